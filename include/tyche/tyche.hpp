@@ -1,0 +1,3 @@
+// tyche/tyche.hpp — the umbrella header: everything except backends/cuda.
+#pragma once
+#include <tyche/config.hpp>
