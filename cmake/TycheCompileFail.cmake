@@ -1,0 +1,34 @@
+# tyche_add_compile_fail_test(<name> <source> <regex>)
+#
+# Registers ctest test <name>: it compiles <source> with
+#   ${CMAKE_CXX_COMPILER} -std=c++20 -fsyntax-only -I<tyche include/, Boost, xtensor, xtl, xsimd>
+# and PASSES only if the compiler FAILS and its stderr matches <regex> (a CMake regex, searched
+# anywhere in the output). The check itself is cmake/tyche_compile_fail.cmake, run with `cmake -P`.
+include_guard(GLOBAL)
+
+set(_TYCHE_COMPILE_FAIL_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/tyche_compile_fail.cmake)
+
+function(tyche_add_compile_fail_test name source regex)
+    get_filename_component(source ${source} ABSOLUTE)
+    set(dir ${CMAKE_CURRENT_BINARY_DIR}/compile_fail)
+    # Include directories and definitions of tyche::simd, transitively, evaluated at generate time.
+    set(flags_file ${dir}/flags.cmake)
+    get_property(flags_done DIRECTORY PROPERTY _TYCHE_COMPILE_FAIL_FLAGS_DONE)
+    if(NOT flags_done)
+        set_property(DIRECTORY PROPERTY _TYCHE_COMPILE_FAIL_FLAGS_DONE TRUE)
+        file(GENERATE OUTPUT ${flags_file} CONTENT
+"set(INCLUDE_DIRS [==[$<TARGET_PROPERTY:tyche_simd,INTERFACE_INCLUDE_DIRECTORIES>]==])
+set(DEFINES [==[$<TARGET_PROPERTY:tyche_simd,INTERFACE_COMPILE_DEFINITIONS>]==])
+")
+    endif()
+    # The regex goes through a file, so that any character (`;`, quotes, `$`) survives.
+    set(case_file ${dir}/${name}.cmake)
+    file(WRITE ${case_file}
+"set(SOURCE [==[${source}]==])
+set(REGEX [==[${regex}]==])
+set(COMPILER [==[${CMAKE_CXX_COMPILER}]==])
+include([==[${flags_file}]==])
+")
+    add_test(NAME ${name}
+        COMMAND ${CMAKE_COMMAND} -DCASE_FILE=${case_file} -P ${_TYCHE_COMPILE_FAIL_SCRIPT})
+endfunction()
