@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian packages tyche's build, tests and examples need. Idempotent: only missing
+# packages are installed (and `apt-get update` runs only if something is missing).
+set -euo pipefail
+
+packages=(cmake g++ clang libboost-dev libxtensor-dev libxsimd-dev catch2 libbenchmark-dev python3)
+
+missing=()
+if command -v dpkg >/dev/null 2>&1; then
+    for p in "${packages[@]}"; do
+        if ! dpkg -s "$p" >/dev/null 2>&1; then
+            missing+=("$p")
+        fi
+    done
+else
+    echo "setup.sh: dpkg not found (not a Debian system?); not installing anything" >&2
+    exit 0
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "setup.sh: all required packages are installed"
+    exit 0
+fi
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+        sudo=(sudo)
+    else
+        echo "setup.sh: missing packages (${missing[*]}) and not root and no sudo" >&2
+        exit 1
+    fi
+fi
+
+echo "setup.sh: installing missing packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"

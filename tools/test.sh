@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds and runs the whole tyche test suite with g++ (build/gcc) and, if installed, clang++
+# (build/clang). One final `ctest --test-dir build/gcc` runs everything: its test `clang_suite`
+# runs the clang tree's ctest, so the output ends with ONE summary and the exit code is ctest's.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$(pwd)
+
+say() { printf '\n==> %s\n' "$*"; }
+run() { printf '+ %s\n' "$*"; "$@"; }
+
+say "installing missing packages"
+run bash tools/setup.sh
+
+jobs=$(nproc 2>/dev/null || echo 2)
+# Optimised, but with assertions on (no -DNDEBUG).
+common=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2")
+
+clangxx=""
+for c in clang++-14 clang++; do
+    if command -v "$c" >/dev/null 2>&1; then clangxx=$(command -v "$c"); break; fi
+done
+
+other=""
+if [ -n "$clangxx" ]; then
+    other="$root/build/clang"
+    say "configuring and building with $clangxx in build/clang"
+    # TYCHE_OTHER_BUILD_DIR empty: the clang tree gets no clang_suite test of its own.
+    # CUDA (nvcc) is built in the gcc tree only.
+    run cmake -S . -B build/clang "${common[@]}" -DCMAKE_CXX_COMPILER="$clangxx" \
+        -DTYCHE_OTHER_BUILD_DIR= -DTYCHE_ENABLE_CUDA=OFF
+    run cmake --build build/clang -j "$jobs"
+else
+    say "clang++ not found: testing with g++ only"
+fi
+
+say "configuring and building with g++ in build/gcc"
+run cmake -S . -B build/gcc "${common[@]}" -DCMAKE_CXX_COMPILER="$(command -v g++)" \
+    -DTYCHE_OTHER_BUILD_DIR="$other"
+run cmake --build build/gcc -j "$jobs"
+
+say "running the test suite (g++ tree; clang tree as test clang_suite)"
+run ctest --test-dir build/gcc --output-on-failure
