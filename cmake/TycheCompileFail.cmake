@@ -27,6 +27,7 @@ set(DEFINES [==[$<TARGET_PROPERTY:tyche_simd,INTERFACE_COMPILE_DEFINITIONS>]==])
 "set(SOURCE [==[${source}]==])
 set(REGEX [==[${regex}]==])
 set(COMPILER [==[${CMAKE_CXX_COMPILER}]==])
+set(IMPLICIT_INCLUDE_DIRS [==[${CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES}]==])
 include([==[${flags_file}]==])
 ")
     add_test(NAME ${name}

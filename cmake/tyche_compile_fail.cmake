@@ -5,6 +5,12 @@ cmake_minimum_required(VERSION 3.25)
 include(${CASE_FILE})
 
 set(args -std=c++20 -fsyntax-only)
+# Like CMake itself, do not pass the compiler's own system directories (e.g. /usr/include, where
+# the Debian Boost/xtensor/xsimd live) as -I: that can break `#include_next` in the C++ library.
+list(REMOVE_DUPLICATES INCLUDE_DIRS)
+if(IMPLICIT_INCLUDE_DIRS)
+    list(REMOVE_ITEM INCLUDE_DIRS ${IMPLICIT_INCLUDE_DIRS})
+endif()
 foreach(dir IN LISTS INCLUDE_DIRS)
     list(APPEND args -I${dir})
 endforeach()
