@@ -1,0 +1,142 @@
+// tyche/autodiff/arithmetic.hpp — value and derivative rules for arithmetic: negation, the
+// four operations, square, inverse, sqrt, abs and powers.
+//
+// A unary rule R has `R::value(x)` and `R::value(x, dx)`, the second also setting dy/dx; a
+// binary rule has `value(a, b)` and `value(a, b, da, db)`. The evaluator stores the partial
+// derivatives in the forward pass and multiplies them by the adjoint in the reverse pass, so
+// every rule computes its derivative from quantities it already has (often y itself).
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/core/math.hpp>
+
+namespace tyche::rules {
+
+struct negate {
+  static constexpr const char* name = "negate";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return -x; }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(-1.0);
+    return -x;
+  }
+};
+
+struct square {
+  static constexpr const char* name = "square";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return x * x; }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = x + x;
+    return x * x;
+  }
+};
+
+struct inverse {
+  static constexpr const char* name = "inverse";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return lift<T>(1.0) / x; }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T y = lift<T>(1.0) / x;
+    dx = -(y * y);
+    return y;
+  }
+};
+
+struct sqrt {
+  static constexpr const char* name = "sqrt";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::sqrt(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T y = math::sqrt(x);
+    dx = lift<T>(0.5) / y;
+    return y;
+  }
+};
+
+struct abs {
+  static constexpr const char* name = "abs";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::abs(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = math::sign_of(x);  // 0 at 0: the subgradient Stan uses
+    return math::abs(x);
+  }
+};
+
+/// x^c for a constant exponent c known when the model is built.
+struct pow_constant {
+  static constexpr const char* name = "pow";
+  static constexpr bool has_payload = true;
+  double exponent = 1.0;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const {
+    return math::pow(x, lift<T>(exponent));
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T c = lift<T>(exponent);
+    dx = c * math::pow(x, c - lift<T>(1.0));
+    return math::pow(x, c);
+  }
+};
+
+struct add {
+  static constexpr const char* name = "add";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b) const { return a + b; }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b, T& da, T& db) const {
+    da = lift<T>(1.0);
+    db = lift<T>(1.0);
+    return a + b;
+  }
+};
+
+struct subtract {
+  static constexpr const char* name = "subtract";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b) const { return a - b; }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b, T& da, T& db) const {
+    da = lift<T>(1.0);
+    db = lift<T>(-1.0);
+    return a - b;
+  }
+};
+
+struct multiply {
+  static constexpr const char* name = "multiply";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b) const { return a * b; }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b, T& da, T& db) const {
+    da = b;
+    db = a;
+    return a * b;
+  }
+};
+
+struct divide {
+  static constexpr const char* name = "divide";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b) const { return a / b; }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b, T& da, T& db) const {
+    const T inv = lift<T>(1.0) / b;
+    const T y = a * inv;
+    da = inv;
+    db = -(y * inv);
+    return y;
+  }
+};
+
+/// a^b with both operands variable: d/da = b a^(b-1), d/db = a^b log a.
+struct pow {
+  static constexpr const char* name = "pow";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b) const {
+    return math::pow(a, b);
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b, T& da, T& db) const {
+    const T y = math::pow(a, b);
+    da = b * math::pow(a, b - lift<T>(1.0));
+    db = y * math::log(a);
+    return y;
+  }
+};
+
+}  // namespace tyche::rules

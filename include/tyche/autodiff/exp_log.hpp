@@ -1,0 +1,70 @@
+// tyche/autodiff/exp_log.hpp — value and derivative rules for the exponential family of
+// functions: exp, log, log1p, expm1, log1p_exp (softplus).
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/core/math.hpp>
+
+namespace tyche::rules {
+
+struct exp {
+  static constexpr const char* name = "exp";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::exp(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T y = math::exp(x);
+    dx = y;
+    return y;
+  }
+};
+
+struct log {
+  static constexpr const char* name = "log";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::log(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(1.0) / x;
+    return math::log(x);
+  }
+};
+
+struct log1p {
+  static constexpr const char* name = "log1p";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::log1p(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(1.0) / (lift<T>(1.0) + x);
+    return math::log1p(x);
+  }
+};
+
+struct expm1 {
+  static constexpr const char* name = "expm1";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::expm1(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T y = math::expm1(x);
+    dx = y + lift<T>(1.0);
+    return y;
+  }
+};
+
+/// log(1 + eˣ) computed as max(x, 0) + log1p(e^−|x|), which neither overflows nor loses
+/// precision; its derivative is the logistic function, from the same e^−|x|.
+struct log1p_exp {
+  static constexpr const char* name = "log1p_exp";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const {
+    const T zero = lift<T>(0.0);
+    return math::max(x, zero) + math::log1p(math::exp(-math::abs(x)));
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T zero = lift<T>(0.0);
+    const T one = lift<T>(1.0);
+    const T e = math::exp(-math::abs(x));
+    const T r = one / (one + e);
+    dx = math::select(x >= zero, r, e * r);
+    return math::max(x, zero) + math::log1p(e);
+  }
+};
+
+}  // namespace tyche::rules

@@ -1,0 +1,82 @@
+// tyche/backends/simd/batch.hpp — the only header that includes xsimd. It teaches tyche's
+// scalar vocabulary (core/scalar.hpp, core/math.hpp) about xsimd::batch, so that a model
+// evaluates one chain per SIMD lane. Compiled only when TYCHE_USE_XSIMD is set (the
+// tyche::simd CMake target sets it).
+#pragma once
+#include <tyche/config.hpp>
+
+#if defined(TYCHE_USE_XSIMD) && TYCHE_USE_XSIMD && !TYCHE_DEVICE_CODE && !defined(__CUDACC__)
+#define TYCHE_HAS_XSIMD 1
+#include <xsimd/xsimd.hpp>
+
+#include <array>
+#include <cstddef>
+
+namespace tyche {
+
+template <class T>
+struct scalar_traits;
+
+template <class E, class A>
+struct scalar_traits<xsimd::batch<E, A>> {
+  using element_type = E;
+  static constexpr std::size_t lanes = xsimd::batch<E, A>::size;
+};
+
+namespace math {
+
+// Functions xsimd provides for whole batches.
+template <class E, class A>
+xsimd::batch<E, A> exp(const xsimd::batch<E, A>& x) { return xsimd::exp(x); }
+template <class E, class A>
+xsimd::batch<E, A> log(const xsimd::batch<E, A>& x) { return xsimd::log(x); }
+template <class E, class A>
+xsimd::batch<E, A> log1p(const xsimd::batch<E, A>& x) { return xsimd::log1p(x); }
+template <class E, class A>
+xsimd::batch<E, A> expm1(const xsimd::batch<E, A>& x) { return xsimd::expm1(x); }
+template <class E, class A>
+xsimd::batch<E, A> sqrt(const xsimd::batch<E, A>& x) { return xsimd::sqrt(x); }
+template <class E, class A>
+xsimd::batch<E, A> tanh(const xsimd::batch<E, A>& x) { return xsimd::tanh(x); }
+template <class E, class A>
+xsimd::batch<E, A> erf(const xsimd::batch<E, A>& x) { return xsimd::erf(x); }
+template <class E, class A>
+xsimd::batch<E, A> erfc(const xsimd::batch<E, A>& x) { return xsimd::erfc(x); }
+template <class E, class A>
+xsimd::batch<E, A> lgamma(const xsimd::batch<E, A>& x) { return xsimd::lgamma(x); }
+template <class E, class A>
+xsimd::batch<E, A> abs(const xsimd::batch<E, A>& x) { return xsimd::abs(x); }
+template <class E, class A>
+xsimd::batch<E, A> pow(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y) {
+  return xsimd::pow(x, y);
+}
+template <class E, class A>
+xsimd::batch<E, A> max(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y) {
+  return xsimd::max(x, y);
+}
+template <class E, class A>
+xsimd::batch<E, A> select(const xsimd::batch_bool<E, A>& c, const xsimd::batch<E, A>& a,
+                          const xsimd::batch<E, A>& b) {
+  return xsimd::select(c, a, b);
+}
+template <class E, class A>
+xsimd::batch<E, A> sign_of(const xsimd::batch<E, A>& x) {
+  using B = xsimd::batch<E, A>;
+  return xsimd::select(x > B(E(0)), B(E(1)), xsimd::select(x < B(E(0)), B(E(-1)), B(E(0))));
+}
+
+/// Applies a scalar function lane by lane, for what xsimd does not vectorise (digamma).
+template <class F, class E, class A>
+xsimd::batch<E, A> per_lane(F f, const xsimd::batch<E, A>& x) {
+  alignas(A::alignment()) std::array<E, xsimd::batch<E, A>::size> lanes{};
+  x.store_aligned(lanes.data());
+  for (auto& v : lanes) v = f(v);
+  return xsimd::batch<E, A>::load_aligned(lanes.data());
+}
+
+}  // namespace math
+}  // namespace tyche
+
+#else
+#define TYCHE_HAS_XSIMD 0
+#endif

@@ -1,0 +1,373 @@
+// tyche/core/evaluate.hpp — the forward and reverse passes, generated from an expression's
+// type. No tape, no virtual call, no allocation: the slots of one evaluation are a struct on
+// the stack (plus, for matvec, a caller-supplied workspace), and each node's step is an
+// inlined function chosen at compile time. See docs/design/expression-core.md.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/core/graph.hpp>
+#include <tyche/core/math.hpp>
+#include <tyche/core/operations.hpp>
+
+#include <cstddef>
+#include <utility>
+
+namespace tyche::detail {
+
+// ---- slots ---------------------------------------------------------------------------------------
+
+template <class N, class T, node_kind K = kind_of<N>>
+struct slot {  // unary: value, dy/dx, adjoint
+  T v;
+  T d;
+  T adj = lift<T>(0.0);
+};
+template <class N, class T>
+struct slot<N, T, node_kind::binary> {
+  T v;
+  T d0;
+  T d1;
+  T adj = lift<T>(0.0);
+};
+template <class N, class T>
+struct slot<N, T, node_kind::sum> {
+  T v;
+  T adj = lift<T>(0.0);
+};
+template <class N, class T>
+struct slot<N, T, node_kind::log_sum_exp> {
+  T v;
+  T adj = lift<T>(0.0);
+};
+template <class N, class T>
+struct slot<N, T, node_kind::matvec> {
+  T* val = nullptr;  // rows values, then rows adjoints, in the workspace
+  T* adj = nullptr;
+};
+
+template <std::size_t I, class S>
+struct slot_holder {
+  S s;
+};
+template <class Seq, class... S>
+struct slot_tuple_impl;
+template <std::size_t... I, class... S>
+struct slot_tuple_impl<std::index_sequence<I...>, S...> : slot_holder<I, S>... {};
+
+/// The slots of a list of entries, as one struct.
+template <class Entries, class T>
+struct slots;
+template <class... E, class T>
+struct slots<meta::list<E...>, T>
+    : slot_tuple_impl<std::index_sequence_for<E...>, slot<typename E::node, T>...> {
+  using entries = meta::list<E...>;
+};
+
+template <std::size_t I, class S>
+TYCHE_HD TYCHE_INLINE S& get(slot_holder<I, S>& h) {
+  return h.s;
+}
+
+template <class Entries, class N, class P>
+inline constexpr std::size_t index_in_v = meta::find_if_equal<same_slot, entry<N, P>, Entries>::value;
+
+struct no_kernel {
+  using entries = meta::list<>;
+};
+
+// ---- the evaluation --------------------------------------------------------------------------
+
+/// Where the parameters live: the index of each parameter of Layout in the θ vector.
+template <class Layout>
+struct param_offsets {
+  std::size_t offset[Layout::size > 0 ? Layout::size : 1] = {};
+  std::size_t size[Layout::size > 0 ? Layout::size : 1] = {};
+  std::size_t dim = 0;
+};
+
+template <class P>
+struct same_name_as {
+  template <class Q, class>
+  struct eq : std::bool_constant<Q::name == P::name> {};
+};
+
+template <class Layout, class P>
+inline constexpr std::size_t layout_index_v = [] {
+  return []<class... Ps>(meta::list<Ps...>) {
+    constexpr bool hit[] = {(Ps::name == P::name)..., false};
+    std::size_t i = 0;
+    while (i < sizeof...(Ps) && !hit[i]) ++i;
+    return i;
+  }(Layout{});
+}();
+
+/// One evaluation of Root at one point θ, with scalar type T. Grad selects value-only or
+/// value-and-gradient. Constructed, run once, discarded.
+template <class Root, class Layout, class T, bool Grad>
+struct evaluation {
+  using outer_entries = outer_entries_t<Root>;
+  using outer_state = slots<outer_entries, T>;
+
+  const Root& root;
+  const param_offsets<Layout>& layout;
+  const std::size_t* ws_offsets;
+  const T* theta;
+  T* grad;
+  T* workspace;
+  outer_state state{};
+
+  template <class C>
+  TYCHE_HD TYCHE_INLINE std::size_t offset_of() const {
+    constexpr std::size_t k = layout_index_v<Layout, C>;
+    static_assert(k < Layout::size, "tyche: a parameter of the expression is missing from the layout");
+    return layout.offset[k];
+  }
+
+  // The value of child C (at path CP) at element i, wherever it lives.
+  template <class C, class CP, class K>
+  TYCHE_HD TYCHE_INLINE T value_of(const C& c, K& ks, std::size_t i) {
+    constexpr node_kind k = kind_of<C>;
+    if constexpr (k == node_kind::literal) {
+      return lift<T>(C::value);
+    } else if constexpr (k == node_kind::constant) {
+      return lift<T>(c.value);
+    } else if constexpr (k == node_kind::param) {
+      return theta[offset_of<C>()];
+    } else if constexpr (k == node_kind::vector_param) {
+      return theta[offset_of<C>() + i];
+    } else if constexpr (k == node_kind::data_vector) {
+      return lift<T>(c.ptr[i]);
+    } else if constexpr (is_elementwise_v<C>) {
+      return get<index_in_v<typename K::entries, C, CP>>(ks).v;
+    } else if constexpr (k == node_kind::matvec) {
+      return get<index_in_v<outer_entries, C, CP>>(state).val[i];
+    } else {
+      return get<index_in_v<outer_entries, C, CP>>(state).v;
+    }
+  }
+
+  // Adds a to the adjoint of child C (at path CP) at element i.
+  template <class C, class CP, class K>
+  TYCHE_HD TYCHE_INLINE void push_adjoint(K& ks, std::size_t i, const T& a) {
+    constexpr node_kind k = kind_of<C>;
+    if constexpr (k == node_kind::param) {
+      grad[offset_of<C>()] += a;
+    } else if constexpr (k == node_kind::vector_param) {
+      grad[offset_of<C>() + i] += a;
+    } else if constexpr (is_elementwise_v<C>) {
+      get<index_in_v<typename K::entries, C, CP>>(ks).adj += a;
+    } else if constexpr (k == node_kind::matvec) {
+      get<index_in_v<outer_entries, C, CP>>(state).adj[i] += a;
+    } else if constexpr (has_outer_slot_v<C>) {
+      get<index_in_v<outer_entries, C, CP>>(state).adj += a;
+    }
+    // constants and data: no adjoint
+  }
+
+  // Forward step of a unary or binary node into slot s; G: also the partial derivatives.
+  template <bool G, class N, class P, class S, class K>
+  TYCHE_HD TYCHE_INLINE void forward_elementary(const N& n, S& s, K& ks, std::size_t i) {
+    if constexpr (kind_of<N> == node_kind::unary) {
+      const T x = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.a, ks, i);
+      if constexpr (G) s.v = n.rule.value(x, s.d);
+      else s.v = n.rule.value(x);
+    } else {
+      const T a = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.a, ks, i);
+      const T b = value_of<meta::at<1, children_t<N>>, meta::push<P, 1>>(n.b, ks, i);
+      if constexpr (G) s.v = n.rule.value(a, b, s.d0, s.d1);
+      else s.v = n.rule.value(a, b);
+    }
+  }
+
+  // Reverse step of a unary or binary node from slot s.
+  template <class N, class P, class S, class K>
+  TYCHE_HD TYCHE_INLINE void reverse_elementary(const S& s, K& ks, std::size_t i) {
+    if constexpr (kind_of<N> == node_kind::unary) {
+      push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(ks, i, s.adj * s.d);
+    } else {
+      push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(ks, i, s.adj * s.d0);
+      push_adjoint<meta::at<1, children_t<N>>, meta::push<P, 1>>(ks, i, s.adj * s.d1);
+    }
+  }
+
+  // ---- the loop body of a reduction: element i of operand A at path AP ----
+
+  template <class A, class AP>
+  using kernel_state = slots<kernel_entries_t<A, AP>, T>;
+
+  template <bool G, class A, class AP, class K>
+  TYCHE_HD TYCHE_INLINE T kernel_forward(const A& a, K& ks, std::size_t i) {
+    using entries = typename K::entries;
+    meta::static_for<entries::size>([&](auto j) {
+      using E = meta::at<j, entries>;
+      forward_elementary<G, typename E::node, typename E::path>(
+          at_path(a, relative_path<AP, typename E::path>()), get<j>(ks), ks, i);
+    });
+    return value_of<A, AP>(a, ks, i);
+  }
+
+  template <class A, class AP, class K>
+  TYCHE_HD TYCHE_INLINE void kernel_reverse(K& ks, std::size_t i, const T& seed) {
+    using entries = typename K::entries;
+    push_adjoint<A, AP>(ks, i, seed);
+    meta::static_for_reverse<entries::size>([&](auto j) {
+      using E = meta::at<j, entries>;
+      reverse_elementary<typename E::node, typename E::path>(get<j>(ks), ks, i);
+    });
+  }
+
+  // Path of Full relative to its prefix Prefix (kernel entries carry absolute paths; the loop
+  // body navigates from the reduction's operand).
+  template <class Prefix, class Full>
+  static constexpr auto relative_path() {
+    return strip_prefix(Prefix{}, Full{});
+  }
+  template <std::size_t... Rest>
+  static constexpr auto strip_prefix(path<>, path<Rest...>) {
+    return path<Rest...>{};
+  }
+  template <std::size_t I, std::size_t... Is, std::size_t... Rest>
+  static constexpr auto strip_prefix(path<I, Is...>, path<I, Rest...>) {
+    return strip_prefix(path<Is...>{}, path<Rest...>{});
+  }
+
+  // ---- outer slots ----
+
+  template <class E>
+  TYCHE_HD TYCHE_INLINE void forward_outer() {
+    using N = typename E::node;
+    using P = typename E::path;
+    constexpr std::size_t idx = index_in_v<outer_entries, N, P>;
+    const N& n = at_path(root, P{});
+    auto& s = get<idx>(state);
+    no_kernel none;
+    if constexpr (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary) {
+      forward_elementary<Grad, N, P>(n, s, none, 0);
+    } else if constexpr (kind_of<N> == node_kind::sum) {
+      using A = meta::at<0, children_t<N>>;
+      using AP = meta::push<P, 0>;
+      constexpr int sign = Grad ? fused_sign_v<Root, E> : 0;
+      const std::size_t len = n.a.size();
+      T total = lift<T>(0.0);
+      for (std::size_t i = 0; i < len; ++i) {
+        kernel_state<A, AP> ks{};
+        if constexpr (sign != 0) {
+          total += kernel_forward<true, A, AP>(n.a, ks, i);
+          kernel_reverse<A, AP>(ks, i, lift<T>(static_cast<double>(sign)));
+        } else {
+          total += kernel_forward<false, A, AP>(n.a, ks, i);
+        }
+      }
+      s.v = total;
+    } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
+      using A = meta::at<0, children_t<N>>;
+      using AP = meta::push<P, 0>;
+      const std::size_t len = n.a.size();
+      T m = lift<T>(0.0);
+      T acc = lift<T>(0.0);
+      for (std::size_t i = 0; i < len; ++i) {
+        kernel_state<A, AP> ks{};
+        const T v = kernel_forward<false, A, AP>(n.a, ks, i);
+        if (i == 0) {
+          m = v;
+          acc = lift<T>(1.0);
+        } else {
+          const T m_new = math::max(m, v);
+          acc = acc * math::exp(m - m_new) + math::exp(v - m_new);
+          m = m_new;
+        }
+      }
+      s.v = m + math::log(acc);
+    } else if constexpr (kind_of<N> == node_kind::matvec) {
+      const std::size_t rows = n.x.rows;
+      const std::size_t cols = n.x.cols;
+      s.val = workspace + ws_offsets[idx];
+      s.adj = s.val + rows;
+      const T* v = theta + offset_of<meta::at<1, children_t<N>>>();
+      for (std::size_t r = 0; r < rows; ++r) {
+        const double* row = n.x.ptr + r * cols;
+        // Four accumulators: the loop vectorises without reassociating a single sum.
+        T a0 = lift<T>(0.0), a1 = lift<T>(0.0), a2 = lift<T>(0.0), a3 = lift<T>(0.0);
+        std::size_t c = 0;
+        for (; c + 4 <= cols; c += 4) {
+          a0 += lift<T>(row[c]) * v[c];
+          a1 += lift<T>(row[c + 1]) * v[c + 1];
+          a2 += lift<T>(row[c + 2]) * v[c + 2];
+          a3 += lift<T>(row[c + 3]) * v[c + 3];
+        }
+        for (; c < cols; ++c) a0 += lift<T>(row[c]) * v[c];
+        s.val[r] = (a0 + a1) + (a2 + a3);
+        if constexpr (Grad) s.adj[r] = lift<T>(0.0);
+      }
+    }
+  }
+
+  template <class E>
+  TYCHE_HD TYCHE_INLINE void reverse_outer() {
+    using N = typename E::node;
+    using P = typename E::path;
+    constexpr std::size_t idx = index_in_v<outer_entries, N, P>;
+    const N& n = at_path(root, P{});
+    auto& s = get<idx>(state);
+    no_kernel none;
+    if constexpr (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary) {
+      reverse_elementary<N, P>(s, none, 0);
+    } else if constexpr (kind_of<N> == node_kind::sum) {
+      if constexpr (fused_sign_v<Root, E> == 0) {
+        using A = meta::at<0, children_t<N>>;
+        using AP = meta::push<P, 0>;
+        const std::size_t len = n.a.size();
+        for (std::size_t i = 0; i < len; ++i) {
+          kernel_state<A, AP> ks{};
+          kernel_forward<true, A, AP>(n.a, ks, i);
+          kernel_reverse<A, AP>(ks, i, s.adj);
+        }
+      }
+    } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
+      using A = meta::at<0, children_t<N>>;
+      using AP = meta::push<P, 0>;
+      const std::size_t len = n.a.size();
+      for (std::size_t i = 0; i < len; ++i) {
+        kernel_state<A, AP> ks{};
+        const T v = kernel_forward<true, A, AP>(n.a, ks, i);
+        kernel_reverse<A, AP>(ks, i, s.adj * math::exp(v - s.v));
+      }
+    } else if constexpr (kind_of<N> == node_kind::matvec) {
+      const std::size_t rows = n.x.rows;
+      const std::size_t cols = n.x.cols;
+      T* g = grad + offset_of<meta::at<1, children_t<N>>>();
+      for (std::size_t r = 0; r < rows; ++r) {
+        const double* row = n.x.ptr + r * cols;
+        const T a = s.adj[r];
+        for (std::size_t c = 0; c < cols; ++c) g[c] += lift<T>(row[c]) * a;
+      }
+    }
+  }
+
+  /// For a vector root: evaluates the scalar slots, after which element(i) gives element i.
+  TYCHE_HD TYCHE_INLINE void prepare() {
+    meta::static_for<outer_entries::size>(
+        [&](auto k) { forward_outer<meta::at<k, outer_entries>>(); });
+  }
+  TYCHE_HD TYCHE_INLINE T element(std::size_t i) {
+    kernel_state<Root, path<>> ks{};
+    return kernel_forward<false, Root, path<>>(root, ks, i);
+  }
+
+  TYCHE_HD TYCHE_INLINE T run() {
+    static_assert(!is_vector_v<Root>,
+                  "tyche: a model's log density must be a scalar; reduce vectors with "
+                  "tyche::sum(...)");
+    meta::static_for<outer_entries::size>(
+        [&](auto k) { forward_outer<meta::at<k, outer_entries>>(); });
+    no_kernel none;
+    const T result = value_of<Root, path<>>(root, none, 0);
+    if constexpr (Grad) {
+      push_adjoint<Root, path<>>(none, 0, lift<T>(1.0));
+      meta::static_for_reverse<outer_entries::size>(
+          [&](auto k) { reverse_outer<meta::at<k, outer_entries>>(); });
+    }
+    return result;
+  }
+};
+
+}  // namespace tyche::detail

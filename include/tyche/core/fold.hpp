@@ -1,0 +1,73 @@
+// tyche/core/fold.hpp — evaluates, once at model construction, every subexpression that depends
+// on data and constants only, and replaces it by its value: a run-time constant for a scalar, a
+// data vector (stored in a fold_storage owned by the program) for a vector. Evaluations then
+// never recompute them.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/core/evaluate.hpp>
+#include <tyche/core/leaves.hpp>
+#include <tyche/core/operations.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace tyche::detail {
+
+/// Owns the values of folded vector subexpressions.
+struct fold_storage {
+  std::vector<std::unique_ptr<double[]>> buffers;
+  double* allocate(std::size_t n) {
+    buffers.push_back(std::make_unique<double[]>(n > 0 ? n : 1));
+    return buffers.back().get();
+  }
+};
+
+/// The value of a scalar expression that depends on no parameter.
+template <class N>
+double evaluate_constant(const N& n) {
+  param_offsets<meta::list<>> none{};
+  evaluation<N, meta::list<>, double, false> ev{n, none, nullptr, nullptr, nullptr, nullptr};
+  return ev.run();
+}
+
+/// The values of a vector expression that depends on no parameter, written to out[0 .. size).
+template <class N>
+void evaluate_constant_vector(const N& n, double* out) {
+  param_offsets<meta::list<>> none{};
+  evaluation<N, meta::list<>, double, false> ev{n, none, nullptr, nullptr, nullptr, nullptr};
+  ev.prepare();
+  for (std::size_t i = 0; i < n.size(); ++i) out[i] = ev.element(i);
+}
+
+template <class N>
+auto fold(const N& n, fold_storage& storage) {
+  if constexpr (is_leaf_v<N>) {
+    return n;
+  } else if constexpr (!depends_on_params_v<N>) {
+    if constexpr (is_vector_v<N>) {
+      double* values = storage.allocate(n.size());
+      evaluate_constant_vector(n, values);
+      return data_vector<>{{}, values, n.size()};
+    } else {
+      return constant{evaluate_constant(n)};
+    }
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    auto a = fold(n.a, storage);
+    return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
+  } else if constexpr (kind_of<N> == node_kind::binary) {
+    auto a = fold(n.a, storage);
+    auto b = fold(n.b, storage);
+    return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
+  } else if constexpr (kind_of<N> == node_kind::sum) {
+    auto a = fold(n.a, storage);
+    return sum_node<decltype(a)>{{}, a};
+  } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
+    auto a = fold(n.a, storage);
+    return log_sum_exp_node<decltype(a)>{{}, a};
+  } else {
+    return n;  // matvec: a data matrix and a parameter vector, nothing to fold
+  }
+}
+
+}  // namespace tyche::detail

@@ -1,0 +1,190 @@
+// tyche/core/leaves.hpp — the leaves of an expression: literal and run-time constants,
+// parameters (scalar and vector, by name) and views of data.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/core/expr.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace tyche {
+
+/// A rational constant carried in the type: `lit<2>`, `lit<1, 2>`. Costs nothing to store,
+/// and keeps the subexpressions it appears in shareable.
+template <std::intmax_t Num, std::intmax_t Den = 1>
+struct literal : expr<literal<Num, Den>> {
+  static_assert(Den != 0, "tyche::lit<Num, Den> requires a non-zero denominator 'Den'");
+  static constexpr node_kind kind = node_kind::literal;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = false;
+  using children = meta::list<>;
+  static constexpr double value = static_cast<double>(Num) / static_cast<double>(Den);
+};
+
+template <std::intmax_t Num, std::intmax_t Den = 1>
+inline constexpr literal<Num, Den> lit{};
+
+/// A constant known when the model is built (a plain number in the user's code, or a scalar
+/// of data).
+struct constant : expr<constant> {
+  static constexpr node_kind kind = node_kind::constant;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = true;
+  using children = meta::list<>;
+  double value = 0.0;
+  TYCHE_HD constexpr explicit constant(double v) : value(v) {}
+};
+
+/// A scalar parameter. Two `param<"mu">` anywhere in a model are the same parameter.
+template <fixed_string Name>
+struct param : expr<param<Name>> {
+  static constexpr node_kind kind = node_kind::param;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = false;
+  static constexpr auto name = Name;
+  using children = meta::list<>;
+};
+
+/// A vector parameter of compile-time size Extent, or of run-time size when Extent is
+/// dynamic_extent (then the size is given on construction).
+template <fixed_string Name, std::size_t Extent = dynamic_extent>
+struct vector_param : expr<vector_param<Name, Extent>> {
+  static constexpr node_kind kind = node_kind::vector_param;
+  static constexpr bool is_vector = true;
+  static constexpr std::size_t extent = Extent;
+  static constexpr bool has_payload = false;
+  static constexpr auto name = Name;
+  using children = meta::list<>;
+  TYCHE_HD constexpr std::size_t size() const { return Extent; }
+};
+
+template <fixed_string Name>
+struct vector_param<Name, dynamic_extent> : expr<vector_param<Name, dynamic_extent>> {
+  static constexpr node_kind kind = node_kind::vector_param;
+  static constexpr bool is_vector = true;
+  static constexpr std::size_t extent = dynamic_extent;
+  static constexpr bool has_payload = false;  // identity is the name; the size is checked
+  static constexpr auto name = Name;
+  using children = meta::list<>;
+  std::size_t n = 0;
+  TYCHE_HD constexpr explicit vector_param(std::size_t size) : n(size) {}
+  TYCHE_HD constexpr std::size_t size() const { return n; }
+};
+
+/// A view of a vector of data (double). The storage must outlive the model, as with std::span.
+template <std::size_t Extent = dynamic_extent>
+struct data_vector : expr<data_vector<Extent>> {
+  static constexpr node_kind kind = node_kind::data_vector;
+  static constexpr bool is_vector = true;
+  static constexpr std::size_t extent = Extent;
+  static constexpr bool has_payload = true;
+  using children = meta::list<>;
+  const double* ptr = nullptr;
+  std::size_t n = 0;
+  TYCHE_HD constexpr std::size_t size() const { return Extent == dynamic_extent ? n : Extent; }
+  TYCHE_HD constexpr double operator[](std::size_t i) const { return ptr[i]; }
+};
+
+/// A view of a row-major matrix of data; it appears only as the left operand of matvec.
+struct data_matrix : expr<data_matrix> {
+  static constexpr node_kind kind = node_kind::data_matrix;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = dynamic_extent;
+  static constexpr bool has_payload = true;
+  using children = meta::list<>;
+  const double* ptr = nullptr;
+  std::size_t rows = 0;
+  std::size_t cols = 0;
+};
+
+// ---- making leaves ---------------------------------------------------------------------------
+
+namespace detail {
+/// xtensor-like: has shape(), strides(), dimension() and data() (duck-typed, so the core does
+/// not include xtensor).
+template <class X>
+concept xtensor_like = requires(const X& x) {
+  x.shape();
+  x.strides();
+  { x.dimension() } -> std::convertible_to<std::size_t>;
+  { x.data() } -> std::convertible_to<const double*>;
+};
+template <class Container>
+concept contiguous_doubles = !xtensor_like<Container> && requires(const Container& c) {
+  { std::data(c) } -> std::convertible_to<const double*>;
+  { std::size(c) } -> std::convertible_to<std::size_t>;
+};
+
+/// tyche::data is a function object, not a function, so that `data(v)` for a std::vector v
+/// finds it and not std::data through argument-dependent lookup.
+struct data_fn {
+  /// A scalar of data: a run-time constant.
+  constant operator()(double x) const { return constant{x}; }
+
+  /// A view of data from anything contiguous that holds doubles: std::vector, std::array,
+  /// std::span. The storage must outlive the model.
+  template <contiguous_doubles Container>
+  auto operator()(const Container& c) const {
+    if constexpr (requires { std::tuple_size<Container>::value; }) {
+      return data_vector<std::tuple_size<Container>::value>{{}, std::data(c), std::size(c)};
+    } else {
+      return data_vector<>{{}, std::data(c), static_cast<std::size_t>(std::size(c))};
+    }
+  }
+
+  /// A view of a one-dimensional xtensor container (xt::xtensor<double, 1>, xt::xarray<double>).
+  template <xtensor_like X>
+  data_vector<> operator()(const X& x) const {
+    if (x.dimension() != 1 || (x.size() > 1 && x.strides()[0] != 1))
+      throw std::invalid_argument(
+          "tyche::data(x) requires a contiguous one-dimensional array; got " +
+          std::to_string(x.dimension()) + " dimensions (use tyche::matrix(x) for a matrix)");
+    return {{}, x.data(), static_cast<std::size_t>(x.size())};
+  }
+
+  /// Forbidden: data(temporary) would keep a view of storage destroyed at the end of the line.
+  template <class Container>
+    requires(!std::is_lvalue_reference_v<Container> && !std::is_arithmetic_v<Container>)
+  void operator()(Container&&) const {
+    static_assert(sizeof(Container) == 0,
+                  "tyche::data(x) keeps a view of 'x', not a copy: pass a named container that "
+                  "outlives the model, not a temporary");
+  }
+
+  /// A view of n doubles starting at ptr (host or, for device evaluation, device memory).
+  data_vector<> operator()(const double* ptr, std::size_t n) const { return {{}, ptr, n}; }
+};
+}  // namespace detail
+
+inline constexpr detail::data_fn data{};
+
+/// A view of a row-major rows × cols matrix starting at ptr.
+inline data_matrix matrix(const double* ptr, std::size_t rows, std::size_t cols) {
+  return {{}, ptr, rows, cols};
+}
+
+/// A view of a two-dimensional row-major xtensor container (xt::xtensor<double, 2>).
+template <detail::xtensor_like X>
+data_matrix matrix(const X& x) {
+  if (x.dimension() != 2)
+    throw std::invalid_argument("tyche::matrix(x) requires a two-dimensional array; got " +
+                                std::to_string(x.dimension()) + " dimensions");
+  const auto rows = static_cast<std::size_t>(x.shape()[0]);
+  const auto cols = static_cast<std::size_t>(x.shape()[1]);
+  if (rows * cols > 0 && ((cols > 1 && x.strides()[1] != 1) ||
+                          (rows > 1 && static_cast<std::size_t>(x.strides()[0]) != cols)))
+    throw std::invalid_argument(
+        "tyche::matrix(x) requires a contiguous row-major array (xt::layout_type::row_major)");
+  return {{}, x.data(), rows, cols};
+}
+
+}  // namespace tyche

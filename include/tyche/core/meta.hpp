@@ -1,0 +1,139 @@
+// tyche/core/meta.hpp — the small compile-time vocabulary the expression core is built from:
+// compile-time strings (parameter names), type lists, and paths into an expression tree.
+#pragma once
+#include <tyche/config.hpp>
+
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace tyche {
+
+/// A string usable as a template argument: `param<"mu">`.
+template <std::size_t N>
+struct fixed_string {
+  char chars[N]{};
+  constexpr fixed_string(const char (&s)[N]) {  // NOLINT: implicit by design
+    for (std::size_t i = 0; i < N; ++i) chars[i] = s[i];
+  }
+  [[nodiscard]] constexpr std::string_view view() const { return {chars, N - 1}; }
+  [[nodiscard]] static constexpr std::size_t size() { return N - 1; }
+  template <std::size_t M>
+  constexpr bool operator==(const fixed_string<M>& other) const {
+    return view() == other.view();
+  }
+};
+
+namespace meta {
+
+template <class... Ts>
+struct list {
+  static constexpr std::size_t size = sizeof...(Ts);
+};
+
+template <class... Ls>
+struct concat_impl;
+template <>
+struct concat_impl<> {
+  using type = list<>;
+};
+template <class... As>
+struct concat_impl<list<As...>> {
+  using type = list<As...>;
+};
+template <class... As, class... Bs, class... Rest>
+struct concat_impl<list<As...>, list<Bs...>, Rest...> {
+  using type = typename concat_impl<list<As..., Bs...>, Rest...>::type;
+};
+/// Concatenation of type lists.
+template <class... Ls>
+using concat = typename concat_impl<Ls...>::type;
+
+template <std::size_t I, class L>
+struct at_impl;
+template <std::size_t I, class T, class... Ts>
+struct at_impl<I, list<T, Ts...>> : at_impl<I - 1, list<Ts...>> {};
+template <class T, class... Ts>
+struct at_impl<0, list<T, Ts...>> {
+  using type = T;
+};
+/// The I-th element of a type list.
+template <std::size_t I, class L>
+using at = typename at_impl<I, L>::type;
+
+/// Index of the first element E of L with Eq<E, T>::value, or L::size when there is none.
+template <template <class, class> class Eq, class T, class L>
+struct find_if_equal;
+template <template <class, class> class Eq, class T, class... Ts>
+struct find_if_equal<Eq, T, list<Ts...>> {
+  static constexpr std::size_t value = [] {
+    constexpr bool hits[] = {Eq<Ts, T>::value..., false};
+    std::size_t i = 0;
+    while (i < sizeof...(Ts) && !hits[i]) ++i;
+    return i;
+  }();
+};
+
+/// Number of elements E of L with Eq<E, T>::value.
+template <template <class, class> class Eq, class T, class L>
+struct count_equal;
+template <template <class, class> class Eq, class T, class... Ts>
+struct count_equal<Eq, T, list<Ts...>> {
+  static constexpr std::size_t value = (std::size_t{0} + ... + (Eq<Ts, T>::value ? 1 : 0));
+};
+
+/// L without later duplicates (under Eq), first occurrences kept in order.
+template <template <class, class> class Eq, class Done, class Todo>
+struct unique_impl;
+template <template <class, class> class Eq, class Done>
+struct unique_impl<Eq, Done, list<>> {
+  using type = Done;
+};
+template <template <class, class> class Eq, class... Ds, class T, class... Ts>
+struct unique_impl<Eq, list<Ds...>, list<T, Ts...>> {
+  using type = typename unique_impl<
+      Eq,
+      std::conditional_t<(find_if_equal<Eq, T, list<Ds...>>::value < sizeof...(Ds)), list<Ds...>,
+                         list<Ds..., T>>,
+      list<Ts...>>::type;
+};
+template <template <class, class> class Eq, class L>
+using unique = typename unique_impl<Eq, list<>, L>::type;
+
+template <class A, class B>
+using same = std::is_same<A, B>;
+
+/// Calls f(std::integral_constant<std::size_t, I>{}) for I = 0 .. N-1, in order.
+template <std::size_t N, class F>
+TYCHE_HD TYCHE_INLINE constexpr void static_for(F&& f) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (f(std::integral_constant<std::size_t, I>{}), ...);
+  }(std::make_index_sequence<N>{});
+}
+/// Calls f(std::integral_constant<std::size_t, I>{}) for I = N-1 down to 0.
+template <std::size_t N, class F>
+TYCHE_HD TYCHE_INLINE constexpr void static_for_reverse(F&& f) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (f(std::integral_constant<std::size_t, N - 1 - I>{}), ...);
+  }(std::make_index_sequence<N>{});
+}
+
+}  // namespace meta
+
+/// A path from the root of an expression to one node: the child index taken at each level.
+template <std::size_t... I>
+struct path {};
+
+namespace meta {
+template <class P, std::size_t J>
+struct push_impl;
+template <std::size_t... I, std::size_t J>
+struct push_impl<path<I...>, J> {
+  using type = path<I..., J>;
+};
+template <class P, std::size_t J>
+using push = typename push_impl<P, J>::type;
+}  // namespace meta
+
+}  // namespace tyche

@@ -1,0 +1,228 @@
+// tyche/core/operations.hpp — operation nodes (unary and binary, elementwise with scalar
+// broadcasting), reductions (sum, dot, log_sum_exp) and matrix × vector, with the functions
+// and operators that build them.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/autodiff/arithmetic.hpp>
+#include <tyche/autodiff/exp_log.hpp>
+#include <tyche/autodiff/logistic.hpp>
+#include <tyche/autodiff/special.hpp>
+#include <tyche/core/expr.hpp>
+#include <tyche/core/leaves.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace tyche {
+
+/// f(a) elementwise, for a rule f from tyche/autodiff/.
+template <class Rule, class A>
+struct unary_node : expr<unary_node<Rule, A>> {
+  static constexpr node_kind kind = node_kind::unary;
+  static constexpr bool is_vector = A::is_vector;
+  static constexpr std::size_t extent = A::extent;
+  static constexpr bool has_payload = Rule::has_payload;
+  using children = meta::list<A>;
+  using rule_type = Rule;
+  [[no_unique_address]] Rule rule;
+  A a;
+  template <std::size_t I>
+  TYCHE_HD constexpr const A& child() const { return a; }
+  TYCHE_HD constexpr std::size_t size() const { return a.size(); }
+};
+
+/// f(a, b) elementwise; a scalar operand is broadcast against a vector one.
+template <class Rule, class A, class B>
+struct binary_node : expr<binary_node<Rule, A, B>> {
+  static constexpr node_kind kind = node_kind::binary;
+  static constexpr bool is_vector = A::is_vector || B::is_vector;
+  static constexpr std::size_t extent =
+      !A::is_vector ? B::extent : (A::extent != dynamic_extent ? A::extent : B::extent);
+  static constexpr bool has_payload = Rule::has_payload;
+  using children = meta::list<A, B>;
+  using rule_type = Rule;
+  [[no_unique_address]] Rule rule;
+  A a;
+  B b;
+  template <std::size_t I>
+  TYCHE_HD constexpr const auto& child() const {
+    if constexpr (I == 0) return a; else return b;
+  }
+  TYCHE_HD constexpr std::size_t size() const {
+    if constexpr (A::is_vector) return a.size(); else return b.size();
+  }
+};
+
+/// Σᵢ aᵢ over a vector expression.
+template <class A>
+struct sum_node : expr<sum_node<A>> {
+  static constexpr node_kind kind = node_kind::sum;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = false;
+  using children = meta::list<A>;
+  A a;
+  template <std::size_t I>
+  TYCHE_HD constexpr const A& child() const { return a; }
+};
+
+/// log Σᵢ exp(aᵢ) over a vector expression, computed in one stable pass.
+template <class A>
+struct log_sum_exp_node : expr<log_sum_exp_node<A>> {
+  static constexpr node_kind kind = node_kind::log_sum_exp;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = false;
+  using children = meta::list<A>;
+  A a;
+  template <std::size_t I>
+  TYCHE_HD constexpr const A& child() const { return a; }
+};
+
+/// X v for a data matrix X and a vector parameter v: the one vector node whose values are held
+/// in a buffer (the workspace), because every element needs all of v.
+template <class V>
+struct matvec_node : expr<matvec_node<V>> {
+  static constexpr node_kind kind = node_kind::matvec;
+  static constexpr bool is_vector = true;
+  static constexpr std::size_t extent = dynamic_extent;
+  static constexpr bool has_payload = true;
+  using children = meta::list<data_matrix, V>;
+  data_matrix x;
+  V v;
+  template <std::size_t I>
+  TYCHE_HD constexpr const auto& child() const {
+    if constexpr (I == 0) return x; else return v;
+  }
+  TYCHE_HD constexpr std::size_t size() const { return x.rows; }
+};
+
+// ---- building nodes ------------------------------------------------------------------------
+
+namespace detail {
+
+/// What may stand as an operand of an elementwise operation: an expression other than a
+/// matrix, or a plain number.
+template <class T>
+concept operand = (expression<T> && kind_of<T> != node_kind::data_matrix) || arithmetic<T>;
+
+template <class T>
+TYCHE_HD constexpr auto as_node(const T& x) {
+  if constexpr (arithmetic<T>) return constant{static_cast<double>(x)};
+  else return x;
+}
+template <class T>
+using node_t = decltype(as_node(std::declval<T>()));
+
+inline void check_same_size(const char* op, std::size_t a, std::size_t b) {
+  if (a != b)
+    throw std::invalid_argument(std::string("tyche::") + op + ": vector operands have sizes " +
+                                std::to_string(a) + " and " + std::to_string(b));
+}
+
+template <class Rule, class A>
+auto make_unary(const A& a, Rule rule = {}) {
+  using N = node_t<A>;
+  return unary_node<Rule, N>{{}, rule, as_node(a)};
+}
+
+template <class Rule, class A, class B>
+auto make_binary(const A& a, const B& b) {
+  using NA = node_t<A>;
+  using NB = node_t<B>;
+  if constexpr (NA::is_vector && NB::is_vector) {
+    static_assert(NA::extent == dynamic_extent || NB::extent == dynamic_extent ||
+                      NA::extent == NB::extent,
+                  "tyche: an elementwise operation on two vectors requires equal sizes");
+  }
+  binary_node<Rule, NA, NB> n{{}, {}, as_node(a), as_node(b)};
+  if constexpr (NA::is_vector && NB::is_vector) check_same_size(Rule::name, n.a.size(), n.b.size());
+  return n;
+}
+
+}  // namespace detail
+
+// clang-format off
+template <detail::operand A> requires expression<A> auto operator-(const A& a) { return detail::make_unary<rules::negate>(a); }
+template <detail::operand A> requires expression<A> auto exp(const A& a) { return detail::make_unary<rules::exp>(a); }
+template <detail::operand A> requires expression<A> auto log(const A& a) { return detail::make_unary<rules::log>(a); }
+template <detail::operand A> requires expression<A> auto log1p(const A& a) { return detail::make_unary<rules::log1p>(a); }
+template <detail::operand A> requires expression<A> auto expm1(const A& a) { return detail::make_unary<rules::expm1>(a); }
+template <detail::operand A> requires expression<A> auto sqrt(const A& a) { return detail::make_unary<rules::sqrt>(a); }
+template <detail::operand A> requires expression<A> auto square(const A& a) { return detail::make_unary<rules::square>(a); }
+template <detail::operand A> requires expression<A> auto inverse(const A& a) { return detail::make_unary<rules::inverse>(a); }
+template <detail::operand A> requires expression<A> auto lgamma(const A& a) { return detail::make_unary<rules::lgamma>(a); }
+template <detail::operand A> requires expression<A> auto digamma(const A& a) { return detail::make_unary<rules::digamma>(a); }
+template <detail::operand A> requires expression<A> auto logistic(const A& a) { return detail::make_unary<rules::logistic>(a); }
+template <detail::operand A> requires expression<A> auto inv_logit(const A& a) { return detail::make_unary<rules::logistic>(a); }
+template <detail::operand A> requires expression<A> auto log_logistic(const A& a) { return detail::make_unary<rules::log_logistic>(a); }
+template <detail::operand A> requires expression<A> auto log1m_logistic(const A& a) { return detail::make_unary<rules::log1m_logistic>(a); }
+template <detail::operand A> requires expression<A> auto log1p_exp(const A& a) { return detail::make_unary<rules::log1p_exp>(a); }
+template <detail::operand A> requires expression<A> auto tanh(const A& a) { return detail::make_unary<rules::tanh>(a); }
+template <detail::operand A> requires expression<A> auto erf(const A& a) { return detail::make_unary<rules::erf>(a); }
+template <detail::operand A> requires expression<A> auto Phi(const A& a) { return detail::make_unary<rules::Phi>(a); }
+template <detail::operand A> requires expression<A> auto abs(const A& a) { return detail::make_unary<rules::abs>(a); }
+
+template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
+auto operator+(const A& a, const B& b) { return detail::make_binary<rules::add>(a, b); }
+template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
+auto operator-(const A& a, const B& b) { return detail::make_binary<rules::subtract>(a, b); }
+template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
+auto operator*(const A& a, const B& b) { return detail::make_binary<rules::multiply>(a, b); }
+template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
+auto operator/(const A& a, const B& b) { return detail::make_binary<rules::divide>(a, b); }
+// clang-format on
+
+/// aᵇ. A plain-number exponent makes the cheaper one-operand node x^c.
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto pow(const A& a, const B& b) {
+  if constexpr (arithmetic<B>) {
+    return detail::make_unary(a, rules::pow_constant{static_cast<double>(b)});
+  } else {
+    return detail::make_binary<rules::pow>(a, b);
+  }
+}
+
+/// Σᵢ aᵢ.
+template <expression A>
+auto sum(const A& a) {
+  static_assert(is_vector_v<A>,
+                "tyche::sum(a) requires 'a' to be a vector expression; it is a scalar");
+  return sum_node<A>{{}, a};
+}
+
+/// Σᵢ aᵢ bᵢ.
+template <detail::operand A, detail::operand B>
+  requires(expression<A> && expression<B>)
+auto dot(const A& a, const B& b) {
+  static_assert(is_vector_v<A> && is_vector_v<B>,
+                "tyche::dot(a, b) requires 'a' and 'b' to be vector expressions");
+  return sum(a * b);
+}
+
+/// log Σᵢ exp(aᵢ).
+template <expression A>
+auto log_sum_exp(const A& a) {
+  static_assert(is_vector_v<A>,
+                "tyche::log_sum_exp(a) requires 'a' to be a vector expression; it is a scalar");
+  return log_sum_exp_node<A>{{}, a};
+}
+
+/// X v: a data matrix times a vector parameter.
+template <expression V>
+auto matvec(const data_matrix& x, const V& v) {
+  static_assert(kind_of<V> == node_kind::vector_param,
+                "tyche::matvec(X, v) requires 'v' to be a vector parameter (vector_param)");
+  if (x.cols != v.size())
+    throw std::invalid_argument("tyche::matvec(X, v): X has " + std::to_string(x.cols) +
+                                " columns but v has size " + std::to_string(v.size()));
+  return matvec_node<V>{{}, x, v};
+}
+template <expression V>
+auto operator*(const data_matrix& x, const V& v) {
+  return matvec(x, v);
+}
+
+}  // namespace tyche

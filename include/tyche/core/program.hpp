@@ -1,0 +1,241 @@
+// tyche/core/program.hpp — compile(expr): binds an expression to a parameter layout, folds
+// what depends on data only, and evaluates value and gradient for any scalar type.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/core/evaluate.hpp>
+#include <tyche/core/fold.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tyche {
+
+namespace detail {
+
+template <class A, class B>
+struct same_name : std::bool_constant<A::name == B::name> {};
+
+/// Every parameter occurrence in N, duplicates kept (for the shape-consistency check).
+template <class N>
+struct all_params {
+  template <class L>
+  struct from;
+  template <class... Cs>
+  struct from<meta::list<Cs...>> {
+    using type = meta::concat<typename all_params<Cs>::type...>;
+  };
+  using type =
+      std::conditional_t<kind_of<N> == node_kind::param || kind_of<N> == node_kind::vector_param,
+                         meta::list<N>, typename from<children_t<N>>::type>;
+};
+
+template <class Layout, class Occurrences>
+inline constexpr bool consistent_params_v = [] {
+  return []<class... Os>(meta::list<Os...>) {
+    return (std::is_same_v<meta::at<meta::find_if_equal<same_name, Os, Layout>::value, Layout>,
+                           Os> && ...);
+  }(Occurrences{});
+}();
+
+/// Records the run-time size of every vector parameter, and checks that each name has one size.
+template <class Layout, class N>
+void record_sizes(const N& n, param_offsets<Layout>& layout, std::vector<bool>& seen) {
+  if constexpr (kind_of<N> == node_kind::vector_param) {
+    constexpr std::size_t k = layout_index_v<Layout, N>;
+    if (seen[k] && layout.size[k] != n.size())
+      throw std::invalid_argument("tyche: vector parameter '" + std::string(N::name.view()) +
+                                  "' is used with sizes " + std::to_string(layout.size[k]) +
+                                  " and " + std::to_string(n.size()));
+    layout.size[k] = n.size();
+    seen[k] = true;
+  } else if constexpr (kind_of<N> == node_kind::param) {
+    constexpr std::size_t k = layout_index_v<Layout, N>;
+    layout.size[k] = 1;
+    seen[k] = true;
+  } else {
+    meta::static_for<children_t<N>::size>(
+        [&](auto i) { record_sizes<Layout>(n.template child<i>(), layout, seen); });
+  }
+}
+
+/// Workspace offsets for the matvec slots of an expression.
+template <class Root, class Entries = outer_entries_t<Root>>
+std::size_t assign_workspace(const Root& root, std::size_t* ws_offsets) {
+  std::size_t total = 0;
+  meta::static_for<Entries::size>([&](auto k) {
+    using E = meta::at<k, Entries>;
+    if constexpr (kind_of<typename E::node> == node_kind::matvec) {
+      ws_offsets[k] = total;
+      total += 2 * at_path(root, typename E::path{}).x.rows;
+    }
+  });
+  return total;
+}
+
+}  // namespace detail
+
+/// The part of a program needed to evaluate it: the (folded) expression, where each parameter
+/// sits in θ, and the workspace layout. Trivially copyable, so it can be passed to a CUDA
+/// kernel by value; the data it views must live where the evaluation runs.
+template <class Expr, class Layout>
+struct program_view {
+  using expression_type = Expr;
+  using layout_type = Layout;
+  static constexpr std::size_t n_slots = detail::outer_entries_t<Expr>::size;
+
+  Expr expr;
+  detail::param_offsets<Layout> layout;
+  std::size_t ws_offsets[n_slots > 0 ? n_slots : 1] = {};
+  std::size_t workspace_size = 0;
+
+  /// Number of parameters (length of θ).
+  TYCHE_HD std::size_t dim() const { return layout.dim; }
+
+  /// f(θ). `workspace` must hold workspace_size values (none for most models).
+  template <class T>
+  TYCHE_HD T value(const T* theta, T* workspace = nullptr) const {
+    detail::evaluation<Expr, Layout, T, false> ev{expr, layout, ws_offsets, theta, nullptr, workspace};
+    return ev.run();
+  }
+
+  /// f(θ), and ∇f(θ) written to grad[0 .. dim()).
+  template <class T>
+  TYCHE_HD T value_and_gradient(const T* theta, T* grad, T* workspace = nullptr) const {
+    for (std::size_t i = 0; i < layout.dim; ++i) grad[i] = lift<T>(0.0);
+    detail::evaluation<Expr, Layout, T, true> ev{expr, layout, ws_offsets, theta, grad, workspace};
+    return ev.run();
+  }
+};
+
+/// A compiled expression: the evaluable view plus the storage of data folded at construction.
+template <class Expr, class Layout>
+class program {
+ public:
+  using view_type = program_view<Expr, Layout>;
+  using layout_type = Layout;
+
+  program(view_type view, std::shared_ptr<const detail::fold_storage> storage)
+      : view_(view), storage_(std::move(storage)) {}
+
+  /// Number of parameters (length of θ).
+  [[nodiscard]] std::size_t dim() const { return view_.dim(); }
+  /// Number of scalars of scratch space an evaluation needs (matvec buffers).
+  [[nodiscard]] std::size_t workspace_size() const { return view_.workspace_size; }
+  /// The evaluable part, e.g. to copy to a device.
+  [[nodiscard]] const view_type& view() const { return view_; }
+
+  /// Parameter names in layout order, with their sizes.
+  [[nodiscard]] std::vector<std::pair<std::string, std::size_t>> parameters() const {
+    std::vector<std::pair<std::string, std::size_t>> out;
+    meta::static_for<Layout::size>([&](auto k) {
+      out.emplace_back(std::string(meta::at<k, Layout>::name.view()), view_.layout.size[k]);
+    });
+    return out;
+  }
+  /// Offset of parameter number k (layout order) in θ.
+  [[nodiscard]] std::size_t offset(std::size_t k) const { return view_.layout.offset[k]; }
+
+  template <class T>
+  T value(std::span<const T> theta, std::span<T> workspace = {}) const {
+    check(theta.size(), workspace.size(), "value");
+    return view_.value(theta.data(), workspace.data());
+  }
+  template <class T>
+  T value_and_gradient(std::span<const T> theta, std::span<T> grad,
+                       std::span<T> workspace = {}) const {
+    check(theta.size(), workspace.size(), "value_and_gradient");
+    if (grad.size() != dim())
+      throw std::invalid_argument("tyche::program::value_and_gradient: grad has size " +
+                                  std::to_string(grad.size()) + ", expected " +
+                                  std::to_string(dim()));
+    return view_.value_and_gradient(theta.data(), grad.data(), workspace.data());
+  }
+  // Convenience overloads for std::vector<double> (deduction does not see through span).
+  double value(const std::vector<double>& theta, std::vector<double>& workspace) const {
+    return value(std::span<const double>(theta), std::span<double>(workspace));
+  }
+  double value(const std::vector<double>& theta) const {
+    return value(std::span<const double>(theta));
+  }
+  double value_and_gradient(const std::vector<double>& theta, std::vector<double>& grad,
+                            std::vector<double>& workspace) const {
+    return value_and_gradient(std::span<const double>(theta), std::span<double>(grad),
+                              std::span<double>(workspace));
+  }
+  double value_and_gradient(const std::vector<double>& theta, std::vector<double>& grad) const {
+    return value_and_gradient(std::span<const double>(theta), std::span<double>(grad));
+  }
+
+ private:
+  void check(std::size_t theta_size, std::size_t ws_size, const char* fn) const {
+    if (theta_size != dim())
+      throw std::invalid_argument(std::string("tyche::program::") + fn + ": theta has size " +
+                                  std::to_string(theta_size) + ", expected " +
+                                  std::to_string(dim()));
+    if (ws_size < workspace_size())
+      throw std::invalid_argument(std::string("tyche::program::") + fn + ": workspace has size " +
+                                  std::to_string(ws_size) + ", expected at least " +
+                                  std::to_string(workspace_size()));
+  }
+
+  view_type view_;
+  std::shared_ptr<const detail::fold_storage> storage_;
+};
+
+namespace detail {
+template <class Layout, class Expr>
+auto compile_with_layout(const Expr& e) {
+  static_assert(!is_vector_v<Expr>,
+                "tyche::compile(f) requires 'f' to be a scalar expression; reduce vectors with "
+                "tyche::sum(...)");
+  static_assert(consistent_params_v<Layout, typename all_params<Expr>::type>,
+                "tyche::compile(f): a parameter name is used for two different parameters "
+                "(scalar and vector, or two sizes fixed at compile time)");
+  auto storage = std::make_shared<fold_storage>();
+  auto folded = fold(e, *storage);
+  using F = decltype(folded);
+  program_view<F, Layout> view{folded, {}, {}, 0};
+  std::vector<bool> seen(Layout::size, false);
+  record_sizes<Layout>(e, view.layout, seen);
+  std::size_t dim = 0;
+  for (std::size_t k = 0; k < Layout::size; ++k) {
+    if (!seen[k])
+      throw std::invalid_argument("tyche::compile: a parameter given in the layout does not occur "
+                                  "in the expression");
+    view.layout.offset[k] = dim;
+    dim += view.layout.size[k];
+  }
+  view.layout.dim = dim;
+  view.workspace_size = assign_workspace(view.expr, view.ws_offsets);
+  return program<F, Layout>(view, std::move(storage));
+}
+}  // namespace detail
+
+/// Compiles f, with its parameters laid out in θ in order of first appearance.
+template <expression Expr>
+auto compile(const Expr& f) {
+  return detail::compile_with_layout<params_of<Expr>>(f);
+}
+
+/// Compiles f, with its parameters laid out in θ in the order given.
+template <expression Expr, expression... Params>
+  requires(sizeof...(Params) > 0)
+auto compile(const Expr& f, const Params&...) {
+  static_assert(((kind_of<Params> == node_kind::param ||
+                  kind_of<Params> == node_kind::vector_param) && ...),
+                "tyche::compile(f, params...) requires every 'params' argument to be a parameter");
+  using layout = meta::list<Params...>;
+  static_assert(meta::unique<detail::same_name, layout>::size == layout::size,
+                "tyche::compile(f, params...): a parameter is listed twice");
+  static_assert(params_of<Expr>::size == layout::size &&
+                    detail::consistent_params_v<layout, params_of<Expr>>,
+                "tyche::compile(f, params...) requires the list to name every parameter of 'f' "
+                "exactly once");
+  return detail::compile_with_layout<layout>(f);
+}
+
+}  // namespace tyche

@@ -1,0 +1,33 @@
+// tyche/core/scalar.hpp — what the expression core needs to know about a scalar type T:
+// its element type (double for xsimd::batch<double>), its lane count, and how data (always
+// stored as double) becomes a T.
+#pragma once
+#include <tyche/config.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace tyche {
+
+/// Traits of a scalar type: element_type and lanes. Specialised for xsimd::batch in
+/// backends/simd/batch.hpp.
+template <class T>
+struct scalar_traits {
+  static_assert(std::is_floating_point_v<T>,
+                "tyche: a scalar type must be float, double or an xsimd::batch of them");
+  using element_type = T;
+  static constexpr std::size_t lanes = 1;
+};
+
+template <class T>
+using element_type_t = typename scalar_traits<T>::element_type;
+
+/// Converts a data value (double) to the scalar type T, broadcasting it to every lane.
+template <class T>
+TYCHE_HD TYCHE_INLINE T lift(double x) {
+  return T(static_cast<element_type_t<T>>(x));
+}
+
+}  // namespace tyche
+
+#include <tyche/backends/simd/batch.hpp>
