@@ -40,4 +40,2051 @@
 #define TYCHE_INLINE inline
 #endif
 // ----- end tyche/config.hpp -----
+// ----- begin tyche/core/expr.hpp -----
+// tyche/core/expr.hpp — the expression base class, the node kinds and the compile-time
+// properties every node has: its shape, the parameters it depends on, and whether it can be
+// shared (see docs/design/expression-core.md).
+// ----- begin tyche/core/meta.hpp -----
+// tyche/core/meta.hpp — the small compile-time vocabulary the expression core is built from:
+// compile-time strings (parameter names), type lists, and paths into an expression tree.
+
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace tyche {
+
+/// A string usable as a template argument: `param<"mu">`.
+template <std::size_t N>
+struct fixed_string {
+  char chars[N]{};
+  constexpr fixed_string(const char (&s)[N]) {  // NOLINT: implicit by design
+    for (std::size_t i = 0; i < N; ++i) chars[i] = s[i];
+  }
+  [[nodiscard]] constexpr std::string_view view() const { return {chars, N - 1}; }
+  [[nodiscard]] static constexpr std::size_t size() { return N - 1; }
+  template <std::size_t M>
+  constexpr bool operator==(const fixed_string<M>& other) const {
+    return view() == other.view();
+  }
+};
+
+namespace meta {
+
+template <class... Ts>
+struct list {
+  static constexpr std::size_t size = sizeof...(Ts);
+};
+
+template <class... Ls>
+struct concat_impl;
+template <>
+struct concat_impl<> {
+  using type = list<>;
+};
+template <class... As>
+struct concat_impl<list<As...>> {
+  using type = list<As...>;
+};
+template <class... As, class... Bs, class... Rest>
+struct concat_impl<list<As...>, list<Bs...>, Rest...> {
+  using type = typename concat_impl<list<As..., Bs...>, Rest...>::type;
+};
+/// Concatenation of type lists.
+template <class... Ls>
+using concat = typename concat_impl<Ls...>::type;
+
+template <std::size_t I, class L>
+struct at_impl;
+template <std::size_t I, class T, class... Ts>
+struct at_impl<I, list<T, Ts...>> : at_impl<I - 1, list<Ts...>> {};
+template <class T, class... Ts>
+struct at_impl<0, list<T, Ts...>> {
+  using type = T;
+};
+/// The I-th element of a type list.
+template <std::size_t I, class L>
+using at = typename at_impl<I, L>::type;
+
+/// Index of the first element E of L with Eq<E, T>::value, or L::size when there is none.
+template <template <class, class> class Eq, class T, class L>
+struct find_if_equal;
+template <template <class, class> class Eq, class T, class... Ts>
+struct find_if_equal<Eq, T, list<Ts...>> {
+  static constexpr std::size_t value = [] {
+    constexpr bool hits[] = {Eq<Ts, T>::value..., false};
+    std::size_t i = 0;
+    while (i < sizeof...(Ts) && !hits[i]) ++i;
+    return i;
+  }();
+};
+
+/// Number of elements E of L with Eq<E, T>::value.
+template <template <class, class> class Eq, class T, class L>
+struct count_equal;
+template <template <class, class> class Eq, class T, class... Ts>
+struct count_equal<Eq, T, list<Ts...>> {
+  static constexpr std::size_t value = (std::size_t{0} + ... + (Eq<Ts, T>::value ? 1 : 0));
+};
+
+/// L without later duplicates (under Eq), first occurrences kept in order.
+template <template <class, class> class Eq, class Done, class Todo>
+struct unique_impl;
+template <template <class, class> class Eq, class Done>
+struct unique_impl<Eq, Done, list<>> {
+  using type = Done;
+};
+template <template <class, class> class Eq, class... Ds, class T, class... Ts>
+struct unique_impl<Eq, list<Ds...>, list<T, Ts...>> {
+  using type = typename unique_impl<
+      Eq,
+      std::conditional_t<(find_if_equal<Eq, T, list<Ds...>>::value < sizeof...(Ds)), list<Ds...>,
+                         list<Ds..., T>>,
+      list<Ts...>>::type;
+};
+template <template <class, class> class Eq, class L>
+using unique = typename unique_impl<Eq, list<>, L>::type;
+
+template <class A, class B>
+using same = std::is_same<A, B>;
+
+/// Calls f(std::integral_constant<std::size_t, I>{}) for I = 0 .. N-1, in order.
+template <std::size_t N, class F>
+TYCHE_HD TYCHE_INLINE constexpr void static_for(F&& f) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (f(std::integral_constant<std::size_t, I>{}), ...);
+  }(std::make_index_sequence<N>{});
+}
+/// Calls f(std::integral_constant<std::size_t, I>{}) for I = N-1 down to 0.
+template <std::size_t N, class F>
+TYCHE_HD TYCHE_INLINE constexpr void static_for_reverse(F&& f) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (f(std::integral_constant<std::size_t, N - 1 - I>{}), ...);
+  }(std::make_index_sequence<N>{});
+}
+
+}  // namespace meta
+
+/// A path from the root of an expression to one node: the child index taken at each level.
+template <std::size_t... I>
+struct path {};
+
+namespace meta {
+template <class P, std::size_t J>
+struct push_impl;
+template <std::size_t... I, std::size_t J>
+struct push_impl<path<I...>, J> {
+  using type = path<I..., J>;
+};
+template <class P, std::size_t J>
+using push = typename push_impl<P, J>::type;
+}  // namespace meta
+
+}  // namespace tyche
+// ----- end tyche/core/meta.hpp -----
+
+#include <concepts>
+#include <cstddef>
+#include <span>
+#include <type_traits>
+
+namespace tyche {
+
+/// CRTP base of every expression node. A node is an ordinary value type: it owns its operands
+/// by value and holds no evaluation state, so one model can be evaluated by many threads.
+template <class Derived>
+struct expr {
+  TYCHE_HD constexpr const Derived& derived() const { return static_cast<const Derived&>(*this); }
+};
+
+/// The kinds of node; the evaluator dispatches on them at compile time.
+enum class node_kind {
+  literal,       // a rational constant in the type: lit<1, 2>
+  constant,      // a run-time constant (a double in the node)
+  param,         // a scalar parameter, by name
+  vector_param,  // a vector parameter, by name, static or run-time size
+  data_vector,   // a view of a vector of data
+  data_matrix,   // a view of a row-major matrix of data (only as the left operand of matvec)
+  unary,         // an elementwise function of one operand
+  binary,        // an elementwise function of two operands (with scalar broadcasting)
+  sum,           // sum over the elements of a vector expression
+  log_sum_exp,   // log Σ exp over the elements of a vector expression
+  matvec         // data matrix × parameter vector: a vector held in a buffer
+};
+
+inline constexpr std::size_t dynamic_extent = std::dynamic_extent;
+
+template <class T>
+concept expression = std::derived_from<std::remove_cvref_t<T>, expr<std::remove_cvref_t<T>>>;
+
+/// Plain numbers a user may write next to expressions (they become run-time constants).
+template <class T>
+concept arithmetic = std::is_arithmetic_v<std::remove_cvref_t<T>> &&
+                     !std::is_same_v<std::remove_cvref_t<T>, bool>;
+
+template <class N>
+inline constexpr node_kind kind_of = std::remove_cvref_t<N>::kind;
+
+/// True for nodes whose value is a vector (elementwise expressions and vector leaves).
+template <class N>
+inline constexpr bool is_vector_v = std::remove_cvref_t<N>::is_vector;
+
+/// Compile-time size of a vector node, or dynamic_extent when known only at run time.
+template <class N>
+inline constexpr std::size_t extent_v = std::remove_cvref_t<N>::extent;
+
+template <class N>
+inline constexpr bool is_leaf_v =
+    kind_of<N> == node_kind::literal || kind_of<N> == node_kind::constant ||
+    kind_of<N> == node_kind::param || kind_of<N> == node_kind::vector_param ||
+    kind_of<N> == node_kind::data_vector || kind_of<N> == node_kind::data_matrix;
+
+/// Elementwise vector nodes are fused into the loop of the reduction that consumes them.
+template <class N>
+inline constexpr bool is_elementwise_v =
+    (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary) && is_vector_v<N>;
+
+namespace detail {
+template <class N>
+struct children_of {
+  using type = typename N::children;
+};
+}  // namespace detail
+template <class N>
+using children_t = typename std::remove_cvref_t<N>::children;
+
+// ---- parameter dependencies ---------------------------------------------------------------
+
+namespace detail {
+template <class A, class B>
+struct same_param_name : std::bool_constant<A::name == B::name> {};
+
+template <class N>
+struct params_of_impl;
+template <class... Cs>
+struct params_of_list {
+  using type = meta::unique<same_param_name, meta::concat<typename params_of_impl<Cs>::type...>>;
+};
+template <class N>
+struct params_of_impl {
+  template <class L>
+  struct from;
+  template <class... Cs>
+  struct from<meta::list<Cs...>> {
+    using type = typename params_of_list<Cs...>::type;
+  };
+  using type = std::conditional_t<kind_of<N> == node_kind::param ||
+                                      kind_of<N> == node_kind::vector_param,
+                                  meta::list<N>, typename from<children_t<N>>::type>;
+};
+}  // namespace detail
+
+/// The parameters (leaf types) that node N depends on, each once, in order of first appearance.
+template <class N>
+using params_of = typename detail::params_of_impl<std::remove_cvref_t<N>>::type;
+
+/// True when N's value changes with some parameter.
+template <class N>
+inline constexpr bool depends_on_params_v = params_of<N>::size > 0;
+
+/// True when N's value depends on the parameter called Name.
+template <class N, fixed_string Name>
+inline constexpr bool depends_on_v = [] {
+  return []<class... Ps>(meta::list<Ps...>) { return ((Ps::name == Name) || ...); }(params_of<N>{});
+}();
+
+// ---- sharing --------------------------------------------------------------------------------
+
+namespace detail {
+template <class N>
+struct shareable_impl {
+  template <class L>
+  struct all;
+  template <class... Cs>
+  struct all<meta::list<Cs...>> : std::bool_constant<(shareable_impl<Cs>::value && ...)> {};
+  static constexpr bool value = !std::remove_cvref_t<N>::has_payload && all<children_t<N>>::value;
+};
+}  // namespace detail
+
+/// A node is shareable when its type alone determines its value: no run-time payload
+/// (constants, data views, non-type operation arguments) anywhere below it. Two occurrences of
+/// a shareable type in one model are the same value and are evaluated once.
+template <class N>
+inline constexpr bool shareable_v = detail::shareable_impl<std::remove_cvref_t<N>>::value;
+
+}  // namespace tyche
+// ----- end tyche/core/expr.hpp -----
+// ----- begin tyche/core/leaves.hpp -----
+// tyche/core/leaves.hpp — the leaves of an expression: literal and run-time constants,
+// parameters (scalar and vector, by name) and views of data.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace tyche {
+
+/// A rational constant carried in the type: `lit<2>`, `lit<1, 2>`. Costs nothing to store,
+/// and keeps the subexpressions it appears in shareable.
+template <std::intmax_t Num, std::intmax_t Den = 1>
+struct literal : expr<literal<Num, Den>> {
+  static_assert(Den != 0, "tyche::lit<Num, Den> requires a non-zero denominator 'Den'");
+  static constexpr node_kind kind = node_kind::literal;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = false;
+  using children = meta::list<>;
+  static constexpr double value = static_cast<double>(Num) / static_cast<double>(Den);
+};
+
+template <std::intmax_t Num, std::intmax_t Den = 1>
+inline constexpr literal<Num, Den> lit{};
+
+/// A constant known when the model is built (a plain number in the user's code, or a scalar
+/// of data).
+struct constant : expr<constant> {
+  static constexpr node_kind kind = node_kind::constant;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = true;
+  using children = meta::list<>;
+  double value = 0.0;
+  TYCHE_HD constexpr explicit constant(double v) : value(v) {}
+};
+
+/// A scalar parameter. Two `param<"mu">` anywhere in a model are the same parameter.
+template <fixed_string Name>
+struct param : expr<param<Name>> {
+  static constexpr node_kind kind = node_kind::param;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = false;
+  static constexpr auto name = Name;
+  using children = meta::list<>;
+};
+
+/// A vector parameter of compile-time size Extent, or of run-time size when Extent is
+/// dynamic_extent (then the size is given on construction).
+template <fixed_string Name, std::size_t Extent = dynamic_extent>
+struct vector_param : expr<vector_param<Name, Extent>> {
+  static constexpr node_kind kind = node_kind::vector_param;
+  static constexpr bool is_vector = true;
+  static constexpr std::size_t extent = Extent;
+  static constexpr bool has_payload = false;
+  static constexpr auto name = Name;
+  using children = meta::list<>;
+  TYCHE_HD constexpr std::size_t size() const { return Extent; }
+};
+
+template <fixed_string Name>
+struct vector_param<Name, dynamic_extent> : expr<vector_param<Name, dynamic_extent>> {
+  static constexpr node_kind kind = node_kind::vector_param;
+  static constexpr bool is_vector = true;
+  static constexpr std::size_t extent = dynamic_extent;
+  static constexpr bool has_payload = false;  // identity is the name; the size is checked
+  static constexpr auto name = Name;
+  using children = meta::list<>;
+  std::size_t n = 0;
+  TYCHE_HD constexpr explicit vector_param(std::size_t size) : n(size) {}
+  TYCHE_HD constexpr std::size_t size() const { return n; }
+};
+
+/// A view of a vector of data (double). The storage must outlive the model, as with std::span.
+template <std::size_t Extent = dynamic_extent>
+struct data_vector : expr<data_vector<Extent>> {
+  static constexpr node_kind kind = node_kind::data_vector;
+  static constexpr bool is_vector = true;
+  static constexpr std::size_t extent = Extent;
+  static constexpr bool has_payload = true;
+  using children = meta::list<>;
+  const double* ptr = nullptr;
+  std::size_t n = 0;
+  TYCHE_HD constexpr std::size_t size() const { return Extent == dynamic_extent ? n : Extent; }
+  TYCHE_HD constexpr double operator[](std::size_t i) const { return ptr[i]; }
+};
+
+/// A view of a row-major matrix of data; it appears only as the left operand of matvec.
+struct data_matrix : expr<data_matrix> {
+  static constexpr node_kind kind = node_kind::data_matrix;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = dynamic_extent;
+  static constexpr bool has_payload = true;
+  using children = meta::list<>;
+  const double* ptr = nullptr;
+  std::size_t rows = 0;
+  std::size_t cols = 0;
+};
+
+// ---- making leaves ---------------------------------------------------------------------------
+
+namespace detail {
+/// xtensor-like: has shape(), strides(), dimension() and data() (duck-typed, so the core does
+/// not include xtensor).
+template <class X>
+concept xtensor_like = requires(const X& x) {
+  x.shape();
+  x.strides();
+  { x.dimension() } -> std::convertible_to<std::size_t>;
+  { x.data() } -> std::convertible_to<const double*>;
+};
+template <class Container>
+concept contiguous_doubles = !xtensor_like<Container> && requires(const Container& c) {
+  { std::data(c) } -> std::convertible_to<const double*>;
+  { std::size(c) } -> std::convertible_to<std::size_t>;
+};
+
+/// tyche::data is a function object, not a function, so that `data(v)` for a std::vector v
+/// finds it and not std::data through argument-dependent lookup.
+struct data_fn {
+  /// A scalar of data: a run-time constant.
+  constant operator()(double x) const { return constant{x}; }
+
+  /// A view of data from anything contiguous that holds doubles: std::vector, std::array,
+  /// std::span. The storage must outlive the model.
+  template <contiguous_doubles Container>
+  auto operator()(const Container& c) const {
+    if constexpr (requires { std::tuple_size<Container>::value; }) {
+      return data_vector<std::tuple_size<Container>::value>{{}, std::data(c), std::size(c)};
+    } else {
+      return data_vector<>{{}, std::data(c), static_cast<std::size_t>(std::size(c))};
+    }
+  }
+
+  /// A view of a one-dimensional xtensor container (xt::xtensor<double, 1>, xt::xarray<double>).
+  template <xtensor_like X>
+  data_vector<> operator()(const X& x) const {
+    if (x.dimension() != 1 || (x.size() > 1 && x.strides()[0] != 1))
+      throw std::invalid_argument(
+          "tyche::data(x) requires a contiguous one-dimensional array; got " +
+          std::to_string(x.dimension()) + " dimensions (use tyche::matrix(x) for a matrix)");
+    return {{}, x.data(), static_cast<std::size_t>(x.size())};
+  }
+
+  /// Forbidden: data(temporary) would keep a view of storage destroyed at the end of the line.
+  template <class Container>
+    requires(!std::is_lvalue_reference_v<Container> && !std::is_arithmetic_v<Container>)
+  void operator()(Container&&) const {
+    static_assert(sizeof(Container) == 0,
+                  "tyche::data(x) keeps a view of 'x', not a copy: pass a named container that "
+                  "outlives the model, not a temporary");
+  }
+
+  /// A view of n doubles starting at ptr (host or, for device evaluation, device memory).
+  data_vector<> operator()(const double* ptr, std::size_t n) const { return {{}, ptr, n}; }
+};
+}  // namespace detail
+
+inline constexpr detail::data_fn data{};
+
+/// A view of a row-major rows × cols matrix starting at ptr.
+inline data_matrix matrix(const double* ptr, std::size_t rows, std::size_t cols) {
+  return {{}, ptr, rows, cols};
+}
+
+/// A view of a two-dimensional row-major xtensor container (xt::xtensor<double, 2>).
+template <detail::xtensor_like X>
+data_matrix matrix(const X& x) {
+  if (x.dimension() != 2)
+    throw std::invalid_argument("tyche::matrix(x) requires a two-dimensional array; got " +
+                                std::to_string(x.dimension()) + " dimensions");
+  const auto rows = static_cast<std::size_t>(x.shape()[0]);
+  const auto cols = static_cast<std::size_t>(x.shape()[1]);
+  if (rows * cols > 0 && ((cols > 1 && x.strides()[1] != 1) ||
+                          (rows > 1 && static_cast<std::size_t>(x.strides()[0]) != cols)))
+    throw std::invalid_argument(
+        "tyche::matrix(x) requires a contiguous row-major array (xt::layout_type::row_major)");
+  return {{}, x.data(), rows, cols};
+}
+
+}  // namespace tyche
+// ----- end tyche/core/leaves.hpp -----
+// ----- begin tyche/core/operations.hpp -----
+// tyche/core/operations.hpp — operation nodes (unary and binary, elementwise with scalar
+// broadcasting), reductions (sum, dot, log_sum_exp) and matrix × vector, with the functions
+// and operators that build them.
+// ----- begin tyche/autodiff/arithmetic.hpp -----
+// tyche/autodiff/arithmetic.hpp — value and derivative rules for arithmetic: negation, the
+// four operations, square, inverse, sqrt, abs and powers.
+//
+// A unary rule R has `R::value(x)` and `R::value(x, dx)`, the second also setting dy/dx; a
+// binary rule has `value(a, b)` and `value(a, b, da, db)`. The evaluator stores the partial
+// derivatives in the forward pass and multiplies them by the adjoint in the reverse pass, so
+// every rule computes its derivative from quantities it already has (often y itself).
+// ----- begin tyche/core/math.hpp -----
+// tyche/core/math.hpp — scalar math for every scalar type the core evaluates with: float and
+// double on the host and in CUDA device code, and (through backends/simd/batch.hpp)
+// xsimd::batch. Operation rules in autodiff/ call these and nothing else, so a new scalar
+// type needs only overloads here.
+// ----- begin tyche/core/scalar.hpp -----
+// tyche/core/scalar.hpp — what the expression core needs to know about a scalar type T:
+// its element type (double for xsimd::batch<double>), its lane count, and how data (always
+// stored as double) becomes a T.
+
+#include <cstddef>
+#include <type_traits>
+
+namespace tyche {
+
+/// Traits of a scalar type: element_type and lanes. Specialised for xsimd::batch in
+/// backends/simd/batch.hpp.
+template <class T>
+struct scalar_traits {
+  static_assert(std::is_floating_point_v<T>,
+                "tyche: a scalar type must be float, double or an xsimd::batch of them");
+  using element_type = T;
+  static constexpr std::size_t lanes = 1;
+};
+
+template <class T>
+using element_type_t = typename scalar_traits<T>::element_type;
+
+/// Converts a data value (double) to the scalar type T, broadcasting it to every lane.
+template <class T>
+TYCHE_HD TYCHE_INLINE T lift(double x) {
+  return T(static_cast<element_type_t<T>>(x));
+}
+
+}  // namespace tyche
+
+// ----- begin tyche/backends/simd/batch.hpp -----
+// tyche/backends/simd/batch.hpp — the only header that includes xsimd. It teaches tyche's
+// scalar vocabulary (core/scalar.hpp, core/math.hpp) about xsimd::batch, so that a model
+// evaluates one chain per SIMD lane. Compiled only when TYCHE_USE_XSIMD is set (the
+// tyche::simd CMake target sets it).
+
+#if defined(TYCHE_USE_XSIMD) && TYCHE_USE_XSIMD && !TYCHE_DEVICE_CODE && !defined(__CUDACC__)
+#define TYCHE_HAS_XSIMD 1
+#include <xsimd/xsimd.hpp>
+
+#include <array>
+#include <cstddef>
+
+namespace tyche {
+
+template <class T>
+struct scalar_traits;
+
+template <class E, class A>
+struct scalar_traits<xsimd::batch<E, A>> {
+  using element_type = E;
+  static constexpr std::size_t lanes = xsimd::batch<E, A>::size;
+};
+
+namespace math {
+
+// Functions xsimd provides for whole batches.
+template <class E, class A>
+xsimd::batch<E, A> exp(const xsimd::batch<E, A>& x) { return xsimd::exp(x); }
+template <class E, class A>
+xsimd::batch<E, A> log(const xsimd::batch<E, A>& x) { return xsimd::log(x); }
+template <class E, class A>
+xsimd::batch<E, A> log1p(const xsimd::batch<E, A>& x) { return xsimd::log1p(x); }
+template <class E, class A>
+xsimd::batch<E, A> expm1(const xsimd::batch<E, A>& x) { return xsimd::expm1(x); }
+template <class E, class A>
+xsimd::batch<E, A> sqrt(const xsimd::batch<E, A>& x) { return xsimd::sqrt(x); }
+template <class E, class A>
+xsimd::batch<E, A> tanh(const xsimd::batch<E, A>& x) { return xsimd::tanh(x); }
+template <class E, class A>
+xsimd::batch<E, A> erf(const xsimd::batch<E, A>& x) { return xsimd::erf(x); }
+template <class E, class A>
+xsimd::batch<E, A> erfc(const xsimd::batch<E, A>& x) { return xsimd::erfc(x); }
+template <class E, class A>
+xsimd::batch<E, A> lgamma(const xsimd::batch<E, A>& x) { return xsimd::lgamma(x); }
+template <class E, class A>
+xsimd::batch<E, A> abs(const xsimd::batch<E, A>& x) { return xsimd::abs(x); }
+template <class E, class A>
+xsimd::batch<E, A> pow(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y) {
+  return xsimd::pow(x, y);
+}
+template <class E, class A>
+xsimd::batch<E, A> max(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y) {
+  return xsimd::max(x, y);
+}
+template <class E, class A>
+xsimd::batch<E, A> select(const xsimd::batch_bool<E, A>& c, const xsimd::batch<E, A>& a,
+                          const xsimd::batch<E, A>& b) {
+  return xsimd::select(c, a, b);
+}
+template <class E, class A>
+xsimd::batch<E, A> sign_of(const xsimd::batch<E, A>& x) {
+  using B = xsimd::batch<E, A>;
+  return xsimd::select(x > B(E(0)), B(E(1)), xsimd::select(x < B(E(0)), B(E(-1)), B(E(0))));
+}
+
+/// Applies a scalar function lane by lane, for what xsimd does not vectorise (digamma).
+template <class F, class E, class A>
+xsimd::batch<E, A> per_lane(F f, const xsimd::batch<E, A>& x) {
+  alignas(A::alignment()) std::array<E, xsimd::batch<E, A>::size> lanes{};
+  x.store_aligned(lanes.data());
+  for (auto& v : lanes) v = f(v);
+  return xsimd::batch<E, A>::load_aligned(lanes.data());
+}
+
+}  // namespace math
+}  // namespace tyche
+
+#else
+#define TYCHE_HAS_XSIMD 0
+#endif
+// ----- end tyche/backends/simd/batch.hpp -----
+// ----- end tyche/core/scalar.hpp -----
+
+#include <cmath>
+#include <math.h>  // global-namespace overloads, which CUDA device code also provides
+
+namespace tyche::math {
+
+// clang-format off
+TYCHE_HD inline double exp(double x) { return ::exp(x); }
+TYCHE_HD inline float  exp(float x) { return ::expf(x); }
+TYCHE_HD inline double log(double x) { return ::log(x); }
+TYCHE_HD inline float  log(float x) { return ::logf(x); }
+TYCHE_HD inline double log1p(double x) { return ::log1p(x); }
+TYCHE_HD inline float  log1p(float x) { return ::log1pf(x); }
+TYCHE_HD inline double expm1(double x) { return ::expm1(x); }
+TYCHE_HD inline float  expm1(float x) { return ::expm1f(x); }
+TYCHE_HD inline double sqrt(double x) { return ::sqrt(x); }
+TYCHE_HD inline float  sqrt(float x) { return ::sqrtf(x); }
+TYCHE_HD inline double tanh(double x) { return ::tanh(x); }
+TYCHE_HD inline float  tanh(float x) { return ::tanhf(x); }
+TYCHE_HD inline double erf(double x) { return ::erf(x); }
+TYCHE_HD inline float  erf(float x) { return ::erff(x); }
+TYCHE_HD inline double erfc(double x) { return ::erfc(x); }
+TYCHE_HD inline float  erfc(float x) { return ::erfcf(x); }
+TYCHE_HD inline double lgamma(double x) { return ::lgamma(x); }
+TYCHE_HD inline float  lgamma(float x) { return ::lgammaf(x); }
+TYCHE_HD inline double abs(double x) { return ::fabs(x); }
+TYCHE_HD inline float  abs(float x) { return ::fabsf(x); }
+TYCHE_HD inline double pow(double x, double y) { return ::pow(x, y); }
+TYCHE_HD inline float  pow(float x, float y) { return ::powf(x, y); }
+TYCHE_HD inline double max(double x, double y) { return x > y ? x : y; }
+TYCHE_HD inline float  max(float x, float y) { return x > y ? x : y; }
+TYCHE_HD inline double select(bool c, double a, double b) { return c ? a : b; }
+TYCHE_HD inline float  select(bool c, float a, float b) { return c ? a : b; }
+TYCHE_HD inline double sign_of(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0); }
+TYCHE_HD inline float  sign_of(float x) { return x > 0 ? 1.0f : (x < 0 ? -1.0f : 0.0f); }
+// clang-format on
+
+inline constexpr double pi = 3.14159265358979323846;
+inline constexpr double inv_sqrt_two = 0.70710678118654752440;
+inline constexpr double inv_sqrt_two_pi = 0.39894228040143267794;
+inline constexpr double two_over_sqrt_pi = 1.12837916709551257390;
+
+/// Digamma ψ(x) = d/dx log Γ(x): upward recurrence to x ≥ 10, then the asymptotic series
+/// ψ(x) ~ log x − 1/(2x) − Σ B₂ₖ/(2k x²ᵏ) (Abramowitz & Stegun 6.3.18); reflection
+/// ψ(1−x) − ψ(x) = π cot(πx) for x < 0. Relative error below 1e-14 away from the poles.
+TYCHE_HD inline double digamma(double x) {
+  double shift = 0.0;
+  if (x <= 0.0) {
+    if (x == ::floor(x)) return ::nan("");  // pole
+    return digamma(1.0 - x) - pi / ::tan(pi * x);
+  }
+  while (x < 10.0) {
+    shift -= 1.0 / x;
+    x += 1.0;
+  }
+  const double r = 1.0 / (x * x);
+  const double series =
+      r * (1.0 / 12 - r * (1.0 / 120 - r * (1.0 / 252 - r * (1.0 / 240 - r * (1.0 / 132)))));
+  return shift + ::log(x) - 0.5 / x - series;
+}
+TYCHE_HD inline float digamma(float x) { return static_cast<float>(digamma(double(x))); }
+
+/// Trigamma ψ₁(x) = d/dx ψ(x): recurrence ψ₁(x) = ψ₁(x+1) + 1/x² to x ≥ 10, then
+/// ψ₁(x) ~ 1/x + 1/(2x²) + Σ B₂ₖ/x²ᵏ⁺¹ (A&S 6.4.12); reflection ψ₁(1−x) + ψ₁(x) = π²/sin²(πx).
+TYCHE_HD inline double trigamma(double x) {
+  double shift = 0.0;
+  if (x <= 0.0) {
+    if (x == ::floor(x)) return ::nan("");
+    const double s = ::sin(pi * x);
+    return -trigamma(1.0 - x) + pi * pi / (s * s);
+  }
+  while (x < 10.0) {
+    shift += 1.0 / (x * x);
+    x += 1.0;
+  }
+  const double r = 1.0 / (x * x);
+  const double series =
+      1.0 / x + 0.5 * r +
+      r / x * (1.0 / 6 - r * (1.0 / 30 - r * (1.0 / 42 - r * (1.0 / 30 - r * (5.0 / 66)))));
+  return shift + series;
+}
+TYCHE_HD inline float trigamma(float x) { return static_cast<float>(trigamma(double(x))); }
+
+#if TYCHE_HAS_XSIMD
+template <class E, class A>
+xsimd::batch<E, A> digamma(const xsimd::batch<E, A>& x) {
+  return per_lane([](E v) { return digamma(v); }, x);
+}
+template <class E, class A>
+xsimd::batch<E, A> trigamma(const xsimd::batch<E, A>& x) {
+  return per_lane([](E v) { return trigamma(v); }, x);
+}
+#endif
+
+}  // namespace tyche::math
+// ----- end tyche/core/math.hpp -----
+
+namespace tyche::rules {
+
+struct negate {
+  static constexpr const char* name = "negate";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return -x; }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(-1.0);
+    return -x;
+  }
+};
+
+struct square {
+  static constexpr const char* name = "square";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return x * x; }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = x + x;
+    return x * x;
+  }
+};
+
+struct inverse {
+  static constexpr const char* name = "inverse";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return lift<T>(1.0) / x; }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T y = lift<T>(1.0) / x;
+    dx = -(y * y);
+    return y;
+  }
+};
+
+struct sqrt {
+  static constexpr const char* name = "sqrt";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::sqrt(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T y = math::sqrt(x);
+    dx = lift<T>(0.5) / y;
+    return y;
+  }
+};
+
+struct abs {
+  static constexpr const char* name = "abs";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::abs(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = math::sign_of(x);  // 0 at 0: the subgradient Stan uses
+    return math::abs(x);
+  }
+};
+
+/// x^c for a constant exponent c known when the model is built.
+struct pow_constant {
+  static constexpr const char* name = "pow";
+  static constexpr bool has_payload = true;
+  double exponent = 1.0;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const {
+    return math::pow(x, lift<T>(exponent));
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T c = lift<T>(exponent);
+    dx = c * math::pow(x, c - lift<T>(1.0));
+    return math::pow(x, c);
+  }
+};
+
+struct add {
+  static constexpr const char* name = "add";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b) const { return a + b; }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b, T& da, T& db) const {
+    da = lift<T>(1.0);
+    db = lift<T>(1.0);
+    return a + b;
+  }
+};
+
+struct subtract {
+  static constexpr const char* name = "subtract";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b) const { return a - b; }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b, T& da, T& db) const {
+    da = lift<T>(1.0);
+    db = lift<T>(-1.0);
+    return a - b;
+  }
+};
+
+struct multiply {
+  static constexpr const char* name = "multiply";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b) const { return a * b; }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b, T& da, T& db) const {
+    da = b;
+    db = a;
+    return a * b;
+  }
+};
+
+struct divide {
+  static constexpr const char* name = "divide";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b) const { return a / b; }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b, T& da, T& db) const {
+    const T inv = lift<T>(1.0) / b;
+    const T y = a * inv;
+    da = inv;
+    db = -(y * inv);
+    return y;
+  }
+};
+
+/// a^b with both operands variable: d/da = b a^(b-1), d/db = a^b log a.
+struct pow {
+  static constexpr const char* name = "pow";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b) const {
+    return math::pow(a, b);
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b, T& da, T& db) const {
+    const T y = math::pow(a, b);
+    da = b * math::pow(a, b - lift<T>(1.0));
+    db = y * math::log(a);
+    return y;
+  }
+};
+
+}  // namespace tyche::rules
+// ----- end tyche/autodiff/arithmetic.hpp -----
+// ----- begin tyche/autodiff/exp_log.hpp -----
+// tyche/autodiff/exp_log.hpp — value and derivative rules for the exponential family of
+// functions: exp, log, log1p, expm1, log1p_exp (softplus).
+
+namespace tyche::rules {
+
+struct exp {
+  static constexpr const char* name = "exp";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::exp(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T y = math::exp(x);
+    dx = y;
+    return y;
+  }
+};
+
+struct log {
+  static constexpr const char* name = "log";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::log(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(1.0) / x;
+    return math::log(x);
+  }
+};
+
+struct log1p {
+  static constexpr const char* name = "log1p";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::log1p(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(1.0) / (lift<T>(1.0) + x);
+    return math::log1p(x);
+  }
+};
+
+struct expm1 {
+  static constexpr const char* name = "expm1";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::expm1(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T y = math::expm1(x);
+    dx = y + lift<T>(1.0);
+    return y;
+  }
+};
+
+/// log(1 + eˣ) computed as max(x, 0) + log1p(e^−|x|), which neither overflows nor loses
+/// precision; its derivative is the logistic function, from the same e^−|x|.
+struct log1p_exp {
+  static constexpr const char* name = "log1p_exp";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const {
+    const T zero = lift<T>(0.0);
+    return math::max(x, zero) + math::log1p(math::exp(-math::abs(x)));
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T zero = lift<T>(0.0);
+    const T one = lift<T>(1.0);
+    const T e = math::exp(-math::abs(x));
+    const T r = one / (one + e);
+    dx = math::select(x >= zero, r, e * r);
+    return math::max(x, zero) + math::log1p(e);
+  }
+};
+
+}  // namespace tyche::rules
+// ----- end tyche/autodiff/exp_log.hpp -----
+// ----- begin tyche/autodiff/logistic.hpp -----
+// tyche/autodiff/logistic.hpp — value and derivative rules for the sigmoid family: logistic
+// (inverse logit), log_logistic (log inv-logit), log1m_logistic (log(1 − inv-logit)), tanh.
+// All are computed from e^−|x| so that no intermediate overflows.
+
+namespace tyche::rules {
+
+struct logistic {
+  static constexpr const char* name = "logistic";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const {
+    const T one = lift<T>(1.0);
+    const T e = math::exp(-math::abs(x));
+    const T r = one / (one + e);
+    return math::select(x >= lift<T>(0.0), r, e * r);
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T one = lift<T>(1.0);
+    const T e = math::exp(-math::abs(x));
+    const T r = one / (one + e);
+    dx = e * r * r;  // σ(x) σ(−x), without cancellation
+    return math::select(x >= lift<T>(0.0), r, e * r);
+  }
+};
+
+/// log σ(x) = −log(1 + e^−x).
+struct log_logistic {
+  static constexpr const char* name = "log_logistic";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const {
+    const T zero = lift<T>(0.0);
+    return math::select(x >= zero, zero, x) - math::log1p(math::exp(-math::abs(x)));
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T zero = lift<T>(0.0);
+    const T one = lift<T>(1.0);
+    const T e = math::exp(-math::abs(x));
+    const T r = one / (one + e);
+    dx = math::select(x >= zero, e * r, r);  // σ(−x)
+    return math::select(x >= zero, zero, x) - math::log1p(e);
+  }
+};
+
+/// log(1 − σ(x)) = log σ(−x) = −log(1 + eˣ).
+struct log1m_logistic {
+  static constexpr const char* name = "log1m_logistic";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const {
+    const T zero = lift<T>(0.0);
+    return math::select(x >= zero, -x, zero) - math::log1p(math::exp(-math::abs(x)));
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T zero = lift<T>(0.0);
+    const T one = lift<T>(1.0);
+    const T e = math::exp(-math::abs(x));
+    const T r = one / (one + e);
+    dx = -math::select(x >= zero, r, e * r);  // −σ(x)
+    return math::select(x >= zero, -x, zero) - math::log1p(e);
+  }
+};
+
+struct tanh {
+  static constexpr const char* name = "tanh";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::tanh(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T y = math::tanh(x);
+    dx = lift<T>(1.0) - y * y;
+    return y;
+  }
+};
+
+}  // namespace tyche::rules
+// ----- end tyche/autodiff/logistic.hpp -----
+// ----- begin tyche/autodiff/special.hpp -----
+// tyche/autodiff/special.hpp — value and derivative rules for special functions: lgamma,
+// digamma, erf and Phi (the standard normal CDF).
+
+namespace tyche::rules {
+
+struct lgamma {
+  static constexpr const char* name = "lgamma";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::lgamma(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = math::digamma(x);
+    return math::lgamma(x);
+  }
+};
+
+struct digamma {
+  static constexpr const char* name = "digamma";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::digamma(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = math::trigamma(x);
+    return math::digamma(x);
+  }
+};
+
+struct erf {
+  static constexpr const char* name = "erf";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::erf(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(math::two_over_sqrt_pi) * math::exp(-(x * x));
+    return math::erf(x);
+  }
+};
+
+/// Φ(x) = erfc(−x/√2)/2, accurate in the lower tail; Φ'(x) = e^(−x²/2)/√(2π).
+struct Phi {
+  static constexpr const char* name = "Phi";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const {
+    return lift<T>(0.5) * math::erfc(-x * lift<T>(math::inv_sqrt_two));
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(math::inv_sqrt_two_pi) * math::exp(lift<T>(-0.5) * x * x);
+    return lift<T>(0.5) * math::erfc(-x * lift<T>(math::inv_sqrt_two));
+  }
+};
+
+}  // namespace tyche::rules
+// ----- end tyche/autodiff/special.hpp -----
+
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace tyche {
+
+/// f(a) elementwise, for a rule f from tyche/autodiff/.
+template <class Rule, class A>
+struct unary_node : expr<unary_node<Rule, A>> {
+  static constexpr node_kind kind = node_kind::unary;
+  static constexpr bool is_vector = A::is_vector;
+  static constexpr std::size_t extent = A::extent;
+  static constexpr bool has_payload = Rule::has_payload;
+  using children = meta::list<A>;
+  using rule_type = Rule;
+  [[no_unique_address]] Rule rule;
+  A a;
+  template <std::size_t I>
+  TYCHE_HD constexpr const A& child() const { return a; }
+  TYCHE_HD constexpr std::size_t size() const { return a.size(); }
+};
+
+/// f(a, b) elementwise; a scalar operand is broadcast against a vector one.
+template <class Rule, class A, class B>
+struct binary_node : expr<binary_node<Rule, A, B>> {
+  static constexpr node_kind kind = node_kind::binary;
+  static constexpr bool is_vector = A::is_vector || B::is_vector;
+  static constexpr std::size_t extent =
+      !A::is_vector ? B::extent : (A::extent != dynamic_extent ? A::extent : B::extent);
+  static constexpr bool has_payload = Rule::has_payload;
+  using children = meta::list<A, B>;
+  using rule_type = Rule;
+  [[no_unique_address]] Rule rule;
+  A a;
+  B b;
+  template <std::size_t I>
+  TYCHE_HD constexpr const auto& child() const {
+    if constexpr (I == 0) return a; else return b;
+  }
+  TYCHE_HD constexpr std::size_t size() const {
+    if constexpr (A::is_vector) return a.size(); else return b.size();
+  }
+};
+
+/// Σᵢ aᵢ over a vector expression.
+template <class A>
+struct sum_node : expr<sum_node<A>> {
+  static constexpr node_kind kind = node_kind::sum;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = false;
+  using children = meta::list<A>;
+  A a;
+  template <std::size_t I>
+  TYCHE_HD constexpr const A& child() const { return a; }
+};
+
+/// log Σᵢ exp(aᵢ) over a vector expression, computed in one stable pass.
+template <class A>
+struct log_sum_exp_node : expr<log_sum_exp_node<A>> {
+  static constexpr node_kind kind = node_kind::log_sum_exp;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = false;
+  using children = meta::list<A>;
+  A a;
+  template <std::size_t I>
+  TYCHE_HD constexpr const A& child() const { return a; }
+};
+
+/// X v for a data matrix X and a vector parameter v: the one vector node whose values are held
+/// in a buffer (the workspace), because every element needs all of v.
+template <class V>
+struct matvec_node : expr<matvec_node<V>> {
+  static constexpr node_kind kind = node_kind::matvec;
+  static constexpr bool is_vector = true;
+  static constexpr std::size_t extent = dynamic_extent;
+  static constexpr bool has_payload = true;
+  using children = meta::list<data_matrix, V>;
+  data_matrix x;
+  V v;
+  template <std::size_t I>
+  TYCHE_HD constexpr const auto& child() const {
+    if constexpr (I == 0) return x; else return v;
+  }
+  TYCHE_HD constexpr std::size_t size() const { return x.rows; }
+};
+
+// ---- building nodes ------------------------------------------------------------------------
+
+namespace detail {
+
+/// What may stand as an operand of an elementwise operation: an expression other than a
+/// matrix, or a plain number.
+template <class T>
+concept operand = (expression<T> && kind_of<T> != node_kind::data_matrix) || arithmetic<T>;
+
+template <class T>
+TYCHE_HD constexpr auto as_node(const T& x) {
+  if constexpr (arithmetic<T>) return constant{static_cast<double>(x)};
+  else return x;
+}
+template <class T>
+using node_t = decltype(as_node(std::declval<T>()));
+
+inline void check_same_size(const char* op, std::size_t a, std::size_t b) {
+  if (a != b)
+    throw std::invalid_argument(std::string("tyche::") + op + ": vector operands have sizes " +
+                                std::to_string(a) + " and " + std::to_string(b));
+}
+
+template <class Rule, class A>
+auto make_unary(const A& a, Rule rule = {}) {
+  using N = node_t<A>;
+  return unary_node<Rule, N>{{}, rule, as_node(a)};
+}
+
+template <class Rule, class A, class B>
+auto make_binary(const A& a, const B& b) {
+  using NA = node_t<A>;
+  using NB = node_t<B>;
+  if constexpr (NA::is_vector && NB::is_vector) {
+    static_assert(NA::extent == dynamic_extent || NB::extent == dynamic_extent ||
+                      NA::extent == NB::extent,
+                  "tyche: an elementwise operation on two vectors requires equal sizes");
+  }
+  binary_node<Rule, NA, NB> n{{}, {}, as_node(a), as_node(b)};
+  if constexpr (NA::is_vector && NB::is_vector) check_same_size(Rule::name, n.a.size(), n.b.size());
+  return n;
+}
+
+}  // namespace detail
+
+// clang-format off
+template <detail::operand A> requires expression<A> auto operator-(const A& a) { return detail::make_unary<rules::negate>(a); }
+template <detail::operand A> requires expression<A> auto exp(const A& a) { return detail::make_unary<rules::exp>(a); }
+template <detail::operand A> requires expression<A> auto log(const A& a) { return detail::make_unary<rules::log>(a); }
+template <detail::operand A> requires expression<A> auto log1p(const A& a) { return detail::make_unary<rules::log1p>(a); }
+template <detail::operand A> requires expression<A> auto expm1(const A& a) { return detail::make_unary<rules::expm1>(a); }
+template <detail::operand A> requires expression<A> auto sqrt(const A& a) { return detail::make_unary<rules::sqrt>(a); }
+template <detail::operand A> requires expression<A> auto square(const A& a) { return detail::make_unary<rules::square>(a); }
+template <detail::operand A> requires expression<A> auto inverse(const A& a) { return detail::make_unary<rules::inverse>(a); }
+template <detail::operand A> requires expression<A> auto lgamma(const A& a) { return detail::make_unary<rules::lgamma>(a); }
+template <detail::operand A> requires expression<A> auto digamma(const A& a) { return detail::make_unary<rules::digamma>(a); }
+template <detail::operand A> requires expression<A> auto logistic(const A& a) { return detail::make_unary<rules::logistic>(a); }
+template <detail::operand A> requires expression<A> auto inv_logit(const A& a) { return detail::make_unary<rules::logistic>(a); }
+template <detail::operand A> requires expression<A> auto log_logistic(const A& a) { return detail::make_unary<rules::log_logistic>(a); }
+template <detail::operand A> requires expression<A> auto log1m_logistic(const A& a) { return detail::make_unary<rules::log1m_logistic>(a); }
+template <detail::operand A> requires expression<A> auto log1p_exp(const A& a) { return detail::make_unary<rules::log1p_exp>(a); }
+template <detail::operand A> requires expression<A> auto tanh(const A& a) { return detail::make_unary<rules::tanh>(a); }
+template <detail::operand A> requires expression<A> auto erf(const A& a) { return detail::make_unary<rules::erf>(a); }
+template <detail::operand A> requires expression<A> auto Phi(const A& a) { return detail::make_unary<rules::Phi>(a); }
+template <detail::operand A> requires expression<A> auto abs(const A& a) { return detail::make_unary<rules::abs>(a); }
+
+template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
+auto operator+(const A& a, const B& b) { return detail::make_binary<rules::add>(a, b); }
+template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
+auto operator-(const A& a, const B& b) { return detail::make_binary<rules::subtract>(a, b); }
+template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
+auto operator*(const A& a, const B& b) { return detail::make_binary<rules::multiply>(a, b); }
+template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
+auto operator/(const A& a, const B& b) { return detail::make_binary<rules::divide>(a, b); }
+// clang-format on
+
+/// aᵇ. A plain-number exponent makes the cheaper one-operand node x^c.
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto pow(const A& a, const B& b) {
+  if constexpr (arithmetic<B>) {
+    return detail::make_unary(a, rules::pow_constant{static_cast<double>(b)});
+  } else {
+    return detail::make_binary<rules::pow>(a, b);
+  }
+}
+
+/// Σᵢ aᵢ.
+template <expression A>
+auto sum(const A& a) {
+  static_assert(is_vector_v<A>,
+                "tyche::sum(a) requires 'a' to be a vector expression; it is a scalar");
+  return sum_node<A>{{}, a};
+}
+
+/// Σᵢ aᵢ bᵢ.
+template <detail::operand A, detail::operand B>
+  requires(expression<A> && expression<B>)
+auto dot(const A& a, const B& b) {
+  static_assert(is_vector_v<A> && is_vector_v<B>,
+                "tyche::dot(a, b) requires 'a' and 'b' to be vector expressions");
+  return sum(a * b);
+}
+
+/// log Σᵢ exp(aᵢ).
+template <expression A>
+auto log_sum_exp(const A& a) {
+  static_assert(is_vector_v<A>,
+                "tyche::log_sum_exp(a) requires 'a' to be a vector expression; it is a scalar");
+  return log_sum_exp_node<A>{{}, a};
+}
+
+/// X v: a data matrix times a vector parameter.
+template <expression V>
+auto matvec(const data_matrix& x, const V& v) {
+  static_assert(kind_of<V> == node_kind::vector_param,
+                "tyche::matvec(X, v) requires 'v' to be a vector parameter (vector_param)");
+  if (x.cols != v.size())
+    throw std::invalid_argument("tyche::matvec(X, v): X has " + std::to_string(x.cols) +
+                                " columns but v has size " + std::to_string(v.size()));
+  return matvec_node<V>{{}, x, v};
+}
+template <expression V>
+auto operator*(const data_matrix& x, const V& v) {
+  return matvec(x, v);
+}
+
+}  // namespace tyche
+// ----- end tyche/core/operations.hpp -----
+// ----- begin tyche/core/program.hpp -----
+// tyche/core/program.hpp — compile(expr): binds an expression to a parameter layout, folds
+// what depends on data only, and evaluates value and gradient for any scalar type.
+// ----- begin tyche/core/evaluate.hpp -----
+// tyche/core/evaluate.hpp — the forward and reverse passes, generated from an expression's
+// type. No tape, no virtual call, no allocation: the slots of one evaluation are a struct on
+// the stack (plus, for matvec, a caller-supplied workspace), and each node's step is an
+// inlined function chosen at compile time. See docs/design/expression-core.md.
+// ----- begin tyche/core/graph.hpp -----
+// tyche/core/graph.hpp — the compile-time shape of an evaluation: which nodes get a slot, in
+// which order they are evaluated, which occurrences are shared, and which reductions can fold
+// their reverse pass into the forward pass. All of it is computed from the expression's type.
+// See docs/design/expression-core.md.
+
+#include <type_traits>
+#include <utility>
+
+namespace tyche::detail {
+
+/// One occurrence of node type N at path P in the expression tree.
+template <class N, class P>
+struct entry {
+  using node = N;
+  using path = P;
+};
+
+/// Two occurrences share one slot when they are the same node: the same type, and either the
+/// type is shareable (no run-time payload below it) or it is the very same occurrence.
+template <class E1, class E2>
+struct same_slot
+    : std::bool_constant<std::is_same_v<typename E1::node, typename E2::node> &&
+                         (shareable_v<typename E1::node> ||
+                          std::is_same_v<typename E1::path, typename E2::path>)> {};
+
+/// Nodes evaluated once per evaluation: scalar operations, reductions, matvec. Leaves need no
+/// slot (they are read in place) and elementwise nodes live in their reduction's loop.
+template <class N>
+inline constexpr bool has_outer_slot_v = !is_leaf_v<N> && !is_elementwise_v<N>;
+
+template <class N, class P, class Seq = std::make_index_sequence<children_t<N>::size>>
+struct outer_occurrences;
+template <class N, class P, std::size_t... I>
+struct outer_occurrences<N, P, std::index_sequence<I...>> {
+  using below =
+      meta::concat<typename outer_occurrences<meta::at<I, children_t<N>>, meta::push<P, I>>::type...>;
+  using type = std::conditional_t<has_outer_slot_v<N>, meta::concat<below, meta::list<entry<N, P>>>,
+                                  below>;
+};
+
+/// Every occurrence of a slot-owning node, children before parents (post-order).
+template <class Root>
+using outer_occurrences_t = typename outer_occurrences<Root, path<>>::type;
+/// The outer slots: occurrences with shared ones merged, in evaluation order.
+template <class Root>
+using outer_entries_t = meta::unique<same_slot, outer_occurrences_t<Root>>;
+
+template <class N, class P, bool Elementwise = is_elementwise_v<N>,
+          class Seq = std::make_index_sequence<children_t<N>::size>>
+struct kernel_occurrences {
+  using type = meta::list<>;  // a boundary: scalar node, materialised vector or leaf
+};
+template <class N, class P, std::size_t... I>
+struct kernel_occurrences<N, P, true, std::index_sequence<I...>> {
+  using type = meta::concat<
+      typename kernel_occurrences<meta::at<I, children_t<N>>, meta::push<P, I>>::type...,
+      meta::list<entry<N, P>>>;
+};
+
+/// The slots of the loop body of a reduction whose operand A sits at path P: the elementwise
+/// nodes of A, children first, shared ones merged.
+template <class A, class P>
+using kernel_entries_t = meta::unique<same_slot, typename kernel_occurrences<A, P>::type>;
+
+// ---- reductions whose adjoint is known before the reverse pass ---------------------------------
+
+template <class E, int Sign>
+struct signed_entry {
+  using type = E;
+  static constexpr int sign = Sign;
+};
+
+/// Reductions reached from the root through +, − and negation only: their adjoint is ±1 before
+/// anything is evaluated, so their loop can propagate adjoints while it computes values.
+template <class N, class P, int S>
+struct signed_sums {
+  using type = meta::list<>;
+};
+template <class N, class P, int S>
+  requires(kind_of<N> == node_kind::sum)
+struct signed_sums<N, P, S> {
+  using type = meta::list<signed_entry<entry<N, P>, S>>;
+};
+template <class N, class P, int S>
+  requires(kind_of<N> == node_kind::binary && !is_vector_v<N> &&
+           (std::is_same_v<typename N::rule_type, rules::add> ||
+            std::is_same_v<typename N::rule_type, rules::subtract>))
+struct signed_sums<N, P, S> {
+  static constexpr int sb = std::is_same_v<typename N::rule_type, rules::add> ? S : -S;
+  using type = meta::concat<typename signed_sums<meta::at<0, children_t<N>>, meta::push<P, 0>, S>::type,
+                            typename signed_sums<meta::at<1, children_t<N>>, meta::push<P, 1>, sb>::type>;
+};
+template <class N, class P, int S>
+  requires(kind_of<N> == node_kind::unary && !is_vector_v<N> &&
+           std::is_same_v<typename N::rule_type, rules::negate>)
+struct signed_sums<N, P, S> {
+  using type = typename signed_sums<meta::at<0, children_t<N>>, meta::push<P, 0>, -S>::type;
+};
+
+template <class A, class B>
+struct same_signed_slot : same_slot<typename A::type, typename B::type> {};
+
+/// +1 or −1 when the reduction occurrence E is used once and reached from the root by sums
+/// only; 0 otherwise (its adjoint is then known only in the reverse pass).
+template <class Root, class E>
+inline constexpr int fused_sign_v = [] {
+  using occurrences = outer_occurrences_t<Root>;
+  using signed_list = typename signed_sums<Root, path<>, 1>::type;
+  if constexpr (meta::count_equal<same_slot, E, occurrences>::value != 1) {
+    return 0;
+  } else {
+    constexpr std::size_t i =
+        meta::find_if_equal<same_signed_slot, signed_entry<E, 0>, signed_list>::value;
+    if constexpr (i == signed_list::size) return 0;
+    else return meta::at<i, signed_list>::sign;
+  }
+}();
+
+// ---- navigating the tree ------------------------------------------------------------------------
+
+template <class N>
+TYCHE_HD TYCHE_INLINE constexpr const N& at_path(const N& n, path<>) {
+  return n;
+}
+template <class N, std::size_t I, std::size_t... Rest>
+TYCHE_HD TYCHE_INLINE constexpr const auto& at_path(const N& n, path<I, Rest...>) {
+  return at_path(n.template child<I>(), path<Rest...>{});
+}
+
+}  // namespace tyche::detail
+// ----- end tyche/core/graph.hpp -----
+
+#include <cstddef>
+#include <utility>
+
+namespace tyche::detail {
+
+// ---- slots ---------------------------------------------------------------------------------------
+
+template <class N, class T, node_kind K = kind_of<N>>
+struct slot {  // unary: value, dy/dx, adjoint
+  T v;
+  T d;
+  T adj = lift<T>(0.0);
+};
+template <class N, class T>
+struct slot<N, T, node_kind::binary> {
+  T v;
+  T d0;
+  T d1;
+  T adj = lift<T>(0.0);
+};
+template <class N, class T>
+struct slot<N, T, node_kind::sum> {
+  T v;
+  T adj = lift<T>(0.0);
+};
+template <class N, class T>
+struct slot<N, T, node_kind::log_sum_exp> {
+  T v;
+  T adj = lift<T>(0.0);
+};
+template <class N, class T>
+struct slot<N, T, node_kind::matvec> {
+  T* val = nullptr;  // rows values, then rows adjoints, in the workspace
+  T* adj = nullptr;
+};
+
+template <std::size_t I, class S>
+struct slot_holder {
+  S s;
+};
+template <class Seq, class... S>
+struct slot_tuple_impl;
+template <std::size_t... I, class... S>
+struct slot_tuple_impl<std::index_sequence<I...>, S...> : slot_holder<I, S>... {};
+
+/// The slots of a list of entries, as one struct.
+template <class Entries, class T>
+struct slots;
+template <class... E, class T>
+struct slots<meta::list<E...>, T>
+    : slot_tuple_impl<std::index_sequence_for<E...>, slot<typename E::node, T>...> {
+  using entries = meta::list<E...>;
+};
+
+template <std::size_t I, class S>
+TYCHE_HD TYCHE_INLINE S& get(slot_holder<I, S>& h) {
+  return h.s;
+}
+
+template <class Entries, class N, class P>
+inline constexpr std::size_t index_in_v = meta::find_if_equal<same_slot, entry<N, P>, Entries>::value;
+
+struct no_kernel {
+  using entries = meta::list<>;
+};
+
+// ---- the evaluation --------------------------------------------------------------------------
+
+/// Where the parameters live: the index of each parameter of Layout in the θ vector.
+template <class Layout>
+struct param_offsets {
+  std::size_t offset[Layout::size > 0 ? Layout::size : 1] = {};
+  std::size_t size[Layout::size > 0 ? Layout::size : 1] = {};
+  std::size_t dim = 0;
+};
+
+template <class P>
+struct same_name_as {
+  template <class Q, class>
+  struct eq : std::bool_constant<Q::name == P::name> {};
+};
+
+template <class Layout, class P>
+inline constexpr std::size_t layout_index_v = [] {
+  return []<class... Ps>(meta::list<Ps...>) {
+    constexpr bool hit[] = {(Ps::name == P::name)..., false};
+    std::size_t i = 0;
+    while (i < sizeof...(Ps) && !hit[i]) ++i;
+    return i;
+  }(Layout{});
+}();
+
+/// One evaluation of Root at one point θ, with scalar type T. Grad selects value-only or
+/// value-and-gradient. Constructed, run once, discarded.
+template <class Root, class Layout, class T, bool Grad>
+struct evaluation {
+  using outer_entries = outer_entries_t<Root>;
+  using outer_state = slots<outer_entries, T>;
+
+  const Root& root;
+  const param_offsets<Layout>& layout;
+  const std::size_t* ws_offsets;
+  const T* theta;
+  T* grad;
+  T* workspace;
+  outer_state state{};
+
+  template <class C>
+  TYCHE_HD TYCHE_INLINE std::size_t offset_of() const {
+    constexpr std::size_t k = layout_index_v<Layout, C>;
+    static_assert(k < Layout::size, "tyche: a parameter of the expression is missing from the layout");
+    return layout.offset[k];
+  }
+
+  // The value of child C (at path CP) at element i, wherever it lives.
+  template <class C, class CP, class K>
+  TYCHE_HD TYCHE_INLINE T value_of(const C& c, K& ks, std::size_t i) {
+    constexpr node_kind k = kind_of<C>;
+    if constexpr (k == node_kind::literal) {
+      return lift<T>(C::value);
+    } else if constexpr (k == node_kind::constant) {
+      return lift<T>(c.value);
+    } else if constexpr (k == node_kind::param) {
+      return theta[offset_of<C>()];
+    } else if constexpr (k == node_kind::vector_param) {
+      return theta[offset_of<C>() + i];
+    } else if constexpr (k == node_kind::data_vector) {
+      return lift<T>(c.ptr[i]);
+    } else if constexpr (is_elementwise_v<C>) {
+      return get<index_in_v<typename K::entries, C, CP>>(ks).v;
+    } else if constexpr (k == node_kind::matvec) {
+      return get<index_in_v<outer_entries, C, CP>>(state).val[i];
+    } else {
+      return get<index_in_v<outer_entries, C, CP>>(state).v;
+    }
+  }
+
+  // Adds a to the adjoint of child C (at path CP) at element i.
+  template <class C, class CP, class K>
+  TYCHE_HD TYCHE_INLINE void push_adjoint(K& ks, std::size_t i, const T& a) {
+    constexpr node_kind k = kind_of<C>;
+    if constexpr (k == node_kind::param) {
+      grad[offset_of<C>()] += a;
+    } else if constexpr (k == node_kind::vector_param) {
+      grad[offset_of<C>() + i] += a;
+    } else if constexpr (is_elementwise_v<C>) {
+      get<index_in_v<typename K::entries, C, CP>>(ks).adj += a;
+    } else if constexpr (k == node_kind::matvec) {
+      get<index_in_v<outer_entries, C, CP>>(state).adj[i] += a;
+    } else if constexpr (has_outer_slot_v<C>) {
+      get<index_in_v<outer_entries, C, CP>>(state).adj += a;
+    }
+    // constants and data: no adjoint
+  }
+
+  // Forward step of a unary or binary node into slot s; G: also the partial derivatives.
+  template <bool G, class N, class P, class S, class K>
+  TYCHE_HD TYCHE_INLINE void forward_elementary(const N& n, S& s, K& ks, std::size_t i) {
+    if constexpr (kind_of<N> == node_kind::unary) {
+      const T x = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.a, ks, i);
+      if constexpr (G) s.v = n.rule.value(x, s.d);
+      else s.v = n.rule.value(x);
+    } else {
+      const T a = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.a, ks, i);
+      const T b = value_of<meta::at<1, children_t<N>>, meta::push<P, 1>>(n.b, ks, i);
+      if constexpr (G) s.v = n.rule.value(a, b, s.d0, s.d1);
+      else s.v = n.rule.value(a, b);
+    }
+  }
+
+  // Reverse step of a unary or binary node from slot s.
+  template <class N, class P, class S, class K>
+  TYCHE_HD TYCHE_INLINE void reverse_elementary(const S& s, K& ks, std::size_t i) {
+    if constexpr (kind_of<N> == node_kind::unary) {
+      push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(ks, i, s.adj * s.d);
+    } else {
+      push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(ks, i, s.adj * s.d0);
+      push_adjoint<meta::at<1, children_t<N>>, meta::push<P, 1>>(ks, i, s.adj * s.d1);
+    }
+  }
+
+  // ---- the loop body of a reduction: element i of operand A at path AP ----
+
+  template <class A, class AP>
+  using kernel_state = slots<kernel_entries_t<A, AP>, T>;
+
+  template <bool G, class A, class AP, class K>
+  TYCHE_HD TYCHE_INLINE T kernel_forward(const A& a, K& ks, std::size_t i) {
+    using entries = typename K::entries;
+    meta::static_for<entries::size>([&](auto j) {
+      using E = meta::at<j, entries>;
+      forward_elementary<G, typename E::node, typename E::path>(
+          at_path(a, relative_path<AP, typename E::path>()), get<j>(ks), ks, i);
+    });
+    return value_of<A, AP>(a, ks, i);
+  }
+
+  template <class A, class AP, class K>
+  TYCHE_HD TYCHE_INLINE void kernel_reverse(K& ks, std::size_t i, const T& seed) {
+    using entries = typename K::entries;
+    push_adjoint<A, AP>(ks, i, seed);
+    meta::static_for_reverse<entries::size>([&](auto j) {
+      using E = meta::at<j, entries>;
+      reverse_elementary<typename E::node, typename E::path>(get<j>(ks), ks, i);
+    });
+  }
+
+  // Path of Full relative to its prefix Prefix (kernel entries carry absolute paths; the loop
+  // body navigates from the reduction's operand).
+  template <class Prefix, class Full>
+  static constexpr auto relative_path() {
+    return strip_prefix(Prefix{}, Full{});
+  }
+  template <std::size_t... Rest>
+  static constexpr auto strip_prefix(path<>, path<Rest...>) {
+    return path<Rest...>{};
+  }
+  template <std::size_t I, std::size_t... Is, std::size_t... Rest>
+  static constexpr auto strip_prefix(path<I, Is...>, path<I, Rest...>) {
+    return strip_prefix(path<Is...>{}, path<Rest...>{});
+  }
+
+  // ---- outer slots ----
+
+  template <class E>
+  TYCHE_HD TYCHE_INLINE void forward_outer() {
+    using N = typename E::node;
+    using P = typename E::path;
+    constexpr std::size_t idx = index_in_v<outer_entries, N, P>;
+    const N& n = at_path(root, P{});
+    auto& s = get<idx>(state);
+    no_kernel none;
+    if constexpr (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary) {
+      forward_elementary<Grad, N, P>(n, s, none, 0);
+    } else if constexpr (kind_of<N> == node_kind::sum) {
+      using A = meta::at<0, children_t<N>>;
+      using AP = meta::push<P, 0>;
+      constexpr int sign = Grad ? fused_sign_v<Root, E> : 0;
+      const std::size_t len = n.a.size();
+      T total = lift<T>(0.0);
+      for (std::size_t i = 0; i < len; ++i) {
+        kernel_state<A, AP> ks{};
+        if constexpr (sign != 0) {
+          total += kernel_forward<true, A, AP>(n.a, ks, i);
+          kernel_reverse<A, AP>(ks, i, lift<T>(static_cast<double>(sign)));
+        } else {
+          total += kernel_forward<false, A, AP>(n.a, ks, i);
+        }
+      }
+      s.v = total;
+    } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
+      using A = meta::at<0, children_t<N>>;
+      using AP = meta::push<P, 0>;
+      const std::size_t len = n.a.size();
+      T m = lift<T>(0.0);
+      T acc = lift<T>(0.0);
+      for (std::size_t i = 0; i < len; ++i) {
+        kernel_state<A, AP> ks{};
+        const T v = kernel_forward<false, A, AP>(n.a, ks, i);
+        if (i == 0) {
+          m = v;
+          acc = lift<T>(1.0);
+        } else {
+          const T m_new = math::max(m, v);
+          acc = acc * math::exp(m - m_new) + math::exp(v - m_new);
+          m = m_new;
+        }
+      }
+      s.v = m + math::log(acc);
+    } else if constexpr (kind_of<N> == node_kind::matvec) {
+      const std::size_t rows = n.x.rows;
+      const std::size_t cols = n.x.cols;
+      s.val = workspace + ws_offsets[idx];
+      s.adj = s.val + rows;
+      const T* v = theta + offset_of<meta::at<1, children_t<N>>>();
+      for (std::size_t r = 0; r < rows; ++r) {
+        const double* row = n.x.ptr + r * cols;
+        // Four accumulators: the loop vectorises without reassociating a single sum.
+        T a0 = lift<T>(0.0), a1 = lift<T>(0.0), a2 = lift<T>(0.0), a3 = lift<T>(0.0);
+        std::size_t c = 0;
+        for (; c + 4 <= cols; c += 4) {
+          a0 += lift<T>(row[c]) * v[c];
+          a1 += lift<T>(row[c + 1]) * v[c + 1];
+          a2 += lift<T>(row[c + 2]) * v[c + 2];
+          a3 += lift<T>(row[c + 3]) * v[c + 3];
+        }
+        for (; c < cols; ++c) a0 += lift<T>(row[c]) * v[c];
+        s.val[r] = (a0 + a1) + (a2 + a3);
+        if constexpr (Grad) s.adj[r] = lift<T>(0.0);
+      }
+    }
+  }
+
+  template <class E>
+  TYCHE_HD TYCHE_INLINE void reverse_outer() {
+    using N = typename E::node;
+    using P = typename E::path;
+    constexpr std::size_t idx = index_in_v<outer_entries, N, P>;
+    const N& n = at_path(root, P{});
+    auto& s = get<idx>(state);
+    no_kernel none;
+    if constexpr (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary) {
+      reverse_elementary<N, P>(s, none, 0);
+    } else if constexpr (kind_of<N> == node_kind::sum) {
+      if constexpr (fused_sign_v<Root, E> == 0) {
+        using A = meta::at<0, children_t<N>>;
+        using AP = meta::push<P, 0>;
+        const std::size_t len = n.a.size();
+        for (std::size_t i = 0; i < len; ++i) {
+          kernel_state<A, AP> ks{};
+          kernel_forward<true, A, AP>(n.a, ks, i);
+          kernel_reverse<A, AP>(ks, i, s.adj);
+        }
+      }
+    } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
+      using A = meta::at<0, children_t<N>>;
+      using AP = meta::push<P, 0>;
+      const std::size_t len = n.a.size();
+      for (std::size_t i = 0; i < len; ++i) {
+        kernel_state<A, AP> ks{};
+        const T v = kernel_forward<true, A, AP>(n.a, ks, i);
+        kernel_reverse<A, AP>(ks, i, s.adj * math::exp(v - s.v));
+      }
+    } else if constexpr (kind_of<N> == node_kind::matvec) {
+      const std::size_t rows = n.x.rows;
+      const std::size_t cols = n.x.cols;
+      T* g = grad + offset_of<meta::at<1, children_t<N>>>();
+      for (std::size_t r = 0; r < rows; ++r) {
+        const double* row = n.x.ptr + r * cols;
+        const T a = s.adj[r];
+        for (std::size_t c = 0; c < cols; ++c) g[c] += lift<T>(row[c]) * a;
+      }
+    }
+  }
+
+  /// For a vector root: evaluates the scalar slots, after which element(i) gives element i.
+  TYCHE_HD TYCHE_INLINE void prepare() {
+    meta::static_for<outer_entries::size>(
+        [&](auto k) { forward_outer<meta::at<k, outer_entries>>(); });
+  }
+  TYCHE_HD TYCHE_INLINE T element(std::size_t i) {
+    kernel_state<Root, path<>> ks{};
+    return kernel_forward<false, Root, path<>>(root, ks, i);
+  }
+
+  TYCHE_HD TYCHE_INLINE T run() {
+    static_assert(!is_vector_v<Root>,
+                  "tyche: a model's log density must be a scalar; reduce vectors with "
+                  "tyche::sum(...)");
+    meta::static_for<outer_entries::size>(
+        [&](auto k) { forward_outer<meta::at<k, outer_entries>>(); });
+    no_kernel none;
+    const T result = value_of<Root, path<>>(root, none, 0);
+    if constexpr (Grad) {
+      push_adjoint<Root, path<>>(none, 0, lift<T>(1.0));
+      meta::static_for_reverse<outer_entries::size>(
+          [&](auto k) { reverse_outer<meta::at<k, outer_entries>>(); });
+    }
+    return result;
+  }
+};
+
+}  // namespace tyche::detail
+// ----- end tyche/core/evaluate.hpp -----
+// ----- begin tyche/core/fold.hpp -----
+// tyche/core/fold.hpp — evaluates, once at model construction, every subexpression that depends
+// on data and constants only, and replaces it by its value: a run-time constant for a scalar, a
+// data vector (stored in a fold_storage owned by the program) for a vector. Evaluations then
+// never recompute them.
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace tyche::detail {
+
+/// Owns the values of folded vector subexpressions.
+struct fold_storage {
+  std::vector<std::unique_ptr<double[]>> buffers;
+  double* allocate(std::size_t n) {
+    buffers.push_back(std::make_unique<double[]>(n > 0 ? n : 1));
+    return buffers.back().get();
+  }
+};
+
+/// The value of a scalar expression that depends on no parameter.
+template <class N>
+double evaluate_constant(const N& n) {
+  param_offsets<meta::list<>> none{};
+  evaluation<N, meta::list<>, double, false> ev{n, none, nullptr, nullptr, nullptr, nullptr};
+  return ev.run();
+}
+
+/// The values of a vector expression that depends on no parameter, written to out[0 .. size).
+template <class N>
+void evaluate_constant_vector(const N& n, double* out) {
+  param_offsets<meta::list<>> none{};
+  evaluation<N, meta::list<>, double, false> ev{n, none, nullptr, nullptr, nullptr, nullptr};
+  ev.prepare();
+  for (std::size_t i = 0; i < n.size(); ++i) out[i] = ev.element(i);
+}
+
+template <class N>
+auto fold(const N& n, fold_storage& storage) {
+  if constexpr (is_leaf_v<N>) {
+    return n;
+  } else if constexpr (!depends_on_params_v<N>) {
+    if constexpr (is_vector_v<N>) {
+      double* values = storage.allocate(n.size());
+      evaluate_constant_vector(n, values);
+      return data_vector<>{{}, values, n.size()};
+    } else {
+      return constant{evaluate_constant(n)};
+    }
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    auto a = fold(n.a, storage);
+    return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
+  } else if constexpr (kind_of<N> == node_kind::binary) {
+    auto a = fold(n.a, storage);
+    auto b = fold(n.b, storage);
+    return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
+  } else if constexpr (kind_of<N> == node_kind::sum) {
+    auto a = fold(n.a, storage);
+    return sum_node<decltype(a)>{{}, a};
+  } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
+    auto a = fold(n.a, storage);
+    return log_sum_exp_node<decltype(a)>{{}, a};
+  } else {
+    return n;  // matvec: a data matrix and a parameter vector, nothing to fold
+  }
+}
+
+}  // namespace tyche::detail
+// ----- end tyche/core/fold.hpp -----
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tyche {
+
+namespace detail {
+
+template <class A, class B>
+struct same_name : std::bool_constant<A::name == B::name> {};
+
+/// Every parameter occurrence in N, duplicates kept (for the shape-consistency check).
+template <class N>
+struct all_params {
+  template <class L>
+  struct from;
+  template <class... Cs>
+  struct from<meta::list<Cs...>> {
+    using type = meta::concat<typename all_params<Cs>::type...>;
+  };
+  using type =
+      std::conditional_t<kind_of<N> == node_kind::param || kind_of<N> == node_kind::vector_param,
+                         meta::list<N>, typename from<children_t<N>>::type>;
+};
+
+template <class Layout, class Occurrences>
+inline constexpr bool consistent_params_v = [] {
+  return []<class... Os>(meta::list<Os...>) {
+    return (std::is_same_v<meta::at<meta::find_if_equal<same_name, Os, Layout>::value, Layout>,
+                           Os> && ...);
+  }(Occurrences{});
+}();
+
+/// Records the run-time size of every vector parameter, and checks that each name has one size.
+template <class Layout, class N>
+void record_sizes(const N& n, param_offsets<Layout>& layout, std::vector<bool>& seen) {
+  if constexpr (kind_of<N> == node_kind::vector_param) {
+    constexpr std::size_t k = layout_index_v<Layout, N>;
+    if (seen[k] && layout.size[k] != n.size())
+      throw std::invalid_argument("tyche: vector parameter '" + std::string(N::name.view()) +
+                                  "' is used with sizes " + std::to_string(layout.size[k]) +
+                                  " and " + std::to_string(n.size()));
+    layout.size[k] = n.size();
+    seen[k] = true;
+  } else if constexpr (kind_of<N> == node_kind::param) {
+    constexpr std::size_t k = layout_index_v<Layout, N>;
+    layout.size[k] = 1;
+    seen[k] = true;
+  } else {
+    meta::static_for<children_t<N>::size>(
+        [&](auto i) { record_sizes<Layout>(n.template child<i>(), layout, seen); });
+  }
+}
+
+/// Workspace offsets for the matvec slots of an expression.
+template <class Root, class Entries = outer_entries_t<Root>>
+std::size_t assign_workspace(const Root& root, std::size_t* ws_offsets) {
+  std::size_t total = 0;
+  meta::static_for<Entries::size>([&](auto k) {
+    using E = meta::at<k, Entries>;
+    if constexpr (kind_of<typename E::node> == node_kind::matvec) {
+      ws_offsets[k] = total;
+      total += 2 * at_path(root, typename E::path{}).x.rows;
+    }
+  });
+  return total;
+}
+
+}  // namespace detail
+
+/// The part of a program needed to evaluate it: the (folded) expression, where each parameter
+/// sits in θ, and the workspace layout. Trivially copyable, so it can be passed to a CUDA
+/// kernel by value; the data it views must live where the evaluation runs.
+template <class Expr, class Layout>
+struct program_view {
+  using expression_type = Expr;
+  using layout_type = Layout;
+  static constexpr std::size_t n_slots = detail::outer_entries_t<Expr>::size;
+
+  Expr expr;
+  detail::param_offsets<Layout> layout;
+  std::size_t ws_offsets[n_slots > 0 ? n_slots : 1] = {};
+  std::size_t workspace_size = 0;
+
+  /// Number of parameters (length of θ).
+  TYCHE_HD std::size_t dim() const { return layout.dim; }
+
+  /// f(θ). `workspace` must hold workspace_size values (none for most models).
+  template <class T>
+  TYCHE_HD T value(const T* theta, T* workspace = nullptr) const {
+    detail::evaluation<Expr, Layout, T, false> ev{expr, layout, ws_offsets, theta, nullptr, workspace};
+    return ev.run();
+  }
+
+  /// f(θ), and ∇f(θ) written to grad[0 .. dim()).
+  template <class T>
+  TYCHE_HD T value_and_gradient(const T* theta, T* grad, T* workspace = nullptr) const {
+    for (std::size_t i = 0; i < layout.dim; ++i) grad[i] = lift<T>(0.0);
+    detail::evaluation<Expr, Layout, T, true> ev{expr, layout, ws_offsets, theta, grad, workspace};
+    return ev.run();
+  }
+};
+
+/// A compiled expression: the evaluable view plus the storage of data folded at construction.
+template <class Expr, class Layout>
+class program {
+ public:
+  using view_type = program_view<Expr, Layout>;
+  using layout_type = Layout;
+
+  program(view_type view, std::shared_ptr<const detail::fold_storage> storage)
+      : view_(view), storage_(std::move(storage)) {}
+
+  /// Number of parameters (length of θ).
+  [[nodiscard]] std::size_t dim() const { return view_.dim(); }
+  /// Number of scalars of scratch space an evaluation needs (matvec buffers).
+  [[nodiscard]] std::size_t workspace_size() const { return view_.workspace_size; }
+  /// The evaluable part, e.g. to copy to a device.
+  [[nodiscard]] const view_type& view() const { return view_; }
+
+  /// Parameter names in layout order, with their sizes.
+  [[nodiscard]] std::vector<std::pair<std::string, std::size_t>> parameters() const {
+    std::vector<std::pair<std::string, std::size_t>> out;
+    meta::static_for<Layout::size>([&](auto k) {
+      out.emplace_back(std::string(meta::at<k, Layout>::name.view()), view_.layout.size[k]);
+    });
+    return out;
+  }
+  /// Offset of parameter number k (layout order) in θ.
+  [[nodiscard]] std::size_t offset(std::size_t k) const { return view_.layout.offset[k]; }
+
+  template <class T>
+  T value(std::span<const T> theta, std::span<T> workspace = {}) const {
+    check(theta.size(), workspace.size(), "value");
+    return view_.value(theta.data(), workspace.data());
+  }
+  template <class T>
+  T value_and_gradient(std::span<const T> theta, std::span<T> grad,
+                       std::span<T> workspace = {}) const {
+    check(theta.size(), workspace.size(), "value_and_gradient");
+    if (grad.size() != dim())
+      throw std::invalid_argument("tyche::program::value_and_gradient: grad has size " +
+                                  std::to_string(grad.size()) + ", expected " +
+                                  std::to_string(dim()));
+    return view_.value_and_gradient(theta.data(), grad.data(), workspace.data());
+  }
+  // Convenience overloads for std::vector<double> (deduction does not see through span).
+  double value(const std::vector<double>& theta, std::vector<double>& workspace) const {
+    return value(std::span<const double>(theta), std::span<double>(workspace));
+  }
+  double value(const std::vector<double>& theta) const {
+    return value(std::span<const double>(theta));
+  }
+  double value_and_gradient(const std::vector<double>& theta, std::vector<double>& grad,
+                            std::vector<double>& workspace) const {
+    return value_and_gradient(std::span<const double>(theta), std::span<double>(grad),
+                              std::span<double>(workspace));
+  }
+  double value_and_gradient(const std::vector<double>& theta, std::vector<double>& grad) const {
+    return value_and_gradient(std::span<const double>(theta), std::span<double>(grad));
+  }
+
+ private:
+  void check(std::size_t theta_size, std::size_t ws_size, const char* fn) const {
+    if (theta_size != dim())
+      throw std::invalid_argument(std::string("tyche::program::") + fn + ": theta has size " +
+                                  std::to_string(theta_size) + ", expected " +
+                                  std::to_string(dim()));
+    if (ws_size < workspace_size())
+      throw std::invalid_argument(std::string("tyche::program::") + fn + ": workspace has size " +
+                                  std::to_string(ws_size) + ", expected at least " +
+                                  std::to_string(workspace_size()));
+  }
+
+  view_type view_;
+  std::shared_ptr<const detail::fold_storage> storage_;
+};
+
+namespace detail {
+template <class Layout, class Expr>
+auto compile_with_layout(const Expr& e) {
+  static_assert(!is_vector_v<Expr>,
+                "tyche::compile(f) requires 'f' to be a scalar expression; reduce vectors with "
+                "tyche::sum(...)");
+  static_assert(consistent_params_v<Layout, typename all_params<Expr>::type>,
+                "tyche::compile(f): a parameter name is used for two different parameters "
+                "(scalar and vector, or two sizes fixed at compile time)");
+  auto storage = std::make_shared<fold_storage>();
+  auto folded = fold(e, *storage);
+  using F = decltype(folded);
+  program_view<F, Layout> view{folded, {}, {}, 0};
+  std::vector<bool> seen(Layout::size, false);
+  record_sizes<Layout>(e, view.layout, seen);
+  std::size_t dim = 0;
+  for (std::size_t k = 0; k < Layout::size; ++k) {
+    if (!seen[k])
+      throw std::invalid_argument("tyche::compile: a parameter given in the layout does not occur "
+                                  "in the expression");
+    view.layout.offset[k] = dim;
+    dim += view.layout.size[k];
+  }
+  view.layout.dim = dim;
+  view.workspace_size = assign_workspace(view.expr, view.ws_offsets);
+  return program<F, Layout>(view, std::move(storage));
+}
+}  // namespace detail
+
+/// Compiles f, with its parameters laid out in θ in order of first appearance.
+template <expression Expr>
+auto compile(const Expr& f) {
+  return detail::compile_with_layout<params_of<Expr>>(f);
+}
+
+/// Compiles f, with its parameters laid out in θ in the order given.
+template <expression Expr, expression... Params>
+  requires(sizeof...(Params) > 0)
+auto compile(const Expr& f, const Params&...) {
+  static_assert(((kind_of<Params> == node_kind::param ||
+                  kind_of<Params> == node_kind::vector_param) && ...),
+                "tyche::compile(f, params...) requires every 'params' argument to be a parameter");
+  using layout = meta::list<Params...>;
+  static_assert(meta::unique<detail::same_name, layout>::size == layout::size,
+                "tyche::compile(f, params...): a parameter is listed twice");
+  static_assert(params_of<Expr>::size == layout::size &&
+                    detail::consistent_params_v<layout, params_of<Expr>>,
+                "tyche::compile(f, params...) requires the list to name every parameter of 'f' "
+                "exactly once");
+  return detail::compile_with_layout<layout>(f);
+}
+
+}  // namespace tyche
+// ----- end tyche/core/program.hpp -----
 // ----- end tyche/tyche.hpp -----
