@@ -1,0 +1,319 @@
+// bench/gradients.cpp — cost of one value_and_gradient of a tyche program against a
+// hand-written plain-C++ twin that computes the same value and gradient.
+//
+// Each case builds a tyche model and a twin, evaluates both at the same random point and aborts
+// if they disagree (value or any gradient component) by more than 1e-8 relative; then both are
+// timed with Google Benchmark in the same process, at that point. The twins are written as an
+// expert would write them for speed: one pass over the data, fused loops, no allocation in the
+// timed call, four accumulators for long reductions. Same translation unit, same flags.
+//
+// Benchmark names: <case>/tyche and <case>/handwritten; bench/run.sh turns the JSON output into
+// a CSV of medians. See docs/benchmarks.md.
+#include <tyche/tyche.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace {
+
+// ---- checking --------------------------------------------------------------------------------
+
+bool close(double a, double b) {
+  const double scale = std::max(std::fabs(a), std::fabs(b));
+  return std::fabs(a - b) <= 1e-8 * scale;
+}
+
+/// Aborts unless the two (value, gradient) pairs agree to 1e-8 relative, component by component.
+void check_twins(const char* name, double v_tyche, const std::vector<double>& g_tyche,
+                 double v_hand, const std::vector<double>& g_hand) {
+  bool ok = close(v_tyche, v_hand) && g_tyche.size() == g_hand.size();
+  if (!close(v_tyche, v_hand))
+    std::fprintf(stderr, "%s: value differs: tyche %.17g, handwritten %.17g\n", name, v_tyche,
+                 v_hand);
+  for (std::size_t i = 0; i < std::min(g_tyche.size(), g_hand.size()); ++i) {
+    if (!close(g_tyche[i], g_hand[i])) {
+      std::fprintf(stderr, "%s: gradient[%zu] differs: tyche %.17g, handwritten %.17g\n", name, i,
+                   g_tyche[i], g_hand[i]);
+      ok = false;
+    }
+  }
+  if (!ok) {
+    std::fprintf(stderr, "%s: tyche and the hand-written twin disagree; aborting\n", name);
+    std::abort();
+  }
+}
+
+std::vector<double> random_point(std::size_t dim, double scale, unsigned long long seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z(0.0, scale);
+  std::vector<double> x(dim);
+  for (auto& v : x) v = z(rng);
+  return x;
+}
+
+/// Registers <name>/tyche and <name>/handwritten. Both closures are called with (theta, grad)
+/// and return the log density; the inputs live in the case object, which outlives the run.
+template <class Tyche, class Hand>
+void register_pair(const std::string& name, const std::vector<double>* theta,
+                   std::vector<double>* g_tyche, std::vector<double>* g_hand, Tyche tyche,
+                   Hand hand) {
+  benchmark::RegisterBenchmark((name + "/tyche").c_str(),
+                               [=](benchmark::State& st) {
+                                 for (auto _ : st) {
+                                   benchmark::DoNotOptimize(theta->data());
+                                   double v = tyche(*theta, *g_tyche);
+                                   benchmark::DoNotOptimize(v);
+                                   benchmark::ClobberMemory();
+                                 }
+                               });
+  benchmark::RegisterBenchmark((name + "/handwritten").c_str(),
+                               [=](benchmark::State& st) {
+                                 for (auto _ : st) {
+                                   benchmark::DoNotOptimize(theta->data());
+                                   double v = hand(*theta, *g_hand);
+                                   benchmark::DoNotOptimize(v);
+                                   benchmark::ClobberMemory();
+                                 }
+                               });
+}
+
+// ---- iid_normal_100: lp = -0.5 Σ x² -------------------------------------------------------------
+
+struct iid_normal_hand {
+  std::size_t n;
+  double operator()(const double* __restrict x, double* __restrict g) const {
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const std::size_t n4 = n - n % 4;
+    std::size_t i = 0;
+    for (; i < n4; i += 4) {
+      a0 += x[i] * x[i];
+      a1 += x[i + 1] * x[i + 1];
+      a2 += x[i + 2] * x[i + 2];
+      a3 += x[i + 3] * x[i + 3];
+      g[i] = -x[i];
+      g[i + 1] = -x[i + 1];
+      g[i + 2] = -x[i + 2];
+      g[i + 3] = -x[i + 3];
+    }
+    for (; i < n; ++i) {
+      a0 += x[i] * x[i];
+      g[i] = -x[i];
+    }
+    return -0.5 * ((a0 + a1) + (a2 + a3));
+  }
+};
+
+// ---- eight_schools_noncentered ------------------------------------------------------------------
+// θ = (mu, log_tau, theta_raw[0..7]); tau = exp(log_tau), theta = mu + tau theta_raw,
+// lp = Σ -theta_raw²/2 + Σ -((y - theta)/sigma)²/2 - mu²/50 - log1p((tau/5)²) + log_tau.
+
+constexpr std::size_t J = 8;
+const std::vector<double> es_y{28, 8, -3, 7, -1, 1, 18, 12};
+const std::vector<double> es_sigma{15, 10, 16, 11, 9, 11, 10, 18};
+
+struct eight_schools_hand {
+  double inv_sigma[J];
+  double y[J];
+  eight_schools_hand() {
+    for (std::size_t j = 0; j < J; ++j) {
+      inv_sigma[j] = 1.0 / es_sigma[j];
+      y[j] = es_y[j];
+    }
+  }
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    const double mu = th[0];
+    const double log_tau = th[1];
+    const double* raw = th + 2;
+    const double tau = std::exp(log_tau);
+    double lp_raw = 0, lp_lik = 0, g_mu = 0, g_tau = 0;
+    for (std::size_t j = 0; j < J; ++j) {
+      const double z = (y[j] - (mu + tau * raw[j])) * inv_sigma[j];
+      lp_raw += raw[j] * raw[j];
+      lp_lik += z * z;
+      const double r = z * inv_sigma[j];  // d lp / d theta_j
+      g_mu += r;
+      g_tau += r * raw[j];
+      g[2 + j] = tau * r - raw[j];
+    }
+    const double t5 = tau * 0.2;
+    const double q = t5 * t5;
+    g[0] = g_mu - mu / 25.0;
+    // d/dlog_tau: tau * (Σ r raw - 2 (tau/25) / (1 + q)) + 1
+    g[1] = tau * g_tau - 2.0 * q / (1.0 + q) + 1.0;
+    return -0.5 * lp_raw - 0.5 * lp_lik - mu * mu / 50.0 - std::log1p(q) + log_tau;
+  }
+};
+
+// ---- logistic_regression -----------------------------------------------------------------------
+// θ = (alpha, beta[0..p)); η = alpha + X β;
+// lp = -alpha²/2 - Σβ²/2 + Σᵢ [yᵢ ηᵢ - log1p_exp(ηᵢ)].
+
+struct logistic_data {
+  std::size_t n = 10000, p = 100;
+  std::vector<double> X, y;
+  logistic_data() {
+    std::mt19937_64 rng(20261121);
+    std::normal_distribution<double> z(0.0, 1.0);
+    X.resize(n * p);
+    for (auto& v : X) v = z(rng);
+    std::vector<double> beta(p);
+    for (auto& b : beta) b = 0.5 * z(rng);
+    const double alpha = 0.5 * z(rng);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    y.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      double eta = alpha;
+      for (std::size_t j = 0; j < p; ++j) eta += X[i * p + j] * beta[j];
+      y[i] = u(rng) < 1.0 / (1.0 + std::exp(-eta)) ? 1.0 : 0.0;
+    }
+  }
+};
+
+struct logistic_hand {
+  const double* X;
+  const double* y;
+  std::size_t n, p;
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    const double alpha = th[0];
+    const double* __restrict beta = th + 1;
+    double* __restrict gb = g + 1;
+    double lp = -0.5 * alpha * alpha;
+    for (std::size_t j = 0; j < p; ++j) {
+      lp -= 0.5 * beta[j] * beta[j];
+      gb[j] = -beta[j];
+    }
+    double g_alpha = -alpha;
+    // One pass over X: each row is used for η_i and, while it is in L1, for X_iᵀ r_i.
+    for (std::size_t i = 0; i < n; ++i) {
+      const double* __restrict row = X + i * p;
+      double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      std::size_t j = 0;
+      for (; j + 4 <= p; j += 4) {
+        a0 += row[j] * beta[j];
+        a1 += row[j + 1] * beta[j + 1];
+        a2 += row[j + 2] * beta[j + 2];
+        a3 += row[j + 3] * beta[j + 3];
+      }
+      for (; j < p; ++j) a0 += row[j] * beta[j];
+      const double eta = alpha + ((a0 + a1) + (a2 + a3));
+      // log1p_exp(η) = max(η, 0) + log1p(e^-|η|); its derivative σ(η).
+      const double e = std::exp(-std::fabs(eta));
+      const double inv = 1.0 / (1.0 + e);
+      const double sig = eta >= 0 ? inv : e * inv;
+      lp += y[i] * eta - (std::max(eta, 0.0) + std::log1p(e));
+      const double r = y[i] - sig;
+      g_alpha += r;
+      for (std::size_t k = 0; k < p; ++k) gb[k] += r * row[k];
+    }
+    g[0] = g_alpha;
+    return lp;
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace tyche;
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+
+  // --- iid_normal_100 ---
+  static const std::size_t iid_n = 100;
+  static vector_param<"x"> x(iid_n);
+  static auto iid_prog = compile(sum(-0.5 * square(x)), x);
+  static std::vector<double> iid_theta = random_point(iid_n, 1.0, 1);
+  static std::vector<double> iid_gt(iid_n), iid_gh(iid_n);
+  {
+    iid_normal_hand hand{iid_n};
+    const double vt = iid_prog.value_and_gradient(std::span<const double>(iid_theta),
+                                                  std::span<double>(iid_gt));
+    const double vh = hand(iid_theta.data(), iid_gh.data());
+    check_twins("iid_normal_100", vt, iid_gt, vh, iid_gh);
+    register_pair(
+        "iid_normal_100", &iid_theta, &iid_gt, &iid_gh,
+        [](const std::vector<double>& th, std::vector<double>& g) {
+          return iid_prog.value_and_gradient(std::span<const double>(th), std::span<double>(g));
+        },
+        [hand](const std::vector<double>& th, std::vector<double>& g) {
+          return hand(th.data(), g.data());
+        });
+  }
+
+  // --- eight_schools_noncentered ---
+  static param<"mu"> mu;
+  static param<"log_tau"> log_tau;
+  static vector_param<"theta_raw", J> theta_raw;
+  static auto es_prog = [] {
+    auto tau = exp(log_tau);
+    auto theta = mu + tau * theta_raw;
+    auto lp = sum(-0.5 * square(theta_raw)) +
+              sum(-0.5 * square((data(es_y) - theta) / data(es_sigma))) - square(mu) / 50.0 -
+              log1p(square(tau / 5.0)) + log_tau;
+    return compile(lp, mu, log_tau, theta_raw);
+  }();
+  static std::vector<double> es_theta = random_point(J + 2, 1.0, 2);
+  static std::vector<double> es_gt(J + 2), es_gh(J + 2), es_ws(es_prog.workspace_size());
+  {
+    eight_schools_hand hand;
+    const double vt = es_prog.value_and_gradient(std::span<const double>(es_theta),
+                                                 std::span<double>(es_gt),
+                                                 std::span<double>(es_ws));
+    const double vh = hand(es_theta.data(), es_gh.data());
+    check_twins("eight_schools_noncentered", vt, es_gt, vh, es_gh);
+    register_pair(
+        "eight_schools_noncentered", &es_theta, &es_gt, &es_gh,
+        [](const std::vector<double>& th, std::vector<double>& g) {
+          return es_prog.value_and_gradient(std::span<const double>(th), std::span<double>(g),
+                                            std::span<double>(es_ws));
+        },
+        [hand](const std::vector<double>& th, std::vector<double>& g) {
+          return hand(th.data(), g.data());
+        });
+  }
+
+  // --- logistic_regression ---
+  static logistic_data lr;
+  static param<"alpha"> alpha;
+  static vector_param<"beta"> beta(lr.p);
+  static auto lr_prog = [] {
+    auto X = matrix(lr.X.data(), lr.n, lr.p);
+    auto eta = alpha + matvec(X, beta);
+    auto lp = -0.5 * square(alpha) + sum(-0.5 * square(beta)) +
+              sum(data(lr.y) * eta - log1p_exp(eta));
+    return compile(lp, alpha, beta);
+  }();
+  // A point of the scale of the posterior (β ~ 0.1), so that η is not saturated everywhere.
+  static std::vector<double> lr_theta = random_point(lr.p + 1, 0.1, 3);
+  static std::vector<double> lr_gt(lr.p + 1), lr_gh(lr.p + 1), lr_ws(lr_prog.workspace_size());
+  {
+    logistic_hand hand{lr.X.data(), lr.y.data(), lr.n, lr.p};
+    const double vt = lr_prog.value_and_gradient(std::span<const double>(lr_theta),
+                                                 std::span<double>(lr_gt),
+                                                 std::span<double>(lr_ws));
+    const double vh = hand(lr_theta.data(), lr_gh.data());
+    check_twins("logistic_regression", vt, lr_gt, vh, lr_gh);
+    register_pair(
+        "logistic_regression", &lr_theta, &lr_gt, &lr_gh,
+        [](const std::vector<double>& th, std::vector<double>& g) {
+          return lr_prog.value_and_gradient(std::span<const double>(th), std::span<double>(g),
+                                            std::span<double>(lr_ws));
+        },
+        [hand](const std::vector<double>& th, std::vector<double>& g) {
+          return hand(th.data(), g.data());
+        });
+  }
+
+  std::fprintf(stderr, "gradients: all tyche programs agree with their hand-written twins\n");
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

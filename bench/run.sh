@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# bench/run.sh SUITE [--quick] — builds the benchmarks in Release and prints a CSV to stdout.
+#
+#   gradients   one value_and_gradient of a tyche program vs a hand-written twin:
+#               model,n,tyche_ns,handwritten_ns,ratio   (medians over repetitions; ratio = tyche/handwritten)
+#
+# --quick: fewer repetitions and a shorter minimum time (under a minute in all).
+# Build output and Google Benchmark's console output go to stderr. See docs/benchmarks.md.
+set -euo pipefail
+
+usage() {
+    echo "usage: bash bench/run.sh gradients [--quick]" >&2
+    exit 2
+}
+
+[ $# -ge 1 ] || usage
+suite=$1
+shift
+quick=0
+for a in "$@"; do
+    case $a in
+        --quick) quick=1 ;;
+        *) usage ;;
+    esac
+done
+case $suite in
+    gradients) ;;
+    *) usage ;;
+esac
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=$root/build/bench-release
+
+if [ -f "$root/tools/setup.sh" ]; then
+    bash "$root/tools/setup.sh" >&2
+fi
+
+if [ ! -f "$build/CMakeCache.txt" ]; then
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTYCHE_BUILD_TESTS=OFF \
+        -DTYCHE_BUILD_EXAMPLES=OFF -DTYCHE_BUILD_BENCH=ON >&2
+fi
+cmake --build "$build" --target bench_gradients -j "$(nproc)" >&2
+
+if [ $quick -eq 1 ]; then
+    reps=3 min_time=0.05
+else
+    reps=15 min_time=0.5
+fi
+
+json=$(mktemp "${TMPDIR:-/tmp}/tyche-bench-XXXXXX.json")
+trap 'rm -f "$json"' EXIT
+"$build/bench/gradients" \
+    --benchmark_repetitions=$reps \
+    --benchmark_min_time=$min_time \
+    --benchmark_report_aggregates_only=true \
+    --benchmark_out="$json" --benchmark_out_format=json >&2
+
+python3 - "$json" <<'PY'
+import json, sys
+
+with open(sys.argv[1]) as f:
+    runs = json.load(f)["benchmarks"]
+
+# n: the dimension of θ, except for logistic_regression, where it is the number of data rows.
+n_of = {"iid_normal_100": 100, "eight_schools_noncentered": 10, "logistic_regression": 10000}
+order = ["iid_normal_100", "eight_schools_noncentered", "logistic_regression"]
+
+scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+median = {}
+for r in runs:
+    if r.get("aggregate_name") != "median":
+        continue
+    case, impl = r["run_name"].split("/")
+    median[(case, impl)] = r["real_time"] * scale[r["time_unit"]]
+
+print("model,n,tyche_ns,handwritten_ns,ratio")
+for case in order:
+    t, h = median[(case, "tyche")], median[(case, "handwritten")]
+    print(f"{case},{n_of[case]},{t:.1f},{h:.1f},{t / h:.3f}")
+PY
