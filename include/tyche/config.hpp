@@ -20,6 +20,14 @@
 #define TYCHE_DEVICE_CODE 0
 #endif
 
+// TYCHE_EXEC_CHECK_DISABLE lets a __host__ __device__ template call a host-only callable when
+// it is instantiated for the host (nvcc otherwise warns; Thrust does the same).
+#if defined(__CUDACC__)
+#define TYCHE_EXEC_CHECK_DISABLE _Pragma("nv_exec_check_disable")
+#else
+#define TYCHE_EXEC_CHECK_DISABLE
+#endif
+
 // TYCHE_INLINE forces inlining of the small per-node evaluation functions, so that a model's
 // forward and reverse pass become one straight-line function.
 #if defined(__CUDACC__)

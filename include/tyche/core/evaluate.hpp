@@ -84,18 +84,12 @@ struct param_offsets {
   std::size_t dim = 0;
 };
 
-template <class P>
-struct same_name_as {
-  template <class Q, class>
-  struct eq : std::bool_constant<Q::name == P::name> {};
-};
-
 template <class Layout, class P>
 inline constexpr std::size_t layout_index_v = [] {
   return []<class... Ps>(meta::list<Ps...>) {
-    constexpr bool hit[] = {(Ps::name == P::name)..., false};
+    constexpr bool hit[] = {(Ps::name == P::name)..., true};  // the sentinel stops the search
     std::size_t i = 0;
-    while (i < sizeof...(Ps) && !hit[i]) ++i;
+    while (!hit[i]) ++i;
     return i;
   }(Layout{});
 }();
@@ -198,9 +192,10 @@ struct evaluation {
   TYCHE_HD TYCHE_INLINE T kernel_forward(const A& a, K& ks, std::size_t i) {
     using entries = typename K::entries;
     meta::static_for<entries::size>([&](auto j) {
-      using E = meta::at<j, entries>;
+      constexpr std::size_t J = decltype(j)::value;
+      using E = meta::at<J, entries>;
       forward_elementary<G, typename E::node, typename E::path>(
-          at_path(a, relative_path<AP, typename E::path>()), get<j>(ks), ks, i);
+          at_path(a, relative_path<AP, typename E::path>()), get<J>(ks), ks, i);
     });
     return value_of<A, AP>(a, ks, i);
   }
@@ -210,23 +205,24 @@ struct evaluation {
     using entries = typename K::entries;
     push_adjoint<A, AP>(ks, i, seed);
     meta::static_for_reverse<entries::size>([&](auto j) {
-      using E = meta::at<j, entries>;
-      reverse_elementary<typename E::node, typename E::path>(get<j>(ks), ks, i);
+      constexpr std::size_t J = decltype(j)::value;
+      using E = meta::at<J, entries>;
+      reverse_elementary<typename E::node, typename E::path>(get<J>(ks), ks, i);
     });
   }
 
   // Path of Full relative to its prefix Prefix (kernel entries carry absolute paths; the loop
   // body navigates from the reduction's operand).
   template <class Prefix, class Full>
-  static constexpr auto relative_path() {
+  TYCHE_HD static constexpr auto relative_path() {
     return strip_prefix(Prefix{}, Full{});
   }
   template <std::size_t... Rest>
-  static constexpr auto strip_prefix(path<>, path<Rest...>) {
+  TYCHE_HD static constexpr auto strip_prefix(path<>, path<Rest...>) {
     return path<Rest...>{};
   }
   template <std::size_t I, std::size_t... Is, std::size_t... Rest>
-  static constexpr auto strip_prefix(path<I, Is...>, path<I, Rest...>) {
+  TYCHE_HD static constexpr auto strip_prefix(path<I, Is...>, path<I, Rest...>) {
     return strip_prefix(path<Is...>{}, path<Rest...>{});
   }
 
@@ -346,7 +342,7 @@ struct evaluation {
   /// For a vector root: evaluates the scalar slots, after which element(i) gives element i.
   TYCHE_HD TYCHE_INLINE void prepare() {
     meta::static_for<outer_entries::size>(
-        [&](auto k) { forward_outer<meta::at<k, outer_entries>>(); });
+        [&](auto k) { forward_outer<meta::at<decltype(k)::value, outer_entries>>(); });
   }
   TYCHE_HD TYCHE_INLINE T element(std::size_t i) {
     kernel_state<Root, path<>> ks{};
@@ -358,13 +354,13 @@ struct evaluation {
                   "tyche: a model's log density must be a scalar; reduce vectors with "
                   "tyche::sum(...)");
     meta::static_for<outer_entries::size>(
-        [&](auto k) { forward_outer<meta::at<k, outer_entries>>(); });
+        [&](auto k) { forward_outer<meta::at<decltype(k)::value, outer_entries>>(); });
     no_kernel none;
     const T result = value_of<Root, path<>>(root, none, 0);
     if constexpr (Grad) {
       push_adjoint<Root, path<>>(none, 0, lift<T>(1.0));
       meta::static_for_reverse<outer_entries::size>(
-          [&](auto k) { reverse_outer<meta::at<k, outer_entries>>(); });
+          [&](auto k) { reverse_outer<meta::at<decltype(k)::value, outer_entries>>(); });
     }
     return result;
   }

@@ -68,9 +68,9 @@ struct find_if_equal;
 template <template <class, class> class Eq, class T, class... Ts>
 struct find_if_equal<Eq, T, list<Ts...>> {
   static constexpr std::size_t value = [] {
-    constexpr bool hits[] = {Eq<Ts, T>::value..., false};
+    constexpr bool hits[] = {Eq<Ts, T>::value..., true};  // the sentinel stops the search
     std::size_t i = 0;
-    while (i < sizeof...(Ts) && !hits[i]) ++i;
+    while (!hits[i]) ++i;
     return i;
   }();
 };
@@ -104,19 +104,28 @@ using unique = typename unique_impl<Eq, list<>, L>::type;
 template <class A, class B>
 using same = std::is_same<A, B>;
 
+TYCHE_EXEC_CHECK_DISABLE
+template <class F, std::size_t... I>
+TYCHE_HD TYCHE_INLINE constexpr void static_for_impl(F& f, std::index_sequence<I...>) {
+  (f(std::integral_constant<std::size_t, I>{}), ...);
+}
+TYCHE_EXEC_CHECK_DISABLE
+template <std::size_t N, class F, std::size_t... I>
+TYCHE_HD TYCHE_INLINE constexpr void static_for_reverse_impl(F& f, std::index_sequence<I...>) {
+  (f(std::integral_constant<std::size_t, N - 1 - I>{}), ...);
+}
+
 /// Calls f(std::integral_constant<std::size_t, I>{}) for I = 0 .. N-1, in order.
+TYCHE_EXEC_CHECK_DISABLE
 template <std::size_t N, class F>
 TYCHE_HD TYCHE_INLINE constexpr void static_for(F&& f) {
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (f(std::integral_constant<std::size_t, I>{}), ...);
-  }(std::make_index_sequence<N>{});
+  static_for_impl(f, std::make_index_sequence<N>{});
 }
 /// Calls f(std::integral_constant<std::size_t, I>{}) for I = N-1 down to 0.
+TYCHE_EXEC_CHECK_DISABLE
 template <std::size_t N, class F>
 TYCHE_HD TYCHE_INLINE constexpr void static_for_reverse(F&& f) {
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (f(std::integral_constant<std::size_t, N - 1 - I>{}), ...);
-  }(std::make_index_sequence<N>{});
+  static_for_reverse_impl<N>(f, std::make_index_sequence<N>{});
 }
 
 }  // namespace meta

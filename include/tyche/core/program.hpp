@@ -56,7 +56,7 @@ void record_sizes(const N& n, param_offsets<Layout>& layout, std::vector<bool>& 
     constexpr std::size_t k = layout_index_v<Layout, N>;
     layout.size[k] = 1;
     seen[k] = true;
-  } else {
+  } else if constexpr (children_t<N>::size > 0) {
     meta::static_for<children_t<N>::size>(
         [&](auto i) { record_sizes<Layout>(n.template child<i>(), layout, seen); });
   }
