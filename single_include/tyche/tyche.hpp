@@ -30,6 +30,14 @@
 #define TYCHE_DEVICE_CODE 0
 #endif
 
+// TYCHE_EXEC_CHECK_DISABLE lets a __host__ __device__ template call a host-only callable when
+// it is instantiated for the host (nvcc otherwise warns; Thrust does the same).
+#if defined(__CUDACC__)
+#define TYCHE_EXEC_CHECK_DISABLE _Pragma("nv_exec_check_disable")
+#else
+#define TYCHE_EXEC_CHECK_DISABLE
+#endif
+
 // TYCHE_INLINE forces inlining of the small per-node evaluation functions, so that a model's
 // forward and reverse pass become one straight-line function.
 #if defined(__CUDACC__)
@@ -113,9 +121,9 @@ struct find_if_equal;
 template <template <class, class> class Eq, class T, class... Ts>
 struct find_if_equal<Eq, T, list<Ts...>> {
   static constexpr std::size_t value = [] {
-    constexpr bool hits[] = {Eq<Ts, T>::value..., false};
+    constexpr bool hits[] = {Eq<Ts, T>::value..., true};  // the sentinel stops the search
     std::size_t i = 0;
-    while (i < sizeof...(Ts) && !hits[i]) ++i;
+    while (!hits[i]) ++i;
     return i;
   }();
 };
@@ -149,19 +157,28 @@ using unique = typename unique_impl<Eq, list<>, L>::type;
 template <class A, class B>
 using same = std::is_same<A, B>;
 
+TYCHE_EXEC_CHECK_DISABLE
+template <class F, std::size_t... I>
+TYCHE_HD TYCHE_INLINE constexpr void static_for_impl(F& f, std::index_sequence<I...>) {
+  (f(std::integral_constant<std::size_t, I>{}), ...);
+}
+TYCHE_EXEC_CHECK_DISABLE
+template <std::size_t N, class F, std::size_t... I>
+TYCHE_HD TYCHE_INLINE constexpr void static_for_reverse_impl(F& f, std::index_sequence<I...>) {
+  (f(std::integral_constant<std::size_t, N - 1 - I>{}), ...);
+}
+
 /// Calls f(std::integral_constant<std::size_t, I>{}) for I = 0 .. N-1, in order.
+TYCHE_EXEC_CHECK_DISABLE
 template <std::size_t N, class F>
 TYCHE_HD TYCHE_INLINE constexpr void static_for(F&& f) {
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (f(std::integral_constant<std::size_t, I>{}), ...);
-  }(std::make_index_sequence<N>{});
+  static_for_impl(f, std::make_index_sequence<N>{});
 }
 /// Calls f(std::integral_constant<std::size_t, I>{}) for I = N-1 down to 0.
+TYCHE_EXEC_CHECK_DISABLE
 template <std::size_t N, class F>
 TYCHE_HD TYCHE_INLINE constexpr void static_for_reverse(F&& f) {
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (f(std::integral_constant<std::size_t, N - 1 - I>{}), ...);
-  }(std::make_index_sequence<N>{});
+  static_for_reverse_impl<N>(f, std::make_index_sequence<N>{});
 }
 
 }  // namespace meta
@@ -1493,18 +1510,12 @@ struct param_offsets {
   std::size_t dim = 0;
 };
 
-template <class P>
-struct same_name_as {
-  template <class Q, class>
-  struct eq : std::bool_constant<Q::name == P::name> {};
-};
-
 template <class Layout, class P>
 inline constexpr std::size_t layout_index_v = [] {
   return []<class... Ps>(meta::list<Ps...>) {
-    constexpr bool hit[] = {(Ps::name == P::name)..., false};
+    constexpr bool hit[] = {(Ps::name == P::name)..., true};  // the sentinel stops the search
     std::size_t i = 0;
-    while (i < sizeof...(Ps) && !hit[i]) ++i;
+    while (!hit[i]) ++i;
     return i;
   }(Layout{});
 }();
@@ -1607,9 +1618,10 @@ struct evaluation {
   TYCHE_HD TYCHE_INLINE T kernel_forward(const A& a, K& ks, std::size_t i) {
     using entries = typename K::entries;
     meta::static_for<entries::size>([&](auto j) {
-      using E = meta::at<j, entries>;
+      constexpr std::size_t J = decltype(j)::value;
+      using E = meta::at<J, entries>;
       forward_elementary<G, typename E::node, typename E::path>(
-          at_path(a, relative_path<AP, typename E::path>()), get<j>(ks), ks, i);
+          at_path(a, relative_path<AP, typename E::path>()), get<J>(ks), ks, i);
     });
     return value_of<A, AP>(a, ks, i);
   }
@@ -1619,23 +1631,24 @@ struct evaluation {
     using entries = typename K::entries;
     push_adjoint<A, AP>(ks, i, seed);
     meta::static_for_reverse<entries::size>([&](auto j) {
-      using E = meta::at<j, entries>;
-      reverse_elementary<typename E::node, typename E::path>(get<j>(ks), ks, i);
+      constexpr std::size_t J = decltype(j)::value;
+      using E = meta::at<J, entries>;
+      reverse_elementary<typename E::node, typename E::path>(get<J>(ks), ks, i);
     });
   }
 
   // Path of Full relative to its prefix Prefix (kernel entries carry absolute paths; the loop
   // body navigates from the reduction's operand).
   template <class Prefix, class Full>
-  static constexpr auto relative_path() {
+  TYCHE_HD static constexpr auto relative_path() {
     return strip_prefix(Prefix{}, Full{});
   }
   template <std::size_t... Rest>
-  static constexpr auto strip_prefix(path<>, path<Rest...>) {
+  TYCHE_HD static constexpr auto strip_prefix(path<>, path<Rest...>) {
     return path<Rest...>{};
   }
   template <std::size_t I, std::size_t... Is, std::size_t... Rest>
-  static constexpr auto strip_prefix(path<I, Is...>, path<I, Rest...>) {
+  TYCHE_HD static constexpr auto strip_prefix(path<I, Is...>, path<I, Rest...>) {
     return strip_prefix(path<Is...>{}, path<Rest...>{});
   }
 
@@ -1755,7 +1768,7 @@ struct evaluation {
   /// For a vector root: evaluates the scalar slots, after which element(i) gives element i.
   TYCHE_HD TYCHE_INLINE void prepare() {
     meta::static_for<outer_entries::size>(
-        [&](auto k) { forward_outer<meta::at<k, outer_entries>>(); });
+        [&](auto k) { forward_outer<meta::at<decltype(k)::value, outer_entries>>(); });
   }
   TYCHE_HD TYCHE_INLINE T element(std::size_t i) {
     kernel_state<Root, path<>> ks{};
@@ -1767,13 +1780,13 @@ struct evaluation {
                   "tyche: a model's log density must be a scalar; reduce vectors with "
                   "tyche::sum(...)");
     meta::static_for<outer_entries::size>(
-        [&](auto k) { forward_outer<meta::at<k, outer_entries>>(); });
+        [&](auto k) { forward_outer<meta::at<decltype(k)::value, outer_entries>>(); });
     no_kernel none;
     const T result = value_of<Root, path<>>(root, none, 0);
     if constexpr (Grad) {
       push_adjoint<Root, path<>>(none, 0, lift<T>(1.0));
       meta::static_for_reverse<outer_entries::size>(
-          [&](auto k) { reverse_outer<meta::at<k, outer_entries>>(); });
+          [&](auto k) { reverse_outer<meta::at<decltype(k)::value, outer_entries>>(); });
     }
     return result;
   }
@@ -1903,7 +1916,7 @@ void record_sizes(const N& n, param_offsets<Layout>& layout, std::vector<bool>& 
     constexpr std::size_t k = layout_index_v<Layout, N>;
     layout.size[k] = 1;
     seen[k] = true;
-  } else {
+  } else if constexpr (children_t<N>::size > 0) {
     meta::static_for<children_t<N>::size>(
         [&](auto i) { record_sizes<Layout>(n.template child<i>(), layout, seen); });
   }
