@@ -60,12 +60,37 @@ std::vector<double> random_point(std::size_t dim, double scale, unsigned long lo
   return x;
 }
 
+// --calls=<case>/<impl>:<count> (for valgrind --tool=callgrind): instead of benchmarking, make
+// <count> calls of that one function inside repeat_calls, which callgrind can be told to count
+// alone (--toggle-collect='*repeat_calls*'); see docs/benchmarks.md.
+std::string calls_name;
+long calls_count = 0;
+
+template <class F>
+[[gnu::noinline]] double repeat_calls(F& f, const std::vector<double>& theta,
+                                      std::vector<double>& grad, long count) {
+  double acc = 0;
+  for (long k = 0; k < count; ++k) {
+    benchmark::DoNotOptimize(theta.data());
+    acc += f(theta, grad);
+    benchmark::ClobberMemory();
+  }
+  return acc;
+}
+
 /// Registers <name>/tyche and <name>/handwritten. Both closures are called with (theta, grad)
 /// and return the log density; the inputs live in the case object, which outlives the run.
 template <class Tyche, class Hand>
 void register_pair(const std::string& name, const std::vector<double>* theta,
                    std::vector<double>* g_tyche, std::vector<double>* g_hand, Tyche tyche,
                    Hand hand) {
+  if (!calls_name.empty()) {
+    double v = 0;
+    if (calls_name == name + "/tyche") v = repeat_calls(tyche, *theta, *g_tyche, calls_count);
+    if (calls_name == name + "/handwritten") v = repeat_calls(hand, *theta, *g_hand, calls_count);
+    benchmark::DoNotOptimize(v);
+    return;
+  }
   benchmark::RegisterBenchmark((name + "/tyche").c_str(),
                                [=](benchmark::State& st) {
                                  for (auto _ : st) {
@@ -223,6 +248,16 @@ struct logistic_hand {
 
 int main(int argc, char** argv) {
   using namespace tyche;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--calls=", 0) == 0 && a.find(':') != std::string::npos) {
+      calls_name = a.substr(8, a.find(':') - 8);
+      calls_count = std::stol(a.substr(a.find(':') + 1));
+      for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
+      --argc;
+      --i;
+    }
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
 
@@ -313,6 +348,7 @@ int main(int argc, char** argv) {
   }
 
   std::fprintf(stderr, "gradients: all tyche programs agree with their hand-written twins\n");
+  if (!calls_name.empty()) return 0;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
