@@ -581,6 +581,7 @@ TYCHE_HD TYCHE_INLINE T lift(double x) {
 
 #include <array>
 #include <cstddef>
+#include <math.h>
 
 namespace tyche {
 
@@ -612,8 +613,8 @@ template <class E, class A>
 xsimd::batch<E, A> erf(const xsimd::batch<E, A>& x) { return xsimd::erf(x); }
 template <class E, class A>
 xsimd::batch<E, A> erfc(const xsimd::batch<E, A>& x) { return xsimd::erfc(x); }
-template <class E, class A>
-xsimd::batch<E, A> lgamma(const xsimd::batch<E, A>& x) { return xsimd::lgamma(x); }
+template <class A>
+xsimd::batch<double, A> lgamma(const xsimd::batch<double, A>& x) { return xsimd::lgamma(x); }
 template <class E, class A>
 xsimd::batch<E, A> abs(const xsimd::batch<E, A>& x) { return xsimd::abs(x); }
 template <class E, class A>
@@ -642,6 +643,14 @@ xsimd::batch<E, A> per_lane(F f, const xsimd::batch<E, A>& x) {
   x.store_aligned(lanes.data());
   for (auto& v : lanes) v = f(v);
   return xsimd::batch<E, A>::load_aligned(lanes.data());
+}
+
+/// xsimd 8.1's lgamma for batch<float> returns wrong values when the lanes hold different
+/// arguments (e.g. lanes {5.437, 0.827, 2.426, 7.524} give 339.8 for lgamma(5.437); tested in
+/// tests/backends/simd_test.cpp), so float batches go lane by lane through lgammaf.
+template <class A>
+xsimd::batch<float, A> lgamma(const xsimd::batch<float, A>& x) {
+  return per_lane([](float v) { return ::lgammaf(v); }, x);
 }
 
 }  // namespace math
@@ -709,7 +718,9 @@ TYCHE_HD inline double digamma(double x) {
   }
   const double r = 1.0 / (x * x);
   const double series =
-      r * (1.0 / 12 - r * (1.0 / 120 - r * (1.0 / 252 - r * (1.0 / 240 - r * (1.0 / 132)))));
+      r * (1.0 / 12 -
+           r * (1.0 / 120 -
+                r * (1.0 / 252 - r * (1.0 / 240 - r * (1.0 / 132 - r * (691.0 / 32760))))));
   return shift + ::log(x) - 0.5 / x - series;
 }
 TYCHE_HD inline float digamma(float x) { return static_cast<float>(digamma(double(x))); }
@@ -730,7 +741,9 @@ TYCHE_HD inline double trigamma(double x) {
   const double r = 1.0 / (x * x);
   const double series =
       1.0 / x + 0.5 * r +
-      r / x * (1.0 / 6 - r * (1.0 / 30 - r * (1.0 / 42 - r * (1.0 / 30 - r * (5.0 / 66)))));
+      r / x *
+          (1.0 / 6 -
+           r * (1.0 / 30 - r * (1.0 / 42 - r * (1.0 / 30 - r * (5.0 / 66 - r * (691.0 / 2730))))));
   return shift + series;
 }
 TYCHE_HD inline float trigamma(float x) { return static_cast<float>(trigamma(double(x))); }
@@ -2014,12 +2027,14 @@ class program {
                                   std::to_string(dim()));
     return view_.value_and_gradient(theta.data(), grad.data(), workspace.data());
   }
-  // Convenience overloads for std::vector<double> (deduction does not see through span).
+  // Convenience overloads for std::vector<double>. Without a workspace argument they allocate
+  // one when the model needs it; the span overloads never allocate.
   double value(const std::vector<double>& theta, std::vector<double>& workspace) const {
     return value(std::span<const double>(theta), std::span<double>(workspace));
   }
   double value(const std::vector<double>& theta) const {
-    return value(std::span<const double>(theta));
+    std::vector<double> workspace(workspace_size());
+    return value(std::span<const double>(theta), std::span<double>(workspace));
   }
   double value_and_gradient(const std::vector<double>& theta, std::vector<double>& grad,
                             std::vector<double>& workspace) const {
@@ -2027,7 +2042,9 @@ class program {
                               std::span<double>(workspace));
   }
   double value_and_gradient(const std::vector<double>& theta, std::vector<double>& grad) const {
-    return value_and_gradient(std::span<const double>(theta), std::span<double>(grad));
+    std::vector<double> workspace(workspace_size());
+    return value_and_gradient(std::span<const double>(theta), std::span<double>(grad),
+                              std::span<double>(workspace));
   }
 
  private:

@@ -62,7 +62,9 @@ TYCHE_HD inline double digamma(double x) {
   }
   const double r = 1.0 / (x * x);
   const double series =
-      r * (1.0 / 12 - r * (1.0 / 120 - r * (1.0 / 252 - r * (1.0 / 240 - r * (1.0 / 132)))));
+      r * (1.0 / 12 -
+           r * (1.0 / 120 -
+                r * (1.0 / 252 - r * (1.0 / 240 - r * (1.0 / 132 - r * (691.0 / 32760))))));
   return shift + ::log(x) - 0.5 / x - series;
 }
 TYCHE_HD inline float digamma(float x) { return static_cast<float>(digamma(double(x))); }
@@ -83,7 +85,9 @@ TYCHE_HD inline double trigamma(double x) {
   const double r = 1.0 / (x * x);
   const double series =
       1.0 / x + 0.5 * r +
-      r / x * (1.0 / 6 - r * (1.0 / 30 - r * (1.0 / 42 - r * (1.0 / 30 - r * (5.0 / 66)))));
+      r / x *
+          (1.0 / 6 -
+           r * (1.0 / 30 - r * (1.0 / 42 - r * (1.0 / 30 - r * (5.0 / 66 - r * (691.0 / 2730))))));
   return shift + series;
 }
 TYCHE_HD inline float trigamma(float x) { return static_cast<float>(trigamma(double(x))); }

@@ -154,12 +154,14 @@ class program {
                                   std::to_string(dim()));
     return view_.value_and_gradient(theta.data(), grad.data(), workspace.data());
   }
-  // Convenience overloads for std::vector<double> (deduction does not see through span).
+  // Convenience overloads for std::vector<double>. Without a workspace argument they allocate
+  // one when the model needs it; the span overloads never allocate.
   double value(const std::vector<double>& theta, std::vector<double>& workspace) const {
     return value(std::span<const double>(theta), std::span<double>(workspace));
   }
   double value(const std::vector<double>& theta) const {
-    return value(std::span<const double>(theta));
+    std::vector<double> workspace(workspace_size());
+    return value(std::span<const double>(theta), std::span<double>(workspace));
   }
   double value_and_gradient(const std::vector<double>& theta, std::vector<double>& grad,
                             std::vector<double>& workspace) const {
@@ -167,7 +169,9 @@ class program {
                               std::span<double>(workspace));
   }
   double value_and_gradient(const std::vector<double>& theta, std::vector<double>& grad) const {
-    return value_and_gradient(std::span<const double>(theta), std::span<double>(grad));
+    std::vector<double> workspace(workspace_size());
+    return value_and_gradient(std::span<const double>(theta), std::span<double>(grad),
+                              std::span<double>(workspace));
   }
 
  private:

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstddef>
+#include <math.h>
 
 namespace tyche {
 
@@ -42,8 +43,8 @@ template <class E, class A>
 xsimd::batch<E, A> erf(const xsimd::batch<E, A>& x) { return xsimd::erf(x); }
 template <class E, class A>
 xsimd::batch<E, A> erfc(const xsimd::batch<E, A>& x) { return xsimd::erfc(x); }
-template <class E, class A>
-xsimd::batch<E, A> lgamma(const xsimd::batch<E, A>& x) { return xsimd::lgamma(x); }
+template <class A>
+xsimd::batch<double, A> lgamma(const xsimd::batch<double, A>& x) { return xsimd::lgamma(x); }
 template <class E, class A>
 xsimd::batch<E, A> abs(const xsimd::batch<E, A>& x) { return xsimd::abs(x); }
 template <class E, class A>
@@ -72,6 +73,14 @@ xsimd::batch<E, A> per_lane(F f, const xsimd::batch<E, A>& x) {
   x.store_aligned(lanes.data());
   for (auto& v : lanes) v = f(v);
   return xsimd::batch<E, A>::load_aligned(lanes.data());
+}
+
+/// xsimd 8.1's lgamma for batch<float> returns wrong values when the lanes hold different
+/// arguments (e.g. lanes {5.437, 0.827, 2.426, 7.524} give 339.8 for lgamma(5.437); tested in
+/// tests/backends/simd_test.cpp), so float batches go lane by lane through lgammaf.
+template <class A>
+xsimd::batch<float, A> lgamma(const xsimd::batch<float, A>& x) {
+  return per_lane([](float v) { return ::lgammaf(v); }, x);
 }
 
 }  // namespace math
