@@ -821,6 +821,9 @@ struct pow_constant {
   static constexpr const char* name = "pow";
   static constexpr bool has_payload = true;
   double exponent = 1.0;
+  TYCHE_HD constexpr bool operator==(const pow_constant& other) const {
+    return exponent == other.exponent;
+  }
   template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const {
     return math::pow(x, lift<T>(exponent));
   }
@@ -1417,14 +1420,58 @@ struct signed_sums<N, P, S> {
 template <class A, class B>
 struct same_signed_slot : same_slot<typename A::type, typename B::type> {};
 
+// ---- run-time-verified sharing of nodes with payloads ----------------------------------------
+
+template <class E1, class E2>
+struct same_node_type : std::is_same<typename E1::node, typename E2::node> {};
+
+/// For outer slot K: the first slot whose node has the same type. When that is another slot
+/// (the type has a payload, so the types alone could not merge them), the program compares the
+/// two nodes' payloads at construction and, when they are equal, slot K aliases that slot.
+template <class Entries, std::size_t K>
+inline constexpr std::size_t alias_candidate_v =
+    meta::find_if_equal<same_node_type, meta::at<K, Entries>, Entries>::value;
+
+/// Number of outer slots whose node has the same type as E's.
+template <class Entries, class E>
+inline constexpr std::size_t same_type_slots_v = meta::count_equal<same_node_type, E, Entries>::value;
+
+/// Equal payloads everywhere below: the same data views, constants and operation arguments.
+template <class N>
+bool same_value(const N& a, const N& b) {
+  constexpr node_kind k = kind_of<N>;
+  if constexpr (k == node_kind::constant) {
+    return a.value == b.value;
+  } else if constexpr (k == node_kind::data_vector) {
+    return a.ptr == b.ptr && a.size() == b.size();
+  } else if constexpr (k == node_kind::data_matrix) {
+    return a.ptr == b.ptr && a.rows == b.rows && a.cols == b.cols;
+  } else if constexpr (k == node_kind::vector_param) {
+    return a.size() == b.size();
+  } else if constexpr (is_leaf_v<N>) {
+    return true;
+  } else {
+    bool equal = true;
+    if constexpr (requires { a.rule; }) {
+      if constexpr (N::rule_type::has_payload) equal = a.rule == b.rule;
+    }
+    meta::static_for<children_t<N>::size>([&](auto i) {
+      equal = equal && same_value(a.template child<decltype(i)::value>(),
+                                  b.template child<decltype(i)::value>());
+    });
+    return equal;
+  }
+}
+
 /// +1 or −1 when the reduction occurrence E is used once and reached from the root by sums
 /// only; 0 otherwise (its adjoint is then known only in the reverse pass).
 template <class Root, class E>
 inline constexpr int fused_sign_v = [] {
   using occurrences = outer_occurrences_t<Root>;
   using signed_list = typename signed_sums<Root, path<>, 1>::type;
-  if constexpr (meta::count_equal<same_slot, E, occurrences>::value != 1) {
-    return 0;
+  if constexpr (meta::count_equal<same_slot, E, occurrences>::value != 1 ||
+                same_type_slots_v<outer_entries_t<Root>, E> != 1) {
+    return 0;  // used twice, or possibly aliased at run time: adjoint known only in reverse
   } else {
     constexpr std::size_t i =
         meta::find_if_equal<same_signed_slot, signed_entry<E, 0>, signed_list>::value;
@@ -1543,6 +1590,7 @@ struct evaluation {
   const Root& root;
   const param_offsets<Layout>& layout;
   const std::size_t* ws_offsets;
+  const bool* aliased;  // per outer slot: equal to its alias candidate (graph.hpp)
   const T* theta;
   T* grad;
   T* workspace;
@@ -1675,6 +1723,19 @@ struct evaluation {
     const N& n = at_path(root, P{});
     auto& s = get<idx>(state);
     no_kernel none;
+    constexpr std::size_t alias = alias_candidate_v<outer_entries, idx>;
+    if constexpr (alias != idx) {
+      if (aliased[idx]) {  // the same node as slot `alias`: take its value (or its buffers)
+        const auto& a = get<alias>(state);
+        if constexpr (kind_of<N> == node_kind::matvec) {
+          s.val = a.val;
+          s.adj = a.adj;
+        } else {
+          s.v = a.v;
+        }
+        return;
+      }
+    }
     if constexpr (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary) {
       forward_elementary<Grad, N, P>(n, s, none, 0);
     } else if constexpr (kind_of<N> == node_kind::sum) {
@@ -1744,6 +1805,13 @@ struct evaluation {
     const N& n = at_path(root, P{});
     auto& s = get<idx>(state);
     no_kernel none;
+    constexpr std::size_t alias = alias_candidate_v<outer_entries, idx>;
+    if constexpr (alias != idx) {
+      if (aliased[idx]) {  // hand the adjoint to the slot it aliases (buffers are shared)
+        if constexpr (kind_of<N> != node_kind::matvec) get<alias>(state).adj += s.adj;
+        return;
+      }
+    }
     if constexpr (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary) {
       reverse_elementary<N, P>(s, none, 0);
     } else if constexpr (kind_of<N> == node_kind::sum) {
@@ -1832,7 +1900,9 @@ struct fold_storage {
 template <class N>
 double evaluate_constant(const N& n) {
   param_offsets<meta::list<>> none{};
-  evaluation<N, meta::list<>, double, false> ev{n, none, nullptr, nullptr, nullptr, nullptr};
+  bool not_aliased[outer_entries_t<N>::size + 1] = {};
+  evaluation<N, meta::list<>, double, false> ev{n,       none,    nullptr, not_aliased,
+                                                nullptr, nullptr, nullptr};
   return ev.run();
 }
 
@@ -1840,7 +1910,9 @@ double evaluate_constant(const N& n) {
 template <class N>
 void evaluate_constant_vector(const N& n, double* out) {
   param_offsets<meta::list<>> none{};
-  evaluation<N, meta::list<>, double, false> ev{n, none, nullptr, nullptr, nullptr, nullptr};
+  bool not_aliased[outer_entries_t<N>::size + 1] = {};
+  evaluation<N, meta::list<>, double, false> ev{n,       none,    nullptr, not_aliased,
+                                                nullptr, nullptr, nullptr};
   ev.prepare();
   for (std::size_t i = 0; i < n.size(); ++i) out[i] = ev.element(i);
 }
@@ -1935,15 +2007,32 @@ void record_sizes(const N& n, param_offsets<Layout>& layout, std::vector<bool>& 
   }
 }
 
-/// Workspace offsets for the matvec slots of an expression.
+/// Decides, for every outer slot with an alias candidate, whether the two nodes are equal.
 template <class Root, class Entries = outer_entries_t<Root>>
-std::size_t assign_workspace(const Root& root, std::size_t* ws_offsets) {
+void find_aliases(const Root& root, bool* aliased) {
+  meta::static_for<Entries::size>([&](auto k) {
+    constexpr std::size_t K = decltype(k)::value;
+    constexpr std::size_t A = alias_candidate_v<Entries, K>;
+    using E = meta::at<K, Entries>;
+    if constexpr (A != K) {
+      using EA = meta::at<A, Entries>;
+      aliased[K] = same_value(at_path(root, typename E::path{}), at_path(root, typename EA::path{}));
+    }
+  });
+}
+
+/// Workspace offsets for the matvec slots of an expression (none for aliased slots).
+template <class Root, class Entries = outer_entries_t<Root>>
+std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t* ws_offsets) {
   std::size_t total = 0;
   meta::static_for<Entries::size>([&](auto k) {
-    using E = meta::at<k, Entries>;
+    constexpr std::size_t K = decltype(k)::value;
+    using E = meta::at<K, Entries>;
     if constexpr (kind_of<typename E::node> == node_kind::matvec) {
-      ws_offsets[k] = total;
-      total += 2 * at_path(root, typename E::path{}).x.rows;
+      if (!aliased[K]) {
+        ws_offsets[K] = total;
+        total += 2 * at_path(root, typename E::path{}).x.rows;
+      }
     }
   });
   return total;
@@ -1963,6 +2052,7 @@ struct program_view {
   Expr expr;
   detail::param_offsets<Layout> layout;
   std::size_t ws_offsets[n_slots > 0 ? n_slots : 1] = {};
+  bool aliased[n_slots > 0 ? n_slots : 1] = {};
   std::size_t workspace_size = 0;
 
   /// Number of parameters (length of θ).
@@ -1971,7 +2061,8 @@ struct program_view {
   /// f(θ). `workspace` must hold workspace_size values (none for most models).
   template <class T>
   TYCHE_HD T value(const T* theta, T* workspace = nullptr) const {
-    detail::evaluation<Expr, Layout, T, false> ev{expr, layout, ws_offsets, theta, nullptr, workspace};
+    detail::evaluation<Expr, Layout, T, false> ev{expr,  layout,  ws_offsets, aliased,
+                                                  theta, nullptr, workspace};
     return ev.run();
   }
 
@@ -1979,7 +2070,8 @@ struct program_view {
   template <class T>
   TYCHE_HD T value_and_gradient(const T* theta, T* grad, T* workspace = nullptr) const {
     for (std::size_t i = 0; i < layout.dim; ++i) grad[i] = lift<T>(0.0);
-    detail::evaluation<Expr, Layout, T, true> ev{expr, layout, ws_offsets, theta, grad, workspace};
+    detail::evaluation<Expr, Layout, T, true> ev{expr, layout, ws_offsets, aliased,
+                                                 theta, grad, workspace};
     return ev.run();
   }
 };
@@ -2075,7 +2167,7 @@ auto compile_with_layout(const Expr& e) {
   auto storage = std::make_shared<fold_storage>();
   auto folded = fold(e, *storage);
   using F = decltype(folded);
-  program_view<F, Layout> view{folded, {}, {}, 0};
+  program_view<F, Layout> view{folded, {}, {}, {}, 0};
   std::vector<bool> seen(Layout::size, false);
   record_sizes<Layout>(e, view.layout, seen);
   std::size_t dim = 0;
@@ -2087,7 +2179,8 @@ auto compile_with_layout(const Expr& e) {
     dim += view.layout.size[k];
   }
   view.layout.dim = dim;
-  view.workspace_size = assign_workspace(view.expr, view.ws_offsets);
+  find_aliases(view.expr, view.aliased);
+  view.workspace_size = assign_workspace(view.expr, view.aliased, view.ws_offsets);
   return program<F, Layout>(view, std::move(storage));
 }
 }  // namespace detail

@@ -41,14 +41,17 @@ TEST_CASE("graph: a shareable subexpression used many times is evaluated once", 
   tyche_test::check_gradient_at(f, {0.7}, "s*s + exp(s) + s");
 }
 
-TEST_CASE("graph: literals keep sharing, run-time constants do not", "[core][graph]") {
+TEST_CASE("graph: literals share by type, run-time constants by a check of their values",
+          "[core][graph]") {
   param<"mu"> mu;
   const auto with_literal = counted(mu * lit<2>);
   CHECK(calls_per_value(compile(with_literal + with_literal), {0.3}) == 1);
+  STATIC_REQUIRE(detail::outer_entries_t<decltype(with_literal + with_literal)>::size == 3);
   // A run-time constant is a payload: two occurrences of the type may hold different values, so
-  // they are two nodes (the documented, conservative rule).
+  // they get two slots, and the second aliases the first once the program has compared them.
   const auto with_constant = counted(mu * 2.0);
-  CHECK(calls_per_value(compile(with_constant + with_constant), {0.3}) == 2);
+  STATIC_REQUIRE(detail::outer_entries_t<decltype(with_constant + with_constant)>::size == 5);
+  CHECK(calls_per_value(compile(with_constant + with_constant), {0.3}) == 1);
   const auto a = counted(mu * 2.0);
   const auto b = counted(mu * 3.0);
   const auto f = compile(a + b);
@@ -87,11 +90,39 @@ TEST_CASE("graph: a sum used twice is not fused and still correct", "[core][grap
   vector_param<"v", 4> v;
   const auto s = sum(exp(v) * lit<1, 3>);
   const auto f = compile(s + s * s);
-  STATIC_REQUIRE(detail::fused_sign_v<decltype(s + s * s),
-                                      detail::entry<decltype(s), path<0>>> == 0);
+  using S = std::remove_const_t<decltype(s)>;
+  STATIC_REQUIRE(detail::fused_sign_v<decltype(s + s * s), detail::entry<S, path<0>>> == 0);
   STATIC_REQUIRE(detail::fused_sign_v<decltype(s + square(param<"mu">{})),
-                                      detail::entry<decltype(s), path<0>>> == 1);
+                                      detail::entry<S, path<0>>> == 1);
   STATIC_REQUIRE(detail::fused_sign_v<decltype(square(param<"mu">{}) - s),
-                                      detail::entry<decltype(s), path<1>>> == -1);
+                                      detail::entry<S, path<1>>> == -1);
   tyche_test::check_gradient_at(f, {0.1, -0.4, 0.8, 0.3}, "s + s*s");
+}
+
+TEST_CASE("graph: equal nodes with payloads are shared after a run-time check",
+          "[core][graph]") {
+  param<"mu"> mu;
+  // Same type, same constant: one evaluation. Same type, different constants: two.
+  const auto same = compile(counted(mu * 2.0) + exp(counted(mu * 2.0)));
+  CHECK(calls_per_value(same, {0.3}) == 1);
+  CHECK(calls_per_gradient(same, {0.3}) == 1);
+  tyche_test::check_gradient_at(same, {0.3}, "counted(2 mu) + exp(counted(2 mu))");
+  const auto different = compile(counted(mu * 2.0) + exp(counted(mu * 3.0)));
+  CHECK(calls_per_value(different, {0.3}) == 2);
+  CHECK(different.value(std::vector<double>{0.3}) == Approx(0.36 + std::exp(0.81)));
+  tyche_test::check_gradient_at(different, {0.3}, "counted(2 mu) + exp(counted(3 mu))");
+}
+
+TEST_CASE("graph: a matvec used twice is computed once", "[core][graph]") {
+  const std::vector<double> x{1, 2, 3, 4, 5, 6}, y{1, 0, 1}, other{6, 5, 4, 3, 2, 1};
+  vector_param<"b", 2> b;
+  auto eta = matvec(matrix(x.data(), 3, 2), b);
+  const auto shared = compile(sum(data(y) * eta - log1p_exp(eta)));
+  CHECK(shared.workspace_size() == 6);  // one buffer pair, not two
+  tyche_test::check_gradient_at(shared, {0.2, -0.3}, "shared matvec");
+  // Same type, different matrix: two buffers, and still correct.
+  auto eta2 = matvec(matrix(other.data(), 3, 2), b);
+  const auto distinct = compile(sum(data(y) * eta - log1p_exp(eta2)));
+  CHECK(distinct.workspace_size() == 12);
+  tyche_test::check_gradient_at(distinct, {0.2, -0.3}, "distinct matvecs");
 }

@@ -68,6 +68,9 @@ struct pow_constant {
   static constexpr const char* name = "pow";
   static constexpr bool has_payload = true;
   double exponent = 1.0;
+  TYCHE_HD constexpr bool operator==(const pow_constant& other) const {
+    return exponent == other.exponent;
+  }
   template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const {
     return math::pow(x, lift<T>(exponent));
   }

@@ -104,6 +104,7 @@ struct evaluation {
   const Root& root;
   const param_offsets<Layout>& layout;
   const std::size_t* ws_offsets;
+  const bool* aliased;  // per outer slot: equal to its alias candidate (graph.hpp)
   const T* theta;
   T* grad;
   T* workspace;
@@ -236,6 +237,19 @@ struct evaluation {
     const N& n = at_path(root, P{});
     auto& s = get<idx>(state);
     no_kernel none;
+    constexpr std::size_t alias = alias_candidate_v<outer_entries, idx>;
+    if constexpr (alias != idx) {
+      if (aliased[idx]) {  // the same node as slot `alias`: take its value (or its buffers)
+        const auto& a = get<alias>(state);
+        if constexpr (kind_of<N> == node_kind::matvec) {
+          s.val = a.val;
+          s.adj = a.adj;
+        } else {
+          s.v = a.v;
+        }
+        return;
+      }
+    }
     if constexpr (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary) {
       forward_elementary<Grad, N, P>(n, s, none, 0);
     } else if constexpr (kind_of<N> == node_kind::sum) {
@@ -305,6 +319,13 @@ struct evaluation {
     const N& n = at_path(root, P{});
     auto& s = get<idx>(state);
     no_kernel none;
+    constexpr std::size_t alias = alias_candidate_v<outer_entries, idx>;
+    if constexpr (alias != idx) {
+      if (aliased[idx]) {  // hand the adjoint to the slot it aliases (buffers are shared)
+        if constexpr (kind_of<N> != node_kind::matvec) get<alias>(state).adj += s.adj;
+        return;
+      }
+    }
     if constexpr (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary) {
       reverse_elementary<N, P>(s, none, 0);
     } else if constexpr (kind_of<N> == node_kind::sum) {

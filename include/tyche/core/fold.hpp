@@ -27,7 +27,9 @@ struct fold_storage {
 template <class N>
 double evaluate_constant(const N& n) {
   param_offsets<meta::list<>> none{};
-  evaluation<N, meta::list<>, double, false> ev{n, none, nullptr, nullptr, nullptr, nullptr};
+  bool not_aliased[outer_entries_t<N>::size + 1] = {};
+  evaluation<N, meta::list<>, double, false> ev{n,       none,    nullptr, not_aliased,
+                                                nullptr, nullptr, nullptr};
   return ev.run();
 }
 
@@ -35,7 +37,9 @@ double evaluate_constant(const N& n) {
 template <class N>
 void evaluate_constant_vector(const N& n, double* out) {
   param_offsets<meta::list<>> none{};
-  evaluation<N, meta::list<>, double, false> ev{n, none, nullptr, nullptr, nullptr, nullptr};
+  bool not_aliased[outer_entries_t<N>::size + 1] = {};
+  evaluation<N, meta::list<>, double, false> ev{n,       none,    nullptr, not_aliased,
+                                                nullptr, nullptr, nullptr};
   ev.prepare();
   for (std::size_t i = 0; i < n.size(); ++i) out[i] = ev.element(i);
 }

@@ -105,14 +105,58 @@ struct signed_sums<N, P, S> {
 template <class A, class B>
 struct same_signed_slot : same_slot<typename A::type, typename B::type> {};
 
+// ---- run-time-verified sharing of nodes with payloads ----------------------------------------
+
+template <class E1, class E2>
+struct same_node_type : std::is_same<typename E1::node, typename E2::node> {};
+
+/// For outer slot K: the first slot whose node has the same type. When that is another slot
+/// (the type has a payload, so the types alone could not merge them), the program compares the
+/// two nodes' payloads at construction and, when they are equal, slot K aliases that slot.
+template <class Entries, std::size_t K>
+inline constexpr std::size_t alias_candidate_v =
+    meta::find_if_equal<same_node_type, meta::at<K, Entries>, Entries>::value;
+
+/// Number of outer slots whose node has the same type as E's.
+template <class Entries, class E>
+inline constexpr std::size_t same_type_slots_v = meta::count_equal<same_node_type, E, Entries>::value;
+
+/// Equal payloads everywhere below: the same data views, constants and operation arguments.
+template <class N>
+bool same_value(const N& a, const N& b) {
+  constexpr node_kind k = kind_of<N>;
+  if constexpr (k == node_kind::constant) {
+    return a.value == b.value;
+  } else if constexpr (k == node_kind::data_vector) {
+    return a.ptr == b.ptr && a.size() == b.size();
+  } else if constexpr (k == node_kind::data_matrix) {
+    return a.ptr == b.ptr && a.rows == b.rows && a.cols == b.cols;
+  } else if constexpr (k == node_kind::vector_param) {
+    return a.size() == b.size();
+  } else if constexpr (is_leaf_v<N>) {
+    return true;
+  } else {
+    bool equal = true;
+    if constexpr (requires { a.rule; }) {
+      if constexpr (N::rule_type::has_payload) equal = a.rule == b.rule;
+    }
+    meta::static_for<children_t<N>::size>([&](auto i) {
+      equal = equal && same_value(a.template child<decltype(i)::value>(),
+                                  b.template child<decltype(i)::value>());
+    });
+    return equal;
+  }
+}
+
 /// +1 or −1 when the reduction occurrence E is used once and reached from the root by sums
 /// only; 0 otherwise (its adjoint is then known only in the reverse pass).
 template <class Root, class E>
 inline constexpr int fused_sign_v = [] {
   using occurrences = outer_occurrences_t<Root>;
   using signed_list = typename signed_sums<Root, path<>, 1>::type;
-  if constexpr (meta::count_equal<same_slot, E, occurrences>::value != 1) {
-    return 0;
+  if constexpr (meta::count_equal<same_slot, E, occurrences>::value != 1 ||
+                same_type_slots_v<outer_entries_t<Root>, E> != 1) {
+    return 0;  // used twice, or possibly aliased at run time: adjoint known only in reverse
   } else {
     constexpr std::size_t i =
         meta::find_if_equal<same_signed_slot, signed_entry<E, 0>, signed_list>::value;

@@ -62,15 +62,32 @@ void record_sizes(const N& n, param_offsets<Layout>& layout, std::vector<bool>& 
   }
 }
 
-/// Workspace offsets for the matvec slots of an expression.
+/// Decides, for every outer slot with an alias candidate, whether the two nodes are equal.
 template <class Root, class Entries = outer_entries_t<Root>>
-std::size_t assign_workspace(const Root& root, std::size_t* ws_offsets) {
+void find_aliases(const Root& root, bool* aliased) {
+  meta::static_for<Entries::size>([&](auto k) {
+    constexpr std::size_t K = decltype(k)::value;
+    constexpr std::size_t A = alias_candidate_v<Entries, K>;
+    using E = meta::at<K, Entries>;
+    if constexpr (A != K) {
+      using EA = meta::at<A, Entries>;
+      aliased[K] = same_value(at_path(root, typename E::path{}), at_path(root, typename EA::path{}));
+    }
+  });
+}
+
+/// Workspace offsets for the matvec slots of an expression (none for aliased slots).
+template <class Root, class Entries = outer_entries_t<Root>>
+std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t* ws_offsets) {
   std::size_t total = 0;
   meta::static_for<Entries::size>([&](auto k) {
-    using E = meta::at<k, Entries>;
+    constexpr std::size_t K = decltype(k)::value;
+    using E = meta::at<K, Entries>;
     if constexpr (kind_of<typename E::node> == node_kind::matvec) {
-      ws_offsets[k] = total;
-      total += 2 * at_path(root, typename E::path{}).x.rows;
+      if (!aliased[K]) {
+        ws_offsets[K] = total;
+        total += 2 * at_path(root, typename E::path{}).x.rows;
+      }
     }
   });
   return total;
@@ -90,6 +107,7 @@ struct program_view {
   Expr expr;
   detail::param_offsets<Layout> layout;
   std::size_t ws_offsets[n_slots > 0 ? n_slots : 1] = {};
+  bool aliased[n_slots > 0 ? n_slots : 1] = {};
   std::size_t workspace_size = 0;
 
   /// Number of parameters (length of θ).
@@ -98,7 +116,8 @@ struct program_view {
   /// f(θ). `workspace` must hold workspace_size values (none for most models).
   template <class T>
   TYCHE_HD T value(const T* theta, T* workspace = nullptr) const {
-    detail::evaluation<Expr, Layout, T, false> ev{expr, layout, ws_offsets, theta, nullptr, workspace};
+    detail::evaluation<Expr, Layout, T, false> ev{expr,  layout,  ws_offsets, aliased,
+                                                  theta, nullptr, workspace};
     return ev.run();
   }
 
@@ -106,7 +125,8 @@ struct program_view {
   template <class T>
   TYCHE_HD T value_and_gradient(const T* theta, T* grad, T* workspace = nullptr) const {
     for (std::size_t i = 0; i < layout.dim; ++i) grad[i] = lift<T>(0.0);
-    detail::evaluation<Expr, Layout, T, true> ev{expr, layout, ws_offsets, theta, grad, workspace};
+    detail::evaluation<Expr, Layout, T, true> ev{expr, layout, ws_offsets, aliased,
+                                                 theta, grad, workspace};
     return ev.run();
   }
 };
@@ -202,7 +222,7 @@ auto compile_with_layout(const Expr& e) {
   auto storage = std::make_shared<fold_storage>();
   auto folded = fold(e, *storage);
   using F = decltype(folded);
-  program_view<F, Layout> view{folded, {}, {}, 0};
+  program_view<F, Layout> view{folded, {}, {}, {}, 0};
   std::vector<bool> seen(Layout::size, false);
   record_sizes<Layout>(e, view.layout, seen);
   std::size_t dim = 0;
@@ -214,7 +234,8 @@ auto compile_with_layout(const Expr& e) {
     dim += view.layout.size[k];
   }
   view.layout.dim = dim;
-  view.workspace_size = assign_workspace(view.expr, view.ws_offsets);
+  find_aliases(view.expr, view.aliased);
+  view.workspace_size = assign_workspace(view.expr, view.aliased, view.ws_offsets);
   return program<F, Layout>(view, std::move(storage));
 }
 }  // namespace detail
