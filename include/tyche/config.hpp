@@ -28,6 +28,13 @@
 #define TYCHE_EXEC_CHECK_DISABLE
 #endif
 
+// TYCHE_NOINLINE keeps cold paths (error reporting) out of the hot code.
+#if defined(__GNUC__) || defined(__clang__)
+#define TYCHE_NOINLINE __attribute__((noinline))
+#else
+#define TYCHE_NOINLINE
+#endif
+
 // TYCHE_INLINE forces inlining of the small per-node evaluation functions, so that a model's
 // forward and reverse pass become one straight-line function.
 #if defined(__CUDACC__)

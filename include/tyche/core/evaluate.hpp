@@ -109,6 +109,9 @@ struct evaluation {
   T* grad;
   T* workspace;
   outer_state state{};
+  // Adjoints of scalar parameters, kept here (in registers, once inlined) and added to grad at
+  // the end: grad may alias anything, these cannot.
+  T param_adj[Layout::size > 0 ? Layout::size : 1] = {};
 
   template <class C>
   TYCHE_HD TYCHE_INLINE std::size_t offset_of() const {
@@ -145,7 +148,7 @@ struct evaluation {
   TYCHE_HD TYCHE_INLINE void push_adjoint(K& ks, std::size_t i, const T& a) {
     constexpr node_kind k = kind_of<C>;
     if constexpr (k == node_kind::param) {
-      grad[offset_of<C>()] += a;
+      param_adj[layout_index_v<Layout, C>] += a;
     } else if constexpr (k == node_kind::vector_param) {
       grad[offset_of<C>() + i] += a;
     } else if constexpr (is_elementwise_v<C>) {
@@ -257,17 +260,27 @@ struct evaluation {
       using AP = meta::push<P, 0>;
       constexpr int sign = Grad ? fused_sign_v<Root, E> : 0;
       const std::size_t len = n.a.size();
-      T total = lift<T>(0.0);
-      for (std::size_t i = 0; i < len; ++i) {
+      auto element = [&](std::size_t i) {
         kernel_state<A, AP> ks{};
         if constexpr (sign != 0) {
-          total += kernel_forward<true, A, AP>(n.a, ks, i);
+          const T v = kernel_forward<true, A, AP>(n.a, ks, i);
           kernel_reverse<A, AP>(ks, i, lift<T>(static_cast<double>(sign)));
+          return v;
         } else {
-          total += kernel_forward<false, A, AP>(n.a, ks, i);
+          return kernel_forward<false, A, AP>(n.a, ks, i);
         }
+      };
+      // Four partial sums: four independent dependency chains instead of one.
+      T t0 = lift<T>(0.0), t1 = lift<T>(0.0), t2 = lift<T>(0.0), t3 = lift<T>(0.0);
+      std::size_t i = 0;
+      for (; i + 4 <= len; i += 4) {
+        t0 += element(i);
+        t1 += element(i + 1);
+        t2 += element(i + 2);
+        t3 += element(i + 3);
       }
-      s.v = total;
+      for (; i < len; ++i) t0 += element(i);
+      s.v = (t0 + t1) + (t2 + t3);
     } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
       using A = meta::at<0, children_t<N>>;
       using AP = meta::push<P, 0>;
@@ -371,6 +384,9 @@ struct evaluation {
   }
 
   TYCHE_HD TYCHE_INLINE T run() {
+    if constexpr (Grad) {
+      for (auto& a : param_adj) a = lift<T>(0.0);
+    }
     static_assert(!is_vector_v<Root>,
                   "tyche: a model's log density must be a scalar; reduce vectors with "
                   "tyche::sum(...)");
@@ -382,6 +398,11 @@ struct evaluation {
       push_adjoint<Root, path<>>(none, 0, lift<T>(1.0));
       meta::static_for_reverse<outer_entries::size>(
           [&](auto k) { reverse_outer<meta::at<decltype(k)::value, outer_entries>>(); });
+      meta::static_for<Layout::size>([&](auto k) {
+        constexpr std::size_t K = decltype(k)::value;
+        using P = meta::at<K, Layout>;
+        if constexpr (kind_of<P> == node_kind::param) grad[layout.offset[K]] += param_adj[K];
+      });
     }
     return result;
   }

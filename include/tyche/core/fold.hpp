@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace tyche::detail {
@@ -44,6 +45,17 @@ void evaluate_constant_vector(const N& n, double* out) {
   for (std::size_t i = 0; i < n.size(); ++i) out[i] = ev.element(i);
 }
 
+/// a / d where d depends on no parameter.
+template <class N>
+inline constexpr bool divides_by_constant_v = [] {
+  if constexpr (kind_of<N> == node_kind::binary) {
+    return std::is_same_v<typename N::rule_type, rules::divide> &&
+           !depends_on_params_v<meta::at<1, children_t<N>>>;
+  } else {
+    return false;
+  }
+}();
+
 template <class N>
 auto fold(const N& n, fold_storage& storage) {
   if constexpr (is_leaf_v<N>) {
@@ -59,6 +71,12 @@ auto fold(const N& n, fold_storage& storage) {
   } else if constexpr (kind_of<N> == node_kind::unary) {
     auto a = fold(n.a, storage);
     return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
+  } else if constexpr (divides_by_constant_v<N>) {
+    // a / d for d free of parameters: a × (1/d), with 1/d computed here, once. A multiply is
+    // several times cheaper than a divide in every evaluation.
+    auto a = fold(n.a, storage);
+    auto inv = fold(detail::make_unary<rules::inverse>(n.b), storage);
+    return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};
   } else if constexpr (kind_of<N> == node_kind::binary) {
     auto a = fold(n.a, storage);
     auto b = fold(n.b, storage);

@@ -196,14 +196,18 @@ class program {
 
  private:
   void check(std::size_t theta_size, std::size_t ws_size, const char* fn) const {
+    if (theta_size != dim() || ws_size < workspace_size()) [[unlikely]]
+      fail(theta_size, ws_size, fn);
+  }
+  [[noreturn]] TYCHE_NOINLINE void fail(std::size_t theta_size, std::size_t ws_size,
+                                        const char* fn) const {
     if (theta_size != dim())
       throw std::invalid_argument(std::string("tyche::program::") + fn + ": theta has size " +
                                   std::to_string(theta_size) + ", expected " +
                                   std::to_string(dim()));
-    if (ws_size < workspace_size())
-      throw std::invalid_argument(std::string("tyche::program::") + fn + ": workspace has size " +
-                                  std::to_string(ws_size) + ", expected at least " +
-                                  std::to_string(workspace_size()));
+    throw std::invalid_argument(std::string("tyche::program::") + fn + ": workspace has size " +
+                                std::to_string(ws_size) + ", expected at least " +
+                                std::to_string(workspace_size()));
   }
 
   view_type view_;
