@@ -38,6 +38,31 @@
 #define TYCHE_EXEC_CHECK_DISABLE
 #endif
 
+// TYCHE_RESTRICT marks pointers that do not overlap (θ, gradient and workspace of an
+// evaluation), so loops over them need no run-time overlap checks.
+#if defined(__CUDACC__) || defined(__GNUC__) || defined(__clang__)
+#define TYCHE_RESTRICT __restrict__
+#else
+#define TYCHE_RESTRICT
+#endif
+
+// TYCHE_IVDEP before a loop: its iterations carry no memory dependence (θ, gradient and
+// workspace do not overlap), so the vectoriser needs no run-time overlap checks.
+#if defined(__clang__)
+#define TYCHE_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__) && !defined(__CUDACC__)
+#define TYCHE_IVDEP _Pragma("GCC ivdep")
+#else
+#define TYCHE_IVDEP
+#endif
+
+// TYCHE_NOINLINE keeps cold paths (error reporting) out of the hot code.
+#if defined(__GNUC__) || defined(__clang__)
+#define TYCHE_NOINLINE __attribute__((noinline))
+#else
+#define TYCHE_NOINLINE
+#endif
+
 // TYCHE_INLINE forces inlining of the small per-node evaluation functions, so that a model's
 // forward and reverse pass become one straight-line function.
 #if defined(__CUDACC__)
@@ -1587,14 +1612,19 @@ struct evaluation {
   using outer_entries = outer_entries_t<Root>;
   using outer_state = slots<outer_entries, T>;
 
-  const Root& root;
-  const param_offsets<Layout>& layout;
+  // Copies, not references: grad may point anywhere, but not into this local object, so the
+  // compiler can keep payloads (constants, data pointers, offsets) in registers.
+  Root root;
+  param_offsets<Layout> layout;
   const std::size_t* ws_offsets;
   const bool* aliased;  // per outer slot: equal to its alias candidate (graph.hpp)
-  const T* theta;
-  T* grad;
-  T* workspace;
+  const T* TYCHE_RESTRICT theta;
+  T* TYCHE_RESTRICT grad;
+  T* TYCHE_RESTRICT workspace;
   outer_state state{};
+  // Adjoints of scalar parameters, kept here (in registers, once inlined) and added to grad at
+  // the end: grad may alias anything, these cannot.
+  T param_adj[Layout::size > 0 ? Layout::size : 1] = {};
 
   template <class C>
   TYCHE_HD TYCHE_INLINE std::size_t offset_of() const {
@@ -1631,7 +1661,7 @@ struct evaluation {
   TYCHE_HD TYCHE_INLINE void push_adjoint(K& ks, std::size_t i, const T& a) {
     constexpr node_kind k = kind_of<C>;
     if constexpr (k == node_kind::param) {
-      grad[offset_of<C>()] += a;
+      param_adj[layout_index_v<Layout, C>] += a;
     } else if constexpr (k == node_kind::vector_param) {
       grad[offset_of<C>() + i] += a;
     } else if constexpr (is_elementwise_v<C>) {
@@ -1743,17 +1773,29 @@ struct evaluation {
       using AP = meta::push<P, 0>;
       constexpr int sign = Grad ? fused_sign_v<Root, E> : 0;
       const std::size_t len = n.a.size();
-      T total = lift<T>(0.0);
-      for (std::size_t i = 0; i < len; ++i) {
+      auto element = [&](std::size_t i) {
         kernel_state<A, AP> ks{};
         if constexpr (sign != 0) {
-          total += kernel_forward<true, A, AP>(n.a, ks, i);
+          const T v = kernel_forward<true, A, AP>(n.a, ks, i);
           kernel_reverse<A, AP>(ks, i, lift<T>(static_cast<double>(sign)));
+          return v;
         } else {
-          total += kernel_forward<false, A, AP>(n.a, ks, i);
+          return kernel_forward<false, A, AP>(n.a, ks, i);
         }
+      };
+      // Eight partial sums, partial sum j taking the elements i ≡ j (mod 8): eight independent
+      // dependency chains, laid out so that SIMD code adds whole vectors (no shuffles).
+      constexpr std::size_t width = 8;
+      T t[width];
+      for (auto& tj : t) tj = lift<T>(0.0);
+      const std::size_t full = len - len % width;
+      std::size_t i = 0;
+      TYCHE_IVDEP
+      for (; i < full; i += width) {
+        for (std::size_t j = 0; j < width; ++j) t[j] += element(i + j);
       }
-      s.v = total;
+      for (; i < len; ++i) t[0] += element(i);
+      s.v = ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
     } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
       using A = meta::at<0, children_t<N>>;
       using AP = meta::push<P, 0>;
@@ -1857,6 +1899,9 @@ struct evaluation {
   }
 
   TYCHE_HD TYCHE_INLINE T run() {
+    if constexpr (Grad) {
+      for (auto& a : param_adj) a = lift<T>(0.0);
+    }
     static_assert(!is_vector_v<Root>,
                   "tyche: a model's log density must be a scalar; reduce vectors with "
                   "tyche::sum(...)");
@@ -1868,6 +1913,11 @@ struct evaluation {
       push_adjoint<Root, path<>>(none, 0, lift<T>(1.0));
       meta::static_for_reverse<outer_entries::size>(
           [&](auto k) { reverse_outer<meta::at<decltype(k)::value, outer_entries>>(); });
+      meta::static_for<Layout::size>([&](auto k) {
+        constexpr std::size_t K = decltype(k)::value;
+        using P = meta::at<K, Layout>;
+        if constexpr (kind_of<P> == node_kind::param) grad[layout.offset[K]] += param_adj[K];
+      });
     }
     return result;
   }
@@ -1883,6 +1933,7 @@ struct evaluation {
 
 #include <cstddef>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace tyche::detail {
@@ -1917,6 +1968,17 @@ void evaluate_constant_vector(const N& n, double* out) {
   for (std::size_t i = 0; i < n.size(); ++i) out[i] = ev.element(i);
 }
 
+/// a / d where d depends on no parameter.
+template <class N>
+inline constexpr bool divides_by_constant_v = [] {
+  if constexpr (kind_of<N> == node_kind::binary) {
+    return std::is_same_v<typename N::rule_type, rules::divide> &&
+           !depends_on_params_v<meta::at<1, children_t<N>>>;
+  } else {
+    return false;
+  }
+}();
+
 template <class N>
 auto fold(const N& n, fold_storage& storage) {
   if constexpr (is_leaf_v<N>) {
@@ -1932,6 +1994,12 @@ auto fold(const N& n, fold_storage& storage) {
   } else if constexpr (kind_of<N> == node_kind::unary) {
     auto a = fold(n.a, storage);
     return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
+  } else if constexpr (divides_by_constant_v<N>) {
+    // a / d for d free of parameters: a × (1/d), with 1/d computed here, once. A multiply is
+    // several times cheaper than a divide in every evaluation.
+    auto a = fold(n.a, storage);
+    auto inv = fold(detail::make_unary<rules::inverse>(n.b), storage);
+    return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};
   } else if constexpr (kind_of<N> == node_kind::binary) {
     auto a = fold(n.a, storage);
     auto b = fold(n.b, storage);
@@ -2058,17 +2126,19 @@ struct program_view {
   /// Number of parameters (length of θ).
   TYCHE_HD std::size_t dim() const { return layout.dim; }
 
-  /// f(θ). `workspace` must hold workspace_size values (none for most models).
+  /// f(θ). `workspace` must hold workspace_size values (none for most models); θ and the
+  /// workspace must not overlap.
   template <class T>
-  TYCHE_HD T value(const T* theta, T* workspace = nullptr) const {
+  TYCHE_HD T value(const T* TYCHE_RESTRICT theta, T* TYCHE_RESTRICT workspace = nullptr) const {
     detail::evaluation<Expr, Layout, T, false> ev{expr,  layout,  ws_offsets, aliased,
                                                   theta, nullptr, workspace};
     return ev.run();
   }
 
-  /// f(θ), and ∇f(θ) written to grad[0 .. dim()).
+  /// f(θ), and ∇f(θ) written to grad[0 .. dim()). θ, grad and the workspace must not overlap.
   template <class T>
-  TYCHE_HD T value_and_gradient(const T* theta, T* grad, T* workspace = nullptr) const {
+  TYCHE_HD T value_and_gradient(const T* TYCHE_RESTRICT theta, T* TYCHE_RESTRICT grad,
+                                T* TYCHE_RESTRICT workspace = nullptr) const {
     for (std::size_t i = 0; i < layout.dim; ++i) grad[i] = lift<T>(0.0);
     detail::evaluation<Expr, Layout, T, true> ev{expr, layout, ws_offsets, aliased,
                                                  theta, grad, workspace};
@@ -2141,14 +2211,18 @@ class program {
 
  private:
   void check(std::size_t theta_size, std::size_t ws_size, const char* fn) const {
+    if (theta_size != dim() || ws_size < workspace_size()) [[unlikely]]
+      fail(theta_size, ws_size, fn);
+  }
+  [[noreturn]] TYCHE_NOINLINE void fail(std::size_t theta_size, std::size_t ws_size,
+                                        const char* fn) const {
     if (theta_size != dim())
       throw std::invalid_argument(std::string("tyche::program::") + fn + ": theta has size " +
                                   std::to_string(theta_size) + ", expected " +
                                   std::to_string(dim()));
-    if (ws_size < workspace_size())
-      throw std::invalid_argument(std::string("tyche::program::") + fn + ": workspace has size " +
-                                  std::to_string(ws_size) + ", expected at least " +
-                                  std::to_string(workspace_size()));
+    throw std::invalid_argument(std::string("tyche::program::") + fn + ": workspace has size " +
+                                std::to_string(ws_size) + ", expected at least " +
+                                std::to_string(workspace_size()));
   }
 
   view_type view_;

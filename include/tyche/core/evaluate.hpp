@@ -101,13 +101,15 @@ struct evaluation {
   using outer_entries = outer_entries_t<Root>;
   using outer_state = slots<outer_entries, T>;
 
-  const Root& root;
-  const param_offsets<Layout>& layout;
+  // Copies, not references: grad may point anywhere, but not into this local object, so the
+  // compiler can keep payloads (constants, data pointers, offsets) in registers.
+  Root root;
+  param_offsets<Layout> layout;
   const std::size_t* ws_offsets;
   const bool* aliased;  // per outer slot: equal to its alias candidate (graph.hpp)
-  const T* theta;
-  T* grad;
-  T* workspace;
+  const T* TYCHE_RESTRICT theta;
+  T* TYCHE_RESTRICT grad;
+  T* TYCHE_RESTRICT workspace;
   outer_state state{};
   // Adjoints of scalar parameters, kept here (in registers, once inlined) and added to grad at
   // the end: grad may alias anything, these cannot.
@@ -270,17 +272,19 @@ struct evaluation {
           return kernel_forward<false, A, AP>(n.a, ks, i);
         }
       };
-      // Four partial sums: four independent dependency chains instead of one.
-      T t0 = lift<T>(0.0), t1 = lift<T>(0.0), t2 = lift<T>(0.0), t3 = lift<T>(0.0);
+      // Eight partial sums, partial sum j taking the elements i ≡ j (mod 8): eight independent
+      // dependency chains, laid out so that SIMD code adds whole vectors (no shuffles).
+      constexpr std::size_t width = 8;
+      T t[width];
+      for (auto& tj : t) tj = lift<T>(0.0);
+      const std::size_t full = len - len % width;
       std::size_t i = 0;
-      for (; i + 4 <= len; i += 4) {
-        t0 += element(i);
-        t1 += element(i + 1);
-        t2 += element(i + 2);
-        t3 += element(i + 3);
+      TYCHE_IVDEP
+      for (; i < full; i += width) {
+        for (std::size_t j = 0; j < width; ++j) t[j] += element(i + j);
       }
-      for (; i < len; ++i) t0 += element(i);
-      s.v = (t0 + t1) + (t2 + t3);
+      for (; i < len; ++i) t[0] += element(i);
+      s.v = ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
     } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
       using A = meta::at<0, children_t<N>>;
       using AP = meta::push<P, 0>;

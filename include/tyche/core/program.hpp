@@ -113,17 +113,19 @@ struct program_view {
   /// Number of parameters (length of θ).
   TYCHE_HD std::size_t dim() const { return layout.dim; }
 
-  /// f(θ). `workspace` must hold workspace_size values (none for most models).
+  /// f(θ). `workspace` must hold workspace_size values (none for most models); θ and the
+  /// workspace must not overlap.
   template <class T>
-  TYCHE_HD T value(const T* theta, T* workspace = nullptr) const {
+  TYCHE_HD T value(const T* TYCHE_RESTRICT theta, T* TYCHE_RESTRICT workspace = nullptr) const {
     detail::evaluation<Expr, Layout, T, false> ev{expr,  layout,  ws_offsets, aliased,
                                                   theta, nullptr, workspace};
     return ev.run();
   }
 
-  /// f(θ), and ∇f(θ) written to grad[0 .. dim()).
+  /// f(θ), and ∇f(θ) written to grad[0 .. dim()). θ, grad and the workspace must not overlap.
   template <class T>
-  TYCHE_HD T value_and_gradient(const T* theta, T* grad, T* workspace = nullptr) const {
+  TYCHE_HD T value_and_gradient(const T* TYCHE_RESTRICT theta, T* TYCHE_RESTRICT grad,
+                                T* TYCHE_RESTRICT workspace = nullptr) const {
     for (std::size_t i = 0; i < layout.dim; ++i) grad[i] = lift<T>(0.0);
     detail::evaluation<Expr, Layout, T, true> ev{expr, layout, ws_offsets, aliased,
                                                  theta, grad, workspace};
