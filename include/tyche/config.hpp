@@ -36,16 +36,6 @@
 #define TYCHE_RESTRICT
 #endif
 
-// TYCHE_IVDEP before a loop: its iterations carry no memory dependence (θ, gradient and
-// workspace do not overlap), so the vectoriser needs no run-time overlap checks.
-#if defined(__clang__)
-#define TYCHE_IVDEP _Pragma("clang loop vectorize(assume_safety)")
-#elif defined(__GNUC__) && !defined(__CUDACC__)
-#define TYCHE_IVDEP _Pragma("GCC ivdep")
-#else
-#define TYCHE_IVDEP
-#endif
-
 // TYCHE_NOINLINE keeps cold paths (error reporting) out of the hot code.
 #if defined(__GNUC__) || defined(__clang__)
 #define TYCHE_NOINLINE __attribute__((noinline))

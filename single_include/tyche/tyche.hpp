@@ -46,16 +46,6 @@
 #define TYCHE_RESTRICT
 #endif
 
-// TYCHE_IVDEP before a loop: its iterations carry no memory dependence (θ, gradient and
-// workspace do not overlap), so the vectoriser needs no run-time overlap checks.
-#if defined(__clang__)
-#define TYCHE_IVDEP _Pragma("clang loop vectorize(assume_safety)")
-#elif defined(__GNUC__) && !defined(__CUDACC__)
-#define TYCHE_IVDEP _Pragma("GCC ivdep")
-#else
-#define TYCHE_IVDEP
-#endif
-
 // TYCHE_NOINLINE keeps cold paths (error reporting) out of the hot code.
 #if defined(__GNUC__) || defined(__clang__)
 #define TYCHE_NOINLINE __attribute__((noinline))
@@ -1790,7 +1780,6 @@ struct evaluation {
       for (auto& tj : t) tj = lift<T>(0.0);
       const std::size_t full = len - len % width;
       std::size_t i = 0;
-      TYCHE_IVDEP
       for (; i < full; i += width) {
         for (std::size_t j = 0; j < width; ++j) t[j] += element(i + j);
       }

@@ -10,12 +10,13 @@
 
 using namespace tyche;
 
-namespace {
-const std::vector<double> y(3, 1.0);
-const std::array<double, 4> fixed{1, 2, 3, 4};
-param<"mu"> mu;
-param<"tau"> tau;
-vector_param<"v", 3> v;
+namespace expr_test {
+// Named (not anonymous) namespace and inline: these are only used inside decltype.
+inline const std::vector<double> y(3, 1.0);
+inline const std::array<double, 4> fixed{1, 2, 3, 4};
+inline param<"mu"> mu;
+inline param<"tau"> tau;
+inline vector_param<"v", 3> v;
 
 using sum_of_two = decltype(mu + exp(tau));
 static_assert(depends_on_v<sum_of_two, "mu"> && depends_on_v<sum_of_two, "tau">);
@@ -50,8 +51,8 @@ static_assert(!shareable_v<decltype(pow(mu, 2.5))>);   // the exponent is a payl
 
 // Literal values.
 static_assert(literal<1, 4>::value == 0.25 && decltype(lit<-3>)::value == -3.0);
-}  // namespace
+}  // namespace expr_test
 
 TEST_CASE("expr: compile-time node properties hold (static_assert)", "[core][expr]") {
-  CHECK(params_of<sum_of_two>::size == 2);
+  CHECK(params_of<expr_test::sum_of_two>::size == 2);
 }

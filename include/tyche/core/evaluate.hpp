@@ -279,7 +279,6 @@ struct evaluation {
       for (auto& tj : t) tj = lift<T>(0.0);
       const std::size_t full = len - len % width;
       std::size_t i = 0;
-      TYCHE_IVDEP
       for (; i < full; i += width) {
         for (std::size_t j = 0; j < width; ++j) t[j] += element(i + j);
       }
