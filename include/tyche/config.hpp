@@ -43,6 +43,20 @@
 #define TYCHE_NOINLINE
 #endif
 
+// TYCHE_EVALUATION_ENTRY marks the entry points of an evaluation (program_view::value and
+// value_and_gradient) on the host: compiled out of line, with everything below them inlined.
+// Out of line, their __restrict__ parameters are the roots of every θ / gradient access, which
+// is what lets GCC drop run-time overlap checks (restrict on the parameters of an inlined
+// function is not kept once the pointers pass through the evaluation's state). On the device
+// they are ordinary inline functions.
+#if defined(__CUDA_ARCH__)
+#define TYCHE_EVALUATION_ENTRY TYCHE_HD
+#elif defined(__GNUC__) || defined(__clang__)
+#define TYCHE_EVALUATION_ENTRY TYCHE_HD __attribute__((noinline, flatten))
+#else
+#define TYCHE_EVALUATION_ENTRY TYCHE_HD
+#endif
+
 // TYCHE_INLINE forces inlining of the small per-node evaluation functions, so that a model's
 // forward and reverse pass become one straight-line function.
 #if defined(__CUDACC__)

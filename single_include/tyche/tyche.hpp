@@ -53,6 +53,20 @@
 #define TYCHE_NOINLINE
 #endif
 
+// TYCHE_EVALUATION_ENTRY marks the entry points of an evaluation (program_view::value and
+// value_and_gradient) on the host: compiled out of line, with everything below them inlined.
+// Out of line, their __restrict__ parameters are the roots of every θ / gradient access, which
+// is what lets GCC drop run-time overlap checks (restrict on the parameters of an inlined
+// function is not kept once the pointers pass through the evaluation's state). On the device
+// they are ordinary inline functions.
+#if defined(__CUDA_ARCH__)
+#define TYCHE_EVALUATION_ENTRY TYCHE_HD
+#elif defined(__GNUC__) || defined(__clang__)
+#define TYCHE_EVALUATION_ENTRY TYCHE_HD __attribute__((noinline, flatten))
+#else
+#define TYCHE_EVALUATION_ENTRY TYCHE_HD
+#endif
+
 // TYCHE_INLINE forces inlining of the small per-node evaluation functions, so that a model's
 // forward and reverse pass become one straight-line function.
 #if defined(__CUDACC__)
@@ -501,10 +515,11 @@ struct data_fn {
   /// Forbidden: data(temporary) would keep a view of storage destroyed at the end of the line.
   template <class Container>
     requires(!std::is_lvalue_reference_v<Container> && !std::is_arithmetic_v<Container>)
-  void operator()(Container&&) const {
+  data_vector<> operator()(Container&&) const {
     static_assert(sizeof(Container) == 0,
                   "tyche::data(x) keeps a view of 'x', not a copy: pass a named container that "
                   "outlives the model, not a temporary");
+    return {};  // a node, so that the expression around the call raises no further errors
   }
 
   /// A view of n doubles starting at ptr (host or, for device evaluation, device memory).
@@ -2035,11 +2050,17 @@ struct all_params {
                          meta::list<N>, typename from<children_t<N>>::type>;
 };
 
+/// True when every occurrence Os is in Layout (by name) with exactly the same type.
+template <class Layout, class O>
+constexpr bool consistent_param() {
+  constexpr std::size_t i = meta::find_if_equal<same_name, O, Layout>::value;
+  if constexpr (i == Layout::size) return false;
+  else return std::is_same_v<meta::at<i, Layout>, O>;
+}
 template <class Layout, class Occurrences>
 inline constexpr bool consistent_params_v = [] {
   return []<class... Os>(meta::list<Os...>) {
-    return (std::is_same_v<meta::at<meta::find_if_equal<same_name, Os, Layout>::value, Layout>,
-                           Os> && ...);
+    return (consistent_param<Layout, Os>() && ...);
   }(Occurrences{});
 }();
 
@@ -2118,7 +2139,8 @@ struct program_view {
   /// f(θ). `workspace` must hold workspace_size values (none for most models); θ and the
   /// workspace must not overlap.
   template <class T>
-  TYCHE_HD T value(const T* TYCHE_RESTRICT theta, T* TYCHE_RESTRICT workspace = nullptr) const {
+  TYCHE_EVALUATION_ENTRY T value(const T* TYCHE_RESTRICT theta,
+                                 T* TYCHE_RESTRICT workspace = nullptr) const {
     detail::evaluation<Expr, Layout, T, false> ev{expr,  layout,  ws_offsets, aliased,
                                                   theta, nullptr, workspace};
     return ev.run();
@@ -2126,8 +2148,9 @@ struct program_view {
 
   /// f(θ), and ∇f(θ) written to grad[0 .. dim()). θ, grad and the workspace must not overlap.
   template <class T>
-  TYCHE_HD T value_and_gradient(const T* TYCHE_RESTRICT theta, T* TYCHE_RESTRICT grad,
-                                T* TYCHE_RESTRICT workspace = nullptr) const {
+  TYCHE_EVALUATION_ENTRY T value_and_gradient(const T* TYCHE_RESTRICT theta,
+                                              T* TYCHE_RESTRICT grad,
+                                              T* TYCHE_RESTRICT workspace = nullptr) const {
     for (std::size_t i = 0; i < layout.dim; ++i) grad[i] = lift<T>(0.0);
     detail::evaluation<Expr, Layout, T, true> ev{expr, layout, ws_offsets, aliased,
                                                  theta, grad, workspace};
@@ -2258,17 +2281,21 @@ auto compile(const Expr& f) {
 template <expression Expr, expression... Params>
   requires(sizeof...(Params) > 0)
 auto compile(const Expr& f, const Params&...) {
-  static_assert(((kind_of<Params> == node_kind::param ||
-                  kind_of<Params> == node_kind::vector_param) && ...),
+  constexpr bool all_params =
+      ((kind_of<Params> == node_kind::param || kind_of<Params> == node_kind::vector_param) && ...);
+  static_assert(all_params,
                 "tyche::compile(f, params...) requires every 'params' argument to be a parameter");
-  using layout = meta::list<Params...>;
-  static_assert(meta::unique<detail::same_name, layout>::size == layout::size,
-                "tyche::compile(f, params...): a parameter is listed twice");
-  static_assert(params_of<Expr>::size == layout::size &&
-                    detail::consistent_params_v<layout, params_of<Expr>>,
-                "tyche::compile(f, params...) requires the list to name every parameter of 'f' "
-                "exactly once");
-  return detail::compile_with_layout<layout>(f);
+  if constexpr (all_params) {
+    using layout = meta::list<Params...>;
+    constexpr bool unique = meta::unique<detail::same_name, layout>::size == layout::size;
+    static_assert(unique, "tyche::compile(f, params...): a parameter is listed twice");
+    constexpr bool complete = params_of<Expr>::size == layout::size &&
+                              detail::consistent_params_v<layout, params_of<Expr>>;
+    static_assert(!unique || complete,
+                  "tyche::compile(f, params...) requires the list to name every parameter of "
+                  "'f' exactly once");
+    if constexpr (unique && complete) return detail::compile_with_layout<layout>(f);
+  }
 }
 
 }  // namespace tyche

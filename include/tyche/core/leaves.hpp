@@ -154,10 +154,11 @@ struct data_fn {
   /// Forbidden: data(temporary) would keep a view of storage destroyed at the end of the line.
   template <class Container>
     requires(!std::is_lvalue_reference_v<Container> && !std::is_arithmetic_v<Container>)
-  void operator()(Container&&) const {
+  data_vector<> operator()(Container&&) const {
     static_assert(sizeof(Container) == 0,
                   "tyche::data(x) keeps a view of 'x', not a copy: pass a named container that "
                   "outlives the model, not a temporary");
+    return {};  // a node, so that the expression around the call raises no further errors
   }
 
   /// A view of n doubles starting at ptr (host or, for device evaluation, device memory).

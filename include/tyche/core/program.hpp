@@ -33,11 +33,17 @@ struct all_params {
                          meta::list<N>, typename from<children_t<N>>::type>;
 };
 
+/// True when every occurrence Os is in Layout (by name) with exactly the same type.
+template <class Layout, class O>
+constexpr bool consistent_param() {
+  constexpr std::size_t i = meta::find_if_equal<same_name, O, Layout>::value;
+  if constexpr (i == Layout::size) return false;
+  else return std::is_same_v<meta::at<i, Layout>, O>;
+}
 template <class Layout, class Occurrences>
 inline constexpr bool consistent_params_v = [] {
   return []<class... Os>(meta::list<Os...>) {
-    return (std::is_same_v<meta::at<meta::find_if_equal<same_name, Os, Layout>::value, Layout>,
-                           Os> && ...);
+    return (consistent_param<Layout, Os>() && ...);
   }(Occurrences{});
 }();
 
@@ -116,7 +122,8 @@ struct program_view {
   /// f(θ). `workspace` must hold workspace_size values (none for most models); θ and the
   /// workspace must not overlap.
   template <class T>
-  TYCHE_HD T value(const T* TYCHE_RESTRICT theta, T* TYCHE_RESTRICT workspace = nullptr) const {
+  TYCHE_EVALUATION_ENTRY T value(const T* TYCHE_RESTRICT theta,
+                                 T* TYCHE_RESTRICT workspace = nullptr) const {
     detail::evaluation<Expr, Layout, T, false> ev{expr,  layout,  ws_offsets, aliased,
                                                   theta, nullptr, workspace};
     return ev.run();
@@ -124,8 +131,9 @@ struct program_view {
 
   /// f(θ), and ∇f(θ) written to grad[0 .. dim()). θ, grad and the workspace must not overlap.
   template <class T>
-  TYCHE_HD T value_and_gradient(const T* TYCHE_RESTRICT theta, T* TYCHE_RESTRICT grad,
-                                T* TYCHE_RESTRICT workspace = nullptr) const {
+  TYCHE_EVALUATION_ENTRY T value_and_gradient(const T* TYCHE_RESTRICT theta,
+                                              T* TYCHE_RESTRICT grad,
+                                              T* TYCHE_RESTRICT workspace = nullptr) const {
     for (std::size_t i = 0; i < layout.dim; ++i) grad[i] = lift<T>(0.0);
     detail::evaluation<Expr, Layout, T, true> ev{expr, layout, ws_offsets, aliased,
                                                  theta, grad, workspace};
@@ -256,17 +264,21 @@ auto compile(const Expr& f) {
 template <expression Expr, expression... Params>
   requires(sizeof...(Params) > 0)
 auto compile(const Expr& f, const Params&...) {
-  static_assert(((kind_of<Params> == node_kind::param ||
-                  kind_of<Params> == node_kind::vector_param) && ...),
+  constexpr bool all_params =
+      ((kind_of<Params> == node_kind::param || kind_of<Params> == node_kind::vector_param) && ...);
+  static_assert(all_params,
                 "tyche::compile(f, params...) requires every 'params' argument to be a parameter");
-  using layout = meta::list<Params...>;
-  static_assert(meta::unique<detail::same_name, layout>::size == layout::size,
-                "tyche::compile(f, params...): a parameter is listed twice");
-  static_assert(params_of<Expr>::size == layout::size &&
-                    detail::consistent_params_v<layout, params_of<Expr>>,
-                "tyche::compile(f, params...) requires the list to name every parameter of 'f' "
-                "exactly once");
-  return detail::compile_with_layout<layout>(f);
+  if constexpr (all_params) {
+    using layout = meta::list<Params...>;
+    constexpr bool unique = meta::unique<detail::same_name, layout>::size == layout::size;
+    static_assert(unique, "tyche::compile(f, params...): a parameter is listed twice");
+    constexpr bool complete = params_of<Expr>::size == layout::size &&
+                              detail::consistent_params_v<layout, params_of<Expr>>;
+    static_assert(!unique || complete,
+                  "tyche::compile(f, params...) requires the list to name every parameter of "
+                  "'f' exactly once");
+    if constexpr (unique && complete) return detail::compile_with_layout<layout>(f);
+  }
 }
 
 }  // namespace tyche
