@@ -84,6 +84,30 @@ struct param_offsets {
   std::size_t dim = 0;
 };
 
+template <class P>
+inline constexpr std::size_t param_extent_v =
+    kind_of<P> == node_kind::param ? 1 : extent_v<P>;
+
+/// The length of θ when every parameter's size is known at compile time, else dynamic_extent.
+template <class Layout>
+inline constexpr std::size_t static_dim_v = []<class... Ps>(meta::list<Ps...>) {
+  if constexpr (((param_extent_v<Ps> == dynamic_extent) || ...)) return dynamic_extent;
+  else return (std::size_t{0} + ... + param_extent_v<Ps>);
+}(Layout{});
+
+/// Offset of parameter K in θ when it and every parameter before it have static sizes.
+template <class Layout, std::size_t K>
+inline constexpr std::size_t static_offset_v = [] {
+  std::size_t offset = 0;
+  bool known = true;
+  meta::static_for<K>([&](auto k) {
+    constexpr std::size_t e = param_extent_v<meta::at<decltype(k)::value, Layout>>;
+    if (e == dynamic_extent) known = false;
+    else offset += e;
+  });
+  return known ? offset : dynamic_extent;
+}();
+
 template <class Layout, class P>
 inline constexpr std::size_t layout_index_v = [] {
   return []<class... Ps>(meta::list<Ps...>) {
@@ -119,7 +143,8 @@ struct evaluation {
   TYCHE_HD TYCHE_INLINE std::size_t offset_of() const {
     constexpr std::size_t k = layout_index_v<Layout, C>;
     static_assert(k < Layout::size, "tyche: a parameter of the expression is missing from the layout");
-    return layout.offset[k];
+    if constexpr (static_offset_v<Layout, k> != dynamic_extent) return static_offset_v<Layout, k>;
+    else return layout.offset[k];
   }
 
   // The value of child C (at path CP) at element i, wherever it lives.
@@ -404,7 +429,7 @@ struct evaluation {
       meta::static_for<Layout::size>([&](auto k) {
         constexpr std::size_t K = decltype(k)::value;
         using P = meta::at<K, Layout>;
-        if constexpr (kind_of<P> == node_kind::param) grad[layout.offset[K]] += param_adj[K];
+        if constexpr (kind_of<P> == node_kind::param) grad[offset_of<P>()] += param_adj[K];
       });
     }
     return result;

@@ -29,7 +29,9 @@ struct unary_node : expr<unary_node<Rule, A>> {
   A a;
   template <std::size_t I>
   TYCHE_HD constexpr const A& child() const { return a; }
-  TYCHE_HD constexpr std::size_t size() const { return a.size(); }
+  TYCHE_HD constexpr std::size_t size() const {
+    if constexpr (extent != dynamic_extent) return extent; else return a.size();
+  }
 };
 
 /// f(a, b) elementwise; a scalar operand is broadcast against a vector one.
@@ -49,8 +51,10 @@ struct binary_node : expr<binary_node<Rule, A, B>> {
   TYCHE_HD constexpr const auto& child() const {
     if constexpr (I == 0) return a; else return b;
   }
-  TYCHE_HD constexpr std::size_t size() const {
-    if constexpr (A::is_vector) return a.size(); else return b.size();
+  TYCHE_HD constexpr std::size_t size() const {  // static when either operand's size is
+    if constexpr (extent != dynamic_extent) return extent;
+    else if constexpr (A::is_vector) return a.size();
+    else return b.size();
   }
 };
 

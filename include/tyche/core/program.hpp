@@ -134,7 +134,9 @@ struct program_view {
   TYCHE_EVALUATION_ENTRY T value_and_gradient(const T* TYCHE_RESTRICT theta,
                                               T* TYCHE_RESTRICT grad,
                                               T* TYCHE_RESTRICT workspace = nullptr) const {
-    for (std::size_t i = 0; i < layout.dim; ++i) grad[i] = lift<T>(0.0);
+    constexpr std::size_t static_dim = detail::static_dim_v<Layout>;
+    const std::size_t dim = static_dim != dynamic_extent ? static_dim : layout.dim;
+    for (std::size_t i = 0; i < dim; ++i) grad[i] = lift<T>(0.0);
     detail::evaluation<Expr, Layout, T, true> ev{expr, layout, ws_offsets, aliased,
                                                  theta, grad, workspace};
     return ev.run();
