@@ -1152,7 +1152,9 @@ struct binary_node : expr<binary_node<Rule, A, B>> {
   static constexpr node_kind kind = node_kind::binary;
   static constexpr bool is_vector = A::is_vector || B::is_vector;
   static constexpr std::size_t extent =
-      !A::is_vector ? B::extent : (A::extent != dynamic_extent ? A::extent : B::extent);
+      !A::is_vector   ? (B::is_vector ? B::extent : 1)
+      : !B::is_vector ? A::extent
+                      : (A::extent != dynamic_extent ? A::extent : B::extent);
   static constexpr bool has_payload = Rule::has_payload;
   using children = meta::list<A, B>;
   using rule_type = Rule;

@@ -39,6 +39,9 @@ static_assert(!is_vector_v<decltype(sum(mu * v))>);
 static_assert(extent_v<decltype(data(fixed))> == 4);
 static_assert(extent_v<decltype(data(y))> == dynamic_extent);
 static_assert(extent_v<decltype(data(y) + v)> == 3);
+static_assert(extent_v<decltype(data(y) - mu)> == dynamic_extent);  // a scalar does not fix it
+static_assert(extent_v<decltype(mu * data(y))> == dynamic_extent);
+static_assert(extent_v<decltype(data(fixed) - mu)> == 4 && extent_v<decltype(mu - v)> == 3);
 static_assert(is_elementwise_v<decltype(exp(v))> && !is_elementwise_v<decltype(exp(mu))>);
 
 // Shareable: the type alone determines the value.

@@ -41,6 +41,16 @@ TEST_CASE("leaves: data from every supported container gives the same model", "[
   CHECK(compile(x * data(2.5)).value(std::vector<double>{2.0}) == 5.0);
 }
 
+TEST_CASE("leaves: a run-time-size data vector minus a scalar loops over every element",
+          "[core][leaves]") {
+  const std::vector<double> y{1.0, 2.0, 4.0};
+  param<"mu"> mu;
+  const auto f = compile(sum(lit<-1, 2> * square(data(y) - mu)) + sum(mu * data(y)));
+  std::vector<double> g(1);
+  CHECK(f.value_and_gradient(std::vector<double>{1.5}, g) == Approx(-3.375 + 1.5 * 7));
+  CHECK(g[0] == Approx(2.5 + 7));
+}
+
 TEST_CASE("leaves: data is a view, so later changes to the container are seen",
           "[core][leaves]") {
   std::vector<double> y{1, 1, 1};
