@@ -18,13 +18,14 @@ using view_type = program_type::view_type;
 // being a kernel argument. It is trivially copyable, which makes the byte copy valid.
 static_assert(std::is_trivially_copyable_v<view_type>);
 
-__global__ void eval_kernel(const unsigned char* view_bytes, const double* thetas, double* grads,
-                            double* values, int chains) {
+template <class T>
+__global__ void eval_kernel(const unsigned char* view_bytes, const T* thetas, T* grads,
+                            T* values, int chains) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= chains) return;
   const view_type& view = *reinterpret_cast<const view_type*>(view_bytes);
   const std::size_t d = view.dim();
-  values[c] = tyche_test::eight_schools_chain(view, thetas + c * d, grads + c * d);
+  values[c] = view.value_and_gradient(thetas + c * d, grads + c * d);
 }
 
 #define CHECK_CUDA(call)                                                                  \
@@ -62,7 +63,7 @@ int main() {
   unsigned char* view_dev = nullptr;
   CHECK_CUDA(cudaMalloc(&view_dev, sizeof(view_type)));
   CHECK_CUDA(cudaMemcpy(view_dev, &device_prog.view(), sizeof(view_type), cudaMemcpyHostToDevice));
-  eval_kernel<<<1, chains>>>(view_dev, theta_dev, grad_dev, val_dev, chains);
+  eval_kernel<double><<<1, chains>>>(view_dev, theta_dev, grad_dev, val_dev, chains);
   CHECK_CUDA(cudaGetLastError());
   CHECK_CUDA(cudaDeviceSynchronize());
   std::vector<double> grad(chains * d), val(chains);
@@ -86,7 +87,32 @@ int main() {
         ++failures;
       }
   }
+  // The same model in float on the device, against double on the host (float accuracy).
+  std::vector<float> theta_f(theta.begin(), theta.end()), grad_f(chains * d), val_f(chains);
+  float *theta_f_dev = nullptr, *grad_f_dev = nullptr, *val_f_dev = nullptr;
+  CHECK_CUDA(cudaMalloc(&theta_f_dev, theta_f.size() * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&grad_f_dev, grad_f.size() * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&val_f_dev, val_f.size() * sizeof(float)));
+  CHECK_CUDA(cudaMemcpy(theta_f_dev, theta_f.data(), theta_f.size() * sizeof(float), cudaMemcpyHostToDevice));
+  eval_kernel<float><<<1, chains>>>(view_dev, theta_f_dev, grad_f_dev, val_f_dev, chains);
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaMemcpy(val_f.data(), val_f_dev, val_f.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaMemcpy(grad_f.data(), grad_f_dev, grad_f.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int c = 0; c < chains; ++c) {
+    const double v = tyche_test::eight_schools_chain(host_prog.view(), theta.data() + c * d, g.data());
+    if (std::fabs(val_f[c] - v) > 1e-4 * (1.0 + std::fabs(v))) {
+      std::fprintf(stderr, "chain %d: device float value %.9g, host double %.17g\n", c, val_f[c], v);
+      ++failures;
+    }
+    for (int k = 0; k < d; ++k)
+      if (std::fabs(grad_f[c * d + k] - g[k]) > 1e-4 * (1.0 + std::fabs(g[k]))) {
+        std::fprintf(stderr, "chain %d: float d/dtheta[%d] device %.9g, host %.17g\n", c, k, grad_f[c * d + k], g[k]);
+        ++failures;
+      }
+  }
+  cudaFree(theta_f_dev); cudaFree(grad_f_dev); cudaFree(val_f_dev);
   cudaFree(y_dev); cudaFree(sigma_dev); cudaFree(theta_dev); cudaFree(grad_dev); cudaFree(val_dev); cudaFree(view_dev);
-  std::printf("%d chains compared, %d mismatches\n", chains, failures);
+  std::printf("%d chains compared in double and float, %d mismatches\n", chains, failures);
   return failures == 0 ? 0 : 1;
 }
