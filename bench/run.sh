@@ -3,13 +3,15 @@
 #
 #   gradients   one value_and_gradient of a tyche program vs a hand-written twin:
 #               model,n,tyche_ns,handwritten_ns,ratio   (medians over repetitions; ratio = tyche/handwritten)
+#   compile     compile times of code that uses tyche (bench/compile_times.sh):
+#               file,compiler,mode,seconds
 #
 # --quick: fewer repetitions and a shorter minimum time (under a minute in all).
 # Build output and Google Benchmark's console output go to stderr. See docs/benchmarks.md.
 set -euo pipefail
 
 usage() {
-    echo "usage: bash bench/run.sh gradients [--quick]" >&2
+    echo "usage: bash bench/run.sh gradients|compile [--quick]" >&2
     exit 2
 }
 
@@ -25,6 +27,10 @@ for a in "$@"; do
 done
 case $suite in
     gradients) ;;
+    compile)
+        args=()
+        [ $quick -eq 1 ] && args=(--quick)
+        exec bash "$(dirname "${BASH_SOURCE[0]}")/compile_times.sh" "${args[@]}" ;;
     *) usage ;;
 esac
 

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# bench/compile_times.sh [--quick] — how long user code that includes tyche takes to compile.
+# Prints CSV: file,compiler,mode,seconds (median wall time of 3 runs; 1 with --quick).
+#   header_only          a translation unit that only includes <tyche/tyche.hpp>
+#   quickstart           examples/quickstart.cpp (the eight-schools model)
+#   gradients            bench/gradients.cpp (three models, their twins, Google Benchmark)
+#   arithmetic_test      tests/autodiff/arithmetic_test.cpp (many small programs, four scalar types)
+# mode: syntax = -fsyntax-only (front end: templates), O2 = full compile to an object file.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+reps=3
+[ "${1:-}" = "--quick" ] && reps=1
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tyche-compile-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+printf '#include <tyche/tyche.hpp>\nint main() { return 0; }\n' > "$tmp/header_only.cpp"
+
+files=("header_only:$tmp/header_only.cpp" "quickstart:$root/examples/quickstart.cpp"
+       "gradients:$root/bench/gradients.cpp" "arithmetic_test:$root/tests/autodiff/arithmetic_test.cpp")
+compilers=()
+for c in g++ clang++; do command -v "$c" >/dev/null 2>&1 && compilers+=("$c"); done
+
+flags=(-std=c++20 -DTYCHE_USE_XSIMD=1 -I"$root/include" -I"$root/tests")
+
+median_time() {  # median wall seconds of $reps runs of "$@"
+    local times=()
+    for _ in $(seq "$reps"); do
+        local start end
+        start=$(date +%s%N)
+        "$@" >/dev/null 2>&1 || { echo "compile failed: $*" >&2; exit 1; }
+        end=$(date +%s%N)
+        times+=("$(( (end - start) / 1000000 ))")  # milliseconds
+    done
+    printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)] / 1000}'
+}
+
+echo "file,compiler,mode,seconds"
+for entry in "${files[@]}"; do
+    name=${entry%%:*}
+    file=${entry#*:}
+    for cxx in "${compilers[@]}"; do
+        s=$(median_time "$cxx" "${flags[@]}" -fsyntax-only "$file")
+        echo "$name,$cxx,syntax,$s"
+        o=$(median_time "$cxx" "${flags[@]}" -O2 -c "$file" -o "$tmp/out.o")
+        echo "$name,$cxx,O2,$o"
+    done
+done
