@@ -5,3 +5,8 @@
 #include <tyche/core/leaves.hpp>
 #include <tyche/core/operations.hpp>
 #include <tyche/core/program.hpp>
+#include <tyche/distributions.hpp>
+#include <tyche/model/joint.hpp>
+#include <tyche/model/model.hpp>
+#include <tyche/model/random_variable.hpp>
+#include <tyche/transforms/bounds.hpp>

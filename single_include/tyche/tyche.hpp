@@ -264,6 +264,11 @@ inline constexpr std::size_t dynamic_extent = std::dynamic_extent;
 template <class T>
 concept expression = std::derived_from<std::remove_cvref_t<T>, expr<std::remove_cvref_t<T>>>;
 
+/// A wrapper stands for an expression without being a node: a random variable is used as its
+/// value. Every operation unwraps it (detail::as_node), so wrappers never sit in a tree.
+template <class T>
+concept wraps_expression = requires(const std::remove_cvref_t<T>& x) { x.value_expression(); };
+
 /// Plain numbers a user may write next to expressions (they become run-time constants).
 template <class T>
 concept arithmetic = std::is_arithmetic_v<std::remove_cvref_t<T>> &&
@@ -1223,11 +1228,15 @@ namespace detail {
 /// What may stand as an operand of an elementwise operation: an expression other than a
 /// matrix, or a plain number.
 template <class T>
-concept operand = (expression<T> && kind_of<T> != node_kind::data_matrix) || arithmetic<T>;
+concept operand = (expression<T> && (wraps_expression<T> || kind_of<T> != node_kind::data_matrix)) ||
+                  arithmetic<T>;
 
+/// The core node an operand stands for: a number becomes a constant; a wrapper (a random
+/// variable, see tyche/model) becomes the expression of its value; a node is itself.
 template <class T>
 TYCHE_HD constexpr auto as_node(const T& x) {
   if constexpr (arithmetic<T>) return constant{static_cast<double>(x)};
+  else if constexpr (wraps_expression<T>) return as_node(x.value_expression());
   else return x;
 }
 template <class T>
@@ -1306,16 +1315,17 @@ auto pow(const A& a, const B& b) {
 /// Σᵢ aᵢ.
 template <expression A>
 auto sum(const A& a) {
-  static_assert(is_vector_v<A>,
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>,
                 "tyche::sum(a) requires 'a' to be a vector expression; it is a scalar");
-  return sum_node<A>{{}, a};
+  return sum_node<N>{{}, detail::as_node(a)};
 }
 
 /// Σᵢ aᵢ bᵢ.
 template <detail::operand A, detail::operand B>
   requires(expression<A> && expression<B>)
 auto dot(const A& a, const B& b) {
-  static_assert(is_vector_v<A> && is_vector_v<B>,
+  static_assert(is_vector_v<detail::node_t<A>> && is_vector_v<detail::node_t<B>>,
                 "tyche::dot(a, b) requires 'a' and 'b' to be vector expressions");
   return sum(a * b);
 }
@@ -1323,20 +1333,23 @@ auto dot(const A& a, const B& b) {
 /// log Σᵢ exp(aᵢ).
 template <expression A>
 auto log_sum_exp(const A& a) {
-  static_assert(is_vector_v<A>,
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>,
                 "tyche::log_sum_exp(a) requires 'a' to be a vector expression; it is a scalar");
-  return log_sum_exp_node<A>{{}, a};
+  return log_sum_exp_node<N>{{}, detail::as_node(a)};
 }
 
 /// X v: a data matrix times a vector parameter.
 template <expression V>
 auto matvec(const data_matrix& x, const V& v) {
-  static_assert(kind_of<V> == node_kind::vector_param,
+  using N = detail::node_t<V>;
+  static_assert(kind_of<N> == node_kind::vector_param,
                 "tyche::matvec(X, v) requires 'v' to be a vector parameter (vector_param)");
-  if (x.cols != v.size())
+  const N node = detail::as_node(v);
+  if (x.cols != node.size())
     throw std::invalid_argument("tyche::matvec(X, v): X has " + std::to_string(x.cols) +
-                                " columns but v has size " + std::to_string(v.size()));
-  return matvec_node<V>{{}, x, v};
+                                " columns but v has size " + std::to_string(node.size()));
+  return matvec_node<N>{{}, x, node};
 }
 template <expression V>
 auto operator*(const data_matrix& x, const V& v) {
@@ -2130,7 +2143,8 @@ void find_aliases(const Root& root, bool* aliased) {
   });
 }
 
-/// Workspace offsets for the matvec slots of an expression (none for aliased slots).
+/// Workspace offsets for the matvec slots of an expression (none for aliased slots); with
+/// ws_offsets null, only the total.
 template <class Root, class Entries = outer_entries_t<Root>>
 std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t* ws_offsets) {
   std::size_t total = 0;
@@ -2139,7 +2153,7 @@ std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t*
     using E = meta::at<K, Entries>;
     if constexpr (kind_of<typename E::node> == node_kind::matvec) {
       if (!aliased[K]) {
-        ws_offsets[K] = total;
+        if (ws_offsets) ws_offsets[K] = total;
         total += 2 * at_path(root, typename E::path{}).x.rows;
       }
     }
@@ -2275,8 +2289,40 @@ class program {
 };
 
 namespace detail {
-template <class Layout, class Expr>
-auto compile_with_layout(const Expr& e) {
+
+/// Evaluates expression e (scalar or vector, not folded) at θ with the given layout, writing
+/// its value(s) to out[0 .. size). For conversions outside the hot path: constrain(), bounds,
+/// distribution arguments when sampling.
+template <class Layout, class E>
+void evaluate_at(const E& e, const param_offsets<Layout>& layout, const double* theta, double* out) {
+  using N = node_t<E>;
+  const N n = as_node(e);
+  bool not_aliased[outer_entries_t<N>::size + 1] = {};
+  std::vector<double> workspace(assign_workspace(n, not_aliased, nullptr));
+  std::size_t ws_offsets[outer_entries_t<N>::size + 1] = {};
+  assign_workspace(n, not_aliased, ws_offsets);
+  evaluation<N, Layout, double, false> ev{n,     layout,  ws_offsets,        not_aliased,
+                                          theta, nullptr, workspace.data()};
+  if constexpr (is_vector_v<N>) {
+    ev.prepare();
+    for (std::size_t i = 0; i < n.size(); ++i) out[i] = ev.element(i);
+  } else {
+    out[0] = ev.run();
+  }
+}
+
+/// Number of values of a (possibly wrapped) expression: its size, or 1 for a scalar.
+template <class E>
+std::size_t value_count(const E& e) {
+  using N = node_t<E>;
+  if constexpr (is_vector_v<N>) return as_node(e).size();
+  else return 1;
+}
+
+template <class Layout, class Wrapped>
+auto compile_with_layout(const Wrapped& wrapped) {
+  using Expr = node_t<Wrapped>;
+  const Expr e = as_node(wrapped);
   static_assert(!is_vector_v<Expr>,
                 "tyche::compile(f) requires 'f' to be a scalar expression; reduce vectors with "
                 "tyche::sum(...)");
@@ -2307,7 +2353,7 @@ auto compile_with_layout(const Expr& e) {
 /// Compiles f, with its parameters laid out in θ in order of first appearance.
 template <expression Expr>
 auto compile(const Expr& f) {
-  return detail::compile_with_layout<params_of<Expr>>(f);
+  return detail::compile_with_layout<params_of<detail::node_t<Expr>>>(f);
 }
 
 /// Compiles f, with its parameters laid out in θ in the order given.
@@ -2322,8 +2368,9 @@ auto compile(const Expr& f, const Params&...) {
     using layout = meta::list<Params...>;
     constexpr bool unique = meta::unique<detail::same_name, layout>::size == layout::size;
     static_assert(unique, "tyche::compile(f, params...): a parameter is listed twice");
-    constexpr bool complete = params_of<Expr>::size == layout::size &&
-                              detail::consistent_params_v<layout, params_of<Expr>>;
+    using used = params_of<detail::node_t<Expr>>;
+    constexpr bool complete =
+        used::size == layout::size && detail::consistent_params_v<layout, used>;
     static_assert(!unique || complete,
                   "tyche::compile(f, params...) requires the list to name every parameter of "
                   "'f' exactly once");
@@ -2333,4 +2380,776 @@ auto compile(const Expr& f, const Params&...) {
 
 }  // namespace tyche
 // ----- end tyche/core/program.hpp -----
+// ----- begin tyche/distributions.hpp -----
+// tyche/distributions.hpp — every distribution family.
+// ----- begin tyche/distributions/cauchy.hpp -----
+// tyche/distributions/cauchy.hpp — cauchy(mu, sigma) and half_cauchy(sigma).
+//   log p(x | μ, σ) = −log π − log σ − log(1 + ((x − μ)/σ)²),   x ∈ ℝ;
+//   half_cauchy: log 2 − log π − log σ − log(1 + (x/σ)²),        x > 0.
+// ----- begin tyche/distributions/detail/family.hpp -----
+// tyche/distributions/detail/family.hpp — what every distribution header uses: building a named
+// random variable or an unnamed distribution from user arguments, constants, and the sum over
+// elements of an elementwise log density.
+// ----- begin tyche/model/random_variable.hpp -----
+// tyche/model/random_variable.hpp — named random variables (parameters with a prior) and
+// observed ones (likelihood terms). A random variable is used in expressions as its value: the
+// transform (chosen from the distribution's support) of an unconstrained parameter.
+// ----- begin tyche/transforms/bounds.hpp -----
+// tyche/transforms/bounds.hpp — the transforms from the unconstrained line to a support given
+// by bounds: none (identity), a lower bound, an upper bound, both. Each gives the constrained
+// value as a core expression of the unconstrained parameter u, the log-Jacobian log|dx/du| as
+// a core expression, and the inverse for unconstrain(). Bounds are core expressions too, so a
+// bound may depend on another parameter (beta1 < 1 − alpha1).
+
+#include <cmath>
+
+namespace tyche::transforms {
+
+namespace detail {
+/// Σ over the elements for a vector expression, the expression itself for a scalar.
+template <class E>
+auto total(const E& e) {
+  if constexpr (is_vector_v<tyche::detail::node_t<E>>) return sum(e);
+  else return tyche::detail::as_node(e);
+}
+}  // namespace detail
+
+/// The real line: x = u, log|J| = 0.
+struct identity {
+  static constexpr const char* name = "identity";
+  template <class U> auto constrain(const U& u) const { return u; }
+  template <class U> auto log_jacobian(const U&) const { return lit<0>; }
+  static double unconstrain(double x) { return x; }
+  static bool contains(double x) { return !std::isnan(x); }
+};
+
+/// (L, ∞): x = L + eᵘ, log|J| = u. With L = 0 this is the positive half-line (x = eᵘ).
+template <class Lower>
+struct lower_bound {
+  static constexpr const char* name = "lower bound";
+  Lower lower;
+  template <class U> auto constrain(const U& u) const {
+    if constexpr (std::is_same_v<Lower, literal<0>>) return exp(u);
+    else return lower + exp(u);
+  }
+  template <class U> auto log_jacobian(const U& u) const { return detail::total(u); }
+  static double unconstrain(double x, double l) { return std::log(x - l); }
+  static bool contains(double x, double l) { return x > l; }
+};
+
+/// (−∞, U): x = U − eᵘ, log|J| = u.
+template <class Upper>
+struct upper_bound {
+  static constexpr const char* name = "upper bound";
+  Upper upper;
+  template <class U> auto constrain(const U& u) const { return upper - exp(u); }
+  template <class U> auto log_jacobian(const U& u) const { return detail::total(u); }
+  static double unconstrain(double x, double h) { return std::log(h - x); }
+  static bool contains(double x, double h) { return x < h; }
+};
+
+/// (L, U): x = L + (U − L)·logistic(u), log|J| = log(U − L) + log σ(u) + log(1 − σ(u)).
+template <class Lower, class Upper>
+struct interval {
+  static constexpr const char* name = "interval";
+  Lower lower;
+  Upper upper;
+  template <class U> auto constrain(const U& u) const {
+    if constexpr (std::is_same_v<Lower, literal<0>> && std::is_same_v<Upper, literal<1>>)
+      return logistic(u);
+    else return lower + (upper - lower) * logistic(u);
+  }
+  template <class U> auto log_jacobian(const U& u) const {
+    auto per_element = log_logistic(u) + log1m_logistic(u);
+    if constexpr (std::is_same_v<Lower, literal<0>> && std::is_same_v<Upper, literal<1>>)
+      return detail::total(per_element);
+    else return detail::total(per_element + log(upper - lower));
+  }
+  static double unconstrain(double x, double l, double h) {
+    const double p = (x - l) / (h - l);
+    return std::log(p) - std::log1p(-p);
+  }
+  static bool contains(double x, double l, double h) { return x > l && x < h; }
+};
+
+}  // namespace tyche::transforms
+// ----- end tyche/transforms/bounds.hpp -----
+
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace tyche {
+
+// ---- shapes ---------------------------------------------------------------------------------
+
+struct scalar_shape {};
+/// A vector of N values, N fixed at compile time: `std_normal<"z">(shape<8>)`.
+template <std::size_t N>
+struct static_shape {
+  static constexpr std::size_t size = N;
+};
+template <std::size_t N>
+inline constexpr static_shape<N> shape{};
+/// A vector whose size is given at run time: `std_normal<"z">(shape_of(n))`.
+struct dynamic_shape {
+  std::size_t size;
+};
+inline dynamic_shape shape_of(std::size_t n) { return {n}; }
+
+template <class S>
+concept shape_tag = std::is_same_v<S, scalar_shape> || std::is_same_v<S, dynamic_shape> ||
+                    requires { S::size; };
+
+namespace detail {
+template <fixed_string Name, class Shape>
+struct param_for;
+template <fixed_string Name>
+struct param_for<Name, scalar_shape> {
+  using type = param<Name>;
+  static type make(scalar_shape) { return {}; }
+};
+template <fixed_string Name, std::size_t N>
+struct param_for<Name, static_shape<N>> {
+  using type = vector_param<Name, N>;
+  static type make(static_shape<N>) { return {}; }
+};
+template <fixed_string Name>
+struct param_for<Name, dynamic_shape> {
+  using type = vector_param<Name>;
+  static type make(dynamic_shape s) { return type(s.size); }
+};
+}  // namespace detail
+
+// ---- distributions: the shared part ------------------------------------------------------------
+
+template <class Dist, class X>
+struct observed;
+
+/// CRTP base of every distribution: observe(data) makes a likelihood term.
+template <class Derived>
+struct distribution {
+  const Derived& derived() const { return static_cast<const Derived&>(*this); }
+
+  /// The likelihood term log p(x | arguments) for observed x (data, usually). Data values are
+  /// checked now: a value outside the family's support throws, naming the index and value.
+  template <class X>
+  auto observe(const X& x) const {
+    using N = detail::node_t<X>;
+    const N node = detail::as_node(x);
+    if constexpr (kind_of<N> == node_kind::data_vector) {
+      for (std::size_t i = 0; i < node.size(); ++i) check_observation(node.ptr[i], i);
+    } else if constexpr (kind_of<N> == node_kind::constant) {
+      check_observation(node.value, 0);
+    }
+    return observed<Derived, N>{derived(), node};
+  }
+
+ private:
+  void check_observation(double v, std::size_t i) const {
+    const char* problem = nullptr;
+    if (!std::isfinite(v)) problem = "is not finite";
+    else if constexpr (requires { Derived::observation_problem(v); }) problem = Derived::observation_problem(v);
+    if (problem)
+      throw std::invalid_argument(std::string("tyche::") + Derived::family + "(...).observe(y): y[" +
+                                  std::to_string(i + 1) + "] = " + std::to_string(v) + " " +
+                                  problem);
+  }
+};
+
+/// A likelihood term: distribution Dist observed at x.
+template <class Dist, class X>
+struct observed {
+  Dist distribution;
+  X value;
+  auto log_density() const { return distribution.log_prob(value); }
+};
+
+// ---- random variables ---------------------------------------------------------------------------
+
+/// A named random variable: a parameter with a prior. In expressions it is its value.
+template <fixed_string Name, class Dist, class Shape>
+struct random_variable : expr<random_variable<Name, Dist, Shape>> {
+  static constexpr auto name = Name;
+  using distribution_type = Dist;
+  using shape_type = Shape;
+  using param_type = typename detail::param_for<Name, Shape>::type;
+
+  Dist distribution;
+  param_type parameter;
+
+  random_variable(Dist d, Shape s)
+      : distribution(d), parameter(detail::param_for<Name, Shape>::make(s)) {}
+
+  /// The transform from the unconstrained line to the distribution's support.
+  auto transform() const { return distribution.transform(); }
+  /// The variable's value: transform(parameter), a core expression.
+  auto value_expression() const { return transform().constrain(parameter); }
+  /// log p(value | arguments), summed over the elements of a vector variable.
+  auto log_prior() const { return distribution.log_prob(value_expression()); }
+  /// log |d value / d parameter|, summed over the elements.
+  auto log_jacobian() const { return transform().log_jacobian(parameter); }
+  /// Number of scalar parameters.
+  std::size_t size() const {
+    if constexpr (std::is_same_v<Shape, scalar_shape>) return 1;
+    else return parameter.size();
+  }
+};
+
+namespace detail {
+/// Builds random_variable<Name, Dist, Shape>. With no shape given and a vector argument, the
+/// variable takes the argument's shape.
+template <fixed_string Name, class Dist, class Shape>
+auto make_random_variable(const Dist& d, Shape s) {
+  return random_variable<Name, Dist, Shape>(d, s);
+}
+}  // namespace detail
+
+}  // namespace tyche
+// ----- end tyche/model/random_variable.hpp -----
+
+#include <type_traits>
+
+namespace tyche::detail {
+
+inline constexpr double log_two = 0.69314718055994530942;
+inline constexpr double log_pi = 1.14472988584940017414;
+inline constexpr double half_log_two_pi = 0.91893853320467274178;  // ½ log(2π)
+
+/// Σ over the elements of a vector log density; a scalar one as it is.
+template <class E>
+auto total(const E& e) {
+  if constexpr (is_vector_v<node_t<E>>) return sum(e);
+  else return as_node(e);
+}
+
+/// The shape a random variable takes from its arguments when none is given: the size of its
+/// vector arguments (static if one of them has a static size), or a scalar.
+template <class... Nodes>
+auto shape_from(const Nodes&... nodes) {
+  constexpr bool any_vector = (is_vector_v<Nodes> || ...);
+  if constexpr (!any_vector) {
+    return scalar_shape{};
+  } else {
+    constexpr std::size_t e = [] {
+      std::size_t found = dynamic_extent;
+      ((is_vector_v<Nodes> && extent_v<Nodes> != dynamic_extent ? (found = extent_v<Nodes>, 0) : 0), ...);
+      return found;
+    }();
+    if constexpr (e != dynamic_extent) {
+      return static_shape<e>{};
+    } else {
+      std::size_t n = 0;
+      ((is_vector_v<Nodes> ? (n = nodes.size(), 0) : 0), ...);
+      return dynamic_shape{n};
+    }
+  }
+}
+
+/// Dist<node_t<Args>...> from user arguments (numbers, expressions, random variables).
+template <template <class...> class Dist, class... Args>
+auto make_distribution(const Args&... args) {
+  return Dist<node_t<Args>...>{{}, as_node(args)...};
+}
+
+/// The named random variable Name ~ Dist(args...), of the given shape (or of the arguments').
+template <fixed_string Name, template <class...> class Dist, class Shape, class... Args>
+auto make_named(Shape shape, const Args&... args) {
+  auto d = make_distribution<Dist>(args...);
+  if constexpr (std::is_same_v<Shape, scalar_shape>) {
+    return make_random_variable<Name>(d, shape_from(as_node(args)...));
+  } else {
+    return make_random_variable<Name>(d, shape);
+  }
+}
+
+}  // namespace tyche::detail
+// ----- end tyche/distributions/detail/family.hpp -----
+
+#include <cmath>
+#include <random>
+
+namespace tyche {
+
+template <class Mu, class Sigma>
+struct cauchy_distribution : distribution<cauchy_distribution<Mu, Sigma>> {
+  static constexpr const char* family = "cauchy";
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(-log1p(square((x - mu) / sigma)) - log(sigma) - detail::log_pi);
+  }
+  auto arguments() const { return std::tuple{mu, sigma}; }
+  template <class G>
+  static double draw(G& rng, double m, double s) { return std::cauchy_distribution<double>(m, s)(rng); }
+};
+
+template <class Sigma>
+struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> {
+  static constexpr const char* family = "half_cauchy";
+  Sigma sigma;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(-log1p(square(x / sigma)) - log(sigma) + (detail::log_two - detail::log_pi));
+  }
+  auto arguments() const { return std::tuple{sigma}; }
+  template <class G>
+  static double draw(G& rng, double s) { return std::fabs(std::cauchy_distribution<double>(0.0, s)(rng)); }
+  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+};
+
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto cauchy(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, cauchy_distribution>(shape, mu, sigma);
+}
+template <detail::operand Mu, detail::operand Sigma>
+auto cauchy(const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<cauchy_distribution>(mu, sigma);
+}
+
+/// Name ~ half-Cauchy(0, sigma), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto half_cauchy(const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, half_cauchy_distribution>(shape, sigma);
+}
+template <detail::operand Sigma>
+auto half_cauchy(const Sigma& sigma) {
+  return detail::make_distribution<half_cauchy_distribution>(sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/cauchy.hpp -----
+// ----- begin tyche/distributions/normal.hpp -----
+// tyche/distributions/normal.hpp — normal(mu, sigma) and std_normal().
+//   log p(x | μ, σ) = −½ ((x − μ)/σ)² − log σ − ½ log 2π,   x ∈ ℝ, σ > 0.
+
+#include <random>
+
+namespace tyche {
+
+template <class Mu, class Sigma>
+struct normal_distribution : distribution<normal_distribution<Mu, Sigma>> {
+  static constexpr const char* family = "normal";
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(lit<-1, 2> * square((x - mu) / sigma) - log(sigma) -
+                         detail::half_log_two_pi);
+  }
+  auto arguments() const { return std::tuple{mu, sigma}; }
+  template <class G>
+  static double draw(G& rng, double m, double s) { return std::normal_distribution<double>(m, s)(rng); }
+  static double mean(double m, double) { return m; }
+  static double variance(double, double s) { return s * s; }
+};
+
+struct std_normal_distribution : distribution<std_normal_distribution> {
+  static constexpr const char* family = "std_normal";
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(lit<-1, 2> * square(x) - detail::half_log_two_pi);
+  }
+  auto arguments() const { return std::tuple{}; }
+  template <class G>
+  static double draw(G& rng) { return std::normal_distribution<double>(0.0, 1.0)(rng); }
+  static double mean() { return 0.0; }
+  static double variance() { return 1.0; }
+};
+
+/// The named random variable Name ~ normal(mu, sigma): `normal<"mu">(0.0, 5.0)`.
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto normal(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, normal_distribution>(shape, mu, sigma);
+}
+/// The distribution normal(mu, sigma), e.g. to observe data: `normal(theta, sigma).observe(y)`.
+template <detail::operand Mu, detail::operand Sigma>
+auto normal(const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<normal_distribution>(mu, sigma);
+}
+
+/// Name ~ normal(0, 1): `std_normal<"z">(shape<8>)`.
+template <fixed_string Name, shape_tag Shape = scalar_shape>
+auto std_normal(Shape shape = {}) {
+  return detail::make_random_variable<Name>(std_normal_distribution{}, shape);
+}
+inline auto std_normal() { return std_normal_distribution{}; }
+
+}  // namespace tyche
+// ----- end tyche/distributions/normal.hpp -----
+// ----- end tyche/distributions.hpp -----
+// ----- begin tyche/model/joint.hpp -----
+// tyche/model/joint.hpp — joint(...): the random variables and likelihood terms of a model,
+// and from them its log density (priors, log-Jacobians, likelihoods) as one core expression.
+
+#include <tuple>
+#include <type_traits>
+
+namespace tyche {
+
+namespace detail {
+template <class T>
+struct is_random_variable : std::false_type {};
+template <fixed_string Name, class Dist, class Shape>
+struct is_random_variable<random_variable<Name, Dist, Shape>> : std::true_type {};
+template <class T>
+struct is_observed : std::false_type {};
+template <class Dist, class X>
+struct is_observed<observed<Dist, X>> : std::true_type {};
+
+template <class L, class T>
+struct append_if_variable {
+  using type = L;
+};
+template <class... Ls, class T>
+  requires is_random_variable<T>::value
+struct append_if_variable<meta::list<Ls...>, T> {
+  using type = meta::list<Ls..., T>;
+};
+template <class L, class... Ts>
+struct variables_of {
+  using type = L;
+};
+template <class L, class T, class... Ts>
+struct variables_of<L, T, Ts...> {
+  using type = typename variables_of<typename append_if_variable<L, T>::type, Ts...>::type;
+};
+
+template <class L>
+struct params_of_variables;
+template <class... Vs>
+struct params_of_variables<meta::list<Vs...>> {
+  using type = meta::list<typename Vs::param_type...>;
+};
+
+/// a + b, where a literal 0 on either side is dropped.
+template <class A, class B>
+auto add_terms(const A& a, const B& b) {
+  if constexpr (std::is_same_v<A, literal<0>>) return b;
+  else if constexpr (std::is_same_v<B, literal<0>>) return a;
+  else return a + b;
+}
+}  // namespace detail
+
+/// A model's random variables (parameters, in θ order) and likelihood terms.
+template <class... Terms>
+struct joint_t {
+  std::tuple<Terms...> terms;
+
+  /// The random variables, in the order given.
+  using variables = typename detail::variables_of<meta::list<>, Terms...>::type;
+  /// Their parameters: the layout of θ.
+  using layout = typename detail::params_of_variables<variables>::type;
+
+  /// The log density on the unconstrained space: Σ log priors (+ Σ log-Jacobians when
+  /// Jacobian) + Σ log-likelihoods.
+  template <bool Jacobian>
+  auto log_density() const {
+    return std::apply([](const auto&... t) { return sum_terms(term<Jacobian>(t)...); }, terms);
+  }
+
+ private:
+  template <bool Jacobian, class T>
+  static auto term(const T& t) {
+    if constexpr (detail::is_random_variable<T>::value) {
+      if constexpr (Jacobian) return detail::add_terms(detail::as_node(t.log_prior()), detail::as_node(t.log_jacobian()));
+      else return detail::as_node(t.log_prior());
+    } else {
+      return detail::as_node(t.log_density());
+    }
+  }
+  template <class First, class... Rest>
+  static auto sum_terms(const First& first, const Rest&... rest) {
+    if constexpr (sizeof...(Rest) == 0) return first;
+    else return detail::add_terms(first, sum_terms(rest...));
+  }
+};
+
+/// The joint distribution of random variables and observations: `joint(mu, tau, y_obs)`.
+/// Random variables are laid out in θ in the order given.
+template <class... Terms>
+auto joint(const Terms&... terms) {
+  static_assert(sizeof...(Terms) > 0, "tyche::joint(...) requires at least one term");
+  static_assert(((detail::is_random_variable<Terms>::value || detail::is_observed<Terms>::value) && ...),
+                "tyche::joint(terms...) requires every term to be a named random variable "
+                "(normal<\"mu\">(0, 1)) or an observation (normal(mu, 1).observe(data(y)))");
+  using J = joint_t<Terms...>;
+  static_assert(meta::unique<meta::same, typename J::variables>::size == J::variables::size,
+                "tyche::joint(terms...): a random variable is listed twice");
+  return J{{terms...}};
+}
+
+}  // namespace tyche
+// ----- end tyche/model/joint.hpp -----
+// ----- begin tyche/model/model.hpp -----
+// tyche/model/model.hpp — model(joint): the compiled log density of a joint distribution on the
+// unconstrained space, with and without the log-Jacobian, parameter names, constrain /
+// unconstrain, Stan-style random initialisation, prior and posterior predictive sampling.
+
+#include <cmath>
+#include <cstddef>
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tyche {
+
+template <class Joint>
+class model_t {
+ public:
+  using joint_type = Joint;
+  using layout = typename Joint::layout;
+  using variables = typename Joint::variables;
+
+  explicit model_t(const Joint& joint)
+      : joint_(joint),
+        with_jacobian_(detail::compile_with_layout<layout>(joint.template log_density<true>())),
+        without_jacobian_(detail::compile_with_layout<layout>(joint.template log_density<false>())) {}
+
+  /// Number of unconstrained parameters.
+  [[nodiscard]] std::size_t dim() const { return with_jacobian_.dim(); }
+
+  /// Names of the coordinates of θ, Stan style: "mu", "theta[1]", "theta[2]", …
+  [[nodiscard]] std::vector<std::string> parameter_names() const {
+    std::vector<std::string> names;
+    for (const auto& [name, size] : with_jacobian_.parameters()) {
+      if (is_vector_param(name)) {
+        for (std::size_t i = 1; i <= size; ++i) names.push_back(name + "[" + std::to_string(i) + "]");
+      } else {
+        names.push_back(name);
+      }
+    }
+    return names;
+  }
+
+  /// log p(θ) on the unconstrained space; with jacobian = false, without the log-Jacobian.
+  [[nodiscard]] double log_prob(std::span<const double> theta, bool jacobian = true) const {
+    return jacobian ? with_jacobian_.value(theta, workspace(theta))
+                    : without_jacobian_.value(theta, workspace(theta));
+  }
+  [[nodiscard]] double log_prob(const std::vector<double>& theta, bool jacobian = true) const {
+    return log_prob(std::span<const double>(theta), jacobian);
+  }
+  /// log p(θ) and its gradient, written to grad.
+  double log_prob_and_gradient(std::span<const double> theta, std::span<double> grad,
+                               bool jacobian = true) const {
+    return jacobian ? with_jacobian_.value_and_gradient(theta, grad, workspace(theta))
+                    : without_jacobian_.value_and_gradient(theta, grad, workspace(theta));
+  }
+  double log_prob_and_gradient(const std::vector<double>& theta, std::vector<double>& grad,
+                               bool jacobian = true) const {
+    return log_prob_and_gradient(std::span<const double>(theta), std::span<double>(grad), jacobian);
+  }
+
+  /// The compiled log density (with the log-Jacobian): evaluate it for any scalar type, with a
+  /// caller-owned workspace and no allocation (program::value_and_gradient, program::view()).
+  [[nodiscard]] const auto& program() const { return with_jacobian_; }
+  [[nodiscard]] const auto& program_without_jacobian() const { return without_jacobian_; }
+
+  /// The constrained values of θ, in layout order (same length as θ for these transforms).
+  [[nodiscard]] std::vector<double> constrain(std::span<const double> theta) const {
+    check_size(theta.size(), "constrain");
+    std::vector<double> out(dim());
+    for_each_variable([&](const auto& v, std::size_t k) {
+      detail::evaluate_at<layout>(v.value_expression(), layout_(), theta.data(), out.data() + offset(k));
+    });
+    return out;
+  }
+  [[nodiscard]] std::vector<double> constrain(const std::vector<double>& theta) const {
+    return constrain(std::span<const double>(theta));
+  }
+
+  /// θ from constrained values (the inverse of constrain). A value outside its variable's
+  /// support throws, naming the variable, the index and the value.
+  [[nodiscard]] std::vector<double> unconstrain(std::span<const double> values) const {
+    check_size(values.size(), "unconstrain");
+    std::vector<double> theta(dim(), 0.0);
+    for_each_variable([&](const auto& v, std::size_t k) {
+      for (std::size_t i = 0; i < v.size(); ++i)
+        theta[offset(k) + i] = unconstrain_one(v, values[offset(k) + i], i, theta);
+    });
+    return theta;
+  }
+  [[nodiscard]] std::vector<double> unconstrain(const std::vector<double>& values) const {
+    return unconstrain(std::span<const double>(values));
+  }
+
+  /// Stan's default initialisation: every coordinate of θ uniform on (−2, 2).
+  template <class Generator>
+  [[nodiscard]] std::vector<double> initial_point(Generator& rng, double radius = 2.0) const {
+    std::uniform_real_distribution<double> u(-radius, radius);
+    std::vector<double> theta(dim());
+    for (auto& t : theta) t = u(rng);
+    return theta;
+  }
+
+  /// A draw from the prior: each random variable in order, given the ones before it. Returns
+  /// constrained values in layout order.
+  template <class Generator>
+  [[nodiscard]] std::vector<double> sample_prior(Generator& rng) const {
+    std::vector<double> theta(dim(), 0.0), values(dim(), 0.0);
+    for_each_variable([&](const auto& v, std::size_t k) {
+      const auto draws = draw_from(v.distribution, v.size(), theta, rng);
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        values[offset(k) + i] = draws[i];
+        theta[offset(k) + i] = unconstrain_one(v, draws[i], i, theta);
+      }
+    });
+    return values;
+  }
+
+  /// A posterior (or prior) predictive draw of every observation, given θ (unconstrained):
+  /// one vector per observed term, in the order of the joint.
+  template <class Generator>
+  [[nodiscard]] std::vector<std::vector<double>> sample_observations(std::span<const double> theta,
+                                                                      Generator& rng) const {
+    check_size(theta.size(), "sample_observations");
+    std::vector<double> th(theta.begin(), theta.end());
+    std::vector<std::vector<double>> out;
+    std::apply(
+        [&](const auto&... t) {
+          (
+              [&] {
+                if constexpr (detail::is_observed<std::remove_cvref_t<decltype(t)>>::value)
+                  out.push_back(draw_from(t.distribution, detail::value_count(t.value), th, rng));
+              }(),
+              ...);
+        },
+        joint_.terms);
+    return out;
+  }
+
+  [[nodiscard]] const Joint& joint() const { return joint_; }
+
+ private:
+  const detail::param_offsets<layout>& layout_() const { return with_jacobian_.view().layout; }
+  std::size_t offset(std::size_t k) const { return with_jacobian_.offset(k); }
+
+  template <class F>
+  void for_each_variable(F&& f) const {
+    std::size_t k = 0;
+    std::apply(
+        [&](const auto&... t) {
+          (
+              [&] {
+                if constexpr (detail::is_random_variable<std::remove_cvref_t<decltype(t)>>::value)
+                  f(t, k++);
+              }(),
+              ...);
+        },
+        joint_.terms);
+  }
+
+  bool is_vector_param(const std::string& name) const {
+    bool vec = false;
+    meta::static_for<layout::size>([&](auto k) {
+      using P = meta::at<decltype(k)::value, layout>;
+      if (std::string(P::name.view()) == name) vec = kind_of<P> == node_kind::vector_param;
+    });
+    return vec;
+  }
+
+  std::span<double> workspace(std::span<const double>) const {
+    if (workspace_.size() < with_jacobian_.workspace_size())
+      workspace_.resize(std::max(with_jacobian_.workspace_size(), without_jacobian_.workspace_size()));
+    return workspace_;
+  }
+
+  void check_size(std::size_t n, const char* fn) const {
+    if (n != dim())
+      throw std::invalid_argument(std::string("tyche::model::") + fn + ": got " + std::to_string(n) +
+                                  " values, expected " + std::to_string(dim()));
+  }
+
+  /// Value of expression e (element i, or its only value) at θ.
+  template <class E>
+  double value_at(const E& e, std::size_t i, const std::vector<double>& theta) const {
+    std::vector<double> v(detail::value_count(e));
+    detail::evaluate_at<layout>(e, layout_(), theta.data(), v.data());
+    return v.size() == 1 ? v[0] : v[i];
+  }
+
+  /// The unconstrained coordinate of element i of variable v with constrained value x, bounds
+  /// evaluated at θ (earlier variables already filled in).
+  template <class V>
+  double unconstrain_one(const V& v, double x, std::size_t i, const std::vector<double>& theta) const {
+    const auto tr = v.transform();
+    using Tr = decltype(tr);
+    bool inside = true;
+    double u = x;
+    if constexpr (requires { tr.lower; tr.upper; }) {
+      const double l = value_at(tr.lower, i, theta), h = value_at(tr.upper, i, theta);
+      inside = Tr::contains(x, l, h);
+      if (inside) u = Tr::unconstrain(x, l, h);
+    } else if constexpr (requires { tr.lower; }) {
+      const double l = value_at(tr.lower, i, theta);
+      inside = Tr::contains(x, l);
+      if (inside) u = Tr::unconstrain(x, l);
+    } else if constexpr (requires { tr.upper; }) {
+      const double h = value_at(tr.upper, i, theta);
+      inside = Tr::contains(x, h);
+      if (inside) u = Tr::unconstrain(x, h);
+    } else {
+      inside = Tr::contains(x);
+    }
+    if (!inside) {
+      std::string where(V::name.view());
+      if (v.size() > 1 || kind_of<typename V::param_type> == node_kind::vector_param)
+        where += "[" + std::to_string(i + 1) + "]";
+      throw std::invalid_argument("tyche::model::unconstrain: " + where + " = " + std::to_string(x) +
+                                  " is outside its support (" + Tr::name + ")");
+    }
+    return u;
+  }
+
+  /// n draws from distribution d, its arguments evaluated at θ (elementwise for vectors).
+  template <class D, class Generator>
+  std::vector<double> draw_from(const D& d, std::size_t n, const std::vector<double>& theta,
+                                Generator& rng) const {
+    const auto args = std::apply(
+        [&](const auto&... a) {
+          return std::array<std::vector<double>, sizeof...(a)>{values_of(a, theta)...};
+        },
+        d.arguments());
+    std::vector<double> out(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i] = [&]<std::size_t... J>(std::index_sequence<J...>) {
+        return D::draw(rng, (args[J].size() == 1 ? args[J][0] : args[J][i])...);
+      }(std::make_index_sequence<std::tuple_size_v<decltype(d.arguments())>>{});
+    }
+    return out;
+  }
+  template <class E>
+  std::vector<double> values_of(const E& e, const std::vector<double>& theta) const {
+    std::vector<double> v(detail::value_count(e));
+    detail::evaluate_at<layout>(e, layout_(), theta.data(), v.data());
+    return v;
+  }
+
+  Joint joint_;
+  decltype(detail::compile_with_layout<layout>(std::declval<Joint>().template log_density<true>())) with_jacobian_;
+  decltype(detail::compile_with_layout<layout>(std::declval<Joint>().template log_density<false>())) without_jacobian_;
+  mutable std::vector<double> workspace_;
+};
+
+/// The model of a joint distribution: `auto m = model(joint(mu, tau, ...))`, or of a callable
+/// that returns one: `model([&] { ...; return joint(...); })`.
+template <class J>
+auto model(const J& j) {
+  if constexpr (requires { j(); }) return model_t<std::remove_cvref_t<decltype(j())>>(j());
+  else return model_t<J>(j);
+}
+
+}  // namespace tyche
+// ----- end tyche/model/model.hpp -----
 // ----- end tyche/tyche.hpp -----

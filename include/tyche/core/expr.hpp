@@ -39,6 +39,11 @@ inline constexpr std::size_t dynamic_extent = std::dynamic_extent;
 template <class T>
 concept expression = std::derived_from<std::remove_cvref_t<T>, expr<std::remove_cvref_t<T>>>;
 
+/// A wrapper stands for an expression without being a node: a random variable is used as its
+/// value. Every operation unwraps it (detail::as_node), so wrappers never sit in a tree.
+template <class T>
+concept wraps_expression = requires(const std::remove_cvref_t<T>& x) { x.value_expression(); };
+
 /// Plain numbers a user may write next to expressions (they become run-time constants).
 template <class T>
 concept arithmetic = std::is_arithmetic_v<std::remove_cvref_t<T>> &&

@@ -111,11 +111,15 @@ namespace detail {
 /// What may stand as an operand of an elementwise operation: an expression other than a
 /// matrix, or a plain number.
 template <class T>
-concept operand = (expression<T> && kind_of<T> != node_kind::data_matrix) || arithmetic<T>;
+concept operand = (expression<T> && (wraps_expression<T> || kind_of<T> != node_kind::data_matrix)) ||
+                  arithmetic<T>;
 
+/// The core node an operand stands for: a number becomes a constant; a wrapper (a random
+/// variable, see tyche/model) becomes the expression of its value; a node is itself.
 template <class T>
 TYCHE_HD constexpr auto as_node(const T& x) {
   if constexpr (arithmetic<T>) return constant{static_cast<double>(x)};
+  else if constexpr (wraps_expression<T>) return as_node(x.value_expression());
   else return x;
 }
 template <class T>
@@ -194,16 +198,17 @@ auto pow(const A& a, const B& b) {
 /// Σᵢ aᵢ.
 template <expression A>
 auto sum(const A& a) {
-  static_assert(is_vector_v<A>,
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>,
                 "tyche::sum(a) requires 'a' to be a vector expression; it is a scalar");
-  return sum_node<A>{{}, a};
+  return sum_node<N>{{}, detail::as_node(a)};
 }
 
 /// Σᵢ aᵢ bᵢ.
 template <detail::operand A, detail::operand B>
   requires(expression<A> && expression<B>)
 auto dot(const A& a, const B& b) {
-  static_assert(is_vector_v<A> && is_vector_v<B>,
+  static_assert(is_vector_v<detail::node_t<A>> && is_vector_v<detail::node_t<B>>,
                 "tyche::dot(a, b) requires 'a' and 'b' to be vector expressions");
   return sum(a * b);
 }
@@ -211,20 +216,23 @@ auto dot(const A& a, const B& b) {
 /// log Σᵢ exp(aᵢ).
 template <expression A>
 auto log_sum_exp(const A& a) {
-  static_assert(is_vector_v<A>,
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>,
                 "tyche::log_sum_exp(a) requires 'a' to be a vector expression; it is a scalar");
-  return log_sum_exp_node<A>{{}, a};
+  return log_sum_exp_node<N>{{}, detail::as_node(a)};
 }
 
 /// X v: a data matrix times a vector parameter.
 template <expression V>
 auto matvec(const data_matrix& x, const V& v) {
-  static_assert(kind_of<V> == node_kind::vector_param,
+  using N = detail::node_t<V>;
+  static_assert(kind_of<N> == node_kind::vector_param,
                 "tyche::matvec(X, v) requires 'v' to be a vector parameter (vector_param)");
-  if (x.cols != v.size())
+  const N node = detail::as_node(v);
+  if (x.cols != node.size())
     throw std::invalid_argument("tyche::matvec(X, v): X has " + std::to_string(x.cols) +
-                                " columns but v has size " + std::to_string(v.size()));
-  return matvec_node<V>{{}, x, v};
+                                " columns but v has size " + std::to_string(node.size()));
+  return matvec_node<N>{{}, x, node};
 }
 template <expression V>
 auto operator*(const data_matrix& x, const V& v) {

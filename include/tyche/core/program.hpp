@@ -82,7 +82,8 @@ void find_aliases(const Root& root, bool* aliased) {
   });
 }
 
-/// Workspace offsets for the matvec slots of an expression (none for aliased slots).
+/// Workspace offsets for the matvec slots of an expression (none for aliased slots); with
+/// ws_offsets null, only the total.
 template <class Root, class Entries = outer_entries_t<Root>>
 std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t* ws_offsets) {
   std::size_t total = 0;
@@ -91,7 +92,7 @@ std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t*
     using E = meta::at<K, Entries>;
     if constexpr (kind_of<typename E::node> == node_kind::matvec) {
       if (!aliased[K]) {
-        ws_offsets[K] = total;
+        if (ws_offsets) ws_offsets[K] = total;
         total += 2 * at_path(root, typename E::path{}).x.rows;
       }
     }
@@ -227,8 +228,40 @@ class program {
 };
 
 namespace detail {
-template <class Layout, class Expr>
-auto compile_with_layout(const Expr& e) {
+
+/// Evaluates expression e (scalar or vector, not folded) at θ with the given layout, writing
+/// its value(s) to out[0 .. size). For conversions outside the hot path: constrain(), bounds,
+/// distribution arguments when sampling.
+template <class Layout, class E>
+void evaluate_at(const E& e, const param_offsets<Layout>& layout, const double* theta, double* out) {
+  using N = node_t<E>;
+  const N n = as_node(e);
+  bool not_aliased[outer_entries_t<N>::size + 1] = {};
+  std::vector<double> workspace(assign_workspace(n, not_aliased, nullptr));
+  std::size_t ws_offsets[outer_entries_t<N>::size + 1] = {};
+  assign_workspace(n, not_aliased, ws_offsets);
+  evaluation<N, Layout, double, false> ev{n,     layout,  ws_offsets,        not_aliased,
+                                          theta, nullptr, workspace.data()};
+  if constexpr (is_vector_v<N>) {
+    ev.prepare();
+    for (std::size_t i = 0; i < n.size(); ++i) out[i] = ev.element(i);
+  } else {
+    out[0] = ev.run();
+  }
+}
+
+/// Number of values of a (possibly wrapped) expression: its size, or 1 for a scalar.
+template <class E>
+std::size_t value_count(const E& e) {
+  using N = node_t<E>;
+  if constexpr (is_vector_v<N>) return as_node(e).size();
+  else return 1;
+}
+
+template <class Layout, class Wrapped>
+auto compile_with_layout(const Wrapped& wrapped) {
+  using Expr = node_t<Wrapped>;
+  const Expr e = as_node(wrapped);
   static_assert(!is_vector_v<Expr>,
                 "tyche::compile(f) requires 'f' to be a scalar expression; reduce vectors with "
                 "tyche::sum(...)");
@@ -259,7 +292,7 @@ auto compile_with_layout(const Expr& e) {
 /// Compiles f, with its parameters laid out in θ in order of first appearance.
 template <expression Expr>
 auto compile(const Expr& f) {
-  return detail::compile_with_layout<params_of<Expr>>(f);
+  return detail::compile_with_layout<params_of<detail::node_t<Expr>>>(f);
 }
 
 /// Compiles f, with its parameters laid out in θ in the order given.
@@ -274,8 +307,9 @@ auto compile(const Expr& f, const Params&...) {
     using layout = meta::list<Params...>;
     constexpr bool unique = meta::unique<detail::same_name, layout>::size == layout::size;
     static_assert(unique, "tyche::compile(f, params...): a parameter is listed twice");
-    constexpr bool complete = params_of<Expr>::size == layout::size &&
-                              detail::consistent_params_v<layout, params_of<Expr>>;
+    using used = params_of<detail::node_t<Expr>>;
+    constexpr bool complete =
+        used::size == layout::size && detail::consistent_params_v<layout, used>;
     static_assert(!unique || complete,
                   "tyche::compile(f, params...) requires the list to name every parameter of "
                   "'f' exactly once");

@@ -1,0 +1,62 @@
+// tyche/distributions/cauchy.hpp — cauchy(mu, sigma) and half_cauchy(sigma).
+//   log p(x | μ, σ) = −log π − log σ − log(1 + ((x − μ)/σ)²),   x ∈ ℝ;
+//   half_cauchy: log 2 − log π − log σ − log(1 + (x/σ)²),        x > 0.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <cmath>
+#include <random>
+
+namespace tyche {
+
+template <class Mu, class Sigma>
+struct cauchy_distribution : distribution<cauchy_distribution<Mu, Sigma>> {
+  static constexpr const char* family = "cauchy";
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(-log1p(square((x - mu) / sigma)) - log(sigma) - detail::log_pi);
+  }
+  auto arguments() const { return std::tuple{mu, sigma}; }
+  template <class G>
+  static double draw(G& rng, double m, double s) { return std::cauchy_distribution<double>(m, s)(rng); }
+};
+
+template <class Sigma>
+struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> {
+  static constexpr const char* family = "half_cauchy";
+  Sigma sigma;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(-log1p(square(x / sigma)) - log(sigma) + (detail::log_two - detail::log_pi));
+  }
+  auto arguments() const { return std::tuple{sigma}; }
+  template <class G>
+  static double draw(G& rng, double s) { return std::fabs(std::cauchy_distribution<double>(0.0, s)(rng)); }
+  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+};
+
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto cauchy(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, cauchy_distribution>(shape, mu, sigma);
+}
+template <detail::operand Mu, detail::operand Sigma>
+auto cauchy(const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<cauchy_distribution>(mu, sigma);
+}
+
+/// Name ~ half-Cauchy(0, sigma), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto half_cauchy(const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, half_cauchy_distribution>(shape, sigma);
+}
+template <detail::operand Sigma>
+auto half_cauchy(const Sigma& sigma) {
+  return detail::make_distribution<half_cauchy_distribution>(sigma);
+}
+
+}  // namespace tyche

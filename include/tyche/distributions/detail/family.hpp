@@ -1,0 +1,64 @@
+// tyche/distributions/detail/family.hpp — what every distribution header uses: building a named
+// random variable or an unnamed distribution from user arguments, constants, and the sum over
+// elements of an elementwise log density.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/core/operations.hpp>
+#include <tyche/model/random_variable.hpp>
+
+#include <type_traits>
+
+namespace tyche::detail {
+
+inline constexpr double log_two = 0.69314718055994530942;
+inline constexpr double log_pi = 1.14472988584940017414;
+inline constexpr double half_log_two_pi = 0.91893853320467274178;  // ½ log(2π)
+
+/// Σ over the elements of a vector log density; a scalar one as it is.
+template <class E>
+auto total(const E& e) {
+  if constexpr (is_vector_v<node_t<E>>) return sum(e);
+  else return as_node(e);
+}
+
+/// The shape a random variable takes from its arguments when none is given: the size of its
+/// vector arguments (static if one of them has a static size), or a scalar.
+template <class... Nodes>
+auto shape_from(const Nodes&... nodes) {
+  constexpr bool any_vector = (is_vector_v<Nodes> || ...);
+  if constexpr (!any_vector) {
+    return scalar_shape{};
+  } else {
+    constexpr std::size_t e = [] {
+      std::size_t found = dynamic_extent;
+      ((is_vector_v<Nodes> && extent_v<Nodes> != dynamic_extent ? (found = extent_v<Nodes>, 0) : 0), ...);
+      return found;
+    }();
+    if constexpr (e != dynamic_extent) {
+      return static_shape<e>{};
+    } else {
+      std::size_t n = 0;
+      ((is_vector_v<Nodes> ? (n = nodes.size(), 0) : 0), ...);
+      return dynamic_shape{n};
+    }
+  }
+}
+
+/// Dist<node_t<Args>...> from user arguments (numbers, expressions, random variables).
+template <template <class...> class Dist, class... Args>
+auto make_distribution(const Args&... args) {
+  return Dist<node_t<Args>...>{{}, as_node(args)...};
+}
+
+/// The named random variable Name ~ Dist(args...), of the given shape (or of the arguments').
+template <fixed_string Name, template <class...> class Dist, class Shape, class... Args>
+auto make_named(Shape shape, const Args&... args) {
+  auto d = make_distribution<Dist>(args...);
+  if constexpr (std::is_same_v<Shape, scalar_shape>) {
+    return make_random_variable<Name>(d, shape_from(as_node(args)...));
+  } else {
+    return make_random_variable<Name>(d, shape);
+  }
+}
+
+}  // namespace tyche::detail

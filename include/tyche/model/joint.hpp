@@ -1,0 +1,105 @@
+// tyche/model/joint.hpp — joint(...): the random variables and likelihood terms of a model,
+// and from them its log density (priors, log-Jacobians, likelihoods) as one core expression.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/core/meta.hpp>
+#include <tyche/model/random_variable.hpp>
+
+#include <tuple>
+#include <type_traits>
+
+namespace tyche {
+
+namespace detail {
+template <class T>
+struct is_random_variable : std::false_type {};
+template <fixed_string Name, class Dist, class Shape>
+struct is_random_variable<random_variable<Name, Dist, Shape>> : std::true_type {};
+template <class T>
+struct is_observed : std::false_type {};
+template <class Dist, class X>
+struct is_observed<observed<Dist, X>> : std::true_type {};
+
+template <class L, class T>
+struct append_if_variable {
+  using type = L;
+};
+template <class... Ls, class T>
+  requires is_random_variable<T>::value
+struct append_if_variable<meta::list<Ls...>, T> {
+  using type = meta::list<Ls..., T>;
+};
+template <class L, class... Ts>
+struct variables_of {
+  using type = L;
+};
+template <class L, class T, class... Ts>
+struct variables_of<L, T, Ts...> {
+  using type = typename variables_of<typename append_if_variable<L, T>::type, Ts...>::type;
+};
+
+template <class L>
+struct params_of_variables;
+template <class... Vs>
+struct params_of_variables<meta::list<Vs...>> {
+  using type = meta::list<typename Vs::param_type...>;
+};
+
+/// a + b, where a literal 0 on either side is dropped.
+template <class A, class B>
+auto add_terms(const A& a, const B& b) {
+  if constexpr (std::is_same_v<A, literal<0>>) return b;
+  else if constexpr (std::is_same_v<B, literal<0>>) return a;
+  else return a + b;
+}
+}  // namespace detail
+
+/// A model's random variables (parameters, in θ order) and likelihood terms.
+template <class... Terms>
+struct joint_t {
+  std::tuple<Terms...> terms;
+
+  /// The random variables, in the order given.
+  using variables = typename detail::variables_of<meta::list<>, Terms...>::type;
+  /// Their parameters: the layout of θ.
+  using layout = typename detail::params_of_variables<variables>::type;
+
+  /// The log density on the unconstrained space: Σ log priors (+ Σ log-Jacobians when
+  /// Jacobian) + Σ log-likelihoods.
+  template <bool Jacobian>
+  auto log_density() const {
+    return std::apply([](const auto&... t) { return sum_terms(term<Jacobian>(t)...); }, terms);
+  }
+
+ private:
+  template <bool Jacobian, class T>
+  static auto term(const T& t) {
+    if constexpr (detail::is_random_variable<T>::value) {
+      if constexpr (Jacobian) return detail::add_terms(detail::as_node(t.log_prior()), detail::as_node(t.log_jacobian()));
+      else return detail::as_node(t.log_prior());
+    } else {
+      return detail::as_node(t.log_density());
+    }
+  }
+  template <class First, class... Rest>
+  static auto sum_terms(const First& first, const Rest&... rest) {
+    if constexpr (sizeof...(Rest) == 0) return first;
+    else return detail::add_terms(first, sum_terms(rest...));
+  }
+};
+
+/// The joint distribution of random variables and observations: `joint(mu, tau, y_obs)`.
+/// Random variables are laid out in θ in the order given.
+template <class... Terms>
+auto joint(const Terms&... terms) {
+  static_assert(sizeof...(Terms) > 0, "tyche::joint(...) requires at least one term");
+  static_assert(((detail::is_random_variable<Terms>::value || detail::is_observed<Terms>::value) && ...),
+                "tyche::joint(terms...) requires every term to be a named random variable "
+                "(normal<\"mu\">(0, 1)) or an observation (normal(mu, 1).observe(data(y)))");
+  using J = joint_t<Terms...>;
+  static_assert(meta::unique<meta::same, typename J::variables>::size == J::variables::size,
+                "tyche::joint(terms...): a random variable is listed twice");
+  return J{{terms...}};
+}
+
+}  // namespace tyche

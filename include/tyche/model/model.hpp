@@ -1,0 +1,266 @@
+// tyche/model/model.hpp — model(joint): the compiled log density of a joint distribution on the
+// unconstrained space, with and without the log-Jacobian, parameter names, constrain /
+// unconstrain, Stan-style random initialisation, prior and posterior predictive sampling.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/core/program.hpp>
+#include <tyche/model/joint.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tyche {
+
+template <class Joint>
+class model_t {
+ public:
+  using joint_type = Joint;
+  using layout = typename Joint::layout;
+  using variables = typename Joint::variables;
+
+  explicit model_t(const Joint& joint)
+      : joint_(joint),
+        with_jacobian_(detail::compile_with_layout<layout>(joint.template log_density<true>())),
+        without_jacobian_(detail::compile_with_layout<layout>(joint.template log_density<false>())) {}
+
+  /// Number of unconstrained parameters.
+  [[nodiscard]] std::size_t dim() const { return with_jacobian_.dim(); }
+
+  /// Names of the coordinates of θ, Stan style: "mu", "theta[1]", "theta[2]", …
+  [[nodiscard]] std::vector<std::string> parameter_names() const {
+    std::vector<std::string> names;
+    for (const auto& [name, size] : with_jacobian_.parameters()) {
+      if (is_vector_param(name)) {
+        for (std::size_t i = 1; i <= size; ++i) names.push_back(name + "[" + std::to_string(i) + "]");
+      } else {
+        names.push_back(name);
+      }
+    }
+    return names;
+  }
+
+  /// log p(θ) on the unconstrained space; with jacobian = false, without the log-Jacobian.
+  [[nodiscard]] double log_prob(std::span<const double> theta, bool jacobian = true) const {
+    return jacobian ? with_jacobian_.value(theta, workspace(theta))
+                    : without_jacobian_.value(theta, workspace(theta));
+  }
+  [[nodiscard]] double log_prob(const std::vector<double>& theta, bool jacobian = true) const {
+    return log_prob(std::span<const double>(theta), jacobian);
+  }
+  /// log p(θ) and its gradient, written to grad.
+  double log_prob_and_gradient(std::span<const double> theta, std::span<double> grad,
+                               bool jacobian = true) const {
+    return jacobian ? with_jacobian_.value_and_gradient(theta, grad, workspace(theta))
+                    : without_jacobian_.value_and_gradient(theta, grad, workspace(theta));
+  }
+  double log_prob_and_gradient(const std::vector<double>& theta, std::vector<double>& grad,
+                               bool jacobian = true) const {
+    return log_prob_and_gradient(std::span<const double>(theta), std::span<double>(grad), jacobian);
+  }
+
+  /// The compiled log density (with the log-Jacobian): evaluate it for any scalar type, with a
+  /// caller-owned workspace and no allocation (program::value_and_gradient, program::view()).
+  [[nodiscard]] const auto& program() const { return with_jacobian_; }
+  [[nodiscard]] const auto& program_without_jacobian() const { return without_jacobian_; }
+
+  /// The constrained values of θ, in layout order (same length as θ for these transforms).
+  [[nodiscard]] std::vector<double> constrain(std::span<const double> theta) const {
+    check_size(theta.size(), "constrain");
+    std::vector<double> out(dim());
+    for_each_variable([&](const auto& v, std::size_t k) {
+      detail::evaluate_at<layout>(v.value_expression(), layout_(), theta.data(), out.data() + offset(k));
+    });
+    return out;
+  }
+  [[nodiscard]] std::vector<double> constrain(const std::vector<double>& theta) const {
+    return constrain(std::span<const double>(theta));
+  }
+
+  /// θ from constrained values (the inverse of constrain). A value outside its variable's
+  /// support throws, naming the variable, the index and the value.
+  [[nodiscard]] std::vector<double> unconstrain(std::span<const double> values) const {
+    check_size(values.size(), "unconstrain");
+    std::vector<double> theta(dim(), 0.0);
+    for_each_variable([&](const auto& v, std::size_t k) {
+      for (std::size_t i = 0; i < v.size(); ++i)
+        theta[offset(k) + i] = unconstrain_one(v, values[offset(k) + i], i, theta);
+    });
+    return theta;
+  }
+  [[nodiscard]] std::vector<double> unconstrain(const std::vector<double>& values) const {
+    return unconstrain(std::span<const double>(values));
+  }
+
+  /// Stan's default initialisation: every coordinate of θ uniform on (−2, 2).
+  template <class Generator>
+  [[nodiscard]] std::vector<double> initial_point(Generator& rng, double radius = 2.0) const {
+    std::uniform_real_distribution<double> u(-radius, radius);
+    std::vector<double> theta(dim());
+    for (auto& t : theta) t = u(rng);
+    return theta;
+  }
+
+  /// A draw from the prior: each random variable in order, given the ones before it. Returns
+  /// constrained values in layout order.
+  template <class Generator>
+  [[nodiscard]] std::vector<double> sample_prior(Generator& rng) const {
+    std::vector<double> theta(dim(), 0.0), values(dim(), 0.0);
+    for_each_variable([&](const auto& v, std::size_t k) {
+      const auto draws = draw_from(v.distribution, v.size(), theta, rng);
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        values[offset(k) + i] = draws[i];
+        theta[offset(k) + i] = unconstrain_one(v, draws[i], i, theta);
+      }
+    });
+    return values;
+  }
+
+  /// A posterior (or prior) predictive draw of every observation, given θ (unconstrained):
+  /// one vector per observed term, in the order of the joint.
+  template <class Generator>
+  [[nodiscard]] std::vector<std::vector<double>> sample_observations(std::span<const double> theta,
+                                                                      Generator& rng) const {
+    check_size(theta.size(), "sample_observations");
+    std::vector<double> th(theta.begin(), theta.end());
+    std::vector<std::vector<double>> out;
+    std::apply(
+        [&](const auto&... t) {
+          (
+              [&] {
+                if constexpr (detail::is_observed<std::remove_cvref_t<decltype(t)>>::value)
+                  out.push_back(draw_from(t.distribution, detail::value_count(t.value), th, rng));
+              }(),
+              ...);
+        },
+        joint_.terms);
+    return out;
+  }
+
+  [[nodiscard]] const Joint& joint() const { return joint_; }
+
+ private:
+  const detail::param_offsets<layout>& layout_() const { return with_jacobian_.view().layout; }
+  std::size_t offset(std::size_t k) const { return with_jacobian_.offset(k); }
+
+  template <class F>
+  void for_each_variable(F&& f) const {
+    std::size_t k = 0;
+    std::apply(
+        [&](const auto&... t) {
+          (
+              [&] {
+                if constexpr (detail::is_random_variable<std::remove_cvref_t<decltype(t)>>::value)
+                  f(t, k++);
+              }(),
+              ...);
+        },
+        joint_.terms);
+  }
+
+  bool is_vector_param(const std::string& name) const {
+    bool vec = false;
+    meta::static_for<layout::size>([&](auto k) {
+      using P = meta::at<decltype(k)::value, layout>;
+      if (std::string(P::name.view()) == name) vec = kind_of<P> == node_kind::vector_param;
+    });
+    return vec;
+  }
+
+  std::span<double> workspace(std::span<const double>) const {
+    if (workspace_.size() < with_jacobian_.workspace_size())
+      workspace_.resize(std::max(with_jacobian_.workspace_size(), without_jacobian_.workspace_size()));
+    return workspace_;
+  }
+
+  void check_size(std::size_t n, const char* fn) const {
+    if (n != dim())
+      throw std::invalid_argument(std::string("tyche::model::") + fn + ": got " + std::to_string(n) +
+                                  " values, expected " + std::to_string(dim()));
+  }
+
+  /// Value of expression e (element i, or its only value) at θ.
+  template <class E>
+  double value_at(const E& e, std::size_t i, const std::vector<double>& theta) const {
+    std::vector<double> v(detail::value_count(e));
+    detail::evaluate_at<layout>(e, layout_(), theta.data(), v.data());
+    return v.size() == 1 ? v[0] : v[i];
+  }
+
+  /// The unconstrained coordinate of element i of variable v with constrained value x, bounds
+  /// evaluated at θ (earlier variables already filled in).
+  template <class V>
+  double unconstrain_one(const V& v, double x, std::size_t i, const std::vector<double>& theta) const {
+    const auto tr = v.transform();
+    using Tr = decltype(tr);
+    bool inside = true;
+    double u = x;
+    if constexpr (requires { tr.lower; tr.upper; }) {
+      const double l = value_at(tr.lower, i, theta), h = value_at(tr.upper, i, theta);
+      inside = Tr::contains(x, l, h);
+      if (inside) u = Tr::unconstrain(x, l, h);
+    } else if constexpr (requires { tr.lower; }) {
+      const double l = value_at(tr.lower, i, theta);
+      inside = Tr::contains(x, l);
+      if (inside) u = Tr::unconstrain(x, l);
+    } else if constexpr (requires { tr.upper; }) {
+      const double h = value_at(tr.upper, i, theta);
+      inside = Tr::contains(x, h);
+      if (inside) u = Tr::unconstrain(x, h);
+    } else {
+      inside = Tr::contains(x);
+    }
+    if (!inside) {
+      std::string where(V::name.view());
+      if (v.size() > 1 || kind_of<typename V::param_type> == node_kind::vector_param)
+        where += "[" + std::to_string(i + 1) + "]";
+      throw std::invalid_argument("tyche::model::unconstrain: " + where + " = " + std::to_string(x) +
+                                  " is outside its support (" + Tr::name + ")");
+    }
+    return u;
+  }
+
+  /// n draws from distribution d, its arguments evaluated at θ (elementwise for vectors).
+  template <class D, class Generator>
+  std::vector<double> draw_from(const D& d, std::size_t n, const std::vector<double>& theta,
+                                Generator& rng) const {
+    const auto args = std::apply(
+        [&](const auto&... a) {
+          return std::array<std::vector<double>, sizeof...(a)>{values_of(a, theta)...};
+        },
+        d.arguments());
+    std::vector<double> out(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i] = [&]<std::size_t... J>(std::index_sequence<J...>) {
+        return D::draw(rng, (args[J].size() == 1 ? args[J][0] : args[J][i])...);
+      }(std::make_index_sequence<std::tuple_size_v<decltype(d.arguments())>>{});
+    }
+    return out;
+  }
+  template <class E>
+  std::vector<double> values_of(const E& e, const std::vector<double>& theta) const {
+    std::vector<double> v(detail::value_count(e));
+    detail::evaluate_at<layout>(e, layout_(), theta.data(), v.data());
+    return v;
+  }
+
+  Joint joint_;
+  decltype(detail::compile_with_layout<layout>(std::declval<Joint>().template log_density<true>())) with_jacobian_;
+  decltype(detail::compile_with_layout<layout>(std::declval<Joint>().template log_density<false>())) without_jacobian_;
+  mutable std::vector<double> workspace_;
+};
+
+/// The model of a joint distribution: `auto m = model(joint(mu, tau, ...))`, or of a callable
+/// that returns one: `model([&] { ...; return joint(...); })`.
+template <class J>
+auto model(const J& j) {
+  if constexpr (requires { j(); }) return model_t<std::remove_cvref_t<decltype(j())>>(j());
+  else return model_t<J>(j);
+}
+
+}  // namespace tyche

@@ -1,0 +1,142 @@
+// tyche/model/random_variable.hpp — named random variables (parameters with a prior) and
+// observed ones (likelihood terms). A random variable is used in expressions as its value: the
+// transform (chosen from the distribution's support) of an unconstrained parameter.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/core/leaves.hpp>
+#include <tyche/core/operations.hpp>
+#include <tyche/transforms/bounds.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace tyche {
+
+// ---- shapes ---------------------------------------------------------------------------------
+
+struct scalar_shape {};
+/// A vector of N values, N fixed at compile time: `std_normal<"z">(shape<8>)`.
+template <std::size_t N>
+struct static_shape {
+  static constexpr std::size_t size = N;
+};
+template <std::size_t N>
+inline constexpr static_shape<N> shape{};
+/// A vector whose size is given at run time: `std_normal<"z">(shape_of(n))`.
+struct dynamic_shape {
+  std::size_t size;
+};
+inline dynamic_shape shape_of(std::size_t n) { return {n}; }
+
+template <class S>
+concept shape_tag = std::is_same_v<S, scalar_shape> || std::is_same_v<S, dynamic_shape> ||
+                    requires { S::size; };
+
+namespace detail {
+template <fixed_string Name, class Shape>
+struct param_for;
+template <fixed_string Name>
+struct param_for<Name, scalar_shape> {
+  using type = param<Name>;
+  static type make(scalar_shape) { return {}; }
+};
+template <fixed_string Name, std::size_t N>
+struct param_for<Name, static_shape<N>> {
+  using type = vector_param<Name, N>;
+  static type make(static_shape<N>) { return {}; }
+};
+template <fixed_string Name>
+struct param_for<Name, dynamic_shape> {
+  using type = vector_param<Name>;
+  static type make(dynamic_shape s) { return type(s.size); }
+};
+}  // namespace detail
+
+// ---- distributions: the shared part ------------------------------------------------------------
+
+template <class Dist, class X>
+struct observed;
+
+/// CRTP base of every distribution: observe(data) makes a likelihood term.
+template <class Derived>
+struct distribution {
+  const Derived& derived() const { return static_cast<const Derived&>(*this); }
+
+  /// The likelihood term log p(x | arguments) for observed x (data, usually). Data values are
+  /// checked now: a value outside the family's support throws, naming the index and value.
+  template <class X>
+  auto observe(const X& x) const {
+    using N = detail::node_t<X>;
+    const N node = detail::as_node(x);
+    if constexpr (kind_of<N> == node_kind::data_vector) {
+      for (std::size_t i = 0; i < node.size(); ++i) check_observation(node.ptr[i], i);
+    } else if constexpr (kind_of<N> == node_kind::constant) {
+      check_observation(node.value, 0);
+    }
+    return observed<Derived, N>{derived(), node};
+  }
+
+ private:
+  void check_observation(double v, std::size_t i) const {
+    const char* problem = nullptr;
+    if (!std::isfinite(v)) problem = "is not finite";
+    else if constexpr (requires { Derived::observation_problem(v); }) problem = Derived::observation_problem(v);
+    if (problem)
+      throw std::invalid_argument(std::string("tyche::") + Derived::family + "(...).observe(y): y[" +
+                                  std::to_string(i + 1) + "] = " + std::to_string(v) + " " +
+                                  problem);
+  }
+};
+
+/// A likelihood term: distribution Dist observed at x.
+template <class Dist, class X>
+struct observed {
+  Dist distribution;
+  X value;
+  auto log_density() const { return distribution.log_prob(value); }
+};
+
+// ---- random variables ---------------------------------------------------------------------------
+
+/// A named random variable: a parameter with a prior. In expressions it is its value.
+template <fixed_string Name, class Dist, class Shape>
+struct random_variable : expr<random_variable<Name, Dist, Shape>> {
+  static constexpr auto name = Name;
+  using distribution_type = Dist;
+  using shape_type = Shape;
+  using param_type = typename detail::param_for<Name, Shape>::type;
+
+  Dist distribution;
+  param_type parameter;
+
+  random_variable(Dist d, Shape s)
+      : distribution(d), parameter(detail::param_for<Name, Shape>::make(s)) {}
+
+  /// The transform from the unconstrained line to the distribution's support.
+  auto transform() const { return distribution.transform(); }
+  /// The variable's value: transform(parameter), a core expression.
+  auto value_expression() const { return transform().constrain(parameter); }
+  /// log p(value | arguments), summed over the elements of a vector variable.
+  auto log_prior() const { return distribution.log_prob(value_expression()); }
+  /// log |d value / d parameter|, summed over the elements.
+  auto log_jacobian() const { return transform().log_jacobian(parameter); }
+  /// Number of scalar parameters.
+  std::size_t size() const {
+    if constexpr (std::is_same_v<Shape, scalar_shape>) return 1;
+    else return parameter.size();
+  }
+};
+
+namespace detail {
+/// Builds random_variable<Name, Dist, Shape>. With no shape given and a vector argument, the
+/// variable takes the argument's shape.
+template <fixed_string Name, class Dist, class Shape>
+auto make_random_variable(const Dist& d, Shape s) {
+  return random_variable<Name, Dist, Shape>(d, s);
+}
+}  // namespace detail
+
+}  // namespace tyche
