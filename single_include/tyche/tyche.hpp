@@ -2670,6 +2670,7 @@ auto make_named(Shape shape, const Args&... args) {
 
 #include <cmath>
 #include <random>
+#include <tuple>
 
 namespace tyche {
 
@@ -2729,6 +2730,7 @@ auto half_cauchy(const Sigma& sigma) {
 //   log p(x | μ, σ) = −½ ((x − μ)/σ)² − log σ − ½ log 2π,   x ∈ ℝ, σ > 0.
 
 #include <random>
+#include <tuple>
 
 namespace tyche {
 

@@ -5,6 +5,7 @@
 #include <tyche/distributions/detail/family.hpp>
 
 #include <random>
+#include <tuple>
 
 namespace tyche {
 
