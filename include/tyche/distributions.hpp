@@ -2,3 +2,8 @@
 #pragma once
 #include <tyche/distributions/cauchy.hpp>
 #include <tyche/distributions/normal.hpp>
+#include <tyche/distributions/half_normal.hpp>
+#include <tyche/distributions/exponential.hpp>
+#include <tyche/distributions/lognormal.hpp>
+#include <tyche/distributions/gamma.hpp>
+#include <tyche/distributions/inv_gamma.hpp>

@@ -1,0 +1,39 @@
+// tyche/distributions/exponential.hpp — exponential(lambda), lambda the rate.
+//   log p(x | λ) = log λ − λ x,   x ≥ 0, λ > 0.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Lambda>
+struct exponential_distribution : distribution<exponential_distribution<Lambda>> {
+  static constexpr const char* family = "exponential";
+  Lambda lambda;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(log(lambda) - lambda * x);
+  }
+  auto arguments() const { return std::tuple{lambda}; }
+  template <class G>
+  static double draw(G& rng, double l) { return std::exponential_distribution<double>(l)(rng); }
+  static double mean(double l) { return 1.0 / l; }
+  static double variance(double l) { return 1.0 / (l * l); }
+  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+};
+
+/// Name ~ exponential(lambda) (rate lambda), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Lambda, shape_tag Shape = scalar_shape>
+auto exponential(const Lambda& lambda, Shape shape = {}) {
+  return detail::make_named<Name, exponential_distribution>(shape, lambda);
+}
+template <detail::operand Lambda>
+auto exponential(const Lambda& lambda) {
+  return detail::make_distribution<exponential_distribution>(lambda);
+}
+
+}  // namespace tyche

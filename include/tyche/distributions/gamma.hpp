@@ -1,0 +1,40 @@
+// tyche/distributions/gamma.hpp — gamma(alpha, beta): shape α, rate β (as in Stan).
+//   log p(x | α, β) = α log β − log Γ(α) + (α − 1) log x − β x,   x > 0, α > 0, β > 0.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha, class Beta>
+struct gamma_distribution : distribution<gamma_distribution<Alpha, Beta>> {
+  static constexpr const char* family = "gamma";
+  Alpha alpha;
+  Beta beta;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(alpha * log(beta) - lgamma(alpha) + (alpha - lit<1>) * log(x) - beta * x);
+  }
+  auto arguments() const { return std::tuple{alpha, beta}; }
+  template <class G>
+  static double draw(G& rng, double a, double b) { return std::gamma_distribution<double>(a, 1.0 / b)(rng); }
+  static double mean(double a, double b) { return a / b; }
+  static double variance(double a, double b) { return a / (b * b); }
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+};
+
+/// Name ~ gamma(alpha, beta) (shape alpha, rate beta), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Alpha, detail::operand Beta, shape_tag Shape = scalar_shape>
+auto gamma(const Alpha& alpha, const Beta& beta, Shape shape = {}) {
+  return detail::make_named<Name, gamma_distribution>(shape, alpha, beta);
+}
+template <detail::operand Alpha, detail::operand Beta>
+auto gamma(const Alpha& alpha, const Beta& beta) {
+  return detail::make_distribution<gamma_distribution>(alpha, beta);
+}
+
+}  // namespace tyche

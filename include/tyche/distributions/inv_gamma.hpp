@@ -1,0 +1,48 @@
+// tyche/distributions/inv_gamma.hpp — inv_gamma(alpha, beta): 1/x ~ gamma(alpha, beta); shape α,
+// scale β.
+//   log p(x | α, β) = α log β − log Γ(α) − (α + 1) log x − β / x,   x > 0, α > 0, β > 0.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <limits>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha, class Beta>
+struct inv_gamma_distribution : distribution<inv_gamma_distribution<Alpha, Beta>> {
+  static constexpr const char* family = "inv_gamma";
+  Alpha alpha;
+  Beta beta;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(alpha * log(beta) - lgamma(alpha) - (alpha + lit<1>) * log(x) - beta / x);
+  }
+  auto arguments() const { return std::tuple{alpha, beta}; }
+  template <class G>
+  static double draw(G& rng, double a, double b) { return b / std::gamma_distribution<double>(a, 1.0)(rng); }
+  /// β / (α − 1) for α > 1 (else infinite).
+  static double mean(double a, double b) {
+    return a > 1 ? b / (a - 1) : std::numeric_limits<double>::infinity();
+  }
+  /// β² / ((α − 1)² (α − 2)) for α > 2 (else infinite).
+  static double variance(double a, double b) {
+    return a > 2 ? b * b / ((a - 1) * (a - 1) * (a - 2)) : std::numeric_limits<double>::infinity();
+  }
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+};
+
+/// Name ~ inv_gamma(alpha, beta) (shape alpha, scale beta), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Alpha, detail::operand Beta, shape_tag Shape = scalar_shape>
+auto inv_gamma(const Alpha& alpha, const Beta& beta, Shape shape = {}) {
+  return detail::make_named<Name, inv_gamma_distribution>(shape, alpha, beta);
+}
+template <detail::operand Alpha, detail::operand Beta>
+auto inv_gamma(const Alpha& alpha, const Beta& beta) {
+  return detail::make_distribution<inv_gamma_distribution>(alpha, beta);
+}
+
+}  // namespace tyche

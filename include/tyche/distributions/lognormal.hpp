@@ -1,0 +1,43 @@
+// tyche/distributions/lognormal.hpp — lognormal(mu, sigma): log x ~ normal(mu, sigma).
+//   log p(x | μ, σ) = −½ ((log x − μ)/σ)² − log σ − log x − ½ log 2π,   x > 0, σ > 0.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Sigma>
+struct lognormal_distribution : distribution<lognormal_distribution<Mu, Sigma>> {
+  static constexpr const char* family = "lognormal";
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto log_x = log(x);
+    return detail::total(lit<-1, 2> * square((log_x - mu) / sigma) - log(sigma) - log_x -
+                         detail::half_log_two_pi);
+  }
+  auto arguments() const { return std::tuple{mu, sigma}; }
+  template <class G>
+  static double draw(G& rng, double m, double s) { return std::lognormal_distribution<double>(m, s)(rng); }
+  static double mean(double m, double s) { return std::exp(m + s * s / 2); }
+  static double variance(double m, double s) { return std::expm1(s * s) * std::exp(2 * m + s * s); }
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+};
+
+/// Name ~ lognormal(mu, sigma), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto lognormal(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, lognormal_distribution>(shape, mu, sigma);
+}
+template <detail::operand Mu, detail::operand Sigma>
+auto lognormal(const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<lognormal_distribution>(mu, sigma);
+}
+
+}  // namespace tyche
