@@ -7,3 +7,5 @@
 #include <tyche/distributions/lognormal.hpp>
 #include <tyche/distributions/gamma.hpp>
 #include <tyche/distributions/inv_gamma.hpp>
+#include <tyche/distributions/poisson.hpp>
+#include <tyche/distributions/poisson_log.hpp>

@@ -1,0 +1,42 @@
+// tyche/distributions/poisson.hpp — poisson(lambda), for observations only.
+//   log p(y | λ) = y log λ − λ − log y!,   y ∈ {0, 1, 2, …}, λ > 0.
+// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
+// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
+// integer count" otherwise.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Lambda>
+struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
+  static constexpr const char* family = "poisson";
+  Lambda lambda;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(y * log(lambda) - lambda - lgamma(y + lit<1>));
+  }
+  auto arguments() const { return std::tuple{lambda}; }
+  template <class G>
+  static double draw(G& rng, double l) {
+    return static_cast<double>(std::poisson_distribution<long long>(l)(rng));
+  }
+  static double mean(double l) { return l; }
+  static double variance(double l) { return l; }
+  static const char* observation_problem(double v) {
+    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
+  }
+};
+
+/// The distribution poisson(lambda), to observe counts: `poisson(lambda).observe(data(y))`.
+template <detail::operand Lambda>
+auto poisson(const Lambda& lambda) {
+  return detail::make_distribution<poisson_distribution>(lambda);
+}
+
+}  // namespace tyche

@@ -1,0 +1,43 @@
+// tyche/distributions/poisson_log.hpp — poisson_log(alpha) = poisson(exp(alpha)), for
+// observations only.
+//   log p(y | α) = y α − e^α − log y!,   y ∈ {0, 1, 2, …}, α ∈ ℝ.
+// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
+// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
+// integer count" otherwise.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha>
+struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> {
+  static constexpr const char* family = "poisson_log";
+  Alpha alpha;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
+  }
+  auto arguments() const { return std::tuple{alpha}; }
+  template <class G>
+  static double draw(G& rng, double a) {
+    return static_cast<double>(std::poisson_distribution<long long>(std::exp(a))(rng));
+  }
+  static double mean(double a) { return std::exp(a); }
+  static double variance(double a) { return std::exp(a); }
+  static const char* observation_problem(double v) {
+    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
+  }
+};
+
+/// The distribution poisson_log(alpha): `poisson_log(a + b * x).observe(data(y))`.
+template <detail::operand Alpha>
+auto poisson_log(const Alpha& alpha) {
+  return detail::make_distribution<poisson_log_distribution>(alpha);
+}
+
+}  // namespace tyche
