@@ -9,3 +9,5 @@
 #include <tyche/distributions/inv_gamma.hpp>
 #include <tyche/distributions/poisson.hpp>
 #include <tyche/distributions/poisson_log.hpp>
+#include <tyche/distributions/bernoulli.hpp>
+#include <tyche/distributions/bernoulli_logit.hpp>

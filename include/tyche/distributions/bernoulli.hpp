@@ -1,0 +1,37 @@
+// tyche/distributions/bernoulli.hpp — bernoulli(p), for observations only.
+//   log p(y | p) = y log p + (1 − y) log(1 − p),   y ∈ {0, 1}, 0 ≤ p ≤ 1.
+// The data (y) must be 0 or 1: observe throws "... y[i] = v is not 0 or 1" otherwise. At p = 0 or
+// p = 1 the term 0 · log 0 evaluates to NaN (not 0), as in the naive formula: use bernoulli_logit
+// where p may reach the boundary.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class P>
+struct bernoulli_distribution : distribution<bernoulli_distribution<P>> {
+  static constexpr const char* family = "bernoulli";
+  P p;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(y * log(p) + (lit<1> - y) * log1p(-p));
+  }
+  auto arguments() const { return std::tuple{p}; }
+  template <class G>
+  static double draw(G& rng, double pr) { return std::bernoulli_distribution(pr)(rng) ? 1.0 : 0.0; }
+  static double mean(double pr) { return pr; }
+  static double variance(double pr) { return pr * (1.0 - pr); }
+  static const char* observation_problem(double v) { return v == 0.0 || v == 1.0 ? nullptr : "is not 0 or 1"; }
+};
+
+/// The distribution bernoulli(p), to observe data: `bernoulli(p).observe(data(y))`.
+template <detail::operand P>
+auto bernoulli(const P& p) {
+  return detail::make_distribution<bernoulli_distribution>(p);
+}
+
+}  // namespace tyche

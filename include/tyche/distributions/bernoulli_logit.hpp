@@ -1,0 +1,39 @@
+// tyche/distributions/bernoulli_logit.hpp — bernoulli_logit(alpha) = bernoulli(logistic(alpha)),
+// for observations only.
+//   log p(y | α) = y log σ(α) + (1 − y) log(1 − σ(α)),   y ∈ {0, 1}, α ∈ ℝ,
+// computed with log_logistic and log1m_logistic, which neither overflow nor lose precision for
+// large |α|. The data (y) must be 0 or 1: observe throws "... y[i] = v is not 0 or 1" otherwise.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha>
+struct bernoulli_logit_distribution : distribution<bernoulli_logit_distribution<Alpha>> {
+  static constexpr const char* family = "bernoulli_logit";
+  Alpha alpha;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(y * log_logistic(alpha) + (lit<1> - y) * log1m_logistic(alpha));
+  }
+  auto arguments() const { return std::tuple{alpha}; }
+  static double probability(double a) { return 1.0 / (1.0 + std::exp(-a)); }
+  template <class G>
+  static double draw(G& rng, double a) { return std::bernoulli_distribution(probability(a))(rng) ? 1.0 : 0.0; }
+  static double mean(double a) { return probability(a); }
+  static double variance(double a) { return probability(a) * probability(-a); }
+  static const char* observation_problem(double v) { return v == 0.0 || v == 1.0 ? nullptr : "is not 0 or 1"; }
+};
+
+/// The distribution bernoulli_logit(alpha): `bernoulli_logit(a + b * x).observe(data(y))`.
+template <detail::operand Alpha>
+auto bernoulli_logit(const Alpha& alpha) {
+  return detail::make_distribution<bernoulli_logit_distribution>(alpha);
+}
+
+}  // namespace tyche
