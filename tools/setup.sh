@@ -3,7 +3,8 @@
 # packages are installed (and `apt-get update` runs only if something is missing).
 set -euo pipefail
 
-packages=(cmake g++ clang libboost-dev libxtensor-dev libxsimd-dev catch2 libbenchmark-dev python3)
+packages=(cmake g++ clang libboost-dev libxtensor-dev libxsimd-dev catch2 libbenchmark-dev python3
+          nlohmann-json3-dev)
 
 missing=()
 if command -v dpkg >/dev/null 2>&1; then
