@@ -11,3 +11,5 @@
 #include <tyche/distributions/poisson_log.hpp>
 #include <tyche/distributions/bernoulli.hpp>
 #include <tyche/distributions/bernoulli_logit.hpp>
+#include <tyche/distributions/binomial.hpp>
+#include <tyche/distributions/binomial_logit.hpp>

@@ -1,0 +1,111 @@
+// tyche/distributions/binomial.hpp — binomial(n, p), for observations only.
+//   log p(y | n, p) = log C(n, y) + y log p + (n − y) log(1 − p),   y ∈ {0, …, n}, 0 ≤ p ≤ 1,
+// with log C(n, y) = lgamma(n + 1) − lgamma(y + 1) − lgamma(n − y + 1). The number of trials n is
+// data (a number, data(v) or a literal): log C(n, y) and n − y then depend on the data only and
+// are folded when the model is built.
+//
+// Data checks (observe throws std::invalid_argument naming the index and the value):
+//   y[i] = v is not a non-negative integer count
+//   n[i] = v is not a non-negative integer count                 (n known: number, data, literal)
+//   y[i] = v exceeds the number of trials n[i] = m                (n known)
+// When n is an expression of parameters (not data) the last two checks cannot be made.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+namespace tyche {
+
+namespace detail {
+
+/// Whether node N's values are known when the model is built (a number, a literal, data).
+template <class N>
+inline constexpr bool known_values_v = kind_of<N> == node_kind::constant ||
+                                       kind_of<N> == node_kind::literal ||
+                                       kind_of<N> == node_kind::data_vector;
+
+/// Element i of a known node (a scalar is broadcast).
+template <class N>
+double known_value(const N& n, std::size_t i) {
+  if constexpr (kind_of<N> == node_kind::constant) return n.value;
+  else if constexpr (kind_of<N> == node_kind::literal) return N::value;
+  else return n.ptr[i];
+}
+
+template <class N>
+std::size_t known_size(const N& n) {
+  if constexpr (kind_of<N> == node_kind::data_vector) return n.size();
+  else return 1;
+}
+
+/// The checks on the number of trials n of a count family observed at y (both nodes): n is a
+/// non-negative integer and y ≤ n, elementwise. Nothing is checked unless both are known.
+template <class Y, class N>
+void check_trials(const char* family, const Y& y, const N& n) {
+  if constexpr (known_values_v<Y> && known_values_v<N>) {
+    const std::size_t ny = known_size(y), nn = known_size(n);
+    const std::size_t count = std::max(ny, nn);
+    auto fail = [&](const std::string& what) {
+      throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): " + what);
+    };
+    auto at = [](const char* name, std::size_t i, double v) {
+      return std::string(name) + "[" + std::to_string(i + 1) + "] = " + std::to_string(v);
+    };
+    for (std::size_t i = 0; i < nn; ++i) {
+      const double m = known_value(n, i);
+      if (!std::isfinite(m) || m < 0 || m != std::floor(m))
+        fail(at("n", i, m) + " is not a non-negative integer count");
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::size_t iy = ny == 1 ? 0 : i, in = nn == 1 ? 0 : i;
+      const double v = known_value(y, iy), m = known_value(n, in);
+      if (v > m) fail(at("y", iy, v) + " exceeds the number of trials " + at("n", in, m));
+    }
+  }
+}
+
+}  // namespace detail
+
+template <class N, class P>
+struct binomial_distribution : distribution<binomial_distribution<N, P>> {
+  static constexpr const char* family = "binomial";
+  N n;
+  P p;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(y * log(p) + (n - y) * log1p(-p) +
+                         (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
+  }
+  auto arguments() const { return std::tuple{n, p}; }
+  /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
+  template <class X>
+  auto observe(const X& x) const {
+    auto o = distribution<binomial_distribution>::observe(x);
+    detail::check_trials(family, o.value, n);
+    return o;
+  }
+  template <class G>
+  static double draw(G& rng, double trials, double pr) {
+    return static_cast<double>(std::binomial_distribution<long long>(std::llround(trials), pr)(rng));
+  }
+  static double mean(double trials, double pr) { return trials * pr; }
+  static double variance(double trials, double pr) { return trials * pr * (1.0 - pr); }
+  static const char* observation_problem(double v) {
+    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
+  }
+};
+
+/// The distribution binomial(n, p), to observe counts of successes in n trials:
+/// `binomial(data(trials), p).observe(data(y))`.
+template <detail::operand N, detail::operand P>
+auto binomial(const N& n, const P& p) {
+  return detail::make_distribution<binomial_distribution>(n, p);
+}
+
+}  // namespace tyche

@@ -1,0 +1,54 @@
+// tyche/distributions/binomial_logit.hpp — binomial_logit(n, alpha) = binomial(n, logistic(alpha)),
+// for observations only.
+//   log p(y | n, α) = log C(n, y) + y log σ(α) + (n − y) log(1 − σ(α)),   y ∈ {0, …, n}, α ∈ ℝ,
+// with log_logistic and log1m_logistic (stable for large |α|). n is data, as in binomial: log C(n, y)
+// and n − y are folded when the model is built. Data checks as binomial's (binomial.hpp).
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/binomial.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class N, class Alpha>
+struct binomial_logit_distribution : distribution<binomial_logit_distribution<N, Alpha>> {
+  static constexpr const char* family = "binomial_logit";
+  N n;
+  Alpha alpha;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(y * log_logistic(alpha) + (n - y) * log1m_logistic(alpha) +
+                         (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
+  }
+  auto arguments() const { return std::tuple{n, alpha}; }
+  /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
+  template <class X>
+  auto observe(const X& x) const {
+    auto o = distribution<binomial_logit_distribution>::observe(x);
+    detail::check_trials(family, o.value, n);
+    return o;
+  }
+  static double probability(double a) { return 1.0 / (1.0 + std::exp(-a)); }
+  template <class G>
+  static double draw(G& rng, double trials, double a) {
+    return static_cast<double>(
+        std::binomial_distribution<long long>(std::llround(trials), probability(a))(rng));
+  }
+  static double mean(double trials, double a) { return trials * probability(a); }
+  static double variance(double trials, double a) { return trials * probability(a) * probability(-a); }
+  static const char* observation_problem(double v) {
+    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
+  }
+};
+
+/// The distribution binomial_logit(n, alpha): `binomial_logit(data(trials), a + b * x).observe(data(y))`.
+template <detail::operand N, detail::operand Alpha>
+auto binomial_logit(const N& n, const Alpha& alpha) {
+  return detail::make_distribution<binomial_logit_distribution>(n, alpha);
+}
+
+}  // namespace tyche
