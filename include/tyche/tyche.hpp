@@ -10,3 +10,5 @@
 #include <tyche/model/model.hpp>
 #include <tyche/model/random_variable.hpp>
 #include <tyche/transforms/bounds.hpp>
+#include <tyche/model/intervention.hpp>
+#include <tyche/core/substitute.hpp>

@@ -73,7 +73,7 @@ TEST_CASE("program: wrong argument sizes are refused with the sizes named", "[co
 
 TEST_CASE("program: no heap allocation per evaluation", "[core][program]") {
   const auto f = tyche_test::eight_schools_noncentered(tyche_test::eight_schools_y,
-                                                       tyche_test::eight_schools_sigma);
+                                                       tyche_test::eight_schools_inv_sigma);
   std::vector<double> y(50), flat(50 * 4), theta(f.dim(), 0.1), g(f.dim());
   for (std::size_t i = 0; i < flat.size(); ++i) flat[i] = std::sin(double(i));
   vector_param<"b"> b(4);
@@ -95,7 +95,7 @@ TEST_CASE("program: no heap allocation per evaluation", "[core][program]") {
   // The counter works: building a program does allocate (its folding storage).
   const long before_build = allocations.load();
   const auto again = tyche_test::eight_schools_noncentered(tyche_test::eight_schools_y,
-                                                           tyche_test::eight_schools_sigma);
+                                                           tyche_test::eight_schools_inv_sigma);
   CHECK(allocations.load() > before_build);
   CHECK(again.dim() == 10);
 }
@@ -103,7 +103,7 @@ TEST_CASE("program: no heap allocation per evaluation", "[core][program]") {
 TEST_CASE("program: eight schools matches the written log density (host twin of the CUDA test)",
           "[core][program]") {
   const auto f = tyche_test::eight_schools_noncentered(tyche_test::eight_schools_y,
-                                                       tyche_test::eight_schools_sigma);
+                                                       tyche_test::eight_schools_inv_sigma);
   const auto pts = tyche_test::random_points(20, 10, -1.5, 1.5, 8);
   for (const auto& th : pts) {
     const double mu = th[0], log_tau = th[1], tau = std::exp(log_tau);
@@ -121,4 +121,43 @@ TEST_CASE("program: eight schools matches the written log density (host twin of 
   }
   tyche_test::check_lanes(f, pts, "eight schools");
   tyche_test::check_float(f, pts[0], "eight schools");
+}
+
+TEST_CASE("program: evaluations take any contiguous range; sizes in the list are checked",
+          "[core][program]") {
+  vector_param<"v"> v(3);
+  const auto f = compile(sum(square(v)), v);
+  std::vector<double> x{1, 2, 3}, g(3);
+  const std::array<double, 3> arr{1, 2, 3};
+  std::span<double> mutable_span(x);
+  CHECK(f.value(x) == 14);
+  CHECK(f.value(arr) == 14);
+  CHECK(f.value(mutable_span) == 14);
+  CHECK(f.value_and_gradient(std::span<const double>(x), g) == 14);
+  CHECK(g == std::vector<double>{2, 4, 6});
+  std::vector<float> xf{1, 2, 3};
+  CHECK(f.value(xf) == 14.0f);
+  vector_param<"v"> v7(7);
+  CHECK_THROWS_WITH(compile(sum(square(v)), v7), Contains("'v'") && Contains("sizes 3 and 7"));
+}
+
+TEST_CASE("program: edge values", "[core][program]") {
+  param<"mu"> mu;
+  // Constants 0.0 and −0.0 are different nodes: 1/(mu·0) + 1/(mu·−0) = inf − inf = NaN.
+  CHECK(std::isnan(compile(inverse(mu * 0.0) + inverse(mu * -0.0)).value(std::vector<double>{1.0})));
+  // x⁰ has derivative 0 at 0.
+  std::vector<double> g(1);
+  CHECK(compile(pow(mu, 0.0) + mu).value_and_gradient(std::vector<double>{0.0}, g) == 1.0);
+  CHECK(g[0] == 1.0);
+  // log_sum_exp of all −∞ is −∞ with zero gradient, not NaN.
+  vector_param<"v", 2> v;
+  const auto lse = compile(log_sum_exp(v) * lit<1, 2>);
+  std::vector<double> gv(2);
+  const double r = lse.value_and_gradient(std::vector<double>{-HUGE_VAL, -HUGE_VAL}, gv);
+  CHECK(r == -HUGE_VAL);
+  CHECK(gv[0] == 0.0);
+  CHECK(gv[1] == 0.0);
+  // A temporary std::span is a view, and data() accepts it.
+  const std::vector<double> y{1, 2};
+  CHECK(compile(sum(data(std::span<const double>(y)) * v) + mu).dim() == 3);
 }

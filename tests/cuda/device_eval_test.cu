@@ -53,7 +53,7 @@ int main() {
   CHECK_CUDA(cudaMalloc(&grad_dev, chains * d * sizeof(double)));
   CHECK_CUDA(cudaMalloc(&val_dev, chains * sizeof(double)));
   CHECK_CUDA(cudaMemcpy(y_dev, tyche_test::eight_schools_y, 8 * sizeof(double), cudaMemcpyHostToDevice));
-  CHECK_CUDA(cudaMemcpy(sigma_dev, tyche_test::eight_schools_sigma, 8 * sizeof(double), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(sigma_dev, tyche_test::eight_schools_inv_sigma, 8 * sizeof(double), cudaMemcpyHostToDevice));
 
   std::vector<double> theta(chains * d);
   for (int i = 0; i < chains * d; ++i) theta[i] = std::sin(0.37 * i + 0.1);
@@ -71,7 +71,7 @@ int main() {
   CHECK_CUDA(cudaMemcpy(val.data(), val_dev, val.size() * sizeof(double), cudaMemcpyDeviceToHost));
 
   const auto host_prog = tyche_test::eight_schools_noncentered(tyche_test::eight_schools_y,
-                                                               tyche_test::eight_schools_sigma);
+                                                               tyche_test::eight_schools_inv_sigma);
   int failures = 0;
   std::vector<double> g(d);
   for (int c = 0; c < chains; ++c) {

@@ -76,7 +76,8 @@ struct pow_constant {
   }
   template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
     const T c = lift<T>(exponent);
-    dx = c * math::pow(x, c - lift<T>(1.0));
+    // x⁰ = 1 has derivative 0 everywhere, also at x = 0 where 0 · 0⁻¹ would give NaN.
+    dx = exponent == 0.0 ? lift<T>(0.0) : c * math::pow(x, c - lift<T>(1.0));
     return math::pow(x, c);
   }
 };

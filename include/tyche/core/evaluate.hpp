@@ -323,7 +323,10 @@ struct evaluation {
           acc = lift<T>(1.0);
         } else {
           const T m_new = math::max(m, v);
-          acc = acc * math::exp(m - m_new) + math::exp(v - m_new);
+          // While every element so far is −∞, shift by 0, not by −∞ (−∞ − −∞ is NaN).
+          const T ninf = lift<T>(-HUGE_VAL);
+          const T base = math::select(m_new == ninf, lift<T>(0.0), m_new);
+          acc = acc * math::exp(m - base) + math::exp(v - base);
           m = m_new;
         }
       }
@@ -387,7 +390,10 @@ struct evaluation {
       for (std::size_t i = 0; i < len; ++i) {
         kernel_state<A, AP> ks{};
         const T v = kernel_forward<true, A, AP>(n.a, ks, i);
-        kernel_reverse<A, AP>(ks, i, s.adj * math::exp(v - s.v));
+        // Weight exp(v − lse); when every element is −∞ all weights are 0, not NaN.
+        const T ninf = lift<T>(-HUGE_VAL);
+        const T w = math::select(s.v == ninf, lift<T>(0.0), math::exp(v - s.v));
+        kernel_reverse<A, AP>(ks, i, s.adj * w);
       }
     } else if constexpr (kind_of<N> == node_kind::matvec) {
       const std::size_t rows = n.x.rows;

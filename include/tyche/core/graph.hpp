@@ -8,6 +8,7 @@
 #include <tyche/core/meta.hpp>
 #include <tyche/autodiff/arithmetic.hpp>
 
+#include <cmath>
 #include <type_traits>
 #include <utility>
 
@@ -126,7 +127,7 @@ template <class N>
 bool same_value(const N& a, const N& b) {
   constexpr node_kind k = kind_of<N>;
   if constexpr (k == node_kind::constant) {
-    return a.value == b.value;
+    return a.value == b.value && std::signbit(a.value) == std::signbit(b.value);  // 0.0 ≠ −0.0
   } else if constexpr (k == node_kind::data_vector) {
     return a.ptr == b.ptr && a.size() == b.size();
   } else if constexpr (k == node_kind::data_matrix) {

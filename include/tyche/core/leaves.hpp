@@ -5,6 +5,7 @@
 #include <tyche/core/expr.hpp>
 
 #include <array>
+#include <ranges>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -80,7 +81,10 @@ struct vector_param<Name, dynamic_extent> : expr<vector_param<Name, dynamic_exte
   TYCHE_HD constexpr std::size_t size() const { return n; }
 };
 
-/// A view of a vector of data (double). The storage must outlive the model, as with std::span.
+/// A view of a vector of data (double). The storage must outlive the model, as with std::span,
+/// and must not change after compile(): compile() reads data to fold what depends on data only
+/// (e.g. 1/σ for a division by data), so a changed value would be half seen. Compile again
+/// after changing data.
 template <std::size_t Extent = dynamic_extent>
 struct data_vector : expr<data_vector<Extent>> {
   static constexpr node_kind kind = node_kind::data_vector;
@@ -153,7 +157,8 @@ struct data_fn {
 
   /// Forbidden: data(temporary) would keep a view of storage destroyed at the end of the line.
   template <class Container>
-    requires(!std::is_lvalue_reference_v<Container> && !std::is_arithmetic_v<Container>)
+    requires(!std::is_lvalue_reference_v<Container> && !std::is_arithmetic_v<Container> &&
+             !std::ranges::borrowed_range<Container>)  // a temporary std::span is fine
   data_vector<> operator()(Container&&) const {
     static_assert(sizeof(Container) == 0,
                   "tyche::data(x) keeps a view of 'x', not a copy: pass a named container that "

@@ -14,6 +14,15 @@
 
 namespace tyche {
 
+/// A contiguous range (std::vector, std::span, std::array, …): what evaluations take.
+template <class R>
+concept contiguous_range = requires(R& r) {
+  std::data(r);
+  std::size(r);
+};
+template <class R>
+using range_value_t = std::remove_cv_t<std::remove_pointer_t<decltype(std::data(std::declval<R&>()))>>;
+
 namespace detail {
 
 template <class A, class B>
@@ -158,8 +167,10 @@ class program {
   [[nodiscard]] std::size_t dim() const { return view_.dim(); }
   /// Number of scalars of scratch space an evaluation needs (matvec buffers).
   [[nodiscard]] std::size_t workspace_size() const { return view_.workspace_size; }
-  /// The evaluable part, e.g. to copy to a device.
-  [[nodiscard]] const view_type& view() const { return view_; }
+  /// The evaluable part, e.g. to copy to a device. It points into storage this program owns:
+  /// it must not outlive the program (hence no view() of a temporary program).
+  [[nodiscard]] const view_type& view() const& { return view_; }
+  const view_type& view() const&& = delete;
 
   /// Parameter names in layout order, with their sizes.
   [[nodiscard]] std::vector<std::pair<std::string, std::size_t>> parameters() const {
@@ -172,39 +183,46 @@ class program {
   /// Offset of parameter number k (layout order) in θ.
   [[nodiscard]] std::size_t offset(std::size_t k) const { return view_.layout.offset[k]; }
 
-  template <class T>
-  T value(std::span<const T> theta, std::span<T> workspace = {}) const {
-    check(theta.size(), workspace.size(), "value");
-    return view_.value(theta.data(), workspace.data());
+  // Evaluation. θ, grad and workspace are contiguous ranges of one scalar type T (std::vector,
+  // std::span, std::array, …; T any scalar type of the core). The overloads with a workspace
+  // never allocate; those without allocate one only when workspace_size() > 0.
+
+  /// f(θ).
+  template <contiguous_range Theta>
+  auto value(const Theta& theta) const {
+    using T = range_value_t<Theta>;
+    std::vector<T> ws(workspace_size());
+    return value(theta, ws);
   }
-  template <class T>
-  T value_and_gradient(std::span<const T> theta, std::span<T> grad,
-                       std::span<T> workspace = {}) const {
-    check(theta.size(), workspace.size(), "value_and_gradient");
-    if (grad.size() != dim())
+  template <contiguous_range Theta, contiguous_range Workspace>
+  auto value(const Theta& theta, Workspace&& workspace) const {
+    using T = range_value_t<Theta>;
+    static_assert(std::is_same_v<range_value_t<Workspace>, T>,
+                  "tyche::program::value(theta, workspace) requires 'workspace' to hold the "
+                  "scalar type of 'theta'");
+    check(std::size(theta), std::size(workspace), "value");
+    return view_.value(static_cast<const T*>(std::data(theta)), std::data(workspace));
+  }
+  /// f(θ), and ∇f(θ) written to grad.
+  template <contiguous_range Theta, contiguous_range Grad>
+  auto value_and_gradient(const Theta& theta, Grad&& grad) const {
+    using T = range_value_t<Theta>;
+    std::vector<T> ws(workspace_size());
+    return value_and_gradient(theta, grad, ws);
+  }
+  template <contiguous_range Theta, contiguous_range Grad, contiguous_range Workspace>
+  auto value_and_gradient(const Theta& theta, Grad&& grad, Workspace&& workspace) const {
+    using T = range_value_t<Theta>;
+    static_assert(std::is_same_v<range_value_t<Grad>, T> && std::is_same_v<range_value_t<Workspace>, T>,
+                  "tyche::program::value_and_gradient(theta, grad, workspace) requires 'grad' "
+                  "and 'workspace' to hold the scalar type of 'theta'");
+    check(std::size(theta), std::size(workspace), "value_and_gradient");
+    if (std::size(grad) != dim())
       throw std::invalid_argument("tyche::program::value_and_gradient: grad has size " +
-                                  std::to_string(grad.size()) + ", expected " +
+                                  std::to_string(std::size(grad)) + ", expected " +
                                   std::to_string(dim()));
-    return view_.value_and_gradient(theta.data(), grad.data(), workspace.data());
-  }
-  // Convenience overloads for std::vector<double>. Without a workspace argument they allocate
-  // one when the model needs it; the span overloads never allocate.
-  double value(const std::vector<double>& theta, std::vector<double>& workspace) const {
-    return value(std::span<const double>(theta), std::span<double>(workspace));
-  }
-  double value(const std::vector<double>& theta) const {
-    std::vector<double> workspace(workspace_size());
-    return value(std::span<const double>(theta), std::span<double>(workspace));
-  }
-  double value_and_gradient(const std::vector<double>& theta, std::vector<double>& grad,
-                            std::vector<double>& workspace) const {
-    return value_and_gradient(std::span<const double>(theta), std::span<double>(grad),
-                              std::span<double>(workspace));
-  }
-  double value_and_gradient(const std::vector<double>& theta, std::vector<double>& grad) const {
-    std::vector<double> workspace(workspace_size());
-    return value_and_gradient(std::span<const double>(theta), std::span<double>(grad),
-                              std::span<double>(workspace));
+    return view_.value_and_gradient(static_cast<const T*>(std::data(theta)), std::data(grad),
+                                    std::data(workspace));
   }
 
  private:
@@ -258,8 +276,8 @@ std::size_t value_count(const E& e) {
   else return 1;
 }
 
-template <class Layout, class Wrapped>
-auto compile_with_layout(const Wrapped& wrapped) {
+template <class Layout, class Wrapped, class... Listed>
+auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
   using Expr = node_t<Wrapped>;
   const Expr e = as_node(wrapped);
   static_assert(!is_vector_v<Expr>,
@@ -274,6 +292,7 @@ auto compile_with_layout(const Wrapped& wrapped) {
   program_view<F, Layout> view{folded, {}, {}, {}, 0};
   std::vector<bool> seen(Layout::size, false);
   record_sizes<Layout>(e, view.layout, seen);
+  (record_sizes<Layout>(listed, view.layout, seen), ...);  // a listed size must match the use
   std::size_t dim = 0;
   for (std::size_t k = 0; k < Layout::size; ++k) {
     if (!seen[k])
@@ -298,7 +317,7 @@ auto compile(const Expr& f) {
 /// Compiles f, with its parameters laid out in θ in the order given.
 template <expression Expr, expression... Params>
   requires(sizeof...(Params) > 0)
-auto compile(const Expr& f, const Params&...) {
+auto compile(const Expr& f, const Params&... params) {
   constexpr bool all_params =
       ((kind_of<Params> == node_kind::param || kind_of<Params> == node_kind::vector_param) && ...);
   static_assert(all_params,
@@ -313,7 +332,7 @@ auto compile(const Expr& f, const Params&...) {
     static_assert(!unique || complete,
                   "tyche::compile(f, params...) requires the list to name every parameter of "
                   "'f' exactly once");
-    if constexpr (unique && complete) return detail::compile_with_layout<layout>(f);
+    if constexpr (unique && complete) return detail::compile_with_layout<layout>(f, params...);
   }
 }
 

@@ -1,0 +1,155 @@
+// The model object (tyche/model/model.hpp) on eight schools: the log density with every
+// normalising constant against a hand-written one, the Jacobian switch, names, constrain /
+// unconstrain, initialisation, batched evaluation, and errors.
+#include <tyche/tyche.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <span>
+#include <vector>
+
+#include "support/property.hpp"
+
+using namespace tyche;
+using Catch::Matchers::Contains;
+
+namespace {
+const std::vector<double> y{28, 8, -3, 7, -1, 1, 18, 12};
+const std::vector<double> sigma{15, 10, 16, 11, 9, 11, 10, 18};
+
+auto eight_schools() {
+  return model([&] {
+    auto mu = normal<"mu">(0.0, 5.0);
+    auto tau = half_cauchy<"tau">(5.0);
+    auto theta_raw = std_normal<"theta_raw">(shape<8>);
+    auto theta = mu + tau * theta_raw;
+    return joint(mu, tau, theta_raw, normal(theta, data(sigma)).observe(data(y)));
+  });
+}
+
+/// log p(mu, tau, theta_raw, y) with every constant, written out; θ = (mu, log tau, raw).
+double eight_schools_log_density(const std::vector<double>& th, bool jacobian) {
+  const double pi = 3.14159265358979323846;
+  const double mu = th[0], tau = std::exp(th[1]);
+  double lp = -0.5 * (mu / 5) * (mu / 5) - std::log(5.0) - 0.5 * std::log(2 * pi);  // normal(0, 5)
+  lp += std::log(2.0) - std::log(pi) - std::log(5.0) - std::log1p((tau / 5) * (tau / 5));
+  for (int j = 0; j < 8; ++j) {
+    const double raw = th[2 + j], theta = mu + tau * raw;
+    lp += -0.5 * raw * raw - 0.5 * std::log(2 * pi);
+    const double z = (y[j] - theta) / sigma[j];
+    lp += -0.5 * z * z - std::log(sigma[j]) - 0.5 * std::log(2 * pi);
+  }
+  return jacobian ? lp + th[1] : lp;
+}
+}  // namespace
+
+TEST_CASE("model: eight schools log density equals the written one, constants included",
+          "[model]") {
+  const auto m = eight_schools();
+  REQUIRE(m.dim() == 10);
+  for (const auto& th : tyche_test::random_points(20, 10, -2, 2, 31)) {
+    CHECK(m.log_prob(th) == Approx(eight_schools_log_density(th, true)).epsilon(1e-13));
+    CHECK(m.log_prob(th, false) == Approx(eight_schools_log_density(th, false)).epsilon(1e-13));
+    tyche_test::check_gradient_at(m.program(), th, "eight schools (model API)");
+    tyche_test::check_gradient_at(m.program_without_jacobian(), th, "eight schools, no Jacobian");
+  }
+}
+
+TEST_CASE("model: names, constrain and unconstrain", "[model]") {
+  const auto m = eight_schools();
+  const auto names = m.parameter_names();
+  REQUIRE(names.size() == 10);
+  CHECK(names[0] == "mu");
+  CHECK(names[1] == "tau");
+  CHECK(names[2] == "theta_raw[1]");
+  CHECK(names[9] == "theta_raw[8]");
+  const std::vector<double> th{0.3, -0.7, 1, 2, 3, 4, 5, 6, 7, 8};
+  const auto x = m.constrain(th);
+  CHECK(x[0] == 0.3);
+  CHECK(x[1] == Approx(std::exp(-0.7)).epsilon(1e-15));
+  CHECK(x[9] == 8);
+  const auto back = m.unconstrain(x);
+  for (std::size_t k = 0; k < th.size(); ++k) CHECK(back[k] == Approx(th[k]).epsilon(1e-14));
+  std::vector<double> bad = x;
+  bad[1] = -1.5;
+  CHECK_THROWS_WITH(m.unconstrain(bad), Contains("tau") && Contains("-1.5") && Contains("support"));
+  CHECK_THROWS_WITH(m.constrain(std::vector<double>(3)), Contains("got 3 values, expected 10"));
+}
+
+TEST_CASE("model: Stan-style initialisation is uniform on (-2, 2)", "[model]") {
+  const auto m = eight_schools();
+  std::mt19937_64 rng(7);
+  double lo = 0, hi = 0, sum = 0;
+  const int n = 2000;
+  for (int i = 0; i < n; ++i) {
+    for (double v : m.initial_point(rng)) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+      sum += v;
+    }
+  }
+  CHECK(lo >= -2.0);
+  CHECK(hi <= 2.0);
+  CHECK(lo < -1.99);
+  CHECK(hi > 1.99);
+  // Mean of 20000 uniform(-2, 2) draws: sd 4/sqrt(12)/sqrt(20000) = 0.0082; 4.5 standard errors.
+  CHECK(std::fabs(sum / (n * 10)) < 4.5 * 0.0082);
+}
+
+TEST_CASE("model: the compiled density evaluates for SIMD batches and float", "[model]") {
+  const auto m = eight_schools();
+  const auto pts = tyche_test::random_points(8, 10, -1, 1, 5);
+  tyche_test::check_lanes(m.program(), pts, "eight schools (model API)");
+  tyche_test::check_float(m.program(), pts[0], "eight schools (model API)");
+}
+
+TEST_CASE("model: prior predictive moments of a small hierarchy match the closed form",
+          "[model]") {
+  // mu ~ normal(1, 2), x ~ normal(mu, 0.5): E[x] = 1, Var[x] = 4 + 0.25.
+  auto mu = normal<"mu">(1.0, 2.0);
+  auto x = normal<"x">(mu, 0.5);
+  const auto m = model(joint(mu, x));
+  std::mt19937_64 rng(2026);
+  const int n = 100000;
+  double s = 0, ss = 0, smu = 0;
+  for (int i = 0; i < n; ++i) {
+    const auto draw = m.sample_prior(rng);
+    s += draw[1];
+    ss += draw[1] * draw[1];
+    smu += draw[0];
+  }
+  const double mean = s / n, var = ss / n - mean * mean;
+  // Standard errors: sqrt(Var/n) for the mean; sqrt(2 Var² / n) for a normal variance.
+  CHECK(std::fabs(mean - 1.0) < 4.5 * std::sqrt(4.25 / n));
+  CHECK(std::fabs(var - 4.25) < 4.5 * std::sqrt(2 * 4.25 * 4.25 / n));
+  CHECK(std::fabs(smu / n - 1.0) < 4.5 * std::sqrt(4.0 / n));
+}
+
+TEST_CASE("model: posterior predictive draws follow the likelihood at θ", "[model]") {
+  const std::vector<double> obs{0, 0, 0};
+  auto mu = normal<"mu">(0.0, 1.0);
+  const auto m = model(joint(mu, normal(mu, 2.0).observe(data(obs))));
+  std::mt19937_64 rng(3);
+  const std::vector<double> th{1.5};
+  double s = 0;
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) {
+    const auto rep = m.sample_observations(std::span<const double>(th), rng);
+    REQUIRE(rep.size() == 1);
+    REQUIRE(rep[0].size() == 3);
+    s += rep[0][0] + rep[0][1] + rep[0][2];
+  }
+  CHECK(std::fabs(s / (3 * n) - 1.5) < 4.5 * 2.0 / std::sqrt(3.0 * n));
+}
+
+TEST_CASE("model: observed data outside the support or not finite is refused", "[model]") {
+  const std::vector<double> with_nan{1.0, std::nan(""), 2.0};
+  const std::vector<double> negative{1.0, 2.0, -0.5};
+  param<"mu"> mu;
+  CHECK_THROWS_WITH(normal(mu, 1.0).observe(data(with_nan)),
+                    Contains("normal") && Contains("y[2]") && Contains("not finite"));
+  CHECK_THROWS_WITH(half_cauchy(1.0).observe(data(negative)),
+                    Contains("half_cauchy") && Contains("y[3]") && Contains("-0.5"));
+}
