@@ -13,3 +13,5 @@
 #include <tyche/distributions/bernoulli_logit.hpp>
 #include <tyche/distributions/binomial.hpp>
 #include <tyche/distributions/binomial_logit.hpp>
+#include <tyche/distributions/neg_binomial_2.hpp>
+#include <tyche/distributions/neg_binomial_2_log.hpp>

@@ -1,0 +1,51 @@
+// tyche/distributions/neg_binomial_2_log.hpp — neg_binomial_2_log(eta, phi) =
+// neg_binomial_2(exp(eta), phi), for observations only.
+//   log p(y | η, φ) = lgamma(y + φ) − lgamma(φ) − y log(1 + φ e^−η) − φ log(1 + e^η / φ) − lgamma(y + 1)
+//                   = lgamma(y + φ) − lgamma(φ) − y log1p_exp(log φ − η) − φ log1p_exp(η − log φ)
+//                     − lgamma(y + 1),
+//   y ∈ {0, 1, 2, …}, η ∈ ℝ, φ > 0; log1p_exp neither overflows nor loses precision for large |η|.
+// lgamma(y + 1) is folded when the model is built. log C(y + φ − 1, y) is a difference of lgammas,
+// as in neg_binomial_2 (absolute error about ε (y + φ) log(y + φ)). The data must be non-negative
+// integer counts: observe throws "... y[i] = v is not a non-negative integer count" otherwise.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Eta, class Phi>
+struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distribution<Eta, Phi>> {
+  static constexpr const char* family = "neg_binomial_2_log";
+  Eta eta;
+  Phi phi;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(lgamma(y + phi) - lgamma(phi) - y * log1p_exp(log(phi) - eta) -
+                         phi * log1p_exp(eta - log(phi)) - lgamma(y + lit<1>));
+  }
+  auto arguments() const { return std::tuple{eta, phi}; }
+  /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale e^η/φ), y ~ poisson(λ).
+  template <class G>
+  static double draw(G& rng, double e, double f) {
+    const double lambda = std::gamma_distribution<double>(f, std::exp(e) / f)(rng);
+    if (!(lambda > 0)) return 0.0;
+    return static_cast<double>(std::poisson_distribution<long long>(lambda)(rng));
+  }
+  static double mean(double e, double) { return std::exp(e); }
+  static double variance(double e, double f) { return std::exp(e) + std::exp(2.0 * e) / f; }
+  static const char* observation_problem(double v) {
+    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
+  }
+};
+
+/// The distribution neg_binomial_2_log(eta, phi): `neg_binomial_2_log(a + b * x, phi).observe(data(y))`.
+template <detail::operand Eta, detail::operand Phi>
+auto neg_binomial_2_log(const Eta& eta, const Phi& phi) {
+  return detail::make_distribution<neg_binomial_2_log_distribution>(eta, phi);
+}
+
+}  // namespace tyche
