@@ -15,3 +15,4 @@
 #include <tyche/distributions/binomial_logit.hpp>
 #include <tyche/distributions/neg_binomial_2.hpp>
 #include <tyche/distributions/neg_binomial_2_log.hpp>
+#include <tyche/distributions/beta_binomial.hpp>

@@ -1,0 +1,62 @@
+// tyche/distributions/beta_binomial.hpp — beta_binomial(n, a, b), for observations only.
+//   log p(y | n, a, b) = log C(n, y) + log B(y + a, n − y + b) − log B(a, b),
+//   y ∈ {0, …, n}, a > 0, b > 0, with log B(u, v) = lgamma(u) + lgamma(v) − lgamma(u + v).
+// n is data, as in binomial: log C(n, y) is folded when the model is built. Data checks as
+// binomial's (binomial.hpp). log B is a difference of lgammas: for a + b ≫ 10⁶ it loses
+// accuracy (absolute error about ε · (a + b) log(a + b)).
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/binomial.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class N, class A, class B>
+struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A, B>> {
+  static constexpr const char* family = "beta_binomial";
+  N n;
+  A a;
+  B b;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(lgamma(y + a) + lgamma(n - y + b) - lgamma(n + a + b) + lgamma(a + b) -
+                         lgamma(a) - lgamma(b) +
+                         (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
+  }
+  auto arguments() const { return std::tuple{n, a, b}; }
+  /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
+  template <class X>
+  auto observe(const X& x) const {
+    auto o = distribution<beta_binomial_distribution>::observe(x);
+    detail::check_trials(family, o.value, n);
+    return o;
+  }
+  /// p ~ beta(a, b) (as X / (X + Y) for X ~ gamma(a), Y ~ gamma(b)), then binomial(n, p).
+  template <class G>
+  static double draw(G& rng, double trials, double sa, double sb) {
+    const double x = std::gamma_distribution<double>(sa, 1.0)(rng);
+    const double z = std::gamma_distribution<double>(sb, 1.0)(rng);
+    const double pr = x + z > 0 ? x / (x + z) : sa / (sa + sb);
+    return static_cast<double>(std::binomial_distribution<long long>(std::llround(trials), pr)(rng));
+  }
+  static double mean(double trials, double sa, double sb) { return trials * sa / (sa + sb); }
+  static double variance(double trials, double sa, double sb) {
+    const double s = sa + sb;
+    return trials * sa * sb * (s + trials) / (s * s * (s + 1.0));
+  }
+  static const char* observation_problem(double v) {
+    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
+  }
+};
+
+/// The distribution beta_binomial(n, a, b): `beta_binomial(data(trials), a, b).observe(data(y))`.
+template <detail::operand N, detail::operand A, detail::operand B>
+auto beta_binomial(const N& n, const A& a, const B& b) {
+  return detail::make_distribution<beta_binomial_distribution>(n, a, b);
+}
+
+}  // namespace tyche
