@@ -16,3 +16,4 @@
 #include <tyche/distributions/neg_binomial_2.hpp>
 #include <tyche/distributions/neg_binomial_2_log.hpp>
 #include <tyche/distributions/beta_binomial.hpp>
+#include <tyche/distributions/log_mix.hpp>
