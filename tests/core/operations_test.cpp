@@ -78,3 +78,17 @@ TEST_CASE("operations: mismatched sizes are refused with both sizes named",
   CHECK_THROWS_WITH(matvec(matrix(flat.data(), 3, 4), v),
                     Contains("4 columns") && Contains("size 5"));
 }
+
+TEST_CASE("operations: at(v, k) picks an element, through elementwise operations",
+          "[core][operations]") {
+  vector_param<"v", 3> v;
+  param<"m"> m;
+  const auto f = compile(square(at(v, 0)) * at(v, 2) + exp(at(exp(v) * m, 1)) + sum(v * at(v, 1)), v, m);
+  for (const auto& p : tyche_test::random_points(20, 4, -1, 1, 3)) tyche_test::check_gradient_at(f, p, "at");
+  const std::vector<double> x{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  CHECK(f.value(std::vector<double>{1, 2, 3, 0.5}) ==
+        Approx(1 * 3 + std::exp(std::exp(2.0) * 0.5) + 2 * (1 + 2 + 3)));
+  const std::vector<double> d{4.0, 5.0};
+  CHECK(compile(at(data(d), 1) * m).value(std::vector<double>{2.0}) == 10.0);
+  CHECK_THROWS_WITH(at(v, 3), Contains("index 3") && Contains("size 3"));
+}

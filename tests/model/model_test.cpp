@@ -153,3 +153,24 @@ TEST_CASE("model: observed data outside the support or not finite is refused", "
   CHECK_THROWS_WITH(half_cauchy(1.0).observe(data(negative)),
                     Contains("half_cauchy") && Contains("y[3]") && Contains("-0.5"));
 }
+
+TEST_CASE("model: flat priors on the line, (0, inf) and a parameter-dependent interval",
+          "[model]") {
+  auto beta = flat<"beta">(shape<3>);
+  auto sigma = flat<"sigma">(positive());
+  auto p = flat<"p">(between(0.0, sigma));  // 0 < p < sigma
+  const std::vector<double> y{1.0, 2.0, 0.5};
+  const auto m = model(joint(beta, sigma, p, normal(beta * p, sigma).observe(data(y))));
+  REQUIRE(m.dim() == 5);
+  for (const auto& q : tyche_test::random_points(10, 5, -1, 1, 3))
+    tyche_test::check_gradient_at(m.program(), q, "flat priors");
+  const std::vector<double> th{0.1, 0.2, 0.3, 0.4, 0.5};
+  const auto x = m.constrain(th);
+  CHECK(x[4] > 0);
+  CHECK(x[4] < x[3]);  // p < sigma
+  const auto back = m.unconstrain(x);
+  for (std::size_t k = 0; k < th.size(); ++k) CHECK(back[k] == Approx(th[k]).epsilon(1e-12));
+  std::vector<double> outside = x;
+  outside[4] = x[3] + 0.1;
+  CHECK_THROWS_WITH(m.unconstrain(outside), Contains("p = ") && Contains("support"));
+}

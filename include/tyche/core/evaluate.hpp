@@ -159,6 +159,8 @@ struct evaluation {
       return theta[offset_of<C>()];
     } else if constexpr (k == node_kind::vector_param) {
       return theta[offset_of<C>() + i];
+    } else if constexpr (k == node_kind::param_element) {
+      return theta[offset_of<typename C::vector_type>() + c.index];
     } else if constexpr (k == node_kind::data_vector) {
       return lift<T>(c.ptr[i]);
     } else if constexpr (is_elementwise_v<C>) {
@@ -178,6 +180,8 @@ struct evaluation {
       param_adj[layout_index_v<Layout, C>] += a;
     } else if constexpr (k == node_kind::vector_param) {
       grad[offset_of<C>() + i] += a;
+    } else if constexpr (k == node_kind::param_element) {
+      grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).index] += a;
     } else if constexpr (is_elementwise_v<C>) {
       get<index_in_v<typename K::entries, C, CP>>(ks).adj += a;
     } else if constexpr (k == node_kind::matvec) {

@@ -25,6 +25,7 @@ enum class node_kind {
   constant,      // a run-time constant (a double in the node)
   param,         // a scalar parameter, by name
   vector_param,  // a vector parameter, by name, static or run-time size
+  param_element, // element k of a vector parameter: a scalar
   data_vector,   // a view of a vector of data
   data_matrix,   // a view of a row-major matrix of data (only as the left operand of matvec)
   unary,         // an elementwise function of one operand
@@ -64,7 +65,8 @@ template <class N>
 inline constexpr bool is_leaf_v =
     kind_of<N> == node_kind::literal || kind_of<N> == node_kind::constant ||
     kind_of<N> == node_kind::param || kind_of<N> == node_kind::vector_param ||
-    kind_of<N> == node_kind::data_vector || kind_of<N> == node_kind::data_matrix;
+    kind_of<N> == node_kind::param_element || kind_of<N> == node_kind::data_vector ||
+    kind_of<N> == node_kind::data_matrix;
 
 /// Elementwise vector nodes are fused into the loop of the reduction that consumes them.
 template <class N>
@@ -100,9 +102,18 @@ struct params_of_impl {
   struct from<meta::list<Cs...>> {
     using type = typename params_of_list<Cs...>::type;
   };
-  using type = std::conditional_t<kind_of<N> == node_kind::param ||
-                                      kind_of<N> == node_kind::vector_param,
-                                  meta::list<N>, typename from<children_t<N>>::type>;
+  template <class M, bool Element = kind_of<M> == node_kind::param_element>
+  struct self {
+    using type = meta::list<M>;
+  };
+  template <class M>
+  struct self<M, true> {
+    using type = meta::list<typename M::vector_type>;
+  };
+  using type = typename std::conditional_t<
+      kind_of<N> == node_kind::param || kind_of<N> == node_kind::vector_param ||
+          kind_of<N> == node_kind::param_element,
+      self<N>, from<children_t<N>>>::type;
 };
 }  // namespace detail
 

@@ -134,6 +134,8 @@ bool same_value(const N& a, const N& b) {
     return a.ptr == b.ptr && a.rows == b.rows && a.cols == b.cols;
   } else if constexpr (k == node_kind::vector_param) {
     return a.size() == b.size();
+  } else if constexpr (k == node_kind::param_element) {
+    return a.index == b.index && a.vector.size() == b.vector.size();
   } else if constexpr (is_leaf_v<N>) {
     return true;
   } else {

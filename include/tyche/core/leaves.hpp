@@ -81,6 +81,20 @@ struct vector_param<Name, dynamic_extent> : expr<vector_param<Name, dynamic_exte
   TYCHE_HD constexpr std::size_t size() const { return n; }
 };
 
+/// Element k (0-based) of vector parameter V: a scalar. Made by at(v, k) or v[k].
+template <class V>
+struct param_element : expr<param_element<V>> {
+  static constexpr node_kind kind = node_kind::param_element;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = true;  // the index
+  using children = meta::list<>;
+  using vector_type = V;
+  static constexpr auto name = V::name;
+  V vector;
+  std::size_t index = 0;
+};
+
 /// A view of a vector of data (double). The storage must outlive the model, as with std::span,
 /// and must not change after compile(): compile() reads data to fold what depends on data only
 /// (e.g. 1/σ for a division by data), so a changed value would be half seen. Compile again

@@ -222,6 +222,39 @@ auto log_sum_exp(const A& a) {
   return log_sum_exp_node<N>{{}, detail::as_node(a)};
 }
 
+/// Element k (0-based) of a vector expression, as a scalar expression: at(theta, 2) is
+/// theta[3] in Stan's 1-based notation. Elementwise operations distribute over the index
+/// (at(exp(v), k) = exp(at(v, k))); a data element is read now.
+template <expression A>
+auto at(const A& wrapped, std::size_t k) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>, "tyche::at(v, k) requires 'v' to be a vector expression");
+  const N n = detail::as_node(wrapped);
+  if (k >= n.size())
+    throw std::out_of_range("tyche::at(v, k): index " + std::to_string(k) + " is past the end of a "
+                            "vector of size " + std::to_string(n.size()));
+  if constexpr (kind_of<N> == node_kind::vector_param) {
+    return param_element<N>{{}, n, k};
+  } else if constexpr (kind_of<N> == node_kind::data_vector) {
+    return constant{n.ptr[k]};
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    auto a = at(n.a, k);
+    return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
+  } else if constexpr (kind_of<N> == node_kind::binary) {
+    auto pick = [k](const auto& x) {
+      if constexpr (is_vector_v<std::remove_cvref_t<decltype(x)>>) return at(x, k);
+      else return x;
+    };
+    auto a = pick(n.a);
+    auto b = pick(n.b);
+    return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
+  } else {
+    static_assert(kind_of<N> != node_kind::matvec,
+                  "tyche::at(v, k): element access into a matrix-vector product is not supported");
+    return n;
+  }
+}
+
 /// X v: a data matrix times a vector parameter.
 template <expression V>
 auto matvec(const data_matrix& x, const V& v) {

@@ -37,9 +37,13 @@ struct all_params {
   struct from<meta::list<Cs...>> {
     using type = meta::concat<typename all_params<Cs>::type...>;
   };
-  using type =
-      std::conditional_t<kind_of<N> == node_kind::param || kind_of<N> == node_kind::vector_param,
-                         meta::list<N>, typename from<children_t<N>>::type>;
+  using type = std::conditional_t<
+      kind_of<N> == node_kind::param || kind_of<N> == node_kind::vector_param, meta::list<N>,
+      typename from<children_t<N>>::type>;
+};
+template <class V>
+struct all_params<param_element<V>> {
+  using type = meta::list<V>;
 };
 
 /// True when every occurrence Os is in Layout (by name) with exactly the same type.
@@ -71,6 +75,12 @@ void record_sizes(const N& n, param_offsets<Layout>& layout, std::vector<bool>& 
     constexpr std::size_t k = layout_index_v<Layout, N>;
     layout.size[k] = 1;
     seen[k] = true;
+  } else if constexpr (kind_of<N> == node_kind::param_element) {
+    record_sizes<Layout>(n.vector, layout, seen);
+    if (n.index >= n.vector.size())
+      throw std::invalid_argument("tyche: element " + std::to_string(n.index + 1) + " of '" +
+                                  std::string(N::name.view()) + "', which has size " +
+                                  std::to_string(n.vector.size()));
   } else if constexpr (children_t<N>::size > 0) {
     meta::static_for<children_t<N>::size>(
         [&](auto i) { record_sizes<Layout>(n.template child<i>(), layout, seen); });

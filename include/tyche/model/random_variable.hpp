@@ -123,6 +123,8 @@ struct random_variable : expr<random_variable<Name, Dist, Shape>> {
   auto log_prior() const { return distribution.log_prob(value_expression()); }
   /// log |d value / d parameter|, summed over the elements.
   auto log_jacobian() const { return transform().log_jacobian(parameter); }
+  /// Element k (0-based) of a vector variable: `theta[0]` is Stan's theta[1].
+  auto operator[](std::size_t k) const { return at(value_expression(), k); }
   /// Number of scalar parameters.
   std::size_t size() const {
     if constexpr (std::is_same_v<Shape, scalar_shape>) return 1;
