@@ -72,13 +72,14 @@ TEST_CASE("beta_binomial: gradients", "[discrete][beta_binomial]") {
 
 TEST_CASE("beta_binomial: draws", "[discrete][beta_binomial]") {
   using BB = beta_binomial_distribution<constant, constant, constant>;
+  // The lambdas init-capture the structured bindings: clang 14 cannot capture them.
   for (auto [n, sa, sb] : {std::tuple{1.0, 2.0, 3.0}, std::tuple{20.0, 0.6, 0.9}, std::tuple{50.0, 8.0, 3.0}}) {
     const auto xs = dc::draws<BB>(1001, n, sa, sb);
     const std::string what =
         "beta_binomial(" + std::to_string(n) + ", " + std::to_string(sa) + ", " + std::to_string(sb) + ")";
     dc::check_moments(xs, BB::mean(n, sa, sb), BB::variance(n, sa, sb), what);
     dc::check_chi_square(
-        xs, [&](long long k) { return static_cast<double>(k) > n ? 0.0 : static_cast<double>(reference_pmf(n, sa, sb, static_cast<double>(k))); },
+        xs, [n = n, sa = sa, sb = sb](long long k) { return static_cast<double>(k) > n ? 0.0 : static_cast<double>(reference_pmf(n, sa, sb, static_cast<double>(k))); },
         what);
   }
 }

@@ -96,18 +96,19 @@ TEST_CASE("binomial, binomial_logit: gradients", "[discrete][binomial][binomial_
 TEST_CASE("binomial, binomial_logit: draws", "[discrete][binomial][binomial_logit]") {
   using B = binomial_distribution<constant, constant>;
   using BL = binomial_logit_distribution<constant, constant>;
+  // The lambdas init-capture the structured bindings: clang 14 cannot capture them.
   for (auto [n, pr] : {std::pair{1.0, 0.4}, std::pair{20.0, 0.3}, std::pair{200.0, 0.97}}) {
     const auto xs = dc::draws<B>(601, n, pr);
     const std::string what = "binomial(" + std::to_string(n) + ", " + std::to_string(pr) + ")";
     dc::check_moments(xs, B::mean(n, pr), B::variance(n, pr), what);
-    dc::check_chi_square(xs, [&](long long k) { return boost_pmf(n, pr, k); }, what);
+    dc::check_chi_square(xs, [n = n, pr = pr](long long k) { return boost_pmf(n, pr, k); }, what);
   }
   for (auto [n, a] : {std::pair{15.0, -1.5}, std::pair{60.0, 0.4}}) {
     const auto xs = dc::draws<BL>(602, n, a);
     const std::string what = "binomial_logit(" + std::to_string(n) + ", " + std::to_string(a) + ")";
     dc::check_moments(xs, BL::mean(n, a), BL::variance(n, a), what);
     const double pr = static_cast<double>(logistic_ld(a));
-    dc::check_chi_square(xs, [&](long long k) { return boost_pmf(n, pr, k); }, what);
+    dc::check_chi_square(xs, [n = n, pr](long long k) { return boost_pmf(n, pr, k); }, what);
   }
 }
 
