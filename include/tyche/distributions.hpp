@@ -17,3 +17,12 @@
 #include <tyche/distributions/neg_binomial_2_log.hpp>
 #include <tyche/distributions/beta_binomial.hpp>
 #include <tyche/distributions/log_mix.hpp>
+#include <tyche/distributions/student_t.hpp>
+#include <tyche/distributions/half_student_t.hpp>
+#include <tyche/distributions/beta.hpp>
+#include <tyche/distributions/uniform.hpp>
+#include <tyche/distributions/double_exponential.hpp>
+#include <tyche/distributions/logistic.hpp>
+#include <tyche/distributions/weibull.hpp>
+#include <tyche/distributions/chi_square.hpp>
+#include <tyche/distributions/inv_chi_square.hpp>

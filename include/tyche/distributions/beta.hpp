@@ -1,0 +1,49 @@
+// tyche/distributions/beta.hpp — beta(a, b).
+//   log p(x | a, b) = log Γ(a + b) − log Γ(a) − log Γ(b) + (a − 1) log x + (b − 1) log(1 − x),
+//   x ∈ (0, 1), a > 0, b > 0.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class A, class B>
+struct beta_distribution : distribution<beta_distribution<A, B>> {
+  static constexpr const char* family = "beta";
+  A a;
+  B b;
+  auto transform() const { return transforms::interval<literal<0>, literal<1>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(lgamma(a + b) - lgamma(a) - lgamma(b) + (a - lit<1>) * log(x) +
+                         (b - lit<1>) * log1p(-x));
+  }
+  auto arguments() const { return std::tuple{a, b}; }
+  /// x / (x + y) for x ~ gamma(a, 1), y ~ gamma(b, 1).
+  template <class G>
+  static double draw(G& rng, double a, double b) {
+    const double x = std::gamma_distribution<double>(a, 1.0)(rng);
+    const double y = std::gamma_distribution<double>(b, 1.0)(rng);
+    return x / (x + y);
+  }
+  static double mean(double a, double b) { return a / (a + b); }
+  static double variance(double a, double b) { return a * b / ((a + b) * (a + b) * (a + b + 1)); }
+  static const char* observation_problem(double v) {
+    return v <= 0 || v >= 1 ? "is outside (0, 1) (support 0 < x < 1)" : nullptr;
+  }
+};
+
+/// Name ~ beta(a, b), support (0, 1), sampled as logit Name.
+template <fixed_string Name, detail::operand A, detail::operand B, shape_tag Shape = scalar_shape>
+auto beta(const A& a, const B& b, Shape shape = {}) {
+  return detail::make_named<Name, beta_distribution>(shape, a, b);
+}
+template <detail::operand A, detail::operand B>
+auto beta(const A& a, const B& b) {
+  return detail::make_distribution<beta_distribution>(a, b);
+}
+
+}  // namespace tyche

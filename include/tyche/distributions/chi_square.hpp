@@ -1,0 +1,41 @@
+// tyche/distributions/chi_square.hpp — chi_square(nu).
+//   log p(x | ν) = −(ν/2) log 2 − log Γ(ν/2) + (ν/2 − 1) log x − x/2,   x > 0, ν > 0.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Nu>
+struct chi_square_distribution : distribution<chi_square_distribution<Nu>> {
+  static constexpr const char* family = "chi_square";
+  Nu nu;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto half_nu = lit<1, 2> * nu;
+    return detail::total((half_nu - lit<1>) * log(x) - lit<1, 2> * x - half_nu * detail::log_two -
+                         lgamma(half_nu));
+  }
+  auto arguments() const { return std::tuple{nu}; }
+  template <class G>
+  static double draw(G& rng, double n) { return std::chi_squared_distribution<double>(n)(rng); }
+  static double mean(double n) { return n; }
+  static double variance(double n) { return 2 * n; }
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+};
+
+/// Name ~ chi_square(nu), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Nu, shape_tag Shape = scalar_shape>
+auto chi_square(const Nu& nu, Shape shape = {}) {
+  return detail::make_named<Name, chi_square_distribution>(shape, nu);
+}
+template <detail::operand Nu>
+auto chi_square(const Nu& nu) {
+  return detail::make_distribution<chi_square_distribution>(nu);
+}
+
+}  // namespace tyche

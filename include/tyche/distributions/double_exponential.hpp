@@ -1,0 +1,46 @@
+// tyche/distributions/double_exponential.hpp — double_exponential(mu, sigma) (Laplace).
+//   log p(x | μ, σ) = −log 2 − log σ − |x − μ|/σ,   x ∈ ℝ, σ > 0.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Sigma>
+struct double_exponential_distribution : distribution<double_exponential_distribution<Mu, Sigma>> {
+  static constexpr const char* family = "double_exponential";
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(-abs(x - mu) / sigma - log(sigma) - detail::log_two);
+  }
+  auto arguments() const { return std::tuple{mu, sigma}; }
+  /// By inversion of u ~ uniform(0, 1): μ + σ log 2u below ½, μ − σ log 2(1 − u) above.
+  template <class G>
+  static double draw(G& rng, double m, double s) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    double u = unit(rng);
+    while (u <= 0.0 || u >= 1.0) u = unit(rng);
+    return u < 0.5 ? m + s * std::log(2 * u) : m - s * std::log(2 * (1 - u));
+  }
+  static double mean(double m, double) { return m; }
+  static double variance(double, double s) { return 2 * s * s; }
+};
+
+/// Name ~ double_exponential(mu, sigma) (Laplace).
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto double_exponential(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, double_exponential_distribution>(shape, mu, sigma);
+}
+template <detail::operand Mu, detail::operand Sigma>
+auto double_exponential(const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<double_exponential_distribution>(mu, sigma);
+}
+
+}  // namespace tyche

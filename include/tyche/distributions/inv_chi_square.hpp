@@ -1,0 +1,46 @@
+// tyche/distributions/inv_chi_square.hpp — inv_chi_square(nu): 1/x ~ chi_square(nu).
+//   log p(x | ν) = −(ν/2) log 2 − log Γ(ν/2) − (ν/2 + 1) log x − 1/(2x),   x > 0, ν > 0.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <limits>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Nu>
+struct inv_chi_square_distribution : distribution<inv_chi_square_distribution<Nu>> {
+  static constexpr const char* family = "inv_chi_square";
+  Nu nu;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto half_nu = lit<1, 2> * nu;
+    return detail::total(-(half_nu + lit<1>) * log(x) - lit<1, 2> / x - half_nu * detail::log_two -
+                         lgamma(half_nu));
+  }
+  auto arguments() const { return std::tuple{nu}; }
+  template <class G>
+  static double draw(G& rng, double n) { return 1.0 / std::chi_squared_distribution<double>(n)(rng); }
+  /// 1/(ν − 2) for ν > 2 (else infinite).
+  static double mean(double n) { return n > 2 ? 1 / (n - 2) : std::numeric_limits<double>::infinity(); }
+  /// 2/((ν − 2)² (ν − 4)) for ν > 4 (else infinite).
+  static double variance(double n) {
+    return n > 4 ? 2 / ((n - 2) * (n - 2) * (n - 4)) : std::numeric_limits<double>::infinity();
+  }
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+};
+
+/// Name ~ inv_chi_square(nu), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Nu, shape_tag Shape = scalar_shape>
+auto inv_chi_square(const Nu& nu, Shape shape = {}) {
+  return detail::make_named<Name, inv_chi_square_distribution>(shape, nu);
+}
+template <detail::operand Nu>
+auto inv_chi_square(const Nu& nu) {
+  return detail::make_distribution<inv_chi_square_distribution>(nu);
+}
+
+}  // namespace tyche

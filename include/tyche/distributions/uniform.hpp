@@ -1,0 +1,46 @@
+// tyche/distributions/uniform.hpp — uniform(a, b).
+//   log p(x | a, b) = −log(b − a),   a < x < b.
+// The support depends on the arguments: a named variable is sampled as logit((x − a)/(b − a)).
+// Observed values are not checked against (a, b) (the bounds are expressions), and the density
+// is not −∞ outside them.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class A, class B>
+struct uniform_distribution : distribution<uniform_distribution<A, B>> {
+  static constexpr const char* family = "uniform";
+  A a;
+  B b;
+  auto transform() const { return transforms::interval<A, B>{a, b}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    // 0·x: the density does not depend on x inside (a, b), but x must occur in it, so that a
+    // vector x counts −log(b − a) once per element and a model's log density without the
+    // Jacobian still contains the variable's parameter (compile requires every parameter of
+    // the layout to occur).
+    return detail::total(lit<0> * x - log(b - a));
+  }
+  auto arguments() const { return std::tuple{a, b}; }
+  template <class G>
+  static double draw(G& rng, double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
+  static double mean(double a, double b) { return (a + b) / 2; }
+  static double variance(double a, double b) { return (b - a) * (b - a) / 12; }
+};
+
+/// Name ~ uniform(a, b), support (a, b) (a and b may be expressions of other variables).
+template <fixed_string Name, detail::operand A, detail::operand B, shape_tag Shape = scalar_shape>
+auto uniform(const A& a, const B& b, Shape shape = {}) {
+  return detail::make_named<Name, uniform_distribution>(shape, a, b);
+}
+template <detail::operand A, detail::operand B>
+auto uniform(const A& a, const B& b) {
+  return detail::make_distribution<uniform_distribution>(a, b);
+}
+
+}  // namespace tyche

@@ -1,0 +1,45 @@
+// tyche/distributions/weibull.hpp — weibull(alpha, sigma): shape α, scale σ (as in Stan).
+//   log p(x | α, σ) = log α − log σ + (α − 1) log(x/σ) − (x/σ)^α,   x ≥ 0, α > 0, σ > 0.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha, class Sigma>
+struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
+  static constexpr const char* family = "weibull";
+  Alpha alpha;
+  Sigma sigma;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto log_z = log(x / sigma);  // (x/σ)^α = exp(α log(x/σ)), log(x/σ) computed once
+    return detail::total(log(alpha) - log(sigma) + (alpha - lit<1>) * log_z - exp(alpha * log_z));
+  }
+  auto arguments() const { return std::tuple{alpha, sigma}; }
+  template <class G>
+  static double draw(G& rng, double a, double s) { return std::weibull_distribution<double>(a, s)(rng); }
+  static double mean(double a, double s) { return s * std::tgamma(1 + 1 / a); }
+  static double variance(double a, double s) {
+    const double g1 = std::tgamma(1 + 1 / a);
+    return s * s * (std::tgamma(1 + 2 / a) - g1 * g1);
+  }
+  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+};
+
+/// Name ~ weibull(alpha, sigma) (shape alpha, scale sigma), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Alpha, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto weibull(const Alpha& alpha, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, weibull_distribution>(shape, alpha, sigma);
+}
+template <detail::operand Alpha, detail::operand Sigma>
+auto weibull(const Alpha& alpha, const Sigma& sigma) {
+  return detail::make_distribution<weibull_distribution>(alpha, sigma);
+}
+
+}  // namespace tyche
