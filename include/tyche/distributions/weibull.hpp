@@ -1,5 +1,5 @@
 // tyche/distributions/weibull.hpp — weibull(alpha, sigma): shape α, scale σ (as in Stan).
-//   log p(x | α, σ) = log α − log σ + (α − 1) log(x/σ) − (x/σ)^α,   x ≥ 0, α > 0, σ > 0.
+//   log p(x | α, σ) = log α − log σ + (α − 1) log(x/σ) − (x/σ)^α,   x > 0, α > 0, σ > 0.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/distributions/detail/family.hpp>
@@ -29,7 +29,8 @@ struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
     const double g1 = std::tgamma(1 + 1 / a);
     return s * s * (std::tgamma(1 + 2 / a) - g1 * g1);
   }
-  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+  // 0 is rejected too: log(x/σ) = −∞ there, and (α − 1)·log(x/σ) is NaN for α = 1.
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
 };
 
 /// Name ~ weibull(alpha, sigma) (shape alpha, scale sigma), support (0, ∞), sampled as log Name.
