@@ -1,7 +1,5 @@
 // bernoulli(p) and bernoulli_logit(alpha): log pmf against Boost.Math, gradients, draws, data checks.
 #include <tyche/tyche.hpp>
-#include <tyche/distributions/bernoulli.hpp>
-#include <tyche/distributions/bernoulli_logit.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,6 @@
 // binomial_coefficient and beta (long double; Boost 1.74 has no beta-binomial distribution),
 // gradients, draws (beta then binomial), data checks (counts, trials, y ≤ n).
 #include <tyche/tyche.hpp>
-#include <tyche/distributions/beta_binomial.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,6 @@
 // binomial(n, p) and binomial_logit(n, alpha): log pmf against Boost.Math, gradients, draws,
 // data checks (counts, trials, y ≤ n).
 #include <tyche/tyche.hpp>
-#include <tyche/distributions/binomial.hpp>
-#include <tyche/distributions/binomial_logit.hpp>
 
 #include <catch2/catch.hpp>
 

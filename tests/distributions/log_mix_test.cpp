@@ -1,7 +1,6 @@
 // log_mix(theta, lp1, lp2) = log(θ e^lp1 + (1 − θ) e^lp2): value against a direct long double
 // computation, gradients, stability at extreme differences lp1 − lp2, elementwise mixtures.
 #include <tyche/tyche.hpp>
-#include <tyche/distributions/log_mix.hpp>
 
 #include <catch2/catch.hpp>
 

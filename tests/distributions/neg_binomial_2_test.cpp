@@ -1,8 +1,6 @@
 // neg_binomial_2(mu, phi) and neg_binomial_2_log(eta, phi): log pmf against Boost.Math's
 // negative_binomial(r = φ, p = φ/(μ + φ)), gradients, draws (gamma–Poisson), data checks.
 #include <tyche/tyche.hpp>
-#include <tyche/distributions/neg_binomial_2.hpp>
-#include <tyche/distributions/neg_binomial_2_log.hpp>
 
 #include <catch2/catch.hpp>
 

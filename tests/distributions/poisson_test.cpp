@@ -1,7 +1,5 @@
 // poisson(lambda) and poisson_log(alpha): log pmf against Boost.Math, gradients, draws, data checks.
 #include <tyche/tyche.hpp>
-#include <tyche/distributions/poisson.hpp>
-#include <tyche/distributions/poisson_log.hpp>
 
 #include <catch2/catch.hpp>
 
