@@ -11,12 +11,6 @@
 #include <tyche/distributions/poisson_log.hpp>
 #include <tyche/distributions/bernoulli.hpp>
 #include <tyche/distributions/bernoulli_logit.hpp>
-#include <tyche/distributions/binomial.hpp>
-#include <tyche/distributions/binomial_logit.hpp>
-#include <tyche/distributions/neg_binomial_2.hpp>
-#include <tyche/distributions/neg_binomial_2_log.hpp>
-#include <tyche/distributions/beta_binomial.hpp>
-#include <tyche/distributions/log_mix.hpp>
 #include <tyche/distributions/student_t.hpp>
 #include <tyche/distributions/half_student_t.hpp>
 #include <tyche/distributions/beta.hpp>
@@ -26,3 +20,10 @@
 #include <tyche/distributions/weibull.hpp>
 #include <tyche/distributions/chi_square.hpp>
 #include <tyche/distributions/inv_chi_square.hpp>
+#include <tyche/distributions/binomial.hpp>
+#include <tyche/distributions/binomial_logit.hpp>
+#include <tyche/distributions/neg_binomial_2.hpp>
+#include <tyche/distributions/neg_binomial_2_log.hpp>
+#include <tyche/distributions/beta_binomial.hpp>
+#include <tyche/distributions/flat.hpp>
+#include <tyche/distributions/log_mix.hpp>

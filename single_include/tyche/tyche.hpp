@@ -250,6 +250,7 @@ enum class node_kind {
   constant,      // a run-time constant (a double in the node)
   param,         // a scalar parameter, by name
   vector_param,  // a vector parameter, by name, static or run-time size
+  param_element, // element k of a vector parameter: a scalar
   data_vector,   // a view of a vector of data
   data_matrix,   // a view of a row-major matrix of data (only as the left operand of matvec)
   unary,         // an elementwise function of one operand
@@ -289,7 +290,8 @@ template <class N>
 inline constexpr bool is_leaf_v =
     kind_of<N> == node_kind::literal || kind_of<N> == node_kind::constant ||
     kind_of<N> == node_kind::param || kind_of<N> == node_kind::vector_param ||
-    kind_of<N> == node_kind::data_vector || kind_of<N> == node_kind::data_matrix;
+    kind_of<N> == node_kind::param_element || kind_of<N> == node_kind::data_vector ||
+    kind_of<N> == node_kind::data_matrix;
 
 /// Elementwise vector nodes are fused into the loop of the reduction that consumes them.
 template <class N>
@@ -325,9 +327,18 @@ struct params_of_impl {
   struct from<meta::list<Cs...>> {
     using type = typename params_of_list<Cs...>::type;
   };
-  using type = std::conditional_t<kind_of<N> == node_kind::param ||
-                                      kind_of<N> == node_kind::vector_param,
-                                  meta::list<N>, typename from<children_t<N>>::type>;
+  template <class M, bool Element = kind_of<M> == node_kind::param_element>
+  struct self {
+    using type = meta::list<M>;
+  };
+  template <class M>
+  struct self<M, true> {
+    using type = meta::list<typename M::vector_type>;
+  };
+  using type = typename std::conditional_t<
+      kind_of<N> == node_kind::param || kind_of<N> == node_kind::vector_param ||
+          kind_of<N> == node_kind::param_element,
+      self<N>, from<children_t<N>>>::type;
 };
 }  // namespace detail
 
@@ -371,6 +382,7 @@ inline constexpr bool shareable_v = detail::shareable_impl<std::remove_cvref_t<N
 // parameters (scalar and vector, by name) and views of data.
 
 #include <array>
+#include <ranges>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -446,7 +458,24 @@ struct vector_param<Name, dynamic_extent> : expr<vector_param<Name, dynamic_exte
   TYCHE_HD constexpr std::size_t size() const { return n; }
 };
 
-/// A view of a vector of data (double). The storage must outlive the model, as with std::span.
+/// Element k (0-based) of vector parameter V: a scalar. Made by at(v, k) or v[k].
+template <class V>
+struct param_element : expr<param_element<V>> {
+  static constexpr node_kind kind = node_kind::param_element;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = true;  // the index
+  using children = meta::list<>;
+  using vector_type = V;
+  static constexpr auto name = V::name;
+  V vector;
+  std::size_t index = 0;
+};
+
+/// A view of a vector of data (double). The storage must outlive the model, as with std::span,
+/// and must not change after compile(): compile() reads data to fold what depends on data only
+/// (e.g. 1/σ for a division by data), so a changed value would be half seen. Compile again
+/// after changing data.
 template <std::size_t Extent = dynamic_extent>
 struct data_vector : expr<data_vector<Extent>> {
   static constexpr node_kind kind = node_kind::data_vector;
@@ -519,7 +548,8 @@ struct data_fn {
 
   /// Forbidden: data(temporary) would keep a view of storage destroyed at the end of the line.
   template <class Container>
-    requires(!std::is_lvalue_reference_v<Container> && !std::is_arithmetic_v<Container>)
+    requires(!std::is_lvalue_reference_v<Container> && !std::is_arithmetic_v<Container> &&
+             !std::ranges::borrowed_range<Container>)  // a temporary std::span is fine
   data_vector<> operator()(Container&&) const {
     static_assert(sizeof(Container) == 0,
                   "tyche::data(x) keeps a view of 'x', not a copy: pass a named container that "
@@ -864,7 +894,8 @@ struct pow_constant {
   }
   template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
     const T c = lift<T>(exponent);
-    dx = c * math::pow(x, c - lift<T>(1.0));
+    // x⁰ = 1 has derivative 0 everywhere, also at x = 0 where 0 · 0⁻¹ would give NaN.
+    dx = exponent == 0.0 ? lift<T>(0.0) : c * math::pow(x, c - lift<T>(1.0));
     return math::pow(x, c);
   }
 };
@@ -1339,6 +1370,39 @@ auto log_sum_exp(const A& a) {
   return log_sum_exp_node<N>{{}, detail::as_node(a)};
 }
 
+/// Element k (0-based) of a vector expression, as a scalar expression: at(theta, 2) is
+/// theta[3] in Stan's 1-based notation. Elementwise operations distribute over the index
+/// (at(exp(v), k) = exp(at(v, k))); a data element is read now.
+template <expression A>
+auto at(const A& wrapped, std::size_t k) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>, "tyche::at(v, k) requires 'v' to be a vector expression");
+  const N n = detail::as_node(wrapped);
+  if (k >= n.size())
+    throw std::out_of_range("tyche::at(v, k): index " + std::to_string(k) + " is past the end of a "
+                            "vector of size " + std::to_string(n.size()));
+  if constexpr (kind_of<N> == node_kind::vector_param) {
+    return param_element<N>{{}, n, k};
+  } else if constexpr (kind_of<N> == node_kind::data_vector) {
+    return constant{n.ptr[k]};
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    auto a = at(n.a, k);
+    return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
+  } else if constexpr (kind_of<N> == node_kind::binary) {
+    auto pick = [k](const auto& x) {
+      if constexpr (is_vector_v<std::remove_cvref_t<decltype(x)>>) return at(x, k);
+      else return x;
+    };
+    auto a = pick(n.a);
+    auto b = pick(n.b);
+    return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
+  } else {
+    static_assert(kind_of<N> != node_kind::matvec,
+                  "tyche::at(v, k): element access into a matrix-vector product is not supported");
+    return n;
+  }
+}
+
 /// X v: a data matrix times a vector parameter.
 template <expression V>
 auto matvec(const data_matrix& x, const V& v) {
@@ -1372,6 +1436,7 @@ auto operator*(const data_matrix& x, const V& v) {
 // their reverse pass into the forward pass. All of it is computed from the expression's type.
 // See docs/design/expression-core.md.
 
+#include <cmath>
 #include <type_traits>
 #include <utility>
 
@@ -1490,13 +1555,15 @@ template <class N>
 bool same_value(const N& a, const N& b) {
   constexpr node_kind k = kind_of<N>;
   if constexpr (k == node_kind::constant) {
-    return a.value == b.value;
+    return a.value == b.value && std::signbit(a.value) == std::signbit(b.value);  // 0.0 ≠ −0.0
   } else if constexpr (k == node_kind::data_vector) {
     return a.ptr == b.ptr && a.size() == b.size();
   } else if constexpr (k == node_kind::data_matrix) {
     return a.ptr == b.ptr && a.rows == b.rows && a.cols == b.cols;
   } else if constexpr (k == node_kind::vector_param) {
     return a.size() == b.size();
+  } else if constexpr (k == node_kind::param_element) {
+    return a.index == b.index && a.vector.size() == b.vector.size();
   } else if constexpr (is_leaf_v<N>) {
     return true;
   } else {
@@ -1694,6 +1761,8 @@ struct evaluation {
       return theta[offset_of<C>()];
     } else if constexpr (k == node_kind::vector_param) {
       return theta[offset_of<C>() + i];
+    } else if constexpr (k == node_kind::param_element) {
+      return theta[offset_of<typename C::vector_type>() + c.index];
     } else if constexpr (k == node_kind::data_vector) {
       return lift<T>(c.ptr[i]);
     } else if constexpr (is_elementwise_v<C>) {
@@ -1713,6 +1782,8 @@ struct evaluation {
       param_adj[layout_index_v<Layout, C>] += a;
     } else if constexpr (k == node_kind::vector_param) {
       grad[offset_of<C>() + i] += a;
+    } else if constexpr (k == node_kind::param_element) {
+      grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).index] += a;
     } else if constexpr (is_elementwise_v<C>) {
       get<index_in_v<typename K::entries, C, CP>>(ks).adj += a;
     } else if constexpr (k == node_kind::matvec) {
@@ -1858,7 +1929,10 @@ struct evaluation {
           acc = lift<T>(1.0);
         } else {
           const T m_new = math::max(m, v);
-          acc = acc * math::exp(m - m_new) + math::exp(v - m_new);
+          // While every element so far is −∞, shift by 0, not by −∞ (−∞ − −∞ is NaN).
+          const T ninf = lift<T>(-HUGE_VAL);
+          const T base = math::select(m_new == ninf, lift<T>(0.0), m_new);
+          acc = acc * math::exp(m - base) + math::exp(v - base);
           m = m_new;
         }
       }
@@ -1922,7 +1996,10 @@ struct evaluation {
       for (std::size_t i = 0; i < len; ++i) {
         kernel_state<A, AP> ks{};
         const T v = kernel_forward<true, A, AP>(n.a, ks, i);
-        kernel_reverse<A, AP>(ks, i, s.adj * math::exp(v - s.v));
+        // Weight exp(v − lse); when every element is −∞ all weights are 0, not NaN.
+        const T ninf = lift<T>(-HUGE_VAL);
+        const T w = math::select(s.v == ninf, lift<T>(0.0), math::exp(v - s.v));
+        kernel_reverse<A, AP>(ks, i, s.adj * w);
       }
     } else if constexpr (kind_of<N> == node_kind::matvec) {
       const std::size_t rows = n.x.rows;
@@ -2075,6 +2152,15 @@ auto fold(const N& n, fold_storage& storage) {
 
 namespace tyche {
 
+/// A contiguous range (std::vector, std::span, std::array, …): what evaluations take.
+template <class R>
+concept contiguous_range = requires(R& r) {
+  std::data(r);
+  std::size(r);
+};
+template <class R>
+using range_value_t = std::remove_cv_t<std::remove_pointer_t<decltype(std::data(std::declval<R&>()))>>;
+
 namespace detail {
 
 template <class A, class B>
@@ -2089,9 +2175,13 @@ struct all_params {
   struct from<meta::list<Cs...>> {
     using type = meta::concat<typename all_params<Cs>::type...>;
   };
-  using type =
-      std::conditional_t<kind_of<N> == node_kind::param || kind_of<N> == node_kind::vector_param,
-                         meta::list<N>, typename from<children_t<N>>::type>;
+  using type = std::conditional_t<
+      kind_of<N> == node_kind::param || kind_of<N> == node_kind::vector_param, meta::list<N>,
+      typename from<children_t<N>>::type>;
+};
+template <class V>
+struct all_params<param_element<V>> {
+  using type = meta::list<V>;
 };
 
 /// True when every occurrence Os is in Layout (by name) with exactly the same type.
@@ -2123,6 +2213,12 @@ void record_sizes(const N& n, param_offsets<Layout>& layout, std::vector<bool>& 
     constexpr std::size_t k = layout_index_v<Layout, N>;
     layout.size[k] = 1;
     seen[k] = true;
+  } else if constexpr (kind_of<N> == node_kind::param_element) {
+    record_sizes<Layout>(n.vector, layout, seen);
+    if (n.index >= n.vector.size())
+      throw std::invalid_argument("tyche: element " + std::to_string(n.index + 1) + " of '" +
+                                  std::string(N::name.view()) + "', which has size " +
+                                  std::to_string(n.vector.size()));
   } else if constexpr (children_t<N>::size > 0) {
     meta::static_for<children_t<N>::size>(
         [&](auto i) { record_sizes<Layout>(n.template child<i>(), layout, seen); });
@@ -2219,8 +2315,10 @@ class program {
   [[nodiscard]] std::size_t dim() const { return view_.dim(); }
   /// Number of scalars of scratch space an evaluation needs (matvec buffers).
   [[nodiscard]] std::size_t workspace_size() const { return view_.workspace_size; }
-  /// The evaluable part, e.g. to copy to a device.
-  [[nodiscard]] const view_type& view() const { return view_; }
+  /// The evaluable part, e.g. to copy to a device. It points into storage this program owns:
+  /// it must not outlive the program (hence no view() of a temporary program).
+  [[nodiscard]] const view_type& view() const& { return view_; }
+  const view_type& view() const&& = delete;
 
   /// Parameter names in layout order, with their sizes.
   [[nodiscard]] std::vector<std::pair<std::string, std::size_t>> parameters() const {
@@ -2233,39 +2331,46 @@ class program {
   /// Offset of parameter number k (layout order) in θ.
   [[nodiscard]] std::size_t offset(std::size_t k) const { return view_.layout.offset[k]; }
 
-  template <class T>
-  T value(std::span<const T> theta, std::span<T> workspace = {}) const {
-    check(theta.size(), workspace.size(), "value");
-    return view_.value(theta.data(), workspace.data());
+  // Evaluation. θ, grad and workspace are contiguous ranges of one scalar type T (std::vector,
+  // std::span, std::array, …; T any scalar type of the core). The overloads with a workspace
+  // never allocate; those without allocate one only when workspace_size() > 0.
+
+  /// f(θ).
+  template <contiguous_range Theta>
+  auto value(const Theta& theta) const {
+    using T = range_value_t<Theta>;
+    std::vector<T> ws(workspace_size());
+    return value(theta, ws);
   }
-  template <class T>
-  T value_and_gradient(std::span<const T> theta, std::span<T> grad,
-                       std::span<T> workspace = {}) const {
-    check(theta.size(), workspace.size(), "value_and_gradient");
-    if (grad.size() != dim())
+  template <contiguous_range Theta, contiguous_range Workspace>
+  auto value(const Theta& theta, Workspace&& workspace) const {
+    using T = range_value_t<Theta>;
+    static_assert(std::is_same_v<range_value_t<Workspace>, T>,
+                  "tyche::program::value(theta, workspace) requires 'workspace' to hold the "
+                  "scalar type of 'theta'");
+    check(std::size(theta), std::size(workspace), "value");
+    return view_.value(static_cast<const T*>(std::data(theta)), std::data(workspace));
+  }
+  /// f(θ), and ∇f(θ) written to grad.
+  template <contiguous_range Theta, contiguous_range Grad>
+  auto value_and_gradient(const Theta& theta, Grad&& grad) const {
+    using T = range_value_t<Theta>;
+    std::vector<T> ws(workspace_size());
+    return value_and_gradient(theta, grad, ws);
+  }
+  template <contiguous_range Theta, contiguous_range Grad, contiguous_range Workspace>
+  auto value_and_gradient(const Theta& theta, Grad&& grad, Workspace&& workspace) const {
+    using T = range_value_t<Theta>;
+    static_assert(std::is_same_v<range_value_t<Grad>, T> && std::is_same_v<range_value_t<Workspace>, T>,
+                  "tyche::program::value_and_gradient(theta, grad, workspace) requires 'grad' "
+                  "and 'workspace' to hold the scalar type of 'theta'");
+    check(std::size(theta), std::size(workspace), "value_and_gradient");
+    if (std::size(grad) != dim())
       throw std::invalid_argument("tyche::program::value_and_gradient: grad has size " +
-                                  std::to_string(grad.size()) + ", expected " +
+                                  std::to_string(std::size(grad)) + ", expected " +
                                   std::to_string(dim()));
-    return view_.value_and_gradient(theta.data(), grad.data(), workspace.data());
-  }
-  // Convenience overloads for std::vector<double>. Without a workspace argument they allocate
-  // one when the model needs it; the span overloads never allocate.
-  double value(const std::vector<double>& theta, std::vector<double>& workspace) const {
-    return value(std::span<const double>(theta), std::span<double>(workspace));
-  }
-  double value(const std::vector<double>& theta) const {
-    std::vector<double> workspace(workspace_size());
-    return value(std::span<const double>(theta), std::span<double>(workspace));
-  }
-  double value_and_gradient(const std::vector<double>& theta, std::vector<double>& grad,
-                            std::vector<double>& workspace) const {
-    return value_and_gradient(std::span<const double>(theta), std::span<double>(grad),
-                              std::span<double>(workspace));
-  }
-  double value_and_gradient(const std::vector<double>& theta, std::vector<double>& grad) const {
-    std::vector<double> workspace(workspace_size());
-    return value_and_gradient(std::span<const double>(theta), std::span<double>(grad),
-                              std::span<double>(workspace));
+    return view_.value_and_gradient(static_cast<const T*>(std::data(theta)), std::data(grad),
+                                    std::data(workspace));
   }
 
  private:
@@ -2319,8 +2424,8 @@ std::size_t value_count(const E& e) {
   else return 1;
 }
 
-template <class Layout, class Wrapped>
-auto compile_with_layout(const Wrapped& wrapped) {
+template <class Layout, class Wrapped, class... Listed>
+auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
   using Expr = node_t<Wrapped>;
   const Expr e = as_node(wrapped);
   static_assert(!is_vector_v<Expr>,
@@ -2335,11 +2440,17 @@ auto compile_with_layout(const Wrapped& wrapped) {
   program_view<F, Layout> view{folded, {}, {}, {}, 0};
   std::vector<bool> seen(Layout::size, false);
   record_sizes<Layout>(e, view.layout, seen);
+  (record_sizes<Layout>(listed, view.layout, seen), ...);  // a listed size must match the use
   std::size_t dim = 0;
   for (std::size_t k = 0; k < Layout::size; ++k) {
-    if (!seen[k])
-      throw std::invalid_argument("tyche::compile: a parameter given in the layout does not occur "
-                                  "in the expression");
+    if (!seen[k]) {
+      std::string name;
+      meta::static_for<Layout::size>([&](auto j) {
+        if (decltype(j)::value == k) name = std::string(meta::at<decltype(j)::value, Layout>::name.view());
+      });
+      throw std::invalid_argument("tyche::compile: parameter '" + name +
+                                  "' is in the layout but neither in the expression nor listed");
+    }
     view.layout.offset[k] = dim;
     dim += view.layout.size[k];
   }
@@ -2359,7 +2470,7 @@ auto compile(const Expr& f) {
 /// Compiles f, with its parameters laid out in θ in the order given.
 template <expression Expr, expression... Params>
   requires(sizeof...(Params) > 0)
-auto compile(const Expr& f, const Params&...) {
+auto compile(const Expr& f, const Params&... params) {
   constexpr bool all_params =
       ((kind_of<Params> == node_kind::param || kind_of<Params> == node_kind::vector_param) && ...);
   static_assert(all_params,
@@ -2374,7 +2485,7 @@ auto compile(const Expr& f, const Params&...) {
     static_assert(!unique || complete,
                   "tyche::compile(f, params...) requires the list to name every parameter of "
                   "'f' exactly once");
-    if constexpr (unique && complete) return detail::compile_with_layout<layout>(f);
+    if constexpr (unique && complete) return detail::compile_with_layout<layout>(f, params...);
   }
 }
 
@@ -2591,6 +2702,8 @@ struct random_variable : expr<random_variable<Name, Dist, Shape>> {
   auto log_prior() const { return distribution.log_prob(value_expression()); }
   /// log |d value / d parameter|, summed over the elements.
   auto log_jacobian() const { return transform().log_jacobian(parameter); }
+  /// Element k (0-based) of a vector variable: `theta[0]` is Stan's theta[1].
+  auto operator[](std::size_t k) const { return at(value_expression(), k); }
   /// Number of scalar parameters.
   std::size_t size() const {
     if constexpr (std::is_same_v<Shape, scalar_shape>) return 1;
@@ -2786,6 +2899,1215 @@ inline auto std_normal() { return std_normal_distribution{}; }
 
 }  // namespace tyche
 // ----- end tyche/distributions/normal.hpp -----
+// ----- begin tyche/distributions/half_normal.hpp -----
+// tyche/distributions/half_normal.hpp — half_normal(sigma): the normal(0, sigma) folded onto x ≥ 0.
+//   log p(x | σ) = log 2 − ½ log 2π − log σ − ½ (x/σ)²,   x ≥ 0, σ > 0.
+
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Sigma>
+struct half_normal_distribution : distribution<half_normal_distribution<Sigma>> {
+  static constexpr const char* family = "half_normal";
+  Sigma sigma;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(lit<-1, 2> * square(x / sigma) - log(sigma) +
+                         (detail::log_two - detail::half_log_two_pi));
+  }
+  auto arguments() const { return std::tuple{sigma}; }
+  template <class G>
+  static double draw(G& rng, double s) { return std::fabs(std::normal_distribution<double>(0.0, s)(rng)); }
+  static double mean(double s) { return s * std::sqrt(2.0 / std::numbers::pi); }
+  static double variance(double s) { return s * s * (1.0 - 2.0 / std::numbers::pi); }
+  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+};
+
+/// Name ~ half-normal(sigma), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto half_normal(const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, half_normal_distribution>(shape, sigma);
+}
+template <detail::operand Sigma>
+auto half_normal(const Sigma& sigma) {
+  return detail::make_distribution<half_normal_distribution>(sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/half_normal.hpp -----
+// ----- begin tyche/distributions/exponential.hpp -----
+// tyche/distributions/exponential.hpp — exponential(lambda), lambda the rate.
+//   log p(x | λ) = log λ − λ x,   x ≥ 0, λ > 0.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Lambda>
+struct exponential_distribution : distribution<exponential_distribution<Lambda>> {
+  static constexpr const char* family = "exponential";
+  Lambda lambda;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(log(lambda) - lambda * x);
+  }
+  auto arguments() const { return std::tuple{lambda}; }
+  template <class G>
+  static double draw(G& rng, double l) { return std::exponential_distribution<double>(l)(rng); }
+  static double mean(double l) { return 1.0 / l; }
+  static double variance(double l) { return 1.0 / (l * l); }
+  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+};
+
+/// Name ~ exponential(lambda) (rate lambda), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Lambda, shape_tag Shape = scalar_shape>
+auto exponential(const Lambda& lambda, Shape shape = {}) {
+  return detail::make_named<Name, exponential_distribution>(shape, lambda);
+}
+template <detail::operand Lambda>
+auto exponential(const Lambda& lambda) {
+  return detail::make_distribution<exponential_distribution>(lambda);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/exponential.hpp -----
+// ----- begin tyche/distributions/lognormal.hpp -----
+// tyche/distributions/lognormal.hpp — lognormal(mu, sigma): log x ~ normal(mu, sigma).
+//   log p(x | μ, σ) = −½ ((log x − μ)/σ)² − log σ − log x − ½ log 2π,   x > 0, σ > 0.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Sigma>
+struct lognormal_distribution : distribution<lognormal_distribution<Mu, Sigma>> {
+  static constexpr const char* family = "lognormal";
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto log_x = log(x);
+    return detail::total(lit<-1, 2> * square((log_x - mu) / sigma) - log(sigma) - log_x -
+                         detail::half_log_two_pi);
+  }
+  auto arguments() const { return std::tuple{mu, sigma}; }
+  template <class G>
+  static double draw(G& rng, double m, double s) { return std::lognormal_distribution<double>(m, s)(rng); }
+  static double mean(double m, double s) { return std::exp(m + s * s / 2); }
+  static double variance(double m, double s) { return std::expm1(s * s) * std::exp(2 * m + s * s); }
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+};
+
+/// Name ~ lognormal(mu, sigma), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto lognormal(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, lognormal_distribution>(shape, mu, sigma);
+}
+template <detail::operand Mu, detail::operand Sigma>
+auto lognormal(const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<lognormal_distribution>(mu, sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/lognormal.hpp -----
+// ----- begin tyche/distributions/gamma.hpp -----
+// tyche/distributions/gamma.hpp — gamma(alpha, beta): shape α, rate β (as in Stan).
+//   log p(x | α, β) = α log β − log Γ(α) + (α − 1) log x − β x,   x > 0, α > 0, β > 0.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha, class Beta>
+struct gamma_distribution : distribution<gamma_distribution<Alpha, Beta>> {
+  static constexpr const char* family = "gamma";
+  Alpha alpha;
+  Beta beta;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(alpha * log(beta) - lgamma(alpha) + (alpha - lit<1>) * log(x) - beta * x);
+  }
+  auto arguments() const { return std::tuple{alpha, beta}; }
+  template <class G>
+  static double draw(G& rng, double a, double b) { return std::gamma_distribution<double>(a, 1.0 / b)(rng); }
+  static double mean(double a, double b) { return a / b; }
+  static double variance(double a, double b) { return a / (b * b); }
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+};
+
+/// Name ~ gamma(alpha, beta) (shape alpha, rate beta), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Alpha, detail::operand Beta, shape_tag Shape = scalar_shape>
+auto gamma(const Alpha& alpha, const Beta& beta, Shape shape = {}) {
+  return detail::make_named<Name, gamma_distribution>(shape, alpha, beta);
+}
+template <detail::operand Alpha, detail::operand Beta>
+auto gamma(const Alpha& alpha, const Beta& beta) {
+  return detail::make_distribution<gamma_distribution>(alpha, beta);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/gamma.hpp -----
+// ----- begin tyche/distributions/inv_gamma.hpp -----
+// tyche/distributions/inv_gamma.hpp — inv_gamma(alpha, beta): 1/x ~ gamma(alpha, beta); shape α,
+// scale β.
+//   log p(x | α, β) = α log β − log Γ(α) − (α + 1) log x − β / x,   x > 0, α > 0, β > 0.
+
+#include <limits>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha, class Beta>
+struct inv_gamma_distribution : distribution<inv_gamma_distribution<Alpha, Beta>> {
+  static constexpr const char* family = "inv_gamma";
+  Alpha alpha;
+  Beta beta;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(alpha * log(beta) - lgamma(alpha) - (alpha + lit<1>) * log(x) - beta / x);
+  }
+  auto arguments() const { return std::tuple{alpha, beta}; }
+  template <class G>
+  static double draw(G& rng, double a, double b) { return b / std::gamma_distribution<double>(a, 1.0)(rng); }
+  /// β / (α − 1) for α > 1 (else infinite).
+  static double mean(double a, double b) {
+    return a > 1 ? b / (a - 1) : std::numeric_limits<double>::infinity();
+  }
+  /// β² / ((α − 1)² (α − 2)) for α > 2 (else infinite).
+  static double variance(double a, double b) {
+    return a > 2 ? b * b / ((a - 1) * (a - 1) * (a - 2)) : std::numeric_limits<double>::infinity();
+  }
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+};
+
+/// Name ~ inv_gamma(alpha, beta) (shape alpha, scale beta), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Alpha, detail::operand Beta, shape_tag Shape = scalar_shape>
+auto inv_gamma(const Alpha& alpha, const Beta& beta, Shape shape = {}) {
+  return detail::make_named<Name, inv_gamma_distribution>(shape, alpha, beta);
+}
+template <detail::operand Alpha, detail::operand Beta>
+auto inv_gamma(const Alpha& alpha, const Beta& beta) {
+  return detail::make_distribution<inv_gamma_distribution>(alpha, beta);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/inv_gamma.hpp -----
+// ----- begin tyche/distributions/poisson.hpp -----
+// tyche/distributions/poisson.hpp — poisson(lambda), for observations only.
+//   log p(y | λ) = y log λ − λ − log y!,   y ∈ {0, 1, 2, …}, λ > 0.
+// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
+// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
+// integer count" otherwise.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Lambda>
+struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
+  static constexpr const char* family = "poisson";
+  Lambda lambda;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(y * log(lambda) - lambda - lgamma(y + lit<1>));
+  }
+  auto arguments() const { return std::tuple{lambda}; }
+  template <class G>
+  static double draw(G& rng, double l) {
+    return static_cast<double>(std::poisson_distribution<long long>(l)(rng));
+  }
+  static double mean(double l) { return l; }
+  static double variance(double l) { return l; }
+  static const char* observation_problem(double v) {
+    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
+  }
+};
+
+/// The distribution poisson(lambda), to observe counts: `poisson(lambda).observe(data(y))`.
+template <detail::operand Lambda>
+auto poisson(const Lambda& lambda) {
+  return detail::make_distribution<poisson_distribution>(lambda);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/poisson.hpp -----
+// ----- begin tyche/distributions/poisson_log.hpp -----
+// tyche/distributions/poisson_log.hpp — poisson_log(alpha) = poisson(exp(alpha)), for
+// observations only.
+//   log p(y | α) = y α − e^α − log y!,   y ∈ {0, 1, 2, …}, α ∈ ℝ.
+// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
+// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
+// integer count" otherwise.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha>
+struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> {
+  static constexpr const char* family = "poisson_log";
+  Alpha alpha;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
+  }
+  auto arguments() const { return std::tuple{alpha}; }
+  template <class G>
+  static double draw(G& rng, double a) {
+    return static_cast<double>(std::poisson_distribution<long long>(std::exp(a))(rng));
+  }
+  static double mean(double a) { return std::exp(a); }
+  static double variance(double a) { return std::exp(a); }
+  static const char* observation_problem(double v) {
+    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
+  }
+};
+
+/// The distribution poisson_log(alpha): `poisson_log(a + b * x).observe(data(y))`.
+template <detail::operand Alpha>
+auto poisson_log(const Alpha& alpha) {
+  return detail::make_distribution<poisson_log_distribution>(alpha);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/poisson_log.hpp -----
+// ----- begin tyche/distributions/bernoulli.hpp -----
+// tyche/distributions/bernoulli.hpp — bernoulli(p), for observations only.
+//   log p(y | p) = y log p + (1 − y) log(1 − p),   y ∈ {0, 1}, 0 ≤ p ≤ 1.
+// The data (y) must be 0 or 1: observe throws "... y[i] = v is not 0 or 1" otherwise. At p = 0 or
+// p = 1 the term 0 · log 0 evaluates to NaN (not 0), as in the naive formula: use bernoulli_logit
+// where p may reach the boundary.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class P>
+struct bernoulli_distribution : distribution<bernoulli_distribution<P>> {
+  static constexpr const char* family = "bernoulli";
+  P p;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(y * log(p) + (lit<1> - y) * log1p(-p));
+  }
+  auto arguments() const { return std::tuple{p}; }
+  template <class G>
+  static double draw(G& rng, double pr) { return std::bernoulli_distribution(pr)(rng) ? 1.0 : 0.0; }
+  static double mean(double pr) { return pr; }
+  static double variance(double pr) { return pr * (1.0 - pr); }
+  static const char* observation_problem(double v) { return v == 0.0 || v == 1.0 ? nullptr : "is not 0 or 1"; }
+};
+
+/// The distribution bernoulli(p), to observe data: `bernoulli(p).observe(data(y))`.
+template <detail::operand P>
+auto bernoulli(const P& p) {
+  return detail::make_distribution<bernoulli_distribution>(p);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/bernoulli.hpp -----
+// ----- begin tyche/distributions/bernoulli_logit.hpp -----
+// tyche/distributions/bernoulli_logit.hpp — bernoulli_logit(alpha) = bernoulli(logistic(alpha)),
+// for observations only.
+//   log p(y | α) = y log σ(α) + (1 − y) log(1 − σ(α)),   y ∈ {0, 1}, α ∈ ℝ,
+// computed with log_logistic and log1m_logistic, which neither overflow nor lose precision for
+// large |α|. The data (y) must be 0 or 1: observe throws "... y[i] = v is not 0 or 1" otherwise.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha>
+struct bernoulli_logit_distribution : distribution<bernoulli_logit_distribution<Alpha>> {
+  static constexpr const char* family = "bernoulli_logit";
+  Alpha alpha;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(y * log_logistic(alpha) + (lit<1> - y) * log1m_logistic(alpha));
+  }
+  auto arguments() const { return std::tuple{alpha}; }
+  static double probability(double a) { return 1.0 / (1.0 + std::exp(-a)); }
+  template <class G>
+  static double draw(G& rng, double a) { return std::bernoulli_distribution(probability(a))(rng) ? 1.0 : 0.0; }
+  static double mean(double a) { return probability(a); }
+  static double variance(double a) { return probability(a) * probability(-a); }
+  static const char* observation_problem(double v) { return v == 0.0 || v == 1.0 ? nullptr : "is not 0 or 1"; }
+};
+
+/// The distribution bernoulli_logit(alpha): `bernoulli_logit(a + b * x).observe(data(y))`.
+template <detail::operand Alpha>
+auto bernoulli_logit(const Alpha& alpha) {
+  return detail::make_distribution<bernoulli_logit_distribution>(alpha);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/bernoulli_logit.hpp -----
+// ----- begin tyche/distributions/student_t.hpp -----
+// tyche/distributions/student_t.hpp — student_t(nu, mu, sigma).
+//   log p(x | ν, μ, σ) = log Γ((ν+1)/2) − log Γ(ν/2) − ½ log ν − ½ log π − log σ
+//                        − (ν+1)/2 · log(1 + ((x − μ)/σ)²/ν),   x ∈ ℝ, ν > 0, σ > 0.
+
+#include <limits>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Nu, class Mu, class Sigma>
+struct student_t_distribution : distribution<student_t_distribution<Nu, Mu, Sigma>> {
+  static constexpr const char* family = "student_t";
+  Nu nu;
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto half_nu = lit<1, 2> * nu;
+    const auto half_nu_plus_half = half_nu + lit<1, 2>;
+    return detail::total(lgamma(half_nu_plus_half) - lgamma(half_nu) - lit<1, 2> * log(nu) -
+                         log(sigma) - half_nu_plus_half * log1p(square((x - mu) / sigma) / nu) -
+                         0.5 * detail::log_pi);
+  }
+  auto arguments() const { return std::tuple{nu, mu, sigma}; }
+  template <class G>
+  static double draw(G& rng, double n, double m, double s) {
+    return m + s * std::student_t_distribution<double>(n)(rng);
+  }
+  /// μ for ν > 1 (else undefined: NaN).
+  static double mean(double n, double m, double) {
+    return n > 1 ? m : std::numeric_limits<double>::quiet_NaN();
+  }
+  /// σ² ν/(ν − 2) for ν > 2, infinite for 1 < ν ≤ 2, undefined (NaN) for ν ≤ 1.
+  static double variance(double n, double, double s) {
+    if (n > 2) return s * s * n / (n - 2);
+    return n > 1 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+  }
+};
+
+/// Name ~ student_t(nu, mu, sigma).
+template <fixed_string Name, detail::operand Nu, detail::operand Mu, detail::operand Sigma,
+          shape_tag Shape = scalar_shape>
+auto student_t(const Nu& nu, const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, student_t_distribution>(shape, nu, mu, sigma);
+}
+template <detail::operand Nu, detail::operand Mu, detail::operand Sigma>
+auto student_t(const Nu& nu, const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<student_t_distribution>(nu, mu, sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/student_t.hpp -----
+// ----- begin tyche/distributions/half_student_t.hpp -----
+// tyche/distributions/half_student_t.hpp — half_student_t(nu, sigma): student_t(nu, 0, sigma)
+// folded onto x ≥ 0.
+//   log p(x | ν, σ) = log 2 + log Γ((ν+1)/2) − log Γ(ν/2) − ½ log ν − ½ log π − log σ
+//                     − (ν+1)/2 · log(1 + (x/σ)²/ν),   x ≥ 0, ν > 0, σ > 0.
+
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Nu, class Sigma>
+struct half_student_t_distribution : distribution<half_student_t_distribution<Nu, Sigma>> {
+  static constexpr const char* family = "half_student_t";
+  Nu nu;
+  Sigma sigma;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto half_nu = lit<1, 2> * nu;
+    const auto half_nu_plus_half = half_nu + lit<1, 2>;
+    return detail::total(lgamma(half_nu_plus_half) - lgamma(half_nu) - lit<1, 2> * log(nu) -
+                         log(sigma) - half_nu_plus_half * log1p(square(x / sigma) / nu) +
+                         (detail::log_two - 0.5 * detail::log_pi));
+  }
+  auto arguments() const { return std::tuple{nu, sigma}; }
+  template <class G>
+  static double draw(G& rng, double n, double s) {
+    return s * std::fabs(std::student_t_distribution<double>(n)(rng));
+  }
+  /// 2σ √(ν/π) Γ((ν+1)/2) / (Γ(ν/2) (ν − 1)) for ν > 1 (else infinite).
+  static double mean(double n, double s) {
+    if (n <= 1) return std::numeric_limits<double>::infinity();
+    return 2 * s * std::sqrt(n / std::numbers::pi) *
+           std::exp(std::lgamma((n + 1) / 2) - std::lgamma(n / 2)) / (n - 1);
+  }
+  /// σ² ν/(ν − 2) − mean² for ν > 2 (else infinite; undefined, NaN, for ν ≤ 1).
+  static double variance(double n, double s) {
+    if (n > 2) {
+      const double m = mean(n, s);
+      return s * s * n / (n - 2) - m * m;
+    }
+    return n > 1 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+  }
+  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+};
+
+/// Name ~ half-Student-t(nu, sigma), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Nu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto half_student_t(const Nu& nu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, half_student_t_distribution>(shape, nu, sigma);
+}
+template <detail::operand Nu, detail::operand Sigma>
+auto half_student_t(const Nu& nu, const Sigma& sigma) {
+  return detail::make_distribution<half_student_t_distribution>(nu, sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/half_student_t.hpp -----
+// ----- begin tyche/distributions/beta.hpp -----
+// tyche/distributions/beta.hpp — beta(a, b).
+//   log p(x | a, b) = log Γ(a + b) − log Γ(a) − log Γ(b) + (a − 1) log x + (b − 1) log(1 − x),
+//   x ∈ (0, 1), a > 0, b > 0.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class A, class B>
+struct beta_distribution : distribution<beta_distribution<A, B>> {
+  static constexpr const char* family = "beta";
+  A a;
+  B b;
+  auto transform() const { return transforms::interval<literal<0>, literal<1>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(lgamma(a + b) - lgamma(a) - lgamma(b) + (a - lit<1>) * log(x) +
+                         (b - lit<1>) * log1p(-x));
+  }
+  auto arguments() const { return std::tuple{a, b}; }
+  /// x / (x + y) for x ~ gamma(a, 1), y ~ gamma(b, 1).
+  template <class G>
+  static double draw(G& rng, double a, double b) {
+    const double x = std::gamma_distribution<double>(a, 1.0)(rng);
+    const double y = std::gamma_distribution<double>(b, 1.0)(rng);
+    return x / (x + y);
+  }
+  static double mean(double a, double b) { return a / (a + b); }
+  static double variance(double a, double b) { return a * b / ((a + b) * (a + b) * (a + b + 1)); }
+  static const char* observation_problem(double v) {
+    return v <= 0 || v >= 1 ? "is outside (0, 1) (support 0 < x < 1)" : nullptr;
+  }
+};
+
+/// Name ~ beta(a, b), support (0, 1), sampled as logit Name.
+template <fixed_string Name, detail::operand A, detail::operand B, shape_tag Shape = scalar_shape>
+auto beta(const A& a, const B& b, Shape shape = {}) {
+  return detail::make_named<Name, beta_distribution>(shape, a, b);
+}
+template <detail::operand A, detail::operand B>
+auto beta(const A& a, const B& b) {
+  return detail::make_distribution<beta_distribution>(a, b);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/beta.hpp -----
+// ----- begin tyche/distributions/uniform.hpp -----
+// tyche/distributions/uniform.hpp — uniform(a, b).
+//   log p(x | a, b) = −log(b − a),   a < x < b.
+// The support depends on the arguments: a named variable is sampled as logit((x − a)/(b − a)).
+// Observed values are not checked against (a, b) (the bounds are expressions), and the density
+// is not −∞ outside them.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class A, class B>
+struct uniform_distribution : distribution<uniform_distribution<A, B>> {
+  static constexpr const char* family = "uniform";
+  A a;
+  B b;
+  auto transform() const { return transforms::interval<A, B>{a, b}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    // 0·x: the density does not depend on x inside (a, b), but x must occur in it, so that a
+    // vector x counts −log(b − a) once per element and a model's log density without the
+    // Jacobian still contains the variable's parameter (compile requires every parameter of
+    // the layout to occur).
+    return detail::total(lit<0> * x - log(b - a));
+  }
+  auto arguments() const { return std::tuple{a, b}; }
+  template <class G>
+  static double draw(G& rng, double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
+  static double mean(double a, double b) { return (a + b) / 2; }
+  static double variance(double a, double b) { return (b - a) * (b - a) / 12; }
+};
+
+/// Name ~ uniform(a, b), support (a, b) (a and b may be expressions of other variables).
+template <fixed_string Name, detail::operand A, detail::operand B, shape_tag Shape = scalar_shape>
+auto uniform(const A& a, const B& b, Shape shape = {}) {
+  return detail::make_named<Name, uniform_distribution>(shape, a, b);
+}
+template <detail::operand A, detail::operand B>
+auto uniform(const A& a, const B& b) {
+  return detail::make_distribution<uniform_distribution>(a, b);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/uniform.hpp -----
+// ----- begin tyche/distributions/double_exponential.hpp -----
+// tyche/distributions/double_exponential.hpp — double_exponential(mu, sigma) (Laplace).
+//   log p(x | μ, σ) = −log 2 − log σ − |x − μ|/σ,   x ∈ ℝ, σ > 0.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Sigma>
+struct double_exponential_distribution : distribution<double_exponential_distribution<Mu, Sigma>> {
+  static constexpr const char* family = "double_exponential";
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(-abs(x - mu) / sigma - log(sigma) - detail::log_two);
+  }
+  auto arguments() const { return std::tuple{mu, sigma}; }
+  /// By inversion of u ~ uniform(0, 1): μ + σ log 2u below ½, μ − σ log 2(1 − u) above.
+  template <class G>
+  static double draw(G& rng, double m, double s) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    double u = unit(rng);
+    while (u <= 0.0 || u >= 1.0) u = unit(rng);
+    return u < 0.5 ? m + s * std::log(2 * u) : m - s * std::log(2 * (1 - u));
+  }
+  static double mean(double m, double) { return m; }
+  static double variance(double, double s) { return 2 * s * s; }
+};
+
+/// Name ~ double_exponential(mu, sigma) (Laplace).
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto double_exponential(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, double_exponential_distribution>(shape, mu, sigma);
+}
+template <detail::operand Mu, detail::operand Sigma>
+auto double_exponential(const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<double_exponential_distribution>(mu, sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/double_exponential.hpp -----
+// ----- begin tyche/distributions/logistic.hpp -----
+// tyche/distributions/logistic.hpp — the distribution logistic(mu, sigma). (With one argument,
+// tyche::logistic(e) is the inverse-logit function of tyche/core/operations.hpp; the overloads
+// differ by arity.)
+//   log p(x | μ, σ) = −z − log σ − 2 log(1 + e^{−z}) = log σ(z) + log(1 − σ(z)) − log σ,
+//   z = (x − μ)/σ,   x ∈ ℝ, σ > 0.
+
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Sigma>
+struct logistic_distribution : distribution<logistic_distribution<Mu, Sigma>> {
+  static constexpr const char* family = "logistic";
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto z = (x - mu) / sigma;
+    return detail::total(log_logistic(z) + log1m_logistic(z) - log(sigma));
+  }
+  auto arguments() const { return std::tuple{mu, sigma}; }
+  /// By inversion of u ~ uniform(0, 1): μ + σ log(u / (1 − u)).
+  template <class G>
+  static double draw(G& rng, double m, double s) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    double u = unit(rng);
+    while (u <= 0.0 || u >= 1.0) u = unit(rng);
+    return m + s * (std::log(u) - std::log1p(-u));
+  }
+  static double mean(double m, double) { return m; }
+  static double variance(double, double s) { return s * s * std::numbers::pi * std::numbers::pi / 3; }
+};
+
+/// Name ~ logistic(mu, sigma) (the distribution).
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto logistic(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, logistic_distribution>(shape, mu, sigma);
+}
+/// The distribution logistic(mu, sigma); logistic(e), one argument, is the inverse logit.
+template <detail::operand Mu, detail::operand Sigma>
+auto logistic(const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<logistic_distribution>(mu, sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/logistic.hpp -----
+// ----- begin tyche/distributions/weibull.hpp -----
+// tyche/distributions/weibull.hpp — weibull(alpha, sigma): shape α, scale σ (as in Stan).
+//   log p(x | α, σ) = log α − log σ + (α − 1) log(x/σ) − (x/σ)^α,   x > 0, α > 0, σ > 0.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha, class Sigma>
+struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
+  static constexpr const char* family = "weibull";
+  Alpha alpha;
+  Sigma sigma;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto log_z = log(x / sigma);  // (x/σ)^α = exp(α log(x/σ)), log(x/σ) computed once
+    return detail::total(log(alpha) - log(sigma) + (alpha - lit<1>) * log_z - exp(alpha * log_z));
+  }
+  auto arguments() const { return std::tuple{alpha, sigma}; }
+  template <class G>
+  static double draw(G& rng, double a, double s) { return std::weibull_distribution<double>(a, s)(rng); }
+  static double mean(double a, double s) { return s * std::tgamma(1 + 1 / a); }
+  static double variance(double a, double s) {
+    const double g1 = std::tgamma(1 + 1 / a);
+    return s * s * (std::tgamma(1 + 2 / a) - g1 * g1);
+  }
+  // 0 is rejected too: log(x/σ) = −∞ there, and (α − 1)·log(x/σ) is NaN for α = 1.
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+};
+
+/// Name ~ weibull(alpha, sigma) (shape alpha, scale sigma), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Alpha, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto weibull(const Alpha& alpha, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, weibull_distribution>(shape, alpha, sigma);
+}
+template <detail::operand Alpha, detail::operand Sigma>
+auto weibull(const Alpha& alpha, const Sigma& sigma) {
+  return detail::make_distribution<weibull_distribution>(alpha, sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/weibull.hpp -----
+// ----- begin tyche/distributions/chi_square.hpp -----
+// tyche/distributions/chi_square.hpp — chi_square(nu).
+//   log p(x | ν) = −(ν/2) log 2 − log Γ(ν/2) + (ν/2 − 1) log x − x/2,   x > 0, ν > 0.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Nu>
+struct chi_square_distribution : distribution<chi_square_distribution<Nu>> {
+  static constexpr const char* family = "chi_square";
+  Nu nu;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto half_nu = lit<1, 2> * nu;
+    return detail::total((half_nu - lit<1>) * log(x) - lit<1, 2> * x - half_nu * detail::log_two -
+                         lgamma(half_nu));
+  }
+  auto arguments() const { return std::tuple{nu}; }
+  template <class G>
+  static double draw(G& rng, double n) { return std::chi_squared_distribution<double>(n)(rng); }
+  static double mean(double n) { return n; }
+  static double variance(double n) { return 2 * n; }
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+};
+
+/// Name ~ chi_square(nu), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Nu, shape_tag Shape = scalar_shape>
+auto chi_square(const Nu& nu, Shape shape = {}) {
+  return detail::make_named<Name, chi_square_distribution>(shape, nu);
+}
+template <detail::operand Nu>
+auto chi_square(const Nu& nu) {
+  return detail::make_distribution<chi_square_distribution>(nu);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/chi_square.hpp -----
+// ----- begin tyche/distributions/inv_chi_square.hpp -----
+// tyche/distributions/inv_chi_square.hpp — inv_chi_square(nu): 1/x ~ chi_square(nu).
+//   log p(x | ν) = −(ν/2) log 2 − log Γ(ν/2) − (ν/2 + 1) log x − 1/(2x),   x > 0, ν > 0.
+
+#include <limits>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Nu>
+struct inv_chi_square_distribution : distribution<inv_chi_square_distribution<Nu>> {
+  static constexpr const char* family = "inv_chi_square";
+  Nu nu;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto half_nu = lit<1, 2> * nu;
+    return detail::total(-(half_nu + lit<1>) * log(x) - lit<1, 2> / x - half_nu * detail::log_two -
+                         lgamma(half_nu));
+  }
+  auto arguments() const { return std::tuple{nu}; }
+  template <class G>
+  static double draw(G& rng, double n) { return 1.0 / std::chi_squared_distribution<double>(n)(rng); }
+  /// 1/(ν − 2) for ν > 2 (else infinite).
+  static double mean(double n) { return n > 2 ? 1 / (n - 2) : std::numeric_limits<double>::infinity(); }
+  /// 2/((ν − 2)² (ν − 4)) for ν > 4 (else infinite).
+  static double variance(double n) {
+    return n > 4 ? 2 / ((n - 2) * (n - 2) * (n - 4)) : std::numeric_limits<double>::infinity();
+  }
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+};
+
+/// Name ~ inv_chi_square(nu), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Nu, shape_tag Shape = scalar_shape>
+auto inv_chi_square(const Nu& nu, Shape shape = {}) {
+  return detail::make_named<Name, inv_chi_square_distribution>(shape, nu);
+}
+template <detail::operand Nu>
+auto inv_chi_square(const Nu& nu) {
+  return detail::make_distribution<inv_chi_square_distribution>(nu);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/inv_chi_square.hpp -----
+// ----- begin tyche/distributions/binomial.hpp -----
+// tyche/distributions/binomial.hpp — binomial(n, p), for observations only.
+//   log p(y | n, p) = log C(n, y) + y log p + (n − y) log(1 − p),   y ∈ {0, …, n}, 0 ≤ p ≤ 1,
+// with log C(n, y) = lgamma(n + 1) − lgamma(y + 1) − lgamma(n − y + 1). The number of trials n is
+// data (a number, data(v) or a literal): log C(n, y) and n − y then depend on the data only and
+// are folded when the model is built.
+//
+// Data checks (observe throws std::invalid_argument naming the index and the value):
+//   y[i] = v is not a non-negative integer count
+//   n[i] = v is not a non-negative integer count                 (n known: number, data, literal)
+//   y[i] = v exceeds the number of trials n[i] = m                (n known)
+// When n is an expression of parameters (not data) the last two checks cannot be made.
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+namespace tyche {
+
+namespace detail {
+
+/// Whether node N's values are known when the model is built (a number, a literal, data).
+template <class N>
+inline constexpr bool known_values_v = kind_of<N> == node_kind::constant ||
+                                       kind_of<N> == node_kind::literal ||
+                                       kind_of<N> == node_kind::data_vector;
+
+/// Element i of a known node (a scalar is broadcast).
+template <class N>
+double known_value(const N& n, std::size_t i) {
+  if constexpr (kind_of<N> == node_kind::constant) return n.value;
+  else if constexpr (kind_of<N> == node_kind::literal) return N::value;
+  else return n.ptr[i];
+}
+
+template <class N>
+std::size_t known_size(const N& n) {
+  if constexpr (kind_of<N> == node_kind::data_vector) return n.size();
+  else return 1;
+}
+
+/// The checks on the number of trials n of a count family observed at y (both nodes): n is a
+/// non-negative integer and y ≤ n, elementwise. Nothing is checked unless both are known.
+template <class Y, class N>
+void check_trials(const char* family, const Y& y, const N& n) {
+  if constexpr (known_values_v<Y> && known_values_v<N>) {
+    const std::size_t ny = known_size(y), nn = known_size(n);
+    const std::size_t count = std::max(ny, nn);
+    auto fail = [&](const std::string& what) {
+      throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): " + what);
+    };
+    auto at = [](const char* name, std::size_t i, double v) {
+      return std::string(name) + "[" + std::to_string(i + 1) + "] = " + std::to_string(v);
+    };
+    for (std::size_t i = 0; i < nn; ++i) {
+      const double m = known_value(n, i);
+      if (!std::isfinite(m) || m < 0 || m != std::floor(m))
+        fail(at("n", i, m) + " is not a non-negative integer count");
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::size_t iy = ny == 1 ? 0 : i, in = nn == 1 ? 0 : i;
+      const double v = known_value(y, iy), m = known_value(n, in);
+      if (v > m) fail(at("y", iy, v) + " exceeds the number of trials " + at("n", in, m));
+    }
+  }
+}
+
+}  // namespace detail
+
+template <class N, class P>
+struct binomial_distribution : distribution<binomial_distribution<N, P>> {
+  static constexpr const char* family = "binomial";
+  N n;
+  P p;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(y * log(p) + (n - y) * log1p(-p) +
+                         (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
+  }
+  auto arguments() const { return std::tuple{n, p}; }
+  /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
+  template <class X>
+  auto observe(const X& x) const {
+    auto o = distribution<binomial_distribution>::observe(x);
+    detail::check_trials(family, o.value, n);
+    return o;
+  }
+  template <class G>
+  static double draw(G& rng, double trials, double pr) {
+    return static_cast<double>(std::binomial_distribution<long long>(std::llround(trials), pr)(rng));
+  }
+  static double mean(double trials, double pr) { return trials * pr; }
+  static double variance(double trials, double pr) { return trials * pr * (1.0 - pr); }
+  static const char* observation_problem(double v) {
+    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
+  }
+};
+
+/// The distribution binomial(n, p), to observe counts of successes in n trials:
+/// `binomial(data(trials), p).observe(data(y))`.
+template <detail::operand N, detail::operand P>
+auto binomial(const N& n, const P& p) {
+  return detail::make_distribution<binomial_distribution>(n, p);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/binomial.hpp -----
+// ----- begin tyche/distributions/binomial_logit.hpp -----
+// tyche/distributions/binomial_logit.hpp — binomial_logit(n, alpha) = binomial(n, logistic(alpha)),
+// for observations only.
+//   log p(y | n, α) = log C(n, y) + y log σ(α) + (n − y) log(1 − σ(α)),   y ∈ {0, …, n}, α ∈ ℝ,
+// with log_logistic and log1m_logistic (stable for large |α|). n is data, as in binomial: log C(n, y)
+// and n − y are folded when the model is built. Data checks as binomial's (binomial.hpp).
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class N, class Alpha>
+struct binomial_logit_distribution : distribution<binomial_logit_distribution<N, Alpha>> {
+  static constexpr const char* family = "binomial_logit";
+  N n;
+  Alpha alpha;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(y * log_logistic(alpha) + (n - y) * log1m_logistic(alpha) +
+                         (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
+  }
+  auto arguments() const { return std::tuple{n, alpha}; }
+  /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
+  template <class X>
+  auto observe(const X& x) const {
+    auto o = distribution<binomial_logit_distribution>::observe(x);
+    detail::check_trials(family, o.value, n);
+    return o;
+  }
+  static double probability(double a) { return 1.0 / (1.0 + std::exp(-a)); }
+  template <class G>
+  static double draw(G& rng, double trials, double a) {
+    return static_cast<double>(
+        std::binomial_distribution<long long>(std::llround(trials), probability(a))(rng));
+  }
+  static double mean(double trials, double a) { return trials * probability(a); }
+  static double variance(double trials, double a) { return trials * probability(a) * probability(-a); }
+  static const char* observation_problem(double v) {
+    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
+  }
+};
+
+/// The distribution binomial_logit(n, alpha): `binomial_logit(data(trials), a + b * x).observe(data(y))`.
+template <detail::operand N, detail::operand Alpha>
+auto binomial_logit(const N& n, const Alpha& alpha) {
+  return detail::make_distribution<binomial_logit_distribution>(n, alpha);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/binomial_logit.hpp -----
+// ----- begin tyche/distributions/neg_binomial_2.hpp -----
+// tyche/distributions/neg_binomial_2.hpp — neg_binomial_2(mu, phi), the negative binomial with
+// mean μ and precision φ (variance μ + μ²/φ), for observations only.
+//   log p(y | μ, φ) = log C(y + φ − 1, y) + y log(μ / (μ + φ)) + φ log(φ / (μ + φ))
+//                   = lgamma(y + φ) − lgamma(φ) − y log1p(φ/μ) − φ log1p(μ/φ) − lgamma(y + 1),
+//   y ∈ {0, 1, 2, …}, μ > 0, φ > 0.
+// The log1p forms keep full precision when φ ≪ μ or μ ≪ φ; lgamma(y + 1) is folded when the model
+// is built. log C(y + φ − 1, y) is a difference of lgammas (the core has no lbeta or lchoose), so
+// its absolute error is about ε (y + φ) log(y + φ): relative error ~10⁻¹¹ of log p for y or φ
+// around 10⁴, worse beyond (where, for large φ, the distribution is practically poisson(μ)).
+// The data must be non-negative integer counts: observe throws "... y[i] = v is not a
+// non-negative integer count" otherwise.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Phi>
+struct neg_binomial_2_distribution : distribution<neg_binomial_2_distribution<Mu, Phi>> {
+  static constexpr const char* family = "neg_binomial_2";
+  Mu mu;
+  Phi phi;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(lgamma(y + phi) - lgamma(phi) - y * log1p(phi / mu) -
+                         phi * log1p(mu / phi) - lgamma(y + lit<1>));
+  }
+  auto arguments() const { return std::tuple{mu, phi}; }
+  /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale μ/φ), y ~ poisson(λ).
+  template <class G>
+  static double draw(G& rng, double m, double f) {
+    const double lambda = std::gamma_distribution<double>(f, m / f)(rng);
+    if (!(lambda > 0)) return 0.0;
+    return static_cast<double>(std::poisson_distribution<long long>(lambda)(rng));
+  }
+  static double mean(double m, double) { return m; }
+  static double variance(double m, double f) { return m + m * m / f; }
+  static const char* observation_problem(double v) {
+    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
+  }
+};
+
+/// The distribution neg_binomial_2(mu, phi), to observe counts: `neg_binomial_2(mu, phi).observe(data(y))`.
+template <detail::operand Mu, detail::operand Phi>
+auto neg_binomial_2(const Mu& mu, const Phi& phi) {
+  return detail::make_distribution<neg_binomial_2_distribution>(mu, phi);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/neg_binomial_2.hpp -----
+// ----- begin tyche/distributions/neg_binomial_2_log.hpp -----
+// tyche/distributions/neg_binomial_2_log.hpp — neg_binomial_2_log(eta, phi) =
+// neg_binomial_2(exp(eta), phi), for observations only.
+//   log p(y | η, φ) = lgamma(y + φ) − lgamma(φ) − y log(1 + φ e^−η) − φ log(1 + e^η / φ) − lgamma(y + 1)
+//                   = lgamma(y + φ) − lgamma(φ) − y log1p_exp(log φ − η) − φ log1p_exp(η − log φ)
+//                     − lgamma(y + 1),
+//   y ∈ {0, 1, 2, …}, η ∈ ℝ, φ > 0; log1p_exp neither overflows nor loses precision for large |η|.
+// lgamma(y + 1) is folded when the model is built. log C(y + φ − 1, y) is a difference of lgammas,
+// as in neg_binomial_2 (absolute error about ε (y + φ) log(y + φ)). The data must be non-negative
+// integer counts: observe throws "... y[i] = v is not a non-negative integer count" otherwise.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Eta, class Phi>
+struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distribution<Eta, Phi>> {
+  static constexpr const char* family = "neg_binomial_2_log";
+  Eta eta;
+  Phi phi;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(lgamma(y + phi) - lgamma(phi) - y * log1p_exp(log(phi) - eta) -
+                         phi * log1p_exp(eta - log(phi)) - lgamma(y + lit<1>));
+  }
+  auto arguments() const { return std::tuple{eta, phi}; }
+  /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale e^η/φ), y ~ poisson(λ).
+  template <class G>
+  static double draw(G& rng, double e, double f) {
+    const double lambda = std::gamma_distribution<double>(f, std::exp(e) / f)(rng);
+    if (!(lambda > 0)) return 0.0;
+    return static_cast<double>(std::poisson_distribution<long long>(lambda)(rng));
+  }
+  static double mean(double e, double) { return std::exp(e); }
+  static double variance(double e, double f) { return std::exp(e) + std::exp(2.0 * e) / f; }
+  static const char* observation_problem(double v) {
+    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
+  }
+};
+
+/// The distribution neg_binomial_2_log(eta, phi): `neg_binomial_2_log(a + b * x, phi).observe(data(y))`.
+template <detail::operand Eta, detail::operand Phi>
+auto neg_binomial_2_log(const Eta& eta, const Phi& phi) {
+  return detail::make_distribution<neg_binomial_2_log_distribution>(eta, phi);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/neg_binomial_2_log.hpp -----
+// ----- begin tyche/distributions/beta_binomial.hpp -----
+// tyche/distributions/beta_binomial.hpp — beta_binomial(n, a, b), for observations only.
+//   log p(y | n, a, b) = log C(n, y) + log B(y + a, n − y + b) − log B(a, b),
+//   y ∈ {0, …, n}, a > 0, b > 0, with log B(u, v) = lgamma(u) + lgamma(v) − lgamma(u + v).
+// n is data, as in binomial: log C(n, y) is folded when the model is built. Data checks as
+// binomial's (binomial.hpp). log B is a difference of lgammas: for a + b ≫ 10⁶ it loses
+// accuracy (absolute error about ε · (a + b) log(a + b)).
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class N, class A, class B>
+struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A, B>> {
+  static constexpr const char* family = "beta_binomial";
+  N n;
+  A a;
+  B b;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(lgamma(y + a) + lgamma(n - y + b) - lgamma(n + a + b) + lgamma(a + b) -
+                         lgamma(a) - lgamma(b) +
+                         (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
+  }
+  auto arguments() const { return std::tuple{n, a, b}; }
+  /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
+  template <class X>
+  auto observe(const X& x) const {
+    auto o = distribution<beta_binomial_distribution>::observe(x);
+    detail::check_trials(family, o.value, n);
+    return o;
+  }
+  /// p ~ beta(a, b) (as X / (X + Y) for X ~ gamma(a), Y ~ gamma(b)), then binomial(n, p).
+  template <class G>
+  static double draw(G& rng, double trials, double sa, double sb) {
+    const double x = std::gamma_distribution<double>(sa, 1.0)(rng);
+    const double z = std::gamma_distribution<double>(sb, 1.0)(rng);
+    const double pr = x + z > 0 ? x / (x + z) : sa / (sa + sb);
+    return static_cast<double>(std::binomial_distribution<long long>(std::llround(trials), pr)(rng));
+  }
+  static double mean(double trials, double sa, double sb) { return trials * sa / (sa + sb); }
+  static double variance(double trials, double sa, double sb) {
+    const double s = sa + sb;
+    return trials * sa * sb * (s + trials) / (s * s * (s + 1.0));
+  }
+  static const char* observation_problem(double v) {
+    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
+  }
+};
+
+/// The distribution beta_binomial(n, a, b): `beta_binomial(data(trials), a, b).observe(data(y))`.
+template <detail::operand N, detail::operand A, detail::operand B>
+auto beta_binomial(const N& n, const A& a, const B& b) {
+  return detail::make_distribution<beta_binomial_distribution>(n, a, b);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/beta_binomial.hpp -----
+// ----- begin tyche/distributions/flat.hpp -----
+// tyche/distributions/flat.hpp — flat<"x">(...): an improper uniform prior (no prior term) on
+// the real line or on a support given by bounds, e.g. for regression coefficients with "no
+// prior" or a scale with a flat prior on (0, ∞) (Stan: a parameter with no sampling statement).
+
+#include <tuple>
+
+namespace tyche {
+
+/// Supports for flat(): the real line, (lower, ∞), (−∞, upper), (lower, upper). Bounds may be
+/// numbers or expressions of other parameters.
+inline transforms::identity real_line() { return {}; }
+template <detail::operand L>
+auto greater_than(const L& lower) {
+  return transforms::lower_bound<detail::node_t<L>>{detail::as_node(lower)};
+}
+inline transforms::lower_bound<literal<0>> positive() { return {}; }
+template <detail::operand U>
+auto less_than(const U& upper) {
+  return transforms::upper_bound<detail::node_t<U>>{detail::as_node(upper)};
+}
+template <detail::operand L, detail::operand U>
+auto between(const L& lower, const U& upper) {
+  return transforms::interval<detail::node_t<L>, detail::node_t<U>>{detail::as_node(lower),
+                                                                    detail::as_node(upper)};
+}
+
+template <class Transform>
+struct flat_distribution : distribution<flat_distribution<Transform>> {
+  static constexpr const char* family = "flat";
+  Transform support;
+  auto transform() const { return support; }
+  template <class X>
+  auto log_prob(const X&) const { return lit<0>; }
+  auto arguments() const { return std::tuple{}; }
+};
+
+/// An improper flat prior on the given support (default: the real line):
+/// `flat<"beta">(shape<7>)`, `flat<"sigma">(positive())`, `flat<"p">(between(0.0, 1.0))`.
+template <fixed_string Name, class Support = transforms::identity, shape_tag Shape = scalar_shape>
+  requires(!shape_tag<Support>)
+auto flat(Support support = {}, Shape shape = {}) {
+  return detail::make_random_variable<Name>(flat_distribution<Support>{{}, support}, shape);
+}
+template <fixed_string Name, shape_tag Shape>
+auto flat(Shape shape) {
+  return detail::make_random_variable<Name>(flat_distribution<transforms::identity>{{}, {}}, shape);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/flat.hpp -----
+// ----- begin tyche/distributions/log_mix.hpp -----
+// tyche/distributions/log_mix.hpp — log_mix(theta, lp1, lp2): the log density of a two-component
+// mixture from the components' log densities (Stan's log_mix),
+//   log_mix(θ, λ₁, λ₂) = log(θ e^λ₁ + (1 − θ) e^λ₂),   0 ≤ θ ≤ 1,
+// elementwise for vector operands (sum the result for a vector of observations). Note that a
+// family's log_prob(y) is already summed over y, so log_mix(θ, normal(m1, s).log_prob(data(y)),
+// normal(m2, s).log_prob(data(y))) mixes the whole data set at once; for a mixture per
+// observation, pass elementwise log densities written out (e.g. −½((data(y) − m1)/s)² − log s − …).
+//
+// Computed with the maximum m = max(λ₁, λ₂) = λ₂ + (d + |d|)/2, d = λ₁ − λ₂, factored out:
+//   log_mix = λ₂ + (d + |d|)/2 + log(θ e^((d − |d|)/2) + (1 − θ) e^(−(d + |d|)/2)),
+// so that the exponents are ≤ 0 (one of them exactly 0): nothing overflows, and the sum inside the
+// log has no cancellation, for any difference λ₁ − λ₂ (the core has no max; |d| stands in for
+// it). At θ = 0 or θ = 1 it stays finite (and correct) as long as the remaining component's
+// e^(−|d|) does not underflow (|d| < 708). The gradient does not depend on the subgradient of
+// |d| at d = 0 (the expression is invariant under the shift m). Not defined when λ₁ or λ₂ is
+// infinite.
+
+namespace tyche {
+
+/// log(θ e^lp1 + (1 − θ) e^lp2), without overflow: `sum(log_mix(theta, lp1_vector, lp2_vector))`.
+template <detail::operand Theta, detail::operand Lp1, detail::operand Lp2>
+  requires(expression<Theta> || expression<Lp1> || expression<Lp2>)
+auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
+  const auto t = detail::as_node(theta);
+  const auto l2 = detail::as_node(lp2);
+  const auto d = detail::as_node(lp1) - l2;
+  const auto up = lit<1, 2> * (d + abs(d));    // max(d, 0)
+  const auto down = lit<1, 2> * (d - abs(d));  // min(d, 0)
+  return l2 + up + log(t * exp(down) + (lit<1> - t) * exp(-up));
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/log_mix.hpp -----
 // ----- end tyche/distributions.hpp -----
 // ----- begin tyche/model/joint.hpp -----
 // tyche/model/joint.hpp — joint(...): the random variables and likelihood terms of a model,
@@ -2849,6 +4171,19 @@ struct joint_t {
   using variables = typename detail::variables_of<meta::list<>, Terms...>::type;
   /// Their parameters: the layout of θ.
   using layout = typename detail::params_of_variables<variables>::type;
+
+  /// The parameters of the random variables, in θ order (a std::tuple).
+  auto parameters() const {
+    return std::apply(
+        [](const auto&... t) {
+          return std::tuple_cat([](const auto& term) {
+            if constexpr (detail::is_random_variable<std::remove_cvref_t<decltype(term)>>::value)
+              return std::tuple{term.parameter};
+            else return std::tuple<>{};
+          }(t)...);
+        },
+        terms);
+  }
 
   /// The log density on the unconstrained space: Σ log priors (+ Σ log-Jacobians when
   /// Jacobian) + Σ log-likelihoods.
@@ -2914,9 +4249,8 @@ class model_t {
   using variables = typename Joint::variables;
 
   explicit model_t(const Joint& joint)
-      : joint_(joint),
-        with_jacobian_(detail::compile_with_layout<layout>(joint.template log_density<true>())),
-        without_jacobian_(detail::compile_with_layout<layout>(joint.template log_density<false>())) {}
+      : joint_(joint), with_jacobian_(compile_density<true>(joint)),
+        without_jacobian_(compile_density<false>(joint)) {}
 
   /// Number of unconstrained parameters.
   [[nodiscard]] std::size_t dim() const { return with_jacobian_.dim(); }
@@ -3034,6 +4368,17 @@ class model_t {
   [[nodiscard]] const Joint& joint() const { return joint_; }
 
  private:
+  // Every variable's parameter is listed, so a variable whose density does not involve it
+  // (a flat prior, a uniform) still has its place in θ (with gradient 0).
+  template <bool Jacobian>
+  static auto compile_density(const Joint& joint) {
+    return std::apply(
+        [&](const auto&... p) {
+          return detail::compile_with_layout<layout>(joint.template log_density<Jacobian>(), p...);
+        },
+        joint.parameters());
+  }
+
   const detail::param_offsets<layout>& layout_() const { return with_jacobian_.view().layout; }
   std::size_t offset(std::size_t k) const { return with_jacobian_.offset(k); }
 
@@ -3154,4 +4499,137 @@ auto model(const J& j) {
 
 }  // namespace tyche
 // ----- end tyche/model/model.hpp -----
+// ----- begin tyche/model/intervention.hpp -----
+// tyche/model/intervention.hpp — do_<"name">(model, value): the model in which the random
+// variable `name` is fixed to `value` (Edward2's `do`, Pearl's intervention). Its prior term
+// and log-Jacobian disappear, it leaves θ, and every expression that used it (other variables'
+// arguments, likelihoods) sees the value instead.
+// ----- begin tyche/core/substitute.hpp -----
+// tyche/core/substitute.hpp — substitute<Target>(e, r): e with every subtree of type Target
+// replaced by r. Used by do_ (an intervened variable's value becomes a constant); a general
+// tree rewrite over the core's node kinds.
+
+#include <type_traits>
+
+namespace tyche {
+
+/// Replaces every subtree of type Target in e by r (leaves e unchanged where Target is absent).
+template <class Target, class E, class R>
+auto substitute(const E& wrapped, const R& r) {
+  using N = detail::node_t<E>;
+  const N n = detail::as_node(wrapped);
+  if constexpr (std::is_same_v<N, Target>) {
+    return detail::as_node(r);
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    auto a = substitute<Target>(n.a, r);
+    return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
+  } else if constexpr (kind_of<N> == node_kind::binary) {
+    auto a = substitute<Target>(n.a, r);
+    auto b = substitute<Target>(n.b, r);
+    return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
+  } else if constexpr (kind_of<N> == node_kind::sum) {
+    auto a = substitute<Target>(n.a, r);
+    return sum_node<decltype(a)>{{}, a};
+  } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
+    auto a = substitute<Target>(n.a, r);
+    return log_sum_exp_node<decltype(a)>{{}, a};
+  } else {
+    return n;  // leaves, and matvec (a data matrix times a parameter vector)
+  }
+}
+
+}  // namespace tyche
+// ----- end tyche/core/substitute.hpp -----
+
+#include <tuple>
+#include <type_traits>
+
+namespace tyche {
+
+namespace detail {
+
+/// Dist<A...> with its arguments replaced: Dist<B...>{{}, b...}.
+template <class Dist>
+struct rebuild_distribution;
+template <template <class...> class D, class... A>
+struct rebuild_distribution<D<A...>> {
+  template <class... B>
+  static auto make(const B&... b) {
+    return D<B...>{{}, b...};
+  }
+};
+
+template <class Target, class Dist, class R>
+auto substitute_distribution(const Dist& d, const R& r) {
+  if constexpr (std::tuple_size_v<decltype(d.arguments())> == 0) {
+    return d;
+  } else {
+    return std::apply(
+        [&](const auto&... a) { return rebuild_distribution<Dist>::make(substitute<Target>(a, r)...); },
+        d.arguments());
+  }
+}
+
+template <fixed_string Name, class Target, class R, class T>
+auto intervene_term(const T& t, const R& r) {
+  if constexpr (is_random_variable<T>::value) {
+    if constexpr (T::name == Name) {
+      return std::tuple<>{};  // the intervened variable leaves the joint
+    } else {
+      auto d = substitute_distribution<Target>(t.distribution, r);
+      using V = random_variable<T::name, decltype(d), typename T::shape_type>;
+      V v(d, typename T::shape_type{});
+      v.parameter = t.parameter;  // keeps a run-time size
+      return std::tuple<V>{v};
+    }
+  } else {
+    auto d = substitute_distribution<Target>(t.distribution, r);
+    auto x = substitute<Target>(t.value, r);
+    return std::tuple<observed<decltype(d), decltype(x)>>{{d, x}};
+  }
+}
+
+template <fixed_string Name, class T>
+constexpr bool is_variable_named() {
+  if constexpr (is_random_variable<T>::value) return T::name == Name;
+  else return false;
+}
+
+/// Index of the random variable called Name among Terms (sizeof...(Terms) when absent).
+template <fixed_string Name, class... Terms>
+constexpr std::size_t variable_index_v = [] {
+  constexpr bool hit[] = {is_variable_named<Name, Terms>()..., true};
+  std::size_t i = 0;
+  while (!hit[i]) ++i;
+  return i;
+}();
+
+}  // namespace detail
+
+/// The joint with random variable Name fixed to value (a number, or a data vector for a vector
+/// variable: `do_<"theta">(j, data(v))`, which keeps a view of v).
+template <fixed_string Name, class... Terms, class Value>
+auto do_(const joint_t<Terms...>& j, const Value& value) {
+  constexpr std::size_t index = detail::variable_index_v<Name, Terms...>;
+  static_assert(index < sizeof...(Terms),
+                "tyche::do_<name>(model, value) requires 'name' to be a random variable of the "
+                "model");
+  // What stands for the variable in every expression: its value expression.
+  using V = std::tuple_element_t<(index < sizeof...(Terms) ? index : 0), std::tuple<Terms...>>;
+  using Target = decltype(detail::as_node(std::declval<const V&>().value_expression()));
+  const auto r = detail::as_node(value);
+  auto terms = std::apply(
+      [&](const auto&... t) { return std::tuple_cat(detail::intervene_term<Name, Target>(t, r)...); },
+      j.terms);
+  return std::apply([](const auto&... t) { return joint(t...); }, terms);
+}
+
+/// The model with random variable Name fixed to value.
+template <fixed_string Name, class Joint, class Value>
+auto do_(const model_t<Joint>& m, const Value& value) {
+  return model(do_<Name>(m.joint(), value));
+}
+
+}  // namespace tyche
+// ----- end tyche/model/intervention.hpp -----
 // ----- end tyche/tyche.hpp -----

@@ -174,3 +174,17 @@ TEST_CASE("model: flat priors on the line, (0, inf) and a parameter-dependent in
   outside[4] = x[3] + 0.1;
   CHECK_THROWS_WITH(m.unconstrain(outside), Contains("p = ") && Contains("support"));
 }
+
+TEST_CASE("model: a variable that occurs only in a constant prior keeps its place in theta",
+          "[model]") {
+  auto a = flat<"a">(between(-1.0, 3.0));
+  auto b = normal<"b">(0.0, 1.0);
+  const auto m = model(joint(a, b));  // a occurs nowhere without the Jacobian
+  REQUIRE(m.dim() == 2);
+  std::vector<double> g(2);
+  const double lp = m.log_prob_and_gradient(std::vector<double>{0.3, 0.5}, g, false);
+  CHECK(lp == Approx(-0.125 - 0.5 * std::log(2 * 3.14159265358979323846)));
+  CHECK(g[0] == 0.0);
+  CHECK(g[1] == Approx(-0.5));
+  tyche_test::check_gradient_at(m.program(), {0.3, 0.5}, "flat interval + normal");
+}

@@ -305,9 +305,14 @@ auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
   (record_sizes<Layout>(listed, view.layout, seen), ...);  // a listed size must match the use
   std::size_t dim = 0;
   for (std::size_t k = 0; k < Layout::size; ++k) {
-    if (!seen[k])
-      throw std::invalid_argument("tyche::compile: a parameter given in the layout does not occur "
-                                  "in the expression");
+    if (!seen[k]) {
+      std::string name;
+      meta::static_for<Layout::size>([&](auto j) {
+        if (decltype(j)::value == k) name = std::string(meta::at<decltype(j)::value, Layout>::name.view());
+      });
+      throw std::invalid_argument("tyche::compile: parameter '" + name +
+                                  "' is in the layout but neither in the expression nor listed");
+    }
     view.layout.offset[k] = dim;
     dim += view.layout.size[k];
   }

@@ -64,6 +64,19 @@ struct joint_t {
   /// Their parameters: the layout of θ.
   using layout = typename detail::params_of_variables<variables>::type;
 
+  /// The parameters of the random variables, in θ order (a std::tuple).
+  auto parameters() const {
+    return std::apply(
+        [](const auto&... t) {
+          return std::tuple_cat([](const auto& term) {
+            if constexpr (detail::is_random_variable<std::remove_cvref_t<decltype(term)>>::value)
+              return std::tuple{term.parameter};
+            else return std::tuple<>{};
+          }(t)...);
+        },
+        terms);
+  }
+
   /// The log density on the unconstrained space: Σ log priors (+ Σ log-Jacobians when
   /// Jacobian) + Σ log-likelihoods.
   template <bool Jacobian>

@@ -25,9 +25,8 @@ class model_t {
   using variables = typename Joint::variables;
 
   explicit model_t(const Joint& joint)
-      : joint_(joint),
-        with_jacobian_(detail::compile_with_layout<layout>(joint.template log_density<true>())),
-        without_jacobian_(detail::compile_with_layout<layout>(joint.template log_density<false>())) {}
+      : joint_(joint), with_jacobian_(compile_density<true>(joint)),
+        without_jacobian_(compile_density<false>(joint)) {}
 
   /// Number of unconstrained parameters.
   [[nodiscard]] std::size_t dim() const { return with_jacobian_.dim(); }
@@ -145,6 +144,17 @@ class model_t {
   [[nodiscard]] const Joint& joint() const { return joint_; }
 
  private:
+  // Every variable's parameter is listed, so a variable whose density does not involve it
+  // (a flat prior, a uniform) still has its place in θ (with gradient 0).
+  template <bool Jacobian>
+  static auto compile_density(const Joint& joint) {
+    return std::apply(
+        [&](const auto&... p) {
+          return detail::compile_with_layout<layout>(joint.template log_density<Jacobian>(), p...);
+        },
+        joint.parameters());
+  }
+
   const detail::param_offsets<layout>& layout_() const { return with_jacobian_.view().layout; }
   std::size_t offset(std::size_t k) const { return with_jacobian_.offset(k); }
 
