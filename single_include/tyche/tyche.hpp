@@ -2493,10 +2493,12 @@ auto compile(const Expr& f, const Params&... params) {
 // ----- end tyche/core/program.hpp -----
 // ----- begin tyche/distributions.hpp -----
 // tyche/distributions.hpp — every distribution family.
-// ----- begin tyche/distributions/cauchy.hpp -----
-// tyche/distributions/cauchy.hpp — cauchy(mu, sigma) and half_cauchy(sigma).
-//   log p(x | μ, σ) = −log π − log σ − log(1 + ((x − μ)/σ)²),   x ∈ ℝ;
-//   half_cauchy: log 2 − log π − log σ − log(1 + (x/σ)²),        x > 0.
+// ----- begin tyche/distributions/bernoulli.hpp -----
+// tyche/distributions/bernoulli.hpp — bernoulli(p), for observations only.
+//   log p(y | p) = y log p + (1 − y) log(1 − p),   y ∈ {0, 1}, 0 ≤ p ≤ 1.
+// The data (y) must be 0 or 1: observe throws "... y[i] = v is not 0 or 1" otherwise. At p = 0 or
+// p = 1 the term 0 · log 0 evaluates to NaN (not 0), as in the naive formula: use bernoulli_logit
+// where p may reach the boundary.
 // ----- begin tyche/distributions/detail/family.hpp -----
 // tyche/distributions/detail/family.hpp — what every distribution header uses: building a named
 // random variable or an unnamed distribution from user arguments, constants, and the sum over
@@ -2781,421 +2783,6 @@ auto make_named(Shape shape, const Args&... args) {
 }  // namespace tyche::detail
 // ----- end tyche/distributions/detail/family.hpp -----
 
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Mu, class Sigma>
-struct cauchy_distribution : distribution<cauchy_distribution<Mu, Sigma>> {
-  static constexpr const char* family = "cauchy";
-  Mu mu;
-  Sigma sigma;
-  auto transform() const { return transforms::identity{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    return detail::total(-log1p(square((x - mu) / sigma)) - log(sigma) - detail::log_pi);
-  }
-  auto arguments() const { return std::tuple{mu, sigma}; }
-  template <class G>
-  static double draw(G& rng, double m, double s) { return std::cauchy_distribution<double>(m, s)(rng); }
-};
-
-template <class Sigma>
-struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> {
-  static constexpr const char* family = "half_cauchy";
-  Sigma sigma;
-  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    return detail::total(-log1p(square(x / sigma)) - log(sigma) + (detail::log_two - detail::log_pi));
-  }
-  auto arguments() const { return std::tuple{sigma}; }
-  template <class G>
-  static double draw(G& rng, double s) { return std::fabs(std::cauchy_distribution<double>(0.0, s)(rng)); }
-  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
-};
-
-template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
-auto cauchy(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
-  return detail::make_named<Name, cauchy_distribution>(shape, mu, sigma);
-}
-template <detail::operand Mu, detail::operand Sigma>
-auto cauchy(const Mu& mu, const Sigma& sigma) {
-  return detail::make_distribution<cauchy_distribution>(mu, sigma);
-}
-
-/// Name ~ half-Cauchy(0, sigma), support (0, ∞), sampled as log Name.
-template <fixed_string Name, detail::operand Sigma, shape_tag Shape = scalar_shape>
-auto half_cauchy(const Sigma& sigma, Shape shape = {}) {
-  return detail::make_named<Name, half_cauchy_distribution>(shape, sigma);
-}
-template <detail::operand Sigma>
-auto half_cauchy(const Sigma& sigma) {
-  return detail::make_distribution<half_cauchy_distribution>(sigma);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/cauchy.hpp -----
-// ----- begin tyche/distributions/normal.hpp -----
-// tyche/distributions/normal.hpp — normal(mu, sigma) and std_normal().
-//   log p(x | μ, σ) = −½ ((x − μ)/σ)² − log σ − ½ log 2π,   x ∈ ℝ, σ > 0.
-
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Mu, class Sigma>
-struct normal_distribution : distribution<normal_distribution<Mu, Sigma>> {
-  static constexpr const char* family = "normal";
-  Mu mu;
-  Sigma sigma;
-  auto transform() const { return transforms::identity{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    return detail::total(lit<-1, 2> * square((x - mu) / sigma) - log(sigma) -
-                         detail::half_log_two_pi);
-  }
-  auto arguments() const { return std::tuple{mu, sigma}; }
-  template <class G>
-  static double draw(G& rng, double m, double s) { return std::normal_distribution<double>(m, s)(rng); }
-  static double mean(double m, double) { return m; }
-  static double variance(double, double s) { return s * s; }
-};
-
-struct std_normal_distribution : distribution<std_normal_distribution> {
-  static constexpr const char* family = "std_normal";
-  auto transform() const { return transforms::identity{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    return detail::total(lit<-1, 2> * square(x) - detail::half_log_two_pi);
-  }
-  auto arguments() const { return std::tuple{}; }
-  template <class G>
-  static double draw(G& rng) { return std::normal_distribution<double>(0.0, 1.0)(rng); }
-  static double mean() { return 0.0; }
-  static double variance() { return 1.0; }
-};
-
-/// The named random variable Name ~ normal(mu, sigma): `normal<"mu">(0.0, 5.0)`.
-template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
-auto normal(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
-  return detail::make_named<Name, normal_distribution>(shape, mu, sigma);
-}
-/// The distribution normal(mu, sigma), e.g. to observe data: `normal(theta, sigma).observe(y)`.
-template <detail::operand Mu, detail::operand Sigma>
-auto normal(const Mu& mu, const Sigma& sigma) {
-  return detail::make_distribution<normal_distribution>(mu, sigma);
-}
-
-/// Name ~ normal(0, 1): `std_normal<"z">(shape<8>)`.
-template <fixed_string Name, shape_tag Shape = scalar_shape>
-auto std_normal(Shape shape = {}) {
-  return detail::make_random_variable<Name>(std_normal_distribution{}, shape);
-}
-inline auto std_normal() { return std_normal_distribution{}; }
-
-}  // namespace tyche
-// ----- end tyche/distributions/normal.hpp -----
-// ----- begin tyche/distributions/half_normal.hpp -----
-// tyche/distributions/half_normal.hpp — half_normal(sigma): the normal(0, sigma) folded onto x ≥ 0.
-//   log p(x | σ) = log 2 − ½ log 2π − log σ − ½ (x/σ)²,   x ≥ 0, σ > 0.
-
-#include <cmath>
-#include <numbers>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Sigma>
-struct half_normal_distribution : distribution<half_normal_distribution<Sigma>> {
-  static constexpr const char* family = "half_normal";
-  Sigma sigma;
-  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    return detail::total(lit<-1, 2> * square(x / sigma) - log(sigma) +
-                         (detail::log_two - detail::half_log_two_pi));
-  }
-  auto arguments() const { return std::tuple{sigma}; }
-  template <class G>
-  static double draw(G& rng, double s) { return std::fabs(std::normal_distribution<double>(0.0, s)(rng)); }
-  static double mean(double s) { return s * std::sqrt(2.0 / std::numbers::pi); }
-  static double variance(double s) { return s * s * (1.0 - 2.0 / std::numbers::pi); }
-  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
-};
-
-/// Name ~ half-normal(sigma), support (0, ∞), sampled as log Name.
-template <fixed_string Name, detail::operand Sigma, shape_tag Shape = scalar_shape>
-auto half_normal(const Sigma& sigma, Shape shape = {}) {
-  return detail::make_named<Name, half_normal_distribution>(shape, sigma);
-}
-template <detail::operand Sigma>
-auto half_normal(const Sigma& sigma) {
-  return detail::make_distribution<half_normal_distribution>(sigma);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/half_normal.hpp -----
-// ----- begin tyche/distributions/exponential.hpp -----
-// tyche/distributions/exponential.hpp — exponential(lambda), lambda the rate.
-//   log p(x | λ) = log λ − λ x,   x ≥ 0, λ > 0.
-
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Lambda>
-struct exponential_distribution : distribution<exponential_distribution<Lambda>> {
-  static constexpr const char* family = "exponential";
-  Lambda lambda;
-  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    return detail::total(log(lambda) - lambda * x);
-  }
-  auto arguments() const { return std::tuple{lambda}; }
-  template <class G>
-  static double draw(G& rng, double l) { return std::exponential_distribution<double>(l)(rng); }
-  static double mean(double l) { return 1.0 / l; }
-  static double variance(double l) { return 1.0 / (l * l); }
-  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
-};
-
-/// Name ~ exponential(lambda) (rate lambda), support (0, ∞), sampled as log Name.
-template <fixed_string Name, detail::operand Lambda, shape_tag Shape = scalar_shape>
-auto exponential(const Lambda& lambda, Shape shape = {}) {
-  return detail::make_named<Name, exponential_distribution>(shape, lambda);
-}
-template <detail::operand Lambda>
-auto exponential(const Lambda& lambda) {
-  return detail::make_distribution<exponential_distribution>(lambda);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/exponential.hpp -----
-// ----- begin tyche/distributions/lognormal.hpp -----
-// tyche/distributions/lognormal.hpp — lognormal(mu, sigma): log x ~ normal(mu, sigma).
-//   log p(x | μ, σ) = −½ ((log x − μ)/σ)² − log σ − log x − ½ log 2π,   x > 0, σ > 0.
-
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Mu, class Sigma>
-struct lognormal_distribution : distribution<lognormal_distribution<Mu, Sigma>> {
-  static constexpr const char* family = "lognormal";
-  Mu mu;
-  Sigma sigma;
-  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    const auto log_x = log(x);
-    return detail::total(lit<-1, 2> * square((log_x - mu) / sigma) - log(sigma) - log_x -
-                         detail::half_log_two_pi);
-  }
-  auto arguments() const { return std::tuple{mu, sigma}; }
-  template <class G>
-  static double draw(G& rng, double m, double s) { return std::lognormal_distribution<double>(m, s)(rng); }
-  static double mean(double m, double s) { return std::exp(m + s * s / 2); }
-  static double variance(double m, double s) { return std::expm1(s * s) * std::exp(2 * m + s * s); }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
-};
-
-/// Name ~ lognormal(mu, sigma), support (0, ∞), sampled as log Name.
-template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
-auto lognormal(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
-  return detail::make_named<Name, lognormal_distribution>(shape, mu, sigma);
-}
-template <detail::operand Mu, detail::operand Sigma>
-auto lognormal(const Mu& mu, const Sigma& sigma) {
-  return detail::make_distribution<lognormal_distribution>(mu, sigma);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/lognormal.hpp -----
-// ----- begin tyche/distributions/gamma.hpp -----
-// tyche/distributions/gamma.hpp — gamma(alpha, beta): shape α, rate β (as in Stan).
-//   log p(x | α, β) = α log β − log Γ(α) + (α − 1) log x − β x,   x > 0, α > 0, β > 0.
-
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Alpha, class Beta>
-struct gamma_distribution : distribution<gamma_distribution<Alpha, Beta>> {
-  static constexpr const char* family = "gamma";
-  Alpha alpha;
-  Beta beta;
-  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    return detail::total(alpha * log(beta) - lgamma(alpha) + (alpha - lit<1>) * log(x) - beta * x);
-  }
-  auto arguments() const { return std::tuple{alpha, beta}; }
-  template <class G>
-  static double draw(G& rng, double a, double b) { return std::gamma_distribution<double>(a, 1.0 / b)(rng); }
-  static double mean(double a, double b) { return a / b; }
-  static double variance(double a, double b) { return a / (b * b); }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
-};
-
-/// Name ~ gamma(alpha, beta) (shape alpha, rate beta), support (0, ∞), sampled as log Name.
-template <fixed_string Name, detail::operand Alpha, detail::operand Beta, shape_tag Shape = scalar_shape>
-auto gamma(const Alpha& alpha, const Beta& beta, Shape shape = {}) {
-  return detail::make_named<Name, gamma_distribution>(shape, alpha, beta);
-}
-template <detail::operand Alpha, detail::operand Beta>
-auto gamma(const Alpha& alpha, const Beta& beta) {
-  return detail::make_distribution<gamma_distribution>(alpha, beta);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/gamma.hpp -----
-// ----- begin tyche/distributions/inv_gamma.hpp -----
-// tyche/distributions/inv_gamma.hpp — inv_gamma(alpha, beta): 1/x ~ gamma(alpha, beta); shape α,
-// scale β.
-//   log p(x | α, β) = α log β − log Γ(α) − (α + 1) log x − β / x,   x > 0, α > 0, β > 0.
-
-#include <limits>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Alpha, class Beta>
-struct inv_gamma_distribution : distribution<inv_gamma_distribution<Alpha, Beta>> {
-  static constexpr const char* family = "inv_gamma";
-  Alpha alpha;
-  Beta beta;
-  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    return detail::total(alpha * log(beta) - lgamma(alpha) - (alpha + lit<1>) * log(x) - beta / x);
-  }
-  auto arguments() const { return std::tuple{alpha, beta}; }
-  template <class G>
-  static double draw(G& rng, double a, double b) { return b / std::gamma_distribution<double>(a, 1.0)(rng); }
-  /// β / (α − 1) for α > 1 (else infinite).
-  static double mean(double a, double b) {
-    return a > 1 ? b / (a - 1) : std::numeric_limits<double>::infinity();
-  }
-  /// β² / ((α − 1)² (α − 2)) for α > 2 (else infinite).
-  static double variance(double a, double b) {
-    return a > 2 ? b * b / ((a - 1) * (a - 1) * (a - 2)) : std::numeric_limits<double>::infinity();
-  }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
-};
-
-/// Name ~ inv_gamma(alpha, beta) (shape alpha, scale beta), support (0, ∞), sampled as log Name.
-template <fixed_string Name, detail::operand Alpha, detail::operand Beta, shape_tag Shape = scalar_shape>
-auto inv_gamma(const Alpha& alpha, const Beta& beta, Shape shape = {}) {
-  return detail::make_named<Name, inv_gamma_distribution>(shape, alpha, beta);
-}
-template <detail::operand Alpha, detail::operand Beta>
-auto inv_gamma(const Alpha& alpha, const Beta& beta) {
-  return detail::make_distribution<inv_gamma_distribution>(alpha, beta);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/inv_gamma.hpp -----
-// ----- begin tyche/distributions/poisson.hpp -----
-// tyche/distributions/poisson.hpp — poisson(lambda), for observations only.
-//   log p(y | λ) = y log λ − λ − log y!,   y ∈ {0, 1, 2, …}, λ > 0.
-// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
-// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
-// integer count" otherwise.
-
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Lambda>
-struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
-  static constexpr const char* family = "poisson";
-  Lambda lambda;
-  template <class X>
-  auto log_prob(const X& y) const {
-    return detail::total(y * log(lambda) - lambda - lgamma(y + lit<1>));
-  }
-  auto arguments() const { return std::tuple{lambda}; }
-  template <class G>
-  static double draw(G& rng, double l) {
-    return static_cast<double>(std::poisson_distribution<long long>(l)(rng));
-  }
-  static double mean(double l) { return l; }
-  static double variance(double l) { return l; }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
-};
-
-/// The distribution poisson(lambda), to observe counts: `poisson(lambda).observe(data(y))`.
-template <detail::operand Lambda>
-auto poisson(const Lambda& lambda) {
-  return detail::make_distribution<poisson_distribution>(lambda);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/poisson.hpp -----
-// ----- begin tyche/distributions/poisson_log.hpp -----
-// tyche/distributions/poisson_log.hpp — poisson_log(alpha) = poisson(exp(alpha)), for
-// observations only.
-//   log p(y | α) = y α − e^α − log y!,   y ∈ {0, 1, 2, …}, α ∈ ℝ.
-// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
-// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
-// integer count" otherwise.
-
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Alpha>
-struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> {
-  static constexpr const char* family = "poisson_log";
-  Alpha alpha;
-  template <class X>
-  auto log_prob(const X& y) const {
-    return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
-  }
-  auto arguments() const { return std::tuple{alpha}; }
-  template <class G>
-  static double draw(G& rng, double a) {
-    return static_cast<double>(std::poisson_distribution<long long>(std::exp(a))(rng));
-  }
-  static double mean(double a) { return std::exp(a); }
-  static double variance(double a) { return std::exp(a); }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
-};
-
-/// The distribution poisson_log(alpha): `poisson_log(a + b * x).observe(data(y))`.
-template <detail::operand Alpha>
-auto poisson_log(const Alpha& alpha) {
-  return detail::make_distribution<poisson_log_distribution>(alpha);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/poisson_log.hpp -----
-// ----- begin tyche/distributions/bernoulli.hpp -----
-// tyche/distributions/bernoulli.hpp — bernoulli(p), for observations only.
-//   log p(y | p) = y log p + (1 − y) log(1 − p),   y ∈ {0, 1}, 0 ≤ p ≤ 1.
-// The data (y) must be 0 or 1: observe throws "... y[i] = v is not 0 or 1" otherwise. At p = 0 or
-// p = 1 the term 0 · log 0 evaluates to NaN (not 0), as in the naive formula: use bernoulli_logit
-// where p may reach the boundary.
-
 #include <random>
 #include <tuple>
 
@@ -3263,123 +2850,6 @@ auto bernoulli_logit(const Alpha& alpha) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/bernoulli_logit.hpp -----
-// ----- begin tyche/distributions/student_t.hpp -----
-// tyche/distributions/student_t.hpp — student_t(nu, mu, sigma).
-//   log p(x | ν, μ, σ) = log Γ((ν+1)/2) − log Γ(ν/2) − ½ log ν − ½ log π − log σ
-//                        − (ν+1)/2 · log(1 + ((x − μ)/σ)²/ν),   x ∈ ℝ, ν > 0, σ > 0.
-
-#include <limits>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Nu, class Mu, class Sigma>
-struct student_t_distribution : distribution<student_t_distribution<Nu, Mu, Sigma>> {
-  static constexpr const char* family = "student_t";
-  Nu nu;
-  Mu mu;
-  Sigma sigma;
-  auto transform() const { return transforms::identity{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    const auto half_nu = lit<1, 2> * nu;
-    const auto half_nu_plus_half = half_nu + lit<1, 2>;
-    return detail::total(lgamma(half_nu_plus_half) - lgamma(half_nu) - lit<1, 2> * log(nu) -
-                         log(sigma) - half_nu_plus_half * log1p(square((x - mu) / sigma) / nu) -
-                         0.5 * detail::log_pi);
-  }
-  auto arguments() const { return std::tuple{nu, mu, sigma}; }
-  template <class G>
-  static double draw(G& rng, double n, double m, double s) {
-    return m + s * std::student_t_distribution<double>(n)(rng);
-  }
-  /// μ for ν > 1 (else undefined: NaN).
-  static double mean(double n, double m, double) {
-    return n > 1 ? m : std::numeric_limits<double>::quiet_NaN();
-  }
-  /// σ² ν/(ν − 2) for ν > 2, infinite for 1 < ν ≤ 2, undefined (NaN) for ν ≤ 1.
-  static double variance(double n, double, double s) {
-    if (n > 2) return s * s * n / (n - 2);
-    return n > 1 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
-  }
-};
-
-/// Name ~ student_t(nu, mu, sigma).
-template <fixed_string Name, detail::operand Nu, detail::operand Mu, detail::operand Sigma,
-          shape_tag Shape = scalar_shape>
-auto student_t(const Nu& nu, const Mu& mu, const Sigma& sigma, Shape shape = {}) {
-  return detail::make_named<Name, student_t_distribution>(shape, nu, mu, sigma);
-}
-template <detail::operand Nu, detail::operand Mu, detail::operand Sigma>
-auto student_t(const Nu& nu, const Mu& mu, const Sigma& sigma) {
-  return detail::make_distribution<student_t_distribution>(nu, mu, sigma);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/student_t.hpp -----
-// ----- begin tyche/distributions/half_student_t.hpp -----
-// tyche/distributions/half_student_t.hpp — half_student_t(nu, sigma): student_t(nu, 0, sigma)
-// folded onto x ≥ 0.
-//   log p(x | ν, σ) = log 2 + log Γ((ν+1)/2) − log Γ(ν/2) − ½ log ν − ½ log π − log σ
-//                     − (ν+1)/2 · log(1 + (x/σ)²/ν),   x ≥ 0, ν > 0, σ > 0.
-
-#include <cmath>
-#include <limits>
-#include <numbers>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Nu, class Sigma>
-struct half_student_t_distribution : distribution<half_student_t_distribution<Nu, Sigma>> {
-  static constexpr const char* family = "half_student_t";
-  Nu nu;
-  Sigma sigma;
-  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    const auto half_nu = lit<1, 2> * nu;
-    const auto half_nu_plus_half = half_nu + lit<1, 2>;
-    return detail::total(lgamma(half_nu_plus_half) - lgamma(half_nu) - lit<1, 2> * log(nu) -
-                         log(sigma) - half_nu_plus_half * log1p(square(x / sigma) / nu) +
-                         (detail::log_two - 0.5 * detail::log_pi));
-  }
-  auto arguments() const { return std::tuple{nu, sigma}; }
-  template <class G>
-  static double draw(G& rng, double n, double s) {
-    return s * std::fabs(std::student_t_distribution<double>(n)(rng));
-  }
-  /// 2σ √(ν/π) Γ((ν+1)/2) / (Γ(ν/2) (ν − 1)) for ν > 1 (else infinite).
-  static double mean(double n, double s) {
-    if (n <= 1) return std::numeric_limits<double>::infinity();
-    return 2 * s * std::sqrt(n / std::numbers::pi) *
-           std::exp(std::lgamma((n + 1) / 2) - std::lgamma(n / 2)) / (n - 1);
-  }
-  /// σ² ν/(ν − 2) − mean² for ν > 2 (else infinite; undefined, NaN, for ν ≤ 1).
-  static double variance(double n, double s) {
-    if (n > 2) {
-      const double m = mean(n, s);
-      return s * s * n / (n - 2) - m * m;
-    }
-    return n > 1 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
-  }
-  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
-};
-
-/// Name ~ half-Student-t(nu, sigma), support (0, ∞), sampled as log Name.
-template <fixed_string Name, detail::operand Nu, detail::operand Sigma, shape_tag Shape = scalar_shape>
-auto half_student_t(const Nu& nu, const Sigma& sigma, Shape shape = {}) {
-  return detail::make_named<Name, half_student_t_distribution>(shape, nu, sigma);
-}
-template <detail::operand Nu, detail::operand Sigma>
-auto half_student_t(const Nu& nu, const Sigma& sigma) {
-  return detail::make_distribution<half_student_t_distribution>(nu, sigma);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/half_student_t.hpp -----
 // ----- begin tyche/distributions/beta.hpp -----
 // tyche/distributions/beta.hpp — beta(a, b).
 //   log p(x | a, b) = log Γ(a + b) − log Γ(a) − log Γ(b) + (a − 1) log x + (b − 1) log(1 − x),
@@ -3428,277 +2898,13 @@ auto beta(const A& a, const B& b) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/beta.hpp -----
-// ----- begin tyche/distributions/uniform.hpp -----
-// tyche/distributions/uniform.hpp — uniform(a, b).
-//   log p(x | a, b) = −log(b − a),   a < x < b.
-// The support depends on the arguments: a named variable is sampled as logit((x − a)/(b − a)).
-// Observed values are not checked against (a, b) (the bounds are expressions), and the density
-// is not −∞ outside them.
-
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class A, class B>
-struct uniform_distribution : distribution<uniform_distribution<A, B>> {
-  static constexpr const char* family = "uniform";
-  A a;
-  B b;
-  auto transform() const { return transforms::interval<A, B>{a, b}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    // 0·x: the density does not depend on x inside (a, b), but x must occur in it, so that a
-    // vector x counts −log(b − a) once per element and a model's log density without the
-    // Jacobian still contains the variable's parameter (compile requires every parameter of
-    // the layout to occur).
-    return detail::total(lit<0> * x - log(b - a));
-  }
-  auto arguments() const { return std::tuple{a, b}; }
-  template <class G>
-  static double draw(G& rng, double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
-  static double mean(double a, double b) { return (a + b) / 2; }
-  static double variance(double a, double b) { return (b - a) * (b - a) / 12; }
-};
-
-/// Name ~ uniform(a, b), support (a, b) (a and b may be expressions of other variables).
-template <fixed_string Name, detail::operand A, detail::operand B, shape_tag Shape = scalar_shape>
-auto uniform(const A& a, const B& b, Shape shape = {}) {
-  return detail::make_named<Name, uniform_distribution>(shape, a, b);
-}
-template <detail::operand A, detail::operand B>
-auto uniform(const A& a, const B& b) {
-  return detail::make_distribution<uniform_distribution>(a, b);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/uniform.hpp -----
-// ----- begin tyche/distributions/double_exponential.hpp -----
-// tyche/distributions/double_exponential.hpp — double_exponential(mu, sigma) (Laplace).
-//   log p(x | μ, σ) = −log 2 − log σ − |x − μ|/σ,   x ∈ ℝ, σ > 0.
-
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Mu, class Sigma>
-struct double_exponential_distribution : distribution<double_exponential_distribution<Mu, Sigma>> {
-  static constexpr const char* family = "double_exponential";
-  Mu mu;
-  Sigma sigma;
-  auto transform() const { return transforms::identity{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    return detail::total(-abs(x - mu) / sigma - log(sigma) - detail::log_two);
-  }
-  auto arguments() const { return std::tuple{mu, sigma}; }
-  /// By inversion of u ~ uniform(0, 1): μ + σ log 2u below ½, μ − σ log 2(1 − u) above.
-  template <class G>
-  static double draw(G& rng, double m, double s) {
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    double u = unit(rng);
-    while (u <= 0.0 || u >= 1.0) u = unit(rng);
-    return u < 0.5 ? m + s * std::log(2 * u) : m - s * std::log(2 * (1 - u));
-  }
-  static double mean(double m, double) { return m; }
-  static double variance(double, double s) { return 2 * s * s; }
-};
-
-/// Name ~ double_exponential(mu, sigma) (Laplace).
-template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
-auto double_exponential(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
-  return detail::make_named<Name, double_exponential_distribution>(shape, mu, sigma);
-}
-template <detail::operand Mu, detail::operand Sigma>
-auto double_exponential(const Mu& mu, const Sigma& sigma) {
-  return detail::make_distribution<double_exponential_distribution>(mu, sigma);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/double_exponential.hpp -----
-// ----- begin tyche/distributions/logistic.hpp -----
-// tyche/distributions/logistic.hpp — the distribution logistic(mu, sigma). (With one argument,
-// tyche::logistic(e) is the inverse-logit function of tyche/core/operations.hpp; the overloads
-// differ by arity.)
-//   log p(x | μ, σ) = −z − log σ − 2 log(1 + e^{−z}) = log σ(z) + log(1 − σ(z)) − log σ,
-//   z = (x − μ)/σ,   x ∈ ℝ, σ > 0.
-
-#include <cmath>
-#include <numbers>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Mu, class Sigma>
-struct logistic_distribution : distribution<logistic_distribution<Mu, Sigma>> {
-  static constexpr const char* family = "logistic";
-  Mu mu;
-  Sigma sigma;
-  auto transform() const { return transforms::identity{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    const auto z = (x - mu) / sigma;
-    return detail::total(log_logistic(z) + log1m_logistic(z) - log(sigma));
-  }
-  auto arguments() const { return std::tuple{mu, sigma}; }
-  /// By inversion of u ~ uniform(0, 1): μ + σ log(u / (1 − u)).
-  template <class G>
-  static double draw(G& rng, double m, double s) {
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    double u = unit(rng);
-    while (u <= 0.0 || u >= 1.0) u = unit(rng);
-    return m + s * (std::log(u) - std::log1p(-u));
-  }
-  static double mean(double m, double) { return m; }
-  static double variance(double, double s) { return s * s * std::numbers::pi * std::numbers::pi / 3; }
-};
-
-/// Name ~ logistic(mu, sigma) (the distribution).
-template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
-auto logistic(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
-  return detail::make_named<Name, logistic_distribution>(shape, mu, sigma);
-}
-/// The distribution logistic(mu, sigma); logistic(e), one argument, is the inverse logit.
-template <detail::operand Mu, detail::operand Sigma>
-auto logistic(const Mu& mu, const Sigma& sigma) {
-  return detail::make_distribution<logistic_distribution>(mu, sigma);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/logistic.hpp -----
-// ----- begin tyche/distributions/weibull.hpp -----
-// tyche/distributions/weibull.hpp — weibull(alpha, sigma): shape α, scale σ (as in Stan).
-//   log p(x | α, σ) = log α − log σ + (α − 1) log(x/σ) − (x/σ)^α,   x > 0, α > 0, σ > 0.
-
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Alpha, class Sigma>
-struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
-  static constexpr const char* family = "weibull";
-  Alpha alpha;
-  Sigma sigma;
-  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    const auto log_z = log(x / sigma);  // (x/σ)^α = exp(α log(x/σ)), log(x/σ) computed once
-    return detail::total(log(alpha) - log(sigma) + (alpha - lit<1>) * log_z - exp(alpha * log_z));
-  }
-  auto arguments() const { return std::tuple{alpha, sigma}; }
-  template <class G>
-  static double draw(G& rng, double a, double s) { return std::weibull_distribution<double>(a, s)(rng); }
-  static double mean(double a, double s) { return s * std::tgamma(1 + 1 / a); }
-  static double variance(double a, double s) {
-    const double g1 = std::tgamma(1 + 1 / a);
-    return s * s * (std::tgamma(1 + 2 / a) - g1 * g1);
-  }
-  // 0 is rejected too: log(x/σ) = −∞ there, and (α − 1)·log(x/σ) is NaN for α = 1.
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
-};
-
-/// Name ~ weibull(alpha, sigma) (shape alpha, scale sigma), support (0, ∞), sampled as log Name.
-template <fixed_string Name, detail::operand Alpha, detail::operand Sigma, shape_tag Shape = scalar_shape>
-auto weibull(const Alpha& alpha, const Sigma& sigma, Shape shape = {}) {
-  return detail::make_named<Name, weibull_distribution>(shape, alpha, sigma);
-}
-template <detail::operand Alpha, detail::operand Sigma>
-auto weibull(const Alpha& alpha, const Sigma& sigma) {
-  return detail::make_distribution<weibull_distribution>(alpha, sigma);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/weibull.hpp -----
-// ----- begin tyche/distributions/chi_square.hpp -----
-// tyche/distributions/chi_square.hpp — chi_square(nu).
-//   log p(x | ν) = −(ν/2) log 2 − log Γ(ν/2) + (ν/2 − 1) log x − x/2,   x > 0, ν > 0.
-
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Nu>
-struct chi_square_distribution : distribution<chi_square_distribution<Nu>> {
-  static constexpr const char* family = "chi_square";
-  Nu nu;
-  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    const auto half_nu = lit<1, 2> * nu;
-    return detail::total((half_nu - lit<1>) * log(x) - lit<1, 2> * x - half_nu * detail::log_two -
-                         lgamma(half_nu));
-  }
-  auto arguments() const { return std::tuple{nu}; }
-  template <class G>
-  static double draw(G& rng, double n) { return std::chi_squared_distribution<double>(n)(rng); }
-  static double mean(double n) { return n; }
-  static double variance(double n) { return 2 * n; }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
-};
-
-/// Name ~ chi_square(nu), support (0, ∞), sampled as log Name.
-template <fixed_string Name, detail::operand Nu, shape_tag Shape = scalar_shape>
-auto chi_square(const Nu& nu, Shape shape = {}) {
-  return detail::make_named<Name, chi_square_distribution>(shape, nu);
-}
-template <detail::operand Nu>
-auto chi_square(const Nu& nu) {
-  return detail::make_distribution<chi_square_distribution>(nu);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/chi_square.hpp -----
-// ----- begin tyche/distributions/inv_chi_square.hpp -----
-// tyche/distributions/inv_chi_square.hpp — inv_chi_square(nu): 1/x ~ chi_square(nu).
-//   log p(x | ν) = −(ν/2) log 2 − log Γ(ν/2) − (ν/2 + 1) log x − 1/(2x),   x > 0, ν > 0.
-
-#include <limits>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Nu>
-struct inv_chi_square_distribution : distribution<inv_chi_square_distribution<Nu>> {
-  static constexpr const char* family = "inv_chi_square";
-  Nu nu;
-  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    const auto half_nu = lit<1, 2> * nu;
-    return detail::total(-(half_nu + lit<1>) * log(x) - lit<1, 2> / x - half_nu * detail::log_two -
-                         lgamma(half_nu));
-  }
-  auto arguments() const { return std::tuple{nu}; }
-  template <class G>
-  static double draw(G& rng, double n) { return 1.0 / std::chi_squared_distribution<double>(n)(rng); }
-  /// 1/(ν − 2) for ν > 2 (else infinite).
-  static double mean(double n) { return n > 2 ? 1 / (n - 2) : std::numeric_limits<double>::infinity(); }
-  /// 2/((ν − 2)² (ν − 4)) for ν > 4 (else infinite).
-  static double variance(double n) {
-    return n > 4 ? 2 / ((n - 2) * (n - 2) * (n - 4)) : std::numeric_limits<double>::infinity();
-  }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
-};
-
-/// Name ~ inv_chi_square(nu), support (0, ∞), sampled as log Name.
-template <fixed_string Name, detail::operand Nu, shape_tag Shape = scalar_shape>
-auto inv_chi_square(const Nu& nu, Shape shape = {}) {
-  return detail::make_named<Name, inv_chi_square_distribution>(shape, nu);
-}
-template <detail::operand Nu>
-auto inv_chi_square(const Nu& nu) {
-  return detail::make_distribution<inv_chi_square_distribution>(nu);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/inv_chi_square.hpp -----
+// ----- begin tyche/distributions/beta_binomial.hpp -----
+// tyche/distributions/beta_binomial.hpp — beta_binomial(n, a, b), for observations only.
+//   log p(y | n, a, b) = log C(n, y) + log B(y + a, n − y + b) − log B(a, b),
+//   y ∈ {0, …, n}, a > 0, b > 0, with log B(u, v) = lgamma(u) + lgamma(v) − lgamma(u + v).
+// n is data, as in binomial: log C(n, y) is folded when the model is built. Data checks as
+// binomial's (binomial.hpp). log B is a difference of lgammas: for a + b ≫ 10⁶ it loses
+// accuracy (absolute error about ε · (a + b) log(a + b)).
 // ----- begin tyche/distributions/binomial.hpp -----
 // tyche/distributions/binomial.hpp — binomial(n, p), for observations only.
 //   log p(y | n, p) = log C(n, y) + y log p + (n − y) log(1 − p),   y ∈ {0, …, n}, 0 ≤ p ≤ 1,
@@ -3809,6 +3015,59 @@ auto binomial(const N& n, const P& p) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/binomial.hpp -----
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class N, class A, class B>
+struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A, B>> {
+  static constexpr const char* family = "beta_binomial";
+  N n;
+  A a;
+  B b;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(lgamma(y + a) + lgamma(n - y + b) - lgamma(n + a + b) + lgamma(a + b) -
+                         lgamma(a) - lgamma(b) +
+                         (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
+  }
+  auto arguments() const { return std::tuple{n, a, b}; }
+  /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
+  template <class X>
+  auto observe(const X& x) const {
+    auto o = distribution<beta_binomial_distribution>::observe(x);
+    detail::check_trials(family, o.value, n);
+    return o;
+  }
+  /// p ~ beta(a, b) (as X / (X + Y) for X ~ gamma(a), Y ~ gamma(b)), then binomial(n, p).
+  template <class G>
+  static double draw(G& rng, double trials, double sa, double sb) {
+    const double x = std::gamma_distribution<double>(sa, 1.0)(rng);
+    const double z = std::gamma_distribution<double>(sb, 1.0)(rng);
+    const double pr = x + z > 0 ? x / (x + z) : sa / (sa + sb);
+    return static_cast<double>(std::binomial_distribution<long long>(std::llround(trials), pr)(rng));
+  }
+  static double mean(double trials, double sa, double sb) { return trials * sa / (sa + sb); }
+  static double variance(double trials, double sa, double sb) {
+    const double s = sa + sb;
+    return trials * sa * sb * (s + trials) / (s * s * (s + 1.0));
+  }
+  static const char* observation_problem(double v) {
+    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
+  }
+};
+
+/// The distribution beta_binomial(n, a, b): `beta_binomial(data(trials), a, b).observe(data(y))`.
+template <detail::operand N, detail::operand A, detail::operand B>
+auto beta_binomial(const N& n, const A& a, const B& b) {
+  return detail::make_distribution<beta_binomial_distribution>(n, a, b);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/beta_binomial.hpp -----
 // ----- begin tyche/distributions/binomial_logit.hpp -----
 // tyche/distributions/binomial_logit.hpp — binomial_logit(n, alpha) = binomial(n, logistic(alpha)),
 // for observations only.
@@ -3861,6 +3120,603 @@ auto binomial_logit(const N& n, const Alpha& alpha) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/binomial_logit.hpp -----
+// ----- begin tyche/distributions/cauchy.hpp -----
+// tyche/distributions/cauchy.hpp — cauchy(mu, sigma) and half_cauchy(sigma).
+//   log p(x | μ, σ) = −log π − log σ − log(1 + ((x − μ)/σ)²),   x ∈ ℝ;
+//   half_cauchy: log 2 − log π − log σ − log(1 + (x/σ)²),        x > 0.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Sigma>
+struct cauchy_distribution : distribution<cauchy_distribution<Mu, Sigma>> {
+  static constexpr const char* family = "cauchy";
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(-log1p(square((x - mu) / sigma)) - log(sigma) - detail::log_pi);
+  }
+  auto arguments() const { return std::tuple{mu, sigma}; }
+  template <class G>
+  static double draw(G& rng, double m, double s) { return std::cauchy_distribution<double>(m, s)(rng); }
+};
+
+template <class Sigma>
+struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> {
+  static constexpr const char* family = "half_cauchy";
+  Sigma sigma;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(-log1p(square(x / sigma)) - log(sigma) + (detail::log_two - detail::log_pi));
+  }
+  auto arguments() const { return std::tuple{sigma}; }
+  template <class G>
+  static double draw(G& rng, double s) { return std::fabs(std::cauchy_distribution<double>(0.0, s)(rng)); }
+  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+};
+
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto cauchy(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, cauchy_distribution>(shape, mu, sigma);
+}
+template <detail::operand Mu, detail::operand Sigma>
+auto cauchy(const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<cauchy_distribution>(mu, sigma);
+}
+
+/// Name ~ half-Cauchy(0, sigma), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto half_cauchy(const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, half_cauchy_distribution>(shape, sigma);
+}
+template <detail::operand Sigma>
+auto half_cauchy(const Sigma& sigma) {
+  return detail::make_distribution<half_cauchy_distribution>(sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/cauchy.hpp -----
+// ----- begin tyche/distributions/chi_square.hpp -----
+// tyche/distributions/chi_square.hpp — chi_square(nu).
+//   log p(x | ν) = −(ν/2) log 2 − log Γ(ν/2) + (ν/2 − 1) log x − x/2,   x > 0, ν > 0.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Nu>
+struct chi_square_distribution : distribution<chi_square_distribution<Nu>> {
+  static constexpr const char* family = "chi_square";
+  Nu nu;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto half_nu = lit<1, 2> * nu;
+    return detail::total((half_nu - lit<1>) * log(x) - lit<1, 2> * x - half_nu * detail::log_two -
+                         lgamma(half_nu));
+  }
+  auto arguments() const { return std::tuple{nu}; }
+  template <class G>
+  static double draw(G& rng, double n) { return std::chi_squared_distribution<double>(n)(rng); }
+  static double mean(double n) { return n; }
+  static double variance(double n) { return 2 * n; }
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+};
+
+/// Name ~ chi_square(nu), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Nu, shape_tag Shape = scalar_shape>
+auto chi_square(const Nu& nu, Shape shape = {}) {
+  return detail::make_named<Name, chi_square_distribution>(shape, nu);
+}
+template <detail::operand Nu>
+auto chi_square(const Nu& nu) {
+  return detail::make_distribution<chi_square_distribution>(nu);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/chi_square.hpp -----
+// ----- begin tyche/distributions/double_exponential.hpp -----
+// tyche/distributions/double_exponential.hpp — double_exponential(mu, sigma) (Laplace).
+//   log p(x | μ, σ) = −log 2 − log σ − |x − μ|/σ,   x ∈ ℝ, σ > 0.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Sigma>
+struct double_exponential_distribution : distribution<double_exponential_distribution<Mu, Sigma>> {
+  static constexpr const char* family = "double_exponential";
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(-abs(x - mu) / sigma - log(sigma) - detail::log_two);
+  }
+  auto arguments() const { return std::tuple{mu, sigma}; }
+  /// By inversion of u ~ uniform(0, 1): μ + σ log 2u below ½, μ − σ log 2(1 − u) above.
+  template <class G>
+  static double draw(G& rng, double m, double s) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    double u = unit(rng);
+    while (u <= 0.0 || u >= 1.0) u = unit(rng);
+    return u < 0.5 ? m + s * std::log(2 * u) : m - s * std::log(2 * (1 - u));
+  }
+  static double mean(double m, double) { return m; }
+  static double variance(double, double s) { return 2 * s * s; }
+};
+
+/// Name ~ double_exponential(mu, sigma) (Laplace).
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto double_exponential(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, double_exponential_distribution>(shape, mu, sigma);
+}
+template <detail::operand Mu, detail::operand Sigma>
+auto double_exponential(const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<double_exponential_distribution>(mu, sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/double_exponential.hpp -----
+// ----- begin tyche/distributions/exponential.hpp -----
+// tyche/distributions/exponential.hpp — exponential(lambda), lambda the rate.
+//   log p(x | λ) = log λ − λ x,   x ≥ 0, λ > 0.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Lambda>
+struct exponential_distribution : distribution<exponential_distribution<Lambda>> {
+  static constexpr const char* family = "exponential";
+  Lambda lambda;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(log(lambda) - lambda * x);
+  }
+  auto arguments() const { return std::tuple{lambda}; }
+  template <class G>
+  static double draw(G& rng, double l) { return std::exponential_distribution<double>(l)(rng); }
+  static double mean(double l) { return 1.0 / l; }
+  static double variance(double l) { return 1.0 / (l * l); }
+  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+};
+
+/// Name ~ exponential(lambda) (rate lambda), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Lambda, shape_tag Shape = scalar_shape>
+auto exponential(const Lambda& lambda, Shape shape = {}) {
+  return detail::make_named<Name, exponential_distribution>(shape, lambda);
+}
+template <detail::operand Lambda>
+auto exponential(const Lambda& lambda) {
+  return detail::make_distribution<exponential_distribution>(lambda);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/exponential.hpp -----
+// ----- begin tyche/distributions/flat.hpp -----
+// tyche/distributions/flat.hpp — flat<"x">(...): an improper uniform prior (no prior term) on
+// the real line or on a support given by bounds, e.g. for regression coefficients with "no
+// prior" or a scale with a flat prior on (0, ∞) (Stan: a parameter with no sampling statement).
+
+#include <tuple>
+
+namespace tyche {
+
+/// Supports for flat(): the real line, (lower, ∞), (−∞, upper), (lower, upper). Bounds may be
+/// numbers or expressions of other parameters.
+inline transforms::identity real_line() { return {}; }
+template <detail::operand L>
+auto greater_than(const L& lower) {
+  return transforms::lower_bound<detail::node_t<L>>{detail::as_node(lower)};
+}
+inline transforms::lower_bound<literal<0>> positive() { return {}; }
+template <detail::operand U>
+auto less_than(const U& upper) {
+  return transforms::upper_bound<detail::node_t<U>>{detail::as_node(upper)};
+}
+template <detail::operand L, detail::operand U>
+auto between(const L& lower, const U& upper) {
+  return transforms::interval<detail::node_t<L>, detail::node_t<U>>{detail::as_node(lower),
+                                                                    detail::as_node(upper)};
+}
+
+template <class Transform>
+struct flat_distribution : distribution<flat_distribution<Transform>> {
+  static constexpr const char* family = "flat";
+  Transform support;
+  auto transform() const { return support; }
+  template <class X>
+  auto log_prob(const X&) const { return lit<0>; }
+  auto arguments() const { return std::tuple{}; }
+};
+
+/// An improper flat prior on the given support (default: the real line):
+/// `flat<"beta">(shape<7>)`, `flat<"sigma">(positive())`, `flat<"p">(between(0.0, 1.0))`.
+template <fixed_string Name, class Support = transforms::identity, shape_tag Shape = scalar_shape>
+  requires(!shape_tag<Support>)
+auto flat(Support support = {}, Shape shape = {}) {
+  return detail::make_random_variable<Name>(flat_distribution<Support>{{}, support}, shape);
+}
+template <fixed_string Name, shape_tag Shape>
+auto flat(Shape shape) {
+  return detail::make_random_variable<Name>(flat_distribution<transforms::identity>{{}, {}}, shape);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/flat.hpp -----
+// ----- begin tyche/distributions/gamma.hpp -----
+// tyche/distributions/gamma.hpp — gamma(alpha, beta): shape α, rate β (as in Stan).
+//   log p(x | α, β) = α log β − log Γ(α) + (α − 1) log x − β x,   x > 0, α > 0, β > 0.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha, class Beta>
+struct gamma_distribution : distribution<gamma_distribution<Alpha, Beta>> {
+  static constexpr const char* family = "gamma";
+  Alpha alpha;
+  Beta beta;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(alpha * log(beta) - lgamma(alpha) + (alpha - lit<1>) * log(x) - beta * x);
+  }
+  auto arguments() const { return std::tuple{alpha, beta}; }
+  template <class G>
+  static double draw(G& rng, double a, double b) { return std::gamma_distribution<double>(a, 1.0 / b)(rng); }
+  static double mean(double a, double b) { return a / b; }
+  static double variance(double a, double b) { return a / (b * b); }
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+};
+
+/// Name ~ gamma(alpha, beta) (shape alpha, rate beta), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Alpha, detail::operand Beta, shape_tag Shape = scalar_shape>
+auto gamma(const Alpha& alpha, const Beta& beta, Shape shape = {}) {
+  return detail::make_named<Name, gamma_distribution>(shape, alpha, beta);
+}
+template <detail::operand Alpha, detail::operand Beta>
+auto gamma(const Alpha& alpha, const Beta& beta) {
+  return detail::make_distribution<gamma_distribution>(alpha, beta);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/gamma.hpp -----
+// ----- begin tyche/distributions/half_normal.hpp -----
+// tyche/distributions/half_normal.hpp — half_normal(sigma): the normal(0, sigma) folded onto x ≥ 0.
+//   log p(x | σ) = log 2 − ½ log 2π − log σ − ½ (x/σ)²,   x ≥ 0, σ > 0.
+
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Sigma>
+struct half_normal_distribution : distribution<half_normal_distribution<Sigma>> {
+  static constexpr const char* family = "half_normal";
+  Sigma sigma;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(lit<-1, 2> * square(x / sigma) - log(sigma) +
+                         (detail::log_two - detail::half_log_two_pi));
+  }
+  auto arguments() const { return std::tuple{sigma}; }
+  template <class G>
+  static double draw(G& rng, double s) { return std::fabs(std::normal_distribution<double>(0.0, s)(rng)); }
+  static double mean(double s) { return s * std::sqrt(2.0 / std::numbers::pi); }
+  static double variance(double s) { return s * s * (1.0 - 2.0 / std::numbers::pi); }
+  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+};
+
+/// Name ~ half-normal(sigma), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto half_normal(const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, half_normal_distribution>(shape, sigma);
+}
+template <detail::operand Sigma>
+auto half_normal(const Sigma& sigma) {
+  return detail::make_distribution<half_normal_distribution>(sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/half_normal.hpp -----
+// ----- begin tyche/distributions/half_student_t.hpp -----
+// tyche/distributions/half_student_t.hpp — half_student_t(nu, sigma): student_t(nu, 0, sigma)
+// folded onto x ≥ 0.
+//   log p(x | ν, σ) = log 2 + log Γ((ν+1)/2) − log Γ(ν/2) − ½ log ν − ½ log π − log σ
+//                     − (ν+1)/2 · log(1 + (x/σ)²/ν),   x ≥ 0, ν > 0, σ > 0.
+
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Nu, class Sigma>
+struct half_student_t_distribution : distribution<half_student_t_distribution<Nu, Sigma>> {
+  static constexpr const char* family = "half_student_t";
+  Nu nu;
+  Sigma sigma;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto half_nu = lit<1, 2> * nu;
+    const auto half_nu_plus_half = half_nu + lit<1, 2>;
+    return detail::total(lgamma(half_nu_plus_half) - lgamma(half_nu) - lit<1, 2> * log(nu) -
+                         log(sigma) - half_nu_plus_half * log1p(square(x / sigma) / nu) +
+                         (detail::log_two - 0.5 * detail::log_pi));
+  }
+  auto arguments() const { return std::tuple{nu, sigma}; }
+  template <class G>
+  static double draw(G& rng, double n, double s) {
+    return s * std::fabs(std::student_t_distribution<double>(n)(rng));
+  }
+  /// 2σ √(ν/π) Γ((ν+1)/2) / (Γ(ν/2) (ν − 1)) for ν > 1 (else infinite).
+  static double mean(double n, double s) {
+    if (n <= 1) return std::numeric_limits<double>::infinity();
+    return 2 * s * std::sqrt(n / std::numbers::pi) *
+           std::exp(std::lgamma((n + 1) / 2) - std::lgamma(n / 2)) / (n - 1);
+  }
+  /// σ² ν/(ν − 2) − mean² for ν > 2 (else infinite; undefined, NaN, for ν ≤ 1).
+  static double variance(double n, double s) {
+    if (n > 2) {
+      const double m = mean(n, s);
+      return s * s * n / (n - 2) - m * m;
+    }
+    return n > 1 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+  }
+  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+};
+
+/// Name ~ half-Student-t(nu, sigma), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Nu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto half_student_t(const Nu& nu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, half_student_t_distribution>(shape, nu, sigma);
+}
+template <detail::operand Nu, detail::operand Sigma>
+auto half_student_t(const Nu& nu, const Sigma& sigma) {
+  return detail::make_distribution<half_student_t_distribution>(nu, sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/half_student_t.hpp -----
+// ----- begin tyche/distributions/inv_chi_square.hpp -----
+// tyche/distributions/inv_chi_square.hpp — inv_chi_square(nu): 1/x ~ chi_square(nu).
+//   log p(x | ν) = −(ν/2) log 2 − log Γ(ν/2) − (ν/2 + 1) log x − 1/(2x),   x > 0, ν > 0.
+
+#include <limits>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Nu>
+struct inv_chi_square_distribution : distribution<inv_chi_square_distribution<Nu>> {
+  static constexpr const char* family = "inv_chi_square";
+  Nu nu;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto half_nu = lit<1, 2> * nu;
+    return detail::total(-(half_nu + lit<1>) * log(x) - lit<1, 2> / x - half_nu * detail::log_two -
+                         lgamma(half_nu));
+  }
+  auto arguments() const { return std::tuple{nu}; }
+  template <class G>
+  static double draw(G& rng, double n) { return 1.0 / std::chi_squared_distribution<double>(n)(rng); }
+  /// 1/(ν − 2) for ν > 2 (else infinite).
+  static double mean(double n) { return n > 2 ? 1 / (n - 2) : std::numeric_limits<double>::infinity(); }
+  /// 2/((ν − 2)² (ν − 4)) for ν > 4 (else infinite).
+  static double variance(double n) {
+    return n > 4 ? 2 / ((n - 2) * (n - 2) * (n - 4)) : std::numeric_limits<double>::infinity();
+  }
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+};
+
+/// Name ~ inv_chi_square(nu), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Nu, shape_tag Shape = scalar_shape>
+auto inv_chi_square(const Nu& nu, Shape shape = {}) {
+  return detail::make_named<Name, inv_chi_square_distribution>(shape, nu);
+}
+template <detail::operand Nu>
+auto inv_chi_square(const Nu& nu) {
+  return detail::make_distribution<inv_chi_square_distribution>(nu);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/inv_chi_square.hpp -----
+// ----- begin tyche/distributions/inv_gamma.hpp -----
+// tyche/distributions/inv_gamma.hpp — inv_gamma(alpha, beta): 1/x ~ gamma(alpha, beta); shape α,
+// scale β.
+//   log p(x | α, β) = α log β − log Γ(α) − (α + 1) log x − β / x,   x > 0, α > 0, β > 0.
+
+#include <limits>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha, class Beta>
+struct inv_gamma_distribution : distribution<inv_gamma_distribution<Alpha, Beta>> {
+  static constexpr const char* family = "inv_gamma";
+  Alpha alpha;
+  Beta beta;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(alpha * log(beta) - lgamma(alpha) - (alpha + lit<1>) * log(x) - beta / x);
+  }
+  auto arguments() const { return std::tuple{alpha, beta}; }
+  template <class G>
+  static double draw(G& rng, double a, double b) { return b / std::gamma_distribution<double>(a, 1.0)(rng); }
+  /// β / (α − 1) for α > 1 (else infinite).
+  static double mean(double a, double b) {
+    return a > 1 ? b / (a - 1) : std::numeric_limits<double>::infinity();
+  }
+  /// β² / ((α − 1)² (α − 2)) for α > 2 (else infinite).
+  static double variance(double a, double b) {
+    return a > 2 ? b * b / ((a - 1) * (a - 1) * (a - 2)) : std::numeric_limits<double>::infinity();
+  }
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+};
+
+/// Name ~ inv_gamma(alpha, beta) (shape alpha, scale beta), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Alpha, detail::operand Beta, shape_tag Shape = scalar_shape>
+auto inv_gamma(const Alpha& alpha, const Beta& beta, Shape shape = {}) {
+  return detail::make_named<Name, inv_gamma_distribution>(shape, alpha, beta);
+}
+template <detail::operand Alpha, detail::operand Beta>
+auto inv_gamma(const Alpha& alpha, const Beta& beta) {
+  return detail::make_distribution<inv_gamma_distribution>(alpha, beta);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/inv_gamma.hpp -----
+// ----- begin tyche/distributions/log_mix.hpp -----
+// tyche/distributions/log_mix.hpp — log_mix(theta, lp1, lp2): the log density of a two-component
+// mixture from the components' log densities (Stan's log_mix),
+//   log_mix(θ, λ₁, λ₂) = log(θ e^λ₁ + (1 − θ) e^λ₂),   0 ≤ θ ≤ 1,
+// elementwise for vector operands (sum the result for a vector of observations). Note that a
+// family's log_prob(y) is already summed over y, so log_mix(θ, normal(m1, s).log_prob(data(y)),
+// normal(m2, s).log_prob(data(y))) mixes the whole data set at once; for a mixture per
+// observation, pass elementwise log densities written out (e.g. −½((data(y) − m1)/s)² − log s − …).
+//
+// Computed with the maximum m = max(λ₁, λ₂) = λ₂ + (d + |d|)/2, d = λ₁ − λ₂, factored out:
+//   log_mix = λ₂ + (d + |d|)/2 + log(θ e^((d − |d|)/2) + (1 − θ) e^(−(d + |d|)/2)),
+// so that the exponents are ≤ 0 (one of them exactly 0): nothing overflows, and the sum inside the
+// log has no cancellation, for any difference λ₁ − λ₂ (the core has no max; |d| stands in for
+// it). At θ = 0 or θ = 1 it stays finite (and correct) as long as the remaining component's
+// e^(−|d|) does not underflow (|d| < 708). The gradient does not depend on the subgradient of
+// |d| at d = 0 (the expression is invariant under the shift m). Not defined when λ₁ or λ₂ is
+// infinite.
+
+namespace tyche {
+
+/// log(θ e^lp1 + (1 − θ) e^lp2), without overflow: `sum(log_mix(theta, lp1_vector, lp2_vector))`.
+template <detail::operand Theta, detail::operand Lp1, detail::operand Lp2>
+  requires(expression<Theta> || expression<Lp1> || expression<Lp2>)
+auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
+  const auto t = detail::as_node(theta);
+  const auto l2 = detail::as_node(lp2);
+  const auto d = detail::as_node(lp1) - l2;
+  const auto up = lit<1, 2> * (d + abs(d));    // max(d, 0)
+  const auto down = lit<1, 2> * (d - abs(d));  // min(d, 0)
+  return l2 + up + log(t * exp(down) + (lit<1> - t) * exp(-up));
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/log_mix.hpp -----
+// ----- begin tyche/distributions/logistic.hpp -----
+// tyche/distributions/logistic.hpp — the distribution logistic(mu, sigma). (With one argument,
+// tyche::logistic(e) is the inverse-logit function of tyche/core/operations.hpp; the overloads
+// differ by arity.)
+//   log p(x | μ, σ) = −z − log σ − 2 log(1 + e^{−z}) = log σ(z) + log(1 − σ(z)) − log σ,
+//   z = (x − μ)/σ,   x ∈ ℝ, σ > 0.
+
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Sigma>
+struct logistic_distribution : distribution<logistic_distribution<Mu, Sigma>> {
+  static constexpr const char* family = "logistic";
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto z = (x - mu) / sigma;
+    return detail::total(log_logistic(z) + log1m_logistic(z) - log(sigma));
+  }
+  auto arguments() const { return std::tuple{mu, sigma}; }
+  /// By inversion of u ~ uniform(0, 1): μ + σ log(u / (1 − u)).
+  template <class G>
+  static double draw(G& rng, double m, double s) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    double u = unit(rng);
+    while (u <= 0.0 || u >= 1.0) u = unit(rng);
+    return m + s * (std::log(u) - std::log1p(-u));
+  }
+  static double mean(double m, double) { return m; }
+  static double variance(double, double s) { return s * s * std::numbers::pi * std::numbers::pi / 3; }
+};
+
+/// Name ~ logistic(mu, sigma) (the distribution).
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto logistic(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, logistic_distribution>(shape, mu, sigma);
+}
+/// The distribution logistic(mu, sigma); logistic(e), one argument, is the inverse logit.
+template <detail::operand Mu, detail::operand Sigma>
+auto logistic(const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<logistic_distribution>(mu, sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/logistic.hpp -----
+// ----- begin tyche/distributions/lognormal.hpp -----
+// tyche/distributions/lognormal.hpp — lognormal(mu, sigma): log x ~ normal(mu, sigma).
+//   log p(x | μ, σ) = −½ ((log x − μ)/σ)² − log σ − log x − ½ log 2π,   x > 0, σ > 0.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Sigma>
+struct lognormal_distribution : distribution<lognormal_distribution<Mu, Sigma>> {
+  static constexpr const char* family = "lognormal";
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto log_x = log(x);
+    return detail::total(lit<-1, 2> * square((log_x - mu) / sigma) - log(sigma) - log_x -
+                         detail::half_log_two_pi);
+  }
+  auto arguments() const { return std::tuple{mu, sigma}; }
+  template <class G>
+  static double draw(G& rng, double m, double s) { return std::lognormal_distribution<double>(m, s)(rng); }
+  static double mean(double m, double s) { return std::exp(m + s * s / 2); }
+  static double variance(double m, double s) { return std::expm1(s * s) * std::exp(2 * m + s * s); }
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+};
+
+/// Name ~ lognormal(mu, sigma), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto lognormal(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, lognormal_distribution>(shape, mu, sigma);
+}
+template <detail::operand Mu, detail::operand Sigma>
+auto lognormal(const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<lognormal_distribution>(mu, sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/lognormal.hpp -----
 // ----- begin tyche/distributions/neg_binomial_2.hpp -----
 // tyche/distributions/neg_binomial_2.hpp — neg_binomial_2(mu, phi), the negative binomial with
 // mean μ and precision φ (variance μ + μ²/φ), for observations only.
@@ -3963,13 +3819,73 @@ auto neg_binomial_2_log(const Eta& eta, const Phi& phi) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/neg_binomial_2_log.hpp -----
-// ----- begin tyche/distributions/beta_binomial.hpp -----
-// tyche/distributions/beta_binomial.hpp — beta_binomial(n, a, b), for observations only.
-//   log p(y | n, a, b) = log C(n, y) + log B(y + a, n − y + b) − log B(a, b),
-//   y ∈ {0, …, n}, a > 0, b > 0, with log B(u, v) = lgamma(u) + lgamma(v) − lgamma(u + v).
-// n is data, as in binomial: log C(n, y) is folded when the model is built. Data checks as
-// binomial's (binomial.hpp). log B is a difference of lgammas: for a + b ≫ 10⁶ it loses
-// accuracy (absolute error about ε · (a + b) log(a + b)).
+// ----- begin tyche/distributions/normal.hpp -----
+// tyche/distributions/normal.hpp — normal(mu, sigma) and std_normal().
+//   log p(x | μ, σ) = −½ ((x − μ)/σ)² − log σ − ½ log 2π,   x ∈ ℝ, σ > 0.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Sigma>
+struct normal_distribution : distribution<normal_distribution<Mu, Sigma>> {
+  static constexpr const char* family = "normal";
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(lit<-1, 2> * square((x - mu) / sigma) - log(sigma) -
+                         detail::half_log_two_pi);
+  }
+  auto arguments() const { return std::tuple{mu, sigma}; }
+  template <class G>
+  static double draw(G& rng, double m, double s) { return std::normal_distribution<double>(m, s)(rng); }
+  static double mean(double m, double) { return m; }
+  static double variance(double, double s) { return s * s; }
+};
+
+struct std_normal_distribution : distribution<std_normal_distribution> {
+  static constexpr const char* family = "std_normal";
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(lit<-1, 2> * square(x) - detail::half_log_two_pi);
+  }
+  auto arguments() const { return std::tuple{}; }
+  template <class G>
+  static double draw(G& rng) { return std::normal_distribution<double>(0.0, 1.0)(rng); }
+  static double mean() { return 0.0; }
+  static double variance() { return 1.0; }
+};
+
+/// The named random variable Name ~ normal(mu, sigma): `normal<"mu">(0.0, 5.0)`.
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto normal(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, normal_distribution>(shape, mu, sigma);
+}
+/// The distribution normal(mu, sigma), e.g. to observe data: `normal(theta, sigma).observe(y)`.
+template <detail::operand Mu, detail::operand Sigma>
+auto normal(const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<normal_distribution>(mu, sigma);
+}
+
+/// Name ~ normal(0, 1): `std_normal<"z">(shape<8>)`.
+template <fixed_string Name, shape_tag Shape = scalar_shape>
+auto std_normal(Shape shape = {}) {
+  return detail::make_random_variable<Name>(std_normal_distribution{}, shape);
+}
+inline auto std_normal() { return std_normal_distribution{}; }
+
+}  // namespace tyche
+// ----- end tyche/distributions/normal.hpp -----
+// ----- begin tyche/distributions/poisson.hpp -----
+// tyche/distributions/poisson.hpp — poisson(lambda), for observations only.
+//   log p(y | λ) = y log λ − λ − log y!,   y ∈ {0, 1, 2, …}, λ > 0.
+// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
+// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
+// integer count" otherwise.
 
 #include <cmath>
 #include <random>
@@ -3977,137 +3893,221 @@ auto neg_binomial_2_log(const Eta& eta, const Phi& phi) {
 
 namespace tyche {
 
-template <class N, class A, class B>
-struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A, B>> {
-  static constexpr const char* family = "beta_binomial";
-  N n;
-  A a;
-  B b;
+template <class Lambda>
+struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
+  static constexpr const char* family = "poisson";
+  Lambda lambda;
   template <class X>
   auto log_prob(const X& y) const {
-    return detail::total(lgamma(y + a) + lgamma(n - y + b) - lgamma(n + a + b) + lgamma(a + b) -
-                         lgamma(a) - lgamma(b) +
-                         (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
+    return detail::total(y * log(lambda) - lambda - lgamma(y + lit<1>));
   }
-  auto arguments() const { return std::tuple{n, a, b}; }
-  /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
-  template <class X>
-  auto observe(const X& x) const {
-    auto o = distribution<beta_binomial_distribution>::observe(x);
-    detail::check_trials(family, o.value, n);
-    return o;
-  }
-  /// p ~ beta(a, b) (as X / (X + Y) for X ~ gamma(a), Y ~ gamma(b)), then binomial(n, p).
+  auto arguments() const { return std::tuple{lambda}; }
   template <class G>
-  static double draw(G& rng, double trials, double sa, double sb) {
-    const double x = std::gamma_distribution<double>(sa, 1.0)(rng);
-    const double z = std::gamma_distribution<double>(sb, 1.0)(rng);
-    const double pr = x + z > 0 ? x / (x + z) : sa / (sa + sb);
-    return static_cast<double>(std::binomial_distribution<long long>(std::llround(trials), pr)(rng));
+  static double draw(G& rng, double l) {
+    return static_cast<double>(std::poisson_distribution<long long>(l)(rng));
   }
-  static double mean(double trials, double sa, double sb) { return trials * sa / (sa + sb); }
-  static double variance(double trials, double sa, double sb) {
-    const double s = sa + sb;
-    return trials * sa * sb * (s + trials) / (s * s * (s + 1.0));
-  }
+  static double mean(double l) { return l; }
+  static double variance(double l) { return l; }
   static const char* observation_problem(double v) {
     return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
   }
 };
 
-/// The distribution beta_binomial(n, a, b): `beta_binomial(data(trials), a, b).observe(data(y))`.
-template <detail::operand N, detail::operand A, detail::operand B>
-auto beta_binomial(const N& n, const A& a, const B& b) {
-  return detail::make_distribution<beta_binomial_distribution>(n, a, b);
+/// The distribution poisson(lambda), to observe counts: `poisson(lambda).observe(data(y))`.
+template <detail::operand Lambda>
+auto poisson(const Lambda& lambda) {
+  return detail::make_distribution<poisson_distribution>(lambda);
 }
 
 }  // namespace tyche
-// ----- end tyche/distributions/beta_binomial.hpp -----
-// ----- begin tyche/distributions/flat.hpp -----
-// tyche/distributions/flat.hpp — flat<"x">(...): an improper uniform prior (no prior term) on
-// the real line or on a support given by bounds, e.g. for regression coefficients with "no
-// prior" or a scale with a flat prior on (0, ∞) (Stan: a parameter with no sampling statement).
+// ----- end tyche/distributions/poisson.hpp -----
+// ----- begin tyche/distributions/poisson_log.hpp -----
+// tyche/distributions/poisson_log.hpp — poisson_log(alpha) = poisson(exp(alpha)), for
+// observations only.
+//   log p(y | α) = y α − e^α − log y!,   y ∈ {0, 1, 2, …}, α ∈ ℝ.
+// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
+// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
+// integer count" otherwise.
 
+#include <cmath>
+#include <random>
 #include <tuple>
 
 namespace tyche {
 
-/// Supports for flat(): the real line, (lower, ∞), (−∞, upper), (lower, upper). Bounds may be
-/// numbers or expressions of other parameters.
-inline transforms::identity real_line() { return {}; }
-template <detail::operand L>
-auto greater_than(const L& lower) {
-  return transforms::lower_bound<detail::node_t<L>>{detail::as_node(lower)};
-}
-inline transforms::lower_bound<literal<0>> positive() { return {}; }
-template <detail::operand U>
-auto less_than(const U& upper) {
-  return transforms::upper_bound<detail::node_t<U>>{detail::as_node(upper)};
-}
-template <detail::operand L, detail::operand U>
-auto between(const L& lower, const U& upper) {
-  return transforms::interval<detail::node_t<L>, detail::node_t<U>>{detail::as_node(lower),
-                                                                    detail::as_node(upper)};
-}
-
-template <class Transform>
-struct flat_distribution : distribution<flat_distribution<Transform>> {
-  static constexpr const char* family = "flat";
-  Transform support;
-  auto transform() const { return support; }
+template <class Alpha>
+struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> {
+  static constexpr const char* family = "poisson_log";
+  Alpha alpha;
   template <class X>
-  auto log_prob(const X&) const { return lit<0>; }
-  auto arguments() const { return std::tuple{}; }
+  auto log_prob(const X& y) const {
+    return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
+  }
+  auto arguments() const { return std::tuple{alpha}; }
+  template <class G>
+  static double draw(G& rng, double a) {
+    return static_cast<double>(std::poisson_distribution<long long>(std::exp(a))(rng));
+  }
+  static double mean(double a) { return std::exp(a); }
+  static double variance(double a) { return std::exp(a); }
+  static const char* observation_problem(double v) {
+    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
+  }
 };
 
-/// An improper flat prior on the given support (default: the real line):
-/// `flat<"beta">(shape<7>)`, `flat<"sigma">(positive())`, `flat<"p">(between(0.0, 1.0))`.
-template <fixed_string Name, class Support = transforms::identity, shape_tag Shape = scalar_shape>
-  requires(!shape_tag<Support>)
-auto flat(Support support = {}, Shape shape = {}) {
-  return detail::make_random_variable<Name>(flat_distribution<Support>{{}, support}, shape);
-}
-template <fixed_string Name, shape_tag Shape>
-auto flat(Shape shape) {
-  return detail::make_random_variable<Name>(flat_distribution<transforms::identity>{{}, {}}, shape);
+/// The distribution poisson_log(alpha): `poisson_log(a + b * x).observe(data(y))`.
+template <detail::operand Alpha>
+auto poisson_log(const Alpha& alpha) {
+  return detail::make_distribution<poisson_log_distribution>(alpha);
 }
 
 }  // namespace tyche
-// ----- end tyche/distributions/flat.hpp -----
-// ----- begin tyche/distributions/log_mix.hpp -----
-// tyche/distributions/log_mix.hpp — log_mix(theta, lp1, lp2): the log density of a two-component
-// mixture from the components' log densities (Stan's log_mix),
-//   log_mix(θ, λ₁, λ₂) = log(θ e^λ₁ + (1 − θ) e^λ₂),   0 ≤ θ ≤ 1,
-// elementwise for vector operands (sum the result for a vector of observations). Note that a
-// family's log_prob(y) is already summed over y, so log_mix(θ, normal(m1, s).log_prob(data(y)),
-// normal(m2, s).log_prob(data(y))) mixes the whole data set at once; for a mixture per
-// observation, pass elementwise log densities written out (e.g. −½((data(y) − m1)/s)² − log s − …).
-//
-// Computed with the maximum m = max(λ₁, λ₂) = λ₂ + (d + |d|)/2, d = λ₁ − λ₂, factored out:
-//   log_mix = λ₂ + (d + |d|)/2 + log(θ e^((d − |d|)/2) + (1 − θ) e^(−(d + |d|)/2)),
-// so that the exponents are ≤ 0 (one of them exactly 0): nothing overflows, and the sum inside the
-// log has no cancellation, for any difference λ₁ − λ₂ (the core has no max; |d| stands in for
-// it). At θ = 0 or θ = 1 it stays finite (and correct) as long as the remaining component's
-// e^(−|d|) does not underflow (|d| < 708). The gradient does not depend on the subgradient of
-// |d| at d = 0 (the expression is invariant under the shift m). Not defined when λ₁ or λ₂ is
-// infinite.
+// ----- end tyche/distributions/poisson_log.hpp -----
+// ----- begin tyche/distributions/student_t.hpp -----
+// tyche/distributions/student_t.hpp — student_t(nu, mu, sigma).
+//   log p(x | ν, μ, σ) = log Γ((ν+1)/2) − log Γ(ν/2) − ½ log ν − ½ log π − log σ
+//                        − (ν+1)/2 · log(1 + ((x − μ)/σ)²/ν),   x ∈ ℝ, ν > 0, σ > 0.
+
+#include <limits>
+#include <random>
+#include <tuple>
 
 namespace tyche {
 
-/// log(θ e^lp1 + (1 − θ) e^lp2), without overflow: `sum(log_mix(theta, lp1_vector, lp2_vector))`.
-template <detail::operand Theta, detail::operand Lp1, detail::operand Lp2>
-  requires(expression<Theta> || expression<Lp1> || expression<Lp2>)
-auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
-  const auto t = detail::as_node(theta);
-  const auto l2 = detail::as_node(lp2);
-  const auto d = detail::as_node(lp1) - l2;
-  const auto up = lit<1, 2> * (d + abs(d));    // max(d, 0)
-  const auto down = lit<1, 2> * (d - abs(d));  // min(d, 0)
-  return l2 + up + log(t * exp(down) + (lit<1> - t) * exp(-up));
+template <class Nu, class Mu, class Sigma>
+struct student_t_distribution : distribution<student_t_distribution<Nu, Mu, Sigma>> {
+  static constexpr const char* family = "student_t";
+  Nu nu;
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto half_nu = lit<1, 2> * nu;
+    const auto half_nu_plus_half = half_nu + lit<1, 2>;
+    return detail::total(lgamma(half_nu_plus_half) - lgamma(half_nu) - lit<1, 2> * log(nu) -
+                         log(sigma) - half_nu_plus_half * log1p(square((x - mu) / sigma) / nu) -
+                         0.5 * detail::log_pi);
+  }
+  auto arguments() const { return std::tuple{nu, mu, sigma}; }
+  template <class G>
+  static double draw(G& rng, double n, double m, double s) {
+    return m + s * std::student_t_distribution<double>(n)(rng);
+  }
+  /// μ for ν > 1 (else undefined: NaN).
+  static double mean(double n, double m, double) {
+    return n > 1 ? m : std::numeric_limits<double>::quiet_NaN();
+  }
+  /// σ² ν/(ν − 2) for ν > 2, infinite for 1 < ν ≤ 2, undefined (NaN) for ν ≤ 1.
+  static double variance(double n, double, double s) {
+    if (n > 2) return s * s * n / (n - 2);
+    return n > 1 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+  }
+};
+
+/// Name ~ student_t(nu, mu, sigma).
+template <fixed_string Name, detail::operand Nu, detail::operand Mu, detail::operand Sigma,
+          shape_tag Shape = scalar_shape>
+auto student_t(const Nu& nu, const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, student_t_distribution>(shape, nu, mu, sigma);
+}
+template <detail::operand Nu, detail::operand Mu, detail::operand Sigma>
+auto student_t(const Nu& nu, const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<student_t_distribution>(nu, mu, sigma);
 }
 
 }  // namespace tyche
-// ----- end tyche/distributions/log_mix.hpp -----
+// ----- end tyche/distributions/student_t.hpp -----
+// ----- begin tyche/distributions/uniform.hpp -----
+// tyche/distributions/uniform.hpp — uniform(a, b).
+//   log p(x | a, b) = −log(b − a),   a < x < b.
+// The support depends on the arguments: a named variable is sampled as logit((x − a)/(b − a)).
+// Observed values are not checked against (a, b) (the bounds are expressions), and the density
+// is not −∞ outside them.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class A, class B>
+struct uniform_distribution : distribution<uniform_distribution<A, B>> {
+  static constexpr const char* family = "uniform";
+  A a;
+  B b;
+  auto transform() const { return transforms::interval<A, B>{a, b}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    // 0·x: the density does not depend on x inside (a, b), but x must occur in it, so that a
+    // vector x counts −log(b − a) once per element and a model's log density without the
+    // Jacobian still contains the variable's parameter (compile requires every parameter of
+    // the layout to occur).
+    return detail::total(lit<0> * x - log(b - a));
+  }
+  auto arguments() const { return std::tuple{a, b}; }
+  template <class G>
+  static double draw(G& rng, double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
+  static double mean(double a, double b) { return (a + b) / 2; }
+  static double variance(double a, double b) { return (b - a) * (b - a) / 12; }
+};
+
+/// Name ~ uniform(a, b), support (a, b) (a and b may be expressions of other variables).
+template <fixed_string Name, detail::operand A, detail::operand B, shape_tag Shape = scalar_shape>
+auto uniform(const A& a, const B& b, Shape shape = {}) {
+  return detail::make_named<Name, uniform_distribution>(shape, a, b);
+}
+template <detail::operand A, detail::operand B>
+auto uniform(const A& a, const B& b) {
+  return detail::make_distribution<uniform_distribution>(a, b);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/uniform.hpp -----
+// ----- begin tyche/distributions/weibull.hpp -----
+// tyche/distributions/weibull.hpp — weibull(alpha, sigma): shape α, scale σ (as in Stan).
+//   log p(x | α, σ) = log α − log σ + (α − 1) log(x/σ) − (x/σ)^α,   x > 0, α > 0, σ > 0.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha, class Sigma>
+struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
+  static constexpr const char* family = "weibull";
+  Alpha alpha;
+  Sigma sigma;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto log_z = log(x / sigma);  // (x/σ)^α = exp(α log(x/σ)), log(x/σ) computed once
+    return detail::total(log(alpha) - log(sigma) + (alpha - lit<1>) * log_z - exp(alpha * log_z));
+  }
+  auto arguments() const { return std::tuple{alpha, sigma}; }
+  template <class G>
+  static double draw(G& rng, double a, double s) { return std::weibull_distribution<double>(a, s)(rng); }
+  static double mean(double a, double s) { return s * std::tgamma(1 + 1 / a); }
+  static double variance(double a, double s) {
+    const double g1 = std::tgamma(1 + 1 / a);
+    return s * s * (std::tgamma(1 + 2 / a) - g1 * g1);
+  }
+  // 0 is rejected too: log(x/σ) = −∞ there, and (α − 1)·log(x/σ) is NaN for α = 1.
+  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+};
+
+/// Name ~ weibull(alpha, sigma) (shape alpha, scale sigma), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Alpha, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto weibull(const Alpha& alpha, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, weibull_distribution>(shape, alpha, sigma);
+}
+template <detail::operand Alpha, detail::operand Sigma>
+auto weibull(const Alpha& alpha, const Sigma& sigma) {
+  return detail::make_distribution<weibull_distribution>(alpha, sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/weibull.hpp -----
 // ----- end tyche/distributions.hpp -----
 // ----- begin tyche/model/joint.hpp -----
 // tyche/model/joint.hpp — joint(...): the random variables and likelihood terms of a model,
