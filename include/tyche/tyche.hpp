@@ -12,3 +12,5 @@
 #include <tyche/transforms/bounds.hpp>
 #include <tyche/model/intervention.hpp>
 #include <tyche/core/substitute.hpp>
+#include <tyche/samplers/nuts/instruction_table.hpp>
+#include <tyche/samplers/nuts/transition.hpp>

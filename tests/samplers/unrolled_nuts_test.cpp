@@ -1,0 +1,165 @@
+// The unrolled NUTS transition (tyche/samplers/nuts/transition.hpp) against a plain recursive
+// NUTS written independently from the published algorithm (tests/support/recursive_nuts.hpp):
+// driven by the same random stream, both must produce the same trajectory (tree depth, number
+// of leapfrogs, divergence, selected point, statistics) on every transition.
+#include <tyche/tyche.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "support/recursive_nuts.hpp"
+
+namespace {
+
+/// Uniform and normal draws from a fixed-seed engine; two copies give the same stream.
+struct stream_rng {
+  std::mt19937_64 engine;
+  explicit stream_rng(std::uint64_t seed) : engine(seed) {}
+  double uniform() { return std::uniform_real_distribution<double>(0.0, 1.0)(engine); }
+  double normal() { return std::normal_distribution<double>(0.0, 1.0)(engine); }
+};
+
+/// Independent normal with scales 1..d.
+struct scaled_normal {
+  std::size_t d;
+  double operator()(const std::vector<double>& q, std::vector<double>& g) const {
+    double lp = 0;
+    for (std::size_t i = 0; i < d; ++i) {
+      const double s2 = double(i + 1) * double(i + 1);
+      lp -= 0.5 * q[i] * q[i] / s2;
+      g[i] = -q[i] / s2;
+    }
+    return lp;
+  }
+};
+
+/// Bivariate normal with correlation 0.95: long trajectories, U-turns at many depths.
+struct correlated_normal {
+  double operator()(const std::vector<double>& q, std::vector<double>& g) const {
+    const double r = 0.95, c = 1.0 / (1 - r * r);
+    g[0] = -c * (q[0] - r * q[1]);
+    g[1] = -c * (q[1] - r * q[0]);
+    return -0.5 * c * (q[0] * q[0] - 2 * r * q[0] * q[1] + q[1] * q[1]);
+  }
+};
+
+/// A tyche model (eight schools, non-centred) as a target: its compiled log density.
+auto eight_schools_model() {
+  using namespace tyche;
+  static const std::vector<double> y{28, 8, -3, 7, -1, 1, 18, 12};
+  static const std::vector<double> sigma{15, 10, 16, 11, 9, 11, 10, 18};
+  auto mu = normal<"mu">(0.0, 5.0);
+  auto tau = half_cauchy<"tau">(5.0);
+  auto theta_raw = std_normal<"theta_raw">(shape<8>);
+  return model(joint(mu, tau, theta_raw, normal(mu + tau * theta_raw, data(sigma)).observe(data(y))));
+}
+template <class Model>
+struct model_target {
+  Model m;
+  double operator()(const std::vector<double>& q, std::vector<double>& g) const {
+    return m.log_prob_and_gradient(q, g);
+  }
+};
+
+template <class Target>
+void check_same_trajectories(const Target& target, std::vector<double> q0, double step,
+                             std::vector<double> inv_metric, int max_depth, int transitions,
+                             std::uint64_t seed, const char* what) {
+  stream_rng rng_unrolled(seed), rng_recursive(seed);
+  tyche::nuts::unrolled_transition<Target, stream_rng> unrolled(target, inv_metric, max_depth);
+  tyche::nuts::phase_point z;
+  z.q = q0;
+  z.grad.resize(q0.size());
+  z.log_density = target(z.q, z.grad);
+  std::vector<double> q_rec = q0;
+  int depths_seen[32] = {};
+  int divergences = 0;
+  for (int t = 0; t < transitions; ++t) {
+    INFO(what << ", transition " << t);
+    const auto a = unrolled(z, step, rng_unrolled);
+    const auto b = tyche_test::recursive_nuts_transition(target, q_rec, step, inv_metric, max_depth,
+                                                         rng_recursive);
+    REQUIRE(a.tree_depth == b.tree_depth);
+    REQUIRE(a.n_leapfrog == b.n_leapfrog);
+    REQUIRE(a.divergent == b.divergent);
+    REQUIRE(a.accept_stat == Approx(b.accept_stat).epsilon(1e-12));
+    REQUIRE(a.log_density == Approx(b.log_density).epsilon(1e-12));
+    REQUIRE(a.energy == Approx(b.energy).epsilon(1e-12));
+    for (std::size_t i = 0; i < z.q.size(); ++i) REQUIRE(z.q[i] == Approx(b.q[i]).epsilon(1e-12).margin(1e-12));
+    q_rec = b.q;
+    ++depths_seen[a.tree_depth];
+    divergences += a.divergent ? 1 : 0;
+  }
+  // The comparison covered more than one kind of trajectory.
+  int kinds = 0;
+  for (int c : depths_seen) kinds += c > 0 ? 1 : 0;
+  CHECK(kinds >= 2);
+  WARN(what << ": " << kinds << " different tree depths, " << divergences << " divergent transitions");
+}
+
+}  // namespace
+
+TEST_CASE("nuts: unrolled and recursive NUTS produce identical trajectories", "[nuts]") {
+  check_same_trajectories(scaled_normal{10}, std::vector<double>(10, 1.0), 0.35,
+                          std::vector<double>(10, 1.0), 10, 1000, 11, "scaled normal, unit metric");
+  std::vector<double> metric(10);
+  for (int i = 0; i < 10; ++i) metric[i] = (i + 1.0) * (i + 1.0);
+  check_same_trajectories(scaled_normal{10}, std::vector<double>(10, 1.0), 0.8, metric, 10, 1000, 12,
+                          "scaled normal, matched metric");
+  check_same_trajectories(correlated_normal{}, {0.5, -0.5}, 0.25, {1.0, 1.0}, 10, 1000, 13,
+                          "correlated normal");
+  const model_target<decltype(eight_schools_model())> es{eight_schools_model()};
+  check_same_trajectories(es, std::vector<double>(10, 0.2), 0.4, std::vector<double>(10, 1.0), 10,
+                          1000, 14, "eight schools");
+  // Large steps: divergences and early terminations are part of the contract too.
+  check_same_trajectories(es, std::vector<double>(10, 0.2), 2.5, std::vector<double>(10, 1.0), 6,
+                          300, 15, "eight schools, divergent steps");
+}
+
+TEST_CASE("nuts: the unrolled transition samples the target", "[nuts]") {
+  // 5-d normal with scales 1..5 and the matching metric: means within 4 MCSE, sds within 10%.
+  const scaled_normal target{5};
+  std::vector<double> metric(5);
+  for (int i = 0; i < 5; ++i) metric[i] = (i + 1.0) * (i + 1.0);
+  tyche::nuts::unrolled_transition<scaled_normal, stream_rng> step(target, metric, 10);
+  stream_rng rng(2024);
+  tyche::nuts::phase_point z;
+  z.q.assign(5, 0.5);
+  z.grad.resize(5);
+  z.log_density = target(z.q, z.grad);
+  const int n = 20000, batches = 40;
+  std::vector<std::vector<double>> draws(5, std::vector<double>(n));
+  for (int t = 0; t < n; ++t) {
+    const auto s = step(z, 0.6, rng);
+    REQUIRE(s.accept_stat >= 0.0);
+    REQUIRE(s.accept_stat <= 1.0);
+    for (int i = 0; i < 5; ++i) draws[i][t] = z.q[i];
+  }
+  for (int i = 0; i < 5; ++i) {
+    // MCSE of the mean by batch means (40 batches of 500).
+    double mean = 0, var = 0;
+    for (double v : draws[i]) mean += v / n;
+    for (double v : draws[i]) var += (v - mean) * (v - mean) / (n - 1);
+    double bvar = 0;
+    const int b = n / batches;
+    for (int k = 0; k < batches; ++k) {
+      double bm = 0;
+      for (int j = 0; j < b; ++j) bm += draws[i][k * b + j] / b;
+      bvar += (bm - mean) * (bm - mean) / (batches - 1);
+    }
+    const double mcse = std::sqrt(bvar / batches);
+    INFO("coordinate " << i << ": mean " << mean << " (MCSE " << mcse << "), sd " << std::sqrt(var));
+    CHECK(std::fabs(mean) < 4 * mcse);
+    CHECK(std::fabs(std::sqrt(var) / (i + 1.0) - 1.0) < 0.10);
+  }
+}
+
+TEST_CASE("nuts: a tree depth outside [1, 16] is refused", "[nuts]") {
+  const scaled_normal target{1};
+  using T = tyche::nuts::unrolled_transition<scaled_normal, stream_rng>;
+  CHECK_THROWS_WITH(T(target, {1.0}, 0), Catch::Matchers::Contains("max_depth = 0"));
+  CHECK_THROWS_WITH(T(target, {1.0}, 17), Catch::Matchers::Contains("max_depth = 17"));
+}
