@@ -14,3 +14,7 @@
 #include <tyche/core/substitute.hpp>
 #include <tyche/samplers/nuts/instruction_table.hpp>
 #include <tyche/samplers/nuts/transition.hpp>
+#include <tyche/random/philox.hpp>
+#include <tyche/random/variates.hpp>
+#include <tyche/samplers/nuts/adaptation.hpp>
+#include <tyche/samplers/nuts/sampler.hpp>

@@ -69,8 +69,8 @@ void check_same_trajectories(const Target& target, std::vector<double> q0, doubl
                              std::vector<double> inv_metric, int max_depth, int transitions,
                              std::uint64_t seed, const char* what) {
   stream_rng rng_unrolled(seed), rng_recursive(seed);
-  tyche::nuts::unrolled_transition<Target, stream_rng> unrolled(target, inv_metric, max_depth);
-  tyche::nuts::phase_point z;
+  tyche::samplers::unrolled_transition<Target, stream_rng> unrolled(target, inv_metric, max_depth);
+  tyche::samplers::phase_point z;
   z.q = q0;
   z.grad.resize(q0.size());
   z.log_density = target(z.q, z.grad);
@@ -124,9 +124,9 @@ TEST_CASE("nuts: the unrolled transition samples the target", "[nuts]") {
   const scaled_normal target{5};
   std::vector<double> metric(5);
   for (int i = 0; i < 5; ++i) metric[i] = (i + 1.0) * (i + 1.0);
-  tyche::nuts::unrolled_transition<scaled_normal, stream_rng> step(target, metric, 10);
+  tyche::samplers::unrolled_transition<scaled_normal, stream_rng> step(target, metric, 10);
   stream_rng rng(2024);
-  tyche::nuts::phase_point z;
+  tyche::samplers::phase_point z;
   z.q.assign(5, 0.5);
   z.grad.resize(5);
   z.log_density = target(z.q, z.grad);
@@ -159,7 +159,7 @@ TEST_CASE("nuts: the unrolled transition samples the target", "[nuts]") {
 
 TEST_CASE("nuts: a tree depth outside [1, 16] is refused", "[nuts]") {
   const scaled_normal target{1};
-  using T = tyche::nuts::unrolled_transition<scaled_normal, stream_rng>;
+  using T = tyche::samplers::unrolled_transition<scaled_normal, stream_rng>;
   CHECK_THROWS_WITH(T(target, {1.0}, 0), Catch::Matchers::Contains("max_depth = 0"));
   CHECK_THROWS_WITH(T(target, {1.0}, 17), Catch::Matchers::Contains("max_depth = 17"));
 }

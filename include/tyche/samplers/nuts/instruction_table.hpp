@@ -12,7 +12,7 @@
 #include <bit>
 #include <cstddef>
 
-namespace tyche::nuts {
+namespace tyche::samplers {
 
 /// One U-turn check: the subtree spanning leaves first..last (1-based, as in the note).
 struct uturn_check {
@@ -83,4 +83,4 @@ static_assert(schedule_is_compressed<1>() && schedule_is_compressed<3>() &&
 /// The largest tree depth the sampler accepts.
 inline constexpr int max_supported_depth = 16;
 
-}  // namespace tyche::nuts
+}  // namespace tyche::samplers

@@ -19,7 +19,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace tyche::nuts {
+namespace tyche::samplers {
 
 /// The statistics Stan writes for every draw.
 struct transition_stats {
@@ -220,17 +220,24 @@ class unrolled_transition {
 
   static constexpr double max_energy_error = 1000.0;
 
- private:
+  /// The diagonal of M⁻¹ (changed by adaptation between transitions).
+  const std::vector<double>& inv_metric() const { return inv_metric_; }
+  void set_inv_metric(std::vector<double> m) { inv_metric_ = std::move(m); }
+
+  /// H(q, p) = −log p(q) + ½ pᵀ M⁻¹ p.
   double hamiltonian(const phase_point& z) const {
     double kinetic = 0;
     for (std::size_t i = 0; i < z.p.size(); ++i) kinetic += inv_metric_[i] * z.p[i] * z.p[i];
     return -z.log_density + 0.5 * kinetic;
   }
+ private:
   std::vector<double> sharp(const std::vector<double>& p) const {
     std::vector<double> s(p.size());
     for (std::size_t i = 0; i < p.size(); ++i) s[i] = inv_metric_[i] * p[i];
     return s;
   }
+ public:
+  /// One leapfrog step of size eps (negative: backwards in time).
   void leapfrog(phase_point& z, double eps) const {
     const std::size_t d = z.q.size();
     for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
@@ -239,10 +246,11 @@ class unrolled_transition {
     for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
   }
 
+ private:
   const Target& target_;
   std::vector<double> inv_metric_;
   int max_depth_;
   std::vector<detail::subtree> stack_;
 };
 
-}  // namespace tyche::nuts
+}  // namespace tyche::samplers

@@ -1,0 +1,136 @@
+// tyche/samplers/nuts/adaptation.hpp — Stan's warm-up: dual averaging of the step size (Hoffman
+// & Gelman 2014, §3.2; δ = 0.8, γ = 0.05, t₀ = 10, κ = 0.75, μ = log 10ε) and windowed
+// estimation of a diagonal metric (init buffer 75, windows from 25 doubling, term buffer 50;
+// regularised as n/(n+5)·var + 10⁻³·5/(n+5)). One deliberate difference from Stan: when the
+// last metric window closes at the very end of warm-up (no term buffer), Stan restarts dual
+// averaging and then ends it with no iterations, which sets the step size to exp(0) = 1; here
+// the step size found after the metric update is kept.
+#pragma once
+#include <tyche/config.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+namespace tyche::samplers {
+
+/// Warm-up settings, with Stan's defaults.
+struct adaptation_config {
+  double delta = 0.8;  // target acceptance statistic
+  double gamma = 0.05;
+  double t0 = 10;
+  double kappa = 0.75;
+  int init_buffer = 75;
+  int term_buffer = 50;
+  int base_window = 25;
+};
+
+/// Dual averaging of log ε towards an average acceptance statistic δ.
+class step_size_adaptation {
+ public:
+  explicit step_size_adaptation(const adaptation_config& c = {}) : c_(c) {}
+  void set_mu(double mu) { mu_ = mu; }
+  void restart() {
+    counter_ = 0;
+    s_bar_ = 0;
+    x_bar_ = 0;
+  }
+  /// Updates ε after a transition with acceptance statistic accept_stat.
+  void learn(double& epsilon, double accept_stat) {
+    ++counter_;
+    accept_stat = accept_stat > 1 ? 1 : accept_stat;
+    const double eta = 1.0 / (counter_ + c_.t0);
+    s_bar_ = (1.0 - eta) * s_bar_ + eta * (c_.delta - accept_stat);
+    const double x = mu_ - s_bar_ * std::sqrt(static_cast<double>(counter_)) / c_.gamma;
+    const double x_eta = std::pow(static_cast<double>(counter_), -c_.kappa);
+    x_bar_ = (1.0 - x_eta) * x_bar_ + x_eta * x;
+    epsilon = std::exp(x);
+  }
+  /// The step size for sampling: exp of the averaged log ε — or ε itself when there has been
+  /// no iteration since the last restart (see the top of this file).
+  void complete(double& epsilon) const {
+    if (counter_ > 0) epsilon = std::exp(x_bar_);
+  }
+
+ private:
+  adaptation_config c_;
+  double mu_ = std::log(10.0);
+  double s_bar_ = 0, x_bar_ = 0;
+  long counter_ = 0;
+};
+
+/// Windowed estimation of the diagonal of M⁻¹ (the posterior variances of θ).
+class metric_adaptation {
+ public:
+  metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {})
+      : mean_(dim, 0.0), m2_(dim, 0.0), num_warmup_(num_warmup) {
+    if (num_warmup < 20) {  // too short for windows: the metric stays as it is
+      num_warmup_ = 0;
+      return;
+    }
+    if (c.init_buffer + c.base_window + c.term_buffer > num_warmup) {
+      c.init_buffer = static_cast<int>(0.15 * num_warmup);
+      c.term_buffer = static_cast<int>(0.1 * num_warmup);
+      c.base_window = num_warmup - (c.init_buffer + c.term_buffer);
+    }
+    init_buffer_ = c.init_buffer;
+    term_buffer_ = c.term_buffer;
+    window_size_ = c.base_window;
+    next_window_ = init_buffer_ + window_size_ - 1;
+  }
+
+  /// Adds draw q (unconstrained); at the end of a window writes the new M⁻¹ diagonal to
+  /// inv_metric and returns true.
+  bool learn(std::vector<double>& inv_metric, const std::vector<double>& q) {
+    if (in_window()) add(q);
+    if (end_of_window()) {
+      compute_next_window();
+      const double n = static_cast<double>(count_);
+      for (std::size_t i = 0; i < inv_metric.size(); ++i) {
+        const double var = count_ > 1 ? m2_[i] / (n - 1) : 1.0;
+        inv_metric[i] = (n / (n + 5.0)) * var + 1e-3 * (5.0 / (n + 5.0));
+      }
+      reset();
+      ++counter_;
+      return true;
+    }
+    ++counter_;
+    return false;
+  }
+
+ private:
+  bool in_window() const {
+    return counter_ >= init_buffer_ && counter_ < num_warmup_ - term_buffer_ && counter_ != num_warmup_;
+  }
+  bool end_of_window() const { return counter_ == next_window_ && counter_ != num_warmup_; }
+  void compute_next_window() {
+    if (next_window_ == num_warmup_ - term_buffer_ - 1) return;
+    window_size_ *= 2;
+    next_window_ = counter_ + window_size_;
+    if (next_window_ != num_warmup_ - term_buffer_ - 1) {
+      const int boundary = next_window_ + 2 * window_size_;
+      if (boundary >= num_warmup_ - term_buffer_) next_window_ = num_warmup_ - term_buffer_ - 1;
+    }
+  }
+  void add(const std::vector<double>& q) {  // Welford
+    ++count_;
+    for (std::size_t i = 0; i < q.size(); ++i) {
+      const double delta = q[i] - mean_[i];
+      mean_[i] += delta / static_cast<double>(count_);
+      m2_[i] += delta * (q[i] - mean_[i]);
+    }
+  }
+  void reset() {
+    count_ = 0;
+    for (auto& v : mean_) v = 0;
+    for (auto& v : m2_) v = 0;
+  }
+
+  std::vector<double> mean_, m2_;
+  long count_ = 0;
+  int num_warmup_ = 0;
+  int init_buffer_ = 0, term_buffer_ = 0, window_size_ = 0, next_window_ = -1;
+  int counter_ = 0;
+};
+
+}  // namespace tyche::samplers
