@@ -18,3 +18,5 @@
 #include <tyche/random/variates.hpp>
 #include <tyche/samplers/nuts/adaptation.hpp>
 #include <tyche/samplers/nuts/sampler.hpp>
+#include <tyche/diagnostics/convergence.hpp>
+#include <tyche/diagnostics/summary.hpp>

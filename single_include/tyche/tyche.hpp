@@ -4632,4 +4632,1752 @@ auto do_(const model_t<Joint>& m, const Value& value) {
 
 }  // namespace tyche
 // ----- end tyche/model/intervention.hpp -----
+// ----- begin tyche/samplers/nuts/instruction_table.hpp -----
+// tyche/samplers/nuts/instruction_table.hpp — the U-turn instruction table of the unrolled NUTS
+// (Lao & Dillon, "Unrolled implementation of No-U-Turn Sampler", TensorFlow Probability note):
+// the recursion of a tree doubling of depth d is enumerated ahead of time, at compile time here,
+// as the list of (first leaf, last leaf) pairs of the subtrees whose U-turn is checked, in the
+// order the recursion checks them (post-order). From it follows the compressed schedule the
+// state machine runs: after leaf k a stack of at most d + 1 subtree records receives the leaf in
+// slot popcount(k − 1), then the two top records are merged ctz(k) times.
+
+#include <array>
+#include <bit>
+#include <cstddef>
+
+namespace tyche::samplers {
+
+/// One U-turn check: the subtree spanning leaves first..last (1-based, as in the note).
+struct uturn_check {
+  int first = 0;
+  int last = 0;
+  constexpr bool operator==(const uturn_check&) const = default;
+};
+
+/// The (2^depth − 1) checks of a tree doubling of the given depth, in recursion order: the
+/// note's build_tree_uturn_instruction(depth), computed at compile time.
+template <int Depth>
+constexpr auto uturn_instructions() {
+  static_assert(Depth >= 1 && Depth <= 20, "tyche::nuts: tree depth must be in [1, 20]");
+  std::array<uturn_check, (std::size_t{1} << Depth) - 1> out{};
+  std::size_t n = 0;
+  // Post-order over the complete binary tree of 2^Depth leaves, without recursion: the subtree
+  // of size 2^j ending at leaf k is checked after leaf k exactly when 2^j divides k (j ≥ 1),
+  // smaller subtrees first.
+  for (int k = 1; k <= (1 << Depth); ++k)
+    for (int j = 1; j <= Depth && k % (1 << j) == 0; ++j) out[n++] = {k - (1 << j) + 1, k};
+  return out;
+}
+
+// The note's example, exactly.
+static_assert(uturn_instructions<3>() == std::array<uturn_check, 7>{{{1, 2}, {3, 4}, {1, 4}, {5, 6},
+                                                                     {7, 8}, {5, 8}, {1, 8}}});
+
+/// The compressed memory schedule for leaf k (1-based) of a doubling: the stack slot its record
+/// is written to, and how many merges (U-turn checks) follow it.
+struct leaf_schedule {
+  int write_slot = 0;
+  int merges = 0;
+};
+
+/// The schedule for every leaf of a doubling of the given depth, derived from the instruction
+/// table: the checks ending at leaf k are the merges after it, and its slot is the number of
+/// complete subtrees on the stack before it. Uses depth + 1 slots at most.
+template <int Depth>
+constexpr auto leaf_schedules() {
+  constexpr auto checks = uturn_instructions<Depth>();
+  std::array<leaf_schedule, (std::size_t{1} << Depth) + 1> out{};  // index 1 .. 2^Depth
+  int stack = 0;
+  std::size_t c = 0;
+  for (int k = 1; k <= (1 << Depth); ++k) {
+    out[k].write_slot = stack++;
+    while (c < checks.size() && checks[c].last == k) {
+      ++out[k].merges;
+      --stack;  // two records become one
+      ++c;
+    }
+  }
+  return out;
+}
+
+template <int Depth>
+constexpr bool schedule_is_compressed() {
+  constexpr auto s = leaf_schedules<Depth>();
+  for (int k = 1; k <= (1 << Depth); ++k) {
+    if (s[k].write_slot != std::popcount(static_cast<unsigned>(k - 1))) return false;
+    if (s[k].merges != std::countr_zero(static_cast<unsigned>(k))) return false;
+    if (s[k].write_slot > Depth) return false;  // depth + 1 slots suffice
+  }
+  return true;
+}
+static_assert(schedule_is_compressed<1>() && schedule_is_compressed<3>() &&
+              schedule_is_compressed<10>() && schedule_is_compressed<12>());
+
+/// The largest tree depth the sampler accepts.
+inline constexpr int max_supported_depth = 16;
+
+}  // namespace tyche::samplers
+// ----- end tyche/samplers/nuts/instruction_table.hpp -----
+// ----- begin tyche/samplers/nuts/transition.hpp -----
+// tyche/samplers/nuts/transition.hpp — one NUTS transition, unrolled: no recursion, the
+// trajectory is a flat loop over leapfrogs driven by the compile-time schedule of
+// instruction_table.hpp, and the state is O(max depth) subtree records (Lao & Dillon's unrolled
+// NUTS). The decisions are Stan's (multinomial sampling: uniform-progressive within a doubling,
+// biased-progressive at the top; the generalised U-turn criterion with the two extra checks
+// across merged subtrees; divergence when the energy error exceeds 1000), taken in the same
+// order as the recursive algorithm, so that with the same random stream both produce the same
+// trajectory (tests/samplers/unrolled_nuts_test.cpp checks it).
+//
+// This is the single-chain, double-precision transition. The batched driver (chains as SIMD
+// lanes, each lane at its own point of this state machine) is built on the same schedule.
+
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+namespace tyche::samplers {
+
+/// The statistics Stan writes for every draw.
+struct transition_stats {
+  double log_density = 0;  // lp__
+  double accept_stat = 0;  // accept_stat__
+  double step_size = 0;    // stepsize__
+  int tree_depth = 0;      // treedepth__
+  int n_leapfrog = 0;      // n_leapfrog__
+  bool divergent = false;  // divergent__
+  double energy = 0;       // energy__
+};
+
+/// A point of phase space with what the integrator needs at it.
+struct phase_point {
+  std::vector<double> q, p, grad;
+  double log_density = 0;
+};
+
+namespace detail {
+
+inline double log_sum_exp(double a, double b) {
+  constexpr double ninf = -std::numeric_limits<double>::infinity();
+  if (a == ninf) return b;
+  if (b == ninf) return a;
+  return a > b ? a + std::log1p(std::exp(b - a)) : b + std::log1p(std::exp(a - b));
+}
+
+/// A completed subtree on the stack: its proposal, its total weight, the sum of its momenta,
+/// and the momenta (and p♯ = M⁻¹p) at its two ends, in the direction of integration.
+struct subtree {
+  phase_point proposal;
+  double log_sum_weight = 0;
+  std::vector<double> rho, p_begin, p_end, p_sharp_begin, p_sharp_end;
+};
+
+inline double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+/// The generalised no-U-turn criterion (Betancourt 2017): the trajectory keeps going while
+/// both ends' p♯ point along ρ.
+inline bool no_u_turn(const std::vector<double>& p_sharp_minus, const std::vector<double>& p_sharp_plus,
+                      const std::vector<double>& rho) {
+  return dot(p_sharp_plus, rho) > 0 && dot(p_sharp_minus, rho) > 0;
+}
+
+inline std::vector<double> add(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> s(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) s[i] = a[i] + b[i];
+  return s;
+}
+
+}  // namespace detail
+
+/// One NUTS transition from q0. Target: `double operator()(const std::vector<double>& q,
+/// std::vector<double>& grad) const` returning log p(q) and writing its gradient. Rng:
+/// `double uniform()` in [0, 1) and `double normal()`. inv_metric is the diagonal of M⁻¹.
+/// Random numbers are consumed in this order: the momentum (one normal per coordinate, in
+/// order), then per doubling one uniform for the direction, one for each merge whose later
+/// subtree does not outweigh the merged one, and one at the end of the doubling under the same
+/// condition.
+template <class Target, class Rng>
+class unrolled_transition {
+ public:
+  unrolled_transition(const Target& target, std::vector<double> inv_metric, int max_depth)
+      : target_(target), inv_metric_(std::move(inv_metric)), max_depth_(max_depth) {
+    if (max_depth < 1 || max_depth > max_supported_depth)
+      throw std::invalid_argument("tyche::nuts: max_depth = " + std::to_string(max_depth) +
+                                  " is outside [1, " + std::to_string(max_supported_depth) + "]");
+  }
+
+  /// Runs one transition from `current` (whose q, log_density and grad must be set). On return
+  /// `current` holds the selected point.
+  transition_stats operator()(phase_point& current, double step_size, Rng& rng) {
+    const std::size_t d = current.q.size();
+    constexpr double ninf = -std::numeric_limits<double>::infinity();
+    transition_stats stats;
+    stats.step_size = step_size;
+
+    // Momentum and the initial point.
+    current.p.resize(d);
+    for (std::size_t i = 0; i < d; ++i) current.p[i] = rng.normal() / std::sqrt(inv_metric_[i]);
+    const double H0 = hamiltonian(current);
+    phase_point z_fwd = current, z_bck = current, z_sample = current;
+    std::vector<double> p_sharp0 = sharp(current.p);
+    std::vector<double> rho = current.p;
+    std::vector<double> p_fwd_fwd = current.p, p_fwd_bck = current.p, p_bck_fwd = current.p,
+                        p_bck_bck = current.p;
+    std::vector<double> ps_fwd_fwd = p_sharp0, ps_fwd_bck = p_sharp0, ps_bck_fwd = p_sharp0,
+                        ps_bck_bck = p_sharp0;
+    double log_sum_weight = 0;  // the initial point's weight, exp(H0 − H0)
+    double sum_metro_prob = 0;
+    int depth = 0;
+    int n_leapfrog = 0;
+    bool divergent = false;
+
+    while (depth < max_depth_) {
+      std::vector<double> rho_fwd(d, 0.0), rho_bck(d, 0.0);
+      const bool forward = rng.uniform() > 0.5;
+      if (forward) {
+        rho_bck = rho;
+        p_bck_fwd = p_fwd_bck;
+        ps_bck_fwd = ps_fwd_bck;
+      } else {
+        rho_fwd = rho;
+        p_fwd_bck = p_bck_fwd;
+        ps_fwd_bck = ps_bck_fwd;
+      }
+      phase_point& z = forward ? z_fwd : z_bck;
+      const double eps = forward ? step_size : -step_size;
+
+      // The doubling: 2^depth leapfrogs, each followed by its merges (the schedule).
+      bool valid = true;
+      stack_.resize(static_cast<std::size_t>(depth) + 1);
+      int top = 0;  // number of records on the stack
+      const long leaves = 1L << depth;
+      for (long k = 1; k <= leaves && valid; ++k) {
+        leapfrog(z, eps);
+        ++n_leapfrog;
+        double h = hamiltonian(z);
+        if (std::isnan(h)) h = std::numeric_limits<double>::infinity();
+        if (h - H0 > max_energy_error) divergent = true;
+        sum_metro_prob += H0 - h > 0 ? 1.0 : std::exp(H0 - h);
+        detail::subtree& leaf = stack_[static_cast<std::size_t>(top++)];
+        leaf.proposal = z;
+        leaf.log_sum_weight = detail::log_sum_exp(ninf, H0 - h);
+        leaf.rho = z.p;
+        leaf.p_begin = leaf.p_end = z.p;
+        leaf.p_sharp_begin = leaf.p_sharp_end = sharp(z.p);
+        if (divergent) {
+          valid = false;
+          break;
+        }
+        for (int m = std::countr_zero(static_cast<unsigned long>(k)); m > 0 && valid; --m) {
+          detail::subtree& init = stack_[static_cast<std::size_t>(top - 2)];
+          detail::subtree& fin = stack_[static_cast<std::size_t>(top - 1)];
+          const double lsw_subtree = detail::log_sum_exp(init.log_sum_weight, fin.log_sum_weight);
+          bool take_final = fin.log_sum_weight > lsw_subtree;
+          if (!take_final) take_final = rng.uniform() < std::exp(fin.log_sum_weight - lsw_subtree);
+          if (take_final) init.proposal = fin.proposal;
+          const std::vector<double> rho_subtree = detail::add(init.rho, fin.rho);
+          bool persist = detail::no_u_turn(init.p_sharp_begin, fin.p_sharp_end, rho_subtree);
+          persist = persist && detail::no_u_turn(init.p_sharp_begin, fin.p_sharp_begin,
+                                                 detail::add(init.rho, fin.p_begin));
+          persist = persist && detail::no_u_turn(init.p_sharp_end, fin.p_sharp_end,
+                                                 detail::add(fin.rho, init.p_end));
+          init.log_sum_weight = lsw_subtree;
+          init.rho = rho_subtree;
+          init.p_end = fin.p_end;
+          init.p_sharp_end = fin.p_sharp_end;
+          --top;
+          valid = persist;
+        }
+      }
+      if (!valid) break;
+      ++depth;
+
+      // The completed doubling is the single record left on the stack.
+      const detail::subtree& sub = stack_[0];
+      if (forward) {
+        rho_fwd = sub.rho;
+        p_fwd_bck = sub.p_begin;
+        p_fwd_fwd = sub.p_end;
+        ps_fwd_bck = sub.p_sharp_begin;
+        ps_fwd_fwd = sub.p_sharp_end;
+      } else {
+        rho_bck = sub.rho;
+        p_bck_fwd = sub.p_begin;
+        p_bck_bck = sub.p_end;
+        ps_bck_fwd = sub.p_sharp_begin;
+        ps_bck_bck = sub.p_sharp_end;
+      }
+      // Biased progressive sampling: prefer the new half.
+      if (sub.log_sum_weight > log_sum_weight) {
+        z_sample = sub.proposal;
+      } else if (rng.uniform() < std::exp(sub.log_sum_weight - log_sum_weight)) {
+        z_sample = sub.proposal;
+      }
+      log_sum_weight = detail::log_sum_exp(log_sum_weight, sub.log_sum_weight);
+      rho = detail::add(rho_bck, rho_fwd);
+      bool persist = detail::no_u_turn(ps_bck_bck, ps_fwd_fwd, rho);
+      persist = persist && detail::no_u_turn(ps_bck_bck, ps_fwd_bck, detail::add(rho_bck, p_fwd_bck));
+      persist = persist && detail::no_u_turn(ps_bck_fwd, ps_fwd_fwd, detail::add(rho_fwd, p_bck_fwd));
+      if (!persist) break;
+    }
+
+    current = z_sample;
+    stats.log_density = current.log_density;
+    stats.tree_depth = depth;
+    stats.n_leapfrog = n_leapfrog;
+    stats.divergent = divergent;
+    stats.accept_stat = n_leapfrog > 0 ? sum_metro_prob / n_leapfrog : 0.0;
+    stats.energy = hamiltonian(current);
+    return stats;
+  }
+
+  static constexpr double max_energy_error = 1000.0;
+
+  /// The diagonal of M⁻¹ (changed by adaptation between transitions).
+  const std::vector<double>& inv_metric() const { return inv_metric_; }
+  void set_inv_metric(std::vector<double> m) { inv_metric_ = std::move(m); }
+
+  /// H(q, p) = −log p(q) + ½ pᵀ M⁻¹ p.
+  double hamiltonian(const phase_point& z) const {
+    double kinetic = 0;
+    for (std::size_t i = 0; i < z.p.size(); ++i) kinetic += inv_metric_[i] * z.p[i] * z.p[i];
+    return -z.log_density + 0.5 * kinetic;
+  }
+ private:
+  std::vector<double> sharp(const std::vector<double>& p) const {
+    std::vector<double> s(p.size());
+    for (std::size_t i = 0; i < p.size(); ++i) s[i] = inv_metric_[i] * p[i];
+    return s;
+  }
+ public:
+  /// One leapfrog step of size eps (negative: backwards in time).
+  void leapfrog(phase_point& z, double eps) const {
+    const std::size_t d = z.q.size();
+    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
+    for (std::size_t i = 0; i < d; ++i) z.q[i] += eps * inv_metric_[i] * z.p[i];
+    z.log_density = target_(z.q, z.grad);
+    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
+  }
+
+ private:
+  const Target& target_;
+  std::vector<double> inv_metric_;
+  int max_depth_;
+  std::vector<detail::subtree> stack_;
+};
+
+}  // namespace tyche::samplers
+// ----- end tyche/samplers/nuts/transition.hpp -----
+// ----- begin tyche/random/philox.hpp -----
+// tyche/random/philox.hpp — the Philox-4x32 bijection and counter_rng, a counter-based random
+// number generator built on it.
+//
+// Philox-4x32-R (Salmon, Moraes, Dror, Shaw, "Parallel random numbers: as easy as 1, 2, 3",
+// SC'11; the Random123 library) maps a 128-bit counter and a 64-bit key to 128 bits. Each round
+// multiplies two counter words by M0 = 0xD2511F53 and M1 = 0xCD9E8D57, keeps both halves of the
+// 64-bit products and xors the high halves with the other two words and the key; the key is
+// bumped by the Weyl constants W0 = 0x9E3779B9, W1 = 0xBB67AE85 between rounds. Ten rounds is the
+// Random123 default (passes BigCrush with a safety margin). Checked against Random123's
+// known-answer vectors in tests/random/philox_test.cpp.
+//
+// counter_rng(seed, stream) draws block k of stream s as
+//     philox4x32_10(counter = {k_lo, k_hi, s_lo, s_hi}, key = {seed_lo, seed_hi})
+// (x_lo, x_hi: the low and high 32 bits of a uint64). Every draw — a uint32, a uint64, a uniform,
+// a normal, an exponential — consumes exactly ONE position (one Philox block), so draw k of
+// stream s is a pure function of (seed, s, k), whatever was drawn before it: streams (one per
+// chain) stay aligned, and jumping to position k is free. The price is that a draw uses at most
+// 106 of the block's 128 bits.
+//
+// counter_rng_lanes<L> draws one value for each of L chains (the lanes of an
+// xsimd::batch<double>): lane l is, bit for bit, what counter_rng(seed, chains[l]) draws at the
+// same position. For now each lane runs the scalar code (a vectorised Philox is a later
+// optimisation that must keep this equality; tests/random/philox_test.cpp checks it).
+//
+// Everything but counter_rng_lanes is TYCHE_HD (usable in CUDA device code); the integer part
+// is constexpr.
+// ----- begin tyche/random/variates.hpp -----
+// tyche/random/variates.hpp — how random bits become variates, and the draws of variates as
+// any scalar type T (double; xsimd::batch<double> for a counter_rng_lanes, one chain per lane).
+//
+//   uniform01_from_bits(x)     m = x >> 11 (the top 53 bits); m · 2⁻⁵³, and 2⁻⁵⁴ for m = 0.
+//                              So the result lies in [2⁻⁵⁴, 1 − 2⁻⁵³]: never 0, never 1, and
+//                              every value is exact (no rounding). (The "midpoint" rule
+//                              (m + ½) · 2⁻⁵³ cannot be used with 53 bits: near 1 it needs 54
+//                              significant bits and rounds to 1.)
+//   normal_from_bits(a, b)     Box–Muller, cosine branch: √(−2 log u₁) · cos(2π u₂) with
+//                              u₁ = uniform01_from_bits(a), u₂ = uniform01_from_bits(b).
+//                              |z| ≤ √(108 log 2) ≈ 8.65.
+//   exponential_from_bits(x)   −log(uniform01_from_bits(x)), in (0, 54 log 2 ≈ 37.4].
+//
+// Box–Muller rather than the inverse CDF: it needs only log, sqrt and cos (available in CUDA
+// device code and exact to an ulp or so), and one 128-bit Philox block carries both uniforms,
+// so a normal consumes a fixed single position of a counter_rng (tyche/random/philox.hpp).
+//
+// uniform01<T>(g), standard_normal<T>(g), standard_exponential<T>(g) draw from a generator g
+// with members uniform01(), normal(), exponential(): a counter_rng for T = double, a
+// counter_rng_lanes<L> for T = xsimd::batch<double> with L lanes (each lane bit-identical to the
+// scalar stream of its chain).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <math.h>  // global-namespace log/sqrt/cos, which CUDA device code also provides
+#include <type_traits>
+
+namespace tyche {
+
+/// Uniform on (0, 1) from the top 53 bits of x; see the top of this file.
+TYCHE_HD TYCHE_INLINE constexpr double uniform01_from_bits(std::uint64_t x) {
+  const std::uint64_t m = x >> 11;
+  return m != 0 ? static_cast<double>(m) * 0x1p-53 : 0x1p-54;
+}
+
+/// Standard normal by Box–Muller (cosine branch) from two 64-bit words.
+TYCHE_HD TYCHE_INLINE double normal_from_bits(std::uint64_t a, std::uint64_t b) {
+  constexpr double two_pi = 6.28318530717958647692;
+  const double u1 = uniform01_from_bits(a), u2 = uniform01_from_bits(b);
+  return ::sqrt(-2.0 * ::log(u1)) * ::cos(two_pi * u2);
+}
+
+/// Standard exponential (rate 1) from a 64-bit word.
+TYCHE_HD TYCHE_INLINE double exponential_from_bits(std::uint64_t x) {
+  return -::log(uniform01_from_bits(x));
+}
+
+namespace detail {
+
+template <class T>
+inline constexpr bool dependent_false_v = false;
+
+/// Turns what a generator's draw returns (double; std::array<double, L> for L lanes) into T.
+template <class T>
+struct variate_as {
+  static_assert(dependent_false_v<T>,
+                "tyche: random variates are drawn as double (from a counter_rng) or as "
+                "xsimd::batch<double> (from a counter_rng_lanes with as many lanes)");
+};
+
+template <>
+struct variate_as<double> {
+  TYCHE_HD static constexpr double from(double x) { return x; }
+};
+
+#if TYCHE_HAS_XSIMD
+template <class A>
+struct variate_as<xsimd::batch<double, A>> {
+  using batch = xsimd::batch<double, A>;
+  template <std::size_t L>
+  static batch from(const std::array<double, L>& x) {
+    static_assert(L == batch::size,
+                  "tyche: a counter_rng_lanes<L> draws batches of exactly L lanes");
+    return batch::load_unaligned(x.data());
+  }
+};
+#endif
+
+}  // namespace detail
+
+/// A uniform on (0, 1) as T: g.uniform01() (one position of every stream).
+TYCHE_EXEC_CHECK_DISABLE
+template <class T, class G>
+TYCHE_HD T uniform01(G& g) {
+  return detail::variate_as<T>::from(g.uniform01());
+}
+
+/// A standard normal as T: g.normal() (one position of every stream).
+TYCHE_EXEC_CHECK_DISABLE
+template <class T, class G>
+TYCHE_HD T standard_normal(G& g) {
+  return detail::variate_as<T>::from(g.normal());
+}
+
+/// A standard exponential as T: g.exponential() (one position of every stream).
+TYCHE_EXEC_CHECK_DISABLE
+template <class T, class G>
+TYCHE_HD T standard_exponential(G& g) {
+  return detail::variate_as<T>::from(g.exponential());
+}
+
+}  // namespace tyche
+// ----- end tyche/random/variates.hpp -----
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace tyche {
+
+/// The 128-bit counter (and output) of Philox-4x32: four 32-bit words. A plain struct rather
+/// than std::array so that device code needs no relaxed-constexpr flags.
+struct philox4x32_counter {
+  std::uint32_t words[4];
+
+  TYCHE_HD constexpr std::uint32_t& operator[](int i) { return words[i]; }
+  TYCHE_HD constexpr const std::uint32_t& operator[](int i) const { return words[i]; }
+  TYCHE_HD friend constexpr bool operator==(const philox4x32_counter& a,
+                                            const philox4x32_counter& b) {
+    return a.words[0] == b.words[0] && a.words[1] == b.words[1] && a.words[2] == b.words[2] &&
+           a.words[3] == b.words[3];
+  }
+  TYCHE_HD friend constexpr bool operator!=(const philox4x32_counter& a,
+                                            const philox4x32_counter& b) {
+    return !(a == b);
+  }
+};
+
+/// The 64-bit key of Philox-4x32: two 32-bit words.
+struct philox4x32_key {
+  std::uint32_t words[2];
+
+  TYCHE_HD constexpr std::uint32_t& operator[](int i) { return words[i]; }
+  TYCHE_HD constexpr const std::uint32_t& operator[](int i) const { return words[i]; }
+};
+
+namespace philox_constants {
+inline constexpr std::uint32_t m0 = 0xD2511F53u;  ///< multiplier of words 0
+inline constexpr std::uint32_t m1 = 0xCD9E8D57u;  ///< multiplier of words 2
+inline constexpr std::uint32_t w0 = 0x9E3779B9u;  ///< Weyl increment of key word 0 (golden ratio)
+inline constexpr std::uint32_t w1 = 0xBB67AE85u;  ///< Weyl increment of key word 1 (sqrt(3) - 1)
+}  // namespace philox_constants
+
+namespace detail {
+
+/// One Philox-4x32 round (Random123's _philox4x32round).
+TYCHE_HD TYCHE_INLINE constexpr philox4x32_counter philox4x32_round(const philox4x32_counter& c,
+                                                                   const philox4x32_key& k) {
+  const std::uint64_t p0 = std::uint64_t{philox_constants::m0} * c.words[0];
+  const std::uint64_t p1 = std::uint64_t{philox_constants::m1} * c.words[2];
+  const auto hi0 = static_cast<std::uint32_t>(p0 >> 32), lo0 = static_cast<std::uint32_t>(p0);
+  const auto hi1 = static_cast<std::uint32_t>(p1 >> 32), lo1 = static_cast<std::uint32_t>(p1);
+  return philox4x32_counter{{hi1 ^ c.words[1] ^ k.words[0], lo1, hi0 ^ c.words[3] ^ k.words[1],
+                             lo0}};
+}
+
+}  // namespace detail
+
+/// Philox-4x32 with R rounds: the key is bumped before every round but the first.
+template <int R>
+TYCHE_HD constexpr philox4x32_counter philox4x32(philox4x32_counter counter,
+                                                 philox4x32_key key) {
+  static_assert(R >= 1, "tyche: philox4x32 needs at least one round");
+  counter = detail::philox4x32_round(counter, key);
+  for (int r = 1; r < R; ++r) {
+    key.words[0] += philox_constants::w0;
+    key.words[1] += philox_constants::w1;
+    counter = detail::philox4x32_round(counter, key);
+  }
+  return counter;
+}
+
+/// Philox-4x32-10, the Random123 default.
+TYCHE_HD constexpr philox4x32_counter philox4x32_10(philox4x32_counter counter,
+                                                    philox4x32_key key) {
+  return philox4x32<10>(counter, key);
+}
+
+/// A counter-based generator: stream `stream` (one per chain) of the family keyed by `seed`,
+/// at position `position`. See the top of this file for the layout. Satisfies
+/// std::uniform_random_bit_generator (64-bit results), so <random>'s distributions accept it.
+class counter_rng {
+ public:
+  using result_type = std::uint64_t;
+
+  TYCHE_HD constexpr counter_rng(std::uint64_t seed, std::uint64_t stream = 0,
+                                 std::uint64_t position = 0)
+      : seed_(seed), stream_(stream), position_(position) {}
+
+  TYCHE_HD static constexpr result_type min() { return 0; }
+  TYCHE_HD static constexpr result_type max() { return ~result_type{0}; }
+
+  TYCHE_HD constexpr std::uint64_t seed() const { return seed_; }
+  TYCHE_HD constexpr std::uint64_t stream() const { return stream_; }
+  /// The position of the next draw.
+  TYCHE_HD constexpr std::uint64_t position() const { return position_; }
+
+  /// Jumps to position k: the next draw is draw k of this stream.
+  TYCHE_HD constexpr void seek(std::uint64_t k) { position_ = k; }
+  /// Skips n draws (of any kind: every draw consumes one position).
+  TYCHE_HD constexpr void discard(std::uint64_t n) { position_ += n; }
+
+  /// The Philox block at position k, without moving.
+  TYCHE_HD constexpr philox4x32_counter block(std::uint64_t k) const {
+    return philox4x32_10(philox4x32_counter{{static_cast<std::uint32_t>(k),
+                                             static_cast<std::uint32_t>(k >> 32),
+                                             static_cast<std::uint32_t>(stream_),
+                                             static_cast<std::uint32_t>(stream_ >> 32)}},
+                         philox4x32_key{{static_cast<std::uint32_t>(seed_),
+                                         static_cast<std::uint32_t>(seed_ >> 32)}});
+  }
+  /// The next block; consumes one position.
+  TYCHE_HD constexpr philox4x32_counter next_block() { return block(position_++); }
+
+  /// Word 0 of the next block.
+  TYCHE_HD constexpr std::uint32_t next_u32() { return next_block().words[0]; }
+  /// Words 0 (low half) and 1 (high half) of the next block.
+  TYCHE_HD constexpr std::uint64_t next_u64() {
+    const philox4x32_counter b = next_block();
+    return bits64(b.words[0], b.words[1]);
+  }
+  /// The UniformRandomBitGenerator draw: next_u64().
+  TYCHE_HD constexpr result_type operator()() { return next_u64(); }
+
+  /// Uniform on (0, 1), never 0 or 1: uniform01_from_bits(next_u64()) (53 random bits).
+  TYCHE_HD constexpr double uniform01() { return uniform01_from_bits(next_u64()); }
+  /// Standard normal by Box–Muller from the two 64-bit halves of one block (the cosine branch;
+  /// the sine branch is not kept, so that every normal consumes exactly one position).
+  TYCHE_HD double normal() {
+    const philox4x32_counter b = next_block();
+    return normal_from_bits(bits64(b.words[0], b.words[1]), bits64(b.words[2], b.words[3]));
+  }
+  /// Standard exponential (rate 1): −log(uniform01), from words 0 and 1 of one block.
+  TYCHE_HD double exponential() { return exponential_from_bits(next_u64()); }
+
+  TYCHE_HD friend constexpr bool operator==(const counter_rng& a, const counter_rng& b) {
+    return a.seed_ == b.seed_ && a.stream_ == b.stream_ && a.position_ == b.position_;
+  }
+  TYCHE_HD friend constexpr bool operator!=(const counter_rng& a, const counter_rng& b) {
+    return !(a == b);
+  }
+
+ private:
+  TYCHE_HD static constexpr std::uint64_t bits64(std::uint32_t lo, std::uint32_t hi) {
+    return std::uint64_t{lo} | (std::uint64_t{hi} << 32);
+  }
+
+  std::uint64_t seed_;
+  std::uint64_t stream_;
+  std::uint64_t position_;
+};
+
+/// L chains drawn together, one per SIMD lane: every draw gives lane l what
+/// counter_rng(seed, chains[l], position) gives, and moves all lanes one position on. Draw a
+/// batch with uniform01<xsimd::batch<double>>(lanes) and the like (tyche/random/variates.hpp).
+template <std::size_t L>
+struct counter_rng_lanes {
+  static constexpr std::size_t lanes = L;
+  std::uint64_t seed = 0;
+  std::array<std::uint64_t, L> chains{};  ///< the stream of each lane
+  std::uint64_t position = 0;              ///< the position of the next draw, shared by all lanes
+
+  /// The generator of lane l at the current position.
+  constexpr counter_rng lane(std::size_t l) const { return counter_rng(seed, chains[l], position); }
+  constexpr void seek(std::uint64_t k) { position = k; }
+  constexpr void discard(std::uint64_t n) { position += n; }
+
+  constexpr std::array<std::uint64_t, L> next_u64() {
+    return draw([](counter_rng& g) { return g.next_u64(); });
+  }
+  constexpr std::array<double, L> uniform01() {
+    return draw([](counter_rng& g) { return g.uniform01(); });
+  }
+  std::array<double, L> normal() {
+    return draw([](counter_rng& g) { return g.normal(); });
+  }
+  std::array<double, L> exponential() {
+    return draw([](counter_rng& g) { return g.exponential(); });
+  }
+
+ private:
+  template <class F>
+  constexpr auto draw(F f) {
+    std::array<decltype(f(std::declval<counter_rng&>())), L> out{};
+    for (std::size_t l = 0; l < L; ++l) {
+      counter_rng g = lane(l);
+      out[l] = f(g);
+    }
+    ++position;
+    return out;
+  }
+};
+
+}  // namespace tyche
+// ----- end tyche/random/philox.hpp -----
+// ----- begin tyche/samplers/nuts/adaptation.hpp -----
+// tyche/samplers/nuts/adaptation.hpp — Stan's warm-up: dual averaging of the step size (Hoffman
+// & Gelman 2014, §3.2; δ = 0.8, γ = 0.05, t₀ = 10, κ = 0.75, μ = log 10ε) and windowed
+// estimation of a diagonal metric (init buffer 75, windows from 25 doubling, term buffer 50;
+// regularised as n/(n+5)·var + 10⁻³·5/(n+5)). One deliberate difference from Stan: when the
+// last metric window closes at the very end of warm-up (no term buffer), Stan restarts dual
+// averaging and then ends it with no iterations, which sets the step size to exp(0) = 1; here
+// the step size found after the metric update is kept.
+
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+namespace tyche::samplers {
+
+/// Warm-up settings, with Stan's defaults.
+struct adaptation_config {
+  double delta = 0.8;  // target acceptance statistic
+  double gamma = 0.05;
+  double t0 = 10;
+  double kappa = 0.75;
+  int init_buffer = 75;
+  int term_buffer = 50;
+  int base_window = 25;
+};
+
+/// Dual averaging of log ε towards an average acceptance statistic δ.
+class step_size_adaptation {
+ public:
+  explicit step_size_adaptation(const adaptation_config& c = {}) : c_(c) {}
+  void set_mu(double mu) { mu_ = mu; }
+  void restart() {
+    counter_ = 0;
+    s_bar_ = 0;
+    x_bar_ = 0;
+  }
+  /// Updates ε after a transition with acceptance statistic accept_stat.
+  void learn(double& epsilon, double accept_stat) {
+    ++counter_;
+    accept_stat = accept_stat > 1 ? 1 : accept_stat;
+    const double eta = 1.0 / (counter_ + c_.t0);
+    s_bar_ = (1.0 - eta) * s_bar_ + eta * (c_.delta - accept_stat);
+    const double x = mu_ - s_bar_ * std::sqrt(static_cast<double>(counter_)) / c_.gamma;
+    const double x_eta = std::pow(static_cast<double>(counter_), -c_.kappa);
+    x_bar_ = (1.0 - x_eta) * x_bar_ + x_eta * x;
+    epsilon = std::exp(x);
+  }
+  /// The step size for sampling: exp of the averaged log ε — or ε itself when there has been
+  /// no iteration since the last restart (see the top of this file).
+  void complete(double& epsilon) const {
+    if (counter_ > 0) epsilon = std::exp(x_bar_);
+  }
+
+ private:
+  adaptation_config c_;
+  double mu_ = std::log(10.0);
+  double s_bar_ = 0, x_bar_ = 0;
+  long counter_ = 0;
+};
+
+/// Windowed estimation of the diagonal of M⁻¹ (the posterior variances of θ).
+class metric_adaptation {
+ public:
+  metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {})
+      : mean_(dim, 0.0), m2_(dim, 0.0), num_warmup_(num_warmup) {
+    if (num_warmup < 20) {  // too short for windows: the metric stays as it is
+      num_warmup_ = 0;
+      return;
+    }
+    if (c.init_buffer + c.base_window + c.term_buffer > num_warmup) {
+      c.init_buffer = static_cast<int>(0.15 * num_warmup);
+      c.term_buffer = static_cast<int>(0.1 * num_warmup);
+      c.base_window = num_warmup - (c.init_buffer + c.term_buffer);
+    }
+    init_buffer_ = c.init_buffer;
+    term_buffer_ = c.term_buffer;
+    window_size_ = c.base_window;
+    next_window_ = init_buffer_ + window_size_ - 1;
+  }
+
+  /// Adds draw q (unconstrained); at the end of a window writes the new M⁻¹ diagonal to
+  /// inv_metric and returns true.
+  bool learn(std::vector<double>& inv_metric, const std::vector<double>& q) {
+    if (in_window()) add(q);
+    if (end_of_window()) {
+      compute_next_window();
+      const double n = static_cast<double>(count_);
+      for (std::size_t i = 0; i < inv_metric.size(); ++i) {
+        const double var = count_ > 1 ? m2_[i] / (n - 1) : 1.0;
+        inv_metric[i] = (n / (n + 5.0)) * var + 1e-3 * (5.0 / (n + 5.0));
+      }
+      reset();
+      ++counter_;
+      return true;
+    }
+    ++counter_;
+    return false;
+  }
+
+ private:
+  bool in_window() const {
+    return counter_ >= init_buffer_ && counter_ < num_warmup_ - term_buffer_ && counter_ != num_warmup_;
+  }
+  bool end_of_window() const { return counter_ == next_window_ && counter_ != num_warmup_; }
+  void compute_next_window() {
+    if (next_window_ == num_warmup_ - term_buffer_ - 1) return;
+    window_size_ *= 2;
+    next_window_ = counter_ + window_size_;
+    if (next_window_ != num_warmup_ - term_buffer_ - 1) {
+      const int boundary = next_window_ + 2 * window_size_;
+      if (boundary >= num_warmup_ - term_buffer_) next_window_ = num_warmup_ - term_buffer_ - 1;
+    }
+  }
+  void add(const std::vector<double>& q) {  // Welford
+    ++count_;
+    for (std::size_t i = 0; i < q.size(); ++i) {
+      const double delta = q[i] - mean_[i];
+      mean_[i] += delta / static_cast<double>(count_);
+      m2_[i] += delta * (q[i] - mean_[i]);
+    }
+  }
+  void reset() {
+    count_ = 0;
+    for (auto& v : mean_) v = 0;
+    for (auto& v : m2_) v = 0;
+  }
+
+  std::vector<double> mean_, m2_;
+  long count_ = 0;
+  int num_warmup_ = 0;
+  int init_buffer_ = 0, term_buffer_ = 0, window_size_ = 0, next_window_ = -1;
+  int counter_ = 0;
+};
+
+}  // namespace tyche::samplers
+// ----- end tyche/samplers/nuts/adaptation.hpp -----
+// ----- begin tyche/samplers/nuts/sampler.hpp -----
+// tyche/samplers/nuts/sampler.hpp — nuts(model, config): warm-up and sampling of several chains
+// with the unrolled transition, chains spread over threads. Chain c draws from the Philox stream
+// (seed, c), so its draws are the same whatever the number of chains or threads.
+//
+// This first driver runs one chain per thread with the double-precision transition; the
+// lockstep driver that runs chains as SIMD lanes (each at its own point of the state machine) is
+// the next step (docs/nuts.md).
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tyche {
+
+/// Settings of nuts(); defaults as Stan's.
+struct nuts_config {
+  int chains = 4;
+  int warmup = 1000;
+  int draws = 1000;
+  std::uint64_t seed = 1;
+  int max_depth = 10;
+  double adapt_delta = 0.8;
+  double init_step_size = 1.0;
+  double init_radius = 2.0;  // initial θ uniform on (−r, r), as Stan
+  int threads = 0;           // 0: one per chain, up to the hardware's concurrency
+};
+
+/// The result of nuts(): per chain, the draws on the constrained scale and Stan's sampler
+/// statistics, plus the adapted step size and metric.
+struct nuts_fit {
+  std::vector<std::string> names;  // parameter names, Stan style
+  int chains = 0, draws = 0;
+  std::vector<std::vector<double>> values;                    // [chain][draw * dim + k]
+  std::vector<std::vector<samplers::transition_stats>> stats;     // [chain][draw]
+  std::vector<double> step_size;                              // [chain]
+  std::vector<std::vector<double>> inv_metric;                // [chain]
+
+  [[nodiscard]] std::size_t dim() const { return names.size(); }
+  /// Draws of parameter k, chain by chain: [chain][draw].
+  [[nodiscard]] std::vector<std::vector<double>> parameter(std::size_t k) const {
+    std::vector<std::vector<double>> out(static_cast<std::size_t>(chains));
+    for (int c = 0; c < chains; ++c) {
+      out[c].resize(static_cast<std::size_t>(draws));
+      for (int d = 0; d < draws; ++d) out[c][d] = values[c][d * dim() + k];
+    }
+    return out;
+  }
+  [[nodiscard]] int divergences() const {
+    int n = 0;
+    for (const auto& chain : stats)
+      for (const auto& s : chain) n += s.divergent ? 1 : 0;
+    return n;
+  }
+};
+
+namespace detail {
+
+/// The transition's random-number interface over a chain's Philox stream; also a
+/// UniformRandomBitGenerator for model.initial_point.
+struct chain_rng {
+  counter_rng rng;
+  using result_type = counter_rng::result_type;
+  static constexpr result_type min() { return counter_rng::min(); }
+  static constexpr result_type max() { return counter_rng::max(); }
+  result_type operator()() { return rng(); }
+  double uniform() { return rng.uniform01(); }
+  double normal() { return rng.normal(); }
+};
+
+template <class Model>
+struct model_density {
+  const Model& model;
+  double operator()(const std::vector<double>& q, std::vector<double>& grad) const {
+    return model.log_prob_and_gradient(q, grad);
+  }
+};
+
+/// Stan's heuristic for a first step size: double or halve ε until the acceptance of one
+/// leapfrog from a fresh momentum crosses 0.8.
+template <class Transition>
+double initial_step_size(const Transition& tr, const samplers::phase_point& z0, double eps,
+                         chain_rng& rng) {
+  if (!(eps > 0) || eps > 1e7) return eps;
+  auto delta_h = [&](double e) {
+    samplers::phase_point z = z0;
+    z.p.resize(z.q.size());
+    for (std::size_t i = 0; i < z.q.size(); ++i) z.p[i] = rng.normal() / std::sqrt(tr.inv_metric()[i]);
+    const double h0 = tr.hamiltonian(z);
+    tr.leapfrog(z, e);
+    double h = tr.hamiltonian(z);
+    if (std::isnan(h)) h = std::numeric_limits<double>::infinity();
+    return h0 - h;
+  };
+  const double log_08 = std::log(0.8);
+  const int direction = delta_h(eps) > log_08 ? 1 : -1;
+  for (int guard = 0; guard < 200; ++guard) {
+    const double dh = delta_h(eps);
+    if (direction == 1 && !(dh > log_08)) break;
+    if (direction == -1 && !(dh < log_08)) break;
+    eps = direction == 1 ? 2 * eps : 0.5 * eps;
+    if (eps > 1e7)
+      throw std::runtime_error("tyche::nuts: the step size grew past 1e7 while initialising: the "
+                               "posterior may be improper");
+    if (eps == 0)
+      throw std::runtime_error("tyche::nuts: no acceptably small step size: the model may be "
+                               "wrong or numerically unstable at the initial point");
+  }
+  return eps;
+}
+
+template <class Model>
+void run_chain(const Model& m, const nuts_config& cfg, int chain, nuts_fit& fit) {
+  chain_rng rng{counter_rng(cfg.seed, static_cast<std::uint64_t>(chain))};
+  const model_density<Model> target{m};
+  const std::size_t d = m.dim();
+  samplers::phase_point z;
+  z.grad.resize(d);
+  // Initial point: uniform(−r, r) on θ, up to 100 attempts at a finite density and gradient.
+  for (int attempt = 0;; ++attempt) {
+    z.q = m.initial_point(rng, cfg.init_radius);
+    z.log_density = target(z.q, z.grad);
+    bool finite = std::isfinite(z.log_density);
+    for (double g : z.grad) finite = finite && std::isfinite(g);
+    if (finite) break;
+    if (attempt == 99)
+      throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain + 1) +
+                               ": no initial point with a finite log density and gradient in "
+                               "100 attempts");
+  }
+  samplers::adaptation_config ac;
+  ac.delta = cfg.adapt_delta;
+  samplers::unrolled_transition<model_density<Model>, chain_rng> tr(target, std::vector<double>(d, 1.0),
+                                                                cfg.max_depth);
+  samplers::step_size_adaptation step_adapt(ac);
+  samplers::metric_adaptation metric_adapt(d, cfg.warmup, ac);
+  double eps = initial_step_size(tr, z, cfg.init_step_size, rng);
+  step_adapt.set_mu(std::log(10 * eps));
+  std::vector<double> inv_metric(d, 1.0);
+  auto& values = fit.values[static_cast<std::size_t>(chain)];
+  auto& stats = fit.stats[static_cast<std::size_t>(chain)];
+  values.reserve(static_cast<std::size_t>(cfg.draws) * d);
+  for (int it = 0; it < cfg.warmup + cfg.draws; ++it) {
+    const auto s = tr(z, eps, rng);
+    if (it < cfg.warmup) {
+      step_adapt.learn(eps, s.accept_stat);
+      if (metric_adapt.learn(inv_metric, z.q)) {
+        tr.set_inv_metric(inv_metric);
+        eps = initial_step_size(tr, z, eps, rng);
+        step_adapt.set_mu(std::log(10 * eps));
+        step_adapt.restart();
+      }
+      if (it == cfg.warmup - 1) step_adapt.complete(eps);
+    } else {
+      const auto x = m.constrain(z.q);
+      values.insert(values.end(), x.begin(), x.end());
+      stats.push_back(s);
+    }
+  }
+  fit.step_size[static_cast<std::size_t>(chain)] = eps;
+  fit.inv_metric[static_cast<std::size_t>(chain)] = tr.inv_metric();
+}
+
+}  // namespace detail
+
+/// Runs NUTS on a model: config.chains chains of config.warmup + config.draws iterations.
+template <class Model>
+nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
+  if (cfg.chains < 1 || cfg.draws < 0 || cfg.warmup < 0)
+    throw std::invalid_argument("tyche::nuts: chains must be ≥ 1 and warmup, draws ≥ 0 (got chains = " +
+                                std::to_string(cfg.chains) + ", warmup = " + std::to_string(cfg.warmup) +
+                                ", draws = " + std::to_string(cfg.draws) + ")");
+  if (!(cfg.adapt_delta > 0 && cfg.adapt_delta < 1))
+    throw std::invalid_argument("tyche::nuts: adapt_delta = " + std::to_string(cfg.adapt_delta) +
+                                " is outside (0, 1)");
+  nuts_fit fit;
+  fit.names = m.parameter_names();
+  fit.chains = cfg.chains;
+  fit.draws = cfg.draws;
+  fit.values.resize(static_cast<std::size_t>(cfg.chains));
+  fit.stats.resize(static_cast<std::size_t>(cfg.chains));
+  fit.step_size.resize(static_cast<std::size_t>(cfg.chains));
+  fit.inv_metric.resize(static_cast<std::size_t>(cfg.chains));
+  int threads = cfg.threads > 0 ? cfg.threads
+                                : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = std::min(threads, cfg.chains);
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(cfg.chains));
+  auto worker = [&](int first) {
+    for (int c = first; c < cfg.chains; c += threads) {
+      try {
+        detail::run_chain(m, cfg, c, fit);
+      } catch (...) {
+        errors[static_cast<std::size_t>(c)] = std::current_exception();
+      }
+    }
+  };
+  if (threads == 1) {
+    worker(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker, t);
+    for (auto& th : pool) th.join();
+  }
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  return fit;
+}
+
+}  // namespace tyche
+// ----- end tyche/samplers/nuts/sampler.hpp -----
+// ----- begin tyche/diagnostics/convergence.hpp -----
+// tyche/diagnostics/convergence.hpp — MCMC convergence diagnostics: split-R̂, rank-normalised
+// split-R̂ (bulk and folded, "tail"), bulk-ESS, tail-ESS, ESS of a quantile, MCSE of the mean and
+// of a quantile, and type-7 quantiles.
+//
+//     std::vector<double> draws = ...;                // 4 chains × 1000 draws, one chain after another
+//     double r   = tyche::rhat(draws, 4, 1000);       // max(bulk R̂, folded R̂), as Stan reports it
+//     double eb  = tyche::ess_bulk(draws, 4, 1000);
+//     double et  = tyche::ess_tail(draws, 4, 1000);
+//     double se  = tyche::mcse_mean(draws, 4, 1000);
+//     double q95 = tyche::quantile(draws, 0.95);
+//
+//     std::vector<std::vector<double>> chains = ...;  // or one range per chain (equal lengths)
+//     double r2 = tyche::rhat(chains);
+//
+// Reference. A. Vehtari, A. Gelman, D. Simpson, B. Carpenter, P.-C. Bürkner (2021),
+// "Rank-normalization, folding, and localization: an improved R̂ for assessing convergence of
+// MCMC", Bayesian Analysis 16(2), 667–718, doi:10.1214/20-BA1221. Every function follows the
+// definition of the R package `posterior` (checked against posterior 1.4.0 on R 4.2.2 by
+// tests/diagnostics; tools/diagnostics_reference.R writes the reference values):
+//   * split chains: each chain is cut into halves of floor(n/2) draws; when n is odd the middle
+//     draw is dropped (posterior's .split_chains);
+//   * rank normalisation: ranks over all (split) draws together, ties get their average rank,
+//     z = Φ⁻¹((r − 3/8) / (S + 1/4)) with S the number of draws (posterior's z_scale);
+//   * folding: |x − median(x)|, the median over all draws (posterior's fold_draws);
+//   * ESS: Geyer's initial positive sequence of the chain-averaged autocorrelations, then his
+//     initial monotone sequence, the "improved" end term ρ̂ of the last even lag, and τ̂ capped
+//     below at 1/log10(S) (posterior's .ess, equations (10)–(11) of the paper). posterior computes
+//     autocovariances by FFT; here each lag is computed directly and only as far as Geyer's
+//     truncation reaches: O(S · lags), about 1 s for 4 × 100 000 draws of an AR(1) with
+//     ρ = 0.999, O(S · n) at worst for chains that do not mix. The two agree to rounding.
+//
+// Input. Draws are given either as one contiguous array, chains × draws row-major (chain c's
+// draws at [c·n, (c+1)·n)), with its shape, or as a range of chains, each a range convertible to
+// std::span<const double> (std::vector<std::vector<double>>, std::vector<std::span<const double>>,
+// ...), all of one length. Every function accepts any number of chains ≥ 1 and draws per
+// chain ≥ 4, and throws std::invalid_argument otherwise (or when the array's size is not
+// chains × n, or the chains differ in length).
+//
+// NaN results. Where posterior returns NA, these functions return a quiet NaN and never throw:
+// when the draws (or the split, rank-normalised or indicator draws a function looks at) contain
+// NaN or ±∞ or are constant (max − min < DBL_EPSILON, posterior's absolute tolerance). ESS needs
+// at least 3 draws per split chain, so every ESS and MCSE is NaN for n = 4 and n = 5. Like
+// posterior, ranks are finite for ±∞ draws, so rhat, rhat_bulk and ess_bulk still give numbers
+// there, while split_rhat, ess_basic and ess_tail are NaN. When every chain is constant but the
+// chains differ, the within-chain variance is 0 and every R̂ is +∞ (posterior reports +∞ for
+// rhat_basic and, from rounding noise in its sums, about 1e16 for the rank-normalised ones); the
+// ESS there is finite, as in posterior.
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <limits>
+#include <numeric>
+#include <ranges>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tyche {
+
+namespace detail::diagnostics {
+
+inline constexpr double nan_value = std::numeric_limits<double>::quiet_NaN();
+
+/// Chains stored one after another: chain c is data[c·n, (c+1)·n).
+struct draw_matrix {
+  std::vector<double> data;
+  std::size_t chains = 0;
+  std::size_t n = 0;
+  const double* chain(std::size_t c) const { return data.data() + c * n; }
+  double* chain(std::size_t c) { return data.data() + c * n; }
+};
+
+/// A range of chains, each convertible to std::span<const double>.
+template <class R>
+concept chain_range = std::ranges::input_range<const R> &&
+                      std::convertible_to<std::ranges::range_reference_t<const R>, std::span<const double>>;
+
+[[noreturn]] inline void fail(const char* function, const std::string& what) {
+  throw std::invalid_argument(std::string("tyche::") + function + ": " + what);
+}
+
+inline void check_shape(const char* function, std::size_t size, std::size_t chains, std::size_t n) {
+  if (chains < 1) fail(function, "needs at least one chain");
+  if (n < 4) fail(function, "needs at least 4 draws per chain, got " + std::to_string(n));
+  if (size != chains * n)
+    fail(function, "draws has " + std::to_string(size) + " values, expected chains × n = " +
+                       std::to_string(chains) + " × " + std::to_string(n));
+}
+
+inline draw_matrix gather(const char* function, std::span<const double> draws, std::size_t chains,
+                          std::size_t n) {
+  check_shape(function, draws.size(), chains, n);
+  return draw_matrix{std::vector<double>(draws.begin(), draws.end()), chains, n};
+}
+
+template <chain_range R>
+draw_matrix gather(const char* function, const R& chains) {
+  draw_matrix m;
+  bool first = true;
+  for (auto&& c : chains) {
+    const std::span<const double> s = c;
+    if (first) {
+      m.n = s.size();
+      first = false;
+    } else if (s.size() != m.n) {
+      fail(function, "chain " + std::to_string(m.chains + 1) + " has " + std::to_string(s.size()) +
+                         " draws, chain 1 has " + std::to_string(m.n));
+    }
+    m.data.insert(m.data.end(), s.begin(), s.end());
+    ++m.chains;
+  }
+  check_shape(function, m.data.size(), m.chains, m.n);
+  return m;
+}
+
+/// posterior's should_return_NA: any NaN or ±∞, or max − min < DBL_EPSILON.
+inline bool should_return_na(std::span<const double> x) {
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -lo;
+  for (double v : x) {
+    if (!std::isfinite(v)) return true;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  return std::abs(hi - lo) < std::numeric_limits<double>::epsilon();
+}
+
+inline bool any_nan(std::span<const double> x) {
+  return std::any_of(x.begin(), x.end(), [](double v) { return std::isnan(v); });
+}
+
+/// R's mean(): long double sum, then one correction pass.
+inline double r_mean(const double* x, std::size_t n) {
+  long double s = 0.0L;
+  for (std::size_t i = 0; i < n; ++i) s += x[i];
+  s /= static_cast<long double>(n);
+  if (std::isfinite(static_cast<double>(s))) {
+    long double t = 0.0L;
+    for (std::size_t i = 0; i < n; ++i) t += (x[i] - s);
+    s += t / static_cast<long double>(n);
+  }
+  return static_cast<double>(s);
+}
+
+/// Sample variance (denominator n − 1), two passes.
+inline double r_var(const double* x, std::size_t n) {
+  const double m = r_mean(x, n);
+  long double s = 0.0L;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = x[i] - m;
+    s += static_cast<long double>(d) * d;
+  }
+  return static_cast<double>(s / static_cast<long double>(n - 1));
+}
+
+/// posterior's .split_chains: halves of floor(n/2) draws, the middle draw dropped for odd n; the
+/// first halves of all chains come first, then the second halves.
+inline draw_matrix split_chains(const draw_matrix& x) {
+  const std::size_t half = x.n / 2;
+  draw_matrix s{std::vector<double>(2 * x.chains * half), 2 * x.chains, half};
+  for (std::size_t c = 0; c < x.chains; ++c) {
+    const double* src = x.chain(c);
+    std::copy(src, src + half, s.chain(c));
+    std::copy(src + (x.n - half), src + x.n, s.chain(x.chains + c));
+  }
+  return s;
+}
+
+/// Φ⁻¹(p), Wichura's algorithm AS 241 (PPND16), as R's qnorm (R ≤ 4.2).
+inline double inv_normal_cdf(double p) {
+  if (std::isnan(p) || p < 0.0 || p > 1.0) return nan_value;
+  if (p == 0.0) return -std::numeric_limits<double>::infinity();
+  if (p == 1.0) return std::numeric_limits<double>::infinity();
+  const double q = p - 0.5;
+  if (std::abs(q) <= 0.425) {
+    const double r = 0.180625 - q * q;
+    return q *
+           (((((((r * 2509.0809287301226727 + 33430.575583588128105) * r + 67265.770927008700853) * r +
+                45921.953931549871457) * r + 13731.693765509461125) * r + 1971.5909503065514427) * r +
+             133.14166789178437745) * r + 3.387132872796366608) /
+           (((((((r * 5226.495278852854561 + 28729.085735721942674) * r + 39307.89580009271061) * r +
+                21213.794301586595867) * r + 5394.1960214247511077) * r + 687.1870074920579083) * r +
+             42.313330701600911252) * r + 1.0);
+  }
+  double r = std::sqrt(-std::log(q < 0.0 ? p : 1.0 - p));
+  double val;
+  if (r <= 5.0) {
+    r -= 1.6;
+    val = (((((((r * 7.7454501427834140764e-4 + 0.0227238449892691845833) * r + 0.24178072517745061177) * r +
+               1.27045825245236838258) * r + 3.64784832476320460504) * r + 5.7694972214606914055) * r +
+            4.6303378461565452959) * r + 1.42343711074968357734) /
+          (((((((r * 1.05075007164441684324e-9 + 5.475938084995344946e-4) * r + 0.0151986665636164571966) * r +
+               0.14810397642748007459) * r + 0.68976733498510000455) * r + 1.6763848301838038494) * r +
+            2.05319162663775882187) * r + 1.0);
+  } else {
+    r -= 5.0;
+    val = (((((((r * 2.01033439929228813265e-7 + 2.71155556874348757815e-5) * r + 0.0012426609473880784386) * r +
+               0.026532189526576123093) * r + 0.29656057182850489123) * r + 1.7848265399172913358) * r +
+            5.4637849111641143699) * r + 6.6579046435011037772) /
+          (((((((r * 2.04426310338993978564e-15 + 1.4215117583164458887e-7) * r + 1.8463183175100546818e-5) * r +
+               7.868691311456132591e-4) * r + 0.0148753612908506148525) * r + 0.13692988092273580531) * r +
+            0.59983220655588793769) * r + 1.0);
+  }
+  return q < 0.0 ? -val : val;
+}
+
+/// posterior's z_scale: average ranks over all values, then Φ⁻¹((r − 3/8) / (S + 1/4)).
+inline void z_scale(std::vector<double>& values) {
+  const std::size_t S = values.size();
+  std::vector<std::size_t> order(S);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+  std::vector<double> rank(S);
+  for (std::size_t i = 0; i < S;) {
+    std::size_t j = i;
+    while (j + 1 < S && values[order[j + 1]] == values[order[i]]) ++j;
+    const double r = static_cast<double>(i + j + 2) / 2.0;  // 1-based average rank of i..j
+    for (std::size_t k = i; k <= j; ++k) rank[order[k]] = r;
+    i = j + 1;
+  }
+  const double denominator = static_cast<double>(S) - 2.0 * 0.375 + 1.0;
+  for (std::size_t i = 0; i < S; ++i) values[i] = inv_normal_cdf((rank[i] - 0.375) / denominator);
+}
+
+/// R's quantile(type = 7) of values already sorted ascending.
+inline double quantile_sorted(std::span<const double> sorted, double p) {
+  const std::size_t n = sorted.size();
+  if (n == 0 || std::isnan(p)) return nan_value;
+  p = std::max(0.0, std::min(1.0, p));
+  const double index = 1.0 + static_cast<double>(n - 1) * p;  // 1-based, as in R
+  const double lo = std::floor(index);
+  const double hi = std::ceil(index);
+  const double qs = sorted[static_cast<std::size_t>(lo) - 1];
+  const double xh = sorted[static_cast<std::size_t>(hi) - 1];
+  if (index > lo && xh != qs) {
+    const double h = index - lo;
+    return (1.0 - h) * qs + h * xh;
+  }
+  return qs;
+}
+
+/// R's median(): the middle value, or R's mean() of the two middle values.
+inline double r_median(std::vector<double> x) {
+  const std::size_t n = x.size();
+  const std::size_t half = (n + 1) / 2;  // 1-based index of the (lower) middle value
+  std::nth_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(half - 1), x.end());
+  const double a = x[half - 1];
+  if (n % 2 == 1) return a;
+  const double b = *std::min_element(x.begin() + static_cast<std::ptrdiff_t>(half), x.end());
+  const double pair[2] = {a, b};
+  return r_mean(pair, 2);
+}
+
+/// posterior's .rhat on already split (and possibly rank-normalised) chains.
+inline double rhat_core(const draw_matrix& x) {
+  if (should_return_na(x.data)) return nan_value;
+  const std::size_t m = x.chains, n = x.n;
+  std::vector<double> mean(m), var(m);
+  for (std::size_t c = 0; c < m; ++c) {
+    mean[c] = r_mean(x.chain(c), n);
+    var[c] = r_var(x.chain(c), n);
+  }
+  const double dn = static_cast<double>(n);
+  const double var_between = dn * r_var(mean.data(), m);
+  const double var_within = r_mean(var.data(), m);
+  return std::sqrt((var_between / var_within + dn - 1.0) / dn);
+}
+
+/// posterior's .ess on already split chains: Geyer's initial positive and initial monotone
+/// sequences on the chain-averaged autocovariances (biased estimator, denominator n).
+inline double ess_core(const draw_matrix& x) {
+  const std::size_t m = x.chains, n = x.n;
+  if (n < 3 || should_return_na(x.data)) return nan_value;
+  // Centred chains; a chain of zero variance has zero autocovariances (as in posterior).
+  std::vector<double> centred(m * n);
+  std::vector<double> mean(m);
+  for (std::size_t c = 0; c < m; ++c) {
+    const double* xc = x.chain(c);
+    mean[c] = r_mean(xc, n);
+    const bool constant = r_var(xc, n) == 0.0;
+    for (std::size_t i = 0; i < n; ++i) centred[c * n + i] = constant ? 0.0 : xc[i] - mean[c];
+  }
+  std::vector<double> acov_means;  // computed lag by lag, as far as the sequences need
+  auto acov_mean = [&](std::size_t lag) {
+    while (acov_means.size() <= lag) {
+      const std::size_t t = acov_means.size();
+      double total = 0.0;
+      for (std::size_t c = 0; c < m; ++c) {
+        const double* y = centred.data() + c * n;
+        const std::size_t len = n - t;
+        double s[4] = {0.0, 0.0, 0.0, 0.0};  // four running sums: pipelined, and pairwise-ish
+        std::size_t i = 0;
+        for (; i + 4 <= len; i += 4)
+          for (std::size_t k = 0; k < 4; ++k) s[k] += y[i + k] * y[i + k + t];
+        for (; i < len; ++i) s[0] += y[i] * y[i + t];
+        total += ((s[0] + s[1]) + (s[2] + s[3])) / static_cast<double>(n);
+      }
+      acov_means.push_back(total / static_cast<double>(m));
+    }
+    return acov_means[lag];
+  };
+  const double dn = static_cast<double>(n);
+  const double mean_var = acov_mean(0) * dn / (dn - 1.0);
+  double var_plus = mean_var * (dn - 1.0) / dn;
+  if (m > 1) var_plus += r_var(mean.data(), m);
+
+  std::vector<double> rho(n, 0.0);
+  const long long last = static_cast<long long>(n) - 5;
+  long long t = 0;
+  double rho_even = 1.0;
+  rho[0] = rho_even;
+  double rho_odd = 1.0 - (mean_var - acov_mean(1)) / var_plus;
+  rho[1] = rho_odd;
+  while (t < last && !std::isnan(rho_even + rho_odd) && rho_even + rho_odd > 0.0) {
+    t += 2;
+    const auto ut = static_cast<std::size_t>(t);
+    rho_even = 1.0 - (mean_var - acov_mean(ut)) / var_plus;
+    rho_odd = 1.0 - (mean_var - acov_mean(ut + 1)) / var_plus;
+    if (rho_even + rho_odd >= 0.0) {
+      rho[ut] = rho_even;
+      rho[ut + 1] = rho_odd;
+    }
+  }
+  const long long max_t = t;
+  if (rho_even > 0.0) rho[static_cast<std::size_t>(max_t)] = rho_even;
+  // Geyer's initial monotone sequence.
+  t = 0;
+  while (t <= max_t - 4) {
+    t += 2;
+    const auto ut = static_cast<std::size_t>(t);
+    if (rho[ut] + rho[ut + 1] > rho[ut - 2] + rho[ut - 1]) {
+      rho[ut] = (rho[ut - 2] + rho[ut - 1]) / 2.0;
+      rho[ut + 1] = rho[ut];
+    }
+  }
+  const double ess = static_cast<double>(m) * dn;
+  // sum(rho_hat_t[1:max_t]) in R; for max_t = 0, 1:0 selects rho_hat_t[1] alone.
+  double sum = 0.0;
+  if (max_t == 0) {
+    sum = rho[0];
+  } else {
+    for (long long i = 0; i < max_t; ++i) sum += rho[static_cast<std::size_t>(i)];
+  }
+  double tau = -1.0 + 2.0 * sum + rho[static_cast<std::size_t>(max_t)];
+  const double tau_bound = 1.0 / std::log10(ess);
+  if (tau < tau_bound) tau = tau_bound;
+  return ess / tau;
+}
+
+/// Rank-normalised split-R̂ of the given (unsplit) draws.
+inline double rhat_bulk_core(const draw_matrix& x) {
+  draw_matrix s = split_chains(x);
+  if (any_nan(s.data)) return nan_value;
+  z_scale(s.data);
+  return rhat_core(s);
+}
+
+/// Rank-normalised split-R̂ of |x − median(x)|.
+inline double rhat_tail_core(const draw_matrix& x) {
+  if (any_nan(x.data)) return nan_value;
+  const double med = r_median(x.data);
+  draw_matrix f = x;
+  for (double& v : f.data) v = std::abs(v - med);
+  return rhat_bulk_core(f);
+}
+
+/// posterior's .ess_quantile: ESS of the split indicator draws x ≤ quantile(x, p).
+inline double ess_quantile_core(const draw_matrix& x, double p) {
+  if (should_return_na(x.data)) return nan_value;
+  const std::size_t S = x.data.size();
+  if (p == 1.0) p = (static_cast<double>(S) - 0.5) / static_cast<double>(S);
+  std::vector<double> sorted = x.data;
+  std::sort(sorted.begin(), sorted.end());
+  const double q = quantile_sorted(sorted, p);
+  draw_matrix indicator{std::vector<double>(S), x.chains, x.n};
+  for (std::size_t i = 0; i < S; ++i) indicator.data[i] = x.data[i] <= q ? 1.0 : 0.0;
+  return ess_core(split_chains(indicator));
+}
+
+/// Regularised incomplete beta function I_x(a, b) (continued fraction, modified Lentz).
+inline double incomplete_beta(double a, double b, double x) {
+  if (x <= 0.0) return 0.0;
+  if (x >= 1.0) return 1.0;
+  const auto continued_fraction = [](double a_, double b_, double x_) {
+    constexpr double tiny = 1e-300;
+    constexpr double eps = 1e-16;
+    const double qab = a_ + b_, qap = a_ + 1.0, qam = a_ - 1.0;
+    double c = 1.0;
+    double d = 1.0 - qab * x_ / qap;
+    if (std::abs(d) < tiny) d = tiny;
+    d = 1.0 / d;
+    double h = d;
+    for (int k = 1; k <= 100000; ++k) {
+      const double kk = k, k2 = 2.0 * kk;
+      double aa = kk * (b_ - kk) * x_ / ((qam + k2) * (a_ + k2));
+      d = 1.0 + aa * d;
+      if (std::abs(d) < tiny) d = tiny;
+      c = 1.0 + aa / c;
+      if (std::abs(c) < tiny) c = tiny;
+      d = 1.0 / d;
+      h *= d * c;
+      aa = -(a_ + kk) * (qab + kk) * x_ / ((a_ + k2) * (qap + k2));
+      d = 1.0 + aa * d;
+      if (std::abs(d) < tiny) d = tiny;
+      c = 1.0 + aa / c;
+      if (std::abs(c) < tiny) c = tiny;
+      d = 1.0 / d;
+      const double delta = d * c;
+      h *= delta;
+      if (std::abs(delta - 1.0) < eps) break;
+    }
+    return h;
+  };
+  const double log_front =
+      std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
+  if (x < (a + 1.0) / (a + b + 2.0)) return std::exp(log_front) * continued_fraction(a, b, x) / a;
+  return 1.0 - std::exp(log_front) * continued_fraction(b, a, 1.0 - x) / b;
+}
+
+/// Quantile of the Beta(a, b) distribution (R's qbeta), by bisection to full precision.
+inline double beta_quantile(double p, double a, double b) {
+  if (std::isnan(p) || std::isnan(a) || std::isnan(b) || !(a > 0.0) || !(b > 0.0)) return nan_value;
+  double lo = 0.0, hi = 1.0;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    if (mid <= lo || mid >= hi) break;
+    if (incomplete_beta(a, b, mid) < p) lo = mid;
+    else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+/// posterior's .mcse_quantile.
+inline double mcse_quantile_core(const draw_matrix& x, double p) {
+  const double ess = ess_quantile_core(x, p);
+  if (std::isnan(ess)) return nan_value;
+  const double a1 = beta_quantile(0.1586553, ess * p + 1.0, ess * (1.0 - p) + 1.0);
+  const double a2 = beta_quantile(0.8413447, ess * p + 1.0, ess * (1.0 - p) + 1.0);
+  std::vector<double> sorted = x.data;
+  std::sort(sorted.begin(), sorted.end());
+  const double S = static_cast<double>(sorted.size());
+  const double i1 = std::max(std::floor(a1 * S), 1.0);
+  const double i2 = std::min(std::ceil(a2 * S), S);
+  return (sorted[static_cast<std::size_t>(i2) - 1] - sorted[static_cast<std::size_t>(i1) - 1]) / 2.0;
+}
+
+inline void check_probability(const char* function, double p) {
+  if (!(p >= 0.0 && p <= 1.0)) fail(function, "probability must be in [0, 1], got " + std::to_string(p));
+}
+
+}  // namespace detail::diagnostics
+
+// ---- R̂ --------------------------------------------------------------------------------------------
+
+/// Classic split-R̂ (Gelman et al., BDA3, eq. 11.4, on split chains): posterior's rhat_basic(x) with
+/// split = TRUE. Vehtari et al. (2021), eq. (4). NaN for non-finite or constant draws.
+inline double split_rhat(std::span<const double> draws, std::size_t chains, std::size_t n) {
+  using namespace detail::diagnostics;
+  return rhat_core(split_chains(gather("split_rhat", draws, chains, n)));
+}
+template <detail::diagnostics::chain_range R>
+double split_rhat(const R& chains) {
+  using namespace detail::diagnostics;
+  return rhat_core(split_chains(gather("split_rhat", chains)));
+}
+
+/// Rank-normalised split-R̂ (bulk-R̂): split-R̂ of the normal scores of the pooled ranks.
+/// Vehtari et al. (2021), section 4.1, eq. (14); posterior's .rhat(z_scale(.split_chains(x))).
+inline double rhat_bulk(std::span<const double> draws, std::size_t chains, std::size_t n) {
+  return detail::diagnostics::rhat_bulk_core(detail::diagnostics::gather("rhat_bulk", draws, chains, n));
+}
+template <detail::diagnostics::chain_range R>
+double rhat_bulk(const R& chains) {
+  return detail::diagnostics::rhat_bulk_core(detail::diagnostics::gather("rhat_bulk", chains));
+}
+
+/// Folded rank-normalised split-R̂ (tail-R̂): rhat_bulk of |x − median(x)|. Vehtari et al. (2021),
+/// section 4.2, eq. (15); posterior's .rhat(z_scale(.split_chains(fold_draws(x)))).
+inline double rhat_tail(std::span<const double> draws, std::size_t chains, std::size_t n) {
+  return detail::diagnostics::rhat_tail_core(detail::diagnostics::gather("rhat_tail", draws, chains, n));
+}
+template <detail::diagnostics::chain_range R>
+double rhat_tail(const R& chains) {
+  return detail::diagnostics::rhat_tail_core(detail::diagnostics::gather("rhat_tail", chains));
+}
+
+/// R̂ as Stan and posterior report it: max(rhat_bulk, rhat_tail). Vehtari et al. (2021),
+/// section 4.3; posterior's rhat(). NaN when either is NaN (posterior: NA).
+inline double rhat(std::span<const double> draws, std::size_t chains, std::size_t n) {
+  using namespace detail::diagnostics;
+  const draw_matrix x = gather("rhat", draws, chains, n);
+  const double bulk = rhat_bulk_core(x), tail = rhat_tail_core(x);
+  return std::isnan(bulk) || std::isnan(tail) ? nan_value : std::max(bulk, tail);
+}
+template <detail::diagnostics::chain_range R>
+double rhat(const R& chains) {
+  using namespace detail::diagnostics;
+  const draw_matrix x = gather("rhat", chains);
+  const double bulk = rhat_bulk_core(x), tail = rhat_tail_core(x);
+  return std::isnan(bulk) || std::isnan(tail) ? nan_value : std::max(bulk, tail);
+}
+
+// ---- ESS ------------------------------------------------------------------------------------------
+
+/// ESS of the split chains as they are (no rank normalisation): posterior's ess_basic(x) with
+/// split = TRUE, equal to ess_mean(x). Vehtari et al. (2021), section 3.2, eqs. (10)–(11).
+inline double ess_basic(std::span<const double> draws, std::size_t chains, std::size_t n) {
+  using namespace detail::diagnostics;
+  return ess_core(split_chains(gather("ess_basic", draws, chains, n)));
+}
+template <detail::diagnostics::chain_range R>
+double ess_basic(const R& chains) {
+  using namespace detail::diagnostics;
+  return ess_core(split_chains(gather("ess_basic", chains)));
+}
+
+/// ESS for the mean: the same as ess_basic (posterior's ess_mean).
+inline double ess_mean(std::span<const double> draws, std::size_t chains, std::size_t n) {
+  using namespace detail::diagnostics;
+  return ess_core(split_chains(gather("ess_mean", draws, chains, n)));
+}
+template <detail::diagnostics::chain_range R>
+double ess_mean(const R& chains) {
+  using namespace detail::diagnostics;
+  return ess_core(split_chains(gather("ess_mean", chains)));
+}
+
+/// Bulk-ESS: ESS of the rank-normalised split chains. Vehtari et al. (2021), section 4.1;
+/// posterior's ess_bulk(), .ess(z_scale(.split_chains(x))).
+inline double ess_bulk(std::span<const double> draws, std::size_t chains, std::size_t n) {
+  using namespace detail::diagnostics;
+  draw_matrix s = split_chains(gather("ess_bulk", draws, chains, n));
+  if (any_nan(s.data)) return nan_value;
+  z_scale(s.data);
+  return ess_core(s);
+}
+template <detail::diagnostics::chain_range R>
+double ess_bulk(const R& chains) {
+  using namespace detail::diagnostics;
+  draw_matrix s = split_chains(gather("ess_bulk", chains));
+  if (any_nan(s.data)) return nan_value;
+  z_scale(s.data);
+  return ess_core(s);
+}
+
+/// ESS of the quantile of probability p: ESS of the split indicator draws I(x ≤ q̂_p), q̂_p the
+/// type-7 quantile over all draws (p = 1 is taken as (S − ½)/S). Vehtari et al. (2021), section
+/// 4.3; posterior's ess_quantile(x, p).
+inline double ess_quantile(std::span<const double> draws, std::size_t chains, std::size_t n, double p) {
+  using namespace detail::diagnostics;
+  check_probability("ess_quantile", p);
+  return ess_quantile_core(gather("ess_quantile", draws, chains, n), p);
+}
+template <detail::diagnostics::chain_range R>
+double ess_quantile(const R& chains, double p) {
+  using namespace detail::diagnostics;
+  check_probability("ess_quantile", p);
+  return ess_quantile_core(gather("ess_quantile", chains), p);
+}
+
+/// Tail-ESS: min(ess_quantile(x, 0.05), ess_quantile(x, 0.95)). Vehtari et al. (2021), section
+/// 4.3; posterior's ess_tail(). NaN when either is NaN.
+inline double ess_tail(std::span<const double> draws, std::size_t chains, std::size_t n) {
+  using namespace detail::diagnostics;
+  const draw_matrix x = gather("ess_tail", draws, chains, n);
+  const double lo = ess_quantile_core(x, 0.05), hi = ess_quantile_core(x, 0.95);
+  return std::isnan(lo) || std::isnan(hi) ? nan_value : std::min(lo, hi);
+}
+template <detail::diagnostics::chain_range R>
+double ess_tail(const R& chains) {
+  using namespace detail::diagnostics;
+  const draw_matrix x = gather("ess_tail", chains);
+  const double lo = ess_quantile_core(x, 0.05), hi = ess_quantile_core(x, 0.95);
+  return std::isnan(lo) || std::isnan(hi) ? nan_value : std::min(lo, hi);
+}
+
+// ---- MCSE -----------------------------------------------------------------------------------------
+
+/// Monte Carlo standard error of the mean: sd(x) / √ess_mean(x), sd over all draws (denominator
+/// S − 1). Vehtari et al. (2021), section 3.2; posterior's mcse_mean().
+inline double mcse_mean(std::span<const double> draws, std::size_t chains, std::size_t n) {
+  using namespace detail::diagnostics;
+  const draw_matrix x = gather("mcse_mean", draws, chains, n);
+  return std::sqrt(r_var(x.data.data(), x.data.size())) / std::sqrt(ess_core(split_chains(x)));
+}
+template <detail::diagnostics::chain_range R>
+double mcse_mean(const R& chains) {
+  using namespace detail::diagnostics;
+  const draw_matrix x = gather("mcse_mean", chains);
+  return std::sqrt(r_var(x.data.data(), x.data.size())) / std::sqrt(ess_core(split_chains(x)));
+}
+
+/// Monte Carlo standard error of the quantile of probability p: half the distance between the
+/// draws at the 15.9% and 84.1% points of Beta(ess·p + 1, ess·(1 − p) + 1), ess = ess_quantile(x,
+/// p). Vehtari et al. (2021), section 4.4; posterior's mcse_quantile(x, p). The Beta quantiles are
+/// computed here by bisection on the regularised incomplete beta function.
+inline double mcse_quantile(std::span<const double> draws, std::size_t chains, std::size_t n, double p) {
+  using namespace detail::diagnostics;
+  check_probability("mcse_quantile", p);
+  return mcse_quantile_core(gather("mcse_quantile", draws, chains, n), p);
+}
+template <detail::diagnostics::chain_range R>
+double mcse_quantile(const R& chains, double p) {
+  using namespace detail::diagnostics;
+  check_probability("mcse_quantile", p);
+  return mcse_quantile_core(gather("mcse_quantile", chains), p);
+}
+
+// ---- quantiles --------------------------------------------------------------------------------------
+
+/// Sample quantile of probability p ∈ [0, 1], R's type 7 (Hyndman & Fan 1996; R's and posterior's
+/// default, quantile2()): with h = (N − 1)·p, x₍⌊h⌋₎ + (h − ⌊h⌋)(x₍⌊h⌋+1₎ − x₍⌊h⌋₎) over the sorted
+/// values. NaN when values is empty or holds a NaN (posterior: NA). Throws std::invalid_argument
+/// for p outside [0, 1].
+inline double quantile(std::span<const double> values, double p) {
+  using namespace detail::diagnostics;
+  check_probability("quantile", p);
+  if (values.empty() || any_nan(values)) return nan_value;
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  return quantile_sorted(sorted, p);
+}
+
+}  // namespace tyche
+// ----- end tyche/diagnostics/convergence.hpp -----
+// ----- begin tyche/diagnostics/summary.hpp -----
+// tyche/diagnostics/summary.hpp — summary(fit): the table Stan and posterior print for a fit
+// (mean, sd, MCSE, 5/50/95% quantiles, bulk- and tail-ESS, R̂) and the sampler warnings:
+// divergences, tree depth saturation, E-BFMI < 0.3, R̂ > 1.01.
+
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tyche {
+
+/// One row of the summary.
+struct summary_row {
+  std::string name;
+  double mean, sd, mcse, q5, q50, q95, ess_bulk, ess_tail, rhat;
+};
+
+/// The summary of a fit, printable with <<.
+struct fit_summary {
+  std::vector<summary_row> rows;
+  std::vector<std::string> warnings;
+  int chains = 0, draws = 0;
+};
+
+/// E-BFMI of one chain (Betancourt 2016): Σ (E_n − E_{n−1})² / Σ (E_n − Ē)².
+inline double e_bfmi(const std::vector<samplers::transition_stats>& chain) {
+  if (chain.size() < 2) return std::nan("");
+  double mean = 0;
+  for (const auto& s : chain) mean += s.energy / static_cast<double>(chain.size());
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    den += (chain[i].energy - mean) * (chain[i].energy - mean);
+    if (i > 0) num += (chain[i].energy - chain[i - 1].energy) * (chain[i].energy - chain[i - 1].energy);
+  }
+  return num / den;
+}
+
+/// The summary table and warnings of a NUTS fit.
+inline fit_summary summary(const nuts_fit& fit, int max_depth = 10) {
+  fit_summary out;
+  out.chains = fit.chains;
+  out.draws = fit.draws;
+  for (std::size_t k = 0; k < fit.dim(); ++k) {
+    const auto chains = fit.parameter(k);
+    std::vector<double> all;
+    for (const auto& c : chains) all.insert(all.end(), c.begin(), c.end());
+    double mean = 0;
+    for (double v : all) mean += v / static_cast<double>(all.size());
+    double var = 0;
+    for (double v : all) var += (v - mean) * (v - mean) / static_cast<double>(all.size() - 1);
+    out.rows.push_back({fit.names[k], mean, std::sqrt(var), mcse_mean(chains), quantile(all, 0.05),
+                        quantile(all, 0.5), quantile(all, 0.95), ess_bulk(chains), ess_tail(chains),
+                        rhat(chains)});
+  }
+  const int divergent = fit.divergences();
+  if (divergent > 0)
+    out.warnings.push_back(std::to_string(divergent) + " of " + std::to_string(fit.chains * fit.draws) +
+                           " transitions ended with a divergence: the posterior may be biased; "
+                           "reparameterise, or raise adapt_delta");
+  int saturated = 0;
+  for (const auto& chain : fit.stats)
+    for (const auto& s : chain) saturated += s.tree_depth >= max_depth ? 1 : 0;
+  if (saturated > 0)
+    out.warnings.push_back(std::to_string(saturated) + " transitions hit the maximum tree depth " +
+                           std::to_string(max_depth));
+  for (int c = 0; c < fit.chains; ++c) {
+    const double b = e_bfmi(fit.stats[static_cast<std::size_t>(c)]);
+    if (b < 0.3) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "chain %d: E-BFMI = %.3f < 0.3", c + 1, b);
+      out.warnings.emplace_back(buf);
+    }
+  }
+  for (const auto& r : out.rows)
+    if (r.rhat > 1.01) {
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "%s: R-hat = %.3f > 1.01: the chains have not mixed", r.name.c_str(), r.rhat);
+      out.warnings.emplace_back(buf);
+    }
+  return out;
+}
+
+inline std::ostream& operator<<(std::ostream& os, const fit_summary& s) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%-14s %9s %9s %8s %9s %9s %9s %8s %8s %6s\n", "", "mean", "sd",
+                "mcse", "5%", "50%", "95%", "ess_bulk", "ess_tail", "rhat");
+  os << line;
+  for (const auto& r : s.rows) {
+    std::snprintf(line, sizeof line, "%-14s %9.3g %9.3g %8.2g %9.3g %9.3g %9.3g %8.0f %8.0f %6.3f\n",
+                  r.name.c_str(), r.mean, r.sd, r.mcse, r.q5, r.q50, r.q95, r.ess_bulk, r.ess_tail, r.rhat);
+    os << line;
+  }
+  os << s.chains << " chains of " << s.draws << " draws after warm-up\n";
+  for (const auto& w : s.warnings) os << "warning: " << w << "\n";
+  return os;
+}
+
+}  // namespace tyche
+// ----- end tyche/diagnostics/summary.hpp -----
 // ----- end tyche/tyche.hpp -----

@@ -1,0 +1,103 @@
+// tyche/diagnostics/summary.hpp — summary(fit): the table Stan and posterior print for a fit
+// (mean, sd, MCSE, 5/50/95% quantiles, bulk- and tail-ESS, R̂) and the sampler warnings:
+// divergences, tree depth saturation, E-BFMI < 0.3, R̂ > 1.01.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/diagnostics/convergence.hpp>
+#include <tyche/samplers/nuts/sampler.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tyche {
+
+/// One row of the summary.
+struct summary_row {
+  std::string name;
+  double mean, sd, mcse, q5, q50, q95, ess_bulk, ess_tail, rhat;
+};
+
+/// The summary of a fit, printable with <<.
+struct fit_summary {
+  std::vector<summary_row> rows;
+  std::vector<std::string> warnings;
+  int chains = 0, draws = 0;
+};
+
+/// E-BFMI of one chain (Betancourt 2016): Σ (E_n − E_{n−1})² / Σ (E_n − Ē)².
+inline double e_bfmi(const std::vector<samplers::transition_stats>& chain) {
+  if (chain.size() < 2) return std::nan("");
+  double mean = 0;
+  for (const auto& s : chain) mean += s.energy / static_cast<double>(chain.size());
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    den += (chain[i].energy - mean) * (chain[i].energy - mean);
+    if (i > 0) num += (chain[i].energy - chain[i - 1].energy) * (chain[i].energy - chain[i - 1].energy);
+  }
+  return num / den;
+}
+
+/// The summary table and warnings of a NUTS fit.
+inline fit_summary summary(const nuts_fit& fit, int max_depth = 10) {
+  fit_summary out;
+  out.chains = fit.chains;
+  out.draws = fit.draws;
+  for (std::size_t k = 0; k < fit.dim(); ++k) {
+    const auto chains = fit.parameter(k);
+    std::vector<double> all;
+    for (const auto& c : chains) all.insert(all.end(), c.begin(), c.end());
+    double mean = 0;
+    for (double v : all) mean += v / static_cast<double>(all.size());
+    double var = 0;
+    for (double v : all) var += (v - mean) * (v - mean) / static_cast<double>(all.size() - 1);
+    out.rows.push_back({fit.names[k], mean, std::sqrt(var), mcse_mean(chains), quantile(all, 0.05),
+                        quantile(all, 0.5), quantile(all, 0.95), ess_bulk(chains), ess_tail(chains),
+                        rhat(chains)});
+  }
+  const int divergent = fit.divergences();
+  if (divergent > 0)
+    out.warnings.push_back(std::to_string(divergent) + " of " + std::to_string(fit.chains * fit.draws) +
+                           " transitions ended with a divergence: the posterior may be biased; "
+                           "reparameterise, or raise adapt_delta");
+  int saturated = 0;
+  for (const auto& chain : fit.stats)
+    for (const auto& s : chain) saturated += s.tree_depth >= max_depth ? 1 : 0;
+  if (saturated > 0)
+    out.warnings.push_back(std::to_string(saturated) + " transitions hit the maximum tree depth " +
+                           std::to_string(max_depth));
+  for (int c = 0; c < fit.chains; ++c) {
+    const double b = e_bfmi(fit.stats[static_cast<std::size_t>(c)]);
+    if (b < 0.3) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "chain %d: E-BFMI = %.3f < 0.3", c + 1, b);
+      out.warnings.emplace_back(buf);
+    }
+  }
+  for (const auto& r : out.rows)
+    if (r.rhat > 1.01) {
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "%s: R-hat = %.3f > 1.01: the chains have not mixed", r.name.c_str(), r.rhat);
+      out.warnings.emplace_back(buf);
+    }
+  return out;
+}
+
+inline std::ostream& operator<<(std::ostream& os, const fit_summary& s) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%-14s %9s %9s %8s %9s %9s %9s %8s %8s %6s\n", "", "mean", "sd",
+                "mcse", "5%", "50%", "95%", "ess_bulk", "ess_tail", "rhat");
+  os << line;
+  for (const auto& r : s.rows) {
+    std::snprintf(line, sizeof line, "%-14s %9.3g %9.3g %8.2g %9.3g %9.3g %9.3g %8.0f %8.0f %6.3f\n",
+                  r.name.c_str(), r.mean, r.sd, r.mcse, r.q5, r.q50, r.q95, r.ess_bulk, r.ess_tail, r.rhat);
+    os << line;
+  }
+  os << s.chains << " chains of " << s.draws << " draws after warm-up\n";
+  for (const auto& w : s.warnings) os << "warning: " << w << "\n";
+  return os;
+}
+
+}  // namespace tyche

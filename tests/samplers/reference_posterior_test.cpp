@@ -1,0 +1,105 @@
+// nuts() against independent reference posteriors (shared/posteriors, posteriordb): each
+// reported quantity's mean within 4 combined standard errors of the reference,
+// |mean − ref| / (sd_ref √(1/ESS + 1/10000)) < 4 (shared/posteriors/README.md), and its sd within
+// 10 %. Settings: 4 chains, 1000 warm-up, 5000 draws each, adapt_delta 0.9 (the reference used
+// 0.95), seed 20261121.
+#include <tyche/tyche.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct reference_row {
+  double mean, sd;
+};
+
+std::map<std::string, reference_row> read_reference(const std::string& posterior) {
+  auto dir = std::filesystem::absolute(std::filesystem::path(__FILE__)).parent_path();
+  while (!std::filesystem::exists(dir / "CMakeLists.txt") || !std::filesystem::exists(dir / "include"))
+    dir = dir.parent_path();
+  std::ifstream in(dir.parent_path() / "shared" / "posteriors" / posterior / "reference_summary.csv");
+  REQUIRE(in.good());
+  std::map<std::string, reference_row> out;
+  std::string line;
+  std::getline(in, line);  // header: name,mean,sd,q05,q50,q95
+  while (std::getline(in, line)) {
+    std::stringstream ss(line);
+    std::string name, mean, sd;
+    std::getline(ss, name, ',');
+    std::getline(ss, mean, ',');
+    std::getline(ss, sd, ',');
+    out[name] = {std::stod(mean), std::stod(sd)};
+  }
+  return out;
+}
+
+void check_against(const std::string& name, const std::vector<std::vector<double>>& chains,
+                   const reference_row& ref) {
+  std::vector<double> all;
+  for (const auto& c : chains) all.insert(all.end(), c.begin(), c.end());
+  double mean = 0, var = 0;
+  for (double v : all) mean += v / static_cast<double>(all.size());
+  for (double v : all) var += (v - mean) * (v - mean) / static_cast<double>(all.size() - 1);
+  const double ess = tyche::ess_bulk(chains);
+  const double z = std::fabs(mean - ref.mean) / (ref.sd * std::sqrt(1.0 / ess + 1.0 / 10000.0));
+  INFO(name << ": mean " << mean << " (reference " << ref.mean << "), sd " << std::sqrt(var)
+            << " (reference " << ref.sd << "), ESS " << ess << ", z = " << z);
+  CHECK(z < 4.0);
+  CHECK(std::fabs(std::sqrt(var) / ref.sd - 1.0) < 0.10);
+}
+
+}  // namespace
+
+TEST_CASE("nuts: eight schools (non-centred) matches the posteriordb reference", "[nuts][reference]") {
+  using namespace tyche;
+  const std::vector<double> y{28, 8, -3, 7, -1, 1, 18, 12}, sigma{15, 10, 16, 11, 9, 11, 10, 18};
+  auto mu = normal<"mu">(0.0, 5.0);
+  auto tau = half_cauchy<"tau">(5.0);
+  auto theta_trans = std_normal<"theta_trans">(shape<8>);
+  const auto m = model(joint(mu, tau, theta_trans,
+                             normal(mu + tau * theta_trans, data(sigma)).observe(data(y))));
+  const auto fit = nuts(m, {.chains = 4, .warmup = 1000, .draws = 5000, .seed = 20261121,
+                            .adapt_delta = 0.9});
+  const auto ref = read_reference("eight_schools-eight_schools_noncentered");
+  const auto mu_d = fit.parameter(0), tau_d = fit.parameter(1);
+  check_against("mu", mu_d, ref.at("mu"));
+  check_against("tau", tau_d, ref.at("tau"));
+  for (int j = 0; j < 8; ++j) {  // reported theta[j] = mu + tau * theta_trans[j]
+    auto theta = fit.parameter(2 + static_cast<std::size_t>(j));
+    for (std::size_t c = 0; c < theta.size(); ++c)
+      for (std::size_t i = 0; i < theta[c].size(); ++i) theta[c][i] = mu_d[c][i] + tau_d[c][i] * theta[c][i];
+    const std::string name = "theta[" + std::to_string(j + 1) + "]";
+    check_against(name, theta, ref.at(name));
+  }
+  const auto s = summary(fit);
+  for (const auto& row : s.rows) CHECK(row.rhat < 1.01);
+  CHECK(fit.divergences() < 0.01 * 4 * 5000);  // a few at most, as Stan on this model
+}
+
+TEST_CASE("nuts: a chain's draws do not depend on the number of chains or threads", "[nuts]") {
+  using namespace tyche;
+  auto x = normal<"x">(0.0, 1.0, shape<3>);
+  const auto m = model(joint(x));
+  const auto one = nuts(m, {.chains = 1, .warmup = 200, .draws = 100, .seed = 5, .threads = 1});
+  const auto three = nuts(m, {.chains = 3, .warmup = 200, .draws = 100, .seed = 5, .threads = 3});
+  const auto serial = nuts(m, {.chains = 3, .warmup = 200, .draws = 100, .seed = 5, .threads = 1});
+  CHECK(one.values[0] == three.values[0]);  // bit-identical
+  CHECK(three.values == serial.values);
+  CHECK(three.values[1] != three.values[0]);
+}
+
+TEST_CASE("nuts: bad settings are refused with the value named", "[nuts]") {
+  using namespace tyche;
+  const auto m = model(joint(normal<"x">(0.0, 1.0)));
+  CHECK_THROWS_WITH(nuts(m, {.chains = 0}), Catch::Matchers::Contains("chains = 0"));
+  CHECK_THROWS_WITH(nuts(m, {.adapt_delta = 1.5}), Catch::Matchers::Contains("adapt_delta = 1.5"));
+  CHECK_THROWS_WITH(nuts(m, {.max_depth = 40}), Catch::Matchers::Contains("max_depth = 40"));
+}
