@@ -1,0 +1,107 @@
+#!/usr/bin/env Rscript
+# tools/diagnostics_reference.R — reference values for tyche/diagnostics/convergence.hpp, computed
+# with the R package posterior (tests/diagnostics/convergence_test.cpp compares against them).
+#
+#     Rscript tools/diagnostics_reference.R              # (re)write tests/diagnostics/data/reference.csv
+#     Rscript tools/diagnostics_reference.R --generate   # first (re)write the draw sets, then the above
+#
+# Draw sets: tests/diagnostics/data/draws_<name>.csv, one line per chain, values comma-separated
+# and written with 17 significant digits (so that R and C++ read the same doubles). They were
+# generated once with --generate (set.seed(20240611)) and are committed; the reference values are
+# computed from the files as read back, never from the in-memory draws.
+#
+# Reference: tests/diagnostics/data/reference.csv, columns set,quantity,value; value "NA" where
+# posterior returns NA. Generated with R 4.2.2 and posterior 1.4.0 (Debian bookworm packages
+# r-base-core, r-cran-posterior); the versions are written into the file's first lines as comments.
+
+suppressPackageStartupMessages(library(posterior))
+
+args <- commandArgs(trailingOnly = FALSE)
+script <- sub("^--file=", "", args[grep("^--file=", args)])
+root <- normalizePath(file.path(dirname(script), ".."))
+data_dir <- file.path(root, "tests", "diagnostics", "data")
+
+write_draws <- function(name, x) {  # x: chains × draws
+  lines <- apply(x, 1, function(row) paste(sprintf("%.17g", row), collapse = ","))
+  writeLines(lines, file.path(data_dir, paste0("draws_", name, ".csv")))
+}
+
+ar1 <- function(n, rho) {
+  out <- numeric(n)
+  out[1] <- rnorm(1) / sqrt(1 - rho^2)
+  for (i in 2:n) out[i] <- rho * out[i - 1] + rnorm(1)
+  out
+}
+
+if ("--generate" %in% commandArgs(trailingOnly = TRUE)) {
+  set.seed(20240611)
+  # (a) iid standard normal, 4 × 1000
+  write_draws("iid_normal", matrix(rnorm(4 * 1000), nrow = 4))
+  # (b) AR(1), rho = 0.9, 4 × 1000
+  write_draws("ar1", t(sapply(1:4, function(i) ar1(1000, 0.9))))
+  # (c) heavy tails: standard Cauchy, 4 × 1000
+  write_draws("cauchy", matrix(rcauchy(4 * 1000), nrow = 4))
+  # (d) iid normal with chain 4 shifted by 1.5: large R̂
+  x <- matrix(rnorm(4 * 1000), nrow = 4)
+  x[4, ] <- x[4, ] + 1.5
+  write_draws("shifted", x)
+  # (e) odd length (the middle draw is dropped) and many ties: AR(1) rounded to one decimal, 3 × 101
+  write_draws("odd_ties", t(sapply(1:3, function(i) round(ar1(101, 0.5), 1))))
+  # (f) one chain: AR(1), rho = 0.7, 1 × 1000
+  write_draws("one_chain", matrix(ar1(1000, 0.7), nrow = 1))
+  # (g) short chains: 2 × 7 (3 draws per split chain), 2 × 13, 1 × 4
+  write_draws("short7", matrix(rnorm(2 * 7), nrow = 2))
+  write_draws("short13", matrix(rnorm(2 * 13), nrow = 2))
+  write_draws("short4", matrix(rnorm(4), nrow = 1))
+  # (h) variance differs between chains (the folded R̂ sees it): scales 1, 1, 1, 3, 4 × 1000
+  x <- matrix(rnorm(4 * 1000), nrow = 4)
+  x[4, ] <- 3 * x[4, ]
+  write_draws("scaled", x)
+  # (i) antithetic chains: AR(1) with rho = -0.6 (ESS above S, the tau cap), 4 × 500
+  write_draws("antithetic", t(sapply(1:4, function(i) ar1(500, -0.6))))
+  # (j) discrete: Poisson(2), 4 × 250 (ties everywhere; the tail indicators)
+  write_draws("poisson", matrix(rpois(4 * 250, 2), nrow = 4))
+  # (k) every chain constant (all NA), and chains constant within but not across (ESS defined)
+  write_draws("constant", matrix(1.25, nrow = 3, ncol = 20))
+  write_draws("constant_chains", matrix(rep(c(0, 1, 2), times = 20), nrow = 3))
+}
+
+sets <- sub("^draws_(.*)\\.csv$", "\\1", list.files(data_dir, pattern = "^draws_.*\\.csv$"))
+rows <- list()
+for (name in sets) {
+  m <- as.matrix(read.csv(file.path(data_dir, paste0("draws_", name, ".csv")), header = FALSE))
+  dimnames(m) <- NULL
+  x <- t(m)  # posterior: iterations × chains
+  zs <- function(y) posterior:::z_scale(posterior:::.split_chains(y))
+  values <- suppressWarnings(c(
+    rhat = rhat(x),
+    rhat_bulk = posterior:::.rhat(zs(x)),
+    rhat_tail = posterior:::.rhat(zs(posterior:::fold_draws(x))),
+    split_rhat = rhat_basic(x, split = TRUE),
+    ess_bulk = ess_bulk(x),
+    ess_tail = ess_tail(x),
+    ess_basic = ess_basic(x, split = TRUE),
+    ess_mean = ess_mean(x),
+    ess_q05 = unname(ess_quantile(x, 0.05)),
+    ess_q50 = unname(ess_quantile(x, 0.5)),
+    ess_q95 = unname(ess_quantile(x, 0.95)),
+    ess_q100 = unname(ess_quantile(x, 1)),
+    mcse_mean = mcse_mean(x),
+    mcse_q05 = unname(mcse_quantile(x, 0.05)),
+    mcse_q50 = unname(mcse_quantile(x, 0.5)),
+    mcse_q95 = unname(mcse_quantile(x, 0.95)),
+    q05 = unname(quantile2(x, 0.05)),
+    q50 = unname(quantile2(x, 0.5)),
+    q95 = unname(quantile2(x, 0.95))
+  ))
+  for (q in names(values)) {
+    v <- values[[q]]
+    rows[[length(rows) + 1]] <- sprintf("%s,%s,%s", name, q, if (is.na(v)) "NA" else sprintf("%.17g", v))
+  }
+}
+header <- c(
+  sprintf("# %s; posterior %s", R.version.string, as.character(packageVersion("posterior"))),
+  "# generated by tools/diagnostics_reference.R; do not edit",
+  "set,quantity,value")
+writeLines(c(header, unlist(rows)), file.path(data_dir, "reference.csv"))
+cat("wrote", file.path(data_dir, "reference.csv"), "(", length(rows), "values )\n")
