@@ -4230,6 +4230,7 @@ auto joint(const Terms&... terms) {
 // unconstrained space, with and without the log-Jacobian, parameter names, constrain /
 // unconstrain, Stan-style random initialisation, prior and posterior predictive sampling.
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <random>
@@ -4406,10 +4407,13 @@ class model_t {
     return vec;
   }
 
+  // Scratch space for matvec buffers: one per thread, so a model can be evaluated from several
+  // threads at once (the sampler runs chains on threads).
   std::span<double> workspace(std::span<const double>) const {
-    if (workspace_.size() < with_jacobian_.workspace_size())
-      workspace_.resize(std::max(with_jacobian_.workspace_size(), without_jacobian_.workspace_size()));
-    return workspace_;
+    thread_local std::vector<double> ws;
+    const std::size_t need = std::max(with_jacobian_.workspace_size(), without_jacobian_.workspace_size());
+    if (ws.size() < need) ws.resize(need);
+    return std::span<double>(ws.data(), need);
   }
 
   void check_size(std::size_t n, const char* fn) const {
@@ -4486,7 +4490,6 @@ class model_t {
   Joint joint_;
   decltype(detail::compile_with_layout<layout>(std::declval<Joint>().template log_density<true>())) with_jacobian_;
   decltype(detail::compile_with_layout<layout>(std::declval<Joint>().template log_density<false>())) without_jacobian_;
-  mutable std::vector<double> workspace_;
 };
 
 /// The model of a joint distribution: `auto m = model(joint(mu, tau, ...))`, or of a callable
@@ -5510,11 +5513,13 @@ struct chain_rng {
   double normal() { return rng.normal(); }
 };
 
+/// One chain's view of the model's log density: its own workspace, no allocation per call.
 template <class Model>
 struct model_density {
   const Model& model;
+  mutable std::vector<double> workspace = std::vector<double>(model.program().workspace_size());
   double operator()(const std::vector<double>& q, std::vector<double>& grad) const {
-    return model.log_prob_and_gradient(q, grad);
+    return model.program().value_and_gradient(q, grad, workspace);
   }
 };
 
@@ -5542,11 +5547,11 @@ double initial_step_size(const Transition& tr, const samplers::phase_point& z0, 
     if (direction == -1 && !(dh < log_08)) break;
     eps = direction == 1 ? 2 * eps : 0.5 * eps;
     if (eps > 1e7)
-      throw std::runtime_error("tyche::nuts: the step size grew past 1e7 while initialising: the "
-                               "posterior may be improper");
-    if (eps == 0)
-      throw std::runtime_error("tyche::nuts: no acceptably small step size: the model may be "
-                               "wrong or numerically unstable at the initial point");
+      throw std::runtime_error("tyche::nuts: the step size grew past 1e7 while initialising it: "
+                               "the posterior may be improper");
+    if (eps < 1e-300)
+      throw std::runtime_error("tyche::nuts: no acceptably small step size: the log density or "
+                               "its gradient is not finite near the current point");
   }
   return eps;
 }
@@ -5631,6 +5636,9 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
     for (int c = first; c < cfg.chains; c += threads) {
       try {
         detail::run_chain(m, cfg, c, fit);
+      } catch (const std::exception& e) {
+        errors[static_cast<std::size_t>(c)] = std::make_exception_ptr(
+            std::runtime_error(std::string(e.what()) + " (chain " + std::to_string(c + 1) + ")"));
       } catch (...) {
         errors[static_cast<std::size_t>(c)] = std::current_exception();
       }

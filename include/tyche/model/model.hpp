@@ -6,6 +6,7 @@
 #include <tyche/core/program.hpp>
 #include <tyche/model/joint.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <random>
@@ -182,10 +183,13 @@ class model_t {
     return vec;
   }
 
+  // Scratch space for matvec buffers: one per thread, so a model can be evaluated from several
+  // threads at once (the sampler runs chains on threads).
   std::span<double> workspace(std::span<const double>) const {
-    if (workspace_.size() < with_jacobian_.workspace_size())
-      workspace_.resize(std::max(with_jacobian_.workspace_size(), without_jacobian_.workspace_size()));
-    return workspace_;
+    thread_local std::vector<double> ws;
+    const std::size_t need = std::max(with_jacobian_.workspace_size(), without_jacobian_.workspace_size());
+    if (ws.size() < need) ws.resize(need);
+    return std::span<double>(ws.data(), need);
   }
 
   void check_size(std::size_t n, const char* fn) const {
@@ -262,7 +266,6 @@ class model_t {
   Joint joint_;
   decltype(detail::compile_with_layout<layout>(std::declval<Joint>().template log_density<true>())) with_jacobian_;
   decltype(detail::compile_with_layout<layout>(std::declval<Joint>().template log_density<false>())) without_jacobian_;
-  mutable std::vector<double> workspace_;
 };
 
 /// The model of a joint distribution: `auto m = model(joint(mu, tau, ...))`, or of a callable

@@ -78,11 +78,13 @@ struct chain_rng {
   double normal() { return rng.normal(); }
 };
 
+/// One chain's view of the model's log density: its own workspace, no allocation per call.
 template <class Model>
 struct model_density {
   const Model& model;
+  mutable std::vector<double> workspace = std::vector<double>(model.program().workspace_size());
   double operator()(const std::vector<double>& q, std::vector<double>& grad) const {
-    return model.log_prob_and_gradient(q, grad);
+    return model.program().value_and_gradient(q, grad, workspace);
   }
 };
 
@@ -110,11 +112,11 @@ double initial_step_size(const Transition& tr, const samplers::phase_point& z0, 
     if (direction == -1 && !(dh < log_08)) break;
     eps = direction == 1 ? 2 * eps : 0.5 * eps;
     if (eps > 1e7)
-      throw std::runtime_error("tyche::nuts: the step size grew past 1e7 while initialising: the "
-                               "posterior may be improper");
-    if (eps == 0)
-      throw std::runtime_error("tyche::nuts: no acceptably small step size: the model may be "
-                               "wrong or numerically unstable at the initial point");
+      throw std::runtime_error("tyche::nuts: the step size grew past 1e7 while initialising it: "
+                               "the posterior may be improper");
+    if (eps < 1e-300)
+      throw std::runtime_error("tyche::nuts: no acceptably small step size: the log density or "
+                               "its gradient is not finite near the current point");
   }
   return eps;
 }
@@ -199,6 +201,9 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
     for (int c = first; c < cfg.chains; c += threads) {
       try {
         detail::run_chain(m, cfg, c, fit);
+      } catch (const std::exception& e) {
+        errors[static_cast<std::size_t>(c)] = std::make_exception_ptr(
+            std::runtime_error(std::string(e.what()) + " (chain " + std::to_string(c + 1) + ")"));
       } catch (...) {
         errors[static_cast<std::size_t>(c)] = std::current_exception();
       }

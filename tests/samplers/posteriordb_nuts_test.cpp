@@ -1,0 +1,92 @@
+// nuts() on the posteriordb models that tyche expresses today (examples/posteriordb.hpp),
+// against their reference posteriors: each reported parameter's mean within 4 combined
+// standard errors of the reference, |mean − ref| / (sd_ref √(1/ESS + 1/10000)) < 4
+// (shared/posteriors/README.md), and its sd within 10 %. Settings: 4 chains, 1000 warm-up and
+// 2500 draws each, Stan's defaults otherwise (adapt_delta 0.8, max depth 10), fixed seeds.
+// diamonds is not here: its reference needed tree depth 20 and it takes minutes.
+#include <tyche/tyche.hpp>
+
+#include "../../examples/posteriordb.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct reference_row {
+  double mean, sd;
+};
+
+std::map<std::string, reference_row> reference(const std::string& name) {
+  std::ifstream in(tyche_examples::posteriors_dir(__FILE__) / name / "reference_summary.csv");
+  REQUIRE(in.good());
+  std::map<std::string, reference_row> out;
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::stringstream ss(line);
+    std::string n, mean, sd;
+    std::getline(ss, n, ',');
+    std::getline(ss, mean, ',');
+    std::getline(ss, sd, ',');
+    out[n] = {std::stod(mean), std::stod(sd)};
+  }
+  return out;
+}
+
+template <class Model>
+void check_posterior(const Model& m, const std::string& name, std::uint64_t seed) {
+  const auto ref = reference(name);
+  const auto fit = tyche::nuts(m, {.chains = 4, .warmup = 1000, .draws = 2500, .seed = seed});
+  for (std::size_t k = 0; k < fit.dim(); ++k) {
+    const auto it = ref.find(fit.names[k]);
+    REQUIRE(it != ref.end());
+    const auto chains = fit.parameter(k);
+    std::vector<double> all;
+    for (const auto& c : chains) all.insert(all.end(), c.begin(), c.end());
+    double mean = 0, var = 0;
+    for (double v : all) mean += v / static_cast<double>(all.size());
+    for (double v : all) var += (v - mean) * (v - mean) / static_cast<double>(all.size() - 1);
+    const double ess = tyche::ess_bulk(chains);
+    const double z = std::fabs(mean - it->second.mean) /
+                     (it->second.sd * std::sqrt(1.0 / ess + 1.0 / 10000.0));
+    INFO(name << " " << fit.names[k] << ": mean " << mean << " (reference " << it->second.mean
+              << "), sd " << std::sqrt(var) << " (reference " << it->second.sd << "), ESS " << ess
+              << ", z = " << z << ", R-hat " << tyche::rhat(chains));
+    CHECK(z < 4.0);
+    CHECK(std::fabs(std::sqrt(var) / it->second.sd - 1.0) < 0.10);
+    CHECK(tyche::rhat(chains) < 1.01);
+  }
+}
+
+tyche::data_file load(const std::string& name) {
+  return tyche::read_json_data(
+      (tyche_examples::posteriors_dir(__FILE__) / name / "data.json").string());
+}
+
+}  // namespace
+
+TEST_CASE("nuts: posteriordb references: kidiq, arK, mesquite, sblrc", "[nuts][reference]") {
+  {
+    const auto p = tyche_examples::kidiq_kidscore_interaction(load("kidiq-kidscore_interaction"));
+    check_posterior(p.model, "kidiq-kidscore_interaction", 101);
+  }
+  {
+    const auto p = tyche_examples::ark(load("arK-arK"));
+    check_posterior(p.model, "arK-arK", 102);
+  }
+  {
+    const auto p = tyche_examples::mesquite_logmesquite(load("mesquite-logmesquite"));
+    check_posterior(p.model, "mesquite-logmesquite", 103);
+  }
+  {
+    const auto p = tyche_examples::sblrc_blr(load("sblrc-blr"));
+    check_posterior(p.model, "sblrc-blr", 104);
+  }
+}
