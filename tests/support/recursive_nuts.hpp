@@ -140,16 +140,16 @@ class sampler {
       if (rng_.uniform() > 0.5) {
         z_ = z_fwd;
         rho_bck = rho;
-        p_bck_fwd = p_fwd_bck;
-        ps_bck_fwd = ps_fwd_bck;
+        p_bck_fwd = p_fwd_fwd;  // the old trajectory's forward end (Stan's base_nuts; the first
+        ps_bck_fwd = ps_fwd_fwd;  // version of this contract said p_fwd_bck, which biases sampling)
         valid = build_tree(depth, z_propose, ps_fwd_bck, ps_fwd_fwd, rho_fwd, p_fwd_bck, p_fwd_fwd,
                            log_sum_weight_subtree, +1.0);
         z_fwd = z_;
       } else {
         z_ = z_bck;
         rho_fwd = rho;
-        p_fwd_bck = p_bck_fwd;
-        ps_fwd_bck = ps_bck_fwd;
+        p_fwd_bck = p_bck_bck;  // the old trajectory's backward end
+        ps_fwd_bck = ps_bck_bck;
         valid = build_tree(depth, z_propose, ps_bck_fwd, ps_bck_bck, rho_bck, p_bck_fwd, p_bck_bck,
                            log_sum_weight_subtree, -1.0);
         z_bck = z_;

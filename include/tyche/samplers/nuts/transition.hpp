@@ -121,14 +121,16 @@ class unrolled_transition {
     while (depth < max_depth_) {
       std::vector<double> rho_fwd(d, 0.0), rho_bck(d, 0.0);
       const bool forward = rng.uniform() > 0.5;
+      // The trajectory so far becomes the half on the other side of the new subtree: its end
+      // nearest the new subtree is the trajectory's old end in that direction.
       if (forward) {
         rho_bck = rho;
-        p_bck_fwd = p_fwd_bck;
-        ps_bck_fwd = ps_fwd_bck;
+        p_bck_fwd = p_fwd_fwd;
+        ps_bck_fwd = ps_fwd_fwd;
       } else {
         rho_fwd = rho;
-        p_fwd_bck = p_bck_fwd;
-        ps_fwd_bck = ps_bck_fwd;
+        p_fwd_bck = p_bck_bck;
+        ps_fwd_bck = ps_bck_bck;
       }
       phase_point& z = forward ? z_fwd : z_bck;
       const double eps = forward ? step_size : -step_size;
