@@ -13,10 +13,12 @@
 #include <tyche/config.hpp>
 #include <tyche/samplers/nuts/instruction_table.hpp>
 
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace tyche::samplers {
@@ -68,10 +70,10 @@ inline bool no_u_turn(const std::vector<double>& p_sharp_minus, const std::vecto
   return dot(p_sharp_plus, rho) > 0 && dot(p_sharp_minus, rho) > 0;
 }
 
-inline std::vector<double> add(const std::vector<double>& a, const std::vector<double>& b) {
-  std::vector<double> s(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) s[i] = a[i] + b[i];
-  return s;
+/// out = a + b (out may not alias a or b).
+inline void add(const std::vector<double>& a, const std::vector<double>& b, std::vector<double>& out) {
+  out.resize(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) out[i] = a[i] + b[i];
 }
 
 }  // namespace detail
@@ -83,6 +85,12 @@ inline std::vector<double> add(const std::vector<double>& a, const std::vector<d
 /// order), then per doubling one uniform for the direction, one for each merge whose later
 /// subtree does not outweigh the merged one, and one at the end of the doubling under the same
 /// condition.
+///
+/// The transition is resumable: its only suspension point is a gradient. begin() starts a
+/// transition and leaves a point whose gradient is wanted (pending()); the caller evaluates
+/// log p and ∇log p there, by any means (one chain at a time, or many chains as SIMD lanes), and
+/// calls resume(), which runs the state machine up to the next gradient it needs or to the end
+/// of the transition. operator() is that loop with the Target evaluating one point at a time.
 template <class Target, class Rng>
 class unrolled_transition {
  public:
@@ -96,129 +104,97 @@ class unrolled_transition {
   /// Runs one transition from `current` (whose q, log_density and grad must be set). On return
   /// `current` holds the selected point.
   transition_stats operator()(phase_point& current, double step_size, Rng& rng) {
-    const std::size_t d = current.q.size();
-    constexpr double ninf = -std::numeric_limits<double>::infinity();
-    transition_stats stats;
-    stats.step_size = step_size;
+    begin(current, step_size, rng);
+    do {
+      phase_point& z = pending();
+      z.log_density = target_(z.q, z.grad);
+    } while (!resume(rng));
+    return stats_;
+  }
 
-    // Momentum and the initial point.
+  /// Starts a transition from `current` (q, log_density and grad set), which must outlive it:
+  /// the selected point is written there when the transition ends. Afterwards pending() is a
+  /// point whose log density and gradient are wanted.
+  void begin(phase_point& current, double step_size, Rng& rng) {
+    const std::size_t d = current.q.size();
+    current_ = &current;
+    stats_ = transition_stats{};
+    stats_.step_size = step_size;
+    step_size_ = step_size;
     current.p.resize(d);
     for (std::size_t i = 0; i < d; ++i) current.p[i] = rng.normal() / std::sqrt(inv_metric_[i]);
-    const double H0 = hamiltonian(current);
-    phase_point z_fwd = current, z_bck = current, z_sample = current;
-    std::vector<double> p_sharp0 = sharp(current.p);
-    std::vector<double> rho = current.p;
-    std::vector<double> p_fwd_fwd = current.p, p_fwd_bck = current.p, p_bck_fwd = current.p,
-                        p_bck_bck = current.p;
-    std::vector<double> ps_fwd_fwd = p_sharp0, ps_fwd_bck = p_sharp0, ps_bck_fwd = p_sharp0,
-                        ps_bck_bck = p_sharp0;
-    double log_sum_weight = 0;  // the initial point's weight, exp(H0 − H0)
-    double sum_metro_prob = 0;
-    int depth = 0;
-    int n_leapfrog = 0;
-    bool divergent = false;
-
-    while (depth < max_depth_) {
-      std::vector<double> rho_fwd(d, 0.0), rho_bck(d, 0.0);
-      const bool forward = rng.uniform() > 0.5;
-      // The trajectory so far becomes the half on the other side of the new subtree: its end
-      // nearest the new subtree is the trajectory's old end in that direction.
-      if (forward) {
-        rho_bck = rho;
-        p_bck_fwd = p_fwd_fwd;
-        ps_bck_fwd = ps_fwd_fwd;
-      } else {
-        rho_fwd = rho;
-        p_fwd_bck = p_bck_bck;
-        ps_fwd_bck = ps_bck_bck;
-      }
-      phase_point& z = forward ? z_fwd : z_bck;
-      const double eps = forward ? step_size : -step_size;
-
-      // The doubling: 2^depth leapfrogs, each followed by its merges (the schedule).
-      bool valid = true;
-      stack_.resize(static_cast<std::size_t>(depth) + 1);
-      int top = 0;  // number of records on the stack
-      const long leaves = 1L << depth;
-      for (long k = 1; k <= leaves && valid; ++k) {
-        leapfrog(z, eps);
-        ++n_leapfrog;
-        double h = hamiltonian(z);
-        if (std::isnan(h)) h = std::numeric_limits<double>::infinity();
-        if (h - H0 > max_energy_error) divergent = true;
-        sum_metro_prob += H0 - h > 0 ? 1.0 : std::exp(H0 - h);
-        detail::subtree& leaf = stack_[static_cast<std::size_t>(top++)];
-        leaf.proposal = z;
-        leaf.log_sum_weight = detail::log_sum_exp(ninf, H0 - h);
-        leaf.rho = z.p;
-        leaf.p_begin = leaf.p_end = z.p;
-        leaf.p_sharp_begin = leaf.p_sharp_end = sharp(z.p);
-        if (divergent) {
-          valid = false;
-          break;
-        }
-        for (int m = std::countr_zero(static_cast<unsigned long>(k)); m > 0 && valid; --m) {
-          detail::subtree& init = stack_[static_cast<std::size_t>(top - 2)];
-          detail::subtree& fin = stack_[static_cast<std::size_t>(top - 1)];
-          const double lsw_subtree = detail::log_sum_exp(init.log_sum_weight, fin.log_sum_weight);
-          bool take_final = fin.log_sum_weight > lsw_subtree;
-          if (!take_final) take_final = rng.uniform() < std::exp(fin.log_sum_weight - lsw_subtree);
-          if (take_final) init.proposal = fin.proposal;
-          const std::vector<double> rho_subtree = detail::add(init.rho, fin.rho);
-          bool persist = detail::no_u_turn(init.p_sharp_begin, fin.p_sharp_end, rho_subtree);
-          persist = persist && detail::no_u_turn(init.p_sharp_begin, fin.p_sharp_begin,
-                                                 detail::add(init.rho, fin.p_begin));
-          persist = persist && detail::no_u_turn(init.p_sharp_end, fin.p_sharp_end,
-                                                 detail::add(fin.rho, init.p_end));
-          init.log_sum_weight = lsw_subtree;
-          init.rho = rho_subtree;
-          init.p_end = fin.p_end;
-          init.p_sharp_end = fin.p_sharp_end;
-          --top;
-          valid = persist;
-        }
-      }
-      if (!valid) break;
-      ++depth;
-
-      // The completed doubling is the single record left on the stack.
-      const detail::subtree& sub = stack_[0];
-      if (forward) {
-        rho_fwd = sub.rho;
-        p_fwd_bck = sub.p_begin;
-        p_fwd_fwd = sub.p_end;
-        ps_fwd_bck = sub.p_sharp_begin;
-        ps_fwd_fwd = sub.p_sharp_end;
-      } else {
-        rho_bck = sub.rho;
-        p_bck_fwd = sub.p_begin;
-        p_bck_bck = sub.p_end;
-        ps_bck_fwd = sub.p_sharp_begin;
-        ps_bck_bck = sub.p_sharp_end;
-      }
-      // Biased progressive sampling: prefer the new half.
-      if (sub.log_sum_weight > log_sum_weight) {
-        z_sample = sub.proposal;
-      } else if (rng.uniform() < std::exp(sub.log_sum_weight - log_sum_weight)) {
-        z_sample = sub.proposal;
-      }
-      log_sum_weight = detail::log_sum_exp(log_sum_weight, sub.log_sum_weight);
-      rho = detail::add(rho_bck, rho_fwd);
-      bool persist = detail::no_u_turn(ps_bck_bck, ps_fwd_fwd, rho);
-      persist = persist && detail::no_u_turn(ps_bck_bck, ps_fwd_bck, detail::add(rho_bck, p_fwd_bck));
-      persist = persist && detail::no_u_turn(ps_bck_fwd, ps_fwd_fwd, detail::add(rho_fwd, p_bck_fwd));
-      if (!persist) break;
-    }
-
-    current = z_sample;
-    stats.log_density = current.log_density;
-    stats.tree_depth = depth;
-    stats.n_leapfrog = n_leapfrog;
-    stats.divergent = divergent;
-    stats.accept_stat = n_leapfrog > 0 ? sum_metro_prob / n_leapfrog : 0.0;
-    stats.energy = hamiltonian(current);
-    return stats;
+    H0_ = hamiltonian(current);
+    z_fwd_ = current;
+    z_bck_ = current;
+    z_sample_ = current;
+    sharp(current.p, ps_fwd_fwd_);
+    ps_fwd_bck_ = ps_bck_fwd_ = ps_bck_bck_ = ps_fwd_fwd_;
+    rho_ = current.p;
+    p_fwd_fwd_ = p_fwd_bck_ = p_bck_fwd_ = p_bck_bck_ = current.p;
+    log_sum_weight_ = 0;  // the initial point's weight, exp(H0 − H0)
+    sum_metro_prob_ = 0;
+    depth_ = 0;
+    n_leapfrog_ = 0;
+    divergent_ = false;
+    begin_doubling(rng);  // depth 0 < max_depth: always at least one leapfrog
   }
+
+  /// The point whose log density and gradient the state machine waits for.
+  phase_point& pending() { return forward_ ? z_fwd_ : z_bck_; }
+
+  /// Continues after pending()'s log_density and grad were set. Returns true when the
+  /// transition has ended (the selected point is in `current`, stats() holds its statistics);
+  /// false when pending() again wants a gradient.
+  bool resume(Rng& rng) {
+    constexpr double ninf = -std::numeric_limits<double>::infinity();
+    phase_point& z = pending();
+    // The second half of the leapfrog's momentum update, then the new leaf.
+    const std::size_t d = z.q.size();
+    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps_ * z.grad[i];
+    ++n_leapfrog_;
+    double h = hamiltonian(z);
+    if (std::isnan(h)) h = std::numeric_limits<double>::infinity();
+    if (h - H0_ > max_energy_error) divergent_ = true;
+    sum_metro_prob_ += H0_ - h > 0 ? 1.0 : std::exp(H0_ - h);
+    detail::subtree& leaf = stack_[static_cast<std::size_t>(top_++)];
+    leaf.proposal = z;
+    leaf.log_sum_weight = detail::log_sum_exp(ninf, H0_ - h);
+    leaf.rho = z.p;
+    leaf.p_begin = leaf.p_end = z.p;
+    sharp(z.p, leaf.p_sharp_begin);
+    leaf.p_sharp_end = leaf.p_sharp_begin;
+    if (divergent_) return finish();
+    // The merges the schedule prescribes after leaf k: ctz(k) of them.
+    for (int m = std::countr_zero(static_cast<unsigned long>(leaf_)); m > 0; --m) {
+      detail::subtree& init = stack_[static_cast<std::size_t>(top_ - 2)];
+      detail::subtree& fin = stack_[static_cast<std::size_t>(top_ - 1)];
+      const double lsw_subtree = detail::log_sum_exp(init.log_sum_weight, fin.log_sum_weight);
+      bool take_final = fin.log_sum_weight > lsw_subtree;
+      if (!take_final) take_final = rng.uniform() < std::exp(fin.log_sum_weight - lsw_subtree);
+      if (take_final) init.proposal = fin.proposal;
+      detail::add(init.rho, fin.rho, rho_subtree_);
+      bool persist = detail::no_u_turn(init.p_sharp_begin, fin.p_sharp_end, rho_subtree_);
+      detail::add(init.rho, fin.p_begin, scratch_);
+      persist = persist && detail::no_u_turn(init.p_sharp_begin, fin.p_sharp_begin, scratch_);
+      detail::add(fin.rho, init.p_end, scratch_);
+      persist = persist && detail::no_u_turn(init.p_sharp_end, fin.p_sharp_end, scratch_);
+      init.log_sum_weight = lsw_subtree;
+      init.rho.swap(rho_subtree_);
+      init.p_end = fin.p_end;
+      init.p_sharp_end = fin.p_sharp_end;
+      --top_;
+      if (!persist) return finish();
+    }
+    if (leaf_ < leaves_) {
+      ++leaf_;
+      start_leapfrog();
+      return false;
+    }
+    return end_doubling(rng);
+  }
+
+  /// The statistics of the last completed transition.
+  const transition_stats& stats() const { return stats_; }
 
   static constexpr double max_energy_error = 1000.0;
 
@@ -233,10 +209,90 @@ class unrolled_transition {
     return -z.log_density + 0.5 * kinetic;
   }
  private:
-  std::vector<double> sharp(const std::vector<double>& p) const {
-    std::vector<double> s(p.size());
-    for (std::size_t i = 0; i < p.size(); ++i) s[i] = inv_metric_[i] * p[i];
-    return s;
+  void sharp(const std::vector<double>& p, std::vector<double>& out) const {
+    out.resize(p.size());
+    for (std::size_t i = 0; i < p.size(); ++i) out[i] = inv_metric_[i] * p[i];
+  }
+
+  // A doubling: a direction, then 2^depth leaves.
+  void begin_doubling(Rng& rng) {
+    forward_ = rng.uniform() > 0.5;
+    const std::size_t d = rho_.size();
+    // The trajectory so far becomes the half on the other side of the new subtree: its end
+    // nearest the new subtree is the trajectory's old end in that direction.
+    if (forward_) {
+      rho_bck_ = rho_;
+      rho_fwd_.assign(d, 0.0);
+      p_bck_fwd_ = p_fwd_fwd_;
+      ps_bck_fwd_ = ps_fwd_fwd_;
+    } else {
+      rho_fwd_ = rho_;
+      rho_bck_.assign(d, 0.0);
+      p_fwd_bck_ = p_bck_bck_;
+      ps_fwd_bck_ = ps_bck_bck_;
+    }
+    eps_ = forward_ ? step_size_ : -step_size_;
+    if (stack_.size() < static_cast<std::size_t>(depth_) + 1) stack_.resize(static_cast<std::size_t>(depth_) + 1);
+    top_ = 0;
+    leaves_ = 1L << depth_;
+    leaf_ = 1;
+    start_leapfrog();
+  }
+
+  // The leapfrog's first half momentum update and position update; the gradient is next.
+  void start_leapfrog() {
+    phase_point& z = pending();
+    const std::size_t d = z.q.size();
+    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps_ * z.grad[i];
+    for (std::size_t i = 0; i < d; ++i) z.q[i] += eps_ * inv_metric_[i] * z.p[i];
+  }
+
+  // A doubling completed: it is the single record left on the stack.
+  bool end_doubling(Rng& rng) {
+    ++depth_;
+    const detail::subtree& sub = stack_[0];
+    if (forward_) {
+      rho_fwd_ = sub.rho;
+      p_fwd_bck_ = sub.p_begin;
+      p_fwd_fwd_ = sub.p_end;
+      ps_fwd_bck_ = sub.p_sharp_begin;
+      ps_fwd_fwd_ = sub.p_sharp_end;
+    } else {
+      rho_bck_ = sub.rho;
+      p_bck_fwd_ = sub.p_begin;
+      p_bck_bck_ = sub.p_end;
+      ps_bck_fwd_ = sub.p_sharp_begin;
+      ps_bck_bck_ = sub.p_sharp_end;
+    }
+    // Biased progressive sampling: prefer the new half.
+    if (sub.log_sum_weight > log_sum_weight_) {
+      z_sample_ = sub.proposal;
+    } else if (rng.uniform() < std::exp(sub.log_sum_weight - log_sum_weight_)) {
+      z_sample_ = sub.proposal;
+    }
+    log_sum_weight_ = detail::log_sum_exp(log_sum_weight_, sub.log_sum_weight);
+    detail::add(rho_bck_, rho_fwd_, rho_);
+    bool persist = detail::no_u_turn(ps_bck_bck_, ps_fwd_fwd_, rho_);
+    detail::add(rho_bck_, p_fwd_bck_, scratch_);
+    persist = persist && detail::no_u_turn(ps_bck_bck_, ps_fwd_bck_, scratch_);
+    detail::add(rho_fwd_, p_bck_fwd_, scratch_);
+    persist = persist && detail::no_u_turn(ps_bck_fwd_, ps_fwd_fwd_, scratch_);
+    if (!persist || depth_ >= max_depth_) return finish();
+    begin_doubling(rng);
+    return false;
+  }
+
+  // The transition ended: the selected point becomes the current one.
+  bool finish() {
+    phase_point& current = *current_;
+    current = z_sample_;
+    stats_.log_density = current.log_density;
+    stats_.tree_depth = depth_;
+    stats_.n_leapfrog = n_leapfrog_;
+    stats_.divergent = divergent_;
+    stats_.accept_stat = n_leapfrog_ > 0 ? sum_metro_prob_ / n_leapfrog_ : 0.0;
+    stats_.energy = hamiltonian(current);
+    return true;
   }
  public:
   /// One leapfrog step of size eps (negative: backwards in time).
@@ -253,6 +309,18 @@ class unrolled_transition {
   std::vector<double> inv_metric_;
   int max_depth_;
   std::vector<detail::subtree> stack_;
+
+  // The state of the transition in progress.
+  phase_point* current_ = nullptr;
+  transition_stats stats_;
+  double step_size_ = 0, eps_ = 0, H0_ = 0, log_sum_weight_ = 0, sum_metro_prob_ = 0;
+  int depth_ = 0, n_leapfrog_ = 0, top_ = 0;
+  long leaves_ = 0, leaf_ = 0;
+  bool forward_ = true, divergent_ = false;
+  phase_point z_fwd_, z_bck_, z_sample_;
+  std::vector<double> rho_, rho_fwd_, rho_bck_, rho_subtree_, scratch_;
+  std::vector<double> p_fwd_fwd_, p_fwd_bck_, p_bck_fwd_, p_bck_bck_;
+  std::vector<double> ps_fwd_fwd_, ps_fwd_bck_, ps_bck_fwd_, ps_bck_bck_;
 };
 
 }  // namespace tyche::samplers
