@@ -382,6 +382,8 @@ inline constexpr bool shareable_v = detail::shareable_impl<std::remove_cvref_t<N
 // parameters (scalar and vector, by name) and views of data.
 
 #include <array>
+#include <concepts>
+#include <iterator>
 #include <ranges>
 #include <cstddef>
 #include <cstdint>
@@ -567,6 +569,22 @@ inline constexpr detail::data_fn data{};
 /// A view of a row-major rows × cols matrix starting at ptr.
 inline data_matrix matrix(const double* ptr, std::size_t rows, std::size_t cols) {
   return {{}, ptr, rows, cols};
+}
+
+/// A view of a contiguous range of doubles (std::vector, std::array, std::span) holding a
+/// row-major rows × cols matrix; its size must be rows · cols.
+template <class R>
+  requires(!std::is_pointer_v<R> && requires(const R& r) {
+    { std::data(r) } -> std::convertible_to<const double*>;
+    std::size(r);
+  })
+data_matrix matrix(const R& r, std::size_t rows, std::size_t cols) {
+  if (std::size(r) != rows * cols)
+    throw std::invalid_argument("tyche::matrix(values, " + std::to_string(rows) + ", " +
+                                std::to_string(cols) + "): values has " +
+                                std::to_string(std::size(r)) + " elements, not " +
+                                std::to_string(rows * cols));
+  return {{}, std::data(r), rows, cols};
 }
 
 /// A view of a two-dimensional row-major xtensor container (xt::xtensor<double, 2>).
@@ -4734,10 +4752,12 @@ inline constexpr int max_supported_depth = 16;
 // This is the single-chain, double-precision transition. The batched driver (chains as SIMD
 // lanes, each lane at its own point of this state machine) is built on the same schedule.
 
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace tyche::samplers {
@@ -4789,10 +4809,10 @@ inline bool no_u_turn(const std::vector<double>& p_sharp_minus, const std::vecto
   return dot(p_sharp_plus, rho) > 0 && dot(p_sharp_minus, rho) > 0;
 }
 
-inline std::vector<double> add(const std::vector<double>& a, const std::vector<double>& b) {
-  std::vector<double> s(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) s[i] = a[i] + b[i];
-  return s;
+/// out = a + b (out may not alias a or b).
+inline void add(const std::vector<double>& a, const std::vector<double>& b, std::vector<double>& out) {
+  out.resize(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) out[i] = a[i] + b[i];
 }
 
 }  // namespace detail
@@ -4804,6 +4824,12 @@ inline std::vector<double> add(const std::vector<double>& a, const std::vector<d
 /// order), then per doubling one uniform for the direction, one for each merge whose later
 /// subtree does not outweigh the merged one, and one at the end of the doubling under the same
 /// condition.
+///
+/// The transition is resumable: its only suspension point is a gradient. begin() starts a
+/// transition and leaves a point whose gradient is wanted (pending()); the caller evaluates
+/// log p and ∇log p there, by any means (one chain at a time, or many chains as SIMD lanes), and
+/// calls resume(), which runs the state machine up to the next gradient it needs or to the end
+/// of the transition. operator() is that loop with the Target evaluating one point at a time.
 template <class Target, class Rng>
 class unrolled_transition {
  public:
@@ -4817,129 +4843,97 @@ class unrolled_transition {
   /// Runs one transition from `current` (whose q, log_density and grad must be set). On return
   /// `current` holds the selected point.
   transition_stats operator()(phase_point& current, double step_size, Rng& rng) {
-    const std::size_t d = current.q.size();
-    constexpr double ninf = -std::numeric_limits<double>::infinity();
-    transition_stats stats;
-    stats.step_size = step_size;
+    begin(current, step_size, rng);
+    do {
+      phase_point& z = pending();
+      z.log_density = target_(z.q, z.grad);
+    } while (!resume(rng));
+    return stats_;
+  }
 
-    // Momentum and the initial point.
+  /// Starts a transition from `current` (q, log_density and grad set), which must outlive it:
+  /// the selected point is written there when the transition ends. Afterwards pending() is a
+  /// point whose log density and gradient are wanted.
+  void begin(phase_point& current, double step_size, Rng& rng) {
+    const std::size_t d = current.q.size();
+    current_ = &current;
+    stats_ = transition_stats{};
+    stats_.step_size = step_size;
+    step_size_ = step_size;
     current.p.resize(d);
     for (std::size_t i = 0; i < d; ++i) current.p[i] = rng.normal() / std::sqrt(inv_metric_[i]);
-    const double H0 = hamiltonian(current);
-    phase_point z_fwd = current, z_bck = current, z_sample = current;
-    std::vector<double> p_sharp0 = sharp(current.p);
-    std::vector<double> rho = current.p;
-    std::vector<double> p_fwd_fwd = current.p, p_fwd_bck = current.p, p_bck_fwd = current.p,
-                        p_bck_bck = current.p;
-    std::vector<double> ps_fwd_fwd = p_sharp0, ps_fwd_bck = p_sharp0, ps_bck_fwd = p_sharp0,
-                        ps_bck_bck = p_sharp0;
-    double log_sum_weight = 0;  // the initial point's weight, exp(H0 − H0)
-    double sum_metro_prob = 0;
-    int depth = 0;
-    int n_leapfrog = 0;
-    bool divergent = false;
-
-    while (depth < max_depth_) {
-      std::vector<double> rho_fwd(d, 0.0), rho_bck(d, 0.0);
-      const bool forward = rng.uniform() > 0.5;
-      // The trajectory so far becomes the half on the other side of the new subtree: its end
-      // nearest the new subtree is the trajectory's old end in that direction.
-      if (forward) {
-        rho_bck = rho;
-        p_bck_fwd = p_fwd_fwd;
-        ps_bck_fwd = ps_fwd_fwd;
-      } else {
-        rho_fwd = rho;
-        p_fwd_bck = p_bck_bck;
-        ps_fwd_bck = ps_bck_bck;
-      }
-      phase_point& z = forward ? z_fwd : z_bck;
-      const double eps = forward ? step_size : -step_size;
-
-      // The doubling: 2^depth leapfrogs, each followed by its merges (the schedule).
-      bool valid = true;
-      stack_.resize(static_cast<std::size_t>(depth) + 1);
-      int top = 0;  // number of records on the stack
-      const long leaves = 1L << depth;
-      for (long k = 1; k <= leaves && valid; ++k) {
-        leapfrog(z, eps);
-        ++n_leapfrog;
-        double h = hamiltonian(z);
-        if (std::isnan(h)) h = std::numeric_limits<double>::infinity();
-        if (h - H0 > max_energy_error) divergent = true;
-        sum_metro_prob += H0 - h > 0 ? 1.0 : std::exp(H0 - h);
-        detail::subtree& leaf = stack_[static_cast<std::size_t>(top++)];
-        leaf.proposal = z;
-        leaf.log_sum_weight = detail::log_sum_exp(ninf, H0 - h);
-        leaf.rho = z.p;
-        leaf.p_begin = leaf.p_end = z.p;
-        leaf.p_sharp_begin = leaf.p_sharp_end = sharp(z.p);
-        if (divergent) {
-          valid = false;
-          break;
-        }
-        for (int m = std::countr_zero(static_cast<unsigned long>(k)); m > 0 && valid; --m) {
-          detail::subtree& init = stack_[static_cast<std::size_t>(top - 2)];
-          detail::subtree& fin = stack_[static_cast<std::size_t>(top - 1)];
-          const double lsw_subtree = detail::log_sum_exp(init.log_sum_weight, fin.log_sum_weight);
-          bool take_final = fin.log_sum_weight > lsw_subtree;
-          if (!take_final) take_final = rng.uniform() < std::exp(fin.log_sum_weight - lsw_subtree);
-          if (take_final) init.proposal = fin.proposal;
-          const std::vector<double> rho_subtree = detail::add(init.rho, fin.rho);
-          bool persist = detail::no_u_turn(init.p_sharp_begin, fin.p_sharp_end, rho_subtree);
-          persist = persist && detail::no_u_turn(init.p_sharp_begin, fin.p_sharp_begin,
-                                                 detail::add(init.rho, fin.p_begin));
-          persist = persist && detail::no_u_turn(init.p_sharp_end, fin.p_sharp_end,
-                                                 detail::add(fin.rho, init.p_end));
-          init.log_sum_weight = lsw_subtree;
-          init.rho = rho_subtree;
-          init.p_end = fin.p_end;
-          init.p_sharp_end = fin.p_sharp_end;
-          --top;
-          valid = persist;
-        }
-      }
-      if (!valid) break;
-      ++depth;
-
-      // The completed doubling is the single record left on the stack.
-      const detail::subtree& sub = stack_[0];
-      if (forward) {
-        rho_fwd = sub.rho;
-        p_fwd_bck = sub.p_begin;
-        p_fwd_fwd = sub.p_end;
-        ps_fwd_bck = sub.p_sharp_begin;
-        ps_fwd_fwd = sub.p_sharp_end;
-      } else {
-        rho_bck = sub.rho;
-        p_bck_fwd = sub.p_begin;
-        p_bck_bck = sub.p_end;
-        ps_bck_fwd = sub.p_sharp_begin;
-        ps_bck_bck = sub.p_sharp_end;
-      }
-      // Biased progressive sampling: prefer the new half.
-      if (sub.log_sum_weight > log_sum_weight) {
-        z_sample = sub.proposal;
-      } else if (rng.uniform() < std::exp(sub.log_sum_weight - log_sum_weight)) {
-        z_sample = sub.proposal;
-      }
-      log_sum_weight = detail::log_sum_exp(log_sum_weight, sub.log_sum_weight);
-      rho = detail::add(rho_bck, rho_fwd);
-      bool persist = detail::no_u_turn(ps_bck_bck, ps_fwd_fwd, rho);
-      persist = persist && detail::no_u_turn(ps_bck_bck, ps_fwd_bck, detail::add(rho_bck, p_fwd_bck));
-      persist = persist && detail::no_u_turn(ps_bck_fwd, ps_fwd_fwd, detail::add(rho_fwd, p_bck_fwd));
-      if (!persist) break;
-    }
-
-    current = z_sample;
-    stats.log_density = current.log_density;
-    stats.tree_depth = depth;
-    stats.n_leapfrog = n_leapfrog;
-    stats.divergent = divergent;
-    stats.accept_stat = n_leapfrog > 0 ? sum_metro_prob / n_leapfrog : 0.0;
-    stats.energy = hamiltonian(current);
-    return stats;
+    H0_ = hamiltonian(current);
+    z_fwd_ = current;
+    z_bck_ = current;
+    z_sample_ = current;
+    sharp(current.p, ps_fwd_fwd_);
+    ps_fwd_bck_ = ps_bck_fwd_ = ps_bck_bck_ = ps_fwd_fwd_;
+    rho_ = current.p;
+    p_fwd_fwd_ = p_fwd_bck_ = p_bck_fwd_ = p_bck_bck_ = current.p;
+    log_sum_weight_ = 0;  // the initial point's weight, exp(H0 − H0)
+    sum_metro_prob_ = 0;
+    depth_ = 0;
+    n_leapfrog_ = 0;
+    divergent_ = false;
+    begin_doubling(rng);  // depth 0 < max_depth: always at least one leapfrog
   }
+
+  /// The point whose log density and gradient the state machine waits for.
+  phase_point& pending() { return forward_ ? z_fwd_ : z_bck_; }
+
+  /// Continues after pending()'s log_density and grad were set. Returns true when the
+  /// transition has ended (the selected point is in `current`, stats() holds its statistics);
+  /// false when pending() again wants a gradient.
+  bool resume(Rng& rng) {
+    constexpr double ninf = -std::numeric_limits<double>::infinity();
+    phase_point& z = pending();
+    // The second half of the leapfrog's momentum update, then the new leaf.
+    const std::size_t d = z.q.size();
+    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps_ * z.grad[i];
+    ++n_leapfrog_;
+    double h = hamiltonian(z);
+    if (std::isnan(h)) h = std::numeric_limits<double>::infinity();
+    if (h - H0_ > max_energy_error) divergent_ = true;
+    sum_metro_prob_ += H0_ - h > 0 ? 1.0 : std::exp(H0_ - h);
+    detail::subtree& leaf = stack_[static_cast<std::size_t>(top_++)];
+    leaf.proposal = z;
+    leaf.log_sum_weight = detail::log_sum_exp(ninf, H0_ - h);
+    leaf.rho = z.p;
+    leaf.p_begin = leaf.p_end = z.p;
+    sharp(z.p, leaf.p_sharp_begin);
+    leaf.p_sharp_end = leaf.p_sharp_begin;
+    if (divergent_) return finish();
+    // The merges the schedule prescribes after leaf k: ctz(k) of them.
+    for (int m = std::countr_zero(static_cast<unsigned long>(leaf_)); m > 0; --m) {
+      detail::subtree& init = stack_[static_cast<std::size_t>(top_ - 2)];
+      detail::subtree& fin = stack_[static_cast<std::size_t>(top_ - 1)];
+      const double lsw_subtree = detail::log_sum_exp(init.log_sum_weight, fin.log_sum_weight);
+      bool take_final = fin.log_sum_weight > lsw_subtree;
+      if (!take_final) take_final = rng.uniform() < std::exp(fin.log_sum_weight - lsw_subtree);
+      if (take_final) init.proposal = fin.proposal;
+      detail::add(init.rho, fin.rho, rho_subtree_);
+      bool persist = detail::no_u_turn(init.p_sharp_begin, fin.p_sharp_end, rho_subtree_);
+      detail::add(init.rho, fin.p_begin, scratch_);
+      persist = persist && detail::no_u_turn(init.p_sharp_begin, fin.p_sharp_begin, scratch_);
+      detail::add(fin.rho, init.p_end, scratch_);
+      persist = persist && detail::no_u_turn(init.p_sharp_end, fin.p_sharp_end, scratch_);
+      init.log_sum_weight = lsw_subtree;
+      init.rho.swap(rho_subtree_);
+      init.p_end = fin.p_end;
+      init.p_sharp_end = fin.p_sharp_end;
+      --top_;
+      if (!persist) return finish();
+    }
+    if (leaf_ < leaves_) {
+      ++leaf_;
+      start_leapfrog();
+      return false;
+    }
+    return end_doubling(rng);
+  }
+
+  /// The statistics of the last completed transition.
+  const transition_stats& stats() const { return stats_; }
 
   static constexpr double max_energy_error = 1000.0;
 
@@ -4954,10 +4948,90 @@ class unrolled_transition {
     return -z.log_density + 0.5 * kinetic;
   }
  private:
-  std::vector<double> sharp(const std::vector<double>& p) const {
-    std::vector<double> s(p.size());
-    for (std::size_t i = 0; i < p.size(); ++i) s[i] = inv_metric_[i] * p[i];
-    return s;
+  void sharp(const std::vector<double>& p, std::vector<double>& out) const {
+    out.resize(p.size());
+    for (std::size_t i = 0; i < p.size(); ++i) out[i] = inv_metric_[i] * p[i];
+  }
+
+  // A doubling: a direction, then 2^depth leaves.
+  void begin_doubling(Rng& rng) {
+    forward_ = rng.uniform() > 0.5;
+    const std::size_t d = rho_.size();
+    // The trajectory so far becomes the half on the other side of the new subtree: its end
+    // nearest the new subtree is the trajectory's old end in that direction.
+    if (forward_) {
+      rho_bck_ = rho_;
+      rho_fwd_.assign(d, 0.0);
+      p_bck_fwd_ = p_fwd_fwd_;
+      ps_bck_fwd_ = ps_fwd_fwd_;
+    } else {
+      rho_fwd_ = rho_;
+      rho_bck_.assign(d, 0.0);
+      p_fwd_bck_ = p_bck_bck_;
+      ps_fwd_bck_ = ps_bck_bck_;
+    }
+    eps_ = forward_ ? step_size_ : -step_size_;
+    if (stack_.size() < static_cast<std::size_t>(depth_) + 1) stack_.resize(static_cast<std::size_t>(depth_) + 1);
+    top_ = 0;
+    leaves_ = 1L << depth_;
+    leaf_ = 1;
+    start_leapfrog();
+  }
+
+  // The leapfrog's first half momentum update and position update; the gradient is next.
+  void start_leapfrog() {
+    phase_point& z = pending();
+    const std::size_t d = z.q.size();
+    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps_ * z.grad[i];
+    for (std::size_t i = 0; i < d; ++i) z.q[i] += eps_ * inv_metric_[i] * z.p[i];
+  }
+
+  // A doubling completed: it is the single record left on the stack.
+  bool end_doubling(Rng& rng) {
+    ++depth_;
+    const detail::subtree& sub = stack_[0];
+    if (forward_) {
+      rho_fwd_ = sub.rho;
+      p_fwd_bck_ = sub.p_begin;
+      p_fwd_fwd_ = sub.p_end;
+      ps_fwd_bck_ = sub.p_sharp_begin;
+      ps_fwd_fwd_ = sub.p_sharp_end;
+    } else {
+      rho_bck_ = sub.rho;
+      p_bck_fwd_ = sub.p_begin;
+      p_bck_bck_ = sub.p_end;
+      ps_bck_fwd_ = sub.p_sharp_begin;
+      ps_bck_bck_ = sub.p_sharp_end;
+    }
+    // Biased progressive sampling: prefer the new half.
+    if (sub.log_sum_weight > log_sum_weight_) {
+      z_sample_ = sub.proposal;
+    } else if (rng.uniform() < std::exp(sub.log_sum_weight - log_sum_weight_)) {
+      z_sample_ = sub.proposal;
+    }
+    log_sum_weight_ = detail::log_sum_exp(log_sum_weight_, sub.log_sum_weight);
+    detail::add(rho_bck_, rho_fwd_, rho_);
+    bool persist = detail::no_u_turn(ps_bck_bck_, ps_fwd_fwd_, rho_);
+    detail::add(rho_bck_, p_fwd_bck_, scratch_);
+    persist = persist && detail::no_u_turn(ps_bck_bck_, ps_fwd_bck_, scratch_);
+    detail::add(rho_fwd_, p_bck_fwd_, scratch_);
+    persist = persist && detail::no_u_turn(ps_bck_fwd_, ps_fwd_fwd_, scratch_);
+    if (!persist || depth_ >= max_depth_) return finish();
+    begin_doubling(rng);
+    return false;
+  }
+
+  // The transition ended: the selected point becomes the current one.
+  bool finish() {
+    phase_point& current = *current_;
+    current = z_sample_;
+    stats_.log_density = current.log_density;
+    stats_.tree_depth = depth_;
+    stats_.n_leapfrog = n_leapfrog_;
+    stats_.divergent = divergent_;
+    stats_.accept_stat = n_leapfrog_ > 0 ? sum_metro_prob_ / n_leapfrog_ : 0.0;
+    stats_.energy = hamiltonian(current);
+    return true;
   }
  public:
   /// One leapfrog step of size eps (negative: backwards in time).
@@ -4974,6 +5048,18 @@ class unrolled_transition {
   std::vector<double> inv_metric_;
   int max_depth_;
   std::vector<detail::subtree> stack_;
+
+  // The state of the transition in progress.
+  phase_point* current_ = nullptr;
+  transition_stats stats_;
+  double step_size_ = 0, eps_ = 0, H0_ = 0, log_sum_weight_ = 0, sum_metro_prob_ = 0;
+  int depth_ = 0, n_leapfrog_ = 0, top_ = 0;
+  long leaves_ = 0, leaf_ = 0;
+  bool forward_ = true, divergent_ = false;
+  phase_point z_fwd_, z_bck_, z_sample_;
+  std::vector<double> rho_, rho_fwd_, rho_bck_, rho_subtree_, scratch_;
+  std::vector<double> p_fwd_fwd_, p_fwd_bck_, p_bck_fwd_, p_bck_bck_;
+  std::vector<double> ps_fwd_fwd_, ps_fwd_bck_, ps_bck_fwd_, ps_bck_bck_;
 };
 
 }  // namespace tyche::samplers
@@ -5441,18 +5527,312 @@ class metric_adaptation {
 // ----- end tyche/samplers/nuts/adaptation.hpp -----
 // ----- begin tyche/samplers/nuts/sampler.hpp -----
 // tyche/samplers/nuts/sampler.hpp — nuts(model, config): warm-up and sampling of several chains
-// with the unrolled transition, chains spread over threads. Chain c draws from the Philox stream
-// (seed, c), so its draws are the same whatever the number of chains or threads.
+// with the unrolled transition. Each chain is a chain_runner: its own Philox stream (seed, c),
+// its own resumable transition and warm-up. The lockstep driver (lockstep.hpp) runs the runners
+// as SIMD lanes, each lane at its own point of its own trajectory, on several threads; with
+// lanes = 1 each runner evaluates its own gradients in double precision. Either way a chain's
+// draws do not depend on the number of chains, threads or lanes beside it.
+// ----- begin tyche/samplers/nuts/lockstep.hpp -----
+// tyche/samplers/nuts/lockstep.hpp — the lockstep driver: chains as SIMD lanes, each lane at its
+// own point of its own trajectory.
 //
-// This first driver runs one chain per thread with the double-precision transition; the
-// lockstep driver that runs chains as SIMD lanes (each at its own point of the state machine) is
-// the next step (docs/nuts.md).
+// A chain's transition (transition.hpp) stops only to ask for a gradient. A thread owns a group
+// of `lanes` chains; each step it evaluates every lane's pending point with one batched
+// evaluation of the model per SIMD batch (one chain per lane), then resumes each lane's state
+// machine up to its next gradient request. A lane whose trajectory ends starts its next
+// transition at once, and a lane whose chain has finished takes the next chain nobody has
+// started, so no lane waits for another (program-counter batching, Radul et al. 2020,
+// "Automatically batching control-intensive programs for modern accelerators"). The other
+// schedule, trajectory_sync, holds every chain and makes all of them wait for the longest
+// trajectory of each iteration: the "local static" batching that paper measures against, kept
+// here as the benchmark's baseline.
+//
+// Utilisation is counted as the paper counts it: useful lane gradients over lane slots
+// evaluated (program_counter), or over chains × the longest trajectory of each iteration
+// (trajectory_sync, where the chains that finished early wait).
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <cstddef>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace tyche::samplers {
+
+/// How the lockstep driver schedules chains; see the header comment.
+enum class lane_schedule { program_counter, trajectory_sync };
+
+#if defined(TYCHE_HAS_XSIMD)
+/// The SIMD batch one chain per lane is evaluated in.
+using lane_batch = xsimd::batch<double>;
+inline constexpr std::size_t simd_lane_width = lane_batch::size;
+#else
+inline constexpr std::size_t simd_lane_width = 1;
+#endif
+
+/// Gradient counts of a run: useful lane gradients and lane slots spent.
+struct lane_counts {
+  long long useful = 0;
+  long long slots = 0;
+};
+
+namespace detail {
+
+/// Evaluates the pending points of a group of lanes: with lanes = 1 one double-precision
+/// evaluation, otherwise one batched evaluation per SIMD batch of lanes. Batches holding no
+/// active lane are skipped; idle lanes of a partly active batch repeat an active lane's point.
+template <class View>
+class lane_evaluator {
+ public:
+  lane_evaluator(const View& view, int lanes)
+      : view_(view), d_(view.dim()), lanes_(static_cast<std::size_t>(lanes)),
+        ws_(view.workspace_size) {
+#if defined(TYCHE_HAS_XSIMD)
+    if (lanes_ > 1) {
+      theta_.resize(d_);
+      grad_.resize(d_);
+      ws_batch_.resize(view.workspace_size);
+    }
+#endif
+  }
+
+  /// points[0 .. lanes): the lanes' pending points, nullptr for an idle lane. Returns the
+  /// number of lane slots evaluated.
+  long long operator()(phase_point* const* points) {
+    if (lanes_ == 1) {
+      if (points[0] == nullptr) return 0;
+      phase_point& z = *points[0];
+      z.log_density = view_.value_and_gradient(z.q.data(), z.grad.data(), ws_.empty() ? nullptr : ws_.data());
+      return 1;
+    }
+#if defined(TYCHE_HAS_XSIMD)
+    constexpr std::size_t w = simd_lane_width;
+    long long slots = 0;
+    alignas(64) double buffer[w];
+    for (std::size_t first = 0; first < lanes_; first += w) {
+      phase_point* const* chunk = points + first;
+      const phase_point* any = nullptr;
+      for (std::size_t l = 0; l < w && any == nullptr; ++l) any = chunk[l];
+      if (any == nullptr) continue;
+      slots += static_cast<long long>(w);
+      for (std::size_t i = 0; i < d_; ++i) {
+        for (std::size_t l = 0; l < w; ++l) buffer[l] = (chunk[l] ? chunk[l] : any)->q[i];
+        theta_[i] = lane_batch::load_aligned(buffer);
+      }
+      const lane_batch value = view_.value_and_gradient(
+          theta_.data(), grad_.data(), ws_batch_.empty() ? nullptr : ws_batch_.data());
+      value.store_aligned(buffer);
+      for (std::size_t l = 0; l < w; ++l)
+        if (chunk[l]) chunk[l]->log_density = buffer[l];
+      for (std::size_t i = 0; i < d_; ++i) {
+        grad_[i].store_aligned(buffer);
+        for (std::size_t l = 0; l < w; ++l)
+          if (chunk[l]) chunk[l]->grad[i] = buffer[l];
+      }
+    }
+    return slots;
+#else
+    return 0;  // unreachable: lanes > 1 needs xsimd (resolve_lanes)
+#endif
+  }
+
+ private:
+  const View& view_;
+  std::size_t d_, lanes_;
+  std::vector<double> ws_;
+#if defined(TYCHE_HAS_XSIMD)
+  std::vector<lane_batch> theta_, grad_, ws_batch_;
+#endif
+};
+
+/// Runs chains [0, chains) with `threads` threads of `lanes` lanes, every lane taking the next
+/// chain nobody has started when its chain is done.
+template <class Runner, class View, class Make, class OnError>
+lane_counts run_program_counter(const View& view, int chains, int threads, int lanes, Make& make,
+                                OnError& on_error) {
+  std::atomic<int> next{0};
+  std::atomic<long long> useful{0}, slots{0};
+  auto worker = [&] {
+    lane_evaluator<View> evaluate(view, lanes);
+    std::vector<std::unique_ptr<Runner>> lane(static_cast<std::size_t>(lanes));
+    std::vector<phase_point*> points(static_cast<std::size_t>(lanes), nullptr);
+    // Gives lane l the next chain that has iterations to run, started; or leaves it empty.
+    auto acquire = [&](std::size_t l) {
+      lane[l].reset();
+      points[l] = nullptr;
+      for (int c = next.fetch_add(1); c < chains; c = next.fetch_add(1)) {
+        try {
+          auto r = make(c);
+          if (r->done()) continue;
+          r->begin();
+          lane[l] = std::move(r);
+          points[l] = &lane[l]->pending();
+          return;
+        } catch (...) {
+          on_error(c);
+        }
+      }
+    };
+    for (std::size_t l = 0; l < lane.size(); ++l) acquire(l);
+    long long my_useful = 0, my_slots = 0;
+    for (;;) {
+      const long long spent = evaluate(points.data());
+      if (spent == 0) break;  // every lane is empty
+      my_slots += spent;
+      for (std::size_t l = 0; l < lane.size(); ++l) {
+        if (!lane[l]) continue;
+        ++my_useful;
+        try {
+          if (lane[l]->resume()) {
+            if (lane[l]->done()) {
+              acquire(l);
+              continue;
+            }
+            lane[l]->begin();
+          }
+          points[l] = &lane[l]->pending();
+        } catch (...) {
+          on_error(lane[l]->chain());
+          acquire(l);
+        }
+      }
+    }
+    useful += my_useful;
+    slots += my_slots;
+  };
+  if (threads == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& th : pool) th.join();
+  }
+  return {useful.load(), slots.load()};
+}
+
+/// Runs every chain at once, iteration by iteration: each thread advances its groups of lanes
+/// until all their trajectories of the iteration are over, then waits for the other threads.
+template <class Runner, class View, class Make, class OnError>
+lane_counts run_trajectory_sync(const View& view, int chains, int threads, int lanes, Make& make,
+                                OnError& on_error) {
+  std::vector<long long> longest(static_cast<std::size_t>(threads), 0);
+  std::atomic<long long> useful{0};
+  long long slots = 0;
+  std::atomic<int> alive{0};
+  auto completion = [&]() noexcept {
+    long long m = 0;
+    for (auto& x : longest) {
+      m = std::max(m, x);
+      x = 0;
+    }
+    slots += m * alive.load();
+  };
+  std::barrier sync(threads, completion);
+  auto worker = [&](int t) {
+    lane_evaluator<View> evaluate(view, lanes);
+    std::vector<std::unique_ptr<Runner>> mine;
+    for (int c = t; c < chains; c += threads) {
+      try {
+        auto r = make(c);
+        if (!r->done()) mine.push_back(std::move(r));
+      } catch (...) {
+        on_error(c);
+      }
+    }
+    alive += static_cast<int>(mine.size());
+    sync.arrive_and_wait();  // every thread counted its chains
+    const std::size_t L = static_cast<std::size_t>(lanes);
+    std::vector<phase_point*> points(L, nullptr);
+    std::vector<long long> steps(mine.size(), 0);
+    long long my_useful = 0;
+    for (;;) {
+      bool any = false;
+      for (std::size_t first = 0; first < mine.size(); first += L) {
+        const std::size_t n = std::min(L, mine.size() - first);
+        std::fill(points.begin(), points.end(), nullptr);
+        for (std::size_t l = 0; l < n; ++l) {
+          Runner* r = mine[first + l].get();
+          if (r == nullptr || r->done()) continue;
+          any = true;
+          try {
+            r->begin();
+            points[l] = &r->pending();
+          } catch (...) {
+            on_error(r->chain());
+            mine[first + l].reset();
+            --alive;
+          }
+        }
+        for (;;) {
+          if (evaluate(points.data()) == 0) break;
+          for (std::size_t l = 0; l < n; ++l) {
+            if (points[l] == nullptr) continue;
+            Runner* r = mine[first + l].get();
+            ++my_useful;
+            ++steps[first + l];
+            try {
+              if (r->resume()) {
+                points[l] = nullptr;
+              } else {
+                points[l] = &r->pending();
+              }
+            } catch (...) {
+              on_error(r->chain());
+              mine[first + l].reset();
+              points[l] = nullptr;
+              --alive;
+            }
+          }
+        }
+      }
+      long long m = 0;
+      for (auto& s : steps) {
+        m = std::max(m, s);
+        s = 0;
+      }
+      longest[static_cast<std::size_t>(t)] = m;
+      if (!any) {  // this thread's chains are done (or it had none): leave the barrier
+        sync.arrive_and_drop();
+        break;
+      }
+      sync.arrive_and_wait();
+    }
+    useful += my_useful;
+  };
+  if (threads == 1) {
+    worker(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker, t);
+    for (auto& th : pool) th.join();
+  }
+  return {useful.load(), slots};
+}
+
+}  // namespace detail
+
+/// Runs `chains` chains, made by make(c) (a std::unique_ptr to a runner with begin(), pending(),
+/// resume(), done(), chain() and run()), on `threads` threads of `lanes` lanes. on_error(c) is
+/// called inside a catch block when chain c throws; its lane moves on to other chains.
+template <class Runner, class View, class Make, class OnError>
+lane_counts run_lockstep(const View& view, int chains, int threads, int lanes, lane_schedule schedule,
+                         Make make, OnError on_error) {
+  if (schedule == lane_schedule::trajectory_sync)
+    return detail::run_trajectory_sync<Runner>(view, chains, threads, lanes, make, on_error);
+  return detail::run_program_counter<Runner>(view, chains, threads, lanes, make, on_error);
+}
+
+}  // namespace tyche::samplers
+// ----- end tyche/samplers/nuts/lockstep.hpp -----
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -5471,6 +5851,17 @@ struct nuts_config {
   double init_step_size = 1.0;
   double init_radius = 2.0;  // initial θ uniform on (−r, r), as Stan
   int threads = 0;           // 0: one per chain, up to the hardware's concurrency
+  /// Chains one thread advances together as SIMD lanes: 0 = the width of the build's SIMD
+  /// batch of doubles (1 without tyche::simd); 1 = one chain at a time in scalar double;
+  /// otherwise a multiple of that width. A chain's draws are the same for every value ≥ 2
+  /// (lanes never interact); the scalar path differs from the lane path in the last bits of
+  /// exp/log, so lanes = 1 gives other, equally valid, chains.
+  int lanes = 0;
+  /// How lanes are scheduled: program_counter (default) lets every lane start its next
+  /// transition as soon as its trajectory ends; trajectory_sync makes all chains wait for the
+  /// longest trajectory of each iteration (the baseline of the autobatching paper's Figure 7,
+  /// for benchmarks).
+  samplers::lane_schedule schedule = samplers::lane_schedule::program_counter;
 };
 
 /// The result of nuts(): per chain, the draws on the constrained scale and Stan's sampler
@@ -5482,6 +5873,9 @@ struct nuts_fit {
   std::vector<std::vector<samplers::transition_stats>> stats;     // [chain][draw]
   std::vector<double> step_size;                              // [chain]
   std::vector<std::vector<double>> inv_metric;                // [chain]
+  long long gradient_evaluations = 0;  // leapfrog gradients of all chains, warm-up included
+  int lanes = 1;                       // chains per SIMD group actually used
+  double utilization = 1;              // useful lane gradients / lane slots evaluated
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }
   /// Draws of parameter k, chain by chain: [chain][draw].
@@ -5558,56 +5952,128 @@ double initial_step_size(const Transition& tr, const samplers::phase_point& z0, 
   return eps;
 }
 
+/// One chain: its random stream, its point, its resumable transition and its warm-up. The
+/// drivers call begin(), evaluate pending() (alone or as one SIMD lane among others) and call
+/// resume() until it returns true; then the iteration is over.
 template <class Model>
-void run_chain(const Model& m, const nuts_config& cfg, int chain, nuts_fit& fit) {
-  chain_rng rng{counter_rng(cfg.seed, static_cast<std::uint64_t>(chain))};
-  const model_density<Model> target{m};
-  const std::size_t d = m.dim();
-  samplers::phase_point z;
-  z.grad.resize(d);
-  // Initial point: uniform(−r, r) on θ, up to 100 attempts at a finite density and gradient.
-  for (int attempt = 0;; ++attempt) {
-    z.q = m.initial_point(rng, cfg.init_radius);
-    z.log_density = target(z.q, z.grad);
-    bool finite = std::isfinite(z.log_density);
-    for (double g : z.grad) finite = finite && std::isfinite(g);
-    if (finite) break;
-    if (attempt == 99)
-      throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain + 1) +
-                               ": no initial point with a finite log density and gradient in "
-                               "100 attempts");
+class chain_runner {
+ public:
+  chain_runner(const chain_runner&) = delete;  // the transition refers to target_
+  chain_runner& operator=(const chain_runner&) = delete;
+  chain_runner(const Model& m, const nuts_config& cfg, int chain, nuts_fit& fit)
+      : m_(m), cfg_(cfg), chain_(chain), fit_(fit),
+        rng_{counter_rng(cfg.seed, static_cast<std::uint64_t>(chain))}, target_{m},
+        tr_(target_, std::vector<double>(m.dim(), 1.0), cfg.max_depth),
+        metric_adapt_(m.dim(), cfg.warmup, adaptation(cfg)), step_adapt_(adaptation(cfg)),
+        inv_metric_(m.dim(), 1.0) {
+    const std::size_t d = m.dim();
+    z_.grad.resize(d);
+    // Initial point: uniform(−r, r) on θ, up to 100 attempts at a finite density and gradient.
+    for (int attempt = 0;; ++attempt) {
+      z_.q = m.initial_point(rng_, cfg.init_radius);
+      z_.log_density = target_(z_.q, z_.grad);
+      bool finite = std::isfinite(z_.log_density);
+      for (double g : z_.grad) finite = finite && std::isfinite(g);
+      if (finite) break;
+      if (attempt == 99)
+        throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain + 1) +
+                                 ": no initial point with a finite log density and gradient in "
+                                 "100 attempts");
+    }
+    eps_ = initial_step_size(tr_, z_, cfg.init_step_size, rng_);
+    step_adapt_.set_mu(std::log(10 * eps_));
+    auto& values = fit.values[static_cast<std::size_t>(chain)];
+    values.reserve(static_cast<std::size_t>(cfg.draws) * d);
+    fit.stats[static_cast<std::size_t>(chain)].reserve(static_cast<std::size_t>(cfg.draws));
+    if (done()) finish();
   }
-  samplers::adaptation_config ac;
-  ac.delta = cfg.adapt_delta;
-  samplers::unrolled_transition<model_density<Model>, chain_rng> tr(target, std::vector<double>(d, 1.0),
-                                                                cfg.max_depth);
-  samplers::step_size_adaptation step_adapt(ac);
-  samplers::metric_adaptation metric_adapt(d, cfg.warmup, ac);
-  double eps = initial_step_size(tr, z, cfg.init_step_size, rng);
-  step_adapt.set_mu(std::log(10 * eps));
-  std::vector<double> inv_metric(d, 1.0);
-  auto& values = fit.values[static_cast<std::size_t>(chain)];
-  auto& stats = fit.stats[static_cast<std::size_t>(chain)];
-  values.reserve(static_cast<std::size_t>(cfg.draws) * d);
-  for (int it = 0; it < cfg.warmup + cfg.draws; ++it) {
-    const auto s = tr(z, eps, rng);
-    if (it < cfg.warmup) {
-      step_adapt.learn(eps, s.accept_stat);
-      if (metric_adapt.learn(inv_metric, z.q)) {
-        tr.set_inv_metric(inv_metric);
-        eps = initial_step_size(tr, z, eps, rng);
-        step_adapt.set_mu(std::log(10 * eps));
-        step_adapt.restart();
-      }
-      if (it == cfg.warmup - 1) step_adapt.complete(eps);
-    } else {
-      const auto x = m.constrain(z.q);
-      values.insert(values.end(), x.begin(), x.end());
-      stats.push_back(s);
+
+  [[nodiscard]] int chain() const { return chain_; }
+  [[nodiscard]] bool done() const { return iteration_ == cfg_.warmup + cfg_.draws; }
+  /// Gradients of completed trajectories (leapfrogs) so far.
+  [[nodiscard]] long long gradient_evaluations() const { return gradients_; }
+
+  /// Starts the next iteration's transition.
+  void begin() { tr_.begin(z_, eps_, rng_); }
+  /// The point whose log density and gradient the chain waits for.
+  samplers::phase_point& pending() { return tr_.pending(); }
+  /// Continues after pending() was evaluated; true when the iteration is over.
+  bool resume() {
+    if (!tr_.resume(rng_)) return false;
+    end_iteration(tr_.stats());
+    return true;
+  }
+
+  /// All iterations, evaluating one point at a time in double precision.
+  void run() {
+    while (!done()) {
+      begin();
+      do {
+        samplers::phase_point& z = pending();
+        z.log_density = target_(z.q, z.grad);
+      } while (!resume());
     }
   }
-  fit.step_size[static_cast<std::size_t>(chain)] = eps;
-  fit.inv_metric[static_cast<std::size_t>(chain)] = tr.inv_metric();
+
+ private:
+  static samplers::adaptation_config adaptation(const nuts_config& cfg) {
+    samplers::adaptation_config ac;
+    ac.delta = cfg.adapt_delta;
+    return ac;
+  }
+
+  void end_iteration(const samplers::transition_stats& s) {
+    gradients_ += s.n_leapfrog;
+    if (iteration_ < cfg_.warmup) {
+      step_adapt_.learn(eps_, s.accept_stat);
+      if (metric_adapt_.learn(inv_metric_, z_.q)) {
+        tr_.set_inv_metric(inv_metric_);
+        eps_ = initial_step_size(tr_, z_, eps_, rng_);
+        step_adapt_.set_mu(std::log(10 * eps_));
+        step_adapt_.restart();
+      }
+      if (iteration_ == cfg_.warmup - 1) step_adapt_.complete(eps_);
+    } else {
+      const auto x = m_.constrain(z_.q);
+      auto& values = fit_.values[static_cast<std::size_t>(chain_)];
+      values.insert(values.end(), x.begin(), x.end());
+      fit_.stats[static_cast<std::size_t>(chain_)].push_back(s);
+    }
+    ++iteration_;
+    if (done()) finish();
+  }
+
+  void finish() {
+    fit_.step_size[static_cast<std::size_t>(chain_)] = eps_;
+    fit_.inv_metric[static_cast<std::size_t>(chain_)] = tr_.inv_metric();
+  }
+
+  const Model& m_;
+  const nuts_config& cfg_;
+  int chain_;
+  nuts_fit& fit_;
+  chain_rng rng_;
+  model_density<Model> target_;
+  samplers::unrolled_transition<model_density<Model>, chain_rng> tr_;
+  samplers::metric_adaptation metric_adapt_;
+  samplers::step_size_adaptation step_adapt_;
+  std::vector<double> inv_metric_;
+  samplers::phase_point z_;
+  double eps_ = 1;
+  int iteration_ = 0;
+  long long gradients_ = 0;
+};
+
+/// The number of lanes nuts() uses for a configuration.
+inline int resolve_lanes(int requested) {
+  constexpr int width = static_cast<int>(samplers::simd_lane_width);
+  if (requested == 0) return width;
+  if (requested == 1) return 1;
+  if (requested < 1 || requested % width != 0)
+    throw std::invalid_argument("tyche::nuts: lanes = " + std::to_string(requested) +
+                                " must be 0 (automatic), 1 (scalar) or a multiple of the SIMD "
+                                "width " + std::to_string(width));
+  return requested;
 }
 
 }  // namespace detail
@@ -5633,26 +6099,25 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
   int threads = cfg.threads > 0 ? cfg.threads
                                 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, cfg.chains);
+  const int lanes = detail::resolve_lanes(cfg.lanes);
+  fit.lanes = lanes;
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(cfg.chains));
-  auto worker = [&](int first) {
-    for (int c = first; c < cfg.chains; c += threads) {
-      try {
-        detail::run_chain(m, cfg, c, fit);
-      } catch (const std::exception& e) {
-        errors[static_cast<std::size_t>(c)] = std::make_exception_ptr(
-            std::runtime_error(std::string(e.what()) + " (chain " + std::to_string(c + 1) + ")"));
-      } catch (...) {
-        errors[static_cast<std::size_t>(c)] = std::current_exception();
-      }
+  auto record_error = [&](int c) {
+    try {
+      throw;
+    } catch (const std::exception& e) {
+      errors[static_cast<std::size_t>(c)] = std::make_exception_ptr(
+          std::runtime_error(std::string(e.what()) + " (chain " + std::to_string(c + 1) + ")"));
+    } catch (...) {
+      errors[static_cast<std::size_t>(c)] = std::current_exception();
     }
   };
-  if (threads == 1) {
-    worker(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(worker, t);
-    for (auto& th : pool) th.join();
-  }
+  using runner = detail::chain_runner<Model>;
+  auto make_runner = [&](int c) { return std::make_unique<runner>(m, cfg, c, fit); };
+  const auto counts = samplers::run_lockstep<runner>(m.program().view(), cfg.chains, threads, lanes,
+                                                     cfg.schedule, make_runner, record_error);
+  fit.gradient_evaluations = counts.useful;
+  fit.utilization = counts.slots > 0 ? static_cast<double>(counts.useful) / static_cast<double>(counts.slots) : 1.0;
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
   return fit;

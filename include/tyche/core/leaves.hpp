@@ -5,6 +5,8 @@
 #include <tyche/core/expr.hpp>
 
 #include <array>
+#include <concepts>
+#include <iterator>
 #include <ranges>
 #include <cstddef>
 #include <cstdint>
@@ -190,6 +192,22 @@ inline constexpr detail::data_fn data{};
 /// A view of a row-major rows × cols matrix starting at ptr.
 inline data_matrix matrix(const double* ptr, std::size_t rows, std::size_t cols) {
   return {{}, ptr, rows, cols};
+}
+
+/// A view of a contiguous range of doubles (std::vector, std::array, std::span) holding a
+/// row-major rows × cols matrix; its size must be rows · cols.
+template <class R>
+  requires(!std::is_pointer_v<R> && requires(const R& r) {
+    { std::data(r) } -> std::convertible_to<const double*>;
+    std::size(r);
+  })
+data_matrix matrix(const R& r, std::size_t rows, std::size_t cols) {
+  if (std::size(r) != rows * cols)
+    throw std::invalid_argument("tyche::matrix(values, " + std::to_string(rows) + ", " +
+                                std::to_string(cols) + "): values has " +
+                                std::to_string(std::size(r)) + " elements, not " +
+                                std::to_string(rows * cols));
+  return {{}, std::data(r), rows, cols};
 }
 
 /// A view of a two-dimensional row-major xtensor container (xt::xtensor<double, 2>).

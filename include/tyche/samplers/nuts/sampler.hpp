@@ -1,14 +1,14 @@
 // tyche/samplers/nuts/sampler.hpp — nuts(model, config): warm-up and sampling of several chains
-// with the unrolled transition, chains spread over threads. Chain c draws from the Philox stream
-// (seed, c), so its draws are the same whatever the number of chains or threads.
-//
-// This first driver runs one chain per thread with the double-precision transition; the
-// lockstep driver that runs chains as SIMD lanes (each at its own point of the state machine) is
-// the next step (docs/nuts.md).
+// with the unrolled transition. Each chain is a chain_runner: its own Philox stream (seed, c),
+// its own resumable transition and warm-up. The lockstep driver (lockstep.hpp) runs the runners
+// as SIMD lanes, each lane at its own point of its own trajectory, on several threads; with
+// lanes = 1 each runner evaluates its own gradients in double precision. Either way a chain's
+// draws do not depend on the number of chains, threads or lanes beside it.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/random/philox.hpp>
 #include <tyche/samplers/nuts/adaptation.hpp>
+#include <tyche/samplers/nuts/lockstep.hpp>
 #include <tyche/samplers/nuts/transition.hpp>
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -34,6 +35,17 @@ struct nuts_config {
   double init_step_size = 1.0;
   double init_radius = 2.0;  // initial θ uniform on (−r, r), as Stan
   int threads = 0;           // 0: one per chain, up to the hardware's concurrency
+  /// Chains one thread advances together as SIMD lanes: 0 = the width of the build's SIMD
+  /// batch of doubles (1 without tyche::simd); 1 = one chain at a time in scalar double;
+  /// otherwise a multiple of that width. A chain's draws are the same for every value ≥ 2
+  /// (lanes never interact); the scalar path differs from the lane path in the last bits of
+  /// exp/log, so lanes = 1 gives other, equally valid, chains.
+  int lanes = 0;
+  /// How lanes are scheduled: program_counter (default) lets every lane start its next
+  /// transition as soon as its trajectory ends; trajectory_sync makes all chains wait for the
+  /// longest trajectory of each iteration (the baseline of the autobatching paper's Figure 7,
+  /// for benchmarks).
+  samplers::lane_schedule schedule = samplers::lane_schedule::program_counter;
 };
 
 /// The result of nuts(): per chain, the draws on the constrained scale and Stan's sampler
@@ -45,6 +57,9 @@ struct nuts_fit {
   std::vector<std::vector<samplers::transition_stats>> stats;     // [chain][draw]
   std::vector<double> step_size;                              // [chain]
   std::vector<std::vector<double>> inv_metric;                // [chain]
+  long long gradient_evaluations = 0;  // leapfrog gradients of all chains, warm-up included
+  int lanes = 1;                       // chains per SIMD group actually used
+  double utilization = 1;              // useful lane gradients / lane slots evaluated
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }
   /// Draws of parameter k, chain by chain: [chain][draw].
@@ -121,56 +136,128 @@ double initial_step_size(const Transition& tr, const samplers::phase_point& z0, 
   return eps;
 }
 
+/// One chain: its random stream, its point, its resumable transition and its warm-up. The
+/// drivers call begin(), evaluate pending() (alone or as one SIMD lane among others) and call
+/// resume() until it returns true; then the iteration is over.
 template <class Model>
-void run_chain(const Model& m, const nuts_config& cfg, int chain, nuts_fit& fit) {
-  chain_rng rng{counter_rng(cfg.seed, static_cast<std::uint64_t>(chain))};
-  const model_density<Model> target{m};
-  const std::size_t d = m.dim();
-  samplers::phase_point z;
-  z.grad.resize(d);
-  // Initial point: uniform(−r, r) on θ, up to 100 attempts at a finite density and gradient.
-  for (int attempt = 0;; ++attempt) {
-    z.q = m.initial_point(rng, cfg.init_radius);
-    z.log_density = target(z.q, z.grad);
-    bool finite = std::isfinite(z.log_density);
-    for (double g : z.grad) finite = finite && std::isfinite(g);
-    if (finite) break;
-    if (attempt == 99)
-      throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain + 1) +
-                               ": no initial point with a finite log density and gradient in "
-                               "100 attempts");
+class chain_runner {
+ public:
+  chain_runner(const chain_runner&) = delete;  // the transition refers to target_
+  chain_runner& operator=(const chain_runner&) = delete;
+  chain_runner(const Model& m, const nuts_config& cfg, int chain, nuts_fit& fit)
+      : m_(m), cfg_(cfg), chain_(chain), fit_(fit),
+        rng_{counter_rng(cfg.seed, static_cast<std::uint64_t>(chain))}, target_{m},
+        tr_(target_, std::vector<double>(m.dim(), 1.0), cfg.max_depth),
+        metric_adapt_(m.dim(), cfg.warmup, adaptation(cfg)), step_adapt_(adaptation(cfg)),
+        inv_metric_(m.dim(), 1.0) {
+    const std::size_t d = m.dim();
+    z_.grad.resize(d);
+    // Initial point: uniform(−r, r) on θ, up to 100 attempts at a finite density and gradient.
+    for (int attempt = 0;; ++attempt) {
+      z_.q = m.initial_point(rng_, cfg.init_radius);
+      z_.log_density = target_(z_.q, z_.grad);
+      bool finite = std::isfinite(z_.log_density);
+      for (double g : z_.grad) finite = finite && std::isfinite(g);
+      if (finite) break;
+      if (attempt == 99)
+        throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain + 1) +
+                                 ": no initial point with a finite log density and gradient in "
+                                 "100 attempts");
+    }
+    eps_ = initial_step_size(tr_, z_, cfg.init_step_size, rng_);
+    step_adapt_.set_mu(std::log(10 * eps_));
+    auto& values = fit.values[static_cast<std::size_t>(chain)];
+    values.reserve(static_cast<std::size_t>(cfg.draws) * d);
+    fit.stats[static_cast<std::size_t>(chain)].reserve(static_cast<std::size_t>(cfg.draws));
+    if (done()) finish();
   }
-  samplers::adaptation_config ac;
-  ac.delta = cfg.adapt_delta;
-  samplers::unrolled_transition<model_density<Model>, chain_rng> tr(target, std::vector<double>(d, 1.0),
-                                                                cfg.max_depth);
-  samplers::step_size_adaptation step_adapt(ac);
-  samplers::metric_adaptation metric_adapt(d, cfg.warmup, ac);
-  double eps = initial_step_size(tr, z, cfg.init_step_size, rng);
-  step_adapt.set_mu(std::log(10 * eps));
-  std::vector<double> inv_metric(d, 1.0);
-  auto& values = fit.values[static_cast<std::size_t>(chain)];
-  auto& stats = fit.stats[static_cast<std::size_t>(chain)];
-  values.reserve(static_cast<std::size_t>(cfg.draws) * d);
-  for (int it = 0; it < cfg.warmup + cfg.draws; ++it) {
-    const auto s = tr(z, eps, rng);
-    if (it < cfg.warmup) {
-      step_adapt.learn(eps, s.accept_stat);
-      if (metric_adapt.learn(inv_metric, z.q)) {
-        tr.set_inv_metric(inv_metric);
-        eps = initial_step_size(tr, z, eps, rng);
-        step_adapt.set_mu(std::log(10 * eps));
-        step_adapt.restart();
-      }
-      if (it == cfg.warmup - 1) step_adapt.complete(eps);
-    } else {
-      const auto x = m.constrain(z.q);
-      values.insert(values.end(), x.begin(), x.end());
-      stats.push_back(s);
+
+  [[nodiscard]] int chain() const { return chain_; }
+  [[nodiscard]] bool done() const { return iteration_ == cfg_.warmup + cfg_.draws; }
+  /// Gradients of completed trajectories (leapfrogs) so far.
+  [[nodiscard]] long long gradient_evaluations() const { return gradients_; }
+
+  /// Starts the next iteration's transition.
+  void begin() { tr_.begin(z_, eps_, rng_); }
+  /// The point whose log density and gradient the chain waits for.
+  samplers::phase_point& pending() { return tr_.pending(); }
+  /// Continues after pending() was evaluated; true when the iteration is over.
+  bool resume() {
+    if (!tr_.resume(rng_)) return false;
+    end_iteration(tr_.stats());
+    return true;
+  }
+
+  /// All iterations, evaluating one point at a time in double precision.
+  void run() {
+    while (!done()) {
+      begin();
+      do {
+        samplers::phase_point& z = pending();
+        z.log_density = target_(z.q, z.grad);
+      } while (!resume());
     }
   }
-  fit.step_size[static_cast<std::size_t>(chain)] = eps;
-  fit.inv_metric[static_cast<std::size_t>(chain)] = tr.inv_metric();
+
+ private:
+  static samplers::adaptation_config adaptation(const nuts_config& cfg) {
+    samplers::adaptation_config ac;
+    ac.delta = cfg.adapt_delta;
+    return ac;
+  }
+
+  void end_iteration(const samplers::transition_stats& s) {
+    gradients_ += s.n_leapfrog;
+    if (iteration_ < cfg_.warmup) {
+      step_adapt_.learn(eps_, s.accept_stat);
+      if (metric_adapt_.learn(inv_metric_, z_.q)) {
+        tr_.set_inv_metric(inv_metric_);
+        eps_ = initial_step_size(tr_, z_, eps_, rng_);
+        step_adapt_.set_mu(std::log(10 * eps_));
+        step_adapt_.restart();
+      }
+      if (iteration_ == cfg_.warmup - 1) step_adapt_.complete(eps_);
+    } else {
+      const auto x = m_.constrain(z_.q);
+      auto& values = fit_.values[static_cast<std::size_t>(chain_)];
+      values.insert(values.end(), x.begin(), x.end());
+      fit_.stats[static_cast<std::size_t>(chain_)].push_back(s);
+    }
+    ++iteration_;
+    if (done()) finish();
+  }
+
+  void finish() {
+    fit_.step_size[static_cast<std::size_t>(chain_)] = eps_;
+    fit_.inv_metric[static_cast<std::size_t>(chain_)] = tr_.inv_metric();
+  }
+
+  const Model& m_;
+  const nuts_config& cfg_;
+  int chain_;
+  nuts_fit& fit_;
+  chain_rng rng_;
+  model_density<Model> target_;
+  samplers::unrolled_transition<model_density<Model>, chain_rng> tr_;
+  samplers::metric_adaptation metric_adapt_;
+  samplers::step_size_adaptation step_adapt_;
+  std::vector<double> inv_metric_;
+  samplers::phase_point z_;
+  double eps_ = 1;
+  int iteration_ = 0;
+  long long gradients_ = 0;
+};
+
+/// The number of lanes nuts() uses for a configuration.
+inline int resolve_lanes(int requested) {
+  constexpr int width = static_cast<int>(samplers::simd_lane_width);
+  if (requested == 0) return width;
+  if (requested == 1) return 1;
+  if (requested < 1 || requested % width != 0)
+    throw std::invalid_argument("tyche::nuts: lanes = " + std::to_string(requested) +
+                                " must be 0 (automatic), 1 (scalar) or a multiple of the SIMD "
+                                "width " + std::to_string(width));
+  return requested;
 }
 
 }  // namespace detail
@@ -196,26 +283,25 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
   int threads = cfg.threads > 0 ? cfg.threads
                                 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, cfg.chains);
+  const int lanes = detail::resolve_lanes(cfg.lanes);
+  fit.lanes = lanes;
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(cfg.chains));
-  auto worker = [&](int first) {
-    for (int c = first; c < cfg.chains; c += threads) {
-      try {
-        detail::run_chain(m, cfg, c, fit);
-      } catch (const std::exception& e) {
-        errors[static_cast<std::size_t>(c)] = std::make_exception_ptr(
-            std::runtime_error(std::string(e.what()) + " (chain " + std::to_string(c + 1) + ")"));
-      } catch (...) {
-        errors[static_cast<std::size_t>(c)] = std::current_exception();
-      }
+  auto record_error = [&](int c) {
+    try {
+      throw;
+    } catch (const std::exception& e) {
+      errors[static_cast<std::size_t>(c)] = std::make_exception_ptr(
+          std::runtime_error(std::string(e.what()) + " (chain " + std::to_string(c + 1) + ")"));
+    } catch (...) {
+      errors[static_cast<std::size_t>(c)] = std::current_exception();
     }
   };
-  if (threads == 1) {
-    worker(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(worker, t);
-    for (auto& th : pool) th.join();
-  }
+  using runner = detail::chain_runner<Model>;
+  auto make_runner = [&](int c) { return std::make_unique<runner>(m, cfg, c, fit); };
+  const auto counts = samplers::run_lockstep<runner>(m.program().view(), cfg.chains, threads, lanes,
+                                                     cfg.schedule, make_runner, record_error);
+  fit.gradient_evaluations = counts.useful;
+  fit.utilization = counts.slots > 0 ? static_cast<double>(counts.useful) / static_cast<double>(counts.slots) : 1.0;
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
   return fit;

@@ -1,0 +1,296 @@
+// tyche/samplers/nuts/lockstep.hpp — the lockstep driver: chains as SIMD lanes, each lane at its
+// own point of its own trajectory.
+//
+// A chain's transition (transition.hpp) stops only to ask for a gradient. A thread owns a group
+// of `lanes` chains; each step it evaluates every lane's pending point with one batched
+// evaluation of the model per SIMD batch (one chain per lane), then resumes each lane's state
+// machine up to its next gradient request. A lane whose trajectory ends starts its next
+// transition at once, and a lane whose chain has finished takes the next chain nobody has
+// started, so no lane waits for another (program-counter batching, Radul et al. 2020,
+// "Automatically batching control-intensive programs for modern accelerators"). The other
+// schedule, trajectory_sync, holds every chain and makes all of them wait for the longest
+// trajectory of each iteration: the "local static" batching that paper measures against, kept
+// here as the benchmark's baseline.
+//
+// Utilisation is counted as the paper counts it: useful lane gradients over lane slots
+// evaluated (program_counter), or over chains × the longest trajectory of each iteration
+// (trajectory_sync, where the chains that finished early wait).
+#pragma once
+#include <tyche/backends/simd/batch.hpp>
+#include <tyche/config.hpp>
+#include <tyche/samplers/nuts/transition.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <cstddef>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace tyche::samplers {
+
+/// How the lockstep driver schedules chains; see the header comment.
+enum class lane_schedule { program_counter, trajectory_sync };
+
+#if defined(TYCHE_HAS_XSIMD)
+/// The SIMD batch one chain per lane is evaluated in.
+using lane_batch = xsimd::batch<double>;
+inline constexpr std::size_t simd_lane_width = lane_batch::size;
+#else
+inline constexpr std::size_t simd_lane_width = 1;
+#endif
+
+/// Gradient counts of a run: useful lane gradients and lane slots spent.
+struct lane_counts {
+  long long useful = 0;
+  long long slots = 0;
+};
+
+namespace detail {
+
+/// Evaluates the pending points of a group of lanes: with lanes = 1 one double-precision
+/// evaluation, otherwise one batched evaluation per SIMD batch of lanes. Batches holding no
+/// active lane are skipped; idle lanes of a partly active batch repeat an active lane's point.
+template <class View>
+class lane_evaluator {
+ public:
+  lane_evaluator(const View& view, int lanes)
+      : view_(view), d_(view.dim()), lanes_(static_cast<std::size_t>(lanes)),
+        ws_(view.workspace_size) {
+#if defined(TYCHE_HAS_XSIMD)
+    if (lanes_ > 1) {
+      theta_.resize(d_);
+      grad_.resize(d_);
+      ws_batch_.resize(view.workspace_size);
+    }
+#endif
+  }
+
+  /// points[0 .. lanes): the lanes' pending points, nullptr for an idle lane. Returns the
+  /// number of lane slots evaluated.
+  long long operator()(phase_point* const* points) {
+    if (lanes_ == 1) {
+      if (points[0] == nullptr) return 0;
+      phase_point& z = *points[0];
+      z.log_density = view_.value_and_gradient(z.q.data(), z.grad.data(), ws_.empty() ? nullptr : ws_.data());
+      return 1;
+    }
+#if defined(TYCHE_HAS_XSIMD)
+    constexpr std::size_t w = simd_lane_width;
+    long long slots = 0;
+    alignas(64) double buffer[w];
+    for (std::size_t first = 0; first < lanes_; first += w) {
+      phase_point* const* chunk = points + first;
+      const phase_point* any = nullptr;
+      for (std::size_t l = 0; l < w && any == nullptr; ++l) any = chunk[l];
+      if (any == nullptr) continue;
+      slots += static_cast<long long>(w);
+      for (std::size_t i = 0; i < d_; ++i) {
+        for (std::size_t l = 0; l < w; ++l) buffer[l] = (chunk[l] ? chunk[l] : any)->q[i];
+        theta_[i] = lane_batch::load_aligned(buffer);
+      }
+      const lane_batch value = view_.value_and_gradient(
+          theta_.data(), grad_.data(), ws_batch_.empty() ? nullptr : ws_batch_.data());
+      value.store_aligned(buffer);
+      for (std::size_t l = 0; l < w; ++l)
+        if (chunk[l]) chunk[l]->log_density = buffer[l];
+      for (std::size_t i = 0; i < d_; ++i) {
+        grad_[i].store_aligned(buffer);
+        for (std::size_t l = 0; l < w; ++l)
+          if (chunk[l]) chunk[l]->grad[i] = buffer[l];
+      }
+    }
+    return slots;
+#else
+    return 0;  // unreachable: lanes > 1 needs xsimd (resolve_lanes)
+#endif
+  }
+
+ private:
+  const View& view_;
+  std::size_t d_, lanes_;
+  std::vector<double> ws_;
+#if defined(TYCHE_HAS_XSIMD)
+  std::vector<lane_batch> theta_, grad_, ws_batch_;
+#endif
+};
+
+/// Runs chains [0, chains) with `threads` threads of `lanes` lanes, every lane taking the next
+/// chain nobody has started when its chain is done.
+template <class Runner, class View, class Make, class OnError>
+lane_counts run_program_counter(const View& view, int chains, int threads, int lanes, Make& make,
+                                OnError& on_error) {
+  std::atomic<int> next{0};
+  std::atomic<long long> useful{0}, slots{0};
+  auto worker = [&] {
+    lane_evaluator<View> evaluate(view, lanes);
+    std::vector<std::unique_ptr<Runner>> lane(static_cast<std::size_t>(lanes));
+    std::vector<phase_point*> points(static_cast<std::size_t>(lanes), nullptr);
+    // Gives lane l the next chain that has iterations to run, started; or leaves it empty.
+    auto acquire = [&](std::size_t l) {
+      lane[l].reset();
+      points[l] = nullptr;
+      for (int c = next.fetch_add(1); c < chains; c = next.fetch_add(1)) {
+        try {
+          auto r = make(c);
+          if (r->done()) continue;
+          r->begin();
+          lane[l] = std::move(r);
+          points[l] = &lane[l]->pending();
+          return;
+        } catch (...) {
+          on_error(c);
+        }
+      }
+    };
+    for (std::size_t l = 0; l < lane.size(); ++l) acquire(l);
+    long long my_useful = 0, my_slots = 0;
+    for (;;) {
+      const long long spent = evaluate(points.data());
+      if (spent == 0) break;  // every lane is empty
+      my_slots += spent;
+      for (std::size_t l = 0; l < lane.size(); ++l) {
+        if (!lane[l]) continue;
+        ++my_useful;
+        try {
+          if (lane[l]->resume()) {
+            if (lane[l]->done()) {
+              acquire(l);
+              continue;
+            }
+            lane[l]->begin();
+          }
+          points[l] = &lane[l]->pending();
+        } catch (...) {
+          on_error(lane[l]->chain());
+          acquire(l);
+        }
+      }
+    }
+    useful += my_useful;
+    slots += my_slots;
+  };
+  if (threads == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& th : pool) th.join();
+  }
+  return {useful.load(), slots.load()};
+}
+
+/// Runs every chain at once, iteration by iteration: each thread advances its groups of lanes
+/// until all their trajectories of the iteration are over, then waits for the other threads.
+template <class Runner, class View, class Make, class OnError>
+lane_counts run_trajectory_sync(const View& view, int chains, int threads, int lanes, Make& make,
+                                OnError& on_error) {
+  std::vector<long long> longest(static_cast<std::size_t>(threads), 0);
+  std::atomic<long long> useful{0};
+  long long slots = 0;
+  std::atomic<int> alive{0};
+  auto completion = [&]() noexcept {
+    long long m = 0;
+    for (auto& x : longest) {
+      m = std::max(m, x);
+      x = 0;
+    }
+    slots += m * alive.load();
+  };
+  std::barrier sync(threads, completion);
+  auto worker = [&](int t) {
+    lane_evaluator<View> evaluate(view, lanes);
+    std::vector<std::unique_ptr<Runner>> mine;
+    for (int c = t; c < chains; c += threads) {
+      try {
+        auto r = make(c);
+        if (!r->done()) mine.push_back(std::move(r));
+      } catch (...) {
+        on_error(c);
+      }
+    }
+    alive += static_cast<int>(mine.size());
+    sync.arrive_and_wait();  // every thread counted its chains
+    const std::size_t L = static_cast<std::size_t>(lanes);
+    std::vector<phase_point*> points(L, nullptr);
+    std::vector<long long> steps(mine.size(), 0);
+    long long my_useful = 0;
+    for (;;) {
+      bool any = false;
+      for (std::size_t first = 0; first < mine.size(); first += L) {
+        const std::size_t n = std::min(L, mine.size() - first);
+        std::fill(points.begin(), points.end(), nullptr);
+        for (std::size_t l = 0; l < n; ++l) {
+          Runner* r = mine[first + l].get();
+          if (r == nullptr || r->done()) continue;
+          any = true;
+          try {
+            r->begin();
+            points[l] = &r->pending();
+          } catch (...) {
+            on_error(r->chain());
+            mine[first + l].reset();
+            --alive;
+          }
+        }
+        for (;;) {
+          if (evaluate(points.data()) == 0) break;
+          for (std::size_t l = 0; l < n; ++l) {
+            if (points[l] == nullptr) continue;
+            Runner* r = mine[first + l].get();
+            ++my_useful;
+            ++steps[first + l];
+            try {
+              if (r->resume()) {
+                points[l] = nullptr;
+              } else {
+                points[l] = &r->pending();
+              }
+            } catch (...) {
+              on_error(r->chain());
+              mine[first + l].reset();
+              points[l] = nullptr;
+              --alive;
+            }
+          }
+        }
+      }
+      long long m = 0;
+      for (auto& s : steps) {
+        m = std::max(m, s);
+        s = 0;
+      }
+      longest[static_cast<std::size_t>(t)] = m;
+      if (!any) {  // this thread's chains are done (or it had none): leave the barrier
+        sync.arrive_and_drop();
+        break;
+      }
+      sync.arrive_and_wait();
+    }
+    useful += my_useful;
+  };
+  if (threads == 1) {
+    worker(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker, t);
+    for (auto& th : pool) th.join();
+  }
+  return {useful.load(), slots};
+}
+
+}  // namespace detail
+
+/// Runs `chains` chains, made by make(c) (a std::unique_ptr to a runner with begin(), pending(),
+/// resume(), done(), chain() and run()), on `threads` threads of `lanes` lanes. on_error(c) is
+/// called inside a catch block when chain c throws; its lane moves on to other chains.
+template <class Runner, class View, class Make, class OnError>
+lane_counts run_lockstep(const View& view, int chains, int threads, int lanes, lane_schedule schedule,
+                         Make make, OnError on_error) {
+  if (schedule == lane_schedule::trajectory_sync)
+    return detail::run_trajectory_sync<Runner>(view, chains, threads, lanes, make, on_error);
+  return detail::run_program_counter<Runner>(view, chains, threads, lanes, make, on_error);
+}
+
+}  // namespace tyche::samplers
