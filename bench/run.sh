@@ -5,13 +5,17 @@
 #               model,n,tyche_ns,handwritten_ns,ratio   (medians over repetitions; ratio = tyche/handwritten)
 #   compile     compile times of code that uses tyche (bench/compile_times.sh):
 #               file,compiler,mode,seconds
+#   batching    the lockstep NUTS driver's gradient throughput and lane utilisation against the
+#               number of chains, program_counter vs trajectory_sync (bench/batching.cpp):
+#               target,mode,chains,grads_per_second,utilization; plots docs/batching_*.png
+#               when gnuplot is installed
 #
 # --quick: fewer repetitions and a shorter minimum time (under a minute in all).
 # Build output and Google Benchmark's console output go to stderr. See docs/benchmarks.md.
 set -euo pipefail
 
 usage() {
-    echo "usage: bash bench/run.sh gradients|compile [--quick]" >&2
+    echo "usage: bash bench/run.sh gradients|compile|batching [--quick]" >&2
     exit 2
 }
 
@@ -27,6 +31,9 @@ for a in "$@"; do
 done
 case $suite in
     gradients) ;;
+    batching)
+        root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+        exec bash "$root/bench/batching.sh" "$@" ;;
     compile)
         args=()
         [ $quick -eq 1 ] && args=(--quick)

@@ -5539,23 +5539,27 @@ class metric_adaptation {
 // A chain's transition (transition.hpp) stops only to ask for a gradient. A thread owns a group
 // of `lanes` chains; each step it evaluates every lane's pending point with one batched
 // evaluation of the model per SIMD batch (one chain per lane), then resumes each lane's state
-// machine up to its next gradient request. A lane whose trajectory ends starts its next
-// transition at once, and a lane whose chain has finished takes the next chain nobody has
-// started, so no lane waits for another (program-counter batching, Radul et al. 2020,
+// machine up to its next gradient request. A lane whose trajectory ends at once starts the next
+// transition of the chain that has waited longest (chains rotate through the lanes of all
+// threads), so no lane waits for another (program-counter batching, Radul et al. 2020,
 // "Automatically batching control-intensive programs for modern accelerators"). The other
 // schedule, trajectory_sync, holds every chain and makes all of them wait for the longest
 // trajectory of each iteration: the "local static" batching that paper measures against, kept
 // here as the benchmark's baseline.
 //
-// Utilisation is counted as the paper counts it: useful lane gradients over lane slots
-// evaluated (program_counter), or over chains × the longest trajectory of each iteration
-// (trajectory_sync, where the chains that finished early wait).
+// Utilisation is the fraction of lane slots that do useful work: useful lane gradients over lane
+// slots evaluated (program_counter; a SIMD batch with no active lane is not evaluated), or over
+// the lane slots the chains occupy (whole SIMD batches) × the longest trajectory of each
+// iteration (trajectory_sync, where the chains that finished early wait). A single chain on a
+// build with 8 lanes therefore has utilisation 1/8 under both schedules.
 
 #include <algorithm>
 #include <atomic>
 #include <barrier>
 #include <cstddef>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -5647,55 +5651,73 @@ class lane_evaluator {
 #endif
 };
 
-/// Runs chains [0, chains) with `threads` threads of `lanes` lanes, every lane taking the next
-/// chain nobody has started when its chain is done.
+/// Runs chains [0, chains) with `threads` threads of `lanes` lanes. The chains wait in one queue
+/// shared by all threads; a lane whose transition ends puts its chain at the back of the queue
+/// and takes the chain at the front, so all chains advance at about the same pace, no lane waits
+/// for another, and lanes fall idle only in the last transitions of the run. A chain is built
+/// (initial point, first step size) the first time a lane takes it.
 template <class Runner, class View, class Make, class OnError>
 lane_counts run_program_counter(const View& view, int chains, int threads, int lanes, Make& make,
                                 OnError& on_error) {
-  std::atomic<int> next{0};
+  struct waiting {
+    int chain;
+    std::unique_ptr<Runner> runner;  // null until a lane first takes the chain
+  };
+  std::mutex queue_mutex;
+  std::deque<waiting> queue;  // guarded by queue_mutex
+  for (int c = 0; c < chains; ++c) queue.push_back({c, nullptr});
   std::atomic<long long> useful{0}, slots{0};
   auto worker = [&] {
     lane_evaluator<View> evaluate(view, lanes);
-    std::vector<std::unique_ptr<Runner>> lane(static_cast<std::size_t>(lanes));
-    std::vector<phase_point*> points(static_cast<std::size_t>(lanes), nullptr);
-    // Gives lane l the next chain that has iterations to run, started; or leaves it empty.
-    auto acquire = [&](std::size_t l) {
-      lane[l].reset();
+    const std::size_t L = static_cast<std::size_t>(lanes);
+    std::vector<std::unique_ptr<Runner>> lane(L);
+    std::vector<phase_point*> points(L, nullptr);
+    // Puts lane l's chain (if any, and not done) at the back of the queue and gives the lane
+    // the chain at the front, its transition begun; or leaves the lane empty.
+    auto rotate = [&](std::size_t l) {
+      std::unique_ptr<Runner> mine = std::move(lane[l]);
       points[l] = nullptr;
-      for (int c = next.fetch_add(1); c < chains; c = next.fetch_add(1)) {
+      for (;;) {
+        waiting next;
+        {
+          std::lock_guard<std::mutex> lock(queue_mutex);
+          if (mine) queue.push_back({mine->chain(), std::move(mine)});
+          if (queue.empty()) return;
+          next = std::move(queue.front());
+          queue.pop_front();
+        }
         try {
-          auto r = make(c);
-          if (r->done()) continue;
-          r->begin();
-          lane[l] = std::move(r);
+          if (!next.runner) next.runner = make(next.chain);
+          if (next.runner->done()) continue;
+          next.runner->begin();
+          lane[l] = std::move(next.runner);
           points[l] = &lane[l]->pending();
           return;
         } catch (...) {
-          on_error(c);
+          on_error(next.chain);
         }
       }
     };
-    for (std::size_t l = 0; l < lane.size(); ++l) acquire(l);
+    for (std::size_t l = 0; l < L; ++l) rotate(l);
     long long my_useful = 0, my_slots = 0;
     for (;;) {
       const long long spent = evaluate(points.data());
-      if (spent == 0) break;  // every lane is empty
+      if (spent == 0) break;  // every lane is empty and so is the queue
       my_slots += spent;
-      for (std::size_t l = 0; l < lane.size(); ++l) {
+      for (std::size_t l = 0; l < L; ++l) {
         if (!lane[l]) continue;
         ++my_useful;
         try {
           if (lane[l]->resume()) {
-            if (lane[l]->done()) {
-              acquire(l);
-              continue;
-            }
-            lane[l]->begin();
+            if (lane[l]->done()) lane[l].reset();
+            rotate(l);
+            continue;
           }
           points[l] = &lane[l]->pending();
         } catch (...) {
           on_error(lane[l]->chain());
-          acquire(l);
+          lane[l].reset();
+          rotate(l);
         }
       }
     }
@@ -5720,14 +5742,14 @@ lane_counts run_trajectory_sync(const View& view, int chains, int threads, int l
   std::vector<long long> longest(static_cast<std::size_t>(threads), 0);
   std::atomic<long long> useful{0};
   long long slots = 0;
-  std::atomic<int> alive{0};
+  std::atomic<long long> resident_slots{0};  // lane slots the chains occupy, whole SIMD batches
   auto completion = [&]() noexcept {
     long long m = 0;
     for (auto& x : longest) {
       m = std::max(m, x);
       x = 0;
     }
-    slots += m * alive.load();
+    slots += m * resident_slots.load();
   };
   std::barrier sync(threads, completion);
   auto worker = [&](int t) {
@@ -5741,9 +5763,10 @@ lane_counts run_trajectory_sync(const View& view, int chains, int threads, int l
         on_error(c);
       }
     }
-    alive += static_cast<int>(mine.size());
+    const std::size_t L = static_cast<std::size_t>(lanes), w = lanes == 1 ? 1 : simd_lane_width;
+    for (std::size_t first = 0; first < mine.size(); first += L)
+      resident_slots += static_cast<long long>((std::min(L, mine.size() - first) + w - 1) / w * w);
     sync.arrive_and_wait();  // every thread counted its chains
-    const std::size_t L = static_cast<std::size_t>(lanes);
     std::vector<phase_point*> points(L, nullptr);
     std::vector<long long> steps(mine.size(), 0);
     long long my_useful = 0;
@@ -5762,7 +5785,6 @@ lane_counts run_trajectory_sync(const View& view, int chains, int threads, int l
           } catch (...) {
             on_error(r->chain());
             mine[first + l].reset();
-            --alive;
           }
         }
         for (;;) {
@@ -5782,7 +5804,6 @@ lane_counts run_trajectory_sync(const View& view, int chains, int threads, int l
               on_error(r->chain());
               mine[first + l].reset();
               points[l] = nullptr;
-              --alive;
             }
           }
         }

@@ -1,0 +1,127 @@
+// bench/batching.cpp — gradient throughput and lane utilisation of the lockstep NUTS driver as
+// the number of chains grows, with the two schedules of samplers/nuts/lockstep.hpp:
+//
+//   program_counter  every lane starts its next transition as soon as its trajectory ends, and a
+//                    lane whose chain is done takes the next unstarted chain (tyche's default);
+//   trajectory_sync  every chain waits for the longest trajectory of the iteration (the "local
+//                    static" batching the autobatching paper, Radul et al. 2020, measures against).
+//
+// Both schedules run exactly the same chains (the driver's tests check the draws are
+// bit-identical), so the difference is only waiting. Prints CSV:
+//   target,mode,chains,grads_per_second,utilization
+// grads_per_second: useful gradient evaluations (leapfrogs of all chains, warm-up included) per
+// second of wall time of the nuts() call; utilization: useful lane gradients / lane slots spent
+// (lockstep.hpp says how slots are counted for each schedule).
+//
+// Usage: batching [--quick] [--max-chains N]
+#include <tyche/tyche.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+// corr_gaussian_100: x ~ N(0, Σ), Σᵢⱼ = 0.9^|i−j|, through its AR(1) factorisation (as in
+// tests/samplers/gaussian_nuts_test.cpp): a 100 × 100 matvec per gradient.
+struct corr_gaussian {
+  static constexpr std::size_t d = 100;
+  std::vector<double> shift = std::vector<double>(d * d, 0.0), zero = std::vector<double>(d, 0.0),
+                      scale = std::vector<double>(d, std::sqrt(1 - 0.81));
+  corr_gaussian() {
+    for (std::size_t i = 1; i < d; ++i) shift[i * d + (i - 1)] = 1.0;
+    scale[0] = 1.0;
+  }
+  auto model() const {
+    using namespace tyche;
+    auto x = flat<"x">(shape<d>);
+    return tyche::model(
+        joint(x, normal(data(zero), data(scale)).observe(x - 0.9 * matvec(matrix(shift.data(), d, d), x))));
+  }
+};
+
+// logistic_regression: 1,000 rows × 25 standard-normal features, coefficients 0.5·N(0, 1), fixed
+// seed; N(0, 1) priors on the intercept and the coefficients. (Smaller than the 10,000 × 100 of
+// `bench/run.sh nuts`, so that 1024 chains fit in the time budget.)
+struct logistic {
+  std::size_t n = 1000, p = 25;
+  std::vector<double> X, y;
+  logistic() {
+    std::mt19937_64 rng(20261121);
+    std::normal_distribution<double> z(0.0, 1.0);
+    X.resize(n * p);
+    for (auto& v : X) v = z(rng);
+    std::vector<double> beta(p);
+    for (auto& b : beta) b = 0.5 * z(rng);
+    const double alpha = 0.5 * z(rng);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    y.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      double eta = alpha;
+      for (std::size_t j = 0; j < p; ++j) eta += X[i * p + j] * beta[j];
+      y[i] = u(rng) < 1.0 / (1.0 + std::exp(-eta)) ? 1.0 : 0.0;
+    }
+  }
+  auto model() const {
+    using namespace tyche;
+    auto alpha = normal<"alpha">(0.0, 1.0);
+    auto beta = normal<"beta">(0.0, 1.0, shape_of(p));
+    return tyche::model(
+        joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(X.data(), n, p), beta)).observe(data(y))));
+  }
+};
+
+template <class Model>
+void rows(const char* target, const Model& m, bool quick, int max_chains) {
+  const int iterations = quick ? 40 : 200;
+  for (auto schedule : {tyche::samplers::lane_schedule::program_counter,
+                        tyche::samplers::lane_schedule::trajectory_sync}) {
+    for (int chains : {1, 4, 16, 64, 256, 1024}) {
+      if (chains > max_chains) break;
+      tyche::nuts_config cfg;
+      cfg.chains = chains;
+      cfg.warmup = iterations / 2;
+      cfg.draws = iterations / 2;
+      cfg.seed = 7;
+      cfg.schedule = schedule;
+      const auto start = std::chrono::steady_clock::now();
+      const auto fit = tyche::nuts(m, cfg);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::printf("%s,%s,%d,%.0f,%.4f\n", target,
+                  schedule == tyche::samplers::lane_schedule::program_counter ? "program_counter"
+                                                                             : "trajectory_sync",
+                  chains, static_cast<double>(fit.gradient_evaluations) / seconds, fit.utilization);
+      std::fflush(stdout);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  int max_chains = 1024;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else if (std::strcmp(argv[i], "--max-chains") == 0 && i + 1 < argc) {
+      max_chains = std::atoi(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: batching [--quick] [--max-chains N]\n");
+      return 2;
+    }
+  }
+  std::fprintf(stderr, "batching: %zu SIMD lanes of double, %u hardware threads\n",
+               tyche::samplers::simd_lane_width, std::thread::hardware_concurrency());
+  std::printf("target,mode,chains,grads_per_second,utilization\n");
+  static const corr_gaussian cg;
+  rows("corr_gaussian_100", cg.model(), quick, max_chains);
+  static const logistic lr;
+  rows("logistic_regression", lr.model(), quick, max_chains);
+}
