@@ -1,0 +1,134 @@
+// tyche/samplers/smc/detail/collector.hpp — turns each sweep's particles (weights and
+// predict lists) into a particle_set, keeps the name table, calls on_sweep, fills the result.
+#pragma once
+#include <tyche/samplers/smc/config.hpp>
+#include <tyche/samplers/smc/resampling.hpp>
+#include <tyche/samplers/smc/result.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tyche::smc::detail {
+
+using prediction_list = std::vector<std::pair<std::string, double>>;
+
+/// Seconds since `start` on the steady clock.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+class collector {
+ public:
+  collector(result& r, const config& cfg, algorithm method) : r_(r), cfg_(cfg) {
+    r_.method = method;
+    r_.particles = cfg.particles;
+  }
+
+  /// The particle set of weights w (normalised) and one predict list per particle.
+  template <class ListOf>
+  particle_set make_set(const sweep_record& rec, std::vector<double> w, std::size_t n, ListOf list_of) {
+    particle_set s;
+    s.record = rec;
+    s.weights = std::move(w);
+    for (std::size_t p = 0; p < n; ++p)
+      for (const auto& [name, value] : list_of(p)) (void)column_of(name);
+    s.columns = r_.names.size();
+    s.values.assign(n * s.columns, std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t p = 0; p < n; ++p)
+      for (const auto& [name, value] : list_of(p)) {
+        double& slot = s.values[p * s.columns + column_of(name)];
+        if (!std::isnan(slot))
+          throw std::runtime_error("tyche::smc: predict(\"" + name + "\", ...) was called twice in one run "
+                                   "of the program (particle " + std::to_string(p) + "); give each value "
+                                   "its own name, e.g. predict(\"x\", i, value) for x[i]");
+        slot = value;
+      }
+    return s;
+  }
+
+  /// Records a sweep: its evidence and the set it outputs.
+  void emit(const particle_set& s, double proposal_log_evidence) {
+    r_.sweeps.push_back(s.record);
+    evidences_.push_back(proposal_log_evidence);
+    if (cfg_.on_sweep) cfg_.on_sweep(s);
+    if (cfg_.keep_sweeps) r_.sets.push_back(s);
+  }
+
+  /// Sets log_evidence and the run time.
+  void finish(double seconds) {
+    r_.seconds = seconds;
+    if (evidences_.empty()) return;
+    if (r_.method == algorithm::pg) {
+      r_.log_evidence = evidences_.front();
+    } else {
+      r_.log_evidence = log_sum_exp(evidences_) - std::log(static_cast<double>(evidences_.size()));
+    }
+  }
+
+ private:
+  std::size_t column_of(const std::string& name) {
+    auto it = columns_.find(name);
+    if (it != columns_.end()) return it->second;
+    r_.names.push_back(name);
+    return columns_.emplace(name, r_.names.size() - 1).first->second;
+  }
+
+  result& r_;
+  const config& cfg_;
+  std::map<std::string, std::size_t, std::less<>> columns_;
+  std::vector<double> evidences_;
+};
+
+/// Checks the arguments every run_* shares.
+inline void check_config(const config& cfg, const char* function) {
+  const std::string f = function;
+  if (cfg.particles < 1)
+    throw std::invalid_argument(f + ": particles must be at least 1 (got " + std::to_string(cfg.particles) + ")");
+  if (cfg.particles >= (std::size_t{1} << 24) - 1)
+    throw std::invalid_argument(f + ": particles must be below 2^24 - 1 (got " + std::to_string(cfg.particles) + ")");
+  if (cfg.sweeps < 1)
+    throw std::invalid_argument(f + ": sweeps must be at least 1 (got " + std::to_string(cfg.sweeps) + ")");
+  if (!(cfg.ess_threshold >= 0 && cfg.ess_threshold <= 1))
+    throw std::invalid_argument(f + ": ess_threshold must lie in [0, 1] (got " + std::to_string(cfg.ess_threshold) + ")");
+  if (!(cfg.timeout_seconds > 0))
+    throw std::invalid_argument(f + ": timeout_seconds must be positive (got " + std::to_string(cfg.timeout_seconds) + ")");
+}
+
+/// The error for a NaN or +∞ log-likelihood.
+inline std::runtime_error bad_weight(double value, std::size_t particle, std::size_t observe) {
+  return std::runtime_error("tyche::smc: particle " + std::to_string(particle) + " passed " +
+                            (std::isnan(value) ? std::string("NaN") : std::string("+inf")) +
+                            " to observe " + std::to_string(observe) +
+                            " (0-based); a log-likelihood must be a number or -inf");
+}
+
+inline std::runtime_error all_zero(std::size_t observe) {
+  return std::runtime_error("tyche::smc: every particle has log weight -inf after observe " +
+                            std::to_string(observe) + " (0-based): no particle is consistent with the "
+                            "data; use more particles or check the model");
+}
+
+/// Random streams. Particle p of sweep m draws from counter_rng(seed, stream(m, p)), starting
+/// at position n · 2^32 for the stretch of program between observe n − 1 and observe n; the
+/// engine's own draws (resampling after observe n, the final accept/select) use particle
+/// number 2^24 − 1 of the same sweep.
+inline std::uint64_t particle_stream(std::size_t sweep, std::size_t particle) {
+  return (static_cast<std::uint64_t>(sweep) << 24) | static_cast<std::uint64_t>(particle);
+}
+inline counter_rng particle_rng(std::uint64_t seed, std::size_t sweep, std::size_t particle, std::size_t step) {
+  return counter_rng(seed, particle_stream(sweep, particle), static_cast<std::uint64_t>(step) << 32);
+}
+inline constexpr std::size_t engine_particle = (std::size_t{1} << 24) - 1;
+inline constexpr std::size_t final_step = 0xFFFFFFFFu;
+inline counter_rng engine_rng(std::uint64_t seed, std::size_t sweep, std::size_t step) {
+  return particle_rng(seed, sweep, engine_particle, step);
+}
+
+}  // namespace tyche::smc::detail

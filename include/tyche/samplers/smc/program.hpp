@@ -1,0 +1,127 @@
+// tyche/samplers/smc/program.hpp — the two ways to write a program for forward inference,
+// and the small densities and draws the paper's programs use.
+//
+// 1. A plain C++ callable (the fork engine; Paige & Wood's probabilistic C):
+//
+//      auto gaussian = [] {
+//        using namespace tyche::smc;
+//        const double mu = sample_normal(1, std::sqrt(5.0));
+//        observe(normal_lpdf(9, mu, std::sqrt(2.0)));
+//        observe(normal_lpdf(8, mu, std::sqrt(2.0)));
+//        predict("mu", mu);
+//      };
+//
+//    observe, predict and rng() are in <tyche/samplers/smc/fork.hpp>. Draw random choices
+//    from rng() (the sample_* functions without a generator do): the engine gives every
+//    particle its own stream after each observe. A generator of your own, copied by fork,
+//    would make sibling particles draw the same numbers.
+//
+// 2. A stepwise program (both engines; the in-process engine needs this form): a copyable
+//    state, the number of observes N, a step function that advances the state from observe
+//    n − 1 to observe n and returns the log-likelihood observed there, and a predict function
+//    of the final state:
+//
+//      auto gaussian = tyche::smc::stepwise(
+//          0.0, 2,
+//          [](double& mu, std::size_t n, tyche::counter_rng& g) {
+//            if (n == 0) mu = sample_normal(g, 1, std::sqrt(5.0));
+//            return normal_lpdf(n == 0 ? 9 : 8, mu, std::sqrt(2.0));
+//          },
+//          [](const double& mu, tyche::smc::predictions& p) { p("mu", mu); });
+//
+//    The fork engine runs a stepwise program as `state s = initial; for n: observe(step(s, n,
+//    rng())); predict(s)`, with the same random streams as the in-process engine, so both
+//    engines give identical results for it (tests/smc/engines_test.cpp).
+#pragma once
+#include <tyche/random/philox.hpp>
+#include <tyche/samplers/smc/result.hpp>
+
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <random>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace tyche::smc {
+
+/// A copyable state, N observes, step(state&, n, counter_rng&) → log-likelihood at observe n,
+/// predict(const state&, predictions&).
+template <class State, class Step, class Predict>
+struct stepwise_program {
+  using state_type = State;
+  State initial;
+  std::size_t observations;
+  Step step;
+  Predict predict;
+};
+
+template <class T>
+struct is_stepwise_program : std::false_type {};
+template <class S, class St, class P>
+struct is_stepwise_program<stepwise_program<S, St, P>> : std::true_type {};
+
+/// The stepwise program (initial, observations, step, predict); see the top of this file.
+template <class State, class Step, class Predict>
+auto stepwise(State initial, std::size_t observations, Step step, Predict predict) {
+  static_assert(std::is_copy_constructible_v<State> && std::is_copy_assignable_v<State>,
+                "tyche::smc::stepwise(initial, ...) requires a copyable state: resampling copies it");
+  static_assert(std::is_invocable_r_v<double, const Step&, State&, std::size_t, counter_rng&>,
+                "tyche::smc::stepwise(initial, n, step, predict) requires 'step' callable as "
+                "step(State&, std::size_t observe, tyche::counter_rng&) and returning the "
+                "log-likelihood (double)");
+  static_assert(std::is_invocable_v<const Predict&, const State&, predictions&>,
+                "tyche::smc::stepwise(initial, n, step, predict) requires 'predict' callable as "
+                "predict(const State&, tyche::smc::predictions&)");
+  return stepwise_program<State, Step, Predict>{std::move(initial), observations, std::move(step),
+                                                std::move(predict)};
+}
+
+// --- densities on plain doubles -------------------------------------------------------------------
+
+/// log N(x | mean, sd²).
+inline double normal_lpdf(double x, double mean, double sd) {
+  constexpr double half_log_two_pi = 0.91893853320467274178;
+  const double z = (x - mean) / sd;
+  return -0.5 * z * z - std::log(sd) - half_log_two_pi;
+}
+
+// --- draws from a generator -----------------------------------------------------------------------
+
+/// N(mean, sd²): one position of g.
+inline double sample_normal(counter_rng& g, double mean, double sd) { return mean + sd * g.normal(); }
+/// Uniform on (0, 1).
+inline double sample_uniform(counter_rng& g) { return g.uniform01(); }
+/// Gamma(shape, rate) (Marsaglia & Tsang 2000; shape < 1 by the u^(1/shape) boost).
+inline double sample_gamma(counter_rng& g, double shape, double rate) {
+  if (shape < 1) return sample_gamma(g, shape + 1, rate) * std::pow(g.uniform01(), 1 / shape);
+  const double d = shape - 1.0 / 3.0, c = 1.0 / std::sqrt(9 * d);
+  for (;;) {
+    double x, v;
+    do {
+      x = g.normal();
+      v = 1 + c * x;
+    } while (v <= 0);
+    v = v * v * v;
+    const double u = g.uniform01();
+    if (std::log(u) < 0.5 * x * x + d - d * v + d * std::log(v)) return d * v / rate;
+  }
+}
+/// An index drawn with probability proportional to weights[i] (need not sum to 1).
+template <class Weights>
+std::size_t sample_discrete(counter_rng& g, const Weights& weights) {
+  double total = 0;
+  for (double w : weights) total += w;
+  double u = g.uniform01() * total;
+  std::size_t i = 0, last = 0;
+  for (double w : weights) {
+    if (w > 0) last = i;
+    if (u < w) return i;
+    u -= w;
+    ++i;
+  }
+  return last;  // rounding
+}
+
+}  // namespace tyche::smc

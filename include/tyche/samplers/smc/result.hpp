@@ -1,0 +1,258 @@
+// tyche/samplers/smc/result.hpp — what a forward-inference run returns.
+//
+// Every sweep outputs a particle_set: L particles, their normalised weights and the values
+// they predicted (one column per predicted name; NaN where a particle did not predict that
+// name). The result keeps the sets (unless config::keep_sweeps is off) and answers questions
+// about the posterior of each name, weighting each sweep's set equally, as the paper does
+// for repeated SMC and as PIMH and particle Gibbs require:
+//
+//   r.samples("mu"), r.weights()       weighted samples (weights sum to 1 over all sweeps)
+//   r.unweighted_samples("mu")         each sweep's set resampled to L equal-weight draws
+//   r.mean("mu"), r.sd("mu"), r.quantile("mu", 0.95), r.histogram("k")
+//   r.log_evidence                     the estimate of log p(y) (see below)
+//   std::cout << summary(r)
+//
+// log_evidence: SMC and PIMH, log of the mean of the sweeps' estimates Ẑ (each unbiased);
+// PG, the first sweep's (the conditional sweeps' Ẑ are not estimates of p(y)).
+#pragma once
+#include <tyche/samplers/smc/config.hpp>
+#include <tyche/samplers/smc/resampling.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tyche::smc {
+
+/// What one sweep produced.
+struct sweep_record {
+  std::size_t index = 0;      ///< 0-based sweep number
+  double log_evidence = 0;    ///< log Ẑ of this sweep's particle filter
+  bool accepted = true;       ///< PIMH: whether the proposal was accepted
+  double seconds = 0;         ///< wall-clock time from the start of the run to the end of the sweep
+};
+
+/// One sweep's output: weighted particles and what they predicted.
+struct particle_set {
+  sweep_record record;
+  std::vector<double> weights;  ///< normalised, one per particle
+  std::size_t columns = 0;      ///< names known when the set was made
+  std::vector<double> values;   ///< particle-major: values[particle · columns + column]
+  std::size_t size() const { return weights.size(); }
+  /// The value particle p predicted for column c (NaN if it did not).
+  double value(std::size_t p, std::size_t c) const {
+    return c < columns ? values[p * columns + c] : std::numeric_limits<double>::quiet_NaN();
+  }
+};
+
+/// Values a program predicts: predictions("mu", mu), predictions("z", t, z) names "z[t]".
+class predictions {
+ public:
+  void operator()(std::string_view name, double value) { entries_.emplace_back(std::string(name), value); }
+  void operator()(std::string_view name, std::size_t index, double value) {
+    entries_.emplace_back(indexed_name(name, index), value);
+  }
+  const std::vector<std::pair<std::string, double>>& entries() const { return entries_; }
+  void clear() { entries_.clear(); }
+  static std::string indexed_name(std::string_view name, std::size_t index) {
+    std::string s(name);
+    s += '[';
+    s += std::to_string(index);
+    s += ']';
+    return s;
+  }
+
+ private:
+  std::vector<std::pair<std::string, double>> entries_;
+};
+
+class result {
+ public:
+  algorithm method = algorithm::smc;
+  std::size_t particles = 0;
+  /// Predicted names, in the order first seen.
+  std::vector<std::string> names;
+  /// One record per sweep run.
+  std::vector<sweep_record> sweeps;
+  /// Each sweep's particle set (empty when config::keep_sweeps is off).
+  std::vector<particle_set> sets;
+  double log_evidence = 0;
+  double seconds = 0;  ///< wall-clock time of the whole run
+
+  /// The column of a name, or throws std::out_of_range naming it.
+  std::size_t column(std::string_view name) const {
+    for (std::size_t c = 0; c < names.size(); ++c)
+      if (names[c] == name) return c;
+    throw std::out_of_range("tyche::smc::result: nothing was predicted under the name '" +
+                            std::string(name) + "'");
+  }
+  bool has(std::string_view name) const {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  }
+  /// Every particle's value of `name`, sweep after sweep (NaN where not predicted).
+  std::vector<double> samples(std::string_view name) const {
+    const std::size_t c = column(name);
+    std::vector<double> out;
+    for (const auto& s : sets)
+      for (std::size_t p = 0; p < s.size(); ++p) out.push_back(s.value(p, c));
+    return out;
+  }
+  /// The weight of every sample: each sweep's normalised weights divided by the number of sweeps.
+  std::vector<double> weights() const {
+    std::vector<double> out;
+    const double per = sets.empty() ? 0 : 1.0 / static_cast<double>(sets.size());
+    for (const auto& s : sets)
+      for (double w : s.weights) out.push_back(w * per);
+    return out;
+  }
+  /// Each sweep's set resampled (systematically, with a fixed stream) to as many equally
+  /// weighted draws as it has particles.
+  std::vector<double> unweighted_samples(std::string_view name) const {
+    const std::size_t c = column(name);
+    std::vector<double> out;
+    for (const auto& s : sets) {
+      counter_rng g(0x7e5a3b1d, s.record.index);
+      const auto count = offspring_counts(s.weights, s.size(), resampling_scheme::systematic, g);
+      for (std::size_t p = 0; p < s.size(); ++p) out.insert(out.end(), count[p], s.value(p, c));
+    }
+    return out;
+  }
+  /// Weighted mean of `name` over the particles that predicted it.
+  double mean(std::string_view name) const {
+    const auto [x, w] = weighted(name);
+    double m = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) m += w[i] * x[i];
+    return m;
+  }
+  double variance(std::string_view name) const {
+    const auto [x, w] = weighted(name);
+    double m = 0, v = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) m += w[i] * x[i];
+    for (std::size_t i = 0; i < x.size(); ++i) v += w[i] * (x[i] - m) * (x[i] - m);
+    return v;
+  }
+  double sd(std::string_view name) const { return std::sqrt(variance(name)); }
+  /// The weighted quantile: the smallest value whose cumulative weight reaches p.
+  double quantile(std::string_view name, double p) const {
+    auto [x, w] = weighted(name);
+    std::vector<std::size_t> order(x.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return x[a] < x[b]; });
+    double cumulative = 0;
+    for (std::size_t i : order)
+      if ((cumulative += w[i]) >= p) return x[i];
+    return order.empty() ? std::numeric_limits<double>::quiet_NaN() : x[order.back()];
+  }
+  /// The weighted distribution of the distinct values of `name` (for discrete quantities).
+  std::map<double, double> histogram(std::string_view name) const {
+    const auto [x, w] = weighted(name);
+    std::map<double, double> h;
+    for (std::size_t i = 0; i < x.size(); ++i) h[x[i]] += w[i];
+    return h;
+  }
+  /// PIMH: the fraction of proposals accepted (sweeps after the first).
+  double acceptance_rate() const {
+    if (sweeps.size() < 2) return std::numeric_limits<double>::quiet_NaN();
+    double a = 0;
+    for (std::size_t i = 1; i < sweeps.size(); ++i) a += sweeps[i].accepted ? 1 : 0;
+    return a / static_cast<double>(sweeps.size() - 1);
+  }
+
+ private:
+  /// Values of `name` and their weights renormalised over the particles that predicted it.
+  std::pair<std::vector<double>, std::vector<double>> weighted(std::string_view name) const {
+    const std::size_t c = column(name);
+    std::vector<double> x, w;
+    const double per = sets.empty() ? 0 : 1.0 / static_cast<double>(sets.size());
+    double total = 0;
+    for (const auto& s : sets)
+      for (std::size_t p = 0; p < s.size(); ++p) {
+        const double v = s.value(p, c);
+        if (std::isnan(v)) continue;
+        x.push_back(v);
+        w.push_back(s.weights[p] * per);
+        total += s.weights[p] * per;
+      }
+    for (double& v : w) v /= total;
+    return {std::move(x), std::move(w)};
+  }
+};
+
+/// One row of an SMC summary.
+struct smc_summary_row {
+  std::string name;
+  double mean, sd, q5, q50, q95, ess;
+  std::map<double, double> histogram;  ///< filled when the name takes few distinct integer values
+};
+
+/// The summary of a forward-inference result, printable with <<: mean, sd and quantiles of
+/// every predicted name, the mean effective sample size of the sweeps' weights, and a
+/// histogram for discrete quantities (at most 12 distinct integer values).
+struct smc_summary {
+  std::vector<smc_summary_row> rows;
+  algorithm method = algorithm::smc;
+  std::size_t sweeps = 0, particles = 0;
+  double log_evidence = 0, acceptance = 0;
+};
+
+inline smc_summary summary(const result& r) {
+  smc_summary out;
+  out.method = r.method;
+  out.sweeps = r.sweeps.size();
+  out.particles = r.particles;
+  out.log_evidence = r.log_evidence;
+  out.acceptance = r.acceptance_rate();
+  double ess = 0;
+  for (const auto& s : r.sets) {
+    double q = 0;
+    for (double w : s.weights) q += w * w;
+    ess += 1.0 / q / static_cast<double>(r.sets.size());
+  }
+  for (const auto& name : r.names) {
+    smc_summary_row row{name, r.mean(name), r.sd(name), r.quantile(name, 0.05),
+                        r.quantile(name, 0.5), r.quantile(name, 0.95), ess, {}};
+    auto h = r.histogram(name);
+    const bool integral = std::all_of(h.begin(), h.end(), [](const auto& kv) {
+      return kv.first == std::floor(kv.first);
+    });
+    if (integral && h.size() <= 12) row.histogram = std::move(h);
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+inline std::ostream& operator<<(std::ostream& os, const smc_summary& s) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%-14s %9s %9s %9s %9s %9s %8s\n", "", "mean", "sd", "5%", "50%",
+                "95%", "ess");
+  os << line;
+  for (const auto& r : s.rows) {
+    std::snprintf(line, sizeof line, "%-14s %9.3g %9.3g %9.3g %9.3g %9.3g %8.0f\n", r.name.c_str(),
+                  r.mean, r.sd, r.q5, r.q50, r.q95, r.ess);
+    os << line;
+    for (const auto& [v, p] : r.histogram) {
+      std::snprintf(line, sizeof line, "  %-12g %9.3f  ", v, p);
+      os << line << std::string(static_cast<std::size_t>(std::lround(p * 40)), '#') << "\n";
+    }
+  }
+  const char* method = s.method == algorithm::smc ? "SMC" : s.method == algorithm::pimh ? "PIMH" : "PG";
+  std::snprintf(line, sizeof line, "%s: %zu sweeps of %zu particles; log evidence %.4g", method,
+                s.sweeps, s.particles, s.log_evidence);
+  os << line;
+  if (s.method == algorithm::pimh && !std::isnan(s.acceptance)) {
+    std::snprintf(line, sizeof line, "; acceptance %.2f", s.acceptance);
+    os << line;
+  }
+  return os << "\n";
+}
+
+}  // namespace tyche::smc

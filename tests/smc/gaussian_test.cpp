@@ -1,0 +1,132 @@
+// Figure 1 of Paige & Wood (2014): mu ~ N(1, 5), y = 9, 8 ~ N(mu, 2). The posterior is
+// N(7.25, 5/6) and log p(y) is closed-form (paper_programs.hpp).
+//
+// Tolerances, in Monte Carlo standard errors (MCSE). The program never moves mu after the
+// first observe, so a run's weighted particles hold few distinct values and the ESS of the
+// final weights overstates its precision; the MCSE is therefore measured across R
+// independent runs (seeds 1..R):
+//   posterior mean and variance: |mean over runs − exact| < 4 sd(runs) / √R
+//   evidence: Ẑ is unbiased, |mean(Ẑ/Z) − 1| < 3 sd(Ẑ/Z) / √R
+#include <tyche/tyche.hpp>
+
+#include "paper_programs.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+namespace {
+
+namespace smc = tyche::smc;
+using namespace smc_programs;
+
+template <class Program>
+void check_posterior(const Program& program, int runs, tyche::smc::engine_kind engine) {
+  double m1 = 0, m2 = 0, v1 = 0, v2 = 0;
+  for (int i = 0; i < runs; ++i) {
+    const auto r = smc::run_smc(program, {.particles = 1000, .seed = 1 + static_cast<std::uint64_t>(i), .engine = engine});
+    REQUIRE(r.sets.size() == 1);
+    REQUIRE(r.names == std::vector<std::string>{"mu"});
+    const double m = r.mean("mu"), v = r.variance("mu");
+    m1 += m / runs;
+    m2 += m * m / runs;
+    v1 += v / runs;
+    v2 += v * v / runs;
+  }
+  const double se_m = std::sqrt((m2 - m1 * m1) * runs / (runs - 1) / runs);
+  const double se_v = std::sqrt((v2 - v1 * v1) * runs / (runs - 1) / runs);
+  INFO("mean " << m1 << " (MCSE " << se_m << "), variance " << v1 << " (MCSE " << se_v << ")");
+  CHECK(std::fabs(m1 - gaussian_posterior_mean) < 4 * se_m);
+  CHECK(std::fabs(v1 - gaussian_posterior_var) < 4 * se_v);
+}
+
+}  // namespace
+
+TEST_CASE("figure 1: SMC with 1000 particles recovers the Gaussian posterior (in-process)", "[smc]") {
+  check_posterior(gaussian_stepwise(), 40, smc::engine_kind::in_process);
+}
+
+TEST_CASE("figure 1: SMC with 1000 particles recovers the Gaussian posterior (fork engine)", "[smc][fork]") {
+  check_posterior(gaussian_program, 10, smc::engine_kind::fork);
+}
+
+TEST_CASE("figure 1: the evidence estimate is unbiased (in-process)", "[smc]") {
+  const int runs = 400;
+  const double z = std::exp(gaussian_log_evidence());
+  double sum = 0, sum2 = 0;
+  for (int i = 0; i < runs; ++i) {
+    const auto r = smc::run_smc(gaussian_stepwise(), {.particles = 100, .seed = 1000 + static_cast<std::uint64_t>(i)});
+    const double ratio = std::exp(r.log_evidence) / z;
+    sum += ratio;
+    sum2 += ratio * ratio;
+  }
+  const double mean = sum / runs, sd = std::sqrt((sum2 - runs * mean * mean) / (runs - 1));
+  INFO("mean Z^/Z = " << mean << ", sd " << sd);
+  CHECK(std::fabs(mean - 1) < 3 * sd / std::sqrt(double(runs)));
+}
+
+TEST_CASE("figure 1: the evidence estimate is unbiased (fork engine)", "[smc][fork]") {
+  const int runs = 20;
+  const double z = std::exp(gaussian_log_evidence());
+  double sum = 0, sum2 = 0;
+  for (int i = 0; i < runs; ++i) {
+    const auto r = smc::run_smc(gaussian_program, {.particles = 100, .seed = 5000 + static_cast<std::uint64_t>(i)});
+    const double ratio = std::exp(r.log_evidence) / z;
+    sum += ratio;
+    sum2 += ratio * ratio;
+  }
+  const double mean = sum / runs, sd = std::sqrt((sum2 - runs * mean * mean) / (runs - 1));
+  INFO("mean Z^/Z = " << mean << ", sd " << sd);
+  CHECK(std::fabs(mean - 1) < 3 * sd / std::sqrt(double(runs)));
+}
+
+TEST_CASE("figure 1: PIMH and particle Gibbs chains recover the posterior (in-process)", "[smc]") {
+  for (auto run : {&smc::run_pimh<decltype(gaussian_stepwise())>, &smc::run_pg<decltype(gaussian_stepwise())>}) {
+    const auto r = run(gaussian_stepwise(), {.particles = 100, .sweeps = 400, .seed = 3});
+    REQUIRE(r.sweeps.size() == 400);
+    // The chain's sweeps are correlated: an ESS from the batch means of per-sweep means.
+    std::vector<double> sweep_mean;
+    for (const auto& s : r.sets) {
+      double m = 0;
+      for (std::size_t p = 0; p < s.size(); ++p) m += s.weights[p] * s.value(p, 0);
+      sweep_mean.push_back(m);
+    }
+    const std::size_t batches = 20, per = sweep_mean.size() / batches;
+    double grand = 0;
+    std::vector<double> b(batches, 0);
+    for (std::size_t i = 0; i < batches * per; ++i) b[i / per] += sweep_mean[i] / double(per);
+    for (double v : b) grand += v / double(batches);
+    double var_b = 0;
+    for (double v : b) var_b += (v - grand) * (v - grand) / double(batches - 1);
+    const double mcse = std::sqrt(var_b / double(batches));
+    INFO("method " << int(r.method) << ": mean " << r.mean("mu") << " MCSE " << mcse);
+    CHECK(std::fabs(r.mean("mu") - gaussian_posterior_mean) < 4 * mcse + 1e-3);
+    CHECK(std::fabs(r.variance("mu") - gaussian_posterior_var) < 0.1 * gaussian_posterior_var);
+  }
+}
+
+TEST_CASE("results: summary, weights, unweighted samples, histogram", "[smc]") {
+  const auto r = smc::run_smc(gaussian_stepwise(), {.particles = 200, .sweeps = 3, .seed = 4});
+  CHECK(r.samples("mu").size() == 600);
+  double total = 0;
+  for (double w : r.weights()) total += w;
+  CHECK(total == Approx(1.0));
+  CHECK(r.unweighted_samples("mu").size() == 600);
+  CHECK(r.quantile("mu", 0.05) < r.quantile("mu", 0.5));
+  CHECK(r.quantile("mu", 0.5) < r.quantile("mu", 0.95));
+  CHECK_THROWS_WITH(r.samples("nu"), Catch::Contains("'nu'"));
+  std::ostringstream os;
+  os << summary(r);
+  INFO(os.str());
+  CHECK(os.str().find("mu") != std::string::npos);
+  CHECK(os.str().find("3 sweeps of 200 particles") != std::string::npos);
+}
+
+TEST_CASE("in-process results do not depend on the number of threads", "[smc]") {
+  const auto one = smc::run_pg(hmm_stepwise(), {.particles = 64, .sweeps = 3, .seed = 9, .threads = 1});
+  const auto three = smc::run_pg(hmm_stepwise(), {.particles = 64, .sweeps = 3, .seed = 9, .threads = 3});
+  CHECK(one.samples("z[17]") == three.samples("z[17]"));
+  CHECK(one.weights() == three.weights());
+  CHECK(one.log_evidence == three.log_evidence);
+}
