@@ -541,10 +541,20 @@ class manager {
         throw fork_error("the keeper of observe " + std::to_string(keeper_observe_[proc.index]) +
                          " (pid " + std::to_string(p) + ") " + describe_status(status));
       }
-      const slot_record& rec = shared_.slot(proc.index);
-      const bool reported = rec.pid == p && (rec.kind == arrival::finished || rec.kind == arrival::error);
-      if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && (proc.ending || reported)) continue;
-      throw fork_error(who(proc.index) + " (pid " + std::to_string(p) + ") " + describe_status(status) +
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && proc.ending) continue;
+      // The process may have moved to another slot since it was registered (a parent continues
+      // in the first slot of its offspring, and may finish before the manager re-registers it).
+      // While offspring are being forked, a slot may still show the pid of its previous holder.
+      std::size_t slot = proc.index;
+      bool reported = false;
+      for (std::size_t s = 0; s < L_ && !reported; ++s) {
+        const slot_record& rec = shared_.slot(s);
+        if (rec.pid != p) continue;
+        slot = s;
+        reported = rec.kind == arrival::finished || rec.kind == arrival::error;
+      }
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && reported) continue;
+      throw fork_error(who(slot) + " (pid " + std::to_string(p) + ") " + describe_status(status) +
                        " while running to observe " + std::to_string(observe_) + " (0-based; sweep " +
                        std::to_string(sweep_) + ")");
     }
@@ -580,7 +590,6 @@ class manager {
     const std::size_t k = free_keepers_.back();
     free_keepers_.pop_back();
     keeper_used_[k] = true;
-    ended_[k] = false;
     keeper_observe_[k] = observe;
     shared_.keeper(k).pid = 0;
     shared_.keeper(k).end = 0;
@@ -755,13 +764,12 @@ class manager {
         keep[n] = static_cast<std::size_t>(keeper_of[n][b]);
         retained_increment_[n] = increments[n][b];
       }
+      // keeper_of holds only live keepers (prune clears the entries of those it ends).
       for (std::size_t n = 0; n < N; ++n)
         for (std::size_t l = 0; l < L_; ++l)
-          if (keeper_of[n][l] >= 0 && static_cast<std::size_t>(keeper_of[n][l]) != keep[n] &&
-              keeper_used_[static_cast<std::size_t>(keeper_of[n][l])] && !ended_[static_cast<std::size_t>(keeper_of[n][l])])
-            end_and_mark(static_cast<std::size_t>(keeper_of[n][l]));
+          if (keeper_of[n][l] >= 0 && static_cast<std::size_t>(keeper_of[n][l]) != keep[n])
+            end_keeper(static_cast<std::size_t>(keeper_of[n][l]));
       retained_keeper_ = std::move(keep);
-      for (std::size_t k : retained_keeper_) ended_[k] = false;
     }
     std::string payload;
     put(payload, static_cast<std::uint64_t>(m));
@@ -778,32 +786,22 @@ class manager {
     reap();
   }
 
-  void end_and_mark(std::size_t k) {
-    ended_[k] = true;
-    end_keeper(k);
-  }
-
   /// Ends the keepers whose lineage has no particle left (slot 0 of a conditional sweep is
   /// the retained trace, never pruned: its keepers are the retained keepers).
   void prune(const std::vector<std::vector<std::size_t>>& ancestors,
-             const std::vector<std::vector<std::ptrdiff_t>>& keeper_of, bool conditional) {
+             std::vector<std::vector<std::ptrdiff_t>>& keeper_of, bool conditional) {
     std::vector<char> alive(L_, 1);
     for (std::size_t n = ancestors.size(); n-- > 0;) {
       std::vector<char> parent(L_, 0);
       for (std::size_t i = 0; i < L_; ++i)
         if (alive[i]) parent[ancestors[n][i]] = 1;
-      bool any_ended = false;
       for (std::size_t l = 0; l < L_; ++l) {
         const std::ptrdiff_t k = keeper_of[n][l];
         if (k < 0 || parent[l] || (conditional && l == 0)) continue;
-        const auto ku = static_cast<std::size_t>(k);
-        if (keeper_used_[ku] && !ended_[ku]) {
-          end_and_mark(ku);
-          any_ended = true;
-        }
+        end_keeper(static_cast<std::size_t>(k));
+        keeper_of[n][l] = -1;  // its id may be reused
       }
       alive = std::move(parent);
-      (void)any_ended;
     }
   }
 
@@ -838,7 +836,6 @@ class manager {
     return v;
   }();
   std::vector<char> keeper_used_ = std::vector<char>(shared_.keepers(), 0);
-  std::vector<char> ended_ = std::vector<char>(shared_.keepers(), 0);
   std::vector<std::size_t> keeper_observe_ = std::vector<std::size_t>(shared_.keepers(), 0);
   std::vector<std::size_t> retained_keeper_;
   std::vector<double> retained_increment_;
