@@ -4773,6 +4773,9 @@ struct transition_stats {
   double energy = 0;       // energy__
 };
 
+/// The kind of metric (mass matrix) of the kinetic energy.
+enum class metric_kind { diagonal, dense };
+
 /// A point of phase space with what the integrator needs at it.
 struct phase_point {
   std::vector<double> q, p, grad;
@@ -4819,7 +4822,8 @@ inline void add(const std::vector<double>& a, const std::vector<double>& b, std:
 
 /// One NUTS transition from q0. Target: `double operator()(const std::vector<double>& q,
 /// std::vector<double>& grad) const` returning log p(q) and writing its gradient. Rng:
-/// `double uniform()` in [0, 1) and `double normal()`. inv_metric is the diagonal of M⁻¹.
+/// `double uniform()` in [0, 1) and `double normal()`. inv_metric is the diagonal of M⁻¹;
+/// set_dense_inv_metric() makes the metric dense.
 /// Random numbers are consumed in this order: the momentum (one normal per coordinate, in
 /// order), then per doubling one uniform for the direction, one for each merge whose later
 /// subtree does not outweigh the merged one, and one at the end of the doubling under the same
@@ -4834,10 +4838,11 @@ template <class Target, class Rng>
 class unrolled_transition {
  public:
   unrolled_transition(const Target& target, std::vector<double> inv_metric, int max_depth)
-      : target_(target), inv_metric_(std::move(inv_metric)), max_depth_(max_depth) {
+      : target_(target), max_depth_(max_depth) {
     if (max_depth < 1 || max_depth > max_supported_depth)
       throw std::invalid_argument("tyche::nuts: max_depth = " + std::to_string(max_depth) +
                                   " is outside [1, " + std::to_string(max_supported_depth) + "]");
+    set_inv_metric(std::move(inv_metric));
   }
 
   /// Runs one transition from `current` (whose q, log_density and grad must be set). On return
@@ -4860,8 +4865,7 @@ class unrolled_transition {
     stats_ = transition_stats{};
     stats_.step_size = step_size;
     step_size_ = step_size;
-    current.p.resize(d);
-    for (std::size_t i = 0; i < d; ++i) current.p[i] = rng.normal() / std::sqrt(inv_metric_[i]);
+    sample_momentum(current.p, d, rng);
     H0_ = hamiltonian(current);
     z_fwd_ = current;
     z_bck_ = current;
@@ -4937,20 +4941,98 @@ class unrolled_transition {
 
   static constexpr double max_energy_error = 1000.0;
 
-  /// The diagonal of M⁻¹ (changed by adaptation between transitions).
+  /// M⁻¹ (changed by adaptation between transitions): its diagonal (d values) for a diagonal
+  /// metric, the row-major matrix (d² values) for a dense one.
   const std::vector<double>& inv_metric() const { return inv_metric_; }
-  void set_inv_metric(std::vector<double> m) { inv_metric_ = std::move(m); }
+  [[nodiscard]] bool dense() const { return dense_; }
+  /// Sets a diagonal M⁻¹: d positive finite values.
+  void set_inv_metric(std::vector<double> m) {
+    for (std::size_t i = 0; i < m.size(); ++i)
+      if (!(m[i] > 0) || !std::isfinite(m[i]))
+        throw std::invalid_argument("tyche::nuts: inverse metric element " + std::to_string(i) + " = " +
+                                    std::to_string(m[i]) + " is not a positive finite number");
+    dense_ = false;
+    inv_metric_ = std::move(m);
+  }
+  /// Sets a dense M⁻¹: a symmetric positive-definite d × d matrix, row-major; its Cholesky
+  /// factor (Cholesky–Banachiewicz) is computed here.
+  void set_dense_inv_metric(std::vector<double> m, std::size_t d) {
+    if (m.size() != d * d)
+      throw std::invalid_argument("tyche::nuts: a dense inverse metric of dimension " + std::to_string(d) +
+                                  " needs " + std::to_string(d * d) + " values, not " + std::to_string(m.size()));
+    chol_.assign(d * d, 0.0);  // lower L, M⁻¹ = L Lᵀ
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        double s = m[i * d + j];
+        for (std::size_t k = 0; k < j; ++k) s -= chol_[i * d + k] * chol_[j * d + k];
+        if (i == j) {
+          if (!(s > 0) || !std::isfinite(s))
+            throw std::invalid_argument("tyche::nuts: the dense inverse metric is not positive definite "
+                                        "(pivot " + std::to_string(i) + " = " + std::to_string(s) + ")");
+          chol_[i * d + i] = std::sqrt(s);
+        } else {
+          chol_[i * d + j] = s / chol_[j * d + j];
+        }
+      }
+    dense_ = true;
+    inv_metric_ = std::move(m);
+  }
+
+  /// A momentum p ~ N(0, M): p_i = u_i / √(M⁻¹)_ii (diagonal), or p = L⁻ᵀu with M⁻¹ = LLᵀ
+  /// (dense); u: d standard normals, in order.
+  void sample_momentum(std::vector<double>& p, std::size_t d, Rng& rng) const {
+    p.resize(d);
+    if (!dense_) {
+      for (std::size_t i = 0; i < d; ++i) p[i] = rng.normal() / std::sqrt(inv_metric_[i]);
+      return;
+    }
+    for (std::size_t i = 0; i < d; ++i) p[i] = rng.normal();
+    for (std::size_t i = d; i-- > 0;) {  // back substitution, Lᵀ p = u
+      double s = p[i];
+      for (std::size_t k = i + 1; k < d; ++k) s -= chol_[k * d + i] * p[k];
+      p[i] = s / chol_[i * d + i];
+    }
+  }
 
   /// H(q, p) = −log p(q) + ½ pᵀ M⁻¹ p.
   double hamiltonian(const phase_point& z) const {
     double kinetic = 0;
-    for (std::size_t i = 0; i < z.p.size(); ++i) kinetic += inv_metric_[i] * z.p[i] * z.p[i];
+    if (!dense_) {
+      for (std::size_t i = 0; i < z.p.size(); ++i) kinetic += inv_metric_[i] * z.p[i] * z.p[i];
+    } else {
+      const std::size_t d = z.p.size();
+      for (std::size_t i = 0; i < d; ++i) {
+        double row = 0;
+        for (std::size_t j = 0; j < d; ++j) row += inv_metric_[i * d + j] * z.p[j];
+        kinetic += z.p[i] * row;
+      }
+    }
     return -z.log_density + 0.5 * kinetic;
   }
  private:
+  // p♯ = M⁻¹p.
   void sharp(const std::vector<double>& p, std::vector<double>& out) const {
-    out.resize(p.size());
-    for (std::size_t i = 0; i < p.size(); ++i) out[i] = inv_metric_[i] * p[i];
+    const std::size_t d = p.size();
+    out.resize(d);
+    if (!dense_) {
+      for (std::size_t i = 0; i < d; ++i) out[i] = inv_metric_[i] * p[i];
+      return;
+    }
+    for (std::size_t i = 0; i < d; ++i) {
+      double row = 0;
+      for (std::size_t j = 0; j < d; ++j) row += inv_metric_[i * d + j] * p[j];
+      out[i] = row;
+    }
+  }
+  // q += eps · M⁻¹p.
+  void drift(phase_point& z, double eps) const {
+    const std::size_t d = z.q.size();
+    if (!dense_) {
+      for (std::size_t i = 0; i < d; ++i) z.q[i] += eps * inv_metric_[i] * z.p[i];
+      return;
+    }
+    sharp(z.p, drift_);
+    for (std::size_t i = 0; i < d; ++i) z.q[i] += eps * drift_[i];
   }
 
   // A doubling: a direction, then 2^depth leaves.
@@ -4983,7 +5065,7 @@ class unrolled_transition {
     phase_point& z = pending();
     const std::size_t d = z.q.size();
     for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps_ * z.grad[i];
-    for (std::size_t i = 0; i < d; ++i) z.q[i] += eps_ * inv_metric_[i] * z.p[i];
+    drift(z, eps_);
   }
 
   // A doubling completed: it is the single record left on the stack.
@@ -5038,14 +5120,16 @@ class unrolled_transition {
   void leapfrog(phase_point& z, double eps) const {
     const std::size_t d = z.q.size();
     for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
-    for (std::size_t i = 0; i < d; ++i) z.q[i] += eps * inv_metric_[i] * z.p[i];
+    drift(z, eps);
     z.log_density = target_(z.q, z.grad);
     for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
   }
 
  private:
   const Target& target_;
-  std::vector<double> inv_metric_;
+  std::vector<double> inv_metric_, chol_;
+  mutable std::vector<double> drift_;
+  bool dense_ = false;
   int max_depth_;
   std::vector<detail::subtree> stack_;
 
@@ -5392,7 +5476,7 @@ struct counter_rng_lanes {
 // ----- begin tyche/samplers/nuts/adaptation.hpp -----
 // tyche/samplers/nuts/adaptation.hpp — Stan's warm-up: dual averaging of the step size (Hoffman
 // & Gelman 2014, §3.2; δ = 0.8, γ = 0.05, t₀ = 10, κ = 0.75, μ = log 10ε) and windowed
-// estimation of a diagonal metric (init buffer 75, windows from 25 doubling, term buffer 50;
+// estimation of a diagonal or dense metric (init buffer 75, windows from 25 doubling, term buffer 50;
 // regularised as n/(n+5)·var + 10⁻³·5/(n+5)). One deliberate difference from Stan: when the
 // last metric window closes at the very end of warm-up (no term buffer), Stan restarts dual
 // averaging and then ends it with no iterations, which sets the step size to exp(0) = 1; here
@@ -5449,11 +5533,12 @@ class step_size_adaptation {
   long counter_ = 0;
 };
 
-/// Windowed estimation of the diagonal of M⁻¹ (the posterior variances of θ).
+/// Windowed estimation of M⁻¹: the posterior variances of θ (diagonal), or with dense = true its
+/// covariance matrix (row-major d × d), regularised towards 10⁻³·I as Stan does.
 class metric_adaptation {
  public:
-  metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {})
-      : mean_(dim, 0.0), m2_(dim, 0.0), num_warmup_(num_warmup) {
+  metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
+      : mean_(dim, 0.0), m2_(dense ? dim * dim : dim, 0.0), dense_(dense), num_warmup_(num_warmup) {
     if (num_warmup < 20) {  // too short for windows: the metric stays as it is
       num_warmup_ = 0;
       return;
@@ -5476,9 +5561,12 @@ class metric_adaptation {
     if (end_of_window()) {
       compute_next_window();
       const double n = static_cast<double>(count_);
-      for (std::size_t i = 0; i < inv_metric.size(); ++i) {
-        const double var = count_ > 1 ? m2_[i] / (n - 1) : 1.0;
-        inv_metric[i] = (n / (n + 5.0)) * var + 1e-3 * (5.0 / (n + 5.0));
+      const std::size_t d = mean_.size();
+      inv_metric.resize(m2_.size());
+      for (std::size_t k = 0; k < m2_.size(); ++k) {
+        const bool diagonal = !dense_ || k / d == k % d;
+        const double cov = count_ > 1 ? m2_[k] / (n - 1) : (diagonal ? 1.0 : 0.0);
+        inv_metric[k] = (n / (n + 5.0)) * cov + (diagonal ? 1e-3 * (5.0 / (n + 5.0)) : 0.0);
       }
       reset();
       ++counter_;
@@ -5504,11 +5592,22 @@ class metric_adaptation {
   }
   void add(const std::vector<double>& q) {  // Welford
     ++count_;
-    for (std::size_t i = 0; i < q.size(); ++i) {
-      const double delta = q[i] - mean_[i];
-      mean_[i] += delta / static_cast<double>(count_);
-      m2_[i] += delta * (q[i] - mean_[i]);
+    const std::size_t d = q.size();
+    if (!dense_) {
+      for (std::size_t i = 0; i < d; ++i) {
+        const double delta = q[i] - mean_[i];
+        mean_[i] += delta / static_cast<double>(count_);
+        m2_[i] += delta * (q[i] - mean_[i]);
+      }
+      return;
     }
+    delta_.resize(d);
+    for (std::size_t i = 0; i < d; ++i) {
+      delta_[i] = q[i] - mean_[i];
+      mean_[i] += delta_[i] / static_cast<double>(count_);
+    }
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j < d; ++j) m2_[i * d + j] += (q[i] - mean_[i]) * delta_[j];
   }
   void reset() {
     count_ = 0;
@@ -5516,7 +5615,8 @@ class metric_adaptation {
     for (auto& v : m2_) v = 0;
   }
 
-  std::vector<double> mean_, m2_;
+  std::vector<double> mean_, m2_, delta_;
+  bool dense_ = false;
   long count_ = 0;
   int num_warmup_ = 0;
   int init_buffer_ = 0, term_buffer_ = 0, window_size_ = 0, next_window_ = -1;
@@ -5883,6 +5983,9 @@ struct nuts_config {
   /// longest trajectory of each iteration (the baseline of the autobatching paper's Figure 7,
   /// for benchmarks).
   samplers::lane_schedule schedule = samplers::lane_schedule::program_counter;
+  /// The metric adapted in warm-up: diagonal (Stan's diag_e, the default) or dense (dense_e,
+  /// for strongly correlated posteriors of moderate dimension: O(d²) per leapfrog).
+  samplers::metric_kind metric = samplers::metric_kind::diagonal;
 };
 
 /// The result of nuts(): per chain, the draws on the constrained scale and Stan's sampler
@@ -5893,7 +5996,7 @@ struct nuts_fit {
   std::vector<std::vector<double>> values;                    // [chain][draw * dim + k]
   std::vector<std::vector<samplers::transition_stats>> stats;     // [chain][draw]
   std::vector<double> step_size;                              // [chain]
-  std::vector<std::vector<double>> inv_metric;                // [chain]
+  std::vector<std::vector<double>> inv_metric;                // [chain]: diagonal, or d × d row-major
   long long gradient_evaluations = 0;  // leapfrog gradients of all chains, warm-up included
   int lanes = 1;                       // chains per SIMD group actually used
   double utilization = 1;              // useful lane gradients / lane slots evaluated
@@ -5948,8 +6051,7 @@ double initial_step_size(const Transition& tr, const samplers::phase_point& z0, 
   if (!(eps > 0) || eps > 1e7) return eps;
   auto delta_h = [&](double e) {
     samplers::phase_point z = z0;
-    z.p.resize(z.q.size());
-    for (std::size_t i = 0; i < z.q.size(); ++i) z.p[i] = rng.normal() / std::sqrt(tr.inv_metric()[i]);
+    tr.sample_momentum(z.p, z.q.size(), rng);
     const double h0 = tr.hamiltonian(z);
     tr.leapfrog(z, e);
     double h = tr.hamiltonian(z);
@@ -5985,9 +6087,14 @@ class chain_runner {
       : m_(m), cfg_(cfg), chain_(chain), fit_(fit),
         rng_{counter_rng(cfg.seed, static_cast<std::uint64_t>(chain))}, target_{m},
         tr_(target_, std::vector<double>(m.dim(), 1.0), cfg.max_depth),
-        metric_adapt_(m.dim(), cfg.warmup, adaptation(cfg)), step_adapt_(adaptation(cfg)),
-        inv_metric_(m.dim(), 1.0) {
+        metric_adapt_(m.dim(), cfg.warmup, adaptation(cfg), cfg.metric == samplers::metric_kind::dense),
+        step_adapt_(adaptation(cfg)), inv_metric_(m.dim(), 1.0) {
     const std::size_t d = m.dim();
+    if (cfg.metric == samplers::metric_kind::dense) {  // start from the identity
+      inv_metric_.assign(d * d, 0.0);
+      for (std::size_t i = 0; i < d; ++i) inv_metric_[i * d + i] = 1.0;
+      tr_.set_dense_inv_metric(inv_metric_, d);
+    }
     z_.grad.resize(d);
     // Initial point: uniform(−r, r) on θ, up to 100 attempts at a finite density and gradient.
     for (int attempt = 0;; ++attempt) {
@@ -6048,7 +6155,10 @@ class chain_runner {
     if (iteration_ < cfg_.warmup) {
       step_adapt_.learn(eps_, s.accept_stat);
       if (metric_adapt_.learn(inv_metric_, z_.q)) {
-        tr_.set_inv_metric(inv_metric_);
+        if (tr_.dense())
+          tr_.set_dense_inv_metric(inv_metric_, z_.q.size());
+        else
+          tr_.set_inv_metric(inv_metric_);
         eps_ = initial_step_size(tr_, z_, eps_, rng_);
         step_adapt_.set_mu(std::log(10 * eps_));
         step_adapt_.restart();

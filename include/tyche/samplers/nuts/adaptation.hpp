@@ -1,6 +1,6 @@
 // tyche/samplers/nuts/adaptation.hpp — Stan's warm-up: dual averaging of the step size (Hoffman
 // & Gelman 2014, §3.2; δ = 0.8, γ = 0.05, t₀ = 10, κ = 0.75, μ = log 10ε) and windowed
-// estimation of a diagonal metric (init buffer 75, windows from 25 doubling, term buffer 50;
+// estimation of a diagonal or dense metric (init buffer 75, windows from 25 doubling, term buffer 50;
 // regularised as n/(n+5)·var + 10⁻³·5/(n+5)). One deliberate difference from Stan: when the
 // last metric window closes at the very end of warm-up (no term buffer), Stan restarts dual
 // averaging and then ends it with no iterations, which sets the step size to exp(0) = 1; here
@@ -59,11 +59,12 @@ class step_size_adaptation {
   long counter_ = 0;
 };
 
-/// Windowed estimation of the diagonal of M⁻¹ (the posterior variances of θ).
+/// Windowed estimation of M⁻¹: the posterior variances of θ (diagonal), or with dense = true its
+/// covariance matrix (row-major d × d), regularised towards 10⁻³·I as Stan does.
 class metric_adaptation {
  public:
-  metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {})
-      : mean_(dim, 0.0), m2_(dim, 0.0), num_warmup_(num_warmup) {
+  metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
+      : mean_(dim, 0.0), m2_(dense ? dim * dim : dim, 0.0), dense_(dense), num_warmup_(num_warmup) {
     if (num_warmup < 20) {  // too short for windows: the metric stays as it is
       num_warmup_ = 0;
       return;
@@ -86,9 +87,12 @@ class metric_adaptation {
     if (end_of_window()) {
       compute_next_window();
       const double n = static_cast<double>(count_);
-      for (std::size_t i = 0; i < inv_metric.size(); ++i) {
-        const double var = count_ > 1 ? m2_[i] / (n - 1) : 1.0;
-        inv_metric[i] = (n / (n + 5.0)) * var + 1e-3 * (5.0 / (n + 5.0));
+      const std::size_t d = mean_.size();
+      inv_metric.resize(m2_.size());
+      for (std::size_t k = 0; k < m2_.size(); ++k) {
+        const bool diagonal = !dense_ || k / d == k % d;
+        const double cov = count_ > 1 ? m2_[k] / (n - 1) : (diagonal ? 1.0 : 0.0);
+        inv_metric[k] = (n / (n + 5.0)) * cov + (diagonal ? 1e-3 * (5.0 / (n + 5.0)) : 0.0);
       }
       reset();
       ++counter_;
@@ -114,11 +118,22 @@ class metric_adaptation {
   }
   void add(const std::vector<double>& q) {  // Welford
     ++count_;
-    for (std::size_t i = 0; i < q.size(); ++i) {
-      const double delta = q[i] - mean_[i];
-      mean_[i] += delta / static_cast<double>(count_);
-      m2_[i] += delta * (q[i] - mean_[i]);
+    const std::size_t d = q.size();
+    if (!dense_) {
+      for (std::size_t i = 0; i < d; ++i) {
+        const double delta = q[i] - mean_[i];
+        mean_[i] += delta / static_cast<double>(count_);
+        m2_[i] += delta * (q[i] - mean_[i]);
+      }
+      return;
     }
+    delta_.resize(d);
+    for (std::size_t i = 0; i < d; ++i) {
+      delta_[i] = q[i] - mean_[i];
+      mean_[i] += delta_[i] / static_cast<double>(count_);
+    }
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j < d; ++j) m2_[i * d + j] += (q[i] - mean_[i]) * delta_[j];
   }
   void reset() {
     count_ = 0;
@@ -126,7 +141,8 @@ class metric_adaptation {
     for (auto& v : m2_) v = 0;
   }
 
-  std::vector<double> mean_, m2_;
+  std::vector<double> mean_, m2_, delta_;
+  bool dense_ = false;
   long count_ = 0;
   int num_warmup_ = 0;
   int init_buffer_ = 0, term_buffer_ = 0, window_size_ = 0, next_window_ = -1;

@@ -46,6 +46,9 @@ struct nuts_config {
   /// longest trajectory of each iteration (the baseline of the autobatching paper's Figure 7,
   /// for benchmarks).
   samplers::lane_schedule schedule = samplers::lane_schedule::program_counter;
+  /// The metric adapted in warm-up: diagonal (Stan's diag_e, the default) or dense (dense_e,
+  /// for strongly correlated posteriors of moderate dimension: O(d²) per leapfrog).
+  samplers::metric_kind metric = samplers::metric_kind::diagonal;
 };
 
 /// The result of nuts(): per chain, the draws on the constrained scale and Stan's sampler
@@ -56,7 +59,7 @@ struct nuts_fit {
   std::vector<std::vector<double>> values;                    // [chain][draw * dim + k]
   std::vector<std::vector<samplers::transition_stats>> stats;     // [chain][draw]
   std::vector<double> step_size;                              // [chain]
-  std::vector<std::vector<double>> inv_metric;                // [chain]
+  std::vector<std::vector<double>> inv_metric;                // [chain]: diagonal, or d × d row-major
   long long gradient_evaluations = 0;  // leapfrog gradients of all chains, warm-up included
   int lanes = 1;                       // chains per SIMD group actually used
   double utilization = 1;              // useful lane gradients / lane slots evaluated
@@ -111,8 +114,7 @@ double initial_step_size(const Transition& tr, const samplers::phase_point& z0, 
   if (!(eps > 0) || eps > 1e7) return eps;
   auto delta_h = [&](double e) {
     samplers::phase_point z = z0;
-    z.p.resize(z.q.size());
-    for (std::size_t i = 0; i < z.q.size(); ++i) z.p[i] = rng.normal() / std::sqrt(tr.inv_metric()[i]);
+    tr.sample_momentum(z.p, z.q.size(), rng);
     const double h0 = tr.hamiltonian(z);
     tr.leapfrog(z, e);
     double h = tr.hamiltonian(z);
@@ -148,9 +150,14 @@ class chain_runner {
       : m_(m), cfg_(cfg), chain_(chain), fit_(fit),
         rng_{counter_rng(cfg.seed, static_cast<std::uint64_t>(chain))}, target_{m},
         tr_(target_, std::vector<double>(m.dim(), 1.0), cfg.max_depth),
-        metric_adapt_(m.dim(), cfg.warmup, adaptation(cfg)), step_adapt_(adaptation(cfg)),
-        inv_metric_(m.dim(), 1.0) {
+        metric_adapt_(m.dim(), cfg.warmup, adaptation(cfg), cfg.metric == samplers::metric_kind::dense),
+        step_adapt_(adaptation(cfg)), inv_metric_(m.dim(), 1.0) {
     const std::size_t d = m.dim();
+    if (cfg.metric == samplers::metric_kind::dense) {  // start from the identity
+      inv_metric_.assign(d * d, 0.0);
+      for (std::size_t i = 0; i < d; ++i) inv_metric_[i * d + i] = 1.0;
+      tr_.set_dense_inv_metric(inv_metric_, d);
+    }
     z_.grad.resize(d);
     // Initial point: uniform(−r, r) on θ, up to 100 attempts at a finite density and gradient.
     for (int attempt = 0;; ++attempt) {
@@ -211,7 +218,10 @@ class chain_runner {
     if (iteration_ < cfg_.warmup) {
       step_adapt_.learn(eps_, s.accept_stat);
       if (metric_adapt_.learn(inv_metric_, z_.q)) {
-        tr_.set_inv_metric(inv_metric_);
+        if (tr_.dense())
+          tr_.set_dense_inv_metric(inv_metric_, z_.q.size());
+        else
+          tr_.set_inv_metric(inv_metric_);
         eps_ = initial_step_size(tr_, z_, eps_, rng_);
         step_adapt_.set_mu(std::log(10 * eps_));
         step_adapt_.restart();

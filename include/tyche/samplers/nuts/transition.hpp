@@ -34,6 +34,9 @@ struct transition_stats {
   double energy = 0;       // energy__
 };
 
+/// The kind of metric (mass matrix) of the kinetic energy.
+enum class metric_kind { diagonal, dense };
+
 /// A point of phase space with what the integrator needs at it.
 struct phase_point {
   std::vector<double> q, p, grad;
@@ -80,7 +83,8 @@ inline void add(const std::vector<double>& a, const std::vector<double>& b, std:
 
 /// One NUTS transition from q0. Target: `double operator()(const std::vector<double>& q,
 /// std::vector<double>& grad) const` returning log p(q) and writing its gradient. Rng:
-/// `double uniform()` in [0, 1) and `double normal()`. inv_metric is the diagonal of M⁻¹.
+/// `double uniform()` in [0, 1) and `double normal()`. inv_metric is the diagonal of M⁻¹;
+/// set_dense_inv_metric() makes the metric dense.
 /// Random numbers are consumed in this order: the momentum (one normal per coordinate, in
 /// order), then per doubling one uniform for the direction, one for each merge whose later
 /// subtree does not outweigh the merged one, and one at the end of the doubling under the same
@@ -95,10 +99,11 @@ template <class Target, class Rng>
 class unrolled_transition {
  public:
   unrolled_transition(const Target& target, std::vector<double> inv_metric, int max_depth)
-      : target_(target), inv_metric_(std::move(inv_metric)), max_depth_(max_depth) {
+      : target_(target), max_depth_(max_depth) {
     if (max_depth < 1 || max_depth > max_supported_depth)
       throw std::invalid_argument("tyche::nuts: max_depth = " + std::to_string(max_depth) +
                                   " is outside [1, " + std::to_string(max_supported_depth) + "]");
+    set_inv_metric(std::move(inv_metric));
   }
 
   /// Runs one transition from `current` (whose q, log_density and grad must be set). On return
@@ -121,8 +126,7 @@ class unrolled_transition {
     stats_ = transition_stats{};
     stats_.step_size = step_size;
     step_size_ = step_size;
-    current.p.resize(d);
-    for (std::size_t i = 0; i < d; ++i) current.p[i] = rng.normal() / std::sqrt(inv_metric_[i]);
+    sample_momentum(current.p, d, rng);
     H0_ = hamiltonian(current);
     z_fwd_ = current;
     z_bck_ = current;
@@ -198,20 +202,98 @@ class unrolled_transition {
 
   static constexpr double max_energy_error = 1000.0;
 
-  /// The diagonal of M⁻¹ (changed by adaptation between transitions).
+  /// M⁻¹ (changed by adaptation between transitions): its diagonal (d values) for a diagonal
+  /// metric, the row-major matrix (d² values) for a dense one.
   const std::vector<double>& inv_metric() const { return inv_metric_; }
-  void set_inv_metric(std::vector<double> m) { inv_metric_ = std::move(m); }
+  [[nodiscard]] bool dense() const { return dense_; }
+  /// Sets a diagonal M⁻¹: d positive finite values.
+  void set_inv_metric(std::vector<double> m) {
+    for (std::size_t i = 0; i < m.size(); ++i)
+      if (!(m[i] > 0) || !std::isfinite(m[i]))
+        throw std::invalid_argument("tyche::nuts: inverse metric element " + std::to_string(i) + " = " +
+                                    std::to_string(m[i]) + " is not a positive finite number");
+    dense_ = false;
+    inv_metric_ = std::move(m);
+  }
+  /// Sets a dense M⁻¹: a symmetric positive-definite d × d matrix, row-major; its Cholesky
+  /// factor (Cholesky–Banachiewicz) is computed here.
+  void set_dense_inv_metric(std::vector<double> m, std::size_t d) {
+    if (m.size() != d * d)
+      throw std::invalid_argument("tyche::nuts: a dense inverse metric of dimension " + std::to_string(d) +
+                                  " needs " + std::to_string(d * d) + " values, not " + std::to_string(m.size()));
+    chol_.assign(d * d, 0.0);  // lower L, M⁻¹ = L Lᵀ
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        double s = m[i * d + j];
+        for (std::size_t k = 0; k < j; ++k) s -= chol_[i * d + k] * chol_[j * d + k];
+        if (i == j) {
+          if (!(s > 0) || !std::isfinite(s))
+            throw std::invalid_argument("tyche::nuts: the dense inverse metric is not positive definite "
+                                        "(pivot " + std::to_string(i) + " = " + std::to_string(s) + ")");
+          chol_[i * d + i] = std::sqrt(s);
+        } else {
+          chol_[i * d + j] = s / chol_[j * d + j];
+        }
+      }
+    dense_ = true;
+    inv_metric_ = std::move(m);
+  }
+
+  /// A momentum p ~ N(0, M): p_i = u_i / √(M⁻¹)_ii (diagonal), or p = L⁻ᵀu with M⁻¹ = LLᵀ
+  /// (dense); u: d standard normals, in order.
+  void sample_momentum(std::vector<double>& p, std::size_t d, Rng& rng) const {
+    p.resize(d);
+    if (!dense_) {
+      for (std::size_t i = 0; i < d; ++i) p[i] = rng.normal() / std::sqrt(inv_metric_[i]);
+      return;
+    }
+    for (std::size_t i = 0; i < d; ++i) p[i] = rng.normal();
+    for (std::size_t i = d; i-- > 0;) {  // back substitution, Lᵀ p = u
+      double s = p[i];
+      for (std::size_t k = i + 1; k < d; ++k) s -= chol_[k * d + i] * p[k];
+      p[i] = s / chol_[i * d + i];
+    }
+  }
 
   /// H(q, p) = −log p(q) + ½ pᵀ M⁻¹ p.
   double hamiltonian(const phase_point& z) const {
     double kinetic = 0;
-    for (std::size_t i = 0; i < z.p.size(); ++i) kinetic += inv_metric_[i] * z.p[i] * z.p[i];
+    if (!dense_) {
+      for (std::size_t i = 0; i < z.p.size(); ++i) kinetic += inv_metric_[i] * z.p[i] * z.p[i];
+    } else {
+      const std::size_t d = z.p.size();
+      for (std::size_t i = 0; i < d; ++i) {
+        double row = 0;
+        for (std::size_t j = 0; j < d; ++j) row += inv_metric_[i * d + j] * z.p[j];
+        kinetic += z.p[i] * row;
+      }
+    }
     return -z.log_density + 0.5 * kinetic;
   }
  private:
+  // p♯ = M⁻¹p.
   void sharp(const std::vector<double>& p, std::vector<double>& out) const {
-    out.resize(p.size());
-    for (std::size_t i = 0; i < p.size(); ++i) out[i] = inv_metric_[i] * p[i];
+    const std::size_t d = p.size();
+    out.resize(d);
+    if (!dense_) {
+      for (std::size_t i = 0; i < d; ++i) out[i] = inv_metric_[i] * p[i];
+      return;
+    }
+    for (std::size_t i = 0; i < d; ++i) {
+      double row = 0;
+      for (std::size_t j = 0; j < d; ++j) row += inv_metric_[i * d + j] * p[j];
+      out[i] = row;
+    }
+  }
+  // q += eps · M⁻¹p.
+  void drift(phase_point& z, double eps) const {
+    const std::size_t d = z.q.size();
+    if (!dense_) {
+      for (std::size_t i = 0; i < d; ++i) z.q[i] += eps * inv_metric_[i] * z.p[i];
+      return;
+    }
+    sharp(z.p, drift_);
+    for (std::size_t i = 0; i < d; ++i) z.q[i] += eps * drift_[i];
   }
 
   // A doubling: a direction, then 2^depth leaves.
@@ -244,7 +326,7 @@ class unrolled_transition {
     phase_point& z = pending();
     const std::size_t d = z.q.size();
     for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps_ * z.grad[i];
-    for (std::size_t i = 0; i < d; ++i) z.q[i] += eps_ * inv_metric_[i] * z.p[i];
+    drift(z, eps_);
   }
 
   // A doubling completed: it is the single record left on the stack.
@@ -299,14 +381,16 @@ class unrolled_transition {
   void leapfrog(phase_point& z, double eps) const {
     const std::size_t d = z.q.size();
     for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
-    for (std::size_t i = 0; i < d; ++i) z.q[i] += eps * inv_metric_[i] * z.p[i];
+    drift(z, eps);
     z.log_density = target_(z.q, z.grad);
     for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
   }
 
  private:
   const Target& target_;
-  std::vector<double> inv_metric_;
+  std::vector<double> inv_metric_, chol_;
+  mutable std::vector<double> drift_;
+  bool dense_ = false;
   int max_depth_;
   std::vector<detail::subtree> stack_;
 
