@@ -48,7 +48,7 @@ TEST_CASE("figure 1: SMC with 1000 particles recovers the Gaussian posterior (in
 }
 
 TEST_CASE("figure 1: SMC with 1000 particles recovers the Gaussian posterior (fork engine)", "[smc][fork]") {
-  check_posterior(gaussian_program, 10, smc::engine_kind::fork);
+  check_posterior(gaussian_program, 6, smc::engine_kind::fork);
 }
 
 TEST_CASE("figure 1: the evidence estimate is unbiased (in-process)", "[smc]") {

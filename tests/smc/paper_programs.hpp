@@ -124,10 +124,10 @@ inline auto hmm_stepwise() {
       });
 }
 
-/// Exact marginals p(z_t = k | y) by the forward–backward recursions (scaled).
-inline std::vector<std::array<double, hmm_states>> hmm_marginals() {
+/// Exact marginals p(z_t = k | y_1..y_T) by the forward–backward recursions (scaled), for
+/// the first T observations.
+inline std::vector<std::array<double, hmm_states>> hmm_marginals(std::size_t T = hmm_length) {
   const hmm_model& h = hmm();
-  const std::size_t T = hmm_length;
   const auto K = static_cast<std::size_t>(hmm_states);
   auto emission = [&](std::size_t t, std::size_t k) {
     return std::exp(smc::normal_lpdf(h.data[t], static_cast<double>(k), hmm_sd));
