@@ -1,0 +1,29 @@
+// Poisson GLMM, log link, one random intercept per group, non-centred (this benchmark's own
+// synthetic model; bench/stan/write_data.py writes its data, docs/benchmarks.md defines it).
+// Written for speed: the likelihood is Stan's poisson_log_glm with the covariate as an N x 1
+// matrix (built once in transformed data) and the gathered group effects as a per-observation
+// intercept; its analytic gradient is about 2x faster than glmm_poisson_plain.stan's
+// poisson_log in Stan 2.21. Parameters in tyche's order: alpha, beta, sigma_u, z.
+data {
+  int<lower=1> N;
+  int<lower=1> G;
+  int<lower=1, upper=G> group[N];
+  vector[N] x;
+  int<lower=0> y[N];
+}
+transformed data {
+  matrix[N, 1] X = to_matrix(x);
+}
+parameters {
+  real alpha;
+  real beta;
+  real<lower=0> sigma_u;
+  vector[G] z;
+}
+model {
+  alpha ~ normal(0, 5);
+  beta ~ normal(0, 1);
+  sigma_u ~ normal(0, 1);
+  z ~ std_normal();
+  y ~ poisson_log_glm(X, alpha + sigma_u * z[group], [beta]');
+}

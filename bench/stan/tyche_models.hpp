@@ -1,0 +1,65 @@
+// bench/stan/tyche_models.hpp — the tyche side of the Stan comparison: one function per benchmark
+// model, each taking the model's data file (CmdStan JSON, the very file Stan reads) and returning
+// a tyche_examples::posterior (the model and the data it views). The coordinates of θ are in the
+// order of the Stan twin's parameters block (bench/stan/models/<name>.stan); the harness checks
+// the names.
+//
+//   eight_schools_noncentered, kidiq, arK   examples/posteriordb.hpp, unchanged
+//   glmm_poisson                            defined here (docs/benchmarks.md, "tyche vs Stan")
+#pragma once
+
+#include "posteriordb.hpp"  // examples/posteriordb.hpp (-I examples)
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace tyche_bench {
+
+using tyche_examples::eight_schools_noncentered;
+
+inline auto kidiq(const tyche::data_file& d) { return tyche_examples::kidiq_kidscore_interaction(d); }
+
+inline auto arK(const tyche::data_file& d) { return tyche_examples::ark(d); }
+
+// ---- glmm_poisson ------------------------------------------------------------------------------
+// Poisson GLMM, log link, random intercept per group (non-centred):
+//   alpha ~ normal(0, 5), beta ~ normal(0, 1), sigma_u ~ half_normal(1), z[g] ~ normal(0, 1),
+//   y[i] ~ poisson_log(alpha + beta x[i] + sigma_u z[group[i]]).
+// tyche has no gather by a data index (z[group]), so the random intercepts enter as
+// matvec(Z, z) with Z the N × G one-hot matrix of the groups: N·G multiply-adds forward and
+// again in reverse, where Stan gathers N values. θ = (alpha, beta, log sigma_u, z[1..G]).
+
+struct glmm_poisson_data {
+  tyche::matrix_data groups;  // N × G, groups(i, g) = 1 if group[i] = g + 1, else 0
+  std::vector<double> x, y;
+};
+
+inline auto glmm_poisson(const tyche::data_file& d) {
+  using namespace tyche;
+  constexpr std::size_t G = 20;
+  tyche_examples::detail::require(d.integer("G") == int(G),
+                                  "glmm_poisson: G must be 20 (a compile-time shape)");
+  const auto n = static_cast<std::size_t>(d.integer("N"));
+  const auto& group = d.vector("group", n);
+  auto s = std::make_unique<glmm_poisson_data>();
+  s->x = d.vector("x", n);
+  s->y = d.vector("y", n);
+  for (double g : group)
+    tyche_examples::detail::require(g >= 1 && g <= double(G) && g == double(long(g)),
+                                    "glmm_poisson: group[i] must be an integer in 1..G");
+  s->groups = tyche_examples::detail::build_matrix(
+      n, G, [&](std::size_t i, std::size_t g) { return group[i] == double(g + 1) ? 1.0 : 0.0; });
+  return tyche_examples::detail::make_posterior(
+      std::unique_ptr<const glmm_poisson_data>(std::move(s)), [](const glmm_poisson_data& s) {
+        auto alpha = normal<"alpha">(0.0, 5.0);
+        auto beta = normal<"beta">(0.0, 1.0);
+        auto sigma_u = half_normal<"sigma_u">(1.0);
+        auto z = std_normal<"z">(shape<G>);
+        auto eta = alpha + beta * data(s.x) +
+                   sigma_u * matvec(tyche_examples::detail::view(s.groups), z);
+        return model(joint(alpha, beta, sigma_u, z, poisson_log(eta).observe(data(s.y))));
+      });
+}
+
+}  // namespace tyche_bench

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""bench/stan/write_data.py OUT_DIR — writes the data of every Stan-comparison case, one JSON
+file per model and size in CmdStan's format (one object of named variables; integers written
+without a decimal point). tyche (tyche::read_json_data) and Stan (bench/stan/json_var_context.hpp,
+which turns the same file into a stan::io::array_var_context) read these very files.
+
+  eight_schools_noncentered.json   ../shared/posteriors/eight_schools-eight_schools_noncentered
+  arK.json                         ../shared/posteriors/arK-arK
+  kidiq_<n>.json, n = 100, 200, 400, 434
+                                   the first n rows of ../shared/posteriors/kidiq-kidscore_interaction
+                                   (N, kid_score, mom_iq, mom_hs; the unused mom_*_new dropped)
+  glmm_poisson.json                synthetic, seed 20261121 (see glmm_poisson below)
+
+Files whose content would not change are not rewritten (their time stamps stay).
+"""
+import json
+import math
+import os
+import random
+import sys
+
+KIDIQ_N = (100, 200, 400, 434)
+
+
+def glmm_poisson():
+    """N = 500 counts in G = 20 groups of 25 (group[i] = i mod G + 1, 1-based), x[i] ~ N(0, 1),
+    y[i] ~ Poisson(exp(alpha + beta x[i] + sigma_u z[group[i]])) with alpha = 1, beta = 0.5,
+    sigma_u = 0.7, z[g] ~ N(0, 1). Python's Mersenne Twister (random.Random(20261121).random(),
+    whose output is stable across Python versions), normals by Box-Muller, Poisson draws by
+    inversion of the CDF. x is rounded to 6 decimals so that the file is short and exact."""
+    rng = random.Random(20261121)
+
+    def normal():
+        u1, u2 = 1.0 - rng.random(), rng.random()
+        return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+
+    def poisson(lam):
+        u, k, p = rng.random(), 0, math.exp(-lam)
+        cdf = p
+        while u > cdf:
+            k += 1
+            p *= lam / k
+            cdf += p
+        return k
+
+    n, g = 500, 20
+    alpha, beta, sigma_u = 1.0, 0.5, 0.7
+    z = [normal() for _ in range(g)]
+    group = [i % g + 1 for i in range(n)]
+    x = [round(normal(), 6) for _ in range(n)]
+    y = [poisson(math.exp(alpha + beta * x[i] + sigma_u * z[group[i] - 1])) for i in range(n)]
+    return {"N": n, "G": g, "group": group, "x": x, "y": y}
+
+
+def write(path, data):
+    text = json.dumps(data, indent=1) + "\n"
+    if os.path.exists(path):
+        with open(path) as f:
+            if f.read() == text:
+                return
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: write_data.py OUT_DIR")
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    posteriors = os.path.join(root, "..", "shared", "posteriors")
+
+    def load(name):
+        with open(os.path.join(posteriors, name, "data.json")) as f:
+            return json.load(f)
+
+    write(os.path.join(out, "eight_schools_noncentered.json"),
+          load("eight_schools-eight_schools_noncentered"))
+    write(os.path.join(out, "arK.json"), load("arK-arK"))
+    kidiq = load("kidiq-kidscore_interaction")
+    for n in KIDIQ_N:
+        if n > kidiq["N"]:
+            sys.exit(f"write_data.py: kidiq has {kidiq['N']} rows, asked for {n}")
+        write(os.path.join(out, f"kidiq_{n}.json"),
+              {"N": n, **{k: kidiq[k][:n] for k in ("kid_score", "mom_iq", "mom_hs")}})
+    write(os.path.join(out, "glmm_poisson.json"), glmm_poisson())
+
+
+if __name__ == "__main__":
+    main()
