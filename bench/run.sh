@@ -9,13 +9,16 @@
 #               number of chains, program_counter vs trajectory_sync (bench/batching.cpp):
 #               target,mode,chains,grads_per_second,utilization; plots docs/batching_*.png
 #               when gnuplot is installed
+#   stan        tyche against Stan 2.21 (rstan, installed if missing) on the same machine in one
+#               run (bench/stan/run.sh): suite,model,n,chains,tyche,stan,unit,ratio; gradient
+#               rows (ns, ratio = stan/tyche) and compile-time rows (s)
 #
 # --quick: fewer repetitions and a shorter minimum time (under a minute in all).
 # Build output and Google Benchmark's console output go to stderr. See docs/benchmarks.md.
 set -euo pipefail
 
 usage() {
-    echo "usage: bash bench/run.sh gradients|compile|batching [--quick]" >&2
+    echo "usage: bash bench/run.sh gradients|compile|batching|stan [--quick]" >&2
     exit 2
 }
 
@@ -31,6 +34,10 @@ for a in "$@"; do
 done
 case $suite in
     gradients) ;;
+    stan)
+        args=()
+        [ $quick -eq 1 ] && args=(--quick)
+        exec bash "$(dirname "${BASH_SOURCE[0]}")/stan/run.sh" "${args[@]}" ;;
     batching)
         root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
         exec bash "$root/bench/batching.sh" "$@" ;;
