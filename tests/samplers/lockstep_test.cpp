@@ -152,3 +152,25 @@ TEST_CASE("lockstep: a chain that fails is named, the others finish", "[nuts][lo
     CHECK_THROWS_WITH(nuts(m, {.chains = 3, .warmup = 10, .draws = 10, .threads = 2, .schedule = schedule}),
                       Catch::Matchers::Contains("chain 1"));
 }
+
+TEST_CASE("nuts: progress is reported every refresh iterations of every chain", "[nuts]") {
+  using namespace tyche;
+  const auto m = model(joint(normal<"x">(0.0, 1.0, shape<2>)));
+  std::vector<nuts_progress> seen;  // calls are serialised by nuts()
+  nuts_config cfg{.chains = 3, .warmup = 50, .draws = 70, .seed = 1, .threads = 2};
+  cfg.refresh = 40;
+  cfg.on_progress = [&](const nuts_progress& p) { seen.push_back(p); };
+  (void)nuts(m, cfg);
+  // Per chain: iterations 1, 40, 80, 120 (the last): 4 reports.
+  REQUIRE(seen.size() == 12);
+  for (int c = 1; c <= 3; ++c) {
+    std::vector<int> its;
+    for (const auto& p : seen)
+      if (p.chain == c) {
+        its.push_back(p.iteration);
+        CHECK(p.iterations == 120);
+        CHECK(p.warmup == (p.iteration <= 50));
+      }
+    CHECK(its == std::vector<int>{1, 40, 80, 120});
+  }
+}

@@ -14,15 +14,27 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
+#include <functional>
+#include <iostream>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace tyche {
+
+/// What nuts() reports every `refresh` iterations of a chain.
+struct nuts_progress {
+  int chain = 0;       // 1-based, as Stan prints it
+  int iteration = 0;   // 1-based, warm-up included
+  int iterations = 0;  // warm-up + draws
+  bool warmup = false;
+};
 
 /// Settings of nuts(); defaults as Stan's.
 struct nuts_config {
@@ -49,6 +61,12 @@ struct nuts_config {
   /// The metric adapted in warm-up: diagonal (Stan's diag_e, the default) or dense (dense_e,
   /// for strongly correlated posteriors of moderate dimension: O(d²) per leapfrog).
   samplers::metric_kind metric = samplers::metric_kind::diagonal;
+  /// Progress: every `refresh` iterations of each chain (and at its first and last), on_progress
+  /// is called, or, when it is empty, a line in Stan's format goes to std::clog
+  /// ("Chain 2: Iteration: 100 / 2000 [  5%]  (Warmup)"). 0: silent. Calls are serialised, from
+  /// the sampling threads.
+  int refresh = 0;
+  std::function<void(const nuts_progress&)> on_progress = {};
 };
 
 /// The result of nuts(): per chain, the draws on the constrained scale and Stan's sampler
@@ -136,6 +154,21 @@ double initial_step_size(const Transition& tr, const samplers::phase_point& z0, 
                                "its gradient is not finite near the current point");
   }
   return eps;
+}
+
+/// Calls cfg.on_progress, or prints Stan's progress line; one call at a time.
+inline void report_progress(const nuts_config& cfg, const nuts_progress& p) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cfg.on_progress) {
+    cfg.on_progress(p);
+    return;
+  }
+  char line[128];
+  std::snprintf(line, sizeof line, "Chain %d: Iteration: %*d / %d [%3d%%]  (%s)\n", p.chain,
+                static_cast<int>(std::to_string(p.iterations).size()), p.iteration, p.iterations,
+                static_cast<int>(100.0 * p.iteration / p.iterations), p.warmup ? "Warmup" : "Sampling");
+  std::clog << line;
 }
 
 /// One chain: its random stream, its point, its resumable transition and its warm-up. The
@@ -234,6 +267,10 @@ class chain_runner {
       fit_.stats[static_cast<std::size_t>(chain_)].push_back(s);
     }
     ++iteration_;
+    if (cfg_.refresh > 0 && (iteration_ == 1 || iteration_ % cfg_.refresh == 0 ||
+                             iteration_ == cfg_.warmup + cfg_.draws))
+      report_progress(cfg_, nuts_progress{chain_ + 1, iteration_, cfg_.warmup + cfg_.draws,
+                                          iteration_ <= cfg_.warmup});
     if (done()) finish();
   }
 
