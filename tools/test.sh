@@ -2,6 +2,8 @@
 # Builds and runs the whole tyche test suite with g++ (build/gcc) and, if installed, clang++
 # (build/clang). One final `ctest --test-dir build/gcc` runs everything: its test `clang_suite`
 # runs the clang tree's ctest, so the output ends with ONE summary and the exit code is ctest's.
+# Tests labelled `long` (the full simulation-based calibration) are left out; run them with
+# `ctest --test-dir build/gcc -L long`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$(pwd)
@@ -27,8 +29,9 @@ if [ -n "$clangxx" ]; then
     say "configuring and building with $clangxx in build/clang"
     # TYCHE_OTHER_BUILD_DIR empty: the clang tree gets no clang_suite test of its own.
     # CUDA (nvcc) is built in the gcc tree only.
+    # TYCHE_LONG_TESTS=OFF: the long tests (label long) run in neither tree by default.
     run cmake -S . -B build/clang "${common[@]}" -DCMAKE_CXX_COMPILER="$clangxx" \
-        -DTYCHE_OTHER_BUILD_DIR= -DTYCHE_ENABLE_CUDA=OFF
+        -DTYCHE_OTHER_BUILD_DIR= -DTYCHE_ENABLE_CUDA=OFF -DTYCHE_LONG_TESTS=OFF
     run cmake --build build/clang -j "$jobs"
 else
     say "clang++ not found: testing with g++ only"
@@ -39,5 +42,5 @@ run cmake -S . -B build/gcc "${common[@]}" -DCMAKE_CXX_COMPILER="$(command -v g+
     -DTYCHE_OTHER_BUILD_DIR="$other"
 run cmake --build build/gcc -j "$jobs"
 
-say "running the test suite (g++ tree; clang tree as test clang_suite)"
-run ctest --test-dir build/gcc --output-on-failure
+say "running the test suite (g++ tree; clang tree as test clang_suite; without label long)"
+run ctest --test-dir build/gcc --output-on-failure -LE long
