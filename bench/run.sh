@@ -12,13 +12,17 @@
 #   stan        tyche against Stan 2.21 (rstan, installed if missing) on the same machine in one
 #               run (bench/stan/run.sh): suite,model,n,chains,tyche,stan,unit,ratio; gradient
 #               rows (ns, ratio = stan/tyche) and compile-time rows (s)
+#   smc         forward inference (SMC, PIMH, PG; fork and in-process engines) on the HMM and
+#               CRP programs against exact posteriors, 60 s per row (--quick: 3 s) (bench/smc.sh):
+#               model,engine,algorithm,particles,seconds,kl,sweeps,seconds_to_kl_0.01; plots
+#               docs/smc_kl_time.png (full run) when gnuplot is installed
 #
 # --quick: fewer repetitions and a shorter minimum time (under a minute in all).
 # Build output and Google Benchmark's console output go to stderr. See docs/benchmarks.md.
 set -euo pipefail
 
 usage() {
-    echo "usage: bash bench/run.sh gradients|compile|batching|stan [--quick]" >&2
+    echo "usage: bash bench/run.sh gradients|compile|batching|stan|smc [--quick]" >&2
     exit 2
 }
 
@@ -38,6 +42,8 @@ case $suite in
         args=()
         [ $quick -eq 1 ] && args=(--quick)
         exec bash "$(dirname "${BASH_SOURCE[0]}")/stan/run.sh" "${args[@]}" ;;
+    smc)
+        exec bash "$(dirname "${BASH_SOURCE[0]}")/smc.sh" "$@" ;;
     batching)
         root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
         exec bash "$root/bench/batching.sh" "$@" ;;

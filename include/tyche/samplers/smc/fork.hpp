@@ -511,6 +511,11 @@ class manager {
   };
 
   std::string who(std::size_t slot) const { return "particle " + std::to_string(slot); }
+  /// Where the running particles are: between the last barrier passed and the next.
+  std::string where() const {
+    return passed_ == 0 ? "before its first observe"
+                        : "after observe " + std::to_string(passed_ - 1) + " (0-based)";
+  }
 
   /// Reaps every ended process; throws for one that ended unexpectedly.
   void reap() {
@@ -529,7 +534,7 @@ class manager {
       if (it == owner_.end()) {
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
         throw fork_error("a particle process (pid " + std::to_string(p) + ") " + describe_status(status) +
-                         " during sweep " + std::to_string(sweep_) + " at observe " + std::to_string(observe_));
+                         " " + where() + " (sweep " + std::to_string(sweep_) + ")");
       }
       const process proc = it->second;
       owner_.erase(it);
@@ -555,8 +560,7 @@ class manager {
       }
       if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && reported) continue;
       throw fork_error(who(slot) + " (pid " + std::to_string(p) + ") " + describe_status(status) +
-                       " while running to observe " + std::to_string(observe_) + " (0-based; sweep " +
-                       std::to_string(sweep_) + ")");
+                       " " + where() + " (sweep " + std::to_string(sweep_) + ")");
     }
   }
 
@@ -610,12 +614,12 @@ class manager {
 
   void sweep(std::size_t m) {
     sweep_ = m;
-    observe_ = 0;
+    passed_ = 0;
     shared_.header().sweep = m;
     const bool pg = method_ == algorithm::pg, conditional = pg && m > 0;
     const std::size_t first_running = conditional ? 1 : 0;
     std::vector<double> log_w(L_, 0.0), increment(L_, 0.0);
-    double log_evidence = 0;
+    double log_evidence = 0, log_total = std::log(static_cast<double>(L_));  // log Σ w
     for (std::size_t s = first_running; s < L_; ++s) launch(s);
 
     // Particle Gibbs bookkeeping for this sweep.
@@ -623,8 +627,7 @@ class manager {
     std::vector<std::vector<std::ptrdiff_t>> keeper_of;       // per observe: keeper of each old slot
     std::vector<std::vector<double>> increments;              // per observe
 
-    for (std::size_t barrier = 0;; ++barrier) {
-      observe_ = barrier;
+    for (;;) {
       collect(&shared_.header().arrived, L_ - first_running, "to reach the next observe or the end", [&] {
         std::string s;
         for (std::size_t l = first_running; l < L_; ++l)
@@ -658,7 +661,6 @@ class manager {
         throw fork_error("the program called observe more than " + std::to_string(known_observes_) +
                          " times in sweep " + std::to_string(m) + "; a program must call observe the same "
                          "number of times on every run");
-      observe_ = n;
       for (std::size_t l = first_running; l < L_; ++l) {
         const double v = shared_.slot(l).log_likelihood;
         if (std::isnan(v) || v == std::numeric_limits<double>::infinity()) {
@@ -668,16 +670,15 @@ class manager {
         increment[l] = v;
       }
       if (conditional) increment[0] = retained_increment_[n];
-      const double before = log_sum_exp(log_w);
       for (std::size_t l = 0; l < L_; ++l) log_w[l] += increment[l];
-      const double after = log_sum_exp(log_w);
-      if (after == -std::numeric_limits<double>::infinity()) throw fork_error(all_zero(n).what());
-      log_evidence += after - before;
+      const weight_summary after = summarise_weights(log_w);
+      if (after.log_sum == -std::numeric_limits<double>::infinity()) throw fork_error(all_zero(n).what());
+      log_evidence += after.log_sum - log_total;
+      log_total = after.log_sum;
 
       // Offspring.
       std::vector<std::size_t> ancestor;
-      const bool resample_now =
-          pg || effective_sample_size(log_w) < cfg_.ess_threshold * static_cast<double>(L_);
+      const bool resample_now = pg || after.ess < cfg_.ess_threshold * static_cast<double>(L_);
       if (resample_now) {
         counter_rng g = engine_rng(cfg_.seed, m, n);
         if (conditional) {
@@ -688,6 +689,7 @@ class manager {
           ancestor = resample(log_w, L_, cfg_.resampling, g);
         }
         std::fill(log_w.begin(), log_w.end(), 0.0);
+        log_total = std::log(static_cast<double>(L_));
       } else {
         for (std::size_t l = 0; l < L_; ++l) ancestor.push_back(l);
       }
@@ -717,6 +719,7 @@ class manager {
       }
       for (std::size_t l = first_running; l < L_; ++l) {
         ::sem_post(&shared_.slot(l).go[n % 2]);
+        passed_ = n + 1;
         ++posts;
       }
       if (conditional) {
@@ -827,7 +830,7 @@ class manager {
   shared_segment shared_;
   pid_t group_ = 0;
   std::unordered_map<pid_t, process> owner_;
-  std::size_t sweep_ = 0, observe_ = 0, known_observes_ = npos;
+  std::size_t sweep_ = 0, passed_ = 0, known_observes_ = npos;
   double current_log_evidence_ = 0;
   // Particle Gibbs.
   std::vector<std::size_t> free_keepers_ = [this] {

@@ -71,7 +71,7 @@ result run_in_process(const Program& program, algorithm method, const config& cf
     const std::size_t first = conditional ? 1 : 0;
     for (auto& s : states) s = program.initial;
     std::fill(log_w.begin(), log_w.end(), 0.0);
-    double log_evidence = 0;
+    double log_evidence = 0, log_total = std::log(static_cast<double>(L));  // log Σ w
 
     for (std::size_t n = 0; n < N; ++n) {
       pool.run(L, [&](std::size_t begin, std::size_t end) {
@@ -87,17 +87,16 @@ result run_in_process(const Program& program, algorithm method, const config& cf
       for (std::size_t l = 0; l < L; ++l)
         if (std::isnan(increment[l]) || increment[l] == std::numeric_limits<double>::infinity())
           throw bad_weight(increment[l], l, n);
-      const double before = log_sum_exp(log_w);
       for (std::size_t l = 0; l < L; ++l) log_w[l] += increment[l];
-      const double after = log_sum_exp(log_w);
-      if (after == -std::numeric_limits<double>::infinity()) throw all_zero(n);
-      log_evidence += after - before;
+      const weight_summary after = summarise_weights(log_w);
+      if (after.log_sum == -std::numeric_limits<double>::infinity()) throw all_zero(n);
+      log_evidence += after.log_sum - log_total;
+      log_total = after.log_sum;
       if (pg) {
         history[n] = states;
         history_increment[n] = increment;
       }
-      const bool resample_now =
-          pg || effective_sample_size(log_w) < cfg.ess_threshold * static_cast<double>(L);
+      const bool resample_now = pg || after.ess < cfg.ess_threshold * static_cast<double>(L);
       if (resample_now) {
         counter_rng g = engine_rng(cfg.seed, m, n);
         std::vector<std::size_t> ancestor;
@@ -111,6 +110,7 @@ result run_in_process(const Program& program, algorithm method, const config& cf
         for (std::size_t i = 0; i < L; ++i) next[i] = states[ancestor[i]];
         std::swap(states, next);
         std::fill(log_w.begin(), log_w.end(), 0.0);
+        log_total = std::log(static_cast<double>(L));
         if (pg) history_ancestor[n] = std::move(ancestor);
       }
     }

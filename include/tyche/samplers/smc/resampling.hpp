@@ -61,6 +61,24 @@ inline double effective_sample_size(const std::vector<double>& log_w) {
   return 1.0 / s;
 }
 
+/// log Σ exp(log_w) and the ESS of the normalised weights, in one pass.
+struct weight_summary {
+  double log_sum;
+  double ess;
+};
+inline weight_summary summarise_weights(const std::vector<double>& log_w) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (double v : log_w) m = std::max(m, v);
+  if (m == -std::numeric_limits<double>::infinity()) return {m, 0};
+  double s = 0, s2 = 0;
+  for (double v : log_w) {
+    const double e = std::exp(v - m);
+    s += e;
+    s2 += e * e;
+  }
+  return {m + std::log(s), s * s / s2};
+}
+
 /// Offspring counts for n draws from normalised weights w, using uniforms from g.
 inline std::vector<std::size_t> offspring_counts(const std::vector<double>& w, std::size_t n,
                                                  resampling_scheme scheme, counter_rng& g) {

@@ -143,7 +143,9 @@ class result {
   double sd(std::string_view name) const { return std::sqrt(variance(name)); }
   /// The weighted quantile: the smallest value whose cumulative weight reaches p.
   double quantile(std::string_view name, double p) const {
-    auto [x, w] = weighted(name);
+    const auto xw = weighted(name);
+    const std::vector<double>& x = xw.first;
+    const std::vector<double>& w = xw.second;
     std::vector<std::size_t> order(x.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return x[a] < x[b]; });

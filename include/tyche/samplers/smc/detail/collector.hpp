@@ -37,13 +37,29 @@ class collector {
     particle_set s;
     s.record = rec;
     s.weights = std::move(w);
-    for (std::size_t p = 0; p < n; ++p)
-      for (const auto& [name, value] : list_of(p)) (void)column_of(name);
+    // Columns of each particle's list; particles usually predict the same names in the same
+    // order, so the previous list's columns are tried first (no map look-up).
+    std::vector<std::vector<std::size_t>> columns(n);
+    for (std::size_t p = 0; p < n; ++p) {
+      const auto& list = list_of(p);
+      bool same = list.size() == last_names_.size();
+      for (std::size_t i = 0; same && i < list.size(); ++i) same = list[i].first == last_names_[i];
+      if (!same) {
+        last_names_.clear();
+        last_columns_.clear();
+        for (const auto& [name, value] : list) {
+          last_names_.push_back(name);
+          last_columns_.push_back(column_of(name));
+        }
+      }
+      columns[p] = last_columns_;
+    }
     s.columns = r_.names.size();
     s.values.assign(n * s.columns, std::numeric_limits<double>::quiet_NaN());
     for (std::size_t p = 0; p < n; ++p)
-      for (const auto& [name, value] : list_of(p)) {
-        double& slot = s.values[p * s.columns + column_of(name)];
+      for (std::size_t i = 0; i < columns[p].size(); ++i) {
+        const auto& [name, value] = list_of(p)[i];
+        double& slot = s.values[p * s.columns + columns[p][i]];
         if (!std::isnan(slot))
           throw std::runtime_error("tyche::smc: predict(\"" + name + "\", ...) was called twice in one run "
                                    "of the program (particle " + std::to_string(p) + "); give each value "
@@ -84,6 +100,8 @@ class collector {
   const config& cfg_;
   std::map<std::string, std::size_t, std::less<>> columns_;
   std::vector<double> evidences_;
+  std::vector<std::string> last_names_;
+  std::vector<std::size_t> last_columns_;
 };
 
 /// Checks the arguments every run_* shares.

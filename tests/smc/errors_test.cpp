@@ -1,0 +1,163 @@
+// Bad input and failing programs: every run ends with a clear std::exception and, for the fork
+// engine, with every process it made reaped. "No process left" is checked two ways: this
+// process has no child (waitpid(-1, WNOHANG) fails with ECHILD), and no other process on the
+// machine runs this executable (every particle is a fork of it).
+#include <tyche/tyche.hpp>
+
+#include "paper_programs.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <dirent.h>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+namespace smc = tyche::smc;
+using namespace smc_programs;
+
+std::string exe_of(const std::string& pid) {
+  char buf[4096];
+  const ssize_t n = ::readlink(("/proc/" + pid + "/exe").c_str(), buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+}
+
+/// Processes other than this one running this executable.
+int others_running_this_executable() {
+  const std::string self = exe_of("self"), me = std::to_string(::getpid());
+  int count = 0;
+  DIR* d = ::opendir("/proc");
+  while (dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.find_first_not_of("0123456789") != std::string::npos || name == me) continue;
+    if (exe_of(name) == self) ++count;
+  }
+  ::closedir(d);
+  return count;
+}
+
+void check_no_process_left() {
+  errno = 0;
+  CHECK(::waitpid(-1, nullptr, WNOHANG) == -1);
+  CHECK(errno == ECHILD);
+  CHECK(others_running_this_executable() == 0);
+}
+
+smc::config fork_config(std::size_t particles = 50) {
+  return {.particles = particles, .seed = 1, .engine = smc::engine_kind::fork, .timeout_seconds = 20};
+}
+
+/// A program that fails in some particles at observe `where` (0-based), by `how`.
+template <class Fail>
+auto failing(int where, double probability, Fail how) {
+  return [=] {
+    for (int n = 0; n < 5; ++n) {
+      const double x = smc::sample_normal(0, 1);
+      if (n == where && smc::sample_uniform() < probability) how();
+      smc::observe(smc::normal_lpdf(0.5, x, 1));
+    }
+    smc::predict("done", 1);
+  };
+}
+}  // namespace
+
+TEST_CASE("errors: particles must be at least 1", "[smc]") {
+  CHECK_THROWS_WITH(smc::run_smc(gaussian_stepwise(), {.particles = 0}),
+                    Catch::Contains("particles must be at least 1 (got 0)"));
+  CHECK_THROWS_WITH(smc::run_pg(gaussian_program, {.particles = 0}),
+                    Catch::Contains("tyche::smc::run_pg: particles must be at least 1"));
+  CHECK_THROWS_AS(smc::run_pimh(gaussian_stepwise(), {.sweeps = 0}), std::invalid_argument);
+  CHECK_THROWS_WITH(smc::run_smc(gaussian_program, {.engine = smc::engine_kind::in_process}),
+                    Catch::Contains("stepwise"));
+}
+
+TEST_CASE("errors: observe, predict and rng outside a run", "[smc]") {
+  CHECK_THROWS_AS(smc::observe(0), std::logic_error);
+  CHECK_THROWS_WITH(smc::predict("x", 1.0), Catch::Contains("outside a fork-engine run"));
+}
+
+TEST_CASE("errors: a NaN log-likelihood names the particle and the observe (in-process)", "[smc]") {
+  const auto nan_at_3 = smc::stepwise(
+      0, 4,
+      [](int& count, std::size_t n, tyche::counter_rng&) {
+        ++count;
+        return n == 2 && count == 3 ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+      },
+      [](const int&, smc::predictions&) {});
+  CHECK_THROWS_WITH(smc::run_smc(nan_at_3, {.particles = 10}),
+                    Catch::Contains("particle 0 passed NaN to observe 2"));
+}
+
+TEST_CASE("errors: a NaN log-likelihood names the particle and the observe (fork engine)", "[smc][fork]") {
+  const auto program = [] {
+    smc::observe(0);
+    smc::observe(smc::sample_uniform() < 0.3 ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+  };
+  CHECK_THROWS_WITH(smc::run_smc(program, fork_config()),
+                    Catch::Contains("passed NaN to observe 1") && Catch::Contains("fork engine"));
+  check_no_process_left();
+}
+
+TEST_CASE("errors: a program that throws in a particle (fork engine)", "[smc][fork]") {
+  const auto program = failing(2, 0.2, [] { throw std::domain_error("boom"); });
+  CHECK_THROWS_WITH(smc::run_smc(program, fork_config()),
+                    Catch::Contains("threw: boom") && Catch::Contains("after 2 observes"));
+  check_no_process_left();
+}
+
+TEST_CASE("errors: a particle that aborts or segfaults (fork engine, SMC and PG)", "[smc][fork]") {
+  const auto aborts = failing(3, 0.1, [] { std::abort(); });
+  CHECK_THROWS_WITH(smc::run_smc(aborts, fork_config()),
+                    Catch::Contains("was killed by signal 6") && Catch::Contains("after observe 2 (0-based)"));
+  check_no_process_left();
+  const auto segfaults = failing(3, 0.1, [] { std::raise(SIGSEGV); });
+  CHECK_THROWS_WITH(smc::run_pg(segfaults, fork_config(20)), Catch::Contains("was killed by signal 11"));
+  check_no_process_left();
+}
+
+TEST_CASE("errors: a particle that exits early (fork engine)", "[smc][fork]") {
+  const auto program = failing(1, 0.2, [] { ::_exit(0); });
+  CHECK_THROWS_WITH(smc::run_smc(program, fork_config()),
+                    Catch::Contains("exited with status 0 before the end of the program"));
+  check_no_process_left();
+}
+
+TEST_CASE("errors: programs must observe the same number of times (fork engine)", "[smc][fork]") {
+  const auto program = [] {
+    smc::observe(0);
+    if (smc::sample_uniform() < 0.5) smc::observe(0);
+  };
+  CHECK_THROWS_WITH(smc::run_smc(program, fork_config()),
+                    Catch::Contains("must call observe the same number of times"));
+  check_no_process_left();
+}
+
+TEST_CASE("errors: a particle that never reaches the next observe times out (fork engine)", "[smc][fork]") {
+  const auto program = failing(1, 0.05, [] { ::pause(); });
+  smc::config cfg = fork_config();
+  cfg.timeout_seconds = 0.5;
+  CHECK_THROWS_WITH(smc::run_smc(program, cfg), Catch::Contains("timed out after"));
+  check_no_process_left();
+}
+
+TEST_CASE("errors: an exception from on_sweep stops the fork engine's processes", "[smc][fork]") {
+  smc::config cfg = fork_config(20);
+  cfg.sweeps = 3;
+  cfg.on_sweep = [](const smc::particle_set&) { throw std::runtime_error("stop here"); };
+  CHECK_THROWS_WITH(smc::run_pg(hmm_program, cfg), Catch::Contains("stop here"));
+  ::usleep(200000);  // the killed processes are reaped by the manager's own parent (init)
+  check_no_process_left();
+}
+
+TEST_CASE("errors: a successful fork run leaves no process", "[smc][fork]") {
+  const auto r = smc::run_pg(crp_program, {.particles = 20, .sweeps = 3, .seed = 2, .engine = smc::engine_kind::fork});
+  CHECK(r.sweeps.size() == 3);
+  check_no_process_left();
+}
