@@ -5,6 +5,7 @@
 #include <tyche/core/leaves.hpp>
 #include <tyche/core/operations.hpp>
 #include <tyche/core/program.hpp>
+#include <tyche/partial_eval/explain.hpp>
 #include <tyche/distributions.hpp>
 #include <tyche/model/joint.hpp>
 #include <tyche/model/model.hpp>

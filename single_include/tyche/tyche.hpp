@@ -257,7 +257,8 @@ enum class node_kind {
   binary,        // an elementwise function of two operands (with scalar broadcasting)
   sum,           // sum over the elements of a vector expression
   log_sum_exp,   // log Σ exp over the elements of a vector expression
-  matvec         // data matrix × parameter vector: a vector held in a buffer
+  matvec,        // data matrix × parameter vector: a vector held in a buffer
+  residual_squares  // Σᵢ (yᵢ − s − xᵢᵀv)² from sufficient statistics (partial evaluation)
 };
 
 inline constexpr std::size_t dynamic_extent = std::dynamic_extent;
@@ -1270,6 +1271,31 @@ struct matvec_node : expr<matvec_node<V>> {
   TYCHE_HD constexpr std::size_t size() const { return x.rows; }
 };
 
+/// Σᵢ (yᵢ − s − xᵢᵀv)² over n rows of data (y, X), for a scalar node S (the intercept; lit<0>
+/// when there is none) and a vector parameter v of size k, evaluated in O(k²) from sufficient
+/// statistics computed once when the model is built (partial_eval/reduce_sum.hpp). With centred
+/// data, x̄ and ȳ the column and data means and m = s + x̄ᵀv − ȳ:
+///   Σᵢ (yᵢ − s − xᵢᵀv)² = S_yy − 2 vᵀS_xy + vᵀS_xx v + n m²,
+/// S_yy = Σ(yᵢ − ȳ)², S_xy = Σ(xᵢ − x̄)(yᵢ − ȳ), S_xx = Σ(xᵢ − x̄)(xᵢ − x̄)ᵀ. Centring keeps the
+/// cancellation down to a factor 1/(1 − R²) instead of Σyᵢ² / Σ residual².
+/// stats: [S_yy, ȳ, n, x̄ (k), S_xy (k), S_xx (k × k, row-major)].
+template <class S, class V>
+struct residual_squares_node : expr<residual_squares_node<S, V>> {
+  static constexpr node_kind kind = node_kind::residual_squares;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = true;
+  using children = meta::list<S, V>;
+  S s;
+  V v;
+  const double* stats = nullptr;
+  std::size_t k = 0;
+  template <std::size_t I>
+  TYCHE_HD constexpr const auto& child() const {
+    if constexpr (I == 0) return s; else return v;
+  }
+};
+
 // ---- building nodes ------------------------------------------------------------------------
 
 namespace detail {
@@ -1589,6 +1615,7 @@ bool same_value(const N& a, const N& b) {
     if constexpr (requires { a.rule; }) {
       if constexpr (N::rule_type::has_payload) equal = a.rule == b.rule;
     }
+    if constexpr (k == node_kind::residual_squares) equal = a.stats == b.stats && a.k == b.k;
     meta::static_for<children_t<N>::size>([&](auto i) {
       equal = equal && same_value(a.template child<decltype(i)::value>(),
                                   b.template child<decltype(i)::value>());
@@ -1655,6 +1682,11 @@ struct slot<N, T, node_kind::sum> {
 };
 template <class N, class T>
 struct slot<N, T, node_kind::log_sum_exp> {
+  T v;
+  T adj = lift<T>(0.0);
+};
+template <class N, class T>
+struct slot<N, T, node_kind::residual_squares> {
   T v;
   T adj = lift<T>(0.0);
 };
@@ -1955,6 +1987,23 @@ struct evaluation {
         }
       }
       s.v = m + math::log(acc);
+    } else if constexpr (kind_of<N> == node_kind::residual_squares) {
+      using S = meta::at<0, children_t<N>>;
+      const T sv = value_of<S, meta::push<P, 0>>(n.s, none, 0);
+      const T* v = theta + offset_of<meta::at<1, children_t<N>>>();
+      const std::size_t k = n.k;
+      const double* xbar = n.stats + 3;
+      const double* sxy = xbar + k;
+      const double* sxx = sxy + k;
+      T quad = lift<T>(0.0), cross = lift<T>(0.0), m = sv - lift<T>(n.stats[1]);
+      for (std::size_t a = 0; a < k; ++a) {
+        T row = lift<T>(0.0);
+        for (std::size_t b = 0; b < k; ++b) row += lift<T>(sxx[a * k + b]) * v[b];
+        quad += v[a] * row;
+        cross += lift<T>(sxy[a]) * v[a];
+        m += lift<T>(xbar[a]) * v[a];
+      }
+      s.v = lift<T>(n.stats[0]) - lift<T>(2.0) * cross + quad + lift<T>(n.stats[2]) * m * m;
     } else if constexpr (kind_of<N> == node_kind::matvec) {
       const std::size_t rows = n.x.rows;
       const std::size_t cols = n.x.cols;
@@ -2019,6 +2068,25 @@ struct evaluation {
         const T w = math::select(s.v == ninf, lift<T>(0.0), math::exp(v - s.v));
         kernel_reverse<A, AP>(ks, i, s.adj * w);
       }
+    } else if constexpr (kind_of<N> == node_kind::residual_squares) {
+      // ∂/∂s = 2 n m;  ∂/∂v = 2 (S_xx v − S_xy + n m x̄).
+      using S = meta::at<0, children_t<N>>;
+      const T sv = value_of<S, meta::push<P, 0>>(n.s, none, 0);
+      const std::size_t off = offset_of<meta::at<1, children_t<N>>>();
+      const T* v = theta + off;
+      const std::size_t k = n.k;
+      const double* xbar = n.stats + 3;
+      const double* sxy = xbar + k;
+      const double* sxx = sxy + k;
+      T m = sv - lift<T>(n.stats[1]);
+      for (std::size_t a = 0; a < k; ++a) m += lift<T>(xbar[a]) * v[a];
+      const T nm2 = lift<T>(2.0 * n.stats[2]) * m;
+      push_adjoint<S, meta::push<P, 0>>(none, 0, s.adj * nm2);
+      for (std::size_t a = 0; a < k; ++a) {
+        T row = lift<T>(0.0);
+        for (std::size_t b = 0; b < k; ++b) row += lift<T>(sxx[a * k + b]) * v[b];
+        grad[off + a] += s.adj * (lift<T>(2.0) * (row - lift<T>(sxy[a])) + nm2 * lift<T>(xbar[a]));
+      }
     } else if constexpr (kind_of<N> == node_kind::matvec) {
       const std::size_t rows = n.x.rows;
       const std::size_t cols = n.x.cols;
@@ -2072,7 +2140,212 @@ struct evaluation {
 // tyche/core/fold.hpp — evaluates, once at model construction, every subexpression that depends
 // on data and constants only, and replaces it by its value: a run-time constant for a scalar, a
 // data vector (stored in a fold_storage owned by the program) for a vector. Evaluations then
-// never recompute them.
+// never recompute them. Sums are then rewritten to take work out of their loops
+// (partial_eval/reduce_sum.hpp).
+// ----- begin tyche/partial_eval/reduce_sum.hpp -----
+// tyche/partial_eval/reduce_sum.hpp — rewrites of Σᵢ over a (folded) vector expression that take
+// work out of the loop, decided from the types when a model is built (see
+// docs/design/partial-evaluation.md):
+//
+//   Σ(A ± s) → ΣA ± n·s           Σ(s·A), Σ(A·s) → s·ΣA         Σ(A / s) → (ΣA) / s
+//   Σ(−A) → −ΣA                   Σ((A·s)²) → s²·Σ(A²)          Σ((A / s)²) → Σ(A²) / s²
+//   Σ(y − (s + Xv))², Σ((s + Xv) − y)² → residual_squares: O(k²) from sufficient statistics
+//
+// for a scalar s (a parameter expression or a constant), a vector A, data y, a data matrix X
+// with k columns, and a vector parameter v. Everything else stays one fused loop (sum_node).
+// The statistics are computed here, once, into the program's fold_storage.
+
+#include <cstddef>
+#include <type_traits>
+
+namespace tyche::detail {
+
+struct fold_storage;
+
+template <class N, class Rule>
+inline constexpr bool is_binary_rule_v = [] {
+  if constexpr (kind_of<N> == node_kind::binary) return std::is_same_v<typename N::rule_type, Rule>;
+  else return false;
+}();
+template <class N, class Rule>
+inline constexpr bool is_unary_rule_v = [] {
+  if constexpr (kind_of<N> == node_kind::unary) return std::is_same_v<typename N::rule_type, Rule>;
+  else return false;
+}();
+
+/// Which operand of a binary node N with rule Rule is a scalar: 0 (left), 1 (right), or −1 (N
+/// is not such a node, or both operands are vectors, or both are scalars).
+template <class N, class Rule>
+inline constexpr int scalar_operand_v = [] {
+  if constexpr (is_binary_rule_v<N, Rule>) {
+    constexpr bool l = is_vector_v<meta::at<0, children_t<N>>>;
+    constexpr bool r = is_vector_v<meta::at<1, children_t<N>>>;
+    return !l && r ? 0 : (l && !r ? 1 : -1);
+  } else {
+    return -1;
+  }
+}();
+
+/// The operand of a unary node N with rule Rule (void when N is not one).
+template <class N, class Rule>
+struct operand_of_unary {
+  using type = void;
+};
+template <class Rule, class A>
+struct operand_of_unary<unary_node<Rule, A>, Rule> {
+  using type = A;
+};
+
+/// A linear predictor s + Xv (or Xv, or Xv + s): a matvec of a data matrix and a vector
+/// parameter, plus an optional scalar.
+template <class N>
+inline constexpr bool is_linear_predictor_v = [] {
+  if constexpr (kind_of<N> == node_kind::matvec) {
+    return true;
+  } else if constexpr (is_binary_rule_v<N, rules::add>) {
+    using A = meta::at<0, children_t<N>>;
+    using B = meta::at<1, children_t<N>>;
+    return (!is_vector_v<A> && kind_of<B> == node_kind::matvec) ||
+           (kind_of<A> == node_kind::matvec && !is_vector_v<B>);
+  } else {
+    return false;
+  }
+}();
+
+template <class N>
+const auto& predictor_matvec(const N& n) {
+  if constexpr (kind_of<N> == node_kind::matvec) return n;
+  else if constexpr (kind_of<decltype(n.a)> == node_kind::matvec) return n.a;
+  else return n.b;
+}
+template <class N>
+auto predictor_intercept(const N& n) {
+  if constexpr (kind_of<N> == node_kind::matvec) return lit<0>;
+  else if constexpr (kind_of<decltype(n.a)> == node_kind::matvec) return n.b;
+  else return n.a;
+}
+
+/// (y − L)² or (L − y)² for data y and a linear predictor L.
+template <class N>
+inline constexpr bool is_squared_residual_v = [] {
+  if constexpr (is_unary_rule_v<N, rules::square>) {
+    using D = meta::at<0, children_t<N>>;
+    if constexpr (is_binary_rule_v<D, rules::subtract>) {
+      using A = meta::at<0, children_t<D>>;
+      using B = meta::at<1, children_t<D>>;
+      return (kind_of<A> == node_kind::data_vector && is_linear_predictor_v<B>) ||
+             (is_linear_predictor_v<A> && kind_of<B> == node_kind::data_vector);
+    } else {
+      return false;
+    }
+  } else {
+    return false;
+  }
+}();
+
+template <class Rule, class A, class B>
+auto node2(const A& a, const B& b) {
+  return binary_node<Rule, A, B>{{}, {}, a, b};
+}
+template <class Rule, class A>
+auto node1(const A& a) {
+  return unary_node<Rule, A>{{}, {}, a};
+}
+
+/// The sufficient statistics of Σᵢ (yᵢ − s − xᵢᵀv)² (layout in residual_squares_node).
+template <class Storage, class Y>
+const double* residual_statistics(const Y& y, const data_matrix& x, Storage& storage) {
+  const std::size_t n = x.rows, k = x.cols;
+  double* st = storage.allocate(3 + 2 * k + k * k);
+  double* xbar = st + 3;
+  double* sxy = xbar + k;
+  double* sxx = sxy + k;
+  double ybar = 0;
+  for (std::size_t i = 0; i < n; ++i) ybar += y[i];
+  ybar = n > 0 ? ybar / static_cast<double>(n) : 0.0;
+  for (std::size_t a = 0; a < k; ++a) {
+    double m = 0;
+    for (std::size_t i = 0; i < n; ++i) m += x.ptr[i * k + a];
+    xbar[a] = n > 0 ? m / static_cast<double>(n) : 0.0;
+  }
+  double syy = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double dy = y[i] - ybar;
+    const double* row = x.ptr + i * k;
+    syy += dy * dy;
+    for (std::size_t a = 0; a < k; ++a) {
+      const double da = row[a] - xbar[a];
+      sxy[a] += da * dy;
+      for (std::size_t b = 0; b <= a; ++b) sxx[a * k + b] += da * (row[b] - xbar[b]);
+    }
+  }
+  for (std::size_t a = 0; a < k; ++a)
+    for (std::size_t b = 0; b < a; ++b) sxx[b * k + a] = sxx[a * k + b];
+  st[0] = syy;
+  st[1] = ybar;
+  st[2] = static_cast<double>(n);
+  return st;
+}
+
+/// A node equal to Σᵢ aᵢ for a folded vector expression a.
+template <class A, class Storage>
+auto reduce_sum(const A& a, Storage& storage) {
+  if constexpr (is_binary_rule_v<A, rules::add> || is_binary_rule_v<A, rules::subtract>) {
+    using Rule = typename A::rule_type;
+    using L = meta::at<0, children_t<A>>;
+    using R = meta::at<1, children_t<A>>;
+    if constexpr (is_vector_v<L> && !is_vector_v<R>) {  // Σ(A ± s) = ΣA ± n·s
+      const constant n{static_cast<double>(a.size())};
+      return node2<Rule>(reduce_sum(a.a, storage), node2<rules::multiply>(n, a.b));
+    } else if constexpr (!is_vector_v<L> && is_vector_v<R>) {  // Σ(s ± A) = n·s ± ΣA
+      const constant n{static_cast<double>(a.size())};
+      return node2<Rule>(node2<rules::multiply>(n, a.a), reduce_sum(a.b, storage));
+    } else {
+      return sum_node<A>{{}, a};
+    }
+  } else if constexpr (scalar_operand_v<A, rules::multiply> == 0) {
+    return node2<rules::multiply>(a.a, reduce_sum(a.b, storage));
+  } else if constexpr (scalar_operand_v<A, rules::multiply> == 1) {
+    return node2<rules::multiply>(a.b, reduce_sum(a.a, storage));
+  } else if constexpr (scalar_operand_v<A, rules::divide> == 1) {
+    return node2<rules::divide>(reduce_sum(a.a, storage), a.b);
+  } else if constexpr (is_unary_rule_v<A, rules::negate>) {
+    return node1<rules::negate>(reduce_sum(a.a, storage));
+  } else if constexpr (is_unary_rule_v<A, rules::square>) {
+    using X = typename operand_of_unary<A, rules::square>::type;
+    if constexpr (scalar_operand_v<X, rules::multiply> == 0) {
+      return node2<rules::multiply>(node1<rules::square>(a.a.a),
+                                    reduce_sum(node1<rules::square>(a.a.b), storage));
+    } else if constexpr (scalar_operand_v<X, rules::multiply> == 1) {
+      return node2<rules::multiply>(node1<rules::square>(a.a.b),
+                                    reduce_sum(node1<rules::square>(a.a.a), storage));
+    } else if constexpr (scalar_operand_v<X, rules::divide> == 1) {
+      return node2<rules::divide>(reduce_sum(node1<rules::square>(a.a.a), storage),
+                                  node1<rules::square>(a.a.b));
+    } else if constexpr (is_squared_residual_v<A>) {
+      const auto& d = a.a;
+      const auto& predictor = [&]() -> const auto& {
+        if constexpr (kind_of<decltype(d.a)> == node_kind::data_vector) return d.b; else return d.a;
+      }();
+      const auto& y = [&]() -> const auto& {
+        if constexpr (kind_of<decltype(d.a)> == node_kind::data_vector) return d.a; else return d.b;
+      }();
+      const auto& mv = predictor_matvec(predictor);
+      auto s = predictor_intercept(predictor);
+      using V = std::remove_cvref_t<decltype(mv.v)>;
+      residual_squares_node<decltype(s), V> r{{}, s, mv.v, nullptr, mv.x.cols};
+      r.stats = residual_statistics(y, mv.x, storage);
+      return r;
+    } else {
+      return sum_node<A>{{}, a};
+    }
+  } else {
+    return sum_node<A>{{}, a};
+  }
+}
+
+}  // namespace tyche::detail
+// ----- end tyche/partial_eval/reduce_sum.hpp -----
 
 #include <cstddef>
 #include <memory>
@@ -2122,7 +2395,8 @@ inline constexpr bool divides_by_constant_v = [] {
   }
 }();
 
-template <class N>
+/// Folds n; with Reduce, also rewrites every sum (partial_eval/reduce_sum.hpp).
+template <bool Reduce = true, class N>
 auto fold(const N& n, fold_storage& storage) {
   if constexpr (is_leaf_v<N>) {
     return n;
@@ -2135,23 +2409,24 @@ auto fold(const N& n, fold_storage& storage) {
       return constant{evaluate_constant(n)};
     }
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    auto a = fold(n.a, storage);
+    auto a = fold<Reduce>(n.a, storage);
     return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
   } else if constexpr (divides_by_constant_v<N>) {
     // a / d for d free of parameters: a × (1/d), with 1/d computed here, once. A multiply is
     // several times cheaper than a divide in every evaluation.
-    auto a = fold(n.a, storage);
-    auto inv = fold(detail::make_unary<rules::inverse>(n.b), storage);
+    auto a = fold<Reduce>(n.a, storage);
+    auto inv = fold<Reduce>(detail::make_unary<rules::inverse>(n.b), storage);
     return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};
   } else if constexpr (kind_of<N> == node_kind::binary) {
-    auto a = fold(n.a, storage);
-    auto b = fold(n.b, storage);
+    auto a = fold<Reduce>(n.a, storage);
+    auto b = fold<Reduce>(n.b, storage);
     return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
   } else if constexpr (kind_of<N> == node_kind::sum) {
-    auto a = fold(n.a, storage);
-    return sum_node<decltype(a)>{{}, a};
+    auto a = fold<Reduce>(n.a, storage);
+    if constexpr (Reduce) return reduce_sum(a, storage);
+    else return sum_node<decltype(a)>{{}, a};
   } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
-    auto a = fold(n.a, storage);
+    auto a = fold<Reduce>(n.a, storage);
     return log_sum_exp_node<decltype(a)>{{}, a};
   } else {
     return n;  // matvec: a data matrix and a parameter vector, nothing to fold
@@ -2442,7 +2717,7 @@ std::size_t value_count(const E& e) {
   else return 1;
 }
 
-template <class Layout, class Wrapped, class... Listed>
+template <class Layout, bool Reduce = true, class Wrapped, class... Listed>
 auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
   using Expr = node_t<Wrapped>;
   const Expr e = as_node(wrapped);
@@ -2453,7 +2728,7 @@ auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
                 "tyche::compile(f): a parameter name is used for two different parameters "
                 "(scalar and vector, or two sizes fixed at compile time)");
   auto storage = std::make_shared<fold_storage>();
-  auto folded = fold(e, *storage);
+  auto folded = fold<Reduce>(e, *storage);
   using F = decltype(folded);
   program_view<F, Layout> view{folded, {}, {}, {}, 0};
   std::vector<bool> seen(Layout::size, false);
@@ -2478,6 +2753,17 @@ auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
   return program<F, Layout>(view, std::move(storage));
 }
 }  // namespace detail
+
+/// Compiles f like compile(f, params...), but without the rewrites of sums that partial
+/// evaluation makes (partial_eval/reduce_sum.hpp): data-only subexpressions are still folded.
+/// For checking those rewrites, and as an escape hatch should one ever be wrong for a model.
+template <expression Expr, expression... Params>
+auto compile_without_rewrites(const Expr& f, const Params&... params) {
+  if constexpr (sizeof...(Params) == 0)
+    return detail::compile_with_layout<params_of<detail::node_t<Expr>>, false>(f);
+  else
+    return detail::compile_with_layout<meta::list<Params...>, false>(f, params...);
+}
 
 /// Compiles f, with its parameters laid out in θ in order of first appearance.
 template <expression Expr>
@@ -2509,6 +2795,103 @@ auto compile(const Expr& f, const Params&... params) {
 
 }  // namespace tyche
 // ----- end tyche/core/program.hpp -----
+// ----- begin tyche/partial_eval/explain.hpp -----
+// tyche/partial_eval/explain.hpp — explain(program or model): what a log density became after
+// folding and the rewrites of partial evaluation, as one line of nested operations, e.g.
+//
+//   ((-1/2 * (residual_squares(alpha, beta[4]; n=434) / square(sigma))) - (434 * log(sigma))) - 398.8
+//
+// Leaves: numbers (literals as fractions), parameter names (vector parameters with their size),
+// data[n], matrix[r x c]. A sum shows its length: sum[n](...). Use it to see whether a model's
+// likelihood was reduced to sufficient statistics (residual_squares) or runs as a loop over the
+// data (sum[n]).
+
+#include <cstdio>
+#include <string>
+#include <type_traits>
+
+namespace tyche {
+
+namespace detail {
+
+inline std::string explain_number(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.10g", x);
+  return buffer;
+}
+
+template <class Rule>
+constexpr const char* infix_symbol() {
+  if constexpr (std::is_same_v<Rule, rules::add>) return " + ";
+  else if constexpr (std::is_same_v<Rule, rules::subtract>) return " - ";
+  else if constexpr (std::is_same_v<Rule, rules::multiply>) return " * ";
+  else if constexpr (std::is_same_v<Rule, rules::divide>) return " / ";
+  else return nullptr;
+}
+
+template <std::intmax_t Num, std::intmax_t Den>
+std::string explain_literal(literal<Num, Den>) {
+  if constexpr (Den == 1) return std::to_string(Num);
+  else return std::to_string(Num) + "/" + std::to_string(Den);
+}
+
+template <class N>
+std::string explain_node(const N& n) {
+  constexpr node_kind k = kind_of<N>;
+  if constexpr (k == node_kind::literal) {
+    using L = std::remove_cvref_t<N>;
+    return explain_literal(L{});
+  } else if constexpr (k == node_kind::constant) {
+    return explain_number(n.value);
+  } else if constexpr (k == node_kind::param) {
+    return std::string(N::name.view());
+  } else if constexpr (k == node_kind::vector_param) {
+    return std::string(N::name.view()) + "[" + std::to_string(n.size()) + "]";
+  } else if constexpr (k == node_kind::param_element) {
+    return std::string(N::vector_type::name.view()) + "[" + std::to_string(n.index + 1) + "]";
+  } else if constexpr (k == node_kind::data_vector) {
+    return "data[" + std::to_string(n.size()) + "]";
+  } else if constexpr (k == node_kind::data_matrix) {
+    return "matrix[" + std::to_string(n.rows) + " x " + std::to_string(n.cols) + "]";
+  } else if constexpr (k == node_kind::unary) {
+    return std::string(N::rule_type::name) + "(" + explain_node(n.a) + ")";
+  } else if constexpr (k == node_kind::binary) {
+    constexpr const char* symbol = infix_symbol<typename N::rule_type>();
+    if constexpr (symbol != nullptr)
+      return "(" + explain_node(n.a) + symbol + explain_node(n.b) + ")";
+    else
+      return std::string(N::rule_type::name) + "(" + explain_node(n.a) + ", " + explain_node(n.b) + ")";
+  } else if constexpr (k == node_kind::sum) {
+    return "sum[" + std::to_string(n.a.size()) + "](" + explain_node(n.a) + ")";
+  } else if constexpr (k == node_kind::log_sum_exp) {
+    return "log_sum_exp[" + std::to_string(n.a.size()) + "](" + explain_node(n.a) + ")";
+  } else if constexpr (k == node_kind::matvec) {
+    return "matvec(" + explain_node(n.x) + ", " + explain_node(n.v) + ")";
+  } else if constexpr (k == node_kind::residual_squares) {
+    return "residual_squares(" + explain_node(n.s) + ", " + explain_node(n.v) + "; n=" +
+           explain_number(n.stats[2]) + ")";
+  } else {
+    return "?";
+  }
+}
+
+}  // namespace detail
+
+/// The folded and rewritten expression of a compiled program, as one line.
+template <class Expr, class Layout>
+std::string explain(const program<Expr, Layout>& p) {
+  return detail::explain_node(p.view().expr);
+}
+
+/// The folded and rewritten log density of a model (with the log-Jacobian), as one line.
+template <class M>
+  requires requires(const M& m) { m.program(); }
+std::string explain(const M& m) {
+  return explain(m.program());
+}
+
+}  // namespace tyche
+// ----- end tyche/partial_eval/explain.hpp -----
 // ----- begin tyche/distributions.hpp -----
 // tyche/distributions.hpp — every distribution family.
 // ----- begin tyche/distributions/bernoulli.hpp -----
@@ -5668,7 +6051,7 @@ namespace tyche::samplers {
 /// How the lockstep driver schedules chains; see the header comment.
 enum class lane_schedule { program_counter, trajectory_sync };
 
-#if defined(TYCHE_HAS_XSIMD)
+#if TYCHE_HAS_XSIMD
 /// The SIMD batch one chain per lane is evaluated in.
 using lane_batch = xsimd::batch<double>;
 inline constexpr std::size_t simd_lane_width = lane_batch::size;
@@ -5693,7 +6076,7 @@ class lane_evaluator {
   lane_evaluator(const View& view, int lanes)
       : view_(view), d_(view.dim()), lanes_(static_cast<std::size_t>(lanes)),
         ws_(view.workspace_size) {
-#if defined(TYCHE_HAS_XSIMD)
+#if TYCHE_HAS_XSIMD
     if (lanes_ > 1) {
       theta_.resize(d_);
       grad_.resize(d_);
@@ -5711,7 +6094,7 @@ class lane_evaluator {
       z.log_density = view_.value_and_gradient(z.q.data(), z.grad.data(), ws_.empty() ? nullptr : ws_.data());
       return 1;
     }
-#if defined(TYCHE_HAS_XSIMD)
+#if TYCHE_HAS_XSIMD
     constexpr std::size_t w = simd_lane_width;
     long long slots = 0;
     alignas(64) double buffer[w];
@@ -5746,7 +6129,7 @@ class lane_evaluator {
   const View& view_;
   std::size_t d_, lanes_;
   std::vector<double> ws_;
-#if defined(TYCHE_HAS_XSIMD)
+#if TYCHE_HAS_XSIMD
   std::vector<lane_batch> theta_, grad_, ws_batch_;
 #endif
 };

@@ -39,6 +39,11 @@ struct slot<N, T, node_kind::log_sum_exp> {
   T adj = lift<T>(0.0);
 };
 template <class N, class T>
+struct slot<N, T, node_kind::residual_squares> {
+  T v;
+  T adj = lift<T>(0.0);
+};
+template <class N, class T>
 struct slot<N, T, node_kind::matvec> {
   T* val = nullptr;  // rows values, then rows adjoints, in the workspace
   T* adj = nullptr;
@@ -335,6 +340,23 @@ struct evaluation {
         }
       }
       s.v = m + math::log(acc);
+    } else if constexpr (kind_of<N> == node_kind::residual_squares) {
+      using S = meta::at<0, children_t<N>>;
+      const T sv = value_of<S, meta::push<P, 0>>(n.s, none, 0);
+      const T* v = theta + offset_of<meta::at<1, children_t<N>>>();
+      const std::size_t k = n.k;
+      const double* xbar = n.stats + 3;
+      const double* sxy = xbar + k;
+      const double* sxx = sxy + k;
+      T quad = lift<T>(0.0), cross = lift<T>(0.0), m = sv - lift<T>(n.stats[1]);
+      for (std::size_t a = 0; a < k; ++a) {
+        T row = lift<T>(0.0);
+        for (std::size_t b = 0; b < k; ++b) row += lift<T>(sxx[a * k + b]) * v[b];
+        quad += v[a] * row;
+        cross += lift<T>(sxy[a]) * v[a];
+        m += lift<T>(xbar[a]) * v[a];
+      }
+      s.v = lift<T>(n.stats[0]) - lift<T>(2.0) * cross + quad + lift<T>(n.stats[2]) * m * m;
     } else if constexpr (kind_of<N> == node_kind::matvec) {
       const std::size_t rows = n.x.rows;
       const std::size_t cols = n.x.cols;
@@ -398,6 +420,25 @@ struct evaluation {
         const T ninf = lift<T>(-HUGE_VAL);
         const T w = math::select(s.v == ninf, lift<T>(0.0), math::exp(v - s.v));
         kernel_reverse<A, AP>(ks, i, s.adj * w);
+      }
+    } else if constexpr (kind_of<N> == node_kind::residual_squares) {
+      // ∂/∂s = 2 n m;  ∂/∂v = 2 (S_xx v − S_xy + n m x̄).
+      using S = meta::at<0, children_t<N>>;
+      const T sv = value_of<S, meta::push<P, 0>>(n.s, none, 0);
+      const std::size_t off = offset_of<meta::at<1, children_t<N>>>();
+      const T* v = theta + off;
+      const std::size_t k = n.k;
+      const double* xbar = n.stats + 3;
+      const double* sxy = xbar + k;
+      const double* sxx = sxy + k;
+      T m = sv - lift<T>(n.stats[1]);
+      for (std::size_t a = 0; a < k; ++a) m += lift<T>(xbar[a]) * v[a];
+      const T nm2 = lift<T>(2.0 * n.stats[2]) * m;
+      push_adjoint<S, meta::push<P, 0>>(none, 0, s.adj * nm2);
+      for (std::size_t a = 0; a < k; ++a) {
+        T row = lift<T>(0.0);
+        for (std::size_t b = 0; b < k; ++b) row += lift<T>(sxx[a * k + b]) * v[b];
+        grad[off + a] += s.adj * (lift<T>(2.0) * (row - lift<T>(sxy[a])) + nm2 * lift<T>(xbar[a]));
       }
     } else if constexpr (kind_of<N> == node_kind::matvec) {
       const std::size_t rows = n.x.rows;

@@ -32,7 +32,8 @@ enum class node_kind {
   binary,        // an elementwise function of two operands (with scalar broadcasting)
   sum,           // sum over the elements of a vector expression
   log_sum_exp,   // log Σ exp over the elements of a vector expression
-  matvec         // data matrix × parameter vector: a vector held in a buffer
+  matvec,        // data matrix × parameter vector: a vector held in a buffer
+  residual_squares  // Σᵢ (yᵢ − s − xᵢᵀv)² from sufficient statistics (partial evaluation)
 };
 
 inline constexpr std::size_t dynamic_extent = std::dynamic_extent;

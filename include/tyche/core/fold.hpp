@@ -1,12 +1,14 @@
 // tyche/core/fold.hpp — evaluates, once at model construction, every subexpression that depends
 // on data and constants only, and replaces it by its value: a run-time constant for a scalar, a
 // data vector (stored in a fold_storage owned by the program) for a vector. Evaluations then
-// never recompute them.
+// never recompute them. Sums are then rewritten to take work out of their loops
+// (partial_eval/reduce_sum.hpp).
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/core/evaluate.hpp>
 #include <tyche/core/leaves.hpp>
 #include <tyche/core/operations.hpp>
+#include <tyche/partial_eval/reduce_sum.hpp>
 
 #include <cstddef>
 #include <memory>
@@ -56,7 +58,8 @@ inline constexpr bool divides_by_constant_v = [] {
   }
 }();
 
-template <class N>
+/// Folds n; with Reduce, also rewrites every sum (partial_eval/reduce_sum.hpp).
+template <bool Reduce = true, class N>
 auto fold(const N& n, fold_storage& storage) {
   if constexpr (is_leaf_v<N>) {
     return n;
@@ -69,23 +72,24 @@ auto fold(const N& n, fold_storage& storage) {
       return constant{evaluate_constant(n)};
     }
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    auto a = fold(n.a, storage);
+    auto a = fold<Reduce>(n.a, storage);
     return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
   } else if constexpr (divides_by_constant_v<N>) {
     // a / d for d free of parameters: a × (1/d), with 1/d computed here, once. A multiply is
     // several times cheaper than a divide in every evaluation.
-    auto a = fold(n.a, storage);
-    auto inv = fold(detail::make_unary<rules::inverse>(n.b), storage);
+    auto a = fold<Reduce>(n.a, storage);
+    auto inv = fold<Reduce>(detail::make_unary<rules::inverse>(n.b), storage);
     return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};
   } else if constexpr (kind_of<N> == node_kind::binary) {
-    auto a = fold(n.a, storage);
-    auto b = fold(n.b, storage);
+    auto a = fold<Reduce>(n.a, storage);
+    auto b = fold<Reduce>(n.b, storage);
     return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
   } else if constexpr (kind_of<N> == node_kind::sum) {
-    auto a = fold(n.a, storage);
-    return sum_node<decltype(a)>{{}, a};
+    auto a = fold<Reduce>(n.a, storage);
+    if constexpr (Reduce) return reduce_sum(a, storage);
+    else return sum_node<decltype(a)>{{}, a};
   } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
-    auto a = fold(n.a, storage);
+    auto a = fold<Reduce>(n.a, storage);
     return log_sum_exp_node<decltype(a)>{{}, a};
   } else {
     return n;  // matvec: a data matrix and a parameter vector, nothing to fold

@@ -143,6 +143,7 @@ bool same_value(const N& a, const N& b) {
     if constexpr (requires { a.rule; }) {
       if constexpr (N::rule_type::has_payload) equal = a.rule == b.rule;
     }
+    if constexpr (k == node_kind::residual_squares) equal = a.stats == b.stats && a.k == b.k;
     meta::static_for<children_t<N>::size>([&](auto i) {
       equal = equal && same_value(a.template child<decltype(i)::value>(),
                                   b.template child<decltype(i)::value>());

@@ -104,6 +104,31 @@ struct matvec_node : expr<matvec_node<V>> {
   TYCHE_HD constexpr std::size_t size() const { return x.rows; }
 };
 
+/// Σᵢ (yᵢ − s − xᵢᵀv)² over n rows of data (y, X), for a scalar node S (the intercept; lit<0>
+/// when there is none) and a vector parameter v of size k, evaluated in O(k²) from sufficient
+/// statistics computed once when the model is built (partial_eval/reduce_sum.hpp). With centred
+/// data, x̄ and ȳ the column and data means and m = s + x̄ᵀv − ȳ:
+///   Σᵢ (yᵢ − s − xᵢᵀv)² = S_yy − 2 vᵀS_xy + vᵀS_xx v + n m²,
+/// S_yy = Σ(yᵢ − ȳ)², S_xy = Σ(xᵢ − x̄)(yᵢ − ȳ), S_xx = Σ(xᵢ − x̄)(xᵢ − x̄)ᵀ. Centring keeps the
+/// cancellation down to a factor 1/(1 − R²) instead of Σyᵢ² / Σ residual².
+/// stats: [S_yy, ȳ, n, x̄ (k), S_xy (k), S_xx (k × k, row-major)].
+template <class S, class V>
+struct residual_squares_node : expr<residual_squares_node<S, V>> {
+  static constexpr node_kind kind = node_kind::residual_squares;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = true;
+  using children = meta::list<S, V>;
+  S s;
+  V v;
+  const double* stats = nullptr;
+  std::size_t k = 0;
+  template <std::size_t I>
+  TYCHE_HD constexpr const auto& child() const {
+    if constexpr (I == 0) return s; else return v;
+  }
+};
+
 // ---- building nodes ------------------------------------------------------------------------
 
 namespace detail {

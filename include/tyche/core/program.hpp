@@ -286,7 +286,7 @@ std::size_t value_count(const E& e) {
   else return 1;
 }
 
-template <class Layout, class Wrapped, class... Listed>
+template <class Layout, bool Reduce = true, class Wrapped, class... Listed>
 auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
   using Expr = node_t<Wrapped>;
   const Expr e = as_node(wrapped);
@@ -297,7 +297,7 @@ auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
                 "tyche::compile(f): a parameter name is used for two different parameters "
                 "(scalar and vector, or two sizes fixed at compile time)");
   auto storage = std::make_shared<fold_storage>();
-  auto folded = fold(e, *storage);
+  auto folded = fold<Reduce>(e, *storage);
   using F = decltype(folded);
   program_view<F, Layout> view{folded, {}, {}, {}, 0};
   std::vector<bool> seen(Layout::size, false);
@@ -322,6 +322,17 @@ auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
   return program<F, Layout>(view, std::move(storage));
 }
 }  // namespace detail
+
+/// Compiles f like compile(f, params...), but without the rewrites of sums that partial
+/// evaluation makes (partial_eval/reduce_sum.hpp): data-only subexpressions are still folded.
+/// For checking those rewrites, and as an escape hatch should one ever be wrong for a model.
+template <expression Expr, expression... Params>
+auto compile_without_rewrites(const Expr& f, const Params&... params) {
+  if constexpr (sizeof...(Params) == 0)
+    return detail::compile_with_layout<params_of<detail::node_t<Expr>>, false>(f);
+  else
+    return detail::compile_with_layout<meta::list<Params...>, false>(f, params...);
+}
 
 /// Compiles f, with its parameters laid out in θ in order of first appearance.
 template <expression Expr>

@@ -37,7 +37,7 @@ namespace tyche::samplers {
 /// How the lockstep driver schedules chains; see the header comment.
 enum class lane_schedule { program_counter, trajectory_sync };
 
-#if defined(TYCHE_HAS_XSIMD)
+#if TYCHE_HAS_XSIMD
 /// The SIMD batch one chain per lane is evaluated in.
 using lane_batch = xsimd::batch<double>;
 inline constexpr std::size_t simd_lane_width = lane_batch::size;
@@ -62,7 +62,7 @@ class lane_evaluator {
   lane_evaluator(const View& view, int lanes)
       : view_(view), d_(view.dim()), lanes_(static_cast<std::size_t>(lanes)),
         ws_(view.workspace_size) {
-#if defined(TYCHE_HAS_XSIMD)
+#if TYCHE_HAS_XSIMD
     if (lanes_ > 1) {
       theta_.resize(d_);
       grad_.resize(d_);
@@ -80,7 +80,7 @@ class lane_evaluator {
       z.log_density = view_.value_and_gradient(z.q.data(), z.grad.data(), ws_.empty() ? nullptr : ws_.data());
       return 1;
     }
-#if defined(TYCHE_HAS_XSIMD)
+#if TYCHE_HAS_XSIMD
     constexpr std::size_t w = simd_lane_width;
     long long slots = 0;
     alignas(64) double buffer[w];
@@ -115,7 +115,7 @@ class lane_evaluator {
   const View& view_;
   std::size_t d_, lanes_;
   std::vector<double> ws_;
-#if defined(TYCHE_HAS_XSIMD)
+#if TYCHE_HAS_XSIMD
   std::vector<lane_batch> theta_, grad_, ws_batch_;
 #endif
 };

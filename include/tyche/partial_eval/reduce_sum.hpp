@@ -1,0 +1,206 @@
+// tyche/partial_eval/reduce_sum.hpp — rewrites of Σᵢ over a (folded) vector expression that take
+// work out of the loop, decided from the types when a model is built (see
+// docs/design/partial-evaluation.md):
+//
+//   Σ(A ± s) → ΣA ± n·s           Σ(s·A), Σ(A·s) → s·ΣA         Σ(A / s) → (ΣA) / s
+//   Σ(−A) → −ΣA                   Σ((A·s)²) → s²·Σ(A²)          Σ((A / s)²) → Σ(A²) / s²
+//   Σ(y − (s + Xv))², Σ((s + Xv) − y)² → residual_squares: O(k²) from sufficient statistics
+//
+// for a scalar s (a parameter expression or a constant), a vector A, data y, a data matrix X
+// with k columns, and a vector parameter v. Everything else stays one fused loop (sum_node).
+// The statistics are computed here, once, into the program's fold_storage.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/core/leaves.hpp>
+#include <tyche/core/operations.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace tyche::detail {
+
+struct fold_storage;
+
+template <class N, class Rule>
+inline constexpr bool is_binary_rule_v = [] {
+  if constexpr (kind_of<N> == node_kind::binary) return std::is_same_v<typename N::rule_type, Rule>;
+  else return false;
+}();
+template <class N, class Rule>
+inline constexpr bool is_unary_rule_v = [] {
+  if constexpr (kind_of<N> == node_kind::unary) return std::is_same_v<typename N::rule_type, Rule>;
+  else return false;
+}();
+
+/// Which operand of a binary node N with rule Rule is a scalar: 0 (left), 1 (right), or −1 (N
+/// is not such a node, or both operands are vectors, or both are scalars).
+template <class N, class Rule>
+inline constexpr int scalar_operand_v = [] {
+  if constexpr (is_binary_rule_v<N, Rule>) {
+    constexpr bool l = is_vector_v<meta::at<0, children_t<N>>>;
+    constexpr bool r = is_vector_v<meta::at<1, children_t<N>>>;
+    return !l && r ? 0 : (l && !r ? 1 : -1);
+  } else {
+    return -1;
+  }
+}();
+
+/// The operand of a unary node N with rule Rule (void when N is not one).
+template <class N, class Rule>
+struct operand_of_unary {
+  using type = void;
+};
+template <class Rule, class A>
+struct operand_of_unary<unary_node<Rule, A>, Rule> {
+  using type = A;
+};
+
+/// A linear predictor s + Xv (or Xv, or Xv + s): a matvec of a data matrix and a vector
+/// parameter, plus an optional scalar.
+template <class N>
+inline constexpr bool is_linear_predictor_v = [] {
+  if constexpr (kind_of<N> == node_kind::matvec) {
+    return true;
+  } else if constexpr (is_binary_rule_v<N, rules::add>) {
+    using A = meta::at<0, children_t<N>>;
+    using B = meta::at<1, children_t<N>>;
+    return (!is_vector_v<A> && kind_of<B> == node_kind::matvec) ||
+           (kind_of<A> == node_kind::matvec && !is_vector_v<B>);
+  } else {
+    return false;
+  }
+}();
+
+template <class N>
+const auto& predictor_matvec(const N& n) {
+  if constexpr (kind_of<N> == node_kind::matvec) return n;
+  else if constexpr (kind_of<decltype(n.a)> == node_kind::matvec) return n.a;
+  else return n.b;
+}
+template <class N>
+auto predictor_intercept(const N& n) {
+  if constexpr (kind_of<N> == node_kind::matvec) return lit<0>;
+  else if constexpr (kind_of<decltype(n.a)> == node_kind::matvec) return n.b;
+  else return n.a;
+}
+
+/// (y − L)² or (L − y)² for data y and a linear predictor L.
+template <class N>
+inline constexpr bool is_squared_residual_v = [] {
+  if constexpr (is_unary_rule_v<N, rules::square>) {
+    using D = meta::at<0, children_t<N>>;
+    if constexpr (is_binary_rule_v<D, rules::subtract>) {
+      using A = meta::at<0, children_t<D>>;
+      using B = meta::at<1, children_t<D>>;
+      return (kind_of<A> == node_kind::data_vector && is_linear_predictor_v<B>) ||
+             (is_linear_predictor_v<A> && kind_of<B> == node_kind::data_vector);
+    } else {
+      return false;
+    }
+  } else {
+    return false;
+  }
+}();
+
+template <class Rule, class A, class B>
+auto node2(const A& a, const B& b) {
+  return binary_node<Rule, A, B>{{}, {}, a, b};
+}
+template <class Rule, class A>
+auto node1(const A& a) {
+  return unary_node<Rule, A>{{}, {}, a};
+}
+
+/// The sufficient statistics of Σᵢ (yᵢ − s − xᵢᵀv)² (layout in residual_squares_node).
+template <class Storage, class Y>
+const double* residual_statistics(const Y& y, const data_matrix& x, Storage& storage) {
+  const std::size_t n = x.rows, k = x.cols;
+  double* st = storage.allocate(3 + 2 * k + k * k);
+  double* xbar = st + 3;
+  double* sxy = xbar + k;
+  double* sxx = sxy + k;
+  double ybar = 0;
+  for (std::size_t i = 0; i < n; ++i) ybar += y[i];
+  ybar = n > 0 ? ybar / static_cast<double>(n) : 0.0;
+  for (std::size_t a = 0; a < k; ++a) {
+    double m = 0;
+    for (std::size_t i = 0; i < n; ++i) m += x.ptr[i * k + a];
+    xbar[a] = n > 0 ? m / static_cast<double>(n) : 0.0;
+  }
+  double syy = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double dy = y[i] - ybar;
+    const double* row = x.ptr + i * k;
+    syy += dy * dy;
+    for (std::size_t a = 0; a < k; ++a) {
+      const double da = row[a] - xbar[a];
+      sxy[a] += da * dy;
+      for (std::size_t b = 0; b <= a; ++b) sxx[a * k + b] += da * (row[b] - xbar[b]);
+    }
+  }
+  for (std::size_t a = 0; a < k; ++a)
+    for (std::size_t b = 0; b < a; ++b) sxx[b * k + a] = sxx[a * k + b];
+  st[0] = syy;
+  st[1] = ybar;
+  st[2] = static_cast<double>(n);
+  return st;
+}
+
+/// A node equal to Σᵢ aᵢ for a folded vector expression a.
+template <class A, class Storage>
+auto reduce_sum(const A& a, Storage& storage) {
+  if constexpr (is_binary_rule_v<A, rules::add> || is_binary_rule_v<A, rules::subtract>) {
+    using Rule = typename A::rule_type;
+    using L = meta::at<0, children_t<A>>;
+    using R = meta::at<1, children_t<A>>;
+    if constexpr (is_vector_v<L> && !is_vector_v<R>) {  // Σ(A ± s) = ΣA ± n·s
+      const constant n{static_cast<double>(a.size())};
+      return node2<Rule>(reduce_sum(a.a, storage), node2<rules::multiply>(n, a.b));
+    } else if constexpr (!is_vector_v<L> && is_vector_v<R>) {  // Σ(s ± A) = n·s ± ΣA
+      const constant n{static_cast<double>(a.size())};
+      return node2<Rule>(node2<rules::multiply>(n, a.a), reduce_sum(a.b, storage));
+    } else {
+      return sum_node<A>{{}, a};
+    }
+  } else if constexpr (scalar_operand_v<A, rules::multiply> == 0) {
+    return node2<rules::multiply>(a.a, reduce_sum(a.b, storage));
+  } else if constexpr (scalar_operand_v<A, rules::multiply> == 1) {
+    return node2<rules::multiply>(a.b, reduce_sum(a.a, storage));
+  } else if constexpr (scalar_operand_v<A, rules::divide> == 1) {
+    return node2<rules::divide>(reduce_sum(a.a, storage), a.b);
+  } else if constexpr (is_unary_rule_v<A, rules::negate>) {
+    return node1<rules::negate>(reduce_sum(a.a, storage));
+  } else if constexpr (is_unary_rule_v<A, rules::square>) {
+    using X = typename operand_of_unary<A, rules::square>::type;
+    if constexpr (scalar_operand_v<X, rules::multiply> == 0) {
+      return node2<rules::multiply>(node1<rules::square>(a.a.a),
+                                    reduce_sum(node1<rules::square>(a.a.b), storage));
+    } else if constexpr (scalar_operand_v<X, rules::multiply> == 1) {
+      return node2<rules::multiply>(node1<rules::square>(a.a.b),
+                                    reduce_sum(node1<rules::square>(a.a.a), storage));
+    } else if constexpr (scalar_operand_v<X, rules::divide> == 1) {
+      return node2<rules::divide>(reduce_sum(node1<rules::square>(a.a.a), storage),
+                                  node1<rules::square>(a.a.b));
+    } else if constexpr (is_squared_residual_v<A>) {
+      const auto& d = a.a;
+      const auto& predictor = [&]() -> const auto& {
+        if constexpr (kind_of<decltype(d.a)> == node_kind::data_vector) return d.b; else return d.a;
+      }();
+      const auto& y = [&]() -> const auto& {
+        if constexpr (kind_of<decltype(d.a)> == node_kind::data_vector) return d.a; else return d.b;
+      }();
+      const auto& mv = predictor_matvec(predictor);
+      auto s = predictor_intercept(predictor);
+      using V = std::remove_cvref_t<decltype(mv.v)>;
+      residual_squares_node<decltype(s), V> r{{}, s, mv.v, nullptr, mv.x.cols};
+      r.stats = residual_statistics(y, mv.x, storage);
+      return r;
+    } else {
+      return sum_node<A>{{}, a};
+    }
+  } else {
+    return sum_node<A>{{}, a};
+  }
+}
+
+}  // namespace tyche::detail
