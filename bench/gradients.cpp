@@ -9,15 +9,18 @@
 //
 // Benchmark names: <case>/tyche and <case>/handwritten; bench/run.sh turns the JSON output into
 // a CSV of medians. See docs/benchmarks.md.
+#include <tyche/io/json_data.hpp>
 #include <tyche/tyche.hpp>
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <memory>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <span>
 #include <string>
@@ -244,6 +247,75 @@ struct logistic_hand {
   }
 };
 
+// ---- kidiq (kidscore_interaction) ------------------------------------------------------------
+// kid_score ~ normal(Xβ, σ), X = [1, mom_hs, mom_iq, mom_hs·mom_iq], β flat, σ ~ half_cauchy(0,
+// 2.5), θ = (β[4], log σ) with the log-Jacobian. The first n rows of shared/posteriors'
+// kidiq data; for n > 434 the 434 rows resampled with a fixed seed. The twin is the
+// straightforward O(n) loop a competent C++ programmer writes.
+
+struct kidiq_rows {
+  std::vector<double> X, y;  // n × 4 row-major, n
+  std::size_t n = 0;
+};
+
+// ../shared/posteriors beside the repository root, found from this source file.
+std::filesystem::path posteriors_dir() {
+  auto p = std::filesystem::absolute(std::filesystem::path(__FILE__)).parent_path();
+  while (!std::filesystem::exists(p / "include" / "tyche" / "tyche.hpp")) p = p.parent_path();
+  return p / ".." / "shared" / "posteriors";
+}
+
+kidiq_rows kidiq_data(std::size_t n) {
+  const auto dir = posteriors_dir() / "kidiq-kidscore_interaction" / "data.json";
+  const tyche::data_file d = tyche::read_json_data(dir);
+  const auto rows = static_cast<std::size_t>(d.integer("N"));
+  const auto& score = d.vector("kid_score", rows);
+  const auto& hs = d.vector("mom_hs", rows);
+  const auto& iq = d.vector("mom_iq", rows);
+  kidiq_rows k;
+  k.n = n;
+  std::mt19937_64 rng(20261121);
+  std::uniform_int_distribution<std::size_t> pick(0, rows - 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t r = n <= rows ? i : pick(rng);
+    k.X.insert(k.X.end(), {1.0, hs[r], iq[r], hs[r] * iq[r]});
+    k.y.push_back(score[r]);
+  }
+  return k;
+}
+
+struct kidiq_hand {
+  const double* X;
+  const double* y;
+  std::size_t n;
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    const double b0 = th[0], b1 = th[1], b2 = th[2], b3 = th[3], log_sigma = th[4];
+    const double sigma = std::exp(log_sigma), inv_var = 1.0 / (sigma * sigma);
+    double ss = 0, g0 = 0, g1 = 0, g2 = 0, g3 = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double* x = X + 4 * i;
+      const double r = y[i] - (b0 * x[0] + b1 * x[1] + b2 * x[2] + b3 * x[3]);
+      ss += r * r;
+      g0 += r * x[0];
+      g1 += r * x[1];
+      g2 += r * x[2];
+      g3 += r * x[3];
+    }
+    const double nn = static_cast<double>(n);
+    const double u = sigma / 2.5;
+    // Σ normal_lpdf + half_cauchy_lpdf(σ | 2.5) + log σ (Jacobian).
+    const double lp = -0.5 * ss * inv_var - nn * log_sigma - nn * 0.91893853320467274178 -
+                      std::log1p(u * u) - std::log(2.5) + (0.69314718055994530942 - 1.14472988584940017414) +
+                      log_sigma;
+    g[0] = g0 * inv_var;
+    g[1] = g1 * inv_var;
+    g[2] = g2 * inv_var;
+    g[3] = g3 * inv_var;
+    g[4] = ss * inv_var - nn - 2 * u * u / (1 + u * u) + 1;
+    return lp;
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -343,6 +415,34 @@ int main(int argc, char** argv) {
                                             std::span<double>(lr_ws));
         },
         [hand](const std::vector<double>& th, std::vector<double>& g) {
+          return hand(th.data(), g.data());
+        });
+  }
+
+  // --- kidiq at n = 100, 200, 400, 434, 10000 ---
+  static std::vector<kidiq_rows> kidiq_sets;
+  kidiq_sets.reserve(5);
+  for (std::size_t n : {100, 200, 400, 434, 10000}) kidiq_sets.push_back(kidiq_data(n));
+  for (std::size_t which = 0; which < kidiq_sets.size(); ++which) {
+    const kidiq_rows& k = kidiq_sets[which];
+    auto beta = flat<"beta">(shape<4>);
+    auto sigma = half_cauchy<"sigma">(2.5);
+    auto m = std::make_shared<decltype(model(joint(beta, sigma,
+        normal(matvec(matrix(k.X.data(), k.n, 4), beta), sigma).observe(data(k.y)))))>(model(joint(
+        beta, sigma, normal(matvec(matrix(k.X.data(), k.n, 4), beta), sigma).observe(data(k.y)))));
+    auto theta = std::make_shared<std::vector<double>>(std::vector<double>{20, 0.5, 0.6, 0.01, 2.8});
+    auto gt = std::make_shared<std::vector<double>>(5), gh = std::make_shared<std::vector<double>>(5);
+    kidiq_hand hand{k.X.data(), k.y.data(), k.n};
+    const std::string name = "kidiq_" + std::to_string(k.n);
+    const double vt = m->log_prob_and_gradient(*theta, *gt);
+    const double vh = hand(theta->data(), gh->data());
+    check_twins(name.c_str(), vt, *gt, vh, *gh);
+    register_pair(
+        name, theta.get(), gt.get(), gh.get(),
+        [m, theta, gt](const std::vector<double>& th, std::vector<double>& g) {  // keeps the case alive
+          return m->program().value_and_gradient(std::span<const double>(th), std::span<double>(g));
+        },
+        [hand, gh](const std::vector<double>& th, std::vector<double>& g) {
           return hand(th.data(), g.data());
         });
   }
