@@ -41,6 +41,8 @@ struct config {
   /// SMC and PIMH resample after an observe when ESS < ess_threshold · L (the paper's
   /// τ = L/2 by default); PG resamples after every observe but the last.
   double ess_threshold = 0.5;
+  /// The scheme of SMC, PIMH and PG's first sweep; PG's conditional sweeps draw the free
+  /// particles' ancestors multinomially (Chopin & Singh 2015).
   resampling_scheme resampling = resampling_scheme::systematic;
   engine_kind engine = engine_kind::automatic;
   /// In-process engine: threads that step particles (results do not depend on it).

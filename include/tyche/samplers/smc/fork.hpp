@@ -386,6 +386,12 @@ inline std::string describe_status(int status) {
   return "stopped (status " + std::to_string(status) + ")";
 }
 
+inline std::string format_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
 /// The pipe from manager to controller: one message per sweep, then done or an error.
 enum message_type : char { message_sweep = 'S', message_error = 'E', message_done = 'D', message_group = 'G' };
 
@@ -464,6 +470,7 @@ class manager {
     const pid_t anchor = ::fork();
     if (anchor < 0) throw fork_error(std::string("fork failed: ") + std::strerror(errno));
     if (anchor == 0) {
+      ::close(pipe_);  // the controller sees end-of-file when the manager alone has ended
       ::setpgid(0, 0);
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       for (;;) ::pause();
@@ -582,7 +589,7 @@ class manager {
       }
       reap();
       if (seconds_since(begin) > cfg_.timeout_seconds)
-        throw fork_error("timed out after " + std::to_string(cfg_.timeout_seconds) + " s waiting for " +
+        throw fork_error("timed out after " + format_seconds(cfg_.timeout_seconds) + " s waiting for " +
                          missing() + " " + what + " (config::timeout_seconds)");
     }
   }
@@ -683,7 +690,8 @@ class manager {
         counter_rng g = engine_rng(cfg_.seed, m, n);
         if (conditional) {
           ancestor.push_back(0);
-          const auto rest = resample(log_w, L_ - 1, cfg_.resampling, g);
+          // Multinomial: see the note in in_process.hpp.
+          const auto rest = resample(log_w, L_ - 1, resampling_scheme::multinomial, g);
           ancestor.insert(ancestor.end(), rest.begin(), rest.end());
         } else {
           ancestor = resample(log_w, L_, cfg_.resampling, g);
