@@ -4,7 +4,9 @@
 //   program_counter  every lane starts its next transition as soon as its trajectory ends, and a
 //                    lane whose chain is done takes the next unstarted chain (tyche's default);
 //   trajectory_sync  every chain waits for the longest trajectory of the iteration (the "local
-//                    static" batching the autobatching paper, Radul et al. 2020, measures against).
+//                    static" batching the autobatching paper, Radul et al. 2020, measures against);
+//   scalar_lanes     (extra rows) program_counter with lanes = 1: no SIMD, one chain at a time
+//                    per thread, to show what the lanes buy.
 //
 // Both schedules run exactly the same chains (the driver's tests check the draws are
 // bit-identical), so the difference is only waiting. Prints CSV:
@@ -78,28 +80,35 @@ struct logistic {
 };
 
 template <class Model>
+void row(const char* target, const char* mode, const Model& m, int chains, int iterations, int lanes,
+         tyche::samplers::lane_schedule schedule) {
+  tyche::nuts_config cfg;
+  cfg.chains = chains;
+  cfg.warmup = iterations / 2;
+  cfg.draws = iterations / 2;
+  cfg.seed = 7;
+  cfg.lanes = lanes;
+  cfg.schedule = schedule;
+  const auto start = std::chrono::steady_clock::now();
+  const auto fit = tyche::nuts(m, cfg);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%s,%s,%d,%.0f,%.4f\n", target, mode, chains,
+              static_cast<double>(fit.gradient_evaluations) / seconds, fit.utilization);
+  std::fflush(stdout);
+}
+
+template <class Model>
 void rows(const char* target, const Model& m, bool quick, int max_chains) {
+  using tyche::samplers::lane_schedule;
   const int iterations = quick ? 40 : 200;
-  for (auto schedule : {tyche::samplers::lane_schedule::program_counter,
-                        tyche::samplers::lane_schedule::trajectory_sync}) {
-    for (int chains : {1, 4, 16, 64, 256, 1024}) {
-      if (chains > max_chains) break;
-      tyche::nuts_config cfg;
-      cfg.chains = chains;
-      cfg.warmup = iterations / 2;
-      cfg.draws = iterations / 2;
-      cfg.seed = 7;
-      cfg.schedule = schedule;
-      const auto start = std::chrono::steady_clock::now();
-      const auto fit = tyche::nuts(m, cfg);
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::printf("%s,%s,%d,%.0f,%.4f\n", target,
-                  schedule == tyche::samplers::lane_schedule::program_counter ? "program_counter"
-                                                                             : "trajectory_sync",
-                  chains, static_cast<double>(fit.gradient_evaluations) / seconds, fit.utilization);
-      std::fflush(stdout);
-    }
-  }
+  for (auto schedule : {lane_schedule::program_counter, lane_schedule::trajectory_sync})
+    for (int chains : {1, 4, 16, 64, 256, 1024})
+      if (chains <= max_chains)
+        row(target, schedule == lane_schedule::program_counter ? "program_counter" : "trajectory_sync", m,
+            chains, iterations, 0, schedule);
+  // An extra row: the same chains without SIMD lanes (lanes = 1, one chain at a time per thread).
+  for (int chains : {1, 16, 64})
+    if (chains <= max_chains) row(target, "scalar_lanes", m, chains, iterations, 1, lane_schedule::program_counter);
 }
 
 }  // namespace

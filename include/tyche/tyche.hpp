@@ -21,3 +21,4 @@
 #include <tyche/samplers/nuts/sampler.hpp>
 #include <tyche/diagnostics/convergence.hpp>
 #include <tyche/diagnostics/summary.hpp>
+#include <tyche/io/stan_csv.hpp>

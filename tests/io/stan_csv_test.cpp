@@ -71,7 +71,8 @@ void check_chain(const tyche::stan_csv& csv, const tyche::nuts_fit& fit, int cha
   CHECK(same_bits(csv.step_size, fit.step_size[c]));
   REQUIRE(csv.inv_metric.size() == fit.inv_metric[c].size());
   for (std::size_t k = 0; k < csv.inv_metric.size(); ++k) CHECK(same_bits(csv.inv_metric[k], fit.inv_metric[c][k]));
-  CHECK_FALSE(csv.dense_metric);
+  // A dense metric is d × d (row-major), a diagonal one d values.
+  CHECK(csv.dense_metric == (fit.dim() > 1 && fit.inv_metric[c].size() == fit.dim() * fit.dim()));
   CHECK(csv.warmup_rows == 0);
 }
 
@@ -181,6 +182,23 @@ TEST_CASE("stan_csv: a NUTS fit written and read back, bit for bit", "[io][stan_
     CHECK_THROWS_WITH(csv.column("sigma"),
                       StartsWith("tyche::stan_csv::column_index: no column 'sigma' (columns: lp__, accept_stat__,"));
   }
+}
+
+TEST_CASE("stan_csv: a fit with a dense metric writes CmdStan's dense block", "[io][stan_csv]") {
+  const auto m = eight_schools();
+  tyche::nuts_config cfg{.chains = 1, .warmup = 150, .draws = 20, .seed = 8};
+  cfg.metric = tyche::samplers::metric_kind::dense;
+  const auto fit = tyche::nuts(m, cfg);
+  std::ostringstream os;
+  tyche::write_stan_csv(os, fit, 0, cfg);
+  CHECK(os.str().find("# Elements of inverse mass matrix:\n") != std::string::npos);
+  std::istringstream in(os.str());
+  const auto csv = tyche::read_stan_csv(in);
+  CHECK(csv.config_value("metric") == "dense_e");
+  CHECK(csv.dense_metric);
+  REQUIRE(csv.inv_metric.size() == fit.dim() * fit.dim());
+  for (std::size_t k = 0; k < csv.inv_metric.size(); ++k) CHECK(same_bits(csv.inv_metric[k], fit.inv_metric[0][k]));
+  check_chain(csv, fit, 0);
 }
 
 TEST_CASE("stan_csv: the layout CmdStan writes", "[io][stan_csv]") {

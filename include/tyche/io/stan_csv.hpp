@@ -248,7 +248,8 @@ inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, con
   line(4, "engine", "nuts", true);
   section(5, "nuts");
   line(6, "max_depth", std::to_string(config.max_depth), config.max_depth == 10);
-  line(4, "metric", "diag_e", true);
+  const bool dense = config.metric == samplers::metric_kind::dense;
+  line(4, "metric", dense ? "dense_e" : "diag_e", !dense);
   line(4, "metric_file", "", true);
   line(4, "stepsize", number(config.init_step_size), config.init_step_size == 1);
   line(4, "stepsize_jitter", "0", true);
@@ -278,14 +279,27 @@ inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, con
   if (adapted) {
     out += "# Adaptation terminated\n# Step size = ";
     append_number(out, c < fit.step_size.size() ? fit.step_size[c] : std::nan(""));
-    out += "\n# Diagonal elements of inverse mass matrix:\n# ";
     const std::vector<double> none;
     const auto& inv_metric = c < fit.inv_metric.size() ? fit.inv_metric[c] : none;
-    for (std::size_t k = 0; k < inv_metric.size(); ++k) {
-      if (k > 0) out += ", ";
-      append_number(out, inv_metric[k]);
+    const std::size_t dim = fit.dim();
+    if (dense && dim > 0 && inv_metric.size() == dim * dim) {  // CmdStan: one row per line
+      out += "\n# Elements of inverse mass matrix:\n";
+      for (std::size_t i = 0; i < dim; ++i) {
+        out += "# ";
+        for (std::size_t j = 0; j < dim; ++j) {
+          if (j > 0) out += ", ";
+          append_number(out, inv_metric[i * dim + j]);
+        }
+        out += '\n';
+      }
+    } else {
+      out += "\n# Diagonal elements of inverse mass matrix:\n# ";
+      for (std::size_t k = 0; k < inv_metric.size(); ++k) {
+        if (k > 0) out += ", ";
+        append_number(out, inv_metric[k]);
+      }
+      out += '\n';
     }
-    out += '\n';
   }
   os << out;
   out.clear();
