@@ -2147,9 +2147,10 @@ struct evaluation {
 // work out of the loop, decided from the types when a model is built (see
 // docs/design/partial-evaluation.md):
 //
-//   Σ(A ± s) → ΣA ± n·s           Σ(s·A), Σ(A·s) → s·ΣA         Σ(A / s) → (ΣA) / s
-//   Σ(−A) → −ΣA                   Σ((A·s)²) → s²·Σ(A²)          Σ((A / s)²) → Σ(A²) / s²
+//   Σ(A ± s) → ΣA ± n·s           Σ(−A) → −ΣA
 //   Σ(y − (s + Xv))², Σ((s + Xv) − y)² → residual_squares: O(k²) from sufficient statistics
+//   Σ(s·A), Σ(A·s) → s·ΣA,  Σ(A / s) → (ΣA) / s,  Σ((A·s)²) → s²·Σ(A²),  Σ((A / s)²) → Σ(A²) / s²
+//     — these four only when the inner sum is itself reduced (see pull_out)
 //
 // for a scalar s (a parameter expression or a constant), a vector A, data y, a data matrix X
 // with k columns, and a vector parameter v. Everything else stays one fused loop (sum_node).
@@ -2287,6 +2288,23 @@ const double* residual_statistics(const Y& y, const data_matrix& x, Storage& sto
   return st;
 }
 
+template <class N>
+inline constexpr bool is_sum_node_v = kind_of<N> == node_kind::sum;
+
+template <class A, class Storage>
+auto reduce_sum(const A& a, Storage& storage);
+
+/// factor(ΣB) when ΣB reduces to something other than a loop; else Σa unchanged. Pulling a
+/// factor out of a loop that stays a loop would save one multiply per element but cost the
+/// fused single pass (a sum reached from the root through ± only propagates its adjoint while it
+/// computes its value; one under a factor needs a second pass), so it is not done.
+template <class A, class B, class Storage, class Wrap>
+auto pull_out(const A& a, const B& inner, Storage& storage, Wrap wrap) {
+  auto reduced = reduce_sum(inner, storage);
+  if constexpr (is_sum_node_v<decltype(reduced)>) return sum_node<A>{{}, a};
+  else return wrap(reduced);
+}
+
 /// A node equal to Σᵢ aᵢ for a folded vector expression a.
 template <class A, class Storage>
 auto reduce_sum(const A& a, Storage& storage) {
@@ -2304,24 +2322,27 @@ auto reduce_sum(const A& a, Storage& storage) {
       return sum_node<A>{{}, a};
     }
   } else if constexpr (scalar_operand_v<A, rules::multiply> == 0) {
-    return node2<rules::multiply>(a.a, reduce_sum(a.b, storage));
+    return pull_out(a, a.b, storage, [&](const auto& r) { return node2<rules::multiply>(a.a, r); });
   } else if constexpr (scalar_operand_v<A, rules::multiply> == 1) {
-    return node2<rules::multiply>(a.b, reduce_sum(a.a, storage));
+    return pull_out(a, a.a, storage, [&](const auto& r) { return node2<rules::multiply>(a.b, r); });
   } else if constexpr (scalar_operand_v<A, rules::divide> == 1) {
-    return node2<rules::divide>(reduce_sum(a.a, storage), a.b);
+    return pull_out(a, a.a, storage, [&](const auto& r) { return node2<rules::divide>(r, a.b); });
   } else if constexpr (is_unary_rule_v<A, rules::negate>) {
-    return node1<rules::negate>(reduce_sum(a.a, storage));
+    return node1<rules::negate>(reduce_sum(a.a, storage));  // −Σ stays fused
   } else if constexpr (is_unary_rule_v<A, rules::square>) {
     using X = typename operand_of_unary<A, rules::square>::type;
     if constexpr (scalar_operand_v<X, rules::multiply> == 0) {
-      return node2<rules::multiply>(node1<rules::square>(a.a.a),
-                                    reduce_sum(node1<rules::square>(a.a.b), storage));
+      return pull_out(a, node1<rules::square>(a.a.b), storage, [&](const auto& r) {
+        return node2<rules::multiply>(node1<rules::square>(a.a.a), r);
+      });
     } else if constexpr (scalar_operand_v<X, rules::multiply> == 1) {
-      return node2<rules::multiply>(node1<rules::square>(a.a.b),
-                                    reduce_sum(node1<rules::square>(a.a.a), storage));
+      return pull_out(a, node1<rules::square>(a.a.a), storage, [&](const auto& r) {
+        return node2<rules::multiply>(node1<rules::square>(a.a.b), r);
+      });
     } else if constexpr (scalar_operand_v<X, rules::divide> == 1) {
-      return node2<rules::divide>(reduce_sum(node1<rules::square>(a.a.a), storage),
-                                  node1<rules::square>(a.a.b));
+      return pull_out(a, node1<rules::square>(a.a.a), storage, [&](const auto& r) {
+        return node2<rules::divide>(r, node1<rules::square>(a.a.b));
+      });
     } else if constexpr (is_squared_residual_v<A>) {
       const auto& d = a.a;
       const auto& predictor = [&]() -> const auto& {
