@@ -2,9 +2,14 @@
 # bench/stan/run.sh [--quick] — tyche against Stan 2.21 (rstan / StanHeaders from Debian) on the
 # same machine in the same run; `bash bench/run.sh stan [--quick]` calls it. CSV on stdout:
 #
-#   suite,model,n,chains,tyche,stan,unit,ratio          (ratio = stan / tyche: > 1 favours tyche)
+#   suite,model,n,chains,tyche,stan,unit,ratio
 #   gradient,<model>,<n>,1,<ns>,<ns>,ns,<ratio>          one log density + gradient (harness.cpp)
+#   nuts,<model>,<n>,4,<ESS/s>,<ESS/s>,ess_per_s,<ratio> NUTS, min bulk ESS per second of sampling
+#   nuts_total,...                                       the same, warm-up included
 #   compile,<model>,<n>,,<s>,<s>,s,<ratio>               source to runnable binary
+#
+# The ratio is oriented so that > 1 favours tyche: stan / tyche for times (ns, s), tyche / stan
+# for rates (ess_per_s).
 #
 # n is the number of observations in the data file. Everything else (installation, stanc, builds,
 # agreement figures, spread of the repetitions) goes to stderr. Steps:
@@ -18,13 +23,18 @@
 #      build/bench-stan and rebuilt only when a source, a tyche header or the flags change.
 #   4. Gradient rows: the harness checks that both gradients agree (1e-8 relative) and refuses
 #      the row otherwise; then median ns per call over alternating repetitions.
-#   5. Compile rows: wall time of g++ on compile_tyche.cpp (tyche) against rstan::stanc's time
+#   5. NUTS rows (nuts_harness.cpp, one process per model, one thread per system): tyche::nuts
+#      against Stan's hmc_nuts_diag_e_adapt service, 4 chains of 1000 warm-up + 1000 draws, both
+#      ESS computed by tyche::ess_bulk; refused unless all posterior means agree within 4
+#      combined MCSE (the largest z is printed on stderr).
+#   6. Compile rows: wall time of g++ on compile_tyche.cpp (tyche) against rstan::stanc's time
 #      (measured inside R, without R's start-up) plus g++ on compile_stan.cpp (Stan); the two
 #      programs then print the same gradient, which is checked.
 #
 # --quick: 5 repetitions of 0.05 s per gradient row (15 of 0.2 s without), one compile of each
 # program (the median of 3 without). Flags: TYCHE_BENCH_FLAGS (default -O3 -march=native), for
-# both sides. Exit status 1 if any row was refused.
+# both sides. TYCHE_SOURCE: the tyche checkout whose include/ and examples/ are measured (default:
+# this one). Exit status 1 if any row was refused.
 set -euo pipefail
 
 quick=0
@@ -54,7 +64,8 @@ common=(-std=gnu++20 "${opt_flags[@]}" -DNDEBUG -w)
 # turns it on, which makes the autodiff stack thread-local). tyche: the SIMD backend on, as the
 # examples build it (tyche::simd).
 stan_flags=(-I"$stan_headers" -I"$stan_headers/src" -I"$rcpp_eigen" -DBOOST_DISABLE_ASSERTS)
-tyche_flags=(-I"$root/include" -I"$root/examples" -I"$here" -DTYCHE_USE_XSIMD=1)
+tyche_src=${TYCHE_SOURCE:-$root}
+tyche_flags=(-I"$tyche_src/include" -I"$tyche_src/examples" -I"$here" -DTYCHE_USE_XSIMD=1)
 stamp="$($cxx --version | head -1) | ${common[*]} | ${stan_flags[*]} | ${tyche_flags[*]} | StanHeaders $stan_version"
 if [ "$(cat "$build/flags.txt" 2>/dev/null)" != "$stamp" ]; then
     rm -f "$build"/harness_* "$build"/*.hpp
@@ -89,7 +100,7 @@ needs_build() {
     [ -n "$(find "$@" -newer "$out" -print -quit)" ]
 }
 
-tyche_deps=("$root/include/tyche" "$root/examples/posteriordb.hpp" "$here/tyche_models.hpp")
+tyche_deps=("$tyche_src/include/tyche" "$tyche_src/examples/posteriordb.hpp" "$here/tyche_models.hpp")
 for m in "${models[@]}"; do
     out=$build/harness_$m
     if needs_build "$out" "$here/harness.cpp" "$here/json_var_context.hpp" "$build/$m.hpp" \
@@ -98,6 +109,17 @@ for m in "${models[@]}"; do
         "$cxx" "${common[@]}" "${stan_flags[@]}" "${tyche_flags[@]}" \
             -DBENCH_STAN_MODEL="\"$build/$m.hpp\"" -DBENCH_TYCHE_TWIN="${m%_plain}" \
             "$here/harness.cpp" -o "$out.tmp" >&2
+        mv "$out.tmp" "$out"
+    fi
+done
+for m in "${main_models[@]}"; do
+    out=$build/nuts_$m
+    if needs_build "$out" "$here/nuts_harness.cpp" "$here/json_var_context.hpp" "$build/$m.hpp" \
+        "${tyche_deps[@]}"; then
+        echo "bench/stan: building $out (tyche::nuts + Stan's NUTS service; about two minutes)" >&2
+        "$cxx" "${common[@]}" "${stan_flags[@]}" "${tyche_flags[@]}" \
+            -DBENCH_STAN_MODEL="\"$build/$m.hpp\"" -DBENCH_TYCHE_TWIN="$m" \
+            "$here/nuts_harness.cpp" -o "$out.tmp" >&2
         mv "$out.tmp" "$out"
     fi
 done
@@ -130,6 +152,18 @@ for n in 100 200 400 434; do
 done
 gradient_row glmm_poisson_plain 500 "$build/data/glmm_poisson.json"
 
+# ---- NUTS rows -----------------------------------------------------------------------------------
+declare -A n_of=([eight_schools_noncentered]=8 [arK]=200 [kidiq]=434 [glmm_poisson]=500)
+declare -A data_of=([eight_schools_noncentered]=eight_schools_noncentered [arK]=arK
+                    [kidiq]=kidiq_434 [glmm_poisson]=glmm_poisson)
+for m in "${main_models[@]}"; do
+    if ! "$build/nuts_$m" --data "$build/data/${data_of[$m]}.json" --name "$m" --n "${n_of[$m]}" \
+        --chains 4 --warmup 1000 --draws 1000 --seed 20261121; then
+        echo "bench/stan: nuts $m: no rows (see above)" >&2
+        refused=1
+    fi
+done
+
 # ---- compile rows --------------------------------------------------------------------------------
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tyche-stan-compile-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -143,9 +177,6 @@ seconds() {  # wall seconds of "$@", output to stderr
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
-declare -A n_of=([eight_schools_noncentered]=8 [arK]=200 [kidiq]=434 [glmm_poisson]=500)
-declare -A data_of=([eight_schools_noncentered]=eight_schools_noncentered [arK]=arK
-                    [kidiq]=kidiq_434 [glmm_poisson]=glmm_poisson)
 for m in "${main_models[@]}"; do
     t_times=() s_times=()
     for _ in $(seq $compile_reps); do
