@@ -9,6 +9,9 @@
 #               number of chains, program_counter vs trajectory_sync (bench/batching.cpp):
 #               target,mode,chains,grads_per_second,utilization; plots docs/batching_*.png
 #               when gnuplot is installed
+#   nuts        NUTS end to end, 4 chains of 1000 warm-up + 1000 draws (--quick: 200 + 200) per
+#               model (bench/nuts.cpp): model,chains,draws,seconds,grad_evals,min_bulk_ess,
+#               min_tail_ess,ess_per_second,divergences,max_rhat
 #   stan        tyche against Stan 2.21 (rstan, installed if missing) on the same machine in one
 #               run (bench/stan/run.sh): suite,model,n,chains,tyche,stan,unit,ratio; gradient
 #               rows (ns, ratio = stan/tyche) and compile-time rows (s)
@@ -22,7 +25,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: bash bench/run.sh gradients|compile|batching|stan|smc [--quick]" >&2
+    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|stan|smc [--quick]" >&2
     exit 2
 }
 
@@ -47,6 +50,18 @@ case $suite in
     batching)
         root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
         exec bash "$root/bench/batching.sh" "$@" ;;
+    nuts)
+        root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+        build=$root/build/bench-release
+        if [ -f "$root/tools/setup.sh" ]; then bash "$root/tools/setup.sh" >&2; fi
+        if [ ! -f "$build/CMakeCache.txt" ]; then
+            cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTYCHE_BUILD_TESTS=OFF \
+                -DTYCHE_BUILD_EXAMPLES=OFF -DTYCHE_BUILD_BENCH=ON >&2
+        fi
+        cmake --build "$build" --target bench_nuts -j "$(nproc)" >&2
+        args=()
+        [ $quick -eq 1 ] && args=(--quick)
+        exec "$build/bench/nuts" "${args[@]}" ;;
     compile)
         args=()
         [ $quick -eq 1 ] && args=(--quick)
