@@ -18,6 +18,8 @@
 // Usage: batching [--quick] [--max-chains N]
 #include <tyche/tyche.hpp>
 
+#include "synthetic.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -51,25 +53,8 @@ struct corr_gaussian {
 // logistic_regression: 1,000 rows × 25 standard-normal features, coefficients 0.5·N(0, 1), fixed
 // seed; N(0, 1) priors on the intercept and the coefficients. (Smaller than the 10,000 × 100 of
 // `bench/run.sh nuts`, so that 1024 chains fit in the time budget.)
-struct logistic {
-  std::size_t n = 1000, p = 25;
-  std::vector<double> X, y;
-  logistic() {
-    std::mt19937_64 rng(20261121);
-    std::normal_distribution<double> z(0.0, 1.0);
-    X.resize(n * p);
-    for (auto& v : X) v = z(rng);
-    std::vector<double> beta(p);
-    for (auto& b : beta) b = 0.5 * z(rng);
-    const double alpha = 0.5 * z(rng);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    y.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      double eta = alpha;
-      for (std::size_t j = 0; j < p; ++j) eta += X[i * p + j] * beta[j];
-      y[i] = u(rng) < 1.0 / (1.0 + std::exp(-eta)) ? 1.0 : 0.0;
-    }
-  }
+struct logistic : tyche_bench::logistic_data {
+  logistic() : tyche_bench::logistic_data(1000, 25) {}
   auto model() const {
     using namespace tyche;
     auto alpha = normal<"alpha">(0.0, 1.0);

@@ -14,6 +14,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "synthetic.hpp"
+
 #include <algorithm>
 #include <memory>
 #include <cmath>
@@ -185,26 +187,7 @@ struct eight_schools_hand {
 // θ = (alpha, beta[0..p)); η = alpha + X β;
 // lp = -alpha²/2 - Σβ²/2 + Σᵢ [yᵢ ηᵢ - log1p_exp(ηᵢ)].
 
-struct logistic_data {
-  std::size_t n = 10000, p = 100;
-  std::vector<double> X, y;
-  logistic_data() {
-    std::mt19937_64 rng(20261121);
-    std::normal_distribution<double> z(0.0, 1.0);
-    X.resize(n * p);
-    for (auto& v : X) v = z(rng);
-    std::vector<double> beta(p);
-    for (auto& b : beta) b = 0.5 * z(rng);
-    const double alpha = 0.5 * z(rng);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    y.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      double eta = alpha;
-      for (std::size_t j = 0; j < p; ++j) eta += X[i * p + j] * beta[j];
-      y[i] = u(rng) < 1.0 / (1.0 + std::exp(-eta)) ? 1.0 : 0.0;
-    }
-  }
-};
+using tyche_bench::logistic_data;  // bench/synthetic.hpp: 10,000 × 100
 
 struct logistic_hand {
   const double* X;
