@@ -193,14 +193,21 @@ inline particle_context& require_particle(const char* function) {
 inline constexpr int exit_fork_failed = 70;
 inline constexpr int exit_manager_gone = 71;
 
-/// Waits on a semaphore, checking every second that the manager is still alive.
+/// Waits on a semaphore, checking every second that the manager is still alive: every
+/// particle and keeper is the manager's child (directly, or reparented to it when the
+/// intermediate of its fork exits), so a parent other than the manager, seen twice in a row
+/// (the intermediate lives for microseconds), means the manager is gone. (Probing the manager's
+/// pid with kill(pid, 0) is not enough: a busy machine reuses pids within a second.)
 inline void particle_wait(sem_t* s, pid_t manager) {
+  int strange_parent = 0;
   for (;;) {
     timespec ts{};
     ::clock_gettime(CLOCK_REALTIME, &ts);
     ts.tv_sec += 1;
     if (::sem_timedwait(s, &ts) == 0) return;
-    if (errno == ETIMEDOUT && ::kill(manager, 0) != 0 && errno == ESRCH) ::_exit(exit_manager_gone);
+    if (errno != ETIMEDOUT) continue;
+    strange_parent = ::getppid() == manager ? 0 : strange_parent + 1;
+    if (strange_parent >= 2) ::_exit(exit_manager_gone);
   }
 }
 
@@ -501,6 +508,8 @@ class manager {
     if (pid < 0) throw fork_error(std::string("fork failed: ") + std::strerror(errno));
     if (pid == 0) {
       ::setpgid(0, group_);
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the manager (its offspring poll, above)
+      if (::getppid() != shared_.header().manager) ::_exit(exit_manager_gone);
       ::close(pipe_);
       restore_default_signals();
       particle_main(program_, shared_, slot);
@@ -894,9 +903,9 @@ result run_fork(const Program& program, algorithm method, const config& cfg,
   std::string error;
   bool done = false;
   pid_t group = 0;
-  auto stop = [&] {
-    if (group > 0) ::killpg(group, SIGKILL);
+  auto stop = [&] {  // the manager first, so that it forks no particle after the killpg
     ::kill(pid, SIGKILL);
+    if (group > 0) ::killpg(group, SIGKILL);
   };
   try {
     for (;;) {

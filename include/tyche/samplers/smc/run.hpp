@@ -34,7 +34,7 @@ result run(const Program& program, algorithm method, const config& cfg, const ch
         program.predict(s, p);
         for (const auto& [name, value] : p.entries()) predict(name, value);
       };
-      return run_fork(as_callable, method, cfg);
+      return run_fork(as_callable, method, cfg, function);
     }
     return run_in_process(program, method, cfg);
   } else {
@@ -46,7 +46,7 @@ result run(const Program& program, algorithm method, const config& cfg, const ch
       throw std::invalid_argument(std::string(function) +
                                   ": the in-process engine runs stepwise programs (tyche::smc::stepwise); "
                                   "a plain callable runs on the fork engine (engine_kind::fork or automatic)");
-    return run_fork(program, method, cfg);
+    return run_fork(program, method, cfg, function);
   }
 }
 
