@@ -22,13 +22,15 @@
 //
 // Models: eight_schools_noncentered and kidiq-kidscore_interaction as posteriordb writes them
 // (examples/posteriordb.hpp, data from ../shared/posteriors); logistic_regression, 10,000 rows ×
-// 100 predictors, synthetic with a fixed seed (the data of bench/gradients.cpp; alpha, beta ~
-// N(0, 1), y ~ bernoulli_logit(alpha + X beta)); corr_gaussian_100, the 100-d Gaussian with
-// Σᵢⱼ = 0.9^|i−j| as its AR(1) factorisation (tests/samplers/gaussian_nuts_test.cpp).
+// 100 predictors, synthetic with a fixed seed (bench/synthetic.hpp, the data of the gradient and
+// batching suites), alpha, beta ~ N(0, 1), y ~ bernoulli_logit(alpha + X beta);
+// corr_gaussian_100, the 100-d Gaussian with Σᵢⱼ = 0.9^|i−j| as its AR(1) factorisation
+// (tests/samplers/gaussian_nuts_test.cpp).
 //
 // Usage: nuts [--quick] [--lanes=N] [model ...]: no model runs all four, in the order above;
 // --lanes sets nuts_config::lanes (default 0). Progress goes to stderr. See docs/benchmarks.md.
 #include "../examples/posteriordb.hpp"
+#include "synthetic.hpp"
 
 #include <tyche/tyche.hpp>
 
@@ -40,7 +42,6 @@
 #include <cstring>
 #include <ctime>
 #include <exception>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -82,28 +83,6 @@ void run(const char* name, const Model& m, const settings& s, std::uint64_t seed
   std::fflush(stdout);
 }
 
-// The synthetic data of bench/gradients.cpp's logistic_regression (same generator and seed).
-struct logistic_data {
-  std::size_t n = 10000, p = 100;
-  std::vector<double> X, y;
-  logistic_data() {
-    std::mt19937_64 rng(20261121);
-    std::normal_distribution<double> z(0.0, 1.0);
-    X.resize(n * p);
-    for (auto& v : X) v = z(rng);
-    std::vector<double> beta(p);
-    for (auto& b : beta) b = 0.5 * z(rng);
-    const double alpha = 0.5 * z(rng);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    y.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      double eta = alpha;
-      for (std::size_t j = 0; j < p; ++j) eta += X[i * p + j] * beta[j];
-      y[i] = u(rng) < 1.0 / (1.0 + std::exp(-eta)) ? 1.0 : 0.0;
-    }
-  }
-};
-
 bool wanted(const std::vector<std::string>& only, const char* name) {
   return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
 }
@@ -144,7 +123,7 @@ int main(int argc, char** argv) {
     }
     if (wanted(only, "logistic_regression")) {
       using namespace tyche;
-      const logistic_data lr;
+      const tyche_bench::logistic_data lr;
       auto alpha = normal<"alpha">(0.0, 1.0);
       auto beta = normal<"beta">(0.0, 1.0, shape<100>);
       const auto m = model(joint(alpha, beta,
