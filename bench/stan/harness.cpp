@@ -7,10 +7,11 @@
 //   -DBENCH_TYCHE_TWIN=<name>                   the tyche twin, tyche_bench::<name>(data_file)
 // and the same flags for both sides (one translation unit).
 //
-//   harness --data FILE --name NAME --n N [--reps R] [--min-time S] [--seed K]
+//   harness --data FILE --name NAME --n N [--reps R] [--min-time S] [--seed K] [--radius A]
 //
 // reads FILE with tyche::read_json_data (tyche) and stan_bench::read_json_var_context (Stan),
-// draws the point θ ~ uniform(−2, 2)^dim from std::mt19937_64(K) (tyche's initial_point), and
+// draws the point θ ~ uniform(−A, A)^dim (A = 2 unless given) from std::mt19937_64(K) (tyche's
+// initial_point), and
 // before timing anything checks that both compute the same function:
 //   * the unconstrained parameter names agree (tyche "b[1]" = Stan "b.1"), in the same order;
 //   * at θ and at a second point θ' the gradients agree component by component to 1e-8
@@ -98,6 +99,7 @@ struct options {
   int reps = 15;
   double min_time = 0.2;
   unsigned long long seed = 20261121;
+  double radius = 2.0;
 };
 
 options parse(int argc, char** argv) {
@@ -110,11 +112,13 @@ options parse(int argc, char** argv) {
     else if (k == "--reps") o.reps = std::stoi(v);
     else if (k == "--min-time") o.min_time = std::stod(v);
     else if (k == "--seed") o.seed = std::stoull(v);
+    else if (k == "--radius") o.radius = std::stod(v);
     else throw std::invalid_argument("unknown option " + k);
   }
   if (argc % 2 == 0 || o.data.empty() || o.name.empty() || o.reps < 1)
     throw std::invalid_argument(
-        "usage: harness --data FILE --name NAME --n N [--reps R] [--min-time S] [--seed K]");
+        "usage: harness --data FILE --name NAME --n N [--reps R] [--min-time S] [--seed K] "
+        "[--radius A]");
   return o;
 }
 
@@ -151,8 +155,8 @@ int main(int argc, char** argv) try {
 
   // ---- the points ----
   std::mt19937_64 rng(opt.seed);
-  std::vector<double> theta = tm.initial_point(rng, 2.0);
-  std::vector<double> theta2 = tm.initial_point(rng, 2.0);
+  std::vector<double> theta = tm.initial_point(rng, opt.radius);
+  std::vector<double> theta2 = tm.initial_point(rng, opt.radius);
 
   const auto& program = tm.program();
   std::vector<double> workspace(program.workspace_size());

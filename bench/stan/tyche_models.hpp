@@ -5,7 +5,7 @@
 // the names.
 //
 //   eight_schools_noncentered, kidiq, arK   examples/posteriordb.hpp, unchanged
-//   glmm_poisson                            defined here (docs/benchmarks.md, "tyche vs Stan")
+//   glmm_poisson, logistic_regression       defined here (docs/benchmarks.md, "tyche vs Stan")
 #pragma once
 
 #include "posteriordb.hpp"  // examples/posteriordb.hpp (-I examples)
@@ -59,6 +59,34 @@ inline auto glmm_poisson(const tyche::data_file& d) {
         auto eta = alpha + beta * data(s.x) +
                    sigma_u * matvec(tyche_examples::detail::view(s.groups), z);
         return model(joint(alpha, beta, sigma_u, z, poisson_log(eta).observe(data(s.y))));
+      });
+}
+
+// ---- logistic_regression ---------------------------------------------------------------------
+// alpha ~ normal(0, 1), beta[k] ~ normal(0, 1), y[i] ~ bernoulli_logit(alpha + X[i] · beta), with
+// X an N × K data matrix (K at run time). θ = (alpha, beta[1..K]).
+
+struct logistic_regression_data {
+  tyche::matrix_data x;
+  std::vector<double> y;
+};
+
+inline auto logistic_regression(const tyche::data_file& d) {
+  using namespace tyche;
+  const auto n = static_cast<std::size_t>(d.integer("N"));
+  const auto k = static_cast<std::size_t>(d.integer("K"));
+  auto s = std::make_unique<logistic_regression_data>();
+  s->x = d.matrix("X");
+  tyche_examples::detail::require(s->x.rows == n && s->x.cols == k,
+                                  "logistic_regression: X must be N × K");
+  s->y = d.vector("y", n);
+  return tyche_examples::detail::make_posterior(
+      std::unique_ptr<const logistic_regression_data>(std::move(s)),
+      [k](const logistic_regression_data& s) {
+        auto alpha = normal<"alpha">(0.0, 1.0);
+        auto beta = normal<"beta">(0.0, 1.0, shape_of(k));
+        auto eta = alpha + matvec(tyche_examples::detail::view(s.x), beta);
+        return model(joint(alpha, beta, bernoulli_logit(eta).observe(data(s.y))));
       });
 }
 
