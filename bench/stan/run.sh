@@ -15,8 +15,9 @@
 # agreement figures, spread of the repetitions) goes to stderr. Steps:
 #   1. bench/stan/setup.sh installs r-cran-rstan (and StanHeaders, RcppEigen, BH, posterior) if
 #      missing; tools/setup.sh what tyche needs.
-#   2. bench/stan/write_data.py writes one CmdStan JSON file per model and n into
-#      build/bench-stan/data; both systems read those files.
+#   2. bench/stan/write_data.py (and write_logistic_data.cpp, for bench/synthetic.hpp's logistic
+#      regression data) writes one CmdStan JSON file per model and n into build/bench-stan/data;
+#      both systems read those files.
 #   3. rstan::stanc translates bench/stan/models/<model>.stan into build/bench-stan/<model>.hpp
 #      (generated at bench time, never committed), and harness.cpp is compiled once per model
 #      with that code and the tyche twin in one translation unit. Binaries are cached in
@@ -34,7 +35,9 @@
 #      programs are run and must print the same gradient (to 1e-8 of its largest component).
 #
 # --quick: 5 repetitions of 0.05 s per gradient row (15 of 0.2 s without), no logistic_regression
-# NUTS row, one compile of each program (the median of 3 without). Flags: TYCHE_BENCH_FLAGS (default -O3 -march=native), for
+# NUTS row, one compile of eight_schools_noncentered's programs only (without: the median of 3,
+# every model). About 2 minutes once the binaries are built (the first run builds 9 gradient and
+# 5 NUTS harnesses, a minute or two each); the full run about 15 minutes. Flags: TYCHE_BENCH_FLAGS (default -O3 -march=native), for
 # both sides. TYCHE_SOURCE: the tyche checkout whose include/ and examples/ are measured (default:
 # this one). Exit status 1 if any row was refused.
 set -euo pipefail
@@ -56,6 +59,13 @@ mkdir -p "$build"
 bash "$here/setup.sh"
 
 python3 "$here/write_data.py" "$build/data"
+if [ ! -f "$build/data/logistic_regression.json" ] ||
+    [ -n "$(find "$here/write_logistic_data.cpp" "$root/bench/synthetic.hpp" \
+        -newer "$build/data/logistic_regression.json")" ]; then
+    ${CXX:-g++} -std=gnu++20 -O2 "$here/write_logistic_data.cpp" -o "$build/write_logistic_data" >&2
+    "$build/write_logistic_data" "$build/data/logistic_regression.json.tmp"
+    mv "$build/data/logistic_regression.json.tmp" "$build/data/logistic_regression.json"
+fi
 
 # ---- flags ---------------------------------------------------------------------------------------
 IFS=$'\t' read -r stan_headers rcpp_eigen stan_version < <(Rscript -e 'cat(system.file("include", package = "StanHeaders"), system.file("include", package = "RcppEigen"), as.character(packageVersion("StanHeaders")), sep = "\t"); cat("\n")')
@@ -186,7 +196,9 @@ seconds() {  # CPU seconds (user + system) of "$@"; its output goes to stderr
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
-for m in "${main_models[@]}"; do
+compile_models=("${main_models[@]}")
+[ $quick -eq 1 ] && compile_models=(eight_schools_noncentered)
+for m in "${compile_models[@]}"; do
     t_times=() s_times=()
     for _ in $(seq $compile_reps); do
         t_s=$(seconds "$cxx" "${common[@]}" "${tyche_flags[@]}" -DBENCH_TYCHE_TWIN="$m" \

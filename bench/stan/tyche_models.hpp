@@ -64,7 +64,9 @@ inline auto glmm_poisson(const tyche::data_file& d) {
 
 // ---- logistic_regression ---------------------------------------------------------------------
 // alpha ~ normal(0, 1), beta[k] ~ normal(0, 1), y[i] ~ bernoulli_logit(alpha + X[i] · beta), with
-// X an N × K data matrix (K at run time). θ = (alpha, beta[1..K]).
+// X an N × K data matrix, K = 100 a compile-time shape as in bench/nuts.cpp (the data:
+// bench/synthetic.hpp, 10,000 × 100).
+// θ = (alpha, beta[1..K]).
 
 struct logistic_regression_data {
   tyche::matrix_data x;
@@ -73,8 +75,10 @@ struct logistic_regression_data {
 
 inline auto logistic_regression(const tyche::data_file& d) {
   using namespace tyche;
+  constexpr std::size_t k = 100;
+  tyche_examples::detail::require(d.integer("K") == int(k),
+                                  "logistic_regression: K must be 100 (a compile-time shape)");
   const auto n = static_cast<std::size_t>(d.integer("N"));
-  const auto k = static_cast<std::size_t>(d.integer("K"));
   auto s = std::make_unique<logistic_regression_data>();
   s->x = d.matrix("X");
   tyche_examples::detail::require(s->x.rows == n && s->x.cols == k,
@@ -82,9 +86,9 @@ inline auto logistic_regression(const tyche::data_file& d) {
   s->y = d.vector("y", n);
   return tyche_examples::detail::make_posterior(
       std::unique_ptr<const logistic_regression_data>(std::move(s)),
-      [k](const logistic_regression_data& s) {
+      [](const logistic_regression_data& s) {
         auto alpha = normal<"alpha">(0.0, 1.0);
-        auto beta = normal<"beta">(0.0, 1.0, shape_of(k));
+        auto beta = normal<"beta">(0.0, 1.0, shape<k>);
         auto eta = alpha + matvec(tyche_examples::detail::view(s.x), beta);
         return model(joint(alpha, beta, bernoulli_logit(eta).observe(data(s.y))));
       });

@@ -10,7 +10,8 @@ which turns the same file into a stan::io::array_var_context) read these very fi
                                    the first n rows of ../shared/posteriors/kidiq-kidscore_interaction
                                    (N, kid_score, mom_iq, mom_hs; the unused mom_*_new dropped)
   glmm_poisson.json                synthetic, seed 20261121 (see glmm_poisson below)
-  logistic_regression.json         synthetic, seed 20261122, 10,000 x 100 (see below)
+(logistic_regression.json, the 10,000 x 100 data of bench/synthetic.hpp, is written by
+write_logistic_data.cpp.)
 
 Files whose content would not change are not rewritten (their time stamps stay).
 """
@@ -53,29 +54,8 @@ def glmm_poisson():
     return {"N": n, "G": g, "group": group, "x": x, "y": y}
 
 
-def logistic_regression():
-    """N = 10,000 rows, K = 100 features: X[i][k] ~ N(0, 1) rounded to 4 decimals, true
-    beta[k] ~ N(0, 0.5^2), alpha ~ N(0, 0.5^2), y[i] ~ Bernoulli(logistic(alpha + X[i] . beta)).
-    random.Random(20261122), normals by Box-Muller as for glmm_poisson."""
-    rng = random.Random(20261122)
-
-    def normal():
-        u1, u2 = 1.0 - rng.random(), rng.random()
-        return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
-
-    n, k = 10000, 100
-    x = [[round(normal(), 4) for _ in range(k)] for _ in range(n)]
-    beta = [0.5 * normal() for _ in range(k)]
-    alpha = 0.5 * normal()
-    y = []
-    for row in x:
-        eta = alpha + sum(a * b for a, b in zip(row, beta))
-        y.append(1 if rng.random() < 1.0 / (1.0 + math.exp(-eta)) else 0)
-    return {"N": n, "K": k, "X": x, "y": y}
-
-
-def write(path, data, indent=1):
-    text = json.dumps(data, indent=indent) + "\n"
+def write(path, data):
+    text = json.dumps(data, indent=1) + "\n"
     if os.path.exists(path):
         with open(path) as f:
             if f.read() == text:
@@ -107,9 +87,6 @@ def main():
         write(os.path.join(out, f"kidiq_{n}.json"),
               {"N": n, **{k: kidiq[k][:n] for k in ("kid_score", "mom_iq", "mom_hs")}})
     write(os.path.join(out, "glmm_poisson.json"), glmm_poisson())
-    path = os.path.join(out, "logistic_regression.json")
-    if not os.path.exists(path) or os.path.getmtime(path) < os.path.getmtime(__file__):
-        write(path, logistic_regression(), indent=None)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-// Bayesian logistic regression, N(0, 1) priors (this benchmark's own synthetic model, 10,000 x 100;
-// bench/stan/write_data.py writes its data, docs/benchmarks.md defines it). Written for speed:
+// Bayesian logistic regression, N(0, 1) priors, on the benchmarks' synthetic 10,000 x 100 data
+// (bench/synthetic.hpp, written as JSON by bench/stan/write_logistic_data.cpp). Written for speed:
 // Stan's bernoulli_logit_glm. Parameters in tyche's order: alpha, beta.
 data {
   int<lower=0> N;
