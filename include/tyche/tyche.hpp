@@ -22,3 +22,4 @@
 #include <tyche/diagnostics/convergence.hpp>
 #include <tyche/diagnostics/summary.hpp>
 #include <tyche/io/stan_csv.hpp>
+#include <tyche/samplers/smc.hpp>

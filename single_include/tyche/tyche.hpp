@@ -8013,4 +8013,2230 @@ inline stan_csv read_stan_csv(const std::filesystem::path& file) {
 
 }  // namespace tyche
 // ----- end tyche/io/stan_csv.hpp -----
+// ----- begin tyche/samplers/smc.hpp -----
+// tyche/samplers/smc.hpp — forward inference over C++ programs: observe/predict, SMC,
+// particle independent Metropolis–Hastings and particle Gibbs, on a fork-based engine
+// (Paige & Wood 2014) and an in-process engine. See docs/smc.md.
+// ----- begin tyche/samplers/smc/config.hpp -----
+// tyche/samplers/smc/config.hpp — the settings of a forward-inference run.
+//
+//   auto r = tyche::smc::run_smc(program, {.particles = 1000, .seed = 1});
+//
+// One config serves run_smc, run_pimh and run_pg and both engines; fields an engine or
+// algorithm does not use are ignored (threads by the fork engine; timeout_seconds,
+// predict_bytes and max_processes by the in-process engine).
+// ----- begin tyche/samplers/smc/resampling.hpp -----
+// tyche/samplers/smc/resampling.hpp — weights and resampling for sequential Monte Carlo.
+//
+// Weights are kept as log weights. log_sum_exp and effective_sample_size work on them
+// directly; normalised_weights turns them into probabilities.
+//
+// Resampling draws offspring counts O_1..O_L with E[O_l] = L·w_l and Σ O_l = L (or any
+// requested total), then lists the ancestors in increasing order: ancestor l appears O_l
+// times. Both engines use that sorted order, so particle slot i of the next generation is
+// the same copy in the in-process engine and in the fork engine (where a parent keeps the
+// first of its slots and forks children into the rest).
+//
+//   multinomial   O ~ Multinomial(n, w): n independent categorical draws.
+//   stratified    one uniform in each of n strata [(k + u_k)/n]: lower variance.
+//   systematic    one uniform u for all strata [(k + u)/n] (Carpenter, Clifford & Fearnhead
+//                 1999; Kitagawa 1996): the default, as in most SMC libraries.
+//   residual      ⌊n w_l⌋ copies deterministically, the rest multinomially on the
+//                 residual weights (Liu & Chen 1998).
+// Douc & Cappé (2005), "Comparison of resampling schemes for particle filtering", compare
+// them: all four are unbiased; residual and stratified provably reduce the conditional
+// variance relative to multinomial; systematic usually does best in practice.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tyche::smc {
+
+/// How offspring counts are drawn from the weights.
+enum class resampling_scheme { systematic, stratified, residual, multinomial };
+
+/// log Σ exp(x_i), exact for −∞ entries; −∞ when every entry is −∞.
+inline double log_sum_exp(const std::vector<double>& x) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (double v : x) m = std::max(m, v);
+  if (m == -std::numeric_limits<double>::infinity()) return m;
+  double s = 0;
+  for (double v : x) s += std::exp(v - m);
+  return m + std::log(s);
+}
+
+/// Normalised weights exp(log_w − log_sum_exp(log_w)).
+inline std::vector<double> normalised_weights(const std::vector<double>& log_w) {
+  const double z = log_sum_exp(log_w);
+  std::vector<double> w(log_w.size());
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = std::exp(log_w[i] - z);
+  return w;
+}
+
+/// Effective sample size 1 / Σ w_l² of the normalised weights (Kong, Liu & Wong 1994).
+inline double effective_sample_size(const std::vector<double>& log_w) {
+  const auto w = normalised_weights(log_w);
+  double s = 0;
+  for (double v : w) s += v * v;
+  return 1.0 / s;
+}
+
+/// log Σ exp(log_w) and the ESS of the normalised weights, in one pass.
+struct weight_summary {
+  double log_sum;
+  double ess;
+};
+inline weight_summary summarise_weights(const std::vector<double>& log_w) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (double v : log_w) m = std::max(m, v);
+  if (m == -std::numeric_limits<double>::infinity()) return {m, 0};
+  double s = 0, s2 = 0;
+  for (double v : log_w) {
+    const double e = std::exp(v - m);
+    s += e;
+    s2 += e * e;
+  }
+  return {m + std::log(s), s * s / s2};
+}
+
+/// Offspring counts for n draws from normalised weights w, using uniforms from g.
+inline std::vector<std::size_t> offspring_counts(const std::vector<double>& w, std::size_t n,
+                                                 resampling_scheme scheme, counter_rng& g) {
+  const std::size_t L = w.size();
+  std::vector<std::size_t> count(L, 0);
+  if (n == 0) return count;
+  const double dn = static_cast<double>(n);
+  // Sorted points in (0, 1) against the cumulative weights: one pass.
+  auto by_sorted_points = [&](auto point_k, std::size_t points, const std::vector<double>& p) {
+    double cumulative = 0;
+    std::size_t l = 0;
+    double upper = p.empty() ? 0 : p[0];
+    for (std::size_t k = 0; k < points; ++k) {
+      const double u = point_k(k);
+      while (u > upper && l + 1 < L) {
+        ++l;
+        cumulative = upper;
+        upper = cumulative + p[l];
+      }
+      // Past the last weight (rounding): the last particle with positive weight.
+      std::size_t pick = l;
+      while (p[pick] == 0 && pick > 0) --pick;
+      ++count[pick];
+    }
+  };
+  switch (scheme) {
+    case resampling_scheme::systematic: {
+      const double u = g.uniform01();
+      by_sorted_points([&](std::size_t k) { return (static_cast<double>(k) + u) / dn; }, n, w);
+      break;
+    }
+    case resampling_scheme::stratified: {
+      by_sorted_points([&](std::size_t k) { return (static_cast<double>(k) + g.uniform01()) / dn; },
+                       n, w);
+      break;
+    }
+    case resampling_scheme::multinomial: {
+      // n sorted uniforms from normalised cumulative exponential spacings.
+      std::vector<double> e(n + 1);
+      double total = 0;
+      for (auto& v : e) total += (v = g.exponential());
+      double running = 0;
+      std::vector<double> points(n);
+      for (std::size_t k = 0; k < n; ++k) points[k] = (running += e[k]) / total;
+      by_sorted_points([&](std::size_t k) { return points[k]; }, n, w);
+      break;
+    }
+    case resampling_scheme::residual: {
+      std::size_t assigned = 0;
+      std::vector<double> residual(L);
+      double residual_total = 0;
+      for (std::size_t l = 0; l < L; ++l) {
+        const double expected = dn * w[l];
+        const auto whole = static_cast<std::size_t>(std::floor(expected));
+        count[l] = whole;
+        assigned += whole;
+        residual[l] = expected - static_cast<double>(whole);
+        residual_total += residual[l];
+      }
+      if (assigned > n) {  // rounding in dn · w: take the excess back from the largest counts
+        while (assigned > n) {
+          auto it = std::max_element(count.begin(), count.end());
+          --*it;
+          --assigned;
+        }
+        break;
+      }
+      const std::size_t rest = n - assigned;
+      if (rest == 0) break;
+      if (!(residual_total > 0)) {  // all residuals zero by rounding: give the rest to the mode
+        count[static_cast<std::size_t>(std::max_element(w.begin(), w.end()) - w.begin())] += rest;
+        break;
+      }
+      for (auto& r : residual) r /= residual_total;
+      const std::vector<std::size_t> base = count;
+      std::fill(count.begin(), count.end(), 0);
+      const double dr = static_cast<double>(rest);
+      by_sorted_points([&](std::size_t k) { return (static_cast<double>(k) + g.uniform01()) / dr; },
+                       rest, residual);
+      for (std::size_t l = 0; l < L; ++l) count[l] += base[l];
+      break;
+    }
+  }
+  return count;
+}
+
+/// The ancestors in increasing order: l repeated count[l] times.
+inline std::vector<std::size_t> ancestors_from_counts(const std::vector<std::size_t>& count) {
+  std::vector<std::size_t> a;
+  for (std::size_t l = 0; l < count.size(); ++l) a.insert(a.end(), count[l], l);
+  return a;
+}
+
+/// n ancestor indices, sorted, drawn from the log weights with the given scheme.
+inline std::vector<std::size_t> resample(const std::vector<double>& log_w, std::size_t n,
+                                         resampling_scheme scheme, counter_rng& g) {
+  return ancestors_from_counts(offspring_counts(normalised_weights(log_w), n, scheme, g));
+}
+
+}  // namespace tyche::smc
+// ----- end tyche/samplers/smc/resampling.hpp -----
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+
+namespace tyche::smc {
+
+struct particle_set;
+
+/// Which engine runs the program.
+enum class engine_kind {
+  automatic,   ///< in_process for a stepwise program, fork for a plain callable
+  in_process,  ///< particles are values; resampling copies them; threads
+  fork,        ///< particles are processes; resampling forks them (Paige & Wood 2014)
+};
+
+/// The forward-inference algorithm.
+enum class algorithm {
+  smc,   ///< independent sequential Monte Carlo sweeps
+  pimh,  ///< particle independent Metropolis–Hastings (Andrieu, Doucet & Holenstein 2010)
+  pg,    ///< particle Gibbs: conditional SMC around a retained trace (ibid.)
+};
+
+struct config {
+  /// L, the number of particles (at least 1).
+  std::size_t particles = 100;
+  /// SMC: independent sweeps; PIMH and PG: iterations of the chain (the first is plain SMC).
+  std::size_t sweeps = 1;
+  /// Every random number of the run is a function of (seed, sweep, particle, observe).
+  std::uint64_t seed = 0;
+  /// SMC and PIMH resample after an observe when ESS < ess_threshold · L (the paper's
+  /// τ = L/2 by default); PG resamples after every observe but the last.
+  double ess_threshold = 0.5;
+  /// The scheme of SMC, PIMH and PG's first sweep; PG's conditional sweeps draw the free
+  /// particles' ancestors multinomially (Chopin & Singh 2015).
+  resampling_scheme resampling = resampling_scheme::systematic;
+  engine_kind engine = engine_kind::automatic;
+  /// In-process engine: threads that step particles (results do not depend on it).
+  std::size_t threads = 1;
+  /// Stop starting sweeps after this many seconds of wall-clock time (at least one runs).
+  double max_seconds = std::numeric_limits<double>::infinity();
+  /// Keep every sweep's particle set in the result (turn off for long runs that only use
+  /// on_sweep).
+  bool keep_sweeps = true;
+  /// Called after every sweep with the particle set the sweep outputs (for PIMH, the set the
+  /// chain holds after the accept/reject step), in the calling process and thread.
+  std::function<void(const particle_set&)> on_sweep{};
+  /// Fork engine: the longest wait, in seconds, for a particle to reach the next observe
+  /// (or the end of the program) before the run is abandoned with an error.
+  double timeout_seconds = 60;
+  /// Fork engine: bytes of shared memory per particle for its predictions.
+  std::size_t predict_bytes = std::size_t{1} << 14;
+  /// Fork engine: the most particle and keeper processes alive at once (particle Gibbs keeps
+  /// one process per observe of every lineage that may be retained).
+  std::size_t max_processes = 4096;
+};
+
+}  // namespace tyche::smc
+// ----- end tyche/samplers/smc/config.hpp -----
+// ----- begin tyche/samplers/smc/fork.hpp -----
+// tyche/samplers/smc/fork.hpp — the fork engine (Paige & Wood 2014, "A compilation target for
+// probabilistic programming languages"): every particle is a process running the program;
+// observe() is a barrier; resampling forks particles or ends them. Also observe(), predict()
+// and rng(), the calls a program makes.
+//
+// Processes. run_fork (in the calling process, the *controller*) forks a *manager*, which
+//   - makes itself a child subreaper (prctl PR_SET_CHILD_SUBREAPER), so every process below it
+//     that loses its parent becomes its child, and dies with the controller (PDEATHSIG);
+//   - forks an *anchor* process that only leads a new process group: every particle and keeper
+//     joins that group, so one killpg ends them all;
+//   - forks the L particles of a sweep, each running the program from the top;
+//   - runs the barrier loop below and streams each sweep's particles to the controller
+//     through a pipe; the controller builds the result and calls on_sweep.
+// A particle forks its offspring through a short-lived intermediate process (fork, fork,
+// exit), so that every offspring is reparented to the manager at once: the manager alone
+// reaps every process and sees how each ended (a crash, an exception, an early exit).
+//
+// Shared memory (mmap MAP_SHARED | MAP_ANONYMOUS, made before any fork): a header with two
+// process-shared counting semaphores, `arrived` (a particle reached an observe or the end)
+// and `departed` (a particle or keeper read its instruction and finished forking), and one
+// record per particle slot (its `go` semaphore, what it reported, the manager's instruction,
+// and a buffer for its predictions or error text) and per keeper.
+//
+// One observe (a barrier), for SMC and PIMH (the paper's Algorithms 1 and 2):
+//   particle: write log-likelihood, post arrived, wait on go[slot]
+//   manager:  wait for every running particle (reaping and checking for deaths meanwhile);
+//             update weights and log Ẑ; if ESS < τ, draw offspring counts O (sorted
+//             ancestors, as the in-process engine); write instructions; post each go; wait
+//             for as many departures
+//   particle: O = 0: exit. O ≥ 1: fork O − 1 children into slots first+1 .. first+O−1,
+//             continue as slot `first`, post departed; each copy reseeds rng() for its slot.
+// Particle Gibbs (Algorithms 3 and 4) resamples at every observe, and every particle with
+// offspring also forks a *keeper*: a copy frozen at that observe, waiting in the retain/
+// branch loop. A conditional sweep runs L − 1 fresh particles; slot 0 is the retained trace,
+// whose keeper at observe n forks the retained particle's new offspring. After each sweep a
+// particle b is drawn; the keepers on b's lineage are kept and every other keeper ends.
+// Keepers whose lineage has died out are ended at once, so the keepers alive are the
+// distinct ancestors of the current particles.
+//
+// Errors. A particle that throws reports the message; one that dies (abort, SIGSEGV, exit)
+// is reaped by the manager; NaN or +inf log-likelihoods, programs that observe a different
+// number of times, and particles that do not reach the next observe within
+// config::timeout_seconds are detected by the manager. Each ends the run: the manager kills
+// the process group, reaps every process, reports; run_fork reaps the manager and throws
+// std::runtime_error naming the particle, the observe and the cause.
+//
+// Restrictions. Call run_fork from a single-threaded process (fork copies only the calling
+// thread; a lock held by another thread stays locked in every particle). In particles, the
+// default dispositions of SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT and SIGPIPE
+// are restored, so a crash ends the particle. Linux only (prctl).
+// ----- begin tyche/samplers/smc/detail/collector.hpp -----
+// tyche/samplers/smc/detail/collector.hpp — turns each sweep's particles (weights and
+// predict lists) into a particle_set, keeps the name table, calls on_sweep, fills the result.
+// ----- begin tyche/samplers/smc/result.hpp -----
+// tyche/samplers/smc/result.hpp — what a forward-inference run returns.
+//
+// Every sweep outputs a particle_set: L particles, their normalised weights and the values
+// they predicted (one column per predicted name; NaN where a particle did not predict that
+// name). The result keeps the sets (unless config::keep_sweeps is off) and answers questions
+// about the posterior of each name, weighting each sweep's set equally, as the paper does
+// for repeated SMC and as PIMH and particle Gibbs require:
+//
+//   r.samples("mu"), r.weights()       weighted samples (weights sum to 1 over all sweeps)
+//   r.unweighted_samples("mu")         each sweep's set resampled to L equal-weight draws
+//   r.mean("mu"), r.sd("mu"), r.quantile("mu", 0.95), r.histogram("k")
+//   r.log_evidence                     the estimate of log p(y) (see below)
+//   std::cout << summary(r)
+//
+// log_evidence: SMC and PIMH, log of the mean of the sweeps' estimates Ẑ (each unbiased);
+// PG, the first sweep's (the conditional sweeps' Ẑ are not estimates of p(y)).
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tyche::smc {
+
+/// What one sweep produced.
+struct sweep_record {
+  std::size_t index = 0;      ///< 0-based sweep number
+  double log_evidence = 0;    ///< log Ẑ of this sweep's particle filter
+  bool accepted = true;       ///< PIMH: whether the proposal was accepted
+  double seconds = 0;         ///< wall-clock time from the start of the run to the end of the sweep
+};
+
+/// One sweep's output: weighted particles and what they predicted.
+struct particle_set {
+  sweep_record record;
+  std::vector<double> weights;  ///< normalised, one per particle
+  std::size_t columns = 0;      ///< names known when the set was made
+  std::vector<double> values;   ///< particle-major: values[particle · columns + column]
+  std::size_t size() const { return weights.size(); }
+  /// The value particle p predicted for column c (NaN if it did not).
+  double value(std::size_t p, std::size_t c) const {
+    return c < columns ? values[p * columns + c] : std::numeric_limits<double>::quiet_NaN();
+  }
+};
+
+/// Values a program predicts: predictions("mu", mu), predictions("z", t, z) names "z[t]".
+class predictions {
+ public:
+  void operator()(std::string_view name, double value) { entries_.emplace_back(std::string(name), value); }
+  void operator()(std::string_view name, std::size_t index, double value) {
+    entries_.emplace_back(indexed_name(name, index), value);
+  }
+  const std::vector<std::pair<std::string, double>>& entries() const { return entries_; }
+  void clear() { entries_.clear(); }
+  static std::string indexed_name(std::string_view name, std::size_t index) {
+    std::string s(name);
+    s += '[';
+    s += std::to_string(index);
+    s += ']';
+    return s;
+  }
+
+ private:
+  std::vector<std::pair<std::string, double>> entries_;
+};
+
+class result {
+ public:
+  algorithm method = algorithm::smc;
+  std::size_t particles = 0;
+  /// Predicted names, in the order first seen.
+  std::vector<std::string> names;
+  /// One record per sweep run.
+  std::vector<sweep_record> sweeps;
+  /// Each sweep's particle set (empty when config::keep_sweeps is off).
+  std::vector<particle_set> sets;
+  double log_evidence = 0;
+  double seconds = 0;  ///< wall-clock time of the whole run
+
+  /// The column of a name, or throws std::out_of_range naming it.
+  std::size_t column(std::string_view name) const {
+    for (std::size_t c = 0; c < names.size(); ++c)
+      if (names[c] == name) return c;
+    throw std::out_of_range("tyche::smc::result: nothing was predicted under the name '" +
+                            std::string(name) + "'");
+  }
+  bool has(std::string_view name) const {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  }
+  /// Every particle's value of `name`, sweep after sweep (NaN where not predicted).
+  std::vector<double> samples(std::string_view name) const {
+    const std::size_t c = column(name);
+    std::vector<double> out;
+    for (const auto& s : sets)
+      for (std::size_t p = 0; p < s.size(); ++p) out.push_back(s.value(p, c));
+    return out;
+  }
+  /// The weight of every sample: each sweep's normalised weights divided by the number of sweeps.
+  std::vector<double> weights() const {
+    std::vector<double> out;
+    const double per = sets.empty() ? 0 : 1.0 / static_cast<double>(sets.size());
+    for (const auto& s : sets)
+      for (double w : s.weights) out.push_back(w * per);
+    return out;
+  }
+  /// Each sweep's set resampled (systematically, with a fixed stream) to as many equally
+  /// weighted draws as it has particles.
+  std::vector<double> unweighted_samples(std::string_view name) const {
+    const std::size_t c = column(name);
+    std::vector<double> out;
+    for (const auto& s : sets) {
+      counter_rng g(0x7e5a3b1d, s.record.index);
+      const auto count = offspring_counts(s.weights, s.size(), resampling_scheme::systematic, g);
+      for (std::size_t p = 0; p < s.size(); ++p) out.insert(out.end(), count[p], s.value(p, c));
+    }
+    return out;
+  }
+  /// Weighted mean of `name` over the particles that predicted it.
+  double mean(std::string_view name) const {
+    const auto [x, w] = weighted(name);
+    double m = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) m += w[i] * x[i];
+    return m;
+  }
+  double variance(std::string_view name) const {
+    const auto [x, w] = weighted(name);
+    double m = 0, v = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) m += w[i] * x[i];
+    for (std::size_t i = 0; i < x.size(); ++i) v += w[i] * (x[i] - m) * (x[i] - m);
+    return v;
+  }
+  double sd(std::string_view name) const { return std::sqrt(variance(name)); }
+  /// The weighted quantile: the smallest value whose cumulative weight reaches p.
+  double quantile(std::string_view name, double p) const {
+    const auto xw = weighted(name);
+    const std::vector<double>& x = xw.first;
+    const std::vector<double>& w = xw.second;
+    std::vector<std::size_t> order(x.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return x[a] < x[b]; });
+    double cumulative = 0;
+    for (std::size_t i : order)
+      if ((cumulative += w[i]) >= p) return x[i];
+    return order.empty() ? std::numeric_limits<double>::quiet_NaN() : x[order.back()];
+  }
+  /// The weighted distribution of the distinct values of `name` (for discrete quantities).
+  std::map<double, double> histogram(std::string_view name) const {
+    const auto [x, w] = weighted(name);
+    std::map<double, double> h;
+    for (std::size_t i = 0; i < x.size(); ++i) h[x[i]] += w[i];
+    return h;
+  }
+  /// PIMH: the fraction of proposals accepted (sweeps after the first).
+  double acceptance_rate() const {
+    if (sweeps.size() < 2) return std::numeric_limits<double>::quiet_NaN();
+    double a = 0;
+    for (std::size_t i = 1; i < sweeps.size(); ++i) a += sweeps[i].accepted ? 1 : 0;
+    return a / static_cast<double>(sweeps.size() - 1);
+  }
+
+ private:
+  /// Values of `name` and their weights renormalised over the particles that predicted it.
+  std::pair<std::vector<double>, std::vector<double>> weighted(std::string_view name) const {
+    const std::size_t c = column(name);
+    std::vector<double> x, w;
+    const double per = sets.empty() ? 0 : 1.0 / static_cast<double>(sets.size());
+    double total = 0;
+    for (const auto& s : sets)
+      for (std::size_t p = 0; p < s.size(); ++p) {
+        const double v = s.value(p, c);
+        if (std::isnan(v)) continue;
+        x.push_back(v);
+        w.push_back(s.weights[p] * per);
+        total += s.weights[p] * per;
+      }
+    for (double& v : w) v /= total;
+    return {std::move(x), std::move(w)};
+  }
+};
+
+/// One row of an SMC summary.
+struct smc_summary_row {
+  std::string name;
+  double mean, sd, q5, q50, q95, ess;
+  std::map<double, double> histogram;  ///< filled when the name takes few distinct integer values
+};
+
+/// The summary of a forward-inference result, printable with <<: mean, sd and quantiles of
+/// every predicted name, the mean effective sample size of the sweeps' weights, and a
+/// histogram for discrete quantities (at most 12 distinct integer values).
+struct smc_summary {
+  std::vector<smc_summary_row> rows;
+  algorithm method = algorithm::smc;
+  std::size_t sweeps = 0, particles = 0;
+  double log_evidence = 0, acceptance = 0;
+};
+
+inline smc_summary summary(const result& r) {
+  smc_summary out;
+  out.method = r.method;
+  out.sweeps = r.sweeps.size();
+  out.particles = r.particles;
+  out.log_evidence = r.log_evidence;
+  out.acceptance = r.acceptance_rate();
+  double ess = 0;
+  for (const auto& s : r.sets) {
+    double q = 0;
+    for (double w : s.weights) q += w * w;
+    ess += 1.0 / q / static_cast<double>(r.sets.size());
+  }
+  for (const auto& name : r.names) {
+    smc_summary_row row{name, r.mean(name), r.sd(name), r.quantile(name, 0.05),
+                        r.quantile(name, 0.5), r.quantile(name, 0.95), ess, {}};
+    auto h = r.histogram(name);
+    const bool integral = std::all_of(h.begin(), h.end(), [](const auto& kv) {
+      return kv.first == std::floor(kv.first);
+    });
+    if (integral && h.size() <= 12) row.histogram = std::move(h);
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+inline std::ostream& operator<<(std::ostream& os, const smc_summary& s) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%-14s %9s %9s %9s %9s %9s %8s\n", "", "mean", "sd", "5%", "50%",
+                "95%", "ess");
+  os << line;
+  for (const auto& r : s.rows) {
+    std::snprintf(line, sizeof line, "%-14s %9.3g %9.3g %9.3g %9.3g %9.3g %8.0f\n", r.name.c_str(),
+                  r.mean, r.sd, r.q5, r.q50, r.q95, r.ess);
+    os << line;
+    for (const auto& [v, p] : r.histogram) {
+      std::snprintf(line, sizeof line, "  %-12g %9.3f  ", v, p);
+      os << line << std::string(static_cast<std::size_t>(std::lround(p * 40)), '#') << "\n";
+    }
+  }
+  const char* method = s.method == algorithm::smc ? "SMC" : s.method == algorithm::pimh ? "PIMH" : "PG";
+  std::snprintf(line, sizeof line, "%s: %zu sweeps of %zu particles; log evidence %.4g", method,
+                s.sweeps, s.particles, s.log_evidence);
+  os << line;
+  if (s.method == algorithm::pimh && !std::isnan(s.acceptance)) {
+    std::snprintf(line, sizeof line, "; acceptance %.2f", s.acceptance);
+    os << line;
+  }
+  return os << "\n";
+}
+
+}  // namespace tyche::smc
+// ----- end tyche/samplers/smc/result.hpp -----
+
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tyche::smc::detail {
+
+using prediction_list = std::vector<std::pair<std::string, double>>;
+
+/// Seconds since `start` on the steady clock.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+class collector {
+ public:
+  collector(result& r, const config& cfg, algorithm method) : r_(r), cfg_(cfg) {
+    r_.method = method;
+    r_.particles = cfg.particles;
+  }
+
+  /// The particle set of weights w (normalised) and one predict list per particle.
+  template <class ListOf>
+  particle_set make_set(const sweep_record& rec, std::vector<double> w, std::size_t n, ListOf list_of) {
+    particle_set s;
+    s.record = rec;
+    s.weights = std::move(w);
+    // Columns of each particle's list; particles usually predict the same names in the same
+    // order, so the previous list's columns are tried first (no map look-up).
+    std::vector<std::vector<std::size_t>> columns(n);
+    for (std::size_t p = 0; p < n; ++p) {
+      const auto& list = list_of(p);
+      bool same = list.size() == last_names_.size();
+      for (std::size_t i = 0; same && i < list.size(); ++i) same = list[i].first == last_names_[i];
+      if (!same) {
+        last_names_.clear();
+        last_columns_.clear();
+        for (const auto& [name, value] : list) {
+          last_names_.push_back(name);
+          last_columns_.push_back(column_of(name));
+        }
+      }
+      columns[p] = last_columns_;
+    }
+    s.columns = r_.names.size();
+    s.values.assign(n * s.columns, std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t p = 0; p < n; ++p)
+      for (std::size_t i = 0; i < columns[p].size(); ++i) {
+        const auto& [name, value] = list_of(p)[i];
+        double& slot = s.values[p * s.columns + columns[p][i]];
+        if (!std::isnan(slot))
+          throw std::runtime_error("tyche::smc: predict(\"" + name + "\", ...) was called twice in one run "
+                                   "of the program (particle " + std::to_string(p) + "); give each value "
+                                   "its own name, e.g. predict(\"x\", i, value) for x[i]");
+        slot = value;
+      }
+    return s;
+  }
+
+  /// Records a sweep: its evidence and the set it outputs.
+  void emit(const particle_set& s, double proposal_log_evidence) {
+    r_.sweeps.push_back(s.record);
+    evidences_.push_back(proposal_log_evidence);
+    if (cfg_.on_sweep) cfg_.on_sweep(s);
+    if (cfg_.keep_sweeps) r_.sets.push_back(s);
+  }
+
+  /// Sets log_evidence and the run time.
+  void finish(double seconds) {
+    r_.seconds = seconds;
+    if (evidences_.empty()) return;
+    if (r_.method == algorithm::pg) {
+      r_.log_evidence = evidences_.front();
+    } else {
+      r_.log_evidence = log_sum_exp(evidences_) - std::log(static_cast<double>(evidences_.size()));
+    }
+  }
+
+ private:
+  std::size_t column_of(const std::string& name) {
+    auto it = columns_.find(name);
+    if (it != columns_.end()) return it->second;
+    r_.names.push_back(name);
+    return columns_.emplace(name, r_.names.size() - 1).first->second;
+  }
+
+  result& r_;
+  const config& cfg_;
+  std::map<std::string, std::size_t, std::less<>> columns_;
+  std::vector<double> evidences_;
+  std::vector<std::string> last_names_;
+  std::vector<std::size_t> last_columns_;
+};
+
+/// Checks the arguments every run_* shares.
+inline void check_config(const config& cfg, const char* function) {
+  const std::string f = function;
+  if (cfg.particles < 1)
+    throw std::invalid_argument(f + ": particles must be at least 1 (got " + std::to_string(cfg.particles) + ")");
+  if (cfg.particles >= (std::size_t{1} << 24) - 1)
+    throw std::invalid_argument(f + ": particles must be below 2^24 - 1 (got " + std::to_string(cfg.particles) + ")");
+  if (cfg.sweeps < 1)
+    throw std::invalid_argument(f + ": sweeps must be at least 1 (got " + std::to_string(cfg.sweeps) + ")");
+  if (!(cfg.ess_threshold >= 0 && cfg.ess_threshold <= 1))
+    throw std::invalid_argument(f + ": ess_threshold must lie in [0, 1] (got " + std::to_string(cfg.ess_threshold) + ")");
+  if (!(cfg.timeout_seconds > 0))
+    throw std::invalid_argument(f + ": timeout_seconds must be positive (got " + std::to_string(cfg.timeout_seconds) + ")");
+}
+
+/// The error for a NaN or +∞ log-likelihood.
+inline std::runtime_error bad_weight(double value, std::size_t particle, std::size_t observe) {
+  return std::runtime_error("tyche::smc: particle " + std::to_string(particle) + " passed " +
+                            (std::isnan(value) ? std::string("NaN") : std::string("+inf")) +
+                            " to observe " + std::to_string(observe) +
+                            " (0-based); a log-likelihood must be a number or -inf");
+}
+
+inline std::runtime_error all_zero(std::size_t observe) {
+  return std::runtime_error("tyche::smc: every particle has log weight -inf after observe " +
+                            std::to_string(observe) + " (0-based): no particle is consistent with the "
+                            "data; use more particles or check the model");
+}
+
+/// Random streams. Particle p of sweep m draws from counter_rng(seed, stream(m, p)), starting
+/// at position n · 2^32 for the stretch of program between observe n − 1 and observe n; the
+/// engine's own draws (resampling after observe n, the final accept/select) use particle
+/// number 2^24 − 1 of the same sweep.
+inline std::uint64_t particle_stream(std::size_t sweep, std::size_t particle) {
+  return (static_cast<std::uint64_t>(sweep) << 24) | static_cast<std::uint64_t>(particle);
+}
+inline counter_rng particle_rng(std::uint64_t seed, std::size_t sweep, std::size_t particle, std::size_t step) {
+  return counter_rng(seed, particle_stream(sweep, particle), static_cast<std::uint64_t>(step) << 32);
+}
+inline constexpr std::size_t engine_particle = (std::size_t{1} << 24) - 1;
+inline constexpr std::size_t final_step = 0xFFFFFFFFu;
+inline counter_rng engine_rng(std::uint64_t seed, std::size_t sweep, std::size_t step) {
+  return particle_rng(seed, sweep, engine_particle, step);
+}
+
+}  // namespace tyche::smc::detail
+// ----- end tyche/samplers/smc/detail/collector.hpp -----
+// ----- begin tyche/samplers/smc/program.hpp -----
+// tyche/samplers/smc/program.hpp — the two ways to write a program for forward inference,
+// and the small densities and draws the paper's programs use.
+//
+// 1. A plain C++ callable (the fork engine; Paige & Wood's probabilistic C):
+//
+//      auto gaussian = [] {
+//        using namespace tyche::smc;
+//        const double mu = sample_normal(1, std::sqrt(5.0));
+//        observe(normal_lpdf(9, mu, std::sqrt(2.0)));
+//        observe(normal_lpdf(8, mu, std::sqrt(2.0)));
+//        predict("mu", mu);
+//      };
+//
+//    observe, predict and rng() are in <tyche/samplers/smc/fork.hpp>. Draw random choices
+//    from rng() (the sample_* functions without a generator do): the engine gives every
+//    particle its own stream after each observe. A generator of your own, copied by fork,
+//    would make sibling particles draw the same numbers.
+//
+// 2. A stepwise program (both engines; the in-process engine needs this form): a copyable
+//    state, the number of observes N, a step function that advances the state from observe
+//    n − 1 to observe n and returns the log-likelihood observed there, and a predict function
+//    of the final state:
+//
+//      auto gaussian = tyche::smc::stepwise(
+//          0.0, 2,
+//          [](double& mu, std::size_t n, tyche::counter_rng& g) {
+//            if (n == 0) mu = sample_normal(g, 1, std::sqrt(5.0));
+//            return normal_lpdf(n == 0 ? 9 : 8, mu, std::sqrt(2.0));
+//          },
+//          [](const double& mu, tyche::smc::predictions& p) { p("mu", mu); });
+//
+//    The fork engine runs a stepwise program as `state s = initial; for n: observe(step(s, n,
+//    rng())); predict(s)`, with the same random streams as the in-process engine, so both
+//    engines give identical results for it (tests/smc/engines_test.cpp).
+
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <random>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace tyche::smc {
+
+/// A copyable state, N observes, step(state&, n, counter_rng&) → log-likelihood at observe n,
+/// predict(const state&, predictions&).
+template <class State, class Step, class Predict>
+struct stepwise_program {
+  using state_type = State;
+  State initial;
+  std::size_t observations;
+  Step step;
+  Predict predict;
+};
+
+template <class T>
+struct is_stepwise_program : std::false_type {};
+template <class S, class St, class P>
+struct is_stepwise_program<stepwise_program<S, St, P>> : std::true_type {};
+
+/// The stepwise program (initial, observations, step, predict); see the top of this file.
+template <class State, class Step, class Predict>
+auto stepwise(State initial, std::size_t observations, Step step, Predict predict) {
+  static_assert(std::is_copy_constructible_v<State> && std::is_copy_assignable_v<State>,
+                "tyche::smc::stepwise(initial, ...) requires a copyable state: resampling copies it");
+  static_assert(std::is_invocable_r_v<double, const Step&, State&, std::size_t, counter_rng&>,
+                "tyche::smc::stepwise(initial, n, step, predict) requires 'step' callable as "
+                "step(State&, std::size_t observe, tyche::counter_rng&) and returning the "
+                "log-likelihood (double)");
+  static_assert(std::is_invocable_v<const Predict&, const State&, predictions&>,
+                "tyche::smc::stepwise(initial, n, step, predict) requires 'predict' callable as "
+                "predict(const State&, tyche::smc::predictions&)");
+  return stepwise_program<State, Step, Predict>{std::move(initial), observations, std::move(step),
+                                                std::move(predict)};
+}
+
+// --- densities on plain doubles -------------------------------------------------------------------
+
+/// log N(x | mean, sd²).
+inline double normal_lpdf(double x, double mean, double sd) {
+  constexpr double half_log_two_pi = 0.91893853320467274178;
+  const double z = (x - mean) / sd;
+  return -0.5 * z * z - std::log(sd) - half_log_two_pi;
+}
+
+// --- draws from a generator -----------------------------------------------------------------------
+
+/// N(mean, sd²): one position of g.
+inline double sample_normal(counter_rng& g, double mean, double sd) { return mean + sd * g.normal(); }
+/// Uniform on (0, 1).
+inline double sample_uniform(counter_rng& g) { return g.uniform01(); }
+/// Gamma(shape, rate) (Marsaglia & Tsang 2000; shape < 1 by the u^(1/shape) boost).
+inline double sample_gamma(counter_rng& g, double shape, double rate) {
+  if (shape < 1) return sample_gamma(g, shape + 1, rate) * std::pow(g.uniform01(), 1 / shape);
+  const double d = shape - 1.0 / 3.0, c = 1.0 / std::sqrt(9 * d);
+  for (;;) {
+    double x, v;
+    do {
+      x = g.normal();
+      v = 1 + c * x;
+    } while (v <= 0);
+    v = v * v * v;
+    const double u = g.uniform01();
+    if (std::log(u) < 0.5 * x * x + d - d * v + d * std::log(v)) return d * v / rate;
+  }
+}
+/// An index drawn with probability proportional to weights[i] (need not sum to 1).
+template <class Weights>
+std::size_t sample_discrete(counter_rng& g, const Weights& weights) {
+  double total = 0;
+  for (double w : weights) total += w;
+  double u = g.uniform01() * total;
+  std::size_t i = 0, last = 0;
+  for (double w : weights) {
+    if (w > 0) last = i;
+    if (u < w) return i;
+    u -= w;
+    ++i;
+  }
+  return last;  // rounding
+}
+
+}  // namespace tyche::smc
+// ----- end tyche/samplers/smc/program.hpp -----
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <exception>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <fcntl.h>
+#include <semaphore.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace tyche::smc {
+
+namespace detail {
+
+enum class arrival : int { none = 0, observe = 1, finished = 2, error = 3 };
+
+struct shared_header {
+  sem_t arrived;
+  sem_t departed;
+  pid_t manager;
+  std::uint64_t seed;
+  std::size_t sweep;
+};
+
+struct slot_record {
+  // Two semaphores, used at even and odd observes: a particle that reaches observe n + 1 in a
+  // slot must not take the post meant for the slot's previous holder at observe n.
+  sem_t go[2];
+  pid_t pid;
+  arrival kind;
+  std::size_t observes;   // observes made before this arrival (the index of this observe)
+  double log_likelihood;
+  // The manager's instruction, written before go is posted.
+  std::size_t offspring;  // copies to continue with; 0: end
+  std::size_t first;      // the slot of the first copy (the particle itself)
+  std::ptrdiff_t keeper;  // particle Gibbs: the keeper to fork here, or −1
+  std::size_t length;     // bytes used in the buffer that follows
+};
+
+struct keeper_record {
+  sem_t go;
+  pid_t pid;
+  int end;                // 1: end; 0: fork `children` particles into slots first, first + 1, ...
+  std::size_t children;
+  std::size_t first;
+};
+
+/// The shared segment: header, slots (each followed by its buffer), keepers.
+class shared_segment {
+ public:
+  shared_segment(std::size_t slots, std::size_t buffer_bytes, std::size_t keepers)
+      : slots_(slots), keepers_(keepers) {
+    slot_stride_ = round_up(sizeof(slot_record) + buffer_bytes);
+    buffer_bytes_ = slot_stride_ - sizeof(slot_record);
+    bytes_ = round_up(sizeof(shared_header)) + slots * slot_stride_ + keepers * round_up(sizeof(keeper_record));
+    void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+      throw std::runtime_error(std::string("tyche::smc (fork engine): mmap of shared memory failed: ") +
+                               std::strerror(errno));
+    base_ = static_cast<char*>(p);
+    std::memset(base_, 0, bytes_);
+    bool ok = ::sem_init(&header().arrived, 1, 0) == 0 && ::sem_init(&header().departed, 1, 0) == 0;
+    for (std::size_t s = 0; s < slots; ++s)
+      ok = ok && ::sem_init(&slot(s).go[0], 1, 0) == 0 && ::sem_init(&slot(s).go[1], 1, 0) == 0;
+    for (std::size_t k = 0; k < keepers; ++k) ok = ok && ::sem_init(&keeper(k).go, 1, 0) == 0;
+    if (!ok) {
+      ::munmap(base_, bytes_);
+      throw std::runtime_error("tyche::smc (fork engine): sem_init failed");
+    }
+  }
+  shared_segment(const shared_segment&) = delete;
+  shared_segment& operator=(const shared_segment&) = delete;
+  ~shared_segment() { ::munmap(base_, bytes_); }
+
+  shared_header& header() const { return *reinterpret_cast<shared_header*>(base_); }
+  slot_record& slot(std::size_t s) const {
+    return *reinterpret_cast<slot_record*>(base_ + round_up(sizeof(shared_header)) + s * slot_stride_);
+  }
+  char* buffer(std::size_t s) const { return reinterpret_cast<char*>(&slot(s)) + sizeof(slot_record); }
+  std::size_t buffer_bytes() const { return buffer_bytes_; }
+  keeper_record& keeper(std::size_t k) const {
+    return *reinterpret_cast<keeper_record*>(base_ + round_up(sizeof(shared_header)) + slots_ * slot_stride_ +
+                                             k * round_up(sizeof(keeper_record)));
+  }
+  std::size_t slots() const { return slots_; }
+  std::size_t keepers() const { return keepers_; }
+
+ private:
+  static std::size_t round_up(std::size_t n) { return (n + 63) / 64 * 64; }
+  char* base_ = nullptr;
+  std::size_t slots_, keepers_, slot_stride_ = 0, buffer_bytes_ = 0, bytes_ = 0;
+};
+
+/// What a particle process knows about itself (one per process; inert outside a run).
+struct particle_context {
+  const shared_segment* shared = nullptr;
+  std::size_t slot = 0;
+  std::size_t observes = 0;
+  counter_rng rng{0};
+  std::vector<std::pair<std::string, double>> predicted;
+};
+
+inline particle_context*& current_particle() {
+  static particle_context* c = nullptr;
+  return c;
+}
+
+inline particle_context& require_particle(const char* function) {
+  particle_context* c = current_particle();
+  if (c == nullptr)
+    throw std::logic_error(std::string(function) +
+                           " was called outside a fork-engine run: call it from a program given to "
+                           "tyche::smc::run_smc, run_pimh or run_pg");
+  return *c;
+}
+
+/// Exit codes of particle processes that the manager translates.
+inline constexpr int exit_fork_failed = 70;
+inline constexpr int exit_manager_gone = 71;
+
+/// Waits on a semaphore, checking every second that the manager is still alive: every
+/// particle and keeper is the manager's child (directly, or reparented to it when the
+/// intermediate of its fork exits), so a parent other than the manager, seen twice in a row
+/// (the intermediate lives for microseconds), means the manager is gone. (Probing the manager's
+/// pid with kill(pid, 0) is not enough: a busy machine reuses pids within a second.)
+inline void particle_wait(sem_t* s, pid_t manager) {
+  int strange_parent = 0;
+  for (;;) {
+    timespec ts{};
+    ::clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 1;
+    if (::sem_timedwait(s, &ts) == 0) return;
+    if (errno != ETIMEDOUT) continue;
+    strange_parent = ::getppid() == manager ? 0 : strange_parent + 1;
+    if (strange_parent >= 2) ::_exit(exit_manager_gone);
+  }
+}
+
+/// Forks a process that is reparented to the manager at once (through an intermediate that
+/// exits). Returns true in the new process, false in the caller; the new process's pid is
+/// stored in *pid before this returns in the caller.
+inline bool spawn(pid_t* pid) {
+  const pid_t middle = ::fork();
+  if (middle < 0) ::_exit(exit_fork_failed);
+  if (middle == 0) {
+    const pid_t child = ::fork();
+    if (child < 0) ::_exit(exit_fork_failed);
+    if (child > 0) {
+      *pid = child;
+      ::_exit(0);
+    }
+    *pid = ::getpid();
+    return true;
+  }
+  int status = 0;
+  while (::waitpid(middle, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ::_exit(exit_fork_failed);
+  return false;
+}
+
+/// The keeper loop (the paper's Algorithm 4). Returns only in a forked child, with the slot
+/// that child continues as.
+inline std::size_t keeper_loop(particle_context& c, std::size_t k) {
+  const shared_segment& sh = *c.shared;
+  keeper_record& rec = sh.keeper(k);
+  for (;;) {
+    particle_wait(&rec.go, sh.header().manager);
+    if (rec.end) ::_exit(0);
+    const std::size_t children = rec.children, first = rec.first;
+    for (std::size_t j = 0; j < children; ++j)
+      if (spawn(&sh.slot(first + j).pid)) return first + j;
+    ::sem_post(&sh.header().departed);
+  }
+}
+
+/// Writes the predictions (or an error text) into the particle's buffer.
+inline bool write_buffer(const particle_context& c, const std::string& bytes) {
+  const shared_segment& sh = *c.shared;
+  if (bytes.size() > sh.buffer_bytes()) return false;
+  std::memcpy(sh.buffer(c.slot), bytes.data(), bytes.size());
+  sh.slot(c.slot).length = bytes.size();
+  return true;
+}
+
+template <class T>
+void put(std::string& out, const T& v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof(T));
+}
+template <class T>
+T get(const char*& p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  p += sizeof(T);
+  return v;
+}
+
+inline std::string serialise(const std::vector<std::pair<std::string, double>>& list) {
+  std::string out;
+  put(out, static_cast<std::uint32_t>(list.size()));
+  for (const auto& [name, value] : list) {
+    put(out, static_cast<std::uint32_t>(name.size()));
+    out += name;
+    put(out, value);
+  }
+  return out;
+}
+
+inline prediction_list deserialise(std::string_view bytes) {
+  prediction_list out;
+  const char* p = bytes.data();
+  const auto n = get<std::uint32_t>(p);
+  out.reserve(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const auto len = get<std::uint32_t>(p);
+    std::string name(p, len);
+    p += len;
+    out.emplace_back(std::move(name), get<double>(p));
+  }
+  return out;
+}
+
+/// Reports an arrival of the given kind (with the buffer already written) and, for an observe,
+/// waits for and carries out the manager's instruction.
+inline void arrive(particle_context& c, arrival kind, double log_likelihood) {
+  const shared_segment& sh = *c.shared;
+  slot_record& rec = sh.slot(c.slot);
+  rec.log_likelihood = log_likelihood;
+  rec.observes = c.observes;
+  rec.kind = kind;
+  ::sem_post(&sh.header().arrived);
+  if (kind != arrival::observe) ::_exit(0);
+  particle_wait(&rec.go[c.observes % 2], sh.header().manager);
+  const std::size_t offspring = rec.offspring, first = rec.first;
+  const std::ptrdiff_t keeper = rec.keeper;
+  if (offspring == 0) {
+    ::sem_post(&sh.header().departed);
+    ::_exit(0);
+  }
+  std::size_t slot = first;
+  bool is_new = false;
+  if (keeper >= 0) {
+    if (spawn(&sh.keeper(static_cast<std::size_t>(keeper)).pid)) {
+      slot = keeper_loop(c, static_cast<std::size_t>(keeper));
+      is_new = true;
+    }
+  }
+  for (std::size_t j = 1; j < offspring && !is_new; ++j)
+    if (spawn(&sh.slot(first + j).pid)) {
+      slot = first + j;
+      is_new = true;
+    }
+  if (!is_new) {
+    sh.slot(first).pid = ::getpid();
+    ::sem_post(&sh.header().departed);
+  }
+  c.slot = slot;
+  ++c.observes;
+  c.rng = particle_rng(sh.header().seed, sh.header().sweep, slot, c.observes);
+}
+
+[[noreturn]] inline void report_and_exit(particle_context& c, const std::string& what) {
+  std::string text = what;
+  if (text.size() > c.shared->buffer_bytes()) text.resize(c.shared->buffer_bytes());
+  write_buffer(c, text);
+  arrive(c, arrival::error, 0);
+  ::_exit(0);
+}
+
+inline void restore_default_signals() {
+  for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGPIPE, SIGCHLD})
+    ::signal(s, SIG_DFL);
+}
+
+/// A particle process from the top of the program.
+template <class Program>
+[[noreturn]] void particle_main(const Program& program, const shared_segment& sh, std::size_t slot) {
+  static particle_context c;
+  c.shared = &sh;
+  c.slot = slot;
+  c.observes = 0;
+  c.predicted.clear();
+  c.rng = particle_rng(sh.header().seed, sh.header().sweep, slot, 0);
+  current_particle() = &c;
+  sh.slot(slot).pid = ::getpid();
+  try {
+    program();
+  } catch (const std::exception& e) {
+    report_and_exit(c, std::string("threw: ") + e.what());
+  } catch (...) {
+    report_and_exit(c, "threw an exception not derived from std::exception");
+  }
+  const std::string bytes = serialise(c.predicted);
+  if (!write_buffer(c, bytes))
+    report_and_exit(c, "made " + std::to_string(bytes.size()) + " bytes of predictions, more than "
+                       "config::predict_bytes = " + std::to_string(sh.buffer_bytes()));
+  arrive(c, arrival::finished, 0);
+  ::_exit(0);
+}
+
+// --- the manager ------------------------------------------------------------------------------
+
+struct fork_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+inline std::string describe_status(int status) {
+  if (WIFSIGNALED(status)) {
+    const int s = WTERMSIG(status);
+    const char* name = ::strsignal(s);
+    return "was killed by signal " + std::to_string(s) + " (" + (name ? name : "?") + ")";
+  }
+  if (WIFEXITED(status)) {
+    const int code = WEXITSTATUS(status);
+    if (code == exit_fork_failed) return "could not fork (exit status 70: a process or memory limit?)";
+    return "exited with status " + std::to_string(code) + " before the end of the program";
+  }
+  return "stopped (status " + std::to_string(status) + ")";
+}
+
+inline std::string format_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
+/// The pipe from manager to controller: one message per sweep, then done or an error.
+enum message_type : char { message_sweep = 'S', message_error = 'E', message_done = 'D', message_group = 'G' };
+
+inline bool write_all(int fd, const std::string& bytes) {
+  std::size_t off = 0;
+  while (off < bytes.size()) {
+    const ssize_t w = ::write(fd, bytes.data() + off, bytes.size() - off);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    off += static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+inline bool read_all(int fd, char* out, std::size_t n) {
+  std::size_t off = 0;
+  while (off < n) {
+    const ssize_t r = ::read(fd, out + off, n - off);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    if (r == 0) return false;
+    off += static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
+inline void send(int fd, message_type type, const std::string& payload) {
+  std::string m;
+  put(m, type);
+  put(m, static_cast<std::uint64_t>(payload.size()));
+  m += payload;
+  if (!write_all(fd, m)) throw fork_error("the controller stopped listening");
+}
+
+template <class Program>
+class manager {
+ public:
+  manager(const Program& program, algorithm method, const config& cfg, int pipe,
+          std::chrono::steady_clock::time_point start, const char* function)
+      : program_(program), method_(method), cfg_(cfg), pipe_(pipe), start_(start), function_(function),
+        L_(cfg.particles),
+        shared_(cfg.particles, cfg.predict_bytes, method == algorithm::pg ? cfg.max_processes : 0) {}
+
+  [[noreturn]] void main() {
+    int code = 0;
+    try {
+      setup();
+      for (std::size_t m = 0; m < cfg_.sweeps; ++m) {
+        if (m > 0 && seconds_since(start_) >= cfg_.max_seconds) break;
+        sweep(m);
+      }
+      cleanup();
+      send(pipe_, message_done, {});
+    } catch (const std::exception& e) {
+      cleanup();
+      try {
+        send(pipe_, message_error, std::string(function_) + " (fork engine): " + e.what());
+      } catch (...) {
+        code = 1;
+      }
+    }
+    ::_exit(code);
+  }
+
+ private:
+  void setup() {
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    ::signal(SIGPIPE, SIG_IGN);
+    ::signal(SIGCHLD, SIG_DFL);
+    shared_.header().manager = ::getpid();
+    shared_.header().seed = cfg_.seed;
+    const pid_t anchor = ::fork();
+    if (anchor < 0) throw fork_error(std::string("fork failed: ") + std::strerror(errno));
+    if (anchor == 0) {
+      ::close(pipe_);  // the controller sees end-of-file when the manager alone has ended
+      ::setpgid(0, 0);
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      for (;;) ::pause();
+    }
+    ::setpgid(anchor, anchor);
+    group_ = anchor;
+    std::string g;
+    put(g, static_cast<std::int64_t>(group_));
+    send(pipe_, message_group, g);
+  }
+
+  void cleanup() {
+    if (group_ > 0) ::killpg(group_, SIGKILL);
+    int status = 0;
+    for (;;) {
+      const pid_t p = ::waitpid(-1, &status, 0);
+      if (p < 0 && errno == EINTR) continue;
+      if (p < 0) break;
+    }
+    group_ = 0;
+  }
+
+  void launch(std::size_t slot) {
+    slot_record& rec = shared_.slot(slot);
+    rec.kind = arrival::none;
+    rec.length = 0;
+    const pid_t pid = ::fork();
+    if (pid < 0) throw fork_error(std::string("fork failed: ") + std::strerror(errno));
+    if (pid == 0) {
+      ::setpgid(0, group_);
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the manager (its offspring poll, above)
+      if (::getppid() != shared_.header().manager) ::_exit(exit_manager_gone);
+      ::close(pipe_);
+      restore_default_signals();
+      particle_main(program_, shared_, slot);
+    }
+    ::setpgid(pid, group_);
+    rec.pid = pid;
+    owner_[pid] = {slot, false};
+  }
+
+  // Who a pid is, for the reaper: a particle slot or a keeper, and whether its end is expected.
+  struct process {
+    std::size_t index;
+    bool keeper;
+    bool ending = false;
+  };
+
+  std::string who(std::size_t slot) const { return "particle " + std::to_string(slot); }
+  /// Where the running particles are: between the last barrier passed and the next.
+  std::string where() const {
+    return passed_ == 0 ? "before its first observe"
+                        : "after observe " + std::to_string(passed_ - 1) + " (0-based)";
+  }
+
+  /// Reaps every ended process; throws for one that ended unexpectedly.
+  void reap() {
+    for (;;) {
+      int status = 0;
+      const pid_t p = ::waitpid(-1, &status, WNOHANG);
+      if (p <= 0) return;
+      auto it = owner_.find(p);
+      if (it == owner_.end()) {
+        // Not yet registered: a new particle or keeper (its pid is in shared memory).
+        for (std::size_t s = 0; s < L_ && it == owner_.end(); ++s)
+          if (shared_.slot(s).pid == p) it = owner_.emplace(p, process{s, false}).first;
+        for (std::size_t k = 0; k < shared_.keepers() && it == owner_.end(); ++k)
+          if (shared_.keeper(k).pid == p && keeper_used_[k]) it = owner_.emplace(p, process{k, true}).first;
+      }
+      if (it == owner_.end()) {
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+        throw fork_error("a particle process (pid " + std::to_string(p) + ") " + describe_status(status) +
+                         " " + where() + " (sweep " + std::to_string(sweep_) + ")");
+      }
+      const process proc = it->second;
+      owner_.erase(it);
+      if (proc.keeper) {
+        if (proc.ending && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+          release_keeper(proc.index);
+          continue;
+        }
+        throw fork_error("the keeper of observe " + std::to_string(keeper_observe_[proc.index]) +
+                         " (pid " + std::to_string(p) + ") " + describe_status(status));
+      }
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && proc.ending) continue;
+      // The process may have moved to another slot since it was registered (a parent continues
+      // in the first slot of its offspring, and may finish before the manager re-registers it).
+      // While offspring are being forked, a slot may still show the pid of its previous holder.
+      std::size_t slot = proc.index;
+      bool reported = false;
+      for (std::size_t s = 0; s < L_ && !reported; ++s) {
+        const slot_record& rec = shared_.slot(s);
+        if (rec.pid != p) continue;
+        slot = s;
+        reported = rec.kind == arrival::finished || rec.kind == arrival::error;
+      }
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && reported) continue;
+      throw fork_error(who(slot) + " (pid " + std::to_string(p) + ") " + describe_status(status) +
+                       " " + where() + " (sweep " + std::to_string(sweep_) + ")");
+    }
+  }
+
+  /// Waits for n posts of a semaphore, reaping meanwhile; throws after the timeout.
+  template <class Missing>
+  void collect(sem_t* s, std::size_t n, const char* what, Missing missing) {
+    const auto begin = std::chrono::steady_clock::now();
+    for (std::size_t got = 0; got < n;) {
+      timespec ts{};
+      ::clock_gettime(CLOCK_REALTIME, &ts);
+      ts.tv_nsec += 5'000'000;
+      if (ts.tv_nsec >= 1'000'000'000) {
+        ts.tv_sec += 1;
+        ts.tv_nsec -= 1'000'000'000;
+      }
+      if (::sem_timedwait(s, &ts) == 0) {
+        ++got;
+        continue;
+      }
+      reap();
+      if (seconds_since(begin) > cfg_.timeout_seconds)
+        throw fork_error("timed out after " + format_seconds(cfg_.timeout_seconds) + " s waiting for " +
+                         missing() + " " + what + " (config::timeout_seconds)");
+    }
+  }
+
+  std::size_t allocate_keeper(std::size_t observe) {
+    if (free_keepers_.empty())
+      throw fork_error("particle Gibbs needs more than config::max_processes = " +
+                       std::to_string(cfg_.max_processes) + " keeper processes; raise it or use fewer particles");
+    const std::size_t k = free_keepers_.back();
+    free_keepers_.pop_back();
+    keeper_used_[k] = true;
+    keeper_observe_[k] = observe;
+    shared_.keeper(k).pid = 0;
+    shared_.keeper(k).end = 0;
+    return k;
+  }
+  void release_keeper(std::size_t k) {
+    keeper_used_[k] = false;
+    free_keepers_.push_back(k);
+  }
+  void end_keeper(std::size_t k) {
+    keeper_record& rec = shared_.keeper(k);
+    rec.end = 1;
+    for (auto& [pid, p] : owner_)
+      if (p.keeper && p.index == k && pid == rec.pid) p.ending = true;
+    if (owner_.find(rec.pid) == owner_.end()) owner_[rec.pid] = {k, true, true};
+    ::sem_post(&rec.go);
+  }
+
+  void sweep(std::size_t m) {
+    sweep_ = m;
+    passed_ = 0;
+    shared_.header().sweep = m;
+    const bool pg = method_ == algorithm::pg, conditional = pg && m > 0;
+    const std::size_t first_running = conditional ? 1 : 0;
+    std::vector<double> log_w(L_, 0.0), increment(L_, 0.0);
+    double log_evidence = 0, log_total = std::log(static_cast<double>(L_));  // log Σ w
+    for (std::size_t s = first_running; s < L_; ++s) launch(s);
+
+    // Particle Gibbs bookkeeping for this sweep.
+    std::vector<std::vector<std::size_t>> ancestors;         // per observe: parent of each new slot
+    std::vector<std::vector<std::ptrdiff_t>> keeper_of;       // per observe: keeper of each old slot
+    std::vector<std::vector<double>> increments;              // per observe
+
+    for (;;) {
+      collect(&shared_.header().arrived, L_ - first_running, "to reach the next observe or the end", [&] {
+        std::string s;
+        for (std::size_t l = first_running; l < L_; ++l)
+          if (shared_.slot(l).kind == arrival::none) s += (s.empty() ? "particle " : ", ") + std::to_string(l);
+        return s.empty() ? std::string("a particle") : s;
+      });
+      // What arrived.
+      const std::size_t n = shared_.slot(first_running).observes;
+      for (std::size_t l = first_running; l < L_; ++l) {
+        const slot_record& rec = shared_.slot(l);
+        if (rec.kind == arrival::error)
+          throw fork_error(who(l) + " " + std::string(shared_.buffer(l), rec.length) + " (after " +
+                           std::to_string(rec.observes) + " observes; sweep " + std::to_string(m) + ")");
+      }
+      const arrival kind = shared_.slot(first_running).kind;
+      for (std::size_t l = first_running; l < L_; ++l) {
+        const slot_record& rec = shared_.slot(l);
+        if (rec.kind != kind || rec.observes != n)
+          throw fork_error(mismatch(first_running, kind, n, l, rec.kind, rec.observes));
+      }
+      if (kind == arrival::finished) {
+        for (std::size_t l = first_running; l < L_; ++l) owner_[shared_.slot(l).pid] = {l, false, true};
+        if (known_observes_ != npos && n != known_observes_)
+          throw fork_error("the program called observe " + std::to_string(n) + " times in sweep " +
+                           std::to_string(m) + " but " + std::to_string(known_observes_) +
+                           " times before; a program must call observe the same number of times on every run");
+        known_observes_ = n;
+        break;
+      }
+      if (conditional && n >= known_observes_)
+        throw fork_error("the program called observe more than " + std::to_string(known_observes_) +
+                         " times in sweep " + std::to_string(m) + "; a program must call observe the same "
+                         "number of times on every run");
+      for (std::size_t l = first_running; l < L_; ++l) {
+        const double v = shared_.slot(l).log_likelihood;
+        if (std::isnan(v) || v == std::numeric_limits<double>::infinity()) {
+          const auto e = bad_weight(v, l, n);
+          throw fork_error(e.what());
+        }
+        increment[l] = v;
+      }
+      if (conditional) increment[0] = retained_increment_[n];
+      for (std::size_t l = 0; l < L_; ++l) log_w[l] += increment[l];
+      const weight_summary after = summarise_weights(log_w);
+      if (after.log_sum == -std::numeric_limits<double>::infinity()) throw fork_error(all_zero(n).what());
+      log_evidence += after.log_sum - log_total;
+      log_total = after.log_sum;
+
+      // Offspring.
+      std::vector<std::size_t> ancestor;
+      const bool resample_now = pg || after.ess < cfg_.ess_threshold * static_cast<double>(L_);
+      if (resample_now) {
+        counter_rng g = engine_rng(cfg_.seed, m, n);
+        if (conditional) {
+          ancestor.push_back(0);
+          // Multinomial: see the note in in_process.hpp.
+          const auto rest = resample(log_w, L_ - 1, resampling_scheme::multinomial, g);
+          ancestor.insert(ancestor.end(), rest.begin(), rest.end());
+        } else {
+          ancestor = resample(log_w, L_, cfg_.resampling, g);
+        }
+        std::fill(log_w.begin(), log_w.end(), 0.0);
+        log_total = std::log(static_cast<double>(L_));
+      } else {
+        for (std::size_t l = 0; l < L_; ++l) ancestor.push_back(l);
+      }
+      std::vector<std::size_t> count(L_, 0), first(L_, 0);
+      for (std::size_t i = L_; i-- > 0;) {
+        ++count[ancestor[i]];
+        first[ancestor[i]] = i;
+      }
+      // Instructions.
+      std::vector<std::ptrdiff_t> keepers(L_, -1);
+      if (conditional) keepers[0] = static_cast<std::ptrdiff_t>(retained_keeper_[n]);
+      std::size_t posts = 0;
+      for (std::size_t l = first_running; l < L_; ++l) {
+        slot_record& rec = shared_.slot(l);
+        rec.offspring = count[l];
+        rec.first = first[l];
+        rec.keeper = pg && count[l] > 0 ? keepers[l] = static_cast<std::ptrdiff_t>(allocate_keeper(n)) : -1;
+        if (count[l] == 0) {
+          auto it = owner_.find(rec.pid);
+          if (it != owner_.end()) it->second.ending = true;
+          else owner_[rec.pid] = {l, false, true};
+        }
+      }
+      for (std::size_t l = first_running; l < L_; ++l) {
+        shared_.slot(l).kind = arrival::none;
+        shared_.slot(l).length = 0;
+      }
+      for (std::size_t l = first_running; l < L_; ++l) {
+        ::sem_post(&shared_.slot(l).go[n % 2]);
+        passed_ = n + 1;
+        ++posts;
+      }
+      if (conditional) {
+        keeper_record& rec = shared_.keeper(retained_keeper_[n]);
+        rec.end = 0;
+        rec.children = count[0] - 1;  // the retained trace itself continues in the next keeper
+        rec.first = 1;
+        ::sem_post(&rec.go);
+        ++posts;
+      }
+      collect(&shared_.header().departed, posts, "to finish forking", [] { return std::string("a particle"); });
+      for (std::size_t l = first_running; l < L_; ++l) owner_[shared_.slot(l).pid] = {l, false};
+      if (pg) {
+        for (std::size_t l = 0; l < L_; ++l)
+          if (keepers[l] >= 0 && !(conditional && l == 0))
+            owner_[shared_.keeper(static_cast<std::size_t>(keepers[l])).pid] = {static_cast<std::size_t>(keepers[l]), true};
+        ancestors.push_back(std::move(ancestor));
+        keeper_of.push_back(std::move(keepers));
+        increments.push_back(increment);
+        prune(ancestors, keeper_of, conditional);
+      }
+      reap();
+    }
+
+    // The sweep's particle set.
+    const std::vector<double> w = normalised_weights(log_w);
+    std::vector<std::string> bytes(L_);
+    for (std::size_t l = first_running; l < L_; ++l) bytes[l].assign(shared_.buffer(l), shared_.slot(l).length);
+    if (conditional) bytes[0] = retained_predictions_;
+    bool accepted = true;
+    if (method_ == algorithm::pimh && m > 0) {
+      counter_rng g = engine_rng(cfg_.seed, m, final_step);
+      accepted = std::log(g.uniform01()) < log_evidence - current_log_evidence_;
+    }
+    if (accepted) current_log_evidence_ = log_evidence;
+    if (pg) {
+      counter_rng g = engine_rng(cfg_.seed, m, final_step);
+      std::size_t b = sample_discrete(g, w);
+      retained_predictions_ = bytes[b];
+      const std::size_t N = ancestors.size();
+      std::vector<std::size_t> keep(N);
+      retained_increment_.assign(N, 0.0);
+      for (std::size_t n = N; n-- > 0;) {
+        b = ancestors[n][b];
+        keep[n] = static_cast<std::size_t>(keeper_of[n][b]);
+        retained_increment_[n] = increments[n][b];
+      }
+      // keeper_of holds only live keepers (prune clears the entries of those it ends).
+      for (std::size_t n = 0; n < N; ++n)
+        for (std::size_t l = 0; l < L_; ++l)
+          if (keeper_of[n][l] >= 0 && static_cast<std::size_t>(keeper_of[n][l]) != keep[n])
+            end_keeper(static_cast<std::size_t>(keeper_of[n][l]));
+      retained_keeper_ = std::move(keep);
+    }
+    std::string payload;
+    put(payload, static_cast<std::uint64_t>(m));
+    put(payload, log_evidence);
+    put(payload, static_cast<std::uint8_t>(accepted ? 1 : 0));
+    put(payload, seconds_since(start_));
+    put(payload, static_cast<std::uint64_t>(L_));
+    for (std::size_t l = 0; l < L_; ++l) {
+      put(payload, w[l]);
+      put(payload, static_cast<std::uint64_t>(bytes[l].size()));
+      payload += bytes[l];
+    }
+    send(pipe_, message_sweep, payload);
+    reap();
+  }
+
+  /// Ends the keepers whose lineage has no particle left (slot 0 of a conditional sweep is
+  /// the retained trace, never pruned: its keepers are the retained keepers).
+  void prune(const std::vector<std::vector<std::size_t>>& ancestors,
+             std::vector<std::vector<std::ptrdiff_t>>& keeper_of, bool conditional) {
+    std::vector<char> alive(L_, 1);
+    for (std::size_t n = ancestors.size(); n-- > 0;) {
+      std::vector<char> parent(L_, 0);
+      for (std::size_t i = 0; i < L_; ++i)
+        if (alive[i]) parent[ancestors[n][i]] = 1;
+      for (std::size_t l = 0; l < L_; ++l) {
+        const std::ptrdiff_t k = keeper_of[n][l];
+        if (k < 0 || parent[l] || (conditional && l == 0)) continue;
+        end_keeper(static_cast<std::size_t>(k));
+        keeper_of[n][l] = -1;  // its id may be reused
+      }
+      alive = std::move(parent);
+    }
+  }
+
+  std::string mismatch(std::size_t a, arrival ka, std::size_t na, std::size_t b, arrival kb, std::size_t nb) const {
+    auto where = [](arrival k, std::size_t n) {
+      return k == arrival::finished ? "reached the end of the program after " + std::to_string(n) + " observes"
+                                    : "is at observe " + std::to_string(n) + " (0-based)";
+    };
+    return "particle " + std::to_string(b) + " " + where(kb, nb) + " while particle " + std::to_string(a) + " " +
+           where(ka, na) + " (sweep " + std::to_string(sweep_) +
+           "); a program must call observe the same number of times on every run";
+  }
+
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+  const Program& program_;
+  algorithm method_;
+  const config& cfg_;
+  int pipe_;
+  std::chrono::steady_clock::time_point start_;
+  const char* function_;
+  std::size_t L_;
+  shared_segment shared_;
+  pid_t group_ = 0;
+  std::unordered_map<pid_t, process> owner_;
+  std::size_t sweep_ = 0, passed_ = 0, known_observes_ = npos;
+  double current_log_evidence_ = 0;
+  // Particle Gibbs.
+  std::vector<std::size_t> free_keepers_ = [this] {
+    std::vector<std::size_t> v;
+    for (std::size_t k = shared_.keepers(); k-- > 0;) v.push_back(k);
+    return v;
+  }();
+  std::vector<char> keeper_used_ = std::vector<char>(shared_.keepers(), 0);
+  std::vector<std::size_t> keeper_observe_ = std::vector<std::size_t>(shared_.keepers(), 0);
+  std::vector<std::size_t> retained_keeper_;
+  std::vector<double> retained_increment_;
+  std::string retained_predictions_;
+};
+
+/// The fork engine: see the top of this file.
+template <class Program>
+result run_fork(const Program& program, algorithm method, const config& cfg,
+                const char* function = "tyche::smc::run") {
+  const auto start = std::chrono::steady_clock::now();
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string(function) + " (fork engine): pipe failed: " + std::strerror(errno));
+  std::fflush(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error(std::string(function) + " (fork engine): fork failed: " + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);
+    restore_default_signals();
+    int code = 1;
+    try {
+      manager<Program> mgr(program, method, cfg, fds[1], start, function);
+      mgr.main();
+    } catch (const std::exception& e) {
+      try {
+        send(fds[1], message_error, std::string(function) + " (fork engine): " + e.what());
+      } catch (...) {
+      }
+    }
+    ::_exit(code);
+  }
+  ::close(fds[1]);
+
+  result r;
+  collector out(r, cfg, method);
+  particle_set current;
+  std::string error;
+  bool done = false;
+  pid_t group = 0;
+  auto stop = [&] {  // the manager first, so that it forks no particle after the killpg
+    ::kill(pid, SIGKILL);
+    if (group > 0) ::killpg(group, SIGKILL);
+  };
+  try {
+    for (;;) {
+      char header[1 + sizeof(std::uint64_t)];
+      if (!read_all(fds[0], header, sizeof header)) break;
+      const char* p = header;
+      const auto type = get<char>(p);
+      const auto length = get<std::uint64_t>(p);
+      std::string payload(length, '\0');
+      if (!read_all(fds[0], payload.data(), length)) break;
+      p = payload.data();
+      if (type == message_group) {
+        group = static_cast<pid_t>(get<std::int64_t>(p));
+      } else if (type == message_error) {
+        error = payload;
+      } else if (type == message_done) {
+        done = true;
+      } else if (type == message_sweep) {
+        sweep_record rec;
+        rec.index = get<std::uint64_t>(p);
+        rec.log_evidence = get<double>(p);
+        rec.accepted = get<std::uint8_t>(p) != 0;
+        rec.seconds = get<double>(p);
+        const auto n = static_cast<std::size_t>(get<std::uint64_t>(p));
+        std::vector<double> w(n);
+        std::vector<prediction_list> lists(n);
+        for (std::size_t l = 0; l < n; ++l) {
+          w[l] = get<double>(p);
+          const auto len = get<std::uint64_t>(p);
+          if (len > 0) lists[l] = deserialise(std::string_view(p, len));
+          p += len;
+        }
+        particle_set set = out.make_set(rec, std::move(w), n, [&](std::size_t l) -> const auto& { return lists[l]; });
+        if (method == algorithm::pimh) {
+          if (rec.accepted || rec.index == 0) current = std::move(set);
+          current.record = rec;
+          out.emit(current, rec.log_evidence);
+        } else {
+          out.emit(set, rec.log_evidence);
+        }
+      }
+    }
+  } catch (...) {
+    stop();
+    ::close(fds[0]);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    throw;
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!error.empty()) throw std::runtime_error(error);
+  if (!done) {
+    if (group > 0) ::killpg(group, SIGKILL);
+    throw std::runtime_error(std::string(function) + " (fork engine): the manager process " +
+                             describe_status(status));
+  }
+  out.finish(seconds_since(start));
+  return r;
+}
+
+}  // namespace detail
+
+/// Weights the current run of the program by exp(log_likelihood): the paper's observe.
+/// The particle waits here until every particle has arrived, and may be resampled.
+inline void observe(double log_likelihood) {
+  detail::arrive(detail::require_particle("tyche::smc::observe"), detail::arrival::observe, log_likelihood);
+}
+
+/// Records `value` under `name` for the posterior (once per name per run).
+inline void predict(std::string_view name, double value) {
+  detail::require_particle("tyche::smc::predict").predicted.emplace_back(std::string(name), value);
+}
+/// Records `value` under "name[index]".
+inline void predict(std::string_view name, std::size_t index, double value) {
+  detail::require_particle("tyche::smc::predict")
+      .predicted.emplace_back(predictions::indexed_name(name, index), value);
+}
+
+/// This particle's random number generator: its own stream, reseeded after every observe.
+inline counter_rng& rng() { return detail::require_particle("tyche::smc::rng").rng; }
+
+/// Draws from rng().
+inline double sample_normal(double mean, double sd) { return mean + sd * rng().normal(); }
+inline double sample_uniform() { return rng().uniform01(); }
+
+}  // namespace tyche::smc
+// ----- end tyche/samplers/smc/fork.hpp -----
+// ----- begin tyche/samplers/smc/in_process.hpp -----
+// tyche/samplers/smc/in_process.hpp — the in-process engine: SMC, PIMH and particle Gibbs
+// over a stepwise program (tyche/samplers/smc/program.hpp). Particles are values of the
+// program's state; resampling copies them; the step of every particle runs on
+// config::threads threads.
+//
+// One sweep, for observe n = 0 .. N−1:
+//   every particle l: log g_l = step(state_l, n, rng(seed, sweep, l, n))   (parallel)
+//   log w_l += log g_l;  log Ẑ += log Σ_l w_l − log Σ_l w_l(before)        (serial)
+//   if PG or ESS < τ: ancestors a = resample(w), state_i = state_{a_i}, w = 1
+// (after the last observe too, as in the paper's Algorithm 1: the fork engine cannot know
+// which observe is the last, and both engines follow the same rule)
+// then every particle predicts from its final state; the set is weighted by w.
+//
+//   SMC   sweeps are independent.
+//   PIMH  sweep m is a proposal, accepted with probability min(1, Ẑ_m / Ẑ_current)
+//         (Andrieu, Doucet & Holenstein 2010, §2.4.1); the output is the current set.
+//   PG    sweep 0 is SMC; sweep m > 0 is conditional SMC: slot 0 holds the retained trace
+//         (its states and log-likelihoods at every observe), slots 1..L−1 draw L − 1
+//         ancestors among all L, independently (multinomial; ibid. §2.4.3). After each sweep a particle b ~ w is drawn
+//         and its lineage, traced back through the ancestors, becomes the retained trace.
+//
+// Random numbers are keyed by (seed, sweep, particle, observe), never by thread, so results
+// do not depend on config::threads. An exception thrown by step or predict propagates
+// unchanged (the one from the lowest-numbered chunk of particles when several throw).
+// ----- begin tyche/samplers/smc/detail/worker_pool.hpp -----
+// tyche/samplers/smc/detail/worker_pool.hpp — a fixed set of threads that run a loop body
+// over [0, n) in contiguous chunks; the calling thread runs the first chunk. One pool lives
+// for a whole run, so a step costs a wake-up, not a thread start.
+#include <condition_variable>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace tyche::smc::detail {
+
+class worker_pool {
+ public:
+  explicit worker_pool(std::size_t threads) : size_(threads < 1 ? 1 : threads) {
+    for (std::size_t t = 1; t < size_; ++t) workers_.emplace_back([this, t] { work(t); });
+  }
+  worker_pool(const worker_pool&) = delete;
+  worker_pool& operator=(const worker_pool&) = delete;
+  ~worker_pool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+
+  std::size_t size() const { return size_; }
+
+  /// body(begin, end) over chunks of [0, n); rethrows the first chunk's exception.
+  void run(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
+    if (size_ == 1 || n < 2) {
+      body(0, n);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      body_ = &body;
+      n_ = n;
+      pending_ = size_ - 1;
+      errors_.assign(size_, nullptr);
+      ++generation_;
+    }
+    wake_.notify_all();
+    chunk(0);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    body_ = nullptr;
+    for (auto& e : errors_)
+      if (e) std::rethrow_exception(e);
+  }
+
+ private:
+  void chunk(std::size_t t) {
+    const std::size_t begin = n_ * t / size_, end = n_ * (t + 1) / size_;
+    try {
+      (*body_)(begin, end);
+    } catch (...) {
+      errors_[t] = std::current_exception();
+    }
+  }
+  void work(std::size_t t) {
+    std::size_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+      }
+      chunk(t);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (--pending_ == 0) done_.notify_one();
+      }
+    }
+  }
+
+  std::size_t size_;
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(std::size_t, std::size_t)>* body_ = nullptr;
+  std::size_t n_ = 0, pending_ = 0, generation_ = 0;
+  std::vector<std::exception_ptr> errors_;
+  bool stop_ = false;
+};
+
+}  // namespace tyche::smc::detail
+// ----- end tyche/samplers/smc/detail/worker_pool.hpp -----
+
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace tyche::smc::detail {
+
+template <class Program>
+result run_in_process(const Program& program, algorithm method, const config& cfg) {
+  using state = typename Program::state_type;
+  const auto start = std::chrono::steady_clock::now();
+  const std::size_t L = cfg.particles, N = program.observations;
+  const bool pg = method == algorithm::pg;
+
+  result r;
+  collector out(r, cfg, method);
+  worker_pool pool(cfg.threads);
+
+  std::vector<state> states(L, program.initial), next(L, program.initial);
+  std::vector<double> log_w(L), increment(L);
+  std::vector<predictions> predicted(L);
+
+  // Particle Gibbs: every observe's states, log-likelihoods and ancestors, and the retained trace.
+  std::vector<std::vector<state>> history(pg ? N : 0);
+  std::vector<std::vector<double>> history_increment(pg ? N : 0);
+  std::vector<std::vector<std::size_t>> history_ancestor(pg ? N : 0);
+  std::vector<state> retained;
+  std::vector<double> retained_increment;
+  state retained_final = program.initial;
+
+  // PIMH: the set the chain holds.
+  particle_set current;
+  double current_log_evidence = 0;
+
+  for (std::size_t m = 0; m < cfg.sweeps; ++m) {
+    if (m > 0 && seconds_since(start) >= cfg.max_seconds) break;
+    const bool conditional = pg && m > 0;
+    const std::size_t first = conditional ? 1 : 0;
+    for (auto& s : states) s = program.initial;
+    std::fill(log_w.begin(), log_w.end(), 0.0);
+    double log_evidence = 0, log_total = std::log(static_cast<double>(L));  // log Σ w
+
+    for (std::size_t n = 0; n < N; ++n) {
+      pool.run(L, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t l = std::max(begin, first); l < end; ++l) {
+          counter_rng g = particle_rng(cfg.seed, m, l, n);
+          increment[l] = program.step(states[l], n, g);
+        }
+      });
+      if (conditional) {
+        states[0] = retained[n];
+        increment[0] = retained_increment[n];
+      }
+      for (std::size_t l = 0; l < L; ++l)
+        if (std::isnan(increment[l]) || increment[l] == std::numeric_limits<double>::infinity())
+          throw bad_weight(increment[l], l, n);
+      for (std::size_t l = 0; l < L; ++l) log_w[l] += increment[l];
+      const weight_summary after = summarise_weights(log_w);
+      if (after.log_sum == -std::numeric_limits<double>::infinity()) throw all_zero(n);
+      log_evidence += after.log_sum - log_total;
+      log_total = after.log_sum;
+      if (pg) {
+        history[n] = states;
+        history_increment[n] = increment;
+      }
+      const bool resample_now = pg || after.ess < cfg.ess_threshold * static_cast<double>(L);
+      if (resample_now) {
+        counter_rng g = engine_rng(cfg.seed, m, n);
+        std::vector<std::size_t> ancestor;
+        if (conditional) {
+          ancestor.push_back(0);
+          // The free particles' ancestors are drawn independently (multinomial), whatever
+          // config::resampling says: conditional SMC keeps the posterior invariant with
+          // multinomial resampling; systematic and residual resampling would need their
+          // conditional variants (Chopin & Singh 2015), and plain systematic resampling of the
+          // L - 1 free particles biased the CRP posterior (KL stalled at 2e-4).
+          const auto rest = resample(log_w, L - 1, resampling_scheme::multinomial, g);
+          ancestor.insert(ancestor.end(), rest.begin(), rest.end());
+        } else {
+          ancestor = resample(log_w, L, cfg.resampling, g);
+        }
+        for (std::size_t i = 0; i < L; ++i) next[i] = states[ancestor[i]];
+        std::swap(states, next);
+        std::fill(log_w.begin(), log_w.end(), 0.0);
+        log_total = std::log(static_cast<double>(L));
+        if (pg) history_ancestor[n] = std::move(ancestor);
+      }
+    }
+    if (conditional) states[0] = retained_final;
+
+    for (std::size_t l = 0; l < L; ++l) {
+      predicted[l].clear();
+      program.predict(states[l], predicted[l]);
+    }
+    const sweep_record record{m, log_evidence, true, seconds_since(start)};
+    particle_set set = out.make_set(record, normalised_weights(log_w), L,
+                                    [&](std::size_t p) -> const auto& { return predicted[p].entries(); });
+
+    if (method == algorithm::pimh) {
+      bool accept = m == 0;
+      if (!accept) {
+        counter_rng g = engine_rng(cfg.seed, m, final_step);
+        accept = std::log(g.uniform01()) < log_evidence - current_log_evidence;
+      }
+      if (accept) {
+        current = std::move(set);
+        current_log_evidence = log_evidence;
+      }
+      current.record = record;
+      current.record.accepted = accept;
+      out.emit(current, log_evidence);
+    } else {
+      if (pg) {
+        counter_rng g = engine_rng(cfg.seed, m, final_step);
+        // b indexes the particles after the last resampling; its parent before resampling at
+        // observe n is history_ancestor[n][b].
+        std::size_t b = sample_discrete(g, set.weights);
+        retained.resize(N, program.initial);
+        retained_increment.resize(N);
+        retained_final = states[b];
+        for (std::size_t n = N; n-- > 0;) {
+          b = history_ancestor[n][b];
+          retained[n] = history[n][b];
+          retained_increment[n] = history_increment[n][b];
+        }
+      }
+      out.emit(set, log_evidence);
+    }
+  }
+  out.finish(seconds_since(start));
+  return r;
+}
+
+}  // namespace tyche::smc::detail
+// ----- end tyche/samplers/smc/in_process.hpp -----
+// ----- begin tyche/samplers/smc/mem.hpp -----
+// tyche/samplers/smc/mem.hpp — stochastic memoisation and the Pólya urn (Chinese restaurant
+// process), as in the paper's Figure 3 (after Church's `mem`, Goodman et al. 2008).
+//
+//   tyche::smc::polya_urn urn(1.0);                          // CRP with concentration α = 1
+//   auto class_of = tyche::smc::mem([&](int n) { return urn.draw(tyche::smc::rng()); });
+//   class_of(3) == class_of(3)                               // drawn once, then remembered
+//
+// mem(f) returns a callable that calls f the first time it sees an argument list and returns
+// the remembered value afterwards. The table lives in the program's memory, so in the fork
+// engine every particle inherits its ancestor's table. In a stepwise program, where the
+// state is copied, keep a memo_table in the state instead (a mem whose function captured a
+// reference into another particle's state would be wrong after a copy):
+//
+//   value = state.table(key, [&] { return draw(g); });
+
+#include <cstddef>
+#include <map>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace tyche::smc {
+
+/// A memo table: table(key, make) returns the value remembered for key, calling make() once.
+template <class Key, class Value>
+class memo_table {
+ public:
+  template <class Make>
+  const Value& operator()(const Key& key, Make&& make) {
+    auto it = values_.find(key);
+    if (it == values_.end()) it = values_.emplace(key, std::forward<Make>(make)()).first;
+    return it->second;
+  }
+  bool contains(const Key& key) const { return values_.count(key) != 0; }
+  std::size_t size() const { return values_.size(); }
+
+ private:
+  std::map<Key, Value> values_;
+};
+
+namespace detail {
+template <class M>
+struct call_signature;
+template <class C, class R, class... A>
+struct call_signature<R (C::*)(A...) const> {
+  using result = R;
+  using key = std::tuple<std::decay_t<A>...>;
+};
+template <class C, class R, class... A>
+struct call_signature<R (C::*)(A...)> : call_signature<R (C::*)(A...) const> {};
+}  // namespace detail
+
+/// Stochastic memoisation of f: the returned callable remembers f's value per argument list.
+template <class F>
+class memoised {
+  using signature = detail::call_signature<decltype(&F::operator())>;
+  using key = typename signature::key;
+  using value = std::decay_t<typename signature::result>;
+
+ public:
+  explicit memoised(F f) : f_(std::move(f)) {}
+  template <class... Args>
+  const value& operator()(const Args&... args) {
+    return table_(key(args...), [&] { return f_(args...); });
+  }
+  std::size_t size() const { return table_.size(); }
+
+ private:
+  F f_;
+  memo_table<key, value> table_;
+};
+
+/// mem(f): f (a callable with one non-template call operator) memoised on its arguments
+/// (Goodman et al. 2008).
+template <class F>
+memoised<F> mem(F f) {
+  static_assert(requires { &F::operator(); },
+                "tyche::smc::mem(f) requires a callable with exactly one, non-template call "
+                "operator (a lambda with typed parameters)");
+  return memoised<F>(std::move(f));
+}
+
+/// A Pólya urn: draw() returns an existing class k with probability n_k / (n + α) and a new
+/// class (numbered from 0 in order of creation) with probability α / (n + α): the Chinese
+/// restaurant process (Blackwell & MacQueen 1973). Copyable, so it can live in a state.
+class polya_urn {
+ public:
+  explicit polya_urn(double alpha) : alpha_(alpha) {}
+  /// Draws the class of the next customer and seats it.
+  int draw(counter_rng& g) {
+    const double total = static_cast<double>(customers_) + alpha_;
+    double u = g.uniform01() * total;
+    for (std::size_t k = 0; k < counts_.size(); ++k) {
+      if (u < static_cast<double>(counts_[k])) return seat(static_cast<int>(k));
+      u -= static_cast<double>(counts_[k]);
+    }
+    return seat(static_cast<int>(counts_.size()));
+  }
+  /// Seats a customer at class k (k == classes() opens a new class).
+  int seat(int k) {
+    if (static_cast<std::size_t>(k) == counts_.size()) counts_.push_back(0);
+    ++counts_[static_cast<std::size_t>(k)];
+    ++customers_;
+    return k;
+  }
+  /// The number of occupied classes (the paper's urn.len_buckets).
+  std::size_t classes() const { return counts_.size(); }
+  std::size_t customers() const { return customers_; }
+  const std::vector<std::size_t>& counts() const { return counts_; }
+  double alpha() const { return alpha_; }
+
+ private:
+  double alpha_;
+  std::size_t customers_ = 0;
+  std::vector<std::size_t> counts_;
+};
+
+}  // namespace tyche::smc
+// ----- end tyche/samplers/smc/mem.hpp -----
+// ----- begin tyche/samplers/smc/run.hpp -----
+// tyche/samplers/smc/run.hpp — run_smc, run_pimh, run_pg: forward inference over a program.
+//
+//   auto r = tyche::smc::run_smc(program, {.particles = 1000, .seed = 1});
+//   r.log_evidence; r.mean("mu"); std::cout << summary(r);
+//
+// The engine follows from the program unless config::engine names one:
+//   a stepwise program (tyche::smc::stepwise)  →  in-process engine (or fork, if asked);
+//   a plain callable `void()` that calls observe/predict  →  fork engine.
+
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace tyche::smc {
+
+namespace detail {
+
+template <class Program>
+result run(const Program& program, algorithm method, const config& cfg, const char* function) {
+  check_config(cfg, function);
+  if constexpr (is_stepwise_program<Program>::value) {
+    if (cfg.engine == engine_kind::fork) {
+      const auto as_callable = [&program] {
+        typename Program::state_type s = program.initial;
+        for (std::size_t n = 0; n < program.observations; ++n) observe(program.step(s, n, rng()));
+        predictions p;
+        program.predict(s, p);
+        for (const auto& [name, value] : p.entries()) predict(name, value);
+      };
+      return run_fork(as_callable, method, cfg, function);
+    }
+    return run_in_process(program, method, cfg);
+  } else {
+    static_assert(std::is_invocable_v<const Program&>,
+                  "tyche::smc::run_smc/run_pimh/run_pg(program, config) requires 'program' to be a "
+                  "tyche::smc::stepwise(...) program or a callable taking no arguments that calls "
+                  "tyche::smc::observe and tyche::smc::predict");
+    if (cfg.engine == engine_kind::in_process)
+      throw std::invalid_argument(std::string(function) +
+                                  ": the in-process engine runs stepwise programs (tyche::smc::stepwise); "
+                                  "a plain callable runs on the fork engine (engine_kind::fork or automatic)");
+    return run_fork(program, method, cfg, function);
+  }
+}
+
+}  // namespace detail
+
+/// Sequential Monte Carlo: config::sweeps independent particle filters.
+template <class Program>
+result run_smc(const Program& program, const config& cfg = {}) {
+  return detail::run(program, algorithm::smc, cfg, "tyche::smc::run_smc");
+}
+
+/// Particle independent Metropolis–Hastings: config::sweeps iterations.
+template <class Program>
+result run_pimh(const Program& program, const config& cfg = {}) {
+  return detail::run(program, algorithm::pimh, cfg, "tyche::smc::run_pimh");
+}
+
+/// Particle Gibbs (conditional SMC with a retained trace): config::sweeps iterations.
+template <class Program>
+result run_pg(const Program& program, const config& cfg = {}) {
+  return detail::run(program, algorithm::pg, cfg, "tyche::smc::run_pg");
+}
+
+}  // namespace tyche::smc
+// ----- end tyche/samplers/smc/run.hpp -----
+// ----- end tyche/samplers/smc.hpp -----
 // ----- end tyche/tyche.hpp -----
