@@ -9,10 +9,7 @@
 //     const auto p = tyche_examples::kidiq_kidscore_interaction(d);
 //     p.model.log_prob(theta);
 //
-// Not expressible yet (see the report of the session that wrote this file):
-//   garch-garch11          the volatility recursion sigma[t]^2 = alpha0 + alpha1 r[t-1]^2 +
-//                          beta1 sigma[t-1]^2 (a scan: element t depends on element t-1)
-//   low_dim_gauss_mix      mu is an ordered vector (an ordered transform)
+// Not expressible yet:
 //   gp_pois_regr           the Cholesky factor of a covariance that depends on parameters
 #pragma once
 
@@ -250,6 +247,63 @@ inline auto diamonds(const tyche::data_file& d) {
     return model(joint(b, intercept, sigma,
                        normal(intercept + matvec(detail::view(s.xc), b), sigma)
                            .observe(data(s.y))));
+  });
+}
+
+// ---- low_dim_gauss_mix-low_dim_gauss_mix -------------------------------------------------------
+
+struct gauss_mix_data {
+  std::vector<double> y;
+};
+
+/// θ = (mu[1], log(mu[2] − mu[1]), log sigma[1], log sigma[2], logit theta): mu is ordered.
+inline auto low_dim_gauss_mix(const tyche::data_file& d) {
+  using namespace tyche;
+  const auto n = static_cast<std::size_t>(d.integer("N"));
+  auto s = std::make_unique<const gauss_mix_data>(gauss_mix_data{d.vector("y", n)});
+  return detail::make_posterior(std::move(s), [](const gauss_mix_data& s) {
+    auto mu = ordered<"mu">(normal(0.0, 2.0), shape<2>);
+    auto sigma = half_normal<"sigma">(2.0, shape<2>);
+    auto theta = beta<"theta">(5.0, 5.0);
+    return model(joint(mu, sigma, theta,
+                       log_mix(theta, normal(mu[0], sigma[0]), normal(mu[1], sigma[1]))
+                           .observe(data(s.y))));
+  });
+}
+
+// ---- garch-garch11 -------------------------------------------------------------------------------
+
+struct garch_data {
+  std::vector<double> first;     // y[1]
+  std::vector<double> rest;      // y[2..T]
+  std::vector<double> previous;  // y[1..T−1]
+  double sigma1 = 0;
+};
+
+/// θ = (mu, log alpha0, logit alpha1, logit(beta1 / (1 − alpha1))). The variances
+/// s[t]² = alpha0 + alpha1 (y[t−1] − mu)² + beta1 s[t−1]², s[1] = sigma1, are a linear
+/// recurrence in s²: linear_recurrence(a, beta1, sigma1²) gives s[2..T]².
+inline auto garch11(const tyche::data_file& d) {
+  using namespace tyche;
+  const auto t_len = static_cast<std::size_t>(d.integer("T"));
+  detail::require(t_len >= 2, "garch11: T must be at least 2");
+  const auto& y = d.vector("y", t_len);
+  auto s = std::make_unique<garch_data>();
+  s->first.assign(y.begin(), y.begin() + 1);
+  s->rest.assign(y.begin() + 1, y.end());
+  s->previous.assign(y.begin(), y.end() - 1);
+  s->sigma1 = d.scalar("sigma1");
+  detail::require(s->sigma1 > 0, "garch11: sigma1 must be > 0");
+  return detail::make_posterior(std::unique_ptr<const garch_data>(std::move(s)),
+                                [](const garch_data& s) {
+    auto mu = flat<"mu">();
+    auto alpha0 = flat<"alpha0">(positive());
+    auto alpha1 = flat<"alpha1">(between(0.0, 1.0));
+    auto beta1 = flat<"beta1">(between(0.0, 1.0 - alpha1));
+    auto variance = linear_recurrence(alpha0 + alpha1 * square(data(s.previous) - mu), beta1,
+                                      s.sigma1 * s.sigma1);
+    return model(joint(mu, alpha0, alpha1, beta1, normal(mu, s.sigma1).observe(data(s.first)),
+                       normal(mu, sqrt(variance)).observe(data(s.rest))));
   });
 }
 

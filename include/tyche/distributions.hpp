@@ -8,6 +8,7 @@
 #include <tyche/distributions/binomial_logit.hpp>
 #include <tyche/distributions/cauchy.hpp>
 #include <tyche/distributions/chi_square.hpp>
+#include <tyche/distributions/constrained.hpp>
 #include <tyche/distributions/double_exponential.hpp>
 #include <tyche/distributions/exponential.hpp>
 #include <tyche/distributions/flat.hpp>
@@ -19,6 +20,7 @@
 #include <tyche/distributions/log_mix.hpp>
 #include <tyche/distributions/logistic.hpp>
 #include <tyche/distributions/lognormal.hpp>
+#include <tyche/distributions/mixture.hpp>
 #include <tyche/distributions/neg_binomial_2.hpp>
 #include <tyche/distributions/neg_binomial_2_log.hpp>
 #include <tyche/distributions/normal.hpp>

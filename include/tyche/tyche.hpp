@@ -4,6 +4,7 @@
 #include <tyche/core/expr.hpp>
 #include <tyche/core/leaves.hpp>
 #include <tyche/core/operations.hpp>
+#include <tyche/core/vector_ops.hpp>
 #include <tyche/core/program.hpp>
 #include <tyche/partial_eval/explain.hpp>
 #include <tyche/distributions.hpp>

@@ -269,3 +269,56 @@ TEST_CASE("posteriordb: diamonds matches model.md", "[posteriordb]") {
   };
   check_posterior(m, reference, "diamonds-diamonds", 106);
 }
+
+TEST_CASE("posteriordb: low_dim_gauss_mix matches model.md", "[posteriordb]") {
+  const auto d = load("low_dim_gauss_mix-low_dim_gauss_mix");
+  const auto p = tyche_examples::low_dim_gauss_mix(d);
+  const auto& m = p.model;
+  REQUIRE(m.dim() == 5);
+  CHECK(m.parameter_names() ==
+        std::vector<std::string>{"mu[1]", "mu[2]", "sigma[1]", "sigma[2]", "theta"});
+  const auto& y = d.vector("y");
+  // model.md's unconstrained parameterisation: mu[1] = a, mu[2] = a + e^b, sigma[k] = e^(s_k),
+  // theta = logistic(c); the mixture terms by log-sum-exp.
+  auto reference = [&](const std::vector<double>& th) {
+    const double mu1 = th[0], mu2 = th[0] + std::exp(th[1]);
+    const double s1 = std::exp(th[2]), s2 = std::exp(th[3]);
+    const double theta = 1 / (1 + std::exp(-th[4]));
+    double lp = 0;
+    for (double v : y) {
+      const double l1 = std::log(theta) - std::log(s1) - sq(v - mu1) / (2 * sq(s1));
+      const double l2 = std::log(1 - theta) - std::log(s2) - sq(v - mu2) / (2 * sq(s2));
+      const double top = std::max(l1, l2);
+      lp += top + std::log(std::exp(l1 - top) + std::exp(l2 - top));
+    }
+    lp += -(sq(mu1) + sq(mu2)) / 8 - (sq(s1) + sq(s2)) / 8 + 4 * std::log(theta) +
+          4 * std::log(1 - theta);
+    return lp + th[1] + th[2] + th[3] + std::log(theta) + std::log(1 - theta);
+  };
+  check_posterior(m, reference, "low_dim_gauss_mix-low_dim_gauss_mix", 107);
+}
+
+TEST_CASE("posteriordb: garch11 matches model.md", "[posteriordb]") {
+  const auto d = load("garch-garch11");
+  const auto p = tyche_examples::garch11(d);
+  const auto& m = p.model;
+  REQUIRE(m.dim() == 4);
+  CHECK(m.parameter_names() == std::vector<std::string>{"mu", "alpha0", "alpha1", "beta1"});
+  const auto& y = d.vector("y");
+  const double sigma1 = d.scalar("sigma1");
+  // The volatility recursion of model.md in a plain loop over s[t] (not s[t]²).
+  auto reference = [&](const std::vector<double>& th) {
+    const double mu = th[0], alpha0 = std::exp(th[1]);
+    const double alpha1 = 1 / (1 + std::exp(-th[2]));
+    const double v = 1 / (1 + std::exp(-th[3]));
+    const double beta1 = (1 - alpha1) * v;
+    double s = sigma1, lp = 0;
+    for (std::size_t t = 0; t < y.size(); ++t) {
+      if (t > 0) s = std::sqrt(alpha0 + alpha1 * sq(y[t - 1] - mu) + beta1 * sq(s));
+      lp += -std::log(s) - sq(y[t] - mu) / (2 * sq(s));
+    }
+    return lp + th[1] + std::log(alpha1) + 2 * std::log(1 - alpha1) + std::log(v) + std::log(1 - v);
+  };
+  // Not near the means: mean + u·sd per coordinate often leaves the triangle alpha1 + beta1 < 1.
+  check_posterior(m, reference, "garch-garch11", 108, false);
+}

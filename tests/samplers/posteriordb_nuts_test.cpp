@@ -3,7 +3,8 @@
 // standard errors of the reference, |mean − ref| / (sd_ref √(1/ESS + 1/10000)) < 4
 // (shared/posteriors/README.md), and its sd within 10 %. Settings: 4 chains, 1000 warm-up and
 // 2500 draws each, Stan's defaults otherwise (adapt_delta 0.8, max depth 10), fixed seeds.
-// diamonds is not here: its reference needed tree depth 20 and it takes minutes.
+// diamonds is not here: its reference needed tree depth 20 and it takes minutes. low_dim_gauss_mix
+// uses the ordered transform, garch11 a linear recurrence (core/vector_ops.hpp).
 #include <tyche/tyche.hpp>
 
 #include "../../examples/posteriordb.hpp"
@@ -88,5 +89,17 @@ TEST_CASE("nuts: posteriordb references: kidiq, arK, mesquite, sblrc", "[nuts][r
   {
     const auto p = tyche_examples::sblrc_blr(load("sblrc-blr"));
     check_posterior(p.model, "sblrc-blr", 104);
+  }
+}
+
+TEST_CASE("nuts: posteriordb references: low_dim_gauss_mix (ordered), garch11 (recurrence)",
+          "[nuts][reference]") {
+  {
+    const auto p = tyche_examples::low_dim_gauss_mix(load("low_dim_gauss_mix-low_dim_gauss_mix"));
+    check_posterior(p.model, "low_dim_gauss_mix-low_dim_gauss_mix", 105);
+  }
+  {
+    const auto p = tyche_examples::garch11(load("garch-garch11"));
+    check_posterior(p.model, "garch-garch11", 106);
   }
 }

@@ -13,6 +13,13 @@
 
 namespace tyche::detail {
 
+/// The number of values of a node: its size for a vector, 1 for a scalar.
+template <class C>
+TYCHE_HD constexpr std::size_t operand_size(const C& c) {
+  if constexpr (is_vector_v<C>) return c.size();
+  else return 1;
+}
+
 // ---- slots ---------------------------------------------------------------------------------------
 
 template <class N, class T, node_kind K = kind_of<N>>
@@ -47,6 +54,20 @@ template <class N, class T>
 struct slot<N, T, node_kind::matvec> {
   T* val = nullptr;  // rows values, then rows adjoints, in the workspace
   T* adj = nullptr;
+};
+template <class N, class T>
+struct slot<N, T, node_kind::vector_op> {
+  static constexpr std::size_t arity = children_t<N>::size;
+  T* val = nullptr;  // m values, then m adjoints, then each operand's values and adjoints
+  T* adj = nullptr;
+  T* in[arity] = {};
+  T* in_adj[arity] = {};
+  std::size_t in_n[arity] = {};
+};
+template <class N, class T>
+struct slot<N, T, node_kind::element> {
+  T v;
+  T adj = lift<T>(0.0);
 };
 
 template <std::size_t I, class S>
@@ -168,9 +189,11 @@ struct evaluation {
       return theta[offset_of<typename C::vector_type>() + c.index];
     } else if constexpr (k == node_kind::data_vector) {
       return lift<T>(c.ptr[i]);
+    } else if constexpr (k == node_kind::param_gather) {
+      return theta[offset_of<typename C::vector_type>() + static_cast<std::size_t>(c.index[i])];
     } else if constexpr (is_elementwise_v<C>) {
       return get<index_in_v<typename K::entries, C, CP>>(ks).v;
-    } else if constexpr (k == node_kind::matvec) {
+    } else if constexpr (is_buffered_v<C>) {
       return get<index_in_v<outer_entries, C, CP>>(state).val[i];
     } else {
       return get<index_in_v<outer_entries, C, CP>>(state).v;
@@ -187,9 +210,12 @@ struct evaluation {
       grad[offset_of<C>() + i] += a;
     } else if constexpr (k == node_kind::param_element) {
       grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).index] += a;
+    } else if constexpr (k == node_kind::param_gather) {
+      grad[offset_of<typename C::vector_type>() +
+           static_cast<std::size_t>(at_path(root, CP{}).index[i])] += a;
     } else if constexpr (is_elementwise_v<C>) {
       get<index_in_v<typename K::entries, C, CP>>(ks).adj += a;
-    } else if constexpr (k == node_kind::matvec) {
+    } else if constexpr (is_buffered_v<C>) {
       get<index_in_v<outer_entries, C, CP>>(state).adj[i] += a;
     } else if constexpr (has_outer_slot_v<C>) {
       get<index_in_v<outer_entries, C, CP>>(state).adj += a;
@@ -280,7 +306,7 @@ struct evaluation {
     if constexpr (alias != idx) {
       if (aliased[idx]) {  // the same node as slot `alias`: take its value (or its buffers)
         const auto& a = get<alias>(state);
-        if constexpr (kind_of<N> == node_kind::matvec) {
+        if constexpr (is_buffered_v<N>) {
           s.val = a.val;
           s.adj = a.adj;
         } else {
@@ -357,6 +383,39 @@ struct evaluation {
         m += lift<T>(xbar[a]) * v[a];
       }
       s.v = lift<T>(n.stats[0]) - lift<T>(2.0) * cross + quad + lift<T>(n.stats[2]) * m * m;
+    } else if constexpr (kind_of<N> == node_kind::element) {
+      s.v = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.v, none, n.index);
+    } else if constexpr (kind_of<N> == node_kind::vector_op) {
+      // Each operand is materialised in the workspace (a vector operand through its loop body),
+      // then Op computes the m values from the whole operands.
+      const std::size_t m = n.size();
+      T* p = workspace + ws_offsets[idx];
+      s.val = p;
+      s.adj = p + m;
+      p += 2 * m;
+      meta::static_for<children_t<N>::size>([&](auto j) {
+        constexpr std::size_t J = decltype(j)::value;
+        using C = meta::at<J, children_t<N>>;
+        using CP = meta::push<P, J>;
+        const C& c = n.template child<J>();
+        const std::size_t len = operand_size(c);
+        s.in[J] = p;
+        s.in_adj[J] = p + len;
+        s.in_n[J] = len;
+        p += 2 * len;
+        if constexpr (is_vector_v<C>) {
+          for (std::size_t i = 0; i < len; ++i) {
+            kernel_state<C, CP> ks{};
+            s.in[J][i] = kernel_forward<false, C, CP>(c, ks, i);
+          }
+        } else {
+          s.in[J][0] = value_of<C, CP>(c, none, 0);
+        }
+      });
+      n.op.forward(m, s.val, s.in, s.in_n);
+      if constexpr (Grad) {
+        for (std::size_t r = 0; r < m; ++r) s.adj[r] = lift<T>(0.0);
+      }
     } else if constexpr (kind_of<N> == node_kind::matvec) {
       const std::size_t rows = n.x.rows;
       const std::size_t cols = n.x.cols;
@@ -392,7 +451,7 @@ struct evaluation {
     constexpr std::size_t alias = alias_candidate_v<outer_entries, idx>;
     if constexpr (alias != idx) {
       if (aliased[idx]) {  // hand the adjoint to the slot it aliases (buffers are shared)
-        if constexpr (kind_of<N> != node_kind::matvec) get<alias>(state).adj += s.adj;
+        if constexpr (!is_buffered_v<N>) get<alias>(state).adj += s.adj;
         return;
       }
     }
@@ -440,6 +499,30 @@ struct evaluation {
         for (std::size_t b = 0; b < k; ++b) row += lift<T>(sxx[a * k + b]) * v[b];
         grad[off + a] += s.adj * (lift<T>(2.0) * (row - lift<T>(sxy[a])) + nm2 * lift<T>(xbar[a]));
       }
+    } else if constexpr (kind_of<N> == node_kind::element) {
+      push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(none, n.index, s.adj);
+    } else if constexpr (kind_of<N> == node_kind::vector_op) {
+      constexpr std::size_t arity = children_t<N>::size;
+      for (std::size_t j = 0; j < arity; ++j)
+        for (std::size_t i = 0; i < s.in_n[j]; ++i) s.in_adj[j][i] = lift<T>(0.0);
+      n.op.reverse(n.size(), s.val, s.adj, s.in, s.in_n, s.in_adj);
+      meta::static_for<arity>([&](auto j) {
+        constexpr std::size_t J = decltype(j)::value;
+        using C = meta::at<J, children_t<N>>;
+        using CP = meta::push<P, J>;
+        if constexpr (depends_on_params_v<C>) {
+          const C& c = n.template child<J>();
+          if constexpr (is_vector_v<C>) {
+            for (std::size_t i = 0; i < s.in_n[J]; ++i) {
+              kernel_state<C, CP> ks{};
+              kernel_forward<true, C, CP>(c, ks, i);
+              kernel_reverse<C, CP>(ks, i, s.in_adj[J][i]);
+            }
+          } else {
+            push_adjoint<C, CP>(none, 0, s.in_adj[J][0]);
+          }
+        }
+      });
     } else if constexpr (kind_of<N> == node_kind::matvec) {
       const std::size_t rows = n.x.rows;
       const std::size_t cols = n.x.cols;
@@ -486,5 +569,32 @@ struct evaluation {
     return result;
   }
 };
+
+/// Workspace offsets for the buffered slots (matvec, vector_op) of an expression (none for aliased slots); with
+/// ws_offsets null, only the total.
+template <class Root, class Entries = outer_entries_t<Root>>
+std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t* ws_offsets) {
+  std::size_t total = 0;
+  meta::static_for<Entries::size>([&](auto k) {
+    constexpr std::size_t K = decltype(k)::value;
+    using E = meta::at<K, Entries>;
+    if constexpr (kind_of<typename E::node> == node_kind::matvec) {
+      if (!aliased[K]) {
+        if (ws_offsets) ws_offsets[K] = total;
+        total += 2 * at_path(root, typename E::path{}).x.rows;
+      }
+    } else if constexpr (kind_of<typename E::node> == node_kind::vector_op) {
+      if (!aliased[K]) {  // values and adjoints of the result and of every operand
+        if (ws_offsets) ws_offsets[K] = total;
+        const auto& n = at_path(root, typename E::path{});
+        total += 2 * n.size();
+        meta::static_for<children_t<typename E::node>::size>([&](auto j) {
+          total += 2 * operand_size(n.template child<decltype(j)::value>());
+        });
+      }
+    }
+  });
+  return total;
+}
 
 }  // namespace tyche::detail

@@ -33,7 +33,11 @@ enum class node_kind {
   sum,           // sum over the elements of a vector expression
   log_sum_exp,   // log Σ exp over the elements of a vector expression
   matvec,        // data matrix × parameter vector: a vector held in a buffer
-  residual_squares  // Σᵢ (yᵢ − s − xᵢᵀv)² from sufficient statistics (partial evaluation)
+  residual_squares, // Σᵢ (yᵢ − s − xᵢᵀv)² from sufficient statistics (partial evaluation)
+  vector_op,     // a vector computed from whole operands by an op (ordered transform, scan, …),
+                 // held in a buffer (the workspace), like matvec
+  element,       // element k of a buffered vector (matvec or vector_op): a scalar
+  param_gather   // v[idx[i]] for a vector parameter v and a data index vector: a vector leaf
 };
 
 inline constexpr std::size_t dynamic_extent = std::dynamic_extent;
@@ -67,7 +71,13 @@ inline constexpr bool is_leaf_v =
     kind_of<N> == node_kind::literal || kind_of<N> == node_kind::constant ||
     kind_of<N> == node_kind::param || kind_of<N> == node_kind::vector_param ||
     kind_of<N> == node_kind::param_element || kind_of<N> == node_kind::data_vector ||
-    kind_of<N> == node_kind::data_matrix;
+    kind_of<N> == node_kind::data_matrix || kind_of<N> == node_kind::param_gather;
+
+/// Vector nodes whose values are computed whole into a buffer of the workspace (not fused into
+/// a reduction's loop): matvec and vector_op.
+template <class N>
+inline constexpr bool is_buffered_v =
+    kind_of<N> == node_kind::matvec || kind_of<N> == node_kind::vector_op;
 
 /// Elementwise vector nodes are fused into the loop of the reduction that consumes them.
 template <class N>
@@ -103,7 +113,8 @@ struct params_of_impl {
   struct from<meta::list<Cs...>> {
     using type = typename params_of_list<Cs...>::type;
   };
-  template <class M, bool Element = kind_of<M> == node_kind::param_element>
+  template <class M, bool Element = kind_of<M> == node_kind::param_element ||
+                                    kind_of<M> == node_kind::param_gather>
   struct self {
     using type = meta::list<M>;
   };
@@ -113,7 +124,7 @@ struct params_of_impl {
   };
   using type = typename std::conditional_t<
       kind_of<N> == node_kind::param || kind_of<N> == node_kind::vector_param ||
-          kind_of<N> == node_kind::param_element,
+          kind_of<N> == node_kind::param_element || kind_of<N> == node_kind::param_gather,
       self<N>, from<children_t<N>>>::type;
 };
 }  // namespace detail

@@ -31,8 +31,10 @@ template <class N>
 double evaluate_constant(const N& n) {
   param_offsets<meta::list<>> none{};
   bool not_aliased[outer_entries_t<N>::size + 1] = {};
-  evaluation<N, meta::list<>, double, false> ev{n,       none,    nullptr, not_aliased,
-                                                nullptr, nullptr, nullptr};
+  std::size_t ws_offsets[outer_entries_t<N>::size + 1] = {};
+  std::vector<double> workspace(assign_workspace(n, not_aliased, ws_offsets));
+  evaluation<N, meta::list<>, double, false> ev{n,       none,    ws_offsets, not_aliased,
+                                                nullptr, nullptr, workspace.data()};
   return ev.run();
 }
 
@@ -41,8 +43,10 @@ template <class N>
 void evaluate_constant_vector(const N& n, double* out) {
   param_offsets<meta::list<>> none{};
   bool not_aliased[outer_entries_t<N>::size + 1] = {};
-  evaluation<N, meta::list<>, double, false> ev{n,       none,    nullptr, not_aliased,
-                                                nullptr, nullptr, nullptr};
+  std::size_t ws_offsets[outer_entries_t<N>::size + 1] = {};
+  std::vector<double> workspace(assign_workspace(n, not_aliased, ws_offsets));
+  evaluation<N, meta::list<>, double, false> ev{n,       none,    ws_offsets, not_aliased,
+                                                nullptr, nullptr, workspace.data()};
   ev.prepare();
   for (std::size_t i = 0; i < n.size(); ++i) out[i] = ev.element(i);
 }
@@ -91,6 +95,11 @@ auto fold(const N& n, fold_storage& storage) {
   } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
     auto a = fold<Reduce>(n.a, storage);
     return log_sum_exp_node<decltype(a)>{{}, a};
+  } else if constexpr (kind_of<N> == node_kind::vector_op) {
+    return rebuild_vector_op(n, [&](const auto& c) { return fold<Reduce>(c, storage); });
+  } else if constexpr (kind_of<N> == node_kind::element) {
+    auto v = fold<Reduce>(n.v, storage);
+    return element_node<decltype(v)>{{}, v, n.index};
   } else {
     return n;  // matvec: a data matrix and a parameter vector, nothing to fold
   }

@@ -136,6 +136,8 @@ bool same_value(const N& a, const N& b) {
     return a.size() == b.size();
   } else if constexpr (k == node_kind::param_element) {
     return a.index == b.index && a.vector.size() == b.vector.size();
+  } else if constexpr (k == node_kind::param_gather) {
+    return a.index == b.index && a.n == b.n && a.vector.size() == b.vector.size();
   } else if constexpr (is_leaf_v<N>) {
     return true;
   } else {
@@ -144,6 +146,11 @@ bool same_value(const N& a, const N& b) {
       if constexpr (N::rule_type::has_payload) equal = a.rule == b.rule;
     }
     if constexpr (k == node_kind::residual_squares) equal = a.stats == b.stats && a.k == b.k;
+    if constexpr (k == node_kind::element) equal = a.index == b.index;
+    if constexpr (k == node_kind::vector_op) {
+      if constexpr (N::op_type::has_payload) equal = a.op == b.op;
+      equal = equal && a.m == b.m;
+    }
     meta::static_for<children_t<N>::size>([&](auto i) {
       equal = equal && same_value(a.template child<decltype(i)::value>(),
                                   b.template child<decltype(i)::value>());

@@ -97,6 +97,25 @@ struct param_element : expr<param_element<V>> {
   std::size_t index = 0;
 };
 
+/// v[idx[i]], i = 0 … n−1, for a vector parameter V and n data indices (0-based, checked
+/// against V's size when made): a vector leaf read straight from θ, so the gather is fused
+/// into the loop that consumes it (y ~ normal(alpha[group], sigma)). Made by gather(v, idx).
+/// The index storage must outlive the model, as data does.
+template <class V>
+struct param_gather : expr<param_gather<V>> {
+  static constexpr node_kind kind = node_kind::param_gather;
+  static constexpr bool is_vector = true;
+  static constexpr std::size_t extent = dynamic_extent;
+  static constexpr bool has_payload = true;  // the indices
+  using children = meta::list<>;
+  using vector_type = V;
+  static constexpr auto name = V::name;
+  V vector;
+  const int* index = nullptr;
+  std::size_t n = 0;
+  TYCHE_HD constexpr std::size_t size() const { return n; }
+};
+
 /// A view of a vector of data (double). The storage must outlive the model, as with std::span,
 /// and must not change after compile(): compile() reads data to fold what depends on data only
 /// (e.g. 1/σ for a division by data), so a changed value would be half seen. Compile again

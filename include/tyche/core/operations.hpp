@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace tyche {
 
@@ -128,6 +129,74 @@ struct residual_squares_node : expr<residual_squares_node<S, V>> {
     if constexpr (I == 0) return s; else return v;
   }
 };
+
+/// The operands of a vector_op, child I at index I (a flat struct: no std::tuple, so that it is
+/// usable in device code and trivially copyable).
+template <std::size_t I, class C>
+struct operand_holder {
+  C c;
+};
+template <class Seq, class... Cs>
+struct operand_pack;
+template <std::size_t... I, class... Cs>
+struct operand_pack<std::index_sequence<I...>, Cs...> : operand_holder<I, Cs>... {};
+
+template <std::size_t I, class C>
+TYCHE_HD constexpr const C& operand_at(const operand_holder<I, C>& h) {
+  return h.c;
+}
+
+/// A vector of m values computed from whole operands (scalars or vectors) by Op: the ordered
+/// transform, a cumulative sum, a linear recurrence, a gather (core/vector_ops.hpp). Its values
+/// live in a buffer of the workspace, like matvec's; its gradient is Op's vector–Jacobian
+/// product. Op provides name, has_payload, forward and reverse (see core/vector_ops.hpp).
+template <class Op, class... Cs>
+struct vector_op_node : expr<vector_op_node<Op, Cs...>> {
+  static constexpr node_kind kind = node_kind::vector_op;
+  static constexpr bool is_vector = true;
+  static constexpr std::size_t extent = Op::template extent<Cs...>;
+  static constexpr bool has_payload = Op::has_payload;
+  using children = meta::list<Cs...>;
+  using op_type = Op;
+  [[no_unique_address]] Op op;
+  operand_pack<std::index_sequence_for<Cs...>, Cs...> operands;
+  std::size_t m = 0;  // the number of values
+  template <std::size_t I>
+  TYCHE_HD constexpr const auto& child() const {
+    return operand_at<I>(operands);
+  }
+  TYCHE_HD constexpr std::size_t size() const {
+    if constexpr (extent != dynamic_extent) return extent; else return m;
+  }
+};
+
+/// Element k (0-based) of a buffered vector V (matvec or vector_op): a scalar. Made by at(v, k).
+template <class V>
+struct element_node : expr<element_node<V>> {
+  static constexpr node_kind kind = node_kind::element;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = true;  // the index
+  using children = meta::list<V>;
+  V v;
+  std::size_t index = 0;
+  template <std::size_t I>
+  TYCHE_HD constexpr const V& child() const { return v; }
+};
+
+/// vector_op_node<Op, Cs...> with m values from operands cs.
+template <class Op, class... Cs>
+auto make_vector_op(const Op& op, std::size_t m, const Cs&... cs) {
+  return vector_op_node<Op, Cs...>{{}, op, {{cs}...}, m};
+}
+
+/// The vector_op n with f applied to each operand (fold, substitute).
+template <class N, class F>
+auto rebuild_vector_op(const N& n, F&& f) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return make_vector_op(n.op, n.m, f(n.template child<I>())...);
+  }(std::make_index_sequence<children_t<N>::size>{});
+}
 
 // ---- building nodes ------------------------------------------------------------------------
 
@@ -273,10 +342,12 @@ auto at(const A& wrapped, std::size_t k) {
     auto a = pick(n.a);
     auto b = pick(n.b);
     return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
+  } else if constexpr (is_buffered_v<N>) {
+    return element_node<N>{{}, n, k};
   } else {
-    static_assert(kind_of<N> != node_kind::matvec,
-                  "tyche::at(v, k): element access into a matrix-vector product is not supported");
-    return n;
+    static_assert(kind_of<N> == node_kind::param_gather);
+    using V = typename N::vector_type;
+    return param_element<V>{{}, n.vector, static_cast<std::size_t>(n.index[k])};
   }
 }
 

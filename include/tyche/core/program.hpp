@@ -101,23 +101,6 @@ void find_aliases(const Root& root, bool* aliased) {
   });
 }
 
-/// Workspace offsets for the matvec slots of an expression (none for aliased slots); with
-/// ws_offsets null, only the total.
-template <class Root, class Entries = outer_entries_t<Root>>
-std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t* ws_offsets) {
-  std::size_t total = 0;
-  meta::static_for<Entries::size>([&](auto k) {
-    constexpr std::size_t K = decltype(k)::value;
-    using E = meta::at<K, Entries>;
-    if constexpr (kind_of<typename E::node> == node_kind::matvec) {
-      if (!aliased[K]) {
-        if (ws_offsets) ws_offsets[K] = total;
-        total += 2 * at_path(root, typename E::path{}).x.rows;
-      }
-    }
-  });
-  return total;
-}
 
 }  // namespace detail
 

@@ -29,6 +29,13 @@ auto substitute(const E& wrapped, const R& r) {
   } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
     auto a = substitute<Target>(n.a, r);
     return log_sum_exp_node<decltype(a)>{{}, a};
+  } else if constexpr (kind_of<N> == node_kind::vector_op) {
+    return rebuild_vector_op(n, [&](const auto& c) { return substitute<Target>(c, r); });
+  } else if constexpr (kind_of<N> == node_kind::element) {
+    auto v = substitute<Target>(n.v, r);
+    using V = decltype(v);
+    if constexpr (is_buffered_v<V>) return element_node<V>{{}, v, n.index};
+    else return at(v, n.index);  // the vector became something else: take its element
   } else {
     return n;  // leaves, and matvec (a data matrix times a parameter vector)
   }

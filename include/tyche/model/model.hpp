@@ -88,8 +88,12 @@ class model_t {
     check_size(values.size(), "unconstrain");
     std::vector<double> theta(dim(), 0.0);
     for_each_variable([&](const auto& v, std::size_t k) {
-      for (std::size_t i = 0; i < v.size(); ++i)
-        theta[offset(k) + i] = unconstrain_one(v, values[offset(k) + i], i, theta);
+      if constexpr (whole_vector_transform<decltype(v)>) {
+        unconstrain_whole(v, values.data() + offset(k), theta.data() + offset(k));
+      } else {
+        for (std::size_t i = 0; i < v.size(); ++i)
+          theta[offset(k) + i] = unconstrain_one(v, values[offset(k) + i], i, theta);
+      }
     });
     return theta;
   }
@@ -112,10 +116,19 @@ class model_t {
   [[nodiscard]] std::vector<double> sample_prior(Generator& rng) const {
     std::vector<double> theta(dim(), 0.0), values(dim(), 0.0);
     for_each_variable([&](const auto& v, std::size_t k) {
-      const auto draws = draw_from(v.distribution, v.size(), theta, rng);
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        values[offset(k) + i] = draws[i];
-        theta[offset(k) + i] = unconstrain_one(v, draws[i], i, theta);
+      auto draws = draw_from(v.distribution, v.size(), theta, rng);
+      if constexpr (whole_vector_transform<decltype(v)>) {
+        using Tr = decltype(v.transform());
+        Tr::restrict_draws(draws, [&](std::size_t i) {
+          return draw_from(v.distribution, v.size(), theta, rng)[i];
+        });
+        std::copy(draws.begin(), draws.end(), values.begin() + offset(k));
+        unconstrain_whole(v, draws.data(), theta.data() + offset(k));
+      } else {
+        for (std::size_t i = 0; i < v.size(); ++i) {
+          values[offset(k) + i] = draws[i];
+          theta[offset(k) + i] = unconstrain_one(v, draws[i], i, theta);
+        }
       }
     });
     return values;
@@ -204,6 +217,25 @@ class model_t {
     std::vector<double> v(detail::value_count(e));
     detail::evaluate_at<layout>(e, layout_(), theta.data(), v.data());
     return v.size() == 1 ? v[0] : v[i];
+  }
+
+  /// Variables whose transform maps the whole vector at once (ordered, positive_ordered).
+  template <class V>
+  static constexpr bool whole_vector_transform =
+      requires(const std::remove_cvref_t<V>& v) {
+        requires decltype(v.transform())::whole_vector;
+      };
+
+  /// θ of a variable with a whole-vector transform from its constrained values x.
+  template <class V>
+  void unconstrain_whole(const V& v, const double* x, double* u) const {
+    using Tr = decltype(v.transform());
+    std::size_t k = 0;
+    const std::string problem = Tr::unconstrain_vector(x, u, v.size(), k);
+    if (!problem.empty())
+      throw std::invalid_argument("tyche::model::unconstrain: " + std::string(V::name.view()) + "[" +
+                                  std::to_string(k + 1) + "] = " + std::to_string(x[k]) + " " +
+                                  problem);
   }
 
   /// The unconstrained coordinate of element i of variable v with constrained value x, bounds

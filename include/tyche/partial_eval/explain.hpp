@@ -73,6 +73,17 @@ std::string explain_node(const N& n) {
     return "log_sum_exp[" + std::to_string(n.a.size()) + "](" + explain_node(n.a) + ")";
   } else if constexpr (k == node_kind::matvec) {
     return "matvec(" + explain_node(n.x) + ", " + explain_node(n.v) + ")";
+  } else if constexpr (k == node_kind::vector_op) {
+    std::string out = std::string(N::op_type::name) + "[" + std::to_string(n.size()) + "](";
+    meta::static_for<children_t<N>::size>([&](auto j) {
+      if (decltype(j)::value > 0) out += ", ";
+      out += explain_node(n.template child<decltype(j)::value>());
+    });
+    return out + ")";
+  } else if constexpr (k == node_kind::element) {
+    return explain_node(n.v) + "[" + std::to_string(n.index + 1) + "]";
+  } else if constexpr (k == node_kind::param_gather) {
+    return std::string(N::vector_type::name.view()) + "[idx[" + std::to_string(n.size()) + "]]";
   } else if constexpr (k == node_kind::residual_squares) {
     return "residual_squares(" + explain_node(n.s) + ", " + explain_node(n.v) + "; n=" +
            explain_number(n.stats[2]) + ")";

@@ -1,0 +1,219 @@
+// tyche/core/vector_ops.hpp — vectors that are not elementwise: each value depends on whole
+// operands (a running sum, a recurrence, a gather through data indices). They are vector_op
+// nodes (core/operations.hpp): the evaluator materialises the operands, calls the op's forward
+// step into a buffer of the workspace and, in the reverse pass, the op's vector–Jacobian
+// product. See docs/design/vector-ops.md.
+//
+// An op is a small value type with
+//   name, has_payload (and operator== when it has one), extent<Cs...> (the static size of the
+//   result, or dynamic_extent),
+//   forward(m, out, in, in_n):           out[0 .. m) from the operands in[j][0 .. in_n[j]),
+//   reverse(m, out, adj, in, in_n, in_adj): in_adj[j][·] += ∂(Σ adj·out)/∂in[j][·] (in_adj is
+//                                           zero on entry),
+// templated on the scalar type T (double, float, SIMD batches, …).
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/core/math.hpp>
+#include <tyche/core/operations.hpp>
+
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tyche {
+
+namespace ops {
+
+/// The ordered transform's map (Stan's): x₀ = u₀ (positive_ordered: x₀ = e^u₀),
+/// xₖ = xₖ₋₁ + e^uₖ. Reverse: with Gₖ = Σ_{j ≥ k} adjⱼ, ∂/∂uₖ = Gₖ e^uₖ (k ≥ 1, or k = 0 when
+/// positive), ∂/∂u₀ = G₀ otherwise. e^uₖ is recomputed, not taken as xₖ − xₖ₋₁, which cancels.
+template <bool Positive>
+struct ordered_map {
+  static constexpr const char* name = Positive ? "positive_ordered" : "ordered";
+  static constexpr bool has_payload = false;
+  template <class U>
+  static constexpr std::size_t extent = extent_v<U>;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    const T* u = in[0];
+    if (m == 0) return;
+    T acc = Positive ? math::exp(u[0]) : u[0];
+    out[0] = acc;
+    for (std::size_t k = 1; k < m; ++k) {
+      acc = acc + math::exp(u[k]);
+      out[k] = acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in,
+                        const std::size_t*, T* const* in_adj) const {
+    const T* u = in[0];
+    T g = lift<T>(0.0);
+    for (std::size_t k = m; k-- > 0;) {
+      g = g + adj[k];
+      in_adj[0][k] += (k > 0 || Positive) ? g * math::exp(u[k]) : g;
+    }
+  }
+};
+
+/// xₖ = Σ_{j ≤ k} aⱼ. Reverse: ∂/∂aₖ = Σ_{j ≥ k} adjⱼ.
+struct cumulative_sum_map {
+  static constexpr const char* name = "cumulative_sum";
+  static constexpr bool has_payload = false;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A>;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    T acc = lift<T>(0.0);
+    for (std::size_t k = 0; k < m; ++k) out[k] = acc = acc + in[0][k];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    T g = lift<T>(0.0);
+    for (std::size_t k = m; k-- > 0;) in_adj[0][k] += g = g + adj[k];
+  }
+};
+
+/// sₜ = aₜ + bₜ sₜ₋₁ for t = 0 … m−1, with s₋₁ = s0; b is a scalar or a vector of size m.
+/// Reverse, with λₜ the adjoint of sₜ (λₜ = adjₜ + bₜ₊₁ λₜ₊₁): ∂/∂aₜ = λₜ, ∂/∂bₜ = λₜ sₜ₋₁,
+/// ∂/∂s0 = b₀ λ₀.
+struct linear_recurrence_map {
+  static constexpr const char* name = "linear_recurrence";
+  static constexpr bool has_payload = false;
+  template <class A, class B, class S0>
+  static constexpr std::size_t extent = extent_v<A>;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    const T* a = in[0];
+    const T* b = in[1];
+    const bool b_vector = in_n[1] > 1;
+    T s = in[2][0];
+    for (std::size_t t = 0; t < m; ++t) out[t] = s = a[t] + b[b_vector ? t : 0] * s;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const* in,
+                        const std::size_t* in_n, T* const* in_adj) const {
+    const T* b = in[1];
+    const bool b_vector = in_n[1] > 1;
+    T lambda = lift<T>(0.0);
+    for (std::size_t t = m; t-- > 0;) {
+      lambda = adj[t] + (t + 1 < m ? b[b_vector ? t + 1 : 0] * lambda : lift<T>(0.0));
+      in_adj[0][t] += lambda;
+      const T previous = t > 0 ? out[t - 1] : in[2][0];
+      in_adj[1][b_vector ? t : 0] += lambda * previous;
+    }
+    if (m > 0) in_adj[2][0] += b[0] * lambda;
+  }
+};
+
+/// xᵢ = v[idx[i]] (idx checked when made). Reverse: ∂/∂v[idx[i]] += adjᵢ.
+struct gather_map {
+  static constexpr const char* name = "gather";
+  static constexpr bool has_payload = true;
+  const int* idx = nullptr;
+  std::size_t n = 0;
+  template <class V>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const gather_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = in[0][idx[i]];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < m; ++i) in_adj[0][idx[i]] += adj[i];
+  }
+};
+
+}  // namespace ops
+
+namespace detail {
+/// gather through elementwise operations down to the leaves, as at() does for one element:
+/// gather(exp(u), idx) = exp(gather(u, idx)), so a gathered parameter is read in the loop.
+template <class N>
+auto gather_node(const N& n, const int* idx, std::size_t len) {
+  if constexpr (kind_of<N> == node_kind::vector_param) {
+    return param_gather<N>{{}, n, idx, len};
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    auto a = gather_node(n.a, idx, len);
+    return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
+  } else if constexpr (kind_of<N> == node_kind::binary) {
+    auto pick = [&](const auto& x) {
+      if constexpr (is_vector_v<std::remove_cvref_t<decltype(x)>>) return gather_node(x, idx, len);
+      else return x;
+    };
+    auto a = pick(n.a);
+    auto b = pick(n.b);
+    return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
+  } else {
+    return make_vector_op(ops::gather_map{idx, len}, len, n);
+  }
+}
+}  // namespace detail
+
+/// xₖ = Σ_{j ≤ k} aⱼ.
+template <expression A>
+auto cumulative_sum(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>, "tyche::cumulative_sum(a) requires 'a' to be a vector expression");
+  const N n = detail::as_node(a);
+  return make_vector_op(ops::cumulative_sum_map{}, n.size(), n);
+}
+
+/// The first-order linear recurrence sₜ = aₜ + b·sₜ₋₁ (t = 0 … n−1), s₋₁ = s0: a vector of the
+/// size of a. b is a scalar or a vector of a's size (then sₜ = aₜ + bₜ sₜ₋₁). Written once,
+/// it covers AR(1) filters, exponential smoothing and GARCH variances:
+///   σ²ₜ = α₀ + α₁ r²ₜ₋₁ + β₁ σ²ₜ₋₁  is  linear_recurrence(alpha0 + alpha1 * square(r_prev), beta1, s0).
+template <detail::operand A, detail::operand B, detail::operand S0>
+  requires(expression<A> || expression<B> || expression<S0>)
+auto linear_recurrence(const A& a, const B& b, const S0& s0) {
+  using NA = detail::node_t<A>;
+  using NB = detail::node_t<B>;
+  using NS = detail::node_t<S0>;
+  static_assert(is_vector_v<NA>,
+                "tyche::linear_recurrence(a, b, s0) requires 'a' to be a vector expression");
+  static_assert(!is_vector_v<NS>,
+                "tyche::linear_recurrence(a, b, s0) requires 's0' (the value before the first) to "
+                "be a scalar");
+  const NA na = detail::as_node(a);
+  const NB nb = detail::as_node(b);
+  if constexpr (is_vector_v<NB>) {
+    if (nb.size() != na.size())
+      throw std::invalid_argument("tyche::linear_recurrence(a, b, s0): 'b' has size " +
+                                  std::to_string(nb.size()) + " but 'a' has size " +
+                                  std::to_string(na.size()));
+  }
+  return make_vector_op(ops::linear_recurrence_map{}, na.size(), na, nb, detail::as_node(s0));
+}
+
+/// (v[idx[0]], v[idx[1]], …): v indexed by data, 0-based (Stan's v[idx] with idx − 1), e.g. the
+/// group effect of each observation: `normal(alpha + gather(a, group), sigma).observe(y)`.
+/// Every index is checked against v's size now. The indices are viewed, not copied: like data,
+/// they must outlive the model and must not change after it is compiled.
+template <expression V>
+auto gather(const V& v, std::span<const int> idx) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N>, "tyche::gather(v, idx) requires 'v' to be a vector expression");
+  const N n = detail::as_node(v);
+  for (std::size_t i = 0; i < idx.size(); ++i) {
+    if (idx[i] < 0 || static_cast<std::size_t>(idx[i]) >= n.size())
+      throw std::out_of_range("tyche::gather(v, idx): idx[" + std::to_string(i + 1) + "] = " +
+                              std::to_string(idx[i]) + " is outside 0 … " +
+                              std::to_string(n.size()) + " − 1 (indices are 0-based; v has size " +
+                              std::to_string(n.size()) + ")");
+  }
+  return detail::gather_node(n, idx.data(), idx.size());
+}
+template <expression V>
+auto gather(const V& v, const std::vector<int>& idx) {
+  return gather(v, std::span<const int>(idx));
+}
+/// A temporary index vector would dangle: keep the indices alive beside the data.
+template <expression V>
+auto gather(const V& v, std::vector<int>&& idx) = delete;
+
+}  // namespace tyche

@@ -1,0 +1,55 @@
+// tyche/distributions/constrained.hpp — a random variable whose support is narrower than its
+// distribution's, as in Stan's `ordered[2] mu; mu ~ normal(0, 2);`: the prior density is the
+// distribution's, unnormalised on the narrower support (Stan's convention), and the transform
+// is the one given. `ordered<"mu">(normal(0.0, 2.0), shape<2>)`.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+#include <tyche/transforms/ordered.hpp>
+
+#include <concepts>
+
+namespace tyche {
+
+/// Distribution Dist with the transform Transform in place of Dist's own.
+template <class Dist, class Transform>
+struct constrained_distribution : distribution<constrained_distribution<Dist, Transform>> {
+  static constexpr const char* family = Dist::family;
+  Dist base;
+  [[no_unique_address]] Transform support;
+  auto transform() const { return support; }
+  template <class X>
+  auto log_prob(const X& x) const { return base.log_prob(x); }
+  auto arguments() const { return base.arguments(); }
+  template <class G, class... A>
+  static double draw(G& rng, A... a) { return Dist::draw(rng, a...); }
+};
+
+namespace detail {
+template <class D>
+concept unnamed_distribution = std::derived_from<D, distribution<D>>;
+}
+
+/// Name ~ dist on increasing vectors: `ordered<"mu">(normal(0.0, 2.0), shape<2>)` (Stan:
+/// `ordered[2] mu; mu ~ normal(0, 2);`). θ: u₀ = x₀, uₖ = log(xₖ − xₖ₋₁).
+template <fixed_string Name, detail::unnamed_distribution Dist, shape_tag Shape>
+auto ordered(const Dist& d, Shape shape) {
+  static_assert(!std::is_same_v<Shape, scalar_shape>,
+                "tyche::ordered<\"name\">(dist, shape): an ordered variable is a vector; give it a "
+                "shape, e.g. shape<2> or shape_of(k)");
+  return detail::make_random_variable<Name>(
+      constrained_distribution<Dist, transforms::ordered>{{}, d, {}}, shape);
+}
+
+/// Name ~ dist on positive increasing vectors: `positive_ordered<"c">(exponential(1.0), shape<3>)`
+/// (Stan: `positive_ordered[3] c;`). θ: u₀ = log x₀, uₖ = log(xₖ − xₖ₋₁).
+template <fixed_string Name, detail::unnamed_distribution Dist, shape_tag Shape>
+auto positive_ordered(const Dist& d, Shape shape) {
+  static_assert(!std::is_same_v<Shape, scalar_shape>,
+                "tyche::positive_ordered<\"name\">(dist, shape): a positive_ordered variable is a "
+                "vector; give it a shape, e.g. shape<3> or shape_of(k)");
+  return detail::make_random_variable<Name>(
+      constrained_distribution<Dist, transforms::positive_ordered>{{}, d, {}}, shape);
+}
+
+}  // namespace tyche
