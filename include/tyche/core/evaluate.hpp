@@ -13,13 +13,6 @@
 
 namespace tyche::detail {
 
-/// The number of values of a node: its size for a vector, 1 for a scalar.
-template <class C>
-TYCHE_HD constexpr std::size_t operand_size(const C& c) {
-  if constexpr (is_vector_v<C>) return c.size();
-  else return 1;
-}
-
 // ---- slots ---------------------------------------------------------------------------------------
 
 template <class N, class T, node_kind K = kind_of<N>>
@@ -190,7 +183,7 @@ struct evaluation {
     } else if constexpr (k == node_kind::data_vector) {
       return lift<T>(c.ptr[i]);
     } else if constexpr (k == node_kind::param_gather) {
-      return theta[offset_of<typename C::vector_type>() + static_cast<std::size_t>(c.index[i])];
+      return theta[offset_of<typename C::vector_type>() + c.position(i)];
     } else if constexpr (is_elementwise_v<C>) {
       return get<index_in_v<typename K::entries, C, CP>>(ks).v;
     } else if constexpr (is_buffered_v<C>) {
@@ -211,8 +204,7 @@ struct evaluation {
     } else if constexpr (k == node_kind::param_element) {
       grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).index] += a;
     } else if constexpr (k == node_kind::param_gather) {
-      grad[offset_of<typename C::vector_type>() +
-           static_cast<std::size_t>(at_path(root, CP{}).index[i])] += a;
+      grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).position(i)] += a;
     } else if constexpr (is_elementwise_v<C>) {
       get<index_in_v<typename K::entries, C, CP>>(ks).adj += a;
     } else if constexpr (is_buffered_v<C>) {

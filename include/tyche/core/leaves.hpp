@@ -97,12 +97,13 @@ struct param_element : expr<param_element<V>> {
   std::size_t index = 0;
 };
 
-/// v[idx[i]], i = 0 … n−1, for a vector parameter V and n data indices (0-based, checked
-/// against V's size when made): a vector leaf read straight from θ, so the gather is fused
-/// into the loop that consumes it (y ~ normal(alpha[group], sigma)). Made by gather(v, idx).
-/// The index storage must outlive the model, as data does.
-template <class V>
-struct param_gather : expr<param_gather<V>> {
+/// v[idx[i] − Shift], i = 0 … n−1, for a vector parameter V and n data indices (0-based for
+/// Shift = 0; categorical observations are 1-based doubles, Index = double, Shift = 1), checked
+/// against V's size when made: a vector leaf read straight from θ, so the gather is fused into
+/// the loop that consumes it (y ~ normal(alpha[group], sigma)). Made by gather(v, idx). The
+/// index storage must outlive the model, as data does.
+template <class V, class Index = int, std::size_t Shift = 0>
+struct param_gather : expr<param_gather<V, Index, Shift>> {
   static constexpr node_kind kind = node_kind::param_gather;
   static constexpr bool is_vector = true;
   static constexpr std::size_t extent = dynamic_extent;
@@ -111,9 +112,13 @@ struct param_gather : expr<param_gather<V>> {
   using vector_type = V;
   static constexpr auto name = V::name;
   V vector;
-  const int* index = nullptr;
+  const Index* index = nullptr;
   std::size_t n = 0;
   TYCHE_HD constexpr std::size_t size() const { return n; }
+  /// The position in V of element i.
+  TYCHE_HD constexpr std::size_t position(std::size_t i) const {
+    return static_cast<std::size_t>(index[i]) - Shift;
+  }
 };
 
 /// A view of a vector of data (double). The storage must outlive the model, as with std::span,

@@ -202,6 +202,13 @@ auto rebuild_vector_op(const N& n, F&& f) {
 
 namespace detail {
 
+/// The number of values of a node: its size for a vector, 1 for a scalar.
+template <class C>
+TYCHE_HD constexpr std::size_t operand_size(const C& c) {
+  if constexpr (is_vector_v<C>) return c.size();
+  else return 1;
+}
+
 /// What may stand as an operand of an elementwise operation: an expression other than a
 /// matrix, or a plain number.
 template <class T>
@@ -347,7 +354,7 @@ auto at(const A& wrapped, std::size_t k) {
   } else {
     static_assert(kind_of<N> == node_kind::param_gather);
     using V = typename N::vector_type;
-    return param_element<V>{{}, n.vector, static_cast<std::size_t>(n.index[k])};
+    return param_element<V>{{}, n.vector, n.position(k)};
   }
 }
 

@@ -109,23 +109,25 @@ struct linear_recurrence_map {
   }
 };
 
-/// xᵢ = v[idx[i]] (idx checked when made). Reverse: ∂/∂v[idx[i]] += adjᵢ.
+/// xᵢ = v[idx[i] − Shift] (idx checked when made). Reverse: ∂/∂v[idx[i] − Shift] += adjᵢ.
+template <class Index = int, std::size_t Shift = 0>
 struct gather_map {
   static constexpr const char* name = "gather";
   static constexpr bool has_payload = true;
-  const int* idx = nullptr;
+  const Index* idx = nullptr;
   std::size_t n = 0;
   template <class V>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const gather_map&) const = default;
+  TYCHE_HD std::size_t position(std::size_t i) const { return static_cast<std::size_t>(idx[i]) - Shift; }
   template <class T>
   TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
-    for (std::size_t i = 0; i < m; ++i) out[i] = in[0][idx[i]];
+    for (std::size_t i = 0; i < m; ++i) out[i] = in[0][position(i)];
   }
   template <class T>
   TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
                         T* const* in_adj) const {
-    for (std::size_t i = 0; i < m; ++i) in_adj[0][idx[i]] += adj[i];
+    for (std::size_t i = 0; i < m; ++i) in_adj[0][position(i)] += adj[i];
   }
 };
 
@@ -134,23 +136,24 @@ struct gather_map {
 namespace detail {
 /// gather through elementwise operations down to the leaves, as at() does for one element:
 /// gather(exp(u), idx) = exp(gather(u, idx)), so a gathered parameter is read in the loop.
-template <class N>
-auto gather_node(const N& n, const int* idx, std::size_t len) {
+/// The indices must have been checked.
+template <std::size_t Shift = 0, class Index, class N>
+auto gather_node(const N& n, const Index* idx, std::size_t len) {
   if constexpr (kind_of<N> == node_kind::vector_param) {
-    return param_gather<N>{{}, n, idx, len};
+    return param_gather<N, Index, Shift>{{}, n, idx, len};
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    auto a = gather_node(n.a, idx, len);
+    auto a = gather_node<Shift>(n.a, idx, len);
     return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
   } else if constexpr (kind_of<N> == node_kind::binary) {
     auto pick = [&](const auto& x) {
-      if constexpr (is_vector_v<std::remove_cvref_t<decltype(x)>>) return gather_node(x, idx, len);
+      if constexpr (is_vector_v<std::remove_cvref_t<decltype(x)>>) return gather_node<Shift>(x, idx, len);
       else return x;
     };
     auto a = pick(n.a);
     auto b = pick(n.b);
     return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
   } else {
-    return make_vector_op(ops::gather_map{idx, len}, len, n);
+    return make_vector_op(ops::gather_map<Index, Shift>{idx, len}, len, n);
   }
 }
 }  // namespace detail

@@ -1,7 +1,8 @@
-// tyche/distributions/constrained.hpp — a random variable whose support is narrower than its
-// distribution's, as in Stan's `ordered[2] mu; mu ~ normal(0, 2);`: the prior density is the
-// distribution's, unnormalised on the narrower support (Stan's convention), and the transform
-// is the one given. `ordered<"mu">(normal(0.0, 2.0), shape<2>)`.
+// tyche/distributions/constrained.hpp — ordered<"x">(dist, shape) and positive_ordered<"x">(dist, shape).
+//   A vector random variable with the prior dist on each element, restricted to increasing
+//   (and, for positive_ordered, positive) vectors, as Stan's `ordered[2] mu; mu ~ normal(0, 2);`:
+//   the prior density is dist's, unnormalised on the narrower support (Stan's convention).
+//   θ: u₀ = x₀ (positive_ordered: log x₀), uₖ = log(xₖ − xₖ₋₁); log|J| = Σ_{k≥1} uₖ (+ u₀).
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/distributions/detail/family.hpp>

@@ -1,10 +1,10 @@
-// tyche/distributions/mixture.hpp — the two-component mixture as a distribution:
-//   log_mix(θ, d₁, d₂):  p(y) = θ p₁(y) + (1 − θ) p₂(y),  0 ≤ θ ≤ 1,
-// for any two families d₁, d₂ (Stan: `target += log_mix(theta, normal_lpdf(y[n] | …), …)` in a
-// loop over n). Observing a vector mixes each observation separately:
-//   log_mix(theta, normal(mu[0], sigma[0]), normal(mu[1], sigma[1])).observe(data(y))
-// is Σₙ log(θ N(yₙ | μ₁, σ₁) + (1 − θ) N(yₙ | μ₂, σ₂)), each term by the stable log_mix of
-// log_mix.hpp. pointwise_log_prob(d, y) is the vector of one family's log densities.
+// tyche/distributions/mixture.hpp — log_mix(theta, d1, d2), the mixture of two distributions.
+//   p(y) = θ p₁(y) + (1 − θ) p₂(y),  0 ≤ θ ≤ 1,  for any two families d₁, d₂.
+//   Observing a vector mixes each observation separately (Stan: a loop over n of
+//   target += log_mix(theta, normal_lpdf(y[n] | …), normal_lpdf(y[n] | …))):
+//     log_mix(theta, normal(mu[0], sigma[0]), normal(mu[1], sigma[1])).observe(data(y))
+//   is Σₙ log(θ N(yₙ | μ₁, σ₁) + (1 − θ) N(yₙ | μ₂, σ₂)), each term by the stable log_mix of
+//   log_mix.hpp. pointwise_log_prob(d, y) is the vector of one family's log densities.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/distributions/detail/family.hpp>

@@ -280,13 +280,17 @@ class model_t {
           return std::array<std::vector<double>, sizeof...(a)>{values_of(a, theta)...};
         },
         d.arguments());
-    std::vector<double> out(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      out[i] = [&]<std::size_t... J>(std::index_sequence<J...>) {
-        return D::draw(rng, (args[J].size() == 1 ? args[J][0] : args[J][i])...);
-      }(std::make_index_sequence<std::tuple_size_v<decltype(d.arguments())>>{});
+    if constexpr (requires { D::whole_arguments; }) {  // arguments are whole vectors (categorical)
+      return std::apply([&](const auto&... a) { return D::draw_all(rng, n, a...); }, args);
+    } else {
+      std::vector<double> out(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        out[i] = [&]<std::size_t... J>(std::index_sequence<J...>) {
+          return D::draw(rng, (args[J].size() == 1 ? args[J][0] : args[J][i])...);
+        }(std::make_index_sequence<std::tuple_size_v<decltype(d.arguments())>>{});
+      }
+      return out;
     }
-    return out;
   }
   template <class E>
   std::vector<double> values_of(const E& e, const std::vector<double>& theta) const {

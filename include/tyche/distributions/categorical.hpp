@@ -1,0 +1,112 @@
+// tyche/distributions/categorical.hpp — categorical(theta) and categorical_logit(beta), for observations only.
+//   log p(y | θ) = log θ_y,                 y ∈ {1, …, K}, θ a vector of K probabilities;
+//   log p(y | β) = β_y − log Σₖ exp βₖ,     y ∈ {1, …, K}, β ∈ ℝᴷ (softmax).
+// y is 1-based, as in Stan. Observing n values gathers θ or β through the data (a gather leaf,
+// core/vector_ops.hpp): Σᵢ log θ_{yᵢ}, and Σᵢ β_{yᵢ} − n log Σₖ exp βₖ with one log-sum-exp.
+// The data must be integers 1 … K: observe throws "... y[i] = v is not a category 1 … K".
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/core/vector_ops.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tyche {
+
+namespace detail {
+/// The categories y (data, 1-based doubles) checked against K; then f(gathered) where gathered
+/// is the vector v[y₁ − 1], v[y₂ − 1], … (or, for one constant y, the scalar v[y − 1]).
+template <class V, class Y>
+auto gather_categories(const char* family, const V& v, const Y& y) {
+  static_assert(is_vector_v<V>, "tyche::categorical(theta) / categorical_logit(beta): the argument "
+                                "must be a vector of K values");
+  static_assert(kind_of<Y> == node_kind::data_vector || kind_of<Y> == node_kind::constant,
+                "tyche::categorical / categorical_logit: only data can be observed (y must be data)");
+  const std::size_t k = v.size();
+  auto check = [&](double c, std::size_t i) {
+    if (!(c >= 1 && c <= double(k) && c == std::floor(c)))
+      throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): y[" +
+                                  std::to_string(i + 1) + "] = " + std::to_string(c) +
+                                  " is not a category 1 … " + std::to_string(k));
+  };
+  if constexpr (kind_of<Y> == node_kind::data_vector) {
+    for (std::size_t i = 0; i < y.size(); ++i) check(y.ptr[i], i);
+    return gather_node<1>(v, y.ptr, y.size());
+  } else {
+    check(y.value, 0);
+    return at(v, static_cast<std::size_t>(y.value) - 1);
+  }
+}
+
+/// n draws from the categories 1 … K with probabilities p (not necessarily normalised).
+template <class G>
+std::vector<double> draw_categories(G& rng, std::size_t n, const std::vector<double>& p) {
+  std::discrete_distribution<int> d(p.begin(), p.end());
+  std::vector<double> out(n);
+  for (auto& o : out) o = d(rng) + 1;
+  return out;
+}
+}  // namespace detail
+
+template <class Theta>
+struct categorical_distribution : distribution<categorical_distribution<Theta>> {
+  static constexpr const char* family = "categorical";
+  Theta theta;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(log(detail::gather_categories(family, theta, y)));
+  }
+  auto arguments() const { return std::tuple{theta}; }
+  /// The arguments are whole vectors (model.hpp draws with draw_all, not element by element).
+  static constexpr bool whole_arguments = true;
+  template <class G>
+  static std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& theta) {
+    return detail::draw_categories(rng, n, theta);
+  }
+  static const char* observation_problem(double v) {
+    return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1)" : nullptr;
+  }
+};
+
+template <class Beta>
+struct categorical_logit_distribution : distribution<categorical_logit_distribution<Beta>> {
+  static constexpr const char* family = "categorical_logit";
+  Beta beta;
+  template <class X>
+  auto log_prob(const X& y) const {
+    const auto picked = detail::gather_categories(family, beta, y);
+    const double n = static_cast<double>(detail::operand_size(picked));
+    return detail::total(picked) - constant{n} * log_sum_exp(beta);
+  }
+  auto arguments() const { return std::tuple{beta}; }
+  static constexpr bool whole_arguments = true;
+  template <class G>
+  static std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& beta) {
+    double top = -HUGE_VAL;
+    for (double b : beta) top = std::max(top, b);
+    std::vector<double> p(beta.size());
+    for (std::size_t k = 0; k < beta.size(); ++k) p[k] = std::exp(beta[k] - top);
+    return detail::draw_categories(rng, n, p);
+  }
+  static const char* observation_problem(double v) {
+    return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1)" : nullptr;
+  }
+};
+
+/// The distribution categorical(theta), to observe categories 1 … K: `categorical(theta).observe(data(y))`.
+template <detail::operand Theta>
+auto categorical(const Theta& theta) {
+  return detail::make_distribution<categorical_distribution>(theta);
+}
+/// The distribution categorical_logit(beta) (softmax): `categorical_logit(beta).observe(data(y))`.
+template <detail::operand Beta>
+auto categorical_logit(const Beta& beta) {
+  return detail::make_distribution<categorical_logit_distribution>(beta);
+}
+
+}  // namespace tyche
