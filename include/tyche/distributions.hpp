@@ -10,6 +10,7 @@
 #include <tyche/distributions/cauchy.hpp>
 #include <tyche/distributions/chi_square.hpp>
 #include <tyche/distributions/constrained.hpp>
+#include <tyche/distributions/dirichlet.hpp>
 #include <tyche/distributions/double_exponential.hpp>
 #include <tyche/distributions/exponential.hpp>
 #include <tyche/distributions/flat.hpp>

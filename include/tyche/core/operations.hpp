@@ -257,7 +257,6 @@ auto make_binary(const A& a, const B& b) {
 // clang-format off
 template <detail::operand A> requires expression<A> auto operator-(const A& a) { return detail::make_unary<rules::negate>(a); }
 template <detail::operand A> requires expression<A> auto exp(const A& a) { return detail::make_unary<rules::exp>(a); }
-template <detail::operand A> requires expression<A> auto log(const A& a) { return detail::make_unary<rules::log>(a); }
 template <detail::operand A> requires expression<A> auto log1p(const A& a) { return detail::make_unary<rules::log1p>(a); }
 template <detail::operand A> requires expression<A> auto expm1(const A& a) { return detail::make_unary<rules::expm1>(a); }
 template <detail::operand A> requires expression<A> auto sqrt(const A& a) { return detail::make_unary<rules::sqrt>(a); }
@@ -284,6 +283,20 @@ auto operator*(const A& a, const B& b) { return detail::make_binary<rules::multi
 template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
 auto operator/(const A& a, const B& b) { return detail::make_binary<rules::divide>(a, b); }
 // clang-format on
+
+/// log a. log(exp(x)) is x itself (exact where the two nodes would round, and finite where
+/// exp(x) under- or overflows): the rewrite of the partial-evaluation rules that needs no support.
+template <detail::operand A>
+  requires expression<A>
+auto log(const A& a) {
+  using N = detail::node_t<A>;
+  if constexpr (kind_of<N> == node_kind::unary) {
+    if constexpr (std::is_same_v<typename N::rule_type, rules::exp>) return detail::as_node(a).a;
+    else return detail::make_unary<rules::log>(a);
+  } else {
+    return detail::make_unary<rules::log>(a);
+  }
+}
 
 /// aᵇ. A plain-number exponent makes the cheaper one-operand node x^c.
 template <detail::operand A, detail::operand B>

@@ -4,12 +4,14 @@
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/distributions/detail/family.hpp>
+#include <tyche/transforms/simplex.hpp>
 
 #include <tuple>
 
 namespace tyche {
 
-/// Supports for flat(): the real line, (lower, ∞), (−∞, upper), (lower, upper). Bounds may be
+/// Supports for flat(): the real line, (lower, ∞), (−∞, upper), (lower, upper), the simplex and
+/// the unit sphere. Bounds may be
 /// numbers or expressions of other parameters.
 inline transforms::identity real_line() { return {}; }
 template <detail::operand L>
@@ -17,6 +19,10 @@ auto greater_than(const L& lower) {
   return transforms::lower_bound<detail::node_t<L>>{detail::as_node(lower)};
 }
 inline transforms::lower_bound<literal<0>> positive() { return {}; }
+/// Vectors of positive values summing to 1 (give the variable a shape).
+inline transforms::simplex probability_simplex() { return {}; }
+/// Vectors of Euclidean norm 1 (give the variable a shape).
+inline transforms::unit_vector unit_sphere() { return {}; }
 template <detail::operand U>
 auto less_than(const U& upper) {
   return transforms::upper_bound<detail::node_t<U>>{detail::as_node(upper)};
