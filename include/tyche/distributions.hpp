@@ -22,6 +22,7 @@
 #include <tyche/distributions/log_mix.hpp>
 #include <tyche/distributions/logistic.hpp>
 #include <tyche/distributions/lognormal.hpp>
+#include <tyche/distributions/multi_normal.hpp>
 #include <tyche/distributions/mixture.hpp>
 #include <tyche/distributions/neg_binomial_2.hpp>
 #include <tyche/distributions/neg_binomial_2_log.hpp>

@@ -17,6 +17,7 @@
 #include <tyche/core/operations.hpp>
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -128,6 +129,40 @@ struct gather_map {
   TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
                         T* const* in_adj) const {
     for (std::size_t i = 0; i < m; ++i) in_adj[0][position(i)] += adj[i];
+  }
+};
+
+/// z = L⁻¹ r for a lower-triangular K × K data matrix L (row-major; the part above the
+/// diagonal is not read): forward substitution zᵢ = (rᵢ − Σ_{j<i} Lᵢⱼ zⱼ) / Lᵢᵢ. Reverse:
+/// ∂/∂r = L⁻ᵀ adj, by back substitution wᵢ = (adjᵢ − Σ_{j>i} Lⱼᵢ wⱼ) / Lᵢᵢ. owner keeps L
+/// alive when the op computed it (multi_normal's Cholesky factor); it is null for a user's L.
+struct lower_triangular_solve_map {
+  static constexpr const char* name = "lower_triangular_solve";
+  static constexpr bool has_payload = true;
+  const double* l = nullptr;
+  std::size_t k = 0;
+  std::shared_ptr<const std::vector<double>> owner;
+  template <class R>
+  static constexpr std::size_t extent = extent_v<R>;
+  bool operator==(const lower_triangular_solve_map& o) const { return l == o.l && k == o.k; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    const T* r = in[0];
+    for (std::size_t i = 0; i < m; ++i) {
+      T acc = r[i];
+      for (std::size_t j = 0; j < i; ++j) acc = acc - lift<T>(l[i * k + j]) * out[j];
+      out[i] = acc * lift<T>(1.0 / l[i * k + i]);
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    T* w = in_adj[0];  // zero on entry: w is built in place, from the last element down
+    for (std::size_t i = m; i-- > 0;) {
+      T acc = adj[i];
+      for (std::size_t j = i + 1; j < m; ++j) acc = acc - lift<T>(l[j * k + i]) * w[j];
+      w[i] = acc * lift<T>(1.0 / l[i * k + i]);
+    }
   }
 };
 

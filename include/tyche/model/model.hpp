@@ -281,7 +281,7 @@ class model_t {
         },
         d.arguments());
     if constexpr (requires { D::whole_arguments; }) {  // arguments are whole vectors (categorical)
-      return std::apply([&](const auto&... a) { return D::draw_all(rng, n, a...); }, args);
+      return std::apply([&](const auto&... a) { return d.draw_all(rng, n, a...); }, args);
     } else {
       std::vector<double> out(n);
       for (std::size_t i = 0; i < n; ++i) {
