@@ -322,3 +322,45 @@ TEST_CASE("posteriordb: garch11 matches model.md", "[posteriordb]") {
   // Not near the means: mean + u·sd per coordinate often leaves the triangle alpha1 + beta1 < 1.
   check_posterior(m, reference, "garch-garch11", 108, false);
 }
+
+TEST_CASE("posteriordb: gp_pois_regr matches model.md", "[posteriordb]") {
+  const auto d = load("gp_pois_regr-gp_pois_regr");
+  const auto p = tyche_examples::gp_pois_regr(d);
+  const auto& m = p.model;
+  REQUIRE(m.dim() == 13);
+  const auto names = m.parameter_names();
+  CHECK(names[0] == "rho");
+  CHECK(names[1] == "alpha");
+  CHECK(names[2] == "f_tilde[1]");
+  const auto& x = d.vector("x");
+  const auto& k = d.vector("k");
+  const std::size_t n = x.size();
+  // model.md: C by its formula, L by a Cholesky written here (column by column, unlike the
+  // row-by-row op), f = L f_tilde, then the log density and r + a.
+  auto reference = [&](const std::vector<double>& th) {
+    const double rho = std::exp(th[0]), alpha = std::exp(th[1]);
+    std::vector<double> c(n * n), l(n * n, 0.0), f(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        c[i * n + j] = sq(alpha) * std::exp(-sq(x[i] - x[j]) / (2 * sq(rho))) + (i == j ? 1e-10 : 0.0);
+    for (std::size_t j = 0; j < n; ++j) {
+      double s = c[j * n + j];
+      for (std::size_t q = 0; q < j; ++q) s -= sq(l[j * n + q]);
+      l[j * n + j] = std::sqrt(s);
+      for (std::size_t i = j + 1; i < n; ++i) {
+        double t = c[i * n + j];
+        for (std::size_t q = 0; q < j; ++q) t -= l[i * n + q] * l[j * n + q];
+        l[i * n + j] = t / l[j * n + j];
+      }
+    }
+    double lp = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) f[i] += l[i * n + j] * th[2 + j];
+      lp += k[i] * f[i] - std::exp(f[i]) - sq(th[2 + i]) / 2;
+    }
+    lp += 24 * std::log(rho) - 4 * rho - sq(alpha) / 8;
+    return lp + th[0] + th[1];
+  };
+  // Not near the means: the reference reports f, not the sampled f_tilde.
+  check_posterior(m, reference, "gp_pois_regr-gp_pois_regr", 109, false);
+}

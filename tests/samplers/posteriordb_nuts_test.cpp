@@ -103,3 +103,43 @@ TEST_CASE("nuts: posteriordb references: low_dim_gauss_mix (ordered), garch11 (r
     check_posterior(p.model, "garch-garch11", 106);
   }
 }
+
+TEST_CASE("nuts: posteriordb reference: gp_pois_regr (Cholesky of parameters)", "[nuts][reference]") {
+  // As the reference run: adapt_delta 0.99, max tree depth 15. The reference reports rho, alpha
+  // and the derived f = L f_tilde, computed here from each draw.
+  const auto d = load("gp_pois_regr-gp_pois_regr");
+  const auto p = tyche_examples::gp_pois_regr(d);
+  const auto ref = reference("gp_pois_regr-gp_pois_regr");
+  const auto fit = tyche::nuts(p.model, {.chains = 4, .warmup = 1000, .draws = 2500, .seed = 107,
+                                         .max_depth = 15, .adapt_delta = 0.99});
+  const std::size_t n = 11, dim = fit.dim();
+  // quantities[q][chain][draw]: rho, alpha, f[1..n]
+  std::vector<std::vector<std::vector<double>>> q(2 + n, std::vector<std::vector<double>>(fit.chains));
+  for (int c = 0; c < fit.chains; ++c) {
+    for (int t = 0; t < fit.draws; ++t) {
+      const std::vector<double> v(fit.values[c].begin() + std::ptrdiff_t(t * dim),
+                                  fit.values[c].begin() + std::ptrdiff_t((t + 1) * dim));
+      const auto f = tyche_examples::gp_pois_regr_f(d, v);
+      q[0][c].push_back(v[0]);
+      q[1][c].push_back(v[1]);
+      for (std::size_t i = 0; i < n; ++i) q[2 + i][c].push_back(f[i]);
+    }
+  }
+  for (std::size_t k = 0; k < q.size(); ++k) {
+    const std::string name = k == 0 ? "rho" : k == 1 ? "alpha" : "f[" + std::to_string(k - 1) + "]";
+    const auto it = ref.find(name);
+    REQUIRE(it != ref.end());
+    std::vector<double> all;
+    for (const auto& c : q[k]) all.insert(all.end(), c.begin(), c.end());
+    double mean = 0, var = 0;
+    for (double v : all) mean += v / static_cast<double>(all.size());
+    for (double v : all) var += (v - mean) * (v - mean) / static_cast<double>(all.size() - 1);
+    const double ess = tyche::ess_bulk(q[k]);
+    const double z = std::fabs(mean - it->second.mean) / (it->second.sd * std::sqrt(1.0 / ess + 1.0 / 10000.0));
+    INFO(name << ": mean " << mean << " (reference " << it->second.mean << "), sd " << std::sqrt(var)
+              << " (reference " << it->second.sd << "), ESS " << ess << ", z = " << z);
+    CHECK(z < 4.0);
+    CHECK(std::fabs(std::sqrt(var) / it->second.sd - 1.0) < 0.10);
+    CHECK(tyche::rhat(q[k]) < 1.01);
+  }
+}

@@ -48,9 +48,15 @@ struct slot<N, T, node_kind::matvec> {
   T* val = nullptr;  // rows values, then rows adjoints, in the workspace
   T* adj = nullptr;
 };
+/// A vector_op whose op asks for scratch space in the workspace (scratch_size(m, in_n)).
+template <class N>
+inline constexpr bool has_scratch_v =
+    requires(const N& n, const std::size_t* in_n) { n.op.scratch_size(std::size_t{}, in_n); };
+
 template <class N, class T>
 struct slot<N, T, node_kind::vector_op> {
   static constexpr std::size_t arity = children_t<N>::size;
+  T* scratch = nullptr;
   T* val = nullptr;  // m values, then m adjoints, then each operand's values and adjoints
   T* adj = nullptr;
   T* in[arity] = {};
@@ -404,7 +410,12 @@ struct evaluation {
           s.in[J][0] = value_of<C, CP>(c, none, 0);
         }
       });
-      n.op.forward(m, s.val, s.in, s.in_n);
+      if constexpr (has_scratch_v<N>) {
+        s.scratch = p;  // after the operands: the op's own scratch (kept for the reverse pass)
+        n.op.forward(m, s.val, s.in, s.in_n, s.scratch);
+      } else {
+        n.op.forward(m, s.val, s.in, s.in_n);
+      }
       if constexpr (Grad) {
         for (std::size_t r = 0; r < m; ++r) s.adj[r] = lift<T>(0.0);
       }
@@ -497,7 +508,8 @@ struct evaluation {
       constexpr std::size_t arity = children_t<N>::size;
       for (std::size_t j = 0; j < arity; ++j)
         for (std::size_t i = 0; i < s.in_n[j]; ++i) s.in_adj[j][i] = lift<T>(0.0);
-      n.op.reverse(n.size(), s.val, s.adj, s.in, s.in_n, s.in_adj);
+      if constexpr (has_scratch_v<N>) n.op.reverse(n.size(), s.val, s.adj, s.in, s.in_n, s.in_adj, s.scratch);
+      else n.op.reverse(n.size(), s.val, s.adj, s.in, s.in_n, s.in_adj);
       meta::static_for<arity>([&](auto j) {
         constexpr std::size_t J = decltype(j)::value;
         using C = meta::at<J, children_t<N>>;
@@ -580,9 +592,12 @@ std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t*
         if (ws_offsets) ws_offsets[K] = total;
         const auto& n = at_path(root, typename E::path{});
         total += 2 * n.size();
+        std::size_t in_n[children_t<typename E::node>::size] = {};
         meta::static_for<children_t<typename E::node>::size>([&](auto j) {
-          total += 2 * operand_size(n.template child<decltype(j)::value>());
+          in_n[decltype(j)::value] = operand_size(n.template child<decltype(j)::value>());
+          total += 2 * in_n[decltype(j)::value];
         });
+        if constexpr (has_scratch_v<typename E::node>) total += n.op.scratch_size(n.size(), in_n);
       }
     }
   });

@@ -166,6 +166,70 @@ struct lower_triangular_solve_map {
   }
 };
 
+/// f = L z with L the lower Cholesky factor of a K × K matrix C given as its K² entries (row
+/// major; only the lower triangle is read) — Stan's cholesky_decompose(C) * z, for the
+/// non-centred latent Gaussian process f ~ multi_normal(0, C). Scratch: L (K²) and its adjoint
+/// (K²). Reverse: L̄ = f̄ zᵀ (lower part), z̄ = Lᵀ f̄, then C̄ by reverse-mode of the Cholesky
+/// loops, in the exact reverse of their order (with s the pivot quantity of entry (i, j):
+/// s̄ = L̄ᵢᵢ / (2 Lᵢᵢ) on the diagonal, s̄ = L̄ᵢⱼ / Lⱼⱼ and L̄ⱼⱼ −= L̄ᵢⱼ Lᵢⱼ / Lⱼⱼ below it;
+/// C̄ᵢⱼ += s̄; L̄ᵢₚ −= s̄ Lⱼₚ and L̄ⱼₚ −= s̄ Lᵢₚ for p < j). O(K³) each way. A C that is not
+/// positive definite gives NaN (a rejected point for the sampler).
+struct cholesky_multiply_map {
+  static constexpr const char* name = "cholesky_multiply";
+  static constexpr bool has_payload = false;
+  template <class C, class Z>
+  static constexpr std::size_t extent = extent_v<Z>;
+  static std::size_t scratch_size(std::size_t m, const std::size_t*) { return 2 * m * m; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*, T* l) const {
+    const T* c = in[0];
+    const T* z = in[1];
+    for (std::size_t i = 0; i < m; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) {
+        T s = c[i * m + j];
+        for (std::size_t p = 0; p < j; ++p) s = s - l[i * m + p] * l[j * m + p];
+        l[i * m + j] = i == j ? math::sqrt(s) : s / l[j * m + j];
+      }
+      for (std::size_t j = i + 1; j < m; ++j) l[i * m + j] = lift<T>(0.0);
+    }
+    for (std::size_t i = 0; i < m; ++i) {
+      T acc = lift<T>(0.0);
+      for (std::size_t j = 0; j <= i; ++j) acc = acc + l[i * m + j] * z[j];
+      out[i] = acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* l) const {
+    const T* z = in[1];
+    T* c_adj = in_adj[0];
+    T* z_adj = in_adj[1];
+    T* lb = l + m * m;  // L̄
+    for (std::size_t i = 0; i < m; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) {
+        lb[i * m + j] = adj[i] * z[j];
+        z_adj[j] += l[i * m + j] * adj[i];
+      }
+    }
+    for (std::size_t i = m; i-- > 0;) {
+      for (std::size_t j = i + 1; j-- > 0;) {
+        T sb;
+        if (i == j) {
+          sb = lb[i * m + i] / (lift<T>(2.0) * l[i * m + i]);
+        } else {
+          sb = lb[i * m + j] / l[j * m + j];
+          lb[j * m + j] = lb[j * m + j] - lb[i * m + j] * l[i * m + j] / l[j * m + j];
+        }
+        c_adj[i * m + j] += sb;
+        for (std::size_t p = 0; p < j; ++p) {
+          lb[i * m + p] = lb[i * m + p] - sb * l[j * m + p];
+          lb[j * m + p] = lb[j * m + p] - sb * l[i * m + p];
+        }
+      }
+    }
+  }
+};
+
 }  // namespace ops
 
 namespace detail {
@@ -226,6 +290,28 @@ auto linear_recurrence(const A& a, const B& b, const S0& s0) {
                                   std::to_string(na.size()));
   }
   return make_vector_op(ops::linear_recurrence_map{}, na.size(), na, nb, detail::as_node(s0));
+}
+
+/// L z with L the lower Cholesky factor of the K × K matrix whose K² entries (row major) are
+/// the vector expression c; z a vector of K. Stan's `cholesky_decompose(C) * z`: the latent
+/// values of a Gaussian process in non-centred form, f = cholesky_multiply(C, f_tilde) with
+/// f_tilde ~ std_normal, C = α² exp(−d²/(2ρ²)) + jitter·I built elementwise from data.
+/// Gradients flow to the entries of C (lower triangle) and to z.
+template <expression C, expression Z>
+auto cholesky_multiply(const C& c, const Z& z) {
+  using NC = detail::node_t<C>;
+  using NZ = detail::node_t<Z>;
+  static_assert(is_vector_v<NC> && is_vector_v<NZ>,
+                "tyche::cholesky_multiply(c, z) requires 'c' (the K*K entries of the matrix, row "
+                "major) and 'z' (K values) to be vector expressions");
+  const NC nc = detail::as_node(c);
+  const NZ nz = detail::as_node(z);
+  if (nc.size() != nz.size() * nz.size())
+    throw std::invalid_argument("tyche::cholesky_multiply(c, z): 'c' has " + std::to_string(nc.size()) +
+                                " entries but 'z' has size " + std::to_string(nz.size()) +
+                                " (c must hold the " + std::to_string(nz.size() * nz.size()) +
+                                " entries of a square matrix, row major)");
+  return make_vector_op(ops::cholesky_multiply_map{}, nz.size(), nc, nz);
 }
 
 /// (v[idx[0]], v[idx[1]], …): v indexed by data, 0-based (Stan's v[idx] with idx − 1), e.g. the
