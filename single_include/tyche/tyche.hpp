@@ -258,7 +258,11 @@ enum class node_kind {
   sum,           // sum over the elements of a vector expression
   log_sum_exp,   // log Σ exp over the elements of a vector expression
   matvec,        // data matrix × parameter vector: a vector held in a buffer
-  residual_squares  // Σᵢ (yᵢ − s − xᵢᵀv)² from sufficient statistics (partial evaluation)
+  residual_squares, // Σᵢ (yᵢ − s − xᵢᵀv)² from sufficient statistics (partial evaluation)
+  vector_op,     // a vector computed from whole operands by an op (ordered transform, scan, …),
+                 // held in a buffer (the workspace), like matvec
+  element,       // element k of a buffered vector (matvec or vector_op): a scalar
+  param_gather   // v[idx[i]] for a vector parameter v and a data index vector: a vector leaf
 };
 
 inline constexpr std::size_t dynamic_extent = std::dynamic_extent;
@@ -292,7 +296,13 @@ inline constexpr bool is_leaf_v =
     kind_of<N> == node_kind::literal || kind_of<N> == node_kind::constant ||
     kind_of<N> == node_kind::param || kind_of<N> == node_kind::vector_param ||
     kind_of<N> == node_kind::param_element || kind_of<N> == node_kind::data_vector ||
-    kind_of<N> == node_kind::data_matrix;
+    kind_of<N> == node_kind::data_matrix || kind_of<N> == node_kind::param_gather;
+
+/// Vector nodes whose values are computed whole into a buffer of the workspace (not fused into
+/// a reduction's loop): matvec and vector_op.
+template <class N>
+inline constexpr bool is_buffered_v =
+    kind_of<N> == node_kind::matvec || kind_of<N> == node_kind::vector_op;
 
 /// Elementwise vector nodes are fused into the loop of the reduction that consumes them.
 template <class N>
@@ -328,7 +338,8 @@ struct params_of_impl {
   struct from<meta::list<Cs...>> {
     using type = typename params_of_list<Cs...>::type;
   };
-  template <class M, bool Element = kind_of<M> == node_kind::param_element>
+  template <class M, bool Element = kind_of<M> == node_kind::param_element ||
+                                    kind_of<M> == node_kind::param_gather>
   struct self {
     using type = meta::list<M>;
   };
@@ -338,7 +349,7 @@ struct params_of_impl {
   };
   using type = typename std::conditional_t<
       kind_of<N> == node_kind::param || kind_of<N> == node_kind::vector_param ||
-          kind_of<N> == node_kind::param_element,
+          kind_of<N> == node_kind::param_element || kind_of<N> == node_kind::param_gather,
       self<N>, from<children_t<N>>>::type;
 };
 }  // namespace detail
@@ -473,6 +484,30 @@ struct param_element : expr<param_element<V>> {
   static constexpr auto name = V::name;
   V vector;
   std::size_t index = 0;
+};
+
+/// v[idx[i] − Shift], i = 0 … n−1, for a vector parameter V and n data indices (0-based for
+/// Shift = 0; categorical observations are 1-based doubles, Index = double, Shift = 1), checked
+/// against V's size when made: a vector leaf read straight from θ, so the gather is fused into
+/// the loop that consumes it (y ~ normal(alpha[group], sigma)). Made by gather(v, idx). The
+/// index storage must outlive the model, as data does.
+template <class V, class Index = int, std::size_t Shift = 0>
+struct param_gather : expr<param_gather<V, Index, Shift>> {
+  static constexpr node_kind kind = node_kind::param_gather;
+  static constexpr bool is_vector = true;
+  static constexpr std::size_t extent = dynamic_extent;
+  static constexpr bool has_payload = true;  // the indices
+  using children = meta::list<>;
+  using vector_type = V;
+  static constexpr auto name = V::name;
+  V vector;
+  const Index* index = nullptr;
+  std::size_t n = 0;
+  TYCHE_HD constexpr std::size_t size() const { return n; }
+  /// The position in V of element i.
+  TYCHE_HD constexpr std::size_t position(std::size_t i) const {
+    return static_cast<std::size_t>(index[i]) - Shift;
+  }
 };
 
 /// A view of a vector of data (double). The storage must outlive the model, as with std::span,
@@ -1180,6 +1215,7 @@ struct Phi {
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace tyche {
 
@@ -1296,9 +1332,84 @@ struct residual_squares_node : expr<residual_squares_node<S, V>> {
   }
 };
 
+/// The operands of a vector_op, child I at index I (a flat struct: no std::tuple, so that it is
+/// usable in device code and trivially copyable).
+template <std::size_t I, class C>
+struct operand_holder {
+  C c;
+};
+template <class Seq, class... Cs>
+struct operand_pack;
+template <std::size_t... I, class... Cs>
+struct operand_pack<std::index_sequence<I...>, Cs...> : operand_holder<I, Cs>... {};
+
+template <std::size_t I, class C>
+TYCHE_HD constexpr const C& operand_at(const operand_holder<I, C>& h) {
+  return h.c;
+}
+
+/// A vector of m values computed from whole operands (scalars or vectors) by Op: the ordered
+/// transform, a cumulative sum, a linear recurrence, a gather (core/vector_ops.hpp). Its values
+/// live in a buffer of the workspace, like matvec's; its gradient is Op's vector–Jacobian
+/// product. Op provides name, has_payload, forward and reverse (see core/vector_ops.hpp).
+template <class Op, class... Cs>
+struct vector_op_node : expr<vector_op_node<Op, Cs...>> {
+  static constexpr node_kind kind = node_kind::vector_op;
+  static constexpr bool is_vector = true;
+  static constexpr std::size_t extent = Op::template extent<Cs...>;
+  static constexpr bool has_payload = Op::has_payload;
+  using children = meta::list<Cs...>;
+  using op_type = Op;
+  [[no_unique_address]] Op op;
+  operand_pack<std::index_sequence_for<Cs...>, Cs...> operands;
+  std::size_t m = 0;  // the number of values
+  template <std::size_t I>
+  TYCHE_HD constexpr const auto& child() const {
+    return operand_at<I>(operands);
+  }
+  TYCHE_HD constexpr std::size_t size() const {
+    if constexpr (extent != dynamic_extent) return extent; else return m;
+  }
+};
+
+/// Element k (0-based) of a buffered vector V (matvec or vector_op): a scalar. Made by at(v, k).
+template <class V>
+struct element_node : expr<element_node<V>> {
+  static constexpr node_kind kind = node_kind::element;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = true;  // the index
+  using children = meta::list<V>;
+  V v;
+  std::size_t index = 0;
+  template <std::size_t I>
+  TYCHE_HD constexpr const V& child() const { return v; }
+};
+
+/// vector_op_node<Op, Cs...> with m values from operands cs.
+template <class Op, class... Cs>
+auto make_vector_op(const Op& op, std::size_t m, const Cs&... cs) {
+  return vector_op_node<Op, Cs...>{{}, op, {{cs}...}, m};
+}
+
+/// The vector_op n with f applied to each operand (fold, substitute).
+template <class N, class F>
+auto rebuild_vector_op(const N& n, F&& f) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return make_vector_op(n.op, n.m, f(n.template child<I>())...);
+  }(std::make_index_sequence<children_t<N>::size>{});
+}
+
 // ---- building nodes ------------------------------------------------------------------------
 
 namespace detail {
+
+/// The number of values of a node: its size for a vector, 1 for a scalar.
+template <class C>
+TYCHE_HD constexpr std::size_t operand_size(const C& c) {
+  if constexpr (is_vector_v<C>) return c.size();
+  else return 1;
+}
 
 /// What may stand as an operand of an elementwise operation: an expression other than a
 /// matrix, or a plain number.
@@ -1348,7 +1459,6 @@ auto make_binary(const A& a, const B& b) {
 // clang-format off
 template <detail::operand A> requires expression<A> auto operator-(const A& a) { return detail::make_unary<rules::negate>(a); }
 template <detail::operand A> requires expression<A> auto exp(const A& a) { return detail::make_unary<rules::exp>(a); }
-template <detail::operand A> requires expression<A> auto log(const A& a) { return detail::make_unary<rules::log>(a); }
 template <detail::operand A> requires expression<A> auto log1p(const A& a) { return detail::make_unary<rules::log1p>(a); }
 template <detail::operand A> requires expression<A> auto expm1(const A& a) { return detail::make_unary<rules::expm1>(a); }
 template <detail::operand A> requires expression<A> auto sqrt(const A& a) { return detail::make_unary<rules::sqrt>(a); }
@@ -1375,6 +1485,20 @@ auto operator*(const A& a, const B& b) { return detail::make_binary<rules::multi
 template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
 auto operator/(const A& a, const B& b) { return detail::make_binary<rules::divide>(a, b); }
 // clang-format on
+
+/// log a. log(exp(x)) is x itself (exact where the two nodes would round, and finite where
+/// exp(x) under- or overflows): the rewrite of the partial-evaluation rules that needs no support.
+template <detail::operand A>
+  requires expression<A>
+auto log(const A& a) {
+  using N = detail::node_t<A>;
+  if constexpr (kind_of<N> == node_kind::unary) {
+    if constexpr (std::is_same_v<typename N::rule_type, rules::exp>) return detail::as_node(a).a;
+    else return detail::make_unary<rules::log>(a);
+  } else {
+    return detail::make_unary<rules::log>(a);
+  }
+}
 
 /// aᵇ. A plain-number exponent makes the cheaper one-operand node x^c.
 template <detail::operand A, detail::operand B>
@@ -1440,10 +1564,12 @@ auto at(const A& wrapped, std::size_t k) {
     auto a = pick(n.a);
     auto b = pick(n.b);
     return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
+  } else if constexpr (is_buffered_v<N>) {
+    return element_node<N>{{}, n, k};
   } else {
-    static_assert(kind_of<N> != node_kind::matvec,
-                  "tyche::at(v, k): element access into a matrix-vector product is not supported");
-    return n;
+    static_assert(kind_of<N> == node_kind::param_gather);
+    using V = typename N::vector_type;
+    return param_element<V>{{}, n.vector, n.position(k)};
   }
 }
 
@@ -1466,6 +1592,347 @@ auto operator*(const data_matrix& x, const V& v) {
 
 }  // namespace tyche
 // ----- end tyche/core/operations.hpp -----
+// ----- begin tyche/core/vector_ops.hpp -----
+// tyche/core/vector_ops.hpp — vectors that are not elementwise: each value depends on whole
+// operands (a running sum, a recurrence, a gather through data indices). They are vector_op
+// nodes (core/operations.hpp): the evaluator materialises the operands, calls the op's forward
+// step into a buffer of the workspace and, in the reverse pass, the op's vector–Jacobian
+// product. See docs/design/vector-ops.md.
+//
+// An op is a small value type with
+//   name, has_payload (and operator== when it has one), extent<Cs...> (the static size of the
+//   result, or dynamic_extent),
+//   forward(m, out, in, in_n):           out[0 .. m) from the operands in[j][0 .. in_n[j]),
+//   reverse(m, out, adj, in, in_n, in_adj): in_adj[j][·] += ∂(Σ adj·out)/∂in[j][·] (in_adj is
+//                                           zero on entry),
+// templated on the scalar type T (double, float, SIMD batches, …).
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tyche {
+
+namespace ops {
+
+/// The ordered transform's map (Stan's): x₀ = u₀ (positive_ordered: x₀ = e^u₀),
+/// xₖ = xₖ₋₁ + e^uₖ. Reverse: with Gₖ = Σ_{j ≥ k} adjⱼ, ∂/∂uₖ = Gₖ e^uₖ (k ≥ 1, or k = 0 when
+/// positive), ∂/∂u₀ = G₀ otherwise. e^uₖ is recomputed, not taken as xₖ − xₖ₋₁, which cancels.
+template <bool Positive>
+struct ordered_map {
+  static constexpr const char* name = Positive ? "positive_ordered" : "ordered";
+  static constexpr bool has_payload = false;
+  template <class U>
+  static constexpr std::size_t extent = extent_v<U>;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    const T* u = in[0];
+    if (m == 0) return;
+    T acc = Positive ? math::exp(u[0]) : u[0];
+    out[0] = acc;
+    for (std::size_t k = 1; k < m; ++k) {
+      acc = acc + math::exp(u[k]);
+      out[k] = acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in,
+                        const std::size_t*, T* const* in_adj) const {
+    const T* u = in[0];
+    T g = lift<T>(0.0);
+    for (std::size_t k = m; k-- > 0;) {
+      g = g + adj[k];
+      in_adj[0][k] += (k > 0 || Positive) ? g * math::exp(u[k]) : g;
+    }
+  }
+};
+
+/// xₖ = Σ_{j ≤ k} aⱼ. Reverse: ∂/∂aₖ = Σ_{j ≥ k} adjⱼ.
+struct cumulative_sum_map {
+  static constexpr const char* name = "cumulative_sum";
+  static constexpr bool has_payload = false;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A>;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    T acc = lift<T>(0.0);
+    for (std::size_t k = 0; k < m; ++k) out[k] = acc = acc + in[0][k];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    T g = lift<T>(0.0);
+    for (std::size_t k = m; k-- > 0;) in_adj[0][k] += g = g + adj[k];
+  }
+};
+
+/// sₜ = aₜ + bₜ sₜ₋₁ for t = 0 … m−1, with s₋₁ = s0; b is a scalar or a vector of size m.
+/// Reverse, with λₜ the adjoint of sₜ (λₜ = adjₜ + bₜ₊₁ λₜ₊₁): ∂/∂aₜ = λₜ, ∂/∂bₜ = λₜ sₜ₋₁,
+/// ∂/∂s0 = b₀ λ₀.
+struct linear_recurrence_map {
+  static constexpr const char* name = "linear_recurrence";
+  static constexpr bool has_payload = false;
+  template <class A, class B, class S0>
+  static constexpr std::size_t extent = extent_v<A>;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    const T* a = in[0];
+    const T* b = in[1];
+    const bool b_vector = in_n[1] > 1;
+    T s = in[2][0];
+    for (std::size_t t = 0; t < m; ++t) out[t] = s = a[t] + b[b_vector ? t : 0] * s;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const* in,
+                        const std::size_t* in_n, T* const* in_adj) const {
+    const T* b = in[1];
+    const bool b_vector = in_n[1] > 1;
+    T lambda = lift<T>(0.0);
+    for (std::size_t t = m; t-- > 0;) {
+      lambda = adj[t] + (t + 1 < m ? b[b_vector ? t + 1 : 0] * lambda : lift<T>(0.0));
+      in_adj[0][t] += lambda;
+      const T previous = t > 0 ? out[t - 1] : in[2][0];
+      in_adj[1][b_vector ? t : 0] += lambda * previous;
+    }
+    if (m > 0) in_adj[2][0] += b[0] * lambda;
+  }
+};
+
+/// xᵢ = v[idx[i] − Shift] (idx checked when made). Reverse: ∂/∂v[idx[i] − Shift] += adjᵢ.
+template <class Index = int, std::size_t Shift = 0>
+struct gather_map {
+  static constexpr const char* name = "gather";
+  static constexpr bool has_payload = true;
+  const Index* idx = nullptr;
+  std::size_t n = 0;
+  template <class V>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const gather_map&) const = default;
+  TYCHE_HD std::size_t position(std::size_t i) const { return static_cast<std::size_t>(idx[i]) - Shift; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = in[0][position(i)];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < m; ++i) in_adj[0][position(i)] += adj[i];
+  }
+};
+
+/// z = L⁻¹ r for a lower-triangular K × K data matrix L (row-major; the part above the
+/// diagonal is not read): forward substitution zᵢ = (rᵢ − Σ_{j<i} Lᵢⱼ zⱼ) / Lᵢᵢ. Reverse:
+/// ∂/∂r = L⁻ᵀ adj, by back substitution wᵢ = (adjᵢ − Σ_{j>i} Lⱼᵢ wⱼ) / Lᵢᵢ. owner keeps L
+/// alive when the op computed it (multi_normal's Cholesky factor); it is null for a user's L.
+struct lower_triangular_solve_map {
+  static constexpr const char* name = "lower_triangular_solve";
+  static constexpr bool has_payload = true;
+  const double* l = nullptr;
+  std::size_t k = 0;
+  std::shared_ptr<const std::vector<double>> owner;
+  template <class R>
+  static constexpr std::size_t extent = extent_v<R>;
+  bool operator==(const lower_triangular_solve_map& o) const { return l == o.l && k == o.k; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    const T* r = in[0];
+    for (std::size_t i = 0; i < m; ++i) {
+      T acc = r[i];
+      for (std::size_t j = 0; j < i; ++j) acc = acc - lift<T>(l[i * k + j]) * out[j];
+      out[i] = acc * lift<T>(1.0 / l[i * k + i]);
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    T* w = in_adj[0];  // zero on entry: w is built in place, from the last element down
+    for (std::size_t i = m; i-- > 0;) {
+      T acc = adj[i];
+      for (std::size_t j = i + 1; j < m; ++j) acc = acc - lift<T>(l[j * k + i]) * w[j];
+      w[i] = acc * lift<T>(1.0 / l[i * k + i]);
+    }
+  }
+};
+
+/// f = L z with L the lower Cholesky factor of a K × K matrix C given as its K² entries (row
+/// major; only the lower triangle is read) — Stan's cholesky_decompose(C) * z, for the
+/// non-centred latent Gaussian process f ~ multi_normal(0, C). Scratch: L (K²) and its adjoint
+/// (K²). Reverse: L̄ = f̄ zᵀ (lower part), z̄ = Lᵀ f̄, then C̄ by reverse-mode of the Cholesky
+/// loops, in the exact reverse of their order (with s the pivot quantity of entry (i, j):
+/// s̄ = L̄ᵢᵢ / (2 Lᵢᵢ) on the diagonal, s̄ = L̄ᵢⱼ / Lⱼⱼ and L̄ⱼⱼ −= L̄ᵢⱼ Lᵢⱼ / Lⱼⱼ below it;
+/// C̄ᵢⱼ += s̄; L̄ᵢₚ −= s̄ Lⱼₚ and L̄ⱼₚ −= s̄ Lᵢₚ for p < j). O(K³) each way. A C that is not
+/// positive definite gives NaN (a rejected point for the sampler).
+struct cholesky_multiply_map {
+  static constexpr const char* name = "cholesky_multiply";
+  static constexpr bool has_payload = false;
+  template <class C, class Z>
+  static constexpr std::size_t extent = extent_v<Z>;
+  static std::size_t scratch_size(std::size_t m, const std::size_t*) { return 2 * m * m; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*, T* l) const {
+    const T* c = in[0];
+    const T* z = in[1];
+    for (std::size_t i = 0; i < m; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) {
+        T s = c[i * m + j];
+        for (std::size_t p = 0; p < j; ++p) s = s - l[i * m + p] * l[j * m + p];
+        l[i * m + j] = i == j ? math::sqrt(s) : s / l[j * m + j];
+      }
+      for (std::size_t j = i + 1; j < m; ++j) l[i * m + j] = lift<T>(0.0);
+    }
+    for (std::size_t i = 0; i < m; ++i) {
+      T acc = lift<T>(0.0);
+      for (std::size_t j = 0; j <= i; ++j) acc = acc + l[i * m + j] * z[j];
+      out[i] = acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* l) const {
+    const T* z = in[1];
+    T* c_adj = in_adj[0];
+    T* z_adj = in_adj[1];
+    T* lb = l + m * m;  // L̄
+    for (std::size_t i = 0; i < m; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) {
+        lb[i * m + j] = adj[i] * z[j];
+        z_adj[j] += l[i * m + j] * adj[i];
+      }
+    }
+    for (std::size_t i = m; i-- > 0;) {
+      for (std::size_t j = i + 1; j-- > 0;) {
+        T sb;
+        if (i == j) {
+          sb = lb[i * m + i] / (lift<T>(2.0) * l[i * m + i]);
+        } else {
+          sb = lb[i * m + j] / l[j * m + j];
+          lb[j * m + j] = lb[j * m + j] - lb[i * m + j] * l[i * m + j] / l[j * m + j];
+        }
+        c_adj[i * m + j] += sb;
+        for (std::size_t p = 0; p < j; ++p) {
+          lb[i * m + p] = lb[i * m + p] - sb * l[j * m + p];
+          lb[j * m + p] = lb[j * m + p] - sb * l[i * m + p];
+        }
+      }
+    }
+  }
+};
+
+}  // namespace ops
+
+namespace detail {
+/// gather through elementwise operations down to the leaves, as at() does for one element:
+/// gather(exp(u), idx) = exp(gather(u, idx)), so a gathered parameter is read in the loop.
+/// The indices must have been checked.
+template <std::size_t Shift = 0, class Index, class N>
+auto gather_node(const N& n, const Index* idx, std::size_t len) {
+  if constexpr (kind_of<N> == node_kind::vector_param) {
+    return param_gather<N, Index, Shift>{{}, n, idx, len};
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    auto a = gather_node<Shift>(n.a, idx, len);
+    return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
+  } else if constexpr (kind_of<N> == node_kind::binary) {
+    auto pick = [&](const auto& x) {
+      if constexpr (is_vector_v<std::remove_cvref_t<decltype(x)>>) return gather_node<Shift>(x, idx, len);
+      else return x;
+    };
+    auto a = pick(n.a);
+    auto b = pick(n.b);
+    return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
+  } else {
+    return make_vector_op(ops::gather_map<Index, Shift>{idx, len}, len, n);
+  }
+}
+}  // namespace detail
+
+/// xₖ = Σ_{j ≤ k} aⱼ.
+template <expression A>
+auto cumulative_sum(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>, "tyche::cumulative_sum(a) requires 'a' to be a vector expression");
+  const N n = detail::as_node(a);
+  return make_vector_op(ops::cumulative_sum_map{}, n.size(), n);
+}
+
+/// The first-order linear recurrence sₜ = aₜ + b·sₜ₋₁ (t = 0 … n−1), s₋₁ = s0: a vector of the
+/// size of a. b is a scalar or a vector of a's size (then sₜ = aₜ + bₜ sₜ₋₁). Written once,
+/// it covers AR(1) filters, exponential smoothing and GARCH variances:
+///   σ²ₜ = α₀ + α₁ r²ₜ₋₁ + β₁ σ²ₜ₋₁  is  linear_recurrence(alpha0 + alpha1 * square(r_prev), beta1, s0).
+template <detail::operand A, detail::operand B, detail::operand S0>
+  requires(expression<A> || expression<B> || expression<S0>)
+auto linear_recurrence(const A& a, const B& b, const S0& s0) {
+  using NA = detail::node_t<A>;
+  using NB = detail::node_t<B>;
+  using NS = detail::node_t<S0>;
+  static_assert(is_vector_v<NA>,
+                "tyche::linear_recurrence(a, b, s0) requires 'a' to be a vector expression");
+  static_assert(!is_vector_v<NS>,
+                "tyche::linear_recurrence(a, b, s0) requires 's0' (the value before the first) to "
+                "be a scalar");
+  const NA na = detail::as_node(a);
+  const NB nb = detail::as_node(b);
+  if constexpr (is_vector_v<NB>) {
+    if (nb.size() != na.size())
+      throw std::invalid_argument("tyche::linear_recurrence(a, b, s0): 'b' has size " +
+                                  std::to_string(nb.size()) + " but 'a' has size " +
+                                  std::to_string(na.size()));
+  }
+  return make_vector_op(ops::linear_recurrence_map{}, na.size(), na, nb, detail::as_node(s0));
+}
+
+/// L z with L the lower Cholesky factor of the K × K matrix whose K² entries (row major) are
+/// the vector expression c; z a vector of K. Stan's `cholesky_decompose(C) * z`: the latent
+/// values of a Gaussian process in non-centred form, f = cholesky_multiply(C, f_tilde) with
+/// f_tilde ~ std_normal, C = α² exp(−d²/(2ρ²)) + jitter·I built elementwise from data.
+/// Gradients flow to the entries of C (lower triangle) and to z.
+template <expression C, expression Z>
+auto cholesky_multiply(const C& c, const Z& z) {
+  using NC = detail::node_t<C>;
+  using NZ = detail::node_t<Z>;
+  static_assert(is_vector_v<NC> && is_vector_v<NZ>,
+                "tyche::cholesky_multiply(c, z) requires 'c' (the K*K entries of the matrix, row "
+                "major) and 'z' (K values) to be vector expressions");
+  const NC nc = detail::as_node(c);
+  const NZ nz = detail::as_node(z);
+  if (nc.size() != nz.size() * nz.size())
+    throw std::invalid_argument("tyche::cholesky_multiply(c, z): 'c' has " + std::to_string(nc.size()) +
+                                " entries but 'z' has size " + std::to_string(nz.size()) +
+                                " (c must hold the " + std::to_string(nz.size() * nz.size()) +
+                                " entries of a square matrix, row major)");
+  return make_vector_op(ops::cholesky_multiply_map{}, nz.size(), nc, nz);
+}
+
+/// (v[idx[0]], v[idx[1]], …): v indexed by data, 0-based (Stan's v[idx] with idx − 1), e.g. the
+/// group effect of each observation: `normal(alpha + gather(a, group), sigma).observe(y)`.
+/// Every index is checked against v's size now. The indices are viewed, not copied: like data,
+/// they must outlive the model and must not change after it is compiled.
+template <expression V>
+auto gather(const V& v, std::span<const int> idx) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N>, "tyche::gather(v, idx) requires 'v' to be a vector expression");
+  const N n = detail::as_node(v);
+  for (std::size_t i = 0; i < idx.size(); ++i) {
+    if (idx[i] < 0 || static_cast<std::size_t>(idx[i]) >= n.size())
+      throw std::out_of_range("tyche::gather(v, idx): idx[" + std::to_string(i + 1) + "] = " +
+                              std::to_string(idx[i]) + " is outside 0 … " +
+                              std::to_string(n.size()) + " − 1 (indices are 0-based; v has size " +
+                              std::to_string(n.size()) + ")");
+  }
+  return detail::gather_node(n, idx.data(), idx.size());
+}
+template <expression V>
+auto gather(const V& v, const std::vector<int>& idx) {
+  return gather(v, std::span<const int>(idx));
+}
+/// A temporary index vector would dangle: keep the indices alive beside the data.
+template <expression V>
+auto gather(const V& v, std::vector<int>&& idx) = delete;
+
+}  // namespace tyche
+// ----- end tyche/core/vector_ops.hpp -----
 // ----- begin tyche/core/program.hpp -----
 // tyche/core/program.hpp — compile(expr): binds an expression to a parameter layout, folds
 // what depends on data only, and evaluates value and gradient for any scalar type.
@@ -1608,6 +2075,8 @@ bool same_value(const N& a, const N& b) {
     return a.size() == b.size();
   } else if constexpr (k == node_kind::param_element) {
     return a.index == b.index && a.vector.size() == b.vector.size();
+  } else if constexpr (k == node_kind::param_gather) {
+    return a.index == b.index && a.n == b.n && a.vector.size() == b.vector.size();
   } else if constexpr (is_leaf_v<N>) {
     return true;
   } else {
@@ -1616,6 +2085,11 @@ bool same_value(const N& a, const N& b) {
       if constexpr (N::rule_type::has_payload) equal = a.rule == b.rule;
     }
     if constexpr (k == node_kind::residual_squares) equal = a.stats == b.stats && a.k == b.k;
+    if constexpr (k == node_kind::element) equal = a.index == b.index;
+    if constexpr (k == node_kind::vector_op) {
+      if constexpr (N::op_type::has_payload) equal = a.op == b.op;
+      equal = equal && a.m == b.m;
+    }
     meta::static_for<children_t<N>::size>([&](auto i) {
       equal = equal && same_value(a.template child<decltype(i)::value>(),
                                   b.template child<decltype(i)::value>());
@@ -1694,6 +2168,26 @@ template <class N, class T>
 struct slot<N, T, node_kind::matvec> {
   T* val = nullptr;  // rows values, then rows adjoints, in the workspace
   T* adj = nullptr;
+};
+/// A vector_op whose op asks for scratch space in the workspace (scratch_size(m, in_n)).
+template <class N>
+inline constexpr bool has_scratch_v =
+    requires(const N& n, const std::size_t* in_n) { n.op.scratch_size(std::size_t{}, in_n); };
+
+template <class N, class T>
+struct slot<N, T, node_kind::vector_op> {
+  static constexpr std::size_t arity = children_t<N>::size;
+  T* scratch = nullptr;
+  T* val = nullptr;  // m values, then m adjoints, then each operand's values and adjoints
+  T* adj = nullptr;
+  T* in[arity] = {};
+  T* in_adj[arity] = {};
+  std::size_t in_n[arity] = {};
+};
+template <class N, class T>
+struct slot<N, T, node_kind::element> {
+  T v;
+  T adj = lift<T>(0.0);
 };
 
 template <std::size_t I, class S>
@@ -1815,9 +2309,11 @@ struct evaluation {
       return theta[offset_of<typename C::vector_type>() + c.index];
     } else if constexpr (k == node_kind::data_vector) {
       return lift<T>(c.ptr[i]);
+    } else if constexpr (k == node_kind::param_gather) {
+      return theta[offset_of<typename C::vector_type>() + c.position(i)];
     } else if constexpr (is_elementwise_v<C>) {
       return get<index_in_v<typename K::entries, C, CP>>(ks).v;
-    } else if constexpr (k == node_kind::matvec) {
+    } else if constexpr (is_buffered_v<C>) {
       return get<index_in_v<outer_entries, C, CP>>(state).val[i];
     } else {
       return get<index_in_v<outer_entries, C, CP>>(state).v;
@@ -1834,9 +2330,11 @@ struct evaluation {
       grad[offset_of<C>() + i] += a;
     } else if constexpr (k == node_kind::param_element) {
       grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).index] += a;
+    } else if constexpr (k == node_kind::param_gather) {
+      grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).position(i)] += a;
     } else if constexpr (is_elementwise_v<C>) {
       get<index_in_v<typename K::entries, C, CP>>(ks).adj += a;
-    } else if constexpr (k == node_kind::matvec) {
+    } else if constexpr (is_buffered_v<C>) {
       get<index_in_v<outer_entries, C, CP>>(state).adj[i] += a;
     } else if constexpr (has_outer_slot_v<C>) {
       get<index_in_v<outer_entries, C, CP>>(state).adj += a;
@@ -1927,7 +2425,7 @@ struct evaluation {
     if constexpr (alias != idx) {
       if (aliased[idx]) {  // the same node as slot `alias`: take its value (or its buffers)
         const auto& a = get<alias>(state);
-        if constexpr (kind_of<N> == node_kind::matvec) {
+        if constexpr (is_buffered_v<N>) {
           s.val = a.val;
           s.adj = a.adj;
         } else {
@@ -2004,6 +2502,44 @@ struct evaluation {
         m += lift<T>(xbar[a]) * v[a];
       }
       s.v = lift<T>(n.stats[0]) - lift<T>(2.0) * cross + quad + lift<T>(n.stats[2]) * m * m;
+    } else if constexpr (kind_of<N> == node_kind::element) {
+      s.v = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.v, none, n.index);
+    } else if constexpr (kind_of<N> == node_kind::vector_op) {
+      // Each operand is materialised in the workspace (a vector operand through its loop body),
+      // then Op computes the m values from the whole operands.
+      const std::size_t m = n.size();
+      T* p = workspace + ws_offsets[idx];
+      s.val = p;
+      s.adj = p + m;
+      p += 2 * m;
+      meta::static_for<children_t<N>::size>([&](auto j) {
+        constexpr std::size_t J = decltype(j)::value;
+        using C = meta::at<J, children_t<N>>;
+        using CP = meta::push<P, J>;
+        const C& c = n.template child<J>();
+        const std::size_t len = operand_size(c);
+        s.in[J] = p;
+        s.in_adj[J] = p + len;
+        s.in_n[J] = len;
+        p += 2 * len;
+        if constexpr (is_vector_v<C>) {
+          for (std::size_t i = 0; i < len; ++i) {
+            kernel_state<C, CP> ks{};
+            s.in[J][i] = kernel_forward<false, C, CP>(c, ks, i);
+          }
+        } else {
+          s.in[J][0] = value_of<C, CP>(c, none, 0);
+        }
+      });
+      if constexpr (has_scratch_v<N>) {
+        s.scratch = p;  // after the operands: the op's own scratch (kept for the reverse pass)
+        n.op.forward(m, s.val, s.in, s.in_n, s.scratch);
+      } else {
+        n.op.forward(m, s.val, s.in, s.in_n);
+      }
+      if constexpr (Grad) {
+        for (std::size_t r = 0; r < m; ++r) s.adj[r] = lift<T>(0.0);
+      }
     } else if constexpr (kind_of<N> == node_kind::matvec) {
       const std::size_t rows = n.x.rows;
       const std::size_t cols = n.x.cols;
@@ -2039,7 +2575,7 @@ struct evaluation {
     constexpr std::size_t alias = alias_candidate_v<outer_entries, idx>;
     if constexpr (alias != idx) {
       if (aliased[idx]) {  // hand the adjoint to the slot it aliases (buffers are shared)
-        if constexpr (kind_of<N> != node_kind::matvec) get<alias>(state).adj += s.adj;
+        if constexpr (!is_buffered_v<N>) get<alias>(state).adj += s.adj;
         return;
       }
     }
@@ -2087,6 +2623,31 @@ struct evaluation {
         for (std::size_t b = 0; b < k; ++b) row += lift<T>(sxx[a * k + b]) * v[b];
         grad[off + a] += s.adj * (lift<T>(2.0) * (row - lift<T>(sxy[a])) + nm2 * lift<T>(xbar[a]));
       }
+    } else if constexpr (kind_of<N> == node_kind::element) {
+      push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(none, n.index, s.adj);
+    } else if constexpr (kind_of<N> == node_kind::vector_op) {
+      constexpr std::size_t arity = children_t<N>::size;
+      for (std::size_t j = 0; j < arity; ++j)
+        for (std::size_t i = 0; i < s.in_n[j]; ++i) s.in_adj[j][i] = lift<T>(0.0);
+      if constexpr (has_scratch_v<N>) n.op.reverse(n.size(), s.val, s.adj, s.in, s.in_n, s.in_adj, s.scratch);
+      else n.op.reverse(n.size(), s.val, s.adj, s.in, s.in_n, s.in_adj);
+      meta::static_for<arity>([&](auto j) {
+        constexpr std::size_t J = decltype(j)::value;
+        using C = meta::at<J, children_t<N>>;
+        using CP = meta::push<P, J>;
+        if constexpr (depends_on_params_v<C>) {
+          const C& c = n.template child<J>();
+          if constexpr (is_vector_v<C>) {
+            for (std::size_t i = 0; i < s.in_n[J]; ++i) {
+              kernel_state<C, CP> ks{};
+              kernel_forward<true, C, CP>(c, ks, i);
+              kernel_reverse<C, CP>(ks, i, s.in_adj[J][i]);
+            }
+          } else {
+            push_adjoint<C, CP>(none, 0, s.in_adj[J][0]);
+          }
+        }
+      });
     } else if constexpr (kind_of<N> == node_kind::matvec) {
       const std::size_t rows = n.x.rows;
       const std::size_t cols = n.x.cols;
@@ -2133,6 +2694,36 @@ struct evaluation {
     return result;
   }
 };
+
+/// Workspace offsets for the buffered slots (matvec, vector_op) of an expression (none for aliased slots); with
+/// ws_offsets null, only the total.
+template <class Root, class Entries = outer_entries_t<Root>>
+std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t* ws_offsets) {
+  std::size_t total = 0;
+  meta::static_for<Entries::size>([&](auto k) {
+    constexpr std::size_t K = decltype(k)::value;
+    using E = meta::at<K, Entries>;
+    if constexpr (kind_of<typename E::node> == node_kind::matvec) {
+      if (!aliased[K]) {
+        if (ws_offsets) ws_offsets[K] = total;
+        total += 2 * at_path(root, typename E::path{}).x.rows;
+      }
+    } else if constexpr (kind_of<typename E::node> == node_kind::vector_op) {
+      if (!aliased[K]) {  // values and adjoints of the result and of every operand
+        if (ws_offsets) ws_offsets[K] = total;
+        const auto& n = at_path(root, typename E::path{});
+        total += 2 * n.size();
+        std::size_t in_n[children_t<typename E::node>::size] = {};
+        meta::static_for<children_t<typename E::node>::size>([&](auto j) {
+          in_n[decltype(j)::value] = operand_size(n.template child<decltype(j)::value>());
+          total += 2 * in_n[decltype(j)::value];
+        });
+        if constexpr (has_scratch_v<typename E::node>) total += n.op.scratch_size(n.size(), in_n);
+      }
+    }
+  });
+  return total;
+}
 
 }  // namespace tyche::detail
 // ----- end tyche/core/evaluate.hpp -----
@@ -2389,8 +2980,10 @@ template <class N>
 double evaluate_constant(const N& n) {
   param_offsets<meta::list<>> none{};
   bool not_aliased[outer_entries_t<N>::size + 1] = {};
-  evaluation<N, meta::list<>, double, false> ev{n,       none,    nullptr, not_aliased,
-                                                nullptr, nullptr, nullptr};
+  std::size_t ws_offsets[outer_entries_t<N>::size + 1] = {};
+  std::vector<double> workspace(assign_workspace(n, not_aliased, ws_offsets));
+  evaluation<N, meta::list<>, double, false> ev{n,       none,    ws_offsets, not_aliased,
+                                                nullptr, nullptr, workspace.data()};
   return ev.run();
 }
 
@@ -2399,8 +2992,10 @@ template <class N>
 void evaluate_constant_vector(const N& n, double* out) {
   param_offsets<meta::list<>> none{};
   bool not_aliased[outer_entries_t<N>::size + 1] = {};
-  evaluation<N, meta::list<>, double, false> ev{n,       none,    nullptr, not_aliased,
-                                                nullptr, nullptr, nullptr};
+  std::size_t ws_offsets[outer_entries_t<N>::size + 1] = {};
+  std::vector<double> workspace(assign_workspace(n, not_aliased, ws_offsets));
+  evaluation<N, meta::list<>, double, false> ev{n,       none,    ws_offsets, not_aliased,
+                                                nullptr, nullptr, workspace.data()};
   ev.prepare();
   for (std::size_t i = 0; i < n.size(); ++i) out[i] = ev.element(i);
 }
@@ -2449,6 +3044,11 @@ auto fold(const N& n, fold_storage& storage) {
   } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
     auto a = fold<Reduce>(n.a, storage);
     return log_sum_exp_node<decltype(a)>{{}, a};
+  } else if constexpr (kind_of<N> == node_kind::vector_op) {
+    return rebuild_vector_op(n, [&](const auto& c) { return fold<Reduce>(c, storage); });
+  } else if constexpr (kind_of<N> == node_kind::element) {
+    auto v = fold<Reduce>(n.v, storage);
+    return element_node<decltype(v)>{{}, v, n.index};
   } else {
     return n;  // matvec: a data matrix and a parameter vector, nothing to fold
   }
@@ -2553,23 +3153,6 @@ void find_aliases(const Root& root, bool* aliased) {
   });
 }
 
-/// Workspace offsets for the matvec slots of an expression (none for aliased slots); with
-/// ws_offsets null, only the total.
-template <class Root, class Entries = outer_entries_t<Root>>
-std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t* ws_offsets) {
-  std::size_t total = 0;
-  meta::static_for<Entries::size>([&](auto k) {
-    constexpr std::size_t K = decltype(k)::value;
-    using E = meta::at<K, Entries>;
-    if constexpr (kind_of<typename E::node> == node_kind::matvec) {
-      if (!aliased[K]) {
-        if (ws_offsets) ws_offsets[K] = total;
-        total += 2 * at_path(root, typename E::path{}).x.rows;
-      }
-    }
-  });
-  return total;
-}
 
 }  // namespace detail
 
@@ -2888,6 +3471,17 @@ std::string explain_node(const N& n) {
     return "log_sum_exp[" + std::to_string(n.a.size()) + "](" + explain_node(n.a) + ")";
   } else if constexpr (k == node_kind::matvec) {
     return "matvec(" + explain_node(n.x) + ", " + explain_node(n.v) + ")";
+  } else if constexpr (k == node_kind::vector_op) {
+    std::string out = std::string(N::op_type::name) + "[" + std::to_string(n.size()) + "](";
+    meta::static_for<children_t<N>::size>([&](auto j) {
+      if (decltype(j)::value > 0) out += ", ";
+      out += explain_node(n.template child<decltype(j)::value>());
+    });
+    return out + ")";
+  } else if constexpr (k == node_kind::element) {
+    return explain_node(n.v) + "[" + std::to_string(n.index + 1) + "]";
+  } else if constexpr (k == node_kind::param_gather) {
+    return std::string(N::vector_type::name.view()) + "[idx[" + std::to_string(n.size()) + "]]";
   } else if constexpr (k == node_kind::residual_squares) {
     return "residual_squares(" + explain_node(n.s) + ", " + explain_node(n.v) + "; n=" +
            explain_number(n.stats[2]) + ")";
@@ -3542,6 +4136,116 @@ auto binomial_logit(const N& n, const Alpha& alpha) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/binomial_logit.hpp -----
+// ----- begin tyche/distributions/categorical.hpp -----
+// tyche/distributions/categorical.hpp — categorical(theta) and categorical_logit(beta), for observations only.
+//   log p(y | θ) = log θ_y,                 y ∈ {1, …, K}, θ a vector of K probabilities;
+//   log p(y | β) = β_y − log Σₖ exp βₖ,     y ∈ {1, …, K}, β ∈ ℝᴷ (softmax).
+// y is 1-based, as in Stan. Observing n values gathers θ or β through the data (a gather leaf,
+// core/vector_ops.hpp): Σᵢ log θ_{yᵢ}, and Σᵢ β_{yᵢ} − n log Σₖ exp βₖ with one log-sum-exp.
+// The data must be integers 1 … K: observe throws "... y[i] = v is not a category 1 … K".
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tyche {
+
+namespace detail {
+/// The categories y (data, 1-based doubles) checked against K; then f(gathered) where gathered
+/// is the vector v[y₁ − 1], v[y₂ − 1], … (or, for one constant y, the scalar v[y − 1]).
+template <class V, class Y>
+auto gather_categories(const char* family, const V& v, const Y& y) {
+  static_assert(is_vector_v<V>, "tyche::categorical(theta) / categorical_logit(beta): the argument "
+                                "must be a vector of K values");
+  static_assert(kind_of<Y> == node_kind::data_vector || kind_of<Y> == node_kind::constant,
+                "tyche::categorical / categorical_logit: only data can be observed (y must be data)");
+  const std::size_t k = v.size();
+  auto check = [&](double c, std::size_t i) {
+    if (!(c >= 1 && c <= double(k) && c == std::floor(c)))
+      throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): y[" +
+                                  std::to_string(i + 1) + "] = " + std::to_string(c) +
+                                  " is not a category 1 … " + std::to_string(k));
+  };
+  if constexpr (kind_of<Y> == node_kind::data_vector) {
+    for (std::size_t i = 0; i < y.size(); ++i) check(y.ptr[i], i);
+    return gather_node<1>(v, y.ptr, y.size());
+  } else {
+    check(y.value, 0);
+    return at(v, static_cast<std::size_t>(y.value) - 1);
+  }
+}
+
+/// n draws from the categories 1 … K with probabilities p (not necessarily normalised).
+template <class G>
+std::vector<double> draw_categories(G& rng, std::size_t n, const std::vector<double>& p) {
+  std::discrete_distribution<int> d(p.begin(), p.end());
+  std::vector<double> out(n);
+  for (auto& o : out) o = d(rng) + 1;
+  return out;
+}
+}  // namespace detail
+
+template <class Theta>
+struct categorical_distribution : distribution<categorical_distribution<Theta>> {
+  static constexpr const char* family = "categorical";
+  Theta theta;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(log(detail::gather_categories(family, theta, y)));
+  }
+  auto arguments() const { return std::tuple{theta}; }
+  /// The arguments are whole vectors (model.hpp draws with draw_all, not element by element).
+  static constexpr bool whole_arguments = true;
+  template <class G>
+  static std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& theta) {
+    return detail::draw_categories(rng, n, theta);
+  }
+  static const char* observation_problem(double v) {
+    return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1)" : nullptr;
+  }
+};
+
+template <class Beta>
+struct categorical_logit_distribution : distribution<categorical_logit_distribution<Beta>> {
+  static constexpr const char* family = "categorical_logit";
+  Beta beta;
+  template <class X>
+  auto log_prob(const X& y) const {
+    const auto picked = detail::gather_categories(family, beta, y);
+    const double n = static_cast<double>(detail::operand_size(picked));
+    return detail::total(picked) - constant{n} * log_sum_exp(beta);
+  }
+  auto arguments() const { return std::tuple{beta}; }
+  static constexpr bool whole_arguments = true;
+  template <class G>
+  static std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& beta) {
+    double top = -HUGE_VAL;
+    for (double b : beta) top = std::max(top, b);
+    std::vector<double> p(beta.size());
+    for (std::size_t k = 0; k < beta.size(); ++k) p[k] = std::exp(beta[k] - top);
+    return detail::draw_categories(rng, n, p);
+  }
+  static const char* observation_problem(double v) {
+    return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1)" : nullptr;
+  }
+};
+
+/// The distribution categorical(theta), to observe categories 1 … K: `categorical(theta).observe(data(y))`.
+template <detail::operand Theta>
+auto categorical(const Theta& theta) {
+  return detail::make_distribution<categorical_distribution>(theta);
+}
+/// The distribution categorical_logit(beta) (softmax): `categorical_logit(beta).observe(data(y))`.
+template <detail::operand Beta>
+auto categorical_logit(const Beta& beta) {
+  return detail::make_distribution<categorical_logit_distribution>(beta);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/categorical.hpp -----
 // ----- begin tyche/distributions/cauchy.hpp -----
 // tyche/distributions/cauchy.hpp — cauchy(mu, sigma) and half_cauchy(sigma).
 //   log p(x | μ, σ) = −log π − log σ − log(1 + ((x − μ)/σ)²),   x ∈ ℝ;
@@ -3644,6 +4348,291 @@ auto chi_square(const Nu& nu) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/chi_square.hpp -----
+// ----- begin tyche/distributions/constrained.hpp -----
+// tyche/distributions/constrained.hpp — ordered<"x">(dist, shape) and positive_ordered<"x">(dist, shape).
+//   A vector random variable with the prior dist on each element, restricted to increasing
+//   (and, for positive_ordered, positive) vectors, as Stan's `ordered[2] mu; mu ~ normal(0, 2);`:
+//   the prior density is dist's, unnormalised on the narrower support (Stan's convention).
+//   θ: u₀ = x₀ (positive_ordered: log x₀), uₖ = log(xₖ − xₖ₋₁); log|J| = Σ_{k≥1} uₖ (+ u₀).
+// ----- begin tyche/transforms/ordered.hpp -----
+// tyche/transforms/ordered.hpp — the transforms to increasing vectors (Stan's ordered and
+// positive_ordered): x₀ = u₀ (or e^u₀), xₖ = xₖ₋₁ + e^uₖ. Not elementwise: the constrained
+// vector is a vector_op (core/vector_ops.hpp). The Jacobian is triangular with diagonal
+// (1 or e^u₀, e^u₁, …), so log|J| = Σ_{k ≥ 1} uₖ (+ u₀ when positive).
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tyche::transforms {
+
+template <bool Positive>
+struct increasing {
+  static constexpr const char* name = Positive ? "positive_ordered" : "ordered";
+  /// Marks a transform of a whole vector (model.hpp unconstrains it with unconstrain_vector).
+  static constexpr bool whole_vector = true;
+
+  template <class U>
+  auto constrain(const U& u) const {
+    using N = tyche::detail::node_t<U>;
+    static_assert(is_vector_v<N>, "tyche: an ordered or positive_ordered random variable must be a "
+                                  "vector: give it a shape, e.g. ordered<\"mu\">(normal(0.0, 2.0), shape<2>)");
+    const N n = tyche::detail::as_node(u);
+    return make_vector_op(ops::ordered_map<Positive>{}, n.size(), n);
+  }
+  template <class U>
+  auto log_jacobian(const U& u) const {
+    if constexpr (Positive) return sum(u);
+    else return sum(u) - at(u, 0);
+  }
+
+  /// u from x[0 .. n): u₀ = x₀ (log x₀), uₖ = log(xₖ − xₖ₋₁). Returns an empty string when x
+  /// is inside the support, else what is wrong with it, for element k (0-based).
+  static std::string unconstrain_vector(const double* x, double* u, std::size_t n, std::size_t& k) {
+    for (k = 0; k < n; ++k) {
+      if (std::isnan(x[k])) return "is not a number";
+      if (k == 0) {
+        if (Positive && !(x[0] > 0)) return "must be > 0 (positive_ordered)";
+        u[0] = Positive ? std::log(x[0]) : x[0];
+      } else {
+        const double step = x[k] - x[k - 1];
+        if (!(step > 0))
+          return "must exceed the element before it, " + std::to_string(x[k - 1]) + " (" + name + ")";
+        u[k] = std::log(step);
+      }
+    }
+    return {};
+  }
+
+  /// Independent draws from the prior, made a draw from the prior restricted to the support:
+  /// sorted (the restriction of an exchangeable density to increasing vectors is the law of
+  /// its order statistics). positive_ordered redraws each non-positive element first
+  /// (redraw(i) gives a fresh draw), i.e. rejection from the prior truncated to (0, ∞).
+  template <class Redraw>
+  static void restrict_draws(std::vector<double>& x, Redraw&& redraw) {
+    if constexpr (Positive) {
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        for (int tries = 0; !(x[i] > 0); ++tries) {
+          if (tries == 10000)
+            throw std::runtime_error("tyche: positive_ordered prior draw: 10000 draws in a row were "
+                                     "not positive; the prior puts almost no mass on (0, inf)");
+          x[i] = redraw(i);
+        }
+      }
+    }
+    std::sort(x.begin(), x.end());
+  }
+};
+
+/// Increasing vectors: x₀ < x₁ < … (Stan's ordered).
+using ordered = increasing<false>;
+/// Positive increasing vectors: 0 < x₀ < x₁ < … (Stan's positive_ordered).
+using positive_ordered = increasing<true>;
+
+}  // namespace tyche::transforms
+// ----- end tyche/transforms/ordered.hpp -----
+
+#include <concepts>
+
+namespace tyche {
+
+/// Distribution Dist with the transform Transform in place of Dist's own.
+template <class Dist, class Transform>
+struct constrained_distribution : distribution<constrained_distribution<Dist, Transform>> {
+  static constexpr const char* family = Dist::family;
+  Dist base;
+  [[no_unique_address]] Transform support;
+  auto transform() const { return support; }
+  template <class X>
+  auto log_prob(const X& x) const { return base.log_prob(x); }
+  auto arguments() const { return base.arguments(); }
+  template <class G, class... A>
+  static double draw(G& rng, A... a) { return Dist::draw(rng, a...); }
+};
+
+namespace detail {
+template <class D>
+concept unnamed_distribution = std::derived_from<D, distribution<D>>;
+}
+
+/// Name ~ dist on increasing vectors: `ordered<"mu">(normal(0.0, 2.0), shape<2>)` (Stan:
+/// `ordered[2] mu; mu ~ normal(0, 2);`). θ: u₀ = x₀, uₖ = log(xₖ − xₖ₋₁).
+template <fixed_string Name, detail::unnamed_distribution Dist, shape_tag Shape>
+auto ordered(const Dist& d, Shape shape) {
+  static_assert(!std::is_same_v<Shape, scalar_shape>,
+                "tyche::ordered<\"name\">(dist, shape): an ordered variable is a vector; give it a "
+                "shape, e.g. shape<2> or shape_of(k)");
+  return detail::make_random_variable<Name>(
+      constrained_distribution<Dist, transforms::ordered>{{}, d, {}}, shape);
+}
+
+/// Name ~ dist on positive increasing vectors: `positive_ordered<"c">(exponential(1.0), shape<3>)`
+/// (Stan: `positive_ordered[3] c;`). θ: u₀ = log x₀, uₖ = log(xₖ − xₖ₋₁).
+template <fixed_string Name, detail::unnamed_distribution Dist, shape_tag Shape>
+auto positive_ordered(const Dist& d, Shape shape) {
+  static_assert(!std::is_same_v<Shape, scalar_shape>,
+                "tyche::positive_ordered<\"name\">(dist, shape): a positive_ordered variable is a "
+                "vector; give it a shape, e.g. shape<3> or shape_of(k)");
+  return detail::make_random_variable<Name>(
+      constrained_distribution<Dist, transforms::positive_ordered>{{}, d, {}}, shape);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/constrained.hpp -----
+// ----- begin tyche/distributions/dirichlet.hpp -----
+// tyche/distributions/dirichlet.hpp — dirichlet(alpha) on the simplex.
+//   log p(x | α) = log Γ(Σₖ αₖ) − Σₖ log Γ(αₖ) + Σₖ (αₖ − 1) log xₖ,   x ∈ simplex, αₖ > 0.
+// alpha is a vector of K concentrations, or a scalar (the symmetric Dirichlet; then give the
+// variable a shape). A named variable takes the simplex transform (transforms/simplex.hpp):
+// `dirichlet<"theta">(data(alpha))`, `dirichlet<"p">(1.0, shape<4>)`.
+// ----- begin tyche/transforms/simplex.hpp -----
+// tyche/transforms/simplex.hpp — simplex (K positive values summing to 1) and unit_vector (K
+// values of norm 1), each from K unconstrained values with one auxiliary dimension, so that a
+// variable keeps one θ coordinate per value:
+//
+// simplex: x = softmax(u) = exp(u − log Σ e^u), with the auxiliary r = Σₖ e^uₖ. The map
+//   u ↦ (x₁ … x_{K−1}, r) is a bijection of ℝᴷ; with y = e^u (|∂y/∂u| = Π yₖ) and y = r·x
+//   (|∂y/∂(x₁…x_{K−1}, r)| = r^{K−1}), giving r the proper density Gamma(K, 1) makes the term
+//   added to the log density
+//     Σₖ uₖ − (K − 1) log r + log Gamma(r | K, 1) = Σₖ (uₖ − e^uₖ) − log Γ(K),
+//   elementwise in u (the constant is dropped). x keeps exactly the prior it is given; r is
+//   independent of x and Gamma(K, 1) distributed. (This is the "normalised Gammas" construction
+//   of the Dirichlet turned into a transform; Stan uses stick-breaking with K − 1 coordinates.)
+//
+// unit_vector: x = u / |u|, adding −½ |u|² (Stan's unit_vector: the radius |u| is the auxiliary,
+//   χ-distributed with K degrees of freedom, independent of x).
+//
+// Both are whole-vector transforms for model.hpp: unconstrain_vector(x) returns u = log x (r = 1)
+// or u = x (|u| = 1), so constrain(unconstrain(x)) = x while unconstrain(constrain(θ)) keeps
+// only θ's direction. log_prob(θ, false) (no Jacobian) leaves the auxiliary direction flat.
+
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace tyche::transforms {
+
+struct simplex {
+  static constexpr const char* name = "simplex";
+  static constexpr bool whole_vector = true;
+  template <class U>
+  auto constrain(const U& u) const {
+    static_assert(is_vector_v<tyche::detail::node_t<U>>,
+                  "tyche: a simplex random variable must be a vector: give it a shape");
+    return exp(u - log_sum_exp(u));
+  }
+  template <class U>
+  auto log_jacobian(const U& u) const {
+    return sum(u - exp(u));
+  }
+  static std::string unconstrain_vector(const double* x, double* u, std::size_t n, std::size_t& k) {
+    double total = 0;
+    for (k = 0; k < n; ++k) {
+      if (!(x[k] > 0)) return "must be > 0 (simplex)";
+      total += x[k];
+      u[k] = std::log(x[k]);
+    }
+    if (!(std::fabs(total - 1) <= 1e-8 * double(n))) {
+      k = n - 1;
+      return "ends a vector whose sum is " + std::to_string(total) + ", not 1 (simplex)";
+    }
+    return {};
+  }
+  template <class Redraw>
+  static void restrict_draws(std::vector<double>&, Redraw&&) {}
+};
+
+struct unit_vector {
+  static constexpr const char* name = "unit_vector";
+  static constexpr bool whole_vector = true;
+  template <class U>
+  auto constrain(const U& u) const {
+    static_assert(is_vector_v<tyche::detail::node_t<U>>,
+                  "tyche: a unit_vector random variable must be a vector: give it a shape");
+    return u / sqrt(sum(square(u)));
+  }
+  template <class U>
+  auto log_jacobian(const U& u) const {
+    return lit<-1, 2> * sum(square(u));
+  }
+  static std::string unconstrain_vector(const double* x, double* u, std::size_t n, std::size_t& k) {
+    double norm2 = 0;
+    for (k = 0; k < n; ++k) {
+      if (std::isnan(x[k])) return "is not a number";
+      norm2 += x[k] * x[k];
+      u[k] = x[k];
+    }
+    if (!(std::fabs(norm2 - 1) <= 1e-8 * double(n))) {
+      k = n - 1;
+      return "ends a vector whose squared norm is " + std::to_string(norm2) + ", not 1 (unit_vector)";
+    }
+    return {};
+  }
+  template <class Redraw>
+  static void restrict_draws(std::vector<double>&, Redraw&&) {}
+};
+
+}  // namespace tyche::transforms
+// ----- end tyche/transforms/simplex.hpp -----
+
+#include <random>
+#include <tuple>
+#include <vector>
+
+namespace tyche {
+
+template <class Alpha>
+struct dirichlet_distribution : distribution<dirichlet_distribution<Alpha>> {
+  static constexpr const char* family = "dirichlet";
+  Alpha alpha;
+  auto transform() const { return transforms::simplex{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    static_assert(is_vector_v<X>, "tyche::dirichlet(alpha): the variable must be a vector");
+    if constexpr (is_vector_v<Alpha>) {
+      return sum((alpha - lit<1>) * log(x)) + lgamma(sum(alpha)) - sum(lgamma(alpha));
+    } else {
+      const constant k{static_cast<double>(x.size())};
+      return (alpha - lit<1>) * sum(log(x)) + lgamma(k * alpha) - k * lgamma(alpha);
+    }
+  }
+  auto arguments() const { return std::tuple{alpha}; }
+  static constexpr bool whole_arguments = true;
+  /// One draw of K values (normalised Gamma(αₖ, 1) draws); α of size 1 is symmetric.
+  template <class G>
+  static std::vector<double> draw_all(G& rng, std::size_t k, const std::vector<double>& a) {
+    std::vector<double> x(k);
+    double total = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      x[i] = std::gamma_distribution<double>(a.size() == 1 ? a[0] : a[i], 1.0)(rng);
+      total += x[i];
+    }
+    for (auto& v : x) v /= total;
+    return x;
+  }
+};
+
+/// Name ~ dirichlet(alpha): `dirichlet<"theta">(data(alpha))` (the shape of alpha), or with a
+/// scalar alpha and a shape, `dirichlet<"p">(1.0, shape<4>)`.
+template <fixed_string Name, detail::operand Alpha, shape_tag Shape = scalar_shape>
+auto dirichlet(const Alpha& alpha, Shape shape = {}) {
+  static_assert(is_vector_v<detail::node_t<Alpha>> || !std::is_same_v<Shape, scalar_shape>,
+                "tyche::dirichlet<\"name\">(alpha, shape): with a scalar alpha give the number of "
+                "categories as a shape, e.g. shape<4>");
+  return detail::make_named<Name, dirichlet_distribution>(shape, alpha);
+}
+/// The distribution dirichlet(alpha), e.g. to observe proportions.
+template <detail::operand Alpha>
+auto dirichlet(const Alpha& alpha) {
+  return detail::make_distribution<dirichlet_distribution>(alpha);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/dirichlet.hpp -----
 // ----- begin tyche/distributions/double_exponential.hpp -----
 // tyche/distributions/double_exponential.hpp — double_exponential(mu, sigma) (Laplace).
 //   log p(x | μ, σ) = −log 2 − log σ − |x − μ|/σ,   x ∈ ℝ, σ > 0.
@@ -3736,7 +4725,8 @@ auto exponential(const Lambda& lambda) {
 
 namespace tyche {
 
-/// Supports for flat(): the real line, (lower, ∞), (−∞, upper), (lower, upper). Bounds may be
+/// Supports for flat(): the real line, (lower, ∞), (−∞, upper), (lower, upper), the simplex and
+/// the unit sphere. Bounds may be
 /// numbers or expressions of other parameters.
 inline transforms::identity real_line() { return {}; }
 template <detail::operand L>
@@ -3744,6 +4734,10 @@ auto greater_than(const L& lower) {
   return transforms::lower_bound<detail::node_t<L>>{detail::as_node(lower)};
 }
 inline transforms::lower_bound<literal<0>> positive() { return {}; }
+/// Vectors of positive values summing to 1 (give the variable a shape).
+inline transforms::simplex probability_simplex() { return {}; }
+/// Vectors of Euclidean norm 1 (give the variable a shape).
+inline transforms::unit_vector unit_sphere() { return {}; }
 template <detail::operand U>
 auto less_than(const U& upper) {
   return transforms::upper_bound<detail::node_t<U>>{detail::as_node(upper)};
@@ -4139,6 +5133,245 @@ auto lognormal(const Mu& mu, const Sigma& sigma) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/lognormal.hpp -----
+// ----- begin tyche/distributions/multi_normal.hpp -----
+// tyche/distributions/multi_normal.hpp — multi_normal_cholesky(mu, L) and multi_normal(mu, Sigma).
+//   log p(x | μ, L) = −½ ‖L⁻¹(x − μ)‖² − Σᵢ log Lᵢᵢ − (K/2) log 2π,   Σ = L Lᵀ, x ∈ ℝᴷ.
+// L (lower triangular, positive diagonal) and Σ (symmetric positive definite) are K × K data
+// matrices (tyche::matrix(ptr, K, K), row-major); μ is a vector of K, or a scalar for all. The
+// solve L⁻¹(x − μ) is a vector_op (core/vector_ops.hpp): O(K²) per evaluation, with its
+// gradient by back substitution. multi_normal factors Σ once, when it is called (the factor is
+// owned by the distribution and the model built from it); multi_normal_cholesky views the
+// user's L, which must outlive the model, like data. x is a named K-vector, or one observed
+// vector of K.
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tyche {
+
+namespace detail {
+/// The Cholesky factor of a K × K symmetric positive-definite row-major matrix (lower triangle
+/// of the result; zeros above). Throws, naming the pivot, when it is not positive definite or
+/// not symmetric.
+inline std::vector<double> cholesky_lower(const double* a, std::size_t k, const char* who) {
+  std::vector<double> l(k * k, 0.0);
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      const double aij = a[i * k + j], aji = a[j * k + i];
+      if (!(std::fabs(aij - aji) <= 1e-8 * (std::fabs(aij) + std::fabs(aji) + 1e-300)))
+        throw std::invalid_argument(std::string("tyche::") + who + ": Sigma is not symmetric: Sigma[" +
+                                    std::to_string(i + 1) + ", " + std::to_string(j + 1) + "] = " +
+                                    std::to_string(aij) + " but Sigma[" + std::to_string(j + 1) +
+                                    ", " + std::to_string(i + 1) + "] = " + std::to_string(aji));
+    }
+    for (std::size_t j = 0; j <= i; ++j) {
+      double s = a[i * k + j];
+      for (std::size_t p = 0; p < j; ++p) s -= l[i * k + p] * l[j * k + p];
+      if (i == j) {
+        if (!(s > 0))
+          throw std::invalid_argument(std::string("tyche::") + who +
+                                      ": Sigma is not positive definite (pivot " + std::to_string(i + 1) +
+                                      " is " + std::to_string(s) + ")");
+        l[i * k + i] = std::sqrt(s);
+      } else {
+        l[i * k + j] = s / l[j * k + j];
+      }
+    }
+  }
+  return l;
+}
+
+inline void check_cholesky_factor(const data_matrix& l, const char* who) {
+  if (l.rows != l.cols || l.rows == 0)
+    throw std::invalid_argument(std::string("tyche::") + who + ": L must be square and non-empty; it is " +
+                                std::to_string(l.rows) + " x " + std::to_string(l.cols));
+  for (std::size_t i = 0; i < l.rows; ++i)
+    if (!(l.ptr[i * l.cols + i] > 0) || !std::isfinite(l.ptr[i * l.cols + i]))
+      throw std::invalid_argument(std::string("tyche::") + who + ": L[" + std::to_string(i + 1) + ", " +
+                                  std::to_string(i + 1) + "] = " + std::to_string(l.ptr[i * l.cols + i]) +
+                                  " must be a positive number (L is a Cholesky factor)");
+}
+}  // namespace detail
+
+template <class Mu>
+struct multi_normal_cholesky_distribution : distribution<multi_normal_cholesky_distribution<Mu>> {
+  static constexpr const char* family = "multi_normal_cholesky";
+  Mu mu;
+  ops::lower_triangular_solve_map solve;  // L, K, and the owner of L when multi_normal made it
+  double log_det_half = 0;                 // Σᵢ log Lᵢᵢ
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    static_assert(is_vector_v<X>, "tyche::multi_normal_cholesky(mu, L): x must be a vector");
+    if (x.size() != solve.k)
+      throw std::invalid_argument(std::string("tyche::") + family + "(mu, L): x has size " +
+                                  std::to_string(x.size()) + " but L is " + std::to_string(solve.k) +
+                                  " x " + std::to_string(solve.k));
+    const auto r = x - mu;
+    const auto z = make_vector_op(solve, solve.k, r);
+    return lit<-1, 2> * sum(square(z)) -
+           constant{log_det_half + 0.5 * double(solve.k) * 1.83787706640934548356};
+  }
+  auto arguments() const { return std::tuple{mu}; }
+  static constexpr bool whole_arguments = true;
+  /// n = K values: μ + L z for z standard normal.
+  template <class G>
+  std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& m) const {
+    std::normal_distribution<double> z01;
+    std::vector<double> z(solve.k), x(solve.k);
+    for (auto& v : z) v = z01(rng);
+    for (std::size_t i = 0; i < solve.k; ++i) {
+      double acc = m.size() == 1 ? m[0] : m[i];
+      for (std::size_t j = 0; j <= i; ++j) acc += solve.l[i * solve.k + j] * z[j];
+      x[i] = acc;
+    }
+    x.resize(n);
+    return x;
+  }
+};
+
+namespace detail {
+template <class Mu>
+auto make_multi_normal(const char* who, const Mu& mu, const double* l, std::size_t k,
+                       std::shared_ptr<const std::vector<double>> owner) {
+  using N = node_t<Mu>;
+  const N m = as_node(mu);
+  if constexpr (is_vector_v<N>) {
+    if (m.size() != k)
+      throw std::invalid_argument(std::string("tyche::") + who + ": mu has size " + std::to_string(m.size()) +
+                                  " but the matrix is " + std::to_string(k) + " x " + std::to_string(k));
+  }
+  double log_det_half = 0;
+  for (std::size_t i = 0; i < k; ++i) log_det_half += std::log(l[i * k + i]);
+  return multi_normal_cholesky_distribution<N>{
+      {}, m, ops::lower_triangular_solve_map{l, k, std::move(owner)}, log_det_half};
+}
+template <class Mu>
+auto shape_for_multi_normal(const Mu&, std::size_t k) {
+  if constexpr (is_vector_v<node_t<Mu>> && extent_v<node_t<Mu>> != dynamic_extent)
+    return static_shape<extent_v<node_t<Mu>>>{};
+  else
+    return dynamic_shape{k};
+}
+}  // namespace detail
+
+/// The distribution multi_normal_cholesky(mu, L) for a data Cholesky factor L (viewed).
+template <detail::operand Mu>
+auto multi_normal_cholesky(const Mu& mu, const data_matrix& l) {
+  detail::check_cholesky_factor(l, "multi_normal_cholesky(mu, L)");
+  return detail::make_multi_normal("multi_normal_cholesky(mu, L)", mu, l.ptr, l.rows, nullptr);
+}
+/// Name ~ multi_normal_cholesky(mu, L): a vector of K = L.rows.
+template <fixed_string Name, detail::operand Mu>
+auto multi_normal_cholesky(const Mu& mu, const data_matrix& l) {
+  return detail::make_random_variable<Name>(multi_normal_cholesky(mu, l),
+                                            detail::shape_for_multi_normal(mu, l.rows));
+}
+
+/// The distribution multi_normal(mu, Sigma) for a data covariance Sigma (factored now, copied).
+template <detail::operand Mu>
+auto multi_normal(const Mu& mu, const data_matrix& sigma) {
+  if (sigma.rows != sigma.cols || sigma.rows == 0)
+    throw std::invalid_argument("tyche::multi_normal(mu, Sigma): Sigma must be square and non-empty; it is " +
+                                std::to_string(sigma.rows) + " x " + std::to_string(sigma.cols));
+  auto l = std::make_shared<const std::vector<double>>(
+      detail::cholesky_lower(sigma.ptr, sigma.rows, "multi_normal(mu, Sigma)"));
+  return detail::make_multi_normal("multi_normal(mu, Sigma)", mu, l->data(), sigma.rows, l);
+}
+/// Name ~ multi_normal(mu, Sigma): a vector of K = Sigma.rows.
+template <fixed_string Name, detail::operand Mu>
+auto multi_normal(const Mu& mu, const data_matrix& sigma) {
+  return detail::make_random_variable<Name>(multi_normal(mu, sigma),
+                                            detail::shape_for_multi_normal(mu, sigma.rows));
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/multi_normal.hpp -----
+// ----- begin tyche/distributions/mixture.hpp -----
+// tyche/distributions/mixture.hpp — log_mix(theta, d1, d2), the mixture of two distributions.
+//   p(y) = θ p₁(y) + (1 − θ) p₂(y),  0 ≤ θ ≤ 1,  for any two families d₁, d₂.
+//   Observing a vector mixes each observation separately (Stan: a loop over n of
+//   target += log_mix(theta, normal_lpdf(y[n] | …), normal_lpdf(y[n] | …))):
+//     log_mix(theta, normal(mu[0], sigma[0]), normal(mu[1], sigma[1])).observe(data(y))
+//   is Σₙ log(θ N(yₙ | μ₁, σ₁) + (1 − θ) N(yₙ | μ₂, σ₂)), each term by the stable log_mix of
+//   log_mix.hpp. pointwise_log_prob(d, y) is the vector of one family's log densities.
+
+#include <concepts>
+#include <random>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tyche {
+
+/// The log density of distribution d at each element of x: a vector expression for a vector x
+/// (a family's log_prob is the sum of these), a scalar one for a scalar x.
+template <class Dist, class X>
+  requires std::derived_from<Dist, distribution<Dist>>
+auto pointwise_log_prob(const Dist& d, const X& x) {
+  const auto node = detail::as_node(x);
+  const auto lp = d.log_prob(node);
+  if constexpr (is_vector_v<decltype(node)>) {
+    static_assert(kind_of<decltype(lp)> == node_kind::sum,
+                  "tyche::pointwise_log_prob(d, y): this family's log density is not a plain sum "
+                  "of one term per element of y");
+    return lp.a;
+  } else {
+    return lp;
+  }
+}
+
+/// θ d₁ + (1 − θ) d₂.
+template <class Theta, class D1, class D2>
+struct mixture_distribution : distribution<mixture_distribution<Theta, D1, D2>> {
+  static constexpr const char* family = "log_mix";
+  Theta theta;
+  D1 first;
+  D2 second;
+  auto transform() const {
+    static_assert(std::is_same_v<decltype(first.transform()), decltype(second.transform())>,
+                  "tyche::log_mix(theta, d1, d2) as a prior: d1 and d2 must have the same support");
+    return first.transform();
+  }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(log_mix(theta, pointwise_log_prob(first, x), pointwise_log_prob(second, x)));
+  }
+  auto arguments() const { return std::tuple_cat(std::tuple{theta}, first.arguments(), second.arguments()); }
+
+  static constexpr std::size_t arity1 = std::tuple_size_v<decltype(std::declval<D1>().arguments())>;
+  /// A draw: component 1 with probability θ, else component 2.
+  template <class G, class... A>
+  static double draw(G& rng, double t, A... a) {
+    const std::tuple<A...> args{a...};
+    const bool first_component = std::uniform_real_distribution<double>(0.0, 1.0)(rng) < t;
+    return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
+      return first_component ? D1::draw(rng, std::get<I>(args)...)
+                             : D2::draw(rng, std::get<arity1 + J>(args)...);
+    }(std::make_index_sequence<arity1>{}, std::make_index_sequence<sizeof...(A) - arity1>{});
+  }
+};
+
+/// The mixture θ d₁ + (1 − θ) d₂ of two distributions: observe it, or name it as a prior
+/// (`log_mix<"x">(theta, d1, d2)`, when d1 and d2 have the same support).
+template <detail::operand Theta, class D1, class D2>
+  requires(std::derived_from<D1, distribution<D1>> && std::derived_from<D2, distribution<D2>>)
+auto log_mix(const Theta& theta, const D1& d1, const D2& d2) {
+  return mixture_distribution<detail::node_t<Theta>, D1, D2>{{}, detail::as_node(theta), d1, d2};
+}
+template <fixed_string Name, detail::operand Theta, class D1, class D2, shape_tag Shape = scalar_shape>
+  requires(std::derived_from<D1, distribution<D1>> && std::derived_from<D2, distribution<D2>>)
+auto log_mix(const Theta& theta, const D1& d1, const D2& d2, Shape shape = {}) {
+  return detail::make_random_variable<Name>(log_mix(theta, d1, d2), shape);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/mixture.hpp -----
 // ----- begin tyche/distributions/neg_binomial_2.hpp -----
 // tyche/distributions/neg_binomial_2.hpp — neg_binomial_2(mu, phi), the negative binomial with
 // mean μ and precision φ (variance μ + μ²/φ), for observations only.
@@ -4734,8 +5967,12 @@ class model_t {
     check_size(values.size(), "unconstrain");
     std::vector<double> theta(dim(), 0.0);
     for_each_variable([&](const auto& v, std::size_t k) {
-      for (std::size_t i = 0; i < v.size(); ++i)
-        theta[offset(k) + i] = unconstrain_one(v, values[offset(k) + i], i, theta);
+      if constexpr (whole_vector_transform<decltype(v)>) {
+        unconstrain_whole(v, values.data() + offset(k), theta.data() + offset(k));
+      } else {
+        for (std::size_t i = 0; i < v.size(); ++i)
+          theta[offset(k) + i] = unconstrain_one(v, values[offset(k) + i], i, theta);
+      }
     });
     return theta;
   }
@@ -4758,10 +5995,19 @@ class model_t {
   [[nodiscard]] std::vector<double> sample_prior(Generator& rng) const {
     std::vector<double> theta(dim(), 0.0), values(dim(), 0.0);
     for_each_variable([&](const auto& v, std::size_t k) {
-      const auto draws = draw_from(v.distribution, v.size(), theta, rng);
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        values[offset(k) + i] = draws[i];
-        theta[offset(k) + i] = unconstrain_one(v, draws[i], i, theta);
+      auto draws = draw_from(v.distribution, v.size(), theta, rng);
+      if constexpr (whole_vector_transform<decltype(v)>) {
+        using Tr = decltype(v.transform());
+        Tr::restrict_draws(draws, [&](std::size_t i) {
+          return draw_from(v.distribution, v.size(), theta, rng)[i];
+        });
+        std::copy(draws.begin(), draws.end(), values.begin() + offset(k));
+        unconstrain_whole(v, draws.data(), theta.data() + offset(k));
+      } else {
+        for (std::size_t i = 0; i < v.size(); ++i) {
+          values[offset(k) + i] = draws[i];
+          theta[offset(k) + i] = unconstrain_one(v, draws[i], i, theta);
+        }
       }
     });
     return values;
@@ -4852,6 +6098,25 @@ class model_t {
     return v.size() == 1 ? v[0] : v[i];
   }
 
+  /// Variables whose transform maps the whole vector at once (ordered, positive_ordered).
+  template <class V>
+  static constexpr bool whole_vector_transform =
+      requires(const std::remove_cvref_t<V>& v) {
+        requires decltype(v.transform())::whole_vector;
+      };
+
+  /// θ of a variable with a whole-vector transform from its constrained values x.
+  template <class V>
+  void unconstrain_whole(const V& v, const double* x, double* u) const {
+    using Tr = decltype(v.transform());
+    std::size_t k = 0;
+    const std::string problem = Tr::unconstrain_vector(x, u, v.size(), k);
+    if (!problem.empty())
+      throw std::invalid_argument("tyche::model::unconstrain: " + std::string(V::name.view()) + "[" +
+                                  std::to_string(k + 1) + "] = " + std::to_string(x[k]) + " " +
+                                  problem);
+  }
+
   /// The unconstrained coordinate of element i of variable v with constrained value x, bounds
   /// evaluated at θ (earlier variables already filled in).
   template <class V>
@@ -4894,13 +6159,17 @@ class model_t {
           return std::array<std::vector<double>, sizeof...(a)>{values_of(a, theta)...};
         },
         d.arguments());
-    std::vector<double> out(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      out[i] = [&]<std::size_t... J>(std::index_sequence<J...>) {
-        return D::draw(rng, (args[J].size() == 1 ? args[J][0] : args[J][i])...);
-      }(std::make_index_sequence<std::tuple_size_v<decltype(d.arguments())>>{});
+    if constexpr (requires { D::whole_arguments; }) {  // arguments are whole vectors (categorical)
+      return std::apply([&](const auto&... a) { return d.draw_all(rng, n, a...); }, args);
+    } else {
+      std::vector<double> out(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        out[i] = [&]<std::size_t... J>(std::index_sequence<J...>) {
+          return D::draw(rng, (args[J].size() == 1 ? args[J][0] : args[J][i])...);
+        }(std::make_index_sequence<std::tuple_size_v<decltype(d.arguments())>>{});
+      }
+      return out;
     }
-    return out;
   }
   template <class E>
   std::vector<double> values_of(const E& e, const std::vector<double>& theta) const {
@@ -4958,6 +6227,13 @@ auto substitute(const E& wrapped, const R& r) {
   } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
     auto a = substitute<Target>(n.a, r);
     return log_sum_exp_node<decltype(a)>{{}, a};
+  } else if constexpr (kind_of<N> == node_kind::vector_op) {
+    return rebuild_vector_op(n, [&](const auto& c) { return substitute<Target>(c, r); });
+  } else if constexpr (kind_of<N> == node_kind::element) {
+    auto v = substitute<Target>(n.v, r);
+    using V = decltype(v);
+    if constexpr (is_buffered_v<V>) return element_node<V>{{}, v, n.index};
+    else return at(v, n.index);  // the vector became something else: take its element
   } else {
     return n;  // leaves, and matvec (a data matrix times a parameter vector)
   }
