@@ -15,6 +15,7 @@
 #include <benchmark/benchmark.h>
 
 #include "synthetic.hpp"
+#include "posteriordb.hpp"  // examples/posteriordb.hpp
 
 #include <algorithm>
 #include <memory>
@@ -299,6 +300,175 @@ struct kidiq_hand {
   }
 };
 
+// ---- arK (posteriordb arK-arK) ------------------------------------------------------------------
+// y[t] ~ normal(alpha + Σₖ beta[k] y[t−k], sigma), t = K+1..T; alpha, beta ~ normal(0, 10),
+// sigma ~ half_cauchy(0, 2.5); θ = (alpha, beta[5], log sigma). The twin: one pass over t.
+
+constexpr double half_log_two_pi = 0.91893853320467274178;
+constexpr double log_two = 0.69314718055994530942;
+constexpr double log_pi = 1.14472988584940017414;
+
+struct ark_hand {
+  const double* y;
+  std::size_t t_len;
+  static constexpr std::size_t K = 5;
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    const double alpha = th[0], log_sigma = th[6], sigma = std::exp(log_sigma);
+    const double inv_var = 1.0 / (sigma * sigma);
+    double ss = 0, ga = 0, gb[K] = {0, 0, 0, 0, 0};
+    for (std::size_t t = K; t < t_len; ++t) {
+      double m = alpha;
+      for (std::size_t k = 0; k < K; ++k) m += th[1 + k] * y[t - k - 1];
+      const double r = y[t] - m;
+      ss += r * r;
+      ga += r;
+      for (std::size_t k = 0; k < K; ++k) gb[k] += r * y[t - k - 1];
+    }
+    const double n = double(t_len - K);
+    double lp = -0.5 * ss * inv_var - n * log_sigma - n * half_log_two_pi;
+    lp += -0.5 * alpha * alpha / 100 - std::log(10.0) - half_log_two_pi;
+    g[0] = ga * inv_var - alpha / 100;
+    for (std::size_t k = 0; k < K; ++k) {
+      lp += -0.5 * th[1 + k] * th[1 + k] / 100 - std::log(10.0) - half_log_two_pi;
+      g[1 + k] = gb[k] * inv_var - th[1 + k] / 100;
+    }
+    const double u = sigma / 2.5;
+    lp += log_two - log_pi - std::log(2.5) - std::log1p(u * u) + log_sigma;
+    g[6] = ss * inv_var - n - 2 * u * u / (1 + u * u) + 1;
+    return lp;
+  }
+};
+
+// ---- low_dim_gauss_mix (posteriordb) -------------------------------------------------------------
+// y[n] ~ theta N(mu[1], sigma[1]) + (1 − theta) N(mu[2], sigma[2]), mu ordered ~ normal(0, 2),
+// sigma ~ half_normal(2), theta ~ beta(5, 5); θ = (mu[1], log(mu[2] − mu[1]), log sigma[1..2],
+// logit theta). The twin: one pass with a two-term log-sum-exp per observation.
+
+struct gauss_mix_hand {
+  const double* y;
+  std::size_t n;
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    const double eb = std::exp(th[1]);
+    const double mu1 = th[0], mu2 = th[0] + eb;
+    const double s1 = std::exp(th[2]), s2 = std::exp(th[3]);
+    const double theta = 1 / (1 + std::exp(-th[4]));
+    const double lt = std::log(theta), l1t = std::log1p(-theta);
+    const double is1 = 1 / s1, is2 = 1 / s2;
+    const double c1 = lt - th[2] - half_log_two_pi, c2 = l1t - th[3] - half_log_two_pi;
+    double lp = 0, gm1 = 0, gm2 = 0, gs1 = 0, gs2 = 0, gw1 = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double z1 = (y[i] - mu1) * is1, z2 = (y[i] - mu2) * is2;
+      const double l1 = c1 - 0.5 * z1 * z1, l2 = c2 - 0.5 * z2 * z2;
+      const double top = std::max(l1, l2);
+      const double e1 = std::exp(l1 - top), e2 = std::exp(l2 - top);
+      const double inv = 1 / (e1 + e2);
+      lp += top + std::log(e1 + e2);
+      const double w1 = e1 * inv, w2 = e2 * inv;
+      gm1 += w1 * z1;
+      gm2 += w2 * z2;
+      gs1 += w1 * (z1 * z1 - 1);
+      gs2 += w2 * (z2 * z2 - 1);
+      gw1 += w1;
+    }
+    const double nn = double(n);
+    // d/dmu_k = Σ w_k z_k / σ_k; d/dlog σ_k = Σ w_k (z_k² − 1); d/dθ = Σ (w1/θ − w2/(1 − θ)).
+    const double dmu1 = gm1 * is1 - mu1 / 4, dmu2 = gm2 * is2 - mu2 / 4;
+    lp += -0.125 * (mu1 * mu1 + mu2 * mu2) - 2 * (std::log(2.0) + half_log_two_pi);
+    lp += 2 * (0.5 * (log_two - log_pi) - std::log(2.0)) - 0.125 * (s1 * s1 + s2 * s2);
+    lp += std::lgamma(10.0) - 2 * std::lgamma(5.0) + 4 * lt + 4 * l1t;
+    lp += th[1] + th[2] + th[3] + lt + l1t;  // log-Jacobians
+    g[0] = dmu1 + dmu2;
+    g[1] = dmu2 * eb + 1;
+    g[2] = gs1 - 0.25 * s1 * s1 + 1;
+    g[3] = gs2 - 0.25 * s2 * s2 + 1;
+    // θ(1 − θ) d/dθ of Σ log-mixture = Σ (w1 (1 − θ) − w2 θ) = gw1 − nθ; beta(5, 5) and the
+    // Jacobian add 5(1 − θ) − 5θ.
+    g[4] = (gw1 - nn * theta) + 5 * (1 - theta) - 5 * theta;
+    return lp;
+  }
+};
+
+// ---- glmm_poisson ----------------------------------------------------------------------------------
+// y[i] ~ poisson_log(alpha + beta x[i] + sigma_u z[group[i]]), alpha ~ normal(0, 5),
+// beta ~ normal(0, 1), sigma_u ~ half_normal(1), z ~ std_normal (20 groups); N = 500 counts,
+// synthetic with a fixed seed. θ = (alpha, beta, log sigma_u, z[20]). tyche gathers z by the
+// group indices (gather(z, group)); the twin indexes z[group[i]] in its loop.
+
+struct glmm_data {
+  static constexpr std::size_t n = 500, groups = 20;
+  std::vector<double> x, y;
+  std::vector<int> group;
+  glmm_data() {
+    std::mt19937_64 rng(424242);
+    std::normal_distribution<double> z01;
+    std::vector<double> u(groups);
+    for (auto& v : u) v = 0.6 * z01(rng);
+    for (std::size_t i = 0; i < n; ++i) {
+      x.push_back(z01(rng));
+      group.push_back(int(i % groups));
+      y.push_back(double(std::poisson_distribution<int>(std::exp(0.5 + 0.3 * x.back() + u[i % groups]))(rng)));
+    }
+  }
+};
+
+struct glmm_hand {
+  const glmm_data* d;
+  double log_factorials = 0;  // Σ lgamma(y + 1)
+  explicit glmm_hand(const glmm_data* data) : d(data) {
+    for (double v : d->y) log_factorials += std::lgamma(v + 1);
+  }
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    const double alpha = th[0], beta = th[1], log_s = th[2], s = std::exp(log_s);
+    const double* z = th + 3;
+    double* gz = g + 3;
+    for (std::size_t k = 0; k < glmm_data::groups; ++k) gz[k] = 0;
+    double lp = 0, ga = 0, gb = 0, gs = 0;
+    for (std::size_t i = 0; i < glmm_data::n; ++i) {
+      const int k = d->group[i];
+      const double eta = alpha + beta * d->x[i] + s * z[k];
+      const double mu = std::exp(eta);
+      lp += d->y[i] * eta - mu;
+      const double r = d->y[i] - mu;
+      ga += r;
+      gb += r * d->x[i];
+      gs += r * z[k];
+      gz[k] += r;
+    }
+    lp -= log_factorials;
+    lp += -0.5 * alpha * alpha / 25 - std::log(5.0) - half_log_two_pi;
+    lp += -0.5 * beta * beta - half_log_two_pi;
+    lp += 0.5 * (log_two - log_pi) - 0.5 * s * s + log_s;
+    for (std::size_t k = 0; k < glmm_data::groups; ++k) {
+      lp += -0.5 * z[k] * z[k] - half_log_two_pi;
+      gz[k] = s * gz[k] - z[k];
+    }
+    g[0] = ga - alpha / 25;
+    g[1] = gb - beta;
+    g[2] = s * gs - s * s + 1;
+    return lp;
+  }
+};
+
+/// Registers <name>: a model m (heap, kept alive by the closures) against a twin.
+template <class Model, class Hand>
+void register_model(const std::string& name, std::shared_ptr<Model> m, Hand hand,
+                    std::vector<double> point) {
+  auto theta = std::make_shared<std::vector<double>>(std::move(point));
+  auto gt = std::make_shared<std::vector<double>>(theta->size());
+  auto gh = std::make_shared<std::vector<double>>(theta->size());
+  auto ws = std::make_shared<std::vector<double>>(m->program().workspace_size());
+  const double vt = m->log_prob_and_gradient(*theta, *gt);
+  const double vh = hand(theta->data(), gh->data());
+  check_twins(name.c_str(), vt, *gt, vh, *gh);
+  register_pair(
+      name, theta.get(), gt.get(), gh.get(),
+      [m, theta, gt, ws](const std::vector<double>& th, std::vector<double>& g) {
+        return m->program().value_and_gradient(std::span<const double>(th), std::span<double>(g),
+                                               std::span<double>(*ws));
+      },
+      [hand, gh](const std::vector<double>& th, std::vector<double>& g) { return hand(th.data(), g.data()); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -428,6 +598,45 @@ int main(int argc, char** argv) {
         [hand, gh](const std::vector<double>& th, std::vector<double>& g) {
           return hand(th.data(), g.data());
         });
+  }
+
+  // --- arK, low_dim_gauss_mix (examples/posteriordb.hpp), glmm_poisson ---
+  {
+    const auto dir = posteriors_dir();
+    static const tyche::data_file ark_file = tyche::read_json_data(dir / "arK-arK" / "data.json");
+    auto ark = std::make_shared<decltype(tyche_examples::ark(ark_file))>(tyche_examples::ark(ark_file));
+    const auto& y = ark_file.vector("y");
+    register_model("arK", std::shared_ptr<decltype(ark->model)>(ark, &ark->model),
+                   ark_hand{y.data(), y.size()}, {0.1, 0.3, -0.2, 0.1, 0.05, 0.0, -1.0});
+
+    static const tyche::data_file mix_file =
+        tyche::read_json_data(dir / "low_dim_gauss_mix-low_dim_gauss_mix" / "data.json");
+    auto mix = std::make_shared<decltype(tyche_examples::low_dim_gauss_mix(mix_file))>(
+        tyche_examples::low_dim_gauss_mix(mix_file));
+    const auto& ym = mix_file.vector("y");
+    register_model("low_dim_gauss_mix", std::shared_ptr<decltype(mix->model)>(mix, &mix->model),
+                   gauss_mix_hand{ym.data(), ym.size()}, {-0.7, 1.2, 0.0, 0.1, 0.3});
+
+    static const glmm_data glmm;
+    auto glmm_model = std::make_shared<decltype(model([] {
+      auto alpha = normal<"alpha">(0.0, 5.0);
+      auto beta = normal<"beta">(0.0, 1.0);
+      auto sigma_u = half_normal<"sigma_u">(1.0);
+      auto z = std_normal<"z">(shape<glmm_data::groups>);
+      return joint(alpha, beta, sigma_u, z,
+                   poisson_log(alpha + beta * data(glmm.x) + sigma_u * gather(z, glmm.group))
+                       .observe(data(glmm.y)));
+    }))>(model([] {
+      auto alpha = normal<"alpha">(0.0, 5.0);
+      auto beta = normal<"beta">(0.0, 1.0);
+      auto sigma_u = half_normal<"sigma_u">(1.0);
+      auto z = std_normal<"z">(shape<glmm_data::groups>);
+      return joint(alpha, beta, sigma_u, z,
+                   poisson_log(alpha + beta * data(glmm.x) + sigma_u * gather(z, glmm.group))
+                       .observe(data(glmm.y)));
+    }));
+    register_model("glmm_poisson", glmm_model, glmm_hand{&glmm},
+                   random_point(3 + glmm_data::groups, 0.5, 7));
   }
 
   std::fprintf(stderr, "gradients: all tyche programs agree with their hand-written twins\n");

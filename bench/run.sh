@@ -102,9 +102,11 @@ import json, sys
 with open(sys.argv[1]) as f:
     runs = json.load(f)["benchmarks"]
 
-# n: the dimension of θ, except for logistic_regression, where it is the number of data rows.
-n_of = {"iid_normal_100": 100, "eight_schools_noncentered": 10, "logistic_regression": 10000}
-order = ["iid_normal_100", "eight_schools_noncentered", "logistic_regression"]
+# n: the number of observations (iid_normal_100: the dimension of θ).
+n_of = {"iid_normal_100": 100, "eight_schools_noncentered": 8, "logistic_regression": 10000,
+        "arK": 195, "low_dim_gauss_mix": 1000, "glmm_poisson": 500}
+order = ["iid_normal_100", "eight_schools_noncentered", "logistic_regression", "arK",
+         "low_dim_gauss_mix", "glmm_poisson"]
 
 scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 median = {}

@@ -139,7 +139,8 @@ TEST_CASE("partial evaluation: scalars leave the loop, the rest stays one loop",
   // single-pass gradient (see pull_out).
   CHECK(contains(explained[0], "(60 * log(sigma))"));
   CHECK(contains(explained[5], "(60 * alpha)"));
-  CHECK(contains(explained[1], "sum[60]((square((data[60] - exp((alpha + matvec(matrix[60 x 3], beta[3]))))) / sigma))"));
+  // A vector divided by a scalar parameter becomes a product with its inverse, computed once.
+  CHECK(contains(explained[1], "sum[60]((square((data[60] - exp((alpha + matvec(matrix[60 x 3], beta[3]))))) * inverse(sigma)))"));
   CHECK(contains(explained[3], "sum[60]((sigma * abs("));
 }
 

@@ -1,5 +1,5 @@
 // tyche/autodiff/exp_log.hpp — value and derivative rules for the exponential family of
-// functions: exp, log, log1p, expm1, log1p_exp (softplus).
+// functions: exp, log, log1p, expm1, log1p_exp (softplus), log_add_exp.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/core/math.hpp>
@@ -64,6 +64,25 @@ struct log1p_exp {
     const T r = one / (one + e);
     dx = math::select(x >= zero, r, e * r);
     return math::max(x, zero) + math::log1p(e);
+  }
+};
+
+/// log(eᵃ + eᵇ) = max(a, b) + log1p(e^−|a − b|): one exp and one log1p, never overflowing; one
+/// operand −∞ gives the other exactly. ∂/∂a = σ(a − b), ∂/∂b = 1 − σ(a − b).
+struct log_add_exp {
+  static constexpr const char* name = "log_add_exp";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b) const {
+    return math::max(a, b) + math::log1p(math::exp(-math::abs(a - b)));
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b, T& da, T& db) const {
+    const T one = lift<T>(1.0);
+    const T d = a - b;
+    const T e = math::exp(-math::abs(d));
+    const T r = one / (one + e);
+    da = math::select(d >= lift<T>(0.0), r, e * r);
+    db = one - da;
+    return math::max(a, b) + math::log1p(e);
   }
 };
 

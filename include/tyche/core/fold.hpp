@@ -62,6 +62,19 @@ inline constexpr bool divides_by_constant_v = [] {
   }
 }();
 
+/// a / s for a vector a and a scalar s that depends on parameters: a × (1/s) with 1/s a scalar
+/// node, computed once per evaluation instead of one divide per element (normal(mu, sigma) over
+/// a vector of data divides every residual by sigma).
+template <class N>
+inline constexpr bool divides_vector_by_scalar_v = [] {
+  if constexpr (kind_of<N> == node_kind::binary) {
+    return std::is_same_v<typename N::rule_type, rules::divide> && is_vector_v<N> &&
+           !is_vector_v<meta::at<1, children_t<N>>>;
+  } else {
+    return false;
+  }
+}();
+
 /// Folds n; with Reduce, also rewrites every sum (partial_eval/reduce_sum.hpp).
 template <bool Reduce = true, class N>
 auto fold(const N& n, fold_storage& storage) {
@@ -81,6 +94,10 @@ auto fold(const N& n, fold_storage& storage) {
   } else if constexpr (divides_by_constant_v<N>) {
     // a / d for d free of parameters: a × (1/d), with 1/d computed here, once. A multiply is
     // several times cheaper than a divide in every evaluation.
+    auto a = fold<Reduce>(n.a, storage);
+    auto inv = fold<Reduce>(detail::make_unary<rules::inverse>(n.b), storage);
+    return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};
+  } else if constexpr (divides_vector_by_scalar_v<N>) {
     auto a = fold<Reduce>(n.a, storage);
     auto inv = fold<Reduce>(detail::make_unary<rules::inverse>(n.b), storage);
     return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};

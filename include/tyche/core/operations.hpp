@@ -284,7 +284,7 @@ template <detail::operand A, detail::operand B> requires (expression<A> || expre
 auto operator/(const A& a, const B& b) { return detail::make_binary<rules::divide>(a, b); }
 // clang-format on
 
-/// log a. log(exp(x)) is x itself (exact where the two nodes would round, and finite where
+/// log a. log(logistic(x)) becomes log_logistic(x) (finite for every x). log(exp(x)) is x itself (exact where the two nodes would round, and finite where
 /// exp(x) under- or overflows): the rewrite of the partial-evaluation rules that needs no support.
 template <detail::operand A>
   requires expression<A>
@@ -292,10 +292,33 @@ auto log(const A& a) {
   using N = detail::node_t<A>;
   if constexpr (kind_of<N> == node_kind::unary) {
     if constexpr (std::is_same_v<typename N::rule_type, rules::exp>) return detail::as_node(a).a;
+    else if constexpr (std::is_same_v<typename N::rule_type, rules::logistic>)
+      return detail::make_unary<rules::log_logistic>(detail::as_node(a).a);  // log σ(x), stable
     else return detail::make_unary<rules::log>(a);
   } else {
     return detail::make_unary<rules::log>(a);
   }
+}
+
+/// log(1 − a); log1m(logistic(x)) is log1m_logistic(x), finite for every x.
+template <detail::operand A>
+  requires expression<A>
+auto log1m(const A& a) {
+  using N = detail::node_t<A>;
+  if constexpr (kind_of<N> == node_kind::unary) {
+    if constexpr (std::is_same_v<typename N::rule_type, rules::logistic>)
+      return detail::make_unary<rules::log1m_logistic>(detail::as_node(a).a);
+    else return log1p(-detail::as_node(a));
+  } else {
+    return log1p(-detail::as_node(a));
+  }
+}
+
+/// log(eᵃ + eᵇ), elementwise (a scalar operand is broadcast).
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto log_add_exp(const A& a, const B& b) {
+  return detail::make_binary<rules::log_add_exp>(a, b);
 }
 
 /// aᵇ. A plain-number exponent makes the cheaper one-operand node x^c.

@@ -6,14 +6,12 @@
 // normal(m2, s).log_prob(data(y))) mixes the whole data set at once; for a mixture per
 // observation, pass elementwise log densities written out (e.g. −½((data(y) − m1)/s)² − log s − …).
 //
-// Computed with the maximum m = max(λ₁, λ₂) = λ₂ + (d + |d|)/2, d = λ₁ − λ₂, factored out:
-//   log_mix = λ₂ + (d + |d|)/2 + log(θ e^((d − |d|)/2) + (1 − θ) e^(−(d + |d|)/2)),
-// so that the exponents are ≤ 0 (one of them exactly 0): nothing overflows, and the sum inside the
-// log has no cancellation, for any difference λ₁ − λ₂ (the core has no max; |d| stands in for
-// it). At θ = 0 or θ = 1 it stays finite (and correct) as long as the remaining component's
-// e^(−|d|) does not underflow (|d| < 708). The gradient does not depend on the subgradient of
-// |d| at d = 0 (the expression is invariant under the shift m). Not defined when λ₁ or λ₂ is
-// infinite.
+// Computed as log_add_exp(log θ + λ₁, log(1 − θ) + λ₂) (rules::log_add_exp: max(a, b) +
+// log1p(e^−|a − b|)): per element one exp and one log1p, nothing overflows, and log θ and
+// log(1 − θ) of a scalar θ are computed once, outside the loop over observations. For θ =
+// logistic(u) (a beta or uniform(0, 1) variable) they are log_logistic(u) and log1m_logistic(u),
+// finite for every u. At θ = 0 (θ = 1) the result is exactly λ₂ (λ₁). Not defined when λ₁ and λ₂
+// are both −∞.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/core/operations.hpp>
@@ -25,11 +23,7 @@ template <detail::operand Theta, detail::operand Lp1, detail::operand Lp2>
   requires(expression<Theta> || expression<Lp1> || expression<Lp2>)
 auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
   const auto t = detail::as_node(theta);
-  const auto l2 = detail::as_node(lp2);
-  const auto d = detail::as_node(lp1) - l2;
-  const auto up = lit<1, 2> * (d + abs(d));    // max(d, 0)
-  const auto down = lit<1, 2> * (d - abs(d));  // min(d, 0)
-  return l2 + up + log(t * exp(down) + (lit<1> - t) * exp(-up));
+  return log_add_exp(log(t) + detail::as_node(lp1), log1m(t) + detail::as_node(lp2));
 }
 
 }  // namespace tyche
