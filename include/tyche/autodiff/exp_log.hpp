@@ -86,4 +86,39 @@ struct log_add_exp {
   }
 };
 
+/// y·a − eᵃ, the part of the Poisson log density with log rate a that depends on a (poisson_log):
+/// one node, so that a vector a (a linear predictor) is computed once per element. ∂/∂y = a,
+/// ∂/∂a = y − eᵃ.
+struct poisson_log_term {
+  static constexpr const char* name = "poisson_log_term";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& y, const T& a) const {
+    return y * a - math::exp(a);
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& y, const T& a, T& dy, T& da) const {
+    const T e = math::exp(a);
+    dy = a;
+    da = y - e;
+    return y * a - e;
+  }
+};
+
+/// y·a − log(1 + eᵃ) = y log σ(a) + (1 − y) log(1 − σ(a)), the Bernoulli log density with
+/// logit a (bernoulli_logit) as one node: one softplus per element, a vector a computed once.
+/// ∂/∂y = a, ∂/∂a = y − σ(a).
+struct bernoulli_logit_term {
+  static constexpr const char* name = "bernoulli_logit_term";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& y, const T& a) const {
+    return y * a - log1p_exp{}.value(a);
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& y, const T& a, T& dy, T& da) const {
+    T sigma;
+    const T softplus = log1p_exp{}.value(a, sigma);
+    dy = a;
+    da = y - sigma;
+    return y * a - softplus;
+  }
+};
+
 }  // namespace tyche::rules

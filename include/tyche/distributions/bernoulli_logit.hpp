@@ -1,8 +1,9 @@
 // tyche/distributions/bernoulli_logit.hpp — bernoulli_logit(alpha) = bernoulli(logistic(alpha)),
 // for observations only.
 //   log p(y | α) = y log σ(α) + (1 − y) log(1 − σ(α)),   y ∈ {0, 1}, α ∈ ℝ,
-// computed with log_logistic and log1m_logistic, which neither overflow nor lose precision for
-// large |α|. The data (y) must be 0 or 1: observe throws "... y[i] = v is not 0 or 1" otherwise.
+// computed as y·α − log(1 + e^α) with a stable softplus when α is a vector (one transcendental
+// per element), with log_logistic and log1m_logistic for a scalar α (whose sums over y the
+// partial evaluation reduces); neither overflows nor loses precision for large |α|. The data (y) must be 0 or 1: observe throws "... y[i] = v is not 0 or 1" otherwise.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/distributions/detail/family.hpp>
@@ -19,7 +20,12 @@ struct bernoulli_logit_distribution : distribution<bernoulli_logit_distribution<
   Alpha alpha;
   template <class X>
   auto log_prob(const X& y) const {
-    return detail::total(y * log_logistic(alpha) + (lit<1> - y) * log1m_logistic(alpha));
+    if constexpr (is_vector_v<Alpha>) {
+      // A vector logit (a linear predictor): y·α − log(1 + e^α) as one node, one softplus.
+      return detail::total(detail::make_binary<rules::bernoulli_logit_term>(y, alpha));
+    } else {
+      return detail::total(y * log_logistic(alpha) + (lit<1> - y) * log1m_logistic(alpha));
+    }
   }
   auto arguments() const { return std::tuple{alpha}; }
   static double probability(double a) { return 1.0 / (1.0 + std::exp(-a)); }

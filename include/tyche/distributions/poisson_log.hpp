@@ -20,7 +20,13 @@ struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> 
   Alpha alpha;
   template <class X>
   auto log_prob(const X& y) const {
-    return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
+    if constexpr (is_vector_v<Alpha>) {
+      // A vector log rate (a linear predictor) enters once per element: y·α − e^α as one node.
+      return detail::total(detail::make_binary<rules::poisson_log_term>(y, alpha) - lgamma(y + lit<1>));
+    } else {
+      // A scalar α: Σ (y α − e^α) reduces to α Σy − n e^α (partial_eval/reduce_sum.hpp).
+      return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
+    }
   }
   auto arguments() const { return std::tuple{alpha}; }
   template <class G>
