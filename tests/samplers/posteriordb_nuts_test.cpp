@@ -3,8 +3,10 @@
 // standard errors of the reference, |mean − ref| / (sd_ref √(1/ESS + 1/10000)) < 4
 // (shared/posteriors/README.md), and its sd within 10 %. Settings: 4 chains, 1000 warm-up and
 // 2500 draws each, Stan's defaults otherwise (adapt_delta 0.8, max depth 10), fixed seeds.
-// diamonds is not here: its reference needed tree depth 20 and it takes minutes. low_dim_gauss_mix
-// uses the ordered transform, garch11 a linear recurrence (core/vector_ops.hpp).
+// diamonds runs with max tree depth 20, as its reference did (4 × 1000 draws: its likelihood is
+// reduced to sufficient statistics, so ~8 million gradients take seconds). low_dim_gauss_mix
+// uses the ordered transform, garch11 a linear recurrence, gp_pois_regr a Cholesky factor of
+// parameters (core/vector_ops.hpp).
 #include <tyche/tyche.hpp>
 
 #include "../../examples/posteriordb.hpp"
@@ -42,9 +44,12 @@ std::map<std::string, reference_row> reference(const std::string& name) {
 }
 
 template <class Model>
-void check_posterior(const Model& m, const std::string& name, std::uint64_t seed) {
+void check_posterior(const Model& m, const std::string& name, std::uint64_t seed, int draws = 2500,
+                     int max_depth = 10) {
   const auto ref = reference(name);
-  const auto fit = tyche::nuts(m, {.chains = 4, .warmup = 1000, .draws = 2500, .seed = seed});
+  const auto fit = tyche::nuts(
+      m, {.chains = 4, .warmup = 1000, .draws = draws, .seed = seed, .max_depth = max_depth});
+  CHECK(fit.max_depth == max_depth);
   for (std::size_t k = 0; k < fit.dim(); ++k) {
     const auto it = ref.find(fit.names[k]);
     REQUIRE(it != ref.end());
@@ -142,4 +147,9 @@ TEST_CASE("nuts: posteriordb reference: gp_pois_regr (Cholesky of parameters)", 
     CHECK(std::fabs(std::sqrt(var) / it->second.sd - 1.0) < 0.10);
     CHECK(tyche::rhat(q[k]) < 1.01);
   }
+}
+
+TEST_CASE("nuts: posteriordb reference: diamonds (max tree depth 20)", "[nuts][reference]") {
+  const auto p = tyche_examples::diamonds(load("diamonds-diamonds"));
+  check_posterior(p.model, "diamonds-diamonds", 110, 1000, 20);
 }

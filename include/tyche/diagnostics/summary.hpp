@@ -41,7 +41,8 @@ inline double e_bfmi(const std::vector<samplers::transition_stats>& chain) {
 }
 
 /// The summary table and warnings of a NUTS fit.
-inline fit_summary summary(const nuts_fit& fit, int max_depth = 10) {
+inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
+  if (max_depth <= 0) max_depth = fit.max_depth;  // 0: the depth the fit was run with
   fit_summary out;
   out.chains = fit.chains;
   out.draws = fit.draws;

@@ -81,6 +81,6 @@ static_assert(schedule_is_compressed<1>() && schedule_is_compressed<3>() &&
               schedule_is_compressed<10>() && schedule_is_compressed<12>());
 
 /// The largest tree depth the sampler accepts.
-inline constexpr int max_supported_depth = 16;
+inline constexpr int max_supported_depth = 30;  // leaf indices are unsigned long; slots grow with the depth
 
 }  // namespace tyche::samplers

@@ -12,6 +12,7 @@
 #include <tyche/samplers/nuts/transition.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -81,6 +82,10 @@ struct nuts_fit {
   long long gradient_evaluations = 0;  // leapfrog gradients of all chains, warm-up included
   int lanes = 1;                       // chains per SIMD group actually used
   double utilization = 1;              // useful lane gradients / lane slots evaluated
+  int max_depth = 10;                  // the configured maximum tree depth (for summary's warning)
+  double adapt_delta = 0.8;            // the configured target acceptance statistic
+  std::uint64_t seed = 1;              // the seed the chains' streams were keyed by
+  double seconds = 0;                  // wall-clock time of the run (warm-up and sampling)
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }
   /// Draws of parameter k, chain by chain: [chain][draw].
@@ -319,7 +324,11 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
   if (!(cfg.adapt_delta > 0 && cfg.adapt_delta < 1))
     throw std::invalid_argument("tyche::nuts: adapt_delta = " + std::to_string(cfg.adapt_delta) +
                                 " is outside (0, 1)");
+  const auto start = std::chrono::steady_clock::now();
   nuts_fit fit;
+  fit.max_depth = cfg.max_depth;
+  fit.adapt_delta = cfg.adapt_delta;
+  fit.seed = cfg.seed;
   fit.names = m.parameter_names();
   fit.chains = cfg.chains;
   fit.draws = cfg.draws;
@@ -351,6 +360,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
   fit.utilization = counts.slots > 0 ? static_cast<double>(counts.useful) / static_cast<double>(counts.slots) : 1.0;
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
+  fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
 }
 
