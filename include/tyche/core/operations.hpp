@@ -10,6 +10,8 @@
 #include <tyche/core/expr.hpp>
 #include <tyche/core/leaves.hpp>
 
+#include <cstdint>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -238,8 +240,68 @@ auto make_unary(const A& a, Rule rule = {}) {
   return unary_node<Rule, N>{{}, rule, as_node(a)};
 }
 
+/// The parts of a literal type (is_literal false for any other node).
+template <class N>
+struct literal_parts {
+  static constexpr bool is_literal = false;
+};
+template <std::intmax_t N, std::intmax_t D>
+struct literal_parts<literal<N, D>> {
+  static constexpr bool is_literal = true;
+  static constexpr std::intmax_t num = N, den = D;
+};
+template <class N, std::intmax_t Num, std::intmax_t Den = 1>
+inline constexpr bool is_literal_equal_v = [] {
+  if constexpr (literal_parts<N>::is_literal)
+    return literal_parts<N>::num * Den == Num * literal_parts<N>::den;
+  else
+    return false;
+}();
+
+/// literal<N, D> in lowest terms with a positive denominator.
+template <std::intmax_t N, std::intmax_t D>
+constexpr auto reduced_literal() {
+  constexpr std::intmax_t an = N < 0 ? -N : N, ad = D < 0 ? -D : D;
+  constexpr std::intmax_t g = std::gcd(an, ad) == 0 ? 1 : std::gcd(an, ad);
+  constexpr std::intmax_t sign = (N < 0) != (D < 0) ? -1 : 1;
+  return literal<sign * an / g, ad / g>{};
+}
+
+/// a ∘ b for two literals, done by the compiler in exact rational arithmetic (lit<1, 2> +
+/// lit<1, 3> is lit<5, 6>); nothing for a division by lit<0>.
 template <class Rule, class A, class B>
-auto make_binary(const A& a, const B& b) {
+inline constexpr bool folds_literals_v =
+    literal_parts<A>::is_literal && literal_parts<B>::is_literal &&
+    (std::is_same_v<Rule, rules::add> || std::is_same_v<Rule, rules::subtract> ||
+     std::is_same_v<Rule, rules::multiply> ||
+     (std::is_same_v<Rule, rules::divide> && !is_literal_equal_v<B, 0>));
+template <class Rule, class A, class B>
+constexpr auto fold_literal_pair() {
+  constexpr std::intmax_t n1 = literal_parts<A>::num, d1 = literal_parts<A>::den;
+  constexpr std::intmax_t n2 = literal_parts<B>::num, d2 = literal_parts<B>::den;
+  if constexpr (std::is_same_v<Rule, rules::add>) return reduced_literal<n1 * d2 + n2 * d1, d1 * d2>();
+  else if constexpr (std::is_same_v<Rule, rules::subtract>) return reduced_literal<n1 * d2 - n2 * d1, d1 * d2>();
+  else if constexpr (std::is_same_v<Rule, rules::multiply>) return reduced_literal<n1 * n2, d1 * d2>();
+  else return reduced_literal<n1 * d2, d1 * n2>();
+}
+
+/// The identities that make a node vanish, applied as nodes are built (the partial-evaluation
+/// rules that need no support): x + 0, 0 + x, x − 0, x · 1, 1 · x, x / 1 are x; a literal ∘
+/// literal is a literal. (0 · x is not 0: x may be ∞ or NaN.)
+template <class Rule, class NA, class NB>
+inline constexpr int binary_identity_v =
+    folds_literals_v<Rule, NA, NB> ? 3
+    : ((std::is_same_v<Rule, rules::add> || std::is_same_v<Rule, rules::subtract>) && is_literal_equal_v<NB, 0>) ||
+            ((std::is_same_v<Rule, rules::multiply> || std::is_same_v<Rule, rules::divide>) &&
+             is_literal_equal_v<NB, 1>)
+        ? 1  // the left operand
+    : (std::is_same_v<Rule, rules::add> && is_literal_equal_v<NA, 0>) ||
+            (std::is_same_v<Rule, rules::multiply> && is_literal_equal_v<NA, 1>)
+        ? 2  // the right operand
+        : 0;
+
+template <class Rule, class A, class B>
+auto make_binary_node(const A& a, const B& b) {
   using NA = node_t<A>;
   using NB = node_t<B>;
   if constexpr (NA::is_vector && NB::is_vector) {
@@ -252,10 +314,25 @@ auto make_binary(const A& a, const B& b) {
   return n;
 }
 
+template <class Rule, class A, class B>
+auto make_binary(const A& a, const B& b) {
+  using NA = node_t<A>;
+  using NB = node_t<B>;
+  if constexpr (binary_identity_v<Rule, NA, NB> == 3) {
+    return fold_literal_pair<Rule, NA, NB>();
+  } else if constexpr (binary_identity_v<Rule, NA, NB> == 1) {
+    return as_node(a);
+  } else if constexpr (binary_identity_v<Rule, NA, NB> == 2) {
+    return as_node(b);
+  } else {
+    return make_binary_node<Rule>(a, b);
+  }
+}
+
+
 }  // namespace detail
 
 // clang-format off
-template <detail::operand A> requires expression<A> auto operator-(const A& a) { return detail::make_unary<rules::negate>(a); }
 template <detail::operand A> requires expression<A> auto exp(const A& a) { return detail::make_unary<rules::exp>(a); }
 template <detail::operand A> requires expression<A> auto log1p(const A& a) { return detail::make_unary<rules::log1p>(a); }
 template <detail::operand A> requires expression<A> auto expm1(const A& a) { return detail::make_unary<rules::expm1>(a); }
@@ -300,6 +377,21 @@ auto log(const A& a) {
   }
 }
 
+/// −a; −(−x) is x and −lit<n, d> is lit<−n, d>.
+template <detail::operand A>
+  requires expression<A>
+auto operator-(const A& a) {
+  using N = detail::node_t<A>;
+  if constexpr (detail::literal_parts<N>::is_literal) {
+    return literal<-detail::literal_parts<N>::num, detail::literal_parts<N>::den>{};
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    if constexpr (std::is_same_v<typename N::rule_type, rules::negate>) return detail::as_node(a).a;
+    else return detail::make_unary<rules::negate>(a);
+  } else {
+    return detail::make_unary<rules::negate>(a);
+  }
+}
+
 /// log(1 − a); log1m(logistic(x)) is log1m_logistic(x), finite for every x.
 template <detail::operand A>
   requires expression<A>
@@ -325,8 +417,17 @@ auto log_add_exp(const A& a, const B& b) {
 template <detail::operand A, detail::operand B>
   requires(expression<A> || expression<B>)
 auto pow(const A& a, const B& b) {
+  using NB = detail::node_t<B>;
   if constexpr (arithmetic<B>) {
     return detail::make_unary(a, rules::pow_constant{static_cast<double>(b)});
+  } else if constexpr (detail::is_literal_equal_v<NB, 1>) {  // literal exponents: x¹ is x, and
+    return detail::as_node(a);                              // x², x^½, x⁻¹ their cheaper nodes
+  } else if constexpr (detail::is_literal_equal_v<NB, 2>) {
+    return square(a);
+  } else if constexpr (detail::is_literal_equal_v<NB, 1, 2>) {
+    return sqrt(a);
+  } else if constexpr (detail::is_literal_equal_v<NB, -1>) {
+    return inverse(a);
   } else {
     return detail::make_binary<rules::pow>(a, b);
   }
