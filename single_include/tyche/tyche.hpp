@@ -1019,7 +1019,7 @@ struct pow {
 // ----- end tyche/autodiff/arithmetic.hpp -----
 // ----- begin tyche/autodiff/exp_log.hpp -----
 // tyche/autodiff/exp_log.hpp — value and derivative rules for the exponential family of
-// functions: exp, log, log1p, expm1, log1p_exp (softplus).
+// functions: exp, log, log1p, expm1, log1p_exp (softplus), log_add_exp.
 
 namespace tyche::rules {
 
@@ -1081,6 +1081,60 @@ struct log1p_exp {
     const T r = one / (one + e);
     dx = math::select(x >= zero, r, e * r);
     return math::max(x, zero) + math::log1p(e);
+  }
+};
+
+/// log(eᵃ + eᵇ) = max(a, b) + log1p(e^−|a − b|): one exp and one log1p, never overflowing; one
+/// operand −∞ gives the other exactly. ∂/∂a = σ(a − b), ∂/∂b = 1 − σ(a − b).
+struct log_add_exp {
+  static constexpr const char* name = "log_add_exp";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b) const {
+    return math::max(a, b) + math::log1p(math::exp(-math::abs(a - b)));
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b, T& da, T& db) const {
+    const T one = lift<T>(1.0);
+    const T d = a - b;
+    const T e = math::exp(-math::abs(d));
+    const T r = one / (one + e);
+    da = math::select(d >= lift<T>(0.0), r, e * r);
+    db = one - da;
+    return math::max(a, b) + math::log1p(e);
+  }
+};
+
+/// y·a − eᵃ, the part of the Poisson log density with log rate a that depends on a (poisson_log):
+/// one node, so that a vector a (a linear predictor) is computed once per element. ∂/∂y = a,
+/// ∂/∂a = y − eᵃ.
+struct poisson_log_term {
+  static constexpr const char* name = "poisson_log_term";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& y, const T& a) const {
+    return y * a - math::exp(a);
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& y, const T& a, T& dy, T& da) const {
+    const T e = math::exp(a);
+    dy = a;
+    da = y - e;
+    return y * a - e;
+  }
+};
+
+/// y·a − log(1 + eᵃ) = y log σ(a) + (1 − y) log(1 − σ(a)), the Bernoulli log density with
+/// logit a (bernoulli_logit) as one node: one softplus per element, a vector a computed once.
+/// ∂/∂y = a, ∂/∂a = y − σ(a).
+struct bernoulli_logit_term {
+  static constexpr const char* name = "bernoulli_logit_term";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& y, const T& a) const {
+    return y * a - log1p_exp{}.value(a);
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& y, const T& a, T& dy, T& da) const {
+    T sigma;
+    const T softplus = log1p_exp{}.value(a, sigma);
+    dy = a;
+    da = y - sigma;
+    return y * a - softplus;
   }
 };
 
@@ -1212,6 +1266,8 @@ struct Phi {
 }  // namespace tyche::rules
 // ----- end tyche/autodiff/special.hpp -----
 
+#include <cstdint>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -1440,8 +1496,68 @@ auto make_unary(const A& a, Rule rule = {}) {
   return unary_node<Rule, N>{{}, rule, as_node(a)};
 }
 
+/// The parts of a literal type (is_literal false for any other node).
+template <class N>
+struct literal_parts {
+  static constexpr bool is_literal = false;
+};
+template <std::intmax_t N, std::intmax_t D>
+struct literal_parts<literal<N, D>> {
+  static constexpr bool is_literal = true;
+  static constexpr std::intmax_t num = N, den = D;
+};
+template <class N, std::intmax_t Num, std::intmax_t Den = 1>
+inline constexpr bool is_literal_equal_v = [] {
+  if constexpr (literal_parts<N>::is_literal)
+    return literal_parts<N>::num * Den == Num * literal_parts<N>::den;
+  else
+    return false;
+}();
+
+/// literal<N, D> in lowest terms with a positive denominator.
+template <std::intmax_t N, std::intmax_t D>
+constexpr auto reduced_literal() {
+  constexpr std::intmax_t an = N < 0 ? -N : N, ad = D < 0 ? -D : D;
+  constexpr std::intmax_t g = std::gcd(an, ad) == 0 ? 1 : std::gcd(an, ad);
+  constexpr std::intmax_t sign = (N < 0) != (D < 0) ? -1 : 1;
+  return literal<sign * an / g, ad / g>{};
+}
+
+/// a ∘ b for two literals, done by the compiler in exact rational arithmetic (lit<1, 2> +
+/// lit<1, 3> is lit<5, 6>); nothing for a division by lit<0>.
 template <class Rule, class A, class B>
-auto make_binary(const A& a, const B& b) {
+inline constexpr bool folds_literals_v =
+    literal_parts<A>::is_literal && literal_parts<B>::is_literal &&
+    (std::is_same_v<Rule, rules::add> || std::is_same_v<Rule, rules::subtract> ||
+     std::is_same_v<Rule, rules::multiply> ||
+     (std::is_same_v<Rule, rules::divide> && !is_literal_equal_v<B, 0>));
+template <class Rule, class A, class B>
+constexpr auto fold_literal_pair() {
+  constexpr std::intmax_t n1 = literal_parts<A>::num, d1 = literal_parts<A>::den;
+  constexpr std::intmax_t n2 = literal_parts<B>::num, d2 = literal_parts<B>::den;
+  if constexpr (std::is_same_v<Rule, rules::add>) return reduced_literal<n1 * d2 + n2 * d1, d1 * d2>();
+  else if constexpr (std::is_same_v<Rule, rules::subtract>) return reduced_literal<n1 * d2 - n2 * d1, d1 * d2>();
+  else if constexpr (std::is_same_v<Rule, rules::multiply>) return reduced_literal<n1 * n2, d1 * d2>();
+  else return reduced_literal<n1 * d2, d1 * n2>();
+}
+
+/// The identities that make a node vanish, applied as nodes are built (the partial-evaluation
+/// rules that need no support): x + 0, 0 + x, x − 0, x · 1, 1 · x, x / 1 are x; a literal ∘
+/// literal is a literal. (0 · x is not 0: x may be ∞ or NaN.)
+template <class Rule, class NA, class NB>
+inline constexpr int binary_identity_v =
+    folds_literals_v<Rule, NA, NB> ? 3
+    : ((std::is_same_v<Rule, rules::add> || std::is_same_v<Rule, rules::subtract>) && is_literal_equal_v<NB, 0>) ||
+            ((std::is_same_v<Rule, rules::multiply> || std::is_same_v<Rule, rules::divide>) &&
+             is_literal_equal_v<NB, 1>)
+        ? 1  // the left operand
+    : (std::is_same_v<Rule, rules::add> && is_literal_equal_v<NA, 0>) ||
+            (std::is_same_v<Rule, rules::multiply> && is_literal_equal_v<NA, 1>)
+        ? 2  // the right operand
+        : 0;
+
+template <class Rule, class A, class B>
+auto make_binary_node(const A& a, const B& b) {
   using NA = node_t<A>;
   using NB = node_t<B>;
   if constexpr (NA::is_vector && NB::is_vector) {
@@ -1454,10 +1570,25 @@ auto make_binary(const A& a, const B& b) {
   return n;
 }
 
+template <class Rule, class A, class B>
+auto make_binary(const A& a, const B& b) {
+  using NA = node_t<A>;
+  using NB = node_t<B>;
+  if constexpr (binary_identity_v<Rule, NA, NB> == 3) {
+    return fold_literal_pair<Rule, NA, NB>();
+  } else if constexpr (binary_identity_v<Rule, NA, NB> == 1) {
+    return as_node(a);
+  } else if constexpr (binary_identity_v<Rule, NA, NB> == 2) {
+    return as_node(b);
+  } else {
+    return make_binary_node<Rule>(a, b);
+  }
+}
+
+
 }  // namespace detail
 
 // clang-format off
-template <detail::operand A> requires expression<A> auto operator-(const A& a) { return detail::make_unary<rules::negate>(a); }
 template <detail::operand A> requires expression<A> auto exp(const A& a) { return detail::make_unary<rules::exp>(a); }
 template <detail::operand A> requires expression<A> auto log1p(const A& a) { return detail::make_unary<rules::log1p>(a); }
 template <detail::operand A> requires expression<A> auto expm1(const A& a) { return detail::make_unary<rules::expm1>(a); }
@@ -1486,7 +1617,7 @@ template <detail::operand A, detail::operand B> requires (expression<A> || expre
 auto operator/(const A& a, const B& b) { return detail::make_binary<rules::divide>(a, b); }
 // clang-format on
 
-/// log a. log(exp(x)) is x itself (exact where the two nodes would round, and finite where
+/// log a. log(logistic(x)) becomes log_logistic(x) (finite for every x). log(exp(x)) is x itself (exact where the two nodes would round, and finite where
 /// exp(x) under- or overflows): the rewrite of the partial-evaluation rules that needs no support.
 template <detail::operand A>
   requires expression<A>
@@ -1494,18 +1625,65 @@ auto log(const A& a) {
   using N = detail::node_t<A>;
   if constexpr (kind_of<N> == node_kind::unary) {
     if constexpr (std::is_same_v<typename N::rule_type, rules::exp>) return detail::as_node(a).a;
+    else if constexpr (std::is_same_v<typename N::rule_type, rules::logistic>)
+      return detail::make_unary<rules::log_logistic>(detail::as_node(a).a);  // log σ(x), stable
     else return detail::make_unary<rules::log>(a);
   } else {
     return detail::make_unary<rules::log>(a);
   }
 }
 
+/// −a; −(−x) is x and −lit<n, d> is lit<−n, d>.
+template <detail::operand A>
+  requires expression<A>
+auto operator-(const A& a) {
+  using N = detail::node_t<A>;
+  if constexpr (detail::literal_parts<N>::is_literal) {
+    return literal<-detail::literal_parts<N>::num, detail::literal_parts<N>::den>{};
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    if constexpr (std::is_same_v<typename N::rule_type, rules::negate>) return detail::as_node(a).a;
+    else return detail::make_unary<rules::negate>(a);
+  } else {
+    return detail::make_unary<rules::negate>(a);
+  }
+}
+
+/// log(1 − a); log1m(logistic(x)) is log1m_logistic(x), finite for every x.
+template <detail::operand A>
+  requires expression<A>
+auto log1m(const A& a) {
+  using N = detail::node_t<A>;
+  if constexpr (kind_of<N> == node_kind::unary) {
+    if constexpr (std::is_same_v<typename N::rule_type, rules::logistic>)
+      return detail::make_unary<rules::log1m_logistic>(detail::as_node(a).a);
+    else return log1p(-detail::as_node(a));
+  } else {
+    return log1p(-detail::as_node(a));
+  }
+}
+
+/// log(eᵃ + eᵇ), elementwise (a scalar operand is broadcast).
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto log_add_exp(const A& a, const B& b) {
+  return detail::make_binary<rules::log_add_exp>(a, b);
+}
+
 /// aᵇ. A plain-number exponent makes the cheaper one-operand node x^c.
 template <detail::operand A, detail::operand B>
   requires(expression<A> || expression<B>)
 auto pow(const A& a, const B& b) {
+  using NB = detail::node_t<B>;
   if constexpr (arithmetic<B>) {
     return detail::make_unary(a, rules::pow_constant{static_cast<double>(b)});
+  } else if constexpr (detail::is_literal_equal_v<NB, 1>) {  // literal exponents: x¹ is x, and
+    return detail::as_node(a);                              // x², x^½, x⁻¹ their cheaper nodes
+  } else if constexpr (detail::is_literal_equal_v<NB, 2>) {
+    return square(a);
+  } else if constexpr (detail::is_literal_equal_v<NB, 1, 2>) {
+    return sqrt(a);
+  } else if constexpr (detail::is_literal_equal_v<NB, -1>) {
+    return inverse(a);
   } else {
     return detail::make_binary<rules::pow>(a, b);
   }
@@ -3011,6 +3189,19 @@ inline constexpr bool divides_by_constant_v = [] {
   }
 }();
 
+/// a / s for a vector a and a scalar s that depends on parameters: a × (1/s) with 1/s a scalar
+/// node, computed once per evaluation instead of one divide per element (normal(mu, sigma) over
+/// a vector of data divides every residual by sigma).
+template <class N>
+inline constexpr bool divides_vector_by_scalar_v = [] {
+  if constexpr (kind_of<N> == node_kind::binary) {
+    return std::is_same_v<typename N::rule_type, rules::divide> && is_vector_v<N> &&
+           !is_vector_v<meta::at<1, children_t<N>>>;
+  } else {
+    return false;
+  }
+}();
+
 /// Folds n; with Reduce, also rewrites every sum (partial_eval/reduce_sum.hpp).
 template <bool Reduce = true, class N>
 auto fold(const N& n, fold_storage& storage) {
@@ -3030,6 +3221,10 @@ auto fold(const N& n, fold_storage& storage) {
   } else if constexpr (divides_by_constant_v<N>) {
     // a / d for d free of parameters: a × (1/d), with 1/d computed here, once. A multiply is
     // several times cheaper than a divide in every evaluation.
+    auto a = fold<Reduce>(n.a, storage);
+    auto inv = fold<Reduce>(detail::make_unary<rules::inverse>(n.b), storage);
+    return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};
+  } else if constexpr (divides_vector_by_scalar_v<N>) {
     auto a = fold<Reduce>(n.a, storage);
     auto inv = fold<Reduce>(detail::make_unary<rules::inverse>(n.b), storage);
     return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};
@@ -3832,8 +4027,9 @@ auto bernoulli(const P& p) {
 // tyche/distributions/bernoulli_logit.hpp — bernoulli_logit(alpha) = bernoulli(logistic(alpha)),
 // for observations only.
 //   log p(y | α) = y log σ(α) + (1 − y) log(1 − σ(α)),   y ∈ {0, 1}, α ∈ ℝ,
-// computed with log_logistic and log1m_logistic, which neither overflow nor lose precision for
-// large |α|. The data (y) must be 0 or 1: observe throws "... y[i] = v is not 0 or 1" otherwise.
+// computed as y·α − log(1 + e^α) with a stable softplus when α is a vector (one transcendental
+// per element), with log_logistic and log1m_logistic for a scalar α (whose sums over y the
+// partial evaluation reduces); neither overflows nor loses precision for large |α|. The data (y) must be 0 or 1: observe throws "... y[i] = v is not 0 or 1" otherwise.
 
 #include <cmath>
 #include <random>
@@ -3847,7 +4043,12 @@ struct bernoulli_logit_distribution : distribution<bernoulli_logit_distribution<
   Alpha alpha;
   template <class X>
   auto log_prob(const X& y) const {
-    return detail::total(y * log_logistic(alpha) + (lit<1> - y) * log1m_logistic(alpha));
+    if constexpr (is_vector_v<Alpha>) {
+      // A vector logit (a linear predictor): y·α − log(1 + e^α) as one node, one softplus.
+      return detail::total(detail::make_binary<rules::bernoulli_logit_term>(y, alpha));
+    } else {
+      return detail::total(y * log_logistic(alpha) + (lit<1> - y) * log1m_logistic(alpha));
+    }
   }
   auto arguments() const { return std::tuple{alpha}; }
   static double probability(double a) { return 1.0 / (1.0 + std::exp(-a)); }
@@ -5015,14 +5216,12 @@ auto inv_gamma(const Alpha& alpha, const Beta& beta) {
 // normal(m2, s).log_prob(data(y))) mixes the whole data set at once; for a mixture per
 // observation, pass elementwise log densities written out (e.g. −½((data(y) − m1)/s)² − log s − …).
 //
-// Computed with the maximum m = max(λ₁, λ₂) = λ₂ + (d + |d|)/2, d = λ₁ − λ₂, factored out:
-//   log_mix = λ₂ + (d + |d|)/2 + log(θ e^((d − |d|)/2) + (1 − θ) e^(−(d + |d|)/2)),
-// so that the exponents are ≤ 0 (one of them exactly 0): nothing overflows, and the sum inside the
-// log has no cancellation, for any difference λ₁ − λ₂ (the core has no max; |d| stands in for
-// it). At θ = 0 or θ = 1 it stays finite (and correct) as long as the remaining component's
-// e^(−|d|) does not underflow (|d| < 708). The gradient does not depend on the subgradient of
-// |d| at d = 0 (the expression is invariant under the shift m). Not defined when λ₁ or λ₂ is
-// infinite.
+// Computed as log_add_exp(log θ + λ₁, log(1 − θ) + λ₂) (rules::log_add_exp: max(a, b) +
+// log1p(e^−|a − b|)): per element one exp and one log1p, nothing overflows, and log θ and
+// log(1 − θ) of a scalar θ are computed once, outside the loop over observations. For θ =
+// logistic(u) (a beta or uniform(0, 1) variable) they are log_logistic(u) and log1m_logistic(u),
+// finite for every u. At θ = 0 (θ = 1) the result is exactly λ₂ (λ₁). Not defined when λ₁ and λ₂
+// are both −∞.
 
 namespace tyche {
 
@@ -5031,11 +5230,7 @@ template <detail::operand Theta, detail::operand Lp1, detail::operand Lp2>
   requires(expression<Theta> || expression<Lp1> || expression<Lp2>)
 auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
   const auto t = detail::as_node(theta);
-  const auto l2 = detail::as_node(lp2);
-  const auto d = detail::as_node(lp1) - l2;
-  const auto up = lit<1, 2> * (d + abs(d));    // max(d, 0)
-  const auto down = lit<1, 2> * (d - abs(d));  // min(d, 0)
-  return l2 + up + log(t * exp(down) + (lit<1> - t) * exp(-up));
+  return log_add_exp(log(t) + detail::as_node(lp1), log1m(t) + detail::as_node(lp2));
 }
 
 }  // namespace tyche
@@ -5596,7 +5791,13 @@ struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> 
   Alpha alpha;
   template <class X>
   auto log_prob(const X& y) const {
-    return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
+    if constexpr (is_vector_v<Alpha>) {
+      // A vector log rate (a linear predictor) enters once per element: y·α − e^α as one node.
+      return detail::total(detail::make_binary<rules::poisson_log_term>(y, alpha) - lgamma(y + lit<1>));
+    } else {
+      // A scalar α: Σ (y α − e^α) reduces to α Σy − n e^α (partial_eval/reduce_sum.hpp).
+      return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
+    }
   }
   auto arguments() const { return std::tuple{alpha}; }
   template <class G>
@@ -6415,7 +6616,7 @@ static_assert(schedule_is_compressed<1>() && schedule_is_compressed<3>() &&
               schedule_is_compressed<10>() && schedule_is_compressed<12>());
 
 /// The largest tree depth the sampler accepts.
-inline constexpr int max_supported_depth = 16;
+inline constexpr int max_supported_depth = 30;  // leaf indices are unsigned long; slots grow with the depth
 
 }  // namespace tyche::samplers
 // ----- end tyche/samplers/nuts/instruction_table.hpp -----
@@ -7629,6 +7830,7 @@ lane_counts run_lockstep(const View& view, int chains, int threads, int lanes, l
 // ----- end tyche/samplers/nuts/lockstep.hpp -----
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -7698,6 +7900,10 @@ struct nuts_fit {
   long long gradient_evaluations = 0;  // leapfrog gradients of all chains, warm-up included
   int lanes = 1;                       // chains per SIMD group actually used
   double utilization = 1;              // useful lane gradients / lane slots evaluated
+  int max_depth = 10;                  // the configured maximum tree depth (for summary's warning)
+  double adapt_delta = 0.8;            // the configured target acceptance statistic
+  std::uint64_t seed = 1;              // the seed the chains' streams were keyed by
+  double seconds = 0;                  // wall-clock time of the run (warm-up and sampling)
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }
   /// Draws of parameter k, chain by chain: [chain][draw].
@@ -7936,7 +8142,11 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
   if (!(cfg.adapt_delta > 0 && cfg.adapt_delta < 1))
     throw std::invalid_argument("tyche::nuts: adapt_delta = " + std::to_string(cfg.adapt_delta) +
                                 " is outside (0, 1)");
+  const auto start = std::chrono::steady_clock::now();
   nuts_fit fit;
+  fit.max_depth = cfg.max_depth;
+  fit.adapt_delta = cfg.adapt_delta;
+  fit.seed = cfg.seed;
   fit.names = m.parameter_names();
   fit.chains = cfg.chains;
   fit.draws = cfg.draws;
@@ -7968,6 +8178,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
   fit.utilization = counts.slots > 0 ? static_cast<double>(counts.useful) / static_cast<double>(counts.slots) : 1.0;
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
+  fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
 }
 
@@ -8642,7 +8853,8 @@ inline double e_bfmi(const std::vector<samplers::transition_stats>& chain) {
 }
 
 /// The summary table and warnings of a NUTS fit.
-inline fit_summary summary(const nuts_fit& fit, int max_depth = 10) {
+inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
+  if (max_depth <= 0) max_depth = fit.max_depth;  // 0: the depth the fit was run with
   fit_summary out;
   out.chains = fit.chains;
   out.draws = fit.draws;
