@@ -18,14 +18,17 @@
 // draws, from the end of the last warm-up iteration to the end of the last draw, by timestamps
 // taken as each iteration ends (tyche: nuts_config::on_progress with refresh = 1; Stan: the
 // sample writer, which receives each iteration's row); divided by the sum of n_leapfrog__ over
-// the D draws. tyche: tyche::nuts with chains = 1, lanes = 1 (scalar double), threads = 1. Stan:
+// the D draws. Times are CPU time of the process (CLOCK_PROCESS_CPUTIME_ID: the process runs one
+// thread), as the compile rows, so that other jobs time-slicing the shared cores do not count;
+// wall times go to stderr beside them (equal on an idle machine). tyche: tyche::nuts with chains = 1, lanes = 1 (scalar double), threads = 1. Stan:
 // stan::services::sample::hmc_nuts_diag_e_adapt.
 //
 // Chains sharing a pass (tyche only): tyche::nuts with C chains, lanes = C, threads = 1, the same
-// W + D iterations per chain. The lockstep driver evaluates a group of lanes one SIMD batch at a
+// W + D iterations per chain (their draws differ from the one-chain run's: the lane path and the
+// scalar path differ in the last bits of exp and log). The lockstep driver evaluates a group of lanes one SIMD batch at a
 // time (lockstep.hpp, lane_evaluator): with the build's batch of 8 doubles (AVX-512), lanes = 8 is
 // one pass over the data per step for 8 chains, and lanes = 32 is four passes of 8, one after the
-// other. Timed: the whole run (warm-up included: the chains are not in step, so there is no
+// other. Timed (CPU time as above): the whole run (warm-up included: the chains are not in step, so there is no
 // common "end of warm-up"), divided by the leapfrogs of all chains (fit.gradient_evaluations):
 // the per-chain time per leapfrog, wall / (chains × leapfrogs per chain). The same figure for the
 // one-chain run goes to stderr, to compare like with like.
@@ -46,6 +49,8 @@
 #include "binary_data.hpp"
 #include "tyche_models.hpp"
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -59,21 +64,33 @@
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-double seconds(clock_type::time_point a, clock_type::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
+/// A moment on two clocks: wall (steady) and the process's CPU time.
+struct stamp {
+  std::chrono::steady_clock::time_point wall;
+  double cpu;
+  static stamp now() {
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return {std::chrono::steady_clock::now(), double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec)};
+  }
+};
+/// Seconds from a to b: CPU time (first), wall time (second).
+struct span_s {
+  double cpu, wall;
+};
+span_s seconds(const stamp& a, const stamp& b) {
+  return {b.cpu - a.cpu, std::chrono::duration<double>(b.wall - a.wall).count()};
 }
 
 /// Stan's sample writer: the time each iteration's row arrives, and the rows.
 struct timed_writer : stan::callbacks::writer {
   std::vector<std::string> names;
   std::vector<std::vector<double>> rows;
-  std::vector<clock_type::time_point> at;
+  std::vector<stamp> at;
   double sampling_seconds = 0;
   void operator()(const std::vector<std::string>& n) override { names = n; }
   void operator()(const std::vector<double>& state) override {
-    at.push_back(clock_type::now());
+    at.push_back(stamp::now());
     rows.push_back(state);
   }
   void operator()(const std::string& message) override {
@@ -120,7 +137,7 @@ int main(int argc, char** argv) try {
   const options opt = parse(argc, argv);
 
   // ---- the data, once; Stan's copy first, then tyche takes the table ----
-  auto t0 = clock_type::now();
+  auto t0 = stamp::now();
   stan_bench::logistic_table table = stan_bench::read_logistic_binary(opt.data, opt.n);
   const std::size_t n = table.n;
   std::unique_ptr<stan_model> sm;
@@ -131,7 +148,7 @@ int main(int argc, char** argv) try {
   const auto posterior = tyche_bench::covertype(std::move(table.x), std::move(table.y));
   const auto& tm = posterior.model;
   std::fprintf(stderr, "edward2,covertype,%zu: data read and both models built in %.1f s\n", n,
-               seconds(t0, clock_type::now()));
+               seconds(t0, stamp::now()).wall);
 
   // ---- the same function on both sides ----
   const std::size_t dim = tm.dim();
@@ -171,11 +188,11 @@ int main(int argc, char** argv) try {
     cfg.draws = opt.draws;
     cfg.seed = opt.seed;
     cfg.refresh = 1;
-    std::vector<clock_type::time_point> at;
-    cfg.on_progress = [&](const tyche::nuts_progress&) { at.push_back(clock_type::now()); };
-    t0 = clock_type::now();
+    std::vector<stamp> at;
+    cfg.on_progress = [&](const tyche::nuts_progress&) { at.push_back(stamp::now()); };
+    t0 = stamp::now();
     const auto fit = tyche::nuts(tm, cfg);
-    const double whole = seconds(t0, clock_type::now());
+    const span_s whole = seconds(t0, stamp::now());
     const auto& stats = fit.stats[0];
     long long leapfrogs = 0;
     std::string depths;
@@ -184,15 +201,17 @@ int main(int argc, char** argv) try {
       depths += (depths.empty() ? "" : " ") + std::to_string(s.tree_depth);
     }
     const auto start = opt.warmup > 0 ? at[std::size_t(opt.warmup) - 1] : t0;
-    const double sampling = seconds(start, at.back());
-    tyche_ms = 1e3 * sampling / double(leapfrogs);
-    tyche_whole_ms = 1e3 * whole / double(fit.gradient_evaluations);
+    const span_s sampling = seconds(start, at.back());
+    tyche_ms = 1e3 * sampling.cpu / double(leapfrogs);
+    tyche_whole_ms = 1e3 * whole.cpu / double(fit.gradient_evaluations);
     std::fprintf(stderr,
-                 "edward2,covertype,%zu,tyche,1 chain: warm-up %d it %.1f s, %d draws %.2f s, "
-                 "%lld leapfrogs (tree depths %s), step size %.3g, %.3f ms per leapfrog; whole run "
-                 "%.1f s / %lld leapfrogs = %.3f ms\n",
-                 n, opt.warmup, seconds(t0, start), opt.draws, sampling, leapfrogs, depths.c_str(),
-                 fit.step_size[0], tyche_ms, whole, fit.gradient_evaluations, tyche_whole_ms);
+                 "edward2,covertype,%zu,tyche,1 chain: warm-up %d it %.1f s, %d draws %.2f s CPU "
+                 "(%.2f s wall), %lld leapfrogs (tree depths %s), step size %.3g, %.3f ms per "
+                 "leapfrog (%.3f wall); whole run %.1f s CPU / %lld leapfrogs = %.3f ms\n",
+                 n, opt.warmup, seconds(t0, start).cpu, opt.draws, sampling.cpu, sampling.wall,
+                 leapfrogs, depths.c_str(), fit.step_size[0], tyche_ms,
+                 1e3 * sampling.wall / double(leapfrogs), whole.cpu, fit.gradient_evaluations,
+                 tyche_whole_ms);
   }
 
   // ---- Stan, one chain ----
@@ -203,12 +222,12 @@ int main(int argc, char** argv) try {
     stan::callbacks::logger logger;
     stan::callbacks::writer init_writer, diagnostic_writer;
     timed_writer out;
-    t0 = clock_type::now();
+    t0 = stamp::now();
     const int rc = stan::services::sample::hmc_nuts_diag_e_adapt(
         *sm, init, static_cast<unsigned int>(opt.seed), 1u, 2.0, opt.warmup, opt.draws, 1,
         /*save_warmup=*/true, /*refresh=*/0, 1.0, 0.0, 10, 0.8, 0.05, 0.75, 10.0, 75, 50, 25,
         interrupt, logger, init_writer, out, diagnostic_writer);
-    const double whole = seconds(t0, clock_type::now());
+    const span_s whole = seconds(t0, stamp::now());
     if (rc != 0) throw std::runtime_error("Stan's sampler returned " + std::to_string(rc));
     if (out.names.size() < 7 || out.names[4] != "n_leapfrog__" || out.names[3] != "treedepth__" ||
         out.rows.size() != std::size_t(opt.warmup + opt.draws))
@@ -222,15 +241,17 @@ int main(int argc, char** argv) try {
       depths += (depths.empty() ? "" : " ") + std::to_string(int(out.rows[r][3]));
     }
     const auto start = opt.warmup > 0 ? out.at[std::size_t(opt.warmup) - 1] : t0;
-    const double sampling = seconds(start, out.at.back());
-    stan_ms = 1e3 * sampling / double(leapfrogs);
+    const span_s sampling = seconds(start, out.at.back());
+    stan_ms = 1e3 * sampling.cpu / double(leapfrogs);
     std::fprintf(stderr,
-                 "edward2,covertype,%zu,stan,1 chain: warm-up %d it %.1f s, %d draws %.2f s (Stan's "
-                 "own: %.2f s), %lld leapfrogs (tree depths %s), step size %.3g, %.3f ms per "
-                 "leapfrog; whole run %.1f s / %lld leapfrogs = %.3f ms\n",
-                 n, opt.warmup, seconds(t0, start), opt.draws, sampling, out.sampling_seconds,
-                 leapfrogs, depths.c_str(), out.rows.back()[2], stan_ms, whole, all,
-                 1e3 * whole / double(all));
+                 "edward2,covertype,%zu,stan,1 chain: warm-up %d it %.1f s, %d draws %.2f s CPU "
+                 "(%.2f s wall; Stan's own Elapsed Time: %.2f s), %lld leapfrogs (tree depths %s), "
+                 "step size %.3g, %.3f ms per leapfrog (%.3f wall); whole run %.1f s CPU / %lld "
+                 "leapfrogs = %.3f ms\n",
+                 n, opt.warmup, seconds(t0, start).cpu, opt.draws, sampling.cpu, sampling.wall,
+                 out.sampling_seconds, leapfrogs, depths.c_str(), out.rows.back()[2], stan_ms,
+                 1e3 * sampling.wall / double(leapfrogs), whole.cpu, all,
+                 1e3 * whole.cpu / double(all));
   }
   std::printf("edward2,covertype,%zu,1,%.3f,%.3f,ms_per_leapfrog,%.2f\n", n, tyche_ms, stan_ms,
               stan_ms / tyche_ms);
@@ -245,17 +266,21 @@ int main(int argc, char** argv) try {
     cfg.warmup = opt.warmup;
     cfg.draws = opt.draws;
     cfg.seed = opt.seed;
-    t0 = clock_type::now();
+    t0 = stamp::now();
     const auto fit = tyche::nuts(tm, cfg);
-    const double whole = seconds(t0, clock_type::now());
-    const double per_chain_ms = 1e3 * whole / double(fit.gradient_evaluations);
+    const span_s whole = seconds(t0, stamp::now());
+    const double per_chain_ms = 1e3 * whole.cpu / double(fit.gradient_evaluations);
+    const double passes = double(fit.gradient_evaluations) / fit.utilization /
+                          double(tyche::samplers::simd_lane_width);
     std::fprintf(stderr,
                  "edward2,covertype,%zu,tyche,%d chains (lanes %d, %zu per SIMD batch, threads 1): "
-                 "%.1f s, %lld leapfrogs (%.0f per chain), lane utilisation %.3f, %.3f ms per "
-                 "chain per leapfrog (one chain, whole run: %.3f ms)\n",
-                 n, c, fit.lanes, tyche::samplers::simd_lane_width, whole,
+                 "%.1f s CPU (%.1f s wall), %lld leapfrogs (%.0f per chain), lane utilisation "
+                 "%.3f, %.0f batched evaluations of %.1f ms each; %.3f ms per chain per leapfrog "
+                 "(%.3f wall; one chain, whole run: %.3f ms)\n",
+                 n, c, fit.lanes, tyche::samplers::simd_lane_width, whole.cpu, whole.wall,
                  fit.gradient_evaluations, double(fit.gradient_evaluations) / c, fit.utilization,
-                 per_chain_ms, tyche_whole_ms);
+                 passes, 1e3 * whole.cpu / passes, per_chain_ms,
+                 1e3 * whole.wall / double(fit.gradient_evaluations), tyche_whole_ms);
     std::printf("edward2,covertype,%zu,%d,%.3f,,ms_per_leapfrog,\n", n, c, per_chain_ms);
     std::fflush(stdout);
   }
