@@ -54,8 +54,10 @@
 #
 # --quick: 5 repetitions of 0.05 s per gradient row (15 of 0.2 s without), no logistic_regression
 # NUTS row, Edward2's workload on the first 58,101 rows (n = 58101 in its rows), one compile of
-# eight_schools_noncentered's programs only (without: the median of 3, every model). About 2 minutes once the binaries are built (the first run builds 9 gradient and
-# 5 NUTS harnesses, a minute or two each); the full run about 15 minutes. Flags: TYCHE_BENCH_FLAGS (default -O3 -march=native), for
+# eight_schools_noncentered's programs only (without: the median of 3, every model). About 2
+# minutes once the binaries are built (the first run builds 9 gradient, 5 NUTS and 1 leapfrog
+# harness, a minute or two each); the full run about 22 minutes of CPU (34 on a shared machine),
+# 6 of them Edward2's workload. Flags: TYCHE_BENCH_FLAGS (default -O3 -march=native), for
 # both sides. TYCHE_SOURCE: the tyche checkout whose include/ and examples/ are measured (default:
 # this one). Exit status 1 if any row was refused.
 set -euo pipefail
