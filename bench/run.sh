@@ -14,7 +14,9 @@
 #               min_tail_ess,ess_per_second,divergences,max_rhat
 #   stan        tyche against Stan 2.21 (rstan, installed if missing) on the same machine in one
 #               run (bench/stan/run.sh): suite,model,n,chains,tyche,stan,unit,ratio; gradient
-#               rows (ns, ratio = stan/tyche) and compile-time rows (s)
+#               rows (ns, ratio = stan/tyche), NUTS rows (ess_per_s), Edward2's workload
+#               (ms_per_leapfrog), the machine's read bandwidth and one-pass rows, compile-time
+#               rows (s)
 #   smc         forward inference (SMC, PIMH, PG; fork and in-process engines) on the HMM and
 #               CRP programs against exact posteriors, 60 s per row (--quick: 3 s) (bench/smc.sh):
 #               model,engine,algorithm,particles,seconds,kl,sweeps,seconds_to_kl_0.01; plots

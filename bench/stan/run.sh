@@ -7,6 +7,16 @@
 #   nuts,<model>,<n>,4,<ESS/s>,<ESS/s>,ess_per_s,<ratio> NUTS, min bulk ESS per second of sampling
 #   nuts_total,...                                       the same, warm-up included
 #   compile,<model>,<n>,,<s>,<s>,s,<ratio>               source to runnable binary
+#   edward2,covertype,<n>,<chains>,<ms>,<ms>,ms_per_leapfrog,<ratio>
+#                                                        Edward2's workload: ms per leapfrog of NUTS,
+#                                                        one chain both sides; tyche alone with 8
+#                                                        and 32 chains (per chain; no Stan column)
+#   machine,read_bandwidth,<bytes>,<threads>,<GB/s>,,GB_per_s,
+#                                                        read bandwidth, 1 and 2 threads (bandwidth.cpp)
+#   one_pass,<model>,<n>,1,<time>,,<ns|ms>,              one read of the model's design matrix
+#                                                        (N·K doubles) at that bandwidth
+#   x_one_pass,<model>,<n>,<chains>,<x>,<x>,x_one_pass,<ratio>
+#                                                        a data-heavy row's time / one_pass
 #
 # The ratio is oriented so that > 1 favours tyche: stan / tyche for times (ns, s), tyche / stan
 # for rates (ess_per_s).
@@ -28,16 +38,26 @@
 #      against Stan's hmc_nuts_diag_e_adapt service, 4 chains of 1000 warm-up + 1000 draws, both
 #      ESS computed by tyche::ess_bulk; refused unless all posterior means agree within 4
 #      combined MCSE (the largest z is printed on stderr).
-#   6. Compile rows: CPU time (user + system; on an idle machine the wall time of these
+#   6. Edward2's workload (leapfrog_harness.cpp): Bayesian logistic regression on 581,012 x 54
+#      synthetic data of the covertype shape (write_covertype_data.cpp: bench/synthetic.hpp's
+#      generator, written once as a binary file, build/bench-stan/data/covertype.bin, read by
+#      both systems), 30 warm-up iterations, then the time of 10 draws over their leapfrogs;
+#      gradients checked to agree first.
+#   7. Machine: bandwidth.cpp measures the read bandwidth (best of 10 sums over 1 GiB) with one
+#      thread and two; one_pass and x_one_pass rows relate the logistic-regression rows to the
+#      one-thread figure.
+#   8. Compile rows: CPU time (user + system; on an idle machine the wall time of these
 #      single-threaded steps) of g++ on compile_tyche.cpp (tyche: the model, its data, tyche::nuts)
 #      against rstan::stanc's (measured inside R, without R's start-up) plus g++ on
 #      compile_stan.cpp (Stan: the generated model, its data, Stan's NUTS service); the two
 #      programs are run and must print the same gradient (to 1e-8 of its largest component).
 #
 # --quick: 5 repetitions of 0.05 s per gradient row (15 of 0.2 s without), no logistic_regression
-# NUTS row, one compile of eight_schools_noncentered's programs only (without: the median of 3,
-# every model). About 2 minutes once the binaries are built (the first run builds 9 gradient and
-# 5 NUTS harnesses, a minute or two each); the full run about 15 minutes. Flags: TYCHE_BENCH_FLAGS (default -O3 -march=native), for
+# NUTS row, Edward2's workload on the first 58,101 rows (n = 58101 in its rows), one compile of
+# eight_schools_noncentered's programs only (without: the median of 3, every model). About 2
+# minutes once the binaries are built (the first run builds 9 gradient, 5 NUTS and 1 leapfrog
+# harness, a minute or two each); the full run about 22 minutes of CPU (34 on a shared machine),
+# 6 of them Edward2's workload. Flags: TYCHE_BENCH_FLAGS (default -O3 -march=native), for
 # both sides. TYCHE_SOURCE: the tyche checkout whose include/ and examples/ are measured (default:
 # this one). Exit status 1 if any row was refused.
 set -euo pipefail
@@ -66,6 +86,14 @@ if [ ! -f "$build/data/logistic_regression.json" ] ||
     "$build/write_logistic_data" "$build/data/logistic_regression.json.tmp"
     mv "$build/data/logistic_regression.json.tmp" "$build/data/logistic_regression.json"
 fi
+# Edward2's workload: 581,012 x 54 doubles (256 MB), binary, read by both systems.
+if [ ! -f "$build/data/covertype.bin" ] ||
+    [ -n "$(find "$here/write_covertype_data.cpp" "$root/bench/synthetic.hpp" \
+        -newer "$build/data/covertype.bin")" ]; then
+    ${CXX:-g++} -std=gnu++20 -O2 "$here/write_covertype_data.cpp" -o "$build/write_covertype_data" >&2
+    "$build/write_covertype_data" "$build/data/covertype.bin.tmp"
+    mv "$build/data/covertype.bin.tmp" "$build/data/covertype.bin"
+fi
 
 # ---- flags ---------------------------------------------------------------------------------------
 IFS=$'\t' read -r stan_headers rcpp_eigen stan_version < <(Rscript -e 'cat(system.file("include", package = "StanHeaders"), system.file("include", package = "RcppEigen"), as.character(packageVersion("StanHeaders")), sep = "\t"); cat("\n")')
@@ -80,7 +108,7 @@ tyche_src=${TYCHE_SOURCE:-$root}
 tyche_flags=(-I"$tyche_src/include" -I"$tyche_src/examples" -I"$here" -DTYCHE_USE_XSIMD=1)
 stamp="$($cxx --version | head -1) | ${common[*]} | ${stan_flags[*]} | ${tyche_flags[*]} | StanHeaders $stan_version"
 if [ "$(cat "$build/flags.txt" 2>/dev/null)" != "$stamp" ]; then
-    rm -f "$build"/harness_* "$build"/*.hpp
+    rm -f "$build"/harness_* "$build"/*.hpp "$build"/bandwidth
     echo "$stamp" > "$build/flags.txt"
 fi
 echo "bench/stan: $stamp" >&2
@@ -137,19 +165,57 @@ for m in "${main_models[@]}"; do
     fi
 done
 
+out=$build/leapfrog_covertype
+if needs_build "$out" "$here/leapfrog_harness.cpp" "$here/binary_data.hpp" \
+    "$build/logistic_regression.hpp" "${tyche_deps[@]}"; then
+    echo "bench/stan: building $out (Edward2's workload, tyche::nuts + Stan's NUTS service)" >&2
+    "$cxx" "${common[@]}" "${stan_flags[@]}" "${tyche_flags[@]}" \
+        -DBENCH_STAN_MODEL="\"$build/logistic_regression.hpp\"" \
+        "$here/leapfrog_harness.cpp" -o "$out.tmp" >&2
+    mv "$out.tmp" "$out"
+fi
+if needs_build "$build/bandwidth" "$here/bandwidth.cpp"; then
+    "$cxx" "${common[@]}" "$here/bandwidth.cpp" -o "$build/bandwidth.tmp" >&2
+    mv "$build/bandwidth.tmp" "$build/bandwidth"
+fi
+
 if [ $quick -eq 1 ]; then
-    reps=5 min_time=0.05 compile_reps=1
+    reps=5 min_time=0.05 compile_reps=1 covertype_n=58101
 else
-    reps=15 min_time=0.2 compile_reps=3
+    reps=15 min_time=0.2 compile_reps=3 covertype_n=581012
 fi
 
 refused=0
 echo "suite,model,n,chains,tyche,stan,unit,ratio"
 
+# ---- the machine's read bandwidth ------------------------------------------------------------------
+# One thread (a chain's gradient runs on one thread; the one_pass rows use this figure) and two.
+bandwidth_rows=$("$build/bandwidth" --mib 1024 --reps 10 --threads 1,2)
+echo "$bandwidth_rows"
+gbs=$(echo "$bandwidth_rows" | awk -F, '$4 == 1 {print $5}')
+
+# one_pass / x_one_pass rows: model n K unit chains tyche-time stan-time (in unit; stan may be "").
+# One pass = N·K·8 bytes at the measured bandwidth; x_one_pass = time / one pass.
+one_pass_rows() {
+    awk -v m="$1" -v n="$2" -v k="$3" -v unit="$4" -v c="$5" -v t="$6" -v s="$7" -v gbs="$gbs" \
+        -v first="$8" 'BEGIN {
+        scale = unit == "ns" ? 1e9 : 1e3
+        pass = n * k * 8 / (gbs * 1e9) * scale
+        if (first) printf(unit == "ns" ? "one_pass,%s,%d,1,%.1f,,%s,\n" : "one_pass,%s,%d,1,%.2f,,%s,\n", m, n, pass, unit)
+        if (s == "") printf "x_one_pass,%s,%d,%s,%.2f,,x_one_pass,\n", m, n, c, t / pass
+        else printf "x_one_pass,%s,%d,%s,%.2f,%.2f,x_one_pass,%.2f\n", m, n, c, t / pass, s / pass, s / t
+    }'
+}
+
 # ---- gradient rows -------------------------------------------------------------------------------
+declare -A gradient_of=()  # the gradient rows, kept for the one_pass rows
 gradient_row() {  # model n data-file [harness options]
-    if ! "$build/harness_$1" --data "$3" --name "$1" --n "$2" --reps $reps --min-time $min_time \
-        "${@:4}"; then
+    local row
+    if row=$("$build/harness_$1" --data "$3" --name "$1" --n "$2" --reps $reps \
+        --min-time $min_time "${@:4}"); then
+        echo "$row"
+        gradient_of[$1]=$row
+    else
         echo "bench/stan: $1 n=$2: no row (see above)" >&2
         refused=1
     fi
@@ -168,6 +234,15 @@ for n in 100 200 400 434; do
 done
 gradient_row glmm_poisson_plain 500 "$build/data/glmm_poisson.json"
 gradient_row logistic_regression_plain 10000 "$build/data/logistic_regression.json" --radius 0.1
+# The logistic regressions against one pass over their 10,000 x 100 design matrix (8 MB: it fits
+# in this machine's 32 MB L3, so a pass from DRAM is not a hard floor for it).
+first=1
+for m in logistic_regression logistic_regression_plain; do
+    [ -n "${gradient_of[$m]:-}" ] || continue
+    IFS=, read -r _ _ _ _ t s _ _ <<< "${gradient_of[$m]}"
+    one_pass_rows "$m" 10000 100 ns 1 "$t" "$s" $first
+    first=0
+done
 
 # ---- NUTS rows -----------------------------------------------------------------------------------
 declare -A n_of=([eight_schools_noncentered]=8 [arK]=200 [kidiq]=434 [glmm_poisson]=500
@@ -184,6 +259,20 @@ for m in "${main_models[@]}"; do
         refused=1
     fi
 done
+
+# ---- Edward2's workload ----------------------------------------------------------------------------
+if rows=$("$build/leapfrog_covertype" --data "$build/data/covertype.bin" --n $covertype_n \
+    --warmup 30 --draws 10 --chains 8,32); then
+    echo "$rows"
+    first=1
+    while IFS=, read -r _ _ n c t s _ _; do
+        one_pass_rows covertype "$n" 54 ms "$c" "$t" "$s" $first
+        first=0
+    done <<< "$rows"
+else
+    echo "bench/stan: edward2 covertype: no rows (see above)" >&2
+    refused=1
+fi
 
 # ---- compile rows --------------------------------------------------------------------------------
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tyche-stan-compile-XXXXXX")

@@ -6,6 +6,7 @@
 //
 //   eight_schools_noncentered, kidiq, arK   examples/posteriordb.hpp, unchanged
 //   glmm_poisson, logistic_regression       defined here (docs/benchmarks.md, "tyche vs Stan")
+//   covertype                               logistic_regression with K = 54, data in memory
 #pragma once
 
 #include "posteriordb.hpp"  // examples/posteriordb.hpp (-I examples)
@@ -73,25 +74,47 @@ struct logistic_regression_data {
   std::vector<double> y;
 };
 
-inline auto logistic_regression(const tyche::data_file& d) {
+/// The model on data already in memory; K (the number of columns of X) a compile-time shape.
+template <std::size_t K>
+inline auto logistic_regression_model(std::unique_ptr<const logistic_regression_data> s) {
   using namespace tyche;
+  tyche_examples::detail::require(s->x.cols == K && s->x.rows == s->y.size(),
+                                  "logistic_regression: X must be N × K and y of length N");
+  return tyche_examples::detail::make_posterior(
+      std::move(s), [](const logistic_regression_data& s) {
+        auto alpha = normal<"alpha">(0.0, 1.0);
+        auto beta = normal<"beta">(0.0, 1.0, shape<K>);
+        auto eta = alpha + matvec(tyche_examples::detail::view(s.x), beta);
+        return model(joint(alpha, beta, bernoulli_logit(eta).observe(data(s.y))));
+      });
+}
+
+inline auto logistic_regression(const tyche::data_file& d) {
   constexpr std::size_t k = 100;
   tyche_examples::detail::require(d.integer("K") == int(k),
                                   "logistic_regression: K must be 100 (a compile-time shape)");
   const auto n = static_cast<std::size_t>(d.integer("N"));
   auto s = std::make_unique<logistic_regression_data>();
   s->x = d.matrix("X");
-  tyche_examples::detail::require(s->x.rows == n && s->x.cols == k,
-                                  "logistic_regression: X must be N × K");
+  tyche_examples::detail::require(s->x.rows == n, "logistic_regression: X must be N × K");
   s->y = d.vector("y", n);
-  return tyche_examples::detail::make_posterior(
-      std::unique_ptr<const logistic_regression_data>(std::move(s)),
-      [](const logistic_regression_data& s) {
-        auto alpha = normal<"alpha">(0.0, 1.0);
-        auto beta = normal<"beta">(0.0, 1.0, shape<k>);
-        auto eta = alpha + matvec(tyche_examples::detail::view(s.x), beta);
-        return model(joint(alpha, beta, bernoulli_logit(eta).observe(data(s.y))));
-      });
+  return logistic_regression_model<k>(std::move(s));
+}
+
+// ---- covertype ---------------------------------------------------------------------------------
+// Edward2's workload: the same model with K = 54 (the covertype shape), on X (N × 54, row-major)
+// and y (0/1) handed over in memory (bench/stan/binary_data.hpp reads them from the binary file
+// that Stan's side reads too). The Stan twin is logistic_regression.stan (K comes from the data).
+
+inline auto covertype(std::vector<double> x, std::vector<double> y) {
+  constexpr std::size_t k = 54;
+  auto s = std::make_unique<logistic_regression_data>();
+  s->x.rows = y.size();
+  s->x.cols = k;
+  tyche_examples::detail::require(x.size() == y.size() * k, "covertype: X must be N × 54");
+  s->x.values = std::move(x);
+  s->y = std::move(y);
+  return logistic_regression_model<k>(std::move(s));
 }
 
 }  // namespace tyche_bench
