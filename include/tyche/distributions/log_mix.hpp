@@ -13,7 +13,8 @@
 // it). At θ = 0 or θ = 1 it stays finite (and correct) as long as the remaining component's
 // e^(−|d|) does not underflow (|d| < 708). The gradient does not depend on the subgradient of
 // |d| at d = 0 (the expression is invariant under the shift m). Not defined when λ₁ or λ₂ is
-// infinite.
+// infinite. θ is checked: compilation fails when its support has no point in [0, 1]; a θ that
+// depends on no parameter (a number, data) must lie in [0, 1] or the call throws.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/core/operations.hpp>
@@ -24,7 +25,15 @@ namespace tyche {
 template <detail::operand Theta, detail::operand Lp1, detail::operand Lp2>
   requires(expression<Theta> || expression<Lp1> || expression<Lp2>)
 auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
+  using T = detail::node_t<Theta>;
+  static_assert(operand_support_t<T, domains::probability>::ok,
+                "tyche::log_mix(theta, lp1, lp2): theta must be in [0, 1], but its support (spelled "
+                "out in tyche::support_is<...> in this diagnostic) has no point in [0, 1]");
   const auto t = detail::as_node(theta);
+  if constexpr (!depends_on_params_v<T>) {
+    // θ known when the model is built (a number, data): every value must be in [0, 1].
+    detail::check_argument<domains::probability>("log_mix(theta, lp1, lp2)", "theta", t);
+  }
   const auto l2 = detail::as_node(lp2);
   const auto d = detail::as_node(lp1) - l2;
   const auto up = lit<1, 2> * (d + abs(d));    // max(d, 0)
