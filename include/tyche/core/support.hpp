@@ -452,7 +452,7 @@ void check_argument(const char* call, const char* name, const N& n) {
         std::string where;
         std::size_t count = 0;
         describe_data_at(n, i, where, count);
-        if (count == 1) where.replace(0, where.find('['), "data");  // one data vector: data[i]
+        if (count == 1 && where.rfind("data#1[", 0) == 0) where.erase(4, 2);  // data[i]
         throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "] has support " +
                                     to_string(si) + (where.empty() ? "" : " (" + where + ")"));
       }
