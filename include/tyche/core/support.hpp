@@ -420,7 +420,8 @@ void describe_data_at(const N& n, std::size_t i, std::string& out, std::size_t& 
     out += (out.empty() ? "" : ", ") + std::string("matrix#") + std::to_string(count) + " row " +
            std::to_string(i + 1);
   } else if constexpr (children_t<N>::size > 0 && kind_of<N> != node_kind::sum &&
-                       kind_of<N> != node_kind::log_sum_exp) {
+                       kind_of<N> != node_kind::log_sum_exp &&
+                       requires { n.template child<0>(); }) {
     meta::static_for<children_t<N>::size>([&](auto c) {
       const auto& child = n.template child<decltype(c)::value>();
       if constexpr (is_vector_v<std::remove_cvref_t<decltype(child)>>) describe_data_at(child, i, out, count);
