@@ -364,3 +364,13 @@ TEST_CASE("explain(..., with_supports) prints the support of every node", "[part
   CHECK(e.find("exp(sigma{(-inf, inf)}){(0, inf)}") != std::string::npos);
   CHECK(explain(m).find('{') == std::string::npos);  // the plain form is unchanged
 }
+
+TEST_CASE("support: the limits of a function are kept where floating point reaches them",
+          "[partial_eval][support]") {
+  // exp(−800) rounds to 0, but the support of exp is (0, ∞): the run-time bound is not pushed
+  // below 0 by the outward widening, and 0 is not attained.
+  CHECK(exp(interval::closed(-800, 0)) == interval::open_closed(0, 1));
+  CHECK(logistic(interval::closed(0, 40)) == interval::closed_open(0.5, 1));
+  CHECK(log1p_exp(interval::closed(-800, -700)).lo == 0.0);
+  CHECK(!log1p_exp(interval::closed(-800, -700)).lo_closed);
+}

@@ -342,9 +342,17 @@ constexpr interval increasing_image(const interval& a, Fn fn, const known_point 
   }();
   r.lo_closed = a.lo_closed && lo_exact;
   r.hi_closed = a.hi_closed && hi_exact;
-  if (!lo_exact) r.lo_closed = false;
-  if (!hi_exact) r.hi_closed = false;
-  // An end bounded by a known point strictly inside is attained if that point is in a.
+  // Never past f's limits at the ends of its domain (known[0], known[K − 1]): a run-time bound
+  // widened by ulps, or rounded to the limit (exp(−800) = 0), is put back to the limit, which
+  // only the end of the domain itself attains.
+  if (r.lo <= known[0].fx && a.lo != known[0].x) {
+    r.lo = known[0].fx;
+    r.lo_closed = false;
+  }
+  if (r.hi >= known[K - 1].fx && a.hi != known[K - 1].x) {
+    r.hi = known[K - 1].fx;
+    r.hi_closed = false;
+  }
   return r;
 }
 
