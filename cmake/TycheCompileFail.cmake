@@ -3,7 +3,8 @@
 # Registers ctest test <name>: it compiles <source> with
 #   ${CMAKE_CXX_COMPILER} -std=c++20 -fsyntax-only -I<tyche include/, Boost, xtensor, xtl, xsimd>
 # and PASSES only if the compiler FAILS and its stderr matches <regex> (a CMake regex, searched
-# anywhere in the output). The check itself is cmake/tyche_compile_fail.cmake, run with `cmake -P`.
+# anywhere in the output), with the ctest label compile_fail. The check itself is
+# cmake/tyche_compile_fail.cmake, run with `cmake -P`.
 include_guard(GLOBAL)
 
 set(_TYCHE_COMPILE_FAIL_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/tyche_compile_fail.cmake)
@@ -32,4 +33,6 @@ include([==[${flags_file}]==])
 ")
     add_test(NAME ${name}
         COMMAND ${CMAKE_COMMAND} -DCASE_FILE=${case_file} -P ${_TYCHE_COMPILE_FAIL_SCRIPT})
+    # `ctest -L compile_fail` runs them all.
+    set_tests_properties(${name} PROPERTIES LABELS compile_fail)
 endfunction()

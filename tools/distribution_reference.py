@@ -25,6 +25,13 @@ lines = [
     "`tests/distributions/<family>_test.cpp` (log density against Boost.Math, gradients through",
     "the shared property check, moments and goodness of fit of draws, support and data checks).",
     "",
+    "The argument domains stated below (scales and shapes > 0, probabilities in [0, 1], numbers of",
+    "trials >= 0) are checked when `joint(...)` assembles a model: a compile error where the types",
+    "prove an argument's support is not inside its domain (`normal(mu, sigma)` with sigma a",
+    "parameter on the whole line), `std::invalid_argument` naming the index and value where data",
+    "or numbers decide; `assume_positive(x)` and `assume_support<S>(x)` are the escape hatch. See",
+    "docs/design/partial-evaluation.md, \"Supports and checks\".",
+    "",
 ]
 for h in headers:
     comment = []

@@ -1265,6 +1265,1164 @@ struct Phi {
 
 }  // namespace tyche::rules
 // ----- end tyche/autodiff/special.hpp -----
+// ----- begin tyche/core/support.hpp -----
+// tyche/core/support.hpp — the support of every expression node: at compile time from the types
+// (support_of<N>, support_known_v<N>), and at model construction from the values of constants
+// and data (support(node), support_at(node, i)); the argument domains distributions and
+// operations require (domains::positive, …), the check of an argument against its domain, and
+// the escape hatch assume_support. Rules: docs/design/partial-evaluation.md, "Supports and
+// checks".
+// ----- begin tyche/core/interval.hpp -----
+// tyche/core/interval.hpp — constexpr interval arithmetic over the extended reals, with open and
+// closed ends: the supports of expression nodes are computed with it (core/support.hpp), at compile
+// time from the types and at model construction from the data (docs/design/partial-evaluation.md,
+// "Supports and checks"; the idea is Rainier's, whose every node carries its interval).
+//
+// An interval is {lo, hi, lo_closed, hi_closed}; lo = −∞ / hi = +∞ are allowed, and a closed
+// infinite end means the value ±∞ itself can occur (log(0) = −∞, 1/0 = +∞). Every operation
+// returns a SOUND superset of the exact image: never a smaller set. Where a bound is computed in
+// floating point and the result may be inexact, it is moved outward by one ulp (exactness of
+// + − × ÷ is tested with error-free transformations, so exact results such as 0 + 1·(0, 1) stay
+// exact). Transcendental functions (exp, log, lgamma, …) have no constexpr implementation in
+// C++20: in constant evaluation their images use exactly known values only (exp(0) = 1,
+// logistic(0) = ½, the limits at ±∞) and monotonicity; at run time they call <cmath> and widen
+// by a few ulps. Where an operand leaves a function's domain (log of a negative number), the
+// image is the whole line: the point of the supports is to find such operands, and the checks
+// look at the operand, not at the result.
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+namespace tyche {
+
+struct interval {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  bool lo_closed = false;
+  bool hi_closed = false;
+
+  static constexpr double inf = std::numeric_limits<double>::infinity();
+
+  /// The whole line (−∞, ∞).
+  static constexpr interval whole() { return {}; }
+  /// The empty set (represented as (+∞, −∞)).
+  static constexpr interval empty() { return {inf, -inf, false, false}; }
+  static constexpr interval point(double x) { return {x, x, true, true}; }
+  static constexpr interval closed(double a, double b) { return {a, b, true, true}; }
+  static constexpr interval open(double a, double b) { return {a, b, false, false}; }
+  static constexpr interval closed_open(double a, double b) { return {a, b, true, false}; }
+  static constexpr interval open_closed(double a, double b) { return {a, b, false, true}; }
+  /// (0, ∞) and [0, ∞).
+  static constexpr interval positive() { return open(0.0, inf); }
+  static constexpr interval nonnegative() { return closed_open(0.0, inf); }
+
+  [[nodiscard]] constexpr bool is_empty() const {
+    return lo > hi || (lo == hi && !(lo_closed && hi_closed)) || lo != lo || hi != hi;
+  }
+  [[nodiscard]] constexpr bool is_whole() const {
+    return lo == -inf && hi == inf && !lo_closed && !hi_closed;
+  }
+  [[nodiscard]] constexpr bool bounded_below() const { return lo > -inf; }
+  [[nodiscard]] constexpr bool bounded_above() const { return hi < inf; }
+  [[nodiscard]] constexpr bool contains(double x) const {
+    return !is_empty() && (lo_closed ? x >= lo : x > lo) && (hi_closed ? x <= hi : x < hi);
+  }
+  /// True when every element of *this is in d (the empty set is inside everything).
+  [[nodiscard]] constexpr bool subset_of(const interval& d) const {
+    if (is_empty()) return true;
+    if (d.is_empty()) return false;
+    const bool lo_ok = lo > d.lo || (lo == d.lo && (d.lo_closed || !lo_closed));
+    const bool hi_ok = hi < d.hi || (hi == d.hi && (d.hi_closed || !hi_closed));
+    return lo_ok && hi_ok;
+  }
+  /// True when *this and d have no element in common.
+  [[nodiscard]] constexpr bool disjoint_from(const interval& d) const;
+  constexpr bool operator==(const interval& o) const {
+    if (is_empty() && o.is_empty()) return true;
+    return lo == o.lo && hi == o.hi && lo_closed == o.lo_closed && hi_closed == o.hi_closed;
+  }
+};
+
+// ---- floating-point helpers (constexpr) --------------------------------------------------------
+
+namespace detail::iv {
+
+inline constexpr double inf = std::numeric_limits<double>::infinity();
+
+constexpr bool is_nan(double x) { return x != x; }
+/// Finite (no arithmetic: ∞ − ∞ is not a constant expression).
+constexpr bool is_finite(double x) { return x > -std::numeric_limits<double>::infinity() && x < std::numeric_limits<double>::infinity(); }
+
+/// The next double towards −∞ / +∞ (std::nextafter is not constexpr before C++23).
+constexpr double next_down(double x) {
+  if (is_nan(x) || x == -inf) return x;
+  if (x == 0.0) return -std::numeric_limits<double>::denorm_min();
+  const auto bits = std::bit_cast<std::uint64_t>(x);
+  return std::bit_cast<double>(x > 0 ? bits - 1 : bits + 1);
+}
+constexpr double next_up(double x) { return -next_down(-x); }
+
+/// Error-free sum (Knuth's TwoSum): s + e == a + b exactly, for finite a, b, s.
+constexpr bool sum_exact(double a, double b, double s) {
+  if (!is_finite(s)) return !is_finite(a) || !is_finite(b);  // overflow is inexact
+  const double bb = s - a;
+  const double e = (a - (s - bb)) + (b - bb);
+  return e == 0.0;
+}
+
+/// Veltkamp split and Dekker's TwoProduct: whether a · b == p exactly (finite operands).
+constexpr void split(double a, double& hi, double& lo) {
+  const double c = 134217729.0 * a;  // 2^27 + 1
+  hi = c - (c - a);
+  lo = a - hi;
+}
+constexpr bool product_exact(double a, double b, double p) {
+  if (a == 0.0 || b == 0.0) return p == 0.0;
+  if (!is_finite(p) || !is_finite(a) || !is_finite(b)) return !is_finite(a) || !is_finite(b);
+  // Far from overflow and underflow, Dekker's product is exact; near them, call it inexact.
+  const double m = a < 0 ? -a : a, n = b < 0 ? -b : b, q = p < 0 ? -p : p;
+  if (m > 1e150 || n > 1e150 || q < 1e-290 || q > 1e290) return false;
+  double ah = 0, al = 0, bh = 0, bl = 0;
+  split(a, ah, al);
+  split(b, bh, bl);
+  const double e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+  return e == 0.0;
+}
+
+/// A bound computed in round-to-nearest, moved outward unless it is known exact.
+constexpr double down_unless(bool exact, double x) { return exact ? x : next_down(x); }
+constexpr double up_unless(bool exact, double x) { return exact ? x : next_up(x); }
+
+/// One end of an interval while it is being computed: a value and whether it is attained.
+struct end {
+  double value;
+  bool closed;
+};
+
+}  // namespace detail::iv
+
+constexpr bool interval::disjoint_from(const interval& d) const {
+  if (is_empty() || d.is_empty()) return true;
+  // The intersection's ends are the larger lo and the smaller hi.
+  const bool a_lo = lo > d.lo || (lo == d.lo && !lo_closed);
+  interval x{a_lo ? lo : d.lo, 0, a_lo ? lo_closed : d.lo_closed, false};
+  if (lo == d.lo) x.lo_closed = lo_closed && d.lo_closed;
+  const bool a_hi = hi < d.hi || (hi == d.hi && !hi_closed);
+  x.hi = a_hi ? hi : d.hi;
+  x.hi_closed = a_hi ? hi_closed : d.hi_closed;
+  if (hi == d.hi) x.hi_closed = hi_closed && d.hi_closed;
+  return x.is_empty();
+}
+
+// ---- set operations ------------------------------------------------------------------------------
+
+/// The smallest interval containing a and b.
+constexpr interval hull(const interval& a, const interval& b) {
+  if (a.is_empty()) return b;
+  if (b.is_empty()) return a;
+  interval r;
+  r.lo = a.lo < b.lo ? a.lo : b.lo;
+  r.lo_closed = (a.lo == r.lo && a.lo_closed) || (b.lo == r.lo && b.lo_closed);
+  r.hi = a.hi > b.hi ? a.hi : b.hi;
+  r.hi_closed = (a.hi == r.hi && a.hi_closed) || (b.hi == r.hi && b.hi_closed);
+  return r;
+}
+
+/// a ∩ b.
+constexpr interval intersect(const interval& a, const interval& b) {
+  if (a.is_empty() || b.is_empty()) return interval::empty();
+  interval r;
+  r.lo = a.lo > b.lo ? a.lo : b.lo;
+  r.lo_closed = (a.lo != r.lo || a.lo_closed) && (b.lo != r.lo || b.lo_closed);
+  r.hi = a.hi < b.hi ? a.hi : b.hi;
+  r.hi_closed = (a.hi != r.hi || a.hi_closed) && (b.hi != r.hi || b.hi_closed);
+  return r.is_empty() ? interval::empty() : r;
+}
+
+// ---- arithmetic ----------------------------------------------------------------------------------
+
+constexpr interval operator-(const interval& a) {
+  if (a.is_empty()) return a;
+  return {-a.hi, -a.lo, a.hi_closed, a.lo_closed};
+}
+
+constexpr interval operator+(const interval& a, const interval& b) {
+  using namespace detail::iv;
+  if (a.is_empty() || b.is_empty()) return interval::empty();
+  interval r;
+  if (a.lo == -inf || b.lo == -inf) {
+    r.lo = -inf;
+    r.lo_closed = (a.lo == -inf && a.lo_closed) || (b.lo == -inf && b.lo_closed);
+  } else {
+    const double s = a.lo + b.lo;
+    r.lo = down_unless(sum_exact(a.lo, b.lo, s), s);
+    r.lo_closed = a.lo_closed && b.lo_closed;
+  }
+  if (a.hi == inf || b.hi == inf) {
+    r.hi = inf;
+    r.hi_closed = (a.hi == inf && a.hi_closed) || (b.hi == inf && b.hi_closed);
+  } else {
+    const double s = a.hi + b.hi;
+    r.hi = up_unless(sum_exact(a.hi, b.hi, s), s);
+    r.hi_closed = a.hi_closed && b.hi_closed;
+  }
+  return r;
+}
+
+constexpr interval operator-(const interval& a, const interval& b) { return a + (-b); }
+
+namespace detail::iv {
+/// x · y for interval ends, with 0 · ±∞ = 0 (a limit, as in interval arithmetic); rounded
+/// down (Down) or up.
+template <bool Down>
+constexpr double end_product(double x, double y) {
+  if (x == 0.0 || y == 0.0) return 0.0;
+  const double p = x * y;
+  return Down ? down_unless(product_exact(x, y, p), p) : up_unless(product_exact(x, y, p), p);
+}
+/// Whether the product of two ends is attained: both are, or one is an attained 0.
+constexpr bool end_product_closed(const end& x, const end& y) {
+  return (x.closed && y.closed) || (x.value == 0.0 && x.closed) || (y.value == 0.0 && y.closed);
+}
+}  // namespace detail::iv
+
+constexpr interval operator*(const interval& a, const interval& b) {
+  using namespace detail::iv;
+  if (a.is_empty() || b.is_empty()) return interval::empty();
+  const end xs[2] = {{a.lo, a.lo_closed}, {a.hi, a.hi_closed}};
+  const end ys[2] = {{b.lo, b.lo_closed}, {b.hi, b.hi_closed}};
+  interval r{inf, -inf, false, false};
+  for (const end& x : xs) {
+    for (const end& y : ys) {
+      const double lo = end_product<true>(x.value, y.value);
+      const double hi = end_product<false>(x.value, y.value);
+      const bool closed = end_product_closed(x, y);
+      if (lo < r.lo) {
+        r.lo = lo;
+        r.lo_closed = closed;
+      } else if (lo == r.lo) {
+        r.lo_closed = r.lo_closed || closed;
+      }
+      if (hi > r.hi) {
+        r.hi = hi;
+        r.hi_closed = closed;
+      } else if (hi == r.hi) {
+        r.hi_closed = r.hi_closed || closed;
+      }
+    }
+  }
+  // An attained 0 in either factor makes 0 attained, also strictly inside the result.
+  return r;
+}
+
+/// 1/x. When x may be 0 the result contains ±∞ (1/0 = +∞ in IEEE arithmetic).
+constexpr interval inverse(const interval& a) {
+  using namespace detail::iv;
+  if (a.is_empty()) return a;
+  auto inv_down = [](double x) {  // lower bound of 1/x
+    if (x == inf || x == -inf) return 0.0;
+    const double q = 1.0 / x;
+    return down_unless(product_exact(q, x, 1.0) && q * x == 1.0, q);
+  };
+  auto inv_up = [](double x) {
+    if (x == inf || x == -inf) return 0.0;
+    const double q = 1.0 / x;
+    return up_unless(product_exact(q, x, 1.0) && q * x == 1.0, q);
+  };
+  const bool positive_side = a.lo > 0 || (a.lo == 0 && !a.lo_closed);
+  const bool negative_side = a.hi < 0 || (a.hi == 0 && !a.hi_closed);
+  if (positive_side) {  // (0, ∞]: 1/x decreasing
+    interval r;
+    r.lo = inv_down(a.hi);
+    r.lo_closed = a.hi_closed;  // 1/∞ = 0 is attained only if ∞ is
+    r.hi = a.lo == 0 ? inf : inv_up(a.lo);
+    r.hi_closed = a.lo == 0 ? false : a.lo_closed;
+    return r;
+  }
+  if (negative_side) return -inverse(-a);
+  if (a.lo == 0 && a.hi > 0) {  // [0, b]: 1/0 = +∞
+    return {inv_down(a.hi), inf, a.hi_closed, true};
+  }
+  if (a.hi == 0 && a.lo < 0) return {-inf, inv_up(a.lo), true, a.lo_closed};
+  return {-inf, inf, true, true};
+}
+
+constexpr interval operator/(const interval& a, const interval& b) { return a * inverse(b); }
+
+/// n · a for a count n (the sum of n elements of a).
+constexpr interval scale(double n, const interval& a) {
+  if (n == 0) return interval::point(0.0);
+  return interval::point(n) * a;
+}
+
+// ---- elementwise functions ---------------------------------------------------------------------
+
+namespace detail::iv {
+
+/// Lower and upper bounds of f(x) for a function known exactly only at some points: the
+/// image of a monotone function at a finite end that is not one of them is bracketed by the
+/// nearest known points (a sound superset).
+struct known_point {
+  double x;
+  double fx;
+};
+
+/// f(x) rounded down/up: at run time through Fn (<cmath>), widened by 4 ulps; in constant
+/// evaluation from the known points of an increasing f.
+template <bool Down, class Fn, std::size_t K>
+constexpr double monotone_bound(double x, Fn fn, const known_point (&known)[K]) {
+  for (const auto& p : known)
+    if (p.x == x) return p.fx;
+  if (!std::is_constant_evaluated()) {
+    double y = fn(x);
+    for (int i = 0; i < 4; ++i) y = Down ? next_down(y) : next_up(y);
+    return y;
+  }
+  // Largest known point below x (for the lower bound) / smallest above (upper bound).
+  double best = Down ? -inf : inf;
+  for (const auto& p : known) {
+    if (Down && p.x < x && p.fx > best) best = p.fx;
+    if (!Down && p.x > x && p.fx < best) best = p.fx;
+  }
+  return best;
+}
+
+/// The image of [a] under an increasing f on its domain, given its limits at the ends of the
+/// domain in `known` (which must include them). Attained ends stay attained where f is
+/// strictly increasing and finite there; an end mapped to a known limit at ±∞ is attained only
+/// if the infinite end is.
+template <class Fn, std::size_t K>
+constexpr interval increasing_image(const interval& a, Fn fn, const known_point (&known)[K]) {
+  if (a.is_empty()) return a;
+  interval r;
+  r.lo = monotone_bound<true>(a.lo, fn, known);
+  r.hi = monotone_bound<false>(a.hi, fn, known);
+  // A bound taken from a known point strictly below/above the end is not attained.
+  const bool lo_exact = [&] {
+    for (const auto& p : known)
+      if (p.x == a.lo) return true;
+    return !std::is_constant_evaluated();
+  }();
+  const bool hi_exact = [&] {
+    for (const auto& p : known)
+      if (p.x == a.hi) return true;
+    return !std::is_constant_evaluated();
+  }();
+  r.lo_closed = a.lo_closed && lo_exact;
+  r.hi_closed = a.hi_closed && hi_exact;
+  // Never past f's limits at the ends of its domain (known[0], known[K − 1]): a run-time bound
+  // widened by ulps, or rounded to the limit (exp(−800) = 0), is put back to the limit, which
+  // only the end of the domain itself attains.
+  if (r.lo <= known[0].fx && a.lo != known[0].x) {
+    r.lo = known[0].fx;
+    r.lo_closed = false;
+  }
+  if (r.hi >= known[K - 1].fx && a.hi != known[K - 1].x) {
+    r.hi = known[K - 1].fx;
+    r.hi_closed = false;
+  }
+  return r;
+}
+
+template <class Fn, std::size_t K>
+constexpr interval decreasing_image(const interval& a, Fn fn, const known_point (&known)[K]) {
+  // f decreasing: f(x) = g(−x) with g increasing.
+  known_point flipped[K];
+  for (std::size_t i = 0; i < K; ++i) flipped[i] = {-known[K - 1 - i].x, known[K - 1 - i].fx};
+  return increasing_image(-a, [fn](double x) { return fn(-x); }, flipped);
+}
+
+}  // namespace detail::iv
+
+// Each function below is the image of an interval under the elementwise operation of the same
+// name in core/operations.hpp (rules in autodiff/).
+
+namespace detail::iv {
+inline constexpr known_point exp_points[] = {{-inf, 0.0}, {0.0, 1.0}, {inf, inf}};
+inline constexpr known_point log_points[] = {{0.0, -inf}, {1.0, 0.0}, {inf, inf}};
+inline constexpr known_point log1p_points[] = {{-1.0, -inf}, {0.0, 0.0}, {inf, inf}};
+inline constexpr known_point expm1_points[] = {{-inf, -1.0}, {0.0, 0.0}, {inf, inf}};
+inline constexpr known_point sqrt_points[] = {{0.0, 0.0}, {1.0, 1.0}, {inf, inf}};
+inline constexpr known_point log1p_exp_points[] = {{-inf, 0.0}, {inf, inf}};
+inline constexpr known_point logistic_points[] = {{-inf, 0.0}, {0.0, 0.5}, {inf, 1.0}};
+inline constexpr known_point log_logistic_points[] = {{-inf, -inf}, {inf, 0.0}};
+inline constexpr known_point log1m_logistic_points[] = {{-inf, 0.0}, {inf, -inf}};  // decreasing
+inline constexpr known_point odd_unit_points[] = {{-inf, -1.0}, {0.0, 0.0}, {inf, 1.0}};  // tanh, erf
+inline constexpr known_point digamma_points[] = {{0.0, -inf}, {inf, inf}};
+
+/// The closed domain of a function; outside it the image is the whole line.
+constexpr bool inside(const interval& a, double lo) { return a.is_empty() || a.lo >= lo; }
+
+/// log(1 + eˣ) as in rules::log1p_exp.
+inline double log1p_exp_value(double x) { return (x > 0 ? x : 0.0) + std::log1p(std::exp(-std::fabs(x))); }
+inline double logistic_value(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+inline double log_logistic_value(double x) { return -log1p_exp_value(-x); }
+inline double log1m_logistic_value(double x) { return -log1p_exp_value(x); }
+inline double phi_value(double x) { return 0.5 * std::erfc(-x * 0.70710678118654752440); }
+}  // namespace detail::iv
+
+constexpr interval exp(const interval& a) {
+  return detail::iv::increasing_image(a, [](double x) { return std::exp(x); }, detail::iv::exp_points);
+}
+/// log x: domain [0, ∞] (log 0 = −∞).
+constexpr interval log(const interval& a) {
+  if (!detail::iv::inside(a, 0.0)) return interval::whole();
+  return detail::iv::increasing_image(a, [](double x) { return std::log(x); }, detail::iv::log_points);
+}
+/// log(1 + x): domain [−1, ∞].
+constexpr interval log1p(const interval& a) {
+  if (!detail::iv::inside(a, -1.0)) return interval::whole();
+  return detail::iv::increasing_image(a, [](double x) { return std::log1p(x); }, detail::iv::log1p_points);
+}
+constexpr interval expm1(const interval& a) {
+  return detail::iv::increasing_image(a, [](double x) { return std::expm1(x); }, detail::iv::expm1_points);
+}
+/// √x: domain [0, ∞].
+constexpr interval sqrt(const interval& a) {
+  if (!detail::iv::inside(a, 0.0)) return interval::whole();
+  return detail::iv::increasing_image(a, [](double x) { return std::sqrt(x); }, detail::iv::sqrt_points);
+}
+/// log(1 + eˣ): (0, ∞) for the whole line.
+constexpr interval log1p_exp(const interval& a) {
+  return detail::iv::increasing_image(a, detail::iv::log1p_exp_value, detail::iv::log1p_exp_points);
+}
+/// The inverse logit: (0, 1) for the whole line.
+constexpr interval logistic(const interval& a) {
+  return detail::iv::increasing_image(a, detail::iv::logistic_value, detail::iv::logistic_points);
+}
+/// log σ(x): (−∞, 0).
+constexpr interval log_logistic(const interval& a) {
+  return detail::iv::increasing_image(a, detail::iv::log_logistic_value, detail::iv::log_logistic_points);
+}
+/// log(1 − σ(x)): (−∞, 0), decreasing.
+constexpr interval log1m_logistic(const interval& a) {
+  return detail::iv::decreasing_image(a, detail::iv::log1m_logistic_value,
+                                      detail::iv::log1m_logistic_points);
+}
+constexpr interval tanh(const interval& a) {
+  return detail::iv::increasing_image(a, [](double x) { return std::tanh(x); }, detail::iv::odd_unit_points);
+}
+constexpr interval erf(const interval& a) {
+  return detail::iv::increasing_image(a, [](double x) { return std::erf(x); }, detail::iv::odd_unit_points);
+}
+/// The standard normal cdf: (0, 1).
+constexpr interval Phi(const interval& a) {
+  return detail::iv::increasing_image(a, detail::iv::phi_value, detail::iv::logistic_points);
+}
+
+/// |x|.
+constexpr interval abs(const interval& a) {
+  if (a.is_empty() || a.lo >= 0) return a;
+  if (a.hi <= 0) return -a;
+  const interval n = -a;  // lo < 0 < hi: 0 is attained
+  interval r{0.0, n.hi > a.hi ? n.hi : a.hi, true, false};
+  r.hi_closed = (n.hi == r.hi && n.hi_closed) || (a.hi == r.hi && a.hi_closed);
+  return r;
+}
+
+/// x²: |x| · |x|, which has no dependency problem since |x| ≥ 0.
+constexpr interval square(const interval& a) {
+  const interval m = abs(a);
+  return m * m;
+}
+
+/// lgamma(x) = log |Γ(x)|: on (0, ∞] it is ≥ lgamma(1.4616…) = −0.1214862905…, decreasing
+/// before that minimum and increasing after it; on the negative half-line the whole line.
+constexpr interval lgamma(const interval& a) {
+  using namespace detail::iv;
+  if (a.is_empty()) return a;
+  if (!(a.lo > 0 || (a.lo == 0 && !a.lo_closed))) return interval::whole();
+  constexpr double x_min = 1.4616321449683623;
+  const double y_min = next_down(-0.12148629053584961);
+  if (std::is_constant_evaluated()) {
+    // lgamma ≥ 0 on (0, 1] and [2, ∞), = 0 at 1 and 2.
+    const bool nonneg = a.hi <= 1.0 || a.lo >= 2.0;
+    interval r{nonneg ? 0.0 : y_min, inf, true, false};
+    if (a.hi == inf && a.hi_closed) r.hi_closed = true;
+    return r;
+  }
+  auto down = [](double x) { return next_down(next_down(std::lgamma(x))); };
+  auto up = [](double x) { return next_up(next_up(std::lgamma(x))); };
+  auto at = [&](double x, bool lower) { return x == 0 || x == inf ? inf : (lower ? down(x) : up(x)); };
+  if (a.hi <= x_min) return {at(a.hi, true), at(a.lo, false), a.hi_closed, a.lo_closed && a.lo != 0};
+  if (a.lo >= x_min) return {at(a.lo, true), at(a.hi, false), a.lo_closed, a.hi_closed && a.hi != inf};
+  const double l = at(a.lo, false), h = at(a.hi, false);
+  interval r{y_min, l > h ? l : h, true, false};
+  r.hi_closed = (l >= h && a.lo_closed && a.lo != 0) || (h >= l && a.hi_closed && a.hi != inf);
+  return r;
+}
+
+/// digamma(x): increasing on (0, ∞); the whole line elsewhere (poles at 0, −1, −2, …).
+constexpr interval digamma(const interval& a) {
+  if (a.is_empty()) return a;
+  if (!(a.lo > 0 || (a.lo == 0 && !a.lo_closed))) return interval::whole();
+  return detail::iv::increasing_image(a, [](double x) { return math::digamma(x); },
+                                      detail::iv::digamma_points);
+}
+
+namespace detail::iv {
+/// aⁿ for a ⊆ [0, ∞] and a whole n ≥ 1, by repeated multiplication (monotone there).
+constexpr interval pow_nonnegative(const interval& a, long long n) {
+  interval r = a;
+  for (long long i = 1; i < n; ++i) r = r * a;
+  return r;
+}
+}  // namespace detail::iv
+
+/// aᶜ for a constant exponent c (a literal, or a run-time constant at model construction).
+/// Whole c: even powers are ≥ 0, odd powers keep the sign, negative powers go through 1/x.
+/// Fractional c: domain [0, ∞].
+constexpr interval pow(const interval& a, double c) {
+  using namespace detail::iv;
+  if (a.is_empty()) return a;
+  if (c == 0) return interval::point(1.0);
+  const bool whole_number = c == static_cast<double>(static_cast<long long>(c)) && c >= -64 && c <= 64;
+  if (whole_number) {
+    const long long n = static_cast<long long>(c);
+    if (n < 0) return inverse(pow(a, -c));
+    if (n % 2 == 0) return pow_nonnegative(abs(a), n);
+    if (a.lo >= 0) return pow_nonnegative(a, n);
+    if (a.hi <= 0) return -pow_nonnegative(-a, n);
+    const interval neg = -pow_nonnegative(-intersect(a, interval::closed(-inf, 0.0)), n);
+    return hull(neg, pow_nonnegative(intersect(a, interval::closed(0.0, inf)), n));
+  }
+  if (!inside(a, 0.0)) return interval::whole();
+  if (c > 0) {
+    const known_point k[] = {{0.0, 0.0}, {1.0, 1.0}, {inf, inf}};
+    return increasing_image(a, [c](double x) { return std::pow(x, c); }, k);
+  }
+  const known_point k[] = {{0.0, inf}, {1.0, 1.0}, {inf, 0.0}};
+  return decreasing_image(a, [c](double x) { return std::pow(x, c); }, k);
+}
+
+/// aᵇ for two intervals: a point b is pow(a, c); otherwise only the sign of the result is
+/// known: (0, ∞) for a > 0, [0, ∞] for a ≥ 0, the whole line else.
+constexpr interval pow(const interval& a, const interval& b) {
+  if (a.is_empty() || b.is_empty()) return interval::empty();
+  if (b.lo == b.hi) return pow(a, b.lo);
+  if (a.lo > 0 || (a.lo == 0 && !a.lo_closed)) return {0.0, interval::inf, false, a.hi_closed && a.hi == interval::inf};
+  if (a.lo >= 0) return {0.0, interval::inf, true, true};
+  return interval::whole();
+}
+
+// ---- text ------------------------------------------------------------------------------------
+
+/// A short string built in constant evaluation.
+struct interval_text {
+  char chars[64]{};
+  std::size_t size = 0;
+  constexpr void append(char c) {
+    if (size + 1 < sizeof chars) chars[size++] = c;
+  }
+  constexpr void append(const char* s) {
+    while (*s) append(*s++);
+  }
+  [[nodiscard]] std::string str() const { return std::string(chars, size); }
+};
+
+namespace detail::iv {
+constexpr void append_unsigned(interval_text& t, unsigned long long v) {
+  char digits[24]{};
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  while (n > 0) t.append(digits[--n]);
+}
+}  // namespace detail::iv
+
+/// x as text: "inf", "-inf", "nan", whole numbers below 10^15 exactly, anything else to six
+/// significant digits ("0.333333", "1.5e+300"). The same in constant evaluation and at run
+/// time, so that compile-time and construction-time messages agree.
+constexpr void append_number(interval_text& t, double x) {
+  using namespace detail::iv;
+  if (is_nan(x)) return t.append("nan");
+  if (x < 0) {
+    t.append('-');
+    x = -x;
+  }
+  if (x == inf) return t.append("inf");
+  if (x < 1e15 && x == static_cast<double>(static_cast<unsigned long long>(x)))
+    return append_unsigned(t, static_cast<unsigned long long>(x));
+  // six significant digits: x ≈ m · 10^e with 1 ≤ m < 10
+  int e = 0;
+  double m = x;
+  while (m >= 10.0) {
+    m /= 10.0;
+    ++e;
+  }
+  while (m < 1.0) {
+    m *= 10.0;
+    --e;
+  }
+  auto digits = static_cast<unsigned long long>(m * 100000.0 + 0.5);
+  if (digits >= 1000000ULL) {
+    digits /= 10;
+    ++e;
+  }
+  char d[6]{};
+  for (int i = 5; i >= 0; --i) {
+    d[i] = static_cast<char>('0' + digits % 10);
+    digits /= 10;
+  }
+  int last = 5;  // drop trailing zeros
+  while (last > 0 && d[last] == '0') --last;
+  if (e >= -5 && e < 15) {
+    if (e < 0) {
+      t.append("0.");
+      for (int i = -1; i > e; --i) t.append('0');
+      for (int i = 0; i <= last; ++i) t.append(d[i]);
+    } else {
+      for (int i = 0; i <= (e > last ? e : last); ++i) {
+        if (i == e + 1) t.append('.');
+        t.append(i <= 5 ? d[i] : '0');
+      }
+    }
+    return;
+  }
+  t.append(d[0]);
+  if (last > 0) {
+    t.append('.');
+    for (int i = 1; i <= last; ++i) t.append(d[i]);
+  }
+  t.append(e < 0 ? "e-" : "e+");
+  append_unsigned(t, static_cast<unsigned long long>(e < 0 ? -e : e));
+}
+
+/// "(0, inf)", "[0, 1]", "(-inf, 2]"; "{}" for the empty set.
+constexpr interval_text to_text(const interval& a) {
+  interval_text t;
+  if (a.is_empty()) {
+    t.append("{}");
+    return t;
+  }
+  t.append(a.lo_closed ? '[' : '(');
+  append_number(t, a.lo);
+  t.append(", ");
+  append_number(t, a.hi);
+  t.append(a.hi_closed ? ']' : ')');
+  return t;
+}
+
+inline std::string to_string(const interval& a) { return to_text(a).str(); }
+inline std::string number_to_string(double x) {
+  interval_text t;
+  append_number(t, x);
+  return t.str();
+}
+
+}  // namespace tyche
+// ----- end tyche/core/interval.hpp -----
+
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace tyche {
+
+// ---- the escape hatch: a support the user vouches for ----------------------------------------
+
+/// Supports for assume_support<S>(x). A support is a type with `static constexpr interval value`.
+namespace supports {
+struct positive {
+  static constexpr interval value = interval::positive();
+};
+struct nonnegative {
+  static constexpr interval value = interval::nonnegative();
+};
+struct unit_interval {
+  static constexpr interval value = interval::closed(0.0, 1.0);
+};
+/// [Lo, Hi] with integer bounds; Lo < Hi.
+template <std::intmax_t Lo, std::intmax_t Hi>
+struct closed {
+  static_assert(Lo < Hi, "tyche::supports::closed<Lo, Hi> requires Lo < Hi");
+  static constexpr interval value = interval::closed(static_cast<double>(Lo), static_cast<double>(Hi));
+};
+}  // namespace supports
+
+namespace rules {
+/// The identity, carrying a support that the user vouches for (assume_support): value x,
+/// derivative 1. The support of the node is Support::value, whatever its operand's is.
+template <class Support>
+struct assume_support {
+  static constexpr const char* name = "assume_support";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return x; }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(1.0);
+    return x;
+  }
+};
+}  // namespace rules
+
+// ---- the image of every operation --------------------------------------------------------------
+
+namespace detail {
+
+template <class Rule>
+struct is_assume_rule : std::false_type {};
+template <class S>
+struct is_assume_rule<rules::assume_support<S>> : std::true_type {};
+
+/// True for the rules whose image is computed below; any other rule (a new one) is (−∞, ∞).
+template <class Rule>
+inline constexpr bool known_unary_rule_v =
+    std::is_same_v<Rule, rules::negate> || std::is_same_v<Rule, rules::square> ||
+    std::is_same_v<Rule, rules::inverse> || std::is_same_v<Rule, rules::sqrt> ||
+    std::is_same_v<Rule, rules::abs> || std::is_same_v<Rule, rules::pow_constant> ||
+    std::is_same_v<Rule, rules::exp> || std::is_same_v<Rule, rules::log> ||
+    std::is_same_v<Rule, rules::log1p> || std::is_same_v<Rule, rules::expm1> ||
+    std::is_same_v<Rule, rules::log1p_exp> || std::is_same_v<Rule, rules::logistic> ||
+    std::is_same_v<Rule, rules::log_logistic> || std::is_same_v<Rule, rules::log1m_logistic> ||
+    std::is_same_v<Rule, rules::tanh> || std::is_same_v<Rule, rules::lgamma> ||
+    std::is_same_v<Rule, rules::digamma> || std::is_same_v<Rule, rules::erf> ||
+    std::is_same_v<Rule, rules::Phi> || is_assume_rule<Rule>::value;
+
+template <class Rule>
+inline constexpr bool known_binary_rule_v =
+    std::is_same_v<Rule, rules::add> || std::is_same_v<Rule, rules::subtract> ||
+    std::is_same_v<Rule, rules::multiply> || std::is_same_v<Rule, rules::divide> ||
+    std::is_same_v<Rule, rules::pow>;
+
+template <class S>
+constexpr interval assumed_support(rules::assume_support<S>) { return S::value; }
+
+/// The image of a under the unary rule r.
+template <class Rule>
+constexpr interval unary_image(const Rule& r, const interval& a) {
+  if constexpr (std::is_same_v<Rule, rules::negate>) return -a;
+  else if constexpr (std::is_same_v<Rule, rules::square>) return square(a);
+  else if constexpr (std::is_same_v<Rule, rules::inverse>) return inverse(a);
+  else if constexpr (std::is_same_v<Rule, rules::sqrt>) return sqrt(a);
+  else if constexpr (std::is_same_v<Rule, rules::abs>) return abs(a);
+  else if constexpr (std::is_same_v<Rule, rules::pow_constant>) return pow(a, r.exponent);
+  else if constexpr (std::is_same_v<Rule, rules::exp>) return exp(a);
+  else if constexpr (std::is_same_v<Rule, rules::log>) return log(a);
+  else if constexpr (std::is_same_v<Rule, rules::log1p>) return log1p(a);
+  else if constexpr (std::is_same_v<Rule, rules::expm1>) return expm1(a);
+  else if constexpr (std::is_same_v<Rule, rules::log1p_exp>) return log1p_exp(a);
+  else if constexpr (std::is_same_v<Rule, rules::logistic>) return logistic(a);
+  else if constexpr (std::is_same_v<Rule, rules::log_logistic>) return log_logistic(a);
+  else if constexpr (std::is_same_v<Rule, rules::log1m_logistic>) return log1m_logistic(a);
+  else if constexpr (std::is_same_v<Rule, rules::tanh>) return tanh(a);
+  else if constexpr (std::is_same_v<Rule, rules::lgamma>) return lgamma(a);
+  else if constexpr (std::is_same_v<Rule, rules::digamma>) return digamma(a);
+  else if constexpr (std::is_same_v<Rule, rules::erf>) return erf(a);
+  else if constexpr (std::is_same_v<Rule, rules::Phi>) return Phi(a);
+  else if constexpr (is_assume_rule<Rule>::value) return assumed_support(r);
+  else return interval::whole();
+}
+
+template <class Rule>
+constexpr interval binary_image(const interval& a, const interval& b) {
+  if constexpr (std::is_same_v<Rule, rules::add>) return a + b;
+  else if constexpr (std::is_same_v<Rule, rules::subtract>) return a - b;
+  else if constexpr (std::is_same_v<Rule, rules::multiply>) return a * b;
+  else if constexpr (std::is_same_v<Rule, rules::divide>) return a / b;
+  else if constexpr (std::is_same_v<Rule, rules::pow>) return pow(a, b);
+  else return interval::whole();
+}
+
+/// Σ of n elements of e (n known).
+constexpr interval sum_image(std::size_t n, const interval& e) { return scale(static_cast<double>(n), e); }
+
+/// Σ of an unknown number n ≥ 0 of elements of e: 0 when n = 0.
+constexpr interval sum_image_any_size(const interval& e) {
+  if (e.is_empty()) return interval::point(0.0);
+  interval r;
+  if (e.lo >= 0) r = {0.0, e.hi <= 0 ? 0.0 : interval::inf, true, e.hi <= 0};
+  else if (e.hi <= 0) r = {-interval::inf, 0.0, false, true};
+  return r;
+}
+
+}  // namespace detail
+
+// ---- vector ops (core/vector_ops.hpp) ------------------------------------------------------------
+
+/// x ≥ 0 (closed at 0 allowed) / x > 0 for every point of a.
+constexpr bool all_nonnegative(const interval& a) { return !a.is_empty() && a.lo >= 0; }
+constexpr bool all_positive(const interval& a) {
+  return !a.is_empty() && (a.lo > 0 || (a.lo == 0 && !a.lo_closed));
+}
+
+/// The support of the values of a vector_op with op Op, from its operands' supports (in order).
+/// ordered_map<true> is positive; a linear recurrence sₜ = aₜ + bₜ sₜ₋₁ stays ≥ 0 (> 0) when a
+/// is > 0 (≥ 0) and b and s₋₁ are ≥ 0 (GARCH variances); a gather takes its operand's support; a
+/// cumulative sum of non-negative terms is non-negative; anything else is the whole line.
+template <class Op, std::size_t Arity>
+constexpr interval vector_op_image(const interval (&in)[Arity]) {
+  if constexpr (requires { Op::positive_result; }) {
+    return Op::positive_result ? interval::positive() : interval::whole();
+  } else if constexpr (std::string_view(Op::name) == "linear_recurrence") {
+    if (all_nonnegative(in[1]) && all_nonnegative(in[2])) {
+      if (all_positive(in[0])) return interval::positive();
+      if (all_nonnegative(in[0])) return interval::nonnegative();
+    }
+    return interval::whole();
+  } else if constexpr (std::string_view(Op::name) == "gather") {
+    return in[0];
+  } else if constexpr (std::string_view(Op::name) == "cumulative_sum") {
+    return all_nonnegative(in[0]) ? interval::nonnegative() : interval::whole();
+  } else {
+    return interval::whole();
+  }
+}
+
+// ---- compile time: from the types ------------------------------------------------------------
+
+namespace detail {
+template <class N>
+constexpr interval compute_support();
+template <class N>
+constexpr bool compute_support_known();
+}  // namespace detail
+
+/// The support of node N as far as its type tells: exact for literals, from the transform for
+/// a random variable's value (exp(u) → (0, ∞), logistic(u) → (0, 1), …), (−∞, ∞) for a bare
+/// parameter, and (−∞, ∞) for run-time constants and data, whose values the type does not
+/// hold (see support_known_v). Computed once per node type.
+template <class N>
+inline constexpr interval support_of = detail::compute_support<std::remove_cvref_t<N>>();
+
+/// True when support_of<N> depends on no run-time value (no constant, data, run-time size or
+/// run-time exponent below N, and no node kind this header does not know): then a support
+/// that is not inside a domain is a proof, and the checks fail at compile time.
+template <class N>
+inline constexpr bool support_known_v = detail::compute_support_known<std::remove_cvref_t<N>>();
+
+namespace detail {
+
+template <class N>
+constexpr interval compute_support() {
+  constexpr node_kind k = kind_of<N>;
+  if constexpr (k == node_kind::literal) {
+    return interval::point(N::value);
+  } else if constexpr (k == node_kind::unary) {
+    using Rule = typename N::rule_type;
+    using A = meta::at<0, children_t<N>>;
+    if constexpr (is_assume_rule<Rule>::value) return assumed_support(Rule{});
+    else if constexpr (std::is_same_v<Rule, rules::pow_constant>) {
+      // The exponent is a run-time value: only the sign is known, for a ≥ 0.
+      constexpr interval a = support_of<A>;
+      if constexpr (a.lo >= 0) return interval{0.0, interval::inf, true, true};
+      else return interval::whole();
+    } else if constexpr (known_unary_rule_v<Rule>) {
+      return unary_image(Rule{}, support_of<A>);
+    } else {
+      return interval::whole();
+    }
+  } else if constexpr (k == node_kind::binary) {
+    using A = meta::at<0, children_t<N>>;
+    using B = meta::at<1, children_t<N>>;
+    return binary_image<typename N::rule_type>(support_of<A>, support_of<B>);
+  } else if constexpr (k == node_kind::sum) {
+    using A = meta::at<0, children_t<N>>;
+    if constexpr (extent_v<A> != dynamic_extent) return sum_image(extent_v<A>, support_of<A>);
+    else return sum_image_any_size(support_of<A>);
+  } else if constexpr (k == node_kind::log_sum_exp) {
+    // max ≤ log Σ exp ≤ max + log n, and log n ≤ n − 1.
+    using A = meta::at<0, children_t<N>>;
+    constexpr interval e = support_of<A>;
+    if constexpr (extent_v<A> == 1) return e;
+    else if constexpr (extent_v<A> != dynamic_extent)
+      return e.is_empty() ? e : e + interval::closed(0.0, static_cast<double>(extent_v<A> - 1));
+    else return interval::whole();
+  } else if constexpr (k == node_kind::residual_squares) {
+    return interval::nonnegative();
+  } else if constexpr (k == node_kind::element) {
+    return support_of<meta::at<0, children_t<N>>>;
+  } else if constexpr (k == node_kind::vector_op) {
+    return []<class... Cs>(meta::list<Cs...>) {
+      const interval in[sizeof...(Cs)] = {support_of<Cs>...};
+      return vector_op_image<typename N::op_type>(in);
+    }(children_t<N>{});
+  } else {
+    // constant, data, parameters (unconstrained), gathered parameters, matvec (data), and any
+    // kind added later
+    return interval::whole();
+  }
+}
+
+template <class L>
+struct all_children_known;
+template <class... Cs>
+struct all_children_known<meta::list<Cs...>> : std::bool_constant<(support_known_v<Cs> && ...)> {};
+
+template <class N>
+constexpr bool compute_support_known() {
+  constexpr node_kind k = kind_of<N>;
+  if constexpr (k == node_kind::literal || k == node_kind::param ||
+                k == node_kind::vector_param || k == node_kind::param_element ||
+                k == node_kind::residual_squares) {
+    return true;  // a residual sum of squares is ≥ 0 whatever the data
+  } else if constexpr (k == node_kind::unary) {
+    using Rule = typename N::rule_type;
+    if constexpr (is_assume_rule<Rule>::value) return true;
+    else if constexpr (!known_unary_rule_v<Rule> || Rule::has_payload) return false;
+    else return all_children_known<children_t<N>>::value;
+  } else if constexpr (k == node_kind::binary) {
+    return known_binary_rule_v<typename N::rule_type> && !N::rule_type::has_payload &&
+           all_children_known<children_t<N>>::value;
+  } else if constexpr (k == node_kind::sum || k == node_kind::log_sum_exp) {
+    using A = meta::at<0, children_t<N>>;
+    return extent_v<A> != dynamic_extent && support_known_v<A>;
+  } else if constexpr (k == node_kind::param_gather) {
+    return true;  // a parameter: the whole line
+  } else if constexpr (k == node_kind::element || k == node_kind::vector_op) {
+    return all_children_known<children_t<N>>::value;
+  } else {
+    return false;  // constant, data, matvec, and any kind added later
+  }
+}
+
+}  // namespace detail
+
+// ---- construction time: from the values -------------------------------------------------------
+
+namespace detail {
+/// [min, max] of n values (NaN makes it the whole line).
+inline interval range_of(const double* p, std::size_t n) {
+  if (n == 0) return interval::empty();
+  double lo = p[0], hi = p[0];
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::isnan(p[i])) return interval{-interval::inf, interval::inf, true, true};
+    lo = p[i] < lo ? p[i] : lo;
+    hi = p[i] > hi ? p[i] : hi;
+  }
+  return interval::closed(lo, hi);
+}
+
+/// log n, as an interval that contains it.
+inline interval log_count(std::size_t n) {
+  const double l = std::log(static_cast<double>(n));
+  return interval::closed(iv::next_down(iv::next_down(l)), iv::next_up(iv::next_up(l)));
+}
+
+/// The support of node n with its data read: all elements (Index == false), or only element i
+/// of every vector below n (Index == true).
+template <bool Index, class N>
+interval support_impl(const N& n, std::size_t i) {
+  constexpr node_kind k = kind_of<N>;
+  if constexpr (k == node_kind::literal) {
+    return interval::point(N::value);
+  } else if constexpr (k == node_kind::constant) {
+    return interval::point(n.value);
+  } else if constexpr (k == node_kind::data_vector) {
+    if constexpr (Index) return interval::point(n.ptr[i]);
+    else return range_of(n.ptr, n.size());
+  } else if constexpr (k == node_kind::data_matrix) {
+    return range_of(n.ptr, n.rows * n.cols);
+  } else if constexpr (k == node_kind::unary) {
+    using Rule = typename N::rule_type;
+    if constexpr (is_assume_rule<Rule>::value) return assumed_support(Rule{});
+    else if constexpr (known_unary_rule_v<Rule>) return unary_image(n.rule, support_impl<Index>(n.a, i));
+    else return interval::whole();
+  } else if constexpr (k == node_kind::binary) {
+    auto child = [&](const auto& c) {
+      using C = std::remove_cvref_t<decltype(c)>;
+      if constexpr (is_vector_v<C>) return support_impl<Index>(c, i);
+      else return support_impl<false>(c, 0);
+    };
+    return binary_image<typename N::rule_type>(child(n.a), child(n.b));
+  } else if constexpr (k == node_kind::sum) {
+    return sum_image(n.a.size(), support_impl<false>(n.a, 0));
+  } else if constexpr (k == node_kind::log_sum_exp) {
+    const std::size_t count = n.a.size();
+    if (count == 0) return interval::point(-interval::inf);
+    return support_impl<false>(n.a, 0) + log_count(count);
+  } else if constexpr (k == node_kind::matvec) {
+    // Row i (or any row) of X times v: Σⱼ Xᵢⱼ vⱼ.
+    const interval v = support_impl<false>(n.v, 0);
+    if constexpr (Index) {
+      interval r = interval::point(0.0);
+      for (std::size_t j = 0; j < n.x.cols; ++j) r = r + interval::point(n.x.ptr[i * n.x.cols + j]) * v;
+      return r;
+    } else {
+      return scale(static_cast<double>(n.x.cols), range_of(n.x.ptr, n.x.rows * n.x.cols) * v);
+    }
+  } else if constexpr (k == node_kind::residual_squares) {
+    return interval::nonnegative();
+  } else if constexpr (k == node_kind::element) {
+    return support_impl<false>(n.v, 0);
+  } else if constexpr (k == node_kind::vector_op) {
+    return [&]<std::size_t... J>(std::index_sequence<J...>) {
+      const interval in[sizeof...(J)] = {support_impl<false>(n.template child<J>(), 0)...};
+      return vector_op_image<typename N::op_type>(in);
+    }(std::make_index_sequence<children_t<N>::size>{});
+  } else {
+    return interval::whole();  // parameters, and any kind added later
+  }
+}
+}  // namespace detail
+
+/// The support of node n, with the values of its constants and data: what a model built from
+/// it can produce. A vector node's support contains all its elements. At least as tight as
+/// support_of<N>.
+template <class N>
+interval support(const N& n) {
+  return intersect(detail::support_impl<false>(n, 0), support_of<N>);
+}
+
+/// The support of element i of a vector node n (every vector below it taken at index i).
+template <class N>
+interval support_at(const N& n, std::size_t i) {
+  return intersect(detail::support_impl<true>(n, i), support_of<N>);
+}
+
+// ---- domains and checks --------------------------------------------------------------------------
+
+/// What an argument of a distribution or operation requires. Each has the interval and the
+/// words of the messages.
+namespace domains {
+struct positive {
+  static constexpr interval value = interval::positive();
+  static constexpr const char* text = "> 0";
+};
+struct nonnegative {
+  static constexpr interval value = interval::nonnegative();
+  static constexpr const char* text = ">= 0";
+};
+struct probability {
+  static constexpr interval value = interval::closed(0.0, 1.0);
+  static constexpr const char* text = "in [0, 1]";
+};
+/// log1p(x) needs x > −1.
+struct greater_than_minus_one {
+  static constexpr interval value = interval::open(-1.0, interval::inf);
+  static constexpr const char* text = "> -1";
+};
+}  // namespace domains
+
+/// What a failed compile-time check shows: the support as characters, e.g.
+/// support_is<'(', '-', 'i', 'n', 'f', ',', ' ', 'i', 'n', 'f', ')'>. (A string literal cannot
+/// be computed into a static_assert message in C++20, and a character pack is the one form both
+/// GCC and Clang print readably.)
+template <char... C>
+struct support_is {
+  static constexpr bool ok = false;
+};
+/// What a passed check gives.
+struct support_inside {
+  static constexpr bool ok = true;
+};
+
+namespace detail {
+template <class N>
+struct support_is_of {
+  static constexpr interval_text text = to_text(support_of<N>);
+  template <std::size_t... I>
+  static auto make(std::index_sequence<I...>) -> support_is<text.chars[I]...>;
+  using type = decltype(make(std::make_index_sequence<text.size>{}));
+};
+
+/// A distribution argument fails at compile time when its support is known from the types and
+/// is not inside the domain.
+template <class N, class Domain>
+inline constexpr bool argument_outside_v =
+    support_known_v<N> && !support_of<N>.subset_of(Domain::value);
+
+/// An operation's operand fails at compile time when its support is known from the types and
+/// has no point in the domain (every value would be outside it).
+template <class N, class Domain>
+inline constexpr bool operand_never_inside_v =
+    support_known_v<N> && support_of<N>.disjoint_from(Domain::value);
+
+template <class N, bool Fails>
+struct verdict {
+  using type = support_inside;
+};
+template <class N>
+struct verdict<N, true> {
+  using type = typename support_is_of<N>::type;
+};
+}  // namespace detail
+
+/// support_inside when node N may be a distribution argument with domain Domain; else
+/// support_is<…> with N's support spelled out. Use as static_assert(argument_support_t<N, D>::ok, "…").
+template <class N, class Domain>
+using argument_support_t =
+    typename detail::verdict<std::remove_cvref_t<N>,
+                             detail::argument_outside_v<std::remove_cvref_t<N>, Domain>>::type;
+
+/// support_inside unless the types prove that no value of node N is in Domain.
+template <class N, class Domain>
+using operand_support_t =
+    typename detail::verdict<std::remove_cvref_t<N>,
+                             detail::operand_never_inside_v<std::remove_cvref_t<N>, Domain>>::type;
+
+namespace detail {
+
+/// Appends "data[i] = v" for every data vector below n (numbered data#1, data#2, … when there
+/// are several).
+template <class N>
+void describe_data_at(const N& n, std::size_t i, std::string& out, std::size_t& count) {
+  if constexpr (kind_of<N> == node_kind::data_vector) {
+    ++count;
+    out += (out.empty() ? "" : ", ") + std::string("data#") + std::to_string(count) + "[" +
+           std::to_string(i + 1) + "] = " + number_to_string(n.ptr[i]);
+  } else if constexpr (kind_of<N> == node_kind::matvec) {
+    ++count;
+    out += (out.empty() ? "" : ", ") + std::string("matrix#") + std::to_string(count) + " row " +
+           std::to_string(i + 1);
+  } else if constexpr (children_t<N>::size > 0 && kind_of<N> != node_kind::sum &&
+                       kind_of<N> != node_kind::log_sum_exp &&
+                       requires { n.template child<0>(); }) {
+    meta::static_for<children_t<N>::size>([&](auto c) {
+      const auto& child = n.template child<decltype(c)::value>();
+      if constexpr (is_vector_v<std::remove_cvref_t<decltype(child)>>) describe_data_at(child, i, out, count);
+    });
+  }
+}
+
+/// The construction-time check of a distribution argument (call: "normal(mu, sigma)", name:
+/// "sigma"). Throws std::invalid_argument when the support of node, with its data and constants
+/// read, is not inside Domain: for a vector argument over data, at the first index whose
+/// support is not, naming the index and the data values there.
+template <class Domain, class N>
+void check_argument(const char* call, const char* name, const N& n) {
+  if constexpr (support_known_v<N>) {
+    return;  // decided at compile time (argument_support_t)
+  } else {
+    const interval s = support(n);
+    if (s.subset_of(Domain::value)) return;
+    const std::string head =
+        std::string("tyche::") + call + ": " + name + " must be " + Domain::text + ", but ";
+    if constexpr (is_vector_v<N>) {
+      for (std::size_t i = 0; i < n.size(); ++i) {
+        const interval si = support_at(n, i);
+        if (si.subset_of(Domain::value)) continue;
+        if constexpr (kind_of<N> == node_kind::data_vector) {
+          throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "] = " +
+                                      number_to_string(n.ptr[i]) + " (data)");
+        }
+        std::string where;
+        std::size_t count = 0;
+        describe_data_at(n, i, where, count);
+        if (count == 1 && where.rfind("data#1[", 0) == 0) where.erase(4, 2);  // data[i]
+        throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "] has support " +
+                                    to_string(si) + (where.empty() ? "" : " (" + where + ")"));
+      }
+      return;  // every element is inside; only the hull of all of them was not
+    } else {
+      throw std::invalid_argument(head + "its support is " + to_string(s));
+    }
+  }
+}
+
+}  // namespace detail
+
+}  // namespace tyche
+// ----- end tyche/core/support.hpp -----
 
 #include <cstdint>
 #include <numeric>
@@ -1590,9 +2748,7 @@ auto make_binary(const A& a, const B& b) {
 
 // clang-format off
 template <detail::operand A> requires expression<A> auto exp(const A& a) { return detail::make_unary<rules::exp>(a); }
-template <detail::operand A> requires expression<A> auto log1p(const A& a) { return detail::make_unary<rules::log1p>(a); }
 template <detail::operand A> requires expression<A> auto expm1(const A& a) { return detail::make_unary<rules::expm1>(a); }
-template <detail::operand A> requires expression<A> auto sqrt(const A& a) { return detail::make_unary<rules::sqrt>(a); }
 template <detail::operand A> requires expression<A> auto square(const A& a) { return detail::make_unary<rules::square>(a); }
 template <detail::operand A> requires expression<A> auto inverse(const A& a) { return detail::make_unary<rules::inverse>(a); }
 template <detail::operand A> requires expression<A> auto lgamma(const A& a) { return detail::make_unary<rules::lgamma>(a); }
@@ -1607,6 +2763,27 @@ template <detail::operand A> requires expression<A> auto erf(const A& a) { retur
 template <detail::operand A> requires expression<A> auto Phi(const A& a) { return detail::make_unary<rules::Phi>(a); }
 template <detail::operand A> requires expression<A> auto abs(const A& a) { return detail::make_unary<rules::abs>(a); }
 
+// clang-format on
+
+// log (below, with its rewrites), log1p and sqrt check their operand's support (core/support.hpp): compilation fails when the
+// types prove that no value of the operand is in the function's domain, e.g. log(-exp(x)). An
+// operand that may leave the domain (log of a bare parameter) is allowed: see
+// docs/design/partial-evaluation.md, "Supports and checks", for why operations are checked less
+// strictly than distribution arguments.
+template <detail::operand A> requires expression<A> auto log1p(const A& a) {
+  static_assert(operand_support_t<detail::node_t<A>, domains::greater_than_minus_one>::ok,
+                "tyche::log1p(x): x must be > -1 somewhere, but its support (the interval spelled "
+                "out in tyche::support_is<...> in this diagnostic) has no value > -1");
+  return detail::make_unary<rules::log1p>(a);
+}
+template <detail::operand A> requires expression<A> auto sqrt(const A& a) {
+  static_assert(operand_support_t<detail::node_t<A>, domains::nonnegative>::ok,
+                "tyche::sqrt(x): x must be >= 0 somewhere, but its support (the interval spelled "
+                "out in tyche::support_is<...> in this diagnostic) has no value >= 0");
+  return detail::make_unary<rules::sqrt>(a);
+}
+
+// clang-format off
 template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
 auto operator+(const A& a, const B& b) { return detail::make_binary<rules::add>(a, b); }
 template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
@@ -1623,6 +2800,9 @@ template <detail::operand A>
   requires expression<A>
 auto log(const A& a) {
   using N = detail::node_t<A>;
+  static_assert(operand_support_t<N, domains::positive>::ok,
+                "tyche::log(x): x must be > 0 somewhere, but its support (the interval spelled "
+                "out in tyche::support_is<...> in this diagnostic) has no positive value");
   if constexpr (kind_of<N> == node_kind::unary) {
     if constexpr (std::is_same_v<typename N::rule_type, rules::exp>) return detail::as_node(a).a;
     else if constexpr (std::is_same_v<typename N::rule_type, rules::logistic>)
@@ -1751,6 +2931,34 @@ auto at(const A& wrapped, std::size_t k) {
   }
 }
 
+/// x, with the support S::value (a type from tyche::supports, or any type with a
+/// `static constexpr interval value`) in place of the one computed for it: the escape hatch of
+/// the support checks, for an argument the user knows to be inside its domain where interval
+/// arithmetic cannot prove it (e.g. b − a for b > a by construction). The value and the gradient
+/// are x's; nothing is checked at run time. `normal(mu, assume_support<supports::positive>(s))`.
+template <class S, expression A>
+auto assume_support(const A& x) {
+  static_assert(requires { S::value; } && std::is_same_v<std::remove_cvref_t<decltype(S::value)>, interval>,
+                "tyche::assume_support<S>(x) requires 'S' to have a static constexpr tyche::interval "
+                "'value' (see tyche::supports)");
+  return detail::make_unary<rules::assume_support<S>>(x);
+}
+/// assume_support<supports::positive>(x): x > 0.
+template <expression A>
+auto assume_positive(const A& x) {
+  return assume_support<supports::positive>(x);
+}
+/// assume_support<supports::nonnegative>(x): x ≥ 0.
+template <expression A>
+auto assume_nonnegative(const A& x) {
+  return assume_support<supports::nonnegative>(x);
+}
+/// assume_support<supports::unit_interval>(x): 0 ≤ x ≤ 1.
+template <expression A>
+auto assume_probability(const A& x) {
+  return assume_support<supports::unit_interval>(x);
+}
+
 /// X v: a data matrix times a vector parameter.
 template <expression V>
 auto matvec(const data_matrix& x, const V& v) {
@@ -1803,6 +3011,7 @@ template <bool Positive>
 struct ordered_map {
   static constexpr const char* name = Positive ? "positive_ordered" : "ordered";
   static constexpr bool has_payload = false;
+  static constexpr bool positive_result = Positive;  // the support of the values (core/support.hpp)
   template <class U>
   static constexpr std::size_t extent = extent_v<U>;
   template <class T>
@@ -3604,6 +4813,11 @@ auto compile(const Expr& f, const Params&... params) {
 // data[n], matrix[r x c]. A sum shows its length: sum[n](...). Use it to see whether a model's
 // likelihood was reduced to sufficient statistics (residual_squares) or runs as a loop over the
 // data (sum[n]).
+//
+// explain(m, with_supports) also prints the support of every node but numbers (core/support.hpp,
+// with the data read) after it in braces:
+//
+//   (exp(sigma{(-inf, inf)}){(0, inf)} * data[3]{[1, 2]}){(0, inf)}
 
 #include <cstdio>
 #include <string>
@@ -3635,7 +4849,21 @@ std::string explain_literal(literal<Num, Den>) {
 }
 
 template <class N>
-std::string explain_node(const N& n) {
+std::string explain_node(const N& n, bool supports);
+
+/// n as text, followed by {its support} when supports is set (not for numbers).
+template <class N>
+std::string explain_child(const N& n, bool supports) {
+  std::string s = explain_node(n, supports);
+  constexpr node_kind k = kind_of<N>;
+  if (supports && k != node_kind::literal && k != node_kind::constant)
+    s += "{" + to_string(support(n)) + "}";
+  return s;
+}
+
+template <class N>
+std::string explain_node(const N& n, bool supports) {
+  (void)supports;  // unused for leaves
   constexpr node_kind k = kind_of<N>;
   if constexpr (k == node_kind::literal) {
     using L = std::remove_cvref_t<N>;
@@ -3653,32 +4881,32 @@ std::string explain_node(const N& n) {
   } else if constexpr (k == node_kind::data_matrix) {
     return "matrix[" + std::to_string(n.rows) + " x " + std::to_string(n.cols) + "]";
   } else if constexpr (k == node_kind::unary) {
-    return std::string(N::rule_type::name) + "(" + explain_node(n.a) + ")";
+    return std::string(N::rule_type::name) + "(" + explain_child(n.a, supports) + ")";
   } else if constexpr (k == node_kind::binary) {
     constexpr const char* symbol = infix_symbol<typename N::rule_type>();
     if constexpr (symbol != nullptr)
-      return "(" + explain_node(n.a) + symbol + explain_node(n.b) + ")";
+      return "(" + explain_child(n.a, supports) + symbol + explain_child(n.b, supports) + ")";
     else
-      return std::string(N::rule_type::name) + "(" + explain_node(n.a) + ", " + explain_node(n.b) + ")";
+      return std::string(N::rule_type::name) + "(" + explain_child(n.a, supports) + ", " + explain_child(n.b, supports) + ")";
   } else if constexpr (k == node_kind::sum) {
-    return "sum[" + std::to_string(n.a.size()) + "](" + explain_node(n.a) + ")";
+    return "sum[" + std::to_string(n.a.size()) + "](" + explain_child(n.a, supports) + ")";
   } else if constexpr (k == node_kind::log_sum_exp) {
-    return "log_sum_exp[" + std::to_string(n.a.size()) + "](" + explain_node(n.a) + ")";
+    return "log_sum_exp[" + std::to_string(n.a.size()) + "](" + explain_child(n.a, supports) + ")";
   } else if constexpr (k == node_kind::matvec) {
-    return "matvec(" + explain_node(n.x) + ", " + explain_node(n.v) + ")";
+    return "matvec(" + explain_child(n.x, supports) + ", " + explain_child(n.v, supports) + ")";
   } else if constexpr (k == node_kind::vector_op) {
     std::string out = std::string(N::op_type::name) + "[" + std::to_string(n.size()) + "](";
     meta::static_for<children_t<N>::size>([&](auto j) {
       if (decltype(j)::value > 0) out += ", ";
-      out += explain_node(n.template child<decltype(j)::value>());
+      out += explain_child(n.template child<decltype(j)::value>(), supports);
     });
     return out + ")";
   } else if constexpr (k == node_kind::element) {
-    return explain_node(n.v) + "[" + std::to_string(n.index + 1) + "]";
+    return explain_child(n.v, supports) + "[" + std::to_string(n.index + 1) + "]";
   } else if constexpr (k == node_kind::param_gather) {
     return std::string(N::vector_type::name.view()) + "[idx[" + std::to_string(n.size()) + "]]";
   } else if constexpr (k == node_kind::residual_squares) {
-    return "residual_squares(" + explain_node(n.s) + ", " + explain_node(n.v) + "; n=" +
+    return "residual_squares(" + explain_child(n.s, supports) + ", " + explain_child(n.v, supports) + "; n=" +
            explain_number(n.stats[2]) + ")";
   } else {
     return "?";
@@ -3687,10 +4915,19 @@ std::string explain_node(const N& n) {
 
 }  // namespace detail
 
+/// Tag for explain(..., with_supports): print the support of every node.
+struct explain_with_supports_t {};
+inline constexpr explain_with_supports_t with_supports{};
+
 /// The folded and rewritten expression of a compiled program, as one line.
 template <class Expr, class Layout>
 std::string explain(const program<Expr, Layout>& p) {
-  return detail::explain_node(p.view().expr);
+  return detail::explain_node(p.view().expr, false);
+}
+/// The same, with the support of every node (but numbers) in braces after it.
+template <class Expr, class Layout>
+std::string explain(const program<Expr, Layout>& p, explain_with_supports_t) {
+  return detail::explain_child(p.view().expr, true);
 }
 
 /// The folded and rewritten log density of a model (with the log-Jacobian), as one line.
@@ -3698,6 +4935,17 @@ template <class M>
   requires requires(const M& m) { m.program(); }
 std::string explain(const M& m) {
   return explain(m.program());
+}
+template <class M>
+  requires requires(const M& m) { m.program(); }
+std::string explain(const M& m, explain_with_supports_t) {
+  return explain(m.program(), with_supports);
+}
+
+/// An expression (not compiled: nothing folded), with the support of every node.
+template <expression E>
+std::string explain(const E& e, explain_with_supports_t) {
+  return detail::explain_child(detail::as_node(e), true);
 }
 
 }  // namespace tyche
@@ -4008,6 +5256,14 @@ struct bernoulli_distribution : distribution<bernoulli_distribution<P>> {
     return detail::total(y * log(p) + (lit<1> - y) * log1p(-p));
   }
   auto arguments() const { return std::tuple{p}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<P, domains::probability>::ok,
+                  "tyche::bernoulli(p): p must be in [0, 1], but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, 1]");
+    detail::check_argument<domains::probability>("bernoulli(p)", "p", p);
+  }
   template <class G>
   static double draw(G& rng, double pr) { return std::bernoulli_distribution(pr)(rng) ? 1.0 : 0.0; }
   static double mean(double pr) { return pr; }
@@ -4089,6 +5345,18 @@ struct beta_distribution : distribution<beta_distribution<A, B>> {
                          (b - lit<1>) * log1p(-x));
   }
   auto arguments() const { return std::tuple{a, b}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<A, domains::positive>::ok,
+                  "tyche::beta(a, b): a must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<B, domains::positive>::ok,
+                  "tyche::beta(a, b): b must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("beta(a, b)", "a", a);
+    detail::check_argument<domains::positive>("beta(a, b)", "b", b);
+  }
   /// x / (x + y) for x ~ gamma(a, 1), y ~ gamma(b, 1).
   template <class G>
   static double draw(G& rng, double a, double b) {
@@ -4205,6 +5473,18 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
                          (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
   }
   auto arguments() const { return std::tuple{n, p}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<N, domains::nonnegative>::ok,
+                  "tyche::binomial(n, p): n must be >= 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
+    static_assert(argument_support_t<P, domains::probability>::ok,
+                  "tyche::binomial(n, p): p must be in [0, 1], but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, 1]");
+    detail::check_argument<domains::nonnegative>("binomial(n, p)", "n", n);
+    detail::check_argument<domains::probability>("binomial(n, p)", "p", p);
+  }
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
   template <class X>
   auto observe(const X& x) const {
@@ -4252,6 +5532,22 @@ struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A
                          (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
   }
   auto arguments() const { return std::tuple{n, a, b}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<N, domains::nonnegative>::ok,
+                  "tyche::beta_binomial(n, a, b): n must be >= 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
+    static_assert(argument_support_t<A, domains::positive>::ok,
+                  "tyche::beta_binomial(n, a, b): a must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<B, domains::positive>::ok,
+                  "tyche::beta_binomial(n, a, b): b must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::nonnegative>("beta_binomial(n, a, b)", "n", n);
+    detail::check_argument<domains::positive>("beta_binomial(n, a, b)", "a", a);
+    detail::check_argument<domains::positive>("beta_binomial(n, a, b)", "b", b);
+  }
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
   template <class X>
   auto observe(const X& x) const {
@@ -4309,6 +5605,14 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
                          (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
   }
   auto arguments() const { return std::tuple{n, alpha}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<N, domains::nonnegative>::ok,
+                  "tyche::binomial_logit(n, alpha): n must be >= 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
+    detail::check_argument<domains::nonnegative>("binomial_logit(n, alpha)", "n", n);
+  }
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
   template <class X>
   auto observe(const X& x) const {
@@ -4469,6 +5773,14 @@ struct cauchy_distribution : distribution<cauchy_distribution<Mu, Sigma>> {
     return detail::total(-log1p(square((x - mu) / sigma)) - log(sigma) - detail::log_pi);
   }
   auto arguments() const { return std::tuple{mu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::cauchy(mu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("cauchy(mu, sigma)", "sigma", sigma);
+  }
   template <class G>
   static double draw(G& rng, double m, double s) { return std::cauchy_distribution<double>(m, s)(rng); }
 };
@@ -4483,6 +5795,14 @@ struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> 
     return detail::total(-log1p(square(x / sigma)) - log(sigma) + (detail::log_two - detail::log_pi));
   }
   auto arguments() const { return std::tuple{sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::half_cauchy(sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("half_cauchy(sigma)", "sigma", sigma);
+  }
   template <class G>
   static double draw(G& rng, double s) { return std::fabs(std::cauchy_distribution<double>(0.0, s)(rng)); }
   static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
@@ -4530,6 +5850,14 @@ struct chi_square_distribution : distribution<chi_square_distribution<Nu>> {
                          lgamma(half_nu));
   }
   auto arguments() const { return std::tuple{nu}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Nu, domains::positive>::ok,
+                  "tyche::chi_square(nu): nu must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("chi_square(nu)", "nu", nu);
+  }
   template <class G>
   static double draw(G& rng, double n) { return std::chi_squared_distribution<double>(n)(rng); }
   static double mean(double n) { return n; }
@@ -4652,6 +5980,10 @@ struct constrained_distribution : distribution<constrained_distribution<Dist, Tr
   auto arguments() const { return base.arguments(); }
   template <class G, class... A>
   static double draw(G& rng, A... a) { return Dist::draw(rng, a...); }
+  /// The family's own argument checks (core/support.hpp).
+  void check_supports() const {
+    if constexpr (requires { base.check_supports(); }) base.check_supports();
+  }
 };
 
 namespace detail {
@@ -4855,6 +6187,14 @@ struct double_exponential_distribution : distribution<double_exponential_distrib
     return detail::total(-abs(x - mu) / sigma - log(sigma) - detail::log_two);
   }
   auto arguments() const { return std::tuple{mu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::double_exponential(mu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("double_exponential(mu, sigma)", "sigma", sigma);
+  }
   /// By inversion of u ~ uniform(0, 1): μ + σ log 2u below ½, μ − σ log 2(1 − u) above.
   template <class G>
   static double draw(G& rng, double m, double s) {
@@ -4898,6 +6238,14 @@ struct exponential_distribution : distribution<exponential_distribution<Lambda>>
     return detail::total(log(lambda) - lambda * x);
   }
   auto arguments() const { return std::tuple{lambda}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Lambda, domains::positive>::ok,
+                  "tyche::exponential(lambda): lambda must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("exponential(lambda)", "lambda", lambda);
+  }
   template <class G>
   static double draw(G& rng, double l) { return std::exponential_distribution<double>(l)(rng); }
   static double mean(double l) { return 1.0 / l; }
@@ -4993,6 +6341,18 @@ struct gamma_distribution : distribution<gamma_distribution<Alpha, Beta>> {
     return detail::total(alpha * log(beta) - lgamma(alpha) + (alpha - lit<1>) * log(x) - beta * x);
   }
   auto arguments() const { return std::tuple{alpha, beta}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::gamma(alpha, beta): alpha must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Beta, domains::positive>::ok,
+                  "tyche::gamma(alpha, beta): beta must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("gamma(alpha, beta)", "alpha", alpha);
+    detail::check_argument<domains::positive>("gamma(alpha, beta)", "beta", beta);
+  }
   template <class G>
   static double draw(G& rng, double a, double b) { return std::gamma_distribution<double>(a, 1.0 / b)(rng); }
   static double mean(double a, double b) { return a / b; }
@@ -5034,6 +6394,14 @@ struct half_normal_distribution : distribution<half_normal_distribution<Sigma>> 
                          (detail::log_two - detail::half_log_two_pi));
   }
   auto arguments() const { return std::tuple{sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::half_normal(sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("half_normal(sigma)", "sigma", sigma);
+  }
   template <class G>
   static double draw(G& rng, double s) { return std::fabs(std::normal_distribution<double>(0.0, s)(rng)); }
   static double mean(double s) { return s * std::sqrt(2.0 / std::numbers::pi); }
@@ -5082,6 +6450,18 @@ struct half_student_t_distribution : distribution<half_student_t_distribution<Nu
                          (detail::log_two - 0.5 * detail::log_pi));
   }
   auto arguments() const { return std::tuple{nu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Nu, domains::positive>::ok,
+                  "tyche::half_student_t(nu, sigma): nu must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::half_student_t(nu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("half_student_t(nu, sigma)", "nu", nu);
+    detail::check_argument<domains::positive>("half_student_t(nu, sigma)", "sigma", sigma);
+  }
   template <class G>
   static double draw(G& rng, double n, double s) {
     return s * std::fabs(std::student_t_distribution<double>(n)(rng));
@@ -5137,6 +6517,14 @@ struct inv_chi_square_distribution : distribution<inv_chi_square_distribution<Nu
                          lgamma(half_nu));
   }
   auto arguments() const { return std::tuple{nu}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Nu, domains::positive>::ok,
+                  "tyche::inv_chi_square(nu): nu must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("inv_chi_square(nu)", "nu", nu);
+  }
   template <class G>
   static double draw(G& rng, double n) { return 1.0 / std::chi_squared_distribution<double>(n)(rng); }
   /// 1/(ν − 2) for ν > 2 (else infinite).
@@ -5182,6 +6570,18 @@ struct inv_gamma_distribution : distribution<inv_gamma_distribution<Alpha, Beta>
     return detail::total(alpha * log(beta) - lgamma(alpha) - (alpha + lit<1>) * log(x) - beta / x);
   }
   auto arguments() const { return std::tuple{alpha, beta}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::inv_gamma(alpha, beta): alpha must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Beta, domains::positive>::ok,
+                  "tyche::inv_gamma(alpha, beta): beta must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("inv_gamma(alpha, beta)", "alpha", alpha);
+    detail::check_argument<domains::positive>("inv_gamma(alpha, beta)", "beta", beta);
+  }
   template <class G>
   static double draw(G& rng, double a, double b) { return b / std::gamma_distribution<double>(a, 1.0)(rng); }
   /// β / (α − 1) for α > 1 (else infinite).
@@ -5222,6 +6622,8 @@ auto inv_gamma(const Alpha& alpha, const Beta& beta) {
 // logistic(u) (a beta or uniform(0, 1) variable) they are log_logistic(u) and log1m_logistic(u),
 // finite for every u. At θ = 0 (θ = 1) the result is exactly λ₂ (λ₁). Not defined when λ₁ and λ₂
 // are both −∞.
+// θ is checked: compilation fails when its support has no point in [0, 1]; a θ that depends on
+// no parameter (a number, data) must lie in [0, 1] or the call throws.
 
 namespace tyche {
 
@@ -5229,7 +6631,15 @@ namespace tyche {
 template <detail::operand Theta, detail::operand Lp1, detail::operand Lp2>
   requires(expression<Theta> || expression<Lp1> || expression<Lp2>)
 auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
+  using T = detail::node_t<Theta>;
+  static_assert(operand_support_t<T, domains::probability>::ok,
+                "tyche::log_mix(theta, lp1, lp2): theta must be in [0, 1], but its support (spelled "
+                "out in tyche::support_is<...> in this diagnostic) has no point in [0, 1]");
   const auto t = detail::as_node(theta);
+  if constexpr (!depends_on_params_v<T>) {
+    // θ known when the model is built (a number, data): every value must be in [0, 1].
+    detail::check_argument<domains::probability>("log_mix(theta, lp1, lp2)", "theta", t);
+  }
   return log_add_exp(log(t) + detail::as_node(lp1), log1m(t) + detail::as_node(lp2));
 }
 
@@ -5261,6 +6671,14 @@ struct logistic_distribution : distribution<logistic_distribution<Mu, Sigma>> {
     return detail::total(log_logistic(z) + log1m_logistic(z) - log(sigma));
   }
   auto arguments() const { return std::tuple{mu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::logistic(mu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("logistic(mu, sigma)", "sigma", sigma);
+  }
   /// By inversion of u ~ uniform(0, 1): μ + σ log(u / (1 − u)).
   template <class G>
   static double draw(G& rng, double m, double s) {
@@ -5309,6 +6727,14 @@ struct lognormal_distribution : distribution<lognormal_distribution<Mu, Sigma>> 
                          detail::half_log_two_pi);
   }
   auto arguments() const { return std::tuple{mu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::lognormal(mu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("lognormal(mu, sigma)", "sigma", sigma);
+  }
   template <class G>
   static double draw(G& rng, double m, double s) { return std::lognormal_distribution<double>(m, s)(rng); }
   static double mean(double m, double s) { return std::exp(m + s * s / 2); }
@@ -5538,6 +6964,11 @@ struct mixture_distribution : distribution<mixture_distribution<Theta, D1, D2>> 
     return detail::total(log_mix(theta, pointwise_log_prob(first, x), pointwise_log_prob(second, x)));
   }
   auto arguments() const { return std::tuple_cat(std::tuple{theta}, first.arguments(), second.arguments()); }
+  /// The components' argument checks (core/support.hpp); θ is checked by log_mix.
+  void check_supports() const {
+    if constexpr (requires { first.check_supports(); }) first.check_supports();
+    if constexpr (requires { second.check_supports(); }) second.check_supports();
+  }
 
   static constexpr std::size_t arity1 = std::tuple_size_v<decltype(std::declval<D1>().arguments())>;
   /// A draw: component 1 with probability θ, else component 2.
@@ -5597,6 +7028,18 @@ struct neg_binomial_2_distribution : distribution<neg_binomial_2_distribution<Mu
                          phi * log1p(mu / phi) - lgamma(y + lit<1>));
   }
   auto arguments() const { return std::tuple{mu, phi}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Mu, domains::positive>::ok,
+                  "tyche::neg_binomial_2(mu, phi): mu must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Phi, domains::positive>::ok,
+                  "tyche::neg_binomial_2(mu, phi): phi must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("neg_binomial_2(mu, phi)", "mu", mu);
+    detail::check_argument<domains::positive>("neg_binomial_2(mu, phi)", "phi", phi);
+  }
   /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale μ/φ), y ~ poisson(λ).
   template <class G>
   static double draw(G& rng, double m, double f) {
@@ -5647,6 +7090,14 @@ struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distrib
                          phi * log1p_exp(eta - log(phi)) - lgamma(y + lit<1>));
   }
   auto arguments() const { return std::tuple{eta, phi}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Phi, domains::positive>::ok,
+                  "tyche::neg_binomial_2_log(eta, phi): phi must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("neg_binomial_2_log(eta, phi)", "phi", phi);
+  }
   /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale e^η/φ), y ~ poisson(λ).
   template <class G>
   static double draw(G& rng, double e, double f) {
@@ -5690,6 +7141,14 @@ struct normal_distribution : distribution<normal_distribution<Mu, Sigma>> {
                          detail::half_log_two_pi);
   }
   auto arguments() const { return std::tuple{mu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::normal(mu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("normal(mu, sigma)", "sigma", sigma);
+  }
   template <class G>
   static double draw(G& rng, double m, double s) { return std::normal_distribution<double>(m, s)(rng); }
   static double mean(double m, double) { return m; }
@@ -5752,6 +7211,14 @@ struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
     return detail::total(y * log(lambda) - lambda - lgamma(y + lit<1>));
   }
   auto arguments() const { return std::tuple{lambda}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Lambda, domains::positive>::ok,
+                  "tyche::poisson(lambda): lambda must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("poisson(lambda)", "lambda", lambda);
+  }
   template <class G>
   static double draw(G& rng, double l) {
     return static_cast<double>(std::poisson_distribution<long long>(l)(rng));
@@ -5846,6 +7313,18 @@ struct student_t_distribution : distribution<student_t_distribution<Nu, Mu, Sigm
                          0.5 * detail::log_pi);
   }
   auto arguments() const { return std::tuple{nu, mu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Nu, domains::positive>::ok,
+                  "tyche::student_t(nu, mu, sigma): nu must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::student_t(nu, mu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("student_t(nu, mu, sigma)", "nu", nu);
+    detail::check_argument<domains::positive>("student_t(nu, mu, sigma)", "sigma", sigma);
+  }
   template <class G>
   static double draw(G& rng, double n, double m, double s) {
     return m + s * std::student_t_distribution<double>(n)(rng);
@@ -5941,6 +7420,18 @@ struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
     return detail::total(log(alpha) - log(sigma) + (alpha - lit<1>) * log_z - exp(alpha * log_z));
   }
   auto arguments() const { return std::tuple{alpha, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::weibull(alpha, sigma): alpha must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::weibull(alpha, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("weibull(alpha, sigma)", "alpha", alpha);
+    detail::check_argument<domains::positive>("weibull(alpha, sigma)", "sigma", sigma);
+  }
   template <class G>
   static double draw(G& rng, double a, double s) { return std::weibull_distribution<double>(a, s)(rng); }
   static double mean(double a, double s) { return s * std::tgamma(1 + 1 / a); }
@@ -6009,6 +7500,16 @@ struct params_of_variables<meta::list<Vs...>> {
   using type = meta::list<typename Vs::param_type...>;
 };
 
+/// The support checks of a term's distribution (its arguments against their domains): static
+/// assertions where the types decide, std::invalid_argument where constants or data do. They
+/// run here, when a model is assembled, and not when a distribution is made: a density written
+/// over bare parameters to be evaluated at chosen points (tests, compile(dist.log_prob(x), ...))
+/// is not a model and is not checked (docs/design/partial-evaluation.md, "Supports and checks").
+template <class T>
+void check_term_supports(const T& term) {
+  if constexpr (requires { term.distribution.check_supports(); }) term.distribution.check_supports();
+}
+
 /// a + b, where a literal 0 on either side is dropped.
 template <class A, class B>
 auto add_terms(const A& a, const B& b) {
@@ -6076,6 +7577,7 @@ auto joint(const Terms&... terms) {
   using J = joint_t<Terms...>;
   static_assert(meta::unique<meta::same, typename J::variables>::size == J::variables::size,
                 "tyche::joint(terms...): a random variable is listed twice");
+  (detail::check_term_supports(terms), ...);
   return J{{terms...}};
 }
 

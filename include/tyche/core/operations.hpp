@@ -9,6 +9,7 @@
 #include <tyche/autodiff/special.hpp>
 #include <tyche/core/expr.hpp>
 #include <tyche/core/leaves.hpp>
+#include <tyche/core/support.hpp>
 
 #include <cstdint>
 #include <numeric>
@@ -334,9 +335,7 @@ auto make_binary(const A& a, const B& b) {
 
 // clang-format off
 template <detail::operand A> requires expression<A> auto exp(const A& a) { return detail::make_unary<rules::exp>(a); }
-template <detail::operand A> requires expression<A> auto log1p(const A& a) { return detail::make_unary<rules::log1p>(a); }
 template <detail::operand A> requires expression<A> auto expm1(const A& a) { return detail::make_unary<rules::expm1>(a); }
-template <detail::operand A> requires expression<A> auto sqrt(const A& a) { return detail::make_unary<rules::sqrt>(a); }
 template <detail::operand A> requires expression<A> auto square(const A& a) { return detail::make_unary<rules::square>(a); }
 template <detail::operand A> requires expression<A> auto inverse(const A& a) { return detail::make_unary<rules::inverse>(a); }
 template <detail::operand A> requires expression<A> auto lgamma(const A& a) { return detail::make_unary<rules::lgamma>(a); }
@@ -351,6 +350,27 @@ template <detail::operand A> requires expression<A> auto erf(const A& a) { retur
 template <detail::operand A> requires expression<A> auto Phi(const A& a) { return detail::make_unary<rules::Phi>(a); }
 template <detail::operand A> requires expression<A> auto abs(const A& a) { return detail::make_unary<rules::abs>(a); }
 
+// clang-format on
+
+// log (below, with its rewrites), log1p and sqrt check their operand's support (core/support.hpp): compilation fails when the
+// types prove that no value of the operand is in the function's domain, e.g. log(-exp(x)). An
+// operand that may leave the domain (log of a bare parameter) is allowed: see
+// docs/design/partial-evaluation.md, "Supports and checks", for why operations are checked less
+// strictly than distribution arguments.
+template <detail::operand A> requires expression<A> auto log1p(const A& a) {
+  static_assert(operand_support_t<detail::node_t<A>, domains::greater_than_minus_one>::ok,
+                "tyche::log1p(x): x must be > -1 somewhere, but its support (the interval spelled "
+                "out in tyche::support_is<...> in this diagnostic) has no value > -1");
+  return detail::make_unary<rules::log1p>(a);
+}
+template <detail::operand A> requires expression<A> auto sqrt(const A& a) {
+  static_assert(operand_support_t<detail::node_t<A>, domains::nonnegative>::ok,
+                "tyche::sqrt(x): x must be >= 0 somewhere, but its support (the interval spelled "
+                "out in tyche::support_is<...> in this diagnostic) has no value >= 0");
+  return detail::make_unary<rules::sqrt>(a);
+}
+
+// clang-format off
 template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
 auto operator+(const A& a, const B& b) { return detail::make_binary<rules::add>(a, b); }
 template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
@@ -367,6 +387,9 @@ template <detail::operand A>
   requires expression<A>
 auto log(const A& a) {
   using N = detail::node_t<A>;
+  static_assert(operand_support_t<N, domains::positive>::ok,
+                "tyche::log(x): x must be > 0 somewhere, but its support (the interval spelled "
+                "out in tyche::support_is<...> in this diagnostic) has no positive value");
   if constexpr (kind_of<N> == node_kind::unary) {
     if constexpr (std::is_same_v<typename N::rule_type, rules::exp>) return detail::as_node(a).a;
     else if constexpr (std::is_same_v<typename N::rule_type, rules::logistic>)
@@ -493,6 +516,34 @@ auto at(const A& wrapped, std::size_t k) {
     using V = typename N::vector_type;
     return param_element<V>{{}, n.vector, n.position(k)};
   }
+}
+
+/// x, with the support S::value (a type from tyche::supports, or any type with a
+/// `static constexpr interval value`) in place of the one computed for it: the escape hatch of
+/// the support checks, for an argument the user knows to be inside its domain where interval
+/// arithmetic cannot prove it (e.g. b − a for b > a by construction). The value and the gradient
+/// are x's; nothing is checked at run time. `normal(mu, assume_support<supports::positive>(s))`.
+template <class S, expression A>
+auto assume_support(const A& x) {
+  static_assert(requires { S::value; } && std::is_same_v<std::remove_cvref_t<decltype(S::value)>, interval>,
+                "tyche::assume_support<S>(x) requires 'S' to have a static constexpr tyche::interval "
+                "'value' (see tyche::supports)");
+  return detail::make_unary<rules::assume_support<S>>(x);
+}
+/// assume_support<supports::positive>(x): x > 0.
+template <expression A>
+auto assume_positive(const A& x) {
+  return assume_support<supports::positive>(x);
+}
+/// assume_support<supports::nonnegative>(x): x ≥ 0.
+template <expression A>
+auto assume_nonnegative(const A& x) {
+  return assume_support<supports::nonnegative>(x);
+}
+/// assume_support<supports::unit_interval>(x): 0 ≤ x ≤ 1.
+template <expression A>
+auto assume_probability(const A& x) {
+  return assume_support<supports::unit_interval>(x);
 }
 
 /// X v: a data matrix times a vector parameter.

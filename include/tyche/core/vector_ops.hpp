@@ -34,6 +34,7 @@ template <bool Positive>
 struct ordered_map {
   static constexpr const char* name = Positive ? "positive_ordered" : "ordered";
   static constexpr bool has_payload = false;
+  static constexpr bool positive_result = Positive;  // the support of the values (core/support.hpp)
   template <class U>
   static constexpr std::size_t extent = extent_v<U>;
   template <class T>

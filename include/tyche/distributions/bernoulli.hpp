@@ -21,6 +21,14 @@ struct bernoulli_distribution : distribution<bernoulli_distribution<P>> {
     return detail::total(y * log(p) + (lit<1> - y) * log1p(-p));
   }
   auto arguments() const { return std::tuple{p}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<P, domains::probability>::ok,
+                  "tyche::bernoulli(p): p must be in [0, 1], but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, 1]");
+    detail::check_argument<domains::probability>("bernoulli(p)", "p", p);
+  }
   template <class G>
   static double draw(G& rng, double pr) { return std::bernoulli_distribution(pr)(rng) ? 1.0 : 0.0; }
   static double mean(double pr) { return pr; }

@@ -22,6 +22,18 @@ struct beta_distribution : distribution<beta_distribution<A, B>> {
                          (b - lit<1>) * log1p(-x));
   }
   auto arguments() const { return std::tuple{a, b}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<A, domains::positive>::ok,
+                  "tyche::beta(a, b): a must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<B, domains::positive>::ok,
+                  "tyche::beta(a, b): b must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("beta(a, b)", "a", a);
+    detail::check_argument<domains::positive>("beta(a, b)", "b", b);
+  }
   /// x / (x + y) for x ~ gamma(a, 1), y ~ gamma(b, 1).
   template <class G>
   static double draw(G& rng, double a, double b) {

@@ -28,6 +28,22 @@ struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A
                          (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
   }
   auto arguments() const { return std::tuple{n, a, b}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<N, domains::nonnegative>::ok,
+                  "tyche::beta_binomial(n, a, b): n must be >= 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
+    static_assert(argument_support_t<A, domains::positive>::ok,
+                  "tyche::beta_binomial(n, a, b): a must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<B, domains::positive>::ok,
+                  "tyche::beta_binomial(n, a, b): b must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::nonnegative>("beta_binomial(n, a, b)", "n", n);
+    detail::check_argument<domains::positive>("beta_binomial(n, a, b)", "a", a);
+    detail::check_argument<domains::positive>("beta_binomial(n, a, b)", "b", b);
+  }
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
   template <class X>
   auto observe(const X& x) const {

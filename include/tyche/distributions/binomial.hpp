@@ -83,6 +83,18 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
                          (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
   }
   auto arguments() const { return std::tuple{n, p}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<N, domains::nonnegative>::ok,
+                  "tyche::binomial(n, p): n must be >= 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
+    static_assert(argument_support_t<P, domains::probability>::ok,
+                  "tyche::binomial(n, p): p must be in [0, 1], but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, 1]");
+    detail::check_argument<domains::nonnegative>("binomial(n, p)", "n", n);
+    detail::check_argument<domains::probability>("binomial(n, p)", "p", p);
+  }
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
   template <class X>
   auto observe(const X& x) const {

@@ -25,6 +25,14 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
                          (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
   }
   auto arguments() const { return std::tuple{n, alpha}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<N, domains::nonnegative>::ok,
+                  "tyche::binomial_logit(n, alpha): n must be >= 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
+    detail::check_argument<domains::nonnegative>("binomial_logit(n, alpha)", "n", n);
+  }
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
   template <class X>
   auto observe(const X& x) const {

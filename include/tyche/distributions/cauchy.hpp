@@ -22,6 +22,14 @@ struct cauchy_distribution : distribution<cauchy_distribution<Mu, Sigma>> {
     return detail::total(-log1p(square((x - mu) / sigma)) - log(sigma) - detail::log_pi);
   }
   auto arguments() const { return std::tuple{mu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::cauchy(mu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("cauchy(mu, sigma)", "sigma", sigma);
+  }
   template <class G>
   static double draw(G& rng, double m, double s) { return std::cauchy_distribution<double>(m, s)(rng); }
 };
@@ -36,6 +44,14 @@ struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> 
     return detail::total(-log1p(square(x / sigma)) - log(sigma) + (detail::log_two - detail::log_pi));
   }
   auto arguments() const { return std::tuple{sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::half_cauchy(sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("half_cauchy(sigma)", "sigma", sigma);
+  }
   template <class G>
   static double draw(G& rng, double s) { return std::fabs(std::cauchy_distribution<double>(0.0, s)(rng)); }
   static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }

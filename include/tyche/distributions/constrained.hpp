@@ -24,6 +24,10 @@ struct constrained_distribution : distribution<constrained_distribution<Dist, Tr
   auto arguments() const { return base.arguments(); }
   template <class G, class... A>
   static double draw(G& rng, A... a) { return Dist::draw(rng, a...); }
+  /// The family's own argument checks (core/support.hpp).
+  void check_supports() const {
+    if constexpr (requires { base.check_supports(); }) base.check_supports();
+  }
 };
 
 namespace detail {

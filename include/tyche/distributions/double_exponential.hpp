@@ -21,6 +21,14 @@ struct double_exponential_distribution : distribution<double_exponential_distrib
     return detail::total(-abs(x - mu) / sigma - log(sigma) - detail::log_two);
   }
   auto arguments() const { return std::tuple{mu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::double_exponential(mu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("double_exponential(mu, sigma)", "sigma", sigma);
+  }
   /// By inversion of u ~ uniform(0, 1): μ + σ log 2u below ½, μ − σ log 2(1 − u) above.
   template <class G>
   static double draw(G& rng, double m, double s) {

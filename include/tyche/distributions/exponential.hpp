@@ -19,6 +19,14 @@ struct exponential_distribution : distribution<exponential_distribution<Lambda>>
     return detail::total(log(lambda) - lambda * x);
   }
   auto arguments() const { return std::tuple{lambda}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Lambda, domains::positive>::ok,
+                  "tyche::exponential(lambda): lambda must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("exponential(lambda)", "lambda", lambda);
+  }
   template <class G>
   static double draw(G& rng, double l) { return std::exponential_distribution<double>(l)(rng); }
   static double mean(double l) { return 1.0 / l; }

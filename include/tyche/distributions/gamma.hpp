@@ -20,6 +20,18 @@ struct gamma_distribution : distribution<gamma_distribution<Alpha, Beta>> {
     return detail::total(alpha * log(beta) - lgamma(alpha) + (alpha - lit<1>) * log(x) - beta * x);
   }
   auto arguments() const { return std::tuple{alpha, beta}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::gamma(alpha, beta): alpha must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Beta, domains::positive>::ok,
+                  "tyche::gamma(alpha, beta): beta must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("gamma(alpha, beta)", "alpha", alpha);
+    detail::check_argument<domains::positive>("gamma(alpha, beta)", "beta", beta);
+  }
   template <class G>
   static double draw(G& rng, double a, double b) { return std::gamma_distribution<double>(a, 1.0 / b)(rng); }
   static double mean(double a, double b) { return a / b; }

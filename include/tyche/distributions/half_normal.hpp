@@ -22,6 +22,14 @@ struct half_normal_distribution : distribution<half_normal_distribution<Sigma>> 
                          (detail::log_two - detail::half_log_two_pi));
   }
   auto arguments() const { return std::tuple{sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::half_normal(sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("half_normal(sigma)", "sigma", sigma);
+  }
   template <class G>
   static double draw(G& rng, double s) { return std::fabs(std::normal_distribution<double>(0.0, s)(rng)); }
   static double mean(double s) { return s * std::sqrt(2.0 / std::numbers::pi); }

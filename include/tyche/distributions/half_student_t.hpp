@@ -29,6 +29,18 @@ struct half_student_t_distribution : distribution<half_student_t_distribution<Nu
                          (detail::log_two - 0.5 * detail::log_pi));
   }
   auto arguments() const { return std::tuple{nu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Nu, domains::positive>::ok,
+                  "tyche::half_student_t(nu, sigma): nu must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::half_student_t(nu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("half_student_t(nu, sigma)", "nu", nu);
+    detail::check_argument<domains::positive>("half_student_t(nu, sigma)", "sigma", sigma);
+  }
   template <class G>
   static double draw(G& rng, double n, double s) {
     return s * std::fabs(std::student_t_distribution<double>(n)(rng));

@@ -22,6 +22,18 @@ struct inv_gamma_distribution : distribution<inv_gamma_distribution<Alpha, Beta>
     return detail::total(alpha * log(beta) - lgamma(alpha) - (alpha + lit<1>) * log(x) - beta / x);
   }
   auto arguments() const { return std::tuple{alpha, beta}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::inv_gamma(alpha, beta): alpha must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Beta, domains::positive>::ok,
+                  "tyche::inv_gamma(alpha, beta): beta must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("inv_gamma(alpha, beta)", "alpha", alpha);
+    detail::check_argument<domains::positive>("inv_gamma(alpha, beta)", "beta", beta);
+  }
   template <class G>
   static double draw(G& rng, double a, double b) { return b / std::gamma_distribution<double>(a, 1.0)(rng); }
   /// β / (α − 1) for α > 1 (else infinite).

@@ -12,6 +12,8 @@
 // logistic(u) (a beta or uniform(0, 1) variable) they are log_logistic(u) and log1m_logistic(u),
 // finite for every u. At θ = 0 (θ = 1) the result is exactly λ₂ (λ₁). Not defined when λ₁ and λ₂
 // are both −∞.
+// θ is checked: compilation fails when its support has no point in [0, 1]; a θ that depends on
+// no parameter (a number, data) must lie in [0, 1] or the call throws.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/core/operations.hpp>
@@ -22,7 +24,15 @@ namespace tyche {
 template <detail::operand Theta, detail::operand Lp1, detail::operand Lp2>
   requires(expression<Theta> || expression<Lp1> || expression<Lp2>)
 auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
+  using T = detail::node_t<Theta>;
+  static_assert(operand_support_t<T, domains::probability>::ok,
+                "tyche::log_mix(theta, lp1, lp2): theta must be in [0, 1], but its support (spelled "
+                "out in tyche::support_is<...> in this diagnostic) has no point in [0, 1]");
   const auto t = detail::as_node(theta);
+  if constexpr (!depends_on_params_v<T>) {
+    // θ known when the model is built (a number, data): every value must be in [0, 1].
+    detail::check_argument<domains::probability>("log_mix(theta, lp1, lp2)", "theta", t);
+  }
   return log_add_exp(log(t) + detail::as_node(lp1), log1m(t) + detail::as_node(lp2));
 }
 

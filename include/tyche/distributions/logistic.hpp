@@ -26,6 +26,14 @@ struct logistic_distribution : distribution<logistic_distribution<Mu, Sigma>> {
     return detail::total(log_logistic(z) + log1m_logistic(z) - log(sigma));
   }
   auto arguments() const { return std::tuple{mu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::logistic(mu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("logistic(mu, sigma)", "sigma", sigma);
+  }
   /// By inversion of u ~ uniform(0, 1): μ + σ log(u / (1 − u)).
   template <class G>
   static double draw(G& rng, double m, double s) {

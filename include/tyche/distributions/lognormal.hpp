@@ -23,6 +23,14 @@ struct lognormal_distribution : distribution<lognormal_distribution<Mu, Sigma>> 
                          detail::half_log_two_pi);
   }
   auto arguments() const { return std::tuple{mu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::lognormal(mu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("lognormal(mu, sigma)", "sigma", sigma);
+  }
   template <class G>
   static double draw(G& rng, double m, double s) { return std::lognormal_distribution<double>(m, s)(rng); }
   static double mean(double m, double s) { return std::exp(m + s * s / 2); }

@@ -52,6 +52,11 @@ struct mixture_distribution : distribution<mixture_distribution<Theta, D1, D2>> 
     return detail::total(log_mix(theta, pointwise_log_prob(first, x), pointwise_log_prob(second, x)));
   }
   auto arguments() const { return std::tuple_cat(std::tuple{theta}, first.arguments(), second.arguments()); }
+  /// The components' argument checks (core/support.hpp); θ is checked by log_mix.
+  void check_supports() const {
+    if constexpr (requires { first.check_supports(); }) first.check_supports();
+    if constexpr (requires { second.check_supports(); }) second.check_supports();
+  }
 
   static constexpr std::size_t arity1 = std::tuple_size_v<decltype(std::declval<D1>().arguments())>;
   /// A draw: component 1 with probability θ, else component 2.

@@ -30,6 +30,18 @@ struct neg_binomial_2_distribution : distribution<neg_binomial_2_distribution<Mu
                          phi * log1p(mu / phi) - lgamma(y + lit<1>));
   }
   auto arguments() const { return std::tuple{mu, phi}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Mu, domains::positive>::ok,
+                  "tyche::neg_binomial_2(mu, phi): mu must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Phi, domains::positive>::ok,
+                  "tyche::neg_binomial_2(mu, phi): phi must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("neg_binomial_2(mu, phi)", "mu", mu);
+    detail::check_argument<domains::positive>("neg_binomial_2(mu, phi)", "phi", phi);
+  }
   /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale μ/φ), y ~ poisson(λ).
   template <class G>
   static double draw(G& rng, double m, double f) {

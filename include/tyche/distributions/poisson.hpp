@@ -22,6 +22,14 @@ struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
     return detail::total(y * log(lambda) - lambda - lgamma(y + lit<1>));
   }
   auto arguments() const { return std::tuple{lambda}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Lambda, domains::positive>::ok,
+                  "tyche::poisson(lambda): lambda must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("poisson(lambda)", "lambda", lambda);
+  }
   template <class G>
   static double draw(G& rng, double l) {
     return static_cast<double>(std::poisson_distribution<long long>(l)(rng));

@@ -27,6 +27,18 @@ struct student_t_distribution : distribution<student_t_distribution<Nu, Mu, Sigm
                          0.5 * detail::log_pi);
   }
   auto arguments() const { return std::tuple{nu, mu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Nu, domains::positive>::ok,
+                  "tyche::student_t(nu, mu, sigma): nu must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::student_t(nu, mu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("student_t(nu, mu, sigma)", "nu", nu);
+    detail::check_argument<domains::positive>("student_t(nu, mu, sigma)", "sigma", sigma);
+  }
   template <class G>
   static double draw(G& rng, double n, double m, double s) {
     return m + s * std::student_t_distribution<double>(n)(rng);

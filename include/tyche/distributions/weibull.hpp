@@ -22,6 +22,18 @@ struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
     return detail::total(log(alpha) - log(sigma) + (alpha - lit<1>) * log_z - exp(alpha * log_z));
   }
   auto arguments() const { return std::tuple{alpha, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::weibull(alpha, sigma): alpha must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::weibull(alpha, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("weibull(alpha, sigma)", "alpha", alpha);
+    detail::check_argument<domains::positive>("weibull(alpha, sigma)", "sigma", sigma);
+  }
   template <class G>
   static double draw(G& rng, double a, double s) { return std::weibull_distribution<double>(a, s)(rng); }
   static double mean(double a, double s) { return s * std::tgamma(1 + 1 / a); }

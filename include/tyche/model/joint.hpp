@@ -45,6 +45,16 @@ struct params_of_variables<meta::list<Vs...>> {
   using type = meta::list<typename Vs::param_type...>;
 };
 
+/// The support checks of a term's distribution (its arguments against their domains): static
+/// assertions where the types decide, std::invalid_argument where constants or data do. They
+/// run here, when a model is assembled, and not when a distribution is made: a density written
+/// over bare parameters to be evaluated at chosen points (tests, compile(dist.log_prob(x), ...))
+/// is not a model and is not checked (docs/design/partial-evaluation.md, "Supports and checks").
+template <class T>
+void check_term_supports(const T& term) {
+  if constexpr (requires { term.distribution.check_supports(); }) term.distribution.check_supports();
+}
+
 /// a + b, where a literal 0 on either side is dropped.
 template <class A, class B>
 auto add_terms(const A& a, const B& b) {
@@ -112,6 +122,7 @@ auto joint(const Terms&... terms) {
   using J = joint_t<Terms...>;
   static_assert(meta::unique<meta::same, typename J::variables>::size == J::variables::size,
                 "tyche::joint(terms...): a random variable is listed twice");
+  (detail::check_term_supports(terms), ...);
   return J{{terms...}};
 }
 

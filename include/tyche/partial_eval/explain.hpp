@@ -7,10 +7,16 @@
 // data[n], matrix[r x c]. A sum shows its length: sum[n](...). Use it to see whether a model's
 // likelihood was reduced to sufficient statistics (residual_squares) or runs as a loop over the
 // data (sum[n]).
+//
+// explain(m, with_supports) also prints the support of every node but numbers (core/support.hpp,
+// with the data read) after it in braces:
+//
+//   (exp(sigma{(-inf, inf)}){(0, inf)} * data[3]{[1, 2]}){(0, inf)}
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/core/operations.hpp>
 #include <tyche/core/program.hpp>
+#include <tyche/core/support.hpp>
 
 #include <cstdio>
 #include <string>
@@ -42,7 +48,21 @@ std::string explain_literal(literal<Num, Den>) {
 }
 
 template <class N>
-std::string explain_node(const N& n) {
+std::string explain_node(const N& n, bool supports);
+
+/// n as text, followed by {its support} when supports is set (not for numbers).
+template <class N>
+std::string explain_child(const N& n, bool supports) {
+  std::string s = explain_node(n, supports);
+  constexpr node_kind k = kind_of<N>;
+  if (supports && k != node_kind::literal && k != node_kind::constant)
+    s += "{" + to_string(support(n)) + "}";
+  return s;
+}
+
+template <class N>
+std::string explain_node(const N& n, bool supports) {
+  (void)supports;  // unused for leaves
   constexpr node_kind k = kind_of<N>;
   if constexpr (k == node_kind::literal) {
     using L = std::remove_cvref_t<N>;
@@ -60,32 +80,32 @@ std::string explain_node(const N& n) {
   } else if constexpr (k == node_kind::data_matrix) {
     return "matrix[" + std::to_string(n.rows) + " x " + std::to_string(n.cols) + "]";
   } else if constexpr (k == node_kind::unary) {
-    return std::string(N::rule_type::name) + "(" + explain_node(n.a) + ")";
+    return std::string(N::rule_type::name) + "(" + explain_child(n.a, supports) + ")";
   } else if constexpr (k == node_kind::binary) {
     constexpr const char* symbol = infix_symbol<typename N::rule_type>();
     if constexpr (symbol != nullptr)
-      return "(" + explain_node(n.a) + symbol + explain_node(n.b) + ")";
+      return "(" + explain_child(n.a, supports) + symbol + explain_child(n.b, supports) + ")";
     else
-      return std::string(N::rule_type::name) + "(" + explain_node(n.a) + ", " + explain_node(n.b) + ")";
+      return std::string(N::rule_type::name) + "(" + explain_child(n.a, supports) + ", " + explain_child(n.b, supports) + ")";
   } else if constexpr (k == node_kind::sum) {
-    return "sum[" + std::to_string(n.a.size()) + "](" + explain_node(n.a) + ")";
+    return "sum[" + std::to_string(n.a.size()) + "](" + explain_child(n.a, supports) + ")";
   } else if constexpr (k == node_kind::log_sum_exp) {
-    return "log_sum_exp[" + std::to_string(n.a.size()) + "](" + explain_node(n.a) + ")";
+    return "log_sum_exp[" + std::to_string(n.a.size()) + "](" + explain_child(n.a, supports) + ")";
   } else if constexpr (k == node_kind::matvec) {
-    return "matvec(" + explain_node(n.x) + ", " + explain_node(n.v) + ")";
+    return "matvec(" + explain_child(n.x, supports) + ", " + explain_child(n.v, supports) + ")";
   } else if constexpr (k == node_kind::vector_op) {
     std::string out = std::string(N::op_type::name) + "[" + std::to_string(n.size()) + "](";
     meta::static_for<children_t<N>::size>([&](auto j) {
       if (decltype(j)::value > 0) out += ", ";
-      out += explain_node(n.template child<decltype(j)::value>());
+      out += explain_child(n.template child<decltype(j)::value>(), supports);
     });
     return out + ")";
   } else if constexpr (k == node_kind::element) {
-    return explain_node(n.v) + "[" + std::to_string(n.index + 1) + "]";
+    return explain_child(n.v, supports) + "[" + std::to_string(n.index + 1) + "]";
   } else if constexpr (k == node_kind::param_gather) {
     return std::string(N::vector_type::name.view()) + "[idx[" + std::to_string(n.size()) + "]]";
   } else if constexpr (k == node_kind::residual_squares) {
-    return "residual_squares(" + explain_node(n.s) + ", " + explain_node(n.v) + "; n=" +
+    return "residual_squares(" + explain_child(n.s, supports) + ", " + explain_child(n.v, supports) + "; n=" +
            explain_number(n.stats[2]) + ")";
   } else {
     return "?";
@@ -94,10 +114,19 @@ std::string explain_node(const N& n) {
 
 }  // namespace detail
 
+/// Tag for explain(..., with_supports): print the support of every node.
+struct explain_with_supports_t {};
+inline constexpr explain_with_supports_t with_supports{};
+
 /// The folded and rewritten expression of a compiled program, as one line.
 template <class Expr, class Layout>
 std::string explain(const program<Expr, Layout>& p) {
-  return detail::explain_node(p.view().expr);
+  return detail::explain_node(p.view().expr, false);
+}
+/// The same, with the support of every node (but numbers) in braces after it.
+template <class Expr, class Layout>
+std::string explain(const program<Expr, Layout>& p, explain_with_supports_t) {
+  return detail::explain_child(p.view().expr, true);
 }
 
 /// The folded and rewritten log density of a model (with the log-Jacobian), as one line.
@@ -105,6 +134,17 @@ template <class M>
   requires requires(const M& m) { m.program(); }
 std::string explain(const M& m) {
   return explain(m.program());
+}
+template <class M>
+  requires requires(const M& m) { m.program(); }
+std::string explain(const M& m, explain_with_supports_t) {
+  return explain(m.program(), with_supports);
+}
+
+/// An expression (not compiled: nothing folded), with the support of every node.
+template <expression E>
+std::string explain(const E& e, explain_with_supports_t) {
+  return detail::explain_child(detail::as_node(e), true);
 }
 
 }  // namespace tyche
