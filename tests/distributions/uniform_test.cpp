@@ -66,3 +66,18 @@ TEST_CASE("uniform: bounds given by another variable", "[distributions][uniform]
   CHECK(m.log_prob(theta, true) == Approx(expected).epsilon(1e-12));
   CHECK_THROWS_WITH(m.unconstrain(std::vector<double>{0.5, 2.75}), Catch::Contains("u = "));
 }
+
+TEST_CASE("uniform: b - a must be > 0", "[distributions][uniform][support]") {
+  using namespace tyche;
+  // Constants decide when the model is built; the message names the argument and its support.
+  try {
+    const auto m = model(joint(uniform<"u">(2.0, 1.0)));
+    FAIL("uniform(2, 1) was accepted");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()) == "tyche::uniform(a, b): b - a must be > 0, but its support is [-1, -1]");
+  }
+  // Bounds that move with a parameter: b − a is read as a Line, 0·mu + 2, and proven positive.
+  const auto mu = normal<"mu">(0.0, 1.0);
+  const auto m = model(joint(mu, uniform<"u">(mu - 1.0, mu + 1.0)));
+  CHECK(m.dim() == 2);
+}

@@ -98,6 +98,11 @@ TEST_CASE("partial evaluation: normal likelihoods of a linear predictor become O
       check_rewrite(sum(sigma + square(y - (alpha + matvec(X, beta))) * alpha)),
       check_rewrite(sum(square(y - (exp(alpha) + matvec(X, beta)))) / sigma),
       check_rewrite(sum(square(y - (alpha * sigma + matvec(X, beta))))),
+      // Any arrangement of the same Line (core/linear.hpp): y − Xv − s, −Xv + y + c, …
+      check_rewrite(sum(square(y - matvec(X, beta) - alpha)) + sigma),
+      check_rewrite(sum(square(-matvec(X, beta) + y + 2.5)) + alpha + sigma),
+      check_rewrite(sum(square((y - alpha) - (matvec(X, beta) + sigma)))),
+      check_rewrite(sum(square(matvec(X, beta) - (y - alpha) - lit<1>)) + sigma),
   };
   for (const auto& e : explained) {
     INFO(e);
@@ -106,6 +111,10 @@ TEST_CASE("partial evaluation: normal likelihoods of a linear predictor become O
   }
   CHECK(contains(explained[0], "residual_squares(alpha, beta[3]; n=60)"));
   CHECK(contains(explained[3], "residual_squares(0, beta[3]; n=60)"));
+  CHECK(contains(explained[12], "residual_squares(alpha, beta[3]; n=60)"));
+  CHECK(contains(explained[13], "residual_squares(-2.5, beta[3]; n=60)"));
+  CHECK(contains(explained[14], "residual_squares((alpha + sigma), beta[3]; n=60)"));
+  CHECK(contains(explained[15], "residual_squares((alpha - 1), beta[3]; n=60)"));
 }
 
 TEST_CASE("partial evaluation: scalars leave the loop, the rest stays one loop", "[partial_eval]") {

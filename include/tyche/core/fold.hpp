@@ -104,7 +104,11 @@ auto fold(const N& n, fold_storage& storage) {
   } else if constexpr (kind_of<N> == node_kind::binary) {
     auto a = fold<Reduce>(n.a, storage);
     auto b = fold<Reduce>(n.b, storage);
-    return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
+    // Folding may have made constants of subtrees: merge them into the Line (core/linear.hpp).
+    // (Part of the rewrites: compile_without_rewrites keeps the tree as built.)
+    const binary_node<typename N::rule_type, decltype(a), decltype(b)> r{{}, n.rule, a, b};
+    if constexpr (Reduce) return line_normal_form(r);
+    else return r;
   } else if constexpr (kind_of<N> == node_kind::sum) {
     auto a = fold<Reduce>(n.a, storage);
     if constexpr (Reduce) return reduce_sum(a, storage);

@@ -315,6 +315,18 @@ auto make_binary_node(const A& a, const B& b) {
   return n;
 }
 
+/// n in its Line or LogLine normal form when that is cheaper (core/linear.hpp), else n.
+template <class N>
+auto line_normal_form(const N& n);
+
+/// True when log(n) is better written as a Line of logs (core/linear.hpp), and that Line.
+template <class N>
+constexpr bool log_splits();
+template <class N>
+constexpr bool is_unary_log_of_nonnegative();
+template <class N>
+auto log_of_product(const N& n);
+
 template <class Rule, class A, class B>
 auto make_binary(const A& a, const B& b) {
   using NA = node_t<A>;
@@ -325,6 +337,10 @@ auto make_binary(const A& a, const B& b) {
     return as_node(a);
   } else if constexpr (binary_identity_v<Rule, NA, NB> == 2) {
     return as_node(b);
+  } else if constexpr (std::is_same_v<Rule, rules::add> || std::is_same_v<Rule, rules::subtract> ||
+                       std::is_same_v<Rule, rules::multiply> || std::is_same_v<Rule, rules::divide> ||
+                       std::is_same_v<Rule, rules::pow>) {
+    return line_normal_form(make_binary_node<Rule>(a, b));
   } else {
     return make_binary_node<Rule>(a, b);
   }
@@ -334,10 +350,9 @@ auto make_binary(const A& a, const B& b) {
 }  // namespace detail
 
 // clang-format off
-template <detail::operand A> requires expression<A> auto exp(const A& a) { return detail::make_unary<rules::exp>(a); }
 template <detail::operand A> requires expression<A> auto expm1(const A& a) { return detail::make_unary<rules::expm1>(a); }
-template <detail::operand A> requires expression<A> auto square(const A& a) { return detail::make_unary<rules::square>(a); }
-template <detail::operand A> requires expression<A> auto inverse(const A& a) { return detail::make_unary<rules::inverse>(a); }
+template <detail::operand A> requires expression<A> auto square(const A& a) { return detail::line_normal_form(detail::make_unary<rules::square>(a)); }
+template <detail::operand A> requires expression<A> auto inverse(const A& a) { return detail::line_normal_form(detail::make_unary<rules::inverse>(a)); }
 template <detail::operand A> requires expression<A> auto lgamma(const A& a) { return detail::make_unary<rules::lgamma>(a); }
 template <detail::operand A> requires expression<A> auto digamma(const A& a) { return detail::make_unary<rules::digamma>(a); }
 template <detail::operand A> requires expression<A> auto logistic(const A& a) { return detail::make_unary<rules::logistic>(a); }
@@ -367,7 +382,7 @@ template <detail::operand A> requires expression<A> auto sqrt(const A& a) {
   static_assert(operand_support_t<detail::node_t<A>, domains::nonnegative>::ok,
                 "tyche::sqrt(x): x must be >= 0 somewhere, but its support (the interval spelled "
                 "out in tyche::support_is<...> in this diagnostic) has no value >= 0");
-  return detail::make_unary<rules::sqrt>(a);
+  return detail::line_normal_form(detail::make_unary<rules::sqrt>(a));
 }
 
 // clang-format off
@@ -381,7 +396,9 @@ template <detail::operand A, detail::operand B> requires (expression<A> || expre
 auto operator/(const A& a, const B& b) { return detail::make_binary<rules::divide>(a, b); }
 // clang-format on
 
-/// log a. log(logistic(x)) becomes log_logistic(x) (finite for every x). log(exp(x)) is x itself (exact where the two nodes would round, and finite where
+/// log a. log of a product of powers with positive bases becomes a sum of logs when that needs
+/// no more logs than one (log(σ²) is 2·log σ, log(e^a·σ) is a + log σ; core/linear.hpp).
+/// log(logistic(x)) becomes log_logistic(x) (finite for every x). log(exp(x)) is x itself (exact where the two nodes would round, and finite where
 /// exp(x) under- or overflows): the rewrite of the partial-evaluation rules that needs no support.
 template <detail::operand A>
   requires expression<A>
@@ -390,7 +407,9 @@ auto log(const A& a) {
   static_assert(operand_support_t<N, domains::positive>::ok,
                 "tyche::log(x): x must be > 0 somewhere, but its support (the interval spelled "
                 "out in tyche::support_is<...> in this diagnostic) has no positive value");
-  if constexpr (kind_of<N> == node_kind::unary) {
+  if constexpr (detail::log_splits<N>()) {
+    return detail::log_of_product(detail::as_node(a));  // log(k·Π xᵢ^pᵢ) = log k + Σ pᵢ log xᵢ
+  } else if constexpr (kind_of<N> == node_kind::unary) {
     if constexpr (std::is_same_v<typename N::rule_type, rules::exp>) return detail::as_node(a).a;
     else if constexpr (std::is_same_v<typename N::rule_type, rules::logistic>)
       return detail::make_unary<rules::log_logistic>(detail::as_node(a).a);  // log σ(x), stable
@@ -398,6 +417,16 @@ auto log(const A& a) {
   } else {
     return detail::make_unary<rules::log>(a);
   }
+}
+
+/// eᵃ. exp(log(x)) is x where the support of x is inside [0, ∞) (core/support.hpp): there the
+/// two are equal (exp(log 0) = 0), elsewhere log(x) would be NaN, so the rewrite needs it.
+template <detail::operand A>
+  requires expression<A>
+auto exp(const A& a) {
+  using N = detail::node_t<A>;
+  if constexpr (detail::is_unary_log_of_nonnegative<N>()) return detail::as_node(a).a;
+  else return detail::make_unary<rules::exp>(a);
 }
 
 /// −a; −(−x) is x and −lit<n, d> is lit<−n, d>.
@@ -409,9 +438,9 @@ auto operator-(const A& a) {
     return literal<-detail::literal_parts<N>::num, detail::literal_parts<N>::den>{};
   } else if constexpr (kind_of<N> == node_kind::unary) {
     if constexpr (std::is_same_v<typename N::rule_type, rules::negate>) return detail::as_node(a).a;
-    else return detail::make_unary<rules::negate>(a);
+    else return detail::line_normal_form(detail::make_unary<rules::negate>(a));
   } else {
-    return detail::make_unary<rules::negate>(a);
+    return detail::line_normal_form(detail::make_unary<rules::negate>(a));
   }
 }
 
@@ -564,3 +593,5 @@ auto operator*(const data_matrix& x, const V& v) {
 }
 
 }  // namespace tyche
+
+#include <tyche/core/linear.hpp>  // the Line and LogLine normal forms (line_normal_form)

@@ -1,8 +1,9 @@
 // tyche/distributions/uniform.hpp — uniform(a, b).
 //   log p(x | a, b) = −log(b − a),   a < x < b.
 // The support depends on the arguments: a named variable is sampled as logit((x − a)/(b − a)).
-// Observed values are not checked against (a, b) (the bounds are expressions), and the density
-// is not −∞ outside them.
+// b − a must be > 0 (checked from the types, else when the model is built). Observed values are
+// not checked against (a, b) (the bounds are expressions), and the density is not −∞ outside
+// them.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/distributions/detail/family.hpp>
@@ -27,6 +28,15 @@ struct uniform_distribution : distribution<uniform_distribution<A, B>> {
     return detail::total(lit<0> * x - log(b - a));
   }
   auto arguments() const { return std::tuple{a, b}; }
+  /// b − a > 0. Read as a Line, b − a often proves it where a and b alone do not:
+  /// uniform(mu − 1, mu + 1) has b − a = 0·mu + 2, support [2, 2].
+  void check_supports() const {
+    using Width = decltype(b - a);
+    static_assert(argument_support_t<Width, domains::positive>::ok,
+                  "tyche::uniform(a, b): b - a must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("uniform(a, b)", "b - a", b - a);
+  }
   template <class G>
   static double draw(G& rng, double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
   static double mean(double a, double b) { return (a + b) / 2; }

@@ -3,7 +3,8 @@
 // docs/design/partial-evaluation.md):
 //
 //   Σ(A ± s) → ΣA ± n·s           Σ(−A) → −ΣA
-//   Σ(y − (s + Xv))², Σ((s + Xv) − y)² → residual_squares: O(k²) from sufficient statistics
+//   Σ(y − (s + Xv))², Σ((s + Xv) − y)², and any Line with the same terms (Σ(y − Xv − s)²,
+//   Σ(−Xv + y + c)², …) → residual_squares: O(k²) from sufficient statistics
 //   Σ(s·A), Σ(A·s) → s·ΣA,  Σ(A / s) → (ΣA) / s,  Σ((A·s)²) → s²·Σ(A²),  Σ((A / s)²) → Σ(A²) / s²
 //     — these four only when the inner sum is itself reduced (see pull_out)
 //
@@ -13,6 +14,7 @@
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/core/leaves.hpp>
+#include <tyche/core/linear.hpp>
 #include <tyche/core/operations.hpp>
 
 #include <cstddef>
@@ -21,17 +23,6 @@
 namespace tyche::detail {
 
 struct fold_storage;
-
-template <class N, class Rule>
-inline constexpr bool is_binary_rule_v = [] {
-  if constexpr (kind_of<N> == node_kind::binary) return std::is_same_v<typename N::rule_type, Rule>;
-  else return false;
-}();
-template <class N, class Rule>
-inline constexpr bool is_unary_rule_v = [] {
-  if constexpr (kind_of<N> == node_kind::unary) return std::is_same_v<typename N::rule_type, Rule>;
-  else return false;
-}();
 
 /// Which operand of a binary node N with rule Rule is a scalar: 0 (left), 1 (right), or −1 (N
 /// is not such a node, or both operands are vectors, or both are scalars).
@@ -103,15 +94,6 @@ inline constexpr bool is_squared_residual_v = [] {
   }
 }();
 
-template <class Rule, class A, class B>
-auto node2(const A& a, const B& b) {
-  return binary_node<Rule, A, B>{{}, {}, a, b};
-}
-template <class Rule, class A>
-auto node1(const A& a) {
-  return unary_node<Rule, A>{{}, {}, a};
-}
-
 /// The sufficient statistics of Σᵢ (yᵢ − s − xᵢᵀv)² (layout in residual_squares_node).
 template <class Storage, class Y>
 const double* residual_statistics(const Y& y, const data_matrix& x, Storage& storage) {
@@ -147,6 +129,54 @@ const double* residual_statistics(const Y& y, const data_matrix& x, Storage& sto
   return st;
 }
 
+/// (c·y + S − c·Xv)² read as a Line (core/linear.hpp), in any arrangement: one data vector y
+/// and one matvec Xv with opposite unit coefficients, every other term a scalar. It is
+/// (y − s − Xv)² with s = −c·S.
+template <class F>
+struct residual_line {
+  static constexpr bool value = false;
+};
+template <class Off, class... Ts>
+struct residual_line<lin::form<Off, Ts...>> {
+  static constexpr std::size_t n = sizeof...(Ts);
+  static constexpr bool is_data[] = {(kind_of<typename Ts::node_type> == node_kind::data_vector)..., false};
+  static constexpr bool is_mv[] = {(kind_of<typename Ts::node_type> == node_kind::matvec)..., false};
+  static constexpr bool is_vec[] = {is_vector_v<typename Ts::node_type>..., false};
+  static constexpr int sign[] = {(is_literal_equal_v<typename Ts::coef_type, 1>    ? 1
+                                  : is_literal_equal_v<typename Ts::coef_type, -1> ? -1
+                                                                                   : 0)...,
+                                 0};
+  static constexpr std::size_t find(const bool* which) {
+    std::size_t i = 0;
+    while (i < n && !which[i]) ++i;
+    return i;
+  }
+  static constexpr std::size_t y = find(is_data), mv = find(is_mv);
+  static constexpr bool value = [] {
+    int vectors = 0;
+    for (std::size_t i = 0; i < n; ++i) vectors += is_vec[i] ? 1 : 0;
+    return vectors == 2 && y < n && mv < n && sign[y] != 0 && sign[y] == -sign[mv];
+  }();
+};
+
+/// The form f without its vector terms (the scalar part S of a Line).
+template <class F>
+auto scalar_part(const F& f) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    auto keep = [&](const auto& t) {
+      if constexpr (is_vector_v<typename std::remove_cvref_t<decltype(t)>::node_type>) return std::tuple<>{};
+      else return std::tuple{t};
+    };
+    return lin::make_form(f.off, std::tuple_cat(keep(std::get<I>(f.ts))...));
+  }(std::make_index_sequence<F::size>{});
+}
+
+template <class X>
+inline constexpr bool is_residual_line_v = [] {
+  if constexpr (is_vector_v<X> && lin::is_line_op_v<X>) return residual_line<lin::merged_form_t<X>>::value;
+  else return false;
+}();
+
 template <class N>
 inline constexpr bool is_sum_node_v = kind_of<N> == node_kind::sum;
 
@@ -173,34 +203,34 @@ auto reduce_sum(const A& a, Storage& storage) {
     using R = meta::at<1, children_t<A>>;
     if constexpr (is_vector_v<L> && !is_vector_v<R>) {  // Σ(A ± s) = ΣA ± n·s
       const constant n{static_cast<double>(a.size())};
-      return node2<Rule>(reduce_sum(a.a, storage), node2<rules::multiply>(n, a.b));
+      return raw2<Rule>(reduce_sum(a.a, storage), raw2<rules::multiply>(n, a.b));
     } else if constexpr (!is_vector_v<L> && is_vector_v<R>) {  // Σ(s ± A) = n·s ± ΣA
       const constant n{static_cast<double>(a.size())};
-      return node2<Rule>(node2<rules::multiply>(n, a.a), reduce_sum(a.b, storage));
+      return raw2<Rule>(raw2<rules::multiply>(n, a.a), reduce_sum(a.b, storage));
     } else {
       return sum_node<A>{{}, a};
     }
   } else if constexpr (scalar_operand_v<A, rules::multiply> == 0) {
-    return pull_out(a, a.b, storage, [&](const auto& r) { return node2<rules::multiply>(a.a, r); });
+    return pull_out(a, a.b, storage, [&](const auto& r) { return raw2<rules::multiply>(a.a, r); });
   } else if constexpr (scalar_operand_v<A, rules::multiply> == 1) {
-    return pull_out(a, a.a, storage, [&](const auto& r) { return node2<rules::multiply>(a.b, r); });
+    return pull_out(a, a.a, storage, [&](const auto& r) { return raw2<rules::multiply>(a.b, r); });
   } else if constexpr (scalar_operand_v<A, rules::divide> == 1) {
-    return pull_out(a, a.a, storage, [&](const auto& r) { return node2<rules::divide>(r, a.b); });
+    return pull_out(a, a.a, storage, [&](const auto& r) { return raw2<rules::divide>(r, a.b); });
   } else if constexpr (is_unary_rule_v<A, rules::negate>) {
-    return node1<rules::negate>(reduce_sum(a.a, storage));  // −Σ stays fused
+    return raw1<rules::negate>(reduce_sum(a.a, storage));  // −Σ stays fused
   } else if constexpr (is_unary_rule_v<A, rules::square>) {
     using X = typename operand_of_unary<A, rules::square>::type;
     if constexpr (scalar_operand_v<X, rules::multiply> == 0) {
-      return pull_out(a, node1<rules::square>(a.a.b), storage, [&](const auto& r) {
-        return node2<rules::multiply>(node1<rules::square>(a.a.a), r);
+      return pull_out(a, raw1<rules::square>(a.a.b), storage, [&](const auto& r) {
+        return raw2<rules::multiply>(raw1<rules::square>(a.a.a), r);
       });
     } else if constexpr (scalar_operand_v<X, rules::multiply> == 1) {
-      return pull_out(a, node1<rules::square>(a.a.a), storage, [&](const auto& r) {
-        return node2<rules::multiply>(node1<rules::square>(a.a.b), r);
+      return pull_out(a, raw1<rules::square>(a.a.a), storage, [&](const auto& r) {
+        return raw2<rules::multiply>(raw1<rules::square>(a.a.b), r);
       });
     } else if constexpr (scalar_operand_v<X, rules::divide> == 1) {
-      return pull_out(a, node1<rules::square>(a.a.a), storage, [&](const auto& r) {
-        return node2<rules::divide>(r, node1<rules::square>(a.a.b));
+      return pull_out(a, raw1<rules::square>(a.a.a), storage, [&](const auto& r) {
+        return raw2<rules::divide>(r, raw1<rules::square>(a.a.b));
       });
     } else if constexpr (is_squared_residual_v<A>) {
       const auto& d = a.a;
@@ -212,6 +242,20 @@ auto reduce_sum(const A& a, Storage& storage) {
       }();
       const auto& mv = predictor_matvec(predictor);
       auto s = predictor_intercept(predictor);
+      using V = std::remove_cvref_t<decltype(mv.v)>;
+      residual_squares_node<decltype(s), V> r{{}, s, mv.v, nullptr, mv.x.cols};
+      r.stats = residual_statistics(y, mv.x, storage);
+      return r;
+    } else if constexpr (is_residual_line_v<X>) {
+      const auto f = lin::merge(lin::decompose(a.a));
+      using RL = residual_line<std::remove_cvref_t<decltype(f)>>;
+      const auto& y = std::get<RL::y>(f.ts).x;
+      const auto& mv = std::get<RL::mv>(f.ts).x;
+      const auto scalars = lin::emit(scalar_part(f));  // S
+      auto s = [&] {                                   // s = −c·S
+        if constexpr (RL::sign[RL::y] == 1) return -scalars;
+        else return scalars;
+      }();
       using V = std::remove_cvref_t<decltype(mv.v)>;
       residual_squares_node<decltype(s), V> r{{}, s, mv.v, nullptr, mv.x.cols};
       r.stats = residual_statistics(y, mv.x, storage);
