@@ -641,9 +641,37 @@ data_matrix matrix(const X& x) {
 }  // namespace tyche
 // ----- end tyche/core/leaves.hpp -----
 // ----- begin tyche/core/operations.hpp -----
-// tyche/core/operations.hpp — operation nodes (unary and binary, elementwise with scalar
-// broadcasting), reductions (sum, dot, log_sum_exp) and matrix × vector, with the functions
-// and operators that build them.
+// tyche/core/operations.hpp — the functions and operators that build expressions (exp, log, +, −,
+// ×, ÷, pow, sum, dot, log_sum_exp, at, matvec, …), with the rewrites applied as nodes are
+// built: identities, literal folding, and the Line and LogLine normal forms (core/linear.hpp).
+// The node types themselves are in core/nodes.hpp.
+// ----- begin tyche/core/linear.hpp -----
+// tyche/core/linear.hpp — the Line and LogLine normal forms of partial evaluation (Rainier,
+// seed 002, "Line" and "LogLine"), applied as nodes are built:
+//
+//   Line     a + Σᵢ bᵢ·xᵢ   for constants a, bᵢ (literals or run-time constants) and nodes xᵢ,
+//            read from any tree of +, −, unary −, × and ÷ by a constant;
+//   LogLine  k · Πᵢ xᵢ^pᵢ   for a constant k, literal exponents pᵢ and nodes xᵢ, read from any
+//            tree of ×, ÷, square, sqrt, inverse and pow(x, literal).
+//
+// When an operation combines two Lines (two LogLines), the terms over the same node merge
+// their coefficients (exponents), the constants fold into one, and the result is emitted
+// again as a tree whenever that tree is cheaper than the one written, or as cheap and with
+// fewer terms: x + x is 2·x, (x + 1) + (y + 2) is (x + y) + 3, 2·(3·x) is 6·x, x·x is
+// square(x), sqrt(x)·sqrt(x) is x for x ≥ 0. A tree that would not get cheaper is left as the
+// user wrote it (2·(x + y) stays: distributing would add a multiply). "Same node" means the same
+// type with no run-time payload below it (shareable_v): such a type is one value.
+//
+// Terms are emitted scalars first (computed once per evaluation, outside any loop), then the
+// constant, then vector terms, so a vector Line costs one elementwise operation per vector term.
+//
+// The rewrites here need no data. Those that need a support (log of a LogLine, exp(log x)) are
+// in operations.hpp, next to the functions they rewrite. See docs/design/partial-evaluation.md.
+// ----- begin tyche/core/nodes.hpp -----
+// tyche/core/nodes.hpp — the operation nodes (unary and binary, elementwise with scalar
+// broadcasting; sum, log_sum_exp, matvec, residual_squares, vector_op, element) and the plain
+// builders that make them as written. The functions and operators users call, with the
+// rewrites applied as nodes are built, are in core/operations.hpp.
 // ----- begin tyche/autodiff/arithmetic.hpp -----
 // tyche/autodiff/arithmetic.hpp — value and derivative rules for arithmetic: negation, the
 // four operations, square, inverse, sqrt, abs and powers.
@@ -2728,6 +2756,715 @@ auto make_binary_node(const A& a, const B& b) {
   return n;
 }
 
+}  // namespace detail
+
+}  // namespace tyche
+// ----- end tyche/core/nodes.hpp -----
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+
+namespace tyche::detail {
+
+template <class Rule, class A, class B>
+auto raw2(const A& a, const B& b) {
+  return binary_node<Rule, A, B>{{}, {}, a, b};
+}
+template <class Rule, class A>
+auto raw1(const A& a) {
+  return unary_node<Rule, A>{{}, {}, a};
+}
+
+template <class N, class Rule>
+inline constexpr bool is_binary_rule_v = [] {
+  if constexpr (kind_of<N> == node_kind::binary) return std::is_same_v<typename N::rule_type, Rule>;
+  else return false;
+}();
+template <class N, class Rule>
+inline constexpr bool is_unary_rule_v = [] {
+  if constexpr (kind_of<N> == node_kind::unary) return std::is_same_v<typename N::rule_type, Rule>;
+  else return false;
+}();
+
+namespace lin {
+
+// ---- coefficients: literals (exact) and run-time constants -----------------------------------
+
+template <class N>
+inline constexpr bool is_coef_v = kind_of<N> == node_kind::literal || kind_of<N> == node_kind::constant;
+
+template <class C>
+constexpr double coef_value(const C& c) {
+  if constexpr (kind_of<C> == node_kind::literal) return C::value;
+  else return c.value;
+}
+
+/// −1, 0, +1 for a literal; 2 for a run-time constant (sign unknown in the type).
+template <class C>
+inline constexpr int coef_sign_v = [] {
+  if constexpr (literal_parts<C>::is_literal)
+    return literal_parts<C>::num < 0 ? -1 : (literal_parts<C>::num == 0 ? 0 : 1);
+  else
+    return 2;
+}();
+
+template <class A, class B>
+auto coef_add(const A& a, const B& b) {
+  if constexpr (literal_parts<A>::is_literal && literal_parts<B>::is_literal)
+    return fold_literal_pair<rules::add, A, B>();
+  else if constexpr (is_literal_equal_v<A, 0>) return b;
+  else if constexpr (is_literal_equal_v<B, 0>) return a;
+  else return constant{coef_value(a) + coef_value(b)};
+}
+template <class A, class B>
+auto coef_mul(const A& a, const B& b) {
+  if constexpr (literal_parts<A>::is_literal && literal_parts<B>::is_literal)
+    return fold_literal_pair<rules::multiply, A, B>();
+  else if constexpr (is_literal_equal_v<A, 1>) return b;
+  else if constexpr (is_literal_equal_v<B, 1>) return a;
+  else return constant{coef_value(a) * coef_value(b)};
+}
+template <class L>
+constexpr auto literal_reciprocal() {
+  return reduced_literal<literal_parts<L>::den, literal_parts<L>::num>();
+}
+
+/// The cost of one operation on node X: elementwise operations on vectors weigh as many scalar
+/// ones (a vector of unknown length is taken to be long).
+template <class X>
+inline constexpr int weight_v = is_vector_v<X> ? 64 : 1;
+
+// ---- Line: a + Σ bᵢ·xᵢ --------------------------------------------------------------------------
+
+template <class C, class X>
+struct term {
+  using coef_type = C;
+  using node_type = X;
+  C c;
+  X x;
+};
+template <class C, class X>
+term(C, X) -> term<C, X>;
+
+template <class Off, class... Ts>
+struct form {
+  using offset_type = Off;
+  static constexpr std::size_t size = sizeof...(Ts);
+  Off off;
+  std::tuple<Ts...> ts;
+};
+
+template <class Off, class... Ts>
+auto make_form(const Off& off, const std::tuple<Ts...>& ts) {
+  return form<Off, Ts...>{off, ts};
+}
+
+/// N is an operation a Line is read through (+, −, unary −, × or ÷ by a constant).
+template <class N>
+inline constexpr bool is_line_op_v = [] {
+  if constexpr (is_binary_rule_v<N, rules::add> || is_binary_rule_v<N, rules::subtract> ||
+                is_unary_rule_v<N, rules::negate>) {
+    return true;
+  } else if constexpr (is_binary_rule_v<N, rules::multiply>) {
+    return is_coef_v<meta::at<0, children_t<N>>> || is_coef_v<meta::at<1, children_t<N>>>;
+  } else if constexpr (is_binary_rule_v<N, rules::divide>) {
+    using B = meta::at<1, children_t<N>>;
+    return literal_parts<B>::is_literal && !is_literal_equal_v<B, 0>;
+  } else {
+    return false;
+  }
+}();
+
+template <class F, class C>
+auto scale(const F& f, const C& c) {
+  return std::apply(
+      [&](const auto&... t) {
+        // A missing constant stays missing (a scaled lit<0> would become a run-time 0).
+        auto off = [&] {
+          if constexpr (is_literal_equal_v<decltype(f.off), 0>) return lit<0>;
+          else return coef_mul(f.off, c);
+        }();
+        return make_form(off, std::tuple{term{coef_mul(t.c, c), t.x}...});
+      },
+      f.ts);
+}
+template <class F, class G>
+auto concat(const F& f, const G& g) {
+  return make_form(coef_add(f.off, g.off), std::tuple_cat(f.ts, g.ts));
+}
+
+/// n read as a Line, term by term, without merging.
+template <class N>
+auto decompose(const N& n) {
+  if constexpr (is_coef_v<N>) {
+    return make_form(n, std::tuple<>{});
+  } else if constexpr (is_binary_rule_v<N, rules::add>) {
+    return concat(decompose(n.a), decompose(n.b));
+  } else if constexpr (is_binary_rule_v<N, rules::subtract>) {
+    return concat(decompose(n.a), scale(decompose(n.b), lit<-1>));
+  } else if constexpr (is_unary_rule_v<N, rules::negate>) {
+    return scale(decompose(n.a), lit<-1>);
+  } else if constexpr (is_line_op_v<N> && is_binary_rule_v<N, rules::multiply>) {
+    if constexpr (is_coef_v<decltype(n.a)>) return scale(decompose(n.b), n.a);
+    else return scale(decompose(n.a), n.b);
+  } else if constexpr (is_line_op_v<N> && is_binary_rule_v<N, rules::divide>) {
+    return scale(decompose(n.a), literal_reciprocal<decltype(n.b)>());
+  } else {
+    return make_form(lit<0>, std::tuple{term{lit<1>, n}});
+  }
+}
+
+/// The cost of the tree as written: the Line operations in it.
+template <class N>
+constexpr int tree_cost() {
+  if constexpr (!is_line_op_v<N>) {
+    return 0;
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    return weight_v<N> + tree_cost<meta::at<0, children_t<N>>>();
+  } else {
+    using A = meta::at<0, children_t<N>>;
+    using B = meta::at<1, children_t<N>>;
+    return weight_v<N> + tree_cost<A>() + tree_cost<B>();
+  }
+}
+
+/// Index of the first of Ts whose node_type is X (sizeof...(Ts) when none).
+template <class X, class... Ts>
+constexpr std::size_t find_node_index() {
+  constexpr bool hit[] = {std::is_same_v<typename Ts::node_type, X>..., true};
+  std::size_t i = 0;
+  while (!hit[i]) ++i;
+  return i;
+}
+
+/// Index of the term over node X in Ts (sizeof...(Ts) when there is none, or when X carries a
+/// payload: two such nodes of one type may hold different values).
+template <class X, class... Ts>
+constexpr std::size_t find_node() {
+  if constexpr (!shareable_v<X>) {
+    return sizeof...(Ts);
+  } else {
+    return find_node_index<X, Ts...>();
+  }
+}
+
+template <std::size_t I, class Tuple, class T>
+auto replace_at(const Tuple& ts, const T& t) {
+  return [&]<std::size_t... J>(std::index_sequence<J...>) {
+    auto pick = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+      if constexpr (K == I) return t; else return std::get<K>(ts);
+    };
+    return std::tuple{pick(std::integral_constant<std::size_t, J>{})...};
+  }(std::make_index_sequence<std::tuple_size_v<Tuple>>{});
+}
+
+template <class Off, class... Ts, class C, class X>
+auto add_term(const form<Off, Ts...>& acc, const term<C, X>& t) {
+  constexpr std::size_t i = find_node<X, Ts...>();
+  if constexpr (i == sizeof...(Ts)) {
+    return make_form(acc.off, std::tuple_cat(acc.ts, std::tuple{t}));
+  } else {
+    const auto& old = std::get<i>(acc.ts);
+    return make_form(acc.off, replace_at<i>(acc.ts, term{coef_add(old.c, t.c), t.x}));
+  }
+}
+
+template <std::size_t I, class Acc, class F>
+auto merge_from(const Acc& acc, const F& f) {
+  if constexpr (I == F::size) return acc;
+  else return merge_from<I + 1>(add_term(acc, std::get<I>(f.ts)), f);
+}
+/// f with the terms over the same node merged (first appearance keeps its place).
+template <class F>
+auto merge(const F& f) {
+  return merge_from<0>(make_form(f.off, std::tuple<>{}), f);
+}
+
+/// The order in which a merged form's items are emitted: scalar terms, the constant, vector
+/// terms; a term with a coefficient that is not a negative literal goes first in its group when
+/// the group comes first (so no negation is needed). Index F::size stands for the constant.
+template <std::size_t N>
+struct order_t {
+  std::array<std::size_t, N + 1> item{};
+  std::size_t count = 0;
+};
+
+/// The order in which a merged form's items are emitted: scalar terms, the constant, vector
+/// terms; a term with a coefficient that is not a negative literal goes first in its group when
+/// the group comes first (so no negation is needed). Index N stands for the constant.
+template <std::size_t N>
+constexpr order_t<N> plan_order(const std::array<bool, N + 1>& vec, const std::array<int, N + 1>& sign,
+                                bool has_offset) {
+  order_t<N> o;
+  for (int vectors = 0; vectors < 2; ++vectors) {
+    const std::size_t first = o.count;
+    for (std::size_t i = 0; i < N; ++i)
+      if (vec[i] == (vectors == 1)) o.item[o.count++] = i;
+    if (first == 0 && o.count > 0 && sign[o.item[0]] < 0) {  // lead with a non-negative term
+      for (std::size_t j = 1; j < o.count; ++j) {
+        if (sign[o.item[j]] >= 0) {
+          const std::size_t lead = o.item[j];
+          for (std::size_t k = j; k > 0; --k) o.item[k] = o.item[k - 1];
+          o.item[0] = lead;
+          break;
+        }
+      }
+    }
+    if (vectors == 0 && has_offset) o.item[o.count++] = N;
+  }
+  return o;
+}
+
+/// The cost of the emitted tree (same units as tree_cost).
+template <std::size_t N>
+constexpr int plan_cost(const order_t<N>& o, const std::array<int, N + 1>& sign,
+                        const std::array<int, N + 1>& weight, const std::array<bool, N + 1>& unit) {
+  int c = 0;
+  for (std::size_t j = 0; j < o.count; ++j) {
+    const std::size_t i = o.item[j];
+    if (i == N) c += j == 0 ? 0 : 1;
+    else if (j == 0) c += unit[i] && sign[i] > 0 ? 0 : weight[i];
+    else c += unit[i] ? weight[i] : 2 * weight[i];
+  }
+  return c;
+}
+
+template <class F>
+struct plan;
+template <class Off, class... Ts>
+struct plan<form<Off, Ts...>> {
+  static constexpr std::size_t n = sizeof...(Ts);
+  static constexpr std::array<int, n + 1> sign{coef_sign_v<typename Ts::coef_type>..., 0};
+  static constexpr order_t<n> order = plan_order<n>(
+      std::array<bool, n + 1>{is_vector_v<typename Ts::node_type>..., false}, sign,
+      !is_literal_equal_v<Off, 0>);
+  static constexpr int cost = plan_cost<n>(
+      order, sign, std::array<int, n + 1>{weight_v<typename Ts::node_type>..., 0},
+      std::array<bool, n + 1>{(is_literal_equal_v<typename Ts::coef_type, 1> ||
+                               is_literal_equal_v<typename Ts::coef_type, -1>)...,
+                              false});
+};
+
+/// acc followed by one more item of the Line (acc is none for the first).
+struct none {};
+
+template <class Acc, class C, class X>
+auto append(const Acc& acc, const term<C, X>& t) {
+  if constexpr (std::is_same_v<Acc, none>) {
+    if constexpr (is_literal_equal_v<C, 1>) return t.x;
+    else if constexpr (is_literal_equal_v<C, -1>) return raw1<rules::negate>(t.x);
+    else return raw2<rules::multiply>(t.c, t.x);
+  } else if constexpr (is_literal_equal_v<C, 1>) {
+    return raw2<rules::add>(acc, t.x);
+  } else if constexpr (is_literal_equal_v<C, -1>) {
+    return raw2<rules::subtract>(acc, t.x);
+  } else if constexpr (coef_sign_v<C> == -1) {
+    return raw2<rules::subtract>(acc, raw2<rules::multiply>(coef_mul(t.c, lit<-1>), t.x));
+  } else {
+    return raw2<rules::add>(acc, raw2<rules::multiply>(t.c, t.x));
+  }
+}
+template <class Acc, class Off>
+auto append_offset(const Acc& acc, const Off& off) {
+  if constexpr (std::is_same_v<Acc, none>) return off;
+  else if constexpr (coef_sign_v<Off> == -1) return raw2<rules::subtract>(acc, coef_mul(off, lit<-1>));
+  else return raw2<rules::add>(acc, off);
+}
+
+template <std::size_t J, class Acc, class F>
+auto emit_from(const Acc& acc, const F& f) {
+  using P = plan<F>;
+  if constexpr (J == P::order.count) {
+    if constexpr (std::is_same_v<Acc, none>) return lit<0>;
+    else return acc;
+  } else {
+    constexpr std::size_t i = P::order.item[J];
+    if constexpr (i == F::size) return emit_from<J + 1>(append_offset(acc, f.off), f);
+    else return emit_from<J + 1>(append(acc, std::get<i>(f.ts)), f);
+  }
+}
+/// A merged form as a tree.
+template <class F>
+auto emit(const F& f) {
+  return emit_from<0>(none{}, f);
+}
+
+template <class N>
+using raw_form_t = decltype(decompose(std::declval<const N&>()));
+template <class N>
+using merged_form_t = decltype(merge(std::declval<const raw_form_t<N>&>()));
+
+/// True when N, read as a Line, is emitted cheaper (or as cheap, with fewer terms).
+template <class N>
+inline constexpr bool line_rewrites_v = [] {
+  if constexpr (!is_line_op_v<N>) {
+    return false;
+  } else {
+    using P = plan<merged_form_t<N>>;
+    constexpr int before = tree_cost<N>();
+    return P::cost < before || (P::cost <= before && merged_form_t<N>::size < raw_form_t<N>::size);
+  }
+}();
+
+// ---- LogLine: k · Π xᵢ^pᵢ (scalar products) ---------------------------------------------------
+
+template <class P, class X>
+struct factor {
+  using power_type = P;
+  using node_type = X;
+  X x;
+};
+
+template <class K, class... Fs>
+struct pform {
+  using coef_type = K;
+  static constexpr std::size_t size = sizeof...(Fs);
+  K k;
+  std::tuple<Fs...> fs;
+};
+template <class K, class... Fs>
+auto make_pform(const K& k, const std::tuple<Fs...>& fs) {
+  return pform<K, Fs...>{k, fs};
+}
+
+template <class N>
+inline constexpr bool is_literal_power_v = [] {
+  if constexpr (kind_of<N> == node_kind::binary) {
+    return std::is_same_v<typename N::rule_type, rules::pow> &&
+           literal_parts<meta::at<1, children_t<N>>>::is_literal;
+  } else {
+    return false;
+  }
+}();
+
+/// N is a scalar operation a LogLine is read through (×, ÷, square, sqrt, inverse, pow by a
+/// literal). A constant times a node is also a Line term: the Line form is tried first.
+template <class N>
+inline constexpr bool is_product_op_v = [] {
+  if constexpr (is_vector_v<N>) return false;
+  else
+    return is_binary_rule_v<N, rules::multiply> || is_binary_rule_v<N, rules::divide> ||
+           is_unary_rule_v<N, rules::square> || is_unary_rule_v<N, rules::sqrt> ||
+           is_unary_rule_v<N, rules::inverse> || is_literal_power_v<N>;
+}();
+
+/// The exponent the operation N raises its operand to (square 2, sqrt 1/2, …).
+template <class N>
+constexpr auto power_of_op() {
+  if constexpr (is_unary_rule_v<N, rules::square>) return lit<2>;
+  else if constexpr (is_unary_rule_v<N, rules::sqrt>) return lit<1, 2>;
+  else if constexpr (is_unary_rule_v<N, rules::inverse>) return lit<-1>;
+  else return meta::at<1, children_t<N>>{};
+}
+
+/// k^p for a coefficient k and a literal p.
+template <class K, class P>
+auto coef_pow(const K& k, P) {
+  if constexpr (is_literal_equal_v<K, 1>) {
+    return lit<1>;
+  } else if constexpr (literal_parts<K>::is_literal && literal_parts<P>::den == 1 &&
+                       literal_parts<P>::num >= 0 && literal_parts<P>::num <= 4) {
+    if constexpr (literal_parts<P>::num == 0) return lit<1>;
+    else return coef_mul(k, coef_pow(k, reduced_literal<literal_parts<P>::num - 1, 1>()));
+  } else if constexpr (literal_parts<K>::is_literal && !is_literal_equal_v<K, 0> &&
+                       literal_parts<P>::den == 1 && literal_parts<P>::num < 0 &&
+                       literal_parts<P>::num >= -4) {
+    return coef_pow(literal_reciprocal<K>(), reduced_literal<-literal_parts<P>::num, 1>());
+  } else {
+    return constant{std::pow(coef_value(k), P::value)};
+  }
+}
+
+template <class F, class P>
+auto raise(const F& f, P p) {
+  return std::apply(
+      [&](const auto&... g) {
+        return make_pform(coef_pow(f.k, p),
+                          std::tuple{factor<decltype(coef_mul(typename std::remove_cvref_t<decltype(g)>::power_type{}, p)),
+                                            typename std::remove_cvref_t<decltype(g)>::node_type>{g.x}...});
+      },
+      f.fs);
+}
+template <class F, class G>
+auto pconcat(const F& f, const G& g) {
+  return make_pform(coef_mul(f.k, g.k), std::tuple_cat(f.fs, g.fs));
+}
+
+/// n read as a LogLine, factor by factor, without merging.
+template <class N>
+auto pdecompose(const N& n) {
+  if constexpr (is_coef_v<N>) {
+    return make_pform(n, std::tuple<>{});
+  } else if constexpr (!is_product_op_v<N>) {
+    return make_pform(lit<1>, std::tuple{factor<literal<1>, N>{n}});
+  } else if constexpr (is_binary_rule_v<N, rules::multiply>) {
+    return pconcat(pdecompose(n.a), pdecompose(n.b));
+  } else if constexpr (is_binary_rule_v<N, rules::divide>) {
+    return pconcat(pdecompose(n.a), raise(pdecompose(n.b), lit<-1>));
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    return raise(pdecompose(n.a), power_of_op<N>());
+  } else {
+    return raise(pdecompose(n.a), power_of_op<N>());
+  }
+}
+
+/// The scalar cost of raising to the literal power P: 0 for 1; one operation for 2, 1/2, −1
+/// (square, sqrt, inverse); four for any other (pow is exp(p·log x)).
+template <class P>
+inline constexpr int power_cost_v =
+    (is_literal_equal_v<P, 1> || is_literal_equal_v<P, 0>) ? 0
+    : (is_literal_equal_v<P, 2> || is_literal_equal_v<P, 1, 2> || is_literal_equal_v<P, -1>) ? 1
+                                                                                           : 4;
+
+template <class N>
+constexpr int ptree_cost() {
+  if constexpr (!is_product_op_v<N>) {
+    return 0;
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    return 1 + ptree_cost<meta::at<0, children_t<N>>>();
+  } else if constexpr (is_literal_power_v<N>) {
+    return power_cost_v<decltype(power_of_op<N>())> + ptree_cost<meta::at<0, children_t<N>>>();
+  } else {
+    return 1 + ptree_cost<meta::at<0, children_t<N>>>() + ptree_cost<meta::at<1, children_t<N>>>();
+  }
+}
+
+/// True when the tree N reads through only integer powers (no sqrt, no fractional pow): then
+/// (xᵃ)ᵇ = xᵃᵇ and (xy)ᵇ = xᵇyᵇ hold for every real x, y.
+template <class N>
+constexpr bool integer_powers() {
+  if constexpr (!is_product_op_v<N>) {
+    return true;
+  } else if constexpr (is_unary_rule_v<N, rules::sqrt>) {
+    return false;
+  } else if constexpr (is_literal_power_v<N>) {
+    return literal_parts<decltype(power_of_op<N>())>::den == 1 &&
+           integer_powers<meta::at<0, children_t<N>>>();
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    return integer_powers<meta::at<0, children_t<N>>>();
+  } else {
+    return integer_powers<meta::at<0, children_t<N>>>() && integer_powers<meta::at<1, children_t<N>>>();
+  }
+}
+
+template <class X>
+inline constexpr bool positive_support_v =
+    support_of<X>.lo > 0 || (support_of<X>.lo == 0 && !support_of<X>.lo_closed);
+template <class X>
+inline constexpr bool nonnegative_support_v = support_of<X>.lo >= 0;
+
+template <class K, class... Fs, class P, class X>
+auto add_factor(const pform<K, Fs...>& acc, const factor<P, X>& f) {
+  constexpr std::size_t i = find_node<X, Fs...>();
+  if constexpr (i == sizeof...(Fs)) {
+    return make_pform(acc.k, std::tuple_cat(acc.fs, std::tuple{f}));
+  } else {
+    using Old = std::remove_cvref_t<decltype(std::get<i>(acc.fs))>;
+    using Sum = decltype(coef_add(typename Old::power_type{}, P{}));
+    return make_pform(acc.k, replace_at<i>(acc.fs, factor<Sum, X>{f.x}));
+  }
+}
+template <std::size_t I, class Acc, class F>
+auto pmerge_from(const Acc& acc, const F& f) {
+  if constexpr (I == F::size) return acc;
+  else return pmerge_from<I + 1>(add_factor(acc, std::get<I>(f.fs)), f);
+}
+template <class F>
+auto pmerge(const F& f) {
+  return pmerge_from<0>(make_pform(f.k, std::tuple<>{}), f);
+}
+
+/// (A factor whose exponents cancel, x·x⁻¹, is dropped: the bases are positive then, see
+/// merge_is_exact, and x⁰ = 1.)
+/// Every factor of a raw form over the same node as another has exponents of one sign, or a
+/// positive base: then merging them (xᵃ·xᵇ = xᵃ⁺ᵇ) is exact wherever the product is defined.
+template <class F>
+struct merge_is_exact;
+template <class K, class... Fs>
+struct merge_is_exact<pform<K, Fs...>> {
+  static constexpr bool value = [] {
+    constexpr int sign[] = {(literal_parts<typename Fs::power_type>::num < 0 ? -1 : 1)..., 0};
+    constexpr bool positive[] = {positive_support_v<typename Fs::node_type>..., true};
+    constexpr std::size_t n = sizeof...(Fs);
+    constexpr std::size_t group[] = {find_node_index<typename Fs::node_type, Fs...>()..., 0};
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        if (group[i] == group[j] && i != j && sign[i] != sign[j] && !positive[i]) return false;
+    return true;
+  }();
+};
+
+template <class F>
+struct all_bases_positive;
+template <class K, class... Fs>
+struct all_bases_positive<pform<K, Fs...>>
+    : std::bool_constant<(positive_support_v<typename Fs::node_type> && ...)> {};
+
+/// Emits x^P as its cheapest node (P > 0).
+template <class P, class X>
+auto power_node(const X& x) {
+  if constexpr (is_literal_equal_v<P, 1>) return x;
+  else if constexpr (is_literal_equal_v<P, 2>) return raw1<rules::square>(x);
+  else if constexpr (is_literal_equal_v<P, 1, 2>) return raw1<rules::sqrt>(x);
+  else return raw2<rules::pow>(x, P{});
+}
+
+template <class Acc, class X>
+auto times(const Acc& acc, const X& x) {
+  if constexpr (std::is_same_v<Acc, none>) return x;
+  else return raw2<rules::multiply>(acc, x);
+}
+
+/// The product of the factors with exponents of sign S (+1: numerator; −1: denominator, with
+/// the exponent negated), in order; none when there is none.
+template <int S, std::size_t I, class Acc, class F>
+auto product_from(const Acc& acc, const F& f) {
+  if constexpr (I == F::size) {
+    return acc;
+  } else {
+    using G = std::remove_cvref_t<decltype(std::get<I>(f.fs))>;
+    using P = typename G::power_type;
+    if constexpr (literal_parts<P>::num * S > 0) {
+      using Q = decltype(coef_mul(P{}, literal<S>{}));
+      return product_from<S, I + 1>(times(acc, power_node<Q>(std::get<I>(f.fs).x)), f);
+    } else {
+      return product_from<S, I + 1>(acc, f);
+    }
+  }
+}
+
+template <class F>
+auto pemit(const F& f) {
+  auto num = product_from<1, 0>(none{}, f);
+  auto den = product_from<-1, 0>(none{}, f);
+  using Num = decltype(num);
+  using Den = decltype(den);
+  using K = typename F::coef_type;
+  auto with_k = [&](const auto& x) {  // k · x
+    if constexpr (is_literal_equal_v<K, 1>) return x;
+    else if constexpr (is_literal_equal_v<K, -1>) return raw1<rules::negate>(x);
+    else return raw2<rules::multiply>(f.k, x);
+  };
+  if constexpr (std::is_same_v<Num, none> && std::is_same_v<Den, none>) {
+    return f.k;
+  } else if constexpr (std::is_same_v<Den, none>) {
+    return with_k(num);
+  } else if constexpr (std::is_same_v<Num, none>) {
+    if constexpr (is_literal_equal_v<K, 1>) return raw1<rules::inverse>(den);
+    else return raw2<rules::divide>(f.k, den);
+  } else {
+    return raw2<rules::divide>(with_k(num), den);
+  }
+}
+
+template <class F>
+struct pplan;
+template <class K, class... Fs>
+struct pplan<pform<K, Fs...>> {
+  static constexpr int num = ((literal_parts<typename Fs::power_type>::num > 0 ? 1 : 0) + ... + 0);
+  static constexpr int den = ((literal_parts<typename Fs::power_type>::num < 0 ? 1 : 0) + ... + 0);
+  static constexpr int powers =
+      (power_cost_v<std::conditional_t<(literal_parts<typename Fs::power_type>::num < 0),
+                                       decltype(coef_mul(typename Fs::power_type{}, lit<-1>)),
+                                       typename Fs::power_type>> + ... + 0);
+  static constexpr bool unit_k = is_literal_equal_v<K, 1> || is_literal_equal_v<K, -1>;
+  static constexpr int cost =
+      powers + (num > 1 ? num - 1 : 0) + (den > 1 ? den - 1 : 0) +
+      (num > 0 && den > 0 ? 1 : 0) + (num == 0 && den > 0 ? 1 : 0) + (num > 0 && !is_literal_equal_v<K, 1> ? 1 : 0);
+};
+
+template <class N>
+using raw_pform_t = decltype(pdecompose(std::declval<const N&>()));
+template <class N>
+using merged_pform_t = decltype(pmerge(std::declval<const raw_pform_t<N>&>()));
+
+/// True when N, read as a LogLine, is emitted cheaper (or as cheap, with fewer factors) and
+/// the rewrite is exact: integer powers only, or positive bases.
+template <class N>
+inline constexpr bool logline_rewrites_v = [] {
+  if constexpr (!is_product_op_v<N>) {
+    return false;
+  } else {
+    using R = raw_pform_t<N>;
+    using M = merged_pform_t<N>;
+    constexpr bool exact = (integer_powers<N>() || all_bases_positive<R>::value) && merge_is_exact<R>::value;
+    constexpr int before = ptree_cost<N>();
+    return exact && (pplan<M>::cost < before || (pplan<M>::cost <= before && M::size < R::size));
+  }
+}();
+
+template <class F>
+struct logs_needed;
+template <class K, class... Fs>
+struct logs_needed<pform<K, Fs...>>
+    : std::integral_constant<int, ((is_unary_rule_v<typename Fs::node_type, rules::exp> ||
+                                    literal_parts<typename Fs::power_type>::num == 0
+                                        ? 0
+                                        : 1) +
+                                   ... + 0)> {};
+
+template <std::size_t I, class Acc, class F>
+auto sum_of_logs(const Acc& acc, const F& f) {
+  if constexpr (I == F::size) {
+    return acc;
+  } else {
+    const auto& g = std::get<I>(f.fs);
+    using P = typename std::remove_cvref_t<decltype(g)>::power_type;
+    return sum_of_logs<I + 1>(acc + P{} * log(g.x), f);  // tyche::log, found by ADL
+  }
+}
+
+}  // namespace lin
+
+template <class N>
+constexpr bool log_splits() {
+  if constexpr (!lin::is_product_op_v<N>) {
+    return false;
+  } else {
+    using M = lin::merged_pform_t<N>;
+    using K = typename M::coef_type;
+    return lin::all_bases_positive<lin::raw_pform_t<N>>::value && lin::coef_sign_v<K> == 1 &&
+           lin::logs_needed<M>::value <= 1;
+  }
+}
+template <class N>
+auto log_of_product(const N& n) {
+  const auto m = lin::pmerge(lin::pdecompose(n));
+  using K = typename decltype(m)::coef_type;
+  if constexpr (is_literal_equal_v<K, 1>) return lin::sum_of_logs<0>(lit<0>, m);
+  else return lin::sum_of_logs<0>(constant{std::log(lin::coef_value(m.k))}, m);
+}
+template <class N>
+constexpr bool is_unary_log_of_nonnegative() {
+  if constexpr (is_unary_rule_v<N, rules::log>) return lin::nonnegative_support_v<meta::at<0, children_t<N>>>;
+  else return false;
+}
+
+/// The node of a Line operation, in normal form (the hook of make_binary and operator-).
+template <class N>
+auto line_normal_form(const N& n) {
+  if constexpr (lin::line_rewrites_v<N>) return lin::emit(lin::merge(lin::decompose(n)));
+  else if constexpr (lin::logline_rewrites_v<N>) return lin::pemit(lin::pmerge(lin::pdecompose(n)));
+  else return n;
+}
+
+}  // namespace tyche::detail
+// ----- end tyche/core/linear.hpp -----
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace tyche {
+
+namespace detail {
+
 template <class Rule, class A, class B>
 auto make_binary(const A& a, const B& b) {
   using NA = node_t<A>;
@@ -2738,6 +3475,10 @@ auto make_binary(const A& a, const B& b) {
     return as_node(a);
   } else if constexpr (binary_identity_v<Rule, NA, NB> == 2) {
     return as_node(b);
+  } else if constexpr (std::is_same_v<Rule, rules::add> || std::is_same_v<Rule, rules::subtract> ||
+                       std::is_same_v<Rule, rules::multiply> || std::is_same_v<Rule, rules::divide> ||
+                       std::is_same_v<Rule, rules::pow>) {
+    return line_normal_form(make_binary_node<Rule>(a, b));
   } else {
     return make_binary_node<Rule>(a, b);
   }
@@ -2747,10 +3488,9 @@ auto make_binary(const A& a, const B& b) {
 }  // namespace detail
 
 // clang-format off
-template <detail::operand A> requires expression<A> auto exp(const A& a) { return detail::make_unary<rules::exp>(a); }
 template <detail::operand A> requires expression<A> auto expm1(const A& a) { return detail::make_unary<rules::expm1>(a); }
-template <detail::operand A> requires expression<A> auto square(const A& a) { return detail::make_unary<rules::square>(a); }
-template <detail::operand A> requires expression<A> auto inverse(const A& a) { return detail::make_unary<rules::inverse>(a); }
+template <detail::operand A> requires expression<A> auto square(const A& a) { return detail::line_normal_form(detail::make_unary<rules::square>(a)); }
+template <detail::operand A> requires expression<A> auto inverse(const A& a) { return detail::line_normal_form(detail::make_unary<rules::inverse>(a)); }
 template <detail::operand A> requires expression<A> auto lgamma(const A& a) { return detail::make_unary<rules::lgamma>(a); }
 template <detail::operand A> requires expression<A> auto digamma(const A& a) { return detail::make_unary<rules::digamma>(a); }
 template <detail::operand A> requires expression<A> auto logistic(const A& a) { return detail::make_unary<rules::logistic>(a); }
@@ -2780,7 +3520,7 @@ template <detail::operand A> requires expression<A> auto sqrt(const A& a) {
   static_assert(operand_support_t<detail::node_t<A>, domains::nonnegative>::ok,
                 "tyche::sqrt(x): x must be >= 0 somewhere, but its support (the interval spelled "
                 "out in tyche::support_is<...> in this diagnostic) has no value >= 0");
-  return detail::make_unary<rules::sqrt>(a);
+  return detail::line_normal_form(detail::make_unary<rules::sqrt>(a));
 }
 
 // clang-format off
@@ -2794,7 +3534,9 @@ template <detail::operand A, detail::operand B> requires (expression<A> || expre
 auto operator/(const A& a, const B& b) { return detail::make_binary<rules::divide>(a, b); }
 // clang-format on
 
-/// log a. log(logistic(x)) becomes log_logistic(x) (finite for every x). log(exp(x)) is x itself (exact where the two nodes would round, and finite where
+/// log a. log of a product of powers with positive bases becomes a sum of logs when that needs
+/// no more logs than one (log(σ²) is 2·log σ, log(e^a·σ) is a + log σ; core/linear.hpp).
+/// log(logistic(x)) becomes log_logistic(x) (finite for every x). log(exp(x)) is x itself (exact where the two nodes would round, and finite where
 /// exp(x) under- or overflows): the rewrite of the partial-evaluation rules that needs no support.
 template <detail::operand A>
   requires expression<A>
@@ -2803,7 +3545,9 @@ auto log(const A& a) {
   static_assert(operand_support_t<N, domains::positive>::ok,
                 "tyche::log(x): x must be > 0 somewhere, but its support (the interval spelled "
                 "out in tyche::support_is<...> in this diagnostic) has no positive value");
-  if constexpr (kind_of<N> == node_kind::unary) {
+  if constexpr (detail::log_splits<N>()) {
+    return detail::log_of_product(detail::as_node(a));  // log(k·Π xᵢ^pᵢ) = log k + Σ pᵢ log xᵢ
+  } else if constexpr (kind_of<N> == node_kind::unary) {
     if constexpr (std::is_same_v<typename N::rule_type, rules::exp>) return detail::as_node(a).a;
     else if constexpr (std::is_same_v<typename N::rule_type, rules::logistic>)
       return detail::make_unary<rules::log_logistic>(detail::as_node(a).a);  // log σ(x), stable
@@ -2811,6 +3555,16 @@ auto log(const A& a) {
   } else {
     return detail::make_unary<rules::log>(a);
   }
+}
+
+/// eᵃ. exp(log(x)) is x where the support of x is inside [0, ∞) (core/support.hpp): there the
+/// two are equal (exp(log 0) = 0), elsewhere log(x) would be NaN, so the rewrite needs it.
+template <detail::operand A>
+  requires expression<A>
+auto exp(const A& a) {
+  using N = detail::node_t<A>;
+  if constexpr (detail::is_unary_log_of_nonnegative<N>()) return detail::as_node(a).a;
+  else return detail::make_unary<rules::exp>(a);
 }
 
 /// −a; −(−x) is x and −lit<n, d> is lit<−n, d>.
@@ -2822,9 +3576,9 @@ auto operator-(const A& a) {
     return literal<-detail::literal_parts<N>::num, detail::literal_parts<N>::den>{};
   } else if constexpr (kind_of<N> == node_kind::unary) {
     if constexpr (std::is_same_v<typename N::rule_type, rules::negate>) return detail::as_node(a).a;
-    else return detail::make_unary<rules::negate>(a);
+    else return detail::line_normal_form(detail::make_unary<rules::negate>(a));
   } else {
-    return detail::make_unary<rules::negate>(a);
+    return detail::line_normal_form(detail::make_unary<rules::negate>(a));
   }
 }
 
@@ -4126,7 +4880,8 @@ std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t*
 // docs/design/partial-evaluation.md):
 //
 //   Σ(A ± s) → ΣA ± n·s           Σ(−A) → −ΣA
-//   Σ(y − (s + Xv))², Σ((s + Xv) − y)² → residual_squares: O(k²) from sufficient statistics
+//   Σ(y − (s + Xv))², Σ((s + Xv) − y)², and any Line with the same terms (Σ(y − Xv − s)²,
+//   Σ(−Xv + y + c)², …) → residual_squares: O(k²) from sufficient statistics
 //   Σ(s·A), Σ(A·s) → s·ΣA,  Σ(A / s) → (ΣA) / s,  Σ((A·s)²) → s²·Σ(A²),  Σ((A / s)²) → Σ(A²) / s²
 //     — these four only when the inner sum is itself reduced (see pull_out)
 //
@@ -4140,17 +4895,6 @@ std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t*
 namespace tyche::detail {
 
 struct fold_storage;
-
-template <class N, class Rule>
-inline constexpr bool is_binary_rule_v = [] {
-  if constexpr (kind_of<N> == node_kind::binary) return std::is_same_v<typename N::rule_type, Rule>;
-  else return false;
-}();
-template <class N, class Rule>
-inline constexpr bool is_unary_rule_v = [] {
-  if constexpr (kind_of<N> == node_kind::unary) return std::is_same_v<typename N::rule_type, Rule>;
-  else return false;
-}();
 
 /// Which operand of a binary node N with rule Rule is a scalar: 0 (left), 1 (right), or −1 (N
 /// is not such a node, or both operands are vectors, or both are scalars).
@@ -4222,15 +4966,6 @@ inline constexpr bool is_squared_residual_v = [] {
   }
 }();
 
-template <class Rule, class A, class B>
-auto node2(const A& a, const B& b) {
-  return binary_node<Rule, A, B>{{}, {}, a, b};
-}
-template <class Rule, class A>
-auto node1(const A& a) {
-  return unary_node<Rule, A>{{}, {}, a};
-}
-
 /// The sufficient statistics of Σᵢ (yᵢ − s − xᵢᵀv)² (layout in residual_squares_node).
 template <class Storage, class Y>
 const double* residual_statistics(const Y& y, const data_matrix& x, Storage& storage) {
@@ -4266,6 +5001,54 @@ const double* residual_statistics(const Y& y, const data_matrix& x, Storage& sto
   return st;
 }
 
+/// (c·y + S − c·Xv)² read as a Line (core/linear.hpp), in any arrangement: one data vector y
+/// and one matvec Xv with opposite unit coefficients, every other term a scalar. It is
+/// (y − s − Xv)² with s = −c·S.
+template <class F>
+struct residual_line {
+  static constexpr bool value = false;
+};
+template <class Off, class... Ts>
+struct residual_line<lin::form<Off, Ts...>> {
+  static constexpr std::size_t n = sizeof...(Ts);
+  static constexpr bool is_data[] = {(kind_of<typename Ts::node_type> == node_kind::data_vector)..., false};
+  static constexpr bool is_mv[] = {(kind_of<typename Ts::node_type> == node_kind::matvec)..., false};
+  static constexpr bool is_vec[] = {is_vector_v<typename Ts::node_type>..., false};
+  static constexpr int sign[] = {(is_literal_equal_v<typename Ts::coef_type, 1>    ? 1
+                                  : is_literal_equal_v<typename Ts::coef_type, -1> ? -1
+                                                                                   : 0)...,
+                                 0};
+  static constexpr std::size_t find(const bool* which) {
+    std::size_t i = 0;
+    while (i < n && !which[i]) ++i;
+    return i;
+  }
+  static constexpr std::size_t y = find(is_data), mv = find(is_mv);
+  static constexpr bool value = [] {
+    int vectors = 0;
+    for (std::size_t i = 0; i < n; ++i) vectors += is_vec[i] ? 1 : 0;
+    return vectors == 2 && y < n && mv < n && sign[y] != 0 && sign[y] == -sign[mv];
+  }();
+};
+
+/// The form f without its vector terms (the scalar part S of a Line).
+template <class F>
+auto scalar_part(const F& f) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    auto keep = [&](const auto& t) {
+      if constexpr (is_vector_v<typename std::remove_cvref_t<decltype(t)>::node_type>) return std::tuple<>{};
+      else return std::tuple{t};
+    };
+    return lin::make_form(f.off, std::tuple_cat(keep(std::get<I>(f.ts))...));
+  }(std::make_index_sequence<F::size>{});
+}
+
+template <class X>
+inline constexpr bool is_residual_line_v = [] {
+  if constexpr (is_vector_v<X> && lin::is_line_op_v<X>) return residual_line<lin::merged_form_t<X>>::value;
+  else return false;
+}();
+
 template <class N>
 inline constexpr bool is_sum_node_v = kind_of<N> == node_kind::sum;
 
@@ -4292,34 +5075,34 @@ auto reduce_sum(const A& a, Storage& storage) {
     using R = meta::at<1, children_t<A>>;
     if constexpr (is_vector_v<L> && !is_vector_v<R>) {  // Σ(A ± s) = ΣA ± n·s
       const constant n{static_cast<double>(a.size())};
-      return node2<Rule>(reduce_sum(a.a, storage), node2<rules::multiply>(n, a.b));
+      return raw2<Rule>(reduce_sum(a.a, storage), raw2<rules::multiply>(n, a.b));
     } else if constexpr (!is_vector_v<L> && is_vector_v<R>) {  // Σ(s ± A) = n·s ± ΣA
       const constant n{static_cast<double>(a.size())};
-      return node2<Rule>(node2<rules::multiply>(n, a.a), reduce_sum(a.b, storage));
+      return raw2<Rule>(raw2<rules::multiply>(n, a.a), reduce_sum(a.b, storage));
     } else {
       return sum_node<A>{{}, a};
     }
   } else if constexpr (scalar_operand_v<A, rules::multiply> == 0) {
-    return pull_out(a, a.b, storage, [&](const auto& r) { return node2<rules::multiply>(a.a, r); });
+    return pull_out(a, a.b, storage, [&](const auto& r) { return raw2<rules::multiply>(a.a, r); });
   } else if constexpr (scalar_operand_v<A, rules::multiply> == 1) {
-    return pull_out(a, a.a, storage, [&](const auto& r) { return node2<rules::multiply>(a.b, r); });
+    return pull_out(a, a.a, storage, [&](const auto& r) { return raw2<rules::multiply>(a.b, r); });
   } else if constexpr (scalar_operand_v<A, rules::divide> == 1) {
-    return pull_out(a, a.a, storage, [&](const auto& r) { return node2<rules::divide>(r, a.b); });
+    return pull_out(a, a.a, storage, [&](const auto& r) { return raw2<rules::divide>(r, a.b); });
   } else if constexpr (is_unary_rule_v<A, rules::negate>) {
-    return node1<rules::negate>(reduce_sum(a.a, storage));  // −Σ stays fused
+    return raw1<rules::negate>(reduce_sum(a.a, storage));  // −Σ stays fused
   } else if constexpr (is_unary_rule_v<A, rules::square>) {
     using X = typename operand_of_unary<A, rules::square>::type;
     if constexpr (scalar_operand_v<X, rules::multiply> == 0) {
-      return pull_out(a, node1<rules::square>(a.a.b), storage, [&](const auto& r) {
-        return node2<rules::multiply>(node1<rules::square>(a.a.a), r);
+      return pull_out(a, raw1<rules::square>(a.a.b), storage, [&](const auto& r) {
+        return raw2<rules::multiply>(raw1<rules::square>(a.a.a), r);
       });
     } else if constexpr (scalar_operand_v<X, rules::multiply> == 1) {
-      return pull_out(a, node1<rules::square>(a.a.a), storage, [&](const auto& r) {
-        return node2<rules::multiply>(node1<rules::square>(a.a.b), r);
+      return pull_out(a, raw1<rules::square>(a.a.a), storage, [&](const auto& r) {
+        return raw2<rules::multiply>(raw1<rules::square>(a.a.b), r);
       });
     } else if constexpr (scalar_operand_v<X, rules::divide> == 1) {
-      return pull_out(a, node1<rules::square>(a.a.a), storage, [&](const auto& r) {
-        return node2<rules::divide>(r, node1<rules::square>(a.a.b));
+      return pull_out(a, raw1<rules::square>(a.a.a), storage, [&](const auto& r) {
+        return raw2<rules::divide>(r, raw1<rules::square>(a.a.b));
       });
     } else if constexpr (is_squared_residual_v<A>) {
       const auto& d = a.a;
@@ -4331,6 +5114,20 @@ auto reduce_sum(const A& a, Storage& storage) {
       }();
       const auto& mv = predictor_matvec(predictor);
       auto s = predictor_intercept(predictor);
+      using V = std::remove_cvref_t<decltype(mv.v)>;
+      residual_squares_node<decltype(s), V> r{{}, s, mv.v, nullptr, mv.x.cols};
+      r.stats = residual_statistics(y, mv.x, storage);
+      return r;
+    } else if constexpr (is_residual_line_v<X>) {
+      const auto f = lin::merge(lin::decompose(a.a));
+      using RL = residual_line<std::remove_cvref_t<decltype(f)>>;
+      const auto& y = std::get<RL::y>(f.ts).x;
+      const auto& mv = std::get<RL::mv>(f.ts).x;
+      const auto scalars = lin::emit(scalar_part(f));  // S
+      auto s = [&] {                                   // s = −c·S
+        if constexpr (RL::sign[RL::y] == 1) return -scalars;
+        else return scalars;
+      }();
       using V = std::remove_cvref_t<decltype(mv.v)>;
       residual_squares_node<decltype(s), V> r{{}, s, mv.v, nullptr, mv.x.cols};
       r.stats = residual_statistics(y, mv.x, storage);
@@ -4440,7 +5237,11 @@ auto fold(const N& n, fold_storage& storage) {
   } else if constexpr (kind_of<N> == node_kind::binary) {
     auto a = fold<Reduce>(n.a, storage);
     auto b = fold<Reduce>(n.b, storage);
-    return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
+    // Folding may have made constants of subtrees: merge them into the Line (core/linear.hpp).
+    // (Part of the rewrites: compile_without_rewrites keeps the tree as built.)
+    const binary_node<typename N::rule_type, decltype(a), decltype(b)> r{{}, n.rule, a, b};
+    if constexpr (Reduce) return line_normal_form(r);
+    else return r;
   } else if constexpr (kind_of<N> == node_kind::sum) {
     auto a = fold<Reduce>(n.a, storage);
     if constexpr (Reduce) return reduce_sum(a, storage);
@@ -7357,8 +8158,9 @@ auto student_t(const Nu& nu, const Mu& mu, const Sigma& sigma) {
 // tyche/distributions/uniform.hpp — uniform(a, b).
 //   log p(x | a, b) = −log(b − a),   a < x < b.
 // The support depends on the arguments: a named variable is sampled as logit((x − a)/(b − a)).
-// Observed values are not checked against (a, b) (the bounds are expressions), and the density
-// is not −∞ outside them.
+// b − a must be > 0 (checked from the types, else when the model is built). Observed values are
+// not checked against (a, b) (the bounds are expressions), and the density is not −∞ outside
+// them.
 
 #include <random>
 #include <tuple>
@@ -7380,6 +8182,15 @@ struct uniform_distribution : distribution<uniform_distribution<A, B>> {
     return detail::total(lit<0> * x - log(b - a));
   }
   auto arguments() const { return std::tuple{a, b}; }
+  /// b − a > 0. Read as a Line, b − a often proves it where a and b alone do not:
+  /// uniform(mu − 1, mu + 1) has b − a = 0·mu + 2, support [2, 2].
+  void check_supports() const {
+    using Width = decltype(b - a);
+    static_assert(argument_support_t<Width, domains::positive>::ok,
+                  "tyche::uniform(a, b): b - a must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("uniform(a, b)", "b - a", b - a);
+  }
   template <class G>
   static double draw(G& rng, double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
   static double mean(double a, double b) { return (a + b) / 2; }

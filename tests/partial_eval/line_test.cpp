@@ -27,6 +27,8 @@ template <class N>
 struct raw {
   N n;
 };
+template <class N>
+raw(N) -> raw<N>;
 template <class T>
 auto to_raw(const T& t) {
   if constexpr (requires { t.n; }) return t;

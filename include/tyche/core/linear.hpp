@@ -21,7 +21,7 @@
 // in operations.hpp, next to the functions they rewrite. See docs/design/partial-evaluation.md.
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/operations.hpp>
+#include <tyche/core/nodes.hpp>
 #include <tyche/core/support.hpp>
 
 #include <array>
@@ -250,60 +250,66 @@ auto merge(const F& f) {
 /// The order in which a merged form's items are emitted: scalar terms, the constant, vector
 /// terms; a term with a coefficient that is not a negative literal goes first in its group when
 /// the group comes first (so no negation is needed). Index F::size stands for the constant.
+template <std::size_t N>
+struct order_t {
+  std::array<std::size_t, N + 1> item{};
+  std::size_t count = 0;
+};
+
+/// The order in which a merged form's items are emitted: scalar terms, the constant, vector
+/// terms; a term with a coefficient that is not a negative literal goes first in its group when
+/// the group comes first (so no negation is needed). Index N stands for the constant.
+template <std::size_t N>
+constexpr order_t<N> plan_order(const std::array<bool, N + 1>& vec, const std::array<int, N + 1>& sign,
+                                bool has_offset) {
+  order_t<N> o;
+  for (int vectors = 0; vectors < 2; ++vectors) {
+    const std::size_t first = o.count;
+    for (std::size_t i = 0; i < N; ++i)
+      if (vec[i] == (vectors == 1)) o.item[o.count++] = i;
+    if (first == 0 && o.count > 0 && sign[o.item[0]] < 0) {  // lead with a non-negative term
+      for (std::size_t j = 1; j < o.count; ++j) {
+        if (sign[o.item[j]] >= 0) {
+          const std::size_t lead = o.item[j];
+          for (std::size_t k = j; k > 0; --k) o.item[k] = o.item[k - 1];
+          o.item[0] = lead;
+          break;
+        }
+      }
+    }
+    if (vectors == 0 && has_offset) o.item[o.count++] = N;
+  }
+  return o;
+}
+
+/// The cost of the emitted tree (same units as tree_cost).
+template <std::size_t N>
+constexpr int plan_cost(const order_t<N>& o, const std::array<int, N + 1>& sign,
+                        const std::array<int, N + 1>& weight, const std::array<bool, N + 1>& unit) {
+  int c = 0;
+  for (std::size_t j = 0; j < o.count; ++j) {
+    const std::size_t i = o.item[j];
+    if (i == N) c += j == 0 ? 0 : 1;
+    else if (j == 0) c += unit[i] && sign[i] > 0 ? 0 : weight[i];
+    else c += unit[i] ? weight[i] : 2 * weight[i];
+  }
+  return c;
+}
+
 template <class F>
 struct plan;
 template <class Off, class... Ts>
 struct plan<form<Off, Ts...>> {
   static constexpr std::size_t n = sizeof...(Ts);
-  static constexpr bool vec[] = {is_vector_v<typename Ts::node_type>..., false};
-  static constexpr int sign[] = {coef_sign_v<typename Ts::coef_type>..., 0};
-  static constexpr int weight[] = {weight_v<typename Ts::node_type>..., 0};
-  static constexpr bool unit[] = {(is_literal_equal_v<typename Ts::coef_type, 1> ||
-                                   is_literal_equal_v<typename Ts::coef_type, -1>)...,
-                                  false};
-  static constexpr bool has_offset = !is_literal_equal_v<Off, 0>;
-
-  struct order_t {
-    std::array<std::size_t, n + 1> item{};
-    std::size_t count = 0;
-  };
-  static constexpr order_t order = [] {
-    order_t o;
-    auto group = [&](bool vectors) {
-      const std::size_t first = o.count;
-      for (std::size_t i = 0; i < n; ++i)
-        if (vec[i] == vectors) o.item[o.count++] = i;
-      if (first == 0 && o.count > 0 && sign[o.item[0]] < 0) {  // lead with a non-negative term
-        for (std::size_t j = 1; j < o.count; ++j) {
-          if (sign[o.item[j]] >= 0) {
-            const std::size_t lead = o.item[j];
-            for (std::size_t k = j; k > 0; --k) o.item[k] = o.item[k - 1];
-            o.item[0] = lead;
-            break;
-          }
-        }
-      }
-    };
-    group(false);
-    if (has_offset) o.item[o.count++] = n;
-    group(true);
-    return o;
-  }();
-
-  /// The cost of the emitted tree (same units as tree_cost).
-  static constexpr int cost = [] {
-    int c = 0;
-    for (std::size_t j = 0; j < order.count; ++j) {
-      const std::size_t i = order.item[j];
-      if (i == n) {
-        c += j == 0 ? 0 : 1;
-      } else {
-        if (j == 0) c += unit[i] && sign[i] > 0 ? 0 : weight[i];
-        else c += unit[i] ? weight[i] : 2 * weight[i];
-      }
-    }
-    return c;
-  }();
+  static constexpr std::array<int, n + 1> sign{coef_sign_v<typename Ts::coef_type>..., 0};
+  static constexpr order_t<n> order = plan_order<n>(
+      std::array<bool, n + 1>{is_vector_v<typename Ts::node_type>..., false}, sign,
+      !is_literal_equal_v<Off, 0>);
+  static constexpr int cost = plan_cost<n>(
+      order, sign, std::array<int, n + 1>{weight_v<typename Ts::node_type>..., 0},
+      std::array<bool, n + 1>{(is_literal_equal_v<typename Ts::coef_type, 1> ||
+                               is_literal_equal_v<typename Ts::coef_type, -1>)...,
+                              false});
 };
 
 /// acc followed by one more item of the Line (acc is none for the first).
@@ -671,7 +677,7 @@ auto sum_of_logs(const Acc& acc, const F& f) {
   } else {
     const auto& g = std::get<I>(f.fs);
     using P = typename std::remove_cvref_t<decltype(g)>::power_type;
-    return sum_of_logs<I + 1>(acc + P{} * tyche::log(g.x), f);
+    return sum_of_logs<I + 1>(acc + P{} * log(g.x), f);  // tyche::log, found by ADL
   }
 }
 
