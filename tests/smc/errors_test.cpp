@@ -164,3 +164,21 @@ TEST_CASE("errors: a successful fork run leaves no process", "[smc][fork]") {
   CHECK(r.sweeps.size() == 3);
   check_no_process_left();
 }
+
+TEST_CASE("errors: densities and samplers check their arguments", "[smc]") {
+  tyche::counter_rng g(1, 0);
+  CHECK_THROWS_WITH(smc::normal_lpdf(0.0, 0.0, -1.0),
+                    "tyche::smc::normal_lpdf(x, mean, sd): sd must be > 0 and finite, but it is -1");
+  CHECK_THROWS_WITH(smc::normal_lpdf(0.0, 0.0, std::nan("")),
+                    Catch::Contains("sd must be > 0 and finite, but it is nan"));
+  CHECK_THROWS_WITH(smc::sample_normal(g, 0.0, -0.5),
+                    "tyche::smc::sample_normal(g, mean, sd): sd must be >= 0 and finite, but it is -0.5");
+  CHECK_THROWS_WITH(smc::sample_gamma(g, 0.0, 1.0), Catch::Contains("shape must be > 0 and finite, but it is 0"));
+  CHECK_THROWS_WITH(smc::sample_gamma(g, 2.0, -3.0), Catch::Contains("rate must be > 0 and finite, but it is -3"));
+  CHECK(smc::sample_normal(g, 2.0, 0.0) == 2.0);  // a zero sd is a point mass, allowed
+  // Inside a run, the error reaches the caller (in-process engine).
+  const auto bad = smc::stepwise(
+      0.0, 2, [](double& mu, std::size_t, tyche::counter_rng&) { return smc::normal_lpdf(1.0, mu, -2.0); },
+      [](const double&, smc::predictions&) {});
+  CHECK_THROWS_WITH(smc::run_smc(bad, {.particles = 4}), Catch::Contains("sd must be > 0 and finite"));
+}

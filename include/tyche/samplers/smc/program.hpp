@@ -39,7 +39,10 @@
 #include <cmath>
 #include <concepts>
 #include <cstddef>
+#include <cstdio>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -80,8 +83,22 @@ auto stepwise(State initial, std::size_t observations, Step step, Predict predic
 
 // --- densities on plain doubles -------------------------------------------------------------------
 
-/// log N(x | mean, sd²).
+namespace detail {
+/// Throws std::invalid_argument "tyche::smc::<call>: <name> must be <domain>, but it is <v>"
+/// unless ok (the support check of the forward-inference densities and samplers).
+inline void check_smc_argument(bool ok, const char* call, const char* name, const char* domain, double v) {
+  if (ok) return;
+  char value[32];
+  std::snprintf(value, sizeof value, "%.17g", v);
+  throw std::invalid_argument(std::string("tyche::smc::") + call + ": " + name + " must be " + domain +
+                              ", but it is " + value);
+}
+}  // namespace detail
+
+/// log N(x | mean, sd²). sd must be > 0; x and mean must not be NaN (a NaN log-likelihood is
+/// reported by observe with the particle and the observation).
 inline double normal_lpdf(double x, double mean, double sd) {
+  detail::check_smc_argument(sd > 0 && sd < HUGE_VAL, "normal_lpdf(x, mean, sd)", "sd", "> 0 and finite", sd);
   constexpr double half_log_two_pi = 0.91893853320467274178;
   const double z = (x - mean) / sd;
   return -0.5 * z * z - std::log(sd) - half_log_two_pi;
@@ -90,11 +107,16 @@ inline double normal_lpdf(double x, double mean, double sd) {
 // --- draws from a generator -----------------------------------------------------------------------
 
 /// N(mean, sd²): one position of g.
-inline double sample_normal(counter_rng& g, double mean, double sd) { return mean + sd * g.normal(); }
+inline double sample_normal(counter_rng& g, double mean, double sd) {
+  detail::check_smc_argument(sd >= 0 && sd < HUGE_VAL, "sample_normal(g, mean, sd)", "sd", ">= 0 and finite", sd);
+  return mean + sd * g.normal();
+}
 /// Uniform on (0, 1).
 inline double sample_uniform(counter_rng& g) { return g.uniform01(); }
 /// Gamma(shape, rate) (Marsaglia & Tsang 2000; shape < 1 by the u^(1/shape) boost).
 inline double sample_gamma(counter_rng& g, double shape, double rate) {
+  detail::check_smc_argument(shape > 0 && shape < HUGE_VAL, "sample_gamma(g, shape, rate)", "shape", "> 0 and finite", shape);
+  detail::check_smc_argument(rate > 0 && rate < HUGE_VAL, "sample_gamma(g, shape, rate)", "rate", "> 0 and finite", rate);
   if (shape < 1) return sample_gamma(g, shape + 1, rate) * std::pow(g.uniform01(), 1 / shape);
   const double d = shape - 1.0 / 3.0, c = 1.0 / std::sqrt(9 * d);
   for (;;) {

@@ -1,0 +1,14 @@
+// expect: half_student_t\(nu, sigma\): sigma must be > 0, but its support
+// half_student_t(nu, sigma) with a zero scale: the types prove sigma is not > 0; the message names the family, the
+// argument and the domain (one compile-fail test per support message).
+#include <tyche/tyche.hpp>
+
+#include <vector>
+
+int main() {
+  using namespace tyche;
+  const std::vector<double> k{1.0, 2.0};
+  const auto a = normal<"a">(0.0, 1.0);
+  const auto m = model(joint(a, half_student_t<"x">(lit<3>, lit<0>)));
+  return static_cast<int>(m.dim() + k.size());
+}
