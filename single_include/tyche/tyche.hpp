@@ -4889,6 +4889,7 @@ std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t*
 // with k columns, and a vector parameter v. Everything else stays one fused loop (sum_node).
 // The statistics are computed here, once, into the program's fold_storage.
 
+#include <array>
 #include <cstddef>
 #include <type_traits>
 
@@ -5004,6 +5005,28 @@ const double* residual_statistics(const Y& y, const data_matrix& x, Storage& sto
 /// (c·y + S − c·Xv)² read as a Line (core/linear.hpp), in any arrangement: one data vector y
 /// and one matvec Xv with opposite unit coefficients, every other term a scalar. It is
 /// (y − s − Xv)² with s = −c·S.
+template <std::size_t N>
+struct residual_terms {
+  std::size_t y = N, mv = N;  // the data vector's and the matvec's indices (N: none)
+  bool ok = false;
+};
+/// Finds y and Xv among N terms (kinds and unit signs given per term).
+template <std::size_t N>
+constexpr residual_terms<N> find_residual_terms(const std::array<bool, N + 1>& is_data,
+                                                const std::array<bool, N + 1>& is_mv,
+                                                const std::array<bool, N + 1>& is_vec,
+                                                const std::array<int, N + 1>& sign) {
+  residual_terms<N> r;
+  int vectors = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    vectors += is_vec[i] ? 1 : 0;
+    if (is_data[i] && r.y == N) r.y = i;
+    if (is_mv[i] && r.mv == N) r.mv = i;
+  }
+  r.ok = vectors == 2 && r.y < N && r.mv < N && sign[r.y] != 0 && sign[r.y] == -sign[r.mv];
+  return r;
+}
+
 template <class F>
 struct residual_line {
   static constexpr bool value = false;
@@ -5011,24 +5034,16 @@ struct residual_line {
 template <class Off, class... Ts>
 struct residual_line<lin::form<Off, Ts...>> {
   static constexpr std::size_t n = sizeof...(Ts);
-  static constexpr bool is_data[] = {(kind_of<typename Ts::node_type> == node_kind::data_vector)..., false};
-  static constexpr bool is_mv[] = {(kind_of<typename Ts::node_type> == node_kind::matvec)..., false};
-  static constexpr bool is_vec[] = {is_vector_v<typename Ts::node_type>..., false};
-  static constexpr int sign[] = {(is_literal_equal_v<typename Ts::coef_type, 1>    ? 1
-                                  : is_literal_equal_v<typename Ts::coef_type, -1> ? -1
-                                                                                   : 0)...,
-                                 0};
-  static constexpr std::size_t find(const bool* which) {
-    std::size_t i = 0;
-    while (i < n && !which[i]) ++i;
-    return i;
-  }
-  static constexpr std::size_t y = find(is_data), mv = find(is_mv);
-  static constexpr bool value = [] {
-    int vectors = 0;
-    for (std::size_t i = 0; i < n; ++i) vectors += is_vec[i] ? 1 : 0;
-    return vectors == 2 && y < n && mv < n && sign[y] != 0 && sign[y] == -sign[mv];
-  }();
+  static constexpr std::array<int, n + 1> sign{(is_literal_equal_v<typename Ts::coef_type, 1>    ? 1
+                                                : is_literal_equal_v<typename Ts::coef_type, -1> ? -1
+                                                                                                 : 0)...,
+                                               0};
+  static constexpr residual_terms<n> terms = find_residual_terms<n>(
+      std::array<bool, n + 1>{(kind_of<typename Ts::node_type> == node_kind::data_vector)..., false},
+      std::array<bool, n + 1>{(kind_of<typename Ts::node_type> == node_kind::matvec)..., false},
+      std::array<bool, n + 1>{is_vector_v<typename Ts::node_type>..., false}, sign);
+  static constexpr std::size_t y = terms.y, mv = terms.mv;
+  static constexpr bool value = terms.ok;
 };
 
 /// The form f without its vector terms (the scalar part S of a Line).
@@ -12566,7 +12581,10 @@ inline counter_rng engine_rng(std::uint64_t seed, std::size_t sweep, std::size_t
 #include <cmath>
 #include <concepts>
 #include <cstddef>
+#include <cstdio>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -12607,8 +12625,22 @@ auto stepwise(State initial, std::size_t observations, Step step, Predict predic
 
 // --- densities on plain doubles -------------------------------------------------------------------
 
-/// log N(x | mean, sd²).
+namespace detail {
+/// Throws std::invalid_argument "tyche::smc::<call>: <name> must be <domain>, but it is <v>"
+/// unless ok (the support check of the forward-inference densities and samplers).
+inline void check_smc_argument(bool ok, const char* call, const char* name, const char* domain, double v) {
+  if (ok) return;
+  char value[32];
+  std::snprintf(value, sizeof value, "%.17g", v);
+  throw std::invalid_argument(std::string("tyche::smc::") + call + ": " + name + " must be " + domain +
+                              ", but it is " + value);
+}
+}  // namespace detail
+
+/// log N(x | mean, sd²). sd must be > 0; x and mean must not be NaN (a NaN log-likelihood is
+/// reported by observe with the particle and the observation).
 inline double normal_lpdf(double x, double mean, double sd) {
+  detail::check_smc_argument(sd > 0 && sd < HUGE_VAL, "normal_lpdf(x, mean, sd)", "sd", "> 0 and finite", sd);
   constexpr double half_log_two_pi = 0.91893853320467274178;
   const double z = (x - mean) / sd;
   return -0.5 * z * z - std::log(sd) - half_log_two_pi;
@@ -12617,11 +12649,16 @@ inline double normal_lpdf(double x, double mean, double sd) {
 // --- draws from a generator -----------------------------------------------------------------------
 
 /// N(mean, sd²): one position of g.
-inline double sample_normal(counter_rng& g, double mean, double sd) { return mean + sd * g.normal(); }
+inline double sample_normal(counter_rng& g, double mean, double sd) {
+  detail::check_smc_argument(sd >= 0 && sd < HUGE_VAL, "sample_normal(g, mean, sd)", "sd", ">= 0 and finite", sd);
+  return mean + sd * g.normal();
+}
 /// Uniform on (0, 1).
 inline double sample_uniform(counter_rng& g) { return g.uniform01(); }
 /// Gamma(shape, rate) (Marsaglia & Tsang 2000; shape < 1 by the u^(1/shape) boost).
 inline double sample_gamma(counter_rng& g, double shape, double rate) {
+  detail::check_smc_argument(shape > 0 && shape < HUGE_VAL, "sample_gamma(g, shape, rate)", "shape", "> 0 and finite", shape);
+  detail::check_smc_argument(rate > 0 && rate < HUGE_VAL, "sample_gamma(g, shape, rate)", "rate", "> 0 and finite", rate);
   if (shape < 1) return sample_gamma(g, shape + 1, rate) * std::pow(g.uniform01(), 1 / shape);
   const double d = shape - 1.0 / 3.0, c = 1.0 / std::sqrt(9 * d);
   for (;;) {

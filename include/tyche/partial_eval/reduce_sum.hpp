@@ -17,6 +17,7 @@
 #include <tyche/core/linear.hpp>
 #include <tyche/core/operations.hpp>
 
+#include <array>
 #include <cstddef>
 #include <type_traits>
 
@@ -132,6 +133,28 @@ const double* residual_statistics(const Y& y, const data_matrix& x, Storage& sto
 /// (c·y + S − c·Xv)² read as a Line (core/linear.hpp), in any arrangement: one data vector y
 /// and one matvec Xv with opposite unit coefficients, every other term a scalar. It is
 /// (y − s − Xv)² with s = −c·S.
+template <std::size_t N>
+struct residual_terms {
+  std::size_t y = N, mv = N;  // the data vector's and the matvec's indices (N: none)
+  bool ok = false;
+};
+/// Finds y and Xv among N terms (kinds and unit signs given per term).
+template <std::size_t N>
+constexpr residual_terms<N> find_residual_terms(const std::array<bool, N + 1>& is_data,
+                                                const std::array<bool, N + 1>& is_mv,
+                                                const std::array<bool, N + 1>& is_vec,
+                                                const std::array<int, N + 1>& sign) {
+  residual_terms<N> r;
+  int vectors = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    vectors += is_vec[i] ? 1 : 0;
+    if (is_data[i] && r.y == N) r.y = i;
+    if (is_mv[i] && r.mv == N) r.mv = i;
+  }
+  r.ok = vectors == 2 && r.y < N && r.mv < N && sign[r.y] != 0 && sign[r.y] == -sign[r.mv];
+  return r;
+}
+
 template <class F>
 struct residual_line {
   static constexpr bool value = false;
@@ -139,24 +162,16 @@ struct residual_line {
 template <class Off, class... Ts>
 struct residual_line<lin::form<Off, Ts...>> {
   static constexpr std::size_t n = sizeof...(Ts);
-  static constexpr bool is_data[] = {(kind_of<typename Ts::node_type> == node_kind::data_vector)..., false};
-  static constexpr bool is_mv[] = {(kind_of<typename Ts::node_type> == node_kind::matvec)..., false};
-  static constexpr bool is_vec[] = {is_vector_v<typename Ts::node_type>..., false};
-  static constexpr int sign[] = {(is_literal_equal_v<typename Ts::coef_type, 1>    ? 1
-                                  : is_literal_equal_v<typename Ts::coef_type, -1> ? -1
-                                                                                   : 0)...,
-                                 0};
-  static constexpr std::size_t find(const bool* which) {
-    std::size_t i = 0;
-    while (i < n && !which[i]) ++i;
-    return i;
-  }
-  static constexpr std::size_t y = find(is_data), mv = find(is_mv);
-  static constexpr bool value = [] {
-    int vectors = 0;
-    for (std::size_t i = 0; i < n; ++i) vectors += is_vec[i] ? 1 : 0;
-    return vectors == 2 && y < n && mv < n && sign[y] != 0 && sign[y] == -sign[mv];
-  }();
+  static constexpr std::array<int, n + 1> sign{(is_literal_equal_v<typename Ts::coef_type, 1>    ? 1
+                                                : is_literal_equal_v<typename Ts::coef_type, -1> ? -1
+                                                                                                 : 0)...,
+                                               0};
+  static constexpr residual_terms<n> terms = find_residual_terms<n>(
+      std::array<bool, n + 1>{(kind_of<typename Ts::node_type> == node_kind::data_vector)..., false},
+      std::array<bool, n + 1>{(kind_of<typename Ts::node_type> == node_kind::matvec)..., false},
+      std::array<bool, n + 1>{is_vector_v<typename Ts::node_type>..., false}, sign);
+  static constexpr std::size_t y = terms.y, mv = terms.mv;
+  static constexpr bool value = terms.ok;
 };
 
 /// The form f without its vector terms (the scalar part S of a Line).
