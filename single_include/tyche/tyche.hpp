@@ -3810,6 +3810,28 @@ struct cumulative_sum_map {
   }
 };
 
+/// The operands (scalars and vectors) one after another: the coefficient vector w of a residual
+/// sum of squares Σ(y − s − Zw)² whose predictor mixes scalar coefficients and a vector
+/// parameter (partial_eval/reduce_sum.hpp). Reverse: each adjoint goes back to its operand.
+struct stack_map {
+  static constexpr const char* name = "stack";
+  static constexpr bool has_payload = false;
+  template <class... Cs>
+  static constexpr std::size_t extent =
+      ((extent_v<Cs> != dynamic_extent) && ...) ? (std::size_t{0} + ... + extent_v<Cs>) : dynamic_extent;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    for (std::size_t j = 0, k = 0; k < m; ++j)
+      for (std::size_t i = 0; i < in_n[j]; ++i) out[k++] = in[j][i];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    for (std::size_t j = 0, k = 0; k < m; ++j)
+      for (std::size_t i = 0; i < in_n[j]; ++i) in_adj[j][i] += adj[k++];
+  }
+};
+
 /// sₜ = aₜ + bₜ sₜ₋₁ for t = 0 … m−1, with s₋₁ = s0; b is a scalar or a vector of size m.
 /// Reverse, with λₜ the adjoint of sₜ (λₜ = adjₜ + bₜ₊₁ λₜ₊₁): ∂/∂aₜ = λₜ, ∂/∂bₜ = λₜ sₜ₋₁,
 /// ∂/∂s0 = b₀ λ₀.
@@ -4434,6 +4456,14 @@ struct evaluation {
     else return layout.offset[k];
   }
 
+  // The coefficients w of a residual_squares node: a vector parameter's values in θ, or a
+  // buffered vector's (ops::stack_map of scalar coefficients and a vector parameter).
+  template <class V, class VP>
+  TYCHE_HD TYCHE_INLINE const T* residual_coefficients(const V&) {
+    if constexpr (kind_of<V> == node_kind::vector_param) return theta + offset_of<V>();
+    else return get<index_in_v<outer_entries, V, VP>>(state).val;
+  }
+
   // The value of child C (at path CP) at element i, wherever it lives.
   template <class C, class CP, class K>
   TYCHE_HD TYCHE_INLINE T value_of(const C& c, K& ks, std::size_t i) {
@@ -4628,8 +4658,9 @@ struct evaluation {
       s.v = m + math::log(acc);
     } else if constexpr (kind_of<N> == node_kind::residual_squares) {
       using S = meta::at<0, children_t<N>>;
+      using V = meta::at<1, children_t<N>>;
       const T sv = value_of<S, meta::push<P, 0>>(n.s, none, 0);
-      const T* v = theta + offset_of<meta::at<1, children_t<N>>>();
+      const T* v = residual_coefficients<V, meta::push<P, 1>>(n.v);
       const std::size_t k = n.k;
       const double* xbar = n.stats + 3;
       const double* sxy = xbar + k;
@@ -4748,9 +4779,9 @@ struct evaluation {
     } else if constexpr (kind_of<N> == node_kind::residual_squares) {
       // ∂/∂s = 2 n m;  ∂/∂v = 2 (S_xx v − S_xy + n m x̄).
       using S = meta::at<0, children_t<N>>;
+      using V = meta::at<1, children_t<N>>;
       const T sv = value_of<S, meta::push<P, 0>>(n.s, none, 0);
-      const std::size_t off = offset_of<meta::at<1, children_t<N>>>();
-      const T* v = theta + off;
+      const T* v = residual_coefficients<V, meta::push<P, 1>>(n.v);
       const std::size_t k = n.k;
       const double* xbar = n.stats + 3;
       const double* sxy = xbar + k;
@@ -4762,7 +4793,9 @@ struct evaluation {
       for (std::size_t a = 0; a < k; ++a) {
         T row = lift<T>(0.0);
         for (std::size_t b = 0; b < k; ++b) row += lift<T>(sxx[a * k + b]) * v[b];
-        grad[off + a] += s.adj * (lift<T>(2.0) * (row - lift<T>(sxy[a])) + nm2 * lift<T>(xbar[a]));
+        const T g = s.adj * (lift<T>(2.0) * (row - lift<T>(sxy[a])) + nm2 * lift<T>(xbar[a]));
+        if constexpr (kind_of<V> == node_kind::vector_param) grad[offset_of<V>() + a] += g;
+        else get<index_in_v<outer_entries, V, meta::push<P, 1>>>(state).adj[a] += g;
       }
     } else if constexpr (kind_of<N> == node_kind::element) {
       push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(none, n.index, s.adj);
@@ -4889,9 +4922,12 @@ std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t*
 // with k columns, and a vector parameter v. Everything else stays one fused loop (sum_node).
 // The statistics are computed here, once, into the program's fold_storage.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
+#include <tuple>
 #include <type_traits>
+#include <vector>
 
 namespace tyche::detail {
 
@@ -5058,6 +5094,143 @@ auto scalar_part(const F& f) {
   }(std::make_index_sequence<F::size>{});
 }
 
+/// s·d for a scalar s that depends on parameters and data d (a data vector, or a product of
+/// them): a column d with coefficient s. (s₁·(s₂·d) has coefficient s₁·s₂; (s·d₁)·d₂ column d₁d₂.)
+template <class X>
+inline constexpr bool is_scaled_data_v = [] {
+  if constexpr (is_binary_rule_v<X, rules::multiply> && is_vector_v<X>) {
+    using A = meta::at<0, children_t<X>>;
+    using B = meta::at<1, children_t<X>>;
+    constexpr bool a_scalar = !is_vector_v<A> && depends_on_params_v<A>;
+    constexpr bool b_scalar = !is_vector_v<B> && depends_on_params_v<B>;
+    constexpr bool a_data = kind_of<A> == node_kind::data_vector;
+    constexpr bool b_data = kind_of<B> == node_kind::data_vector;
+    if constexpr ((a_scalar && b_data) || (a_data && b_scalar)) return true;
+    else if constexpr (a_scalar || a_data) return is_scaled_data_v<B>;
+    else if constexpr (b_scalar || b_data) return is_scaled_data_v<A>;
+    else return false;
+  } else {
+    return false;
+  }
+}();
+
+/// The coefficient (a scalar node) of a scaled data column.
+template <class X>
+auto scaled_data_coefficient(const X& x) {
+  using A = std::remove_cvref_t<decltype(x.a)>;
+  using B = std::remove_cvref_t<decltype(x.b)>;
+  if constexpr (!is_vector_v<A>) {
+    if constexpr (kind_of<B> == node_kind::data_vector) return x.a;
+    else return raw2<rules::multiply>(x.a, scaled_data_coefficient(x.b));
+  } else if constexpr (!is_vector_v<B>) {
+    if constexpr (kind_of<A> == node_kind::data_vector) return x.b;
+    else return raw2<rules::multiply>(scaled_data_coefficient(x.a), x.b);
+  } else if constexpr (kind_of<A> == node_kind::data_vector) {
+    return scaled_data_coefficient(x.b);
+  } else {
+    return scaled_data_coefficient(x.a);
+  }
+}
+/// Multiplies column[0 .. n) by the data of a scaled data column.
+template <class X>
+void scaled_data_column(const X& x, double* column, std::size_t n) {
+  if constexpr (kind_of<X> == node_kind::data_vector) {
+    for (std::size_t i = 0; i < n; ++i) column[i] *= x.ptr[i];
+  } else if constexpr (is_vector_v<X>) {
+    scaled_data_column(x.a, column, n);
+    scaled_data_column(x.b, column, n);
+  }
+}
+
+/// The kind of a vector Line term in a general residual: 1 data, 2 scaled data, 3 matvec, −1
+/// anything else (0 for scalars).
+template <class X>
+inline constexpr int residual_term_kind_v = !is_vector_v<X>                          ? 0
+                                            : kind_of<X> == node_kind::data_vector   ? 1
+                                            : is_scaled_data_v<X>                    ? 2
+                                            : kind_of<X> == node_kind::matvec        ? 3
+                                                                                     : -1;
+
+/// (Σ cⱼ yⱼ + Σ cₖ sₖ dₖ + c Xv + S)² read as a Line: data vectors y with constant coefficients,
+/// scalar-times-data columns, at most one matvec, scalars S. It is (Y − s − Zw)² with
+/// Y = Σ cⱼ yⱼ, s = −S, Z = [−cₖ dₖ … | −c X] and w = (sₖ …, v): a residual sum of squares in the
+/// coefficients w (the kidiq regression written elementwise, b0 + b1·x1 + b2·x2).
+template <class F>
+struct general_residual {
+  static constexpr bool value = false;
+};
+template <class Off, class... Ts>
+struct general_residual<lin::form<Off, Ts...>> {
+  static constexpr int kinds[] = {residual_term_kind_v<typename Ts::node_type>..., 0};
+  static constexpr std::size_t columns = ((residual_term_kind_v<typename Ts::node_type> == 2 ? 1 : 0) + ... + 0);
+  static constexpr std::size_t matvecs = ((residual_term_kind_v<typename Ts::node_type> == 3 ? 1 : 0) + ... + 0);
+  static constexpr bool value = ((residual_term_kind_v<typename Ts::node_type> >= 0) && ...) &&
+                                matvecs <= 1 && columns + matvecs >= 1;
+};
+
+template <class X>
+inline constexpr bool is_general_residual_v = [] {
+  if constexpr (is_vector_v<X> && lin::is_line_op_v<X>) return general_residual<lin::merged_form_t<X>>::value;
+  else if constexpr (is_vector_v<X>) return is_scaled_data_v<X>;  // Σ(s·d)²
+  else return false;
+}();
+
+/// residual_squares for a general residual (see general_residual).
+template <class X, class Storage>
+auto general_residual_squares(const X& x, Storage& storage) {
+  const auto f = lin::merge(lin::decompose(x));
+  using F = std::remove_cvref_t<decltype(f)>;
+  const std::size_t n = x.size();
+  // The coefficients: every scaled-data term's scalar, then the matvec's vector parameter.
+  const auto coefficients = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    auto pick = [&](const auto& t) {
+      using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
+      if constexpr (residual_term_kind_v<Xt> == 2) return std::tuple{scaled_data_coefficient(t.x)};
+      else return std::tuple<>{};
+    };
+    auto pick_matvec = [&](const auto& t) {
+      using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
+      if constexpr (residual_term_kind_v<Xt> == 3) return std::tuple{t.x.v};
+      else return std::tuple<>{};
+    };
+    return std::tuple_cat(pick(std::get<I>(f.ts))..., pick_matvec(std::get<I>(f.ts))...);
+  }(std::make_index_sequence<F::size>{});
+  std::size_t width = 0;  // K: the columns of Z
+  std::apply([&](const auto&... c) { ((width += detail::operand_size(c)), ...); }, coefficients);
+  double* y = storage.allocate(n);
+  double* z = storage.allocate(n * width);
+  for (std::size_t i = 0; i < n; ++i) y[i] = 0.0;
+  std::vector<double> column(n);
+  std::size_t col = 0;
+  auto fill = [&](std::size_t j, double scale, const double* values, std::size_t stride) {
+    for (std::size_t i = 0; i < n; ++i) z[i * width + j] = scale * values[i * stride];
+  };
+  meta::static_for<F::size>([&](auto i) {  // scaled-data columns, in the coefficients' order
+    const auto& t = std::get<decltype(i)::value>(f.ts);
+    using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
+    if constexpr (residual_term_kind_v<Xt> == 1) {
+      for (std::size_t r = 0; r < n; ++r) y[r] += lin::coef_value(t.c) * t.x.ptr[r];
+    } else if constexpr (residual_term_kind_v<Xt> == 2) {
+      std::fill(column.begin(), column.end(), 1.0);
+      scaled_data_column(t.x, column.data(), n);
+      fill(col++, -lin::coef_value(t.c), column.data(), 1);
+    }
+  });
+  meta::static_for<F::size>([&](auto i) {  // the matvec's columns last
+    const auto& t = std::get<decltype(i)::value>(f.ts);
+    using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
+    if constexpr (residual_term_kind_v<Xt> == 3) {
+      for (std::size_t j = 0; j < t.x.x.cols; ++j) fill(col++, -lin::coef_value(t.c), t.x.x.ptr + j, t.x.x.cols);
+    }
+  });
+  const auto w = std::apply([&](const auto&... c) { return make_vector_op(ops::stack_map{}, width, c...); },
+                            coefficients);
+  const auto s = -lin::emit(scalar_part(f));
+  residual_squares_node<std::remove_cvref_t<decltype(s)>, std::remove_cvref_t<decltype(w)>> r{{}, s, w, nullptr, width};
+  r.stats = residual_statistics(y, data_matrix{{}, z, n, width}, storage);
+  return r;
+}
+
 template <class X>
 inline constexpr bool is_residual_line_v = [] {
   if constexpr (is_vector_v<X> && lin::is_line_op_v<X>) return residual_line<lin::merged_form_t<X>>::value;
@@ -5084,7 +5257,9 @@ auto pull_out(const A& a, const B& inner, Storage& storage, Wrap wrap) {
 /// A node equal to Σᵢ aᵢ for a folded vector expression a.
 template <class A, class Storage>
 auto reduce_sum(const A& a, Storage& storage) {
-  if constexpr (is_binary_rule_v<A, rules::add> || is_binary_rule_v<A, rules::subtract>) {
+  if constexpr (!depends_on_params_v<A>) {
+    return constant{constant_sum(a, storage)};  // data only (a sum made by a rule below): Σ now
+  } else if constexpr (is_binary_rule_v<A, rules::add> || is_binary_rule_v<A, rules::subtract>) {
     using Rule = typename A::rule_type;
     using L = meta::at<0, children_t<A>>;
     using R = meta::at<1, children_t<A>>;
@@ -5147,6 +5322,8 @@ auto reduce_sum(const A& a, Storage& storage) {
       residual_squares_node<decltype(s), V> r{{}, s, mv.v, nullptr, mv.x.cols};
       r.stats = residual_statistics(y, mv.x, storage);
       return r;
+    } else if constexpr (is_general_residual_v<X>) {
+      return general_residual_squares(a.a, storage);
     } else {
       return sum_node<A>{{}, a};
     }
@@ -5197,6 +5374,17 @@ void evaluate_constant_vector(const N& n, double* out) {
                                                 nullptr, nullptr, workspace.data()};
   ev.prepare();
   for (std::size_t i = 0; i < n.size(); ++i) out[i] = ev.element(i);
+}
+
+/// Σᵢ aᵢ of a vector expression that depends on no parameter (reduce_sum, for sums its rules
+/// make of data alone).
+template <class N>
+double constant_sum(const N& n, fold_storage&) {
+  std::vector<double> values(n.size());
+  evaluate_constant_vector(n, values.data());
+  double total = 0;
+  for (double v : values) total += v;
+  return total;
 }
 
 /// a / d where d depends on no parameter.

@@ -42,14 +42,11 @@ bool close(double a, double b) {
 
 // Compiles lp both ways with the layout (alpha, beta, sigma) and compares them at 20 points;
 // returns explain() of the rewritten program.
-template <class E>
-std::string check_rewrite(const E& lp) {
+template <class E, class... Ps>
+std::string check_rewrite_with(const E& lp, const Ps&... params) {
   using namespace tyche;
-  param<"alpha"> alpha;
-  vector_param<"beta"> beta(data_set().k);
-  param<"sigma"> sigma;
-  const auto rewritten = compile(lp, alpha, beta, sigma);
-  const auto plain = compile_without_rewrites(lp, alpha, beta, sigma);
+  const auto rewritten = compile(lp, params...);
+  const auto plain = compile_without_rewrites(lp, params...);
   const std::size_t d = rewritten.dim();
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> u(-2.0, 2.0);
@@ -68,6 +65,14 @@ std::string check_rewrite(const E& lp) {
     CHECK(rewritten.value(theta) == Approx(v1).epsilon(1e-14));
   }
   return explain(rewritten);
+}
+template <class E>
+std::string check_rewrite(const E& lp) {
+  using namespace tyche;
+  param<"alpha"> alpha;
+  vector_param<"beta"> beta(data_set().k);
+  param<"sigma"> sigma;
+  return check_rewrite_with(lp, alpha, beta, sigma);
 }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
@@ -115,6 +120,45 @@ TEST_CASE("partial evaluation: normal likelihoods of a linear predictor become O
   CHECK(contains(explained[13], "residual_squares(-2.5, beta[3]; n=60)"));
   CHECK(contains(explained[14], "residual_squares((alpha + sigma), beta[3]; n=60)"));
   CHECK(contains(explained[15], "residual_squares((alpha - 1), beta[3]; n=60)"));
+}
+
+TEST_CASE("partial evaluation: a predictor written elementwise is reduced too", "[partial_eval]") {
+  using namespace tyche;
+  const auto& ds = data_set();
+  param<"alpha"> alpha;
+  param<"b1"> b1;
+  param<"b2"> b2;
+  vector_param<"beta"> beta(ds.k);
+  param<"sigma"> sigma;
+  // The columns of X as data vectors, and their product (an interaction).
+  std::vector<double> x1(ds.n), x2(ds.n);
+  for (std::size_t i = 0; i < ds.n; ++i) {
+    x1[i] = ds.X[i * ds.k];
+    x2[i] = ds.X[i * ds.k + 1];
+  }
+  auto X = matrix(ds.X.data(), ds.n, ds.k);
+  auto y = data(ds.y);
+  const auto d1 = data(x1), d2 = data(x2);
+  // Every parameter occurs in every case (0·(…) and Σ0·beta add nothing), in one layout.
+  const auto all = lit<0> * (alpha + b1 + b2 + sigma) + sum(lit<0> * beta);
+  auto check = [&](const auto& lp) { return check_rewrite_with(lp + all, alpha, b1, b2, beta, sigma); };
+  const std::vector<std::string> explained = {
+      // kidiq as Rainier writes it: b0 + b1·x1 + b2·x2 + b3·x1·x2
+      check(sum(lit<-1, 2> * square((y - (alpha + b1 * d1 + b2 * d2 + sigma * d1 * d2)) / sigma))),
+      check(sum(square(y - b1 * d1))),
+      check(sum(square(lit<2> * y - d1 * b1 - alpha * (b2 * d2)))),
+      check(sum(square(y - (alpha + matvec(X, beta)) - b1 * d1 + y))),
+      check(sum(square(b1 * d1))),  // Σ(s·d)² = s²·Σd²
+  };
+  for (const auto& e : explained) {
+    INFO(e);
+    CHECK(!contains(e, "sum[60]"));  // no loop over the data is left
+  }
+  CHECK(contains(explained[0], "residual_squares(alpha, stack[3](b1, b2, sigma); n=60)"));
+  CHECK(contains(explained[1], "residual_squares(0, stack[1](b1); n=60)"));
+  CHECK(contains(explained[2], "stack[2](b1, (alpha * b2))"));
+  CHECK(contains(explained[3], "stack[4](b1, beta[3])"));
+  CHECK(contains(explained[4], "square(b1)"));
 }
 
 TEST_CASE("partial evaluation: scalars leave the loop, the rest stays one loop", "[partial_eval]") {

@@ -172,6 +172,14 @@ struct evaluation {
     else return layout.offset[k];
   }
 
+  // The coefficients w of a residual_squares node: a vector parameter's values in θ, or a
+  // buffered vector's (ops::stack_map of scalar coefficients and a vector parameter).
+  template <class V, class VP>
+  TYCHE_HD TYCHE_INLINE const T* residual_coefficients(const V&) {
+    if constexpr (kind_of<V> == node_kind::vector_param) return theta + offset_of<V>();
+    else return get<index_in_v<outer_entries, V, VP>>(state).val;
+  }
+
   // The value of child C (at path CP) at element i, wherever it lives.
   template <class C, class CP, class K>
   TYCHE_HD TYCHE_INLINE T value_of(const C& c, K& ks, std::size_t i) {
@@ -366,8 +374,9 @@ struct evaluation {
       s.v = m + math::log(acc);
     } else if constexpr (kind_of<N> == node_kind::residual_squares) {
       using S = meta::at<0, children_t<N>>;
+      using V = meta::at<1, children_t<N>>;
       const T sv = value_of<S, meta::push<P, 0>>(n.s, none, 0);
-      const T* v = theta + offset_of<meta::at<1, children_t<N>>>();
+      const T* v = residual_coefficients<V, meta::push<P, 1>>(n.v);
       const std::size_t k = n.k;
       const double* xbar = n.stats + 3;
       const double* sxy = xbar + k;
@@ -486,9 +495,9 @@ struct evaluation {
     } else if constexpr (kind_of<N> == node_kind::residual_squares) {
       // ∂/∂s = 2 n m;  ∂/∂v = 2 (S_xx v − S_xy + n m x̄).
       using S = meta::at<0, children_t<N>>;
+      using V = meta::at<1, children_t<N>>;
       const T sv = value_of<S, meta::push<P, 0>>(n.s, none, 0);
-      const std::size_t off = offset_of<meta::at<1, children_t<N>>>();
-      const T* v = theta + off;
+      const T* v = residual_coefficients<V, meta::push<P, 1>>(n.v);
       const std::size_t k = n.k;
       const double* xbar = n.stats + 3;
       const double* sxy = xbar + k;
@@ -500,7 +509,9 @@ struct evaluation {
       for (std::size_t a = 0; a < k; ++a) {
         T row = lift<T>(0.0);
         for (std::size_t b = 0; b < k; ++b) row += lift<T>(sxx[a * k + b]) * v[b];
-        grad[off + a] += s.adj * (lift<T>(2.0) * (row - lift<T>(sxy[a])) + nm2 * lift<T>(xbar[a]));
+        const T g = s.adj * (lift<T>(2.0) * (row - lift<T>(sxy[a])) + nm2 * lift<T>(xbar[a]));
+        if constexpr (kind_of<V> == node_kind::vector_param) grad[offset_of<V>() + a] += g;
+        else get<index_in_v<outer_entries, V, meta::push<P, 1>>>(state).adj[a] += g;
       }
     } else if constexpr (kind_of<N> == node_kind::element) {
       push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(none, n.index, s.adj);

@@ -51,6 +51,17 @@ void evaluate_constant_vector(const N& n, double* out) {
   for (std::size_t i = 0; i < n.size(); ++i) out[i] = ev.element(i);
 }
 
+/// Σᵢ aᵢ of a vector expression that depends on no parameter (reduce_sum, for sums its rules
+/// make of data alone).
+template <class N>
+double constant_sum(const N& n, fold_storage&) {
+  std::vector<double> values(n.size());
+  evaluate_constant_vector(n, values.data());
+  double total = 0;
+  for (double v : values) total += v;
+  return total;
+}
+
 /// a / d where d depends on no parameter.
 template <class N>
 inline constexpr bool divides_by_constant_v = [] {

@@ -79,6 +79,28 @@ struct cumulative_sum_map {
   }
 };
 
+/// The operands (scalars and vectors) one after another: the coefficient vector w of a residual
+/// sum of squares Σ(y − s − Zw)² whose predictor mixes scalar coefficients and a vector
+/// parameter (partial_eval/reduce_sum.hpp). Reverse: each adjoint goes back to its operand.
+struct stack_map {
+  static constexpr const char* name = "stack";
+  static constexpr bool has_payload = false;
+  template <class... Cs>
+  static constexpr std::size_t extent =
+      ((extent_v<Cs> != dynamic_extent) && ...) ? (std::size_t{0} + ... + extent_v<Cs>) : dynamic_extent;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    for (std::size_t j = 0, k = 0; k < m; ++j)
+      for (std::size_t i = 0; i < in_n[j]; ++i) out[k++] = in[j][i];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    for (std::size_t j = 0, k = 0; k < m; ++j)
+      for (std::size_t i = 0; i < in_n[j]; ++i) in_adj[j][i] += adj[k++];
+  }
+};
+
 /// sₜ = aₜ + bₜ sₜ₋₁ for t = 0 … m−1, with s₋₁ = s0; b is a scalar or a vector of size m.
 /// Reverse, with λₜ the adjoint of sₜ (λₜ = adjₜ + bₜ₊₁ λₜ₊₁): ∂/∂aₜ = λₜ, ∂/∂bₜ = λₜ sₜ₋₁,
 /// ∂/∂s0 = b₀ λ₀.
