@@ -5332,6 +5332,70 @@ auto reduce_sum(const A& a, Storage& storage) {
   }
 }
 
+// ---- loops over the same length become one --------------------------------------------------
+
+/// The static length of a loop (a sum node over a vector of compile-time size), else 0.
+template <class T>
+inline constexpr std::size_t loop_extent_v = [] {
+  if constexpr (kind_of<T> == node_kind::sum) {
+    constexpr std::size_t e = extent_v<meta::at<0, children_t<T>>>;
+    return e == dynamic_extent ? std::size_t{0} : e;
+  } else {
+    return std::size_t{0};
+  }
+}();
+
+/// The first two terms of a Line that are loops of one static length (i, j), or (n, n).
+template <class F>
+struct loop_pair;
+template <class Off, class... Ts>
+struct loop_pair<lin::form<Off, Ts...>> {
+  static constexpr std::array<std::size_t, sizeof...(Ts) + 1> ext{loop_extent_v<typename Ts::node_type>..., 0};
+  static constexpr std::array<std::size_t, 2> value = [] {
+    constexpr std::size_t n = sizeof...(Ts);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = i + 1; j < n; ++j)
+        if (ext[i] != 0 && ext[i] == ext[j]) return std::array<std::size_t, 2>{i, j};
+    return std::array<std::size_t, 2>{n, n};
+  }();
+};
+
+template <class F>
+auto merge_loops_form(const F& f) {
+  constexpr auto p = loop_pair<F>::value;
+  if constexpr (p[0] == F::size) {
+    return lin::emit(f);
+  } else {
+    const auto& ti = std::get<p[0]>(f.ts);
+    const auto& tj = std::get<p[1]>(f.ts);
+    // cᵢΣaᵢ + cⱼΣaⱼ = Σ(cᵢaᵢ + cⱼaⱼ): one pass over the elements instead of two.
+    const auto body = lin::emit(lin::make_form(lit<0>, std::tuple{lin::term{ti.c, ti.x.a}, lin::term{tj.c, tj.x.a}}));
+    const sum_node<std::remove_cvref_t<decltype(body)>> loop{{}, body};
+    auto ts = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      auto pick = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+        if constexpr (K == p[0]) return std::tuple{lin::term{lit<1>, loop}};
+        else if constexpr (K == p[1]) return std::tuple<>{};
+        else return std::tuple{std::get<K>(f.ts)};
+      };
+      return std::tuple_cat(pick(std::integral_constant<std::size_t, I>{})...);
+    }(std::make_index_sequence<F::size>{});
+    return merge_loops_form(lin::make_form(f.off, ts));
+  }
+}
+
+/// n with the loops of one static length among its Line's terms fused into one loop (applied
+/// to the folded and reduced log density).
+template <class N>
+auto merge_loops(const N& n) {
+  if constexpr (!lin::is_line_op_v<N>) {
+    return n;
+  } else {
+    using P = loop_pair<lin::merged_form_t<N>>;
+    if constexpr (P::value[0] == lin::merged_form_t<N>::size) return n;
+    else return merge_loops_form(lin::merge(lin::decompose(n)));
+  }
+}
+
 }  // namespace tyche::detail
 // ----- end tyche/partial_eval/reduce_sum.hpp -----
 
@@ -5740,7 +5804,10 @@ auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
                 "tyche::compile(f): a parameter name is used for two different parameters "
                 "(scalar and vector, or two sizes fixed at compile time)");
   auto storage = std::make_shared<fold_storage>();
-  auto folded = fold<Reduce>(e, *storage);
+  auto folded = [&] {
+    if constexpr (Reduce) return merge_loops(fold<true>(e, *storage));
+    else return fold<false>(e, *storage);
+  }();
   using F = decltype(folded);
   program_view<F, Layout> view{folded, {}, {}, {}, 0};
   std::vector<bool> seen(Layout::size, false);

@@ -162,6 +162,9 @@ TEST_CASE("Line and LogLine: rewritten expressions equal the plain ones", "[part
   CASE("((3 * x) + sum[3]((2 * v[3])))", sum((v + x) + v));  // and Σ(A + s) = ΣA + n·s
   CASE("((3 * (x + y)) + sum[3]((2 * v[3])))", sum((v + x) + (v + y)));
   CASE("sum[3]((v[3] - (exp(v[3]) * 3)))", sum(v - exp(v) * lit<3>));
+  // Loops over one static length become one loop (when the model is compiled).
+  CASE("sum[3]((square(v[3]) - (exp(v[3]) * x)))", sum(square(v)) - sum(exp(v) * x));
+  CASE("(sum[3]((v[3] + (2 * square(v[3])))) + y)", sum(v) + y + lit<2> * sum(square(v)));
   // LogLine: exponents over one node merge when that is exact (integer powers of one sign, or
   // a positive base), and the cheaper tree is emitted.
   CASE("square(x)", x * x);

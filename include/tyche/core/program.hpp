@@ -280,7 +280,10 @@ auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
                 "tyche::compile(f): a parameter name is used for two different parameters "
                 "(scalar and vector, or two sizes fixed at compile time)");
   auto storage = std::make_shared<fold_storage>();
-  auto folded = fold<Reduce>(e, *storage);
+  auto folded = [&] {
+    if constexpr (Reduce) return merge_loops(fold<true>(e, *storage));
+    else return fold<false>(e, *storage);
+  }();
   using F = decltype(folded);
   program_view<F, Layout> view{folded, {}, {}, {}, 0};
   std::vector<bool> seen(Layout::size, false);
