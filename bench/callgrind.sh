@@ -13,6 +13,7 @@ ${CXX:-g++} -std=c++20 -O3 -DNDEBUG -march=x86-64-v3 -I"$root/include" -I"$root/
 echo "model,calls,tyche_Ir_per_call,handwritten_Ir_per_call,ratio"
 for spec in iid_normal_100:100000 eight_schools_noncentered:100000 logistic_regression:10 \
         kidiq_100:100000 kidiq_200:100000 kidiq_400:100000 kidiq_434:100000 kidiq_10000:2000 \
+        kidiq_elementwise_100:100000 kidiq_elementwise_434:100000 kidiq_elementwise_10000:100000 \
         arK:100000 low_dim_gauss_mix:200 glmm_poisson:2000; do
     model=${spec%%:*} calls=${spec##*:}
     declare -A ir=()

@@ -18,6 +18,7 @@
 #include "posteriordb.hpp"  // examples/posteriordb.hpp
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <cmath>
 #include <cstddef>
@@ -593,6 +594,47 @@ int main(int argc, char** argv) {
     register_pair(
         name, theta.get(), gt.get(), gh.get(),
         [m, theta, gt](const std::vector<double>& th, std::vector<double>& g) {  // keeps the case alive
+          return m->program().value_and_gradient(std::span<const double>(th), std::span<double>(g));
+        },
+        [hand, gh](const std::vector<double>& th, std::vector<double>& g) {
+          return hand(th.data(), g.data());
+        });
+  }
+
+  // --- kidiq written elementwise, as in Rainier: b0 + b1·hs + b2·iq + b3·hs·iq -------------------
+  // The same model and twin; the predictor is a Line of scalar-times-data columns, which partial
+  // evaluation reduces to the same sufficient statistics (residual_squares over stack(b1, b2,
+  // b3)), so these rows must be flat in n too.
+  static std::vector<std::array<std::vector<double>, 2>> kidiq_columns(kidiq_sets.size());
+  for (std::size_t which = 0; which < kidiq_sets.size(); ++which) {
+    const kidiq_rows& k = kidiq_sets[which];
+    auto& hs = kidiq_columns[which][0];  // (no structured binding: clang 14 cannot capture one)
+    auto& iq = kidiq_columns[which][1];
+    for (std::size_t i = 0; i < k.n; ++i) {
+      hs.push_back(k.X[4 * i + 1]);
+      iq.push_back(k.X[4 * i + 2]);
+    }
+    auto b0 = flat<"b0">();
+    auto b1 = flat<"b1">();
+    auto b2 = flat<"b2">();
+    auto b3 = flat<"b3">();
+    auto sigma = half_cauchy<"sigma">(2.5);
+    auto make = [&] {
+      return model(joint(b0, b1, b2, b3, sigma,
+                         normal(b0 + b1 * data(hs) + b2 * data(iq) + b3 * data(hs) * data(iq), sigma)
+                             .observe(data(k.y))));
+    };
+    auto m = std::make_shared<decltype(make())>(make());
+    auto theta = std::make_shared<std::vector<double>>(std::vector<double>{20, 0.5, 0.6, 0.01, 2.8});
+    auto gt = std::make_shared<std::vector<double>>(5), gh = std::make_shared<std::vector<double>>(5);
+    kidiq_hand hand{k.X.data(), k.y.data(), k.n};
+    const std::string name = "kidiq_elementwise_" + std::to_string(k.n);
+    const double vt = m->log_prob_and_gradient(*theta, *gt);
+    const double vh = hand(theta->data(), gh->data());
+    check_twins(name.c_str(), vt, *gt, vh, *gh);
+    register_pair(
+        name, theta.get(), gt.get(), gh.get(),
+        [m, theta, gt](const std::vector<double>& th, std::vector<double>& g) {
           return m->program().value_and_gradient(std::span<const double>(th), std::span<double>(g));
         },
         [hand, gh](const std::vector<double>& th, std::vector<double>& g) {

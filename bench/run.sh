@@ -118,14 +118,17 @@ for r in runs:
     case, impl = r["run_name"].split("/")
     median[(case, impl)] = r["real_time"] * scale[r["time_unit"]]
 
-# kidiq_<n>: the kidiq model on its first n rows (10000: resampled), printed as model kidiq.
-for case in sorted({c for c, _ in median if c.startswith("kidiq_")}, key=lambda c: int(c[6:])):
-    order.append(case)
-    n_of[case] = int(case[6:])
+# kidiq_<n>: the kidiq model on its first n rows (10000: resampled), printed as model kidiq;
+# kidiq_elementwise_<n>: the same model with its predictor written elementwise (Rainier's form).
+for prefix in ("kidiq_", "kidiq_elementwise_"):
+    cases = [c for c, _ in median if c.startswith(prefix) and c[len(prefix):].isdigit()]
+    for case in sorted(set(cases), key=lambda c: int(c[len(prefix):])):
+        order.append(case)
+        n_of[case] = int(case[len(prefix):])
 
 print("model,n,tyche_ns,handwritten_ns,ratio")
 for case in order:
     t, h = median[(case, "tyche")], median[(case, "handwritten")]
-    name = "kidiq" if case.startswith("kidiq_") else case
+    name = case.rsplit("_", 1)[0] if case.startswith("kidiq_") else case
     print(f"{name},{n_of[case]},{t:.1f},{h:.1f},{t / h:.3f}")
 PY

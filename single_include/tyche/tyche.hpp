@@ -2838,6 +2838,48 @@ constexpr auto literal_reciprocal() {
 template <class X>
 inline constexpr int weight_v = is_vector_v<X> ? 64 : 1;
 
+// ---- a light tuple for the forms (std::tuple's constraints cost compile time here) ----------
+
+template <std::size_t I, class T>
+struct tup_slot {
+  T value;
+};
+template <class Seq, class... Ts>
+struct tup_base;
+template <std::size_t... I, class... Ts>
+struct tup_base<std::index_sequence<I...>, Ts...> : tup_slot<I, Ts>... {};
+
+template <class... Ts>
+struct tup : tup_base<std::index_sequence_for<Ts...>, Ts...> {
+  static constexpr std::size_t size = sizeof...(Ts);
+  constexpr tup(const Ts&... ts) : tup_base<std::index_sequence_for<Ts...>, Ts...>{{ts}...} {}
+};
+template <class... Ts>
+tup(Ts...) -> tup<Ts...>;
+
+template <std::size_t I, class T>
+constexpr const T& tget(const tup_slot<I, T>& s) {
+  return s.value;
+}
+template <class... A, class... B>
+auto tcat2(const tup<A...>& a, const tup<B...>& b) {
+  return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
+    return tup<A..., B...>(tget<I>(a)..., tget<J>(b)...);
+  }(std::index_sequence_for<A...>{}, std::index_sequence_for<B...>{});
+}
+inline auto tcat() { return tup<>(); }
+template <class T, class... R>
+auto tcat(const T& t, const R&... r) {
+  if constexpr (sizeof...(R) == 0) return t;
+  else return tcat2(t, tcat(r...));
+}
+template <class F, class T>
+decltype(auto) tapply(F&& f, const T& t) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+    return f(tget<I>(t)...);
+  }(std::make_index_sequence<T::size>{});
+}
+
 // ---- Line: a + Σ bᵢ·xᵢ --------------------------------------------------------------------------
 
 template <class C, class X>
@@ -2855,11 +2897,11 @@ struct form {
   using offset_type = Off;
   static constexpr std::size_t size = sizeof...(Ts);
   Off off;
-  std::tuple<Ts...> ts;
+  tup<Ts...> ts;
 };
 
 template <class Off, class... Ts>
-auto make_form(const Off& off, const std::tuple<Ts...>& ts) {
+auto make_form(const Off& off, const tup<Ts...>& ts) {
   return form<Off, Ts...>{off, ts};
 }
 
@@ -2881,27 +2923,27 @@ inline constexpr bool is_line_op_v = [] {
 
 template <class F, class C>
 auto scale(const F& f, const C& c) {
-  return std::apply(
+  return tapply(
       [&](const auto&... t) {
         // A missing constant stays missing (a scaled lit<0> would become a run-time 0).
         auto off = [&] {
           if constexpr (is_literal_equal_v<decltype(f.off), 0>) return lit<0>;
           else return coef_mul(f.off, c);
         }();
-        return make_form(off, std::tuple{term{coef_mul(t.c, c), t.x}...});
+        return make_form(off, tup{term{coef_mul(t.c, c), t.x}...});
       },
       f.ts);
 }
 template <class F, class G>
 auto concat(const F& f, const G& g) {
-  return make_form(coef_add(f.off, g.off), std::tuple_cat(f.ts, g.ts));
+  return make_form(coef_add(f.off, g.off), tcat(f.ts, g.ts));
 }
 
 /// n read as a Line, term by term, without merging.
 template <class N>
 auto decompose(const N& n) {
   if constexpr (is_coef_v<N>) {
-    return make_form(n, std::tuple<>{});
+    return make_form(n, tup<>{});
   } else if constexpr (is_binary_rule_v<N, rules::add>) {
     return concat(decompose(n.a), decompose(n.b));
   } else if constexpr (is_binary_rule_v<N, rules::subtract>) {
@@ -2914,7 +2956,7 @@ auto decompose(const N& n) {
   } else if constexpr (is_line_op_v<N> && is_binary_rule_v<N, rules::divide>) {
     return scale(decompose(n.a), literal_reciprocal<decltype(n.b)>());
   } else {
-    return make_form(lit<0>, std::tuple{term{lit<1>, n}});
+    return make_form(lit<0>, tup{term{lit<1>, n}});
   }
 }
 
@@ -2956,19 +2998,19 @@ template <std::size_t I, class Tuple, class T>
 auto replace_at(const Tuple& ts, const T& t) {
   return [&]<std::size_t... J>(std::index_sequence<J...>) {
     auto pick = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-      if constexpr (K == I) return t; else return std::get<K>(ts);
+      if constexpr (K == I) return t; else return tget<K>(ts);
     };
-    return std::tuple{pick(std::integral_constant<std::size_t, J>{})...};
-  }(std::make_index_sequence<std::tuple_size_v<Tuple>>{});
+    return tup{pick(std::integral_constant<std::size_t, J>{})...};
+  }(std::make_index_sequence<Tuple::size>{});
 }
 
 template <class Off, class... Ts, class C, class X>
 auto add_term(const form<Off, Ts...>& acc, const term<C, X>& t) {
   constexpr std::size_t i = find_node<X, Ts...>();
   if constexpr (i == sizeof...(Ts)) {
-    return make_form(acc.off, std::tuple_cat(acc.ts, std::tuple{t}));
+    return make_form(acc.off, tcat(acc.ts, tup{t}));
   } else {
-    const auto& old = std::get<i>(acc.ts);
+    const auto& old = tget<i>(acc.ts);
     return make_form(acc.off, replace_at<i>(acc.ts, term{coef_add(old.c, t.c), t.x}));
   }
 }
@@ -2976,12 +3018,12 @@ auto add_term(const form<Off, Ts...>& acc, const term<C, X>& t) {
 template <std::size_t I, class Acc, class F>
 auto merge_from(const Acc& acc, const F& f) {
   if constexpr (I == F::size) return acc;
-  else return merge_from<I + 1>(add_term(acc, std::get<I>(f.ts)), f);
+  else return merge_from<I + 1>(add_term(acc, tget<I>(f.ts)), f);
 }
 /// f with the terms over the same node merged (first appearance keeps its place).
 template <class F>
 auto merge(const F& f) {
-  return merge_from<0>(make_form(f.off, std::tuple<>{}), f);
+  return merge_from<0>(make_form(f.off, tup<>{}), f);
 }
 
 /// The order in which a merged form's items are emitted: scalar terms, the constant, vector
@@ -3084,7 +3126,7 @@ auto emit_from(const Acc& acc, const F& f) {
   } else {
     constexpr std::size_t i = P::order.item[J];
     if constexpr (i == F::size) return emit_from<J + 1>(append_offset(acc, f.off), f);
-    else return emit_from<J + 1>(append(acc, std::get<i>(f.ts)), f);
+    else return emit_from<J + 1>(append(acc, tget<i>(f.ts)), f);
   }
 }
 /// A merged form as a tree.
@@ -3093,20 +3135,142 @@ auto emit(const F& f) {
   return emit_from<0>(none{}, f);
 }
 
-template <class N>
-using raw_form_t = decltype(decompose(std::declval<const N&>()));
-template <class N>
-using merged_form_t = decltype(merge(std::declval<const raw_form_t<N>&>()));
+// The same reading on types alone: what decides whether to rewrite, for every operation built,
+// without instantiating the value-level functions above (they run only to rewrite).
 
-/// True when N, read as a Line, is emitted cheaper (or as cheap, with fewer terms).
+template <class A, class B>
+using coef_add_t = decltype(coef_add(std::declval<const A&>(), std::declval<const B&>()));
+template <class A, class B>
+using coef_mul_t = decltype(coef_mul(std::declval<const A&>(), std::declval<const B&>()));
+
+template <class F, class G>
+struct concat_t;
+template <class O1, class... T1, class O2, class... T2>
+struct concat_t<form<O1, T1...>, form<O2, T2...>> {
+  using type = form<coef_add_t<O1, O2>, T1..., T2...>;
+};
+template <class F, class C>
+struct scale_t;
+template <class O, class... Ts, class C>
+struct scale_t<form<O, Ts...>, C> {
+  using offset = std::conditional_t<is_literal_equal_v<O, 0>, literal<0>, coef_mul_t<O, C>>;
+  using type = form<offset, term<coef_mul_t<typename Ts::coef_type, C>, typename Ts::node_type>...>;
+};
+
 template <class N>
+constexpr int line_case() {
+  if constexpr (is_coef_v<N>) return 1;
+  else if constexpr (is_binary_rule_v<N, rules::add>) return 2;
+  else if constexpr (is_binary_rule_v<N, rules::subtract>) return 3;
+  else if constexpr (is_unary_rule_v<N, rules::negate>) return 4;
+  else if constexpr (is_line_op_v<N> && is_binary_rule_v<N, rules::multiply>)
+    return is_coef_v<meta::at<0, children_t<N>>> ? 5 : 6;
+  else if constexpr (is_line_op_v<N> && is_binary_rule_v<N, rules::divide>) return 7;
+  else return 0;
+}
+template <class N, int Case = line_case<N>()>
+struct line_of {
+  using type = form<literal<0>, term<literal<1>, N>>;
+};
+template <class N>
+struct line_of<N, 1> {
+  using type = form<N>;
+};
+template <class N>
+struct line_of<N, 2> {
+  using type = typename concat_t<typename line_of<meta::at<0, children_t<N>>>::type,
+                                 typename line_of<meta::at<1, children_t<N>>>::type>::type;
+};
+template <class N>
+struct line_of<N, 3> {
+  using type = typename concat_t<
+      typename line_of<meta::at<0, children_t<N>>>::type,
+      typename scale_t<typename line_of<meta::at<1, children_t<N>>>::type, literal<-1>>::type>::type;
+};
+template <class N>
+struct line_of<N, 4> {
+  using type = typename scale_t<typename line_of<meta::at<0, children_t<N>>>::type, literal<-1>>::type;
+};
+template <class N>
+struct line_of<N, 5> {
+  using type = typename scale_t<typename line_of<meta::at<1, children_t<N>>>::type, meta::at<0, children_t<N>>>::type;
+};
+template <class N>
+struct line_of<N, 6> {
+  using type = typename scale_t<typename line_of<meta::at<0, children_t<N>>>::type, meta::at<1, children_t<N>>>::type;
+};
+template <class N>
+struct line_of<N, 7> {
+  using type = typename scale_t<typename line_of<meta::at<0, children_t<N>>>::type,
+                                decltype(literal_reciprocal<meta::at<1, children_t<N>>>())>::type;
+};
+
+template <bool Hit, class S, class C, class X>
+struct merged_term {
+  using type = S;
+};
+template <class S, class C, class X>
+struct merged_term<true, S, C, X> {
+  using type = term<coef_add_t<typename S::coef_type, C>, X>;
+};
+template <class F, class T>
+struct add_term_t;
+template <class O, class... Ts, class C, class X>
+struct add_term_t<form<O, Ts...>, term<C, X>> {
+  static constexpr std::size_t i = find_node<X, Ts...>();
+  template <std::size_t... J>
+  static auto replaced(std::index_sequence<J...>) -> form<O, typename merged_term<J == i, Ts, C, X>::type...>;
+  using type = std::conditional_t<i == sizeof...(Ts), form<O, Ts..., term<C, X>>,
+                                  decltype(replaced(std::index_sequence_for<Ts...>{}))>;
+};
+template <class Acc, class... Ts>
+struct merge_all {
+  using type = Acc;
+};
+template <class Acc, class T, class... Ts>
+struct merge_all<Acc, T, Ts...> : merge_all<typename add_term_t<Acc, T>::type, Ts...> {};
+template <class F>
+struct merged;
+template <class O, class... Ts>
+struct merged<form<O, Ts...>> {
+  using type = typename merge_all<form<O>, Ts...>::type;
+};
+
+template <class N>
+using raw_form_t = typename line_of<N>::type;
+template <class N>
+using merged_form_t = typename merged<raw_form_t<N>>::type;
+
+/// The number of constants (literals and run-time numbers) the Line of N is read from.
+template <class N>
+constexpr int offset_pieces() {
+  constexpr int c = line_case<N>();
+  if constexpr (c == 1) return 1;
+  else if constexpr (c == 2 || c == 3)
+    return offset_pieces<meta::at<0, children_t<N>>>() + offset_pieces<meta::at<1, children_t<N>>>();
+  else if constexpr (c == 4 || c == 6 || c == 7) return offset_pieces<meta::at<0, children_t<N>>>();
+  else if constexpr (c == 5) return offset_pieces<meta::at<1, children_t<N>>>();
+  else return 0;
+}
+
+/// True when N, read as a Line, is emitted cheaper (or as cheap, with fewer terms). AtRoot:
+/// N is a whole Line (compile() folds each once, at its root); else N is being built by an
+/// operator, inside a Line that may still grow, and merging run-time constants alone is left
+/// to compile(): rewriting a growing sum at every + would cost compile time quadratic in its
+/// length for one addition saved per constant.
+template <class N, bool AtRoot = false>
 inline constexpr bool line_rewrites_v = [] {
   if constexpr (!is_line_op_v<N>) {
     return false;
   } else {
-    using P = plan<merged_form_t<N>>;
+    using M = merged_form_t<N>;
+    using P = plan<M>;
+    constexpr int pieces = offset_pieces<N>();
+    constexpr int deferred =
+        !AtRoot && kind_of<typename M::offset_type> == node_kind::constant && pieces > 1 ? pieces - 1 : 0;
     constexpr int before = tree_cost<N>();
-    return P::cost < before || (P::cost <= before && merged_form_t<N>::size < raw_form_t<N>::size);
+    constexpr int after = P::cost + deferred;
+    return after < before || (after <= before && M::size < raw_form_t<N>::size);
   }
 }();
 
@@ -3124,10 +3288,10 @@ struct pform {
   using coef_type = K;
   static constexpr std::size_t size = sizeof...(Fs);
   K k;
-  std::tuple<Fs...> fs;
+  tup<Fs...> fs;
 };
 template <class K, class... Fs>
-auto make_pform(const K& k, const std::tuple<Fs...>& fs) {
+auto make_pform(const K& k, const tup<Fs...>& fs) {
   return pform<K, Fs...>{k, fs};
 }
 
@@ -3181,26 +3345,26 @@ auto coef_pow(const K& k, P) {
 
 template <class F, class P>
 auto raise(const F& f, P p) {
-  return std::apply(
+  return tapply(
       [&](const auto&... g) {
         return make_pform(coef_pow(f.k, p),
-                          std::tuple{factor<decltype(coef_mul(typename std::remove_cvref_t<decltype(g)>::power_type{}, p)),
+                          tup{factor<decltype(coef_mul(typename std::remove_cvref_t<decltype(g)>::power_type{}, p)),
                                             typename std::remove_cvref_t<decltype(g)>::node_type>{g.x}...});
       },
       f.fs);
 }
 template <class F, class G>
 auto pconcat(const F& f, const G& g) {
-  return make_pform(coef_mul(f.k, g.k), std::tuple_cat(f.fs, g.fs));
+  return make_pform(coef_mul(f.k, g.k), tcat(f.fs, g.fs));
 }
 
 /// n read as a LogLine, factor by factor, without merging.
 template <class N>
 auto pdecompose(const N& n) {
   if constexpr (is_coef_v<N>) {
-    return make_pform(n, std::tuple<>{});
+    return make_pform(n, tup<>{});
   } else if constexpr (!is_product_op_v<N>) {
-    return make_pform(lit<1>, std::tuple{factor<literal<1>, N>{n}});
+    return make_pform(lit<1>, tup{factor<literal<1>, N>{n}});
   } else if constexpr (is_binary_rule_v<N, rules::multiply>) {
     return pconcat(pdecompose(n.a), pdecompose(n.b));
   } else if constexpr (is_binary_rule_v<N, rules::divide>) {
@@ -3261,9 +3425,9 @@ template <class K, class... Fs, class P, class X>
 auto add_factor(const pform<K, Fs...>& acc, const factor<P, X>& f) {
   constexpr std::size_t i = find_node<X, Fs...>();
   if constexpr (i == sizeof...(Fs)) {
-    return make_pform(acc.k, std::tuple_cat(acc.fs, std::tuple{f}));
+    return make_pform(acc.k, tcat(acc.fs, tup{f}));
   } else {
-    using Old = std::remove_cvref_t<decltype(std::get<i>(acc.fs))>;
+    using Old = std::remove_cvref_t<decltype(tget<i>(acc.fs))>;
     using Sum = decltype(coef_add(typename Old::power_type{}, P{}));
     return make_pform(acc.k, replace_at<i>(acc.fs, factor<Sum, X>{f.x}));
   }
@@ -3271,11 +3435,11 @@ auto add_factor(const pform<K, Fs...>& acc, const factor<P, X>& f) {
 template <std::size_t I, class Acc, class F>
 auto pmerge_from(const Acc& acc, const F& f) {
   if constexpr (I == F::size) return acc;
-  else return pmerge_from<I + 1>(add_factor(acc, std::get<I>(f.fs)), f);
+  else return pmerge_from<I + 1>(add_factor(acc, tget<I>(f.fs)), f);
 }
 template <class F>
 auto pmerge(const F& f) {
-  return pmerge_from<0>(make_pform(f.k, std::tuple<>{}), f);
+  return pmerge_from<0>(make_pform(f.k, tup<>{}), f);
 }
 
 /// (A factor whose exponents cancel, x·x⁻¹, is dropped: the bases are positive then, see
@@ -3326,11 +3490,11 @@ auto product_from(const Acc& acc, const F& f) {
   if constexpr (I == F::size) {
     return acc;
   } else {
-    using G = std::remove_cvref_t<decltype(std::get<I>(f.fs))>;
+    using G = std::remove_cvref_t<decltype(tget<I>(f.fs))>;
     using P = typename G::power_type;
     if constexpr (literal_parts<P>::num * S > 0) {
       using Q = decltype(coef_mul(P{}, literal<S>{}));
-      return product_from<S, I + 1>(times(acc, power_node<Q>(std::get<I>(f.fs).x)), f);
+      return product_from<S, I + 1>(times(acc, power_node<Q>(tget<I>(f.fs).x)), f);
     } else {
       return product_from<S, I + 1>(acc, f);
     }
@@ -3412,7 +3576,7 @@ auto sum_of_logs(const Acc& acc, const F& f) {
   if constexpr (I == F::size) {
     return acc;
   } else {
-    const auto& g = std::get<I>(f.fs);
+    const auto& g = tget<I>(f.fs);
     using P = typename std::remove_cvref_t<decltype(g)>::power_type;
     return sum_of_logs<I + 1>(acc + P{} * log(g.x), f);  // tyche::log, found by ADL
   }
@@ -3445,9 +3609,9 @@ constexpr bool is_unary_log_of_nonnegative() {
 }
 
 /// The node of a Line operation, in normal form (the hook of make_binary and operator-).
-template <class N>
+template <class N, bool AtRoot = false>
 auto line_normal_form(const N& n) {
-  if constexpr (lin::line_rewrites_v<N>) return lin::emit(lin::merge(lin::decompose(n)));
+  if constexpr (lin::line_rewrites_v<N, AtRoot>) return lin::emit(lin::merge(lin::decompose(n)));
   else if constexpr (lin::logline_rewrites_v<N>) return lin::pemit(lin::pmerge(lin::pdecompose(n)));
   else return n;
 }
@@ -5087,10 +5251,10 @@ template <class F>
 auto scalar_part(const F& f) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     auto keep = [&](const auto& t) {
-      if constexpr (is_vector_v<typename std::remove_cvref_t<decltype(t)>::node_type>) return std::tuple<>{};
-      else return std::tuple{t};
+      if constexpr (is_vector_v<typename std::remove_cvref_t<decltype(t)>::node_type>) return lin::tup<>{};
+      else return lin::tup{t};
     };
-    return lin::make_form(f.off, std::tuple_cat(keep(std::get<I>(f.ts))...));
+    return lin::make_form(f.off, lin::tcat(keep(lin::tget<I>(f.ts))...));
   }(std::make_index_sequence<F::size>{});
 }
 
@@ -5185,18 +5349,18 @@ auto general_residual_squares(const X& x, Storage& storage) {
   const auto coefficients = [&]<std::size_t... I>(std::index_sequence<I...>) {
     auto pick = [&](const auto& t) {
       using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
-      if constexpr (residual_term_kind_v<Xt> == 2) return std::tuple{scaled_data_coefficient(t.x)};
-      else return std::tuple<>{};
+      if constexpr (residual_term_kind_v<Xt> == 2) return lin::tup{scaled_data_coefficient(t.x)};
+      else return lin::tup<>{};
     };
     auto pick_matvec = [&](const auto& t) {
       using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
-      if constexpr (residual_term_kind_v<Xt> == 3) return std::tuple{t.x.v};
-      else return std::tuple<>{};
+      if constexpr (residual_term_kind_v<Xt> == 3) return lin::tup{t.x.v};
+      else return lin::tup<>{};
     };
-    return std::tuple_cat(pick(std::get<I>(f.ts))..., pick_matvec(std::get<I>(f.ts))...);
+    return lin::tcat(pick(lin::tget<I>(f.ts))..., pick_matvec(lin::tget<I>(f.ts))...);
   }(std::make_index_sequence<F::size>{});
   std::size_t width = 0;  // K: the columns of Z
-  std::apply([&](const auto&... c) { ((width += detail::operand_size(c)), ...); }, coefficients);
+  lin::tapply([&](const auto&... c) { ((width += detail::operand_size(c)), ...); }, coefficients);
   double* y = storage.allocate(n);
   double* z = storage.allocate(n * width);
   for (std::size_t i = 0; i < n; ++i) y[i] = 0.0;
@@ -5206,7 +5370,7 @@ auto general_residual_squares(const X& x, Storage& storage) {
     for (std::size_t i = 0; i < n; ++i) z[i * width + j] = scale * values[i * stride];
   };
   meta::static_for<F::size>([&](auto i) {  // scaled-data columns, in the coefficients' order
-    const auto& t = std::get<decltype(i)::value>(f.ts);
+    const auto& t = lin::tget<decltype(i)::value>(f.ts);
     using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
     if constexpr (residual_term_kind_v<Xt> == 1) {
       for (std::size_t r = 0; r < n; ++r) y[r] += lin::coef_value(t.c) * t.x.ptr[r];
@@ -5217,13 +5381,13 @@ auto general_residual_squares(const X& x, Storage& storage) {
     }
   });
   meta::static_for<F::size>([&](auto i) {  // the matvec's columns last
-    const auto& t = std::get<decltype(i)::value>(f.ts);
+    const auto& t = lin::tget<decltype(i)::value>(f.ts);
     using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
     if constexpr (residual_term_kind_v<Xt> == 3) {
       for (std::size_t j = 0; j < t.x.x.cols; ++j) fill(col++, -lin::coef_value(t.c), t.x.x.ptr + j, t.x.x.cols);
     }
   });
-  const auto w = std::apply([&](const auto&... c) { return make_vector_op(ops::stack_map{}, width, c...); },
+  const auto w = lin::tapply([&](const auto&... c) { return make_vector_op(ops::stack_map{}, width, c...); },
                             coefficients);
   const auto s = -lin::emit(scalar_part(f));
   residual_squares_node<std::remove_cvref_t<decltype(s)>, std::remove_cvref_t<decltype(w)>> r{{}, s, w, nullptr, width};
@@ -5311,8 +5475,8 @@ auto reduce_sum(const A& a, Storage& storage) {
     } else if constexpr (is_residual_line_v<X>) {
       const auto f = lin::merge(lin::decompose(a.a));
       using RL = residual_line<std::remove_cvref_t<decltype(f)>>;
-      const auto& y = std::get<RL::y>(f.ts).x;
-      const auto& mv = std::get<RL::mv>(f.ts).x;
+      const auto& y = lin::tget<RL::y>(f.ts).x;
+      const auto& mv = lin::tget<RL::mv>(f.ts).x;
       const auto scalars = lin::emit(scalar_part(f));  // S
       auto s = [&] {                                   // s = −c·S
         if constexpr (RL::sign[RL::y] == 1) return -scalars;
@@ -5366,18 +5530,18 @@ auto merge_loops_form(const F& f) {
   if constexpr (p[0] == F::size) {
     return lin::emit(f);
   } else {
-    const auto& ti = std::get<p[0]>(f.ts);
-    const auto& tj = std::get<p[1]>(f.ts);
+    const auto& ti = lin::tget<p[0]>(f.ts);
+    const auto& tj = lin::tget<p[1]>(f.ts);
     // cᵢΣaᵢ + cⱼΣaⱼ = Σ(cᵢaᵢ + cⱼaⱼ): one pass over the elements instead of two.
-    const auto body = lin::emit(lin::make_form(lit<0>, std::tuple{lin::term{ti.c, ti.x.a}, lin::term{tj.c, tj.x.a}}));
+    const auto body = lin::emit(lin::make_form(lit<0>, lin::tup{lin::term{ti.c, ti.x.a}, lin::term{tj.c, tj.x.a}}));
     const sum_node<std::remove_cvref_t<decltype(body)>> loop{{}, body};
     auto ts = [&]<std::size_t... I>(std::index_sequence<I...>) {
       auto pick = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-        if constexpr (K == p[0]) return std::tuple{lin::term{lit<1>, loop}};
-        else if constexpr (K == p[1]) return std::tuple<>{};
-        else return std::tuple{std::get<K>(f.ts)};
+        if constexpr (K == p[0]) return lin::tup{lin::term{lit<1>, loop}};
+        else if constexpr (K == p[1]) return lin::tup<>{};
+        else return lin::tup{lin::tget<K>(f.ts)};
       };
-      return std::tuple_cat(pick(std::integral_constant<std::size_t, I>{})...);
+      return lin::tcat(pick(std::integral_constant<std::size_t, I>{})...);
     }(std::make_index_sequence<F::size>{});
     return merge_loops_form(lin::make_form(f.off, ts));
   }
@@ -5475,8 +5639,9 @@ inline constexpr bool divides_vector_by_scalar_v = [] {
   }
 }();
 
-/// Folds n; with Reduce, also rewrites every sum (partial_eval/reduce_sum.hpp).
-template <bool Reduce = true, class N>
+/// Folds n; with Reduce, also rewrites every sum (partial_eval/reduce_sum.hpp) and puts every
+/// Line in normal form once, at its root (InLine: n's parent reads n into its own Line).
+template <bool Reduce = true, bool InLine = false, class N>
 auto fold(const N& n, fold_storage& storage) {
   if constexpr (is_leaf_v<N>) {
     return n;
@@ -5489,8 +5654,11 @@ auto fold(const N& n, fold_storage& storage) {
       return constant{evaluate_constant(n)};
     }
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    auto a = fold<Reduce>(n.a, storage);
-    return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
+    constexpr bool line = lin::is_line_op_v<N>;  // −a
+    auto a = fold<Reduce, line>(n.a, storage);
+    const unary_node<typename N::rule_type, decltype(a)> r{{}, n.rule, a};
+    if constexpr (Reduce && line && !InLine) return line_normal_form<decltype(r), true>(r);
+    else return r;
   } else if constexpr (divides_by_constant_v<N>) {
     // a / d for d free of parameters: a × (1/d), with 1/d computed here, once. A multiply is
     // several times cheaper than a divide in every evaluation.
@@ -5502,12 +5670,15 @@ auto fold(const N& n, fold_storage& storage) {
     auto inv = fold<Reduce>(detail::make_unary<rules::inverse>(n.b), storage);
     return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};
   } else if constexpr (kind_of<N> == node_kind::binary) {
-    auto a = fold<Reduce>(n.a, storage);
-    auto b = fold<Reduce>(n.b, storage);
-    // Folding may have made constants of subtrees: merge them into the Line (core/linear.hpp).
-    // (Part of the rewrites: compile_without_rewrites keeps the tree as built.)
-    const binary_node<typename N::rule_type, decltype(a), decltype(b)> r{{}, n.rule, a, b};
-    if constexpr (Reduce) return line_normal_form(r);
+    constexpr bool line = lin::is_line_op_v<N>;
+    auto a = fold<Reduce, line>(n.a, storage);
+    auto b = fold<Reduce, line>(n.b, storage);
+    // Folding may have made constants of subtrees: merge them into the Line (core/linear.hpp),
+    // once per Line, at its root. (Part of the rewrites: compile_without_rewrites keeps the
+    // tree as built.)
+    using R = binary_node<typename N::rule_type, decltype(a), decltype(b)>;
+    const R r{{}, n.rule, a, b};
+    if constexpr (Reduce && !(InLine && lin::is_line_op_v<R>)) return line_normal_form<R, true>(r);
     else return r;
   } else if constexpr (kind_of<N> == node_kind::sum) {
     auto a = fold<Reduce>(n.a, storage);

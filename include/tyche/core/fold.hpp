@@ -86,8 +86,9 @@ inline constexpr bool divides_vector_by_scalar_v = [] {
   }
 }();
 
-/// Folds n; with Reduce, also rewrites every sum (partial_eval/reduce_sum.hpp).
-template <bool Reduce = true, class N>
+/// Folds n; with Reduce, also rewrites every sum (partial_eval/reduce_sum.hpp) and puts every
+/// Line in normal form once, at its root (InLine: n's parent reads n into its own Line).
+template <bool Reduce = true, bool InLine = false, class N>
 auto fold(const N& n, fold_storage& storage) {
   if constexpr (is_leaf_v<N>) {
     return n;
@@ -100,8 +101,11 @@ auto fold(const N& n, fold_storage& storage) {
       return constant{evaluate_constant(n)};
     }
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    auto a = fold<Reduce>(n.a, storage);
-    return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
+    constexpr bool line = lin::is_line_op_v<N>;  // −a
+    auto a = fold<Reduce, line>(n.a, storage);
+    const unary_node<typename N::rule_type, decltype(a)> r{{}, n.rule, a};
+    if constexpr (Reduce && line && !InLine) return line_normal_form<decltype(r), true>(r);
+    else return r;
   } else if constexpr (divides_by_constant_v<N>) {
     // a / d for d free of parameters: a × (1/d), with 1/d computed here, once. A multiply is
     // several times cheaper than a divide in every evaluation.
@@ -113,12 +117,15 @@ auto fold(const N& n, fold_storage& storage) {
     auto inv = fold<Reduce>(detail::make_unary<rules::inverse>(n.b), storage);
     return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};
   } else if constexpr (kind_of<N> == node_kind::binary) {
-    auto a = fold<Reduce>(n.a, storage);
-    auto b = fold<Reduce>(n.b, storage);
-    // Folding may have made constants of subtrees: merge them into the Line (core/linear.hpp).
-    // (Part of the rewrites: compile_without_rewrites keeps the tree as built.)
-    const binary_node<typename N::rule_type, decltype(a), decltype(b)> r{{}, n.rule, a, b};
-    if constexpr (Reduce) return line_normal_form(r);
+    constexpr bool line = lin::is_line_op_v<N>;
+    auto a = fold<Reduce, line>(n.a, storage);
+    auto b = fold<Reduce, line>(n.b, storage);
+    // Folding may have made constants of subtrees: merge them into the Line (core/linear.hpp),
+    // once per Line, at its root. (Part of the rewrites: compile_without_rewrites keeps the
+    // tree as built.)
+    using R = binary_node<typename N::rule_type, decltype(a), decltype(b)>;
+    const R r{{}, n.rule, a, b};
+    if constexpr (Reduce && !(InLine && lin::is_line_op_v<R>)) return line_normal_form<R, true>(r);
     else return r;
   } else if constexpr (kind_of<N> == node_kind::sum) {
     auto a = fold<Reduce>(n.a, storage);

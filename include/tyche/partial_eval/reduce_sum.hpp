@@ -183,10 +183,10 @@ template <class F>
 auto scalar_part(const F& f) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     auto keep = [&](const auto& t) {
-      if constexpr (is_vector_v<typename std::remove_cvref_t<decltype(t)>::node_type>) return std::tuple<>{};
-      else return std::tuple{t};
+      if constexpr (is_vector_v<typename std::remove_cvref_t<decltype(t)>::node_type>) return lin::tup<>{};
+      else return lin::tup{t};
     };
-    return lin::make_form(f.off, std::tuple_cat(keep(std::get<I>(f.ts))...));
+    return lin::make_form(f.off, lin::tcat(keep(lin::tget<I>(f.ts))...));
   }(std::make_index_sequence<F::size>{});
 }
 
@@ -281,18 +281,18 @@ auto general_residual_squares(const X& x, Storage& storage) {
   const auto coefficients = [&]<std::size_t... I>(std::index_sequence<I...>) {
     auto pick = [&](const auto& t) {
       using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
-      if constexpr (residual_term_kind_v<Xt> == 2) return std::tuple{scaled_data_coefficient(t.x)};
-      else return std::tuple<>{};
+      if constexpr (residual_term_kind_v<Xt> == 2) return lin::tup{scaled_data_coefficient(t.x)};
+      else return lin::tup<>{};
     };
     auto pick_matvec = [&](const auto& t) {
       using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
-      if constexpr (residual_term_kind_v<Xt> == 3) return std::tuple{t.x.v};
-      else return std::tuple<>{};
+      if constexpr (residual_term_kind_v<Xt> == 3) return lin::tup{t.x.v};
+      else return lin::tup<>{};
     };
-    return std::tuple_cat(pick(std::get<I>(f.ts))..., pick_matvec(std::get<I>(f.ts))...);
+    return lin::tcat(pick(lin::tget<I>(f.ts))..., pick_matvec(lin::tget<I>(f.ts))...);
   }(std::make_index_sequence<F::size>{});
   std::size_t width = 0;  // K: the columns of Z
-  std::apply([&](const auto&... c) { ((width += detail::operand_size(c)), ...); }, coefficients);
+  lin::tapply([&](const auto&... c) { ((width += detail::operand_size(c)), ...); }, coefficients);
   double* y = storage.allocate(n);
   double* z = storage.allocate(n * width);
   for (std::size_t i = 0; i < n; ++i) y[i] = 0.0;
@@ -302,7 +302,7 @@ auto general_residual_squares(const X& x, Storage& storage) {
     for (std::size_t i = 0; i < n; ++i) z[i * width + j] = scale * values[i * stride];
   };
   meta::static_for<F::size>([&](auto i) {  // scaled-data columns, in the coefficients' order
-    const auto& t = std::get<decltype(i)::value>(f.ts);
+    const auto& t = lin::tget<decltype(i)::value>(f.ts);
     using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
     if constexpr (residual_term_kind_v<Xt> == 1) {
       for (std::size_t r = 0; r < n; ++r) y[r] += lin::coef_value(t.c) * t.x.ptr[r];
@@ -313,13 +313,13 @@ auto general_residual_squares(const X& x, Storage& storage) {
     }
   });
   meta::static_for<F::size>([&](auto i) {  // the matvec's columns last
-    const auto& t = std::get<decltype(i)::value>(f.ts);
+    const auto& t = lin::tget<decltype(i)::value>(f.ts);
     using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
     if constexpr (residual_term_kind_v<Xt> == 3) {
       for (std::size_t j = 0; j < t.x.x.cols; ++j) fill(col++, -lin::coef_value(t.c), t.x.x.ptr + j, t.x.x.cols);
     }
   });
-  const auto w = std::apply([&](const auto&... c) { return make_vector_op(ops::stack_map{}, width, c...); },
+  const auto w = lin::tapply([&](const auto&... c) { return make_vector_op(ops::stack_map{}, width, c...); },
                             coefficients);
   const auto s = -lin::emit(scalar_part(f));
   residual_squares_node<std::remove_cvref_t<decltype(s)>, std::remove_cvref_t<decltype(w)>> r{{}, s, w, nullptr, width};
@@ -407,8 +407,8 @@ auto reduce_sum(const A& a, Storage& storage) {
     } else if constexpr (is_residual_line_v<X>) {
       const auto f = lin::merge(lin::decompose(a.a));
       using RL = residual_line<std::remove_cvref_t<decltype(f)>>;
-      const auto& y = std::get<RL::y>(f.ts).x;
-      const auto& mv = std::get<RL::mv>(f.ts).x;
+      const auto& y = lin::tget<RL::y>(f.ts).x;
+      const auto& mv = lin::tget<RL::mv>(f.ts).x;
       const auto scalars = lin::emit(scalar_part(f));  // S
       auto s = [&] {                                   // s = −c·S
         if constexpr (RL::sign[RL::y] == 1) return -scalars;
@@ -462,18 +462,18 @@ auto merge_loops_form(const F& f) {
   if constexpr (p[0] == F::size) {
     return lin::emit(f);
   } else {
-    const auto& ti = std::get<p[0]>(f.ts);
-    const auto& tj = std::get<p[1]>(f.ts);
+    const auto& ti = lin::tget<p[0]>(f.ts);
+    const auto& tj = lin::tget<p[1]>(f.ts);
     // cᵢΣaᵢ + cⱼΣaⱼ = Σ(cᵢaᵢ + cⱼaⱼ): one pass over the elements instead of two.
-    const auto body = lin::emit(lin::make_form(lit<0>, std::tuple{lin::term{ti.c, ti.x.a}, lin::term{tj.c, tj.x.a}}));
+    const auto body = lin::emit(lin::make_form(lit<0>, lin::tup{lin::term{ti.c, ti.x.a}, lin::term{tj.c, tj.x.a}}));
     const sum_node<std::remove_cvref_t<decltype(body)>> loop{{}, body};
     auto ts = [&]<std::size_t... I>(std::index_sequence<I...>) {
       auto pick = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-        if constexpr (K == p[0]) return std::tuple{lin::term{lit<1>, loop}};
-        else if constexpr (K == p[1]) return std::tuple<>{};
-        else return std::tuple{std::get<K>(f.ts)};
+        if constexpr (K == p[0]) return lin::tup{lin::term{lit<1>, loop}};
+        else if constexpr (K == p[1]) return lin::tup<>{};
+        else return lin::tup{lin::tget<K>(f.ts)};
       };
-      return std::tuple_cat(pick(std::integral_constant<std::size_t, I>{})...);
+      return lin::tcat(pick(std::integral_constant<std::size_t, I>{})...);
     }(std::make_index_sequence<F::size>{});
     return merge_loops_form(lin::make_form(f.off, ts));
   }
