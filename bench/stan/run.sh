@@ -114,11 +114,15 @@ fi
 echo "bench/stan: $stamp" >&2
 
 # The Stan twins: <m>.stan is written as an experienced Stan user writes it for speed (normal_id_glm,
-# poisson_log_glm where they apply); <m>_plain.stan, an extra row, is the plain vectorised
-# formulation. Both are compared with the same tyche twin, tyche_bench::<m>.
-models=(eight_schools_noncentered arK arK_plain kidiq kidiq_plain glmm_poisson glmm_poisson_plain
-        logistic_regression logistic_regression_plain)
-main_models=(eight_schools_noncentered arK kidiq glmm_poisson logistic_regression)
+# poisson_log_glm, bernoulli_logit_glm where they apply, a vectorised mixture, a triangular solve
+# with the Cholesky factor from transformed data); <m>_plain.stan, an extra row, is the plain
+# formulation (the plain vectorised likelihood; log_mix in a loop; multi_normal_cholesky). Both are compared with the same tyche twin, tyche_bench::<m>.
+models=(eight_schools_noncentered arK arK_plain low_dim_gauss_mix low_dim_gauss_mix_plain kidiq
+        kidiq_plain glmm_poisson glmm_poisson_plain logistic_regression logistic_regression_plain
+        corr_gaussian_100 corr_gaussian_100_plain)
+# Every main model has a gradient row, NUTS rows and a compile row.
+main_models=(eight_schools_noncentered arK low_dim_gauss_mix kidiq glmm_poisson logistic_regression
+             corr_gaussian_100)
 
 # stanc: models/<m>.stan -> build/bench-stan/<m>.hpp when the .stan file is newer.
 stale=()
@@ -180,10 +184,15 @@ if needs_build "$build/bandwidth" "$here/bandwidth.cpp"; then
 fi
 
 if [ $quick -eq 1 ]; then
-    reps=5 min_time=0.05 compile_reps=1 covertype_n=58101
+    reps=5 min_time=0.05 compile_reps=1 covertype_n=58101 csv=$build/stan-quick.csv plots=$build
 else
-    reps=15 min_time=0.2 compile_reps=3 covertype_n=581012
+    reps=15 min_time=0.2 compile_reps=3 covertype_n=581012 csv=$build/stan.csv plots=$root/docs
 fi
+
+# stdout is also copied to $csv, which bench/stan/plot.sh turns into figures at the end.
+exec 3>&1
+exec > >(tee "$csv")
+tee_pid=$!
 
 refused=0
 echo "suite,model,n,chains,tyche,stan,unit,ratio"
@@ -222,18 +231,23 @@ gradient_row() {  # model n data-file [harness options]
 }
 gradient_row eight_schools_noncentered 8 "$build/data/eight_schools_noncentered.json"
 gradient_row arK 200 "$build/data/arK.json"
+gradient_row low_dim_gauss_mix 1000 "$build/data/low_dim_gauss_mix.json"
 for n in 100 200 400 434; do
     gradient_row kidiq $n "$build/data/kidiq_$n.json"
 done
 gradient_row glmm_poisson 500 "$build/data/glmm_poisson.json"
 # At θ ~ uniform(−0.1, 0.1), the scale of the posterior: with ±2, η = α + Xβ would be saturated.
 gradient_row logistic_regression 10000 "$build/data/logistic_regression.json" --radius 0.1
+# n = 100: the dimension (no observations; mu and Sigma are the data).
+gradient_row corr_gaussian_100 100 "$build/data/corr_gaussian_100.json"
 gradient_row arK_plain 200 "$build/data/arK.json"
+gradient_row low_dim_gauss_mix_plain 1000 "$build/data/low_dim_gauss_mix.json"
 for n in 100 200 400 434; do
     gradient_row kidiq_plain $n "$build/data/kidiq_$n.json"
 done
 gradient_row glmm_poisson_plain 500 "$build/data/glmm_poisson.json"
 gradient_row logistic_regression_plain 10000 "$build/data/logistic_regression.json" --radius 0.1
+gradient_row corr_gaussian_100_plain 100 "$build/data/corr_gaussian_100.json"
 # The logistic regressions against one pass over their 10,000 x 100 design matrix (8 MB: it fits
 # in this machine's 32 MB L3, so a pass from DRAM is not a hard floor for it).
 first=1
@@ -245,11 +259,12 @@ for m in logistic_regression logistic_regression_plain; do
 done
 
 # ---- NUTS rows -----------------------------------------------------------------------------------
-declare -A n_of=([eight_schools_noncentered]=8 [arK]=200 [kidiq]=434 [glmm_poisson]=500
-                 [logistic_regression]=10000)
+declare -A n_of=([eight_schools_noncentered]=8 [arK]=200 [low_dim_gauss_mix]=1000 [kidiq]=434
+                 [glmm_poisson]=500 [logistic_regression]=10000 [corr_gaussian_100]=100)
 declare -A data_of=([eight_schools_noncentered]=eight_schools_noncentered [arK]=arK
-                    [kidiq]=kidiq_434 [glmm_poisson]=glmm_poisson
-                    [logistic_regression]=logistic_regression)
+                    [low_dim_gauss_mix]=low_dim_gauss_mix [kidiq]=kidiq_434
+                    [glmm_poisson]=glmm_poisson [logistic_regression]=logistic_regression
+                    [corr_gaussian_100]=corr_gaussian_100)
 for m in "${main_models[@]}"; do
     # logistic_regression takes minutes (about 60,000 gradients of ~1 ms per system): not in --quick.
     [ $quick -eq 1 ] && [ "$m" = logistic_regression ] && continue
@@ -324,5 +339,10 @@ PY
     awk -v m="$m" -v n="${n_of[$m]}" -v t="$t" -v s="$s" \
         'BEGIN {printf "compile,%s,%s,,%.2f,%.2f,s,%.2f\n", m, n, t, s, s / t}'
 done
+
+# ---- figures -------------------------------------------------------------------------------------
+exec >&3 3>&-
+wait "$tee_pid" 2>/dev/null || true
+bash "$here/plot.sh" "$csv" "$plots" >&2 || echo "bench/stan: the figures failed (the rows stand)" >&2
 
 exit $refused
