@@ -86,6 +86,7 @@ set logscale x 2
 set xrange [0.7:45]
 set xtics (1, 8, 32)
 set yrange [0:*]
+set offsets 0, 0, graph 0.1, 0
 set xlabel "chains sharing each pass over X"
 set ylabel "ms per leapfrog, per chain"
 set grid ytics

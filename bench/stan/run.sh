@@ -21,10 +21,11 @@
 # The ratio is oriented so that > 1 favours tyche: stan / tyche for times (ns, s), tyche / stan
 # for rates (ess_per_s).
 #
-# n is the number of observations in the data file. Everything else (installation, stanc, builds,
-# agreement figures, spread of the repetitions) goes to stderr. Steps:
+# n is the number of observations in the data file (corr_gaussian_100: its dimension). Everything
+# else (installation, stanc, builds, agreement figures, spread of the repetitions) goes to stderr.
+# Steps:
 #   1. bench/stan/setup.sh installs r-cran-rstan (and StanHeaders, RcppEigen, BH, posterior) if
-#      missing; tools/setup.sh what tyche needs.
+#      missing, and gnuplot-nox if it can; tools/setup.sh what tyche needs.
 #   2. bench/stan/write_data.py (and write_logistic_data.cpp, for bench/synthetic.hpp's logistic
 #      regression data) writes one CmdStan JSON file per model and n into build/bench-stan/data;
 #      both systems read those files.
@@ -36,8 +37,9 @@
 #      the row otherwise; then median ns per call over alternating repetitions.
 #   5. NUTS rows (nuts_harness.cpp, one process per model, one thread per system): tyche::nuts
 #      against Stan's hmc_nuts_diag_e_adapt service, 4 chains of 1000 warm-up + 1000 draws, both
-#      ESS computed by tyche::ess_bulk; refused unless all posterior means agree within 4
-#      combined MCSE (the largest z is printed on stderr).
+#      timed by the process's CPU time (Stan's own clock), both ESS computed by tyche::ess_bulk;
+#      refused unless all posterior means agree within 4 combined MCSE (the largest z is printed
+#      on stderr).
 #   6. Edward2's workload (leapfrog_harness.cpp): Bayesian logistic regression on 581,012 x 54
 #      synthetic data of the covertype shape (write_covertype_data.cpp: bench/synthetic.hpp's
 #      generator, written once as a binary file, build/bench-stan/data/covertype.bin, read by
@@ -51,13 +53,17 @@
 #      against rstan::stanc's (measured inside R, without R's start-up) plus g++ on
 #      compile_stan.cpp (Stan: the generated model, its data, Stan's NUTS service); the two
 #      programs are run and must print the same gradient (to 1e-8 of its largest component).
+#   9. Figures: stdout is copied to build/bench-stan/stan.csv (--quick: stan-quick.csv), and
+#      plot.sh draws docs/stan_ratios.png and docs/stan_covertype.png from it (--quick: into
+#      build/bench-stan/) when gnuplot is installed; without gnuplot the rows are unaffected.
 #
 # --quick: 5 repetitions of 0.05 s per gradient row (15 of 0.2 s without), no logistic_regression
 # NUTS row, Edward2's workload on the first 58,101 rows (n = 58101 in its rows), one compile of
-# eight_schools_noncentered's programs only (without: the median of 3, every model). About 2
-# minutes once the binaries are built (the first run builds 9 gradient, 5 NUTS and 1 leapfrog
-# harness, a minute or two each); the full run about 22 minutes of CPU (34 on a shared machine),
-# 6 of them Edward2's workload. Flags: TYCHE_BENCH_FLAGS (default -O3 -march=native), for
+# eight_schools_noncentered's programs only (without: the median of 3, every model). About 4
+# minutes once the binaries are built (the first run builds 13 gradient, 7 NUTS and 1 leapfrog
+# harness, a minute or two each); the full run about 27 minutes of CPU (40 on the shared 2-vCPU
+# machine), about 20 of them the compile rows and 9 Edward2's workload. Flags: TYCHE_BENCH_FLAGS
+# (default -O3 -march=native), for
 # both sides. TYCHE_SOURCE: the tyche checkout whose include/ and examples/ are measured (default:
 # this one). Exit status 1 if any row was refused.
 set -euo pipefail
@@ -116,7 +122,8 @@ echo "bench/stan: $stamp" >&2
 # The Stan twins: <m>.stan is written as an experienced Stan user writes it for speed (normal_id_glm,
 # poisson_log_glm, bernoulli_logit_glm where they apply, a vectorised mixture, a triangular solve
 # with the Cholesky factor from transformed data); <m>_plain.stan, an extra row, is the plain
-# formulation (the plain vectorised likelihood; log_mix in a loop; multi_normal_cholesky). Both are compared with the same tyche twin, tyche_bench::<m>.
+# formulation (the plain vectorised likelihood; log_mix in a loop; multi_normal_cholesky). Both are
+# compared with the same tyche twin, tyche_bench::<m>.
 models=(eight_schools_noncentered arK arK_plain low_dim_gauss_mix low_dim_gauss_mix_plain kidiq
         kidiq_plain glmm_poisson glmm_poisson_plain logistic_regression logistic_regression_plain
         corr_gaussian_100 corr_gaussian_100_plain)
