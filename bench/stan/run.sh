@@ -21,10 +21,11 @@
 # The ratio is oriented so that > 1 favours tyche: stan / tyche for times (ns, s), tyche / stan
 # for rates (ess_per_s).
 #
-# n is the number of observations in the data file. Everything else (installation, stanc, builds,
-# agreement figures, spread of the repetitions) goes to stderr. Steps:
+# n is the number of observations in the data file (corr_gaussian_100: its dimension). Everything
+# else (installation, stanc, builds, agreement figures, spread of the repetitions) goes to stderr.
+# Steps:
 #   1. bench/stan/setup.sh installs r-cran-rstan (and StanHeaders, RcppEigen, BH, posterior) if
-#      missing; tools/setup.sh what tyche needs.
+#      missing, and gnuplot-nox if it can; tools/setup.sh what tyche needs.
 #   2. bench/stan/write_data.py (and write_logistic_data.cpp, for bench/synthetic.hpp's logistic
 #      regression data) writes one CmdStan JSON file per model and n into build/bench-stan/data;
 #      both systems read those files.
@@ -36,8 +37,9 @@
 #      the row otherwise; then median ns per call over alternating repetitions.
 #   5. NUTS rows (nuts_harness.cpp, one process per model, one thread per system): tyche::nuts
 #      against Stan's hmc_nuts_diag_e_adapt service, 4 chains of 1000 warm-up + 1000 draws, both
-#      ESS computed by tyche::ess_bulk; refused unless all posterior means agree within 4
-#      combined MCSE (the largest z is printed on stderr).
+#      timed by the process's CPU time (Stan's own clock), both ESS computed by tyche::ess_bulk;
+#      refused unless all posterior means agree within 4 combined MCSE (the largest z is printed
+#      on stderr).
 #   6. Edward2's workload (leapfrog_harness.cpp): Bayesian logistic regression on 581,012 x 54
 #      synthetic data of the covertype shape (write_covertype_data.cpp: bench/synthetic.hpp's
 #      generator, written once as a binary file, build/bench-stan/data/covertype.bin, read by
@@ -51,13 +53,17 @@
 #      against rstan::stanc's (measured inside R, without R's start-up) plus g++ on
 #      compile_stan.cpp (Stan: the generated model, its data, Stan's NUTS service); the two
 #      programs are run and must print the same gradient (to 1e-8 of its largest component).
+#   9. Figures: stdout is copied to build/bench-stan/stan.csv (--quick: stan-quick.csv), and
+#      plot.sh draws docs/stan_ratios.png and docs/stan_covertype.png from it (--quick: into
+#      build/bench-stan/) when gnuplot is installed; without gnuplot the rows are unaffected.
 #
 # --quick: 5 repetitions of 0.05 s per gradient row (15 of 0.2 s without), no logistic_regression
 # NUTS row, Edward2's workload on the first 58,101 rows (n = 58101 in its rows), one compile of
-# eight_schools_noncentered's programs only (without: the median of 3, every model). About 2
-# minutes once the binaries are built (the first run builds 9 gradient, 5 NUTS and 1 leapfrog
-# harness, a minute or two each); the full run about 22 minutes of CPU (34 on a shared machine),
-# 6 of them Edward2's workload. Flags: TYCHE_BENCH_FLAGS (default -O3 -march=native), for
+# eight_schools_noncentered's programs only (without: the median of 3, every model). About 4
+# minutes once the binaries are built (the first run builds 13 gradient, 7 NUTS and 1 leapfrog
+# harness, a minute or two each); the full run about 27 minutes of CPU (40 on the shared 2-vCPU
+# machine), about 20 of them the compile rows and 9 Edward2's workload. Flags: TYCHE_BENCH_FLAGS
+# (default -O3 -march=native), for
 # both sides. TYCHE_SOURCE: the tyche checkout whose include/ and examples/ are measured (default:
 # this one). Exit status 1 if any row was refused.
 set -euo pipefail
@@ -114,11 +120,16 @@ fi
 echo "bench/stan: $stamp" >&2
 
 # The Stan twins: <m>.stan is written as an experienced Stan user writes it for speed (normal_id_glm,
-# poisson_log_glm where they apply); <m>_plain.stan, an extra row, is the plain vectorised
-# formulation. Both are compared with the same tyche twin, tyche_bench::<m>.
-models=(eight_schools_noncentered arK arK_plain kidiq kidiq_plain glmm_poisson glmm_poisson_plain
-        logistic_regression logistic_regression_plain)
-main_models=(eight_schools_noncentered arK kidiq glmm_poisson logistic_regression)
+# poisson_log_glm, bernoulli_logit_glm where they apply, a vectorised mixture, a triangular solve
+# with the Cholesky factor from transformed data); <m>_plain.stan, an extra row, is the plain
+# formulation (the plain vectorised likelihood; log_mix in a loop; multi_normal_cholesky). Both are
+# compared with the same tyche twin, tyche_bench::<m>.
+models=(eight_schools_noncentered arK arK_plain low_dim_gauss_mix low_dim_gauss_mix_plain kidiq
+        kidiq_plain glmm_poisson glmm_poisson_plain logistic_regression logistic_regression_plain
+        corr_gaussian_100 corr_gaussian_100_plain)
+# Every main model has a gradient row, NUTS rows and a compile row.
+main_models=(eight_schools_noncentered arK low_dim_gauss_mix kidiq glmm_poisson logistic_regression
+             corr_gaussian_100)
 
 # stanc: models/<m>.stan -> build/bench-stan/<m>.hpp when the .stan file is newer.
 stale=()
@@ -180,10 +191,15 @@ if needs_build "$build/bandwidth" "$here/bandwidth.cpp"; then
 fi
 
 if [ $quick -eq 1 ]; then
-    reps=5 min_time=0.05 compile_reps=1 covertype_n=58101
+    reps=5 min_time=0.05 compile_reps=1 covertype_n=58101 csv=$build/stan-quick.csv plots=$build
 else
-    reps=15 min_time=0.2 compile_reps=3 covertype_n=581012
+    reps=15 min_time=0.2 compile_reps=3 covertype_n=581012 csv=$build/stan.csv plots=$root/docs
 fi
+
+# stdout is also copied to $csv, which bench/stan/plot.sh turns into figures at the end.
+exec 3>&1
+exec > >(tee "$csv")
+tee_pid=$!
 
 refused=0
 echo "suite,model,n,chains,tyche,stan,unit,ratio"
@@ -222,18 +238,23 @@ gradient_row() {  # model n data-file [harness options]
 }
 gradient_row eight_schools_noncentered 8 "$build/data/eight_schools_noncentered.json"
 gradient_row arK 200 "$build/data/arK.json"
+gradient_row low_dim_gauss_mix 1000 "$build/data/low_dim_gauss_mix.json"
 for n in 100 200 400 434; do
     gradient_row kidiq $n "$build/data/kidiq_$n.json"
 done
 gradient_row glmm_poisson 500 "$build/data/glmm_poisson.json"
 # At θ ~ uniform(−0.1, 0.1), the scale of the posterior: with ±2, η = α + Xβ would be saturated.
 gradient_row logistic_regression 10000 "$build/data/logistic_regression.json" --radius 0.1
+# n = 100: the dimension (no observations; mu and Sigma are the data).
+gradient_row corr_gaussian_100 100 "$build/data/corr_gaussian_100.json"
 gradient_row arK_plain 200 "$build/data/arK.json"
+gradient_row low_dim_gauss_mix_plain 1000 "$build/data/low_dim_gauss_mix.json"
 for n in 100 200 400 434; do
     gradient_row kidiq_plain $n "$build/data/kidiq_$n.json"
 done
 gradient_row glmm_poisson_plain 500 "$build/data/glmm_poisson.json"
 gradient_row logistic_regression_plain 10000 "$build/data/logistic_regression.json" --radius 0.1
+gradient_row corr_gaussian_100_plain 100 "$build/data/corr_gaussian_100.json"
 # The logistic regressions against one pass over their 10,000 x 100 design matrix (8 MB: it fits
 # in this machine's 32 MB L3, so a pass from DRAM is not a hard floor for it).
 first=1
@@ -245,11 +266,12 @@ for m in logistic_regression logistic_regression_plain; do
 done
 
 # ---- NUTS rows -----------------------------------------------------------------------------------
-declare -A n_of=([eight_schools_noncentered]=8 [arK]=200 [kidiq]=434 [glmm_poisson]=500
-                 [logistic_regression]=10000)
+declare -A n_of=([eight_schools_noncentered]=8 [arK]=200 [low_dim_gauss_mix]=1000 [kidiq]=434
+                 [glmm_poisson]=500 [logistic_regression]=10000 [corr_gaussian_100]=100)
 declare -A data_of=([eight_schools_noncentered]=eight_schools_noncentered [arK]=arK
-                    [kidiq]=kidiq_434 [glmm_poisson]=glmm_poisson
-                    [logistic_regression]=logistic_regression)
+                    [low_dim_gauss_mix]=low_dim_gauss_mix [kidiq]=kidiq_434
+                    [glmm_poisson]=glmm_poisson [logistic_regression]=logistic_regression
+                    [corr_gaussian_100]=corr_gaussian_100)
 for m in "${main_models[@]}"; do
     # logistic_regression takes minutes (about 60,000 gradients of ~1 ms per system): not in --quick.
     [ $quick -eq 1 ] && [ "$m" = logistic_regression ] && continue
@@ -324,5 +346,10 @@ PY
     awk -v m="$m" -v n="${n_of[$m]}" -v t="$t" -v s="$s" \
         'BEGIN {printf "compile,%s,%s,,%.2f,%.2f,s,%.2f\n", m, n, t, s, s / t}'
 done
+
+# ---- figures -------------------------------------------------------------------------------------
+exec >&3 3>&-
+wait "$tee_pid" 2>/dev/null || true
+bash "$here/plot.sh" "$csv" "$plots" >&2 || echo "bench/stan: the figures failed (the rows stand)" >&2
 
 exit $refused

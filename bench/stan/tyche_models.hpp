@@ -4,8 +4,10 @@
 // order of the Stan twin's parameters block (bench/stan/models/<name>.stan); the harness checks
 // the names.
 //
-//   eight_schools_noncentered, kidiq, arK   examples/posteriordb.hpp, unchanged
-//   glmm_poisson, logistic_regression       defined here (docs/benchmarks.md, "tyche vs Stan")
+//   eight_schools_noncentered, kidiq, arK,  examples/posteriordb.hpp, unchanged
+//   low_dim_gauss_mix
+//   glmm_poisson, logistic_regression,      defined here (docs/benchmarks.md, "tyche vs Stan")
+//   corr_gaussian_100
 //   covertype                               logistic_regression with K = 54, data in memory
 #pragma once
 
@@ -23,16 +25,17 @@ inline auto kidiq(const tyche::data_file& d) { return tyche_examples::kidiq_kids
 
 inline auto arK(const tyche::data_file& d) { return tyche_examples::ark(d); }
 
+using tyche_examples::low_dim_gauss_mix;
+
 // ---- glmm_poisson ------------------------------------------------------------------------------
 // Poisson GLMM, log link, random intercept per group (non-centred):
 //   alpha ~ normal(0, 5), beta ~ normal(0, 1), sigma_u ~ half_normal(1), z[g] ~ normal(0, 1),
 //   y[i] ~ poisson_log(alpha + beta x[i] + sigma_u z[group[i]]).
-// tyche has no gather by a data index (z[group]), so the random intercepts enter as
-// matvec(Z, z) with Z the N × G one-hot matrix of the groups: N·G multiply-adds forward and
-// again in reverse, where Stan gathers N values. θ = (alpha, beta, log sigma_u, z[1..G]).
+// The random intercepts are gathered by the data index vector, gather(z, group) (0-based), as in
+// bench/gradients.cpp's glmm_poisson and as Stan's z[group]. θ = (alpha, beta, log sigma_u, z[1..G]).
 
 struct glmm_poisson_data {
-  tyche::matrix_data groups;  // N × G, groups(i, g) = 1 if group[i] = g + 1, else 0
+  std::vector<int> group;  // 0-based: group[i] − 1 of the data file
   std::vector<double> x, y;
 };
 
@@ -46,20 +49,43 @@ inline auto glmm_poisson(const tyche::data_file& d) {
   auto s = std::make_unique<glmm_poisson_data>();
   s->x = d.vector("x", n);
   s->y = d.vector("y", n);
-  for (double g : group)
+  for (double g : group) {
     tyche_examples::detail::require(g >= 1 && g <= double(G) && g == double(long(g)),
                                     "glmm_poisson: group[i] must be an integer in 1..G");
-  s->groups = tyche_examples::detail::build_matrix(
-      n, G, [&](std::size_t i, std::size_t g) { return group[i] == double(g + 1) ? 1.0 : 0.0; });
+    s->group.push_back(int(g) - 1);
+  }
   return tyche_examples::detail::make_posterior(
       std::unique_ptr<const glmm_poisson_data>(std::move(s)), [](const glmm_poisson_data& s) {
         auto alpha = normal<"alpha">(0.0, 5.0);
         auto beta = normal<"beta">(0.0, 1.0);
         auto sigma_u = half_normal<"sigma_u">(1.0);
         auto z = std_normal<"z">(shape<G>);
-        auto eta = alpha + beta * data(s.x) +
-                   sigma_u * matvec(tyche_examples::detail::view(s.groups), z);
+        auto eta = alpha + beta * data(s.x) + sigma_u * gather(z, s.group);
         return model(joint(alpha, beta, sigma_u, z, poisson_log(eta).observe(data(s.y))));
+      });
+}
+
+// ---- corr_gaussian_100 ---------------------------------------------------------------------------
+// x ~ multi_normal(mu, Sigma), x ∈ ℝ¹⁰⁰, mu and Sigma data (bench/stan/write_data.py). multi_normal
+// factors Sigma once, when the model is built (Stan's twin: cholesky_decompose in transformed
+// data); each evaluation is the O(K²) triangular solve and its back substitution. θ = x.
+
+struct corr_gaussian_data {
+  std::vector<double> mu;
+  tyche::matrix_data sigma;
+};
+
+inline auto corr_gaussian_100(const tyche::data_file& d) {
+  using namespace tyche;
+  const auto k = static_cast<std::size_t>(d.integer("K"));
+  auto s = std::make_unique<corr_gaussian_data>();
+  s->mu = d.vector("mu", k);
+  s->sigma = d.matrix("Sigma");
+  tyche_examples::detail::require(s->sigma.rows == k && s->sigma.cols == k,
+                                  "corr_gaussian_100: Sigma must be K × K");
+  return tyche_examples::detail::make_posterior(
+      std::unique_ptr<const corr_gaussian_data>(std::move(s)), [](const corr_gaussian_data& s) {
+        return model(joint(multi_normal<"x">(data(s.mu), tyche_examples::detail::view(s.sigma))));
       });
 }
 

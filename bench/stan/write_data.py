@@ -9,7 +9,9 @@ which turns the same file into a stan::io::array_var_context) read these very fi
   kidiq_<n>.json, n = 100, 200, 400, 434
                                    the first n rows of ../shared/posteriors/kidiq-kidscore_interaction
                                    (N, kid_score, mom_iq, mom_hs; the unused mom_*_new dropped)
+  low_dim_gauss_mix.json           ../shared/posteriors/low_dim_gauss_mix-low_dim_gauss_mix
   glmm_poisson.json                synthetic, seed 20261121 (see glmm_poisson below)
+  corr_gaussian_100.json           synthetic, seed 20261121 (see corr_gaussian below)
 (logistic_regression.json, the 10,000 x 100 data of bench/synthetic.hpp, is written by
 write_logistic_data.cpp.)
 
@@ -54,6 +56,39 @@ def glmm_poisson():
     return {"N": n, "G": g, "group": group, "x": x, "y": y}
 
 
+def corr_gaussian(k=100):
+    """A correlated K = 100 dimensional Gaussian, x ~ N(mu, Sigma), as data: mu[i] ~ N(0, 1) and
+    Sigma = Q diag(lambda) Q' with Q a random orthogonal matrix (Gram-Schmidt on the columns of a
+    K x K matrix of N(0, 1) draws) and eigenvalues lambda log-spaced from 0.1 to 10 (condition
+    number 100; the correlations are spread over all pairs, so a diagonal metric does not undo
+    them). Python's Mersenne Twister (random.Random(20261121)), normals by Box-Muller. Sigma is
+    exactly symmetric (the upper triangle mirrors the lower) and written with 17 digits, so both
+    systems factor the same matrix."""
+    rng = random.Random(20261121)
+
+    def normal():
+        u1, u2 = 1.0 - rng.random(), rng.random()
+        return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+
+    mu = [normal() for _ in range(k)]
+    cols = [[normal() for _ in range(k)] for _ in range(k)]
+    q = []  # orthonormal columns, modified Gram-Schmidt
+    for c in cols:
+        v = c[:]
+        for u in q:
+            d = sum(a * b for a, b in zip(u, v))
+            v = [a - d * b for a, b in zip(v, u)]
+        norm = math.sqrt(sum(a * a for a in v))
+        q.append([a / norm for a in v])
+    lam = [10.0 ** (-1.0 + 2.0 * j / (k - 1)) for j in range(k)]
+    sigma = [[0.0] * k for _ in range(k)]
+    for i in range(k):
+        for j in range(i + 1):
+            s = math.fsum(lam[m] * q[m][i] * q[m][j] for m in range(k))
+            sigma[i][j] = sigma[j][i] = s
+    return {"K": k, "mu": mu, "Sigma": sigma}
+
+
 def write(path, data):
     text = json.dumps(data, indent=1) + "\n"
     if os.path.exists(path):
@@ -86,7 +121,9 @@ def main():
             sys.exit(f"write_data.py: kidiq has {kidiq['N']} rows, asked for {n}")
         write(os.path.join(out, f"kidiq_{n}.json"),
               {"N": n, **{k: kidiq[k][:n] for k in ("kid_score", "mom_iq", "mom_hs")}})
+    write(os.path.join(out, "low_dim_gauss_mix.json"), load("low_dim_gauss_mix-low_dim_gauss_mix"))
     write(os.path.join(out, "glmm_poisson.json"), glmm_poisson())
+    write(os.path.join(out, "corr_gaussian_100.json"), corr_gaussian())
 
 
 if __name__ == "__main__":
