@@ -31,8 +31,15 @@ auto substitute_distribution(const Dist& d, const R& r) {
   if constexpr (std::tuple_size_v<decltype(d.arguments())> == 0) {
     return d;
   } else {
+    // A distribution that holds more than its arguments (a matrix's order, a factored
+    // covariance) rebuilds itself with with_arguments(...).
     return std::apply(
-        [&](const auto&... a) { return rebuild_distribution<Dist>::make(substitute<Target>(a, r)...); },
+        [&](const auto&... a) {
+          if constexpr (requires { d.with_arguments(substitute<Target>(a, r)...); })
+            return d.with_arguments(substitute<Target>(a, r)...);
+          else
+            return rebuild_distribution<Dist>::make(substitute<Target>(a, r)...);
+        },
         d.arguments());
   }
 }
