@@ -11,8 +11,8 @@
 // law 2·Beta(η − 1 + K/2, η − 1 + K/2) − 1 (mean 0, variance 1/(2η + K − 1)).
 // A named variable takes the cholesky_factor_corr transform (transforms/matrix.hpp):
 // `auto L_Omega = lkj_corr_cholesky<"L_Omega">(2.0, K);`, θ holds K(K−1)/2 coordinates and the
-// value is the K·K matrix (names L_Omega[1,1] … L_Omega[K,K]). η may be a parameter. The sum
-// runs over k = 1 too when it is cheaper to say: L₁₁ = 1, so its term is 0.
+// value is the K·K matrix (names L_Omega[1,1] … L_Omega[K,K]). η may be a parameter. The code's
+// sum also takes k = 1, whose term is 0 since L₁₁ = 1.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/core/matrix_ops.hpp>
