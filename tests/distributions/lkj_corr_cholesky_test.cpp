@@ -196,3 +196,16 @@ TEST_CASE("lkj_corr_cholesky: errors", "[distributions][lkj]") {
   CHECK_THROWS_WITH(lkj_corr_cholesky(2.0, 3).log_prob(x), Contains("x has 4 values but K = 3 needs 9"));
   CHECK_THROWS_WITH(joint(lkj_corr_cholesky<"L">(-1.0, 3)), Contains("eta must be > 0"));
 }
+
+TEST_CASE("lkj_corr_cholesky: a number eta folds the normalising constant", "[distributions][lkj]") {
+  auto fixed = model([] { return joint(lkj_corr_cholesky<"L">(2.0, 3)); });
+  auto free = model([] {
+    auto eta = exponential<"eta">(1.0);
+    return joint(eta, lkj_corr_cholesky<"L">(eta, 3));
+  });
+  const std::string e_fixed = explain(fixed), e_free = explain(free);
+  INFO(e_fixed << "\n---\n" << e_free);
+  CHECK(e_fixed.find("corr_cholesky") != std::string::npos);
+  CHECK(e_fixed.find("lkj_log_normaliser") == std::string::npos);
+  CHECK(e_free.find("lkj_log_normaliser") != std::string::npos);
+}

@@ -29,6 +29,35 @@
 
 namespace tyche {
 
+namespace detail {
+inline void check_lkj_order(std::size_t k, const char* who = "lkj_corr_cholesky(eta, K)") {
+  if (k < 2)
+    throw std::invalid_argument(std::string("tyche::") + who + ": K = " + std::to_string(k) + " must be at least 2");
+}
+
+/// One draw of the Cholesky factor of an LKJ(η) correlation matrix (K·K values): the canonical
+/// partial correlations of column j are independent 2·Beta(aⱼ, aⱼ) − 1, aⱼ = η + (K − 2 − j)/2
+/// (0-based j), and L is built from them as the cholesky_factor_corr transform does.
+template <class G>
+std::vector<double> draw_lkj_cholesky(G& rng, std::size_t k, double eta) {
+  std::vector<double> l(k * k, 0.0);
+  l[0] = 1.0;
+  for (std::size_t i = 1; i < k; ++i) {
+    double rest = 1.0;  // 1 − Σ_{j'<j} Lᵢⱼ'²
+    for (std::size_t j = 0; j < i; ++j) {
+      const double a = eta + 0.5 * (double(k) - 2.0 - double(j));
+      const double g1 = std::gamma_distribution<double>(a, 1.0)(rng);
+      const double g2 = std::gamma_distribution<double>(a, 1.0)(rng);
+      const double z = (g1 - g2) / (g1 + g2);  // 2·Beta(a, a) − 1
+      l[i * k + j] = z * std::sqrt(rest);
+      rest *= 1.0 - z * z;
+    }
+    l[i * k + i] = std::sqrt(rest);
+  }
+  return l;
+}
+}  // namespace detail
+
 template <class Eta>
 struct lkj_corr_cholesky_distribution : distribution<lkj_corr_cholesky_distribution<Eta>> {
   static constexpr const char* family = "lkj_corr_cholesky";
@@ -63,36 +92,12 @@ struct lkj_corr_cholesky_distribution : distribution<lkj_corr_cholesky_distribut
     detail::check_argument<domains::positive>("lkj_corr_cholesky(eta, K)", "eta", eta);
   }
   static constexpr bool whole_arguments = true;
-  /// One draw of L (K·K values): the canonical partial correlations of column j are independent
-  /// 2·Beta(aⱼ, aⱼ) − 1, aⱼ = η + (K − 2 − j)/2 (0-based j), and L is built from them as the
-  /// cholesky_factor_corr transform does.
+  /// One draw of L (K·K values), detail::draw_lkj_cholesky.
   template <class G>
   std::vector<double> draw_all(G& rng, std::size_t, const std::vector<double>& e) const {
-    std::vector<double> l(k * k, 0.0);
-    l[0] = 1.0;
-    for (std::size_t i = 1; i < k; ++i) {
-      double rest = 1.0;  // 1 − Σ_{j'<j} Lᵢⱼ'²
-      for (std::size_t j = 0; j < i; ++j) {
-        const double a = e[0] + 0.5 * (double(k) - 2.0 - double(j));
-        const double g1 = std::gamma_distribution<double>(a, 1.0)(rng);
-        const double g2 = std::gamma_distribution<double>(a, 1.0)(rng);
-        const double z = (g1 - g2) / (g1 + g2);  // 2·Beta(a, a) − 1
-        l[i * k + j] = z * std::sqrt(rest);
-        rest *= 1.0 - z * z;
-      }
-      l[i * k + i] = std::sqrt(rest);
-    }
-    return l;
+    return detail::draw_lkj_cholesky(rng, k, e[0]);
   }
 };
-
-namespace detail {
-inline void check_lkj_order(std::size_t k) {
-  if (k < 2)
-    throw std::invalid_argument("tyche::lkj_corr_cholesky(eta, K): K = " + std::to_string(k) +
-                                " must be at least 2");
-}
-}  // namespace detail
 
 /// The distribution lkj_corr_cholesky(eta, K), e.g. to observe a Cholesky factor (K·K values).
 template <detail::operand Eta>
