@@ -216,6 +216,7 @@ TEST_CASE("multi_normal: a parameter Sigma against the data Sigma, N observation
     CHECK(fn.value(pn) == Approx(double(refn)).epsilon(1e-12));
     tyche_test::check_gradient_at(f, pm, "multi_normal(m, L Lᵀ), 5 rows");
     tyche_test::check_gradient_at(fn, pn, "multi_normal(mm, L Lᵀ), a mean per row");
+    tyche_test::check_gradient_at(f1, p1, "multi_normal(s, L Lᵀ), one mean for every entry");
   }
   tyche_test::check_lanes(f, tyche_test::random_points(8, K * (K + 1) / 2 + K, -1, 1, 63), "multi_normal(m, L Lᵀ)");
 }
