@@ -19,6 +19,8 @@
 #include <tyche/distributions/half_student_t.hpp>
 #include <tyche/distributions/inv_chi_square.hpp>
 #include <tyche/distributions/inv_gamma.hpp>
+#include <tyche/distributions/lkj_corr.hpp>
+#include <tyche/distributions/lkj_corr_cholesky.hpp>
 #include <tyche/distributions/log_mix.hpp>
 #include <tyche/distributions/logistic.hpp>
 #include <tyche/distributions/lognormal.hpp>

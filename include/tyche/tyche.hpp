@@ -5,6 +5,7 @@
 #include <tyche/core/leaves.hpp>
 #include <tyche/core/operations.hpp>
 #include <tyche/core/vector_ops.hpp>
+#include <tyche/core/matrix_ops.hpp>
 #include <tyche/core/program.hpp>
 #include <tyche/partial_eval/explain.hpp>
 #include <tyche/distributions.hpp>
@@ -12,6 +13,7 @@
 #include <tyche/model/model.hpp>
 #include <tyche/model/random_variable.hpp>
 #include <tyche/transforms/bounds.hpp>
+#include <tyche/transforms/matrix.hpp>
 #include <tyche/model/intervention.hpp>
 #include <tyche/core/substitute.hpp>
 #include <tyche/samplers/nuts/instruction_table.hpp>

@@ -3920,6 +3920,47 @@ auto operator*(const data_matrix& x, const V& v) {
 
 namespace tyche {
 
+namespace detail {
+/// The lower Cholesky factor l (m × m, row major, zeros above the diagonal) of the matrix whose
+/// lower triangle c holds (row major; the part above the diagonal is not read): the unblocked
+/// Cholesky–Banachiewicz loops. A matrix that is not positive definite gives NaN.
+template <class T>
+TYCHE_HD void cholesky_forward(std::size_t m, const T* c, T* l) {
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j <= i; ++j) {
+      T s = c[i * m + j];
+      for (std::size_t p = 0; p < j; ++p) s = s - l[i * m + p] * l[j * m + p];
+      l[i * m + j] = i == j ? math::sqrt(s) : s / l[j * m + j];
+    }
+    for (std::size_t j = i + 1; j < m; ++j) l[i * m + j] = lift<T>(0.0);
+  }
+}
+/// Reverse mode of cholesky_forward: from L̄ (lb, lower part; overwritten) adds C̄ to the lower
+/// triangle of c_adj, running the loops in their exact reverse order (with s the pivot quantity
+/// of entry (i, j): s̄ = L̄ᵢᵢ / (2 Lᵢᵢ) on the diagonal, s̄ = L̄ᵢⱼ / Lⱼⱼ and L̄ⱼⱼ −= L̄ᵢⱼ Lᵢⱼ / Lⱼⱼ
+/// below it; C̄ᵢⱼ += s̄; L̄ᵢₚ −= s̄ Lⱼₚ and L̄ⱼₚ −= s̄ Lᵢₚ for p < j). Murray, "Differentiation of
+/// the Cholesky decomposition", 2016, unblocked algorithm. O(m³).
+template <class T>
+TYCHE_HD void cholesky_reverse(std::size_t m, const T* l, T* lb, T* c_adj) {
+  for (std::size_t i = m; i-- > 0;) {
+    for (std::size_t j = i + 1; j-- > 0;) {
+      T sb;
+      if (i == j) {
+        sb = lb[i * m + i] / (lift<T>(2.0) * l[i * m + i]);
+      } else {
+        sb = lb[i * m + j] / l[j * m + j];
+        lb[j * m + j] = lb[j * m + j] - lb[i * m + j] * l[i * m + j] / l[j * m + j];
+      }
+      c_adj[i * m + j] += sb;
+      for (std::size_t p = 0; p < j; ++p) {
+        lb[i * m + p] = lb[i * m + p] - sb * l[j * m + p];
+        lb[j * m + p] = lb[j * m + p] - sb * l[i * m + p];
+      }
+    }
+  }
+}
+}  // namespace detail
+
 namespace ops {
 
 /// The ordered transform's map (Stan's): x₀ = u₀ (positive_ordered: x₀ = e^u₀),
@@ -4088,10 +4129,8 @@ struct lower_triangular_solve_map {
 /// major; only the lower triangle is read) — Stan's cholesky_decompose(C) * z, for the
 /// non-centred latent Gaussian process f ~ multi_normal(0, C). Scratch: L (K²) and its adjoint
 /// (K²). Reverse: L̄ = f̄ zᵀ (lower part), z̄ = Lᵀ f̄, then C̄ by reverse-mode of the Cholesky
-/// loops, in the exact reverse of their order (with s the pivot quantity of entry (i, j):
-/// s̄ = L̄ᵢᵢ / (2 Lᵢᵢ) on the diagonal, s̄ = L̄ᵢⱼ / Lⱼⱼ and L̄ⱼⱼ −= L̄ᵢⱼ Lᵢⱼ / Lⱼⱼ below it;
-/// C̄ᵢⱼ += s̄; L̄ᵢₚ −= s̄ Lⱼₚ and L̄ⱼₚ −= s̄ Lᵢₚ for p < j). O(K³) each way. A C that is not
-/// positive definite gives NaN (a rejected point for the sampler).
+/// loops (detail::cholesky_reverse). O(K³) each way. A C that is not positive definite gives
+/// NaN (a rejected point for the sampler).
 struct cholesky_multiply_map {
   static constexpr const char* name = "cholesky_multiply";
   static constexpr bool has_payload = false;
@@ -4100,16 +4139,8 @@ struct cholesky_multiply_map {
   static std::size_t scratch_size(std::size_t m, const std::size_t*) { return 2 * m * m; }
   template <class T>
   TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*, T* l) const {
-    const T* c = in[0];
     const T* z = in[1];
-    for (std::size_t i = 0; i < m; ++i) {
-      for (std::size_t j = 0; j <= i; ++j) {
-        T s = c[i * m + j];
-        for (std::size_t p = 0; p < j; ++p) s = s - l[i * m + p] * l[j * m + p];
-        l[i * m + j] = i == j ? math::sqrt(s) : s / l[j * m + j];
-      }
-      for (std::size_t j = i + 1; j < m; ++j) l[i * m + j] = lift<T>(0.0);
-    }
+    detail::cholesky_forward(m, in[0], l);
     for (std::size_t i = 0; i < m; ++i) {
       T acc = lift<T>(0.0);
       for (std::size_t j = 0; j <= i; ++j) acc = acc + l[i * m + j] * z[j];
@@ -4129,22 +4160,7 @@ struct cholesky_multiply_map {
         z_adj[j] += l[i * m + j] * adj[i];
       }
     }
-    for (std::size_t i = m; i-- > 0;) {
-      for (std::size_t j = i + 1; j-- > 0;) {
-        T sb;
-        if (i == j) {
-          sb = lb[i * m + i] / (lift<T>(2.0) * l[i * m + i]);
-        } else {
-          sb = lb[i * m + j] / l[j * m + j];
-          lb[j * m + j] = lb[j * m + j] - lb[i * m + j] * l[i * m + j] / l[j * m + j];
-        }
-        c_adj[i * m + j] += sb;
-        for (std::size_t p = 0; p < j; ++p) {
-          lb[i * m + p] = lb[i * m + p] - sb * l[j * m + p];
-          lb[j * m + p] = lb[j * m + p] - sb * l[i * m + p];
-        }
-      }
-    }
+    detail::cholesky_reverse(m, l, lb, c_adj);
   }
 };
 
@@ -4260,6 +4276,442 @@ auto gather(const V& v, std::vector<int>&& idx) = delete;
 
 }  // namespace tyche
 // ----- end tyche/core/vector_ops.hpp -----
+// ----- begin tyche/core/matrix_ops.hpp -----
+// tyche/core/matrix_ops.hpp — K × K matrices as vector_op nodes: a matrix is a vector of its K²
+// entries in row-major order (entry (i, j) at i·K + j, 0-based), computed whole by an op with a
+// hand-written vector–Jacobian product (core/vector_ops.hpp, docs/design/vector-ops.md). These
+// are the pieces of the matrix transforms (transforms/matrix.hpp), lkj_corr_cholesky and
+// multi_normal / multi_normal_cholesky with a matrix that depends on parameters:
+//
+//   corr_cholesky_map      K(K−1)/2 unconstrained values → Cholesky factor of a correlation matrix
+//   cov_cholesky_map       K(K+1)/2 unconstrained values → Cholesky factor with positive diagonal
+//   cpc_log_jacobian_map   the log-Jacobian of the two correlation transforms (one value)
+//   diagonal_sum_map       Σᵢ (w₀ + s·i) f(diagonal entry i), f = identity or log (one value)
+//   multiply_lower_tri_self_transpose_map   L Lᵀ
+//   cholesky_decompose_map the lower Cholesky factor of a symmetric positive-definite matrix
+//   diag_pre_multiply_map  diag(v) M
+//   cholesky_residual_map  L⁻¹(yₙ − μₙ) for N rows yₙ (multi_normal_cholesky)
+//   lkj_log_normaliser_map log c_K(η), the LKJ normalising constant (one value)
+//
+// The user functions at the end (diag_pre_multiply, multiply_lower_tri_self_transpose,
+// cholesky_decompose) take and return such K²-vectors: `diag_pre_multiply(tau, L_Omega)` is
+// Stan's diag_pre_multiply(tau, L_Omega).
+
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace tyche {
+
+namespace detail {
+/// K for a vector of K² entries; throws (naming fn and the argument) when n is not a square.
+inline std::size_t matrix_order(std::size_t n, const char* fn, const char* arg) {
+  std::size_t k = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(n))));
+  if (k * k != n || n == 0)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": '" + arg + "' has " + std::to_string(n) +
+                                " values, which is not the number of entries of a square matrix "
+                                "(K*K, row major)");
+  return k;
+}
+/// sech y = 1 / cosh y, 0 (not NaN) when cosh overflows.
+template <class T>
+TYCHE_HD T sech(const T& y) {
+  return lift<T>(2.0) / (math::exp(y) + math::exp(-y));
+}
+/// log sech² y = −2 log cosh y, without overflow: 2 log 2 − 2|y| − 2 log1p(e^{−2|y|}).
+template <class T>
+TYCHE_HD T log_sech_squared(const T& y) {
+  const T a = math::abs(y);
+  return lift<T>(1.38629436111989061883) - lift<T>(2.0) * a -
+         lift<T>(2.0) * math::log1p(math::exp(lift<T>(-2.0) * a));
+}
+}  // namespace detail
+
+namespace ops {
+
+/// The Cholesky factor L of a K × K correlation matrix from K(K−1)/2 unconstrained values
+/// (Stan's cholesky_factor_corr): u fills the strictly lower triangle row by row, zᵢⱼ = tanh uᵢⱼ
+/// are canonical partial correlations, and row i is
+///   Lᵢⱼ = zᵢⱼ sᵢⱼ (j < i),  Lᵢᵢ = sᵢᵢ,  sᵢⱼ = Π_{j'<j} sech uᵢⱼ'  (= √(1 − Σ_{j'<j} Lᵢⱼ'²)),
+/// so every row has norm 1 and a positive diagonal; zeros above the diagonal. Reverse (row i):
+///   ∂/∂uᵢⱼ = L̄ᵢⱼ sech²(uᵢⱼ) sᵢⱼ − tanh(uᵢⱼ) Σ_{m=j+1..i} L̄ᵢₘ Lᵢₘ.
+struct corr_cholesky_map {
+  static constexpr const char* name = "corr_cholesky";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class U>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const corr_cholesky_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T* u = in[0];
+    std::size_t p = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      T s = lift<T>(1.0);
+      for (std::size_t j = 0; j < i; ++j, ++p) {
+        out[i * k + j] = math::tanh(u[p]) * s;
+        s = s * detail::sech(u[p]);
+      }
+      out[i * k + i] = s;
+      for (std::size_t j = i + 1; j < k; ++j) out[i * k + j] = lift<T>(0.0);
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const T* u = in[0];
+    T* ub = in_adj[0];
+    std::size_t row = 0;  // position of uᵢ₀
+    for (std::size_t i = 1; i < k; row += i, ++i) {
+      T s = lift<T>(1.0);
+      for (std::size_t j = 0; j < i; ++j) {  // the direct term L̄ᵢⱼ sech² sᵢⱼ
+        const T c = detail::sech(u[row + j]);
+        ub[row + j] += adj[i * k + j] * c * c * s;
+        s = s * c;
+      }
+      T g = adj[i * k + i] * out[i * k + i];  // Σ_{m > j} L̄ᵢₘ Lᵢₘ
+      for (std::size_t j = i; j-- > 0;) {
+        ub[row + j] += -math::tanh(u[row + j]) * g;
+        g = g + adj[i * k + j] * out[i * k + j];
+      }
+    }
+  }
+};
+
+/// The Cholesky factor L of a K × K covariance matrix from K(K+1)/2 unconstrained values
+/// (Stan's cholesky_factor_cov, square): u fills the lower triangle row by row (row i: Lᵢ₀ …
+/// Lᵢᵢ), the diagonal exponentiated: Lᵢⱼ = uₚ (j < i), Lᵢᵢ = e^uₚ; zeros above.
+struct cov_cholesky_map {
+  static constexpr const char* name = "cov_cholesky";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class U>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const cov_cholesky_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T* u = in[0];
+    std::size_t p = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j < i; ++j) out[i * k + j] = u[p++];
+      out[i * k + i] = math::exp(u[p++]);
+      for (std::size_t j = i + 1; j < k; ++j) out[i * k + j] = lift<T>(0.0);
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    std::size_t p = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j < i; ++j) in_adj[0][p++] += adj[i * k + j];
+      in_adj[0][p++] += adj[i * k + i] * out[i * k + i];
+    }
+  }
+};
+
+/// The log-Jacobian of the correlation transforms, as a function of their K(K−1)/2
+/// unconstrained values u (position (i, j), j < i, row by row): Σ wᵢⱼ log sech² uᵢⱼ, where
+/// log sech² u = log(1 − tanh² u) is tanh's and
+///   cholesky_factor_corr (CorrMatrix = false): wᵢⱼ = 1 + (i − 1 − j)/2  (the map z → L has
+///     ∂Lᵢⱼ/∂zᵢⱼ = sᵢⱼ, and log sᵢⱼ = ½ Σ_{j'<j} log(1 − zᵢⱼ'²));
+///   corr_matrix (CorrMatrix = true): wᵢⱼ = 1 + (K − 2 − j)/2  (the Jacobian of canonical
+///     partial correlations → correlation matrix, Lewandowski, Kurowicka & Joe 2009, eq. 11 of
+///     Joe 2006; Stan's reference manual, "Correlation matrices").
+/// One value. Reverse: ∂/∂uᵢⱼ = −2 wᵢⱼ tanh uᵢⱼ.
+template <bool CorrMatrix>
+struct cpc_log_jacobian_map {
+  static constexpr const char* name = CorrMatrix ? "corr_matrix_log_jacobian" : "corr_cholesky_log_jacobian";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class U>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const cpc_log_jacobian_map&) const = default;
+  TYCHE_HD double weight(std::size_t i, std::size_t j) const {
+    return CorrMatrix ? 1.0 + 0.5 * (double(k) - 2.0 - double(j)) : 1.0 + 0.5 * (double(i) - 1.0 - double(j));
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    T acc = lift<T>(0.0);
+    std::size_t p = 0;
+    for (std::size_t i = 1; i < k; ++i)
+      for (std::size_t j = 0; j < i; ++j, ++p) acc = acc + lift<T>(weight(i, j)) * detail::log_sech_squared(in[0][p]);
+    out[0] = acc;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    std::size_t p = 0;
+    for (std::size_t i = 1; i < k; ++i)
+      for (std::size_t j = 0; j < i; ++j, ++p)
+        in_adj[0][p] += lift<T>(-2.0 * weight(i, j)) * math::tanh(in[0][p]) * adj[0];
+  }
+};
+
+/// Σᵢ (w0 + step·i) f(xᵢᵢ) over the K diagonal entries of x, with f the identity or log (Log).
+/// x is a full K × K matrix (K² values, row major) or, when Packed, the K(K+1)/2 values of a
+/// lower triangle row by row (the unconstrained values of cov_cholesky_map, whose diagonal
+/// entry i is at i(i+1)/2 + i). One value. multi_normal_cholesky's Σ log Lᵢᵢ, lkj's
+/// Σ (K − k + 2η − 2) log Lₖₖ, and the log-Jacobians of cholesky_factor_cov and cov_matrix.
+template <bool Packed, bool Log>
+struct diagonal_sum_map {
+  static constexpr const char* name = Log ? "diagonal_log_sum" : "diagonal_sum";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  double w0 = 1.0;
+  double step = 0.0;
+  template <class X>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const diagonal_sum_map&) const = default;
+  TYCHE_HD std::size_t position(std::size_t i) const { return Packed ? i * (i + 1) / 2 + i : i * k + i; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    T acc = lift<T>(0.0);
+    for (std::size_t i = 0; i < k; ++i) {
+      const double w = w0 + step * double(i);
+      if (w == 0.0) continue;  // 0 · log 0 is 0 here, as in the formulas these sums come from
+      const T x = in[0][position(i)];
+      acc = acc + lift<T>(w) * (Log ? math::log(x) : x);
+    }
+    out[0] = acc;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < k; ++i) {
+      const double w = w0 + step * double(i);
+      if (w == 0.0) continue;
+      const std::size_t p = position(i);
+      in_adj[0][p] += Log ? lift<T>(w) * adj[0] / in[0][p] : lift<T>(w) * adj[0];
+    }
+  }
+};
+
+/// S = L Lᵀ for a lower-triangular K × K L (K² values; the part above the diagonal is not
+/// read): Sᵢⱼ = Σ_{p ≤ min(i, j)} Lᵢₚ Lⱼₚ, all K² entries. Reverse: L̄ᵢₚ = Σ_{j ≥ p} (S̄ᵢⱼ + S̄ⱼᵢ) Lⱼₚ
+/// for p ≤ i. O(K³).
+struct multiply_lower_tri_self_transpose_map {
+  static constexpr const char* name = "multiply_lower_tri_self_transpose";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class L>
+  static constexpr std::size_t extent = extent_v<L>;
+  bool operator==(const multiply_lower_tri_self_transpose_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T* l = in[0];
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = 0; p <= j; ++p) acc = acc + l[i * k + p] * l[j * k + p];
+        out[i * k + j] = acc;
+        out[j * k + i] = acc;
+      }
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const T* l = in[0];
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t p = 0; p <= i; ++p) {
+        T acc = lift<T>(0.0);
+        for (std::size_t j = p; j < k; ++j) acc = acc + (adj[i * k + j] + adj[j * k + i]) * l[j * k + p];
+        in_adj[0][i * k + p] += acc;
+      }
+    }
+  }
+};
+
+/// The lower Cholesky factor L of a symmetric positive-definite K × K matrix C (K² values; only
+/// the lower triangle is read, as Stan's cholesky_decompose does after checking symmetry):
+/// detail::cholesky_forward, zeros above the diagonal; NaN when C is not positive definite (a
+/// rejected point). Reverse: detail::cholesky_reverse on a copy of L̄ (scratch, K²). O(K³).
+struct cholesky_decompose_map {
+  static constexpr const char* name = "cholesky_decompose";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class C>
+  static constexpr std::size_t extent = extent_v<C>;
+  bool operator==(const cholesky_decompose_map&) const = default;
+  std::size_t scratch_size(std::size_t m, const std::size_t*) const { return m; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T*) const {
+    detail::cholesky_forward(k, in[0], out);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj, T* lb) const {
+    for (std::size_t i = 0; i < m; ++i) lb[i] = adj[i];
+    detail::cholesky_reverse(k, out, lb, in_adj[0]);
+  }
+};
+
+/// diag(v) M: row i of the K × K matrix M (K² values) times vᵢ (v: K values). Reverse, with
+/// adj the result's adjoint: v̄ᵢ += Σⱼ adjᵢⱼ Mᵢⱼ, M̄ᵢⱼ += adjᵢⱼ vᵢ.
+struct diag_pre_multiply_map {
+  static constexpr const char* name = "diag_pre_multiply";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class V, class M>
+  static constexpr std::size_t extent = extent_v<M>;
+  bool operator==(const diag_pre_multiply_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) out[i * k + j] = in[0][i] * in[1][i * k + j];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < k; ++i) {
+      T acc = lift<T>(0.0);
+      for (std::size_t j = 0; j < k; ++j) {
+        acc = acc + adj[i * k + j] * in[1][i * k + j];
+        in_adj[1][i * k + j] += adj[i * k + j] * in[0][i];
+      }
+      in_adj[0][i] += acc;
+    }
+  }
+};
+
+/// zₙ = L⁻¹(yₙ − μₙ) for the N rows yₙ of y and a lower-triangular K × K L (K² values; the
+/// part above the diagonal is not read), all N·K values. y and μ each hold one value (for
+/// every entry), K values (one vector, for every row) or N·K values (row n at n·K). Forward
+/// substitution. Reverse, per row: w = L⁻ᵀ z̄ₙ by back substitution (scratch: K values), then
+/// ȳₙ += w, μ̄ₙ −= w and L̄ᵢⱼ −= wᵢ zₙⱼ (j ≤ i), from dz = −L⁻¹ dL z. O(N K²) each way.
+struct cholesky_residual_map {
+  static constexpr const char* name = "cholesky_residual";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class L, class Y, class Mu>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const cholesky_residual_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k; }
+  TYCHE_HD std::size_t index(std::size_t len, std::size_t n, std::size_t i) const {
+    return len == 1 ? 0 : (len == k ? i : n * k + i);
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n, T*) const {
+    const T* l = in[0];
+    for (std::size_t n = 0; n * k < m; ++n) {
+      T* z = out + n * k;
+      for (std::size_t i = 0; i < k; ++i) {
+        T acc = in[1][index(in_n[1], n, i)] - in[2][index(in_n[2], n, i)];
+        for (std::size_t j = 0; j < i; ++j) acc = acc - l[i * k + j] * z[j];
+        z[i] = acc / l[i * k + i];
+      }
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj, T* w) const {
+    const T* l = in[0];
+    for (std::size_t n = 0; n * k < m; ++n) {
+      const T* z = out + n * k;
+      const T* zb = adj + n * k;
+      for (std::size_t i = k; i-- > 0;) {
+        T acc = zb[i];
+        for (std::size_t j = i + 1; j < k; ++j) acc = acc - l[j * k + i] * w[j];
+        w[i] = acc / l[i * k + i];
+      }
+      for (std::size_t i = 0; i < k; ++i) {
+        in_adj[1][index(in_n[1], n, i)] += w[i];
+        in_adj[2][index(in_n[2], n, i)] += -w[i];
+        for (std::size_t j = 0; j <= i; ++j) in_adj[0][i * k + j] += -w[i] * z[j];
+      }
+    }
+  }
+};
+
+/// log c_K(η), the normalising constant of the LKJ density det(Ω)^{η−1} / c_K(η) on K × K
+/// correlation matrices (Lewandowski, Kurowicka & Joe 2009, section 3.2), written through the
+/// canonical partial correlations, which are independent with density ∝ (1 − z²)^{aⱼ−1} on
+/// (−1, 1), aⱼ = η + (K − 2 − j)/2 for the K − 1 − j of them in column j:
+///   log c_K(η) = Σ_{j=0..K−2} (K − 1 − j) [(2aⱼ − 1) log 2 + 2 log Γ(aⱼ) − log Γ(2aⱼ)].
+/// η is one value; so is the result. Reverse: ∂/∂η = Σ (K − 1 − j) [2 log 2 + 2ψ(aⱼ) − 2ψ(2aⱼ)].
+struct lkj_log_normaliser_map {
+  static constexpr const char* name = "lkj_log_normaliser";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class Eta>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const lkj_log_normaliser_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T eta = in[0][0];
+    T acc = lift<T>(0.0);
+    for (std::size_t j = 0; j + 1 < k; ++j) {
+      const T a = eta + lift<T>(0.5 * (double(k) - 2.0 - double(j)));
+      acc = acc + lift<T>(double(k - 1 - j)) *
+                      ((lift<T>(2.0) * a - lift<T>(1.0)) * lift<T>(0.69314718055994530942) +
+                       lift<T>(2.0) * math::lgamma(a) - math::lgamma(lift<T>(2.0) * a));
+    }
+    out[0] = acc;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const T eta = in[0][0];
+    T acc = lift<T>(0.0);
+    for (std::size_t j = 0; j + 1 < k; ++j) {
+      const T a = eta + lift<T>(0.5 * (double(k) - 2.0 - double(j)));
+      acc = acc + lift<T>(2.0 * double(k - 1 - j)) *
+                      (lift<T>(0.69314718055994530942) + math::digamma(a) - math::digamma(lift<T>(2.0) * a));
+    }
+    in_adj[0][0] += acc * adj[0];
+  }
+};
+
+}  // namespace ops
+
+/// diag(v) M for a vector v of K values and a K × K matrix M given as its K² entries (row
+/// major): Stan's diag_pre_multiply(v, M), e.g. the Cholesky factor of a covariance matrix
+/// from scales and a correlation Cholesky factor, `diag_pre_multiply(tau, L_Omega)`.
+template <expression V, expression M>
+auto diag_pre_multiply(const V& v, const M& m) {
+  using NV = detail::node_t<V>;
+  using NM = detail::node_t<M>;
+  static_assert(is_vector_v<NV> && is_vector_v<NM>,
+                "tyche::diag_pre_multiply(v, M) requires 'v' (K values) and 'M' (the K*K entries of "
+                "a matrix, row major) to be vector expressions");
+  const NV nv = detail::as_node(v);
+  const NM nm = detail::as_node(m);
+  if (nm.size() != nv.size() * nv.size())
+    throw std::invalid_argument("tyche::diag_pre_multiply(v, M): 'M' has " + std::to_string(nm.size()) +
+                                " entries but 'v' has size " + std::to_string(nv.size()) + " (M must be " +
+                                std::to_string(nv.size()) + " x " + std::to_string(nv.size()) + ", row major)");
+  return make_vector_op(ops::diag_pre_multiply_map{nv.size()}, nm.size(), nv, nm);
+}
+
+/// L Lᵀ for a lower-triangular K × K matrix L given as its K² entries (row major; the part above
+/// the diagonal is not read): Stan's multiply_lower_tri_self_transpose(L), e.g. a covariance
+/// matrix from its Cholesky factor. K² values.
+template <expression L>
+auto multiply_lower_tri_self_transpose(const L& l) {
+  using N = detail::node_t<L>;
+  static_assert(is_vector_v<N>, "tyche::multiply_lower_tri_self_transpose(L) requires 'L' (the K*K "
+                                "entries of a matrix, row major) to be a vector expression");
+  const N n = detail::as_node(l);
+  const std::size_t k = detail::matrix_order(n.size(), "multiply_lower_tri_self_transpose(L)", "L");
+  return make_vector_op(ops::multiply_lower_tri_self_transpose_map{k}, n.size(), n);
+}
+
+/// The lower Cholesky factor of a symmetric positive-definite K × K matrix given as its K²
+/// entries (row major; only the lower triangle is read): Stan's cholesky_decompose. A matrix
+/// that is not positive definite gives NaN, which the sampler rejects.
+template <expression C>
+auto cholesky_decompose(const C& c) {
+  using N = detail::node_t<C>;
+  static_assert(is_vector_v<N>, "tyche::cholesky_decompose(C) requires 'C' (the K*K entries of a "
+                                "matrix, row major) to be a vector expression");
+  const N n = detail::as_node(c);
+  const std::size_t k = detail::matrix_order(n.size(), "cholesky_decompose(C)", "C");
+  return make_vector_op(ops::cholesky_decompose_map{k}, n.size(), n);
+}
+
+}  // namespace tyche
+// ----- end tyche/core/matrix_ops.hpp -----
 // ----- begin tyche/core/program.hpp -----
 // tyche/core/program.hpp — compile(expr): binds an expression to a parameter layout, folds
 // what depends on data only, and evaluates value and gradient for any scalar type.
@@ -6373,6 +6825,28 @@ struct distribution {
   }
 };
 
+namespace detail {
+/// Dist<A...> with its arguments replaced: Dist<B...>{{}, b...}.
+template <class Dist>
+struct rebuild_distribution;
+template <template <class...> class D, class... A>
+struct rebuild_distribution<D<A...>> {
+  template <class... B>
+  static auto make(const B&... b) {
+    return D<B...>{{}, b...};
+  }
+};
+
+/// Distribution d with its arguments (in the order of d.arguments()) replaced by b...: through
+/// d.with_arguments(b...) when d holds more than its arguments (a matrix's order, a factored
+/// covariance, the family under a constraint), else by rebuilding Dist<B...>.
+template <class Dist, class... B>
+auto with_arguments(const Dist& d, const B&... b) {
+  if constexpr (requires { d.with_arguments(b...); }) return d.with_arguments(b...);
+  else return rebuild_distribution<Dist>::make(b...);
+}
+}  // namespace detail
+
 /// A likelihood term: distribution Dist observed at x.
 template <class Dist, class X>
 struct observed {
@@ -7220,6 +7694,12 @@ struct constrained_distribution : distribution<constrained_distribution<Dist, Tr
   template <class X>
   auto log_prob(const X& x) const { return base.log_prob(x); }
   auto arguments() const { return base.arguments(); }
+  /// The same constraint on Dist with other arguments (do_ substitutes into them).
+  template <class... A>
+  auto with_arguments(const A&... a) const {
+    auto b = detail::with_arguments(base, a...);
+    return constrained_distribution<decltype(b), Transform>{{}, b, support};
+  }
   template <class G, class... A>
   static double draw(G& rng, A... a) { return Dist::draw(rng, a...); }
   /// The family's own argument checks (core/support.hpp).
@@ -7511,13 +7991,254 @@ auto exponential(const Lambda& lambda) {
 // tyche/distributions/flat.hpp — flat<"x">(...): an improper uniform prior (no prior term) on
 // the real line or on a support given by bounds, e.g. for regression coefficients with "no
 // prior" or a scale with a flat prior on (0, ∞) (Stan: a parameter with no sampling statement).
+// ----- begin tyche/transforms/matrix.hpp -----
+// tyche/transforms/matrix.hpp — the transforms to K × K matrices (Stan's cholesky_factor_corr,
+// cholesky_factor_cov, cov_matrix, corr_matrix). A matrix variable is a vector parameter of the
+// unconstrained size (θ holds only free coordinates) whose value is a vector_op of K² values,
+// the matrix in row-major order (core/matrix_ops.hpp):
+//
+//   cholesky_factor_corr  K(K−1)/2  L = corr_cholesky(u): zᵢⱼ = tanh uᵢⱼ, canonical partial
+//                                   correlations; Lᵢⱼ = zᵢⱼ √(1 − Σ_{j'<j} Lᵢⱼ'²), Lᵢᵢ the rest
+//                                   of row i's unit norm.
+//                                   log|J| = Σ_{i>j} [log(1 − zᵢⱼ²) + ½ log(1 − Σ_{j'<j} Lᵢⱼ'²)]
+//   cholesky_factor_cov   K(K+1)/2  L lower triangular, Lᵢⱼ = u (j < i), Lᵢᵢ = e^u.
+//                                   log|J| = Σᵢ uᵢᵢ
+//   cov_matrix            K(K+1)/2  Σ = L Lᵀ with L as for cholesky_factor_cov.
+//                                   log|J| = K log 2 + Σ_{k=1..K} (K − k + 2) log Lₖₖ
+//   corr_matrix           K(K−1)/2  Ω = L Lᵀ with L as for cholesky_factor_corr.
+//                                   log|J| = Σ_{i>j} [log(1 − zᵢⱼ²) + ((K − 2 − j)/2) log(1 − zᵢⱼ²)]
+//                                   (j 0-based)
+//
+// The log-Jacobians are those of the map from u to the free entries of the value (the strictly
+// lower triangle for the correlation types, the lower triangle for the others), as in Stan's
+// reference manual, chapter "Constraint Transforms" (sections on Cholesky factors of
+// correlation and covariance matrices, covariance and correlation matrices); the correlation
+// ones come from the canonical partial correlations of Lewandowski, Kurowicka and Joe (2009).
+//
+// model.hpp finds these by `matrix_valued`: constrain() writes the K² entries, parameter names
+// are `L[i,j]` (1-based row, column, row-major order), and unconstrain() reads K² entries with
+// unconstrain_matrix, which checks them (triangular, positive diagonal, unit rows or diagonal,
+// symmetric, positive definite) and names the first bad entry.
 
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace tyche::transforms {
+
+namespace detail {
+inline std::string number(double v) { return std::to_string(v); }
+
+/// Entries above the diagonal must be 0 and diagonal entries positive and finite, every entry
+/// finite. Returns the problem, with bad the index of the entry, or "".
+inline std::string check_lower_triangular(const double* x, std::size_t k, std::size_t& bad) {
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j < k; ++j) {
+      bad = i * k + j;
+      if (!std::isfinite(x[bad])) return "is not finite";
+      if (j > i && x[bad] != 0) return "must be 0 (the matrix is lower triangular)";
+      if (j == i && !(x[bad] > 0)) return "must be > 0 (a diagonal entry of a Cholesky factor)";
+    }
+  }
+  return {};
+}
+
+/// Symmetric, finite; on success l holds the lower Cholesky factor. Returns the problem, with
+/// bad the index of the entry, or "".
+inline std::string cholesky_of_symmetric(const double* x, std::size_t k, std::vector<double>& l,
+                                         std::size_t& bad) {
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j < k; ++j) {
+      bad = i * k + j;
+      if (!std::isfinite(x[bad])) return "is not finite";
+      const double a = x[i * k + j], b = x[j * k + i];
+      if (j < i && !(std::fabs(a - b) <= 1e-8 * (std::fabs(a) + std::fabs(b)) + 1e-300))
+        return "differs from the entry across the diagonal, " + number(b) + " (the matrix must be symmetric)";
+    }
+  }
+  l.assign(k * k, 0.0);
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j <= i; ++j) {
+      double s = x[i * k + j];
+      for (std::size_t p = 0; p < j; ++p) s -= l[i * k + p] * l[j * k + p];
+      if (i == j) {
+        if (!(s > 0)) {
+          bad = i * k + i;
+          return "ends pivot " + std::to_string(i + 1) + " of the Cholesky factorisation at " + number(s) +
+                 " (the matrix must be positive definite)";
+        }
+        l[i * k + i] = std::sqrt(s);
+      } else {
+        l[i * k + j] = s / l[j * k + j];
+      }
+    }
+  }
+  return {};
+}
+
+/// u of a correlation Cholesky factor l (checked): zᵢⱼ = Lᵢⱼ / √(Σ_{m=j..i} Lᵢₘ²) (the rest of
+/// row i's norm, which is 1 − Σ_{j'<j} Lᵢⱼ'² without the cancellation), u = atanh z.
+inline std::string corr_cholesky_inverse(const double* l, std::size_t k, double* u, std::size_t& bad) {
+  std::size_t p = 0;
+  for (std::size_t i = 1; i < k; ++i) {
+    for (std::size_t j = 0; j < i; ++j, ++p) {
+      double rest = 0;
+      for (std::size_t m = j; m <= i; ++m) rest += l[i * k + m] * l[i * k + m];
+      const double z = l[i * k + j] / std::sqrt(rest);
+      if (!(std::fabs(z) < 1)) {
+        bad = i * k + j;
+        return "leaves no room for the rest of its row (a partial correlation of " + number(z) + ")";
+      }
+      u[p] = std::atanh(z);
+    }
+  }
+  return {};
+}
+}  // namespace detail
+
+/// Lower-triangular K × K matrices with positive diagonal and rows of norm 1: Cholesky factors
+/// of correlation matrices. K(K−1)/2 unconstrained coordinates.
+struct cholesky_factor_corr {
+  static constexpr const char* name = "cholesky_factor_corr";
+  static constexpr bool whole_vector = true;
+  static constexpr bool matrix_valued = true;
+  std::size_t k = 2;
+  [[nodiscard]] std::size_t order() const { return k; }
+  [[nodiscard]] std::size_t parameter_size() const { return k * (k - 1) / 2; }
+  template <class U>
+  auto constrain(const U& u) const {
+    return make_vector_op(ops::corr_cholesky_map{k}, k * k, tyche::detail::as_node(u));
+  }
+  template <class U>
+  auto log_jacobian(const U& u) const {
+    return at(make_vector_op(ops::cpc_log_jacobian_map<false>{k}, 1, tyche::detail::as_node(u)), 0);
+  }
+  std::string unconstrain_matrix(const double* x, double* u, std::size_t& bad) const {
+    std::string problem = detail::check_lower_triangular(x, k, bad);
+    if (!problem.empty()) return problem;
+    for (std::size_t i = 0; i < k; ++i) {
+      double norm2 = 0;
+      for (std::size_t j = 0; j <= i; ++j) norm2 += x[i * k + j] * x[i * k + j];
+      if (!(std::fabs(norm2 - 1) <= 1e-8)) {
+        bad = i * k + i;
+        return "ends row " + std::to_string(i + 1) + ", whose squared norm is " + detail::number(norm2) +
+               ", not 1 (cholesky_factor_corr)";
+      }
+    }
+    return detail::corr_cholesky_inverse(x, k, u, bad);
+  }
+};
+
+/// Lower-triangular K × K matrices with positive diagonal: Cholesky factors of covariance
+/// matrices. K(K+1)/2 unconstrained coordinates.
+struct cholesky_factor_cov {
+  static constexpr const char* name = "cholesky_factor_cov";
+  static constexpr bool whole_vector = true;
+  static constexpr bool matrix_valued = true;
+  std::size_t k = 1;
+  [[nodiscard]] std::size_t order() const { return k; }
+  [[nodiscard]] std::size_t parameter_size() const { return k * (k + 1) / 2; }
+  template <class U>
+  auto constrain(const U& u) const {
+    return make_vector_op(ops::cov_cholesky_map{k}, k * k, tyche::detail::as_node(u));
+  }
+  template <class U>
+  auto log_jacobian(const U& u) const {
+    return at(make_vector_op(ops::diagonal_sum_map<true, false>{k, 1.0, 0.0}, 1, tyche::detail::as_node(u)), 0);
+  }
+  std::string unconstrain_matrix(const double* x, double* u, std::size_t& bad) const {
+    std::string problem = detail::check_lower_triangular(x, k, bad);
+    if (!problem.empty()) return problem;
+    std::size_t p = 0;
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) u[p++] = j < i ? x[i * k + j] : std::log(x[i * k + i]);
+    return {};
+  }
+};
+
+/// Symmetric positive-definite K × K matrices: Σ = L Lᵀ with L a cholesky_factor_cov.
+/// K(K+1)/2 unconstrained coordinates.
+struct cov_matrix {
+  static constexpr const char* name = "cov_matrix";
+  static constexpr bool whole_vector = true;
+  static constexpr bool matrix_valued = true;
+  std::size_t k = 1;
+  [[nodiscard]] std::size_t order() const { return k; }
+  [[nodiscard]] std::size_t parameter_size() const { return k * (k + 1) / 2; }
+  template <class U>
+  auto constrain(const U& u) const {
+    return make_vector_op(ops::multiply_lower_tri_self_transpose_map{k}, k * k,
+                          cholesky_factor_cov{k}.constrain(u));
+  }
+  /// The map L ↦ L Lᵀ on lower triangles has |J| = 2ᴷ Π Lₖₖ^{K−k+1}, and Lₖₖ = e^u adds Π Lₖₖ.
+  template <class U>
+  auto log_jacobian(const U& u) const {
+    return at(make_vector_op(ops::diagonal_sum_map<true, false>{k, double(k) + 1.0, -1.0}, 1,
+                             tyche::detail::as_node(u)),
+              0) +
+           constant{double(k) * 0.69314718055994530942};
+  }
+  std::string unconstrain_matrix(const double* x, double* u, std::size_t& bad) const {
+    std::vector<double> l;
+    std::string problem = detail::cholesky_of_symmetric(x, k, l, bad);
+    if (!problem.empty()) return problem;
+    return cholesky_factor_cov{k}.unconstrain_matrix(l.data(), u, bad);
+  }
+};
+
+/// Correlation matrices (symmetric positive definite with unit diagonal): Ω = L Lᵀ with L a
+/// cholesky_factor_corr. K(K−1)/2 unconstrained coordinates.
+struct corr_matrix {
+  static constexpr const char* name = "corr_matrix";
+  static constexpr bool whole_vector = true;
+  static constexpr bool matrix_valued = true;
+  std::size_t k = 2;
+  [[nodiscard]] std::size_t order() const { return k; }
+  [[nodiscard]] std::size_t parameter_size() const { return k * (k - 1) / 2; }
+  template <class U>
+  auto constrain(const U& u) const {
+    return make_vector_op(ops::multiply_lower_tri_self_transpose_map{k}, k * k,
+                          cholesky_factor_corr{k}.constrain(u));
+  }
+  template <class U>
+  auto log_jacobian(const U& u) const {
+    return at(make_vector_op(ops::cpc_log_jacobian_map<true>{k}, 1, tyche::detail::as_node(u)), 0);
+  }
+  std::string unconstrain_matrix(const double* x, double* u, std::size_t& bad) const {
+    for (std::size_t i = 0; i < k; ++i) {
+      bad = i * k + i;
+      if (!(std::fabs(x[bad] - 1) <= 1e-8)) return "must be 1 (a diagonal entry of a correlation matrix)";
+    }
+    std::vector<double> l;
+    std::string problem = detail::cholesky_of_symmetric(x, k, l, bad);
+    if (!problem.empty()) return problem;
+    // Rows of L have norm √Ωᵢᵢ = 1 up to rounding; the inverse uses the rest of each row's norm.
+    return detail::corr_cholesky_inverse(l.data(), k, u, bad);
+  }
+};
+
+}  // namespace tyche::transforms
+// ----- end tyche/transforms/matrix.hpp -----
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <tuple>
+#include <type_traits>
 
 namespace tyche {
 
-/// Supports for flat(): the real line, (lower, ∞), (−∞, upper), (lower, upper), the simplex and
-/// the unit sphere. Bounds may be
+namespace detail {
+inline void check_matrix_order(std::size_t k, std::size_t least, const char* what) {
+  if (k < least)
+    throw std::invalid_argument(std::string("tyche::") + what + "(K): K = " + std::to_string(k) +
+                                " must be at least " + std::to_string(least));
+}
+}  // namespace detail
+
+/// Supports for flat(): the real line, (lower, ∞), (−∞, upper), (lower, upper), the simplex,
+/// the unit sphere, and the matrix supports below. Bounds may be
 /// numbers or expressions of other parameters.
 inline transforms::identity real_line() { return {}; }
 template <detail::operand L>
@@ -7529,6 +8250,25 @@ inline transforms::lower_bound<literal<0>> positive() { return {}; }
 inline transforms::simplex probability_simplex() { return {}; }
 /// Vectors of Euclidean norm 1 (give the variable a shape).
 inline transforms::unit_vector unit_sphere() { return {}; }
+/// K × K matrices (a variable's value is its K·K entries, row major; θ holds the free
+/// coordinates, transforms/matrix.hpp): Cholesky factors of correlation matrices (K ≥ 2) and
+/// of covariance matrices, covariance matrices, correlation matrices (K ≥ 2).
+inline transforms::cholesky_factor_corr cholesky_factor_corr(std::size_t k) {
+  detail::check_matrix_order(k, 2, "cholesky_factor_corr");
+  return {k};
+}
+inline transforms::cholesky_factor_cov cholesky_factor_cov(std::size_t k) {
+  detail::check_matrix_order(k, 1, "cholesky_factor_cov");
+  return {k};
+}
+inline transforms::cov_matrix cov_matrix(std::size_t k) {
+  detail::check_matrix_order(k, 1, "cov_matrix");
+  return {k};
+}
+inline transforms::corr_matrix corr_matrix(std::size_t k) {
+  detail::check_matrix_order(k, 2, "corr_matrix");
+  return {k};
+}
 template <detail::operand U>
 auto less_than(const U& upper) {
   return transforms::upper_bound<detail::node_t<U>>{detail::as_node(upper)};
@@ -7551,10 +8291,20 @@ struct flat_distribution : distribution<flat_distribution<Transform>> {
 
 /// An improper flat prior on the given support (default: the real line):
 /// `flat<"beta">(shape<7>)`, `flat<"sigma">(positive())`, `flat<"p">(between(0.0, 1.0))`.
+/// A matrix support takes no shape: `flat<"Sigma">(cov_matrix(3))` has 6 coordinates in θ and
+/// the 9 entries of Sigma as its value.
 template <fixed_string Name, class Support = transforms::identity, shape_tag Shape = scalar_shape>
   requires(!shape_tag<Support>)
 auto flat(Support support = {}, Shape shape = {}) {
-  return detail::make_random_variable<Name>(flat_distribution<Support>{{}, support}, shape);
+  if constexpr (requires { Support::matrix_valued; }) {
+    static_assert(std::is_same_v<Shape, scalar_shape>,
+                  "tyche::flat<\"name\">(support, shape): a matrix support (cholesky_factor_corr(K), "
+                  "cov_matrix(K), ...) has its size already; give no shape");
+    return detail::make_random_variable<Name>(flat_distribution<Support>{{}, support},
+                                              dynamic_shape{support.parameter_size()});
+  } else {
+    return detail::make_random_variable<Name>(flat_distribution<Support>{{}, support}, shape);
+  }
 }
 template <fixed_string Name, shape_tag Shape>
 auto flat(Shape shape) {
@@ -7849,6 +8599,201 @@ auto inv_gamma(const Alpha& alpha, const Beta& beta) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/inv_gamma.hpp -----
+// ----- begin tyche/distributions/lkj_corr.hpp -----
+// tyche/distributions/lkj_corr.hpp — lkj_corr(eta, K) on K × K correlation matrices.
+//   log p(Ω | η) = (η − 1) log det Ω − log c_K(η),   η > 0, K ≥ 2,
+// Ω symmetric positive definite with unit diagonal (a K·K vector, row major), c_K(η) as for
+// lkj_corr_cholesky (Lewandowski, Kurowicka & Joe 2009), the density with respect to Ω's
+// strictly lower entries. log det Ω = 2 Σ log Lᵢᵢ with L = cholesky_decompose(Ω), O(K³) per
+// evaluation: where Ω is only used through its factor, lkj_corr_cholesky on a
+// cholesky_factor_corr variable is the cheaper model of the same law. A named variable takes
+// the corr_matrix transform (transforms/matrix.hpp): `auto Omega = lkj_corr<"Omega">(2.0, K);`
+// (Stan: `corr_matrix[K] Omega; Omega ~ lkj_corr(2);`). η may be a parameter.
+// ----- begin tyche/distributions/lkj_corr_cholesky.hpp -----
+// tyche/distributions/lkj_corr_cholesky.hpp — lkj_corr_cholesky(eta, K) on Cholesky factors of K × K correlation matrices.
+//   log p(L | η) = Σ_{k=2..K} (K − k + 2η − 2) log Lₖₖ − log c_K(η),   η > 0, K ≥ 2,
+//   log c_K(η) = Σ_{j=1..K−1} (K − j) [(2η + K − j − 2) log 2 + 2 log Γ(η + (K − j − 1)/2)
+//                                      − log Γ(2η + K − j − 1)],
+// L lower triangular with positive diagonal and rows of norm 1 (a K·K vector, row major). It
+// is the density of L = cholesky(Ω), with respect to L's strictly lower entries, when Ω has
+// the LKJ density det(Ω)^{η−1} / c_K(η) (Lewandowski, Kurowicka & Joe 2009; the kernel is
+// Stan's, functions reference "LKJ Cholesky distribution"; c_K is computed through the
+// canonical partial correlations, independent Beta(aⱼ, aⱼ) on (−1, 1) with aⱼ = η + (K − j − 1)/2
+// in column j). η = 1 is uniform over correlation matrices; each correlation Ωᵢⱼ then has the
+// law 2·Beta(η − 1 + K/2, η − 1 + K/2) − 1 (mean 0, variance 1/(2η + K − 1)).
+// A named variable takes the cholesky_factor_corr transform (transforms/matrix.hpp):
+// `auto L_Omega = lkj_corr_cholesky<"L_Omega">(2.0, K);`, θ holds K(K−1)/2 coordinates and the
+// value is the K·K matrix (names L_Omega[1,1] … L_Omega[K,K]). η may be a parameter. The code's
+// sum also takes k = 1, whose term is 0 since L₁₁ = 1.
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tyche {
+
+namespace detail {
+inline void check_lkj_order(std::size_t k, const char* who = "lkj_corr_cholesky(eta, K)") {
+  if (k < 2)
+    throw std::invalid_argument(std::string("tyche::") + who + ": K = " + std::to_string(k) + " must be at least 2");
+}
+
+/// One draw of the Cholesky factor of an LKJ(η) correlation matrix (K·K values): the canonical
+/// partial correlations of column j are independent 2·Beta(aⱼ, aⱼ) − 1, aⱼ = η + (K − 2 − j)/2
+/// (0-based j), and L is built from them as the cholesky_factor_corr transform does.
+template <class G>
+std::vector<double> draw_lkj_cholesky(G& rng, std::size_t k, double eta) {
+  std::vector<double> l(k * k, 0.0);
+  l[0] = 1.0;
+  for (std::size_t i = 1; i < k; ++i) {
+    double rest = 1.0;  // 1 − Σ_{j'<j} Lᵢⱼ'²
+    for (std::size_t j = 0; j < i; ++j) {
+      const double a = eta + 0.5 * (double(k) - 2.0 - double(j));
+      const double g1 = std::gamma_distribution<double>(a, 1.0)(rng);
+      const double g2 = std::gamma_distribution<double>(a, 1.0)(rng);
+      const double z = (g1 - g2) / (g1 + g2);  // 2·Beta(a, a) − 1
+      l[i * k + j] = z * std::sqrt(rest);
+      rest *= 1.0 - z * z;
+    }
+    l[i * k + i] = std::sqrt(rest);
+  }
+  return l;
+}
+}  // namespace detail
+
+template <class Eta>
+struct lkj_corr_cholesky_distribution : distribution<lkj_corr_cholesky_distribution<Eta>> {
+  static constexpr const char* family = "lkj_corr_cholesky";
+  Eta eta;
+  std::size_t k = 2;
+  auto transform() const { return transforms::cholesky_factor_corr{k}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    using N = detail::node_t<X>;
+    static_assert(is_vector_v<N>, "tyche::lkj_corr_cholesky(eta, K): x must be a vector of K*K values");
+    const N l = detail::as_node(x);
+    if (l.size() != k * k)
+      throw std::invalid_argument("tyche::lkj_corr_cholesky(eta, K): x has " + std::to_string(l.size()) +
+                                  " values but K = " + std::to_string(k) + " needs " + std::to_string(k * k) +
+                                  " (the matrix, row major)");
+    // Σᵢ (K − 3 − i) log Lᵢᵢ + 2η Σᵢ log Lᵢᵢ, i = k − 1 (0-based): Stan's Σₖ (K − k + 2η − 2) log Lₖₖ.
+    const auto fixed = make_vector_op(ops::diagonal_sum_map<false, true>{k, double(k) - 3.0, -1.0}, 1, l);
+    const auto log_diagonal = make_vector_op(ops::diagonal_sum_map<false, true>{k, 1.0, 0.0}, 1, l);
+    const auto log_c = make_vector_op(ops::lkj_log_normaliser_map{k}, 1, eta);
+    return at(fixed, 0) + lit<2> * eta * at(log_diagonal, 0) - at(log_c, 0);
+  }
+  auto arguments() const { return std::tuple{eta}; }
+  /// The same distribution with other arguments (do_ substitutes into them).
+  template <class E>
+  auto with_arguments(const E& e) const {
+    return lkj_corr_cholesky_distribution<E>{{}, e, k};
+  }
+  void check_supports() const {
+    static_assert(argument_support_t<Eta, domains::positive>::ok,
+                  "tyche::lkj_corr_cholesky(eta, K): eta must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("lkj_corr_cholesky(eta, K)", "eta", eta);
+  }
+  static constexpr bool whole_arguments = true;
+  /// One draw of L (K·K values), detail::draw_lkj_cholesky.
+  template <class G>
+  std::vector<double> draw_all(G& rng, std::size_t, const std::vector<double>& e) const {
+    return detail::draw_lkj_cholesky(rng, k, e[0]);
+  }
+};
+
+/// The distribution lkj_corr_cholesky(eta, K), e.g. to observe a Cholesky factor (K·K values).
+template <detail::operand Eta>
+auto lkj_corr_cholesky(const Eta& eta, std::size_t k) {
+  static_assert(!is_vector_v<detail::node_t<Eta>>, "tyche::lkj_corr_cholesky(eta, K): eta must be a scalar");
+  detail::check_lkj_order(k);
+  return lkj_corr_cholesky_distribution<detail::node_t<Eta>>{{}, detail::as_node(eta), k};
+}
+/// Name ~ lkj_corr_cholesky(eta, K): the Cholesky factor of a K × K correlation matrix,
+/// `lkj_corr_cholesky<"L_Omega">(2.0, 3)` (Stan: `cholesky_factor_corr[3] L_Omega;
+/// L_Omega ~ lkj_corr_cholesky(2);`).
+template <fixed_string Name, detail::operand Eta>
+auto lkj_corr_cholesky(const Eta& eta, std::size_t k) {
+  const auto d = lkj_corr_cholesky(eta, k);
+  return detail::make_random_variable<Name>(d, dynamic_shape{d.transform().parameter_size()});
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/lkj_corr_cholesky.hpp -----
+
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tyche {
+
+template <class Eta>
+struct lkj_corr_distribution : distribution<lkj_corr_distribution<Eta>> {
+  static constexpr const char* family = "lkj_corr";
+  Eta eta;
+  std::size_t k = 2;
+  auto transform() const { return transforms::corr_matrix{k}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    using N = detail::node_t<X>;
+    static_assert(is_vector_v<N>, "tyche::lkj_corr(eta, K): x must be a vector of K*K values");
+    const N omega = detail::as_node(x);
+    if (omega.size() != k * k)
+      throw std::invalid_argument("tyche::lkj_corr(eta, K): x has " + std::to_string(omega.size()) +
+                                  " values but K = " + std::to_string(k) + " needs " + std::to_string(k * k) +
+                                  " (the matrix, row major)");
+    const auto l = make_vector_op(ops::cholesky_decompose_map{k}, k * k, omega);
+    const auto log_det = make_vector_op(ops::diagonal_sum_map<false, true>{k, 2.0, 0.0}, 1, l);
+    const auto log_c = make_vector_op(ops::lkj_log_normaliser_map{k}, 1, eta);
+    return (eta - lit<1>) * at(log_det, 0) - at(log_c, 0);
+  }
+  auto arguments() const { return std::tuple{eta}; }
+  template <class E>
+  auto with_arguments(const E& e) const {
+    return lkj_corr_distribution<E>{{}, e, k};
+  }
+  void check_supports() const {
+    static_assert(argument_support_t<Eta, domains::positive>::ok,
+                  "tyche::lkj_corr(eta, K): eta must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("lkj_corr(eta, K)", "eta", eta);
+  }
+  static constexpr bool whole_arguments = true;
+  /// One draw of Ω = L Lᵀ (K·K values), L from detail::draw_lkj_cholesky.
+  template <class G>
+  std::vector<double> draw_all(G& rng, std::size_t, const std::vector<double>& e) const {
+    const auto l = detail::draw_lkj_cholesky(rng, k, e[0]);
+    std::vector<double> omega(k * k);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        double acc = 0;
+        for (std::size_t p = 0; p <= (i < j ? i : j); ++p) acc += l[i * k + p] * l[j * k + p];
+        omega[i * k + j] = acc;
+      }
+    return omega;
+  }
+};
+
+/// The distribution lkj_corr(eta, K), e.g. to observe a correlation matrix (K·K values).
+template <detail::operand Eta>
+auto lkj_corr(const Eta& eta, std::size_t k) {
+  static_assert(!is_vector_v<detail::node_t<Eta>>, "tyche::lkj_corr(eta, K): eta must be a scalar");
+  detail::check_lkj_order(k, "lkj_corr(eta, K)");
+  return lkj_corr_distribution<detail::node_t<Eta>>{{}, detail::as_node(eta), k};
+}
+/// Name ~ lkj_corr(eta, K): a K × K correlation matrix, `lkj_corr<"Omega">(2.0, 3)`.
+template <fixed_string Name, detail::operand Eta>
+auto lkj_corr(const Eta& eta, std::size_t k) {
+  const auto d = lkj_corr(eta, k);
+  return detail::make_random_variable<Name>(d, dynamic_shape{d.transform().parameter_size()});
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/lkj_corr.hpp -----
 // ----- begin tyche/distributions/log_mix.hpp -----
 // tyche/distributions/log_mix.hpp — log_mix(theta, lp1, lp2): the log density of a two-component
 // mixture from the components' log densities (Stan's log_mix),
@@ -7999,13 +8944,20 @@ auto lognormal(const Mu& mu, const Sigma& sigma) {
 // ----- begin tyche/distributions/multi_normal.hpp -----
 // tyche/distributions/multi_normal.hpp — multi_normal_cholesky(mu, L) and multi_normal(mu, Sigma).
 //   log p(x | μ, L) = −½ ‖L⁻¹(x − μ)‖² − Σᵢ log Lᵢᵢ − (K/2) log 2π,   Σ = L Lᵀ, x ∈ ℝᴷ.
-// L (lower triangular, positive diagonal) and Σ (symmetric positive definite) are K × K data
-// matrices (tyche::matrix(ptr, K, K), row-major); μ is a vector of K, or a scalar for all. The
+// L (lower triangular, positive diagonal) and Σ (symmetric positive definite) are K × K.
+// As data (tyche::matrix(ptr, K, K), row-major): μ is a vector of K, or a scalar for all. The
 // solve L⁻¹(x − μ) is a vector_op (core/vector_ops.hpp): O(K²) per evaluation, with its
 // gradient by back substitution. multi_normal factors Σ once, when it is called (the factor is
 // owned by the distribution and the model built from it); multi_normal_cholesky views the
 // user's L, which must outlive the model, like data. x is a named K-vector, or one observed
 // vector of K.
+// As expressions of parameters (a vector of the K·K entries, row major, e.g. a
+// cholesky_factor_cov variable, diag_pre_multiply(tau, L_Omega) or a cov_matrix variable; only
+// the lower triangle is read): the solve is core/matrix_ops.hpp's cholesky_residual, whose
+// gradient reaches L too, and multi_normal factors Σ at every evaluation (cholesky_decompose,
+// O(K³), NaN when Σ is not positive definite). x is a named K-vector, or N observations of K
+// values (N·K, row n at n·K); μ is a scalar, a vector of K (every row) or of N·K (one per row),
+// and the log density is the sum over the rows.
 
 #include <cmath>
 #include <memory>
@@ -8013,6 +8965,7 @@ auto lognormal(const Mu& mu, const Sigma& sigma) {
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace tyche {
@@ -8081,6 +9034,11 @@ struct multi_normal_cholesky_distribution : distribution<multi_normal_cholesky_d
            constant{log_det_half + 0.5 * double(solve.k) * 1.83787706640934548356};
   }
   auto arguments() const { return std::tuple{mu}; }
+  /// The same distribution with another mu (do_ substitutes into it); L is kept.
+  template <class M2>
+  auto with_arguments(const M2& m) const {
+    return multi_normal_cholesky_distribution<M2>{{}, m, solve, log_det_half};
+  }
   static constexpr bool whole_arguments = true;
   /// n = K values: μ + L z for z standard normal.
   template <class G>
@@ -8134,6 +9092,114 @@ template <fixed_string Name, detail::operand Mu>
 auto multi_normal_cholesky(const Mu& mu, const data_matrix& l) {
   return detail::make_random_variable<Name>(multi_normal_cholesky(mu, l),
                                             detail::shape_for_multi_normal(mu, l.rows));
+}
+
+/// multi_normal_cholesky(mu, L) with L an expression: the K·K entries of the Cholesky factor,
+/// row major (only the lower triangle is read). Family is multi_normal_cholesky, or
+/// multi_normal when L is cholesky_decompose(Sigma) of the user's Sigma.
+template <class Mu, class L, bool FromCovariance = false>
+struct multi_normal_factor_distribution : distribution<multi_normal_factor_distribution<Mu, L, FromCovariance>> {
+  static constexpr const char* family = FromCovariance ? "multi_normal" : "multi_normal_cholesky";
+  Mu mu;
+  L l;
+  std::size_t k = 1;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    using N = detail::node_t<X>;
+    static_assert(is_vector_v<N>, "tyche::multi_normal_cholesky(mu, L): x must be a vector");
+    const N xn = detail::as_node(x);
+    const std::size_t rows = xn.size() / k;
+    if (xn.size() % k != 0 || rows == 0)
+      throw std::invalid_argument(std::string("tyche::") + family + "(mu, " + (FromCovariance ? "Sigma" : "L") +
+                                  "): x has size " + std::to_string(xn.size()) + ", which is not a multiple of K = " +
+                                  std::to_string(k) + " (N observations of K values, row major)");
+    const std::size_t mn = detail::operand_size(mu);
+    if (mn != 1 && mn != k && mn != xn.size())
+      throw std::invalid_argument(std::string("tyche::") + family + "(mu, " + (FromCovariance ? "Sigma" : "L") +
+                                  "): mu has size " + std::to_string(mn) + " but x has " + std::to_string(rows) +
+                                  " rows of K = " + std::to_string(k) + " (mu must have 1, K or N*K values)");
+    const auto z = make_vector_op(ops::cholesky_residual_map{k}, xn.size(), l, xn, mu);
+    const auto log_det_half = make_vector_op(ops::diagonal_sum_map<false, true>{k, 1.0, 0.0}, 1, l);
+    return lit<-1, 2> * sum(square(z)) - constant{double(rows)} * at(log_det_half, 0) -
+           constant{double(rows) * double(k) * detail::half_log_two_pi};
+  }
+  auto arguments() const { return std::tuple{mu, l}; }
+  template <class M2, class L2>
+  auto with_arguments(const M2& m, const L2& l2) const {
+    return multi_normal_factor_distribution<M2, L2, FromCovariance>{{}, m, l2, k};
+  }
+  static constexpr bool whole_arguments = true;
+  /// n values (n/K rows): row r is μᵣ + L z, z standard normal.
+  template <class G>
+  std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& m,
+                               const std::vector<double>& lv) const {
+    std::normal_distribution<double> z01;
+    std::vector<double> z(k), x(n);
+    for (std::size_t r = 0; r * k < n; ++r) {
+      for (auto& v : z) v = z01(rng);
+      for (std::size_t i = 0; i < k; ++i) {
+        double acc = m.size() == 1 ? m[0] : (m.size() == k ? m[i] : m[r * k + i]);
+        for (std::size_t j = 0; j <= i; ++j) acc += lv[i * k + j] * z[j];
+        x[r * k + i] = acc;
+      }
+    }
+    return x;
+  }
+};
+
+namespace detail {
+template <class Lx>
+inline constexpr bool matrix_expression =
+    expression<Lx> && !std::is_same_v<std::remove_cvref_t<Lx>, data_matrix> && is_vector_v<node_t<Lx>>;
+
+template <bool FromCovariance, class Mu, class LN>
+auto make_multi_normal_factor(const Mu& mu, const LN& l, std::size_t k) {
+  using M = node_t<Mu>;
+  const M m = as_node(mu);
+  if constexpr (is_vector_v<M>) {
+    if (m.size() != k && m.size() % k != 0)
+      throw std::invalid_argument(std::string("tyche::") + (FromCovariance ? "multi_normal(mu, Sigma)" : "multi_normal_cholesky(mu, L)") +
+                                  ": mu has size " + std::to_string(m.size()) + " but the matrix is " +
+                                  std::to_string(k) + " x " + std::to_string(k));
+  }
+  return multi_normal_factor_distribution<M, LN, FromCovariance>{{}, m, l, k};
+}
+}  // namespace detail
+
+/// The distribution multi_normal_cholesky(mu, L) for L an expression of K·K values (row major):
+/// `multi_normal_cholesky(mu, diag_pre_multiply(tau, L_Omega)).observe(data(y))`.
+template <detail::operand Mu, class Lx>
+  requires detail::matrix_expression<Lx>
+auto multi_normal_cholesky(const Mu& mu, const Lx& l) {
+  const auto ln = detail::as_node(l);
+  const std::size_t k = detail::matrix_order(ln.size(), "multi_normal_cholesky(mu, L)", "L");
+  return detail::make_multi_normal_factor<false>(mu, ln, k);
+}
+/// Name ~ multi_normal_cholesky(mu, L) for L an expression: a vector of K.
+template <fixed_string Name, detail::operand Mu, class Lx>
+  requires detail::matrix_expression<Lx>
+auto multi_normal_cholesky(const Mu& mu, const Lx& l) {
+  const auto d = multi_normal_cholesky(mu, l);
+  return detail::make_random_variable<Name>(d, detail::shape_for_multi_normal(mu, d.k));
+}
+
+/// The distribution multi_normal(mu, Sigma) for Sigma an expression of K·K values (row major;
+/// only the lower triangle is read), e.g. a cov_matrix variable. Σ is factored at every
+/// evaluation (cholesky_decompose).
+template <detail::operand Mu, class Sx>
+  requires detail::matrix_expression<Sx>
+auto multi_normal(const Mu& mu, const Sx& sigma) {
+  const auto sn = detail::as_node(sigma);
+  const std::size_t k = detail::matrix_order(sn.size(), "multi_normal(mu, Sigma)", "Sigma");
+  return detail::make_multi_normal_factor<true>(mu, cholesky_decompose(sn), k);
+}
+/// Name ~ multi_normal(mu, Sigma) for Sigma an expression: a vector of K.
+template <fixed_string Name, detail::operand Mu, class Sx>
+  requires detail::matrix_expression<Sx>
+auto multi_normal(const Mu& mu, const Sx& sigma) {
+  const auto d = multi_normal(mu, sigma);
+  return detail::make_random_variable<Name>(d, detail::shape_for_multi_normal(mu, d.k));
 }
 
 /// The distribution multi_normal(mu, Sigma) for a data covariance Sigma (factored now, copied).
@@ -8866,16 +9932,35 @@ class model_t {
   /// Number of unconstrained parameters.
   [[nodiscard]] std::size_t dim() const { return with_jacobian_.dim(); }
 
-  /// Names of the coordinates of θ, Stan style: "mu", "theta[1]", "theta[2]", …
+  /// Number of constrained values: what constrain() returns and unconstrain() takes. It is
+  /// dim() unless the model has a matrix variable (cholesky_factor_corr, cov_matrix, …), whose
+  /// K² entries are its values while θ holds only its free coordinates.
+  [[nodiscard]] std::size_t constrained_dim() const {
+    std::size_t n = 0;
+    for_each_variable([&](const auto& v, std::size_t) { n += detail::value_count(v.value_expression()); });
+    return n;
+  }
+
+  /// Names of the constrained values, Stan style: "mu", "theta[1]", "theta[2]", …, and for a
+  /// K × K matrix variable "L[1,1]", "L[1,2]", …, "L[K,K]" (row major; CmdStan's CSV writes
+  /// L.1.1 and orders a matrix by column, which readers match by name). For models without
+  /// matrix variables these are also the names of the coordinates of θ.
   [[nodiscard]] std::vector<std::string> parameter_names() const {
     std::vector<std::string> names;
-    for (const auto& [name, size] : with_jacobian_.parameters()) {
-      if (is_vector_param(name)) {
-        for (std::size_t i = 1; i <= size; ++i) names.push_back(name + "[" + std::to_string(i) + "]");
+    for_each_variable([&](const auto& v, std::size_t) {
+      using V = std::remove_cvref_t<decltype(v)>;
+      const std::string name(V::name.view());
+      if constexpr (matrix_transform<V>) {
+        const std::size_t k = v.transform().order();
+        for (std::size_t i = 1; i <= k; ++i)
+          for (std::size_t j = 1; j <= k; ++j)
+            names.push_back(name + "[" + std::to_string(i) + "," + std::to_string(j) + "]");
+      } else if constexpr (kind_of<typename V::param_type> == node_kind::vector_param) {
+        for (std::size_t i = 1; i <= v.size(); ++i) names.push_back(name + "[" + std::to_string(i) + "]");
       } else {
         names.push_back(name);
       }
-    }
+    });
     return names;
   }
 
@@ -8903,12 +9988,15 @@ class model_t {
   [[nodiscard]] const auto& program() const { return with_jacobian_; }
   [[nodiscard]] const auto& program_without_jacobian() const { return without_jacobian_; }
 
-  /// The constrained values of θ, in layout order (same length as θ for these transforms).
+  /// The constrained values of θ, in layout order: constrained_dim() values (the length of θ
+  /// unless a matrix variable gives its K² entries).
   [[nodiscard]] std::vector<double> constrain(std::span<const double> theta) const {
     check_size(theta.size(), "constrain");
-    std::vector<double> out(dim());
-    for_each_variable([&](const auto& v, std::size_t k) {
-      detail::evaluate_at<layout>(v.value_expression(), layout_(), theta.data(), out.data() + offset(k));
+    std::vector<double> out(constrained_dim());
+    std::size_t at_value = 0;
+    for_each_variable([&](const auto& v, std::size_t) {
+      detail::evaluate_at<layout>(v.value_expression(), layout_(), theta.data(), out.data() + at_value);
+      at_value += detail::value_count(v.value_expression());
     });
     return out;
   }
@@ -8919,15 +10007,19 @@ class model_t {
   /// θ from constrained values (the inverse of constrain). A value outside its variable's
   /// support throws, naming the variable, the index and the value.
   [[nodiscard]] std::vector<double> unconstrain(std::span<const double> values) const {
-    check_size(values.size(), "unconstrain");
+    if (values.size() != constrained_dim())
+      throw std::invalid_argument("tyche::model::unconstrain: got " + std::to_string(values.size()) +
+                                  " values, expected " + std::to_string(constrained_dim()));
     std::vector<double> theta(dim(), 0.0);
+    std::size_t at_value = 0;
     for_each_variable([&](const auto& v, std::size_t k) {
       if constexpr (whole_vector_transform<decltype(v)>) {
-        unconstrain_whole(v, values.data() + offset(k), theta.data() + offset(k));
+        unconstrain_whole(v, values.data() + at_value, theta.data() + offset(k));
       } else {
         for (std::size_t i = 0; i < v.size(); ++i)
-          theta[offset(k) + i] = unconstrain_one(v, values[offset(k) + i], i, theta);
+          theta[offset(k) + i] = unconstrain_one(v, values[at_value + i], i, theta);
       }
+      at_value += detail::value_count(v.value_expression());
     });
     return theta;
   }
@@ -8948,22 +10040,28 @@ class model_t {
   /// constrained values in layout order.
   template <class Generator>
   [[nodiscard]] std::vector<double> sample_prior(Generator& rng) const {
-    std::vector<double> theta(dim(), 0.0), values(dim(), 0.0);
+    std::vector<double> theta(dim(), 0.0), values(constrained_dim(), 0.0);
+    std::size_t at_value = 0;
     for_each_variable([&](const auto& v, std::size_t k) {
-      auto draws = draw_from(v.distribution, v.size(), theta, rng);
-      if constexpr (whole_vector_transform<decltype(v)>) {
+      const std::size_t n = detail::value_count(v.value_expression());
+      auto draws = draw_from(v.distribution, n, theta, rng);
+      if constexpr (matrix_transform<decltype(v)>) {  // the family draws the whole matrix
+        std::copy(draws.begin(), draws.end(), values.begin() + at_value);
+        unconstrain_whole(v, draws.data(), theta.data() + offset(k));
+      } else if constexpr (whole_vector_transform<decltype(v)>) {
         using Tr = decltype(v.transform());
         Tr::restrict_draws(draws, [&](std::size_t i) {
           return draw_from(v.distribution, v.size(), theta, rng)[i];
         });
-        std::copy(draws.begin(), draws.end(), values.begin() + offset(k));
+        std::copy(draws.begin(), draws.end(), values.begin() + at_value);
         unconstrain_whole(v, draws.data(), theta.data() + offset(k));
       } else {
         for (std::size_t i = 0; i < v.size(); ++i) {
-          values[offset(k) + i] = draws[i];
+          values[at_value + i] = draws[i];
           theta[offset(k) + i] = unconstrain_one(v, draws[i], i, theta);
         }
       }
+      at_value += n;
     });
     return values;
   }
@@ -9021,15 +10119,6 @@ class model_t {
         joint_.terms);
   }
 
-  bool is_vector_param(const std::string& name) const {
-    bool vec = false;
-    meta::static_for<layout::size>([&](auto k) {
-      using P = meta::at<decltype(k)::value, layout>;
-      if (std::string(P::name.view()) == name) vec = kind_of<P> == node_kind::vector_param;
-    });
-    return vec;
-  }
-
   // Scratch space for matvec buffers: one per thread, so a model can be evaluated from several
   // threads at once (the sampler runs chains on threads).
   std::span<double> workspace(std::span<const double>) const {
@@ -9060,16 +10149,30 @@ class model_t {
         requires decltype(v.transform())::whole_vector;
       };
 
+  /// Variables whose value is a K × K matrix (transforms/matrix.hpp).
+  template <class V>
+  static constexpr bool matrix_transform =
+      requires(const std::remove_cvref_t<V>& v) {
+        requires decltype(v.transform())::matrix_valued;
+      };
+
   /// θ of a variable with a whole-vector transform from its constrained values x.
   template <class V>
   void unconstrain_whole(const V& v, const double* x, double* u) const {
     using Tr = decltype(v.transform());
     std::size_t k = 0;
-    const std::string problem = Tr::unconstrain_vector(x, u, v.size(), k);
+    std::string problem, where;
+    if constexpr (matrix_transform<V>) {
+      const auto tr = v.transform();
+      problem = tr.unconstrain_matrix(x, u, k);
+      where = std::to_string(k / tr.order() + 1) + "," + std::to_string(k % tr.order() + 1);
+    } else {
+      problem = Tr::unconstrain_vector(x, u, v.size(), k);
+      where = std::to_string(k + 1);
+    }
     if (!problem.empty())
       throw std::invalid_argument("tyche::model::unconstrain: " + std::string(V::name.view()) + "[" +
-                                  std::to_string(k + 1) + "] = " + std::to_string(x[k]) + " " +
-                                  problem);
+                                  where + "] = " + std::to_string(x[k]) + " " + problem);
   }
 
   /// The unconstrained coordinate of element i of variable v with constrained value x, bounds
@@ -9204,25 +10307,13 @@ namespace tyche {
 
 namespace detail {
 
-/// Dist<A...> with its arguments replaced: Dist<B...>{{}, b...}.
-template <class Dist>
-struct rebuild_distribution;
-template <template <class...> class D, class... A>
-struct rebuild_distribution<D<A...>> {
-  template <class... B>
-  static auto make(const B&... b) {
-    return D<B...>{{}, b...};
-  }
-};
-
 template <class Target, class Dist, class R>
 auto substitute_distribution(const Dist& d, const R& r) {
   if constexpr (std::tuple_size_v<decltype(d.arguments())> == 0) {
     return d;
   } else {
-    return std::apply(
-        [&](const auto&... a) { return rebuild_distribution<Dist>::make(substitute<Target>(a, r)...); },
-        d.arguments());
+    return std::apply([&](const auto&... a) { return with_arguments(d, substitute<Target>(a, r)...); },
+                      d.arguments());
   }
 }
 
@@ -11948,7 +13039,9 @@ inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, con
     append_number(out, c < fit.step_size.size() ? fit.step_size[c] : std::nan(""));
     const std::vector<double> none;
     const auto& inv_metric = c < fit.inv_metric.size() ? fit.inv_metric[c] : none;
-    const std::size_t dim = fit.dim();
+    // The metric is d × d for θ's dimension d, which is fewer than the columns when a matrix
+    // variable writes its K² entries (fit.dim() counts those).
+    const auto dim = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(inv_metric.size()))));
     if (dense && dim > 0 && inv_metric.size() == dim * dim) {  // CmdStan: one row per line
       out += "\n# Elements of inverse mass matrix:\n";
       for (std::size_t i = 0; i < dim; ++i) {

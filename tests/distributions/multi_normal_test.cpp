@@ -136,3 +136,201 @@ TEST_CASE("multi_normal: errors name the entry", "[distributions][multi_normal]"
   CHECK_THROWS_WITH(multi_normal(0.0, matrix(eye2.data(), 2, 2)).log_prob(y),
                     Contains("x has size 3 but L is 2 x 2"));
 }
+
+// ---- the matrix as an expression of parameters ------------------------------------------------
+
+TEST_CASE("multi_normal_cholesky: a parameter L against the data L at equal values",
+          "[distributions][multi_normal][matrix]") {
+  // Value and gradient in x and mu of the parameter version equal the data version's at the
+  // same L; the gradient in L passes the property check (with the diagonal kept positive).
+  const auto sigma = covariance();
+  vector_param<"x", K> x;
+  vector_param<"m", K> m;
+  vector_param<"l", K * K> lp;
+  const auto f = compile(multi_normal_cholesky(m, lp).log_prob(x), x, m, lp);
+  std::mt19937_64 rng(4);
+  std::uniform_real_distribution<double> u(-1, 1), d(0.4, 2);
+  for (int r = 0; r < 12; ++r) {
+    std::vector<double> l(K * K);
+    for (std::size_t i = 0; i < K; ++i)
+      for (std::size_t j = 0; j < K; ++j) l[i * K + j] = j < i ? u(rng) : (j == i ? d(rng) : 5 * u(rng));
+    const auto p = tyche_test::random_points(1, 2 * K, -3, 3, 50 + unsigned(r))[0];
+    std::vector<double> all = p;
+    all.insert(all.end(), l.begin(), l.end());
+    const auto h = compile(multi_normal_cholesky(m, matrix(l.data(), K, K)).log_prob(x), x, m);
+    std::vector<double> gf(f.dim()), gh(h.dim()), wf(f.workspace_size()), wh(h.workspace_size());
+    const double vf = f.value_and_gradient(std::span<const double>(all), std::span<double>(gf), std::span<double>(wf));
+    const double vh = h.value_and_gradient(std::span<const double>(p), std::span<double>(gh), std::span<double>(wh));
+    CHECK(vf == Approx(vh).epsilon(1e-13));
+    for (std::size_t k = 0; k < 2 * K; ++k) CHECK(gf[k] == Approx(gh[k]).epsilon(1e-12).margin(1e-12));
+    // The part of L above the diagonal is not read.
+    for (std::size_t i = 0; i < K; ++i)
+      for (std::size_t j = i + 1; j < K; ++j) CHECK(gf[2 * K + i * K + j] == 0.0);
+    tyche_test::check_gradient_at(f, all, "multi_normal_cholesky(m, l)");
+    if (r == 0) tyche_test::check_float(f, all, "multi_normal_cholesky(m, l) (float)");
+  }
+}
+
+TEST_CASE("multi_normal: a parameter Sigma against the data Sigma, N observations",
+          "[distributions][multi_normal][matrix]") {
+  // Sigma = L Lᵀ from a cholesky_factor_cov parameter; y holds N = 5 observations of K and mu is
+  // one vector for all rows, one value, or one vector per row: the sum of the rows' densities
+  // computed by Gauss–Jordan.
+  constexpr std::size_t n = 5;
+  const auto y = tyche_test::random_points(1, n * K, -3, 3, 61)[0];
+  vector_param<"u", K*(K + 1) / 2> u;
+  vector_param<"m", K> m;
+  vector_param<"mm", n * K> mm;
+  param<"s"> s;
+  const transforms::cholesky_factor_cov tr{K};
+  const auto sigma_of = multiply_lower_tri_self_transpose(tr.constrain(u));
+  const auto f = compile(multi_normal(m, sigma_of).log_prob(data(y)), u, m);
+  const auto f1 = compile(multi_normal(s, sigma_of).log_prob(data(y)), u, s);
+  const auto fn = compile(multi_normal(mm, sigma_of).log_prob(data(y)), u, mm);
+  const auto fc = compile(multi_normal_cholesky(m, tr.constrain(u)).log_prob(data(y)), u, m);
+  for (const auto& p : tyche_test::random_points(10, K * (K + 1) / 2 + n * K, -1, 1, 62)) {
+    // Sigma at this point, by the same program the test reads it from: entry e of L Lᵀ.
+    std::vector<double> uu(p.begin(), p.begin() + K * (K + 1) / 2);
+    std::vector<double> sig_v(K * K), pick(K * K, 0.0);
+    for (std::size_t e = 0; e < K * K; ++e) {
+      pick.assign(K * K, 0.0);
+      pick[e] = 1;
+      sig_v[e] = compile(sum(data(pick) * sigma_of), u).value(uu);
+    }
+    const std::vector<double> mv(p.begin() + K * (K + 1) / 2, p.begin() + K * (K + 1) / 2 + K);
+    const std::vector<double> mmv(p.begin() + K * (K + 1) / 2, p.end());
+    long double ref = 0, ref1 = 0, refn = 0;
+    for (std::size_t r = 0; r < n; ++r) {
+      const std::vector<double> yr(y.begin() + long(r * K), y.begin() + long(r * K + K));
+      ref += reference_lpdf(yr, mv, sig_v);
+      ref1 += reference_lpdf(yr, std::vector<double>(K, mv[0]), sig_v);
+      refn += reference_lpdf(yr, std::vector<double>(mmv.begin() + long(r * K), mmv.begin() + long(r * K + K)), sig_v);
+    }
+    std::vector<double> pm = uu, p1 = uu, pn = uu;
+    pm.insert(pm.end(), mv.begin(), mv.end());
+    p1.push_back(mv[0]);
+    pn.insert(pn.end(), mmv.begin(), mmv.end());
+    CHECK(f.value(pm) == Approx(double(ref)).epsilon(1e-12));
+    CHECK(fc.value(pm) == Approx(double(ref)).epsilon(1e-12));
+    CHECK(f1.value(p1) == Approx(double(ref1)).epsilon(1e-12));
+    CHECK(fn.value(pn) == Approx(double(refn)).epsilon(1e-12));
+    tyche_test::check_gradient_at(f, pm, "multi_normal(m, L Lᵀ), 5 rows");
+    tyche_test::check_gradient_at(fn, pn, "multi_normal(mm, L Lᵀ), a mean per row");
+    tyche_test::check_gradient_at(f1, p1, "multi_normal(s, L Lᵀ), one mean for every entry");
+  }
+  tyche_test::check_lanes(f, tyche_test::random_points(8, K * (K + 1) / 2 + K, -1, 1, 63), "multi_normal(m, L Lᵀ)");
+}
+
+namespace {
+/// log LKJ-Cholesky density by Stan's formula, with c_K from Lewandowski et al. (2009, eq. 16):
+/// c_K = Π_{k=1}^{K−1} [2^{2η−2+K−k} B(η + (K−k−1)/2, η + (K−k−1)/2)]^{K−k}.
+double lkj_cholesky_lpdf(const std::vector<double>& l, std::size_t k, double eta) {
+  double lp = 0;
+  for (std::size_t i = 1; i < k; ++i) lp += (double(k) - double(i + 1) + 2 * eta - 2) * std::log(l[i * k + i]);
+  for (std::size_t j = 1; j < k; ++j) {
+    const double b = eta + (double(k) - double(j) - 1) / 2;
+    lp -= double(k - j) * ((2 * eta - 2 + double(k - j)) * std::log(2.0) + std::lgamma(b) * 2 - std::lgamma(2 * b));
+  }
+  return lp;
+}
+}  // namespace
+
+TEST_CASE("multi_normal_cholesky: a hierarchical model with an LKJ prior",
+          "[distributions][multi_normal][matrix]") {
+  // L_Omega ~ lkj_corr_cholesky(2), tau ~ half_normal(0, 1), mu ~ normal(0, 5),
+  // y ~ multi_normal_cholesky(mu, diag_pre_multiply(tau, L_Omega)) for 6 rows of K:
+  // the log density (without the Jacobian) against one computed here from the constrained values.
+  constexpr std::size_t n = 6;
+  const auto y = tyche_test::random_points(1, n * K, -2, 2, 71)[0];
+  auto m = model([&] {
+    auto l_omega = lkj_corr_cholesky<"L_Omega">(2.0, K);
+    auto tau = half_normal<"tau">(1.0, shape<K>);
+    auto mu = normal<"mu">(0.0, 5.0, shape<K>);
+    return joint(l_omega, tau, mu, multi_normal_cholesky(mu, diag_pre_multiply(tau, l_omega)).observe(data(y)));
+  });
+  REQUIRE(m.dim() == K * (K - 1) / 2 + 2 * K);
+  REQUIRE(m.constrained_dim() == K * K + 2 * K);
+  for (const auto& theta : tyche_test::random_points(5, m.dim(), -1, 1, 72)) {
+    const auto v = m.constrain(theta);
+    const std::vector<double> l(v.begin(), v.begin() + K * K), tau(v.begin() + K * K, v.begin() + K * K + K),
+        mu(v.begin() + K * K + K, v.end());
+    std::vector<double> sigma(K * K);
+    for (std::size_t i = 0; i < K; ++i)
+      for (std::size_t j = 0; j < K; ++j) {
+        double omega = 0;
+        for (std::size_t p = 0; p < K; ++p) omega += l[i * K + p] * l[j * K + p];
+        sigma[i * K + j] = tau[i] * tau[j] * omega;
+      }
+    double expected = lkj_cholesky_lpdf(l, K, 2.0);
+    for (double t : tau) expected += std::log(2.0) - 0.5 * t * t - 0.5 * std::log(2 * M_PI);
+    for (double x : mu) expected += -0.5 * (x / 5) * (x / 5) - std::log(5.0) - 0.5 * std::log(2 * M_PI);
+    for (std::size_t r = 0; r < n; ++r)
+      expected += double(reference_lpdf(std::vector<double>(y.begin() + long(r * K), y.begin() + long(r * K + K)), mu, sigma));
+    CHECK(m.log_prob(theta, false) == Approx(expected).epsilon(1e-12));
+    tyche_test::check_gradient_at(m.program(), theta, "lkj + multi_normal_cholesky model");
+  }
+  // Prior predictive draws of y have the right shape; the model samples from the prior.
+  std::mt19937_64 rng(5);
+  const auto prior = m.sample_prior(rng);
+  REQUIRE(prior.size() == m.constrained_dim());
+  const auto th = m.unconstrain(prior);
+  const auto ys = m.sample_observations(th, rng);
+  REQUIRE(ys.size() == 1);
+  CHECK(ys[0].size() == n * K);
+}
+
+TEST_CASE("multi_normal_cholesky with a parameter L: draws and do_", "[distributions][multi_normal][matrix]") {
+  // Draws of a named x ~ multi_normal_cholesky(mu, L) with L = diag(tau) L_Omega at fixed
+  // (intervened) values: mean mu and covariance L Lᵀ within 4.5 standard errors.
+  const auto sigma = covariance();
+  const auto lv = detail::cholesky_lower(sigma.data(), K, "test");
+  const std::vector<double> mu{1.0, -2.0, 0.0, 3.0};
+  auto full = model([&] {
+    auto l = flat<"L">(cholesky_factor_cov(K));
+    return joint(l, multi_normal_cholesky<"x">(data(mu), l));
+  });
+  REQUIRE(full.dim() == K * (K + 1) / 2 + K);
+  auto fixed = do_<"L">(full, data(lv));
+  REQUIRE(fixed.dim() == K);
+  // do_ leaves the density of x given L: equal to the data-L version's.
+  auto reference = model([&] { return joint(multi_normal_cholesky<"x">(data(mu), matrix(lv.data(), K, K))); });
+  for (const auto& p : tyche_test::random_points(5, K, -3, 3, 81)) CHECK(fixed.log_prob(p) == Approx(reference.log_prob(p)).epsilon(1e-13));
+  // do_ on the mean of the data-L version rebuilds x's distribution and keeps L
+  // (with_arguments): the density of x is the data-L one at mu.
+  auto ref_do = do_<"mm">(model([&] {
+    auto mm = normal<"mm">(0.0, 1.0, shape<K>);
+    return joint(mm, multi_normal_cholesky<"x">(mm, matrix(lv.data(), K, K)));
+  }), data(mu));
+  REQUIRE(ref_do.dim() == K);
+  for (const auto& p : tyche_test::random_points(5, K, -3, 3, 82)) CHECK(ref_do.log_prob(p) == Approx(reference.log_prob(p)).epsilon(1e-13));
+
+  std::mt19937_64 rng(21);
+  const std::size_t n = 40000;
+  std::vector<double> mean(K, 0.0), cov(K * K, 0.0);
+  std::vector<std::vector<double>> xs;
+  for (std::size_t r = 0; r < n; ++r) xs.push_back(fixed.sample_prior(rng));
+  for (const auto& x : xs)
+    for (std::size_t i = 0; i < K; ++i) mean[i] += x[i] / double(n);
+  for (const auto& x : xs)
+    for (std::size_t i = 0; i < K; ++i)
+      for (std::size_t j = 0; j < K; ++j) cov[i * K + j] += (x[i] - mean[i]) * (x[j] - mean[j]) / double(n - 1);
+  for (std::size_t i = 0; i < K; ++i) {
+    CHECK(std::fabs(mean[i] - mu[i]) < 4.5 * std::sqrt(sigma[i * K + i] / double(n)));
+    for (std::size_t j = 0; j < K; ++j) {
+      const double se = std::sqrt((sigma[i * K + i] * sigma[j * K + j] + sigma[i * K + j] * sigma[i * K + j]) / double(n));
+      CHECK(std::fabs(cov[i * K + j] - sigma[i * K + j]) < 4.5 * se);
+    }
+  }
+}
+
+TEST_CASE("multi_normal with a matrix expression: errors", "[distributions][multi_normal][matrix]") {
+  vector_param<"x", 3> x;
+  vector_param<"l", 5> l5;
+  vector_param<"l4", 4> l4;
+  CHECK_THROWS_WITH(multi_normal_cholesky(x, l5), Contains("'L' has 5 values, which is not the number of entries of a square matrix"));
+  CHECK_THROWS_WITH(multi_normal(0.0, l5), Contains("'Sigma' has 5 values"));
+  CHECK_THROWS_WITH(multi_normal_cholesky(x, l4), Contains("mu has size 3 but the matrix is 2 x 2"));
+  CHECK_THROWS_WITH(multi_normal_cholesky(0.0, l4).log_prob(x), Contains("x has size 3, which is not a multiple of K = 2"));
+  vector_param<"v", 3> v;
+  CHECK_THROWS_WITH(diag_pre_multiply(v, l4), Contains("'M' has 4 entries but 'v' has size 3"));
+}

@@ -464,3 +464,26 @@ TEST_CASE("stan_csv: files for rstan::read_stan_csv", "[.rstan]") {
   REQUIRE(summary.good());
   REQUIRE(chains.good());
 }
+
+TEST_CASE("stan_csv: a matrix variable writes its K² entries and the metric of θ", "[io][stan_csv]") {
+  // lkj_corr_cholesky<"L">(2, 3): θ has 3 coordinates, the fit 9 columns L.1.1 … L.3.3; the
+  // dense metric is 3 × 3 (CmdStan's, of the unconstrained parameters).
+  auto m = tyche::model([] { return tyche::joint(tyche::lkj_corr_cholesky<"L">(2.0, 3)); });
+  tyche::nuts_config cfg{.chains = 1, .warmup = 150, .draws = 20, .seed = 8};
+  cfg.metric = tyche::samplers::metric_kind::dense;
+  const auto fit = tyche::nuts(m, cfg);
+  REQUIRE(fit.dim() == 9);
+  REQUIRE(fit.inv_metric[0].size() == 9);
+  std::ostringstream os;
+  tyche::write_stan_csv(os, fit, 0, cfg);
+  CHECK_THAT(os.str(), Contains(",L.1.1,L.1.2,L.1.3,L.2.1,L.2.2,L.2.3,L.3.1,L.3.2,L.3.3\n"));
+  CHECK_THAT(os.str(), Contains("# Elements of inverse mass matrix:\n"));
+  std::istringstream in(os.str());
+  const auto csv = tyche::read_stan_csv(in);
+  CHECK(csv.dense_metric);
+  REQUIRE(csv.inv_metric.size() == 9);
+  for (std::size_t k = 0; k < 9; ++k) CHECK(same_bits(csv.inv_metric[k], fit.inv_metric[0][k]));
+  const auto l21 = csv.column("L[2,1]");
+  REQUIRE(l21.size() == 20);
+  for (std::size_t d = 0; d < 20; ++d) CHECK(same_bits(l21[d], fit.values[0][d * 9 + 3]));
+}

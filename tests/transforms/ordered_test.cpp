@@ -141,3 +141,19 @@ TEST_CASE("ordered random variables: prior draws are the order statistics", "[tr
   CHECK(std::fabs(s0 / n + expected) < 4 * se);
   CHECK(std::fabs(s1 / n - expected) < 4 * se);
 }
+
+TEST_CASE("ordered random variables: do_ on a variable their prior depends on", "[transforms][ordered]") {
+  // do_<"s"> rebuilds mu's constrained distribution with s replaced (with_arguments): the
+  // density of mu is then normal(0, 2) on increasing pairs, plus the log-Jacobian.
+  auto m = model([] {
+    auto s = half_normal<"s">(1.0);
+    auto mu = ordered<"mu">(normal(0.0, s), shape<2>);
+    return joint(s, mu);
+  });
+  auto fixed = do_<"s">(m, 2.0);
+  REQUIRE(fixed.dim() == 2);
+  const std::vector<double> theta{0.1, 0.2};
+  const double mu1 = 0.1, mu2 = mu1 + std::exp(0.2);
+  auto normal_lpdf = [](double v) { return -0.5 * (v / 2) * (v / 2) - std::log(2.0) - 0.5 * std::log(2 * M_PI); };
+  CHECK(fixed.log_prob(theta) == Approx(normal_lpdf(mu1) + normal_lpdf(mu2) + 0.2).epsilon(1e-13));
+}

@@ -25,6 +25,47 @@
 
 namespace tyche {
 
+namespace detail {
+/// The lower Cholesky factor l (m × m, row major, zeros above the diagonal) of the matrix whose
+/// lower triangle c holds (row major; the part above the diagonal is not read): the unblocked
+/// Cholesky–Banachiewicz loops. A matrix that is not positive definite gives NaN.
+template <class T>
+TYCHE_HD void cholesky_forward(std::size_t m, const T* c, T* l) {
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j <= i; ++j) {
+      T s = c[i * m + j];
+      for (std::size_t p = 0; p < j; ++p) s = s - l[i * m + p] * l[j * m + p];
+      l[i * m + j] = i == j ? math::sqrt(s) : s / l[j * m + j];
+    }
+    for (std::size_t j = i + 1; j < m; ++j) l[i * m + j] = lift<T>(0.0);
+  }
+}
+/// Reverse mode of cholesky_forward: from L̄ (lb, lower part; overwritten) adds C̄ to the lower
+/// triangle of c_adj, running the loops in their exact reverse order (with s the pivot quantity
+/// of entry (i, j): s̄ = L̄ᵢᵢ / (2 Lᵢᵢ) on the diagonal, s̄ = L̄ᵢⱼ / Lⱼⱼ and L̄ⱼⱼ −= L̄ᵢⱼ Lᵢⱼ / Lⱼⱼ
+/// below it; C̄ᵢⱼ += s̄; L̄ᵢₚ −= s̄ Lⱼₚ and L̄ⱼₚ −= s̄ Lᵢₚ for p < j). Murray, "Differentiation of
+/// the Cholesky decomposition", 2016, unblocked algorithm. O(m³).
+template <class T>
+TYCHE_HD void cholesky_reverse(std::size_t m, const T* l, T* lb, T* c_adj) {
+  for (std::size_t i = m; i-- > 0;) {
+    for (std::size_t j = i + 1; j-- > 0;) {
+      T sb;
+      if (i == j) {
+        sb = lb[i * m + i] / (lift<T>(2.0) * l[i * m + i]);
+      } else {
+        sb = lb[i * m + j] / l[j * m + j];
+        lb[j * m + j] = lb[j * m + j] - lb[i * m + j] * l[i * m + j] / l[j * m + j];
+      }
+      c_adj[i * m + j] += sb;
+      for (std::size_t p = 0; p < j; ++p) {
+        lb[i * m + p] = lb[i * m + p] - sb * l[j * m + p];
+        lb[j * m + p] = lb[j * m + p] - sb * l[i * m + p];
+      }
+    }
+  }
+}
+}  // namespace detail
+
 namespace ops {
 
 /// The ordered transform's map (Stan's): x₀ = u₀ (positive_ordered: x₀ = e^u₀),
@@ -193,10 +234,8 @@ struct lower_triangular_solve_map {
 /// major; only the lower triangle is read) — Stan's cholesky_decompose(C) * z, for the
 /// non-centred latent Gaussian process f ~ multi_normal(0, C). Scratch: L (K²) and its adjoint
 /// (K²). Reverse: L̄ = f̄ zᵀ (lower part), z̄ = Lᵀ f̄, then C̄ by reverse-mode of the Cholesky
-/// loops, in the exact reverse of their order (with s the pivot quantity of entry (i, j):
-/// s̄ = L̄ᵢᵢ / (2 Lᵢᵢ) on the diagonal, s̄ = L̄ᵢⱼ / Lⱼⱼ and L̄ⱼⱼ −= L̄ᵢⱼ Lᵢⱼ / Lⱼⱼ below it;
-/// C̄ᵢⱼ += s̄; L̄ᵢₚ −= s̄ Lⱼₚ and L̄ⱼₚ −= s̄ Lᵢₚ for p < j). O(K³) each way. A C that is not
-/// positive definite gives NaN (a rejected point for the sampler).
+/// loops (detail::cholesky_reverse). O(K³) each way. A C that is not positive definite gives
+/// NaN (a rejected point for the sampler).
 struct cholesky_multiply_map {
   static constexpr const char* name = "cholesky_multiply";
   static constexpr bool has_payload = false;
@@ -205,16 +244,8 @@ struct cholesky_multiply_map {
   static std::size_t scratch_size(std::size_t m, const std::size_t*) { return 2 * m * m; }
   template <class T>
   TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*, T* l) const {
-    const T* c = in[0];
     const T* z = in[1];
-    for (std::size_t i = 0; i < m; ++i) {
-      for (std::size_t j = 0; j <= i; ++j) {
-        T s = c[i * m + j];
-        for (std::size_t p = 0; p < j; ++p) s = s - l[i * m + p] * l[j * m + p];
-        l[i * m + j] = i == j ? math::sqrt(s) : s / l[j * m + j];
-      }
-      for (std::size_t j = i + 1; j < m; ++j) l[i * m + j] = lift<T>(0.0);
-    }
+    detail::cholesky_forward(m, in[0], l);
     for (std::size_t i = 0; i < m; ++i) {
       T acc = lift<T>(0.0);
       for (std::size_t j = 0; j <= i; ++j) acc = acc + l[i * m + j] * z[j];
@@ -234,22 +265,7 @@ struct cholesky_multiply_map {
         z_adj[j] += l[i * m + j] * adj[i];
       }
     }
-    for (std::size_t i = m; i-- > 0;) {
-      for (std::size_t j = i + 1; j-- > 0;) {
-        T sb;
-        if (i == j) {
-          sb = lb[i * m + i] / (lift<T>(2.0) * l[i * m + i]);
-        } else {
-          sb = lb[i * m + j] / l[j * m + j];
-          lb[j * m + j] = lb[j * m + j] - lb[i * m + j] * l[i * m + j] / l[j * m + j];
-        }
-        c_adj[i * m + j] += sb;
-        for (std::size_t p = 0; p < j; ++p) {
-          lb[i * m + p] = lb[i * m + p] - sb * l[j * m + p];
-          lb[j * m + p] = lb[j * m + p] - sb * l[i * m + p];
-        }
-      }
-    }
+    detail::cholesky_reverse(m, l, lb, c_adj);
   }
 };
 

@@ -22,6 +22,12 @@ struct constrained_distribution : distribution<constrained_distribution<Dist, Tr
   template <class X>
   auto log_prob(const X& x) const { return base.log_prob(x); }
   auto arguments() const { return base.arguments(); }
+  /// The same constraint on Dist with other arguments (do_ substitutes into them).
+  template <class... A>
+  auto with_arguments(const A&... a) const {
+    auto b = detail::with_arguments(base, a...);
+    return constrained_distribution<decltype(b), Transform>{{}, b, support};
+  }
   template <class G, class... A>
   static double draw(G& rng, A... a) { return Dist::draw(rng, a...); }
   /// The family's own argument checks (core/support.hpp).

@@ -1,14 +1,22 @@
 // tyche/distributions/multi_normal.hpp — multi_normal_cholesky(mu, L) and multi_normal(mu, Sigma).
 //   log p(x | μ, L) = −½ ‖L⁻¹(x − μ)‖² − Σᵢ log Lᵢᵢ − (K/2) log 2π,   Σ = L Lᵀ, x ∈ ℝᴷ.
-// L (lower triangular, positive diagonal) and Σ (symmetric positive definite) are K × K data
-// matrices (tyche::matrix(ptr, K, K), row-major); μ is a vector of K, or a scalar for all. The
+// L (lower triangular, positive diagonal) and Σ (symmetric positive definite) are K × K.
+// As data (tyche::matrix(ptr, K, K), row-major): μ is a vector of K, or a scalar for all. The
 // solve L⁻¹(x − μ) is a vector_op (core/vector_ops.hpp): O(K²) per evaluation, with its
 // gradient by back substitution. multi_normal factors Σ once, when it is called (the factor is
 // owned by the distribution and the model built from it); multi_normal_cholesky views the
 // user's L, which must outlive the model, like data. x is a named K-vector, or one observed
 // vector of K.
+// As expressions of parameters (a vector of the K·K entries, row major, e.g. a
+// cholesky_factor_cov variable, diag_pre_multiply(tau, L_Omega) or a cov_matrix variable; only
+// the lower triangle is read): the solve is core/matrix_ops.hpp's cholesky_residual, whose
+// gradient reaches L too, and multi_normal factors Σ at every evaluation (cholesky_decompose,
+// O(K³), NaN when Σ is not positive definite). x is a named K-vector, or N observations of K
+// values (N·K, row n at n·K); μ is a scalar, a vector of K (every row) or of N·K (one per row),
+// and the log density is the sum over the rows.
 #pragma once
 #include <tyche/config.hpp>
+#include <tyche/core/matrix_ops.hpp>
 #include <tyche/core/vector_ops.hpp>
 #include <tyche/distributions/detail/family.hpp>
 
@@ -18,6 +26,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace tyche {
@@ -86,6 +95,11 @@ struct multi_normal_cholesky_distribution : distribution<multi_normal_cholesky_d
            constant{log_det_half + 0.5 * double(solve.k) * 1.83787706640934548356};
   }
   auto arguments() const { return std::tuple{mu}; }
+  /// The same distribution with another mu (do_ substitutes into it); L is kept.
+  template <class M2>
+  auto with_arguments(const M2& m) const {
+    return multi_normal_cholesky_distribution<M2>{{}, m, solve, log_det_half};
+  }
   static constexpr bool whole_arguments = true;
   /// n = K values: μ + L z for z standard normal.
   template <class G>
@@ -139,6 +153,114 @@ template <fixed_string Name, detail::operand Mu>
 auto multi_normal_cholesky(const Mu& mu, const data_matrix& l) {
   return detail::make_random_variable<Name>(multi_normal_cholesky(mu, l),
                                             detail::shape_for_multi_normal(mu, l.rows));
+}
+
+/// multi_normal_cholesky(mu, L) with L an expression: the K·K entries of the Cholesky factor,
+/// row major (only the lower triangle is read). Family is multi_normal_cholesky, or
+/// multi_normal when L is cholesky_decompose(Sigma) of the user's Sigma.
+template <class Mu, class L, bool FromCovariance = false>
+struct multi_normal_factor_distribution : distribution<multi_normal_factor_distribution<Mu, L, FromCovariance>> {
+  static constexpr const char* family = FromCovariance ? "multi_normal" : "multi_normal_cholesky";
+  Mu mu;
+  L l;
+  std::size_t k = 1;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    using N = detail::node_t<X>;
+    static_assert(is_vector_v<N>, "tyche::multi_normal_cholesky(mu, L): x must be a vector");
+    const N xn = detail::as_node(x);
+    const std::size_t rows = xn.size() / k;
+    if (xn.size() % k != 0 || rows == 0)
+      throw std::invalid_argument(std::string("tyche::") + family + "(mu, " + (FromCovariance ? "Sigma" : "L") +
+                                  "): x has size " + std::to_string(xn.size()) + ", which is not a multiple of K = " +
+                                  std::to_string(k) + " (N observations of K values, row major)");
+    const std::size_t mn = detail::operand_size(mu);
+    if (mn != 1 && mn != k && mn != xn.size())
+      throw std::invalid_argument(std::string("tyche::") + family + "(mu, " + (FromCovariance ? "Sigma" : "L") +
+                                  "): mu has size " + std::to_string(mn) + " but x has " + std::to_string(rows) +
+                                  " rows of K = " + std::to_string(k) + " (mu must have 1, K or N*K values)");
+    const auto z = make_vector_op(ops::cholesky_residual_map{k}, xn.size(), l, xn, mu);
+    const auto log_det_half = make_vector_op(ops::diagonal_sum_map<false, true>{k, 1.0, 0.0}, 1, l);
+    return lit<-1, 2> * sum(square(z)) - constant{double(rows)} * at(log_det_half, 0) -
+           constant{double(rows) * double(k) * detail::half_log_two_pi};
+  }
+  auto arguments() const { return std::tuple{mu, l}; }
+  template <class M2, class L2>
+  auto with_arguments(const M2& m, const L2& l2) const {
+    return multi_normal_factor_distribution<M2, L2, FromCovariance>{{}, m, l2, k};
+  }
+  static constexpr bool whole_arguments = true;
+  /// n values (n/K rows): row r is μᵣ + L z, z standard normal.
+  template <class G>
+  std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& m,
+                               const std::vector<double>& lv) const {
+    std::normal_distribution<double> z01;
+    std::vector<double> z(k), x(n);
+    for (std::size_t r = 0; r * k < n; ++r) {
+      for (auto& v : z) v = z01(rng);
+      for (std::size_t i = 0; i < k; ++i) {
+        double acc = m.size() == 1 ? m[0] : (m.size() == k ? m[i] : m[r * k + i]);
+        for (std::size_t j = 0; j <= i; ++j) acc += lv[i * k + j] * z[j];
+        x[r * k + i] = acc;
+      }
+    }
+    return x;
+  }
+};
+
+namespace detail {
+template <class Lx>
+inline constexpr bool matrix_expression =
+    expression<Lx> && !std::is_same_v<std::remove_cvref_t<Lx>, data_matrix> && is_vector_v<node_t<Lx>>;
+
+template <bool FromCovariance, class Mu, class LN>
+auto make_multi_normal_factor(const Mu& mu, const LN& l, std::size_t k) {
+  using M = node_t<Mu>;
+  const M m = as_node(mu);
+  if constexpr (is_vector_v<M>) {
+    if (m.size() != k && m.size() % k != 0)
+      throw std::invalid_argument(std::string("tyche::") + (FromCovariance ? "multi_normal(mu, Sigma)" : "multi_normal_cholesky(mu, L)") +
+                                  ": mu has size " + std::to_string(m.size()) + " but the matrix is " +
+                                  std::to_string(k) + " x " + std::to_string(k));
+  }
+  return multi_normal_factor_distribution<M, LN, FromCovariance>{{}, m, l, k};
+}
+}  // namespace detail
+
+/// The distribution multi_normal_cholesky(mu, L) for L an expression of K·K values (row major):
+/// `multi_normal_cholesky(mu, diag_pre_multiply(tau, L_Omega)).observe(data(y))`.
+template <detail::operand Mu, class Lx>
+  requires detail::matrix_expression<Lx>
+auto multi_normal_cholesky(const Mu& mu, const Lx& l) {
+  const auto ln = detail::as_node(l);
+  const std::size_t k = detail::matrix_order(ln.size(), "multi_normal_cholesky(mu, L)", "L");
+  return detail::make_multi_normal_factor<false>(mu, ln, k);
+}
+/// Name ~ multi_normal_cholesky(mu, L) for L an expression: a vector of K.
+template <fixed_string Name, detail::operand Mu, class Lx>
+  requires detail::matrix_expression<Lx>
+auto multi_normal_cholesky(const Mu& mu, const Lx& l) {
+  const auto d = multi_normal_cholesky(mu, l);
+  return detail::make_random_variable<Name>(d, detail::shape_for_multi_normal(mu, d.k));
+}
+
+/// The distribution multi_normal(mu, Sigma) for Sigma an expression of K·K values (row major;
+/// only the lower triangle is read), e.g. a cov_matrix variable. Σ is factored at every
+/// evaluation (cholesky_decompose).
+template <detail::operand Mu, class Sx>
+  requires detail::matrix_expression<Sx>
+auto multi_normal(const Mu& mu, const Sx& sigma) {
+  const auto sn = detail::as_node(sigma);
+  const std::size_t k = detail::matrix_order(sn.size(), "multi_normal(mu, Sigma)", "Sigma");
+  return detail::make_multi_normal_factor<true>(mu, cholesky_decompose(sn), k);
+}
+/// Name ~ multi_normal(mu, Sigma) for Sigma an expression: a vector of K.
+template <fixed_string Name, detail::operand Mu, class Sx>
+  requires detail::matrix_expression<Sx>
+auto multi_normal(const Mu& mu, const Sx& sigma) {
+  const auto d = multi_normal(mu, sigma);
+  return detail::make_random_variable<Name>(d, detail::shape_for_multi_normal(mu, d.k));
 }
 
 /// The distribution multi_normal(mu, Sigma) for a data covariance Sigma (factored now, copied).

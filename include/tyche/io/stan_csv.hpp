@@ -281,7 +281,9 @@ inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, con
     append_number(out, c < fit.step_size.size() ? fit.step_size[c] : std::nan(""));
     const std::vector<double> none;
     const auto& inv_metric = c < fit.inv_metric.size() ? fit.inv_metric[c] : none;
-    const std::size_t dim = fit.dim();
+    // The metric is d × d for θ's dimension d, which is fewer than the columns when a matrix
+    // variable writes its K² entries (fit.dim() counts those).
+    const auto dim = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(inv_metric.size()))));
     if (dense && dim > 0 && inv_metric.size() == dim * dim) {  // CmdStan: one row per line
       out += "\n# Elements of inverse mass matrix:\n";
       for (std::size_t i = 0; i < dim; ++i) {

@@ -15,25 +15,13 @@ namespace tyche {
 
 namespace detail {
 
-/// Dist<A...> with its arguments replaced: Dist<B...>{{}, b...}.
-template <class Dist>
-struct rebuild_distribution;
-template <template <class...> class D, class... A>
-struct rebuild_distribution<D<A...>> {
-  template <class... B>
-  static auto make(const B&... b) {
-    return D<B...>{{}, b...};
-  }
-};
-
 template <class Target, class Dist, class R>
 auto substitute_distribution(const Dist& d, const R& r) {
   if constexpr (std::tuple_size_v<decltype(d.arguments())> == 0) {
     return d;
   } else {
-    return std::apply(
-        [&](const auto&... a) { return rebuild_distribution<Dist>::make(substitute<Target>(a, r)...); },
-        d.arguments());
+    return std::apply([&](const auto&... a) { return with_arguments(d, substitute<Target>(a, r)...); },
+                      d.arguments());
   }
 }
 

@@ -32,16 +32,35 @@ class model_t {
   /// Number of unconstrained parameters.
   [[nodiscard]] std::size_t dim() const { return with_jacobian_.dim(); }
 
-  /// Names of the coordinates of θ, Stan style: "mu", "theta[1]", "theta[2]", …
+  /// Number of constrained values: what constrain() returns and unconstrain() takes. It is
+  /// dim() unless the model has a matrix variable (cholesky_factor_corr, cov_matrix, …), whose
+  /// K² entries are its values while θ holds only its free coordinates.
+  [[nodiscard]] std::size_t constrained_dim() const {
+    std::size_t n = 0;
+    for_each_variable([&](const auto& v, std::size_t) { n += detail::value_count(v.value_expression()); });
+    return n;
+  }
+
+  /// Names of the constrained values, Stan style: "mu", "theta[1]", "theta[2]", …, and for a
+  /// K × K matrix variable "L[1,1]", "L[1,2]", …, "L[K,K]" (row major; CmdStan's CSV writes
+  /// L.1.1 and orders a matrix by column, which readers match by name). For models without
+  /// matrix variables these are also the names of the coordinates of θ.
   [[nodiscard]] std::vector<std::string> parameter_names() const {
     std::vector<std::string> names;
-    for (const auto& [name, size] : with_jacobian_.parameters()) {
-      if (is_vector_param(name)) {
-        for (std::size_t i = 1; i <= size; ++i) names.push_back(name + "[" + std::to_string(i) + "]");
+    for_each_variable([&](const auto& v, std::size_t) {
+      using V = std::remove_cvref_t<decltype(v)>;
+      const std::string name(V::name.view());
+      if constexpr (matrix_transform<V>) {
+        const std::size_t k = v.transform().order();
+        for (std::size_t i = 1; i <= k; ++i)
+          for (std::size_t j = 1; j <= k; ++j)
+            names.push_back(name + "[" + std::to_string(i) + "," + std::to_string(j) + "]");
+      } else if constexpr (kind_of<typename V::param_type> == node_kind::vector_param) {
+        for (std::size_t i = 1; i <= v.size(); ++i) names.push_back(name + "[" + std::to_string(i) + "]");
       } else {
         names.push_back(name);
       }
-    }
+    });
     return names;
   }
 
@@ -69,12 +88,15 @@ class model_t {
   [[nodiscard]] const auto& program() const { return with_jacobian_; }
   [[nodiscard]] const auto& program_without_jacobian() const { return without_jacobian_; }
 
-  /// The constrained values of θ, in layout order (same length as θ for these transforms).
+  /// The constrained values of θ, in layout order: constrained_dim() values (the length of θ
+  /// unless a matrix variable gives its K² entries).
   [[nodiscard]] std::vector<double> constrain(std::span<const double> theta) const {
     check_size(theta.size(), "constrain");
-    std::vector<double> out(dim());
-    for_each_variable([&](const auto& v, std::size_t k) {
-      detail::evaluate_at<layout>(v.value_expression(), layout_(), theta.data(), out.data() + offset(k));
+    std::vector<double> out(constrained_dim());
+    std::size_t at_value = 0;
+    for_each_variable([&](const auto& v, std::size_t) {
+      detail::evaluate_at<layout>(v.value_expression(), layout_(), theta.data(), out.data() + at_value);
+      at_value += detail::value_count(v.value_expression());
     });
     return out;
   }
@@ -85,15 +107,19 @@ class model_t {
   /// θ from constrained values (the inverse of constrain). A value outside its variable's
   /// support throws, naming the variable, the index and the value.
   [[nodiscard]] std::vector<double> unconstrain(std::span<const double> values) const {
-    check_size(values.size(), "unconstrain");
+    if (values.size() != constrained_dim())
+      throw std::invalid_argument("tyche::model::unconstrain: got " + std::to_string(values.size()) +
+                                  " values, expected " + std::to_string(constrained_dim()));
     std::vector<double> theta(dim(), 0.0);
+    std::size_t at_value = 0;
     for_each_variable([&](const auto& v, std::size_t k) {
       if constexpr (whole_vector_transform<decltype(v)>) {
-        unconstrain_whole(v, values.data() + offset(k), theta.data() + offset(k));
+        unconstrain_whole(v, values.data() + at_value, theta.data() + offset(k));
       } else {
         for (std::size_t i = 0; i < v.size(); ++i)
-          theta[offset(k) + i] = unconstrain_one(v, values[offset(k) + i], i, theta);
+          theta[offset(k) + i] = unconstrain_one(v, values[at_value + i], i, theta);
       }
+      at_value += detail::value_count(v.value_expression());
     });
     return theta;
   }
@@ -114,22 +140,28 @@ class model_t {
   /// constrained values in layout order.
   template <class Generator>
   [[nodiscard]] std::vector<double> sample_prior(Generator& rng) const {
-    std::vector<double> theta(dim(), 0.0), values(dim(), 0.0);
+    std::vector<double> theta(dim(), 0.0), values(constrained_dim(), 0.0);
+    std::size_t at_value = 0;
     for_each_variable([&](const auto& v, std::size_t k) {
-      auto draws = draw_from(v.distribution, v.size(), theta, rng);
-      if constexpr (whole_vector_transform<decltype(v)>) {
+      const std::size_t n = detail::value_count(v.value_expression());
+      auto draws = draw_from(v.distribution, n, theta, rng);
+      if constexpr (matrix_transform<decltype(v)>) {  // the family draws the whole matrix
+        std::copy(draws.begin(), draws.end(), values.begin() + at_value);
+        unconstrain_whole(v, draws.data(), theta.data() + offset(k));
+      } else if constexpr (whole_vector_transform<decltype(v)>) {
         using Tr = decltype(v.transform());
         Tr::restrict_draws(draws, [&](std::size_t i) {
           return draw_from(v.distribution, v.size(), theta, rng)[i];
         });
-        std::copy(draws.begin(), draws.end(), values.begin() + offset(k));
+        std::copy(draws.begin(), draws.end(), values.begin() + at_value);
         unconstrain_whole(v, draws.data(), theta.data() + offset(k));
       } else {
         for (std::size_t i = 0; i < v.size(); ++i) {
-          values[offset(k) + i] = draws[i];
+          values[at_value + i] = draws[i];
           theta[offset(k) + i] = unconstrain_one(v, draws[i], i, theta);
         }
       }
+      at_value += n;
     });
     return values;
   }
@@ -187,15 +219,6 @@ class model_t {
         joint_.terms);
   }
 
-  bool is_vector_param(const std::string& name) const {
-    bool vec = false;
-    meta::static_for<layout::size>([&](auto k) {
-      using P = meta::at<decltype(k)::value, layout>;
-      if (std::string(P::name.view()) == name) vec = kind_of<P> == node_kind::vector_param;
-    });
-    return vec;
-  }
-
   // Scratch space for matvec buffers: one per thread, so a model can be evaluated from several
   // threads at once (the sampler runs chains on threads).
   std::span<double> workspace(std::span<const double>) const {
@@ -226,16 +249,30 @@ class model_t {
         requires decltype(v.transform())::whole_vector;
       };
 
+  /// Variables whose value is a K × K matrix (transforms/matrix.hpp).
+  template <class V>
+  static constexpr bool matrix_transform =
+      requires(const std::remove_cvref_t<V>& v) {
+        requires decltype(v.transform())::matrix_valued;
+      };
+
   /// θ of a variable with a whole-vector transform from its constrained values x.
   template <class V>
   void unconstrain_whole(const V& v, const double* x, double* u) const {
     using Tr = decltype(v.transform());
     std::size_t k = 0;
-    const std::string problem = Tr::unconstrain_vector(x, u, v.size(), k);
+    std::string problem, where;
+    if constexpr (matrix_transform<V>) {
+      const auto tr = v.transform();
+      problem = tr.unconstrain_matrix(x, u, k);
+      where = std::to_string(k / tr.order() + 1) + "," + std::to_string(k % tr.order() + 1);
+    } else {
+      problem = Tr::unconstrain_vector(x, u, v.size(), k);
+      where = std::to_string(k + 1);
+    }
     if (!problem.empty())
       throw std::invalid_argument("tyche::model::unconstrain: " + std::string(V::name.view()) + "[" +
-                                  std::to_string(k + 1) + "] = " + std::to_string(x[k]) + " " +
-                                  problem);
+                                  where + "] = " + std::to_string(x[k]) + " " + problem);
   }
 
   /// The unconstrained coordinate of element i of variable v with constrained value x, bounds

@@ -91,6 +91,28 @@ struct distribution {
   }
 };
 
+namespace detail {
+/// Dist<A...> with its arguments replaced: Dist<B...>{{}, b...}.
+template <class Dist>
+struct rebuild_distribution;
+template <template <class...> class D, class... A>
+struct rebuild_distribution<D<A...>> {
+  template <class... B>
+  static auto make(const B&... b) {
+    return D<B...>{{}, b...};
+  }
+};
+
+/// Distribution d with its arguments (in the order of d.arguments()) replaced by b...: through
+/// d.with_arguments(b...) when d holds more than its arguments (a matrix's order, a factored
+/// covariance, the family under a constraint), else by rebuilding Dist<B...>.
+template <class Dist, class... B>
+auto with_arguments(const Dist& d, const B&... b) {
+  if constexpr (requires { d.with_arguments(b...); }) return d.with_arguments(b...);
+  else return rebuild_distribution<Dist>::make(b...);
+}
+}  // namespace detail
+
 /// A likelihood term: distribution Dist observed at x.
 template <class Dist, class X>
 struct observed {
