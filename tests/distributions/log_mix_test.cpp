@@ -134,3 +134,60 @@ TEST_CASE("log_mix: elementwise two-component normal mixture", "[discrete][log_m
     tyche_test::check_gradient_at(prog, pt, "sum(log_mix(theta, lp1(y), lp2(y)))");
   }
 }
+
+TEST_CASE("log_mix: K = 3 components with a vector of weights", "[discrete][log_mix]") {
+  using namespace tyche;
+  const std::vector<double> y{-2.1, 0.3, 0.9, 4.2, 5.5, -0.7};
+  const std::vector<double> w{0.2, 0.5, 0.3};
+  auto mu1 = normal<"mu1">(0.0, 5.0);
+  auto mu2 = normal<"mu2">(0.0, 5.0);
+  auto mu3 = normal<"mu3">(0.0, 5.0);
+  const auto m = model(joint(mu1, mu2, mu3,
+                             log_mix(data(w), normal(mu1, 1.0), normal(mu2, 2.0), normal(mu3, 0.5)).observe(data(y))));
+  auto npdf = [](double x, double m0, double s) {
+    return std::exp(-0.5 * (x - m0) * (x - m0) / (s * s)) / (s * std::sqrt(2 * M_PI));
+  };
+  for (const auto& th : tyche_test::random_points(20, 3, -3, 3, 17)) {
+    double expected = 0;
+    for (double x : y)
+      expected += std::log(w[0] * npdf(x, th[0], 1.0) + w[1] * npdf(x, th[1], 2.0) + w[2] * npdf(x, th[2], 0.5));
+    for (double t : th) expected += std::log(npdf(t, 0.0, 5.0));
+    CHECK(m.log_prob(th) == Approx(expected).epsilon(1e-12));
+    tyche_test::check_gradient_at(m.program(), th, "log_mix of three normals");
+  }
+  // A simplex of weights as a parameter: its gradient too.
+  const std::vector<double> alpha{2.0, 2.0, 2.0};
+  auto theta = dirichlet<"theta">(data(alpha));
+  const auto m2 = model(joint(theta, mu1, log_mix(theta, normal(mu1, 1.0), normal(0.0, 2.0), normal(3.0, 0.5)).observe(data(y))));
+  for (const auto& th : tyche_test::random_points(10, m2.dim(), -1, 1, 23))
+    tyche_test::check_gradient_at(m2.program(), th, "log_mix with simplex weights");
+  // Bad weights: the size and the values, named.
+  const std::vector<double> two{0.5, 0.5}, bad{0.5, 1.5, -1.0};
+  CHECK_THROWS_WITH(log_mix(data(two), normal(0.0, 1.0), normal(1.0, 1.0), normal(2.0, 1.0)),
+                    "tyche::log_mix(theta, d1, ..., dK): theta has size 2 but there are 3 components");
+  CHECK_THROWS_WITH(log_mix(data(bad), normal(0.0, 1.0), normal(1.0, 1.0), normal(2.0, 1.0)),
+                    Catch::Contains("theta must be in [0, 1], but theta[2] = 1.5"));
+}
+
+TEST_CASE("log_mix: K = 3 draws have the mixture's mean and variance", "[discrete][log_mix]") {
+  using namespace tyche;
+  const std::vector<double> w{0.2, 0.5, 0.3};
+  const auto d = log_mix(data(w), normal(-2.0, 1.0), normal(1.0, 0.5), normal(4.0, 2.0));
+  std::mt19937_64 rng(99);
+  const std::size_t n = 100000;
+  const auto draws = d.draw_all(rng, n, w, std::vector<double>{-2.0}, std::vector<double>{1.0},
+                                std::vector<double>{1.0}, std::vector<double>{0.5}, std::vector<double>{4.0},
+                                std::vector<double>{2.0});
+  const double mean = 0.2 * -2.0 + 0.5 * 1.0 + 0.3 * 4.0;
+  const double second = 0.2 * (4.0 + 1.0) + 0.5 * (1.0 + 0.25) + 0.3 * (16.0 + 4.0);
+  tyche_test::discrete::check_moments(draws, mean, second - mean * mean, "log_mix of three normals");
+  // Through a model: predictive draws of the observations, arguments evaluated at θ.
+  const std::vector<double> y(20000, 0.0);
+  auto mu = normal<"mu">(0.0, 1.0);
+  const auto m = model(joint(mu, log_mix(data(w), normal(mu, 1.0), normal(1.0, 0.5), normal(4.0, 2.0)).observe(data(y))));
+  const std::vector<double> at_mu{-2.0};
+  const auto obs = m.sample_observations(at_mu, rng);
+  REQUIRE(obs.size() == 1);
+  REQUIRE(obs[0].size() == y.size());
+  tyche_test::discrete::check_moments(obs[0], mean, second - mean * mean, "sample_observations of log_mix");
+}
