@@ -5978,19 +5978,21 @@ struct loop_pair<lin::form<Off, Ts...>> {
 
 template <class F>
 auto merge_loops_form(const F& f) {
-  constexpr auto p = loop_pair<F>::value;
-  if constexpr (p[0] == F::size) {
+  // Plain integers, not the array: a lambda below reads them (nvcc does not take an array's
+  // operator[] on a captured constexpr local as a constant).
+  constexpr std::size_t first = loop_pair<F>::value[0], second = loop_pair<F>::value[1];
+  if constexpr (first == F::size) {
     return lin::emit(f);
   } else {
-    const auto& ti = lin::tget<p[0]>(f.ts);
-    const auto& tj = lin::tget<p[1]>(f.ts);
+    const auto& ti = lin::tget<first>(f.ts);
+    const auto& tj = lin::tget<second>(f.ts);
     // cᵢΣaᵢ + cⱼΣaⱼ = Σ(cᵢaᵢ + cⱼaⱼ): one pass over the elements instead of two.
     const auto body = lin::emit(lin::make_form(lit<0>, lin::tup{lin::term{ti.c, ti.x.a}, lin::term{tj.c, tj.x.a}}));
     const sum_node<std::remove_cvref_t<decltype(body)>> loop{{}, body};
     auto ts = [&]<std::size_t... I>(std::index_sequence<I...>) {
       auto pick = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-        if constexpr (K == p[0]) return lin::tup{lin::term{lit<1>, loop}};
-        else if constexpr (K == p[1]) return lin::tup<>{};
+        if constexpr (K == first) return lin::tup{lin::term{lit<1>, loop}};
+        else if constexpr (K == second) return lin::tup<>{};
         else return lin::tup{lin::tget<K>(f.ts)};
       };
       return lin::tcat(pick(std::integral_constant<std::size_t, I>{})...);
