@@ -28,6 +28,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <type_traits>
 
@@ -267,6 +269,23 @@ auto replace_at(const Tuple& ts, const T& t) {
   }(std::make_index_sequence<Tuple::size>{});
 }
 
+/// Two nodes of one type about to be merged: the same value, unless a vector parameter below
+/// them was given two sizes (vector_param<"v">(3) and vector_param<"v">(4)), which compile()
+/// would report if the merge did not make one of them vanish. Reported here, the same way.
+template <class X>
+void check_same_sizes(const X& a, const X& b) {
+  if constexpr (kind_of<X> == node_kind::vector_param) {
+    if (a.size() != b.size())
+      throw std::invalid_argument("tyche: vector parameter '" + std::string(X::name.view()) +
+                                  "' is used with sizes " + std::to_string(a.size()) + " and " +
+                                  std::to_string(b.size()));
+  } else if constexpr (!is_leaf_v<X> && children_t<X>::size > 0) {
+    meta::static_for<children_t<X>::size>([&](auto c) {
+      check_same_sizes(a.template child<decltype(c)::value>(), b.template child<decltype(c)::value>());
+    });
+  }
+}
+
 template <class Off, class... Ts, class C, class X>
 auto add_term(const form<Off, Ts...>& acc, const term<C, X>& t) {
   constexpr std::size_t i = find_node<X, Ts...>();
@@ -274,6 +293,7 @@ auto add_term(const form<Off, Ts...>& acc, const term<C, X>& t) {
     return make_form(acc.off, tcat(acc.ts, tup{t}));
   } else {
     const auto& old = tget<i>(acc.ts);
+    check_same_sizes(old.x, t.x);
     return make_form(acc.off, replace_at<i>(acc.ts, term{coef_add(old.c, t.c), t.x}));
   }
 }
@@ -690,6 +710,7 @@ auto add_factor(const pform<K, Fs...>& acc, const factor<P, X>& f) {
   if constexpr (i == sizeof...(Fs)) {
     return make_pform(acc.k, tcat(acc.fs, tup{f}));
   } else {
+    check_same_sizes(tget<i>(acc.fs).x, f.x);
     using Old = std::remove_cvref_t<decltype(tget<i>(acc.fs))>;
     using Sum = decltype(coef_add(typename Old::power_type{}, P{}));
     return make_pform(acc.k, replace_at<i>(acc.fs, factor<Sum, X>{f.x}));
