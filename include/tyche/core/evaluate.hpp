@@ -9,6 +9,7 @@
 #include <tyche/core/operations.hpp>
 
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
 namespace tyche::detail {
@@ -48,6 +49,12 @@ struct slot<N, T, node_kind::matvec> {
   T* val = nullptr;  // rows values, then rows adjoints, in the workspace
   T* adj = nullptr;
 };
+template <class N, class T>
+  requires is_streamed_v<N>
+struct slot<N, T, node_kind::matvec> {  // one row's value, in the loop
+  T v;
+  T adj = lift<T>(0.0);
+};
 /// A vector_op whose op asks for scratch space in the workspace (scratch_size(m, in_n)).
 template <class N>
 inline constexpr bool has_scratch_v =
@@ -85,6 +92,7 @@ template <class... E, class T>
 struct slots<meta::list<E...>, T>
     : slot_tuple_impl<std::index_sequence_for<E...>, slot<typename E::node, T>...> {
   using entries = meta::list<E...>;
+  using scalar = T;
 };
 
 template <std::size_t I, class S>
@@ -98,6 +106,20 @@ inline constexpr std::size_t index_in_v = meta::find_if_equal<same_slot, entry<N
 struct no_kernel {
   using entries = meta::list<>;
 };
+
+/// The scalar type a loop body evaluates with: its slots' (T, or a batch of observations when
+/// the loop takes several at once); outside loop bodies (no_kernel), T.
+template <class K, class T>
+struct kernel_scalar {
+  using type = T;
+};
+template <class K, class T>
+  requires requires { typename K::scalar; }
+struct kernel_scalar<K, T> {
+  using type = typename K::scalar;
+};
+template <class K, class T>
+using kernel_scalar_t = typename kernel_scalar<K, T>::type;
 
 // ---- the evaluation --------------------------------------------------------------------------
 
@@ -180,65 +202,172 @@ struct evaluation {
     else return get<index_in_v<outer_entries, V, VP>>(state).val;
   }
 
-  // The value of child C (at path CP) at element i, wherever it lives.
-  template <class C, class CP, class K>
-  TYCHE_HD TYCHE_INLINE T value_of(const C& c, K& ks, std::size_t i) {
+  // Elements p[0], p[1], … as a U (U = T: p[0]); adding a to them; the sum of a's lanes.
+  template <class U>
+  TYCHE_HD TYCHE_INLINE static U load_at(const T* p) {
+    if constexpr (std::is_same_v<U, T>) return *p;
+    else return lane_ops<U>::load(p);
+  }
+  template <class U>
+  TYCHE_HD TYCHE_INLINE static void add_at(T* p, const U& a) {
+    if constexpr (std::is_same_v<U, T>) *p += a;
+    else lane_ops<U>::store(p, lane_ops<U>::load(p) + a);
+  }
+  template <class U>
+  TYCHE_HD TYCHE_INLINE static T lane_sum(const U& a) {
+    if constexpr (std::is_same_v<U, T>) return a;
+    else return lane_ops<U>::sum(a);
+  }
+
+  // The value of child C (at path CP) at element i, wherever it lives. In a loop body that
+  // takes several observations at once (U a batch), elements i, i+1, …: vectors are loaded,
+  // scalars broadcast.
+  template <class C, class CP, class K, class U = kernel_scalar_t<K, T>>
+  TYCHE_HD TYCHE_INLINE U value_of(const C& c, K& ks, std::size_t i) {
     constexpr node_kind k = kind_of<C>;
     if constexpr (k == node_kind::literal) {
-      return lift<T>(C::value);
+      return lift<U>(C::value);
     } else if constexpr (k == node_kind::constant) {
-      return lift<T>(c.value);
+      return lift<U>(c.value);
     } else if constexpr (k == node_kind::param) {
-      return theta[offset_of<C>()];
+      return U(theta[offset_of<C>()]);
     } else if constexpr (k == node_kind::vector_param) {
-      return theta[offset_of<C>() + i];
+      return load_at<U>(theta + offset_of<C>() + i);
     } else if constexpr (k == node_kind::param_element) {
-      return theta[offset_of<typename C::vector_type>() + c.index];
+      return U(theta[offset_of<typename C::vector_type>() + c.index]);
     } else if constexpr (k == node_kind::data_vector) {
-      return lift<T>(c.ptr[i]);
+      if constexpr (std::is_same_v<U, T>) return lift<T>(c.ptr[i]);
+      else return lane_ops<U>::load(c.ptr + i);
     } else if constexpr (k == node_kind::param_gather) {
-      return theta[offset_of<typename C::vector_type>() + c.position(i)];
+      const T* v = theta + offset_of<typename C::vector_type>();
+      if constexpr (std::is_same_v<U, T>) {
+        return v[c.position(i)];
+      } else {
+        alignas(64) T g[lane_ops<U>::size];
+        for (std::size_t j = 0; j < lane_ops<U>::size; ++j) g[j] = v[c.position(i + j)];
+        return lane_ops<U>::load(g);
+      }
     } else if constexpr (is_elementwise_v<C>) {
       return get<index_in_v<typename K::entries, C, CP>>(ks).v;
     } else if constexpr (is_buffered_v<C>) {
-      return get<index_in_v<outer_entries, C, CP>>(state).val[i];
+      return load_at<U>(get<index_in_v<outer_entries, C, CP>>(state).val + i);
     } else {
-      return get<index_in_v<outer_entries, C, CP>>(state).v;
+      return U(get<index_in_v<outer_entries, C, CP>>(state).v);
     }
   }
 
-  // Adds a to the adjoint of child C (at path CP) at element i.
-  template <class C, class CP, class K>
-  TYCHE_HD TYCHE_INLINE void push_adjoint(K& ks, std::size_t i, const T& a) {
+  // Adds a to the adjoint of child C (at path CP) at element i (elements i, i+1, … for a batch:
+  // a scalar's adjoint takes the sum of the lanes).
+  template <class C, class CP, class K, class U = kernel_scalar_t<K, T>>
+  TYCHE_HD TYCHE_INLINE void push_adjoint(K& ks, std::size_t i, const U& a) {
     constexpr node_kind k = kind_of<C>;
     if constexpr (k == node_kind::param) {
-      param_adj[layout_index_v<Layout, C>] += a;
+      param_adj[layout_index_v<Layout, C>] += lane_sum(a);
     } else if constexpr (k == node_kind::vector_param) {
-      grad[offset_of<C>() + i] += a;
+      add_at(grad + offset_of<C>() + i, a);
     } else if constexpr (k == node_kind::param_element) {
-      grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).index] += a;
+      grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).index] += lane_sum(a);
     } else if constexpr (k == node_kind::param_gather) {
-      grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).position(i)] += a;
+      T* g = grad + offset_of<typename C::vector_type>();
+      const C& c = at_path(root, CP{});
+      if constexpr (std::is_same_v<U, T>) {
+        g[c.position(i)] += a;
+      } else {  // one lane at a time: two lanes may name the same element
+        alignas(64) T as[lane_ops<U>::size];
+        lane_ops<U>::store(as, a);
+        for (std::size_t j = 0; j < lane_ops<U>::size; ++j) g[c.position(i + j)] += as[j];
+      }
     } else if constexpr (is_elementwise_v<C>) {
       get<index_in_v<typename K::entries, C, CP>>(ks).adj += a;
     } else if constexpr (is_buffered_v<C>) {
-      get<index_in_v<outer_entries, C, CP>>(state).adj[i] += a;
+      add_at(get<index_in_v<outer_entries, C, CP>>(state).adj + i, a);
     } else if constexpr (has_outer_slot_v<C>) {
-      get<index_in_v<outer_entries, C, CP>>(state).adj += a;
+      get<index_in_v<outer_entries, C, CP>>(state).adj += lane_sum(a);
     }
     // constants and data: no adjoint
   }
 
   // Forward step of a unary or binary node into slot s; G: also the partial derivatives.
+  // Row i of X times v (rows i, i+1, … for a batch U), for a streamed matvec.
+  template <class U, class N>
+  TYCHE_HD TYCHE_INLINE U row_product(const N& n, std::size_t i) {
+    const std::size_t cols = n.x.cols;
+    const T* v = theta + offset_of<meta::at<1, children_t<N>>>();
+    if constexpr (std::is_same_v<U, T>) {
+      const double* row = n.x.ptr + i * cols;
+      // Four accumulators, as the buffered matvec: the loop vectorises without reassociating.
+      T a0 = lift<T>(0.0), a1 = lift<T>(0.0), a2 = lift<T>(0.0), a3 = lift<T>(0.0);
+      std::size_t c = 0;
+      for (; c + 4 <= cols; c += 4) {
+        a0 += lift<T>(row[c]) * v[c];
+        a1 += lift<T>(row[c + 1]) * v[c + 1];
+        a2 += lift<T>(row[c + 2]) * v[c + 2];
+        a3 += lift<T>(row[c + 3]) * v[c + 3];
+      }
+      for (; c < cols; ++c) a0 += lift<T>(row[c]) * v[c];
+      return (a0 + a1) + (a2 + a3);
+    } else {  // T = double, U a batch of rows: the rows' products with U-wide chunks of v,
+              // the rows interleaved (independent chains), each chunk of v loaded once
+      using L = lane_ops<U>;
+      constexpr std::size_t w = L::size;
+      const double* x = n.x.ptr + i * cols;
+      U acc[w];
+      for (auto& a : acc) a = lift<U>(0.0);
+      std::size_t c = 0;
+      for (; c + w <= cols; c += w) {
+        const U vc = L::load(v + c);
+        for (std::size_t j = 0; j < w; ++j) acc[j] += L::load(x + j * cols + c) * vc;
+      }
+      alignas(64) T out[w];
+      for (std::size_t j = 0; j < w; ++j) {
+        T d = L::sum(acc[j]);
+        for (std::size_t r = c; r < cols; ++r) d += x[j * cols + r] * v[r];
+        out[j] = d;
+      }
+      return L::load(out);
+    }
+  }
+
+  // Adds a times row i of X (rows i, i+1, … times the lanes of a) to the gradient of v.
+  template <class N, class U>
+  TYCHE_HD TYCHE_INLINE void row_adjoint(const N& n, std::size_t i, const U& a) {
+    const std::size_t cols = n.x.cols;
+    T* g = grad + offset_of<meta::at<1, children_t<N>>>();
+    if constexpr (std::is_same_v<U, T>) {
+      const double* row = n.x.ptr + i * cols;
+      for (std::size_t c = 0; c < cols; ++c) g[c] += lift<T>(row[c]) * a;
+    } else {
+      using L = lane_ops<U>;
+      constexpr std::size_t w = L::size;
+      const double* x = n.x.ptr + i * cols;
+      alignas(64) T as[w];
+      L::store(as, a);
+      U aj[w];
+      for (std::size_t j = 0; j < w; ++j) aj[j] = U(as[j]);
+      std::size_t c = 0;
+      for (; c + w <= cols; c += w) {  // each chunk of the gradient loaded and stored once
+        U gc = L::load(g + c);
+        for (std::size_t j = 0; j < w; ++j) gc += L::load(x + j * cols + c) * aj[j];
+        L::store(g + c, gc);
+      }
+      for (; c < cols; ++c) {
+        for (std::size_t j = 0; j < w; ++j) g[c] += x[j * cols + c] * as[j];
+      }
+    }
+  }
+
   template <bool G, class N, class P, class S, class K>
   TYCHE_HD TYCHE_INLINE void forward_elementary(const N& n, S& s, K& ks, std::size_t i) {
-    if constexpr (kind_of<N> == node_kind::unary) {
-      const T x = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.a, ks, i);
+    using U = kernel_scalar_t<K, T>;
+    if constexpr (kind_of<N> == node_kind::matvec) {
+      s.v = row_product<U>(n, i);
+    } else if constexpr (kind_of<N> == node_kind::unary) {
+      const U x = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.a, ks, i);
       if constexpr (G) s.v = n.rule.value(x, s.d);
       else s.v = n.rule.value(x);
     } else {
-      const T a = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.a, ks, i);
-      const T b = value_of<meta::at<1, children_t<N>>, meta::push<P, 1>>(n.b, ks, i);
+      const U a = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.a, ks, i);
+      const U b = value_of<meta::at<1, children_t<N>>, meta::push<P, 1>>(n.b, ks, i);
       if constexpr (G) s.v = n.rule.value(a, b, s.d0, s.d1);
       else s.v = n.rule.value(a, b);
     }
@@ -247,7 +376,9 @@ struct evaluation {
   // Reverse step of a unary or binary node from slot s.
   template <class N, class P, class S, class K>
   TYCHE_HD TYCHE_INLINE void reverse_elementary(const S& s, K& ks, std::size_t i) {
-    if constexpr (kind_of<N> == node_kind::unary) {
+    if constexpr (kind_of<N> == node_kind::matvec) {
+      row_adjoint(at_path(root, P{}), i, s.adj);
+    } else if constexpr (kind_of<N> == node_kind::unary) {
       push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(ks, i, s.adj * s.d);
     } else {
       push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(ks, i, s.adj * s.d0);
@@ -257,11 +388,11 @@ struct evaluation {
 
   // ---- the loop body of a reduction: element i of operand A at path AP ----
 
-  template <class A, class AP>
-  using kernel_state = slots<kernel_entries_t<A, AP>, T>;
+  template <class A, class AP, class U = T>
+  using kernel_state = slots<kernel_entries_t<A, AP>, U>;
 
   template <bool G, class A, class AP, class K>
-  TYCHE_HD TYCHE_INLINE T kernel_forward(const A& a, K& ks, std::size_t i) {
+  TYCHE_HD TYCHE_INLINE kernel_scalar_t<K, T> kernel_forward(const A& a, K& ks, std::size_t i) {
     using entries = typename K::entries;
     meta::static_for<entries::size>([&](auto j) {
       constexpr std::size_t J = decltype(j)::value;
@@ -273,7 +404,7 @@ struct evaluation {
   }
 
   template <class A, class AP, class K>
-  TYCHE_HD TYCHE_INLINE void kernel_reverse(K& ks, std::size_t i, const T& seed) {
+  TYCHE_HD TYCHE_INLINE void kernel_reverse(K& ks, std::size_t i, const kernel_scalar_t<K, T>& seed) {
     using entries = typename K::entries;
     push_adjoint<A, AP>(ks, i, seed);
     meta::static_for_reverse<entries::size>([&](auto j) {
@@ -296,6 +427,20 @@ struct evaluation {
   template <std::size_t I, std::size_t... Is, std::size_t... Rest>
   TYCHE_HD static constexpr auto strip_prefix(path<I, Is...>, path<I, Rest...>) {
     return strip_prefix(path<Is...>{}, path<Rest...>{});
+  }
+
+  // Calls f(std::type_identity<U>{}, i) for the elements of a loop of length len: with
+  // observation batches (core/scalar.hpp), U = the batch for elements i, …, i + lanes − 1, for
+  // every whole batch, then U = T for the elements left.
+  template <class F>
+  TYCHE_HD TYCHE_INLINE static void for_elements(std::size_t len, F&& f) {
+    using W = observation_batch_t<T>;
+    std::size_t i = 0;
+    if constexpr (!std::is_same_v<W, T>) {
+      constexpr std::size_t w = lane_ops<W>::size;
+      for (; i + w <= len; i += w) f(std::type_identity<W>{}, i);
+    }
+    for (; i < len; ++i) f(std::type_identity<T>{}, i);
   }
 
   // ---- outer slots ----
@@ -328,27 +473,38 @@ struct evaluation {
       using AP = meta::push<P, 0>;
       constexpr int sign = Grad ? fused_sign_v<Root, E> : 0;
       const std::size_t len = n.a.size();
-      auto element = [&](std::size_t i) {
-        kernel_state<A, AP> ks{};
+      auto element = [&]<class U>(std::type_identity<U>, std::size_t i) {
+        kernel_state<A, AP, U> ks{};
         if constexpr (sign != 0) {
-          const T v = kernel_forward<true, A, AP>(n.a, ks, i);
-          kernel_reverse<A, AP>(ks, i, lift<T>(static_cast<double>(sign)));
+          const U v = kernel_forward<true, A, AP>(n.a, ks, i);
+          kernel_reverse<A, AP>(ks, i, lift<U>(static_cast<double>(sign)));
           return v;
         } else {
           return kernel_forward<false, A, AP>(n.a, ks, i);
         }
       };
       // Eight partial sums, partial sum j taking the elements i ≡ j (mod 8): eight independent
-      // dependency chains, laid out so that SIMD code adds whole vectors (no shuffles).
+      // dependency chains, laid out so that SIMD code adds whole vectors (no shuffles). With
+      // observation batches of w lanes, 8 / w batches hold the same eight sums, added in the
+      // same order.
       constexpr std::size_t width = 8;
-      T t[width];
-      for (auto& tj : t) tj = lift<T>(0.0);
+      using W = observation_batch_t<T>;
+      constexpr std::size_t w = std::is_same_v<W, T> ? 1 : lane_ops<W>::size;
+      static_assert(width % w == 0, "tyche: observation batches wider than 8 lanes");
+      W tw[width / w];
+      for (auto& tj : tw) tj = lift<W>(0.0);
       const std::size_t full = len - len % width;
       std::size_t i = 0;
       for (; i < full; i += width) {
-        for (std::size_t j = 0; j < width; ++j) t[j] += element(i + j);
+        for (std::size_t j = 0; j < width / w; ++j)
+          tw[j] += element(std::type_identity<W>{}, i + j * w);
       }
-      for (; i < len; ++i) t[0] += element(i);
+      T t[width];
+      for (std::size_t j = 0; j < width / w; ++j) {
+        if constexpr (w == 1) t[j] = tw[j];
+        else lane_ops<W>::store(t + j * w, tw[j]);
+      }
+      for (; i < len; ++i) t[0] += element(std::type_identity<T>{}, i);
       s.v = ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
     } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
       using A = meta::at<0, children_t<N>>;
@@ -411,10 +567,12 @@ struct evaluation {
         s.in_n[J] = len;
         p += 2 * len;
         if constexpr (is_vector_v<C>) {
-          for (std::size_t i = 0; i < len; ++i) {
-            kernel_state<C, CP> ks{};
-            s.in[J][i] = kernel_forward<false, C, CP>(c, ks, i);
-          }
+          for_elements(len, [&]<class U>(std::type_identity<U>, std::size_t i) {
+            kernel_state<C, CP, U> ks{};
+            const U v = kernel_forward<false, C, CP>(c, ks, i);
+            if constexpr (std::is_same_v<U, T>) s.in[J][i] = v;
+            else lane_ops<U>::store(s.in[J] + i, v);
+          });
         } else {
           s.in[J][0] = value_of<C, CP>(c, none, 0);
         }
@@ -473,12 +631,11 @@ struct evaluation {
       if constexpr (fused_sign_v<Root, E> == 0) {
         using A = meta::at<0, children_t<N>>;
         using AP = meta::push<P, 0>;
-        const std::size_t len = n.a.size();
-        for (std::size_t i = 0; i < len; ++i) {
-          kernel_state<A, AP> ks{};
+        for_elements(n.a.size(), [&]<class U>(std::type_identity<U>, std::size_t i) {
+          kernel_state<A, AP, U> ks{};
           kernel_forward<true, A, AP>(n.a, ks, i);
-          kernel_reverse<A, AP>(ks, i, s.adj);
-        }
+          kernel_reverse<A, AP>(ks, i, U(s.adj));
+        });
       }
     } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
       using A = meta::at<0, children_t<N>>;
@@ -528,11 +685,11 @@ struct evaluation {
         if constexpr (depends_on_params_v<C>) {
           const C& c = n.template child<J>();
           if constexpr (is_vector_v<C>) {
-            for (std::size_t i = 0; i < s.in_n[J]; ++i) {
-              kernel_state<C, CP> ks{};
+            for_elements(s.in_n[J], [&]<class U>(std::type_identity<U>, std::size_t i) {
+              kernel_state<C, CP, U> ks{};
               kernel_forward<true, C, CP>(c, ks, i);
-              kernel_reverse<C, CP>(ks, i, s.in_adj[J][i]);
-            }
+              kernel_reverse<C, CP>(ks, i, load_at<U>(s.in_adj[J] + i));
+            });
           } else {
             push_adjoint<C, CP>(none, 0, s.in_adj[J][0]);
           }

@@ -73,16 +73,24 @@ inline constexpr bool is_leaf_v =
     kind_of<N> == node_kind::param_element || kind_of<N> == node_kind::data_vector ||
     kind_of<N> == node_kind::data_matrix || kind_of<N> == node_kind::param_gather;
 
+/// A matvec computed row by row inside a reduction's loop (core/stream.hpp), not buffered.
+template <class N>
+inline constexpr bool is_streamed_v = [] {
+  if constexpr (requires { std::remove_cvref_t<N>::streamed; }) return std::remove_cvref_t<N>::streamed;
+  else return false;
+}();
+
 /// Vector nodes whose values are computed whole into a buffer of the workspace (not fused into
-/// a reduction's loop): matvec and vector_op.
+/// a reduction's loop): matvec (unless streamed) and vector_op.
 template <class N>
 inline constexpr bool is_buffered_v =
-    kind_of<N> == node_kind::matvec || kind_of<N> == node_kind::vector_op;
+    (kind_of<N> == node_kind::matvec && !is_streamed_v<N>) || kind_of<N> == node_kind::vector_op;
 
 /// Elementwise vector nodes are fused into the loop of the reduction that consumes them.
 template <class N>
 inline constexpr bool is_elementwise_v =
-    (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary) && is_vector_v<N>;
+    ((kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary) && is_vector_v<N>) ||
+    is_streamed_v<N>;
 
 namespace detail {
 template <class N>

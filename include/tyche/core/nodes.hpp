@@ -91,11 +91,15 @@ struct log_sum_exp_node : expr<log_sum_exp_node<A>> {
   TYCHE_HD constexpr const A& child() const { return a; }
 };
 
-/// X v for a data matrix X and a vector parameter v: the one vector node whose values are held
-/// in a buffer (the workspace), because every element needs all of v.
-template <class V>
-struct matvec_node : expr<matvec_node<V>> {
+/// X v for a data matrix X and a vector parameter v: a vector node whose values are held in a
+/// buffer (the workspace), because every element needs all of v. Streamed (made only by
+/// compile(), core/stream.hpp, for a matvec used once, inside a reduction's loop): no buffer;
+/// element i is row i of X times v, computed in the loop, and its adjoint goes to v while the
+/// row is in cache, so one evaluation reads X once.
+template <class V, bool Streamed = false>
+struct matvec_node : expr<matvec_node<V, Streamed>> {
   static constexpr node_kind kind = node_kind::matvec;
+  static constexpr bool streamed = Streamed;
   static constexpr bool is_vector = true;
   static constexpr std::size_t extent = dynamic_extent;
   static constexpr bool has_payload = true;

@@ -4,6 +4,7 @@
 #include <tyche/config.hpp>
 #include <tyche/core/evaluate.hpp>
 #include <tyche/core/fold.hpp>
+#include <tyche/core/stream.hpp>
 
 #include <cstddef>
 #include <memory>
@@ -281,7 +282,7 @@ auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
                 "(scalar and vector, or two sizes fixed at compile time)");
   auto storage = std::make_shared<fold_storage>();
   auto folded = [&] {
-    if constexpr (Reduce) return merge_loops(fold<true>(e, *storage));
+    if constexpr (Reduce) return stream_matvecs(merge_loops(fold<true>(e, *storage)));
     else return fold<false>(e, *storage);
   }();
   using F = decltype(folded);

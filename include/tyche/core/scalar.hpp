@@ -28,6 +28,30 @@ TYCHE_HD TYCHE_INLINE T lift(double x) {
   return T(static_cast<element_type_t<T>>(x));
 }
 
+namespace detail {
+
+/// Loads, stores and sums of the lanes of U, for loops that take several observations at
+/// once (core/evaluate.hpp): for a plain scalar, one element. Specialised for xsimd::batch in
+/// backends/simd/batch.hpp.
+template <class U>
+struct lane_ops {
+  static constexpr std::size_t size = 1;
+  TYCHE_HD TYCHE_INLINE static U load(const element_type_t<U>* p) { return *p; }
+  TYCHE_HD TYCHE_INLINE static void store(element_type_t<U>* p, const U& v) { *p = v; }
+  TYCHE_HD TYCHE_INLINE static element_type_t<U> sum(const U& v) { return v; }
+};
+
+/// The type a single chain's loops over observations evaluate with: with the SIMD backend, a
+/// batch of doubles (one observation per lane); otherwise T itself (one observation at a time).
+/// TYCHE_OBSERVATION_SIMD=0 turns the batches off.
+template <class T>
+struct observation_batch {
+  using type = T;
+};
+template <class T>
+using observation_batch_t = typename observation_batch<T>::type;
+
+}  // namespace detail
 }  // namespace tyche
 
 #include <tyche/backends/simd/batch.hpp>

@@ -24,6 +24,31 @@ struct scalar_traits<xsimd::batch<E, A>> {
   static constexpr std::size_t lanes = xsimd::batch<E, A>::size;
 };
 
+namespace detail {
+
+template <class U>
+struct lane_ops;
+template <class T>
+struct observation_batch;
+
+template <class E, class A>
+struct lane_ops<xsimd::batch<E, A>> {
+  using U = xsimd::batch<E, A>;
+  static constexpr std::size_t size = U::size;
+  TYCHE_INLINE static U load(const E* p) { return U::load_unaligned(p); }
+  TYCHE_INLINE static void store(E* p, const U& v) { v.store_unaligned(p); }
+  TYCHE_INLINE static E sum(const U& v) { return xsimd::hadd(v); }
+};
+
+#if !defined(TYCHE_OBSERVATION_SIMD) || TYCHE_OBSERVATION_SIMD
+template <>
+struct observation_batch<double> {
+  using type = xsimd::batch<double>;
+};
+#endif
+
+}  // namespace detail
+
 namespace math {
 
 // Functions xsimd provides for whole batches.
