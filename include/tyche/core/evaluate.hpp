@@ -8,6 +8,7 @@
 #include <tyche/core/math.hpp>
 #include <tyche/core/operations.hpp>
 
+#include <array>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -185,6 +186,14 @@ struct evaluation {
   // Adjoints of scalar parameters, kept here (in registers, once inlined) and added to grad at
   // the end: grad may alias anything, these cannot.
   T param_adj[Layout::size > 0 ? Layout::size : 1] = {};
+  // With observation batches, the adjoints a loop body adds to scalars (scalar parameters, then
+  // outer slots) are kept as batches and summed across lanes once, after the loop
+  // (flush_lanes), not at every batch.
+  using W = observation_batch_t<T>;
+  static constexpr bool batched = !std::is_same_v<W, T>;
+  static constexpr std::size_t lane_adj_size = batched ? Layout::size + outer_entries::size : 0;
+  struct no_lane_adj {};
+  [[no_unique_address]] std::conditional_t<batched, std::array<W, lane_adj_size>, no_lane_adj> lane_adj{};
 
   template <class C>
   TYCHE_HD TYCHE_INLINE std::size_t offset_of() const {
@@ -217,6 +226,14 @@ struct evaluation {
   TYCHE_HD TYCHE_INLINE static T lane_sum(const U& a) {
     if constexpr (std::is_same_v<U, T>) return a;
     else return lane_ops<U>::sum(a);
+  }
+
+  // The number of coefficients of a residual_squares node: a constant when V's size is one,
+  // so the O(k²) loops unroll.
+  template <class V, class N>
+  TYCHE_HD TYCHE_INLINE static std::size_t residual_width(const N& n) {
+    if constexpr (extent_v<V> != dynamic_extent) return extent_v<V>;
+    else return n.k;
   }
 
   // The value of child C (at path CP) at element i, wherever it lives. In a loop body that
@@ -262,7 +279,8 @@ struct evaluation {
   TYCHE_HD TYCHE_INLINE void push_adjoint(K& ks, std::size_t i, const U& a) {
     constexpr node_kind k = kind_of<C>;
     if constexpr (k == node_kind::param) {
-      param_adj[layout_index_v<Layout, C>] += lane_sum(a);
+      if constexpr (std::is_same_v<U, T>) param_adj[layout_index_v<Layout, C>] += a;
+      else lane_adj[layout_index_v<Layout, C>] += a;
     } else if constexpr (k == node_kind::vector_param) {
       add_at(grad + offset_of<C>() + i, a);
     } else if constexpr (k == node_kind::param_element) {
@@ -282,7 +300,9 @@ struct evaluation {
     } else if constexpr (is_buffered_v<C>) {
       add_at(get<index_in_v<outer_entries, C, CP>>(state).adj + i, a);
     } else if constexpr (has_outer_slot_v<C>) {
-      get<index_in_v<outer_entries, C, CP>>(state).adj += lane_sum(a);
+      constexpr std::size_t idx = index_in_v<outer_entries, C, CP>;
+      if constexpr (std::is_same_v<U, T>) get<idx>(state).adj += a;
+      else lane_adj[Layout::size + idx] += a;
     }
     // constants and data: no adjoint
   }
@@ -443,6 +463,42 @@ struct evaluation {
     for (; i < len; ++i) f(std::type_identity<T>{}, i);
   }
 
+  // Which entries of lane_adj the loop body of operand A (at path AP) adds to: the scalar
+  // parameters and the scalar outer slots that its elementwise nodes read.
+  template <class A, class AP>
+  static constexpr auto lane_targets() {
+    std::array<bool, lane_adj_size> m{};
+    using entries = kernel_entries_t<A, AP>;
+    meta::static_for<entries::size>([&](auto e) {
+      using E = meta::at<decltype(e)::value, entries>;
+      using N = typename E::node;
+      meta::static_for<children_t<N>::size>([&](auto j) {
+        using C = meta::at<decltype(j)::value, children_t<N>>;
+        using CP = meta::push<typename E::path, decltype(j)::value>;
+        if constexpr (kind_of<C> == node_kind::param) m[layout_index_v<Layout, C>] = true;
+        else if constexpr (!is_leaf_v<C> && has_outer_slot_v<C> && !is_buffered_v<C>)
+          m[Layout::size + index_in_v<outer_entries, C, CP>] = true;
+      });
+    });
+    return m;
+  }
+
+  // After a loop over operand A: the lanes' sums of what its body added to scalars.
+  template <class A, class AP>
+  TYCHE_HD TYCHE_INLINE void flush_lanes() {
+    if constexpr (batched) {
+      static constexpr auto targets = lane_targets<A, AP>();
+      meta::static_for<lane_adj_size>([&](auto k) {
+        constexpr std::size_t K = decltype(k)::value;
+        if constexpr (targets[K]) {
+          if constexpr (K < Layout::size) param_adj[K] += lane_sum(lane_adj[K]);
+          else get<K - Layout::size>(state).adj += lane_sum(lane_adj[K]);
+          lane_adj[K] = lift<W>(0.0);
+        }
+      });
+    }
+  }
+
   // ---- outer slots ----
 
   template <class E>
@@ -505,6 +561,7 @@ struct evaluation {
         else lane_ops<W>::store(t + j * w, tw[j]);
       }
       for (; i < len; ++i) t[0] += element(std::type_identity<T>{}, i);
+      if constexpr (sign != 0) flush_lanes<A, AP>();
       s.v = ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
     } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
       using A = meta::at<0, children_t<N>>;
@@ -533,7 +590,7 @@ struct evaluation {
       using V = meta::at<1, children_t<N>>;
       const T sv = value_of<S, meta::push<P, 0>>(n.s, none, 0);
       const T* v = residual_coefficients<V, meta::push<P, 1>>(n.v);
-      const std::size_t k = n.k;
+      const std::size_t k = residual_width<V>(n);
       const double* xbar = n.stats + 3;
       const double* sxy = xbar + k;
       const double* sxx = sxy + k;
@@ -636,6 +693,7 @@ struct evaluation {
           kernel_forward<true, A, AP>(n.a, ks, i);
           kernel_reverse<A, AP>(ks, i, U(s.adj));
         });
+        flush_lanes<A, AP>();
       }
     } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
       using A = meta::at<0, children_t<N>>;
@@ -655,7 +713,7 @@ struct evaluation {
       using V = meta::at<1, children_t<N>>;
       const T sv = value_of<S, meta::push<P, 0>>(n.s, none, 0);
       const T* v = residual_coefficients<V, meta::push<P, 1>>(n.v);
-      const std::size_t k = n.k;
+      const std::size_t k = residual_width<V>(n);
       const double* xbar = n.stats + 3;
       const double* sxy = xbar + k;
       const double* sxx = sxy + k;
@@ -690,6 +748,7 @@ struct evaluation {
               kernel_forward<true, C, CP>(c, ks, i);
               kernel_reverse<C, CP>(ks, i, load_at<U>(s.in_adj[J] + i));
             });
+            flush_lanes<C, CP>();
           } else {
             push_adjoint<C, CP>(none, 0, s.in_adj[J][0]);
           }

@@ -51,15 +51,17 @@ struct observation_batch<double> {
 
 namespace math {
 
-// Functions xsimd provides for whole batches.
+// Functions xsimd provides for whole batches. exp, log, log1p and expm1 are inlined into the
+// loops that call them (a call passes batches through memory, and keeps the loop from
+// overlapping one batch's polynomial with the next one's loads).
 template <class E, class A>
-xsimd::batch<E, A> exp(const xsimd::batch<E, A>& x) { return xsimd::exp(x); }
+TYCHE_INLINE xsimd::batch<E, A> exp(const xsimd::batch<E, A>& x) { return xsimd::exp(x); }
 template <class E, class A>
-xsimd::batch<E, A> log(const xsimd::batch<E, A>& x) { return xsimd::log(x); }
+TYCHE_INLINE xsimd::batch<E, A> log(const xsimd::batch<E, A>& x) { return xsimd::log(x); }
 template <class E, class A>
-xsimd::batch<E, A> log1p(const xsimd::batch<E, A>& x) { return xsimd::log1p(x); }
+TYCHE_INLINE xsimd::batch<E, A> log1p(const xsimd::batch<E, A>& x) { return xsimd::log1p(x); }
 template <class E, class A>
-xsimd::batch<E, A> expm1(const xsimd::batch<E, A>& x) { return xsimd::expm1(x); }
+TYCHE_INLINE xsimd::batch<E, A> expm1(const xsimd::batch<E, A>& x) { return xsimd::expm1(x); }
 template <class E, class A>
 xsimd::batch<E, A> sqrt(const xsimd::batch<E, A>& x) { return xsimd::sqrt(x); }
 template <class E, class A>
