@@ -16,7 +16,7 @@
 #               run (bench/stan/run.sh): suite,model,n,chains,tyche,stan,unit,ratio; gradient
 #               rows (ns, ratio = stan/tyche), NUTS rows (ess_per_s), Edward2's workload
 #               (ms_per_leapfrog), the machine's read bandwidth and one-pass rows, compile-time
-#               rows (s)
+#               rows (s); --only=gradient,nuts,... runs some of these suites alone
 #   smc         forward inference (SMC, PIMH, PG; fork and in-process engines) on the HMM and
 #               CRP programs against exact posteriors, 60 s per row (--quick: 3 s) (bench/smc.sh):
 #               model,engine,algorithm,particles,seconds,kl,sweeps,seconds_to_kl_0.01; plots
@@ -35,9 +35,11 @@ usage() {
 suite=$1
 shift
 quick=0
+only=()
 for a in "$@"; do
     case $a in
         --quick) quick=1 ;;
+        --only=*) [ "$suite" = stan ] || usage; only=("$a") ;;
         *) usage ;;
     esac
 done
@@ -46,7 +48,7 @@ case $suite in
     stan)
         args=()
         [ $quick -eq 1 ] && args=(--quick)
-        exec bash "$(dirname "${BASH_SOURCE[0]}")/stan/run.sh" "${args[@]}" ;;
+        exec bash "$(dirname "${BASH_SOURCE[0]}")/stan/run.sh" "${args[@]}" "${only[@]}" ;;
     smc)
         exec bash "$(dirname "${BASH_SOURCE[0]}")/smc.sh" "$@" ;;
     batching)

@@ -66,15 +66,35 @@
 # (default -O3 -march=native), for
 # both sides. TYCHE_SOURCE: the tyche checkout whose include/ and examples/ are measured (default:
 # this one). Exit status 1 if any row was refused.
+#
+# --only=SUITES (comma-separated: machine, gradient, nuts, edward2, compile) runs those suites
+# alone (for re-measuring one part after a change); its CSV goes to build/bench-stan/stan-only.csv
+# and no figures are drawn. The machine rows come with gradient and edward2 (their one_pass rows
+# need the bandwidth).
 set -euo pipefail
 
 quick=0
+only=""
 for a in "$@"; do
     case $a in
         --quick) quick=1 ;;
-        *) echo "usage: bash bench/run.sh stan [--quick]" >&2; exit 2 ;;
+        --only=*) only=${a#--only=} ;;
+        *) echo "usage: bash bench/run.sh stan [--quick] [--only=machine,gradient,nuts,edward2,compile]" >&2; exit 2 ;;
     esac
 done
+for s in ${only//,/ }; do
+    case $s in
+        machine|gradient|nuts|edward2|compile) ;;
+        *) echo "bench/stan: --only: unknown suite '$s' (machine, gradient, nuts, edward2, compile)" >&2; exit 2 ;;
+    esac
+done
+want() {  # want SUITE: is SUITE measured in this run?
+    [ -z "$only" ] && return 0
+    case ",$only," in
+        *",$1,"*) return 0 ;;
+        *) [ "$1" = machine ] && { want gradient || want edward2; } && return 0; return 1 ;;
+    esac
+}
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -195,6 +215,7 @@ if [ $quick -eq 1 ]; then
 else
     reps=15 min_time=0.2 compile_reps=3 covertype_n=581012 csv=$build/stan.csv plots=$root/docs
 fi
+[ -n "$only" ] && csv=$build/stan-only.csv plots=
 
 # stdout is also copied to $csv, which bench/stan/plot.sh turns into figures at the end.
 exec 3>&1
@@ -206,9 +227,12 @@ echo "suite,model,n,chains,tyche,stan,unit,ratio"
 
 # ---- the machine's read bandwidth ------------------------------------------------------------------
 # One thread (a chain's gradient runs on one thread; the one_pass rows use this figure) and two.
-bandwidth_rows=$("$build/bandwidth" --mib 1024 --reps 10 --threads 1,2)
-echo "$bandwidth_rows"
-gbs=$(echo "$bandwidth_rows" | awk -F, '$4 == 1 {print $5}')
+gbs=""
+if want machine; then
+    bandwidth_rows=$("$build/bandwidth" --mib 1024 --reps 10 --threads 1,2)
+    echo "$bandwidth_rows"
+    gbs=$(echo "$bandwidth_rows" | awk -F, '$4 == 1 {print $5}')
+fi
 
 # one_pass / x_one_pass rows: model n K unit chains tyche-time stan-time (in unit; stan may be "").
 # One pass = N·K·8 bytes at the measured bandwidth; x_one_pass = time / one pass.
@@ -236,6 +260,7 @@ gradient_row() {  # model n data-file [harness options]
         refused=1
     fi
 }
+if want gradient; then
 gradient_row eight_schools_noncentered 8 "$build/data/eight_schools_noncentered.json"
 gradient_row arK 200 "$build/data/arK.json"
 gradient_row low_dim_gauss_mix 1000 "$build/data/low_dim_gauss_mix.json"
@@ -264,6 +289,7 @@ for m in logistic_regression logistic_regression_plain; do
     one_pass_rows "$m" 10000 100 ns 1 "$t" "$s" $first
     first=0
 done
+fi
 
 # ---- NUTS rows -----------------------------------------------------------------------------------
 declare -A n_of=([eight_schools_noncentered]=8 [arK]=200 [low_dim_gauss_mix]=1000 [kidiq]=434
@@ -272,7 +298,7 @@ declare -A data_of=([eight_schools_noncentered]=eight_schools_noncentered [arK]=
                     [low_dim_gauss_mix]=low_dim_gauss_mix [kidiq]=kidiq_434
                     [glmm_poisson]=glmm_poisson [logistic_regression]=logistic_regression
                     [corr_gaussian_100]=corr_gaussian_100)
-for m in "${main_models[@]}"; do
+want nuts && for m in "${main_models[@]}"; do
     # logistic_regression takes minutes (about 60,000 gradients of ~1 ms per system): not in --quick.
     [ $quick -eq 1 ] && [ "$m" = logistic_regression ] && continue
     if ! "$build/nuts_$m" --data "$build/data/${data_of[$m]}.json" --name "$m" --n "${n_of[$m]}" \
@@ -283,7 +309,9 @@ for m in "${main_models[@]}"; do
 done
 
 # ---- Edward2's workload ----------------------------------------------------------------------------
-if rows=$("$build/leapfrog_covertype" --data "$build/data/covertype.bin" --n $covertype_n \
+if ! want edward2; then
+    :
+elif rows=$("$build/leapfrog_covertype" --data "$build/data/covertype.bin" --n $covertype_n \
     --warmup 30 --draws 10 --chains 8,32); then
     echo "$rows"
     first=1
@@ -309,6 +337,7 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR
 
 compile_models=("${main_models[@]}")
 [ $quick -eq 1 ] && compile_models=(eight_schools_noncentered)
+want compile || compile_models=()
 for m in "${compile_models[@]}"; do
     t_times=() s_times=()
     for _ in $(seq $compile_reps); do
@@ -350,6 +379,7 @@ done
 # ---- figures -------------------------------------------------------------------------------------
 exec >&3 3>&-
 wait "$tee_pid" 2>/dev/null || true
-bash "$here/plot.sh" "$csv" "$plots" >&2 || echo "bench/stan: the figures failed (the rows stand)" >&2
+[ -z "$plots" ] ||
+    bash "$here/plot.sh" "$csv" "$plots" >&2 || echo "bench/stan: the figures failed (the rows stand)" >&2
 
 exit $refused

@@ -298,16 +298,24 @@ inline constexpr bool is_leaf_v =
     kind_of<N> == node_kind::param_element || kind_of<N> == node_kind::data_vector ||
     kind_of<N> == node_kind::data_matrix || kind_of<N> == node_kind::param_gather;
 
+/// A matvec computed row by row inside a reduction's loop (core/stream.hpp), not buffered.
+template <class N>
+inline constexpr bool is_streamed_v = [] {
+  if constexpr (requires { std::remove_cvref_t<N>::streamed; }) return std::remove_cvref_t<N>::streamed;
+  else return false;
+}();
+
 /// Vector nodes whose values are computed whole into a buffer of the workspace (not fused into
-/// a reduction's loop): matvec and vector_op.
+/// a reduction's loop): matvec (unless streamed) and vector_op.
 template <class N>
 inline constexpr bool is_buffered_v =
-    kind_of<N> == node_kind::matvec || kind_of<N> == node_kind::vector_op;
+    (kind_of<N> == node_kind::matvec && !is_streamed_v<N>) || kind_of<N> == node_kind::vector_op;
 
 /// Elementwise vector nodes are fused into the loop of the reduction that consumes them.
 template <class N>
 inline constexpr bool is_elementwise_v =
-    (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary) && is_vector_v<N>;
+    ((kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary) && is_vector_v<N>) ||
+    is_streamed_v<N>;
 
 namespace detail {
 template <class N>
@@ -714,6 +722,30 @@ TYCHE_HD TYCHE_INLINE T lift(double x) {
   return T(static_cast<element_type_t<T>>(x));
 }
 
+namespace detail {
+
+/// Loads, stores and sums of the lanes of U, for loops that take several observations at
+/// once (core/evaluate.hpp): for a plain scalar, one element. Specialised for xsimd::batch in
+/// backends/simd/batch.hpp.
+template <class U>
+struct lane_ops {
+  static constexpr std::size_t size = 1;
+  TYCHE_HD TYCHE_INLINE static U load(const element_type_t<U>* p) { return *p; }
+  TYCHE_HD TYCHE_INLINE static void store(element_type_t<U>* p, const U& v) { *p = v; }
+  TYCHE_HD TYCHE_INLINE static element_type_t<U> sum(const U& v) { return v; }
+};
+
+/// The type a single chain's loops over observations evaluate with: with the SIMD backend, a
+/// batch of doubles (one observation per lane); otherwise T itself (one observation at a time).
+/// TYCHE_OBSERVATION_SIMD=0 turns the batches off.
+template <class T>
+struct observation_batch {
+  using type = T;
+};
+template <class T>
+using observation_batch_t = typename observation_batch<T>::type;
+
+}  // namespace detail
 }  // namespace tyche
 
 // ----- begin tyche/backends/simd/batch.hpp -----
@@ -741,17 +773,44 @@ struct scalar_traits<xsimd::batch<E, A>> {
   static constexpr std::size_t lanes = xsimd::batch<E, A>::size;
 };
 
+namespace detail {
+
+template <class U>
+struct lane_ops;
+template <class T>
+struct observation_batch;
+
+template <class E, class A>
+struct lane_ops<xsimd::batch<E, A>> {
+  using U = xsimd::batch<E, A>;
+  static constexpr std::size_t size = U::size;
+  TYCHE_INLINE static U load(const E* p) { return U::load_unaligned(p); }
+  TYCHE_INLINE static void store(E* p, const U& v) { v.store_unaligned(p); }
+  TYCHE_INLINE static E sum(const U& v) { return xsimd::hadd(v); }
+};
+
+#if !defined(TYCHE_OBSERVATION_SIMD) || TYCHE_OBSERVATION_SIMD
+template <>
+struct observation_batch<double> {
+  using type = xsimd::batch<double>;
+};
+#endif
+
+}  // namespace detail
+
 namespace math {
 
-// Functions xsimd provides for whole batches.
+// Functions xsimd provides for whole batches. exp, log, log1p and expm1 are inlined into the
+// loops that call them (a call passes batches through memory, and keeps the loop from
+// overlapping one batch's polynomial with the next one's loads).
 template <class E, class A>
-xsimd::batch<E, A> exp(const xsimd::batch<E, A>& x) { return xsimd::exp(x); }
+TYCHE_INLINE xsimd::batch<E, A> exp(const xsimd::batch<E, A>& x) { return xsimd::exp(x); }
 template <class E, class A>
-xsimd::batch<E, A> log(const xsimd::batch<E, A>& x) { return xsimd::log(x); }
+TYCHE_INLINE xsimd::batch<E, A> log(const xsimd::batch<E, A>& x) { return xsimd::log(x); }
 template <class E, class A>
-xsimd::batch<E, A> log1p(const xsimd::batch<E, A>& x) { return xsimd::log1p(x); }
+TYCHE_INLINE xsimd::batch<E, A> log1p(const xsimd::batch<E, A>& x) { return xsimd::log1p(x); }
 template <class E, class A>
-xsimd::batch<E, A> expm1(const xsimd::batch<E, A>& x) { return xsimd::expm1(x); }
+TYCHE_INLINE xsimd::batch<E, A> expm1(const xsimd::batch<E, A>& x) { return xsimd::expm1(x); }
 template <class E, class A>
 xsimd::batch<E, A> sqrt(const xsimd::batch<E, A>& x) { return xsimd::sqrt(x); }
 template <class E, class A>
@@ -2531,11 +2590,15 @@ struct log_sum_exp_node : expr<log_sum_exp_node<A>> {
   TYCHE_HD constexpr const A& child() const { return a; }
 };
 
-/// X v for a data matrix X and a vector parameter v: the one vector node whose values are held
-/// in a buffer (the workspace), because every element needs all of v.
-template <class V>
-struct matvec_node : expr<matvec_node<V>> {
+/// X v for a data matrix X and a vector parameter v: a vector node whose values are held in a
+/// buffer (the workspace), because every element needs all of v. Streamed (made only by
+/// compile(), core/stream.hpp, for a matvec used once, inside a reduction's loop): no buffer;
+/// element i is row i of X times v, computed in the loop, and its adjoint goes to v while the
+/// row is in cache, so one evaluation reads X once.
+template <class V, bool Streamed = false>
+struct matvec_node : expr<matvec_node<V, Streamed>> {
   static constexpr node_kind kind = node_kind::matvec;
+  static constexpr bool streamed = Streamed;
   static constexpr bool is_vector = true;
   static constexpr std::size_t extent = dynamic_extent;
   static constexpr bool has_payload = true;
@@ -4929,7 +4992,9 @@ TYCHE_HD TYCHE_INLINE constexpr const auto& at_path(const N& n, path<I, Rest...>
 }  // namespace tyche::detail
 // ----- end tyche/core/graph.hpp -----
 
+#include <array>
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
 namespace tyche::detail {
@@ -4969,6 +5034,12 @@ struct slot<N, T, node_kind::matvec> {
   T* val = nullptr;  // rows values, then rows adjoints, in the workspace
   T* adj = nullptr;
 };
+template <class N, class T>
+  requires is_streamed_v<N>
+struct slot<N, T, node_kind::matvec> {  // one row's value, in the loop
+  T v;
+  T adj = lift<T>(0.0);
+};
 /// A vector_op whose op asks for scratch space in the workspace (scratch_size(m, in_n)).
 template <class N>
 inline constexpr bool has_scratch_v =
@@ -5006,6 +5077,7 @@ template <class... E, class T>
 struct slots<meta::list<E...>, T>
     : slot_tuple_impl<std::index_sequence_for<E...>, slot<typename E::node, T>...> {
   using entries = meta::list<E...>;
+  using scalar = T;
 };
 
 template <std::size_t I, class S>
@@ -5019,6 +5091,20 @@ inline constexpr std::size_t index_in_v = meta::find_if_equal<same_slot, entry<N
 struct no_kernel {
   using entries = meta::list<>;
 };
+
+/// The scalar type a loop body evaluates with: its slots' (T, or a batch of observations when
+/// the loop takes several at once); outside loop bodies (no_kernel), T.
+template <class K, class T>
+struct kernel_scalar {
+  using type = T;
+};
+template <class K, class T>
+  requires requires { typename K::scalar; }
+struct kernel_scalar<K, T> {
+  using type = typename K::scalar;
+};
+template <class K, class T>
+using kernel_scalar_t = typename kernel_scalar<K, T>::type;
 
 // ---- the evaluation --------------------------------------------------------------------------
 
@@ -5084,6 +5170,14 @@ struct evaluation {
   // Adjoints of scalar parameters, kept here (in registers, once inlined) and added to grad at
   // the end: grad may alias anything, these cannot.
   T param_adj[Layout::size > 0 ? Layout::size : 1] = {};
+  // With observation batches, the adjoints a loop body adds to scalars (scalar parameters, then
+  // outer slots) are kept as batches and summed across lanes once, after the loop
+  // (flush_lanes), not at every batch.
+  using W = observation_batch_t<T>;
+  static constexpr bool batched = !std::is_same_v<W, T>;
+  static constexpr std::size_t lane_adj_size = batched ? Layout::size + outer_entries::size : 0;
+  struct no_lane_adj {};
+  [[no_unique_address]] std::conditional_t<batched, std::array<W, lane_adj_size>, no_lane_adj> lane_adj{};
 
   template <class C>
   TYCHE_HD TYCHE_INLINE std::size_t offset_of() const {
@@ -5101,65 +5195,183 @@ struct evaluation {
     else return get<index_in_v<outer_entries, V, VP>>(state).val;
   }
 
-  // The value of child C (at path CP) at element i, wherever it lives.
-  template <class C, class CP, class K>
-  TYCHE_HD TYCHE_INLINE T value_of(const C& c, K& ks, std::size_t i) {
+  // Elements p[0], p[1], … as a U (U = T: p[0]); adding a to them; the sum of a's lanes.
+  template <class U>
+  TYCHE_HD TYCHE_INLINE static U load_at(const T* p) {
+    if constexpr (std::is_same_v<U, T>) return *p;
+    else return lane_ops<U>::load(p);
+  }
+  template <class U>
+  TYCHE_HD TYCHE_INLINE static void add_at(T* p, const U& a) {
+    if constexpr (std::is_same_v<U, T>) *p += a;
+    else lane_ops<U>::store(p, lane_ops<U>::load(p) + a);
+  }
+  template <class U>
+  TYCHE_HD TYCHE_INLINE static T lane_sum(const U& a) {
+    if constexpr (std::is_same_v<U, T>) return a;
+    else return lane_ops<U>::sum(a);
+  }
+
+  // The number of coefficients of a residual_squares node: a constant when V's size is one,
+  // so the O(k²) loops unroll.
+  template <class V, class N>
+  TYCHE_HD TYCHE_INLINE static std::size_t residual_width(const N& n) {
+    if constexpr (extent_v<V> != dynamic_extent) return extent_v<V>;
+    else return n.k;
+  }
+
+  // The value of child C (at path CP) at element i, wherever it lives. In a loop body that
+  // takes several observations at once (U a batch), elements i, i+1, …: vectors are loaded,
+  // scalars broadcast.
+  template <class C, class CP, class K, class U = kernel_scalar_t<K, T>>
+  TYCHE_HD TYCHE_INLINE U value_of(const C& c, K& ks, std::size_t i) {
     constexpr node_kind k = kind_of<C>;
     if constexpr (k == node_kind::literal) {
-      return lift<T>(C::value);
+      return lift<U>(C::value);
     } else if constexpr (k == node_kind::constant) {
-      return lift<T>(c.value);
+      return lift<U>(c.value);
     } else if constexpr (k == node_kind::param) {
-      return theta[offset_of<C>()];
+      return U(theta[offset_of<C>()]);
     } else if constexpr (k == node_kind::vector_param) {
-      return theta[offset_of<C>() + i];
+      return load_at<U>(theta + offset_of<C>() + i);
     } else if constexpr (k == node_kind::param_element) {
-      return theta[offset_of<typename C::vector_type>() + c.index];
+      return U(theta[offset_of<typename C::vector_type>() + c.index]);
     } else if constexpr (k == node_kind::data_vector) {
-      return lift<T>(c.ptr[i]);
+      if constexpr (std::is_same_v<U, T>) return lift<T>(c.ptr[i]);
+      else return lane_ops<U>::load(c.ptr + i);
     } else if constexpr (k == node_kind::param_gather) {
-      return theta[offset_of<typename C::vector_type>() + c.position(i)];
+      const T* v = theta + offset_of<typename C::vector_type>();
+      if constexpr (std::is_same_v<U, T>) {
+        return v[c.position(i)];
+      } else {
+        alignas(64) T g[lane_ops<U>::size];
+        for (std::size_t j = 0; j < lane_ops<U>::size; ++j) g[j] = v[c.position(i + j)];
+        return lane_ops<U>::load(g);
+      }
     } else if constexpr (is_elementwise_v<C>) {
       return get<index_in_v<typename K::entries, C, CP>>(ks).v;
     } else if constexpr (is_buffered_v<C>) {
-      return get<index_in_v<outer_entries, C, CP>>(state).val[i];
+      return load_at<U>(get<index_in_v<outer_entries, C, CP>>(state).val + i);
     } else {
-      return get<index_in_v<outer_entries, C, CP>>(state).v;
+      return U(get<index_in_v<outer_entries, C, CP>>(state).v);
     }
   }
 
-  // Adds a to the adjoint of child C (at path CP) at element i.
-  template <class C, class CP, class K>
-  TYCHE_HD TYCHE_INLINE void push_adjoint(K& ks, std::size_t i, const T& a) {
+  // Adds a to the adjoint of child C (at path CP) at element i (elements i, i+1, … for a batch:
+  // a scalar's adjoint takes the sum of the lanes).
+  template <class C, class CP, class K, class U = kernel_scalar_t<K, T>>
+  TYCHE_HD TYCHE_INLINE void push_adjoint(K& ks, std::size_t i, const U& a) {
     constexpr node_kind k = kind_of<C>;
     if constexpr (k == node_kind::param) {
-      param_adj[layout_index_v<Layout, C>] += a;
+      if constexpr (std::is_same_v<U, T>) param_adj[layout_index_v<Layout, C>] += a;
+      else lane_adj[layout_index_v<Layout, C>] += a;
     } else if constexpr (k == node_kind::vector_param) {
-      grad[offset_of<C>() + i] += a;
+      add_at(grad + offset_of<C>() + i, a);
     } else if constexpr (k == node_kind::param_element) {
-      grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).index] += a;
+      grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).index] += lane_sum(a);
     } else if constexpr (k == node_kind::param_gather) {
-      grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).position(i)] += a;
+      T* g = grad + offset_of<typename C::vector_type>();
+      const C& c = at_path(root, CP{});
+      if constexpr (std::is_same_v<U, T>) {
+        g[c.position(i)] += a;
+      } else {  // one lane at a time: two lanes may name the same element
+        alignas(64) T as[lane_ops<U>::size];
+        lane_ops<U>::store(as, a);
+        for (std::size_t j = 0; j < lane_ops<U>::size; ++j) g[c.position(i + j)] += as[j];
+      }
     } else if constexpr (is_elementwise_v<C>) {
       get<index_in_v<typename K::entries, C, CP>>(ks).adj += a;
     } else if constexpr (is_buffered_v<C>) {
-      get<index_in_v<outer_entries, C, CP>>(state).adj[i] += a;
+      add_at(get<index_in_v<outer_entries, C, CP>>(state).adj + i, a);
     } else if constexpr (has_outer_slot_v<C>) {
-      get<index_in_v<outer_entries, C, CP>>(state).adj += a;
+      constexpr std::size_t idx = index_in_v<outer_entries, C, CP>;
+      if constexpr (std::is_same_v<U, T>) get<idx>(state).adj += a;
+      else lane_adj[Layout::size + idx] += a;
     }
     // constants and data: no adjoint
   }
 
   // Forward step of a unary or binary node into slot s; G: also the partial derivatives.
+  // Row i of X times v (rows i, i+1, … for a batch U), for a streamed matvec.
+  template <class U, class N>
+  TYCHE_HD TYCHE_INLINE U row_product(const N& n, std::size_t i) {
+    const std::size_t cols = n.x.cols;
+    const T* v = theta + offset_of<meta::at<1, children_t<N>>>();
+    if constexpr (std::is_same_v<U, T>) {
+      const double* row = n.x.ptr + i * cols;
+      // Four accumulators, as the buffered matvec: the loop vectorises without reassociating.
+      T a0 = lift<T>(0.0), a1 = lift<T>(0.0), a2 = lift<T>(0.0), a3 = lift<T>(0.0);
+      std::size_t c = 0;
+      for (; c + 4 <= cols; c += 4) {
+        a0 += lift<T>(row[c]) * v[c];
+        a1 += lift<T>(row[c + 1]) * v[c + 1];
+        a2 += lift<T>(row[c + 2]) * v[c + 2];
+        a3 += lift<T>(row[c + 3]) * v[c + 3];
+      }
+      for (; c < cols; ++c) a0 += lift<T>(row[c]) * v[c];
+      return (a0 + a1) + (a2 + a3);
+    } else {  // T = double, U a batch of rows: the rows' products with U-wide chunks of v,
+              // the rows interleaved (independent chains), each chunk of v loaded once
+      using L = lane_ops<U>;
+      constexpr std::size_t w = L::size;
+      const double* x = n.x.ptr + i * cols;
+      U acc[w];
+      for (auto& a : acc) a = lift<U>(0.0);
+      std::size_t c = 0;
+      for (; c + w <= cols; c += w) {
+        const U vc = L::load(v + c);
+        for (std::size_t j = 0; j < w; ++j) acc[j] += L::load(x + j * cols + c) * vc;
+      }
+      alignas(64) T out[w];
+      for (std::size_t j = 0; j < w; ++j) {
+        T d = L::sum(acc[j]);
+        for (std::size_t r = c; r < cols; ++r) d += x[j * cols + r] * v[r];
+        out[j] = d;
+      }
+      return L::load(out);
+    }
+  }
+
+  // Adds a times row i of X (rows i, i+1, … times the lanes of a) to the gradient of v.
+  template <class N, class U>
+  TYCHE_HD TYCHE_INLINE void row_adjoint(const N& n, std::size_t i, const U& a) {
+    const std::size_t cols = n.x.cols;
+    T* g = grad + offset_of<meta::at<1, children_t<N>>>();
+    if constexpr (std::is_same_v<U, T>) {
+      const double* row = n.x.ptr + i * cols;
+      for (std::size_t c = 0; c < cols; ++c) g[c] += lift<T>(row[c]) * a;
+    } else {
+      using L = lane_ops<U>;
+      constexpr std::size_t w = L::size;
+      const double* x = n.x.ptr + i * cols;
+      alignas(64) T as[w];
+      L::store(as, a);
+      U aj[w];
+      for (std::size_t j = 0; j < w; ++j) aj[j] = U(as[j]);
+      std::size_t c = 0;
+      for (; c + w <= cols; c += w) {  // each chunk of the gradient loaded and stored once
+        U gc = L::load(g + c);
+        for (std::size_t j = 0; j < w; ++j) gc += L::load(x + j * cols + c) * aj[j];
+        L::store(g + c, gc);
+      }
+      for (; c < cols; ++c) {
+        for (std::size_t j = 0; j < w; ++j) g[c] += x[j * cols + c] * as[j];
+      }
+    }
+  }
+
   template <bool G, class N, class P, class S, class K>
   TYCHE_HD TYCHE_INLINE void forward_elementary(const N& n, S& s, K& ks, std::size_t i) {
-    if constexpr (kind_of<N> == node_kind::unary) {
-      const T x = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.a, ks, i);
+    using U = kernel_scalar_t<K, T>;
+    if constexpr (kind_of<N> == node_kind::matvec) {
+      s.v = row_product<U>(n, i);
+    } else if constexpr (kind_of<N> == node_kind::unary) {
+      const U x = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.a, ks, i);
       if constexpr (G) s.v = n.rule.value(x, s.d);
       else s.v = n.rule.value(x);
     } else {
-      const T a = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.a, ks, i);
-      const T b = value_of<meta::at<1, children_t<N>>, meta::push<P, 1>>(n.b, ks, i);
+      const U a = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.a, ks, i);
+      const U b = value_of<meta::at<1, children_t<N>>, meta::push<P, 1>>(n.b, ks, i);
       if constexpr (G) s.v = n.rule.value(a, b, s.d0, s.d1);
       else s.v = n.rule.value(a, b);
     }
@@ -5168,7 +5380,9 @@ struct evaluation {
   // Reverse step of a unary or binary node from slot s.
   template <class N, class P, class S, class K>
   TYCHE_HD TYCHE_INLINE void reverse_elementary(const S& s, K& ks, std::size_t i) {
-    if constexpr (kind_of<N> == node_kind::unary) {
+    if constexpr (kind_of<N> == node_kind::matvec) {
+      row_adjoint(at_path(root, P{}), i, s.adj);
+    } else if constexpr (kind_of<N> == node_kind::unary) {
       push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(ks, i, s.adj * s.d);
     } else {
       push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(ks, i, s.adj * s.d0);
@@ -5178,11 +5392,11 @@ struct evaluation {
 
   // ---- the loop body of a reduction: element i of operand A at path AP ----
 
-  template <class A, class AP>
-  using kernel_state = slots<kernel_entries_t<A, AP>, T>;
+  template <class A, class AP, class U = T>
+  using kernel_state = slots<kernel_entries_t<A, AP>, U>;
 
   template <bool G, class A, class AP, class K>
-  TYCHE_HD TYCHE_INLINE T kernel_forward(const A& a, K& ks, std::size_t i) {
+  TYCHE_HD TYCHE_INLINE kernel_scalar_t<K, T> kernel_forward(const A& a, K& ks, std::size_t i) {
     using entries = typename K::entries;
     meta::static_for<entries::size>([&](auto j) {
       constexpr std::size_t J = decltype(j)::value;
@@ -5194,7 +5408,7 @@ struct evaluation {
   }
 
   template <class A, class AP, class K>
-  TYCHE_HD TYCHE_INLINE void kernel_reverse(K& ks, std::size_t i, const T& seed) {
+  TYCHE_HD TYCHE_INLINE void kernel_reverse(K& ks, std::size_t i, const kernel_scalar_t<K, T>& seed) {
     using entries = typename K::entries;
     push_adjoint<A, AP>(ks, i, seed);
     meta::static_for_reverse<entries::size>([&](auto j) {
@@ -5217,6 +5431,56 @@ struct evaluation {
   template <std::size_t I, std::size_t... Is, std::size_t... Rest>
   TYCHE_HD static constexpr auto strip_prefix(path<I, Is...>, path<I, Rest...>) {
     return strip_prefix(path<Is...>{}, path<Rest...>{});
+  }
+
+  // Calls f(std::type_identity<U>{}, i) for the elements of a loop of length len: with
+  // observation batches (core/scalar.hpp), U = the batch for elements i, …, i + lanes − 1, for
+  // every whole batch, then U = T for the elements left.
+  template <class F>
+  TYCHE_HD TYCHE_INLINE static void for_elements(std::size_t len, F&& f) {
+    using W = observation_batch_t<T>;
+    std::size_t i = 0;
+    if constexpr (!std::is_same_v<W, T>) {
+      constexpr std::size_t w = lane_ops<W>::size;
+      for (; i + w <= len; i += w) f(std::type_identity<W>{}, i);
+    }
+    for (; i < len; ++i) f(std::type_identity<T>{}, i);
+  }
+
+  // Which entries of lane_adj the loop body of operand A (at path AP) adds to: the scalar
+  // parameters and the scalar outer slots that its elementwise nodes read.
+  template <class A, class AP>
+  static constexpr auto lane_targets() {
+    std::array<bool, lane_adj_size> m{};
+    using entries = kernel_entries_t<A, AP>;
+    meta::static_for<entries::size>([&](auto e) {
+      using E = meta::at<decltype(e)::value, entries>;
+      using N = typename E::node;
+      meta::static_for<children_t<N>::size>([&](auto j) {
+        using C = meta::at<decltype(j)::value, children_t<N>>;
+        using CP = meta::push<typename E::path, decltype(j)::value>;
+        if constexpr (kind_of<C> == node_kind::param) m[layout_index_v<Layout, C>] = true;
+        else if constexpr (!is_leaf_v<C> && has_outer_slot_v<C> && !is_buffered_v<C>)
+          m[Layout::size + index_in_v<outer_entries, C, CP>] = true;
+      });
+    });
+    return m;
+  }
+
+  // After a loop over operand A: the lanes' sums of what its body added to scalars.
+  template <class A, class AP>
+  TYCHE_HD TYCHE_INLINE void flush_lanes() {
+    if constexpr (batched) {
+      static constexpr auto targets = lane_targets<A, AP>();
+      meta::static_for<lane_adj_size>([&](auto k) {
+        constexpr std::size_t K = decltype(k)::value;
+        if constexpr (targets[K]) {
+          if constexpr (K < Layout::size) param_adj[K] += lane_sum(lane_adj[K]);
+          else get<K - Layout::size>(state).adj += lane_sum(lane_adj[K]);
+          lane_adj[K] = lift<W>(0.0);
+        }
+      });
+    }
   }
 
   // ---- outer slots ----
@@ -5249,27 +5513,39 @@ struct evaluation {
       using AP = meta::push<P, 0>;
       constexpr int sign = Grad ? fused_sign_v<Root, E> : 0;
       const std::size_t len = n.a.size();
-      auto element = [&](std::size_t i) {
-        kernel_state<A, AP> ks{};
+      auto element = [&]<class U>(std::type_identity<U>, std::size_t i) {
+        kernel_state<A, AP, U> ks{};
         if constexpr (sign != 0) {
-          const T v = kernel_forward<true, A, AP>(n.a, ks, i);
-          kernel_reverse<A, AP>(ks, i, lift<T>(static_cast<double>(sign)));
+          const U v = kernel_forward<true, A, AP>(n.a, ks, i);
+          kernel_reverse<A, AP>(ks, i, lift<U>(static_cast<double>(sign)));
           return v;
         } else {
           return kernel_forward<false, A, AP>(n.a, ks, i);
         }
       };
       // Eight partial sums, partial sum j taking the elements i ≡ j (mod 8): eight independent
-      // dependency chains, laid out so that SIMD code adds whole vectors (no shuffles).
+      // dependency chains, laid out so that SIMD code adds whole vectors (no shuffles). With
+      // observation batches of w lanes, 8 / w batches hold the same eight sums, added in the
+      // same order.
       constexpr std::size_t width = 8;
-      T t[width];
-      for (auto& tj : t) tj = lift<T>(0.0);
+      using W = observation_batch_t<T>;
+      constexpr std::size_t w = std::is_same_v<W, T> ? 1 : lane_ops<W>::size;
+      static_assert(width % w == 0, "tyche: observation batches wider than 8 lanes");
+      W tw[width / w];
+      for (auto& tj : tw) tj = lift<W>(0.0);
       const std::size_t full = len - len % width;
       std::size_t i = 0;
       for (; i < full; i += width) {
-        for (std::size_t j = 0; j < width; ++j) t[j] += element(i + j);
+        for (std::size_t j = 0; j < width / w; ++j)
+          tw[j] += element(std::type_identity<W>{}, i + j * w);
       }
-      for (; i < len; ++i) t[0] += element(i);
+      T t[width];
+      for (std::size_t j = 0; j < width / w; ++j) {
+        if constexpr (w == 1) t[j] = tw[j];
+        else lane_ops<W>::store(t + j * w, tw[j]);
+      }
+      for (; i < len; ++i) t[0] += element(std::type_identity<T>{}, i);
+      if constexpr (sign != 0) flush_lanes<A, AP>();
       s.v = ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
     } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
       using A = meta::at<0, children_t<N>>;
@@ -5298,7 +5574,7 @@ struct evaluation {
       using V = meta::at<1, children_t<N>>;
       const T sv = value_of<S, meta::push<P, 0>>(n.s, none, 0);
       const T* v = residual_coefficients<V, meta::push<P, 1>>(n.v);
-      const std::size_t k = n.k;
+      const std::size_t k = residual_width<V>(n);
       const double* xbar = n.stats + 3;
       const double* sxy = xbar + k;
       const double* sxx = sxy + k;
@@ -5332,10 +5608,12 @@ struct evaluation {
         s.in_n[J] = len;
         p += 2 * len;
         if constexpr (is_vector_v<C>) {
-          for (std::size_t i = 0; i < len; ++i) {
-            kernel_state<C, CP> ks{};
-            s.in[J][i] = kernel_forward<false, C, CP>(c, ks, i);
-          }
+          for_elements(len, [&]<class U>(std::type_identity<U>, std::size_t i) {
+            kernel_state<C, CP, U> ks{};
+            const U v = kernel_forward<false, C, CP>(c, ks, i);
+            if constexpr (std::is_same_v<U, T>) s.in[J][i] = v;
+            else lane_ops<U>::store(s.in[J] + i, v);
+          });
         } else {
           s.in[J][0] = value_of<C, CP>(c, none, 0);
         }
@@ -5394,12 +5672,12 @@ struct evaluation {
       if constexpr (fused_sign_v<Root, E> == 0) {
         using A = meta::at<0, children_t<N>>;
         using AP = meta::push<P, 0>;
-        const std::size_t len = n.a.size();
-        for (std::size_t i = 0; i < len; ++i) {
-          kernel_state<A, AP> ks{};
+        for_elements(n.a.size(), [&]<class U>(std::type_identity<U>, std::size_t i) {
+          kernel_state<A, AP, U> ks{};
           kernel_forward<true, A, AP>(n.a, ks, i);
-          kernel_reverse<A, AP>(ks, i, s.adj);
-        }
+          kernel_reverse<A, AP>(ks, i, U(s.adj));
+        });
+        flush_lanes<A, AP>();
       }
     } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
       using A = meta::at<0, children_t<N>>;
@@ -5419,7 +5697,7 @@ struct evaluation {
       using V = meta::at<1, children_t<N>>;
       const T sv = value_of<S, meta::push<P, 0>>(n.s, none, 0);
       const T* v = residual_coefficients<V, meta::push<P, 1>>(n.v);
-      const std::size_t k = n.k;
+      const std::size_t k = residual_width<V>(n);
       const double* xbar = n.stats + 3;
       const double* sxy = xbar + k;
       const double* sxx = sxy + k;
@@ -5449,11 +5727,12 @@ struct evaluation {
         if constexpr (depends_on_params_v<C>) {
           const C& c = n.template child<J>();
           if constexpr (is_vector_v<C>) {
-            for (std::size_t i = 0; i < s.in_n[J]; ++i) {
-              kernel_state<C, CP> ks{};
+            for_elements(s.in_n[J], [&]<class U>(std::type_identity<U>, std::size_t i) {
+              kernel_state<C, CP, U> ks{};
               kernel_forward<true, C, CP>(c, ks, i);
-              kernel_reverse<C, CP>(ks, i, s.in_adj[J][i]);
-            }
+              kernel_reverse<C, CP>(ks, i, load_at<U>(s.in_adj[J] + i));
+            });
+            flush_lanes<C, CP>();
           } else {
             push_adjoint<C, CP>(none, 0, s.in_adj[J][0]);
           }
@@ -6174,6 +6453,64 @@ auto fold(const N& n, fold_storage& storage) {
 
 }  // namespace tyche::detail
 // ----- end tyche/core/fold.hpp -----
+// ----- begin tyche/core/stream.hpp -----
+// tyche/core/stream.hpp — stream_matvecs(e): every matvec X·v whose type occurs once in e, and
+// which is not read as whole buffer (at(Xv, k)), becomes a streamed matvec: computed row by row
+// in the loop of the reduction that consumes it, with its adjoint added to v's gradient while the
+// row is in cache. A buffered matvec reads X twice per gradient (Xv forward, Xᵀ·adjoint in
+// reverse) and stores two vectors of its length; a streamed one reads X once and stores nothing.
+// Applied by compile() last (docs/design/expression-core.md, "Streamed matvec").
+
+#include <cstddef>
+#include <type_traits>
+
+namespace tyche::detail {
+
+template <class M, class Root>
+inline constexpr std::size_t occurrences_v = []<class... Es>(meta::list<Es...>) {
+  return (std::size_t{0} + ... + (std::is_same_v<typename Es::node, M> ? 1 : 0));
+}(outer_occurrences_t<Root>{});
+
+template <class Root>
+inline constexpr bool has_matvec_v = []<class... Es>(meta::list<Es...>) {
+  return ((kind_of<typename Es::node> == node_kind::matvec) || ...);
+}(outer_occurrences_t<Root>{});
+
+template <class Root, class N>
+auto stream_node(const N& n) {
+  if constexpr (kind_of<N> == node_kind::matvec) {
+    using V = std::remove_cvref_t<decltype(n.v)>;
+    if constexpr (!is_streamed_v<N> && occurrences_v<N, Root> == 1) return matvec_node<V, true>{{}, n.x, n.v};
+    else return n;
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    auto a = stream_node<Root>(n.a);
+    return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
+  } else if constexpr (kind_of<N> == node_kind::binary) {
+    auto a = stream_node<Root>(n.a);
+    auto b = stream_node<Root>(n.b);
+    return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
+  } else if constexpr (kind_of<N> == node_kind::sum) {
+    auto a = stream_node<Root>(n.a);
+    return sum_node<decltype(a)>{{}, a};
+  } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
+    auto a = stream_node<Root>(n.a);
+    return log_sum_exp_node<decltype(a)>{{}, a};
+  } else if constexpr (kind_of<N> == node_kind::vector_op) {
+    return rebuild_vector_op(n, [&](const auto& c) { return stream_node<Root>(c); });
+  } else {
+    return n;  // leaves, residual_squares, and element (at(Xv, k) reads the buffer)
+  }
+}
+
+/// e with its matvecs streamed where that is exact (see the top of this file).
+template <class E>
+auto stream_matvecs(const E& e) {
+  if constexpr (has_matvec_v<E>) return stream_node<E>(e);
+  else return e;
+}
+
+}  // namespace tyche::detail
+// ----- end tyche/core/stream.hpp -----
 
 #include <cstddef>
 #include <memory>
@@ -6451,7 +6788,7 @@ auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
                 "(scalar and vector, or two sizes fixed at compile time)");
   auto storage = std::make_shared<fold_storage>();
   auto folded = [&] {
-    if constexpr (Reduce) return merge_loops(fold<true>(e, *storage));
+    if constexpr (Reduce) return stream_matvecs(merge_loops(fold<true>(e, *storage)));
     else return fold<false>(e, *storage);
   }();
   using F = decltype(folded);

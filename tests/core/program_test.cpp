@@ -62,7 +62,9 @@ TEST_CASE("program: wrong argument sizes are refused with the sizes named", "[co
   CHECK_THROWS_WITH(f.value_and_gradient(theta, short_g), Contains("grad has size 2, expected 4"));
   const std::vector<double> flat(6);
   vector_param<"b"> b(2);
-  const auto m = compile(sum(matvec(matrix(flat.data(), 3, 2), b)));
+  // Xb used twice (read whole by at()): buffered, so the program needs a workspace.
+  const auto mv = matvec(matrix(flat.data(), 3, 2), b);
+  const auto m = compile(sum(mv) + at(mv, 1));
   std::vector<double> small_ws(1), x(2);
   CHECK_THROWS_WITH(m.value(x, small_ws), Contains("workspace has size 1, expected at least 6"));
   // One name, two sizes.
