@@ -24,7 +24,7 @@
 // (examples/posteriordb.hpp, data from ../shared/posteriors); logistic_regression, 10,000 rows ×
 // 100 predictors, synthetic with a fixed seed (bench/synthetic.hpp, the data of the gradient and
 // batching suites), alpha, beta ~ N(0, 1), y ~ bernoulli_logit(alpha + X beta);
-// corr_gaussian_100, the 100-d Gaussian with Σᵢⱼ = 0.9^|i−j| as its AR(1) factorisation
+// ar1_gaussian_100, the 100-d Gaussian with Σᵢⱼ = 0.9^|i−j| as its AR(1) factorisation
 // (tests/samplers/gaussian_nuts_test.cpp).
 //
 // Usage: nuts [--quick] [--lanes=N] [model ...]: no model runs all four, in the order above;
@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
       s.lanes = std::atoi(argv[i] + 8);
     } else if (argv[i][0] == '-') {
       std::fprintf(stderr, "usage: %s [--quick] [--lanes=N] [eight_schools_noncentered|kidiq-kidscore_interaction|"
-                           "logistic_regression|corr_gaussian_100 ...]\n", argv[0]);
+                           "logistic_regression|ar1_gaussian_100 ...]\n", argv[0]);
       return 2;
     } else {
       only.emplace_back(argv[i]);
@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
                                      .observe(data(lr.y))));
       run("logistic_regression", m, s, 3);
     }
-    if (wanted(only, "corr_gaussian_100")) {
+    if (wanted(only, "ar1_gaussian_100")) {
       using namespace tyche;
       constexpr std::size_t d = 100;
       const double rho = 0.9;
@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
       auto x = flat<"x">(shape<d>);
       const auto m = model(joint(x, normal(data(zero), data(scale))
                                         .observe(x - rho * matvec(matrix(shift.data(), d, d), x))));
-      run("corr_gaussian_100", m, s, 4);
+      run("ar1_gaussian_100", m, s, 4);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "nuts: %s\n", e.what());
