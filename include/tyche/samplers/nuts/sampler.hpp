@@ -3,7 +3,8 @@
 // its own resumable transition and warm-up. The lockstep driver (lockstep.hpp) runs the runners
 // as SIMD lanes, each lane at its own point of its own trajectory, on several threads; with
 // lanes = 1 each runner evaluates its own gradients in double precision. Either way a chain's
-// draws do not depend on the number of chains, threads or lanes beside it.
+// draws do not depend on the number of chains, threads or lanes beside it, for a given batch
+// width (nuts_config::lanes).
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/random/philox.hpp>
@@ -48,11 +49,16 @@ struct nuts_config {
   double init_step_size = 1.0;
   double init_radius = 2.0;  // initial θ uniform on (−r, r), as Stan
   int threads = 0;           // 0: one per chain, up to the hardware's concurrency
-  /// Chains one thread advances together as SIMD lanes: 0 = the width of the build's SIMD
-  /// batch of doubles (1 without tyche::simd); 1 = one chain at a time in scalar double;
-  /// otherwise a multiple of that width. A chain's draws are the same for every value ≥ 2
-  /// (lanes never interact); the scalar path differs from the lane path in the last bits of
-  /// exp/log, so lanes = 1 gives other, equally valid, chains.
+  /// Chains one thread advances together as SIMD lanes: 0 = the narrowest SIMD batch of
+  /// doubles that holds ⌈chains / threads⌉ chains: half the build's widest batch where the
+  /// build has such a batch (AVX2 under AVX-512: 4 chains on one thread in 4 lanes, not in 8
+  /// with 4 empty) and it suffices, else the widest (1 without tyche::simd); 1 = one chain at a
+  /// time in scalar double; otherwise a multiple of the widest or of the half width (the widest
+  /// when it is a multiple of both). A chain's draws are the same for every value that uses
+  /// the same batch width (lanes never interact); the two widths, and the scalar path, differ
+  /// in the last bits of exp/log (the compiler contracts multiply-adds differently in each), so
+  /// they give other, equally valid, chains. lanes = 0 picks the width from chains and
+  /// threads: to reproduce a chain with another number of chains, set lanes.
   int lanes = 0;
   /// How lanes are scheduled: program_counter (default) lets every lane start its next
   /// transition as soon as its trajectory ends; trajectory_sync makes all chains wait for the
@@ -300,15 +306,23 @@ class chain_runner {
   long long gradients_ = 0;
 };
 
-/// The number of lanes nuts() uses for a configuration.
-inline int resolve_lanes(int requested) {
+/// The number of lanes nuts() uses for a configuration: `requested`, checked, or for 0 the
+/// narrowest SIMD batch that holds the chains of one thread (⌈chains / threads⌉): the half-width
+/// batch where the build has one and it suffices, else the full width.
+inline int resolve_lanes(int requested, int chains, int threads) {
   constexpr int width = static_cast<int>(samplers::simd_lane_width);
-  if (requested == 0) return width;
+  constexpr int half = static_cast<int>(samplers::half_lane_width);
+  if (requested == 0) {
+    const int per_thread = (chains + threads - 1) / threads;
+    return half > 1 && per_thread <= half ? half : width;
+  }
   if (requested == 1) return 1;
-  if (requested < 1 || requested % width != 0)
+  const bool fits = requested > 1 && (requested % width == 0 || (half > 1 && requested % half == 0));
+  if (!fits)
     throw std::invalid_argument("tyche::nuts: lanes = " + std::to_string(requested) +
                                 " must be 0 (automatic), 1 (scalar) or a multiple of the SIMD "
-                                "width " + std::to_string(width));
+                                "width " + std::to_string(width) +
+                                (half > 1 ? " or of the half width " + std::to_string(half) : std::string()));
   return requested;
 }
 
@@ -339,7 +353,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
   int threads = cfg.threads > 0 ? cfg.threads
                                 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, cfg.chains);
-  const int lanes = detail::resolve_lanes(cfg.lanes);
+  const int lanes = detail::resolve_lanes(cfg.lanes, cfg.chains, threads);
   fit.lanes = lanes;
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(cfg.chains));
   auto record_error = [&](int c) {
