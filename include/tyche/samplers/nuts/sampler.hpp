@@ -8,6 +8,7 @@
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/random/philox.hpp>
+#include <tyche/random/variates.hpp>
 #include <tyche/samplers/nuts/adaptation.hpp>
 #include <tyche/samplers/nuts/lockstep.hpp>
 #include <tyche/samplers/nuts/transition.hpp>
@@ -123,6 +124,35 @@ struct chain_rng {
   result_type operator()() { return rng(); }
   double uniform() { return rng.uniform01(); }
   double normal() { return rng.normal(); }
+  /// n standard normals from the n positions n calls of normal() would use, by the same
+  /// Box–Muller formula, with log, sqrt and cos evaluated a SIMD batch at a time where the build
+  /// has one (so in other last bits than normal()): the momentum of a transition.
+  void normals(double* out, std::size_t n) {
+#if TYCHE_HAS_XSIMD
+    using batch = samplers::lane_batch;
+    constexpr std::size_t w = batch::size;
+    constexpr double two_pi = 6.28318530717958647692;
+    alignas(64) double u1[w], u2[w], z[w];
+    for (std::size_t first = 0; first < n; first += w) {
+      const std::size_t m = n - first < w ? n - first : w;
+      for (std::size_t l = 0; l < w; ++l) {
+        if (l < m) {
+          const philox4x32_counter b = rng.next_block();
+          u1[l] = uniform01_from_bits(std::uint64_t{b.words[0]} | (std::uint64_t{b.words[1]} << 32));
+          u2[l] = uniform01_from_bits(std::uint64_t{b.words[2]} | (std::uint64_t{b.words[3]} << 32));
+        } else {
+          u1[l] = u2[l] = 0.5;  // unused lanes
+        }
+      }
+      const batch r = math::sqrt(batch(-2.0) * math::log(batch::load_aligned(u1))) *
+                      math::cos(batch(two_pi) * batch::load_aligned(u2));
+      r.store_aligned(z);
+      for (std::size_t l = 0; l < m; ++l) out[first + l] = z[l];
+    }
+#else
+    for (std::size_t i = 0; i < n; ++i) out[i] = rng.normal();
+#endif
+  }
 };
 
 /// One chain's view of the model's log density: its own workspace, no allocation per call.

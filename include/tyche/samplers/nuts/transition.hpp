@@ -46,21 +46,18 @@ struct phase_point {
 
 namespace detail {
 
-/// Two log weights a and b added, from one exp and one log1p (where the recursive algorithm
-/// takes a log_sum_exp and then an exp of the difference).
-struct weight_sum {
-  double log_sum;     // log(eᵃ + eᵇ)
-  double share_of_b;  // eᵇ / (eᵃ + eᵇ); 0 when b = −∞ (also when both are)
-  double b_over_a;    // min(1, e^(b − a)); 0 when b = −∞
-};
-inline weight_sum add_log_weights(double a, double b) {
-  constexpr double ninf = -std::numeric_limits<double>::infinity();
-  if (b == ninf) return {a, 0.0, 0.0};
-  if (a == ninf) return {b, 1.0, 1.0};
-  const double t = std::exp(-std::fabs(a - b));  // e^(min − max), in (0, 1]
-  const double log_sum = (a > b ? a : b) + std::log1p(t);
-  if (b >= a) return {log_sum, 1.0 / (1.0 + t), 1.0};
-  return {log_sum, t / (1.0 + t), t};
+/// Σ a[i]·b[i] in four interleaved partial sums (a shorter dependency chain than one sum).
+inline double dot4(const double* a, const double* b, std::size_t d) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  std::size_t i = 0;
+  for (; i + 4 <= d; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  for (; i < d; ++i) s0 += a[i] * b[i];
+  return (s0 + s1) + (s2 + s3);
 }
 
 /// The three U-turn checks of joining two adjacent spans of a trajectory, A then B in the
@@ -95,9 +92,8 @@ inline bool joined_no_u_turn(std::size_t d, const double* a_rho, const double* a
 /// `double uniform()` in [0, 1) and `double normal()`. inv_metric is the diagonal of M⁻¹;
 /// set_dense_inv_metric() makes the metric dense.
 /// Random numbers are consumed in this order: the momentum (one normal per coordinate, in
-/// order), then per doubling one uniform for the direction, one for each merge whose later
-/// subtree does not outweigh the merged one, and one at the end of the doubling under the same
-/// condition.
+/// order), then per doubling one uniform for the direction, one for each merge, and one at the
+/// end of the doubling unless the new half outweighs the trajectory before it.
 ///
 /// The transition is resumable: its only suspension point is a gradient. begin() starts a
 /// transition and leaves a point whose gradient is wanted (pending()); the caller evaluates
@@ -155,7 +151,8 @@ class unrolled_transition {
     sample.energy = H0_;
     sharp(p, ps_fwd_fwd_);
     for (std::size_t i = 0; i < d; ++i) ps_bck_bck_[i] = ps_fwd_fwd_[i];
-    log_sum_weight_ = 0;  // the initial point's weight, exp(H0 − H0)
+    weight_scale_ = 0;
+    weight_ = 1;  // the initial point's weight, exp(H0 − H0)
     sum_metro_prob_ = 0;
     depth_ = 0;
     n_leapfrog_ = 0;
@@ -182,18 +179,25 @@ class unrolled_transition {
     const double* TYCHE_RESTRICT zg = z.grad.data();
     double kinetic = 0;
     if (!dense_) {
+      // Distinct buffers, so the copies vectorise; the kinetic energy is summed in order after.
       const double* TYCHE_RESTRICT m = inv_metric_.data();
+      double* TYCHE_RESTRICT rho = leaf.rho;
+      double* TYCHE_RESTRICT p_begin = leaf.p_begin;
+      double* TYCHE_RESTRICT p_end = leaf.p_end;
+      double* TYCHE_RESTRICT ps_begin = leaf.ps_begin;
+      double* TYCHE_RESTRICT ps_end = leaf.ps_end;
+      double* TYCHE_RESTRICT prop_q = prop.q;
+      double* TYCHE_RESTRICT prop_p = prop.p;
+      double* TYCHE_RESTRICT prop_grad = prop.grad;
       for (std::size_t i = 0; i < d; ++i) {
         const double pi = zp[i] + half_eps * zg[i];
         const double ps = m[i] * pi;
-        zp[i] = pi;
-        kinetic += ps * pi;
-        leaf.rho[i] = leaf.p_begin[i] = leaf.p_end[i] = pi;
-        leaf.ps_begin[i] = leaf.ps_end[i] = ps;
-        prop.q[i] = zq[i];
-        prop.p[i] = pi;
-        prop.grad[i] = zg[i];
+        zp[i] = rho[i] = p_begin[i] = p_end[i] = prop_p[i] = pi;
+        ps_begin[i] = ps_end[i] = ps;
+        prop_q[i] = zq[i];
+        prop_grad[i] = zg[i];
       }
+      kinetic = detail::dot4(ps_begin, rho, d);
     } else {
       for (std::size_t i = 0; i < d; ++i) zp[i] += half_eps * zg[i];
       sharp(zp, leaf.ps_begin);
@@ -210,23 +214,26 @@ class unrolled_transition {
     double h = -z.log_density + 0.5 * kinetic;
     if (std::isnan(h)) h = std::numeric_limits<double>::infinity();
     if (h - H0_ > max_energy_error) divergent_ = true;
-    sum_metro_prob_ += H0_ - h > 0 ? 1.0 : std::exp(H0_ - h);
     prop.log_density = z.log_density;
     prop.energy = h;
-    leaf.log_sum_weight = H0_ - h;  // log of exp(H0 − h); −∞ when h is
+    // The leaf's weight exp(H0 − h), relative to exp(weight_scale_); one exp also gives the
+    // acceptance statistic's term min(1, exp(H0 − h)) while the scale is 0.
+    const double log_weight = H0_ - h;  // −∞ when h is
+    if (log_weight > weight_scale_ + max_log_weight) rescale_weights(log_weight);
+    leaf.weight = std::exp(log_weight - weight_scale_);
+    sum_metro_prob_ += log_weight > 0 ? 1.0 : weight_scale_ == 0 ? leaf.weight : std::exp(log_weight);
     if (divergent_) return finish();
     // The merges the schedule prescribes after leaf k: ctz(k) of them.
     for (int m = std::countr_zero(static_cast<unsigned long>(leaf_)); m > 0; --m) {
       subtree& init = stack_[static_cast<std::size_t>(top_ - 2)];
       subtree& fin = stack_[static_cast<std::size_t>(top_ - 1)];
-      const detail::weight_sum w = detail::add_log_weights(init.log_sum_weight, fin.log_sum_weight);
-      // Uniform-progressive sampling: the later subtree's proposal with its share of the weight.
-      bool take_final = fin.log_sum_weight > w.log_sum;
-      if (!take_final) take_final = rng.uniform() < w.share_of_b;
-      if (take_final) std::swap(init.proposal, fin.proposal);
+      // Uniform-progressive sampling: the later subtree's proposal with its share of the weight
+      // (a uniform drawn at every merge, as the recursive algorithm does).
+      const double weight = init.weight + fin.weight;
+      if (rng.uniform() < fin.weight / weight) std::swap(init.proposal, fin.proposal);
       const bool persist = detail::joined_no_u_turn(d, init.rho, init.p_end, init.ps_begin, init.ps_end, fin.rho,
                                                     fin.p_begin, fin.ps_begin, fin.ps_end, init.rho);
-      init.log_sum_weight = w.log_sum;
+      init.weight = weight;
       std::swap(init.p_end, fin.p_end);  // fin is popped: its storage is free
       std::swap(init.ps_end, fin.ps_end);
       --top_;
@@ -284,13 +291,18 @@ class unrolled_transition {
 
   /// A momentum p ~ N(0, M): p_i = u_i / √(M⁻¹)_ii (diagonal), or p = L⁻ᵀu with M⁻¹ = LLᵀ
   /// (dense); u: d standard normals, in order.
+  /// An Rng with `void normals(double* out, std::size_t n)` gives the d normals in one call.
   void sample_momentum(std::vector<double>& p, std::size_t d, Rng& rng) const {
     p.resize(d);
+    if constexpr (requires(double* out) { rng.normals(out, d); }) {
+      rng.normals(p.data(), d);
+    } else {
+      for (std::size_t i = 0; i < d; ++i) p[i] = rng.normal();
+    }
     if (!dense_) {
-      for (std::size_t i = 0; i < d; ++i) p[i] = rng.normal() / std::sqrt(inv_metric_[i]);
+      for (std::size_t i = 0; i < d; ++i) p[i] /= std::sqrt(inv_metric_[i]);
       return;
     }
-    for (std::size_t i = 0; i < d; ++i) p[i] = rng.normal();
     for (std::size_t i = d; i-- > 0;) {  // back substitution, Lᵀ p = u
       double s = p[i];
       for (std::size_t k = i + 1; k < d; ++k) s -= chol_[k * d + i] * p[k];
@@ -336,7 +348,7 @@ class unrolled_transition {
   // pointers instead of copying vectors.
   struct subtree {
     std::size_t proposal = 0;
-    double log_sum_weight = 0;
+    double weight = 0;  // Σ exp(H0 − h) over its points, relative to exp(weight_scale_)
     double *rho = nullptr, *p_begin = nullptr, *p_end = nullptr, *ps_begin = nullptr, *ps_end = nullptr;
   };
 
@@ -399,6 +411,17 @@ class unrolled_transition {
       dense_drift_[i] = row;
     }
     for (std::size_t i = 0; i < d; ++i) z.q[i] += eps * dense_drift_[i];
+  }
+
+  // Weights are products of exps: beyond exp(max_log_weight) relative to the scale, the scale
+  // moves up (rarely: H0 − h > 300 means the trajectory fell 300 below the initial energy).
+  // Weights then below e^−745 of the largest become 0: their share is below that too.
+  static constexpr double max_log_weight = 300.0;
+  void rescale_weights(double scale) {
+    const double factor = std::exp(weight_scale_ - scale);
+    for (int k = 0; k + 1 < top_; ++k) stack_[static_cast<std::size_t>(k)].weight *= factor;  // not the new leaf
+    weight_ *= factor;
+    weight_scale_ = scale;
   }
 
   // A doubling: a direction, then 2^depth leaves.
@@ -464,11 +487,10 @@ class unrolled_transition {
       std::swap(ps_bck_bck_, sub.ps_end);
     }
     // Biased progressive sampling: prefer the new half.
-    const detail::weight_sum w = detail::add_log_weights(log_sum_weight_, sub.log_sum_weight);
-    bool take = sub.log_sum_weight > log_sum_weight_;
-    if (!take) take = rng.uniform() < w.b_over_a;  // exp(new − old)
+    bool take = sub.weight > weight_;
+    if (!take) take = rng.uniform() < sub.weight / weight_;
     if (take) std::swap(sample_, sub.proposal);
-    log_sum_weight_ = w.log_sum;
+    weight_ += sub.weight;
     const bool persist = detail::joined_no_u_turn(d_, rho_bck_, p_bck_fwd_, ps_bck_bck_, ps_bck_fwd_, rho_fwd_,
                                                   p_fwd_bck_, ps_fwd_bck_, ps_fwd_fwd_, rho_);
     if (!persist || depth_ >= max_depth_) return finish();
@@ -512,7 +534,11 @@ class unrolled_transition {
   // The state of the transition in progress.
   phase_point* current_ = nullptr;
   transition_stats stats_;
-  double step_size_ = 0, eps_ = 0, H0_ = 0, log_sum_weight_ = 0, sum_metro_prob_ = 0;
+  double step_size_ = 0, eps_ = 0, H0_ = 0, sum_metro_prob_ = 0;
+  // Weights exp(H0 − h) are kept as exp(H0 − h − weight_scale_): 0 unless a point's H0 − h
+  // exceeded max_log_weight (an energy far below the initial one, e.g. early in warm-up), then
+  // the largest such H0 − h. weight_: the trajectory's total weight.
+  double weight_scale_ = 0, weight_ = 1;
   int depth_ = 0, n_leapfrog_ = 0, top_ = 0;
   long leaves_ = 0, leaf_ = 0;
   bool forward_ = true, divergent_ = false;
