@@ -125,27 +125,48 @@ struct chain_rng {
   double uniform() { return rng.uniform01(); }
   double normal() { return rng.normal(); }
   /// n standard normals from the n positions n calls of normal() would use, by the same
-  /// Box–Muller formula, with log, sqrt and cos evaluated a SIMD batch at a time where the build
-  /// has one (so in other last bits than normal()): the momentum of a transition.
+  /// Box–Muller formula: the momentum of a transition. Where the build has SIMD, a batch of
+  /// positions at a time: the Philox blocks bit for bit as counter_rng computes them, log, sqrt
+  /// and cos in the batch (so in other last bits than normal()).
   void normals(double* out, std::size_t n) {
 #if TYCHE_HAS_XSIMD
     using batch = samplers::lane_batch;
+    using bits = xsimd::batch<std::uint64_t, typename batch::arch_type>;
+    using ints = xsimd::batch<std::int64_t, typename batch::arch_type>;
     constexpr std::size_t w = batch::size;
     constexpr double two_pi = 6.28318530717958647692;
-    alignas(64) double u1[w], u2[w], z[w];
+    const std::uint64_t seed = rng.seed(), stream = rng.stream();
+    const bits low(0xffffffffu);
+    alignas(64) std::uint64_t position[w];
+    alignas(64) double z[w];
     for (std::size_t first = 0; first < n; first += w) {
       const std::size_t m = n - first < w ? n - first : w;
-      for (std::size_t l = 0; l < w; ++l) {
-        if (l < m) {
-          const philox4x32_counter b = rng.next_block();
-          u1[l] = uniform01_from_bits(std::uint64_t{b.words[0]} | (std::uint64_t{b.words[1]} << 32));
-          u2[l] = uniform01_from_bits(std::uint64_t{b.words[2]} | (std::uint64_t{b.words[3]} << 32));
-        } else {
-          u1[l] = u2[l] = 0.5;  // unused lanes
+      const std::uint64_t k = rng.position();
+      for (std::size_t l = 0; l < w; ++l) position[l] = k + l;  // lanes past m: computed, unused
+      rng.discard(m);
+      // Philox-4x32-10 of counter (position, stream) under key seed, as philox4x32_10.
+      const bits pos = bits::load_aligned(position);
+      bits c0 = pos & low, c1 = pos >> 32, c2(stream & 0xffffffffu), c3(stream >> 32);
+      auto k0 = static_cast<std::uint32_t>(seed), k1 = static_cast<std::uint32_t>(seed >> 32);
+      for (int r = 0; r < 10; ++r) {
+        if (r > 0) {
+          k0 += philox_constants::w0;
+          k1 += philox_constants::w1;
         }
+        const bits p0 = bits(philox_constants::m0) * c0, p1 = bits(philox_constants::m1) * c2;
+        const bits n0 = (p1 >> 32) ^ c1 ^ bits(k0), n2 = (p0 >> 32) ^ c3 ^ bits(k1);
+        c1 = p1 & low;
+        c3 = p0 & low;
+        c0 = n0;
+        c2 = n2;
       }
-      const batch r = math::sqrt(batch(-2.0) * math::log(batch::load_aligned(u1))) *
-                      math::cos(batch(two_pi) * batch::load_aligned(u2));
+      // uniform01_from_bits of words 0–1 and of words 2–3, then Box–Muller's cosine branch.
+      auto uniform = [](const bits& x) {
+        const batch top = xsimd::to_float(xsimd::bitwise_cast<ints>(x >> 11));  // exact: < 2^53
+        return xsimd::select(top == batch(0.0), batch(0x1p-54), top * batch(0x1p-53));
+      };
+      const batch u1 = uniform(c0 | (c1 << 32)), u2 = uniform(c2 | (c3 << 32));
+      const batch r = math::sqrt(batch(-2.0) * math::log(u1)) * math::cos(batch(two_pi) * u2);
       r.store_aligned(z);
       for (std::size_t l = 0; l < m; ++l) out[first + l] = z[l];
     }

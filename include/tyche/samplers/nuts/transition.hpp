@@ -46,20 +46,6 @@ struct phase_point {
 
 namespace detail {
 
-/// Σ a[i]·b[i] in four interleaved partial sums (a shorter dependency chain than one sum).
-inline double dot4(const double* a, const double* b, std::size_t d) {
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  std::size_t i = 0;
-  for (; i + 4 <= d; i += 4) {
-    s0 += a[i] * b[i];
-    s1 += a[i + 1] * b[i + 1];
-    s2 += a[i + 2] * b[i + 2];
-    s3 += a[i + 3] * b[i + 3];
-  }
-  for (; i < d; ++i) s0 += a[i] * b[i];
-  return (s0 + s1) + (s2 + s3);
-}
-
 /// The three U-turn checks of joining two adjacent spans of a trajectory, A then B in the
 /// direction of integration (Stan's generalised criterion with the two extra checks across the
 /// join): ρ = ρ_A + ρ_B between A's first and B's last p♯, ρ_A + p_B,begin between A's first
@@ -189,6 +175,14 @@ class unrolled_transition {
       double* TYCHE_RESTRICT prop_q = prop.q;
       double* TYCHE_RESTRICT prop_p = prop.p;
       double* TYCHE_RESTRICT prop_grad = prop.grad;
+      {  // pᵀM⁻¹p first, from the inputs: four partial sums
+        double k[4] = {0, 0, 0, 0};
+        for (std::size_t i = 0; i < d; ++i) {
+          const double pi = zp[i] + half_eps * zg[i];
+          k[i % 4] += (m[i] * pi) * pi;
+        }
+        kinetic = (k[0] + k[1]) + (k[2] + k[3]);
+      }
       for (std::size_t i = 0; i < d; ++i) {
         const double pi = zp[i] + half_eps * zg[i];
         const double ps = m[i] * pi;
@@ -197,7 +191,6 @@ class unrolled_transition {
         prop_q[i] = zq[i];
         prop_grad[i] = zg[i];
       }
-      kinetic = detail::dot4(ps_begin, rho, d);
     } else {
       for (std::size_t i = 0; i < d; ++i) zp[i] += half_eps * zg[i];
       sharp(zp, leaf.ps_begin);
