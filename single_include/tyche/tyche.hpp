@@ -10603,6 +10603,7 @@ inline constexpr int max_supported_depth = 30;  // leaf indices are unsigned lon
 // This is the single-chain, double-precision transition. The batched driver (chains as SIMD
 // lanes, each lane at its own point of this state machine) is built on the same schedule.
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstddef>
@@ -10737,7 +10738,7 @@ class unrolled_transition {
   }
 
   /// The point whose log density and gradient the state machine waits for.
-  phase_point& pending() { return forward_ ? z_fwd_ : z_bck_; }
+  phase_point& pending() { return *active_; }
 
   /// Continues after pending()'s log_density and grad were set. Returns true when the
   /// transition has ended (the selected point is in `current`, stats() holds its statistics);
@@ -10804,7 +10805,8 @@ class unrolled_transition {
     const double log_weight = H0_ - h;  // −∞ when h is
     if (log_weight > weight_scale_ + max_log_weight) rescale_weights(log_weight);
     leaf.weight = std::exp(log_weight - weight_scale_);
-    sum_metro_prob_ += log_weight > 0 ? 1.0 : weight_scale_ == 0 ? leaf.weight : std::exp(log_weight);
+    // (min without a branch: which side wins is a coin toss, a branch would be mispredicted.)
+    sum_metro_prob_ += weight_scale_ == 0 ? std::min(1.0, leaf.weight) : log_weight > 0 ? 1.0 : std::exp(log_weight);
     if (divergent_) return finish();
     // The merges the schedule prescribes after leaf k: ctz(k) of them.
     for (int m = std::countr_zero(static_cast<unsigned long>(leaf_)); m > 0; --m) {
@@ -10813,7 +10815,10 @@ class unrolled_transition {
       // Uniform-progressive sampling: the later subtree's proposal with its share of the weight
       // (a uniform drawn at every merge, as the recursive algorithm does).
       const double weight = init.weight + fin.weight;
-      if (rng.uniform() < fin.weight / weight) std::swap(init.proposal, fin.proposal);
+      const bool take_final = rng.uniform() < fin.weight / weight;
+      const std::size_t kept = init.proposal, other = fin.proposal;  // a select, not a branch
+      init.proposal = take_final ? other : kept;
+      fin.proposal = take_final ? kept : other;
       const bool persist = detail::joined_no_u_turn(d, init.rho, init.p_end, init.ps_begin, init.ps_end, fin.rho,
                                                     fin.p_begin, fin.ps_begin, fin.ps_end, init.rho);
       init.weight = weight;
@@ -11023,6 +11028,7 @@ class unrolled_transition {
       std::swap(ps_fwd_bck_, ps_bck_bck_);
     }
     eps_ = forward_ ? step_size_ : -step_size_;
+    active_ = forward_ ? &z_fwd_ : &z_bck_;
     top_ = 0;
     leaves_ = 1L << depth_;
     leaf_ = 1;
@@ -11072,7 +11078,9 @@ class unrolled_transition {
     // Biased progressive sampling: prefer the new half.
     bool take = sub.weight > weight_;
     if (!take) take = rng.uniform() < sub.weight / weight_;
-    if (take) std::swap(sample_, sub.proposal);
+    const std::size_t kept = sample_, other = sub.proposal;
+    sample_ = take ? other : kept;
+    sub.proposal = take ? kept : other;
     weight_ += sub.weight;
     const bool persist = detail::joined_no_u_turn(d_, rho_bck_, p_bck_fwd_, ps_bck_bck_, ps_bck_fwd_, rho_fwd_,
                                                   p_fwd_bck_, ps_fwd_bck_, ps_fwd_fwd_, rho_);
@@ -11125,6 +11133,7 @@ class unrolled_transition {
   int depth_ = 0, n_leapfrog_ = 0, top_ = 0;
   long leaves_ = 0, leaf_ = 0;
   bool forward_ = true, divergent_ = false;
+  phase_point* active_ = &z_fwd_;  // the end being extended: z_fwd_ or z_bck_
   phase_point z_fwd_, z_bck_;
   double *rho_ = nullptr, *rho_fwd_ = nullptr, *rho_bck_ = nullptr;
   double *p_fwd_fwd_ = nullptr, *p_fwd_bck_ = nullptr, *p_bck_fwd_ = nullptr, *p_bck_bck_ = nullptr;
