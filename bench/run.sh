@@ -12,6 +12,10 @@
 #   nuts        NUTS end to end, 4 chains of 1000 warm-up + 1000 draws (--quick: 200 + 200) per
 #               model (bench/nuts.cpp): model,chains,draws,seconds,grad_evals,min_bulk_ess,
 #               min_tail_ess,ess_per_second,divergences,max_rhat
+#   nuts_step   CPU per NUTS leapfrog step against the gradient alone, eight schools, arK, kidiq,
+#               4 chains of 1000 + 1000 on one thread, lanes 0 and 1 (--quick: 1 repetition, else
+#               3) (bench/nuts_step.cpp): model,lanes,lanes_used,cpu_s,grad_evals,ns_per_step,
+#               ns_per_gradient,step_over_gradient,utilisation,min_bulk_ess
 #   stan        tyche against Stan 2.21 (rstan, installed if missing) on the same machine in one
 #               run (bench/stan/run.sh): suite,model,n,chains,tyche,stan,unit,ratio; gradient
 #               rows (ns, ratio = stan/tyche), NUTS rows (ess_per_s), Edward2's workload
@@ -27,7 +31,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|stan|smc [--quick]" >&2
+    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|stan|smc [--quick]" >&2
     exit 2
 }
 
@@ -66,6 +70,18 @@ case $suite in
         args=()
         [ $quick -eq 1 ] && args=(--quick)
         exec "$build/bench/nuts" "${args[@]}" ;;
+    nuts_step)
+        root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+        build=$root/build/bench-release
+        if [ -f "$root/tools/setup.sh" ]; then bash "$root/tools/setup.sh" >&2; fi
+        if [ ! -f "$build/CMakeCache.txt" ]; then
+            cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTYCHE_BUILD_TESTS=OFF \
+                -DTYCHE_BUILD_EXAMPLES=OFF -DTYCHE_BUILD_BENCH=ON >&2
+        fi
+        cmake --build "$build" --target bench_nuts_step -j "$(nproc)" >&2
+        reps=3
+        [ $quick -eq 1 ] && reps=1
+        exec "$build/bench/nuts_step" --reps=$reps ;;
     compile)
         args=()
         [ $quick -eq 1 ] && args=(--quick)

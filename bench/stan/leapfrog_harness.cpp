@@ -26,7 +26,7 @@
 // Chains sharing a pass (tyche only): tyche::nuts with C chains, lanes = C, threads = 1, the same
 // W + D iterations per chain (their draws differ from the one-chain run's: the lane path and the
 // scalar path differ in the last bits of exp and log). The lockstep driver evaluates a group of lanes one SIMD batch at a
-// time (lockstep.hpp, lane_evaluator): with the build's batch of 8 doubles (AVX-512), lanes = 8 is
+// time (lockstep.hpp, batch_evaluator): with the build's batch of 8 doubles (AVX-512), lanes = 8 is
 // one pass over the data per step for 8 chains, and lanes = 32 is four passes of 8, one after the
 // other. Timed (CPU time as above): the whole run (warm-up included: the chains are not in step, so there is no
 // common "end of warm-up"), divided by the leapfrogs of all chains (fit.gradient_evaluations):

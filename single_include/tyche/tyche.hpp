@@ -816,6 +816,8 @@ xsimd::batch<E, A> sqrt(const xsimd::batch<E, A>& x) { return xsimd::sqrt(x); }
 template <class E, class A>
 xsimd::batch<E, A> tanh(const xsimd::batch<E, A>& x) { return xsimd::tanh(x); }
 template <class E, class A>
+xsimd::batch<E, A> cos(const xsimd::batch<E, A>& x) { return xsimd::cos(x); }
+template <class E, class A>
 xsimd::batch<E, A> erf(const xsimd::batch<E, A>& x) { return xsimd::erf(x); }
 template <class E, class A>
 xsimd::batch<E, A> erfc(const xsimd::batch<E, A>& x) { return xsimd::erfc(x); }
@@ -10938,12 +10940,14 @@ inline constexpr int max_supported_depth = 30;  // leaf indices are unsigned lon
 // This is the single-chain, double-precision transition. The batched driver (chains as SIMD
 // lanes, each lane at its own point of this state machine) is built on the same schedule.
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstddef>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tyche::samplers {
@@ -10970,38 +10974,29 @@ struct phase_point {
 
 namespace detail {
 
-inline double log_sum_exp(double a, double b) {
-  constexpr double ninf = -std::numeric_limits<double>::infinity();
-  if (a == ninf) return b;
-  if (b == ninf) return a;
-  return a > b ? a + std::log1p(std::exp(b - a)) : b + std::log1p(std::exp(a - b));
-}
-
-/// A completed subtree on the stack: its proposal, its total weight, the sum of its momenta,
-/// and the momenta (and p♯ = M⁻¹p) at its two ends, in the direction of integration.
-struct subtree {
-  phase_point proposal;
-  double log_sum_weight = 0;
-  std::vector<double> rho, p_begin, p_end, p_sharp_begin, p_sharp_end;
-};
-
-inline double dot(const std::vector<double>& a, const std::vector<double>& b) {
-  double s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-  return s;
-}
-
-/// The generalised no-U-turn criterion (Betancourt 2017): the trajectory keeps going while
-/// both ends' p♯ point along ρ.
-inline bool no_u_turn(const std::vector<double>& p_sharp_minus, const std::vector<double>& p_sharp_plus,
-                      const std::vector<double>& rho) {
-  return dot(p_sharp_plus, rho) > 0 && dot(p_sharp_minus, rho) > 0;
-}
-
-/// out = a + b (out may not alias a or b).
-inline void add(const std::vector<double>& a, const std::vector<double>& b, std::vector<double>& out) {
-  out.resize(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) out[i] = a[i] + b[i];
+/// The three U-turn checks of joining two adjacent spans of a trajectory, A then B in the
+/// direction of integration (Stan's generalised criterion with the two extra checks across the
+/// join): ρ = ρ_A + ρ_B between A's first and B's last p♯, ρ_A + p_B,begin between A's first
+/// and B's first, ρ_B + p_A,end between A's last and B's last. One pass over the coordinates;
+/// writes ρ_A + ρ_B to rho_out, which may be a_rho.
+inline bool joined_no_u_turn(std::size_t d, const double* a_rho, const double* a_p_end,
+                             const double* a_ps_begin, const double* a_ps_end, const double* b_rho,
+                             const double* b_p_begin, const double* b_ps_begin, const double* b_ps_end,
+                             double* rho_out) {
+  double whole_begin = 0, whole_end = 0, left_begin = 0, left_end = 0, right_begin = 0, right_end = 0;
+  for (std::size_t i = 0; i < d; ++i) {
+    const double ra = a_rho[i], rb = b_rho[i];
+    const double whole = ra + rb, left = ra + b_p_begin[i], right = rb + a_p_end[i];
+    whole_begin += a_ps_begin[i] * whole;
+    whole_end += b_ps_end[i] * whole;
+    left_begin += a_ps_begin[i] * left;
+    left_end += b_ps_begin[i] * left;
+    right_begin += a_ps_end[i] * right;
+    right_end += b_ps_end[i] * right;
+    rho_out[i] = whole;
+  }
+  return whole_begin > 0 && whole_end > 0 && left_begin > 0 && left_end > 0 && right_begin > 0 &&
+         right_end > 0;
 }
 
 }  // namespace detail
@@ -11011,9 +11006,8 @@ inline void add(const std::vector<double>& a, const std::vector<double>& b, std:
 /// `double uniform()` in [0, 1) and `double normal()`. inv_metric is the diagonal of M⁻¹;
 /// set_dense_inv_metric() makes the metric dense.
 /// Random numbers are consumed in this order: the momentum (one normal per coordinate, in
-/// order), then per doubling one uniform for the direction, one for each merge whose later
-/// subtree does not outweigh the merged one, and one at the end of the doubling under the same
-/// condition.
+/// order), then per doubling one uniform for the direction, one for each merge, and one at the
+/// end of the doubling unless the new half outweighs the trajectory before it.
 ///
 /// The transition is resumable: its only suspension point is a gradient. begin() starts a
 /// transition and leaves a point whose gradient is wanted (pending()); the caller evaluates
@@ -11030,6 +11024,9 @@ class unrolled_transition {
                                   " is outside [1, " + std::to_string(max_supported_depth) + "]");
     set_inv_metric(std::move(inv_metric));
   }
+  // The state points into its own storage (see storage_).
+  unrolled_transition(const unrolled_transition&) = delete;
+  unrolled_transition& operator=(const unrolled_transition&) = delete;
 
   /// Runs one transition from `current` (whose q, log_density and grad must be set). On return
   /// `current` holds the selected point.
@@ -11047,6 +11044,7 @@ class unrolled_transition {
   /// point whose log density and gradient are wanted.
   void begin(phase_point& current, double step_size, Rng& rng) {
     const std::size_t d = current.q.size();
+    reserve(d);
     current_ = &current;
     stats_ = transition_stats{};
     stats_.step_size = step_size;
@@ -11055,12 +11053,20 @@ class unrolled_transition {
     H0_ = hamiltonian(current);
     z_fwd_ = current;
     z_bck_ = current;
-    z_sample_ = current;
-    sharp(current.p, ps_fwd_fwd_);
-    ps_fwd_bck_ = ps_bck_fwd_ = ps_bck_bck_ = ps_fwd_fwd_;
-    rho_ = current.p;
-    p_fwd_fwd_ = p_fwd_bck_ = p_bck_fwd_ = p_bck_bck_ = current.p;
-    log_sum_weight_ = 0;  // the initial point's weight, exp(H0 − H0)
+    proposal& sample = proposals_[sample_];
+    const double* p = current.p.data();
+    for (std::size_t i = 0; i < d; ++i) {
+      sample.q[i] = current.q[i];
+      sample.p[i] = p[i];
+      sample.grad[i] = current.grad[i];
+      rho_[i] = p_fwd_fwd_[i] = p_bck_bck_[i] = p[i];
+    }
+    sample.log_density = current.log_density;
+    sample.energy = H0_;
+    sharp(p, ps_fwd_fwd_);
+    for (std::size_t i = 0; i < d; ++i) ps_bck_bck_[i] = ps_fwd_fwd_[i];
+    weight_scale_ = 0;
+    weight_ = 1;  // the initial point's weight, exp(H0 − H0)
     sum_metro_prob_ = 0;
     depth_ = 0;
     n_leapfrog_ = 0;
@@ -11069,48 +11075,92 @@ class unrolled_transition {
   }
 
   /// The point whose log density and gradient the state machine waits for.
-  phase_point& pending() { return forward_ ? z_fwd_ : z_bck_; }
+  phase_point& pending() { return *active_; }
 
   /// Continues after pending()'s log_density and grad were set. Returns true when the
   /// transition has ended (the selected point is in `current`, stats() holds its statistics);
   /// false when pending() again wants a gradient.
   bool resume(Rng& rng) {
-    constexpr double ninf = -std::numeric_limits<double>::infinity();
     phase_point& z = pending();
-    // The second half of the leapfrog's momentum update, then the new leaf.
-    const std::size_t d = z.q.size();
-    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps_ * z.grad[i];
+    const std::size_t d = d_;
+    // The second half of the leapfrog's momentum update, and the new leaf: a subtree of one
+    // point, its own proposal, ρ = p at both ends.
+    subtree& leaf = stack_[static_cast<std::size_t>(top_++)];
+    proposal& prop = proposals_[leaf.proposal];
+    const double half_eps = 0.5 * eps_;
+    double* TYCHE_RESTRICT zp = z.p.data();
+    const double* TYCHE_RESTRICT zq = z.q.data();
+    const double* TYCHE_RESTRICT zg = z.grad.data();
+    double kinetic = 0;
+    if (!dense_) {
+      // Distinct buffers, so the copies vectorise; the kinetic energy is summed in order after.
+      const double* TYCHE_RESTRICT m = inv_metric_.data();
+      double* TYCHE_RESTRICT rho = leaf.rho;
+      double* TYCHE_RESTRICT p_begin = leaf.p_begin;
+      double* TYCHE_RESTRICT p_end = leaf.p_end;
+      double* TYCHE_RESTRICT ps_begin = leaf.ps_begin;
+      double* TYCHE_RESTRICT ps_end = leaf.ps_end;
+      double* TYCHE_RESTRICT prop_q = prop.q;
+      double* TYCHE_RESTRICT prop_p = prop.p;
+      double* TYCHE_RESTRICT prop_grad = prop.grad;
+      {  // pᵀM⁻¹p first, from the inputs: four partial sums
+        double k[4] = {0, 0, 0, 0};
+        for (std::size_t i = 0; i < d; ++i) {
+          const double pi = zp[i] + half_eps * zg[i];
+          k[i % 4] += (m[i] * pi) * pi;
+        }
+        kinetic = (k[0] + k[1]) + (k[2] + k[3]);
+      }
+      for (std::size_t i = 0; i < d; ++i) {
+        const double pi = zp[i] + half_eps * zg[i];
+        const double ps = m[i] * pi;
+        zp[i] = rho[i] = p_begin[i] = p_end[i] = prop_p[i] = pi;
+        ps_begin[i] = ps_end[i] = ps;
+        prop_q[i] = zq[i];
+        prop_grad[i] = zg[i];
+      }
+    } else {
+      for (std::size_t i = 0; i < d; ++i) zp[i] += half_eps * zg[i];
+      sharp(zp, leaf.ps_begin);
+      for (std::size_t i = 0; i < d; ++i) {
+        kinetic += zp[i] * leaf.ps_begin[i];
+        leaf.rho[i] = leaf.p_begin[i] = leaf.p_end[i] = zp[i];
+        leaf.ps_end[i] = leaf.ps_begin[i];
+        prop.q[i] = zq[i];
+        prop.p[i] = zp[i];
+        prop.grad[i] = zg[i];
+      }
+    }
     ++n_leapfrog_;
-    double h = hamiltonian(z);
+    double h = -z.log_density + 0.5 * kinetic;
     if (std::isnan(h)) h = std::numeric_limits<double>::infinity();
     if (h - H0_ > max_energy_error) divergent_ = true;
-    sum_metro_prob_ += H0_ - h > 0 ? 1.0 : std::exp(H0_ - h);
-    detail::subtree& leaf = stack_[static_cast<std::size_t>(top_++)];
-    leaf.proposal = z;
-    leaf.log_sum_weight = detail::log_sum_exp(ninf, H0_ - h);
-    leaf.rho = z.p;
-    leaf.p_begin = leaf.p_end = z.p;
-    sharp(z.p, leaf.p_sharp_begin);
-    leaf.p_sharp_end = leaf.p_sharp_begin;
+    prop.log_density = z.log_density;
+    prop.energy = h;
+    // The leaf's weight exp(H0 − h), relative to exp(weight_scale_); one exp also gives the
+    // acceptance statistic's term min(1, exp(H0 − h)) while the scale is 0.
+    const double log_weight = H0_ - h;  // −∞ when h is
+    if (log_weight > weight_scale_ + max_log_weight) rescale_weights(log_weight);
+    leaf.weight = std::exp(log_weight - weight_scale_);
+    // (min without a branch: which side wins is a coin toss, a branch would be mispredicted.)
+    sum_metro_prob_ += weight_scale_ == 0 ? std::min(1.0, leaf.weight) : log_weight > 0 ? 1.0 : std::exp(log_weight);
     if (divergent_) return finish();
     // The merges the schedule prescribes after leaf k: ctz(k) of them.
     for (int m = std::countr_zero(static_cast<unsigned long>(leaf_)); m > 0; --m) {
-      detail::subtree& init = stack_[static_cast<std::size_t>(top_ - 2)];
-      detail::subtree& fin = stack_[static_cast<std::size_t>(top_ - 1)];
-      const double lsw_subtree = detail::log_sum_exp(init.log_sum_weight, fin.log_sum_weight);
-      bool take_final = fin.log_sum_weight > lsw_subtree;
-      if (!take_final) take_final = rng.uniform() < std::exp(fin.log_sum_weight - lsw_subtree);
-      if (take_final) init.proposal = fin.proposal;
-      detail::add(init.rho, fin.rho, rho_subtree_);
-      bool persist = detail::no_u_turn(init.p_sharp_begin, fin.p_sharp_end, rho_subtree_);
-      detail::add(init.rho, fin.p_begin, scratch_);
-      persist = persist && detail::no_u_turn(init.p_sharp_begin, fin.p_sharp_begin, scratch_);
-      detail::add(fin.rho, init.p_end, scratch_);
-      persist = persist && detail::no_u_turn(init.p_sharp_end, fin.p_sharp_end, scratch_);
-      init.log_sum_weight = lsw_subtree;
-      init.rho.swap(rho_subtree_);
-      init.p_end = fin.p_end;
-      init.p_sharp_end = fin.p_sharp_end;
+      subtree& init = stack_[static_cast<std::size_t>(top_ - 2)];
+      subtree& fin = stack_[static_cast<std::size_t>(top_ - 1)];
+      // Uniform-progressive sampling: the later subtree's proposal with its share of the weight
+      // (a uniform drawn at every merge, as the recursive algorithm does).
+      const double weight = init.weight + fin.weight;
+      const bool take_final = rng.uniform() < fin.weight / weight;
+      const std::size_t kept = init.proposal, other = fin.proposal;  // a select, not a branch
+      init.proposal = take_final ? other : kept;
+      fin.proposal = take_final ? kept : other;
+      const bool persist = detail::joined_no_u_turn(d, init.rho, init.p_end, init.ps_begin, init.ps_end, fin.rho,
+                                                    fin.p_begin, fin.ps_begin, fin.ps_end, init.rho);
+      init.weight = weight;
+      std::swap(init.p_end, fin.p_end);  // fin is popped: its storage is free
+      std::swap(init.ps_end, fin.ps_end);
       --top_;
       if (!persist) return finish();
     }
@@ -11166,13 +11216,18 @@ class unrolled_transition {
 
   /// A momentum p ~ N(0, M): p_i = u_i / √(M⁻¹)_ii (diagonal), or p = L⁻ᵀu with M⁻¹ = LLᵀ
   /// (dense); u: d standard normals, in order.
+  /// An Rng with `void normals(double* out, std::size_t n)` gives the d normals in one call.
   void sample_momentum(std::vector<double>& p, std::size_t d, Rng& rng) const {
     p.resize(d);
+    if constexpr (requires(double* out) { rng.normals(out, d); }) {
+      rng.normals(p.data(), d);
+    } else {
+      for (std::size_t i = 0; i < d; ++i) p[i] = rng.normal();
+    }
     if (!dense_) {
-      for (std::size_t i = 0; i < d; ++i) p[i] = rng.normal() / std::sqrt(inv_metric_[i]);
+      for (std::size_t i = 0; i < d; ++i) p[i] /= std::sqrt(inv_metric_[i]);
       return;
     }
-    for (std::size_t i = 0; i < d; ++i) p[i] = rng.normal();
     for (std::size_t i = d; i-- > 0;) {  // back substitution, Lᵀ p = u
       double s = p[i];
       for (std::size_t k = i + 1; k < d; ++k) s -= chol_[k * d + i] * p[k];
@@ -11195,11 +11250,68 @@ class unrolled_transition {
     }
     return -z.log_density + 0.5 * kinetic;
   }
+
+  /// One leapfrog step of size eps (negative: backwards in time).
+  void leapfrog(phase_point& z, double eps) const {
+    const std::size_t d = z.q.size();
+    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
+    drift(z, eps);
+    z.log_density = target_(z.q, z.grad);
+    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
+  }
+
  private:
-  // p♯ = M⁻¹p.
-  void sharp(const std::vector<double>& p, std::vector<double>& out) const {
-    const std::size_t d = p.size();
-    out.resize(d);
+  // A candidate point: position, momentum, gradient (d values each, in storage_), log density
+  // and H.
+  struct proposal {
+    double *q = nullptr, *p = nullptr, *grad = nullptr;
+    double log_density = 0, energy = 0;
+  };
+  // A completed subtree on the stack: its proposal (an index into proposals_), its total weight,
+  // the sum of its momenta, and the momenta (and p♯ = M⁻¹p) at its two ends, in the direction
+  // of integration (d values each, in storage_). Merges and the end of a doubling swap these
+  // pointers instead of copying vectors.
+  struct subtree {
+    std::size_t proposal = 0;
+    double weight = 0;  // Σ exp(H0 − h) over its points, relative to exp(weight_scale_)
+    double *rho = nullptr, *p_begin = nullptr, *p_end = nullptr, *ps_begin = nullptr, *ps_end = nullptr;
+  };
+
+  // Sizes the state for dimension d, once: max_depth stack records (a doubling of depth j < max
+  // depth holds at most j + 1), their proposals and the sample's, and the trajectory's vectors.
+  void reserve(std::size_t d) {
+    if (d == d_ && !storage_.empty()) return;
+    d_ = d;
+    const std::size_t slots = static_cast<std::size_t>(max_depth_);
+    const std::size_t vectors = slots * 5 + (slots + 1) * 3 + 11;
+    storage_.assign(vectors * d + 1, 0.0);  // + 1: never empty
+    double* next = storage_.data();
+    auto take = [&] {
+      double* v = next;
+      next += d;
+      return v;
+    };
+    proposals_.assign(slots + 1, proposal{});
+    for (auto& pr : proposals_) pr = {take(), take(), take(), 0, 0};
+    stack_.assign(slots, subtree{});
+    for (std::size_t k = 0; k < slots; ++k) stack_[k] = {k, 0, take(), take(), take(), take(), take()};
+    sample_ = slots;
+    rho_ = take();
+    rho_fwd_ = take();
+    rho_bck_ = take();
+    p_fwd_fwd_ = take();
+    p_fwd_bck_ = take();
+    p_bck_fwd_ = take();
+    p_bck_bck_ = take();
+    ps_fwd_fwd_ = take();
+    ps_fwd_bck_ = take();
+    ps_bck_fwd_ = take();
+    ps_bck_bck_ = take();
+  }
+
+  // p♯ = M⁻¹p (out may not alias p).
+  void sharp(const double* TYCHE_RESTRICT p, double* TYCHE_RESTRICT out) const {
+    const std::size_t d = d_;
     if (!dense_) {
       for (std::size_t i = 0; i < d; ++i) out[i] = inv_metric_[i] * p[i];
       return;
@@ -11217,29 +11329,43 @@ class unrolled_transition {
       for (std::size_t i = 0; i < d; ++i) z.q[i] += eps * inv_metric_[i] * z.p[i];
       return;
     }
-    sharp(z.p, drift_);
-    for (std::size_t i = 0; i < d; ++i) z.q[i] += eps * drift_[i];
+    dense_drift_.resize(d);
+    for (std::size_t i = 0; i < d; ++i) {
+      double row = 0;
+      for (std::size_t j = 0; j < d; ++j) row += inv_metric_[i * d + j] * z.p[j];
+      dense_drift_[i] = row;
+    }
+    for (std::size_t i = 0; i < d; ++i) z.q[i] += eps * dense_drift_[i];
+  }
+
+  // Weights are products of exps: beyond exp(max_log_weight) relative to the scale, the scale
+  // moves up (rarely: H0 − h > 300 means the trajectory fell 300 below the initial energy).
+  // Weights then below e^−745 of the largest become 0: their share is below that too.
+  static constexpr double max_log_weight = 300.0;
+  void rescale_weights(double scale) {
+    const double factor = std::exp(weight_scale_ - scale);
+    for (int k = 0; k + 1 < top_; ++k) stack_[static_cast<std::size_t>(k)].weight *= factor;  // not the new leaf
+    weight_ *= factor;
+    weight_scale_ = scale;
   }
 
   // A doubling: a direction, then 2^depth leaves.
   void begin_doubling(Rng& rng) {
     forward_ = rng.uniform() > 0.5;
-    const std::size_t d = rho_.size();
     // The trajectory so far becomes the half on the other side of the new subtree: its end
-    // nearest the new subtree is the trajectory's old end in that direction.
+    // nearest the new subtree is the trajectory's old end in that direction. (The new side's
+    // vectors are all rewritten by end_doubling, so the old ones are swapped, not copied.)
     if (forward_) {
-      rho_bck_ = rho_;
-      rho_fwd_.assign(d, 0.0);
-      p_bck_fwd_ = p_fwd_fwd_;
-      ps_bck_fwd_ = ps_fwd_fwd_;
+      std::swap(rho_bck_, rho_);
+      std::swap(p_bck_fwd_, p_fwd_fwd_);
+      std::swap(ps_bck_fwd_, ps_fwd_fwd_);
     } else {
-      rho_fwd_ = rho_;
-      rho_bck_.assign(d, 0.0);
-      p_fwd_bck_ = p_bck_bck_;
-      ps_fwd_bck_ = ps_bck_bck_;
+      std::swap(rho_fwd_, rho_);
+      std::swap(p_fwd_bck_, p_bck_bck_);
+      std::swap(ps_fwd_bck_, ps_bck_bck_);
     }
     eps_ = forward_ ? step_size_ : -step_size_;
-    if (stack_.size() < static_cast<std::size_t>(depth_) + 1) stack_.resize(static_cast<std::size_t>(depth_) + 1);
+    active_ = forward_ ? &z_fwd_ : &z_bck_;
     top_ = 0;
     leaves_ = 1L << depth_;
     leaf_ = 1;
@@ -11249,41 +11375,52 @@ class unrolled_transition {
   // The leapfrog's first half momentum update and position update; the gradient is next.
   void start_leapfrog() {
     phase_point& z = pending();
-    const std::size_t d = z.q.size();
-    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps_ * z.grad[i];
-    drift(z, eps_);
+    const std::size_t d = d_;
+    const double half_eps = 0.5 * eps_, eps = eps_;
+    double* TYCHE_RESTRICT zp = z.p.data();
+    const double* TYCHE_RESTRICT zg = z.grad.data();
+    if (!dense_) {
+      double* TYCHE_RESTRICT zq = z.q.data();
+      const double* TYCHE_RESTRICT m = inv_metric_.data();
+      for (std::size_t i = 0; i < d; ++i) {
+        const double pi = zp[i] + half_eps * zg[i];
+        zp[i] = pi;
+        zq[i] += eps * m[i] * pi;
+      }
+      return;
+    }
+    for (std::size_t i = 0; i < d; ++i) zp[i] += half_eps * zg[i];
+    drift(z, eps);
   }
 
   // A doubling completed: it is the single record left on the stack.
   bool end_doubling(Rng& rng) {
     ++depth_;
-    const detail::subtree& sub = stack_[0];
+    subtree& sub = stack_[0];
+    // The new half takes the subtree's vectors; the subtree takes the old ones, which the next
+    // doubling's first leaf overwrites.
     if (forward_) {
-      rho_fwd_ = sub.rho;
-      p_fwd_bck_ = sub.p_begin;
-      p_fwd_fwd_ = sub.p_end;
-      ps_fwd_bck_ = sub.p_sharp_begin;
-      ps_fwd_fwd_ = sub.p_sharp_end;
+      std::swap(rho_fwd_, sub.rho);
+      std::swap(p_fwd_bck_, sub.p_begin);
+      std::swap(p_fwd_fwd_, sub.p_end);
+      std::swap(ps_fwd_bck_, sub.ps_begin);
+      std::swap(ps_fwd_fwd_, sub.ps_end);
     } else {
-      rho_bck_ = sub.rho;
-      p_bck_fwd_ = sub.p_begin;
-      p_bck_bck_ = sub.p_end;
-      ps_bck_fwd_ = sub.p_sharp_begin;
-      ps_bck_bck_ = sub.p_sharp_end;
+      std::swap(rho_bck_, sub.rho);
+      std::swap(p_bck_fwd_, sub.p_begin);
+      std::swap(p_bck_bck_, sub.p_end);
+      std::swap(ps_bck_fwd_, sub.ps_begin);
+      std::swap(ps_bck_bck_, sub.ps_end);
     }
     // Biased progressive sampling: prefer the new half.
-    if (sub.log_sum_weight > log_sum_weight_) {
-      z_sample_ = sub.proposal;
-    } else if (rng.uniform() < std::exp(sub.log_sum_weight - log_sum_weight_)) {
-      z_sample_ = sub.proposal;
-    }
-    log_sum_weight_ = detail::log_sum_exp(log_sum_weight_, sub.log_sum_weight);
-    detail::add(rho_bck_, rho_fwd_, rho_);
-    bool persist = detail::no_u_turn(ps_bck_bck_, ps_fwd_fwd_, rho_);
-    detail::add(rho_bck_, p_fwd_bck_, scratch_);
-    persist = persist && detail::no_u_turn(ps_bck_bck_, ps_fwd_bck_, scratch_);
-    detail::add(rho_fwd_, p_bck_fwd_, scratch_);
-    persist = persist && detail::no_u_turn(ps_bck_fwd_, ps_fwd_fwd_, scratch_);
+    bool take = sub.weight > weight_;
+    if (!take) take = rng.uniform() < sub.weight / weight_;
+    const std::size_t kept = sample_, other = sub.proposal;
+    sample_ = take ? other : kept;
+    sub.proposal = take ? kept : other;
+    weight_ += sub.weight;
+    const bool persist = detail::joined_no_u_turn(d_, rho_bck_, p_bck_fwd_, ps_bck_bck_, ps_bck_fwd_, rho_fwd_,
+                                                  p_fwd_bck_, ps_fwd_bck_, ps_fwd_fwd_, rho_);
     if (!persist || depth_ >= max_depth_) return finish();
     begin_doubling(rng);
     return false;
@@ -11292,44 +11429,52 @@ class unrolled_transition {
   // The transition ended: the selected point becomes the current one.
   bool finish() {
     phase_point& current = *current_;
-    current = z_sample_;
+    const proposal& sample = proposals_[sample_];
+    const std::size_t d = d_;
+    for (std::size_t i = 0; i < d; ++i) {
+      current.q[i] = sample.q[i];
+      current.p[i] = sample.p[i];
+      current.grad[i] = sample.grad[i];
+    }
+    current.log_density = sample.log_density;
     stats_.log_density = current.log_density;
     stats_.tree_depth = depth_;
     stats_.n_leapfrog = n_leapfrog_;
     stats_.divergent = divergent_;
     stats_.accept_stat = n_leapfrog_ > 0 ? sum_metro_prob_ / n_leapfrog_ : 0.0;
-    stats_.energy = hamiltonian(current);
+    stats_.energy = sample.energy;
     return true;
   }
- public:
-  /// One leapfrog step of size eps (negative: backwards in time).
-  void leapfrog(phase_point& z, double eps) const {
-    const std::size_t d = z.q.size();
-    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
-    drift(z, eps);
-    z.log_density = target_(z.q, z.grad);
-    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
-  }
 
- private:
   const Target& target_;
   std::vector<double> inv_metric_, chol_;
-  mutable std::vector<double> drift_;
+  mutable std::vector<double> dense_drift_;
   bool dense_ = false;
   int max_depth_;
-  std::vector<detail::subtree> stack_;
+
+  // Every d-vector of the state lives in storage_, sized once for the dimension (reserve()).
+  std::vector<double> storage_;
+  std::size_t d_ = 0;
+  std::vector<proposal> proposals_;  // the stack records' and the sample's
+  std::vector<subtree> stack_;
+  std::size_t sample_ = 0;  // the proposal selected so far
 
   // The state of the transition in progress.
   phase_point* current_ = nullptr;
   transition_stats stats_;
-  double step_size_ = 0, eps_ = 0, H0_ = 0, log_sum_weight_ = 0, sum_metro_prob_ = 0;
+  double step_size_ = 0, eps_ = 0, H0_ = 0, sum_metro_prob_ = 0;
+  // Weights exp(H0 − h) are kept as exp(H0 − h − weight_scale_): 0 unless a point's H0 − h
+  // exceeded max_log_weight (an energy far below the initial one, e.g. early in warm-up), then
+  // the largest such H0 − h. weight_: the trajectory's total weight.
+  double weight_scale_ = 0, weight_ = 1;
   int depth_ = 0, n_leapfrog_ = 0, top_ = 0;
   long leaves_ = 0, leaf_ = 0;
   bool forward_ = true, divergent_ = false;
-  phase_point z_fwd_, z_bck_, z_sample_;
-  std::vector<double> rho_, rho_fwd_, rho_bck_, rho_subtree_, scratch_;
-  std::vector<double> p_fwd_fwd_, p_fwd_bck_, p_bck_fwd_, p_bck_bck_;
-  std::vector<double> ps_fwd_fwd_, ps_fwd_bck_, ps_bck_fwd_, ps_bck_bck_;
+  phase_point* active_ = &z_fwd_;  // the end being extended: z_fwd_ or z_bck_
+  phase_point z_fwd_, z_bck_;
+  double *rho_ = nullptr, *rho_fwd_ = nullptr, *rho_bck_ = nullptr;
+  double *p_fwd_fwd_ = nullptr, *p_fwd_bck_ = nullptr, *p_bck_fwd_ = nullptr, *p_bck_bck_ = nullptr;
+  double *ps_fwd_fwd_ = nullptr, *ps_fwd_bck_ = nullptr, *ps_bck_fwd_ = nullptr, *ps_bck_bck_ = nullptr;
 };
 
 }  // namespace tyche::samplers
@@ -11817,7 +11962,8 @@ class metric_adaptation {
 // its own resumable transition and warm-up. The lockstep driver (lockstep.hpp) runs the runners
 // as SIMD lanes, each lane at its own point of its own trajectory, on several threads; with
 // lanes = 1 each runner evaluates its own gradients in double precision. Either way a chain's
-// draws do not depend on the number of chains, threads or lanes beside it.
+// draws do not depend on the number of chains, threads or lanes beside it, for a given batch
+// width (nuts_config::lanes).
 // ----- begin tyche/samplers/nuts/lockstep.hpp -----
 // tyche/samplers/nuts/lockstep.hpp — the lockstep driver: chains as SIMD lanes, each lane at its
 // own point of its own trajectory.
@@ -11847,6 +11993,7 @@ class metric_adaptation {
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace tyche::samplers {
@@ -11855,11 +12002,26 @@ namespace tyche::samplers {
 enum class lane_schedule { program_counter, trajectory_sync };
 
 #if TYCHE_HAS_XSIMD
-/// The SIMD batch one chain per lane is evaluated in.
+/// The SIMD batch one chain per lane is evaluated in: the build's widest batch of doubles.
 using lane_batch = xsimd::batch<double>;
 inline constexpr std::size_t simd_lane_width = lane_batch::size;
+/// A batch of half that width where the build has one (AVX2 with FMA under AVX-512; SSE2 under
+/// AVX): fewer chains than the wide batch's lanes, e.g. 4 chains on one thread of an AVX-512
+/// build, are evaluated at the half width rather than with half of a wide batch empty.
+#if XSIMD_WITH_AVX512F && XSIMD_WITH_FMA3_AVX2
+using half_lane_batch = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
+#elif XSIMD_WITH_AVX512F && XSIMD_WITH_AVX2
+using half_lane_batch = xsimd::batch<double, xsimd::avx2>;
+#elif XSIMD_WITH_AVX && XSIMD_WITH_SSE2
+using half_lane_batch = xsimd::batch<double, xsimd::sse2>;
+#else
+using half_lane_batch = void;
+#endif
+inline constexpr std::size_t half_lane_width =
+    std::is_void_v<half_lane_batch> ? 0 : simd_lane_width / 2;
 #else
 inline constexpr std::size_t simd_lane_width = 1;
+inline constexpr std::size_t half_lane_width = 0;
 #endif
 
 /// Gradient counts of a run: useful lane gradients and lane slots spent.
@@ -11870,79 +12032,83 @@ struct lane_counts {
 
 namespace detail {
 
-/// Evaluates the pending points of a group of lanes: with lanes = 1 one double-precision
-/// evaluation, otherwise one batched evaluation per SIMD batch of lanes. Batches holding no
-/// active lane are skipped; idle lanes of a partly active batch repeat an active lane's point.
+/// Evaluates the pending point of one lane in double precision (lanes = 1).
 template <class View>
-class lane_evaluator {
+class scalar_evaluator {
  public:
-  lane_evaluator(const View& view, int lanes)
-      : view_(view), d_(view.dim()), lanes_(static_cast<std::size_t>(lanes)),
-        ws_(view.workspace_size) {
-#if TYCHE_HAS_XSIMD
-    if (lanes_ > 1) {
-      theta_.resize(d_);
-      grad_.resize(d_);
-      ws_batch_.resize(view.workspace_size);
-    }
-#endif
+  static constexpr std::size_t width = 1;
+  scalar_evaluator(const View& view, int) : view_(view), ws_(view.workspace_size) {}
+  long long operator()(phase_point* const* points) {
+    if (points[0] == nullptr) return 0;
+    phase_point& z = *points[0];
+    z.log_density = view_.value_and_gradient(z.q.data(), z.grad.data(), ws_.empty() ? nullptr : ws_.data());
+    return 1;
   }
+
+ private:
+  const View& view_;
+  std::vector<double> ws_;
+};
+
+#if TYCHE_HAS_XSIMD
+/// Evaluates the pending points of a group of lanes with one batched evaluation of the model per
+/// SIMD batch of lanes (Batch: lane_batch or half_lane_batch). Batches holding no active lane
+/// are skipped; idle lanes of a partly active batch repeat an active lane's point.
+template <class View, class Batch>
+class batch_evaluator {
+ public:
+  static constexpr std::size_t width = Batch::size;
+  batch_evaluator(const View& view, int lanes)
+      : view_(view), d_(view.dim()), lanes_(static_cast<std::size_t>(lanes)), theta_(d_), grad_(d_),
+        ws_(view.workspace_size), grad_out_(d_ * width) {}
 
   /// points[0 .. lanes): the lanes' pending points, nullptr for an idle lane. Returns the
   /// number of lane slots evaluated.
   long long operator()(phase_point* const* points) {
-    if (lanes_ == 1) {
-      if (points[0] == nullptr) return 0;
-      phase_point& z = *points[0];
-      z.log_density = view_.value_and_gradient(z.q.data(), z.grad.data(), ws_.empty() ? nullptr : ws_.data());
-      return 1;
-    }
-#if TYCHE_HAS_XSIMD
-    constexpr std::size_t w = simd_lane_width;
+    constexpr std::size_t w = width;
     long long slots = 0;
     alignas(64) double buffer[w];
     for (std::size_t first = 0; first < lanes_; first += w) {
-      phase_point* const* chunk = points + first;
+      // The batch's points; an idle lane borrows an active one's.
+      const double* q[w];
       const phase_point* any = nullptr;
-      for (std::size_t l = 0; l < w && any == nullptr; ++l) any = chunk[l];
+      for (std::size_t l = 0; l < w && any == nullptr; ++l) any = points[first + l];
       if (any == nullptr) continue;
+      for (std::size_t l = 0; l < w; ++l) q[l] = (points[first + l] ? points[first + l] : any)->q.data();
       slots += static_cast<long long>(w);
       for (std::size_t i = 0; i < d_; ++i) {
-        for (std::size_t l = 0; l < w; ++l) buffer[l] = (chunk[l] ? chunk[l] : any)->q[i];
-        theta_[i] = lane_batch::load_aligned(buffer);
+        for (std::size_t l = 0; l < w; ++l) buffer[l] = q[l][i];
+        theta_[i] = Batch::load_aligned(buffer);
       }
-      const lane_batch value = view_.value_and_gradient(
-          theta_.data(), grad_.data(), ws_batch_.empty() ? nullptr : ws_batch_.data());
+      const Batch value = view_.value_and_gradient(theta_.data(), grad_.data(), ws_.empty() ? nullptr : ws_.data());
       value.store_aligned(buffer);
-      for (std::size_t l = 0; l < w; ++l)
-        if (chunk[l]) chunk[l]->log_density = buffer[l];
-      for (std::size_t i = 0; i < d_; ++i) {
-        grad_[i].store_aligned(buffer);
-        for (std::size_t l = 0; l < w; ++l)
-          if (chunk[l]) chunk[l]->grad[i] = buffer[l];
+      double* out = grad_out_.data();
+      for (std::size_t i = 0; i < d_; ++i) grad_[i].store_aligned(out + i * w);
+      for (std::size_t l = 0; l < w; ++l) {
+        phase_point* z = points[first + l];
+        if (z == nullptr) continue;
+        z->log_density = buffer[l];
+        double* g = z->grad.data();
+        for (std::size_t i = 0; i < d_; ++i) g[i] = out[i * w + l];
       }
     }
     return slots;
-#else
-    return 0;  // unreachable: lanes > 1 needs xsimd (resolve_lanes)
-#endif
   }
 
  private:
   const View& view_;
   std::size_t d_, lanes_;
-  std::vector<double> ws_;
-#if TYCHE_HAS_XSIMD
-  std::vector<lane_batch> theta_, grad_, ws_batch_;
-#endif
+  std::vector<Batch, xsimd::aligned_allocator<Batch>> theta_, grad_, ws_;
+  std::vector<double, xsimd::aligned_allocator<double>> grad_out_;  // the gradient, [i * width + lane]
 };
+#endif
 
 /// Runs chains [0, chains) with `threads` threads of `lanes` lanes. The chains wait in one queue
 /// shared by all threads; a lane whose transition ends puts its chain at the back of the queue
 /// and takes the chain at the front, so all chains advance at about the same pace, no lane waits
 /// for another, and lanes fall idle only in the last transitions of the run. A chain is built
 /// (initial point, first step size) the first time a lane takes it.
-template <class Runner, class View, class Make, class OnError>
+template <class Runner, class Evaluator, class View, class Make, class OnError>
 lane_counts run_program_counter(const View& view, int chains, int threads, int lanes, Make& make,
                                 OnError& on_error) {
   struct waiting {
@@ -11954,7 +12120,7 @@ lane_counts run_program_counter(const View& view, int chains, int threads, int l
   for (int c = 0; c < chains; ++c) queue.push_back({c, nullptr});
   std::atomic<long long> useful{0}, slots{0};
   auto worker = [&] {
-    lane_evaluator<View> evaluate(view, lanes);
+    Evaluator evaluate(view, lanes);
     const std::size_t L = static_cast<std::size_t>(lanes);
     std::vector<std::unique_ptr<Runner>> lane(L);
     std::vector<phase_point*> points(L, nullptr);
@@ -12022,7 +12188,7 @@ lane_counts run_program_counter(const View& view, int chains, int threads, int l
 
 /// Runs every chain at once, iteration by iteration: each thread advances its groups of lanes
 /// until all their trajectories of the iteration are over, then waits for the other threads.
-template <class Runner, class View, class Make, class OnError>
+template <class Runner, class Evaluator, class View, class Make, class OnError>
 lane_counts run_trajectory_sync(const View& view, int chains, int threads, int lanes, Make& make,
                                 OnError& on_error) {
   std::vector<long long> longest(static_cast<std::size_t>(threads), 0);
@@ -12039,7 +12205,7 @@ lane_counts run_trajectory_sync(const View& view, int chains, int threads, int l
   };
   std::barrier sync(threads, completion);
   auto worker = [&](int t) {
-    lane_evaluator<View> evaluate(view, lanes);
+    Evaluator evaluate(view, lanes);
     std::vector<std::unique_ptr<Runner>> mine;
     for (int c = t; c < chains; c += threads) {
       try {
@@ -12049,7 +12215,7 @@ lane_counts run_trajectory_sync(const View& view, int chains, int threads, int l
         on_error(c);
       }
     }
-    const std::size_t L = static_cast<std::size_t>(lanes), w = lanes == 1 ? 1 : simd_lane_width;
+    const std::size_t L = static_cast<std::size_t>(lanes), w = Evaluator::width;
     for (std::size_t first = 0; first < mine.size(); first += L)
       resident_slots += static_cast<long long>((std::min(L, mine.size() - first) + w - 1) / w * w);
     sync.arrive_and_wait();  // every thread counted its chains
@@ -12121,14 +12287,26 @@ lane_counts run_trajectory_sync(const View& view, int chains, int threads, int l
 }  // namespace detail
 
 /// Runs `chains` chains, made by make(c) (a std::unique_ptr to a runner with begin(), pending(),
-/// resume(), done(), chain() and run()), on `threads` threads of `lanes` lanes. on_error(c) is
-/// called inside a catch block when chain c throws; its lane moves on to other chains.
+/// resume(), done(), chain() and run()), on `threads` threads of `lanes` lanes: 1 (scalar), or a
+/// multiple of simd_lane_width or of half_lane_width (batch_width(lanes) says which batch).
+/// on_error(c) is called inside a catch block when chain c throws; its lane moves on to other
+/// chains.
 template <class Runner, class View, class Make, class OnError>
 lane_counts run_lockstep(const View& view, int chains, int threads, int lanes, lane_schedule schedule,
                          Make make, OnError on_error) {
-  if (schedule == lane_schedule::trajectory_sync)
-    return detail::run_trajectory_sync<Runner>(view, chains, threads, lanes, make, on_error);
-  return detail::run_program_counter<Runner>(view, chains, threads, lanes, make, on_error);
+  auto run = [&]<class Evaluator>(std::type_identity<Evaluator>) {
+    if (schedule == lane_schedule::trajectory_sync)
+      return detail::run_trajectory_sync<Runner, Evaluator>(view, chains, threads, lanes, make, on_error);
+    return detail::run_program_counter<Runner, Evaluator>(view, chains, threads, lanes, make, on_error);
+  };
+#if TYCHE_HAS_XSIMD
+  if (lanes > 1 && lanes % static_cast<int>(simd_lane_width) == 0)
+    return run(std::type_identity<detail::batch_evaluator<View, lane_batch>>{});
+  if constexpr (half_lane_width > 1)
+    if (lanes > 1 && lanes % static_cast<int>(half_lane_width) == 0)
+      return run(std::type_identity<detail::batch_evaluator<View, half_lane_batch>>{});
+#endif
+  return run(std::type_identity<detail::scalar_evaluator<View>>{});
 }
 
 }  // namespace tyche::samplers
@@ -12171,11 +12349,16 @@ struct nuts_config {
   double init_step_size = 1.0;
   double init_radius = 2.0;  // initial θ uniform on (−r, r), as Stan
   int threads = 0;           // 0: one per chain, up to the hardware's concurrency
-  /// Chains one thread advances together as SIMD lanes: 0 = the width of the build's SIMD
-  /// batch of doubles (1 without tyche::simd); 1 = one chain at a time in scalar double;
-  /// otherwise a multiple of that width. A chain's draws are the same for every value ≥ 2
-  /// (lanes never interact); the scalar path differs from the lane path in the last bits of
-  /// exp/log, so lanes = 1 gives other, equally valid, chains.
+  /// Chains one thread advances together as SIMD lanes: 0 = the narrowest SIMD batch of
+  /// doubles that holds ⌈chains / threads⌉ chains: half the build's widest batch where the
+  /// build has such a batch (AVX2 under AVX-512: 4 chains on one thread in 4 lanes, not in 8
+  /// with 4 empty) and it suffices, else the widest (1 without tyche::simd); 1 = one chain at a
+  /// time in scalar double; otherwise a multiple of the widest or of the half width (the widest
+  /// when it is a multiple of both). A chain's draws are the same for every value that uses
+  /// the same batch width (lanes never interact); the two widths, and the scalar path, differ
+  /// in the last bits of exp/log (the compiler contracts multiply-adds differently in each), so
+  /// they give other, equally valid, chains. lanes = 0 picks the width from chains and
+  /// threads: to reproduce a chain with another number of chains, set lanes.
   int lanes = 0;
   /// How lanes are scheduled: program_counter (default) lets every lane start its next
   /// transition as soon as its trajectory ends; trajectory_sync makes all chains wait for the
@@ -12240,6 +12423,56 @@ struct chain_rng {
   result_type operator()() { return rng(); }
   double uniform() { return rng.uniform01(); }
   double normal() { return rng.normal(); }
+  /// n standard normals from the n positions n calls of normal() would use, by the same
+  /// Box–Muller formula: the momentum of a transition. Where the build has SIMD, a batch of
+  /// positions at a time: the Philox blocks bit for bit as counter_rng computes them, log, sqrt
+  /// and cos in the batch (so in other last bits than normal()).
+  void normals(double* out, std::size_t n) {
+#if TYCHE_HAS_XSIMD
+    using batch = samplers::lane_batch;
+    using bits = xsimd::batch<std::uint64_t, typename batch::arch_type>;
+    using ints = xsimd::batch<std::int64_t, typename batch::arch_type>;
+    constexpr std::size_t w = batch::size;
+    constexpr double two_pi = 6.28318530717958647692;
+    const std::uint64_t seed = rng.seed(), stream = rng.stream();
+    const bits low(0xffffffffu);
+    alignas(64) std::uint64_t position[w];
+    alignas(64) double z[w];
+    for (std::size_t first = 0; first < n; first += w) {
+      const std::size_t m = n - first < w ? n - first : w;
+      const std::uint64_t k = rng.position();
+      for (std::size_t l = 0; l < w; ++l) position[l] = k + l;  // lanes past m: computed, unused
+      rng.discard(m);
+      // Philox-4x32-10 of counter (position, stream) under key seed, as philox4x32_10.
+      const bits pos = bits::load_aligned(position);
+      bits c0 = pos & low, c1 = pos >> 32, c2(stream & 0xffffffffu), c3(stream >> 32);
+      auto k0 = static_cast<std::uint32_t>(seed), k1 = static_cast<std::uint32_t>(seed >> 32);
+      for (int r = 0; r < 10; ++r) {
+        if (r > 0) {
+          k0 += philox_constants::w0;
+          k1 += philox_constants::w1;
+        }
+        const bits p0 = bits(philox_constants::m0) * c0, p1 = bits(philox_constants::m1) * c2;
+        const bits n0 = (p1 >> 32) ^ c1 ^ bits(k0), n2 = (p0 >> 32) ^ c3 ^ bits(k1);
+        c1 = p1 & low;
+        c3 = p0 & low;
+        c0 = n0;
+        c2 = n2;
+      }
+      // uniform01_from_bits of words 0–1 and of words 2–3, then Box–Muller's cosine branch.
+      auto uniform = [](const bits& x) {
+        const batch top = xsimd::to_float(xsimd::bitwise_cast<ints>(x >> 11));  // exact: < 2^53
+        return xsimd::select(top == batch(0.0), batch(0x1p-54), top * batch(0x1p-53));
+      };
+      const batch u1 = uniform(c0 | (c1 << 32)), u2 = uniform(c2 | (c3 << 32));
+      const batch r = math::sqrt(batch(-2.0) * math::log(u1)) * math::cos(batch(two_pi) * u2);
+      r.store_aligned(z);
+      for (std::size_t l = 0; l < m; ++l) out[first + l] = z[l];
+    }
+#else
+    for (std::size_t i = 0; i < n; ++i) out[i] = rng.normal();
+#endif
+  }
 };
 
 /// One chain's view of the model's log density: its own workspace, no allocation per call.
@@ -12423,15 +12656,23 @@ class chain_runner {
   long long gradients_ = 0;
 };
 
-/// The number of lanes nuts() uses for a configuration.
-inline int resolve_lanes(int requested) {
+/// The number of lanes nuts() uses for a configuration: `requested`, checked, or for 0 the
+/// narrowest SIMD batch that holds the chains of one thread (⌈chains / threads⌉): the half-width
+/// batch where the build has one and it suffices, else the full width.
+inline int resolve_lanes(int requested, int chains, int threads) {
   constexpr int width = static_cast<int>(samplers::simd_lane_width);
-  if (requested == 0) return width;
+  constexpr int half = static_cast<int>(samplers::half_lane_width);
+  if (requested == 0) {
+    const int per_thread = (chains + threads - 1) / threads;
+    return half > 1 && per_thread <= half ? half : width;
+  }
   if (requested == 1) return 1;
-  if (requested < 1 || requested % width != 0)
+  const bool fits = requested > 1 && (requested % width == 0 || (half > 1 && requested % half == 0));
+  if (!fits)
     throw std::invalid_argument("tyche::nuts: lanes = " + std::to_string(requested) +
                                 " must be 0 (automatic), 1 (scalar) or a multiple of the SIMD "
-                                "width " + std::to_string(width));
+                                "width " + std::to_string(width) +
+                                (half > 1 ? " or of the half width " + std::to_string(half) : std::string()));
   return requested;
 }
 
@@ -12462,7 +12703,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
   int threads = cfg.threads > 0 ? cfg.threads
                                 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, cfg.chains);
-  const int lanes = detail::resolve_lanes(cfg.lanes);
+  const int lanes = detail::resolve_lanes(cfg.lanes, cfg.chains, threads);
   fit.lanes = lanes;
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(cfg.chains));
   auto record_error = [&](int c) {

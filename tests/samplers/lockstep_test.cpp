@@ -40,7 +40,8 @@ TEST_CASE("lockstep: a chain's draws do not depend on chains, threads, lanes or 
   using namespace tyche;
   const auto m = hierarchical();
   const int w = static_cast<int>(samplers::simd_lane_width);
-  nuts_config base{.chains = 1, .warmup = 150, .draws = 100, .seed = 11, .threads = 1};
+  const int h = static_cast<int>(samplers::half_lane_width);
+  nuts_config base{.chains = 1, .warmup = 150, .draws = 100, .seed = 11, .threads = 1, .lanes = w};
   const auto one = nuts(m, base);
   REQUIRE(one.lanes == w);
 
@@ -56,6 +57,7 @@ TEST_CASE("lockstep: a chain's draws do not depend on chains, threads, lanes or 
   auto synced = base;
   synced.chains = 5;
   synced.threads = 2;
+  synced.lanes = 2 * w;
   synced.schedule = samplers::lane_schedule::trajectory_sync;
   const auto sync = nuts(m, synced);
 
@@ -71,6 +73,26 @@ TEST_CASE("lockstep: a chain's draws do not depend on chains, threads, lanes or 
     }
   CHECK(three.values[2] != three.values[0]);
   CHECK(five.gradient_evaluations == sync.gradient_evaluations);
+
+  // lanes = 0: the narrowest batch that holds a thread's chains. Within one batch width a
+  // chain's draws are again independent of what runs beside it. (Across the two widths they
+  // are not bit-identical: the compiler contracts multiply-adds differently in the two
+  // instantiations of the model.)
+  auto automatic = base;
+  automatic.lanes = 0;
+  automatic.chains = h > 1 ? h : w;
+  const auto narrow = nuts(m, automatic);
+  CHECK(narrow.lanes == (h > 1 ? h : w));
+  automatic.chains = (h > 1 ? h : w) + 1;
+  CHECK(nuts(m, automatic).lanes == w);
+  if (h > 1) {
+    auto several = base;
+    several.chains = 2;
+    several.lanes = 3 * h;  // three batches of the half width
+    const auto half = nuts(m, several);
+    CHECK(half.values[0] == narrow.values[0]);
+    CHECK(half.values[1] == narrow.values[1]);
+  }
 }
 
 TEST_CASE("lockstep: gradient counts and utilisation", "[nuts][lockstep]") {

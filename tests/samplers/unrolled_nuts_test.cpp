@@ -117,6 +117,10 @@ TEST_CASE("nuts: unrolled and recursive NUTS produce identical trajectories", "[
   // Large steps: divergences and early terminations are part of the contract too.
   check_same_trajectories(es, std::vector<double>(10, 0.2), 2.5, std::vector<double>(10, 1.0), 6,
                           300, 15, "eight schools, divergent steps");
+  // Far from the mode (H0 ≈ 10⁴) with a step near the stability limit: the energy error
+  // reaches hundreds below H0, where the unrolled transition rescales its weights (past e^300).
+  check_same_trajectories(scaled_normal{10}, std::vector<double>(10, 100.0), 1.9, std::vector<double>(10, 1.0), 10,
+                          30, 16, "far start, large energy drops");
 }
 
 TEST_CASE("nuts: the unrolled transition samples the target", "[nuts]") {

@@ -30,6 +30,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace tyche::samplers {
@@ -38,11 +39,26 @@ namespace tyche::samplers {
 enum class lane_schedule { program_counter, trajectory_sync };
 
 #if TYCHE_HAS_XSIMD
-/// The SIMD batch one chain per lane is evaluated in.
+/// The SIMD batch one chain per lane is evaluated in: the build's widest batch of doubles.
 using lane_batch = xsimd::batch<double>;
 inline constexpr std::size_t simd_lane_width = lane_batch::size;
+/// A batch of half that width where the build has one (AVX2 with FMA under AVX-512; SSE2 under
+/// AVX): fewer chains than the wide batch's lanes, e.g. 4 chains on one thread of an AVX-512
+/// build, are evaluated at the half width rather than with half of a wide batch empty.
+#if XSIMD_WITH_AVX512F && XSIMD_WITH_FMA3_AVX2
+using half_lane_batch = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
+#elif XSIMD_WITH_AVX512F && XSIMD_WITH_AVX2
+using half_lane_batch = xsimd::batch<double, xsimd::avx2>;
+#elif XSIMD_WITH_AVX && XSIMD_WITH_SSE2
+using half_lane_batch = xsimd::batch<double, xsimd::sse2>;
+#else
+using half_lane_batch = void;
+#endif
+inline constexpr std::size_t half_lane_width =
+    std::is_void_v<half_lane_batch> ? 0 : simd_lane_width / 2;
 #else
 inline constexpr std::size_t simd_lane_width = 1;
+inline constexpr std::size_t half_lane_width = 0;
 #endif
 
 /// Gradient counts of a run: useful lane gradients and lane slots spent.
@@ -53,79 +69,83 @@ struct lane_counts {
 
 namespace detail {
 
-/// Evaluates the pending points of a group of lanes: with lanes = 1 one double-precision
-/// evaluation, otherwise one batched evaluation per SIMD batch of lanes. Batches holding no
-/// active lane are skipped; idle lanes of a partly active batch repeat an active lane's point.
+/// Evaluates the pending point of one lane in double precision (lanes = 1).
 template <class View>
-class lane_evaluator {
+class scalar_evaluator {
  public:
-  lane_evaluator(const View& view, int lanes)
-      : view_(view), d_(view.dim()), lanes_(static_cast<std::size_t>(lanes)),
-        ws_(view.workspace_size) {
-#if TYCHE_HAS_XSIMD
-    if (lanes_ > 1) {
-      theta_.resize(d_);
-      grad_.resize(d_);
-      ws_batch_.resize(view.workspace_size);
-    }
-#endif
+  static constexpr std::size_t width = 1;
+  scalar_evaluator(const View& view, int) : view_(view), ws_(view.workspace_size) {}
+  long long operator()(phase_point* const* points) {
+    if (points[0] == nullptr) return 0;
+    phase_point& z = *points[0];
+    z.log_density = view_.value_and_gradient(z.q.data(), z.grad.data(), ws_.empty() ? nullptr : ws_.data());
+    return 1;
   }
+
+ private:
+  const View& view_;
+  std::vector<double> ws_;
+};
+
+#if TYCHE_HAS_XSIMD
+/// Evaluates the pending points of a group of lanes with one batched evaluation of the model per
+/// SIMD batch of lanes (Batch: lane_batch or half_lane_batch). Batches holding no active lane
+/// are skipped; idle lanes of a partly active batch repeat an active lane's point.
+template <class View, class Batch>
+class batch_evaluator {
+ public:
+  static constexpr std::size_t width = Batch::size;
+  batch_evaluator(const View& view, int lanes)
+      : view_(view), d_(view.dim()), lanes_(static_cast<std::size_t>(lanes)), theta_(d_), grad_(d_),
+        ws_(view.workspace_size), grad_out_(d_ * width) {}
 
   /// points[0 .. lanes): the lanes' pending points, nullptr for an idle lane. Returns the
   /// number of lane slots evaluated.
   long long operator()(phase_point* const* points) {
-    if (lanes_ == 1) {
-      if (points[0] == nullptr) return 0;
-      phase_point& z = *points[0];
-      z.log_density = view_.value_and_gradient(z.q.data(), z.grad.data(), ws_.empty() ? nullptr : ws_.data());
-      return 1;
-    }
-#if TYCHE_HAS_XSIMD
-    constexpr std::size_t w = simd_lane_width;
+    constexpr std::size_t w = width;
     long long slots = 0;
     alignas(64) double buffer[w];
     for (std::size_t first = 0; first < lanes_; first += w) {
-      phase_point* const* chunk = points + first;
+      // The batch's points; an idle lane borrows an active one's.
+      const double* q[w];
       const phase_point* any = nullptr;
-      for (std::size_t l = 0; l < w && any == nullptr; ++l) any = chunk[l];
+      for (std::size_t l = 0; l < w && any == nullptr; ++l) any = points[first + l];
       if (any == nullptr) continue;
+      for (std::size_t l = 0; l < w; ++l) q[l] = (points[first + l] ? points[first + l] : any)->q.data();
       slots += static_cast<long long>(w);
       for (std::size_t i = 0; i < d_; ++i) {
-        for (std::size_t l = 0; l < w; ++l) buffer[l] = (chunk[l] ? chunk[l] : any)->q[i];
-        theta_[i] = lane_batch::load_aligned(buffer);
+        for (std::size_t l = 0; l < w; ++l) buffer[l] = q[l][i];
+        theta_[i] = Batch::load_aligned(buffer);
       }
-      const lane_batch value = view_.value_and_gradient(
-          theta_.data(), grad_.data(), ws_batch_.empty() ? nullptr : ws_batch_.data());
+      const Batch value = view_.value_and_gradient(theta_.data(), grad_.data(), ws_.empty() ? nullptr : ws_.data());
       value.store_aligned(buffer);
-      for (std::size_t l = 0; l < w; ++l)
-        if (chunk[l]) chunk[l]->log_density = buffer[l];
-      for (std::size_t i = 0; i < d_; ++i) {
-        grad_[i].store_aligned(buffer);
-        for (std::size_t l = 0; l < w; ++l)
-          if (chunk[l]) chunk[l]->grad[i] = buffer[l];
+      double* out = grad_out_.data();
+      for (std::size_t i = 0; i < d_; ++i) grad_[i].store_aligned(out + i * w);
+      for (std::size_t l = 0; l < w; ++l) {
+        phase_point* z = points[first + l];
+        if (z == nullptr) continue;
+        z->log_density = buffer[l];
+        double* g = z->grad.data();
+        for (std::size_t i = 0; i < d_; ++i) g[i] = out[i * w + l];
       }
     }
     return slots;
-#else
-    return 0;  // unreachable: lanes > 1 needs xsimd (resolve_lanes)
-#endif
   }
 
  private:
   const View& view_;
   std::size_t d_, lanes_;
-  std::vector<double> ws_;
-#if TYCHE_HAS_XSIMD
-  std::vector<lane_batch> theta_, grad_, ws_batch_;
-#endif
+  std::vector<Batch, xsimd::aligned_allocator<Batch>> theta_, grad_, ws_;
+  std::vector<double, xsimd::aligned_allocator<double>> grad_out_;  // the gradient, [i * width + lane]
 };
+#endif
 
 /// Runs chains [0, chains) with `threads` threads of `lanes` lanes. The chains wait in one queue
 /// shared by all threads; a lane whose transition ends puts its chain at the back of the queue
 /// and takes the chain at the front, so all chains advance at about the same pace, no lane waits
 /// for another, and lanes fall idle only in the last transitions of the run. A chain is built
 /// (initial point, first step size) the first time a lane takes it.
-template <class Runner, class View, class Make, class OnError>
+template <class Runner, class Evaluator, class View, class Make, class OnError>
 lane_counts run_program_counter(const View& view, int chains, int threads, int lanes, Make& make,
                                 OnError& on_error) {
   struct waiting {
@@ -137,7 +157,7 @@ lane_counts run_program_counter(const View& view, int chains, int threads, int l
   for (int c = 0; c < chains; ++c) queue.push_back({c, nullptr});
   std::atomic<long long> useful{0}, slots{0};
   auto worker = [&] {
-    lane_evaluator<View> evaluate(view, lanes);
+    Evaluator evaluate(view, lanes);
     const std::size_t L = static_cast<std::size_t>(lanes);
     std::vector<std::unique_ptr<Runner>> lane(L);
     std::vector<phase_point*> points(L, nullptr);
@@ -205,7 +225,7 @@ lane_counts run_program_counter(const View& view, int chains, int threads, int l
 
 /// Runs every chain at once, iteration by iteration: each thread advances its groups of lanes
 /// until all their trajectories of the iteration are over, then waits for the other threads.
-template <class Runner, class View, class Make, class OnError>
+template <class Runner, class Evaluator, class View, class Make, class OnError>
 lane_counts run_trajectory_sync(const View& view, int chains, int threads, int lanes, Make& make,
                                 OnError& on_error) {
   std::vector<long long> longest(static_cast<std::size_t>(threads), 0);
@@ -222,7 +242,7 @@ lane_counts run_trajectory_sync(const View& view, int chains, int threads, int l
   };
   std::barrier sync(threads, completion);
   auto worker = [&](int t) {
-    lane_evaluator<View> evaluate(view, lanes);
+    Evaluator evaluate(view, lanes);
     std::vector<std::unique_ptr<Runner>> mine;
     for (int c = t; c < chains; c += threads) {
       try {
@@ -232,7 +252,7 @@ lane_counts run_trajectory_sync(const View& view, int chains, int threads, int l
         on_error(c);
       }
     }
-    const std::size_t L = static_cast<std::size_t>(lanes), w = lanes == 1 ? 1 : simd_lane_width;
+    const std::size_t L = static_cast<std::size_t>(lanes), w = Evaluator::width;
     for (std::size_t first = 0; first < mine.size(); first += L)
       resident_slots += static_cast<long long>((std::min(L, mine.size() - first) + w - 1) / w * w);
     sync.arrive_and_wait();  // every thread counted its chains
@@ -304,14 +324,26 @@ lane_counts run_trajectory_sync(const View& view, int chains, int threads, int l
 }  // namespace detail
 
 /// Runs `chains` chains, made by make(c) (a std::unique_ptr to a runner with begin(), pending(),
-/// resume(), done(), chain() and run()), on `threads` threads of `lanes` lanes. on_error(c) is
-/// called inside a catch block when chain c throws; its lane moves on to other chains.
+/// resume(), done(), chain() and run()), on `threads` threads of `lanes` lanes: 1 (scalar), or a
+/// multiple of simd_lane_width or of half_lane_width (batch_width(lanes) says which batch).
+/// on_error(c) is called inside a catch block when chain c throws; its lane moves on to other
+/// chains.
 template <class Runner, class View, class Make, class OnError>
 lane_counts run_lockstep(const View& view, int chains, int threads, int lanes, lane_schedule schedule,
                          Make make, OnError on_error) {
-  if (schedule == lane_schedule::trajectory_sync)
-    return detail::run_trajectory_sync<Runner>(view, chains, threads, lanes, make, on_error);
-  return detail::run_program_counter<Runner>(view, chains, threads, lanes, make, on_error);
+  auto run = [&]<class Evaluator>(std::type_identity<Evaluator>) {
+    if (schedule == lane_schedule::trajectory_sync)
+      return detail::run_trajectory_sync<Runner, Evaluator>(view, chains, threads, lanes, make, on_error);
+    return detail::run_program_counter<Runner, Evaluator>(view, chains, threads, lanes, make, on_error);
+  };
+#if TYCHE_HAS_XSIMD
+  if (lanes > 1 && lanes % static_cast<int>(simd_lane_width) == 0)
+    return run(std::type_identity<detail::batch_evaluator<View, lane_batch>>{});
+  if constexpr (half_lane_width > 1)
+    if (lanes > 1 && lanes % static_cast<int>(half_lane_width) == 0)
+      return run(std::type_identity<detail::batch_evaluator<View, half_lane_batch>>{});
+#endif
+  return run(std::type_identity<detail::scalar_evaluator<View>>{});
 }
 
 }  // namespace tyche::samplers

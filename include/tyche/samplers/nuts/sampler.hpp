@@ -3,10 +3,12 @@
 // its own resumable transition and warm-up. The lockstep driver (lockstep.hpp) runs the runners
 // as SIMD lanes, each lane at its own point of its own trajectory, on several threads; with
 // lanes = 1 each runner evaluates its own gradients in double precision. Either way a chain's
-// draws do not depend on the number of chains, threads or lanes beside it.
+// draws do not depend on the number of chains, threads or lanes beside it, for a given batch
+// width (nuts_config::lanes).
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/random/philox.hpp>
+#include <tyche/random/variates.hpp>
 #include <tyche/samplers/nuts/adaptation.hpp>
 #include <tyche/samplers/nuts/lockstep.hpp>
 #include <tyche/samplers/nuts/transition.hpp>
@@ -48,11 +50,16 @@ struct nuts_config {
   double init_step_size = 1.0;
   double init_radius = 2.0;  // initial θ uniform on (−r, r), as Stan
   int threads = 0;           // 0: one per chain, up to the hardware's concurrency
-  /// Chains one thread advances together as SIMD lanes: 0 = the width of the build's SIMD
-  /// batch of doubles (1 without tyche::simd); 1 = one chain at a time in scalar double;
-  /// otherwise a multiple of that width. A chain's draws are the same for every value ≥ 2
-  /// (lanes never interact); the scalar path differs from the lane path in the last bits of
-  /// exp/log, so lanes = 1 gives other, equally valid, chains.
+  /// Chains one thread advances together as SIMD lanes: 0 = the narrowest SIMD batch of
+  /// doubles that holds ⌈chains / threads⌉ chains: half the build's widest batch where the
+  /// build has such a batch (AVX2 under AVX-512: 4 chains on one thread in 4 lanes, not in 8
+  /// with 4 empty) and it suffices, else the widest (1 without tyche::simd); 1 = one chain at a
+  /// time in scalar double; otherwise a multiple of the widest or of the half width (the widest
+  /// when it is a multiple of both). A chain's draws are the same for every value that uses
+  /// the same batch width (lanes never interact); the two widths, and the scalar path, differ
+  /// in the last bits of exp/log (the compiler contracts multiply-adds differently in each), so
+  /// they give other, equally valid, chains. lanes = 0 picks the width from chains and
+  /// threads: to reproduce a chain with another number of chains, set lanes.
   int lanes = 0;
   /// How lanes are scheduled: program_counter (default) lets every lane start its next
   /// transition as soon as its trajectory ends; trajectory_sync makes all chains wait for the
@@ -117,6 +124,56 @@ struct chain_rng {
   result_type operator()() { return rng(); }
   double uniform() { return rng.uniform01(); }
   double normal() { return rng.normal(); }
+  /// n standard normals from the n positions n calls of normal() would use, by the same
+  /// Box–Muller formula: the momentum of a transition. Where the build has SIMD, a batch of
+  /// positions at a time: the Philox blocks bit for bit as counter_rng computes them, log, sqrt
+  /// and cos in the batch (so in other last bits than normal()).
+  void normals(double* out, std::size_t n) {
+#if TYCHE_HAS_XSIMD
+    using batch = samplers::lane_batch;
+    using bits = xsimd::batch<std::uint64_t, typename batch::arch_type>;
+    using ints = xsimd::batch<std::int64_t, typename batch::arch_type>;
+    constexpr std::size_t w = batch::size;
+    constexpr double two_pi = 6.28318530717958647692;
+    const std::uint64_t seed = rng.seed(), stream = rng.stream();
+    const bits low(0xffffffffu);
+    alignas(64) std::uint64_t position[w];
+    alignas(64) double z[w];
+    for (std::size_t first = 0; first < n; first += w) {
+      const std::size_t m = n - first < w ? n - first : w;
+      const std::uint64_t k = rng.position();
+      for (std::size_t l = 0; l < w; ++l) position[l] = k + l;  // lanes past m: computed, unused
+      rng.discard(m);
+      // Philox-4x32-10 of counter (position, stream) under key seed, as philox4x32_10.
+      const bits pos = bits::load_aligned(position);
+      bits c0 = pos & low, c1 = pos >> 32, c2(stream & 0xffffffffu), c3(stream >> 32);
+      auto k0 = static_cast<std::uint32_t>(seed), k1 = static_cast<std::uint32_t>(seed >> 32);
+      for (int r = 0; r < 10; ++r) {
+        if (r > 0) {
+          k0 += philox_constants::w0;
+          k1 += philox_constants::w1;
+        }
+        const bits p0 = bits(philox_constants::m0) * c0, p1 = bits(philox_constants::m1) * c2;
+        const bits n0 = (p1 >> 32) ^ c1 ^ bits(k0), n2 = (p0 >> 32) ^ c3 ^ bits(k1);
+        c1 = p1 & low;
+        c3 = p0 & low;
+        c0 = n0;
+        c2 = n2;
+      }
+      // uniform01_from_bits of words 0–1 and of words 2–3, then Box–Muller's cosine branch.
+      auto uniform = [](const bits& x) {
+        const batch top = xsimd::to_float(xsimd::bitwise_cast<ints>(x >> 11));  // exact: < 2^53
+        return xsimd::select(top == batch(0.0), batch(0x1p-54), top * batch(0x1p-53));
+      };
+      const batch u1 = uniform(c0 | (c1 << 32)), u2 = uniform(c2 | (c3 << 32));
+      const batch r = math::sqrt(batch(-2.0) * math::log(u1)) * math::cos(batch(two_pi) * u2);
+      r.store_aligned(z);
+      for (std::size_t l = 0; l < m; ++l) out[first + l] = z[l];
+    }
+#else
+    for (std::size_t i = 0; i < n; ++i) out[i] = rng.normal();
+#endif
+  }
 };
 
 /// One chain's view of the model's log density: its own workspace, no allocation per call.
@@ -300,15 +357,23 @@ class chain_runner {
   long long gradients_ = 0;
 };
 
-/// The number of lanes nuts() uses for a configuration.
-inline int resolve_lanes(int requested) {
+/// The number of lanes nuts() uses for a configuration: `requested`, checked, or for 0 the
+/// narrowest SIMD batch that holds the chains of one thread (⌈chains / threads⌉): the half-width
+/// batch where the build has one and it suffices, else the full width.
+inline int resolve_lanes(int requested, int chains, int threads) {
   constexpr int width = static_cast<int>(samplers::simd_lane_width);
-  if (requested == 0) return width;
+  constexpr int half = static_cast<int>(samplers::half_lane_width);
+  if (requested == 0) {
+    const int per_thread = (chains + threads - 1) / threads;
+    return half > 1 && per_thread <= half ? half : width;
+  }
   if (requested == 1) return 1;
-  if (requested < 1 || requested % width != 0)
+  const bool fits = requested > 1 && (requested % width == 0 || (half > 1 && requested % half == 0));
+  if (!fits)
     throw std::invalid_argument("tyche::nuts: lanes = " + std::to_string(requested) +
                                 " must be 0 (automatic), 1 (scalar) or a multiple of the SIMD "
-                                "width " + std::to_string(width));
+                                "width " + std::to_string(width) +
+                                (half > 1 ? " or of the half width " + std::to_string(half) : std::string()));
   return requested;
 }
 
@@ -339,7 +404,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
   int threads = cfg.threads > 0 ? cfg.threads
                                 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, cfg.chains);
-  const int lanes = detail::resolve_lanes(cfg.lanes);
+  const int lanes = detail::resolve_lanes(cfg.lanes, cfg.chains, threads);
   fit.lanes = lanes;
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(cfg.chains));
   auto record_error = [&](int c) {

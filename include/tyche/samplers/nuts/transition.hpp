@@ -13,12 +13,14 @@
 #include <tyche/config.hpp>
 #include <tyche/samplers/nuts/instruction_table.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstddef>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tyche::samplers {
@@ -45,38 +47,29 @@ struct phase_point {
 
 namespace detail {
 
-inline double log_sum_exp(double a, double b) {
-  constexpr double ninf = -std::numeric_limits<double>::infinity();
-  if (a == ninf) return b;
-  if (b == ninf) return a;
-  return a > b ? a + std::log1p(std::exp(b - a)) : b + std::log1p(std::exp(a - b));
-}
-
-/// A completed subtree on the stack: its proposal, its total weight, the sum of its momenta,
-/// and the momenta (and p♯ = M⁻¹p) at its two ends, in the direction of integration.
-struct subtree {
-  phase_point proposal;
-  double log_sum_weight = 0;
-  std::vector<double> rho, p_begin, p_end, p_sharp_begin, p_sharp_end;
-};
-
-inline double dot(const std::vector<double>& a, const std::vector<double>& b) {
-  double s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-  return s;
-}
-
-/// The generalised no-U-turn criterion (Betancourt 2017): the trajectory keeps going while
-/// both ends' p♯ point along ρ.
-inline bool no_u_turn(const std::vector<double>& p_sharp_minus, const std::vector<double>& p_sharp_plus,
-                      const std::vector<double>& rho) {
-  return dot(p_sharp_plus, rho) > 0 && dot(p_sharp_minus, rho) > 0;
-}
-
-/// out = a + b (out may not alias a or b).
-inline void add(const std::vector<double>& a, const std::vector<double>& b, std::vector<double>& out) {
-  out.resize(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) out[i] = a[i] + b[i];
+/// The three U-turn checks of joining two adjacent spans of a trajectory, A then B in the
+/// direction of integration (Stan's generalised criterion with the two extra checks across the
+/// join): ρ = ρ_A + ρ_B between A's first and B's last p♯, ρ_A + p_B,begin between A's first
+/// and B's first, ρ_B + p_A,end between A's last and B's last. One pass over the coordinates;
+/// writes ρ_A + ρ_B to rho_out, which may be a_rho.
+inline bool joined_no_u_turn(std::size_t d, const double* a_rho, const double* a_p_end,
+                             const double* a_ps_begin, const double* a_ps_end, const double* b_rho,
+                             const double* b_p_begin, const double* b_ps_begin, const double* b_ps_end,
+                             double* rho_out) {
+  double whole_begin = 0, whole_end = 0, left_begin = 0, left_end = 0, right_begin = 0, right_end = 0;
+  for (std::size_t i = 0; i < d; ++i) {
+    const double ra = a_rho[i], rb = b_rho[i];
+    const double whole = ra + rb, left = ra + b_p_begin[i], right = rb + a_p_end[i];
+    whole_begin += a_ps_begin[i] * whole;
+    whole_end += b_ps_end[i] * whole;
+    left_begin += a_ps_begin[i] * left;
+    left_end += b_ps_begin[i] * left;
+    right_begin += a_ps_end[i] * right;
+    right_end += b_ps_end[i] * right;
+    rho_out[i] = whole;
+  }
+  return whole_begin > 0 && whole_end > 0 && left_begin > 0 && left_end > 0 && right_begin > 0 &&
+         right_end > 0;
 }
 
 }  // namespace detail
@@ -86,9 +79,8 @@ inline void add(const std::vector<double>& a, const std::vector<double>& b, std:
 /// `double uniform()` in [0, 1) and `double normal()`. inv_metric is the diagonal of M⁻¹;
 /// set_dense_inv_metric() makes the metric dense.
 /// Random numbers are consumed in this order: the momentum (one normal per coordinate, in
-/// order), then per doubling one uniform for the direction, one for each merge whose later
-/// subtree does not outweigh the merged one, and one at the end of the doubling under the same
-/// condition.
+/// order), then per doubling one uniform for the direction, one for each merge, and one at the
+/// end of the doubling unless the new half outweighs the trajectory before it.
 ///
 /// The transition is resumable: its only suspension point is a gradient. begin() starts a
 /// transition and leaves a point whose gradient is wanted (pending()); the caller evaluates
@@ -105,6 +97,9 @@ class unrolled_transition {
                                   " is outside [1, " + std::to_string(max_supported_depth) + "]");
     set_inv_metric(std::move(inv_metric));
   }
+  // The state points into its own storage (see storage_).
+  unrolled_transition(const unrolled_transition&) = delete;
+  unrolled_transition& operator=(const unrolled_transition&) = delete;
 
   /// Runs one transition from `current` (whose q, log_density and grad must be set). On return
   /// `current` holds the selected point.
@@ -122,6 +117,7 @@ class unrolled_transition {
   /// point whose log density and gradient are wanted.
   void begin(phase_point& current, double step_size, Rng& rng) {
     const std::size_t d = current.q.size();
+    reserve(d);
     current_ = &current;
     stats_ = transition_stats{};
     stats_.step_size = step_size;
@@ -130,12 +126,20 @@ class unrolled_transition {
     H0_ = hamiltonian(current);
     z_fwd_ = current;
     z_bck_ = current;
-    z_sample_ = current;
-    sharp(current.p, ps_fwd_fwd_);
-    ps_fwd_bck_ = ps_bck_fwd_ = ps_bck_bck_ = ps_fwd_fwd_;
-    rho_ = current.p;
-    p_fwd_fwd_ = p_fwd_bck_ = p_bck_fwd_ = p_bck_bck_ = current.p;
-    log_sum_weight_ = 0;  // the initial point's weight, exp(H0 − H0)
+    proposal& sample = proposals_[sample_];
+    const double* p = current.p.data();
+    for (std::size_t i = 0; i < d; ++i) {
+      sample.q[i] = current.q[i];
+      sample.p[i] = p[i];
+      sample.grad[i] = current.grad[i];
+      rho_[i] = p_fwd_fwd_[i] = p_bck_bck_[i] = p[i];
+    }
+    sample.log_density = current.log_density;
+    sample.energy = H0_;
+    sharp(p, ps_fwd_fwd_);
+    for (std::size_t i = 0; i < d; ++i) ps_bck_bck_[i] = ps_fwd_fwd_[i];
+    weight_scale_ = 0;
+    weight_ = 1;  // the initial point's weight, exp(H0 − H0)
     sum_metro_prob_ = 0;
     depth_ = 0;
     n_leapfrog_ = 0;
@@ -144,48 +148,92 @@ class unrolled_transition {
   }
 
   /// The point whose log density and gradient the state machine waits for.
-  phase_point& pending() { return forward_ ? z_fwd_ : z_bck_; }
+  phase_point& pending() { return *active_; }
 
   /// Continues after pending()'s log_density and grad were set. Returns true when the
   /// transition has ended (the selected point is in `current`, stats() holds its statistics);
   /// false when pending() again wants a gradient.
   bool resume(Rng& rng) {
-    constexpr double ninf = -std::numeric_limits<double>::infinity();
     phase_point& z = pending();
-    // The second half of the leapfrog's momentum update, then the new leaf.
-    const std::size_t d = z.q.size();
-    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps_ * z.grad[i];
+    const std::size_t d = d_;
+    // The second half of the leapfrog's momentum update, and the new leaf: a subtree of one
+    // point, its own proposal, ρ = p at both ends.
+    subtree& leaf = stack_[static_cast<std::size_t>(top_++)];
+    proposal& prop = proposals_[leaf.proposal];
+    const double half_eps = 0.5 * eps_;
+    double* TYCHE_RESTRICT zp = z.p.data();
+    const double* TYCHE_RESTRICT zq = z.q.data();
+    const double* TYCHE_RESTRICT zg = z.grad.data();
+    double kinetic = 0;
+    if (!dense_) {
+      // Distinct buffers, so the copies vectorise; the kinetic energy is summed in order after.
+      const double* TYCHE_RESTRICT m = inv_metric_.data();
+      double* TYCHE_RESTRICT rho = leaf.rho;
+      double* TYCHE_RESTRICT p_begin = leaf.p_begin;
+      double* TYCHE_RESTRICT p_end = leaf.p_end;
+      double* TYCHE_RESTRICT ps_begin = leaf.ps_begin;
+      double* TYCHE_RESTRICT ps_end = leaf.ps_end;
+      double* TYCHE_RESTRICT prop_q = prop.q;
+      double* TYCHE_RESTRICT prop_p = prop.p;
+      double* TYCHE_RESTRICT prop_grad = prop.grad;
+      {  // pᵀM⁻¹p first, from the inputs: four partial sums
+        double k[4] = {0, 0, 0, 0};
+        for (std::size_t i = 0; i < d; ++i) {
+          const double pi = zp[i] + half_eps * zg[i];
+          k[i % 4] += (m[i] * pi) * pi;
+        }
+        kinetic = (k[0] + k[1]) + (k[2] + k[3]);
+      }
+      for (std::size_t i = 0; i < d; ++i) {
+        const double pi = zp[i] + half_eps * zg[i];
+        const double ps = m[i] * pi;
+        zp[i] = rho[i] = p_begin[i] = p_end[i] = prop_p[i] = pi;
+        ps_begin[i] = ps_end[i] = ps;
+        prop_q[i] = zq[i];
+        prop_grad[i] = zg[i];
+      }
+    } else {
+      for (std::size_t i = 0; i < d; ++i) zp[i] += half_eps * zg[i];
+      sharp(zp, leaf.ps_begin);
+      for (std::size_t i = 0; i < d; ++i) {
+        kinetic += zp[i] * leaf.ps_begin[i];
+        leaf.rho[i] = leaf.p_begin[i] = leaf.p_end[i] = zp[i];
+        leaf.ps_end[i] = leaf.ps_begin[i];
+        prop.q[i] = zq[i];
+        prop.p[i] = zp[i];
+        prop.grad[i] = zg[i];
+      }
+    }
     ++n_leapfrog_;
-    double h = hamiltonian(z);
+    double h = -z.log_density + 0.5 * kinetic;
     if (std::isnan(h)) h = std::numeric_limits<double>::infinity();
     if (h - H0_ > max_energy_error) divergent_ = true;
-    sum_metro_prob_ += H0_ - h > 0 ? 1.0 : std::exp(H0_ - h);
-    detail::subtree& leaf = stack_[static_cast<std::size_t>(top_++)];
-    leaf.proposal = z;
-    leaf.log_sum_weight = detail::log_sum_exp(ninf, H0_ - h);
-    leaf.rho = z.p;
-    leaf.p_begin = leaf.p_end = z.p;
-    sharp(z.p, leaf.p_sharp_begin);
-    leaf.p_sharp_end = leaf.p_sharp_begin;
+    prop.log_density = z.log_density;
+    prop.energy = h;
+    // The leaf's weight exp(H0 − h), relative to exp(weight_scale_); one exp also gives the
+    // acceptance statistic's term min(1, exp(H0 − h)) while the scale is 0.
+    const double log_weight = H0_ - h;  // −∞ when h is
+    if (log_weight > weight_scale_ + max_log_weight) rescale_weights(log_weight);
+    leaf.weight = std::exp(log_weight - weight_scale_);
+    // (min without a branch: which side wins is a coin toss, a branch would be mispredicted.)
+    sum_metro_prob_ += weight_scale_ == 0 ? std::min(1.0, leaf.weight) : log_weight > 0 ? 1.0 : std::exp(log_weight);
     if (divergent_) return finish();
     // The merges the schedule prescribes after leaf k: ctz(k) of them.
     for (int m = std::countr_zero(static_cast<unsigned long>(leaf_)); m > 0; --m) {
-      detail::subtree& init = stack_[static_cast<std::size_t>(top_ - 2)];
-      detail::subtree& fin = stack_[static_cast<std::size_t>(top_ - 1)];
-      const double lsw_subtree = detail::log_sum_exp(init.log_sum_weight, fin.log_sum_weight);
-      bool take_final = fin.log_sum_weight > lsw_subtree;
-      if (!take_final) take_final = rng.uniform() < std::exp(fin.log_sum_weight - lsw_subtree);
-      if (take_final) init.proposal = fin.proposal;
-      detail::add(init.rho, fin.rho, rho_subtree_);
-      bool persist = detail::no_u_turn(init.p_sharp_begin, fin.p_sharp_end, rho_subtree_);
-      detail::add(init.rho, fin.p_begin, scratch_);
-      persist = persist && detail::no_u_turn(init.p_sharp_begin, fin.p_sharp_begin, scratch_);
-      detail::add(fin.rho, init.p_end, scratch_);
-      persist = persist && detail::no_u_turn(init.p_sharp_end, fin.p_sharp_end, scratch_);
-      init.log_sum_weight = lsw_subtree;
-      init.rho.swap(rho_subtree_);
-      init.p_end = fin.p_end;
-      init.p_sharp_end = fin.p_sharp_end;
+      subtree& init = stack_[static_cast<std::size_t>(top_ - 2)];
+      subtree& fin = stack_[static_cast<std::size_t>(top_ - 1)];
+      // Uniform-progressive sampling: the later subtree's proposal with its share of the weight
+      // (a uniform drawn at every merge, as the recursive algorithm does).
+      const double weight = init.weight + fin.weight;
+      const bool take_final = rng.uniform() < fin.weight / weight;
+      const std::size_t kept = init.proposal, other = fin.proposal;  // a select, not a branch
+      init.proposal = take_final ? other : kept;
+      fin.proposal = take_final ? kept : other;
+      const bool persist = detail::joined_no_u_turn(d, init.rho, init.p_end, init.ps_begin, init.ps_end, fin.rho,
+                                                    fin.p_begin, fin.ps_begin, fin.ps_end, init.rho);
+      init.weight = weight;
+      std::swap(init.p_end, fin.p_end);  // fin is popped: its storage is free
+      std::swap(init.ps_end, fin.ps_end);
       --top_;
       if (!persist) return finish();
     }
@@ -241,13 +289,18 @@ class unrolled_transition {
 
   /// A momentum p ~ N(0, M): p_i = u_i / √(M⁻¹)_ii (diagonal), or p = L⁻ᵀu with M⁻¹ = LLᵀ
   /// (dense); u: d standard normals, in order.
+  /// An Rng with `void normals(double* out, std::size_t n)` gives the d normals in one call.
   void sample_momentum(std::vector<double>& p, std::size_t d, Rng& rng) const {
     p.resize(d);
+    if constexpr (requires(double* out) { rng.normals(out, d); }) {
+      rng.normals(p.data(), d);
+    } else {
+      for (std::size_t i = 0; i < d; ++i) p[i] = rng.normal();
+    }
     if (!dense_) {
-      for (std::size_t i = 0; i < d; ++i) p[i] = rng.normal() / std::sqrt(inv_metric_[i]);
+      for (std::size_t i = 0; i < d; ++i) p[i] /= std::sqrt(inv_metric_[i]);
       return;
     }
-    for (std::size_t i = 0; i < d; ++i) p[i] = rng.normal();
     for (std::size_t i = d; i-- > 0;) {  // back substitution, Lᵀ p = u
       double s = p[i];
       for (std::size_t k = i + 1; k < d; ++k) s -= chol_[k * d + i] * p[k];
@@ -270,11 +323,68 @@ class unrolled_transition {
     }
     return -z.log_density + 0.5 * kinetic;
   }
+
+  /// One leapfrog step of size eps (negative: backwards in time).
+  void leapfrog(phase_point& z, double eps) const {
+    const std::size_t d = z.q.size();
+    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
+    drift(z, eps);
+    z.log_density = target_(z.q, z.grad);
+    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
+  }
+
  private:
-  // p♯ = M⁻¹p.
-  void sharp(const std::vector<double>& p, std::vector<double>& out) const {
-    const std::size_t d = p.size();
-    out.resize(d);
+  // A candidate point: position, momentum, gradient (d values each, in storage_), log density
+  // and H.
+  struct proposal {
+    double *q = nullptr, *p = nullptr, *grad = nullptr;
+    double log_density = 0, energy = 0;
+  };
+  // A completed subtree on the stack: its proposal (an index into proposals_), its total weight,
+  // the sum of its momenta, and the momenta (and p♯ = M⁻¹p) at its two ends, in the direction
+  // of integration (d values each, in storage_). Merges and the end of a doubling swap these
+  // pointers instead of copying vectors.
+  struct subtree {
+    std::size_t proposal = 0;
+    double weight = 0;  // Σ exp(H0 − h) over its points, relative to exp(weight_scale_)
+    double *rho = nullptr, *p_begin = nullptr, *p_end = nullptr, *ps_begin = nullptr, *ps_end = nullptr;
+  };
+
+  // Sizes the state for dimension d, once: max_depth stack records (a doubling of depth j < max
+  // depth holds at most j + 1), their proposals and the sample's, and the trajectory's vectors.
+  void reserve(std::size_t d) {
+    if (d == d_ && !storage_.empty()) return;
+    d_ = d;
+    const std::size_t slots = static_cast<std::size_t>(max_depth_);
+    const std::size_t vectors = slots * 5 + (slots + 1) * 3 + 11;
+    storage_.assign(vectors * d + 1, 0.0);  // + 1: never empty
+    double* next = storage_.data();
+    auto take = [&] {
+      double* v = next;
+      next += d;
+      return v;
+    };
+    proposals_.assign(slots + 1, proposal{});
+    for (auto& pr : proposals_) pr = {take(), take(), take(), 0, 0};
+    stack_.assign(slots, subtree{});
+    for (std::size_t k = 0; k < slots; ++k) stack_[k] = {k, 0, take(), take(), take(), take(), take()};
+    sample_ = slots;
+    rho_ = take();
+    rho_fwd_ = take();
+    rho_bck_ = take();
+    p_fwd_fwd_ = take();
+    p_fwd_bck_ = take();
+    p_bck_fwd_ = take();
+    p_bck_bck_ = take();
+    ps_fwd_fwd_ = take();
+    ps_fwd_bck_ = take();
+    ps_bck_fwd_ = take();
+    ps_bck_bck_ = take();
+  }
+
+  // p♯ = M⁻¹p (out may not alias p).
+  void sharp(const double* TYCHE_RESTRICT p, double* TYCHE_RESTRICT out) const {
+    const std::size_t d = d_;
     if (!dense_) {
       for (std::size_t i = 0; i < d; ++i) out[i] = inv_metric_[i] * p[i];
       return;
@@ -292,29 +402,43 @@ class unrolled_transition {
       for (std::size_t i = 0; i < d; ++i) z.q[i] += eps * inv_metric_[i] * z.p[i];
       return;
     }
-    sharp(z.p, drift_);
-    for (std::size_t i = 0; i < d; ++i) z.q[i] += eps * drift_[i];
+    dense_drift_.resize(d);
+    for (std::size_t i = 0; i < d; ++i) {
+      double row = 0;
+      for (std::size_t j = 0; j < d; ++j) row += inv_metric_[i * d + j] * z.p[j];
+      dense_drift_[i] = row;
+    }
+    for (std::size_t i = 0; i < d; ++i) z.q[i] += eps * dense_drift_[i];
+  }
+
+  // Weights are products of exps: beyond exp(max_log_weight) relative to the scale, the scale
+  // moves up (rarely: H0 − h > 300 means the trajectory fell 300 below the initial energy).
+  // Weights then below e^−745 of the largest become 0: their share is below that too.
+  static constexpr double max_log_weight = 300.0;
+  void rescale_weights(double scale) {
+    const double factor = std::exp(weight_scale_ - scale);
+    for (int k = 0; k + 1 < top_; ++k) stack_[static_cast<std::size_t>(k)].weight *= factor;  // not the new leaf
+    weight_ *= factor;
+    weight_scale_ = scale;
   }
 
   // A doubling: a direction, then 2^depth leaves.
   void begin_doubling(Rng& rng) {
     forward_ = rng.uniform() > 0.5;
-    const std::size_t d = rho_.size();
     // The trajectory so far becomes the half on the other side of the new subtree: its end
-    // nearest the new subtree is the trajectory's old end in that direction.
+    // nearest the new subtree is the trajectory's old end in that direction. (The new side's
+    // vectors are all rewritten by end_doubling, so the old ones are swapped, not copied.)
     if (forward_) {
-      rho_bck_ = rho_;
-      rho_fwd_.assign(d, 0.0);
-      p_bck_fwd_ = p_fwd_fwd_;
-      ps_bck_fwd_ = ps_fwd_fwd_;
+      std::swap(rho_bck_, rho_);
+      std::swap(p_bck_fwd_, p_fwd_fwd_);
+      std::swap(ps_bck_fwd_, ps_fwd_fwd_);
     } else {
-      rho_fwd_ = rho_;
-      rho_bck_.assign(d, 0.0);
-      p_fwd_bck_ = p_bck_bck_;
-      ps_fwd_bck_ = ps_bck_bck_;
+      std::swap(rho_fwd_, rho_);
+      std::swap(p_fwd_bck_, p_bck_bck_);
+      std::swap(ps_fwd_bck_, ps_bck_bck_);
     }
     eps_ = forward_ ? step_size_ : -step_size_;
-    if (stack_.size() < static_cast<std::size_t>(depth_) + 1) stack_.resize(static_cast<std::size_t>(depth_) + 1);
+    active_ = forward_ ? &z_fwd_ : &z_bck_;
     top_ = 0;
     leaves_ = 1L << depth_;
     leaf_ = 1;
@@ -324,41 +448,52 @@ class unrolled_transition {
   // The leapfrog's first half momentum update and position update; the gradient is next.
   void start_leapfrog() {
     phase_point& z = pending();
-    const std::size_t d = z.q.size();
-    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps_ * z.grad[i];
-    drift(z, eps_);
+    const std::size_t d = d_;
+    const double half_eps = 0.5 * eps_, eps = eps_;
+    double* TYCHE_RESTRICT zp = z.p.data();
+    const double* TYCHE_RESTRICT zg = z.grad.data();
+    if (!dense_) {
+      double* TYCHE_RESTRICT zq = z.q.data();
+      const double* TYCHE_RESTRICT m = inv_metric_.data();
+      for (std::size_t i = 0; i < d; ++i) {
+        const double pi = zp[i] + half_eps * zg[i];
+        zp[i] = pi;
+        zq[i] += eps * m[i] * pi;
+      }
+      return;
+    }
+    for (std::size_t i = 0; i < d; ++i) zp[i] += half_eps * zg[i];
+    drift(z, eps);
   }
 
   // A doubling completed: it is the single record left on the stack.
   bool end_doubling(Rng& rng) {
     ++depth_;
-    const detail::subtree& sub = stack_[0];
+    subtree& sub = stack_[0];
+    // The new half takes the subtree's vectors; the subtree takes the old ones, which the next
+    // doubling's first leaf overwrites.
     if (forward_) {
-      rho_fwd_ = sub.rho;
-      p_fwd_bck_ = sub.p_begin;
-      p_fwd_fwd_ = sub.p_end;
-      ps_fwd_bck_ = sub.p_sharp_begin;
-      ps_fwd_fwd_ = sub.p_sharp_end;
+      std::swap(rho_fwd_, sub.rho);
+      std::swap(p_fwd_bck_, sub.p_begin);
+      std::swap(p_fwd_fwd_, sub.p_end);
+      std::swap(ps_fwd_bck_, sub.ps_begin);
+      std::swap(ps_fwd_fwd_, sub.ps_end);
     } else {
-      rho_bck_ = sub.rho;
-      p_bck_fwd_ = sub.p_begin;
-      p_bck_bck_ = sub.p_end;
-      ps_bck_fwd_ = sub.p_sharp_begin;
-      ps_bck_bck_ = sub.p_sharp_end;
+      std::swap(rho_bck_, sub.rho);
+      std::swap(p_bck_fwd_, sub.p_begin);
+      std::swap(p_bck_bck_, sub.p_end);
+      std::swap(ps_bck_fwd_, sub.ps_begin);
+      std::swap(ps_bck_bck_, sub.ps_end);
     }
     // Biased progressive sampling: prefer the new half.
-    if (sub.log_sum_weight > log_sum_weight_) {
-      z_sample_ = sub.proposal;
-    } else if (rng.uniform() < std::exp(sub.log_sum_weight - log_sum_weight_)) {
-      z_sample_ = sub.proposal;
-    }
-    log_sum_weight_ = detail::log_sum_exp(log_sum_weight_, sub.log_sum_weight);
-    detail::add(rho_bck_, rho_fwd_, rho_);
-    bool persist = detail::no_u_turn(ps_bck_bck_, ps_fwd_fwd_, rho_);
-    detail::add(rho_bck_, p_fwd_bck_, scratch_);
-    persist = persist && detail::no_u_turn(ps_bck_bck_, ps_fwd_bck_, scratch_);
-    detail::add(rho_fwd_, p_bck_fwd_, scratch_);
-    persist = persist && detail::no_u_turn(ps_bck_fwd_, ps_fwd_fwd_, scratch_);
+    bool take = sub.weight > weight_;
+    if (!take) take = rng.uniform() < sub.weight / weight_;
+    const std::size_t kept = sample_, other = sub.proposal;
+    sample_ = take ? other : kept;
+    sub.proposal = take ? kept : other;
+    weight_ += sub.weight;
+    const bool persist = detail::joined_no_u_turn(d_, rho_bck_, p_bck_fwd_, ps_bck_bck_, ps_bck_fwd_, rho_fwd_,
+                                                  p_fwd_bck_, ps_fwd_bck_, ps_fwd_fwd_, rho_);
     if (!persist || depth_ >= max_depth_) return finish();
     begin_doubling(rng);
     return false;
@@ -367,44 +502,52 @@ class unrolled_transition {
   // The transition ended: the selected point becomes the current one.
   bool finish() {
     phase_point& current = *current_;
-    current = z_sample_;
+    const proposal& sample = proposals_[sample_];
+    const std::size_t d = d_;
+    for (std::size_t i = 0; i < d; ++i) {
+      current.q[i] = sample.q[i];
+      current.p[i] = sample.p[i];
+      current.grad[i] = sample.grad[i];
+    }
+    current.log_density = sample.log_density;
     stats_.log_density = current.log_density;
     stats_.tree_depth = depth_;
     stats_.n_leapfrog = n_leapfrog_;
     stats_.divergent = divergent_;
     stats_.accept_stat = n_leapfrog_ > 0 ? sum_metro_prob_ / n_leapfrog_ : 0.0;
-    stats_.energy = hamiltonian(current);
+    stats_.energy = sample.energy;
     return true;
   }
- public:
-  /// One leapfrog step of size eps (negative: backwards in time).
-  void leapfrog(phase_point& z, double eps) const {
-    const std::size_t d = z.q.size();
-    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
-    drift(z, eps);
-    z.log_density = target_(z.q, z.grad);
-    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
-  }
 
- private:
   const Target& target_;
   std::vector<double> inv_metric_, chol_;
-  mutable std::vector<double> drift_;
+  mutable std::vector<double> dense_drift_;
   bool dense_ = false;
   int max_depth_;
-  std::vector<detail::subtree> stack_;
+
+  // Every d-vector of the state lives in storage_, sized once for the dimension (reserve()).
+  std::vector<double> storage_;
+  std::size_t d_ = 0;
+  std::vector<proposal> proposals_;  // the stack records' and the sample's
+  std::vector<subtree> stack_;
+  std::size_t sample_ = 0;  // the proposal selected so far
 
   // The state of the transition in progress.
   phase_point* current_ = nullptr;
   transition_stats stats_;
-  double step_size_ = 0, eps_ = 0, H0_ = 0, log_sum_weight_ = 0, sum_metro_prob_ = 0;
+  double step_size_ = 0, eps_ = 0, H0_ = 0, sum_metro_prob_ = 0;
+  // Weights exp(H0 − h) are kept as exp(H0 − h − weight_scale_): 0 unless a point's H0 − h
+  // exceeded max_log_weight (an energy far below the initial one, e.g. early in warm-up), then
+  // the largest such H0 − h. weight_: the trajectory's total weight.
+  double weight_scale_ = 0, weight_ = 1;
   int depth_ = 0, n_leapfrog_ = 0, top_ = 0;
   long leaves_ = 0, leaf_ = 0;
   bool forward_ = true, divergent_ = false;
-  phase_point z_fwd_, z_bck_, z_sample_;
-  std::vector<double> rho_, rho_fwd_, rho_bck_, rho_subtree_, scratch_;
-  std::vector<double> p_fwd_fwd_, p_fwd_bck_, p_bck_fwd_, p_bck_bck_;
-  std::vector<double> ps_fwd_fwd_, ps_fwd_bck_, ps_bck_fwd_, ps_bck_bck_;
+  phase_point* active_ = &z_fwd_;  // the end being extended: z_fwd_ or z_bck_
+  phase_point z_fwd_, z_bck_;
+  double *rho_ = nullptr, *rho_fwd_ = nullptr, *rho_bck_ = nullptr;
+  double *p_fwd_fwd_ = nullptr, *p_fwd_bck_ = nullptr, *p_bck_fwd_ = nullptr, *p_bck_bck_ = nullptr;
+  double *ps_fwd_fwd_ = nullptr, *ps_fwd_bck_ = nullptr, *ps_bck_fwd_ = nullptr, *ps_bck_bck_ = nullptr;
 };
 
 }  // namespace tyche::samplers
