@@ -11830,6 +11830,27 @@ struct adaptation_config {
   int base_window = 25;
 };
 
+namespace detail {
+
+/// a·b + c, rounded the same way in every copy the compiler makes of a loop. Where the target
+/// has a fused multiply-add, GCC (-O3, FMA targets) contracts a·b + c in some copies of a loop
+/// and not in others: it fused the metric's regularisation below in the scalar copy of a loop
+/// versioned for aliasing but not in the vectorised one, where a select stood between the
+/// multiply and the add. Which copy ran depended on where the heap had put the vectors, so
+/// identical nuts() calls in one process gave different metrics, and then chains. Here the
+/// fusion is explicit (std::fma, one rounding) where the target has the instruction, and
+/// a·b + c (two roundings, which no copy can fuse) where it has not: builds without FMA keep
+/// their results bit for bit.
+inline double multiply_add(double a, double b, double c) {
+#if defined(FP_FAST_FMA) || defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+  return std::fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+}  // namespace detail
+
 /// Dual averaging of log ε towards an average acceptance statistic δ.
 class step_size_adaptation {
  public:
@@ -11897,7 +11918,8 @@ class metric_adaptation {
       for (std::size_t k = 0; k < m2_.size(); ++k) {
         const bool diagonal = !dense_ || k / d == k % d;
         const double cov = count_ > 1 ? m2_[k] / (n - 1) : (diagonal ? 1.0 : 0.0);
-        inv_metric[k] = (n / (n + 5.0)) * cov + (diagonal ? 1e-3 * (5.0 / (n + 5.0)) : 0.0);
+        const double shrink_to = diagonal ? 1e-3 * (5.0 / (n + 5.0)) : 0.0;  // 10⁻³·I, weighted
+        inv_metric[k] = detail::multiply_add(n / (n + 5.0), cov, shrink_to);
       }
       reset();
       ++counter_;
