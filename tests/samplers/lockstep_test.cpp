@@ -1,13 +1,19 @@
 // The lockstep driver (samplers/nuts/lockstep.hpp): chains as SIMD lanes, each at its own point
 // of its own trajectory. A chain's draws must not depend on what runs beside it: the number of
-// chains, of threads, of lanes per group, or the schedule. The scalar path (lanes = 1) and the
-// lane path must both sample the target.
+// chains, of threads, of lanes per group, or the schedule, nor on where the heap puts its state
+// (identical calls give identical draws). The scalar path (lanes = 1) and the lane path must
+// both sample the target.
 #include <tyche/tyche.hpp>
+
+#include "../../examples/posteriordb.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstddef>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -34,7 +40,55 @@ double mean_of(const std::vector<std::vector<double>>& chains) {
   return s / static_cast<double>(n);
 }
 
+// Allocates blocks of varied sizes, frees every other one and keeps the rest until it is
+// destroyed: what the next nuts() call allocates then lies elsewhere, at other distances.
+class heap_perturbation {
+ public:
+  explicit heap_perturbation(unsigned seed) {
+    std::mt19937 gen(seed);
+    const int blocks = std::uniform_int_distribution<int>(1, 60)(gen);
+    std::vector<std::vector<char>> freed;
+    for (int j = 0; j < blocks; ++j) {
+      std::vector<char> block(std::uniform_int_distribution<std::size_t>(8, 300)(gen));
+      (j % 2 == 0 ? freed : kept_).push_back(std::move(block));
+    }
+  }
+
+ private:
+  std::vector<std::vector<char>> kept_;
+};
+
 }  // namespace
+
+TEST_CASE("lockstep: identical nuts() calls give identical draws, with empty lanes, wherever the heap puts them",
+          "[nuts][lockstep]") {
+  using namespace tyche;
+  // kidiq-kidscore_interaction: two identical calls in one -O3 -march=native process gave
+  // different draws (742,500 against 740,622 gradients): GCC versions the loop that regularises
+  // the adapted metric for aliasing, its scalar and vectorised copies rounded differently, and
+  // which one ran depended on where the heap had put the chain's vectors (adaptation.hpp). So
+  // every call after the first runs with the heap rearranged. Lanes: twice the widest batch with
+  // 3 chains (lanes empty on every width ≥ 2), the widest batch with 5 chains (3 empty lanes on
+  // AVX-512; on narrower builds chains rotate through the lanes), and the scalar path.
+  const auto data = read_json_data(
+      (tyche_examples::posteriors_dir(__FILE__) / "kidiq-kidscore_interaction" / "data.json").string());
+  const auto kidiq = tyche_examples::kidiq_kidscore_interaction(data);
+  const int w = static_cast<int>(samplers::simd_lane_width);
+  for (const auto& [chains, lanes] : {std::pair{3, w > 1 ? 2 * w : 1}, std::pair{5, w}, std::pair{3, 1}}) {
+    const nuts_config cfg{
+        .chains = chains, .warmup = 300, .draws = 100, .seed = 2, .threads = 1, .lanes = lanes};
+    const auto first = nuts(kidiq.model, cfg);
+    for (unsigned perturbation = 1; perturbation <= 4; ++perturbation) {
+      INFO("chains = " << chains << ", lanes = " << lanes << ", heap perturbation " << perturbation);
+      const heap_perturbation heap(perturbation);
+      const auto again = nuts(kidiq.model, cfg);
+      CHECK(again.values == first.values);  // bit-identical
+      CHECK(again.step_size == first.step_size);
+      CHECK(again.inv_metric == first.inv_metric);
+      CHECK(again.gradient_evaluations == first.gradient_evaluations);
+    }
+  }
+}
 
 TEST_CASE("lockstep: a chain's draws do not depend on chains, threads, lanes or schedule", "[nuts][lockstep]") {
   using namespace tyche;
