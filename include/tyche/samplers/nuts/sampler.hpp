@@ -368,6 +368,11 @@ inline int resolve_lanes(int requested, int chains, int threads) {
     return half > 1 && per_thread <= half ? half : width;
   }
   if (requested == 1) return 1;
+  if (width == 1 && requested > 1)  // no SIMD backend: the evaluator has one lane
+    throw std::invalid_argument("tyche::nuts: lanes = " + std::to_string(requested) +
+                                " needs the SIMD backend (link tyche::simd, or define "
+                                "TYCHE_USE_XSIMD=1); this build evaluates one chain at a time: "
+                                "use lanes = 0 or 1");
   const bool fits = requested > 1 && (requested % width == 0 || (half > 1 && requested % half == 0));
   if (!fits)
     throw std::invalid_argument("tyche::nuts: lanes = " + std::to_string(requested) +

@@ -1,0 +1,66 @@
+// A build without the SIMD backend (tyche::tyche, no TYCHE_USE_XSIMD): every other test binary
+// links tyche::simd, so this one is where one chain's loops over observations run one element
+// at a time (observation_batch_t<double> is double) and where nuts() has one lane.
+#include <tyche/tyche.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+using namespace tyche;
+
+static_assert(!TYCHE_HAS_XSIMD, "tests/headers/without_simd_test.cpp must be built without xsimd");
+static_assert(std::is_same_v<detail::observation_batch_t<double>, double>);
+
+TEST_CASE("without SIMD: loops over observations and a streamed matvec agree with plain loops",
+          "[headers][without_simd]") {
+  std::mt19937_64 rng(4);
+  std::normal_distribution<double> n01;
+  constexpr std::size_t rows = 13, cols = 5;
+  std::vector<double> x(rows * cols), y(rows);
+  for (auto& v : x) v = n01(rng);
+  for (std::size_t r = 0; r < rows; ++r) y[r] = double(r % 2);
+  vector_param<"b", cols> b;
+  param<"a"> a;
+  const auto f = compile(sum(log1p(exp(a + matvec(matrix(x.data(), rows, cols), b))) - data(y) * a), a, b);
+  CHECK(f.workspace_size() == 0);  // the matvec is streamed
+  const std::vector<double> theta{0.3, 0.1, -0.2, 0.4, 0.05, -0.3};
+  double value = 0;
+  std::vector<double> g(cols + 1, 0.0);
+  for (std::size_t r = 0; r < rows; ++r) {
+    double eta = theta[0];
+    for (std::size_t c = 0; c < cols; ++c) eta += x[r * cols + c] * theta[1 + c];
+    value += std::log1p(std::exp(eta)) - y[r] * theta[0];
+    const double s = 1 / (1 + std::exp(-eta));
+    g[0] += s - y[r];
+    for (std::size_t c = 0; c < cols; ++c) g[1 + c] += s * x[r * cols + c];
+  }
+  std::vector<double> gt(cols + 1), ws(f.workspace_size());
+  const double v = f.value_and_gradient(std::span<const double>(theta), std::span<double>(gt),
+                                        std::span<double>(ws));
+  CHECK(v == Approx(value).epsilon(1e-13));
+  for (std::size_t k = 0; k <= cols; ++k) CHECK(gt[k] == Approx(g[k]).epsilon(1e-12).margin(1e-14));
+}
+
+TEST_CASE("without SIMD: nuts() refuses lanes > 1 and samples every chain with lanes 0 and 1",
+          "[headers][without_simd]") {
+  const auto mu = normal<"mu">(0.0, 1.0);
+  const auto m = model(joint(mu));
+  nuts_config cfg{.chains = 2, .warmup = 50, .draws = 20, .seed = 1, .threads = 1};
+  cfg.lanes = 2;
+  CHECK_THROWS_WITH(nuts(m, cfg), Catch::Contains("lanes = 2") && Catch::Contains("SIMD backend"));
+  for (int lanes : {0, 1}) {
+    cfg.lanes = lanes;
+    const auto fit = nuts(m, cfg);
+    CHECK(fit.lanes == 1);
+    REQUIRE(fit.values.size() == 2);
+    for (const auto& chain : fit.values) CHECK(chain.size() == 20);
+    for (double s : fit.step_size) CHECK(s > 0);
+  }
+}
