@@ -331,6 +331,15 @@ struct evaluation {
       using L = lane_ops<U>;
       constexpr std::size_t w = L::size;
       const double* x = n.x.ptr + i * cols;
+#if defined(__GNUC__) && TYCHE_PREFETCH_BATCHES > 0
+      // The rows TYCHE_PREFETCH_BATCHES batches ahead, one cache line at a time: a matrix read
+      // from memory (Edward2's 256 MB) streams at the bandwidth only with these hints (about
+      // 32 → 24 ms per gradient there); a matrix in cache does not notice them.
+      if (i + (TYCHE_PREFETCH_BATCHES + 1) * w <= n.x.rows) {
+        const double* ahead = x + TYCHE_PREFETCH_BATCHES * w * cols;
+        for (std::size_t o = 0; o < w * cols; o += 64 / sizeof(double)) __builtin_prefetch(ahead + o);
+      }
+#endif
       U acc[w];
       for (auto& a : acc) a = lift<U>(0.0);
       std::size_t c = 0;
