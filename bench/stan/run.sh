@@ -174,6 +174,7 @@ needs_build() {
 
 tyche_deps=("$tyche_src/include/tyche" "$tyche_src/examples/posteriordb.hpp" "$here/tyche_models.hpp")
 for m in "${models[@]}"; do
+    want gradient || break
     out=$build/harness_$m
     if needs_build "$out" "$here/harness.cpp" "$here/json_var_context.hpp" "$build/$m.hpp" \
         "${tyche_deps[@]}"; then
@@ -185,6 +186,7 @@ for m in "${models[@]}"; do
     fi
 done
 for m in "${main_models[@]}"; do
+    want nuts || break
     out=$build/nuts_$m
     if needs_build "$out" "$here/nuts_harness.cpp" "$here/json_var_context.hpp" "$build/$m.hpp" \
         "${tyche_deps[@]}"; then
@@ -197,7 +199,7 @@ for m in "${main_models[@]}"; do
 done
 
 out=$build/leapfrog_covertype
-if needs_build "$out" "$here/leapfrog_harness.cpp" "$here/binary_data.hpp" \
+if want edward2 && needs_build "$out" "$here/leapfrog_harness.cpp" "$here/binary_data.hpp" \
     "$build/logistic_regression.hpp" "${tyche_deps[@]}"; then
     echo "bench/stan: building $out (Edward2's workload, tyche::nuts + Stan's NUTS service)" >&2
     "$cxx" "${common[@]}" "${stan_flags[@]}" "${tyche_flags[@]}" \
