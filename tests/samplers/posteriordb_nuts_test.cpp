@@ -10,6 +10,7 @@
 #include <tyche/tyche.hpp>
 
 #include "../../examples/posteriordb.hpp"
+#include "support/golden_draws.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -153,3 +154,92 @@ TEST_CASE("nuts: posteriordb reference: diamonds (max tree depth 20)", "[nuts][r
   const auto p = tyche_examples::diamonds(load("diamonds-diamonds"));
   check_posterior(p.model, "diamonds-diamonds", 110, 1000, 20);
 }
+
+// ---- golden draws: the same seed gives the same draws, bit for bit, as the files in
+// tests/samplers/data/golden_draws/<arch>/ (tests/support/golden_draws.hpp; the README there
+// says which commit wrote them). Short runs of the nine posteriordb models, with the settings
+// that take the sampler through its paths: SIMD lanes (lanes = 0) and scalar (lanes = 1), chains
+// rotating through fewer lanes, two threads, the dense metric, the trajectory-synchronised
+// schedule. `test_samplers "[.golden-write]"` writes the files anew.
+namespace {
+
+struct golden_case {
+  std::string name;
+  tyche::nuts_config cfg;
+};
+
+std::string describe(const tyche::nuts_config& c) {
+  std::ostringstream s;
+  s << "chains=" << c.chains << " warmup=" << c.warmup << " draws=" << c.draws << " seed=" << c.seed
+    << " max_depth=" << c.max_depth << " lanes=" << c.lanes << " threads=" << c.threads
+    << " metric=" << (c.metric == tyche::samplers::metric_kind::dense ? "dense" : "diag")
+    << " schedule=" << (c.schedule == tyche::samplers::lane_schedule::trajectory_sync ? "sync" : "pc");
+  return s.str();
+}
+
+template <class Model>
+void golden(const Model& m, const std::string& model_name, const std::vector<golden_case>& cases, bool write) {
+  for (const auto& gc : cases) {
+    const auto fit = tyche::nuts(m, gc.cfg);
+    const std::string name = model_name + "_" + gc.name;
+    const std::string config = model_name + " " + describe(gc.cfg);
+    if (write) {
+      tyche_test::write_golden(__FILE__, name, config, fit);
+      continue;
+    }
+    const std::string difference = tyche_test::compare_golden(__FILE__, name, config, fit);
+    if (difference == "no file") {
+      WARN("no golden draws for this build's SIMD architecture (" << tyche_test::golden_arch() << "): " << name
+                                                                     << " not compared");
+      continue;
+    }
+    INFO(name);
+    CHECK(difference == "");
+  }
+}
+
+tyche::nuts_config golden_config(std::uint64_t seed, int chains = 2, int lanes = 0, int threads = 1) {
+  tyche::nuts_config c;
+  c.chains = chains;
+  c.warmup = 200;
+  c.draws = 10;
+  c.seed = seed;
+  c.lanes = lanes;
+  c.threads = threads;
+  return c;
+}
+
+void golden_all(bool write) {
+  {
+    auto dense = golden_config(3001);
+    dense.metric = tyche::samplers::metric_kind::dense;
+    golden(tyche_examples::eight_schools_noncentered(load("eight_schools-eight_schools_noncentered")).model,
+           "eight_schools",
+           {{"lanes0", golden_config(3000)}, {"lanes1_threads2", golden_config(3000, 3, 1, 2)}, {"dense", dense}},
+           write);
+  }
+  {
+    auto sync = golden_config(3011, 3);
+    sync.schedule = tyche::samplers::lane_schedule::trajectory_sync;
+    golden(tyche_examples::kidiq_kidscore_interaction(load("kidiq-kidscore_interaction")).model, "kidiq",
+           {{"lanes0", golden_config(3010)}, {"sync3", sync}}, write);
+  }
+  golden(tyche_examples::ark(load("arK-arK")).model, "arK",
+         {{"lanes0", golden_config(3020)}, {"lanes1", golden_config(3021, 2, 1)}}, write);
+  golden(tyche_examples::mesquite_logmesquite(load("mesquite-logmesquite")).model, "mesquite",
+         {{"lanes0", golden_config(3030)}, {"rotate5", golden_config(3031, 5)}}, write);
+  golden(tyche_examples::sblrc_blr(load("sblrc-blr")).model, "sblrc", {{"lanes0", golden_config(3040)}}, write);
+  golden(tyche_examples::low_dim_gauss_mix(load("low_dim_gauss_mix-low_dim_gauss_mix")).model, "low_dim_gauss_mix",
+         {{"lanes0", golden_config(3050)}}, write);
+  golden(tyche_examples::garch11(load("garch-garch11")).model, "garch11", {{"lanes0", golden_config(3060)}}, write);
+  golden(tyche_examples::gp_pois_regr(load("gp_pois_regr-gp_pois_regr")).model, "gp_pois_regr",
+         {{"lanes0", golden_config(3070)}}, write);
+  golden(tyche_examples::diamonds(load("diamonds-diamonds")).model, "diamonds", {{"lanes0", golden_config(3080)}},
+         write);
+}
+
+}  // namespace
+
+TEST_CASE("nuts: golden draws, bit for bit, on the nine posteriordb models", "[nuts][golden]") { golden_all(false); }
+
+TEST_CASE("nuts: golden draws: write the files anew", "[.golden-write]") { golden_all(true); }
