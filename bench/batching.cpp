@@ -72,8 +72,8 @@ void row(const char* target, const char* mode, const Model& m, int chains, int i
   cfg.warmup = iterations / 2;
   cfg.draws = iterations / 2;
   cfg.seed = 7;
-  cfg.lanes = lanes;
-  cfg.schedule = schedule;
+  std::get<tyche::cpu>(cfg.executor).lanes = lanes;
+  std::get<tyche::cpu>(cfg.executor).schedule = schedule;
   const auto start = std::chrono::steady_clock::now();
   const auto fit = tyche::nuts(m, cfg);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
     }
   }
   std::fprintf(stderr, "batching: %zu SIMD lanes of double, %u hardware threads\n",
-               tyche::samplers::simd_lane_width, std::thread::hardware_concurrency());
+               tyche::simd_lane_width, std::thread::hardware_concurrency());
   std::printf("target,mode,chains,grads_per_second,utilization\n");
   static const corr_gaussian cg;
   rows("corr_gaussian_100", cg.model(), quick, max_chains);

@@ -57,7 +57,7 @@ void run(const char* name, const Model& m, const settings& s, std::uint64_t seed
   std::fprintf(stderr, "nuts: %s (dimension %zu): %d chains, %d warm-up + %d draws ...\n", name, m.dim(),
                s.chains, s.warmup, s.draws);
   const tyche::nuts_config cfg{
-      .chains = s.chains, .warmup = s.warmup, .draws = s.draws, .seed = seed, .lanes = s.lanes};
+      .chains = s.chains, .warmup = s.warmup, .draws = s.draws, .seed = seed, .executor = tyche::cpu{.lanes = s.lanes}};
   const auto start = std::chrono::steady_clock::now();
   const std::clock_t cpu_start = std::clock();
   const auto fit = tyche::nuts(m, cfg);

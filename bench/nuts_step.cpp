@@ -65,8 +65,7 @@ void run(const char* name, const Model& m, const settings& s) {
     cfg.warmup = s.warmup;
     cfg.draws = s.draws;
     cfg.seed = 20261121;
-    cfg.threads = 1;
-    cfg.lanes = lanes;
+    cfg.executor = tyche::cpu{.threads = 1, .lanes = lanes};
     double best = INFINITY;
     tyche::nuts_fit fit;
     for (int r = 0; r < s.reps; ++r) {

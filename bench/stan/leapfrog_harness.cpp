@@ -182,8 +182,7 @@ int main(int argc, char** argv) try {
   {
     tyche::nuts_config cfg;
     cfg.chains = 1;
-    cfg.lanes = 1;
-    cfg.threads = 1;
+    cfg.executor = tyche::cpu{.threads = 1, .lanes = 1};
     cfg.warmup = opt.warmup;
     cfg.draws = opt.draws;
     cfg.seed = opt.seed;
@@ -261,8 +260,7 @@ int main(int argc, char** argv) try {
   for (const int c : opt.chains) {
     tyche::nuts_config cfg;
     cfg.chains = c;
-    cfg.lanes = c;
-    cfg.threads = 1;
+    cfg.executor = tyche::cpu{.threads = 1, .lanes = c};
     cfg.warmup = opt.warmup;
     cfg.draws = opt.draws;
     cfg.seed = opt.seed;
@@ -271,13 +269,13 @@ int main(int argc, char** argv) try {
     const span_s whole = seconds(t0, stamp::now());
     const double per_chain_ms = 1e3 * whole.cpu / double(fit.gradient_evaluations);
     const double passes = double(fit.gradient_evaluations) / fit.utilization /
-                          double(tyche::samplers::simd_lane_width);
+                          double(tyche::simd_lane_width);
     std::fprintf(stderr,
                  "edward2,covertype,%zu,tyche,%d chains (lanes %d, %zu per SIMD batch, threads 1): "
                  "%.1f s CPU (%.1f s wall), %lld leapfrogs (%.0f per chain), lane utilisation "
                  "%.3f, %.0f batched evaluations of %.1f ms each; %.3f ms per chain per leapfrog "
                  "(%.3f wall; one chain, whole run: %.3f ms)\n",
-                 n, c, fit.lanes, tyche::samplers::simd_lane_width, whole.cpu, whole.wall,
+                 n, c, fit.lanes, tyche::simd_lane_width, whole.cpu, whole.wall,
                  fit.gradient_evaluations, double(fit.gradient_evaluations) / c, fit.utilization,
                  passes, 1e3 * whole.cpu / passes, per_chain_ms,
                  1e3 * whole.wall / double(fit.gradient_evaluations), tyche_whole_ms);

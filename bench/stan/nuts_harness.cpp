@@ -159,7 +159,7 @@ int main(int argc, char** argv) try {
   cfg.warmup = opt.warmup;
   cfg.draws = opt.draws;
   cfg.seed = opt.seed;
-  cfg.threads = 1;
+  cfg.executor = tyche::cpu{.threads = 1};
   side ty;
   int reps = 1;
   double ty_wall = 0;  // wall seconds of the first warm-up + draws call (stderr only)

@@ -1,5 +1,6 @@
 // tyche/tyche.hpp — the umbrella header: everything except backends/cuda.
 #pragma once
+#include <tyche/concepts.hpp>
 #include <tyche/config.hpp>
 #include <tyche/core/expr.hpp>
 #include <tyche/core/leaves.hpp>
@@ -17,9 +18,10 @@
 #include <tyche/model/intervention.hpp>
 #include <tyche/core/substitute.hpp>
 #include <tyche/samplers/nuts/instruction_table.hpp>
-#include <tyche/samplers/nuts/transition.hpp>
+#include <tyche/samplers/nuts/kernel.hpp>
 #include <tyche/random/philox.hpp>
 #include <tyche/random/variates.hpp>
+#include <tyche/backends/simd/random.hpp>
 #include <tyche/samplers/nuts/adaptation.hpp>
 #include <tyche/samplers/nuts/sampler.hpp>
 #include <tyche/diagnostics/convergence.hpp>

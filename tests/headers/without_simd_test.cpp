@@ -52,11 +52,11 @@ TEST_CASE("without SIMD: nuts() refuses lanes > 1 and samples every chain with l
           "[headers][without_simd]") {
   const auto mu = normal<"mu">(0.0, 1.0);
   const auto m = model(joint(mu));
-  nuts_config cfg{.chains = 2, .warmup = 50, .draws = 20, .seed = 1, .threads = 1};
-  cfg.lanes = 2;
+  nuts_config cfg{.chains = 2, .warmup = 50, .draws = 20, .seed = 1, .executor = cpu{.threads = 1}};
+  std::get<cpu>(cfg.executor).lanes = 2;
   CHECK_THROWS_WITH(nuts(m, cfg), Catch::Contains("lanes = 2") && Catch::Contains("SIMD backend"));
   for (int lanes : {0, 1}) {
-    cfg.lanes = lanes;
+    std::get<cpu>(cfg.executor).lanes = lanes;
     const auto fit = nuts(m, cfg);
     CHECK(fit.lanes == 1);
     REQUIRE(fit.values.size() == 2);

@@ -6,21 +6,9 @@
 
 #include <cmath>
 #include <vector>
+#include <string>
 
 namespace {
-
-struct unit_target {  // not evaluated by these tests
-  double operator()(const std::vector<double>&, std::vector<double>& g) const {
-    for (auto& x : g) x = 0;
-    return 0;
-  }
-};
-
-struct philox_rng {
-  tyche::counter_rng rng;
-  double uniform() { return rng.uniform01(); }
-  double normal() { return rng.normal(); }
-};
 
 // x ~ N(0, Σ), Σᵢⱼ = ρ^|i−j|, through its AR(1) factorisation (unit Jacobian).
 template <std::size_t D>
@@ -38,38 +26,56 @@ auto correlated_gaussian(double rho) {
 TEST_CASE("dense metric: momenta are N(0, M) with M the inverse of the given matrix", "[nuts][dense]") {
   // M⁻¹ = [[4, 1.8], [1.8, 1]] (correlation 0.9), so M = [[1, −1.8], [−1.8, 4]] / 0.76.
   // 40,000 momenta: each covariance estimate within 4 standard errors (se ≈ √2·σ²/√n for a
-  // variance, √((σᵢ²σⱼ² + σᵢⱼ²)/n) for a covariance).
-  unit_target target;
-  tyche::samplers::unrolled_transition<unit_target, philox_rng> tr(target, {1.0, 1.0}, 5);
-  tr.set_dense_inv_metric({4.0, 1.8, 1.8, 1.0}, 2);
-  REQUIRE(tr.dense());
-  philox_rng rng{tyche::counter_rng(42, 0)};
+  // variance, √((σᵢ²σⱼ² + σᵢⱼ²)/n) for a covariance). The kernel's own functions: normals from a
+  // chain's stream, then p = L⁻ᵀu with M⁻¹ = LLᵀ.
+  using namespace tyche::samplers;
+  const double inv_metric[4] = {4.0, 1.8, 1.8, 1.0};
+  double chol[4];
+  REQUIRE(cholesky_lower(inv_metric, chol, 2) == nuts_status::ok);
+  chain_streams<1> rng;
+  rng.seed = 42;
+  const bool take[1] = {true};
   const int n = 40000;
   double s00 = 0, s01 = 0, s11 = 0;
-  std::vector<double> p;
+  double p[2];
   for (int k = 0; k < n; ++k) {
-    tr.sample_momentum(p, 2, rng);
+    rng.normals(p, 2, take);
+    detail::momentum_from_normals(inv_metric, chol, true, p, 2);
     s00 += p[0] * p[0];
     s01 += p[0] * p[1];
     s11 += p[1] * p[1];
   }
+  CHECK(rng.position[0] == 2u * n);
   const double m00 = 1 / 0.76, m01 = -1.8 / 0.76, m11 = 4 / 0.76;
   CHECK(std::fabs(s00 / n - m00) < 4 * std::sqrt(2.0 / n) * m00);
   CHECK(std::fabs(s11 / n - m11) < 4 * std::sqrt(2.0 / n) * m11);
   CHECK(std::fabs(s01 / n - m01) < 4 * std::sqrt((m00 * m11 + m01 * m01) / n));
-  // Kinetic energy ½ pᵀM⁻¹p of p = (1, 2): ½ (4 + 2·2·1.8 + 4) = 7.6.
-  tyche::samplers::phase_point z;
-  z.p = {1.0, 2.0};
-  z.log_density = 0;
-  CHECK(tr.hamiltonian(z) == Approx(7.6).epsilon(1e-14));
+  // pᵀM⁻¹p of p = (1, 2): 4 + 2·2·1.8 + 4 = 15.2.
+  const double q[2] = {1.0, 2.0};
+  CHECK(detail::kinetic_energy_twice(inv_metric, true, q, 2) == Approx(15.2).epsilon(1e-14));
 }
 
 TEST_CASE("dense metric: a matrix that is not positive definite is refused", "[nuts][dense]") {
-  unit_target target;
-  tyche::samplers::unrolled_transition<unit_target, philox_rng> tr(target, {1.0, 1.0}, 5);
-  CHECK_THROWS_WITH(tr.set_dense_inv_metric({1.0, 2.0, 2.0, 1.0}, 2), Catch::Matchers::Contains("not positive definite"));
-  CHECK_THROWS_WITH(tr.set_dense_inv_metric({1.0, 0.0, 0.0}, 2), Catch::Matchers::Contains("needs 4 values"));
-  CHECK_THROWS_WITH(tr.set_inv_metric({1.0, -1.0}), Catch::Matchers::Contains("element 1 = -1"));
+  using namespace tyche::samplers;
+  using kernel = nuts_kernel<double>;
+  std::vector<double> storage(kernel::storage_size(2, 5, metric_kind::dense));
+  kernel k;
+  REQUIRE(k.bind(storage.data(), storage.size(), 2, 5, metric_kind::dense) == nuts_status::ok);
+  const double indefinite[4] = {1.0, 2.0, 2.0, 1.0};
+  CHECK(k.set_metric(0, indefinite) == nuts_status::metric_not_positive_definite);
+  double chol[4];
+  std::size_t pivot = 9;
+  CHECK(cholesky_lower(indefinite, chol, 2, &pivot) == nuts_status::metric_not_positive_definite);
+  CHECK(pivot == 1);
+  CHECK(std::string(describe(nuts_status::metric_not_positive_definite)).find("not positive definite") !=
+        std::string::npos);
+  std::vector<double> diag_storage(kernel::storage_size(2, 5, metric_kind::diagonal));
+  REQUIRE(k.bind(diag_storage.data(), diag_storage.size(), 2, 5, metric_kind::diagonal) == nuts_status::ok);
+  const double negative[2] = {1.0, -1.0};
+  std::size_t where = 9;
+  CHECK(k.set_metric(0, negative) == nuts_status::invalid_metric);
+  CHECK(check_diagonal_metric(negative, 2, &where) == nuts_status::invalid_metric);
+  CHECK(where == 1);
 }
 
 TEST_CASE("dense metric: adapts to and samples a strongly correlated Gaussian", "[nuts][dense]") {

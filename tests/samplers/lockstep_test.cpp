@@ -1,4 +1,4 @@
-// The lockstep driver (samplers/nuts/lockstep.hpp): chains as SIMD lanes, each at its own point
+// The CPU executor (samplers/nuts/cpu_executor.hpp): chains as SIMD lanes, each at its own point
 // of its own trajectory. A chain's draws must not depend on what runs beside it: the number of
 // chains, of threads, of lanes per group, or the schedule, nor on where the heap puts its state
 // (identical calls give identical draws). The scalar path (lanes = 1) and the lane path must
@@ -73,10 +73,10 @@ TEST_CASE("lockstep: identical nuts() calls give identical draws, with empty lan
   const auto data = read_json_data(
       (tyche_examples::posteriors_dir(__FILE__) / "kidiq-kidscore_interaction" / "data.json").string());
   const auto kidiq = tyche_examples::kidiq_kidscore_interaction(data);
-  const int w = static_cast<int>(samplers::simd_lane_width);
+  const int w = static_cast<int>(simd_lane_width);
   for (const auto& [chains, lanes] : {std::pair{3, w > 1 ? 2 * w : 1}, std::pair{5, w}, std::pair{3, 1}}) {
     const nuts_config cfg{
-        .chains = chains, .warmup = 300, .draws = 100, .seed = 2, .threads = 1, .lanes = lanes};
+        .chains = chains, .warmup = 300, .draws = 100, .seed = 2, .executor = cpu{.threads = 1, .lanes = lanes}};
     const auto first = nuts(kidiq.model, cfg);
     for (unsigned perturbation = 1; perturbation <= 4; ++perturbation) {
       INFO("chains = " << chains << ", lanes = " << lanes << ", heap perturbation " << perturbation);
@@ -93,26 +93,23 @@ TEST_CASE("lockstep: identical nuts() calls give identical draws, with empty lan
 TEST_CASE("lockstep: a chain's draws do not depend on chains, threads, lanes or schedule", "[nuts][lockstep]") {
   using namespace tyche;
   const auto m = hierarchical();
-  const int w = static_cast<int>(samplers::simd_lane_width);
-  const int h = static_cast<int>(samplers::half_lane_width);
-  nuts_config base{.chains = 1, .warmup = 150, .draws = 100, .seed = 11, .threads = 1, .lanes = w};
+  const int w = static_cast<int>(simd_lane_width);
+  const int h = static_cast<int>(half_lane_width);
+  nuts_config base{.chains = 1, .warmup = 150, .draws = 100, .seed = 11, .executor = cpu{.threads = 1, .lanes = w}};
   const auto one = nuts(m, base);
   REQUIRE(one.lanes == w);
 
   auto many = base;
   many.chains = 5;
-  many.threads = 2;
-  many.lanes = 2 * w;
+  many.executor = cpu{.threads = 2, .lanes = 2 * w};
   const auto five = nuts(m, many);
   auto wide = base;
   wide.chains = 3;
-  wide.lanes = 4 * w;
+  wide.executor = cpu{.threads = 1, .lanes = 4 * w};
   const auto three = nuts(m, wide);
   auto synced = base;
   synced.chains = 5;
-  synced.threads = 2;
-  synced.lanes = 2 * w;
-  synced.schedule = samplers::lane_schedule::trajectory_sync;
+  synced.executor = cpu{.threads = 2, .lanes = 2 * w, .schedule = samplers::lane_schedule::trajectory_sync};
   const auto sync = nuts(m, synced);
 
   CHECK(one.values[0] == five.values[0]);  // bit-identical
@@ -133,7 +130,7 @@ TEST_CASE("lockstep: a chain's draws do not depend on chains, threads, lanes or 
   // are not bit-identical: the compiler contracts multiply-adds differently in the two
   // instantiations of the model.)
   auto automatic = base;
-  automatic.lanes = 0;
+  automatic.executor = cpu{.threads = 1, .lanes = 0};
   automatic.chains = h > 1 ? h : w;
   const auto narrow = nuts(m, automatic);
   CHECK(narrow.lanes == (h > 1 ? h : w));
@@ -142,7 +139,7 @@ TEST_CASE("lockstep: a chain's draws do not depend on chains, threads, lanes or 
   if (h > 1) {
     auto several = base;
     several.chains = 2;
-    several.lanes = 3 * h;  // three batches of the half width
+    several.executor = cpu{.threads = 1, .lanes = 3 * h};  // three batches of the half width
     const auto half = nuts(m, several);
     CHECK(half.values[0] == narrow.values[0]);
     CHECK(half.values[1] == narrow.values[1]);
@@ -152,15 +149,15 @@ TEST_CASE("lockstep: a chain's draws do not depend on chains, threads, lanes or 
 TEST_CASE("lockstep: gradient counts and utilisation", "[nuts][lockstep]") {
   using namespace tyche;
   const auto m = hierarchical();
-  const int w = static_cast<int>(samplers::simd_lane_width);
+  const int w = static_cast<int>(simd_lane_width);
   // No warm-up: every gradient of a trajectory belongs to a recorded draw.
-  nuts_config cfg{.chains = 8 * w, .warmup = 0, .draws = 60, .seed = 3, .init_step_size = 0.2, .threads = 1};
+  nuts_config cfg{.chains = 8 * w, .warmup = 0, .draws = 60, .seed = 3, .init_step_size = 0.2, .executor = cpu{.threads = 1}};
   const auto pc = nuts(m, cfg);
   long long leapfrogs = 0;
   for (const auto& chain : pc.stats)
     for (const auto& s : chain) leapfrogs += s.n_leapfrog;
   CHECK(pc.gradient_evaluations == leapfrogs);
-  cfg.schedule = samplers::lane_schedule::trajectory_sync;
+  cfg.executor = cpu{.threads = 1, .schedule = samplers::lane_schedule::trajectory_sync};
   const auto sync = nuts(m, cfg);
   CHECK(sync.gradient_evaluations == leapfrogs);
   // Program-counter batching wastes lanes only while the last chains finish; synchronised
@@ -190,7 +187,7 @@ TEST_CASE("lockstep: the scalar and the lane paths both sample the target", "[nu
   auto s = lognormal<"s">(0.0, 0.5);
   const auto m = model(joint(x, s));
   for (int lanes : {1, 0}) {
-    const auto fit = nuts(m, {.chains = 4, .warmup = 500, .draws = 500, .seed = 21, .lanes = lanes});
+    const auto fit = nuts(m, {.chains = 4, .warmup = 500, .draws = 500, .seed = 21, .executor = cpu{.lanes = lanes}});
     INFO("lanes = " << lanes);
     for (std::size_t k = 0; k < 3; ++k) {
       const auto draws = fit.parameter(k);
@@ -212,11 +209,11 @@ TEST_CASE("lockstep: the scalar and the lane paths both sample the target", "[nu
 TEST_CASE("lockstep: lanes that are not a multiple of the SIMD width are refused", "[nuts][lockstep]") {
   using namespace tyche;
   const auto m = model(joint(normal<"x">(0.0, 1.0)));
-  const int w = static_cast<int>(samplers::simd_lane_width);
+  const int w = static_cast<int>(simd_lane_width);
   if (w > 1) {
-    CHECK_THROWS_WITH(nuts(m, {.lanes = w + 1}), Catch::Matchers::Contains("lanes = " + std::to_string(w + 1)));
+    CHECK_THROWS_WITH(nuts(m, {.executor = cpu{.lanes = w + 1}}), Catch::Matchers::Contains("lanes = " + std::to_string(w + 1)));
   }
-  CHECK_THROWS_WITH(nuts(m, {.lanes = -2}), Catch::Matchers::Contains("lanes = -2"));
+  CHECK_THROWS_WITH(nuts(m, {.executor = cpu{.lanes = -2}}), Catch::Matchers::Contains("lanes = -2"));
 }
 
 TEST_CASE("lockstep: a chain that fails is named, the others finish", "[nuts][lockstep]") {
@@ -225,7 +222,7 @@ TEST_CASE("lockstep: a chain that fails is named, the others finish", "[nuts][lo
   auto x = flat<"x">();
   const auto m = model(joint(x));
   for (auto schedule : {samplers::lane_schedule::program_counter, samplers::lane_schedule::trajectory_sync})
-    CHECK_THROWS_WITH(nuts(m, {.chains = 3, .warmup = 10, .draws = 10, .threads = 2, .schedule = schedule}),
+    CHECK_THROWS_WITH(nuts(m, {.chains = 3, .warmup = 10, .draws = 10, .executor = cpu{.threads = 2, .schedule = schedule}}),
                       Catch::Matchers::Contains("chain 1"));
 }
 
@@ -233,7 +230,7 @@ TEST_CASE("nuts: progress is reported every refresh iterations of every chain", 
   using namespace tyche;
   const auto m = model(joint(normal<"x">(0.0, 1.0, shape<2>)));
   std::vector<nuts_progress> seen;  // calls are serialised by nuts()
-  nuts_config cfg{.chains = 3, .warmup = 50, .draws = 70, .seed = 1, .threads = 2};
+  nuts_config cfg{.chains = 3, .warmup = 50, .draws = 70, .seed = 1, .executor = cpu{.threads = 2}};
   cfg.refresh = 40;
   cfg.on_progress = [&](const nuts_progress& p) { seen.push_back(p); };
   (void)nuts(m, cfg);

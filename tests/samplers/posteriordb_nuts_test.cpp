@@ -169,11 +169,12 @@ struct golden_case {
 };
 
 std::string describe(const tyche::nuts_config& c) {
+  const auto& e = std::get<tyche::cpu>(c.executor);
   std::ostringstream s;
   s << "chains=" << c.chains << " warmup=" << c.warmup << " draws=" << c.draws << " seed=" << c.seed
-    << " max_depth=" << c.max_depth << " lanes=" << c.lanes << " threads=" << c.threads
+    << " max_depth=" << c.max_depth << " lanes=" << e.lanes << " threads=" << e.threads
     << " metric=" << (c.metric == tyche::samplers::metric_kind::dense ? "dense" : "diag")
-    << " schedule=" << (c.schedule == tyche::samplers::lane_schedule::trajectory_sync ? "sync" : "pc");
+    << " schedule=" << (e.schedule == tyche::samplers::lane_schedule::trajectory_sync ? "sync" : "pc");
   return s.str();
 }
 
@@ -204,8 +205,7 @@ tyche::nuts_config golden_config(std::uint64_t seed, int chains = 2, int lanes =
   c.warmup = 200;
   c.draws = 10;
   c.seed = seed;
-  c.lanes = lanes;
-  c.threads = threads;
+  c.executor = tyche::cpu{.threads = threads, .lanes = lanes};
   return c;
 }
 
@@ -220,7 +220,7 @@ void golden_all(bool write) {
   }
   {
     auto sync = golden_config(3011, 3);
-    sync.schedule = tyche::samplers::lane_schedule::trajectory_sync;
+    std::get<tyche::cpu>(sync.executor).schedule = tyche::samplers::lane_schedule::trajectory_sync;
     golden(tyche_examples::kidiq_kidscore_interaction(load("kidiq-kidscore_interaction")).model, "kidiq",
            {{"lanes0", golden_config(3010)}, {"sync3", sync}}, write);
   }

@@ -88,9 +88,9 @@ TEST_CASE("nuts: a chain's draws do not depend on the number of chains or thread
   using namespace tyche;
   auto x = normal<"x">(0.0, 1.0, shape<3>);
   const auto m = model(joint(x));
-  const auto one = nuts(m, {.chains = 1, .warmup = 200, .draws = 100, .seed = 5, .threads = 1});
-  const auto three = nuts(m, {.chains = 3, .warmup = 200, .draws = 100, .seed = 5, .threads = 3});
-  const auto serial = nuts(m, {.chains = 3, .warmup = 200, .draws = 100, .seed = 5, .threads = 1});
+  const auto one = nuts(m, {.chains = 1, .warmup = 200, .draws = 100, .seed = 5, .executor = cpu{.threads = 1}});
+  const auto three = nuts(m, {.chains = 3, .warmup = 200, .draws = 100, .seed = 5, .executor = cpu{.threads = 3}});
+  const auto serial = nuts(m, {.chains = 3, .warmup = 200, .draws = 100, .seed = 5, .executor = cpu{.threads = 1}});
   CHECK(one.values[0] == three.values[0]);  // bit-identical
   CHECK(three.values == serial.values);
   CHECK(three.values[1] != three.values[0]);

@@ -154,7 +154,7 @@ std::string report(const char* what, const sbc_settings& s, const sbc_result& r)
 template <class Model>
 replication nuts_draws(const Model& m, std::vector<double> truth, const sbc_settings& s, std::uint64_t seed) {
   const tyche::nuts_config cfg{
-      .chains = 1, .warmup = s.warmup, .draws = kept_draws * s.thin, .seed = seed, .threads = 1, .lanes = 1};
+      .chains = 1, .warmup = s.warmup, .draws = kept_draws * s.thin, .seed = seed, .executor = tyche::cpu{.threads = 1, .lanes = 1}};
   const auto fit = tyche::nuts(m, cfg);
   replication rep;
   rep.truth = std::move(truth);

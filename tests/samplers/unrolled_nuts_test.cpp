@@ -1,7 +1,7 @@
-// The unrolled NUTS transition (tyche/samplers/nuts/transition.hpp) against a plain recursive
-// NUTS written independently from the published algorithm (tests/support/recursive_nuts.hpp):
-// driven by the same random stream, both must produce the same trajectory (tree depth, number
-// of leapfrogs, divergence, selected point, statistics) on every transition.
+// The NUTS kernel (tyche/samplers/nuts/kernel.hpp), one chain, against a plain recursive NUTS
+// written independently from the published algorithm (tests/support/recursive_nuts.hpp): driven
+// by the same random stream, both must produce the same trajectory (tree depth, number of
+// leapfrogs, divergence, selected point, statistics) on every transition.
 #include <tyche/tyche.hpp>
 
 #include <catch2/catch.hpp>
@@ -10,17 +10,12 @@
 #include <random>
 #include <vector>
 
+#include "support/kernel_chain.hpp"
 #include "support/recursive_nuts.hpp"
 
 namespace {
 
-/// Uniform and normal draws from a fixed-seed engine; two copies give the same stream.
-struct stream_rng {
-  std::mt19937_64 engine;
-  explicit stream_rng(std::uint64_t seed) : engine(seed) {}
-  double uniform() { return std::uniform_real_distribution<double>(0.0, 1.0)(engine); }
-  double normal() { return std::normal_distribution<double>(0.0, 1.0)(engine); }
-};
+using tyche_test::stream_rng;
 
 /// Independent normal with scales 1..d.
 struct scaled_normal {
@@ -68,18 +63,17 @@ template <class Target>
 void check_same_trajectories(const Target& target, std::vector<double> q0, double step,
                              std::vector<double> inv_metric, int max_depth, int transitions,
                              std::uint64_t seed, const char* what) {
-  stream_rng rng_unrolled(seed), rng_recursive(seed);
-  tyche::samplers::unrolled_transition<Target, stream_rng> unrolled(target, inv_metric, max_depth);
-  tyche::samplers::phase_point z;
-  z.q = q0;
-  z.grad.resize(q0.size());
-  z.log_density = target(z.q, z.grad);
+  stream_rng rng_recursive(seed);
+  tyche_test::kernel_chain<stream_rng> unrolled(q0.size(), inv_metric, max_depth);
+  unrolled.rng() = stream_rng(seed);
+  std::vector<double> q = q0, grad(q0.size());
+  double log_density = target(q, grad);
   std::vector<double> q_rec = q0;
   int depths_seen[32] = {};
   int divergences = 0;
   for (int t = 0; t < transitions; ++t) {
     INFO(what << ", transition " << t);
-    const auto a = unrolled(z, step, rng_unrolled);
+    const auto a = unrolled.step(target, q, grad, log_density, step);
     const auto b = tyche_test::recursive_nuts_transition(target, q_rec, step, inv_metric, max_depth,
                                                          rng_recursive);
     REQUIRE(a.tree_depth == b.tree_depth);
@@ -88,7 +82,7 @@ void check_same_trajectories(const Target& target, std::vector<double> q0, doubl
     REQUIRE(a.accept_stat == Approx(b.accept_stat).epsilon(1e-12));
     REQUIRE(a.log_density == Approx(b.log_density).epsilon(1e-12));
     REQUIRE(a.energy == Approx(b.energy).epsilon(1e-12));
-    for (std::size_t i = 0; i < z.q.size(); ++i) REQUIRE(z.q[i] == Approx(b.q[i]).epsilon(1e-12).margin(1e-12));
+    for (std::size_t i = 0; i < q.size(); ++i) REQUIRE(q[i] == Approx(b.q[i]).epsilon(1e-12).margin(1e-12));
     q_rec = b.q;
     ++depths_seen[a.tree_depth];
     divergences += a.divergent ? 1 : 0;
@@ -123,24 +117,22 @@ TEST_CASE("nuts: unrolled and recursive NUTS produce identical trajectories", "[
                           30, 16, "far start, large energy drops");
 }
 
-TEST_CASE("nuts: the unrolled transition samples the target", "[nuts]") {
+TEST_CASE("nuts: the kernel samples the target", "[nuts]") {
   // 5-d normal with scales 1..5 and the matching metric: means within 4 MCSE, sds within 10%.
   const scaled_normal target{5};
   std::vector<double> metric(5);
   for (int i = 0; i < 5; ++i) metric[i] = (i + 1.0) * (i + 1.0);
-  tyche::samplers::unrolled_transition<scaled_normal, stream_rng> step(target, metric, 10);
-  stream_rng rng(2024);
-  tyche::samplers::phase_point z;
-  z.q.assign(5, 0.5);
-  z.grad.resize(5);
-  z.log_density = target(z.q, z.grad);
+  tyche_test::kernel_chain<stream_rng> chain(5, metric, 10);
+  chain.rng() = stream_rng(2024);
+  std::vector<double> q(5, 0.5), grad(5);
+  double log_density = target(q, grad);
   const int n = 20000, batches = 40;
   std::vector<std::vector<double>> draws(5, std::vector<double>(n));
   for (int t = 0; t < n; ++t) {
-    const auto s = step(z, 0.6, rng);
+    const auto s = chain.step(target, q, grad, log_density, 0.6);
     REQUIRE(s.accept_stat >= 0.0);
     REQUIRE(s.accept_stat <= 1.0);
-    for (int i = 0; i < 5; ++i) draws[i][t] = z.q[i];
+    for (int i = 0; i < 5; ++i) draws[i][t] = q[i];
   }
   for (int i = 0; i < 5; ++i) {
     // MCSE of the mean by batch means (40 batches of 500).
@@ -162,9 +154,17 @@ TEST_CASE("nuts: the unrolled transition samples the target", "[nuts]") {
 }
 
 TEST_CASE("nuts: a tree depth outside [1, 30] is refused", "[nuts]") {
-  const scaled_normal target{1};
-  using T = tyche::samplers::unrolled_transition<scaled_normal, stream_rng>;
-  CHECK_THROWS_WITH(T(target, {1.0}, 0), Catch::Matchers::Contains("max_depth = 0"));
-  CHECK_THROWS_WITH(T(target, {1.0}, 31), Catch::Matchers::Contains("max_depth = 31 is outside [1, 30]"));
-  CHECK_NOTHROW(T(target, {1.0}, 20));  // diamonds' reference run needed depth 20
+  using kernel = tyche::samplers::nuts_kernel<double>;
+  std::vector<double> storage(kernel::storage_size(1, 30, tyche::samplers::metric_kind::diagonal));
+  kernel k;
+  using tyche::samplers::nuts_status;
+  CHECK(k.bind(storage.data(), storage.size(), 1, 0, tyche::samplers::metric_kind::diagonal) ==
+        nuts_status::invalid_max_depth);
+  CHECK(k.bind(storage.data(), storage.size(), 1, 31, tyche::samplers::metric_kind::diagonal) ==
+        nuts_status::invalid_max_depth);
+  CHECK(k.bind(storage.data(), storage.size(), 1, 20, tyche::samplers::metric_kind::diagonal) ==
+        nuts_status::ok);  // diamonds' reference run needed depth 20
+  CHECK_THROWS_WITH(tyche::nuts(eight_schools_model(), {.max_depth = 0}), Catch::Matchers::Contains("max_depth = 0"));
+  CHECK_THROWS_WITH(tyche::nuts(eight_schools_model(), {.max_depth = 31}),
+                    Catch::Matchers::Contains("max_depth = 31 is outside [1, 30]"));
 }

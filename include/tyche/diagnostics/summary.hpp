@@ -4,7 +4,7 @@
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/diagnostics/convergence.hpp>
-#include <tyche/samplers/nuts/sampler.hpp>
+#include <tyche/samplers/nuts/config.hpp>
 
 #include <cmath>
 #include <cstdio>

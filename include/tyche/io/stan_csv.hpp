@@ -43,8 +43,7 @@
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/samplers/nuts/adaptation.hpp>
-#include <tyche/samplers/nuts/sampler.hpp>
-#include <tyche/samplers/nuts/transition.hpp>
+#include <tyche/samplers/nuts/config.hpp>
 
 #include <charconv>
 #include <cmath>

@@ -70,31 +70,42 @@ inline constexpr std::uint32_t w1 = 0xBB67AE85u;  ///< Weyl increment of key wor
 
 namespace detail {
 
-/// One Philox-4x32 round (Random123's _philox4x32round).
-TYCHE_HD TYCHE_INLINE constexpr philox4x32_counter philox4x32_round(const philox4x32_counter& c,
-                                                                   const philox4x32_key& k) {
-  const std::uint64_t p0 = std::uint64_t{philox_constants::m0} * c.words[0];
-  const std::uint64_t p1 = std::uint64_t{philox_constants::m1} * c.words[2];
-  const auto hi0 = static_cast<std::uint32_t>(p0 >> 32), lo0 = static_cast<std::uint32_t>(p0);
-  const auto hi1 = static_cast<std::uint32_t>(p1 >> 32), lo1 = static_cast<std::uint32_t>(p1);
-  return philox4x32_counter{{hi1 ^ c.words[1] ^ k.words[0], lo1, hi0 ^ c.words[3] ^ k.words[1],
-                             lo0}};
+/// R rounds of Philox-4x32 on a counter held as four words c0..c3 and a key k0, k1: the one
+/// implementation of the bijection in the project. Word is std::uint64_t (one counter) or a SIMD
+/// batch of them (one counter per lane, backends/simd/random.hpp); each word holds a 32-bit
+/// value, so that the 32 × 32 → 64-bit products of a round are exact in it. The key is bumped
+/// by the Weyl constants before every round but the first.
+template <class Word>
+TYCHE_HD TYCHE_INLINE constexpr void philox4x32_words(int rounds, Word& c0, Word& c1, Word& c2, Word& c3,
+                                                      std::uint32_t k0, std::uint32_t k1) {
+  const Word low(std::uint64_t{0xffffffffu});
+  const Word m0(std::uint64_t{philox_constants::m0}), m1(std::uint64_t{philox_constants::m1});
+  for (int r = 0; r < rounds; ++r) {
+    if (r > 0) {
+      k0 += philox_constants::w0;
+      k1 += philox_constants::w1;
+    }
+    const Word p0 = m0 * c0, p1 = m1 * c2;
+    const Word n0 = (p1 >> 32) ^ c1 ^ Word(std::uint64_t{k0});
+    const Word n2 = (p0 >> 32) ^ c3 ^ Word(std::uint64_t{k1});
+    c1 = p1 & low;
+    c3 = p0 & low;
+    c0 = n0;
+    c2 = n2;
+  }
 }
 
 }  // namespace detail
 
-/// Philox-4x32 with R rounds: the key is bumped before every round but the first.
+/// Philox-4x32 with R rounds.
 template <int R>
 TYCHE_HD constexpr philox4x32_counter philox4x32(philox4x32_counter counter,
                                                  philox4x32_key key) {
   static_assert(R >= 1, "tyche: philox4x32 needs at least one round");
-  counter = detail::philox4x32_round(counter, key);
-  for (int r = 1; r < R; ++r) {
-    key.words[0] += philox_constants::w0;
-    key.words[1] += philox_constants::w1;
-    counter = detail::philox4x32_round(counter, key);
-  }
-  return counter;
+  std::uint64_t c0 = counter.words[0], c1 = counter.words[1], c2 = counter.words[2], c3 = counter.words[3];
+  detail::philox4x32_words(R, c0, c1, c2, c3, key.words[0], key.words[1]);
+  return philox4x32_counter{{static_cast<std::uint32_t>(c0), static_cast<std::uint32_t>(c1),
+                             static_cast<std::uint32_t>(c2), static_cast<std::uint32_t>(c3)}};
 }
 
 /// Philox-4x32-10, the Random123 default.

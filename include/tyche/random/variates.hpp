@@ -18,10 +18,9 @@
 // uniform01<T>(g), standard_normal<T>(g), standard_exponential<T>(g) draw from a generator g
 // with members uniform01(), normal(), exponential(): a counter_rng for T = double, a
 // counter_rng_lanes<L> for T = xsimd::batch<double> with L lanes (each lane bit-identical to the
-// scalar stream of its chain).
+// scalar stream of its chain; that case is defined by backends/simd/random.hpp).
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/scalar.hpp>
 
 #include <array>
 #include <cstddef>
@@ -67,18 +66,7 @@ struct variate_as<double> {
   TYCHE_HD static constexpr double from(double x) { return x; }
 };
 
-#if TYCHE_HAS_XSIMD
-template <class A>
-struct variate_as<xsimd::batch<double, A>> {
-  using batch = xsimd::batch<double, A>;
-  template <std::size_t L>
-  static batch from(const std::array<double, L>& x) {
-    static_assert(L == batch::size,
-                  "tyche: a counter_rng_lanes<L> draws batches of exactly L lanes");
-    return batch::load_unaligned(x.data());
-  }
-};
-#endif
+// The xsimd batch case is in backends/simd/random.hpp.
 
 }  // namespace detail
 

@@ -8,9 +8,11 @@
 #pragma once
 #include <tyche/config.hpp>
 
-#include <cmath>
 #include <cstddef>
-#include <vector>
+#include <math.h>  // global-namespace exp, pow, sqrt, fma, which CUDA device code also provides
+
+// Kernel code: no allocation (the metric estimate works in a buffer the caller binds), no
+// exception, TYCHE_HD, over R = double or float.
 
 namespace tyche::samplers {
 
@@ -33,59 +35,75 @@ namespace detail {
 /// versioned for aliasing but not in the vectorised one, where a select stood between the
 /// multiply and the add. Which copy ran depended on where the heap had put the vectors, so
 /// identical nuts() calls in one process gave different metrics, and then chains. Here the
-/// fusion is explicit (std::fma, one rounding) where the target has the instruction, and
-/// a·b + c (two roundings, which no copy can fuse) where it has not: builds without FMA keep
-/// their results bit for bit.
-inline double multiply_add(double a, double b, double c) {
-#if defined(FP_FAST_FMA) || defined(__FMA__) || defined(__ARM_FEATURE_FMA)
-  return std::fma(a, b, c);
+/// fusion is explicit (fma, one rounding) where the target has the instruction, and a·b + c
+/// (two roundings, which no copy can fuse) where it has not: builds without FMA keep their
+/// results bit for bit.
+template <class R>
+TYCHE_HD inline R multiply_add(R a, R b, R c) {
+#if defined(FP_FAST_FMA) || defined(__FMA__) || defined(__ARM_FEATURE_FMA) || defined(__CUDA_ARCH__)
+  return ::fma(a, b, c);
 #else
   return a * b + c;
 #endif
 }
 
+TYCHE_HD inline double adapt_exp(double x) { return ::exp(x); }
+TYCHE_HD inline float adapt_exp(float x) { return ::expf(x); }
+TYCHE_HD inline double adapt_sqrt(double x) { return ::sqrt(x); }
+TYCHE_HD inline float adapt_sqrt(float x) { return ::sqrtf(x); }
+TYCHE_HD inline double adapt_pow(double x, double y) { return ::pow(x, y); }
+TYCHE_HD inline float adapt_pow(float x, float y) { return ::powf(x, y); }
+
 }  // namespace detail
 
 /// Dual averaging of log ε towards an average acceptance statistic δ.
+template <class R = double>
 class step_size_adaptation {
  public:
-  explicit step_size_adaptation(const adaptation_config& c = {}) : c_(c) {}
-  void set_mu(double mu) { mu_ = mu; }
-  void restart() {
+  TYCHE_HD explicit step_size_adaptation(const adaptation_config& c = {})
+      : delta_(static_cast<R>(c.delta)), gamma_(static_cast<R>(c.gamma)), t0_(static_cast<R>(c.t0)),
+        kappa_(static_cast<R>(c.kappa)) {}
+  TYCHE_HD void set_mu(R mu) { mu_ = mu; }
+  TYCHE_HD void restart() {
     counter_ = 0;
     s_bar_ = 0;
     x_bar_ = 0;
   }
   /// Updates ε after a transition with acceptance statistic accept_stat.
-  void learn(double& epsilon, double accept_stat) {
+  TYCHE_HD void learn(R& epsilon, R accept_stat) {
     ++counter_;
     accept_stat = accept_stat > 1 ? 1 : accept_stat;
-    const double eta = 1.0 / (counter_ + c_.t0);
-    s_bar_ = (1.0 - eta) * s_bar_ + eta * (c_.delta - accept_stat);
-    const double x = mu_ - s_bar_ * std::sqrt(static_cast<double>(counter_)) / c_.gamma;
-    const double x_eta = std::pow(static_cast<double>(counter_), -c_.kappa);
-    x_bar_ = (1.0 - x_eta) * x_bar_ + x_eta * x;
-    epsilon = std::exp(x);
+    const R eta = R(1) / (counter_ + t0_);
+    s_bar_ = (R(1) - eta) * s_bar_ + eta * (delta_ - accept_stat);
+    const R x = mu_ - s_bar_ * detail::adapt_sqrt(static_cast<R>(counter_)) / gamma_;
+    const R x_eta = detail::adapt_pow(static_cast<R>(counter_), -kappa_);
+    x_bar_ = (R(1) - x_eta) * x_bar_ + x_eta * x;
+    epsilon = detail::adapt_exp(x);
   }
   /// The step size for sampling: exp of the averaged log ε — or ε itself when there has been
   /// no iteration since the last restart (see the top of this file).
-  void complete(double& epsilon) const {
-    if (counter_ > 0) epsilon = std::exp(x_bar_);
+  TYCHE_HD void complete(R& epsilon) const {
+    if (counter_ > 0) epsilon = detail::adapt_exp(x_bar_);
   }
 
  private:
-  adaptation_config c_;
-  double mu_ = std::log(10.0);
-  double s_bar_ = 0, x_bar_ = 0;
+  R delta_, gamma_, t0_, kappa_;
+  R mu_ = R(2.302585092994045684);  // log 10
+  R s_bar_ = 0, x_bar_ = 0;
   long counter_ = 0;
 };
 
 /// Windowed estimation of M⁻¹: the posterior variances of θ (diagonal), or with dense = true its
-/// covariance matrix (row-major d × d), regularised towards 10⁻³·I as Stan does.
+/// covariance matrix (row-major d × d), regularised towards 10⁻³·I as Stan does. The running
+/// estimate lives in a buffer of buffer_size() values bound with bind().
+template <class R = double>
 class metric_adaptation {
  public:
-  metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
-      : mean_(dim, 0.0), m2_(dense ? dim * dim : dim, 0.0), dense_(dense), num_warmup_(num_warmup) {
+  /// Values of R the estimate needs for dimension d.
+  TYCHE_HD static std::size_t buffer_size(std::size_t d, bool dense) { return dense ? 2 * d + d * d : 2 * d; }
+
+  TYCHE_HD metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
+      : d_(dim), dense_(dense), num_warmup_(num_warmup) {
     if (num_warmup < 20) {  // too short for windows: the metric stays as it is
       num_warmup_ = 0;
       return;
@@ -101,20 +119,34 @@ class metric_adaptation {
     next_window_ = init_buffer_ + window_size_ - 1;
   }
 
-  /// Adds draw q (unconstrained); at the end of a window writes the new M⁻¹ diagonal to
-  /// inv_metric and returns true.
-  bool learn(std::vector<double>& inv_metric, const std::vector<double>& q) {
+  /// Binds buffer_size(dim, dense) values (zeroed here).
+  TYCHE_HD void bind(R* buffer) {
+    mean_ = buffer;
+    delta_ = buffer + d_;
+    m2_ = buffer + 2 * d_;
+    if (!dense_) {  // diagonal: no δ vector, m2 follows the mean
+      delta_ = nullptr;
+      m2_ = buffer + d_;
+    }
+    for (std::size_t k = 0; k < buffer_size(d_, dense_); ++k) buffer[k] = 0;
+  }
+
+  /// The number of values of M⁻¹: d (diagonal) or d² (dense).
+  TYCHE_HD std::size_t metric_size() const { return dense_ ? d_ * d_ : d_; }
+
+  /// Adds draw q (unconstrained); at the end of a window writes the new M⁻¹ (metric_size()
+  /// values) to inv_metric and returns true.
+  TYCHE_HD bool learn(R* inv_metric, const R* q) {
     if (in_window()) add(q);
     if (end_of_window()) {
       compute_next_window();
-      const double n = static_cast<double>(count_);
-      const std::size_t d = mean_.size();
-      inv_metric.resize(m2_.size());
-      for (std::size_t k = 0; k < m2_.size(); ++k) {
+      const R n = static_cast<R>(count_);
+      const std::size_t d = d_, size = metric_size();
+      for (std::size_t k = 0; k < size; ++k) {
         const bool diagonal = !dense_ || k / d == k % d;
-        const double cov = count_ > 1 ? m2_[k] / (n - 1) : (diagonal ? 1.0 : 0.0);
-        const double shrink_to = diagonal ? 1e-3 * (5.0 / (n + 5.0)) : 0.0;  // 10⁻³·I, weighted
-        inv_metric[k] = detail::multiply_add(n / (n + 5.0), cov, shrink_to);
+        const R cov = count_ > 1 ? m2_[k] / (n - 1) : (diagonal ? R(1) : R(0));
+        const R shrink_to = diagonal ? R(1e-3) * (R(5) / (n + R(5))) : R(0);  // 10⁻³·I, weighted
+        inv_metric[k] = detail::multiply_add(n / (n + R(5)), cov, shrink_to);
       }
       reset();
       ++counter_;
@@ -125,11 +157,11 @@ class metric_adaptation {
   }
 
  private:
-  bool in_window() const {
+  TYCHE_HD bool in_window() const {
     return counter_ >= init_buffer_ && counter_ < num_warmup_ - term_buffer_ && counter_ != num_warmup_;
   }
-  bool end_of_window() const { return counter_ == next_window_ && counter_ != num_warmup_; }
-  void compute_next_window() {
+  TYCHE_HD bool end_of_window() const { return counter_ == next_window_ && counter_ != num_warmup_; }
+  TYCHE_HD void compute_next_window() {
     if (next_window_ == num_warmup_ - term_buffer_ - 1) return;
     window_size_ *= 2;
     next_window_ = counter_ + window_size_;
@@ -138,32 +170,32 @@ class metric_adaptation {
       if (boundary >= num_warmup_ - term_buffer_) next_window_ = num_warmup_ - term_buffer_ - 1;
     }
   }
-  void add(const std::vector<double>& q) {  // Welford
+  TYCHE_HD void add(const R* q) {  // Welford
     ++count_;
-    const std::size_t d = q.size();
+    const std::size_t d = d_;
     if (!dense_) {
       for (std::size_t i = 0; i < d; ++i) {
-        const double delta = q[i] - mean_[i];
-        mean_[i] += delta / static_cast<double>(count_);
+        const R delta = q[i] - mean_[i];
+        mean_[i] += delta / static_cast<R>(count_);
         m2_[i] += delta * (q[i] - mean_[i]);
       }
       return;
     }
-    delta_.resize(d);
     for (std::size_t i = 0; i < d; ++i) {
       delta_[i] = q[i] - mean_[i];
-      mean_[i] += delta_[i] / static_cast<double>(count_);
+      mean_[i] += delta_[i] / static_cast<R>(count_);
     }
     for (std::size_t i = 0; i < d; ++i)
       for (std::size_t j = 0; j < d; ++j) m2_[i * d + j] += (q[i] - mean_[i]) * delta_[j];
   }
-  void reset() {
+  TYCHE_HD void reset() {
     count_ = 0;
-    for (auto& v : mean_) v = 0;
-    for (auto& v : m2_) v = 0;
+    for (std::size_t i = 0; i < d_; ++i) mean_[i] = 0;
+    for (std::size_t k = 0; k < metric_size(); ++k) m2_[k] = 0;
   }
 
-  std::vector<double> mean_, m2_, delta_;
+  std::size_t d_ = 0;
+  R *mean_ = nullptr, *delta_ = nullptr, *m2_ = nullptr;
   bool dense_ = false;
   long count_ = 0;
   int num_warmup_ = 0;

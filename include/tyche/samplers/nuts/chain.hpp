@@ -1,0 +1,217 @@
+// tyche/samplers/nuts/chain.hpp — one chain between its transitions, on the host: its random
+// stream, its point, its step size and metric, its warm-up, what it records. An executor loads
+// the chain into a lane of a NUTS kernel (kernel.hpp) for a transition and gives the
+// transition's result back to end_iteration(); everything a chain does between transitions is
+// here, so that every executor does it the same way.
+//
+// Target: what the sampler needs from a model (samplers/concepts.hpp, log_density_target): its
+// dimension, log p and its gradient in double, Stan's random initialisation, and constrain.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/random/philox.hpp>
+#include <tyche/samplers/nuts/adaptation.hpp>
+#include <tyche/samplers/nuts/chain_streams.hpp>
+#include <tyche/samplers/nuts/config.hpp>
+#include <tyche/samplers/nuts/kernel.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tyche::samplers::detail {
+
+/// Calls cfg.on_progress, or prints Stan's progress line; one call at a time.
+inline void report_progress(const nuts_config& cfg, const nuts_progress& p) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cfg.on_progress) {
+    cfg.on_progress(p);
+    return;
+  }
+  char line[128];
+  std::snprintf(line, sizeof line, "Chain %d: Iteration: %*d / %d [%3d%%]  (%s)\n", p.chain,
+                static_cast<int>(std::to_string(p.iterations).size()), p.iteration, p.iterations,
+                static_cast<int>(100.0 * p.iteration / p.iterations), p.warmup ? "Warmup" : "Sampling");
+  std::clog << line;
+}
+
+/// The exception an executor throws for a kernel status, naming what was wrong.
+[[noreturn]] inline void throw_status(nuts_status s, const std::string& what) {
+  throw std::runtime_error("tyche::nuts: " + what + ": " + describe(s));
+}
+
+template <class Target>
+class nuts_chain {
+ public:
+  nuts_chain(const Target& target, const nuts_config& cfg, int chain, nuts_fit& fit)
+      : target_(target), cfg_(cfg), chain_(chain), fit_(fit), d_(target.dim()),
+        rng_(cfg.seed, static_cast<std::uint64_t>(chain)), step_adapt_(adaptation(cfg)),
+        metric_adapt_(d_, cfg.warmup, adaptation(cfg), cfg.metric == metric_kind::dense) {}
+  nuts_chain(const nuts_chain&) = delete;
+  nuts_chain& operator=(const nuts_chain&) = delete;
+
+  /// The initial point (uniform(−r, r) on θ, up to 100 attempts at a finite log density and
+  /// gradient) and the first step size (Stan's heuristic); throws when there is none.
+  void initialise() {
+    const std::size_t d = d_;
+    const bool dense = cfg_.metric == metric_kind::dense;
+    inv_metric_.assign(dense ? d * d : d, 0.0);
+    if (dense) {
+      chol_.assign(d * d, 0.0);
+      for (std::size_t i = 0; i < d; ++i) inv_metric_[i * d + i] = chol_[i * d + i] = 1.0;
+    } else {
+      for (auto& m : inv_metric_) m = 1.0;
+    }
+    adapt_buffer_.assign(metric_adaptation<double>::buffer_size(d, dense), 0.0);
+    metric_adapt_.bind(adapt_buffer_.data());
+    scratch_.assign(4 * d, 0.0);
+    grad_.assign(d, 0.0);
+    workspace_.assign(target_.workspace_size(), 0.0);
+    for (int attempt = 0;; ++attempt) {
+      q_ = target_.initial_point(rng_, cfg_.init_radius);
+      log_density_ = evaluate(q_.data(), grad_.data());
+      bool finite = std::isfinite(log_density_);
+      for (double g : grad_) finite = finite && std::isfinite(g);
+      if (finite) break;
+      if (attempt == 99)
+        throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain_ + 1) +
+                                 ": no initial point with a finite log density and gradient in "
+                                 "100 attempts");
+    }
+    step_size_ = cfg_.init_step_size;
+    find_step_size();
+    step_adapt_.set_mu(std::log(10 * step_size_));
+    auto& values = fit_.values[static_cast<std::size_t>(chain_)];
+    values.reserve(static_cast<std::size_t>(cfg_.draws) * target_.constrained_dim());
+    fit_.stats[static_cast<std::size_t>(chain_)].reserve(static_cast<std::size_t>(cfg_.draws));
+    initialised_ = true;
+    if (done()) finish();
+  }
+
+  [[nodiscard]] bool initialised() const { return initialised_; }
+  [[nodiscard]] int chain() const { return chain_; }
+  [[nodiscard]] bool done() const { return iteration_ == cfg_.warmup + cfg_.draws; }
+  [[nodiscard]] int iteration() const { return iteration_; }
+
+  // The state a kernel lane runs the next transition from.
+  [[nodiscard]] const std::vector<double>& q() const { return q_; }
+  [[nodiscard]] const std::vector<double>& grad() const { return grad_; }
+  [[nodiscard]] double log_density() const { return log_density_; }
+  [[nodiscard]] double step_size() const { return step_size_; }
+  [[nodiscard]] const std::vector<double>& inv_metric() const { return inv_metric_; }
+  [[nodiscard]] const std::vector<double>& cholesky() const { return chol_; }
+  /// Counts changes of the metric, so that a lane holding this chain knows when to reload it.
+  [[nodiscard]] unsigned metric_version() const { return metric_version_; }
+  [[nodiscard]] counter_rng& rng() { return rng_; }
+
+  /// Loads the chain into lane l of a kernel: point, metric (when `metric` is set: a chain new
+  /// to the lane, or changed since), step size, random stream.
+  template <class Kernel>
+  void load(Kernel& k, int l, bool point, bool metric) {
+    if (point) k.set_point(l, q_.data(), grad_.data(), log_density_);
+    if (metric) {
+      const nuts_status s = k.set_metric(l, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data());
+      if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_ + 1));
+    }
+    const nuts_status s = k.set_step_size(l, step_size_);
+    if (s != nuts_status::ok)
+      throw_status(s, "chain " + std::to_string(chain_ + 1) + ", step size " + std::to_string(step_size_));
+    k.rng().set_lane(l, rng_);
+  }
+  /// Takes back the chain's state from lane l after a transition: the selected point and the
+  /// stream's position.
+  template <class Kernel>
+  void unload(const Kernel& k, int l) {
+    k.get_point(l, q_.data(), grad_.data());
+    log_density_ = k.log_density(l);
+    rng_ = k.rng().lane(l);
+  }
+
+  /// After a transition (the chain's state unloaded): warm-up (dual averaging; at the end of a
+  /// metric window the new metric and Stan's step-size heuristic) or recording of the draw.
+  void end_iteration(const transition_stats& s) {
+    if (iteration_ < cfg_.warmup) {
+      step_adapt_.learn(step_size_, s.accept_stat);
+      if (metric_adapt_.learn(inv_metric_.data(), q_.data())) {
+        if (!chol_.empty()) {
+          std::size_t pivot = 0;
+          if (cholesky_lower(inv_metric_.data(), chol_.data(), d_, &pivot) != nuts_status::ok)
+            throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain_ + 1) +
+                                     ": the adapted dense inverse metric is not positive definite (pivot " +
+                                     std::to_string(pivot) + ")");
+        } else {
+          std::size_t where = 0;
+          if (check_diagonal_metric(inv_metric_.data(), d_, &where) != nuts_status::ok)
+            throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain_ + 1) +
+                                     ": adapted inverse metric element " + std::to_string(where) + " = " +
+                                     std::to_string(inv_metric_[where]) + " is not a positive finite number");
+        }
+        ++metric_version_;
+        find_step_size();
+        step_adapt_.set_mu(std::log(10 * step_size_));
+        step_adapt_.restart();
+      }
+      if (iteration_ == cfg_.warmup - 1) step_adapt_.complete(step_size_);
+    } else {
+      auto& values = fit_.values[static_cast<std::size_t>(chain_)];
+      target_.constrain(q_.data(), values);
+      fit_.stats[static_cast<std::size_t>(chain_)].push_back(s);
+    }
+    ++iteration_;
+    if (cfg_.refresh > 0 &&
+        (iteration_ == 1 || iteration_ % cfg_.refresh == 0 || iteration_ == cfg_.warmup + cfg_.draws))
+      report_progress(cfg_, nuts_progress{chain_ + 1, iteration_, cfg_.warmup + cfg_.draws, iteration_ <= cfg_.warmup});
+    if (done()) finish();
+  }
+
+ private:
+  static adaptation_config adaptation(const nuts_config& cfg) {
+    adaptation_config ac;
+    ac.delta = cfg.adapt_delta;
+    return ac;
+  }
+
+  double evaluate(const double* q, double* g) {
+    return target_.value_and_gradient(q, g, workspace_.empty() ? nullptr : workspace_.data());
+  }
+
+  // Stan's heuristic from the current point, with the chain's stream, in double.
+  void find_step_size() {
+    chain_streams<1> streams;
+    streams.seed = cfg_.seed;
+    streams.set_lane(0, rng_);
+    double eps = step_size_;
+    const nuts_status s = find_initial_step_size(
+        &eps, q_.data(), grad_.data(), log_density_, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data(),
+        !chol_.empty(), d_, streams, [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
+    rng_ = streams.lane(0);
+    if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_ + 1));
+    step_size_ = eps;
+  }
+
+  void finish() {
+    fit_.step_size[static_cast<std::size_t>(chain_)] = step_size_;
+    fit_.inv_metric[static_cast<std::size_t>(chain_)] = inv_metric_;
+  }
+
+  const Target& target_;
+  const nuts_config& cfg_;
+  int chain_;
+  nuts_fit& fit_;
+  std::size_t d_;
+  counter_rng rng_;
+  step_size_adaptation<double> step_adapt_;
+  metric_adaptation<double> metric_adapt_;
+  std::vector<double> adapt_buffer_, inv_metric_, chol_, q_, grad_, scratch_, workspace_;
+  double log_density_ = 0, step_size_ = 1;
+  unsigned metric_version_ = 0;
+  int iteration_ = 0;
+  bool initialised_ = false;
+};
+
+}  // namespace tyche::samplers::detail

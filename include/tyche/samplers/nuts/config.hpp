@@ -1,0 +1,115 @@
+// tyche/samplers/nuts/config.hpp — what nuts() takes and returns: nuts_config (Stan's settings and
+// the executor that runs the chains), nuts_fit (draws, sampler statistics, adapted step sizes
+// and metrics), nuts_progress. Executors are values: tyche::cpu{…} runs the chains on this
+// machine's threads and SIMD lanes; later executors (CUDA, processes) join the variant.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/samplers/nuts/kernel.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace tyche {
+
+namespace samplers {
+/// How the CPU executor schedules the chains of its lanes: program_counter (default) lets
+/// every lane start its next transition as soon as its trajectory ends; trajectory_sync makes
+/// all chains wait for the longest trajectory of each iteration (the baseline of the
+/// autobatching paper's Figure 7, for benchmarks).
+enum class lane_schedule { program_counter, trajectory_sync };
+}  // namespace samplers
+
+/// The CPU executor: chains on `threads` threads, each advancing `lanes` chains together as the
+/// lanes of SIMD batches (samplers/nuts/cpu_executor.hpp).
+struct cpu {
+  static constexpr const char* executor_name = "cpu";
+  /// 0: one per chain, up to the hardware's concurrency.
+  int threads = 0;
+  /// Chains one thread advances together as SIMD lanes: 0 = the narrowest SIMD batch of
+  /// doubles that holds ⌈chains / threads⌉ chains: half the build's widest batch where the
+  /// build has such a batch (AVX2 under AVX-512: 4 chains on one thread in 4 lanes, not in 8
+  /// with 4 empty) and it suffices, else the widest (1 without tyche::simd); 1 = one chain at a
+  /// time in scalar double; otherwise a multiple of the widest or of the half width (the widest
+  /// when it is a multiple of both). A chain's draws are the same for every value that uses
+  /// the same batch width (lanes never interact); the two widths, and the scalar path, differ
+  /// in the last bits of exp/log (the compiler contracts multiply-adds differently in each), so
+  /// they give other, equally valid, chains. lanes = 0 picks the width from chains and
+  /// threads: to reproduce a chain with another number of chains, set lanes.
+  int lanes = 0;
+  samplers::lane_schedule schedule = samplers::lane_schedule::program_counter;
+};
+
+/// The executors nuts() can run on.
+using nuts_executor = std::variant<cpu>;
+
+/// What nuts() reports every `refresh` iterations of a chain.
+struct nuts_progress {
+  int chain = 0;       // 1-based, as Stan prints it
+  int iteration = 0;   // 1-based, warm-up included
+  int iterations = 0;  // warm-up + draws
+  bool warmup = false;
+};
+
+/// Settings of nuts(); defaults as Stan's.
+struct nuts_config {
+  int chains = 4;
+  int warmup = 1000;
+  int draws = 1000;
+  std::uint64_t seed = 1;
+  int max_depth = 10;
+  double adapt_delta = 0.8;
+  double init_step_size = 1.0;
+  double init_radius = 2.0;  // initial θ uniform on (−r, r), as Stan
+  /// The metric adapted in warm-up: diagonal (Stan's diag_e, the default) or dense (dense_e,
+  /// for strongly correlated posteriors of moderate dimension: O(d²) per leapfrog).
+  samplers::metric_kind metric = samplers::metric_kind::diagonal;
+  /// Progress: every `refresh` iterations of each chain (and at its first and last), on_progress
+  /// is called, or, when it is empty, a line in Stan's format goes to std::clog
+  /// ("Chain 2: Iteration: 100 / 2000 [  5%]  (Warmup)"). 0: silent. Calls are serialised, from
+  /// the sampling threads.
+  int refresh = 0;
+  std::function<void(const nuts_progress&)> on_progress = {};
+  /// Where the chains run: tyche::cpu{.threads = …, .lanes = …} (the default, cpu{}).
+  nuts_executor executor = cpu{};
+};
+
+/// The result of nuts(): per chain, the draws on the constrained scale and Stan's sampler
+/// statistics, plus the adapted step size and metric.
+struct nuts_fit {
+  std::vector<std::string> names;  // parameter names, Stan style
+  int chains = 0, draws = 0;
+  std::vector<std::vector<double>> values;                     // [chain][draw * dim + k]
+  std::vector<std::vector<samplers::transition_stats>> stats;  // [chain][draw]
+  std::vector<double> step_size;                               // [chain]
+  std::vector<std::vector<double>> inv_metric;                 // [chain]: diagonal, or d × d row-major
+  long long gradient_evaluations = 0;  // leapfrog gradients of all chains, warm-up included
+  int lanes = 1;                       // chains per SIMD group actually used
+  double utilization = 1;              // useful lane gradients / lane slots evaluated
+  int max_depth = 10;                  // the configured maximum tree depth (for summary's warning)
+  double adapt_delta = 0.8;            // the configured target acceptance statistic
+  std::uint64_t seed = 1;              // the seed the chains' streams were keyed by
+  double seconds = 0;                  // wall-clock time of the run (warm-up and sampling)
+
+  [[nodiscard]] std::size_t dim() const { return names.size(); }
+  /// Draws of parameter k, chain by chain: [chain][draw].
+  [[nodiscard]] std::vector<std::vector<double>> parameter(std::size_t k) const {
+    std::vector<std::vector<double>> out(static_cast<std::size_t>(chains));
+    for (int c = 0; c < chains; ++c) {
+      out[c].resize(static_cast<std::size_t>(draws));
+      for (int d = 0; d < draws; ++d) out[c][d] = values[c][d * dim() + k];
+    }
+    return out;
+  }
+  [[nodiscard]] int divergences() const {
+    int n = 0;
+    for (const auto& chain : stats)
+      for (const auto& s : chain) n += s.divergent ? 1 : 0;
+    return n;
+  }
+};
+
+}  // namespace tyche
