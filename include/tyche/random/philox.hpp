@@ -70,14 +70,24 @@ inline constexpr std::uint32_t w1 = 0xBB67AE85u;  ///< Weyl increment of key wor
 
 namespace detail {
 
+/// The product of two words holding 32-bit values (exact in 64 bits): the default multiply of
+/// philox4x32_words.
+struct philox_multiply {
+  template <class Word>
+  TYCHE_HD TYCHE_INLINE constexpr Word operator()(const Word& a, const Word& b) const {
+    return a * b;
+  }
+};
+
 /// R rounds of Philox-4x32 on a counter held as four words c0..c3 and a key k0, k1: the one
 /// implementation of the bijection in the project. Word is std::uint64_t (one counter) or a SIMD
-/// batch of them (one counter per lane, backends/simd/random.hpp); each word holds a 32-bit
-/// value, so that the 32 × 32 → 64-bit products of a round are exact in it. The key is bumped
-/// by the Weyl constants before every round but the first.
-template <class Word>
+/// batch of them (one counter per lane, backends/simd/random.hpp, which passes a multiply that
+/// uses the 32 × 32 → 64-bit lane instruction); each word holds a 32-bit value, so that the
+/// products of a round are exact in it. The key is bumped by the Weyl constants before every
+/// round but the first.
+template <class Word, class Multiply = philox_multiply>
 TYCHE_HD TYCHE_INLINE constexpr void philox4x32_words(int rounds, Word& c0, Word& c1, Word& c2, Word& c3,
-                                                      std::uint32_t k0, std::uint32_t k1) {
+                                                      std::uint32_t k0, std::uint32_t k1, Multiply mul = {}) {
   const Word low(std::uint64_t{0xffffffffu});
   const Word m0(std::uint64_t{philox_constants::m0}), m1(std::uint64_t{philox_constants::m1});
   for (int r = 0; r < rounds; ++r) {
@@ -85,7 +95,7 @@ TYCHE_HD TYCHE_INLINE constexpr void philox4x32_words(int rounds, Word& c0, Word
       k0 += philox_constants::w0;
       k1 += philox_constants::w1;
     }
-    const Word p0 = m0 * c0, p1 = m1 * c2;
+    const Word p0 = mul(m0, c0), p1 = mul(m1, c2);
     const Word n0 = (p1 >> 32) ^ c1 ^ Word(std::uint64_t{k0});
     const Word n2 = (p0 >> 32) ^ c3 ^ Word(std::uint64_t{k1});
     c1 = p1 & low;

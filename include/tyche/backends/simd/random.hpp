@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace tyche {
 
@@ -29,6 +30,10 @@ struct philox_site {
 };
 
 #if TYCHE_HAS_XSIMD
+
+/// How many Philox blocks one SIMD batch computes (1 without the SIMD backend): a good number of
+/// draws to compute ahead of time.
+inline constexpr std::size_t philox_batch_size = xsimd::batch<double>::size;
 
 namespace detail {
 
@@ -43,6 +48,27 @@ TYCHE_INLINE philox_real_batch uniform01_from_bits(const philox_word_batch& x) {
   const philox_real_batch top = xsimd::to_float(xsimd::bitwise_cast<philox_int_batch>(x >> 11));  // < 2^53: exact
   return xsimd::select(top == philox_real_batch(0.0), philox_real_batch(0x1p-54), top * philox_real_batch(0x1p-53));
 }
+
+/// The product of words that hold 32-bit values, lane by lane: the unsigned 32 × 32 → 64-bit
+/// multiply of the low halves (pmuludq), one instruction where xsimd has no 64-bit lane
+/// multiply (SSE2, AVX2: it would multiply lane by lane in scalar code) and cheaper than the
+/// full 64-bit one where it has (AVX-512DQ's vpmullq).
+struct philox_lane_multiply {
+  template <class A>
+  TYCHE_INLINE xsimd::batch<std::uint64_t, A> operator()(const xsimd::batch<std::uint64_t, A>& a,
+                                                         const xsimd::batch<std::uint64_t, A>& b) const {
+#if XSIMD_WITH_AVX512F
+    if constexpr (std::is_base_of_v<xsimd::avx512f, A>) return _mm512_mul_epu32(a, b);
+#endif
+#if XSIMD_WITH_AVX2
+    if constexpr (std::is_base_of_v<xsimd::avx2, A>) return _mm256_mul_epu32(a, b);
+#endif
+#if XSIMD_WITH_SSE2
+    if constexpr (std::is_base_of_v<xsimd::sse2, A>) return _mm_mul_epu32(a, b);
+#endif
+    return a * b;
+  }
+};
 
 /// Philox-4x32-10 of the counters {position, stream} of a batch of sites under key seed; the
 /// four output words, each in the low 32 bits of a 64-bit lane.
@@ -61,7 +87,8 @@ TYCHE_INLINE void philox_blocks(std::uint64_t seed, const philox_site* sites, ph
   c1 = pos >> 32;
   c2 = str & low;
   c3 = str >> 32;
-  philox4x32_words(10, c0, c1, c2, c3, static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32));
+  philox4x32_words(10, c0, c1, c2, c3, static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                   philox_lane_multiply{});
 }
 
 }  // namespace detail
@@ -117,6 +144,8 @@ struct variate_as<xsimd::batch<double, A>> {
 }  // namespace detail
 
 #else  // no SIMD backend (or CUDA): one site at a time
+
+inline constexpr std::size_t philox_batch_size = 1;
 
 TYCHE_HD inline void philox_uniforms_at(std::uint64_t seed, const philox_site* sites, double* out, std::size_t n) {
   for (std::size_t j = 0; j < n; ++j) out[j] = counter_rng(seed, sites[j].stream, sites[j].position).uniform01();

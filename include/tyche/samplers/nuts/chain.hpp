@@ -121,7 +121,7 @@ class nuts_chain {
     const nuts_status s = k.set_step_size(l, step_size_);
     if (s != nuts_status::ok)
       throw_status(s, "chain " + std::to_string(chain_ + 1) + ", step size " + std::to_string(step_size_));
-    k.rng().set_lane(l, rng_);
+    k.set_stream(l, rng_);
   }
   /// Takes back the chain's state from lane l after a transition: the selected point and the
   /// stream's position.
@@ -129,7 +129,7 @@ class nuts_chain {
   void unload(const Kernel& k, int l) {
     k.get_point(l, q_.data(), grad_.data());
     log_density_ = k.log_density(l);
-    rng_ = k.rng().lane(l);
+    rng_ = k.stream(l);
   }
 
   /// After a transition (the chain's state unloaded): warm-up (dual averaging; at the end of a

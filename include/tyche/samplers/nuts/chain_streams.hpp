@@ -27,26 +27,36 @@ struct chain_streams {
   TYCHE_HD void set_lane(int l, const counter_rng& g) {
     stream[l] = g.stream();
     position[l] = g.position();
+    cached_[l] = 0;
   }
 
-  /// out[l] = the next uniform on (0, 1) of lane l's stream, for the lanes with take[l].
+  /// out[l] = the next uniform on (0, 1) of lane l's stream, for the lanes with take[l]. The
+  /// uniforms of the next `ahead` positions of a lane are computed together (one SIMD batch of
+  /// Philox blocks) and kept until used; a draw is a pure function of its position, so this
+  /// changes no value (a momentum's normals consume positions in between: those uniforms are
+  /// simply not used).
   template <class R>
   TYCHE_HD void uniforms(R* out, const bool* take) {
-    if constexpr (W == 1) {
-      if (take[0]) out[0] = static_cast<R>(counter_rng(seed, stream[0], position[0]++).uniform01());
-    } else {
-      philox_site sites[W];
-      int lane_of[W];
-      int n = 0;
-      for (int l = 0; l < W; ++l)
-        if (take[l]) {
-          sites[n] = {stream[l], position[l]++};
-          lane_of[n++] = l;
-        }
-      double u[W];
-      philox_uniforms_at(seed, sites, u, static_cast<std::size_t>(n));
-      for (int j = 0; j < n; ++j) out[lane_of[j]] = static_cast<R>(u[j]);
+    philox_site sites[W * ahead];
+    int refill[W];
+    int n = 0;
+    for (int l = 0; l < W; ++l) {
+      if (!take[l]) continue;
+      const std::uint64_t k = position[l] - cache_from_[l];
+      if (k < cached_[l]) continue;
+      cache_from_[l] = position[l];
+      cached_[l] = ahead;
+      for (std::size_t j = 0; j < ahead; ++j) sites[n * ahead + j] = {stream[l], position[l] + j};
+      refill[n++] = l;
     }
+    if (n > 0) {
+      double values[W * ahead];
+      philox_uniforms_at(seed, sites, values, static_cast<std::size_t>(n) * ahead);
+      for (int j = 0; j < n; ++j)
+        for (std::size_t i = 0; i < ahead; ++i) cache_[refill[j]][i] = values[j * ahead + i];
+    }
+    for (int l = 0; l < W; ++l)
+      if (take[l]) out[l] = static_cast<R>(cache_[l][position[l]++ - cache_from_[l]]);
   }
 
   /// out[i * W + l], i < n: the next n standard normals of lane l's stream, for the lanes with
@@ -69,7 +79,11 @@ struct chain_streams {
   }
 
  private:
-  static constexpr std::size_t chunk = 32;  // sites per call of philox_normals_at
+  static constexpr std::size_t ahead = philox_batch_size;  // uniforms computed ahead per lane
+  static constexpr std::size_t chunk = 32;                 // sites per call of philox_normals_at
+  double cache_[W][ahead] = {};
+  std::uint64_t cache_from_[W] = {};  // the position of cache_[l][0]
+  std::uint64_t cached_[W] = {};      // how many are valid
   template <class R>
   TYCHE_HD void flush_normals(R* out, const philox_site* sites, const std::size_t* at, std::size_t& filled) const {
     double values[chunk];

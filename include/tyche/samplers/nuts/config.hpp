@@ -23,6 +23,14 @@ namespace samplers {
 enum class lane_schedule { program_counter, trajectory_sync };
 }  // namespace samplers
 
+/// How the CPU executor runs a group of chains in SIMD lanes: each chain in a NUTS kernel of its
+/// own, their gradients evaluated together as the lanes of one batch (per_chain, the default:
+/// the kernel's bookkeeping in each chain's own order), or all of them as the lanes of one
+/// kernel over the batch type (batch: the bookkeeping too in SIMD, with masks where the lanes'
+/// trajectories differ). Both give the same draws up to the fusing of multiply-adds
+/// (docs/design/nuts-kernel.md).
+enum class cpu_lane_kernel { per_chain, batch };
+
 /// The CPU executor: chains on `threads` threads, each advancing `lanes` chains together as the
 /// lanes of SIMD batches (samplers/nuts/cpu_executor.hpp).
 struct cpu {
@@ -41,6 +49,7 @@ struct cpu {
   /// threads: to reproduce a chain with another number of chains, set lanes.
   int lanes = 0;
   samplers::lane_schedule schedule = samplers::lane_schedule::program_counter;
+  cpu_lane_kernel lane_kernel = cpu_lane_kernel::per_chain;
 };
 
 /// The executors nuts() can run on.

@@ -76,31 +76,143 @@ inline int resolve_lanes(int requested, int chains, int threads) {
   return requested;
 }
 
-/// W chains in the lanes of one kernel, with the buffers it works in.
-template <class T, class Target>
-class lane_block {
+/// W chains in the lanes of one kernel over T (the batch-lane kernel: its pending θ is laid out
+/// as the batched evaluation reads it), with the buffers it works in.
+template <class T>
+class batch_lanes : public nuts_kernel<T> {
  public:
   using kernel_type = nuts_kernel<T>;
-  using chain_type = nuts_chain<Target>;
   static constexpr int width = kernel_type::width;
 
-  lane_block(const Target& target, const nuts_config& cfg)
-      : storage_(kernel_type::storage_size(target.dim(), cfg.max_depth, cfg.metric)),
-        workspace_(target.workspace_size()) {
-    const nuts_status s = kernel.bind(storage_.data(), storage_.size(), target.dim(), cfg.max_depth, cfg.metric);
+  batch_lanes(std::size_t d, const nuts_config& cfg, std::size_t workspace)
+      : storage_(kernel_type::storage_size(d, cfg.max_depth, cfg.metric)), workspace_(workspace) {
+    const nuts_status s = this->bind(storage_.data(), storage_.size(), d, cfg.max_depth, cfg.metric);
     if (s != nuts_status::ok) throw_status(s, "max_depth = " + std::to_string(cfg.max_depth));
-    kernel.rng().seed = cfg.seed;
+    this->rng().seed = cfg.seed;
   }
+
+  /// Evaluates log p and its gradient at every lane's pending point when a lane is running.
+  template <class Target>
+  bool evaluate(const Target& target) {
+    if (!this->any_running()) return false;
+    this->set_pending(target.value_and_gradient(this->pending_q(), this->pending_grad(),
+                                                workspace_.empty() ? nullptr : workspace_.data()));
+    return true;
+  }
+
+ private:
+  std::vector<T> storage_;  // (std::allocator honours a batch's alignment)
+  std::vector<T> workspace_;
+};
+
+/// W chains, each in a kernel of its own over double, whose pending points are evaluated
+/// together as the lanes of T: copied into a batch, evaluated once, the gradients copied back.
+/// The same interface as a kernel of W lanes.
+template <class T>
+class chain_lanes {
+ public:
+  using traits = lane_traits<T>;
+  using kernel_type = nuts_kernel<double>;
+  static constexpr int width = traits::width;
+
+  chain_lanes(std::size_t d, const nuts_config& cfg, std::size_t workspace)
+      : d_(d), size_(kernel_type::storage_size(d, cfg.max_depth, cfg.metric)), storage_(size_ * width),
+        q_(d), g_(d), workspace_(workspace), gradients_(d * width) {
+    for (int l = 0; l < width; ++l) {
+      const nuts_status s =
+          k_[l].bind(storage_.data() + size_ * static_cast<std::size_t>(l), size_, d, cfg.max_depth, cfg.metric);
+      if (s != nuts_status::ok) throw_status(s, "max_depth = " + std::to_string(cfg.max_depth));
+      k_[l].rng().seed = cfg.seed;
+    }
+  }
+
+  void set_point(int l, const double* q, const double* g, double lp) { k_[l].set_point(0, q, g, lp); }
+  void get_point(int l, double* q, double* g = nullptr) const { k_[l].get_point(0, q, g); }
+  [[nodiscard]] double log_density(int l) const { return k_[l].log_density(0); }
+  nuts_status set_metric(int l, const double* m, const double* chol = nullptr) { return k_[l].set_metric(0, m, chol); }
+  nuts_status set_step_size(int l, double eps) { return k_[l].set_step_size(0, eps); }
+  void set_stream(int l, const counter_rng& g) { k_[l].set_stream(0, g); }
+  [[nodiscard]] counter_rng stream(int l) const { return k_[l].stream(0); }
+  [[nodiscard]] bool running(int l) const { return k_[l].running(0); }
+  [[nodiscard]] bool any_running() const {
+    bool any = false;
+    for (int l = 0; l < width; ++l) any = any || k_[l].running(0);
+    return any;
+  }
+  [[nodiscard]] const transition_stats& stats(int l) const { return k_[l].stats(0); }
+  void park(int, int) {}  // an idle lane is evaluated at a running lane's point (evaluate)
+
+  nuts_status begin(const bool* start, int* bad = nullptr) {
+    nuts_status status = nuts_status::ok;
+    for (int l = 0; l < width; ++l) {
+      if (!start[l]) continue;
+      const bool one[1] = {true};
+      const nuts_status s = k_[l].begin(one);
+      if (s != nuts_status::ok) {
+        status = s;
+        if (bad) *bad = l;
+      }
+    }
+    return status;
+  }
+  int resume(bool* ended) {
+    int n = 0;
+    for (int l = 0; l < width; ++l) {
+      ended[l] = false;
+      if (k_[l].running(0)) n += k_[l].resume(&ended[l]);
+    }
+    return n;
+  }
+
+  /// Evaluates log p and its gradient at every running lane's pending point, all lanes in one
+  /// batched evaluation (an idle lane repeats a running lane's point).
+  template <class Target>
+  bool evaluate(const Target& target) {
+    int any = -1;
+    for (int l = 0; l < width && any < 0; ++l)
+      if (k_[l].running(0)) any = l;
+    if (any < 0) return false;
+    const double* q[width];
+    for (int l = 0; l < width; ++l) q[l] = (k_[l].running(0) ? k_[l] : k_[any]).pending_q();
+    alignas(64) double lanes[width];
+    for (std::size_t i = 0; i < d_; ++i) {
+      for (int l = 0; l < width; ++l) lanes[l] = q[l][i];
+      q_[i] = traits::load(lanes);
+    }
+    const T value = target.value_and_gradient(q_.data(), g_.data(), workspace_.empty() ? nullptr : workspace_.data());
+    traits::store(lanes, value);
+    double* out = gradients_.data();
+    for (std::size_t i = 0; i < d_; ++i) traits::store(out + i * width, g_[i]);
+    for (int l = 0; l < width; ++l) {
+      if (!k_[l].running(0)) continue;
+      k_[l].set_pending(lanes[l]);
+      double* g = k_[l].pending_grad();
+      for (std::size_t i = 0; i < d_; ++i) g[i] = out[i * width + static_cast<std::size_t>(l)];
+    }
+    return true;
+  }
+
+ private:
+  std::size_t d_, size_;
+  std::vector<double> storage_;
+  kernel_type k_[width];
+  std::vector<T> q_, g_, workspace_;
+  std::vector<double> gradients_;  // [i * width + lane]
+};
+
+/// The chains of a group of W lanes (Lanes: batch_lanes or chain_lanes), with which chain each
+/// lane runs and which chain's state it holds.
+template <class Lanes, class Target>
+class lane_block {
+ public:
+  using chain_type = nuts_chain<Target>;
+  static constexpr int width = Lanes::width;
+
+  lane_block(const Target& target, const nuts_config& cfg) : kernel(target.dim(), cfg, target.workspace_size()) {}
   lane_block(const lane_block&) = delete;
   lane_block& operator=(const lane_block&) = delete;
 
-  /// Evaluates log p and its gradient at every lane's pending point when a lane is running.
-  bool evaluate(const Target& target) {
-    if (!kernel.any_running()) return false;
-    kernel.set_pending(target.value_and_gradient(kernel.pending_q(), kernel.pending_grad(),
-                                                 workspace_.empty() ? nullptr : workspace_.data()));
-    return true;
-  }
+  bool evaluate(const Target& target) { return kernel.evaluate(target); }
 
   /// Puts chain c into lane l, its state loaded (the point and metric only when the lane does
   /// not already hold them).
@@ -126,14 +238,10 @@ class lane_block {
     park(l);
   }
 
-  kernel_type kernel;
+  Lanes kernel;
   chain_type* owner[width] = {};     // the chain running in each lane, or none
   chain_type* resident[width] = {};  // the chain whose point and metric each lane holds
   unsigned metric_version[width] = {};
-
- private:
-  std::vector<T> storage_;  // (std::allocator honours a batch's alignment)
-  std::vector<T> workspace_;
 };
 
 /// Starts the lanes of `start`; a lane whose chain cannot start (non-finite energy) reports the
@@ -156,11 +264,11 @@ void begin_lanes(Block& b, bool* start, OnError& on_error) {
 /// The program_counter schedule: chains [0, chains) wait in one queue shared by all threads; a
 /// lane whose transition ends puts its chain at the back and takes the chain at the front. A
 /// chain is initialised (initial point, first step size) the first time a lane takes it.
-template <class T, class Target, class OnError>
+template <class Lanes, class Target, class OnError>
 lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
                                 std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, int threads, int lanes,
                                 OnError& on_error) {
-  using block = lane_block<T, Target>;
+  using block = lane_block<Lanes, Target>;
   using chain_type = nuts_chain<Target>;
   constexpr int w = block::width;
   std::mutex queue_mutex;
@@ -256,11 +364,11 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
 /// The trajectory_sync schedule: thread t holds chains t, t + threads, …, each in a lane of its
 /// own; every iteration all of them begin a transition, and the thread waits for the longest,
 /// then for the other threads.
-template <class T, class Target, class OnError>
+template <class Lanes, class Target, class OnError>
 lane_counts run_trajectory_sync(const Target& target, const nuts_config& cfg,
                                 std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, int threads, int lanes,
                                 OnError& on_error) {
-  using block = lane_block<T, Target>;
+  using block = lane_block<Lanes, Target>;
   using chain_type = nuts_chain<Target>;
   constexpr int w = block::width;
   const int n_chains = static_cast<int>(chains.size());
@@ -382,9 +490,16 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
   const int lanes = resolve_lanes(exec.lanes, cfg.chains, threads);
   fit.lanes = lanes;
   auto run = [&]<class T>(std::type_identity<T>) {
-    if (exec.schedule == lane_schedule::trajectory_sync)
-      return run_trajectory_sync<T>(target, cfg, chains, threads, lanes, on_error);
-    return run_program_counter<T>(target, cfg, chains, threads, lanes, on_error);
+    // One kernel per chain, the gradient batched (the default), or one kernel per batch of
+    // chains (cpu::lane_kernel; docs/design/nuts-kernel.md says when each is faster).
+    auto with = [&]<class Lanes>(std::type_identity<Lanes>) {
+      if (exec.schedule == lane_schedule::trajectory_sync)
+        return run_trajectory_sync<Lanes>(target, cfg, chains, threads, lanes, on_error);
+      return run_program_counter<Lanes>(target, cfg, chains, threads, lanes, on_error);
+    };
+    if constexpr (lane_traits<T>::width == 1) return with(std::type_identity<batch_lanes<T>>{});
+    else if (exec.lane_kernel == cpu_lane_kernel::batch) return with(std::type_identity<batch_lanes<T>>{});
+    else return with(std::type_identity<chain_lanes<T>>{});
   };
   constexpr int full = simd_lane_width, half = half_lane_width > 1 ? half_lane_width : 1;
   if constexpr (full > 1)

@@ -38,6 +38,19 @@
 #include <cstdint>
 #include <math.h>  // global-namespace exp, which CUDA device code also provides
 
+// TYCHE_KERNEL_IVDEP: the loop after it has no dependences through memory between iterations
+// (the kernel's vectors never overlap), so the compiler may vectorise it without run-time
+// overlap checks. Internal; #undef-ed at the end of this header.
+#if defined(__CUDACC__)
+#define TYCHE_KERNEL_IVDEP
+#elif defined(__clang__)
+#define TYCHE_KERNEL_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define TYCHE_KERNEL_IVDEP _Pragma("GCC ivdep")
+#else
+#define TYCHE_KERNEL_IVDEP
+#endif
+
 namespace tyche::samplers {
 
 /// The statistics Stan writes for every draw.
@@ -182,6 +195,7 @@ TYCHE_HD TYCHE_INLINE void copy_lanes(T* TYCHE_RESTRICT dst, const T* TYCHE_REST
     if (take)
       for (std::size_t i = 0; i < d; ++i) dst[i] = src[i];
   } else {
+    if (!lane_traits<T>::any(take)) return;
     for (std::size_t i = 0; i < d; ++i) dst[i] = lane_traits<T>::select(take, src[i], dst[i]);
   }
 }
@@ -284,18 +298,13 @@ class nuts_kernel {
     other_.g = take(d);
     sample_q_ = take(d);
     sample_g_ = take(d);
-    carry_ = take_record(take, d);
+    carry_buffer_ = take_record(take, d);
+    carry_ = &carry_buffer_;
     for (int j = 0; j < max_depth; ++j) level_[j] = take_record(take, d);
     rho_ = take(d);
-    rho_fwd_ = take(d);
-    rho_bck_ = take(d);
     p_fwd_fwd_ = take(d);
-    p_fwd_bck_ = take(d);
-    p_bck_fwd_ = take(d);
     p_bck_bck_ = take(d);
     ps_fwd_fwd_ = take(d);
-    ps_fwd_bck_ = take(d);
-    ps_bck_fwd_ = take(d);
     ps_bck_bck_ = take(d);
     tmp_ = take(d);
     normals_ = take(d);
@@ -319,6 +328,9 @@ class nuts_kernel {
   TYCHE_HD bool dense() const { return dense_; }
   TYCHE_HD Rng& rng() { return rng_; }
   TYCHE_HD const Rng& rng() const { return rng_; }
+  /// Lane l's random stream (chain_streams: its chain's Philox stream at its position).
+  TYCHE_HD void set_stream(int lane, const counter_rng& g) { rng_.set_lane(lane, g); }
+  TYCHE_HD counter_rng stream(int lane) const { return rng_.lane(lane); }
 
   // ---- a lane's chain: point, metric, step size ------------------------------------------------
 
@@ -472,77 +484,13 @@ class nuts_kernel {
   /// gradient a lane needs or the end of its transition. ended[l] is set for the lanes whose
   /// transition ended in this step (their result: stats(l), get_point(l)); returns how many.
   TYCHE_HD int resume(bool* ended) {
-    const std::size_t d = d_;
+    if constexpr (width == 1) return resume_one(ended);
     bool alive[width];
     for (int l = 0; l < width; ++l) {
       alive[l] = running_[l];
       ended[l] = false;
     }
-    // The leaf: the second half of the leapfrog's momentum update, then a subtree of one point
-    // (its own proposal, ρ = p at both ends), its energy, weight and acceptance term.
-    const T half = traits::load(half_eps_);
-    T kinetic;
-    if (!dense_) {
-      const T* TYCHE_RESTRICT m = metric_;
-      T* TYCHE_RESTRICT zp = z_.p;
-      const T* TYCHE_RESTRICT zq = z_.q;
-      const T* TYCHE_RESTRICT zg = z_.g;
-      record& c = carry_;
-      // pᵀM⁻¹p in four partial sums (coordinate i into sum i mod 4), added in a fixed order.
-      T k0 = T(0), k1 = T(0), k2 = T(0), k3 = T(0);
-      std::size_t i = 0;
-      for (; i + 4 <= d; i += 4) {
-        const T a = zp[i] + half * zg[i], b = zp[i + 1] + half * zg[i + 1];
-        const T e = zp[i + 2] + half * zg[i + 2], f = zp[i + 3] + half * zg[i + 3];
-        k0 += (m[i] * a) * a;
-        k1 += (m[i + 1] * b) * b;
-        k2 += (m[i + 2] * e) * e;
-        k3 += (m[i + 3] * f) * f;
-      }
-      if (i < d) {
-        const T a = zp[i] + half * zg[i];
-        k0 += (m[i] * a) * a;
-      }
-      if (i + 1 < d) {
-        const T b = zp[i + 1] + half * zg[i + 1];
-        k1 += (m[i + 1] * b) * b;
-      }
-      if (i + 2 < d) {
-        const T e = zp[i + 2] + half * zg[i + 2];
-        k2 += (m[i + 2] * e) * e;
-      }
-      kinetic = (k0 + k1) + (k2 + k3);
-      T* TYCHE_RESTRICT rho = c.rho;
-      T* TYCHE_RESTRICT p_begin = c.p_begin;
-      T* TYCHE_RESTRICT p_end = c.p_end;
-      T* TYCHE_RESTRICT ps_begin = c.ps_begin;
-      T* TYCHE_RESTRICT ps_end = c.ps_end;
-      T* TYCHE_RESTRICT prop_q = c.q;
-      T* TYCHE_RESTRICT prop_g = c.g;
-      for (std::size_t j = 0; j < d; ++j) {
-        const T pj = zp[j] + half * zg[j];
-        const T ps = m[j] * pj;
-        zp[j] = pj;
-        rho[j] = pj;
-        p_begin[j] = pj;
-        p_end[j] = pj;
-        ps_begin[j] = ps;
-        ps_end[j] = ps;
-        prop_q[j] = zq[j];
-        prop_g[j] = zg[j];
-      }
-    } else {
-      kinetic = T(0);
-      for (std::size_t i = 0; i < d; ++i) z_.p[i] += half * z_.g[i];
-      detail::sharp(metric_, true, z_.p, carry_.ps_begin, d);
-      for (std::size_t i = 0; i < d; ++i) {
-        kinetic += z_.p[i] * carry_.ps_begin[i];
-        carry_.rho[i] = carry_.p_begin[i] = carry_.p_end[i] = z_.p[i];
-        carry_.ps_end[i] = carry_.ps_begin[i];
-        carry_.q[i] = z_.q[i];
-        carry_.g[i] = z_.g[i];
-      }
-    }
+    const T kinetic = leaf_pass();
     const T h_all = -traits::load(z_logp_) + T(real(0.5)) * kinetic;
     real h_lanes[width];
     traits::store(h_lanes, h_all);
@@ -551,21 +499,7 @@ class nuts_kernel {
     for (int l = 0; l < width; ++l) {
       merges[l] = 0;
       if (!alive[l]) continue;
-      real h = h_lanes[l];
-      if (h != h) h = real(HUGE_VAL);  // NaN: +∞
-      ++n_leapfrog_[l];
-      if (h - H0_[l] > max_energy_error) divergent_[l] = true;
-      carry_logp_[l] = z_logp_[l];
-      carry_energy_[l] = h;
-      // The leaf's weight exp(H0 − h) relative to exp(weight_scale); one exp also gives the
-      // acceptance statistic's term min(1, exp(H0 − h)) while the scale is 0.
-      const real log_weight = H0_[l] - h;  // −∞ when h is
-      if (log_weight > weight_scale_[l] + max_log_weight) rescale_weights(l, log_weight);
-      carry_weight_[l] = detail::lane_exp(log_weight - weight_scale_[l]);
-      const real w = carry_weight_[l];
-      sum_metro_[l] += weight_scale_[l] == 0 ? (w < real(1) ? w : real(1))
-                                             : log_weight > 0 ? real(1) : detail::lane_exp(log_weight);
-      if (divergent_[l]) {
+      if (!leaf_scalars(l, h_lanes[l])) {
         alive[l] = false;
         ended[l] = true;
         continue;
@@ -616,6 +550,126 @@ class nuts_kernel {
   static constexpr real max_energy_error = real(1000);
 
  private:
+  // The leaf: the second half of the leapfrog's momentum update, then a subtree of one point
+  // (its own proposal, ρ = p at both ends) in the carry; returns pᵀM⁻¹p.
+  TYCHE_HD T leaf_pass() {
+    const std::size_t d = d_;
+    const T half = traits::load(half_eps_);
+    T kinetic;
+    if (!dense_) {
+      const T* TYCHE_RESTRICT m = metric_;
+      T* TYCHE_RESTRICT zp = z_.p;
+      const T* TYCHE_RESTRICT zq = z_.q;
+      const T* TYCHE_RESTRICT zg = z_.g;
+      record& c = *carry_;
+      // pᵀM⁻¹p in four partial sums (coordinate i into sum i mod 4), added in a fixed order.
+      T k0 = T(0), k1 = T(0), k2 = T(0), k3 = T(0);
+      std::size_t i = 0;
+      for (; i + 4 <= d; i += 4) {
+        const T a = zp[i] + half * zg[i], b = zp[i + 1] + half * zg[i + 1];
+        const T e = zp[i + 2] + half * zg[i + 2], f = zp[i + 3] + half * zg[i + 3];
+        k0 += (m[i] * a) * a;
+        k1 += (m[i + 1] * b) * b;
+        k2 += (m[i + 2] * e) * e;
+        k3 += (m[i + 3] * f) * f;
+      }
+      if (i < d) {
+        const T a = zp[i] + half * zg[i];
+        k0 += (m[i] * a) * a;
+      }
+      if (i + 1 < d) {
+        const T b = zp[i + 1] + half * zg[i + 1];
+        k1 += (m[i + 1] * b) * b;
+      }
+      if (i + 2 < d) {
+        const T e = zp[i + 2] + half * zg[i + 2];
+        k2 += (m[i + 2] * e) * e;
+      }
+      kinetic = (k0 + k1) + (k2 + k3);
+      T* TYCHE_RESTRICT rho = c.rho;
+      T* TYCHE_RESTRICT p_begin = c.p_begin;
+      T* TYCHE_RESTRICT p_end = c.p_end;
+      T* TYCHE_RESTRICT ps_begin = c.ps_begin;
+      T* TYCHE_RESTRICT ps_end = c.ps_end;
+      T* TYCHE_RESTRICT prop_q = c.q;
+      T* TYCHE_RESTRICT prop_g = c.g;
+      TYCHE_KERNEL_IVDEP
+      for (std::size_t j = 0; j < d; ++j) {
+        const T pj = zp[j] + half * zg[j];
+        const T ps = m[j] * pj;
+        zp[j] = pj;
+        rho[j] = pj;
+        p_begin[j] = pj;
+        p_end[j] = pj;
+        ps_begin[j] = ps;
+        ps_end[j] = ps;
+        prop_q[j] = zq[j];
+        prop_g[j] = zg[j];
+      }
+    } else {
+      record& c = *carry_;
+      kinetic = T(0);
+      for (std::size_t i = 0; i < d; ++i) z_.p[i] += half * z_.g[i];
+      detail::sharp(metric_, true, z_.p, c.ps_begin, d);
+      for (std::size_t i = 0; i < d; ++i) {
+        kinetic += z_.p[i] * c.ps_begin[i];
+        c.rho[i] = c.p_begin[i] = c.p_end[i] = z_.p[i];
+        c.ps_end[i] = c.ps_begin[i];
+        c.q[i] = z_.q[i];
+        c.g[i] = z_.g[i];
+      }
+    }
+    return kinetic;
+  }
+
+  // The leaf's energy, weight and acceptance term in lane l; false when it diverged.
+  TYCHE_HD bool leaf_scalars(int l, real h) {
+    if (h != h) h = real(HUGE_VAL);  // NaN: +∞
+    ++n_leapfrog_[l];
+    if (h - H0_[l] > max_energy_error) divergent_[l] = true;
+    carry_logp_[l] = z_logp_[l];
+    carry_energy_[l] = h;
+    // The leaf's weight exp(H0 − h) relative to exp(weight_scale); one exp also gives the
+    // acceptance statistic's term min(1, exp(H0 − h)) while the scale is 0.
+    const real log_weight = H0_[l] - h;  // −∞ when h is
+    if (log_weight > weight_scale_[l] + max_log_weight) rescale_weights(l, log_weight);
+    carry_weight_[l] = detail::lane_exp(log_weight - weight_scale_[l]);
+    const real w = carry_weight_[l];
+    sum_metro_[l] += weight_scale_[l] == 0 ? (w < real(1) ? w : real(1))
+                                           : log_weight > 0 ? real(1) : detail::lane_exp(log_weight);
+    return !divergent_[l];
+  }
+
+  // resume() for one lane: the same steps, without masks.
+  TYCHE_HD int resume_one(bool* ended) {
+    ended[0] = false;
+    if (!running_[0]) return 0;
+    const int merges = detail::trailing_zeros(static_cast<unsigned long>(leaf_[0]));
+    carry_ = &level_[merges];  // the leaf's record is built where it will be stored
+    const T kinetic = leaf_pass();
+    bool alive = leaf_scalars(0, -z_logp_[0] + real(0.5) * kinetic);
+    for (int m = 0; alive && m < merges; ++m) {
+      const bool merge[1] = {true};
+      merge_level(m, merge, &alive, ended);
+    }
+    if (alive) {
+      if (leaf_[0] < leaves_[0]) {
+        ++leaf_[0];
+        const bool store[1] = {true};
+        store_carry(merges, store);
+        start_leapfrog(store);
+      } else {
+        finish_doubling(&alive, ended);
+      }
+    } else {
+      ended[0] = true;
+    }
+    if (!ended[0]) return 0;
+    finish(0);
+    copy_selected(ended);
+    return 1;
+  }
+
   // A subtree's vectors: the sum of its momenta, the momenta and p♯ = M⁻¹p at its two ends in
   // the direction of integration, and its proposal's θ and gradient.
   struct record {
@@ -626,8 +680,8 @@ class nuts_kernel {
     T *q = nullptr, *p = nullptr, *g = nullptr;
   };
   static constexpr std::size_t vectors_per_level = 7;
-  // current (2), the two ends (6), the sample (2), the carry (7), the trajectory (11), scratch (2)
-  static constexpr std::size_t vectors_fixed = 2 + 6 + 2 + 7 + 11 + 2;
+  // current (2), the two ends (6), the sample (2), the carry (7), the trajectory (5), scratch (2)
+  static constexpr std::size_t vectors_fixed = 2 + 6 + 2 + 7 + 5 + 2;
 
   template <class Take>
   TYCHE_HD static record take_record(Take& take, std::size_t d) {
@@ -663,18 +717,23 @@ class nuts_kernel {
     weight_scale_[l] = scale;
   }
 
-  // level[m] = carry, in the lanes of `store`.
+  // level[m] = carry, in the lanes of `store` (one lane: the carry is level m already).
   TYCHE_HD void store_carry(int m, const bool* store) {
     const std::size_t d = d_;
-    const mask on = traits::mask_of(store);
-    record& to = level_[m];
-    detail::copy_lanes(to.rho, carry_.rho, on, d);
-    detail::copy_lanes(to.p_begin, carry_.p_begin, on, d);
-    detail::copy_lanes(to.p_end, carry_.p_end, on, d);
-    detail::copy_lanes(to.ps_begin, carry_.ps_begin, on, d);
-    detail::copy_lanes(to.ps_end, carry_.ps_end, on, d);
-    detail::copy_lanes(to.q, carry_.q, on, d);
-    detail::copy_lanes(to.g, carry_.g, on, d);
+    if constexpr (width > 1) {
+      const mask on = traits::mask_of(store);
+      record& to = level_[m];
+      const record& from = *carry_;
+      for (std::size_t i = 0; i < d; ++i) {
+        to.rho[i] = traits::select(on, from.rho[i], to.rho[i]);
+        to.p_begin[i] = traits::select(on, from.p_begin[i], to.p_begin[i]);
+        to.p_end[i] = traits::select(on, from.p_end[i], to.p_end[i]);
+        to.ps_begin[i] = traits::select(on, from.ps_begin[i], to.ps_begin[i]);
+        to.ps_end[i] = traits::select(on, from.ps_end[i], to.ps_end[i]);
+        to.q[i] = traits::select(on, from.q[i], to.q[i]);
+        to.g[i] = traits::select(on, from.g[i], to.g[i]);
+      }
+    }
     for (int l = 0; l < width; ++l)
       if (store[l]) {
         level_weight_[m][l] = carry_weight_[l];
@@ -689,7 +748,7 @@ class nuts_kernel {
   TYCHE_HD void merge_level(int m, const bool* merge, bool* alive, bool* ended) {
     const std::size_t d = d_;
     record& init = level_[m];
-    record& fin = carry_;
+    record& fin = *carry_;
     real u[width] = {};
     rng_.uniforms(u, merge);
     bool keep_final[width];  // in lanes that do not merge: true (the carry stays as it is)
@@ -704,18 +763,28 @@ class nuts_kernel {
       }
       carry_weight_[l] = weight;
     }
-    const mask keep = traits::mask_of(keep_final);
     const mask on = traits::mask_of(merge);
-    for (std::size_t i = 0; i < d; ++i) {
-      fin.q[i] = traits::select(keep, fin.q[i], init.q[i]);
-      fin.g[i] = traits::select(keep, fin.g[i], init.g[i]);
-    }
     bool persist[width];
     joined_no_u_turn(init.rho, init.p_end, init.ps_begin, init.ps_end, fin.rho, fin.p_begin, fin.ps_begin,
                      fin.ps_end, fin.rho, on, persist);
-    // The merged subtree begins where the earlier one began.
-    detail::copy_lanes(fin.p_begin, init.p_begin, on, d);
-    detail::copy_lanes(fin.ps_begin, init.ps_begin, on, d);
+    // The merged subtree begins where the earlier one began, and holds the proposal chosen. One
+    // lane: the earlier subtree's level is free now, so its vectors are exchanged, not copied.
+    if constexpr (width == 1) {
+      swap_pointers(fin.p_begin, init.p_begin);
+      swap_pointers(fin.ps_begin, init.ps_begin);
+      if (!keep_final[0]) {
+        swap_pointers(fin.q, init.q);
+        swap_pointers(fin.g, init.g);
+      }
+    } else {
+      const mask keep = traits::mask_of(keep_final);
+      for (std::size_t i = 0; i < d; ++i) {
+        fin.q[i] = traits::select(keep, fin.q[i], init.q[i]);
+        fin.g[i] = traits::select(keep, fin.g[i], init.g[i]);
+        fin.p_begin[i] = traits::select(on, init.p_begin[i], fin.p_begin[i]);
+        fin.ps_begin[i] = traits::select(on, init.ps_begin[i], fin.ps_begin[i]);
+      }
+    }
     for (int l = 0; l < width; ++l)
       if (merge[l] && !persist[l]) {
         alive[l] = false;
@@ -750,32 +819,20 @@ class nuts_kernel {
                                     (left_end > zero) && (right_begin > zero) && (right_end > zero));
   }
 
-  // A doubling is complete in the lanes of `done` (its subtree is the carry): the new half's
-  // ends, biased-progressive sampling (prefer the new half), the checks on the whole
-  // trajectory; then the transition ends or the next doubling begins.
+  // A doubling is complete in the lanes of `done` (its subtree is the carry): biased-progressive
+  // sampling (prefer the new half), the checks on the whole trajectory — the trajectory before
+  // the doubling (rho_ and its ends) and the new subtree, in the order of integration — and the
+  // new trajectory's sum and end; then the transition ends or the next doubling begins.
   TYCHE_HD void finish_doubling(const bool* done, bool* ended) {
     const std::size_t d = d_;
-    bool fwd[width], bck[width], draw[width];
+    record& c = *carry_;
+    bool take[width], draw[width], fwd[width], bck[width];
     for (int l = 0; l < width; ++l) {
+      if (done[l]) ++depth_[l];
       fwd[l] = done[l] && forward_[l];
       bck[l] = done[l] && !forward_[l];
-      if (done[l]) ++depth_[l];
-    }
-    const mask on_fwd = traits::mask_of(fwd), on_bck = traits::mask_of(bck), on = traits::mask_of(done);
-    detail::copy_lanes(rho_fwd_, carry_.rho, on_fwd, d);
-    detail::copy_lanes(p_fwd_bck_, carry_.p_begin, on_fwd, d);
-    detail::copy_lanes(p_fwd_fwd_, carry_.p_end, on_fwd, d);
-    detail::copy_lanes(ps_fwd_bck_, carry_.ps_begin, on_fwd, d);
-    detail::copy_lanes(ps_fwd_fwd_, carry_.ps_end, on_fwd, d);
-    detail::copy_lanes(rho_bck_, carry_.rho, on_bck, d);
-    detail::copy_lanes(p_bck_fwd_, carry_.p_begin, on_bck, d);
-    detail::copy_lanes(p_bck_bck_, carry_.p_end, on_bck, d);
-    detail::copy_lanes(ps_bck_fwd_, carry_.ps_begin, on_bck, d);
-    detail::copy_lanes(ps_bck_bck_, carry_.ps_end, on_bck, d);
-    // Biased progressive sampling: the new half if it outweighs the trajectory before it, else
-    // with probability w_new / w_old (one uniform).
-    bool take[width];
-    for (int l = 0; l < width; ++l) {
+      // Biased progressive sampling: the new half if it outweighs the trajectory before it,
+      // else with probability w_new / w_old (one uniform).
       take[l] = done[l] && carry_weight_[l] > weight_[l];
       draw[l] = done[l] && !take[l];
     }
@@ -790,12 +847,56 @@ class nuts_kernel {
       }
       weight_[l] += carry_weight_[l];
     }
-    const mask taken = traits::mask_of(take);
-    detail::copy_lanes(sample_q_, carry_.q, taken, d);
-    detail::copy_lanes(sample_g_, carry_.g, taken, d);
     bool persist[width];
-    joined_no_u_turn(rho_bck_, p_bck_fwd_, ps_bck_bck_, ps_bck_fwd_, rho_fwd_, p_fwd_bck_, ps_fwd_bck_, ps_fwd_fwd_,
-                     rho_, on, persist);
+    if constexpr (width == 1) {
+      if (take[0]) {
+        swap_pointers(sample_q_, c.q);
+        swap_pointers(sample_g_, c.g);
+      }
+      if (forward_[0]) {  // the old trajectory, then the new half
+        joined_no_u_turn(rho_, p_fwd_fwd_, ps_bck_bck_, ps_fwd_fwd_, c.rho, c.p_begin, c.ps_begin, c.ps_end, rho_,
+                         true, persist);
+        swap_pointers(p_fwd_fwd_, c.p_end);
+        swap_pointers(ps_fwd_fwd_, c.ps_end);
+      } else {  // the new half (begin: the end nearest the old trajectory), then the old one
+        joined_no_u_turn(c.rho, c.p_begin, c.ps_end, c.ps_begin, rho_, p_bck_bck_, ps_bck_bck_, ps_fwd_fwd_, rho_,
+                         true, persist);
+        swap_pointers(p_bck_bck_, c.p_end);
+        swap_pointers(ps_bck_bck_, c.ps_end);
+      }
+    } else {
+      const mask taken = traits::mask_of(take), on = traits::mask_of(done), f = traits::mask_of(fwd),
+                 b = traits::mask_of(bck);
+      T whole_begin = T(0), whole_end = T(0), left_begin = T(0), left_end = T(0), right_begin = T(0),
+        right_end = T(0);
+      for (std::size_t i = 0; i < d; ++i) {
+        sample_q_[i] = traits::select(taken, c.q[i], sample_q_[i]);
+        sample_g_[i] = traits::select(taken, c.g[i], sample_g_[i]);
+        // A: the half behind, B: the half ahead, in the direction of integration.
+        const T a_rho = traits::select(f, rho_[i], c.rho[i]), b_rho = traits::select(f, c.rho[i], rho_[i]);
+        const T a_p_end = traits::select(f, p_fwd_fwd_[i], c.p_begin[i]);
+        const T b_p_begin = traits::select(f, c.p_begin[i], p_bck_bck_[i]);
+        const T a_ps_begin = traits::select(f, ps_bck_bck_[i], c.ps_end[i]);
+        const T a_ps_end = traits::select(f, ps_fwd_fwd_[i], c.ps_begin[i]);
+        const T b_ps_begin = traits::select(f, c.ps_begin[i], ps_bck_bck_[i]);
+        const T b_ps_end = traits::select(f, c.ps_end[i], ps_fwd_fwd_[i]);
+        const T whole = a_rho + b_rho, left = a_rho + b_p_begin, right = b_rho + a_p_end;
+        whole_begin += a_ps_begin * whole;
+        whole_end += b_ps_end * whole;
+        left_begin += a_ps_begin * left;
+        left_end += b_ps_begin * left;
+        right_begin += a_ps_end * right;
+        right_end += b_ps_end * right;
+        rho_[i] = traits::select(on, whole, rho_[i]);
+        p_fwd_fwd_[i] = traits::select(f, c.p_end[i], p_fwd_fwd_[i]);
+        ps_fwd_fwd_[i] = traits::select(f, c.ps_end[i], ps_fwd_fwd_[i]);
+        p_bck_bck_[i] = traits::select(b, c.p_end[i], p_bck_bck_[i]);
+        ps_bck_bck_[i] = traits::select(b, c.ps_end[i], ps_bck_bck_[i]);
+      }
+      const T zero = T(0);
+      traits::store_mask(persist, (whole_begin > zero) && (whole_end > zero) && (left_begin > zero) &&
+                                      (left_end > zero) && (right_begin > zero) && (right_end > zero));
+    }
     bool again[width];
     bool any_again = false;
     for (int l = 0; l < width; ++l) {
@@ -809,21 +910,19 @@ class nuts_kernel {
     }
   }
 
-  // A doubling starts in the lanes of `go`: a direction (one uniform), and the trajectory so far
-  // becomes the half on the other side of the new subtree (its end nearest the new subtree is
-  // the trajectory's old end in that direction).
+  // A doubling starts in the lanes of `go`: a direction (one uniform); the end being extended
+  // becomes z_ (the ends are exchanged in lanes that change direction).
   TYCHE_HD void begin_doubling(const bool* go) {
-    const std::size_t d = d_;
     real u[width] = {};
     rng_.uniforms(u, go);
-    bool fwd[width], bck[width], flip[width];
+    bool flip[width];
+    bool any_flip = false;
     for (int l = 0; l < width; ++l) {
-      fwd[l] = bck[l] = flip[l] = false;
+      flip[l] = false;
       if (!go[l]) continue;
       forward_[l] = u[l] > real(0.5);
-      fwd[l] = forward_[l];
-      bck[l] = !forward_[l];
       flip[l] = forward_[l] != z_is_fwd_[l];
+      any_flip = any_flip || flip[l];
       z_is_fwd_[l] = forward_[l];
       const real eps = forward_[l] ? step_size_[l] : -step_size_[l];
       eps_[l] = eps;
@@ -831,37 +930,29 @@ class nuts_kernel {
       leaves_[l] = 1L << depth_[l];
       leaf_[l] = 1;
     }
-    const mask on_fwd = traits::mask_of(fwd), on_bck = traits::mask_of(bck);
-    detail::copy_lanes(rho_bck_, rho_, on_fwd, d);
-    detail::copy_lanes(p_bck_fwd_, p_fwd_fwd_, on_fwd, d);
-    detail::copy_lanes(ps_bck_fwd_, ps_fwd_fwd_, on_fwd, d);
-    detail::copy_lanes(rho_fwd_, rho_, on_bck, d);
-    detail::copy_lanes(p_fwd_bck_, p_bck_bck_, on_bck, d);
-    detail::copy_lanes(ps_fwd_bck_, ps_bck_bck_, on_bck, d);
-    // The end being extended is z_: swap the ends in lanes that change direction.
-    bool any_flip = false;
-    for (int l = 0; l < width; ++l) any_flip = any_flip || flip[l];
-    if (any_flip) {
-      if constexpr (width == 1) {
-        phase t = z_;
-        z_ = other_;
-        other_ = t;
-        const real lp = z_logp_[0];
-        z_logp_[0] = other_logp_[0];
-        other_logp_[0] = lp;
-      } else {
-        const mask on_flip = traits::mask_of(flip);
-        detail::swap_lanes(z_.q, other_.q, on_flip, d);
-        detail::swap_lanes(z_.p, other_.p, on_flip, d);
-        detail::swap_lanes(z_.g, other_.g, on_flip, d);
-        for (int l = 0; l < width; ++l)
-          if (flip[l]) {
-            const real lp = z_logp_[l];
-            z_logp_[l] = other_logp_[l];
-            other_logp_[l] = lp;
-          }
-      }
+    if (!any_flip) return;
+    if constexpr (width == 1) {
+      const phase t = z_;
+      z_ = other_;
+      other_ = t;
+    } else {
+      const mask on_flip = traits::mask_of(flip);
+      detail::swap_lanes(z_.q, other_.q, on_flip, d_);
+      detail::swap_lanes(z_.p, other_.p, on_flip, d_);
+      detail::swap_lanes(z_.g, other_.g, on_flip, d_);
     }
+    for (int l = 0; l < width; ++l)
+      if (flip[l]) {
+        const real lp = z_logp_[l];
+        z_logp_[l] = other_logp_[l];
+        other_logp_[l] = lp;
+      }
+  }
+
+  TYCHE_HD static void swap_pointers(T*& a, T*& b) {
+    T* t = a;
+    a = b;
+    b = t;
   }
 
   // The leapfrog's first half momentum update and position update, in the lanes of `go`; the
@@ -875,6 +966,7 @@ class nuts_kernel {
     const T* TYCHE_RESTRICT zg = z_.g;
     if (!dense_) {
       const T* TYCHE_RESTRICT m = metric_;
+      TYCHE_KERNEL_IVDEP
       for (std::size_t i = 0; i < d; ++i) {
         const T pi = zp[i] + half * zg[i];
         if constexpr (width == 1) {
@@ -925,11 +1017,14 @@ class nuts_kernel {
   T *metric_ = nullptr, *chol_ = nullptr, *cur_q_ = nullptr, *cur_g_ = nullptr;
   phase z_, other_;  // the end being extended, and the other end
   T *sample_q_ = nullptr, *sample_g_ = nullptr;
-  record carry_;                // the subtree being built at the current leaf
+  // The subtree being built at the current leaf: carry_buffer_ for a batch (its lanes need
+  // different levels), the storage of its own level for one lane (no copy to store it).
+  record carry_buffer_;
+  record* carry_ = nullptr;
   record level_[max_levels];    // the completed subtrees of the doubling in progress, by level
-  T *rho_ = nullptr, *rho_fwd_ = nullptr, *rho_bck_ = nullptr;  // the trajectory and its halves
-  T *p_fwd_fwd_ = nullptr, *p_fwd_bck_ = nullptr, *p_bck_fwd_ = nullptr, *p_bck_bck_ = nullptr;
-  T *ps_fwd_fwd_ = nullptr, *ps_fwd_bck_ = nullptr, *ps_bck_fwd_ = nullptr, *ps_bck_bck_ = nullptr;
+  // The trajectory: the sum of its momenta, and the momenta and p♯ at its two ends. During a
+  // doubling they describe the trajectory before it (the other half of the doubling's end).
+  T *rho_ = nullptr, *p_fwd_fwd_ = nullptr, *p_bck_bck_ = nullptr, *ps_fwd_fwd_ = nullptr, *ps_bck_bck_ = nullptr;
   T *tmp_ = nullptr, *normals_ = nullptr;
 
   // Per lane.
@@ -998,3 +1093,5 @@ TYCHE_HD nuts_status find_initial_step_size(R* eps, const R* q0, const R* grad0,
 }
 
 }  // namespace tyche::samplers
+
+#undef TYCHE_KERNEL_IVDEP
