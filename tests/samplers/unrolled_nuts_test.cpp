@@ -17,6 +17,10 @@ namespace {
 
 using tyche_test::stream_rng;
 
+// The compressed schedule the kernel's level storage follows (instruction_table.hpp): after leaf
+// k, ctz(k) merges and a record in slot popcount(k − 1), at Stan's default depth and beyond.
+static_assert(tyche::samplers::schedule_is_compressed<10>() && tyche::samplers::schedule_is_compressed<12>());
+
 /// Independent normal with scales 1..d.
 struct scaled_normal {
   std::size_t d;

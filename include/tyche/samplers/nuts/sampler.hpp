@@ -72,17 +72,10 @@ inline void check_config(const nuts_config& cfg) {
     fail("init_radius = " + std::to_string(cfg.init_radius) + " is not a finite number ≥ 0");
 }
 
-}  // namespace samplers::detail
-
-/// Runs NUTS on a model: config.chains chains of config.warmup + config.draws iterations, on
-/// the executor config.executor (tyche::cpu{} by default).
+/// nuts() once the model is known to be one: the fit's frame, the chains, the executor.
 template <class Model>
-nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
-  static_assert(sampleable_model<Model>,
-                "tyche::nuts(model, config) requires a model built with tyche::model(...) (a joint "
-                "distribution of named random variables, e.g. tyche::model(tyche::joint(mu, "
-                "normal(mu, 1.0).observe(tyche::data(y))))); the first argument is not one");
-  samplers::detail::check_config(cfg);
+nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
+  check_config(cfg);
   const auto start = std::chrono::steady_clock::now();
   nuts_fit fit;
   fit.max_depth = cfg.max_depth;
@@ -121,15 +114,36 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
   return fit;
 }
 
+}  // namespace samplers::detail
+
+/// Runs NUTS on a model: config.chains chains of config.warmup + config.draws iterations, on
+/// the executor config.executor (tyche::cpu{} by default).
+template <class Model>
+nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
+  if constexpr (!sampleable_model<Model>) {
+    static_assert(sampleable_model<Model>,
+                  "tyche::nuts(model, config) requires a model built with tyche::model(...) (a joint "
+                  "distribution of named random variables, e.g. tyche::model(tyche::joint(mu, "
+                  "normal(mu, 1.0).observe(tyche::data(y))))); the first argument is not one");
+    return {};
+  } else {
+    return samplers::detail::run_nuts(m, cfg);
+  }
+}
+
 /// nuts(model, config) on the given executor: nuts(m, {.chains = 8}, tyche::cpu{.threads = 2})
 /// is nuts(m, {.chains = 8, .executor = tyche::cpu{.threads = 2}}).
 template <class Model, class Executor>
 nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
-  static_assert(nuts_executor_type<Executor>,
-                "tyche::nuts(model, config, executor) requires an executor as its third argument "
-                "(tyche::cpu{.threads = ..., .lanes = ...}); the argument given is not one");
-  cfg.executor = executor;
-  return nuts(m, cfg);
+  if constexpr (!nuts_executor_type<Executor>) {
+    static_assert(nuts_executor_type<Executor>,
+                  "tyche::nuts(model, config, executor) requires an executor as its third argument "
+                  "(tyche::cpu{.threads = ..., .lanes = ...}); the argument given is not one");
+    return {};
+  } else {
+    cfg.executor = executor;
+    return nuts(m, cfg);
+  }
 }
 
 }  // namespace tyche
