@@ -247,3 +247,47 @@ TEST_CASE("nuts: progress is reported every refresh iterations of every chain", 
     CHECK(its == std::vector<int>{1, 40, 80, 120});
   }
 }
+
+TEST_CASE("lockstep: the batch lane kernel gives the per-chain kernels' draws", "[nuts][lockstep]") {
+  // cpu::lane_kernel = batch runs a SIMD batch of chains as the lanes of one kernel; the default
+  // runs each chain in a kernel of its own and batches only the gradient. Without fused
+  // multiply-adds the two compute the same numbers in the same order: equal draws, bit for bit.
+  // With them the compiler fuses differently in the two (docs/design/nuts-kernel.md): then both
+  // must sample the target (the means of the two runs within 5 combined standard errors).
+  using namespace tyche;
+  const auto m = hierarchical();
+  const int w = simd_lane_width;
+  for (auto schedule : {samplers::lane_schedule::program_counter, samplers::lane_schedule::trajectory_sync}) {
+    nuts_config cfg{.chains = w + 1, .warmup = 150, .draws = 200, .seed = 31};
+    cfg.executor = cpu{.threads = 1, .lanes = w, .schedule = schedule};
+    const auto per_chain = nuts(m, cfg);
+    cfg.executor = cpu{.threads = 1, .lanes = w, .schedule = schedule, .lane_kernel = cpu_lane_kernel::batch};
+    const auto batch = nuts(m, cfg);
+    REQUIRE(batch.lanes == per_chain.lanes);
+#if defined(__FMA__) || defined(FP_FAST_FMA)
+    for (std::size_t k = 0; k < per_chain.dim(); ++k) {
+      const auto a = per_chain.parameter(k), b = batch.parameter(k);
+      const double se = std::sqrt(std::pow(mcse_mean(a), 2) + std::pow(mcse_mean(b), 2));
+      CHECK(std::fabs(mean_of(a) - mean_of(b)) < 5 * se);
+    }
+#else
+    CHECK(batch.values == per_chain.values);
+    CHECK(batch.step_size == per_chain.step_size);
+    CHECK(batch.inv_metric == per_chain.inv_metric);
+    CHECK(batch.gradient_evaluations == per_chain.gradient_evaluations);
+#endif
+  }
+}
+
+TEST_CASE("nuts: the executor as the third argument is the executor of the config", "[nuts]") {
+  using namespace tyche;
+  const auto m = hierarchical();
+  const auto a = nuts(m, {.chains = 3, .warmup = 100, .draws = 50, .seed = 4}, cpu{.threads = 2, .lanes = 1});
+  const auto b = nuts(m, {.chains = 3, .warmup = 100, .draws = 50, .seed = 4, .executor = cpu{.threads = 2, .lanes = 1}});
+  CHECK(a.values == b.values);
+  CHECK(a.lanes == 1);
+  static_assert(nuts_executor_type<cpu>);
+  static_assert(!nuts_executor_type<int>);
+  static_assert(sampleable_model<decltype(m)>);
+  static_assert(!sampleable_model<std::vector<double>>);
+}
