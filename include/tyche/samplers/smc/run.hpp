@@ -7,6 +7,7 @@
 //   a stepwise program (tyche::smc::stepwise)  →  in-process engine (or fork, if asked);
 //   a plain callable `void()` that calls observe/predict  →  fork engine.
 #pragma once
+#include <tyche/concepts.hpp>
 #include <tyche/samplers/smc/config.hpp>
 #include <tyche/samplers/smc/detail/collector.hpp>
 #include <tyche/samplers/smc/fork.hpp>
@@ -23,7 +24,7 @@ namespace tyche::smc {
 namespace detail {
 
 template <class Program>
-result run(const Program& program, algorithm method, const config& cfg, const char* function) {
+result run_program(const Program& program, algorithm method, const config& cfg, const char* function) {
   check_config(cfg, function);
   if constexpr (is_stepwise_program<Program>::value) {
     if (cfg.engine == engine_kind::fork) {
@@ -38,15 +39,24 @@ result run(const Program& program, algorithm method, const config& cfg, const ch
     }
     return run_in_process(program, method, cfg);
   } else {
-    static_assert(std::is_invocable_v<const Program&>,
-                  "tyche::smc::run_smc/run_pimh/run_pg(program, config) requires 'program' to be a "
-                  "tyche::smc::stepwise(...) program or a callable taking no arguments that calls "
-                  "tyche::smc::observe and tyche::smc::predict");
     if (cfg.engine == engine_kind::in_process)
       throw std::invalid_argument(std::string(function) +
                                   ": the in-process engine runs stepwise programs (tyche::smc::stepwise); "
                                   "a plain callable runs on the fork engine (engine_kind::fork or automatic)");
     return run_fork(program, method, cfg, function);
+  }
+}
+
+template <class Program>
+result run(const Program& program, algorithm method, const config& cfg, const char* function) {
+  if constexpr (!smc_program<Program>) {
+    static_assert(smc_program<Program>,
+                  "tyche::smc::run_smc/run_pimh/run_pg(program, config) requires 'program' to be a "
+                  "tyche::smc::stepwise(...) program or a callable taking no arguments that calls "
+                  "tyche::smc::observe and tyche::smc::predict");
+    return {};
+  } else {
+    return run_program(program, method, cfg, function);
   }
 }
 
