@@ -78,7 +78,7 @@
 #endif
 
 // TYCHE_PREFETCH_BATCHES: how many observation batches ahead a streamed matvec asks for the rows
-// of its matrix (core/evaluate.hpp, row_product); 0 turns the hints off.
+// of its matrix (compile/evaluate.hpp, row_product); 0 turns the hints off.
 #ifndef TYCHE_PREFETCH_BATCHES
 #define TYCHE_PREFETCH_BATCHES 2
 #endif
@@ -304,7 +304,7 @@ inline constexpr bool is_leaf_v =
     kind_of<N> == node_kind::param_element || kind_of<N> == node_kind::data_vector ||
     kind_of<N> == node_kind::data_matrix || kind_of<N> == node_kind::param_gather;
 
-/// A matvec computed row by row inside a reduction's loop (core/stream.hpp), not buffered.
+/// A matvec computed row by row inside a reduction's loop (compile/stream.hpp), not buffered.
 template <class N>
 inline constexpr bool is_streamed_v = [] {
   if constexpr (requires { std::remove_cvref_t<N>::streamed; }) return std::remove_cvref_t<N>::streamed;
@@ -654,38 +654,12 @@ data_matrix matrix(const X& x) {
 
 }  // namespace tyche
 // ----- end tyche/core/leaves.hpp -----
-// ----- begin tyche/core/operations.hpp -----
-// tyche/core/operations.hpp — the functions and operators that build expressions (exp, log, +, −,
-// ×, ÷, pow, sum, dot, log_sum_exp, at, matvec, …), with the rewrites applied as nodes are
-// built: identities, literal folding, and the Line and LogLine normal forms (core/linear.hpp).
-// The node types themselves are in core/nodes.hpp.
-// ----- begin tyche/core/linear.hpp -----
-// tyche/core/linear.hpp — the Line and LogLine normal forms of partial evaluation (Rainier,
-// seed 002, "Line" and "LogLine"), applied as nodes are built:
-//
-//   Line     a + Σᵢ bᵢ·xᵢ   for constants a, bᵢ (literals or run-time constants) and nodes xᵢ,
-//            read from any tree of +, −, unary −, × and ÷ by a constant;
-//   LogLine  k · Πᵢ xᵢ^pᵢ   for a constant k, literal exponents pᵢ and nodes xᵢ, read from any
-//            tree of ×, ÷, square, sqrt, inverse and pow(x, literal).
-//
-// When an operation combines two Lines (two LogLines), the terms over the same node merge
-// their coefficients (exponents), the constants fold into one, and the result is emitted
-// again as a tree whenever that tree is cheaper than the one written, or as cheap and with
-// fewer terms: x + x is 2·x, (x + 1) + (y + 2) is (x + y) + 3, 2·(3·x) is 6·x, x·x is
-// square(x), sqrt(x)·sqrt(x) is x for x ≥ 0. A tree that would not get cheaper is left as the
-// user wrote it (2·(x + y) stays: distributing would add a multiply). "Same node" means the same
-// type with no run-time payload below it (shareable_v): such a type is one value.
-//
-// Terms are emitted scalars first (computed once per evaluation, outside any loop), then the
-// constant, then vector terms, so a vector Line costs one elementwise operation per vector term.
-//
-// The rewrites here need no data. Those that need a support (log of a LogLine, exp(log x)) are
-// in operations.hpp, next to the functions they rewrite. See docs/design/partial-evaluation.md.
-// ----- begin tyche/core/nodes.hpp -----
-// tyche/core/nodes.hpp — the operation nodes (unary and binary, elementwise with scalar
-// broadcasting; sum, log_sum_exp, matvec, residual_squares, vector_op, element) and the plain
-// builders that make them as written. The functions and operators users call, with the
-// rewrites applied as nodes are built, are in core/operations.hpp.
+// ----- begin tyche/operations/functions.hpp -----
+// tyche/operations/functions.hpp — the functions and operators that build expressions (exp,
+// log, +, −, ×, ÷, pow, sum, dot, log_sum_exp, at, matvec, …), with the rewrites applied as
+// nodes are built: identities and literal folding (operations/identities.hpp), and the Line and
+// LogLine normal forms (operations/linear.hpp). The node types themselves are in core/nodes.hpp,
+// their value and derivative rules in autodiff/.
 // ----- begin tyche/autodiff/arithmetic.hpp -----
 // tyche/autodiff/arithmetic.hpp — value and derivative rules for arithmetic: negation, the
 // four operations, square, inverse, sqrt, abs and powers.
@@ -694,187 +668,22 @@ data_matrix matrix(const X& x) {
 // binary rule has `value(a, b)` and `value(a, b, da, db)`. The evaluator stores the partial
 // derivatives in the forward pass and multiplies them by the adjoint in the reverse pass, so
 // every rule computes its derivative from quantities it already has (often y itself).
-// ----- begin tyche/core/math.hpp -----
-// tyche/core/math.hpp — scalar math for every scalar type the core evaluates with: float and
-// double on the host and in CUDA device code, and (through backends/simd/batch.hpp)
-// xsimd::batch. Operation rules in autodiff/ call these and nothing else, so a new scalar
-// type needs only overloads here.
-// ----- begin tyche/core/scalar.hpp -----
-// tyche/core/scalar.hpp — what the expression core needs to know about a scalar type T:
-// its element type (double for xsimd::batch<double>), its lane count, and how data (always
-// stored as double) becomes a T.
-
-#include <cstddef>
-#include <type_traits>
-
-namespace tyche {
-
-/// Traits of a scalar type: element_type and lanes. Specialised for xsimd::batch in
-/// backends/simd/batch.hpp.
-template <class T>
-struct scalar_traits {
-  static_assert(std::is_floating_point_v<T>,
-                "tyche: a scalar type must be float, double or an xsimd::batch of them");
-  using element_type = T;
-  static constexpr std::size_t lanes = 1;
-};
-
-template <class T>
-using element_type_t = typename scalar_traits<T>::element_type;
-
-/// Converts a data value (double) to the scalar type T, broadcasting it to every lane.
-template <class T>
-TYCHE_HD TYCHE_INLINE T lift(double x) {
-  return T(static_cast<element_type_t<T>>(x));
-}
-
-namespace detail {
-
-/// Loads, stores and sums of the lanes of U, for loops that take several observations at
-/// once (core/evaluate.hpp): for a plain scalar, one element. Specialised for xsimd::batch in
-/// backends/simd/batch.hpp.
-template <class U>
-struct lane_ops {
-  static constexpr std::size_t size = 1;
-  TYCHE_HD TYCHE_INLINE static U load(const element_type_t<U>* p) { return *p; }
-  TYCHE_HD TYCHE_INLINE static void store(element_type_t<U>* p, const U& v) { *p = v; }
-  TYCHE_HD TYCHE_INLINE static element_type_t<U> sum(const U& v) { return v; }
-};
-
-/// The type a single chain's loops over observations evaluate with: with the SIMD backend, a
-/// batch of doubles (one observation per lane); otherwise T itself (one observation at a time).
-/// TYCHE_OBSERVATION_SIMD=0 turns the batches off.
-template <class T>
-struct observation_batch {
-  using type = T;
-};
-template <class T>
-using observation_batch_t = typename observation_batch<T>::type;
-
-}  // namespace detail
-}  // namespace tyche
-
 // ----- begin tyche/backends/simd/batch.hpp -----
 // tyche/backends/simd/batch.hpp — the only header that includes xsimd. It teaches tyche's
-// scalar vocabulary (core/scalar.hpp, core/math.hpp) about xsimd::batch, so that a model
+// scalar vocabulary (scalar/traits.hpp, scalar/math.hpp) about xsimd::batch, so that a model
 // evaluates one chain per SIMD lane. Compiled only when TYCHE_USE_XSIMD is set (the
-// tyche::simd CMake target sets it).
-
-#if defined(TYCHE_USE_XSIMD) && TYCHE_USE_XSIMD && !TYCHE_DEVICE_CODE && !defined(__CUDACC__)
-#define TYCHE_HAS_XSIMD 1
-#include <xsimd/xsimd.hpp>
-
-#include <array>
-#include <cstddef>
-#include <math.h>
-
-namespace tyche {
-
-template <class T>
-struct scalar_traits;
-
-template <class E, class A>
-struct scalar_traits<xsimd::batch<E, A>> {
-  using element_type = E;
-  static constexpr std::size_t lanes = xsimd::batch<E, A>::size;
-};
-
-namespace detail {
-
-template <class U>
-struct lane_ops;
-template <class T>
-struct observation_batch;
-
-template <class E, class A>
-struct lane_ops<xsimd::batch<E, A>> {
-  using U = xsimd::batch<E, A>;
-  static constexpr std::size_t size = U::size;
-  TYCHE_INLINE static U load(const E* p) { return U::load_unaligned(p); }
-  TYCHE_INLINE static void store(E* p, const U& v) { v.store_unaligned(p); }
-  TYCHE_INLINE static E sum(const U& v) { return xsimd::hadd(v); }
-};
-
-#if !defined(TYCHE_OBSERVATION_SIMD) || TYCHE_OBSERVATION_SIMD
-template <>
-struct observation_batch<double> {
-  using type = xsimd::batch<double>;
-};
-#endif
-
-}  // namespace detail
-
-namespace math {
-
-// Functions xsimd provides for whole batches. exp, log, log1p and expm1 are inlined into the
-// loops that call them (a call passes batches through memory, and keeps the loop from
-// overlapping one batch's polynomial with the next one's loads).
-template <class E, class A>
-TYCHE_INLINE xsimd::batch<E, A> exp(const xsimd::batch<E, A>& x) { return xsimd::exp(x); }
-template <class E, class A>
-TYCHE_INLINE xsimd::batch<E, A> log(const xsimd::batch<E, A>& x) { return xsimd::log(x); }
-template <class E, class A>
-TYCHE_INLINE xsimd::batch<E, A> log1p(const xsimd::batch<E, A>& x) { return xsimd::log1p(x); }
-template <class E, class A>
-TYCHE_INLINE xsimd::batch<E, A> expm1(const xsimd::batch<E, A>& x) { return xsimd::expm1(x); }
-template <class E, class A>
-xsimd::batch<E, A> sqrt(const xsimd::batch<E, A>& x) { return xsimd::sqrt(x); }
-template <class E, class A>
-xsimd::batch<E, A> tanh(const xsimd::batch<E, A>& x) { return xsimd::tanh(x); }
-template <class E, class A>
-xsimd::batch<E, A> cos(const xsimd::batch<E, A>& x) { return xsimd::cos(x); }
-template <class E, class A>
-xsimd::batch<E, A> erf(const xsimd::batch<E, A>& x) { return xsimd::erf(x); }
-template <class E, class A>
-xsimd::batch<E, A> erfc(const xsimd::batch<E, A>& x) { return xsimd::erfc(x); }
-template <class A>
-xsimd::batch<double, A> lgamma(const xsimd::batch<double, A>& x) { return xsimd::lgamma(x); }
-template <class E, class A>
-xsimd::batch<E, A> abs(const xsimd::batch<E, A>& x) { return xsimd::abs(x); }
-template <class E, class A>
-xsimd::batch<E, A> pow(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y) {
-  return xsimd::pow(x, y);
-}
-template <class E, class A>
-xsimd::batch<E, A> max(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y) {
-  return xsimd::max(x, y);
-}
-template <class E, class A>
-xsimd::batch<E, A> select(const xsimd::batch_bool<E, A>& c, const xsimd::batch<E, A>& a,
-                          const xsimd::batch<E, A>& b) {
-  return xsimd::select(c, a, b);
-}
-template <class E, class A>
-xsimd::batch<E, A> sign_of(const xsimd::batch<E, A>& x) {
-  using B = xsimd::batch<E, A>;
-  return xsimd::select(x > B(E(0)), B(E(1)), xsimd::select(x < B(E(0)), B(E(-1)), B(E(0))));
-}
-
-/// Applies a scalar function lane by lane, for what xsimd does not vectorise (digamma).
-template <class F, class E, class A>
-xsimd::batch<E, A> per_lane(F f, const xsimd::batch<E, A>& x) {
-  alignas(A::alignment()) std::array<E, xsimd::batch<E, A>::size> lanes{};
-  x.store_aligned(lanes.data());
-  for (auto& v : lanes) v = f(v);
-  return xsimd::batch<E, A>::load_aligned(lanes.data());
-}
-
-/// xsimd 8.1's lgamma for batch<float> returns wrong values when the lanes hold different
-/// arguments (e.g. lanes {5.437, 0.827, 2.426, 7.524} give 339.8 for lgamma(5.437); tested in
-/// tests/backends/simd_test.cpp), so float batches go lane by lane through lgammaf.
-template <class A>
-xsimd::batch<float, A> lgamma(const xsimd::batch<float, A>& x) {
-  return per_lane([](float v) { return ::lgammaf(v); }, x);
-}
-
-}  // namespace math
-}  // namespace tyche
-
-#else
-#define TYCHE_HAS_XSIMD 0
-#endif
-// ----- end tyche/backends/simd/batch.hpp -----
-// ----- end tyche/core/scalar.hpp -----
+// tyche::simd CMake target sets it); otherwise it defines TYCHE_HAS_XSIMD 0 and nothing else.
+//
+// Layers above the scalar one (the expression core, autodiff rules, compile) include this
+// header wherever their templates call tyche::math on a generic scalar or use the traits:
+// math::exp(x) is a qualified name, looked up where the template is defined, so the batch
+// overloads must be declared before it (see docs/design/expression-core.md, "Layers").
+// ----- begin tyche/scalar/math.hpp -----
+// tyche/scalar/math.hpp — scalar math for float and double, on the host and in CUDA device
+// code. Operation rules in autodiff/ call tyche::math and nothing else, so a new scalar type
+// needs only overloads of these functions: backends/simd/batch.hpp adds those for SIMD
+// batches. (A header whose templates call math:: on a generic T includes that one too, so
+// that the batch overloads are declared before the templates that name them.)
 
 #include <cmath>
 #include <math.h>  // global-namespace overloads, which CUDA device code also provides
@@ -962,7 +771,165 @@ TYCHE_HD inline double trigamma(double x) {
 }
 TYCHE_HD inline float trigamma(float x) { return static_cast<float>(trigamma(double(x))); }
 
-#if TYCHE_HAS_XSIMD
+}  // namespace tyche::math
+// ----- end tyche/scalar/math.hpp -----
+// ----- begin tyche/scalar/traits.hpp -----
+// tyche/scalar/traits.hpp — what the expression core needs to know about a scalar type T:
+// its element type (double for a SIMD batch of doubles), its lane count, and how data (always
+// stored as double) becomes a T. The SIMD backend (backends/simd/batch.hpp) specialises these
+// traits for its batches; this header knows nothing of it.
+
+#include <cstddef>
+#include <type_traits>
+
+namespace tyche {
+
+/// Traits of a scalar type: element_type and lanes. Specialised for SIMD batches in
+/// backends/simd/batch.hpp.
+template <class T>
+struct scalar_traits {
+  static_assert(std::is_floating_point_v<T>,
+                "tyche: a scalar type must be float, double or an xsimd::batch of them");
+  using element_type = T;
+  static constexpr std::size_t lanes = 1;
+};
+
+template <class T>
+using element_type_t = typename scalar_traits<T>::element_type;
+
+/// Converts a data value (double) to the scalar type T, broadcasting it to every lane.
+template <class T>
+TYCHE_HD TYCHE_INLINE T lift(double x) {
+  return T(static_cast<element_type_t<T>>(x));
+}
+
+namespace detail {
+
+/// Loads, stores and sums of the lanes of U, for loops that take several observations at
+/// once (compile/evaluate.hpp): for a plain scalar, one element. Specialised for SIMD batches
+/// in backends/simd/batch.hpp.
+template <class U>
+struct lane_ops {
+  static constexpr std::size_t size = 1;
+  TYCHE_HD TYCHE_INLINE static U load(const element_type_t<U>* p) { return *p; }
+  TYCHE_HD TYCHE_INLINE static void store(element_type_t<U>* p, const U& v) { *p = v; }
+  TYCHE_HD TYCHE_INLINE static element_type_t<U> sum(const U& v) { return v; }
+};
+
+/// The type a single chain's loops over observations evaluate with: with the SIMD backend, a
+/// batch of doubles (one observation per lane); otherwise T itself (one observation at a time).
+/// TYCHE_OBSERVATION_SIMD=0 turns the batches off.
+template <class T>
+struct observation_batch {
+  using type = T;
+};
+template <class T>
+using observation_batch_t = typename observation_batch<T>::type;
+
+}  // namespace detail
+}  // namespace tyche
+// ----- end tyche/scalar/traits.hpp -----
+
+#if defined(TYCHE_USE_XSIMD) && TYCHE_USE_XSIMD && !TYCHE_DEVICE_CODE && !defined(__CUDACC__)
+#define TYCHE_HAS_XSIMD 1
+#include <xsimd/xsimd.hpp>
+
+#include <array>
+#include <cstddef>
+#include <math.h>
+
+namespace tyche {
+
+template <class E, class A>
+struct scalar_traits<xsimd::batch<E, A>> {
+  using element_type = E;
+  static constexpr std::size_t lanes = xsimd::batch<E, A>::size;
+};
+
+namespace detail {
+
+template <class E, class A>
+struct lane_ops<xsimd::batch<E, A>> {
+  using U = xsimd::batch<E, A>;
+  static constexpr std::size_t size = U::size;
+  TYCHE_INLINE static U load(const E* p) { return U::load_unaligned(p); }
+  TYCHE_INLINE static void store(E* p, const U& v) { v.store_unaligned(p); }
+  TYCHE_INLINE static E sum(const U& v) { return xsimd::hadd(v); }
+};
+
+#if !defined(TYCHE_OBSERVATION_SIMD) || TYCHE_OBSERVATION_SIMD
+template <>
+struct observation_batch<double> {
+  using type = xsimd::batch<double>;
+};
+#endif
+
+}  // namespace detail
+
+namespace math {
+
+// Functions xsimd provides for whole batches. exp, log, log1p and expm1 are inlined into the
+// loops that call them (a call passes batches through memory, and keeps the loop from
+// overlapping one batch's polynomial with the next one's loads).
+template <class E, class A>
+TYCHE_INLINE xsimd::batch<E, A> exp(const xsimd::batch<E, A>& x) { return xsimd::exp(x); }
+template <class E, class A>
+TYCHE_INLINE xsimd::batch<E, A> log(const xsimd::batch<E, A>& x) { return xsimd::log(x); }
+template <class E, class A>
+TYCHE_INLINE xsimd::batch<E, A> log1p(const xsimd::batch<E, A>& x) { return xsimd::log1p(x); }
+template <class E, class A>
+TYCHE_INLINE xsimd::batch<E, A> expm1(const xsimd::batch<E, A>& x) { return xsimd::expm1(x); }
+template <class E, class A>
+xsimd::batch<E, A> sqrt(const xsimd::batch<E, A>& x) { return xsimd::sqrt(x); }
+template <class E, class A>
+xsimd::batch<E, A> tanh(const xsimd::batch<E, A>& x) { return xsimd::tanh(x); }
+template <class E, class A>
+xsimd::batch<E, A> cos(const xsimd::batch<E, A>& x) { return xsimd::cos(x); }
+template <class E, class A>
+xsimd::batch<E, A> erf(const xsimd::batch<E, A>& x) { return xsimd::erf(x); }
+template <class E, class A>
+xsimd::batch<E, A> erfc(const xsimd::batch<E, A>& x) { return xsimd::erfc(x); }
+template <class A>
+xsimd::batch<double, A> lgamma(const xsimd::batch<double, A>& x) { return xsimd::lgamma(x); }
+template <class E, class A>
+xsimd::batch<E, A> abs(const xsimd::batch<E, A>& x) { return xsimd::abs(x); }
+template <class E, class A>
+xsimd::batch<E, A> pow(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y) {
+  return xsimd::pow(x, y);
+}
+template <class E, class A>
+xsimd::batch<E, A> max(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y) {
+  return xsimd::max(x, y);
+}
+template <class E, class A>
+xsimd::batch<E, A> select(const xsimd::batch_bool<E, A>& c, const xsimd::batch<E, A>& a,
+                          const xsimd::batch<E, A>& b) {
+  return xsimd::select(c, a, b);
+}
+template <class E, class A>
+xsimd::batch<E, A> sign_of(const xsimd::batch<E, A>& x) {
+  using B = xsimd::batch<E, A>;
+  return xsimd::select(x > B(E(0)), B(E(1)), xsimd::select(x < B(E(0)), B(E(-1)), B(E(0))));
+}
+
+/// Applies a scalar function lane by lane, for what xsimd does not vectorise (digamma).
+template <class F, class E, class A>
+xsimd::batch<E, A> per_lane(F f, const xsimd::batch<E, A>& x) {
+  alignas(A::alignment()) std::array<E, xsimd::batch<E, A>::size> lanes{};
+  x.store_aligned(lanes.data());
+  for (auto& v : lanes) v = f(v);
+  return xsimd::batch<E, A>::load_aligned(lanes.data());
+}
+
+/// xsimd 8.1's lgamma for batch<float> returns wrong values when the lanes hold different
+/// arguments (e.g. lanes {5.437, 0.827, 2.426, 7.524} give 339.8 for lgamma(5.437); tested in
+/// tests/backends/simd_test.cpp), so float batches go lane by lane through lgammaf.
+template <class A>
+xsimd::batch<float, A> lgamma(const xsimd::batch<float, A>& x) {
+  return per_lane([](float v) { return ::lgammaf(v); }, x);
+}
+
+/// Digamma and trigamma (scalar/math.hpp) lane by lane: xsimd has neither.
 template <class E, class A>
 xsimd::batch<E, A> digamma(const xsimd::batch<E, A>& x) {
   return per_lane([](E v) { return digamma(v); }, x);
@@ -971,10 +938,14 @@ template <class E, class A>
 xsimd::batch<E, A> trigamma(const xsimd::batch<E, A>& x) {
   return per_lane([](E v) { return trigamma(v); }, x);
 }
-#endif
 
-}  // namespace tyche::math
-// ----- end tyche/core/math.hpp -----
+}  // namespace math
+}  // namespace tyche
+
+#else
+#define TYCHE_HAS_XSIMD 0
+#endif
+// ----- end tyche/backends/simd/batch.hpp -----
 
 namespace tyche::rules {
 
@@ -1360,18 +1331,305 @@ struct Phi {
 
 }  // namespace tyche::rules
 // ----- end tyche/autodiff/special.hpp -----
-// ----- begin tyche/core/support.hpp -----
-// tyche/core/support.hpp — the support of every expression node: at compile time from the types
+// ----- begin tyche/core/nodes.hpp -----
+// tyche/core/nodes.hpp — the operation nodes (unary and binary, elementwise with scalar
+// broadcasting; sum, log_sum_exp, matvec, residual_squares, vector_op, element) and the plain
+// builders that make them as written. A node is generic over its rule (autodiff/) or op: this
+// header names none. The functions and operators users call, with the rewrites applied as
+// nodes are built, are in operations/.
+
+#include <cstdint>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace tyche {
+
+/// f(a) elementwise, for a rule f from tyche/autodiff/.
+template <class Rule, class A>
+struct unary_node : expr<unary_node<Rule, A>> {
+  static constexpr node_kind kind = node_kind::unary;
+  static constexpr bool is_vector = A::is_vector;
+  static constexpr std::size_t extent = A::extent;
+  static constexpr bool has_payload = Rule::has_payload;
+  using children = meta::list<A>;
+  using rule_type = Rule;
+  [[no_unique_address]] Rule rule;
+  A a;
+  template <std::size_t I>
+  TYCHE_HD constexpr const A& child() const { return a; }
+  TYCHE_HD constexpr std::size_t size() const {
+    if constexpr (extent != dynamic_extent) return extent; else return a.size();
+  }
+};
+
+/// f(a, b) elementwise; a scalar operand is broadcast against a vector one.
+template <class Rule, class A, class B>
+struct binary_node : expr<binary_node<Rule, A, B>> {
+  static constexpr node_kind kind = node_kind::binary;
+  static constexpr bool is_vector = A::is_vector || B::is_vector;
+  static constexpr std::size_t extent =
+      !A::is_vector   ? (B::is_vector ? B::extent : 1)
+      : !B::is_vector ? A::extent
+                      : (A::extent != dynamic_extent ? A::extent : B::extent);
+  static constexpr bool has_payload = Rule::has_payload;
+  using children = meta::list<A, B>;
+  using rule_type = Rule;
+  [[no_unique_address]] Rule rule;
+  A a;
+  B b;
+  template <std::size_t I>
+  TYCHE_HD constexpr const auto& child() const {
+    if constexpr (I == 0) return a; else return b;
+  }
+  TYCHE_HD constexpr std::size_t size() const {  // static when either operand's size is
+    if constexpr (extent != dynamic_extent) return extent;
+    else if constexpr (A::is_vector) return a.size();
+    else return b.size();
+  }
+};
+
+/// Σᵢ aᵢ over a vector expression.
+template <class A>
+struct sum_node : expr<sum_node<A>> {
+  static constexpr node_kind kind = node_kind::sum;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = false;
+  using children = meta::list<A>;
+  A a;
+  template <std::size_t I>
+  TYCHE_HD constexpr const A& child() const { return a; }
+};
+
+/// log Σᵢ exp(aᵢ) over a vector expression, computed in one stable pass.
+template <class A>
+struct log_sum_exp_node : expr<log_sum_exp_node<A>> {
+  static constexpr node_kind kind = node_kind::log_sum_exp;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = false;
+  using children = meta::list<A>;
+  A a;
+  template <std::size_t I>
+  TYCHE_HD constexpr const A& child() const { return a; }
+};
+
+/// X v for a data matrix X and a vector parameter v: a vector node whose values are held in a
+/// buffer (the workspace), because every element needs all of v. Streamed (made only by
+/// compile(), compile/stream.hpp, for a matvec used once, inside a reduction's loop): no buffer;
+/// element i is row i of X times v, computed in the loop, and its adjoint goes to v while the
+/// row is in cache, so one evaluation reads X once.
+template <class V, bool Streamed = false>
+struct matvec_node : expr<matvec_node<V, Streamed>> {
+  static constexpr node_kind kind = node_kind::matvec;
+  static constexpr bool streamed = Streamed;
+  static constexpr bool is_vector = true;
+  static constexpr std::size_t extent = dynamic_extent;
+  static constexpr bool has_payload = true;
+  using children = meta::list<data_matrix, V>;
+  data_matrix x;
+  V v;
+  template <std::size_t I>
+  TYCHE_HD constexpr const auto& child() const {
+    if constexpr (I == 0) return x; else return v;
+  }
+  TYCHE_HD constexpr std::size_t size() const { return x.rows; }
+};
+
+/// Σᵢ (yᵢ − s − xᵢᵀv)² over n rows of data (y, X), for a scalar node S (the intercept; lit<0>
+/// when there is none) and a vector parameter v of size k, evaluated in O(k²) from sufficient
+/// statistics computed once when the model is built (compile/reduce_sum.hpp). With centred
+/// data, x̄ and ȳ the column and data means and m = s + x̄ᵀv − ȳ:
+///   Σᵢ (yᵢ − s − xᵢᵀv)² = S_yy − 2 vᵀS_xy + vᵀS_xx v + n m²,
+/// S_yy = Σ(yᵢ − ȳ)², S_xy = Σ(xᵢ − x̄)(yᵢ − ȳ), S_xx = Σ(xᵢ − x̄)(xᵢ − x̄)ᵀ. Centring keeps the
+/// cancellation down to a factor 1/(1 − R²) instead of Σyᵢ² / Σ residual².
+/// stats: [S_yy, ȳ, n, x̄ (k), S_xy (k), S_xx (k × k, row-major)].
+template <class S, class V>
+struct residual_squares_node : expr<residual_squares_node<S, V>> {
+  static constexpr node_kind kind = node_kind::residual_squares;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = true;
+  using children = meta::list<S, V>;
+  S s;
+  V v;
+  const double* stats = nullptr;
+  std::size_t k = 0;
+  template <std::size_t I>
+  TYCHE_HD constexpr const auto& child() const {
+    if constexpr (I == 0) return s; else return v;
+  }
+};
+
+/// The operands of a vector_op, child I at index I (a flat struct: no std::tuple, so that it is
+/// usable in device code and trivially copyable).
+template <std::size_t I, class C>
+struct operand_holder {
+  C c;
+};
+template <class Seq, class... Cs>
+struct operand_pack;
+template <std::size_t... I, class... Cs>
+struct operand_pack<std::index_sequence<I...>, Cs...> : operand_holder<I, Cs>... {};
+
+template <std::size_t I, class C>
+TYCHE_HD constexpr const C& operand_at(const operand_holder<I, C>& h) {
+  return h.c;
+}
+
+/// A vector of m values computed from whole operands (scalars or vectors) by Op: the ordered
+/// transform, a cumulative sum, a linear recurrence, a gather (autodiff/vector_ops.hpp). Its values
+/// live in a buffer of the workspace, like matvec's; its gradient is Op's vector–Jacobian
+/// product. Op provides name, has_payload, forward and reverse (see autodiff/vector_ops.hpp).
+template <class Op, class... Cs>
+struct vector_op_node : expr<vector_op_node<Op, Cs...>> {
+  static constexpr node_kind kind = node_kind::vector_op;
+  static constexpr bool is_vector = true;
+  static constexpr std::size_t extent = Op::template extent<Cs...>;
+  static constexpr bool has_payload = Op::has_payload;
+  using children = meta::list<Cs...>;
+  using op_type = Op;
+  [[no_unique_address]] Op op;
+  operand_pack<std::index_sequence_for<Cs...>, Cs...> operands;
+  std::size_t m = 0;  // the number of values
+  template <std::size_t I>
+  TYCHE_HD constexpr const auto& child() const {
+    return operand_at<I>(operands);
+  }
+  TYCHE_HD constexpr std::size_t size() const {
+    if constexpr (extent != dynamic_extent) return extent; else return m;
+  }
+};
+
+/// Element k (0-based) of a buffered vector V (matvec or vector_op): a scalar. Made by at(v, k).
+template <class V>
+struct element_node : expr<element_node<V>> {
+  static constexpr node_kind kind = node_kind::element;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = true;  // the index
+  using children = meta::list<V>;
+  V v;
+  std::size_t index = 0;
+  template <std::size_t I>
+  TYCHE_HD constexpr const V& child() const { return v; }
+};
+
+/// vector_op_node<Op, Cs...> with m values from operands cs.
+template <class Op, class... Cs>
+auto make_vector_op(const Op& op, std::size_t m, const Cs&... cs) {
+  return vector_op_node<Op, Cs...>{{}, op, {{cs}...}, m};
+}
+
+/// The vector_op n with f applied to each operand (fold, substitute).
+template <class N, class F>
+auto rebuild_vector_op(const N& n, F&& f) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return make_vector_op(n.op, n.m, f(n.template child<I>())...);
+  }(std::make_index_sequence<children_t<N>::size>{});
+}
+
+// ---- building nodes ------------------------------------------------------------------------
+
+namespace detail {
+
+/// The number of values of a node: its size for a vector, 1 for a scalar.
+template <class C>
+TYCHE_HD constexpr std::size_t operand_size(const C& c) {
+  if constexpr (is_vector_v<C>) return c.size();
+  else return 1;
+}
+
+/// What may stand as an operand of an elementwise operation: an expression other than a
+/// matrix, or a plain number.
+template <class T>
+concept operand = (expression<T> && (wraps_expression<T> || kind_of<T> != node_kind::data_matrix)) ||
+                  arithmetic<T>;
+
+/// The core node an operand stands for: a number becomes a constant; a wrapper (a random
+/// variable, see tyche/model) becomes the expression of its value; a node is itself.
+template <class T>
+TYCHE_HD constexpr auto as_node(const T& x) {
+  if constexpr (arithmetic<T>) return constant{static_cast<double>(x)};
+  else if constexpr (wraps_expression<T>) return as_node(x.value_expression());
+  else return x;
+}
+template <class T>
+using node_t = decltype(as_node(std::declval<T>()));
+
+inline void check_same_size(const char* op, std::size_t a, std::size_t b) {
+  if (a != b)
+    throw std::invalid_argument(std::string("tyche::") + op + ": vector operands have sizes " +
+                                std::to_string(a) + " and " + std::to_string(b));
+}
+
+template <class Rule, class A>
+auto make_unary(const A& a, Rule rule = {}) {
+  using N = node_t<A>;
+  return unary_node<Rule, N>{{}, rule, as_node(a)};
+}
+
+/// The parts of a literal type (is_literal false for any other node).
+template <class N>
+struct literal_parts {
+  static constexpr bool is_literal = false;
+};
+template <std::intmax_t N, std::intmax_t D>
+struct literal_parts<literal<N, D>> {
+  static constexpr bool is_literal = true;
+  static constexpr std::intmax_t num = N, den = D;
+};
+template <class N, std::intmax_t Num, std::intmax_t Den = 1>
+inline constexpr bool is_literal_equal_v = [] {
+  if constexpr (literal_parts<N>::is_literal)
+    return literal_parts<N>::num * Den == Num * literal_parts<N>::den;
+  else
+    return false;
+}();
+
+/// literal<N, D> in lowest terms with a positive denominator.
+template <std::intmax_t N, std::intmax_t D>
+constexpr auto reduced_literal() {
+  constexpr std::intmax_t an = N < 0 ? -N : N, ad = D < 0 ? -D : D;
+  constexpr std::intmax_t g = std::gcd(an, ad) == 0 ? 1 : std::gcd(an, ad);
+  constexpr std::intmax_t sign = (N < 0) != (D < 0) ? -1 : 1;
+  return literal<sign * an / g, ad / g>{};
+}
+
+template <class Rule, class A, class B>
+auto make_binary_node(const A& a, const B& b) {
+  using NA = node_t<A>;
+  using NB = node_t<B>;
+  if constexpr (NA::is_vector && NB::is_vector) {
+    static_assert(NA::extent == dynamic_extent || NB::extent == dynamic_extent ||
+                      NA::extent == NB::extent,
+                  "tyche: an elementwise operation on two vectors requires equal sizes");
+  }
+  binary_node<Rule, NA, NB> n{{}, {}, as_node(a), as_node(b)};
+  if constexpr (NA::is_vector && NB::is_vector) check_same_size(Rule::name, n.a.size(), n.b.size());
+  return n;
+}
+
+}  // namespace detail
+
+}  // namespace tyche
+// ----- end tyche/core/nodes.hpp -----
+// ----- begin tyche/interval/support.hpp -----
+// tyche/interval/support.hpp — the support of every expression node: at compile time from the types
 // (support_of<N>, support_known_v<N>), and at model construction from the values of constants
 // and data (support(node), support_at(node, i)); the argument domains distributions and
 // operations require (domains::positive, …), the check of an argument against its domain, and
 // the escape hatch assume_support. Rules: docs/design/partial-evaluation.md, "Supports and
 // checks".
-// ----- begin tyche/core/interval.hpp -----
-// tyche/core/interval.hpp — constexpr interval arithmetic over the extended reals, with open and
-// closed ends: the supports of expression nodes are computed with it (core/support.hpp), at compile
-// time from the types and at model construction from the data (docs/design/partial-evaluation.md,
-// "Supports and checks"; the idea is Rainier's, whose every node carries its interval).
+// ----- begin tyche/interval/interval.hpp -----
+// tyche/interval/interval.hpp — constexpr interval arithmetic over the extended reals, with open
+// and closed ends: the supports of expression nodes are computed with it (interval/support.hpp),
+// at compile time from the types and at model construction from the data
+// (docs/design/partial-evaluation.md, "Supports and checks"; the idea is Rainier's, whose every
+// node carries its interval).
 //
 // An interval is {lo, hi, lo_closed, hi_closed}; lo = −∞ / hi = +∞ are allowed, and a closed
 // infinite end means the value ±∞ itself can occur (log(0) = −∞, 1/0 = +∞). Every operation
@@ -1734,7 +1992,7 @@ constexpr interval decreasing_image(const interval& a, Fn fn, const known_point 
 }  // namespace detail::iv
 
 // Each function below is the image of an interval under the elementwise operation of the same
-// name in core/operations.hpp (rules in autodiff/).
+// name in operations/functions.hpp (rules in autodiff/).
 
 namespace detail::iv {
 inline constexpr known_point exp_points[] = {{-inf, 0.0}, {0.0, 1.0}, {inf, inf}};
@@ -2012,7 +2270,7 @@ inline std::string number_to_string(double x) {
 }
 
 }  // namespace tyche
-// ----- end tyche/core/interval.hpp -----
+// ----- end tyche/interval/interval.hpp -----
 
 #include <cmath>
 #include <cstddef>
@@ -2142,7 +2400,7 @@ constexpr interval sum_image_any_size(const interval& e) {
 
 }  // namespace detail
 
-// ---- vector ops (core/vector_ops.hpp) ------------------------------------------------------------
+// ---- vector ops (autodiff/vector_ops.hpp) -------------------------------------------------------
 
 /// x ≥ 0 (closed at 0 allowed) / x > 0 for every point of a.
 constexpr bool all_nonnegative(const interval& a) { return !a.is_empty() && a.lo >= 0; }
@@ -2517,268 +2775,16 @@ void check_argument(const char* call, const char* name, const N& n) {
 }  // namespace detail
 
 }  // namespace tyche
-// ----- end tyche/core/support.hpp -----
+// ----- end tyche/interval/support.hpp -----
+// ----- begin tyche/operations/identities.hpp -----
+// tyche/operations/identities.hpp — the identities that make a node vanish as it is built, the
+// partial-evaluation rules that need neither a support nor data: x + 0, x · 1, x / 1, …, and a
+// literal ∘ literal folded into one literal by the compiler (docs/design/partial-evaluation.md).
 
 #include <cstdint>
-#include <numeric>
-#include <stdexcept>
-#include <string>
 #include <type_traits>
-#include <utility>
 
-namespace tyche {
-
-/// f(a) elementwise, for a rule f from tyche/autodiff/.
-template <class Rule, class A>
-struct unary_node : expr<unary_node<Rule, A>> {
-  static constexpr node_kind kind = node_kind::unary;
-  static constexpr bool is_vector = A::is_vector;
-  static constexpr std::size_t extent = A::extent;
-  static constexpr bool has_payload = Rule::has_payload;
-  using children = meta::list<A>;
-  using rule_type = Rule;
-  [[no_unique_address]] Rule rule;
-  A a;
-  template <std::size_t I>
-  TYCHE_HD constexpr const A& child() const { return a; }
-  TYCHE_HD constexpr std::size_t size() const {
-    if constexpr (extent != dynamic_extent) return extent; else return a.size();
-  }
-};
-
-/// f(a, b) elementwise; a scalar operand is broadcast against a vector one.
-template <class Rule, class A, class B>
-struct binary_node : expr<binary_node<Rule, A, B>> {
-  static constexpr node_kind kind = node_kind::binary;
-  static constexpr bool is_vector = A::is_vector || B::is_vector;
-  static constexpr std::size_t extent =
-      !A::is_vector   ? (B::is_vector ? B::extent : 1)
-      : !B::is_vector ? A::extent
-                      : (A::extent != dynamic_extent ? A::extent : B::extent);
-  static constexpr bool has_payload = Rule::has_payload;
-  using children = meta::list<A, B>;
-  using rule_type = Rule;
-  [[no_unique_address]] Rule rule;
-  A a;
-  B b;
-  template <std::size_t I>
-  TYCHE_HD constexpr const auto& child() const {
-    if constexpr (I == 0) return a; else return b;
-  }
-  TYCHE_HD constexpr std::size_t size() const {  // static when either operand's size is
-    if constexpr (extent != dynamic_extent) return extent;
-    else if constexpr (A::is_vector) return a.size();
-    else return b.size();
-  }
-};
-
-/// Σᵢ aᵢ over a vector expression.
-template <class A>
-struct sum_node : expr<sum_node<A>> {
-  static constexpr node_kind kind = node_kind::sum;
-  static constexpr bool is_vector = false;
-  static constexpr std::size_t extent = 1;
-  static constexpr bool has_payload = false;
-  using children = meta::list<A>;
-  A a;
-  template <std::size_t I>
-  TYCHE_HD constexpr const A& child() const { return a; }
-};
-
-/// log Σᵢ exp(aᵢ) over a vector expression, computed in one stable pass.
-template <class A>
-struct log_sum_exp_node : expr<log_sum_exp_node<A>> {
-  static constexpr node_kind kind = node_kind::log_sum_exp;
-  static constexpr bool is_vector = false;
-  static constexpr std::size_t extent = 1;
-  static constexpr bool has_payload = false;
-  using children = meta::list<A>;
-  A a;
-  template <std::size_t I>
-  TYCHE_HD constexpr const A& child() const { return a; }
-};
-
-/// X v for a data matrix X and a vector parameter v: a vector node whose values are held in a
-/// buffer (the workspace), because every element needs all of v. Streamed (made only by
-/// compile(), core/stream.hpp, for a matvec used once, inside a reduction's loop): no buffer;
-/// element i is row i of X times v, computed in the loop, and its adjoint goes to v while the
-/// row is in cache, so one evaluation reads X once.
-template <class V, bool Streamed = false>
-struct matvec_node : expr<matvec_node<V, Streamed>> {
-  static constexpr node_kind kind = node_kind::matvec;
-  static constexpr bool streamed = Streamed;
-  static constexpr bool is_vector = true;
-  static constexpr std::size_t extent = dynamic_extent;
-  static constexpr bool has_payload = true;
-  using children = meta::list<data_matrix, V>;
-  data_matrix x;
-  V v;
-  template <std::size_t I>
-  TYCHE_HD constexpr const auto& child() const {
-    if constexpr (I == 0) return x; else return v;
-  }
-  TYCHE_HD constexpr std::size_t size() const { return x.rows; }
-};
-
-/// Σᵢ (yᵢ − s − xᵢᵀv)² over n rows of data (y, X), for a scalar node S (the intercept; lit<0>
-/// when there is none) and a vector parameter v of size k, evaluated in O(k²) from sufficient
-/// statistics computed once when the model is built (partial_eval/reduce_sum.hpp). With centred
-/// data, x̄ and ȳ the column and data means and m = s + x̄ᵀv − ȳ:
-///   Σᵢ (yᵢ − s − xᵢᵀv)² = S_yy − 2 vᵀS_xy + vᵀS_xx v + n m²,
-/// S_yy = Σ(yᵢ − ȳ)², S_xy = Σ(xᵢ − x̄)(yᵢ − ȳ), S_xx = Σ(xᵢ − x̄)(xᵢ − x̄)ᵀ. Centring keeps the
-/// cancellation down to a factor 1/(1 − R²) instead of Σyᵢ² / Σ residual².
-/// stats: [S_yy, ȳ, n, x̄ (k), S_xy (k), S_xx (k × k, row-major)].
-template <class S, class V>
-struct residual_squares_node : expr<residual_squares_node<S, V>> {
-  static constexpr node_kind kind = node_kind::residual_squares;
-  static constexpr bool is_vector = false;
-  static constexpr std::size_t extent = 1;
-  static constexpr bool has_payload = true;
-  using children = meta::list<S, V>;
-  S s;
-  V v;
-  const double* stats = nullptr;
-  std::size_t k = 0;
-  template <std::size_t I>
-  TYCHE_HD constexpr const auto& child() const {
-    if constexpr (I == 0) return s; else return v;
-  }
-};
-
-/// The operands of a vector_op, child I at index I (a flat struct: no std::tuple, so that it is
-/// usable in device code and trivially copyable).
-template <std::size_t I, class C>
-struct operand_holder {
-  C c;
-};
-template <class Seq, class... Cs>
-struct operand_pack;
-template <std::size_t... I, class... Cs>
-struct operand_pack<std::index_sequence<I...>, Cs...> : operand_holder<I, Cs>... {};
-
-template <std::size_t I, class C>
-TYCHE_HD constexpr const C& operand_at(const operand_holder<I, C>& h) {
-  return h.c;
-}
-
-/// A vector of m values computed from whole operands (scalars or vectors) by Op: the ordered
-/// transform, a cumulative sum, a linear recurrence, a gather (core/vector_ops.hpp). Its values
-/// live in a buffer of the workspace, like matvec's; its gradient is Op's vector–Jacobian
-/// product. Op provides name, has_payload, forward and reverse (see core/vector_ops.hpp).
-template <class Op, class... Cs>
-struct vector_op_node : expr<vector_op_node<Op, Cs...>> {
-  static constexpr node_kind kind = node_kind::vector_op;
-  static constexpr bool is_vector = true;
-  static constexpr std::size_t extent = Op::template extent<Cs...>;
-  static constexpr bool has_payload = Op::has_payload;
-  using children = meta::list<Cs...>;
-  using op_type = Op;
-  [[no_unique_address]] Op op;
-  operand_pack<std::index_sequence_for<Cs...>, Cs...> operands;
-  std::size_t m = 0;  // the number of values
-  template <std::size_t I>
-  TYCHE_HD constexpr const auto& child() const {
-    return operand_at<I>(operands);
-  }
-  TYCHE_HD constexpr std::size_t size() const {
-    if constexpr (extent != dynamic_extent) return extent; else return m;
-  }
-};
-
-/// Element k (0-based) of a buffered vector V (matvec or vector_op): a scalar. Made by at(v, k).
-template <class V>
-struct element_node : expr<element_node<V>> {
-  static constexpr node_kind kind = node_kind::element;
-  static constexpr bool is_vector = false;
-  static constexpr std::size_t extent = 1;
-  static constexpr bool has_payload = true;  // the index
-  using children = meta::list<V>;
-  V v;
-  std::size_t index = 0;
-  template <std::size_t I>
-  TYCHE_HD constexpr const V& child() const { return v; }
-};
-
-/// vector_op_node<Op, Cs...> with m values from operands cs.
-template <class Op, class... Cs>
-auto make_vector_op(const Op& op, std::size_t m, const Cs&... cs) {
-  return vector_op_node<Op, Cs...>{{}, op, {{cs}...}, m};
-}
-
-/// The vector_op n with f applied to each operand (fold, substitute).
-template <class N, class F>
-auto rebuild_vector_op(const N& n, F&& f) {
-  return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return make_vector_op(n.op, n.m, f(n.template child<I>())...);
-  }(std::make_index_sequence<children_t<N>::size>{});
-}
-
-// ---- building nodes ------------------------------------------------------------------------
-
-namespace detail {
-
-/// The number of values of a node: its size for a vector, 1 for a scalar.
-template <class C>
-TYCHE_HD constexpr std::size_t operand_size(const C& c) {
-  if constexpr (is_vector_v<C>) return c.size();
-  else return 1;
-}
-
-/// What may stand as an operand of an elementwise operation: an expression other than a
-/// matrix, or a plain number.
-template <class T>
-concept operand = (expression<T> && (wraps_expression<T> || kind_of<T> != node_kind::data_matrix)) ||
-                  arithmetic<T>;
-
-/// The core node an operand stands for: a number becomes a constant; a wrapper (a random
-/// variable, see tyche/model) becomes the expression of its value; a node is itself.
-template <class T>
-TYCHE_HD constexpr auto as_node(const T& x) {
-  if constexpr (arithmetic<T>) return constant{static_cast<double>(x)};
-  else if constexpr (wraps_expression<T>) return as_node(x.value_expression());
-  else return x;
-}
-template <class T>
-using node_t = decltype(as_node(std::declval<T>()));
-
-inline void check_same_size(const char* op, std::size_t a, std::size_t b) {
-  if (a != b)
-    throw std::invalid_argument(std::string("tyche::") + op + ": vector operands have sizes " +
-                                std::to_string(a) + " and " + std::to_string(b));
-}
-
-template <class Rule, class A>
-auto make_unary(const A& a, Rule rule = {}) {
-  using N = node_t<A>;
-  return unary_node<Rule, N>{{}, rule, as_node(a)};
-}
-
-/// The parts of a literal type (is_literal false for any other node).
-template <class N>
-struct literal_parts {
-  static constexpr bool is_literal = false;
-};
-template <std::intmax_t N, std::intmax_t D>
-struct literal_parts<literal<N, D>> {
-  static constexpr bool is_literal = true;
-  static constexpr std::intmax_t num = N, den = D;
-};
-template <class N, std::intmax_t Num, std::intmax_t Den = 1>
-inline constexpr bool is_literal_equal_v = [] {
-  if constexpr (literal_parts<N>::is_literal)
-    return literal_parts<N>::num * Den == Num * literal_parts<N>::den;
-  else
-    return false;
-}();
-
-/// literal<N, D> in lowest terms with a positive denominator.
-template <std::intmax_t N, std::intmax_t D>
-constexpr auto reduced_literal() {
-  constexpr std::intmax_t an = N < 0 ? -N : N, ad = D < 0 ? -D : D;
-  constexpr std::intmax_t g = std::gcd(an, ad) == 0 ? 1 : std::gcd(an, ad);
-  constexpr std::intmax_t sign = (N < 0) != (D < 0) ? -1 : 1;
-  return literal<sign * an / g, ad / g>{};
-}
+namespace tyche::detail {
 
 /// a ∘ b for two literals, done by the compiler in exact rational arithmetic (lit<1, 2> +
 /// lit<1, 3> is lit<5, 6>); nothing for a division by lit<0>.
@@ -2813,24 +2819,31 @@ inline constexpr int binary_identity_v =
         ? 2  // the right operand
         : 0;
 
-template <class Rule, class A, class B>
-auto make_binary_node(const A& a, const B& b) {
-  using NA = node_t<A>;
-  using NB = node_t<B>;
-  if constexpr (NA::is_vector && NB::is_vector) {
-    static_assert(NA::extent == dynamic_extent || NB::extent == dynamic_extent ||
-                      NA::extent == NB::extent,
-                  "tyche: an elementwise operation on two vectors requires equal sizes");
-  }
-  binary_node<Rule, NA, NB> n{{}, {}, as_node(a), as_node(b)};
-  if constexpr (NA::is_vector && NB::is_vector) check_same_size(Rule::name, n.a.size(), n.b.size());
-  return n;
-}
-
-}  // namespace detail
-
-}  // namespace tyche
-// ----- end tyche/core/nodes.hpp -----
+}  // namespace tyche::detail
+// ----- end tyche/operations/identities.hpp -----
+// ----- begin tyche/operations/linear.hpp -----
+// tyche/operations/linear.hpp — the Line and LogLine normal forms of partial evaluation (Rainier,
+// seed 002, "Line" and "LogLine"), applied as nodes are built:
+//
+//   Line     a + Σᵢ bᵢ·xᵢ   for constants a, bᵢ (literals or run-time constants) and nodes xᵢ,
+//            read from any tree of +, −, unary −, × and ÷ by a constant;
+//   LogLine  k · Πᵢ xᵢ^pᵢ   for a constant k, literal exponents pᵢ and nodes xᵢ, read from any
+//            tree of ×, ÷, square, sqrt, inverse and pow(x, literal).
+//
+// When an operation combines two Lines (two LogLines), the terms over the same node merge
+// their coefficients (exponents), the constants fold into one, and the result is emitted
+// again as a tree whenever that tree is cheaper than the one written, or as cheap and with
+// fewer terms: x + x is 2·x, (x + 1) + (y + 2) is (x + y) + 3, 2·(3·x) is 6·x, x·x is
+// square(x), sqrt(x)·sqrt(x) is x for x ≥ 0. A tree that would not get cheaper is left as the
+// user wrote it (2·(x + y) stays: distributing would add a multiply). "Same node" means the same
+// type with no run-time payload below it (shareable_v): such a type is one value.
+//
+// Terms are emitted scalars first (computed once per evaluation, outside any loop), then the
+// constant, then vector terms, so a vector Line costs one elementwise operation per vector term.
+//
+// The rewrites here need no data. Those that need a support (log of a LogLine, exp(log x)) are
+// in operations/functions.hpp, next to the functions they rewrite. See
+// docs/design/partial-evaluation.md.
 
 #include <array>
 #include <cmath>
@@ -3709,7 +3722,7 @@ auto line_normal_form(const N& n) {
 }
 
 }  // namespace tyche::detail
-// ----- end tyche/core/linear.hpp -----
+// ----- end tyche/operations/linear.hpp -----
 
 #include <cstdint>
 #include <stdexcept>
@@ -3761,11 +3774,11 @@ template <detail::operand A> requires expression<A> auto abs(const A& a) { retur
 
 // clang-format on
 
-// log (below, with its rewrites), log1p and sqrt check their operand's support (core/support.hpp): compilation fails when the
-// types prove that no value of the operand is in the function's domain, e.g. log(-exp(x)). An
-// operand that may leave the domain (log of a bare parameter) is allowed: see
-// docs/design/partial-evaluation.md, "Supports and checks", for why operations are checked less
-// strictly than distribution arguments.
+// log (below, with its rewrites), log1p and sqrt check their operand's support
+// (interval/support.hpp): compilation fails when the types prove that no value of the operand is
+// in the function's domain, e.g. log(-exp(x)). An operand that may leave the domain (log of a bare
+// parameter) is allowed: see docs/design/partial-evaluation.md, "Supports and checks", for why
+// operations are checked less strictly than distribution arguments.
 template <detail::operand A> requires expression<A> auto log1p(const A& a) {
   static_assert(operand_support_t<detail::node_t<A>, domains::greater_than_minus_one>::ok,
                 "tyche::log1p(x): x must be > -1 somewhere, but its support (the interval spelled "
@@ -3791,7 +3804,7 @@ auto operator/(const A& a, const B& b) { return detail::make_binary<rules::divid
 // clang-format on
 
 /// log a. log of a product of powers with positive bases becomes a sum of logs when that needs
-/// no more logs than one (log(σ²) is 2·log σ, log(e^a·σ) is a + log σ; core/linear.hpp).
+/// no more logs than one (log(σ²) is 2·log σ, log(e^a·σ) is a + log σ; operations/linear.hpp).
 /// log(logistic(x)) becomes log_logistic(x) (finite for every x). log(exp(x)) is x itself (exact where the two nodes would round, and finite where
 /// exp(x) under- or overflows): the rewrite of the partial-evaluation rules that needs no support.
 template <detail::operand A>
@@ -3813,7 +3826,7 @@ auto log(const A& a) {
   }
 }
 
-/// eᵃ. exp(log(x)) is x where the support of x is inside [0, ∞) (core/support.hpp): there the
+/// eᵃ. exp(log(x)) is x where the support of x is inside [0, ∞) (interval/support.hpp): there the
 /// two are equal (exp(log 0) = 0), elsewhere log(x) would be NaN, so the rewrite needs it.
 template <detail::operand A>
   requires expression<A>
@@ -3887,6 +3900,16 @@ auto sum(const A& a) {
                 "tyche::sum(a) requires 'a' to be a vector expression; it is a scalar");
   return sum_node<N>{{}, detail::as_node(a)};
 }
+
+namespace detail {
+/// Σ over the elements of a vector expression, the expression itself for a scalar: the log
+/// density of a distribution or the log-Jacobian of a transform from its elementwise terms.
+template <class E>
+auto total(const E& e) {
+  if constexpr (is_vector_v<node_t<E>>) return sum(e);
+  else return as_node(e);
+}
+}  // namespace detail
 
 /// Σᵢ aᵢ bᵢ.
 template <detail::operand A, detail::operand B>
@@ -3987,13 +4010,22 @@ auto operator*(const data_matrix& x, const V& v) {
 }
 
 }  // namespace tyche
-// ----- end tyche/core/operations.hpp -----
-// ----- begin tyche/core/vector_ops.hpp -----
-// tyche/core/vector_ops.hpp — vectors that are not elementwise: each value depends on whole
-// operands (a running sum, a recurrence, a gather through data indices). They are vector_op
-// nodes (core/operations.hpp): the evaluator materialises the operands, calls the op's forward
-// step into a buffer of the workspace and, in the reverse pass, the op's vector–Jacobian
-// product. See docs/design/vector-ops.md.
+// ----- end tyche/operations/functions.hpp -----
+// ----- begin tyche/operations/vectors.hpp -----
+// tyche/operations/vectors.hpp — the functions that make vectors that are not elementwise:
+// cumulative_sum, linear_recurrence, cholesky_multiply and gather. Each makes a vector_op node
+// (core/nodes.hpp) whose op, with its forward step and vector–Jacobian product, is in
+// autodiff/vector_ops.hpp; the evaluator materialises the operands, runs the op into a buffer of
+// the workspace and, in the reverse pass, its vector–Jacobian product. gather through
+// elementwise operations reads the parameter in the loop instead. See docs/design/vector-ops.md.
+// ----- begin tyche/autodiff/vector_ops.hpp -----
+// tyche/autodiff/vector_ops.hpp — value and vector–Jacobian rules of the vectors that are not
+// elementwise, whose every value depends on whole operands: the ordered transform, a running
+// sum, a stack of operands, a linear recurrence, a gather through data indices, a triangular
+// solve, a Cholesky product. Such an op is the rule of a vector_op node (core/nodes.hpp): the
+// evaluator (compile/evaluate.hpp) materialises the operands, calls the op's forward step into
+// a buffer of the workspace and, in the reverse pass, the op's vector–Jacobian product. The
+// functions that make these nodes are in operations/vectors.hpp. See docs/design/vector-ops.md.
 //
 // An op is a small value type with
 //   name, has_payload (and operator== when it has one), extent<Cs...> (the static size of the
@@ -4005,9 +4037,6 @@ auto operator*(const data_matrix& x, const V& v) {
 
 #include <cstddef>
 #include <memory>
-#include <span>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 namespace tyche {
@@ -4062,7 +4091,7 @@ template <bool Positive>
 struct ordered_map {
   static constexpr const char* name = Positive ? "positive_ordered" : "ordered";
   static constexpr bool has_payload = false;
-  static constexpr bool positive_result = Positive;  // the support of the values (core/support.hpp)
+  static constexpr bool positive_result = Positive;  // the values' support (interval/support.hpp)
   template <class U>
   static constexpr std::size_t extent = extent_v<U>;
   template <class T>
@@ -4109,7 +4138,7 @@ struct cumulative_sum_map {
 
 /// The operands (scalars and vectors) one after another: the coefficient vector w of a residual
 /// sum of squares Σ(y − s − Zw)² whose predictor mixes scalar coefficients and a vector
-/// parameter (partial_eval/reduce_sum.hpp). Reverse: each adjoint goes back to its operand.
+/// parameter (compile/reduce_sum.hpp). Reverse: each adjoint goes back to its operand.
 struct stack_map {
   static constexpr const char* name = "stack";
   static constexpr bool has_payload = false;
@@ -4258,6 +4287,17 @@ struct cholesky_multiply_map {
 
 }  // namespace ops
 
+}  // namespace tyche
+// ----- end tyche/autodiff/vector_ops.hpp -----
+
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tyche {
+
 namespace detail {
 /// gather through elementwise operations down to the leaves, as at() does for one element:
 /// gather(exp(u), idx) = exp(gather(u, idx)), so a gathered parameter is read in the loop.
@@ -4367,13 +4407,20 @@ template <expression V>
 auto gather(const V& v, std::vector<int>&& idx) = delete;
 
 }  // namespace tyche
-// ----- end tyche/core/vector_ops.hpp -----
-// ----- begin tyche/core/matrix_ops.hpp -----
-// tyche/core/matrix_ops.hpp — K × K matrices as vector_op nodes: a matrix is a vector of its K²
-// entries in row-major order (entry (i, j) at i·K + j, 0-based), computed whole by an op with a
-// hand-written vector–Jacobian product (core/vector_ops.hpp, docs/design/vector-ops.md). These
-// are the pieces of the matrix transforms (transforms/matrix.hpp), lkj_corr_cholesky and
-// multi_normal / multi_normal_cholesky with a matrix that depends on parameters:
+// ----- end tyche/operations/vectors.hpp -----
+// ----- begin tyche/operations/matrices.hpp -----
+// tyche/operations/matrices.hpp — the functions users call with K × K matrices given as vectors
+// of their K² entries in row-major order (entry (i, j) at i·K + j, 0-based):
+// diag_pre_multiply, multiply_lower_tri_self_transpose and cholesky_decompose, Stan's functions
+// of the same names (`diag_pre_multiply(tau, L_Omega)`). Each makes a vector_op node whose op is
+// in autodiff/matrix_ops.hpp.
+// ----- begin tyche/autodiff/matrix_ops.hpp -----
+// tyche/autodiff/matrix_ops.hpp — value and vector–Jacobian rules of K × K matrices as vector_op
+// nodes: a matrix is a vector of its K² entries in row-major order (entry (i, j) at i·K + j,
+// 0-based), computed whole by an op with a hand-written vector–Jacobian product (the contract
+// of an op: autodiff/vector_ops.hpp; docs/design/vector-ops.md). These are the pieces of the
+// matrix transforms (transforms/matrix.hpp), lkj_corr_cholesky and multi_normal /
+// multi_normal_cholesky with a matrix that depends on parameters:
 //
 //   corr_cholesky_map      K(K−1)/2 unconstrained values → Cholesky factor of a correlation matrix
 //   cov_cholesky_map       K(K+1)/2 unconstrained values → Cholesky factor with positive diagonal
@@ -4385,27 +4432,13 @@ auto gather(const V& v, std::vector<int>&& idx) = delete;
 //   cholesky_residual_map  L⁻¹(yₙ − μₙ) for N rows yₙ (multi_normal_cholesky)
 //   lkj_log_normaliser_map log c_K(η), the LKJ normalising constant (one value)
 //
-// The user functions at the end (diag_pre_multiply, multiply_lower_tri_self_transpose,
-// cholesky_decompose) take and return such K²-vectors: `diag_pre_multiply(tau, L_Omega)` is
-// Stan's diag_pre_multiply(tau, L_Omega).
+// The functions users call with such K²-vectors are in operations/matrices.hpp.
 
-#include <cmath>
 #include <cstddef>
-#include <stdexcept>
-#include <string>
 
 namespace tyche {
 
 namespace detail {
-/// K for a vector of K² entries; throws (naming fn and the argument) when n is not a square.
-inline std::size_t matrix_order(std::size_t n, const char* fn, const char* arg) {
-  std::size_t k = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(n))));
-  if (k * k != n || n == 0)
-    throw std::invalid_argument(std::string("tyche::") + fn + ": '" + arg + "' has " + std::to_string(n) +
-                                " values, which is not the number of entries of a square matrix "
-                                "(K*K, row major)");
-  return k;
-}
 /// sech y = 1 / cosh y, 0 (not NaN) when cosh overflows.
 template <class T>
 TYCHE_HD T sech(const T& y) {
@@ -4757,6 +4790,28 @@ struct lkj_log_normaliser_map {
 
 }  // namespace ops
 
+}  // namespace tyche
+// ----- end tyche/autodiff/matrix_ops.hpp -----
+
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace tyche {
+
+namespace detail {
+/// K for a vector of K² entries; throws (naming fn and the argument) when n is not a square.
+inline std::size_t matrix_order(std::size_t n, const char* fn, const char* arg) {
+  std::size_t k = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(n))));
+  if (k * k != n || n == 0)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": '" + arg + "' has " + std::to_string(n) +
+                                " values, which is not the number of entries of a square matrix "
+                                "(K*K, row major)");
+  return k;
+}
+}  // namespace detail
+
 /// diag(v) M for a vector v of K values and a K × K matrix M given as its K² entries (row
 /// major): Stan's diag_pre_multiply(v, M), e.g. the Cholesky factor of a covariance matrix
 /// from scales and a correlation Cholesky factor, `diag_pre_multiply(tau, L_Omega)`.
@@ -4803,17 +4858,17 @@ auto cholesky_decompose(const C& c) {
 }
 
 }  // namespace tyche
-// ----- end tyche/core/matrix_ops.hpp -----
-// ----- begin tyche/core/program.hpp -----
-// tyche/core/program.hpp — compile(expr): binds an expression to a parameter layout, folds
+// ----- end tyche/operations/matrices.hpp -----
+// ----- begin tyche/compile/program.hpp -----
+// tyche/compile/program.hpp — compile(expr): binds an expression to a parameter layout, folds
 // what depends on data only, and evaluates value and gradient for any scalar type.
-// ----- begin tyche/core/evaluate.hpp -----
-// tyche/core/evaluate.hpp — the forward and reverse passes, generated from an expression's
+// ----- begin tyche/compile/evaluate.hpp -----
+// tyche/compile/evaluate.hpp — the forward and reverse passes, generated from an expression's
 // type. No tape, no virtual call, no allocation: the slots of one evaluation are a struct on
 // the stack (plus, for matvec, a caller-supplied workspace), and each node's step is an
 // inlined function chosen at compile time. See docs/design/expression-core.md.
-// ----- begin tyche/core/graph.hpp -----
-// tyche/core/graph.hpp — the compile-time shape of an evaluation: which nodes get a slot, in
+// ----- begin tyche/compile/graph.hpp -----
+// tyche/compile/graph.hpp — the compile-time shape of an evaluation: which nodes get a slot, in
 // which order they are evaluated, which occurrences are shared, and which reductions can fold
 // their reverse pass into the forward pass. All of it is computed from the expression's type.
 // See docs/design/expression-core.md.
@@ -4998,7 +5053,7 @@ TYCHE_HD TYCHE_INLINE constexpr const auto& at_path(const N& n, path<I, Rest...>
 }
 
 }  // namespace tyche::detail
-// ----- end tyche/core/graph.hpp -----
+// ----- end tyche/compile/graph.hpp -----
 
 #include <array>
 #include <cstddef>
@@ -5451,7 +5506,7 @@ struct evaluation {
   }
 
   // Calls f(std::type_identity<U>{}, i) for the elements of a loop of length len: with
-  // observation batches (core/scalar.hpp), U = the batch for elements i, …, i + lanes − 1, for
+  // observation batches (scalar/traits.hpp), U = the batch for elements i, …, i + lanes − 1, for
   // every whole batch, then U = T for the elements left.
   template <class F>
   TYCHE_HD TYCHE_INLINE static void for_elements(std::size_t len, F&& f) {
@@ -5833,15 +5888,77 @@ std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t*
 }
 
 }  // namespace tyche::detail
-// ----- end tyche/core/evaluate.hpp -----
-// ----- begin tyche/core/fold.hpp -----
-// tyche/core/fold.hpp — evaluates, once at model construction, every subexpression that depends
-// on data and constants only, and replaces it by its value: a run-time constant for a scalar, a
-// data vector (stored in a fold_storage owned by the program) for a vector. Evaluations then
-// never recompute them. Sums are then rewritten to take work out of their loops
-// (partial_eval/reduce_sum.hpp).
-// ----- begin tyche/partial_eval/reduce_sum.hpp -----
-// tyche/partial_eval/reduce_sum.hpp — rewrites of Σᵢ over a (folded) vector expression that take
+// ----- end tyche/compile/evaluate.hpp -----
+// ----- begin tyche/compile/fold.hpp -----
+// tyche/compile/fold.hpp — evaluates, once at model construction, every subexpression that
+// depends on data and constants only (compile/constant.hpp), and replaces it by its value: a
+// run-time constant for a scalar, a data vector (stored in a fold_storage owned by the program)
+// for a vector. Evaluations then never recompute them. Sums are then rewritten to take work out
+// of their loops (compile/reduce_sum.hpp).
+// ----- begin tyche/compile/constant.hpp -----
+// tyche/compile/constant.hpp — evaluates, once at model construction, an expression that
+// depends on no parameter (data and constants only), and owns the values of folded vectors.
+// The fold (compile/fold.hpp) replaces such subexpressions by their values; the sum rewrites
+// (compile/reduce_sum.hpp) use it for the sums and statistics they compute from data.
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace tyche::detail {
+
+/// Owns the values of folded vector subexpressions.
+struct fold_storage {
+  std::vector<std::unique_ptr<double[]>> buffers;
+  double* allocate(std::size_t n) {
+    buffers.push_back(std::make_unique<double[]>(n > 0 ? n : 1));
+    return buffers.back().get();
+  }
+};
+
+/// f(ev) for a value-only evaluation ev of n in double with no parameters, its workspace alive
+/// for the call.
+template <class N, class F>
+auto with_constant_evaluation(const N& n, F&& f) {
+  param_offsets<meta::list<>> none{};
+  bool not_aliased[outer_entries_t<N>::size + 1] = {};
+  std::size_t ws_offsets[outer_entries_t<N>::size + 1] = {};
+  std::vector<double> workspace(assign_workspace(n, not_aliased, ws_offsets));
+  evaluation<N, meta::list<>, double, false> ev{n,       none,    ws_offsets, not_aliased,
+                                                nullptr, nullptr, workspace.data()};
+  return f(ev);
+}
+
+/// The value of a scalar expression that depends on no parameter.
+template <class N>
+double evaluate_constant(const N& n) {
+  return with_constant_evaluation(n, [](auto& ev) { return ev.run(); });
+}
+
+/// The values of a vector expression that depends on no parameter, written to out[0 .. size).
+template <class N>
+void evaluate_constant_vector(const N& n, double* out) {
+  with_constant_evaluation(n, [&](auto& ev) {
+    ev.prepare();
+    for (std::size_t i = 0; i < n.size(); ++i) out[i] = ev.element(i);
+  });
+}
+
+/// Σᵢ aᵢ of a vector expression that depends on no parameter (reduce_sum, for sums its rules
+/// make of data alone).
+template <class N>
+double constant_sum(const N& n, fold_storage&) {
+  std::vector<double> values(n.size());
+  evaluate_constant_vector(n, values.data());
+  double total = 0;
+  for (double v : values) total += v;
+  return total;
+}
+
+}  // namespace tyche::detail
+// ----- end tyche/compile/constant.hpp -----
+// ----- begin tyche/compile/reduce_sum.hpp -----
+// tyche/compile/reduce_sum.hpp — rewrites of Σᵢ over a (folded) vector expression that take
 // work out of the loop, decided from the types when a model is built (see
 // docs/design/partial-evaluation.md):
 //
@@ -5863,8 +5980,6 @@ std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t*
 #include <vector>
 
 namespace tyche::detail {
-
-struct fold_storage;
 
 /// Which operand of a binary node N with rule Rule is a scalar: 0 (left), 1 (right), or −1 (N
 /// is not such a node, or both operands are vectors, or both are scalars).
@@ -5971,7 +6086,7 @@ const double* residual_statistics(const Y& y, const data_matrix& x, Storage& sto
   return st;
 }
 
-/// (c·y + S − c·Xv)² read as a Line (core/linear.hpp), in any arrangement: one data vector y
+/// (c·y + S − c·Xv)² read as a Line (operations/linear.hpp), in any arrangement: one data vector y
 /// and one matvec Xv with opposite unit coefficients, every other term a scalar. It is
 /// (y − s − Xv)² with s = −c·S.
 template <std::size_t N>
@@ -6332,59 +6447,11 @@ auto merge_loops(const N& n) {
 }
 
 }  // namespace tyche::detail
-// ----- end tyche/partial_eval/reduce_sum.hpp -----
+// ----- end tyche/compile/reduce_sum.hpp -----
 
-#include <cstddef>
-#include <memory>
 #include <type_traits>
-#include <vector>
 
 namespace tyche::detail {
-
-/// Owns the values of folded vector subexpressions.
-struct fold_storage {
-  std::vector<std::unique_ptr<double[]>> buffers;
-  double* allocate(std::size_t n) {
-    buffers.push_back(std::make_unique<double[]>(n > 0 ? n : 1));
-    return buffers.back().get();
-  }
-};
-
-/// The value of a scalar expression that depends on no parameter.
-template <class N>
-double evaluate_constant(const N& n) {
-  param_offsets<meta::list<>> none{};
-  bool not_aliased[outer_entries_t<N>::size + 1] = {};
-  std::size_t ws_offsets[outer_entries_t<N>::size + 1] = {};
-  std::vector<double> workspace(assign_workspace(n, not_aliased, ws_offsets));
-  evaluation<N, meta::list<>, double, false> ev{n,       none,    ws_offsets, not_aliased,
-                                                nullptr, nullptr, workspace.data()};
-  return ev.run();
-}
-
-/// The values of a vector expression that depends on no parameter, written to out[0 .. size).
-template <class N>
-void evaluate_constant_vector(const N& n, double* out) {
-  param_offsets<meta::list<>> none{};
-  bool not_aliased[outer_entries_t<N>::size + 1] = {};
-  std::size_t ws_offsets[outer_entries_t<N>::size + 1] = {};
-  std::vector<double> workspace(assign_workspace(n, not_aliased, ws_offsets));
-  evaluation<N, meta::list<>, double, false> ev{n,       none,    ws_offsets, not_aliased,
-                                                nullptr, nullptr, workspace.data()};
-  ev.prepare();
-  for (std::size_t i = 0; i < n.size(); ++i) out[i] = ev.element(i);
-}
-
-/// Σᵢ aᵢ of a vector expression that depends on no parameter (reduce_sum, for sums its rules
-/// make of data alone).
-template <class N>
-double constant_sum(const N& n, fold_storage&) {
-  std::vector<double> values(n.size());
-  evaluate_constant_vector(n, values.data());
-  double total = 0;
-  for (double v : values) total += v;
-  return total;
-}
 
 /// a / d where d depends on no parameter.
 template <class N>
@@ -6410,7 +6477,7 @@ inline constexpr bool divides_vector_by_scalar_v = [] {
   }
 }();
 
-/// Folds n; with Reduce, also rewrites every sum (partial_eval/reduce_sum.hpp) and puts every
+/// Folds n; with Reduce, also rewrites every sum (compile/reduce_sum.hpp) and puts every
 /// Line in normal form once, at its root (InLine: n's parent reads n into its own Line).
 template <bool Reduce = true, bool InLine = false, class N>
 auto fold(const N& n, fold_storage& storage) {
@@ -6444,9 +6511,9 @@ auto fold(const N& n, fold_storage& storage) {
     constexpr bool line = lin::is_line_op_v<N>;
     auto a = fold<Reduce, line>(n.a, storage);
     auto b = fold<Reduce, line>(n.b, storage);
-    // Folding may have made constants of subtrees: merge them into the Line (core/linear.hpp),
-    // once per Line, at its root. (Part of the rewrites: compile_without_rewrites keeps the
-    // tree as built.)
+    // Folding may have made constants of subtrees: merge them into the Line
+    // (operations/linear.hpp), once per Line, at its root. (Part of the rewrites:
+    // compile_without_rewrites keeps the tree as built.)
     using R = binary_node<typename N::rule_type, decltype(a), decltype(b)>;
     const R r{{}, n.rule, a, b};
     if constexpr (Reduce && !(InLine && lin::is_line_op_v<R>)) return line_normal_form<R, true>(r);
@@ -6469,9 +6536,9 @@ auto fold(const N& n, fold_storage& storage) {
 }
 
 }  // namespace tyche::detail
-// ----- end tyche/core/fold.hpp -----
-// ----- begin tyche/core/stream.hpp -----
-// tyche/core/stream.hpp — stream_matvecs(e): every matvec X·v whose type occurs once in e, and
+// ----- end tyche/compile/fold.hpp -----
+// ----- begin tyche/compile/stream.hpp -----
+// tyche/compile/stream.hpp — stream_matvecs(e): every matvec X·v whose type occurs once in e, and
 // which is not read as whole buffer (at(Xv, k)), becomes a streamed matvec: computed row by row
 // in the loop of the reduction that consumes it, with its adjoint added to v's gradient while the
 // row is in cache. A buffered matvec reads X twice per gradient (Xv forward, Xᵀ·adjoint in
@@ -6527,7 +6594,7 @@ auto stream_matvecs(const E& e) {
 }
 
 }  // namespace tyche::detail
-// ----- end tyche/core/stream.hpp -----
+// ----- end tyche/compile/stream.hpp -----
 
 #include <cstddef>
 #include <memory>
@@ -6834,7 +6901,7 @@ auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
 }  // namespace detail
 
 /// Compiles f like compile(f, params...), but without the rewrites of sums that partial
-/// evaluation makes (partial_eval/reduce_sum.hpp): data-only subexpressions are still folded.
+/// evaluation makes (compile/reduce_sum.hpp): data-only subexpressions are still folded.
 /// For checking those rewrites, and as an escape hatch should one ever be wrong for a model.
 template <expression Expr, expression... Params>
 auto compile_without_rewrites(const Expr& f, const Params&... params) {
@@ -6873,9 +6940,9 @@ auto compile(const Expr& f, const Params&... params) {
 }
 
 }  // namespace tyche
-// ----- end tyche/core/program.hpp -----
-// ----- begin tyche/partial_eval/explain.hpp -----
-// tyche/partial_eval/explain.hpp — explain(program or model): what a log density became after
+// ----- end tyche/compile/program.hpp -----
+// ----- begin tyche/compile/explain.hpp -----
+// tyche/compile/explain.hpp — explain(program or model): what a log density became after
 // folding and the rewrites of partial evaluation, as one line of nested operations, e.g.
 //
 //   ((-1/2 * (residual_squares(alpha, beta[4]; n=434) / square(sigma))) - (434 * log(sigma))) - 398.8
@@ -6885,8 +6952,8 @@ auto compile(const Expr& f, const Params&... params) {
 // likelihood was reduced to sufficient statistics (residual_squares) or runs as a loop over the
 // data (sum[n]).
 //
-// explain(m, with_supports) also prints the support of every node but numbers (core/support.hpp,
-// with the data read) after it in braces:
+// explain(m, with_supports) also prints the support of every node but numbers
+// (interval/support.hpp, with the data read) after it in braces:
 //
 //   (exp(sigma{(-inf, inf)}){(0, inf)} * data[3]{[1, 2]}){(0, inf)}
 
@@ -7020,7 +7087,7 @@ std::string explain(const E& e, explain_with_supports_t) {
 }
 
 }  // namespace tyche
-// ----- end tyche/partial_eval/explain.hpp -----
+// ----- end tyche/compile/explain.hpp -----
 // ----- begin tyche/distributions.hpp -----
 // tyche/distributions.hpp — every distribution family.
 // ----- begin tyche/distributions/bernoulli.hpp -----
@@ -7030,143 +7097,26 @@ std::string explain(const E& e, explain_with_supports_t) {
 // p = 1 the term 0 · log 0 evaluates to NaN (not 0), as in the naive formula: use bernoulli_logit
 // where p may reach the boundary.
 // ----- begin tyche/distributions/detail/family.hpp -----
-// tyche/distributions/detail/family.hpp — what every distribution header uses: building a named
-// random variable or an unnamed distribution from user arguments, constants, and the sum over
-// elements of an elementwise log density.
-// ----- begin tyche/model/random_variable.hpp -----
-// tyche/model/random_variable.hpp — named random variables (parameters with a prior) and
-// observed ones (likelihood terms). A random variable is used in expressions as its value: the
-// transform (chosen from the distribution's support) of an unconstrained parameter.
-// ----- begin tyche/transforms/bounds.hpp -----
-// tyche/transforms/bounds.hpp — the transforms from the unconstrained line to a support given
-// by bounds: none (identity), a lower bound, an upper bound, both. Each gives the constrained
-// value as a core expression of the unconstrained parameter u, the log-Jacobian log|dx/du| as
-// a core expression, and the inverse for unconstrain(). Bounds are core expressions too, so a
-// bound may depend on another parameter (beta1 < 1 − alpha1).
-
-#include <cmath>
-
-namespace tyche::transforms {
-
-namespace detail {
-/// Σ over the elements for a vector expression, the expression itself for a scalar.
-template <class E>
-auto total(const E& e) {
-  if constexpr (is_vector_v<tyche::detail::node_t<E>>) return sum(e);
-  else return tyche::detail::as_node(e);
-}
-}  // namespace detail
-
-/// The real line: x = u, log|J| = 0.
-struct identity {
-  static constexpr const char* name = "identity";
-  template <class U> auto constrain(const U& u) const { return u; }
-  template <class U> auto log_jacobian(const U&) const { return lit<0>; }
-  static double unconstrain(double x) { return x; }
-  static bool contains(double x) { return !std::isnan(x); }
-};
-
-/// (L, ∞): x = L + eᵘ, log|J| = u. With L = 0 this is the positive half-line (x = eᵘ).
-template <class Lower>
-struct lower_bound {
-  static constexpr const char* name = "lower bound";
-  Lower lower;
-  template <class U> auto constrain(const U& u) const {
-    if constexpr (std::is_same_v<Lower, literal<0>>) return exp(u);
-    else return lower + exp(u);
-  }
-  template <class U> auto log_jacobian(const U& u) const { return detail::total(u); }
-  static double unconstrain(double x, double l) { return std::log(x - l); }
-  static bool contains(double x, double l) { return x > l; }
-};
-
-/// (−∞, U): x = U − eᵘ, log|J| = u.
-template <class Upper>
-struct upper_bound {
-  static constexpr const char* name = "upper bound";
-  Upper upper;
-  template <class U> auto constrain(const U& u) const { return upper - exp(u); }
-  template <class U> auto log_jacobian(const U& u) const { return detail::total(u); }
-  static double unconstrain(double x, double h) { return std::log(h - x); }
-  static bool contains(double x, double h) { return x < h; }
-};
-
-/// (L, U): x = L + (U − L)·logistic(u), log|J| = log(U − L) + log σ(u) + log(1 − σ(u)).
-template <class Lower, class Upper>
-struct interval {
-  static constexpr const char* name = "interval";
-  Lower lower;
-  Upper upper;
-  template <class U> auto constrain(const U& u) const {
-    if constexpr (std::is_same_v<Lower, literal<0>> && std::is_same_v<Upper, literal<1>>)
-      return logistic(u);
-    else return lower + (upper - lower) * logistic(u);
-  }
-  template <class U> auto log_jacobian(const U& u) const {
-    auto per_element = log_logistic(u) + log1m_logistic(u);
-    if constexpr (std::is_same_v<Lower, literal<0>> && std::is_same_v<Upper, literal<1>>)
-      return detail::total(per_element);
-    else return detail::total(per_element + log(upper - lower));
-  }
-  static double unconstrain(double x, double l, double h) {
-    const double p = (x - l) / (h - l);
-    return std::log(p) - std::log1p(-p);
-  }
-  static bool contains(double x, double l, double h) { return x > l && x < h; }
-};
-
-}  // namespace tyche::transforms
-// ----- end tyche/transforms/bounds.hpp -----
+// tyche/distributions/detail/family.hpp — what every distribution header uses: the base class
+// (distributions/distribution.hpp), the transforms from the unconstrained line to a support
+// given by bounds, building a named random variable (distributions/random_variable.hpp) or an
+// unnamed distribution from user arguments, and constants. (The sum over the elements of an
+// elementwise log density, detail::total, is in operations/functions.hpp, shared with the
+// transforms' log-Jacobians.)
+// ----- begin tyche/distributions/distribution.hpp -----
+// tyche/distributions/distribution.hpp — the base class of every distribution family
+// (distribution<Derived>: observe(data) makes a likelihood term, with the data checked against
+// the family's support), the likelihood term itself (observed<Dist, X>), and the rebuilding of a
+// distribution with other arguments (do_ substitutes a value into the arguments).
 
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 
 namespace tyche {
 
-// ---- shapes ---------------------------------------------------------------------------------
-
-struct scalar_shape {};
-/// A vector of N values, N fixed at compile time: `std_normal<"z">(shape<8>)`.
-template <std::size_t N>
-struct static_shape {
-  static constexpr std::size_t size = N;
-};
-template <std::size_t N>
-inline constexpr static_shape<N> shape{};
-/// A vector whose size is given at run time: `std_normal<"z">(shape_of(n))`.
-struct dynamic_shape {
-  std::size_t size;
-};
-inline dynamic_shape shape_of(std::size_t n) { return {n}; }
-
-template <class S>
-concept shape_tag = std::is_same_v<S, scalar_shape> || std::is_same_v<S, dynamic_shape> ||
-                    requires { S::size; };
-
-namespace detail {
-template <fixed_string Name, class Shape>
-struct param_for;
-template <fixed_string Name>
-struct param_for<Name, scalar_shape> {
-  using type = param<Name>;
-  static type make(scalar_shape) { return {}; }
-};
-template <fixed_string Name, std::size_t N>
-struct param_for<Name, static_shape<N>> {
-  using type = vector_param<Name, N>;
-  static type make(static_shape<N>) { return {}; }
-};
-template <fixed_string Name>
-struct param_for<Name, dynamic_shape> {
-  using type = vector_param<Name>;
-  static type make(dynamic_shape s) { return type(s.size); }
-};
-}  // namespace detail
-
-// ---- distributions: the shared part ------------------------------------------------------------
+// ---- the base class and the likelihood term ---------------------------------------------------
 
 template <class Dist, class X>
 struct observed;
@@ -7232,6 +7182,61 @@ struct observed {
   auto log_density() const { return distribution.log_prob(value); }
 };
 
+}  // namespace tyche
+// ----- end tyche/distributions/distribution.hpp -----
+// ----- begin tyche/distributions/random_variable.hpp -----
+// tyche/distributions/random_variable.hpp — named random variables: parameters with a prior,
+// made by a distribution's named form (`normal<"mu">(0.0, 5.0)`), of a shape (scalar_shape,
+// shape<N>, shape_of(n)). A random variable is used in expressions as its value: the transform
+// (chosen from the distribution's support) of an unconstrained parameter. It lives beside the
+// distributions that make it; model/ gathers random variables and likelihood terms into a
+// joint density.
+
+#include <cstddef>
+#include <type_traits>
+
+namespace tyche {
+
+// ---- shapes ---------------------------------------------------------------------------------
+
+struct scalar_shape {};
+/// A vector of N values, N fixed at compile time: `std_normal<"z">(shape<8>)`.
+template <std::size_t N>
+struct static_shape {
+  static constexpr std::size_t size = N;
+};
+template <std::size_t N>
+inline constexpr static_shape<N> shape{};
+/// A vector whose size is given at run time: `std_normal<"z">(shape_of(n))`.
+struct dynamic_shape {
+  std::size_t size;
+};
+inline dynamic_shape shape_of(std::size_t n) { return {n}; }
+
+template <class S>
+concept shape_tag = std::is_same_v<S, scalar_shape> || std::is_same_v<S, dynamic_shape> ||
+                    requires { S::size; };
+
+namespace detail {
+template <fixed_string Name, class Shape>
+struct param_for;
+template <fixed_string Name>
+struct param_for<Name, scalar_shape> {
+  using type = param<Name>;
+  static type make(scalar_shape) { return {}; }
+};
+template <fixed_string Name, std::size_t N>
+struct param_for<Name, static_shape<N>> {
+  using type = vector_param<Name, N>;
+  static type make(static_shape<N>) { return {}; }
+};
+template <fixed_string Name>
+struct param_for<Name, dynamic_shape> {
+  using type = vector_param<Name>;
+  static type make(dynamic_shape s) { return type(s.size); }
+};
+}  // namespace detail
+
 // ---- random variables ---------------------------------------------------------------------------
 
 /// A named random variable: a parameter with a prior. In expressions it is its value.
@@ -7275,8 +7280,80 @@ auto make_random_variable(const Dist& d, Shape s) {
 }  // namespace detail
 
 }  // namespace tyche
-// ----- end tyche/model/random_variable.hpp -----
+// ----- end tyche/distributions/random_variable.hpp -----
+// ----- begin tyche/transforms/bounds.hpp -----
+// tyche/transforms/bounds.hpp — the transforms from the unconstrained line to a support given
+// by bounds: none (identity), a lower bound, an upper bound, both. Each gives the constrained
+// value as a core expression of the unconstrained parameter u, the log-Jacobian log|dx/du| as
+// a core expression, and the inverse for unconstrain(). Bounds are core expressions too, so a
+// bound may depend on another parameter (beta1 < 1 − alpha1).
 
+#include <cmath>
+
+namespace tyche::transforms {
+
+/// The real line: x = u, log|J| = 0.
+struct identity {
+  static constexpr const char* name = "identity";
+  template <class U> auto constrain(const U& u) const { return u; }
+  template <class U> auto log_jacobian(const U&) const { return lit<0>; }
+  static double unconstrain(double x) { return x; }
+  static bool contains(double x) { return !std::isnan(x); }
+};
+
+/// (L, ∞): x = L + eᵘ, log|J| = u. With L = 0 this is the positive half-line (x = eᵘ).
+template <class Lower>
+struct lower_bound {
+  static constexpr const char* name = "lower bound";
+  Lower lower;
+  template <class U> auto constrain(const U& u) const {
+    if constexpr (std::is_same_v<Lower, literal<0>>) return exp(u);
+    else return lower + exp(u);
+  }
+  template <class U> auto log_jacobian(const U& u) const { return tyche::detail::total(u); }
+  static double unconstrain(double x, double l) { return std::log(x - l); }
+  static bool contains(double x, double l) { return x > l; }
+};
+
+/// (−∞, U): x = U − eᵘ, log|J| = u.
+template <class Upper>
+struct upper_bound {
+  static constexpr const char* name = "upper bound";
+  Upper upper;
+  template <class U> auto constrain(const U& u) const { return upper - exp(u); }
+  template <class U> auto log_jacobian(const U& u) const { return tyche::detail::total(u); }
+  static double unconstrain(double x, double h) { return std::log(h - x); }
+  static bool contains(double x, double h) { return x < h; }
+};
+
+/// (L, U): x = L + (U − L)·logistic(u), log|J| = log(U − L) + log σ(u) + log(1 − σ(u)).
+template <class Lower, class Upper>
+struct interval {
+  static constexpr const char* name = "interval";
+  Lower lower;
+  Upper upper;
+  template <class U> auto constrain(const U& u) const {
+    if constexpr (std::is_same_v<Lower, literal<0>> && std::is_same_v<Upper, literal<1>>)
+      return logistic(u);
+    else return lower + (upper - lower) * logistic(u);
+  }
+  template <class U> auto log_jacobian(const U& u) const {
+    auto per_element = log_logistic(u) + log1m_logistic(u);
+    if constexpr (std::is_same_v<Lower, literal<0>> && std::is_same_v<Upper, literal<1>>)
+      return tyche::detail::total(per_element);
+    else return tyche::detail::total(per_element + log(upper - lower));
+  }
+  static double unconstrain(double x, double l, double h) {
+    const double p = (x - l) / (h - l);
+    return std::log(p) - std::log1p(-p);
+  }
+  static bool contains(double x, double l, double h) { return x > l && x < h; }
+};
+
+}  // namespace tyche::transforms
+// ----- end tyche/transforms/bounds.hpp -----
+
+#include <cstddef>
 #include <type_traits>
 
 namespace tyche::detail {
@@ -7284,13 +7361,6 @@ namespace tyche::detail {
 inline constexpr double log_two = 0.69314718055994530942;
 inline constexpr double log_pi = 1.14472988584940017414;
 inline constexpr double half_log_two_pi = 0.91893853320467274178;  // ½ log(2π)
-
-/// Σ over the elements of a vector log density; a scalar one as it is.
-template <class E>
-auto total(const E& e) {
-  if constexpr (is_vector_v<node_t<E>>) return sum(e);
-  else return as_node(e);
-}
 
 /// The shape a random variable takes from its arguments when none is given: the size of its
 /// vector arguments (static if one of them has a static size), or a scalar.
@@ -7739,7 +7809,7 @@ auto binomial_logit(const N& n, const Alpha& alpha) {
 //   log p(y | θ) = log θ_y,                 y ∈ {1, …, K}, θ a vector of K probabilities;
 //   log p(y | β) = β_y − log Σₖ exp βₖ,     y ∈ {1, …, K}, β ∈ ℝᴷ (softmax).
 // y is 1-based, as in Stan. Observing n values gathers θ or β through the data (a gather leaf,
-// core/vector_ops.hpp): Σᵢ log θ_{yᵢ}, and Σᵢ β_{yᵢ} − n log Σₖ exp βₖ with one log-sum-exp.
+// autodiff/vector_ops.hpp): Σᵢ log θ_{yᵢ}, and Σᵢ β_{yᵢ} − n log Σₖ exp βₖ with one log-sum-exp.
 // The data must be integers 1 … K: observe throws "... y[i] = v is not a category 1 … K".
 
 #include <cmath>
@@ -7979,8 +8049,8 @@ auto chi_square(const Nu& nu) {
 // ----- begin tyche/transforms/ordered.hpp -----
 // tyche/transforms/ordered.hpp — the transforms to increasing vectors (Stan's ordered and
 // positive_ordered): x₀ = u₀ (or e^u₀), xₖ = xₖ₋₁ + e^uₖ. Not elementwise: the constrained
-// vector is a vector_op (core/vector_ops.hpp). The Jacobian is triangular with diagonal
-// (1 or e^u₀, e^u₁, …), so log|J| = Σ_{k ≥ 1} uₖ (+ u₀ when positive).
+// vector is a vector_op (its op in autodiff/vector_ops.hpp). The Jacobian is triangular with
+// diagonal (1 or e^u₀, e^u₁, …), so log|J| = Σ_{k ≥ 1} uₖ (+ u₀ when positive).
 
 #include <algorithm>
 #include <cmath>
@@ -8079,7 +8149,7 @@ struct constrained_distribution : distribution<constrained_distribution<Dist, Tr
   }
   template <class G, class... A>
   static double draw(G& rng, A... a) { return Dist::draw(rng, a...); }
-  /// The family's own argument checks (core/support.hpp).
+  /// The family's own argument checks (interval/support.hpp).
   void check_supports() const {
     if constexpr (requires { base.check_supports(); }) base.check_supports();
   }
@@ -8372,7 +8442,7 @@ auto exponential(const Lambda& lambda) {
 // tyche/transforms/matrix.hpp — the transforms to K × K matrices (Stan's cholesky_factor_corr,
 // cholesky_factor_cov, cov_matrix, corr_matrix). A matrix variable is a vector parameter of the
 // unconstrained size (θ holds only free coordinates) whose value is a vector_op of K² values,
-// the matrix in row-major order (core/matrix_ops.hpp):
+// the matrix in row-major order (the ops in autodiff/matrix_ops.hpp):
 //
 //   cholesky_factor_corr  K(K−1)/2  L = corr_cholesky(u): zᵢⱼ = tanh uᵢⱼ, canonical partial
 //                                   correlations; Lᵢⱼ = zᵢⱼ √(1 − Σ_{j'<j} Lᵢⱼ'²), Lᵢᵢ the rest
@@ -9211,7 +9281,7 @@ auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
 // ----- end tyche/distributions/log_mix.hpp -----
 // ----- begin tyche/distributions/logistic.hpp -----
 // tyche/distributions/logistic.hpp — the distribution logistic(mu, sigma). (With one argument,
-// tyche::logistic(e) is the inverse-logit function of tyche/core/operations.hpp; the overloads
+// tyche::logistic(e) is the inverse-logit function of tyche/operations/functions.hpp; the overloads
 // differ by arity.)
 //   log p(x | μ, σ) = −z − log σ − 2 log(1 + e^{−z}) = log σ(z) + log(1 − σ(z)) − log σ,
 //   z = (x − μ)/σ,   x ∈ ℝ, σ > 0.
@@ -9323,14 +9393,14 @@ auto lognormal(const Mu& mu, const Sigma& sigma) {
 //   log p(x | μ, L) = −½ ‖L⁻¹(x − μ)‖² − Σᵢ log Lᵢᵢ − (K/2) log 2π,   Σ = L Lᵀ, x ∈ ℝᴷ.
 // L (lower triangular, positive diagonal) and Σ (symmetric positive definite) are K × K.
 // As data (tyche::matrix(ptr, K, K), row-major): μ is a vector of K, or a scalar for all. The
-// solve L⁻¹(x − μ) is a vector_op (core/vector_ops.hpp): O(K²) per evaluation, with its
-// gradient by back substitution. multi_normal factors Σ once, when it is called (the factor is
-// owned by the distribution and the model built from it); multi_normal_cholesky views the
-// user's L, which must outlive the model, like data. x is a named K-vector, or one observed
+// solve L⁻¹(x − μ) is a vector_op (its op in autodiff/vector_ops.hpp): O(K²) per evaluation,
+// with its gradient by back substitution. multi_normal factors Σ once, when it is called (the
+// factor is owned by the distribution and the model built from it); multi_normal_cholesky views
+// the user's L, which must outlive the model, like data. x is a named K-vector, or one observed
 // vector of K.
 // As expressions of parameters (a vector of the K·K entries, row major, e.g. a
 // cholesky_factor_cov variable, diag_pre_multiply(tau, L_Omega) or a cov_matrix variable; only
-// the lower triangle is read): the solve is core/matrix_ops.hpp's cholesky_residual, whose
+// the lower triangle is read): the solve is autodiff/matrix_ops.hpp's cholesky_residual, whose
 // gradient reaches L too, and multi_normal factors Σ at every evaluation (cholesky_decompose,
 // O(K³), NaN when Σ is not positive definite). x is a named K-vector, or N observations of K
 // values (N·K, row n at n·K); μ is a scalar, a vector of K (every row) or of N·K (one per row),
@@ -9654,7 +9724,7 @@ struct mixture_distribution : distribution<mixture_distribution<Theta, D1, D2>> 
     return detail::total(log_mix(theta, pointwise_log_prob(first, x), pointwise_log_prob(second, x)));
   }
   auto arguments() const { return std::tuple_cat(std::tuple{theta}, first.arguments(), second.arguments()); }
-  /// The components' argument checks (core/support.hpp); θ is checked by log_mix.
+  /// The components' argument checks (interval/support.hpp); θ is checked by log_mix.
   void check_supports() const {
     if constexpr (requires { first.check_supports(); }) first.check_supports();
     if constexpr (requires { second.check_supports(); }) second.check_supports();
@@ -9699,7 +9769,7 @@ struct mixture_n_distribution : distribution<mixture_n_distribution<Theta, Ds...
     return std::apply([&](const auto&... d) { return std::tuple_cat(std::tuple{theta}, d.arguments()...); },
                       components);
   }
-  /// The components' argument checks (core/support.hpp); θ's size and values are checked when
+  /// The components' argument checks (interval/support.hpp); θ's size and values are checked when
   /// the mixture is made (log_mix).
   void check_supports() const {
     std::apply([](const auto&... d) {
@@ -10047,7 +10117,7 @@ struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> 
       // A vector log rate (a linear predictor) enters once per element: y·α − e^α as one node.
       return detail::total(detail::make_binary<rules::poisson_log_term>(y, alpha) - lgamma(y + lit<1>));
     } else {
-      // A scalar α: Σ (y α − e^α) reduces to α Σy − n e^α (partial_eval/reduce_sum.hpp).
+      // A scalar α: Σ (y α − e^α) reduces to α Σy − n e^α (compile/reduce_sum.hpp).
       return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
     }
   }
@@ -10733,8 +10803,8 @@ auto model(const J& j) {
 // variable `name` is fixed to `value` (Edward2's `do`, Pearl's intervention). Its prior term
 // and log-Jacobian disappear, it leaves θ, and every expression that used it (other variables'
 // arguments, likelihoods) sees the value instead.
-// ----- begin tyche/core/substitute.hpp -----
-// tyche/core/substitute.hpp — substitute<Target>(e, r): e with every subtree of type Target
+// ----- begin tyche/compile/substitute.hpp -----
+// tyche/compile/substitute.hpp — substitute<Target>(e, r): e with every subtree of type Target
 // replaced by r. Used by do_ (an intervened variable's value becomes a constant); a general
 // tree rewrite over the core's node kinds.
 
@@ -10775,7 +10845,7 @@ auto substitute(const E& wrapped, const R& r) {
 }
 
 }  // namespace tyche
-// ----- end tyche/core/substitute.hpp -----
+// ----- end tyche/compile/substitute.hpp -----
 
 #include <tuple>
 #include <type_traits>

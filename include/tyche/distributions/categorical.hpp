@@ -2,12 +2,12 @@
 //   log p(y | θ) = log θ_y,                 y ∈ {1, …, K}, θ a vector of K probabilities;
 //   log p(y | β) = β_y − log Σₖ exp βₖ,     y ∈ {1, …, K}, β ∈ ℝᴷ (softmax).
 // y is 1-based, as in Stan. Observing n values gathers θ or β through the data (a gather leaf,
-// core/vector_ops.hpp): Σᵢ log θ_{yᵢ}, and Σᵢ β_{yᵢ} − n log Σₖ exp βₖ with one log-sum-exp.
+// autodiff/vector_ops.hpp): Σᵢ log θ_{yᵢ}, and Σᵢ β_{yᵢ} − n log Σₖ exp βₖ with one log-sum-exp.
 // The data must be integers 1 … K: observe throws "... y[i] = v is not a category 1 … K".
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/vector_ops.hpp>
 #include <tyche/distributions/detail/family.hpp>
+#include <tyche/operations/vectors.hpp>
 
 #include <cmath>
 #include <random>

@@ -24,7 +24,7 @@ struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> 
       // A vector log rate (a linear predictor) enters once per element: y·α − e^α as one node.
       return detail::total(detail::make_binary<rules::poisson_log_term>(y, alpha) - lgamma(y + lit<1>));
     } else {
-      // A scalar α: Σ (y α − e^α) reduces to α Σy − n e^α (partial_eval/reduce_sum.hpp).
+      // A scalar α: Σ (y α − e^α) reduces to α Σy − n e^α (compile/reduce_sum.hpp).
       return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
     }
   }

@@ -3,7 +3,7 @@
 // unconstrain, Stan-style random initialisation, prior and posterior predictive sampling.
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/program.hpp>
+#include <tyche/compile/program.hpp>
 #include <tyche/model/joint.hpp>
 
 #include <algorithm>

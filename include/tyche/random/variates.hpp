@@ -21,7 +21,7 @@
 // scalar stream of its chain).
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/scalar.hpp>
+#include <tyche/backends/simd/batch.hpp>
 
 #include <array>
 #include <cstddef>
