@@ -2856,12 +2856,14 @@ inline constexpr int binary_identity_v =
 
 namespace tyche::detail {
 
+/// The node Rule(a, b) or Rule(a) for nodes a and b, as written: no rewrite, no size check (what
+/// emitting a form builds, its operands already checked).
 template <class Rule, class A, class B>
-auto raw2(const A& a, const B& b) {
+auto plain_binary(const A& a, const B& b) {
   return binary_node<Rule, A, B>{{}, {}, a, b};
 }
 template <class Rule, class A>
-auto raw1(const A& a) {
+auto plain_unary(const A& a) {
   return unary_node<Rule, A>{{}, {}, a};
 }
 
@@ -2876,7 +2878,11 @@ inline constexpr bool is_unary_rule_v = [] {
   else return false;
 }();
 
-namespace lin {
+/// The Line and LogLine forms: a tree read into a form (decompose_line, decompose_product), the
+/// terms over the same node merged (merge_line, merge_product), the cost of the tree as written
+/// and as the form would emit it (line_plan, product_plan), and the form emitted as a tree again
+/// (emit_line, emit_product).
+namespace forms {
 
 // ---- coefficients: literals (exact) and run-time constants -----------------------------------
 
@@ -2927,42 +2933,42 @@ inline constexpr int weight_v = is_vector_v<X> ? 64 : 1;
 // ---- a light tuple for the forms (std::tuple's constraints cost compile time here) ----------
 
 template <std::size_t I, class T>
-struct tup_slot {
+struct light_tuple_slot {
   T value;
 };
 template <class Seq, class... Ts>
-struct tup_base;
+struct light_tuple_base;
 template <std::size_t... I, class... Ts>
-struct tup_base<std::index_sequence<I...>, Ts...> : tup_slot<I, Ts>... {};
+struct light_tuple_base<std::index_sequence<I...>, Ts...> : light_tuple_slot<I, Ts>... {};
 
 template <class... Ts>
-struct tup : tup_base<std::index_sequence_for<Ts...>, Ts...> {
+struct light_tuple : light_tuple_base<std::index_sequence_for<Ts...>, Ts...> {
   static constexpr std::size_t size = sizeof...(Ts);
-  constexpr tup(const Ts&... ts) : tup_base<std::index_sequence_for<Ts...>, Ts...>{{ts}...} {}
+  constexpr light_tuple(const Ts&... ts) : light_tuple_base<std::index_sequence_for<Ts...>, Ts...>{{ts}...} {}
 };
 template <class... Ts>
-tup(Ts...) -> tup<Ts...>;
+light_tuple(Ts...) -> light_tuple<Ts...>;
 
 template <std::size_t I, class T>
-constexpr const T& tget(const tup_slot<I, T>& s) {
+constexpr const T& light_get(const light_tuple_slot<I, T>& s) {
   return s.value;
 }
 template <class... A, class... B>
-auto tcat2(const tup<A...>& a, const tup<B...>& b) {
+auto light_concat_two(const light_tuple<A...>& a, const light_tuple<B...>& b) {
   return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
-    return tup<A..., B...>(tget<I>(a)..., tget<J>(b)...);
+    return light_tuple<A..., B...>(light_get<I>(a)..., light_get<J>(b)...);
   }(std::index_sequence_for<A...>{}, std::index_sequence_for<B...>{});
 }
-inline auto tcat() { return tup<>(); }
+inline auto light_concat() { return light_tuple<>(); }
 template <class T, class... R>
-auto tcat(const T& t, const R&... r) {
+auto light_concat(const T& t, const R&... r) {
   if constexpr (sizeof...(R) == 0) return t;
-  else return tcat2(t, tcat(r...));
+  else return light_concat_two(t, light_concat(r...));
 }
 template <class F, class T>
-decltype(auto) tapply(F&& f, const T& t) {
+decltype(auto) light_apply(F&& f, const T& t) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
-    return f(tget<I>(t)...);
+    return f(light_get<I>(t)...);
   }(std::make_index_sequence<T::size>{});
 }
 
@@ -2979,16 +2985,16 @@ template <class C, class X>
 term(C, X) -> term<C, X>;
 
 template <class Off, class... Ts>
-struct form {
+struct line_form {
   using offset_type = Off;
   static constexpr std::size_t size = sizeof...(Ts);
   Off off;
-  tup<Ts...> ts;
+  light_tuple<Ts...> ts;
 };
 
 template <class Off, class... Ts>
-auto make_form(const Off& off, const tup<Ts...>& ts) {
-  return form<Off, Ts...>{off, ts};
+auto make_line_form(const Off& off, const light_tuple<Ts...>& ts) {
+  return line_form<Off, Ts...>{off, ts};
 }
 
 /// N is an operation a Line is read through (+, −, unary −, × or ÷ by a constant).
@@ -3008,55 +3014,55 @@ inline constexpr bool is_line_op_v = [] {
 }();
 
 template <class F, class C>
-auto scale(const F& f, const C& c) {
-  return tapply(
+auto scale_line(const F& f, const C& c) {
+  return light_apply(
       [&](const auto&... t) {
         // A missing constant stays missing (a scaled lit<0> would become a run-time 0).
         auto off = [&] {
           if constexpr (is_literal_equal_v<decltype(f.off), 0>) return lit<0>;
           else return coef_mul(f.off, c);
         }();
-        return make_form(off, tup{term{coef_mul(t.c, c), t.x}...});
+        return make_line_form(off, light_tuple{term{coef_mul(t.c, c), t.x}...});
       },
       f.ts);
 }
 template <class F, class G>
-auto concat(const F& f, const G& g) {
-  return make_form(coef_add(f.off, g.off), tcat(f.ts, g.ts));
+auto add_lines(const F& f, const G& g) {
+  return make_line_form(coef_add(f.off, g.off), light_concat(f.ts, g.ts));
 }
 
 /// n read as a Line, term by term, without merging.
 template <class N>
-auto decompose(const N& n) {
+auto decompose_line(const N& n) {
   if constexpr (is_coef_v<N>) {
-    return make_form(n, tup<>{});
+    return make_line_form(n, light_tuple<>{});
   } else if constexpr (is_binary_rule_v<N, rules::add>) {
-    return concat(decompose(n.a), decompose(n.b));
+    return add_lines(decompose_line(n.a), decompose_line(n.b));
   } else if constexpr (is_binary_rule_v<N, rules::subtract>) {
-    return concat(decompose(n.a), scale(decompose(n.b), lit<-1>));
+    return add_lines(decompose_line(n.a), scale_line(decompose_line(n.b), lit<-1>));
   } else if constexpr (is_unary_rule_v<N, rules::negate>) {
-    return scale(decompose(n.a), lit<-1>);
+    return scale_line(decompose_line(n.a), lit<-1>);
   } else if constexpr (is_line_op_v<N> && is_binary_rule_v<N, rules::multiply>) {
-    if constexpr (is_coef_v<decltype(n.a)>) return scale(decompose(n.b), n.a);
-    else return scale(decompose(n.a), n.b);
+    if constexpr (is_coef_v<decltype(n.a)>) return scale_line(decompose_line(n.b), n.a);
+    else return scale_line(decompose_line(n.a), n.b);
   } else if constexpr (is_line_op_v<N> && is_binary_rule_v<N, rules::divide>) {
-    return scale(decompose(n.a), literal_reciprocal<decltype(n.b)>());
+    return scale_line(decompose_line(n.a), literal_reciprocal<decltype(n.b)>());
   } else {
-    return make_form(lit<0>, tup{term{lit<1>, n}});
+    return make_line_form(lit<0>, light_tuple{term{lit<1>, n}});
   }
 }
 
 /// The cost of the tree as written: the Line operations in it.
 template <class N>
-constexpr int tree_cost() {
+constexpr int line_tree_cost() {
   if constexpr (!is_line_op_v<N>) {
     return 0;
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    return weight_v<N> + tree_cost<meta::at<0, children_t<N>>>();
+    return weight_v<N> + line_tree_cost<meta::at<0, children_t<N>>>();
   } else {
     using A = meta::at<0, children_t<N>>;
     using B = meta::at<1, children_t<N>>;
-    return weight_v<N> + tree_cost<A>() + tree_cost<B>();
+    return weight_v<N> + line_tree_cost<A>() + line_tree_cost<B>();
   }
 }
 
@@ -3084,9 +3090,9 @@ template <std::size_t I, class Tuple, class T>
 auto replace_at(const Tuple& ts, const T& t) {
   return [&]<std::size_t... J>(std::index_sequence<J...>) {
     auto pick = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-      if constexpr (K == I) return t; else return tget<K>(ts);
+      if constexpr (K == I) return t; else return light_get<K>(ts);
     };
-    return tup{pick(std::integral_constant<std::size_t, J>{})...};
+    return light_tuple{pick(std::integral_constant<std::size_t, J>{})...};
   }(std::make_index_sequence<Tuple::size>{});
 }
 
@@ -3108,26 +3114,26 @@ void check_same_sizes(const X& a, const X& b) {
 }
 
 template <class Off, class... Ts, class C, class X>
-auto add_term(const form<Off, Ts...>& acc, const term<C, X>& t) {
+auto add_term(const line_form<Off, Ts...>& acc, const term<C, X>& t) {
   constexpr std::size_t i = find_node<X, Ts...>();
   if constexpr (i == sizeof...(Ts)) {
-    return make_form(acc.off, tcat(acc.ts, tup{t}));
+    return make_line_form(acc.off, light_concat(acc.ts, light_tuple{t}));
   } else {
-    const auto& old = tget<i>(acc.ts);
+    const auto& old = light_get<i>(acc.ts);
     check_same_sizes(old.x, t.x);
-    return make_form(acc.off, replace_at<i>(acc.ts, term{coef_add(old.c, t.c), t.x}));
+    return make_line_form(acc.off, replace_at<i>(acc.ts, term{coef_add(old.c, t.c), t.x}));
   }
 }
 
 template <std::size_t I, class Acc, class F>
-auto merge_from(const Acc& acc, const F& f) {
+auto merge_line_from(const Acc& acc, const F& f) {
   if constexpr (I == F::size) return acc;
-  else return merge_from<I + 1>(add_term(acc, tget<I>(f.ts)), f);
+  else return merge_line_from<I + 1>(add_term(acc, light_get<I>(f.ts)), f);
 }
 /// f with the terms over the same node merged (first appearance keeps its place).
 template <class F>
-auto merge(const F& f) {
-  return merge_from<0>(make_form(f.off, tup<>{}), f);
+auto merge_line(const F& f) {
+  return merge_line_from<0>(make_line_form(f.off, light_tuple<>{}), f);
 }
 
 /// The order in which a merged form's items are emitted: scalar terms, the constant, vector
@@ -3180,9 +3186,9 @@ constexpr int plan_cost(const order_t<N>& o, const std::array<int, N + 1>& sign,
 }
 
 template <class F>
-struct plan;
+struct line_plan;
 template <class Off, class... Ts>
-struct plan<form<Off, Ts...>> {
+struct line_plan<line_form<Off, Ts...>> {
   static constexpr std::size_t n = sizeof...(Ts);
   static constexpr std::array<int, n + 1> sign{coef_sign_v<typename Ts::coef_type>..., 0};
   static constexpr order_t<n> order = plan_order<n>(
@@ -3202,41 +3208,41 @@ template <class Acc, class C, class X>
 auto append(const Acc& acc, const term<C, X>& t) {
   if constexpr (std::is_same_v<Acc, none>) {
     if constexpr (is_literal_equal_v<C, 1>) return t.x;
-    else if constexpr (is_literal_equal_v<C, -1>) return raw1<rules::negate>(t.x);
-    else return raw2<rules::multiply>(t.c, t.x);
+    else if constexpr (is_literal_equal_v<C, -1>) return plain_unary<rules::negate>(t.x);
+    else return plain_binary<rules::multiply>(t.c, t.x);
   } else if constexpr (is_literal_equal_v<C, 1>) {
-    return raw2<rules::add>(acc, t.x);
+    return plain_binary<rules::add>(acc, t.x);
   } else if constexpr (is_literal_equal_v<C, -1>) {
-    return raw2<rules::subtract>(acc, t.x);
+    return plain_binary<rules::subtract>(acc, t.x);
   } else if constexpr (coef_sign_v<C> == -1) {
-    return raw2<rules::subtract>(acc, raw2<rules::multiply>(coef_mul(t.c, lit<-1>), t.x));
+    return plain_binary<rules::subtract>(acc, plain_binary<rules::multiply>(coef_mul(t.c, lit<-1>), t.x));
   } else {
-    return raw2<rules::add>(acc, raw2<rules::multiply>(t.c, t.x));
+    return plain_binary<rules::add>(acc, plain_binary<rules::multiply>(t.c, t.x));
   }
 }
 template <class Acc, class Off>
 auto append_offset(const Acc& acc, const Off& off) {
   if constexpr (std::is_same_v<Acc, none>) return off;
-  else if constexpr (coef_sign_v<Off> == -1) return raw2<rules::subtract>(acc, coef_mul(off, lit<-1>));
-  else return raw2<rules::add>(acc, off);
+  else if constexpr (coef_sign_v<Off> == -1) return plain_binary<rules::subtract>(acc, coef_mul(off, lit<-1>));
+  else return plain_binary<rules::add>(acc, off);
 }
 
 template <std::size_t J, class Acc, class F>
-auto emit_from(const Acc& acc, const F& f) {
-  using P = plan<F>;
+auto emit_line_from(const Acc& acc, const F& f) {
+  using P = line_plan<F>;
   if constexpr (J == P::order.count) {
     if constexpr (std::is_same_v<Acc, none>) return lit<0>;
     else return acc;
   } else {
     constexpr std::size_t i = P::order.item[J];
-    if constexpr (i == F::size) return emit_from<J + 1>(append_offset(acc, f.off), f);
-    else return emit_from<J + 1>(append(acc, tget<i>(f.ts)), f);
+    if constexpr (i == F::size) return emit_line_from<J + 1>(append_offset(acc, f.off), f);
+    else return emit_line_from<J + 1>(append(acc, light_get<i>(f.ts)), f);
   }
 }
 /// A merged form as a tree.
 template <class F>
-auto emit(const F& f) {
-  return emit_from<0>(none{}, f);
+auto emit_line(const F& f) {
+  return emit_line_from<0>(none{}, f);
 }
 
 // The same reading on types alone: what decides whether to rewrite, for every operation built,
@@ -3248,17 +3254,17 @@ template <class A, class B>
 using coef_mul_t = decltype(coef_mul(std::declval<const A&>(), std::declval<const B&>()));
 
 template <class F, class G>
-struct concat_t;
+struct add_lines_t;
 template <class O1, class... T1, class O2, class... T2>
-struct concat_t<form<O1, T1...>, form<O2, T2...>> {
-  using type = form<coef_add_t<O1, O2>, T1..., T2...>;
+struct add_lines_t<line_form<O1, T1...>, line_form<O2, T2...>> {
+  using type = line_form<coef_add_t<O1, O2>, T1..., T2...>;
 };
 template <class F, class C>
-struct scale_t;
+struct scale_line_t;
 template <class O, class... Ts, class C>
-struct scale_t<form<O, Ts...>, C> {
+struct scale_line_t<line_form<O, Ts...>, C> {
   using offset = std::conditional_t<is_literal_equal_v<O, 0>, literal<0>, coef_mul_t<O, C>>;
-  using type = form<offset, term<coef_mul_t<typename Ts::coef_type, C>, typename Ts::node_type>...>;
+  using type = line_form<offset, term<coef_mul_t<typename Ts::coef_type, C>, typename Ts::node_type>...>;
 };
 
 template <class N>
@@ -3274,38 +3280,40 @@ constexpr int line_case() {
 }
 template <class N, int Case = line_case<N>()>
 struct line_of {
-  using type = form<literal<0>, term<literal<1>, N>>;
+  using type = line_form<literal<0>, term<literal<1>, N>>;
 };
 template <class N>
 struct line_of<N, 1> {
-  using type = form<N>;
+  using type = line_form<N>;
 };
 template <class N>
 struct line_of<N, 2> {
-  using type = typename concat_t<typename line_of<meta::at<0, children_t<N>>>::type,
+  using type = typename add_lines_t<typename line_of<meta::at<0, children_t<N>>>::type,
                                  typename line_of<meta::at<1, children_t<N>>>::type>::type;
 };
 template <class N>
 struct line_of<N, 3> {
-  using type = typename concat_t<
+  using type = typename add_lines_t<
       typename line_of<meta::at<0, children_t<N>>>::type,
-      typename scale_t<typename line_of<meta::at<1, children_t<N>>>::type, literal<-1>>::type>::type;
+      typename scale_line_t<typename line_of<meta::at<1, children_t<N>>>::type, literal<-1>>::type>::type;
 };
 template <class N>
 struct line_of<N, 4> {
-  using type = typename scale_t<typename line_of<meta::at<0, children_t<N>>>::type, literal<-1>>::type;
+  using type = typename scale_line_t<typename line_of<meta::at<0, children_t<N>>>::type, literal<-1>>::type;
 };
 template <class N>
 struct line_of<N, 5> {
-  using type = typename scale_t<typename line_of<meta::at<1, children_t<N>>>::type, meta::at<0, children_t<N>>>::type;
+  using type =
+      typename scale_line_t<typename line_of<meta::at<1, children_t<N>>>::type, meta::at<0, children_t<N>>>::type;
 };
 template <class N>
 struct line_of<N, 6> {
-  using type = typename scale_t<typename line_of<meta::at<0, children_t<N>>>::type, meta::at<1, children_t<N>>>::type;
+  using type =
+      typename scale_line_t<typename line_of<meta::at<0, children_t<N>>>::type, meta::at<1, children_t<N>>>::type;
 };
 template <class N>
 struct line_of<N, 7> {
-  using type = typename scale_t<typename line_of<meta::at<0, children_t<N>>>::type,
+  using type = typename scale_line_t<typename line_of<meta::at<0, children_t<N>>>::type,
                                 decltype(literal_reciprocal<meta::at<1, children_t<N>>>())>::type;
 };
 
@@ -3320,11 +3328,11 @@ struct merged_term<true, S, C, X> {
 template <class F, class T>
 struct add_term_t;
 template <class O, class... Ts, class C, class X>
-struct add_term_t<form<O, Ts...>, term<C, X>> {
+struct add_term_t<line_form<O, Ts...>, term<C, X>> {
   static constexpr std::size_t i = find_node<X, Ts...>();
   template <std::size_t... J>
-  static auto replaced(std::index_sequence<J...>) -> form<O, typename merged_term<J == i, Ts, C, X>::type...>;
-  using type = std::conditional_t<i == sizeof...(Ts), form<O, Ts..., term<C, X>>,
+  static auto replaced(std::index_sequence<J...>) -> line_form<O, typename merged_term<J == i, Ts, C, X>::type...>;
+  using type = std::conditional_t<i == sizeof...(Ts), line_form<O, Ts..., term<C, X>>,
                                   decltype(replaced(std::index_sequence_for<Ts...>{}))>;
 };
 template <class Acc, class... Ts>
@@ -3336,14 +3344,14 @@ struct merge_all<Acc, T, Ts...> : merge_all<typename add_term_t<Acc, T>::type, T
 template <class F>
 struct merged;
 template <class O, class... Ts>
-struct merged<form<O, Ts...>> {
-  using type = typename merge_all<form<O>, Ts...>::type;
+struct merged<line_form<O, Ts...>> {
+  using type = typename merge_all<line_form<O>, Ts...>::type;
 };
 
 template <class N>
-using raw_form_t = typename line_of<N>::type;
+using raw_line_form_t = typename line_of<N>::type;
 template <class N>
-using merged_form_t = typename merged<raw_form_t<N>>::type;
+using merged_line_form_t = typename merged<raw_line_form_t<N>>::type;
 
 /// The number of constants (literals and run-time numbers) the Line of N is read from.
 template <class N>
@@ -3367,14 +3375,14 @@ inline constexpr bool line_rewrites_v = [] {
   if constexpr (!is_line_op_v<N>) {
     return false;
   } else {
-    using M = merged_form_t<N>;
-    using P = plan<M>;
+    using M = merged_line_form_t<N>;
+    using P = line_plan<M>;
     constexpr int pieces = offset_pieces<N>();
     constexpr int deferred =
         !AtRoot && kind_of<typename M::offset_type> == node_kind::constant && pieces > 1 ? pieces - 1 : 0;
-    constexpr int before = tree_cost<N>();
+    constexpr int before = line_tree_cost<N>();
     constexpr int after = P::cost + deferred;
-    return after < before || (after <= before && M::size < raw_form_t<N>::size);
+    return after < before || (after <= before && M::size < raw_line_form_t<N>::size);
   }
 }();
 
@@ -3388,15 +3396,15 @@ struct factor {
 };
 
 template <class K, class... Fs>
-struct pform {
+struct product_form {
   using coef_type = K;
   static constexpr std::size_t size = sizeof...(Fs);
   K k;
-  tup<Fs...> fs;
+  light_tuple<Fs...> fs;
 };
 template <class K, class... Fs>
-auto make_pform(const K& k, const tup<Fs...>& fs) {
-  return pform<K, Fs...>{k, fs};
+auto make_product_form(const K& k, const light_tuple<Fs...>& fs) {
+  return product_form<K, Fs...>{k, fs};
 }
 
 template <class N>
@@ -3448,35 +3456,36 @@ auto coef_pow(const K& k, P) {
 }
 
 template <class F, class P>
-auto raise(const F& f, P p) {
-  return tapply(
+auto raise_product(const F& f, P p) {
+  return light_apply(
       [&](const auto&... g) {
-        return make_pform(coef_pow(f.k, p),
-                          tup{factor<decltype(coef_mul(typename std::remove_cvref_t<decltype(g)>::power_type{}, p)),
-                                            typename std::remove_cvref_t<decltype(g)>::node_type>{g.x}...});
+        return make_product_form(
+            coef_pow(f.k, p),
+            light_tuple{factor<decltype(coef_mul(typename std::remove_cvref_t<decltype(g)>::power_type{}, p)),
+                               typename std::remove_cvref_t<decltype(g)>::node_type>{g.x}...});
       },
       f.fs);
 }
 template <class F, class G>
-auto pconcat(const F& f, const G& g) {
-  return make_pform(coef_mul(f.k, g.k), tcat(f.fs, g.fs));
+auto multiply_products(const F& f, const G& g) {
+  return make_product_form(coef_mul(f.k, g.k), light_concat(f.fs, g.fs));
 }
 
 /// n read as a LogLine, factor by factor, without merging.
 template <class N>
-auto pdecompose(const N& n) {
+auto decompose_product(const N& n) {
   if constexpr (is_coef_v<N>) {
-    return make_pform(n, tup<>{});
+    return make_product_form(n, light_tuple<>{});
   } else if constexpr (!is_product_op_v<N>) {
-    return make_pform(lit<1>, tup{factor<literal<1>, N>{n}});
+    return make_product_form(lit<1>, light_tuple{factor<literal<1>, N>{n}});
   } else if constexpr (is_binary_rule_v<N, rules::multiply>) {
-    return pconcat(pdecompose(n.a), pdecompose(n.b));
+    return multiply_products(decompose_product(n.a), decompose_product(n.b));
   } else if constexpr (is_binary_rule_v<N, rules::divide>) {
-    return pconcat(pdecompose(n.a), raise(pdecompose(n.b), lit<-1>));
+    return multiply_products(decompose_product(n.a), raise_product(decompose_product(n.b), lit<-1>));
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    return raise(pdecompose(n.a), power_of_op<N>());
+    return raise_product(decompose_product(n.a), power_of_op<N>());
   } else {
-    return raise(pdecompose(n.a), power_of_op<N>());
+    return raise_product(decompose_product(n.a), power_of_op<N>());
   }
 }
 
@@ -3489,15 +3498,15 @@ inline constexpr int power_cost_v =
                                                                                            : 4;
 
 template <class N>
-constexpr int ptree_cost() {
+constexpr int product_tree_cost() {
   if constexpr (!is_product_op_v<N>) {
     return 0;
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    return 1 + ptree_cost<meta::at<0, children_t<N>>>();
+    return 1 + product_tree_cost<meta::at<0, children_t<N>>>();
   } else if constexpr (is_literal_power_v<N>) {
-    return power_cost_v<decltype(power_of_op<N>())> + ptree_cost<meta::at<0, children_t<N>>>();
+    return power_cost_v<decltype(power_of_op<N>())> + product_tree_cost<meta::at<0, children_t<N>>>();
   } else {
-    return 1 + ptree_cost<meta::at<0, children_t<N>>>() + ptree_cost<meta::at<1, children_t<N>>>();
+    return 1 + product_tree_cost<meta::at<0, children_t<N>>>() + product_tree_cost<meta::at<1, children_t<N>>>();
   }
 }
 
@@ -3526,25 +3535,25 @@ template <class X>
 inline constexpr bool nonnegative_support_v = support_of<X>.lo >= 0;
 
 template <class K, class... Fs, class P, class X>
-auto add_factor(const pform<K, Fs...>& acc, const factor<P, X>& f) {
+auto add_factor(const product_form<K, Fs...>& acc, const factor<P, X>& f) {
   constexpr std::size_t i = find_node<X, Fs...>();
   if constexpr (i == sizeof...(Fs)) {
-    return make_pform(acc.k, tcat(acc.fs, tup{f}));
+    return make_product_form(acc.k, light_concat(acc.fs, light_tuple{f}));
   } else {
-    check_same_sizes(tget<i>(acc.fs).x, f.x);
-    using Old = std::remove_cvref_t<decltype(tget<i>(acc.fs))>;
+    check_same_sizes(light_get<i>(acc.fs).x, f.x);
+    using Old = std::remove_cvref_t<decltype(light_get<i>(acc.fs))>;
     using Sum = decltype(coef_add(typename Old::power_type{}, P{}));
-    return make_pform(acc.k, replace_at<i>(acc.fs, factor<Sum, X>{f.x}));
+    return make_product_form(acc.k, replace_at<i>(acc.fs, factor<Sum, X>{f.x}));
   }
 }
 template <std::size_t I, class Acc, class F>
-auto pmerge_from(const Acc& acc, const F& f) {
+auto merge_product_from(const Acc& acc, const F& f) {
   if constexpr (I == F::size) return acc;
-  else return pmerge_from<I + 1>(add_factor(acc, tget<I>(f.fs)), f);
+  else return merge_product_from<I + 1>(add_factor(acc, light_get<I>(f.fs)), f);
 }
 template <class F>
-auto pmerge(const F& f) {
-  return pmerge_from<0>(make_pform(f.k, tup<>{}), f);
+auto merge_product(const F& f) {
+  return merge_product_from<0>(make_product_form(f.k, light_tuple<>{}), f);
 }
 
 /// (A factor whose exponents cancel, x·x⁻¹, is dropped: the bases are positive then, see
@@ -3554,7 +3563,7 @@ auto pmerge(const F& f) {
 template <class F>
 struct merge_is_exact;
 template <class K, class... Fs>
-struct merge_is_exact<pform<K, Fs...>> {
+struct merge_is_exact<product_form<K, Fs...>> {
   static constexpr bool value = [] {
     constexpr int sign[] = {(literal_parts<typename Fs::power_type>::num < 0 ? -1 : 1)..., 0};
     constexpr bool positive[] = {positive_support_v<typename Fs::node_type>..., true};
@@ -3570,22 +3579,22 @@ struct merge_is_exact<pform<K, Fs...>> {
 template <class F>
 struct all_bases_positive;
 template <class K, class... Fs>
-struct all_bases_positive<pform<K, Fs...>>
+struct all_bases_positive<product_form<K, Fs...>>
     : std::bool_constant<(positive_support_v<typename Fs::node_type> && ...)> {};
 
 /// Emits x^P as its cheapest node (P > 0).
 template <class P, class X>
 auto power_node(const X& x) {
   if constexpr (is_literal_equal_v<P, 1>) return x;
-  else if constexpr (is_literal_equal_v<P, 2>) return raw1<rules::square>(x);
-  else if constexpr (is_literal_equal_v<P, 1, 2>) return raw1<rules::sqrt>(x);
-  else return raw2<rules::pow>(x, P{});
+  else if constexpr (is_literal_equal_v<P, 2>) return plain_unary<rules::square>(x);
+  else if constexpr (is_literal_equal_v<P, 1, 2>) return plain_unary<rules::sqrt>(x);
+  else return plain_binary<rules::pow>(x, P{});
 }
 
 template <class Acc, class X>
 auto times(const Acc& acc, const X& x) {
   if constexpr (std::is_same_v<Acc, none>) return x;
-  else return raw2<rules::multiply>(acc, x);
+  else return plain_binary<rules::multiply>(acc, x);
 }
 
 /// The product of the factors with exponents of sign S (+1: numerator; −1: denominator, with
@@ -3595,11 +3604,11 @@ auto product_from(const Acc& acc, const F& f) {
   if constexpr (I == F::size) {
     return acc;
   } else {
-    using G = std::remove_cvref_t<decltype(tget<I>(f.fs))>;
+    using G = std::remove_cvref_t<decltype(light_get<I>(f.fs))>;
     using P = typename G::power_type;
     if constexpr (literal_parts<P>::num * S > 0) {
       using Q = decltype(coef_mul(P{}, literal<S>{}));
-      return product_from<S, I + 1>(times(acc, power_node<Q>(tget<I>(f.fs).x)), f);
+      return product_from<S, I + 1>(times(acc, power_node<Q>(light_get<I>(f.fs).x)), f);
     } else {
       return product_from<S, I + 1>(acc, f);
     }
@@ -3607,7 +3616,7 @@ auto product_from(const Acc& acc, const F& f) {
 }
 
 template <class F>
-auto pemit(const F& f) {
+auto emit_product(const F& f) {
   auto num = product_from<1, 0>(none{}, f);
   auto den = product_from<-1, 0>(none{}, f);
   using Num = decltype(num);
@@ -3615,25 +3624,25 @@ auto pemit(const F& f) {
   using K = typename F::coef_type;
   auto with_k = [&](const auto& x) {  // k · x
     if constexpr (is_literal_equal_v<K, 1>) return x;
-    else if constexpr (is_literal_equal_v<K, -1>) return raw1<rules::negate>(x);
-    else return raw2<rules::multiply>(f.k, x);
+    else if constexpr (is_literal_equal_v<K, -1>) return plain_unary<rules::negate>(x);
+    else return plain_binary<rules::multiply>(f.k, x);
   };
   if constexpr (std::is_same_v<Num, none> && std::is_same_v<Den, none>) {
     return f.k;
   } else if constexpr (std::is_same_v<Den, none>) {
     return with_k(num);
   } else if constexpr (std::is_same_v<Num, none>) {
-    if constexpr (is_literal_equal_v<K, 1>) return raw1<rules::inverse>(den);
-    else return raw2<rules::divide>(f.k, den);
+    if constexpr (is_literal_equal_v<K, 1>) return plain_unary<rules::inverse>(den);
+    else return plain_binary<rules::divide>(f.k, den);
   } else {
-    return raw2<rules::divide>(with_k(num), den);
+    return plain_binary<rules::divide>(with_k(num), den);
   }
 }
 
 template <class F>
-struct pplan;
+struct product_plan;
 template <class K, class... Fs>
-struct pplan<pform<K, Fs...>> {
+struct product_plan<product_form<K, Fs...>> {
   static constexpr int num = ((literal_parts<typename Fs::power_type>::num > 0 ? 1 : 0) + ... + 0);
   static constexpr int den = ((literal_parts<typename Fs::power_type>::num < 0 ? 1 : 0) + ... + 0);
   static constexpr int powers =
@@ -3647,9 +3656,9 @@ struct pplan<pform<K, Fs...>> {
 };
 
 template <class N>
-using raw_pform_t = decltype(pdecompose(std::declval<const N&>()));
+using raw_product_form_t = decltype(decompose_product(std::declval<const N&>()));
 template <class N>
-using merged_pform_t = decltype(pmerge(std::declval<const raw_pform_t<N>&>()));
+using merged_product_form_t = decltype(merge_product(std::declval<const raw_product_form_t<N>&>()));
 
 /// True when N, read as a LogLine, is emitted cheaper (or as cheap, with fewer factors) and
 /// the rewrite is exact: integer powers only, or positive bases.
@@ -3658,18 +3667,18 @@ inline constexpr bool logline_rewrites_v = [] {
   if constexpr (!is_product_op_v<N>) {
     return false;
   } else {
-    using R = raw_pform_t<N>;
-    using M = merged_pform_t<N>;
+    using R = raw_product_form_t<N>;
+    using M = merged_product_form_t<N>;
     constexpr bool exact = (integer_powers<N>() || all_bases_positive<R>::value) && merge_is_exact<R>::value;
-    constexpr int before = ptree_cost<N>();
-    return exact && (pplan<M>::cost < before || (pplan<M>::cost <= before && M::size < R::size));
+    constexpr int before = product_tree_cost<N>();
+    return exact && (product_plan<M>::cost < before || (product_plan<M>::cost <= before && M::size < R::size));
   }
 }();
 
 template <class F>
 struct logs_needed;
 template <class K, class... Fs>
-struct logs_needed<pform<K, Fs...>>
+struct logs_needed<product_form<K, Fs...>>
     : std::integral_constant<int, ((is_unary_rule_v<typename Fs::node_type, rules::exp> ||
                                     literal_parts<typename Fs::power_type>::num == 0
                                         ? 0
@@ -3681,43 +3690,44 @@ auto sum_of_logs(const Acc& acc, const F& f) {
   if constexpr (I == F::size) {
     return acc;
   } else {
-    const auto& g = tget<I>(f.fs);
+    const auto& g = light_get<I>(f.fs);
     using P = typename std::remove_cvref_t<decltype(g)>::power_type;
     return sum_of_logs<I + 1>(acc + P{} * log(g.x), f);  // tyche::log, found by ADL
   }
 }
 
-}  // namespace lin
+}  // namespace forms
 
 template <class N>
 constexpr bool log_splits() {
-  if constexpr (!lin::is_product_op_v<N>) {
+  if constexpr (!forms::is_product_op_v<N>) {
     return false;
   } else {
-    using M = lin::merged_pform_t<N>;
+    using M = forms::merged_product_form_t<N>;
     using K = typename M::coef_type;
-    return lin::all_bases_positive<lin::raw_pform_t<N>>::value && lin::coef_sign_v<K> == 1 &&
-           lin::logs_needed<M>::value <= 1;
+    return forms::all_bases_positive<forms::raw_product_form_t<N>>::value && forms::coef_sign_v<K> == 1 &&
+           forms::logs_needed<M>::value <= 1;
   }
 }
 template <class N>
 auto log_of_product(const N& n) {
-  const auto m = lin::pmerge(lin::pdecompose(n));
+  const auto m = forms::merge_product(forms::decompose_product(n));
   using K = typename decltype(m)::coef_type;
-  if constexpr (is_literal_equal_v<K, 1>) return lin::sum_of_logs<0>(lit<0>, m);
-  else return lin::sum_of_logs<0>(constant{std::log(lin::coef_value(m.k))}, m);
+  if constexpr (is_literal_equal_v<K, 1>) return forms::sum_of_logs<0>(lit<0>, m);
+  else return forms::sum_of_logs<0>(constant{std::log(forms::coef_value(m.k))}, m);
 }
 template <class N>
 constexpr bool is_unary_log_of_nonnegative() {
-  if constexpr (is_unary_rule_v<N, rules::log>) return lin::nonnegative_support_v<meta::at<0, children_t<N>>>;
+  if constexpr (is_unary_rule_v<N, rules::log>) return forms::nonnegative_support_v<meta::at<0, children_t<N>>>;
   else return false;
 }
 
 /// The node of a Line operation, in normal form (the hook of make_binary and operator-).
 template <class N, bool AtRoot = false>
 auto line_normal_form(const N& n) {
-  if constexpr (lin::line_rewrites_v<N, AtRoot>) return lin::emit(lin::merge(lin::decompose(n)));
-  else if constexpr (lin::logline_rewrites_v<N>) return lin::pemit(lin::pmerge(lin::pdecompose(n)));
+  if constexpr (forms::line_rewrites_v<N, AtRoot>) return forms::emit_line(forms::merge_line(forms::decompose_line(n)));
+  else if constexpr (forms::logline_rewrites_v<N>)
+    return forms::emit_product(forms::merge_product(forms::decompose_product(n)));
   else return n;
 }
 
@@ -6116,7 +6126,7 @@ struct residual_line {
   static constexpr bool value = false;
 };
 template <class Off, class... Ts>
-struct residual_line<lin::form<Off, Ts...>> {
+struct residual_line<forms::line_form<Off, Ts...>> {
   static constexpr std::size_t n = sizeof...(Ts);
   static constexpr std::array<int, n + 1> sign{(is_literal_equal_v<typename Ts::coef_type, 1>    ? 1
                                                 : is_literal_equal_v<typename Ts::coef_type, -1> ? -1
@@ -6135,10 +6145,10 @@ template <class F>
 auto scalar_part(const F& f) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     auto keep = [&](const auto& t) {
-      if constexpr (is_vector_v<typename std::remove_cvref_t<decltype(t)>::node_type>) return lin::tup<>{};
-      else return lin::tup{t};
+      if constexpr (is_vector_v<typename std::remove_cvref_t<decltype(t)>::node_type>) return forms::light_tuple<>{};
+      else return forms::light_tuple{t};
     };
-    return lin::make_form(f.off, lin::tcat(keep(lin::tget<I>(f.ts))...));
+    return forms::make_line_form(f.off, forms::light_concat(keep(forms::light_get<I>(f.ts))...));
   }(std::make_index_sequence<F::size>{});
 }
 
@@ -6169,10 +6179,10 @@ auto scaled_data_coefficient(const X& x) {
   using B = std::remove_cvref_t<decltype(x.b)>;
   if constexpr (!is_vector_v<A>) {
     if constexpr (kind_of<B> == node_kind::data_vector) return x.a;
-    else return raw2<rules::multiply>(x.a, scaled_data_coefficient(x.b));
+    else return plain_binary<rules::multiply>(x.a, scaled_data_coefficient(x.b));
   } else if constexpr (!is_vector_v<B>) {
     if constexpr (kind_of<A> == node_kind::data_vector) return x.b;
-    else return raw2<rules::multiply>(scaled_data_coefficient(x.a), x.b);
+    else return plain_binary<rules::multiply>(scaled_data_coefficient(x.a), x.b);
   } else if constexpr (kind_of<A> == node_kind::data_vector) {
     return scaled_data_coefficient(x.b);
   } else {
@@ -6208,7 +6218,7 @@ struct general_residual {
   static constexpr bool value = false;
 };
 template <class Off, class... Ts>
-struct general_residual<lin::form<Off, Ts...>> {
+struct general_residual<forms::line_form<Off, Ts...>> {
   static constexpr int kinds[] = {residual_term_kind_v<typename Ts::node_type>..., 0};
   static constexpr std::size_t columns = ((residual_term_kind_v<typename Ts::node_type> == 2 ? 1 : 0) + ... + 0);
   static constexpr std::size_t matvecs = ((residual_term_kind_v<typename Ts::node_type> == 3 ? 1 : 0) + ... + 0);
@@ -6218,7 +6228,7 @@ struct general_residual<lin::form<Off, Ts...>> {
 
 template <class X>
 inline constexpr bool is_general_residual_v = [] {
-  if constexpr (is_vector_v<X> && lin::is_line_op_v<X>) return general_residual<lin::merged_form_t<X>>::value;
+  if constexpr (is_vector_v<X> && forms::is_line_op_v<X>) return general_residual<forms::merged_line_form_t<X>>::value;
   else if constexpr (is_vector_v<X>) return is_scaled_data_v<X>;  // Σ(s·d)²
   else return false;
 }();
@@ -6226,25 +6236,25 @@ inline constexpr bool is_general_residual_v = [] {
 /// residual_squares for a general residual (see general_residual).
 template <class X, class Storage>
 auto general_residual_squares(const X& x, Storage& storage) {
-  const auto f = lin::merge(lin::decompose(x));
+  const auto f = forms::merge_line(forms::decompose_line(x));
   using F = std::remove_cvref_t<decltype(f)>;
   const std::size_t n = x.size();
   // The coefficients: every scaled-data term's scalar, then the matvec's vector parameter.
   const auto coefficients = [&]<std::size_t... I>(std::index_sequence<I...>) {
     auto pick = [&](const auto& t) {
       using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
-      if constexpr (residual_term_kind_v<Xt> == 2) return lin::tup{scaled_data_coefficient(t.x)};
-      else return lin::tup<>{};
+      if constexpr (residual_term_kind_v<Xt> == 2) return forms::light_tuple{scaled_data_coefficient(t.x)};
+      else return forms::light_tuple<>{};
     };
     auto pick_matvec = [&](const auto& t) {
       using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
-      if constexpr (residual_term_kind_v<Xt> == 3) return lin::tup{t.x.v};
-      else return lin::tup<>{};
+      if constexpr (residual_term_kind_v<Xt> == 3) return forms::light_tuple{t.x.v};
+      else return forms::light_tuple<>{};
     };
-    return lin::tcat(pick(lin::tget<I>(f.ts))..., pick_matvec(lin::tget<I>(f.ts))...);
+    return forms::light_concat(pick(forms::light_get<I>(f.ts))..., pick_matvec(forms::light_get<I>(f.ts))...);
   }(std::make_index_sequence<F::size>{});
   std::size_t width = 0;  // K: the columns of Z
-  lin::tapply([&](const auto&... c) { ((width += detail::operand_size(c)), ...); }, coefficients);
+  forms::light_apply([&](const auto&... c) { ((width += detail::operand_size(c)), ...); }, coefficients);
   double* y = storage.allocate(n);
   double* z = storage.allocate(n * width);
   for (std::size_t i = 0; i < n; ++i) y[i] = 0.0;
@@ -6254,26 +6264,26 @@ auto general_residual_squares(const X& x, Storage& storage) {
     for (std::size_t i = 0; i < n; ++i) z[i * width + j] = scale * values[i * stride];
   };
   meta::static_for<F::size>([&](auto i) {  // scaled-data columns, in the coefficients' order
-    const auto& t = lin::tget<decltype(i)::value>(f.ts);
+    const auto& t = forms::light_get<decltype(i)::value>(f.ts);
     using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
     if constexpr (residual_term_kind_v<Xt> == 1) {
-      for (std::size_t r = 0; r < n; ++r) y[r] += lin::coef_value(t.c) * t.x.ptr[r];
+      for (std::size_t r = 0; r < n; ++r) y[r] += forms::coef_value(t.c) * t.x.ptr[r];
     } else if constexpr (residual_term_kind_v<Xt> == 2) {
       std::fill(column.begin(), column.end(), 1.0);
       scaled_data_column(t.x, column.data(), n);
-      fill(col++, -lin::coef_value(t.c), column.data(), 1);
+      fill(col++, -forms::coef_value(t.c), column.data(), 1);
     }
   });
   meta::static_for<F::size>([&](auto i) {  // the matvec's columns last
-    const auto& t = lin::tget<decltype(i)::value>(f.ts);
+    const auto& t = forms::light_get<decltype(i)::value>(f.ts);
     using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
     if constexpr (residual_term_kind_v<Xt> == 3) {
-      for (std::size_t j = 0; j < t.x.x.cols; ++j) fill(col++, -lin::coef_value(t.c), t.x.x.ptr + j, t.x.x.cols);
+      for (std::size_t j = 0; j < t.x.x.cols; ++j) fill(col++, -forms::coef_value(t.c), t.x.x.ptr + j, t.x.x.cols);
     }
   });
-  const auto w = lin::tapply([&](const auto&... c) { return make_vector_op(ops::stack_map{}, width, c...); },
+  const auto w = forms::light_apply([&](const auto&... c) { return make_vector_op(ops::stack_map{}, width, c...); },
                             coefficients);
-  const auto s = -lin::emit(scalar_part(f));
+  const auto s = -forms::emit_line(scalar_part(f));
   residual_squares_node<std::remove_cvref_t<decltype(s)>, std::remove_cvref_t<decltype(w)>> r{{}, s, w, nullptr, width};
   r.stats = residual_statistics(y, data_matrix{{}, z, n, width}, storage);
   return r;
@@ -6281,7 +6291,7 @@ auto general_residual_squares(const X& x, Storage& storage) {
 
 template <class X>
 inline constexpr bool is_residual_line_v = [] {
-  if constexpr (is_vector_v<X> && lin::is_line_op_v<X>) return residual_line<lin::merged_form_t<X>>::value;
+  if constexpr (is_vector_v<X> && forms::is_line_op_v<X>) return residual_line<forms::merged_line_form_t<X>>::value;
   else return false;
 }();
 
@@ -6313,34 +6323,34 @@ auto reduce_sum(const A& a, Storage& storage) {
     using R = meta::at<1, children_t<A>>;
     if constexpr (is_vector_v<L> && !is_vector_v<R>) {  // Σ(A ± s) = ΣA ± n·s
       const constant n{static_cast<double>(a.size())};
-      return raw2<Rule>(reduce_sum(a.a, storage), raw2<rules::multiply>(n, a.b));
+      return plain_binary<Rule>(reduce_sum(a.a, storage), plain_binary<rules::multiply>(n, a.b));
     } else if constexpr (!is_vector_v<L> && is_vector_v<R>) {  // Σ(s ± A) = n·s ± ΣA
       const constant n{static_cast<double>(a.size())};
-      return raw2<Rule>(raw2<rules::multiply>(n, a.a), reduce_sum(a.b, storage));
+      return plain_binary<Rule>(plain_binary<rules::multiply>(n, a.a), reduce_sum(a.b, storage));
     } else {
       return sum_node<A>{{}, a};
     }
   } else if constexpr (scalar_operand_v<A, rules::multiply> == 0) {
-    return pull_out(a, a.b, storage, [&](const auto& r) { return raw2<rules::multiply>(a.a, r); });
+    return pull_out(a, a.b, storage, [&](const auto& r) { return plain_binary<rules::multiply>(a.a, r); });
   } else if constexpr (scalar_operand_v<A, rules::multiply> == 1) {
-    return pull_out(a, a.a, storage, [&](const auto& r) { return raw2<rules::multiply>(a.b, r); });
+    return pull_out(a, a.a, storage, [&](const auto& r) { return plain_binary<rules::multiply>(a.b, r); });
   } else if constexpr (scalar_operand_v<A, rules::divide> == 1) {
-    return pull_out(a, a.a, storage, [&](const auto& r) { return raw2<rules::divide>(r, a.b); });
+    return pull_out(a, a.a, storage, [&](const auto& r) { return plain_binary<rules::divide>(r, a.b); });
   } else if constexpr (is_unary_rule_v<A, rules::negate>) {
-    return raw1<rules::negate>(reduce_sum(a.a, storage));  // −Σ stays fused
+    return plain_unary<rules::negate>(reduce_sum(a.a, storage));  // −Σ stays fused
   } else if constexpr (is_unary_rule_v<A, rules::square>) {
     using X = typename operand_of_unary<A, rules::square>::type;
     if constexpr (scalar_operand_v<X, rules::multiply> == 0) {
-      return pull_out(a, raw1<rules::square>(a.a.b), storage, [&](const auto& r) {
-        return raw2<rules::multiply>(raw1<rules::square>(a.a.a), r);
+      return pull_out(a, plain_unary<rules::square>(a.a.b), storage, [&](const auto& r) {
+        return plain_binary<rules::multiply>(plain_unary<rules::square>(a.a.a), r);
       });
     } else if constexpr (scalar_operand_v<X, rules::multiply> == 1) {
-      return pull_out(a, raw1<rules::square>(a.a.a), storage, [&](const auto& r) {
-        return raw2<rules::multiply>(raw1<rules::square>(a.a.b), r);
+      return pull_out(a, plain_unary<rules::square>(a.a.a), storage, [&](const auto& r) {
+        return plain_binary<rules::multiply>(plain_unary<rules::square>(a.a.b), r);
       });
     } else if constexpr (scalar_operand_v<X, rules::divide> == 1) {
-      return pull_out(a, raw1<rules::square>(a.a.a), storage, [&](const auto& r) {
-        return raw2<rules::divide>(r, raw1<rules::square>(a.a.b));
+      return pull_out(a, plain_unary<rules::square>(a.a.a), storage, [&](const auto& r) {
+        return plain_binary<rules::divide>(r, plain_unary<rules::square>(a.a.b));
       });
     } else if constexpr (is_squared_residual_v<A>) {
       const auto& d = a.a;
@@ -6357,11 +6367,11 @@ auto reduce_sum(const A& a, Storage& storage) {
       r.stats = residual_statistics(y, mv.x, storage);
       return r;
     } else if constexpr (is_residual_line_v<X>) {
-      const auto f = lin::merge(lin::decompose(a.a));
+      const auto f = forms::merge_line(forms::decompose_line(a.a));
       using RL = residual_line<std::remove_cvref_t<decltype(f)>>;
-      const auto& y = lin::tget<RL::y>(f.ts).x;
-      const auto& mv = lin::tget<RL::mv>(f.ts).x;
-      const auto scalars = lin::emit(scalar_part(f));  // S
+      const auto& y = forms::light_get<RL::y>(f.ts).x;
+      const auto& mv = forms::light_get<RL::mv>(f.ts).x;
+      const auto scalars = forms::emit_line(scalar_part(f));  // S
       auto s = [&] {                                   // s = −c·S
         if constexpr (RL::sign[RL::y] == 1) return -scalars;
         else return scalars;
@@ -6397,7 +6407,7 @@ inline constexpr std::size_t loop_extent_v = [] {
 template <class F>
 struct loop_pair;
 template <class Off, class... Ts>
-struct loop_pair<lin::form<Off, Ts...>> {
+struct loop_pair<forms::line_form<Off, Ts...>> {
   static constexpr std::array<std::size_t, sizeof...(Ts) + 1> ext{loop_extent_v<typename Ts::node_type>..., 0};
   static constexpr std::array<std::size_t, 2> value = [] {
     constexpr std::size_t n = sizeof...(Ts);
@@ -6414,22 +6424,23 @@ auto merge_loops_form(const F& f) {
   // operator[] on a captured constexpr local as a constant).
   constexpr std::size_t first = loop_pair<F>::value[0], second = loop_pair<F>::value[1];
   if constexpr (first == F::size) {
-    return lin::emit(f);
+    return forms::emit_line(f);
   } else {
-    const auto& ti = lin::tget<first>(f.ts);
-    const auto& tj = lin::tget<second>(f.ts);
+    const auto& ti = forms::light_get<first>(f.ts);
+    const auto& tj = forms::light_get<second>(f.ts);
     // cᵢΣaᵢ + cⱼΣaⱼ = Σ(cᵢaᵢ + cⱼaⱼ): one pass over the elements instead of two.
-    const auto body = lin::emit(lin::make_form(lit<0>, lin::tup{lin::term{ti.c, ti.x.a}, lin::term{tj.c, tj.x.a}}));
+    const auto body = forms::emit_line(
+        forms::make_line_form(lit<0>, forms::light_tuple{forms::term{ti.c, ti.x.a}, forms::term{tj.c, tj.x.a}}));
     const sum_node<std::remove_cvref_t<decltype(body)>> loop{{}, body};
     auto ts = [&]<std::size_t... I>(std::index_sequence<I...>) {
       auto pick = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-        if constexpr (K == first) return lin::tup{lin::term{lit<1>, loop}};
-        else if constexpr (K == second) return lin::tup<>{};
-        else return lin::tup{lin::tget<K>(f.ts)};
+        if constexpr (K == first) return forms::light_tuple{forms::term{lit<1>, loop}};
+        else if constexpr (K == second) return forms::light_tuple<>{};
+        else return forms::light_tuple{forms::light_get<K>(f.ts)};
       };
-      return lin::tcat(pick(std::integral_constant<std::size_t, I>{})...);
+      return forms::light_concat(pick(std::integral_constant<std::size_t, I>{})...);
     }(std::make_index_sequence<F::size>{});
-    return merge_loops_form(lin::make_form(f.off, ts));
+    return merge_loops_form(forms::make_line_form(f.off, ts));
   }
 }
 
@@ -6437,12 +6448,12 @@ auto merge_loops_form(const F& f) {
 /// to the folded and reduced log density).
 template <class N>
 auto merge_loops(const N& n) {
-  if constexpr (!lin::is_line_op_v<N>) {
+  if constexpr (!forms::is_line_op_v<N>) {
     return n;
   } else {
-    using P = loop_pair<lin::merged_form_t<N>>;
-    if constexpr (P::value[0] == lin::merged_form_t<N>::size) return n;
-    else return merge_loops_form(lin::merge(lin::decompose(n)));
+    using P = loop_pair<forms::merged_line_form_t<N>>;
+    if constexpr (P::value[0] == forms::merged_line_form_t<N>::size) return n;
+    else return merge_loops_form(forms::merge_line(forms::decompose_line(n)));
   }
 }
 
@@ -6492,7 +6503,7 @@ auto fold(const N& n, fold_storage& storage) {
       return constant{evaluate_constant(n)};
     }
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    constexpr bool line = lin::is_line_op_v<N>;  // −a
+    constexpr bool line = forms::is_line_op_v<N>;  // −a
     auto a = fold<Reduce, line>(n.a, storage);
     const unary_node<typename N::rule_type, decltype(a)> r{{}, n.rule, a};
     if constexpr (Reduce && line && !InLine) return line_normal_form<decltype(r), true>(r);
@@ -6508,7 +6519,7 @@ auto fold(const N& n, fold_storage& storage) {
     auto inv = fold<Reduce>(detail::make_unary<rules::inverse>(n.b), storage);
     return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};
   } else if constexpr (kind_of<N> == node_kind::binary) {
-    constexpr bool line = lin::is_line_op_v<N>;
+    constexpr bool line = forms::is_line_op_v<N>;
     auto a = fold<Reduce, line>(n.a, storage);
     auto b = fold<Reduce, line>(n.b, storage);
     // Folding may have made constants of subtrees: merge them into the Line
@@ -6516,7 +6527,7 @@ auto fold(const N& n, fold_storage& storage) {
     // compile_without_rewrites keeps the tree as built.)
     using R = binary_node<typename N::rule_type, decltype(a), decltype(b)>;
     const R r{{}, n.rule, a, b};
-    if constexpr (Reduce && !(InLine && lin::is_line_op_v<R>)) return line_normal_form<R, true>(r);
+    if constexpr (Reduce && !(InLine && forms::is_line_op_v<R>)) return line_normal_form<R, true>(r);
     else return r;
   } else if constexpr (kind_of<N> == node_kind::sum) {
     auto a = fold<Reduce>(n.a, storage);

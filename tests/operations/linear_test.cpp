@@ -42,7 +42,7 @@ concept one_raw = requires(const A& a) { a.n; } || requires(const B& b) { b.n; }
   template <class A, class B>                                               \
     requires one_raw<A, B>                                                  \
   auto operator op(const A& a, const B& b) {                                \
-    return raw{detail::raw2<rules::rule>(to_raw(a).n, to_raw(b).n)};        \
+    return raw{detail::plain_binary<rules::rule>(to_raw(a).n, to_raw(b).n)};        \
   }
 TYCHE_TEST_RAW_BINARY(+, add)
 TYCHE_TEST_RAW_BINARY(-, subtract)
@@ -52,31 +52,31 @@ TYCHE_TEST_RAW_BINARY(/, divide)
 
 template <class A>
 auto operator-(const raw<A>& a) {
-  return raw{detail::raw1<rules::negate>(a.n)};
+  return raw{detail::plain_unary<rules::negate>(a.n)};
 }
 template <class A>
 auto square(const raw<A>& a) {
-  return raw{detail::raw1<rules::square>(a.n)};
+  return raw{detail::plain_unary<rules::square>(a.n)};
 }
 template <class A>
 auto sqrt(const raw<A>& a) {
-  return raw{detail::raw1<rules::sqrt>(a.n)};
+  return raw{detail::plain_unary<rules::sqrt>(a.n)};
 }
 template <class A>
 auto inverse(const raw<A>& a) {
-  return raw{detail::raw1<rules::inverse>(a.n)};
+  return raw{detail::plain_unary<rules::inverse>(a.n)};
 }
 template <class A>
 auto log(const raw<A>& a) {
-  return raw{detail::raw1<rules::log>(a.n)};
+  return raw{detail::plain_unary<rules::log>(a.n)};
 }
 template <class A>
 auto exp(const raw<A>& a) {
-  return raw{detail::raw1<rules::exp>(a.n)};
+  return raw{detail::plain_unary<rules::exp>(a.n)};
 }
 template <class A, class P>
 auto pow(const raw<A>& a, P p) {
-  return raw{detail::raw2<rules::pow>(a.n, p)};
+  return raw{detail::plain_binary<rules::pow>(a.n, p)};
 }
 template <class A>
 auto sum(const raw<A>& a) {

@@ -55,7 +55,7 @@ auto fold(const N& n, fold_storage& storage) {
       return constant{evaluate_constant(n)};
     }
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    constexpr bool line = lin::is_line_op_v<N>;  // −a
+    constexpr bool line = forms::is_line_op_v<N>;  // −a
     auto a = fold<Reduce, line>(n.a, storage);
     const unary_node<typename N::rule_type, decltype(a)> r{{}, n.rule, a};
     if constexpr (Reduce && line && !InLine) return line_normal_form<decltype(r), true>(r);
@@ -71,7 +71,7 @@ auto fold(const N& n, fold_storage& storage) {
     auto inv = fold<Reduce>(detail::make_unary<rules::inverse>(n.b), storage);
     return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};
   } else if constexpr (kind_of<N> == node_kind::binary) {
-    constexpr bool line = lin::is_line_op_v<N>;
+    constexpr bool line = forms::is_line_op_v<N>;
     auto a = fold<Reduce, line>(n.a, storage);
     auto b = fold<Reduce, line>(n.b, storage);
     // Folding may have made constants of subtrees: merge them into the Line
@@ -79,7 +79,7 @@ auto fold(const N& n, fold_storage& storage) {
     // compile_without_rewrites keeps the tree as built.)
     using R = binary_node<typename N::rule_type, decltype(a), decltype(b)>;
     const R r{{}, n.rule, a, b};
-    if constexpr (Reduce && !(InLine && lin::is_line_op_v<R>)) return line_normal_form<R, true>(r);
+    if constexpr (Reduce && !(InLine && forms::is_line_op_v<R>)) return line_normal_form<R, true>(r);
     else return r;
   } else if constexpr (kind_of<N> == node_kind::sum) {
     auto a = fold<Reduce>(n.a, storage);

@@ -163,7 +163,7 @@ struct residual_line {
   static constexpr bool value = false;
 };
 template <class Off, class... Ts>
-struct residual_line<lin::form<Off, Ts...>> {
+struct residual_line<forms::line_form<Off, Ts...>> {
   static constexpr std::size_t n = sizeof...(Ts);
   static constexpr std::array<int, n + 1> sign{(is_literal_equal_v<typename Ts::coef_type, 1>    ? 1
                                                 : is_literal_equal_v<typename Ts::coef_type, -1> ? -1
@@ -182,10 +182,10 @@ template <class F>
 auto scalar_part(const F& f) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     auto keep = [&](const auto& t) {
-      if constexpr (is_vector_v<typename std::remove_cvref_t<decltype(t)>::node_type>) return lin::tup<>{};
-      else return lin::tup{t};
+      if constexpr (is_vector_v<typename std::remove_cvref_t<decltype(t)>::node_type>) return forms::light_tuple<>{};
+      else return forms::light_tuple{t};
     };
-    return lin::make_form(f.off, lin::tcat(keep(lin::tget<I>(f.ts))...));
+    return forms::make_line_form(f.off, forms::light_concat(keep(forms::light_get<I>(f.ts))...));
   }(std::make_index_sequence<F::size>{});
 }
 
@@ -216,10 +216,10 @@ auto scaled_data_coefficient(const X& x) {
   using B = std::remove_cvref_t<decltype(x.b)>;
   if constexpr (!is_vector_v<A>) {
     if constexpr (kind_of<B> == node_kind::data_vector) return x.a;
-    else return raw2<rules::multiply>(x.a, scaled_data_coefficient(x.b));
+    else return plain_binary<rules::multiply>(x.a, scaled_data_coefficient(x.b));
   } else if constexpr (!is_vector_v<B>) {
     if constexpr (kind_of<A> == node_kind::data_vector) return x.b;
-    else return raw2<rules::multiply>(scaled_data_coefficient(x.a), x.b);
+    else return plain_binary<rules::multiply>(scaled_data_coefficient(x.a), x.b);
   } else if constexpr (kind_of<A> == node_kind::data_vector) {
     return scaled_data_coefficient(x.b);
   } else {
@@ -255,7 +255,7 @@ struct general_residual {
   static constexpr bool value = false;
 };
 template <class Off, class... Ts>
-struct general_residual<lin::form<Off, Ts...>> {
+struct general_residual<forms::line_form<Off, Ts...>> {
   static constexpr int kinds[] = {residual_term_kind_v<typename Ts::node_type>..., 0};
   static constexpr std::size_t columns = ((residual_term_kind_v<typename Ts::node_type> == 2 ? 1 : 0) + ... + 0);
   static constexpr std::size_t matvecs = ((residual_term_kind_v<typename Ts::node_type> == 3 ? 1 : 0) + ... + 0);
@@ -265,7 +265,7 @@ struct general_residual<lin::form<Off, Ts...>> {
 
 template <class X>
 inline constexpr bool is_general_residual_v = [] {
-  if constexpr (is_vector_v<X> && lin::is_line_op_v<X>) return general_residual<lin::merged_form_t<X>>::value;
+  if constexpr (is_vector_v<X> && forms::is_line_op_v<X>) return general_residual<forms::merged_line_form_t<X>>::value;
   else if constexpr (is_vector_v<X>) return is_scaled_data_v<X>;  // Σ(s·d)²
   else return false;
 }();
@@ -273,25 +273,25 @@ inline constexpr bool is_general_residual_v = [] {
 /// residual_squares for a general residual (see general_residual).
 template <class X, class Storage>
 auto general_residual_squares(const X& x, Storage& storage) {
-  const auto f = lin::merge(lin::decompose(x));
+  const auto f = forms::merge_line(forms::decompose_line(x));
   using F = std::remove_cvref_t<decltype(f)>;
   const std::size_t n = x.size();
   // The coefficients: every scaled-data term's scalar, then the matvec's vector parameter.
   const auto coefficients = [&]<std::size_t... I>(std::index_sequence<I...>) {
     auto pick = [&](const auto& t) {
       using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
-      if constexpr (residual_term_kind_v<Xt> == 2) return lin::tup{scaled_data_coefficient(t.x)};
-      else return lin::tup<>{};
+      if constexpr (residual_term_kind_v<Xt> == 2) return forms::light_tuple{scaled_data_coefficient(t.x)};
+      else return forms::light_tuple<>{};
     };
     auto pick_matvec = [&](const auto& t) {
       using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
-      if constexpr (residual_term_kind_v<Xt> == 3) return lin::tup{t.x.v};
-      else return lin::tup<>{};
+      if constexpr (residual_term_kind_v<Xt> == 3) return forms::light_tuple{t.x.v};
+      else return forms::light_tuple<>{};
     };
-    return lin::tcat(pick(lin::tget<I>(f.ts))..., pick_matvec(lin::tget<I>(f.ts))...);
+    return forms::light_concat(pick(forms::light_get<I>(f.ts))..., pick_matvec(forms::light_get<I>(f.ts))...);
   }(std::make_index_sequence<F::size>{});
   std::size_t width = 0;  // K: the columns of Z
-  lin::tapply([&](const auto&... c) { ((width += detail::operand_size(c)), ...); }, coefficients);
+  forms::light_apply([&](const auto&... c) { ((width += detail::operand_size(c)), ...); }, coefficients);
   double* y = storage.allocate(n);
   double* z = storage.allocate(n * width);
   for (std::size_t i = 0; i < n; ++i) y[i] = 0.0;
@@ -301,26 +301,26 @@ auto general_residual_squares(const X& x, Storage& storage) {
     for (std::size_t i = 0; i < n; ++i) z[i * width + j] = scale * values[i * stride];
   };
   meta::static_for<F::size>([&](auto i) {  // scaled-data columns, in the coefficients' order
-    const auto& t = lin::tget<decltype(i)::value>(f.ts);
+    const auto& t = forms::light_get<decltype(i)::value>(f.ts);
     using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
     if constexpr (residual_term_kind_v<Xt> == 1) {
-      for (std::size_t r = 0; r < n; ++r) y[r] += lin::coef_value(t.c) * t.x.ptr[r];
+      for (std::size_t r = 0; r < n; ++r) y[r] += forms::coef_value(t.c) * t.x.ptr[r];
     } else if constexpr (residual_term_kind_v<Xt> == 2) {
       std::fill(column.begin(), column.end(), 1.0);
       scaled_data_column(t.x, column.data(), n);
-      fill(col++, -lin::coef_value(t.c), column.data(), 1);
+      fill(col++, -forms::coef_value(t.c), column.data(), 1);
     }
   });
   meta::static_for<F::size>([&](auto i) {  // the matvec's columns last
-    const auto& t = lin::tget<decltype(i)::value>(f.ts);
+    const auto& t = forms::light_get<decltype(i)::value>(f.ts);
     using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
     if constexpr (residual_term_kind_v<Xt> == 3) {
-      for (std::size_t j = 0; j < t.x.x.cols; ++j) fill(col++, -lin::coef_value(t.c), t.x.x.ptr + j, t.x.x.cols);
+      for (std::size_t j = 0; j < t.x.x.cols; ++j) fill(col++, -forms::coef_value(t.c), t.x.x.ptr + j, t.x.x.cols);
     }
   });
-  const auto w = lin::tapply([&](const auto&... c) { return make_vector_op(ops::stack_map{}, width, c...); },
+  const auto w = forms::light_apply([&](const auto&... c) { return make_vector_op(ops::stack_map{}, width, c...); },
                             coefficients);
-  const auto s = -lin::emit(scalar_part(f));
+  const auto s = -forms::emit_line(scalar_part(f));
   residual_squares_node<std::remove_cvref_t<decltype(s)>, std::remove_cvref_t<decltype(w)>> r{{}, s, w, nullptr, width};
   r.stats = residual_statistics(y, data_matrix{{}, z, n, width}, storage);
   return r;
@@ -328,7 +328,7 @@ auto general_residual_squares(const X& x, Storage& storage) {
 
 template <class X>
 inline constexpr bool is_residual_line_v = [] {
-  if constexpr (is_vector_v<X> && lin::is_line_op_v<X>) return residual_line<lin::merged_form_t<X>>::value;
+  if constexpr (is_vector_v<X> && forms::is_line_op_v<X>) return residual_line<forms::merged_line_form_t<X>>::value;
   else return false;
 }();
 
@@ -360,34 +360,34 @@ auto reduce_sum(const A& a, Storage& storage) {
     using R = meta::at<1, children_t<A>>;
     if constexpr (is_vector_v<L> && !is_vector_v<R>) {  // Σ(A ± s) = ΣA ± n·s
       const constant n{static_cast<double>(a.size())};
-      return raw2<Rule>(reduce_sum(a.a, storage), raw2<rules::multiply>(n, a.b));
+      return plain_binary<Rule>(reduce_sum(a.a, storage), plain_binary<rules::multiply>(n, a.b));
     } else if constexpr (!is_vector_v<L> && is_vector_v<R>) {  // Σ(s ± A) = n·s ± ΣA
       const constant n{static_cast<double>(a.size())};
-      return raw2<Rule>(raw2<rules::multiply>(n, a.a), reduce_sum(a.b, storage));
+      return plain_binary<Rule>(plain_binary<rules::multiply>(n, a.a), reduce_sum(a.b, storage));
     } else {
       return sum_node<A>{{}, a};
     }
   } else if constexpr (scalar_operand_v<A, rules::multiply> == 0) {
-    return pull_out(a, a.b, storage, [&](const auto& r) { return raw2<rules::multiply>(a.a, r); });
+    return pull_out(a, a.b, storage, [&](const auto& r) { return plain_binary<rules::multiply>(a.a, r); });
   } else if constexpr (scalar_operand_v<A, rules::multiply> == 1) {
-    return pull_out(a, a.a, storage, [&](const auto& r) { return raw2<rules::multiply>(a.b, r); });
+    return pull_out(a, a.a, storage, [&](const auto& r) { return plain_binary<rules::multiply>(a.b, r); });
   } else if constexpr (scalar_operand_v<A, rules::divide> == 1) {
-    return pull_out(a, a.a, storage, [&](const auto& r) { return raw2<rules::divide>(r, a.b); });
+    return pull_out(a, a.a, storage, [&](const auto& r) { return plain_binary<rules::divide>(r, a.b); });
   } else if constexpr (is_unary_rule_v<A, rules::negate>) {
-    return raw1<rules::negate>(reduce_sum(a.a, storage));  // −Σ stays fused
+    return plain_unary<rules::negate>(reduce_sum(a.a, storage));  // −Σ stays fused
   } else if constexpr (is_unary_rule_v<A, rules::square>) {
     using X = typename operand_of_unary<A, rules::square>::type;
     if constexpr (scalar_operand_v<X, rules::multiply> == 0) {
-      return pull_out(a, raw1<rules::square>(a.a.b), storage, [&](const auto& r) {
-        return raw2<rules::multiply>(raw1<rules::square>(a.a.a), r);
+      return pull_out(a, plain_unary<rules::square>(a.a.b), storage, [&](const auto& r) {
+        return plain_binary<rules::multiply>(plain_unary<rules::square>(a.a.a), r);
       });
     } else if constexpr (scalar_operand_v<X, rules::multiply> == 1) {
-      return pull_out(a, raw1<rules::square>(a.a.a), storage, [&](const auto& r) {
-        return raw2<rules::multiply>(raw1<rules::square>(a.a.b), r);
+      return pull_out(a, plain_unary<rules::square>(a.a.a), storage, [&](const auto& r) {
+        return plain_binary<rules::multiply>(plain_unary<rules::square>(a.a.b), r);
       });
     } else if constexpr (scalar_operand_v<X, rules::divide> == 1) {
-      return pull_out(a, raw1<rules::square>(a.a.a), storage, [&](const auto& r) {
-        return raw2<rules::divide>(r, raw1<rules::square>(a.a.b));
+      return pull_out(a, plain_unary<rules::square>(a.a.a), storage, [&](const auto& r) {
+        return plain_binary<rules::divide>(r, plain_unary<rules::square>(a.a.b));
       });
     } else if constexpr (is_squared_residual_v<A>) {
       const auto& d = a.a;
@@ -404,11 +404,11 @@ auto reduce_sum(const A& a, Storage& storage) {
       r.stats = residual_statistics(y, mv.x, storage);
       return r;
     } else if constexpr (is_residual_line_v<X>) {
-      const auto f = lin::merge(lin::decompose(a.a));
+      const auto f = forms::merge_line(forms::decompose_line(a.a));
       using RL = residual_line<std::remove_cvref_t<decltype(f)>>;
-      const auto& y = lin::tget<RL::y>(f.ts).x;
-      const auto& mv = lin::tget<RL::mv>(f.ts).x;
-      const auto scalars = lin::emit(scalar_part(f));  // S
+      const auto& y = forms::light_get<RL::y>(f.ts).x;
+      const auto& mv = forms::light_get<RL::mv>(f.ts).x;
+      const auto scalars = forms::emit_line(scalar_part(f));  // S
       auto s = [&] {                                   // s = −c·S
         if constexpr (RL::sign[RL::y] == 1) return -scalars;
         else return scalars;
@@ -444,7 +444,7 @@ inline constexpr std::size_t loop_extent_v = [] {
 template <class F>
 struct loop_pair;
 template <class Off, class... Ts>
-struct loop_pair<lin::form<Off, Ts...>> {
+struct loop_pair<forms::line_form<Off, Ts...>> {
   static constexpr std::array<std::size_t, sizeof...(Ts) + 1> ext{loop_extent_v<typename Ts::node_type>..., 0};
   static constexpr std::array<std::size_t, 2> value = [] {
     constexpr std::size_t n = sizeof...(Ts);
@@ -461,22 +461,23 @@ auto merge_loops_form(const F& f) {
   // operator[] on a captured constexpr local as a constant).
   constexpr std::size_t first = loop_pair<F>::value[0], second = loop_pair<F>::value[1];
   if constexpr (first == F::size) {
-    return lin::emit(f);
+    return forms::emit_line(f);
   } else {
-    const auto& ti = lin::tget<first>(f.ts);
-    const auto& tj = lin::tget<second>(f.ts);
+    const auto& ti = forms::light_get<first>(f.ts);
+    const auto& tj = forms::light_get<second>(f.ts);
     // cᵢΣaᵢ + cⱼΣaⱼ = Σ(cᵢaᵢ + cⱼaⱼ): one pass over the elements instead of two.
-    const auto body = lin::emit(lin::make_form(lit<0>, lin::tup{lin::term{ti.c, ti.x.a}, lin::term{tj.c, tj.x.a}}));
+    const auto body = forms::emit_line(
+        forms::make_line_form(lit<0>, forms::light_tuple{forms::term{ti.c, ti.x.a}, forms::term{tj.c, tj.x.a}}));
     const sum_node<std::remove_cvref_t<decltype(body)>> loop{{}, body};
     auto ts = [&]<std::size_t... I>(std::index_sequence<I...>) {
       auto pick = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-        if constexpr (K == first) return lin::tup{lin::term{lit<1>, loop}};
-        else if constexpr (K == second) return lin::tup<>{};
-        else return lin::tup{lin::tget<K>(f.ts)};
+        if constexpr (K == first) return forms::light_tuple{forms::term{lit<1>, loop}};
+        else if constexpr (K == second) return forms::light_tuple<>{};
+        else return forms::light_tuple{forms::light_get<K>(f.ts)};
       };
-      return lin::tcat(pick(std::integral_constant<std::size_t, I>{})...);
+      return forms::light_concat(pick(std::integral_constant<std::size_t, I>{})...);
     }(std::make_index_sequence<F::size>{});
-    return merge_loops_form(lin::make_form(f.off, ts));
+    return merge_loops_form(forms::make_line_form(f.off, ts));
   }
 }
 
@@ -484,12 +485,12 @@ auto merge_loops_form(const F& f) {
 /// to the folded and reduced log density).
 template <class N>
 auto merge_loops(const N& n) {
-  if constexpr (!lin::is_line_op_v<N>) {
+  if constexpr (!forms::is_line_op_v<N>) {
     return n;
   } else {
-    using P = loop_pair<lin::merged_form_t<N>>;
-    if constexpr (P::value[0] == lin::merged_form_t<N>::size) return n;
-    else return merge_loops_form(lin::merge(lin::decompose(n)));
+    using P = loop_pair<forms::merged_line_form_t<N>>;
+    if constexpr (P::value[0] == forms::merged_line_form_t<N>::size) return n;
+    else return merge_loops_form(forms::merge_line(forms::decompose_line(n)));
   }
 }
 

@@ -39,12 +39,14 @@
 
 namespace tyche::detail {
 
+/// The node Rule(a, b) or Rule(a) for nodes a and b, as written: no rewrite, no size check (what
+/// emitting a form builds, its operands already checked).
 template <class Rule, class A, class B>
-auto raw2(const A& a, const B& b) {
+auto plain_binary(const A& a, const B& b) {
   return binary_node<Rule, A, B>{{}, {}, a, b};
 }
 template <class Rule, class A>
-auto raw1(const A& a) {
+auto plain_unary(const A& a) {
   return unary_node<Rule, A>{{}, {}, a};
 }
 
@@ -59,7 +61,11 @@ inline constexpr bool is_unary_rule_v = [] {
   else return false;
 }();
 
-namespace lin {
+/// The Line and LogLine forms: a tree read into a form (decompose_line, decompose_product), the
+/// terms over the same node merged (merge_line, merge_product), the cost of the tree as written
+/// and as the form would emit it (line_plan, product_plan), and the form emitted as a tree again
+/// (emit_line, emit_product).
+namespace forms {
 
 // ---- coefficients: literals (exact) and run-time constants -----------------------------------
 
@@ -110,42 +116,42 @@ inline constexpr int weight_v = is_vector_v<X> ? 64 : 1;
 // ---- a light tuple for the forms (std::tuple's constraints cost compile time here) ----------
 
 template <std::size_t I, class T>
-struct tup_slot {
+struct light_tuple_slot {
   T value;
 };
 template <class Seq, class... Ts>
-struct tup_base;
+struct light_tuple_base;
 template <std::size_t... I, class... Ts>
-struct tup_base<std::index_sequence<I...>, Ts...> : tup_slot<I, Ts>... {};
+struct light_tuple_base<std::index_sequence<I...>, Ts...> : light_tuple_slot<I, Ts>... {};
 
 template <class... Ts>
-struct tup : tup_base<std::index_sequence_for<Ts...>, Ts...> {
+struct light_tuple : light_tuple_base<std::index_sequence_for<Ts...>, Ts...> {
   static constexpr std::size_t size = sizeof...(Ts);
-  constexpr tup(const Ts&... ts) : tup_base<std::index_sequence_for<Ts...>, Ts...>{{ts}...} {}
+  constexpr light_tuple(const Ts&... ts) : light_tuple_base<std::index_sequence_for<Ts...>, Ts...>{{ts}...} {}
 };
 template <class... Ts>
-tup(Ts...) -> tup<Ts...>;
+light_tuple(Ts...) -> light_tuple<Ts...>;
 
 template <std::size_t I, class T>
-constexpr const T& tget(const tup_slot<I, T>& s) {
+constexpr const T& light_get(const light_tuple_slot<I, T>& s) {
   return s.value;
 }
 template <class... A, class... B>
-auto tcat2(const tup<A...>& a, const tup<B...>& b) {
+auto light_concat_two(const light_tuple<A...>& a, const light_tuple<B...>& b) {
   return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
-    return tup<A..., B...>(tget<I>(a)..., tget<J>(b)...);
+    return light_tuple<A..., B...>(light_get<I>(a)..., light_get<J>(b)...);
   }(std::index_sequence_for<A...>{}, std::index_sequence_for<B...>{});
 }
-inline auto tcat() { return tup<>(); }
+inline auto light_concat() { return light_tuple<>(); }
 template <class T, class... R>
-auto tcat(const T& t, const R&... r) {
+auto light_concat(const T& t, const R&... r) {
   if constexpr (sizeof...(R) == 0) return t;
-  else return tcat2(t, tcat(r...));
+  else return light_concat_two(t, light_concat(r...));
 }
 template <class F, class T>
-decltype(auto) tapply(F&& f, const T& t) {
+decltype(auto) light_apply(F&& f, const T& t) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
-    return f(tget<I>(t)...);
+    return f(light_get<I>(t)...);
   }(std::make_index_sequence<T::size>{});
 }
 
@@ -162,16 +168,16 @@ template <class C, class X>
 term(C, X) -> term<C, X>;
 
 template <class Off, class... Ts>
-struct form {
+struct line_form {
   using offset_type = Off;
   static constexpr std::size_t size = sizeof...(Ts);
   Off off;
-  tup<Ts...> ts;
+  light_tuple<Ts...> ts;
 };
 
 template <class Off, class... Ts>
-auto make_form(const Off& off, const tup<Ts...>& ts) {
-  return form<Off, Ts...>{off, ts};
+auto make_line_form(const Off& off, const light_tuple<Ts...>& ts) {
+  return line_form<Off, Ts...>{off, ts};
 }
 
 /// N is an operation a Line is read through (+, −, unary −, × or ÷ by a constant).
@@ -191,55 +197,55 @@ inline constexpr bool is_line_op_v = [] {
 }();
 
 template <class F, class C>
-auto scale(const F& f, const C& c) {
-  return tapply(
+auto scale_line(const F& f, const C& c) {
+  return light_apply(
       [&](const auto&... t) {
         // A missing constant stays missing (a scaled lit<0> would become a run-time 0).
         auto off = [&] {
           if constexpr (is_literal_equal_v<decltype(f.off), 0>) return lit<0>;
           else return coef_mul(f.off, c);
         }();
-        return make_form(off, tup{term{coef_mul(t.c, c), t.x}...});
+        return make_line_form(off, light_tuple{term{coef_mul(t.c, c), t.x}...});
       },
       f.ts);
 }
 template <class F, class G>
-auto concat(const F& f, const G& g) {
-  return make_form(coef_add(f.off, g.off), tcat(f.ts, g.ts));
+auto add_lines(const F& f, const G& g) {
+  return make_line_form(coef_add(f.off, g.off), light_concat(f.ts, g.ts));
 }
 
 /// n read as a Line, term by term, without merging.
 template <class N>
-auto decompose(const N& n) {
+auto decompose_line(const N& n) {
   if constexpr (is_coef_v<N>) {
-    return make_form(n, tup<>{});
+    return make_line_form(n, light_tuple<>{});
   } else if constexpr (is_binary_rule_v<N, rules::add>) {
-    return concat(decompose(n.a), decompose(n.b));
+    return add_lines(decompose_line(n.a), decompose_line(n.b));
   } else if constexpr (is_binary_rule_v<N, rules::subtract>) {
-    return concat(decompose(n.a), scale(decompose(n.b), lit<-1>));
+    return add_lines(decompose_line(n.a), scale_line(decompose_line(n.b), lit<-1>));
   } else if constexpr (is_unary_rule_v<N, rules::negate>) {
-    return scale(decompose(n.a), lit<-1>);
+    return scale_line(decompose_line(n.a), lit<-1>);
   } else if constexpr (is_line_op_v<N> && is_binary_rule_v<N, rules::multiply>) {
-    if constexpr (is_coef_v<decltype(n.a)>) return scale(decompose(n.b), n.a);
-    else return scale(decompose(n.a), n.b);
+    if constexpr (is_coef_v<decltype(n.a)>) return scale_line(decompose_line(n.b), n.a);
+    else return scale_line(decompose_line(n.a), n.b);
   } else if constexpr (is_line_op_v<N> && is_binary_rule_v<N, rules::divide>) {
-    return scale(decompose(n.a), literal_reciprocal<decltype(n.b)>());
+    return scale_line(decompose_line(n.a), literal_reciprocal<decltype(n.b)>());
   } else {
-    return make_form(lit<0>, tup{term{lit<1>, n}});
+    return make_line_form(lit<0>, light_tuple{term{lit<1>, n}});
   }
 }
 
 /// The cost of the tree as written: the Line operations in it.
 template <class N>
-constexpr int tree_cost() {
+constexpr int line_tree_cost() {
   if constexpr (!is_line_op_v<N>) {
     return 0;
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    return weight_v<N> + tree_cost<meta::at<0, children_t<N>>>();
+    return weight_v<N> + line_tree_cost<meta::at<0, children_t<N>>>();
   } else {
     using A = meta::at<0, children_t<N>>;
     using B = meta::at<1, children_t<N>>;
-    return weight_v<N> + tree_cost<A>() + tree_cost<B>();
+    return weight_v<N> + line_tree_cost<A>() + line_tree_cost<B>();
   }
 }
 
@@ -267,9 +273,9 @@ template <std::size_t I, class Tuple, class T>
 auto replace_at(const Tuple& ts, const T& t) {
   return [&]<std::size_t... J>(std::index_sequence<J...>) {
     auto pick = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-      if constexpr (K == I) return t; else return tget<K>(ts);
+      if constexpr (K == I) return t; else return light_get<K>(ts);
     };
-    return tup{pick(std::integral_constant<std::size_t, J>{})...};
+    return light_tuple{pick(std::integral_constant<std::size_t, J>{})...};
   }(std::make_index_sequence<Tuple::size>{});
 }
 
@@ -291,26 +297,26 @@ void check_same_sizes(const X& a, const X& b) {
 }
 
 template <class Off, class... Ts, class C, class X>
-auto add_term(const form<Off, Ts...>& acc, const term<C, X>& t) {
+auto add_term(const line_form<Off, Ts...>& acc, const term<C, X>& t) {
   constexpr std::size_t i = find_node<X, Ts...>();
   if constexpr (i == sizeof...(Ts)) {
-    return make_form(acc.off, tcat(acc.ts, tup{t}));
+    return make_line_form(acc.off, light_concat(acc.ts, light_tuple{t}));
   } else {
-    const auto& old = tget<i>(acc.ts);
+    const auto& old = light_get<i>(acc.ts);
     check_same_sizes(old.x, t.x);
-    return make_form(acc.off, replace_at<i>(acc.ts, term{coef_add(old.c, t.c), t.x}));
+    return make_line_form(acc.off, replace_at<i>(acc.ts, term{coef_add(old.c, t.c), t.x}));
   }
 }
 
 template <std::size_t I, class Acc, class F>
-auto merge_from(const Acc& acc, const F& f) {
+auto merge_line_from(const Acc& acc, const F& f) {
   if constexpr (I == F::size) return acc;
-  else return merge_from<I + 1>(add_term(acc, tget<I>(f.ts)), f);
+  else return merge_line_from<I + 1>(add_term(acc, light_get<I>(f.ts)), f);
 }
 /// f with the terms over the same node merged (first appearance keeps its place).
 template <class F>
-auto merge(const F& f) {
-  return merge_from<0>(make_form(f.off, tup<>{}), f);
+auto merge_line(const F& f) {
+  return merge_line_from<0>(make_line_form(f.off, light_tuple<>{}), f);
 }
 
 /// The order in which a merged form's items are emitted: scalar terms, the constant, vector
@@ -363,9 +369,9 @@ constexpr int plan_cost(const order_t<N>& o, const std::array<int, N + 1>& sign,
 }
 
 template <class F>
-struct plan;
+struct line_plan;
 template <class Off, class... Ts>
-struct plan<form<Off, Ts...>> {
+struct line_plan<line_form<Off, Ts...>> {
   static constexpr std::size_t n = sizeof...(Ts);
   static constexpr std::array<int, n + 1> sign{coef_sign_v<typename Ts::coef_type>..., 0};
   static constexpr order_t<n> order = plan_order<n>(
@@ -385,41 +391,41 @@ template <class Acc, class C, class X>
 auto append(const Acc& acc, const term<C, X>& t) {
   if constexpr (std::is_same_v<Acc, none>) {
     if constexpr (is_literal_equal_v<C, 1>) return t.x;
-    else if constexpr (is_literal_equal_v<C, -1>) return raw1<rules::negate>(t.x);
-    else return raw2<rules::multiply>(t.c, t.x);
+    else if constexpr (is_literal_equal_v<C, -1>) return plain_unary<rules::negate>(t.x);
+    else return plain_binary<rules::multiply>(t.c, t.x);
   } else if constexpr (is_literal_equal_v<C, 1>) {
-    return raw2<rules::add>(acc, t.x);
+    return plain_binary<rules::add>(acc, t.x);
   } else if constexpr (is_literal_equal_v<C, -1>) {
-    return raw2<rules::subtract>(acc, t.x);
+    return plain_binary<rules::subtract>(acc, t.x);
   } else if constexpr (coef_sign_v<C> == -1) {
-    return raw2<rules::subtract>(acc, raw2<rules::multiply>(coef_mul(t.c, lit<-1>), t.x));
+    return plain_binary<rules::subtract>(acc, plain_binary<rules::multiply>(coef_mul(t.c, lit<-1>), t.x));
   } else {
-    return raw2<rules::add>(acc, raw2<rules::multiply>(t.c, t.x));
+    return plain_binary<rules::add>(acc, plain_binary<rules::multiply>(t.c, t.x));
   }
 }
 template <class Acc, class Off>
 auto append_offset(const Acc& acc, const Off& off) {
   if constexpr (std::is_same_v<Acc, none>) return off;
-  else if constexpr (coef_sign_v<Off> == -1) return raw2<rules::subtract>(acc, coef_mul(off, lit<-1>));
-  else return raw2<rules::add>(acc, off);
+  else if constexpr (coef_sign_v<Off> == -1) return plain_binary<rules::subtract>(acc, coef_mul(off, lit<-1>));
+  else return plain_binary<rules::add>(acc, off);
 }
 
 template <std::size_t J, class Acc, class F>
-auto emit_from(const Acc& acc, const F& f) {
-  using P = plan<F>;
+auto emit_line_from(const Acc& acc, const F& f) {
+  using P = line_plan<F>;
   if constexpr (J == P::order.count) {
     if constexpr (std::is_same_v<Acc, none>) return lit<0>;
     else return acc;
   } else {
     constexpr std::size_t i = P::order.item[J];
-    if constexpr (i == F::size) return emit_from<J + 1>(append_offset(acc, f.off), f);
-    else return emit_from<J + 1>(append(acc, tget<i>(f.ts)), f);
+    if constexpr (i == F::size) return emit_line_from<J + 1>(append_offset(acc, f.off), f);
+    else return emit_line_from<J + 1>(append(acc, light_get<i>(f.ts)), f);
   }
 }
 /// A merged form as a tree.
 template <class F>
-auto emit(const F& f) {
-  return emit_from<0>(none{}, f);
+auto emit_line(const F& f) {
+  return emit_line_from<0>(none{}, f);
 }
 
 // The same reading on types alone: what decides whether to rewrite, for every operation built,
@@ -431,17 +437,17 @@ template <class A, class B>
 using coef_mul_t = decltype(coef_mul(std::declval<const A&>(), std::declval<const B&>()));
 
 template <class F, class G>
-struct concat_t;
+struct add_lines_t;
 template <class O1, class... T1, class O2, class... T2>
-struct concat_t<form<O1, T1...>, form<O2, T2...>> {
-  using type = form<coef_add_t<O1, O2>, T1..., T2...>;
+struct add_lines_t<line_form<O1, T1...>, line_form<O2, T2...>> {
+  using type = line_form<coef_add_t<O1, O2>, T1..., T2...>;
 };
 template <class F, class C>
-struct scale_t;
+struct scale_line_t;
 template <class O, class... Ts, class C>
-struct scale_t<form<O, Ts...>, C> {
+struct scale_line_t<line_form<O, Ts...>, C> {
   using offset = std::conditional_t<is_literal_equal_v<O, 0>, literal<0>, coef_mul_t<O, C>>;
-  using type = form<offset, term<coef_mul_t<typename Ts::coef_type, C>, typename Ts::node_type>...>;
+  using type = line_form<offset, term<coef_mul_t<typename Ts::coef_type, C>, typename Ts::node_type>...>;
 };
 
 template <class N>
@@ -457,38 +463,40 @@ constexpr int line_case() {
 }
 template <class N, int Case = line_case<N>()>
 struct line_of {
-  using type = form<literal<0>, term<literal<1>, N>>;
+  using type = line_form<literal<0>, term<literal<1>, N>>;
 };
 template <class N>
 struct line_of<N, 1> {
-  using type = form<N>;
+  using type = line_form<N>;
 };
 template <class N>
 struct line_of<N, 2> {
-  using type = typename concat_t<typename line_of<meta::at<0, children_t<N>>>::type,
+  using type = typename add_lines_t<typename line_of<meta::at<0, children_t<N>>>::type,
                                  typename line_of<meta::at<1, children_t<N>>>::type>::type;
 };
 template <class N>
 struct line_of<N, 3> {
-  using type = typename concat_t<
+  using type = typename add_lines_t<
       typename line_of<meta::at<0, children_t<N>>>::type,
-      typename scale_t<typename line_of<meta::at<1, children_t<N>>>::type, literal<-1>>::type>::type;
+      typename scale_line_t<typename line_of<meta::at<1, children_t<N>>>::type, literal<-1>>::type>::type;
 };
 template <class N>
 struct line_of<N, 4> {
-  using type = typename scale_t<typename line_of<meta::at<0, children_t<N>>>::type, literal<-1>>::type;
+  using type = typename scale_line_t<typename line_of<meta::at<0, children_t<N>>>::type, literal<-1>>::type;
 };
 template <class N>
 struct line_of<N, 5> {
-  using type = typename scale_t<typename line_of<meta::at<1, children_t<N>>>::type, meta::at<0, children_t<N>>>::type;
+  using type =
+      typename scale_line_t<typename line_of<meta::at<1, children_t<N>>>::type, meta::at<0, children_t<N>>>::type;
 };
 template <class N>
 struct line_of<N, 6> {
-  using type = typename scale_t<typename line_of<meta::at<0, children_t<N>>>::type, meta::at<1, children_t<N>>>::type;
+  using type =
+      typename scale_line_t<typename line_of<meta::at<0, children_t<N>>>::type, meta::at<1, children_t<N>>>::type;
 };
 template <class N>
 struct line_of<N, 7> {
-  using type = typename scale_t<typename line_of<meta::at<0, children_t<N>>>::type,
+  using type = typename scale_line_t<typename line_of<meta::at<0, children_t<N>>>::type,
                                 decltype(literal_reciprocal<meta::at<1, children_t<N>>>())>::type;
 };
 
@@ -503,11 +511,11 @@ struct merged_term<true, S, C, X> {
 template <class F, class T>
 struct add_term_t;
 template <class O, class... Ts, class C, class X>
-struct add_term_t<form<O, Ts...>, term<C, X>> {
+struct add_term_t<line_form<O, Ts...>, term<C, X>> {
   static constexpr std::size_t i = find_node<X, Ts...>();
   template <std::size_t... J>
-  static auto replaced(std::index_sequence<J...>) -> form<O, typename merged_term<J == i, Ts, C, X>::type...>;
-  using type = std::conditional_t<i == sizeof...(Ts), form<O, Ts..., term<C, X>>,
+  static auto replaced(std::index_sequence<J...>) -> line_form<O, typename merged_term<J == i, Ts, C, X>::type...>;
+  using type = std::conditional_t<i == sizeof...(Ts), line_form<O, Ts..., term<C, X>>,
                                   decltype(replaced(std::index_sequence_for<Ts...>{}))>;
 };
 template <class Acc, class... Ts>
@@ -519,14 +527,14 @@ struct merge_all<Acc, T, Ts...> : merge_all<typename add_term_t<Acc, T>::type, T
 template <class F>
 struct merged;
 template <class O, class... Ts>
-struct merged<form<O, Ts...>> {
-  using type = typename merge_all<form<O>, Ts...>::type;
+struct merged<line_form<O, Ts...>> {
+  using type = typename merge_all<line_form<O>, Ts...>::type;
 };
 
 template <class N>
-using raw_form_t = typename line_of<N>::type;
+using raw_line_form_t = typename line_of<N>::type;
 template <class N>
-using merged_form_t = typename merged<raw_form_t<N>>::type;
+using merged_line_form_t = typename merged<raw_line_form_t<N>>::type;
 
 /// The number of constants (literals and run-time numbers) the Line of N is read from.
 template <class N>
@@ -550,14 +558,14 @@ inline constexpr bool line_rewrites_v = [] {
   if constexpr (!is_line_op_v<N>) {
     return false;
   } else {
-    using M = merged_form_t<N>;
-    using P = plan<M>;
+    using M = merged_line_form_t<N>;
+    using P = line_plan<M>;
     constexpr int pieces = offset_pieces<N>();
     constexpr int deferred =
         !AtRoot && kind_of<typename M::offset_type> == node_kind::constant && pieces > 1 ? pieces - 1 : 0;
-    constexpr int before = tree_cost<N>();
+    constexpr int before = line_tree_cost<N>();
     constexpr int after = P::cost + deferred;
-    return after < before || (after <= before && M::size < raw_form_t<N>::size);
+    return after < before || (after <= before && M::size < raw_line_form_t<N>::size);
   }
 }();
 
@@ -571,15 +579,15 @@ struct factor {
 };
 
 template <class K, class... Fs>
-struct pform {
+struct product_form {
   using coef_type = K;
   static constexpr std::size_t size = sizeof...(Fs);
   K k;
-  tup<Fs...> fs;
+  light_tuple<Fs...> fs;
 };
 template <class K, class... Fs>
-auto make_pform(const K& k, const tup<Fs...>& fs) {
-  return pform<K, Fs...>{k, fs};
+auto make_product_form(const K& k, const light_tuple<Fs...>& fs) {
+  return product_form<K, Fs...>{k, fs};
 }
 
 template <class N>
@@ -631,35 +639,36 @@ auto coef_pow(const K& k, P) {
 }
 
 template <class F, class P>
-auto raise(const F& f, P p) {
-  return tapply(
+auto raise_product(const F& f, P p) {
+  return light_apply(
       [&](const auto&... g) {
-        return make_pform(coef_pow(f.k, p),
-                          tup{factor<decltype(coef_mul(typename std::remove_cvref_t<decltype(g)>::power_type{}, p)),
-                                            typename std::remove_cvref_t<decltype(g)>::node_type>{g.x}...});
+        return make_product_form(
+            coef_pow(f.k, p),
+            light_tuple{factor<decltype(coef_mul(typename std::remove_cvref_t<decltype(g)>::power_type{}, p)),
+                               typename std::remove_cvref_t<decltype(g)>::node_type>{g.x}...});
       },
       f.fs);
 }
 template <class F, class G>
-auto pconcat(const F& f, const G& g) {
-  return make_pform(coef_mul(f.k, g.k), tcat(f.fs, g.fs));
+auto multiply_products(const F& f, const G& g) {
+  return make_product_form(coef_mul(f.k, g.k), light_concat(f.fs, g.fs));
 }
 
 /// n read as a LogLine, factor by factor, without merging.
 template <class N>
-auto pdecompose(const N& n) {
+auto decompose_product(const N& n) {
   if constexpr (is_coef_v<N>) {
-    return make_pform(n, tup<>{});
+    return make_product_form(n, light_tuple<>{});
   } else if constexpr (!is_product_op_v<N>) {
-    return make_pform(lit<1>, tup{factor<literal<1>, N>{n}});
+    return make_product_form(lit<1>, light_tuple{factor<literal<1>, N>{n}});
   } else if constexpr (is_binary_rule_v<N, rules::multiply>) {
-    return pconcat(pdecompose(n.a), pdecompose(n.b));
+    return multiply_products(decompose_product(n.a), decompose_product(n.b));
   } else if constexpr (is_binary_rule_v<N, rules::divide>) {
-    return pconcat(pdecompose(n.a), raise(pdecompose(n.b), lit<-1>));
+    return multiply_products(decompose_product(n.a), raise_product(decompose_product(n.b), lit<-1>));
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    return raise(pdecompose(n.a), power_of_op<N>());
+    return raise_product(decompose_product(n.a), power_of_op<N>());
   } else {
-    return raise(pdecompose(n.a), power_of_op<N>());
+    return raise_product(decompose_product(n.a), power_of_op<N>());
   }
 }
 
@@ -672,15 +681,15 @@ inline constexpr int power_cost_v =
                                                                                            : 4;
 
 template <class N>
-constexpr int ptree_cost() {
+constexpr int product_tree_cost() {
   if constexpr (!is_product_op_v<N>) {
     return 0;
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    return 1 + ptree_cost<meta::at<0, children_t<N>>>();
+    return 1 + product_tree_cost<meta::at<0, children_t<N>>>();
   } else if constexpr (is_literal_power_v<N>) {
-    return power_cost_v<decltype(power_of_op<N>())> + ptree_cost<meta::at<0, children_t<N>>>();
+    return power_cost_v<decltype(power_of_op<N>())> + product_tree_cost<meta::at<0, children_t<N>>>();
   } else {
-    return 1 + ptree_cost<meta::at<0, children_t<N>>>() + ptree_cost<meta::at<1, children_t<N>>>();
+    return 1 + product_tree_cost<meta::at<0, children_t<N>>>() + product_tree_cost<meta::at<1, children_t<N>>>();
   }
 }
 
@@ -709,25 +718,25 @@ template <class X>
 inline constexpr bool nonnegative_support_v = support_of<X>.lo >= 0;
 
 template <class K, class... Fs, class P, class X>
-auto add_factor(const pform<K, Fs...>& acc, const factor<P, X>& f) {
+auto add_factor(const product_form<K, Fs...>& acc, const factor<P, X>& f) {
   constexpr std::size_t i = find_node<X, Fs...>();
   if constexpr (i == sizeof...(Fs)) {
-    return make_pform(acc.k, tcat(acc.fs, tup{f}));
+    return make_product_form(acc.k, light_concat(acc.fs, light_tuple{f}));
   } else {
-    check_same_sizes(tget<i>(acc.fs).x, f.x);
-    using Old = std::remove_cvref_t<decltype(tget<i>(acc.fs))>;
+    check_same_sizes(light_get<i>(acc.fs).x, f.x);
+    using Old = std::remove_cvref_t<decltype(light_get<i>(acc.fs))>;
     using Sum = decltype(coef_add(typename Old::power_type{}, P{}));
-    return make_pform(acc.k, replace_at<i>(acc.fs, factor<Sum, X>{f.x}));
+    return make_product_form(acc.k, replace_at<i>(acc.fs, factor<Sum, X>{f.x}));
   }
 }
 template <std::size_t I, class Acc, class F>
-auto pmerge_from(const Acc& acc, const F& f) {
+auto merge_product_from(const Acc& acc, const F& f) {
   if constexpr (I == F::size) return acc;
-  else return pmerge_from<I + 1>(add_factor(acc, tget<I>(f.fs)), f);
+  else return merge_product_from<I + 1>(add_factor(acc, light_get<I>(f.fs)), f);
 }
 template <class F>
-auto pmerge(const F& f) {
-  return pmerge_from<0>(make_pform(f.k, tup<>{}), f);
+auto merge_product(const F& f) {
+  return merge_product_from<0>(make_product_form(f.k, light_tuple<>{}), f);
 }
 
 /// (A factor whose exponents cancel, x·x⁻¹, is dropped: the bases are positive then, see
@@ -737,7 +746,7 @@ auto pmerge(const F& f) {
 template <class F>
 struct merge_is_exact;
 template <class K, class... Fs>
-struct merge_is_exact<pform<K, Fs...>> {
+struct merge_is_exact<product_form<K, Fs...>> {
   static constexpr bool value = [] {
     constexpr int sign[] = {(literal_parts<typename Fs::power_type>::num < 0 ? -1 : 1)..., 0};
     constexpr bool positive[] = {positive_support_v<typename Fs::node_type>..., true};
@@ -753,22 +762,22 @@ struct merge_is_exact<pform<K, Fs...>> {
 template <class F>
 struct all_bases_positive;
 template <class K, class... Fs>
-struct all_bases_positive<pform<K, Fs...>>
+struct all_bases_positive<product_form<K, Fs...>>
     : std::bool_constant<(positive_support_v<typename Fs::node_type> && ...)> {};
 
 /// Emits x^P as its cheapest node (P > 0).
 template <class P, class X>
 auto power_node(const X& x) {
   if constexpr (is_literal_equal_v<P, 1>) return x;
-  else if constexpr (is_literal_equal_v<P, 2>) return raw1<rules::square>(x);
-  else if constexpr (is_literal_equal_v<P, 1, 2>) return raw1<rules::sqrt>(x);
-  else return raw2<rules::pow>(x, P{});
+  else if constexpr (is_literal_equal_v<P, 2>) return plain_unary<rules::square>(x);
+  else if constexpr (is_literal_equal_v<P, 1, 2>) return plain_unary<rules::sqrt>(x);
+  else return plain_binary<rules::pow>(x, P{});
 }
 
 template <class Acc, class X>
 auto times(const Acc& acc, const X& x) {
   if constexpr (std::is_same_v<Acc, none>) return x;
-  else return raw2<rules::multiply>(acc, x);
+  else return plain_binary<rules::multiply>(acc, x);
 }
 
 /// The product of the factors with exponents of sign S (+1: numerator; −1: denominator, with
@@ -778,11 +787,11 @@ auto product_from(const Acc& acc, const F& f) {
   if constexpr (I == F::size) {
     return acc;
   } else {
-    using G = std::remove_cvref_t<decltype(tget<I>(f.fs))>;
+    using G = std::remove_cvref_t<decltype(light_get<I>(f.fs))>;
     using P = typename G::power_type;
     if constexpr (literal_parts<P>::num * S > 0) {
       using Q = decltype(coef_mul(P{}, literal<S>{}));
-      return product_from<S, I + 1>(times(acc, power_node<Q>(tget<I>(f.fs).x)), f);
+      return product_from<S, I + 1>(times(acc, power_node<Q>(light_get<I>(f.fs).x)), f);
     } else {
       return product_from<S, I + 1>(acc, f);
     }
@@ -790,7 +799,7 @@ auto product_from(const Acc& acc, const F& f) {
 }
 
 template <class F>
-auto pemit(const F& f) {
+auto emit_product(const F& f) {
   auto num = product_from<1, 0>(none{}, f);
   auto den = product_from<-1, 0>(none{}, f);
   using Num = decltype(num);
@@ -798,25 +807,25 @@ auto pemit(const F& f) {
   using K = typename F::coef_type;
   auto with_k = [&](const auto& x) {  // k · x
     if constexpr (is_literal_equal_v<K, 1>) return x;
-    else if constexpr (is_literal_equal_v<K, -1>) return raw1<rules::negate>(x);
-    else return raw2<rules::multiply>(f.k, x);
+    else if constexpr (is_literal_equal_v<K, -1>) return plain_unary<rules::negate>(x);
+    else return plain_binary<rules::multiply>(f.k, x);
   };
   if constexpr (std::is_same_v<Num, none> && std::is_same_v<Den, none>) {
     return f.k;
   } else if constexpr (std::is_same_v<Den, none>) {
     return with_k(num);
   } else if constexpr (std::is_same_v<Num, none>) {
-    if constexpr (is_literal_equal_v<K, 1>) return raw1<rules::inverse>(den);
-    else return raw2<rules::divide>(f.k, den);
+    if constexpr (is_literal_equal_v<K, 1>) return plain_unary<rules::inverse>(den);
+    else return plain_binary<rules::divide>(f.k, den);
   } else {
-    return raw2<rules::divide>(with_k(num), den);
+    return plain_binary<rules::divide>(with_k(num), den);
   }
 }
 
 template <class F>
-struct pplan;
+struct product_plan;
 template <class K, class... Fs>
-struct pplan<pform<K, Fs...>> {
+struct product_plan<product_form<K, Fs...>> {
   static constexpr int num = ((literal_parts<typename Fs::power_type>::num > 0 ? 1 : 0) + ... + 0);
   static constexpr int den = ((literal_parts<typename Fs::power_type>::num < 0 ? 1 : 0) + ... + 0);
   static constexpr int powers =
@@ -830,9 +839,9 @@ struct pplan<pform<K, Fs...>> {
 };
 
 template <class N>
-using raw_pform_t = decltype(pdecompose(std::declval<const N&>()));
+using raw_product_form_t = decltype(decompose_product(std::declval<const N&>()));
 template <class N>
-using merged_pform_t = decltype(pmerge(std::declval<const raw_pform_t<N>&>()));
+using merged_product_form_t = decltype(merge_product(std::declval<const raw_product_form_t<N>&>()));
 
 /// True when N, read as a LogLine, is emitted cheaper (or as cheap, with fewer factors) and
 /// the rewrite is exact: integer powers only, or positive bases.
@@ -841,18 +850,18 @@ inline constexpr bool logline_rewrites_v = [] {
   if constexpr (!is_product_op_v<N>) {
     return false;
   } else {
-    using R = raw_pform_t<N>;
-    using M = merged_pform_t<N>;
+    using R = raw_product_form_t<N>;
+    using M = merged_product_form_t<N>;
     constexpr bool exact = (integer_powers<N>() || all_bases_positive<R>::value) && merge_is_exact<R>::value;
-    constexpr int before = ptree_cost<N>();
-    return exact && (pplan<M>::cost < before || (pplan<M>::cost <= before && M::size < R::size));
+    constexpr int before = product_tree_cost<N>();
+    return exact && (product_plan<M>::cost < before || (product_plan<M>::cost <= before && M::size < R::size));
   }
 }();
 
 template <class F>
 struct logs_needed;
 template <class K, class... Fs>
-struct logs_needed<pform<K, Fs...>>
+struct logs_needed<product_form<K, Fs...>>
     : std::integral_constant<int, ((is_unary_rule_v<typename Fs::node_type, rules::exp> ||
                                     literal_parts<typename Fs::power_type>::num == 0
                                         ? 0
@@ -864,43 +873,44 @@ auto sum_of_logs(const Acc& acc, const F& f) {
   if constexpr (I == F::size) {
     return acc;
   } else {
-    const auto& g = tget<I>(f.fs);
+    const auto& g = light_get<I>(f.fs);
     using P = typename std::remove_cvref_t<decltype(g)>::power_type;
     return sum_of_logs<I + 1>(acc + P{} * log(g.x), f);  // tyche::log, found by ADL
   }
 }
 
-}  // namespace lin
+}  // namespace forms
 
 template <class N>
 constexpr bool log_splits() {
-  if constexpr (!lin::is_product_op_v<N>) {
+  if constexpr (!forms::is_product_op_v<N>) {
     return false;
   } else {
-    using M = lin::merged_pform_t<N>;
+    using M = forms::merged_product_form_t<N>;
     using K = typename M::coef_type;
-    return lin::all_bases_positive<lin::raw_pform_t<N>>::value && lin::coef_sign_v<K> == 1 &&
-           lin::logs_needed<M>::value <= 1;
+    return forms::all_bases_positive<forms::raw_product_form_t<N>>::value && forms::coef_sign_v<K> == 1 &&
+           forms::logs_needed<M>::value <= 1;
   }
 }
 template <class N>
 auto log_of_product(const N& n) {
-  const auto m = lin::pmerge(lin::pdecompose(n));
+  const auto m = forms::merge_product(forms::decompose_product(n));
   using K = typename decltype(m)::coef_type;
-  if constexpr (is_literal_equal_v<K, 1>) return lin::sum_of_logs<0>(lit<0>, m);
-  else return lin::sum_of_logs<0>(constant{std::log(lin::coef_value(m.k))}, m);
+  if constexpr (is_literal_equal_v<K, 1>) return forms::sum_of_logs<0>(lit<0>, m);
+  else return forms::sum_of_logs<0>(constant{std::log(forms::coef_value(m.k))}, m);
 }
 template <class N>
 constexpr bool is_unary_log_of_nonnegative() {
-  if constexpr (is_unary_rule_v<N, rules::log>) return lin::nonnegative_support_v<meta::at<0, children_t<N>>>;
+  if constexpr (is_unary_rule_v<N, rules::log>) return forms::nonnegative_support_v<meta::at<0, children_t<N>>>;
   else return false;
 }
 
 /// The node of a Line operation, in normal form (the hook of make_binary and operator-).
 template <class N, bool AtRoot = false>
 auto line_normal_form(const N& n) {
-  if constexpr (lin::line_rewrites_v<N, AtRoot>) return lin::emit(lin::merge(lin::decompose(n)));
-  else if constexpr (lin::logline_rewrites_v<N>) return lin::pemit(lin::pmerge(lin::pdecompose(n)));
+  if constexpr (forms::line_rewrites_v<N, AtRoot>) return forms::emit_line(forms::merge_line(forms::decompose_line(n)));
+  else if constexpr (forms::logline_rewrites_v<N>)
+    return forms::emit_product(forms::merge_product(forms::decompose_product(n)));
   else return n;
 }
 
