@@ -335,6 +335,7 @@ using children_t = typename std::remove_cvref_t<N>::children;
 // ---- parameter dependencies ---------------------------------------------------------------
 
 namespace detail {
+/// Two parameters (leaf types) with the same name: the same parameter, whatever their types.
 template <class A, class B>
 struct same_param_name : std::bool_constant<A::name == B::name> {};
 
@@ -5087,18 +5088,11 @@ struct slot<N, T, node_kind::binary> {
   T d1;
   T adj = lift<T>(0.0);
 };
-template <class N, class T>
-struct slot<N, T, node_kind::sum> {
-  T v;
-  T adj = lift<T>(0.0);
-};
-template <class N, class T>
-struct slot<N, T, node_kind::log_sum_exp> {
-  T v;
-  T adj = lift<T>(0.0);
-};
-template <class N, class T>
-struct slot<N, T, node_kind::residual_squares> {
+/// Reductions and elements of buffered vectors: a value and its adjoint.
+template <class N, class T, node_kind K>
+  requires(K == node_kind::sum || K == node_kind::log_sum_exp || K == node_kind::residual_squares ||
+           K == node_kind::element)
+struct slot<N, T, K> {
   T v;
   T adj = lift<T>(0.0);
 };
@@ -5127,11 +5121,6 @@ struct slot<N, T, node_kind::vector_op> {
   T* in[arity] = {};
   T* in_adj[arity] = {};
   std::size_t in_n[arity] = {};
-};
-template <class N, class T>
-struct slot<N, T, node_kind::element> {
-  T v;
-  T adj = lift<T>(0.0);
 };
 
 template <std::size_t I, class S>
@@ -5364,25 +5353,34 @@ struct evaluation {
     // constants and data: no adjoint
   }
 
-  // Forward step of a unary or binary node into slot s; G: also the partial derivatives.
+  // One row of X (cols doubles) times v, for the buffered matvec and the streamed one alike
+  // (the same numbers either way). Four accumulators: the loop vectorises without reassociating
+  // a single sum.
+  TYCHE_HD TYCHE_INLINE static T row_dot(const double* row, const T* v, std::size_t cols) {
+    T a0 = lift<T>(0.0), a1 = lift<T>(0.0), a2 = lift<T>(0.0), a3 = lift<T>(0.0);
+    std::size_t c = 0;
+    for (; c + 4 <= cols; c += 4) {
+      a0 += lift<T>(row[c]) * v[c];
+      a1 += lift<T>(row[c + 1]) * v[c + 1];
+      a2 += lift<T>(row[c + 2]) * v[c + 2];
+      a3 += lift<T>(row[c + 3]) * v[c + 3];
+    }
+    for (; c < cols; ++c) a0 += lift<T>(row[c]) * v[c];
+    return (a0 + a1) + (a2 + a3);
+  }
+  // g += a times one row of X (cols doubles): the adjoint of a matvec's element, to v's gradient.
+  // a by value: a copy the loop can keep in a register while it stores to g.
+  TYCHE_HD TYCHE_INLINE static void add_row_times(T* g, const double* row, std::size_t cols, const T a) {
+    for (std::size_t c = 0; c < cols; ++c) g[c] += lift<T>(row[c]) * a;
+  }
+
   // Row i of X times v (rows i, i+1, … for a batch U), for a streamed matvec.
   template <class U, class N>
   TYCHE_HD TYCHE_INLINE U row_product(const N& n, std::size_t i) {
     const std::size_t cols = n.x.cols;
     const T* v = theta + offset_of<meta::at<1, children_t<N>>>();
     if constexpr (std::is_same_v<U, T>) {
-      const double* row = n.x.ptr + i * cols;
-      // Four accumulators, as the buffered matvec: the loop vectorises without reassociating.
-      T a0 = lift<T>(0.0), a1 = lift<T>(0.0), a2 = lift<T>(0.0), a3 = lift<T>(0.0);
-      std::size_t c = 0;
-      for (; c + 4 <= cols; c += 4) {
-        a0 += lift<T>(row[c]) * v[c];
-        a1 += lift<T>(row[c + 1]) * v[c + 1];
-        a2 += lift<T>(row[c + 2]) * v[c + 2];
-        a3 += lift<T>(row[c + 3]) * v[c + 3];
-      }
-      for (; c < cols; ++c) a0 += lift<T>(row[c]) * v[c];
-      return (a0 + a1) + (a2 + a3);
+      return row_dot(n.x.ptr + i * cols, v, cols);
     } else {  // T = double, U a batch of rows: the rows' products with U-wide chunks of v,
               // the rows interleaved (independent chains), each chunk of v loaded once
       using L = lane_ops<U>;
@@ -5420,8 +5418,7 @@ struct evaluation {
     const std::size_t cols = n.x.cols;
     T* g = grad + offset_of<meta::at<1, children_t<N>>>();
     if constexpr (std::is_same_v<U, T>) {
-      const double* row = n.x.ptr + i * cols;
-      for (std::size_t c = 0; c < cols; ++c) g[c] += lift<T>(row[c]) * a;
+      add_row_times(g, n.x.ptr + i * cols, cols, a);
     } else {
       using L = lane_ops<U>;
       constexpr std::size_t w = L::size;
@@ -5442,6 +5439,7 @@ struct evaluation {
     }
   }
 
+  // Forward step of a unary or binary node into slot s; G: also the partial derivatives.
   template <bool G, class N, class P, class S, class K>
   TYCHE_HD TYCHE_INLINE void forward_elementary(const N& n, S& s, K& ks, std::size_t i) {
     using U = kernel_scalar_t<K, T>;
@@ -5716,18 +5714,7 @@ struct evaluation {
       s.adj = s.val + rows;
       const T* v = theta + offset_of<meta::at<1, children_t<N>>>();
       for (std::size_t r = 0; r < rows; ++r) {
-        const double* row = n.x.ptr + r * cols;
-        // Four accumulators: the loop vectorises without reassociating a single sum.
-        T a0 = lift<T>(0.0), a1 = lift<T>(0.0), a2 = lift<T>(0.0), a3 = lift<T>(0.0);
-        std::size_t c = 0;
-        for (; c + 4 <= cols; c += 4) {
-          a0 += lift<T>(row[c]) * v[c];
-          a1 += lift<T>(row[c + 1]) * v[c + 1];
-          a2 += lift<T>(row[c + 2]) * v[c + 2];
-          a3 += lift<T>(row[c + 3]) * v[c + 3];
-        }
-        for (; c < cols; ++c) a0 += lift<T>(row[c]) * v[c];
-        s.val[r] = (a0 + a1) + (a2 + a3);
+        s.val[r] = row_dot(n.x.ptr + r * cols, v, cols);
         if constexpr (Grad) s.adj[r] = lift<T>(0.0);
       }
     }
@@ -5824,11 +5811,7 @@ struct evaluation {
       const std::size_t rows = n.x.rows;
       const std::size_t cols = n.x.cols;
       T* g = grad + offset_of<meta::at<1, children_t<N>>>();
-      for (std::size_t r = 0; r < rows; ++r) {
-        const double* row = n.x.ptr + r * cols;
-        const T a = s.adj[r];
-        for (std::size_t c = 0; c < cols; ++c) g[c] += lift<T>(row[c]) * a;
-      }
+      for (std::size_t r = 0; r < rows; ++r) add_row_times(g, n.x.ptr + r * cols, cols, s.adj[r]);
     }
   }
 
@@ -6508,13 +6491,10 @@ auto fold(const N& n, fold_storage& storage) {
     const unary_node<typename N::rule_type, decltype(a)> r{{}, n.rule, a};
     if constexpr (Reduce && line && !InLine) return line_normal_form<decltype(r), true>(r);
     else return r;
-  } else if constexpr (divides_by_constant_v<N>) {
-    // a / d for d free of parameters: a × (1/d), with 1/d computed here, once. A multiply is
-    // several times cheaper than a divide in every evaluation.
-    auto a = fold<Reduce>(n.a, storage);
-    auto inv = fold<Reduce>(detail::make_unary<rules::inverse>(n.b), storage);
-    return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};
-  } else if constexpr (divides_vector_by_scalar_v<N>) {
+  } else if constexpr (divides_by_constant_v<N> || divides_vector_by_scalar_v<N>) {
+    // a / d for d free of parameters: a × (1/d), with 1/d computed here, once; a / s for a
+    // vector a: a × (1/s), one divide per evaluation. A multiply is several times cheaper than a
+    // divide.
     auto a = fold<Reduce>(n.a, storage);
     auto inv = fold<Reduce>(detail::make_unary<rules::inverse>(n.b), storage);
     return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};
@@ -6627,9 +6607,6 @@ using range_value_t = std::remove_cv_t<std::remove_pointer_t<decltype(std::data(
 
 namespace detail {
 
-template <class A, class B>
-struct same_name : std::bool_constant<A::name == B::name> {};
-
 /// Every parameter occurrence in N, duplicates kept (for the shape-consistency check).
 template <class N>
 struct all_params {
@@ -6651,7 +6628,7 @@ struct all_params<param_element<V>> {
 /// True when every occurrence Os is in Layout (by name) with exactly the same type.
 template <class Layout, class O>
 constexpr bool consistent_param() {
-  constexpr std::size_t i = meta::find_if_equal<same_name, O, Layout>::value;
+  constexpr std::size_t i = meta::find_if_equal<same_param_name, O, Layout>::value;
   if constexpr (i == Layout::size) return false;
   else return std::is_same_v<meta::at<i, Layout>, O>;
 }
@@ -6938,7 +6915,7 @@ auto compile(const Expr& f, const Params&... params) {
                 "tyche::compile(f, params...) requires every 'params' argument to be a parameter");
   if constexpr (all_params) {
     using layout = meta::list<Params...>;
-    constexpr bool unique = meta::unique<detail::same_name, layout>::size == layout::size;
+    constexpr bool unique = meta::unique<detail::same_param_name, layout>::size == layout::size;
     static_assert(unique, "tyche::compile(f, params...): a parameter is listed twice");
     using used = params_of<detail::node_t<Expr>>;
     constexpr bool complete =
@@ -7111,9 +7088,10 @@ std::string explain(const E& e, explain_with_supports_t) {
 // tyche/distributions/detail/family.hpp — what every distribution header uses: the base class
 // (distributions/distribution.hpp), the transforms from the unconstrained line to a support
 // given by bounds, building a named random variable (distributions/random_variable.hpp) or an
-// unnamed distribution from user arguments, and constants. (The sum over the elements of an
-// elementwise log density, detail::total, is in operations/functions.hpp, shared with the
-// transforms' log-Jacobians.)
+// unnamed distribution from user arguments, constants, and the checks of observed values that
+// families with the same support share. (The sum over the elements of an elementwise log
+// density, detail::total, is in operations/functions.hpp, shared with the transforms'
+// log-Jacobians.)
 // ----- begin tyche/distributions/distribution.hpp -----
 // tyche/distributions/distribution.hpp — the base class of every distribution family
 // (distribution<Derived>: observe(data) makes a likelihood term, with the data checked against
@@ -7364,6 +7342,7 @@ struct interval {
 }  // namespace tyche::transforms
 // ----- end tyche/transforms/bounds.hpp -----
 
+#include <cmath>
 #include <cstddef>
 #include <type_traits>
 
@@ -7372,6 +7351,18 @@ namespace tyche::detail {
 inline constexpr double log_two = 0.69314718055994530942;
 inline constexpr double log_pi = 1.14472988584940017414;
 inline constexpr double half_log_two_pi = 0.91893853320467274178;  // ½ log(2π)
+
+// What observe(y) says of a value y outside a family's support (nullptr when y is inside): each
+// family's observation_problem, for the supports several families share.
+inline const char* count_problem(double v) {
+  return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
+}
+inline const char* category_problem(double v) {
+  return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1)" : nullptr;
+}
+inline const char* binary_problem(double v) { return v == 0.0 || v == 1.0 ? nullptr : "is not 0 or 1"; }
+inline const char* nonnegative_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+inline const char* positive_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
 
 /// The shape a random variable takes from its arguments when none is given: the size of its
 /// vector arguments (static if one of them has a static size), or a scalar.
@@ -7442,7 +7433,7 @@ struct bernoulli_distribution : distribution<bernoulli_distribution<P>> {
   static double draw(G& rng, double pr) { return std::bernoulli_distribution(pr)(rng) ? 1.0 : 0.0; }
   static double mean(double pr) { return pr; }
   static double variance(double pr) { return pr * (1.0 - pr); }
-  static const char* observation_problem(double v) { return v == 0.0 || v == 1.0 ? nullptr : "is not 0 or 1"; }
+  static const char* observation_problem(double v) { return detail::binary_problem(v); }
 };
 
 /// The distribution bernoulli(p), to observe data: `bernoulli(p).observe(data(y))`.
@@ -7486,7 +7477,7 @@ struct bernoulli_logit_distribution : distribution<bernoulli_logit_distribution<
   static double draw(G& rng, double a) { return std::bernoulli_distribution(probability(a))(rng) ? 1.0 : 0.0; }
   static double mean(double a) { return probability(a); }
   static double variance(double a) { return probability(a) * probability(-a); }
-  static const char* observation_problem(double v) { return v == 0.0 || v == 1.0 ? nullptr : "is not 0 or 1"; }
+  static const char* observation_problem(double v) { return detail::binary_problem(v); }
 };
 
 /// The distribution bernoulli_logit(alpha): `bernoulli_logit(a + b * x).observe(data(y))`.
@@ -7672,9 +7663,7 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
   }
   static double mean(double trials, double pr) { return trials * pr; }
   static double variance(double trials, double pr) { return trials * pr * (1.0 - pr); }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution binomial(n, p), to observe counts of successes in n trials:
@@ -7742,9 +7731,7 @@ struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A
     const double s = sa + sb;
     return trials * sa * sb * (s + trials) / (s * s * (s + 1.0));
   }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution beta_binomial(n, a, b): `beta_binomial(data(trials), a, b).observe(data(y))`.
@@ -7802,9 +7789,7 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
   }
   static double mean(double trials, double a) { return trials * probability(a); }
   static double variance(double trials, double a) { return trials * probability(a) * probability(-a); }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution binomial_logit(n, alpha): `binomial_logit(data(trials), a + b * x).observe(data(y))`.
@@ -7882,9 +7867,7 @@ struct categorical_distribution : distribution<categorical_distribution<Theta>> 
   static std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& theta) {
     return detail::draw_categories(rng, n, theta);
   }
-  static const char* observation_problem(double v) {
-    return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1)" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::category_problem(v); }
 };
 
 template <class Beta>
@@ -7907,9 +7890,7 @@ struct categorical_logit_distribution : distribution<categorical_logit_distribut
     for (std::size_t k = 0; k < beta.size(); ++k) p[k] = std::exp(beta[k] - top);
     return detail::draw_categories(rng, n, p);
   }
-  static const char* observation_problem(double v) {
-    return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1)" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::category_problem(v); }
 };
 
 /// The distribution categorical(theta), to observe categories 1 … K: `categorical(theta).observe(data(y))`.
@@ -7979,7 +7960,7 @@ struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> 
   }
   template <class G>
   static double draw(G& rng, double s) { return std::fabs(std::cauchy_distribution<double>(0.0, s)(rng)); }
-  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
 };
 
 template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
@@ -8036,7 +8017,7 @@ struct chi_square_distribution : distribution<chi_square_distribution<Nu>> {
   static double draw(G& rng, double n) { return std::chi_squared_distribution<double>(n)(rng); }
   static double mean(double n) { return n; }
   static double variance(double n) { return 2 * n; }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
 };
 
 /// Name ~ chi_square(nu), support (0, ∞), sampled as log Name.
@@ -8430,7 +8411,7 @@ struct exponential_distribution : distribution<exponential_distribution<Lambda>>
   static double draw(G& rng, double l) { return std::exponential_distribution<double>(l)(rng); }
   static double mean(double l) { return 1.0 / l; }
   static double variance(double l) { return 1.0 / (l * l); }
-  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
 };
 
 /// Name ~ exponential(lambda) (rate lambda), support (0, ∞), sampled as log Name.
@@ -8807,7 +8788,7 @@ struct gamma_distribution : distribution<gamma_distribution<Alpha, Beta>> {
   static double draw(G& rng, double a, double b) { return std::gamma_distribution<double>(a, 1.0 / b)(rng); }
   static double mean(double a, double b) { return a / b; }
   static double variance(double a, double b) { return a / (b * b); }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
 };
 
 /// Name ~ gamma(alpha, beta) (shape alpha, rate beta), support (0, ∞), sampled as log Name.
@@ -8856,7 +8837,7 @@ struct half_normal_distribution : distribution<half_normal_distribution<Sigma>> 
   static double draw(G& rng, double s) { return std::fabs(std::normal_distribution<double>(0.0, s)(rng)); }
   static double mean(double s) { return s * std::sqrt(2.0 / std::numbers::pi); }
   static double variance(double s) { return s * s * (1.0 - 2.0 / std::numbers::pi); }
-  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
 };
 
 /// Name ~ half-normal(sigma), support (0, ∞), sampled as log Name.
@@ -8930,7 +8911,7 @@ struct half_student_t_distribution : distribution<half_student_t_distribution<Nu
     }
     return n > 1 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
   }
-  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
 };
 
 /// Name ~ half-Student-t(nu, sigma), support (0, ∞), sampled as log Name.
@@ -8983,7 +8964,7 @@ struct inv_chi_square_distribution : distribution<inv_chi_square_distribution<Nu
   static double variance(double n) {
     return n > 4 ? 2 / ((n - 2) * (n - 2) * (n - 4)) : std::numeric_limits<double>::infinity();
   }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
 };
 
 /// Name ~ inv_chi_square(nu), support (0, ∞), sampled as log Name.
@@ -9042,7 +9023,7 @@ struct inv_gamma_distribution : distribution<inv_gamma_distribution<Alpha, Beta>
   static double variance(double a, double b) {
     return a > 2 ? b * b / ((a - 1) * (a - 1) * (a - 2)) : std::numeric_limits<double>::infinity();
   }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
 };
 
 /// Name ~ inv_gamma(alpha, beta) (shape alpha, scale beta), support (0, ∞), sampled as log Name.
@@ -9384,7 +9365,7 @@ struct lognormal_distribution : distribution<lognormal_distribution<Mu, Sigma>> 
   static double draw(G& rng, double m, double s) { return std::lognormal_distribution<double>(m, s)(rng); }
   static double mean(double m, double s) { return std::exp(m + s * s / 2); }
   static double variance(double m, double s) { return std::expm1(s * s) * std::exp(2 * m + s * s); }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
 };
 
 /// Name ~ lognormal(mu, sigma), support (0, ∞), sampled as log Name.
@@ -9915,9 +9896,7 @@ struct neg_binomial_2_distribution : distribution<neg_binomial_2_distribution<Mu
   }
   static double mean(double m, double) { return m; }
   static double variance(double m, double f) { return m + m * m / f; }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution neg_binomial_2(mu, phi), to observe counts: `neg_binomial_2(mu, phi).observe(data(y))`.
@@ -9973,9 +9952,7 @@ struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distrib
   }
   static double mean(double e, double) { return std::exp(e); }
   static double variance(double e, double f) { return std::exp(e) + std::exp(2.0 * e) / f; }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution neg_binomial_2_log(eta, phi): `neg_binomial_2_log(a + b * x, phi).observe(data(y))`.
@@ -10091,9 +10068,7 @@ struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
   }
   static double mean(double l) { return l; }
   static double variance(double l) { return l; }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution poisson(lambda), to observe counts: `poisson(lambda).observe(data(y))`.
@@ -10139,9 +10114,7 @@ struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> 
   }
   static double mean(double a) { return std::exp(a); }
   static double variance(double a) { return std::exp(a); }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution poisson_log(alpha): `poisson_log(a + b * x).observe(data(y))`.
@@ -10316,7 +10289,7 @@ struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
     return s * s * (std::tgamma(1 + 2 / a) - g1 * g1);
   }
   // 0 is rejected too: log(x/σ) = −∞ there, and (α − 1)·log(x/σ) is NaN for α = 1.
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
 };
 
 /// Name ~ weibull(alpha, sigma) (shape alpha, scale sigma), support (0, ∞), sampled as log Name.
@@ -10695,8 +10668,7 @@ class model_t {
   /// Value of expression e (element i, or its only value) at θ.
   template <class E>
   double value_at(const E& e, std::size_t i, const std::vector<double>& theta) const {
-    std::vector<double> v(detail::value_count(e));
-    detail::evaluate_at<layout>(e, layout_(), theta.data(), v.data());
+    const std::vector<double> v = values_of(e, theta);
     return v.size() == 1 ? v[0] : v[i];
   }
 
@@ -10787,6 +10759,7 @@ class model_t {
       return out;
     }
   }
+  /// The values of expression e at θ (one for a scalar).
   template <class E>
   std::vector<double> values_of(const E& e, const std::vector<double>& theta) const {
     std::vector<double> v(detail::value_count(e));

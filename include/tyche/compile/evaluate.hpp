@@ -33,18 +33,11 @@ struct slot<N, T, node_kind::binary> {
   T d1;
   T adj = lift<T>(0.0);
 };
-template <class N, class T>
-struct slot<N, T, node_kind::sum> {
-  T v;
-  T adj = lift<T>(0.0);
-};
-template <class N, class T>
-struct slot<N, T, node_kind::log_sum_exp> {
-  T v;
-  T adj = lift<T>(0.0);
-};
-template <class N, class T>
-struct slot<N, T, node_kind::residual_squares> {
+/// Reductions and elements of buffered vectors: a value and its adjoint.
+template <class N, class T, node_kind K>
+  requires(K == node_kind::sum || K == node_kind::log_sum_exp || K == node_kind::residual_squares ||
+           K == node_kind::element)
+struct slot<N, T, K> {
   T v;
   T adj = lift<T>(0.0);
 };
@@ -73,11 +66,6 @@ struct slot<N, T, node_kind::vector_op> {
   T* in[arity] = {};
   T* in_adj[arity] = {};
   std::size_t in_n[arity] = {};
-};
-template <class N, class T>
-struct slot<N, T, node_kind::element> {
-  T v;
-  T adj = lift<T>(0.0);
 };
 
 template <std::size_t I, class S>
@@ -310,25 +298,34 @@ struct evaluation {
     // constants and data: no adjoint
   }
 
-  // Forward step of a unary or binary node into slot s; G: also the partial derivatives.
+  // One row of X (cols doubles) times v, for the buffered matvec and the streamed one alike
+  // (the same numbers either way). Four accumulators: the loop vectorises without reassociating
+  // a single sum.
+  TYCHE_HD TYCHE_INLINE static T row_dot(const double* row, const T* v, std::size_t cols) {
+    T a0 = lift<T>(0.0), a1 = lift<T>(0.0), a2 = lift<T>(0.0), a3 = lift<T>(0.0);
+    std::size_t c = 0;
+    for (; c + 4 <= cols; c += 4) {
+      a0 += lift<T>(row[c]) * v[c];
+      a1 += lift<T>(row[c + 1]) * v[c + 1];
+      a2 += lift<T>(row[c + 2]) * v[c + 2];
+      a3 += lift<T>(row[c + 3]) * v[c + 3];
+    }
+    for (; c < cols; ++c) a0 += lift<T>(row[c]) * v[c];
+    return (a0 + a1) + (a2 + a3);
+  }
+  // g += a times one row of X (cols doubles): the adjoint of a matvec's element, to v's gradient.
+  // a by value: a copy the loop can keep in a register while it stores to g.
+  TYCHE_HD TYCHE_INLINE static void add_row_times(T* g, const double* row, std::size_t cols, const T a) {
+    for (std::size_t c = 0; c < cols; ++c) g[c] += lift<T>(row[c]) * a;
+  }
+
   // Row i of X times v (rows i, i+1, … for a batch U), for a streamed matvec.
   template <class U, class N>
   TYCHE_HD TYCHE_INLINE U row_product(const N& n, std::size_t i) {
     const std::size_t cols = n.x.cols;
     const T* v = theta + offset_of<meta::at<1, children_t<N>>>();
     if constexpr (std::is_same_v<U, T>) {
-      const double* row = n.x.ptr + i * cols;
-      // Four accumulators, as the buffered matvec: the loop vectorises without reassociating.
-      T a0 = lift<T>(0.0), a1 = lift<T>(0.0), a2 = lift<T>(0.0), a3 = lift<T>(0.0);
-      std::size_t c = 0;
-      for (; c + 4 <= cols; c += 4) {
-        a0 += lift<T>(row[c]) * v[c];
-        a1 += lift<T>(row[c + 1]) * v[c + 1];
-        a2 += lift<T>(row[c + 2]) * v[c + 2];
-        a3 += lift<T>(row[c + 3]) * v[c + 3];
-      }
-      for (; c < cols; ++c) a0 += lift<T>(row[c]) * v[c];
-      return (a0 + a1) + (a2 + a3);
+      return row_dot(n.x.ptr + i * cols, v, cols);
     } else {  // T = double, U a batch of rows: the rows' products with U-wide chunks of v,
               // the rows interleaved (independent chains), each chunk of v loaded once
       using L = lane_ops<U>;
@@ -366,8 +363,7 @@ struct evaluation {
     const std::size_t cols = n.x.cols;
     T* g = grad + offset_of<meta::at<1, children_t<N>>>();
     if constexpr (std::is_same_v<U, T>) {
-      const double* row = n.x.ptr + i * cols;
-      for (std::size_t c = 0; c < cols; ++c) g[c] += lift<T>(row[c]) * a;
+      add_row_times(g, n.x.ptr + i * cols, cols, a);
     } else {
       using L = lane_ops<U>;
       constexpr std::size_t w = L::size;
@@ -388,6 +384,7 @@ struct evaluation {
     }
   }
 
+  // Forward step of a unary or binary node into slot s; G: also the partial derivatives.
   template <bool G, class N, class P, class S, class K>
   TYCHE_HD TYCHE_INLINE void forward_elementary(const N& n, S& s, K& ks, std::size_t i) {
     using U = kernel_scalar_t<K, T>;
@@ -662,18 +659,7 @@ struct evaluation {
       s.adj = s.val + rows;
       const T* v = theta + offset_of<meta::at<1, children_t<N>>>();
       for (std::size_t r = 0; r < rows; ++r) {
-        const double* row = n.x.ptr + r * cols;
-        // Four accumulators: the loop vectorises without reassociating a single sum.
-        T a0 = lift<T>(0.0), a1 = lift<T>(0.0), a2 = lift<T>(0.0), a3 = lift<T>(0.0);
-        std::size_t c = 0;
-        for (; c + 4 <= cols; c += 4) {
-          a0 += lift<T>(row[c]) * v[c];
-          a1 += lift<T>(row[c + 1]) * v[c + 1];
-          a2 += lift<T>(row[c + 2]) * v[c + 2];
-          a3 += lift<T>(row[c + 3]) * v[c + 3];
-        }
-        for (; c < cols; ++c) a0 += lift<T>(row[c]) * v[c];
-        s.val[r] = (a0 + a1) + (a2 + a3);
+        s.val[r] = row_dot(n.x.ptr + r * cols, v, cols);
         if constexpr (Grad) s.adj[r] = lift<T>(0.0);
       }
     }
@@ -770,11 +756,7 @@ struct evaluation {
       const std::size_t rows = n.x.rows;
       const std::size_t cols = n.x.cols;
       T* g = grad + offset_of<meta::at<1, children_t<N>>>();
-      for (std::size_t r = 0; r < rows; ++r) {
-        const double* row = n.x.ptr + r * cols;
-        const T a = s.adj[r];
-        for (std::size_t c = 0; c < cols; ++c) g[c] += lift<T>(row[c]) * a;
-      }
+      for (std::size_t r = 0; r < rows; ++r) add_row_times(g, n.x.ptr + r * cols, cols, s.adj[r]);
     }
   }
 

@@ -60,13 +60,10 @@ auto fold(const N& n, fold_storage& storage) {
     const unary_node<typename N::rule_type, decltype(a)> r{{}, n.rule, a};
     if constexpr (Reduce && line && !InLine) return line_normal_form<decltype(r), true>(r);
     else return r;
-  } else if constexpr (divides_by_constant_v<N>) {
-    // a / d for d free of parameters: a × (1/d), with 1/d computed here, once. A multiply is
-    // several times cheaper than a divide in every evaluation.
-    auto a = fold<Reduce>(n.a, storage);
-    auto inv = fold<Reduce>(detail::make_unary<rules::inverse>(n.b), storage);
-    return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};
-  } else if constexpr (divides_vector_by_scalar_v<N>) {
+  } else if constexpr (divides_by_constant_v<N> || divides_vector_by_scalar_v<N>) {
+    // a / d for d free of parameters: a × (1/d), with 1/d computed here, once; a / s for a
+    // vector a: a × (1/s), one divide per evaluation. A multiply is several times cheaper than a
+    // divide.
     auto a = fold<Reduce>(n.a, storage);
     auto inv = fold<Reduce>(detail::make_unary<rules::inverse>(n.b), storage);
     return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};

@@ -26,9 +26,6 @@ using range_value_t = std::remove_cv_t<std::remove_pointer_t<decltype(std::data(
 
 namespace detail {
 
-template <class A, class B>
-struct same_name : std::bool_constant<A::name == B::name> {};
-
 /// Every parameter occurrence in N, duplicates kept (for the shape-consistency check).
 template <class N>
 struct all_params {
@@ -50,7 +47,7 @@ struct all_params<param_element<V>> {
 /// True when every occurrence Os is in Layout (by name) with exactly the same type.
 template <class Layout, class O>
 constexpr bool consistent_param() {
-  constexpr std::size_t i = meta::find_if_equal<same_name, O, Layout>::value;
+  constexpr std::size_t i = meta::find_if_equal<same_param_name, O, Layout>::value;
   if constexpr (i == Layout::size) return false;
   else return std::is_same_v<meta::at<i, Layout>, O>;
 }
@@ -337,7 +334,7 @@ auto compile(const Expr& f, const Params&... params) {
                 "tyche::compile(f, params...) requires every 'params' argument to be a parameter");
   if constexpr (all_params) {
     using layout = meta::list<Params...>;
-    constexpr bool unique = meta::unique<detail::same_name, layout>::size == layout::size;
+    constexpr bool unique = meta::unique<detail::same_param_name, layout>::size == layout::size;
     static_assert(unique, "tyche::compile(f, params...): a parameter is listed twice");
     using used = params_of<detail::node_t<Expr>>;
     constexpr bool complete =

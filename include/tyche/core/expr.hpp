@@ -104,6 +104,7 @@ using children_t = typename std::remove_cvref_t<N>::children;
 // ---- parameter dependencies ---------------------------------------------------------------
 
 namespace detail {
+/// Two parameters (leaf types) with the same name: the same parameter, whatever their types.
 template <class A, class B>
 struct same_param_name : std::bool_constant<A::name == B::name> {};
 

@@ -68,9 +68,7 @@ struct categorical_distribution : distribution<categorical_distribution<Theta>> 
   static std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& theta) {
     return detail::draw_categories(rng, n, theta);
   }
-  static const char* observation_problem(double v) {
-    return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1)" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::category_problem(v); }
 };
 
 template <class Beta>
@@ -93,9 +91,7 @@ struct categorical_logit_distribution : distribution<categorical_logit_distribut
     for (std::size_t k = 0; k < beta.size(); ++k) p[k] = std::exp(beta[k] - top);
     return detail::draw_categories(rng, n, p);
   }
-  static const char* observation_problem(double v) {
-    return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1)" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::category_problem(v); }
 };
 
 /// The distribution categorical(theta), to observe categories 1 … K: `categorical(theta).observe(data(y))`.

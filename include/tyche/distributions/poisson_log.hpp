@@ -35,9 +35,7 @@ struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> 
   }
   static double mean(double a) { return std::exp(a); }
   static double variance(double a) { return std::exp(a); }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution poisson_log(alpha): `poisson_log(a + b * x).observe(data(y))`.
