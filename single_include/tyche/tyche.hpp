@@ -14448,7 +14448,22 @@ struct config {
 // Restrictions. Call run_fork from a single-threaded process (fork copies only the calling
 // thread; a lock held by another thread stays locked in every particle). In particles, the
 // default dispositions of SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT and SIGPIPE
-// are restored, so a crash ends the particle. Linux only (prctl).
+// are restored, so a crash ends the particle.
+//
+// Linux only: fork, POSIX semaphores and shared memory, and prctl (the child subreaper, the
+// parent-death signal). TYCHE_SMC_FORK_ENGINE is 1 where <sys/prctl.h> exists on Linux, else 0;
+// with 0 this header declares no engine, the calls a program makes (observe, predict, rng) throw
+// std::logic_error, and run_smc/run_pimh/run_pg take stepwise programs only (the in-process
+// engine). Defining it to 0 before including tyche leaves the engine out on Linux too. See
+// docs/smc.md, "Where the fork engine runs".
+#ifndef TYCHE_SMC_FORK_ENGINE
+#if defined(__linux__) && __has_include(<sys/prctl.h>)
+#define TYCHE_SMC_FORK_ENGINE 1
+#else
+#define TYCHE_SMC_FORK_ENGINE 0
+#endif
+#endif
+
 // ----- begin tyche/samplers/smc/detail/collector.hpp -----
 // tyche/samplers/smc/detail/collector.hpp — turns each sweep's particles (weights and
 // predict lists) into a particle_set, keeps the name table, calls on_sweep, fills the result.
@@ -15026,6 +15041,7 @@ std::size_t sample_discrete(counter_rng& g, const Weights& weights) {
 #include <utility>
 #include <vector>
 
+#if TYCHE_SMC_FORK_ENGINE
 #include <fcntl.h>
 #include <semaphore.h>
 #include <sys/mman.h>
@@ -15033,8 +15049,11 @@ std::size_t sample_discrete(counter_rng& g, const Weights& weights) {
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 
 namespace tyche::smc {
+
+#if TYCHE_SMC_FORK_ENGINE
 
 namespace detail {
 
@@ -15942,6 +15961,24 @@ inline void predict(std::string_view name, std::size_t index, double value) {
 /// This particle's random number generator: its own stream, reseeded after every observe.
 inline counter_rng& rng() { return detail::require_particle("tyche::smc::rng").rng; }
 
+#else  // no fork engine: a program that calls these still compiles, and says why it cannot run
+
+namespace detail {
+[[noreturn]] inline void no_fork_engine(const char* function) {
+  throw std::logic_error(std::string(function) +
+                         " was called, but this build has no fork engine (it needs Linux: fork, POSIX "
+                         "semaphores and shared memory, prctl); write the program as "
+                         "tyche::smc::stepwise(...), which runs on the in-process engine");
+}
+}  // namespace detail
+
+inline void observe(double) { detail::no_fork_engine("tyche::smc::observe"); }
+inline void predict(std::string_view, double) { detail::no_fork_engine("tyche::smc::predict"); }
+inline void predict(std::string_view, std::size_t, double) { detail::no_fork_engine("tyche::smc::predict"); }
+inline counter_rng& rng() { detail::no_fork_engine("tyche::smc::rng"); }
+
+#endif  // TYCHE_SMC_FORK_ENGINE
+
 /// Draws from rng().
 inline double sample_normal(double mean, double sd) { return mean + sd * rng().normal(); }
 inline double sample_uniform() { return rng().uniform01(); }
@@ -16347,6 +16384,7 @@ result run(const Program& program, algorithm method, const config& cfg, const ch
   check_config(cfg, function);
   if constexpr (is_stepwise_program<Program>::value) {
     if (cfg.engine == engine_kind::fork) {
+#if TYCHE_SMC_FORK_ENGINE
       const auto as_callable = [&program] {
         typename Program::state_type s = program.initial;
         for (std::size_t n = 0; n < program.observations; ++n) observe(program.step(s, n, rng()));
@@ -16355,6 +16393,11 @@ result run(const Program& program, algorithm method, const config& cfg, const ch
         for (const auto& [name, value] : p.entries()) predict(name, value);
       };
       return run_fork(as_callable, method, cfg, function);
+#else
+      throw std::invalid_argument(std::string(function) +
+                                  ": engine_kind::fork, but this build has no fork engine (it needs Linux); "
+                                  "engine_kind::in_process or automatic runs stepwise programs");
+#endif
     }
     return run_in_process(program, method, cfg);
   } else {
@@ -16362,11 +16405,19 @@ result run(const Program& program, algorithm method, const config& cfg, const ch
                   "tyche::smc::run_smc/run_pimh/run_pg(program, config) requires 'program' to be a "
                   "tyche::smc::stepwise(...) program or a callable taking no arguments that calls "
                   "tyche::smc::observe and tyche::smc::predict");
+#if TYCHE_SMC_FORK_ENGINE
     if (cfg.engine == engine_kind::in_process)
       throw std::invalid_argument(std::string(function) +
                                   ": the in-process engine runs stepwise programs (tyche::smc::stepwise); "
                                   "a plain callable runs on the fork engine (engine_kind::fork or automatic)");
     return run_fork(program, method, cfg, function);
+#else
+    static_assert(sizeof(Program) == 0,
+                  "tyche::smc::run_smc/run_pimh/run_pg(program, config): a plain callable program runs on "
+                  "the fork engine, which this build does not have (it needs Linux: fork, POSIX semaphores "
+                  "and shared memory, prctl); write the program as tyche::smc::stepwise(...), which runs "
+                  "on the in-process engine");
+#endif
   }
 }
 
