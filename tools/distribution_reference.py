@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes docs/reference/distributions.md from the leading comment of every
 include/tyche/distributions/<family>.hpp (each header states its density, support and
-arguments there), so the reference says what the code says.
+arguments there; distribution.hpp and random_variable.hpp are no family), so the reference says
+what the code says.
 
   python3 tools/distribution_reference.py            # regenerate
   python3 tools/distribution_reference.py --check    # exit 1 if the committed file differs
@@ -10,7 +11,11 @@ import pathlib
 import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
-headers = sorted((root / "include" / "tyche" / "distributions").glob("*.hpp"))
+# The headers beside the families that are no family: the base class every family derives from,
+# and the named random variables the families make.
+shared = {"distribution.hpp", "random_variable.hpp"}
+headers = sorted(h for h in (root / "include" / "tyche" / "distributions").glob("*.hpp")
+                 if h.name not in shared)
 out_path = root / "docs" / "reference" / "distributions.md"
 
 lines = [

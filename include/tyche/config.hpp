@@ -68,7 +68,7 @@
 #endif
 
 // TYCHE_PREFETCH_BATCHES: how many observation batches ahead a streamed matvec asks for the rows
-// of its matrix (core/evaluate.hpp, row_product); 0 turns the hints off.
+// of its matrix (compile/evaluate.hpp, row_product); 0 turns the hints off.
 #ifndef TYCHE_PREFETCH_BATCHES
 #define TYCHE_PREFETCH_BATCHES 2
 #endif

@@ -78,7 +78,7 @@
 #endif
 
 // TYCHE_PREFETCH_BATCHES: how many observation batches ahead a streamed matvec asks for the rows
-// of its matrix (core/evaluate.hpp, row_product); 0 turns the hints off.
+// of its matrix (compile/evaluate.hpp, row_product); 0 turns the hints off.
 #ifndef TYCHE_PREFETCH_BATCHES
 #define TYCHE_PREFETCH_BATCHES 2
 #endif
@@ -304,7 +304,7 @@ inline constexpr bool is_leaf_v =
     kind_of<N> == node_kind::param_element || kind_of<N> == node_kind::data_vector ||
     kind_of<N> == node_kind::data_matrix || kind_of<N> == node_kind::param_gather;
 
-/// A matvec computed row by row inside a reduction's loop (core/stream.hpp), not buffered.
+/// A matvec computed row by row inside a reduction's loop (compile/stream.hpp), not buffered.
 template <class N>
 inline constexpr bool is_streamed_v = [] {
   if constexpr (requires { std::remove_cvref_t<N>::streamed; }) return std::remove_cvref_t<N>::streamed;
@@ -335,6 +335,7 @@ using children_t = typename std::remove_cvref_t<N>::children;
 // ---- parameter dependencies ---------------------------------------------------------------
 
 namespace detail {
+/// Two parameters (leaf types) with the same name: the same parameter, whatever their types.
 template <class A, class B>
 struct same_param_name : std::bool_constant<A::name == B::name> {};
 
@@ -654,38 +655,12 @@ data_matrix matrix(const X& x) {
 
 }  // namespace tyche
 // ----- end tyche/core/leaves.hpp -----
-// ----- begin tyche/core/operations.hpp -----
-// tyche/core/operations.hpp — the functions and operators that build expressions (exp, log, +, −,
-// ×, ÷, pow, sum, dot, log_sum_exp, at, matvec, …), with the rewrites applied as nodes are
-// built: identities, literal folding, and the Line and LogLine normal forms (core/linear.hpp).
-// The node types themselves are in core/nodes.hpp.
-// ----- begin tyche/core/linear.hpp -----
-// tyche/core/linear.hpp — the Line and LogLine normal forms of partial evaluation (Rainier,
-// seed 002, "Line" and "LogLine"), applied as nodes are built:
-//
-//   Line     a + Σᵢ bᵢ·xᵢ   for constants a, bᵢ (literals or run-time constants) and nodes xᵢ,
-//            read from any tree of +, −, unary −, × and ÷ by a constant;
-//   LogLine  k · Πᵢ xᵢ^pᵢ   for a constant k, literal exponents pᵢ and nodes xᵢ, read from any
-//            tree of ×, ÷, square, sqrt, inverse and pow(x, literal).
-//
-// When an operation combines two Lines (two LogLines), the terms over the same node merge
-// their coefficients (exponents), the constants fold into one, and the result is emitted
-// again as a tree whenever that tree is cheaper than the one written, or as cheap and with
-// fewer terms: x + x is 2·x, (x + 1) + (y + 2) is (x + y) + 3, 2·(3·x) is 6·x, x·x is
-// square(x), sqrt(x)·sqrt(x) is x for x ≥ 0. A tree that would not get cheaper is left as the
-// user wrote it (2·(x + y) stays: distributing would add a multiply). "Same node" means the same
-// type with no run-time payload below it (shareable_v): such a type is one value.
-//
-// Terms are emitted scalars first (computed once per evaluation, outside any loop), then the
-// constant, then vector terms, so a vector Line costs one elementwise operation per vector term.
-//
-// The rewrites here need no data. Those that need a support (log of a LogLine, exp(log x)) are
-// in operations.hpp, next to the functions they rewrite. See docs/design/partial-evaluation.md.
-// ----- begin tyche/core/nodes.hpp -----
-// tyche/core/nodes.hpp — the operation nodes (unary and binary, elementwise with scalar
-// broadcasting; sum, log_sum_exp, matvec, residual_squares, vector_op, element) and the plain
-// builders that make them as written. The functions and operators users call, with the
-// rewrites applied as nodes are built, are in core/operations.hpp.
+// ----- begin tyche/operations/functions.hpp -----
+// tyche/operations/functions.hpp — the functions and operators that build expressions (exp,
+// log, +, −, ×, ÷, pow, sum, dot, log_sum_exp, at, matvec, …), with the rewrites applied as
+// nodes are built: identities and literal folding (operations/identities.hpp), and the Line and
+// LogLine normal forms (operations/linear.hpp). The node types themselves are in core/nodes.hpp,
+// their value and derivative rules in autodiff/.
 // ----- begin tyche/autodiff/arithmetic.hpp -----
 // tyche/autodiff/arithmetic.hpp — value and derivative rules for arithmetic: negation, the
 // four operations, square, inverse, sqrt, abs and powers.
@@ -694,187 +669,22 @@ data_matrix matrix(const X& x) {
 // binary rule has `value(a, b)` and `value(a, b, da, db)`. The evaluator stores the partial
 // derivatives in the forward pass and multiplies them by the adjoint in the reverse pass, so
 // every rule computes its derivative from quantities it already has (often y itself).
-// ----- begin tyche/core/math.hpp -----
-// tyche/core/math.hpp — scalar math for every scalar type the core evaluates with: float and
-// double on the host and in CUDA device code, and (through backends/simd/batch.hpp)
-// xsimd::batch. Operation rules in autodiff/ call these and nothing else, so a new scalar
-// type needs only overloads here.
-// ----- begin tyche/core/scalar.hpp -----
-// tyche/core/scalar.hpp — what the expression core needs to know about a scalar type T:
-// its element type (double for xsimd::batch<double>), its lane count, and how data (always
-// stored as double) becomes a T.
-
-#include <cstddef>
-#include <type_traits>
-
-namespace tyche {
-
-/// Traits of a scalar type: element_type and lanes. Specialised for xsimd::batch in
-/// backends/simd/batch.hpp.
-template <class T>
-struct scalar_traits {
-  static_assert(std::is_floating_point_v<T>,
-                "tyche: a scalar type must be float, double or an xsimd::batch of them");
-  using element_type = T;
-  static constexpr std::size_t lanes = 1;
-};
-
-template <class T>
-using element_type_t = typename scalar_traits<T>::element_type;
-
-/// Converts a data value (double) to the scalar type T, broadcasting it to every lane.
-template <class T>
-TYCHE_HD TYCHE_INLINE T lift(double x) {
-  return T(static_cast<element_type_t<T>>(x));
-}
-
-namespace detail {
-
-/// Loads, stores and sums of the lanes of U, for loops that take several observations at
-/// once (core/evaluate.hpp): for a plain scalar, one element. Specialised for xsimd::batch in
-/// backends/simd/batch.hpp.
-template <class U>
-struct lane_ops {
-  static constexpr std::size_t size = 1;
-  TYCHE_HD TYCHE_INLINE static U load(const element_type_t<U>* p) { return *p; }
-  TYCHE_HD TYCHE_INLINE static void store(element_type_t<U>* p, const U& v) { *p = v; }
-  TYCHE_HD TYCHE_INLINE static element_type_t<U> sum(const U& v) { return v; }
-};
-
-/// The type a single chain's loops over observations evaluate with: with the SIMD backend, a
-/// batch of doubles (one observation per lane); otherwise T itself (one observation at a time).
-/// TYCHE_OBSERVATION_SIMD=0 turns the batches off.
-template <class T>
-struct observation_batch {
-  using type = T;
-};
-template <class T>
-using observation_batch_t = typename observation_batch<T>::type;
-
-}  // namespace detail
-}  // namespace tyche
-
 // ----- begin tyche/backends/simd/batch.hpp -----
 // tyche/backends/simd/batch.hpp — the only header that includes xsimd. It teaches tyche's
-// scalar vocabulary (core/scalar.hpp, core/math.hpp) about xsimd::batch, so that a model
+// scalar vocabulary (scalar/traits.hpp, scalar/math.hpp) about xsimd::batch, so that a model
 // evaluates one chain per SIMD lane. Compiled only when TYCHE_USE_XSIMD is set (the
-// tyche::simd CMake target sets it).
-
-#if defined(TYCHE_USE_XSIMD) && TYCHE_USE_XSIMD && !TYCHE_DEVICE_CODE && !defined(__CUDACC__)
-#define TYCHE_HAS_XSIMD 1
-#include <xsimd/xsimd.hpp>
-
-#include <array>
-#include <cstddef>
-#include <math.h>
-
-namespace tyche {
-
-template <class T>
-struct scalar_traits;
-
-template <class E, class A>
-struct scalar_traits<xsimd::batch<E, A>> {
-  using element_type = E;
-  static constexpr std::size_t lanes = xsimd::batch<E, A>::size;
-};
-
-namespace detail {
-
-template <class U>
-struct lane_ops;
-template <class T>
-struct observation_batch;
-
-template <class E, class A>
-struct lane_ops<xsimd::batch<E, A>> {
-  using U = xsimd::batch<E, A>;
-  static constexpr std::size_t size = U::size;
-  TYCHE_INLINE static U load(const E* p) { return U::load_unaligned(p); }
-  TYCHE_INLINE static void store(E* p, const U& v) { v.store_unaligned(p); }
-  TYCHE_INLINE static E sum(const U& v) { return xsimd::hadd(v); }
-};
-
-#if !defined(TYCHE_OBSERVATION_SIMD) || TYCHE_OBSERVATION_SIMD
-template <>
-struct observation_batch<double> {
-  using type = xsimd::batch<double>;
-};
-#endif
-
-}  // namespace detail
-
-namespace math {
-
-// Functions xsimd provides for whole batches. exp, log, log1p and expm1 are inlined into the
-// loops that call them (a call passes batches through memory, and keeps the loop from
-// overlapping one batch's polynomial with the next one's loads).
-template <class E, class A>
-TYCHE_INLINE xsimd::batch<E, A> exp(const xsimd::batch<E, A>& x) { return xsimd::exp(x); }
-template <class E, class A>
-TYCHE_INLINE xsimd::batch<E, A> log(const xsimd::batch<E, A>& x) { return xsimd::log(x); }
-template <class E, class A>
-TYCHE_INLINE xsimd::batch<E, A> log1p(const xsimd::batch<E, A>& x) { return xsimd::log1p(x); }
-template <class E, class A>
-TYCHE_INLINE xsimd::batch<E, A> expm1(const xsimd::batch<E, A>& x) { return xsimd::expm1(x); }
-template <class E, class A>
-xsimd::batch<E, A> sqrt(const xsimd::batch<E, A>& x) { return xsimd::sqrt(x); }
-template <class E, class A>
-xsimd::batch<E, A> tanh(const xsimd::batch<E, A>& x) { return xsimd::tanh(x); }
-template <class E, class A>
-xsimd::batch<E, A> cos(const xsimd::batch<E, A>& x) { return xsimd::cos(x); }
-template <class E, class A>
-xsimd::batch<E, A> erf(const xsimd::batch<E, A>& x) { return xsimd::erf(x); }
-template <class E, class A>
-xsimd::batch<E, A> erfc(const xsimd::batch<E, A>& x) { return xsimd::erfc(x); }
-template <class A>
-xsimd::batch<double, A> lgamma(const xsimd::batch<double, A>& x) { return xsimd::lgamma(x); }
-template <class E, class A>
-xsimd::batch<E, A> abs(const xsimd::batch<E, A>& x) { return xsimd::abs(x); }
-template <class E, class A>
-xsimd::batch<E, A> pow(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y) {
-  return xsimd::pow(x, y);
-}
-template <class E, class A>
-xsimd::batch<E, A> max(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y) {
-  return xsimd::max(x, y);
-}
-template <class E, class A>
-xsimd::batch<E, A> select(const xsimd::batch_bool<E, A>& c, const xsimd::batch<E, A>& a,
-                          const xsimd::batch<E, A>& b) {
-  return xsimd::select(c, a, b);
-}
-template <class E, class A>
-xsimd::batch<E, A> sign_of(const xsimd::batch<E, A>& x) {
-  using B = xsimd::batch<E, A>;
-  return xsimd::select(x > B(E(0)), B(E(1)), xsimd::select(x < B(E(0)), B(E(-1)), B(E(0))));
-}
-
-/// Applies a scalar function lane by lane, for what xsimd does not vectorise (digamma).
-template <class F, class E, class A>
-xsimd::batch<E, A> per_lane(F f, const xsimd::batch<E, A>& x) {
-  alignas(A::alignment()) std::array<E, xsimd::batch<E, A>::size> lanes{};
-  x.store_aligned(lanes.data());
-  for (auto& v : lanes) v = f(v);
-  return xsimd::batch<E, A>::load_aligned(lanes.data());
-}
-
-/// xsimd 8.1's lgamma for batch<float> returns wrong values when the lanes hold different
-/// arguments (e.g. lanes {5.437, 0.827, 2.426, 7.524} give 339.8 for lgamma(5.437); tested in
-/// tests/backends/simd_test.cpp), so float batches go lane by lane through lgammaf.
-template <class A>
-xsimd::batch<float, A> lgamma(const xsimd::batch<float, A>& x) {
-  return per_lane([](float v) { return ::lgammaf(v); }, x);
-}
-
-}  // namespace math
-}  // namespace tyche
-
-#else
-#define TYCHE_HAS_XSIMD 0
-#endif
-// ----- end tyche/backends/simd/batch.hpp -----
-// ----- end tyche/core/scalar.hpp -----
+// tyche::simd CMake target sets it); otherwise it defines TYCHE_HAS_XSIMD 0 and nothing else.
+//
+// Layers above the scalar one (the expression core, autodiff rules, compile) include this
+// header wherever their templates call tyche::math on a generic scalar or use the traits:
+// math::exp(x) is a qualified name, looked up where the template is defined, so the batch
+// overloads must be declared before it (see docs/design/expression-core.md, "Layers").
+// ----- begin tyche/scalar/math.hpp -----
+// tyche/scalar/math.hpp — scalar math for float and double, on the host and in CUDA device
+// code. Operation rules in autodiff/ call tyche::math and nothing else, so a new scalar type
+// needs only overloads of these functions: backends/simd/batch.hpp adds those for SIMD
+// batches. (A header whose templates call math:: on a generic T includes that one too, so
+// that the batch overloads are declared before the templates that name them.)
 
 #include <cmath>
 #include <math.h>  // global-namespace overloads, which CUDA device code also provides
@@ -962,7 +772,165 @@ TYCHE_HD inline double trigamma(double x) {
 }
 TYCHE_HD inline float trigamma(float x) { return static_cast<float>(trigamma(double(x))); }
 
-#if TYCHE_HAS_XSIMD
+}  // namespace tyche::math
+// ----- end tyche/scalar/math.hpp -----
+// ----- begin tyche/scalar/traits.hpp -----
+// tyche/scalar/traits.hpp — what the expression core needs to know about a scalar type T:
+// its element type (double for a SIMD batch of doubles), its lane count, and how data (always
+// stored as double) becomes a T. The SIMD backend (backends/simd/batch.hpp) specialises these
+// traits for its batches; this header knows nothing of it.
+
+#include <cstddef>
+#include <type_traits>
+
+namespace tyche {
+
+/// Traits of a scalar type: element_type and lanes. Specialised for SIMD batches in
+/// backends/simd/batch.hpp.
+template <class T>
+struct scalar_traits {
+  static_assert(std::is_floating_point_v<T>,
+                "tyche: a scalar type must be float, double or an xsimd::batch of them");
+  using element_type = T;
+  static constexpr std::size_t lanes = 1;
+};
+
+template <class T>
+using element_type_t = typename scalar_traits<T>::element_type;
+
+/// Converts a data value (double) to the scalar type T, broadcasting it to every lane.
+template <class T>
+TYCHE_HD TYCHE_INLINE T lift(double x) {
+  return T(static_cast<element_type_t<T>>(x));
+}
+
+namespace detail {
+
+/// Loads, stores and sums of the lanes of U, for loops that take several observations at
+/// once (compile/evaluate.hpp): for a plain scalar, one element. Specialised for SIMD batches
+/// in backends/simd/batch.hpp.
+template <class U>
+struct lane_ops {
+  static constexpr std::size_t size = 1;
+  TYCHE_HD TYCHE_INLINE static U load(const element_type_t<U>* p) { return *p; }
+  TYCHE_HD TYCHE_INLINE static void store(element_type_t<U>* p, const U& v) { *p = v; }
+  TYCHE_HD TYCHE_INLINE static element_type_t<U> sum(const U& v) { return v; }
+};
+
+/// The type a single chain's loops over observations evaluate with: with the SIMD backend, a
+/// batch of doubles (one observation per lane); otherwise T itself (one observation at a time).
+/// TYCHE_OBSERVATION_SIMD=0 turns the batches off.
+template <class T>
+struct observation_batch {
+  using type = T;
+};
+template <class T>
+using observation_batch_t = typename observation_batch<T>::type;
+
+}  // namespace detail
+}  // namespace tyche
+// ----- end tyche/scalar/traits.hpp -----
+
+#if defined(TYCHE_USE_XSIMD) && TYCHE_USE_XSIMD && !TYCHE_DEVICE_CODE && !defined(__CUDACC__)
+#define TYCHE_HAS_XSIMD 1
+#include <xsimd/xsimd.hpp>
+
+#include <array>
+#include <cstddef>
+#include <math.h>
+
+namespace tyche {
+
+template <class E, class A>
+struct scalar_traits<xsimd::batch<E, A>> {
+  using element_type = E;
+  static constexpr std::size_t lanes = xsimd::batch<E, A>::size;
+};
+
+namespace detail {
+
+template <class E, class A>
+struct lane_ops<xsimd::batch<E, A>> {
+  using U = xsimd::batch<E, A>;
+  static constexpr std::size_t size = U::size;
+  TYCHE_INLINE static U load(const E* p) { return U::load_unaligned(p); }
+  TYCHE_INLINE static void store(E* p, const U& v) { v.store_unaligned(p); }
+  TYCHE_INLINE static E sum(const U& v) { return xsimd::hadd(v); }
+};
+
+#if !defined(TYCHE_OBSERVATION_SIMD) || TYCHE_OBSERVATION_SIMD
+template <>
+struct observation_batch<double> {
+  using type = xsimd::batch<double>;
+};
+#endif
+
+}  // namespace detail
+
+namespace math {
+
+// Functions xsimd provides for whole batches. exp, log, log1p and expm1 are inlined into the
+// loops that call them (a call passes batches through memory, and keeps the loop from
+// overlapping one batch's polynomial with the next one's loads).
+template <class E, class A>
+TYCHE_INLINE xsimd::batch<E, A> exp(const xsimd::batch<E, A>& x) { return xsimd::exp(x); }
+template <class E, class A>
+TYCHE_INLINE xsimd::batch<E, A> log(const xsimd::batch<E, A>& x) { return xsimd::log(x); }
+template <class E, class A>
+TYCHE_INLINE xsimd::batch<E, A> log1p(const xsimd::batch<E, A>& x) { return xsimd::log1p(x); }
+template <class E, class A>
+TYCHE_INLINE xsimd::batch<E, A> expm1(const xsimd::batch<E, A>& x) { return xsimd::expm1(x); }
+template <class E, class A>
+xsimd::batch<E, A> sqrt(const xsimd::batch<E, A>& x) { return xsimd::sqrt(x); }
+template <class E, class A>
+xsimd::batch<E, A> tanh(const xsimd::batch<E, A>& x) { return xsimd::tanh(x); }
+template <class E, class A>
+xsimd::batch<E, A> cos(const xsimd::batch<E, A>& x) { return xsimd::cos(x); }
+template <class E, class A>
+xsimd::batch<E, A> erf(const xsimd::batch<E, A>& x) { return xsimd::erf(x); }
+template <class E, class A>
+xsimd::batch<E, A> erfc(const xsimd::batch<E, A>& x) { return xsimd::erfc(x); }
+template <class A>
+xsimd::batch<double, A> lgamma(const xsimd::batch<double, A>& x) { return xsimd::lgamma(x); }
+template <class E, class A>
+xsimd::batch<E, A> abs(const xsimd::batch<E, A>& x) { return xsimd::abs(x); }
+template <class E, class A>
+xsimd::batch<E, A> pow(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y) {
+  return xsimd::pow(x, y);
+}
+template <class E, class A>
+xsimd::batch<E, A> max(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y) {
+  return xsimd::max(x, y);
+}
+template <class E, class A>
+xsimd::batch<E, A> select(const xsimd::batch_bool<E, A>& c, const xsimd::batch<E, A>& a,
+                          const xsimd::batch<E, A>& b) {
+  return xsimd::select(c, a, b);
+}
+template <class E, class A>
+xsimd::batch<E, A> sign_of(const xsimd::batch<E, A>& x) {
+  using B = xsimd::batch<E, A>;
+  return xsimd::select(x > B(E(0)), B(E(1)), xsimd::select(x < B(E(0)), B(E(-1)), B(E(0))));
+}
+
+/// Applies a scalar function lane by lane, for what xsimd does not vectorise (digamma).
+template <class F, class E, class A>
+xsimd::batch<E, A> per_lane(F f, const xsimd::batch<E, A>& x) {
+  alignas(A::alignment()) std::array<E, xsimd::batch<E, A>::size> lanes{};
+  x.store_aligned(lanes.data());
+  for (auto& v : lanes) v = f(v);
+  return xsimd::batch<E, A>::load_aligned(lanes.data());
+}
+
+/// xsimd 8.1's lgamma for batch<float> returns wrong values when the lanes hold different
+/// arguments (e.g. lanes {5.437, 0.827, 2.426, 7.524} give 339.8 for lgamma(5.437); tested in
+/// tests/backends/simd_test.cpp), so float batches go lane by lane through lgammaf.
+template <class A>
+xsimd::batch<float, A> lgamma(const xsimd::batch<float, A>& x) {
+  return per_lane([](float v) { return ::lgammaf(v); }, x);
+}
+
+/// Digamma and trigamma (scalar/math.hpp) lane by lane: xsimd has neither.
 template <class E, class A>
 xsimd::batch<E, A> digamma(const xsimd::batch<E, A>& x) {
   return per_lane([](E v) { return digamma(v); }, x);
@@ -971,10 +939,14 @@ template <class E, class A>
 xsimd::batch<E, A> trigamma(const xsimd::batch<E, A>& x) {
   return per_lane([](E v) { return trigamma(v); }, x);
 }
-#endif
 
-}  // namespace tyche::math
-// ----- end tyche/core/math.hpp -----
+}  // namespace math
+}  // namespace tyche
+
+#else
+#define TYCHE_HAS_XSIMD 0
+#endif
+// ----- end tyche/backends/simd/batch.hpp -----
 
 namespace tyche::rules {
 
@@ -1360,18 +1332,305 @@ struct Phi {
 
 }  // namespace tyche::rules
 // ----- end tyche/autodiff/special.hpp -----
-// ----- begin tyche/core/support.hpp -----
-// tyche/core/support.hpp — the support of every expression node: at compile time from the types
+// ----- begin tyche/core/nodes.hpp -----
+// tyche/core/nodes.hpp — the operation nodes (unary and binary, elementwise with scalar
+// broadcasting; sum, log_sum_exp, matvec, residual_squares, vector_op, element) and the plain
+// builders that make them as written. A node is generic over its rule (autodiff/) or op: this
+// header names none. The functions and operators users call, with the rewrites applied as
+// nodes are built, are in operations/.
+
+#include <cstdint>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace tyche {
+
+/// f(a) elementwise, for a rule f from tyche/autodiff/.
+template <class Rule, class A>
+struct unary_node : expr<unary_node<Rule, A>> {
+  static constexpr node_kind kind = node_kind::unary;
+  static constexpr bool is_vector = A::is_vector;
+  static constexpr std::size_t extent = A::extent;
+  static constexpr bool has_payload = Rule::has_payload;
+  using children = meta::list<A>;
+  using rule_type = Rule;
+  [[no_unique_address]] Rule rule;
+  A a;
+  template <std::size_t I>
+  TYCHE_HD constexpr const A& child() const { return a; }
+  TYCHE_HD constexpr std::size_t size() const {
+    if constexpr (extent != dynamic_extent) return extent; else return a.size();
+  }
+};
+
+/// f(a, b) elementwise; a scalar operand is broadcast against a vector one.
+template <class Rule, class A, class B>
+struct binary_node : expr<binary_node<Rule, A, B>> {
+  static constexpr node_kind kind = node_kind::binary;
+  static constexpr bool is_vector = A::is_vector || B::is_vector;
+  static constexpr std::size_t extent =
+      !A::is_vector   ? (B::is_vector ? B::extent : 1)
+      : !B::is_vector ? A::extent
+                      : (A::extent != dynamic_extent ? A::extent : B::extent);
+  static constexpr bool has_payload = Rule::has_payload;
+  using children = meta::list<A, B>;
+  using rule_type = Rule;
+  [[no_unique_address]] Rule rule;
+  A a;
+  B b;
+  template <std::size_t I>
+  TYCHE_HD constexpr const auto& child() const {
+    if constexpr (I == 0) return a; else return b;
+  }
+  TYCHE_HD constexpr std::size_t size() const {  // static when either operand's size is
+    if constexpr (extent != dynamic_extent) return extent;
+    else if constexpr (A::is_vector) return a.size();
+    else return b.size();
+  }
+};
+
+/// Σᵢ aᵢ over a vector expression.
+template <class A>
+struct sum_node : expr<sum_node<A>> {
+  static constexpr node_kind kind = node_kind::sum;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = false;
+  using children = meta::list<A>;
+  A a;
+  template <std::size_t I>
+  TYCHE_HD constexpr const A& child() const { return a; }
+};
+
+/// log Σᵢ exp(aᵢ) over a vector expression, computed in one stable pass.
+template <class A>
+struct log_sum_exp_node : expr<log_sum_exp_node<A>> {
+  static constexpr node_kind kind = node_kind::log_sum_exp;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = false;
+  using children = meta::list<A>;
+  A a;
+  template <std::size_t I>
+  TYCHE_HD constexpr const A& child() const { return a; }
+};
+
+/// X v for a data matrix X and a vector parameter v: a vector node whose values are held in a
+/// buffer (the workspace), because every element needs all of v. Streamed (made only by
+/// compile(), compile/stream.hpp, for a matvec used once, inside a reduction's loop): no buffer;
+/// element i is row i of X times v, computed in the loop, and its adjoint goes to v while the
+/// row is in cache, so one evaluation reads X once.
+template <class V, bool Streamed = false>
+struct matvec_node : expr<matvec_node<V, Streamed>> {
+  static constexpr node_kind kind = node_kind::matvec;
+  static constexpr bool streamed = Streamed;
+  static constexpr bool is_vector = true;
+  static constexpr std::size_t extent = dynamic_extent;
+  static constexpr bool has_payload = true;
+  using children = meta::list<data_matrix, V>;
+  data_matrix x;
+  V v;
+  template <std::size_t I>
+  TYCHE_HD constexpr const auto& child() const {
+    if constexpr (I == 0) return x; else return v;
+  }
+  TYCHE_HD constexpr std::size_t size() const { return x.rows; }
+};
+
+/// Σᵢ (yᵢ − s − xᵢᵀv)² over n rows of data (y, X), for a scalar node S (the intercept; lit<0>
+/// when there is none) and a vector parameter v of size k, evaluated in O(k²) from sufficient
+/// statistics computed once when the model is built (compile/reduce_sum.hpp). With centred
+/// data, x̄ and ȳ the column and data means and m = s + x̄ᵀv − ȳ:
+///   Σᵢ (yᵢ − s − xᵢᵀv)² = S_yy − 2 vᵀS_xy + vᵀS_xx v + n m²,
+/// S_yy = Σ(yᵢ − ȳ)², S_xy = Σ(xᵢ − x̄)(yᵢ − ȳ), S_xx = Σ(xᵢ − x̄)(xᵢ − x̄)ᵀ. Centring keeps the
+/// cancellation down to a factor 1/(1 − R²) instead of Σyᵢ² / Σ residual².
+/// stats: [S_yy, ȳ, n, x̄ (k), S_xy (k), S_xx (k × k, row-major)].
+template <class S, class V>
+struct residual_squares_node : expr<residual_squares_node<S, V>> {
+  static constexpr node_kind kind = node_kind::residual_squares;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = true;
+  using children = meta::list<S, V>;
+  S s;
+  V v;
+  const double* stats = nullptr;
+  std::size_t k = 0;
+  template <std::size_t I>
+  TYCHE_HD constexpr const auto& child() const {
+    if constexpr (I == 0) return s; else return v;
+  }
+};
+
+/// The operands of a vector_op, child I at index I (a flat struct: no std::tuple, so that it is
+/// usable in device code and trivially copyable).
+template <std::size_t I, class C>
+struct operand_holder {
+  C c;
+};
+template <class Seq, class... Cs>
+struct operand_pack;
+template <std::size_t... I, class... Cs>
+struct operand_pack<std::index_sequence<I...>, Cs...> : operand_holder<I, Cs>... {};
+
+template <std::size_t I, class C>
+TYCHE_HD constexpr const C& operand_at(const operand_holder<I, C>& h) {
+  return h.c;
+}
+
+/// A vector of m values computed from whole operands (scalars or vectors) by Op: the ordered
+/// transform, a cumulative sum, a linear recurrence, a gather (autodiff/vector_ops.hpp). Its values
+/// live in a buffer of the workspace, like matvec's; its gradient is Op's vector–Jacobian
+/// product. Op provides name, has_payload, forward and reverse (see autodiff/vector_ops.hpp).
+template <class Op, class... Cs>
+struct vector_op_node : expr<vector_op_node<Op, Cs...>> {
+  static constexpr node_kind kind = node_kind::vector_op;
+  static constexpr bool is_vector = true;
+  static constexpr std::size_t extent = Op::template extent<Cs...>;
+  static constexpr bool has_payload = Op::has_payload;
+  using children = meta::list<Cs...>;
+  using op_type = Op;
+  [[no_unique_address]] Op op;
+  operand_pack<std::index_sequence_for<Cs...>, Cs...> operands;
+  std::size_t m = 0;  // the number of values
+  template <std::size_t I>
+  TYCHE_HD constexpr const auto& child() const {
+    return operand_at<I>(operands);
+  }
+  TYCHE_HD constexpr std::size_t size() const {
+    if constexpr (extent != dynamic_extent) return extent; else return m;
+  }
+};
+
+/// Element k (0-based) of a buffered vector V (matvec or vector_op): a scalar. Made by at(v, k).
+template <class V>
+struct element_node : expr<element_node<V>> {
+  static constexpr node_kind kind = node_kind::element;
+  static constexpr bool is_vector = false;
+  static constexpr std::size_t extent = 1;
+  static constexpr bool has_payload = true;  // the index
+  using children = meta::list<V>;
+  V v;
+  std::size_t index = 0;
+  template <std::size_t I>
+  TYCHE_HD constexpr const V& child() const { return v; }
+};
+
+/// vector_op_node<Op, Cs...> with m values from operands cs.
+template <class Op, class... Cs>
+auto make_vector_op(const Op& op, std::size_t m, const Cs&... cs) {
+  return vector_op_node<Op, Cs...>{{}, op, {{cs}...}, m};
+}
+
+/// The vector_op n with f applied to each operand (fold, substitute).
+template <class N, class F>
+auto rebuild_vector_op(const N& n, F&& f) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return make_vector_op(n.op, n.m, f(n.template child<I>())...);
+  }(std::make_index_sequence<children_t<N>::size>{});
+}
+
+// ---- building nodes ------------------------------------------------------------------------
+
+namespace detail {
+
+/// The number of values of a node: its size for a vector, 1 for a scalar.
+template <class C>
+TYCHE_HD constexpr std::size_t operand_size(const C& c) {
+  if constexpr (is_vector_v<C>) return c.size();
+  else return 1;
+}
+
+/// What may stand as an operand of an elementwise operation: an expression other than a
+/// matrix, or a plain number.
+template <class T>
+concept operand = (expression<T> && (wraps_expression<T> || kind_of<T> != node_kind::data_matrix)) ||
+                  arithmetic<T>;
+
+/// The core node an operand stands for: a number becomes a constant; a wrapper (a random
+/// variable, see tyche/model) becomes the expression of its value; a node is itself.
+template <class T>
+TYCHE_HD constexpr auto as_node(const T& x) {
+  if constexpr (arithmetic<T>) return constant{static_cast<double>(x)};
+  else if constexpr (wraps_expression<T>) return as_node(x.value_expression());
+  else return x;
+}
+template <class T>
+using node_t = decltype(as_node(std::declval<T>()));
+
+inline void check_same_size(const char* op, std::size_t a, std::size_t b) {
+  if (a != b)
+    throw std::invalid_argument(std::string("tyche::") + op + ": vector operands have sizes " +
+                                std::to_string(a) + " and " + std::to_string(b));
+}
+
+template <class Rule, class A>
+auto make_unary(const A& a, Rule rule = {}) {
+  using N = node_t<A>;
+  return unary_node<Rule, N>{{}, rule, as_node(a)};
+}
+
+/// The parts of a literal type (is_literal false for any other node).
+template <class N>
+struct literal_parts {
+  static constexpr bool is_literal = false;
+};
+template <std::intmax_t N, std::intmax_t D>
+struct literal_parts<literal<N, D>> {
+  static constexpr bool is_literal = true;
+  static constexpr std::intmax_t num = N, den = D;
+};
+template <class N, std::intmax_t Num, std::intmax_t Den = 1>
+inline constexpr bool is_literal_equal_v = [] {
+  if constexpr (literal_parts<N>::is_literal)
+    return literal_parts<N>::num * Den == Num * literal_parts<N>::den;
+  else
+    return false;
+}();
+
+/// literal<N, D> in lowest terms with a positive denominator.
+template <std::intmax_t N, std::intmax_t D>
+constexpr auto reduced_literal() {
+  constexpr std::intmax_t an = N < 0 ? -N : N, ad = D < 0 ? -D : D;
+  constexpr std::intmax_t g = std::gcd(an, ad) == 0 ? 1 : std::gcd(an, ad);
+  constexpr std::intmax_t sign = (N < 0) != (D < 0) ? -1 : 1;
+  return literal<sign * an / g, ad / g>{};
+}
+
+template <class Rule, class A, class B>
+auto make_binary_node(const A& a, const B& b) {
+  using NA = node_t<A>;
+  using NB = node_t<B>;
+  if constexpr (NA::is_vector && NB::is_vector) {
+    static_assert(NA::extent == dynamic_extent || NB::extent == dynamic_extent ||
+                      NA::extent == NB::extent,
+                  "tyche: an elementwise operation on two vectors requires equal sizes");
+  }
+  binary_node<Rule, NA, NB> n{{}, {}, as_node(a), as_node(b)};
+  if constexpr (NA::is_vector && NB::is_vector) check_same_size(Rule::name, n.a.size(), n.b.size());
+  return n;
+}
+
+}  // namespace detail
+
+}  // namespace tyche
+// ----- end tyche/core/nodes.hpp -----
+// ----- begin tyche/interval/support.hpp -----
+// tyche/interval/support.hpp — the support of every expression node: at compile time from the types
 // (support_of<N>, support_known_v<N>), and at model construction from the values of constants
 // and data (support(node), support_at(node, i)); the argument domains distributions and
 // operations require (domains::positive, …), the check of an argument against its domain, and
 // the escape hatch assume_support. Rules: docs/design/partial-evaluation.md, "Supports and
 // checks".
-// ----- begin tyche/core/interval.hpp -----
-// tyche/core/interval.hpp — constexpr interval arithmetic over the extended reals, with open and
-// closed ends: the supports of expression nodes are computed with it (core/support.hpp), at compile
-// time from the types and at model construction from the data (docs/design/partial-evaluation.md,
-// "Supports and checks"; the idea is Rainier's, whose every node carries its interval).
+// ----- begin tyche/interval/interval.hpp -----
+// tyche/interval/interval.hpp — constexpr interval arithmetic over the extended reals, with open
+// and closed ends: the supports of expression nodes are computed with it (interval/support.hpp),
+// at compile time from the types and at model construction from the data
+// (docs/design/partial-evaluation.md, "Supports and checks"; the idea is Rainier's, whose every
+// node carries its interval).
 //
 // An interval is {lo, hi, lo_closed, hi_closed}; lo = −∞ / hi = +∞ are allowed, and a closed
 // infinite end means the value ±∞ itself can occur (log(0) = −∞, 1/0 = +∞). Every operation
@@ -1734,7 +1993,7 @@ constexpr interval decreasing_image(const interval& a, Fn fn, const known_point 
 }  // namespace detail::iv
 
 // Each function below is the image of an interval under the elementwise operation of the same
-// name in core/operations.hpp (rules in autodiff/).
+// name in operations/functions.hpp (rules in autodiff/).
 
 namespace detail::iv {
 inline constexpr known_point exp_points[] = {{-inf, 0.0}, {0.0, 1.0}, {inf, inf}};
@@ -2012,7 +2271,7 @@ inline std::string number_to_string(double x) {
 }
 
 }  // namespace tyche
-// ----- end tyche/core/interval.hpp -----
+// ----- end tyche/interval/interval.hpp -----
 
 #include <cmath>
 #include <cstddef>
@@ -2142,7 +2401,7 @@ constexpr interval sum_image_any_size(const interval& e) {
 
 }  // namespace detail
 
-// ---- vector ops (core/vector_ops.hpp) ------------------------------------------------------------
+// ---- vector ops (autodiff/vector_ops.hpp) -------------------------------------------------------
 
 /// x ≥ 0 (closed at 0 allowed) / x > 0 for every point of a.
 constexpr bool all_nonnegative(const interval& a) { return !a.is_empty() && a.lo >= 0; }
@@ -2517,268 +2776,16 @@ void check_argument(const char* call, const char* name, const N& n) {
 }  // namespace detail
 
 }  // namespace tyche
-// ----- end tyche/core/support.hpp -----
+// ----- end tyche/interval/support.hpp -----
+// ----- begin tyche/operations/identities.hpp -----
+// tyche/operations/identities.hpp — the identities that make a node vanish as it is built, the
+// partial-evaluation rules that need neither a support nor data: x + 0, x · 1, x / 1, …, and a
+// literal ∘ literal folded into one literal by the compiler (docs/design/partial-evaluation.md).
 
 #include <cstdint>
-#include <numeric>
-#include <stdexcept>
-#include <string>
 #include <type_traits>
-#include <utility>
 
-namespace tyche {
-
-/// f(a) elementwise, for a rule f from tyche/autodiff/.
-template <class Rule, class A>
-struct unary_node : expr<unary_node<Rule, A>> {
-  static constexpr node_kind kind = node_kind::unary;
-  static constexpr bool is_vector = A::is_vector;
-  static constexpr std::size_t extent = A::extent;
-  static constexpr bool has_payload = Rule::has_payload;
-  using children = meta::list<A>;
-  using rule_type = Rule;
-  [[no_unique_address]] Rule rule;
-  A a;
-  template <std::size_t I>
-  TYCHE_HD constexpr const A& child() const { return a; }
-  TYCHE_HD constexpr std::size_t size() const {
-    if constexpr (extent != dynamic_extent) return extent; else return a.size();
-  }
-};
-
-/// f(a, b) elementwise; a scalar operand is broadcast against a vector one.
-template <class Rule, class A, class B>
-struct binary_node : expr<binary_node<Rule, A, B>> {
-  static constexpr node_kind kind = node_kind::binary;
-  static constexpr bool is_vector = A::is_vector || B::is_vector;
-  static constexpr std::size_t extent =
-      !A::is_vector   ? (B::is_vector ? B::extent : 1)
-      : !B::is_vector ? A::extent
-                      : (A::extent != dynamic_extent ? A::extent : B::extent);
-  static constexpr bool has_payload = Rule::has_payload;
-  using children = meta::list<A, B>;
-  using rule_type = Rule;
-  [[no_unique_address]] Rule rule;
-  A a;
-  B b;
-  template <std::size_t I>
-  TYCHE_HD constexpr const auto& child() const {
-    if constexpr (I == 0) return a; else return b;
-  }
-  TYCHE_HD constexpr std::size_t size() const {  // static when either operand's size is
-    if constexpr (extent != dynamic_extent) return extent;
-    else if constexpr (A::is_vector) return a.size();
-    else return b.size();
-  }
-};
-
-/// Σᵢ aᵢ over a vector expression.
-template <class A>
-struct sum_node : expr<sum_node<A>> {
-  static constexpr node_kind kind = node_kind::sum;
-  static constexpr bool is_vector = false;
-  static constexpr std::size_t extent = 1;
-  static constexpr bool has_payload = false;
-  using children = meta::list<A>;
-  A a;
-  template <std::size_t I>
-  TYCHE_HD constexpr const A& child() const { return a; }
-};
-
-/// log Σᵢ exp(aᵢ) over a vector expression, computed in one stable pass.
-template <class A>
-struct log_sum_exp_node : expr<log_sum_exp_node<A>> {
-  static constexpr node_kind kind = node_kind::log_sum_exp;
-  static constexpr bool is_vector = false;
-  static constexpr std::size_t extent = 1;
-  static constexpr bool has_payload = false;
-  using children = meta::list<A>;
-  A a;
-  template <std::size_t I>
-  TYCHE_HD constexpr const A& child() const { return a; }
-};
-
-/// X v for a data matrix X and a vector parameter v: a vector node whose values are held in a
-/// buffer (the workspace), because every element needs all of v. Streamed (made only by
-/// compile(), core/stream.hpp, for a matvec used once, inside a reduction's loop): no buffer;
-/// element i is row i of X times v, computed in the loop, and its adjoint goes to v while the
-/// row is in cache, so one evaluation reads X once.
-template <class V, bool Streamed = false>
-struct matvec_node : expr<matvec_node<V, Streamed>> {
-  static constexpr node_kind kind = node_kind::matvec;
-  static constexpr bool streamed = Streamed;
-  static constexpr bool is_vector = true;
-  static constexpr std::size_t extent = dynamic_extent;
-  static constexpr bool has_payload = true;
-  using children = meta::list<data_matrix, V>;
-  data_matrix x;
-  V v;
-  template <std::size_t I>
-  TYCHE_HD constexpr const auto& child() const {
-    if constexpr (I == 0) return x; else return v;
-  }
-  TYCHE_HD constexpr std::size_t size() const { return x.rows; }
-};
-
-/// Σᵢ (yᵢ − s − xᵢᵀv)² over n rows of data (y, X), for a scalar node S (the intercept; lit<0>
-/// when there is none) and a vector parameter v of size k, evaluated in O(k²) from sufficient
-/// statistics computed once when the model is built (partial_eval/reduce_sum.hpp). With centred
-/// data, x̄ and ȳ the column and data means and m = s + x̄ᵀv − ȳ:
-///   Σᵢ (yᵢ − s − xᵢᵀv)² = S_yy − 2 vᵀS_xy + vᵀS_xx v + n m²,
-/// S_yy = Σ(yᵢ − ȳ)², S_xy = Σ(xᵢ − x̄)(yᵢ − ȳ), S_xx = Σ(xᵢ − x̄)(xᵢ − x̄)ᵀ. Centring keeps the
-/// cancellation down to a factor 1/(1 − R²) instead of Σyᵢ² / Σ residual².
-/// stats: [S_yy, ȳ, n, x̄ (k), S_xy (k), S_xx (k × k, row-major)].
-template <class S, class V>
-struct residual_squares_node : expr<residual_squares_node<S, V>> {
-  static constexpr node_kind kind = node_kind::residual_squares;
-  static constexpr bool is_vector = false;
-  static constexpr std::size_t extent = 1;
-  static constexpr bool has_payload = true;
-  using children = meta::list<S, V>;
-  S s;
-  V v;
-  const double* stats = nullptr;
-  std::size_t k = 0;
-  template <std::size_t I>
-  TYCHE_HD constexpr const auto& child() const {
-    if constexpr (I == 0) return s; else return v;
-  }
-};
-
-/// The operands of a vector_op, child I at index I (a flat struct: no std::tuple, so that it is
-/// usable in device code and trivially copyable).
-template <std::size_t I, class C>
-struct operand_holder {
-  C c;
-};
-template <class Seq, class... Cs>
-struct operand_pack;
-template <std::size_t... I, class... Cs>
-struct operand_pack<std::index_sequence<I...>, Cs...> : operand_holder<I, Cs>... {};
-
-template <std::size_t I, class C>
-TYCHE_HD constexpr const C& operand_at(const operand_holder<I, C>& h) {
-  return h.c;
-}
-
-/// A vector of m values computed from whole operands (scalars or vectors) by Op: the ordered
-/// transform, a cumulative sum, a linear recurrence, a gather (core/vector_ops.hpp). Its values
-/// live in a buffer of the workspace, like matvec's; its gradient is Op's vector–Jacobian
-/// product. Op provides name, has_payload, forward and reverse (see core/vector_ops.hpp).
-template <class Op, class... Cs>
-struct vector_op_node : expr<vector_op_node<Op, Cs...>> {
-  static constexpr node_kind kind = node_kind::vector_op;
-  static constexpr bool is_vector = true;
-  static constexpr std::size_t extent = Op::template extent<Cs...>;
-  static constexpr bool has_payload = Op::has_payload;
-  using children = meta::list<Cs...>;
-  using op_type = Op;
-  [[no_unique_address]] Op op;
-  operand_pack<std::index_sequence_for<Cs...>, Cs...> operands;
-  std::size_t m = 0;  // the number of values
-  template <std::size_t I>
-  TYCHE_HD constexpr const auto& child() const {
-    return operand_at<I>(operands);
-  }
-  TYCHE_HD constexpr std::size_t size() const {
-    if constexpr (extent != dynamic_extent) return extent; else return m;
-  }
-};
-
-/// Element k (0-based) of a buffered vector V (matvec or vector_op): a scalar. Made by at(v, k).
-template <class V>
-struct element_node : expr<element_node<V>> {
-  static constexpr node_kind kind = node_kind::element;
-  static constexpr bool is_vector = false;
-  static constexpr std::size_t extent = 1;
-  static constexpr bool has_payload = true;  // the index
-  using children = meta::list<V>;
-  V v;
-  std::size_t index = 0;
-  template <std::size_t I>
-  TYCHE_HD constexpr const V& child() const { return v; }
-};
-
-/// vector_op_node<Op, Cs...> with m values from operands cs.
-template <class Op, class... Cs>
-auto make_vector_op(const Op& op, std::size_t m, const Cs&... cs) {
-  return vector_op_node<Op, Cs...>{{}, op, {{cs}...}, m};
-}
-
-/// The vector_op n with f applied to each operand (fold, substitute).
-template <class N, class F>
-auto rebuild_vector_op(const N& n, F&& f) {
-  return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return make_vector_op(n.op, n.m, f(n.template child<I>())...);
-  }(std::make_index_sequence<children_t<N>::size>{});
-}
-
-// ---- building nodes ------------------------------------------------------------------------
-
-namespace detail {
-
-/// The number of values of a node: its size for a vector, 1 for a scalar.
-template <class C>
-TYCHE_HD constexpr std::size_t operand_size(const C& c) {
-  if constexpr (is_vector_v<C>) return c.size();
-  else return 1;
-}
-
-/// What may stand as an operand of an elementwise operation: an expression other than a
-/// matrix, or a plain number.
-template <class T>
-concept operand = (expression<T> && (wraps_expression<T> || kind_of<T> != node_kind::data_matrix)) ||
-                  arithmetic<T>;
-
-/// The core node an operand stands for: a number becomes a constant; a wrapper (a random
-/// variable, see tyche/model) becomes the expression of its value; a node is itself.
-template <class T>
-TYCHE_HD constexpr auto as_node(const T& x) {
-  if constexpr (arithmetic<T>) return constant{static_cast<double>(x)};
-  else if constexpr (wraps_expression<T>) return as_node(x.value_expression());
-  else return x;
-}
-template <class T>
-using node_t = decltype(as_node(std::declval<T>()));
-
-inline void check_same_size(const char* op, std::size_t a, std::size_t b) {
-  if (a != b)
-    throw std::invalid_argument(std::string("tyche::") + op + ": vector operands have sizes " +
-                                std::to_string(a) + " and " + std::to_string(b));
-}
-
-template <class Rule, class A>
-auto make_unary(const A& a, Rule rule = {}) {
-  using N = node_t<A>;
-  return unary_node<Rule, N>{{}, rule, as_node(a)};
-}
-
-/// The parts of a literal type (is_literal false for any other node).
-template <class N>
-struct literal_parts {
-  static constexpr bool is_literal = false;
-};
-template <std::intmax_t N, std::intmax_t D>
-struct literal_parts<literal<N, D>> {
-  static constexpr bool is_literal = true;
-  static constexpr std::intmax_t num = N, den = D;
-};
-template <class N, std::intmax_t Num, std::intmax_t Den = 1>
-inline constexpr bool is_literal_equal_v = [] {
-  if constexpr (literal_parts<N>::is_literal)
-    return literal_parts<N>::num * Den == Num * literal_parts<N>::den;
-  else
-    return false;
-}();
-
-/// literal<N, D> in lowest terms with a positive denominator.
-template <std::intmax_t N, std::intmax_t D>
-constexpr auto reduced_literal() {
-  constexpr std::intmax_t an = N < 0 ? -N : N, ad = D < 0 ? -D : D;
-  constexpr std::intmax_t g = std::gcd(an, ad) == 0 ? 1 : std::gcd(an, ad);
-  constexpr std::intmax_t sign = (N < 0) != (D < 0) ? -1 : 1;
-  return literal<sign * an / g, ad / g>{};
-}
+namespace tyche::detail {
 
 /// a ∘ b for two literals, done by the compiler in exact rational arithmetic (lit<1, 2> +
 /// lit<1, 3> is lit<5, 6>); nothing for a division by lit<0>.
@@ -2813,24 +2820,31 @@ inline constexpr int binary_identity_v =
         ? 2  // the right operand
         : 0;
 
-template <class Rule, class A, class B>
-auto make_binary_node(const A& a, const B& b) {
-  using NA = node_t<A>;
-  using NB = node_t<B>;
-  if constexpr (NA::is_vector && NB::is_vector) {
-    static_assert(NA::extent == dynamic_extent || NB::extent == dynamic_extent ||
-                      NA::extent == NB::extent,
-                  "tyche: an elementwise operation on two vectors requires equal sizes");
-  }
-  binary_node<Rule, NA, NB> n{{}, {}, as_node(a), as_node(b)};
-  if constexpr (NA::is_vector && NB::is_vector) check_same_size(Rule::name, n.a.size(), n.b.size());
-  return n;
-}
-
-}  // namespace detail
-
-}  // namespace tyche
-// ----- end tyche/core/nodes.hpp -----
+}  // namespace tyche::detail
+// ----- end tyche/operations/identities.hpp -----
+// ----- begin tyche/operations/linear.hpp -----
+// tyche/operations/linear.hpp — the Line and LogLine normal forms of partial evaluation (Rainier,
+// seed 002, "Line" and "LogLine"), applied as nodes are built:
+//
+//   Line     a + Σᵢ bᵢ·xᵢ   for constants a, bᵢ (literals or run-time constants) and nodes xᵢ,
+//            read from any tree of +, −, unary −, × and ÷ by a constant;
+//   LogLine  k · Πᵢ xᵢ^pᵢ   for a constant k, literal exponents pᵢ and nodes xᵢ, read from any
+//            tree of ×, ÷, square, sqrt, inverse and pow(x, literal).
+//
+// When an operation combines two Lines (two LogLines), the terms over the same node merge
+// their coefficients (exponents), the constants fold into one, and the result is emitted
+// again as a tree whenever that tree is cheaper than the one written, or as cheap and with
+// fewer terms: x + x is 2·x, (x + 1) + (y + 2) is (x + y) + 3, 2·(3·x) is 6·x, x·x is
+// square(x), sqrt(x)·sqrt(x) is x for x ≥ 0. A tree that would not get cheaper is left as the
+// user wrote it (2·(x + y) stays: distributing would add a multiply). "Same node" means the same
+// type with no run-time payload below it (shareable_v): such a type is one value.
+//
+// Terms are emitted scalars first (computed once per evaluation, outside any loop), then the
+// constant, then vector terms, so a vector Line costs one elementwise operation per vector term.
+//
+// The rewrites here need no data. Those that need a support (log of a LogLine, exp(log x)) are
+// in operations/functions.hpp, next to the functions they rewrite. See
+// docs/design/partial-evaluation.md.
 
 #include <array>
 #include <cmath>
@@ -2843,12 +2857,14 @@ auto make_binary_node(const A& a, const B& b) {
 
 namespace tyche::detail {
 
+/// The node Rule(a, b) or Rule(a) for nodes a and b, as written: no rewrite, no size check (what
+/// emitting a form builds, its operands already checked).
 template <class Rule, class A, class B>
-auto raw2(const A& a, const B& b) {
+auto plain_binary(const A& a, const B& b) {
   return binary_node<Rule, A, B>{{}, {}, a, b};
 }
 template <class Rule, class A>
-auto raw1(const A& a) {
+auto plain_unary(const A& a) {
   return unary_node<Rule, A>{{}, {}, a};
 }
 
@@ -2863,7 +2879,11 @@ inline constexpr bool is_unary_rule_v = [] {
   else return false;
 }();
 
-namespace lin {
+/// The Line and LogLine forms: a tree read into a form (decompose_line, decompose_product), the
+/// terms over the same node merged (merge_line, merge_product), the cost of the tree as written
+/// and as the form would emit it (line_plan, product_plan), and the form emitted as a tree again
+/// (emit_line, emit_product).
+namespace forms {
 
 // ---- coefficients: literals (exact) and run-time constants -----------------------------------
 
@@ -2914,42 +2934,42 @@ inline constexpr int weight_v = is_vector_v<X> ? 64 : 1;
 // ---- a light tuple for the forms (std::tuple's constraints cost compile time here) ----------
 
 template <std::size_t I, class T>
-struct tup_slot {
+struct light_tuple_slot {
   T value;
 };
 template <class Seq, class... Ts>
-struct tup_base;
+struct light_tuple_base;
 template <std::size_t... I, class... Ts>
-struct tup_base<std::index_sequence<I...>, Ts...> : tup_slot<I, Ts>... {};
+struct light_tuple_base<std::index_sequence<I...>, Ts...> : light_tuple_slot<I, Ts>... {};
 
 template <class... Ts>
-struct tup : tup_base<std::index_sequence_for<Ts...>, Ts...> {
+struct light_tuple : light_tuple_base<std::index_sequence_for<Ts...>, Ts...> {
   static constexpr std::size_t size = sizeof...(Ts);
-  constexpr tup(const Ts&... ts) : tup_base<std::index_sequence_for<Ts...>, Ts...>{{ts}...} {}
+  constexpr light_tuple(const Ts&... ts) : light_tuple_base<std::index_sequence_for<Ts...>, Ts...>{{ts}...} {}
 };
 template <class... Ts>
-tup(Ts...) -> tup<Ts...>;
+light_tuple(Ts...) -> light_tuple<Ts...>;
 
 template <std::size_t I, class T>
-constexpr const T& tget(const tup_slot<I, T>& s) {
+constexpr const T& light_get(const light_tuple_slot<I, T>& s) {
   return s.value;
 }
 template <class... A, class... B>
-auto tcat2(const tup<A...>& a, const tup<B...>& b) {
+auto light_concat_two(const light_tuple<A...>& a, const light_tuple<B...>& b) {
   return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
-    return tup<A..., B...>(tget<I>(a)..., tget<J>(b)...);
+    return light_tuple<A..., B...>(light_get<I>(a)..., light_get<J>(b)...);
   }(std::index_sequence_for<A...>{}, std::index_sequence_for<B...>{});
 }
-inline auto tcat() { return tup<>(); }
+inline auto light_concat() { return light_tuple<>(); }
 template <class T, class... R>
-auto tcat(const T& t, const R&... r) {
+auto light_concat(const T& t, const R&... r) {
   if constexpr (sizeof...(R) == 0) return t;
-  else return tcat2(t, tcat(r...));
+  else return light_concat_two(t, light_concat(r...));
 }
 template <class F, class T>
-decltype(auto) tapply(F&& f, const T& t) {
+decltype(auto) light_apply(F&& f, const T& t) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
-    return f(tget<I>(t)...);
+    return f(light_get<I>(t)...);
   }(std::make_index_sequence<T::size>{});
 }
 
@@ -2966,16 +2986,16 @@ template <class C, class X>
 term(C, X) -> term<C, X>;
 
 template <class Off, class... Ts>
-struct form {
+struct line_form {
   using offset_type = Off;
   static constexpr std::size_t size = sizeof...(Ts);
   Off off;
-  tup<Ts...> ts;
+  light_tuple<Ts...> ts;
 };
 
 template <class Off, class... Ts>
-auto make_form(const Off& off, const tup<Ts...>& ts) {
-  return form<Off, Ts...>{off, ts};
+auto make_line_form(const Off& off, const light_tuple<Ts...>& ts) {
+  return line_form<Off, Ts...>{off, ts};
 }
 
 /// N is an operation a Line is read through (+, −, unary −, × or ÷ by a constant).
@@ -2995,55 +3015,55 @@ inline constexpr bool is_line_op_v = [] {
 }();
 
 template <class F, class C>
-auto scale(const F& f, const C& c) {
-  return tapply(
+auto scale_line(const F& f, const C& c) {
+  return light_apply(
       [&](const auto&... t) {
         // A missing constant stays missing (a scaled lit<0> would become a run-time 0).
         auto off = [&] {
           if constexpr (is_literal_equal_v<decltype(f.off), 0>) return lit<0>;
           else return coef_mul(f.off, c);
         }();
-        return make_form(off, tup{term{coef_mul(t.c, c), t.x}...});
+        return make_line_form(off, light_tuple{term{coef_mul(t.c, c), t.x}...});
       },
       f.ts);
 }
 template <class F, class G>
-auto concat(const F& f, const G& g) {
-  return make_form(coef_add(f.off, g.off), tcat(f.ts, g.ts));
+auto add_lines(const F& f, const G& g) {
+  return make_line_form(coef_add(f.off, g.off), light_concat(f.ts, g.ts));
 }
 
 /// n read as a Line, term by term, without merging.
 template <class N>
-auto decompose(const N& n) {
+auto decompose_line(const N& n) {
   if constexpr (is_coef_v<N>) {
-    return make_form(n, tup<>{});
+    return make_line_form(n, light_tuple<>{});
   } else if constexpr (is_binary_rule_v<N, rules::add>) {
-    return concat(decompose(n.a), decompose(n.b));
+    return add_lines(decompose_line(n.a), decompose_line(n.b));
   } else if constexpr (is_binary_rule_v<N, rules::subtract>) {
-    return concat(decompose(n.a), scale(decompose(n.b), lit<-1>));
+    return add_lines(decompose_line(n.a), scale_line(decompose_line(n.b), lit<-1>));
   } else if constexpr (is_unary_rule_v<N, rules::negate>) {
-    return scale(decompose(n.a), lit<-1>);
+    return scale_line(decompose_line(n.a), lit<-1>);
   } else if constexpr (is_line_op_v<N> && is_binary_rule_v<N, rules::multiply>) {
-    if constexpr (is_coef_v<decltype(n.a)>) return scale(decompose(n.b), n.a);
-    else return scale(decompose(n.a), n.b);
+    if constexpr (is_coef_v<decltype(n.a)>) return scale_line(decompose_line(n.b), n.a);
+    else return scale_line(decompose_line(n.a), n.b);
   } else if constexpr (is_line_op_v<N> && is_binary_rule_v<N, rules::divide>) {
-    return scale(decompose(n.a), literal_reciprocal<decltype(n.b)>());
+    return scale_line(decompose_line(n.a), literal_reciprocal<decltype(n.b)>());
   } else {
-    return make_form(lit<0>, tup{term{lit<1>, n}});
+    return make_line_form(lit<0>, light_tuple{term{lit<1>, n}});
   }
 }
 
 /// The cost of the tree as written: the Line operations in it.
 template <class N>
-constexpr int tree_cost() {
+constexpr int line_tree_cost() {
   if constexpr (!is_line_op_v<N>) {
     return 0;
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    return weight_v<N> + tree_cost<meta::at<0, children_t<N>>>();
+    return weight_v<N> + line_tree_cost<meta::at<0, children_t<N>>>();
   } else {
     using A = meta::at<0, children_t<N>>;
     using B = meta::at<1, children_t<N>>;
-    return weight_v<N> + tree_cost<A>() + tree_cost<B>();
+    return weight_v<N> + line_tree_cost<A>() + line_tree_cost<B>();
   }
 }
 
@@ -3071,9 +3091,9 @@ template <std::size_t I, class Tuple, class T>
 auto replace_at(const Tuple& ts, const T& t) {
   return [&]<std::size_t... J>(std::index_sequence<J...>) {
     auto pick = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-      if constexpr (K == I) return t; else return tget<K>(ts);
+      if constexpr (K == I) return t; else return light_get<K>(ts);
     };
-    return tup{pick(std::integral_constant<std::size_t, J>{})...};
+    return light_tuple{pick(std::integral_constant<std::size_t, J>{})...};
   }(std::make_index_sequence<Tuple::size>{});
 }
 
@@ -3095,26 +3115,26 @@ void check_same_sizes(const X& a, const X& b) {
 }
 
 template <class Off, class... Ts, class C, class X>
-auto add_term(const form<Off, Ts...>& acc, const term<C, X>& t) {
+auto add_term(const line_form<Off, Ts...>& acc, const term<C, X>& t) {
   constexpr std::size_t i = find_node<X, Ts...>();
   if constexpr (i == sizeof...(Ts)) {
-    return make_form(acc.off, tcat(acc.ts, tup{t}));
+    return make_line_form(acc.off, light_concat(acc.ts, light_tuple{t}));
   } else {
-    const auto& old = tget<i>(acc.ts);
+    const auto& old = light_get<i>(acc.ts);
     check_same_sizes(old.x, t.x);
-    return make_form(acc.off, replace_at<i>(acc.ts, term{coef_add(old.c, t.c), t.x}));
+    return make_line_form(acc.off, replace_at<i>(acc.ts, term{coef_add(old.c, t.c), t.x}));
   }
 }
 
 template <std::size_t I, class Acc, class F>
-auto merge_from(const Acc& acc, const F& f) {
+auto merge_line_from(const Acc& acc, const F& f) {
   if constexpr (I == F::size) return acc;
-  else return merge_from<I + 1>(add_term(acc, tget<I>(f.ts)), f);
+  else return merge_line_from<I + 1>(add_term(acc, light_get<I>(f.ts)), f);
 }
 /// f with the terms over the same node merged (first appearance keeps its place).
 template <class F>
-auto merge(const F& f) {
-  return merge_from<0>(make_form(f.off, tup<>{}), f);
+auto merge_line(const F& f) {
+  return merge_line_from<0>(make_line_form(f.off, light_tuple<>{}), f);
 }
 
 /// The order in which a merged form's items are emitted: scalar terms, the constant, vector
@@ -3167,9 +3187,9 @@ constexpr int plan_cost(const order_t<N>& o, const std::array<int, N + 1>& sign,
 }
 
 template <class F>
-struct plan;
+struct line_plan;
 template <class Off, class... Ts>
-struct plan<form<Off, Ts...>> {
+struct line_plan<line_form<Off, Ts...>> {
   static constexpr std::size_t n = sizeof...(Ts);
   static constexpr std::array<int, n + 1> sign{coef_sign_v<typename Ts::coef_type>..., 0};
   static constexpr order_t<n> order = plan_order<n>(
@@ -3189,41 +3209,41 @@ template <class Acc, class C, class X>
 auto append(const Acc& acc, const term<C, X>& t) {
   if constexpr (std::is_same_v<Acc, none>) {
     if constexpr (is_literal_equal_v<C, 1>) return t.x;
-    else if constexpr (is_literal_equal_v<C, -1>) return raw1<rules::negate>(t.x);
-    else return raw2<rules::multiply>(t.c, t.x);
+    else if constexpr (is_literal_equal_v<C, -1>) return plain_unary<rules::negate>(t.x);
+    else return plain_binary<rules::multiply>(t.c, t.x);
   } else if constexpr (is_literal_equal_v<C, 1>) {
-    return raw2<rules::add>(acc, t.x);
+    return plain_binary<rules::add>(acc, t.x);
   } else if constexpr (is_literal_equal_v<C, -1>) {
-    return raw2<rules::subtract>(acc, t.x);
+    return plain_binary<rules::subtract>(acc, t.x);
   } else if constexpr (coef_sign_v<C> == -1) {
-    return raw2<rules::subtract>(acc, raw2<rules::multiply>(coef_mul(t.c, lit<-1>), t.x));
+    return plain_binary<rules::subtract>(acc, plain_binary<rules::multiply>(coef_mul(t.c, lit<-1>), t.x));
   } else {
-    return raw2<rules::add>(acc, raw2<rules::multiply>(t.c, t.x));
+    return plain_binary<rules::add>(acc, plain_binary<rules::multiply>(t.c, t.x));
   }
 }
 template <class Acc, class Off>
 auto append_offset(const Acc& acc, const Off& off) {
   if constexpr (std::is_same_v<Acc, none>) return off;
-  else if constexpr (coef_sign_v<Off> == -1) return raw2<rules::subtract>(acc, coef_mul(off, lit<-1>));
-  else return raw2<rules::add>(acc, off);
+  else if constexpr (coef_sign_v<Off> == -1) return plain_binary<rules::subtract>(acc, coef_mul(off, lit<-1>));
+  else return plain_binary<rules::add>(acc, off);
 }
 
 template <std::size_t J, class Acc, class F>
-auto emit_from(const Acc& acc, const F& f) {
-  using P = plan<F>;
+auto emit_line_from(const Acc& acc, const F& f) {
+  using P = line_plan<F>;
   if constexpr (J == P::order.count) {
     if constexpr (std::is_same_v<Acc, none>) return lit<0>;
     else return acc;
   } else {
     constexpr std::size_t i = P::order.item[J];
-    if constexpr (i == F::size) return emit_from<J + 1>(append_offset(acc, f.off), f);
-    else return emit_from<J + 1>(append(acc, tget<i>(f.ts)), f);
+    if constexpr (i == F::size) return emit_line_from<J + 1>(append_offset(acc, f.off), f);
+    else return emit_line_from<J + 1>(append(acc, light_get<i>(f.ts)), f);
   }
 }
 /// A merged form as a tree.
 template <class F>
-auto emit(const F& f) {
-  return emit_from<0>(none{}, f);
+auto emit_line(const F& f) {
+  return emit_line_from<0>(none{}, f);
 }
 
 // The same reading on types alone: what decides whether to rewrite, for every operation built,
@@ -3235,17 +3255,17 @@ template <class A, class B>
 using coef_mul_t = decltype(coef_mul(std::declval<const A&>(), std::declval<const B&>()));
 
 template <class F, class G>
-struct concat_t;
+struct add_lines_t;
 template <class O1, class... T1, class O2, class... T2>
-struct concat_t<form<O1, T1...>, form<O2, T2...>> {
-  using type = form<coef_add_t<O1, O2>, T1..., T2...>;
+struct add_lines_t<line_form<O1, T1...>, line_form<O2, T2...>> {
+  using type = line_form<coef_add_t<O1, O2>, T1..., T2...>;
 };
 template <class F, class C>
-struct scale_t;
+struct scale_line_t;
 template <class O, class... Ts, class C>
-struct scale_t<form<O, Ts...>, C> {
+struct scale_line_t<line_form<O, Ts...>, C> {
   using offset = std::conditional_t<is_literal_equal_v<O, 0>, literal<0>, coef_mul_t<O, C>>;
-  using type = form<offset, term<coef_mul_t<typename Ts::coef_type, C>, typename Ts::node_type>...>;
+  using type = line_form<offset, term<coef_mul_t<typename Ts::coef_type, C>, typename Ts::node_type>...>;
 };
 
 template <class N>
@@ -3261,38 +3281,40 @@ constexpr int line_case() {
 }
 template <class N, int Case = line_case<N>()>
 struct line_of {
-  using type = form<literal<0>, term<literal<1>, N>>;
+  using type = line_form<literal<0>, term<literal<1>, N>>;
 };
 template <class N>
 struct line_of<N, 1> {
-  using type = form<N>;
+  using type = line_form<N>;
 };
 template <class N>
 struct line_of<N, 2> {
-  using type = typename concat_t<typename line_of<meta::at<0, children_t<N>>>::type,
+  using type = typename add_lines_t<typename line_of<meta::at<0, children_t<N>>>::type,
                                  typename line_of<meta::at<1, children_t<N>>>::type>::type;
 };
 template <class N>
 struct line_of<N, 3> {
-  using type = typename concat_t<
+  using type = typename add_lines_t<
       typename line_of<meta::at<0, children_t<N>>>::type,
-      typename scale_t<typename line_of<meta::at<1, children_t<N>>>::type, literal<-1>>::type>::type;
+      typename scale_line_t<typename line_of<meta::at<1, children_t<N>>>::type, literal<-1>>::type>::type;
 };
 template <class N>
 struct line_of<N, 4> {
-  using type = typename scale_t<typename line_of<meta::at<0, children_t<N>>>::type, literal<-1>>::type;
+  using type = typename scale_line_t<typename line_of<meta::at<0, children_t<N>>>::type, literal<-1>>::type;
 };
 template <class N>
 struct line_of<N, 5> {
-  using type = typename scale_t<typename line_of<meta::at<1, children_t<N>>>::type, meta::at<0, children_t<N>>>::type;
+  using type =
+      typename scale_line_t<typename line_of<meta::at<1, children_t<N>>>::type, meta::at<0, children_t<N>>>::type;
 };
 template <class N>
 struct line_of<N, 6> {
-  using type = typename scale_t<typename line_of<meta::at<0, children_t<N>>>::type, meta::at<1, children_t<N>>>::type;
+  using type =
+      typename scale_line_t<typename line_of<meta::at<0, children_t<N>>>::type, meta::at<1, children_t<N>>>::type;
 };
 template <class N>
 struct line_of<N, 7> {
-  using type = typename scale_t<typename line_of<meta::at<0, children_t<N>>>::type,
+  using type = typename scale_line_t<typename line_of<meta::at<0, children_t<N>>>::type,
                                 decltype(literal_reciprocal<meta::at<1, children_t<N>>>())>::type;
 };
 
@@ -3307,11 +3329,11 @@ struct merged_term<true, S, C, X> {
 template <class F, class T>
 struct add_term_t;
 template <class O, class... Ts, class C, class X>
-struct add_term_t<form<O, Ts...>, term<C, X>> {
+struct add_term_t<line_form<O, Ts...>, term<C, X>> {
   static constexpr std::size_t i = find_node<X, Ts...>();
   template <std::size_t... J>
-  static auto replaced(std::index_sequence<J...>) -> form<O, typename merged_term<J == i, Ts, C, X>::type...>;
-  using type = std::conditional_t<i == sizeof...(Ts), form<O, Ts..., term<C, X>>,
+  static auto replaced(std::index_sequence<J...>) -> line_form<O, typename merged_term<J == i, Ts, C, X>::type...>;
+  using type = std::conditional_t<i == sizeof...(Ts), line_form<O, Ts..., term<C, X>>,
                                   decltype(replaced(std::index_sequence_for<Ts...>{}))>;
 };
 template <class Acc, class... Ts>
@@ -3323,14 +3345,14 @@ struct merge_all<Acc, T, Ts...> : merge_all<typename add_term_t<Acc, T>::type, T
 template <class F>
 struct merged;
 template <class O, class... Ts>
-struct merged<form<O, Ts...>> {
-  using type = typename merge_all<form<O>, Ts...>::type;
+struct merged<line_form<O, Ts...>> {
+  using type = typename merge_all<line_form<O>, Ts...>::type;
 };
 
 template <class N>
-using raw_form_t = typename line_of<N>::type;
+using raw_line_form_t = typename line_of<N>::type;
 template <class N>
-using merged_form_t = typename merged<raw_form_t<N>>::type;
+using merged_line_form_t = typename merged<raw_line_form_t<N>>::type;
 
 /// The number of constants (literals and run-time numbers) the Line of N is read from.
 template <class N>
@@ -3354,14 +3376,14 @@ inline constexpr bool line_rewrites_v = [] {
   if constexpr (!is_line_op_v<N>) {
     return false;
   } else {
-    using M = merged_form_t<N>;
-    using P = plan<M>;
+    using M = merged_line_form_t<N>;
+    using P = line_plan<M>;
     constexpr int pieces = offset_pieces<N>();
     constexpr int deferred =
         !AtRoot && kind_of<typename M::offset_type> == node_kind::constant && pieces > 1 ? pieces - 1 : 0;
-    constexpr int before = tree_cost<N>();
+    constexpr int before = line_tree_cost<N>();
     constexpr int after = P::cost + deferred;
-    return after < before || (after <= before && M::size < raw_form_t<N>::size);
+    return after < before || (after <= before && M::size < raw_line_form_t<N>::size);
   }
 }();
 
@@ -3375,15 +3397,15 @@ struct factor {
 };
 
 template <class K, class... Fs>
-struct pform {
+struct product_form {
   using coef_type = K;
   static constexpr std::size_t size = sizeof...(Fs);
   K k;
-  tup<Fs...> fs;
+  light_tuple<Fs...> fs;
 };
 template <class K, class... Fs>
-auto make_pform(const K& k, const tup<Fs...>& fs) {
-  return pform<K, Fs...>{k, fs};
+auto make_product_form(const K& k, const light_tuple<Fs...>& fs) {
+  return product_form<K, Fs...>{k, fs};
 }
 
 template <class N>
@@ -3435,35 +3457,36 @@ auto coef_pow(const K& k, P) {
 }
 
 template <class F, class P>
-auto raise(const F& f, P p) {
-  return tapply(
+auto raise_product(const F& f, P p) {
+  return light_apply(
       [&](const auto&... g) {
-        return make_pform(coef_pow(f.k, p),
-                          tup{factor<decltype(coef_mul(typename std::remove_cvref_t<decltype(g)>::power_type{}, p)),
-                                            typename std::remove_cvref_t<decltype(g)>::node_type>{g.x}...});
+        return make_product_form(
+            coef_pow(f.k, p),
+            light_tuple{factor<decltype(coef_mul(typename std::remove_cvref_t<decltype(g)>::power_type{}, p)),
+                               typename std::remove_cvref_t<decltype(g)>::node_type>{g.x}...});
       },
       f.fs);
 }
 template <class F, class G>
-auto pconcat(const F& f, const G& g) {
-  return make_pform(coef_mul(f.k, g.k), tcat(f.fs, g.fs));
+auto multiply_products(const F& f, const G& g) {
+  return make_product_form(coef_mul(f.k, g.k), light_concat(f.fs, g.fs));
 }
 
 /// n read as a LogLine, factor by factor, without merging.
 template <class N>
-auto pdecompose(const N& n) {
+auto decompose_product(const N& n) {
   if constexpr (is_coef_v<N>) {
-    return make_pform(n, tup<>{});
+    return make_product_form(n, light_tuple<>{});
   } else if constexpr (!is_product_op_v<N>) {
-    return make_pform(lit<1>, tup{factor<literal<1>, N>{n}});
+    return make_product_form(lit<1>, light_tuple{factor<literal<1>, N>{n}});
   } else if constexpr (is_binary_rule_v<N, rules::multiply>) {
-    return pconcat(pdecompose(n.a), pdecompose(n.b));
+    return multiply_products(decompose_product(n.a), decompose_product(n.b));
   } else if constexpr (is_binary_rule_v<N, rules::divide>) {
-    return pconcat(pdecompose(n.a), raise(pdecompose(n.b), lit<-1>));
+    return multiply_products(decompose_product(n.a), raise_product(decompose_product(n.b), lit<-1>));
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    return raise(pdecompose(n.a), power_of_op<N>());
+    return raise_product(decompose_product(n.a), power_of_op<N>());
   } else {
-    return raise(pdecompose(n.a), power_of_op<N>());
+    return raise_product(decompose_product(n.a), power_of_op<N>());
   }
 }
 
@@ -3476,15 +3499,15 @@ inline constexpr int power_cost_v =
                                                                                            : 4;
 
 template <class N>
-constexpr int ptree_cost() {
+constexpr int product_tree_cost() {
   if constexpr (!is_product_op_v<N>) {
     return 0;
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    return 1 + ptree_cost<meta::at<0, children_t<N>>>();
+    return 1 + product_tree_cost<meta::at<0, children_t<N>>>();
   } else if constexpr (is_literal_power_v<N>) {
-    return power_cost_v<decltype(power_of_op<N>())> + ptree_cost<meta::at<0, children_t<N>>>();
+    return power_cost_v<decltype(power_of_op<N>())> + product_tree_cost<meta::at<0, children_t<N>>>();
   } else {
-    return 1 + ptree_cost<meta::at<0, children_t<N>>>() + ptree_cost<meta::at<1, children_t<N>>>();
+    return 1 + product_tree_cost<meta::at<0, children_t<N>>>() + product_tree_cost<meta::at<1, children_t<N>>>();
   }
 }
 
@@ -3513,25 +3536,25 @@ template <class X>
 inline constexpr bool nonnegative_support_v = support_of<X>.lo >= 0;
 
 template <class K, class... Fs, class P, class X>
-auto add_factor(const pform<K, Fs...>& acc, const factor<P, X>& f) {
+auto add_factor(const product_form<K, Fs...>& acc, const factor<P, X>& f) {
   constexpr std::size_t i = find_node<X, Fs...>();
   if constexpr (i == sizeof...(Fs)) {
-    return make_pform(acc.k, tcat(acc.fs, tup{f}));
+    return make_product_form(acc.k, light_concat(acc.fs, light_tuple{f}));
   } else {
-    check_same_sizes(tget<i>(acc.fs).x, f.x);
-    using Old = std::remove_cvref_t<decltype(tget<i>(acc.fs))>;
+    check_same_sizes(light_get<i>(acc.fs).x, f.x);
+    using Old = std::remove_cvref_t<decltype(light_get<i>(acc.fs))>;
     using Sum = decltype(coef_add(typename Old::power_type{}, P{}));
-    return make_pform(acc.k, replace_at<i>(acc.fs, factor<Sum, X>{f.x}));
+    return make_product_form(acc.k, replace_at<i>(acc.fs, factor<Sum, X>{f.x}));
   }
 }
 template <std::size_t I, class Acc, class F>
-auto pmerge_from(const Acc& acc, const F& f) {
+auto merge_product_from(const Acc& acc, const F& f) {
   if constexpr (I == F::size) return acc;
-  else return pmerge_from<I + 1>(add_factor(acc, tget<I>(f.fs)), f);
+  else return merge_product_from<I + 1>(add_factor(acc, light_get<I>(f.fs)), f);
 }
 template <class F>
-auto pmerge(const F& f) {
-  return pmerge_from<0>(make_pform(f.k, tup<>{}), f);
+auto merge_product(const F& f) {
+  return merge_product_from<0>(make_product_form(f.k, light_tuple<>{}), f);
 }
 
 /// (A factor whose exponents cancel, x·x⁻¹, is dropped: the bases are positive then, see
@@ -3541,7 +3564,7 @@ auto pmerge(const F& f) {
 template <class F>
 struct merge_is_exact;
 template <class K, class... Fs>
-struct merge_is_exact<pform<K, Fs...>> {
+struct merge_is_exact<product_form<K, Fs...>> {
   static constexpr bool value = [] {
     constexpr int sign[] = {(literal_parts<typename Fs::power_type>::num < 0 ? -1 : 1)..., 0};
     constexpr bool positive[] = {positive_support_v<typename Fs::node_type>..., true};
@@ -3557,22 +3580,22 @@ struct merge_is_exact<pform<K, Fs...>> {
 template <class F>
 struct all_bases_positive;
 template <class K, class... Fs>
-struct all_bases_positive<pform<K, Fs...>>
+struct all_bases_positive<product_form<K, Fs...>>
     : std::bool_constant<(positive_support_v<typename Fs::node_type> && ...)> {};
 
 /// Emits x^P as its cheapest node (P > 0).
 template <class P, class X>
 auto power_node(const X& x) {
   if constexpr (is_literal_equal_v<P, 1>) return x;
-  else if constexpr (is_literal_equal_v<P, 2>) return raw1<rules::square>(x);
-  else if constexpr (is_literal_equal_v<P, 1, 2>) return raw1<rules::sqrt>(x);
-  else return raw2<rules::pow>(x, P{});
+  else if constexpr (is_literal_equal_v<P, 2>) return plain_unary<rules::square>(x);
+  else if constexpr (is_literal_equal_v<P, 1, 2>) return plain_unary<rules::sqrt>(x);
+  else return plain_binary<rules::pow>(x, P{});
 }
 
 template <class Acc, class X>
 auto times(const Acc& acc, const X& x) {
   if constexpr (std::is_same_v<Acc, none>) return x;
-  else return raw2<rules::multiply>(acc, x);
+  else return plain_binary<rules::multiply>(acc, x);
 }
 
 /// The product of the factors with exponents of sign S (+1: numerator; −1: denominator, with
@@ -3582,11 +3605,11 @@ auto product_from(const Acc& acc, const F& f) {
   if constexpr (I == F::size) {
     return acc;
   } else {
-    using G = std::remove_cvref_t<decltype(tget<I>(f.fs))>;
+    using G = std::remove_cvref_t<decltype(light_get<I>(f.fs))>;
     using P = typename G::power_type;
     if constexpr (literal_parts<P>::num * S > 0) {
       using Q = decltype(coef_mul(P{}, literal<S>{}));
-      return product_from<S, I + 1>(times(acc, power_node<Q>(tget<I>(f.fs).x)), f);
+      return product_from<S, I + 1>(times(acc, power_node<Q>(light_get<I>(f.fs).x)), f);
     } else {
       return product_from<S, I + 1>(acc, f);
     }
@@ -3594,7 +3617,7 @@ auto product_from(const Acc& acc, const F& f) {
 }
 
 template <class F>
-auto pemit(const F& f) {
+auto emit_product(const F& f) {
   auto num = product_from<1, 0>(none{}, f);
   auto den = product_from<-1, 0>(none{}, f);
   using Num = decltype(num);
@@ -3602,25 +3625,25 @@ auto pemit(const F& f) {
   using K = typename F::coef_type;
   auto with_k = [&](const auto& x) {  // k · x
     if constexpr (is_literal_equal_v<K, 1>) return x;
-    else if constexpr (is_literal_equal_v<K, -1>) return raw1<rules::negate>(x);
-    else return raw2<rules::multiply>(f.k, x);
+    else if constexpr (is_literal_equal_v<K, -1>) return plain_unary<rules::negate>(x);
+    else return plain_binary<rules::multiply>(f.k, x);
   };
   if constexpr (std::is_same_v<Num, none> && std::is_same_v<Den, none>) {
     return f.k;
   } else if constexpr (std::is_same_v<Den, none>) {
     return with_k(num);
   } else if constexpr (std::is_same_v<Num, none>) {
-    if constexpr (is_literal_equal_v<K, 1>) return raw1<rules::inverse>(den);
-    else return raw2<rules::divide>(f.k, den);
+    if constexpr (is_literal_equal_v<K, 1>) return plain_unary<rules::inverse>(den);
+    else return plain_binary<rules::divide>(f.k, den);
   } else {
-    return raw2<rules::divide>(with_k(num), den);
+    return plain_binary<rules::divide>(with_k(num), den);
   }
 }
 
 template <class F>
-struct pplan;
+struct product_plan;
 template <class K, class... Fs>
-struct pplan<pform<K, Fs...>> {
+struct product_plan<product_form<K, Fs...>> {
   static constexpr int num = ((literal_parts<typename Fs::power_type>::num > 0 ? 1 : 0) + ... + 0);
   static constexpr int den = ((literal_parts<typename Fs::power_type>::num < 0 ? 1 : 0) + ... + 0);
   static constexpr int powers =
@@ -3634,9 +3657,9 @@ struct pplan<pform<K, Fs...>> {
 };
 
 template <class N>
-using raw_pform_t = decltype(pdecompose(std::declval<const N&>()));
+using raw_product_form_t = decltype(decompose_product(std::declval<const N&>()));
 template <class N>
-using merged_pform_t = decltype(pmerge(std::declval<const raw_pform_t<N>&>()));
+using merged_product_form_t = decltype(merge_product(std::declval<const raw_product_form_t<N>&>()));
 
 /// True when N, read as a LogLine, is emitted cheaper (or as cheap, with fewer factors) and
 /// the rewrite is exact: integer powers only, or positive bases.
@@ -3645,18 +3668,18 @@ inline constexpr bool logline_rewrites_v = [] {
   if constexpr (!is_product_op_v<N>) {
     return false;
   } else {
-    using R = raw_pform_t<N>;
-    using M = merged_pform_t<N>;
+    using R = raw_product_form_t<N>;
+    using M = merged_product_form_t<N>;
     constexpr bool exact = (integer_powers<N>() || all_bases_positive<R>::value) && merge_is_exact<R>::value;
-    constexpr int before = ptree_cost<N>();
-    return exact && (pplan<M>::cost < before || (pplan<M>::cost <= before && M::size < R::size));
+    constexpr int before = product_tree_cost<N>();
+    return exact && (product_plan<M>::cost < before || (product_plan<M>::cost <= before && M::size < R::size));
   }
 }();
 
 template <class F>
 struct logs_needed;
 template <class K, class... Fs>
-struct logs_needed<pform<K, Fs...>>
+struct logs_needed<product_form<K, Fs...>>
     : std::integral_constant<int, ((is_unary_rule_v<typename Fs::node_type, rules::exp> ||
                                     literal_parts<typename Fs::power_type>::num == 0
                                         ? 0
@@ -3668,48 +3691,49 @@ auto sum_of_logs(const Acc& acc, const F& f) {
   if constexpr (I == F::size) {
     return acc;
   } else {
-    const auto& g = tget<I>(f.fs);
+    const auto& g = light_get<I>(f.fs);
     using P = typename std::remove_cvref_t<decltype(g)>::power_type;
     return sum_of_logs<I + 1>(acc + P{} * log(g.x), f);  // tyche::log, found by ADL
   }
 }
 
-}  // namespace lin
+}  // namespace forms
 
 template <class N>
 constexpr bool log_splits() {
-  if constexpr (!lin::is_product_op_v<N>) {
+  if constexpr (!forms::is_product_op_v<N>) {
     return false;
   } else {
-    using M = lin::merged_pform_t<N>;
+    using M = forms::merged_product_form_t<N>;
     using K = typename M::coef_type;
-    return lin::all_bases_positive<lin::raw_pform_t<N>>::value && lin::coef_sign_v<K> == 1 &&
-           lin::logs_needed<M>::value <= 1;
+    return forms::all_bases_positive<forms::raw_product_form_t<N>>::value && forms::coef_sign_v<K> == 1 &&
+           forms::logs_needed<M>::value <= 1;
   }
 }
 template <class N>
 auto log_of_product(const N& n) {
-  const auto m = lin::pmerge(lin::pdecompose(n));
+  const auto m = forms::merge_product(forms::decompose_product(n));
   using K = typename decltype(m)::coef_type;
-  if constexpr (is_literal_equal_v<K, 1>) return lin::sum_of_logs<0>(lit<0>, m);
-  else return lin::sum_of_logs<0>(constant{std::log(lin::coef_value(m.k))}, m);
+  if constexpr (is_literal_equal_v<K, 1>) return forms::sum_of_logs<0>(lit<0>, m);
+  else return forms::sum_of_logs<0>(constant{std::log(forms::coef_value(m.k))}, m);
 }
 template <class N>
 constexpr bool is_unary_log_of_nonnegative() {
-  if constexpr (is_unary_rule_v<N, rules::log>) return lin::nonnegative_support_v<meta::at<0, children_t<N>>>;
+  if constexpr (is_unary_rule_v<N, rules::log>) return forms::nonnegative_support_v<meta::at<0, children_t<N>>>;
   else return false;
 }
 
 /// The node of a Line operation, in normal form (the hook of make_binary and operator-).
 template <class N, bool AtRoot = false>
 auto line_normal_form(const N& n) {
-  if constexpr (lin::line_rewrites_v<N, AtRoot>) return lin::emit(lin::merge(lin::decompose(n)));
-  else if constexpr (lin::logline_rewrites_v<N>) return lin::pemit(lin::pmerge(lin::pdecompose(n)));
+  if constexpr (forms::line_rewrites_v<N, AtRoot>) return forms::emit_line(forms::merge_line(forms::decompose_line(n)));
+  else if constexpr (forms::logline_rewrites_v<N>)
+    return forms::emit_product(forms::merge_product(forms::decompose_product(n)));
   else return n;
 }
 
 }  // namespace tyche::detail
-// ----- end tyche/core/linear.hpp -----
+// ----- end tyche/operations/linear.hpp -----
 
 #include <cstdint>
 #include <stdexcept>
@@ -3761,11 +3785,11 @@ template <detail::operand A> requires expression<A> auto abs(const A& a) { retur
 
 // clang-format on
 
-// log (below, with its rewrites), log1p and sqrt check their operand's support (core/support.hpp): compilation fails when the
-// types prove that no value of the operand is in the function's domain, e.g. log(-exp(x)). An
-// operand that may leave the domain (log of a bare parameter) is allowed: see
-// docs/design/partial-evaluation.md, "Supports and checks", for why operations are checked less
-// strictly than distribution arguments.
+// log (below, with its rewrites), log1p and sqrt check their operand's support
+// (interval/support.hpp): compilation fails when the types prove that no value of the operand is
+// in the function's domain, e.g. log(-exp(x)). An operand that may leave the domain (log of a bare
+// parameter) is allowed: see docs/design/partial-evaluation.md, "Supports and checks", for why
+// operations are checked less strictly than distribution arguments.
 template <detail::operand A> requires expression<A> auto log1p(const A& a) {
   static_assert(operand_support_t<detail::node_t<A>, domains::greater_than_minus_one>::ok,
                 "tyche::log1p(x): x must be > -1 somewhere, but its support (the interval spelled "
@@ -3791,7 +3815,7 @@ auto operator/(const A& a, const B& b) { return detail::make_binary<rules::divid
 // clang-format on
 
 /// log a. log of a product of powers with positive bases becomes a sum of logs when that needs
-/// no more logs than one (log(σ²) is 2·log σ, log(e^a·σ) is a + log σ; core/linear.hpp).
+/// no more logs than one (log(σ²) is 2·log σ, log(e^a·σ) is a + log σ; operations/linear.hpp).
 /// log(logistic(x)) becomes log_logistic(x) (finite for every x). log(exp(x)) is x itself (exact where the two nodes would round, and finite where
 /// exp(x) under- or overflows): the rewrite of the partial-evaluation rules that needs no support.
 template <detail::operand A>
@@ -3813,7 +3837,7 @@ auto log(const A& a) {
   }
 }
 
-/// eᵃ. exp(log(x)) is x where the support of x is inside [0, ∞) (core/support.hpp): there the
+/// eᵃ. exp(log(x)) is x where the support of x is inside [0, ∞) (interval/support.hpp): there the
 /// two are equal (exp(log 0) = 0), elsewhere log(x) would be NaN, so the rewrite needs it.
 template <detail::operand A>
   requires expression<A>
@@ -3887,6 +3911,16 @@ auto sum(const A& a) {
                 "tyche::sum(a) requires 'a' to be a vector expression; it is a scalar");
   return sum_node<N>{{}, detail::as_node(a)};
 }
+
+namespace detail {
+/// Σ over the elements of a vector expression, the expression itself for a scalar: the log
+/// density of a distribution or the log-Jacobian of a transform from its elementwise terms.
+template <class E>
+auto total(const E& e) {
+  if constexpr (is_vector_v<node_t<E>>) return sum(e);
+  else return as_node(e);
+}
+}  // namespace detail
 
 /// Σᵢ aᵢ bᵢ.
 template <detail::operand A, detail::operand B>
@@ -3987,13 +4021,22 @@ auto operator*(const data_matrix& x, const V& v) {
 }
 
 }  // namespace tyche
-// ----- end tyche/core/operations.hpp -----
-// ----- begin tyche/core/vector_ops.hpp -----
-// tyche/core/vector_ops.hpp — vectors that are not elementwise: each value depends on whole
-// operands (a running sum, a recurrence, a gather through data indices). They are vector_op
-// nodes (core/operations.hpp): the evaluator materialises the operands, calls the op's forward
-// step into a buffer of the workspace and, in the reverse pass, the op's vector–Jacobian
-// product. See docs/design/vector-ops.md.
+// ----- end tyche/operations/functions.hpp -----
+// ----- begin tyche/operations/vectors.hpp -----
+// tyche/operations/vectors.hpp — the functions that make vectors that are not elementwise:
+// cumulative_sum, linear_recurrence, cholesky_multiply and gather. Each makes a vector_op node
+// (core/nodes.hpp) whose op, with its forward step and vector–Jacobian product, is in
+// autodiff/vector_ops.hpp; the evaluator materialises the operands, runs the op into a buffer of
+// the workspace and, in the reverse pass, its vector–Jacobian product. gather through
+// elementwise operations reads the parameter in the loop instead. See docs/design/vector-ops.md.
+// ----- begin tyche/autodiff/vector_ops.hpp -----
+// tyche/autodiff/vector_ops.hpp — value and vector–Jacobian rules of the vectors that are not
+// elementwise, whose every value depends on whole operands: the ordered transform, a running
+// sum, a stack of operands, a linear recurrence, a gather through data indices, a triangular
+// solve, a Cholesky product. Such an op is the rule of a vector_op node (core/nodes.hpp): the
+// evaluator (compile/evaluate.hpp) materialises the operands, calls the op's forward step into
+// a buffer of the workspace and, in the reverse pass, the op's vector–Jacobian product. The
+// functions that make these nodes are in operations/vectors.hpp. See docs/design/vector-ops.md.
 //
 // An op is a small value type with
 //   name, has_payload (and operator== when it has one), extent<Cs...> (the static size of the
@@ -4005,9 +4048,6 @@ auto operator*(const data_matrix& x, const V& v) {
 
 #include <cstddef>
 #include <memory>
-#include <span>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 namespace tyche {
@@ -4062,7 +4102,7 @@ template <bool Positive>
 struct ordered_map {
   static constexpr const char* name = Positive ? "positive_ordered" : "ordered";
   static constexpr bool has_payload = false;
-  static constexpr bool positive_result = Positive;  // the support of the values (core/support.hpp)
+  static constexpr bool positive_result = Positive;  // the values' support (interval/support.hpp)
   template <class U>
   static constexpr std::size_t extent = extent_v<U>;
   template <class T>
@@ -4109,7 +4149,7 @@ struct cumulative_sum_map {
 
 /// The operands (scalars and vectors) one after another: the coefficient vector w of a residual
 /// sum of squares Σ(y − s − Zw)² whose predictor mixes scalar coefficients and a vector
-/// parameter (partial_eval/reduce_sum.hpp). Reverse: each adjoint goes back to its operand.
+/// parameter (compile/reduce_sum.hpp). Reverse: each adjoint goes back to its operand.
 struct stack_map {
   static constexpr const char* name = "stack";
   static constexpr bool has_payload = false;
@@ -4258,6 +4298,17 @@ struct cholesky_multiply_map {
 
 }  // namespace ops
 
+}  // namespace tyche
+// ----- end tyche/autodiff/vector_ops.hpp -----
+
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tyche {
+
 namespace detail {
 /// gather through elementwise operations down to the leaves, as at() does for one element:
 /// gather(exp(u), idx) = exp(gather(u, idx)), so a gathered parameter is read in the loop.
@@ -4367,13 +4418,20 @@ template <expression V>
 auto gather(const V& v, std::vector<int>&& idx) = delete;
 
 }  // namespace tyche
-// ----- end tyche/core/vector_ops.hpp -----
-// ----- begin tyche/core/matrix_ops.hpp -----
-// tyche/core/matrix_ops.hpp — K × K matrices as vector_op nodes: a matrix is a vector of its K²
-// entries in row-major order (entry (i, j) at i·K + j, 0-based), computed whole by an op with a
-// hand-written vector–Jacobian product (core/vector_ops.hpp, docs/design/vector-ops.md). These
-// are the pieces of the matrix transforms (transforms/matrix.hpp), lkj_corr_cholesky and
-// multi_normal / multi_normal_cholesky with a matrix that depends on parameters:
+// ----- end tyche/operations/vectors.hpp -----
+// ----- begin tyche/operations/matrices.hpp -----
+// tyche/operations/matrices.hpp — the functions users call with K × K matrices given as vectors
+// of their K² entries in row-major order (entry (i, j) at i·K + j, 0-based):
+// diag_pre_multiply, multiply_lower_tri_self_transpose and cholesky_decompose, Stan's functions
+// of the same names (`diag_pre_multiply(tau, L_Omega)`). Each makes a vector_op node whose op is
+// in autodiff/matrix_ops.hpp.
+// ----- begin tyche/autodiff/matrix_ops.hpp -----
+// tyche/autodiff/matrix_ops.hpp — value and vector–Jacobian rules of K × K matrices as vector_op
+// nodes: a matrix is a vector of its K² entries in row-major order (entry (i, j) at i·K + j,
+// 0-based), computed whole by an op with a hand-written vector–Jacobian product (the contract
+// of an op: autodiff/vector_ops.hpp; docs/design/vector-ops.md). These are the pieces of the
+// matrix transforms (transforms/matrix.hpp), lkj_corr_cholesky and multi_normal /
+// multi_normal_cholesky with a matrix that depends on parameters:
 //
 //   corr_cholesky_map      K(K−1)/2 unconstrained values → Cholesky factor of a correlation matrix
 //   cov_cholesky_map       K(K+1)/2 unconstrained values → Cholesky factor with positive diagonal
@@ -4385,27 +4443,13 @@ auto gather(const V& v, std::vector<int>&& idx) = delete;
 //   cholesky_residual_map  L⁻¹(yₙ − μₙ) for N rows yₙ (multi_normal_cholesky)
 //   lkj_log_normaliser_map log c_K(η), the LKJ normalising constant (one value)
 //
-// The user functions at the end (diag_pre_multiply, multiply_lower_tri_self_transpose,
-// cholesky_decompose) take and return such K²-vectors: `diag_pre_multiply(tau, L_Omega)` is
-// Stan's diag_pre_multiply(tau, L_Omega).
+// The functions users call with such K²-vectors are in operations/matrices.hpp.
 
-#include <cmath>
 #include <cstddef>
-#include <stdexcept>
-#include <string>
 
 namespace tyche {
 
 namespace detail {
-/// K for a vector of K² entries; throws (naming fn and the argument) when n is not a square.
-inline std::size_t matrix_order(std::size_t n, const char* fn, const char* arg) {
-  std::size_t k = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(n))));
-  if (k * k != n || n == 0)
-    throw std::invalid_argument(std::string("tyche::") + fn + ": '" + arg + "' has " + std::to_string(n) +
-                                " values, which is not the number of entries of a square matrix "
-                                "(K*K, row major)");
-  return k;
-}
 /// sech y = 1 / cosh y, 0 (not NaN) when cosh overflows.
 template <class T>
 TYCHE_HD T sech(const T& y) {
@@ -4757,6 +4801,28 @@ struct lkj_log_normaliser_map {
 
 }  // namespace ops
 
+}  // namespace tyche
+// ----- end tyche/autodiff/matrix_ops.hpp -----
+
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace tyche {
+
+namespace detail {
+/// K for a vector of K² entries; throws (naming fn and the argument) when n is not a square.
+inline std::size_t matrix_order(std::size_t n, const char* fn, const char* arg) {
+  std::size_t k = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(n))));
+  if (k * k != n || n == 0)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": '" + arg + "' has " + std::to_string(n) +
+                                " values, which is not the number of entries of a square matrix "
+                                "(K*K, row major)");
+  return k;
+}
+}  // namespace detail
+
 /// diag(v) M for a vector v of K values and a K × K matrix M given as its K² entries (row
 /// major): Stan's diag_pre_multiply(v, M), e.g. the Cholesky factor of a covariance matrix
 /// from scales and a correlation Cholesky factor, `diag_pre_multiply(tau, L_Omega)`.
@@ -4803,17 +4869,17 @@ auto cholesky_decompose(const C& c) {
 }
 
 }  // namespace tyche
-// ----- end tyche/core/matrix_ops.hpp -----
-// ----- begin tyche/core/program.hpp -----
-// tyche/core/program.hpp — compile(expr): binds an expression to a parameter layout, folds
+// ----- end tyche/operations/matrices.hpp -----
+// ----- begin tyche/compile/program.hpp -----
+// tyche/compile/program.hpp — compile(expr): binds an expression to a parameter layout, folds
 // what depends on data only, and evaluates value and gradient for any scalar type.
-// ----- begin tyche/core/evaluate.hpp -----
-// tyche/core/evaluate.hpp — the forward and reverse passes, generated from an expression's
+// ----- begin tyche/compile/evaluate.hpp -----
+// tyche/compile/evaluate.hpp — the forward and reverse passes, generated from an expression's
 // type. No tape, no virtual call, no allocation: the slots of one evaluation are a struct on
 // the stack (plus, for matvec, a caller-supplied workspace), and each node's step is an
 // inlined function chosen at compile time. See docs/design/expression-core.md.
-// ----- begin tyche/core/graph.hpp -----
-// tyche/core/graph.hpp — the compile-time shape of an evaluation: which nodes get a slot, in
+// ----- begin tyche/compile/graph.hpp -----
+// tyche/compile/graph.hpp — the compile-time shape of an evaluation: which nodes get a slot, in
 // which order they are evaluated, which occurrences are shared, and which reductions can fold
 // their reverse pass into the forward pass. All of it is computed from the expression's type.
 // See docs/design/expression-core.md.
@@ -4998,7 +5064,7 @@ TYCHE_HD TYCHE_INLINE constexpr const auto& at_path(const N& n, path<I, Rest...>
 }
 
 }  // namespace tyche::detail
-// ----- end tyche/core/graph.hpp -----
+// ----- end tyche/compile/graph.hpp -----
 
 #include <array>
 #include <cstddef>
@@ -5022,18 +5088,11 @@ struct slot<N, T, node_kind::binary> {
   T d1;
   T adj = lift<T>(0.0);
 };
-template <class N, class T>
-struct slot<N, T, node_kind::sum> {
-  T v;
-  T adj = lift<T>(0.0);
-};
-template <class N, class T>
-struct slot<N, T, node_kind::log_sum_exp> {
-  T v;
-  T adj = lift<T>(0.0);
-};
-template <class N, class T>
-struct slot<N, T, node_kind::residual_squares> {
+/// Reductions and elements of buffered vectors: a value and its adjoint.
+template <class N, class T, node_kind K>
+  requires(K == node_kind::sum || K == node_kind::log_sum_exp || K == node_kind::residual_squares ||
+           K == node_kind::element)
+struct slot<N, T, K> {
   T v;
   T adj = lift<T>(0.0);
 };
@@ -5062,11 +5121,6 @@ struct slot<N, T, node_kind::vector_op> {
   T* in[arity] = {};
   T* in_adj[arity] = {};
   std::size_t in_n[arity] = {};
-};
-template <class N, class T>
-struct slot<N, T, node_kind::element> {
-  T v;
-  T adj = lift<T>(0.0);
 };
 
 template <std::size_t I, class S>
@@ -5299,25 +5353,34 @@ struct evaluation {
     // constants and data: no adjoint
   }
 
-  // Forward step of a unary or binary node into slot s; G: also the partial derivatives.
+  // One row of X (cols doubles) times v, for the buffered matvec and the streamed one alike
+  // (the same numbers either way). Four accumulators: the loop vectorises without reassociating
+  // a single sum.
+  TYCHE_HD TYCHE_INLINE static T row_dot(const double* row, const T* v, std::size_t cols) {
+    T a0 = lift<T>(0.0), a1 = lift<T>(0.0), a2 = lift<T>(0.0), a3 = lift<T>(0.0);
+    std::size_t c = 0;
+    for (; c + 4 <= cols; c += 4) {
+      a0 += lift<T>(row[c]) * v[c];
+      a1 += lift<T>(row[c + 1]) * v[c + 1];
+      a2 += lift<T>(row[c + 2]) * v[c + 2];
+      a3 += lift<T>(row[c + 3]) * v[c + 3];
+    }
+    for (; c < cols; ++c) a0 += lift<T>(row[c]) * v[c];
+    return (a0 + a1) + (a2 + a3);
+  }
+  // g += a times one row of X (cols doubles): the adjoint of a matvec's element, to v's gradient.
+  // a by value: a copy the loop can keep in a register while it stores to g.
+  TYCHE_HD TYCHE_INLINE static void add_row_times(T* g, const double* row, std::size_t cols, const T a) {
+    for (std::size_t c = 0; c < cols; ++c) g[c] += lift<T>(row[c]) * a;
+  }
+
   // Row i of X times v (rows i, i+1, … for a batch U), for a streamed matvec.
   template <class U, class N>
   TYCHE_HD TYCHE_INLINE U row_product(const N& n, std::size_t i) {
     const std::size_t cols = n.x.cols;
     const T* v = theta + offset_of<meta::at<1, children_t<N>>>();
     if constexpr (std::is_same_v<U, T>) {
-      const double* row = n.x.ptr + i * cols;
-      // Four accumulators, as the buffered matvec: the loop vectorises without reassociating.
-      T a0 = lift<T>(0.0), a1 = lift<T>(0.0), a2 = lift<T>(0.0), a3 = lift<T>(0.0);
-      std::size_t c = 0;
-      for (; c + 4 <= cols; c += 4) {
-        a0 += lift<T>(row[c]) * v[c];
-        a1 += lift<T>(row[c + 1]) * v[c + 1];
-        a2 += lift<T>(row[c + 2]) * v[c + 2];
-        a3 += lift<T>(row[c + 3]) * v[c + 3];
-      }
-      for (; c < cols; ++c) a0 += lift<T>(row[c]) * v[c];
-      return (a0 + a1) + (a2 + a3);
+      return row_dot(n.x.ptr + i * cols, v, cols);
     } else {  // T = double, U a batch of rows: the rows' products with U-wide chunks of v,
               // the rows interleaved (independent chains), each chunk of v loaded once
       using L = lane_ops<U>;
@@ -5355,8 +5418,7 @@ struct evaluation {
     const std::size_t cols = n.x.cols;
     T* g = grad + offset_of<meta::at<1, children_t<N>>>();
     if constexpr (std::is_same_v<U, T>) {
-      const double* row = n.x.ptr + i * cols;
-      for (std::size_t c = 0; c < cols; ++c) g[c] += lift<T>(row[c]) * a;
+      add_row_times(g, n.x.ptr + i * cols, cols, a);
     } else {
       using L = lane_ops<U>;
       constexpr std::size_t w = L::size;
@@ -5377,6 +5439,7 @@ struct evaluation {
     }
   }
 
+  // Forward step of a unary or binary node into slot s; G: also the partial derivatives.
   template <bool G, class N, class P, class S, class K>
   TYCHE_HD TYCHE_INLINE void forward_elementary(const N& n, S& s, K& ks, std::size_t i) {
     using U = kernel_scalar_t<K, T>;
@@ -5451,7 +5514,7 @@ struct evaluation {
   }
 
   // Calls f(std::type_identity<U>{}, i) for the elements of a loop of length len: with
-  // observation batches (core/scalar.hpp), U = the batch for elements i, …, i + lanes − 1, for
+  // observation batches (scalar/traits.hpp), U = the batch for elements i, …, i + lanes − 1, for
   // every whole batch, then U = T for the elements left.
   template <class F>
   TYCHE_HD TYCHE_INLINE static void for_elements(std::size_t len, F&& f) {
@@ -5651,18 +5714,7 @@ struct evaluation {
       s.adj = s.val + rows;
       const T* v = theta + offset_of<meta::at<1, children_t<N>>>();
       for (std::size_t r = 0; r < rows; ++r) {
-        const double* row = n.x.ptr + r * cols;
-        // Four accumulators: the loop vectorises without reassociating a single sum.
-        T a0 = lift<T>(0.0), a1 = lift<T>(0.0), a2 = lift<T>(0.0), a3 = lift<T>(0.0);
-        std::size_t c = 0;
-        for (; c + 4 <= cols; c += 4) {
-          a0 += lift<T>(row[c]) * v[c];
-          a1 += lift<T>(row[c + 1]) * v[c + 1];
-          a2 += lift<T>(row[c + 2]) * v[c + 2];
-          a3 += lift<T>(row[c + 3]) * v[c + 3];
-        }
-        for (; c < cols; ++c) a0 += lift<T>(row[c]) * v[c];
-        s.val[r] = (a0 + a1) + (a2 + a3);
+        s.val[r] = row_dot(n.x.ptr + r * cols, v, cols);
         if constexpr (Grad) s.adj[r] = lift<T>(0.0);
       }
     }
@@ -5759,11 +5811,7 @@ struct evaluation {
       const std::size_t rows = n.x.rows;
       const std::size_t cols = n.x.cols;
       T* g = grad + offset_of<meta::at<1, children_t<N>>>();
-      for (std::size_t r = 0; r < rows; ++r) {
-        const double* row = n.x.ptr + r * cols;
-        const T a = s.adj[r];
-        for (std::size_t c = 0; c < cols; ++c) g[c] += lift<T>(row[c]) * a;
-      }
+      for (std::size_t r = 0; r < rows; ++r) add_row_times(g, n.x.ptr + r * cols, cols, s.adj[r]);
     }
   }
 
@@ -5833,15 +5881,77 @@ std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t*
 }
 
 }  // namespace tyche::detail
-// ----- end tyche/core/evaluate.hpp -----
-// ----- begin tyche/core/fold.hpp -----
-// tyche/core/fold.hpp — evaluates, once at model construction, every subexpression that depends
-// on data and constants only, and replaces it by its value: a run-time constant for a scalar, a
-// data vector (stored in a fold_storage owned by the program) for a vector. Evaluations then
-// never recompute them. Sums are then rewritten to take work out of their loops
-// (partial_eval/reduce_sum.hpp).
-// ----- begin tyche/partial_eval/reduce_sum.hpp -----
-// tyche/partial_eval/reduce_sum.hpp — rewrites of Σᵢ over a (folded) vector expression that take
+// ----- end tyche/compile/evaluate.hpp -----
+// ----- begin tyche/compile/fold.hpp -----
+// tyche/compile/fold.hpp — evaluates, once at model construction, every subexpression that
+// depends on data and constants only (compile/constant.hpp), and replaces it by its value: a
+// run-time constant for a scalar, a data vector (stored in a fold_storage owned by the program)
+// for a vector. Evaluations then never recompute them. Sums are then rewritten to take work out
+// of their loops (compile/reduce_sum.hpp).
+// ----- begin tyche/compile/constant.hpp -----
+// tyche/compile/constant.hpp — evaluates, once at model construction, an expression that
+// depends on no parameter (data and constants only), and owns the values of folded vectors.
+// The fold (compile/fold.hpp) replaces such subexpressions by their values; the sum rewrites
+// (compile/reduce_sum.hpp) use it for the sums and statistics they compute from data.
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace tyche::detail {
+
+/// Owns the values of folded vector subexpressions.
+struct fold_storage {
+  std::vector<std::unique_ptr<double[]>> buffers;
+  double* allocate(std::size_t n) {
+    buffers.push_back(std::make_unique<double[]>(n > 0 ? n : 1));
+    return buffers.back().get();
+  }
+};
+
+/// f(ev) for a value-only evaluation ev of n in double with no parameters, its workspace alive
+/// for the call.
+template <class N, class F>
+auto with_constant_evaluation(const N& n, F&& f) {
+  param_offsets<meta::list<>> none{};
+  bool not_aliased[outer_entries_t<N>::size + 1] = {};
+  std::size_t ws_offsets[outer_entries_t<N>::size + 1] = {};
+  std::vector<double> workspace(assign_workspace(n, not_aliased, ws_offsets));
+  evaluation<N, meta::list<>, double, false> ev{n,       none,    ws_offsets, not_aliased,
+                                                nullptr, nullptr, workspace.data()};
+  return f(ev);
+}
+
+/// The value of a scalar expression that depends on no parameter.
+template <class N>
+double evaluate_constant(const N& n) {
+  return with_constant_evaluation(n, [](auto& ev) { return ev.run(); });
+}
+
+/// The values of a vector expression that depends on no parameter, written to out[0 .. size).
+template <class N>
+void evaluate_constant_vector(const N& n, double* out) {
+  with_constant_evaluation(n, [&](auto& ev) {
+    ev.prepare();
+    for (std::size_t i = 0; i < n.size(); ++i) out[i] = ev.element(i);
+  });
+}
+
+/// Σᵢ aᵢ of a vector expression that depends on no parameter (reduce_sum, for sums its rules
+/// make of data alone).
+template <class N>
+double constant_sum(const N& n, fold_storage&) {
+  std::vector<double> values(n.size());
+  evaluate_constant_vector(n, values.data());
+  double total = 0;
+  for (double v : values) total += v;
+  return total;
+}
+
+}  // namespace tyche::detail
+// ----- end tyche/compile/constant.hpp -----
+// ----- begin tyche/compile/reduce_sum.hpp -----
+// tyche/compile/reduce_sum.hpp — rewrites of Σᵢ over a (folded) vector expression that take
 // work out of the loop, decided from the types when a model is built (see
 // docs/design/partial-evaluation.md):
 //
@@ -5863,8 +5973,6 @@ std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t*
 #include <vector>
 
 namespace tyche::detail {
-
-struct fold_storage;
 
 /// Which operand of a binary node N with rule Rule is a scalar: 0 (left), 1 (right), or −1 (N
 /// is not such a node, or both operands are vectors, or both are scalars).
@@ -5971,7 +6079,7 @@ const double* residual_statistics(const Y& y, const data_matrix& x, Storage& sto
   return st;
 }
 
-/// (c·y + S − c·Xv)² read as a Line (core/linear.hpp), in any arrangement: one data vector y
+/// (c·y + S − c·Xv)² read as a Line (operations/linear.hpp), in any arrangement: one data vector y
 /// and one matvec Xv with opposite unit coefficients, every other term a scalar. It is
 /// (y − s − Xv)² with s = −c·S.
 template <std::size_t N>
@@ -6001,7 +6109,7 @@ struct residual_line {
   static constexpr bool value = false;
 };
 template <class Off, class... Ts>
-struct residual_line<lin::form<Off, Ts...>> {
+struct residual_line<forms::line_form<Off, Ts...>> {
   static constexpr std::size_t n = sizeof...(Ts);
   static constexpr std::array<int, n + 1> sign{(is_literal_equal_v<typename Ts::coef_type, 1>    ? 1
                                                 : is_literal_equal_v<typename Ts::coef_type, -1> ? -1
@@ -6020,10 +6128,10 @@ template <class F>
 auto scalar_part(const F& f) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     auto keep = [&](const auto& t) {
-      if constexpr (is_vector_v<typename std::remove_cvref_t<decltype(t)>::node_type>) return lin::tup<>{};
-      else return lin::tup{t};
+      if constexpr (is_vector_v<typename std::remove_cvref_t<decltype(t)>::node_type>) return forms::light_tuple<>{};
+      else return forms::light_tuple{t};
     };
-    return lin::make_form(f.off, lin::tcat(keep(lin::tget<I>(f.ts))...));
+    return forms::make_line_form(f.off, forms::light_concat(keep(forms::light_get<I>(f.ts))...));
   }(std::make_index_sequence<F::size>{});
 }
 
@@ -6054,10 +6162,10 @@ auto scaled_data_coefficient(const X& x) {
   using B = std::remove_cvref_t<decltype(x.b)>;
   if constexpr (!is_vector_v<A>) {
     if constexpr (kind_of<B> == node_kind::data_vector) return x.a;
-    else return raw2<rules::multiply>(x.a, scaled_data_coefficient(x.b));
+    else return plain_binary<rules::multiply>(x.a, scaled_data_coefficient(x.b));
   } else if constexpr (!is_vector_v<B>) {
     if constexpr (kind_of<A> == node_kind::data_vector) return x.b;
-    else return raw2<rules::multiply>(scaled_data_coefficient(x.a), x.b);
+    else return plain_binary<rules::multiply>(scaled_data_coefficient(x.a), x.b);
   } else if constexpr (kind_of<A> == node_kind::data_vector) {
     return scaled_data_coefficient(x.b);
   } else {
@@ -6093,7 +6201,7 @@ struct general_residual {
   static constexpr bool value = false;
 };
 template <class Off, class... Ts>
-struct general_residual<lin::form<Off, Ts...>> {
+struct general_residual<forms::line_form<Off, Ts...>> {
   static constexpr int kinds[] = {residual_term_kind_v<typename Ts::node_type>..., 0};
   static constexpr std::size_t columns = ((residual_term_kind_v<typename Ts::node_type> == 2 ? 1 : 0) + ... + 0);
   static constexpr std::size_t matvecs = ((residual_term_kind_v<typename Ts::node_type> == 3 ? 1 : 0) + ... + 0);
@@ -6103,7 +6211,7 @@ struct general_residual<lin::form<Off, Ts...>> {
 
 template <class X>
 inline constexpr bool is_general_residual_v = [] {
-  if constexpr (is_vector_v<X> && lin::is_line_op_v<X>) return general_residual<lin::merged_form_t<X>>::value;
+  if constexpr (is_vector_v<X> && forms::is_line_op_v<X>) return general_residual<forms::merged_line_form_t<X>>::value;
   else if constexpr (is_vector_v<X>) return is_scaled_data_v<X>;  // Σ(s·d)²
   else return false;
 }();
@@ -6111,25 +6219,25 @@ inline constexpr bool is_general_residual_v = [] {
 /// residual_squares for a general residual (see general_residual).
 template <class X, class Storage>
 auto general_residual_squares(const X& x, Storage& storage) {
-  const auto f = lin::merge(lin::decompose(x));
+  const auto f = forms::merge_line(forms::decompose_line(x));
   using F = std::remove_cvref_t<decltype(f)>;
   const std::size_t n = x.size();
   // The coefficients: every scaled-data term's scalar, then the matvec's vector parameter.
   const auto coefficients = [&]<std::size_t... I>(std::index_sequence<I...>) {
     auto pick = [&](const auto& t) {
       using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
-      if constexpr (residual_term_kind_v<Xt> == 2) return lin::tup{scaled_data_coefficient(t.x)};
-      else return lin::tup<>{};
+      if constexpr (residual_term_kind_v<Xt> == 2) return forms::light_tuple{scaled_data_coefficient(t.x)};
+      else return forms::light_tuple<>{};
     };
     auto pick_matvec = [&](const auto& t) {
       using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
-      if constexpr (residual_term_kind_v<Xt> == 3) return lin::tup{t.x.v};
-      else return lin::tup<>{};
+      if constexpr (residual_term_kind_v<Xt> == 3) return forms::light_tuple{t.x.v};
+      else return forms::light_tuple<>{};
     };
-    return lin::tcat(pick(lin::tget<I>(f.ts))..., pick_matvec(lin::tget<I>(f.ts))...);
+    return forms::light_concat(pick(forms::light_get<I>(f.ts))..., pick_matvec(forms::light_get<I>(f.ts))...);
   }(std::make_index_sequence<F::size>{});
   std::size_t width = 0;  // K: the columns of Z
-  lin::tapply([&](const auto&... c) { ((width += detail::operand_size(c)), ...); }, coefficients);
+  forms::light_apply([&](const auto&... c) { ((width += detail::operand_size(c)), ...); }, coefficients);
   double* y = storage.allocate(n);
   double* z = storage.allocate(n * width);
   for (std::size_t i = 0; i < n; ++i) y[i] = 0.0;
@@ -6139,26 +6247,26 @@ auto general_residual_squares(const X& x, Storage& storage) {
     for (std::size_t i = 0; i < n; ++i) z[i * width + j] = scale * values[i * stride];
   };
   meta::static_for<F::size>([&](auto i) {  // scaled-data columns, in the coefficients' order
-    const auto& t = lin::tget<decltype(i)::value>(f.ts);
+    const auto& t = forms::light_get<decltype(i)::value>(f.ts);
     using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
     if constexpr (residual_term_kind_v<Xt> == 1) {
-      for (std::size_t r = 0; r < n; ++r) y[r] += lin::coef_value(t.c) * t.x.ptr[r];
+      for (std::size_t r = 0; r < n; ++r) y[r] += forms::coef_value(t.c) * t.x.ptr[r];
     } else if constexpr (residual_term_kind_v<Xt> == 2) {
       std::fill(column.begin(), column.end(), 1.0);
       scaled_data_column(t.x, column.data(), n);
-      fill(col++, -lin::coef_value(t.c), column.data(), 1);
+      fill(col++, -forms::coef_value(t.c), column.data(), 1);
     }
   });
   meta::static_for<F::size>([&](auto i) {  // the matvec's columns last
-    const auto& t = lin::tget<decltype(i)::value>(f.ts);
+    const auto& t = forms::light_get<decltype(i)::value>(f.ts);
     using Xt = typename std::remove_cvref_t<decltype(t)>::node_type;
     if constexpr (residual_term_kind_v<Xt> == 3) {
-      for (std::size_t j = 0; j < t.x.x.cols; ++j) fill(col++, -lin::coef_value(t.c), t.x.x.ptr + j, t.x.x.cols);
+      for (std::size_t j = 0; j < t.x.x.cols; ++j) fill(col++, -forms::coef_value(t.c), t.x.x.ptr + j, t.x.x.cols);
     }
   });
-  const auto w = lin::tapply([&](const auto&... c) { return make_vector_op(ops::stack_map{}, width, c...); },
+  const auto w = forms::light_apply([&](const auto&... c) { return make_vector_op(ops::stack_map{}, width, c...); },
                             coefficients);
-  const auto s = -lin::emit(scalar_part(f));
+  const auto s = -forms::emit_line(scalar_part(f));
   residual_squares_node<std::remove_cvref_t<decltype(s)>, std::remove_cvref_t<decltype(w)>> r{{}, s, w, nullptr, width};
   r.stats = residual_statistics(y, data_matrix{{}, z, n, width}, storage);
   return r;
@@ -6166,7 +6274,7 @@ auto general_residual_squares(const X& x, Storage& storage) {
 
 template <class X>
 inline constexpr bool is_residual_line_v = [] {
-  if constexpr (is_vector_v<X> && lin::is_line_op_v<X>) return residual_line<lin::merged_form_t<X>>::value;
+  if constexpr (is_vector_v<X> && forms::is_line_op_v<X>) return residual_line<forms::merged_line_form_t<X>>::value;
   else return false;
 }();
 
@@ -6198,34 +6306,34 @@ auto reduce_sum(const A& a, Storage& storage) {
     using R = meta::at<1, children_t<A>>;
     if constexpr (is_vector_v<L> && !is_vector_v<R>) {  // Σ(A ± s) = ΣA ± n·s
       const constant n{static_cast<double>(a.size())};
-      return raw2<Rule>(reduce_sum(a.a, storage), raw2<rules::multiply>(n, a.b));
+      return plain_binary<Rule>(reduce_sum(a.a, storage), plain_binary<rules::multiply>(n, a.b));
     } else if constexpr (!is_vector_v<L> && is_vector_v<R>) {  // Σ(s ± A) = n·s ± ΣA
       const constant n{static_cast<double>(a.size())};
-      return raw2<Rule>(raw2<rules::multiply>(n, a.a), reduce_sum(a.b, storage));
+      return plain_binary<Rule>(plain_binary<rules::multiply>(n, a.a), reduce_sum(a.b, storage));
     } else {
       return sum_node<A>{{}, a};
     }
   } else if constexpr (scalar_operand_v<A, rules::multiply> == 0) {
-    return pull_out(a, a.b, storage, [&](const auto& r) { return raw2<rules::multiply>(a.a, r); });
+    return pull_out(a, a.b, storage, [&](const auto& r) { return plain_binary<rules::multiply>(a.a, r); });
   } else if constexpr (scalar_operand_v<A, rules::multiply> == 1) {
-    return pull_out(a, a.a, storage, [&](const auto& r) { return raw2<rules::multiply>(a.b, r); });
+    return pull_out(a, a.a, storage, [&](const auto& r) { return plain_binary<rules::multiply>(a.b, r); });
   } else if constexpr (scalar_operand_v<A, rules::divide> == 1) {
-    return pull_out(a, a.a, storage, [&](const auto& r) { return raw2<rules::divide>(r, a.b); });
+    return pull_out(a, a.a, storage, [&](const auto& r) { return plain_binary<rules::divide>(r, a.b); });
   } else if constexpr (is_unary_rule_v<A, rules::negate>) {
-    return raw1<rules::negate>(reduce_sum(a.a, storage));  // −Σ stays fused
+    return plain_unary<rules::negate>(reduce_sum(a.a, storage));  // −Σ stays fused
   } else if constexpr (is_unary_rule_v<A, rules::square>) {
     using X = typename operand_of_unary<A, rules::square>::type;
     if constexpr (scalar_operand_v<X, rules::multiply> == 0) {
-      return pull_out(a, raw1<rules::square>(a.a.b), storage, [&](const auto& r) {
-        return raw2<rules::multiply>(raw1<rules::square>(a.a.a), r);
+      return pull_out(a, plain_unary<rules::square>(a.a.b), storage, [&](const auto& r) {
+        return plain_binary<rules::multiply>(plain_unary<rules::square>(a.a.a), r);
       });
     } else if constexpr (scalar_operand_v<X, rules::multiply> == 1) {
-      return pull_out(a, raw1<rules::square>(a.a.a), storage, [&](const auto& r) {
-        return raw2<rules::multiply>(raw1<rules::square>(a.a.b), r);
+      return pull_out(a, plain_unary<rules::square>(a.a.a), storage, [&](const auto& r) {
+        return plain_binary<rules::multiply>(plain_unary<rules::square>(a.a.b), r);
       });
     } else if constexpr (scalar_operand_v<X, rules::divide> == 1) {
-      return pull_out(a, raw1<rules::square>(a.a.a), storage, [&](const auto& r) {
-        return raw2<rules::divide>(r, raw1<rules::square>(a.a.b));
+      return pull_out(a, plain_unary<rules::square>(a.a.a), storage, [&](const auto& r) {
+        return plain_binary<rules::divide>(r, plain_unary<rules::square>(a.a.b));
       });
     } else if constexpr (is_squared_residual_v<A>) {
       const auto& d = a.a;
@@ -6242,11 +6350,11 @@ auto reduce_sum(const A& a, Storage& storage) {
       r.stats = residual_statistics(y, mv.x, storage);
       return r;
     } else if constexpr (is_residual_line_v<X>) {
-      const auto f = lin::merge(lin::decompose(a.a));
+      const auto f = forms::merge_line(forms::decompose_line(a.a));
       using RL = residual_line<std::remove_cvref_t<decltype(f)>>;
-      const auto& y = lin::tget<RL::y>(f.ts).x;
-      const auto& mv = lin::tget<RL::mv>(f.ts).x;
-      const auto scalars = lin::emit(scalar_part(f));  // S
+      const auto& y = forms::light_get<RL::y>(f.ts).x;
+      const auto& mv = forms::light_get<RL::mv>(f.ts).x;
+      const auto scalars = forms::emit_line(scalar_part(f));  // S
       auto s = [&] {                                   // s = −c·S
         if constexpr (RL::sign[RL::y] == 1) return -scalars;
         else return scalars;
@@ -6282,7 +6390,7 @@ inline constexpr std::size_t loop_extent_v = [] {
 template <class F>
 struct loop_pair;
 template <class Off, class... Ts>
-struct loop_pair<lin::form<Off, Ts...>> {
+struct loop_pair<forms::line_form<Off, Ts...>> {
   static constexpr std::array<std::size_t, sizeof...(Ts) + 1> ext{loop_extent_v<typename Ts::node_type>..., 0};
   static constexpr std::array<std::size_t, 2> value = [] {
     constexpr std::size_t n = sizeof...(Ts);
@@ -6299,22 +6407,23 @@ auto merge_loops_form(const F& f) {
   // operator[] on a captured constexpr local as a constant).
   constexpr std::size_t first = loop_pair<F>::value[0], second = loop_pair<F>::value[1];
   if constexpr (first == F::size) {
-    return lin::emit(f);
+    return forms::emit_line(f);
   } else {
-    const auto& ti = lin::tget<first>(f.ts);
-    const auto& tj = lin::tget<second>(f.ts);
+    const auto& ti = forms::light_get<first>(f.ts);
+    const auto& tj = forms::light_get<second>(f.ts);
     // cᵢΣaᵢ + cⱼΣaⱼ = Σ(cᵢaᵢ + cⱼaⱼ): one pass over the elements instead of two.
-    const auto body = lin::emit(lin::make_form(lit<0>, lin::tup{lin::term{ti.c, ti.x.a}, lin::term{tj.c, tj.x.a}}));
+    const auto body = forms::emit_line(
+        forms::make_line_form(lit<0>, forms::light_tuple{forms::term{ti.c, ti.x.a}, forms::term{tj.c, tj.x.a}}));
     const sum_node<std::remove_cvref_t<decltype(body)>> loop{{}, body};
     auto ts = [&]<std::size_t... I>(std::index_sequence<I...>) {
       auto pick = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-        if constexpr (K == first) return lin::tup{lin::term{lit<1>, loop}};
-        else if constexpr (K == second) return lin::tup<>{};
-        else return lin::tup{lin::tget<K>(f.ts)};
+        if constexpr (K == first) return forms::light_tuple{forms::term{lit<1>, loop}};
+        else if constexpr (K == second) return forms::light_tuple<>{};
+        else return forms::light_tuple{forms::light_get<K>(f.ts)};
       };
-      return lin::tcat(pick(std::integral_constant<std::size_t, I>{})...);
+      return forms::light_concat(pick(std::integral_constant<std::size_t, I>{})...);
     }(std::make_index_sequence<F::size>{});
-    return merge_loops_form(lin::make_form(f.off, ts));
+    return merge_loops_form(forms::make_line_form(f.off, ts));
   }
 }
 
@@ -6322,69 +6431,21 @@ auto merge_loops_form(const F& f) {
 /// to the folded and reduced log density).
 template <class N>
 auto merge_loops(const N& n) {
-  if constexpr (!lin::is_line_op_v<N>) {
+  if constexpr (!forms::is_line_op_v<N>) {
     return n;
   } else {
-    using P = loop_pair<lin::merged_form_t<N>>;
-    if constexpr (P::value[0] == lin::merged_form_t<N>::size) return n;
-    else return merge_loops_form(lin::merge(lin::decompose(n)));
+    using P = loop_pair<forms::merged_line_form_t<N>>;
+    if constexpr (P::value[0] == forms::merged_line_form_t<N>::size) return n;
+    else return merge_loops_form(forms::merge_line(forms::decompose_line(n)));
   }
 }
 
 }  // namespace tyche::detail
-// ----- end tyche/partial_eval/reduce_sum.hpp -----
+// ----- end tyche/compile/reduce_sum.hpp -----
 
-#include <cstddef>
-#include <memory>
 #include <type_traits>
-#include <vector>
 
 namespace tyche::detail {
-
-/// Owns the values of folded vector subexpressions.
-struct fold_storage {
-  std::vector<std::unique_ptr<double[]>> buffers;
-  double* allocate(std::size_t n) {
-    buffers.push_back(std::make_unique<double[]>(n > 0 ? n : 1));
-    return buffers.back().get();
-  }
-};
-
-/// The value of a scalar expression that depends on no parameter.
-template <class N>
-double evaluate_constant(const N& n) {
-  param_offsets<meta::list<>> none{};
-  bool not_aliased[outer_entries_t<N>::size + 1] = {};
-  std::size_t ws_offsets[outer_entries_t<N>::size + 1] = {};
-  std::vector<double> workspace(assign_workspace(n, not_aliased, ws_offsets));
-  evaluation<N, meta::list<>, double, false> ev{n,       none,    ws_offsets, not_aliased,
-                                                nullptr, nullptr, workspace.data()};
-  return ev.run();
-}
-
-/// The values of a vector expression that depends on no parameter, written to out[0 .. size).
-template <class N>
-void evaluate_constant_vector(const N& n, double* out) {
-  param_offsets<meta::list<>> none{};
-  bool not_aliased[outer_entries_t<N>::size + 1] = {};
-  std::size_t ws_offsets[outer_entries_t<N>::size + 1] = {};
-  std::vector<double> workspace(assign_workspace(n, not_aliased, ws_offsets));
-  evaluation<N, meta::list<>, double, false> ev{n,       none,    ws_offsets, not_aliased,
-                                                nullptr, nullptr, workspace.data()};
-  ev.prepare();
-  for (std::size_t i = 0; i < n.size(); ++i) out[i] = ev.element(i);
-}
-
-/// Σᵢ aᵢ of a vector expression that depends on no parameter (reduce_sum, for sums its rules
-/// make of data alone).
-template <class N>
-double constant_sum(const N& n, fold_storage&) {
-  std::vector<double> values(n.size());
-  evaluate_constant_vector(n, values.data());
-  double total = 0;
-  for (double v : values) total += v;
-  return total;
-}
 
 /// a / d where d depends on no parameter.
 template <class N>
@@ -6410,7 +6471,7 @@ inline constexpr bool divides_vector_by_scalar_v = [] {
   }
 }();
 
-/// Folds n; with Reduce, also rewrites every sum (partial_eval/reduce_sum.hpp) and puts every
+/// Folds n; with Reduce, also rewrites every sum (compile/reduce_sum.hpp) and puts every
 /// Line in normal form once, at its root (InLine: n's parent reads n into its own Line).
 template <bool Reduce = true, bool InLine = false, class N>
 auto fold(const N& n, fold_storage& storage) {
@@ -6425,31 +6486,28 @@ auto fold(const N& n, fold_storage& storage) {
       return constant{evaluate_constant(n)};
     }
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    constexpr bool line = lin::is_line_op_v<N>;  // −a
+    constexpr bool line = forms::is_line_op_v<N>;  // −a
     auto a = fold<Reduce, line>(n.a, storage);
     const unary_node<typename N::rule_type, decltype(a)> r{{}, n.rule, a};
     if constexpr (Reduce && line && !InLine) return line_normal_form<decltype(r), true>(r);
     else return r;
-  } else if constexpr (divides_by_constant_v<N>) {
-    // a / d for d free of parameters: a × (1/d), with 1/d computed here, once. A multiply is
-    // several times cheaper than a divide in every evaluation.
-    auto a = fold<Reduce>(n.a, storage);
-    auto inv = fold<Reduce>(detail::make_unary<rules::inverse>(n.b), storage);
-    return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};
-  } else if constexpr (divides_vector_by_scalar_v<N>) {
+  } else if constexpr (divides_by_constant_v<N> || divides_vector_by_scalar_v<N>) {
+    // a / d for d free of parameters: a × (1/d), with 1/d computed here, once; a / s for a
+    // vector a: a × (1/s), one divide per evaluation. A multiply is several times cheaper than a
+    // divide.
     auto a = fold<Reduce>(n.a, storage);
     auto inv = fold<Reduce>(detail::make_unary<rules::inverse>(n.b), storage);
     return binary_node<rules::multiply, decltype(a), decltype(inv)>{{}, {}, a, inv};
   } else if constexpr (kind_of<N> == node_kind::binary) {
-    constexpr bool line = lin::is_line_op_v<N>;
+    constexpr bool line = forms::is_line_op_v<N>;
     auto a = fold<Reduce, line>(n.a, storage);
     auto b = fold<Reduce, line>(n.b, storage);
-    // Folding may have made constants of subtrees: merge them into the Line (core/linear.hpp),
-    // once per Line, at its root. (Part of the rewrites: compile_without_rewrites keeps the
-    // tree as built.)
+    // Folding may have made constants of subtrees: merge them into the Line
+    // (operations/linear.hpp), once per Line, at its root. (Part of the rewrites:
+    // compile_without_rewrites keeps the tree as built.)
     using R = binary_node<typename N::rule_type, decltype(a), decltype(b)>;
     const R r{{}, n.rule, a, b};
-    if constexpr (Reduce && !(InLine && lin::is_line_op_v<R>)) return line_normal_form<R, true>(r);
+    if constexpr (Reduce && !(InLine && forms::is_line_op_v<R>)) return line_normal_form<R, true>(r);
     else return r;
   } else if constexpr (kind_of<N> == node_kind::sum) {
     auto a = fold<Reduce>(n.a, storage);
@@ -6469,9 +6527,9 @@ auto fold(const N& n, fold_storage& storage) {
 }
 
 }  // namespace tyche::detail
-// ----- end tyche/core/fold.hpp -----
-// ----- begin tyche/core/stream.hpp -----
-// tyche/core/stream.hpp — stream_matvecs(e): every matvec X·v whose type occurs once in e, and
+// ----- end tyche/compile/fold.hpp -----
+// ----- begin tyche/compile/stream.hpp -----
+// tyche/compile/stream.hpp — stream_matvecs(e): every matvec X·v whose type occurs once in e, and
 // which is not read as whole buffer (at(Xv, k)), becomes a streamed matvec: computed row by row
 // in the loop of the reduction that consumes it, with its adjoint added to v's gradient while the
 // row is in cache. A buffered matvec reads X twice per gradient (Xv forward, Xᵀ·adjoint in
@@ -6527,7 +6585,7 @@ auto stream_matvecs(const E& e) {
 }
 
 }  // namespace tyche::detail
-// ----- end tyche/core/stream.hpp -----
+// ----- end tyche/compile/stream.hpp -----
 
 #include <cstddef>
 #include <memory>
@@ -6548,9 +6606,6 @@ template <class R>
 using range_value_t = std::remove_cv_t<std::remove_pointer_t<decltype(std::data(std::declval<R&>()))>>;
 
 namespace detail {
-
-template <class A, class B>
-struct same_name : std::bool_constant<A::name == B::name> {};
 
 /// Every parameter occurrence in N, duplicates kept (for the shape-consistency check).
 template <class N>
@@ -6573,7 +6628,7 @@ struct all_params<param_element<V>> {
 /// True when every occurrence Os is in Layout (by name) with exactly the same type.
 template <class Layout, class O>
 constexpr bool consistent_param() {
-  constexpr std::size_t i = meta::find_if_equal<same_name, O, Layout>::value;
+  constexpr std::size_t i = meta::find_if_equal<same_param_name, O, Layout>::value;
   if constexpr (i == Layout::size) return false;
   else return std::is_same_v<meta::at<i, Layout>, O>;
 }
@@ -6834,7 +6889,7 @@ auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
 }  // namespace detail
 
 /// Compiles f like compile(f, params...), but without the rewrites of sums that partial
-/// evaluation makes (partial_eval/reduce_sum.hpp): data-only subexpressions are still folded.
+/// evaluation makes (compile/reduce_sum.hpp): data-only subexpressions are still folded.
 /// For checking those rewrites, and as an escape hatch should one ever be wrong for a model.
 template <expression Expr, expression... Params>
 auto compile_without_rewrites(const Expr& f, const Params&... params) {
@@ -6860,7 +6915,7 @@ auto compile(const Expr& f, const Params&... params) {
                 "tyche::compile(f, params...) requires every 'params' argument to be a parameter");
   if constexpr (all_params) {
     using layout = meta::list<Params...>;
-    constexpr bool unique = meta::unique<detail::same_name, layout>::size == layout::size;
+    constexpr bool unique = meta::unique<detail::same_param_name, layout>::size == layout::size;
     static_assert(unique, "tyche::compile(f, params...): a parameter is listed twice");
     using used = params_of<detail::node_t<Expr>>;
     constexpr bool complete =
@@ -6873,9 +6928,9 @@ auto compile(const Expr& f, const Params&... params) {
 }
 
 }  // namespace tyche
-// ----- end tyche/core/program.hpp -----
-// ----- begin tyche/partial_eval/explain.hpp -----
-// tyche/partial_eval/explain.hpp — explain(program or model): what a log density became after
+// ----- end tyche/compile/program.hpp -----
+// ----- begin tyche/compile/explain.hpp -----
+// tyche/compile/explain.hpp — explain(program or model): what a log density became after
 // folding and the rewrites of partial evaluation, as one line of nested operations, e.g.
 //
 //   ((-1/2 * (residual_squares(alpha, beta[4]; n=434) / square(sigma))) - (434 * log(sigma))) - 398.8
@@ -6885,8 +6940,8 @@ auto compile(const Expr& f, const Params&... params) {
 // likelihood was reduced to sufficient statistics (residual_squares) or runs as a loop over the
 // data (sum[n]).
 //
-// explain(m, with_supports) also prints the support of every node but numbers (core/support.hpp,
-// with the data read) after it in braces:
+// explain(m, with_supports) also prints the support of every node but numbers
+// (interval/support.hpp, with the data read) after it in braces:
 //
 //   (exp(sigma{(-inf, inf)}){(0, inf)} * data[3]{[1, 2]}){(0, inf)}
 
@@ -7020,7 +7075,7 @@ std::string explain(const E& e, explain_with_supports_t) {
 }
 
 }  // namespace tyche
-// ----- end tyche/partial_eval/explain.hpp -----
+// ----- end tyche/compile/explain.hpp -----
 // ----- begin tyche/distributions.hpp -----
 // tyche/distributions.hpp — every distribution family.
 // ----- begin tyche/distributions/bernoulli.hpp -----
@@ -7030,143 +7085,27 @@ std::string explain(const E& e, explain_with_supports_t) {
 // p = 1 the term 0 · log 0 evaluates to NaN (not 0), as in the naive formula: use bernoulli_logit
 // where p may reach the boundary.
 // ----- begin tyche/distributions/detail/family.hpp -----
-// tyche/distributions/detail/family.hpp — what every distribution header uses: building a named
-// random variable or an unnamed distribution from user arguments, constants, and the sum over
-// elements of an elementwise log density.
-// ----- begin tyche/model/random_variable.hpp -----
-// tyche/model/random_variable.hpp — named random variables (parameters with a prior) and
-// observed ones (likelihood terms). A random variable is used in expressions as its value: the
-// transform (chosen from the distribution's support) of an unconstrained parameter.
-// ----- begin tyche/transforms/bounds.hpp -----
-// tyche/transforms/bounds.hpp — the transforms from the unconstrained line to a support given
-// by bounds: none (identity), a lower bound, an upper bound, both. Each gives the constrained
-// value as a core expression of the unconstrained parameter u, the log-Jacobian log|dx/du| as
-// a core expression, and the inverse for unconstrain(). Bounds are core expressions too, so a
-// bound may depend on another parameter (beta1 < 1 − alpha1).
-
-#include <cmath>
-
-namespace tyche::transforms {
-
-namespace detail {
-/// Σ over the elements for a vector expression, the expression itself for a scalar.
-template <class E>
-auto total(const E& e) {
-  if constexpr (is_vector_v<tyche::detail::node_t<E>>) return sum(e);
-  else return tyche::detail::as_node(e);
-}
-}  // namespace detail
-
-/// The real line: x = u, log|J| = 0.
-struct identity {
-  static constexpr const char* name = "identity";
-  template <class U> auto constrain(const U& u) const { return u; }
-  template <class U> auto log_jacobian(const U&) const { return lit<0>; }
-  static double unconstrain(double x) { return x; }
-  static bool contains(double x) { return !std::isnan(x); }
-};
-
-/// (L, ∞): x = L + eᵘ, log|J| = u. With L = 0 this is the positive half-line (x = eᵘ).
-template <class Lower>
-struct lower_bound {
-  static constexpr const char* name = "lower bound";
-  Lower lower;
-  template <class U> auto constrain(const U& u) const {
-    if constexpr (std::is_same_v<Lower, literal<0>>) return exp(u);
-    else return lower + exp(u);
-  }
-  template <class U> auto log_jacobian(const U& u) const { return detail::total(u); }
-  static double unconstrain(double x, double l) { return std::log(x - l); }
-  static bool contains(double x, double l) { return x > l; }
-};
-
-/// (−∞, U): x = U − eᵘ, log|J| = u.
-template <class Upper>
-struct upper_bound {
-  static constexpr const char* name = "upper bound";
-  Upper upper;
-  template <class U> auto constrain(const U& u) const { return upper - exp(u); }
-  template <class U> auto log_jacobian(const U& u) const { return detail::total(u); }
-  static double unconstrain(double x, double h) { return std::log(h - x); }
-  static bool contains(double x, double h) { return x < h; }
-};
-
-/// (L, U): x = L + (U − L)·logistic(u), log|J| = log(U − L) + log σ(u) + log(1 − σ(u)).
-template <class Lower, class Upper>
-struct interval {
-  static constexpr const char* name = "interval";
-  Lower lower;
-  Upper upper;
-  template <class U> auto constrain(const U& u) const {
-    if constexpr (std::is_same_v<Lower, literal<0>> && std::is_same_v<Upper, literal<1>>)
-      return logistic(u);
-    else return lower + (upper - lower) * logistic(u);
-  }
-  template <class U> auto log_jacobian(const U& u) const {
-    auto per_element = log_logistic(u) + log1m_logistic(u);
-    if constexpr (std::is_same_v<Lower, literal<0>> && std::is_same_v<Upper, literal<1>>)
-      return detail::total(per_element);
-    else return detail::total(per_element + log(upper - lower));
-  }
-  static double unconstrain(double x, double l, double h) {
-    const double p = (x - l) / (h - l);
-    return std::log(p) - std::log1p(-p);
-  }
-  static bool contains(double x, double l, double h) { return x > l && x < h; }
-};
-
-}  // namespace tyche::transforms
-// ----- end tyche/transforms/bounds.hpp -----
+// tyche/distributions/detail/family.hpp — what every distribution header uses: the base class
+// (distributions/distribution.hpp), the transforms from the unconstrained line to a support
+// given by bounds, building a named random variable (distributions/random_variable.hpp) or an
+// unnamed distribution from user arguments, constants, and the checks of observed values that
+// families with the same support share. (The sum over the elements of an elementwise log
+// density, detail::total, is in operations/functions.hpp, shared with the transforms'
+// log-Jacobians.)
+// ----- begin tyche/distributions/distribution.hpp -----
+// tyche/distributions/distribution.hpp — the base class of every distribution family
+// (distribution<Derived>: observe(data) makes a likelihood term, with the data checked against
+// the family's support), the likelihood term itself (observed<Dist, X>), and the rebuilding of a
+// distribution with other arguments (do_ substitutes a value into the arguments).
 
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 
 namespace tyche {
 
-// ---- shapes ---------------------------------------------------------------------------------
-
-struct scalar_shape {};
-/// A vector of N values, N fixed at compile time: `std_normal<"z">(shape<8>)`.
-template <std::size_t N>
-struct static_shape {
-  static constexpr std::size_t size = N;
-};
-template <std::size_t N>
-inline constexpr static_shape<N> shape{};
-/// A vector whose size is given at run time: `std_normal<"z">(shape_of(n))`.
-struct dynamic_shape {
-  std::size_t size;
-};
-inline dynamic_shape shape_of(std::size_t n) { return {n}; }
-
-template <class S>
-concept shape_tag = std::is_same_v<S, scalar_shape> || std::is_same_v<S, dynamic_shape> ||
-                    requires { S::size; };
-
-namespace detail {
-template <fixed_string Name, class Shape>
-struct param_for;
-template <fixed_string Name>
-struct param_for<Name, scalar_shape> {
-  using type = param<Name>;
-  static type make(scalar_shape) { return {}; }
-};
-template <fixed_string Name, std::size_t N>
-struct param_for<Name, static_shape<N>> {
-  using type = vector_param<Name, N>;
-  static type make(static_shape<N>) { return {}; }
-};
-template <fixed_string Name>
-struct param_for<Name, dynamic_shape> {
-  using type = vector_param<Name>;
-  static type make(dynamic_shape s) { return type(s.size); }
-};
-}  // namespace detail
-
-// ---- distributions: the shared part ------------------------------------------------------------
+// ---- the base class and the likelihood term ---------------------------------------------------
 
 template <class Dist, class X>
 struct observed;
@@ -7232,6 +7171,61 @@ struct observed {
   auto log_density() const { return distribution.log_prob(value); }
 };
 
+}  // namespace tyche
+// ----- end tyche/distributions/distribution.hpp -----
+// ----- begin tyche/distributions/random_variable.hpp -----
+// tyche/distributions/random_variable.hpp — named random variables: parameters with a prior,
+// made by a distribution's named form (`normal<"mu">(0.0, 5.0)`), of a shape (scalar_shape,
+// shape<N>, shape_of(n)). A random variable is used in expressions as its value: the transform
+// (chosen from the distribution's support) of an unconstrained parameter. It lives beside the
+// distributions that make it; model/ gathers random variables and likelihood terms into a
+// joint density.
+
+#include <cstddef>
+#include <type_traits>
+
+namespace tyche {
+
+// ---- shapes ---------------------------------------------------------------------------------
+
+struct scalar_shape {};
+/// A vector of N values, N fixed at compile time: `std_normal<"z">(shape<8>)`.
+template <std::size_t N>
+struct static_shape {
+  static constexpr std::size_t size = N;
+};
+template <std::size_t N>
+inline constexpr static_shape<N> shape{};
+/// A vector whose size is given at run time: `std_normal<"z">(shape_of(n))`.
+struct dynamic_shape {
+  std::size_t size;
+};
+inline dynamic_shape shape_of(std::size_t n) { return {n}; }
+
+template <class S>
+concept shape_tag = std::is_same_v<S, scalar_shape> || std::is_same_v<S, dynamic_shape> ||
+                    requires { S::size; };
+
+namespace detail {
+template <fixed_string Name, class Shape>
+struct param_for;
+template <fixed_string Name>
+struct param_for<Name, scalar_shape> {
+  using type = param<Name>;
+  static type make(scalar_shape) { return {}; }
+};
+template <fixed_string Name, std::size_t N>
+struct param_for<Name, static_shape<N>> {
+  using type = vector_param<Name, N>;
+  static type make(static_shape<N>) { return {}; }
+};
+template <fixed_string Name>
+struct param_for<Name, dynamic_shape> {
+  using type = vector_param<Name>;
+  static type make(dynamic_shape s) { return type(s.size); }
+};
+}  // namespace detail
+
 // ---- random variables ---------------------------------------------------------------------------
 
 /// A named random variable: a parameter with a prior. In expressions it is its value.
@@ -7275,8 +7269,81 @@ auto make_random_variable(const Dist& d, Shape s) {
 }  // namespace detail
 
 }  // namespace tyche
-// ----- end tyche/model/random_variable.hpp -----
+// ----- end tyche/distributions/random_variable.hpp -----
+// ----- begin tyche/transforms/bounds.hpp -----
+// tyche/transforms/bounds.hpp — the transforms from the unconstrained line to a support given
+// by bounds: none (identity), a lower bound, an upper bound, both. Each gives the constrained
+// value as a core expression of the unconstrained parameter u, the log-Jacobian log|dx/du| as
+// a core expression, and the inverse for unconstrain(). Bounds are core expressions too, so a
+// bound may depend on another parameter (beta1 < 1 − alpha1).
 
+#include <cmath>
+
+namespace tyche::transforms {
+
+/// The real line: x = u, log|J| = 0.
+struct identity {
+  static constexpr const char* name = "identity";
+  template <class U> auto constrain(const U& u) const { return u; }
+  template <class U> auto log_jacobian(const U&) const { return lit<0>; }
+  static double unconstrain(double x) { return x; }
+  static bool contains(double x) { return !std::isnan(x); }
+};
+
+/// (L, ∞): x = L + eᵘ, log|J| = u. With L = 0 this is the positive half-line (x = eᵘ).
+template <class Lower>
+struct lower_bound {
+  static constexpr const char* name = "lower bound";
+  Lower lower;
+  template <class U> auto constrain(const U& u) const {
+    if constexpr (std::is_same_v<Lower, literal<0>>) return exp(u);
+    else return lower + exp(u);
+  }
+  template <class U> auto log_jacobian(const U& u) const { return tyche::detail::total(u); }
+  static double unconstrain(double x, double l) { return std::log(x - l); }
+  static bool contains(double x, double l) { return x > l; }
+};
+
+/// (−∞, U): x = U − eᵘ, log|J| = u.
+template <class Upper>
+struct upper_bound {
+  static constexpr const char* name = "upper bound";
+  Upper upper;
+  template <class U> auto constrain(const U& u) const { return upper - exp(u); }
+  template <class U> auto log_jacobian(const U& u) const { return tyche::detail::total(u); }
+  static double unconstrain(double x, double h) { return std::log(h - x); }
+  static bool contains(double x, double h) { return x < h; }
+};
+
+/// (L, U): x = L + (U − L)·logistic(u), log|J| = log(U − L) + log σ(u) + log(1 − σ(u)).
+template <class Lower, class Upper>
+struct interval {
+  static constexpr const char* name = "interval";
+  Lower lower;
+  Upper upper;
+  template <class U> auto constrain(const U& u) const {
+    if constexpr (std::is_same_v<Lower, literal<0>> && std::is_same_v<Upper, literal<1>>)
+      return logistic(u);
+    else return lower + (upper - lower) * logistic(u);
+  }
+  template <class U> auto log_jacobian(const U& u) const {
+    auto per_element = log_logistic(u) + log1m_logistic(u);
+    if constexpr (std::is_same_v<Lower, literal<0>> && std::is_same_v<Upper, literal<1>>)
+      return tyche::detail::total(per_element);
+    else return tyche::detail::total(per_element + log(upper - lower));
+  }
+  static double unconstrain(double x, double l, double h) {
+    const double p = (x - l) / (h - l);
+    return std::log(p) - std::log1p(-p);
+  }
+  static bool contains(double x, double l, double h) { return x > l && x < h; }
+};
+
+}  // namespace tyche::transforms
+// ----- end tyche/transforms/bounds.hpp -----
+
+#include <cmath>
+#include <cstddef>
 #include <type_traits>
 
 namespace tyche::detail {
@@ -7285,12 +7352,17 @@ inline constexpr double log_two = 0.69314718055994530942;
 inline constexpr double log_pi = 1.14472988584940017414;
 inline constexpr double half_log_two_pi = 0.91893853320467274178;  // ½ log(2π)
 
-/// Σ over the elements of a vector log density; a scalar one as it is.
-template <class E>
-auto total(const E& e) {
-  if constexpr (is_vector_v<node_t<E>>) return sum(e);
-  else return as_node(e);
+// What observe(y) says of a value y outside a family's support (nullptr when y is inside): each
+// family's observation_problem, for the supports several families share.
+inline const char* count_problem(double v) {
+  return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
 }
+inline const char* category_problem(double v) {
+  return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1)" : nullptr;
+}
+inline const char* binary_problem(double v) { return v == 0.0 || v == 1.0 ? nullptr : "is not 0 or 1"; }
+inline const char* nonnegative_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+inline const char* positive_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
 
 /// The shape a random variable takes from its arguments when none is given: the size of its
 /// vector arguments (static if one of them has a static size), or a scalar.
@@ -7361,7 +7433,7 @@ struct bernoulli_distribution : distribution<bernoulli_distribution<P>> {
   static double draw(G& rng, double pr) { return std::bernoulli_distribution(pr)(rng) ? 1.0 : 0.0; }
   static double mean(double pr) { return pr; }
   static double variance(double pr) { return pr * (1.0 - pr); }
-  static const char* observation_problem(double v) { return v == 0.0 || v == 1.0 ? nullptr : "is not 0 or 1"; }
+  static const char* observation_problem(double v) { return detail::binary_problem(v); }
 };
 
 /// The distribution bernoulli(p), to observe data: `bernoulli(p).observe(data(y))`.
@@ -7405,7 +7477,7 @@ struct bernoulli_logit_distribution : distribution<bernoulli_logit_distribution<
   static double draw(G& rng, double a) { return std::bernoulli_distribution(probability(a))(rng) ? 1.0 : 0.0; }
   static double mean(double a) { return probability(a); }
   static double variance(double a) { return probability(a) * probability(-a); }
-  static const char* observation_problem(double v) { return v == 0.0 || v == 1.0 ? nullptr : "is not 0 or 1"; }
+  static const char* observation_problem(double v) { return detail::binary_problem(v); }
 };
 
 /// The distribution bernoulli_logit(alpha): `bernoulli_logit(a + b * x).observe(data(y))`.
@@ -7591,9 +7663,7 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
   }
   static double mean(double trials, double pr) { return trials * pr; }
   static double variance(double trials, double pr) { return trials * pr * (1.0 - pr); }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution binomial(n, p), to observe counts of successes in n trials:
@@ -7661,9 +7731,7 @@ struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A
     const double s = sa + sb;
     return trials * sa * sb * (s + trials) / (s * s * (s + 1.0));
   }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution beta_binomial(n, a, b): `beta_binomial(data(trials), a, b).observe(data(y))`.
@@ -7721,9 +7789,7 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
   }
   static double mean(double trials, double a) { return trials * probability(a); }
   static double variance(double trials, double a) { return trials * probability(a) * probability(-a); }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution binomial_logit(n, alpha): `binomial_logit(data(trials), a + b * x).observe(data(y))`.
@@ -7739,7 +7805,7 @@ auto binomial_logit(const N& n, const Alpha& alpha) {
 //   log p(y | θ) = log θ_y,                 y ∈ {1, …, K}, θ a vector of K probabilities;
 //   log p(y | β) = β_y − log Σₖ exp βₖ,     y ∈ {1, …, K}, β ∈ ℝᴷ (softmax).
 // y is 1-based, as in Stan. Observing n values gathers θ or β through the data (a gather leaf,
-// core/vector_ops.hpp): Σᵢ log θ_{yᵢ}, and Σᵢ β_{yᵢ} − n log Σₖ exp βₖ with one log-sum-exp.
+// autodiff/vector_ops.hpp): Σᵢ log θ_{yᵢ}, and Σᵢ β_{yᵢ} − n log Σₖ exp βₖ with one log-sum-exp.
 // The data must be integers 1 … K: observe throws "... y[i] = v is not a category 1 … K".
 
 #include <cmath>
@@ -7801,9 +7867,7 @@ struct categorical_distribution : distribution<categorical_distribution<Theta>> 
   static std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& theta) {
     return detail::draw_categories(rng, n, theta);
   }
-  static const char* observation_problem(double v) {
-    return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1)" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::category_problem(v); }
 };
 
 template <class Beta>
@@ -7826,9 +7890,7 @@ struct categorical_logit_distribution : distribution<categorical_logit_distribut
     for (std::size_t k = 0; k < beta.size(); ++k) p[k] = std::exp(beta[k] - top);
     return detail::draw_categories(rng, n, p);
   }
-  static const char* observation_problem(double v) {
-    return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1)" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::category_problem(v); }
 };
 
 /// The distribution categorical(theta), to observe categories 1 … K: `categorical(theta).observe(data(y))`.
@@ -7898,7 +7960,7 @@ struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> 
   }
   template <class G>
   static double draw(G& rng, double s) { return std::fabs(std::cauchy_distribution<double>(0.0, s)(rng)); }
-  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
 };
 
 template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
@@ -7955,7 +8017,7 @@ struct chi_square_distribution : distribution<chi_square_distribution<Nu>> {
   static double draw(G& rng, double n) { return std::chi_squared_distribution<double>(n)(rng); }
   static double mean(double n) { return n; }
   static double variance(double n) { return 2 * n; }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
 };
 
 /// Name ~ chi_square(nu), support (0, ∞), sampled as log Name.
@@ -7979,8 +8041,8 @@ auto chi_square(const Nu& nu) {
 // ----- begin tyche/transforms/ordered.hpp -----
 // tyche/transforms/ordered.hpp — the transforms to increasing vectors (Stan's ordered and
 // positive_ordered): x₀ = u₀ (or e^u₀), xₖ = xₖ₋₁ + e^uₖ. Not elementwise: the constrained
-// vector is a vector_op (core/vector_ops.hpp). The Jacobian is triangular with diagonal
-// (1 or e^u₀, e^u₁, …), so log|J| = Σ_{k ≥ 1} uₖ (+ u₀ when positive).
+// vector is a vector_op (its op in autodiff/vector_ops.hpp). The Jacobian is triangular with
+// diagonal (1 or e^u₀, e^u₁, …), so log|J| = Σ_{k ≥ 1} uₖ (+ u₀ when positive).
 
 #include <algorithm>
 #include <cmath>
@@ -8079,7 +8141,7 @@ struct constrained_distribution : distribution<constrained_distribution<Dist, Tr
   }
   template <class G, class... A>
   static double draw(G& rng, A... a) { return Dist::draw(rng, a...); }
-  /// The family's own argument checks (core/support.hpp).
+  /// The family's own argument checks (interval/support.hpp).
   void check_supports() const {
     if constexpr (requires { base.check_supports(); }) base.check_supports();
   }
@@ -8349,7 +8411,7 @@ struct exponential_distribution : distribution<exponential_distribution<Lambda>>
   static double draw(G& rng, double l) { return std::exponential_distribution<double>(l)(rng); }
   static double mean(double l) { return 1.0 / l; }
   static double variance(double l) { return 1.0 / (l * l); }
-  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
 };
 
 /// Name ~ exponential(lambda) (rate lambda), support (0, ∞), sampled as log Name.
@@ -8372,7 +8434,7 @@ auto exponential(const Lambda& lambda) {
 // tyche/transforms/matrix.hpp — the transforms to K × K matrices (Stan's cholesky_factor_corr,
 // cholesky_factor_cov, cov_matrix, corr_matrix). A matrix variable is a vector parameter of the
 // unconstrained size (θ holds only free coordinates) whose value is a vector_op of K² values,
-// the matrix in row-major order (core/matrix_ops.hpp):
+// the matrix in row-major order (the ops in autodiff/matrix_ops.hpp):
 //
 //   cholesky_factor_corr  K(K−1)/2  L = corr_cholesky(u): zᵢⱼ = tanh uᵢⱼ, canonical partial
 //                                   correlations; Lᵢⱼ = zᵢⱼ √(1 − Σ_{j'<j} Lᵢⱼ'²), Lᵢᵢ the rest
@@ -8726,7 +8788,7 @@ struct gamma_distribution : distribution<gamma_distribution<Alpha, Beta>> {
   static double draw(G& rng, double a, double b) { return std::gamma_distribution<double>(a, 1.0 / b)(rng); }
   static double mean(double a, double b) { return a / b; }
   static double variance(double a, double b) { return a / (b * b); }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
 };
 
 /// Name ~ gamma(alpha, beta) (shape alpha, rate beta), support (0, ∞), sampled as log Name.
@@ -8775,7 +8837,7 @@ struct half_normal_distribution : distribution<half_normal_distribution<Sigma>> 
   static double draw(G& rng, double s) { return std::fabs(std::normal_distribution<double>(0.0, s)(rng)); }
   static double mean(double s) { return s * std::sqrt(2.0 / std::numbers::pi); }
   static double variance(double s) { return s * s * (1.0 - 2.0 / std::numbers::pi); }
-  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
 };
 
 /// Name ~ half-normal(sigma), support (0, ∞), sampled as log Name.
@@ -8849,7 +8911,7 @@ struct half_student_t_distribution : distribution<half_student_t_distribution<Nu
     }
     return n > 1 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
   }
-  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
 };
 
 /// Name ~ half-Student-t(nu, sigma), support (0, ∞), sampled as log Name.
@@ -8902,7 +8964,7 @@ struct inv_chi_square_distribution : distribution<inv_chi_square_distribution<Nu
   static double variance(double n) {
     return n > 4 ? 2 / ((n - 2) * (n - 2) * (n - 4)) : std::numeric_limits<double>::infinity();
   }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
 };
 
 /// Name ~ inv_chi_square(nu), support (0, ∞), sampled as log Name.
@@ -8961,7 +9023,7 @@ struct inv_gamma_distribution : distribution<inv_gamma_distribution<Alpha, Beta>
   static double variance(double a, double b) {
     return a > 2 ? b * b / ((a - 1) * (a - 1) * (a - 2)) : std::numeric_limits<double>::infinity();
   }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
 };
 
 /// Name ~ inv_gamma(alpha, beta) (shape alpha, scale beta), support (0, ∞), sampled as log Name.
@@ -9211,7 +9273,7 @@ auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
 // ----- end tyche/distributions/log_mix.hpp -----
 // ----- begin tyche/distributions/logistic.hpp -----
 // tyche/distributions/logistic.hpp — the distribution logistic(mu, sigma). (With one argument,
-// tyche::logistic(e) is the inverse-logit function of tyche/core/operations.hpp; the overloads
+// tyche::logistic(e) is the inverse-logit function of tyche/operations/functions.hpp; the overloads
 // differ by arity.)
 //   log p(x | μ, σ) = −z − log σ − 2 log(1 + e^{−z}) = log σ(z) + log(1 − σ(z)) − log σ,
 //   z = (x − μ)/σ,   x ∈ ℝ, σ > 0.
@@ -9303,7 +9365,7 @@ struct lognormal_distribution : distribution<lognormal_distribution<Mu, Sigma>> 
   static double draw(G& rng, double m, double s) { return std::lognormal_distribution<double>(m, s)(rng); }
   static double mean(double m, double s) { return std::exp(m + s * s / 2); }
   static double variance(double m, double s) { return std::expm1(s * s) * std::exp(2 * m + s * s); }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
 };
 
 /// Name ~ lognormal(mu, sigma), support (0, ∞), sampled as log Name.
@@ -9323,14 +9385,14 @@ auto lognormal(const Mu& mu, const Sigma& sigma) {
 //   log p(x | μ, L) = −½ ‖L⁻¹(x − μ)‖² − Σᵢ log Lᵢᵢ − (K/2) log 2π,   Σ = L Lᵀ, x ∈ ℝᴷ.
 // L (lower triangular, positive diagonal) and Σ (symmetric positive definite) are K × K.
 // As data (tyche::matrix(ptr, K, K), row-major): μ is a vector of K, or a scalar for all. The
-// solve L⁻¹(x − μ) is a vector_op (core/vector_ops.hpp): O(K²) per evaluation, with its
-// gradient by back substitution. multi_normal factors Σ once, when it is called (the factor is
-// owned by the distribution and the model built from it); multi_normal_cholesky views the
-// user's L, which must outlive the model, like data. x is a named K-vector, or one observed
+// solve L⁻¹(x − μ) is a vector_op (its op in autodiff/vector_ops.hpp): O(K²) per evaluation,
+// with its gradient by back substitution. multi_normal factors Σ once, when it is called (the
+// factor is owned by the distribution and the model built from it); multi_normal_cholesky views
+// the user's L, which must outlive the model, like data. x is a named K-vector, or one observed
 // vector of K.
 // As expressions of parameters (a vector of the K·K entries, row major, e.g. a
 // cholesky_factor_cov variable, diag_pre_multiply(tau, L_Omega) or a cov_matrix variable; only
-// the lower triangle is read): the solve is core/matrix_ops.hpp's cholesky_residual, whose
+// the lower triangle is read): the solve is autodiff/matrix_ops.hpp's cholesky_residual, whose
 // gradient reaches L too, and multi_normal factors Σ at every evaluation (cholesky_decompose,
 // O(K³), NaN when Σ is not positive definite). x is a named K-vector, or N observations of K
 // values (N·K, row n at n·K); μ is a scalar, a vector of K (every row) or of N·K (one per row),
@@ -9654,7 +9716,7 @@ struct mixture_distribution : distribution<mixture_distribution<Theta, D1, D2>> 
     return detail::total(log_mix(theta, pointwise_log_prob(first, x), pointwise_log_prob(second, x)));
   }
   auto arguments() const { return std::tuple_cat(std::tuple{theta}, first.arguments(), second.arguments()); }
-  /// The components' argument checks (core/support.hpp); θ is checked by log_mix.
+  /// The components' argument checks (interval/support.hpp); θ is checked by log_mix.
   void check_supports() const {
     if constexpr (requires { first.check_supports(); }) first.check_supports();
     if constexpr (requires { second.check_supports(); }) second.check_supports();
@@ -9699,7 +9761,7 @@ struct mixture_n_distribution : distribution<mixture_n_distribution<Theta, Ds...
     return std::apply([&](const auto&... d) { return std::tuple_cat(std::tuple{theta}, d.arguments()...); },
                       components);
   }
-  /// The components' argument checks (core/support.hpp); θ's size and values are checked when
+  /// The components' argument checks (interval/support.hpp); θ's size and values are checked when
   /// the mixture is made (log_mix).
   void check_supports() const {
     std::apply([](const auto&... d) {
@@ -9834,9 +9896,7 @@ struct neg_binomial_2_distribution : distribution<neg_binomial_2_distribution<Mu
   }
   static double mean(double m, double) { return m; }
   static double variance(double m, double f) { return m + m * m / f; }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution neg_binomial_2(mu, phi), to observe counts: `neg_binomial_2(mu, phi).observe(data(y))`.
@@ -9892,9 +9952,7 @@ struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distrib
   }
   static double mean(double e, double) { return std::exp(e); }
   static double variance(double e, double f) { return std::exp(e) + std::exp(2.0 * e) / f; }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution neg_binomial_2_log(eta, phi): `neg_binomial_2_log(a + b * x, phi).observe(data(y))`.
@@ -10010,9 +10068,7 @@ struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
   }
   static double mean(double l) { return l; }
   static double variance(double l) { return l; }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution poisson(lambda), to observe counts: `poisson(lambda).observe(data(y))`.
@@ -10047,7 +10103,7 @@ struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> 
       // A vector log rate (a linear predictor) enters once per element: y·α − e^α as one node.
       return detail::total(detail::make_binary<rules::poisson_log_term>(y, alpha) - lgamma(y + lit<1>));
     } else {
-      // A scalar α: Σ (y α − e^α) reduces to α Σy − n e^α (partial_eval/reduce_sum.hpp).
+      // A scalar α: Σ (y α − e^α) reduces to α Σy − n e^α (compile/reduce_sum.hpp).
       return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
     }
   }
@@ -10058,9 +10114,7 @@ struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> 
   }
   static double mean(double a) { return std::exp(a); }
   static double variance(double a) { return std::exp(a); }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution poisson_log(alpha): `poisson_log(a + b * x).observe(data(y))`.
@@ -10235,7 +10289,7 @@ struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
     return s * s * (std::tgamma(1 + 2 / a) - g1 * g1);
   }
   // 0 is rejected too: log(x/σ) = −∞ there, and (α − 1)·log(x/σ) is NaN for α = 1.
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
 };
 
 /// Name ~ weibull(alpha, sigma) (shape alpha, scale sigma), support (0, ∞), sampled as log Name.
@@ -10614,8 +10668,7 @@ class model_t {
   /// Value of expression e (element i, or its only value) at θ.
   template <class E>
   double value_at(const E& e, std::size_t i, const std::vector<double>& theta) const {
-    std::vector<double> v(detail::value_count(e));
-    detail::evaluate_at<layout>(e, layout_(), theta.data(), v.data());
+    const std::vector<double> v = values_of(e, theta);
     return v.size() == 1 ? v[0] : v[i];
   }
 
@@ -10706,6 +10759,7 @@ class model_t {
       return out;
     }
   }
+  /// The values of expression e at θ (one for a scalar).
   template <class E>
   std::vector<double> values_of(const E& e, const std::vector<double>& theta) const {
     std::vector<double> v(detail::value_count(e));
@@ -10733,8 +10787,8 @@ auto model(const J& j) {
 // variable `name` is fixed to `value` (Edward2's `do`, Pearl's intervention). Its prior term
 // and log-Jacobian disappear, it leaves θ, and every expression that used it (other variables'
 // arguments, likelihoods) sees the value instead.
-// ----- begin tyche/core/substitute.hpp -----
-// tyche/core/substitute.hpp — substitute<Target>(e, r): e with every subtree of type Target
+// ----- begin tyche/compile/substitute.hpp -----
+// tyche/compile/substitute.hpp — substitute<Target>(e, r): e with every subtree of type Target
 // replaced by r. Used by do_ (an intervened variable's value becomes a constant); a general
 // tree rewrite over the core's node kinds.
 
@@ -10775,7 +10829,7 @@ auto substitute(const E& wrapped, const R& r) {
 }
 
 }  // namespace tyche
-// ----- end tyche/core/substitute.hpp -----
+// ----- end tyche/compile/substitute.hpp -----
 
 #include <tuple>
 #include <type_traits>
@@ -14394,7 +14448,22 @@ struct config {
 // Restrictions. Call run_fork from a single-threaded process (fork copies only the calling
 // thread; a lock held by another thread stays locked in every particle). In particles, the
 // default dispositions of SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT and SIGPIPE
-// are restored, so a crash ends the particle. Linux only (prctl).
+// are restored, so a crash ends the particle.
+//
+// Linux only: fork, POSIX semaphores and shared memory, and prctl (the child subreaper, the
+// parent-death signal). TYCHE_SMC_FORK_ENGINE is 1 where <sys/prctl.h> exists on Linux, else 0;
+// with 0 this header declares no engine, the calls a program makes (observe, predict, rng) throw
+// std::logic_error, and run_smc/run_pimh/run_pg take stepwise programs only (the in-process
+// engine). Defining it to 0 before including tyche leaves the engine out on Linux too. See
+// docs/smc.md, "Where the fork engine runs".
+#ifndef TYCHE_SMC_FORK_ENGINE
+#if defined(__linux__) && __has_include(<sys/prctl.h>)
+#define TYCHE_SMC_FORK_ENGINE 1
+#else
+#define TYCHE_SMC_FORK_ENGINE 0
+#endif
+#endif
+
 // ----- begin tyche/samplers/smc/detail/collector.hpp -----
 // tyche/samplers/smc/detail/collector.hpp — turns each sweep's particles (weights and
 // predict lists) into a particle_set, keeps the name table, calls on_sweep, fills the result.
@@ -14972,6 +15041,7 @@ std::size_t sample_discrete(counter_rng& g, const Weights& weights) {
 #include <utility>
 #include <vector>
 
+#if TYCHE_SMC_FORK_ENGINE
 #include <fcntl.h>
 #include <semaphore.h>
 #include <sys/mman.h>
@@ -14979,8 +15049,11 @@ std::size_t sample_discrete(counter_rng& g, const Weights& weights) {
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 
 namespace tyche::smc {
+
+#if TYCHE_SMC_FORK_ENGINE
 
 namespace detail {
 
@@ -15888,6 +15961,24 @@ inline void predict(std::string_view name, std::size_t index, double value) {
 /// This particle's random number generator: its own stream, reseeded after every observe.
 inline counter_rng& rng() { return detail::require_particle("tyche::smc::rng").rng; }
 
+#else  // no fork engine: a program that calls these still compiles, and says why it cannot run
+
+namespace detail {
+[[noreturn]] inline void no_fork_engine(const char* function) {
+  throw std::logic_error(std::string(function) +
+                         " was called, but this build has no fork engine (it needs Linux: fork, POSIX "
+                         "semaphores and shared memory, prctl); write the program as "
+                         "tyche::smc::stepwise(...), which runs on the in-process engine");
+}
+}  // namespace detail
+
+inline void observe(double) { detail::no_fork_engine("tyche::smc::observe"); }
+inline void predict(std::string_view, double) { detail::no_fork_engine("tyche::smc::predict"); }
+inline void predict(std::string_view, std::size_t, double) { detail::no_fork_engine("tyche::smc::predict"); }
+inline counter_rng& rng() { detail::no_fork_engine("tyche::smc::rng"); }
+
+#endif  // TYCHE_SMC_FORK_ENGINE
+
 /// Draws from rng().
 inline double sample_normal(double mean, double sd) { return mean + sd * rng().normal(); }
 inline double sample_uniform() { return rng().uniform01(); }
@@ -16293,6 +16384,7 @@ result run(const Program& program, algorithm method, const config& cfg, const ch
   check_config(cfg, function);
   if constexpr (is_stepwise_program<Program>::value) {
     if (cfg.engine == engine_kind::fork) {
+#if TYCHE_SMC_FORK_ENGINE
       const auto as_callable = [&program] {
         typename Program::state_type s = program.initial;
         for (std::size_t n = 0; n < program.observations; ++n) observe(program.step(s, n, rng()));
@@ -16301,6 +16393,11 @@ result run(const Program& program, algorithm method, const config& cfg, const ch
         for (const auto& [name, value] : p.entries()) predict(name, value);
       };
       return run_fork(as_callable, method, cfg, function);
+#else
+      throw std::invalid_argument(std::string(function) +
+                                  ": engine_kind::fork, but this build has no fork engine (it needs Linux); "
+                                  "engine_kind::in_process or automatic runs stepwise programs");
+#endif
     }
     return run_in_process(program, method, cfg);
   } else {
@@ -16308,11 +16405,19 @@ result run(const Program& program, algorithm method, const config& cfg, const ch
                   "tyche::smc::run_smc/run_pimh/run_pg(program, config) requires 'program' to be a "
                   "tyche::smc::stepwise(...) program or a callable taking no arguments that calls "
                   "tyche::smc::observe and tyche::smc::predict");
+#if TYCHE_SMC_FORK_ENGINE
     if (cfg.engine == engine_kind::in_process)
       throw std::invalid_argument(std::string(function) +
                                   ": the in-process engine runs stepwise programs (tyche::smc::stepwise); "
                                   "a plain callable runs on the fork engine (engine_kind::fork or automatic)");
     return run_fork(program, method, cfg, function);
+#else
+    static_assert(sizeof(Program) == 0,
+                  "tyche::smc::run_smc/run_pimh/run_pg(program, config): a plain callable program runs on "
+                  "the fork engine, which this build does not have (it needs Linux: fork, POSIX semaphores "
+                  "and shared memory, prctl); write the program as tyche::smc::stepwise(...), which runs "
+                  "on the in-process engine");
+#endif
   }
 }
 

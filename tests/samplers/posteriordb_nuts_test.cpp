@@ -6,7 +6,7 @@
 // diamonds runs with max tree depth 20, as its reference did (4 × 1000 draws: its likelihood is
 // reduced to sufficient statistics, so ~8 million gradients take seconds). low_dim_gauss_mix
 // uses the ordered transform, garch11 a linear recurrence, gp_pois_regr a Cholesky factor of
-// parameters (core/vector_ops.hpp).
+// parameters (autodiff/vector_ops.hpp).
 #include <tyche/tyche.hpp>
 
 #include "../../examples/posteriordb.hpp"

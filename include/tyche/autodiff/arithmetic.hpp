@@ -7,7 +7,9 @@
 // every rule computes its derivative from quantities it already has (often y itself).
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/math.hpp>
+#include <tyche/backends/simd/batch.hpp>
+#include <tyche/scalar/math.hpp>
+#include <tyche/scalar/traits.hpp>
 
 namespace tyche::rules {
 

@@ -2,7 +2,9 @@
 // functions: exp, log, log1p, expm1, log1p_exp (softplus), log_add_exp.
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/math.hpp>
+#include <tyche/backends/simd/batch.hpp>
+#include <tyche/scalar/math.hpp>
+#include <tyche/scalar/traits.hpp>
 
 namespace tyche::rules {
 

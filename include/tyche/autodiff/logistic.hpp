@@ -3,7 +3,9 @@
 // All are computed from e^−|x| so that no intermediate overflows.
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/math.hpp>
+#include <tyche/backends/simd/batch.hpp>
+#include <tyche/scalar/math.hpp>
+#include <tyche/scalar/traits.hpp>
 
 namespace tyche::rules {
 

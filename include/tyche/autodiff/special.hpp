@@ -2,7 +2,9 @@
 // digamma, erf and Phi (the standard normal CDF).
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/math.hpp>
+#include <tyche/backends/simd/batch.hpp>
+#include <tyche/scalar/math.hpp>
+#include <tyche/scalar/traits.hpp>
 
 namespace tyche::rules {
 

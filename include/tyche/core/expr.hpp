@@ -73,7 +73,7 @@ inline constexpr bool is_leaf_v =
     kind_of<N> == node_kind::param_element || kind_of<N> == node_kind::data_vector ||
     kind_of<N> == node_kind::data_matrix || kind_of<N> == node_kind::param_gather;
 
-/// A matvec computed row by row inside a reduction's loop (core/stream.hpp), not buffered.
+/// A matvec computed row by row inside a reduction's loop (compile/stream.hpp), not buffered.
 template <class N>
 inline constexpr bool is_streamed_v = [] {
   if constexpr (requires { std::remove_cvref_t<N>::streamed; }) return std::remove_cvref_t<N>::streamed;
@@ -104,6 +104,7 @@ using children_t = typename std::remove_cvref_t<N>::children;
 // ---- parameter dependencies ---------------------------------------------------------------
 
 namespace detail {
+/// Two parameters (leaf types) with the same name: the same parameter, whatever their types.
 template <class A, class B>
 struct same_param_name : std::bool_constant<A::name == B::name> {};
 

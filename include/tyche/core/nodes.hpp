@@ -1,16 +1,12 @@
 // tyche/core/nodes.hpp — the operation nodes (unary and binary, elementwise with scalar
 // broadcasting; sum, log_sum_exp, matvec, residual_squares, vector_op, element) and the plain
-// builders that make them as written. The functions and operators users call, with the
-// rewrites applied as nodes are built, are in core/operations.hpp.
+// builders that make them as written. A node is generic over its rule (autodiff/) or op: this
+// header names none. The functions and operators users call, with the rewrites applied as
+// nodes are built, are in operations/.
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/autodiff/arithmetic.hpp>
-#include <tyche/autodiff/exp_log.hpp>
-#include <tyche/autodiff/logistic.hpp>
-#include <tyche/autodiff/special.hpp>
 #include <tyche/core/expr.hpp>
 #include <tyche/core/leaves.hpp>
-#include <tyche/core/support.hpp>
 
 #include <cstdint>
 #include <numeric>
@@ -93,7 +89,7 @@ struct log_sum_exp_node : expr<log_sum_exp_node<A>> {
 
 /// X v for a data matrix X and a vector parameter v: a vector node whose values are held in a
 /// buffer (the workspace), because every element needs all of v. Streamed (made only by
-/// compile(), core/stream.hpp, for a matvec used once, inside a reduction's loop): no buffer;
+/// compile(), compile/stream.hpp, for a matvec used once, inside a reduction's loop): no buffer;
 /// element i is row i of X times v, computed in the loop, and its adjoint goes to v while the
 /// row is in cache, so one evaluation reads X once.
 template <class V, bool Streamed = false>
@@ -115,7 +111,7 @@ struct matvec_node : expr<matvec_node<V, Streamed>> {
 
 /// Σᵢ (yᵢ − s − xᵢᵀv)² over n rows of data (y, X), for a scalar node S (the intercept; lit<0>
 /// when there is none) and a vector parameter v of size k, evaluated in O(k²) from sufficient
-/// statistics computed once when the model is built (partial_eval/reduce_sum.hpp). With centred
+/// statistics computed once when the model is built (compile/reduce_sum.hpp). With centred
 /// data, x̄ and ȳ the column and data means and m = s + x̄ᵀv − ȳ:
 ///   Σᵢ (yᵢ − s − xᵢᵀv)² = S_yy − 2 vᵀS_xy + vᵀS_xx v + n m²,
 /// S_yy = Σ(yᵢ − ȳ)², S_xy = Σ(xᵢ − x̄)(yᵢ − ȳ), S_xx = Σ(xᵢ − x̄)(xᵢ − x̄)ᵀ. Centring keeps the
@@ -155,9 +151,9 @@ TYCHE_HD constexpr const C& operand_at(const operand_holder<I, C>& h) {
 }
 
 /// A vector of m values computed from whole operands (scalars or vectors) by Op: the ordered
-/// transform, a cumulative sum, a linear recurrence, a gather (core/vector_ops.hpp). Its values
+/// transform, a cumulative sum, a linear recurrence, a gather (autodiff/vector_ops.hpp). Its values
 /// live in a buffer of the workspace, like matvec's; its gradient is Op's vector–Jacobian
-/// product. Op provides name, has_payload, forward and reverse (see core/vector_ops.hpp).
+/// product. Op provides name, has_payload, forward and reverse (see autodiff/vector_ops.hpp).
 template <class Op, class... Cs>
 struct vector_op_node : expr<vector_op_node<Op, Cs...>> {
   static constexpr node_kind kind = node_kind::vector_op;
@@ -272,39 +268,6 @@ constexpr auto reduced_literal() {
   constexpr std::intmax_t sign = (N < 0) != (D < 0) ? -1 : 1;
   return literal<sign * an / g, ad / g>{};
 }
-
-/// a ∘ b for two literals, done by the compiler in exact rational arithmetic (lit<1, 2> +
-/// lit<1, 3> is lit<5, 6>); nothing for a division by lit<0>.
-template <class Rule, class A, class B>
-inline constexpr bool folds_literals_v =
-    literal_parts<A>::is_literal && literal_parts<B>::is_literal &&
-    (std::is_same_v<Rule, rules::add> || std::is_same_v<Rule, rules::subtract> ||
-     std::is_same_v<Rule, rules::multiply> ||
-     (std::is_same_v<Rule, rules::divide> && !is_literal_equal_v<B, 0>));
-template <class Rule, class A, class B>
-constexpr auto fold_literal_pair() {
-  constexpr std::intmax_t n1 = literal_parts<A>::num, d1 = literal_parts<A>::den;
-  constexpr std::intmax_t n2 = literal_parts<B>::num, d2 = literal_parts<B>::den;
-  if constexpr (std::is_same_v<Rule, rules::add>) return reduced_literal<n1 * d2 + n2 * d1, d1 * d2>();
-  else if constexpr (std::is_same_v<Rule, rules::subtract>) return reduced_literal<n1 * d2 - n2 * d1, d1 * d2>();
-  else if constexpr (std::is_same_v<Rule, rules::multiply>) return reduced_literal<n1 * n2, d1 * d2>();
-  else return reduced_literal<n1 * d2, d1 * n2>();
-}
-
-/// The identities that make a node vanish, applied as nodes are built (the partial-evaluation
-/// rules that need no support): x + 0, 0 + x, x − 0, x · 1, 1 · x, x / 1 are x; a literal ∘
-/// literal is a literal. (0 · x is not 0: x may be ∞ or NaN.)
-template <class Rule, class NA, class NB>
-inline constexpr int binary_identity_v =
-    folds_literals_v<Rule, NA, NB> ? 3
-    : ((std::is_same_v<Rule, rules::add> || std::is_same_v<Rule, rules::subtract>) && is_literal_equal_v<NB, 0>) ||
-            ((std::is_same_v<Rule, rules::multiply> || std::is_same_v<Rule, rules::divide>) &&
-             is_literal_equal_v<NB, 1>)
-        ? 1  // the left operand
-    : (std::is_same_v<Rule, rules::add> && is_literal_equal_v<NA, 0>) ||
-            (std::is_same_v<Rule, rules::multiply> && is_literal_equal_v<NA, 1>)
-        ? 2  // the right operand
-        : 0;
 
 template <class Rule, class A, class B>
 auto make_binary_node(const A& a, const B& b) {

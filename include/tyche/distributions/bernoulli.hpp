@@ -33,7 +33,7 @@ struct bernoulli_distribution : distribution<bernoulli_distribution<P>> {
   static double draw(G& rng, double pr) { return std::bernoulli_distribution(pr)(rng) ? 1.0 : 0.0; }
   static double mean(double pr) { return pr; }
   static double variance(double pr) { return pr * (1.0 - pr); }
-  static const char* observation_problem(double v) { return v == 0.0 || v == 1.0 ? nullptr : "is not 0 or 1"; }
+  static const char* observation_problem(double v) { return detail::binary_problem(v); }
 };
 
 /// The distribution bernoulli(p), to observe data: `bernoulli(p).observe(data(y))`.

@@ -33,7 +33,7 @@ struct bernoulli_logit_distribution : distribution<bernoulli_logit_distribution<
   static double draw(G& rng, double a) { return std::bernoulli_distribution(probability(a))(rng) ? 1.0 : 0.0; }
   static double mean(double a) { return probability(a); }
   static double variance(double a) { return probability(a) * probability(-a); }
-  static const char* observation_problem(double v) { return v == 0.0 || v == 1.0 ? nullptr : "is not 0 or 1"; }
+  static const char* observation_problem(double v) { return detail::binary_problem(v); }
 };
 
 /// The distribution bernoulli_logit(alpha): `bernoulli_logit(a + b * x).observe(data(y))`.

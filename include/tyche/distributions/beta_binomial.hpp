@@ -64,9 +64,7 @@ struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A
     const double s = sa + sb;
     return trials * sa * sb * (s + trials) / (s * s * (s + 1.0));
   }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution beta_binomial(n, a, b): `beta_binomial(data(trials), a, b).observe(data(y))`.

@@ -108,9 +108,7 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
   }
   static double mean(double trials, double pr) { return trials * pr; }
   static double variance(double trials, double pr) { return trials * pr * (1.0 - pr); }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution binomial(n, p), to observe counts of successes in n trials:

@@ -48,9 +48,7 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
   }
   static double mean(double trials, double a) { return trials * probability(a); }
   static double variance(double trials, double a) { return trials * probability(a) * probability(-a); }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution binomial_logit(n, alpha): `binomial_logit(data(trials), a + b * x).observe(data(y))`.

@@ -2,12 +2,12 @@
 //   log p(y | θ) = log θ_y,                 y ∈ {1, …, K}, θ a vector of K probabilities;
 //   log p(y | β) = β_y − log Σₖ exp βₖ,     y ∈ {1, …, K}, β ∈ ℝᴷ (softmax).
 // y is 1-based, as in Stan. Observing n values gathers θ or β through the data (a gather leaf,
-// core/vector_ops.hpp): Σᵢ log θ_{yᵢ}, and Σᵢ β_{yᵢ} − n log Σₖ exp βₖ with one log-sum-exp.
+// autodiff/vector_ops.hpp): Σᵢ log θ_{yᵢ}, and Σᵢ β_{yᵢ} − n log Σₖ exp βₖ with one log-sum-exp.
 // The data must be integers 1 … K: observe throws "... y[i] = v is not a category 1 … K".
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/vector_ops.hpp>
 #include <tyche/distributions/detail/family.hpp>
+#include <tyche/operations/vectors.hpp>
 
 #include <cmath>
 #include <random>
@@ -68,9 +68,7 @@ struct categorical_distribution : distribution<categorical_distribution<Theta>> 
   static std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& theta) {
     return detail::draw_categories(rng, n, theta);
   }
-  static const char* observation_problem(double v) {
-    return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1)" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::category_problem(v); }
 };
 
 template <class Beta>
@@ -93,9 +91,7 @@ struct categorical_logit_distribution : distribution<categorical_logit_distribut
     for (std::size_t k = 0; k < beta.size(); ++k) p[k] = std::exp(beta[k] - top);
     return detail::draw_categories(rng, n, p);
   }
-  static const char* observation_problem(double v) {
-    return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1)" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::category_problem(v); }
 };
 
 /// The distribution categorical(theta), to observe categories 1 … K: `categorical(theta).observe(data(y))`.

@@ -54,7 +54,7 @@ struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> 
   }
   template <class G>
   static double draw(G& rng, double s) { return std::fabs(std::cauchy_distribution<double>(0.0, s)(rng)); }
-  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
 };
 
 template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>

@@ -33,7 +33,7 @@ struct chi_square_distribution : distribution<chi_square_distribution<Nu>> {
   static double draw(G& rng, double n) { return std::chi_squared_distribution<double>(n)(rng); }
   static double mean(double n) { return n; }
   static double variance(double n) { return 2 * n; }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
 };
 
 /// Name ~ chi_square(nu), support (0, ∞), sampled as log Name.

@@ -31,7 +31,7 @@ struct exponential_distribution : distribution<exponential_distribution<Lambda>>
   static double draw(G& rng, double l) { return std::exponential_distribution<double>(l)(rng); }
   static double mean(double l) { return 1.0 / l; }
   static double variance(double l) { return 1.0 / (l * l); }
-  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
 };
 
 /// Name ~ exponential(lambda) (rate lambda), support (0, ∞), sampled as log Name.

@@ -36,7 +36,7 @@ struct gamma_distribution : distribution<gamma_distribution<Alpha, Beta>> {
   static double draw(G& rng, double a, double b) { return std::gamma_distribution<double>(a, 1.0 / b)(rng); }
   static double mean(double a, double b) { return a / b; }
   static double variance(double a, double b) { return a / (b * b); }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
 };
 
 /// Name ~ gamma(alpha, beta) (shape alpha, rate beta), support (0, ∞), sampled as log Name.

@@ -34,7 +34,7 @@ struct half_normal_distribution : distribution<half_normal_distribution<Sigma>> 
   static double draw(G& rng, double s) { return std::fabs(std::normal_distribution<double>(0.0, s)(rng)); }
   static double mean(double s) { return s * std::sqrt(2.0 / std::numbers::pi); }
   static double variance(double s) { return s * s * (1.0 - 2.0 / std::numbers::pi); }
-  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
 };
 
 /// Name ~ half-normal(sigma), support (0, ∞), sampled as log Name.

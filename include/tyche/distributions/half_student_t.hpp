@@ -59,7 +59,7 @@ struct half_student_t_distribution : distribution<half_student_t_distribution<Nu
     }
     return n > 1 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
   }
-  static const char* observation_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
 };
 
 /// Name ~ half-Student-t(nu, sigma), support (0, ∞), sampled as log Name.

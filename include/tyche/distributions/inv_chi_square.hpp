@@ -38,7 +38,7 @@ struct inv_chi_square_distribution : distribution<inv_chi_square_distribution<Nu
   static double variance(double n) {
     return n > 4 ? 2 / ((n - 2) * (n - 2) * (n - 4)) : std::numeric_limits<double>::infinity();
   }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
 };
 
 /// Name ~ inv_chi_square(nu), support (0, ∞), sampled as log Name.

@@ -9,10 +9,11 @@
 // (Stan: `corr_matrix[K] Omega; Omega ~ lkj_corr(2);`). η may be a parameter.
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/matrix_ops.hpp>
-#include <tyche/core/support.hpp>
+#include <tyche/autodiff/matrix_ops.hpp>
 #include <tyche/distributions/detail/family.hpp>
 #include <tyche/distributions/lkj_corr_cholesky.hpp>
+#include <tyche/interval/support.hpp>
+#include <tyche/operations/matrices.hpp>
 #include <tyche/transforms/matrix.hpp>
 
 #include <stdexcept>

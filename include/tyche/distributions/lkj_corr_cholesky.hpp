@@ -15,9 +15,10 @@
 // sum also takes k = 1, whose term is 0 since L₁₁ = 1.
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/matrix_ops.hpp>
-#include <tyche/core/support.hpp>
+#include <tyche/autodiff/matrix_ops.hpp>
 #include <tyche/distributions/detail/family.hpp>
+#include <tyche/interval/support.hpp>
+#include <tyche/operations/matrices.hpp>
 #include <tyche/transforms/matrix.hpp>
 
 #include <cmath>

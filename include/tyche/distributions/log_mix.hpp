@@ -16,7 +16,7 @@
 // no parameter (a number, data) must lie in [0, 1] or the call throws.
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/operations.hpp>
+#include <tyche/operations/functions.hpp>
 
 namespace tyche {
 

@@ -1,5 +1,5 @@
 // tyche/distributions/logistic.hpp — the distribution logistic(mu, sigma). (With one argument,
-// tyche::logistic(e) is the inverse-logit function of tyche/core/operations.hpp; the overloads
+// tyche::logistic(e) is the inverse-logit function of tyche/operations/functions.hpp; the overloads
 // differ by arity.)
 //   log p(x | μ, σ) = −z − log σ − 2 log(1 + e^{−z}) = log σ(z) + log(1 − σ(z)) − log σ,
 //   z = (x − μ)/σ,   x ∈ ℝ, σ > 0.

@@ -35,7 +35,7 @@ struct lognormal_distribution : distribution<lognormal_distribution<Mu, Sigma>> 
   static double draw(G& rng, double m, double s) { return std::lognormal_distribution<double>(m, s)(rng); }
   static double mean(double m, double s) { return std::exp(m + s * s / 2); }
   static double variance(double m, double s) { return std::expm1(s * s) * std::exp(2 * m + s * s); }
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
 };
 
 /// Name ~ lognormal(mu, sigma), support (0, ∞), sampled as log Name.

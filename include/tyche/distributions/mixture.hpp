@@ -57,7 +57,7 @@ struct mixture_distribution : distribution<mixture_distribution<Theta, D1, D2>> 
     return detail::total(log_mix(theta, pointwise_log_prob(first, x), pointwise_log_prob(second, x)));
   }
   auto arguments() const { return std::tuple_cat(std::tuple{theta}, first.arguments(), second.arguments()); }
-  /// The components' argument checks (core/support.hpp); θ is checked by log_mix.
+  /// The components' argument checks (interval/support.hpp); θ is checked by log_mix.
   void check_supports() const {
     if constexpr (requires { first.check_supports(); }) first.check_supports();
     if constexpr (requires { second.check_supports(); }) second.check_supports();
@@ -102,7 +102,7 @@ struct mixture_n_distribution : distribution<mixture_n_distribution<Theta, Ds...
     return std::apply([&](const auto&... d) { return std::tuple_cat(std::tuple{theta}, d.arguments()...); },
                       components);
   }
-  /// The components' argument checks (core/support.hpp); θ's size and values are checked when
+  /// The components' argument checks (interval/support.hpp); θ's size and values are checked when
   /// the mixture is made (log_mix).
   void check_supports() const {
     std::apply([](const auto&... d) {

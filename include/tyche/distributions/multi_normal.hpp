@@ -2,23 +2,25 @@
 //   log p(x | μ, L) = −½ ‖L⁻¹(x − μ)‖² − Σᵢ log Lᵢᵢ − (K/2) log 2π,   Σ = L Lᵀ, x ∈ ℝᴷ.
 // L (lower triangular, positive diagonal) and Σ (symmetric positive definite) are K × K.
 // As data (tyche::matrix(ptr, K, K), row-major): μ is a vector of K, or a scalar for all. The
-// solve L⁻¹(x − μ) is a vector_op (core/vector_ops.hpp): O(K²) per evaluation, with its
-// gradient by back substitution. multi_normal factors Σ once, when it is called (the factor is
-// owned by the distribution and the model built from it); multi_normal_cholesky views the
-// user's L, which must outlive the model, like data. x is a named K-vector, or one observed
+// solve L⁻¹(x − μ) is a vector_op (its op in autodiff/vector_ops.hpp): O(K²) per evaluation,
+// with its gradient by back substitution. multi_normal factors Σ once, when it is called (the
+// factor is owned by the distribution and the model built from it); multi_normal_cholesky views
+// the user's L, which must outlive the model, like data. x is a named K-vector, or one observed
 // vector of K.
 // As expressions of parameters (a vector of the K·K entries, row major, e.g. a
 // cholesky_factor_cov variable, diag_pre_multiply(tau, L_Omega) or a cov_matrix variable; only
-// the lower triangle is read): the solve is core/matrix_ops.hpp's cholesky_residual, whose
+// the lower triangle is read): the solve is autodiff/matrix_ops.hpp's cholesky_residual, whose
 // gradient reaches L too, and multi_normal factors Σ at every evaluation (cholesky_decompose,
 // O(K³), NaN when Σ is not positive definite). x is a named K-vector, or N observations of K
 // values (N·K, row n at n·K); μ is a scalar, a vector of K (every row) or of N·K (one per row),
 // and the log density is the sum over the rows.
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/matrix_ops.hpp>
-#include <tyche/core/vector_ops.hpp>
+#include <tyche/autodiff/matrix_ops.hpp>
+#include <tyche/autodiff/vector_ops.hpp>
 #include <tyche/distributions/detail/family.hpp>
+#include <tyche/operations/matrices.hpp>
+#include <tyche/operations/vectors.hpp>
 
 #include <cmath>
 #include <memory>

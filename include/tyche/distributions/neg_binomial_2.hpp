@@ -51,9 +51,7 @@ struct neg_binomial_2_distribution : distribution<neg_binomial_2_distribution<Mu
   }
   static double mean(double m, double) { return m; }
   static double variance(double m, double f) { return m + m * m / f; }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution neg_binomial_2(mu, phi), to observe counts: `neg_binomial_2(mu, phi).observe(data(y))`.

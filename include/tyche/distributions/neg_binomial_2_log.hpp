@@ -45,9 +45,7 @@ struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distrib
   }
   static double mean(double e, double) { return std::exp(e); }
   static double variance(double e, double f) { return std::exp(e) + std::exp(2.0 * e) / f; }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution neg_binomial_2_log(eta, phi): `neg_binomial_2_log(a + b * x, phi).observe(data(y))`.

@@ -36,9 +36,7 @@ struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
   }
   static double mean(double l) { return l; }
   static double variance(double l) { return l; }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution poisson(lambda), to observe counts: `poisson(lambda).observe(data(y))`.

@@ -24,7 +24,7 @@ struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> 
       // A vector log rate (a linear predictor) enters once per element: y·α − e^α as one node.
       return detail::total(detail::make_binary<rules::poisson_log_term>(y, alpha) - lgamma(y + lit<1>));
     } else {
-      // A scalar α: Σ (y α − e^α) reduces to α Σy − n e^α (partial_eval/reduce_sum.hpp).
+      // A scalar α: Σ (y α − e^α) reduces to α Σy − n e^α (compile/reduce_sum.hpp).
       return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
     }
   }
@@ -35,9 +35,7 @@ struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> 
   }
   static double mean(double a) { return std::exp(a); }
   static double variance(double a) { return std::exp(a); }
-  static const char* observation_problem(double v) {
-    return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
-  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
 /// The distribution poisson_log(alpha): `poisson_log(a + b * x).observe(data(y))`.

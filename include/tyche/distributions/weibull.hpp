@@ -42,7 +42,7 @@ struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
     return s * s * (std::tgamma(1 + 2 / a) - g1 * g1);
   }
   // 0 is rejected too: log(x/σ) = −∞ there, and (α − 1)·log(x/σ) is NaN for α = 1.
-  static const char* observation_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
 };
 
 /// Name ~ weibull(alpha, sigma) (shape alpha, scale sigma), support (0, ∞), sampled as log Name.

@@ -4,7 +4,7 @@
 // arguments, likelihoods) sees the value instead.
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/substitute.hpp>
+#include <tyche/compile/substitute.hpp>
 #include <tyche/model/joint.hpp>
 #include <tyche/model/model.hpp>
 

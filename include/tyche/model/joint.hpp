@@ -3,7 +3,8 @@
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/core/meta.hpp>
-#include <tyche/model/random_variable.hpp>
+#include <tyche/distributions/distribution.hpp>
+#include <tyche/distributions/random_variable.hpp>
 
 #include <tuple>
 #include <type_traits>

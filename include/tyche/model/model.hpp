@@ -3,7 +3,7 @@
 // unconstrain, Stan-style random initialisation, prior and posterior predictive sampling.
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/program.hpp>
+#include <tyche/compile/program.hpp>
 #include <tyche/model/joint.hpp>
 
 #include <algorithm>
@@ -237,8 +237,7 @@ class model_t {
   /// Value of expression e (element i, or its only value) at θ.
   template <class E>
   double value_at(const E& e, std::size_t i, const std::vector<double>& theta) const {
-    std::vector<double> v(detail::value_count(e));
-    detail::evaluate_at<layout>(e, layout_(), theta.data(), v.data());
+    const std::vector<double> v = values_of(e, theta);
     return v.size() == 1 ? v[0] : v[i];
   }
 
@@ -329,6 +328,7 @@ class model_t {
       return out;
     }
   }
+  /// The values of expression e at θ (one for a scalar).
   template <class E>
   std::vector<double> values_of(const E& e, const std::vector<double>& theta) const {
     std::vector<double> v(detail::value_count(e));

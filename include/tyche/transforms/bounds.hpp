@@ -5,20 +5,11 @@
 // bound may depend on another parameter (beta1 < 1 − alpha1).
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/operations.hpp>
+#include <tyche/operations/functions.hpp>
 
 #include <cmath>
 
 namespace tyche::transforms {
-
-namespace detail {
-/// Σ over the elements for a vector expression, the expression itself for a scalar.
-template <class E>
-auto total(const E& e) {
-  if constexpr (is_vector_v<tyche::detail::node_t<E>>) return sum(e);
-  else return tyche::detail::as_node(e);
-}
-}  // namespace detail
 
 /// The real line: x = u, log|J| = 0.
 struct identity {
@@ -38,7 +29,7 @@ struct lower_bound {
     if constexpr (std::is_same_v<Lower, literal<0>>) return exp(u);
     else return lower + exp(u);
   }
-  template <class U> auto log_jacobian(const U& u) const { return detail::total(u); }
+  template <class U> auto log_jacobian(const U& u) const { return tyche::detail::total(u); }
   static double unconstrain(double x, double l) { return std::log(x - l); }
   static bool contains(double x, double l) { return x > l; }
 };
@@ -49,7 +40,7 @@ struct upper_bound {
   static constexpr const char* name = "upper bound";
   Upper upper;
   template <class U> auto constrain(const U& u) const { return upper - exp(u); }
-  template <class U> auto log_jacobian(const U& u) const { return detail::total(u); }
+  template <class U> auto log_jacobian(const U& u) const { return tyche::detail::total(u); }
   static double unconstrain(double x, double h) { return std::log(h - x); }
   static bool contains(double x, double h) { return x < h; }
 };
@@ -68,8 +59,8 @@ struct interval {
   template <class U> auto log_jacobian(const U& u) const {
     auto per_element = log_logistic(u) + log1m_logistic(u);
     if constexpr (std::is_same_v<Lower, literal<0>> && std::is_same_v<Upper, literal<1>>)
-      return detail::total(per_element);
-    else return detail::total(per_element + log(upper - lower));
+      return tyche::detail::total(per_element);
+    else return tyche::detail::total(per_element + log(upper - lower));
   }
   static double unconstrain(double x, double l, double h) {
     const double p = (x - l) / (h - l);

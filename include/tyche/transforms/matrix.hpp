@@ -1,7 +1,7 @@
 // tyche/transforms/matrix.hpp — the transforms to K × K matrices (Stan's cholesky_factor_corr,
 // cholesky_factor_cov, cov_matrix, corr_matrix). A matrix variable is a vector parameter of the
 // unconstrained size (θ holds only free coordinates) whose value is a vector_op of K² values,
-// the matrix in row-major order (core/matrix_ops.hpp):
+// the matrix in row-major order (the ops in autodiff/matrix_ops.hpp):
 //
 //   cholesky_factor_corr  K(K−1)/2  L = corr_cholesky(u): zᵢⱼ = tanh uᵢⱼ, canonical partial
 //                                   correlations; Lᵢⱼ = zᵢⱼ √(1 − Σ_{j'<j} Lᵢⱼ'²), Lᵢᵢ the rest
@@ -27,8 +27,9 @@
 // symmetric, positive definite) and names the first bad entry.
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/matrix_ops.hpp>
-#include <tyche/core/operations.hpp>
+#include <tyche/autodiff/matrix_ops.hpp>
+#include <tyche/operations/functions.hpp>
+#include <tyche/operations/matrices.hpp>
 
 #include <cmath>
 #include <cstddef>

@@ -1,11 +1,12 @@
 // tyche/transforms/ordered.hpp — the transforms to increasing vectors (Stan's ordered and
 // positive_ordered): x₀ = u₀ (or e^u₀), xₖ = xₖ₋₁ + e^uₖ. Not elementwise: the constrained
-// vector is a vector_op (core/vector_ops.hpp). The Jacobian is triangular with diagonal
-// (1 or e^u₀, e^u₁, …), so log|J| = Σ_{k ≥ 1} uₖ (+ u₀ when positive).
+// vector is a vector_op (its op in autodiff/vector_ops.hpp). The Jacobian is triangular with
+// diagonal (1 or e^u₀, e^u₁, …), so log|J| = Σ_{k ≥ 1} uₖ (+ u₀ when positive).
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/operations.hpp>
-#include <tyche/core/vector_ops.hpp>
+#include <tyche/autodiff/vector_ops.hpp>
+#include <tyche/operations/functions.hpp>
+#include <tyche/operations/vectors.hpp>
 
 #include <algorithm>
 #include <cmath>

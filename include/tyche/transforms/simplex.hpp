@@ -19,7 +19,7 @@
 // only θ's direction. log_prob(θ, false) (no Jacobian) leaves the auxiliary direction flat.
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/operations.hpp>
+#include <tyche/operations/functions.hpp>
 
 #include <cmath>
 #include <cstddef>

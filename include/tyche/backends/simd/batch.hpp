@@ -1,9 +1,16 @@
 // tyche/backends/simd/batch.hpp — the only header that includes xsimd. It teaches tyche's
-// scalar vocabulary (core/scalar.hpp, core/math.hpp) about xsimd::batch, so that a model
+// scalar vocabulary (scalar/traits.hpp, scalar/math.hpp) about xsimd::batch, so that a model
 // evaluates one chain per SIMD lane. Compiled only when TYCHE_USE_XSIMD is set (the
-// tyche::simd CMake target sets it).
+// tyche::simd CMake target sets it); otherwise it defines TYCHE_HAS_XSIMD 0 and nothing else.
+//
+// Layers above the scalar one (the expression core, autodiff rules, compile) include this
+// header wherever their templates call tyche::math on a generic scalar or use the traits:
+// math::exp(x) is a qualified name, looked up where the template is defined, so the batch
+// overloads must be declared before it (see docs/design/expression-core.md, "Layers").
 #pragma once
 #include <tyche/config.hpp>
+#include <tyche/scalar/math.hpp>
+#include <tyche/scalar/traits.hpp>
 
 #if defined(TYCHE_USE_XSIMD) && TYCHE_USE_XSIMD && !TYCHE_DEVICE_CODE && !defined(__CUDACC__)
 #define TYCHE_HAS_XSIMD 1
@@ -15,9 +22,6 @@
 
 namespace tyche {
 
-template <class T>
-struct scalar_traits;
-
 template <class E, class A>
 struct scalar_traits<xsimd::batch<E, A>> {
   using element_type = E;
@@ -25,11 +29,6 @@ struct scalar_traits<xsimd::batch<E, A>> {
 };
 
 namespace detail {
-
-template <class U>
-struct lane_ops;
-template <class T>
-struct observation_batch;
 
 template <class E, class A>
 struct lane_ops<xsimd::batch<E, A>> {
@@ -110,6 +109,16 @@ xsimd::batch<E, A> per_lane(F f, const xsimd::batch<E, A>& x) {
 template <class A>
 xsimd::batch<float, A> lgamma(const xsimd::batch<float, A>& x) {
   return per_lane([](float v) { return ::lgammaf(v); }, x);
+}
+
+/// Digamma and trigamma (scalar/math.hpp) lane by lane: xsimd has neither.
+template <class E, class A>
+xsimd::batch<E, A> digamma(const xsimd::batch<E, A>& x) {
+  return per_lane([](E v) { return digamma(v); }, x);
+}
+template <class E, class A>
+xsimd::batch<E, A> trigamma(const xsimd::batch<E, A>& x) {
+  return per_lane([](E v) { return trigamma(v); }, x);
 }
 
 }  // namespace math

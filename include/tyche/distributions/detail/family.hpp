@@ -1,11 +1,19 @@
-// tyche/distributions/detail/family.hpp — what every distribution header uses: building a named
-// random variable or an unnamed distribution from user arguments, constants, and the sum over
-// elements of an elementwise log density.
+// tyche/distributions/detail/family.hpp — what every distribution header uses: the base class
+// (distributions/distribution.hpp), the transforms from the unconstrained line to a support
+// given by bounds, building a named random variable (distributions/random_variable.hpp) or an
+// unnamed distribution from user arguments, constants, and the checks of observed values that
+// families with the same support share. (The sum over the elements of an elementwise log
+// density, detail::total, is in operations/functions.hpp, shared with the transforms'
+// log-Jacobians.)
 #pragma once
 #include <tyche/config.hpp>
-#include <tyche/core/operations.hpp>
-#include <tyche/model/random_variable.hpp>
+#include <tyche/distributions/distribution.hpp>
+#include <tyche/distributions/random_variable.hpp>
+#include <tyche/operations/functions.hpp>
+#include <tyche/transforms/bounds.hpp>
 
+#include <cmath>
+#include <cstddef>
 #include <type_traits>
 
 namespace tyche::detail {
@@ -14,12 +22,17 @@ inline constexpr double log_two = 0.69314718055994530942;
 inline constexpr double log_pi = 1.14472988584940017414;
 inline constexpr double half_log_two_pi = 0.91893853320467274178;  // ½ log(2π)
 
-/// Σ over the elements of a vector log density; a scalar one as it is.
-template <class E>
-auto total(const E& e) {
-  if constexpr (is_vector_v<node_t<E>>) return sum(e);
-  else return as_node(e);
+// What observe(y) says of a value y outside a family's support (nullptr when y is inside): each
+// family's observation_problem, for the supports several families share.
+inline const char* count_problem(double v) {
+  return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
 }
+inline const char* category_problem(double v) {
+  return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1)" : nullptr;
+}
+inline const char* binary_problem(double v) { return v == 0.0 || v == 1.0 ? nullptr : "is not 0 or 1"; }
+inline const char* nonnegative_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
+inline const char* positive_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
 
 /// The shape a random variable takes from its arguments when none is given: the size of its
 /// vector arguments (static if one of them has a static size), or a scalar.

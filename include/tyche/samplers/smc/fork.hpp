@@ -47,8 +47,23 @@
 // Restrictions. Call run_fork from a single-threaded process (fork copies only the calling
 // thread; a lock held by another thread stays locked in every particle). In particles, the
 // default dispositions of SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT and SIGPIPE
-// are restored, so a crash ends the particle. Linux only (prctl).
+// are restored, so a crash ends the particle.
+//
+// Linux only: fork, POSIX semaphores and shared memory, and prctl (the child subreaper, the
+// parent-death signal). TYCHE_SMC_FORK_ENGINE is 1 where <sys/prctl.h> exists on Linux, else 0;
+// with 0 this header declares no engine, the calls a program makes (observe, predict, rng) throw
+// std::logic_error, and run_smc/run_pimh/run_pg take stepwise programs only (the in-process
+// engine). Defining it to 0 before including tyche leaves the engine out on Linux too. See
+// docs/smc.md, "Where the fork engine runs".
 #pragma once
+#ifndef TYCHE_SMC_FORK_ENGINE
+#if defined(__linux__) && __has_include(<sys/prctl.h>)
+#define TYCHE_SMC_FORK_ENGINE 1
+#else
+#define TYCHE_SMC_FORK_ENGINE 0
+#endif
+#endif
+
 #include <tyche/random/philox.hpp>
 #include <tyche/samplers/smc/config.hpp>
 #include <tyche/samplers/smc/detail/collector.hpp>
@@ -75,6 +90,7 @@
 #include <utility>
 #include <vector>
 
+#if TYCHE_SMC_FORK_ENGINE
 #include <fcntl.h>
 #include <semaphore.h>
 #include <sys/mman.h>
@@ -82,8 +98,11 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 
 namespace tyche::smc {
+
+#if TYCHE_SMC_FORK_ENGINE
 
 namespace detail {
 
@@ -990,6 +1009,24 @@ inline void predict(std::string_view name, std::size_t index, double value) {
 
 /// This particle's random number generator: its own stream, reseeded after every observe.
 inline counter_rng& rng() { return detail::require_particle("tyche::smc::rng").rng; }
+
+#else  // no fork engine: a program that calls these still compiles, and says why it cannot run
+
+namespace detail {
+[[noreturn]] inline void no_fork_engine(const char* function) {
+  throw std::logic_error(std::string(function) +
+                         " was called, but this build has no fork engine (it needs Linux: fork, POSIX "
+                         "semaphores and shared memory, prctl); write the program as "
+                         "tyche::smc::stepwise(...), which runs on the in-process engine");
+}
+}  // namespace detail
+
+inline void observe(double) { detail::no_fork_engine("tyche::smc::observe"); }
+inline void predict(std::string_view, double) { detail::no_fork_engine("tyche::smc::predict"); }
+inline void predict(std::string_view, std::size_t, double) { detail::no_fork_engine("tyche::smc::predict"); }
+inline counter_rng& rng() { detail::no_fork_engine("tyche::smc::rng"); }
+
+#endif  // TYCHE_SMC_FORK_ENGINE
 
 /// Draws from rng().
 inline double sample_normal(double mean, double sd) { return mean + sd * rng().normal(); }

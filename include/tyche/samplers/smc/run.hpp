@@ -28,6 +28,7 @@ result run_program(const Program& program, algorithm method, const config& cfg, 
   check_config(cfg, function);
   if constexpr (is_stepwise_program<Program>::value) {
     if (cfg.engine == engine_kind::fork) {
+#if TYCHE_SMC_FORK_ENGINE
       const auto as_callable = [&program] {
         typename Program::state_type s = program.initial;
         for (std::size_t n = 0; n < program.observations; ++n) observe(program.step(s, n, rng()));
@@ -36,14 +37,27 @@ result run_program(const Program& program, algorithm method, const config& cfg, 
         for (const auto& [name, value] : p.entries()) predict(name, value);
       };
       return run_fork(as_callable, method, cfg, function);
+#else
+      throw std::invalid_argument(std::string(function) +
+                                  ": engine_kind::fork, but this build has no fork engine (it needs Linux); "
+                                  "engine_kind::in_process or automatic runs stepwise programs");
+#endif
     }
     return run_in_process(program, method, cfg);
   } else {
+#if TYCHE_SMC_FORK_ENGINE
     if (cfg.engine == engine_kind::in_process)
       throw std::invalid_argument(std::string(function) +
                                   ": the in-process engine runs stepwise programs (tyche::smc::stepwise); "
                                   "a plain callable runs on the fork engine (engine_kind::fork or automatic)");
     return run_fork(program, method, cfg, function);
+#else
+    static_assert(sizeof(Program) == 0,
+                  "tyche::smc::run_smc/run_pimh/run_pg(program, config): a plain callable program runs on "
+                  "the fork engine, which this build does not have (it needs Linux: fork, POSIX semaphores "
+                  "and shared memory, prctl); write the program as tyche::smc::stepwise(...), which runs "
+                  "on the in-process engine");
+#endif
   }
 }
 

@@ -1,0 +1,383 @@
+// tyche/autodiff/matrix_ops.hpp — value and vector–Jacobian rules of K × K matrices as vector_op
+// nodes: a matrix is a vector of its K² entries in row-major order (entry (i, j) at i·K + j,
+// 0-based), computed whole by an op with a hand-written vector–Jacobian product (the contract
+// of an op: autodiff/vector_ops.hpp; docs/design/vector-ops.md). These are the pieces of the
+// matrix transforms (transforms/matrix.hpp), lkj_corr_cholesky and multi_normal /
+// multi_normal_cholesky with a matrix that depends on parameters:
+//
+//   corr_cholesky_map      K(K−1)/2 unconstrained values → Cholesky factor of a correlation matrix
+//   cov_cholesky_map       K(K+1)/2 unconstrained values → Cholesky factor with positive diagonal
+//   cpc_log_jacobian_map   the log-Jacobian of the two correlation transforms (one value)
+//   diagonal_sum_map       Σᵢ (w₀ + s·i) f(diagonal entry i), f = identity or log (one value)
+//   multiply_lower_tri_self_transpose_map   L Lᵀ
+//   cholesky_decompose_map the lower Cholesky factor of a symmetric positive-definite matrix
+//   diag_pre_multiply_map  diag(v) M
+//   cholesky_residual_map  L⁻¹(yₙ − μₙ) for N rows yₙ (multi_normal_cholesky)
+//   lkj_log_normaliser_map log c_K(η), the LKJ normalising constant (one value)
+//
+// The functions users call with such K²-vectors are in operations/matrices.hpp.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/autodiff/vector_ops.hpp>
+#include <tyche/backends/simd/batch.hpp>
+#include <tyche/core/expr.hpp>
+#include <tyche/scalar/math.hpp>
+#include <tyche/scalar/traits.hpp>
+
+#include <cstddef>
+
+namespace tyche {
+
+namespace detail {
+/// sech y = 1 / cosh y, 0 (not NaN) when cosh overflows.
+template <class T>
+TYCHE_HD T sech(const T& y) {
+  return lift<T>(2.0) / (math::exp(y) + math::exp(-y));
+}
+/// log sech² y = −2 log cosh y, without overflow: 2 log 2 − 2|y| − 2 log1p(e^{−2|y|}).
+template <class T>
+TYCHE_HD T log_sech_squared(const T& y) {
+  const T a = math::abs(y);
+  return lift<T>(1.38629436111989061883) - lift<T>(2.0) * a -
+         lift<T>(2.0) * math::log1p(math::exp(lift<T>(-2.0) * a));
+}
+}  // namespace detail
+
+namespace ops {
+
+/// The Cholesky factor L of a K × K correlation matrix from K(K−1)/2 unconstrained values
+/// (Stan's cholesky_factor_corr): u fills the strictly lower triangle row by row, zᵢⱼ = tanh uᵢⱼ
+/// are canonical partial correlations, and row i is
+///   Lᵢⱼ = zᵢⱼ sᵢⱼ (j < i),  Lᵢᵢ = sᵢᵢ,  sᵢⱼ = Π_{j'<j} sech uᵢⱼ'  (= √(1 − Σ_{j'<j} Lᵢⱼ'²)),
+/// so every row has norm 1 and a positive diagonal; zeros above the diagonal. Reverse (row i):
+///   ∂/∂uᵢⱼ = L̄ᵢⱼ sech²(uᵢⱼ) sᵢⱼ − tanh(uᵢⱼ) Σ_{m=j+1..i} L̄ᵢₘ Lᵢₘ.
+struct corr_cholesky_map {
+  static constexpr const char* name = "corr_cholesky";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class U>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const corr_cholesky_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T* u = in[0];
+    std::size_t p = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      T s = lift<T>(1.0);
+      for (std::size_t j = 0; j < i; ++j, ++p) {
+        out[i * k + j] = math::tanh(u[p]) * s;
+        s = s * detail::sech(u[p]);
+      }
+      out[i * k + i] = s;
+      for (std::size_t j = i + 1; j < k; ++j) out[i * k + j] = lift<T>(0.0);
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const T* u = in[0];
+    T* ub = in_adj[0];
+    std::size_t row = 0;  // position of uᵢ₀
+    for (std::size_t i = 1; i < k; row += i, ++i) {
+      T s = lift<T>(1.0);
+      for (std::size_t j = 0; j < i; ++j) {  // the direct term L̄ᵢⱼ sech² sᵢⱼ
+        const T c = detail::sech(u[row + j]);
+        ub[row + j] += adj[i * k + j] * c * c * s;
+        s = s * c;
+      }
+      T g = adj[i * k + i] * out[i * k + i];  // Σ_{m > j} L̄ᵢₘ Lᵢₘ
+      for (std::size_t j = i; j-- > 0;) {
+        ub[row + j] += -math::tanh(u[row + j]) * g;
+        g = g + adj[i * k + j] * out[i * k + j];
+      }
+    }
+  }
+};
+
+/// The Cholesky factor L of a K × K covariance matrix from K(K+1)/2 unconstrained values
+/// (Stan's cholesky_factor_cov, square): u fills the lower triangle row by row (row i: Lᵢ₀ …
+/// Lᵢᵢ), the diagonal exponentiated: Lᵢⱼ = uₚ (j < i), Lᵢᵢ = e^uₚ; zeros above.
+struct cov_cholesky_map {
+  static constexpr const char* name = "cov_cholesky";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class U>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const cov_cholesky_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T* u = in[0];
+    std::size_t p = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j < i; ++j) out[i * k + j] = u[p++];
+      out[i * k + i] = math::exp(u[p++]);
+      for (std::size_t j = i + 1; j < k; ++j) out[i * k + j] = lift<T>(0.0);
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    std::size_t p = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j < i; ++j) in_adj[0][p++] += adj[i * k + j];
+      in_adj[0][p++] += adj[i * k + i] * out[i * k + i];
+    }
+  }
+};
+
+/// The log-Jacobian of the correlation transforms, as a function of their K(K−1)/2
+/// unconstrained values u (position (i, j), j < i, row by row): Σ wᵢⱼ log sech² uᵢⱼ, where
+/// log sech² u = log(1 − tanh² u) is tanh's and
+///   cholesky_factor_corr (CorrMatrix = false): wᵢⱼ = 1 + (i − 1 − j)/2  (the map z → L has
+///     ∂Lᵢⱼ/∂zᵢⱼ = sᵢⱼ, and log sᵢⱼ = ½ Σ_{j'<j} log(1 − zᵢⱼ'²));
+///   corr_matrix (CorrMatrix = true): wᵢⱼ = 1 + (K − 2 − j)/2  (the Jacobian of canonical
+///     partial correlations → correlation matrix, Lewandowski, Kurowicka & Joe 2009, eq. 11 of
+///     Joe 2006; Stan's reference manual, "Correlation matrices").
+/// One value. Reverse: ∂/∂uᵢⱼ = −2 wᵢⱼ tanh uᵢⱼ.
+template <bool CorrMatrix>
+struct cpc_log_jacobian_map {
+  static constexpr const char* name = CorrMatrix ? "corr_matrix_log_jacobian" : "corr_cholesky_log_jacobian";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class U>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const cpc_log_jacobian_map&) const = default;
+  TYCHE_HD double weight(std::size_t i, std::size_t j) const {
+    return CorrMatrix ? 1.0 + 0.5 * (double(k) - 2.0 - double(j)) : 1.0 + 0.5 * (double(i) - 1.0 - double(j));
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    T acc = lift<T>(0.0);
+    std::size_t p = 0;
+    for (std::size_t i = 1; i < k; ++i)
+      for (std::size_t j = 0; j < i; ++j, ++p) acc = acc + lift<T>(weight(i, j)) * detail::log_sech_squared(in[0][p]);
+    out[0] = acc;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    std::size_t p = 0;
+    for (std::size_t i = 1; i < k; ++i)
+      for (std::size_t j = 0; j < i; ++j, ++p)
+        in_adj[0][p] += lift<T>(-2.0 * weight(i, j)) * math::tanh(in[0][p]) * adj[0];
+  }
+};
+
+/// Σᵢ (w0 + step·i) f(xᵢᵢ) over the K diagonal entries of x, with f the identity or log (Log).
+/// x is a full K × K matrix (K² values, row major) or, when Packed, the K(K+1)/2 values of a
+/// lower triangle row by row (the unconstrained values of cov_cholesky_map, whose diagonal
+/// entry i is at i(i+1)/2 + i). One value. multi_normal_cholesky's Σ log Lᵢᵢ, lkj's
+/// Σ (K − k + 2η − 2) log Lₖₖ, and the log-Jacobians of cholesky_factor_cov and cov_matrix.
+template <bool Packed, bool Log>
+struct diagonal_sum_map {
+  static constexpr const char* name = Log ? "diagonal_log_sum" : "diagonal_sum";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  double w0 = 1.0;
+  double step = 0.0;
+  template <class X>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const diagonal_sum_map&) const = default;
+  TYCHE_HD std::size_t position(std::size_t i) const { return Packed ? i * (i + 1) / 2 + i : i * k + i; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    T acc = lift<T>(0.0);
+    for (std::size_t i = 0; i < k; ++i) {
+      const double w = w0 + step * double(i);
+      if (w == 0.0) continue;  // 0 · log 0 is 0 here, as in the formulas these sums come from
+      const T x = in[0][position(i)];
+      acc = acc + lift<T>(w) * (Log ? math::log(x) : x);
+    }
+    out[0] = acc;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < k; ++i) {
+      const double w = w0 + step * double(i);
+      if (w == 0.0) continue;
+      const std::size_t p = position(i);
+      in_adj[0][p] += Log ? lift<T>(w) * adj[0] / in[0][p] : lift<T>(w) * adj[0];
+    }
+  }
+};
+
+/// S = L Lᵀ for a lower-triangular K × K L (K² values; the part above the diagonal is not
+/// read): Sᵢⱼ = Σ_{p ≤ min(i, j)} Lᵢₚ Lⱼₚ, all K² entries. Reverse: L̄ᵢₚ = Σ_{j ≥ p} (S̄ᵢⱼ + S̄ⱼᵢ) Lⱼₚ
+/// for p ≤ i. O(K³).
+struct multiply_lower_tri_self_transpose_map {
+  static constexpr const char* name = "multiply_lower_tri_self_transpose";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class L>
+  static constexpr std::size_t extent = extent_v<L>;
+  bool operator==(const multiply_lower_tri_self_transpose_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T* l = in[0];
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = 0; p <= j; ++p) acc = acc + l[i * k + p] * l[j * k + p];
+        out[i * k + j] = acc;
+        out[j * k + i] = acc;
+      }
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const T* l = in[0];
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t p = 0; p <= i; ++p) {
+        T acc = lift<T>(0.0);
+        for (std::size_t j = p; j < k; ++j) acc = acc + (adj[i * k + j] + adj[j * k + i]) * l[j * k + p];
+        in_adj[0][i * k + p] += acc;
+      }
+    }
+  }
+};
+
+/// The lower Cholesky factor L of a symmetric positive-definite K × K matrix C (K² values; only
+/// the lower triangle is read, as Stan's cholesky_decompose does after checking symmetry):
+/// detail::cholesky_forward, zeros above the diagonal; NaN when C is not positive definite (a
+/// rejected point). Reverse: detail::cholesky_reverse on a copy of L̄ (scratch, K²). O(K³).
+struct cholesky_decompose_map {
+  static constexpr const char* name = "cholesky_decompose";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class C>
+  static constexpr std::size_t extent = extent_v<C>;
+  bool operator==(const cholesky_decompose_map&) const = default;
+  std::size_t scratch_size(std::size_t m, const std::size_t*) const { return m; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T*) const {
+    detail::cholesky_forward(k, in[0], out);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj, T* lb) const {
+    for (std::size_t i = 0; i < m; ++i) lb[i] = adj[i];
+    detail::cholesky_reverse(k, out, lb, in_adj[0]);
+  }
+};
+
+/// diag(v) M: row i of the K × K matrix M (K² values) times vᵢ (v: K values). Reverse, with
+/// adj the result's adjoint: v̄ᵢ += Σⱼ adjᵢⱼ Mᵢⱼ, M̄ᵢⱼ += adjᵢⱼ vᵢ.
+struct diag_pre_multiply_map {
+  static constexpr const char* name = "diag_pre_multiply";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class V, class M>
+  static constexpr std::size_t extent = extent_v<M>;
+  bool operator==(const diag_pre_multiply_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) out[i * k + j] = in[0][i] * in[1][i * k + j];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < k; ++i) {
+      T acc = lift<T>(0.0);
+      for (std::size_t j = 0; j < k; ++j) {
+        acc = acc + adj[i * k + j] * in[1][i * k + j];
+        in_adj[1][i * k + j] += adj[i * k + j] * in[0][i];
+      }
+      in_adj[0][i] += acc;
+    }
+  }
+};
+
+/// zₙ = L⁻¹(yₙ − μₙ) for the N rows yₙ of y and a lower-triangular K × K L (K² values; the
+/// part above the diagonal is not read), all N·K values. y and μ each hold one value (for
+/// every entry), K values (one vector, for every row) or N·K values (row n at n·K). Forward
+/// substitution. Reverse, per row: w = L⁻ᵀ z̄ₙ by back substitution (scratch: K values), then
+/// ȳₙ += w, μ̄ₙ −= w and L̄ᵢⱼ −= wᵢ zₙⱼ (j ≤ i), from dz = −L⁻¹ dL z. O(N K²) each way.
+struct cholesky_residual_map {
+  static constexpr const char* name = "cholesky_residual";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class L, class Y, class Mu>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const cholesky_residual_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k; }
+  TYCHE_HD std::size_t index(std::size_t len, std::size_t n, std::size_t i) const {
+    return len == 1 ? 0 : (len == k ? i : n * k + i);
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n, T*) const {
+    const T* l = in[0];
+    for (std::size_t n = 0; n * k < m; ++n) {
+      T* z = out + n * k;
+      for (std::size_t i = 0; i < k; ++i) {
+        T acc = in[1][index(in_n[1], n, i)] - in[2][index(in_n[2], n, i)];
+        for (std::size_t j = 0; j < i; ++j) acc = acc - l[i * k + j] * z[j];
+        z[i] = acc / l[i * k + i];
+      }
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj, T* w) const {
+    const T* l = in[0];
+    for (std::size_t n = 0; n * k < m; ++n) {
+      const T* z = out + n * k;
+      const T* zb = adj + n * k;
+      for (std::size_t i = k; i-- > 0;) {
+        T acc = zb[i];
+        for (std::size_t j = i + 1; j < k; ++j) acc = acc - l[j * k + i] * w[j];
+        w[i] = acc / l[i * k + i];
+      }
+      for (std::size_t i = 0; i < k; ++i) {
+        in_adj[1][index(in_n[1], n, i)] += w[i];
+        in_adj[2][index(in_n[2], n, i)] += -w[i];
+        for (std::size_t j = 0; j <= i; ++j) in_adj[0][i * k + j] += -w[i] * z[j];
+      }
+    }
+  }
+};
+
+/// log c_K(η), the normalising constant of the LKJ density det(Ω)^{η−1} / c_K(η) on K × K
+/// correlation matrices (Lewandowski, Kurowicka & Joe 2009, section 3.2), written through the
+/// canonical partial correlations, which are independent with density ∝ (1 − z²)^{aⱼ−1} on
+/// (−1, 1), aⱼ = η + (K − 2 − j)/2 for the K − 1 − j of them in column j:
+///   log c_K(η) = Σ_{j=0..K−2} (K − 1 − j) [(2aⱼ − 1) log 2 + 2 log Γ(aⱼ) − log Γ(2aⱼ)].
+/// η is one value; so is the result. Reverse: ∂/∂η = Σ (K − 1 − j) [2 log 2 + 2ψ(aⱼ) − 2ψ(2aⱼ)].
+struct lkj_log_normaliser_map {
+  static constexpr const char* name = "lkj_log_normaliser";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class Eta>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const lkj_log_normaliser_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T eta = in[0][0];
+    T acc = lift<T>(0.0);
+    for (std::size_t j = 0; j + 1 < k; ++j) {
+      const T a = eta + lift<T>(0.5 * (double(k) - 2.0 - double(j)));
+      acc = acc + lift<T>(double(k - 1 - j)) *
+                      ((lift<T>(2.0) * a - lift<T>(1.0)) * lift<T>(0.69314718055994530942) +
+                       lift<T>(2.0) * math::lgamma(a) - math::lgamma(lift<T>(2.0) * a));
+    }
+    out[0] = acc;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const T eta = in[0][0];
+    T acc = lift<T>(0.0);
+    for (std::size_t j = 0; j + 1 < k; ++j) {
+      const T a = eta + lift<T>(0.5 * (double(k) - 2.0 - double(j)));
+      acc = acc + lift<T>(2.0 * double(k - 1 - j)) *
+                      (lift<T>(0.69314718055994530942) + math::digamma(a) - math::digamma(lift<T>(2.0) * a));
+    }
+    in_adj[0][0] += acc * adj[0];
+  }
+};
+
+}  // namespace ops
+
+}  // namespace tyche

@@ -1,0 +1,275 @@
+// tyche/autodiff/vector_ops.hpp — value and vector–Jacobian rules of the vectors that are not
+// elementwise, whose every value depends on whole operands: the ordered transform, a running
+// sum, a stack of operands, a linear recurrence, a gather through data indices, a triangular
+// solve, a Cholesky product. Such an op is the rule of a vector_op node (core/nodes.hpp): the
+// evaluator (compile/evaluate.hpp) materialises the operands, calls the op's forward step into
+// a buffer of the workspace and, in the reverse pass, the op's vector–Jacobian product. The
+// functions that make these nodes are in operations/vectors.hpp. See docs/design/vector-ops.md.
+//
+// An op is a small value type with
+//   name, has_payload (and operator== when it has one), extent<Cs...> (the static size of the
+//   result, or dynamic_extent),
+//   forward(m, out, in, in_n):           out[0 .. m) from the operands in[j][0 .. in_n[j]),
+//   reverse(m, out, adj, in, in_n, in_adj): in_adj[j][·] += ∂(Σ adj·out)/∂in[j][·] (in_adj is
+//                                           zero on entry),
+// templated on the scalar type T (double, float, SIMD batches, …).
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/backends/simd/batch.hpp>
+#include <tyche/core/expr.hpp>
+#include <tyche/scalar/math.hpp>
+#include <tyche/scalar/traits.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace tyche {
+
+namespace detail {
+/// The lower Cholesky factor l (m × m, row major, zeros above the diagonal) of the matrix whose
+/// lower triangle c holds (row major; the part above the diagonal is not read): the unblocked
+/// Cholesky–Banachiewicz loops. A matrix that is not positive definite gives NaN.
+template <class T>
+TYCHE_HD void cholesky_forward(std::size_t m, const T* c, T* l) {
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j <= i; ++j) {
+      T s = c[i * m + j];
+      for (std::size_t p = 0; p < j; ++p) s = s - l[i * m + p] * l[j * m + p];
+      l[i * m + j] = i == j ? math::sqrt(s) : s / l[j * m + j];
+    }
+    for (std::size_t j = i + 1; j < m; ++j) l[i * m + j] = lift<T>(0.0);
+  }
+}
+/// Reverse mode of cholesky_forward: from L̄ (lb, lower part; overwritten) adds C̄ to the lower
+/// triangle of c_adj, running the loops in their exact reverse order (with s the pivot quantity
+/// of entry (i, j): s̄ = L̄ᵢᵢ / (2 Lᵢᵢ) on the diagonal, s̄ = L̄ᵢⱼ / Lⱼⱼ and L̄ⱼⱼ −= L̄ᵢⱼ Lᵢⱼ / Lⱼⱼ
+/// below it; C̄ᵢⱼ += s̄; L̄ᵢₚ −= s̄ Lⱼₚ and L̄ⱼₚ −= s̄ Lᵢₚ for p < j). Murray, "Differentiation of
+/// the Cholesky decomposition", 2016, unblocked algorithm. O(m³).
+template <class T>
+TYCHE_HD void cholesky_reverse(std::size_t m, const T* l, T* lb, T* c_adj) {
+  for (std::size_t i = m; i-- > 0;) {
+    for (std::size_t j = i + 1; j-- > 0;) {
+      T sb;
+      if (i == j) {
+        sb = lb[i * m + i] / (lift<T>(2.0) * l[i * m + i]);
+      } else {
+        sb = lb[i * m + j] / l[j * m + j];
+        lb[j * m + j] = lb[j * m + j] - lb[i * m + j] * l[i * m + j] / l[j * m + j];
+      }
+      c_adj[i * m + j] += sb;
+      for (std::size_t p = 0; p < j; ++p) {
+        lb[i * m + p] = lb[i * m + p] - sb * l[j * m + p];
+        lb[j * m + p] = lb[j * m + p] - sb * l[i * m + p];
+      }
+    }
+  }
+}
+}  // namespace detail
+
+namespace ops {
+
+/// The ordered transform's map (Stan's): x₀ = u₀ (positive_ordered: x₀ = e^u₀),
+/// xₖ = xₖ₋₁ + e^uₖ. Reverse: with Gₖ = Σ_{j ≥ k} adjⱼ, ∂/∂uₖ = Gₖ e^uₖ (k ≥ 1, or k = 0 when
+/// positive), ∂/∂u₀ = G₀ otherwise. e^uₖ is recomputed, not taken as xₖ − xₖ₋₁, which cancels.
+template <bool Positive>
+struct ordered_map {
+  static constexpr const char* name = Positive ? "positive_ordered" : "ordered";
+  static constexpr bool has_payload = false;
+  static constexpr bool positive_result = Positive;  // the values' support (interval/support.hpp)
+  template <class U>
+  static constexpr std::size_t extent = extent_v<U>;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    const T* u = in[0];
+    if (m == 0) return;
+    T acc = Positive ? math::exp(u[0]) : u[0];
+    out[0] = acc;
+    for (std::size_t k = 1; k < m; ++k) {
+      acc = acc + math::exp(u[k]);
+      out[k] = acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in,
+                        const std::size_t*, T* const* in_adj) const {
+    const T* u = in[0];
+    T g = lift<T>(0.0);
+    for (std::size_t k = m; k-- > 0;) {
+      g = g + adj[k];
+      in_adj[0][k] += (k > 0 || Positive) ? g * math::exp(u[k]) : g;
+    }
+  }
+};
+
+/// xₖ = Σ_{j ≤ k} aⱼ. Reverse: ∂/∂aₖ = Σ_{j ≥ k} adjⱼ.
+struct cumulative_sum_map {
+  static constexpr const char* name = "cumulative_sum";
+  static constexpr bool has_payload = false;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A>;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    T acc = lift<T>(0.0);
+    for (std::size_t k = 0; k < m; ++k) out[k] = acc = acc + in[0][k];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    T g = lift<T>(0.0);
+    for (std::size_t k = m; k-- > 0;) in_adj[0][k] += g = g + adj[k];
+  }
+};
+
+/// The operands (scalars and vectors) one after another: the coefficient vector w of a residual
+/// sum of squares Σ(y − s − Zw)² whose predictor mixes scalar coefficients and a vector
+/// parameter (compile/reduce_sum.hpp). Reverse: each adjoint goes back to its operand.
+struct stack_map {
+  static constexpr const char* name = "stack";
+  static constexpr bool has_payload = false;
+  template <class... Cs>
+  static constexpr std::size_t extent =
+      ((extent_v<Cs> != dynamic_extent) && ...) ? (std::size_t{0} + ... + extent_v<Cs>) : dynamic_extent;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    for (std::size_t j = 0, k = 0; k < m; ++j)
+      for (std::size_t i = 0; i < in_n[j]; ++i) out[k++] = in[j][i];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    for (std::size_t j = 0, k = 0; k < m; ++j)
+      for (std::size_t i = 0; i < in_n[j]; ++i) in_adj[j][i] += adj[k++];
+  }
+};
+
+/// sₜ = aₜ + bₜ sₜ₋₁ for t = 0 … m−1, with s₋₁ = s0; b is a scalar or a vector of size m.
+/// Reverse, with λₜ the adjoint of sₜ (λₜ = adjₜ + bₜ₊₁ λₜ₊₁): ∂/∂aₜ = λₜ, ∂/∂bₜ = λₜ sₜ₋₁,
+/// ∂/∂s0 = b₀ λ₀.
+struct linear_recurrence_map {
+  static constexpr const char* name = "linear_recurrence";
+  static constexpr bool has_payload = false;
+  template <class A, class B, class S0>
+  static constexpr std::size_t extent = extent_v<A>;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    const T* a = in[0];
+    const T* b = in[1];
+    const bool b_vector = in_n[1] > 1;
+    T s = in[2][0];
+    for (std::size_t t = 0; t < m; ++t) out[t] = s = a[t] + b[b_vector ? t : 0] * s;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const* in,
+                        const std::size_t* in_n, T* const* in_adj) const {
+    const T* b = in[1];
+    const bool b_vector = in_n[1] > 1;
+    T lambda = lift<T>(0.0);
+    for (std::size_t t = m; t-- > 0;) {
+      lambda = adj[t] + (t + 1 < m ? b[b_vector ? t + 1 : 0] * lambda : lift<T>(0.0));
+      in_adj[0][t] += lambda;
+      const T previous = t > 0 ? out[t - 1] : in[2][0];
+      in_adj[1][b_vector ? t : 0] += lambda * previous;
+    }
+    if (m > 0) in_adj[2][0] += b[0] * lambda;
+  }
+};
+
+/// xᵢ = v[idx[i] − Shift] (idx checked when made). Reverse: ∂/∂v[idx[i] − Shift] += adjᵢ.
+template <class Index = int, std::size_t Shift = 0>
+struct gather_map {
+  static constexpr const char* name = "gather";
+  static constexpr bool has_payload = true;
+  const Index* idx = nullptr;
+  std::size_t n = 0;
+  template <class V>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const gather_map&) const = default;
+  TYCHE_HD std::size_t position(std::size_t i) const { return static_cast<std::size_t>(idx[i]) - Shift; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = in[0][position(i)];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < m; ++i) in_adj[0][position(i)] += adj[i];
+  }
+};
+
+/// z = L⁻¹ r for a lower-triangular K × K data matrix L (row-major; the part above the
+/// diagonal is not read): forward substitution zᵢ = (rᵢ − Σ_{j<i} Lᵢⱼ zⱼ) / Lᵢᵢ. Reverse:
+/// ∂/∂r = L⁻ᵀ adj, by back substitution wᵢ = (adjᵢ − Σ_{j>i} Lⱼᵢ wⱼ) / Lᵢᵢ. owner keeps L
+/// alive when the op computed it (multi_normal's Cholesky factor); it is null for a user's L.
+struct lower_triangular_solve_map {
+  static constexpr const char* name = "lower_triangular_solve";
+  static constexpr bool has_payload = true;
+  const double* l = nullptr;
+  std::size_t k = 0;
+  std::shared_ptr<const std::vector<double>> owner;
+  template <class R>
+  static constexpr std::size_t extent = extent_v<R>;
+  bool operator==(const lower_triangular_solve_map& o) const { return l == o.l && k == o.k; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    const T* r = in[0];
+    for (std::size_t i = 0; i < m; ++i) {
+      T acc = r[i];
+      for (std::size_t j = 0; j < i; ++j) acc = acc - lift<T>(l[i * k + j]) * out[j];
+      out[i] = acc * lift<T>(1.0 / l[i * k + i]);
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    T* w = in_adj[0];  // zero on entry: w is built in place, from the last element down
+    for (std::size_t i = m; i-- > 0;) {
+      T acc = adj[i];
+      for (std::size_t j = i + 1; j < m; ++j) acc = acc - lift<T>(l[j * k + i]) * w[j];
+      w[i] = acc * lift<T>(1.0 / l[i * k + i]);
+    }
+  }
+};
+
+/// f = L z with L the lower Cholesky factor of a K × K matrix C given as its K² entries (row
+/// major; only the lower triangle is read) — Stan's cholesky_decompose(C) * z, for the
+/// non-centred latent Gaussian process f ~ multi_normal(0, C). Scratch: L (K²) and its adjoint
+/// (K²). Reverse: L̄ = f̄ zᵀ (lower part), z̄ = Lᵀ f̄, then C̄ by reverse-mode of the Cholesky
+/// loops (detail::cholesky_reverse). O(K³) each way. A C that is not positive definite gives
+/// NaN (a rejected point for the sampler).
+struct cholesky_multiply_map {
+  static constexpr const char* name = "cholesky_multiply";
+  static constexpr bool has_payload = false;
+  template <class C, class Z>
+  static constexpr std::size_t extent = extent_v<Z>;
+  static std::size_t scratch_size(std::size_t m, const std::size_t*) { return 2 * m * m; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*, T* l) const {
+    const T* z = in[1];
+    detail::cholesky_forward(m, in[0], l);
+    for (std::size_t i = 0; i < m; ++i) {
+      T acc = lift<T>(0.0);
+      for (std::size_t j = 0; j <= i; ++j) acc = acc + l[i * m + j] * z[j];
+      out[i] = acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* l) const {
+    const T* z = in[1];
+    T* c_adj = in_adj[0];
+    T* z_adj = in_adj[1];
+    T* lb = l + m * m;  // L̄
+    for (std::size_t i = 0; i < m; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) {
+        lb[i * m + j] = adj[i] * z[j];
+        z_adj[j] += l[i * m + j] * adj[i];
+      }
+    }
+    detail::cholesky_reverse(m, l, lb, c_adj);
+  }
+};
+
+}  // namespace ops
+
+}  // namespace tyche

@@ -1,0 +1,828 @@
+// tyche/compile/evaluate.hpp — the forward and reverse passes, generated from an expression's
+// type. No tape, no virtual call, no allocation: the slots of one evaluation are a struct on
+// the stack (plus, for matvec, a caller-supplied workspace), and each node's step is an
+// inlined function chosen at compile time. See docs/design/expression-core.md.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/autodiff/vector_ops.hpp>
+#include <tyche/backends/simd/batch.hpp>
+#include <tyche/compile/graph.hpp>
+#include <tyche/core/nodes.hpp>
+#include <tyche/scalar/math.hpp>
+#include <tyche/scalar/traits.hpp>
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+namespace tyche::detail {
+
+// ---- slots ---------------------------------------------------------------------------------------
+
+template <class N, class T, node_kind K = kind_of<N>>
+struct slot {  // unary: value, dy/dx, adjoint
+  T v;
+  T d;
+  T adj = lift<T>(0.0);
+};
+template <class N, class T>
+struct slot<N, T, node_kind::binary> {
+  T v;
+  T d0;
+  T d1;
+  T adj = lift<T>(0.0);
+};
+/// Reductions and elements of buffered vectors: a value and its adjoint.
+template <class N, class T, node_kind K>
+  requires(K == node_kind::sum || K == node_kind::log_sum_exp || K == node_kind::residual_squares ||
+           K == node_kind::element)
+struct slot<N, T, K> {
+  T v;
+  T adj = lift<T>(0.0);
+};
+template <class N, class T>
+struct slot<N, T, node_kind::matvec> {
+  T* val = nullptr;  // rows values, then rows adjoints, in the workspace
+  T* adj = nullptr;
+};
+template <class N, class T>
+  requires is_streamed_v<N>
+struct slot<N, T, node_kind::matvec> {  // one row's value, in the loop
+  T v;
+  T adj = lift<T>(0.0);
+};
+/// A vector_op whose op asks for scratch space in the workspace (scratch_size(m, in_n)).
+template <class N>
+inline constexpr bool has_scratch_v =
+    requires(const N& n, const std::size_t* in_n) { n.op.scratch_size(std::size_t{}, in_n); };
+
+template <class N, class T>
+struct slot<N, T, node_kind::vector_op> {
+  static constexpr std::size_t arity = children_t<N>::size;
+  T* scratch = nullptr;
+  T* val = nullptr;  // m values, then m adjoints, then each operand's values and adjoints
+  T* adj = nullptr;
+  T* in[arity] = {};
+  T* in_adj[arity] = {};
+  std::size_t in_n[arity] = {};
+};
+
+template <std::size_t I, class S>
+struct slot_holder {
+  S s;
+};
+template <class Seq, class... S>
+struct slot_tuple_impl;
+template <std::size_t... I, class... S>
+struct slot_tuple_impl<std::index_sequence<I...>, S...> : slot_holder<I, S>... {};
+
+/// The slots of a list of entries, as one struct.
+template <class Entries, class T>
+struct slots;
+template <class... E, class T>
+struct slots<meta::list<E...>, T>
+    : slot_tuple_impl<std::index_sequence_for<E...>, slot<typename E::node, T>...> {
+  using entries = meta::list<E...>;
+  using scalar = T;
+};
+
+template <std::size_t I, class S>
+TYCHE_HD TYCHE_INLINE S& get(slot_holder<I, S>& h) {
+  return h.s;
+}
+
+template <class Entries, class N, class P>
+inline constexpr std::size_t index_in_v = meta::find_if_equal<same_slot, entry<N, P>, Entries>::value;
+
+struct no_kernel {
+  using entries = meta::list<>;
+};
+
+/// The scalar type a loop body evaluates with: its slots' (T, or a batch of observations when
+/// the loop takes several at once); outside loop bodies (no_kernel), T.
+template <class K, class T>
+struct kernel_scalar {
+  using type = T;
+};
+template <class K, class T>
+  requires requires { typename K::scalar; }
+struct kernel_scalar<K, T> {
+  using type = typename K::scalar;
+};
+template <class K, class T>
+using kernel_scalar_t = typename kernel_scalar<K, T>::type;
+
+// ---- the evaluation --------------------------------------------------------------------------
+
+/// Where the parameters live: the index of each parameter of Layout in the θ vector.
+template <class Layout>
+struct param_offsets {
+  std::size_t offset[Layout::size > 0 ? Layout::size : 1] = {};
+  std::size_t size[Layout::size > 0 ? Layout::size : 1] = {};
+  std::size_t dim = 0;
+};
+
+template <class P>
+inline constexpr std::size_t param_extent_v =
+    kind_of<P> == node_kind::param ? 1 : extent_v<P>;
+
+/// The length of θ when every parameter's size is known at compile time, else dynamic_extent.
+template <class Layout>
+inline constexpr std::size_t static_dim_v = []<class... Ps>(meta::list<Ps...>) {
+  if constexpr (((param_extent_v<Ps> == dynamic_extent) || ...)) return dynamic_extent;
+  else return (std::size_t{0} + ... + param_extent_v<Ps>);
+}(Layout{});
+
+/// Offset of parameter K in θ when it and every parameter before it have static sizes.
+template <class Layout, std::size_t K>
+inline constexpr std::size_t static_offset_v = [] {
+  std::size_t offset = 0;
+  bool known = true;
+  meta::static_for<K>([&](auto k) {
+    constexpr std::size_t e = param_extent_v<meta::at<decltype(k)::value, Layout>>;
+    if (e == dynamic_extent) known = false;
+    else offset += e;
+  });
+  return known ? offset : dynamic_extent;
+}();
+
+template <class Layout, class P>
+inline constexpr std::size_t layout_index_v = [] {
+  return []<class... Ps>(meta::list<Ps...>) {
+    constexpr bool hit[] = {(Ps::name == P::name)..., true};  // the sentinel stops the search
+    std::size_t i = 0;
+    while (!hit[i]) ++i;
+    return i;
+  }(Layout{});
+}();
+
+/// One evaluation of Root at one point θ, with scalar type T. Grad selects value-only or
+/// value-and-gradient. Constructed, run once, discarded.
+template <class Root, class Layout, class T, bool Grad>
+struct evaluation {
+  using outer_entries = outer_entries_t<Root>;
+  using outer_state = slots<outer_entries, T>;
+
+  // Copies, not references: grad may point anywhere, but not into this local object, so the
+  // compiler can keep payloads (constants, data pointers, offsets) in registers.
+  Root root;
+  param_offsets<Layout> layout;
+  const std::size_t* ws_offsets;
+  const bool* aliased;  // per outer slot: equal to its alias candidate (graph.hpp)
+  const T* TYCHE_RESTRICT theta;
+  T* TYCHE_RESTRICT grad;
+  T* TYCHE_RESTRICT workspace;
+  outer_state state{};
+  // Adjoints of scalar parameters, kept here (in registers, once inlined) and added to grad at
+  // the end: grad may alias anything, these cannot.
+  T param_adj[Layout::size > 0 ? Layout::size : 1] = {};
+  // With observation batches, the adjoints a loop body adds to scalars (scalar parameters, then
+  // outer slots) are kept as batches and summed across lanes once, after the loop
+  // (flush_lanes), not at every batch.
+  using W = observation_batch_t<T>;
+  static constexpr bool batched = !std::is_same_v<W, T>;
+  static constexpr std::size_t lane_adj_size = batched ? Layout::size + outer_entries::size : 0;
+  struct no_lane_adj {};
+  [[no_unique_address]] std::conditional_t<batched, std::array<W, lane_adj_size>, no_lane_adj> lane_adj{};
+
+  template <class C>
+  TYCHE_HD TYCHE_INLINE std::size_t offset_of() const {
+    constexpr std::size_t k = layout_index_v<Layout, C>;
+    static_assert(k < Layout::size, "tyche: a parameter of the expression is missing from the layout");
+    if constexpr (static_offset_v<Layout, k> != dynamic_extent) return static_offset_v<Layout, k>;
+    else return layout.offset[k];
+  }
+
+  // The coefficients w of a residual_squares node: a vector parameter's values in θ, or a
+  // buffered vector's (ops::stack_map of scalar coefficients and a vector parameter).
+  template <class V, class VP>
+  TYCHE_HD TYCHE_INLINE const T* residual_coefficients(const V&) {
+    if constexpr (kind_of<V> == node_kind::vector_param) return theta + offset_of<V>();
+    else return get<index_in_v<outer_entries, V, VP>>(state).val;
+  }
+
+  // Elements p[0], p[1], … as a U (U = T: p[0]); adding a to them; the sum of a's lanes.
+  template <class U>
+  TYCHE_HD TYCHE_INLINE static U load_at(const T* p) {
+    if constexpr (std::is_same_v<U, T>) return *p;
+    else return lane_ops<U>::load(p);
+  }
+  template <class U>
+  TYCHE_HD TYCHE_INLINE static void add_at(T* p, const U& a) {
+    if constexpr (std::is_same_v<U, T>) *p += a;
+    else lane_ops<U>::store(p, lane_ops<U>::load(p) + a);
+  }
+  template <class U>
+  TYCHE_HD TYCHE_INLINE static T lane_sum(const U& a) {
+    if constexpr (std::is_same_v<U, T>) return a;
+    else return lane_ops<U>::sum(a);
+  }
+
+  // The number of coefficients of a residual_squares node: a constant when V's size is one,
+  // so the O(k²) loops unroll.
+  template <class V, class N>
+  TYCHE_HD TYCHE_INLINE static std::size_t residual_width(const N& n) {
+    if constexpr (extent_v<V> != dynamic_extent) return extent_v<V>;
+    else return n.k;
+  }
+
+  // The value of child C (at path CP) at element i, wherever it lives. In a loop body that
+  // takes several observations at once (U a batch), elements i, i+1, …: vectors are loaded,
+  // scalars broadcast.
+  template <class C, class CP, class K, class U = kernel_scalar_t<K, T>>
+  TYCHE_HD TYCHE_INLINE U value_of(const C& c, K& ks, std::size_t i) {
+    constexpr node_kind k = kind_of<C>;
+    if constexpr (k == node_kind::literal) {
+      return lift<U>(C::value);
+    } else if constexpr (k == node_kind::constant) {
+      return lift<U>(c.value);
+    } else if constexpr (k == node_kind::param) {
+      return U(theta[offset_of<C>()]);
+    } else if constexpr (k == node_kind::vector_param) {
+      return load_at<U>(theta + offset_of<C>() + i);
+    } else if constexpr (k == node_kind::param_element) {
+      return U(theta[offset_of<typename C::vector_type>() + c.index]);
+    } else if constexpr (k == node_kind::data_vector) {
+      if constexpr (std::is_same_v<U, T>) return lift<T>(c.ptr[i]);
+      else return lane_ops<U>::load(c.ptr + i);
+    } else if constexpr (k == node_kind::param_gather) {
+      const T* v = theta + offset_of<typename C::vector_type>();
+      if constexpr (std::is_same_v<U, T>) {
+        return v[c.position(i)];
+      } else {
+        alignas(64) T g[lane_ops<U>::size];
+        for (std::size_t j = 0; j < lane_ops<U>::size; ++j) g[j] = v[c.position(i + j)];
+        return lane_ops<U>::load(g);
+      }
+    } else if constexpr (is_elementwise_v<C>) {
+      return get<index_in_v<typename K::entries, C, CP>>(ks).v;
+    } else if constexpr (is_buffered_v<C>) {
+      return load_at<U>(get<index_in_v<outer_entries, C, CP>>(state).val + i);
+    } else {
+      return U(get<index_in_v<outer_entries, C, CP>>(state).v);
+    }
+  }
+
+  // Adds a to the adjoint of child C (at path CP) at element i (elements i, i+1, … for a batch:
+  // a scalar's adjoint takes the sum of the lanes).
+  template <class C, class CP, class K, class U = kernel_scalar_t<K, T>>
+  TYCHE_HD TYCHE_INLINE void push_adjoint(K& ks, std::size_t i, const U& a) {
+    constexpr node_kind k = kind_of<C>;
+    if constexpr (k == node_kind::param) {
+      if constexpr (std::is_same_v<U, T>) param_adj[layout_index_v<Layout, C>] += a;
+      else lane_adj[layout_index_v<Layout, C>] += a;
+    } else if constexpr (k == node_kind::vector_param) {
+      add_at(grad + offset_of<C>() + i, a);
+    } else if constexpr (k == node_kind::param_element) {
+      grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).index] += lane_sum(a);
+    } else if constexpr (k == node_kind::param_gather) {
+      T* g = grad + offset_of<typename C::vector_type>();
+      const C& c = at_path(root, CP{});
+      if constexpr (std::is_same_v<U, T>) {
+        g[c.position(i)] += a;
+      } else {  // one lane at a time: two lanes may name the same element
+        alignas(64) T as[lane_ops<U>::size];
+        lane_ops<U>::store(as, a);
+        for (std::size_t j = 0; j < lane_ops<U>::size; ++j) g[c.position(i + j)] += as[j];
+      }
+    } else if constexpr (is_elementwise_v<C>) {
+      get<index_in_v<typename K::entries, C, CP>>(ks).adj += a;
+    } else if constexpr (is_buffered_v<C>) {
+      add_at(get<index_in_v<outer_entries, C, CP>>(state).adj + i, a);
+    } else if constexpr (has_outer_slot_v<C>) {
+      constexpr std::size_t idx = index_in_v<outer_entries, C, CP>;
+      if constexpr (std::is_same_v<U, T>) get<idx>(state).adj += a;
+      else lane_adj[Layout::size + idx] += a;
+    }
+    // constants and data: no adjoint
+  }
+
+  // One row of X (cols doubles) times v, for the buffered matvec and the streamed one alike
+  // (the same numbers either way). Four accumulators: the loop vectorises without reassociating
+  // a single sum.
+  TYCHE_HD TYCHE_INLINE static T row_dot(const double* row, const T* v, std::size_t cols) {
+    T a0 = lift<T>(0.0), a1 = lift<T>(0.0), a2 = lift<T>(0.0), a3 = lift<T>(0.0);
+    std::size_t c = 0;
+    for (; c + 4 <= cols; c += 4) {
+      a0 += lift<T>(row[c]) * v[c];
+      a1 += lift<T>(row[c + 1]) * v[c + 1];
+      a2 += lift<T>(row[c + 2]) * v[c + 2];
+      a3 += lift<T>(row[c + 3]) * v[c + 3];
+    }
+    for (; c < cols; ++c) a0 += lift<T>(row[c]) * v[c];
+    return (a0 + a1) + (a2 + a3);
+  }
+  // g += a times one row of X (cols doubles): the adjoint of a matvec's element, to v's gradient.
+  // a by value: a copy the loop can keep in a register while it stores to g.
+  TYCHE_HD TYCHE_INLINE static void add_row_times(T* g, const double* row, std::size_t cols, const T a) {
+    for (std::size_t c = 0; c < cols; ++c) g[c] += lift<T>(row[c]) * a;
+  }
+
+  // Row i of X times v (rows i, i+1, … for a batch U), for a streamed matvec.
+  template <class U, class N>
+  TYCHE_HD TYCHE_INLINE U row_product(const N& n, std::size_t i) {
+    const std::size_t cols = n.x.cols;
+    const T* v = theta + offset_of<meta::at<1, children_t<N>>>();
+    if constexpr (std::is_same_v<U, T>) {
+      return row_dot(n.x.ptr + i * cols, v, cols);
+    } else {  // T = double, U a batch of rows: the rows' products with U-wide chunks of v,
+              // the rows interleaved (independent chains), each chunk of v loaded once
+      using L = lane_ops<U>;
+      constexpr std::size_t w = L::size;
+      const double* x = n.x.ptr + i * cols;
+#if defined(__GNUC__) && TYCHE_PREFETCH_BATCHES > 0
+      // The rows TYCHE_PREFETCH_BATCHES batches ahead, one cache line at a time: a matrix read
+      // from memory (Edward2's 256 MB) streams at the bandwidth only with these hints (about
+      // 32 → 24 ms per gradient there); a matrix in cache does not notice them.
+      if (i + (TYCHE_PREFETCH_BATCHES + 1) * w <= n.x.rows) {
+        const double* ahead = x + TYCHE_PREFETCH_BATCHES * w * cols;
+        for (std::size_t o = 0; o < w * cols; o += 64 / sizeof(double)) __builtin_prefetch(ahead + o);
+      }
+#endif
+      U acc[w];
+      for (auto& a : acc) a = lift<U>(0.0);
+      std::size_t c = 0;
+      for (; c + w <= cols; c += w) {
+        const U vc = L::load(v + c);
+        for (std::size_t j = 0; j < w; ++j) acc[j] += L::load(x + j * cols + c) * vc;
+      }
+      alignas(64) T out[w];
+      for (std::size_t j = 0; j < w; ++j) {
+        T d = L::sum(acc[j]);
+        for (std::size_t r = c; r < cols; ++r) d += x[j * cols + r] * v[r];
+        out[j] = d;
+      }
+      return L::load(out);
+    }
+  }
+
+  // Adds a times row i of X (rows i, i+1, … times the lanes of a) to the gradient of v.
+  template <class N, class U>
+  TYCHE_HD TYCHE_INLINE void row_adjoint(const N& n, std::size_t i, const U& a) {
+    const std::size_t cols = n.x.cols;
+    T* g = grad + offset_of<meta::at<1, children_t<N>>>();
+    if constexpr (std::is_same_v<U, T>) {
+      add_row_times(g, n.x.ptr + i * cols, cols, a);
+    } else {
+      using L = lane_ops<U>;
+      constexpr std::size_t w = L::size;
+      const double* x = n.x.ptr + i * cols;
+      alignas(64) T as[w];
+      L::store(as, a);
+      U aj[w];
+      for (std::size_t j = 0; j < w; ++j) aj[j] = U(as[j]);
+      std::size_t c = 0;
+      for (; c + w <= cols; c += w) {  // each chunk of the gradient loaded and stored once
+        U gc = L::load(g + c);
+        for (std::size_t j = 0; j < w; ++j) gc += L::load(x + j * cols + c) * aj[j];
+        L::store(g + c, gc);
+      }
+      for (; c < cols; ++c) {
+        for (std::size_t j = 0; j < w; ++j) g[c] += x[j * cols + c] * as[j];
+      }
+    }
+  }
+
+  // Forward step of a unary or binary node into slot s; G: also the partial derivatives.
+  template <bool G, class N, class P, class S, class K>
+  TYCHE_HD TYCHE_INLINE void forward_elementary(const N& n, S& s, K& ks, std::size_t i) {
+    using U = kernel_scalar_t<K, T>;
+    if constexpr (kind_of<N> == node_kind::matvec) {
+      s.v = row_product<U>(n, i);
+    } else if constexpr (kind_of<N> == node_kind::unary) {
+      const U x = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.a, ks, i);
+      if constexpr (G) s.v = n.rule.value(x, s.d);
+      else s.v = n.rule.value(x);
+    } else {
+      const U a = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.a, ks, i);
+      const U b = value_of<meta::at<1, children_t<N>>, meta::push<P, 1>>(n.b, ks, i);
+      if constexpr (G) s.v = n.rule.value(a, b, s.d0, s.d1);
+      else s.v = n.rule.value(a, b);
+    }
+  }
+
+  // Reverse step of a unary or binary node from slot s.
+  template <class N, class P, class S, class K>
+  TYCHE_HD TYCHE_INLINE void reverse_elementary(const S& s, K& ks, std::size_t i) {
+    if constexpr (kind_of<N> == node_kind::matvec) {
+      row_adjoint(at_path(root, P{}), i, s.adj);
+    } else if constexpr (kind_of<N> == node_kind::unary) {
+      push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(ks, i, s.adj * s.d);
+    } else {
+      push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(ks, i, s.adj * s.d0);
+      push_adjoint<meta::at<1, children_t<N>>, meta::push<P, 1>>(ks, i, s.adj * s.d1);
+    }
+  }
+
+  // ---- the loop body of a reduction: element i of operand A at path AP ----
+
+  template <class A, class AP, class U = T>
+  using kernel_state = slots<kernel_entries_t<A, AP>, U>;
+
+  template <bool G, class A, class AP, class K>
+  TYCHE_HD TYCHE_INLINE kernel_scalar_t<K, T> kernel_forward(const A& a, K& ks, std::size_t i) {
+    using entries = typename K::entries;
+    meta::static_for<entries::size>([&](auto j) {
+      constexpr std::size_t J = decltype(j)::value;
+      using E = meta::at<J, entries>;
+      forward_elementary<G, typename E::node, typename E::path>(
+          at_path(a, relative_path<AP, typename E::path>()), get<J>(ks), ks, i);
+    });
+    return value_of<A, AP>(a, ks, i);
+  }
+
+  template <class A, class AP, class K>
+  TYCHE_HD TYCHE_INLINE void kernel_reverse(K& ks, std::size_t i, const kernel_scalar_t<K, T>& seed) {
+    using entries = typename K::entries;
+    push_adjoint<A, AP>(ks, i, seed);
+    meta::static_for_reverse<entries::size>([&](auto j) {
+      constexpr std::size_t J = decltype(j)::value;
+      using E = meta::at<J, entries>;
+      reverse_elementary<typename E::node, typename E::path>(get<J>(ks), ks, i);
+    });
+  }
+
+  // Path of Full relative to its prefix Prefix (kernel entries carry absolute paths; the loop
+  // body navigates from the reduction's operand).
+  template <class Prefix, class Full>
+  TYCHE_HD static constexpr auto relative_path() {
+    return strip_prefix(Prefix{}, Full{});
+  }
+  template <std::size_t... Rest>
+  TYCHE_HD static constexpr auto strip_prefix(path<>, path<Rest...>) {
+    return path<Rest...>{};
+  }
+  template <std::size_t I, std::size_t... Is, std::size_t... Rest>
+  TYCHE_HD static constexpr auto strip_prefix(path<I, Is...>, path<I, Rest...>) {
+    return strip_prefix(path<Is...>{}, path<Rest...>{});
+  }
+
+  // Calls f(std::type_identity<U>{}, i) for the elements of a loop of length len: with
+  // observation batches (scalar/traits.hpp), U = the batch for elements i, …, i + lanes − 1, for
+  // every whole batch, then U = T for the elements left.
+  template <class F>
+  TYCHE_HD TYCHE_INLINE static void for_elements(std::size_t len, F&& f) {
+    using W = observation_batch_t<T>;
+    std::size_t i = 0;
+    if constexpr (!std::is_same_v<W, T>) {
+      constexpr std::size_t w = lane_ops<W>::size;
+      for (; i + w <= len; i += w) f(std::type_identity<W>{}, i);
+    }
+    for (; i < len; ++i) f(std::type_identity<T>{}, i);
+  }
+
+  // Which entries of lane_adj the loop body of operand A (at path AP) adds to: the scalar
+  // parameters and the scalar outer slots that its elementwise nodes read.
+  template <class A, class AP>
+  static constexpr auto lane_targets() {
+    std::array<bool, lane_adj_size> m{};
+    using entries = kernel_entries_t<A, AP>;
+    meta::static_for<entries::size>([&](auto e) {
+      using E = meta::at<decltype(e)::value, entries>;
+      using N = typename E::node;
+      meta::static_for<children_t<N>::size>([&](auto j) {
+        using C = meta::at<decltype(j)::value, children_t<N>>;
+        using CP = meta::push<typename E::path, decltype(j)::value>;
+        if constexpr (kind_of<C> == node_kind::param) m[layout_index_v<Layout, C>] = true;
+        else if constexpr (!is_leaf_v<C> && has_outer_slot_v<C> && !is_buffered_v<C>)
+          m[Layout::size + index_in_v<outer_entries, C, CP>] = true;
+      });
+    });
+    return m;
+  }
+
+  // After a loop over operand A: the lanes' sums of what its body added to scalars.
+  template <class A, class AP>
+  TYCHE_HD TYCHE_INLINE void flush_lanes() {
+    if constexpr (batched) {
+      static constexpr auto targets = lane_targets<A, AP>();
+      meta::static_for<lane_adj_size>([&](auto k) {
+        constexpr std::size_t K = decltype(k)::value;
+        if constexpr (targets[K]) {
+          if constexpr (K < Layout::size) param_adj[K] += lane_sum(lane_adj[K]);
+          else get<K - Layout::size>(state).adj += lane_sum(lane_adj[K]);
+          lane_adj[K] = lift<W>(0.0);
+        }
+      });
+    }
+  }
+
+  // ---- outer slots ----
+
+  template <class E>
+  TYCHE_HD TYCHE_INLINE void forward_outer() {
+    using N = typename E::node;
+    using P = typename E::path;
+    constexpr std::size_t idx = index_in_v<outer_entries, N, P>;
+    const N& n = at_path(root, P{});
+    auto& s = get<idx>(state);
+    no_kernel none;
+    constexpr std::size_t alias = alias_candidate_v<outer_entries, idx>;
+    if constexpr (alias != idx) {
+      if (aliased[idx]) {  // the same node as slot `alias`: take its value (or its buffers)
+        const auto& a = get<alias>(state);
+        if constexpr (is_buffered_v<N>) {
+          s.val = a.val;
+          s.adj = a.adj;
+        } else {
+          s.v = a.v;
+        }
+        return;
+      }
+    }
+    if constexpr (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary) {
+      forward_elementary<Grad, N, P>(n, s, none, 0);
+    } else if constexpr (kind_of<N> == node_kind::sum) {
+      using A = meta::at<0, children_t<N>>;
+      using AP = meta::push<P, 0>;
+      constexpr int sign = Grad ? fused_sign_v<Root, E> : 0;
+      const std::size_t len = n.a.size();
+      auto element = [&]<class U>(std::type_identity<U>, std::size_t i) {
+        kernel_state<A, AP, U> ks{};
+        if constexpr (sign != 0) {
+          const U v = kernel_forward<true, A, AP>(n.a, ks, i);
+          kernel_reverse<A, AP>(ks, i, lift<U>(static_cast<double>(sign)));
+          return v;
+        } else {
+          return kernel_forward<false, A, AP>(n.a, ks, i);
+        }
+      };
+      // Eight partial sums, partial sum j taking the elements i ≡ j (mod 8): eight independent
+      // dependency chains, laid out so that SIMD code adds whole vectors (no shuffles). With
+      // observation batches of w lanes, 8 / w batches hold the same eight sums, added in the
+      // same order.
+      constexpr std::size_t width = 8;
+      using W = observation_batch_t<T>;
+      constexpr std::size_t w = std::is_same_v<W, T> ? 1 : lane_ops<W>::size;
+      static_assert(width % w == 0, "tyche: observation batches wider than 8 lanes");
+      W tw[width / w];
+      for (auto& tj : tw) tj = lift<W>(0.0);
+      const std::size_t full = len - len % width;
+      std::size_t i = 0;
+      for (; i < full; i += width) {
+        for (std::size_t j = 0; j < width / w; ++j)
+          tw[j] += element(std::type_identity<W>{}, i + j * w);
+      }
+      T t[width];
+      for (std::size_t j = 0; j < width / w; ++j) {
+        if constexpr (w == 1) t[j] = tw[j];
+        else lane_ops<W>::store(t + j * w, tw[j]);
+      }
+      for (; i < len; ++i) t[0] += element(std::type_identity<T>{}, i);
+      if constexpr (sign != 0) flush_lanes<A, AP>();
+      s.v = ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+    } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
+      using A = meta::at<0, children_t<N>>;
+      using AP = meta::push<P, 0>;
+      const std::size_t len = n.a.size();
+      T m = lift<T>(0.0);
+      T acc = lift<T>(0.0);
+      for (std::size_t i = 0; i < len; ++i) {
+        kernel_state<A, AP> ks{};
+        const T v = kernel_forward<false, A, AP>(n.a, ks, i);
+        if (i == 0) {
+          m = v;
+          acc = lift<T>(1.0);
+        } else {
+          const T m_new = math::max(m, v);
+          // While every element so far is −∞, shift by 0, not by −∞ (−∞ − −∞ is NaN).
+          const T ninf = lift<T>(-HUGE_VAL);
+          const T base = math::select(m_new == ninf, lift<T>(0.0), m_new);
+          acc = acc * math::exp(m - base) + math::exp(v - base);
+          m = m_new;
+        }
+      }
+      s.v = m + math::log(acc);
+    } else if constexpr (kind_of<N> == node_kind::residual_squares) {
+      using S = meta::at<0, children_t<N>>;
+      using V = meta::at<1, children_t<N>>;
+      const T sv = value_of<S, meta::push<P, 0>>(n.s, none, 0);
+      const T* v = residual_coefficients<V, meta::push<P, 1>>(n.v);
+      const std::size_t k = residual_width<V>(n);
+      const double* xbar = n.stats + 3;
+      const double* sxy = xbar + k;
+      const double* sxx = sxy + k;
+      T quad = lift<T>(0.0), cross = lift<T>(0.0), m = sv - lift<T>(n.stats[1]);
+      for (std::size_t a = 0; a < k; ++a) {
+        T row = lift<T>(0.0);
+        for (std::size_t b = 0; b < k; ++b) row += lift<T>(sxx[a * k + b]) * v[b];
+        quad += v[a] * row;
+        cross += lift<T>(sxy[a]) * v[a];
+        m += lift<T>(xbar[a]) * v[a];
+      }
+      s.v = lift<T>(n.stats[0]) - lift<T>(2.0) * cross + quad + lift<T>(n.stats[2]) * m * m;
+    } else if constexpr (kind_of<N> == node_kind::element) {
+      s.v = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.v, none, n.index);
+    } else if constexpr (kind_of<N> == node_kind::vector_op) {
+      // Each operand is materialised in the workspace (a vector operand through its loop body),
+      // then Op computes the m values from the whole operands.
+      const std::size_t m = n.size();
+      T* p = workspace + ws_offsets[idx];
+      s.val = p;
+      s.adj = p + m;
+      p += 2 * m;
+      meta::static_for<children_t<N>::size>([&](auto j) {
+        constexpr std::size_t J = decltype(j)::value;
+        using C = meta::at<J, children_t<N>>;
+        using CP = meta::push<P, J>;
+        const C& c = n.template child<J>();
+        const std::size_t len = operand_size(c);
+        s.in[J] = p;
+        s.in_adj[J] = p + len;
+        s.in_n[J] = len;
+        p += 2 * len;
+        if constexpr (is_vector_v<C>) {
+          for_elements(len, [&]<class U>(std::type_identity<U>, std::size_t i) {
+            kernel_state<C, CP, U> ks{};
+            const U v = kernel_forward<false, C, CP>(c, ks, i);
+            if constexpr (std::is_same_v<U, T>) s.in[J][i] = v;
+            else lane_ops<U>::store(s.in[J] + i, v);
+          });
+        } else {
+          s.in[J][0] = value_of<C, CP>(c, none, 0);
+        }
+      });
+      if constexpr (has_scratch_v<N>) {
+        s.scratch = p;  // after the operands: the op's own scratch (kept for the reverse pass)
+        n.op.forward(m, s.val, s.in, s.in_n, s.scratch);
+      } else {
+        n.op.forward(m, s.val, s.in, s.in_n);
+      }
+      if constexpr (Grad) {
+        for (std::size_t r = 0; r < m; ++r) s.adj[r] = lift<T>(0.0);
+      }
+    } else if constexpr (kind_of<N> == node_kind::matvec) {
+      const std::size_t rows = n.x.rows;
+      const std::size_t cols = n.x.cols;
+      s.val = workspace + ws_offsets[idx];
+      s.adj = s.val + rows;
+      const T* v = theta + offset_of<meta::at<1, children_t<N>>>();
+      for (std::size_t r = 0; r < rows; ++r) {
+        s.val[r] = row_dot(n.x.ptr + r * cols, v, cols);
+        if constexpr (Grad) s.adj[r] = lift<T>(0.0);
+      }
+    }
+  }
+
+  template <class E>
+  TYCHE_HD TYCHE_INLINE void reverse_outer() {
+    using N = typename E::node;
+    using P = typename E::path;
+    constexpr std::size_t idx = index_in_v<outer_entries, N, P>;
+    const N& n = at_path(root, P{});
+    auto& s = get<idx>(state);
+    no_kernel none;
+    constexpr std::size_t alias = alias_candidate_v<outer_entries, idx>;
+    if constexpr (alias != idx) {
+      if (aliased[idx]) {  // hand the adjoint to the slot it aliases (buffers are shared)
+        if constexpr (!is_buffered_v<N>) get<alias>(state).adj += s.adj;
+        return;
+      }
+    }
+    if constexpr (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary) {
+      reverse_elementary<N, P>(s, none, 0);
+    } else if constexpr (kind_of<N> == node_kind::sum) {
+      if constexpr (fused_sign_v<Root, E> == 0) {
+        using A = meta::at<0, children_t<N>>;
+        using AP = meta::push<P, 0>;
+        for_elements(n.a.size(), [&]<class U>(std::type_identity<U>, std::size_t i) {
+          kernel_state<A, AP, U> ks{};
+          kernel_forward<true, A, AP>(n.a, ks, i);
+          kernel_reverse<A, AP>(ks, i, U(s.adj));
+        });
+        flush_lanes<A, AP>();
+      }
+    } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
+      using A = meta::at<0, children_t<N>>;
+      using AP = meta::push<P, 0>;
+      const std::size_t len = n.a.size();
+      for (std::size_t i = 0; i < len; ++i) {
+        kernel_state<A, AP> ks{};
+        const T v = kernel_forward<true, A, AP>(n.a, ks, i);
+        // Weight exp(v − lse); when every element is −∞ all weights are 0, not NaN.
+        const T ninf = lift<T>(-HUGE_VAL);
+        const T w = math::select(s.v == ninf, lift<T>(0.0), math::exp(v - s.v));
+        kernel_reverse<A, AP>(ks, i, s.adj * w);
+      }
+    } else if constexpr (kind_of<N> == node_kind::residual_squares) {
+      // ∂/∂s = 2 n m;  ∂/∂v = 2 (S_xx v − S_xy + n m x̄).
+      using S = meta::at<0, children_t<N>>;
+      using V = meta::at<1, children_t<N>>;
+      const T sv = value_of<S, meta::push<P, 0>>(n.s, none, 0);
+      const T* v = residual_coefficients<V, meta::push<P, 1>>(n.v);
+      const std::size_t k = residual_width<V>(n);
+      const double* xbar = n.stats + 3;
+      const double* sxy = xbar + k;
+      const double* sxx = sxy + k;
+      T m = sv - lift<T>(n.stats[1]);
+      for (std::size_t a = 0; a < k; ++a) m += lift<T>(xbar[a]) * v[a];
+      const T nm2 = lift<T>(2.0 * n.stats[2]) * m;
+      push_adjoint<S, meta::push<P, 0>>(none, 0, s.adj * nm2);
+      for (std::size_t a = 0; a < k; ++a) {
+        T row = lift<T>(0.0);
+        for (std::size_t b = 0; b < k; ++b) row += lift<T>(sxx[a * k + b]) * v[b];
+        const T g = s.adj * (lift<T>(2.0) * (row - lift<T>(sxy[a])) + nm2 * lift<T>(xbar[a]));
+        if constexpr (kind_of<V> == node_kind::vector_param) grad[offset_of<V>() + a] += g;
+        else get<index_in_v<outer_entries, V, meta::push<P, 1>>>(state).adj[a] += g;
+      }
+    } else if constexpr (kind_of<N> == node_kind::element) {
+      push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(none, n.index, s.adj);
+    } else if constexpr (kind_of<N> == node_kind::vector_op) {
+      constexpr std::size_t arity = children_t<N>::size;
+      for (std::size_t j = 0; j < arity; ++j)
+        for (std::size_t i = 0; i < s.in_n[j]; ++i) s.in_adj[j][i] = lift<T>(0.0);
+      if constexpr (has_scratch_v<N>) n.op.reverse(n.size(), s.val, s.adj, s.in, s.in_n, s.in_adj, s.scratch);
+      else n.op.reverse(n.size(), s.val, s.adj, s.in, s.in_n, s.in_adj);
+      meta::static_for<arity>([&](auto j) {
+        constexpr std::size_t J = decltype(j)::value;
+        using C = meta::at<J, children_t<N>>;
+        using CP = meta::push<P, J>;
+        if constexpr (depends_on_params_v<C>) {
+          const C& c = n.template child<J>();
+          if constexpr (is_vector_v<C>) {
+            for_elements(s.in_n[J], [&]<class U>(std::type_identity<U>, std::size_t i) {
+              kernel_state<C, CP, U> ks{};
+              kernel_forward<true, C, CP>(c, ks, i);
+              kernel_reverse<C, CP>(ks, i, load_at<U>(s.in_adj[J] + i));
+            });
+            flush_lanes<C, CP>();
+          } else {
+            push_adjoint<C, CP>(none, 0, s.in_adj[J][0]);
+          }
+        }
+      });
+    } else if constexpr (kind_of<N> == node_kind::matvec) {
+      const std::size_t rows = n.x.rows;
+      const std::size_t cols = n.x.cols;
+      T* g = grad + offset_of<meta::at<1, children_t<N>>>();
+      for (std::size_t r = 0; r < rows; ++r) add_row_times(g, n.x.ptr + r * cols, cols, s.adj[r]);
+    }
+  }
+
+  /// For a vector root: evaluates the scalar slots, after which element(i) gives element i.
+  TYCHE_HD TYCHE_INLINE void prepare() {
+    meta::static_for<outer_entries::size>(
+        [&](auto k) { forward_outer<meta::at<decltype(k)::value, outer_entries>>(); });
+  }
+  TYCHE_HD TYCHE_INLINE T element(std::size_t i) {
+    kernel_state<Root, path<>> ks{};
+    return kernel_forward<false, Root, path<>>(root, ks, i);
+  }
+
+  TYCHE_HD TYCHE_INLINE T run() {
+    if constexpr (Grad) {
+      for (auto& a : param_adj) a = lift<T>(0.0);
+    }
+    static_assert(!is_vector_v<Root>,
+                  "tyche: a model's log density must be a scalar; reduce vectors with "
+                  "tyche::sum(...)");
+    meta::static_for<outer_entries::size>(
+        [&](auto k) { forward_outer<meta::at<decltype(k)::value, outer_entries>>(); });
+    no_kernel none;
+    const T result = value_of<Root, path<>>(root, none, 0);
+    if constexpr (Grad) {
+      push_adjoint<Root, path<>>(none, 0, lift<T>(1.0));
+      meta::static_for_reverse<outer_entries::size>(
+          [&](auto k) { reverse_outer<meta::at<decltype(k)::value, outer_entries>>(); });
+      meta::static_for<Layout::size>([&](auto k) {
+        constexpr std::size_t K = decltype(k)::value;
+        using P = meta::at<K, Layout>;
+        if constexpr (kind_of<P> == node_kind::param) grad[offset_of<P>()] += param_adj[K];
+      });
+    }
+    return result;
+  }
+};
+
+/// Workspace offsets for the buffered slots (matvec, vector_op) of an expression (none for aliased slots); with
+/// ws_offsets null, only the total.
+template <class Root, class Entries = outer_entries_t<Root>>
+std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t* ws_offsets) {
+  std::size_t total = 0;
+  meta::static_for<Entries::size>([&](auto k) {
+    constexpr std::size_t K = decltype(k)::value;
+    using E = meta::at<K, Entries>;
+    if constexpr (kind_of<typename E::node> == node_kind::matvec) {
+      if (!aliased[K]) {
+        if (ws_offsets) ws_offsets[K] = total;
+        total += 2 * at_path(root, typename E::path{}).x.rows;
+      }
+    } else if constexpr (kind_of<typename E::node> == node_kind::vector_op) {
+      if (!aliased[K]) {  // values and adjoints of the result and of every operand
+        if (ws_offsets) ws_offsets[K] = total;
+        const auto& n = at_path(root, typename E::path{});
+        total += 2 * n.size();
+        std::size_t in_n[children_t<typename E::node>::size] = {};
+        meta::static_for<children_t<typename E::node>::size>([&](auto j) {
+          in_n[decltype(j)::value] = operand_size(n.template child<decltype(j)::value>());
+          total += 2 * in_n[decltype(j)::value];
+        });
+        if constexpr (has_scratch_v<typename E::node>) total += n.op.scratch_size(n.size(), in_n);
+      }
+    }
+  });
+  return total;
+}
+
+}  // namespace tyche::detail

@@ -1,0 +1,44 @@
+// tyche/compile/substitute.hpp — substitute<Target>(e, r): e with every subtree of type Target
+// replaced by r. Used by do_ (an intervened variable's value becomes a constant); a general
+// tree rewrite over the core's node kinds.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/operations/functions.hpp>
+
+#include <type_traits>
+
+namespace tyche {
+
+/// Replaces every subtree of type Target in e by r (leaves e unchanged where Target is absent).
+template <class Target, class E, class R>
+auto substitute(const E& wrapped, const R& r) {
+  using N = detail::node_t<E>;
+  const N n = detail::as_node(wrapped);
+  if constexpr (std::is_same_v<N, Target>) {
+    return detail::as_node(r);
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    auto a = substitute<Target>(n.a, r);
+    return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
+  } else if constexpr (kind_of<N> == node_kind::binary) {
+    auto a = substitute<Target>(n.a, r);
+    auto b = substitute<Target>(n.b, r);
+    return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
+  } else if constexpr (kind_of<N> == node_kind::sum) {
+    auto a = substitute<Target>(n.a, r);
+    return sum_node<decltype(a)>{{}, a};
+  } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
+    auto a = substitute<Target>(n.a, r);
+    return log_sum_exp_node<decltype(a)>{{}, a};
+  } else if constexpr (kind_of<N> == node_kind::vector_op) {
+    return rebuild_vector_op(n, [&](const auto& c) { return substitute<Target>(c, r); });
+  } else if constexpr (kind_of<N> == node_kind::element) {
+    auto v = substitute<Target>(n.v, r);
+    using V = decltype(v);
+    if constexpr (is_buffered_v<V>) return element_node<V>{{}, v, n.index};
+    else return at(v, n.index);  // the vector became something else: take its element
+  } else {
+    return n;  // leaves, and matvec (a data matrix times a parameter vector)
+  }
+}
+
+}  // namespace tyche

@@ -1,0 +1,83 @@
+// tyche/distributions/distribution.hpp — the base class of every distribution family
+// (distribution<Derived>: observe(data) makes a likelihood term, with the data checked against
+// the family's support), the likelihood term itself (observed<Dist, X>), and the rebuilding of a
+// distribution with other arguments (do_ substitutes a value into the arguments).
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/core/expr.hpp>
+#include <tyche/core/nodes.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace tyche {
+
+// ---- the base class and the likelihood term ---------------------------------------------------
+
+template <class Dist, class X>
+struct observed;
+
+/// CRTP base of every distribution: observe(data) makes a likelihood term.
+template <class Derived>
+struct distribution {
+  const Derived& derived() const { return static_cast<const Derived&>(*this); }
+
+  /// The likelihood term log p(x | arguments) for observed x (data, usually). Data values are
+  /// checked now: a value outside the family's support throws, naming the index and value.
+  template <class X>
+  auto observe(const X& x) const {
+    using N = detail::node_t<X>;
+    const N node = detail::as_node(x);
+    if constexpr (kind_of<N> == node_kind::data_vector) {
+      for (std::size_t i = 0; i < node.size(); ++i) check_observation(node.ptr[i], i);
+    } else if constexpr (kind_of<N> == node_kind::constant) {
+      check_observation(node.value, 0);
+    }
+    return observed<Derived, N>{derived(), node};
+  }
+
+ private:
+  void check_observation(double v, std::size_t i) const {
+    const char* problem = nullptr;
+    if (!std::isfinite(v)) problem = "is not finite";
+    else if constexpr (requires { Derived::observation_problem(v); }) problem = Derived::observation_problem(v);
+    if (problem)
+      throw std::invalid_argument(std::string("tyche::") + Derived::family + "(...).observe(y): y[" +
+                                  std::to_string(i + 1) + "] = " + std::to_string(v) + " " +
+                                  problem);
+  }
+};
+
+namespace detail {
+/// Dist<A...> with its arguments replaced: Dist<B...>{{}, b...}.
+template <class Dist>
+struct rebuild_distribution;
+template <template <class...> class D, class... A>
+struct rebuild_distribution<D<A...>> {
+  template <class... B>
+  static auto make(const B&... b) {
+    return D<B...>{{}, b...};
+  }
+};
+
+/// Distribution d with its arguments (in the order of d.arguments()) replaced by b...: through
+/// d.with_arguments(b...) when d holds more than its arguments (a matrix's order, a factored
+/// covariance, the family under a constraint), else by rebuilding Dist<B...>.
+template <class Dist, class... B>
+auto with_arguments(const Dist& d, const B&... b) {
+  if constexpr (requires { d.with_arguments(b...); }) return d.with_arguments(b...);
+  else return rebuild_distribution<Dist>::make(b...);
+}
+}  // namespace detail
+
+/// A likelihood term: distribution Dist observed at x.
+template <class Dist, class X>
+struct observed {
+  Dist distribution;
+  X value;
+  auto log_density() const { return distribution.log_prob(value); }
+};
+
+}  // namespace tyche

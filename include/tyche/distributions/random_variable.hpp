@@ -1,0 +1,101 @@
+// tyche/distributions/random_variable.hpp — named random variables: parameters with a prior,
+// made by a distribution's named form (`normal<"mu">(0.0, 5.0)`), of a shape (scalar_shape,
+// shape<N>, shape_of(n)). A random variable is used in expressions as its value: the transform
+// (chosen from the distribution's support) of an unconstrained parameter. It lives beside the
+// distributions that make it; model/ gathers random variables and likelihood terms into a
+// joint density.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/core/expr.hpp>
+#include <tyche/core/leaves.hpp>
+#include <tyche/core/meta.hpp>
+#include <tyche/operations/functions.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace tyche {
+
+// ---- shapes ---------------------------------------------------------------------------------
+
+struct scalar_shape {};
+/// A vector of N values, N fixed at compile time: `std_normal<"z">(shape<8>)`.
+template <std::size_t N>
+struct static_shape {
+  static constexpr std::size_t size = N;
+};
+template <std::size_t N>
+inline constexpr static_shape<N> shape{};
+/// A vector whose size is given at run time: `std_normal<"z">(shape_of(n))`.
+struct dynamic_shape {
+  std::size_t size;
+};
+inline dynamic_shape shape_of(std::size_t n) { return {n}; }
+
+template <class S>
+concept shape_tag = std::is_same_v<S, scalar_shape> || std::is_same_v<S, dynamic_shape> ||
+                    requires { S::size; };
+
+namespace detail {
+template <fixed_string Name, class Shape>
+struct param_for;
+template <fixed_string Name>
+struct param_for<Name, scalar_shape> {
+  using type = param<Name>;
+  static type make(scalar_shape) { return {}; }
+};
+template <fixed_string Name, std::size_t N>
+struct param_for<Name, static_shape<N>> {
+  using type = vector_param<Name, N>;
+  static type make(static_shape<N>) { return {}; }
+};
+template <fixed_string Name>
+struct param_for<Name, dynamic_shape> {
+  using type = vector_param<Name>;
+  static type make(dynamic_shape s) { return type(s.size); }
+};
+}  // namespace detail
+
+// ---- random variables ---------------------------------------------------------------------------
+
+/// A named random variable: a parameter with a prior. In expressions it is its value.
+template <fixed_string Name, class Dist, class Shape>
+struct random_variable : expr<random_variable<Name, Dist, Shape>> {
+  static constexpr auto name = Name;
+  using distribution_type = Dist;
+  using shape_type = Shape;
+  using param_type = typename detail::param_for<Name, Shape>::type;
+
+  Dist distribution;
+  param_type parameter;
+
+  random_variable(Dist d, Shape s)
+      : distribution(d), parameter(detail::param_for<Name, Shape>::make(s)) {}
+
+  /// The transform from the unconstrained line to the distribution's support.
+  auto transform() const { return distribution.transform(); }
+  /// The variable's value: transform(parameter), a core expression.
+  auto value_expression() const { return transform().constrain(parameter); }
+  /// log p(value | arguments), summed over the elements of a vector variable.
+  auto log_prior() const { return distribution.log_prob(value_expression()); }
+  /// log |d value / d parameter|, summed over the elements.
+  auto log_jacobian() const { return transform().log_jacobian(parameter); }
+  /// Element k (0-based) of a vector variable: `theta[0]` is Stan's theta[1].
+  auto operator[](std::size_t k) const { return at(value_expression(), k); }
+  /// Number of scalar parameters.
+  std::size_t size() const {
+    if constexpr (std::is_same_v<Shape, scalar_shape>) return 1;
+    else return parameter.size();
+  }
+};
+
+namespace detail {
+/// Builds random_variable<Name, Dist, Shape>. With no shape given and a vector argument, the
+/// variable takes the argument's shape.
+template <fixed_string Name, class Dist, class Shape>
+auto make_random_variable(const Dist& d, Shape s) {
+  return random_variable<Name, Dist, Shape>(d, s);
+}
+}  // namespace detail
+
+}  // namespace tyche

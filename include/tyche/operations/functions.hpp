@@ -1,0 +1,303 @@
+// tyche/operations/functions.hpp — the functions and operators that build expressions (exp,
+// log, +, −, ×, ÷, pow, sum, dot, log_sum_exp, at, matvec, …), with the rewrites applied as
+// nodes are built: identities and literal folding (operations/identities.hpp), and the Line and
+// LogLine normal forms (operations/linear.hpp). The node types themselves are in core/nodes.hpp,
+// their value and derivative rules in autodiff/.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/autodiff/arithmetic.hpp>
+#include <tyche/autodiff/exp_log.hpp>
+#include <tyche/autodiff/logistic.hpp>
+#include <tyche/autodiff/special.hpp>
+#include <tyche/core/leaves.hpp>
+#include <tyche/core/nodes.hpp>
+#include <tyche/interval/support.hpp>
+#include <tyche/operations/identities.hpp>
+#include <tyche/operations/linear.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace tyche {
+
+namespace detail {
+
+template <class Rule, class A, class B>
+auto make_binary(const A& a, const B& b) {
+  using NA = node_t<A>;
+  using NB = node_t<B>;
+  if constexpr (binary_identity_v<Rule, NA, NB> == 3) {
+    return fold_literal_pair<Rule, NA, NB>();
+  } else if constexpr (binary_identity_v<Rule, NA, NB> == 1) {
+    return as_node(a);
+  } else if constexpr (binary_identity_v<Rule, NA, NB> == 2) {
+    return as_node(b);
+  } else if constexpr (std::is_same_v<Rule, rules::add> || std::is_same_v<Rule, rules::subtract> ||
+                       std::is_same_v<Rule, rules::multiply> || std::is_same_v<Rule, rules::divide> ||
+                       std::is_same_v<Rule, rules::pow>) {
+    return line_normal_form(make_binary_node<Rule>(a, b));
+  } else {
+    return make_binary_node<Rule>(a, b);
+  }
+}
+
+
+}  // namespace detail
+
+// clang-format off
+template <detail::operand A> requires expression<A> auto expm1(const A& a) { return detail::make_unary<rules::expm1>(a); }
+template <detail::operand A> requires expression<A> auto square(const A& a) { return detail::line_normal_form(detail::make_unary<rules::square>(a)); }
+template <detail::operand A> requires expression<A> auto inverse(const A& a) { return detail::line_normal_form(detail::make_unary<rules::inverse>(a)); }
+template <detail::operand A> requires expression<A> auto lgamma(const A& a) { return detail::make_unary<rules::lgamma>(a); }
+template <detail::operand A> requires expression<A> auto digamma(const A& a) { return detail::make_unary<rules::digamma>(a); }
+template <detail::operand A> requires expression<A> auto logistic(const A& a) { return detail::make_unary<rules::logistic>(a); }
+template <detail::operand A> requires expression<A> auto inv_logit(const A& a) { return detail::make_unary<rules::logistic>(a); }
+template <detail::operand A> requires expression<A> auto log_logistic(const A& a) { return detail::make_unary<rules::log_logistic>(a); }
+template <detail::operand A> requires expression<A> auto log1m_logistic(const A& a) { return detail::make_unary<rules::log1m_logistic>(a); }
+template <detail::operand A> requires expression<A> auto log1p_exp(const A& a) { return detail::make_unary<rules::log1p_exp>(a); }
+template <detail::operand A> requires expression<A> auto tanh(const A& a) { return detail::make_unary<rules::tanh>(a); }
+template <detail::operand A> requires expression<A> auto erf(const A& a) { return detail::make_unary<rules::erf>(a); }
+template <detail::operand A> requires expression<A> auto Phi(const A& a) { return detail::make_unary<rules::Phi>(a); }
+template <detail::operand A> requires expression<A> auto abs(const A& a) { return detail::make_unary<rules::abs>(a); }
+
+// clang-format on
+
+// log (below, with its rewrites), log1p and sqrt check their operand's support
+// (interval/support.hpp): compilation fails when the types prove that no value of the operand is
+// in the function's domain, e.g. log(-exp(x)). An operand that may leave the domain (log of a bare
+// parameter) is allowed: see docs/design/partial-evaluation.md, "Supports and checks", for why
+// operations are checked less strictly than distribution arguments.
+template <detail::operand A> requires expression<A> auto log1p(const A& a) {
+  static_assert(operand_support_t<detail::node_t<A>, domains::greater_than_minus_one>::ok,
+                "tyche::log1p(x): x must be > -1 somewhere, but its support (the interval spelled "
+                "out in tyche::support_is<...> in this diagnostic) has no value > -1");
+  return detail::make_unary<rules::log1p>(a);
+}
+template <detail::operand A> requires expression<A> auto sqrt(const A& a) {
+  static_assert(operand_support_t<detail::node_t<A>, domains::nonnegative>::ok,
+                "tyche::sqrt(x): x must be >= 0 somewhere, but its support (the interval spelled "
+                "out in tyche::support_is<...> in this diagnostic) has no value >= 0");
+  return detail::line_normal_form(detail::make_unary<rules::sqrt>(a));
+}
+
+// clang-format off
+template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
+auto operator+(const A& a, const B& b) { return detail::make_binary<rules::add>(a, b); }
+template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
+auto operator-(const A& a, const B& b) { return detail::make_binary<rules::subtract>(a, b); }
+template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
+auto operator*(const A& a, const B& b) { return detail::make_binary<rules::multiply>(a, b); }
+template <detail::operand A, detail::operand B> requires (expression<A> || expression<B>)
+auto operator/(const A& a, const B& b) { return detail::make_binary<rules::divide>(a, b); }
+// clang-format on
+
+/// log a. log of a product of powers with positive bases becomes a sum of logs when that needs
+/// no more logs than one (log(σ²) is 2·log σ, log(e^a·σ) is a + log σ; operations/linear.hpp).
+/// log(logistic(x)) becomes log_logistic(x) (finite for every x). log(exp(x)) is x itself (exact where the two nodes would round, and finite where
+/// exp(x) under- or overflows): the rewrite of the partial-evaluation rules that needs no support.
+template <detail::operand A>
+  requires expression<A>
+auto log(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(operand_support_t<N, domains::positive>::ok,
+                "tyche::log(x): x must be > 0 somewhere, but its support (the interval spelled "
+                "out in tyche::support_is<...> in this diagnostic) has no positive value");
+  if constexpr (detail::log_splits<N>()) {
+    return detail::log_of_product(detail::as_node(a));  // log(k·Π xᵢ^pᵢ) = log k + Σ pᵢ log xᵢ
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    if constexpr (std::is_same_v<typename N::rule_type, rules::exp>) return detail::as_node(a).a;
+    else if constexpr (std::is_same_v<typename N::rule_type, rules::logistic>)
+      return detail::make_unary<rules::log_logistic>(detail::as_node(a).a);  // log σ(x), stable
+    else return detail::make_unary<rules::log>(a);
+  } else {
+    return detail::make_unary<rules::log>(a);
+  }
+}
+
+/// eᵃ. exp(log(x)) is x where the support of x is inside [0, ∞) (interval/support.hpp): there the
+/// two are equal (exp(log 0) = 0), elsewhere log(x) would be NaN, so the rewrite needs it.
+template <detail::operand A>
+  requires expression<A>
+auto exp(const A& a) {
+  using N = detail::node_t<A>;
+  if constexpr (detail::is_unary_log_of_nonnegative<N>()) return detail::as_node(a).a;
+  else return detail::make_unary<rules::exp>(a);
+}
+
+/// −a; −(−x) is x and −lit<n, d> is lit<−n, d>.
+template <detail::operand A>
+  requires expression<A>
+auto operator-(const A& a) {
+  using N = detail::node_t<A>;
+  if constexpr (detail::literal_parts<N>::is_literal) {
+    return literal<-detail::literal_parts<N>::num, detail::literal_parts<N>::den>{};
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    if constexpr (std::is_same_v<typename N::rule_type, rules::negate>) return detail::as_node(a).a;
+    else return detail::line_normal_form(detail::make_unary<rules::negate>(a));
+  } else {
+    return detail::line_normal_form(detail::make_unary<rules::negate>(a));
+  }
+}
+
+/// log(1 − a); log1m(logistic(x)) is log1m_logistic(x), finite for every x.
+template <detail::operand A>
+  requires expression<A>
+auto log1m(const A& a) {
+  using N = detail::node_t<A>;
+  if constexpr (kind_of<N> == node_kind::unary) {
+    if constexpr (std::is_same_v<typename N::rule_type, rules::logistic>)
+      return detail::make_unary<rules::log1m_logistic>(detail::as_node(a).a);
+    else return log1p(-detail::as_node(a));
+  } else {
+    return log1p(-detail::as_node(a));
+  }
+}
+
+/// log(eᵃ + eᵇ), elementwise (a scalar operand is broadcast).
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto log_add_exp(const A& a, const B& b) {
+  return detail::make_binary<rules::log_add_exp>(a, b);
+}
+
+/// aᵇ. A plain-number exponent makes the cheaper one-operand node x^c.
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto pow(const A& a, const B& b) {
+  using NB = detail::node_t<B>;
+  if constexpr (arithmetic<B>) {
+    return detail::make_unary(a, rules::pow_constant{static_cast<double>(b)});
+  } else if constexpr (detail::is_literal_equal_v<NB, 1>) {  // literal exponents: x¹ is x, and
+    return detail::as_node(a);                              // x², x^½, x⁻¹ their cheaper nodes
+  } else if constexpr (detail::is_literal_equal_v<NB, 2>) {
+    return square(a);
+  } else if constexpr (detail::is_literal_equal_v<NB, 1, 2>) {
+    return sqrt(a);
+  } else if constexpr (detail::is_literal_equal_v<NB, -1>) {
+    return inverse(a);
+  } else {
+    return detail::make_binary<rules::pow>(a, b);
+  }
+}
+
+/// Σᵢ aᵢ.
+template <expression A>
+auto sum(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>,
+                "tyche::sum(a) requires 'a' to be a vector expression; it is a scalar");
+  return sum_node<N>{{}, detail::as_node(a)};
+}
+
+namespace detail {
+/// Σ over the elements of a vector expression, the expression itself for a scalar: the log
+/// density of a distribution or the log-Jacobian of a transform from its elementwise terms.
+template <class E>
+auto total(const E& e) {
+  if constexpr (is_vector_v<node_t<E>>) return sum(e);
+  else return as_node(e);
+}
+}  // namespace detail
+
+/// Σᵢ aᵢ bᵢ.
+template <detail::operand A, detail::operand B>
+  requires(expression<A> && expression<B>)
+auto dot(const A& a, const B& b) {
+  static_assert(is_vector_v<detail::node_t<A>> && is_vector_v<detail::node_t<B>>,
+                "tyche::dot(a, b) requires 'a' and 'b' to be vector expressions");
+  return sum(a * b);
+}
+
+/// log Σᵢ exp(aᵢ).
+template <expression A>
+auto log_sum_exp(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>,
+                "tyche::log_sum_exp(a) requires 'a' to be a vector expression; it is a scalar");
+  return log_sum_exp_node<N>{{}, detail::as_node(a)};
+}
+
+/// Element k (0-based) of a vector expression, as a scalar expression: at(theta, 2) is
+/// theta[3] in Stan's 1-based notation. Elementwise operations distribute over the index
+/// (at(exp(v), k) = exp(at(v, k))); a data element is read now.
+template <expression A>
+auto at(const A& wrapped, std::size_t k) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>, "tyche::at(v, k) requires 'v' to be a vector expression");
+  const N n = detail::as_node(wrapped);
+  if (k >= n.size())
+    throw std::out_of_range("tyche::at(v, k): index " + std::to_string(k) + " is past the end of a "
+                            "vector of size " + std::to_string(n.size()));
+  if constexpr (kind_of<N> == node_kind::vector_param) {
+    return param_element<N>{{}, n, k};
+  } else if constexpr (kind_of<N> == node_kind::data_vector) {
+    return constant{n.ptr[k]};
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    auto a = at(n.a, k);
+    return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
+  } else if constexpr (kind_of<N> == node_kind::binary) {
+    auto pick = [k](const auto& x) {
+      if constexpr (is_vector_v<std::remove_cvref_t<decltype(x)>>) return at(x, k);
+      else return x;
+    };
+    auto a = pick(n.a);
+    auto b = pick(n.b);
+    return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
+  } else if constexpr (is_buffered_v<N>) {
+    return element_node<N>{{}, n, k};
+  } else {
+    static_assert(kind_of<N> == node_kind::param_gather);
+    using V = typename N::vector_type;
+    return param_element<V>{{}, n.vector, n.position(k)};
+  }
+}
+
+/// x, with the support S::value (a type from tyche::supports, or any type with a
+/// `static constexpr interval value`) in place of the one computed for it: the escape hatch of
+/// the support checks, for an argument the user knows to be inside its domain where interval
+/// arithmetic cannot prove it (e.g. b − a for b > a by construction). The value and the gradient
+/// are x's; nothing is checked at run time. `normal(mu, assume_support<supports::positive>(s))`.
+template <class S, expression A>
+auto assume_support(const A& x) {
+  static_assert(requires { S::value; } && std::is_same_v<std::remove_cvref_t<decltype(S::value)>, interval>,
+                "tyche::assume_support<S>(x) requires 'S' to have a static constexpr tyche::interval "
+                "'value' (see tyche::supports)");
+  return detail::make_unary<rules::assume_support<S>>(x);
+}
+/// assume_support<supports::positive>(x): x > 0.
+template <expression A>
+auto assume_positive(const A& x) {
+  return assume_support<supports::positive>(x);
+}
+/// assume_support<supports::nonnegative>(x): x ≥ 0.
+template <expression A>
+auto assume_nonnegative(const A& x) {
+  return assume_support<supports::nonnegative>(x);
+}
+/// assume_support<supports::unit_interval>(x): 0 ≤ x ≤ 1.
+template <expression A>
+auto assume_probability(const A& x) {
+  return assume_support<supports::unit_interval>(x);
+}
+
+/// X v: a data matrix times a vector parameter.
+template <expression V>
+auto matvec(const data_matrix& x, const V& v) {
+  using N = detail::node_t<V>;
+  static_assert(kind_of<N> == node_kind::vector_param,
+                "tyche::matvec(X, v) requires 'v' to be a vector parameter (vector_param)");
+  const N node = detail::as_node(v);
+  if (x.cols != node.size())
+    throw std::invalid_argument("tyche::matvec(X, v): X has " + std::to_string(x.cols) +
+                                " columns but v has size " + std::to_string(node.size()));
+  return matvec_node<N>{{}, x, node};
+}
+template <expression V>
+auto operator*(const data_matrix& x, const V& v) {
+  return matvec(x, v);
+}
+
+}  // namespace tyche

@@ -1,0 +1,183 @@
+// Loops over observations taken several at a time (observation batches, scalar/traits.hpp) and
+// streamed matvecs (compile/stream.hpp), against plain loops written here: every length from 0 to
+// 19 (whole batches and the elements left over, for batches of 2, 4 or 8 lanes), gathers that
+// name one element twice within a batch, vector_op operands, and matrices whose column count is
+// not a multiple of the batch width.
+#include <tyche/tyche.hpp>
+
+#include <catch2/catch.hpp>
+
+#include "support/property.hpp"
+
+#include <cmath>
+#include <random>
+#include <span>
+#include <vector>
+
+using namespace tyche;
+
+namespace {
+
+std::vector<double> normals(std::size_t n, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> n01;
+  std::vector<double> v(n);
+  for (auto& x : v) x = n01(rng);
+  return v;
+}
+
+double rel(double a, double b) { return std::fabs(a - b) / std::max(1.0, std::fabs(b)); }
+
+// Value and gradient of p at theta against the expected ones, to 1e-12 relative.
+template <class P>
+void check_against(const P& p, const std::vector<double>& theta, double value,
+                   const std::vector<double>& gradient) {
+  std::vector<double> g(p.dim()), ws(p.workspace_size());
+  const double v = p.value_and_gradient(std::span<const double>(theta), std::span<double>(g),
+                                        std::span<double>(ws));
+  CHECK(rel(v, value) <= 1e-12);
+  CHECK(rel(p.value(std::span<const double>(theta), std::span<double>(ws)), value) <= 1e-12);
+  REQUIRE(g.size() == gradient.size());
+  for (std::size_t k = 0; k < g.size(); ++k) {
+    INFO("coordinate " << k << ": " << g[k] << " against " << gradient[k]);
+    CHECK(rel(g[k], gradient[k]) <= 1e-12);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("observation batches: sums of every length agree with a plain loop",
+          "[core][streaming]") {
+  param<"a"> a;
+  param<"b"> b;
+  for (std::size_t n = 0; n < 20; ++n) {
+    INFO("n = " << n);
+    const std::vector<double> x = normals(n, 11 + unsigned(n));
+    // Σ log(1 + exp(a·x + b)) − exp(b)·x²: a scalar pushed from every lane, a transcendental
+    // per element, an outer slot (exp(b)) read in the loop.
+    const auto f = compile(sum(log1p(exp(a * data(x) + b)) - exp(b) * square(data(x))), a, b);
+    const std::vector<double> theta{0.7, -0.3};
+    double value = 0, ga = 0, gb = 0;
+    for (double xi : x) {
+      const double e = std::exp(theta[0] * xi + theta[1]);
+      value += std::log1p(e) - std::exp(theta[1]) * xi * xi;
+      const double s = e / (1 + e);
+      ga += s * xi;
+      gb += s - std::exp(theta[1]) * xi * xi;
+    }
+    check_against(f, theta, value, {ga, gb});
+    tyche_test::check_lanes(f, tyche_test::random_points(8, 2, -1, 1, 5), "sum of a scalar model");
+  }
+}
+
+TEST_CASE("observation batches: a vector parameter, a gather with repeated indices and a "
+          "vector_op operand",
+          "[core][streaming]") {
+  for (std::size_t n = 1; n < 20; ++n) {
+    INFO("n = " << n);
+    const std::vector<double> x = normals(n, 40 + unsigned(n));
+    // Indices repeat within every batch: 0, 0, 1, 0, 2, 0, 1, …
+    std::vector<int> idx(n);
+    for (std::size_t i = 0; i < n; ++i) idx[i] = int(i % 3 == 1 ? 0 : i % 4);
+    vector_param<"v"> v(n);
+    vector_param<"z", 4> z;
+    param<"s"> s;
+    const auto f = compile(sum(square(v - data(x)) * s) + sum(exp(gather(z, idx)) * data(x)) +
+                               sum(cumulative_sum(v * data(x))),
+                           v, z, s);
+    std::vector<double> theta = normals(n + 5, 90 + unsigned(n));
+    const double sv = theta[n + 4];
+    double value = 0;
+    std::vector<double> g(n + 5, 0.0);
+    double running = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double d = theta[i] - x[i];
+      value += d * d * sv;
+      g[i] += 2 * d * sv;
+      g[n + 4] += d * d;
+      const double e = std::exp(theta[n + std::size_t(idx[i])]);
+      value += e * x[i];
+      g[n + std::size_t(idx[i])] += e * x[i];
+      running += theta[i] * x[i];
+      value += running;
+      g[i] += double(n - i) * x[i];  // v[i]·x[i] is in the last n − i partial sums
+    }
+    check_against(f, theta, value, g);
+    tyche_test::check_gradient_at(f, theta, "vector parameter, gather, cumulative_sum");
+  }
+}
+
+TEST_CASE("streamed matvec: a matvec used once reads X in the loop, with no buffer",
+          "[core][streaming]") {
+  for (std::size_t cols : {1u, 7u, 8u, 11u}) {
+    for (std::size_t rows : {0u, 1u, 5u, 8u, 13u, 19u}) {
+      INFO(rows << " x " << cols);
+      const std::vector<double> x = normals(rows * cols, 7 + unsigned(rows * cols));
+      std::vector<double> y(rows);
+      for (std::size_t r = 0; r < rows; ++r) y[r] = double(r % 3 == 0);
+      // bernoulli_logit's fused term reads the linear predictor once: the matvec is streamed.
+      auto a = normal<"alpha">(0.0, 1.0);
+      auto b = normal<"beta">(0.0, 1.0, shape_of(cols));
+      const auto m = model(joint(
+          a, b, bernoulli_logit(a + matvec(matrix(x.data(), rows, cols), b)).observe(data(y))));
+      const auto& p = m.program();
+      CHECK(p.workspace_size() == 0);
+      std::vector<double> theta = normals(cols + 1, 3 + unsigned(cols));
+      double value = 0;
+      std::vector<double> g(cols + 1, 0.0);
+      // θ = (alpha, beta): priors N(0, 1) up to their constants, which the check removes by
+      // comparing against the plain-loop gradient and the value's difference at two points.
+      for (std::size_t r = 0; r < rows; ++r) {
+        double eta = theta[0];
+        for (std::size_t c = 0; c < cols; ++c) eta += x[r * cols + c] * theta[1 + c];
+        value += y[r] * eta - std::log1p(std::exp(eta));
+        const double resid = y[r] - 1 / (1 + std::exp(-eta));
+        g[0] += resid;
+        for (std::size_t c = 0; c < cols; ++c) g[1 + c] += resid * x[r * cols + c];
+      }
+      for (std::size_t k = 0; k < cols + 1; ++k) {
+        value -= 0.5 * theta[k] * theta[k];
+        g[k] -= theta[k];
+      }
+      std::vector<double> gt(cols + 1), ws(p.workspace_size());
+      const double vt = p.value_and_gradient(std::span<const double>(theta), std::span<double>(gt),
+                                             std::span<double>(ws));
+      std::vector<double> zero(cols + 1, 0.0), gz(cols + 1);
+      const double v0 = p.value_and_gradient(std::span<const double>(zero), std::span<double>(gz),
+                                             std::span<double>(ws));
+      const double value0 = -double(rows) * std::log(2.0);
+      CHECK(rel(vt - v0, value - value0) <= 1e-12);
+      for (std::size_t k = 0; k < cols + 1; ++k) {
+        INFO("coordinate " << k);
+        CHECK(rel(gt[k], g[k]) <= 1e-12);
+      }
+      tyche_test::check_lanes(p, tyche_test::random_points(8, cols + 1, -1, 1, 9), "streamed matvec");
+    }
+  }
+}
+
+TEST_CASE("streamed matvec: used twice, or read by at(), it stays buffered and agrees",
+          "[core][streaming]") {
+  constexpr std::size_t rows = 11, cols = 9;
+  const std::vector<double> x = normals(rows * cols, 5), y = normals(rows, 6);
+  vector_param<"b", cols> b;
+  auto eta = matvec(matrix(x.data(), rows, cols), b);
+  const auto once = compile(sum(square(data(y) - eta) * 0.5), b);  // reduced, no matvec left
+  const auto logistic = compile(sum(log1p(exp(eta))), b);
+  const auto with_at = compile(sum(log1p(exp(eta))) + square(at(eta, 3)), b);
+  CHECK(logistic.workspace_size() == 0);
+  CHECK(with_at.workspace_size() == 2 * rows);
+  const auto plain = compile_without_rewrites(sum(log1p(exp(eta))) + square(at(eta, 3)), b);
+  for (const auto& p : tyche_test::random_points(6, cols, -1, 1, 21)) {
+    tyche_test::check_gradient_at(logistic, p, "sum(log1p(exp(Xb)))");
+    tyche_test::check_gradient_at(with_at, p, "sum(log1p(exp(Xb))) + (Xb)[3]^2");
+    std::vector<double> g1(cols), g2(cols), ws1(with_at.workspace_size()), ws2(plain.workspace_size());
+    const double v1 = with_at.value_and_gradient(std::span<const double>(p), std::span<double>(g1),
+                                                 std::span<double>(ws1));
+    const double v2 = plain.value_and_gradient(std::span<const double>(p), std::span<double>(g2),
+                                               std::span<double>(ws2));
+    CHECK(rel(v1, v2) <= 1e-12);
+    for (std::size_t k = 0; k < cols; ++k) CHECK(rel(g1[k], g2[k]) <= 1e-12);
+    tyche_test::check_gradient_at(once, p, "least squares");
+  }
+}
