@@ -8,6 +8,25 @@
 
 // ----- begin tyche/tyche.hpp -----
 // tyche/tyche.hpp — the umbrella header: everything except backends/cuda.
+// ----- begin tyche/concepts.hpp -----
+// tyche/concepts.hpp — the contracts of tyche's extension points, in one place: what the library
+// requires of a type it accepts from a user (or from another part of itself) where one of these
+// is expected. Each concept is checked where the library takes such a value, with a
+// static_assert whose message names the call, the argument and what is missing
+// (tests/compile_fail/ holds one case per message).
+//
+//   distribution_family<D>     a family of distributions: normal_distribution<Mu, Sigma>, …
+//   continuous_family<D>       … that can be a parameter's prior (it chooses a transform)
+//   transform_of<Tr, U>        a constraining bijection applied to an unconstrained U
+//   log_density_target<T>      what a sampler needs from a model (an executor's input)
+//   sampleable_model<M>        what nuts() needs from the object it is given (tyche::model(...))
+//   nuts_executor_type<E>      where nuts() runs the chains: tyche::cpu{…}
+//   lane_generator<R, Real>    the random streams of a NUTS kernel's lanes
+//   smc_program<P>             a program for forward inference (SMC, PIMH, particle Gibbs)
+//
+// The requirements are syntactic; the semantics are written beside each (and in
+// docs/design/model-api.md and docs/design/nuts-kernel.md). This header depends on the C++
+// standard library and random/philox.hpp only, so any layer may include it.
 // ----- begin tyche/config.hpp -----
 // tyche/config.hpp — macros shared by every header, nothing else.
 
@@ -83,6 +102,438 @@
 #define TYCHE_PREFETCH_BATCHES 2
 #endif
 // ----- end tyche/config.hpp -----
+// ----- begin tyche/random/philox.hpp -----
+// tyche/random/philox.hpp — the Philox-4x32 bijection and counter_rng, a counter-based random
+// number generator built on it.
+//
+// Philox-4x32-R (Salmon, Moraes, Dror, Shaw, "Parallel random numbers: as easy as 1, 2, 3",
+// SC'11; the Random123 library) maps a 128-bit counter and a 64-bit key to 128 bits. Each round
+// multiplies two counter words by M0 = 0xD2511F53 and M1 = 0xCD9E8D57, keeps both halves of the
+// 64-bit products and xors the high halves with the other two words and the key; the key is
+// bumped by the Weyl constants W0 = 0x9E3779B9, W1 = 0xBB67AE85 between rounds. Ten rounds is the
+// Random123 default (passes BigCrush with a safety margin). Checked against Random123's
+// known-answer vectors in tests/random/philox_test.cpp.
+//
+// counter_rng(seed, stream) draws block k of stream s as
+//     philox4x32_10(counter = {k_lo, k_hi, s_lo, s_hi}, key = {seed_lo, seed_hi})
+// (x_lo, x_hi: the low and high 32 bits of a uint64). Every draw — a uint32, a uint64, a uniform,
+// a normal, an exponential — consumes exactly ONE position (one Philox block), so draw k of
+// stream s is a pure function of (seed, s, k), whatever was drawn before it: streams (one per
+// chain) stay aligned, and jumping to position k is free. The price is that a draw uses at most
+// 106 of the block's 128 bits.
+//
+// counter_rng_lanes<L> draws one value for each of L chains (the lanes of an
+// xsimd::batch<double>): lane l is, bit for bit, what counter_rng(seed, chains[l]) draws at the
+// same position. For now each lane runs the scalar code (a vectorised Philox is a later
+// optimisation that must keep this equality; tests/random/philox_test.cpp checks it).
+//
+// Everything but counter_rng_lanes is TYCHE_HD (usable in CUDA device code); the integer part
+// is constexpr.
+// ----- begin tyche/random/variates.hpp -----
+// tyche/random/variates.hpp — how random bits become variates, and the draws of variates as
+// any scalar type T (double; xsimd::batch<double> for a counter_rng_lanes, one chain per lane).
+//
+//   uniform01_from_bits(x)     m = x >> 11 (the top 53 bits); m · 2⁻⁵³, and 2⁻⁵⁴ for m = 0.
+//                              So the result lies in [2⁻⁵⁴, 1 − 2⁻⁵³]: never 0, never 1, and
+//                              every value is exact (no rounding). (The "midpoint" rule
+//                              (m + ½) · 2⁻⁵³ cannot be used with 53 bits: near 1 it needs 54
+//                              significant bits and rounds to 1.)
+//   normal_from_bits(a, b)     Box–Muller, cosine branch: √(−2 log u₁) · cos(2π u₂) with
+//                              u₁ = uniform01_from_bits(a), u₂ = uniform01_from_bits(b).
+//                              |z| ≤ √(108 log 2) ≈ 8.65.
+//   exponential_from_bits(x)   −log(uniform01_from_bits(x)), in (0, 54 log 2 ≈ 37.4].
+//
+// Box–Muller rather than the inverse CDF: it needs only log, sqrt and cos (available in CUDA
+// device code and exact to an ulp or so), and one 128-bit Philox block carries both uniforms,
+// so a normal consumes a fixed single position of a counter_rng (tyche/random/philox.hpp).
+//
+// uniform01<T>(g), standard_normal<T>(g), standard_exponential<T>(g) draw from a generator g
+// with members uniform01(), normal(), exponential(): a counter_rng for T = double, a
+// counter_rng_lanes<L> for T = xsimd::batch<double> with L lanes (each lane bit-identical to the
+// scalar stream of its chain; that case is defined by backends/simd/random.hpp).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <math.h>  // global-namespace log/sqrt/cos, which CUDA device code also provides
+#include <type_traits>
+
+namespace tyche {
+
+/// Uniform on (0, 1) from the top 53 bits of x; see the top of this file.
+TYCHE_HD TYCHE_INLINE constexpr double uniform01_from_bits(std::uint64_t x) {
+  const std::uint64_t m = x >> 11;
+  return m != 0 ? static_cast<double>(m) * 0x1p-53 : 0x1p-54;
+}
+
+/// Standard normal by Box–Muller (cosine branch) from two 64-bit words.
+TYCHE_HD TYCHE_INLINE double normal_from_bits(std::uint64_t a, std::uint64_t b) {
+  constexpr double two_pi = 6.28318530717958647692;
+  const double u1 = uniform01_from_bits(a), u2 = uniform01_from_bits(b);
+  return ::sqrt(-2.0 * ::log(u1)) * ::cos(two_pi * u2);
+}
+
+/// Standard exponential (rate 1) from a 64-bit word.
+TYCHE_HD TYCHE_INLINE double exponential_from_bits(std::uint64_t x) {
+  return -::log(uniform01_from_bits(x));
+}
+
+namespace detail {
+
+template <class T>
+inline constexpr bool dependent_false_v = false;
+
+/// Turns what a generator's draw returns (double; std::array<double, L> for L lanes) into T.
+template <class T>
+struct variate_as {
+  static_assert(dependent_false_v<T>,
+                "tyche: random variates are drawn as double (from a counter_rng) or as "
+                "xsimd::batch<double> (from a counter_rng_lanes with as many lanes)");
+};
+
+template <>
+struct variate_as<double> {
+  TYCHE_HD static constexpr double from(double x) { return x; }
+};
+
+// The xsimd batch case is in backends/simd/random.hpp.
+
+}  // namespace detail
+
+/// A uniform on (0, 1) as T: g.uniform01() (one position of every stream).
+TYCHE_EXEC_CHECK_DISABLE
+template <class T, class G>
+TYCHE_HD T uniform01(G& g) {
+  return detail::variate_as<T>::from(g.uniform01());
+}
+
+/// A standard normal as T: g.normal() (one position of every stream).
+TYCHE_EXEC_CHECK_DISABLE
+template <class T, class G>
+TYCHE_HD T standard_normal(G& g) {
+  return detail::variate_as<T>::from(g.normal());
+}
+
+/// A standard exponential as T: g.exponential() (one position of every stream).
+TYCHE_EXEC_CHECK_DISABLE
+template <class T, class G>
+TYCHE_HD T standard_exponential(G& g) {
+  return detail::variate_as<T>::from(g.exponential());
+}
+
+}  // namespace tyche
+// ----- end tyche/random/variates.hpp -----
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace tyche {
+
+/// The 128-bit counter (and output) of Philox-4x32: four 32-bit words. A plain struct rather
+/// than std::array so that device code needs no relaxed-constexpr flags.
+struct philox4x32_counter {
+  std::uint32_t words[4];
+
+  TYCHE_HD constexpr std::uint32_t& operator[](int i) { return words[i]; }
+  TYCHE_HD constexpr const std::uint32_t& operator[](int i) const { return words[i]; }
+  TYCHE_HD friend constexpr bool operator==(const philox4x32_counter& a,
+                                            const philox4x32_counter& b) {
+    return a.words[0] == b.words[0] && a.words[1] == b.words[1] && a.words[2] == b.words[2] &&
+           a.words[3] == b.words[3];
+  }
+  TYCHE_HD friend constexpr bool operator!=(const philox4x32_counter& a,
+                                            const philox4x32_counter& b) {
+    return !(a == b);
+  }
+};
+
+/// The 64-bit key of Philox-4x32: two 32-bit words.
+struct philox4x32_key {
+  std::uint32_t words[2];
+
+  TYCHE_HD constexpr std::uint32_t& operator[](int i) { return words[i]; }
+  TYCHE_HD constexpr const std::uint32_t& operator[](int i) const { return words[i]; }
+};
+
+namespace philox_constants {
+inline constexpr std::uint32_t m0 = 0xD2511F53u;  ///< multiplier of words 0
+inline constexpr std::uint32_t m1 = 0xCD9E8D57u;  ///< multiplier of words 2
+inline constexpr std::uint32_t w0 = 0x9E3779B9u;  ///< Weyl increment of key word 0 (golden ratio)
+inline constexpr std::uint32_t w1 = 0xBB67AE85u;  ///< Weyl increment of key word 1 (sqrt(3) - 1)
+}  // namespace philox_constants
+
+namespace detail {
+
+/// The product of two words holding 32-bit values (exact in 64 bits): the default multiply of
+/// philox4x32_words.
+struct philox_multiply {
+  template <class Word>
+  TYCHE_HD TYCHE_INLINE constexpr Word operator()(const Word& a, const Word& b) const {
+    return a * b;
+  }
+};
+
+/// R rounds of Philox-4x32 on a counter held as four words c0..c3 and a key k0, k1: the one
+/// implementation of the bijection in the project. Word is std::uint64_t (one counter) or a SIMD
+/// batch of them (one counter per lane, backends/simd/random.hpp, which passes a multiply that
+/// uses the 32 × 32 → 64-bit lane instruction); each word holds a 32-bit value, so that the
+/// products of a round are exact in it. The key is bumped by the Weyl constants before every
+/// round but the first.
+template <class Word, class Multiply = philox_multiply>
+TYCHE_HD TYCHE_INLINE constexpr void philox4x32_words(int rounds, Word& c0, Word& c1, Word& c2, Word& c3,
+                                                      std::uint32_t k0, std::uint32_t k1, Multiply mul = {}) {
+  const Word low(std::uint64_t{0xffffffffu});
+  const Word m0(std::uint64_t{philox_constants::m0}), m1(std::uint64_t{philox_constants::m1});
+  for (int r = 0; r < rounds; ++r) {
+    if (r > 0) {
+      k0 += philox_constants::w0;
+      k1 += philox_constants::w1;
+    }
+    const Word p0 = mul(m0, c0), p1 = mul(m1, c2);
+    const Word n0 = (p1 >> 32) ^ c1 ^ Word(std::uint64_t{k0});
+    const Word n2 = (p0 >> 32) ^ c3 ^ Word(std::uint64_t{k1});
+    c1 = p1 & low;
+    c3 = p0 & low;
+    c0 = n0;
+    c2 = n2;
+  }
+}
+
+}  // namespace detail
+
+/// Philox-4x32 with R rounds.
+template <int R>
+TYCHE_HD constexpr philox4x32_counter philox4x32(philox4x32_counter counter,
+                                                 philox4x32_key key) {
+  static_assert(R >= 1, "tyche: philox4x32 needs at least one round");
+  std::uint64_t c0 = counter.words[0], c1 = counter.words[1], c2 = counter.words[2], c3 = counter.words[3];
+  detail::philox4x32_words(R, c0, c1, c2, c3, key.words[0], key.words[1]);
+  return philox4x32_counter{{static_cast<std::uint32_t>(c0), static_cast<std::uint32_t>(c1),
+                             static_cast<std::uint32_t>(c2), static_cast<std::uint32_t>(c3)}};
+}
+
+/// Philox-4x32-10, the Random123 default.
+TYCHE_HD constexpr philox4x32_counter philox4x32_10(philox4x32_counter counter,
+                                                    philox4x32_key key) {
+  return philox4x32<10>(counter, key);
+}
+
+/// A counter-based generator: stream `stream` (one per chain) of the family keyed by `seed`,
+/// at position `position`. See the top of this file for the layout. Satisfies
+/// std::uniform_random_bit_generator (64-bit results), so <random>'s distributions accept it.
+class counter_rng {
+ public:
+  using result_type = std::uint64_t;
+
+  TYCHE_HD constexpr counter_rng(std::uint64_t seed, std::uint64_t stream = 0,
+                                 std::uint64_t position = 0)
+      : seed_(seed), stream_(stream), position_(position) {}
+
+  TYCHE_HD static constexpr result_type min() { return 0; }
+  TYCHE_HD static constexpr result_type max() { return ~result_type{0}; }
+
+  TYCHE_HD constexpr std::uint64_t seed() const { return seed_; }
+  TYCHE_HD constexpr std::uint64_t stream() const { return stream_; }
+  /// The position of the next draw.
+  TYCHE_HD constexpr std::uint64_t position() const { return position_; }
+
+  /// Jumps to position k: the next draw is draw k of this stream.
+  TYCHE_HD constexpr void seek(std::uint64_t k) { position_ = k; }
+  /// Skips n draws (of any kind: every draw consumes one position).
+  TYCHE_HD constexpr void discard(std::uint64_t n) { position_ += n; }
+
+  /// The Philox block at position k, without moving.
+  TYCHE_HD constexpr philox4x32_counter block(std::uint64_t k) const {
+    return philox4x32_10(philox4x32_counter{{static_cast<std::uint32_t>(k),
+                                             static_cast<std::uint32_t>(k >> 32),
+                                             static_cast<std::uint32_t>(stream_),
+                                             static_cast<std::uint32_t>(stream_ >> 32)}},
+                         philox4x32_key{{static_cast<std::uint32_t>(seed_),
+                                         static_cast<std::uint32_t>(seed_ >> 32)}});
+  }
+  /// The next block; consumes one position.
+  TYCHE_HD constexpr philox4x32_counter next_block() { return block(position_++); }
+
+  /// Word 0 of the next block.
+  TYCHE_HD constexpr std::uint32_t next_u32() { return next_block().words[0]; }
+  /// Words 0 (low half) and 1 (high half) of the next block.
+  TYCHE_HD constexpr std::uint64_t next_u64() {
+    const philox4x32_counter b = next_block();
+    return bits64(b.words[0], b.words[1]);
+  }
+  /// The UniformRandomBitGenerator draw: next_u64().
+  TYCHE_HD constexpr result_type operator()() { return next_u64(); }
+
+  /// Uniform on (0, 1), never 0 or 1: uniform01_from_bits(next_u64()) (53 random bits).
+  TYCHE_HD constexpr double uniform01() { return uniform01_from_bits(next_u64()); }
+  /// Standard normal by Box–Muller from the two 64-bit halves of one block (the cosine branch;
+  /// the sine branch is not kept, so that every normal consumes exactly one position).
+  TYCHE_HD double normal() {
+    const philox4x32_counter b = next_block();
+    return normal_from_bits(bits64(b.words[0], b.words[1]), bits64(b.words[2], b.words[3]));
+  }
+  /// Standard exponential (rate 1): −log(uniform01), from words 0 and 1 of one block.
+  TYCHE_HD double exponential() { return exponential_from_bits(next_u64()); }
+
+  TYCHE_HD friend constexpr bool operator==(const counter_rng& a, const counter_rng& b) {
+    return a.seed_ == b.seed_ && a.stream_ == b.stream_ && a.position_ == b.position_;
+  }
+  TYCHE_HD friend constexpr bool operator!=(const counter_rng& a, const counter_rng& b) {
+    return !(a == b);
+  }
+
+ private:
+  TYCHE_HD static constexpr std::uint64_t bits64(std::uint32_t lo, std::uint32_t hi) {
+    return std::uint64_t{lo} | (std::uint64_t{hi} << 32);
+  }
+
+  std::uint64_t seed_;
+  std::uint64_t stream_;
+  std::uint64_t position_;
+};
+
+/// L chains drawn together, one per SIMD lane: every draw gives lane l what
+/// counter_rng(seed, chains[l], position) gives, and moves all lanes one position on. Draw a
+/// batch with uniform01<xsimd::batch<double>>(lanes) and the like (tyche/random/variates.hpp).
+template <std::size_t L>
+struct counter_rng_lanes {
+  static constexpr std::size_t lanes = L;
+  std::uint64_t seed = 0;
+  std::array<std::uint64_t, L> chains{};  ///< the stream of each lane
+  std::uint64_t position = 0;              ///< the position of the next draw, shared by all lanes
+
+  /// The generator of lane l at the current position.
+  constexpr counter_rng lane(std::size_t l) const { return counter_rng(seed, chains[l], position); }
+  constexpr void seek(std::uint64_t k) { position = k; }
+  constexpr void discard(std::uint64_t n) { position += n; }
+
+  constexpr std::array<std::uint64_t, L> next_u64() {
+    return draw([](counter_rng& g) { return g.next_u64(); });
+  }
+  constexpr std::array<double, L> uniform01() {
+    return draw([](counter_rng& g) { return g.uniform01(); });
+  }
+  std::array<double, L> normal() {
+    return draw([](counter_rng& g) { return g.normal(); });
+  }
+  std::array<double, L> exponential() {
+    return draw([](counter_rng& g) { return g.exponential(); });
+  }
+
+ private:
+  template <class F>
+  constexpr auto draw(F f) {
+    std::array<decltype(f(std::declval<counter_rng&>())), L> out{};
+    for (std::size_t l = 0; l < L; ++l) {
+      counter_rng g = lane(l);
+      out[l] = f(g);
+    }
+    ++position;
+    return out;
+  }
+};
+
+}  // namespace tyche
+// ----- end tyche/random/philox.hpp -----
+
+#include <concepts>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace tyche {
+
+/// A family of distributions (one struct per family, holding its argument expressions):
+/// `D::family` names it ("normal"); `arguments()` gives the argument expressions as a tuple;
+/// `log_prob(x)` (a core expression of x and the arguments: not checked here, it needs an x)
+/// is the log density with every normalising constant.
+template <class D>
+concept distribution_family = requires(const D& d) {
+  { D::family } -> std::convertible_to<const char*>;
+  d.arguments();
+};
+
+/// A family whose support is continuous: `transform()` is the bijection from the real line (or
+/// ℝⁿ) onto the support, which a random variable with this prior is sampled through.
+template <class D>
+concept continuous_family = distribution_family<D> && requires(const D& d) { d.transform(); };
+
+/// A transform: `Tr::name`; `constrain(u)`, the constrained value as a core expression of the
+/// unconstrained u; `log_jacobian(u)`, log |dx/du| summed over the elements.
+template <class Tr, class U>
+concept transform_of = requires(const Tr& t, const U& u) {
+  { Tr::name } -> std::convertible_to<const char*>;
+  t.constrain(u);
+  t.log_jacobian(u);
+};
+
+/// What a sampler needs from a model: the dimension of θ (unconstrained), log p and its gradient
+/// at θ with a caller-owned workspace of workspace_size() values (no allocation per call), Stan's
+/// random initialisation, and the constrained values of θ (constrained_dim() of them, appended).
+/// Executors also evaluate log p for their lane types (SIMD batches), which a target provides
+/// as the same template.
+template <class T>
+concept log_density_target = requires(const T& t, const double* q, double* g, double* ws, counter_rng& rng,
+                                      std::vector<double>& out) {
+  { t.dim() } -> std::convertible_to<std::size_t>;
+  { t.constrained_dim() } -> std::convertible_to<std::size_t>;
+  { t.workspace_size() } -> std::convertible_to<std::size_t>;
+  { t.value_and_gradient(q, g, ws) } -> std::convertible_to<double>;
+  { t.initial_point(rng, 2.0) } -> std::convertible_to<std::vector<double>>;
+  t.constrain(q, out);
+};
+
+/// What nuts() needs from the object it is given — a tyche::model(...): its dimension and
+/// names, its compiled log density (program(): a view to evaluate, and the workspace it needs),
+/// Stan's random initialisation, and constrain.
+template <class M>
+concept sampleable_model = requires(const M& m, counter_rng& rng, std::span<const double> q) {
+  { m.dim() } -> std::convertible_to<std::size_t>;
+  { m.constrained_dim() } -> std::convertible_to<std::size_t>;
+  { m.parameter_names() } -> std::convertible_to<std::vector<std::string>>;
+  m.program().view();
+  { m.program().workspace_size() } -> std::convertible_to<std::size_t>;
+  { m.initial_point(rng, 2.0) } -> std::convertible_to<std::vector<double>>;
+  { m.constrain(q) } -> std::convertible_to<std::vector<double>>;
+};
+
+/// An executor: a value that says where chains run and with what resources. Each executor type
+/// names itself (`executor_name`) and is one of the alternatives of nuts_executor
+/// (samplers/nuts/config.hpp).
+template <class E>
+concept nuts_executor_type = requires {
+  { E::executor_name } -> std::convertible_to<const char*>;
+};
+
+/// The random streams of W chains in the lanes of a NUTS kernel (samplers/nuts/kernel.hpp):
+/// `uniforms(out, take)` writes out[l], a uniform on (0, 1), for the lanes with take[l];
+/// `normals(out, n, take)` writes n standard normals out[i·W + l] for those lanes. A lane's
+/// draws must depend on its own chain only (samplers/nuts/chain_streams.hpp: Philox streams).
+template <class R, class Real>
+concept lane_generator = requires(R& r, Real* out, const bool* take, std::size_t n) {
+  r.uniforms(out, take);
+  r.normals(out, n, take);
+};
+
+/// A program for forward inference (samplers/smc/): either a stepwise program
+/// (tyche::smc::stepwise(initial, observations, step, predict): a copyable state, a step that
+/// returns the log-likelihood of observation n, a predict that records values), or a callable
+/// taking no arguments that calls tyche::smc::observe and tyche::smc::predict (the fork engine).
+template <class P>
+concept smc_program = std::is_invocable_v<const P&> || requires(const P& p) {
+  typename P::state_type;
+  p.initial;
+  { p.observations } -> std::convertible_to<std::size_t>;
+  p.step;
+  p.predict;
+};
+
+}  // namespace tyche
+// ----- end tyche/concepts.hpp -----
 // ----- begin tyche/core/expr.hpp -----
 // tyche/core/expr.hpp — the expression base class, the node kinds and the compile-time
 // properties every node has: its shape, the parameters it depends on, and whether it can be
@@ -7119,14 +7570,22 @@ struct distribution {
   /// checked now: a value outside the family's support throws, naming the index and value.
   template <class X>
   auto observe(const X& x) const {
-    using N = detail::node_t<X>;
-    const N node = detail::as_node(x);
-    if constexpr (kind_of<N> == node_kind::data_vector) {
-      for (std::size_t i = 0; i < node.size(); ++i) check_observation(node.ptr[i], i);
-    } else if constexpr (kind_of<N> == node_kind::constant) {
-      check_observation(node.value, 0);
+    if constexpr (!distribution_family<Derived>) {
+      static_assert(distribution_family<Derived>,
+                    "tyche: observe(x) needs a distribution family: a struct deriving from "
+                    "tyche::distribution<itself> with `family` (its name) and `arguments()` "
+                    "(tyche/concepts.hpp, distribution_family)");
+      return 0;
+    } else {
+      using N = detail::node_t<X>;
+      const N node = detail::as_node(x);
+      if constexpr (kind_of<N> == node_kind::data_vector) {
+        for (std::size_t i = 0; i < node.size(); ++i) check_observation(node.ptr[i], i);
+      } else if constexpr (kind_of<N> == node_kind::constant) {
+        check_observation(node.value, 0);
+      }
+      return observed<Derived, N>{derived(), node};
     }
-    return observed<Derived, N>{derived(), node};
   }
 
  private:
@@ -7183,6 +7642,7 @@ struct observed {
 
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 
 namespace tyche {
 
@@ -7231,6 +7691,11 @@ struct param_for<Name, dynamic_shape> {
 /// A named random variable: a parameter with a prior. In expressions it is its value.
 template <fixed_string Name, class Dist, class Shape>
 struct random_variable : expr<random_variable<Name, Dist, Shape>> {
+  static_assert(continuous_family<Dist>,
+                "tyche: a named random variable needs a continuous family as its distribution: a "
+                "struct with `family`, `arguments()`, `log_prob(x)` and `transform()` (the bijection "
+                "onto its support; tyche/concepts.hpp, continuous_family). Discrete families "
+                "(poisson, bernoulli, ...) can only be observed");
   static constexpr auto name = Name;
   using distribution_type = Dist;
   using shape_type = Shape;
@@ -7238,6 +7703,10 @@ struct random_variable : expr<random_variable<Name, Dist, Shape>> {
 
   Dist distribution;
   param_type parameter;
+  static_assert(transform_of<decltype(std::declval<const Dist&>().transform()), param_type>,
+                "tyche: a named random variable's transform (its family's transform()) must have "
+                "`name`, `constrain(u)` and `log_jacobian(u)` for the unconstrained parameter u "
+                "(tyche/concepts.hpp, transform_of)");
 
   random_variable(Dist d, Shape s)
       : distribution(d), parameter(detail::param_for<Name, Shape>::make(s)) {}
@@ -7267,6 +7736,23 @@ auto make_random_variable(const Dist& d, Shape s) {
   return random_variable<Name, Dist, Shape>(d, s);
 }
 }  // namespace detail
+
+/// The named random variable Name with distribution d (of the given shape; a scalar by
+/// default): `named<"mu">(normal(0.0, 5.0))` is `normal<"mu">(0.0, 5.0)`. The way to give a
+/// family of your own (tyche/concepts.hpp, continuous_family) a named variable.
+template <fixed_string Name, class Dist, shape_tag Shape = scalar_shape>
+auto named(const Dist& d, Shape shape = {}) {
+  if constexpr (!continuous_family<Dist>) {
+    static_assert(continuous_family<Dist>,
+                  "tyche::named<\"name\">(d) requires d to be a distribution of a continuous family: "
+                  "a struct with `family`, `arguments()`, `log_prob(x)` and `transform()` "
+                  "(tyche/concepts.hpp, continuous_family), e.g. tyche::normal(0.0, 1.0); discrete "
+                  "families can only be observed");
+    return 0;
+  } else {
+    return detail::make_random_variable<Name>(d, shape);
+  }
+}
 
 }  // namespace tyche
 // ----- end tyche/distributions/random_variable.hpp -----
@@ -10988,36 +11474,411 @@ constexpr bool schedule_is_compressed() {
   }
   return true;
 }
-static_assert(schedule_is_compressed<1>() && schedule_is_compressed<3>() &&
-              schedule_is_compressed<10>() && schedule_is_compressed<12>());
+// Depths 10 and 12 are checked in tests/samplers/unrolled_nuts_test.cpp: evaluated here they
+// cost every translation unit that includes tyche a third of a second.
+static_assert(schedule_is_compressed<1>() && schedule_is_compressed<3>());
 
 /// The largest tree depth the sampler accepts.
 inline constexpr int max_supported_depth = 30;  // leaf indices are unsigned long; slots grow with the depth
 
 }  // namespace tyche::samplers
 // ----- end tyche/samplers/nuts/instruction_table.hpp -----
-// ----- begin tyche/samplers/nuts/transition.hpp -----
-// tyche/samplers/nuts/transition.hpp — one NUTS transition, unrolled: no recursion, the
-// trajectory is a flat loop over leapfrogs driven by the compile-time schedule of
-// instruction_table.hpp, and the state is O(max depth) subtree records (Lao & Dillon's unrolled
-// NUTS). The decisions are Stan's (multinomial sampling: uniform-progressive within a doubling,
-// biased-progressive at the top; the generalised U-turn criterion with the two extra checks
-// across merged subtrees; divergence when the energy error exceeds 1000), taken in the same
-// order as the recursive algorithm, so that with the same random stream both produce the same
-// trajectory (tests/samplers/unrolled_nuts_test.cpp checks it).
+// ----- begin tyche/samplers/nuts/kernel.hpp -----
+// tyche/samplers/nuts/kernel.hpp — the NUTS transition as a kernel that runs anywhere: W chains
+// as the lanes of one value of type T (T = double or float: one chain, on the host or in a CUDA
+// thread; T = an xsimd batch: one chain per SIMD lane), each lane at its own point of its own
+// trajectory. No allocation (the caller binds one buffer), no exception (functions return a
+// nuts_status), no I/O, no std:: container; every member is TYCHE_HD.
 //
-// This is the single-chain, double-precision transition. The batched driver (chains as SIMD
-// lanes, each lane at its own point of this state machine) is built on the same schedule.
+// The algorithm is Stan's NUTS in Lao & Dillon's unrolled form (instruction_table.hpp; docs/
+// nuts.md): multinomial sampling (uniform-progressive within a doubling, biased-progressive at
+// its end), the generalised U-turn criterion with the two extra checks across every merge,
+// divergence when the energy error exceeds 1000. The random numbers are consumed in the
+// recursive algorithm's order — per transition the momentum (one normal per coordinate), then
+// per doubling one uniform for the direction, one per merge, and one at the end of the doubling
+// unless the new half outweighs the trajectory before it — so the kernel reproduces the
+// recursion (tests/samplers/unrolled_nuts_test.cpp) and, lane by lane, the single-chain kernel
+// (tests/samplers/kernel_test.cpp).
+//
+// Subtrees are stored by *level* (a subtree of 2^j leaves at level j), not by stack slot: after
+// leaf k of a doubling the completed subtrees are the set bits of k, leaf k is merged with the
+// levels 0, 1, …, ctz(k) − 1 in turn (the merges the instruction table prescribes), and the
+// result is stored at level ctz(k). Every lane that merges at step m reads level m: the lanes
+// of a batch touch the same addresses, and a lane's slot differs from another's only by masks.
+//
+// Use: bind() a buffer of storage_size() values of T; per lane, set_point(), set_metric() and
+// set_step_size() (a chain's state), set the lane's random stream (rng()); begin() the lanes
+// that start a transition; then repeatedly evaluate log p and its gradient at pending_q() (all
+// lanes at once, e.g. the model's program_view::value_and_gradient<T>), call
+// set_pending(value) and resume(), until every lane you care about has ended (resume reports
+// which lanes end in that step; stats(l) and the point — point_q(l) — are then the lane's
+// result, and the lane waits for the next begin()).
+// ----- begin tyche/backends/simd/lanes.hpp -----
+// tyche/backends/simd/lanes.hpp — the lane vocabulary of code that runs several chains as the
+// lanes of one value: lane_traits<T> for T = float or double (one chain: width 1, the mask is a
+// bool; host and CUDA device code) and, with the SIMD backend, for an xsimd batch (one chain per
+// lane, the mask a batch_bool). The NUTS kernel (samplers/nuts/kernel.hpp) is written once over
+// this vocabulary. Also the batch widths the CPU executor chooses from (lane_batch, the build's
+// widest batch of doubles, and half_lane_batch).
 
-#include <algorithm>
-#include <bit>
-#include <cmath>
 #include <cstddef>
-#include <limits>
-#include <stdexcept>
-#include <string>
-#include <utility>
-#include <vector>
+#include <math.h>  // global-namespace sqrt, which CUDA device code also provides
+#include <type_traits>
+
+namespace tyche {
+
+/// What code written over a lane type T needs: the width (chains per value), the element type
+/// `real`, the mask type, loads and stores of W values, masks from W bools and back, select,
+/// any, sqrt (correctly rounded for every T: the lanes of a batch give what W scalar calls give).
+template <class T>
+struct lane_traits;
+
+namespace detail {
+
+template <class R>
+struct scalar_lane_traits {
+  using real = R;
+  using mask = bool;
+  static constexpr int width = 1;
+  TYCHE_HD TYCHE_INLINE static R load(const R* lanes) { return lanes[0]; }
+  TYCHE_HD TYCHE_INLINE static void store(R* lanes, R x) { lanes[0] = x; }
+  TYCHE_HD TYCHE_INLINE static R broadcast(R x) { return x; }
+  TYCHE_HD TYCHE_INLINE static mask mask_of(const bool* lanes) { return lanes[0]; }
+  TYCHE_HD TYCHE_INLINE static void store_mask(bool* lanes, mask m) { lanes[0] = m; }
+  TYCHE_HD TYCHE_INLINE static R select(mask m, R a, R b) { return m ? a : b; }
+  TYCHE_HD TYCHE_INLINE static bool any(mask m) { return m; }
+  TYCHE_HD TYCHE_INLINE static R get(R x, int) { return x; }
+  TYCHE_HD TYCHE_INLINE static void set(R& x, int, R v) { x = v; }
+  TYCHE_HD TYCHE_INLINE static R sqrt(R x) {
+    if constexpr (std::is_same_v<R, float>) return ::sqrtf(x);
+    else return ::sqrt(x);
+  }
+};
+
+}  // namespace detail
+
+template <>
+struct lane_traits<double> : detail::scalar_lane_traits<double> {};
+template <>
+struct lane_traits<float> : detail::scalar_lane_traits<float> {};
+
+#if TYCHE_HAS_XSIMD
+template <class E, class A>
+struct lane_traits<xsimd::batch<E, A>> {
+  using batch = xsimd::batch<E, A>;
+  using real = E;
+  using mask = xsimd::batch_bool<E, A>;
+  static constexpr int width = static_cast<int>(batch::size);
+  TYCHE_INLINE static batch load(const E* lanes) { return batch::load_unaligned(lanes); }
+  TYCHE_INLINE static void store(E* lanes, const batch& x) { x.store_unaligned(lanes); }
+  TYCHE_INLINE static batch broadcast(E x) { return batch(x); }
+  TYCHE_INLINE static mask mask_of(const bool* lanes) { return mask::load_unaligned(lanes); }
+  TYCHE_INLINE static void store_mask(bool* lanes, const mask& m) { m.store_unaligned(lanes); }
+  TYCHE_INLINE static batch select(const mask& m, const batch& a, const batch& b) { return xsimd::select(m, a, b); }
+  TYCHE_INLINE static bool any(const mask& m) { return xsimd::any(m); }
+  TYCHE_INLINE static E get(const batch& x, int l) { return x.get(static_cast<std::size_t>(l)); }
+  static void set(batch& x, int l, E v) {
+    alignas(A::alignment()) E lanes[batch::size];
+    x.store_aligned(lanes);
+    lanes[l] = v;
+    x = batch::load_aligned(lanes);
+  }
+  TYCHE_INLINE static batch sqrt(const batch& x) { return xsimd::sqrt(x); }
+};
+
+/// The batch the CPU executor runs chains in: the build's widest batch of doubles.
+using lane_batch = xsimd::batch<double>;
+inline constexpr int simd_lane_width = static_cast<int>(lane_batch::size);
+/// A batch of half that width where the build has one (AVX2 with FMA under AVX-512; SSE2 under
+/// AVX), void where it has none: fewer chains than the wide batch's lanes (4 chains on one thread
+/// of an AVX-512 build) run at the half width rather than with half of a wide batch empty.
+#if XSIMD_WITH_AVX512F && XSIMD_WITH_FMA3_AVX2
+using half_lane_batch = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
+#elif XSIMD_WITH_AVX512F && XSIMD_WITH_AVX2
+using half_lane_batch = xsimd::batch<double, xsimd::avx2>;
+#elif XSIMD_WITH_AVX && XSIMD_WITH_SSE2
+using half_lane_batch = xsimd::batch<double, xsimd::sse2>;
+#else
+using half_lane_batch = void;
+#endif
+inline constexpr int half_lane_width = std::is_void_v<half_lane_batch> ? 0 : simd_lane_width / 2;
+#else
+using lane_batch = double;
+inline constexpr int simd_lane_width = 1;
+using half_lane_batch = void;
+inline constexpr int half_lane_width = 0;
+#endif
+
+}  // namespace tyche
+// ----- end tyche/backends/simd/lanes.hpp -----
+// ----- begin tyche/samplers/nuts/chain_streams.hpp -----
+// tyche/samplers/nuts/chain_streams.hpp — the random numbers of W chains run as the lanes of one
+// NUTS kernel: lane l reads its chain's own Philox stream (seed, stream[l]) at its own position,
+// so a chain's draws depend on the seed and the chain alone, never on the lanes beside it (each
+// draw consumes one position of the lane's stream, random/philox.hpp). Draws are taken for the
+// lanes a mask selects; the other lanes' positions do not move.
+//
+// This is the kernel's default generator; another one fits the kernel when it has the same two
+// members (uniforms and normals; the contract is samplers/nuts/kernel.hpp's lane_generator).
+// ----- begin tyche/backends/simd/random.hpp -----
+// tyche/backends/simd/random.hpp — Philox draws for many (stream, position) pairs at once: a SIMD
+// batch of counters per instruction with the SIMD backend, one at a time without it (and in CUDA
+// device code). The bijection itself is random/philox.hpp's philox4x32_words, instantiated here
+// for xsimd batches of 64-bit words; the conversions to uniforms and normals are random/
+// variates.hpp's, written for a batch.
+//
+// philox_uniforms_at: bit for bit what counter_rng(seed, stream, position).uniform01() gives,
+// in every build (integer arithmetic and one exact conversion).
+// philox_normals_at: Box–Muller (cosine branch) of the block at (stream, position), as
+// counter_rng::normal(); with the SIMD backend log, sqrt and cos are xsimd's, computed in the
+// build's widest batch of doubles, so the last bits may differ from counter_rng::normal()'s
+// (the C library's) — but not from one call to another, however the pairs are grouped: the
+// batch functions work lane by lane.
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace tyche {
+
+/// One draw's place in the counter space: block `position` of stream `stream`.
+struct philox_site {
+  std::uint64_t stream = 0;
+  std::uint64_t position = 0;
+};
+
+#if TYCHE_HAS_XSIMD
+
+/// How many Philox blocks one SIMD batch computes (1 without the SIMD backend): a good number of
+/// draws to compute ahead of time.
+inline constexpr std::size_t philox_batch_size = xsimd::batch<double>::size;
+
+namespace detail {
+
+/// The build's widest batch of doubles and the 64-bit integer batches of the same architecture.
+using philox_real_batch = xsimd::batch<double>;
+using philox_word_batch = xsimd::batch<std::uint64_t, typename philox_real_batch::arch_type>;
+using philox_int_batch = xsimd::batch<std::int64_t, typename philox_real_batch::arch_type>;
+inline constexpr std::size_t philox_batch_width = philox_real_batch::size;
+
+/// uniform01_from_bits for a batch of 64-bit words.
+TYCHE_INLINE philox_real_batch uniform01_from_bits(const philox_word_batch& x) {
+  const philox_real_batch top = xsimd::to_float(xsimd::bitwise_cast<philox_int_batch>(x >> 11));  // < 2^53: exact
+  return xsimd::select(top == philox_real_batch(0.0), philox_real_batch(0x1p-54), top * philox_real_batch(0x1p-53));
+}
+
+/// The product of words that hold 32-bit values, lane by lane: the unsigned 32 × 32 → 64-bit
+/// multiply of the low halves (pmuludq), one instruction where xsimd has no 64-bit lane
+/// multiply (SSE2, AVX2: it would multiply lane by lane in scalar code) and cheaper than the
+/// full 64-bit one where it has (AVX-512DQ's vpmullq).
+struct philox_lane_multiply {
+  template <class A>
+  TYCHE_INLINE xsimd::batch<std::uint64_t, A> operator()(const xsimd::batch<std::uint64_t, A>& a,
+                                                         const xsimd::batch<std::uint64_t, A>& b) const {
+#if XSIMD_WITH_AVX512F
+    if constexpr (std::is_base_of_v<xsimd::avx512f, A>) return _mm512_mul_epu32(a, b);
+#endif
+#if XSIMD_WITH_AVX2
+    if constexpr (std::is_base_of_v<xsimd::avx2, A>) return _mm256_mul_epu32(a, b);
+#endif
+#if XSIMD_WITH_SSE2
+    if constexpr (std::is_base_of_v<xsimd::sse2, A>) return _mm_mul_epu32(a, b);
+#endif
+    return a * b;
+  }
+};
+
+/// Philox-4x32-10 of the counters {position, stream} of a batch of sites under key seed; the
+/// four output words, each in the low 32 bits of a 64-bit lane.
+TYCHE_INLINE void philox_blocks(std::uint64_t seed, const philox_site* sites, philox_word_batch& c0,
+                                philox_word_batch& c1, philox_word_batch& c2, philox_word_batch& c3) {
+  constexpr std::size_t w = philox_batch_width;
+  alignas(64) std::uint64_t position[w], stream[w];
+  for (std::size_t l = 0; l < w; ++l) {
+    position[l] = sites[l].position;
+    stream[l] = sites[l].stream;
+  }
+  const philox_word_batch low(std::uint64_t{0xffffffffu});
+  const philox_word_batch pos = philox_word_batch::load_aligned(position);
+  const philox_word_batch str = philox_word_batch::load_aligned(stream);
+  c0 = pos & low;
+  c1 = pos >> 32;
+  c2 = str & low;
+  c3 = str >> 32;
+  philox4x32_words(10, c0, c1, c2, c3, static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                   philox_lane_multiply{});
+}
+
+}  // namespace detail
+
+/// out[j] = counter_rng(seed, sites[j].stream, sites[j].position).uniform01(), bit for bit.
+inline void philox_uniforms_at(std::uint64_t seed, const philox_site* sites, double* out, std::size_t n) {
+  constexpr std::size_t w = detail::philox_batch_width;
+  alignas(64) philox_site chunk[w];
+  alignas(64) double values[w];
+  for (std::size_t first = 0; first < n; first += w) {
+    const std::size_t m = n - first < w ? n - first : w;
+    for (std::size_t l = 0; l < w; ++l) chunk[l] = sites[first + (l < m ? l : 0)];  // lanes past m: unused
+    detail::philox_word_batch c0, c1, c2, c3;
+    detail::philox_blocks(seed, chunk, c0, c1, c2, c3);
+    detail::uniform01_from_bits(c0 | (c1 << 32)).store_aligned(values);
+    for (std::size_t l = 0; l < m; ++l) out[first + l] = values[l];
+  }
+}
+
+/// out[j] = the standard normal of the block at sites[j] (Box–Muller, cosine branch, xsimd's
+/// log, sqrt and cos in the widest batch; see the top of this file).
+inline void philox_normals_at(std::uint64_t seed, const philox_site* sites, double* out, std::size_t n) {
+  using batch = detail::philox_real_batch;
+  constexpr std::size_t w = detail::philox_batch_width;
+  constexpr double two_pi = 6.28318530717958647692;
+  alignas(64) philox_site chunk[w];
+  alignas(64) double values[w];
+  for (std::size_t first = 0; first < n; first += w) {
+    const std::size_t m = n - first < w ? n - first : w;
+    for (std::size_t l = 0; l < w; ++l) chunk[l] = sites[first + (l < m ? l : 0)];
+    detail::philox_word_batch c0, c1, c2, c3;
+    detail::philox_blocks(seed, chunk, c0, c1, c2, c3);
+    const batch u1 = detail::uniform01_from_bits(c0 | (c1 << 32)), u2 = detail::uniform01_from_bits(c2 | (c3 << 32));
+    const batch r = xsimd::sqrt(batch(-2.0) * xsimd::log(u1)) * xsimd::cos(batch(two_pi) * u2);
+    r.store_aligned(values);
+    for (std::size_t l = 0; l < m; ++l) out[first + l] = values[l];
+  }
+}
+
+namespace detail {
+
+/// Draws of a counter_rng_lanes<L> (random/philox.hpp) as an xsimd batch of L lanes.
+template <class A>
+struct variate_as<xsimd::batch<double, A>> {
+  using batch = xsimd::batch<double, A>;
+  template <std::size_t L>
+  static batch from(const std::array<double, L>& x) {
+    static_assert(L == batch::size, "tyche: a counter_rng_lanes<L> draws batches of exactly L lanes");
+    return batch::load_unaligned(x.data());
+  }
+};
+
+}  // namespace detail
+
+#else  // no SIMD backend (or CUDA): one site at a time
+
+inline constexpr std::size_t philox_batch_size = 1;
+
+TYCHE_HD inline void philox_uniforms_at(std::uint64_t seed, const philox_site* sites, double* out, std::size_t n) {
+  for (std::size_t j = 0; j < n; ++j) out[j] = counter_rng(seed, sites[j].stream, sites[j].position).uniform01();
+}
+
+TYCHE_HD inline void philox_normals_at(std::uint64_t seed, const philox_site* sites, double* out, std::size_t n) {
+  for (std::size_t j = 0; j < n; ++j) out[j] = counter_rng(seed, sites[j].stream, sites[j].position).normal();
+}
+
+#endif
+
+}  // namespace tyche
+// ----- end tyche/backends/simd/random.hpp -----
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tyche::samplers {
+
+template <int W>
+struct chain_streams {
+  std::uint64_t seed = 0;
+  std::uint64_t stream[W] = {};    ///< the chain whose stream each lane reads
+  std::uint64_t position[W] = {};  ///< the position of each lane's next draw
+
+  /// The generator of lane l at its current position.
+  TYCHE_HD counter_rng lane(int l) const { return counter_rng(seed, stream[l], position[l]); }
+  TYCHE_HD void set_lane(int l, const counter_rng& g) {
+    stream[l] = g.stream();
+    position[l] = g.position();
+    cached_[l] = 0;
+  }
+
+  /// out[l] = the next uniform on (0, 1) of lane l's stream, for the lanes with take[l]. The
+  /// uniforms of the next `ahead` positions of a lane are computed together (one SIMD batch of
+  /// Philox blocks) and kept until used; a draw is a pure function of its position, so this
+  /// changes no value (a momentum's normals consume positions in between: those uniforms are
+  /// simply not used).
+  template <class R>
+  TYCHE_HD void uniforms(R* out, const bool* take) {
+    philox_site sites[W * ahead];
+    int refill[W];
+    int n = 0;
+    for (int l = 0; l < W; ++l) {
+      if (!take[l]) continue;
+      const std::uint64_t k = position[l] - cache_from_[l];
+      if (k < cached_[l]) continue;
+      cache_from_[l] = position[l];
+      cached_[l] = ahead;
+      for (std::size_t j = 0; j < ahead; ++j) sites[n * ahead + j] = {stream[l], position[l] + j};
+      refill[n++] = l;
+    }
+    if (n > 0) {
+      double values[W * ahead];
+      philox_uniforms_at(seed, sites, values, static_cast<std::size_t>(n) * ahead);
+      for (int j = 0; j < n; ++j)
+        for (std::size_t i = 0; i < ahead; ++i) cache_[refill[j]][i] = values[j * ahead + i];
+    }
+    for (int l = 0; l < W; ++l)
+      if (take[l]) out[l] = static_cast<R>(cache_[l][position[l]++ - cache_from_[l]]);
+  }
+
+  /// out[i * W + l], i < n: the next n standard normals of lane l's stream, for the lanes with
+  /// take[l] (a momentum: n positions, in order).
+  template <class R>
+  TYCHE_HD void normals(R* out, std::size_t n, const bool* take) {
+    philox_site sites[chunk];
+    std::size_t at[chunk];
+    std::size_t filled = 0;
+    for (int l = 0; l < W; ++l) {
+      if (!take[l]) continue;
+      for (std::size_t i = 0; i < n; ++i) {
+        sites[filled] = {stream[l], position[l] + i};
+        at[filled++] = i * W + static_cast<std::size_t>(l);
+        if (filled == chunk) flush_normals(out, sites, at, filled);
+      }
+      position[l] += n;
+    }
+    if (filled > 0) flush_normals(out, sites, at, filled);
+  }
+
+ private:
+  static constexpr std::size_t ahead = philox_batch_size;  // uniforms computed ahead per lane
+  static constexpr std::size_t chunk = 32;                 // sites per call of philox_normals_at
+  double cache_[W][ahead] = {};
+  std::uint64_t cache_from_[W] = {};  // the position of cache_[l][0]
+  std::uint64_t cached_[W] = {};      // how many are valid
+  template <class R>
+  TYCHE_HD void flush_normals(R* out, const philox_site* sites, const std::size_t* at, std::size_t& filled) const {
+    double values[chunk];
+    philox_normals_at(seed, sites, values, filled);
+    for (std::size_t j = 0; j < filled; ++j) out[at[j]] = static_cast<R>(values[j]);
+    filled = 0;
+  }
+};
+
+}  // namespace tyche::samplers
+// ----- end tyche/samplers/nuts/chain_streams.hpp -----
+
+#include <cstddef>
+#include <cstdint>
+#include <math.h>  // global-namespace exp, which CUDA device code also provides
+
+// TYCHE_KERNEL_IVDEP: the loop after it has no dependences through memory between iterations
+// (the kernel's vectors never overlap), so the compiler may vectorise it without run-time
+// overlap checks. Internal; #undef-ed at the end of this header.
+#if defined(__CUDACC__)
+#define TYCHE_KERNEL_IVDEP
+#elif defined(__clang__)
+#define TYCHE_KERNEL_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define TYCHE_KERNEL_IVDEP _Pragma("GCC ivdep")
+#else
+#define TYCHE_KERNEL_IVDEP
+#endif
 
 namespace tyche::samplers {
 
@@ -11035,844 +11896,1035 @@ struct transition_stats {
 /// The kind of metric (mass matrix) of the kinetic energy.
 enum class metric_kind { diagonal, dense };
 
-/// A point of phase space with what the integrator needs at it.
-struct phase_point {
-  std::vector<double> q, p, grad;
-  double log_density = 0;
+/// What a kernel call reports; the executors turn anything but ok into an exception that names
+/// the chain and the value.
+enum class nuts_status : unsigned char {
+  ok,
+  storage_too_small,      // bind(): the buffer holds fewer than storage_size() values
+  invalid_dimension,      // bind(): dim = 0
+  invalid_max_depth,      // bind(): max_depth outside [1, max_supported_depth]
+  invalid_step_size,      // set_step_size(): not a positive finite number
+  invalid_metric,         // set_metric(): a diagonal element not positive and finite
+  metric_not_positive_definite,  // set_metric() / cholesky_lower(): a dense metric is not
+  non_finite_start,       // begin(): the starting point's log density or energy is not finite
+  step_size_too_large,    // find_initial_step_size(): grew past 1e7 (improper posterior?)
+  step_size_too_small,    // find_initial_step_size(): fell below 1e-300
 };
+
+/// A short English description of a status, for messages.
+TYCHE_HD inline const char* describe(nuts_status s) {
+  switch (s) {
+    case nuts_status::ok: return "ok";
+    case nuts_status::storage_too_small: return "the kernel's buffer is smaller than storage_size()";
+    case nuts_status::invalid_dimension: return "the dimension is 0";
+    case nuts_status::invalid_max_depth: return "max_depth is outside [1, 30]";
+    case nuts_status::invalid_step_size: return "the step size is not a positive finite number";
+    case nuts_status::invalid_metric: return "an element of the inverse metric is not a positive finite number";
+    case nuts_status::metric_not_positive_definite: return "the dense inverse metric is not positive definite";
+    case nuts_status::non_finite_start: return "the log density or energy at the start of the transition is not finite";
+    case nuts_status::step_size_too_large:
+      return "the step size grew past 1e7 while initialising it: the posterior may be improper";
+    case nuts_status::step_size_too_small:
+      return "no acceptably small step size: the log density or its gradient is not finite near the current point";
+  }
+  return "unknown status";
+}
 
 namespace detail {
 
-/// The three U-turn checks of joining two adjacent spans of a trajectory, A then B in the
-/// direction of integration (Stan's generalised criterion with the two extra checks across the
-/// join): ρ = ρ_A + ρ_B between A's first and B's last p♯, ρ_A + p_B,begin between A's first
-/// and B's first, ρ_B + p_A,end between A's last and B's last. One pass over the coordinates;
-/// writes ρ_A + ρ_B to rho_out, which may be a_rho.
-inline bool joined_no_u_turn(std::size_t d, const double* a_rho, const double* a_p_end,
-                             const double* a_ps_begin, const double* a_ps_end, const double* b_rho,
-                             const double* b_p_begin, const double* b_ps_begin, const double* b_ps_end,
-                             double* rho_out) {
-  double whole_begin = 0, whole_end = 0, left_begin = 0, left_end = 0, right_begin = 0, right_end = 0;
-  for (std::size_t i = 0; i < d; ++i) {
-    const double ra = a_rho[i], rb = b_rho[i];
-    const double whole = ra + rb, left = ra + b_p_begin[i], right = rb + a_p_end[i];
-    whole_begin += a_ps_begin[i] * whole;
-    whole_end += b_ps_end[i] * whole;
-    left_begin += a_ps_begin[i] * left;
-    left_end += b_ps_begin[i] * left;
-    right_begin += a_ps_end[i] * right;
-    right_end += b_ps_end[i] * right;
-    rho_out[i] = whole;
+TYCHE_HD TYCHE_INLINE double lane_exp(double x) { return ::exp(x); }
+TYCHE_HD TYCHE_INLINE float lane_exp(float x) { return ::expf(x); }
+TYCHE_HD TYCHE_INLINE double lane_log(double x) { return ::log(x); }
+TYCHE_HD TYCHE_INLINE float lane_log(float x) { return ::logf(x); }
+
+/// Count of trailing zero bits of k > 0 (std::countr_zero is not usable in device code).
+TYCHE_HD TYCHE_INLINE int trailing_zeros(unsigned long k) {
+#if defined(__CUDA_ARCH__)
+  return __ffsll(static_cast<long long>(k)) - 1;
+#elif defined(__GNUC__) || defined(__clang__)
+  return __builtin_ctzl(k);
+#else
+  int n = 0;
+  while ((k & 1u) == 0) {
+    k >>= 1;
+    ++n;
   }
-  return whole_begin > 0 && whole_end > 0 && left_begin > 0 && left_end > 0 && right_begin > 0 &&
-         right_end > 0;
+  return n;
+#endif
+}
+
+// ---- vector arithmetic of one lane type over the d coordinates --------------------------------
+// Written once for every T; a batch's lanes compute what W scalar loops compute, in the same
+// order of operations, so a chain's numbers do not depend on how many chains run beside it.
+
+/// p♯ = M⁻¹p (diagonal: d values; dense: row-major d × d). out may not alias p.
+template <class T>
+TYCHE_HD TYCHE_INLINE void sharp(const T* TYCHE_RESTRICT metric, bool dense, const T* TYCHE_RESTRICT p,
+                                 T* TYCHE_RESTRICT out, std::size_t d) {
+  if (!dense) {
+    for (std::size_t i = 0; i < d; ++i) out[i] = metric[i] * p[i];
+    return;
+  }
+  for (std::size_t i = 0; i < d; ++i) {
+    T row = T(0);
+    for (std::size_t j = 0; j < d; ++j) row += metric[i * d + j] * p[j];
+    out[i] = row;
+  }
+}
+
+/// pᵀM⁻¹p, summed in coordinate order (the energy at the start of a transition).
+template <class T>
+TYCHE_HD TYCHE_INLINE T kinetic_energy_twice(const T* metric, bool dense, const T* p, std::size_t d) {
+  T kinetic = T(0);
+  if (!dense) {
+    for (std::size_t i = 0; i < d; ++i) kinetic += metric[i] * p[i] * p[i];
+  } else {
+    for (std::size_t i = 0; i < d; ++i) {
+      T row = T(0);
+      for (std::size_t j = 0; j < d; ++j) row += metric[i * d + j] * p[j];
+      kinetic += p[i] * row;
+    }
+  }
+  return kinetic;
+}
+
+/// A momentum p ~ N(0, M) from d standard normals u (in p on entry): p_i = u_i / √(M⁻¹)_ii
+/// (diagonal), or p = L⁻ᵀu with M⁻¹ = LLᵀ (dense: back substitution, in place).
+template <class T>
+TYCHE_HD TYCHE_INLINE void momentum_from_normals(const T* metric, const T* chol, bool dense, T* p, std::size_t d) {
+  using traits = lane_traits<T>;
+  if (!dense) {
+    for (std::size_t i = 0; i < d; ++i) p[i] /= traits::sqrt(metric[i]);
+    return;
+  }
+  for (std::size_t i = d; i-- > 0;) {
+    T s = p[i];
+    for (std::size_t k = i + 1; k < d; ++k) s -= chol[k * d + i] * p[k];
+    p[i] = s / chol[i * d + i];
+  }
+}
+
+/// q += eps · M⁻¹p (tmp: d values of scratch for a dense metric).
+template <class T>
+TYCHE_HD TYCHE_INLINE void drift(const T* TYCHE_RESTRICT metric, bool dense, T eps, T* TYCHE_RESTRICT q,
+                                 const T* TYCHE_RESTRICT p, T* TYCHE_RESTRICT tmp, std::size_t d) {
+  if (!dense) {
+    for (std::size_t i = 0; i < d; ++i) q[i] += eps * metric[i] * p[i];
+    return;
+  }
+  sharp(metric, dense, p, tmp, d);
+  for (std::size_t i = 0; i < d; ++i) q[i] += eps * tmp[i];
+}
+
+/// dst = src in the lanes of `take` (all of dst for W = 1 when take is true).
+template <class T>
+TYCHE_HD TYCHE_INLINE void copy_lanes(T* TYCHE_RESTRICT dst, const T* TYCHE_RESTRICT src,
+                                      const typename lane_traits<T>::mask& take, std::size_t d) {
+  if constexpr (lane_traits<T>::width == 1) {
+    if (take)
+      for (std::size_t i = 0; i < d; ++i) dst[i] = src[i];
+  } else {
+    if (!lane_traits<T>::any(take)) return;
+    for (std::size_t i = 0; i < d; ++i) dst[i] = lane_traits<T>::select(take, src[i], dst[i]);
+  }
+}
+
+/// Swaps a and b in the lanes of `take`.
+template <class T>
+TYCHE_HD TYCHE_INLINE void swap_lanes(T* TYCHE_RESTRICT a, T* TYCHE_RESTRICT b,
+                                      const typename lane_traits<T>::mask& take, std::size_t d) {
+  for (std::size_t i = 0; i < d; ++i) {
+    const T x = a[i], y = b[i];
+    a[i] = lane_traits<T>::select(take, y, x);
+    b[i] = lane_traits<T>::select(take, x, y);
+  }
 }
 
 }  // namespace detail
 
-/// One NUTS transition from q0. Target: `double operator()(const std::vector<double>& q,
-/// std::vector<double>& grad) const` returning log p(q) and writing its gradient. Rng:
-/// `double uniform()` in [0, 1) and `double normal()`. inv_metric is the diagonal of M⁻¹;
-/// set_dense_inv_metric() makes the metric dense.
-/// Random numbers are consumed in this order: the momentum (one normal per coordinate, in
-/// order), then per doubling one uniform for the direction, one for each merge, and one at the
-/// end of the doubling unless the new half outweighs the trajectory before it.
-///
-/// The transition is resumable: its only suspension point is a gradient. begin() starts a
-/// transition and leaves a point whose gradient is wanted (pending()); the caller evaluates
-/// log p and ∇log p there, by any means (one chain at a time, or many chains as SIMD lanes), and
-/// calls resume(), which runs the state machine up to the next gradient it needs or to the end
-/// of the transition. operator() is that loop with the Target evaluating one point at a time.
-template <class Target, class Rng>
-class unrolled_transition {
+/// Cholesky–Banachiewicz factor L (lower, row-major) of a symmetric positive-definite d × d
+/// matrix m = LLᵀ. Returns metric_not_positive_definite (and the pivot index in *pivot) when a
+/// pivot is not positive and finite.
+template <class R>
+TYCHE_HD nuts_status cholesky_lower(const R* m, R* chol, std::size_t d, std::size_t* pivot = nullptr) {
+  for (std::size_t k = 0; k < d * d; ++k) chol[k] = R(0);
+  for (std::size_t i = 0; i < d; ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      R s = m[i * d + j];
+      for (std::size_t k = 0; k < j; ++k) s -= chol[i * d + k] * chol[j * d + k];
+      if (i == j) {
+        if (!(s > 0) || s - s != 0) {  // not positive, or not finite
+          if (pivot) *pivot = i;
+          return nuts_status::metric_not_positive_definite;
+        }
+        chol[i * d + i] = lane_traits<R>::sqrt(s);
+      } else {
+        chol[i * d + j] = s / chol[j * d + j];
+      }
+    }
+  return nuts_status::ok;
+}
+
+/// Checks a metric: diagonal (d positive finite values) or dense (positive definite, checked by
+/// cholesky_lower). The first bad index goes to *where.
+template <class R>
+TYCHE_HD nuts_status check_diagonal_metric(const R* m, std::size_t d, std::size_t* where = nullptr) {
+  for (std::size_t i = 0; i < d; ++i)
+    if (!(m[i] > 0) || m[i] - m[i] != 0) {
+      if (where) *where = i;
+      return nuts_status::invalid_metric;
+    }
+  return nuts_status::ok;
+}
+
+/// W chains in the lanes of T, one NUTS transition each at a time. Rng: the lanes' random
+/// streams (chain_streams<W> by default; see lane_generator in samplers/concepts.hpp).
+template <class T, class Rng = chain_streams<lane_traits<T>::width>>
+class nuts_kernel {
  public:
-  unrolled_transition(const Target& target, std::vector<double> inv_metric, int max_depth)
-      : target_(target), max_depth_(max_depth) {
-    if (max_depth < 1 || max_depth > max_supported_depth)
-      throw std::invalid_argument("tyche::nuts: max_depth = " + std::to_string(max_depth) +
-                                  " is outside [1, " + std::to_string(max_supported_depth) + "]");
-    set_inv_metric(std::move(inv_metric));
-  }
-  // The state points into its own storage (see storage_).
-  unrolled_transition(const unrolled_transition&) = delete;
-  unrolled_transition& operator=(const unrolled_transition&) = delete;
+  using traits = lane_traits<T>;
+  using real = typename traits::real;
+  using mask = typename traits::mask;
+  static constexpr int width = traits::width;
+  static_assert(lane_generator<Rng, real>,
+                "tyche::samplers::nuts_kernel<T, Rng> requires Rng to be a lane_generator (members "
+                "uniforms(real* out, const bool* take) and normals(real* out, std::size_t n, const "
+                "bool* take); see tyche/concepts.hpp)");
+  static constexpr int max_levels = max_supported_depth;
 
-  /// Runs one transition from `current` (whose q, log_density and grad must be set). On return
-  /// `current` holds the selected point.
-  transition_stats operator()(phase_point& current, double step_size, Rng& rng) {
-    begin(current, step_size, rng);
-    do {
-      phase_point& z = pending();
-      z.log_density = target_(z.q, z.grad);
-    } while (!resume(rng));
-    return stats_;
+  /// Values of T the kernel needs for dimension d, a maximum tree depth and a metric kind.
+  TYCHE_HD static std::size_t storage_size(std::size_t d, int max_depth, metric_kind kind) {
+    const std::size_t depth = max_depth < 1 ? 1 : static_cast<std::size_t>(max_depth);
+    const std::size_t metric = kind == metric_kind::dense ? 2 * d * d : d;
+    return (vectors_fixed + vectors_per_level * depth) * d + metric;
   }
 
-  /// Starts a transition from `current` (q, log_density and grad set), which must outlive it:
-  /// the selected point is written there when the transition ends. Afterwards pending() is a
-  /// point whose log density and gradient are wanted.
-  void begin(phase_point& current, double step_size, Rng& rng) {
-    const std::size_t d = current.q.size();
-    reserve(d);
-    current_ = &current;
-    stats_ = transition_stats{};
-    stats_.step_size = step_size;
-    step_size_ = step_size;
-    sample_momentum(current.p, d, rng);
-    H0_ = hamiltonian(current);
-    z_fwd_ = current;
-    z_bck_ = current;
-    proposal& sample = proposals_[sample_];
-    const double* p = current.p.data();
-    for (std::size_t i = 0; i < d; ++i) {
-      sample.q[i] = current.q[i];
-      sample.p[i] = p[i];
-      sample.grad[i] = current.grad[i];
-      rho_[i] = p_fwd_fwd_[i] = p_bck_bck_[i] = p[i];
-    }
-    sample.log_density = current.log_density;
-    sample.energy = H0_;
-    sharp(p, ps_fwd_fwd_);
-    for (std::size_t i = 0; i < d; ++i) ps_bck_bck_[i] = ps_fwd_fwd_[i];
-    weight_scale_ = 0;
-    weight_ = 1;  // the initial point's weight, exp(H0 − H0)
-    sum_metro_prob_ = 0;
-    depth_ = 0;
-    n_leapfrog_ = 0;
-    divergent_ = false;
-    begin_doubling(rng);  // depth 0 < max_depth: always at least one leapfrog
-  }
-
-  /// The point whose log density and gradient the state machine waits for.
-  phase_point& pending() { return *active_; }
-
-  /// Continues after pending()'s log_density and grad were set. Returns true when the
-  /// transition has ended (the selected point is in `current`, stats() holds its statistics);
-  /// false when pending() again wants a gradient.
-  bool resume(Rng& rng) {
-    phase_point& z = pending();
-    const std::size_t d = d_;
-    // The second half of the leapfrog's momentum update, and the new leaf: a subtree of one
-    // point, its own proposal, ρ = p at both ends.
-    subtree& leaf = stack_[static_cast<std::size_t>(top_++)];
-    proposal& prop = proposals_[leaf.proposal];
-    const double half_eps = 0.5 * eps_;
-    double* TYCHE_RESTRICT zp = z.p.data();
-    const double* TYCHE_RESTRICT zq = z.q.data();
-    const double* TYCHE_RESTRICT zg = z.grad.data();
-    double kinetic = 0;
-    if (!dense_) {
-      // Distinct buffers, so the copies vectorise; the kinetic energy is summed in order after.
-      const double* TYCHE_RESTRICT m = inv_metric_.data();
-      double* TYCHE_RESTRICT rho = leaf.rho;
-      double* TYCHE_RESTRICT p_begin = leaf.p_begin;
-      double* TYCHE_RESTRICT p_end = leaf.p_end;
-      double* TYCHE_RESTRICT ps_begin = leaf.ps_begin;
-      double* TYCHE_RESTRICT ps_end = leaf.ps_end;
-      double* TYCHE_RESTRICT prop_q = prop.q;
-      double* TYCHE_RESTRICT prop_p = prop.p;
-      double* TYCHE_RESTRICT prop_grad = prop.grad;
-      {  // pᵀM⁻¹p first, from the inputs: four partial sums
-        double k[4] = {0, 0, 0, 0};
-        for (std::size_t i = 0; i < d; ++i) {
-          const double pi = zp[i] + half_eps * zg[i];
-          k[i % 4] += (m[i] * pi) * pi;
-        }
-        kinetic = (k[0] + k[1]) + (k[2] + k[3]);
-      }
-      for (std::size_t i = 0; i < d; ++i) {
-        const double pi = zp[i] + half_eps * zg[i];
-        const double ps = m[i] * pi;
-        zp[i] = rho[i] = p_begin[i] = p_end[i] = prop_p[i] = pi;
-        ps_begin[i] = ps_end[i] = ps;
-        prop_q[i] = zq[i];
-        prop_grad[i] = zg[i];
-      }
-    } else {
-      for (std::size_t i = 0; i < d; ++i) zp[i] += half_eps * zg[i];
-      sharp(zp, leaf.ps_begin);
-      for (std::size_t i = 0; i < d; ++i) {
-        kinetic += zp[i] * leaf.ps_begin[i];
-        leaf.rho[i] = leaf.p_begin[i] = leaf.p_end[i] = zp[i];
-        leaf.ps_end[i] = leaf.ps_begin[i];
-        prop.q[i] = zq[i];
-        prop.p[i] = zp[i];
-        prop.grad[i] = zg[i];
-      }
-    }
-    ++n_leapfrog_;
-    double h = -z.log_density + 0.5 * kinetic;
-    if (std::isnan(h)) h = std::numeric_limits<double>::infinity();
-    if (h - H0_ > max_energy_error) divergent_ = true;
-    prop.log_density = z.log_density;
-    prop.energy = h;
-    // The leaf's weight exp(H0 − h), relative to exp(weight_scale_); one exp also gives the
-    // acceptance statistic's term min(1, exp(H0 − h)) while the scale is 0.
-    const double log_weight = H0_ - h;  // −∞ when h is
-    if (log_weight > weight_scale_ + max_log_weight) rescale_weights(log_weight);
-    leaf.weight = std::exp(log_weight - weight_scale_);
-    // (min without a branch: which side wins is a coin toss, a branch would be mispredicted.)
-    sum_metro_prob_ += weight_scale_ == 0 ? std::min(1.0, leaf.weight) : log_weight > 0 ? 1.0 : std::exp(log_weight);
-    if (divergent_) return finish();
-    // The merges the schedule prescribes after leaf k: ctz(k) of them.
-    for (int m = std::countr_zero(static_cast<unsigned long>(leaf_)); m > 0; --m) {
-      subtree& init = stack_[static_cast<std::size_t>(top_ - 2)];
-      subtree& fin = stack_[static_cast<std::size_t>(top_ - 1)];
-      // Uniform-progressive sampling: the later subtree's proposal with its share of the weight
-      // (a uniform drawn at every merge, as the recursive algorithm does).
-      const double weight = init.weight + fin.weight;
-      const bool take_final = rng.uniform() < fin.weight / weight;
-      const std::size_t kept = init.proposal, other = fin.proposal;  // a select, not a branch
-      init.proposal = take_final ? other : kept;
-      fin.proposal = take_final ? kept : other;
-      const bool persist = detail::joined_no_u_turn(d, init.rho, init.p_end, init.ps_begin, init.ps_end, fin.rho,
-                                                    fin.p_begin, fin.ps_begin, fin.ps_end, init.rho);
-      init.weight = weight;
-      std::swap(init.p_end, fin.p_end);  // fin is popped: its storage is free
-      std::swap(init.ps_end, fin.ps_end);
-      --top_;
-      if (!persist) return finish();
-    }
-    if (leaf_ < leaves_) {
-      ++leaf_;
-      start_leapfrog();
-      return false;
-    }
-    return end_doubling(rng);
-  }
-
-  /// The statistics of the last completed transition.
-  const transition_stats& stats() const { return stats_; }
-
-  static constexpr double max_energy_error = 1000.0;
-
-  /// M⁻¹ (changed by adaptation between transitions): its diagonal (d values) for a diagonal
-  /// metric, the row-major matrix (d² values) for a dense one.
-  const std::vector<double>& inv_metric() const { return inv_metric_; }
-  [[nodiscard]] bool dense() const { return dense_; }
-  /// Sets a diagonal M⁻¹: d positive finite values.
-  void set_inv_metric(std::vector<double> m) {
-    for (std::size_t i = 0; i < m.size(); ++i)
-      if (!(m[i] > 0) || !std::isfinite(m[i]))
-        throw std::invalid_argument("tyche::nuts: inverse metric element " + std::to_string(i) + " = " +
-                                    std::to_string(m[i]) + " is not a positive finite number");
-    dense_ = false;
-    inv_metric_ = std::move(m);
-  }
-  /// Sets a dense M⁻¹: a symmetric positive-definite d × d matrix, row-major; its Cholesky
-  /// factor (Cholesky–Banachiewicz) is computed here.
-  void set_dense_inv_metric(std::vector<double> m, std::size_t d) {
-    if (m.size() != d * d)
-      throw std::invalid_argument("tyche::nuts: a dense inverse metric of dimension " + std::to_string(d) +
-                                  " needs " + std::to_string(d * d) + " values, not " + std::to_string(m.size()));
-    chol_.assign(d * d, 0.0);  // lower L, M⁻¹ = L Lᵀ
-    for (std::size_t i = 0; i < d; ++i)
-      for (std::size_t j = 0; j <= i; ++j) {
-        double s = m[i * d + j];
-        for (std::size_t k = 0; k < j; ++k) s -= chol_[i * d + k] * chol_[j * d + k];
-        if (i == j) {
-          if (!(s > 0) || !std::isfinite(s))
-            throw std::invalid_argument("tyche::nuts: the dense inverse metric is not positive definite "
-                                        "(pivot " + std::to_string(i) + " = " + std::to_string(s) + ")");
-          chol_[i * d + i] = std::sqrt(s);
-        } else {
-          chol_[i * d + j] = s / chol_[j * d + j];
-        }
-      }
-    dense_ = true;
-    inv_metric_ = std::move(m);
-  }
-
-  /// A momentum p ~ N(0, M): p_i = u_i / √(M⁻¹)_ii (diagonal), or p = L⁻ᵀu with M⁻¹ = LLᵀ
-  /// (dense); u: d standard normals, in order.
-  /// An Rng with `void normals(double* out, std::size_t n)` gives the d normals in one call.
-  void sample_momentum(std::vector<double>& p, std::size_t d, Rng& rng) const {
-    p.resize(d);
-    if constexpr (requires(double* out) { rng.normals(out, d); }) {
-      rng.normals(p.data(), d);
-    } else {
-      for (std::size_t i = 0; i < d; ++i) p[i] = rng.normal();
-    }
-    if (!dense_) {
-      for (std::size_t i = 0; i < d; ++i) p[i] /= std::sqrt(inv_metric_[i]);
-      return;
-    }
-    for (std::size_t i = d; i-- > 0;) {  // back substitution, Lᵀ p = u
-      double s = p[i];
-      for (std::size_t k = i + 1; k < d; ++k) s -= chol_[k * d + i] * p[k];
-      p[i] = s / chol_[i * d + i];
-    }
-  }
-
-  /// H(q, p) = −log p(q) + ½ pᵀ M⁻¹ p.
-  double hamiltonian(const phase_point& z) const {
-    double kinetic = 0;
-    if (!dense_) {
-      for (std::size_t i = 0; i < z.p.size(); ++i) kinetic += inv_metric_[i] * z.p[i] * z.p[i];
-    } else {
-      const std::size_t d = z.p.size();
-      for (std::size_t i = 0; i < d; ++i) {
-        double row = 0;
-        for (std::size_t j = 0; j < d; ++j) row += inv_metric_[i * d + j] * z.p[j];
-        kinetic += z.p[i] * row;
-      }
-    }
-    return -z.log_density + 0.5 * kinetic;
-  }
-
-  /// One leapfrog step of size eps (negative: backwards in time).
-  void leapfrog(phase_point& z, double eps) const {
-    const std::size_t d = z.q.size();
-    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
-    drift(z, eps);
-    z.log_density = target_(z.q, z.grad);
-    for (std::size_t i = 0; i < d; ++i) z.p[i] += 0.5 * eps * z.grad[i];
-  }
-
- private:
-  // A candidate point: position, momentum, gradient (d values each, in storage_), log density
-  // and H.
-  struct proposal {
-    double *q = nullptr, *p = nullptr, *grad = nullptr;
-    double log_density = 0, energy = 0;
-  };
-  // A completed subtree on the stack: its proposal (an index into proposals_), its total weight,
-  // the sum of its momenta, and the momenta (and p♯ = M⁻¹p) at its two ends, in the direction
-  // of integration (d values each, in storage_). Merges and the end of a doubling swap these
-  // pointers instead of copying vectors.
-  struct subtree {
-    std::size_t proposal = 0;
-    double weight = 0;  // Σ exp(H0 − h) over its points, relative to exp(weight_scale_)
-    double *rho = nullptr, *p_begin = nullptr, *p_end = nullptr, *ps_begin = nullptr, *ps_end = nullptr;
-  };
-
-  // Sizes the state for dimension d, once: max_depth stack records (a doubling of depth j < max
-  // depth holds at most j + 1), their proposals and the sample's, and the trajectory's vectors.
-  void reserve(std::size_t d) {
-    if (d == d_ && !storage_.empty()) return;
+  /// Binds the kernel to `size` values of T at `storage` (which must outlive it and stay
+  /// unused by others). Lanes start idle, with the identity metric, step size 1, point 0.
+  TYCHE_HD nuts_status bind(T* storage, std::size_t size, std::size_t d, int max_depth, metric_kind kind) {
+    if (d == 0) return nuts_status::invalid_dimension;
+    if (max_depth < 1 || max_depth > max_supported_depth) return nuts_status::invalid_max_depth;
+    if (size < storage_size(d, max_depth, kind)) return nuts_status::storage_too_small;
     d_ = d;
-    const std::size_t slots = static_cast<std::size_t>(max_depth_);
-    const std::size_t vectors = slots * 5 + (slots + 1) * 3 + 11;
-    storage_.assign(vectors * d + 1, 0.0);  // + 1: never empty
-    double* next = storage_.data();
-    auto take = [&] {
-      double* v = next;
-      next += d;
+    max_depth_ = max_depth;
+    dense_ = kind == metric_kind::dense;
+    T* next = storage;
+    auto take = [&](std::size_t n) {
+      T* v = next;
+      next += n;
+      for (std::size_t i = 0; i < n; ++i) v[i] = T(0);
       return v;
     };
-    proposals_.assign(slots + 1, proposal{});
-    for (auto& pr : proposals_) pr = {take(), take(), take(), 0, 0};
-    stack_.assign(slots, subtree{});
-    for (std::size_t k = 0; k < slots; ++k) stack_[k] = {k, 0, take(), take(), take(), take(), take()};
-    sample_ = slots;
-    rho_ = take();
-    rho_fwd_ = take();
-    rho_bck_ = take();
-    p_fwd_fwd_ = take();
-    p_fwd_bck_ = take();
-    p_bck_fwd_ = take();
-    p_bck_bck_ = take();
-    ps_fwd_fwd_ = take();
-    ps_fwd_bck_ = take();
-    ps_bck_fwd_ = take();
-    ps_bck_bck_ = take();
+    metric_ = take(dense_ ? d * d : d);
+    chol_ = dense_ ? take(d * d) : nullptr;
+    cur_q_ = take(d);
+    cur_g_ = take(d);
+    z_.q = take(d);
+    z_.p = take(d);
+    z_.g = take(d);
+    other_.q = take(d);
+    other_.p = take(d);
+    other_.g = take(d);
+    sample_q_ = take(d);
+    sample_g_ = take(d);
+    carry_buffer_ = take_record(take, d);
+    carry_ = &carry_buffer_;
+    for (int j = 0; j < max_depth; ++j) level_[j] = take_record(take, d);
+    rho_ = take(d);
+    p_fwd_fwd_ = take(d);
+    p_bck_bck_ = take(d);
+    ps_fwd_fwd_ = take(d);
+    ps_bck_bck_ = take(d);
+    tmp_ = take(d);
+    normals_ = take(d);
+    for (int l = 0; l < width; ++l) {
+      running_[l] = false;
+      step_size_[l] = 1;
+      cur_logp_[l] = 0;
+      z_is_fwd_[l] = true;
+    }
+    const T one = T(real(1));
+    if (!dense_) {
+      for (std::size_t i = 0; i < d; ++i) metric_[i] = one;
+    } else {
+      for (std::size_t i = 0; i < d; ++i) metric_[i * d + i] = chol_[i * d + i] = one;
+    }
+    return nuts_status::ok;
   }
 
-  // p♯ = M⁻¹p (out may not alias p).
-  void sharp(const double* TYCHE_RESTRICT p, double* TYCHE_RESTRICT out) const {
-    const std::size_t d = d_;
-    if (!dense_) {
-      for (std::size_t i = 0; i < d; ++i) out[i] = inv_metric_[i] * p[i];
-      return;
+  TYCHE_HD std::size_t dim() const { return d_; }
+  TYCHE_HD int max_depth() const { return max_depth_; }
+  TYCHE_HD bool dense() const { return dense_; }
+  TYCHE_HD Rng& rng() { return rng_; }
+  TYCHE_HD const Rng& rng() const { return rng_; }
+  /// Lane l's random stream (chain_streams: its chain's Philox stream at its position).
+  TYCHE_HD void set_stream(int lane, const counter_rng& g) { rng_.set_lane(lane, g); }
+  TYCHE_HD counter_rng stream(int lane) const { return rng_.lane(lane); }
+
+  // ---- a lane's chain: point, metric, step size ------------------------------------------------
+
+  /// The lane's current point: θ, ∇log p(θ) and log p(θ).
+  TYCHE_HD void set_point(int lane, const real* q, const real* grad, real log_density) {
+    for (std::size_t i = 0; i < d_; ++i) {
+      traits::set(cur_q_[i], lane, q[i]);
+      traits::set(cur_g_[i], lane, grad[i]);
     }
-    for (std::size_t i = 0; i < d; ++i) {
-      double row = 0;
-      for (std::size_t j = 0; j < d; ++j) row += inv_metric_[i * d + j] * p[j];
-      out[i] = row;
+    cur_logp_[lane] = log_density;
+  }
+  /// Writes the lane's current point (the selected point once a transition has ended).
+  TYCHE_HD void get_point(int lane, real* q, real* grad = nullptr) const {
+    for (std::size_t i = 0; i < d_; ++i) {
+      q[i] = traits::get(cur_q_[i], lane);
+      if (grad) grad[i] = traits::get(cur_g_[i], lane);
     }
   }
-  // q += eps · M⁻¹p.
-  void drift(phase_point& z, double eps) const {
-    const std::size_t d = z.q.size();
+  TYCHE_HD real log_density(int lane) const { return cur_logp_[lane]; }
+
+  /// Sets the lane's step size: a positive finite number.
+  TYCHE_HD nuts_status set_step_size(int lane, real eps) {
+    if (!(eps > 0) || eps - eps != 0) return nuts_status::invalid_step_size;
+    step_size_[lane] = eps;
+    return nuts_status::ok;
+  }
+  TYCHE_HD real step_size(int lane) const { return step_size_[lane]; }
+
+  /// Sets the lane's inverse metric M⁻¹: the diagonal (d values), or for a dense kernel the
+  /// row-major d × d matrix and, when chol is given, its Cholesky factor (cholesky_lower);
+  /// without it the factor is computed here. Checked: positive finite, positive definite.
+  TYCHE_HD nuts_status set_metric(int lane, const real* m, const real* chol = nullptr) {
+    const std::size_t d = d_;
     if (!dense_) {
-      for (std::size_t i = 0; i < d; ++i) z.q[i] += eps * inv_metric_[i] * z.p[i];
-      return;
+      if (const nuts_status s = check_diagonal_metric(m, d); s != nuts_status::ok) return s;
+      for (std::size_t i = 0; i < d; ++i) traits::set(metric_[i], lane, m[i]);
+      return nuts_status::ok;
     }
-    dense_drift_.resize(d);
+    for (std::size_t k = 0; k < d * d; ++k) traits::set(metric_[k], lane, m[k]);
+    if (chol) {
+      for (std::size_t k = 0; k < d * d; ++k) traits::set(chol_[k], lane, chol[k]);
+      return nuts_status::ok;
+    }
+    // Factor in place, lane by lane (rare: when a dense metric is set without its factor).
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        real s = m[i * d + j];
+        for (std::size_t k = 0; k < j; ++k) s -= traits::get(chol_[i * d + k], lane) * traits::get(chol_[j * d + k], lane);
+        if (i == j) {
+          if (!(s > 0) || s - s != 0) return nuts_status::metric_not_positive_definite;
+          traits::set(chol_[i * d + i], lane, lane_traits<real>::sqrt(s));
+        } else {
+          traits::set(chol_[i * d + j], lane, s / traits::get(chol_[j * d + j], lane));
+        }
+      }
+    return nuts_status::ok;
+  }
+
+  // ---- transitions -----------------------------------------------------------------------------
+
+  /// Starts a transition in every lane with start[l] (from the lane's current point, with its
+  /// metric and step size). Lanes already running keep running. Returns non_finite_start (and
+  /// leaves that lane idle, *bad = its index) when a starting lane's energy is not finite.
+  TYCHE_HD nuts_status begin(const bool* start, int* bad = nullptr) {
+    const std::size_t d = d_;
+    bool any = false;
+    for (int l = 0; l < width; ++l) any = any || start[l];
+    if (!any) return nuts_status::ok;
+    // The momentum, from the lanes' streams.
+    rng_.normals(reinterpret_cast_real(normals_), d, start);
+    detail::momentum_from_normals(metric_, chol_, dense_, normals_, d);
+    const T kinetic = detail::kinetic_energy_twice(metric_, dense_, normals_, d);
+    real kin[width];
+    traits::store(kin, kinetic);
+    nuts_status status = nuts_status::ok;
+    bool go[width];
+    for (int l = 0; l < width; ++l) {
+      go[l] = start[l];
+      if (!start[l]) continue;
+      const real h0 = -cur_logp_[l] + real(0.5) * kin[l];
+      if (!(h0 - h0 == 0)) {  // NaN or ±inf
+        go[l] = false;
+        status = nuts_status::non_finite_start;
+        if (bad) *bad = l;
+        continue;
+      }
+      H0_[l] = h0;
+      sample_logp_[l] = cur_logp_[l];
+      sample_energy_[l] = h0;
+      weight_scale_[l] = 0;
+      weight_[l] = 1;  // the initial point's weight, exp(H0 − H0)
+      sum_metro_[l] = 0;
+      depth_[l] = 0;
+      n_leapfrog_[l] = 0;
+      divergent_[l] = false;
+      running_[l] = true;
+      z_logp_[l] = other_logp_[l] = cur_logp_[l];
+      z_is_fwd_[l] = true;  // both ends are the current point
+      stats_[l] = transition_stats{};
+      stats_[l].step_size = step_size_[l];
+    }
+    const mask on = traits::mask_of(go);
     for (std::size_t i = 0; i < d; ++i) {
-      double row = 0;
-      for (std::size_t j = 0; j < d; ++j) row += inv_metric_[i * d + j] * z.p[j];
-      dense_drift_[i] = row;
+      const T p = normals_[i];
+      z_.q[i] = traits::select(on, cur_q_[i], z_.q[i]);
+      z_.p[i] = traits::select(on, p, z_.p[i]);
+      z_.g[i] = traits::select(on, cur_g_[i], z_.g[i]);
+      other_.q[i] = traits::select(on, cur_q_[i], other_.q[i]);
+      other_.p[i] = traits::select(on, p, other_.p[i]);
+      other_.g[i] = traits::select(on, cur_g_[i], other_.g[i]);
+      sample_q_[i] = traits::select(on, cur_q_[i], sample_q_[i]);
+      sample_g_[i] = traits::select(on, cur_g_[i], sample_g_[i]);
+      rho_[i] = traits::select(on, p, rho_[i]);
+      p_fwd_fwd_[i] = traits::select(on, p, p_fwd_fwd_[i]);
+      p_bck_bck_[i] = traits::select(on, p, p_bck_bck_[i]);
     }
-    for (std::size_t i = 0; i < d; ++i) z.q[i] += eps * dense_drift_[i];
+    detail::sharp(metric_, dense_, normals_, tmp_, d);
+    detail::copy_lanes(ps_fwd_fwd_, tmp_, on, d);
+    detail::copy_lanes(ps_bck_bck_, tmp_, on, d);
+    begin_doubling(go);  // depth 0 < max_depth: always at least one leapfrog
+    start_leapfrog(go);
+    return status;
+  }
+
+  /// θ of every lane's pending point: evaluate log p and its gradient there (into
+  /// pending_grad()), for all lanes at once, then call set_pending() and resume(). Lanes that
+  /// are not running hold a point of their last transition (finite unless it diverged).
+  TYCHE_HD const T* pending_q() const { return z_.q; }
+  TYCHE_HD T* pending_q_mutable() { return z_.q; }
+  TYCHE_HD T* pending_grad() { return z_.g; }
+  /// The log density of every lane's pending point.
+  TYCHE_HD void set_pending(const T& log_density) { traits::store(z_logp_, log_density); }
+  TYCHE_HD void set_pending(int lane, real log_density) { z_logp_[lane] = log_density; }
+
+  /// Lane l runs nothing: its pending θ becomes lane `from`'s current point, so that an
+  /// evaluation of all lanes reads finite numbers there.
+  TYCHE_HD void park(int lane, int from) {
+    for (std::size_t i = 0; i < d_; ++i) traits::set(z_.q[i], lane, traits::get(cur_q_[i], from));
+  }
+
+  /// Whether lane l is in a transition (waits for a gradient).
+  TYCHE_HD bool running(int lane) const { return running_[lane]; }
+  TYCHE_HD bool any_running() const {
+    bool any = false;
+    for (int l = 0; l < width; ++l) any = any || running_[l];
+    return any;
+  }
+
+  /// Continues every running lane after its pending point was evaluated: the leaf, the merges
+  /// the schedule prescribes, the end of a doubling and the start of the next, up to the next
+  /// gradient a lane needs or the end of its transition. ended[l] is set for the lanes whose
+  /// transition ended in this step (their result: stats(l), get_point(l)); returns how many.
+  TYCHE_HD int resume(bool* ended) {
+    if constexpr (width == 1) return resume_one(ended);
+    bool alive[width];
+    for (int l = 0; l < width; ++l) {
+      alive[l] = running_[l];
+      ended[l] = false;
+    }
+    const T kinetic = leaf_pass();
+    const T h_all = -traits::load(z_logp_) + T(real(0.5)) * kinetic;
+    real h_lanes[width];
+    traits::store(h_lanes, h_all);
+    int levels_needed = 0;
+    int merges[width];
+    for (int l = 0; l < width; ++l) {
+      merges[l] = 0;
+      if (!alive[l]) continue;
+      if (!leaf_scalars(l, h_lanes[l])) {
+        alive[l] = false;
+        ended[l] = true;
+        continue;
+      }
+      merges[l] = detail::trailing_zeros(static_cast<unsigned long>(leaf_[l]));
+      if (merges[l] + 1 > levels_needed) levels_needed = merges[l] + 1;
+    }
+    // Merge with levels 0, 1, …: lane l merges at level m < merges[l] and stores the result at
+    // level merges[l] (unless the doubling is complete: then the carry is the new half).
+    for (int m = 0; m < levels_needed; ++m) {
+      bool store[width], merge[width];
+      bool any_store = false, any_merge = false;
+      for (int l = 0; l < width; ++l) {
+        store[l] = alive[l] && merges[l] == m && leaf_[l] < leaves_[l];
+        merge[l] = alive[l] && m < merges[l];
+        any_store = any_store || store[l];
+        any_merge = any_merge || merge[l];
+      }
+      if (any_store) store_carry(m, store);
+      if (!any_merge) continue;
+      merge_level(m, merge, alive, ended);
+    }
+    // Next leaf, or the end of the doubling.
+    bool next_leaf[width], end_doubling[width];
+    bool any_next = false, any_end = false;
+    for (int l = 0; l < width; ++l) {
+      next_leaf[l] = alive[l] && leaf_[l] < leaves_[l];
+      end_doubling[l] = alive[l] && !next_leaf[l];
+      if (next_leaf[l]) ++leaf_[l];
+      any_next = any_next || next_leaf[l];
+      any_end = any_end || end_doubling[l];
+    }
+    if (any_end) finish_doubling(end_doubling, ended);
+    if (any_next) start_leapfrog(next_leaf);
+    int n = 0;
+    for (int l = 0; l < width; ++l)
+      if (ended[l]) {
+        finish(l);
+        ++n;
+      }
+    if (n > 0) copy_selected(ended);
+    return n;
+  }
+
+  /// The statistics of the lane's last completed transition.
+  TYCHE_HD const transition_stats& stats(int lane) const { return stats_[lane]; }
+
+  static constexpr real max_energy_error = real(1000);
+
+ private:
+  // The leaf: the second half of the leapfrog's momentum update, then a subtree of one point
+  // (its own proposal, ρ = p at both ends) in the carry; returns pᵀM⁻¹p.
+  TYCHE_HD T leaf_pass() {
+    const std::size_t d = d_;
+    const T half = traits::load(half_eps_);
+    T kinetic;
+    if (!dense_) {
+      const T* TYCHE_RESTRICT m = metric_;
+      T* TYCHE_RESTRICT zp = z_.p;
+      const T* TYCHE_RESTRICT zq = z_.q;
+      const T* TYCHE_RESTRICT zg = z_.g;
+      record& c = *carry_;
+      // pᵀM⁻¹p in four partial sums (coordinate i into sum i mod 4), added in a fixed order.
+      T k0 = T(0), k1 = T(0), k2 = T(0), k3 = T(0);
+      std::size_t i = 0;
+      for (; i + 4 <= d; i += 4) {
+        const T a = zp[i] + half * zg[i], b = zp[i + 1] + half * zg[i + 1];
+        const T e = zp[i + 2] + half * zg[i + 2], f = zp[i + 3] + half * zg[i + 3];
+        k0 += (m[i] * a) * a;
+        k1 += (m[i + 1] * b) * b;
+        k2 += (m[i + 2] * e) * e;
+        k3 += (m[i + 3] * f) * f;
+      }
+      if (i < d) {
+        const T a = zp[i] + half * zg[i];
+        k0 += (m[i] * a) * a;
+      }
+      if (i + 1 < d) {
+        const T b = zp[i + 1] + half * zg[i + 1];
+        k1 += (m[i + 1] * b) * b;
+      }
+      if (i + 2 < d) {
+        const T e = zp[i + 2] + half * zg[i + 2];
+        k2 += (m[i + 2] * e) * e;
+      }
+      kinetic = (k0 + k1) + (k2 + k3);
+      T* TYCHE_RESTRICT rho = c.rho;
+      T* TYCHE_RESTRICT p_begin = c.p_begin;
+      T* TYCHE_RESTRICT p_end = c.p_end;
+      T* TYCHE_RESTRICT ps_begin = c.ps_begin;
+      T* TYCHE_RESTRICT ps_end = c.ps_end;
+      T* TYCHE_RESTRICT prop_q = c.q;
+      T* TYCHE_RESTRICT prop_g = c.g;
+      TYCHE_KERNEL_IVDEP
+      for (std::size_t j = 0; j < d; ++j) {
+        const T pj = zp[j] + half * zg[j];
+        const T ps = m[j] * pj;
+        zp[j] = pj;
+        rho[j] = pj;
+        p_begin[j] = pj;
+        p_end[j] = pj;
+        ps_begin[j] = ps;
+        ps_end[j] = ps;
+        prop_q[j] = zq[j];
+        prop_g[j] = zg[j];
+      }
+    } else {
+      record& c = *carry_;
+      kinetic = T(0);
+      for (std::size_t i = 0; i < d; ++i) z_.p[i] += half * z_.g[i];
+      detail::sharp(metric_, true, z_.p, c.ps_begin, d);
+      for (std::size_t i = 0; i < d; ++i) {
+        kinetic += z_.p[i] * c.ps_begin[i];
+        c.rho[i] = c.p_begin[i] = c.p_end[i] = z_.p[i];
+        c.ps_end[i] = c.ps_begin[i];
+        c.q[i] = z_.q[i];
+        c.g[i] = z_.g[i];
+      }
+    }
+    return kinetic;
+  }
+
+  // The leaf's energy, weight and acceptance term in lane l; false when it diverged.
+  TYCHE_HD bool leaf_scalars(int l, real h) {
+    if (h != h) h = real(HUGE_VAL);  // NaN: +∞
+    ++n_leapfrog_[l];
+    if (h - H0_[l] > max_energy_error) divergent_[l] = true;
+    carry_logp_[l] = z_logp_[l];
+    carry_energy_[l] = h;
+    // The leaf's weight exp(H0 − h) relative to exp(weight_scale); one exp also gives the
+    // acceptance statistic's term min(1, exp(H0 − h)) while the scale is 0.
+    const real log_weight = H0_[l] - h;  // −∞ when h is
+    if (log_weight > weight_scale_[l] + max_log_weight) rescale_weights(l, log_weight);
+    carry_weight_[l] = detail::lane_exp(log_weight - weight_scale_[l]);
+    const real w = carry_weight_[l];
+    sum_metro_[l] += weight_scale_[l] == 0 ? (w < real(1) ? w : real(1))
+                                           : log_weight > 0 ? real(1) : detail::lane_exp(log_weight);
+    return !divergent_[l];
+  }
+
+  // resume() for one lane: the same steps, without masks.
+  TYCHE_HD int resume_one(bool* ended) {
+    ended[0] = false;
+    if (!running_[0]) return 0;
+    const int merges = detail::trailing_zeros(static_cast<unsigned long>(leaf_[0]));
+    carry_ = &level_[merges];  // the leaf's record is built where it will be stored
+    const T kinetic = leaf_pass();
+    bool alive = leaf_scalars(0, -z_logp_[0] + real(0.5) * kinetic);
+    for (int m = 0; alive && m < merges; ++m) {
+      const bool merge[1] = {true};
+      merge_level(m, merge, &alive, ended);
+    }
+    if (alive) {
+      if (leaf_[0] < leaves_[0]) {
+        ++leaf_[0];
+        const bool store[1] = {true};
+        store_carry(merges, store);
+        start_leapfrog(store);
+      } else {
+        finish_doubling(&alive, ended);
+      }
+    } else {
+      ended[0] = true;
+    }
+    if (!ended[0]) return 0;
+    finish(0);
+    copy_selected(ended);
+    return 1;
+  }
+
+  // A subtree's vectors: the sum of its momenta, the momenta and p♯ = M⁻¹p at its two ends in
+  // the direction of integration, and its proposal's θ and gradient.
+  struct record {
+    T *rho = nullptr, *p_begin = nullptr, *p_end = nullptr, *ps_begin = nullptr, *ps_end = nullptr;
+    T *q = nullptr, *g = nullptr;
+  };
+  struct phase {
+    T *q = nullptr, *p = nullptr, *g = nullptr;
+  };
+  static constexpr std::size_t vectors_per_level = 7;
+  // current (2), the two ends (6), the sample (2), the carry (7), the trajectory (5), scratch (2)
+  static constexpr std::size_t vectors_fixed = 2 + 6 + 2 + 7 + 5 + 2;
+
+  template <class Take>
+  TYCHE_HD static record take_record(Take& take, std::size_t d) {
+    record r;
+    r.rho = take(d);
+    r.p_begin = take(d);
+    r.p_end = take(d);
+    r.ps_begin = take(d);
+    r.ps_end = take(d);
+    r.q = take(d);
+    r.g = take(d);
+    return r;
+  }
+
+  // The normals' scratch holds d values of T, i.e. d·W reals, lane-interleaved as the generator
+  // writes them ([i * W + l]).
+  TYCHE_HD static real* reinterpret_cast_real(T* v) {
+    if constexpr (width == 1) return v;
+    else return reinterpret_cast<real*>(v);
   }
 
   // Weights are products of exps: beyond exp(max_log_weight) relative to the scale, the scale
   // moves up (rarely: H0 − h > 300 means the trajectory fell 300 below the initial energy).
   // Weights then below e^−745 of the largest become 0: their share is below that too.
-  static constexpr double max_log_weight = 300.0;
-  void rescale_weights(double scale) {
-    const double factor = std::exp(weight_scale_ - scale);
-    for (int k = 0; k + 1 < top_; ++k) stack_[static_cast<std::size_t>(k)].weight *= factor;  // not the new leaf
-    weight_ *= factor;
-    weight_scale_ = scale;
+  static constexpr real max_log_weight = real(300);
+  TYCHE_HD void rescale_weights(int l, real scale) {
+    const real factor = detail::lane_exp(weight_scale_[l] - scale);
+    // The completed subtrees of the doubling in progress: the set bits of leaf − 1.
+    const unsigned long done = static_cast<unsigned long>(leaf_[l] - 1);
+    for (int j = 0; j < max_depth_; ++j)
+      if ((done >> j) & 1u) level_weight_[j][l] *= factor;
+    weight_[l] *= factor;
+    weight_scale_[l] = scale;
   }
 
-  // A doubling: a direction, then 2^depth leaves.
-  void begin_doubling(Rng& rng) {
-    forward_ = rng.uniform() > 0.5;
-    // The trajectory so far becomes the half on the other side of the new subtree: its end
-    // nearest the new subtree is the trajectory's old end in that direction. (The new side's
-    // vectors are all rewritten by end_doubling, so the old ones are swapped, not copied.)
-    if (forward_) {
-      std::swap(rho_bck_, rho_);
-      std::swap(p_bck_fwd_, p_fwd_fwd_);
-      std::swap(ps_bck_fwd_, ps_fwd_fwd_);
-    } else {
-      std::swap(rho_fwd_, rho_);
-      std::swap(p_fwd_bck_, p_bck_bck_);
-      std::swap(ps_fwd_bck_, ps_bck_bck_);
-    }
-    eps_ = forward_ ? step_size_ : -step_size_;
-    active_ = forward_ ? &z_fwd_ : &z_bck_;
-    top_ = 0;
-    leaves_ = 1L << depth_;
-    leaf_ = 1;
-    start_leapfrog();
-  }
-
-  // The leapfrog's first half momentum update and position update; the gradient is next.
-  void start_leapfrog() {
-    phase_point& z = pending();
+  // level[m] = carry, in the lanes of `store` (one lane: the carry is level m already).
+  TYCHE_HD void store_carry(int m, const bool* store) {
     const std::size_t d = d_;
-    const double half_eps = 0.5 * eps_, eps = eps_;
-    double* TYCHE_RESTRICT zp = z.p.data();
-    const double* TYCHE_RESTRICT zg = z.grad.data();
-    if (!dense_) {
-      double* TYCHE_RESTRICT zq = z.q.data();
-      const double* TYCHE_RESTRICT m = inv_metric_.data();
+    if constexpr (width > 1) {
+      const mask on = traits::mask_of(store);
+      record& to = level_[m];
+      const record& from = *carry_;
       for (std::size_t i = 0; i < d; ++i) {
-        const double pi = zp[i] + half_eps * zg[i];
-        zp[i] = pi;
-        zq[i] += eps * m[i] * pi;
+        to.rho[i] = traits::select(on, from.rho[i], to.rho[i]);
+        to.p_begin[i] = traits::select(on, from.p_begin[i], to.p_begin[i]);
+        to.p_end[i] = traits::select(on, from.p_end[i], to.p_end[i]);
+        to.ps_begin[i] = traits::select(on, from.ps_begin[i], to.ps_begin[i]);
+        to.ps_end[i] = traits::select(on, from.ps_end[i], to.ps_end[i]);
+        to.q[i] = traits::select(on, from.q[i], to.q[i]);
+        to.g[i] = traits::select(on, from.g[i], to.g[i]);
+      }
+    }
+    for (int l = 0; l < width; ++l)
+      if (store[l]) {
+        level_weight_[m][l] = carry_weight_[l];
+        level_logp_[m][l] = carry_logp_[l];
+        level_energy_[m][l] = carry_energy_[l];
+      }
+  }
+
+  // Merges level m (the earlier subtree) with the carry (the later one) in the lanes of
+  // `merge`: the merged subtree's proposal (uniform-progressive: the later one with its share of
+  // the weight, one uniform per merge), its weight, and the three U-turn checks.
+  TYCHE_HD void merge_level(int m, const bool* merge, bool* alive, bool* ended) {
+    const std::size_t d = d_;
+    record& init = level_[m];
+    record& fin = *carry_;
+    real u[width] = {};
+    rng_.uniforms(u, merge);
+    bool keep_final[width];  // in lanes that do not merge: true (the carry stays as it is)
+    for (int l = 0; l < width; ++l) {
+      keep_final[l] = true;
+      if (!merge[l]) continue;
+      const real weight = level_weight_[m][l] + carry_weight_[l];
+      keep_final[l] = u[l] < carry_weight_[l] / weight;
+      if (!keep_final[l]) {
+        carry_logp_[l] = level_logp_[m][l];
+        carry_energy_[l] = level_energy_[m][l];
+      }
+      carry_weight_[l] = weight;
+    }
+    const mask on = traits::mask_of(merge);
+    bool persist[width];
+    joined_no_u_turn(init.rho, init.p_end, init.ps_begin, init.ps_end, fin.rho, fin.p_begin, fin.ps_begin,
+                     fin.ps_end, fin.rho, on, persist);
+    // The merged subtree begins where the earlier one began, and holds the proposal chosen. One
+    // lane: the earlier subtree's level is free now, so its vectors are exchanged, not copied.
+    if constexpr (width == 1) {
+      swap_pointers(fin.p_begin, init.p_begin);
+      swap_pointers(fin.ps_begin, init.ps_begin);
+      if (!keep_final[0]) {
+        swap_pointers(fin.q, init.q);
+        swap_pointers(fin.g, init.g);
+      }
+    } else {
+      const mask keep = traits::mask_of(keep_final);
+      for (std::size_t i = 0; i < d; ++i) {
+        fin.q[i] = traits::select(keep, fin.q[i], init.q[i]);
+        fin.g[i] = traits::select(keep, fin.g[i], init.g[i]);
+        fin.p_begin[i] = traits::select(on, init.p_begin[i], fin.p_begin[i]);
+        fin.ps_begin[i] = traits::select(on, init.ps_begin[i], fin.ps_begin[i]);
+      }
+    }
+    for (int l = 0; l < width; ++l)
+      if (merge[l] && !persist[l]) {
+        alive[l] = false;
+        ended[l] = true;
+      }
+  }
+
+  // The three U-turn checks of joining two adjacent spans of a trajectory, A then B in the
+  // direction of integration (Stan's generalised criterion with the two extra checks across the
+  // join): ρ = ρ_A + ρ_B between A's first and B's last p♯, ρ_A + p_B,begin between A's first
+  // and B's first, ρ_B + p_A,end between A's last and B's last. One pass over the coordinates;
+  // writes ρ_A + ρ_B to rho_out (which may be a_rho or b_rho) in the lanes of `write`.
+  TYCHE_HD void joined_no_u_turn(const T* a_rho, const T* a_p_end, const T* a_ps_begin, const T* a_ps_end,
+                                 const T* b_rho, const T* b_p_begin, const T* b_ps_begin, const T* b_ps_end,
+                                 T* rho_out, const mask& write, bool* persist) const {
+    T whole_begin = T(0), whole_end = T(0), left_begin = T(0), left_end = T(0), right_begin = T(0),
+      right_end = T(0);
+    for (std::size_t i = 0; i < d_; ++i) {
+      const T ra = a_rho[i], rb = b_rho[i];
+      const T whole = ra + rb, left = ra + b_p_begin[i], right = rb + a_p_end[i];
+      whole_begin += a_ps_begin[i] * whole;
+      whole_end += b_ps_end[i] * whole;
+      left_begin += a_ps_begin[i] * left;
+      left_end += b_ps_begin[i] * left;
+      right_begin += a_ps_end[i] * right;
+      right_end += b_ps_end[i] * right;
+      if constexpr (width == 1) rho_out[i] = whole;
+      else rho_out[i] = traits::select(write, whole, rho_out[i]);
+    }
+    const T zero = T(0);
+    traits::store_mask(persist, (whole_begin > zero) && (whole_end > zero) && (left_begin > zero) &&
+                                    (left_end > zero) && (right_begin > zero) && (right_end > zero));
+  }
+
+  // A doubling is complete in the lanes of `done` (its subtree is the carry): biased-progressive
+  // sampling (prefer the new half), the checks on the whole trajectory — the trajectory before
+  // the doubling (rho_ and its ends) and the new subtree, in the order of integration — and the
+  // new trajectory's sum and end; then the transition ends or the next doubling begins.
+  TYCHE_HD void finish_doubling(const bool* done, bool* ended) {
+    const std::size_t d = d_;
+    record& c = *carry_;
+    bool take[width], draw[width], fwd[width], bck[width];
+    for (int l = 0; l < width; ++l) {
+      if (done[l]) ++depth_[l];
+      fwd[l] = done[l] && forward_[l];
+      bck[l] = done[l] && !forward_[l];
+      // Biased progressive sampling: the new half if it outweighs the trajectory before it,
+      // else with probability w_new / w_old (one uniform).
+      take[l] = done[l] && carry_weight_[l] > weight_[l];
+      draw[l] = done[l] && !take[l];
+    }
+    real u[width] = {};
+    rng_.uniforms(u, draw);
+    for (int l = 0; l < width; ++l) {
+      if (draw[l]) take[l] = u[l] < carry_weight_[l] / weight_[l];
+      if (!done[l]) continue;
+      if (take[l]) {
+        sample_logp_[l] = carry_logp_[l];
+        sample_energy_[l] = carry_energy_[l];
+      }
+      weight_[l] += carry_weight_[l];
+    }
+    bool persist[width];
+    if constexpr (width == 1) {
+      if (take[0]) {
+        swap_pointers(sample_q_, c.q);
+        swap_pointers(sample_g_, c.g);
+      }
+      if (forward_[0]) {  // the old trajectory, then the new half
+        joined_no_u_turn(rho_, p_fwd_fwd_, ps_bck_bck_, ps_fwd_fwd_, c.rho, c.p_begin, c.ps_begin, c.ps_end, rho_,
+                         true, persist);
+        swap_pointers(p_fwd_fwd_, c.p_end);
+        swap_pointers(ps_fwd_fwd_, c.ps_end);
+      } else {  // the new half (begin: the end nearest the old trajectory), then the old one
+        joined_no_u_turn(c.rho, c.p_begin, c.ps_end, c.ps_begin, rho_, p_bck_bck_, ps_bck_bck_, ps_fwd_fwd_, rho_,
+                         true, persist);
+        swap_pointers(p_bck_bck_, c.p_end);
+        swap_pointers(ps_bck_bck_, c.ps_end);
+      }
+    } else {
+      const mask taken = traits::mask_of(take), on = traits::mask_of(done), f = traits::mask_of(fwd),
+                 b = traits::mask_of(bck);
+      T whole_begin = T(0), whole_end = T(0), left_begin = T(0), left_end = T(0), right_begin = T(0),
+        right_end = T(0);
+      for (std::size_t i = 0; i < d; ++i) {
+        sample_q_[i] = traits::select(taken, c.q[i], sample_q_[i]);
+        sample_g_[i] = traits::select(taken, c.g[i], sample_g_[i]);
+        // A: the half behind, B: the half ahead, in the direction of integration.
+        const T a_rho = traits::select(f, rho_[i], c.rho[i]), b_rho = traits::select(f, c.rho[i], rho_[i]);
+        const T a_p_end = traits::select(f, p_fwd_fwd_[i], c.p_begin[i]);
+        const T b_p_begin = traits::select(f, c.p_begin[i], p_bck_bck_[i]);
+        const T a_ps_begin = traits::select(f, ps_bck_bck_[i], c.ps_end[i]);
+        const T a_ps_end = traits::select(f, ps_fwd_fwd_[i], c.ps_begin[i]);
+        const T b_ps_begin = traits::select(f, c.ps_begin[i], ps_bck_bck_[i]);
+        const T b_ps_end = traits::select(f, c.ps_end[i], ps_fwd_fwd_[i]);
+        const T whole = a_rho + b_rho, left = a_rho + b_p_begin, right = b_rho + a_p_end;
+        whole_begin += a_ps_begin * whole;
+        whole_end += b_ps_end * whole;
+        left_begin += a_ps_begin * left;
+        left_end += b_ps_begin * left;
+        right_begin += a_ps_end * right;
+        right_end += b_ps_end * right;
+        rho_[i] = traits::select(on, whole, rho_[i]);
+        p_fwd_fwd_[i] = traits::select(f, c.p_end[i], p_fwd_fwd_[i]);
+        ps_fwd_fwd_[i] = traits::select(f, c.ps_end[i], ps_fwd_fwd_[i]);
+        p_bck_bck_[i] = traits::select(b, c.p_end[i], p_bck_bck_[i]);
+        ps_bck_bck_[i] = traits::select(b, c.ps_end[i], ps_bck_bck_[i]);
+      }
+      const T zero = T(0);
+      traits::store_mask(persist, (whole_begin > zero) && (whole_end > zero) && (left_begin > zero) &&
+                                      (left_end > zero) && (right_begin > zero) && (right_end > zero));
+    }
+    bool again[width];
+    bool any_again = false;
+    for (int l = 0; l < width; ++l) {
+      again[l] = done[l] && persist[l] && depth_[l] < max_depth_;
+      if (done[l] && !again[l]) ended[l] = true;
+      any_again = any_again || again[l];
+    }
+    if (any_again) {
+      begin_doubling(again);
+      start_leapfrog(again);
+    }
+  }
+
+  // A doubling starts in the lanes of `go`: a direction (one uniform); the end being extended
+  // becomes z_ (the ends are exchanged in lanes that change direction).
+  TYCHE_HD void begin_doubling(const bool* go) {
+    real u[width] = {};
+    rng_.uniforms(u, go);
+    bool flip[width];
+    bool any_flip = false;
+    for (int l = 0; l < width; ++l) {
+      flip[l] = false;
+      if (!go[l]) continue;
+      forward_[l] = u[l] > real(0.5);
+      flip[l] = forward_[l] != z_is_fwd_[l];
+      any_flip = any_flip || flip[l];
+      z_is_fwd_[l] = forward_[l];
+      const real eps = forward_[l] ? step_size_[l] : -step_size_[l];
+      eps_[l] = eps;
+      half_eps_[l] = real(0.5) * eps;
+      leaves_[l] = 1L << depth_[l];
+      leaf_[l] = 1;
+    }
+    if (!any_flip) return;
+    if constexpr (width == 1) {
+      const phase t = z_;
+      z_ = other_;
+      other_ = t;
+    } else {
+      const mask on_flip = traits::mask_of(flip);
+      detail::swap_lanes(z_.q, other_.q, on_flip, d_);
+      detail::swap_lanes(z_.p, other_.p, on_flip, d_);
+      detail::swap_lanes(z_.g, other_.g, on_flip, d_);
+    }
+    for (int l = 0; l < width; ++l)
+      if (flip[l]) {
+        const real lp = z_logp_[l];
+        z_logp_[l] = other_logp_[l];
+        other_logp_[l] = lp;
+      }
+  }
+
+  TYCHE_HD static void swap_pointers(T*& a, T*& b) {
+    T* t = a;
+    a = b;
+    b = t;
+  }
+
+  // The leapfrog's first half momentum update and position update, in the lanes of `go`; the
+  // gradient is next.
+  TYCHE_HD void start_leapfrog(const bool* go) {
+    const std::size_t d = d_;
+    const T half = traits::load(half_eps_), eps = traits::load(eps_);
+    const mask on = traits::mask_of(go);
+    T* TYCHE_RESTRICT zp = z_.p;
+    T* TYCHE_RESTRICT zq = z_.q;
+    const T* TYCHE_RESTRICT zg = z_.g;
+    if (!dense_) {
+      const T* TYCHE_RESTRICT m = metric_;
+      TYCHE_KERNEL_IVDEP
+      for (std::size_t i = 0; i < d; ++i) {
+        const T pi = zp[i] + half * zg[i];
+        if constexpr (width == 1) {
+          zp[i] = pi;
+          zq[i] += eps * m[i] * pi;
+        } else {
+          zp[i] = traits::select(on, pi, zp[i]);
+          zq[i] = traits::select(on, zq[i] + eps * m[i] * pi, zq[i]);
+        }
       }
       return;
     }
-    for (std::size_t i = 0; i < d; ++i) zp[i] += half_eps * zg[i];
-    drift(z, eps);
-  }
-
-  // A doubling completed: it is the single record left on the stack.
-  bool end_doubling(Rng& rng) {
-    ++depth_;
-    subtree& sub = stack_[0];
-    // The new half takes the subtree's vectors; the subtree takes the old ones, which the next
-    // doubling's first leaf overwrites.
-    if (forward_) {
-      std::swap(rho_fwd_, sub.rho);
-      std::swap(p_fwd_bck_, sub.p_begin);
-      std::swap(p_fwd_fwd_, sub.p_end);
-      std::swap(ps_fwd_bck_, sub.ps_begin);
-      std::swap(ps_fwd_fwd_, sub.ps_end);
-    } else {
-      std::swap(rho_bck_, sub.rho);
-      std::swap(p_bck_fwd_, sub.p_begin);
-      std::swap(p_bck_bck_, sub.p_end);
-      std::swap(ps_bck_fwd_, sub.ps_begin);
-      std::swap(ps_bck_bck_, sub.ps_end);
-    }
-    // Biased progressive sampling: prefer the new half.
-    bool take = sub.weight > weight_;
-    if (!take) take = rng.uniform() < sub.weight / weight_;
-    const std::size_t kept = sample_, other = sub.proposal;
-    sample_ = take ? other : kept;
-    sub.proposal = take ? kept : other;
-    weight_ += sub.weight;
-    const bool persist = detail::joined_no_u_turn(d_, rho_bck_, p_bck_fwd_, ps_bck_bck_, ps_bck_fwd_, rho_fwd_,
-                                                  p_fwd_bck_, ps_fwd_bck_, ps_fwd_fwd_, rho_);
-    if (!persist || depth_ >= max_depth_) return finish();
-    begin_doubling(rng);
-    return false;
-  }
-
-  // The transition ended: the selected point becomes the current one.
-  bool finish() {
-    phase_point& current = *current_;
-    const proposal& sample = proposals_[sample_];
-    const std::size_t d = d_;
+    for (std::size_t i = 0; i < d; ++i) tmp_[i] = zp[i] + half * zg[i];
+    detail::copy_lanes(zp, tmp_, on, d);
+    detail::sharp(metric_, true, zp, tmp_, d);
     for (std::size_t i = 0; i < d; ++i) {
-      current.q[i] = sample.q[i];
-      current.p[i] = sample.p[i];
-      current.grad[i] = sample.grad[i];
+      if constexpr (width == 1) zq[i] += eps * tmp_[i];
+      else zq[i] = traits::select(on, zq[i] + eps * tmp_[i], zq[i]);
     }
-    current.log_density = sample.log_density;
-    stats_.log_density = current.log_density;
-    stats_.tree_depth = depth_;
-    stats_.n_leapfrog = n_leapfrog_;
-    stats_.divergent = divergent_;
-    stats_.accept_stat = n_leapfrog_ > 0 ? sum_metro_prob_ / n_leapfrog_ : 0.0;
-    stats_.energy = sample.energy;
-    return true;
   }
 
-  const Target& target_;
-  std::vector<double> inv_metric_, chol_;
-  mutable std::vector<double> dense_drift_;
-  bool dense_ = false;
-  int max_depth_;
+  // The transition of lane l ended: its statistics (the point is copied by copy_selected).
+  TYCHE_HD void finish(int l) {
+    running_[l] = false;
+    cur_logp_[l] = sample_logp_[l];
+    transition_stats& s = stats_[l];
+    s.log_density = static_cast<double>(sample_logp_[l]);
+    s.tree_depth = depth_[l];
+    s.n_leapfrog = n_leapfrog_[l];
+    s.divergent = divergent_[l];
+    s.accept_stat = n_leapfrog_[l] > 0 ? static_cast<double>(sum_metro_[l] / static_cast<real>(n_leapfrog_[l])) : 0.0;
+    s.energy = static_cast<double>(sample_energy_[l]);
+  }
+  // The selected point becomes the current one in the lanes that ended.
+  TYCHE_HD void copy_selected(const bool* ended) {
+    const mask on = traits::mask_of(ended);
+    detail::copy_lanes(cur_q_, sample_q_, on, d_);
+    detail::copy_lanes(cur_g_, sample_g_, on, d_);
+  }
 
-  // Every d-vector of the state lives in storage_, sized once for the dimension (reserve()).
-  std::vector<double> storage_;
   std::size_t d_ = 0;
-  std::vector<proposal> proposals_;  // the stack records' and the sample's
-  std::vector<subtree> stack_;
-  std::size_t sample_ = 0;  // the proposal selected so far
+  int max_depth_ = 10;
+  bool dense_ = false;
+  Rng rng_{};
 
-  // The state of the transition in progress.
-  phase_point* current_ = nullptr;
-  transition_stats stats_;
-  double step_size_ = 0, eps_ = 0, H0_ = 0, sum_metro_prob_ = 0;
-  // Weights exp(H0 − h) are kept as exp(H0 − h − weight_scale_): 0 unless a point's H0 − h
-  // exceeded max_log_weight (an energy far below the initial one, e.g. early in warm-up), then
-  // the largest such H0 − h. weight_: the trajectory's total weight.
-  double weight_scale_ = 0, weight_ = 1;
-  int depth_ = 0, n_leapfrog_ = 0, top_ = 0;
-  long leaves_ = 0, leaf_ = 0;
-  bool forward_ = true, divergent_ = false;
-  phase_point* active_ = &z_fwd_;  // the end being extended: z_fwd_ or z_bck_
-  phase_point z_fwd_, z_bck_;
-  double *rho_ = nullptr, *rho_fwd_ = nullptr, *rho_bck_ = nullptr;
-  double *p_fwd_fwd_ = nullptr, *p_fwd_bck_ = nullptr, *p_bck_fwd_ = nullptr, *p_bck_bck_ = nullptr;
-  double *ps_fwd_fwd_ = nullptr, *ps_fwd_bck_ = nullptr, *ps_bck_fwd_ = nullptr, *ps_bck_bck_ = nullptr;
+  // Vectors (d values of T each; metric_ d or d², chol_ d² for a dense metric), in the bound
+  // buffer.
+  T *metric_ = nullptr, *chol_ = nullptr, *cur_q_ = nullptr, *cur_g_ = nullptr;
+  phase z_, other_;  // the end being extended, and the other end
+  T *sample_q_ = nullptr, *sample_g_ = nullptr;
+  // The subtree being built at the current leaf: carry_buffer_ for a batch (its lanes need
+  // different levels), the storage of its own level for one lane (no copy to store it).
+  record carry_buffer_;
+  record* carry_ = nullptr;
+  record level_[max_levels];    // the completed subtrees of the doubling in progress, by level
+  // The trajectory: the sum of its momenta, and the momenta and p♯ at its two ends. During a
+  // doubling they describe the trajectory before it (the other half of the doubling's end).
+  T *rho_ = nullptr, *p_fwd_fwd_ = nullptr, *p_bck_bck_ = nullptr, *ps_fwd_fwd_ = nullptr, *ps_bck_bck_ = nullptr;
+  T *tmp_ = nullptr, *normals_ = nullptr;
+
+  // Per lane.
+  bool running_[width] = {}, forward_[width] = {}, z_is_fwd_[width] = {}, divergent_[width] = {};
+  real step_size_[width] = {}, eps_[width] = {}, half_eps_[width] = {};
+  real cur_logp_[width] = {}, z_logp_[width] = {}, other_logp_[width] = {};
+  real H0_[width] = {}, sum_metro_[width] = {};
+  // Weights exp(H0 − h) are kept as exp(H0 − h − weight_scale): the scale is 0 unless a point's
+  // H0 − h exceeded max_log_weight, then the largest such H0 − h. weight_: the trajectory's.
+  real weight_scale_[width] = {}, weight_[width] = {};
+  real sample_logp_[width] = {}, sample_energy_[width] = {};
+  real carry_weight_[width] = {}, carry_logp_[width] = {}, carry_energy_[width] = {};
+  real level_weight_[max_levels][width] = {}, level_logp_[max_levels][width] = {},
+       level_energy_[max_levels][width] = {};
+  int depth_[width] = {}, n_leapfrog_[width] = {};
+  long leaf_[width] = {}, leaves_[width] = {};
+  transition_stats stats_[width] = {};
 };
+
+/// Stan's heuristic for a first step size, for one chain (W = 1): double or halve ε until the
+/// acceptance of one leapfrog from a fresh momentum crosses 0.8. target(q, grad) returns log p
+/// at q and writes its gradient. q0, grad0, logp0: the current point; metric, chol: the
+/// chain's M⁻¹ (chol: its Cholesky factor, dense only); rng: the chain's generator (W = 1;
+/// `normals` is called with d values per attempt). scratch: 4·d values. On return *eps holds
+/// the step size; an invalid or huge starting ε is returned unchanged.
+TYCHE_EXEC_CHECK_DISABLE
+template <class R, class Rng, class Target>
+TYCHE_HD nuts_status find_initial_step_size(R* eps, const R* q0, const R* grad0, R logp0, const R* metric,
+                                            const R* chol, bool dense, std::size_t d, Rng& rng, Target&& target,
+                                            R* scratch) {
+  R e = *eps;
+  if (!(e > 0) || e > R(1e7)) return nuts_status::ok;
+  R* q = scratch;
+  R* p = scratch + d;
+  R* g = scratch + 2 * d;
+  R* tmp = scratch + 3 * d;
+  const bool take[1] = {true};
+  auto delta_h = [&](R step) {
+    for (std::size_t i = 0; i < d; ++i) {
+      q[i] = q0[i];
+      g[i] = grad0[i];
+    }
+    rng.normals(p, d, take);
+    detail::momentum_from_normals(metric, chol, dense, p, d);
+    const R h0 = -logp0 + R(0.5) * detail::kinetic_energy_twice(metric, dense, p, d);
+    for (std::size_t i = 0; i < d; ++i) p[i] += R(0.5) * step * g[i];
+    detail::drift(metric, dense, step, q, p, tmp, d);
+    const R logp = target(q, g);
+    for (std::size_t i = 0; i < d; ++i) p[i] += R(0.5) * step * g[i];
+    R h = -logp + R(0.5) * detail::kinetic_energy_twice(metric, dense, p, d);
+    if (h != h) h = R(HUGE_VAL);
+    return h0 - h;
+  };
+  const R log_08 = detail::lane_log(R(0.8));
+  const int direction = delta_h(e) > log_08 ? 1 : -1;
+  for (int guard = 0; guard < 200; ++guard) {
+    const R dh = delta_h(e);
+    if (direction == 1 && !(dh > log_08)) break;
+    if (direction == -1 && !(dh < log_08)) break;
+    e = direction == 1 ? 2 * e : R(0.5) * e;
+    if (e > R(1e7)) return nuts_status::step_size_too_large;
+    if (e < R(1e-300)) return nuts_status::step_size_too_small;
+  }
+  *eps = e;
+  return nuts_status::ok;
+}
 
 }  // namespace tyche::samplers
-// ----- end tyche/samplers/nuts/transition.hpp -----
-// ----- begin tyche/random/philox.hpp -----
-// tyche/random/philox.hpp — the Philox-4x32 bijection and counter_rng, a counter-based random
-// number generator built on it.
-//
-// Philox-4x32-R (Salmon, Moraes, Dror, Shaw, "Parallel random numbers: as easy as 1, 2, 3",
-// SC'11; the Random123 library) maps a 128-bit counter and a 64-bit key to 128 bits. Each round
-// multiplies two counter words by M0 = 0xD2511F53 and M1 = 0xCD9E8D57, keeps both halves of the
-// 64-bit products and xors the high halves with the other two words and the key; the key is
-// bumped by the Weyl constants W0 = 0x9E3779B9, W1 = 0xBB67AE85 between rounds. Ten rounds is the
-// Random123 default (passes BigCrush with a safety margin). Checked against Random123's
-// known-answer vectors in tests/random/philox_test.cpp.
-//
-// counter_rng(seed, stream) draws block k of stream s as
-//     philox4x32_10(counter = {k_lo, k_hi, s_lo, s_hi}, key = {seed_lo, seed_hi})
-// (x_lo, x_hi: the low and high 32 bits of a uint64). Every draw — a uint32, a uint64, a uniform,
-// a normal, an exponential — consumes exactly ONE position (one Philox block), so draw k of
-// stream s is a pure function of (seed, s, k), whatever was drawn before it: streams (one per
-// chain) stay aligned, and jumping to position k is free. The price is that a draw uses at most
-// 106 of the block's 128 bits.
-//
-// counter_rng_lanes<L> draws one value for each of L chains (the lanes of an
-// xsimd::batch<double>): lane l is, bit for bit, what counter_rng(seed, chains[l]) draws at the
-// same position. For now each lane runs the scalar code (a vectorised Philox is a later
-// optimisation that must keep this equality; tests/random/philox_test.cpp checks it).
-//
-// Everything but counter_rng_lanes is TYCHE_HD (usable in CUDA device code); the integer part
-// is constexpr.
-// ----- begin tyche/random/variates.hpp -----
-// tyche/random/variates.hpp — how random bits become variates, and the draws of variates as
-// any scalar type T (double; xsimd::batch<double> for a counter_rng_lanes, one chain per lane).
-//
-//   uniform01_from_bits(x)     m = x >> 11 (the top 53 bits); m · 2⁻⁵³, and 2⁻⁵⁴ for m = 0.
-//                              So the result lies in [2⁻⁵⁴, 1 − 2⁻⁵³]: never 0, never 1, and
-//                              every value is exact (no rounding). (The "midpoint" rule
-//                              (m + ½) · 2⁻⁵³ cannot be used with 53 bits: near 1 it needs 54
-//                              significant bits and rounds to 1.)
-//   normal_from_bits(a, b)     Box–Muller, cosine branch: √(−2 log u₁) · cos(2π u₂) with
-//                              u₁ = uniform01_from_bits(a), u₂ = uniform01_from_bits(b).
-//                              |z| ≤ √(108 log 2) ≈ 8.65.
-//   exponential_from_bits(x)   −log(uniform01_from_bits(x)), in (0, 54 log 2 ≈ 37.4].
-//
-// Box–Muller rather than the inverse CDF: it needs only log, sqrt and cos (available in CUDA
-// device code and exact to an ulp or so), and one 128-bit Philox block carries both uniforms,
-// so a normal consumes a fixed single position of a counter_rng (tyche/random/philox.hpp).
-//
-// uniform01<T>(g), standard_normal<T>(g), standard_exponential<T>(g) draw from a generator g
-// with members uniform01(), normal(), exponential(): a counter_rng for T = double, a
-// counter_rng_lanes<L> for T = xsimd::batch<double> with L lanes (each lane bit-identical to the
-// scalar stream of its chain).
 
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <math.h>  // global-namespace log/sqrt/cos, which CUDA device code also provides
-#include <type_traits>
-
-namespace tyche {
-
-/// Uniform on (0, 1) from the top 53 bits of x; see the top of this file.
-TYCHE_HD TYCHE_INLINE constexpr double uniform01_from_bits(std::uint64_t x) {
-  const std::uint64_t m = x >> 11;
-  return m != 0 ? static_cast<double>(m) * 0x1p-53 : 0x1p-54;
-}
-
-/// Standard normal by Box–Muller (cosine branch) from two 64-bit words.
-TYCHE_HD TYCHE_INLINE double normal_from_bits(std::uint64_t a, std::uint64_t b) {
-  constexpr double two_pi = 6.28318530717958647692;
-  const double u1 = uniform01_from_bits(a), u2 = uniform01_from_bits(b);
-  return ::sqrt(-2.0 * ::log(u1)) * ::cos(two_pi * u2);
-}
-
-/// Standard exponential (rate 1) from a 64-bit word.
-TYCHE_HD TYCHE_INLINE double exponential_from_bits(std::uint64_t x) {
-  return -::log(uniform01_from_bits(x));
-}
-
-namespace detail {
-
-template <class T>
-inline constexpr bool dependent_false_v = false;
-
-/// Turns what a generator's draw returns (double; std::array<double, L> for L lanes) into T.
-template <class T>
-struct variate_as {
-  static_assert(dependent_false_v<T>,
-                "tyche: random variates are drawn as double (from a counter_rng) or as "
-                "xsimd::batch<double> (from a counter_rng_lanes with as many lanes)");
-};
-
-template <>
-struct variate_as<double> {
-  TYCHE_HD static constexpr double from(double x) { return x; }
-};
-
-#if TYCHE_HAS_XSIMD
-template <class A>
-struct variate_as<xsimd::batch<double, A>> {
-  using batch = xsimd::batch<double, A>;
-  template <std::size_t L>
-  static batch from(const std::array<double, L>& x) {
-    static_assert(L == batch::size,
-                  "tyche: a counter_rng_lanes<L> draws batches of exactly L lanes");
-    return batch::load_unaligned(x.data());
-  }
-};
-#endif
-
-}  // namespace detail
-
-/// A uniform on (0, 1) as T: g.uniform01() (one position of every stream).
-TYCHE_EXEC_CHECK_DISABLE
-template <class T, class G>
-TYCHE_HD T uniform01(G& g) {
-  return detail::variate_as<T>::from(g.uniform01());
-}
-
-/// A standard normal as T: g.normal() (one position of every stream).
-TYCHE_EXEC_CHECK_DISABLE
-template <class T, class G>
-TYCHE_HD T standard_normal(G& g) {
-  return detail::variate_as<T>::from(g.normal());
-}
-
-/// A standard exponential as T: g.exponential() (one position of every stream).
-TYCHE_EXEC_CHECK_DISABLE
-template <class T, class G>
-TYCHE_HD T standard_exponential(G& g) {
-  return detail::variate_as<T>::from(g.exponential());
-}
-
-}  // namespace tyche
-// ----- end tyche/random/variates.hpp -----
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <utility>
-
-namespace tyche {
-
-/// The 128-bit counter (and output) of Philox-4x32: four 32-bit words. A plain struct rather
-/// than std::array so that device code needs no relaxed-constexpr flags.
-struct philox4x32_counter {
-  std::uint32_t words[4];
-
-  TYCHE_HD constexpr std::uint32_t& operator[](int i) { return words[i]; }
-  TYCHE_HD constexpr const std::uint32_t& operator[](int i) const { return words[i]; }
-  TYCHE_HD friend constexpr bool operator==(const philox4x32_counter& a,
-                                            const philox4x32_counter& b) {
-    return a.words[0] == b.words[0] && a.words[1] == b.words[1] && a.words[2] == b.words[2] &&
-           a.words[3] == b.words[3];
-  }
-  TYCHE_HD friend constexpr bool operator!=(const philox4x32_counter& a,
-                                            const philox4x32_counter& b) {
-    return !(a == b);
-  }
-};
-
-/// The 64-bit key of Philox-4x32: two 32-bit words.
-struct philox4x32_key {
-  std::uint32_t words[2];
-
-  TYCHE_HD constexpr std::uint32_t& operator[](int i) { return words[i]; }
-  TYCHE_HD constexpr const std::uint32_t& operator[](int i) const { return words[i]; }
-};
-
-namespace philox_constants {
-inline constexpr std::uint32_t m0 = 0xD2511F53u;  ///< multiplier of words 0
-inline constexpr std::uint32_t m1 = 0xCD9E8D57u;  ///< multiplier of words 2
-inline constexpr std::uint32_t w0 = 0x9E3779B9u;  ///< Weyl increment of key word 0 (golden ratio)
-inline constexpr std::uint32_t w1 = 0xBB67AE85u;  ///< Weyl increment of key word 1 (sqrt(3) - 1)
-}  // namespace philox_constants
-
-namespace detail {
-
-/// One Philox-4x32 round (Random123's _philox4x32round).
-TYCHE_HD TYCHE_INLINE constexpr philox4x32_counter philox4x32_round(const philox4x32_counter& c,
-                                                                   const philox4x32_key& k) {
-  const std::uint64_t p0 = std::uint64_t{philox_constants::m0} * c.words[0];
-  const std::uint64_t p1 = std::uint64_t{philox_constants::m1} * c.words[2];
-  const auto hi0 = static_cast<std::uint32_t>(p0 >> 32), lo0 = static_cast<std::uint32_t>(p0);
-  const auto hi1 = static_cast<std::uint32_t>(p1 >> 32), lo1 = static_cast<std::uint32_t>(p1);
-  return philox4x32_counter{{hi1 ^ c.words[1] ^ k.words[0], lo1, hi0 ^ c.words[3] ^ k.words[1],
-                             lo0}};
-}
-
-}  // namespace detail
-
-/// Philox-4x32 with R rounds: the key is bumped before every round but the first.
-template <int R>
-TYCHE_HD constexpr philox4x32_counter philox4x32(philox4x32_counter counter,
-                                                 philox4x32_key key) {
-  static_assert(R >= 1, "tyche: philox4x32 needs at least one round");
-  counter = detail::philox4x32_round(counter, key);
-  for (int r = 1; r < R; ++r) {
-    key.words[0] += philox_constants::w0;
-    key.words[1] += philox_constants::w1;
-    counter = detail::philox4x32_round(counter, key);
-  }
-  return counter;
-}
-
-/// Philox-4x32-10, the Random123 default.
-TYCHE_HD constexpr philox4x32_counter philox4x32_10(philox4x32_counter counter,
-                                                    philox4x32_key key) {
-  return philox4x32<10>(counter, key);
-}
-
-/// A counter-based generator: stream `stream` (one per chain) of the family keyed by `seed`,
-/// at position `position`. See the top of this file for the layout. Satisfies
-/// std::uniform_random_bit_generator (64-bit results), so <random>'s distributions accept it.
-class counter_rng {
- public:
-  using result_type = std::uint64_t;
-
-  TYCHE_HD constexpr counter_rng(std::uint64_t seed, std::uint64_t stream = 0,
-                                 std::uint64_t position = 0)
-      : seed_(seed), stream_(stream), position_(position) {}
-
-  TYCHE_HD static constexpr result_type min() { return 0; }
-  TYCHE_HD static constexpr result_type max() { return ~result_type{0}; }
-
-  TYCHE_HD constexpr std::uint64_t seed() const { return seed_; }
-  TYCHE_HD constexpr std::uint64_t stream() const { return stream_; }
-  /// The position of the next draw.
-  TYCHE_HD constexpr std::uint64_t position() const { return position_; }
-
-  /// Jumps to position k: the next draw is draw k of this stream.
-  TYCHE_HD constexpr void seek(std::uint64_t k) { position_ = k; }
-  /// Skips n draws (of any kind: every draw consumes one position).
-  TYCHE_HD constexpr void discard(std::uint64_t n) { position_ += n; }
-
-  /// The Philox block at position k, without moving.
-  TYCHE_HD constexpr philox4x32_counter block(std::uint64_t k) const {
-    return philox4x32_10(philox4x32_counter{{static_cast<std::uint32_t>(k),
-                                             static_cast<std::uint32_t>(k >> 32),
-                                             static_cast<std::uint32_t>(stream_),
-                                             static_cast<std::uint32_t>(stream_ >> 32)}},
-                         philox4x32_key{{static_cast<std::uint32_t>(seed_),
-                                         static_cast<std::uint32_t>(seed_ >> 32)}});
-  }
-  /// The next block; consumes one position.
-  TYCHE_HD constexpr philox4x32_counter next_block() { return block(position_++); }
-
-  /// Word 0 of the next block.
-  TYCHE_HD constexpr std::uint32_t next_u32() { return next_block().words[0]; }
-  /// Words 0 (low half) and 1 (high half) of the next block.
-  TYCHE_HD constexpr std::uint64_t next_u64() {
-    const philox4x32_counter b = next_block();
-    return bits64(b.words[0], b.words[1]);
-  }
-  /// The UniformRandomBitGenerator draw: next_u64().
-  TYCHE_HD constexpr result_type operator()() { return next_u64(); }
-
-  /// Uniform on (0, 1), never 0 or 1: uniform01_from_bits(next_u64()) (53 random bits).
-  TYCHE_HD constexpr double uniform01() { return uniform01_from_bits(next_u64()); }
-  /// Standard normal by Box–Muller from the two 64-bit halves of one block (the cosine branch;
-  /// the sine branch is not kept, so that every normal consumes exactly one position).
-  TYCHE_HD double normal() {
-    const philox4x32_counter b = next_block();
-    return normal_from_bits(bits64(b.words[0], b.words[1]), bits64(b.words[2], b.words[3]));
-  }
-  /// Standard exponential (rate 1): −log(uniform01), from words 0 and 1 of one block.
-  TYCHE_HD double exponential() { return exponential_from_bits(next_u64()); }
-
-  TYCHE_HD friend constexpr bool operator==(const counter_rng& a, const counter_rng& b) {
-    return a.seed_ == b.seed_ && a.stream_ == b.stream_ && a.position_ == b.position_;
-  }
-  TYCHE_HD friend constexpr bool operator!=(const counter_rng& a, const counter_rng& b) {
-    return !(a == b);
-  }
-
- private:
-  TYCHE_HD static constexpr std::uint64_t bits64(std::uint32_t lo, std::uint32_t hi) {
-    return std::uint64_t{lo} | (std::uint64_t{hi} << 32);
-  }
-
-  std::uint64_t seed_;
-  std::uint64_t stream_;
-  std::uint64_t position_;
-};
-
-/// L chains drawn together, one per SIMD lane: every draw gives lane l what
-/// counter_rng(seed, chains[l], position) gives, and moves all lanes one position on. Draw a
-/// batch with uniform01<xsimd::batch<double>>(lanes) and the like (tyche/random/variates.hpp).
-template <std::size_t L>
-struct counter_rng_lanes {
-  static constexpr std::size_t lanes = L;
-  std::uint64_t seed = 0;
-  std::array<std::uint64_t, L> chains{};  ///< the stream of each lane
-  std::uint64_t position = 0;              ///< the position of the next draw, shared by all lanes
-
-  /// The generator of lane l at the current position.
-  constexpr counter_rng lane(std::size_t l) const { return counter_rng(seed, chains[l], position); }
-  constexpr void seek(std::uint64_t k) { position = k; }
-  constexpr void discard(std::uint64_t n) { position += n; }
-
-  constexpr std::array<std::uint64_t, L> next_u64() {
-    return draw([](counter_rng& g) { return g.next_u64(); });
-  }
-  constexpr std::array<double, L> uniform01() {
-    return draw([](counter_rng& g) { return g.uniform01(); });
-  }
-  std::array<double, L> normal() {
-    return draw([](counter_rng& g) { return g.normal(); });
-  }
-  std::array<double, L> exponential() {
-    return draw([](counter_rng& g) { return g.exponential(); });
-  }
-
- private:
-  template <class F>
-  constexpr auto draw(F f) {
-    std::array<decltype(f(std::declval<counter_rng&>())), L> out{};
-    for (std::size_t l = 0; l < L; ++l) {
-      counter_rng g = lane(l);
-      out[l] = f(g);
-    }
-    ++position;
-    return out;
-  }
-};
-
-}  // namespace tyche
-// ----- end tyche/random/philox.hpp -----
+#undef TYCHE_KERNEL_IVDEP
+// ----- end tyche/samplers/nuts/kernel.hpp -----
 // ----- begin tyche/samplers/nuts/adaptation.hpp -----
 // tyche/samplers/nuts/adaptation.hpp — Stan's warm-up: dual averaging of the step size (Hoffman
 // & Gelman 2014, §3.2; δ = 0.8, γ = 0.05, t₀ = 10, κ = 0.75, μ = log 10ε) and windowed
@@ -11882,9 +12934,11 @@ struct counter_rng_lanes {
 // averaging and then ends it with no iterations, which sets the step size to exp(0) = 1; here
 // the step size found after the metric update is kept.
 
-#include <cmath>
 #include <cstddef>
-#include <vector>
+#include <math.h>  // global-namespace exp, pow, sqrt, fma, which CUDA device code also provides
+
+// Kernel code: no allocation (the metric estimate works in a buffer the caller binds), no
+// exception, TYCHE_HD, over R = double or float.
 
 namespace tyche::samplers {
 
@@ -11907,59 +12961,75 @@ namespace detail {
 /// versioned for aliasing but not in the vectorised one, where a select stood between the
 /// multiply and the add. Which copy ran depended on where the heap had put the vectors, so
 /// identical nuts() calls in one process gave different metrics, and then chains. Here the
-/// fusion is explicit (std::fma, one rounding) where the target has the instruction, and
-/// a·b + c (two roundings, which no copy can fuse) where it has not: builds without FMA keep
-/// their results bit for bit.
-inline double multiply_add(double a, double b, double c) {
-#if defined(FP_FAST_FMA) || defined(__FMA__) || defined(__ARM_FEATURE_FMA)
-  return std::fma(a, b, c);
+/// fusion is explicit (fma, one rounding) where the target has the instruction, and a·b + c
+/// (two roundings, which no copy can fuse) where it has not: builds without FMA keep their
+/// results bit for bit.
+template <class R>
+TYCHE_HD inline R multiply_add(R a, R b, R c) {
+#if defined(FP_FAST_FMA) || defined(__FMA__) || defined(__ARM_FEATURE_FMA) || defined(__CUDA_ARCH__)
+  return ::fma(a, b, c);
 #else
   return a * b + c;
 #endif
 }
 
+TYCHE_HD inline double adapt_exp(double x) { return ::exp(x); }
+TYCHE_HD inline float adapt_exp(float x) { return ::expf(x); }
+TYCHE_HD inline double adapt_sqrt(double x) { return ::sqrt(x); }
+TYCHE_HD inline float adapt_sqrt(float x) { return ::sqrtf(x); }
+TYCHE_HD inline double adapt_pow(double x, double y) { return ::pow(x, y); }
+TYCHE_HD inline float adapt_pow(float x, float y) { return ::powf(x, y); }
+
 }  // namespace detail
 
 /// Dual averaging of log ε towards an average acceptance statistic δ.
+template <class R = double>
 class step_size_adaptation {
  public:
-  explicit step_size_adaptation(const adaptation_config& c = {}) : c_(c) {}
-  void set_mu(double mu) { mu_ = mu; }
-  void restart() {
+  TYCHE_HD explicit step_size_adaptation(const adaptation_config& c = {})
+      : delta_(static_cast<R>(c.delta)), gamma_(static_cast<R>(c.gamma)), t0_(static_cast<R>(c.t0)),
+        kappa_(static_cast<R>(c.kappa)) {}
+  TYCHE_HD void set_mu(R mu) { mu_ = mu; }
+  TYCHE_HD void restart() {
     counter_ = 0;
     s_bar_ = 0;
     x_bar_ = 0;
   }
   /// Updates ε after a transition with acceptance statistic accept_stat.
-  void learn(double& epsilon, double accept_stat) {
+  TYCHE_HD void learn(R& epsilon, R accept_stat) {
     ++counter_;
     accept_stat = accept_stat > 1 ? 1 : accept_stat;
-    const double eta = 1.0 / (counter_ + c_.t0);
-    s_bar_ = (1.0 - eta) * s_bar_ + eta * (c_.delta - accept_stat);
-    const double x = mu_ - s_bar_ * std::sqrt(static_cast<double>(counter_)) / c_.gamma;
-    const double x_eta = std::pow(static_cast<double>(counter_), -c_.kappa);
-    x_bar_ = (1.0 - x_eta) * x_bar_ + x_eta * x;
-    epsilon = std::exp(x);
+    const R eta = R(1) / (counter_ + t0_);
+    s_bar_ = (R(1) - eta) * s_bar_ + eta * (delta_ - accept_stat);
+    const R x = mu_ - s_bar_ * detail::adapt_sqrt(static_cast<R>(counter_)) / gamma_;
+    const R x_eta = detail::adapt_pow(static_cast<R>(counter_), -kappa_);
+    x_bar_ = (R(1) - x_eta) * x_bar_ + x_eta * x;
+    epsilon = detail::adapt_exp(x);
   }
   /// The step size for sampling: exp of the averaged log ε — or ε itself when there has been
   /// no iteration since the last restart (see the top of this file).
-  void complete(double& epsilon) const {
-    if (counter_ > 0) epsilon = std::exp(x_bar_);
+  TYCHE_HD void complete(R& epsilon) const {
+    if (counter_ > 0) epsilon = detail::adapt_exp(x_bar_);
   }
 
  private:
-  adaptation_config c_;
-  double mu_ = std::log(10.0);
-  double s_bar_ = 0, x_bar_ = 0;
+  R delta_, gamma_, t0_, kappa_;
+  R mu_ = R(2.302585092994045684);  // log 10
+  R s_bar_ = 0, x_bar_ = 0;
   long counter_ = 0;
 };
 
 /// Windowed estimation of M⁻¹: the posterior variances of θ (diagonal), or with dense = true its
-/// covariance matrix (row-major d × d), regularised towards 10⁻³·I as Stan does.
+/// covariance matrix (row-major d × d), regularised towards 10⁻³·I as Stan does. The running
+/// estimate lives in a buffer of buffer_size() values bound with bind().
+template <class R = double>
 class metric_adaptation {
  public:
-  metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
-      : mean_(dim, 0.0), m2_(dense ? dim * dim : dim, 0.0), dense_(dense), num_warmup_(num_warmup) {
+  /// Values of R the estimate needs for dimension d.
+  TYCHE_HD static std::size_t buffer_size(std::size_t d, bool dense) { return dense ? 2 * d + d * d : 2 * d; }
+
+  TYCHE_HD metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
+      : d_(dim), dense_(dense), num_warmup_(num_warmup) {
     if (num_warmup < 20) {  // too short for windows: the metric stays as it is
       num_warmup_ = 0;
       return;
@@ -11975,20 +13045,34 @@ class metric_adaptation {
     next_window_ = init_buffer_ + window_size_ - 1;
   }
 
-  /// Adds draw q (unconstrained); at the end of a window writes the new M⁻¹ diagonal to
-  /// inv_metric and returns true.
-  bool learn(std::vector<double>& inv_metric, const std::vector<double>& q) {
+  /// Binds buffer_size(dim, dense) values (zeroed here).
+  TYCHE_HD void bind(R* buffer) {
+    mean_ = buffer;
+    delta_ = buffer + d_;
+    m2_ = buffer + 2 * d_;
+    if (!dense_) {  // diagonal: no δ vector, m2 follows the mean
+      delta_ = nullptr;
+      m2_ = buffer + d_;
+    }
+    for (std::size_t k = 0; k < buffer_size(d_, dense_); ++k) buffer[k] = 0;
+  }
+
+  /// The number of values of M⁻¹: d (diagonal) or d² (dense).
+  TYCHE_HD std::size_t metric_size() const { return dense_ ? d_ * d_ : d_; }
+
+  /// Adds draw q (unconstrained); at the end of a window writes the new M⁻¹ (metric_size()
+  /// values) to inv_metric and returns true.
+  TYCHE_HD bool learn(R* inv_metric, const R* q) {
     if (in_window()) add(q);
     if (end_of_window()) {
       compute_next_window();
-      const double n = static_cast<double>(count_);
-      const std::size_t d = mean_.size();
-      inv_metric.resize(m2_.size());
-      for (std::size_t k = 0; k < m2_.size(); ++k) {
+      const R n = static_cast<R>(count_);
+      const std::size_t d = d_, size = metric_size();
+      for (std::size_t k = 0; k < size; ++k) {
         const bool diagonal = !dense_ || k / d == k % d;
-        const double cov = count_ > 1 ? m2_[k] / (n - 1) : (diagonal ? 1.0 : 0.0);
-        const double shrink_to = diagonal ? 1e-3 * (5.0 / (n + 5.0)) : 0.0;  // 10⁻³·I, weighted
-        inv_metric[k] = detail::multiply_add(n / (n + 5.0), cov, shrink_to);
+        const R cov = count_ > 1 ? m2_[k] / (n - 1) : (diagonal ? R(1) : R(0));
+        const R shrink_to = diagonal ? R(1e-3) * (R(5) / (n + R(5))) : R(0);  // 10⁻³·I, weighted
+        inv_metric[k] = detail::multiply_add(n / (n + R(5)), cov, shrink_to);
       }
       reset();
       ++counter_;
@@ -11999,11 +13083,11 @@ class metric_adaptation {
   }
 
  private:
-  bool in_window() const {
+  TYCHE_HD bool in_window() const {
     return counter_ >= init_buffer_ && counter_ < num_warmup_ - term_buffer_ && counter_ != num_warmup_;
   }
-  bool end_of_window() const { return counter_ == next_window_ && counter_ != num_warmup_; }
-  void compute_next_window() {
+  TYCHE_HD bool end_of_window() const { return counter_ == next_window_ && counter_ != num_warmup_; }
+  TYCHE_HD void compute_next_window() {
     if (next_window_ == num_warmup_ - term_buffer_ - 1) return;
     window_size_ *= 2;
     next_window_ = counter_ + window_size_;
@@ -12012,32 +13096,32 @@ class metric_adaptation {
       if (boundary >= num_warmup_ - term_buffer_) next_window_ = num_warmup_ - term_buffer_ - 1;
     }
   }
-  void add(const std::vector<double>& q) {  // Welford
+  TYCHE_HD void add(const R* q) {  // Welford
     ++count_;
-    const std::size_t d = q.size();
+    const std::size_t d = d_;
     if (!dense_) {
       for (std::size_t i = 0; i < d; ++i) {
-        const double delta = q[i] - mean_[i];
-        mean_[i] += delta / static_cast<double>(count_);
+        const R delta = q[i] - mean_[i];
+        mean_[i] += delta / static_cast<R>(count_);
         m2_[i] += delta * (q[i] - mean_[i]);
       }
       return;
     }
-    delta_.resize(d);
     for (std::size_t i = 0; i < d; ++i) {
       delta_[i] = q[i] - mean_[i];
-      mean_[i] += delta_[i] / static_cast<double>(count_);
+      mean_[i] += delta_[i] / static_cast<R>(count_);
     }
     for (std::size_t i = 0; i < d; ++i)
       for (std::size_t j = 0; j < d; ++j) m2_[i * d + j] += (q[i] - mean_[i]) * delta_[j];
   }
-  void reset() {
+  TYCHE_HD void reset() {
     count_ = 0;
-    for (auto& v : mean_) v = 0;
-    for (auto& v : m2_) v = 0;
+    for (std::size_t i = 0; i < d_; ++i) mean_[i] = 0;
+    for (std::size_t k = 0; k < metric_size(); ++k) m2_[k] = 0;
   }
 
-  std::vector<double> mean_, m2_, delta_;
+  std::size_t d_ = 0;
+  R *mean_ = nullptr, *delta_ = nullptr, *m2_ = nullptr;
   bool dense_ = false;
   long count_ = 0;
   int num_warmup_ = 0;
@@ -12048,378 +13132,75 @@ class metric_adaptation {
 }  // namespace tyche::samplers
 // ----- end tyche/samplers/nuts/adaptation.hpp -----
 // ----- begin tyche/samplers/nuts/sampler.hpp -----
-// tyche/samplers/nuts/sampler.hpp — nuts(model, config): warm-up and sampling of several chains
-// with the unrolled transition. Each chain is a chain_runner: its own Philox stream (seed, c),
-// its own resumable transition and warm-up. The lockstep driver (lockstep.hpp) runs the runners
-// as SIMD lanes, each lane at its own point of its own trajectory, on several threads; with
-// lanes = 1 each runner evaluates its own gradients in double precision. Either way a chain's
-// draws do not depend on the number of chains, threads or lanes beside it, for a given batch
-// width (nuts_config::lanes).
-// ----- begin tyche/samplers/nuts/lockstep.hpp -----
-// tyche/samplers/nuts/lockstep.hpp — the lockstep driver: chains as SIMD lanes, each lane at its
-// own point of its own trajectory.
+// tyche/samplers/nuts/sampler.hpp — nuts(model, config): warm-up and sampling of several chains.
+// The transition is the NUTS kernel (kernel.hpp), the same code on every executor; a chain's
+// life between transitions (initialisation, warm-up, recording) is nuts_chain (chain.hpp); the
+// executor named by config.executor runs the chains (cpu_executor.hpp: threads × SIMD lanes).
+// Each chain draws from its own Philox stream (seed, chain), so its draws do not depend on the
+// number of chains, threads or lanes beside it, for a given batch width (cpu::lanes).
+// ----- begin tyche/samplers/nuts/chain.hpp -----
+// tyche/samplers/nuts/chain.hpp — one chain between its transitions, on the host: its random
+// stream, its point, its step size and metric, its warm-up, what it records. An executor loads
+// the chain into a lane of a NUTS kernel (kernel.hpp) for a transition and gives the
+// transition's result back to end_iteration(); everything a chain does between transitions is
+// here, so that every executor does it the same way.
 //
-// A chain's transition (transition.hpp) stops only to ask for a gradient. A thread owns a group
-// of `lanes` chains; each step it evaluates every lane's pending point with one batched
-// evaluation of the model per SIMD batch (one chain per lane), then resumes each lane's state
-// machine up to its next gradient request. A lane whose trajectory ends at once starts the next
-// transition of the chain that has waited longest (chains rotate through the lanes of all
-// threads), so no lane waits for another (program-counter batching, Radul et al. 2020,
-// "Automatically batching control-intensive programs for modern accelerators"). The other
-// schedule, trajectory_sync, holds every chain and makes all of them wait for the longest
-// trajectory of each iteration: the "local static" batching that paper measures against, kept
-// here as the benchmark's baseline.
-//
-// Utilisation is the fraction of lane slots that do useful work: useful lane gradients over lane
-// slots evaluated (program_counter; a SIMD batch with no active lane is not evaluated), or over
-// the lane slots the chains occupy (whole SIMD batches) × the longest trajectory of each
-// iteration (trajectory_sync, where the chains that finished early wait). A single chain on a
-// build with 8 lanes therefore has utilisation 1/8 under both schedules.
+// Target: what the sampler needs from a model (samplers/concepts.hpp, log_density_target): its
+// dimension, log p and its gradient in double, Stan's random initialisation, and constrain.
+// ----- begin tyche/samplers/nuts/config.hpp -----
+// tyche/samplers/nuts/config.hpp — what nuts() takes and returns: nuts_config (Stan's settings and
+// the executor that runs the chains), nuts_fit (draws, sampler statistics, adapted step sizes
+// and metrics), nuts_progress. Executors are values: tyche::cpu{…} runs the chains on this
+// machine's threads and SIMD lanes; later executors (CUDA, processes) join the variant.
 
-#include <algorithm>
-#include <atomic>
-#include <barrier>
 #include <cstddef>
-#include <deque>
-#include <memory>
-#include <mutex>
-#include <thread>
-#include <type_traits>
-#include <vector>
-
-namespace tyche::samplers {
-
-/// How the lockstep driver schedules chains; see the header comment.
-enum class lane_schedule { program_counter, trajectory_sync };
-
-#if TYCHE_HAS_XSIMD
-/// The SIMD batch one chain per lane is evaluated in: the build's widest batch of doubles.
-using lane_batch = xsimd::batch<double>;
-inline constexpr std::size_t simd_lane_width = lane_batch::size;
-/// A batch of half that width where the build has one (AVX2 with FMA under AVX-512; SSE2 under
-/// AVX): fewer chains than the wide batch's lanes, e.g. 4 chains on one thread of an AVX-512
-/// build, are evaluated at the half width rather than with half of a wide batch empty.
-#if XSIMD_WITH_AVX512F && XSIMD_WITH_FMA3_AVX2
-using half_lane_batch = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
-#elif XSIMD_WITH_AVX512F && XSIMD_WITH_AVX2
-using half_lane_batch = xsimd::batch<double, xsimd::avx2>;
-#elif XSIMD_WITH_AVX && XSIMD_WITH_SSE2
-using half_lane_batch = xsimd::batch<double, xsimd::sse2>;
-#else
-using half_lane_batch = void;
-#endif
-inline constexpr std::size_t half_lane_width =
-    std::is_void_v<half_lane_batch> ? 0 : simd_lane_width / 2;
-#else
-inline constexpr std::size_t simd_lane_width = 1;
-inline constexpr std::size_t half_lane_width = 0;
-#endif
-
-/// Gradient counts of a run: useful lane gradients and lane slots spent.
-struct lane_counts {
-  long long useful = 0;
-  long long slots = 0;
-};
-
-namespace detail {
-
-/// Evaluates the pending point of one lane in double precision (lanes = 1).
-template <class View>
-class scalar_evaluator {
- public:
-  static constexpr std::size_t width = 1;
-  scalar_evaluator(const View& view, int) : view_(view), ws_(view.workspace_size) {}
-  long long operator()(phase_point* const* points) {
-    if (points[0] == nullptr) return 0;
-    phase_point& z = *points[0];
-    z.log_density = view_.value_and_gradient(z.q.data(), z.grad.data(), ws_.empty() ? nullptr : ws_.data());
-    return 1;
-  }
-
- private:
-  const View& view_;
-  std::vector<double> ws_;
-};
-
-#if TYCHE_HAS_XSIMD
-/// Evaluates the pending points of a group of lanes with one batched evaluation of the model per
-/// SIMD batch of lanes (Batch: lane_batch or half_lane_batch). Batches holding no active lane
-/// are skipped; idle lanes of a partly active batch repeat an active lane's point.
-template <class View, class Batch>
-class batch_evaluator {
- public:
-  static constexpr std::size_t width = Batch::size;
-  batch_evaluator(const View& view, int lanes)
-      : view_(view), d_(view.dim()), lanes_(static_cast<std::size_t>(lanes)), theta_(d_), grad_(d_),
-        ws_(view.workspace_size), grad_out_(d_ * width) {}
-
-  /// points[0 .. lanes): the lanes' pending points, nullptr for an idle lane. Returns the
-  /// number of lane slots evaluated.
-  long long operator()(phase_point* const* points) {
-    constexpr std::size_t w = width;
-    long long slots = 0;
-    alignas(64) double buffer[w];
-    for (std::size_t first = 0; first < lanes_; first += w) {
-      // The batch's points; an idle lane borrows an active one's.
-      const double* q[w];
-      const phase_point* any = nullptr;
-      for (std::size_t l = 0; l < w && any == nullptr; ++l) any = points[first + l];
-      if (any == nullptr) continue;
-      for (std::size_t l = 0; l < w; ++l) q[l] = (points[first + l] ? points[first + l] : any)->q.data();
-      slots += static_cast<long long>(w);
-      for (std::size_t i = 0; i < d_; ++i) {
-        for (std::size_t l = 0; l < w; ++l) buffer[l] = q[l][i];
-        theta_[i] = Batch::load_aligned(buffer);
-      }
-      const Batch value = view_.value_and_gradient(theta_.data(), grad_.data(), ws_.empty() ? nullptr : ws_.data());
-      value.store_aligned(buffer);
-      double* out = grad_out_.data();
-      for (std::size_t i = 0; i < d_; ++i) grad_[i].store_aligned(out + i * w);
-      for (std::size_t l = 0; l < w; ++l) {
-        phase_point* z = points[first + l];
-        if (z == nullptr) continue;
-        z->log_density = buffer[l];
-        double* g = z->grad.data();
-        for (std::size_t i = 0; i < d_; ++i) g[i] = out[i * w + l];
-      }
-    }
-    return slots;
-  }
-
- private:
-  const View& view_;
-  std::size_t d_, lanes_;
-  std::vector<Batch, xsimd::aligned_allocator<Batch>> theta_, grad_, ws_;
-  std::vector<double, xsimd::aligned_allocator<double>> grad_out_;  // the gradient, [i * width + lane]
-};
-#endif
-
-/// Runs chains [0, chains) with `threads` threads of `lanes` lanes. The chains wait in one queue
-/// shared by all threads; a lane whose transition ends puts its chain at the back of the queue
-/// and takes the chain at the front, so all chains advance at about the same pace, no lane waits
-/// for another, and lanes fall idle only in the last transitions of the run. A chain is built
-/// (initial point, first step size) the first time a lane takes it.
-template <class Runner, class Evaluator, class View, class Make, class OnError>
-lane_counts run_program_counter(const View& view, int chains, int threads, int lanes, Make& make,
-                                OnError& on_error) {
-  struct waiting {
-    int chain;
-    std::unique_ptr<Runner> runner;  // null until a lane first takes the chain
-  };
-  std::mutex queue_mutex;
-  std::deque<waiting> queue;  // guarded by queue_mutex
-  for (int c = 0; c < chains; ++c) queue.push_back({c, nullptr});
-  std::atomic<long long> useful{0}, slots{0};
-  auto worker = [&] {
-    Evaluator evaluate(view, lanes);
-    const std::size_t L = static_cast<std::size_t>(lanes);
-    std::vector<std::unique_ptr<Runner>> lane(L);
-    std::vector<phase_point*> points(L, nullptr);
-    // Puts lane l's chain (if any, and not done) at the back of the queue and gives the lane
-    // the chain at the front, its transition begun; or leaves the lane empty.
-    auto rotate = [&](std::size_t l) {
-      std::unique_ptr<Runner> mine = std::move(lane[l]);
-      points[l] = nullptr;
-      for (;;) {
-        waiting next;
-        {
-          std::lock_guard<std::mutex> lock(queue_mutex);
-          if (mine) queue.push_back({mine->chain(), std::move(mine)});
-          if (queue.empty()) return;
-          next = std::move(queue.front());
-          queue.pop_front();
-        }
-        try {
-          if (!next.runner) next.runner = make(next.chain);
-          if (next.runner->done()) continue;
-          next.runner->begin();
-          lane[l] = std::move(next.runner);
-          points[l] = &lane[l]->pending();
-          return;
-        } catch (...) {
-          on_error(next.chain);
-        }
-      }
-    };
-    for (std::size_t l = 0; l < L; ++l) rotate(l);
-    long long my_useful = 0, my_slots = 0;
-    for (;;) {
-      const long long spent = evaluate(points.data());
-      if (spent == 0) break;  // every lane is empty and so is the queue
-      my_slots += spent;
-      for (std::size_t l = 0; l < L; ++l) {
-        if (!lane[l]) continue;
-        ++my_useful;
-        try {
-          if (lane[l]->resume()) {
-            if (lane[l]->done()) lane[l].reset();
-            rotate(l);
-            continue;
-          }
-          points[l] = &lane[l]->pending();
-        } catch (...) {
-          on_error(lane[l]->chain());
-          lane[l].reset();
-          rotate(l);
-        }
-      }
-    }
-    useful += my_useful;
-    slots += my_slots;
-  };
-  if (threads == 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& th : pool) th.join();
-  }
-  return {useful.load(), slots.load()};
-}
-
-/// Runs every chain at once, iteration by iteration: each thread advances its groups of lanes
-/// until all their trajectories of the iteration are over, then waits for the other threads.
-template <class Runner, class Evaluator, class View, class Make, class OnError>
-lane_counts run_trajectory_sync(const View& view, int chains, int threads, int lanes, Make& make,
-                                OnError& on_error) {
-  std::vector<long long> longest(static_cast<std::size_t>(threads), 0);
-  std::atomic<long long> useful{0};
-  long long slots = 0;
-  std::atomic<long long> resident_slots{0};  // lane slots the chains occupy, whole SIMD batches
-  auto completion = [&]() noexcept {
-    long long m = 0;
-    for (auto& x : longest) {
-      m = std::max(m, x);
-      x = 0;
-    }
-    slots += m * resident_slots.load();
-  };
-  std::barrier sync(threads, completion);
-  auto worker = [&](int t) {
-    Evaluator evaluate(view, lanes);
-    std::vector<std::unique_ptr<Runner>> mine;
-    for (int c = t; c < chains; c += threads) {
-      try {
-        auto r = make(c);
-        if (!r->done()) mine.push_back(std::move(r));
-      } catch (...) {
-        on_error(c);
-      }
-    }
-    const std::size_t L = static_cast<std::size_t>(lanes), w = Evaluator::width;
-    for (std::size_t first = 0; first < mine.size(); first += L)
-      resident_slots += static_cast<long long>((std::min(L, mine.size() - first) + w - 1) / w * w);
-    sync.arrive_and_wait();  // every thread counted its chains
-    std::vector<phase_point*> points(L, nullptr);
-    std::vector<long long> steps(mine.size(), 0);
-    long long my_useful = 0;
-    for (;;) {
-      bool any = false;
-      for (std::size_t first = 0; first < mine.size(); first += L) {
-        const std::size_t n = std::min(L, mine.size() - first);
-        std::fill(points.begin(), points.end(), nullptr);
-        for (std::size_t l = 0; l < n; ++l) {
-          Runner* r = mine[first + l].get();
-          if (r == nullptr || r->done()) continue;
-          any = true;
-          try {
-            r->begin();
-            points[l] = &r->pending();
-          } catch (...) {
-            on_error(r->chain());
-            mine[first + l].reset();
-          }
-        }
-        for (;;) {
-          if (evaluate(points.data()) == 0) break;
-          for (std::size_t l = 0; l < n; ++l) {
-            if (points[l] == nullptr) continue;
-            Runner* r = mine[first + l].get();
-            ++my_useful;
-            ++steps[first + l];
-            try {
-              if (r->resume()) {
-                points[l] = nullptr;
-              } else {
-                points[l] = &r->pending();
-              }
-            } catch (...) {
-              on_error(r->chain());
-              mine[first + l].reset();
-              points[l] = nullptr;
-            }
-          }
-        }
-      }
-      long long m = 0;
-      for (auto& s : steps) {
-        m = std::max(m, s);
-        s = 0;
-      }
-      longest[static_cast<std::size_t>(t)] = m;
-      if (!any) {  // this thread's chains are done (or it had none): leave the barrier
-        sync.arrive_and_drop();
-        break;
-      }
-      sync.arrive_and_wait();
-    }
-    useful += my_useful;
-  };
-  if (threads == 1) {
-    worker(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(worker, t);
-    for (auto& th : pool) th.join();
-  }
-  return {useful.load(), slots};
-}
-
-}  // namespace detail
-
-/// Runs `chains` chains, made by make(c) (a std::unique_ptr to a runner with begin(), pending(),
-/// resume(), done(), chain() and run()), on `threads` threads of `lanes` lanes: 1 (scalar), or a
-/// multiple of simd_lane_width or of half_lane_width (batch_width(lanes) says which batch).
-/// on_error(c) is called inside a catch block when chain c throws; its lane moves on to other
-/// chains.
-template <class Runner, class View, class Make, class OnError>
-lane_counts run_lockstep(const View& view, int chains, int threads, int lanes, lane_schedule schedule,
-                         Make make, OnError on_error) {
-  auto run = [&]<class Evaluator>(std::type_identity<Evaluator>) {
-    if (schedule == lane_schedule::trajectory_sync)
-      return detail::run_trajectory_sync<Runner, Evaluator>(view, chains, threads, lanes, make, on_error);
-    return detail::run_program_counter<Runner, Evaluator>(view, chains, threads, lanes, make, on_error);
-  };
-#if TYCHE_HAS_XSIMD
-  if (lanes > 1 && lanes % static_cast<int>(simd_lane_width) == 0)
-    return run(std::type_identity<detail::batch_evaluator<View, lane_batch>>{});
-  if constexpr (half_lane_width > 1)
-    if (lanes > 1 && lanes % static_cast<int>(half_lane_width) == 0)
-      return run(std::type_identity<detail::batch_evaluator<View, half_lane_batch>>{});
-#endif
-  return run(std::type_identity<detail::scalar_evaluator<View>>{});
-}
-
-}  // namespace tyche::samplers
-// ----- end tyche/samplers/nuts/lockstep.hpp -----
-
-#include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <exception>
 #include <functional>
-#include <iostream>
-#include <limits>
-#include <memory>
-#include <mutex>
-#include <stdexcept>
 #include <string>
-#include <thread>
+#include <variant>
 #include <vector>
 
 namespace tyche {
+
+namespace samplers {
+/// How the CPU executor schedules the chains of its lanes: program_counter (default) lets
+/// every lane start its next transition as soon as its trajectory ends; trajectory_sync makes
+/// all chains wait for the longest trajectory of each iteration (the baseline of the
+/// autobatching paper's Figure 7, for benchmarks).
+enum class lane_schedule { program_counter, trajectory_sync };
+}  // namespace samplers
+
+/// How the CPU executor runs a group of chains in SIMD lanes: each chain in a NUTS kernel of its
+/// own, their gradients evaluated together as the lanes of one batch (per_chain, the default:
+/// the kernel's bookkeeping in each chain's own order), or all of them as the lanes of one
+/// kernel over the batch type (batch: the bookkeeping too in SIMD, with masks where the lanes'
+/// trajectories differ). Both give the same draws up to the fusing of multiply-adds
+/// (docs/design/nuts-kernel.md).
+enum class cpu_lane_kernel { per_chain, batch };
+
+/// The CPU executor: chains on `threads` threads, each advancing `lanes` chains together as the
+/// lanes of SIMD batches (samplers/nuts/cpu_executor.hpp).
+struct cpu {
+  static constexpr const char* executor_name = "cpu";
+  /// 0: one per chain, up to the hardware's concurrency.
+  int threads = 0;
+  /// Chains one thread advances together as SIMD lanes: 0 = the narrowest SIMD batch of
+  /// doubles that holds ⌈chains / threads⌉ chains: half the build's widest batch where the
+  /// build has such a batch (AVX2 under AVX-512: 4 chains on one thread in 4 lanes, not in 8
+  /// with 4 empty) and it suffices, else the widest (1 without tyche::simd); 1 = one chain at a
+  /// time in scalar double; otherwise a multiple of the widest or of the half width (the widest
+  /// when it is a multiple of both). A chain's draws are the same for every value that uses
+  /// the same batch width (lanes never interact); the two widths, and the scalar path, differ
+  /// in the last bits of exp/log (the compiler contracts multiply-adds differently in each), so
+  /// they give other, equally valid, chains. lanes = 0 picks the width from chains and
+  /// threads: to reproduce a chain with another number of chains, set lanes.
+  int lanes = 0;
+  samplers::lane_schedule schedule = samplers::lane_schedule::program_counter;
+  cpu_lane_kernel lane_kernel = cpu_lane_kernel::per_chain;
+};
+
+/// The executors nuts() can run on.
+using nuts_executor = std::variant<cpu>;
 
 /// What nuts() reports every `refresh` iterations of a chain.
 struct nuts_progress {
@@ -12439,23 +13220,6 @@ struct nuts_config {
   double adapt_delta = 0.8;
   double init_step_size = 1.0;
   double init_radius = 2.0;  // initial θ uniform on (−r, r), as Stan
-  int threads = 0;           // 0: one per chain, up to the hardware's concurrency
-  /// Chains one thread advances together as SIMD lanes: 0 = the narrowest SIMD batch of
-  /// doubles that holds ⌈chains / threads⌉ chains: half the build's widest batch where the
-  /// build has such a batch (AVX2 under AVX-512: 4 chains on one thread in 4 lanes, not in 8
-  /// with 4 empty) and it suffices, else the widest (1 without tyche::simd); 1 = one chain at a
-  /// time in scalar double; otherwise a multiple of the widest or of the half width (the widest
-  /// when it is a multiple of both). A chain's draws are the same for every value that uses
-  /// the same batch width (lanes never interact); the two widths, and the scalar path, differ
-  /// in the last bits of exp/log (the compiler contracts multiply-adds differently in each), so
-  /// they give other, equally valid, chains. lanes = 0 picks the width from chains and
-  /// threads: to reproduce a chain with another number of chains, set lanes.
-  int lanes = 0;
-  /// How lanes are scheduled: program_counter (default) lets every lane start its next
-  /// transition as soon as its trajectory ends; trajectory_sync makes all chains wait for the
-  /// longest trajectory of each iteration (the baseline of the autobatching paper's Figure 7,
-  /// for benchmarks).
-  samplers::lane_schedule schedule = samplers::lane_schedule::program_counter;
   /// The metric adapted in warm-up: diagonal (Stan's diag_e, the default) or dense (dense_e,
   /// for strongly correlated posteriors of moderate dimension: O(d²) per leapfrog).
   samplers::metric_kind metric = samplers::metric_kind::diagonal;
@@ -12465,6 +13229,8 @@ struct nuts_config {
   /// the sampling threads.
   int refresh = 0;
   std::function<void(const nuts_progress&)> on_progress = {};
+  /// Where the chains run: tyche::cpu{.threads = …, .lanes = …} (the default, cpu{}).
+  nuts_executor executor = cpu{};
 };
 
 /// The result of nuts(): per chain, the draws on the constrained scale and Stan's sampler
@@ -12472,10 +13238,10 @@ struct nuts_config {
 struct nuts_fit {
   std::vector<std::string> names;  // parameter names, Stan style
   int chains = 0, draws = 0;
-  std::vector<std::vector<double>> values;                    // [chain][draw * dim + k]
-  std::vector<std::vector<samplers::transition_stats>> stats;     // [chain][draw]
-  std::vector<double> step_size;                              // [chain]
-  std::vector<std::vector<double>> inv_metric;                // [chain]: diagonal, or d × d row-major
+  std::vector<std::vector<double>> values;                     // [chain][draw * dim + k]
+  std::vector<std::vector<samplers::transition_stats>> stats;  // [chain][draw]
+  std::vector<double> step_size;                               // [chain]
+  std::vector<std::vector<double>> inv_metric;                 // [chain]: diagonal, or d × d row-major
   long long gradient_evaluations = 0;  // leapfrog gradients of all chains, warm-up included
   int lanes = 1;                       // chains per SIMD group actually used
   double utilization = 1;              // useful lane gradients / lane slots evaluated
@@ -12502,111 +13268,19 @@ struct nuts_fit {
   }
 };
 
-namespace detail {
+}  // namespace tyche
+// ----- end tyche/samplers/nuts/config.hpp -----
 
-/// The transition's random-number interface over a chain's Philox stream; also a
-/// UniformRandomBitGenerator for model.initial_point.
-struct chain_rng {
-  counter_rng rng;
-  using result_type = counter_rng::result_type;
-  static constexpr result_type min() { return counter_rng::min(); }
-  static constexpr result_type max() { return counter_rng::max(); }
-  result_type operator()() { return rng(); }
-  double uniform() { return rng.uniform01(); }
-  double normal() { return rng.normal(); }
-  /// n standard normals from the n positions n calls of normal() would use, by the same
-  /// Box–Muller formula: the momentum of a transition. Where the build has SIMD, a batch of
-  /// positions at a time: the Philox blocks bit for bit as counter_rng computes them, log, sqrt
-  /// and cos in the batch (so in other last bits than normal()).
-  void normals(double* out, std::size_t n) {
-#if TYCHE_HAS_XSIMD
-    using batch = samplers::lane_batch;
-    using bits = xsimd::batch<std::uint64_t, typename batch::arch_type>;
-    using ints = xsimd::batch<std::int64_t, typename batch::arch_type>;
-    constexpr std::size_t w = batch::size;
-    constexpr double two_pi = 6.28318530717958647692;
-    const std::uint64_t seed = rng.seed(), stream = rng.stream();
-    const bits low(0xffffffffu);
-    alignas(64) std::uint64_t position[w];
-    alignas(64) double z[w];
-    for (std::size_t first = 0; first < n; first += w) {
-      const std::size_t m = n - first < w ? n - first : w;
-      const std::uint64_t k = rng.position();
-      for (std::size_t l = 0; l < w; ++l) position[l] = k + l;  // lanes past m: computed, unused
-      rng.discard(m);
-      // Philox-4x32-10 of counter (position, stream) under key seed, as philox4x32_10.
-      const bits pos = bits::load_aligned(position);
-      bits c0 = pos & low, c1 = pos >> 32, c2(stream & 0xffffffffu), c3(stream >> 32);
-      auto k0 = static_cast<std::uint32_t>(seed), k1 = static_cast<std::uint32_t>(seed >> 32);
-      for (int r = 0; r < 10; ++r) {
-        if (r > 0) {
-          k0 += philox_constants::w0;
-          k1 += philox_constants::w1;
-        }
-        const bits p0 = bits(philox_constants::m0) * c0, p1 = bits(philox_constants::m1) * c2;
-        const bits n0 = (p1 >> 32) ^ c1 ^ bits(k0), n2 = (p0 >> 32) ^ c3 ^ bits(k1);
-        c1 = p1 & low;
-        c3 = p0 & low;
-        c0 = n0;
-        c2 = n2;
-      }
-      // uniform01_from_bits of words 0–1 and of words 2–3, then Box–Muller's cosine branch.
-      auto uniform = [](const bits& x) {
-        const batch top = xsimd::to_float(xsimd::bitwise_cast<ints>(x >> 11));  // exact: < 2^53
-        return xsimd::select(top == batch(0.0), batch(0x1p-54), top * batch(0x1p-53));
-      };
-      const batch u1 = uniform(c0 | (c1 << 32)), u2 = uniform(c2 | (c3 << 32));
-      const batch r = math::sqrt(batch(-2.0) * math::log(u1)) * math::cos(batch(two_pi) * u2);
-      r.store_aligned(z);
-      for (std::size_t l = 0; l < m; ++l) out[first + l] = z[l];
-    }
-#else
-    for (std::size_t i = 0; i < n; ++i) out[i] = rng.normal();
-#endif
-  }
-};
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
-/// One chain's view of the model's log density: its own workspace, no allocation per call.
-template <class Model>
-struct model_density {
-  const Model& model;
-  mutable std::vector<double> workspace = std::vector<double>(model.program().workspace_size());
-  double operator()(const std::vector<double>& q, std::vector<double>& grad) const {
-    return model.program().value_and_gradient(q, grad, workspace);
-  }
-};
-
-/// Stan's heuristic for a first step size: double or halve ε until the acceptance of one
-/// leapfrog from a fresh momentum crosses 0.8.
-template <class Transition>
-double initial_step_size(const Transition& tr, const samplers::phase_point& z0, double eps,
-                         chain_rng& rng) {
-  if (!(eps > 0) || eps > 1e7) return eps;
-  auto delta_h = [&](double e) {
-    samplers::phase_point z = z0;
-    tr.sample_momentum(z.p, z.q.size(), rng);
-    const double h0 = tr.hamiltonian(z);
-    tr.leapfrog(z, e);
-    double h = tr.hamiltonian(z);
-    if (std::isnan(h)) h = std::numeric_limits<double>::infinity();
-    return h0 - h;
-  };
-  const double log_08 = std::log(0.8);
-  const int direction = delta_h(eps) > log_08 ? 1 : -1;
-  for (int guard = 0; guard < 200; ++guard) {
-    const double dh = delta_h(eps);
-    if (direction == 1 && !(dh > log_08)) break;
-    if (direction == -1 && !(dh < log_08)) break;
-    eps = direction == 1 ? 2 * eps : 0.5 * eps;
-    if (eps > 1e7)
-      throw std::runtime_error("tyche::nuts: the step size grew past 1e7 while initialising it: "
-                               "the posterior may be improper");
-    if (eps < 1e-300)
-      throw std::runtime_error("tyche::nuts: no acceptably small step size: the log density or "
-                               "its gradient is not finite near the current point");
-  }
-  return eps;
-}
+namespace tyche::samplers::detail {
 
 /// Calls cfg.on_progress, or prints Stan's progress line; one call at a time.
 inline void report_progress(const nuts_config& cfg, const nuts_progress& p) {
@@ -12623,142 +13297,241 @@ inline void report_progress(const nuts_config& cfg, const nuts_progress& p) {
   std::clog << line;
 }
 
-/// One chain: its random stream, its point, its resumable transition and its warm-up. The
-/// drivers call begin(), evaluate pending() (alone or as one SIMD lane among others) and call
-/// resume() until it returns true; then the iteration is over.
-template <class Model>
-class chain_runner {
+/// The exception an executor throws for a kernel status, naming what was wrong.
+[[noreturn]] inline void throw_status(nuts_status s, const std::string& what) {
+  throw std::runtime_error("tyche::nuts: " + what + ": " + describe(s));
+}
+
+template <class Target>
+class nuts_chain {
  public:
-  chain_runner(const chain_runner&) = delete;  // the transition refers to target_
-  chain_runner& operator=(const chain_runner&) = delete;
-  chain_runner(const Model& m, const nuts_config& cfg, int chain, nuts_fit& fit)
-      : m_(m), cfg_(cfg), chain_(chain), fit_(fit),
-        rng_{counter_rng(cfg.seed, static_cast<std::uint64_t>(chain))}, target_{m},
-        tr_(target_, std::vector<double>(m.dim(), 1.0), cfg.max_depth),
-        metric_adapt_(m.dim(), cfg.warmup, adaptation(cfg), cfg.metric == samplers::metric_kind::dense),
-        step_adapt_(adaptation(cfg)), inv_metric_(m.dim(), 1.0) {
-    const std::size_t d = m.dim();
-    if (cfg.metric == samplers::metric_kind::dense) {  // start from the identity
-      inv_metric_.assign(d * d, 0.0);
-      for (std::size_t i = 0; i < d; ++i) inv_metric_[i * d + i] = 1.0;
-      tr_.set_dense_inv_metric(inv_metric_, d);
+  nuts_chain(const Target& target, const nuts_config& cfg, int chain, nuts_fit& fit)
+      : target_(target), cfg_(cfg), chain_(chain), fit_(fit), d_(target.dim()),
+        rng_(cfg.seed, static_cast<std::uint64_t>(chain)), step_adapt_(adaptation(cfg)),
+        metric_adapt_(d_, cfg.warmup, adaptation(cfg), cfg.metric == metric_kind::dense) {}
+  nuts_chain(const nuts_chain&) = delete;
+  nuts_chain& operator=(const nuts_chain&) = delete;
+
+  /// The initial point (uniform(−r, r) on θ, up to 100 attempts at a finite log density and
+  /// gradient) and the first step size (Stan's heuristic); throws when there is none.
+  void initialise() {
+    const std::size_t d = d_;
+    const bool dense = cfg_.metric == metric_kind::dense;
+    inv_metric_.assign(dense ? d * d : d, 0.0);
+    if (dense) {
+      chol_.assign(d * d, 0.0);
+      for (std::size_t i = 0; i < d; ++i) inv_metric_[i * d + i] = chol_[i * d + i] = 1.0;
+    } else {
+      for (auto& m : inv_metric_) m = 1.0;
     }
-    z_.grad.resize(d);
-    // Initial point: uniform(−r, r) on θ, up to 100 attempts at a finite density and gradient.
+    adapt_buffer_.assign(metric_adaptation<double>::buffer_size(d, dense), 0.0);
+    metric_adapt_.bind(adapt_buffer_.data());
+    scratch_.assign(4 * d, 0.0);
+    grad_.assign(d, 0.0);
+    workspace_.assign(target_.workspace_size(), 0.0);
     for (int attempt = 0;; ++attempt) {
-      z_.q = m.initial_point(rng_, cfg.init_radius);
-      z_.log_density = target_(z_.q, z_.grad);
-      bool finite = std::isfinite(z_.log_density);
-      for (double g : z_.grad) finite = finite && std::isfinite(g);
+      q_ = target_.initial_point(rng_, cfg_.init_radius);
+      log_density_ = evaluate(q_.data(), grad_.data());
+      bool finite = std::isfinite(log_density_);
+      for (double g : grad_) finite = finite && std::isfinite(g);
       if (finite) break;
       if (attempt == 99)
-        throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain + 1) +
+        throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain_ + 1) +
                                  ": no initial point with a finite log density and gradient in "
                                  "100 attempts");
     }
-    eps_ = initial_step_size(tr_, z_, cfg.init_step_size, rng_);
-    step_adapt_.set_mu(std::log(10 * eps_));
-    auto& values = fit.values[static_cast<std::size_t>(chain)];
-    values.reserve(static_cast<std::size_t>(cfg.draws) * d);
-    fit.stats[static_cast<std::size_t>(chain)].reserve(static_cast<std::size_t>(cfg.draws));
+    step_size_ = cfg_.init_step_size;
+    find_step_size();
+    step_adapt_.set_mu(std::log(10 * step_size_));
+    auto& values = fit_.values[static_cast<std::size_t>(chain_)];
+    values.reserve(static_cast<std::size_t>(cfg_.draws) * target_.constrained_dim());
+    fit_.stats[static_cast<std::size_t>(chain_)].reserve(static_cast<std::size_t>(cfg_.draws));
+    initialised_ = true;
     if (done()) finish();
   }
 
+  [[nodiscard]] bool initialised() const { return initialised_; }
   [[nodiscard]] int chain() const { return chain_; }
   [[nodiscard]] bool done() const { return iteration_ == cfg_.warmup + cfg_.draws; }
-  /// Gradients of completed trajectories (leapfrogs) so far.
-  [[nodiscard]] long long gradient_evaluations() const { return gradients_; }
+  [[nodiscard]] int iteration() const { return iteration_; }
 
-  /// Starts the next iteration's transition.
-  void begin() { tr_.begin(z_, eps_, rng_); }
-  /// The point whose log density and gradient the chain waits for.
-  samplers::phase_point& pending() { return tr_.pending(); }
-  /// Continues after pending() was evaluated; true when the iteration is over.
-  bool resume() {
-    if (!tr_.resume(rng_)) return false;
-    end_iteration(tr_.stats());
-    return true;
+  // The state a kernel lane runs the next transition from.
+  [[nodiscard]] const std::vector<double>& q() const { return q_; }
+  [[nodiscard]] const std::vector<double>& grad() const { return grad_; }
+  [[nodiscard]] double log_density() const { return log_density_; }
+  [[nodiscard]] double step_size() const { return step_size_; }
+  [[nodiscard]] const std::vector<double>& inv_metric() const { return inv_metric_; }
+  [[nodiscard]] const std::vector<double>& cholesky() const { return chol_; }
+  /// Counts changes of the metric, so that a lane holding this chain knows when to reload it.
+  [[nodiscard]] unsigned metric_version() const { return metric_version_; }
+  [[nodiscard]] counter_rng& rng() { return rng_; }
+
+  /// Loads the chain into lane l of a kernel: point, metric (when `metric` is set: a chain new
+  /// to the lane, or changed since), step size, random stream.
+  template <class Kernel>
+  void load(Kernel& k, int l, bool point, bool metric) {
+    if (point) k.set_point(l, q_.data(), grad_.data(), log_density_);
+    if (metric) {
+      const nuts_status s = k.set_metric(l, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data());
+      if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_ + 1));
+    }
+    const nuts_status s = k.set_step_size(l, step_size_);
+    if (s != nuts_status::ok)
+      throw_status(s, "chain " + std::to_string(chain_ + 1) + ", step size " + std::to_string(step_size_));
+    k.set_stream(l, rng_);
+  }
+  /// Takes back the chain's state from lane l after a transition: the selected point and the
+  /// stream's position.
+  template <class Kernel>
+  void unload(const Kernel& k, int l) {
+    k.get_point(l, q_.data(), grad_.data());
+    log_density_ = k.log_density(l);
+    rng_ = k.stream(l);
   }
 
-  /// All iterations, evaluating one point at a time in double precision.
-  void run() {
-    while (!done()) {
-      begin();
-      do {
-        samplers::phase_point& z = pending();
-        z.log_density = target_(z.q, z.grad);
-      } while (!resume());
+  /// After a transition (the chain's state unloaded): warm-up (dual averaging; at the end of a
+  /// metric window the new metric and Stan's step-size heuristic) or recording of the draw.
+  void end_iteration(const transition_stats& s) {
+    if (iteration_ < cfg_.warmup) {
+      step_adapt_.learn(step_size_, s.accept_stat);
+      if (metric_adapt_.learn(inv_metric_.data(), q_.data())) {
+        if (!chol_.empty()) {
+          std::size_t pivot = 0;
+          if (cholesky_lower(inv_metric_.data(), chol_.data(), d_, &pivot) != nuts_status::ok)
+            throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain_ + 1) +
+                                     ": the adapted dense inverse metric is not positive definite (pivot " +
+                                     std::to_string(pivot) + ")");
+        } else {
+          std::size_t where = 0;
+          if (check_diagonal_metric(inv_metric_.data(), d_, &where) != nuts_status::ok)
+            throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain_ + 1) +
+                                     ": adapted inverse metric element " + std::to_string(where) + " = " +
+                                     std::to_string(inv_metric_[where]) + " is not a positive finite number");
+        }
+        ++metric_version_;
+        find_step_size();
+        step_adapt_.set_mu(std::log(10 * step_size_));
+        step_adapt_.restart();
+      }
+      if (iteration_ == cfg_.warmup - 1) step_adapt_.complete(step_size_);
+    } else {
+      auto& values = fit_.values[static_cast<std::size_t>(chain_)];
+      target_.constrain(q_.data(), values);
+      fit_.stats[static_cast<std::size_t>(chain_)].push_back(s);
     }
+    ++iteration_;
+    if (cfg_.refresh > 0 &&
+        (iteration_ == 1 || iteration_ % cfg_.refresh == 0 || iteration_ == cfg_.warmup + cfg_.draws))
+      report_progress(cfg_, nuts_progress{chain_ + 1, iteration_, cfg_.warmup + cfg_.draws, iteration_ <= cfg_.warmup});
+    if (done()) finish();
   }
 
  private:
-  static samplers::adaptation_config adaptation(const nuts_config& cfg) {
-    samplers::adaptation_config ac;
+  static adaptation_config adaptation(const nuts_config& cfg) {
+    adaptation_config ac;
     ac.delta = cfg.adapt_delta;
     return ac;
   }
 
-  void end_iteration(const samplers::transition_stats& s) {
-    gradients_ += s.n_leapfrog;
-    if (iteration_ < cfg_.warmup) {
-      step_adapt_.learn(eps_, s.accept_stat);
-      if (metric_adapt_.learn(inv_metric_, z_.q)) {
-        if (tr_.dense())
-          tr_.set_dense_inv_metric(inv_metric_, z_.q.size());
-        else
-          tr_.set_inv_metric(inv_metric_);
-        eps_ = initial_step_size(tr_, z_, eps_, rng_);
-        step_adapt_.set_mu(std::log(10 * eps_));
-        step_adapt_.restart();
-      }
-      if (iteration_ == cfg_.warmup - 1) step_adapt_.complete(eps_);
-    } else {
-      const auto x = m_.constrain(z_.q);
-      auto& values = fit_.values[static_cast<std::size_t>(chain_)];
-      values.insert(values.end(), x.begin(), x.end());
-      fit_.stats[static_cast<std::size_t>(chain_)].push_back(s);
-    }
-    ++iteration_;
-    if (cfg_.refresh > 0 && (iteration_ == 1 || iteration_ % cfg_.refresh == 0 ||
-                             iteration_ == cfg_.warmup + cfg_.draws))
-      report_progress(cfg_, nuts_progress{chain_ + 1, iteration_, cfg_.warmup + cfg_.draws,
-                                          iteration_ <= cfg_.warmup});
-    if (done()) finish();
+  double evaluate(const double* q, double* g) {
+    return target_.value_and_gradient(q, g, workspace_.empty() ? nullptr : workspace_.data());
+  }
+
+  // Stan's heuristic from the current point, with the chain's stream, in double.
+  void find_step_size() {
+    chain_streams<1> streams;
+    streams.seed = cfg_.seed;
+    streams.set_lane(0, rng_);
+    double eps = step_size_;
+    const nuts_status s = find_initial_step_size(
+        &eps, q_.data(), grad_.data(), log_density_, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data(),
+        !chol_.empty(), d_, streams, [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
+    rng_ = streams.lane(0);
+    if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_ + 1));
+    step_size_ = eps;
   }
 
   void finish() {
-    fit_.step_size[static_cast<std::size_t>(chain_)] = eps_;
-    fit_.inv_metric[static_cast<std::size_t>(chain_)] = tr_.inv_metric();
+    fit_.step_size[static_cast<std::size_t>(chain_)] = step_size_;
+    fit_.inv_metric[static_cast<std::size_t>(chain_)] = inv_metric_;
   }
 
-  const Model& m_;
+  const Target& target_;
   const nuts_config& cfg_;
   int chain_;
   nuts_fit& fit_;
-  chain_rng rng_;
-  model_density<Model> target_;
-  samplers::unrolled_transition<model_density<Model>, chain_rng> tr_;
-  samplers::metric_adaptation metric_adapt_;
-  samplers::step_size_adaptation step_adapt_;
-  std::vector<double> inv_metric_;
-  samplers::phase_point z_;
-  double eps_ = 1;
+  std::size_t d_;
+  counter_rng rng_;
+  step_size_adaptation<double> step_adapt_;
+  metric_adaptation<double> metric_adapt_;
+  std::vector<double> adapt_buffer_, inv_metric_, chol_, q_, grad_, scratch_, workspace_;
+  double log_density_ = 0, step_size_ = 1;
+  unsigned metric_version_ = 0;
   int iteration_ = 0;
-  long long gradients_ = 0;
+  bool initialised_ = false;
 };
 
-/// The number of lanes nuts() uses for a configuration: `requested`, checked, or for 0 the
-/// narrowest SIMD batch that holds the chains of one thread (⌈chains / threads⌉): the half-width
-/// batch where the build has one and it suffices, else the full width.
+}  // namespace tyche::samplers::detail
+// ----- end tyche/samplers/nuts/chain.hpp -----
+// ----- begin tyche/samplers/nuts/cpu_executor.hpp -----
+// tyche/samplers/nuts/cpu_executor.hpp — the CPU executor (tyche::cpu): chains on threads, each
+// thread advancing `lanes` chains together as the lanes of NUTS kernels (kernel.hpp) of a SIMD
+// batch type (one kernel per batch of lanes; lanes = 1: a kernel of one double), every lane at
+// its own point of its own trajectory.
+//
+// Each step a thread evaluates the model once per kernel with a running lane — log p and its
+// gradient for all its lanes at once, straight from the kernel's pending θ, which is laid out as
+// the batched evaluation reads it — and resumes the kernel, which runs every lane's state
+// machine up to its next gradient. A lane whose transition ends hands its chain back
+// (nuts_chain::end_iteration: warm-up, recording) and, in the program_counter schedule, puts it
+// at the back of a queue shared by all threads and starts the next transition of the chain at
+// the front, so no lane waits for another and chains rotate through the lanes of all threads at
+// about the same pace (program-counter batching, Radul et al. 2020, "Automatically batching
+// control-intensive programs for modern accelerators"). The trajectory_sync schedule holds
+// every chain in a lane of its thread and makes all chains wait for the longest trajectory of
+// each iteration: the "local static" batching that paper measures against, kept as the
+// benchmark's baseline.
+//
+// Utilisation is the fraction of lane slots that do useful work: useful lane gradients over lane
+// slots evaluated (program_counter; a kernel with no running lane is not evaluated), or over the
+// lane slots the chains occupy (whole batches) × the longest trajectory of each iteration
+// (trajectory_sync). A single chain on a build with 8 lanes has utilisation 1/8 under both.
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace tyche::samplers {
+
+/// Gradient counts of a run: useful lane gradients and lane slots spent.
+struct lane_counts {
+  long long useful = 0;
+  long long slots = 0;
+};
+
+namespace detail {
+
+/// The number of lanes the CPU executor uses: `requested`, checked, or for 0 the narrowest SIMD
+/// batch that holds the chains of one thread (⌈chains / threads⌉): the half-width batch where
+/// the build has one and it suffices, else the full width.
 inline int resolve_lanes(int requested, int chains, int threads) {
-  constexpr int width = static_cast<int>(samplers::simd_lane_width);
-  constexpr int half = static_cast<int>(samplers::half_lane_width);
+  constexpr int width = simd_lane_width;
+  constexpr int half = half_lane_width;
   if (requested == 0) {
     const int per_thread = (chains + threads - 1) / threads;
     return half > 1 && per_thread <= half ? half : width;
   }
   if (requested == 1) return 1;
-  if (width == 1 && requested > 1)  // no SIMD backend: the evaluator has one lane
+  if (width == 1 && requested > 1)  // no SIMD backend: the kernel has one lane
     throw std::invalid_argument("tyche::nuts: lanes = " + std::to_string(requested) +
                                 " needs the SIMD backend (link tyche::simd, or define "
                                 "TYCHE_USE_XSIMD=1); this build evaluates one chain at a time: "
@@ -12772,18 +13545,508 @@ inline int resolve_lanes(int requested, int chains, int threads) {
   return requested;
 }
 
-}  // namespace detail
+/// W chains in the lanes of one kernel over T (the batch-lane kernel: its pending θ is laid out
+/// as the batched evaluation reads it), with the buffers it works in.
+template <class T>
+class batch_lanes : public nuts_kernel<T> {
+ public:
+  using kernel_type = nuts_kernel<T>;
+  static constexpr int width = kernel_type::width;
 
-/// Runs NUTS on a model: config.chains chains of config.warmup + config.draws iterations.
+  batch_lanes(std::size_t d, const nuts_config& cfg, std::size_t workspace)
+      : storage_(kernel_type::storage_size(d, cfg.max_depth, cfg.metric)), workspace_(workspace) {
+    const nuts_status s = this->bind(storage_.data(), storage_.size(), d, cfg.max_depth, cfg.metric);
+    if (s != nuts_status::ok) throw_status(s, "max_depth = " + std::to_string(cfg.max_depth));
+    this->rng().seed = cfg.seed;
+  }
+
+  /// Evaluates log p and its gradient at every lane's pending point when a lane is running.
+  template <class Target>
+  bool evaluate(const Target& target) {
+    if (!this->any_running()) return false;
+    this->set_pending(target.value_and_gradient(this->pending_q(), this->pending_grad(),
+                                                workspace_.empty() ? nullptr : workspace_.data()));
+    return true;
+  }
+
+ private:
+  std::vector<T> storage_;  // (std::allocator honours a batch's alignment)
+  std::vector<T> workspace_;
+};
+
+/// W chains, each in a kernel of its own over double, whose pending points are evaluated
+/// together as the lanes of T: copied into a batch, evaluated once, the gradients copied back.
+/// The same interface as a kernel of W lanes.
+template <class T>
+class chain_lanes {
+ public:
+  using traits = lane_traits<T>;
+  using kernel_type = nuts_kernel<double>;
+  static constexpr int width = traits::width;
+
+  chain_lanes(std::size_t d, const nuts_config& cfg, std::size_t workspace)
+      : d_(d), size_(kernel_type::storage_size(d, cfg.max_depth, cfg.metric)), storage_(size_ * width),
+        q_(d), g_(d), workspace_(workspace), gradients_(d * width) {
+    for (int l = 0; l < width; ++l) {
+      const nuts_status s =
+          k_[l].bind(storage_.data() + size_ * static_cast<std::size_t>(l), size_, d, cfg.max_depth, cfg.metric);
+      if (s != nuts_status::ok) throw_status(s, "max_depth = " + std::to_string(cfg.max_depth));
+      k_[l].rng().seed = cfg.seed;
+    }
+  }
+
+  void set_point(int l, const double* q, const double* g, double lp) { k_[l].set_point(0, q, g, lp); }
+  void get_point(int l, double* q, double* g = nullptr) const { k_[l].get_point(0, q, g); }
+  [[nodiscard]] double log_density(int l) const { return k_[l].log_density(0); }
+  nuts_status set_metric(int l, const double* m, const double* chol = nullptr) { return k_[l].set_metric(0, m, chol); }
+  nuts_status set_step_size(int l, double eps) { return k_[l].set_step_size(0, eps); }
+  void set_stream(int l, const counter_rng& g) { k_[l].set_stream(0, g); }
+  [[nodiscard]] counter_rng stream(int l) const { return k_[l].stream(0); }
+  [[nodiscard]] bool running(int l) const { return k_[l].running(0); }
+  [[nodiscard]] bool any_running() const {
+    bool any = false;
+    for (int l = 0; l < width; ++l) any = any || k_[l].running(0);
+    return any;
+  }
+  [[nodiscard]] const transition_stats& stats(int l) const { return k_[l].stats(0); }
+  void park(int, int) {}  // an idle lane is evaluated at a running lane's point (evaluate)
+
+  nuts_status begin(const bool* start, int* bad = nullptr) {
+    nuts_status status = nuts_status::ok;
+    for (int l = 0; l < width; ++l) {
+      if (!start[l]) continue;
+      const bool one[1] = {true};
+      const nuts_status s = k_[l].begin(one);
+      if (s != nuts_status::ok) {
+        status = s;
+        if (bad) *bad = l;
+      }
+    }
+    return status;
+  }
+  int resume(bool* ended) {
+    int n = 0;
+    for (int l = 0; l < width; ++l) {
+      ended[l] = false;
+      if (k_[l].running(0)) n += k_[l].resume(&ended[l]);
+    }
+    return n;
+  }
+
+  /// Evaluates log p and its gradient at every running lane's pending point, all lanes in one
+  /// batched evaluation (an idle lane repeats a running lane's point).
+  template <class Target>
+  bool evaluate(const Target& target) {
+    int any = -1;
+    for (int l = 0; l < width && any < 0; ++l)
+      if (k_[l].running(0)) any = l;
+    if (any < 0) return false;
+    const double* q[width];
+    for (int l = 0; l < width; ++l) q[l] = (k_[l].running(0) ? k_[l] : k_[any]).pending_q();
+    alignas(64) double lanes[width];
+    for (std::size_t i = 0; i < d_; ++i) {
+      for (int l = 0; l < width; ++l) lanes[l] = q[l][i];
+      q_[i] = traits::load(lanes);
+    }
+    const T value = target.value_and_gradient(q_.data(), g_.data(), workspace_.empty() ? nullptr : workspace_.data());
+    traits::store(lanes, value);
+    double* out = gradients_.data();
+    for (std::size_t i = 0; i < d_; ++i) traits::store(out + i * width, g_[i]);
+    for (int l = 0; l < width; ++l) {
+      if (!k_[l].running(0)) continue;
+      k_[l].set_pending(lanes[l]);
+      double* g = k_[l].pending_grad();
+      for (std::size_t i = 0; i < d_; ++i) g[i] = out[i * width + static_cast<std::size_t>(l)];
+    }
+    return true;
+  }
+
+ private:
+  std::size_t d_, size_;
+  std::vector<double> storage_;
+  kernel_type k_[width];
+  std::vector<T> q_, g_, workspace_;
+  std::vector<double> gradients_;  // [i * width + lane]
+};
+
+/// The chains of a group of W lanes (Lanes: batch_lanes or chain_lanes), with which chain each
+/// lane runs and which chain's state it holds.
+template <class Lanes, class Target>
+class lane_block {
+ public:
+  using chain_type = nuts_chain<Target>;
+  static constexpr int width = Lanes::width;
+
+  lane_block(const Target& target, const nuts_config& cfg) : kernel(target.dim(), cfg, target.workspace_size()) {}
+  lane_block(const lane_block&) = delete;
+  lane_block& operator=(const lane_block&) = delete;
+
+  bool evaluate(const Target& target) { return kernel.evaluate(target); }
+
+  /// Puts chain c into lane l, its state loaded (the point and metric only when the lane does
+  /// not already hold them).
+  void load(chain_type* c, int l) {
+    const bool same = resident[l] == c;
+    c->load(kernel, l, !same, !same || metric_version[l] != c->metric_version());
+    owner[l] = c;
+    resident[l] = c;
+    metric_version[l] = c->metric_version();
+  }
+  /// Lane l holds no chain: its pending θ becomes its last point, or another lane's, so that
+  /// the batched evaluation reads finite numbers there.
+  void park(int l) {
+    owner[l] = nullptr;
+    int from = resident[l] != nullptr ? l : -1;
+    for (int k = 0; k < width && from < 0; ++k)
+      if (resident[k] != nullptr) from = k;
+    if (from >= 0) kernel.park(l, from);
+  }
+  /// A chain that failed leaves its lane; the lane's state is not its any more.
+  void drop(int l) {
+    resident[l] = nullptr;
+    park(l);
+  }
+
+  Lanes kernel;
+  chain_type* owner[width] = {};     // the chain running in each lane, or none
+  chain_type* resident[width] = {};  // the chain whose point and metric each lane holds
+  unsigned metric_version[width] = {};
+};
+
+/// Starts the lanes of `start`; a lane whose chain cannot start (non-finite energy) reports the
+/// chain's error and is parked.
+template <class Block, class OnError>
+void begin_lanes(Block& b, bool* start, OnError& on_error) {
+  constexpr int w = Block::width;
+  b.kernel.begin(start);
+  for (int l = 0; l < w; ++l)
+    if (start[l] && !b.kernel.running(l)) {
+      try {
+        throw_status(nuts_status::non_finite_start, "chain " + std::to_string(b.owner[l]->chain() + 1));
+      } catch (...) {
+        on_error(b.owner[l]->chain());
+      }
+      b.drop(l);
+    }
+}
+
+/// The program_counter schedule: chains [0, chains) wait in one queue shared by all threads; a
+/// lane whose transition ends puts its chain at the back and takes the chain at the front. A
+/// chain is initialised (initial point, first step size) the first time a lane takes it.
+template <class Lanes, class Target, class OnError>
+lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
+                                std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, int threads, int lanes,
+                                OnError& on_error) {
+  using block = lane_block<Lanes, Target>;
+  using chain_type = nuts_chain<Target>;
+  constexpr int w = block::width;
+  std::mutex queue_mutex;
+  std::deque<chain_type*> queue;  // guarded by queue_mutex
+  for (auto& c : chains) queue.push_back(c.get());
+  std::atomic<long long> useful{0}, slots{0};
+  auto worker = [&] {
+    const int k_blocks = lanes / w;
+    std::vector<std::unique_ptr<block>> blocks;
+    for (int k = 0; k < k_blocks; ++k) blocks.push_back(std::make_unique<block>(target, cfg));
+    // Gives lane l of b the chain at the front of the queue, after putting `mine` (if any) at
+    // the back; start[l] when it has one.
+    auto rotate = [&](block& b, int l, chain_type* mine, bool* start) {
+      for (;;) {
+        chain_type* next = nullptr;
+        {
+          std::lock_guard<std::mutex> lock(queue_mutex);
+          if (mine != nullptr) queue.push_back(mine);
+          mine = nullptr;
+          if (!queue.empty()) {
+            next = queue.front();
+            queue.pop_front();
+          }
+        }
+        if (next == nullptr) {
+          b.park(l);
+          return;
+        }
+        try {
+          if (!next->initialised()) next->initialise();
+          if (next->done()) continue;
+          b.load(next, l);
+          start[l] = true;
+          return;
+        } catch (...) {
+          on_error(next->chain());
+          b.drop(l);
+        }
+      }
+    };
+    std::vector<bool> evaluated(static_cast<std::size_t>(k_blocks));
+    for (auto& b : blocks) {
+      bool start[w] = {};
+      for (int l = 0; l < w; ++l) rotate(*b, l, nullptr, start);
+      begin_lanes(*b, start, on_error);
+    }
+    long long my_useful = 0, my_slots = 0;
+    for (;;) {
+      long long spent = 0;
+      for (std::size_t k = 0; k < blocks.size(); ++k) {
+        evaluated[k] = blocks[k]->evaluate(target);
+        if (evaluated[k]) spent += w;
+      }
+      if (spent == 0) break;  // every lane is idle and the queue is empty
+      my_slots += spent;
+      for (std::size_t k = 0; k < blocks.size(); ++k) {
+        if (!evaluated[k]) continue;
+        block& b = *blocks[k];
+        for (int l = 0; l < w; ++l) my_useful += b.kernel.running(l) ? 1 : 0;
+        bool ended[w];
+        if (b.kernel.resume(ended) == 0) continue;
+        bool start[w] = {};
+        for (int l = 0; l < w; ++l) {
+          if (!ended[l]) continue;
+          chain_type* c = b.owner[l];
+          try {
+            c->unload(b.kernel, l);
+            c->end_iteration(b.kernel.stats(l));
+          } catch (...) {
+            on_error(c->chain());
+            b.drop(l);
+            rotate(b, l, nullptr, start);
+            continue;
+          }
+          rotate(b, l, c->done() ? nullptr : c, start);
+        }
+        begin_lanes(b, start, on_error);
+      }
+    }
+    useful += my_useful;
+    slots += my_slots;
+  };
+  if (threads == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& th : pool) th.join();
+  }
+  return {useful.load(), slots.load()};
+}
+
+/// The trajectory_sync schedule: thread t holds chains t, t + threads, …, each in a lane of its
+/// own; every iteration all of them begin a transition, and the thread waits for the longest,
+/// then for the other threads.
+template <class Lanes, class Target, class OnError>
+lane_counts run_trajectory_sync(const Target& target, const nuts_config& cfg,
+                                std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, int threads, int lanes,
+                                OnError& on_error) {
+  using block = lane_block<Lanes, Target>;
+  using chain_type = nuts_chain<Target>;
+  constexpr int w = block::width;
+  const int n_chains = static_cast<int>(chains.size());
+  std::vector<long long> longest(static_cast<std::size_t>(threads), 0);
+  std::atomic<long long> useful{0};
+  long long slots = 0;
+  std::atomic<long long> resident_slots{0};  // lane slots the chains occupy, whole batches
+  auto completion = [&]() noexcept {
+    long long m = 0;
+    for (auto& x : longest) {
+      m = std::max(m, x);
+      x = 0;
+    }
+    slots += m * resident_slots.load();
+  };
+  std::barrier sync(threads, completion);
+  auto worker = [&](int t) {
+    std::vector<chain_type*> mine;
+    for (int c = t; c < n_chains; c += threads) {
+      try {
+        chains[static_cast<std::size_t>(c)]->initialise();
+        if (!chains[static_cast<std::size_t>(c)]->done()) mine.push_back(chains[static_cast<std::size_t>(c)].get());
+      } catch (...) {
+        on_error(c);
+      }
+    }
+    const std::size_t group = static_cast<std::size_t>(lanes);
+    for (std::size_t first = 0; first < mine.size(); first += group)
+      resident_slots += static_cast<long long>((std::min(group, mine.size() - first) + w - 1) / w * w);
+    std::vector<std::unique_ptr<block>> blocks;
+    for (std::size_t first = 0; first < mine.size(); first += w) blocks.push_back(std::make_unique<block>(target, cfg));
+    sync.arrive_and_wait();  // every thread counted its chains
+    std::vector<long long> steps(mine.size(), 0);
+    long long my_useful = 0;
+    for (;;) {
+      bool any = false;
+      for (std::size_t k = 0; k < blocks.size(); ++k) {
+        block& b = *blocks[k];
+        bool start[w] = {};
+        for (int l = 0; l < w; ++l) {
+          const std::size_t i = k * w + static_cast<std::size_t>(l);
+          if (i >= mine.size() || mine[i] == nullptr || mine[i]->done()) continue;
+          try {
+            b.load(mine[i], l);
+            start[l] = true;
+            any = true;
+          } catch (...) {
+            on_error(mine[i]->chain());
+            mine[i] = nullptr;
+            b.drop(l);
+          }
+        }
+        begin_lanes(b, start, on_error);
+        for (int l = 0; l < w; ++l)
+          if (start[l] && !b.kernel.running(l)) mine[k * w + static_cast<std::size_t>(l)] = nullptr;
+      }
+      for (;;) {
+        bool ran = false;
+        for (std::size_t k = 0; k < blocks.size(); ++k) {
+          block& b = *blocks[k];
+          if (!b.evaluate(target)) continue;
+          ran = true;
+          for (int l = 0; l < w; ++l)
+            if (b.kernel.running(l)) {
+              ++my_useful;
+              ++steps[k * w + static_cast<std::size_t>(l)];
+            }
+          bool ended[w];
+          if (b.kernel.resume(ended) == 0) continue;
+          for (int l = 0; l < w; ++l) {
+            if (!ended[l]) continue;
+            chain_type*& c = mine[k * w + static_cast<std::size_t>(l)];
+            try {
+              c->unload(b.kernel, l);
+              c->end_iteration(b.kernel.stats(l));
+              b.park(l);
+            } catch (...) {
+              on_error(c->chain());
+              c = nullptr;
+              b.drop(l);
+            }
+          }
+        }
+        if (!ran) break;
+      }
+      long long m = 0;
+      for (auto& s : steps) {
+        m = std::max(m, s);
+        s = 0;
+      }
+      longest[static_cast<std::size_t>(t)] = m;
+      if (!any) {  // this thread's chains are done (or it had none): leave the barrier
+        sync.arrive_and_drop();
+        break;
+      }
+      sync.arrive_and_wait();
+    }
+    useful += my_useful;
+  };
+  if (threads == 1) {
+    worker(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker, t);
+    for (auto& th : pool) th.join();
+  }
+  return {useful.load(), slots};
+}
+
+/// Runs the chains with the CPU executor's settings; returns the gradient counts and sets
+/// fit.lanes.
+template <class Target, class OnError>
+lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exec,
+                    std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, nuts_fit& fit, OnError& on_error) {
+  static_assert(log_density_target<Target>,
+                "tyche::samplers::detail::run_cpu(target, ...) requires a log_density_target (tyche/concepts.hpp)");
+  int threads = exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = std::min(threads, cfg.chains);
+  const int lanes = resolve_lanes(exec.lanes, cfg.chains, threads);
+  fit.lanes = lanes;
+  auto run = [&]<class T>(std::type_identity<T>) {
+    // One kernel per chain, the gradient batched (the default), or one kernel per batch of
+    // chains (cpu::lane_kernel; docs/design/nuts-kernel.md says when each is faster).
+    auto with = [&]<class Lanes>(std::type_identity<Lanes>) {
+      if (exec.schedule == lane_schedule::trajectory_sync)
+        return run_trajectory_sync<Lanes>(target, cfg, chains, threads, lanes, on_error);
+      return run_program_counter<Lanes>(target, cfg, chains, threads, lanes, on_error);
+    };
+    if constexpr (lane_traits<T>::width == 1) return with(std::type_identity<batch_lanes<T>>{});
+    else if (exec.lane_kernel == cpu_lane_kernel::batch) return with(std::type_identity<batch_lanes<T>>{});
+    else return with(std::type_identity<chain_lanes<T>>{});
+  };
+  constexpr int full = simd_lane_width, half = half_lane_width > 1 ? half_lane_width : 1;
+  if constexpr (full > 1)
+    if (lanes > 1 && lanes % full == 0) return run(std::type_identity<lane_batch>{});
+  if constexpr (half > 1)
+    if (lanes > 1 && lanes % half == 0) return run(std::type_identity<half_lane_batch>{});
+  return run(std::type_identity<double>{});
+}
+
+}  // namespace detail
+}  // namespace tyche::samplers
+// ----- end tyche/samplers/nuts/cpu_executor.hpp -----
+
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace tyche {
+
+namespace samplers::detail {
+
+/// A model as the sampler sees it (samplers/concepts.hpp, log_density_target): its compiled
+/// log density (with the log-Jacobian) for double and for the SIMD batches, Stan's random
+/// initialisation, and constrain.
 template <class Model>
-nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
+class model_target {
+ public:
+  explicit model_target(const Model& m) : model_(m), view_(m.program().view()) {}
+  [[nodiscard]] std::size_t dim() const { return model_.dim(); }
+  [[nodiscard]] std::size_t constrained_dim() const { return model_.constrained_dim(); }
+  [[nodiscard]] std::size_t workspace_size() const { return model_.program().workspace_size(); }
+  template <class T>
+  T value_and_gradient(const T* q, T* grad, T* workspace) const {
+    return view_.value_and_gradient(q, grad, workspace);
+  }
+  template <class Generator>
+  [[nodiscard]] std::vector<double> initial_point(Generator& rng, double radius) const {
+    return model_.initial_point(rng, radius);
+  }
+  /// Appends the constrained values of θ to out.
+  void constrain(const double* q, std::vector<double>& out) const {
+    const auto x = model_.constrain(std::span<const double>(q, dim()));
+    out.insert(out.end(), x.begin(), x.end());
+  }
+
+ private:
+  const Model& model_;
+  const std::remove_cvref_t<decltype(std::declval<const Model&>().program().view())>& view_;
+};
+
+/// The configuration's errors, before any chain starts: invalid_argument naming the setting.
+inline void check_config(const nuts_config& cfg) {
+  auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: " + what); };
   if (cfg.chains < 1 || cfg.draws < 0 || cfg.warmup < 0)
-    throw std::invalid_argument("tyche::nuts: chains must be ≥ 1 and warmup, draws ≥ 0 (got chains = " +
-                                std::to_string(cfg.chains) + ", warmup = " + std::to_string(cfg.warmup) +
-                                ", draws = " + std::to_string(cfg.draws) + ")");
+    fail("chains must be ≥ 1 and warmup, draws ≥ 0 (got chains = " + std::to_string(cfg.chains) +
+         ", warmup = " + std::to_string(cfg.warmup) + ", draws = " + std::to_string(cfg.draws) + ")");
   if (!(cfg.adapt_delta > 0 && cfg.adapt_delta < 1))
-    throw std::invalid_argument("tyche::nuts: adapt_delta = " + std::to_string(cfg.adapt_delta) +
-                                " is outside (0, 1)");
+    fail("adapt_delta = " + std::to_string(cfg.adapt_delta) + " is outside (0, 1)");
+  if (cfg.max_depth < 1 || cfg.max_depth > max_supported_depth)
+    fail("max_depth = " + std::to_string(cfg.max_depth) + " is outside [1, " + std::to_string(max_supported_depth) +
+         "]");
+  if (!(cfg.init_step_size > 0) || !std::isfinite(cfg.init_step_size))
+    fail("init_step_size = " + std::to_string(cfg.init_step_size) + " is not a positive finite number");
+  if (!(cfg.init_radius >= 0) || !std::isfinite(cfg.init_radius))
+    fail("init_radius = " + std::to_string(cfg.init_radius) + " is not a finite number ≥ 0");
+}
+
+/// nuts() once the model is known to be one: the fit's frame, the chains, the executor.
+template <class Model>
+nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
+  check_config(cfg);
   const auto start = std::chrono::steady_clock::now();
   nuts_fit fit;
   fit.max_depth = cfg.max_depth;
@@ -12796,11 +14059,10 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
   fit.stats.resize(static_cast<std::size_t>(cfg.chains));
   fit.step_size.resize(static_cast<std::size_t>(cfg.chains));
   fit.inv_metric.resize(static_cast<std::size_t>(cfg.chains));
-  int threads = cfg.threads > 0 ? cfg.threads
-                                : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads = std::min(threads, cfg.chains);
-  const int lanes = detail::resolve_lanes(cfg.lanes, cfg.chains, threads);
-  fit.lanes = lanes;
+  const samplers::detail::model_target<Model> target(m);
+  using chain_type = samplers::detail::nuts_chain<samplers::detail::model_target<Model>>;
+  std::vector<std::unique_ptr<chain_type>> chains;
+  for (int c = 0; c < cfg.chains; ++c) chains.push_back(std::make_unique<chain_type>(target, cfg, c, fit));
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(cfg.chains));
   auto record_error = [&](int c) {
     try {
@@ -12812,16 +14074,47 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
       errors[static_cast<std::size_t>(c)] = std::current_exception();
     }
   };
-  using runner = detail::chain_runner<Model>;
-  auto make_runner = [&](int c) { return std::make_unique<runner>(m, cfg, c, fit); };
-  const auto counts = samplers::run_lockstep<runner>(m.program().view(), cfg.chains, threads, lanes,
-                                                     cfg.schedule, make_runner, record_error);
+  const samplers::lane_counts counts = std::visit(
+      [&](const auto& executor) { return samplers::detail::run_cpu(target, cfg, executor, chains, fit, record_error); },
+      cfg.executor);
   fit.gradient_evaluations = counts.useful;
   fit.utilization = counts.slots > 0 ? static_cast<double>(counts.useful) / static_cast<double>(counts.slots) : 1.0;
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
+}
+
+}  // namespace samplers::detail
+
+/// Runs NUTS on a model: config.chains chains of config.warmup + config.draws iterations, on
+/// the executor config.executor (tyche::cpu{} by default).
+template <class Model>
+nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
+  if constexpr (!sampleable_model<Model>) {
+    static_assert(sampleable_model<Model>,
+                  "tyche::nuts(model, config) requires a model built with tyche::model(...) (a joint "
+                  "distribution of named random variables, e.g. tyche::model(tyche::joint(mu, "
+                  "normal(mu, 1.0).observe(tyche::data(y))))); the first argument is not one");
+    return {};
+  } else {
+    return samplers::detail::run_nuts(m, cfg);
+  }
+}
+
+/// nuts(model, config) on the given executor: nuts(m, {.chains = 8}, tyche::cpu{.threads = 2})
+/// is nuts(m, {.chains = 8, .executor = tyche::cpu{.threads = 2}}).
+template <class Model, class Executor>
+nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
+  if constexpr (!nuts_executor_type<Executor>) {
+    static_assert(nuts_executor_type<Executor>,
+                  "tyche::nuts(model, config, executor) requires an executor as its third argument "
+                  "(tyche::cpu{.threads = ..., .lanes = ...}); the argument given is not one");
+    return {};
+  } else {
+    cfg.executor = executor;
+    return nuts(m, cfg);
+  }
 }
 
 }  // namespace tyche
@@ -16380,7 +17673,7 @@ namespace tyche::smc {
 namespace detail {
 
 template <class Program>
-result run(const Program& program, algorithm method, const config& cfg, const char* function) {
+result run_program(const Program& program, algorithm method, const config& cfg, const char* function) {
   check_config(cfg, function);
   if constexpr (is_stepwise_program<Program>::value) {
     if (cfg.engine == engine_kind::fork) {
@@ -16401,10 +17694,6 @@ result run(const Program& program, algorithm method, const config& cfg, const ch
     }
     return run_in_process(program, method, cfg);
   } else {
-    static_assert(std::is_invocable_v<const Program&>,
-                  "tyche::smc::run_smc/run_pimh/run_pg(program, config) requires 'program' to be a "
-                  "tyche::smc::stepwise(...) program or a callable taking no arguments that calls "
-                  "tyche::smc::observe and tyche::smc::predict");
 #if TYCHE_SMC_FORK_ENGINE
     if (cfg.engine == engine_kind::in_process)
       throw std::invalid_argument(std::string(function) +
@@ -16418,6 +17707,19 @@ result run(const Program& program, algorithm method, const config& cfg, const ch
                   "and shared memory, prctl); write the program as tyche::smc::stepwise(...), which runs "
                   "on the in-process engine");
 #endif
+  }
+}
+
+template <class Program>
+result run(const Program& program, algorithm method, const config& cfg, const char* function) {
+  if constexpr (!smc_program<Program>) {
+    static_assert(smc_program<Program>,
+                  "tyche::smc::run_smc/run_pimh/run_pg(program, config) requires 'program' to be a "
+                  "tyche::smc::stepwise(...) program or a callable taking no arguments that calls "
+                  "tyche::smc::observe and tyche::smc::predict");
+    return {};
+  } else {
+    return run_program(program, method, cfg, function);
   }
 }
 

@@ -3,6 +3,7 @@
 // the family's support), the likelihood term itself (observed<Dist, X>), and the rebuilding of a
 // distribution with other arguments (do_ substitutes a value into the arguments).
 #pragma once
+#include <tyche/concepts.hpp>
 #include <tyche/config.hpp>
 #include <tyche/core/expr.hpp>
 #include <tyche/core/nodes.hpp>
@@ -28,14 +29,22 @@ struct distribution {
   /// checked now: a value outside the family's support throws, naming the index and value.
   template <class X>
   auto observe(const X& x) const {
-    using N = detail::node_t<X>;
-    const N node = detail::as_node(x);
-    if constexpr (kind_of<N> == node_kind::data_vector) {
-      for (std::size_t i = 0; i < node.size(); ++i) check_observation(node.ptr[i], i);
-    } else if constexpr (kind_of<N> == node_kind::constant) {
-      check_observation(node.value, 0);
+    if constexpr (!distribution_family<Derived>) {
+      static_assert(distribution_family<Derived>,
+                    "tyche: observe(x) needs a distribution family: a struct deriving from "
+                    "tyche::distribution<itself> with `family` (its name) and `arguments()` "
+                    "(tyche/concepts.hpp, distribution_family)");
+      return 0;
+    } else {
+      using N = detail::node_t<X>;
+      const N node = detail::as_node(x);
+      if constexpr (kind_of<N> == node_kind::data_vector) {
+        for (std::size_t i = 0; i < node.size(); ++i) check_observation(node.ptr[i], i);
+      } else if constexpr (kind_of<N> == node_kind::constant) {
+        check_observation(node.value, 0);
+      }
+      return observed<Derived, N>{derived(), node};
     }
-    return observed<Derived, N>{derived(), node};
   }
 
  private:

@@ -5,6 +5,7 @@
 // distributions that make it; model/ gathers random variables and likelihood terms into a
 // joint density.
 #pragma once
+#include <tyche/concepts.hpp>
 #include <tyche/config.hpp>
 #include <tyche/core/expr.hpp>
 #include <tyche/core/leaves.hpp>
@@ -13,6 +14,7 @@
 
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 
 namespace tyche {
 
@@ -61,6 +63,11 @@ struct param_for<Name, dynamic_shape> {
 /// A named random variable: a parameter with a prior. In expressions it is its value.
 template <fixed_string Name, class Dist, class Shape>
 struct random_variable : expr<random_variable<Name, Dist, Shape>> {
+  static_assert(continuous_family<Dist>,
+                "tyche: a named random variable needs a continuous family as its distribution: a "
+                "struct with `family`, `arguments()`, `log_prob(x)` and `transform()` (the bijection "
+                "onto its support; tyche/concepts.hpp, continuous_family). Discrete families "
+                "(poisson, bernoulli, ...) can only be observed");
   static constexpr auto name = Name;
   using distribution_type = Dist;
   using shape_type = Shape;
@@ -68,6 +75,10 @@ struct random_variable : expr<random_variable<Name, Dist, Shape>> {
 
   Dist distribution;
   param_type parameter;
+  static_assert(transform_of<decltype(std::declval<const Dist&>().transform()), param_type>,
+                "tyche: a named random variable's transform (its family's transform()) must have "
+                "`name`, `constrain(u)` and `log_jacobian(u)` for the unconstrained parameter u "
+                "(tyche/concepts.hpp, transform_of)");
 
   random_variable(Dist d, Shape s)
       : distribution(d), parameter(detail::param_for<Name, Shape>::make(s)) {}
@@ -97,5 +108,22 @@ auto make_random_variable(const Dist& d, Shape s) {
   return random_variable<Name, Dist, Shape>(d, s);
 }
 }  // namespace detail
+
+/// The named random variable Name with distribution d (of the given shape; a scalar by
+/// default): `named<"mu">(normal(0.0, 5.0))` is `normal<"mu">(0.0, 5.0)`. The way to give a
+/// family of your own (tyche/concepts.hpp, continuous_family) a named variable.
+template <fixed_string Name, class Dist, shape_tag Shape = scalar_shape>
+auto named(const Dist& d, Shape shape = {}) {
+  if constexpr (!continuous_family<Dist>) {
+    static_assert(continuous_family<Dist>,
+                  "tyche::named<\"name\">(d) requires d to be a distribution of a continuous family: "
+                  "a struct with `family`, `arguments()`, `log_prob(x)` and `transform()` "
+                  "(tyche/concepts.hpp, continuous_family), e.g. tyche::normal(0.0, 1.0); discrete "
+                  "families can only be observed");
+    return 0;
+  } else {
+    return detail::make_random_variable<Name>(d, shape);
+  }
+}
 
 }  // namespace tyche
