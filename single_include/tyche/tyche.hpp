@@ -11874,6 +11874,10 @@ struct chain_streams {
 #define TYCHE_KERNEL_IVDEP
 #elif defined(__clang__)
 #define TYCHE_KERNEL_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+// Where T is already a SIMD batch the marked loops cannot be vectorised again, and clang says
+// so (-Wpass-failed); that is expected, not a problem of the user's build. Popped at the end.
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wpass-failed"
 #elif defined(__GNUC__)
 #define TYCHE_KERNEL_IVDEP _Pragma("GCC ivdep")
 #else
@@ -12078,7 +12082,7 @@ TYCHE_HD nuts_status check_diagonal_metric(const R* m, std::size_t d, std::size_
 }
 
 /// W chains in the lanes of T, one NUTS transition each at a time. Rng: the lanes' random
-/// streams (chain_streams<W> by default; see lane_generator in samplers/concepts.hpp).
+/// streams (chain_streams<W> by default; see lane_generator in tyche/concepts.hpp).
 template <class T, class Rng = chain_streams<lane_traits<T>::width>>
 class nuts_kernel {
  public:
@@ -12924,6 +12928,9 @@ TYCHE_HD nuts_status find_initial_step_size(R* eps, const R* q0, const R* grad0,
 }  // namespace tyche::samplers
 
 #undef TYCHE_KERNEL_IVDEP
+#if defined(__clang__) && !defined(__CUDACC__)
+#pragma clang diagnostic pop
+#endif
 // ----- end tyche/samplers/nuts/kernel.hpp -----
 // ----- begin tyche/samplers/nuts/adaptation.hpp -----
 // tyche/samplers/nuts/adaptation.hpp — Stan's warm-up: dual averaging of the step size (Hoffman
