@@ -212,11 +212,22 @@ inline particle_context& require_particle(const char* function) {
 inline constexpr int exit_fork_failed = 70;
 inline constexpr int exit_manager_gone = 71;
 
+/// The intermediate process this process was forked through by spawn() (below), or 0: until
+/// that intermediate has fully exited, it, not the manager, is this process's parent.
+inline pid_t& spawn_intermediate() {
+  static pid_t p = 0;
+  return p;
+}
+
 /// Waits on a semaphore, checking every second that the manager is still alive: every
 /// particle and keeper is the manager's child (directly, or reparented to it when the
-/// intermediate of its fork exits), so a parent other than the manager, seen twice in a row
-/// (the intermediate lives for microseconds), means the manager is gone. (Probing the manager's
-/// pid with kill(pid, 0) is not enough: a busy machine reuses pids within a second.)
+/// intermediate of its fork exits), so a parent that is neither the manager nor that
+/// intermediate, seen twice in a row, means the manager is gone. The intermediate exits at once,
+/// but on a loaded machine it can stay in the kernel's exit path (state D) for seconds, and until
+/// it is gone it is still the parent; counting it as a stranger made particles exit (status 71)
+/// in busy test runs. (Probing the manager's pid with kill(pid, 0) is not enough: a busy machine
+/// reuses pids within a second; a parent pid equal to the old intermediate's cannot be a reused
+/// one, since a process is only reparented to a process that already exists.)
 inline void particle_wait(sem_t* s, pid_t manager) {
   int strange_parent = 0;
   for (;;) {
@@ -225,7 +236,9 @@ inline void particle_wait(sem_t* s, pid_t manager) {
     ts.tv_sec += 1;
     if (::sem_timedwait(s, &ts) == 0) return;
     if (errno != ETIMEDOUT) continue;
-    strange_parent = ::getppid() == manager ? 0 : strange_parent + 1;
+    const pid_t parent = ::getppid();
+    const bool expected = parent == manager || (spawn_intermediate() != 0 && parent == spawn_intermediate());
+    strange_parent = expected ? 0 : strange_parent + 1;
     if (strange_parent >= 2) ::_exit(exit_manager_gone);
   }
 }
@@ -244,6 +257,7 @@ inline bool spawn(pid_t* pid) {
       ::_exit(0);
     }
     *pid = ::getpid();
+    spawn_intermediate() = ::getppid();  // the intermediate, or the manager if it has already gone
     return true;
   }
   int status = 0;
