@@ -18,6 +18,19 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # Optimised, but with assertions on (no -DNDEBUG).
 common=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2")
 
+# A tree configured before with another compiler: CMake would delete its cache and configure
+# again WITHOUT the -D options given here (a Release build silently became an unoptimised one
+# without the clang_suite test). Start such a tree afresh instead.
+fresh_if_other_compiler() {  # fresh_if_other_compiler TREE COMPILER
+    local cache="$1/CMakeCache.txt" was
+    [ -f "$cache" ] || return 0
+    was=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$cache")
+    if [ -n "$was" ] && [ "$was" != "$2" ]; then
+        say "$1 was configured with $was: removing its CMake cache"
+        rm -rf "$1/CMakeCache.txt" "$1/CMakeFiles"
+    fi
+}
+
 clangxx=""
 for c in clang++-14 clang++; do
     if command -v "$c" >/dev/null 2>&1; then clangxx=$(command -v "$c"); break; fi
@@ -30,6 +43,7 @@ if [ -n "$clangxx" ]; then
     # TYCHE_OTHER_BUILD_DIR empty: the clang tree gets no clang_suite test of its own.
     # CUDA (nvcc) is built in the gcc tree only.
     # TYCHE_LONG_TESTS=OFF: the long tests (label long) run in neither tree by default.
+    fresh_if_other_compiler build/clang "$clangxx"
     run cmake -S . -B build/clang "${common[@]}" -DCMAKE_CXX_COMPILER="$clangxx" \
         -DTYCHE_OTHER_BUILD_DIR= -DTYCHE_ENABLE_CUDA=OFF -DTYCHE_LONG_TESTS=OFF
     run cmake --build build/clang -j "$jobs"
@@ -38,6 +52,7 @@ else
 fi
 
 say "configuring and building with g++ in build/gcc"
+fresh_if_other_compiler build/gcc "$(command -v g++)"
 run cmake -S . -B build/gcc "${common[@]}" -DCMAKE_CXX_COMPILER="$(command -v g++)" \
     -DTYCHE_OTHER_BUILD_DIR="$other"
 run cmake --build build/gcc -j "$jobs"
