@@ -11865,7 +11865,9 @@ struct chain_streams {
 
 #include <cstddef>
 #include <cstdint>
-#include <math.h>  // global-namespace exp, which CUDA device code also provides
+#include <type_traits>
+#include <math.h>    // global-namespace exp, which CUDA device code also provides
+#include <string.h>  // ::memcpy, also in device code
 
 // TYCHE_KERNEL_IVDEP: the loop after it has no dependences through memory between iterations
 // (the kernel's vectors never overlap), so the compiler may vectorise it without run-time
@@ -11940,6 +11942,31 @@ TYCHE_HD TYCHE_INLINE double lane_exp(double x) { return ::exp(x); }
 TYCHE_HD TYCHE_INLINE float lane_exp(float x) { return ::expf(x); }
 TYCHE_HD TYCHE_INLINE double lane_log(double x) { return ::log(x); }
 TYCHE_HD TYCHE_INLINE float lane_log(float x) { return ::logf(x); }
+
+/// c ? a : b without a branch: for one lane the choice is a coin toss of the sampler (which
+/// subtree's proposal is kept), so a branch would be mispredicted about half of the time. The
+/// value is chosen by masking its bits, which compilers keep as straight-line code.
+template <class R>
+TYCHE_HD TYCHE_INLINE R choose(bool c, R a, R b) {
+  using bits = std::conditional_t<sizeof(R) == 8, std::uint64_t, std::uint32_t>;
+  static_assert(sizeof(R) == sizeof(bits), "tyche: choose() takes a 32- or 64-bit real");
+  bits x, y;
+  ::memcpy(&x, &a, sizeof x);
+  ::memcpy(&y, &b, sizeof y);
+  const bits m = bits(0) - static_cast<bits>(c);
+  const bits r = y ^ ((x ^ y) & m);
+  R out;
+  ::memcpy(&out, &r, sizeof out);
+  return out;
+}
+/// Exchanges the pointers a and b when c holds, without a branch (see choose()).
+template <class T>
+TYCHE_HD TYCHE_INLINE void exchange_if(bool c, T*& a, T*& b) {
+  const std::uintptr_t x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  const std::uintptr_t flip = (x ^ y) & (std::uintptr_t(0) - static_cast<std::uintptr_t>(c));
+  a = reinterpret_cast<T*>(x ^ flip);
+  b = reinterpret_cast<T*>(y ^ flip);
+}
 
 /// Count of trailing zero bits of k > 0 (std::countr_zero is not usable in device code).
 TYCHE_HD TYCHE_INLINE int trailing_zeros(unsigned long k) {
@@ -12318,6 +12345,17 @@ class nuts_kernel {
   /// transition ended in this step (their result: stats(l), get_point(l)); returns how many.
   TYCHE_HD int resume(bool* ended) {
     if constexpr (width == 1) return resume_one(ended);
+    else return resume_lanes(ended);
+  }
+
+  /// The statistics of the lane's last completed transition.
+  TYCHE_HD const transition_stats& stats(int lane) const { return stats_[lane]; }
+
+  static constexpr real max_energy_error = real(1000);
+
+ private:
+  // resume() for W > 1 lanes, each at its own place in its trajectory.
+  TYCHE_HD int resume_lanes(bool* ended) {
     bool alive[width];
     for (int l = 0; l < width; ++l) {
       alive[l] = running_[l];
@@ -12377,12 +12415,6 @@ class nuts_kernel {
     return n;
   }
 
-  /// The statistics of the lane's last completed transition.
-  TYCHE_HD const transition_stats& stats(int lane) const { return stats_[lane]; }
-
-  static constexpr real max_energy_error = real(1000);
-
- private:
   // The leaf: the second half of the leapfrog's momentum update, then a subtree of one point
   // (its own proposal, ρ = p at both ends) in the carry; returns pᵀM⁻¹p.
   TYCHE_HD T leaf_pass() {
@@ -12579,44 +12611,62 @@ class nuts_kernel {
   // `merge`: the merged subtree's proposal (uniform-progressive: the later one with its share of
   // the weight, one uniform per merge), its weight, and the three U-turn checks.
   TYCHE_HD void merge_level(int m, const bool* merge, bool* alive, bool* ended) {
+    real u[width] = {};
+    rng_.uniforms(u, merge);
+    if constexpr (width == 1) merge_one(m, u[0], alive, ended);  // (merge[0] holds)
+    else merge_lanes(m, merge, u, alive, ended);
+  }
+
+  // merge_level for one lane: the same steps without a branch on the coin toss (which proposal
+  // is kept is decided about half of the time each way; a branch there is mispredicted as often).
+  TYCHE_HD void merge_one(int m, real u, bool* alive, bool* ended) {
+    record& init = level_[m];
+    record& fin = *carry_;
+    const real weight = level_weight_[m][0] + carry_weight_[0];
+    const bool keep = u < carry_weight_[0] / weight;
+    carry_logp_[0] = detail::choose(keep, carry_logp_[0], level_logp_[m][0]);
+    carry_energy_[0] = detail::choose(keep, carry_energy_[0], level_energy_[m][0]);
+    carry_weight_[0] = weight;
+    bool persist = true;
+    joined_no_u_turn(init.rho, init.p_end, init.ps_begin, init.ps_end, fin.rho, fin.p_begin, fin.ps_begin,
+                     fin.ps_end, fin.rho, true, &persist);
+    // The merged subtree begins where the earlier one began, and holds the proposal chosen; the
+    // earlier subtree's level is free now, so its vectors are exchanged, not copied.
+    swap_pointers(fin.p_begin, init.p_begin);
+    swap_pointers(fin.ps_begin, init.ps_begin);
+    detail::exchange_if(!keep, fin.q, init.q);
+    detail::exchange_if(!keep, fin.g, init.g);
+    if (!persist) {
+      alive[0] = false;
+      ended[0] = true;
+    }
+  }
+
+  TYCHE_HD void merge_lanes(int m, const bool* merge, const real* u, bool* alive, bool* ended) {
     const std::size_t d = d_;
     record& init = level_[m];
     record& fin = *carry_;
-    real u[width] = {};
-    rng_.uniforms(u, merge);
     bool keep_final[width];  // in lanes that do not merge: true (the carry stays as it is)
     for (int l = 0; l < width; ++l) {
       keep_final[l] = true;
       if (!merge[l]) continue;
       const real weight = level_weight_[m][l] + carry_weight_[l];
       keep_final[l] = u[l] < carry_weight_[l] / weight;
-      if (!keep_final[l]) {
-        carry_logp_[l] = level_logp_[m][l];
-        carry_energy_[l] = level_energy_[m][l];
-      }
+      carry_logp_[l] = detail::choose(keep_final[l], carry_logp_[l], level_logp_[m][l]);
+      carry_energy_[l] = detail::choose(keep_final[l], carry_energy_[l], level_energy_[m][l]);
       carry_weight_[l] = weight;
     }
     const mask on = traits::mask_of(merge);
     bool persist[width];
     joined_no_u_turn(init.rho, init.p_end, init.ps_begin, init.ps_end, fin.rho, fin.p_begin, fin.ps_begin,
                      fin.ps_end, fin.rho, on, persist);
-    // The merged subtree begins where the earlier one began, and holds the proposal chosen. One
-    // lane: the earlier subtree's level is free now, so its vectors are exchanged, not copied.
-    if constexpr (width == 1) {
-      swap_pointers(fin.p_begin, init.p_begin);
-      swap_pointers(fin.ps_begin, init.ps_begin);
-      if (!keep_final[0]) {
-        swap_pointers(fin.q, init.q);
-        swap_pointers(fin.g, init.g);
-      }
-    } else {
-      const mask keep = traits::mask_of(keep_final);
-      for (std::size_t i = 0; i < d; ++i) {
-        fin.q[i] = traits::select(keep, fin.q[i], init.q[i]);
-        fin.g[i] = traits::select(keep, fin.g[i], init.g[i]);
-        fin.p_begin[i] = traits::select(on, init.p_begin[i], fin.p_begin[i]);
-        fin.ps_begin[i] = traits::select(on, init.ps_begin[i], fin.ps_begin[i]);
-      }
+    // The merged subtree begins where the earlier one began, and holds the proposal chosen.
+    const mask keep = traits::mask_of(keep_final);
+    for (std::size_t i = 0; i < d; ++i) {
+      fin.q[i] = traits::select(keep, fin.q[i], init.q[i]);
+      fin.g[i] = traits::select(keep, fin.g[i], init.g[i]);
+      fin.p_begin[i] = traits::select(on, init.p_begin[i], fin.p_begin[i]);
+      fin.ps_begin[i] = traits::select(on, init.ps_begin[i], fin.ps_begin[i]);
     }
     for (int l = 0; l < width; ++l)
       if (merge[l] && !persist[l]) {
@@ -12674,18 +12724,14 @@ class nuts_kernel {
     for (int l = 0; l < width; ++l) {
       if (draw[l]) take[l] = u[l] < carry_weight_[l] / weight_[l];
       if (!done[l]) continue;
-      if (take[l]) {
-        sample_logp_[l] = carry_logp_[l];
-        sample_energy_[l] = carry_energy_[l];
-      }
+      sample_logp_[l] = detail::choose(take[l], carry_logp_[l], sample_logp_[l]);
+      sample_energy_[l] = detail::choose(take[l], carry_energy_[l], sample_energy_[l]);
       weight_[l] += carry_weight_[l];
     }
     bool persist[width];
     if constexpr (width == 1) {
-      if (take[0]) {
-        swap_pointers(sample_q_, c.q);
-        swap_pointers(sample_g_, c.g);
-      }
+      detail::exchange_if(take[0], sample_q_, c.q);
+      detail::exchange_if(take[0], sample_g_, c.g);
       if (forward_[0]) {  // the old trajectory, then the new half
         joined_no_u_turn(rho_, p_fwd_fwd_, ps_bck_bck_, ps_fwd_fwd_, c.rho, c.p_begin, c.ps_begin, c.ps_end, rho_,
                          true, persist);
