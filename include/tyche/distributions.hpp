@@ -21,6 +21,7 @@
 #include <tyche/distributions/inv_gamma.hpp>
 #include <tyche/distributions/lkj_corr.hpp>
 #include <tyche/distributions/lkj_corr_cholesky.hpp>
+#include <tyche/distributions/log_densities.hpp>
 #include <tyche/distributions/log_mix.hpp>
 #include <tyche/distributions/logistic.hpp>
 #include <tyche/distributions/lognormal.hpp>

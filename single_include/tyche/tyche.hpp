@@ -7773,6 +7773,8 @@ struct identity {
   template <class U> auto constrain(const U& u) const { return u; }
   template <class U> auto log_jacobian(const U&) const { return lit<0>; }
   static double unconstrain(double x) { return x; }
+  /// u as an expression of x (do_ needs it where the model's log density uses u itself).
+  template <class X> auto unconstrain_expression(const X& x) const { return tyche::detail::as_node(x); }
   static bool contains(double x) { return !std::isnan(x); }
 };
 
@@ -7787,6 +7789,10 @@ struct lower_bound {
   }
   template <class U> auto log_jacobian(const U& u) const { return tyche::detail::total(u); }
   static double unconstrain(double x, double l) { return std::log(x - l); }
+  template <class X> auto unconstrain_expression(const X& x) const {
+    if constexpr (std::is_same_v<Lower, literal<0>>) return log(x);
+    else return log(x - lower);
+  }
   static bool contains(double x, double l) { return x > l; }
 };
 
@@ -7798,6 +7804,7 @@ struct upper_bound {
   template <class U> auto constrain(const U& u) const { return upper - exp(u); }
   template <class U> auto log_jacobian(const U& u) const { return tyche::detail::total(u); }
   static double unconstrain(double x, double h) { return std::log(h - x); }
+  template <class X> auto unconstrain_expression(const X& x) const { return log(upper - x); }
   static bool contains(double x, double h) { return x < h; }
 };
 
@@ -7822,6 +7829,8 @@ struct interval {
     const double p = (x - l) / (h - l);
     return std::log(p) - std::log1p(-p);
   }
+  /// logit((x − L)/(U − L)) = log(x − L) − log(U − x).
+  template <class X> auto unconstrain_expression(const X& x) const { return log(x - lower) - log(upper - x); }
   static bool contains(double x, double l, double h) { return x > l && x < h; }
 };
 
@@ -9719,44 +9728,16 @@ auto lkj_corr(const Eta& eta, std::size_t k) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/lkj_corr.hpp -----
-// ----- begin tyche/distributions/log_mix.hpp -----
-// tyche/distributions/log_mix.hpp — log_mix(theta, lp1, lp2): the log density of a two-component
-// mixture from the components' log densities (Stan's log_mix),
-//   log_mix(θ, λ₁, λ₂) = log(θ e^λ₁ + (1 − θ) e^λ₂),   0 ≤ θ ≤ 1,
-// elementwise for vector operands (sum the result for a vector of observations). Note that a
-// family's log_prob(y) is already summed over y, so log_mix(θ, normal(m1, s).log_prob(data(y)),
-// normal(m2, s).log_prob(data(y))) mixes the whole data set at once; for a mixture per
-// observation, pass elementwise log densities written out (e.g. −½((data(y) − m1)/s)² − log s − …).
+// ----- begin tyche/distributions/log_densities.hpp -----
+// tyche/distributions/log_densities.hpp — the log density of every family as a function of
+// expressions, under Stan's names: normal_lpdf(y, mu, sigma) = log normal(y | mu, sigma), summed
+// over y when y is a vector; poisson_lpmf(k, lambda) for the discrete families. For free terms
+// of a model's log density (target(e), model/joint.hpp), mixtures written by hand
+// (log_sum_exp of lpdfs), and user functions.
 //
-// Computed as log_add_exp(log θ + λ₁, log(1 − θ) + λ₂) (rules::log_add_exp: max(a, b) +
-// log1p(e^−|a − b|)): per element one exp and one log1p, nothing overflows, and log θ and
-// log(1 − θ) of a scalar θ are computed once, outside the loop over observations. For θ =
-// logistic(u) (a beta or uniform(0, 1) variable) they are log_logistic(u) and log1m_logistic(u),
-// finite for every u. At θ = 0 (θ = 1) the result is exactly λ₂ (λ₁). Not defined when λ₁ and λ₂
-// are both −∞.
-// θ is checked: compilation fails when its support has no point in [0, 1]; a θ that depends on
-// no parameter (a number, data) must lie in [0, 1] or the call throws.
-
-namespace tyche {
-
-/// log(θ e^lp1 + (1 − θ) e^lp2), without overflow: `sum(log_mix(theta, lp1_vector, lp2_vector))`.
-template <detail::operand Theta, detail::operand Lp1, detail::operand Lp2>
-  requires(expression<Theta> || expression<Lp1> || expression<Lp2>)
-auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
-  using T = detail::node_t<Theta>;
-  static_assert(operand_support_t<T, domains::probability>::ok,
-                "tyche::log_mix(theta, lp1, lp2): theta must be in [0, 1], but its support (spelled "
-                "out in tyche::support_is<...> in this diagnostic) has no point in [0, 1]");
-  const auto t = detail::as_node(theta);
-  if constexpr (!depends_on_params_v<T>) {
-    // θ known when the model is built (a number, data): every value must be in [0, 1].
-    detail::check_argument<domains::probability>("log_mix(theta, lp1, lp2)", "theta", t);
-  }
-  return log_add_exp(log(t) + detail::as_node(lp1), log1m(t) + detail::as_node(lp2));
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/log_mix.hpp -----
+// Each checks what observe() checks, when it is called: the arguments against their domains (at
+// compile time where the types decide, else against the data) and data values of y against the
+// family's support.
 // ----- begin tyche/distributions/logistic.hpp -----
 // tyche/distributions/logistic.hpp — the distribution logistic(mu, sigma). (With one argument,
 // tyche::logistic(e) is the inverse-logit function of tyche/operations/functions.hpp; the overloads
@@ -9866,6 +9847,668 @@ auto lognormal(const Mu& mu, const Sigma& sigma) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/lognormal.hpp -----
+// ----- begin tyche/distributions/neg_binomial_2.hpp -----
+// tyche/distributions/neg_binomial_2.hpp — neg_binomial_2(mu, phi), the negative binomial with
+// mean μ and precision φ (variance μ + μ²/φ), for observations only.
+//   log p(y | μ, φ) = log C(y + φ − 1, y) + y log(μ / (μ + φ)) + φ log(φ / (μ + φ))
+//                   = lgamma(y + φ) − lgamma(φ) − y log1p(φ/μ) − φ log1p(μ/φ) − lgamma(y + 1),
+//   y ∈ {0, 1, 2, …}, μ > 0, φ > 0.
+// The log1p forms keep full precision when φ ≪ μ or μ ≪ φ; lgamma(y + 1) is folded when the model
+// is built. log C(y + φ − 1, y) is a difference of lgammas (the core has no lbeta or lchoose), so
+// its absolute error is about ε (y + φ) log(y + φ): relative error ~10⁻¹¹ of log p for y or φ
+// around 10⁴, worse beyond (where, for large φ, the distribution is practically poisson(μ)).
+// The data must be non-negative integer counts: observe throws "... y[i] = v is not a
+// non-negative integer count" otherwise.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Phi>
+struct neg_binomial_2_distribution : distribution<neg_binomial_2_distribution<Mu, Phi>> {
+  static constexpr const char* family = "neg_binomial_2";
+  Mu mu;
+  Phi phi;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(lgamma(y + phi) - lgamma(phi) - y * log1p(phi / mu) -
+                         phi * log1p(mu / phi) - lgamma(y + lit<1>));
+  }
+  auto arguments() const { return std::tuple{mu, phi}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Mu, domains::positive>::ok,
+                  "tyche::neg_binomial_2(mu, phi): mu must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Phi, domains::positive>::ok,
+                  "tyche::neg_binomial_2(mu, phi): phi must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("neg_binomial_2(mu, phi)", "mu", mu);
+    detail::check_argument<domains::positive>("neg_binomial_2(mu, phi)", "phi", phi);
+  }
+  /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale μ/φ), y ~ poisson(λ).
+  template <class G>
+  static double draw(G& rng, double m, double f) {
+    const double lambda = std::gamma_distribution<double>(f, m / f)(rng);
+    if (!(lambda > 0)) return 0.0;
+    return static_cast<double>(std::poisson_distribution<long long>(lambda)(rng));
+  }
+  static double mean(double m, double) { return m; }
+  static double variance(double m, double f) { return m + m * m / f; }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
+};
+
+/// The distribution neg_binomial_2(mu, phi), to observe counts: `neg_binomial_2(mu, phi).observe(data(y))`.
+template <detail::operand Mu, detail::operand Phi>
+auto neg_binomial_2(const Mu& mu, const Phi& phi) {
+  return detail::make_distribution<neg_binomial_2_distribution>(mu, phi);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/neg_binomial_2.hpp -----
+// ----- begin tyche/distributions/neg_binomial_2_log.hpp -----
+// tyche/distributions/neg_binomial_2_log.hpp — neg_binomial_2_log(eta, phi) =
+// neg_binomial_2(exp(eta), phi), for observations only.
+//   log p(y | η, φ) = lgamma(y + φ) − lgamma(φ) − y log(1 + φ e^−η) − φ log(1 + e^η / φ) − lgamma(y + 1)
+//                   = lgamma(y + φ) − lgamma(φ) − y log1p_exp(log φ − η) − φ log1p_exp(η − log φ)
+//                     − lgamma(y + 1),
+//   y ∈ {0, 1, 2, …}, η ∈ ℝ, φ > 0; log1p_exp neither overflows nor loses precision for large |η|.
+// lgamma(y + 1) is folded when the model is built. log C(y + φ − 1, y) is a difference of lgammas,
+// as in neg_binomial_2 (absolute error about ε (y + φ) log(y + φ)). The data must be non-negative
+// integer counts: observe throws "... y[i] = v is not a non-negative integer count" otherwise.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Eta, class Phi>
+struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distribution<Eta, Phi>> {
+  static constexpr const char* family = "neg_binomial_2_log";
+  Eta eta;
+  Phi phi;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(lgamma(y + phi) - lgamma(phi) - y * log1p_exp(log(phi) - eta) -
+                         phi * log1p_exp(eta - log(phi)) - lgamma(y + lit<1>));
+  }
+  auto arguments() const { return std::tuple{eta, phi}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Phi, domains::positive>::ok,
+                  "tyche::neg_binomial_2_log(eta, phi): phi must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("neg_binomial_2_log(eta, phi)", "phi", phi);
+  }
+  /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale e^η/φ), y ~ poisson(λ).
+  template <class G>
+  static double draw(G& rng, double e, double f) {
+    const double lambda = std::gamma_distribution<double>(f, std::exp(e) / f)(rng);
+    if (!(lambda > 0)) return 0.0;
+    return static_cast<double>(std::poisson_distribution<long long>(lambda)(rng));
+  }
+  static double mean(double e, double) { return std::exp(e); }
+  static double variance(double e, double f) { return std::exp(e) + std::exp(2.0 * e) / f; }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
+};
+
+/// The distribution neg_binomial_2_log(eta, phi): `neg_binomial_2_log(a + b * x, phi).observe(data(y))`.
+template <detail::operand Eta, detail::operand Phi>
+auto neg_binomial_2_log(const Eta& eta, const Phi& phi) {
+  return detail::make_distribution<neg_binomial_2_log_distribution>(eta, phi);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/neg_binomial_2_log.hpp -----
+// ----- begin tyche/distributions/normal.hpp -----
+// tyche/distributions/normal.hpp — normal(mu, sigma) and std_normal().
+//   log p(x | μ, σ) = −½ ((x − μ)/σ)² − log σ − ½ log 2π,   x ∈ ℝ, σ > 0.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Sigma>
+struct normal_distribution : distribution<normal_distribution<Mu, Sigma>> {
+  static constexpr const char* family = "normal";
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(lit<-1, 2> * square((x - mu) / sigma) - log(sigma) -
+                         detail::half_log_two_pi);
+  }
+  auto arguments() const { return std::tuple{mu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::normal(mu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("normal(mu, sigma)", "sigma", sigma);
+  }
+  template <class G>
+  static double draw(G& rng, double m, double s) { return std::normal_distribution<double>(m, s)(rng); }
+  static double mean(double m, double) { return m; }
+  static double variance(double, double s) { return s * s; }
+};
+
+struct std_normal_distribution : distribution<std_normal_distribution> {
+  static constexpr const char* family = "std_normal";
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(lit<-1, 2> * square(x) - detail::half_log_two_pi);
+  }
+  auto arguments() const { return std::tuple{}; }
+  template <class G>
+  static double draw(G& rng) { return std::normal_distribution<double>(0.0, 1.0)(rng); }
+  static double mean() { return 0.0; }
+  static double variance() { return 1.0; }
+};
+
+/// The named random variable Name ~ normal(mu, sigma): `normal<"mu">(0.0, 5.0)`.
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto normal(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, normal_distribution>(shape, mu, sigma);
+}
+/// The distribution normal(mu, sigma), e.g. to observe data: `normal(theta, sigma).observe(y)`.
+template <detail::operand Mu, detail::operand Sigma>
+auto normal(const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<normal_distribution>(mu, sigma);
+}
+
+/// Name ~ normal(0, 1): `std_normal<"z">(shape<8>)`.
+template <fixed_string Name, shape_tag Shape = scalar_shape>
+auto std_normal(Shape shape = {}) {
+  return detail::make_random_variable<Name>(std_normal_distribution{}, shape);
+}
+inline auto std_normal() { return std_normal_distribution{}; }
+
+}  // namespace tyche
+// ----- end tyche/distributions/normal.hpp -----
+// ----- begin tyche/distributions/poisson.hpp -----
+// tyche/distributions/poisson.hpp — poisson(lambda), for observations only.
+//   log p(y | λ) = y log λ − λ − log y!,   y ∈ {0, 1, 2, …}, λ > 0.
+// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
+// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
+// integer count" otherwise.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Lambda>
+struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
+  static constexpr const char* family = "poisson";
+  Lambda lambda;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(y * log(lambda) - lambda - lgamma(y + lit<1>));
+  }
+  auto arguments() const { return std::tuple{lambda}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Lambda, domains::positive>::ok,
+                  "tyche::poisson(lambda): lambda must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("poisson(lambda)", "lambda", lambda);
+  }
+  template <class G>
+  static double draw(G& rng, double l) {
+    return static_cast<double>(std::poisson_distribution<long long>(l)(rng));
+  }
+  static double mean(double l) { return l; }
+  static double variance(double l) { return l; }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
+};
+
+/// The distribution poisson(lambda), to observe counts: `poisson(lambda).observe(data(y))`.
+template <detail::operand Lambda>
+auto poisson(const Lambda& lambda) {
+  return detail::make_distribution<poisson_distribution>(lambda);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/poisson.hpp -----
+// ----- begin tyche/distributions/poisson_log.hpp -----
+// tyche/distributions/poisson_log.hpp — poisson_log(alpha) = poisson(exp(alpha)), for
+// observations only.
+//   log p(y | α) = y α − e^α − log y!,   y ∈ {0, 1, 2, …}, α ∈ ℝ.
+// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
+// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
+// integer count" otherwise.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha>
+struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> {
+  static constexpr const char* family = "poisson_log";
+  Alpha alpha;
+  template <class X>
+  auto log_prob(const X& y) const {
+    if constexpr (is_vector_v<Alpha>) {
+      // A vector log rate (a linear predictor) enters once per element: y·α − e^α as one node.
+      return detail::total(detail::make_binary<rules::poisson_log_term>(y, alpha) - lgamma(y + lit<1>));
+    } else {
+      // A scalar α: Σ (y α − e^α) reduces to α Σy − n e^α (compile/reduce_sum.hpp).
+      return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
+    }
+  }
+  auto arguments() const { return std::tuple{alpha}; }
+  template <class G>
+  static double draw(G& rng, double a) {
+    return static_cast<double>(std::poisson_distribution<long long>(std::exp(a))(rng));
+  }
+  static double mean(double a) { return std::exp(a); }
+  static double variance(double a) { return std::exp(a); }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
+};
+
+/// The distribution poisson_log(alpha): `poisson_log(a + b * x).observe(data(y))`.
+template <detail::operand Alpha>
+auto poisson_log(const Alpha& alpha) {
+  return detail::make_distribution<poisson_log_distribution>(alpha);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/poisson_log.hpp -----
+// ----- begin tyche/distributions/student_t.hpp -----
+// tyche/distributions/student_t.hpp — student_t(nu, mu, sigma).
+//   log p(x | ν, μ, σ) = log Γ((ν+1)/2) − log Γ(ν/2) − ½ log ν − ½ log π − log σ
+//                        − (ν+1)/2 · log(1 + ((x − μ)/σ)²/ν),   x ∈ ℝ, ν > 0, σ > 0.
+
+#include <limits>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Nu, class Mu, class Sigma>
+struct student_t_distribution : distribution<student_t_distribution<Nu, Mu, Sigma>> {
+  static constexpr const char* family = "student_t";
+  Nu nu;
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto half_nu = lit<1, 2> * nu;
+    const auto half_nu_plus_half = half_nu + lit<1, 2>;
+    return detail::total(lgamma(half_nu_plus_half) - lgamma(half_nu) - lit<1, 2> * log(nu) -
+                         log(sigma) - half_nu_plus_half * log1p(square((x - mu) / sigma) / nu) -
+                         0.5 * detail::log_pi);
+  }
+  auto arguments() const { return std::tuple{nu, mu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Nu, domains::positive>::ok,
+                  "tyche::student_t(nu, mu, sigma): nu must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::student_t(nu, mu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("student_t(nu, mu, sigma)", "nu", nu);
+    detail::check_argument<domains::positive>("student_t(nu, mu, sigma)", "sigma", sigma);
+  }
+  template <class G>
+  static double draw(G& rng, double n, double m, double s) {
+    return m + s * std::student_t_distribution<double>(n)(rng);
+  }
+  /// μ for ν > 1 (else undefined: NaN).
+  static double mean(double n, double m, double) {
+    return n > 1 ? m : std::numeric_limits<double>::quiet_NaN();
+  }
+  /// σ² ν/(ν − 2) for ν > 2, infinite for 1 < ν ≤ 2, undefined (NaN) for ν ≤ 1.
+  static double variance(double n, double, double s) {
+    if (n > 2) return s * s * n / (n - 2);
+    return n > 1 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+  }
+};
+
+/// Name ~ student_t(nu, mu, sigma).
+template <fixed_string Name, detail::operand Nu, detail::operand Mu, detail::operand Sigma,
+          shape_tag Shape = scalar_shape>
+auto student_t(const Nu& nu, const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, student_t_distribution>(shape, nu, mu, sigma);
+}
+template <detail::operand Nu, detail::operand Mu, detail::operand Sigma>
+auto student_t(const Nu& nu, const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<student_t_distribution>(nu, mu, sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/student_t.hpp -----
+// ----- begin tyche/distributions/uniform.hpp -----
+// tyche/distributions/uniform.hpp — uniform(a, b).
+//   log p(x | a, b) = −log(b − a),   a < x < b.
+// The support depends on the arguments: a named variable is sampled as logit((x − a)/(b − a)).
+// b − a must be > 0 (checked from the types, else when the model is built). Observed values are
+// not checked against (a, b) (the bounds are expressions), and the density is not −∞ outside
+// them.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class A, class B>
+struct uniform_distribution : distribution<uniform_distribution<A, B>> {
+  static constexpr const char* family = "uniform";
+  A a;
+  B b;
+  auto transform() const { return transforms::interval<A, B>{a, b}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    // 0·x: the density does not depend on x inside (a, b), but x must occur in it, so that a
+    // vector x counts −log(b − a) once per element and a model's log density without the
+    // Jacobian still contains the variable's parameter (compile requires every parameter of
+    // the layout to occur).
+    return detail::total(lit<0> * x - log(b - a));
+  }
+  auto arguments() const { return std::tuple{a, b}; }
+  /// b − a > 0. Read as a Line, b − a often proves it where a and b alone do not:
+  /// uniform(mu − 1, mu + 1) has b − a = 0·mu + 2, support [2, 2].
+  void check_supports() const {
+    using Width = decltype(b - a);
+    static_assert(argument_support_t<Width, domains::positive>::ok,
+                  "tyche::uniform(a, b): b - a must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("uniform(a, b)", "b - a", b - a);
+  }
+  template <class G>
+  static double draw(G& rng, double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
+  static double mean(double a, double b) { return (a + b) / 2; }
+  static double variance(double a, double b) { return (b - a) * (b - a) / 12; }
+};
+
+/// Name ~ uniform(a, b), support (a, b) (a and b may be expressions of other variables).
+template <fixed_string Name, detail::operand A, detail::operand B, shape_tag Shape = scalar_shape>
+auto uniform(const A& a, const B& b, Shape shape = {}) {
+  return detail::make_named<Name, uniform_distribution>(shape, a, b);
+}
+template <detail::operand A, detail::operand B>
+auto uniform(const A& a, const B& b) {
+  return detail::make_distribution<uniform_distribution>(a, b);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/uniform.hpp -----
+// ----- begin tyche/distributions/weibull.hpp -----
+// tyche/distributions/weibull.hpp — weibull(alpha, sigma): shape α, scale σ (as in Stan).
+//   log p(x | α, σ) = log α − log σ + (α − 1) log(x/σ) − (x/σ)^α,   x > 0, α > 0, σ > 0.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha, class Sigma>
+struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
+  static constexpr const char* family = "weibull";
+  Alpha alpha;
+  Sigma sigma;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto log_z = log(x / sigma);  // (x/σ)^α = exp(α log(x/σ)), log(x/σ) computed once
+    return detail::total(log(alpha) - log(sigma) + (alpha - lit<1>) * log_z - exp(alpha * log_z));
+  }
+  auto arguments() const { return std::tuple{alpha, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::weibull(alpha, sigma): alpha must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::weibull(alpha, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("weibull(alpha, sigma)", "alpha", alpha);
+    detail::check_argument<domains::positive>("weibull(alpha, sigma)", "sigma", sigma);
+  }
+  template <class G>
+  static double draw(G& rng, double a, double s) { return std::weibull_distribution<double>(a, s)(rng); }
+  static double mean(double a, double s) { return s * std::tgamma(1 + 1 / a); }
+  static double variance(double a, double s) {
+    const double g1 = std::tgamma(1 + 1 / a);
+    return s * s * (std::tgamma(1 + 2 / a) - g1 * g1);
+  }
+  // 0 is rejected too: log(x/σ) = −∞ there, and (α − 1)·log(x/σ) is NaN for α = 1.
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
+};
+
+/// Name ~ weibull(alpha, sigma) (shape alpha, scale sigma), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Alpha, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto weibull(const Alpha& alpha, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, weibull_distribution>(shape, alpha, sigma);
+}
+template <detail::operand Alpha, detail::operand Sigma>
+auto weibull(const Alpha& alpha, const Sigma& sigma) {
+  return detail::make_distribution<weibull_distribution>(alpha, sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/weibull.hpp -----
+
+namespace tyche {
+
+namespace detail {
+/// log p(y | d), with d's argument checks and, for data y, the check of its values.
+template <class Dist, class Y>
+auto log_density_at(const Dist& d, const Y& y) {
+  if constexpr (requires { d.check_supports(); }) d.check_supports();
+  return d.observe(y).log_density();
+}
+}  // namespace detail
+
+/// log bernoulli(y | p), summed over y.
+template <detail::operand Y, detail::operand P>
+auto bernoulli_lpmf(const Y& y, const P& p) {
+  return detail::log_density_at(bernoulli(p), y);
+}
+/// log bernoulli_logit(y | alpha), summed over y.
+template <detail::operand Y, detail::operand Alpha>
+auto bernoulli_logit_lpmf(const Y& y, const Alpha& alpha) {
+  return detail::log_density_at(bernoulli_logit(alpha), y);
+}
+/// log beta(y | a, b), summed over y.
+template <detail::operand Y, detail::operand A, detail::operand B>
+auto beta_lpdf(const Y& y, const A& a, const B& b) {
+  return detail::log_density_at(beta(a, b), y);
+}
+/// log beta_binomial(y | n, a, b), summed over y.
+template <detail::operand Y, detail::operand N, detail::operand A, detail::operand B>
+auto beta_binomial_lpmf(const Y& y, const N& n, const A& a, const B& b) {
+  return detail::log_density_at(beta_binomial(n, a, b), y);
+}
+/// log binomial(y | n, p), summed over y.
+template <detail::operand Y, detail::operand N, detail::operand P>
+auto binomial_lpmf(const Y& y, const N& n, const P& p) {
+  return detail::log_density_at(binomial(n, p), y);
+}
+/// log binomial_logit(y | n, alpha), summed over y.
+template <detail::operand Y, detail::operand N, detail::operand Alpha>
+auto binomial_logit_lpmf(const Y& y, const N& n, const Alpha& alpha) {
+  return detail::log_density_at(binomial_logit(n, alpha), y);
+}
+/// log categorical(y | theta), summed over y.
+template <detail::operand Y, detail::operand Theta>
+auto categorical_lpmf(const Y& y, const Theta& theta) {
+  return detail::log_density_at(categorical(theta), y);
+}
+/// log categorical_logit(y | beta), summed over y.
+template <detail::operand Y, detail::operand Beta>
+auto categorical_logit_lpmf(const Y& y, const Beta& beta) {
+  return detail::log_density_at(categorical_logit(beta), y);
+}
+/// log cauchy(y | mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto cauchy_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(cauchy(mu, sigma), y);
+}
+/// log half_cauchy(y | sigma), summed over y.
+template <detail::operand Y, detail::operand Sigma>
+auto half_cauchy_lpdf(const Y& y, const Sigma& sigma) {
+  return detail::log_density_at(half_cauchy(sigma), y);
+}
+/// log chi_square(y | nu), summed over y.
+template <detail::operand Y, detail::operand Nu>
+auto chi_square_lpdf(const Y& y, const Nu& nu) {
+  return detail::log_density_at(chi_square(nu), y);
+}
+/// log dirichlet(y | alpha), summed over y.
+template <detail::operand Y, detail::operand Alpha>
+auto dirichlet_lpdf(const Y& y, const Alpha& alpha) {
+  return detail::log_density_at(dirichlet(alpha), y);
+}
+/// log double_exponential(y | mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto double_exponential_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(double_exponential(mu, sigma), y);
+}
+/// log exponential(y | lambda), summed over y.
+template <detail::operand Y, detail::operand Lambda>
+auto exponential_lpdf(const Y& y, const Lambda& lambda) {
+  return detail::log_density_at(exponential(lambda), y);
+}
+/// log gamma(y | alpha, beta), summed over y.
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto gamma_lpdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_density_at(gamma(alpha, beta), y);
+}
+/// log half_normal(y | sigma), summed over y.
+template <detail::operand Y, detail::operand Sigma>
+auto half_normal_lpdf(const Y& y, const Sigma& sigma) {
+  return detail::log_density_at(half_normal(sigma), y);
+}
+/// log half_student_t(y | nu, sigma), summed over y.
+template <detail::operand Y, detail::operand Nu, detail::operand Sigma>
+auto half_student_t_lpdf(const Y& y, const Nu& nu, const Sigma& sigma) {
+  return detail::log_density_at(half_student_t(nu, sigma), y);
+}
+/// log inv_chi_square(y | nu), summed over y.
+template <detail::operand Y, detail::operand Nu>
+auto inv_chi_square_lpdf(const Y& y, const Nu& nu) {
+  return detail::log_density_at(inv_chi_square(nu), y);
+}
+/// log inv_gamma(y | alpha, beta), summed over y.
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto inv_gamma_lpdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_density_at(inv_gamma(alpha, beta), y);
+}
+/// log logistic(y | mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto logistic_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(logistic(mu, sigma), y);
+}
+/// log lognormal(y | mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto lognormal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(lognormal(mu, sigma), y);
+}
+/// log neg_binomial_2(y | mu, phi), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Phi>
+auto neg_binomial_2_lpmf(const Y& y, const Mu& mu, const Phi& phi) {
+  return detail::log_density_at(neg_binomial_2(mu, phi), y);
+}
+/// log neg_binomial_2_log(y | eta, phi), summed over y.
+template <detail::operand Y, detail::operand Eta, detail::operand Phi>
+auto neg_binomial_2_log_lpmf(const Y& y, const Eta& eta, const Phi& phi) {
+  return detail::log_density_at(neg_binomial_2_log(eta, phi), y);
+}
+/// log normal(y | mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto normal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(normal(mu, sigma), y);
+}
+/// log poisson(y | lambda), summed over y.
+template <detail::operand Y, detail::operand Lambda>
+auto poisson_lpmf(const Y& y, const Lambda& lambda) {
+  return detail::log_density_at(poisson(lambda), y);
+}
+/// log poisson_log(y | alpha), summed over y.
+template <detail::operand Y, detail::operand Alpha>
+auto poisson_log_lpmf(const Y& y, const Alpha& alpha) {
+  return detail::log_density_at(poisson_log(alpha), y);
+}
+/// log student_t(y | nu, mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Nu, detail::operand Mu, detail::operand Sigma>
+auto student_t_lpdf(const Y& y, const Nu& nu, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(student_t(nu, mu, sigma), y);
+}
+/// log uniform(y | a, b), summed over y.
+template <detail::operand Y, detail::operand A, detail::operand B>
+auto uniform_lpdf(const Y& y, const A& a, const B& b) {
+  return detail::log_density_at(uniform(a, b), y);
+}
+/// log weibull(y | alpha, sigma), summed over y.
+template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
+auto weibull_lpdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
+  return detail::log_density_at(weibull(alpha, sigma), y);
+}
+/// log std_normal(y), summed over y.
+template <detail::operand Y>
+auto std_normal_lpdf(const Y& y) {
+  return detail::log_density_at(std_normal(), y);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/log_densities.hpp -----
+// ----- begin tyche/distributions/log_mix.hpp -----
+// tyche/distributions/log_mix.hpp — log_mix(theta, lp1, lp2): the log density of a two-component
+// mixture from the components' log densities (Stan's log_mix),
+//   log_mix(θ, λ₁, λ₂) = log(θ e^λ₁ + (1 − θ) e^λ₂),   0 ≤ θ ≤ 1,
+// elementwise for vector operands (sum the result for a vector of observations). Note that a
+// family's log_prob(y) is already summed over y, so log_mix(θ, normal(m1, s).log_prob(data(y)),
+// normal(m2, s).log_prob(data(y))) mixes the whole data set at once; for a mixture per
+// observation, pass elementwise log densities written out (e.g. −½((data(y) − m1)/s)² − log s − …).
+//
+// Computed as log_add_exp(log θ + λ₁, log(1 − θ) + λ₂) (rules::log_add_exp: max(a, b) +
+// log1p(e^−|a − b|)): per element one exp and one log1p, nothing overflows, and log θ and
+// log(1 − θ) of a scalar θ are computed once, outside the loop over observations. For θ =
+// logistic(u) (a beta or uniform(0, 1) variable) they are log_logistic(u) and log1m_logistic(u),
+// finite for every u. At θ = 0 (θ = 1) the result is exactly λ₂ (λ₁). Not defined when λ₁ and λ₂
+// are both −∞.
+// θ is checked: compilation fails when its support has no point in [0, 1]; a θ that depends on
+// no parameter (a number, data) must lie in [0, 1] or the call throws.
+
+namespace tyche {
+
+/// log(θ e^lp1 + (1 − θ) e^lp2), without overflow: `sum(log_mix(theta, lp1_vector, lp2_vector))`.
+template <detail::operand Theta, detail::operand Lp1, detail::operand Lp2>
+  requires(expression<Theta> || expression<Lp1> || expression<Lp2>)
+auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
+  using T = detail::node_t<Theta>;
+  static_assert(operand_support_t<T, domains::probability>::ok,
+                "tyche::log_mix(theta, lp1, lp2): theta must be in [0, 1], but its support (spelled "
+                "out in tyche::support_is<...> in this diagnostic) has no point in [0, 1]");
+  const auto t = detail::as_node(theta);
+  if constexpr (!depends_on_params_v<T>) {
+    // θ known when the model is built (a number, data): every value must be in [0, 1].
+    detail::check_argument<domains::probability>("log_mix(theta, lp1, lp2)", "theta", t);
+  }
+  return log_add_exp(log(t) + detail::as_node(lp1), log1m(t) + detail::as_node(lp2));
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/log_mix.hpp -----
 // ----- begin tyche/distributions/multi_normal.hpp -----
 // tyche/distributions/multi_normal.hpp — multi_normal_cholesky(mu, L) and multi_normal(mu, Sigma).
 //   log p(x | μ, L) = −½ ‖L⁻¹(x − μ)‖² − Σᵢ log Lᵢᵢ − (K/2) log 2π,   Σ = L Lᵀ, x ∈ ℝᴷ.
@@ -10331,465 +10974,6 @@ auto log_mix(const Theta& theta, const D1& d1, const D2& d2, const D3& d3, const
 
 }  // namespace tyche
 // ----- end tyche/distributions/mixture.hpp -----
-// ----- begin tyche/distributions/neg_binomial_2.hpp -----
-// tyche/distributions/neg_binomial_2.hpp — neg_binomial_2(mu, phi), the negative binomial with
-// mean μ and precision φ (variance μ + μ²/φ), for observations only.
-//   log p(y | μ, φ) = log C(y + φ − 1, y) + y log(μ / (μ + φ)) + φ log(φ / (μ + φ))
-//                   = lgamma(y + φ) − lgamma(φ) − y log1p(φ/μ) − φ log1p(μ/φ) − lgamma(y + 1),
-//   y ∈ {0, 1, 2, …}, μ > 0, φ > 0.
-// The log1p forms keep full precision when φ ≪ μ or μ ≪ φ; lgamma(y + 1) is folded when the model
-// is built. log C(y + φ − 1, y) is a difference of lgammas (the core has no lbeta or lchoose), so
-// its absolute error is about ε (y + φ) log(y + φ): relative error ~10⁻¹¹ of log p for y or φ
-// around 10⁴, worse beyond (where, for large φ, the distribution is practically poisson(μ)).
-// The data must be non-negative integer counts: observe throws "... y[i] = v is not a
-// non-negative integer count" otherwise.
-
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Mu, class Phi>
-struct neg_binomial_2_distribution : distribution<neg_binomial_2_distribution<Mu, Phi>> {
-  static constexpr const char* family = "neg_binomial_2";
-  Mu mu;
-  Phi phi;
-  template <class X>
-  auto log_prob(const X& y) const {
-    return detail::total(lgamma(y + phi) - lgamma(phi) - y * log1p(phi / mu) -
-                         phi * log1p(mu / phi) - lgamma(y + lit<1>));
-  }
-  auto arguments() const { return std::tuple{mu, phi}; }
-  /// The arguments' domains, checked when a model is built (joint): at compile time where the
-  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
-    static_assert(argument_support_t<Mu, domains::positive>::ok,
-                  "tyche::neg_binomial_2(mu, phi): mu must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    static_assert(argument_support_t<Phi, domains::positive>::ok,
-                  "tyche::neg_binomial_2(mu, phi): phi must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    detail::check_argument<domains::positive>("neg_binomial_2(mu, phi)", "mu", mu);
-    detail::check_argument<domains::positive>("neg_binomial_2(mu, phi)", "phi", phi);
-  }
-  /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale μ/φ), y ~ poisson(λ).
-  template <class G>
-  static double draw(G& rng, double m, double f) {
-    const double lambda = std::gamma_distribution<double>(f, m / f)(rng);
-    if (!(lambda > 0)) return 0.0;
-    return static_cast<double>(std::poisson_distribution<long long>(lambda)(rng));
-  }
-  static double mean(double m, double) { return m; }
-  static double variance(double m, double f) { return m + m * m / f; }
-  static const char* observation_problem(double v) { return detail::count_problem(v); }
-};
-
-/// The distribution neg_binomial_2(mu, phi), to observe counts: `neg_binomial_2(mu, phi).observe(data(y))`.
-template <detail::operand Mu, detail::operand Phi>
-auto neg_binomial_2(const Mu& mu, const Phi& phi) {
-  return detail::make_distribution<neg_binomial_2_distribution>(mu, phi);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/neg_binomial_2.hpp -----
-// ----- begin tyche/distributions/neg_binomial_2_log.hpp -----
-// tyche/distributions/neg_binomial_2_log.hpp — neg_binomial_2_log(eta, phi) =
-// neg_binomial_2(exp(eta), phi), for observations only.
-//   log p(y | η, φ) = lgamma(y + φ) − lgamma(φ) − y log(1 + φ e^−η) − φ log(1 + e^η / φ) − lgamma(y + 1)
-//                   = lgamma(y + φ) − lgamma(φ) − y log1p_exp(log φ − η) − φ log1p_exp(η − log φ)
-//                     − lgamma(y + 1),
-//   y ∈ {0, 1, 2, …}, η ∈ ℝ, φ > 0; log1p_exp neither overflows nor loses precision for large |η|.
-// lgamma(y + 1) is folded when the model is built. log C(y + φ − 1, y) is a difference of lgammas,
-// as in neg_binomial_2 (absolute error about ε (y + φ) log(y + φ)). The data must be non-negative
-// integer counts: observe throws "... y[i] = v is not a non-negative integer count" otherwise.
-
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Eta, class Phi>
-struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distribution<Eta, Phi>> {
-  static constexpr const char* family = "neg_binomial_2_log";
-  Eta eta;
-  Phi phi;
-  template <class X>
-  auto log_prob(const X& y) const {
-    return detail::total(lgamma(y + phi) - lgamma(phi) - y * log1p_exp(log(phi) - eta) -
-                         phi * log1p_exp(eta - log(phi)) - lgamma(y + lit<1>));
-  }
-  auto arguments() const { return std::tuple{eta, phi}; }
-  /// The arguments' domains, checked when a model is built (joint): at compile time where the
-  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
-    static_assert(argument_support_t<Phi, domains::positive>::ok,
-                  "tyche::neg_binomial_2_log(eta, phi): phi must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    detail::check_argument<domains::positive>("neg_binomial_2_log(eta, phi)", "phi", phi);
-  }
-  /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale e^η/φ), y ~ poisson(λ).
-  template <class G>
-  static double draw(G& rng, double e, double f) {
-    const double lambda = std::gamma_distribution<double>(f, std::exp(e) / f)(rng);
-    if (!(lambda > 0)) return 0.0;
-    return static_cast<double>(std::poisson_distribution<long long>(lambda)(rng));
-  }
-  static double mean(double e, double) { return std::exp(e); }
-  static double variance(double e, double f) { return std::exp(e) + std::exp(2.0 * e) / f; }
-  static const char* observation_problem(double v) { return detail::count_problem(v); }
-};
-
-/// The distribution neg_binomial_2_log(eta, phi): `neg_binomial_2_log(a + b * x, phi).observe(data(y))`.
-template <detail::operand Eta, detail::operand Phi>
-auto neg_binomial_2_log(const Eta& eta, const Phi& phi) {
-  return detail::make_distribution<neg_binomial_2_log_distribution>(eta, phi);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/neg_binomial_2_log.hpp -----
-// ----- begin tyche/distributions/normal.hpp -----
-// tyche/distributions/normal.hpp — normal(mu, sigma) and std_normal().
-//   log p(x | μ, σ) = −½ ((x − μ)/σ)² − log σ − ½ log 2π,   x ∈ ℝ, σ > 0.
-
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Mu, class Sigma>
-struct normal_distribution : distribution<normal_distribution<Mu, Sigma>> {
-  static constexpr const char* family = "normal";
-  Mu mu;
-  Sigma sigma;
-  auto transform() const { return transforms::identity{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    return detail::total(lit<-1, 2> * square((x - mu) / sigma) - log(sigma) -
-                         detail::half_log_two_pi);
-  }
-  auto arguments() const { return std::tuple{mu, sigma}; }
-  /// The arguments' domains, checked when a model is built (joint): at compile time where the
-  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
-    static_assert(argument_support_t<Sigma, domains::positive>::ok,
-                  "tyche::normal(mu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    detail::check_argument<domains::positive>("normal(mu, sigma)", "sigma", sigma);
-  }
-  template <class G>
-  static double draw(G& rng, double m, double s) { return std::normal_distribution<double>(m, s)(rng); }
-  static double mean(double m, double) { return m; }
-  static double variance(double, double s) { return s * s; }
-};
-
-struct std_normal_distribution : distribution<std_normal_distribution> {
-  static constexpr const char* family = "std_normal";
-  auto transform() const { return transforms::identity{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    return detail::total(lit<-1, 2> * square(x) - detail::half_log_two_pi);
-  }
-  auto arguments() const { return std::tuple{}; }
-  template <class G>
-  static double draw(G& rng) { return std::normal_distribution<double>(0.0, 1.0)(rng); }
-  static double mean() { return 0.0; }
-  static double variance() { return 1.0; }
-};
-
-/// The named random variable Name ~ normal(mu, sigma): `normal<"mu">(0.0, 5.0)`.
-template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
-auto normal(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
-  return detail::make_named<Name, normal_distribution>(shape, mu, sigma);
-}
-/// The distribution normal(mu, sigma), e.g. to observe data: `normal(theta, sigma).observe(y)`.
-template <detail::operand Mu, detail::operand Sigma>
-auto normal(const Mu& mu, const Sigma& sigma) {
-  return detail::make_distribution<normal_distribution>(mu, sigma);
-}
-
-/// Name ~ normal(0, 1): `std_normal<"z">(shape<8>)`.
-template <fixed_string Name, shape_tag Shape = scalar_shape>
-auto std_normal(Shape shape = {}) {
-  return detail::make_random_variable<Name>(std_normal_distribution{}, shape);
-}
-inline auto std_normal() { return std_normal_distribution{}; }
-
-}  // namespace tyche
-// ----- end tyche/distributions/normal.hpp -----
-// ----- begin tyche/distributions/poisson.hpp -----
-// tyche/distributions/poisson.hpp — poisson(lambda), for observations only.
-//   log p(y | λ) = y log λ − λ − log y!,   y ∈ {0, 1, 2, …}, λ > 0.
-// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
-// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
-// integer count" otherwise.
-
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Lambda>
-struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
-  static constexpr const char* family = "poisson";
-  Lambda lambda;
-  template <class X>
-  auto log_prob(const X& y) const {
-    return detail::total(y * log(lambda) - lambda - lgamma(y + lit<1>));
-  }
-  auto arguments() const { return std::tuple{lambda}; }
-  /// The arguments' domains, checked when a model is built (joint): at compile time where the
-  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
-    static_assert(argument_support_t<Lambda, domains::positive>::ok,
-                  "tyche::poisson(lambda): lambda must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    detail::check_argument<domains::positive>("poisson(lambda)", "lambda", lambda);
-  }
-  template <class G>
-  static double draw(G& rng, double l) {
-    return static_cast<double>(std::poisson_distribution<long long>(l)(rng));
-  }
-  static double mean(double l) { return l; }
-  static double variance(double l) { return l; }
-  static const char* observation_problem(double v) { return detail::count_problem(v); }
-};
-
-/// The distribution poisson(lambda), to observe counts: `poisson(lambda).observe(data(y))`.
-template <detail::operand Lambda>
-auto poisson(const Lambda& lambda) {
-  return detail::make_distribution<poisson_distribution>(lambda);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/poisson.hpp -----
-// ----- begin tyche/distributions/poisson_log.hpp -----
-// tyche/distributions/poisson_log.hpp — poisson_log(alpha) = poisson(exp(alpha)), for
-// observations only.
-//   log p(y | α) = y α − e^α − log y!,   y ∈ {0, 1, 2, …}, α ∈ ℝ.
-// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
-// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
-// integer count" otherwise.
-
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Alpha>
-struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> {
-  static constexpr const char* family = "poisson_log";
-  Alpha alpha;
-  template <class X>
-  auto log_prob(const X& y) const {
-    if constexpr (is_vector_v<Alpha>) {
-      // A vector log rate (a linear predictor) enters once per element: y·α − e^α as one node.
-      return detail::total(detail::make_binary<rules::poisson_log_term>(y, alpha) - lgamma(y + lit<1>));
-    } else {
-      // A scalar α: Σ (y α − e^α) reduces to α Σy − n e^α (compile/reduce_sum.hpp).
-      return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
-    }
-  }
-  auto arguments() const { return std::tuple{alpha}; }
-  template <class G>
-  static double draw(G& rng, double a) {
-    return static_cast<double>(std::poisson_distribution<long long>(std::exp(a))(rng));
-  }
-  static double mean(double a) { return std::exp(a); }
-  static double variance(double a) { return std::exp(a); }
-  static const char* observation_problem(double v) { return detail::count_problem(v); }
-};
-
-/// The distribution poisson_log(alpha): `poisson_log(a + b * x).observe(data(y))`.
-template <detail::operand Alpha>
-auto poisson_log(const Alpha& alpha) {
-  return detail::make_distribution<poisson_log_distribution>(alpha);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/poisson_log.hpp -----
-// ----- begin tyche/distributions/student_t.hpp -----
-// tyche/distributions/student_t.hpp — student_t(nu, mu, sigma).
-//   log p(x | ν, μ, σ) = log Γ((ν+1)/2) − log Γ(ν/2) − ½ log ν − ½ log π − log σ
-//                        − (ν+1)/2 · log(1 + ((x − μ)/σ)²/ν),   x ∈ ℝ, ν > 0, σ > 0.
-
-#include <limits>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Nu, class Mu, class Sigma>
-struct student_t_distribution : distribution<student_t_distribution<Nu, Mu, Sigma>> {
-  static constexpr const char* family = "student_t";
-  Nu nu;
-  Mu mu;
-  Sigma sigma;
-  auto transform() const { return transforms::identity{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    const auto half_nu = lit<1, 2> * nu;
-    const auto half_nu_plus_half = half_nu + lit<1, 2>;
-    return detail::total(lgamma(half_nu_plus_half) - lgamma(half_nu) - lit<1, 2> * log(nu) -
-                         log(sigma) - half_nu_plus_half * log1p(square((x - mu) / sigma) / nu) -
-                         0.5 * detail::log_pi);
-  }
-  auto arguments() const { return std::tuple{nu, mu, sigma}; }
-  /// The arguments' domains, checked when a model is built (joint): at compile time where the
-  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
-    static_assert(argument_support_t<Nu, domains::positive>::ok,
-                  "tyche::student_t(nu, mu, sigma): nu must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    static_assert(argument_support_t<Sigma, domains::positive>::ok,
-                  "tyche::student_t(nu, mu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    detail::check_argument<domains::positive>("student_t(nu, mu, sigma)", "nu", nu);
-    detail::check_argument<domains::positive>("student_t(nu, mu, sigma)", "sigma", sigma);
-  }
-  template <class G>
-  static double draw(G& rng, double n, double m, double s) {
-    return m + s * std::student_t_distribution<double>(n)(rng);
-  }
-  /// μ for ν > 1 (else undefined: NaN).
-  static double mean(double n, double m, double) {
-    return n > 1 ? m : std::numeric_limits<double>::quiet_NaN();
-  }
-  /// σ² ν/(ν − 2) for ν > 2, infinite for 1 < ν ≤ 2, undefined (NaN) for ν ≤ 1.
-  static double variance(double n, double, double s) {
-    if (n > 2) return s * s * n / (n - 2);
-    return n > 1 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
-  }
-};
-
-/// Name ~ student_t(nu, mu, sigma).
-template <fixed_string Name, detail::operand Nu, detail::operand Mu, detail::operand Sigma,
-          shape_tag Shape = scalar_shape>
-auto student_t(const Nu& nu, const Mu& mu, const Sigma& sigma, Shape shape = {}) {
-  return detail::make_named<Name, student_t_distribution>(shape, nu, mu, sigma);
-}
-template <detail::operand Nu, detail::operand Mu, detail::operand Sigma>
-auto student_t(const Nu& nu, const Mu& mu, const Sigma& sigma) {
-  return detail::make_distribution<student_t_distribution>(nu, mu, sigma);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/student_t.hpp -----
-// ----- begin tyche/distributions/uniform.hpp -----
-// tyche/distributions/uniform.hpp — uniform(a, b).
-//   log p(x | a, b) = −log(b − a),   a < x < b.
-// The support depends on the arguments: a named variable is sampled as logit((x − a)/(b − a)).
-// b − a must be > 0 (checked from the types, else when the model is built). Observed values are
-// not checked against (a, b) (the bounds are expressions), and the density is not −∞ outside
-// them.
-
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class A, class B>
-struct uniform_distribution : distribution<uniform_distribution<A, B>> {
-  static constexpr const char* family = "uniform";
-  A a;
-  B b;
-  auto transform() const { return transforms::interval<A, B>{a, b}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    // 0·x: the density does not depend on x inside (a, b), but x must occur in it, so that a
-    // vector x counts −log(b − a) once per element and a model's log density without the
-    // Jacobian still contains the variable's parameter (compile requires every parameter of
-    // the layout to occur).
-    return detail::total(lit<0> * x - log(b - a));
-  }
-  auto arguments() const { return std::tuple{a, b}; }
-  /// b − a > 0. Read as a Line, b − a often proves it where a and b alone do not:
-  /// uniform(mu − 1, mu + 1) has b − a = 0·mu + 2, support [2, 2].
-  void check_supports() const {
-    using Width = decltype(b - a);
-    static_assert(argument_support_t<Width, domains::positive>::ok,
-                  "tyche::uniform(a, b): b - a must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    detail::check_argument<domains::positive>("uniform(a, b)", "b - a", b - a);
-  }
-  template <class G>
-  static double draw(G& rng, double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
-  static double mean(double a, double b) { return (a + b) / 2; }
-  static double variance(double a, double b) { return (b - a) * (b - a) / 12; }
-};
-
-/// Name ~ uniform(a, b), support (a, b) (a and b may be expressions of other variables).
-template <fixed_string Name, detail::operand A, detail::operand B, shape_tag Shape = scalar_shape>
-auto uniform(const A& a, const B& b, Shape shape = {}) {
-  return detail::make_named<Name, uniform_distribution>(shape, a, b);
-}
-template <detail::operand A, detail::operand B>
-auto uniform(const A& a, const B& b) {
-  return detail::make_distribution<uniform_distribution>(a, b);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/uniform.hpp -----
-// ----- begin tyche/distributions/weibull.hpp -----
-// tyche/distributions/weibull.hpp — weibull(alpha, sigma): shape α, scale σ (as in Stan).
-//   log p(x | α, σ) = log α − log σ + (α − 1) log(x/σ) − (x/σ)^α,   x > 0, α > 0, σ > 0.
-
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Alpha, class Sigma>
-struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
-  static constexpr const char* family = "weibull";
-  Alpha alpha;
-  Sigma sigma;
-  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    const auto log_z = log(x / sigma);  // (x/σ)^α = exp(α log(x/σ)), log(x/σ) computed once
-    return detail::total(log(alpha) - log(sigma) + (alpha - lit<1>) * log_z - exp(alpha * log_z));
-  }
-  auto arguments() const { return std::tuple{alpha, sigma}; }
-  /// The arguments' domains, checked when a model is built (joint): at compile time where the
-  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
-    static_assert(argument_support_t<Alpha, domains::positive>::ok,
-                  "tyche::weibull(alpha, sigma): alpha must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    static_assert(argument_support_t<Sigma, domains::positive>::ok,
-                  "tyche::weibull(alpha, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    detail::check_argument<domains::positive>("weibull(alpha, sigma)", "alpha", alpha);
-    detail::check_argument<domains::positive>("weibull(alpha, sigma)", "sigma", sigma);
-  }
-  template <class G>
-  static double draw(G& rng, double a, double s) { return std::weibull_distribution<double>(a, s)(rng); }
-  static double mean(double a, double s) { return s * std::tgamma(1 + 1 / a); }
-  static double variance(double a, double s) {
-    const double g1 = std::tgamma(1 + 1 / a);
-    return s * s * (std::tgamma(1 + 2 / a) - g1 * g1);
-  }
-  // 0 is rejected too: log(x/σ) = −∞ there, and (α − 1)·log(x/σ) is NaN for α = 1.
-  static const char* observation_problem(double v) { return detail::positive_problem(v); }
-};
-
-/// Name ~ weibull(alpha, sigma) (shape alpha, scale sigma), support (0, ∞), sampled as log Name.
-template <fixed_string Name, detail::operand Alpha, detail::operand Sigma, shape_tag Shape = scalar_shape>
-auto weibull(const Alpha& alpha, const Sigma& sigma, Shape shape = {}) {
-  return detail::make_named<Name, weibull_distribution>(shape, alpha, sigma);
-}
-template <detail::operand Alpha, detail::operand Sigma>
-auto weibull(const Alpha& alpha, const Sigma& sigma) {
-  return detail::make_distribution<weibull_distribution>(alpha, sigma);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/weibull.hpp -----
 // ----- end tyche/distributions.hpp -----
 // ----- begin tyche/model/joint.hpp -----
 // tyche/model/joint.hpp — joint(...): the random variables and likelihood terms of a model,
@@ -10800,7 +10984,35 @@ auto weibull(const Alpha& alpha, const Sigma& sigma) {
 
 namespace tyche {
 
+/// A free term of the log density, made by target(e): Stan's `target += e`.
+template <class E>
+struct log_density_term {
+  E value;
+  auto log_density() const { return value; }
+};
+
+/// Adds e to the model's log density (Stan's `target += e`, NumPyro's `factor`, PyMC's
+/// `Potential`): `joint(mu, sigma, target(log_sum_exp(lp)))`. e is any scalar expression of the
+/// parameters and data, or a vector expression (its elements are summed). The term is added as
+/// written, on the scale of the parameters it is written in: when e stands for the density of a
+/// *transformed* parameter, the log-Jacobian of that transform is the user's to add (a random
+/// variable's own transform, from its declaration, is accounted for by the library as always).
+template <detail::operand E>
+auto target(const E& e) {
+  using N = detail::node_t<E>;
+  if constexpr (is_vector_v<N>) {
+    auto total = sum(detail::as_node(e));
+    return log_density_term<decltype(total)>{total};
+  } else {
+    return log_density_term<N>{detail::as_node(e)};
+  }
+}
+
 namespace detail {
+template <class T>
+struct is_log_density_term : std::false_type {};
+template <class E>
+struct is_log_density_term<log_density_term<E>> : std::true_type {};
 template <class T>
 struct is_random_variable : std::false_type {};
 template <fixed_string Name, class Dist, class Shape>
@@ -10906,9 +11118,12 @@ struct joint_t {
 template <class... Terms>
 auto joint(const Terms&... terms) {
   static_assert(sizeof...(Terms) > 0, "tyche::joint(...) requires at least one term");
-  static_assert(((detail::is_random_variable<Terms>::value || detail::is_observed<Terms>::value) && ...),
+  static_assert(((detail::is_random_variable<Terms>::value || detail::is_observed<Terms>::value ||
+                  detail::is_log_density_term<Terms>::value) &&
+                 ...),
                 "tyche::joint(terms...) requires every term to be a named random variable "
-                "(normal<\"mu\">(0, 1)) or an observation (normal(mu, 1).observe(data(y)))");
+                "(normal<\"mu\">(0, 1)), an observation (normal(mu, 1).observe(data(y))) or a "
+                "free log-density term (target(e))");
   using J = joint_t<Terms...>;
   static_assert(meta::unique<meta::same, typename J::variables>::size == J::variables::size,
                 "tyche::joint(terms...): a random variable is listed twice");
@@ -11324,32 +11539,55 @@ namespace tyche {
 
 namespace detail {
 
-template <class Target, class Dist, class R>
-auto substitute_distribution(const Dist& d, const R& r) {
+template <class Dist, class Replace>
+auto substitute_distribution(const Dist& d, const Replace& replace) {
   if constexpr (std::tuple_size_v<decltype(d.arguments())> == 0) {
     return d;
   } else {
-    return std::apply([&](const auto&... a) { return with_arguments(d, substitute<Target>(a, r)...); },
-                      d.arguments());
+    return std::apply([&](const auto&... a) { return with_arguments(d, replace(a)...); }, d.arguments());
   }
 }
 
-template <fixed_string Name, class Target, class R, class T>
-auto intervene_term(const T& t, const R& r) {
+template <fixed_string Name, class Replace, class T>
+auto intervene_term(const T& t, const Replace& replace) {
   if constexpr (is_random_variable<T>::value) {
     if constexpr (T::name == Name) {
       return std::tuple<>{};  // the intervened variable leaves the joint
     } else {
-      auto d = substitute_distribution<Target>(t.distribution, r);
+      auto d = substitute_distribution(t.distribution, replace);
       using V = random_variable<T::name, decltype(d), typename T::shape_type>;
       V v(d, typename T::shape_type{});
       v.parameter = t.parameter;  // keeps a run-time size
       return std::tuple<V>{v};
     }
+  } else if constexpr (is_log_density_term<T>::value) {
+    auto e = replace(t.value);
+    return std::tuple<log_density_term<decltype(e)>>{{e}};
   } else {
-    auto d = substitute_distribution<Target>(t.distribution, r);
-    auto x = substitute<Target>(t.value, r);
+    auto d = substitute_distribution(t.distribution, replace);
+    auto x = replace(t.value);
     return std::tuple<observed<decltype(d), decltype(x)>>{{d, x}};
+  }
+}
+
+/// e with random variable v fixed to r: its value expression (the transform applied to its
+/// parameter) replaced by r, then any use of the parameter itself — left where an expression
+/// was simplified as it was built, log(exp(u)) = u for a positive variable — by the
+/// unconstrained value, an expression of r (transforms/bounds.hpp's unconstrain_expression).
+template <class V, class R, class E>
+auto replace_variable(const V& v, const R& r, const E& e) {
+  using Value = decltype(detail::as_node(v.value_expression()));
+  using P = typename V::param_type;
+  auto replaced = substitute<Value>(e, r);
+  if constexpr (depends_on_v<node_t<decltype(replaced)>, V::name>) {
+    constexpr bool invertible = requires { v.transform().unconstrain_expression(r); };
+    static_assert(invertible,
+                  "tyche::do_<name>(model, value): the model uses the unconstrained parameter of "
+                  "'name' directly, and its transform has no unconstrain_expression(x) to express "
+                  "it in the value");
+    if constexpr (invertible) return substitute<P>(replaced, v.transform().unconstrain_expression(r));
+  } else {
+    return replaced;
   }
 }
 
@@ -11378,12 +11616,11 @@ auto do_(const joint_t<Terms...>& j, const Value& value) {
   static_assert(index < sizeof...(Terms),
                 "tyche::do_<name>(model, value) requires 'name' to be a random variable of the "
                 "model");
-  // What stands for the variable in every expression: its value expression.
-  using V = std::tuple_element_t<(index < sizeof...(Terms) ? index : 0), std::tuple<Terms...>>;
-  using Target = decltype(detail::as_node(std::declval<const V&>().value_expression()));
+  const auto& v = std::get<(index < sizeof...(Terms) ? index : 0)>(j.terms);
   const auto r = detail::as_node(value);
+  const auto replace = [&](const auto& e) { return detail::replace_variable(v, r, e); };
   auto terms = std::apply(
-      [&](const auto&... t) { return std::tuple_cat(detail::intervene_term<Name, Target>(t, r)...); },
+      [&](const auto&... t) { return std::tuple_cat(detail::intervene_term<Name>(t, replace)...); },
       j.terms);
   return std::apply([](const auto&... t) { return joint(t...); }, terms);
 }

@@ -51,3 +51,36 @@ TEST_CASE("do_: descendants see the value in their prior arguments", "[model][do
   for (int i = 0; i < 20000; ++i) s += m.sample_prior(rng)[1];
   CHECK(std::fabs(s / 20000 - 3.0) < 4.5 / std::sqrt(20000.0));
 }
+
+TEST_CASE("do_: a positive variable whose log the density uses directly (log(exp(u)) = u)",
+          "[model][do]") {
+  // normal(mu, sigma)'s log density has −log σ, which for σ = exp(u) is built as −u: the
+  // intervention must replace u by log(value) as well as σ by the value.
+  const std::vector<double> y{0.4, -1.1, 2.3};
+  auto mu = normal<"mu">(0.0, 2.0);
+  auto sigma = lognormal<"sigma">(0.0, 1.0);
+  auto p = beta<"p">(2.0, 3.0);
+  const auto m = model(joint(mu, sigma, p, normal(mu, sigma * p).observe(data(y))));
+  const auto fixed_sigma = do_<"sigma">(m, 1.7);
+  const auto fixed_p = do_<"p">(m, 0.25);
+  const double pi = 3.14159265358979323846;
+  for (const auto& th : tyche_test::random_points(8, 2, -1.5, 1.5, 3)) {
+    {  // θ = (mu, logit p)
+      const double pp = 1 / (1 + std::exp(-th[1])), s = 1.7 * pp;
+      double lp = -0.5 * (th[0] / 2) * (th[0] / 2) - std::log(2.0) - 0.5 * std::log(2 * pi);
+      lp += std::log(pp) + 2 * std::log(1 - pp) + std::lgamma(5.0) - std::lgamma(2.0) - std::lgamma(3.0);
+      lp += std::log(pp) + std::log(1 - pp);  // the logit transform's log-Jacobian
+      for (double v : y) lp += -0.5 * ((v - th[0]) / s) * ((v - th[0]) / s) - std::log(s) - 0.5 * std::log(2 * pi);
+      CHECK(fixed_sigma.log_prob(th) == Approx(lp).epsilon(1e-12));
+    }
+    {  // θ = (mu, log sigma)
+      const double sg = std::exp(th[1]), s = sg * 0.25;
+      double lp = -0.5 * (th[0] / 2) * (th[0] / 2) - std::log(2.0) - 0.5 * std::log(2 * pi);
+      lp += -0.5 * th[1] * th[1] - th[1] - 0.5 * std::log(2 * pi) + th[1];  // lognormal(0, 1), Jacobian
+      for (double v : y) lp += -0.5 * ((v - th[0]) / s) * ((v - th[0]) / s) - std::log(s) - 0.5 * std::log(2 * pi);
+      CHECK(fixed_p.log_prob(th) == Approx(lp).epsilon(1e-12));
+    }
+    tyche_test::check_gradient_at(fixed_sigma.program(), th, "do_<sigma>");
+    tyche_test::check_gradient_at(fixed_p.program(), th, "do_<p>");
+  }
+}

@@ -15,32 +15,55 @@ namespace tyche {
 
 namespace detail {
 
-template <class Target, class Dist, class R>
-auto substitute_distribution(const Dist& d, const R& r) {
+template <class Dist, class Replace>
+auto substitute_distribution(const Dist& d, const Replace& replace) {
   if constexpr (std::tuple_size_v<decltype(d.arguments())> == 0) {
     return d;
   } else {
-    return std::apply([&](const auto&... a) { return with_arguments(d, substitute<Target>(a, r)...); },
-                      d.arguments());
+    return std::apply([&](const auto&... a) { return with_arguments(d, replace(a)...); }, d.arguments());
   }
 }
 
-template <fixed_string Name, class Target, class R, class T>
-auto intervene_term(const T& t, const R& r) {
+template <fixed_string Name, class Replace, class T>
+auto intervene_term(const T& t, const Replace& replace) {
   if constexpr (is_random_variable<T>::value) {
     if constexpr (T::name == Name) {
       return std::tuple<>{};  // the intervened variable leaves the joint
     } else {
-      auto d = substitute_distribution<Target>(t.distribution, r);
+      auto d = substitute_distribution(t.distribution, replace);
       using V = random_variable<T::name, decltype(d), typename T::shape_type>;
       V v(d, typename T::shape_type{});
       v.parameter = t.parameter;  // keeps a run-time size
       return std::tuple<V>{v};
     }
+  } else if constexpr (is_log_density_term<T>::value) {
+    auto e = replace(t.value);
+    return std::tuple<log_density_term<decltype(e)>>{{e}};
   } else {
-    auto d = substitute_distribution<Target>(t.distribution, r);
-    auto x = substitute<Target>(t.value, r);
+    auto d = substitute_distribution(t.distribution, replace);
+    auto x = replace(t.value);
     return std::tuple<observed<decltype(d), decltype(x)>>{{d, x}};
+  }
+}
+
+/// e with random variable v fixed to r: its value expression (the transform applied to its
+/// parameter) replaced by r, then any use of the parameter itself — left where an expression
+/// was simplified as it was built, log(exp(u)) = u for a positive variable — by the
+/// unconstrained value, an expression of r (transforms/bounds.hpp's unconstrain_expression).
+template <class V, class R, class E>
+auto replace_variable(const V& v, const R& r, const E& e) {
+  using Value = decltype(detail::as_node(v.value_expression()));
+  using P = typename V::param_type;
+  auto replaced = substitute<Value>(e, r);
+  if constexpr (depends_on_v<node_t<decltype(replaced)>, V::name>) {
+    constexpr bool invertible = requires { v.transform().unconstrain_expression(r); };
+    static_assert(invertible,
+                  "tyche::do_<name>(model, value): the model uses the unconstrained parameter of "
+                  "'name' directly, and its transform has no unconstrain_expression(x) to express "
+                  "it in the value");
+    if constexpr (invertible) return substitute<P>(replaced, v.transform().unconstrain_expression(r));
+  } else {
+    return replaced;
   }
 }
 
@@ -69,12 +92,11 @@ auto do_(const joint_t<Terms...>& j, const Value& value) {
   static_assert(index < sizeof...(Terms),
                 "tyche::do_<name>(model, value) requires 'name' to be a random variable of the "
                 "model");
-  // What stands for the variable in every expression: its value expression.
-  using V = std::tuple_element_t<(index < sizeof...(Terms) ? index : 0), std::tuple<Terms...>>;
-  using Target = decltype(detail::as_node(std::declval<const V&>().value_expression()));
+  const auto& v = std::get<(index < sizeof...(Terms) ? index : 0)>(j.terms);
   const auto r = detail::as_node(value);
+  const auto replace = [&](const auto& e) { return detail::replace_variable(v, r, e); };
   auto terms = std::apply(
-      [&](const auto&... t) { return std::tuple_cat(detail::intervene_term<Name, Target>(t, r)...); },
+      [&](const auto&... t) { return std::tuple_cat(detail::intervene_term<Name>(t, replace)...); },
       j.terms);
   return std::apply([](const auto&... t) { return joint(t...); }, terms);
 }

@@ -5,13 +5,42 @@
 #include <tyche/core/meta.hpp>
 #include <tyche/distributions/distribution.hpp>
 #include <tyche/distributions/random_variable.hpp>
+#include <tyche/operations/functions.hpp>
 
 #include <tuple>
 #include <type_traits>
 
 namespace tyche {
 
+/// A free term of the log density, made by target(e): Stan's `target += e`.
+template <class E>
+struct log_density_term {
+  E value;
+  auto log_density() const { return value; }
+};
+
+/// Adds e to the model's log density (Stan's `target += e`, NumPyro's `factor`, PyMC's
+/// `Potential`): `joint(mu, sigma, target(log_sum_exp(lp)))`. e is any scalar expression of the
+/// parameters and data, or a vector expression (its elements are summed). The term is added as
+/// written, on the scale of the parameters it is written in: when e stands for the density of a
+/// *transformed* parameter, the log-Jacobian of that transform is the user's to add (a random
+/// variable's own transform, from its declaration, is accounted for by the library as always).
+template <detail::operand E>
+auto target(const E& e) {
+  using N = detail::node_t<E>;
+  if constexpr (is_vector_v<N>) {
+    auto total = sum(detail::as_node(e));
+    return log_density_term<decltype(total)>{total};
+  } else {
+    return log_density_term<N>{detail::as_node(e)};
+  }
+}
+
 namespace detail {
+template <class T>
+struct is_log_density_term : std::false_type {};
+template <class E>
+struct is_log_density_term<log_density_term<E>> : std::true_type {};
 template <class T>
 struct is_random_variable : std::false_type {};
 template <fixed_string Name, class Dist, class Shape>
@@ -117,9 +146,12 @@ struct joint_t {
 template <class... Terms>
 auto joint(const Terms&... terms) {
   static_assert(sizeof...(Terms) > 0, "tyche::joint(...) requires at least one term");
-  static_assert(((detail::is_random_variable<Terms>::value || detail::is_observed<Terms>::value) && ...),
+  static_assert(((detail::is_random_variable<Terms>::value || detail::is_observed<Terms>::value ||
+                  detail::is_log_density_term<Terms>::value) &&
+                 ...),
                 "tyche::joint(terms...) requires every term to be a named random variable "
-                "(normal<\"mu\">(0, 1)) or an observation (normal(mu, 1).observe(data(y)))");
+                "(normal<\"mu\">(0, 1)), an observation (normal(mu, 1).observe(data(y))) or a "
+                "free log-density term (target(e))");
   using J = joint_t<Terms...>;
   static_assert(meta::unique<meta::same, typename J::variables>::size == J::variables::size,
                 "tyche::joint(terms...): a random variable is listed twice");

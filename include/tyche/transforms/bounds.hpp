@@ -17,6 +17,8 @@ struct identity {
   template <class U> auto constrain(const U& u) const { return u; }
   template <class U> auto log_jacobian(const U&) const { return lit<0>; }
   static double unconstrain(double x) { return x; }
+  /// u as an expression of x (do_ needs it where the model's log density uses u itself).
+  template <class X> auto unconstrain_expression(const X& x) const { return tyche::detail::as_node(x); }
   static bool contains(double x) { return !std::isnan(x); }
 };
 
@@ -31,6 +33,10 @@ struct lower_bound {
   }
   template <class U> auto log_jacobian(const U& u) const { return tyche::detail::total(u); }
   static double unconstrain(double x, double l) { return std::log(x - l); }
+  template <class X> auto unconstrain_expression(const X& x) const {
+    if constexpr (std::is_same_v<Lower, literal<0>>) return log(x);
+    else return log(x - lower);
+  }
   static bool contains(double x, double l) { return x > l; }
 };
 
@@ -42,6 +48,7 @@ struct upper_bound {
   template <class U> auto constrain(const U& u) const { return upper - exp(u); }
   template <class U> auto log_jacobian(const U& u) const { return tyche::detail::total(u); }
   static double unconstrain(double x, double h) { return std::log(h - x); }
+  template <class X> auto unconstrain_expression(const X& x) const { return log(upper - x); }
   static bool contains(double x, double h) { return x < h; }
 };
 
@@ -66,6 +73,8 @@ struct interval {
     const double p = (x - l) / (h - l);
     return std::log(p) - std::log1p(-p);
   }
+  /// logit((x − L)/(U − L)) = log(x − L) − log(U − x).
+  template <class X> auto unconstrain_expression(const X& x) const { return log(x - lower) - log(upper - x); }
   static bool contains(double x, double l, double h) { return x > l && x < h; }
 };
 

@@ -1,0 +1,202 @@
+// tyche/distributions/log_densities.hpp — the log density of every family as a function of
+// expressions, under Stan's names: normal_lpdf(y, mu, sigma) = log normal(y | mu, sigma), summed
+// over y when y is a vector; poisson_lpmf(k, lambda) for the discrete families. For free terms
+// of a model's log density (target(e), model/joint.hpp), mixtures written by hand
+// (log_sum_exp of lpdfs), and user functions.
+//
+// Each checks what observe() checks, when it is called: the arguments against their domains (at
+// compile time where the types decide, else against the data) and data values of y against the
+// family's support.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/bernoulli.hpp>
+#include <tyche/distributions/bernoulli_logit.hpp>
+#include <tyche/distributions/beta.hpp>
+#include <tyche/distributions/beta_binomial.hpp>
+#include <tyche/distributions/binomial.hpp>
+#include <tyche/distributions/binomial_logit.hpp>
+#include <tyche/distributions/categorical.hpp>
+#include <tyche/distributions/cauchy.hpp>
+#include <tyche/distributions/chi_square.hpp>
+#include <tyche/distributions/dirichlet.hpp>
+#include <tyche/distributions/double_exponential.hpp>
+#include <tyche/distributions/exponential.hpp>
+#include <tyche/distributions/gamma.hpp>
+#include <tyche/distributions/half_normal.hpp>
+#include <tyche/distributions/half_student_t.hpp>
+#include <tyche/distributions/inv_chi_square.hpp>
+#include <tyche/distributions/inv_gamma.hpp>
+#include <tyche/distributions/logistic.hpp>
+#include <tyche/distributions/lognormal.hpp>
+#include <tyche/distributions/neg_binomial_2.hpp>
+#include <tyche/distributions/neg_binomial_2_log.hpp>
+#include <tyche/distributions/normal.hpp>
+#include <tyche/distributions/poisson.hpp>
+#include <tyche/distributions/poisson_log.hpp>
+#include <tyche/distributions/student_t.hpp>
+#include <tyche/distributions/uniform.hpp>
+#include <tyche/distributions/weibull.hpp>
+
+namespace tyche {
+
+namespace detail {
+/// log p(y | d), with d's argument checks and, for data y, the check of its values.
+template <class Dist, class Y>
+auto log_density_at(const Dist& d, const Y& y) {
+  if constexpr (requires { d.check_supports(); }) d.check_supports();
+  return d.observe(y).log_density();
+}
+}  // namespace detail
+
+/// log bernoulli(y | p), summed over y.
+template <detail::operand Y, detail::operand P>
+auto bernoulli_lpmf(const Y& y, const P& p) {
+  return detail::log_density_at(bernoulli(p), y);
+}
+/// log bernoulli_logit(y | alpha), summed over y.
+template <detail::operand Y, detail::operand Alpha>
+auto bernoulli_logit_lpmf(const Y& y, const Alpha& alpha) {
+  return detail::log_density_at(bernoulli_logit(alpha), y);
+}
+/// log beta(y | a, b), summed over y.
+template <detail::operand Y, detail::operand A, detail::operand B>
+auto beta_lpdf(const Y& y, const A& a, const B& b) {
+  return detail::log_density_at(beta(a, b), y);
+}
+/// log beta_binomial(y | n, a, b), summed over y.
+template <detail::operand Y, detail::operand N, detail::operand A, detail::operand B>
+auto beta_binomial_lpmf(const Y& y, const N& n, const A& a, const B& b) {
+  return detail::log_density_at(beta_binomial(n, a, b), y);
+}
+/// log binomial(y | n, p), summed over y.
+template <detail::operand Y, detail::operand N, detail::operand P>
+auto binomial_lpmf(const Y& y, const N& n, const P& p) {
+  return detail::log_density_at(binomial(n, p), y);
+}
+/// log binomial_logit(y | n, alpha), summed over y.
+template <detail::operand Y, detail::operand N, detail::operand Alpha>
+auto binomial_logit_lpmf(const Y& y, const N& n, const Alpha& alpha) {
+  return detail::log_density_at(binomial_logit(n, alpha), y);
+}
+/// log categorical(y | theta), summed over y.
+template <detail::operand Y, detail::operand Theta>
+auto categorical_lpmf(const Y& y, const Theta& theta) {
+  return detail::log_density_at(categorical(theta), y);
+}
+/// log categorical_logit(y | beta), summed over y.
+template <detail::operand Y, detail::operand Beta>
+auto categorical_logit_lpmf(const Y& y, const Beta& beta) {
+  return detail::log_density_at(categorical_logit(beta), y);
+}
+/// log cauchy(y | mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto cauchy_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(cauchy(mu, sigma), y);
+}
+/// log half_cauchy(y | sigma), summed over y.
+template <detail::operand Y, detail::operand Sigma>
+auto half_cauchy_lpdf(const Y& y, const Sigma& sigma) {
+  return detail::log_density_at(half_cauchy(sigma), y);
+}
+/// log chi_square(y | nu), summed over y.
+template <detail::operand Y, detail::operand Nu>
+auto chi_square_lpdf(const Y& y, const Nu& nu) {
+  return detail::log_density_at(chi_square(nu), y);
+}
+/// log dirichlet(y | alpha), summed over y.
+template <detail::operand Y, detail::operand Alpha>
+auto dirichlet_lpdf(const Y& y, const Alpha& alpha) {
+  return detail::log_density_at(dirichlet(alpha), y);
+}
+/// log double_exponential(y | mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto double_exponential_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(double_exponential(mu, sigma), y);
+}
+/// log exponential(y | lambda), summed over y.
+template <detail::operand Y, detail::operand Lambda>
+auto exponential_lpdf(const Y& y, const Lambda& lambda) {
+  return detail::log_density_at(exponential(lambda), y);
+}
+/// log gamma(y | alpha, beta), summed over y.
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto gamma_lpdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_density_at(gamma(alpha, beta), y);
+}
+/// log half_normal(y | sigma), summed over y.
+template <detail::operand Y, detail::operand Sigma>
+auto half_normal_lpdf(const Y& y, const Sigma& sigma) {
+  return detail::log_density_at(half_normal(sigma), y);
+}
+/// log half_student_t(y | nu, sigma), summed over y.
+template <detail::operand Y, detail::operand Nu, detail::operand Sigma>
+auto half_student_t_lpdf(const Y& y, const Nu& nu, const Sigma& sigma) {
+  return detail::log_density_at(half_student_t(nu, sigma), y);
+}
+/// log inv_chi_square(y | nu), summed over y.
+template <detail::operand Y, detail::operand Nu>
+auto inv_chi_square_lpdf(const Y& y, const Nu& nu) {
+  return detail::log_density_at(inv_chi_square(nu), y);
+}
+/// log inv_gamma(y | alpha, beta), summed over y.
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto inv_gamma_lpdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_density_at(inv_gamma(alpha, beta), y);
+}
+/// log logistic(y | mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto logistic_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(logistic(mu, sigma), y);
+}
+/// log lognormal(y | mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto lognormal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(lognormal(mu, sigma), y);
+}
+/// log neg_binomial_2(y | mu, phi), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Phi>
+auto neg_binomial_2_lpmf(const Y& y, const Mu& mu, const Phi& phi) {
+  return detail::log_density_at(neg_binomial_2(mu, phi), y);
+}
+/// log neg_binomial_2_log(y | eta, phi), summed over y.
+template <detail::operand Y, detail::operand Eta, detail::operand Phi>
+auto neg_binomial_2_log_lpmf(const Y& y, const Eta& eta, const Phi& phi) {
+  return detail::log_density_at(neg_binomial_2_log(eta, phi), y);
+}
+/// log normal(y | mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto normal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(normal(mu, sigma), y);
+}
+/// log poisson(y | lambda), summed over y.
+template <detail::operand Y, detail::operand Lambda>
+auto poisson_lpmf(const Y& y, const Lambda& lambda) {
+  return detail::log_density_at(poisson(lambda), y);
+}
+/// log poisson_log(y | alpha), summed over y.
+template <detail::operand Y, detail::operand Alpha>
+auto poisson_log_lpmf(const Y& y, const Alpha& alpha) {
+  return detail::log_density_at(poisson_log(alpha), y);
+}
+/// log student_t(y | nu, mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Nu, detail::operand Mu, detail::operand Sigma>
+auto student_t_lpdf(const Y& y, const Nu& nu, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(student_t(nu, mu, sigma), y);
+}
+/// log uniform(y | a, b), summed over y.
+template <detail::operand Y, detail::operand A, detail::operand B>
+auto uniform_lpdf(const Y& y, const A& a, const B& b) {
+  return detail::log_density_at(uniform(a, b), y);
+}
+/// log weibull(y | alpha, sigma), summed over y.
+template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
+auto weibull_lpdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
+  return detail::log_density_at(weibull(alpha, sigma), y);
+}
+/// log std_normal(y), summed over y.
+template <detail::operand Y>
+auto std_normal_lpdf(const Y& y) {
+  return detail::log_density_at(std_normal(), y);
+}
+
+}  // namespace tyche
