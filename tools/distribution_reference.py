@@ -12,8 +12,8 @@ import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
 # The headers beside the families that are no family: the base class every family derives from,
-# and the named random variables the families make.
-shared = {"distribution.hpp", "random_variable.hpp"}
+# the named random variables the families make, and the families' log densities as functions.
+shared = {"distribution.hpp", "random_variable.hpp", "log_densities.hpp"}
 headers = sorted(h for h in (root / "include" / "tyche" / "distributions").glob("*.hpp")
                  if h.name not in shared)
 out_path = root / "docs" / "reference" / "distributions.md"
@@ -36,6 +36,14 @@ lines = [
     "parameter on the whole line), `std::invalid_argument` naming the index and value where data",
     "or numbers decide; `assume_positive(x)` and `assume_support<S>(x)` are the escape hatch. See",
     "docs/design/partial-evaluation.md, \"Supports and checks\".",
+    "",
+    "Every family's log density is also a function of expressions under Stan's name",
+    "(`include/tyche/distributions/log_densities.hpp`): `normal_lpdf(y, mu, sigma)`,",
+    "`student_t_lpdf(y, nu, mu, sigma)`, `poisson_lpmf(k, lambda)`, `binomial_lpmf(k, n, p)`, … for",
+    "the families below built from scalar arguments (not lkj, multi_normal, log_mix, mixture,",
+    "flat), and `std_normal_lpdf(y)`. A vector y gives the sum over its elements. They check their",
+    "arguments and data as `observe()` does, when they are called. Use them in free terms of the",
+    "log density, `target(e)` (docs/tutorial.md, \"Free terms\").",
     "",
 ]
 for h in headers:
