@@ -4391,6 +4391,15 @@ auto log_sum_exp(const A& a) {
   return log_sum_exp_node<N>{{}, detail::as_node(a)};
 }
 
+/// log(eᵃ + eᵇ + …) of two or more operands, elementwise (Stan's log_sum_exp(a, b)): log_add_exp
+/// applied left to right; a scalar operand is broadcast.
+template <detail::operand A, detail::operand B, detail::operand... C>
+  requires(expression<A> || expression<B> || (expression<C> || ...))
+auto log_sum_exp(const A& a, const B& b, const C&... c) {
+  if constexpr (sizeof...(C) == 0) return log_add_exp(a, b);
+  else return log_sum_exp(log_add_exp(a, b), c...);
+}
+
 /// Element k (0-based) of a vector expression, as a scalar expression: at(theta, 2) is
 /// theta[3] in Stan's 1-based notation. Elementwise operations distribute over the index
 /// (at(exp(v), k) = exp(at(v, k))); a data element is read now.
@@ -7380,6 +7389,289 @@ auto compile(const Expr& f, const Params&... params) {
 
 }  // namespace tyche
 // ----- end tyche/compile/program.hpp -----
+// ----- begin tyche/compile/scan.hpp -----
+// tyche/compile/scan.hpp — scan(step, init, sequences...): a loop over a latent state written as
+// a lambda. step(state, x_t...) returns the next state from the current one and the sequences'
+// values at step t; scan returns the state after the last step, a vector of K values (a scalar
+// state: K = 1). The forward algorithm of a hidden Markov model, a Kalman filter with its
+// log-likelihood carried in the state, an ARMA error recursion: each is one step.
+//
+// The lambda is called once, on placeholder expressions (the state, one scalar per sequence),
+// when the model is built; what it returns is the step's graph, a type. That graph is compiled
+// once into a program of the step's vector–Jacobian product,
+//     F(a, s, x, p) = Σₖ aₖ · stepₖ(s, x, p),
+// where p are the model's parameters the lambda uses (captured random variables): its gradient
+// gives the next state (∂F/∂a) and, in the reverse pass, the adjoint of the state before (∂F/∂s)
+// and the parameters' share (∂F/∂p). The scan is a vector_op (docs/design/vector-ops.md) whose
+// operands are the initial state and those parameters; it runs the program N times forwards,
+// keeping the N + 1 states in its scratch space, and N times backwards. Compile time does not
+// depend on N. See docs/design/scan.md.
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tyche {
+
+namespace detail {
+inline constexpr fixed_string scan_state_name = "__scan_state";
+inline constexpr fixed_string scan_adjoint_name = "__scan_adjoint";
+/// The placeholder of sequence I's value at a step: "__scan_x0", "__scan_x1", …
+template <std::size_t I>
+constexpr fixed_string<10> scan_sequence_name() {
+  static_assert(I < 10, "tyche::scan: at most 10 sequences");
+  const char s[10] = {'_', '_', 's', 'c', 'a', 'n', '_', 'x', static_cast<char>('0' + I), '\0'};
+  return fixed_string<10>(s);
+}
+template <class P>
+inline constexpr bool is_scan_placeholder_v = P::name.view().starts_with("__scan_");
+
+/// The parameters of list L that are not a scan's placeholders.
+template <class L>
+struct outer_params;
+template <class... Ps>
+struct outer_params<meta::list<Ps...>> {
+  using type = meta::concat<std::conditional_t<is_scan_placeholder_v<Ps>, meta::list<>, meta::list<Ps>>...>;
+};
+
+template <class T>
+struct is_std_tuple : std::false_type {};
+template <class... Ts>
+struct is_std_tuple<std::tuple<Ts...>> : std::true_type {};
+}  // namespace detail
+
+/// The state of a scan with K > 1 values, as the step lambda receives it: s[k] (0-based) is
+/// a scalar expression; s itself is a vector expression of size K.
+template <std::size_t K>
+struct scan_state : expr<scan_state<K>> {
+  using vector_type = vector_param<detail::scan_state_name, K>;
+  vector_type v{};
+  auto value_expression() const { return v; }
+  auto operator[](std::size_t k) const { return at(v, k); }
+};
+
+namespace ops {
+
+/// The op of a scan node: K state values, S sequences of `steps` values, Outer parameters as
+/// operands 1 … Outer after the initial state (operand 0). Program: the compiled F above, with
+/// θ laid out as (a: K, s: K, x: S, the Outer parameters in operand order).
+template <class Program, std::size_t K, std::size_t S, std::size_t Outer>
+struct scan_map {
+  static constexpr const char* name = "scan";
+  static constexpr bool has_payload = true;
+  template <class... Cs>
+  static constexpr std::size_t extent = K;
+  using view_type = typename Program::view_type;
+
+  std::shared_ptr<const Program> program;  // owns the step's folded data
+  view_type step;                          // its evaluable part
+  std::array<const double*, S> sequences{};
+  std::size_t steps = 0;
+
+  bool operator==(const scan_map& o) const {
+    return program == o.program && sequences == o.sequences && steps == o.steps;
+  }
+  /// The N + 1 states, then θ, ∇F, the adjoint being carried, and the step's workspace.
+  std::size_t scratch_size(std::size_t, const std::size_t*) const {
+    return (steps + 1) * K + 2 * step.dim() + K + step.workspace_size;
+  }
+
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n, T* scratch) const {
+    T* states = scratch;
+    T* theta = states + (steps + 1) * K;
+    T* grad = theta + step.dim();
+    T* ws = grad + step.dim() + K;
+    for (std::size_t k = 0; k < K; ++k) {
+      states[k] = in[0][k];
+      theta[k] = lift<T>(0.0);  // a: any value; ∂F/∂aₖ is the next state's value k
+    }
+    std::size_t o = 2 * K + S;
+    for (std::size_t j = 1; j <= Outer; ++j)
+      for (std::size_t i = 0; i < in_n[j]; ++i) theta[o++] = in[j][i];
+    for (std::size_t t = 0; t < steps; ++t) {
+      for (std::size_t k = 0; k < K; ++k) theta[K + k] = states[t * K + k];
+      for (std::size_t s = 0; s < S; ++s) theta[2 * K + s] = lift<T>(sequences[s][t]);
+      step.template value_and_gradient<T>(theta, grad, step.workspace_size > 0 ? ws : nullptr);
+      for (std::size_t k = 0; k < K; ++k) states[(t + 1) * K + k] = grad[k];
+    }
+    for (std::size_t k = 0; k < m; ++k) out[k] = states[steps * K + k];
+  }
+
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t* in_n,
+                        T* const* in_adj, T* scratch) const {
+    T* states = scratch;
+    T* theta = states + (steps + 1) * K;
+    T* grad = theta + step.dim();
+    T* carried = grad + step.dim();
+    T* ws = carried + K;
+    for (std::size_t k = 0; k < K; ++k) carried[k] = adj[k];
+    for (std::size_t t = steps; t-- > 0;) {
+      for (std::size_t k = 0; k < K; ++k) {
+        theta[k] = carried[k];
+        theta[K + k] = states[t * K + k];
+      }
+      for (std::size_t s = 0; s < S; ++s) theta[2 * K + s] = lift<T>(sequences[s][t]);
+      step.template value_and_gradient<T>(theta, grad, step.workspace_size > 0 ? ws : nullptr);
+      for (std::size_t k = 0; k < K; ++k) carried[k] = grad[K + k];
+      std::size_t o = 2 * K + S;
+      for (std::size_t j = 1; j <= Outer; ++j)
+        for (std::size_t i = 0; i < in_n[j]; ++i) in_adj[j][i] += grad[o++];
+    }
+    for (std::size_t k = 0; k < K; ++k) in_adj[0][k] += carried[k];
+  }
+};
+
+}  // namespace ops
+
+namespace detail {
+
+/// The initial state as a node, and K: a scalar (K = 1), a vector expression of a size known at
+/// compile time, or a std::tuple of scalar expressions (stacked into a vector).
+template <class Init>
+auto scan_initial_node(const Init& init) {
+  if constexpr (is_std_tuple<Init>::value) {
+    return std::apply(
+        [](const auto&... e) {
+          static_assert((!is_vector_v<node_t<decltype(e)>> && ...),
+                        "tyche::scan(step, init, ...): a tuple 'init' must hold scalar expressions");
+          return make_vector_op(ops::stack_map{}, sizeof...(e), as_node(e)...);
+        },
+        init);
+  } else {
+    return as_node(init);
+  }
+}
+
+/// Σₖ aₖ · nextₖ for what the step returned: a scalar (K = 1), a std::tuple of K scalars, or a
+/// vector expression of K values.
+template <std::size_t K, class Next>
+auto scan_objective(const Next& next) {
+  const vector_param<scan_adjoint_name, K> a{};
+  if constexpr (is_std_tuple<Next>::value) {
+    static_assert(std::tuple_size_v<Next> == K,
+                  "tyche::scan(step, init, ...): the step returns a tuple whose size is not the "
+                  "state's size (that of 'init')");
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      static_assert((!is_vector_v<node_t<std::tuple_element_t<I, Next>>> && ...),
+                    "tyche::scan(step, init, ...): a tuple returned by the step must hold scalar "
+                    "expressions");
+      return ((at(a, I) * std::get<I>(next)) + ...);
+    }(std::make_index_sequence<K>{});
+  } else if constexpr (!is_vector_v<node_t<Next>>) {
+    static_assert(K == 1,
+                  "tyche::scan(step, init, ...): the step returns a scalar but the state has more "
+                  "than one value; return a std::tuple of them");
+    return at(a, 0) * next;
+  } else {
+    const auto n = as_node(next);
+    if (n.size() != K)
+      throw std::invalid_argument("tyche::scan(step, init, ...): the step returns a vector of size " +
+                                  std::to_string(n.size()) + ", the state has size " + std::to_string(K));
+    return sum(a * n);
+  }
+}
+
+template <class Outer>
+struct scan_outer_nodes;
+template <class... Ps>
+struct scan_outer_nodes<meta::list<Ps...>> {
+  // The parameters as operand nodes (a vector of run-time size takes it from the step's layout).
+  template <class Program>
+  static auto make(const Program& program, std::size_t first) {
+    std::size_t k = first;
+    return std::tuple<Ps...>{[&] {
+      const std::size_t size = program.view().layout.size[k++];
+      if constexpr (kind_of<Ps> == node_kind::vector_param && Ps::extent == dynamic_extent) return Ps(size);
+      else return Ps{};
+    }()...};
+  }
+};
+
+}  // namespace detail
+
+/// The state after a loop over the sequences' values: s₀ = init, sₜ₊₁ = step(sₜ, x₀[t], x₁[t], …)
+/// for t = 0 … N − 1, where the sequences are data vectors of N values each (`data(y)`).
+/// init is a scalar (the state is one value), a vector expression of a size fixed at compile
+/// time, or a std::tuple of scalar expressions. step receives the state — a scalar expression,
+/// or for K > 1 values an expression s whose s[k] are its values — and one scalar expression
+/// per sequence, and returns the next state in the same form: a scalar, a std::tuple of K
+/// scalars, or a vector expression of K values. It may use any random variable or data of the
+/// model (capture them), any elementwise function, log_sum_exp, and the families' log densities
+/// (normal_lpdf, …). The result is a vector expression of K values (use at(r, k), sum, …).
+///
+/// Example, the forward algorithm of a 2-state HMM in log space (lg: log transition matrix):
+///     auto alpha = scan([&](const auto& a, const auto& y) {
+///         return std::tuple{log_sum_exp(a[0] + lg00, a[1] + lg10) + normal_lpdf(y, mu[0], sigma), …};
+///       }, init, data(y_rest));
+///     target(log_sum_exp(alpha))
+template <class Step, class Init, class... Sequences>
+auto scan(Step&& step, const Init& init, const Sequences&... sequences) {
+  constexpr std::size_t S = sizeof...(Sequences);
+  static_assert(S > 0, "tyche::scan(step, init, sequences...) requires at least one data sequence (data(y))");
+  static_assert(((kind_of<detail::node_t<Sequences>> == node_kind::data_vector) && ...),
+                "tyche::scan(step, init, sequences...) requires every sequence to be a data vector "
+                "(data(y))");
+  const auto init_node = detail::scan_initial_node(init);
+  using InitNode = std::remove_cvref_t<decltype(init_node)>;
+  constexpr std::size_t K = is_vector_v<InitNode> ? InitNode::extent : 1;
+  static_assert(K != dynamic_extent,
+                "tyche::scan(step, init, ...) requires the state's size to be known at compile "
+                "time: make 'init' with shape<K>, or a std::tuple of scalars");
+
+  // The sequences: one length, finite values.
+  const std::array<const double*, S> ptrs{detail::as_node(sequences).ptr...};
+  const std::array<std::size_t, S> lengths{detail::as_node(sequences).size()...};
+  const std::size_t steps = lengths[0];
+  for (std::size_t s = 0; s < S; ++s) {
+    if (lengths[s] != steps)
+      throw std::invalid_argument("tyche::scan(step, init, sequences...): sequence " + std::to_string(s + 1) +
+                                  " has " + std::to_string(lengths[s]) + " values, sequence 1 has " +
+                                  std::to_string(steps));
+    for (std::size_t t = 0; t < steps; ++t)
+      if (!std::isfinite(ptrs[s][t]))
+        throw std::invalid_argument("tyche::scan(step, init, sequences...): sequence " + std::to_string(s + 1) +
+                                    " has value " + std::to_string(ptrs[s][t]) + " at index " +
+                                    std::to_string(t + 1) + " (1-based); sequences must be finite");
+  }
+
+  // The step's graph, from placeholders.
+  using state_param = vector_param<detail::scan_state_name, K>;
+  auto next = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    static_assert(std::is_invocable_v<Step&, std::conditional_t<K == 1, param_element<state_param>, scan_state<K>>,
+                                      param<detail::scan_sequence_name<I>()>...>,
+                  "tyche::scan(step, init, sequences...) requires step(state, x...) to take the state "
+                  "and one scalar per sequence");
+    if constexpr (K == 1) return step(at(state_param{}, 0), param<detail::scan_sequence_name<I>()>{}...);
+    else return step(scan_state<K>{}, param<detail::scan_sequence_name<I>()>{}...);
+  }(std::make_index_sequence<S>{});
+  const auto objective = detail::scan_objective<K>(next);
+  using F = detail::node_t<decltype(objective)>;
+  using outer = typename detail::outer_params<params_of<F>>::type;
+  // θ of the step's program: a, s, the sequences' placeholders, then the model's parameters.
+  auto build = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    using full_layout = meta::concat<meta::list<vector_param<detail::scan_adjoint_name, K>, state_param>,
+                                     meta::list<param<detail::scan_sequence_name<I>()>...>, outer>;
+    return detail::compile_with_layout<full_layout>(objective, vector_param<detail::scan_adjoint_name, K>{},
+                                                    state_param{}, param<detail::scan_sequence_name<I>()>{}...);
+  };
+  using Program = decltype(build(std::make_index_sequence<S>{}));
+  auto program = std::make_shared<const Program>(build(std::make_index_sequence<S>{}));
+  auto outer_nodes = detail::scan_outer_nodes<outer>::make(*program, 2 + S);
+  using Op = ops::scan_map<Program, K, S, outer::size>;
+  Op op{program, program->view(), ptrs, steps};
+  return std::apply([&](const auto&... p) { return make_vector_op(op, K, init_node, p...); }, outer_nodes);
+}
+
+}  // namespace tyche
+// ----- end tyche/compile/scan.hpp -----
 // ----- begin tyche/compile/explain.hpp -----
 // tyche/compile/explain.hpp — explain(program or model): what a log density became after
 // folding and the rewrites of partial evaluation, as one line of nested operations, e.g.

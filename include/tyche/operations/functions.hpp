@@ -220,6 +220,15 @@ auto log_sum_exp(const A& a) {
   return log_sum_exp_node<N>{{}, detail::as_node(a)};
 }
 
+/// log(eᵃ + eᵇ + …) of two or more operands, elementwise (Stan's log_sum_exp(a, b)): log_add_exp
+/// applied left to right; a scalar operand is broadcast.
+template <detail::operand A, detail::operand B, detail::operand... C>
+  requires(expression<A> || expression<B> || (expression<C> || ...))
+auto log_sum_exp(const A& a, const B& b, const C&... c) {
+  if constexpr (sizeof...(C) == 0) return log_add_exp(a, b);
+  else return log_sum_exp(log_add_exp(a, b), c...);
+}
+
 /// Element k (0-based) of a vector expression, as a scalar expression: at(theta, 2) is
 /// theta[3] in Stan's 1-based notation. Elementwise operations distribute over the index
 /// (at(exp(v), k) = exp(at(v, k))); a data element is read now.

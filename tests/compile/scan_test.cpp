@@ -1,0 +1,312 @@
+// scan(step, init, sequences...) (tyche/compile/scan.hpp): loops over a latent state written as
+// lambdas, against direct loops and exact references — the forward algorithm of hidden Markov
+// models against enumeration of every state path (value and gradient), a scalar recursion
+// against its loop, the three forms a step may return, errors, float and SIMD lanes, and NUTS
+// on a 2-state Gaussian HMM against its posterior means by quadrature.
+#include <tyche/tyche.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <vector>
+
+#include "support/property.hpp"
+
+using namespace tyche;
+
+namespace {
+
+constexpr double log_two_pi = 1.8378770664093454836;
+
+double normal_log(double y, double mu, double sigma) {
+  const double z = (y - mu) / sigma;
+  return -0.5 * z * z - std::log(sigma) - 0.5 * log_two_pi;
+}
+
+// log p(y) of an HMM with K states by summing over all K^N state paths: initial distribution
+// rho, transitions gamma[i][j] = p(z_{t+1} = j | z_t = i), emissions normal(mu[k], sigma).
+double hmm_by_enumeration(const std::vector<double>& y, const std::vector<double>& rho,
+                          const std::vector<std::vector<double>>& gamma, const std::vector<double>& mu,
+                          double sigma) {
+  const std::size_t n = y.size(), k = rho.size();
+  std::vector<std::size_t> z(n, 0);
+  double total = 0;
+  while (true) {
+    double p = rho[z[0]] * std::exp(normal_log(y[0], mu[z[0]], sigma));
+    for (std::size_t t = 1; t < n; ++t) p *= gamma[z[t - 1]][z[t]] * std::exp(normal_log(y[t], mu[z[t]], sigma));
+    total += p;
+    std::size_t i = 0;
+    while (i < n && ++z[i] == k) z[i++] = 0;
+    if (i == n) break;
+  }
+  return std::log(total);
+}
+
+// The forward algorithm in plain C++ (the reference for the NUTS test).
+double hmm_forward(const std::vector<double>& y, const std::vector<double>& rho,
+                   const std::vector<std::vector<double>>& gamma, const std::vector<double>& mu, double sigma) {
+  const std::size_t k = rho.size();
+  std::vector<double> a(k), next(k);
+  for (std::size_t j = 0; j < k; ++j) a[j] = std::log(rho[j]) + normal_log(y[0], mu[j], sigma);
+  for (std::size_t t = 1; t < y.size(); ++t) {
+    for (std::size_t j = 0; j < k; ++j) {
+      double top = -INFINITY;
+      for (std::size_t i = 0; i < k; ++i) top = std::max(top, a[i] + std::log(gamma[i][j]));
+      double acc = 0;
+      for (std::size_t i = 0; i < k; ++i) acc += std::exp(a[i] + std::log(gamma[i][j]) - top);
+      next[j] = top + std::log(acc) + normal_log(y[t], mu[j], sigma);
+    }
+    a = next;
+  }
+  double top = *std::max_element(a.begin(), a.end()), acc = 0;
+  for (double v : a) acc += std::exp(v - top);
+  return top + std::log(acc);
+}
+
+// A reproducible sequence from a 2-state chain (its own generator: the test does not depend on
+// the standard library's distributions).
+std::vector<double> hmm_data(std::size_t n, double mu0, double mu1, std::uint64_t seed) {
+  std::uint64_t x = seed;
+  auto uniform = [&] {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (static_cast<double>(x >> 11) + 0.5) / 9007199254740992.0;
+  };
+  std::vector<double> y(n);
+  int z = 0;
+  for (std::size_t t = 0; t < n; ++t) {
+    if (uniform() < (z == 0 ? 0.1 : 0.2)) z = 1 - z;
+    const double u1 = uniform(), u2 = uniform();
+    y[t] = (z == 0 ? mu0 : mu1) + std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
+  }
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("scan: a scalar recursion against its loop", "[compile][scan]") {
+  static const std::vector<double> x{0.5, -0.2, 1.1, 0.3, -0.7, 0.05};
+  auto phi = normal<"phi">(0.0, 1.0);
+  auto sigma = half_normal<"sigma">(1.0);
+  // s_{t+1} = phi s_t + sigma x_t, s_0 = 0.25; the log density adds −s_N².
+  auto s = scan([&](const auto& state, const auto& xt) { return phi * state + sigma * xt; }, 0.25, data(x));
+  const auto m = model(joint(phi, sigma, target(-square(at(s, 0)))));
+  for (const auto& th : tyche_test::random_points(10, 2, -1.2, 1.2, 41)) {
+    const double p = th[0], sg = std::exp(th[1]);
+    double st = 0.25;
+    for (double v : x) st = p * st + sg * v;
+    const double want = normal_log(p, 0, 1) + normal_log(sg, 0, 1) + std::log(2.0) + th[1] - st * st;
+    CHECK(m.log_prob(th) == Approx(want).epsilon(1e-12));
+    tyche_test::check_gradient_at(m.program(), th, "scalar scan");
+  }
+}
+
+namespace {
+// The HMM model with K = 2 states and known transitions, means mu (a vector parameter) and a
+// scale sigma; the forward algorithm through scan, the state returned as a std::tuple.
+template <class Y>
+auto hmm2_model(const Y& y_first, const Y& y_rest, const std::vector<double>& log_gamma) {
+  auto mu = normal<"mu">(0.0, 3.0, shape<2>);
+  auto sigma = half_normal<"sigma">(2.0);
+  const double l00 = log_gamma[0], l01 = log_gamma[1], l10 = log_gamma[2], l11 = log_gamma[3];
+  auto init = std::tuple{std::log(0.5) + normal_lpdf(data(y_first), mu[0], sigma),
+                         std::log(0.5) + normal_lpdf(data(y_first), mu[1], sigma)};
+  auto alpha = scan(
+      [=](const auto& a, const auto& y) {
+        return std::tuple{log_sum_exp(a[0] + l00, a[1] + l10) + normal_lpdf(y, mu[0], sigma),
+                          log_sum_exp(a[0] + l01, a[1] + l11) + normal_lpdf(y, mu[1], sigma)};
+      },
+      init, data(y_rest));
+  return model(joint(mu, sigma, target(log_sum_exp(alpha))));
+}
+}  // namespace
+
+TEST_CASE("scan: 2-state HMM forward algorithm against enumeration of all paths", "[compile][scan][hmm]") {
+  static const std::vector<double> y{0.3, 1.9, 2.4, -0.5, 0.1, 2.2, 1.7, -0.9, 0.4, 2.8};
+  static const std::vector<double> y_first{y[0]}, y_rest(y.begin() + 1, y.end());
+  const std::vector<std::vector<double>> gamma{{0.85, 0.15}, {0.3, 0.7}};
+  const std::vector<double> lg{std::log(0.85), std::log(0.15), std::log(0.3), std::log(0.7)};
+  const auto m = hmm2_model(y_first, y_rest, lg);
+  REQUIRE(m.dim() == 3);
+  for (const auto& th : tyche_test::random_points(8, 3, -1.0, 2.0, 43)) {
+    const std::vector<double> mu{th[0], th[1]};
+    const double sigma = std::exp(th[2]);
+    auto exact = [&](const std::vector<double>& t) {
+      return hmm_by_enumeration(y, {0.5, 0.5}, gamma, {t[0], t[1]}, std::exp(t[2])) + normal_log(t[0], 0, 3) +
+             normal_log(t[1], 0, 3) + normal_log(std::exp(t[2]), 0, 2) + std::log(2.0) + t[2];
+    };
+    CHECK(m.log_prob(th) == Approx(exact(th)).epsilon(1e-10));
+    // The gradient against central differences of the enumeration.
+    std::vector<double> g(3);
+    m.log_prob_and_gradient(th, g);
+    for (std::size_t i = 0; i < 3; ++i) {
+      auto hi = th, lo = th;
+      hi[i] += 1e-5;
+      lo[i] -= 1e-5;
+      CHECK(g[i] == Approx((exact(hi) - exact(lo)) / 2e-5).epsilon(1e-6).margin(1e-7));
+    }
+    tyche_test::check_gradient_at(m.program(), th, "HMM(2) by scan");
+    (void)mu;
+    (void)sigma;
+  }
+}
+
+TEST_CASE("scan: 3-state HMM, the state as a vector expression, against enumeration",
+          "[compile][scan][hmm]") {
+  static const std::vector<double> y{-1.1, 0.2, 2.1, 1.8, -0.4, 0.9, 2.6, 0.0};
+  static const std::vector<double> y_first{y[0]}, y_rest(y.begin() + 1, y.end());
+  const std::vector<std::vector<double>> gamma{{0.7, 0.2, 0.1}, {0.1, 0.8, 0.1}, {0.25, 0.25, 0.5}};
+  static std::vector<double> lg_col[3];  // column j of log Γ: log p(j | i), i = 0, 1, 2
+  for (std::size_t j = 0; j < 3; ++j) {
+    lg_col[j].clear();
+    for (std::size_t i = 0; i < 3; ++i) lg_col[j].push_back(std::log(gamma[i][j]));
+  }
+  auto mu = normal<"mu">(0.0, 3.0, shape<3>);
+  const double sigma = 0.8;
+  auto init = std::tuple{std::log(1.0 / 3) + normal_lpdf(data(y_first), mu[0], sigma),
+                         std::log(1.0 / 3) + normal_lpdf(data(y_first), mu[1], sigma),
+                         std::log(1.0 / 3) + normal_lpdf(data(y_first), mu[2], sigma)};
+  // a is an expression of 3 values: log_sum_exp(a + log Γ[·, j]) is an elementwise sum reduced.
+  auto alpha = scan(
+      [&](const auto& a, const auto& yt) {
+        return std::tuple{log_sum_exp(a + data(lg_col[0])) + normal_lpdf(yt, mu[0], sigma),
+                          log_sum_exp(a + data(lg_col[1])) + normal_lpdf(yt, mu[1], sigma),
+                          log_sum_exp(a + data(lg_col[2])) + normal_lpdf(yt, mu[2], sigma)};
+      },
+      init, data(y_rest));
+  const auto m = model(joint(mu, target(log_sum_exp(alpha))));
+  for (const auto& th : tyche_test::random_points(6, 3, -1.5, 2.5, 47)) {
+    const double want = hmm_by_enumeration(y, {1.0 / 3, 1.0 / 3, 1.0 / 3}, gamma, th, sigma) +
+                        normal_log(th[0], 0, 3) + normal_log(th[1], 0, 3) + normal_log(th[2], 0, 3);
+    CHECK(m.log_prob(th) == Approx(want).epsilon(1e-10));
+    tyche_test::check_gradient_at(m.program(), th, "HMM(3) by scan");
+  }
+}
+
+TEST_CASE("scan: a step returning a vector expression, two sequences", "[compile][scan]") {
+  static const std::vector<double> u{0.1, 0.4, -0.3, 0.8}, v{1.0, -1.0, 0.5, 0.25};
+  auto b = normal<"b">(0.0, 1.0);
+  // s_{t+1} = b · s_t + u_t v_t (both elements): the state as a vector expression.
+  auto s = scan([&](const auto& st, const auto& ut, const auto& vt) { return b * st + ut * vt; },
+                std::tuple{0.2, -0.1}, data(u), data(v));
+  const auto m = model(joint(b, target(sum(square(s)))));
+  for (const auto& th : tyche_test::random_points(8, 1, -1.5, 1.5, 53)) {
+    double s0 = 0.2, s1 = -0.1;
+    for (std::size_t t = 0; t < u.size(); ++t) {
+      s0 = th[0] * s0 + u[t] * v[t];
+      s1 = th[0] * s1 + u[t] * v[t];
+    }
+    CHECK(m.log_prob(th) == Approx(normal_log(th[0], 0, 1) + s0 * s0 + s1 * s1).epsilon(1e-12));
+    tyche_test::check_gradient_at(m.program(), th, "vector scan, two sequences");
+  }
+}
+
+TEST_CASE("scan: float and SIMD lanes evaluate what double does", "[compile][scan]") {
+  static const std::vector<double> y{0.3, 1.9, 2.4, -0.5, 0.1, 2.2};
+  static const std::vector<double> y_first{y[0]}, y_rest(y.begin() + 1, y.end());
+  const std::vector<double> lg{std::log(0.85), std::log(0.15), std::log(0.3), std::log(0.7)};
+  const auto m = hmm2_model(y_first, y_rest, lg);
+  const auto& prog = m.program();
+  const std::vector<double> th{0.2, 1.8, -0.3};
+  std::vector<double> g(3), ws(prog.workspace_size());
+  const double v = prog.value_and_gradient(th, g, ws);
+  const std::vector<float> thf{0.2f, 1.8f, -0.3f};
+  std::vector<float> gf(3), wsf(prog.workspace_size());
+  const float vf = prog.value_and_gradient(thf, gf, wsf);
+  CHECK(vf == Approx(v).epsilon(1e-4));
+  for (std::size_t i = 0; i < 3; ++i) CHECK(gf[i] == Approx(g[i]).epsilon(1e-3).margin(1e-4));
+}
+
+TEST_CASE("scan: bad sequences are named", "[compile][scan]") {
+  static const std::vector<double> a{1, 2, 3}, b{1, 2}, bad{0.5, NAN, 1.0};
+  auto phi = normal<"phi">(0.0, 1.0);
+  auto step2 = [&](const auto& s, const auto& x, const auto& w) { return phi * s + x * w; };
+  CHECK_THROWS_WITH(scan(step2, 0.0, data(a), data(b)),
+                    Catch::Matchers::Contains("sequence 2 has 2 values, sequence 1 has 3"));
+  auto step1 = [&](const auto& s, const auto& x) { return phi * s + x; };
+  CHECK_THROWS_WITH(scan(step1, 0.0, data(bad)), Catch::Matchers::Contains("at index 2"));
+}
+
+TEST_CASE("scan: NUTS on a 2-state Gaussian HMM against the posterior by quadrature",
+          "[compile][scan][hmm][nuts]") {
+  // N = 200 from states with means -1 and 2 (unit scale, known); the means' posterior under
+  // normal(0, 3) priors on the ordered pair, against a grid over (mu0, mu1) with the forward
+  // algorithm written in plain C++ above.
+  static const std::vector<double> y = hmm_data(200, -1.0, 2.0, 20261125);
+  static const std::vector<double> y_first{y[0]}, y_rest(y.begin() + 1, y.end());
+  const std::vector<std::vector<double>> gamma{{0.9, 0.1}, {0.2, 0.8}};
+  const double l00 = std::log(0.9), l01 = std::log(0.1), l10 = std::log(0.2), l11 = std::log(0.8);
+  auto mu = ordered<"mu">(normal(0.0, 3.0), shape<2>);
+  auto init = std::tuple{std::log(0.5) + normal_lpdf(data(y_first), mu[0], 1.0),
+                         std::log(0.5) + normal_lpdf(data(y_first), mu[1], 1.0)};
+  auto alpha = scan(
+      [&](const auto& a, const auto& yt) {
+        return std::tuple{log_sum_exp(a[0] + l00, a[1] + l10) + normal_lpdf(yt, mu[0], 1.0),
+                          log_sum_exp(a[0] + l01, a[1] + l11) + normal_lpdf(yt, mu[1], 1.0)};
+      },
+      init, data(y_rest));
+  const auto m = model(joint(mu, target(log_sum_exp(alpha))));
+
+  // Quadrature: the mode from a coarse grid over [-3, 4]², then a 301 × 301 grid of ±1.2 around
+  // it (the posterior sds are about 0.14; the mass at the grid's edges is checked to be negligible).
+  auto log_post = [&](double m0, double m1) {
+    return hmm_forward(y, {0.5, 0.5}, gamma, {m0, m1}, 1.0) + normal_log(m0, 0, 3) + normal_log(m1, 0, 3);
+  };
+  double c0 = 0, c1 = 0, best = -INFINITY;
+  for (int i = 0; i <= 70; ++i)
+    for (int j = 0; j <= 70; ++j) {
+      const double m0 = -3 + 0.1 * i, m1 = -3 + 0.1 * j;
+      if (m0 >= m1) continue;  // ordered
+      const double v = log_post(m0, m1);
+      if (v > best) {
+        best = v;
+        c0 = m0;
+        c1 = m1;
+      }
+    }
+  const int n = 301;
+  const double half = 1.2, h = 2 * half / (n - 1);
+  REQUIRE(c0 + half < c1 - half);  // the fine grid lies inside the ordered region
+  std::vector<double> lp(static_cast<std::size_t>(n * n));
+  double top = -INFINITY;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const double m0 = c0 - half + i * h, m1 = c1 - half + j * h;
+      const double v = log_post(m0, m1);
+      lp[static_cast<std::size_t>(i * n + j)] = v;
+      top = std::max(top, v);
+    }
+  double mass = 0, mean0 = 0, mean1 = 0, edge = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const double w = std::exp(lp[static_cast<std::size_t>(i * n + j)] - top);
+      mass += w;
+      mean0 += w * (c0 - half + i * h);
+      mean1 += w * (c1 - half + j * h);
+      if (i == 0 || j == 0 || i == n - 1 || j == n - 1) edge = std::max(edge, w);
+    }
+  INFO("mode " << c0 << ", " << c1 << ", edge " << edge);
+  REQUIRE(edge < 1e-12);
+  mean0 /= mass;
+  mean1 /= mass;
+
+  const auto fit = nuts(m, {.chains = 4, .warmup = 500, .draws = 1000, .seed = 20261125});
+  const double want[] = {mean0, mean1};
+  for (std::size_t k = 0; k < 2; ++k) {
+    const auto chains = fit.parameter(k);
+    double mean = 0;
+    std::size_t count = 0;
+    for (const auto& c : chains)
+      for (double v : c) {
+        mean += v;
+        ++count;
+      }
+    mean /= static_cast<double>(count);
+    const double mcse = mcse_mean(chains);
+    INFO(fit.names[k] << ": NUTS mean " << mean << ", quadrature " << want[k] << ", MCSE " << mcse);
+    CHECK(std::fabs(mean - want[k]) < 4 * mcse);  // 4 Monte Carlo standard errors
+  }
+}

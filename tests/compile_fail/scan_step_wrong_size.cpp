@@ -1,0 +1,13 @@
+// expect: the step returns a tuple whose size is not the state's size
+#include <tyche/tyche.hpp>
+#include <tuple>
+#include <vector>
+int main() {
+  using namespace tyche;
+  static const std::vector<double> y{1.0, 2.0};
+  auto mu = normal<"mu">(0.0, 1.0);
+  // The state has two values, the step returns three.
+  auto s = scan([&](const auto& a, const auto& x) { return std::tuple{a[0] + x, a[1] * mu, x}; },
+                std::tuple{0.0, mu}, data(y));
+  return sizeof(s) > 0 ? 0 : 1;
+}
