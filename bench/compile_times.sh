@@ -3,6 +3,7 @@
 # Prints CSV: file,compiler,mode,seconds (median wall time of 3 runs; 1 with --quick).
 #   header_only          a translation unit that only includes <tyche/tyche.hpp>
 #   quickstart           examples/quickstart.cpp (the eight-schools model)
+#   hmm                  examples/hmm.cpp (a 2-state HMM by scan, NUTS, summary)
 #   gradients            bench/gradients.cpp (three models, their twins, Google Benchmark)
 #   arithmetic_test      tests/autodiff/arithmetic_test.cpp (many small programs, four scalar types)
 # mode: syntax = -fsyntax-only (front end: templates), O2 = full compile to an object file.
@@ -16,7 +17,8 @@ trap 'rm -rf "$tmp"' EXIT
 printf '#include <tyche/tyche.hpp>\nint main() { return 0; }\n' > "$tmp/header_only.cpp"
 
 files=("header_only:$tmp/header_only.cpp" "quickstart:$root/examples/quickstart.cpp"
-       "gradients:$root/bench/gradients.cpp" "arithmetic_test:$root/tests/autodiff/arithmetic_test.cpp")
+       "hmm:$root/examples/hmm.cpp" "gradients:$root/bench/gradients.cpp"
+       "arithmetic_test:$root/tests/autodiff/arithmetic_test.cpp")
 compilers=()
 for c in g++ clang++; do command -v "$c" >/dev/null 2>&1 && compilers+=("$c"); done
 

@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <tuple>
 #include <span>
 #include <string>
 #include <vector>
@@ -450,6 +451,72 @@ struct glmm_hand {
   }
 };
 
+// ---- hmm_scan: a 2-state Gaussian HMM, the forward algorithm by scan ---------------------------
+// y_t | z_t ~ normal(mu[z_t], 1), transitions fixed (stay 0.9 and 0.8), p(z_0) = (1/2, 1/2),
+// mu ~ normal(0, 3) (two unconstrained values). The twin: the forward algorithm, then its
+// reverse pass by hand (the adjoint of α_t from that of α_t+1 through the softmax weights).
+
+struct hmm_data {
+  static constexpr std::size_t n = 1000;
+  std::vector<double> y, y_first, y_rest;
+  double lg[2][2] = {{std::log(0.9), std::log(0.1)}, {std::log(0.2), std::log(0.8)}};
+  hmm_data() {
+    std::mt19937_64 rng(77);
+    std::normal_distribution<double> z01;
+    std::uniform_real_distribution<double> u01;
+    int z = 0;
+    for (std::size_t t = 0; t < n; ++t) {
+      if (u01(rng) > (z == 0 ? 0.9 : 0.8)) z = 1 - z;
+      y.push_back((z == 0 ? -1.0 : 2.0) + z01(rng));
+    }
+    y_first.assign(y.begin(), y.begin() + 1);
+    y_rest.assign(y.begin() + 1, y.end());
+  }
+};
+
+struct hmm_hand {
+  const hmm_data* d;
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    const std::size_t n = hmm_data::n;
+    thread_local std::vector<double> a(2 * n), e(2 * n);
+    const double* y = d->y.data();
+    for (std::size_t t = 0; t < n; ++t)
+      for (int k = 0; k < 2; ++k) {
+        const double r = y[t] - th[k];
+        e[2 * t + k] = -0.5 * r * r - half_log_two_pi;
+      }
+    a[0] = std::log(0.5) + e[0];
+    a[1] = std::log(0.5) + e[1];
+    for (std::size_t t = 1; t < n; ++t)
+      for (int j = 0; j < 2; ++j) {
+        const double u = a[2 * (t - 1)] + d->lg[0][j], v = a[2 * (t - 1) + 1] + d->lg[1][j];
+        const double top = std::max(u, v);
+        a[2 * t + j] = top + std::log(std::exp(u - top) + std::exp(v - top)) + e[2 * t + j];
+      }
+    const double u = a[2 * (n - 1)], v = a[2 * (n - 1) + 1], top = std::max(u, v);
+    const double lse = top + std::log(std::exp(u - top) + std::exp(v - top));
+    double ab[2] = {std::exp(u - lse), std::exp(v - lse)};  // adjoint of α_{n−1}
+    double gm[2] = {0, 0};
+    for (std::size_t t = n; t-- > 0;) {
+      for (int k = 0; k < 2; ++k) gm[k] += ab[k] * (y[t] - th[k]);
+      if (t == 0) break;
+      double prev[2] = {0, 0};
+      for (int j = 0; j < 2; ++j) {
+        const double inner = a[2 * t + j] - e[2 * t + j];  // log Σᵢ exp(α_{t−1,i} + lg_ij)
+        for (int i = 0; i < 2; ++i) prev[i] += ab[j] * std::exp(a[2 * (t - 1) + i] + d->lg[i][j] - inner);
+      }
+      ab[0] = prev[0];
+      ab[1] = prev[1];
+    }
+    double lp = lse;
+    for (int k = 0; k < 2; ++k) {
+      lp += -0.5 * th[k] * th[k] / 9 - std::log(3.0) - half_log_two_pi;
+      g[k] = gm[k] - th[k] / 9;
+    }
+    return lp;
+  }
+};
+
 /// Registers <name>: a model m (heap, kept alive by the closures) against a twin.
 template <class Model, class Hand>
 void register_model(const std::string& name, std::shared_ptr<Model> m, Hand hand,
@@ -679,6 +746,26 @@ int main(int argc, char** argv) {
     }));
     register_model("glmm_poisson", glmm_model, glmm_hand{&glmm},
                    random_point(3 + glmm_data::groups, 0.5, 7));
+  }
+
+  // --- hmm_scan ---
+  {
+    static const hmm_data hd;
+    auto make = [] {
+      auto mu = normal<"mu">(0.0, 3.0, shape<2>);
+      const double l00 = hd.lg[0][0], l01 = hd.lg[0][1], l10 = hd.lg[1][0], l11 = hd.lg[1][1];
+      auto init = std::tuple{std::log(0.5) + normal_lpdf(data(hd.y_first), mu[0], 1.0),
+                             std::log(0.5) + normal_lpdf(data(hd.y_first), mu[1], 1.0)};
+      auto alpha = scan(
+          [=](const auto& a, const auto& yt) {
+            return std::tuple{log_sum_exp(a[0] + l00, a[1] + l10) + normal_lpdf(yt, mu[0], 1.0),
+                              log_sum_exp(a[0] + l01, a[1] + l11) + normal_lpdf(yt, mu[1], 1.0)};
+          },
+          init, data(hd.y_rest));
+      return model(joint(mu, target(log_sum_exp(alpha))));
+    };
+    auto hmm_model = std::make_shared<decltype(make())>(make());
+    register_model("hmm_scan", hmm_model, hmm_hand{&hd}, {-0.8, 1.7});
   }
 
   std::fprintf(stderr, "gradients: all tyche programs agree with their hand-written twins\n");
