@@ -43,7 +43,7 @@ lines = [
     "the families below built from scalar arguments (not lkj, multi_normal, log_mix, mixture,",
     "flat), and `std_normal_lpdf(y)`. A vector y gives the sum over its elements. They check their",
     "arguments and data as `observe()` does, when they are called. Use them in free terms of the",
-    "log density, `target(e)` (docs/tutorial.md, \"Free terms\").",
+    "log density, `target(e)` (docs/tutorial.md, section 11).",
     "",
 ]
 for h in headers:
