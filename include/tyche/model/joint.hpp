@@ -85,6 +85,28 @@ void check_term_supports(const T& term) {
   if constexpr (requires { term.distribution.check_supports(); }) term.distribution.check_supports();
 }
 
+/// Instantiated for a parameter P that the model's density uses but no random variable of the
+/// joint declares: the diagnostic names P (its name is the template argument).
+template <class P>
+constexpr bool variable_missing_from_joint() {
+  static_assert(sizeof(P) == 0,
+                "tyche::joint(terms...): a random variable is used in the model but not listed in "
+                "joint(...): add it to joint(...). Its name is in 'P = tyche::param<...>' of this "
+                "diagnostic (clang writes the name's characters as numbers)");
+  return false;
+}
+/// True when every parameter of Used is declared in Layout (by name); else the diagnostic above.
+template <class Layout, class Used>
+constexpr bool every_variable_listed() {
+  return []<class... Us>(meta::list<Us...>) {
+    return ([]<class U>(std::type_identity<U>) {
+      constexpr bool listed = []<class... Ls>(meta::list<Ls...>) { return ((Ls::name == U::name) || ...); }(Layout{});
+      if constexpr (listed) return true;
+      else return variable_missing_from_joint<U>();
+    }(std::type_identity<Us>{}) && ...);
+  }(Used{});
+}
+
 /// a + b, where a literal 0 on either side is dropped.
 template <class A, class B>
 auto add_terms(const A& a, const B& b) {
@@ -155,6 +177,9 @@ auto joint(const Terms&... terms) {
   using J = joint_t<Terms...>;
   static_assert(meta::unique<meta::same, typename J::variables>::size == J::variables::size,
                 "tyche::joint(terms...): a random variable is listed twice");
+  using used = params_of<detail::node_t<decltype(std::declval<const J&>().template log_density<true>())>>;
+  static_assert(detail::every_variable_listed<typename J::layout, used>(),
+                "tyche::joint(terms...): every random variable the model uses must be listed");
   (detail::check_term_supports(terms), ...);
   return J{{terms...}};
 }
