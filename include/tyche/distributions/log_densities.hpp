@@ -37,6 +37,8 @@
 #include <tyche/distributions/uniform.hpp>
 #include <tyche/distributions/weibull.hpp>
 
+#include <type_traits>
+
 namespace tyche {
 
 namespace detail {
@@ -197,6 +199,27 @@ auto weibull_lpdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
 template <detail::operand Y>
 auto std_normal_lpdf(const Y& y) {
   return detail::log_density_at(std_normal(), y);
+}
+
+/// The log density of each element of y under the distribution d, a vector of y's size
+/// (a scalar for a scalar y): log d(y₁), log d(y₂), … — Stan's loop
+/// `for (n in 1:N) lp[n] = normal_lpdf(y[n] | mu, sigma)` is
+/// `pointwise_log_density(normal(mu, sigma), data(y))`. For the emission densities of
+/// hmm_marginal (operations/hmm.hpp), mixtures written by hand and pointwise log-likelihoods.
+/// Checks d's arguments and y's data values as d.observe(y) does.
+template <class Dist, detail::operand Y>
+  requires distribution_family<Dist>
+auto pointwise_log_density(const Dist& d, const Y& y) {
+  const auto summed = detail::log_density_at(d, y);
+  using S = std::remove_cvref_t<decltype(summed)>;
+  if constexpr (!is_vector_v<detail::node_t<Y>>) {
+    return summed;
+  } else {
+    static_assert(kind_of<S> == node_kind::sum,
+                  "tyche::pointwise_log_density(d, y): this family's log density of a vector y is not "
+                  "a sum of elementwise terms (a multivariate family); use its *_lpdf instead");
+    return summed.a;
+  }
 }
 
 }  // namespace tyche

@@ -1,0 +1,163 @@
+// hmm_marginal(log_omega, Gamma, rho) (tyche/operations/hmm.hpp) and pointwise_log_density:
+// the log marginal likelihood of hidden Markov models against enumeration of every state path
+// (K = 2 and 3, value to 1e-10 and gradient against finite differences), its arguments whole
+// or by rows, SIMD lanes and float, a model with simplex transition rows and positive-ordered
+// means against the same model written with scan, and the errors that name the argument.
+#include <tyche/tyche.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
+
+#include "support/property.hpp"
+
+using namespace tyche;
+
+namespace {
+
+// log Σ over the K^N state paths z of rho[z0] e^{omega[z0][0]} Π_t gamma[z_{t-1}][z_t] e^{omega[z_t][t]}
+// (omega row major, K × N; gamma row major, K × K). Any non-negative gamma and rho.
+double by_enumeration(const std::vector<double>& omega, const std::vector<double>& gamma,
+                      const std::vector<double>& rho, std::size_t n) {
+  const std::size_t k = rho.size();
+  std::vector<std::size_t> z(n, 0);
+  double total = 0;
+  while (true) {
+    double p = rho[z[0]] * std::exp(omega[z[0] * n]);
+    for (std::size_t t = 1; t < n; ++t) p *= gamma[z[t - 1] * k + z[t]] * std::exp(omega[z[t] * n + t]);
+    total += p;
+    std::size_t i = 0;
+    while (i < n && ++z[i] == k) z[i++] = 0;
+    if (i == n) break;
+  }
+  return std::log(total);
+}
+
+// θ = (omega: K·N, log gamma: K², log rho: K); gamma and rho enter as exp(·) so that every
+// point is valid (non-negative), and the enumeration holds for any non-negative matrices.
+template <std::size_t K, std::size_t N>
+void check_against_enumeration(unsigned seed) {
+  vector_param<"omega", K * N> omega;
+  vector_param<"lg", K * K> lg;
+  vector_param<"lr", K> lr;
+  const auto prog = compile(hmm_marginal(omega, exp(lg), exp(lr)), omega, lg, lr);
+  const auto pts = tyche_test::random_points(12, K * N + K * K + K, -2.0, 1.0, seed);
+  for (const auto& x : pts) {
+    const std::vector<double> om(x.begin(), x.begin() + K * N);
+    std::vector<double> g, r;
+    for (std::size_t i = 0; i < K * K; ++i) g.push_back(std::exp(x[K * N + i]));
+    for (std::size_t i = 0; i < K; ++i) r.push_back(std::exp(x[K * N + K * K + i]));
+    std::vector<double> ws(prog.workspace_size());
+    const double v = prog.value(std::span<const double>(x), std::span<double>(ws));
+    INFO("K = " << K << ", N = " << N);
+    CHECK(v == Approx(by_enumeration(om, g, r, N)).epsilon(1e-10));
+    tyche_test::check_gradient_at(prog, x, "hmm_marginal against enumeration");
+  }
+  tyche_test::check_lanes(prog, pts, "hmm_marginal");
+  tyche_test::check_float(prog, pts[0], "hmm_marginal");
+}
+
+constexpr double log_two_pi = 1.8378770664093454836;
+
+}  // namespace
+
+TEST_CASE("hmm_marginal: against enumeration of every state path, K = 2 and 3", "[operations][hmm]") {
+  check_against_enumeration<2, 10>(901);
+  check_against_enumeration<3, 6>(902);
+  check_against_enumeration<2, 1>(903);
+}
+
+TEST_CASE("hmm_marginal: log_omega and Gamma by rows give what they give whole", "[operations][hmm]") {
+  vector_param<"o0", 5> o0;
+  vector_param<"o1", 5> o1;
+  vector_param<"g0", 2> g0;
+  vector_param<"g1", 2> g1;
+  vector_param<"r", 2> r;
+  const auto by_rows = compile(hmm_marginal(std::tuple{o0, o1}, std::tuple{exp(g0), exp(g1)}, exp(r)), o0, o1, g0, g1, r);
+  for (const auto& x : tyche_test::random_points(8, 16, -1.5, 1.5, 904)) {
+    std::vector<double> om(x.begin(), x.begin() + 10), g, rr;
+    for (std::size_t i = 10; i < 14; ++i) g.push_back(std::exp(x[i]));
+    for (std::size_t i = 14; i < 16; ++i) rr.push_back(std::exp(x[i]));
+    std::vector<double> ws(by_rows.workspace_size());
+    CHECK(by_rows.value(std::span<const double>(x), std::span<double>(ws)) ==
+          Approx(by_enumeration(om, g, rr, 5)).epsilon(1e-10));
+    tyche_test::check_gradient_at(by_rows, x, "hmm_marginal by rows");
+  }
+}
+
+TEST_CASE("hmm_marginal: a Gaussian HMM with simplex rows equals the same model by scan",
+          "[operations][hmm]") {
+  static const std::vector<double> y{-1.1, -0.7, 2.3, 1.8, 2.2, -0.9, -1.4, 1.9, 2.5, 2.1, -0.6, -1.2};
+  static const std::vector<double> y_first(y.begin(), y.begin() + 1), y_rest(y.begin() + 1, y.end());
+  auto mu = positive_ordered<"mu">(normal(1.0, 3.0), shape<2>);
+  auto g0 = dirichlet<"g0">(2.0, shape<2>);  // row 0 of Γ
+  auto g1 = dirichlet<"g1">(2.0, shape<2>);
+  auto rho = dirichlet<"rho">(1.0, shape<2>);
+  auto sigma = half_normal<"sigma">(2.0);
+  const auto by_hmm = model(joint(
+      mu, g0, g1, rho, sigma,
+      target(hmm_marginal(std::tuple{pointwise_log_density(normal(mu[0], sigma), data(y)),
+                                     pointwise_log_density(normal(mu[1], sigma), data(y))},
+                          std::tuple{g0, g1}, rho))));
+  auto alpha = scan(
+      [&](const auto& a, const auto& yt) {
+        return std::tuple{log_sum_exp(a[0] + log(g0[0]), a[1] + log(g1[0])) + normal_lpdf(yt, mu[0], sigma),
+                          log_sum_exp(a[0] + log(g0[1]), a[1] + log(g1[1])) + normal_lpdf(yt, mu[1], sigma)};
+      },
+      std::tuple{log(rho[0]) + normal_lpdf(data(y_first), mu[0], sigma),
+                 log(rho[1]) + normal_lpdf(data(y_first), mu[1], sigma)},
+      data(y_rest));
+  const auto by_scan = model(joint(mu, g0, g1, rho, sigma, target(log_sum_exp(alpha))));
+  REQUIRE(by_hmm.dim() == by_scan.dim());
+  for (const auto& th : tyche_test::random_points(10, by_hmm.dim(), -1.5, 1.5, 905)) {
+    CHECK(by_hmm.log_prob(th) == Approx(by_scan.log_prob(th)).epsilon(1e-10));
+    tyche_test::check_gradient_at(by_hmm.program(), th, "Gaussian HMM by hmm_marginal");
+  }
+}
+
+TEST_CASE("pointwise_log_density: the elementwise terms of a family's log density", "[operations][hmm]") {
+  static const std::vector<double> y{0.5, -1.0, 2.0};
+  param<"m"> m;
+  param<"s"> s;
+  // The sum of the elements against normal_lpdf, and one element against the formula.
+  const auto total = compile(sum(pointwise_log_density(normal(m, exp(s)), data(y))), m, s);
+  const auto summed = compile(normal_lpdf(data(y), m, exp(s)), m, s);
+  for (const auto& x : tyche_test::random_points(5, 2, -1.0, 1.0, 906)) {
+    std::vector<double> ws(total.workspace_size()), ws2(summed.workspace_size());
+    CHECK(total.value(std::span<const double>(x), std::span<double>(ws)) ==
+          Approx(summed.value(std::span<const double>(x), std::span<double>(ws2))).epsilon(1e-13));
+  }
+  const auto first = compile(at(pointwise_log_density(normal(m, exp(s)), data(y)), 1), m, s);
+  const std::vector<double> x{0.3, 0.2};
+  std::vector<double> ws(first.workspace_size());
+  const double sg = std::exp(0.2), z = (-1.0 - 0.3) / sg;
+  CHECK(first.value(std::span<const double>(x), std::span<double>(ws)) ==
+        Approx(-0.5 * z * z - std::log(sg) - 0.5 * log_two_pi).epsilon(1e-13));
+  // Data outside the family's support is named as observe() names it.
+  static const std::vector<double> counts{1, -2};
+  CHECK_THROWS_WITH(pointwise_log_density(poisson(exp(m)), data(counts)), Catch::Contains("y[2]"));
+}
+
+TEST_CASE("hmm_marginal: sizes and data values are checked, naming the argument", "[operations][hmm]") {
+  vector_param<"o", 6> o;
+  vector_param<"g", 4> g;
+  vector_param<"r", 2> r;
+  vector_param<"r3", 3> r3;
+  vector_param<"g9", 9> g9;
+  CHECK_THROWS_WITH(hmm_marginal(o, g9, r), Catch::Contains("'Gamma' has 9 values, not 2*2"));
+  vector_param<"o7", 7> o7;
+  CHECK_THROWS_WITH(hmm_marginal(o7, g, r), Catch::Contains("'log_omega' has 7 values, not a multiple of the 2"));
+  CHECK_THROWS_WITH(hmm_marginal(std::tuple{o, o}, g, r3), Catch::Contains("'log_omega' has 2 rows but 'rho' has 3"));
+  vector_param<"o5", 5> o5;
+  CHECK_THROWS_WITH(hmm_marginal(std::tuple{o, o5}, g, r), Catch::Contains("'log_omega' row 2 has 5 values, row 1 has 6"));
+  static const std::vector<double> bad_rho{0.5, 1.5};
+  CHECK_THROWS_WITH(hmm_marginal(o, g, data(bad_rho)), Catch::Contains("'rho' has value 1.5") &&
+                                                             Catch::Contains("index 2"));
+  static const std::vector<double> row{0.2, std::nan("")};
+  CHECK_THROWS_WITH(hmm_marginal(o, std::tuple{data(row), data(row)}, r), Catch::Contains("'Gamma' row 1 has value nan"));
+  CHECK_NOTHROW(hmm_marginal(o, g, r));
+}
