@@ -188,3 +188,35 @@ TEST_CASE("model: a variable that occurs only in a constant prior keeps its plac
   CHECK(g[1] == Approx(-0.5));
   tyche_test::check_gradient_at(m.program(), {0.3, 0.5}, "flat interval + normal");
 }
+
+TEST_CASE("model: non-finite data anywhere, and sizes that do not match, are named when the model is built",
+          "[model][errors]") {
+  static const std::vector<double> y8{1, 2, 3, 4, 5, 6, 7, 8}, y7{1, 2, 3, 4, 5, 6, 7};
+  static const std::vector<double> x_nan{1, 2, NAN, 4, 5, 6, 7, 8}, s_inf{1, 1, 1, INFINITY, 1, 1, 1, 1};
+  static const std::vector<double> grid{0.5, 1.5, NAN, 2.5};
+  auto a = normal<"a">(0.0, 1.0);
+  auto b = normal<"b">(0.0, 1.0);
+  // A covariate: the term, the argument, the data (by place, then by its name) and the index.
+  CHECK_THROWS_WITH(joint(a, b, normal(a + b * data(x_nan), 1.0).observe(data(y8))),
+                    Contains("term 3, normal(...).observe(y)") && Contains("argument 1 reads data#1[3] = nan"));
+  CHECK_THROWS_WITH(joint(a, b, normal(a + b * data(x_nan, "x"), 1.0).observe(data(y8))),
+                    Contains("argument 1 reads x[3] = nan"));
+  // A scale of data, and a prior's argument.
+  CHECK_THROWS_WITH(joint(a, normal(a, data(s_inf, "s")).observe(data(y8))), Contains("argument 2 reads s[4] = inf"));
+  CHECK_THROWS_WITH(joint(normal<"v">(data(grid, "grid"), 1.0)),
+                    Contains("term 1, the random variable 'v' (normal)") && Contains("grid[3] = nan"));
+  // A free term, and a data matrix.
+  CHECK_THROWS_WITH(joint(a, target(sum(data(x_nan)) * a)), Contains("target(...): it reads data#1[3] = nan"));
+  static const std::vector<double> xm{1, 2, 3, NAN};
+  auto beta = normal<"beta">(0.0, 1.0, shape<2>);
+  static const std::vector<double> y2{0.5, 1.0};
+  CHECK_THROWS_WITH(joint(beta, normal(matvec(matrix(xm, 2, 2, "X"), beta), 1.0).observe(data(y2))),
+                    Contains("X[2, 2] = nan"));
+  // 7 observations for a vector of 8: the family, the sizes and the variable the argument uses.
+  auto theta = normal<"theta">(0.0, 1.0, shape<8>);
+  CHECK_THROWS_WITH(model(joint(theta, normal(theta, 1.0).observe(data(y7)))),
+                    Contains("normal(...).observe(y) (y has 7 values, argument 1 has 8 values (uses theta), "
+                             "argument 2 is a scalar)"));
+  // Finite data pass.
+  CHECK_NOTHROW(model(joint(a, b, normal(a + b * data(y8, "x"), 1.0).observe(data(y8)))));
+}

@@ -134,6 +134,7 @@ struct data_vector : expr<data_vector<Extent>> {
   using children = meta::list<>;
   const double* ptr = nullptr;
   std::size_t n = 0;
+  const char* name = nullptr;  // for messages: data(y, "y"); not part of the value
   TYCHE_HD constexpr std::size_t size() const { return Extent == dynamic_extent ? n : Extent; }
   TYCHE_HD constexpr double operator[](std::size_t i) const { return ptr[i]; }
 };
@@ -148,6 +149,7 @@ struct data_matrix : expr<data_matrix> {
   const double* ptr = nullptr;
   std::size_t rows = 0;
   std::size_t cols = 0;
+  const char* name = nullptr;  // for messages: matrix(x, rows, cols, "X"); not part of the value
 };
 
 // ---- making leaves ---------------------------------------------------------------------------
@@ -185,6 +187,15 @@ struct data_fn {
     }
   }
 
+  /// The same view, with a name that error messages use: `data(y, "y")` (a string literal, or
+  /// storage that outlives the model).
+  template <contiguous_doubles Container>
+  auto operator()(const Container& c, const char* name) const {
+    auto v = (*this)(c);
+    v.name = name;
+    return v;
+  }
+
   /// A view of a one-dimensional xtensor container (xt::xtensor<double, 1>, xt::xarray<double>).
   template <xtensor_like X>
   data_vector<> operator()(const X& x) const {
@@ -199,7 +210,7 @@ struct data_fn {
   template <class Container>
     requires(!std::is_lvalue_reference_v<Container> && !std::is_arithmetic_v<Container> &&
              !std::ranges::borrowed_range<Container>)  // a temporary std::span is fine
-  data_vector<> operator()(Container&&) const {
+  data_vector<> operator()(Container&&, const char* = nullptr) const {
     static_assert(sizeof(Container) == 0,
                   "tyche::data(x) keeps a view of 'x', not a copy: pass a named container that "
                   "outlives the model, not a temporary");
@@ -214,24 +225,25 @@ struct data_fn {
 inline constexpr detail::data_fn data{};
 
 /// A view of a row-major rows × cols matrix starting at ptr.
-inline data_matrix matrix(const double* ptr, std::size_t rows, std::size_t cols) {
-  return {{}, ptr, rows, cols};
+inline data_matrix matrix(const double* ptr, std::size_t rows, std::size_t cols, const char* name = nullptr) {
+  return {{}, ptr, rows, cols, name};
 }
 
 /// A view of a contiguous range of doubles (std::vector, std::array, std::span) holding a
-/// row-major rows × cols matrix; its size must be rows · cols.
+/// row-major rows × cols matrix; its size must be rows · cols. A name, if given, is what error
+/// messages call it: `matrix(x, n, k, "X")`.
 template <class R>
   requires(!std::is_pointer_v<R> && requires(const R& r) {
     { std::data(r) } -> std::convertible_to<const double*>;
     std::size(r);
   })
-data_matrix matrix(const R& r, std::size_t rows, std::size_t cols) {
+data_matrix matrix(const R& r, std::size_t rows, std::size_t cols, const char* name = nullptr) {
   if (std::size(r) != rows * cols)
     throw std::invalid_argument("tyche::matrix(values, " + std::to_string(rows) + ", " +
                                 std::to_string(cols) + "): values has " +
                                 std::to_string(std::size(r)) + " elements, not " +
                                 std::to_string(rows * cols));
-  return {{}, std::data(r), rows, cols};
+  return {{}, std::data(r), rows, cols, name};
 }
 
 /// A view of a two-dimensional row-major xtensor container (xt::xtensor<double, 2>).

@@ -7,6 +7,10 @@
 #include <tyche/distributions/random_variable.hpp>
 #include <tyche/operations/functions.hpp>
 
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <type_traits>
 
@@ -107,6 +111,100 @@ constexpr bool every_variable_listed() {
   }(Used{});
 }
 
+/// "data#k" for the k-th data leaf of a term, or the name it was given (data(y, "y")).
+template <class N>
+std::string data_label(const N& n, std::size_t k) {
+  return n.name ? std::string(n.name) : "data#" + std::to_string(k);
+}
+
+/// The first value below node n that no model can use: a data value that is NaN or infinite,
+/// or a constant that is NaN ("" when there is none). count numbers the data leaves met.
+template <class N>
+std::string first_non_finite(const N& n, std::size_t& count) {
+  if constexpr (kind_of<N> == node_kind::data_vector) {
+    ++count;
+    for (std::size_t i = 0; i < n.size(); ++i)
+      if (!std::isfinite(n.ptr[i]))
+        return data_label(n, count) + "[" + std::to_string(i + 1) + "] = " + number_to_string(n.ptr[i]);
+    return {};
+  } else if constexpr (kind_of<N> == node_kind::data_matrix) {
+    ++count;
+    for (std::size_t i = 0; i < n.rows * n.cols; ++i)
+      if (!std::isfinite(n.ptr[i]))
+        return data_label(n, count) + "[" + std::to_string(i / n.cols + 1) + ", " + std::to_string(i % n.cols + 1) +
+               "] = " + number_to_string(n.ptr[i]);
+    return {};
+  } else if constexpr (kind_of<N> == node_kind::constant) {
+    return std::isnan(n.value) ? std::string("a constant = nan") : std::string();
+  } else if constexpr (children_t<N>::size > 0 && requires { n.template child<0>(); }) {
+    std::string found;
+    meta::static_for<children_t<N>::size>([&](auto c) {
+      if (found.empty()) found = first_non_finite(n.template child<decltype(c)::value>(), count);
+    });
+    return found;
+  } else {
+    return {};
+  }
+}
+
+/// "has 8 values" for a vector node, "is a scalar" for a scalar.
+template <class N>
+std::string size_text(const N& n) {
+  if constexpr (is_vector_v<N>) return "has " + std::to_string(n.size()) + " values";
+  else return "is a scalar";
+}
+
+/// " (uses theta, tau)": the random variables whose parameters node N reads ("" for none).
+template <class N>
+std::string uses_text() {
+  std::string out;
+  [&]<class... Ps>(meta::list<Ps...>) {
+    ((out += (out.empty() ? "" : ", ") + std::string(Ps::name.view())), ...);
+  }(params_of<N>{});
+  return out.empty() ? out : " (uses " + out + ")";
+}
+
+/// What a term is, for messages: "the random variable 'mu' (normal)", "normal(...).observe(y)
+/// (y has 7 values, argument 1 has 8 values, argument 2 is a scalar)", "target(...)".
+template <class T>
+std::string describe_term(const T& t) {
+  if constexpr (is_random_variable<T>::value) {
+    return "the random variable '" + std::string(T::name.view()) + "' (" + T::distribution_type::family + ")";
+  } else if constexpr (is_observed<T>::value) {
+    std::string text = std::string(std::remove_cvref_t<decltype(t.distribution)>::family) + "(...).observe(y) (y " +
+                       size_text(as_node(t.value));
+    std::size_t k = 0;
+    std::apply([&](const auto&... a) { ((text += ", argument " + std::to_string(++k) + " " + size_text(as_node(a)) + uses_text<node_t<decltype(a)>>()), ...); },
+               t.distribution.arguments());
+    return text + ")";
+  } else {
+    return "target(...)";
+  }
+}
+
+/// Term `index` of joint(...) (1-based) checked for data that no model can use: NaN or
+/// infinite data values (covariates, scales, bounds; an observed y is checked by observe()
+/// already) and NaN constants. Throws std::invalid_argument naming the term, the data (its
+/// name or its place) and the index.
+template <class T>
+void check_term_data(const T& t, std::size_t index) {
+  std::size_t count = 0;
+  std::string found;
+  if constexpr (is_random_variable<T>::value || is_observed<T>::value) {
+    std::size_t k = 0;
+    std::apply([&](const auto&... a) {
+      ((found.empty() ? (++k, found = first_non_finite(as_node(a), count)) : found), ...);
+    }, t.distribution.arguments());
+    if (!found.empty()) found = "argument " + std::to_string(k) + " reads " + found;
+  } else {
+    found = first_non_finite(as_node(t.value), count);
+    if (!found.empty()) found = "it reads " + found;
+  }
+  if (!found.empty())
+    throw std::invalid_argument("tyche::joint(...): term " + std::to_string(index) + ", " + describe_term(t) +
+                                ": " + found + "; data must be finite (remove or impute the value)");
+}
+
 /// a + b, where a literal 0 on either side is dropped.
 template <class A, class B>
 auto add_terms(const A& a, const B& b) {
@@ -149,11 +247,17 @@ struct joint_t {
  private:
   template <bool Jacobian, class T>
   static auto term(const T& t) {
-    if constexpr (detail::is_random_variable<T>::value) {
-      if constexpr (Jacobian) return detail::add_terms(detail::as_node(t.log_prior()), detail::as_node(t.log_jacobian()));
-      else return detail::as_node(t.log_prior());
-    } else {
-      return detail::as_node(t.log_density());
+    // A term whose log density cannot be built (vectors of different sizes, …) is named, with
+    // the sizes of y and the arguments.
+    try {
+      if constexpr (detail::is_random_variable<T>::value) {
+        if constexpr (Jacobian) return detail::add_terms(detail::as_node(t.log_prior()), detail::as_node(t.log_jacobian()));
+        else return detail::as_node(t.log_prior());
+      } else {
+        return detail::as_node(t.log_density());
+      }
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("tyche::joint(...): " + detail::describe_term(t) + ": " + e.what());
     }
   }
   template <class First, class... Rest>
@@ -181,6 +285,8 @@ auto joint(const Terms&... terms) {
   static_assert(detail::every_variable_listed<typename J::layout, used>(),
                 "tyche::joint(terms...): every random variable the model uses must be listed");
   (detail::check_term_supports(terms), ...);
+  std::size_t index = 0;
+  (detail::check_term_data(terms, ++index), ...);
   return J{{terms...}};
 }
 

@@ -51,7 +51,10 @@ auto shape_from(const Nodes&... nodes) {
       return static_shape<e>{};
     } else {
       std::size_t n = 0;
-      ((is_vector_v<Nodes> ? (n = nodes.size(), 0) : 0), ...);
+      auto take = [&](const auto& node) {
+        if constexpr (is_vector_v<std::remove_cvref_t<decltype(node)>>) n = node.size();
+      };
+      (take(nodes), ...);
       return dynamic_shape{n};
     }
   }
