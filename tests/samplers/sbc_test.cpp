@@ -15,7 +15,8 @@
 // Models: eight schools with J = 4, non-centred (mu ~ N(0, 5), tau ~ half-Cauchy(5),
 // theta_raw ~ N(0, 1)⁴, y ~ N(mu + tau theta_raw, sigma), sigma = 15, 10, 16, 11); a linear
 // regression with N = 10 (x evenly spaced on [−1, 1], beta ~ N(0, 1)², sigma ~ half-normal(1),
-// y ~ N(beta₁ + beta₂ x, sigma)).
+// y ~ N(beta₁ + beta₂ x, sigma)); a local-level model (N = 20) whose level is integrated out by a
+// Kalman filter written with scan.
 //
 // Runs (fixed seeds; a replication's draws do not depend on the number of threads; nuts() with one
 // chain, lanes = 1):
@@ -23,7 +24,7 @@
 //           500; p > 0.001. About 1 s per model on 2 cores.
 //   [.sbc]  the full run (ctest samplers_sbc_full, label long): 1000 replications per model,
 //           B = 20 bins (50 expected per bin), warm-up 1000; p > 0.001. About 10 s in all.
-// With 9 parameters tested at p > 0.001, a calibrated sampler fails a run with probability about
+// With 11 parameters tested at p > 0.001, a calibrated sampler fails a run with probability about
 // 1 %; the seeds are fixed, so a run that passes keeps passing.
 // And tests that SBC can fail: exact conjugate posterior draws pass, the same draws with their
 // spread around the posterior mean halved are rejected, and NUTS fitting a model whose
@@ -271,6 +272,46 @@ sbc_result conjugate_sbc(const sbc_settings& s, double spread) {
   });
 }
 
+// ---- a local level by a Kalman filter written with scan, N = 20 -----------------------------------
+// q, r ~ half-normal(1); x₀ ~ N(0, 1), xₜ₊₁ ~ N(xₜ, q²), yₜ ~ N(xₜ, r²); fitted with the level
+// integrated out by the filter (tyche/compile/scan.hpp): the scan's forward and reverse passes
+// under the sampler.
+
+constexpr std::size_t n_level = 20;
+
+auto level_model(const std::vector<double>& y) {
+  using namespace tyche;
+  auto q = half_normal<"q">(1.0);
+  auto r = half_normal<"r">(1.0);
+  auto filtered = scan(
+      [&](const auto& st, const auto& yt) {
+        auto f = assume_positive(st[1] + square(r));
+        auto v = yt - st[0];
+        return std::tuple{st[0] + st[1] / f * v, st[1] * square(r) / f + square(q),
+                          st[2] - 0.5 * log(f) - 0.5 * square(v) / f};
+      },
+      std::tuple{0.0, 1.0, 0.0}, data(y));
+  return model(joint(q, r, target(at(filtered, 2))));
+}
+
+sbc_result level_sbc(const sbc_settings& s) {
+  using namespace tyche;
+  const auto prior_model = model(joint(half_normal<"q">(1.0), half_normal<"r">(1.0)));
+  return run_sbc(prior_model.parameter_names(), s, [&](int rep) {
+    counter_rng rng(s.seed, static_cast<std::uint64_t>(rep));
+    const auto truth = prior_model.sample_prior(rng);  // (q, r)
+    std::mt19937_64 gen(s.seed * 104729u + static_cast<std::uint64_t>(rep));
+    std::normal_distribution<double> z;
+    std::vector<double> y(n_level);
+    double x = z(gen);
+    for (auto& v : y) {
+      v = x + truth[1] * z(gen);
+      x += truth[0] * z(gen);
+    }
+    return nuts_draws(level_model(y), truth, s, s.seed * 1000003u + static_cast<std::uint64_t>(rep));
+  });
+}
+
 const sbc_settings reduced{.replications = 200, .bins = 10, .warmup = 500, .thin = 10, .seed = 20180401};
 const sbc_settings full{.replications = 1000, .bins = 20, .warmup = 1000, .thin = 10, .seed = 20180402};
 
@@ -282,6 +323,10 @@ TEST_CASE("sbc: eight schools (J = 4, non-centred), reduced", "[nuts][sbc]") {
 
 TEST_CASE("sbc: linear regression (N = 10), reduced", "[nuts][sbc]") {
   require_calibrated("linear regression N=10 (reduced)", reduced, regression_sbc(reduced));
+}
+
+TEST_CASE("sbc: a local level by a Kalman filter written with scan (N = 20), reduced", "[nuts][sbc][scan]") {
+  require_calibrated("local level by scan N=20 (reduced)", reduced, level_sbc(reduced));
 }
 
 TEST_CASE("sbc: the test can fail", "[nuts][sbc]") {
@@ -310,4 +355,8 @@ TEST_CASE("sbc: eight schools (J = 4, non-centred), full", "[.sbc]") {
 
 TEST_CASE("sbc: linear regression (N = 10), full", "[.sbc]") {
   require_calibrated("linear regression N=10 (full)", full, regression_sbc(full));
+}
+
+TEST_CASE("sbc: a local level by a Kalman filter written with scan (N = 20), full", "[.sbc]") {
+  require_calibrated("local level by scan N=20 (full)", full, level_sbc(full));
 }
