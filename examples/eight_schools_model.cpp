@@ -7,18 +7,22 @@
 #include <random>
 #include <vector>
 
+struct schools {
+  std::vector<double> y, sigma;
+};
+
 int main() {
   using namespace tyche;
-  const std::vector<double> y{28, 8, -3, 7, -1, 1, 18, 12};
-  const std::vector<double> sigma{15, 10, 16, 11, 9, 11, 10, 18};
+  const schools d{{28, 8, -3, 7, -1, 1, 18, 12}, {15, 10, 16, 11, 9, 11, 10, 18}};
 
   // [model]
-  auto mu = normal<"mu">(0.0, 5.0);
-  auto tau = half_cauchy<"tau">(5.0);                 // support (0, ∞): sampled as log tau
-  auto theta_raw = std_normal<"theta_raw">(shape<8>);
-  auto theta = mu + tau * theta_raw;                  // an expression of random variables
-  const auto eight_schools = model(joint(mu, tau, theta_raw,
-                                         normal(theta, data(sigma)).observe(data(y))));
+  const auto eight_schools = model([](const schools& d) {
+    auto mu = normal<"mu">(0.0, 5.0);
+    auto tau = half_cauchy<"tau">(5.0);                 // support (0, ∞): sampled as log tau
+    auto theta_raw = std_normal<"theta_raw">(shape<8>);
+    auto theta = mu + tau * theta_raw;                  // an expression of random variables
+    return joint(mu, tau, theta_raw, normal(theta, data(d.sigma)).observe(data(d.y)));
+  }, d);
   // [model]
 
   std::printf("parameters (%zu):", eight_schools.dim());

@@ -220,3 +220,29 @@ TEST_CASE("model: non-finite data anywhere, and sizes that do not match, are nam
   // Finite data pass.
   CHECK_NOTHROW(model(joint(a, b, normal(a + b * data(y8, "x"), 1.0).observe(data(y8)))));
 }
+
+namespace {
+struct school_data {
+  std::vector<double> y, sigma;
+};
+auto schools_of(const school_data& d) {
+  auto mu = normal<"mu">(0.0, 5.0);
+  auto tau = half_cauchy<"tau">(5.0);
+  auto theta_raw = std_normal<"theta_raw">(shape<8>);
+  return joint(mu, tau, theta_raw, normal(mu + tau * theta_raw, data(d.sigma)).observe(data(d.y)));
+}
+}  // namespace
+
+TEST_CASE("model: a function of the data builds the model, once per data set", "[model]") {
+  const school_data d{y, sigma};
+  const auto from_function = model([](const school_data& s) { return schools_of(s); }, d);
+  const auto from_joint = model(schools_of(d));
+  // Other data, the same function: the log density follows the data it was given.
+  school_data shifted = d;
+  for (auto& v : shifted.y) v += 5;
+  const auto from_shifted = model(schools_of, shifted);
+  for (const auto& th : tyche_test::random_points(5, 10, -1.0, 1.0, 71)) {
+    CHECK(from_function.log_prob(th) == from_joint.log_prob(th));
+    CHECK(from_shifted.log_prob(th) != from_joint.log_prob(th));
+  }
+}

@@ -8,12 +8,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
+#include <functional>
 #include <random>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace tyche {
@@ -347,6 +350,27 @@ template <class J>
 auto model(const J& j) {
   if constexpr (requires { j(); }) return model_t<std::remove_cvref_t<decltype(j())>>(j());
   else return model_t<J>(j);
+}
+
+/// The model a function of the data builds: `model([](const schools& d) { ...; return
+/// joint(...); }, d)` calls f(d) once. The model views the data f reads through data(...), as
+/// always: d must outlive the model (a named object, not a temporary). The same function makes
+/// the model of other data of the same kind (`model(f, other)`), e.g. in simulation-based
+/// calibration or cross-validation.
+template <class F, class Data>
+  requires std::invocable<const F&, const Data&>
+auto model(const F& f, const Data& d) {
+  using J = std::remove_cvref_t<std::invoke_result_t<const F&, const Data&>>;
+  return model_t<J>(f(d));
+}
+/// Forbidden: the model would keep views of a temporary's storage, destroyed at the end of the line.
+template <class F, class Data>
+  requires(!std::is_lvalue_reference_v<Data> && std::invocable<const F&, const Data&>)
+auto model(const F&, Data&&) {
+  static_assert(sizeof(Data) == 0,
+                "tyche::model(f, data) keeps views of 'data', not a copy: pass a named object that "
+                "outlives the model, not a temporary");
+  return 0;
 }
 
 }  // namespace tyche
