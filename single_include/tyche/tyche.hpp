@@ -989,6 +989,7 @@ struct data_vector : expr<data_vector<Extent>> {
   using children = meta::list<>;
   const double* ptr = nullptr;
   std::size_t n = 0;
+  const char* name = nullptr;  // for messages: data(y, "y"); not part of the value
   TYCHE_HD constexpr std::size_t size() const { return Extent == dynamic_extent ? n : Extent; }
   TYCHE_HD constexpr double operator[](std::size_t i) const { return ptr[i]; }
 };
@@ -1003,6 +1004,7 @@ struct data_matrix : expr<data_matrix> {
   const double* ptr = nullptr;
   std::size_t rows = 0;
   std::size_t cols = 0;
+  const char* name = nullptr;  // for messages: matrix(x, rows, cols, "X"); not part of the value
 };
 
 // ---- making leaves ---------------------------------------------------------------------------
@@ -1040,6 +1042,15 @@ struct data_fn {
     }
   }
 
+  /// The same view, with a name that error messages use: `data(y, "y")` (a string literal, or
+  /// storage that outlives the model).
+  template <contiguous_doubles Container>
+  auto operator()(const Container& c, const char* name) const {
+    auto v = (*this)(c);
+    v.name = name;
+    return v;
+  }
+
   /// A view of a one-dimensional xtensor container (xt::xtensor<double, 1>, xt::xarray<double>).
   template <xtensor_like X>
   data_vector<> operator()(const X& x) const {
@@ -1054,7 +1065,7 @@ struct data_fn {
   template <class Container>
     requires(!std::is_lvalue_reference_v<Container> && !std::is_arithmetic_v<Container> &&
              !std::ranges::borrowed_range<Container>)  // a temporary std::span is fine
-  data_vector<> operator()(Container&&) const {
+  data_vector<> operator()(Container&&, const char* = nullptr) const {
     static_assert(sizeof(Container) == 0,
                   "tyche::data(x) keeps a view of 'x', not a copy: pass a named container that "
                   "outlives the model, not a temporary");
@@ -1069,24 +1080,25 @@ struct data_fn {
 inline constexpr detail::data_fn data{};
 
 /// A view of a row-major rows × cols matrix starting at ptr.
-inline data_matrix matrix(const double* ptr, std::size_t rows, std::size_t cols) {
-  return {{}, ptr, rows, cols};
+inline data_matrix matrix(const double* ptr, std::size_t rows, std::size_t cols, const char* name = nullptr) {
+  return {{}, ptr, rows, cols, name};
 }
 
 /// A view of a contiguous range of doubles (std::vector, std::array, std::span) holding a
-/// row-major rows × cols matrix; its size must be rows · cols.
+/// row-major rows × cols matrix; its size must be rows · cols. A name, if given, is what error
+/// messages call it: `matrix(x, n, k, "X")`.
 template <class R>
   requires(!std::is_pointer_v<R> && requires(const R& r) {
     { std::data(r) } -> std::convertible_to<const double*>;
     std::size(r);
   })
-data_matrix matrix(const R& r, std::size_t rows, std::size_t cols) {
+data_matrix matrix(const R& r, std::size_t rows, std::size_t cols, const char* name = nullptr) {
   if (std::size(r) != rows * cols)
     throw std::invalid_argument("tyche::matrix(values, " + std::to_string(rows) + ", " +
                                 std::to_string(cols) + "): values has " +
                                 std::to_string(std::size(r)) + " elements, not " +
                                 std::to_string(rows * cols));
-  return {{}, std::data(r), rows, cols};
+  return {{}, std::data(r), rows, cols, name};
 }
 
 /// A view of a two-dimensional row-major xtensor container (xt::xtensor<double, 2>).
@@ -1155,6 +1167,10 @@ TYCHE_HD inline double sqrt(double x) { return ::sqrt(x); }
 TYCHE_HD inline float  sqrt(float x) { return ::sqrtf(x); }
 TYCHE_HD inline double tanh(double x) { return ::tanh(x); }
 TYCHE_HD inline float  tanh(float x) { return ::tanhf(x); }
+TYCHE_HD inline double cos(double x) { return ::cos(x); }
+TYCHE_HD inline float  cos(float x) { return ::cosf(x); }
+TYCHE_HD inline double sin(double x) { return ::sin(x); }
+TYCHE_HD inline float  sin(float x) { return ::sinf(x); }
 TYCHE_HD inline double erf(double x) { return ::erf(x); }
 TYCHE_HD inline float  erf(float x) { return ::erff(x); }
 TYCHE_HD inline double erfc(double x) { return ::erfc(x); }
@@ -1177,6 +1193,9 @@ inline constexpr double pi = 3.14159265358979323846;
 inline constexpr double inv_sqrt_two = 0.70710678118654752440;
 inline constexpr double inv_sqrt_two_pi = 0.39894228040143267794;
 inline constexpr double two_over_sqrt_pi = 1.12837916709551257390;
+inline constexpr double sqrt_two = 1.41421356237309504880;
+inline constexpr double log_two_sqrt_pi = 1.26551212348464539649;  // log(2√π)
+inline constexpr double log_two_pi = 1.83787706640934548356;       // log(2π)
 
 /// Digamma ψ(x) = d/dx log Γ(x): upward recurrence to x ≥ 10, then the asymptotic series
 /// ψ(x) ~ log x − 1/(2x) − Σ B₂ₖ/(2k x²ᵏ) (Abramowitz & Stegun 6.3.18); reflection
@@ -1222,6 +1241,110 @@ TYCHE_HD inline double trigamma(double x) {
   return shift + series;
 }
 TYCHE_HD inline float trigamma(float x) { return static_cast<float>(trigamma(double(x))); }
+
+/// f(z) = 1 / (√π e^{z²} erfc(z)) for z ≥ 5.6 by the continued fraction of A&S 7.1.14,
+///   2 e^{z²} ∫_z^∞ e^{−t²} dt = 1/(z + (1/2)/(z + 1/(z + (3/2)/(z + 2/(z + …))))),
+/// i.e. f(z) = z + (1/2)/(z + (2/2)/(z + (3/2)/(…))), evaluated bottom-up from 20 levels: for
+/// z ≥ 5.6 it has converged to double precision by level 14 (checked against long double erfc).
+TYCHE_HD inline double erfc_continued_fraction(double z) {
+  double f = z;
+  for (int k = 20; k >= 1; --k) f = z + 0.5 * k / f;
+  return f;
+}
+
+/// log Φ(x), Φ the standard normal cdf (Stan's std_normal_lcdf, log_erfc up to scaling),
+/// accurate on the whole line, where log(Phi(x)) underflows to −∞ below x ≈ −38:
+///   x ≥ 0:       log1p(−erfc(x/√2)/2)   (1 − Φ(x) = erfc(x/√2)/2, so no cancellation near 0),
+///   −8 ≤ x < 0:  log(erfc(−x/√2)/2),
+///   x < −8:      −x²/2 − log(2√π) − log f(−x/√2), f the continued fraction above
+///                (Φ(x) = erfc(z)/2 = e^{−z²}/(2√π f(z)), z = −x/√2 ≥ 5.66).
+TYCHE_HD inline double log_Phi(double x) {
+  if (x >= 0.0) return ::log1p(-0.5 * ::erfc(x * inv_sqrt_two));
+  if (x >= -8.0) return ::log(0.5 * ::erfc(-x * inv_sqrt_two));
+  return -0.5 * x * x - log_two_sqrt_pi - ::log(erfc_continued_fraction(-x * inv_sqrt_two));
+}
+TYCHE_HD inline float log_Phi(float x) { return static_cast<float>(log_Phi(double(x))); }
+
+/// d/dx log Φ(x) = φ(x)/Φ(x) (the inverse Mills ratio at −x): φ(x)/Φ(x) from erfc for x ≥ −8,
+/// and √2 f(−x/√2) below (from the same continued fraction as log_Phi), which tends to −x
+/// where φ and Φ both underflow.
+TYCHE_HD inline double phi_over_Phi(double x) {
+  if (x >= -8.0) return inv_sqrt_two_pi * ::exp(-0.5 * x * x) / (0.5 * ::erfc(-x * inv_sqrt_two));
+  return sqrt_two * erfc_continued_fraction(-x * inv_sqrt_two);
+}
+TYCHE_HD inline float phi_over_Phi(float x) { return static_cast<float>(phi_over_Phi(double(x))); }
+
+/// log I₀(x), I₀ the modified Bessel function of the first kind of order 0 (Stan's
+/// log_modified_bessel_first_kind(0, x)); even in x. Relative error below 1e-15 for x in
+/// (1, 1e4) against long double std::cyl_bessel_i, and I₀ itself to 1e-15 below 1.
+///   |x| ≤ 20: the power series I₀(x) = Σₖ (x²/4)ᵏ/(k!)² (A&S 9.6.12), as log1p of the terms
+///             k ≥ 1 (exact for small x: log I₀(x) ≈ x²/4), at most ~30 terms;
+///   |x| > 20: the asymptotic expansion I₀(x) ~ eˣ/√(2πx) Σₖ Πⱼ₌₁..ₖ (2j − 1)² / (k! (8x)ᵏ)
+///             (A&S 9.7.1 with μ = 0), summed until a term is below 1e-17 of the sum (at most
+///             ~26 terms at x = 20, where the smallest term is far below that), so
+///             log I₀(x) = x − ½ log(2πx) + log Σ, with no overflow of eˣ.
+TYCHE_HD inline double log_bessel_i0(double x) {
+  x = ::fabs(x);
+  if (!(x < 1e300)) return x;  // ∞ (and NaN): x − ½ log(2πx) would be ∞ − ∞
+  if (x <= 20.0) {
+    const double q = 0.25 * x * x;
+    double term = 1.0, s = 0.0;
+    for (int k = 1; k < 80; ++k) {
+      term *= q / (double(k) * k);
+      s += term;
+      if (term <= 1e-17 * s) break;
+    }
+    return ::log1p(s);
+  }
+  const double e = 8.0 * x;
+  double term = 1.0, s = 1.0;
+  for (int k = 1; k < 80; ++k) {
+    const double next = term * (2.0 * k - 1) * (2.0 * k - 1) / (k * e);
+    if (next >= term) break;  // the asymptotic series has passed its smallest term
+    term = next;
+    s += term;
+    if (term <= 1e-17 * s) break;
+  }
+  return x - 0.5 * (log_two_pi + ::log(x)) + ::log(s);
+}
+TYCHE_HD inline float log_bessel_i0(float x) { return static_cast<float>(log_bessel_i0(double(x))); }
+
+/// d/dx log I₀(x) = I₁(x)/I₀(x) (odd in x), from the same two expansions: I₁(x) = (x/2) Σₖ
+/// (x²/4)ᵏ/(k!(k+1)!) (A&S 9.6.10) for |x| ≤ 20, and for |x| > 20 the ratio of the asymptotic
+/// series of I₁ and I₀ (A&S 9.7.1, μ = 4ν² = 4 and 0: the e^x/√(2πx) cancels), terms
+///   I₁: (−1)ᵏ Πⱼ₌₁..ₖ (4 − (2j − 1)²) / (k! (8x)ᵏ) = 1 − 3/(8x) − 15/(2 (8x)²) − …
+/// Relative error below 1e-14.
+TYCHE_HD inline double bessel_i1_over_i0(double x) {
+  const double ax = ::fabs(x);
+  if (ax <= 20.0) {
+    const double q = 0.25 * x * x;
+    double t0 = 1.0, s0 = 1.0, t1 = 1.0, s1 = 1.0;
+    for (int k = 1; k < 80; ++k) {
+      t0 *= q / (double(k) * k);
+      t1 *= q / (double(k) * (k + 1));
+      s0 += t0;
+      s1 += t1;
+      if (t0 <= 1e-17 * s0 && t1 <= 1e-17 * s1) break;
+    }
+    return 0.5 * x * s1 / s0;
+  }
+  const double e = 8.0 * ax;
+  double t0 = 1.0, s0 = 1.0, t1 = 1.0, s1 = 1.0;
+  for (int k = 1; k < 80; ++k) {
+    const double odd2 = (2.0 * k - 1) * (2.0 * k - 1);
+    const double n0 = t0 * odd2 / (k * e);
+    if (n0 >= t0) break;
+    t0 = n0;
+    t1 *= (odd2 - 4.0) / (k * e);  // (−1)·(4 − (2k − 1)²)
+    s0 += t0;
+    s1 += t1;
+    if (t0 <= 1e-17 * s0 && ::fabs(t1) <= 1e-17 * s1) break;
+  }
+  return ::copysign(s1 / s0, x);
+}
+TYCHE_HD inline float bessel_i1_over_i0(float x) {
+  return static_cast<float>(bessel_i1_over_i0(double(x)));
+}
 
 }  // namespace tyche::math
 // ----- end tyche/scalar/math.hpp -----
@@ -1338,6 +1461,8 @@ xsimd::batch<E, A> tanh(const xsimd::batch<E, A>& x) { return xsimd::tanh(x); }
 template <class E, class A>
 xsimd::batch<E, A> cos(const xsimd::batch<E, A>& x) { return xsimd::cos(x); }
 template <class E, class A>
+xsimd::batch<E, A> sin(const xsimd::batch<E, A>& x) { return xsimd::sin(x); }
+template <class E, class A>
 xsimd::batch<E, A> erf(const xsimd::batch<E, A>& x) { return xsimd::erf(x); }
 template <class E, class A>
 xsimd::batch<E, A> erfc(const xsimd::batch<E, A>& x) { return xsimd::erfc(x); }
@@ -1389,6 +1514,25 @@ xsimd::batch<E, A> digamma(const xsimd::batch<E, A>& x) {
 template <class E, class A>
 xsimd::batch<E, A> trigamma(const xsimd::batch<E, A>& x) {
   return per_lane([](E v) { return trigamma(v); }, x);
+}
+
+/// log Φ and its derivative φ/Φ, log I₀ and its derivative I₁/I₀ (scalar/math.hpp) lane by
+/// lane: each has branches and loops that depend on the argument.
+template <class E, class A>
+xsimd::batch<E, A> log_Phi(const xsimd::batch<E, A>& x) {
+  return per_lane([](E v) { return log_Phi(v); }, x);
+}
+template <class E, class A>
+xsimd::batch<E, A> phi_over_Phi(const xsimd::batch<E, A>& x) {
+  return per_lane([](E v) { return phi_over_Phi(v); }, x);
+}
+template <class E, class A>
+xsimd::batch<E, A> log_bessel_i0(const xsimd::batch<E, A>& x) {
+  return per_lane([](E v) { return log_bessel_i0(v); }, x);
+}
+template <class E, class A>
+xsimd::batch<E, A> bessel_i1_over_i0(const xsimd::batch<E, A>& x) {
+  return per_lane([](E v) { return bessel_i1_over_i0(v); }, x);
 }
 
 }  // namespace math
@@ -1732,9 +1876,817 @@ struct tanh {
 
 }  // namespace tyche::rules
 // ----- end tyche/autodiff/logistic.hpp -----
+// ----- begin tyche/autodiff/matrix_ops.hpp -----
+// tyche/autodiff/matrix_ops.hpp — value and vector–Jacobian rules of K × K matrices as vector_op
+// nodes: a matrix is a vector of its K² entries in row-major order (entry (i, j) at i·K + j,
+// 0-based), computed whole by an op with a hand-written vector–Jacobian product (the contract
+// of an op: autodiff/vector_ops.hpp; docs/design/vector-ops.md). These are the pieces of the
+// matrix transforms (transforms/matrix.hpp), lkj_corr_cholesky and multi_normal /
+// multi_normal_cholesky with a matrix that depends on parameters:
+//
+//   corr_cholesky_map      K(K−1)/2 unconstrained values → Cholesky factor of a correlation matrix
+//   cov_cholesky_map       K(K+1)/2 unconstrained values → Cholesky factor with positive diagonal
+//   cpc_log_jacobian_map   the log-Jacobian of the two correlation transforms (one value)
+//   diagonal_sum_map       Σᵢ (w₀ + s·i) f(diagonal entry i), f = identity or log (one value)
+//   multiply_lower_tri_self_transpose_map   L Lᵀ
+//   cholesky_decompose_map the lower Cholesky factor of a symmetric positive-definite matrix
+//   diag_pre_multiply_map  diag(v) M
+//   cholesky_residual_map  L⁻¹(yₙ − μₙ) for N rows yₙ (multi_normal_cholesky)
+//   lkj_log_normaliser_map log c_K(η), the LKJ normalising constant (one value)
+//   data_matvec_map        X v for a data matrix X and a vector expression v
+//   matvec_map             M v for a K × K matrix M given as an expression
+//   rows_dot_product_map   the dot products of the rows (or columns) of two matrices
+//
+// The functions users call with such K²-vectors are in operations/matrices.hpp.
+// ----- begin tyche/autodiff/vector_ops.hpp -----
+// tyche/autodiff/vector_ops.hpp — value and vector–Jacobian rules of the vectors that are not
+// elementwise, whose every value depends on whole operands: the ordered transform, a running
+// sum, a stack of operands, copies of a scalar, a contiguous segment, a linear recurrence, a
+// gather through data indices, a triangular solve, a Cholesky product. Such an op is the rule of a vector_op node (core/nodes.hpp): the
+// evaluator (compile/evaluate.hpp) materialises the operands, calls the op's forward step into
+// a buffer of the workspace and, in the reverse pass, the op's vector–Jacobian product. The
+// functions that make these nodes are in operations/vectors.hpp. See docs/design/vector-ops.md.
+//
+// An op is a small value type with
+//   name, has_payload (and operator== when it has one), extent<Cs...> (the static size of the
+//   result, or dynamic_extent),
+//   forward(m, out, in, in_n):           out[0 .. m) from the operands in[j][0 .. in_n[j]),
+//   reverse(m, out, adj, in, in_n, in_adj): in_adj[j][·] += ∂(Σ adj·out)/∂in[j][·] (in_adj is
+//                                           zero on entry),
+// templated on the scalar type T (double, float, SIMD batches, …).
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace tyche {
+
+namespace detail {
+/// The lower Cholesky factor l (m × m, row major, zeros above the diagonal) of the matrix whose
+/// lower triangle c holds (row major; the part above the diagonal is not read): the unblocked
+/// Cholesky–Banachiewicz loops. A matrix that is not positive definite gives NaN.
+template <class T>
+TYCHE_HD void cholesky_forward(std::size_t m, const T* c, T* l) {
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j <= i; ++j) {
+      T s = c[i * m + j];
+      for (std::size_t p = 0; p < j; ++p) s = s - l[i * m + p] * l[j * m + p];
+      l[i * m + j] = i == j ? math::sqrt(s) : s / l[j * m + j];
+    }
+    for (std::size_t j = i + 1; j < m; ++j) l[i * m + j] = lift<T>(0.0);
+  }
+}
+/// Reverse mode of cholesky_forward: from L̄ (lb, lower part; overwritten) adds C̄ to the lower
+/// triangle of c_adj, running the loops in their exact reverse order (with s the pivot quantity
+/// of entry (i, j): s̄ = L̄ᵢᵢ / (2 Lᵢᵢ) on the diagonal, s̄ = L̄ᵢⱼ / Lⱼⱼ and L̄ⱼⱼ −= L̄ᵢⱼ Lᵢⱼ / Lⱼⱼ
+/// below it; C̄ᵢⱼ += s̄; L̄ᵢₚ −= s̄ Lⱼₚ and L̄ⱼₚ −= s̄ Lᵢₚ for p < j). Murray, "Differentiation of
+/// the Cholesky decomposition", 2016, unblocked algorithm. O(m³).
+template <class T>
+TYCHE_HD void cholesky_reverse(std::size_t m, const T* l, T* lb, T* c_adj) {
+  for (std::size_t i = m; i-- > 0;) {
+    for (std::size_t j = i + 1; j-- > 0;) {
+      T sb;
+      if (i == j) {
+        sb = lb[i * m + i] / (lift<T>(2.0) * l[i * m + i]);
+      } else {
+        sb = lb[i * m + j] / l[j * m + j];
+        lb[j * m + j] = lb[j * m + j] - lb[i * m + j] * l[i * m + j] / l[j * m + j];
+      }
+      c_adj[i * m + j] += sb;
+      for (std::size_t p = 0; p < j; ++p) {
+        lb[i * m + p] = lb[i * m + p] - sb * l[j * m + p];
+        lb[j * m + p] = lb[j * m + p] - sb * l[i * m + p];
+      }
+    }
+  }
+}
+}  // namespace detail
+
+namespace ops {
+
+/// The ordered transform's map (Stan's): x₀ = u₀ (positive_ordered: x₀ = e^u₀),
+/// xₖ = xₖ₋₁ + e^uₖ. Reverse: with Gₖ = Σ_{j ≥ k} adjⱼ, ∂/∂uₖ = Gₖ e^uₖ (k ≥ 1, or k = 0 when
+/// positive), ∂/∂u₀ = G₀ otherwise. e^uₖ is recomputed, not taken as xₖ − xₖ₋₁, which cancels.
+template <bool Positive>
+struct ordered_map {
+  static constexpr const char* name = Positive ? "positive_ordered" : "ordered";
+  static constexpr bool has_payload = false;
+  static constexpr bool positive_result = Positive;  // the values' support (interval/support.hpp)
+  template <class U>
+  static constexpr std::size_t extent = extent_v<U>;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    const T* u = in[0];
+    if (m == 0) return;
+    T acc = Positive ? math::exp(u[0]) : u[0];
+    out[0] = acc;
+    for (std::size_t k = 1; k < m; ++k) {
+      acc = acc + math::exp(u[k]);
+      out[k] = acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in,
+                        const std::size_t*, T* const* in_adj) const {
+    const T* u = in[0];
+    T g = lift<T>(0.0);
+    for (std::size_t k = m; k-- > 0;) {
+      g = g + adj[k];
+      in_adj[0][k] += (k > 0 || Positive) ? g * math::exp(u[k]) : g;
+    }
+  }
+};
+
+/// xₖ = Σ_{j ≤ k} aⱼ. Reverse: ∂/∂aₖ = Σ_{j ≥ k} adjⱼ.
+struct cumulative_sum_map {
+  static constexpr const char* name = "cumulative_sum";
+  static constexpr bool has_payload = false;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A>;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    T acc = lift<T>(0.0);
+    for (std::size_t k = 0; k < m; ++k) out[k] = acc = acc + in[0][k];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    T g = lift<T>(0.0);
+    for (std::size_t k = m; k-- > 0;) in_adj[0][k] += g = g + adj[k];
+  }
+};
+
+/// The operands (scalars and vectors) one after another: append_row(a, b) and to_vector(x...)
+/// (operations/vectors.hpp), and the coefficient vector w of a residual sum of squares
+/// Σ(y − s − Zw)² whose predictor mixes scalar coefficients and a vector parameter
+/// (compile/reduce_sum.hpp). Reverse: each adjoint goes back to its operand.
+struct stack_map {
+  static constexpr const char* name = "stack";
+  static constexpr bool has_payload = false;
+  template <class... Cs>
+  static constexpr std::size_t extent =
+      ((extent_v<Cs> != dynamic_extent) && ...) ? (std::size_t{0} + ... + extent_v<Cs>) : dynamic_extent;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    for (std::size_t j = 0, k = 0; k < m; ++j)
+      for (std::size_t i = 0; i < in_n[j]; ++i) out[k++] = in[j][i];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    for (std::size_t j = 0, k = 0; k < m; ++j)
+      for (std::size_t i = 0; i < in_n[j]; ++i) in_adj[j][i] += adj[k++];
+  }
+};
+
+/// m copies of one scalar operand (rep_vector(x, n)). Reverse: ∂/∂x = Σᵢ adjᵢ. N is the static
+/// size or dynamic_extent; a run-time size is part of the node's value (has_payload), so that two
+/// rep_vectors of one x but of different sizes are not taken for the same value.
+template <std::size_t N = dynamic_extent>
+struct rep_map {
+  static constexpr const char* name = "rep_vector";
+  static constexpr bool has_payload = N == dynamic_extent;
+  template <class X>
+  static constexpr std::size_t extent = N;
+  bool operator==(const rep_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = in[0][0];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    T acc = lift<T>(0.0);
+    for (std::size_t i = 0; i < m; ++i) acc = acc + adj[i];
+    in_adj[0][0] += acc;
+  }
+};
+
+/// The m elements of the operand from position offset (0-based) on: head, tail and segment of a
+/// vector that is not elementwise over leaves (a cumulative sum, a matvec, a parameter vector).
+/// Reverse: each adjoint goes back to its position. N is the static size or dynamic_extent.
+template <std::size_t N = dynamic_extent>
+struct segment_map {
+  static constexpr const char* name = "segment";
+  static constexpr bool has_payload = true;
+  std::size_t offset = 0;
+  template <class V>
+  static constexpr std::size_t extent = N;
+  bool operator==(const segment_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = in[0][offset + i];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < m; ++i) in_adj[0][offset + i] += adj[i];
+  }
+};
+
+/// sₜ = aₜ + bₜ sₜ₋₁ for t = 0 … m−1, with s₋₁ = s0; b is a scalar or a vector of size m.
+/// Reverse, with λₜ the adjoint of sₜ (λₜ = adjₜ + bₜ₊₁ λₜ₊₁): ∂/∂aₜ = λₜ, ∂/∂bₜ = λₜ sₜ₋₁,
+/// ∂/∂s0 = b₀ λ₀.
+struct linear_recurrence_map {
+  static constexpr const char* name = "linear_recurrence";
+  static constexpr bool has_payload = false;
+  template <class A, class B, class S0>
+  static constexpr std::size_t extent = extent_v<A>;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    const T* a = in[0];
+    const T* b = in[1];
+    const bool b_vector = in_n[1] > 1;
+    T s = in[2][0];
+    for (std::size_t t = 0; t < m; ++t) out[t] = s = a[t] + b[b_vector ? t : 0] * s;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const* in,
+                        const std::size_t* in_n, T* const* in_adj) const {
+    const T* b = in[1];
+    const bool b_vector = in_n[1] > 1;
+    T lambda = lift<T>(0.0);
+    for (std::size_t t = m; t-- > 0;) {
+      lambda = adj[t] + (t + 1 < m ? b[b_vector ? t + 1 : 0] * lambda : lift<T>(0.0));
+      in_adj[0][t] += lambda;
+      const T previous = t > 0 ? out[t - 1] : in[2][0];
+      in_adj[1][b_vector ? t : 0] += lambda * previous;
+    }
+    if (m > 0) in_adj[2][0] += b[0] * lambda;
+  }
+};
+
+/// xᵢ = v[idx[i] − Shift] (idx checked when made). Reverse: ∂/∂v[idx[i] − Shift] += adjᵢ.
+template <class Index = int, std::size_t Shift = 0>
+struct gather_map {
+  static constexpr const char* name = "gather";
+  static constexpr bool has_payload = true;
+  const Index* idx = nullptr;
+  std::size_t n = 0;
+  template <class V>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const gather_map&) const = default;
+  TYCHE_HD std::size_t position(std::size_t i) const { return static_cast<std::size_t>(idx[i]) - Shift; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = in[0][position(i)];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < m; ++i) in_adj[0][position(i)] += adj[i];
+  }
+};
+
+/// z = L⁻¹ r for a lower-triangular K × K data matrix L (row-major; the part above the
+/// diagonal is not read): forward substitution zᵢ = (rᵢ − Σ_{j<i} Lᵢⱼ zⱼ) / Lᵢᵢ. Reverse:
+/// ∂/∂r = L⁻ᵀ adj, by back substitution wᵢ = (adjᵢ − Σ_{j>i} Lⱼᵢ wⱼ) / Lᵢᵢ. owner keeps L
+/// alive when the op computed it (multi_normal's Cholesky factor); it is null for a user's L.
+struct lower_triangular_solve_map {
+  static constexpr const char* name = "lower_triangular_solve";
+  static constexpr bool has_payload = true;
+  const double* l = nullptr;
+  std::size_t k = 0;
+  std::shared_ptr<const std::vector<double>> owner;
+  template <class R>
+  static constexpr std::size_t extent = extent_v<R>;
+  bool operator==(const lower_triangular_solve_map& o) const { return l == o.l && k == o.k; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    const T* r = in[0];
+    for (std::size_t i = 0; i < m; ++i) {
+      T acc = r[i];
+      for (std::size_t j = 0; j < i; ++j) acc = acc - lift<T>(l[i * k + j]) * out[j];
+      out[i] = acc * lift<T>(1.0 / l[i * k + i]);
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    T* w = in_adj[0];  // zero on entry: w is built in place, from the last element down
+    for (std::size_t i = m; i-- > 0;) {
+      T acc = adj[i];
+      for (std::size_t j = i + 1; j < m; ++j) acc = acc - lift<T>(l[j * k + i]) * w[j];
+      w[i] = acc * lift<T>(1.0 / l[i * k + i]);
+    }
+  }
+};
+
+/// f = L z with L the lower Cholesky factor of a K × K matrix C given as its K² entries (row
+/// major; only the lower triangle is read) — Stan's cholesky_decompose(C) * z, for the
+/// non-centred latent Gaussian process f ~ multi_normal(0, C). Scratch: L (K²) and its adjoint
+/// (K²). Reverse: L̄ = f̄ zᵀ (lower part), z̄ = Lᵀ f̄, then C̄ by reverse-mode of the Cholesky
+/// loops (detail::cholesky_reverse). O(K³) each way. A C that is not positive definite gives
+/// NaN (a rejected point for the sampler).
+struct cholesky_multiply_map {
+  static constexpr const char* name = "cholesky_multiply";
+  static constexpr bool has_payload = false;
+  template <class C, class Z>
+  static constexpr std::size_t extent = extent_v<Z>;
+  static std::size_t scratch_size(std::size_t m, const std::size_t*) { return 2 * m * m; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*, T* l) const {
+    const T* z = in[1];
+    detail::cholesky_forward(m, in[0], l);
+    for (std::size_t i = 0; i < m; ++i) {
+      T acc = lift<T>(0.0);
+      for (std::size_t j = 0; j <= i; ++j) acc = acc + l[i * m + j] * z[j];
+      out[i] = acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* l) const {
+    const T* z = in[1];
+    T* c_adj = in_adj[0];
+    T* z_adj = in_adj[1];
+    T* lb = l + m * m;  // L̄
+    for (std::size_t i = 0; i < m; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) {
+        lb[i * m + j] = adj[i] * z[j];
+        z_adj[j] += l[i * m + j] * adj[i];
+      }
+    }
+    detail::cholesky_reverse(m, l, lb, c_adj);
+  }
+};
+
+}  // namespace ops
+
+}  // namespace tyche
+// ----- end tyche/autodiff/vector_ops.hpp -----
+
+#include <cstddef>
+
+namespace tyche {
+
+namespace detail {
+/// sech y = 1 / cosh y, 0 (not NaN) when cosh overflows.
+template <class T>
+TYCHE_HD T sech(const T& y) {
+  return lift<T>(2.0) / (math::exp(y) + math::exp(-y));
+}
+/// log sech² y = −2 log cosh y, without overflow: 2 log 2 − 2|y| − 2 log1p(e^{−2|y|}).
+template <class T>
+TYCHE_HD T log_sech_squared(const T& y) {
+  const T a = math::abs(y);
+  return lift<T>(1.38629436111989061883) - lift<T>(2.0) * a -
+         lift<T>(2.0) * math::log1p(math::exp(lift<T>(-2.0) * a));
+}
+}  // namespace detail
+
+namespace ops {
+
+/// The Cholesky factor L of a K × K correlation matrix from K(K−1)/2 unconstrained values
+/// (Stan's cholesky_factor_corr): u fills the strictly lower triangle row by row, zᵢⱼ = tanh uᵢⱼ
+/// are canonical partial correlations, and row i is
+///   Lᵢⱼ = zᵢⱼ sᵢⱼ (j < i),  Lᵢᵢ = sᵢᵢ,  sᵢⱼ = Π_{j'<j} sech uᵢⱼ'  (= √(1 − Σ_{j'<j} Lᵢⱼ'²)),
+/// so every row has norm 1 and a positive diagonal; zeros above the diagonal. Reverse (row i):
+///   ∂/∂uᵢⱼ = L̄ᵢⱼ sech²(uᵢⱼ) sᵢⱼ − tanh(uᵢⱼ) Σ_{m=j+1..i} L̄ᵢₘ Lᵢₘ.
+struct corr_cholesky_map {
+  static constexpr const char* name = "corr_cholesky";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class U>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const corr_cholesky_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T* u = in[0];
+    std::size_t p = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      T s = lift<T>(1.0);
+      for (std::size_t j = 0; j < i; ++j, ++p) {
+        out[i * k + j] = math::tanh(u[p]) * s;
+        s = s * detail::sech(u[p]);
+      }
+      out[i * k + i] = s;
+      for (std::size_t j = i + 1; j < k; ++j) out[i * k + j] = lift<T>(0.0);
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const T* u = in[0];
+    T* ub = in_adj[0];
+    std::size_t row = 0;  // position of uᵢ₀
+    for (std::size_t i = 1; i < k; row += i, ++i) {
+      T s = lift<T>(1.0);
+      for (std::size_t j = 0; j < i; ++j) {  // the direct term L̄ᵢⱼ sech² sᵢⱼ
+        const T c = detail::sech(u[row + j]);
+        ub[row + j] += adj[i * k + j] * c * c * s;
+        s = s * c;
+      }
+      T g = adj[i * k + i] * out[i * k + i];  // Σ_{m > j} L̄ᵢₘ Lᵢₘ
+      for (std::size_t j = i; j-- > 0;) {
+        ub[row + j] += -math::tanh(u[row + j]) * g;
+        g = g + adj[i * k + j] * out[i * k + j];
+      }
+    }
+  }
+};
+
+/// The Cholesky factor L of a K × K covariance matrix from K(K+1)/2 unconstrained values
+/// (Stan's cholesky_factor_cov, square): u fills the lower triangle row by row (row i: Lᵢ₀ …
+/// Lᵢᵢ), the diagonal exponentiated: Lᵢⱼ = uₚ (j < i), Lᵢᵢ = e^uₚ; zeros above.
+struct cov_cholesky_map {
+  static constexpr const char* name = "cov_cholesky";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class U>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const cov_cholesky_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T* u = in[0];
+    std::size_t p = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j < i; ++j) out[i * k + j] = u[p++];
+      out[i * k + i] = math::exp(u[p++]);
+      for (std::size_t j = i + 1; j < k; ++j) out[i * k + j] = lift<T>(0.0);
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    std::size_t p = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j < i; ++j) in_adj[0][p++] += adj[i * k + j];
+      in_adj[0][p++] += adj[i * k + i] * out[i * k + i];
+    }
+  }
+};
+
+/// The log-Jacobian of the correlation transforms, as a function of their K(K−1)/2
+/// unconstrained values u (position (i, j), j < i, row by row): Σ wᵢⱼ log sech² uᵢⱼ, where
+/// log sech² u = log(1 − tanh² u) is tanh's and
+///   cholesky_factor_corr (CorrMatrix = false): wᵢⱼ = 1 + (i − 1 − j)/2  (the map z → L has
+///     ∂Lᵢⱼ/∂zᵢⱼ = sᵢⱼ, and log sᵢⱼ = ½ Σ_{j'<j} log(1 − zᵢⱼ'²));
+///   corr_matrix (CorrMatrix = true): wᵢⱼ = 1 + (K − 2 − j)/2  (the Jacobian of canonical
+///     partial correlations → correlation matrix, Lewandowski, Kurowicka & Joe 2009, eq. 11 of
+///     Joe 2006; Stan's reference manual, "Correlation matrices").
+/// One value. Reverse: ∂/∂uᵢⱼ = −2 wᵢⱼ tanh uᵢⱼ.
+template <bool CorrMatrix>
+struct cpc_log_jacobian_map {
+  static constexpr const char* name = CorrMatrix ? "corr_matrix_log_jacobian" : "corr_cholesky_log_jacobian";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class U>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const cpc_log_jacobian_map&) const = default;
+  TYCHE_HD double weight(std::size_t i, std::size_t j) const {
+    return CorrMatrix ? 1.0 + 0.5 * (double(k) - 2.0 - double(j)) : 1.0 + 0.5 * (double(i) - 1.0 - double(j));
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    T acc = lift<T>(0.0);
+    std::size_t p = 0;
+    for (std::size_t i = 1; i < k; ++i)
+      for (std::size_t j = 0; j < i; ++j, ++p) acc = acc + lift<T>(weight(i, j)) * detail::log_sech_squared(in[0][p]);
+    out[0] = acc;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    std::size_t p = 0;
+    for (std::size_t i = 1; i < k; ++i)
+      for (std::size_t j = 0; j < i; ++j, ++p)
+        in_adj[0][p] += lift<T>(-2.0 * weight(i, j)) * math::tanh(in[0][p]) * adj[0];
+  }
+};
+
+/// Σᵢ (w0 + step·i) f(xᵢᵢ) over the K diagonal entries of x, with f the identity or log (Log).
+/// x is a full K × K matrix (K² values, row major) or, when Packed, the K(K+1)/2 values of a
+/// lower triangle row by row (the unconstrained values of cov_cholesky_map, whose diagonal
+/// entry i is at i(i+1)/2 + i). One value. multi_normal_cholesky's Σ log Lᵢᵢ, lkj's
+/// Σ (K − k + 2η − 2) log Lₖₖ, and the log-Jacobians of cholesky_factor_cov and cov_matrix.
+template <bool Packed, bool Log>
+struct diagonal_sum_map {
+  static constexpr const char* name = Log ? "diagonal_log_sum" : "diagonal_sum";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  double w0 = 1.0;
+  double step = 0.0;
+  template <class X>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const diagonal_sum_map&) const = default;
+  TYCHE_HD std::size_t position(std::size_t i) const { return Packed ? i * (i + 1) / 2 + i : i * k + i; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    T acc = lift<T>(0.0);
+    for (std::size_t i = 0; i < k; ++i) {
+      const double w = w0 + step * double(i);
+      if (w == 0.0) continue;  // 0 · log 0 is 0 here, as in the formulas these sums come from
+      const T x = in[0][position(i)];
+      acc = acc + lift<T>(w) * (Log ? math::log(x) : x);
+    }
+    out[0] = acc;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < k; ++i) {
+      const double w = w0 + step * double(i);
+      if (w == 0.0) continue;
+      const std::size_t p = position(i);
+      in_adj[0][p] += Log ? lift<T>(w) * adj[0] / in[0][p] : lift<T>(w) * adj[0];
+    }
+  }
+};
+
+/// S = L Lᵀ for a lower-triangular K × K L (K² values; the part above the diagonal is not
+/// read): Sᵢⱼ = Σ_{p ≤ min(i, j)} Lᵢₚ Lⱼₚ, all K² entries. Reverse: L̄ᵢₚ = Σ_{j ≥ p} (S̄ᵢⱼ + S̄ⱼᵢ) Lⱼₚ
+/// for p ≤ i. O(K³).
+struct multiply_lower_tri_self_transpose_map {
+  static constexpr const char* name = "multiply_lower_tri_self_transpose";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class L>
+  static constexpr std::size_t extent = extent_v<L>;
+  bool operator==(const multiply_lower_tri_self_transpose_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T* l = in[0];
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = 0; p <= j; ++p) acc = acc + l[i * k + p] * l[j * k + p];
+        out[i * k + j] = acc;
+        out[j * k + i] = acc;
+      }
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const T* l = in[0];
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t p = 0; p <= i; ++p) {
+        T acc = lift<T>(0.0);
+        for (std::size_t j = p; j < k; ++j) acc = acc + (adj[i * k + j] + adj[j * k + i]) * l[j * k + p];
+        in_adj[0][i * k + p] += acc;
+      }
+    }
+  }
+};
+
+/// The lower Cholesky factor L of a symmetric positive-definite K × K matrix C (K² values; only
+/// the lower triangle is read, as Stan's cholesky_decompose does after checking symmetry):
+/// detail::cholesky_forward, zeros above the diagonal; NaN when C is not positive definite (a
+/// rejected point). Reverse: detail::cholesky_reverse on a copy of L̄ (scratch, K²). O(K³).
+struct cholesky_decompose_map {
+  static constexpr const char* name = "cholesky_decompose";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class C>
+  static constexpr std::size_t extent = extent_v<C>;
+  bool operator==(const cholesky_decompose_map&) const = default;
+  std::size_t scratch_size(std::size_t m, const std::size_t*) const { return m; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T*) const {
+    detail::cholesky_forward(k, in[0], out);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj, T* lb) const {
+    for (std::size_t i = 0; i < m; ++i) lb[i] = adj[i];
+    detail::cholesky_reverse(k, out, lb, in_adj[0]);
+  }
+};
+
+/// diag(v) M: row i of the K × K matrix M (K² values) times vᵢ (v: K values). Reverse, with
+/// adj the result's adjoint: v̄ᵢ += Σⱼ adjᵢⱼ Mᵢⱼ, M̄ᵢⱼ += adjᵢⱼ vᵢ.
+struct diag_pre_multiply_map {
+  static constexpr const char* name = "diag_pre_multiply";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class V, class M>
+  static constexpr std::size_t extent = extent_v<M>;
+  bool operator==(const diag_pre_multiply_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) out[i * k + j] = in[0][i] * in[1][i * k + j];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < k; ++i) {
+      T acc = lift<T>(0.0);
+      for (std::size_t j = 0; j < k; ++j) {
+        acc = acc + adj[i * k + j] * in[1][i * k + j];
+        in_adj[1][i * k + j] += adj[i * k + j] * in[0][i];
+      }
+      in_adj[0][i] += acc;
+    }
+  }
+};
+
+/// X v for a rows × cols data matrix X (row major, viewed: it must outlive the model) and a
+/// vector operand v of cols values that is not a bare vector parameter (those make the streamed
+/// matvec node of core/nodes.hpp): an elementwise expression, another vector_op, data. Reverse:
+/// v̄ += Xᵀ adj. O(rows · cols) each way; X is read where it is, never copied.
+struct data_matvec_map {
+  static constexpr const char* name = "matvec";
+  static constexpr bool has_payload = true;
+  const double* x = nullptr;
+  std::size_t rows = 0;
+  std::size_t cols = 0;
+  template <class V>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const data_matvec_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T* v = in[0];
+    for (std::size_t r = 0; r < rows; ++r) {
+      T acc = lift<T>(0.0);
+      for (std::size_t c = 0; c < cols; ++c) acc = acc + lift<T>(x[r * cols + c]) * v[c];
+      out[r] = acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    T* vb = in_adj[0];
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c = 0; c < cols; ++c) vb[c] += lift<T>(x[r * cols + c]) * adj[r];
+  }
+};
+
+/// M v for a K × K matrix M given as its K² entries (row major, any vector expression: a
+/// Cholesky factor, diag_pre_multiply(tau, L), …) and a vector v of K values. Reverse:
+/// M̄ᵢⱼ += adjᵢ vⱼ, v̄ += Mᵀ adj. O(K²) each way.
+struct matvec_map {
+  static constexpr const char* name = "matvec";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class M, class V>
+  static constexpr std::size_t extent = extent_v<V>;
+  bool operator==(const matvec_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T* mat = in[0];
+    const T* v = in[1];
+    for (std::size_t i = 0; i < k; ++i) {
+      T acc = lift<T>(0.0);
+      for (std::size_t j = 0; j < k; ++j) acc = acc + mat[i * k + j] * v[j];
+      out[i] = acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const T* mat = in[0];
+    const T* v = in[1];
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j < k; ++j) {
+        in_adj[0][i * k + j] += adj[i] * v[j];
+        in_adj[1][j] += mat[i * k + j] * adj[i];
+      }
+    }
+  }
+};
+
+/// The dot products of the rows (Columns = false: rows values) or of the columns (Columns = true:
+/// cols values) of two rows × cols matrices A and B given as their entries (row major): Stan's
+/// rows_dot_product and columns_dot_product. With x null the operands are A and B; with x
+/// set, A is that data matrix (viewed, not copied) and the one operand is B. Reverse:
+/// Āᵢⱼ += adjᵢ Bᵢⱼ and B̄ᵢⱼ += adjᵢ Aᵢⱼ (adjⱼ for columns).
+template <bool Columns>
+struct rows_dot_product_map {
+  static constexpr const char* name = Columns ? "columns_dot_product" : "rows_dot_product";
+  static constexpr bool has_payload = true;
+  std::size_t rows = 0;
+  std::size_t cols = 0;
+  const double* x = nullptr;
+  template <class... Cs>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const rows_dot_product_map&) const = default;
+  template <class T>
+  TYCHE_HD T a_at(const T* const* in, std::size_t p) const {
+    return x != nullptr ? lift<T>(x[p]) : in[0][p];
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    const T* b = in[x != nullptr ? 0 : 1];
+    for (std::size_t r = 0; r < m; ++r) out[r] = lift<T>(0.0);
+    for (std::size_t i = 0; i < rows; ++i)
+      for (std::size_t j = 0; j < cols; ++j) {
+        T& o = out[Columns ? j : i];
+        o = o + a_at(in, i * cols + j) * b[i * cols + j];
+      }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const std::size_t ib = x != nullptr ? 0 : 1;
+    const T* b = in[ib];
+    for (std::size_t i = 0; i < rows; ++i)
+      for (std::size_t j = 0; j < cols; ++j) {
+        const std::size_t p = i * cols + j;
+        const T a = adj[Columns ? j : i];
+        if (x == nullptr) in_adj[0][p] += a * b[p];
+        in_adj[ib][p] += a * a_at(in, p);
+      }
+  }
+};
+
+/// zₙ = L⁻¹(yₙ − μₙ) for the N rows yₙ of y and a lower-triangular K × K L (K² values; the
+/// part above the diagonal is not read), all N·K values. y and μ each hold one value (for
+/// every entry), K values (one vector, for every row) or N·K values (row n at n·K). Forward
+/// substitution. Reverse, per row: w = L⁻ᵀ z̄ₙ by back substitution (scratch: K values), then
+/// ȳₙ += w, μ̄ₙ −= w and L̄ᵢⱼ −= wᵢ zₙⱼ (j ≤ i), from dz = −L⁻¹ dL z. O(N K²) each way.
+struct cholesky_residual_map {
+  static constexpr const char* name = "cholesky_residual";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class L, class Y, class Mu>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const cholesky_residual_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k; }
+  TYCHE_HD std::size_t index(std::size_t len, std::size_t n, std::size_t i) const {
+    return len == 1 ? 0 : (len == k ? i : n * k + i);
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n, T*) const {
+    const T* l = in[0];
+    for (std::size_t n = 0; n * k < m; ++n) {
+      T* z = out + n * k;
+      for (std::size_t i = 0; i < k; ++i) {
+        T acc = in[1][index(in_n[1], n, i)] - in[2][index(in_n[2], n, i)];
+        for (std::size_t j = 0; j < i; ++j) acc = acc - l[i * k + j] * z[j];
+        z[i] = acc / l[i * k + i];
+      }
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj, T* w) const {
+    const T* l = in[0];
+    for (std::size_t n = 0; n * k < m; ++n) {
+      const T* z = out + n * k;
+      const T* zb = adj + n * k;
+      for (std::size_t i = k; i-- > 0;) {
+        T acc = zb[i];
+        for (std::size_t j = i + 1; j < k; ++j) acc = acc - l[j * k + i] * w[j];
+        w[i] = acc / l[i * k + i];
+      }
+      for (std::size_t i = 0; i < k; ++i) {
+        in_adj[1][index(in_n[1], n, i)] += w[i];
+        in_adj[2][index(in_n[2], n, i)] += -w[i];
+        for (std::size_t j = 0; j <= i; ++j) in_adj[0][i * k + j] += -w[i] * z[j];
+      }
+    }
+  }
+};
+
+/// log c_K(η), the normalising constant of the LKJ density det(Ω)^{η−1} / c_K(η) on K × K
+/// correlation matrices (Lewandowski, Kurowicka & Joe 2009, section 3.2), written through the
+/// canonical partial correlations, which are independent with density ∝ (1 − z²)^{aⱼ−1} on
+/// (−1, 1), aⱼ = η + (K − 2 − j)/2 for the K − 1 − j of them in column j:
+///   log c_K(η) = Σ_{j=0..K−2} (K − 1 − j) [(2aⱼ − 1) log 2 + 2 log Γ(aⱼ) − log Γ(2aⱼ)].
+/// η is one value; so is the result. Reverse: ∂/∂η = Σ (K − 1 − j) [2 log 2 + 2ψ(aⱼ) − 2ψ(2aⱼ)].
+struct lkj_log_normaliser_map {
+  static constexpr const char* name = "lkj_log_normaliser";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class Eta>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const lkj_log_normaliser_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T eta = in[0][0];
+    T acc = lift<T>(0.0);
+    for (std::size_t j = 0; j + 1 < k; ++j) {
+      const T a = eta + lift<T>(0.5 * (double(k) - 2.0 - double(j)));
+      acc = acc + lift<T>(double(k - 1 - j)) *
+                      ((lift<T>(2.0) * a - lift<T>(1.0)) * lift<T>(0.69314718055994530942) +
+                       lift<T>(2.0) * math::lgamma(a) - math::lgamma(lift<T>(2.0) * a));
+    }
+    out[0] = acc;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const T eta = in[0][0];
+    T acc = lift<T>(0.0);
+    for (std::size_t j = 0; j + 1 < k; ++j) {
+      const T a = eta + lift<T>(0.5 * (double(k) - 2.0 - double(j)));
+      acc = acc + lift<T>(2.0 * double(k - 1 - j)) *
+                      (lift<T>(0.69314718055994530942) + math::digamma(a) - math::digamma(lift<T>(2.0) * a));
+    }
+    in_adj[0][0] += acc * adj[0];
+  }
+};
+
+}  // namespace ops
+
+}  // namespace tyche
+// ----- end tyche/autodiff/matrix_ops.hpp -----
 // ----- begin tyche/autodiff/special.hpp -----
 // tyche/autodiff/special.hpp — value and derivative rules for special functions: lgamma,
-// digamma, erf and Phi (the standard normal CDF).
+// digamma, erf, Phi (the standard normal CDF), log_Phi (its logarithm, without underflow),
+// log_bessel_i0 (log of the modified Bessel function I₀), and cos.
 
 namespace tyche::rules {
 
@@ -1778,6 +2730,41 @@ struct Phi {
   template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
     dx = lift<T>(math::inv_sqrt_two_pi) * math::exp(lift<T>(-0.5) * x * x);
     return lift<T>(0.5) * math::erfc(-x * lift<T>(math::inv_sqrt_two));
+  }
+};
+
+/// log Φ(x) (Stan's std_normal_lcdf), finite where Φ(x) underflows (scalar/math.hpp);
+/// d/dx = φ(x)/Φ(x), which tends to −x as x → −∞.
+struct log_Phi {
+  static constexpr const char* name = "log_Phi";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::log_Phi(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = math::phi_over_Phi(x);
+    return math::log_Phi(x);
+  }
+};
+
+/// log I₀(x) (Stan's log_modified_bessel_first_kind(0, x)); d/dx = I₁(x)/I₀(x) (A&S 9.6.27:
+/// I₀' = I₁).
+struct log_bessel_i0 {
+  static constexpr const char* name = "log_bessel_i0";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::log_bessel_i0(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = math::bessel_i1_over_i0(x);
+    return math::log_bessel_i0(x);
+  }
+};
+
+/// cos x; d/dx = −sin x.
+struct cos {
+  static constexpr const char* name = "cos";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::cos(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = -math::sin(x);
+    return math::cos(x);
   }
 };
 
@@ -2468,6 +3455,7 @@ inline double logistic_value(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 inline double log_logistic_value(double x) { return -log1p_exp_value(-x); }
 inline double log1m_logistic_value(double x) { return -log1p_exp_value(x); }
 inline double phi_value(double x) { return 0.5 * std::erfc(-x * 0.70710678118654752440); }
+inline constexpr known_point log_bessel_i0_points[] = {{0.0, 0.0}, {inf, inf}};  // on |x|
 }  // namespace detail::iv
 
 constexpr interval exp(const interval& a) {
@@ -2518,6 +3506,16 @@ constexpr interval erf(const interval& a) {
 constexpr interval Phi(const interval& a) {
   return detail::iv::increasing_image(a, detail::iv::phi_value, detail::iv::logistic_points);
 }
+/// log Φ(x): (−∞, 0), increasing.
+constexpr interval log_Phi(const interval& a) {
+  return detail::iv::increasing_image(a, [](double x) { return math::log_Phi(x); },
+                                      detail::iv::log_logistic_points);
+}
+/// cos x: [−1, 1] (not narrowed for short intervals).
+constexpr interval cos(const interval& a) {
+  if (a.is_empty()) return a;
+  return interval::closed(-1.0, 1.0);
+}
 
 /// |x|.
 constexpr interval abs(const interval& a) {
@@ -2527,6 +3525,12 @@ constexpr interval abs(const interval& a) {
   interval r{0.0, n.hi > a.hi ? n.hi : a.hi, true, false};
   r.hi_closed = (n.hi == r.hi && n.hi_closed) || (a.hi == r.hi && a.hi_closed);
   return r;
+}
+
+/// log I₀(x): even, increasing in |x|, 0 at x = 0; [0, ∞) for the whole line.
+constexpr interval log_bessel_i0(const interval& a) {
+  return detail::iv::increasing_image(abs(a), [](double x) { return math::log_bessel_i0(x); },
+                                      detail::iv::log_bessel_i0_points);
 }
 
 /// x²: |x| · |x|, which has no dependency problem since |x| ≥ 0.
@@ -2791,7 +3795,9 @@ inline constexpr bool known_unary_rule_v =
     std::is_same_v<Rule, rules::log_logistic> || std::is_same_v<Rule, rules::log1m_logistic> ||
     std::is_same_v<Rule, rules::tanh> || std::is_same_v<Rule, rules::lgamma> ||
     std::is_same_v<Rule, rules::digamma> || std::is_same_v<Rule, rules::erf> ||
-    std::is_same_v<Rule, rules::Phi> || is_assume_rule<Rule>::value;
+    std::is_same_v<Rule, rules::Phi> || std::is_same_v<Rule, rules::log_Phi> ||
+    std::is_same_v<Rule, rules::log_bessel_i0> || std::is_same_v<Rule, rules::cos> ||
+    is_assume_rule<Rule>::value;
 
 template <class Rule>
 inline constexpr bool known_binary_rule_v =
@@ -2824,6 +3830,9 @@ constexpr interval unary_image(const Rule& r, const interval& a) {
   else if constexpr (std::is_same_v<Rule, rules::digamma>) return digamma(a);
   else if constexpr (std::is_same_v<Rule, rules::erf>) return erf(a);
   else if constexpr (std::is_same_v<Rule, rules::Phi>) return Phi(a);
+  else if constexpr (std::is_same_v<Rule, rules::log_Phi>) return log_Phi(a);
+  else if constexpr (std::is_same_v<Rule, rules::log_bessel_i0>) return log_bessel_i0(a);
+  else if constexpr (std::is_same_v<Rule, rules::cos>) return cos(a);
   else if constexpr (is_assume_rule<Rule>::value) return assumed_support(r);
   else return interval::whole();
 }
@@ -2862,7 +3871,8 @@ constexpr bool all_positive(const interval& a) {
 
 /// The support of the values of a vector_op with op Op, from its operands' supports (in order).
 /// ordered_map<true> is positive; a linear recurrence sₜ = aₜ + bₜ sₜ₋₁ stays ≥ 0 (> 0) when a
-/// is > 0 (≥ 0) and b and s₋₁ are ≥ 0 (GARCH variances); a gather takes its operand's support; a
+/// is > 0 (≥ 0) and b and s₋₁ are ≥ 0 (GARCH variances); a gather, a segment and a rep_vector
+/// take their operand's support, a stack (append_row, to_vector) the hull of its operands'; a
 /// cumulative sum of non-negative terms is non-negative; anything else is the whole line.
 template <class Op, std::size_t Arity>
 constexpr interval vector_op_image(const interval (&in)[Arity]) {
@@ -2874,8 +3884,14 @@ constexpr interval vector_op_image(const interval (&in)[Arity]) {
       if (all_nonnegative(in[0])) return interval::nonnegative();
     }
     return interval::whole();
-  } else if constexpr (std::string_view(Op::name) == "gather") {
+  } else if constexpr (std::string_view(Op::name) == "gather" ||
+                       std::string_view(Op::name) == "segment" ||
+                       std::string_view(Op::name) == "rep_vector") {
     return in[0];
+  } else if constexpr (std::string_view(Op::name) == "stack") {
+    interval r = interval::empty();
+    for (const interval& a : in) r = hull(r, a);
+    return r;
   } else if constexpr (std::string_view(Op::name) == "cumulative_sum") {
     return all_nonnegative(in[0]) ? interval::nonnegative() : interval::whole();
   } else {
@@ -3100,6 +4116,11 @@ struct nonnegative {
 struct probability {
   static constexpr interval value = interval::closed(0.0, 1.0);
   static constexpr const char* text = "in [0, 1]";
+};
+/// A proportion strictly between 0 and 1 (beta_proportion's mean).
+struct open_unit_interval {
+  static constexpr interval value = interval::open(0.0, 1.0);
+  static constexpr const char* text = "in (0, 1)";
 };
 /// log1p(x) needs x > −1.
 struct greater_than_minus_one {
@@ -4232,6 +5253,13 @@ template <detail::operand A> requires expression<A> auto log1p_exp(const A& a) {
 template <detail::operand A> requires expression<A> auto tanh(const A& a) { return detail::make_unary<rules::tanh>(a); }
 template <detail::operand A> requires expression<A> auto erf(const A& a) { return detail::make_unary<rules::erf>(a); }
 template <detail::operand A> requires expression<A> auto Phi(const A& a) { return detail::make_unary<rules::Phi>(a); }
+/// log Φ(a), finite where Φ(a) underflows (a < −38); std_normal_lcdf is Stan's name for it.
+template <detail::operand A> requires expression<A> auto log_Phi(const A& a) { return detail::make_unary<rules::log_Phi>(a); }
+template <detail::operand A> requires expression<A> auto std_normal_lcdf(const A& a) { return detail::make_unary<rules::log_Phi>(a); }
+/// log I₀(a), I₀ the modified Bessel function of the first kind of order 0 (Stan's
+/// log_modified_bessel_first_kind(0, a)), without overflow for large a.
+template <detail::operand A> requires expression<A> auto log_bessel_i0(const A& a) { return detail::make_unary<rules::log_bessel_i0>(a); }
+template <detail::operand A> requires expression<A> auto cos(const A& a) { return detail::make_unary<rules::cos>(a); }
 template <detail::operand A> requires expression<A> auto abs(const A& a) { return detail::make_unary<rules::abs>(a); }
 
 // clang-format on
@@ -4463,17 +5491,20 @@ auto assume_probability(const A& x) {
   return assume_support<supports::unit_interval>(x);
 }
 
-/// X v: a data matrix times a vector parameter.
+/// X v: a data matrix times a vector expression. A vector parameter v makes the matvec node
+/// (streamed through its loop, or a normal likelihood's sufficient statistics); any other
+/// vector (elementwise, a vector_op, data) a vector_op that reads X in place
+/// (ops::data_matvec_map); data times data is computed once, when the model is built.
 template <expression V>
 auto matvec(const data_matrix& x, const V& v) {
   using N = detail::node_t<V>;
-  static_assert(kind_of<N> == node_kind::vector_param,
-                "tyche::matvec(X, v) requires 'v' to be a vector parameter (vector_param)");
+  static_assert(is_vector_v<N>, "tyche::matvec(X, v) requires 'v' to be a vector expression");
   const N node = detail::as_node(v);
   if (x.cols != node.size())
     throw std::invalid_argument("tyche::matvec(X, v): X has " + std::to_string(x.cols) +
                                 " columns but v has size " + std::to_string(node.size()));
-  return matvec_node<N>{{}, x, node};
+  if constexpr (kind_of<N> == node_kind::vector_param) return matvec_node<N>{{}, x, node};
+  else return make_vector_op(ops::data_matvec_map{x.ptr, x.rows, x.cols}, x.rows, node);
 }
 template <expression V>
 auto operator*(const data_matrix& x, const V& v) {
@@ -4484,287 +5515,21 @@ auto operator*(const data_matrix& x, const V& v) {
 // ----- end tyche/operations/functions.hpp -----
 // ----- begin tyche/operations/vectors.hpp -----
 // tyche/operations/vectors.hpp — the functions that make vectors that are not elementwise:
-// cumulative_sum, linear_recurrence, cholesky_multiply and gather. Each makes a vector_op node
-// (core/nodes.hpp) whose op, with its forward step and vector–Jacobian product, is in
-// autodiff/vector_ops.hpp; the evaluator materialises the operands, runs the op into a buffer of
-// the workspace and, in the reverse pass, its vector–Jacobian product. gather through
-// elementwise operations reads the parameter in the loop instead. See docs/design/vector-ops.md.
-// ----- begin tyche/autodiff/vector_ops.hpp -----
-// tyche/autodiff/vector_ops.hpp — value and vector–Jacobian rules of the vectors that are not
-// elementwise, whose every value depends on whole operands: the ordered transform, a running
-// sum, a stack of operands, a linear recurrence, a gather through data indices, a triangular
-// solve, a Cholesky product. Such an op is the rule of a vector_op node (core/nodes.hpp): the
-// evaluator (compile/evaluate.hpp) materialises the operands, calls the op's forward step into
-// a buffer of the workspace and, in the reverse pass, the op's vector–Jacobian product. The
-// functions that make these nodes are in operations/vectors.hpp. See docs/design/vector-ops.md.
-//
-// An op is a small value type with
-//   name, has_payload (and operator== when it has one), extent<Cs...> (the static size of the
-//   result, or dynamic_extent),
-//   forward(m, out, in, in_n):           out[0 .. m) from the operands in[j][0 .. in_n[j]),
-//   reverse(m, out, adj, in, in_n, in_adj): in_adj[j][·] += ∂(Σ adj·out)/∂in[j][·] (in_adj is
-//                                           zero on entry),
-// templated on the scalar type T (double, float, SIMD batches, …).
+// cumulative_sum, linear_recurrence, cholesky_multiply, gather, rep_vector, append_row,
+// to_vector, head, tail and segment. Each makes a vector_op node (core/nodes.hpp) whose op, with
+// its forward step and vector–Jacobian product, is in autodiff/vector_ops.hpp; the evaluator
+// materialises the operands, runs the op into a buffer of the workspace and, in the reverse pass,
+// its vector–Jacobian product. gather and segment go through elementwise operations down to
+// the leaves (a gathered parameter is read in the loop, a segment of data is a view). softmax
+// and log_softmax are written with log_sum_exp, so that their gradients are generated and they
+// fuse into the loops that consume them. See docs/design/vector-ops.md.
 
-#include <cstddef>
-#include <memory>
-#include <vector>
-
-namespace tyche {
-
-namespace detail {
-/// The lower Cholesky factor l (m × m, row major, zeros above the diagonal) of the matrix whose
-/// lower triangle c holds (row major; the part above the diagonal is not read): the unblocked
-/// Cholesky–Banachiewicz loops. A matrix that is not positive definite gives NaN.
-template <class T>
-TYCHE_HD void cholesky_forward(std::size_t m, const T* c, T* l) {
-  for (std::size_t i = 0; i < m; ++i) {
-    for (std::size_t j = 0; j <= i; ++j) {
-      T s = c[i * m + j];
-      for (std::size_t p = 0; p < j; ++p) s = s - l[i * m + p] * l[j * m + p];
-      l[i * m + j] = i == j ? math::sqrt(s) : s / l[j * m + j];
-    }
-    for (std::size_t j = i + 1; j < m; ++j) l[i * m + j] = lift<T>(0.0);
-  }
-}
-/// Reverse mode of cholesky_forward: from L̄ (lb, lower part; overwritten) adds C̄ to the lower
-/// triangle of c_adj, running the loops in their exact reverse order (with s the pivot quantity
-/// of entry (i, j): s̄ = L̄ᵢᵢ / (2 Lᵢᵢ) on the diagonal, s̄ = L̄ᵢⱼ / Lⱼⱼ and L̄ⱼⱼ −= L̄ᵢⱼ Lᵢⱼ / Lⱼⱼ
-/// below it; C̄ᵢⱼ += s̄; L̄ᵢₚ −= s̄ Lⱼₚ and L̄ⱼₚ −= s̄ Lᵢₚ for p < j). Murray, "Differentiation of
-/// the Cholesky decomposition", 2016, unblocked algorithm. O(m³).
-template <class T>
-TYCHE_HD void cholesky_reverse(std::size_t m, const T* l, T* lb, T* c_adj) {
-  for (std::size_t i = m; i-- > 0;) {
-    for (std::size_t j = i + 1; j-- > 0;) {
-      T sb;
-      if (i == j) {
-        sb = lb[i * m + i] / (lift<T>(2.0) * l[i * m + i]);
-      } else {
-        sb = lb[i * m + j] / l[j * m + j];
-        lb[j * m + j] = lb[j * m + j] - lb[i * m + j] * l[i * m + j] / l[j * m + j];
-      }
-      c_adj[i * m + j] += sb;
-      for (std::size_t p = 0; p < j; ++p) {
-        lb[i * m + p] = lb[i * m + p] - sb * l[j * m + p];
-        lb[j * m + p] = lb[j * m + p] - sb * l[i * m + p];
-      }
-    }
-  }
-}
-}  // namespace detail
-
-namespace ops {
-
-/// The ordered transform's map (Stan's): x₀ = u₀ (positive_ordered: x₀ = e^u₀),
-/// xₖ = xₖ₋₁ + e^uₖ. Reverse: with Gₖ = Σ_{j ≥ k} adjⱼ, ∂/∂uₖ = Gₖ e^uₖ (k ≥ 1, or k = 0 when
-/// positive), ∂/∂u₀ = G₀ otherwise. e^uₖ is recomputed, not taken as xₖ − xₖ₋₁, which cancels.
-template <bool Positive>
-struct ordered_map {
-  static constexpr const char* name = Positive ? "positive_ordered" : "ordered";
-  static constexpr bool has_payload = false;
-  static constexpr bool positive_result = Positive;  // the values' support (interval/support.hpp)
-  template <class U>
-  static constexpr std::size_t extent = extent_v<U>;
-  template <class T>
-  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
-    const T* u = in[0];
-    if (m == 0) return;
-    T acc = Positive ? math::exp(u[0]) : u[0];
-    out[0] = acc;
-    for (std::size_t k = 1; k < m; ++k) {
-      acc = acc + math::exp(u[k]);
-      out[k] = acc;
-    }
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in,
-                        const std::size_t*, T* const* in_adj) const {
-    const T* u = in[0];
-    T g = lift<T>(0.0);
-    for (std::size_t k = m; k-- > 0;) {
-      g = g + adj[k];
-      in_adj[0][k] += (k > 0 || Positive) ? g * math::exp(u[k]) : g;
-    }
-  }
-};
-
-/// xₖ = Σ_{j ≤ k} aⱼ. Reverse: ∂/∂aₖ = Σ_{j ≥ k} adjⱼ.
-struct cumulative_sum_map {
-  static constexpr const char* name = "cumulative_sum";
-  static constexpr bool has_payload = false;
-  template <class A>
-  static constexpr std::size_t extent = extent_v<A>;
-  template <class T>
-  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
-    T acc = lift<T>(0.0);
-    for (std::size_t k = 0; k < m; ++k) out[k] = acc = acc + in[0][k];
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
-                        T* const* in_adj) const {
-    T g = lift<T>(0.0);
-    for (std::size_t k = m; k-- > 0;) in_adj[0][k] += g = g + adj[k];
-  }
-};
-
-/// The operands (scalars and vectors) one after another: the coefficient vector w of a residual
-/// sum of squares Σ(y − s − Zw)² whose predictor mixes scalar coefficients and a vector
-/// parameter (compile/reduce_sum.hpp). Reverse: each adjoint goes back to its operand.
-struct stack_map {
-  static constexpr const char* name = "stack";
-  static constexpr bool has_payload = false;
-  template <class... Cs>
-  static constexpr std::size_t extent =
-      ((extent_v<Cs> != dynamic_extent) && ...) ? (std::size_t{0} + ... + extent_v<Cs>) : dynamic_extent;
-  template <class T>
-  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
-    for (std::size_t j = 0, k = 0; k < m; ++j)
-      for (std::size_t i = 0; i < in_n[j]; ++i) out[k++] = in[j][i];
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t* in_n,
-                        T* const* in_adj) const {
-    for (std::size_t j = 0, k = 0; k < m; ++j)
-      for (std::size_t i = 0; i < in_n[j]; ++i) in_adj[j][i] += adj[k++];
-  }
-};
-
-/// sₜ = aₜ + bₜ sₜ₋₁ for t = 0 … m−1, with s₋₁ = s0; b is a scalar or a vector of size m.
-/// Reverse, with λₜ the adjoint of sₜ (λₜ = adjₜ + bₜ₊₁ λₜ₊₁): ∂/∂aₜ = λₜ, ∂/∂bₜ = λₜ sₜ₋₁,
-/// ∂/∂s0 = b₀ λ₀.
-struct linear_recurrence_map {
-  static constexpr const char* name = "linear_recurrence";
-  static constexpr bool has_payload = false;
-  template <class A, class B, class S0>
-  static constexpr std::size_t extent = extent_v<A>;
-  template <class T>
-  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
-    const T* a = in[0];
-    const T* b = in[1];
-    const bool b_vector = in_n[1] > 1;
-    T s = in[2][0];
-    for (std::size_t t = 0; t < m; ++t) out[t] = s = a[t] + b[b_vector ? t : 0] * s;
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const* in,
-                        const std::size_t* in_n, T* const* in_adj) const {
-    const T* b = in[1];
-    const bool b_vector = in_n[1] > 1;
-    T lambda = lift<T>(0.0);
-    for (std::size_t t = m; t-- > 0;) {
-      lambda = adj[t] + (t + 1 < m ? b[b_vector ? t + 1 : 0] * lambda : lift<T>(0.0));
-      in_adj[0][t] += lambda;
-      const T previous = t > 0 ? out[t - 1] : in[2][0];
-      in_adj[1][b_vector ? t : 0] += lambda * previous;
-    }
-    if (m > 0) in_adj[2][0] += b[0] * lambda;
-  }
-};
-
-/// xᵢ = v[idx[i] − Shift] (idx checked when made). Reverse: ∂/∂v[idx[i] − Shift] += adjᵢ.
-template <class Index = int, std::size_t Shift = 0>
-struct gather_map {
-  static constexpr const char* name = "gather";
-  static constexpr bool has_payload = true;
-  const Index* idx = nullptr;
-  std::size_t n = 0;
-  template <class V>
-  static constexpr std::size_t extent = dynamic_extent;
-  bool operator==(const gather_map&) const = default;
-  TYCHE_HD std::size_t position(std::size_t i) const { return static_cast<std::size_t>(idx[i]) - Shift; }
-  template <class T>
-  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
-    for (std::size_t i = 0; i < m; ++i) out[i] = in[0][position(i)];
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
-                        T* const* in_adj) const {
-    for (std::size_t i = 0; i < m; ++i) in_adj[0][position(i)] += adj[i];
-  }
-};
-
-/// z = L⁻¹ r for a lower-triangular K × K data matrix L (row-major; the part above the
-/// diagonal is not read): forward substitution zᵢ = (rᵢ − Σ_{j<i} Lᵢⱼ zⱼ) / Lᵢᵢ. Reverse:
-/// ∂/∂r = L⁻ᵀ adj, by back substitution wᵢ = (adjᵢ − Σ_{j>i} Lⱼᵢ wⱼ) / Lᵢᵢ. owner keeps L
-/// alive when the op computed it (multi_normal's Cholesky factor); it is null for a user's L.
-struct lower_triangular_solve_map {
-  static constexpr const char* name = "lower_triangular_solve";
-  static constexpr bool has_payload = true;
-  const double* l = nullptr;
-  std::size_t k = 0;
-  std::shared_ptr<const std::vector<double>> owner;
-  template <class R>
-  static constexpr std::size_t extent = extent_v<R>;
-  bool operator==(const lower_triangular_solve_map& o) const { return l == o.l && k == o.k; }
-  template <class T>
-  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
-    const T* r = in[0];
-    for (std::size_t i = 0; i < m; ++i) {
-      T acc = r[i];
-      for (std::size_t j = 0; j < i; ++j) acc = acc - lift<T>(l[i * k + j]) * out[j];
-      out[i] = acc * lift<T>(1.0 / l[i * k + i]);
-    }
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
-                        T* const* in_adj) const {
-    T* w = in_adj[0];  // zero on entry: w is built in place, from the last element down
-    for (std::size_t i = m; i-- > 0;) {
-      T acc = adj[i];
-      for (std::size_t j = i + 1; j < m; ++j) acc = acc - lift<T>(l[j * k + i]) * w[j];
-      w[i] = acc * lift<T>(1.0 / l[i * k + i]);
-    }
-  }
-};
-
-/// f = L z with L the lower Cholesky factor of a K × K matrix C given as its K² entries (row
-/// major; only the lower triangle is read) — Stan's cholesky_decompose(C) * z, for the
-/// non-centred latent Gaussian process f ~ multi_normal(0, C). Scratch: L (K²) and its adjoint
-/// (K²). Reverse: L̄ = f̄ zᵀ (lower part), z̄ = Lᵀ f̄, then C̄ by reverse-mode of the Cholesky
-/// loops (detail::cholesky_reverse). O(K³) each way. A C that is not positive definite gives
-/// NaN (a rejected point for the sampler).
-struct cholesky_multiply_map {
-  static constexpr const char* name = "cholesky_multiply";
-  static constexpr bool has_payload = false;
-  template <class C, class Z>
-  static constexpr std::size_t extent = extent_v<Z>;
-  static std::size_t scratch_size(std::size_t m, const std::size_t*) { return 2 * m * m; }
-  template <class T>
-  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*, T* l) const {
-    const T* z = in[1];
-    detail::cholesky_forward(m, in[0], l);
-    for (std::size_t i = 0; i < m; ++i) {
-      T acc = lift<T>(0.0);
-      for (std::size_t j = 0; j <= i; ++j) acc = acc + l[i * m + j] * z[j];
-      out[i] = acc;
-    }
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
-                        T* const* in_adj, T* l) const {
-    const T* z = in[1];
-    T* c_adj = in_adj[0];
-    T* z_adj = in_adj[1];
-    T* lb = l + m * m;  // L̄
-    for (std::size_t i = 0; i < m; ++i) {
-      for (std::size_t j = 0; j <= i; ++j) {
-        lb[i * m + j] = adj[i] * z[j];
-        z_adj[j] += l[i * m + j] * adj[i];
-      }
-    }
-    detail::cholesky_reverse(m, l, lb, c_adj);
-  }
-};
-
-}  // namespace ops
-
-}  // namespace tyche
-// ----- end tyche/autodiff/vector_ops.hpp -----
-
+#include <concepts>
 #include <cstddef>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tyche {
@@ -4877,397 +5642,233 @@ auto gather(const V& v, const std::vector<int>& idx) {
 template <expression V>
 auto gather(const V& v, std::vector<int>&& idx) = delete;
 
+// ---- softmax ----------------------------------------------------------------------------------
+
+/// vₖ − log Σⱼ exp vⱼ: the log of softmax(v), stable (log_sum_exp shifts by the maximum) and
+/// finite wherever v is. An elementwise expression of v and one scalar log_sum_exp node: its
+/// gradient is generated, and it fuses into the loop that consumes it (no buffer).
+/// `target(dot(data(counts), log_softmax(beta)))` is a multinomial-logit log likelihood.
+template <expression V>
+auto log_softmax(const V& v) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N>, "tyche::log_softmax(v) requires 'v' to be a vector expression");
+  const N n = detail::as_node(v);
+  return n - log_sum_exp(n);
+}
+
+/// exp vₖ / Σⱼ exp vⱼ, computed as exp(vₖ − log_sum_exp(v)) (every exponent ≤ 0: no overflow),
+/// with the support [0, 1]: a probability vector (categorical(theta)). Where only its log is
+/// needed, log_softmax(v) is exact where this underflows.
+template <expression V>
+auto softmax(const V& v) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N>, "tyche::softmax(v) requires 'v' to be a vector expression");
+  const N n = detail::as_node(v);
+  return assume_probability(exp(n - log_sum_exp(n)));
+}
+
+// ---- rep_vector, append_row, to_vector -------------------------------------------------------
+
+/// N copies of the scalar x, N fixed at compile time: `rep_vector<3>(mu)`.
+template <std::size_t N, detail::operand X>
+auto rep_vector(const X& x) {
+  static_assert(!is_vector_v<detail::node_t<X>>,
+                "tyche::rep_vector(x, n) requires 'x' to be a scalar expression");
+  return make_vector_op(ops::rep_map<N>{}, N, detail::as_node(x));
+}
+/// n copies of the scalar x, n given at run time: Stan's rep_vector(x, n).
+template <detail::operand X>
+auto rep_vector(const X& x, std::size_t n) {
+  static_assert(!is_vector_v<detail::node_t<X>>,
+                "tyche::rep_vector(x, n) requires 'x' to be a scalar expression");
+  return make_vector_op(ops::rep_map<>{}, n, detail::as_node(x));
+}
+/// rep_vector(x, shape<N>) (static size) and rep_vector(x, shape_of(n)) (run-time size).
+template <detail::operand X, class S>
+  requires(!std::is_arithmetic_v<S> && requires(const S& s) {
+    { s.size } -> std::convertible_to<std::size_t>;
+  })
+auto rep_vector(const X& x, const S& shape) {
+  if constexpr (std::is_pointer_v<decltype(&S::size)>) return rep_vector<S::size>(x);  // a static member
+  else return rep_vector(x, static_cast<std::size_t>(shape.size));
+}
+
+/// a then b, one vector (Stan's append_row for vectors): each is a vector or a scalar, at least
+/// one a vector. Its size is static when both sizes are.
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto append_row(const A& a, const B& b) {
+  using NA = detail::node_t<A>;
+  using NB = detail::node_t<B>;
+  static_assert(is_vector_v<NA> || is_vector_v<NB>,
+                "tyche::append_row(a, b) requires 'a' or 'b' to be a vector expression (to make a "
+                "vector of scalars, use to_vector(x...))");
+  const NA na = detail::as_node(a);
+  const NB nb = detail::as_node(b);
+  return make_vector_op(ops::stack_map{}, detail::operand_size(na) + detail::operand_size(nb), na, nb);
+}
+/// append_row(a, b).
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto append(const A& a, const B& b) {
+  return append_row(a, b);
+}
+
+/// The vector (x₀, x₁, …) of K scalar expressions (plain numbers allowed beside them), K fixed
+/// at compile time: `to_vector(mu, mu + delta, 0.0)`.
+template <detail::operand... X>
+  requires(sizeof...(X) > 0 && (expression<X> || ...))
+auto to_vector(const X&... x) {
+  static_assert((!is_vector_v<detail::node_t<X>> && ...),
+                "tyche::to_vector(x...) requires every argument to be a scalar expression (to join "
+                "vectors, use append_row(a, b))");
+  return make_vector_op(ops::stack_map{}, sizeof...(X), detail::as_node(x)...);
+}
+
+// ---- head, tail, segment ---------------------------------------------------------------------
+
+namespace detail {
+template <class Op>
+struct is_segment_map : std::false_type {};
+template <std::size_t M>
+struct is_segment_map<ops::segment_map<M>> : std::true_type {};
+
+/// Elements offset … offset + len − 1 (0-based, checked) of n, with static size Len (or
+/// dynamic_extent). Through elementwise operations down to the leaves, as gather_node: a data
+/// vector becomes a view of its part, a gathered parameter a gather of part of its indices, a
+/// matvec (dynamic sizes) the matvec of some of X's rows; a parameter vector or a vector_op
+/// becomes a segment vector_op (two segments merge into one).
+template <std::size_t Len, class N>
+auto segment_node(const N& n, std::size_t offset, std::size_t len) {
+  if constexpr (kind_of<N> == node_kind::data_vector) {
+    return data_vector<Len>{{}, n.ptr + offset, len, n.name};
+  } else if constexpr (kind_of<N> == node_kind::param_gather && Len == dynamic_extent) {
+    return N{{}, n.vector, n.index + offset, len};
+  } else if constexpr (kind_of<N> == node_kind::matvec && !is_streamed_v<N> && Len == dynamic_extent) {
+    return N{{}, matrix(n.x.ptr + offset * n.x.cols, len, n.x.cols), n.v};
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    auto a = segment_node<Len>(n.a, offset, len);
+    return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
+  } else if constexpr (kind_of<N> == node_kind::binary) {
+    auto pick = [&](const auto& x) {
+      if constexpr (is_vector_v<std::remove_cvref_t<decltype(x)>>) return segment_node<Len>(x, offset, len);
+      else return x;
+    };
+    auto a = pick(n.a);
+    auto b = pick(n.b);
+    return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
+  } else if constexpr (kind_of<N> == node_kind::vector_op) {
+    if constexpr (is_segment_map<typename N::op_type>::value)
+      return make_vector_op(ops::segment_map<Len>{n.op.offset + offset}, len, n.template child<0>());
+    else return make_vector_op(ops::segment_map<Len>{offset}, len, n);
+  } else {
+    return make_vector_op(ops::segment_map<Len>{offset}, len, n);
+  }
+}
+
+/// Checks that elements first … first + len − 1 (1-based) are inside a vector of size; fn is how
+/// the call is written.
+inline void check_segment(const char* fn, std::size_t size, std::size_t first, std::size_t len) {
+  if (first == 0)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": i = 0, but i is 1-based (the first "
+                                "element is i = 1)");
+  if (first - 1 + len > size)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": elements " + std::to_string(first) +
+                                " ... " + std::to_string(first - 1 + len) + " (1-based; n = " +
+                                std::to_string(len) + ") were asked for, but v has size " +
+                                std::to_string(size));
+}
+inline void check_length(const char* fn, std::size_t size, std::size_t len) {
+  if (len > size)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": n = " + std::to_string(len) +
+                                " but v has size " + std::to_string(size));
+}
+}  // namespace detail
+
+/// The first Len elements of v, Len fixed at compile time: `head<3>(v)`.
+template <std::size_t Len, expression V>
+auto head(const V& v) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N> && (extent_v<N> == dynamic_extent || Len <= extent_v<N>),
+                "tyche::head(v, n) requires 'v' to be a vector expression of at least n elements");
+  const N n = detail::as_node(v);
+  detail::check_length("head<n>(v)", n.size(), Len);
+  if constexpr (Len == extent_v<N>) return n;
+  else return detail::segment_node<Len>(n, 0, Len);
+}
+/// The first len elements of v (Stan's head(v, n)).
+template <expression V>
+auto head(const V& v, std::size_t len) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N>,
+                "tyche::head(v, n) requires 'v' to be a vector expression of at least n elements");
+  const N n = detail::as_node(v);
+  detail::check_length("head(v, n)", n.size(), len);
+  return detail::segment_node<dynamic_extent>(n, 0, len);
+}
+
+/// The last Len elements of v, Len fixed at compile time: `tail<3>(v)`.
+template <std::size_t Len, expression V>
+auto tail(const V& v) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N> && (extent_v<N> == dynamic_extent || Len <= extent_v<N>),
+                "tyche::tail(v, n) requires 'v' to be a vector expression of at least n elements");
+  const N n = detail::as_node(v);
+  detail::check_length("tail<n>(v)", n.size(), Len);
+  if constexpr (Len == extent_v<N>) return n;
+  else return detail::segment_node<Len>(n, n.size() - Len, Len);
+}
+/// The last len elements of v (Stan's tail(v, n)).
+template <expression V>
+auto tail(const V& v, std::size_t len) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N>,
+                "tyche::tail(v, n) requires 'v' to be a vector expression of at least n elements");
+  const N n = detail::as_node(v);
+  detail::check_length("tail(v, n)", n.size(), len);
+  return detail::segment_node<dynamic_extent>(n, n.size() - len, len);
+}
+
+/// Elements I … I + Len − 1 of v, 1-based as in Stan, I and Len fixed at compile time:
+/// `segment<2, 3>(v)` is v[2:4] (at(v, 1) … at(v, 3)).
+template <std::size_t I, std::size_t Len, expression V>
+auto segment(const V& v) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N> && I >= 1 && (extent_v<N> == dynamic_extent || I - 1 + Len <= extent_v<N>),
+                "tyche::segment(v, i, n) requires 'v' to be a vector expression with elements "
+                "i ... i + n - 1 (i is 1-based: at least 1)");
+  const N n = detail::as_node(v);
+  detail::check_segment("segment<i, n>(v)", n.size(), I, Len);
+  if constexpr (I == 1 && Len == extent_v<N>) return n;
+  else return detail::segment_node<Len>(n, I - 1, Len);
+}
+/// Elements i … i + len − 1 of v, i 1-based as in Stan: segment(v, 2, 3) is v[2:4].
+template <expression V>
+auto segment(const V& v, std::size_t i, std::size_t len) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N>,
+                "tyche::segment(v, i, n) requires 'v' to be a vector expression with elements "
+                "i ... i + n - 1 (i is 1-based: at least 1)");
+  const N n = detail::as_node(v);
+  detail::check_segment("segment(v, i, n)", n.size(), i, len);
+  return detail::segment_node<dynamic_extent>(n, i - 1, len);
+}
+
 }  // namespace tyche
 // ----- end tyche/operations/vectors.hpp -----
 // ----- begin tyche/operations/matrices.hpp -----
 // tyche/operations/matrices.hpp — the functions users call with K × K matrices given as vectors
 // of their K² entries in row-major order (entry (i, j) at i·K + j, 0-based):
-// diag_pre_multiply, multiply_lower_tri_self_transpose and cholesky_decompose, Stan's functions
-// of the same names (`diag_pre_multiply(tau, L_Omega)`). Each makes a vector_op node whose op is
-// in autodiff/matrix_ops.hpp.
-// ----- begin tyche/autodiff/matrix_ops.hpp -----
-// tyche/autodiff/matrix_ops.hpp — value and vector–Jacobian rules of K × K matrices as vector_op
-// nodes: a matrix is a vector of its K² entries in row-major order (entry (i, j) at i·K + j,
-// 0-based), computed whole by an op with a hand-written vector–Jacobian product (the contract
-// of an op: autodiff/vector_ops.hpp; docs/design/vector-ops.md). These are the pieces of the
-// matrix transforms (transforms/matrix.hpp), lkj_corr_cholesky and multi_normal /
-// multi_normal_cholesky with a matrix that depends on parameters:
-//
-//   corr_cholesky_map      K(K−1)/2 unconstrained values → Cholesky factor of a correlation matrix
-//   cov_cholesky_map       K(K+1)/2 unconstrained values → Cholesky factor with positive diagonal
-//   cpc_log_jacobian_map   the log-Jacobian of the two correlation transforms (one value)
-//   diagonal_sum_map       Σᵢ (w₀ + s·i) f(diagonal entry i), f = identity or log (one value)
-//   multiply_lower_tri_self_transpose_map   L Lᵀ
-//   cholesky_decompose_map the lower Cholesky factor of a symmetric positive-definite matrix
-//   diag_pre_multiply_map  diag(v) M
-//   cholesky_residual_map  L⁻¹(yₙ − μₙ) for N rows yₙ (multi_normal_cholesky)
-//   lkj_log_normaliser_map log c_K(η), the LKJ normalising constant (one value)
-//
-// The functions users call with such K²-vectors are in operations/matrices.hpp.
-
-#include <cstddef>
-
-namespace tyche {
-
-namespace detail {
-/// sech y = 1 / cosh y, 0 (not NaN) when cosh overflows.
-template <class T>
-TYCHE_HD T sech(const T& y) {
-  return lift<T>(2.0) / (math::exp(y) + math::exp(-y));
-}
-/// log sech² y = −2 log cosh y, without overflow: 2 log 2 − 2|y| − 2 log1p(e^{−2|y|}).
-template <class T>
-TYCHE_HD T log_sech_squared(const T& y) {
-  const T a = math::abs(y);
-  return lift<T>(1.38629436111989061883) - lift<T>(2.0) * a -
-         lift<T>(2.0) * math::log1p(math::exp(lift<T>(-2.0) * a));
-}
-}  // namespace detail
-
-namespace ops {
-
-/// The Cholesky factor L of a K × K correlation matrix from K(K−1)/2 unconstrained values
-/// (Stan's cholesky_factor_corr): u fills the strictly lower triangle row by row, zᵢⱼ = tanh uᵢⱼ
-/// are canonical partial correlations, and row i is
-///   Lᵢⱼ = zᵢⱼ sᵢⱼ (j < i),  Lᵢᵢ = sᵢᵢ,  sᵢⱼ = Π_{j'<j} sech uᵢⱼ'  (= √(1 − Σ_{j'<j} Lᵢⱼ'²)),
-/// so every row has norm 1 and a positive diagonal; zeros above the diagonal. Reverse (row i):
-///   ∂/∂uᵢⱼ = L̄ᵢⱼ sech²(uᵢⱼ) sᵢⱼ − tanh(uᵢⱼ) Σ_{m=j+1..i} L̄ᵢₘ Lᵢₘ.
-struct corr_cholesky_map {
-  static constexpr const char* name = "corr_cholesky";
-  static constexpr bool has_payload = true;
-  std::size_t k = 0;
-  template <class U>
-  static constexpr std::size_t extent = dynamic_extent;
-  bool operator==(const corr_cholesky_map&) const = default;
-  template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
-    const T* u = in[0];
-    std::size_t p = 0;
-    for (std::size_t i = 0; i < k; ++i) {
-      T s = lift<T>(1.0);
-      for (std::size_t j = 0; j < i; ++j, ++p) {
-        out[i * k + j] = math::tanh(u[p]) * s;
-        s = s * detail::sech(u[p]);
-      }
-      out[i * k + i] = s;
-      for (std::size_t j = i + 1; j < k; ++j) out[i * k + j] = lift<T>(0.0);
-    }
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const* in, const std::size_t*,
-                        T* const* in_adj) const {
-    const T* u = in[0];
-    T* ub = in_adj[0];
-    std::size_t row = 0;  // position of uᵢ₀
-    for (std::size_t i = 1; i < k; row += i, ++i) {
-      T s = lift<T>(1.0);
-      for (std::size_t j = 0; j < i; ++j) {  // the direct term L̄ᵢⱼ sech² sᵢⱼ
-        const T c = detail::sech(u[row + j]);
-        ub[row + j] += adj[i * k + j] * c * c * s;
-        s = s * c;
-      }
-      T g = adj[i * k + i] * out[i * k + i];  // Σ_{m > j} L̄ᵢₘ Lᵢₘ
-      for (std::size_t j = i; j-- > 0;) {
-        ub[row + j] += -math::tanh(u[row + j]) * g;
-        g = g + adj[i * k + j] * out[i * k + j];
-      }
-    }
-  }
-};
-
-/// The Cholesky factor L of a K × K covariance matrix from K(K+1)/2 unconstrained values
-/// (Stan's cholesky_factor_cov, square): u fills the lower triangle row by row (row i: Lᵢ₀ …
-/// Lᵢᵢ), the diagonal exponentiated: Lᵢⱼ = uₚ (j < i), Lᵢᵢ = e^uₚ; zeros above.
-struct cov_cholesky_map {
-  static constexpr const char* name = "cov_cholesky";
-  static constexpr bool has_payload = true;
-  std::size_t k = 0;
-  template <class U>
-  static constexpr std::size_t extent = dynamic_extent;
-  bool operator==(const cov_cholesky_map&) const = default;
-  template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
-    const T* u = in[0];
-    std::size_t p = 0;
-    for (std::size_t i = 0; i < k; ++i) {
-      for (std::size_t j = 0; j < i; ++j) out[i * k + j] = u[p++];
-      out[i * k + i] = math::exp(u[p++]);
-      for (std::size_t j = i + 1; j < k; ++j) out[i * k + j] = lift<T>(0.0);
-    }
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const*, const std::size_t*,
-                        T* const* in_adj) const {
-    std::size_t p = 0;
-    for (std::size_t i = 0; i < k; ++i) {
-      for (std::size_t j = 0; j < i; ++j) in_adj[0][p++] += adj[i * k + j];
-      in_adj[0][p++] += adj[i * k + i] * out[i * k + i];
-    }
-  }
-};
-
-/// The log-Jacobian of the correlation transforms, as a function of their K(K−1)/2
-/// unconstrained values u (position (i, j), j < i, row by row): Σ wᵢⱼ log sech² uᵢⱼ, where
-/// log sech² u = log(1 − tanh² u) is tanh's and
-///   cholesky_factor_corr (CorrMatrix = false): wᵢⱼ = 1 + (i − 1 − j)/2  (the map z → L has
-///     ∂Lᵢⱼ/∂zᵢⱼ = sᵢⱼ, and log sᵢⱼ = ½ Σ_{j'<j} log(1 − zᵢⱼ'²));
-///   corr_matrix (CorrMatrix = true): wᵢⱼ = 1 + (K − 2 − j)/2  (the Jacobian of canonical
-///     partial correlations → correlation matrix, Lewandowski, Kurowicka & Joe 2009, eq. 11 of
-///     Joe 2006; Stan's reference manual, "Correlation matrices").
-/// One value. Reverse: ∂/∂uᵢⱼ = −2 wᵢⱼ tanh uᵢⱼ.
-template <bool CorrMatrix>
-struct cpc_log_jacobian_map {
-  static constexpr const char* name = CorrMatrix ? "corr_matrix_log_jacobian" : "corr_cholesky_log_jacobian";
-  static constexpr bool has_payload = true;
-  std::size_t k = 0;
-  template <class U>
-  static constexpr std::size_t extent = 1;
-  bool operator==(const cpc_log_jacobian_map&) const = default;
-  TYCHE_HD double weight(std::size_t i, std::size_t j) const {
-    return CorrMatrix ? 1.0 + 0.5 * (double(k) - 2.0 - double(j)) : 1.0 + 0.5 * (double(i) - 1.0 - double(j));
-  }
-  template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
-    T acc = lift<T>(0.0);
-    std::size_t p = 0;
-    for (std::size_t i = 1; i < k; ++i)
-      for (std::size_t j = 0; j < i; ++j, ++p) acc = acc + lift<T>(weight(i, j)) * detail::log_sech_squared(in[0][p]);
-    out[0] = acc;
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
-                        T* const* in_adj) const {
-    std::size_t p = 0;
-    for (std::size_t i = 1; i < k; ++i)
-      for (std::size_t j = 0; j < i; ++j, ++p)
-        in_adj[0][p] += lift<T>(-2.0 * weight(i, j)) * math::tanh(in[0][p]) * adj[0];
-  }
-};
-
-/// Σᵢ (w0 + step·i) f(xᵢᵢ) over the K diagonal entries of x, with f the identity or log (Log).
-/// x is a full K × K matrix (K² values, row major) or, when Packed, the K(K+1)/2 values of a
-/// lower triangle row by row (the unconstrained values of cov_cholesky_map, whose diagonal
-/// entry i is at i(i+1)/2 + i). One value. multi_normal_cholesky's Σ log Lᵢᵢ, lkj's
-/// Σ (K − k + 2η − 2) log Lₖₖ, and the log-Jacobians of cholesky_factor_cov and cov_matrix.
-template <bool Packed, bool Log>
-struct diagonal_sum_map {
-  static constexpr const char* name = Log ? "diagonal_log_sum" : "diagonal_sum";
-  static constexpr bool has_payload = true;
-  std::size_t k = 0;
-  double w0 = 1.0;
-  double step = 0.0;
-  template <class X>
-  static constexpr std::size_t extent = 1;
-  bool operator==(const diagonal_sum_map&) const = default;
-  TYCHE_HD std::size_t position(std::size_t i) const { return Packed ? i * (i + 1) / 2 + i : i * k + i; }
-  template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
-    T acc = lift<T>(0.0);
-    for (std::size_t i = 0; i < k; ++i) {
-      const double w = w0 + step * double(i);
-      if (w == 0.0) continue;  // 0 · log 0 is 0 here, as in the formulas these sums come from
-      const T x = in[0][position(i)];
-      acc = acc + lift<T>(w) * (Log ? math::log(x) : x);
-    }
-    out[0] = acc;
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
-                        T* const* in_adj) const {
-    for (std::size_t i = 0; i < k; ++i) {
-      const double w = w0 + step * double(i);
-      if (w == 0.0) continue;
-      const std::size_t p = position(i);
-      in_adj[0][p] += Log ? lift<T>(w) * adj[0] / in[0][p] : lift<T>(w) * adj[0];
-    }
-  }
-};
-
-/// S = L Lᵀ for a lower-triangular K × K L (K² values; the part above the diagonal is not
-/// read): Sᵢⱼ = Σ_{p ≤ min(i, j)} Lᵢₚ Lⱼₚ, all K² entries. Reverse: L̄ᵢₚ = Σ_{j ≥ p} (S̄ᵢⱼ + S̄ⱼᵢ) Lⱼₚ
-/// for p ≤ i. O(K³).
-struct multiply_lower_tri_self_transpose_map {
-  static constexpr const char* name = "multiply_lower_tri_self_transpose";
-  static constexpr bool has_payload = true;
-  std::size_t k = 0;
-  template <class L>
-  static constexpr std::size_t extent = extent_v<L>;
-  bool operator==(const multiply_lower_tri_self_transpose_map&) const = default;
-  template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
-    const T* l = in[0];
-    for (std::size_t i = 0; i < k; ++i) {
-      for (std::size_t j = 0; j <= i; ++j) {
-        T acc = lift<T>(0.0);
-        for (std::size_t p = 0; p <= j; ++p) acc = acc + l[i * k + p] * l[j * k + p];
-        out[i * k + j] = acc;
-        out[j * k + i] = acc;
-      }
-    }
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
-                        T* const* in_adj) const {
-    const T* l = in[0];
-    for (std::size_t i = 0; i < k; ++i) {
-      for (std::size_t p = 0; p <= i; ++p) {
-        T acc = lift<T>(0.0);
-        for (std::size_t j = p; j < k; ++j) acc = acc + (adj[i * k + j] + adj[j * k + i]) * l[j * k + p];
-        in_adj[0][i * k + p] += acc;
-      }
-    }
-  }
-};
-
-/// The lower Cholesky factor L of a symmetric positive-definite K × K matrix C (K² values; only
-/// the lower triangle is read, as Stan's cholesky_decompose does after checking symmetry):
-/// detail::cholesky_forward, zeros above the diagonal; NaN when C is not positive definite (a
-/// rejected point). Reverse: detail::cholesky_reverse on a copy of L̄ (scratch, K²). O(K³).
-struct cholesky_decompose_map {
-  static constexpr const char* name = "cholesky_decompose";
-  static constexpr bool has_payload = true;
-  std::size_t k = 0;
-  template <class C>
-  static constexpr std::size_t extent = extent_v<C>;
-  bool operator==(const cholesky_decompose_map&) const = default;
-  std::size_t scratch_size(std::size_t m, const std::size_t*) const { return m; }
-  template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T*) const {
-    detail::cholesky_forward(k, in[0], out);
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const*, const std::size_t*,
-                        T* const* in_adj, T* lb) const {
-    for (std::size_t i = 0; i < m; ++i) lb[i] = adj[i];
-    detail::cholesky_reverse(k, out, lb, in_adj[0]);
-  }
-};
-
-/// diag(v) M: row i of the K × K matrix M (K² values) times vᵢ (v: K values). Reverse, with
-/// adj the result's adjoint: v̄ᵢ += Σⱼ adjᵢⱼ Mᵢⱼ, M̄ᵢⱼ += adjᵢⱼ vᵢ.
-struct diag_pre_multiply_map {
-  static constexpr const char* name = "diag_pre_multiply";
-  static constexpr bool has_payload = true;
-  std::size_t k = 0;
-  template <class V, class M>
-  static constexpr std::size_t extent = extent_v<M>;
-  bool operator==(const diag_pre_multiply_map&) const = default;
-  template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
-    for (std::size_t i = 0; i < k; ++i)
-      for (std::size_t j = 0; j < k; ++j) out[i * k + j] = in[0][i] * in[1][i * k + j];
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
-                        T* const* in_adj) const {
-    for (std::size_t i = 0; i < k; ++i) {
-      T acc = lift<T>(0.0);
-      for (std::size_t j = 0; j < k; ++j) {
-        acc = acc + adj[i * k + j] * in[1][i * k + j];
-        in_adj[1][i * k + j] += adj[i * k + j] * in[0][i];
-      }
-      in_adj[0][i] += acc;
-    }
-  }
-};
-
-/// zₙ = L⁻¹(yₙ − μₙ) for the N rows yₙ of y and a lower-triangular K × K L (K² values; the
-/// part above the diagonal is not read), all N·K values. y and μ each hold one value (for
-/// every entry), K values (one vector, for every row) or N·K values (row n at n·K). Forward
-/// substitution. Reverse, per row: w = L⁻ᵀ z̄ₙ by back substitution (scratch: K values), then
-/// ȳₙ += w, μ̄ₙ −= w and L̄ᵢⱼ −= wᵢ zₙⱼ (j ≤ i), from dz = −L⁻¹ dL z. O(N K²) each way.
-struct cholesky_residual_map {
-  static constexpr const char* name = "cholesky_residual";
-  static constexpr bool has_payload = true;
-  std::size_t k = 0;
-  template <class L, class Y, class Mu>
-  static constexpr std::size_t extent = dynamic_extent;
-  bool operator==(const cholesky_residual_map&) const = default;
-  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k; }
-  TYCHE_HD std::size_t index(std::size_t len, std::size_t n, std::size_t i) const {
-    return len == 1 ? 0 : (len == k ? i : n * k + i);
-  }
-  template <class T>
-  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n, T*) const {
-    const T* l = in[0];
-    for (std::size_t n = 0; n * k < m; ++n) {
-      T* z = out + n * k;
-      for (std::size_t i = 0; i < k; ++i) {
-        T acc = in[1][index(in_n[1], n, i)] - in[2][index(in_n[2], n, i)];
-        for (std::size_t j = 0; j < i; ++j) acc = acc - l[i * k + j] * z[j];
-        z[i] = acc / l[i * k + i];
-      }
-    }
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const* in, const std::size_t* in_n,
-                        T* const* in_adj, T* w) const {
-    const T* l = in[0];
-    for (std::size_t n = 0; n * k < m; ++n) {
-      const T* z = out + n * k;
-      const T* zb = adj + n * k;
-      for (std::size_t i = k; i-- > 0;) {
-        T acc = zb[i];
-        for (std::size_t j = i + 1; j < k; ++j) acc = acc - l[j * k + i] * w[j];
-        w[i] = acc / l[i * k + i];
-      }
-      for (std::size_t i = 0; i < k; ++i) {
-        in_adj[1][index(in_n[1], n, i)] += w[i];
-        in_adj[2][index(in_n[2], n, i)] += -w[i];
-        for (std::size_t j = 0; j <= i; ++j) in_adj[0][i * k + j] += -w[i] * z[j];
-      }
-    }
-  }
-};
-
-/// log c_K(η), the normalising constant of the LKJ density det(Ω)^{η−1} / c_K(η) on K × K
-/// correlation matrices (Lewandowski, Kurowicka & Joe 2009, section 3.2), written through the
-/// canonical partial correlations, which are independent with density ∝ (1 − z²)^{aⱼ−1} on
-/// (−1, 1), aⱼ = η + (K − 2 − j)/2 for the K − 1 − j of them in column j:
-///   log c_K(η) = Σ_{j=0..K−2} (K − 1 − j) [(2aⱼ − 1) log 2 + 2 log Γ(aⱼ) − log Γ(2aⱼ)].
-/// η is one value; so is the result. Reverse: ∂/∂η = Σ (K − 1 − j) [2 log 2 + 2ψ(aⱼ) − 2ψ(2aⱼ)].
-struct lkj_log_normaliser_map {
-  static constexpr const char* name = "lkj_log_normaliser";
-  static constexpr bool has_payload = true;
-  std::size_t k = 0;
-  template <class Eta>
-  static constexpr std::size_t extent = 1;
-  bool operator==(const lkj_log_normaliser_map&) const = default;
-  template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
-    const T eta = in[0][0];
-    T acc = lift<T>(0.0);
-    for (std::size_t j = 0; j + 1 < k; ++j) {
-      const T a = eta + lift<T>(0.5 * (double(k) - 2.0 - double(j)));
-      acc = acc + lift<T>(double(k - 1 - j)) *
-                      ((lift<T>(2.0) * a - lift<T>(1.0)) * lift<T>(0.69314718055994530942) +
-                       lift<T>(2.0) * math::lgamma(a) - math::lgamma(lift<T>(2.0) * a));
-    }
-    out[0] = acc;
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
-                        T* const* in_adj) const {
-    const T eta = in[0][0];
-    T acc = lift<T>(0.0);
-    for (std::size_t j = 0; j + 1 < k; ++j) {
-      const T a = eta + lift<T>(0.5 * (double(k) - 2.0 - double(j)));
-      acc = acc + lift<T>(2.0 * double(k - 1 - j)) *
-                      (lift<T>(0.69314718055994530942) + math::digamma(a) - math::digamma(lift<T>(2.0) * a));
-    }
-    in_adj[0][0] += acc * adj[0];
-  }
-};
-
-}  // namespace ops
-
-}  // namespace tyche
-// ----- end tyche/autodiff/matrix_ops.hpp -----
+// diag_pre_multiply, multiply_lower_tri_self_transpose, cholesky_decompose, matvec(M, v),
+// rows_dot_product and columns_dot_product (which take data matrices too), Stan's functions of
+// the same names (`diag_pre_multiply(tau, L_Omega)`). Each makes a vector_op node whose op is in
+// autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
 
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace tyche {
 
@@ -5281,7 +5882,119 @@ inline std::size_t matrix_order(std::size_t n, const char* fn, const char* arg) 
                                 "(K*K, row major)");
   return k;
 }
+
+/// True when n is K² for some K ≥ 1, or not known at compile time.
+constexpr bool static_square(std::size_t n) {
+  if (n == dynamic_extent) return true;
+  for (std::size_t k = 1; k * k <= n; ++k)
+    if (k * k == n) return true;
+  return false;
+}
+
+template <class N>
+inline constexpr bool is_data_matrix_v = kind_of<N> == node_kind::data_matrix;
+
+/// A matrix argument of rows_dot_product: a data matrix, or a vector expression of entries.
+template <class N>
+inline constexpr bool matrix_argument_v = is_data_matrix_v<N> || is_vector_v<N>;
+
+/// Static sizes of two vector-expression matrices that cannot be one square shape.
+template <class NA, class NB>
+inline constexpr bool static_shapes_agree_v = [] {
+  if constexpr (is_data_matrix_v<NA> || is_data_matrix_v<NB>) {
+    return true;  // a data matrix's shape is known at run time
+  } else {
+    constexpr std::size_t a = extent_v<NA>, b = extent_v<NB>;
+    return (a == dynamic_extent || b == dynamic_extent || a == b) && static_square(a) && static_square(b);
+  }
+}();
+
+/// rows_dot_product / columns_dot_product of A and B (data matrices or K*K vector expressions).
+template <bool Columns, class A, class B>
+auto dot_products(const A& a, const B& b, const char* fn) {
+  using NA = node_t<A>;
+  using NB = node_t<B>;
+  const NA na = as_node(a);
+  const NB nb = as_node(b);
+  auto entries = [](const auto& n) {
+    if constexpr (is_data_matrix_v<std::remove_cvref_t<decltype(n)>>) return n.rows * n.cols;
+    else return n.size();
+  };
+  auto shape = [](const auto& n) {
+    if constexpr (is_data_matrix_v<std::remove_cvref_t<decltype(n)>>)
+      return std::to_string(n.rows) + " x " + std::to_string(n.cols);
+    else
+      return "a vector of " + std::to_string(n.size()) + " entries";
+  };
+  if (entries(na) != entries(nb) ||
+      (is_data_matrix_v<NA> && is_data_matrix_v<NB> && shape(na) != shape(nb)))
+    throw std::invalid_argument(std::string("tyche::") + fn + ": 'A' is " + shape(na) + " but 'B' is " + shape(nb));
+  using map = ops::rows_dot_product_map<Columns>;
+  if constexpr (is_data_matrix_v<NA>) {
+    const std::size_t m = Columns ? na.cols : na.rows;
+    if constexpr (is_data_matrix_v<NB>)  // data only: computed once, when the model is built
+      return make_vector_op(map{na.rows, na.cols, na.ptr}, m, data_vector<>{{}, nb.ptr, nb.rows * nb.cols});
+    else
+      return make_vector_op(map{na.rows, na.cols, na.ptr}, m, nb);
+  } else if constexpr (is_data_matrix_v<NB>) {
+    return dot_products<Columns>(nb, na, fn);  // Σ aᵢⱼ bᵢⱼ is symmetric in A and B
+  } else {
+    const std::size_t k = matrix_order(na.size(), fn, "A");
+    return make_vector_op(map{k, k, nullptr}, k, na, nb);
+  }
+}
 }  // namespace detail
+
+/// (Σⱼ Aᵢⱼ Bᵢⱼ)ᵢ, the dot products of the rows of A and B: Stan's rows_dot_product. A and B are
+/// data matrices (`matrix(x, rows, cols)`) or vector expressions of the K² entries of a K × K
+/// matrix (row major); with one of each, the data matrix gives the shape.
+template <expression A, expression B>
+auto rows_dot_product(const A& a, const B& b) {
+  using NA = detail::node_t<A>;
+  using NB = detail::node_t<B>;
+  static_assert(detail::matrix_argument_v<NA> && detail::matrix_argument_v<NB> &&
+                    detail::static_shapes_agree_v<NA, NB>,
+                "tyche::rows_dot_product(A, B) requires 'A' and 'B' to be matrices of one shape: data "
+                "matrices, or vector expressions of the K*K entries of a square matrix (row major)");
+  return detail::dot_products<false>(a, b, "rows_dot_product(A, B)");
+}
+
+/// (Σᵢ Aᵢⱼ Bᵢⱼ)ⱼ, the dot products of the columns of A and B: Stan's columns_dot_product; the
+/// arguments as for rows_dot_product.
+template <expression A, expression B>
+auto columns_dot_product(const A& a, const B& b) {
+  using NA = detail::node_t<A>;
+  using NB = detail::node_t<B>;
+  static_assert(detail::matrix_argument_v<NA> && detail::matrix_argument_v<NB> &&
+                    detail::static_shapes_agree_v<NA, NB>,
+                "tyche::columns_dot_product(A, B) requires 'A' and 'B' to be matrices of one shape: "
+                "data matrices, or vector expressions of the K*K entries of a square matrix (row major)");
+  return detail::dot_products<true>(a, b, "columns_dot_product(A, B)");
+}
+
+/// M v for a K × K matrix M given as a vector expression of its K² entries (row major: a
+/// Cholesky factor, `diag_pre_multiply(tau, L_Omega)`, a matrix built from parameters) and a
+/// vector expression v of K values (parameters or data): Stan's `M * v`. For the Cholesky factor
+/// of a matrix C of parameters, cholesky_multiply(C, z) does the same without the K² buffer of L.
+template <expression M, expression V>
+  requires(!std::is_same_v<std::remove_cvref_t<M>, data_matrix>)
+auto matvec(const M& m, const V& v) {
+  using NM = detail::node_t<M>;
+  using NV = detail::node_t<V>;
+  static_assert(is_vector_v<NM> && is_vector_v<NV> &&
+                    (extent_v<NM> == dynamic_extent || extent_v<NV> == dynamic_extent ||
+                     extent_v<NM> == extent_v<NV> * extent_v<NV>),
+                "tyche::matvec(M, v) requires 'v' to be a vector expression of K values and 'M' one "
+                "of the K*K entries of a square matrix (row major)");
+  const NM nm = detail::as_node(m);
+  const NV nv = detail::as_node(v);
+  const std::size_t k = nv.size();
+  if (nm.size() != k * k)
+    throw std::invalid_argument("tyche::matvec(M, v): 'M' has " + std::to_string(nm.size()) +
+                                " entries but 'v' has size " + std::to_string(k) + " (M must be " +
+                                std::to_string(k) + " x " + std::to_string(k) + ", row major)");
+  return make_vector_op(ops::matvec_map{k}, k, nm, nv);
+}
 
 /// diag(v) M for a vector v of K values and a K × K matrix M given as its K² entries (row
 /// major): Stan's diag_pre_multiply(v, M), e.g. the Cholesky factor of a covariance matrix
@@ -7672,6 +8385,270 @@ auto scan(Step&& step, const Init& init, const Sequences&... sequences) {
 
 }  // namespace tyche
 // ----- end tyche/compile/scan.hpp -----
+// ----- begin tyche/operations/hmm.hpp -----
+// tyche/operations/hmm.hpp — hmm_marginal(log_omega, Gamma, rho): the log marginal likelihood
+// of a hidden Markov model, its discrete states summed out by the forward algorithm, with the
+// gradient from the backward algorithm (Stan 2.24's function of the same name and arguments).
+// The op is in autodiff/hmm.hpp. For a recursion that is not an HMM, write its step with scan
+// (compile/scan.hpp).
+// ----- begin tyche/autodiff/hmm.hpp -----
+// tyche/autodiff/hmm.hpp — the value and vector–Jacobian rule of hmm_marginal
+// (operations/hmm.hpp): the log marginal likelihood of a hidden Markov model with K states and
+// N observations, the states summed out by the forward algorithm, and its gradient by the
+// backward algorithm.
+//
+// With ω[k, t] the log density of observation t in state k, Γ the transition matrix
+// (Γᵢⱼ = p(zₜ = j | zₜ₋₁ = i)) and ρ the initial distribution, L = Σ over all state paths z of
+// ρ_{z₀} e^{ω[z₀, 0]} Πₜ Γ_{zₜ₋₁ zₜ} e^{ω[zₜ, t]}. Scaled forward pass (Rabiner 1989, section
+// V.A; Stan's hmm_marginal computes the same quantity):
+//   mₜ = maxₖ ω[k, t],  α̃ₜ(j) = e^{ω[j, t] − mₜ} · (t = 0: ρⱼ; else Σᵢ α̂ₜ₋₁(i) Γᵢⱼ),
+//   cₜ = Σⱼ α̃ₜ(j),  α̂ₜ = α̃ₜ / cₜ,  log L = Σₜ (log cₜ + mₜ).
+// Reverse, with β̂ the backward variables scaled by the same factors (β̂_{N−1} = 1,
+// β̂ₜ₋₁(i) = Σⱼ Γᵢⱼ eⱼ, eⱼ = e^{ω[j, t] − mₜ} β̂ₜ(j) / cₜ) — so that α̂ₜ(k) β̂ₜ(k) is the posterior
+// probability of state k at t:
+//   ∂log L/∂ω[k, t] = α̂ₜ(k) β̂ₜ(k),  ∂log L/∂Γᵢⱼ = Σ_{t ≥ 1} α̂ₜ₋₁(i) eⱼ(t),
+//   ∂log L/∂ρₖ = e^{ω[k, 0] − m₀} β̂₀(k) / c₀.
+// O(N K²) each way; the N·K scaled forward variables and the N scales are kept in scratch space
+// between the passes. Γ and ρ enter as given (no check that they are stochastic: that is what
+// the caller's simplex parameters or data guarantee).
+
+#include <cstddef>
+
+namespace tyche::ops {
+
+/// The op of hmm_marginal: one value. Operands: ω as one vector of K·N values (row k = state
+/// k, row major: Stan's K × N log_omega) or as K vectors of N values (omega_rows = true); then
+/// Γ as one vector of K² values (row major) or as its K rows (gamma_rows = true); then ρ (K).
+struct hmm_marginal_map {
+  static constexpr const char* name = "hmm_marginal";
+  static constexpr bool has_payload = true;
+  template <class... Cs>
+  static constexpr std::size_t extent = 1;
+  std::size_t k = 0;  // states
+  std::size_t n = 0;  // observations
+  bool omega_rows = false;
+  bool gamma_rows = false;
+  bool operator==(const hmm_marginal_map&) const = default;
+
+  /// α̂ (N·K), c (N), m (N), β̂ (K), e (K).
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return n * k + 2 * n + 2 * k; }
+
+  TYCHE_HD std::size_t gamma_operand() const { return omega_rows ? k : 1; }
+  TYCHE_HD std::size_t rho_operand() const { return gamma_operand() + (gamma_rows ? k : 1); }
+  template <class T>
+  TYCHE_HD const T& omega(const T* const* in, std::size_t s, std::size_t t) const {
+    return omega_rows ? in[s][t] : in[0][s * n + t];
+  }
+  template <class T>
+  TYCHE_HD T& omega_adj(T* const* in_adj, std::size_t s, std::size_t t) const {
+    return omega_rows ? in_adj[s][t] : in_adj[0][s * n + t];
+  }
+  template <class P>
+  TYCHE_HD auto& gamma(P in, std::size_t i, std::size_t j) const {
+    return gamma_rows ? in[gamma_operand() + i][j] : in[gamma_operand()][i * k + j];
+  }
+
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    T* alpha = scratch;
+    T* c = alpha + n * k;
+    T* mx = c + n;
+    const T* rho = in[rho_operand()];
+    T log_l = lift<T>(0.0);
+    for (std::size_t t = 0; t < n; ++t) {
+      T m = omega(in, 0, t);
+      for (std::size_t j = 1; j < k; ++j) m = math::max(m, omega(in, j, t));
+      T total = lift<T>(0.0);
+      for (std::size_t j = 0; j < k; ++j) {
+        T predicted;
+        if (t == 0) {
+          predicted = rho[j];
+        } else {
+          predicted = lift<T>(0.0);
+          for (std::size_t i = 0; i < k; ++i) predicted = predicted + alpha[(t - 1) * k + i] * gamma(in, i, j);
+        }
+        const T a = predicted * math::exp(omega(in, j, t) - m);
+        alpha[t * k + j] = a;
+        total = total + a;
+      }
+      for (std::size_t j = 0; j < k; ++j) alpha[t * k + j] = alpha[t * k + j] / total;
+      c[t] = total;
+      mx[t] = m;
+      log_l = log_l + math::log(total) + m;
+    }
+    out[0] = log_l;
+  }
+
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    const T* alpha = scratch;
+    const T* c = alpha + n * k;
+    const T* mx = c + n;
+    T* beta = scratch + n * k + 2 * n;
+    T* e = beta + k;
+    const T a0 = adj[0];
+    for (std::size_t j = 0; j < k; ++j) beta[j] = lift<T>(1.0);
+    for (std::size_t t = n; t-- > 0;) {
+      for (std::size_t j = 0; j < k; ++j) {
+        omega_adj(in_adj, j, t) += a0 * alpha[t * k + j] * beta[j];
+        e[j] = math::exp(omega(in, j, t) - mx[t]) * beta[j] / c[t];
+      }
+      if (t == 0) {
+        for (std::size_t j = 0; j < k; ++j) in_adj[rho_operand()][j] += a0 * e[j];
+      } else {
+        for (std::size_t i = 0; i < k; ++i) {
+          T b = lift<T>(0.0);
+          for (std::size_t j = 0; j < k; ++j) {
+            gamma(in_adj, i, j) += a0 * alpha[(t - 1) * k + i] * e[j];
+            b = b + gamma(in, i, j) * e[j];
+          }
+          beta[i] = b;
+        }
+      }
+    }
+  }
+};
+
+}  // namespace tyche::ops
+// ----- end tyche/autodiff/hmm.hpp -----
+
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+namespace tyche {
+
+namespace detail {
+template <class T>
+struct is_tuple_of : std::false_type {};
+template <class... Ts>
+struct is_tuple_of<std::tuple<Ts...>> : std::true_type {};
+
+/// The operand nodes of a matrix argument given whole (one vector) or by rows (a std::tuple of
+/// vectors), and the sizes of its pieces.
+template <class M>
+auto hmm_matrix_nodes(const M& m) {
+  if constexpr (is_tuple_of<M>::value) {
+    return std::apply([](const auto&... r) { return std::tuple{as_node(r)...}; }, m);
+  } else {
+    return std::tuple{as_node(m)};
+  }
+}
+
+template <class Node>
+void hmm_check_data(const Node& node, const char* arg, std::size_t piece, bool probabilities) {
+  if constexpr (kind_of<Node> == node_kind::data_vector) {
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const double v = node.ptr[i];
+      const bool bad = probabilities ? !(v >= 0 && v <= 1) : (std::isnan(v) || v == INFINITY);
+      if (bad)
+        throw std::invalid_argument(std::string("tyche::hmm_marginal(log_omega, Gamma, rho): '") + arg + "'" +
+                                    (piece ? " row " + std::to_string(piece) : std::string()) + " has value " +
+                                    std::to_string(v) + " at index " + std::to_string(i + 1) +
+                                    (probabilities ? " (1-based); it must be a probability in [0, 1]"
+                                                   : " (1-based); log densities must not be NaN or +inf"));
+    }
+  }
+}
+}  // namespace detail
+
+/// log p(y) of a hidden Markov model with K states and N observations, the states summed out:
+///   log_omega  the log densities of the observations in each state, log p(yₜ | zₜ = k): one
+///              vector of K·N values (row k holds state k's N values: Stan's K × N matrix, row
+///              major) or a std::tuple of K vectors of N values, e.g.
+///              `std::tuple{pointwise_log_density(normal(mu[0], sigma), data(y)), …}`;
+///   Gamma      the transition matrix, Γᵢⱼ = p(zₜ = j | zₜ₋₁ = i): one vector of K² values (row
+///              major) or a std::tuple of its K rows (e.g. K simplex random variables);
+///   rho        the initial state's distribution, a vector of K values (a simplex).
+/// One scalar; add it to the model with target(...). Gradients flow to every argument.
+/// O(N K²) per evaluation, forwards and backwards; the forward variables are kept (N·K values).
+template <class Omega, class Gamma, class Rho>
+auto hmm_marginal(const Omega& log_omega, const Gamma& gamma, const Rho& rho) {
+  using NR = detail::node_t<Rho>;
+  static_assert(is_vector_v<NR>, "tyche::hmm_marginal(log_omega, Gamma, rho): 'rho' (the initial state's "
+                                 "distribution, K values) must be a vector expression");
+  const NR rho_node = detail::as_node(rho);
+  const std::size_t k = rho_node.size();
+  if (k == 0) throw std::invalid_argument("tyche::hmm_marginal(log_omega, Gamma, rho): 'rho' has no values");
+  constexpr bool omega_rows = detail::is_tuple_of<Omega>::value;
+  constexpr bool gamma_rows = detail::is_tuple_of<Gamma>::value;
+  const auto omega_nodes = detail::hmm_matrix_nodes(log_omega);
+  const auto gamma_nodes = detail::hmm_matrix_nodes(gamma);
+  const std::string fn = "tyche::hmm_marginal(log_omega, Gamma, rho): ";
+
+  std::size_t n = 0;
+  std::apply(
+      [&](const auto&... r) {
+        static_assert((is_vector_v<std::remove_cvref_t<decltype(r)>> && ...),
+                      "tyche::hmm_marginal(log_omega, Gamma, rho): 'log_omega' must be a vector "
+                      "expression (K*N values, row k for state k) or a std::tuple of K vector "
+                      "expressions (N values each)");
+        if constexpr (omega_rows) {
+          if (sizeof...(r) != k)
+            throw std::invalid_argument(fn + "'log_omega' has " + std::to_string(sizeof...(r)) +
+                                        " rows but 'rho' has " + std::to_string(k) + " states");
+          std::size_t row = 0;
+          ((n = row == 0 ? r.size() : n,
+            r.size() != n ? throw std::invalid_argument(fn + "'log_omega' row " + std::to_string(row + 1) + " has " +
+                                                        std::to_string(r.size()) + " values, row 1 has " +
+                                                        std::to_string(n))
+                          : void(),
+            detail::hmm_check_data(r, "log_omega", ++row, false)),
+           ...);
+        } else {
+          const std::size_t total = (r.size(), ...);
+          if (total % k != 0)
+            throw std::invalid_argument(fn + "'log_omega' has " + std::to_string(total) +
+                                        " values, not a multiple of the " + std::to_string(k) +
+                                        " states of 'rho' (K*N values, row major)");
+          n = total / k;
+          (detail::hmm_check_data(r, "log_omega", 0, false), ...);
+        }
+      },
+      omega_nodes);
+  std::apply(
+      [&](const auto&... r) {
+        static_assert((is_vector_v<std::remove_cvref_t<decltype(r)>> && ...),
+                      "tyche::hmm_marginal(log_omega, Gamma, rho): 'Gamma' must be a vector "
+                      "expression (K*K values, row major) or a std::tuple of its K rows");
+        if constexpr (gamma_rows) {
+          if (sizeof...(r) != k)
+            throw std::invalid_argument(fn + "'Gamma' has " + std::to_string(sizeof...(r)) + " rows but 'rho' has " +
+                                        std::to_string(k) + " states");
+          std::size_t row = 0;
+          ((++row, r.size() != k ? throw std::invalid_argument(fn + "'Gamma' row " + std::to_string(row) + " has " +
+                                                               std::to_string(r.size()) + " values, not " +
+                                                               std::to_string(k))
+                                 : void(),
+            detail::hmm_check_data(r, "Gamma", row, true)),
+           ...);
+        } else {
+          const std::size_t total = (r.size(), ...);
+          if (total != k * k)
+            throw std::invalid_argument(fn + "'Gamma' has " + std::to_string(total) + " values, not " +
+                                        std::to_string(k) + "*" + std::to_string(k) + " (the " + std::to_string(k) +
+                                        " states of 'rho', row major)");
+          (detail::hmm_check_data(r, "Gamma", 0, true), ...);
+        }
+      },
+      gamma_nodes);
+  detail::hmm_check_data(rho_node, "rho", 0, true);
+
+  const ops::hmm_marginal_map op{k, n, omega_rows, gamma_rows};
+  const auto node = std::apply(
+      [&](const auto&... o) {
+        return std::apply([&](const auto&... g) { return make_vector_op(op, 1, o..., g..., rho_node); }, gamma_nodes);
+      },
+      omega_nodes);
+  return at(node, 0);
+}
+
+}  // namespace tyche
+// ----- end tyche/operations/hmm.hpp -----
 // ----- begin tyche/compile/explain.hpp -----
 // tyche/compile/explain.hpp — explain(program or model): what a log density became after
 // folding and the rewrites of partial evaluation, as one line of nested operations, e.g.
@@ -8168,7 +9145,10 @@ auto shape_from(const Nodes&... nodes) {
       return static_shape<e>{};
     } else {
       std::size_t n = 0;
-      ((is_vector_v<Nodes> ? (n = nodes.size(), 0) : 0), ...);
+      auto take = [&](const auto& node) {
+        if constexpr (is_vector_v<std::remove_cvref_t<decltype(node)>>) n = node.size();
+      };
+      (take(nodes), ...);
       return dynamic_shape{n};
     }
   }
@@ -8529,6 +9509,69 @@ auto beta_binomial(const N& n, const A& a, const B& b) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/beta_binomial.hpp -----
+// ----- begin tyche/distributions/beta_proportion.hpp -----
+// tyche/distributions/beta_proportion.hpp — beta_proportion(mu, kappa) = beta(μκ, (1 − μ)κ).
+// The beta distribution by its mean μ and precision κ, as in Stan.
+//   log p(x | μ, κ) = log Γ(κ) − log Γ(μκ) − log Γ((1 − μ)κ) + (μκ − 1) log x
+//                     + ((1 − μ)κ − 1) log(1 − x),   x ∈ (0, 1), 0 < μ < 1, κ > 0.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Kappa>
+struct beta_proportion_distribution : distribution<beta_proportion_distribution<Mu, Kappa>> {
+  static constexpr const char* family = "beta_proportion";
+  Mu mu;
+  Kappa kappa;
+  auto transform() const { return transforms::interval<literal<0>, literal<1>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto a = mu * kappa;
+    const auto b = (lit<1> - mu) * kappa;
+    return detail::total(lgamma(kappa) - lgamma(a) - lgamma(b) + (a - lit<1>) * log(x) +
+                         (b - lit<1>) * log1p(-x));
+  }
+  auto arguments() const { return std::tuple{mu, kappa}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Mu, domains::open_unit_interval>::ok,
+                  "tyche::beta_proportion(mu, kappa): mu must be in (0, 1), but its support (spelled "
+                  "out in tyche::support_is<...> in this diagnostic) is not inside (0, 1)");
+    static_assert(argument_support_t<Kappa, domains::positive>::ok,
+                  "tyche::beta_proportion(mu, kappa): kappa must be > 0, but its support (spelled out "
+                  "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::open_unit_interval>("beta_proportion(mu, kappa)", "mu", mu);
+    detail::check_argument<domains::positive>("beta_proportion(mu, kappa)", "kappa", kappa);
+  }
+  /// x / (x + y) for x ~ gamma(μκ, 1), y ~ gamma((1 − μ)κ, 1).
+  template <class G>
+  static double draw(G& rng, double m, double k) {
+    const double x = std::gamma_distribution<double>(m * k, 1.0)(rng);
+    const double y = std::gamma_distribution<double>((1 - m) * k, 1.0)(rng);
+    return x / (x + y);
+  }
+  static double mean(double m, double) { return m; }
+  static double variance(double m, double k) { return m * (1 - m) / (1 + k); }
+  static const char* observation_problem(double v) {
+    return v <= 0 || v >= 1 ? "is outside (0, 1) (support 0 < x < 1)" : nullptr;
+  }
+};
+
+/// Name ~ beta_proportion(mu, kappa), support (0, 1), sampled as logit Name.
+template <fixed_string Name, detail::operand Mu, detail::operand Kappa, shape_tag Shape = scalar_shape>
+auto beta_proportion(const Mu& mu, const Kappa& kappa, Shape shape = {}) {
+  return detail::make_named<Name, beta_proportion_distribution>(shape, mu, kappa);
+}
+template <detail::operand Mu, detail::operand Kappa>
+auto beta_proportion(const Mu& mu, const Kappa& kappa) {
+  return detail::make_distribution<beta_proportion_distribution>(mu, kappa);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/beta_proportion.hpp -----
 // ----- begin tyche/distributions/binomial_logit.hpp -----
 // tyche/distributions/binomial_logit.hpp — binomial_logit(n, alpha) = binomial(n, logistic(alpha)),
 // for observations only.
@@ -9167,6 +10210,67 @@ auto double_exponential(const Mu& mu, const Sigma& sigma) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/double_exponential.hpp -----
+// ----- begin tyche/distributions/exp_mod_normal.hpp -----
+// tyche/distributions/exp_mod_normal.hpp — exp_mod_normal(mu, sigma, lambda), as in Stan.
+// The sum of a normal(μ, σ) and an independent exponential(λ) variable.
+//   log p(x | μ, σ, λ) = log λ + λ (μ − x) + (λσ)²/2 + log Φ((x − μ)/σ − λσ),
+//   x ∈ ℝ, σ > 0, λ > 0 (Stan's log(λ/2) + λ(μ + λσ²/2 − x) + log erfc((μ + λσ² − x)/(√2 σ)),
+//   with erfc(−t/√2)/2 = Φ(t)), and log Φ = log_Phi, finite where Φ underflows.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Sigma, class Lambda>
+struct exp_mod_normal_distribution : distribution<exp_mod_normal_distribution<Mu, Sigma, Lambda>> {
+  static constexpr const char* family = "exp_mod_normal";
+  Mu mu;
+  Sigma sigma;
+  Lambda lambda;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto lambda_sigma = lambda * sigma;
+    return detail::total(log(lambda) + lambda * (mu - x) + lit<1, 2> * square(lambda_sigma) +
+                         log_Phi((x - mu) / sigma - lambda_sigma));
+  }
+  auto arguments() const { return std::tuple{mu, sigma, lambda}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::exp_mod_normal(mu, sigma, lambda): sigma must be > 0, but its support "
+                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Lambda, domains::positive>::ok,
+                  "tyche::exp_mod_normal(mu, sigma, lambda): lambda must be > 0, but its support "
+                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("exp_mod_normal(mu, sigma, lambda)", "sigma", sigma);
+    detail::check_argument<domains::positive>("exp_mod_normal(mu, sigma, lambda)", "lambda", lambda);
+  }
+  /// μ + σ z + e, z ~ normal(0, 1), e ~ exponential(λ).
+  template <class G>
+  static double draw(G& rng, double m, double s, double l) {
+    const double z = std::normal_distribution<double>(0.0, 1.0)(rng);
+    return m + s * z + std::exponential_distribution<double>(l)(rng);
+  }
+  static double mean(double m, double, double l) { return m + 1 / l; }
+  static double variance(double, double s, double l) { return s * s + 1 / (l * l); }
+};
+
+/// Name ~ exp_mod_normal(mu, sigma, lambda), support ℝ.
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, detail::operand Lambda,
+          shape_tag Shape = scalar_shape>
+auto exp_mod_normal(const Mu& mu, const Sigma& sigma, const Lambda& lambda, Shape shape = {}) {
+  return detail::make_named<Name, exp_mod_normal_distribution>(shape, mu, sigma, lambda);
+}
+template <detail::operand Mu, detail::operand Sigma, detail::operand Lambda>
+auto exp_mod_normal(const Mu& mu, const Sigma& sigma, const Lambda& lambda) {
+  return detail::make_distribution<exp_mod_normal_distribution>(mu, sigma, lambda);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/exp_mod_normal.hpp -----
 // ----- begin tyche/distributions/exponential.hpp -----
 // tyche/distributions/exponential.hpp — exponential(lambda), lambda the rate.
 //   log p(x | λ) = log λ − λ x,   x ≥ 0, λ > 0.
@@ -9539,6 +10643,75 @@ auto flat(Shape shape) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/flat.hpp -----
+// ----- begin tyche/distributions/frechet.hpp -----
+// tyche/distributions/frechet.hpp — frechet(alpha, sigma): shape α, scale σ (as in Stan).
+//   log p(x | α, σ) = log α − log σ − (1 + α) log(x/σ) − (x/σ)^{−α},   x > 0, α > 0, σ > 0.
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha, class Sigma>
+struct frechet_distribution : distribution<frechet_distribution<Alpha, Sigma>> {
+  static constexpr const char* family = "frechet";
+  Alpha alpha;
+  Sigma sigma;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto log_z = log(x / sigma);  // (x/σ)^{−α} = exp(−α log(x/σ)), log(x/σ) computed once
+    return detail::total(log(alpha) - log(sigma) - (lit<1> + alpha) * log_z - exp(-(alpha * log_z)));
+  }
+  auto arguments() const { return std::tuple{alpha, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::frechet(alpha, sigma): alpha must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::frechet(alpha, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("frechet(alpha, sigma)", "alpha", alpha);
+    detail::check_argument<domains::positive>("frechet(alpha, sigma)", "sigma", sigma);
+  }
+  /// By inversion of the cdf exp(−(x/σ)^{−α}): σ (−log u)^{−1/α}, u ~ uniform(0, 1).
+  template <class G>
+  static double draw(G& rng, double a, double s) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    double u = unit(rng);
+    while (u <= 0.0 || u >= 1.0) u = unit(rng);
+    return s * std::exp(-std::log(-std::log(u)) / a);
+  }
+  /// σ Γ(1 − 1/α) for α > 1, infinite otherwise.
+  static double mean(double a, double s) {
+    return a > 1 ? s * std::tgamma(1 - 1 / a) : std::numeric_limits<double>::infinity();
+  }
+  /// σ² (Γ(1 − 2/α) − Γ(1 − 1/α)²) for α > 2, infinite otherwise.
+  static double variance(double a, double s) {
+    if (!(a > 2)) return std::numeric_limits<double>::infinity();
+    const double g1 = std::tgamma(1 - 1 / a);
+    return s * s * (std::tgamma(1 - 2 / a) - g1 * g1);
+  }
+  // 0 is rejected too: log(x/σ) = −∞ there, and −(x/σ)^{−α} − (1 + α)·log(x/σ) is −∞ + ∞.
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
+};
+
+/// Name ~ frechet(alpha, sigma) (shape alpha, scale sigma), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Alpha, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto frechet(const Alpha& alpha, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, frechet_distribution>(shape, alpha, sigma);
+}
+template <detail::operand Alpha, detail::operand Sigma>
+auto frechet(const Alpha& alpha, const Sigma& sigma) {
+  return detail::make_distribution<frechet_distribution>(alpha, sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/frechet.hpp -----
 // ----- begin tyche/distributions/gamma.hpp -----
 // tyche/distributions/gamma.hpp — gamma(alpha, beta): shape α, rate β (as in Stan).
 //   log p(x | α, β) = α log β − log Γ(α) + (α − 1) log x − β x,   x > 0, α > 0, β > 0.
@@ -9590,6 +10763,62 @@ auto gamma(const Alpha& alpha, const Beta& beta) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/gamma.hpp -----
+// ----- begin tyche/distributions/gumbel.hpp -----
+// tyche/distributions/gumbel.hpp — gumbel(mu, beta): location μ, scale β (as in Stan).
+//   log p(x | μ, β) = −log β − z − e^{−z},   z = (x − μ)/β,   x ∈ ℝ, β > 0.
+
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Beta>
+struct gumbel_distribution : distribution<gumbel_distribution<Mu, Beta>> {
+  static constexpr const char* family = "gumbel";
+  Mu mu;
+  Beta beta;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto z = (x - mu) / beta;
+    return detail::total(-log(beta) - z - exp(-z));
+  }
+  auto arguments() const { return std::tuple{mu, beta}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Beta, domains::positive>::ok,
+                  "tyche::gumbel(mu, beta): beta must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("gumbel(mu, beta)", "beta", beta);
+  }
+  /// By inversion of the cdf exp(−e^{−z}): μ − β log(−log u), u ~ uniform(0, 1).
+  template <class G>
+  static double draw(G& rng, double m, double b) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    double u = unit(rng);
+    while (u <= 0.0 || u >= 1.0) u = unit(rng);
+    return m - b * std::log(-std::log(u));
+  }
+  /// μ + β γ, γ the Euler–Mascheroni constant.
+  static double mean(double m, double b) { return m + b * std::numbers::egamma; }
+  static double variance(double, double b) { return b * b * std::numbers::pi * std::numbers::pi / 6; }
+};
+
+/// Name ~ gumbel(mu, beta), support ℝ.
+template <fixed_string Name, detail::operand Mu, detail::operand Beta, shape_tag Shape = scalar_shape>
+auto gumbel(const Mu& mu, const Beta& beta, Shape shape = {}) {
+  return detail::make_named<Name, gumbel_distribution>(shape, mu, beta);
+}
+template <detail::operand Mu, detail::operand Beta>
+auto gumbel(const Mu& mu, const Beta& beta) {
+  return detail::make_distribution<gumbel_distribution>(mu, beta);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/gumbel.hpp -----
 // ----- begin tyche/distributions/half_normal.hpp -----
 // tyche/distributions/half_normal.hpp — half_normal(sigma): the normal(0, sigma) folded onto x ≥ 0.
 //   log p(x | σ) = log 2 − ½ log 2π − log σ − ½ (x/σ)²,   x ≥ 0, σ > 0.
@@ -10089,6 +11318,81 @@ auto logistic(const Mu& mu, const Sigma& sigma) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/logistic.hpp -----
+// ----- begin tyche/distributions/loglogistic.hpp -----
+// tyche/distributions/loglogistic.hpp — loglogistic(alpha, beta): scale α, shape β (as in Stan).
+// log x ~ logistic(log α, 1/β).
+//   log p(x | α, β) = log β − log α + (β − 1) log(x/α) − 2 log(1 + (x/α)^β),
+//   x > 0, α > 0, β > 0, with log(1 + (x/α)^β) = log1p_exp(β log(x/α)), which does not overflow.
+
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha, class Beta>
+struct loglogistic_distribution : distribution<loglogistic_distribution<Alpha, Beta>> {
+  static constexpr const char* family = "loglogistic";
+  Alpha alpha;
+  Beta beta;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto log_z = log(x / alpha);
+    return detail::total(log(beta) - log(alpha) + (beta - lit<1>) * log_z -
+                         lit<2> * log1p_exp(beta * log_z));
+  }
+  auto arguments() const { return std::tuple{alpha, beta}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::loglogistic(alpha, beta): alpha must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Beta, domains::positive>::ok,
+                  "tyche::loglogistic(alpha, beta): beta must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("loglogistic(alpha, beta)", "alpha", alpha);
+    detail::check_argument<domains::positive>("loglogistic(alpha, beta)", "beta", beta);
+  }
+  /// By inversion of the cdf 1/(1 + (x/α)^{−β}): α (u/(1 − u))^{1/β}, u ~ uniform(0, 1).
+  template <class G>
+  static double draw(G& rng, double a, double b) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    double u = unit(rng);
+    while (u <= 0.0 || u >= 1.0) u = unit(rng);
+    return a * std::exp((std::log(u) - std::log1p(-u)) / b);
+  }
+  /// α (π/β)/sin(π/β) for β > 1, infinite otherwise.
+  static double mean(double a, double b) {
+    if (!(b > 1)) return std::numeric_limits<double>::infinity();
+    const double t = std::numbers::pi / b;
+    return a * t / std::sin(t);
+  }
+  /// α² (2t/sin 2t − t²/sin² t), t = π/β, for β > 2, infinite otherwise.
+  static double variance(double a, double b) {
+    if (!(b > 2)) return std::numeric_limits<double>::infinity();
+    const double t = std::numbers::pi / b, s = std::sin(t);
+    return a * a * (2 * t / std::sin(2 * t) - t * t / (s * s));
+  }
+  // 0 is rejected too: log(x/α) = −∞ there, and (β − 1)·log(x/α) is NaN for β = 1.
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
+};
+
+/// Name ~ loglogistic(alpha, beta) (scale alpha, shape beta), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Alpha, detail::operand Beta, shape_tag Shape = scalar_shape>
+auto loglogistic(const Alpha& alpha, const Beta& beta, Shape shape = {}) {
+  return detail::make_named<Name, loglogistic_distribution>(shape, alpha, beta);
+}
+template <detail::operand Alpha, detail::operand Beta>
+auto loglogistic(const Alpha& alpha, const Beta& beta) {
+  return detail::make_distribution<loglogistic_distribution>(alpha, beta);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/loglogistic.hpp -----
 // ----- begin tyche/distributions/lognormal.hpp -----
 // tyche/distributions/lognormal.hpp — lognormal(mu, sigma): log x ~ normal(mu, sigma).
 //   log p(x | μ, σ) = −½ ((log x − μ)/σ)² − log σ − log x − ½ log 2π,   x > 0, σ > 0.
@@ -10139,668 +11443,223 @@ auto lognormal(const Mu& mu, const Sigma& sigma) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/lognormal.hpp -----
-// ----- begin tyche/distributions/neg_binomial_2.hpp -----
-// tyche/distributions/neg_binomial_2.hpp — neg_binomial_2(mu, phi), the negative binomial with
-// mean μ and precision φ (variance μ + μ²/φ), for observations only.
-//   log p(y | μ, φ) = log C(y + φ − 1, y) + y log(μ / (μ + φ)) + φ log(φ / (μ + φ))
-//                   = lgamma(y + φ) − lgamma(φ) − y log1p(φ/μ) − φ log1p(μ/φ) − lgamma(y + 1),
-//   y ∈ {0, 1, 2, …}, μ > 0, φ > 0.
-// The log1p forms keep full precision when φ ≪ μ or μ ≪ φ; lgamma(y + 1) is folded when the model
-// is built. log C(y + φ − 1, y) is a difference of lgammas (the core has no lbeta or lchoose), so
-// its absolute error is about ε (y + φ) log(y + φ): relative error ~10⁻¹¹ of log p for y or φ
-// around 10⁴, worse beyond (where, for large φ, the distribution is practically poisson(μ)).
-// The data must be non-negative integer counts: observe throws "... y[i] = v is not a
-// non-negative integer count" otherwise.
+// ----- begin tyche/distributions/multi_student_t.hpp -----
+// tyche/distributions/multi_student_t.hpp — multi_student_t(nu, mu, Sigma) and multi_student_t_cholesky(nu, mu, L).
+//   log p(x | ν, μ, Σ) = log Γ((ν + K)/2) − log Γ(ν/2) − (K/2) log(νπ) − ½ log det Σ
+//                        − ((ν + K)/2) log(1 + (x − μ)ᵀ Σ⁻¹ (x − μ) / ν),   x ∈ ℝᴷ, ν > 0,
+// Σ = L Lᵀ symmetric positive definite, K × K (Stan Functions Reference, "Multivariate
+// Student-t distribution"; multi_student_t_cholesky is the same law given L). It is built on
+// multi_normal's machinery (distributions/multi_normal.hpp): the quadratic form is ‖L⁻¹(x − μ)‖²
+// and ½ log det Σ = Σᵢ log Lᵢᵢ. As data (tyche::matrix(ptr, K, K), row-major), Σ is factored
+// once when the distribution is made and L is viewed (it must outlive the model); x is a named
+// K-vector or one observed vector of K, μ a vector of K or a scalar. As expressions of
+// parameters (the K·K entries, row major, only the lower triangle read: a cov_matrix variable,
+// diag_pre_multiply(tau, L_Omega)), Σ is factored at every evaluation and x is a named K-vector
+// or N observations of K values (row n at n·K), μ a scalar, a vector of K or of N·K; the log
+// density is the sum over the rows (each row's quadratic form by autodiff/multivariate_ops.hpp's
+// row_sums_of_squares). ν may be a parameter. Draws: μ + √(ν/W) L z, W ~ χ²(ν), z standard
+// normal (mean μ for ν > 1, covariance ν/(ν − 2) Σ for ν > 2).
+// ----- begin tyche/autodiff/multivariate_ops.hpp -----
+// tyche/autodiff/multivariate_ops.hpp — value and vector–Jacobian rules of two pieces of the
+// multivariate families that the matrix ops of autodiff/matrix_ops.hpp do not cover (the op
+// contract: autodiff/vector_ops.hpp; docs/design/vector-ops.md):
+//
+//   row_sums_of_squares_map  (Σⱼ zₙⱼ²)ₙ for the N rows of an N × K matrix (multi_student_t's
+//                            quadratic forms from cholesky_residual_map's L⁻¹(yₙ − μₙ))
+//   wishart_map<Inverse>     the log density of the Wishart (inverse Wishart) distribution of
+//                            a K × K matrix W given ν and S (one value)
+//
+// Matrices are vectors of their K² entries in row-major order; as in matrix_ops.hpp, W and S
+// are read through their lower triangles (the symmetric matrices those define), and their
+// adjoints go to the lower triangles.
 
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Mu, class Phi>
-struct neg_binomial_2_distribution : distribution<neg_binomial_2_distribution<Mu, Phi>> {
-  static constexpr const char* family = "neg_binomial_2";
-  Mu mu;
-  Phi phi;
-  template <class X>
-  auto log_prob(const X& y) const {
-    return detail::total(lgamma(y + phi) - lgamma(phi) - y * log1p(phi / mu) -
-                         phi * log1p(mu / phi) - lgamma(y + lit<1>));
-  }
-  auto arguments() const { return std::tuple{mu, phi}; }
-  /// The arguments' domains, checked when a model is built (joint): at compile time where the
-  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
-    static_assert(argument_support_t<Mu, domains::positive>::ok,
-                  "tyche::neg_binomial_2(mu, phi): mu must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    static_assert(argument_support_t<Phi, domains::positive>::ok,
-                  "tyche::neg_binomial_2(mu, phi): phi must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    detail::check_argument<domains::positive>("neg_binomial_2(mu, phi)", "mu", mu);
-    detail::check_argument<domains::positive>("neg_binomial_2(mu, phi)", "phi", phi);
-  }
-  /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale μ/φ), y ~ poisson(λ).
-  template <class G>
-  static double draw(G& rng, double m, double f) {
-    const double lambda = std::gamma_distribution<double>(f, m / f)(rng);
-    if (!(lambda > 0)) return 0.0;
-    return static_cast<double>(std::poisson_distribution<long long>(lambda)(rng));
-  }
-  static double mean(double m, double) { return m; }
-  static double variance(double m, double f) { return m + m * m / f; }
-  static const char* observation_problem(double v) { return detail::count_problem(v); }
-};
-
-/// The distribution neg_binomial_2(mu, phi), to observe counts: `neg_binomial_2(mu, phi).observe(data(y))`.
-template <detail::operand Mu, detail::operand Phi>
-auto neg_binomial_2(const Mu& mu, const Phi& phi) {
-  return detail::make_distribution<neg_binomial_2_distribution>(mu, phi);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/neg_binomial_2.hpp -----
-// ----- begin tyche/distributions/neg_binomial_2_log.hpp -----
-// tyche/distributions/neg_binomial_2_log.hpp — neg_binomial_2_log(eta, phi) =
-// neg_binomial_2(exp(eta), phi), for observations only.
-//   log p(y | η, φ) = lgamma(y + φ) − lgamma(φ) − y log(1 + φ e^−η) − φ log(1 + e^η / φ) − lgamma(y + 1)
-//                   = lgamma(y + φ) − lgamma(φ) − y log1p_exp(log φ − η) − φ log1p_exp(η − log φ)
-//                     − lgamma(y + 1),
-//   y ∈ {0, 1, 2, …}, η ∈ ℝ, φ > 0; log1p_exp neither overflows nor loses precision for large |η|.
-// lgamma(y + 1) is folded when the model is built. log C(y + φ − 1, y) is a difference of lgammas,
-// as in neg_binomial_2 (absolute error about ε (y + φ) log(y + φ)). The data must be non-negative
-// integer counts: observe throws "... y[i] = v is not a non-negative integer count" otherwise.
-
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Eta, class Phi>
-struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distribution<Eta, Phi>> {
-  static constexpr const char* family = "neg_binomial_2_log";
-  Eta eta;
-  Phi phi;
-  template <class X>
-  auto log_prob(const X& y) const {
-    return detail::total(lgamma(y + phi) - lgamma(phi) - y * log1p_exp(log(phi) - eta) -
-                         phi * log1p_exp(eta - log(phi)) - lgamma(y + lit<1>));
-  }
-  auto arguments() const { return std::tuple{eta, phi}; }
-  /// The arguments' domains, checked when a model is built (joint): at compile time where the
-  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
-    static_assert(argument_support_t<Phi, domains::positive>::ok,
-                  "tyche::neg_binomial_2_log(eta, phi): phi must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    detail::check_argument<domains::positive>("neg_binomial_2_log(eta, phi)", "phi", phi);
-  }
-  /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale e^η/φ), y ~ poisson(λ).
-  template <class G>
-  static double draw(G& rng, double e, double f) {
-    const double lambda = std::gamma_distribution<double>(f, std::exp(e) / f)(rng);
-    if (!(lambda > 0)) return 0.0;
-    return static_cast<double>(std::poisson_distribution<long long>(lambda)(rng));
-  }
-  static double mean(double e, double) { return std::exp(e); }
-  static double variance(double e, double f) { return std::exp(e) + std::exp(2.0 * e) / f; }
-  static const char* observation_problem(double v) { return detail::count_problem(v); }
-};
-
-/// The distribution neg_binomial_2_log(eta, phi): `neg_binomial_2_log(a + b * x, phi).observe(data(y))`.
-template <detail::operand Eta, detail::operand Phi>
-auto neg_binomial_2_log(const Eta& eta, const Phi& phi) {
-  return detail::make_distribution<neg_binomial_2_log_distribution>(eta, phi);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/neg_binomial_2_log.hpp -----
-// ----- begin tyche/distributions/normal.hpp -----
-// tyche/distributions/normal.hpp — normal(mu, sigma) and std_normal().
-//   log p(x | μ, σ) = −½ ((x − μ)/σ)² − log σ − ½ log 2π,   x ∈ ℝ, σ > 0.
-
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Mu, class Sigma>
-struct normal_distribution : distribution<normal_distribution<Mu, Sigma>> {
-  static constexpr const char* family = "normal";
-  Mu mu;
-  Sigma sigma;
-  auto transform() const { return transforms::identity{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    return detail::total(lit<-1, 2> * square((x - mu) / sigma) - log(sigma) -
-                         detail::half_log_two_pi);
-  }
-  auto arguments() const { return std::tuple{mu, sigma}; }
-  /// The arguments' domains, checked when a model is built (joint): at compile time where the
-  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
-    static_assert(argument_support_t<Sigma, domains::positive>::ok,
-                  "tyche::normal(mu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    detail::check_argument<domains::positive>("normal(mu, sigma)", "sigma", sigma);
-  }
-  template <class G>
-  static double draw(G& rng, double m, double s) { return std::normal_distribution<double>(m, s)(rng); }
-  static double mean(double m, double) { return m; }
-  static double variance(double, double s) { return s * s; }
-};
-
-struct std_normal_distribution : distribution<std_normal_distribution> {
-  static constexpr const char* family = "std_normal";
-  auto transform() const { return transforms::identity{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    return detail::total(lit<-1, 2> * square(x) - detail::half_log_two_pi);
-  }
-  auto arguments() const { return std::tuple{}; }
-  template <class G>
-  static double draw(G& rng) { return std::normal_distribution<double>(0.0, 1.0)(rng); }
-  static double mean() { return 0.0; }
-  static double variance() { return 1.0; }
-};
-
-/// The named random variable Name ~ normal(mu, sigma): `normal<"mu">(0.0, 5.0)`.
-template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
-auto normal(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
-  return detail::make_named<Name, normal_distribution>(shape, mu, sigma);
-}
-/// The distribution normal(mu, sigma), e.g. to observe data: `normal(theta, sigma).observe(y)`.
-template <detail::operand Mu, detail::operand Sigma>
-auto normal(const Mu& mu, const Sigma& sigma) {
-  return detail::make_distribution<normal_distribution>(mu, sigma);
-}
-
-/// Name ~ normal(0, 1): `std_normal<"z">(shape<8>)`.
-template <fixed_string Name, shape_tag Shape = scalar_shape>
-auto std_normal(Shape shape = {}) {
-  return detail::make_random_variable<Name>(std_normal_distribution{}, shape);
-}
-inline auto std_normal() { return std_normal_distribution{}; }
-
-}  // namespace tyche
-// ----- end tyche/distributions/normal.hpp -----
-// ----- begin tyche/distributions/poisson.hpp -----
-// tyche/distributions/poisson.hpp — poisson(lambda), for observations only.
-//   log p(y | λ) = y log λ − λ − log y!,   y ∈ {0, 1, 2, …}, λ > 0.
-// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
-// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
-// integer count" otherwise.
-
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Lambda>
-struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
-  static constexpr const char* family = "poisson";
-  Lambda lambda;
-  template <class X>
-  auto log_prob(const X& y) const {
-    return detail::total(y * log(lambda) - lambda - lgamma(y + lit<1>));
-  }
-  auto arguments() const { return std::tuple{lambda}; }
-  /// The arguments' domains, checked when a model is built (joint): at compile time where the
-  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
-    static_assert(argument_support_t<Lambda, domains::positive>::ok,
-                  "tyche::poisson(lambda): lambda must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    detail::check_argument<domains::positive>("poisson(lambda)", "lambda", lambda);
-  }
-  template <class G>
-  static double draw(G& rng, double l) {
-    return static_cast<double>(std::poisson_distribution<long long>(l)(rng));
-  }
-  static double mean(double l) { return l; }
-  static double variance(double l) { return l; }
-  static const char* observation_problem(double v) { return detail::count_problem(v); }
-};
-
-/// The distribution poisson(lambda), to observe counts: `poisson(lambda).observe(data(y))`.
-template <detail::operand Lambda>
-auto poisson(const Lambda& lambda) {
-  return detail::make_distribution<poisson_distribution>(lambda);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/poisson.hpp -----
-// ----- begin tyche/distributions/poisson_log.hpp -----
-// tyche/distributions/poisson_log.hpp — poisson_log(alpha) = poisson(exp(alpha)), for
-// observations only.
-//   log p(y | α) = y α − e^α − log y!,   y ∈ {0, 1, 2, …}, α ∈ ℝ.
-// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
-// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
-// integer count" otherwise.
-
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Alpha>
-struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> {
-  static constexpr const char* family = "poisson_log";
-  Alpha alpha;
-  template <class X>
-  auto log_prob(const X& y) const {
-    if constexpr (is_vector_v<Alpha>) {
-      // A vector log rate (a linear predictor) enters once per element: y·α − e^α as one node.
-      return detail::total(detail::make_binary<rules::poisson_log_term>(y, alpha) - lgamma(y + lit<1>));
-    } else {
-      // A scalar α: Σ (y α − e^α) reduces to α Σy − n e^α (compile/reduce_sum.hpp).
-      return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
-    }
-  }
-  auto arguments() const { return std::tuple{alpha}; }
-  template <class G>
-  static double draw(G& rng, double a) {
-    return static_cast<double>(std::poisson_distribution<long long>(std::exp(a))(rng));
-  }
-  static double mean(double a) { return std::exp(a); }
-  static double variance(double a) { return std::exp(a); }
-  static const char* observation_problem(double v) { return detail::count_problem(v); }
-};
-
-/// The distribution poisson_log(alpha): `poisson_log(a + b * x).observe(data(y))`.
-template <detail::operand Alpha>
-auto poisson_log(const Alpha& alpha) {
-  return detail::make_distribution<poisson_log_distribution>(alpha);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/poisson_log.hpp -----
-// ----- begin tyche/distributions/student_t.hpp -----
-// tyche/distributions/student_t.hpp — student_t(nu, mu, sigma).
-//   log p(x | ν, μ, σ) = log Γ((ν+1)/2) − log Γ(ν/2) − ½ log ν − ½ log π − log σ
-//                        − (ν+1)/2 · log(1 + ((x − μ)/σ)²/ν),   x ∈ ℝ, ν > 0, σ > 0.
-
-#include <limits>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Nu, class Mu, class Sigma>
-struct student_t_distribution : distribution<student_t_distribution<Nu, Mu, Sigma>> {
-  static constexpr const char* family = "student_t";
-  Nu nu;
-  Mu mu;
-  Sigma sigma;
-  auto transform() const { return transforms::identity{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    const auto half_nu = lit<1, 2> * nu;
-    const auto half_nu_plus_half = half_nu + lit<1, 2>;
-    return detail::total(lgamma(half_nu_plus_half) - lgamma(half_nu) - lit<1, 2> * log(nu) -
-                         log(sigma) - half_nu_plus_half * log1p(square((x - mu) / sigma) / nu) -
-                         0.5 * detail::log_pi);
-  }
-  auto arguments() const { return std::tuple{nu, mu, sigma}; }
-  /// The arguments' domains, checked when a model is built (joint): at compile time where the
-  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
-    static_assert(argument_support_t<Nu, domains::positive>::ok,
-                  "tyche::student_t(nu, mu, sigma): nu must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    static_assert(argument_support_t<Sigma, domains::positive>::ok,
-                  "tyche::student_t(nu, mu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    detail::check_argument<domains::positive>("student_t(nu, mu, sigma)", "nu", nu);
-    detail::check_argument<domains::positive>("student_t(nu, mu, sigma)", "sigma", sigma);
-  }
-  template <class G>
-  static double draw(G& rng, double n, double m, double s) {
-    return m + s * std::student_t_distribution<double>(n)(rng);
-  }
-  /// μ for ν > 1 (else undefined: NaN).
-  static double mean(double n, double m, double) {
-    return n > 1 ? m : std::numeric_limits<double>::quiet_NaN();
-  }
-  /// σ² ν/(ν − 2) for ν > 2, infinite for 1 < ν ≤ 2, undefined (NaN) for ν ≤ 1.
-  static double variance(double n, double, double s) {
-    if (n > 2) return s * s * n / (n - 2);
-    return n > 1 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
-  }
-};
-
-/// Name ~ student_t(nu, mu, sigma).
-template <fixed_string Name, detail::operand Nu, detail::operand Mu, detail::operand Sigma,
-          shape_tag Shape = scalar_shape>
-auto student_t(const Nu& nu, const Mu& mu, const Sigma& sigma, Shape shape = {}) {
-  return detail::make_named<Name, student_t_distribution>(shape, nu, mu, sigma);
-}
-template <detail::operand Nu, detail::operand Mu, detail::operand Sigma>
-auto student_t(const Nu& nu, const Mu& mu, const Sigma& sigma) {
-  return detail::make_distribution<student_t_distribution>(nu, mu, sigma);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/student_t.hpp -----
-// ----- begin tyche/distributions/uniform.hpp -----
-// tyche/distributions/uniform.hpp — uniform(a, b).
-//   log p(x | a, b) = −log(b − a),   a < x < b.
-// The support depends on the arguments: a named variable is sampled as logit((x − a)/(b − a)).
-// b − a must be > 0 (checked from the types, else when the model is built). Observed values are
-// not checked against (a, b) (the bounds are expressions), and the density is not −∞ outside
-// them.
-
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class A, class B>
-struct uniform_distribution : distribution<uniform_distribution<A, B>> {
-  static constexpr const char* family = "uniform";
-  A a;
-  B b;
-  auto transform() const { return transforms::interval<A, B>{a, b}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    // 0·x: the density does not depend on x inside (a, b), but x must occur in it, so that a
-    // vector x counts −log(b − a) once per element and a model's log density without the
-    // Jacobian still contains the variable's parameter (compile requires every parameter of
-    // the layout to occur).
-    return detail::total(lit<0> * x - log(b - a));
-  }
-  auto arguments() const { return std::tuple{a, b}; }
-  /// b − a > 0. Read as a Line, b − a often proves it where a and b alone do not:
-  /// uniform(mu − 1, mu + 1) has b − a = 0·mu + 2, support [2, 2].
-  void check_supports() const {
-    using Width = decltype(b - a);
-    static_assert(argument_support_t<Width, domains::positive>::ok,
-                  "tyche::uniform(a, b): b - a must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    detail::check_argument<domains::positive>("uniform(a, b)", "b - a", b - a);
-  }
-  template <class G>
-  static double draw(G& rng, double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
-  static double mean(double a, double b) { return (a + b) / 2; }
-  static double variance(double a, double b) { return (b - a) * (b - a) / 12; }
-};
-
-/// Name ~ uniform(a, b), support (a, b) (a and b may be expressions of other variables).
-template <fixed_string Name, detail::operand A, detail::operand B, shape_tag Shape = scalar_shape>
-auto uniform(const A& a, const B& b, Shape shape = {}) {
-  return detail::make_named<Name, uniform_distribution>(shape, a, b);
-}
-template <detail::operand A, detail::operand B>
-auto uniform(const A& a, const B& b) {
-  return detail::make_distribution<uniform_distribution>(a, b);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/uniform.hpp -----
-// ----- begin tyche/distributions/weibull.hpp -----
-// tyche/distributions/weibull.hpp — weibull(alpha, sigma): shape α, scale σ (as in Stan).
-//   log p(x | α, σ) = log α − log σ + (α − 1) log(x/σ) − (x/σ)^α,   x > 0, α > 0, σ > 0.
-
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Alpha, class Sigma>
-struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
-  static constexpr const char* family = "weibull";
-  Alpha alpha;
-  Sigma sigma;
-  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    const auto log_z = log(x / sigma);  // (x/σ)^α = exp(α log(x/σ)), log(x/σ) computed once
-    return detail::total(log(alpha) - log(sigma) + (alpha - lit<1>) * log_z - exp(alpha * log_z));
-  }
-  auto arguments() const { return std::tuple{alpha, sigma}; }
-  /// The arguments' domains, checked when a model is built (joint): at compile time where the
-  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
-    static_assert(argument_support_t<Alpha, domains::positive>::ok,
-                  "tyche::weibull(alpha, sigma): alpha must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    static_assert(argument_support_t<Sigma, domains::positive>::ok,
-                  "tyche::weibull(alpha, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    detail::check_argument<domains::positive>("weibull(alpha, sigma)", "alpha", alpha);
-    detail::check_argument<domains::positive>("weibull(alpha, sigma)", "sigma", sigma);
-  }
-  template <class G>
-  static double draw(G& rng, double a, double s) { return std::weibull_distribution<double>(a, s)(rng); }
-  static double mean(double a, double s) { return s * std::tgamma(1 + 1 / a); }
-  static double variance(double a, double s) {
-    const double g1 = std::tgamma(1 + 1 / a);
-    return s * s * (std::tgamma(1 + 2 / a) - g1 * g1);
-  }
-  // 0 is rejected too: log(x/σ) = −∞ there, and (α − 1)·log(x/σ) is NaN for α = 1.
-  static const char* observation_problem(double v) { return detail::positive_problem(v); }
-};
-
-/// Name ~ weibull(alpha, sigma) (shape alpha, scale sigma), support (0, ∞), sampled as log Name.
-template <fixed_string Name, detail::operand Alpha, detail::operand Sigma, shape_tag Shape = scalar_shape>
-auto weibull(const Alpha& alpha, const Sigma& sigma, Shape shape = {}) {
-  return detail::make_named<Name, weibull_distribution>(shape, alpha, sigma);
-}
-template <detail::operand Alpha, detail::operand Sigma>
-auto weibull(const Alpha& alpha, const Sigma& sigma) {
-  return detail::make_distribution<weibull_distribution>(alpha, sigma);
-}
-
-}  // namespace tyche
-// ----- end tyche/distributions/weibull.hpp -----
+#include <cstddef>
 
 namespace tyche {
 
 namespace detail {
-/// log p(y | d), with d's argument checks and, for data y, the check of its values.
-template <class Dist, class Y>
-auto log_density_at(const Dist& d, const Y& y) {
-  if constexpr (requires { d.check_supports(); }) d.check_supports();
-  return d.observe(y).log_density();
+/// M⁻¹ = L⁻ᵀ L⁻¹ (all K² entries) from the lower Cholesky factor l of M; linv (K², scratch)
+/// receives L⁻¹ by forward substitution, column by column: (L⁻¹)ⱼⱼ = 1/Lⱼⱼ,
+/// (L⁻¹)ᵢⱼ = −(Σ_{p=j..i−1} Lᵢₚ (L⁻¹)ₚⱼ)/Lᵢᵢ for i > j. O(K³).
+template <class T>
+TYCHE_HD void inverse_from_cholesky(std::size_t k, const T* l, T* linv, T* inv) {
+  for (std::size_t j = 0; j < k; ++j) {
+    for (std::size_t i = 0; i < j; ++i) linv[i * k + j] = lift<T>(0.0);
+    linv[j * k + j] = lift<T>(1.0) / l[j * k + j];
+    for (std::size_t i = j + 1; i < k; ++i) {
+      T acc = lift<T>(0.0);
+      for (std::size_t p = j; p < i; ++p) acc = acc + l[i * k + p] * linv[p * k + j];
+      linv[i * k + j] = -acc / l[i * k + i];
+    }
+  }
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j <= i; ++j) {
+      T acc = lift<T>(0.0);
+      for (std::size_t p = i; p < k; ++p) acc = acc + linv[p * k + i] * linv[p * k + j];
+      inv[i * k + j] = acc;
+      inv[j * k + i] = acc;
+    }
+  }
+}
+
+/// Entry (i, j) of the symmetric matrix whose lower triangle m holds (row major, K × K).
+template <class T>
+TYCHE_HD const T& symmetric_at(const T* m, std::size_t k, std::size_t i, std::size_t j) {
+  return i >= j ? m[i * k + j] : m[j * k + i];
 }
 }  // namespace detail
 
-/// log bernoulli(y | p), summed over y.
-template <detail::operand Y, detail::operand P>
-auto bernoulli_lpmf(const Y& y, const P& p) {
-  return detail::log_density_at(bernoulli(p), y);
-}
-/// log bernoulli_logit(y | alpha), summed over y.
-template <detail::operand Y, detail::operand Alpha>
-auto bernoulli_logit_lpmf(const Y& y, const Alpha& alpha) {
-  return detail::log_density_at(bernoulli_logit(alpha), y);
-}
-/// log beta(y | a, b), summed over y.
-template <detail::operand Y, detail::operand A, detail::operand B>
-auto beta_lpdf(const Y& y, const A& a, const B& b) {
-  return detail::log_density_at(beta(a, b), y);
-}
-/// log beta_binomial(y | n, a, b), summed over y.
-template <detail::operand Y, detail::operand N, detail::operand A, detail::operand B>
-auto beta_binomial_lpmf(const Y& y, const N& n, const A& a, const B& b) {
-  return detail::log_density_at(beta_binomial(n, a, b), y);
-}
-/// log binomial(y | n, p), summed over y.
-template <detail::operand Y, detail::operand N, detail::operand P>
-auto binomial_lpmf(const Y& y, const N& n, const P& p) {
-  return detail::log_density_at(binomial(n, p), y);
-}
-/// log binomial_logit(y | n, alpha), summed over y.
-template <detail::operand Y, detail::operand N, detail::operand Alpha>
-auto binomial_logit_lpmf(const Y& y, const N& n, const Alpha& alpha) {
-  return detail::log_density_at(binomial_logit(n, alpha), y);
-}
-/// log categorical(y | theta), summed over y.
-template <detail::operand Y, detail::operand Theta>
-auto categorical_lpmf(const Y& y, const Theta& theta) {
-  return detail::log_density_at(categorical(theta), y);
-}
-/// log categorical_logit(y | beta), summed over y.
-template <detail::operand Y, detail::operand Beta>
-auto categorical_logit_lpmf(const Y& y, const Beta& beta) {
-  return detail::log_density_at(categorical_logit(beta), y);
-}
-/// log cauchy(y | mu, sigma), summed over y.
-template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
-auto cauchy_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
-  return detail::log_density_at(cauchy(mu, sigma), y);
-}
-/// log half_cauchy(y | sigma), summed over y.
-template <detail::operand Y, detail::operand Sigma>
-auto half_cauchy_lpdf(const Y& y, const Sigma& sigma) {
-  return detail::log_density_at(half_cauchy(sigma), y);
-}
-/// log chi_square(y | nu), summed over y.
-template <detail::operand Y, detail::operand Nu>
-auto chi_square_lpdf(const Y& y, const Nu& nu) {
-  return detail::log_density_at(chi_square(nu), y);
-}
-/// log dirichlet(y | alpha), summed over y.
-template <detail::operand Y, detail::operand Alpha>
-auto dirichlet_lpdf(const Y& y, const Alpha& alpha) {
-  return detail::log_density_at(dirichlet(alpha), y);
-}
-/// log double_exponential(y | mu, sigma), summed over y.
-template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
-auto double_exponential_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
-  return detail::log_density_at(double_exponential(mu, sigma), y);
-}
-/// log exponential(y | lambda), summed over y.
-template <detail::operand Y, detail::operand Lambda>
-auto exponential_lpdf(const Y& y, const Lambda& lambda) {
-  return detail::log_density_at(exponential(lambda), y);
-}
-/// log gamma(y | alpha, beta), summed over y.
-template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
-auto gamma_lpdf(const Y& y, const Alpha& alpha, const Beta& beta) {
-  return detail::log_density_at(gamma(alpha, beta), y);
-}
-/// log half_normal(y | sigma), summed over y.
-template <detail::operand Y, detail::operand Sigma>
-auto half_normal_lpdf(const Y& y, const Sigma& sigma) {
-  return detail::log_density_at(half_normal(sigma), y);
-}
-/// log half_student_t(y | nu, sigma), summed over y.
-template <detail::operand Y, detail::operand Nu, detail::operand Sigma>
-auto half_student_t_lpdf(const Y& y, const Nu& nu, const Sigma& sigma) {
-  return detail::log_density_at(half_student_t(nu, sigma), y);
-}
-/// log inv_chi_square(y | nu), summed over y.
-template <detail::operand Y, detail::operand Nu>
-auto inv_chi_square_lpdf(const Y& y, const Nu& nu) {
-  return detail::log_density_at(inv_chi_square(nu), y);
-}
-/// log inv_gamma(y | alpha, beta), summed over y.
-template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
-auto inv_gamma_lpdf(const Y& y, const Alpha& alpha, const Beta& beta) {
-  return detail::log_density_at(inv_gamma(alpha, beta), y);
-}
-/// log logistic(y | mu, sigma), summed over y.
-template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
-auto logistic_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
-  return detail::log_density_at(logistic(mu, sigma), y);
-}
-/// log lognormal(y | mu, sigma), summed over y.
-template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
-auto lognormal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
-  return detail::log_density_at(lognormal(mu, sigma), y);
-}
-/// log neg_binomial_2(y | mu, phi), summed over y.
-template <detail::operand Y, detail::operand Mu, detail::operand Phi>
-auto neg_binomial_2_lpmf(const Y& y, const Mu& mu, const Phi& phi) {
-  return detail::log_density_at(neg_binomial_2(mu, phi), y);
-}
-/// log neg_binomial_2_log(y | eta, phi), summed over y.
-template <detail::operand Y, detail::operand Eta, detail::operand Phi>
-auto neg_binomial_2_log_lpmf(const Y& y, const Eta& eta, const Phi& phi) {
-  return detail::log_density_at(neg_binomial_2_log(eta, phi), y);
-}
-/// log normal(y | mu, sigma), summed over y.
-template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
-auto normal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
-  return detail::log_density_at(normal(mu, sigma), y);
-}
-/// log poisson(y | lambda), summed over y.
-template <detail::operand Y, detail::operand Lambda>
-auto poisson_lpmf(const Y& y, const Lambda& lambda) {
-  return detail::log_density_at(poisson(lambda), y);
-}
-/// log poisson_log(y | alpha), summed over y.
-template <detail::operand Y, detail::operand Alpha>
-auto poisson_log_lpmf(const Y& y, const Alpha& alpha) {
-  return detail::log_density_at(poisson_log(alpha), y);
-}
-/// log student_t(y | nu, mu, sigma), summed over y.
-template <detail::operand Y, detail::operand Nu, detail::operand Mu, detail::operand Sigma>
-auto student_t_lpdf(const Y& y, const Nu& nu, const Mu& mu, const Sigma& sigma) {
-  return detail::log_density_at(student_t(nu, mu, sigma), y);
-}
-/// log uniform(y | a, b), summed over y.
-template <detail::operand Y, detail::operand A, detail::operand B>
-auto uniform_lpdf(const Y& y, const A& a, const B& b) {
-  return detail::log_density_at(uniform(a, b), y);
-}
-/// log weibull(y | alpha, sigma), summed over y.
-template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
-auto weibull_lpdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
-  return detail::log_density_at(weibull(alpha, sigma), y);
-}
-/// log std_normal(y), summed over y.
-template <detail::operand Y>
-auto std_normal_lpdf(const Y& y) {
-  return detail::log_density_at(std_normal(), y);
-}
+namespace ops {
 
-}  // namespace tyche
-// ----- end tyche/distributions/log_densities.hpp -----
-// ----- begin tyche/distributions/log_mix.hpp -----
-// tyche/distributions/log_mix.hpp — log_mix(theta, lp1, lp2): the log density of a two-component
-// mixture from the components' log densities (Stan's log_mix),
-//   log_mix(θ, λ₁, λ₂) = log(θ e^λ₁ + (1 − θ) e^λ₂),   0 ≤ θ ≤ 1,
-// elementwise for vector operands (sum the result for a vector of observations). Note that a
-// family's log_prob(y) is already summed over y, so log_mix(θ, normal(m1, s).log_prob(data(y)),
-// normal(m2, s).log_prob(data(y))) mixes the whole data set at once; for a mixture per
-// observation, pass elementwise log densities written out (e.g. −½((data(y) − m1)/s)² − log s − …).
-//
-// Computed as log_add_exp(log θ + λ₁, log(1 − θ) + λ₂) (rules::log_add_exp: max(a, b) +
-// log1p(e^−|a − b|)): per element one exp and one log1p, nothing overflows, and log θ and
-// log(1 − θ) of a scalar θ are computed once, outside the loop over observations. For θ =
-// logistic(u) (a beta or uniform(0, 1) variable) they are log_logistic(u) and log1m_logistic(u),
-// finite for every u. At θ = 0 (θ = 1) the result is exactly λ₂ (λ₁). Not defined when λ₁ and λ₂
-// are both −∞.
-// θ is checked: compilation fails when its support has no point in [0, 1]; a θ that depends on
-// no parameter (a number, data) must lie in [0, 1] or the call throws.
-
-namespace tyche {
-
-/// log(θ e^lp1 + (1 − θ) e^lp2), without overflow: `sum(log_mix(theta, lp1_vector, lp2_vector))`.
-template <detail::operand Theta, detail::operand Lp1, detail::operand Lp2>
-  requires(expression<Theta> || expression<Lp1> || expression<Lp2>)
-auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
-  using T = detail::node_t<Theta>;
-  static_assert(operand_support_t<T, domains::probability>::ok,
-                "tyche::log_mix(theta, lp1, lp2): theta must be in [0, 1], but its support (spelled "
-                "out in tyche::support_is<...> in this diagnostic) has no point in [0, 1]");
-  const auto t = detail::as_node(theta);
-  if constexpr (!depends_on_params_v<T>) {
-    // θ known when the model is built (a number, data): every value must be in [0, 1].
-    detail::check_argument<domains::probability>("log_mix(theta, lp1, lp2)", "theta", t);
+/// qₙ = Σⱼ zₙⱼ² for the m rows of z (m·K values, row n at n·K). Reverse: z̄ₙⱼ += 2 zₙⱼ q̄ₙ.
+struct row_sums_of_squares_map {
+  static constexpr const char* name = "row_sums_of_squares";
+  static constexpr bool has_payload = true;
+  std::size_t k = 1;
+  template <class Z>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const row_sums_of_squares_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t n = 0; n < m; ++n) {
+      T acc = lift<T>(0.0);
+      for (std::size_t j = 0; j < k; ++j) acc = acc + in[0][n * k + j] * in[0][n * k + j];
+      out[n] = acc;
+    }
   }
-  return log_add_exp(log(t) + detail::as_node(lp1), log1m(t) + detail::as_node(lp2));
-}
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t n = 0; n < m; ++n) {
+      const T g = lift<T>(2.0) * adj[n];
+      for (std::size_t j = 0; j < k; ++j) in_adj[0][n * k + j] += g * in[0][n * k + j];
+    }
+  }
+};
+
+/// The log density of a K × K symmetric positive-definite W given ν and S (operands ν: one
+/// value; W, S: K² values each, lower triangles read), with log Γ_K(a) = K(K−1)/4 log π +
+/// Σ_{j=0..K−1} log Γ(a − j/2) the multivariate log-gamma function (Stan Functions Reference,
+/// "Wishart distribution", "Inverse Wishart distribution"):
+///   Wishart:          (ν − K − 1)/2 log|W| − ½ tr(S⁻¹W) − (νK/2) log 2 − (ν/2) log|S| − log Γ_K(ν/2),
+///   inverse Wishart:  (ν/2) log|S| − (νK/2) log 2 − log Γ_K(ν/2) − (ν + K + 1)/2 log|W| − ½ tr(S W⁻¹).
+/// Forward: the Cholesky factors of W and S (log-determinants 2 Σ log Lᵢᵢ), the inverses
+/// L⁻ᵀL⁻¹, the trace Σᵢⱼ (S⁻¹)ᵢⱼ Wᵢⱼ (or Σ Sᵢⱼ (W⁻¹)ᵢⱼ). A W or S that is not positive definite
+/// gives NaN (a rejected point). Reverse, with G the gradient in the symmetric matrix (from
+/// d log|M| = tr(M⁻¹ dM), d tr(S⁻¹W) = tr(S⁻¹ dW) − tr(S⁻¹ W S⁻¹ dS), d M⁻¹ = −M⁻¹ dM M⁻¹):
+///   Wishart:          G_W = (ν − K − 1)/2 W⁻¹ − ½ S⁻¹,     G_S = −(ν/2) S⁻¹ + ½ S⁻¹ W S⁻¹,
+///   inverse Wishart:  G_W = −(ν + K + 1)/2 W⁻¹ + ½ W⁻¹ S W⁻¹,   G_S = (ν/2) S⁻¹ − ½ W⁻¹,
+///   ∂/∂ν = ½ log|W| − (K/2) log 2 − ½ log|S| − ½ Σⱼ ψ(ν/2 − j/2)  (inverse: ½ log|S| − … − ½ log|W|),
+/// and the lower-triangle entry (i, j) of a matrix takes Gᵢᵢ on the diagonal, 2 Gᵢⱼ below it
+/// (it stands for both (i, j) and (j, i)). Scratch: the two factors, the two inverses and one
+/// K² work matrix, then log|W| and log|S|: 5K² + 2. O(K³) each way.
+template <bool Inverse>
+struct wishart_map {
+  static constexpr const char* name = Inverse ? "inv_wishart" : "wishart";
+  static constexpr bool has_payload = true;
+  std::size_t k = 1;
+  template <class Nu, class W, class S>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const wishart_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return 5 * k * k + 2; }
+
+  template <class T>
+  TYCHE_HD T log_multi_gamma_half(const T& nu) const {  // log Γ_K(ν/2)
+    T acc = lift<T>(0.25 * double(k) * (double(k) - 1.0) * 1.14472988584940017414);
+    for (std::size_t j = 0; j < k; ++j) acc = acc + math::lgamma(lift<T>(0.5) * nu - lift<T>(0.5 * double(j)));
+    return acc;
+  }
+
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    const std::size_t kk = k * k;
+    const T nu = in[0][0];
+    const T* w = in[1];
+    const T* s = in[2];
+    T* lw = scratch;
+    T* ls = scratch + kk;
+    T* wi = scratch + 2 * kk;
+    T* si = scratch + 3 * kk;
+    T* work = scratch + 4 * kk;
+    detail::cholesky_forward(k, w, lw);
+    detail::cholesky_forward(k, s, ls);
+    T log_det_w = lift<T>(0.0), log_det_s = lift<T>(0.0);
+    for (std::size_t i = 0; i < k; ++i) {
+      log_det_w = log_det_w + lift<T>(2.0) * math::log(lw[i * k + i]);
+      log_det_s = log_det_s + lift<T>(2.0) * math::log(ls[i * k + i]);
+    }
+    scratch[5 * kk] = log_det_w;
+    scratch[5 * kk + 1] = log_det_s;
+    detail::inverse_from_cholesky(k, lw, work, wi);
+    detail::inverse_from_cholesky(k, ls, work, si);
+    T trace = lift<T>(0.0);  // tr(S⁻¹W), or tr(S W⁻¹)
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j)
+        trace = trace + (Inverse ? wi[i * k + j] * detail::symmetric_at(s, k, i, j)
+                                 : si[i * k + j] * detail::symmetric_at(w, k, i, j));
+    const T half = lift<T>(0.5);
+    const T common = -half * nu * lift<T>(double(k) * 0.69314718055994530942) - log_multi_gamma_half(nu) - half * trace;
+    if constexpr (Inverse)
+      out[0] = common + half * nu * log_det_s - half * (nu + lift<T>(double(k) + 1.0)) * log_det_w;
+    else
+      out[0] = common + half * (nu - lift<T>(double(k) + 1.0)) * log_det_w - half * nu * log_det_s;
+  }
+
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    const std::size_t kk = k * k;
+    const T g = adj[0];
+    const T nu = in[0][0];
+    const T* w = in[1];
+    const T* s = in[2];
+    const T* wi = scratch + 2 * kk;
+    const T* si = scratch + 3 * kk;
+    T* work = scratch + 4 * kk;
+    const T log_det_w = scratch[5 * kk], log_det_s = scratch[5 * kk + 1];
+    const T half = lift<T>(0.5);
+    // ν.
+    T psi = lift<T>(0.0);
+    for (std::size_t j = 0; j < k; ++j) psi = psi + math::digamma(half * nu - lift<T>(0.5 * double(j)));
+    const T dnu_common = -lift<T>(0.5 * double(k) * 0.69314718055994530942) - half * psi;
+    in_adj[0][0] += g * (Inverse ? dnu_common + half * log_det_s - half * log_det_w
+                                 : dnu_common + half * log_det_w - half * log_det_s);
+    // The sandwich A M A (A = S⁻¹, M = W for Wishart; A = W⁻¹, M = S for the inverse) into
+    // work, then the lower-triangle adjoints of W and S.
+    const T* a = Inverse ? wi : si;
+    const T* mid = Inverse ? s : w;
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = 0; p < k; ++p) acc = acc + a[i * k + p] * detail::symmetric_at(mid, k, p, j);
+        work[i * k + j] = acc;  // A M
+      }
+    const T cw = Inverse ? -half * (nu + lift<T>(double(k) + 1.0)) : half * (nu - lift<T>(double(k) + 1.0));
+    const T cs = Inverse ? half * nu : -half * nu;
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) {
+        T sandwich = lift<T>(0.0);  // (A M A)ᵢⱼ
+        for (std::size_t p = 0; p < k; ++p) sandwich = sandwich + work[i * k + p] * a[p * k + j];
+        T gw, gs;
+        if constexpr (Inverse) {
+          gw = cw * wi[i * k + j] + half * sandwich;
+          gs = cs * si[i * k + j] - half * wi[i * k + j];
+        } else {
+          gw = cw * wi[i * k + j] - half * si[i * k + j];
+          gs = cs * si[i * k + j] + half * sandwich;
+        }
+        const T weight = lift<T>(i == j ? 1.0 : 2.0) * g;
+        in_adj[1][i * k + j] += weight * gw;
+        in_adj[2][i * k + j] += weight * gs;
+      }
+    }
+  }
+};
+
+}  // namespace ops
 
 }  // namespace tyche
-// ----- end tyche/distributions/log_mix.hpp -----
+// ----- end tyche/autodiff/multivariate_ops.hpp -----
 // ----- begin tyche/distributions/multi_normal.hpp -----
 // tyche/distributions/multi_normal.hpp — multi_normal_cholesky(mu, L) and multi_normal(mu, Sigma).
 //   log p(x | μ, L) = −½ ‖L⁻¹(x − μ)‖² − Σᵢ log Lᵢᵢ − (K/2) log 2π,   Σ = L Lᵀ, x ∈ ℝᴷ.
@@ -10832,17 +11691,18 @@ namespace tyche {
 
 namespace detail {
 /// The Cholesky factor of a K × K symmetric positive-definite row-major matrix (lower triangle
-/// of the result; zeros above). Throws, naming the pivot, when it is not positive definite or
-/// not symmetric.
-inline std::vector<double> cholesky_lower(const double* a, std::size_t k, const char* who) {
+/// of the result; zeros above). Throws, naming the matrix (name) and the pivot, when it is not
+/// positive definite or not symmetric.
+inline std::vector<double> cholesky_lower(const double* a, std::size_t k, const char* who,
+                                          const char* name = "Sigma") {
   std::vector<double> l(k * k, 0.0);
   for (std::size_t i = 0; i < k; ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       const double aij = a[i * k + j], aji = a[j * k + i];
       if (!(std::fabs(aij - aji) <= 1e-8 * (std::fabs(aij) + std::fabs(aji) + 1e-300)))
-        throw std::invalid_argument(std::string("tyche::") + who + ": Sigma is not symmetric: Sigma[" +
-                                    std::to_string(i + 1) + ", " + std::to_string(j + 1) + "] = " +
-                                    std::to_string(aij) + " but Sigma[" + std::to_string(j + 1) +
+        throw std::invalid_argument(std::string("tyche::") + who + ": " + name + " is not symmetric: " + name +
+                                    "[" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + "] = " +
+                                    std::to_string(aij) + " but " + name + "[" + std::to_string(j + 1) +
                                     ", " + std::to_string(i + 1) + "] = " + std::to_string(aji));
     }
     for (std::size_t j = 0; j <= i; ++j) {
@@ -10850,8 +11710,8 @@ inline std::vector<double> cholesky_lower(const double* a, std::size_t k, const 
       for (std::size_t p = 0; p < j; ++p) s -= l[i * k + p] * l[j * k + p];
       if (i == j) {
         if (!(s > 0))
-          throw std::invalid_argument(std::string("tyche::") + who +
-                                      ": Sigma is not positive definite (pivot " + std::to_string(i + 1) +
+          throw std::invalid_argument(std::string("tyche::") + who + ": " + name +
+                                      " is not positive definite (pivot " + std::to_string(i + 1) +
                                       " is " + std::to_string(s) + ")");
         l[i * k + i] = std::sqrt(s);
       } else {
@@ -11081,6 +11941,2062 @@ auto multi_normal(const Mu& mu, const data_matrix& sigma) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/multi_normal.hpp -----
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tyche {
+
+namespace detail {
+/// log Γ((ν + K)/2) − log Γ(ν/2) − (K/2) log ν − (K/2) log π, the terms of one row that do not
+/// depend on x or on the matrix.
+template <class Nu>
+auto multi_student_t_normaliser(const Nu& nu, std::size_t k) {
+  return lgamma((nu + constant{double(k)}) * lit<1, 2>) - lgamma(nu * lit<1, 2>) -
+         constant{0.5 * double(k)} * log(nu) - constant{0.5 * double(k) * log_pi};
+}
+
+/// n values (n/K rows): row r is μᵣ + √(ν/W) L z, W ~ χ²(ν), z standard normal, L the K × K
+/// lower triangle in l.
+template <class G>
+std::vector<double> draw_multi_student_t(G& rng, std::size_t n, std::size_t k, double nu,
+                                         const std::vector<double>& m, const double* l) {
+  std::normal_distribution<double> z01;
+  std::chi_squared_distribution<double> chi(nu);
+  std::vector<double> z(k), x(n);
+  for (std::size_t r = 0; r * k < n; ++r) {
+    for (auto& v : z) v = z01(rng);
+    const double scale = std::sqrt(nu / chi(rng));
+    for (std::size_t i = 0; i < k && r * k + i < n; ++i) {
+      double acc = 0;
+      for (std::size_t j = 0; j <= i; ++j) acc += l[i * k + j] * z[j];
+      x[r * k + i] = (m.size() == 1 ? m[0] : (m.size() == k ? m[i] : m[r * k + i])) + scale * acc;
+    }
+  }
+  return x;
+}
+}  // namespace detail
+
+/// multi_student_t(nu, mu, Sigma) (FromCovariance) or multi_student_t_cholesky(nu, mu, L) for a
+/// data matrix: L⁻¹(x − μ) by the triangular solve of multi_normal, L viewed or owned by the op.
+template <class Nu, class Mu, bool FromCovariance = false>
+struct multi_student_t_data_distribution : distribution<multi_student_t_data_distribution<Nu, Mu, FromCovariance>> {
+  static constexpr const char* family = FromCovariance ? "multi_student_t" : "multi_student_t_cholesky";
+  Nu nu;
+  Mu mu;
+  ops::lower_triangular_solve_map solve;  // L, K, and the owner of L when Σ was factored here
+  double log_det_half = 0;                 // Σᵢ log Lᵢᵢ
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    static_assert(is_vector_v<X>, "tyche::multi_student_t(nu, mu, Sigma) / multi_student_t_cholesky(nu, mu, L): "
+                                  "x must be a vector");
+    if constexpr (!is_vector_v<X>) {
+      return constant{0.0};  // the static_assert has said why
+    } else {
+      if (x.size() != solve.k)
+        throw std::invalid_argument(std::string("tyche::") + family + (FromCovariance ? "(nu, mu, Sigma)" : "(nu, mu, L)") +
+                                    ": x has size " + std::to_string(x.size()) + " but the matrix is " +
+                                    std::to_string(solve.k) + " x " + std::to_string(solve.k));
+      const auto z = make_vector_op(solve, solve.k, x - mu);
+      return detail::multi_student_t_normaliser(nu, solve.k) - constant{log_det_half} -
+             (nu + constant{double(solve.k)}) * lit<1, 2> * log1p(sum(square(z)) / nu);
+    }
+  }
+  auto arguments() const { return std::tuple{nu, mu}; }
+  /// The same distribution with other ν and μ (do_ substitutes into them); L is kept.
+  template <class N2, class M2>
+  auto with_arguments(const N2& n, const M2& m) const {
+    return multi_student_t_data_distribution<N2, M2, FromCovariance>{{}, n, m, solve, log_det_half};
+  }
+  void check_supports() const {
+    if constexpr (FromCovariance)
+      static_assert(argument_support_t<Nu, domains::positive>::ok,
+                    "tyche::multi_student_t(nu, mu, Sigma): nu must be > 0, but its support (spelled out "
+                    "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    else
+      static_assert(argument_support_t<Nu, domains::positive>::ok,
+                    "tyche::multi_student_t_cholesky(nu, mu, L): nu must be > 0, but its support (spelled "
+                    "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>(FromCovariance ? "multi_student_t(nu, mu, Sigma)"
+                                                             : "multi_student_t_cholesky(nu, mu, L)",
+                                              "nu", nu);
+  }
+  static constexpr bool whole_arguments = true;
+  template <class G>
+  std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& nv,
+                               const std::vector<double>& m) const {
+    return detail::draw_multi_student_t(rng, n, solve.k, nv[0], m, solve.l);
+  }
+};
+
+/// multi_student_t(nu, mu, Sigma) (FromCovariance, L = cholesky_decompose(Sigma)) or
+/// multi_student_t_cholesky(nu, mu, L) with L an expression of K·K values (row major).
+template <class Nu, class Mu, class L, bool FromCovariance = false>
+struct multi_student_t_factor_distribution
+    : distribution<multi_student_t_factor_distribution<Nu, Mu, L, FromCovariance>> {
+  static constexpr const char* family = FromCovariance ? "multi_student_t" : "multi_student_t_cholesky";
+  static constexpr const char* call = FromCovariance ? "(nu, mu, Sigma)" : "(nu, mu, L)";
+  Nu nu;
+  Mu mu;
+  L l;
+  std::size_t k = 1;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    using N = detail::node_t<X>;
+    static_assert(is_vector_v<N>, "tyche::multi_student_t(nu, mu, Sigma) / multi_student_t_cholesky(nu, mu, L): "
+                                  "x must be a vector");
+    const N xn = detail::as_node(x);
+    const std::size_t rows = xn.size() / k;
+    if (xn.size() % k != 0 || rows == 0)
+      throw std::invalid_argument(std::string("tyche::") + family + call + ": x has size " + std::to_string(xn.size()) +
+                                  ", which is not a multiple of K = " + std::to_string(k) +
+                                  " (N observations of K values, row major)");
+    const std::size_t mn = detail::operand_size(mu);
+    if (mn != 1 && mn != k && mn != xn.size())
+      throw std::invalid_argument(std::string("tyche::") + family + call + ": mu has size " + std::to_string(mn) +
+                                  " but x has " + std::to_string(rows) + " rows of K = " + std::to_string(k) +
+                                  " (mu must have 1, K or N*K values)");
+    const auto z = make_vector_op(ops::cholesky_residual_map{k}, xn.size(), l, xn, mu);
+    const auto q = make_vector_op(ops::row_sums_of_squares_map{k}, rows, z);
+    const auto log_det_half = make_vector_op(ops::diagonal_sum_map<false, true>{k, 1.0, 0.0}, 1, l);
+    return constant{double(rows)} * (detail::multi_student_t_normaliser(nu, k) - at(log_det_half, 0)) -
+           (nu + constant{double(k)}) * lit<1, 2> * sum(log1p(q / nu));
+  }
+  auto arguments() const { return std::tuple{nu, mu, l}; }
+  template <class N2, class M2, class L2>
+  auto with_arguments(const N2& n, const M2& m, const L2& l2) const {
+    return multi_student_t_factor_distribution<N2, M2, L2, FromCovariance>{{}, n, m, l2, k};
+  }
+  void check_supports() const {
+    if constexpr (FromCovariance)
+      static_assert(argument_support_t<Nu, domains::positive>::ok,
+                    "tyche::multi_student_t(nu, mu, Sigma): nu must be > 0, but its support (spelled out "
+                    "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    else
+      static_assert(argument_support_t<Nu, domains::positive>::ok,
+                    "tyche::multi_student_t_cholesky(nu, mu, L): nu must be > 0, but its support (spelled "
+                    "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>(FromCovariance ? "multi_student_t(nu, mu, Sigma)"
+                                                             : "multi_student_t_cholesky(nu, mu, L)",
+                                              "nu", nu);
+  }
+  static constexpr bool whole_arguments = true;
+  template <class G>
+  std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& nv, const std::vector<double>& m,
+                               const std::vector<double>& lv) const {
+    return detail::draw_multi_student_t(rng, n, k, nv[0], m, lv.data());
+  }
+};
+
+namespace detail {
+template <bool FromCovariance, class Nu, class Mu>
+auto make_multi_student_t(const char* who, const Nu& nu, const Mu& mu, const double* l, std::size_t k,
+                          std::shared_ptr<const std::vector<double>> owner) {
+  using M = node_t<Mu>;
+  const M m = as_node(mu);
+  if constexpr (is_vector_v<M>) {
+    if (m.size() != k)
+      throw std::invalid_argument(std::string("tyche::") + who + ": mu has size " + std::to_string(m.size()) +
+                                  " but the matrix is " + std::to_string(k) + " x " + std::to_string(k));
+  }
+  double log_det_half = 0;
+  for (std::size_t i = 0; i < k; ++i) log_det_half += std::log(l[i * k + i]);
+  return multi_student_t_data_distribution<node_t<Nu>, M, FromCovariance>{
+      {}, as_node(nu), m, ops::lower_triangular_solve_map{l, k, std::move(owner)}, log_det_half};
+}
+
+template <bool FromCovariance, class Nu, class Mu, class LN>
+auto make_multi_student_t_factor(const Nu& nu, const Mu& mu, const LN& l, std::size_t k) {
+  using M = node_t<Mu>;
+  const M m = as_node(mu);
+  if constexpr (is_vector_v<M>) {
+    if (m.size() != k && m.size() % k != 0)
+      throw std::invalid_argument(std::string("tyche::") +
+                                  (FromCovariance ? "multi_student_t(nu, mu, Sigma)" : "multi_student_t_cholesky(nu, mu, L)") +
+                                  ": mu has size " + std::to_string(m.size()) + " but the matrix is " +
+                                  std::to_string(k) + " x " + std::to_string(k));
+  }
+  return multi_student_t_factor_distribution<node_t<Nu>, M, LN, FromCovariance>{{}, as_node(nu), m, l, k};
+}
+}  // namespace detail
+
+/// The distribution multi_student_t(nu, mu, Sigma) for a data covariance Sigma (factored now, copied).
+template <detail::operand Nu, detail::operand Mu>
+auto multi_student_t(const Nu& nu, const Mu& mu, const data_matrix& sigma) {
+  if (sigma.rows != sigma.cols || sigma.rows == 0)
+    throw std::invalid_argument("tyche::multi_student_t(nu, mu, Sigma): Sigma must be square and non-empty; it is " +
+                                std::to_string(sigma.rows) + " x " + std::to_string(sigma.cols));
+  auto l = std::make_shared<const std::vector<double>>(
+      detail::cholesky_lower(sigma.ptr, sigma.rows, "multi_student_t(nu, mu, Sigma)"));
+  return detail::make_multi_student_t<true>("multi_student_t(nu, mu, Sigma)", nu, mu, l->data(), sigma.rows, l);
+}
+/// Name ~ multi_student_t(nu, mu, Sigma): a vector of K = Sigma.rows.
+template <fixed_string Name, detail::operand Nu, detail::operand Mu>
+auto multi_student_t(const Nu& nu, const Mu& mu, const data_matrix& sigma) {
+  return detail::make_random_variable<Name>(multi_student_t(nu, mu, sigma),
+                                            detail::shape_for_multi_normal(mu, sigma.rows));
+}
+/// The distribution multi_student_t_cholesky(nu, mu, L) for a data Cholesky factor L (viewed).
+template <detail::operand Nu, detail::operand Mu>
+auto multi_student_t_cholesky(const Nu& nu, const Mu& mu, const data_matrix& l) {
+  detail::check_cholesky_factor(l, "multi_student_t_cholesky(nu, mu, L)");
+  return detail::make_multi_student_t<false>("multi_student_t_cholesky(nu, mu, L)", nu, mu, l.ptr, l.rows, nullptr);
+}
+/// Name ~ multi_student_t_cholesky(nu, mu, L): a vector of K = L.rows.
+template <fixed_string Name, detail::operand Nu, detail::operand Mu>
+auto multi_student_t_cholesky(const Nu& nu, const Mu& mu, const data_matrix& l) {
+  return detail::make_random_variable<Name>(multi_student_t_cholesky(nu, mu, l),
+                                            detail::shape_for_multi_normal(mu, l.rows));
+}
+
+/// The distribution multi_student_t(nu, mu, Sigma) for Sigma an expression of K·K values (row
+/// major; only the lower triangle is read), e.g. a cov_matrix variable; factored at every evaluation.
+template <detail::operand Nu, detail::operand Mu, class Sx>
+  requires detail::matrix_expression<Sx>
+auto multi_student_t(const Nu& nu, const Mu& mu, const Sx& sigma) {
+  const auto sn = detail::as_node(sigma);
+  const std::size_t k = detail::matrix_order(sn.size(), "multi_student_t(nu, mu, Sigma)", "Sigma");
+  return detail::make_multi_student_t_factor<true>(nu, mu, cholesky_decompose(sn), k);
+}
+/// Name ~ multi_student_t(nu, mu, Sigma) for Sigma an expression: a vector of K.
+template <fixed_string Name, detail::operand Nu, detail::operand Mu, class Sx>
+  requires detail::matrix_expression<Sx>
+auto multi_student_t(const Nu& nu, const Mu& mu, const Sx& sigma) {
+  const auto d = multi_student_t(nu, mu, sigma);
+  return detail::make_random_variable<Name>(d, detail::shape_for_multi_normal(mu, d.k));
+}
+/// The distribution multi_student_t_cholesky(nu, mu, L) for L an expression of K·K values (row
+/// major; only the lower triangle is read): `multi_student_t_cholesky(nu, mu, diag_pre_multiply(tau, L_Omega))`.
+template <detail::operand Nu, detail::operand Mu, class Lx>
+  requires detail::matrix_expression<Lx>
+auto multi_student_t_cholesky(const Nu& nu, const Mu& mu, const Lx& l) {
+  const auto ln = detail::as_node(l);
+  const std::size_t k = detail::matrix_order(ln.size(), "multi_student_t_cholesky(nu, mu, L)", "L");
+  return detail::make_multi_student_t_factor<false>(nu, mu, ln, k);
+}
+/// Name ~ multi_student_t_cholesky(nu, mu, L) for L an expression: a vector of K.
+template <fixed_string Name, detail::operand Nu, detail::operand Mu, class Lx>
+  requires detail::matrix_expression<Lx>
+auto multi_student_t_cholesky(const Nu& nu, const Mu& mu, const Lx& l) {
+  const auto d = multi_student_t_cholesky(nu, mu, l);
+  return detail::make_random_variable<Name>(d, detail::shape_for_multi_normal(mu, d.k));
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/multi_student_t.hpp -----
+// ----- begin tyche/distributions/multinomial.hpp -----
+// tyche/distributions/multinomial.hpp — multinomial(theta) and multinomial_logit(gamma), for observations only.
+//   log p(y | θ) = log Γ(N + 1) − Σₖ log Γ(yₖ + 1) + Σₖ yₖ log θₖ,   N = Σₖ yₖ,
+//   y ∈ {0, 1, …}ᴷ, θ a simplex (θₖ ≥ 0, Σₖ θₖ = 1);
+//   log p(y | γ) = log Γ(N + 1) − Σₖ log Γ(yₖ + 1) + Σₖ yₖ γₖ − N log Σₖ exp γₖ,   γ ∈ ℝᴷ,
+// the second being the first at θ = softmax(γ) (Stan Functions Reference, "Multinomial
+// distribution" and "Multinomial distribution, logit parameterization"). y is one vector of K
+// counts (data): the multinomial coefficient is a constant computed when the model is built,
+// and N log Σ exp γ takes one log-sum-exp. theta is typically a simplex parameter,
+// `auto theta = dirichlet<"theta">(data(alpha)); multinomial(theta).observe(data(y))`; a θₖ of
+// exactly 0 gives NaN (0 · log 0), as bernoulli's p = 0 does. Predictive draws keep the
+// observed total N.
+//
+// Data checks (std::invalid_argument naming the index and the value):
+//   y[i] = v is not a non-negative integer count
+//   y has size n but theta has size K                  (gamma for multinomial_logit)
+//   theta must be >= 0, but theta[k] = v (data)        theta sums to s, not 1   (theta data)
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tyche {
+
+namespace detail {
+/// The checks of observed counts y (a node) against the argument's size K; returns
+/// log Γ(N + 1) − Σₖ log Γ(yₖ + 1) and sets total to N.
+template <class V, class Y>
+double multinomial_log_coefficient(const char* family, const char* argument, const V& v, const Y& y,
+                                   double& total) {
+  static_assert(is_vector_v<V>, "tyche::multinomial(theta) / multinomial_logit(gamma): the argument must "
+                                "be a vector of K values");
+  static_assert(kind_of<Y> == node_kind::data_vector,
+                "tyche::multinomial / multinomial_logit: y must be data, a vector of K counts");
+  if constexpr (!is_vector_v<V> || kind_of<Y> != node_kind::data_vector) {
+    return 0;  // the static_asserts above have said why
+  } else {
+    const std::string head = std::string("tyche::") + family + "(...).observe(y): ";
+    if (y.size() != v.size())
+      throw std::invalid_argument(head + "y has size " + std::to_string(y.size()) + " but " + argument +
+                                  " has size " + std::to_string(v.size()) + " (y is one vector of K counts)");
+    double log_c = 0;
+    total = 0;
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      const double c = y.ptr[i];
+      if (const char* problem = count_problem(c); problem || !std::isfinite(c))
+        throw std::invalid_argument(head + "y[" + std::to_string(i + 1) + "] = " + std::to_string(c) + " " +
+                                    (problem ? problem : "is not finite"));
+      total += c;
+      log_c -= std::lgamma(c + 1);
+    }
+    return log_c + std::lgamma(total + 1);
+  }
+}
+
+/// K counts summing to `total`, drawn with probabilities p (not necessarily normalised) as
+/// successive binomials: yₖ ~ binomial(N − Σ_{j<k} yⱼ, pₖ / Σ_{j≥k} pⱼ).
+template <class G>
+std::vector<double> draw_counts(G& rng, std::size_t k, double total, const std::vector<double>& p) {
+  std::vector<double> y(k, 0.0);
+  double rest = 0;
+  for (double v : p) rest += v;
+  auto remaining = static_cast<long long>(std::llround(total));
+  for (std::size_t i = 0; i + 1 < k && remaining > 0; ++i) {
+    const double q = rest > 0 ? std::min(1.0, std::max(0.0, p[i] / rest)) : 0.0;
+    const long long c = std::binomial_distribution<long long>(remaining, q)(rng);
+    y[i] = static_cast<double>(c);
+    remaining -= c;
+    rest -= p[i];
+  }
+  if (k > 0) y[k - 1] += static_cast<double>(remaining);
+  return y;
+}
+}  // namespace detail
+
+template <class Theta>
+struct multinomial_distribution : distribution<multinomial_distribution<Theta>> {
+  static constexpr const char* family = "multinomial";
+  Theta theta;
+  double trials = 0;  // N of the observed counts (set by observe), for predictive draws
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto y = detail::as_node(x);
+    double total = 0;
+    const double log_c = detail::multinomial_log_coefficient(family, "theta", theta, y, total);
+    if constexpr (is_vector_v<Theta>) return constant{log_c} + sum(y * log(theta));
+    else return constant{log_c};  // a static_assert has said why
+  }
+  /// Checks y (counts, see distribution::observe) and its size; keeps N for predictive draws.
+  template <class X>
+  auto observe(const X& x) const {
+    auto d = *this;
+    (void)detail::multinomial_log_coefficient(family, "theta", theta, detail::as_node(x), d.trials);
+    return static_cast<const distribution<multinomial_distribution>&>(d).observe(x);
+  }
+  auto arguments() const { return std::tuple{theta}; }
+  template <class T2>
+  auto with_arguments(const T2& t) const {
+    return multinomial_distribution<T2>{{}, t, trials};
+  }
+  /// theta ≥ 0 (at compile time where the types decide); for data, also Σ θₖ = 1.
+  void check_supports() const {
+    static_assert(argument_support_t<Theta, domains::nonnegative>::ok,
+                  "tyche::multinomial(theta): theta must be >= 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
+    detail::check_argument<domains::nonnegative>("multinomial(theta)", "theta", theta);
+    if constexpr (kind_of<Theta> == node_kind::data_vector) {
+      double s = 0;
+      for (std::size_t k = 0; k < theta.size(); ++k) s += theta.ptr[k];
+      if (!(std::fabs(s - 1) <= 1e-8 * double(theta.size())))
+        throw std::invalid_argument("tyche::multinomial(theta): theta sums to " + std::to_string(s) +
+                                    ", not 1 (theta must be a simplex)");
+    }
+  }
+  static constexpr bool whole_arguments = true;
+  /// K counts with the observed total N.
+  template <class G>
+  std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& t) const {
+    return detail::draw_counts(rng, n, trials, t);
+  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
+};
+
+template <class Gamma>
+struct multinomial_logit_distribution : distribution<multinomial_logit_distribution<Gamma>> {
+  static constexpr const char* family = "multinomial_logit";
+  Gamma gamma;
+  double trials = 0;
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto y = detail::as_node(x);
+    double total = 0;
+    const double log_c = detail::multinomial_log_coefficient(family, "gamma", gamma, y, total);
+    if constexpr (is_vector_v<Gamma>) return constant{log_c} + sum(y * gamma) - constant{total} * log_sum_exp(gamma);
+    else return constant{log_c};  // a static_assert has said why
+  }
+  template <class X>
+  auto observe(const X& x) const {
+    auto d = *this;
+    (void)detail::multinomial_log_coefficient(family, "gamma", gamma, detail::as_node(x), d.trials);
+    return static_cast<const distribution<multinomial_logit_distribution>&>(d).observe(x);
+  }
+  auto arguments() const { return std::tuple{gamma}; }
+  template <class G2>
+  auto with_arguments(const G2& g) const {
+    return multinomial_logit_distribution<G2>{{}, g, trials};
+  }
+  static constexpr bool whole_arguments = true;
+  template <class G>
+  std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& g) const {
+    double top = -HUGE_VAL;
+    for (double v : g) top = std::max(top, v);
+    std::vector<double> p(g.size());
+    for (std::size_t k = 0; k < g.size(); ++k) p[k] = std::exp(g[k] - top);
+    return detail::draw_counts(rng, n, trials, p);
+  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
+};
+
+/// The distribution multinomial(theta), to observe one vector of K counts:
+/// `multinomial(theta).observe(data(y))`.
+template <detail::operand Theta>
+auto multinomial(const Theta& theta) {
+  return detail::make_distribution<multinomial_distribution>(theta);
+}
+/// The distribution multinomial_logit(gamma) (θ = softmax(γ)): `multinomial_logit(gamma).observe(data(y))`.
+template <detail::operand Gamma>
+auto multinomial_logit(const Gamma& gamma) {
+  return detail::make_distribution<multinomial_logit_distribution>(gamma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/multinomial.hpp -----
+// ----- begin tyche/distributions/neg_binomial_2.hpp -----
+// tyche/distributions/neg_binomial_2.hpp — neg_binomial_2(mu, phi), the negative binomial with
+// mean μ and precision φ (variance μ + μ²/φ), for observations only.
+//   log p(y | μ, φ) = log C(y + φ − 1, y) + y log(μ / (μ + φ)) + φ log(φ / (μ + φ))
+//                   = lgamma(y + φ) − lgamma(φ) − y log1p(φ/μ) − φ log1p(μ/φ) − lgamma(y + 1),
+//   y ∈ {0, 1, 2, …}, μ > 0, φ > 0.
+// The log1p forms keep full precision when φ ≪ μ or μ ≪ φ; lgamma(y + 1) is folded when the model
+// is built. log C(y + φ − 1, y) is a difference of lgammas (the core has no lbeta or lchoose), so
+// its absolute error is about ε (y + φ) log(y + φ): relative error ~10⁻¹¹ of log p for y or φ
+// around 10⁴, worse beyond (where, for large φ, the distribution is practically poisson(μ)).
+// The data must be non-negative integer counts: observe throws "... y[i] = v is not a
+// non-negative integer count" otherwise.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Phi>
+struct neg_binomial_2_distribution : distribution<neg_binomial_2_distribution<Mu, Phi>> {
+  static constexpr const char* family = "neg_binomial_2";
+  Mu mu;
+  Phi phi;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(lgamma(y + phi) - lgamma(phi) - y * log1p(phi / mu) -
+                         phi * log1p(mu / phi) - lgamma(y + lit<1>));
+  }
+  auto arguments() const { return std::tuple{mu, phi}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Mu, domains::positive>::ok,
+                  "tyche::neg_binomial_2(mu, phi): mu must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Phi, domains::positive>::ok,
+                  "tyche::neg_binomial_2(mu, phi): phi must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("neg_binomial_2(mu, phi)", "mu", mu);
+    detail::check_argument<domains::positive>("neg_binomial_2(mu, phi)", "phi", phi);
+  }
+  /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale μ/φ), y ~ poisson(λ).
+  template <class G>
+  static double draw(G& rng, double m, double f) {
+    const double lambda = std::gamma_distribution<double>(f, m / f)(rng);
+    if (!(lambda > 0)) return 0.0;
+    return static_cast<double>(std::poisson_distribution<long long>(lambda)(rng));
+  }
+  static double mean(double m, double) { return m; }
+  static double variance(double m, double f) { return m + m * m / f; }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
+};
+
+/// The distribution neg_binomial_2(mu, phi), to observe counts: `neg_binomial_2(mu, phi).observe(data(y))`.
+template <detail::operand Mu, detail::operand Phi>
+auto neg_binomial_2(const Mu& mu, const Phi& phi) {
+  return detail::make_distribution<neg_binomial_2_distribution>(mu, phi);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/neg_binomial_2.hpp -----
+// ----- begin tyche/distributions/neg_binomial_2_log.hpp -----
+// tyche/distributions/neg_binomial_2_log.hpp — neg_binomial_2_log(eta, phi) =
+// neg_binomial_2(exp(eta), phi), for observations only.
+//   log p(y | η, φ) = lgamma(y + φ) − lgamma(φ) − y log(1 + φ e^−η) − φ log(1 + e^η / φ) − lgamma(y + 1)
+//                   = lgamma(y + φ) − lgamma(φ) − y log1p_exp(log φ − η) − φ log1p_exp(η − log φ)
+//                     − lgamma(y + 1),
+//   y ∈ {0, 1, 2, …}, η ∈ ℝ, φ > 0; log1p_exp neither overflows nor loses precision for large |η|.
+// lgamma(y + 1) is folded when the model is built. log C(y + φ − 1, y) is a difference of lgammas,
+// as in neg_binomial_2 (absolute error about ε (y + φ) log(y + φ)). The data must be non-negative
+// integer counts: observe throws "... y[i] = v is not a non-negative integer count" otherwise.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Eta, class Phi>
+struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distribution<Eta, Phi>> {
+  static constexpr const char* family = "neg_binomial_2_log";
+  Eta eta;
+  Phi phi;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(lgamma(y + phi) - lgamma(phi) - y * log1p_exp(log(phi) - eta) -
+                         phi * log1p_exp(eta - log(phi)) - lgamma(y + lit<1>));
+  }
+  auto arguments() const { return std::tuple{eta, phi}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Phi, domains::positive>::ok,
+                  "tyche::neg_binomial_2_log(eta, phi): phi must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("neg_binomial_2_log(eta, phi)", "phi", phi);
+  }
+  /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale e^η/φ), y ~ poisson(λ).
+  template <class G>
+  static double draw(G& rng, double e, double f) {
+    const double lambda = std::gamma_distribution<double>(f, std::exp(e) / f)(rng);
+    if (!(lambda > 0)) return 0.0;
+    return static_cast<double>(std::poisson_distribution<long long>(lambda)(rng));
+  }
+  static double mean(double e, double) { return std::exp(e); }
+  static double variance(double e, double f) { return std::exp(e) + std::exp(2.0 * e) / f; }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
+};
+
+/// The distribution neg_binomial_2_log(eta, phi): `neg_binomial_2_log(a + b * x, phi).observe(data(y))`.
+template <detail::operand Eta, detail::operand Phi>
+auto neg_binomial_2_log(const Eta& eta, const Phi& phi) {
+  return detail::make_distribution<neg_binomial_2_log_distribution>(eta, phi);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/neg_binomial_2_log.hpp -----
+// ----- begin tyche/distributions/normal.hpp -----
+// tyche/distributions/normal.hpp — normal(mu, sigma) and std_normal().
+//   log p(x | μ, σ) = −½ ((x − μ)/σ)² − log σ − ½ log 2π,   x ∈ ℝ, σ > 0.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Sigma>
+struct normal_distribution : distribution<normal_distribution<Mu, Sigma>> {
+  static constexpr const char* family = "normal";
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(lit<-1, 2> * square((x - mu) / sigma) - log(sigma) -
+                         detail::half_log_two_pi);
+  }
+  auto arguments() const { return std::tuple{mu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::normal(mu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("normal(mu, sigma)", "sigma", sigma);
+  }
+  template <class G>
+  static double draw(G& rng, double m, double s) { return std::normal_distribution<double>(m, s)(rng); }
+  static double mean(double m, double) { return m; }
+  static double variance(double, double s) { return s * s; }
+};
+
+struct std_normal_distribution : distribution<std_normal_distribution> {
+  static constexpr const char* family = "std_normal";
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(lit<-1, 2> * square(x) - detail::half_log_two_pi);
+  }
+  auto arguments() const { return std::tuple{}; }
+  template <class G>
+  static double draw(G& rng) { return std::normal_distribution<double>(0.0, 1.0)(rng); }
+  static double mean() { return 0.0; }
+  static double variance() { return 1.0; }
+};
+
+/// The named random variable Name ~ normal(mu, sigma): `normal<"mu">(0.0, 5.0)`.
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto normal(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, normal_distribution>(shape, mu, sigma);
+}
+/// The distribution normal(mu, sigma), e.g. to observe data: `normal(theta, sigma).observe(y)`.
+template <detail::operand Mu, detail::operand Sigma>
+auto normal(const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<normal_distribution>(mu, sigma);
+}
+
+/// Name ~ normal(0, 1): `std_normal<"z">(shape<8>)`.
+template <fixed_string Name, shape_tag Shape = scalar_shape>
+auto std_normal(Shape shape = {}) {
+  return detail::make_random_variable<Name>(std_normal_distribution{}, shape);
+}
+inline auto std_normal() { return std_normal_distribution{}; }
+
+}  // namespace tyche
+// ----- end tyche/distributions/normal.hpp -----
+// ----- begin tyche/distributions/ordered_logistic.hpp -----
+// tyche/distributions/ordered_logistic.hpp — ordered_logistic(eta, c) and ordered_probit(eta, c), for observations only.
+//   P(y = 1 | η, c) = 1 − F(η − c₁),   P(y = k | η, c) = F(η − c_{k−1}) − F(η − c_k)  (1 < k < K),
+//   P(y = K | η, c) = F(η − c_{K−1}),   y ∈ {1, …, K}, η ∈ ℝ, c ∈ ℝᴷ⁻¹ increasing,
+// with F the logistic function (ordered_logistic) or the standard normal CDF Φ (ordered_probit),
+// as in the Stan Functions Reference, "Ordered logistic distribution" and "Ordered probit
+// distribution". y is 1-based. eta is a scalar (every observation) or a vector with one value
+// per observation; c is the vector of the K − 1 cutpoints, typically a parameter with the
+// ordered transform: `auto c = ordered<"c">(normal(0.0, 5.0), shape<3>);
+// ordered_logistic(matvec(X, beta), c).observe(data(y))`.
+// The log probabilities are one vector_op with a hand-written vector–Jacobian product
+// (autodiff/ordinal_ops.hpp), without cancellation or underflow in the tails: for logistic,
+// log σ(a) + log σ(−b) + log(1 − e^{c_{k−1} − c_k}) with a = η − c_{k−1}, b = η − c_k; for probit,
+// log Φ through erfc and the asymptotic series of the normal tail, a middle category as
+// log Φ(hi) + log(1 − Φ(lo)/Φ(hi)) after reflecting the pair so that Φ(hi) is not close to 1.
+// Cutpoints from parameters that are not increasing give NaN (a rejected point).
+//
+// Data checks (std::invalid_argument naming the index and the value):
+//   y[i] = v is not a category 1 … K
+//   eta has size n but y has size m               (eta a vector)
+//   c[k] = v is not greater than c[k−1] = w       (c data: the cutpoints must increase)
+// ----- begin tyche/autodiff/ordinal_ops.hpp -----
+// tyche/autodiff/ordinal_ops.hpp — value and vector–Jacobian rules of the ordinal regression
+// likelihoods, ordered_logistic and ordered_probit (distributions/ordered_logistic.hpp), as one
+// vector_op (the op contract: autodiff/vector_ops.hpp; docs/design/vector-ops.md):
+//
+//   ordinal_map<Probit>   (η, c) → log P(yᵢ | ηᵢ, c), one value per observation yᵢ ∈ {1 … K}
+//
+// with F the logistic or the standard normal CDF and the K − 1 cutpoints c increasing (Stan
+// Functions Reference, "Ordered logistic distribution" and "Ordered probit distribution"):
+//   P(y = 1) = 1 − F(η − c₁) = F(c₁ − η),   P(y = K) = F(η − c_{K−1}),
+//   P(y = k) = F(η − c_{k−1}) − F(η − c_k)  (1 < k < K).
+// The categories are data (the op's payload), so the branch on yᵢ is the same in every SIMD
+// lane; within a branch the rules are branch-free (math::select), for batches of chains.
+//
+// Each log is computed without cancellation or underflow:
+//   logistic, middle categories: σ(a) − σ(b) = σ(a) σ(−b) (1 − e^{b−a}) (expand both fractions
+//     over (1 + e^a)(1 + e^b)), so log P = log σ(a) + log σ(−b) + log(1 − e^{c_{k−1} − c_k}),
+//     a = η − c_{k−1}, b = η − c_k, the last term from the cutpoints' difference directly;
+//   probit: log Φ and φ/Φ from scalar/math.hpp (math::log_Phi, math::phi_over_Phi: erfc, and a
+//     continued fraction where erfc underflows); a middle category reflected (Φ(a) − Φ(b) = Φ(−b) − Φ(−a)) so that
+//     neither term is close to 1 unless the other is tiny, then log Φ(hi) + log(1 − e^{log Φ(lo)
+//     − log Φ(hi)}).
+// Gradients (a, b as above, P the category's probability):
+//   logistic: ∂ log P/∂a = σ(−a) + 1/expm1(c_k − c_{k−1}),  ∂ log P/∂b = −σ(b) − 1/expm1(c_k − c_{k−1});
+//   probit:   ∂ log P/∂a = φ(a)/P = exp(log φ(a) − log P),   ∂ log P/∂b = −exp(log φ(b) − log P)
+//             (φ(x)/Φ(x) for the end categories),
+//   and ∂/∂η = ∂/∂a + ∂/∂b, ∂/∂c_{k−1} = −∂/∂a, ∂/∂c_k = −∂/∂b (the end categories have one term).
+
+#include <cstddef>
+
+namespace tyche {
+
+namespace detail {
+
+/// log(1 − e^z) for z < 0: log(−expm1 z) for z > −log 2, log1p(−e^z) below (Mächler,
+/// "Accurately computing log(1 − exp(−|a|))", 2012). −inf at z = 0.
+template <class T>
+TYCHE_HD T log1m_exp_negative(const T& z) {
+  return math::select(z > lift<T>(-0.69314718055994530942), math::log(-math::expm1(z)),
+                      math::log1p(-math::exp(z)));
+}
+
+/// log φ(x), the standard normal log density.
+template <class T>
+TYCHE_HD T log_std_normal_density(const T& x) {
+  return lift<T>(-0.5) * x * x - lift<T>(0.91893853320467274178);
+}
+
+/// log(Φ(a) − Φ(b)) for a > b, reflected (Φ(a) − Φ(b) = Φ(−b) − Φ(−a)) so that hi + lo ≤ 0:
+/// then Φ(hi) is close to 1 only when Φ(lo) is tiny, and log Φ(hi) + log(1 − e^{log Φ(lo) −
+/// log Φ(hi)}) loses nothing to cancellation (except, as any formula on Φ alone, for cutpoints
+/// closer than about 10⁻⁸ relative).
+template <class T>
+TYCHE_HD T log_Phi_difference(const T& a, const T& b) {
+  const auto flip = a + b > lift<T>(0.0);
+  const T hi = math::select(flip, -b, a);
+  const T lo = math::select(flip, -a, b);
+  const T log_hi = math::log_Phi(hi);
+  return log_hi + log1m_exp_negative(math::log_Phi(lo) - log_hi);
+}
+
+}  // namespace detail
+
+namespace ops {
+
+/// log P(yᵢ | ηᵢ, c) for the observations i = 0 … m − 1 of an ordinal regression (see the top of
+/// this file): operands η (one value, or one per observation) and c (the K − 1 increasing
+/// cutpoints); the categories 1 … K are the payload (data, checked when the op is made), y[i],
+/// or y0 for a single observation given as a number. Cutpoints that are not increasing give NaN.
+template <bool Probit>
+struct ordinal_map {
+  static constexpr const char* name = Probit ? "ordered_probit" : "ordered_logistic";
+  static constexpr bool has_payload = true;
+  const double* y = nullptr;
+  double y0 = 1.0;
+  template <class Eta, class C>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const ordinal_map&) const = default;
+  TYCHE_HD std::size_t category(std::size_t i) const { return static_cast<std::size_t>(y ? y[i] : y0); }
+
+  /// log F(x) and d log F(x) / dx: σ(−x), or φ(x)/Φ(x) (scalar/math.hpp, finite in the tail).
+  template <class T>
+  TYCHE_HD static T log_cdf(const T& x) {
+    if constexpr (Probit) return math::log_Phi(x);
+    else return rules::log_logistic{}.value(x);
+  }
+  template <class T>
+  TYCHE_HD static T log_cdf_slope(const T& x) {
+    if constexpr (Probit) {
+      return math::phi_over_Phi(x);
+    } else {
+      T dx;
+      (void)rules::log_logistic{}.value(x, dx);  // σ(−x)
+      return dx;
+    }
+  }
+
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    const T* c = in[1];
+    const std::size_t cuts = in_n[1];
+    for (std::size_t i = 0; i < m; ++i) {
+      const T eta = in[0][in_n[0] > 1 ? i : 0];
+      const std::size_t k = category(i);
+      if (k == 1) {
+        out[i] = log_cdf(c[0] - eta);
+      } else if (k == cuts + 1) {
+        out[i] = log_cdf(eta - c[cuts - 1]);
+      } else if constexpr (Probit) {
+        out[i] = detail::log_Phi_difference(eta - c[k - 2], eta - c[k - 1]);
+      } else {
+        out[i] = rules::log_logistic{}.value(eta - c[k - 2]) + rules::log_logistic{}.value(c[k - 1] - eta) +
+                 detail::log1m_exp_negative(c[k - 2] - c[k - 1]);
+      }
+    }
+  }
+
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const* in,
+                        const std::size_t* in_n, T* const* in_adj) const {
+    const T* c = in[1];
+    const std::size_t cuts = in_n[1];
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::size_t e = in_n[0] > 1 ? i : 0;
+      const T eta = in[0][e];
+      const std::size_t k = category(i);
+      if (k == 1) {
+        const T g = adj[i] * log_cdf_slope(c[0] - eta);
+        in_adj[0][e] -= g;
+        in_adj[1][0] += g;
+      } else if (k == cuts + 1) {
+        const T g = adj[i] * log_cdf_slope(eta - c[cuts - 1]);
+        in_adj[0][e] += g;
+        in_adj[1][cuts - 1] -= g;
+      } else {
+        const T a = eta - c[k - 2], b = eta - c[k - 1];
+        T da, db;
+        if constexpr (Probit) {
+          da = math::exp(detail::log_std_normal_density(a) - out[i]);
+          db = -math::exp(detail::log_std_normal_density(b) - out[i]);
+        } else {
+          T sa, sb;  // σ(−a), σ(b)
+          (void)rules::log_logistic{}.value(a, sa);
+          (void)rules::log_logistic{}.value(-b, sb);
+          const T r = lift<T>(1.0) / math::expm1(c[k - 1] - c[k - 2]);
+          da = sa + r;
+          db = -sb - r;
+        }
+        in_adj[0][e] += adj[i] * (da + db);
+        in_adj[1][k - 2] -= adj[i] * da;
+        in_adj[1][k - 1] -= adj[i] * db;
+      }
+    }
+  }
+};
+
+}  // namespace ops
+
+}  // namespace tyche
+// ----- end tyche/autodiff/ordinal_ops.hpp -----
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tyche {
+
+namespace detail {
+/// The checks of an ordinal observation y (a node: data or a number) against η and c; returns
+/// the number of observations.
+template <class Eta, class C, class Y>
+std::size_t check_ordinal(const char* family, const Eta& eta, const C& c, const Y& y) {
+  static_assert(is_vector_v<C>, "tyche::ordered_logistic(eta, c) / ordered_probit(eta, c): c must be a "
+                                "vector of the K - 1 cutpoints");
+  static_assert(kind_of<Y> == node_kind::data_vector || kind_of<Y> == node_kind::constant,
+                "tyche::ordered_logistic / ordered_probit: only data can be observed (y must be data)");
+  if constexpr (!is_vector_v<C> || !(kind_of<Y> == node_kind::data_vector || kind_of<Y> == node_kind::constant)) {
+    return 0;  // the static_assert above has said why
+  } else {
+    const std::string head = std::string("tyche::") + family + "(...).observe(y): ";
+    const std::size_t cuts = c.size();
+    if (cuts == 0) throw std::invalid_argument(head + "c has no cutpoints (K - 1 >= 1 are needed)");
+    const std::size_t n = operand_size(y);
+    for (std::size_t i = 0; i < n; ++i) {
+      double v;
+      if constexpr (kind_of<Y> == node_kind::data_vector) v = y.ptr[i];
+      else v = y.value;
+      if (!(v >= 1 && v <= double(cuts + 1) && v == std::floor(v)))
+        throw std::invalid_argument(head + "y[" + std::to_string(i + 1) + "] = " + std::to_string(v) +
+                                    " is not a category 1 … " + std::to_string(cuts + 1));
+    }
+    if constexpr (is_vector_v<Eta>) {
+      if (eta.size() != n)
+        throw std::invalid_argument(head + "eta has size " + std::to_string(eta.size()) + " but y has size " +
+                                    std::to_string(n) + " (eta is one value, or one per observation)");
+    }
+    if constexpr (kind_of<C> == node_kind::data_vector) {
+      for (std::size_t k = 1; k < cuts; ++k)
+        if (!(c.ptr[k] > c.ptr[k - 1]))
+          throw std::invalid_argument(head + "c[" + std::to_string(k + 1) + "] = " + std::to_string(c.ptr[k]) +
+                                      " is not greater than c[" + std::to_string(k) + "] = " +
+                                      std::to_string(c.ptr[k - 1]) + " (the cutpoints must increase)");
+    }
+    return n;
+  }
+}
+
+/// Σᵢ log P(yᵢ | ηᵢ, c), the categories checked.
+template <bool Probit, class Eta, class C, class X>
+auto ordinal_log_prob(const char* family, const Eta& eta, const C& c, const X& x) {
+  using Y = node_t<X>;
+  const Y y = as_node(x);
+  const std::size_t n = check_ordinal(family, eta, c, y);
+  ops::ordinal_map<Probit> op{};
+  if constexpr (kind_of<Y> == node_kind::data_vector) op.y = y.ptr;
+  else if constexpr (kind_of<Y> == node_kind::constant) op.y0 = y.value;
+  return sum(make_vector_op(op, n, eta, c));
+}
+
+/// n draws of the latent-variable form: y = 1 + #{k : c_k < η + ε}, ε ~ F (logistic or normal).
+template <bool Probit, class G>
+std::vector<double> draw_ordinal(G& rng, std::size_t n, const std::vector<double>& eta,
+                                 const std::vector<double>& c) {
+  std::vector<double> out(n);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::normal_distribution<double> z01;
+  for (std::size_t i = 0; i < n; ++i) {
+    double eps;
+    if constexpr (Probit) {
+      eps = z01(rng);
+    } else {
+      double u = unit(rng);
+      while (u <= 0.0 || u >= 1.0) u = unit(rng);
+      eps = std::log(u) - std::log1p(-u);
+    }
+    const double latent = (eta.size() == 1 ? eta[0] : eta[i]) + eps;
+    double k = 1;
+    for (double cut : c) k += cut < latent ? 1 : 0;
+    out[i] = k;
+  }
+  return out;
+}
+}  // namespace detail
+
+template <class Eta, class C>
+struct ordered_logistic_distribution : distribution<ordered_logistic_distribution<Eta, C>> {
+  static constexpr const char* family = "ordered_logistic";
+  Eta eta;
+  C c;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::ordinal_log_prob<false>(family, eta, c, y);
+  }
+  /// Checks y (finite, see distribution::observe), then the categories against K and eta's size.
+  template <class X>
+  auto observe(const X& x) const {
+    auto o = distribution<ordered_logistic_distribution>::observe(x);
+    detail::check_ordinal(family, eta, c, o.value);
+    return o;
+  }
+  auto arguments() const { return std::tuple{eta, c}; }
+  /// The arguments are whole vectors (model.hpp draws with draw_all, not element by element).
+  static constexpr bool whole_arguments = true;
+  template <class G>
+  static std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& e,
+                                      const std::vector<double>& cuts) {
+    return detail::draw_ordinal<false>(rng, n, e, cuts);
+  }
+  static const char* observation_problem(double v) { return detail::category_problem(v); }
+};
+
+template <class Eta, class C>
+struct ordered_probit_distribution : distribution<ordered_probit_distribution<Eta, C>> {
+  static constexpr const char* family = "ordered_probit";
+  Eta eta;
+  C c;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::ordinal_log_prob<true>(family, eta, c, y);
+  }
+  template <class X>
+  auto observe(const X& x) const {
+    auto o = distribution<ordered_probit_distribution>::observe(x);
+    detail::check_ordinal(family, eta, c, o.value);
+    return o;
+  }
+  auto arguments() const { return std::tuple{eta, c}; }
+  static constexpr bool whole_arguments = true;
+  template <class G>
+  static std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& e,
+                                      const std::vector<double>& cuts) {
+    return detail::draw_ordinal<true>(rng, n, e, cuts);
+  }
+  static const char* observation_problem(double v) { return detail::category_problem(v); }
+};
+
+/// The distribution ordered_logistic(eta, c), to observe categories 1 … K:
+/// `ordered_logistic(eta, c).observe(data(y))`.
+template <detail::operand Eta, detail::operand C>
+auto ordered_logistic(const Eta& eta, const C& c) {
+  return detail::make_distribution<ordered_logistic_distribution>(eta, c);
+}
+/// The distribution ordered_probit(eta, c), to observe categories 1 … K:
+/// `ordered_probit(eta, c).observe(data(y))`.
+template <detail::operand Eta, detail::operand C>
+auto ordered_probit(const Eta& eta, const C& c) {
+  return detail::make_distribution<ordered_probit_distribution>(eta, c);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/ordered_logistic.hpp -----
+// ----- begin tyche/distributions/pareto.hpp -----
+// tyche/distributions/pareto.hpp — pareto(y_min, alpha): scale y_min, shape α (as in Stan).
+//   log p(x | y_min, α) = log α + α log y_min − (α + 1) log x,   x ≥ y_min, y_min > 0, α > 0.
+// The support depends on an argument: a named variable is sampled as log(x − y_min) (y_min may
+// be an expression of other variables). Observed values are checked to be > 0, but not against
+// y_min (an expression), and the density is not −∞ below it.
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class YMin, class Alpha>
+struct pareto_distribution : distribution<pareto_distribution<YMin, Alpha>> {
+  static constexpr const char* family = "pareto";
+  YMin y_min;
+  Alpha alpha;
+  auto transform() const { return transforms::lower_bound<YMin>{y_min}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(log(alpha) + alpha * log(y_min) - (alpha + lit<1>) * log(x));
+  }
+  auto arguments() const { return std::tuple{y_min, alpha}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<YMin, domains::positive>::ok,
+                  "tyche::pareto(y_min, alpha): y_min must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::pareto(y_min, alpha): alpha must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("pareto(y_min, alpha)", "y_min", y_min);
+    detail::check_argument<domains::positive>("pareto(y_min, alpha)", "alpha", alpha);
+  }
+  /// By inversion of the cdf 1 − (y_min/x)^α: y_min u^{−1/α}, u ~ uniform(0, 1).
+  template <class G>
+  static double draw(G& rng, double y0, double a) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    double u = unit(rng);
+    while (u <= 0.0 || u >= 1.0) u = unit(rng);
+    return y0 * std::exp(-std::log(u) / a);
+  }
+  /// α y_min/(α − 1) for α > 1, infinite otherwise.
+  static double mean(double y0, double a) {
+    return a > 1 ? a * y0 / (a - 1) : std::numeric_limits<double>::infinity();
+  }
+  /// y_min² α/((α − 1)²(α − 2)) for α > 2, infinite otherwise.
+  static double variance(double y0, double a) {
+    return a > 2 ? y0 * y0 * a / ((a - 1) * (a - 1) * (a - 2)) : std::numeric_limits<double>::infinity();
+  }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
+};
+
+/// Name ~ pareto(y_min, alpha), support [y_min, ∞), sampled as log(Name − y_min).
+template <fixed_string Name, detail::operand YMin, detail::operand Alpha, shape_tag Shape = scalar_shape>
+auto pareto(const YMin& y_min, const Alpha& alpha, Shape shape = {}) {
+  return detail::make_named<Name, pareto_distribution>(shape, y_min, alpha);
+}
+template <detail::operand YMin, detail::operand Alpha>
+auto pareto(const YMin& y_min, const Alpha& alpha) {
+  return detail::make_distribution<pareto_distribution>(y_min, alpha);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/pareto.hpp -----
+// ----- begin tyche/distributions/pareto_type_2.hpp -----
+// tyche/distributions/pareto_type_2.hpp — pareto_type_2(mu, lambda, alpha), as in Stan.
+// Location μ, scale λ, shape α: the Lomax distribution shifted by μ.
+//   log p(x | μ, λ, α) = log α − log λ − (α + 1) log(1 + (x − μ)/λ),   x ≥ μ, λ > 0, α > 0.
+// The support depends on an argument: a named variable is sampled as log(x − μ) (μ may be an
+// expression of other variables). Observed values are not checked against μ (an expression),
+// and the density is not −∞ below it.
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Lambda, class Alpha>
+struct pareto_type_2_distribution : distribution<pareto_type_2_distribution<Mu, Lambda, Alpha>> {
+  static constexpr const char* family = "pareto_type_2";
+  Mu mu;
+  Lambda lambda;
+  Alpha alpha;
+  auto transform() const { return transforms::lower_bound<Mu>{mu}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(log(alpha) - log(lambda) - (alpha + lit<1>) * log1p((x - mu) / lambda));
+  }
+  auto arguments() const { return std::tuple{mu, lambda, alpha}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Lambda, domains::positive>::ok,
+                  "tyche::pareto_type_2(mu, lambda, alpha): lambda must be > 0, but its support "
+                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::pareto_type_2(mu, lambda, alpha): alpha must be > 0, but its support "
+                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("pareto_type_2(mu, lambda, alpha)", "lambda", lambda);
+    detail::check_argument<domains::positive>("pareto_type_2(mu, lambda, alpha)", "alpha", alpha);
+  }
+  /// By inversion of the cdf 1 − (1 + (x − μ)/λ)^{−α}: μ + λ (u^{−1/α} − 1), u ~ uniform(0, 1).
+  template <class G>
+  static double draw(G& rng, double m, double l, double a) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    double u = unit(rng);
+    while (u <= 0.0 || u >= 1.0) u = unit(rng);
+    return m + l * std::expm1(-std::log(u) / a);
+  }
+  /// μ + λ/(α − 1) for α > 1, infinite otherwise.
+  static double mean(double m, double l, double a) {
+    return a > 1 ? m + l / (a - 1) : std::numeric_limits<double>::infinity();
+  }
+  /// λ² α/((α − 1)²(α − 2)) for α > 2, infinite otherwise.
+  static double variance(double, double l, double a) {
+    return a > 2 ? l * l * a / ((a - 1) * (a - 1) * (a - 2)) : std::numeric_limits<double>::infinity();
+  }
+};
+
+/// Name ~ pareto_type_2(mu, lambda, alpha), support [mu, ∞), sampled as log(Name − mu).
+template <fixed_string Name, detail::operand Mu, detail::operand Lambda, detail::operand Alpha,
+          shape_tag Shape = scalar_shape>
+auto pareto_type_2(const Mu& mu, const Lambda& lambda, const Alpha& alpha, Shape shape = {}) {
+  return detail::make_named<Name, pareto_type_2_distribution>(shape, mu, lambda, alpha);
+}
+template <detail::operand Mu, detail::operand Lambda, detail::operand Alpha>
+auto pareto_type_2(const Mu& mu, const Lambda& lambda, const Alpha& alpha) {
+  return detail::make_distribution<pareto_type_2_distribution>(mu, lambda, alpha);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/pareto_type_2.hpp -----
+// ----- begin tyche/distributions/poisson.hpp -----
+// tyche/distributions/poisson.hpp — poisson(lambda), for observations only.
+//   log p(y | λ) = y log λ − λ − log y!,   y ∈ {0, 1, 2, …}, λ > 0.
+// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
+// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
+// integer count" otherwise.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Lambda>
+struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
+  static constexpr const char* family = "poisson";
+  Lambda lambda;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(y * log(lambda) - lambda - lgamma(y + lit<1>));
+  }
+  auto arguments() const { return std::tuple{lambda}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Lambda, domains::positive>::ok,
+                  "tyche::poisson(lambda): lambda must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("poisson(lambda)", "lambda", lambda);
+  }
+  template <class G>
+  static double draw(G& rng, double l) {
+    return static_cast<double>(std::poisson_distribution<long long>(l)(rng));
+  }
+  static double mean(double l) { return l; }
+  static double variance(double l) { return l; }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
+};
+
+/// The distribution poisson(lambda), to observe counts: `poisson(lambda).observe(data(y))`.
+template <detail::operand Lambda>
+auto poisson(const Lambda& lambda) {
+  return detail::make_distribution<poisson_distribution>(lambda);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/poisson.hpp -----
+// ----- begin tyche/distributions/poisson_log.hpp -----
+// tyche/distributions/poisson_log.hpp — poisson_log(alpha) = poisson(exp(alpha)), for
+// observations only.
+//   log p(y | α) = y α − e^α − log y!,   y ∈ {0, 1, 2, …}, α ∈ ℝ.
+// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
+// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
+// integer count" otherwise.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha>
+struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> {
+  static constexpr const char* family = "poisson_log";
+  Alpha alpha;
+  template <class X>
+  auto log_prob(const X& y) const {
+    if constexpr (is_vector_v<Alpha>) {
+      // A vector log rate (a linear predictor) enters once per element: y·α − e^α as one node.
+      return detail::total(detail::make_binary<rules::poisson_log_term>(y, alpha) - lgamma(y + lit<1>));
+    } else {
+      // A scalar α: Σ (y α − e^α) reduces to α Σy − n e^α (compile/reduce_sum.hpp).
+      return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
+    }
+  }
+  auto arguments() const { return std::tuple{alpha}; }
+  template <class G>
+  static double draw(G& rng, double a) {
+    return static_cast<double>(std::poisson_distribution<long long>(std::exp(a))(rng));
+  }
+  static double mean(double a) { return std::exp(a); }
+  static double variance(double a) { return std::exp(a); }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
+};
+
+/// The distribution poisson_log(alpha): `poisson_log(a + b * x).observe(data(y))`.
+template <detail::operand Alpha>
+auto poisson_log(const Alpha& alpha) {
+  return detail::make_distribution<poisson_log_distribution>(alpha);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/poisson_log.hpp -----
+// ----- begin tyche/distributions/skew_normal.hpp -----
+// tyche/distributions/skew_normal.hpp — skew_normal(xi, omega, alpha), as in Stan.
+// Location ξ, scale ω, shape α (Azzalini 1985).
+//   log p(x | ξ, ω, α) = log 2 − ½ log 2π − log ω − z²/2 + log Φ(α z),   z = (x − ξ)/ω,
+//   x ∈ ℝ, ω > 0, α ∈ ℝ, with log Φ = log_Phi, finite where Φ(α z) underflows (α z < −38).
+
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Xi, class Omega, class Alpha>
+struct skew_normal_distribution : distribution<skew_normal_distribution<Xi, Omega, Alpha>> {
+  static constexpr const char* family = "skew_normal";
+  Xi xi;
+  Omega omega;
+  Alpha alpha;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto z = (x - xi) / omega;
+    return detail::total(log_Phi(alpha * z) - lit<1, 2> * square(z) - log(omega) +
+                         (detail::log_two - detail::half_log_two_pi));
+  }
+  auto arguments() const { return std::tuple{xi, omega, alpha}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Omega, domains::positive>::ok,
+                  "tyche::skew_normal(xi, omega, alpha): omega must be > 0, but its support (spelled "
+                  "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("skew_normal(xi, omega, alpha)", "omega", omega);
+  }
+  /// ξ + ω z with z = δ|u₀| + √(1 − δ²) u₁ for u₀, u₁ ~ normal(0, 1) independent,
+  /// δ = α/√(1 + α²) (Azzalini & Dalla Valle 1996; Azzalini 2014, §2.1.3): z = u₁' if u₀ ≥ 0
+  /// else −u₁', u₁' = δ u₀ + √(1 − δ²) u₁.
+  template <class G>
+  static double draw(G& rng, double xi_, double omega_, double alpha_) {
+    std::normal_distribution<double> n(0.0, 1.0);
+    const double d = alpha_ / std::sqrt(1 + alpha_ * alpha_);
+    const double u0 = n(rng), u1 = n(rng);
+    const double v = d * u0 + std::sqrt(1 - d * d) * u1;
+    return xi_ + omega_ * (u0 >= 0 ? v : -v);
+  }
+  /// ξ + ω δ √(2/π), δ = α/√(1 + α²).
+  static double mean(double xi_, double omega_, double alpha_) {
+    const double d = alpha_ / std::sqrt(1 + alpha_ * alpha_);
+    return xi_ + omega_ * d * std::sqrt(2 / std::numbers::pi);
+  }
+  /// ω² (1 − 2δ²/π).
+  static double variance(double, double omega_, double alpha_) {
+    const double d2 = alpha_ * alpha_ / (1 + alpha_ * alpha_);
+    return omega_ * omega_ * (1 - 2 * d2 / std::numbers::pi);
+  }
+};
+
+/// Name ~ skew_normal(xi, omega, alpha), support ℝ.
+template <fixed_string Name, detail::operand Xi, detail::operand Omega, detail::operand Alpha,
+          shape_tag Shape = scalar_shape>
+auto skew_normal(const Xi& xi, const Omega& omega, const Alpha& alpha, Shape shape = {}) {
+  return detail::make_named<Name, skew_normal_distribution>(shape, xi, omega, alpha);
+}
+template <detail::operand Xi, detail::operand Omega, detail::operand Alpha>
+auto skew_normal(const Xi& xi, const Omega& omega, const Alpha& alpha) {
+  return detail::make_distribution<skew_normal_distribution>(xi, omega, alpha);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/skew_normal.hpp -----
+// ----- begin tyche/distributions/student_t.hpp -----
+// tyche/distributions/student_t.hpp — student_t(nu, mu, sigma).
+//   log p(x | ν, μ, σ) = log Γ((ν+1)/2) − log Γ(ν/2) − ½ log ν − ½ log π − log σ
+//                        − (ν+1)/2 · log(1 + ((x − μ)/σ)²/ν),   x ∈ ℝ, ν > 0, σ > 0.
+
+#include <limits>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Nu, class Mu, class Sigma>
+struct student_t_distribution : distribution<student_t_distribution<Nu, Mu, Sigma>> {
+  static constexpr const char* family = "student_t";
+  Nu nu;
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto half_nu = lit<1, 2> * nu;
+    const auto half_nu_plus_half = half_nu + lit<1, 2>;
+    return detail::total(lgamma(half_nu_plus_half) - lgamma(half_nu) - lit<1, 2> * log(nu) -
+                         log(sigma) - half_nu_plus_half * log1p(square((x - mu) / sigma) / nu) -
+                         0.5 * detail::log_pi);
+  }
+  auto arguments() const { return std::tuple{nu, mu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Nu, domains::positive>::ok,
+                  "tyche::student_t(nu, mu, sigma): nu must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::student_t(nu, mu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("student_t(nu, mu, sigma)", "nu", nu);
+    detail::check_argument<domains::positive>("student_t(nu, mu, sigma)", "sigma", sigma);
+  }
+  template <class G>
+  static double draw(G& rng, double n, double m, double s) {
+    return m + s * std::student_t_distribution<double>(n)(rng);
+  }
+  /// μ for ν > 1 (else undefined: NaN).
+  static double mean(double n, double m, double) {
+    return n > 1 ? m : std::numeric_limits<double>::quiet_NaN();
+  }
+  /// σ² ν/(ν − 2) for ν > 2, infinite for 1 < ν ≤ 2, undefined (NaN) for ν ≤ 1.
+  static double variance(double n, double, double s) {
+    if (n > 2) return s * s * n / (n - 2);
+    return n > 1 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+  }
+};
+
+/// Name ~ student_t(nu, mu, sigma).
+template <fixed_string Name, detail::operand Nu, detail::operand Mu, detail::operand Sigma,
+          shape_tag Shape = scalar_shape>
+auto student_t(const Nu& nu, const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, student_t_distribution>(shape, nu, mu, sigma);
+}
+template <detail::operand Nu, detail::operand Mu, detail::operand Sigma>
+auto student_t(const Nu& nu, const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<student_t_distribution>(nu, mu, sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/student_t.hpp -----
+// ----- begin tyche/distributions/uniform.hpp -----
+// tyche/distributions/uniform.hpp — uniform(a, b).
+//   log p(x | a, b) = −log(b − a),   a < x < b.
+// The support depends on the arguments: a named variable is sampled as logit((x − a)/(b − a)).
+// b − a must be > 0 (checked from the types, else when the model is built). Observed values are
+// not checked against (a, b) (the bounds are expressions), and the density is not −∞ outside
+// them.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class A, class B>
+struct uniform_distribution : distribution<uniform_distribution<A, B>> {
+  static constexpr const char* family = "uniform";
+  A a;
+  B b;
+  auto transform() const { return transforms::interval<A, B>{a, b}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    // 0·x: the density does not depend on x inside (a, b), but x must occur in it, so that a
+    // vector x counts −log(b − a) once per element and a model's log density without the
+    // Jacobian still contains the variable's parameter (compile requires every parameter of
+    // the layout to occur).
+    return detail::total(lit<0> * x - log(b - a));
+  }
+  auto arguments() const { return std::tuple{a, b}; }
+  /// b − a > 0. Read as a Line, b − a often proves it where a and b alone do not:
+  /// uniform(mu − 1, mu + 1) has b − a = 0·mu + 2, support [2, 2].
+  void check_supports() const {
+    using Width = decltype(b - a);
+    static_assert(argument_support_t<Width, domains::positive>::ok,
+                  "tyche::uniform(a, b): b - a must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("uniform(a, b)", "b - a", b - a);
+  }
+  template <class G>
+  static double draw(G& rng, double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
+  static double mean(double a, double b) { return (a + b) / 2; }
+  static double variance(double a, double b) { return (b - a) * (b - a) / 12; }
+};
+
+/// Name ~ uniform(a, b), support (a, b) (a and b may be expressions of other variables).
+template <fixed_string Name, detail::operand A, detail::operand B, shape_tag Shape = scalar_shape>
+auto uniform(const A& a, const B& b, Shape shape = {}) {
+  return detail::make_named<Name, uniform_distribution>(shape, a, b);
+}
+template <detail::operand A, detail::operand B>
+auto uniform(const A& a, const B& b) {
+  return detail::make_distribution<uniform_distribution>(a, b);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/uniform.hpp -----
+// ----- begin tyche/distributions/von_mises.hpp -----
+// tyche/distributions/von_mises.hpp — von_mises(mu, kappa): location μ, concentration κ.
+// The circular normal distribution, as in Stan.
+//   log p(x | μ, κ) = κ cos(x − μ) − log(2π) − log I₀(κ),   μ ∈ ℝ, κ > 0,
+// with log I₀ = log_bessel_i0 (no overflow for large κ). The density has period 2π: a named
+// variable lives on the interval (μ − π, μ + π) of one period centred on μ (so its mode is μ),
+// sampled as logit((x − μ + π)/(2π)); observed values may be any real numbers (angles are not
+// reduced).
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Kappa>
+struct von_mises_distribution : distribution<von_mises_distribution<Mu, Kappa>> {
+  static constexpr const char* family = "von_mises";
+  Mu mu;
+  Kappa kappa;
+  /// (μ − π, μ + π), bounds that depend on μ, as uniform(a, b)'s on a and b.
+  auto transform() const {
+    const auto lower = mu - std::numbers::pi;
+    const auto upper = mu + std::numbers::pi;
+    return transforms::interval<decltype(lower), decltype(upper)>{lower, upper};
+  }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(kappa * cos(x - mu) - log_bessel_i0(kappa) - 2 * detail::half_log_two_pi);
+  }
+  auto arguments() const { return std::tuple{mu, kappa}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Kappa, domains::positive>::ok,
+                  "tyche::von_mises(mu, kappa): kappa must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("von_mises(mu, kappa)", "kappa", kappa);
+  }
+  /// μ + θ, θ ∈ (−π, π), by Best & Fisher (1979), "Efficient simulation of the von Mises
+  /// distribution", Appl. Statist. 28(2), 152–157: a wrapped Cauchy envelope with
+  /// ρ = (τ − √(2τ))/(2κ), τ = 1 + √(1 + 4κ²) (written 2κ/(τ + √(2τ)), which does not cancel for
+  /// small κ), r = (1 + ρ²)/(2ρ); propose f = (1 + r z)/(r + z), z = cos(π u₁); accept when
+  /// c(2 − c) > u₂ (the squeeze) or log(c/u₂) + 1 − c ≥ 0, c = κ(r − f); θ = ±arccos f by u₃.
+  template <class G>
+  static double draw(G& rng, double m, double k) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    const double tau = 1 + std::sqrt(1 + 4 * k * k);
+    const double rho = 2 * k / (tau + std::sqrt(2 * tau));
+    const double r = (1 + rho * rho) / (2 * rho);
+    for (;;) {
+      const double u1 = unit(rng), u2 = unit(rng), u3 = unit(rng);
+      const double z = std::cos(std::numbers::pi * u1);
+      const double f = (1 + r * z) / (r + z);
+      const double c = k * (r - f);
+      if (c * (2 - c) - u2 > 0 || std::log(c / u2) + 1 - c >= 0) {
+        const double theta = std::acos(std::clamp(f, -1.0, 1.0));
+        if (theta >= std::numbers::pi) continue;  // z rounded to −1: keep inside (−π, π)
+        return m + (u3 > 0.5 ? theta : -theta);
+      }
+    }
+  }
+  static double mean(double m, double) { return m; }
+  /// E[(x − μ)²] on (μ − π, μ + π) (the variance of draw(); the circular variance is
+  /// 1 − I₁(κ)/I₀(κ)): from θ² = π²/3 + 4 Σₙ (−1)ⁿ cos(nθ)/n² on [−π, π] and E cos(nθ) =
+  /// Aₙ = Iₙ(κ)/I₀(κ) = r₁⋯rₙ, rₙ = Iₙ/Iₙ₋₁ by the backward recurrence rₙ = 1/(2n/κ + rₙ₊₁)
+  /// (from A&S 9.6.26, Iₙ₋₁ − Iₙ₊₁ = (2n/κ) Iₙ) started at r_{N+1} = 0 past where Aₙ ≈
+  /// e^{−n²/(2κ)} is negligible, the sum nested as r₁(c₁ + r₂(c₂ + …)). O(√κ) steps; the
+  /// cancellation in π²/3 − … leaves about 1e-15·κ relative error for large κ.
+  static double variance(double, double k) {
+    const long n_max = 30 + static_cast<long>(10 * std::sqrt(k));
+    double r = 0.0, nested = 0.0;
+    for (long n = n_max; n >= 1; --n) {
+      r = 1 / (2 * static_cast<double>(n) / k + r);
+      const double c = (n % 2 == 1 ? -1.0 : 1.0) / (static_cast<double>(n) * static_cast<double>(n));
+      nested = r * (c + nested);
+    }
+    return std::numbers::pi * std::numbers::pi / 3 + 4 * nested;
+  }
+};
+
+/// Name ~ von_mises(mu, kappa), support (mu − π, mu + π) (mu may be an expression of other
+/// variables).
+template <fixed_string Name, detail::operand Mu, detail::operand Kappa, shape_tag Shape = scalar_shape>
+auto von_mises(const Mu& mu, const Kappa& kappa, Shape shape = {}) {
+  return detail::make_named<Name, von_mises_distribution>(shape, mu, kappa);
+}
+template <detail::operand Mu, detail::operand Kappa>
+auto von_mises(const Mu& mu, const Kappa& kappa) {
+  return detail::make_distribution<von_mises_distribution>(mu, kappa);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/von_mises.hpp -----
+// ----- begin tyche/distributions/weibull.hpp -----
+// tyche/distributions/weibull.hpp — weibull(alpha, sigma): shape α, scale σ (as in Stan).
+//   log p(x | α, σ) = log α − log σ + (α − 1) log(x/σ) − (x/σ)^α,   x > 0, α > 0, σ > 0.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha, class Sigma>
+struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
+  static constexpr const char* family = "weibull";
+  Alpha alpha;
+  Sigma sigma;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto log_z = log(x / sigma);  // (x/σ)^α = exp(α log(x/σ)), log(x/σ) computed once
+    return detail::total(log(alpha) - log(sigma) + (alpha - lit<1>) * log_z - exp(alpha * log_z));
+  }
+  auto arguments() const { return std::tuple{alpha, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::weibull(alpha, sigma): alpha must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::weibull(alpha, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("weibull(alpha, sigma)", "alpha", alpha);
+    detail::check_argument<domains::positive>("weibull(alpha, sigma)", "sigma", sigma);
+  }
+  template <class G>
+  static double draw(G& rng, double a, double s) { return std::weibull_distribution<double>(a, s)(rng); }
+  static double mean(double a, double s) { return s * std::tgamma(1 + 1 / a); }
+  static double variance(double a, double s) {
+    const double g1 = std::tgamma(1 + 1 / a);
+    return s * s * (std::tgamma(1 + 2 / a) - g1 * g1);
+  }
+  // 0 is rejected too: log(x/σ) = −∞ there, and (α − 1)·log(x/σ) is NaN for α = 1.
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
+};
+
+/// Name ~ weibull(alpha, sigma) (shape alpha, scale sigma), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Alpha, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto weibull(const Alpha& alpha, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, weibull_distribution>(shape, alpha, sigma);
+}
+template <detail::operand Alpha, detail::operand Sigma>
+auto weibull(const Alpha& alpha, const Sigma& sigma) {
+  return detail::make_distribution<weibull_distribution>(alpha, sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/weibull.hpp -----
+// ----- begin tyche/distributions/wishart.hpp -----
+// tyche/distributions/wishart.hpp — wishart(nu, S) and inv_wishart(nu, S) on K × K covariance matrices.
+//   log W(W | ν, S)  = ((ν − K − 1)/2) log det W − ½ tr(S⁻¹W) − (νK/2) log 2 − (ν/2) log det S − log Γ_K(ν/2),
+//   log IW(W | ν, S) = (ν/2) log det S − (νK/2) log 2 − log Γ_K(ν/2) − ((ν + K + 1)/2) log det W − ½ tr(S W⁻¹),
+//   W, S symmetric positive definite, ν > K − 1,
+// with log Γ_K(a) = (K(K − 1)/4) log π + Σ_{j=1..K} log Γ(a + (1 − j)/2) (Stan Functions
+// Reference, "Wishart distribution" and "Inverse Wishart distribution"); the density is with
+// respect to W's lower triangle. W and S are K·K vectors (row major; only the lower triangles
+// are read). A named variable takes the cov_matrix transform (transforms/matrix.hpp):
+// `auto Sigma = wishart<"Sigma">(4.0, matrix(S.data(), 3, 3));`, θ holds K(K + 1)/2
+// coordinates. S is a data matrix (viewed: it must outlive the model; checked symmetric and
+// positive definite) or an expression of K·K parameters; ν may be a parameter. Observed data
+// is one matrix: `wishart(nu, S).observe(data(w))` with w the K·K values, checked symmetric and
+// positive definite. The whole density is one vector_op (autodiff/multivariate_ops.hpp) with
+// its gradient in ν, W and S: two Cholesky factorisations and inverses, O(K³). Draws: the
+// Bartlett decomposition W = L A Aᵀ Lᵀ (S = L Lᵀ, A lower triangular with Aᵢᵢ² ~ χ²(ν − i + 1)
+// and N(0, 1) below the diagonal); inv_wishart draws X ~ wishart(ν, S⁻¹) and returns X⁻¹.
+//
+// Data checks (std::invalid_argument naming the entry and the value):
+//   W[i, j] = v but W[j, i] = w          W is not positive definite (pivot i is v)   (observed W)
+//   S[i, j] = v but S[j, i] = w          S is not positive definite (pivot i is v)   (data S)
+//   nu = v must be > K - 1 = k                                                       (ν known)
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace tyche {
+
+namespace detail {
+/// One draw of a Wishart(ν, S) matrix (K·K values, row major) from the Cholesky factor l of S:
+/// Bartlett's decomposition.
+template <class G>
+std::vector<double> draw_wishart_from_factor(G& rng, std::size_t k, double nu, const std::vector<double>& l) {
+  std::normal_distribution<double> z01;
+  std::vector<double> a(k * k, 0.0), la(k * k, 0.0), w(k * k);
+  for (std::size_t i = 0; i < k; ++i) {
+    a[i * k + i] = std::sqrt(std::chi_squared_distribution<double>(nu - double(i))(rng));
+    for (std::size_t j = 0; j < i; ++j) a[i * k + j] = z01(rng);
+  }
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      double acc = 0;
+      for (std::size_t p = j; p <= i; ++p) acc += l[i * k + p] * a[p * k + j];
+      la[i * k + j] = acc;
+    }
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      double acc = 0;
+      for (std::size_t p = 0; p <= j; ++p) acc += la[i * k + p] * la[j * k + p];
+      w[i * k + j] = w[j * k + i] = acc;
+    }
+  return w;
+}
+
+/// The inverse of a symmetric positive-definite matrix (K·K values), through its Cholesky factor.
+inline std::vector<double> spd_inverse(const std::vector<double>& m, std::size_t k, const char* who,
+                                       const char* name) {
+  const auto l = cholesky_lower(m.data(), k, who, name);
+  std::vector<double> work(k * k), inv(k * k);
+  inverse_from_cholesky(k, l.data(), work.data(), inv.data());
+  return inv;
+}
+
+/// ν > K − 1 when ν's value is known (a number, a literal, data).
+template <class Nu>
+void check_wishart_nu(const Nu& nu, std::size_t k, const char* who) {
+  double v = 0;
+  if constexpr (kind_of<Nu> == node_kind::constant) v = nu.value;
+  else if constexpr (kind_of<Nu> == node_kind::literal) v = Nu::value;
+  else return;
+  if (!(v > double(k) - 1.0))
+    throw std::invalid_argument(std::string("tyche::") + who + ": nu = " + std::to_string(v) + " must be > K - 1 = " +
+                                std::to_string(k - 1));
+}
+}  // namespace detail
+
+/// wishart(nu, S) (Inverse = false) or inv_wishart(nu, S) (Inverse = true): S a node of K·K values.
+template <class Nu, class S, bool Inverse = false>
+struct wishart_distribution : distribution<wishart_distribution<Nu, S, Inverse>> {
+  static constexpr const char* family = Inverse ? "inv_wishart" : "wishart";
+  static constexpr const char* call = Inverse ? "inv_wishart(nu, S)" : "wishart(nu, S)";
+  Nu nu;
+  S s;
+  std::size_t k = 1;
+  auto transform() const { return transforms::cov_matrix{k}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    using N = detail::node_t<X>;
+    static_assert(is_vector_v<N>, "tyche::wishart(nu, S) / inv_wishart(nu, S): x must be a vector of K*K values");
+    if constexpr (!is_vector_v<N>) {
+      return constant{0.0};  // the static_assert has said why
+    } else {
+      const N w = detail::as_node(x);
+      if (w.size() != k * k)
+        throw std::invalid_argument(std::string("tyche::") + call + ": x has " + std::to_string(w.size()) +
+                                    " values but S is " + std::to_string(k) + " x " + std::to_string(k) +
+                                    " (x needs " + std::to_string(k * k) + ", the matrix, row major)");
+      return at(make_vector_op(ops::wishart_map<Inverse>{k}, 1, nu, w, s), 0);
+    }
+  }
+  /// Checks an observed matrix (data): finite (distribution::observe), symmetric, positive definite.
+  template <class X>
+  auto observe(const X& x) const {
+    auto o = distribution<wishart_distribution>::observe(x);
+    if constexpr (kind_of<decltype(o.value)> == node_kind::data_vector) {
+      if (o.value.size() != k * k)
+        throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): y has " +
+                                    std::to_string(o.value.size()) + " values but S is " + std::to_string(k) + " x " +
+                                    std::to_string(k) + " (y needs " + std::to_string(k * k) + ", the matrix, row major)");
+      (void)detail::cholesky_lower(o.value.ptr, k, (std::string(family) + "(...).observe(y)").c_str(), "W");
+    }
+    return o;
+  }
+  auto arguments() const { return std::tuple{nu, s}; }
+  template <class N2, class S2>
+  auto with_arguments(const N2& n, const S2& s2) const {
+    return wishart_distribution<N2, S2, Inverse>{{}, n, s2, k};
+  }
+  void check_supports() const {
+    if constexpr (Inverse)
+      static_assert(argument_support_t<Nu, domains::positive>::ok,
+                    "tyche::inv_wishart(nu, S): nu must be > 0, but its support (spelled out in "
+                    "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    else
+      static_assert(argument_support_t<Nu, domains::positive>::ok,
+                    "tyche::wishart(nu, S): nu must be > 0, but its support (spelled out in "
+                    "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>(call, "nu", nu);
+    detail::check_wishart_nu(nu, k, call);
+  }
+  static constexpr bool whole_arguments = true;
+  /// One draw of W (K·K values).
+  template <class G>
+  std::vector<double> draw_all(G& rng, std::size_t, const std::vector<double>& nv,
+                               const std::vector<double>& sv) const {
+    if constexpr (Inverse) {
+      const auto s_inv = detail::spd_inverse(sv, k, call, "S");
+      const auto x = detail::draw_wishart_from_factor(rng, k, nv[0], detail::cholesky_lower(s_inv.data(), k, call, "S"));
+      return detail::spd_inverse(x, k, call, "W");
+    } else {
+      return detail::draw_wishart_from_factor(rng, k, nv[0], detail::cholesky_lower(sv.data(), k, call, "S"));
+    }
+  }
+};
+
+namespace detail {
+template <bool Inverse, class Nu>
+auto make_wishart(const Nu& nu, const data_matrix& s) {
+  static_assert(!is_vector_v<node_t<Nu>>, "tyche::wishart(nu, S) / inv_wishart(nu, S): nu must be a scalar");
+  const char* who = Inverse ? "inv_wishart(nu, S)" : "wishart(nu, S)";
+  if (s.rows != s.cols || s.rows == 0)
+    throw std::invalid_argument(std::string("tyche::") + who + ": S must be square and non-empty; it is " +
+                                std::to_string(s.rows) + " x " + std::to_string(s.cols));
+  (void)cholesky_lower(s.ptr, s.rows, who, "S");  // symmetric and positive definite, or throws
+  const auto sn = data(s.ptr, s.rows * s.cols);
+  const auto n = as_node(nu);
+  check_wishart_nu(n, s.rows, who);
+  return wishart_distribution<node_t<Nu>, std::remove_cvref_t<decltype(sn)>, Inverse>{{}, n, sn, s.rows};
+}
+template <bool Inverse, class Nu, class Sx>
+auto make_wishart(const Nu& nu, const Sx& s) {
+  static_assert(!is_vector_v<node_t<Nu>>, "tyche::wishart(nu, S) / inv_wishart(nu, S): nu must be a scalar");
+  const auto sn = as_node(s);
+  const std::size_t k = matrix_order(sn.size(), Inverse ? "inv_wishart(nu, S)" : "wishart(nu, S)", "S");
+  const auto n = as_node(nu);
+  check_wishart_nu(n, k, Inverse ? "inv_wishart(nu, S)" : "wishart(nu, S)");
+  return wishart_distribution<node_t<Nu>, node_t<Sx>, Inverse>{{}, n, sn, k};
+}
+template <class D>
+auto wishart_variable_shape(const D& d) {
+  return dynamic_shape{d.transform().parameter_size()};
+}
+}  // namespace detail
+
+/// The distribution wishart(nu, S) for a data scale matrix S (viewed), e.g. to observe a matrix.
+template <detail::operand Nu>
+auto wishart(const Nu& nu, const data_matrix& s) {
+  return detail::make_wishart<false>(nu, s);
+}
+/// The distribution wishart(nu, S) for S an expression of K·K values (row major).
+template <detail::operand Nu, class Sx>
+  requires detail::matrix_expression<Sx>
+auto wishart(const Nu& nu, const Sx& s) {
+  return detail::make_wishart<false>(nu, s);
+}
+/// Name ~ wishart(nu, S): a K × K covariance matrix (cov_matrix transform).
+template <fixed_string Name, detail::operand Nu, class Sx>
+auto wishart(const Nu& nu, const Sx& s) {
+  const auto d = wishart(nu, s);
+  return detail::make_random_variable<Name>(d, detail::wishart_variable_shape(d));
+}
+/// The distribution inv_wishart(nu, S) for a data scale matrix S (viewed).
+template <detail::operand Nu>
+auto inv_wishart(const Nu& nu, const data_matrix& s) {
+  return detail::make_wishart<true>(nu, s);
+}
+/// The distribution inv_wishart(nu, S) for S an expression of K·K values (row major).
+template <detail::operand Nu, class Sx>
+  requires detail::matrix_expression<Sx>
+auto inv_wishart(const Nu& nu, const Sx& s) {
+  return detail::make_wishart<true>(nu, s);
+}
+/// Name ~ inv_wishart(nu, S): a K × K covariance matrix (cov_matrix transform).
+template <fixed_string Name, detail::operand Nu, class Sx>
+auto inv_wishart(const Nu& nu, const Sx& s) {
+  const auto d = inv_wishart(nu, s);
+  return detail::make_random_variable<Name>(d, detail::wishart_variable_shape(d));
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/wishart.hpp -----
+
+#include <type_traits>
+
+namespace tyche {
+
+namespace detail {
+/// log p(y | d), with d's argument checks and, for data y, the check of its values.
+template <class Dist, class Y>
+auto log_density_at(const Dist& d, const Y& y) {
+  if constexpr (requires { d.check_supports(); }) d.check_supports();
+  return d.observe(y).log_density();
+}
+}  // namespace detail
+
+/// log bernoulli(y | p), summed over y.
+template <detail::operand Y, detail::operand P>
+auto bernoulli_lpmf(const Y& y, const P& p) {
+  return detail::log_density_at(bernoulli(p), y);
+}
+/// log bernoulli_logit(y | alpha), summed over y.
+template <detail::operand Y, detail::operand Alpha>
+auto bernoulli_logit_lpmf(const Y& y, const Alpha& alpha) {
+  return detail::log_density_at(bernoulli_logit(alpha), y);
+}
+/// log beta(y | a, b), summed over y.
+template <detail::operand Y, detail::operand A, detail::operand B>
+auto beta_lpdf(const Y& y, const A& a, const B& b) {
+  return detail::log_density_at(beta(a, b), y);
+}
+/// log beta_binomial(y | n, a, b), summed over y.
+template <detail::operand Y, detail::operand N, detail::operand A, detail::operand B>
+auto beta_binomial_lpmf(const Y& y, const N& n, const A& a, const B& b) {
+  return detail::log_density_at(beta_binomial(n, a, b), y);
+}
+/// log beta_proportion(y | mu, kappa), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Kappa>
+auto beta_proportion_lpdf(const Y& y, const Mu& mu, const Kappa& kappa) {
+  return detail::log_density_at(beta_proportion(mu, kappa), y);
+}
+/// log binomial(y | n, p), summed over y.
+template <detail::operand Y, detail::operand N, detail::operand P>
+auto binomial_lpmf(const Y& y, const N& n, const P& p) {
+  return detail::log_density_at(binomial(n, p), y);
+}
+/// log binomial_logit(y | n, alpha), summed over y.
+template <detail::operand Y, detail::operand N, detail::operand Alpha>
+auto binomial_logit_lpmf(const Y& y, const N& n, const Alpha& alpha) {
+  return detail::log_density_at(binomial_logit(n, alpha), y);
+}
+/// log categorical(y | theta), summed over y.
+template <detail::operand Y, detail::operand Theta>
+auto categorical_lpmf(const Y& y, const Theta& theta) {
+  return detail::log_density_at(categorical(theta), y);
+}
+/// log categorical_logit(y | beta), summed over y.
+template <detail::operand Y, detail::operand Beta>
+auto categorical_logit_lpmf(const Y& y, const Beta& beta) {
+  return detail::log_density_at(categorical_logit(beta), y);
+}
+/// log cauchy(y | mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto cauchy_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(cauchy(mu, sigma), y);
+}
+/// log half_cauchy(y | sigma), summed over y.
+template <detail::operand Y, detail::operand Sigma>
+auto half_cauchy_lpdf(const Y& y, const Sigma& sigma) {
+  return detail::log_density_at(half_cauchy(sigma), y);
+}
+/// log chi_square(y | nu), summed over y.
+template <detail::operand Y, detail::operand Nu>
+auto chi_square_lpdf(const Y& y, const Nu& nu) {
+  return detail::log_density_at(chi_square(nu), y);
+}
+/// log dirichlet(y | alpha), summed over y.
+template <detail::operand Y, detail::operand Alpha>
+auto dirichlet_lpdf(const Y& y, const Alpha& alpha) {
+  return detail::log_density_at(dirichlet(alpha), y);
+}
+/// log double_exponential(y | mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto double_exponential_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(double_exponential(mu, sigma), y);
+}
+/// log exp_mod_normal(y | mu, sigma, lambda), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma, detail::operand Lambda>
+auto exp_mod_normal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma, const Lambda& lambda) {
+  return detail::log_density_at(exp_mod_normal(mu, sigma, lambda), y);
+}
+/// log exponential(y | lambda), summed over y.
+template <detail::operand Y, detail::operand Lambda>
+auto exponential_lpdf(const Y& y, const Lambda& lambda) {
+  return detail::log_density_at(exponential(lambda), y);
+}
+/// log frechet(y | alpha, sigma), summed over y.
+template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
+auto frechet_lpdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
+  return detail::log_density_at(frechet(alpha, sigma), y);
+}
+/// log gamma(y | alpha, beta), summed over y.
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto gamma_lpdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_density_at(gamma(alpha, beta), y);
+}
+/// log gumbel(y | mu, beta), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Beta>
+auto gumbel_lpdf(const Y& y, const Mu& mu, const Beta& beta) {
+  return detail::log_density_at(gumbel(mu, beta), y);
+}
+/// log half_normal(y | sigma), summed over y.
+template <detail::operand Y, detail::operand Sigma>
+auto half_normal_lpdf(const Y& y, const Sigma& sigma) {
+  return detail::log_density_at(half_normal(sigma), y);
+}
+/// log half_student_t(y | nu, sigma), summed over y.
+template <detail::operand Y, detail::operand Nu, detail::operand Sigma>
+auto half_student_t_lpdf(const Y& y, const Nu& nu, const Sigma& sigma) {
+  return detail::log_density_at(half_student_t(nu, sigma), y);
+}
+/// log inv_chi_square(y | nu), summed over y.
+template <detail::operand Y, detail::operand Nu>
+auto inv_chi_square_lpdf(const Y& y, const Nu& nu) {
+  return detail::log_density_at(inv_chi_square(nu), y);
+}
+/// log inv_gamma(y | alpha, beta), summed over y.
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto inv_gamma_lpdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_density_at(inv_gamma(alpha, beta), y);
+}
+/// log inv_wishart(W | nu, S) of one K × K matrix W (K·K values, row major); S a data matrix or
+/// an expression of K·K values.
+template <detail::operand W, detail::operand Nu, class S>
+auto inv_wishart_lpdf(const W& w, const Nu& nu, const S& s) {
+  return detail::log_density_at(inv_wishart(nu, s), w);
+}
+/// log logistic(y | mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto logistic_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(logistic(mu, sigma), y);
+}
+/// log loglogistic(y | alpha, beta), summed over y.
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto loglogistic_lpdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_density_at(loglogistic(alpha, beta), y);
+}
+/// log lognormal(y | mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto lognormal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(lognormal(mu, sigma), y);
+}
+/// log multi_student_t(y | nu, mu, Sigma), summed over the rows of y; Sigma a data matrix or an
+/// expression of K·K values.
+template <detail::operand Y, detail::operand Nu, detail::operand Mu, class Sigma>
+auto multi_student_t_lpdf(const Y& y, const Nu& nu, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(multi_student_t(nu, mu, sigma), y);
+}
+/// log multi_student_t_cholesky(y | nu, mu, L), summed over the rows of y.
+template <detail::operand Y, detail::operand Nu, detail::operand Mu, class L>
+auto multi_student_t_cholesky_lpdf(const Y& y, const Nu& nu, const Mu& mu, const L& l) {
+  return detail::log_density_at(multi_student_t_cholesky(nu, mu, l), y);
+}
+/// log multinomial(y | theta) of one vector y of K counts.
+template <detail::operand Y, detail::operand Theta>
+auto multinomial_lpmf(const Y& y, const Theta& theta) {
+  return detail::log_density_at(multinomial(theta), y);
+}
+/// log multinomial_logit(y | gamma) of one vector y of K counts.
+template <detail::operand Y, detail::operand Gamma>
+auto multinomial_logit_lpmf(const Y& y, const Gamma& gamma) {
+  return detail::log_density_at(multinomial_logit(gamma), y);
+}
+/// log neg_binomial_2(y | mu, phi), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Phi>
+auto neg_binomial_2_lpmf(const Y& y, const Mu& mu, const Phi& phi) {
+  return detail::log_density_at(neg_binomial_2(mu, phi), y);
+}
+/// log neg_binomial_2_log(y | eta, phi), summed over y.
+template <detail::operand Y, detail::operand Eta, detail::operand Phi>
+auto neg_binomial_2_log_lpmf(const Y& y, const Eta& eta, const Phi& phi) {
+  return detail::log_density_at(neg_binomial_2_log(eta, phi), y);
+}
+/// log normal(y | mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto normal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(normal(mu, sigma), y);
+}
+/// log ordered_logistic(y | eta, c), summed over y.
+template <detail::operand Y, detail::operand Eta, detail::operand C>
+auto ordered_logistic_lpmf(const Y& y, const Eta& eta, const C& c) {
+  return detail::log_density_at(ordered_logistic(eta, c), y);
+}
+/// log ordered_probit(y | eta, c), summed over y.
+template <detail::operand Y, detail::operand Eta, detail::operand C>
+auto ordered_probit_lpmf(const Y& y, const Eta& eta, const C& c) {
+  return detail::log_density_at(ordered_probit(eta, c), y);
+}
+/// log pareto(y | y_min, alpha), summed over y.
+template <detail::operand Y, detail::operand YMin, detail::operand Alpha>
+auto pareto_lpdf(const Y& y, const YMin& y_min, const Alpha& alpha) {
+  return detail::log_density_at(pareto(y_min, alpha), y);
+}
+/// log pareto_type_2(y | mu, lambda, alpha), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Lambda, detail::operand Alpha>
+auto pareto_type_2_lpdf(const Y& y, const Mu& mu, const Lambda& lambda, const Alpha& alpha) {
+  return detail::log_density_at(pareto_type_2(mu, lambda, alpha), y);
+}
+/// log poisson(y | lambda), summed over y.
+template <detail::operand Y, detail::operand Lambda>
+auto poisson_lpmf(const Y& y, const Lambda& lambda) {
+  return detail::log_density_at(poisson(lambda), y);
+}
+/// log poisson_log(y | alpha), summed over y.
+template <detail::operand Y, detail::operand Alpha>
+auto poisson_log_lpmf(const Y& y, const Alpha& alpha) {
+  return detail::log_density_at(poisson_log(alpha), y);
+}
+/// log skew_normal(y | xi, omega, alpha), summed over y.
+template <detail::operand Y, detail::operand Xi, detail::operand Omega, detail::operand Alpha>
+auto skew_normal_lpdf(const Y& y, const Xi& xi, const Omega& omega, const Alpha& alpha) {
+  return detail::log_density_at(skew_normal(xi, omega, alpha), y);
+}
+/// log student_t(y | nu, mu, sigma), summed over y.
+template <detail::operand Y, detail::operand Nu, detail::operand Mu, detail::operand Sigma>
+auto student_t_lpdf(const Y& y, const Nu& nu, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(student_t(nu, mu, sigma), y);
+}
+/// log uniform(y | a, b), summed over y.
+template <detail::operand Y, detail::operand A, detail::operand B>
+auto uniform_lpdf(const Y& y, const A& a, const B& b) {
+  return detail::log_density_at(uniform(a, b), y);
+}
+/// log von_mises(y | mu, kappa), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Kappa>
+auto von_mises_lpdf(const Y& y, const Mu& mu, const Kappa& kappa) {
+  return detail::log_density_at(von_mises(mu, kappa), y);
+}
+/// log weibull(y | alpha, sigma), summed over y.
+template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
+auto weibull_lpdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
+  return detail::log_density_at(weibull(alpha, sigma), y);
+}
+/// log wishart(W | nu, S) of one K × K matrix W (K·K values, row major); S a data matrix or an
+/// expression of K·K values.
+template <detail::operand W, detail::operand Nu, class S>
+auto wishart_lpdf(const W& w, const Nu& nu, const S& s) {
+  return detail::log_density_at(wishart(nu, s), w);
+}
+/// log std_normal(y), summed over y.
+template <detail::operand Y>
+auto std_normal_lpdf(const Y& y) {
+  return detail::log_density_at(std_normal(), y);
+}
+
+/// The log density of each element of y under the distribution d, a vector of y's size
+/// (a scalar for a scalar y): log d(y₁), log d(y₂), … — Stan's loop
+/// `for (n in 1:N) lp[n] = normal_lpdf(y[n] | mu, sigma)` is
+/// `pointwise_log_density(normal(mu, sigma), data(y))`. For the emission densities of
+/// hmm_marginal (operations/hmm.hpp), mixtures written by hand and pointwise log-likelihoods.
+/// Checks d's arguments and y's data values as d.observe(y) does.
+template <class Dist, detail::operand Y>
+  requires distribution_family<Dist>
+auto pointwise_log_density(const Dist& d, const Y& y) {
+  const auto summed = detail::log_density_at(d, y);
+  using S = std::remove_cvref_t<decltype(summed)>;
+  if constexpr (!is_vector_v<detail::node_t<Y>>) {
+    return summed;
+  } else {
+    static_assert(kind_of<S> == node_kind::sum,
+                  "tyche::pointwise_log_density(d, y): this family's log density of a vector y is not "
+                  "a sum of elementwise terms (a multivariate family); use its *_lpdf instead");
+    return summed.a;
+  }
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/log_densities.hpp -----
+// ----- begin tyche/distributions/log_mix.hpp -----
+// tyche/distributions/log_mix.hpp — log_mix(theta, lp1, lp2): the log density of a two-component
+// mixture from the components' log densities (Stan's log_mix),
+//   log_mix(θ, λ₁, λ₂) = log(θ e^λ₁ + (1 − θ) e^λ₂),   0 ≤ θ ≤ 1,
+// elementwise for vector operands (sum the result for a vector of observations). Note that a
+// family's log_prob(y) is already summed over y, so log_mix(θ, normal(m1, s).log_prob(data(y)),
+// normal(m2, s).log_prob(data(y))) mixes the whole data set at once; for a mixture per
+// observation, pass elementwise log densities written out (e.g. −½((data(y) − m1)/s)² − log s − …).
+//
+// Computed as log_add_exp(log θ + λ₁, log(1 − θ) + λ₂) (rules::log_add_exp: max(a, b) +
+// log1p(e^−|a − b|)): per element one exp and one log1p, nothing overflows, and log θ and
+// log(1 − θ) of a scalar θ are computed once, outside the loop over observations. For θ =
+// logistic(u) (a beta or uniform(0, 1) variable) they are log_logistic(u) and log1m_logistic(u),
+// finite for every u. At θ = 0 (θ = 1) the result is exactly λ₂ (λ₁). Not defined when λ₁ and λ₂
+// are both −∞.
+// θ is checked: compilation fails when its support has no point in [0, 1]; a θ that depends on
+// no parameter (a number, data) must lie in [0, 1] or the call throws.
+
+namespace tyche {
+
+/// log(θ e^lp1 + (1 − θ) e^lp2), without overflow: `sum(log_mix(theta, lp1_vector, lp2_vector))`.
+template <detail::operand Theta, detail::operand Lp1, detail::operand Lp2>
+  requires(expression<Theta> || expression<Lp1> || expression<Lp2>)
+auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
+  using T = detail::node_t<Theta>;
+  static_assert(operand_support_t<T, domains::probability>::ok,
+                "tyche::log_mix(theta, lp1, lp2): theta must be in [0, 1], but its support (spelled "
+                "out in tyche::support_is<...> in this diagnostic) has no point in [0, 1]");
+  const auto t = detail::as_node(theta);
+  if constexpr (!depends_on_params_v<T>) {
+    // θ known when the model is built (a number, data): every value must be in [0, 1].
+    detail::check_argument<domains::probability>("log_mix(theta, lp1, lp2)", "theta", t);
+  }
+  return log_add_exp(log(t) + detail::as_node(lp1), log1m(t) + detail::as_node(lp2));
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/log_mix.hpp -----
 // ----- begin tyche/distributions/mixture.hpp -----
 // tyche/distributions/mixture.hpp — log_mix(theta, d1, d2), the mixture of two distributions, and
 // log_mix(theta, d1, …, dK) of K ≥ 3 with a vector of weights.
@@ -11271,6 +14187,10 @@ auto log_mix(const Theta& theta, const D1& d1, const D2& d2, const D3& d3, const
 // tyche/model/joint.hpp — joint(...): the random variables and likelihood terms of a model,
 // and from them its log density (priors, log-Jacobians, likelihoods) as one core expression.
 
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <type_traits>
 
@@ -11371,6 +14291,100 @@ constexpr bool every_variable_listed() {
   }(Used{});
 }
 
+/// "data#k" for the k-th data leaf of a term, or the name it was given (data(y, "y")).
+template <class N>
+std::string data_label(const N& n, std::size_t k) {
+  return n.name ? std::string(n.name) : "data#" + std::to_string(k);
+}
+
+/// The first value below node n that no model can use: a data value that is NaN or infinite,
+/// or a constant that is NaN ("" when there is none). count numbers the data leaves met.
+template <class N>
+std::string first_non_finite(const N& n, std::size_t& count) {
+  if constexpr (kind_of<N> == node_kind::data_vector) {
+    ++count;
+    for (std::size_t i = 0; i < n.size(); ++i)
+      if (!std::isfinite(n.ptr[i]))
+        return data_label(n, count) + "[" + std::to_string(i + 1) + "] = " + number_to_string(n.ptr[i]);
+    return {};
+  } else if constexpr (kind_of<N> == node_kind::data_matrix) {
+    ++count;
+    for (std::size_t i = 0; i < n.rows * n.cols; ++i)
+      if (!std::isfinite(n.ptr[i]))
+        return data_label(n, count) + "[" + std::to_string(i / n.cols + 1) + ", " + std::to_string(i % n.cols + 1) +
+               "] = " + number_to_string(n.ptr[i]);
+    return {};
+  } else if constexpr (kind_of<N> == node_kind::constant) {
+    return std::isnan(n.value) ? std::string("a constant = nan") : std::string();
+  } else if constexpr (children_t<N>::size > 0 && requires { n.template child<0>(); }) {
+    std::string found;
+    meta::static_for<children_t<N>::size>([&](auto c) {
+      if (found.empty()) found = first_non_finite(n.template child<decltype(c)::value>(), count);
+    });
+    return found;
+  } else {
+    return {};
+  }
+}
+
+/// "has 8 values" for a vector node, "is a scalar" for a scalar.
+template <class N>
+std::string size_text(const N& n) {
+  if constexpr (is_vector_v<N>) return "has " + std::to_string(n.size()) + " values";
+  else return "is a scalar";
+}
+
+/// " (uses theta, tau)": the random variables whose parameters node N reads ("" for none).
+template <class N>
+std::string uses_text() {
+  std::string out;
+  [&]<class... Ps>(meta::list<Ps...>) {
+    ((out += (out.empty() ? "" : ", ") + std::string(Ps::name.view())), ...);
+  }(params_of<N>{});
+  return out.empty() ? out : " (uses " + out + ")";
+}
+
+/// What a term is, for messages: "the random variable 'mu' (normal)", "normal(...).observe(y)
+/// (y has 7 values, argument 1 has 8 values, argument 2 is a scalar)", "target(...)".
+template <class T>
+std::string describe_term(const T& t) {
+  if constexpr (is_random_variable<T>::value) {
+    return "the random variable '" + std::string(T::name.view()) + "' (" + T::distribution_type::family + ")";
+  } else if constexpr (is_observed<T>::value) {
+    std::string text = std::string(std::remove_cvref_t<decltype(t.distribution)>::family) + "(...).observe(y) (y " +
+                       size_text(as_node(t.value));
+    std::size_t k = 0;
+    std::apply([&](const auto&... a) { ((text += ", argument " + std::to_string(++k) + " " + size_text(as_node(a)) + uses_text<node_t<decltype(a)>>()), ...); },
+               t.distribution.arguments());
+    return text + ")";
+  } else {
+    return "target(...)";
+  }
+}
+
+/// Term `index` of joint(...) (1-based) checked for data that no model can use: NaN or
+/// infinite data values (covariates, scales, bounds; an observed y is checked by observe()
+/// already) and NaN constants. Throws std::invalid_argument naming the term, the data (its
+/// name or its place) and the index.
+template <class T>
+void check_term_data(const T& t, std::size_t index) {
+  std::size_t count = 0;
+  std::string found;
+  if constexpr (is_random_variable<T>::value || is_observed<T>::value) {
+    std::size_t k = 0;
+    std::apply([&](const auto&... a) {
+      ((found.empty() ? (++k, found = first_non_finite(as_node(a), count)) : found), ...);
+    }, t.distribution.arguments());
+    if (!found.empty()) found = "argument " + std::to_string(k) + " reads " + found;
+  } else {
+    found = first_non_finite(as_node(t.value), count);
+    if (!found.empty()) found = "it reads " + found;
+  }
+  if (!found.empty())
+    throw std::invalid_argument("tyche::joint(...): term " + std::to_string(index) + ", " + describe_term(t) +
+                                ": " + found + "; data must be finite (remove or impute the value)");
+}
+
 /// a + b, where a literal 0 on either side is dropped.
 template <class A, class B>
 auto add_terms(const A& a, const B& b) {
@@ -11413,11 +14427,17 @@ struct joint_t {
  private:
   template <bool Jacobian, class T>
   static auto term(const T& t) {
-    if constexpr (detail::is_random_variable<T>::value) {
-      if constexpr (Jacobian) return detail::add_terms(detail::as_node(t.log_prior()), detail::as_node(t.log_jacobian()));
-      else return detail::as_node(t.log_prior());
-    } else {
-      return detail::as_node(t.log_density());
+    // A term whose log density cannot be built (vectors of different sizes, …) is named, with
+    // the sizes of y and the arguments.
+    try {
+      if constexpr (detail::is_random_variable<T>::value) {
+        if constexpr (Jacobian) return detail::add_terms(detail::as_node(t.log_prior()), detail::as_node(t.log_jacobian()));
+        else return detail::as_node(t.log_prior());
+      } else {
+        return detail::as_node(t.log_density());
+      }
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("tyche::joint(...): " + detail::describe_term(t) + ": " + e.what());
     }
   }
   template <class First, class... Rest>
@@ -11445,6 +14465,8 @@ auto joint(const Terms&... terms) {
   static_assert(detail::every_variable_listed<typename J::layout, used>(),
                 "tyche::joint(terms...): every random variable the model uses must be listed");
   (detail::check_term_supports(terms), ...);
+  std::size_t index = 0;
+  (detail::check_term_data(terms, ++index), ...);
   return J{{terms...}};
 }
 
@@ -11457,12 +14479,15 @@ auto joint(const Terms&... terms) {
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
+#include <functional>
 #include <random>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace tyche {
@@ -11796,6 +14821,27 @@ template <class J>
 auto model(const J& j) {
   if constexpr (requires { j(); }) return model_t<std::remove_cvref_t<decltype(j())>>(j());
   else return model_t<J>(j);
+}
+
+/// The model a function of the data builds: `model([](const schools& d) { ...; return
+/// joint(...); }, d)` calls f(d) once. The model views the data f reads through data(...), as
+/// always: d must outlive the model (a named object, not a temporary). The same function makes
+/// the model of other data of the same kind (`model(f, other)`), e.g. in simulation-based
+/// calibration or cross-validation.
+template <class F, class Data>
+  requires std::invocable<const F&, const Data&>
+auto model(const F& f, const Data& d) {
+  using J = std::remove_cvref_t<std::invoke_result_t<const F&, const Data&>>;
+  return model_t<J>(f(d));
+}
+/// Forbidden: the model would keep views of a temporary's storage, destroyed at the end of the line.
+template <class F, class Data>
+  requires(!std::is_lvalue_reference_v<Data> && std::invocable<const F&, const Data&>)
+auto model(const F&, Data&&) {
+  static_assert(sizeof(Data) == 0,
+                "tyche::model(f, data) keeps views of 'data', not a copy: pass a named object that "
+                "outlives the model, not a temporary");
+  return 0;
 }
 
 }  // namespace tyche

@@ -14,6 +14,9 @@
 //   diag_pre_multiply_map  diag(v) M
 //   cholesky_residual_map  L⁻¹(yₙ − μₙ) for N rows yₙ (multi_normal_cholesky)
 //   lkj_log_normaliser_map log c_K(η), the LKJ normalising constant (one value)
+//   data_matvec_map        X v for a data matrix X and a vector expression v
+//   matvec_map             M v for a K × K matrix M given as an expression
+//   rows_dot_product_map   the dot products of the rows (or columns) of two matrices
 //
 // The functions users call with such K²-vectors are in operations/matrices.hpp.
 #pragma once
@@ -287,6 +290,115 @@ struct diag_pre_multiply_map {
       }
       in_adj[0][i] += acc;
     }
+  }
+};
+
+/// X v for a rows × cols data matrix X (row major, viewed: it must outlive the model) and a
+/// vector operand v of cols values that is not a bare vector parameter (those make the streamed
+/// matvec node of core/nodes.hpp): an elementwise expression, another vector_op, data. Reverse:
+/// v̄ += Xᵀ adj. O(rows · cols) each way; X is read where it is, never copied.
+struct data_matvec_map {
+  static constexpr const char* name = "matvec";
+  static constexpr bool has_payload = true;
+  const double* x = nullptr;
+  std::size_t rows = 0;
+  std::size_t cols = 0;
+  template <class V>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const data_matvec_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T* v = in[0];
+    for (std::size_t r = 0; r < rows; ++r) {
+      T acc = lift<T>(0.0);
+      for (std::size_t c = 0; c < cols; ++c) acc = acc + lift<T>(x[r * cols + c]) * v[c];
+      out[r] = acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    T* vb = in_adj[0];
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c = 0; c < cols; ++c) vb[c] += lift<T>(x[r * cols + c]) * adj[r];
+  }
+};
+
+/// M v for a K × K matrix M given as its K² entries (row major, any vector expression: a
+/// Cholesky factor, diag_pre_multiply(tau, L), …) and a vector v of K values. Reverse:
+/// M̄ᵢⱼ += adjᵢ vⱼ, v̄ += Mᵀ adj. O(K²) each way.
+struct matvec_map {
+  static constexpr const char* name = "matvec";
+  static constexpr bool has_payload = true;
+  std::size_t k = 0;
+  template <class M, class V>
+  static constexpr std::size_t extent = extent_v<V>;
+  bool operator==(const matvec_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T* mat = in[0];
+    const T* v = in[1];
+    for (std::size_t i = 0; i < k; ++i) {
+      T acc = lift<T>(0.0);
+      for (std::size_t j = 0; j < k; ++j) acc = acc + mat[i * k + j] * v[j];
+      out[i] = acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const T* mat = in[0];
+    const T* v = in[1];
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j < k; ++j) {
+        in_adj[0][i * k + j] += adj[i] * v[j];
+        in_adj[1][j] += mat[i * k + j] * adj[i];
+      }
+    }
+  }
+};
+
+/// The dot products of the rows (Columns = false: rows values) or of the columns (Columns = true:
+/// cols values) of two rows × cols matrices A and B given as their entries (row major): Stan's
+/// rows_dot_product and columns_dot_product. With x null the operands are A and B; with x
+/// set, A is that data matrix (viewed, not copied) and the one operand is B. Reverse:
+/// Āᵢⱼ += adjᵢ Bᵢⱼ and B̄ᵢⱼ += adjᵢ Aᵢⱼ (adjⱼ for columns).
+template <bool Columns>
+struct rows_dot_product_map {
+  static constexpr const char* name = Columns ? "columns_dot_product" : "rows_dot_product";
+  static constexpr bool has_payload = true;
+  std::size_t rows = 0;
+  std::size_t cols = 0;
+  const double* x = nullptr;
+  template <class... Cs>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const rows_dot_product_map&) const = default;
+  template <class T>
+  TYCHE_HD T a_at(const T* const* in, std::size_t p) const {
+    return x != nullptr ? lift<T>(x[p]) : in[0][p];
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    const T* b = in[x != nullptr ? 0 : 1];
+    for (std::size_t r = 0; r < m; ++r) out[r] = lift<T>(0.0);
+    for (std::size_t i = 0; i < rows; ++i)
+      for (std::size_t j = 0; j < cols; ++j) {
+        T& o = out[Columns ? j : i];
+        o = o + a_at(in, i * cols + j) * b[i * cols + j];
+      }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const std::size_t ib = x != nullptr ? 0 : 1;
+    const T* b = in[ib];
+    for (std::size_t i = 0; i < rows; ++i)
+      for (std::size_t j = 0; j < cols; ++j) {
+        const std::size_t p = i * cols + j;
+        const T a = adj[Columns ? j : i];
+        if (x == nullptr) in_adj[0][p] += a * b[p];
+        in_adj[ib][p] += a * a_at(in, p);
+      }
   }
 };
 

@@ -1,5 +1,6 @@
 // tyche/autodiff/special.hpp — value and derivative rules for special functions: lgamma,
-// digamma, erf and Phi (the standard normal CDF).
+// digamma, erf, Phi (the standard normal CDF), log_Phi (its logarithm, without underflow),
+// log_bessel_i0 (log of the modified Bessel function I₀), and cos.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/backends/simd/batch.hpp>
@@ -48,6 +49,41 @@ struct Phi {
   template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
     dx = lift<T>(math::inv_sqrt_two_pi) * math::exp(lift<T>(-0.5) * x * x);
     return lift<T>(0.5) * math::erfc(-x * lift<T>(math::inv_sqrt_two));
+  }
+};
+
+/// log Φ(x) (Stan's std_normal_lcdf), finite where Φ(x) underflows (scalar/math.hpp);
+/// d/dx = φ(x)/Φ(x), which tends to −x as x → −∞.
+struct log_Phi {
+  static constexpr const char* name = "log_Phi";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::log_Phi(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = math::phi_over_Phi(x);
+    return math::log_Phi(x);
+  }
+};
+
+/// log I₀(x) (Stan's log_modified_bessel_first_kind(0, x)); d/dx = I₁(x)/I₀(x) (A&S 9.6.27:
+/// I₀' = I₁).
+struct log_bessel_i0 {
+  static constexpr const char* name = "log_bessel_i0";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::log_bessel_i0(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = math::bessel_i1_over_i0(x);
+    return math::log_bessel_i0(x);
+  }
+};
+
+/// cos x; d/dx = −sin x.
+struct cos {
+  static constexpr const char* name = "cos";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::cos(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = -math::sin(x);
+    return math::cos(x);
   }
 };
 

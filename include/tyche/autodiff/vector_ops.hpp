@@ -1,7 +1,7 @@
 // tyche/autodiff/vector_ops.hpp — value and vector–Jacobian rules of the vectors that are not
 // elementwise, whose every value depends on whole operands: the ordered transform, a running
-// sum, a stack of operands, a linear recurrence, a gather through data indices, a triangular
-// solve, a Cholesky product. Such an op is the rule of a vector_op node (core/nodes.hpp): the
+// sum, a stack of operands, copies of a scalar, a contiguous segment, a linear recurrence, a
+// gather through data indices, a triangular solve, a Cholesky product. Such an op is the rule of a vector_op node (core/nodes.hpp): the
 // evaluator (compile/evaluate.hpp) materialises the operands, calls the op's forward step into
 // a buffer of the workspace and, in the reverse pass, the op's vector–Jacobian product. The
 // functions that make these nodes are in operations/vectors.hpp. See docs/design/vector-ops.md.
@@ -121,9 +121,10 @@ struct cumulative_sum_map {
   }
 };
 
-/// The operands (scalars and vectors) one after another: the coefficient vector w of a residual
-/// sum of squares Σ(y − s − Zw)² whose predictor mixes scalar coefficients and a vector
-/// parameter (compile/reduce_sum.hpp). Reverse: each adjoint goes back to its operand.
+/// The operands (scalars and vectors) one after another: append_row(a, b) and to_vector(x...)
+/// (operations/vectors.hpp), and the coefficient vector w of a residual sum of squares
+/// Σ(y − s − Zw)² whose predictor mixes scalar coefficients and a vector parameter
+/// (compile/reduce_sum.hpp). Reverse: each adjoint goes back to its operand.
 struct stack_map {
   static constexpr const char* name = "stack";
   static constexpr bool has_payload = false;
@@ -140,6 +141,51 @@ struct stack_map {
                         T* const* in_adj) const {
     for (std::size_t j = 0, k = 0; k < m; ++j)
       for (std::size_t i = 0; i < in_n[j]; ++i) in_adj[j][i] += adj[k++];
+  }
+};
+
+/// m copies of one scalar operand (rep_vector(x, n)). Reverse: ∂/∂x = Σᵢ adjᵢ. N is the static
+/// size or dynamic_extent; a run-time size is part of the node's value (has_payload), so that two
+/// rep_vectors of one x but of different sizes are not taken for the same value.
+template <std::size_t N = dynamic_extent>
+struct rep_map {
+  static constexpr const char* name = "rep_vector";
+  static constexpr bool has_payload = N == dynamic_extent;
+  template <class X>
+  static constexpr std::size_t extent = N;
+  bool operator==(const rep_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = in[0][0];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    T acc = lift<T>(0.0);
+    for (std::size_t i = 0; i < m; ++i) acc = acc + adj[i];
+    in_adj[0][0] += acc;
+  }
+};
+
+/// The m elements of the operand from position offset (0-based) on: head, tail and segment of a
+/// vector that is not elementwise over leaves (a cumulative sum, a matvec, a parameter vector).
+/// Reverse: each adjoint goes back to its position. N is the static size or dynamic_extent.
+template <std::size_t N = dynamic_extent>
+struct segment_map {
+  static constexpr const char* name = "segment";
+  static constexpr bool has_payload = true;
+  std::size_t offset = 0;
+  template <class V>
+  static constexpr std::size_t extent = N;
+  bool operator==(const segment_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = in[0][offset + i];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < m; ++i) in_adj[0][offset + i] += adj[i];
   }
 };
 

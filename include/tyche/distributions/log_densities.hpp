@@ -13,6 +13,7 @@
 #include <tyche/distributions/bernoulli_logit.hpp>
 #include <tyche/distributions/beta.hpp>
 #include <tyche/distributions/beta_binomial.hpp>
+#include <tyche/distributions/beta_proportion.hpp>
 #include <tyche/distributions/binomial.hpp>
 #include <tyche/distributions/binomial_logit.hpp>
 #include <tyche/distributions/categorical.hpp>
@@ -20,22 +21,34 @@
 #include <tyche/distributions/chi_square.hpp>
 #include <tyche/distributions/dirichlet.hpp>
 #include <tyche/distributions/double_exponential.hpp>
+#include <tyche/distributions/exp_mod_normal.hpp>
 #include <tyche/distributions/exponential.hpp>
+#include <tyche/distributions/frechet.hpp>
 #include <tyche/distributions/gamma.hpp>
+#include <tyche/distributions/gumbel.hpp>
 #include <tyche/distributions/half_normal.hpp>
 #include <tyche/distributions/half_student_t.hpp>
 #include <tyche/distributions/inv_chi_square.hpp>
 #include <tyche/distributions/inv_gamma.hpp>
 #include <tyche/distributions/logistic.hpp>
+#include <tyche/distributions/loglogistic.hpp>
 #include <tyche/distributions/lognormal.hpp>
+#include <tyche/distributions/multi_student_t.hpp>
+#include <tyche/distributions/multinomial.hpp>
 #include <tyche/distributions/neg_binomial_2.hpp>
 #include <tyche/distributions/neg_binomial_2_log.hpp>
 #include <tyche/distributions/normal.hpp>
+#include <tyche/distributions/ordered_logistic.hpp>
+#include <tyche/distributions/pareto.hpp>
+#include <tyche/distributions/pareto_type_2.hpp>
 #include <tyche/distributions/poisson.hpp>
 #include <tyche/distributions/poisson_log.hpp>
+#include <tyche/distributions/skew_normal.hpp>
 #include <tyche/distributions/student_t.hpp>
 #include <tyche/distributions/uniform.hpp>
+#include <tyche/distributions/von_mises.hpp>
 #include <tyche/distributions/weibull.hpp>
+#include <tyche/distributions/wishart.hpp>
 
 #include <type_traits>
 
@@ -69,6 +82,11 @@ auto beta_lpdf(const Y& y, const A& a, const B& b) {
 template <detail::operand Y, detail::operand N, detail::operand A, detail::operand B>
 auto beta_binomial_lpmf(const Y& y, const N& n, const A& a, const B& b) {
   return detail::log_density_at(beta_binomial(n, a, b), y);
+}
+/// log beta_proportion(y | mu, kappa), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Kappa>
+auto beta_proportion_lpdf(const Y& y, const Mu& mu, const Kappa& kappa) {
+  return detail::log_density_at(beta_proportion(mu, kappa), y);
 }
 /// log binomial(y | n, p), summed over y.
 template <detail::operand Y, detail::operand N, detail::operand P>
@@ -115,15 +133,30 @@ template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
 auto double_exponential_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
   return detail::log_density_at(double_exponential(mu, sigma), y);
 }
+/// log exp_mod_normal(y | mu, sigma, lambda), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma, detail::operand Lambda>
+auto exp_mod_normal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma, const Lambda& lambda) {
+  return detail::log_density_at(exp_mod_normal(mu, sigma, lambda), y);
+}
 /// log exponential(y | lambda), summed over y.
 template <detail::operand Y, detail::operand Lambda>
 auto exponential_lpdf(const Y& y, const Lambda& lambda) {
   return detail::log_density_at(exponential(lambda), y);
 }
+/// log frechet(y | alpha, sigma), summed over y.
+template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
+auto frechet_lpdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
+  return detail::log_density_at(frechet(alpha, sigma), y);
+}
 /// log gamma(y | alpha, beta), summed over y.
 template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
 auto gamma_lpdf(const Y& y, const Alpha& alpha, const Beta& beta) {
   return detail::log_density_at(gamma(alpha, beta), y);
+}
+/// log gumbel(y | mu, beta), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Beta>
+auto gumbel_lpdf(const Y& y, const Mu& mu, const Beta& beta) {
+  return detail::log_density_at(gumbel(mu, beta), y);
 }
 /// log half_normal(y | sigma), summed over y.
 template <detail::operand Y, detail::operand Sigma>
@@ -145,15 +178,47 @@ template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
 auto inv_gamma_lpdf(const Y& y, const Alpha& alpha, const Beta& beta) {
   return detail::log_density_at(inv_gamma(alpha, beta), y);
 }
+/// log inv_wishart(W | nu, S) of one K × K matrix W (K·K values, row major); S a data matrix or
+/// an expression of K·K values.
+template <detail::operand W, detail::operand Nu, class S>
+auto inv_wishart_lpdf(const W& w, const Nu& nu, const S& s) {
+  return detail::log_density_at(inv_wishart(nu, s), w);
+}
 /// log logistic(y | mu, sigma), summed over y.
 template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
 auto logistic_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
   return detail::log_density_at(logistic(mu, sigma), y);
 }
+/// log loglogistic(y | alpha, beta), summed over y.
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto loglogistic_lpdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_density_at(loglogistic(alpha, beta), y);
+}
 /// log lognormal(y | mu, sigma), summed over y.
 template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
 auto lognormal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
   return detail::log_density_at(lognormal(mu, sigma), y);
+}
+/// log multi_student_t(y | nu, mu, Sigma), summed over the rows of y; Sigma a data matrix or an
+/// expression of K·K values.
+template <detail::operand Y, detail::operand Nu, detail::operand Mu, class Sigma>
+auto multi_student_t_lpdf(const Y& y, const Nu& nu, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(multi_student_t(nu, mu, sigma), y);
+}
+/// log multi_student_t_cholesky(y | nu, mu, L), summed over the rows of y.
+template <detail::operand Y, detail::operand Nu, detail::operand Mu, class L>
+auto multi_student_t_cholesky_lpdf(const Y& y, const Nu& nu, const Mu& mu, const L& l) {
+  return detail::log_density_at(multi_student_t_cholesky(nu, mu, l), y);
+}
+/// log multinomial(y | theta) of one vector y of K counts.
+template <detail::operand Y, detail::operand Theta>
+auto multinomial_lpmf(const Y& y, const Theta& theta) {
+  return detail::log_density_at(multinomial(theta), y);
+}
+/// log multinomial_logit(y | gamma) of one vector y of K counts.
+template <detail::operand Y, detail::operand Gamma>
+auto multinomial_logit_lpmf(const Y& y, const Gamma& gamma) {
+  return detail::log_density_at(multinomial_logit(gamma), y);
 }
 /// log neg_binomial_2(y | mu, phi), summed over y.
 template <detail::operand Y, detail::operand Mu, detail::operand Phi>
@@ -170,6 +235,26 @@ template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
 auto normal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
   return detail::log_density_at(normal(mu, sigma), y);
 }
+/// log ordered_logistic(y | eta, c), summed over y.
+template <detail::operand Y, detail::operand Eta, detail::operand C>
+auto ordered_logistic_lpmf(const Y& y, const Eta& eta, const C& c) {
+  return detail::log_density_at(ordered_logistic(eta, c), y);
+}
+/// log ordered_probit(y | eta, c), summed over y.
+template <detail::operand Y, detail::operand Eta, detail::operand C>
+auto ordered_probit_lpmf(const Y& y, const Eta& eta, const C& c) {
+  return detail::log_density_at(ordered_probit(eta, c), y);
+}
+/// log pareto(y | y_min, alpha), summed over y.
+template <detail::operand Y, detail::operand YMin, detail::operand Alpha>
+auto pareto_lpdf(const Y& y, const YMin& y_min, const Alpha& alpha) {
+  return detail::log_density_at(pareto(y_min, alpha), y);
+}
+/// log pareto_type_2(y | mu, lambda, alpha), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Lambda, detail::operand Alpha>
+auto pareto_type_2_lpdf(const Y& y, const Mu& mu, const Lambda& lambda, const Alpha& alpha) {
+  return detail::log_density_at(pareto_type_2(mu, lambda, alpha), y);
+}
 /// log poisson(y | lambda), summed over y.
 template <detail::operand Y, detail::operand Lambda>
 auto poisson_lpmf(const Y& y, const Lambda& lambda) {
@@ -179,6 +264,11 @@ auto poisson_lpmf(const Y& y, const Lambda& lambda) {
 template <detail::operand Y, detail::operand Alpha>
 auto poisson_log_lpmf(const Y& y, const Alpha& alpha) {
   return detail::log_density_at(poisson_log(alpha), y);
+}
+/// log skew_normal(y | xi, omega, alpha), summed over y.
+template <detail::operand Y, detail::operand Xi, detail::operand Omega, detail::operand Alpha>
+auto skew_normal_lpdf(const Y& y, const Xi& xi, const Omega& omega, const Alpha& alpha) {
+  return detail::log_density_at(skew_normal(xi, omega, alpha), y);
 }
 /// log student_t(y | nu, mu, sigma), summed over y.
 template <detail::operand Y, detail::operand Nu, detail::operand Mu, detail::operand Sigma>
@@ -190,10 +280,21 @@ template <detail::operand Y, detail::operand A, detail::operand B>
 auto uniform_lpdf(const Y& y, const A& a, const B& b) {
   return detail::log_density_at(uniform(a, b), y);
 }
+/// log von_mises(y | mu, kappa), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Kappa>
+auto von_mises_lpdf(const Y& y, const Mu& mu, const Kappa& kappa) {
+  return detail::log_density_at(von_mises(mu, kappa), y);
+}
 /// log weibull(y | alpha, sigma), summed over y.
 template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
 auto weibull_lpdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
   return detail::log_density_at(weibull(alpha, sigma), y);
+}
+/// log wishart(W | nu, S) of one K × K matrix W (K·K values, row major); S a data matrix or an
+/// expression of K·K values.
+template <detail::operand W, detail::operand Nu, class S>
+auto wishart_lpdf(const W& w, const Nu& nu, const S& s) {
+  return detail::log_density_at(wishart(nu, s), w);
 }
 /// log std_normal(y), summed over y.
 template <detail::operand Y>

@@ -35,17 +35,18 @@ namespace tyche {
 
 namespace detail {
 /// The Cholesky factor of a K × K symmetric positive-definite row-major matrix (lower triangle
-/// of the result; zeros above). Throws, naming the pivot, when it is not positive definite or
-/// not symmetric.
-inline std::vector<double> cholesky_lower(const double* a, std::size_t k, const char* who) {
+/// of the result; zeros above). Throws, naming the matrix (name) and the pivot, when it is not
+/// positive definite or not symmetric.
+inline std::vector<double> cholesky_lower(const double* a, std::size_t k, const char* who,
+                                          const char* name = "Sigma") {
   std::vector<double> l(k * k, 0.0);
   for (std::size_t i = 0; i < k; ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       const double aij = a[i * k + j], aji = a[j * k + i];
       if (!(std::fabs(aij - aji) <= 1e-8 * (std::fabs(aij) + std::fabs(aji) + 1e-300)))
-        throw std::invalid_argument(std::string("tyche::") + who + ": Sigma is not symmetric: Sigma[" +
-                                    std::to_string(i + 1) + ", " + std::to_string(j + 1) + "] = " +
-                                    std::to_string(aij) + " but Sigma[" + std::to_string(j + 1) +
+        throw std::invalid_argument(std::string("tyche::") + who + ": " + name + " is not symmetric: " + name +
+                                    "[" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + "] = " +
+                                    std::to_string(aij) + " but " + name + "[" + std::to_string(j + 1) +
                                     ", " + std::to_string(i + 1) + "] = " + std::to_string(aji));
     }
     for (std::size_t j = 0; j <= i; ++j) {
@@ -53,8 +54,8 @@ inline std::vector<double> cholesky_lower(const double* a, std::size_t k, const 
       for (std::size_t p = 0; p < j; ++p) s -= l[i * k + p] * l[j * k + p];
       if (i == j) {
         if (!(s > 0))
-          throw std::invalid_argument(std::string("tyche::") + who +
-                                      ": Sigma is not positive definite (pivot " + std::to_string(i + 1) +
+          throw std::invalid_argument(std::string("tyche::") + who + ": " + name +
+                                      " is not positive definite (pivot " + std::to_string(i + 1) +
                                       " is " + std::to_string(s) + ")");
         l[i * k + i] = std::sqrt(s);
       } else {

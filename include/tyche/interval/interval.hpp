@@ -392,6 +392,7 @@ inline double logistic_value(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 inline double log_logistic_value(double x) { return -log1p_exp_value(-x); }
 inline double log1m_logistic_value(double x) { return -log1p_exp_value(x); }
 inline double phi_value(double x) { return 0.5 * std::erfc(-x * 0.70710678118654752440); }
+inline constexpr known_point log_bessel_i0_points[] = {{0.0, 0.0}, {inf, inf}};  // on |x|
 }  // namespace detail::iv
 
 constexpr interval exp(const interval& a) {
@@ -442,6 +443,16 @@ constexpr interval erf(const interval& a) {
 constexpr interval Phi(const interval& a) {
   return detail::iv::increasing_image(a, detail::iv::phi_value, detail::iv::logistic_points);
 }
+/// log Φ(x): (−∞, 0), increasing.
+constexpr interval log_Phi(const interval& a) {
+  return detail::iv::increasing_image(a, [](double x) { return math::log_Phi(x); },
+                                      detail::iv::log_logistic_points);
+}
+/// cos x: [−1, 1] (not narrowed for short intervals).
+constexpr interval cos(const interval& a) {
+  if (a.is_empty()) return a;
+  return interval::closed(-1.0, 1.0);
+}
 
 /// |x|.
 constexpr interval abs(const interval& a) {
@@ -451,6 +462,12 @@ constexpr interval abs(const interval& a) {
   interval r{0.0, n.hi > a.hi ? n.hi : a.hi, true, false};
   r.hi_closed = (n.hi == r.hi && n.hi_closed) || (a.hi == r.hi && a.hi_closed);
   return r;
+}
+
+/// log I₀(x): even, increasing in |x|, 0 at x = 0; [0, ∞) for the whole line.
+constexpr interval log_bessel_i0(const interval& a) {
+  return detail::iv::increasing_image(abs(a), [](double x) { return math::log_bessel_i0(x); },
+                                      detail::iv::log_bessel_i0_points);
 }
 
 /// x²: |x| · |x|, which has no dependency problem since |x| ≥ 0.

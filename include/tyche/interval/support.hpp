@@ -82,7 +82,9 @@ inline constexpr bool known_unary_rule_v =
     std::is_same_v<Rule, rules::log_logistic> || std::is_same_v<Rule, rules::log1m_logistic> ||
     std::is_same_v<Rule, rules::tanh> || std::is_same_v<Rule, rules::lgamma> ||
     std::is_same_v<Rule, rules::digamma> || std::is_same_v<Rule, rules::erf> ||
-    std::is_same_v<Rule, rules::Phi> || is_assume_rule<Rule>::value;
+    std::is_same_v<Rule, rules::Phi> || std::is_same_v<Rule, rules::log_Phi> ||
+    std::is_same_v<Rule, rules::log_bessel_i0> || std::is_same_v<Rule, rules::cos> ||
+    is_assume_rule<Rule>::value;
 
 template <class Rule>
 inline constexpr bool known_binary_rule_v =
@@ -115,6 +117,9 @@ constexpr interval unary_image(const Rule& r, const interval& a) {
   else if constexpr (std::is_same_v<Rule, rules::digamma>) return digamma(a);
   else if constexpr (std::is_same_v<Rule, rules::erf>) return erf(a);
   else if constexpr (std::is_same_v<Rule, rules::Phi>) return Phi(a);
+  else if constexpr (std::is_same_v<Rule, rules::log_Phi>) return log_Phi(a);
+  else if constexpr (std::is_same_v<Rule, rules::log_bessel_i0>) return log_bessel_i0(a);
+  else if constexpr (std::is_same_v<Rule, rules::cos>) return cos(a);
   else if constexpr (is_assume_rule<Rule>::value) return assumed_support(r);
   else return interval::whole();
 }
@@ -153,7 +158,8 @@ constexpr bool all_positive(const interval& a) {
 
 /// The support of the values of a vector_op with op Op, from its operands' supports (in order).
 /// ordered_map<true> is positive; a linear recurrence sₜ = aₜ + bₜ sₜ₋₁ stays ≥ 0 (> 0) when a
-/// is > 0 (≥ 0) and b and s₋₁ are ≥ 0 (GARCH variances); a gather takes its operand's support; a
+/// is > 0 (≥ 0) and b and s₋₁ are ≥ 0 (GARCH variances); a gather, a segment and a rep_vector
+/// take their operand's support, a stack (append_row, to_vector) the hull of its operands'; a
 /// cumulative sum of non-negative terms is non-negative; anything else is the whole line.
 template <class Op, std::size_t Arity>
 constexpr interval vector_op_image(const interval (&in)[Arity]) {
@@ -165,8 +171,14 @@ constexpr interval vector_op_image(const interval (&in)[Arity]) {
       if (all_nonnegative(in[0])) return interval::nonnegative();
     }
     return interval::whole();
-  } else if constexpr (std::string_view(Op::name) == "gather") {
+  } else if constexpr (std::string_view(Op::name) == "gather" ||
+                       std::string_view(Op::name) == "segment" ||
+                       std::string_view(Op::name) == "rep_vector") {
     return in[0];
+  } else if constexpr (std::string_view(Op::name) == "stack") {
+    interval r = interval::empty();
+    for (const interval& a : in) r = hull(r, a);
+    return r;
   } else if constexpr (std::string_view(Op::name) == "cumulative_sum") {
     return all_nonnegative(in[0]) ? interval::nonnegative() : interval::whole();
   } else {
@@ -391,6 +403,11 @@ struct nonnegative {
 struct probability {
   static constexpr interval value = interval::closed(0.0, 1.0);
   static constexpr const char* text = "in [0, 1]";
+};
+/// A proportion strictly between 0 and 1 (beta_proportion's mean).
+struct open_unit_interval {
+  static constexpr interval value = interval::open(0.0, 1.0);
+  static constexpr const char* text = "in (0, 1)";
 };
 /// log1p(x) needs x > −1.
 struct greater_than_minus_one {

@@ -8,6 +8,7 @@
 #include <tyche/autodiff/arithmetic.hpp>
 #include <tyche/autodiff/exp_log.hpp>
 #include <tyche/autodiff/logistic.hpp>
+#include <tyche/autodiff/matrix_ops.hpp>
 #include <tyche/autodiff/special.hpp>
 #include <tyche/core/leaves.hpp>
 #include <tyche/core/nodes.hpp>
@@ -61,6 +62,13 @@ template <detail::operand A> requires expression<A> auto log1p_exp(const A& a) {
 template <detail::operand A> requires expression<A> auto tanh(const A& a) { return detail::make_unary<rules::tanh>(a); }
 template <detail::operand A> requires expression<A> auto erf(const A& a) { return detail::make_unary<rules::erf>(a); }
 template <detail::operand A> requires expression<A> auto Phi(const A& a) { return detail::make_unary<rules::Phi>(a); }
+/// log Φ(a), finite where Φ(a) underflows (a < −38); std_normal_lcdf is Stan's name for it.
+template <detail::operand A> requires expression<A> auto log_Phi(const A& a) { return detail::make_unary<rules::log_Phi>(a); }
+template <detail::operand A> requires expression<A> auto std_normal_lcdf(const A& a) { return detail::make_unary<rules::log_Phi>(a); }
+/// log I₀(a), I₀ the modified Bessel function of the first kind of order 0 (Stan's
+/// log_modified_bessel_first_kind(0, a)), without overflow for large a.
+template <detail::operand A> requires expression<A> auto log_bessel_i0(const A& a) { return detail::make_unary<rules::log_bessel_i0>(a); }
+template <detail::operand A> requires expression<A> auto cos(const A& a) { return detail::make_unary<rules::cos>(a); }
 template <detail::operand A> requires expression<A> auto abs(const A& a) { return detail::make_unary<rules::abs>(a); }
 
 // clang-format on
@@ -292,17 +300,20 @@ auto assume_probability(const A& x) {
   return assume_support<supports::unit_interval>(x);
 }
 
-/// X v: a data matrix times a vector parameter.
+/// X v: a data matrix times a vector expression. A vector parameter v makes the matvec node
+/// (streamed through its loop, or a normal likelihood's sufficient statistics); any other
+/// vector (elementwise, a vector_op, data) a vector_op that reads X in place
+/// (ops::data_matvec_map); data times data is computed once, when the model is built.
 template <expression V>
 auto matvec(const data_matrix& x, const V& v) {
   using N = detail::node_t<V>;
-  static_assert(kind_of<N> == node_kind::vector_param,
-                "tyche::matvec(X, v) requires 'v' to be a vector parameter (vector_param)");
+  static_assert(is_vector_v<N>, "tyche::matvec(X, v) requires 'v' to be a vector expression");
   const N node = detail::as_node(v);
   if (x.cols != node.size())
     throw std::invalid_argument("tyche::matvec(X, v): X has " + std::to_string(x.cols) +
                                 " columns but v has size " + std::to_string(node.size()));
-  return matvec_node<N>{{}, x, node};
+  if constexpr (kind_of<N> == node_kind::vector_param) return matvec_node<N>{{}, x, node};
+  else return make_vector_op(ops::data_matvec_map{x.ptr, x.rows, x.cols}, x.rows, node);
 }
 template <expression V>
 auto operator*(const data_matrix& x, const V& v) {

@@ -1,17 +1,20 @@
 // tyche/operations/matrices.hpp — the functions users call with K × K matrices given as vectors
 // of their K² entries in row-major order (entry (i, j) at i·K + j, 0-based):
-// diag_pre_multiply, multiply_lower_tri_self_transpose and cholesky_decompose, Stan's functions
-// of the same names (`diag_pre_multiply(tau, L_Omega)`). Each makes a vector_op node whose op is
-// in autodiff/matrix_ops.hpp.
+// diag_pre_multiply, multiply_lower_tri_self_transpose, cholesky_decompose, matvec(M, v),
+// rows_dot_product and columns_dot_product (which take data matrices too), Stan's functions of
+// the same names (`diag_pre_multiply(tau, L_Omega)`). Each makes a vector_op node whose op is in
+// autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/autodiff/matrix_ops.hpp>
+#include <tyche/core/leaves.hpp>
 #include <tyche/core/nodes.hpp>
 
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace tyche {
 
@@ -25,7 +28,119 @@ inline std::size_t matrix_order(std::size_t n, const char* fn, const char* arg) 
                                 "(K*K, row major)");
   return k;
 }
+
+/// True when n is K² for some K ≥ 1, or not known at compile time.
+constexpr bool static_square(std::size_t n) {
+  if (n == dynamic_extent) return true;
+  for (std::size_t k = 1; k * k <= n; ++k)
+    if (k * k == n) return true;
+  return false;
+}
+
+template <class N>
+inline constexpr bool is_data_matrix_v = kind_of<N> == node_kind::data_matrix;
+
+/// A matrix argument of rows_dot_product: a data matrix, or a vector expression of entries.
+template <class N>
+inline constexpr bool matrix_argument_v = is_data_matrix_v<N> || is_vector_v<N>;
+
+/// Static sizes of two vector-expression matrices that cannot be one square shape.
+template <class NA, class NB>
+inline constexpr bool static_shapes_agree_v = [] {
+  if constexpr (is_data_matrix_v<NA> || is_data_matrix_v<NB>) {
+    return true;  // a data matrix's shape is known at run time
+  } else {
+    constexpr std::size_t a = extent_v<NA>, b = extent_v<NB>;
+    return (a == dynamic_extent || b == dynamic_extent || a == b) && static_square(a) && static_square(b);
+  }
+}();
+
+/// rows_dot_product / columns_dot_product of A and B (data matrices or K*K vector expressions).
+template <bool Columns, class A, class B>
+auto dot_products(const A& a, const B& b, const char* fn) {
+  using NA = node_t<A>;
+  using NB = node_t<B>;
+  const NA na = as_node(a);
+  const NB nb = as_node(b);
+  auto entries = [](const auto& n) {
+    if constexpr (is_data_matrix_v<std::remove_cvref_t<decltype(n)>>) return n.rows * n.cols;
+    else return n.size();
+  };
+  auto shape = [](const auto& n) {
+    if constexpr (is_data_matrix_v<std::remove_cvref_t<decltype(n)>>)
+      return std::to_string(n.rows) + " x " + std::to_string(n.cols);
+    else
+      return "a vector of " + std::to_string(n.size()) + " entries";
+  };
+  if (entries(na) != entries(nb) ||
+      (is_data_matrix_v<NA> && is_data_matrix_v<NB> && shape(na) != shape(nb)))
+    throw std::invalid_argument(std::string("tyche::") + fn + ": 'A' is " + shape(na) + " but 'B' is " + shape(nb));
+  using map = ops::rows_dot_product_map<Columns>;
+  if constexpr (is_data_matrix_v<NA>) {
+    const std::size_t m = Columns ? na.cols : na.rows;
+    if constexpr (is_data_matrix_v<NB>)  // data only: computed once, when the model is built
+      return make_vector_op(map{na.rows, na.cols, na.ptr}, m, data_vector<>{{}, nb.ptr, nb.rows * nb.cols});
+    else
+      return make_vector_op(map{na.rows, na.cols, na.ptr}, m, nb);
+  } else if constexpr (is_data_matrix_v<NB>) {
+    return dot_products<Columns>(nb, na, fn);  // Σ aᵢⱼ bᵢⱼ is symmetric in A and B
+  } else {
+    const std::size_t k = matrix_order(na.size(), fn, "A");
+    return make_vector_op(map{k, k, nullptr}, k, na, nb);
+  }
+}
 }  // namespace detail
+
+/// (Σⱼ Aᵢⱼ Bᵢⱼ)ᵢ, the dot products of the rows of A and B: Stan's rows_dot_product. A and B are
+/// data matrices (`matrix(x, rows, cols)`) or vector expressions of the K² entries of a K × K
+/// matrix (row major); with one of each, the data matrix gives the shape.
+template <expression A, expression B>
+auto rows_dot_product(const A& a, const B& b) {
+  using NA = detail::node_t<A>;
+  using NB = detail::node_t<B>;
+  static_assert(detail::matrix_argument_v<NA> && detail::matrix_argument_v<NB> &&
+                    detail::static_shapes_agree_v<NA, NB>,
+                "tyche::rows_dot_product(A, B) requires 'A' and 'B' to be matrices of one shape: data "
+                "matrices, or vector expressions of the K*K entries of a square matrix (row major)");
+  return detail::dot_products<false>(a, b, "rows_dot_product(A, B)");
+}
+
+/// (Σᵢ Aᵢⱼ Bᵢⱼ)ⱼ, the dot products of the columns of A and B: Stan's columns_dot_product; the
+/// arguments as for rows_dot_product.
+template <expression A, expression B>
+auto columns_dot_product(const A& a, const B& b) {
+  using NA = detail::node_t<A>;
+  using NB = detail::node_t<B>;
+  static_assert(detail::matrix_argument_v<NA> && detail::matrix_argument_v<NB> &&
+                    detail::static_shapes_agree_v<NA, NB>,
+                "tyche::columns_dot_product(A, B) requires 'A' and 'B' to be matrices of one shape: "
+                "data matrices, or vector expressions of the K*K entries of a square matrix (row major)");
+  return detail::dot_products<true>(a, b, "columns_dot_product(A, B)");
+}
+
+/// M v for a K × K matrix M given as a vector expression of its K² entries (row major: a
+/// Cholesky factor, `diag_pre_multiply(tau, L_Omega)`, a matrix built from parameters) and a
+/// vector expression v of K values (parameters or data): Stan's `M * v`. For the Cholesky factor
+/// of a matrix C of parameters, cholesky_multiply(C, z) does the same without the K² buffer of L.
+template <expression M, expression V>
+  requires(!std::is_same_v<std::remove_cvref_t<M>, data_matrix>)
+auto matvec(const M& m, const V& v) {
+  using NM = detail::node_t<M>;
+  using NV = detail::node_t<V>;
+  static_assert(is_vector_v<NM> && is_vector_v<NV> &&
+                    (extent_v<NM> == dynamic_extent || extent_v<NV> == dynamic_extent ||
+                     extent_v<NM> == extent_v<NV> * extent_v<NV>),
+                "tyche::matvec(M, v) requires 'v' to be a vector expression of K values and 'M' one "
+                "of the K*K entries of a square matrix (row major)");
+  const NM nm = detail::as_node(m);
+  const NV nv = detail::as_node(v);
+  const std::size_t k = nv.size();
+  if (nm.size() != k * k)
+    throw std::invalid_argument("tyche::matvec(M, v): 'M' has " + std::to_string(nm.size()) +
+                                " entries but 'v' has size " + std::to_string(k) + " (M must be " +
+                                std::to_string(k) + " x " + std::to_string(k) + ", row major)");
+  return make_vector_op(ops::matvec_map{k}, k, nm, nv);
+}
 
 /// diag(v) M for a vector v of K values and a K × K matrix M given as its K² entries (row
 /// major): Stan's diag_pre_multiply(v, M), e.g. the Cholesky factor of a covariance matrix

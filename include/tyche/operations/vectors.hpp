@@ -1,19 +1,25 @@
 // tyche/operations/vectors.hpp — the functions that make vectors that are not elementwise:
-// cumulative_sum, linear_recurrence, cholesky_multiply and gather. Each makes a vector_op node
-// (core/nodes.hpp) whose op, with its forward step and vector–Jacobian product, is in
-// autodiff/vector_ops.hpp; the evaluator materialises the operands, runs the op into a buffer of
-// the workspace and, in the reverse pass, its vector–Jacobian product. gather through
-// elementwise operations reads the parameter in the loop instead. See docs/design/vector-ops.md.
+// cumulative_sum, linear_recurrence, cholesky_multiply, gather, rep_vector, append_row,
+// to_vector, head, tail and segment. Each makes a vector_op node (core/nodes.hpp) whose op, with
+// its forward step and vector–Jacobian product, is in autodiff/vector_ops.hpp; the evaluator
+// materialises the operands, runs the op into a buffer of the workspace and, in the reverse pass,
+// its vector–Jacobian product. gather and segment go through elementwise operations down to
+// the leaves (a gathered parameter is read in the loop, a segment of data is a view). softmax
+// and log_softmax are written with log_sum_exp, so that their gradients are generated and they
+// fuse into the loops that consume them. See docs/design/vector-ops.md.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/autodiff/vector_ops.hpp>
 #include <tyche/core/leaves.hpp>
 #include <tyche/core/nodes.hpp>
+#include <tyche/operations/functions.hpp>
 
+#include <concepts>
 #include <cstddef>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tyche {
@@ -125,5 +131,217 @@ auto gather(const V& v, const std::vector<int>& idx) {
 /// A temporary index vector would dangle: keep the indices alive beside the data.
 template <expression V>
 auto gather(const V& v, std::vector<int>&& idx) = delete;
+
+// ---- softmax ----------------------------------------------------------------------------------
+
+/// vₖ − log Σⱼ exp vⱼ: the log of softmax(v), stable (log_sum_exp shifts by the maximum) and
+/// finite wherever v is. An elementwise expression of v and one scalar log_sum_exp node: its
+/// gradient is generated, and it fuses into the loop that consumes it (no buffer).
+/// `target(dot(data(counts), log_softmax(beta)))` is a multinomial-logit log likelihood.
+template <expression V>
+auto log_softmax(const V& v) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N>, "tyche::log_softmax(v) requires 'v' to be a vector expression");
+  const N n = detail::as_node(v);
+  return n - log_sum_exp(n);
+}
+
+/// exp vₖ / Σⱼ exp vⱼ, computed as exp(vₖ − log_sum_exp(v)) (every exponent ≤ 0: no overflow),
+/// with the support [0, 1]: a probability vector (categorical(theta)). Where only its log is
+/// needed, log_softmax(v) is exact where this underflows.
+template <expression V>
+auto softmax(const V& v) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N>, "tyche::softmax(v) requires 'v' to be a vector expression");
+  const N n = detail::as_node(v);
+  return assume_probability(exp(n - log_sum_exp(n)));
+}
+
+// ---- rep_vector, append_row, to_vector -------------------------------------------------------
+
+/// N copies of the scalar x, N fixed at compile time: `rep_vector<3>(mu)`.
+template <std::size_t N, detail::operand X>
+auto rep_vector(const X& x) {
+  static_assert(!is_vector_v<detail::node_t<X>>,
+                "tyche::rep_vector(x, n) requires 'x' to be a scalar expression");
+  return make_vector_op(ops::rep_map<N>{}, N, detail::as_node(x));
+}
+/// n copies of the scalar x, n given at run time: Stan's rep_vector(x, n).
+template <detail::operand X>
+auto rep_vector(const X& x, std::size_t n) {
+  static_assert(!is_vector_v<detail::node_t<X>>,
+                "tyche::rep_vector(x, n) requires 'x' to be a scalar expression");
+  return make_vector_op(ops::rep_map<>{}, n, detail::as_node(x));
+}
+/// rep_vector(x, shape<N>) (static size) and rep_vector(x, shape_of(n)) (run-time size).
+template <detail::operand X, class S>
+  requires(!std::is_arithmetic_v<S> && requires(const S& s) {
+    { s.size } -> std::convertible_to<std::size_t>;
+  })
+auto rep_vector(const X& x, const S& shape) {
+  if constexpr (std::is_pointer_v<decltype(&S::size)>) return rep_vector<S::size>(x);  // a static member
+  else return rep_vector(x, static_cast<std::size_t>(shape.size));
+}
+
+/// a then b, one vector (Stan's append_row for vectors): each is a vector or a scalar, at least
+/// one a vector. Its size is static when both sizes are.
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto append_row(const A& a, const B& b) {
+  using NA = detail::node_t<A>;
+  using NB = detail::node_t<B>;
+  static_assert(is_vector_v<NA> || is_vector_v<NB>,
+                "tyche::append_row(a, b) requires 'a' or 'b' to be a vector expression (to make a "
+                "vector of scalars, use to_vector(x...))");
+  const NA na = detail::as_node(a);
+  const NB nb = detail::as_node(b);
+  return make_vector_op(ops::stack_map{}, detail::operand_size(na) + detail::operand_size(nb), na, nb);
+}
+/// append_row(a, b).
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto append(const A& a, const B& b) {
+  return append_row(a, b);
+}
+
+/// The vector (x₀, x₁, …) of K scalar expressions (plain numbers allowed beside them), K fixed
+/// at compile time: `to_vector(mu, mu + delta, 0.0)`.
+template <detail::operand... X>
+  requires(sizeof...(X) > 0 && (expression<X> || ...))
+auto to_vector(const X&... x) {
+  static_assert((!is_vector_v<detail::node_t<X>> && ...),
+                "tyche::to_vector(x...) requires every argument to be a scalar expression (to join "
+                "vectors, use append_row(a, b))");
+  return make_vector_op(ops::stack_map{}, sizeof...(X), detail::as_node(x)...);
+}
+
+// ---- head, tail, segment ---------------------------------------------------------------------
+
+namespace detail {
+template <class Op>
+struct is_segment_map : std::false_type {};
+template <std::size_t M>
+struct is_segment_map<ops::segment_map<M>> : std::true_type {};
+
+/// Elements offset … offset + len − 1 (0-based, checked) of n, with static size Len (or
+/// dynamic_extent). Through elementwise operations down to the leaves, as gather_node: a data
+/// vector becomes a view of its part, a gathered parameter a gather of part of its indices, a
+/// matvec (dynamic sizes) the matvec of some of X's rows; a parameter vector or a vector_op
+/// becomes a segment vector_op (two segments merge into one).
+template <std::size_t Len, class N>
+auto segment_node(const N& n, std::size_t offset, std::size_t len) {
+  if constexpr (kind_of<N> == node_kind::data_vector) {
+    return data_vector<Len>{{}, n.ptr + offset, len, n.name};
+  } else if constexpr (kind_of<N> == node_kind::param_gather && Len == dynamic_extent) {
+    return N{{}, n.vector, n.index + offset, len};
+  } else if constexpr (kind_of<N> == node_kind::matvec && !is_streamed_v<N> && Len == dynamic_extent) {
+    return N{{}, matrix(n.x.ptr + offset * n.x.cols, len, n.x.cols), n.v};
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    auto a = segment_node<Len>(n.a, offset, len);
+    return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
+  } else if constexpr (kind_of<N> == node_kind::binary) {
+    auto pick = [&](const auto& x) {
+      if constexpr (is_vector_v<std::remove_cvref_t<decltype(x)>>) return segment_node<Len>(x, offset, len);
+      else return x;
+    };
+    auto a = pick(n.a);
+    auto b = pick(n.b);
+    return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
+  } else if constexpr (kind_of<N> == node_kind::vector_op) {
+    if constexpr (is_segment_map<typename N::op_type>::value)
+      return make_vector_op(ops::segment_map<Len>{n.op.offset + offset}, len, n.template child<0>());
+    else return make_vector_op(ops::segment_map<Len>{offset}, len, n);
+  } else {
+    return make_vector_op(ops::segment_map<Len>{offset}, len, n);
+  }
+}
+
+/// Checks that elements first … first + len − 1 (1-based) are inside a vector of size; fn is how
+/// the call is written.
+inline void check_segment(const char* fn, std::size_t size, std::size_t first, std::size_t len) {
+  if (first == 0)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": i = 0, but i is 1-based (the first "
+                                "element is i = 1)");
+  if (first - 1 + len > size)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": elements " + std::to_string(first) +
+                                " ... " + std::to_string(first - 1 + len) + " (1-based; n = " +
+                                std::to_string(len) + ") were asked for, but v has size " +
+                                std::to_string(size));
+}
+inline void check_length(const char* fn, std::size_t size, std::size_t len) {
+  if (len > size)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": n = " + std::to_string(len) +
+                                " but v has size " + std::to_string(size));
+}
+}  // namespace detail
+
+/// The first Len elements of v, Len fixed at compile time: `head<3>(v)`.
+template <std::size_t Len, expression V>
+auto head(const V& v) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N> && (extent_v<N> == dynamic_extent || Len <= extent_v<N>),
+                "tyche::head(v, n) requires 'v' to be a vector expression of at least n elements");
+  const N n = detail::as_node(v);
+  detail::check_length("head<n>(v)", n.size(), Len);
+  if constexpr (Len == extent_v<N>) return n;
+  else return detail::segment_node<Len>(n, 0, Len);
+}
+/// The first len elements of v (Stan's head(v, n)).
+template <expression V>
+auto head(const V& v, std::size_t len) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N>,
+                "tyche::head(v, n) requires 'v' to be a vector expression of at least n elements");
+  const N n = detail::as_node(v);
+  detail::check_length("head(v, n)", n.size(), len);
+  return detail::segment_node<dynamic_extent>(n, 0, len);
+}
+
+/// The last Len elements of v, Len fixed at compile time: `tail<3>(v)`.
+template <std::size_t Len, expression V>
+auto tail(const V& v) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N> && (extent_v<N> == dynamic_extent || Len <= extent_v<N>),
+                "tyche::tail(v, n) requires 'v' to be a vector expression of at least n elements");
+  const N n = detail::as_node(v);
+  detail::check_length("tail<n>(v)", n.size(), Len);
+  if constexpr (Len == extent_v<N>) return n;
+  else return detail::segment_node<Len>(n, n.size() - Len, Len);
+}
+/// The last len elements of v (Stan's tail(v, n)).
+template <expression V>
+auto tail(const V& v, std::size_t len) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N>,
+                "tyche::tail(v, n) requires 'v' to be a vector expression of at least n elements");
+  const N n = detail::as_node(v);
+  detail::check_length("tail(v, n)", n.size(), len);
+  return detail::segment_node<dynamic_extent>(n, n.size() - len, len);
+}
+
+/// Elements I … I + Len − 1 of v, 1-based as in Stan, I and Len fixed at compile time:
+/// `segment<2, 3>(v)` is v[2:4] (at(v, 1) … at(v, 3)).
+template <std::size_t I, std::size_t Len, expression V>
+auto segment(const V& v) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N> && I >= 1 && (extent_v<N> == dynamic_extent || I - 1 + Len <= extent_v<N>),
+                "tyche::segment(v, i, n) requires 'v' to be a vector expression with elements "
+                "i ... i + n - 1 (i is 1-based: at least 1)");
+  const N n = detail::as_node(v);
+  detail::check_segment("segment<i, n>(v)", n.size(), I, Len);
+  if constexpr (I == 1 && Len == extent_v<N>) return n;
+  else return detail::segment_node<Len>(n, I - 1, Len);
+}
+/// Elements i … i + len − 1 of v, i 1-based as in Stan: segment(v, 2, 3) is v[2:4].
+template <expression V>
+auto segment(const V& v, std::size_t i, std::size_t len) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N>,
+                "tyche::segment(v, i, n) requires 'v' to be a vector expression with elements "
+                "i ... i + n - 1 (i is 1-based: at least 1)");
+  const N n = detail::as_node(v);
+  detail::check_segment("segment(v, i, n)", n.size(), i, len);
+  return detail::segment_node<dynamic_extent>(n, i - 1, len);
+}
 
 }  // namespace tyche

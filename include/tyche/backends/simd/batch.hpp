@@ -68,6 +68,8 @@ xsimd::batch<E, A> tanh(const xsimd::batch<E, A>& x) { return xsimd::tanh(x); }
 template <class E, class A>
 xsimd::batch<E, A> cos(const xsimd::batch<E, A>& x) { return xsimd::cos(x); }
 template <class E, class A>
+xsimd::batch<E, A> sin(const xsimd::batch<E, A>& x) { return xsimd::sin(x); }
+template <class E, class A>
 xsimd::batch<E, A> erf(const xsimd::batch<E, A>& x) { return xsimd::erf(x); }
 template <class E, class A>
 xsimd::batch<E, A> erfc(const xsimd::batch<E, A>& x) { return xsimd::erfc(x); }
@@ -119,6 +121,25 @@ xsimd::batch<E, A> digamma(const xsimd::batch<E, A>& x) {
 template <class E, class A>
 xsimd::batch<E, A> trigamma(const xsimd::batch<E, A>& x) {
   return per_lane([](E v) { return trigamma(v); }, x);
+}
+
+/// log Φ and its derivative φ/Φ, log I₀ and its derivative I₁/I₀ (scalar/math.hpp) lane by
+/// lane: each has branches and loops that depend on the argument.
+template <class E, class A>
+xsimd::batch<E, A> log_Phi(const xsimd::batch<E, A>& x) {
+  return per_lane([](E v) { return log_Phi(v); }, x);
+}
+template <class E, class A>
+xsimd::batch<E, A> phi_over_Phi(const xsimd::batch<E, A>& x) {
+  return per_lane([](E v) { return phi_over_Phi(v); }, x);
+}
+template <class E, class A>
+xsimd::batch<E, A> log_bessel_i0(const xsimd::batch<E, A>& x) {
+  return per_lane([](E v) { return log_bessel_i0(v); }, x);
+}
+template <class E, class A>
+xsimd::batch<E, A> bessel_i1_over_i0(const xsimd::batch<E, A>& x) {
+  return per_lane([](E v) { return bessel_i1_over_i0(v); }, x);
 }
 
 }  // namespace math

@@ -1,0 +1,206 @@
+// tyche/autodiff/multivariate_ops.hpp — value and vector–Jacobian rules of two pieces of the
+// multivariate families that the matrix ops of autodiff/matrix_ops.hpp do not cover (the op
+// contract: autodiff/vector_ops.hpp; docs/design/vector-ops.md):
+//
+//   row_sums_of_squares_map  (Σⱼ zₙⱼ²)ₙ for the N rows of an N × K matrix (multi_student_t's
+//                            quadratic forms from cholesky_residual_map's L⁻¹(yₙ − μₙ))
+//   wishart_map<Inverse>     the log density of the Wishart (inverse Wishart) distribution of
+//                            a K × K matrix W given ν and S (one value)
+//
+// Matrices are vectors of their K² entries in row-major order; as in matrix_ops.hpp, W and S
+// are read through their lower triangles (the symmetric matrices those define), and their
+// adjoints go to the lower triangles.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/autodiff/vector_ops.hpp>
+#include <tyche/backends/simd/batch.hpp>
+#include <tyche/core/expr.hpp>
+#include <tyche/scalar/math.hpp>
+#include <tyche/scalar/traits.hpp>
+
+#include <cstddef>
+
+namespace tyche {
+
+namespace detail {
+/// M⁻¹ = L⁻ᵀ L⁻¹ (all K² entries) from the lower Cholesky factor l of M; linv (K², scratch)
+/// receives L⁻¹ by forward substitution, column by column: (L⁻¹)ⱼⱼ = 1/Lⱼⱼ,
+/// (L⁻¹)ᵢⱼ = −(Σ_{p=j..i−1} Lᵢₚ (L⁻¹)ₚⱼ)/Lᵢᵢ for i > j. O(K³).
+template <class T>
+TYCHE_HD void inverse_from_cholesky(std::size_t k, const T* l, T* linv, T* inv) {
+  for (std::size_t j = 0; j < k; ++j) {
+    for (std::size_t i = 0; i < j; ++i) linv[i * k + j] = lift<T>(0.0);
+    linv[j * k + j] = lift<T>(1.0) / l[j * k + j];
+    for (std::size_t i = j + 1; i < k; ++i) {
+      T acc = lift<T>(0.0);
+      for (std::size_t p = j; p < i; ++p) acc = acc + l[i * k + p] * linv[p * k + j];
+      linv[i * k + j] = -acc / l[i * k + i];
+    }
+  }
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j <= i; ++j) {
+      T acc = lift<T>(0.0);
+      for (std::size_t p = i; p < k; ++p) acc = acc + linv[p * k + i] * linv[p * k + j];
+      inv[i * k + j] = acc;
+      inv[j * k + i] = acc;
+    }
+  }
+}
+
+/// Entry (i, j) of the symmetric matrix whose lower triangle m holds (row major, K × K).
+template <class T>
+TYCHE_HD const T& symmetric_at(const T* m, std::size_t k, std::size_t i, std::size_t j) {
+  return i >= j ? m[i * k + j] : m[j * k + i];
+}
+}  // namespace detail
+
+namespace ops {
+
+/// qₙ = Σⱼ zₙⱼ² for the m rows of z (m·K values, row n at n·K). Reverse: z̄ₙⱼ += 2 zₙⱼ q̄ₙ.
+struct row_sums_of_squares_map {
+  static constexpr const char* name = "row_sums_of_squares";
+  static constexpr bool has_payload = true;
+  std::size_t k = 1;
+  template <class Z>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const row_sums_of_squares_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t n = 0; n < m; ++n) {
+      T acc = lift<T>(0.0);
+      for (std::size_t j = 0; j < k; ++j) acc = acc + in[0][n * k + j] * in[0][n * k + j];
+      out[n] = acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t n = 0; n < m; ++n) {
+      const T g = lift<T>(2.0) * adj[n];
+      for (std::size_t j = 0; j < k; ++j) in_adj[0][n * k + j] += g * in[0][n * k + j];
+    }
+  }
+};
+
+/// The log density of a K × K symmetric positive-definite W given ν and S (operands ν: one
+/// value; W, S: K² values each, lower triangles read), with log Γ_K(a) = K(K−1)/4 log π +
+/// Σ_{j=0..K−1} log Γ(a − j/2) the multivariate log-gamma function (Stan Functions Reference,
+/// "Wishart distribution", "Inverse Wishart distribution"):
+///   Wishart:          (ν − K − 1)/2 log|W| − ½ tr(S⁻¹W) − (νK/2) log 2 − (ν/2) log|S| − log Γ_K(ν/2),
+///   inverse Wishart:  (ν/2) log|S| − (νK/2) log 2 − log Γ_K(ν/2) − (ν + K + 1)/2 log|W| − ½ tr(S W⁻¹).
+/// Forward: the Cholesky factors of W and S (log-determinants 2 Σ log Lᵢᵢ), the inverses
+/// L⁻ᵀL⁻¹, the trace Σᵢⱼ (S⁻¹)ᵢⱼ Wᵢⱼ (or Σ Sᵢⱼ (W⁻¹)ᵢⱼ). A W or S that is not positive definite
+/// gives NaN (a rejected point). Reverse, with G the gradient in the symmetric matrix (from
+/// d log|M| = tr(M⁻¹ dM), d tr(S⁻¹W) = tr(S⁻¹ dW) − tr(S⁻¹ W S⁻¹ dS), d M⁻¹ = −M⁻¹ dM M⁻¹):
+///   Wishart:          G_W = (ν − K − 1)/2 W⁻¹ − ½ S⁻¹,     G_S = −(ν/2) S⁻¹ + ½ S⁻¹ W S⁻¹,
+///   inverse Wishart:  G_W = −(ν + K + 1)/2 W⁻¹ + ½ W⁻¹ S W⁻¹,   G_S = (ν/2) S⁻¹ − ½ W⁻¹,
+///   ∂/∂ν = ½ log|W| − (K/2) log 2 − ½ log|S| − ½ Σⱼ ψ(ν/2 − j/2)  (inverse: ½ log|S| − … − ½ log|W|),
+/// and the lower-triangle entry (i, j) of a matrix takes Gᵢᵢ on the diagonal, 2 Gᵢⱼ below it
+/// (it stands for both (i, j) and (j, i)). Scratch: the two factors, the two inverses and one
+/// K² work matrix, then log|W| and log|S|: 5K² + 2. O(K³) each way.
+template <bool Inverse>
+struct wishart_map {
+  static constexpr const char* name = Inverse ? "inv_wishart" : "wishart";
+  static constexpr bool has_payload = true;
+  std::size_t k = 1;
+  template <class Nu, class W, class S>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const wishart_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return 5 * k * k + 2; }
+
+  template <class T>
+  TYCHE_HD T log_multi_gamma_half(const T& nu) const {  // log Γ_K(ν/2)
+    T acc = lift<T>(0.25 * double(k) * (double(k) - 1.0) * 1.14472988584940017414);
+    for (std::size_t j = 0; j < k; ++j) acc = acc + math::lgamma(lift<T>(0.5) * nu - lift<T>(0.5 * double(j)));
+    return acc;
+  }
+
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    const std::size_t kk = k * k;
+    const T nu = in[0][0];
+    const T* w = in[1];
+    const T* s = in[2];
+    T* lw = scratch;
+    T* ls = scratch + kk;
+    T* wi = scratch + 2 * kk;
+    T* si = scratch + 3 * kk;
+    T* work = scratch + 4 * kk;
+    detail::cholesky_forward(k, w, lw);
+    detail::cholesky_forward(k, s, ls);
+    T log_det_w = lift<T>(0.0), log_det_s = lift<T>(0.0);
+    for (std::size_t i = 0; i < k; ++i) {
+      log_det_w = log_det_w + lift<T>(2.0) * math::log(lw[i * k + i]);
+      log_det_s = log_det_s + lift<T>(2.0) * math::log(ls[i * k + i]);
+    }
+    scratch[5 * kk] = log_det_w;
+    scratch[5 * kk + 1] = log_det_s;
+    detail::inverse_from_cholesky(k, lw, work, wi);
+    detail::inverse_from_cholesky(k, ls, work, si);
+    T trace = lift<T>(0.0);  // tr(S⁻¹W), or tr(S W⁻¹)
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j)
+        trace = trace + (Inverse ? wi[i * k + j] * detail::symmetric_at(s, k, i, j)
+                                 : si[i * k + j] * detail::symmetric_at(w, k, i, j));
+    const T half = lift<T>(0.5);
+    const T common = -half * nu * lift<T>(double(k) * 0.69314718055994530942) - log_multi_gamma_half(nu) - half * trace;
+    if constexpr (Inverse)
+      out[0] = common + half * nu * log_det_s - half * (nu + lift<T>(double(k) + 1.0)) * log_det_w;
+    else
+      out[0] = common + half * (nu - lift<T>(double(k) + 1.0)) * log_det_w - half * nu * log_det_s;
+  }
+
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    const std::size_t kk = k * k;
+    const T g = adj[0];
+    const T nu = in[0][0];
+    const T* w = in[1];
+    const T* s = in[2];
+    const T* wi = scratch + 2 * kk;
+    const T* si = scratch + 3 * kk;
+    T* work = scratch + 4 * kk;
+    const T log_det_w = scratch[5 * kk], log_det_s = scratch[5 * kk + 1];
+    const T half = lift<T>(0.5);
+    // ν.
+    T psi = lift<T>(0.0);
+    for (std::size_t j = 0; j < k; ++j) psi = psi + math::digamma(half * nu - lift<T>(0.5 * double(j)));
+    const T dnu_common = -lift<T>(0.5 * double(k) * 0.69314718055994530942) - half * psi;
+    in_adj[0][0] += g * (Inverse ? dnu_common + half * log_det_s - half * log_det_w
+                                 : dnu_common + half * log_det_w - half * log_det_s);
+    // The sandwich A M A (A = S⁻¹, M = W for Wishart; A = W⁻¹, M = S for the inverse) into
+    // work, then the lower-triangle adjoints of W and S.
+    const T* a = Inverse ? wi : si;
+    const T* mid = Inverse ? s : w;
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = 0; p < k; ++p) acc = acc + a[i * k + p] * detail::symmetric_at(mid, k, p, j);
+        work[i * k + j] = acc;  // A M
+      }
+    const T cw = Inverse ? -half * (nu + lift<T>(double(k) + 1.0)) : half * (nu - lift<T>(double(k) + 1.0));
+    const T cs = Inverse ? half * nu : -half * nu;
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) {
+        T sandwich = lift<T>(0.0);  // (A M A)ᵢⱼ
+        for (std::size_t p = 0; p < k; ++p) sandwich = sandwich + work[i * k + p] * a[p * k + j];
+        T gw, gs;
+        if constexpr (Inverse) {
+          gw = cw * wi[i * k + j] + half * sandwich;
+          gs = cs * si[i * k + j] - half * wi[i * k + j];
+        } else {
+          gw = cw * wi[i * k + j] - half * si[i * k + j];
+          gs = cs * si[i * k + j] + half * sandwich;
+        }
+        const T weight = lift<T>(i == j ? 1.0 : 2.0) * g;
+        in_adj[1][i * k + j] += weight * gw;
+        in_adj[2][i * k + j] += weight * gs;
+      }
+    }
+  }
+};
+
+}  // namespace ops
+
+}  // namespace tyche

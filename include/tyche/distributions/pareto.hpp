@@ -1,0 +1,69 @@
+// tyche/distributions/pareto.hpp — pareto(y_min, alpha): scale y_min, shape α (as in Stan).
+//   log p(x | y_min, α) = log α + α log y_min − (α + 1) log x,   x ≥ y_min, y_min > 0, α > 0.
+// The support depends on an argument: a named variable is sampled as log(x − y_min) (y_min may
+// be an expression of other variables). Observed values are checked to be > 0, but not against
+// y_min (an expression), and the density is not −∞ below it.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class YMin, class Alpha>
+struct pareto_distribution : distribution<pareto_distribution<YMin, Alpha>> {
+  static constexpr const char* family = "pareto";
+  YMin y_min;
+  Alpha alpha;
+  auto transform() const { return transforms::lower_bound<YMin>{y_min}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(log(alpha) + alpha * log(y_min) - (alpha + lit<1>) * log(x));
+  }
+  auto arguments() const { return std::tuple{y_min, alpha}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<YMin, domains::positive>::ok,
+                  "tyche::pareto(y_min, alpha): y_min must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::pareto(y_min, alpha): alpha must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("pareto(y_min, alpha)", "y_min", y_min);
+    detail::check_argument<domains::positive>("pareto(y_min, alpha)", "alpha", alpha);
+  }
+  /// By inversion of the cdf 1 − (y_min/x)^α: y_min u^{−1/α}, u ~ uniform(0, 1).
+  template <class G>
+  static double draw(G& rng, double y0, double a) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    double u = unit(rng);
+    while (u <= 0.0 || u >= 1.0) u = unit(rng);
+    return y0 * std::exp(-std::log(u) / a);
+  }
+  /// α y_min/(α − 1) for α > 1, infinite otherwise.
+  static double mean(double y0, double a) {
+    return a > 1 ? a * y0 / (a - 1) : std::numeric_limits<double>::infinity();
+  }
+  /// y_min² α/((α − 1)²(α − 2)) for α > 2, infinite otherwise.
+  static double variance(double y0, double a) {
+    return a > 2 ? y0 * y0 * a / ((a - 1) * (a - 1) * (a - 2)) : std::numeric_limits<double>::infinity();
+  }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
+};
+
+/// Name ~ pareto(y_min, alpha), support [y_min, ∞), sampled as log(Name − y_min).
+template <fixed_string Name, detail::operand YMin, detail::operand Alpha, shape_tag Shape = scalar_shape>
+auto pareto(const YMin& y_min, const Alpha& alpha, Shape shape = {}) {
+  return detail::make_named<Name, pareto_distribution>(shape, y_min, alpha);
+}
+template <detail::operand YMin, detail::operand Alpha>
+auto pareto(const YMin& y_min, const Alpha& alpha) {
+  return detail::make_distribution<pareto_distribution>(y_min, alpha);
+}
+
+}  // namespace tyche

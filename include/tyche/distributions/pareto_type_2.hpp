@@ -1,0 +1,71 @@
+// tyche/distributions/pareto_type_2.hpp — pareto_type_2(mu, lambda, alpha), as in Stan.
+// Location μ, scale λ, shape α: the Lomax distribution shifted by μ.
+//   log p(x | μ, λ, α) = log α − log λ − (α + 1) log(1 + (x − μ)/λ),   x ≥ μ, λ > 0, α > 0.
+// The support depends on an argument: a named variable is sampled as log(x − μ) (μ may be an
+// expression of other variables). Observed values are not checked against μ (an expression),
+// and the density is not −∞ below it.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/distributions/detail/family.hpp>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Lambda, class Alpha>
+struct pareto_type_2_distribution : distribution<pareto_type_2_distribution<Mu, Lambda, Alpha>> {
+  static constexpr const char* family = "pareto_type_2";
+  Mu mu;
+  Lambda lambda;
+  Alpha alpha;
+  auto transform() const { return transforms::lower_bound<Mu>{mu}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(log(alpha) - log(lambda) - (alpha + lit<1>) * log1p((x - mu) / lambda));
+  }
+  auto arguments() const { return std::tuple{mu, lambda, alpha}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  void check_supports() const {
+    static_assert(argument_support_t<Lambda, domains::positive>::ok,
+                  "tyche::pareto_type_2(mu, lambda, alpha): lambda must be > 0, but its support "
+                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::pareto_type_2(mu, lambda, alpha): alpha must be > 0, but its support "
+                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+    detail::check_argument<domains::positive>("pareto_type_2(mu, lambda, alpha)", "lambda", lambda);
+    detail::check_argument<domains::positive>("pareto_type_2(mu, lambda, alpha)", "alpha", alpha);
+  }
+  /// By inversion of the cdf 1 − (1 + (x − μ)/λ)^{−α}: μ + λ (u^{−1/α} − 1), u ~ uniform(0, 1).
+  template <class G>
+  static double draw(G& rng, double m, double l, double a) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    double u = unit(rng);
+    while (u <= 0.0 || u >= 1.0) u = unit(rng);
+    return m + l * std::expm1(-std::log(u) / a);
+  }
+  /// μ + λ/(α − 1) for α > 1, infinite otherwise.
+  static double mean(double m, double l, double a) {
+    return a > 1 ? m + l / (a - 1) : std::numeric_limits<double>::infinity();
+  }
+  /// λ² α/((α − 1)²(α − 2)) for α > 2, infinite otherwise.
+  static double variance(double, double l, double a) {
+    return a > 2 ? l * l * a / ((a - 1) * (a - 1) * (a - 2)) : std::numeric_limits<double>::infinity();
+  }
+};
+
+/// Name ~ pareto_type_2(mu, lambda, alpha), support [mu, ∞), sampled as log(Name − mu).
+template <fixed_string Name, detail::operand Mu, detail::operand Lambda, detail::operand Alpha,
+          shape_tag Shape = scalar_shape>
+auto pareto_type_2(const Mu& mu, const Lambda& lambda, const Alpha& alpha, Shape shape = {}) {
+  return detail::make_named<Name, pareto_type_2_distribution>(shape, mu, lambda, alpha);
+}
+template <detail::operand Mu, detail::operand Lambda, detail::operand Alpha>
+auto pareto_type_2(const Mu& mu, const Lambda& lambda, const Alpha& alpha) {
+  return detail::make_distribution<pareto_type_2_distribution>(mu, lambda, alpha);
+}
+
+}  // namespace tyche

@@ -1,0 +1,14 @@
+// expect: von_mises\(mu, kappa\): kappa must be > 0, but its support
+// von_mises(mu, kappa) with a negative concentration: the types prove kappa is not > 0; the message names the
+// family, the argument and the domain (one compile-fail test per support message).
+#include <tyche/tyche.hpp>
+
+#include <vector>
+
+int main() {
+  using namespace tyche;
+  const std::vector<double> k{1.0, 2.0};
+  const auto a = normal<"a">(0.0, 1.0);
+  const auto m = model(joint(a, von_mises<"x">(lit<0>, lit<-1>)));
+  return static_cast<int>(m.dim() + k.size());
+}

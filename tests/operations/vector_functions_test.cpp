@@ -1,0 +1,402 @@
+// Stan's vector functions as expressions (tyche/operations/vectors.hpp, matrices.hpp,
+// functions.hpp): softmax, log_softmax, rep_vector, append_row / append, to_vector, head, tail,
+// segment, rows_dot_product, columns_dot_product, and matvec with a matrix or a vector that is
+// not a bare parameter. Each: values against plain loops written here, gradients through the
+// shared property check (Richardson finite differences), SIMD lanes against scalar, float against
+// double; static sizes, size errors, and a multinomial-logit model against its log density
+// computed directly.
+#include <tyche/tyche.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "support/property.hpp"
+
+using namespace tyche;
+using Catch::Matchers::Contains;
+
+namespace {
+
+using vec = std::vector<double>;
+
+vec log_softmax_ref(const vec& v) {
+  const double top = *std::max_element(v.begin(), v.end());
+  double acc = 0;
+  for (double x : v) acc += std::exp(x - top);
+  const double lse = top + std::log(acc);
+  vec out(v.size());
+  for (std::size_t k = 0; k < v.size(); ++k) out[k] = v[k] - lse;
+  return out;
+}
+vec softmax_ref(const vec& v) {
+  vec out = log_softmax_ref(v);
+  for (double& x : out) x = std::exp(x);
+  return out;
+}
+double dot_ref(const vec& a, const vec& b) {
+  double acc = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) acc += a[k] * b[k];
+  return acc;
+}
+vec slice(const vec& v, std::size_t first, std::size_t len) {  // 0-based
+  return vec(v.begin() + static_cast<std::ptrdiff_t>(first), v.begin() + static_cast<std::ptrdiff_t>(first + len));
+}
+// A (rows × cols, row major) times v.
+vec matvec_ref(const vec& a, std::size_t rows, std::size_t cols, const vec& v) {
+  vec out(rows, 0.0);
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) out[i] += a[i * cols + j] * v[j];
+  return out;
+}
+vec dot_products_ref(const vec& a, const vec& b, std::size_t rows, std::size_t cols, bool columns) {
+  vec out(columns ? cols : rows, 0.0);
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) out[columns ? j : i] += a[i * cols + j] * b[i * cols + j];
+  return out;
+}
+
+// The whole property check of one program: gradient at every point, lanes, float.
+template <class Prog>
+void check_program(const Prog& p, const std::vector<vec>& pts, const std::string& what) {
+  for (const auto& x : pts) tyche_test::check_gradient_at(p, x, what);
+  tyche_test::check_lanes(p, pts, what + " (lanes)");
+  tyche_test::check_float(p, pts[0], what + " (float)");
+}
+
+}  // namespace
+
+TEST_CASE("softmax and log_softmax: values, stability, gradients", "[operations][vector_functions]") {
+  vector_param<"u", 4> u;
+  param<"s"> s;
+  const vec w{1.0, -2.0, 0.5, 3.0};
+  const vec y{0.3, 1.1, -0.4, 0.9};
+  const auto f = compile(sum(data(w) * softmax(u)) + square(at(log_softmax(u * s), 2)), u, s);
+  // softmax of an elementwise expression with data, used twice; log_softmax in log_sum_exp.
+  const auto g = compile(sum(square(softmax(data(y) * s + u))) * s + log_sum_exp(log_softmax(u) * s), u, s);
+  auto expected_f = [&](const vec& x) {
+    const vec uu = slice(x, 0, 4);
+    vec us = uu;
+    for (double& v : us) v *= x[4];
+    const double l = log_softmax_ref(us)[2];
+    return dot_ref(w, softmax_ref(uu)) + l * l;
+  };
+  auto expected_g = [&](const vec& x) {
+    vec e(4);
+    for (std::size_t k = 0; k < 4; ++k) e[k] = y[k] * x[4] + x[k];
+    double sq = 0;
+    for (double p : softmax_ref(e)) sq += p * p;
+    vec ls = log_softmax_ref(slice(x, 0, 4));
+    for (double& v : ls) v *= x[4];
+    const double top = *std::max_element(ls.begin(), ls.end());
+    double acc = 0;
+    for (double v : ls) acc += std::exp(v - top);
+    return sq * x[4] + top + std::log(acc);
+  };
+  const auto pts = tyche_test::random_points(25, 5, -2.0, 2.0, 101);
+  for (const auto& x : pts) {
+    CHECK(f.value(x) == Approx(expected_f(x)).epsilon(1e-13));
+    CHECK(g.value(x) == Approx(expected_g(x)).epsilon(1e-13));
+  }
+  check_program(f, pts, "softmax, log_softmax");
+  check_program(g, pts, "softmax of data * s + u, log_softmax inside log_sum_exp");
+
+  // Stable: logits near 1000 (exp overflows) give the same numbers as the shifted reference.
+  const vec big{1000.0, 999.0, -1000.0, 1001.0, 1.0};
+  const double fb = f.value(big);
+  REQUIRE(std::isfinite(fb));
+  CHECK(fb == Approx(expected_f(big)).epsilon(1e-13));
+  std::vector<double> grad(5), ws(f.workspace_size());
+  CHECK(std::isfinite(f.value_and_gradient(std::span<const double>(big), std::span<double>(grad),
+                                           std::span<double>(ws))));
+  for (double gk : grad) CHECK(std::isfinite(gk));
+
+  // softmax is a probability vector for the support checks; log_softmax is a vector of its size.
+  STATIC_REQUIRE(support_of<decltype(softmax(u))>.lo >= 0.0);
+  STATIC_REQUIRE(support_of<decltype(softmax(u))>.hi <= 1.0);
+  STATIC_REQUIRE(extent_v<decltype(log_softmax(u))> == 4);
+}
+
+TEST_CASE("rep_vector, append_row and to_vector: values, static sizes, gradients",
+          "[operations][vector_functions]") {
+  vector_param<"u", 3> u;
+  param<"x"> x;
+  param<"b"> b;
+  STATIC_REQUIRE(extent_v<decltype(rep_vector<3>(x))> == 3);
+  STATIC_REQUIRE(extent_v<decltype(rep_vector(x, shape<3>))> == 3);
+  STATIC_REQUIRE(extent_v<decltype(rep_vector(x, 3))> == dynamic_extent);
+  STATIC_REQUIRE(extent_v<decltype(append_row(u, x))> == 4);
+  STATIC_REQUIRE(extent_v<decltype(append(x, append_row(u, u)))> == 7);
+  STATIC_REQUIRE(extent_v<decltype(to_vector(x, b * x, 2.0))> == 3);
+  CHECK(rep_vector(x, shape_of(5)).size() == 5);
+  CHECK(append_row(u, vector_param<"d">(4)).size() == 7);
+
+  const vec w4{0.5, -1.0, 2.0, 0.25};
+  const vec w3{1.5, -0.5, 0.75};
+  // rep_vector static and run-time, broadcast against a vector and inside elementwise code;
+  // append_row of a vector and a scalar on either side, of a vector_op; to_vector of scalars,
+  // a number and an element, read element by element.
+  const auto f = compile(sum(data(w4) * append_row(u * x, b)) + dot(rep_vector<3>(x), u) +
+                             sum(exp(rep_vector(b, 2)) * x) + sum(data(w4) * square(to_vector(x, b * x, at(u, 0), 2.0))) +
+                             at(append(x, cumulative_sum(u)), 3) * b + sum(data(w3) * rep_vector(x * b, shape<3>)),
+                         u, x, b);
+  auto expected = [&](const vec& t) {
+    const double x0 = t[3], b0 = t[4];
+    double e = 0;
+    for (std::size_t k = 0; k < 3; ++k) e += w4[k] * t[k] * x0 + x0 * t[k] + w3[k] * x0 * b0;
+    e += w4[3] * b0 + 2 * std::exp(b0) * x0;
+    const vec tv{x0, b0 * x0, t[0], 2.0};
+    for (std::size_t k = 0; k < 4; ++k) e += w4[k] * tv[k] * tv[k];
+    e += (t[0] + t[1] + t[2]) * b0;  // append(x, cumulative_sum(u))[3] (0-based) = u0 + u1 + u2
+    return e;
+  };
+  const auto pts = tyche_test::random_points(25, 5, -1.5, 1.5, 202);
+  for (const auto& t : pts) CHECK(f.value(t) == Approx(expected(t)).epsilon(1e-13));
+  check_program(f, pts, "rep_vector, append_row, to_vector");
+
+  // Two run-time rep_vectors of one x but different sizes are two values, not one shared.
+  const auto two = compile(sum(rep_vector(x, 2)) + sum(rep_vector(x, 5)) * b, x, b);
+  CHECK(two.value(vec{1.5, 2.0}) == Approx(1.5 * 2 + 1.5 * 5 * 2.0));
+  // Data only: folded when compiled.
+  const vec d{1.0, 2.0};
+  const auto folded = compile(sum(append_row(data(d), rep_vector(3.0, 2)) * x), x);
+  CHECK(folded.workspace_size() == 0);
+  CHECK(folded.value(vec{2.0}) == Approx((1.0 + 2.0 + 3.0 + 3.0) * 2.0));
+}
+
+TEST_CASE("head, tail and segment: every kind of operand, values, gradients, sizes",
+          "[operations][vector_functions]") {
+  vector_param<"u", 6> u;
+  param<"s"> s;
+  const vec y{0.5, -1.0, 2.0, 0.1, 1.3, -0.7};
+  const std::vector<int> idx{5, 0, 3, 3, 1};
+  const vec xm{1.0, 0.5, -1.0, 2.0, 0.0, 1.5,  -0.5, 1.0, 0.25, 1.0, 2.0, -1.0,
+               0.3, 0.3, 0.3,  0.3, 0.3, 0.3,  1.0,  -2.0, 0.0, 0.5, 0.5, 1.0};
+  const auto xmat = matrix(xm, 4, 6);
+
+  // Static sizes where the arguments are static; the kinds that segments keep.
+  STATIC_REQUIRE(extent_v<decltype(head<2>(u))> == 2);
+  STATIC_REQUIRE(extent_v<decltype(tail<3>(exp(u) * s))> == 3);
+  STATIC_REQUIRE(extent_v<decltype(segment<2, 4>(u))> == 4);
+  STATIC_REQUIRE(extent_v<decltype(head(u, 2))> == dynamic_extent);
+  STATIC_REQUIRE(std::is_same_v<decltype(head<6>(u)), vector_param<"u", 6>>);  // all of it: v itself
+  STATIC_REQUIRE(kind_of<decltype(segment(data(y), 2, 3))> == node_kind::data_vector);
+  STATIC_REQUIRE(kind_of<decltype(tail(gather(u, idx), 2))> == node_kind::param_gather);
+  STATIC_REQUIRE(kind_of<decltype(segment(matvec(xmat, u), 2, 2))> == node_kind::matvec);
+  STATIC_REQUIRE(kind_of<decltype(tail(exp(u) * s, 3))> == node_kind::binary);
+  // A segment of a segment is one segment.
+  using seg2 = decltype(head(segment(u, 2, 4), 2));
+  STATIC_REQUIRE(std::is_same_v<meta::at<0, children_t<seg2>>, vector_param<"u", 6>>);
+  CHECK(head(segment(u, 2, 4), 2).op.offset == 1);
+
+  const vec y2 = slice(y, 0, 2);
+  const auto f = compile(sum(head<2>(u) * data(y2)) + sum(square(tail(exp(u) * s, 3))) +
+                             sum(segment(u + data(y), 2, 3) * s) + sum(square(segment<2, 3>(cumulative_sum(u)))) +
+                             sum(head(segment(u, 2, 4), 2) * s) + log_sum_exp(tail(gather(u, idx), 2)) +
+                             sum(segment(matvec(xmat, u), 2, 2)) + sum(head<3>(data(y)) * at(u, 0)),
+                         u, s);
+  auto expected = [&](const vec& t) {
+    const vec uu = slice(t, 0, 6);
+    const double s0 = t[6];
+    double e = uu[0] * y[0] + uu[1] * y[1];
+    for (std::size_t k = 3; k < 6; ++k) e += std::exp(2 * uu[k]) * s0 * s0;
+    for (std::size_t k = 1; k < 4; ++k) e += (uu[k] + y[k]) * s0;
+    double c = 0;
+    for (std::size_t k = 0; k < 4; ++k) {
+      c += uu[k];
+      if (k >= 1) e += c * c;
+    }
+    e += (uu[1] + uu[2]) * s0;
+    e += std::log(std::exp(uu[3]) + std::exp(uu[1]));  // gather(u, idx)[3], [4] = u3, u1
+    const vec xu = matvec_ref(xm, 4, 6, uu);
+    e += xu[1] + xu[2];
+    e += (y[0] + y[1] + y[2]) * uu[0];
+    return e;
+  };
+  const auto pts = tyche_test::random_points(25, 7, -1.5, 1.5, 303);
+  for (const auto& t : pts) CHECK(f.value(t) == Approx(expected(t)).epsilon(1e-13));
+  check_program(f, pts, "head, tail, segment");
+
+  // Run-time sizes are checked, naming the function and both sizes.
+  vector_param<"d"> d(5);
+  CHECK_THROWS_AS(head(d, 6), std::invalid_argument);
+  CHECK_THROWS_WITH(head(d, 6), Contains("tyche::head(v, n): n = 6 but v has size 5"));
+  CHECK_THROWS_WITH(tail(u, 7), Contains("tyche::tail(v, n): n = 7 but v has size 6"));
+  CHECK_THROWS_WITH(head<6>(d), Contains("tyche::head<n>(v): n = 6 but v has size 5"));
+  CHECK_THROWS_WITH(segment(d, 4, 3), Contains("tyche::segment(v, i, n): elements 4 ... 6 (1-based; n = 3) "
+                                               "were asked for, but v has size 5"));
+  CHECK_THROWS_WITH(segment(d, 0, 2), Contains("i = 0, but i is 1-based"));
+  CHECK_THROWS_WITH((segment<5, 2>(d)), Contains("tyche::segment<i, n>(v): elements 5 ... 6"));
+  CHECK(segment(d, 5, 1).size() == 1);
+}
+
+TEST_CASE("matvec: a data matrix times any vector, a matrix of parameters times a vector",
+          "[operations][vector_functions]") {
+  vector_param<"b", 4> b;
+  vector_param<"z", 3> z;
+  vector_param<"m", 9> mm;
+  const vec xm{1.0, 0.5, -1.0, 2.0, 0.0, 1.5, -0.5, 1.0, 0.25, 1.0, 2.0, -1.0};
+  const auto x = matrix(xm, 3, 4);
+  const vec v4{0.2, -0.4, 1.0, 0.5};
+  const vec v3{1.0, -2.0, 0.5};
+  const vec w3{0.5, 1.5, -1.0};
+  // X · (elementwise), X · (vector_op), X · data (computed once), M · z, M · data, and a matrix
+  // built from parameters (diag_pre_multiply) times a vector.
+  const auto f = compile(sum(data(w3) * matvec(x, exp(b))) + sum(square(x * cumulative_sum(b))) * lit<1, 10> +
+                             sum(matvec(x, data(v4)) * at(z, 0)) + sum(data(w3) * matvec(mm, z)) +
+                             log_sum_exp(matvec(mm, data(v3))) + sum(square(matvec(diag_pre_multiply(exp(z), mm), z))),
+                         b, z, mm);
+  STATIC_REQUIRE(extent_v<decltype(matvec(mm, z))> == 3);
+  STATIC_REQUIRE(kind_of<decltype(matvec(x, b))> == node_kind::matvec);  // a bare parameter: as before
+  STATIC_REQUIRE(kind_of<decltype(matvec(x, exp(b)))> == node_kind::vector_op);
+  auto expected = [&](const vec& t) {
+    const vec bb = slice(t, 0, 4), zz = slice(t, 4, 3), m = slice(t, 7, 9);
+    vec eb = bb, cb = bb;
+    for (double& v : eb) v = std::exp(v);
+    for (std::size_t k = 1; k < 4; ++k) cb[k] += cb[k - 1];
+    double e = dot_ref(w3, matvec_ref(xm, 3, 4, eb));
+    for (double v : matvec_ref(xm, 3, 4, cb)) e += v * v / 10;
+    for (double v : matvec_ref(xm, 3, 4, v4)) e += v * zz[0];
+    e += dot_ref(w3, matvec_ref(m, 3, 3, zz));
+    const vec mv = matvec_ref(m, 3, 3, v3);
+    double acc = 0;
+    for (double v : mv) acc += std::exp(v);
+    e += std::log(acc);
+    vec dm = m;
+    for (std::size_t i = 0; i < 3; ++i)
+      for (std::size_t j = 0; j < 3; ++j) dm[i * 3 + j] *= std::exp(zz[i]);
+    for (double v : matvec_ref(dm, 3, 3, zz)) e += v * v;
+    return e;
+  };
+  const auto pts = tyche_test::random_points(25, 16, -1.0, 1.0, 404);
+  for (const auto& t : pts) CHECK(f.value(t) == Approx(expected(t)).epsilon(1e-13));
+  check_program(f, pts, "matvec");
+
+  // The Cholesky factor of a matrix of parameters times z: the same as cholesky_multiply.
+  param<"a"> a;
+  const vec d2{0.0, -0.5, -2.0, -0.5, 0.0, -0.5, -2.0, -0.5, 0.0};
+  const vec jitter{0.1, 0.0, 0.0, 0.0, 0.1, 0.0, 0.0, 0.0, 0.1};
+  const auto c = square(a) * exp(data(d2)) + data(jitter);
+  const auto via_matvec = compile(sum(data(w3) * matvec(cholesky_decompose(c), z)), a, z);
+  const auto via_multiply = compile(sum(data(w3) * cholesky_multiply(c, z)), a, z);
+  const auto cpts = tyche_test::random_points(10, 4, 0.5, 1.5, 405);
+  for (const auto& t : cpts) {
+    CHECK(via_matvec.value(t) == Approx(via_multiply.value(t)).epsilon(1e-13));
+    std::vector<double> g1(4), g2(4), ws1(via_matvec.workspace_size()), ws2(via_multiply.workspace_size());
+    via_matvec.value_and_gradient(std::span<const double>(t), std::span<double>(g1), std::span<double>(ws1));
+    via_multiply.value_and_gradient(std::span<const double>(t), std::span<double>(g2), std::span<double>(ws2));
+    for (std::size_t k = 0; k < 4; ++k) CHECK(g1[k] == Approx(g2[k]).epsilon(1e-12).margin(1e-14));
+  }
+  check_program(via_matvec, cpts, "matvec(cholesky_decompose(C), z)");
+
+  // Data times data is folded; sizes are checked.
+  param<"s"> s;
+  const auto folded = compile(sum(matvec(x, data(v4)) * s), s);
+  CHECK(folded.workspace_size() == 0);
+  double total = 0;
+  for (double v : matvec_ref(xm, 3, 4, v4)) total += v;
+  CHECK(folded.value(vec{2.0}) == Approx(2.0 * total).epsilon(1e-14));
+  CHECK_THROWS_WITH(matvec(x, exp(z)), Contains("tyche::matvec(X, v): X has 4 columns but v has size 3"));
+  vector_param<"q"> q(4);
+  CHECK_THROWS_AS(matvec(mm, q), std::invalid_argument);
+  CHECK_THROWS_WITH(matvec(mm, q), Contains("tyche::matvec(M, v): 'M' has 9 entries but 'v' has size 4"));
+}
+
+TEST_CASE("rows_dot_product and columns_dot_product: parameter and data matrices",
+          "[operations][vector_functions]") {
+  vector_param<"a", 9> a;
+  vector_param<"c", 9> c;
+  vector_param<"p", 6> p;
+  const vec xm{1.0, 0.5, -1.0, 2.0, 0.0, 1.5};  // 2 x 3
+  const vec ym{0.5, 0.5, 1.0, -1.0, 2.0, 0.25};
+  const auto x = matrix(xm, 2, 3);
+  const auto ymat = matrix(ym, 2, 3);
+  const vec w3{0.5, 1.5, -1.0};
+  const vec w2{2.0, -0.5};
+  // Two matrices of parameters (square), a data matrix with a vector of parameters on either
+  // side (the data matrix gives the shape 2 x 3), and two data matrices (computed once).
+  const auto f = compile(sum(data(w3) * rows_dot_product(a, c)) + sum(square(columns_dot_product(a, exp(c)))) +
+                             sum(data(w2) * rows_dot_product(x, p)) + log_sum_exp(columns_dot_product(p * p, x)) +
+                             sum(rows_dot_product(x, ymat) * at(p, 0)) + sum(columns_dot_product(x, ymat)) * at(p, 1),
+                         a, c, p);
+  auto expected = [&](const vec& t) {
+    const vec aa = slice(t, 0, 9), cc = slice(t, 9, 9), pp = slice(t, 18, 6);
+    vec ec = cc, p2 = pp;
+    for (double& v : ec) v = std::exp(v);
+    for (double& v : p2) v *= v;
+    double e = dot_ref(w3, dot_products_ref(aa, cc, 3, 3, false));
+    for (double v : dot_products_ref(aa, ec, 3, 3, true)) e += v * v;
+    e += dot_ref(w2, dot_products_ref(xm, pp, 2, 3, false));
+    double acc = 0;
+    for (double v : dot_products_ref(p2, xm, 2, 3, true)) acc += std::exp(v);
+    e += std::log(acc);
+    for (double v : dot_products_ref(xm, ym, 2, 3, false)) e += v * pp[0];
+    for (double v : dot_products_ref(xm, ym, 2, 3, true)) e += v * pp[1];
+    return e;
+  };
+  STATIC_REQUIRE(kind_of<decltype(rows_dot_product(x, ymat))> == node_kind::vector_op);
+  CHECK(rows_dot_product(x, p).size() == 2);
+  CHECK(columns_dot_product(p, x).size() == 3);
+  const auto pts = tyche_test::random_points(25, 24, -1.0, 1.0, 505);
+  for (const auto& t : pts) CHECK(f.value(t) == Approx(expected(t)).epsilon(1e-13));
+  check_program(f, pts, "rows_dot_product, columns_dot_product");
+
+  vector_param<"q"> q(6);
+  CHECK_THROWS_AS(rows_dot_product(a, q), std::invalid_argument);
+  CHECK_THROWS_WITH(rows_dot_product(a, q),
+                    Contains("tyche::rows_dot_product(A, B): 'A' is a vector of 9 entries but 'B' is a vector of 6 entries"));
+  CHECK_THROWS_WITH(columns_dot_product(x, a), Contains("tyche::columns_dot_product(A, B): 'A' is 2 x 3 but 'B' is a vector of 9 entries"));
+  const auto xt = matrix(xm, 3, 2);
+  CHECK_THROWS_WITH(rows_dot_product(x, xt), Contains("'A' is 2 x 3 but 'B' is 3 x 2"));
+  vector_param<"r"> r(6);
+  CHECK_THROWS_WITH(rows_dot_product(r, r), Contains("'A' has 6 values, which is not the number of entries of a square matrix"));
+}
+
+TEST_CASE("a multinomial-logit model with log_softmax and softmax, against its log density",
+          "[operations][vector_functions][model]") {
+  // Three groups with a covariate x_g and counts over K = 4 categories; logits (0, α + β x_g)
+  // (the first category the reference), counts scored with log_softmax through target(), and
+  // single observations of group 0 through categorical(softmax(...)).
+  constexpr std::size_t G = 3;
+  const double xg[G] = {-1.0, 0.5, 2.0};
+  const std::vector<vec> counts{{3, 5, 0, 2}, {1, 4, 6, 2}, {0, 2, 3, 9}};
+  const vec z{2, 1, 4, 2, 2, 3};  // categories 1 … 4
+  auto alpha = normal<"alpha">(0.0, 2.0, shape<3>);
+  auto beta = normal<"beta">(0.0, 1.0, shape<3>);
+  auto logits = [&](std::size_t g) { return append_row(0.0, alpha + xg[g] * beta); };
+  const auto m = model(joint(alpha, beta,
+                             target(dot(data(counts[0]), log_softmax(logits(0))) +
+                                    dot(data(counts[1]), log_softmax(logits(1))) +
+                                    dot(data(counts[2]), log_softmax(logits(2)))),
+                             categorical(softmax(logits(0))).observe(data(z))));
+  REQUIRE(m.dim() == 6);
+  auto direct = [&](const vec& t) {
+    const double log_sqrt_2pi = 0.5 * std::log(2 * M_PI);
+    double lp = 0;
+    for (std::size_t k = 0; k < 3; ++k) {
+      lp += -0.5 * (t[k] / 2.0) * (t[k] / 2.0) - std::log(2.0) - log_sqrt_2pi;
+      lp += -0.5 * t[3 + k] * t[3 + k] - log_sqrt_2pi;
+    }
+    for (std::size_t g = 0; g < G; ++g) {
+      vec eta{0.0, 0.0, 0.0, 0.0};
+      for (std::size_t k = 0; k < 3; ++k) eta[k + 1] = t[k] + xg[g] * t[3 + k];
+      double norm = 0;
+      for (double e : eta) norm += std::exp(e);
+      for (std::size_t k = 0; k < 4; ++k) lp += counts[g][k] * (eta[k] - std::log(norm));
+      if (g == 0)
+        for (double c : z) lp += std::log(std::exp(eta[static_cast<std::size_t>(c) - 1]) / norm);
+    }
+    return lp;
+  };
+  const auto pts = tyche_test::random_points(20, 6, -2.0, 2.0, 606);
+  for (const auto& t : pts) {
+    CHECK(m.log_prob(t) == Approx(direct(t)).epsilon(1e-12));
+    tyche_test::check_gradient_at(m.program(), t, "multinomial logit");
+  }
+  tyche_test::check_lanes(m.program(), pts, "multinomial logit (lanes)");
+}
