@@ -860,6 +860,7 @@ inline constexpr bool shareable_v = detail::shareable_impl<std::remove_cvref_t<N
 // parameters (scalar and vector, by name) and views of data.
 
 #include <array>
+#include <cmath>
 #include <concepts>
 #include <iterator>
 #include <ranges>
@@ -1078,6 +1079,19 @@ struct data_fn {
 }  // namespace detail
 
 inline constexpr detail::data_fn data{};
+
+namespace detail {
+/// Throws std::invalid_argument naming the call, the matrix (its name, or `arg`) and the first
+/// entry that is NaN or infinite: for ops that hold a data matrix themselves rather than as a
+/// leaf of the expression (which joint(...) checks).
+inline void check_matrix_finite(const data_matrix& x, const char* call, const char* arg) {
+  for (std::size_t i = 0; i < x.rows * x.cols; ++i)
+    if (!std::isfinite(x.ptr[i]))
+      throw std::invalid_argument(std::string("tyche::") + call + ": " + (x.name ? x.name : arg) + "[" +
+                                  std::to_string(i / x.cols + 1) + ", " + std::to_string(i % x.cols + 1) +
+                                  "] = " + std::to_string(x.ptr[i]) + "; data must be finite");
+}
+}  // namespace detail
 
 /// A view of a row-major rows × cols matrix starting at ptr.
 inline data_matrix matrix(const double* ptr, std::size_t rows, std::size_t cols, const char* name = nullptr) {
@@ -5504,7 +5518,10 @@ auto matvec(const data_matrix& x, const V& v) {
     throw std::invalid_argument("tyche::matvec(X, v): X has " + std::to_string(x.cols) +
                                 " columns but v has size " + std::to_string(node.size()));
   if constexpr (kind_of<N> == node_kind::vector_param) return matvec_node<N>{{}, x, node};
-  else return make_vector_op(ops::data_matvec_map{x.ptr, x.rows, x.cols}, x.rows, node);
+  else {
+    detail::check_matrix_finite(x, "matvec(X, v)", "X");
+    return make_vector_op(ops::data_matvec_map{x.ptr, x.rows, x.cols}, x.rows, node);
+  }
 }
 template <expression V>
 auto operator*(const data_matrix& x, const V& v) {
@@ -5931,6 +5948,8 @@ auto dot_products(const A& a, const B& b, const char* fn) {
     throw std::invalid_argument(std::string("tyche::") + fn + ": 'A' is " + shape(na) + " but 'B' is " + shape(nb));
   using map = ops::rows_dot_product_map<Columns>;
   if constexpr (is_data_matrix_v<NA>) {
+    check_matrix_finite(na, fn, "A");
+    if constexpr (is_data_matrix_v<NB>) check_matrix_finite(nb, fn, "B");
     const std::size_t m = Columns ? na.cols : na.rows;
     if constexpr (is_data_matrix_v<NB>)  // data only: computed once, when the model is built
       return make_vector_op(map{na.rows, na.cols, na.ptr}, m, data_vector<>{{}, nb.ptr, nb.rows * nb.cols});
@@ -8412,6 +8431,7 @@ auto scan(Step&& step, const Init& init, const Sequences&... sequences) {
 // between the passes. Γ and ρ enter as given (no check that they are stochastic: that is what
 // the caller's simplex parameters or data guarantee).
 
+#include <cmath>
 #include <cstddef>
 
 namespace tyche::ops {
@@ -8422,6 +8442,9 @@ namespace tyche::ops {
 struct hmm_marginal_map {
   static constexpr const char* name = "hmm_marginal";
   static constexpr bool has_payload = true;
+  /// Its data operands are checked when it is made (log_omega may hold −inf: an observation
+  /// impossible in a state), so joint(...)'s finiteness check does not look below it.
+  static constexpr bool checks_own_data = true;
   template <class... Cs>
   static constexpr std::size_t extent = 1;
   std::size_t k = 0;  // states
@@ -8458,6 +8481,8 @@ struct hmm_marginal_map {
     for (std::size_t t = 0; t < n; ++t) {
       T m = omega(in, 0, t);
       for (std::size_t j = 1; j < k; ++j) m = math::max(m, omega(in, j, t));
+      // Every state impossible at t (m = −inf): no shift, so that the scale is 0 and log L −inf.
+      m = math::select(m > lift<T>(-INFINITY), m, lift<T>(0.0));
       T total = lift<T>(0.0);
       for (std::size_t j = 0; j < k; ++j) {
         T predicted;
@@ -8471,7 +8496,10 @@ struct hmm_marginal_map {
         alpha[t * k + j] = a;
         total = total + a;
       }
-      for (std::size_t j = 0; j < k; ++j) alpha[t * k + j] = alpha[t * k + j] / total;
+      // A zero scale (no state possible given what came before) makes log L −inf; the forward
+      // variables stay 0 instead of 0/0.
+      const T safe_total = math::select(total > lift<T>(0.0), total, lift<T>(1.0));
+      for (std::size_t j = 0; j < k; ++j) alpha[t * k + j] = alpha[t * k + j] / safe_total;
       c[t] = total;
       mx[t] = m;
       log_l = log_l + math::log(total) + m;
@@ -14316,6 +14344,8 @@ std::string first_non_finite(const N& n, std::size_t& count) {
     return {};
   } else if constexpr (kind_of<N> == node_kind::constant) {
     return std::isnan(n.value) ? std::string("a constant = nan") : std::string();
+  } else if constexpr (kind_of<N> == node_kind::vector_op && requires { N::op_type::checks_own_data; }) {
+    return {};  // an op that checked its data operands when it was made (hmm_marginal)
   } else if constexpr (children_t<N>::size > 0 && requires { n.template child<0>(); }) {
     std::string found;
     meta::static_for<children_t<N>::size>([&](auto c) {
@@ -14825,12 +14855,45 @@ auto model(const J& j) {
 
 /// The model a function of the data builds: `model([](const schools& d) { ...; return
 /// joint(...); }, d)` calls f(d) once. The model views the data f reads through data(...), as
-/// always: d must outlive the model (a named object, not a temporary). The same function makes
+/// always: d must outlive the model (a named object, not a temporary), and f must take it by
+/// reference (a by-value parameter is a compile error where the type says so). The same function makes
 /// the model of other data of the same kind (`model(f, other)`), e.g. in simulation-based
 /// calibration or cross-validation.
+namespace detail {
+/// The parameter type of a callable with one parameter that is not a template (a lambda with a
+/// declared parameter type, a function): void when it cannot be known (a generic lambda).
+template <class Sig>
+struct single_parameter {
+  using type = void;
+};
+template <class R, class P>
+struct single_parameter<R (*)(P)> {
+  using type = P;
+};
+template <class R, class C, class P>
+struct single_parameter<R (C::*)(P) const> {
+  using type = P;
+};
+template <class R, class C, class P>
+struct single_parameter<R (C::*)(P)> {
+  using type = P;
+};
+template <class F>
+auto parameter_of_callable() {
+  if constexpr (std::is_function_v<F>) return std::type_identity<typename single_parameter<F*>::type>{};
+  else if constexpr (requires { &F::operator(); }) return std::type_identity<typename single_parameter<decltype(&F::operator())>::type>{};
+  else return std::type_identity<void>{};
+}
+}  // namespace detail
+
 template <class F, class Data>
   requires std::invocable<const F&, const Data&>
 auto model(const F& f, const Data& d) {
+  using P = typename decltype(detail::parameter_of_callable<F>())::type;
+  static_assert(std::is_void_v<P> || std::is_reference_v<P>,
+                "tyche::model(f, data): f takes its data by value, so the model would keep views of "
+                "a copy destroyed when f returns: take it by const reference, "
+                "[](const my_data& d) { ... }");
   using J = std::remove_cvref_t<std::invoke_result_t<const F&, const Data&>>;
   return model_t<J>(f(d));
 }

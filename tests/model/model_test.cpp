@@ -246,3 +246,12 @@ TEST_CASE("model: a function of the data builds the model, once per data set", "
     CHECK(from_shifted.log_prob(th) != from_joint.log_prob(th));
   }
 }
+
+TEST_CASE("model: a data matrix held by an op (matvec of an expression, rows_dot_product) is checked when it is made",
+          "[model][errors]") {
+  static const std::vector<double> xm{1, 2, 3, NAN};
+  auto beta = normal<"beta">(0.0, 1.0, shape<2>);
+  CHECK_THROWS_WITH(matvec(matrix(xm, 2, 2, "X"), exp(beta)), Contains("matvec(X, v): X[2, 2] = nan"));
+  vector_param<"b4", 4> b4;
+  CHECK_THROWS_WITH(rows_dot_product(matrix(xm, 2, 2), exp(b4)), Contains("A[2, 2] = nan"));
+}

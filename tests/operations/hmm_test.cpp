@@ -161,3 +161,22 @@ TEST_CASE("hmm_marginal: sizes and data values are checked, naming the argument"
   CHECK_THROWS_WITH(hmm_marginal(o, std::tuple{data(row), data(row)}, r), Catch::Contains("'Gamma' row 1 has value nan"));
   CHECK_NOTHROW(hmm_marginal(o, g, r));
 }
+
+TEST_CASE("hmm_marginal: -inf in data log_omega (an impossible observation) builds; no possible path gives -inf",
+          "[operations][hmm]") {
+  // State 1 cannot emit observation 2: that path is dropped, the others sum as usual.
+  static const std::vector<double> omega{-1.0, -INFINITY, -0.5, -2.0, -0.3, -1.1};  // K = 2, N = 3
+  static const std::vector<double> gamma{0.7, 0.3, 0.4, 0.6}, rho{0.5, 0.5};
+  const auto m = model(joint(normal<"u">(0.0, 1.0), target(hmm_marginal(data(omega), data(gamma), data(rho)))));
+  const std::vector<double> th{0.2};
+  CHECK(m.log_prob(th) == Approx(by_enumeration(omega, gamma, rho, 3) - 0.5 * 0.04 - 0.5 * log_two_pi).epsilon(1e-12));
+  // Every state impossible at one step: log p(y) = -inf, not NaN.
+  static const std::vector<double> none{-1.0, -INFINITY, -0.5, -2.0, -INFINITY, -1.1};
+  vector_param<"r", 2> r;
+  const auto prog = compile(hmm_marginal(data(none), data(gamma), exp(r)), r);
+  std::vector<double> ws(prog.workspace_size());
+  const std::vector<double> at0{0.0, 0.0};
+  const double v = prog.value(std::span<const double>(at0), std::span<double>(ws));
+  CHECK(std::isinf(v));
+  CHECK(v < 0);
+}

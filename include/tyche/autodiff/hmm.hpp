@@ -23,6 +23,7 @@
 #include <tyche/scalar/math.hpp>
 #include <tyche/scalar/traits.hpp>
 
+#include <cmath>
 #include <cstddef>
 
 namespace tyche::ops {
@@ -33,6 +34,9 @@ namespace tyche::ops {
 struct hmm_marginal_map {
   static constexpr const char* name = "hmm_marginal";
   static constexpr bool has_payload = true;
+  /// Its data operands are checked when it is made (log_omega may hold −inf: an observation
+  /// impossible in a state), so joint(...)'s finiteness check does not look below it.
+  static constexpr bool checks_own_data = true;
   template <class... Cs>
   static constexpr std::size_t extent = 1;
   std::size_t k = 0;  // states
@@ -69,6 +73,8 @@ struct hmm_marginal_map {
     for (std::size_t t = 0; t < n; ++t) {
       T m = omega(in, 0, t);
       for (std::size_t j = 1; j < k; ++j) m = math::max(m, omega(in, j, t));
+      // Every state impossible at t (m = −inf): no shift, so that the scale is 0 and log L −inf.
+      m = math::select(m > lift<T>(-INFINITY), m, lift<T>(0.0));
       T total = lift<T>(0.0);
       for (std::size_t j = 0; j < k; ++j) {
         T predicted;
@@ -82,7 +88,10 @@ struct hmm_marginal_map {
         alpha[t * k + j] = a;
         total = total + a;
       }
-      for (std::size_t j = 0; j < k; ++j) alpha[t * k + j] = alpha[t * k + j] / total;
+      // A zero scale (no state possible given what came before) makes log L −inf; the forward
+      // variables stay 0 instead of 0/0.
+      const T safe_total = math::select(total > lift<T>(0.0), total, lift<T>(1.0));
+      for (std::size_t j = 0; j < k; ++j) alpha[t * k + j] = alpha[t * k + j] / safe_total;
       c[t] = total;
       mx[t] = m;
       log_l = log_l + math::log(total) + m;

@@ -5,6 +5,7 @@
 #include <tyche/core/expr.hpp>
 
 #include <array>
+#include <cmath>
 #include <concepts>
 #include <iterator>
 #include <ranges>
@@ -223,6 +224,19 @@ struct data_fn {
 }  // namespace detail
 
 inline constexpr detail::data_fn data{};
+
+namespace detail {
+/// Throws std::invalid_argument naming the call, the matrix (its name, or `arg`) and the first
+/// entry that is NaN or infinite: for ops that hold a data matrix themselves rather than as a
+/// leaf of the expression (which joint(...) checks).
+inline void check_matrix_finite(const data_matrix& x, const char* call, const char* arg) {
+  for (std::size_t i = 0; i < x.rows * x.cols; ++i)
+    if (!std::isfinite(x.ptr[i]))
+      throw std::invalid_argument(std::string("tyche::") + call + ": " + (x.name ? x.name : arg) + "[" +
+                                  std::to_string(i / x.cols + 1) + ", " + std::to_string(i % x.cols + 1) +
+                                  "] = " + std::to_string(x.ptr[i]) + "; data must be finite");
+}
+}  // namespace detail
 
 /// A view of a row-major rows × cols matrix starting at ptr.
 inline data_matrix matrix(const double* ptr, std::size_t rows, std::size_t cols, const char* name = nullptr) {

@@ -354,12 +354,45 @@ auto model(const J& j) {
 
 /// The model a function of the data builds: `model([](const schools& d) { ...; return
 /// joint(...); }, d)` calls f(d) once. The model views the data f reads through data(...), as
-/// always: d must outlive the model (a named object, not a temporary). The same function makes
+/// always: d must outlive the model (a named object, not a temporary), and f must take it by
+/// reference (a by-value parameter is a compile error where the type says so). The same function makes
 /// the model of other data of the same kind (`model(f, other)`), e.g. in simulation-based
 /// calibration or cross-validation.
+namespace detail {
+/// The parameter type of a callable with one parameter that is not a template (a lambda with a
+/// declared parameter type, a function): void when it cannot be known (a generic lambda).
+template <class Sig>
+struct single_parameter {
+  using type = void;
+};
+template <class R, class P>
+struct single_parameter<R (*)(P)> {
+  using type = P;
+};
+template <class R, class C, class P>
+struct single_parameter<R (C::*)(P) const> {
+  using type = P;
+};
+template <class R, class C, class P>
+struct single_parameter<R (C::*)(P)> {
+  using type = P;
+};
+template <class F>
+auto parameter_of_callable() {
+  if constexpr (std::is_function_v<F>) return std::type_identity<typename single_parameter<F*>::type>{};
+  else if constexpr (requires { &F::operator(); }) return std::type_identity<typename single_parameter<decltype(&F::operator())>::type>{};
+  else return std::type_identity<void>{};
+}
+}  // namespace detail
+
 template <class F, class Data>
   requires std::invocable<const F&, const Data&>
 auto model(const F& f, const Data& d) {
+  using P = typename decltype(detail::parameter_of_callable<F>())::type;
+  static_assert(std::is_void_v<P> || std::is_reference_v<P>,
+                "tyche::model(f, data): f takes its data by value, so the model would keep views of "
+                "a copy destroyed when f returns: take it by const reference, "
+                "[](const my_data& d) { ... }");
   using J = std::remove_cvref_t<std::invoke_result_t<const F&, const Data&>>;
   return model_t<J>(f(d));
 }

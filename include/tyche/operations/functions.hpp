@@ -313,7 +313,10 @@ auto matvec(const data_matrix& x, const V& v) {
     throw std::invalid_argument("tyche::matvec(X, v): X has " + std::to_string(x.cols) +
                                 " columns but v has size " + std::to_string(node.size()));
   if constexpr (kind_of<N> == node_kind::vector_param) return matvec_node<N>{{}, x, node};
-  else return make_vector_op(ops::data_matvec_map{x.ptr, x.rows, x.cols}, x.rows, node);
+  else {
+    detail::check_matrix_finite(x, "matvec(X, v)", "X");
+    return make_vector_op(ops::data_matvec_map{x.ptr, x.rows, x.cols}, x.rows, node);
+  }
 }
 template <expression V>
 auto operator*(const data_matrix& x, const V& v) {

@@ -77,6 +77,8 @@ auto dot_products(const A& a, const B& b, const char* fn) {
     throw std::invalid_argument(std::string("tyche::") + fn + ": 'A' is " + shape(na) + " but 'B' is " + shape(nb));
   using map = ops::rows_dot_product_map<Columns>;
   if constexpr (is_data_matrix_v<NA>) {
+    check_matrix_finite(na, fn, "A");
+    if constexpr (is_data_matrix_v<NB>) check_matrix_finite(nb, fn, "B");
     const std::size_t m = Columns ? na.cols : na.rows;
     if constexpr (is_data_matrix_v<NB>)  // data only: computed once, when the model is built
       return make_vector_op(map{na.rows, na.cols, na.ptr}, m, data_vector<>{{}, nb.ptr, nb.rows * nb.cols});
