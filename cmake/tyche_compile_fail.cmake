@@ -18,14 +18,57 @@ foreach(def IN LISTS DEFINES)
     list(APPEND args -D${def})
 endforeach()
 
+# MODE pch: precompile SOURCE (the umbrella header) into PCH with the cases' flags, then stop.
+if(MODE STREQUAL "pch")
+    get_filename_component(pch_dir ${PCH} DIRECTORY)
+    file(MAKE_DIRECTORY ${pch_dir})
+    list(REMOVE_ITEM args -fsyntax-only)
+    if(COMPILER_ID MATCHES "Clang")
+        list(APPEND args -Wno-pragma-once-outside-header)  # the header is the main file here
+    endif()
+    execute_process(
+        COMMAND ${CMAKE_COMMAND} -E env LC_ALL=C ${COMPILER} ${args} -x c++-header ${SOURCE} -o ${PCH}
+        RESULT_VARIABLE rc
+        ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+        file(REMOVE ${PCH})  # the cases then compile without it
+        message(WARNING "compile-fail tests: could not precompile ${SOURCE}; the cases run without it\n${err}")
+    endif()
+    return()
+endif()
+
+# The precompiled umbrella header, when the source includes it first (see TycheCompileFail.cmake).
+set(pch_args "")
+file(STRINGS ${SOURCE} includes REGEX "^#include")
+list(GET includes 0 first_include)
+if(PCH AND EXISTS ${PCH} AND first_include STREQUAL "#include <tyche/tyche.hpp>")
+    get_filename_component(pch_dir ${PCH} DIRECTORY)
+    if(COMPILER_ID MATCHES "Clang")
+        set(pch_args -include-pch ${PCH})
+    else()
+        get_filename_component(pch_dir ${pch_dir} DIRECTORY)  # <dir>/tyche/tyche.hpp.gch: -I<dir>
+        set(pch_args -I${pch_dir})
+    endif()
+endif()
+
 # LC_ALL=C: plain ASCII quotes in diagnostics, so regexes do not depend on the locale.
 execute_process(
-    COMMAND ${CMAKE_COMMAND} -E env LC_ALL=C ${COMPILER} ${args} ${SOURCE}
+    COMMAND ${CMAKE_COMMAND} -E env LC_ALL=C ${COMPILER} ${pch_args} ${args} ${SOURCE}
     RESULT_VARIABLE rc
     OUTPUT_VARIABLE out
     ERROR_VARIABLE err)
+# A precompiled header that no longer matches (headers changed since it was built, other flags):
+# compile again without it.
+if(pch_args AND (err MATCHES "precompiled header|PCH file"))
+    set(pch_args "")
+    execute_process(
+        COMMAND ${CMAKE_COMMAND} -E env LC_ALL=C ${COMPILER} ${args} ${SOURCE}
+        RESULT_VARIABLE rc
+        OUTPUT_VARIABLE out
+        ERROR_VARIABLE err)
+endif()
 
-string(JOIN " " cmdline ${COMPILER} ${args} ${SOURCE})
+string(JOIN " " cmdline ${COMPILER} ${pch_args} ${args} ${SOURCE})
 if(rc EQUAL 0)
     message(FATAL_ERROR "compile-fail test: ${SOURCE} COMPILED, but it must not.\n"
                         "command: ${cmdline}\nexpected an error matching: ${REGEX}")
