@@ -4,6 +4,8 @@
 #   header_only          a translation unit that only includes <tyche/tyche.hpp>
 #   quickstart           examples/quickstart.cpp (the eight-schools model)
 #   hmm                  examples/hmm.cpp (a 2-state HMM by scan, NUTS, summary)
+#   hmm_n100, hmm_n10000 the same with N = 100 and N = 10,000 observations (-DTYCHE_EXAMPLE_HMM_N):
+#                        the loop is a scan, so N is a run-time length and the times agree
 #   gradients            bench/gradients.cpp (three models, their twins, Google Benchmark)
 #   arithmetic_test      tests/autodiff/arithmetic_test.cpp (many small programs, four scalar types)
 # mode: syntax = -fsyntax-only (front end: templates), O2 = full compile to an object file.
@@ -37,13 +39,17 @@ median_time() {  # median wall seconds of $reps runs of "$@"
 }
 
 echo "file,compiler,mode,seconds"
-for entry in "${files[@]}"; do
+for entry in "${files[@]}" "hmm_n100:$root/examples/hmm.cpp:-DTYCHE_EXAMPLE_HMM_N=100" \
+             "hmm_n10000:$root/examples/hmm.cpp:-DTYCHE_EXAMPLE_HMM_N=10000"; do
     name=${entry%%:*}
-    file=${entry#*:}
+    rest=${entry#*:}
+    file=${rest%%:*}
+    extra=()
+    [ "$rest" != "$file" ] && extra=("${rest#*:}")
     for cxx in "${compilers[@]}"; do
-        s=$(median_time "$cxx" "${flags[@]}" -fsyntax-only "$file")
+        s=$(median_time "$cxx" "${flags[@]}" "${extra[@]}" -fsyntax-only "$file")
         echo "$name,$cxx,syntax,$s"
-        o=$(median_time "$cxx" "${flags[@]}" -O2 -c "$file" -o "$tmp/out.o")
+        o=$(median_time "$cxx" "${flags[@]}" "${extra[@]}" -O2 -c "$file" -o "$tmp/out.o")
         echo "$name,$cxx,O2,$o"
     done
 done

@@ -517,6 +517,70 @@ struct hmm_hand {
   }
 };
 
+// ---- arma11: ARMA(1,1) errors by scan ----------------------------------------------------------
+// err_0 = y_0 − (mu + phi·mu), err_t = y_t − (mu + phi·y_{t−1} + theta·err_{t−1}),
+// err ~ normal(0, sigma); mu ~ normal(0, 10), phi, theta ~ normal(0, 2), sigma ~ half_normal(1)
+// (θ: mu, phi, theta, log sigma). The twin: the recursion, then the errors' adjoints backwards
+// (ē_t = −err_t/σ² − theta·ē_{t+1}).
+
+struct arma_data {
+  static constexpr std::size_t n = 1000;
+  std::vector<double> y, y_now, y_before;
+  arma_data() {
+    std::mt19937_64 rng(78);
+    std::normal_distribution<double> z01;
+    double before = 1.25, err_before = 0;
+    for (std::size_t t = 0; t < n; ++t) {
+      const double err = z01(rng);
+      y.push_back(0.5 + 0.6 * before + 0.3 * err_before + err);
+      before = y.back();
+      err_before = err;
+    }
+    y_now.assign(y.begin() + 1, y.end());
+    y_before.assign(y.begin(), y.end() - 1);
+  }
+};
+
+struct arma_hand {
+  const arma_data* d;
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    const std::size_t n = arma_data::n;
+    thread_local std::vector<double> err(n);
+    const double mu = th[0], phi = th[1], theta = th[2], sigma = std::exp(th[3]);
+    const double* y = d->y.data();
+    const double inv_var = 1 / (sigma * sigma);
+    err[0] = y[0] - (mu + phi * mu);
+    double ss = err[0] * err[0];
+    for (std::size_t t = 1; t < n; ++t) {
+      err[t] = y[t] - (mu + phi * y[t - 1] + theta * err[t - 1]);
+      ss += err[t] * err[t];
+    }
+    double gmu = 0, gphi = 0, gtheta = 0, eb_next = 0;
+    for (std::size_t t = n; t-- > 0;) {
+      const double eb = -err[t] * inv_var - theta * eb_next;
+      if (t == 0) {
+        gmu -= eb * (1 + phi);
+        gphi -= eb * mu;
+      } else {
+        gmu -= eb;
+        gphi -= eb * y[t - 1];
+        gtheta -= eb * err[t - 1];
+      }
+      eb_next = eb;
+    }
+    double lp = -0.5 * ss * inv_var - double(n) * (th[3] + half_log_two_pi);
+    lp += -0.5 * mu * mu / 100 - std::log(10.0) - half_log_two_pi;
+    lp += -0.5 * phi * phi / 4 - log_two - half_log_two_pi;
+    lp += -0.5 * theta * theta / 4 - log_two - half_log_two_pi;
+    lp += log_two - 0.5 * sigma * sigma - half_log_two_pi + th[3];
+    g[0] = gmu - mu / 100;
+    g[1] = gphi - phi / 4;
+    g[2] = gtheta - theta / 4;
+    g[3] = ss * inv_var - double(n) - sigma * sigma + 1;
+    return lp;
+  }
+};
+
 /// Registers <name>: a model m (heap, kept alive by the closures) against a twin.
 template <class Model, class Hand>
 void register_model(const std::string& name, std::shared_ptr<Model> m, Hand hand,
@@ -766,6 +830,41 @@ int main(int argc, char** argv) {
     };
     auto hmm_model = std::make_shared<decltype(make())>(make());
     register_model("hmm_scan", hmm_model, hmm_hand{&hd}, {-0.8, 1.7});
+  }
+
+  // --- hmm_marginal: the same HMM through hmm_marginal, the same twin ---
+  {
+    static const hmm_data hd;
+    static const std::vector<double> gamma{0.9, 0.1, 0.2, 0.8}, rho{0.5, 0.5};
+    auto make = [] {
+      auto mu = normal<"mu">(0.0, 3.0, shape<2>);
+      return model(joint(mu, target(hmm_marginal(std::tuple{pointwise_log_density(normal(mu[0], 1.0), data(hd.y)),
+                                                            pointwise_log_density(normal(mu[1], 1.0), data(hd.y))},
+                                                 data(gamma), data(rho)))));
+    };
+    auto hmm_model = std::make_shared<decltype(make())>(make());
+    register_model("hmm_marginal", hmm_model, hmm_hand{&hd}, {-0.8, 1.7});
+  }
+
+  // --- arma11 by scan ---
+  {
+    static const arma_data ad;
+    auto make = [] {
+      auto mu = normal<"mu">(0.0, 10.0);
+      auto phi = normal<"phi">(0.0, 2.0);
+      auto theta = normal<"theta">(0.0, 2.0);
+      auto sigma = half_normal<"sigma">(1.0);
+      auto err1 = ad.y[0] - (mu + phi * mu);
+      auto s = scan(
+          [=](const auto& st, const auto& yt, const auto& yprev) {
+            auto err = yt - (mu + phi * yprev + theta * st[0]);
+            return std::tuple{err, st[1] + normal_lpdf(err, 0.0, sigma)};
+          },
+          std::tuple{err1, normal_lpdf(err1, 0.0, sigma)}, data(ad.y_now), data(ad.y_before));
+      return model(joint(mu, phi, theta, sigma, target(at(s, 1))));
+    };
+    auto arma_model = std::make_shared<decltype(make())>(make());
+    register_model("arma11_scan", arma_model, arma_hand{&ad}, {0.4, 0.5, 0.2, -0.1});
   }
 
   std::fprintf(stderr, "gradients: all tyche programs agree with their hand-written twins\n");

@@ -124,9 +124,10 @@ with open(sys.argv[1]) as f:
 
 # n: the number of observations (iid_normal_100: the dimension of θ).
 n_of = {"iid_normal_100": 100, "eight_schools_noncentered": 8, "logistic_regression": 10000,
-        "arK": 195, "low_dim_gauss_mix": 1000, "glmm_poisson": 500, "hmm_scan": 1000}
+        "arK": 195, "low_dim_gauss_mix": 1000, "glmm_poisson": 500, "hmm_scan": 1000,
+        "hmm_marginal": 1000, "arma11_scan": 1000}
 order = ["iid_normal_100", "eight_schools_noncentered", "logistic_regression", "arK",
-         "low_dim_gauss_mix", "glmm_poisson", "hmm_scan"]
+         "low_dim_gauss_mix", "glmm_poisson", "hmm_scan", "hmm_marginal", "arma11_scan"]
 
 scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 median = {}

@@ -38,9 +38,15 @@ std::vector<double> simulate(std::size_t n) {
 }
 }  // namespace
 
+// The number of observations; bench/compile_times.sh builds this file with N = 100 and 10,000 to
+// show that compile time does not depend on it.
+#ifndef TYCHE_EXAMPLE_HMM_N
+#define TYCHE_EXAMPLE_HMM_N 200
+#endif
+
 int main() {
   using namespace tyche;
-  static const std::vector<double> y = simulate(200);
+  static const std::vector<double> y = simulate(TYCHE_EXAMPLE_HMM_N);
   static const std::vector<double> y_first(y.begin(), y.begin() + 1), y_rest(y.begin() + 1, y.end());
 
   auto mu = ordered<"mu">(normal(0.0, 3.0), shape<2>);  // the state means, increasing
