@@ -9,6 +9,7 @@
 #include <tyche/operations/matrices.hpp>
 #include <tyche/compile/program.hpp>
 #include <tyche/compile/scan.hpp>
+#include <tyche/compile/tabulate.hpp>
 #include <tyche/operations/hmm.hpp>
 #include <tyche/compile/explain.hpp>
 #include <tyche/distributions.hpp>

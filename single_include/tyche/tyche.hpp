@@ -1201,6 +1201,9 @@ TYCHE_HD inline double select(bool c, double a, double b) { return c ? a : b; }
 TYCHE_HD inline float  select(bool c, float a, float b) { return c ? a : b; }
 TYCHE_HD inline double sign_of(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0); }
 TYCHE_HD inline float  sign_of(float x) { return x > 0 ? 1.0f : (x < 0 ? -1.0f : 0.0f); }
+/// Stan's step(x): 0 for x < 0, else 1 (NaN gives 1, as Stan's).
+TYCHE_HD inline double step(double x) { return x < 0 ? 0.0 : 1.0; }
+TYCHE_HD inline float  step(float x) { return x < 0 ? 0.0f : 1.0f; }
 // clang-format on
 
 inline constexpr double pi = 3.14159265358979323846;
@@ -1498,6 +1501,11 @@ xsimd::batch<E, A> select(const xsimd::batch_bool<E, A>& c, const xsimd::batch<E
   return xsimd::select(c, a, b);
 }
 template <class E, class A>
+xsimd::batch<E, A> step(const xsimd::batch<E, A>& x) {
+  using B = xsimd::batch<E, A>;
+  return xsimd::select(x < B(E(0)), B(E(0)), B(E(1)));
+}
+template <class E, class A>
 xsimd::batch<E, A> sign_of(const xsimd::batch<E, A>& x) {
   using B = xsimd::batch<E, A>;
   return xsimd::select(x > B(E(0)), B(E(1)), xsimd::select(x < B(E(0)), B(E(-1)), B(E(0))));
@@ -1608,6 +1616,18 @@ struct abs {
   template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
     dx = math::sign_of(x);  // 0 at 0: the subgradient Stan uses
     return math::abs(x);
+  }
+};
+
+/// Stan's step(x): 0 for x < 0, else 1; its derivative is 0 (everywhere but at 0, where it is
+/// taken as 0 too).
+struct step {
+  static constexpr const char* name = "step";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::step(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(0.0);
+    return math::step(x);
   }
 };
 
@@ -3531,6 +3551,14 @@ constexpr interval cos(const interval& a) {
   return interval::closed(-1.0, 1.0);
 }
 
+/// step(x) (0 for x < 0, else 1): {1} where x ≥ 0, {0} where x < 0, else [0, 1].
+constexpr interval step(const interval& a) {
+  if (a.is_empty()) return a;
+  if (a.lo >= 0) return interval::closed(1.0, 1.0);
+  if (a.hi < 0 || (a.hi == 0 && !a.hi_closed)) return interval::closed(0.0, 0.0);
+  return interval::closed(0.0, 1.0);
+}
+
 /// |x|.
 constexpr interval abs(const interval& a) {
   if (a.is_empty() || a.lo >= 0) return a;
@@ -3803,6 +3831,7 @@ inline constexpr bool known_unary_rule_v =
     std::is_same_v<Rule, rules::negate> || std::is_same_v<Rule, rules::square> ||
     std::is_same_v<Rule, rules::inverse> || std::is_same_v<Rule, rules::sqrt> ||
     std::is_same_v<Rule, rules::abs> || std::is_same_v<Rule, rules::pow_constant> ||
+    std::is_same_v<Rule, rules::step> ||
     std::is_same_v<Rule, rules::exp> || std::is_same_v<Rule, rules::log> ||
     std::is_same_v<Rule, rules::log1p> || std::is_same_v<Rule, rules::expm1> ||
     std::is_same_v<Rule, rules::log1p_exp> || std::is_same_v<Rule, rules::logistic> ||
@@ -3830,6 +3859,7 @@ constexpr interval unary_image(const Rule& r, const interval& a) {
   else if constexpr (std::is_same_v<Rule, rules::inverse>) return inverse(a);
   else if constexpr (std::is_same_v<Rule, rules::sqrt>) return sqrt(a);
   else if constexpr (std::is_same_v<Rule, rules::abs>) return abs(a);
+  else if constexpr (std::is_same_v<Rule, rules::step>) return step(a);
   else if constexpr (std::is_same_v<Rule, rules::pow_constant>) return pow(a, r.exponent);
   else if constexpr (std::is_same_v<Rule, rules::exp>) return exp(a);
   else if constexpr (std::is_same_v<Rule, rules::log>) return log(a);
@@ -5275,6 +5305,9 @@ template <detail::operand A> requires expression<A> auto std_normal_lcdf(const A
 template <detail::operand A> requires expression<A> auto log_bessel_i0(const A& a) { return detail::make_unary<rules::log_bessel_i0>(a); }
 template <detail::operand A> requires expression<A> auto cos(const A& a) { return detail::make_unary<rules::cos>(a); }
 template <detail::operand A> requires expression<A> auto abs(const A& a) { return detail::make_unary<rules::abs>(a); }
+/// Stan's step(a): 0 where a < 0, else 1, with derivative 0 (an indicator: step(s - t - 0.5) is 1
+/// where t < s for integers s, t).
+template <detail::operand A> requires expression<A> auto step(const A& a) { return detail::make_unary<rules::step>(a); }
 
 // clang-format on
 
@@ -8404,6 +8437,167 @@ auto scan(Step&& step, const Init& init, const Sequences&... sequences) {
 
 }  // namespace tyche
 // ----- end tyche/compile/scan.hpp -----
+// ----- begin tyche/compile/tabulate.hpp -----
+// tyche/compile/tabulate.hpp — tabulate(n, f, sequences...): a vector of n values whose element i
+// is f(i, x₀[i], x₁[i], …), written as a lambda. The element may be any scalar expression of the
+// model's random variables and data, including vector-valued parts reduced inside it (a sum over
+// all observations that depends on i: the change point's log p(y, s) for every s is
+// tabulate(T, [&](auto s) { return sum(...); })), so a double loop is written without unrolling.
+//
+// As with scan (compile/scan.hpp, docs/design/scan.md), the lambda is called once, on
+// placeholder expressions (i, and one scalar per sequence), when the model is built; what it
+// returns is the element's graph, a type, compiled once into a program with
+// θ = (i, x, p), p the model's parameters the lambda uses. The result is a vector_op
+// (docs/design/vector-ops.md) whose operands are those parameters: its forward pass runs the
+// element program's value n times, its reverse pass the element's gradient n times, each scaled
+// by the adjoint of element i. Compile time does not depend on n.
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tyche {
+
+namespace detail {
+/// The placeholder of the index i (0-based) of the element being computed.
+inline constexpr fixed_string tabulate_index_name = "__scan_index";
+}  // namespace detail
+
+namespace ops {
+
+/// The op of a tabulate node: n elements, S sequences of n values, Outer parameters as operands
+/// 0 … Outer − 1. Program: the element, θ laid out as (i, x: S, the Outer parameters in operand
+/// order).
+template <class Program, std::size_t S, std::size_t Outer>
+struct tabulate_map {
+  static constexpr const char* name = "tabulate";
+  static constexpr bool has_payload = true;
+  template <class... Cs>
+  static constexpr std::size_t extent = dynamic_extent;
+  using view_type = typename Program::view_type;
+
+  std::shared_ptr<const Program> program;  // owns the element's folded data
+  view_type element;                       // its evaluable part
+  std::array<const double*, S> sequences{};
+
+  bool operator==(const tabulate_map& o) const { return program == o.program && sequences == o.sequences; }
+  /// θ, its gradient and the element's workspace.
+  std::size_t scratch_size(std::size_t, const std::size_t*) const {
+    return 2 * element.dim() + element.workspace_size;
+  }
+
+  /// θ = (i, x[i], p) for element i (p already in place from `first`).
+  template <class T>
+  TYCHE_HD void set_theta(T* theta, std::size_t i) const {
+    theta[0] = lift<T>(static_cast<double>(i));
+    for (std::size_t s = 0; s < S; ++s) theta[1 + s] = lift<T>(sequences[s][i]);
+  }
+  template <class T>
+  TYCHE_HD void set_outer(T* theta, const T* const* in, const std::size_t* in_n) const {
+    std::size_t o = 1 + S;
+    for (std::size_t j = 0; j < Outer; ++j)
+      for (std::size_t k = 0; k < in_n[j]; ++k) theta[o++] = in[j][k];
+  }
+
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n, T* scratch) const {
+    T* theta = scratch;
+    T* ws = theta + 2 * element.dim();
+    set_outer(theta, in, in_n);
+    for (std::size_t i = 0; i < m; ++i) {
+      set_theta(theta, i);
+      out[i] = element.template value<T>(theta, element.workspace_size > 0 ? ws : nullptr);
+    }
+  }
+
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj, T* scratch) const {
+    T* theta = scratch;
+    T* grad = theta + element.dim();
+    T* ws = grad + element.dim();
+    set_outer(theta, in, in_n);
+    for (std::size_t i = 0; i < m; ++i) {
+      set_theta(theta, i);
+      element.template value_and_gradient<T>(theta, grad, element.workspace_size > 0 ? ws : nullptr);
+      std::size_t o = 1 + S;
+      for (std::size_t j = 0; j < Outer; ++j)
+        for (std::size_t k = 0; k < in_n[j]; ++k) in_adj[j][k] += adj[i] * grad[o++];
+    }
+  }
+};
+
+}  // namespace ops
+
+/// A vector of n values, element i (0-based) being f(i, x₀[i], x₁[i], …): f receives i as a
+/// scalar expression (its value is the index, 0 … n − 1) and one scalar expression per
+/// sequence (data vectors of n values each, `data(y)`), and returns a scalar expression. f may
+/// use any random variable or data of the model (capture them), vector expressions reduced to a
+/// scalar (sum, log_sum_exp, dot products), any elementwise function and the families' log
+/// densities (normal_lpdf, …). The result is a vector expression of n values.
+///
+/// Example, the change point's log p(y, s | e, l) for every s (y: T counts, t: 0 … T − 1), a
+/// double loop written as one:
+///     auto lp = tabulate(T, [&](const auto& s) {
+///       auto early = step(s - data(t) - 0.5);                    // 1 where t < s
+///       return poisson_log_lpmf(data(y), log(l) + (log(e) - log(l)) * early);
+///     });
+///     target(log_sum_exp(lp))
+template <class F, class... Sequences>
+auto tabulate(std::size_t n, F&& f, const Sequences&... sequences) {
+  constexpr std::size_t S = sizeof...(Sequences);
+  static_assert(((kind_of<detail::node_t<Sequences>> == node_kind::data_vector) && ...),
+                "tyche::tabulate(n, f, sequences...) requires every sequence to be a data vector (data(y))");
+  if (n == 0) throw std::invalid_argument("tyche::tabulate(n, f, ...): n is 0; the vector would be empty");
+  const std::array<const double*, S> ptrs{detail::as_node(sequences).ptr...};
+  const std::array<std::size_t, S> lengths{detail::as_node(sequences).size()...};
+  for (std::size_t s = 0; s < S; ++s) {
+    if (lengths[s] != n)
+      throw std::invalid_argument("tyche::tabulate(n, f, sequences...): sequence " + std::to_string(s + 1) +
+                                  " has " + std::to_string(lengths[s]) + " values, n is " + std::to_string(n));
+    for (std::size_t t = 0; t < n; ++t)
+      if (!std::isfinite(ptrs[s][t]))
+        throw std::invalid_argument("tyche::tabulate(n, f, sequences...): sequence " + std::to_string(s + 1) +
+                                    " has value " + std::to_string(ptrs[s][t]) + " at index " +
+                                    std::to_string(t + 1) + " (1-based); sequences must be finite");
+  }
+
+  using index_param = param<detail::tabulate_index_name>;
+  auto element = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    static_assert(std::is_invocable_v<F&, index_param, param<detail::scan_sequence_name<I>()>...>,
+                  "tyche::tabulate(n, f, sequences...) requires f(i, x...) to take the index and one "
+                  "scalar per sequence");
+    return f(index_param{}, param<detail::scan_sequence_name<I>()>{}...);
+  }(std::make_index_sequence<S>{});
+  using E = detail::node_t<decltype(element)>;
+  static_assert(!is_vector_v<E>,
+                "tyche::tabulate(n, f, ...): f must return a scalar expression (one element); reduce "
+                "a vector with sum(...) or log_sum_exp(...)");
+  using outer = typename detail::outer_params<params_of<E>>::type;
+  static_assert(outer::size > 0,
+                "tyche::tabulate(n, f, ...): the element uses no random variable; compute the "
+                "vector in C++ and use it as data(v)");
+  auto build = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    using full_layout = meta::concat<meta::list<index_param>, meta::list<param<detail::scan_sequence_name<I>()>...>,
+                                     outer>;
+    return detail::compile_with_layout<full_layout>(element, index_param{}, param<detail::scan_sequence_name<I>()>{}...);
+  };
+  using Program = decltype(build(std::make_index_sequence<S>{}));
+  auto program = std::make_shared<const Program>(build(std::make_index_sequence<S>{}));
+  auto outer_nodes = detail::scan_outer_nodes<outer>::make(*program, 1 + S);
+  using Op = ops::tabulate_map<Program, S, outer::size>;
+  Op op{program, program->view(), ptrs};
+  return std::apply([&](const auto&... p) { return make_vector_op(op, n, p...); }, outer_nodes);
+}
+
+}  // namespace tyche
+// ----- end tyche/compile/tabulate.hpp -----
 // ----- begin tyche/operations/hmm.hpp -----
 // tyche/operations/hmm.hpp — hmm_marginal(log_omega, Gamma, rho): the log marginal likelihood
 // of a hidden Markov model, its discrete states summed out by the forward algorithm, with the
@@ -12008,6 +12202,23 @@ std::vector<double> draw_multi_student_t(G& rng, std::size_t n, std::size_t k, d
   }
   return x;
 }
+
+/// nu > 0, the one argument domain of both forms: at compile time where the types decide, else
+/// against the data.
+template <bool FromCovariance, class Nu>
+void check_multi_student_t_nu(const Nu& nu) {
+  if constexpr (FromCovariance)
+    static_assert(argument_support_t<Nu, domains::positive>::ok,
+                  "tyche::multi_student_t(nu, mu, Sigma): nu must be > 0, but its support (spelled out "
+                  "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+  else
+    static_assert(argument_support_t<Nu, domains::positive>::ok,
+                  "tyche::multi_student_t_cholesky(nu, mu, L): nu must be > 0, but its support (spelled "
+                  "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+  check_argument<domains::positive>(FromCovariance ? "multi_student_t(nu, mu, Sigma)"
+                                                   : "multi_student_t_cholesky(nu, mu, L)",
+                                    "nu", nu);
+}
 }  // namespace detail
 
 /// multi_student_t(nu, mu, Sigma) (FromCovariance) or multi_student_t_cholesky(nu, mu, L) for a
@@ -12042,19 +12253,7 @@ struct multi_student_t_data_distribution : distribution<multi_student_t_data_dis
   auto with_arguments(const N2& n, const M2& m) const {
     return multi_student_t_data_distribution<N2, M2, FromCovariance>{{}, n, m, solve, log_det_half};
   }
-  void check_supports() const {
-    if constexpr (FromCovariance)
-      static_assert(argument_support_t<Nu, domains::positive>::ok,
-                    "tyche::multi_student_t(nu, mu, Sigma): nu must be > 0, but its support (spelled out "
-                    "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    else
-      static_assert(argument_support_t<Nu, domains::positive>::ok,
-                    "tyche::multi_student_t_cholesky(nu, mu, L): nu must be > 0, but its support (spelled "
-                    "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    detail::check_argument<domains::positive>(FromCovariance ? "multi_student_t(nu, mu, Sigma)"
-                                                             : "multi_student_t_cholesky(nu, mu, L)",
-                                              "nu", nu);
-  }
+  void check_supports() const { detail::check_multi_student_t_nu<FromCovariance>(nu); }
   static constexpr bool whole_arguments = true;
   template <class G>
   std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& nv,
@@ -12102,19 +12301,7 @@ struct multi_student_t_factor_distribution
   auto with_arguments(const N2& n, const M2& m, const L2& l2) const {
     return multi_student_t_factor_distribution<N2, M2, L2, FromCovariance>{{}, n, m, l2, k};
   }
-  void check_supports() const {
-    if constexpr (FromCovariance)
-      static_assert(argument_support_t<Nu, domains::positive>::ok,
-                    "tyche::multi_student_t(nu, mu, Sigma): nu must be > 0, but its support (spelled out "
-                    "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    else
-      static_assert(argument_support_t<Nu, domains::positive>::ok,
-                    "tyche::multi_student_t_cholesky(nu, mu, L): nu must be > 0, but its support (spelled "
-                    "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
-    detail::check_argument<domains::positive>(FromCovariance ? "multi_student_t(nu, mu, Sigma)"
-                                                             : "multi_student_t_cholesky(nu, mu, L)",
-                                              "nu", nu);
-  }
+  void check_supports() const { detail::check_multi_student_t_nu<FromCovariance>(nu); }
   static constexpr bool whole_arguments = true;
   template <class G>
   std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& nv, const std::vector<double>& m,

@@ -65,6 +65,18 @@ struct abs {
   }
 };
 
+/// Stan's step(x): 0 for x < 0, else 1; its derivative is 0 (everywhere but at 0, where it is
+/// taken as 0 too).
+struct step {
+  static constexpr const char* name = "step";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::step(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(0.0);
+    return math::step(x);
+  }
+};
+
 /// x^c for a constant exponent c known when the model is built.
 struct pow_constant {
   static constexpr const char* name = "pow";

@@ -454,6 +454,14 @@ constexpr interval cos(const interval& a) {
   return interval::closed(-1.0, 1.0);
 }
 
+/// step(x) (0 for x < 0, else 1): {1} where x ≥ 0, {0} where x < 0, else [0, 1].
+constexpr interval step(const interval& a) {
+  if (a.is_empty()) return a;
+  if (a.lo >= 0) return interval::closed(1.0, 1.0);
+  if (a.hi < 0 || (a.hi == 0 && !a.hi_closed)) return interval::closed(0.0, 0.0);
+  return interval::closed(0.0, 1.0);
+}
+
 /// |x|.
 constexpr interval abs(const interval& a) {
   if (a.is_empty() || a.lo >= 0) return a;

@@ -70,6 +70,9 @@ template <detail::operand A> requires expression<A> auto std_normal_lcdf(const A
 template <detail::operand A> requires expression<A> auto log_bessel_i0(const A& a) { return detail::make_unary<rules::log_bessel_i0>(a); }
 template <detail::operand A> requires expression<A> auto cos(const A& a) { return detail::make_unary<rules::cos>(a); }
 template <detail::operand A> requires expression<A> auto abs(const A& a) { return detail::make_unary<rules::abs>(a); }
+/// Stan's step(a): 0 where a < 0, else 1, with derivative 0 (an indicator: step(s - t - 0.5) is 1
+/// where t < s for integers s, t).
+template <detail::operand A> requires expression<A> auto step(const A& a) { return detail::make_unary<rules::step>(a); }
 
 // clang-format on
 

@@ -44,6 +44,9 @@ TYCHE_HD inline double select(bool c, double a, double b) { return c ? a : b; }
 TYCHE_HD inline float  select(bool c, float a, float b) { return c ? a : b; }
 TYCHE_HD inline double sign_of(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0); }
 TYCHE_HD inline float  sign_of(float x) { return x > 0 ? 1.0f : (x < 0 ? -1.0f : 0.0f); }
+/// Stan's step(x): 0 for x < 0, else 1 (NaN gives 1, as Stan's).
+TYCHE_HD inline double step(double x) { return x < 0 ? 0.0 : 1.0; }
+TYCHE_HD inline float  step(float x) { return x < 0 ? 0.0f : 1.0f; }
 // clang-format on
 
 inline constexpr double pi = 3.14159265358979323846;

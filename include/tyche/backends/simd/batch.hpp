@@ -91,6 +91,11 @@ xsimd::batch<E, A> select(const xsimd::batch_bool<E, A>& c, const xsimd::batch<E
   return xsimd::select(c, a, b);
 }
 template <class E, class A>
+xsimd::batch<E, A> step(const xsimd::batch<E, A>& x) {
+  using B = xsimd::batch<E, A>;
+  return xsimd::select(x < B(E(0)), B(E(0)), B(E(1)));
+}
+template <class E, class A>
 xsimd::batch<E, A> sign_of(const xsimd::batch<E, A>& x) {
   using B = xsimd::batch<E, A>;
   return xsimd::select(x > B(E(0)), B(E(1)), xsimd::select(x < B(E(0)), B(E(-1)), B(E(0))));

@@ -1,0 +1,166 @@
+// tyche/compile/tabulate.hpp — tabulate(n, f, sequences...): a vector of n values whose element i
+// is f(i, x₀[i], x₁[i], …), written as a lambda. The element may be any scalar expression of the
+// model's random variables and data, including vector-valued parts reduced inside it (a sum over
+// all observations that depends on i: the change point's log p(y, s) for every s is
+// tabulate(T, [&](auto s) { return sum(...); })), so a double loop is written without unrolling.
+//
+// As with scan (compile/scan.hpp, docs/design/scan.md), the lambda is called once, on
+// placeholder expressions (i, and one scalar per sequence), when the model is built; what it
+// returns is the element's graph, a type, compiled once into a program with
+// θ = (i, x, p), p the model's parameters the lambda uses. The result is a vector_op
+// (docs/design/vector-ops.md) whose operands are those parameters: its forward pass runs the
+// element program's value n times, its reverse pass the element's gradient n times, each scaled
+// by the adjoint of element i. Compile time does not depend on n.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/autodiff/vector_ops.hpp>
+#include <tyche/compile/program.hpp>
+#include <tyche/compile/scan.hpp>
+#include <tyche/core/leaves.hpp>
+#include <tyche/core/nodes.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tyche {
+
+namespace detail {
+/// The placeholder of the index i (0-based) of the element being computed.
+inline constexpr fixed_string tabulate_index_name = "__scan_index";
+}  // namespace detail
+
+namespace ops {
+
+/// The op of a tabulate node: n elements, S sequences of n values, Outer parameters as operands
+/// 0 … Outer − 1. Program: the element, θ laid out as (i, x: S, the Outer parameters in operand
+/// order).
+template <class Program, std::size_t S, std::size_t Outer>
+struct tabulate_map {
+  static constexpr const char* name = "tabulate";
+  static constexpr bool has_payload = true;
+  template <class... Cs>
+  static constexpr std::size_t extent = dynamic_extent;
+  using view_type = typename Program::view_type;
+
+  std::shared_ptr<const Program> program;  // owns the element's folded data
+  view_type element;                       // its evaluable part
+  std::array<const double*, S> sequences{};
+
+  bool operator==(const tabulate_map& o) const { return program == o.program && sequences == o.sequences; }
+  /// θ, its gradient and the element's workspace.
+  std::size_t scratch_size(std::size_t, const std::size_t*) const {
+    return 2 * element.dim() + element.workspace_size;
+  }
+
+  /// θ = (i, x[i], p) for element i (p already in place from `first`).
+  template <class T>
+  TYCHE_HD void set_theta(T* theta, std::size_t i) const {
+    theta[0] = lift<T>(static_cast<double>(i));
+    for (std::size_t s = 0; s < S; ++s) theta[1 + s] = lift<T>(sequences[s][i]);
+  }
+  template <class T>
+  TYCHE_HD void set_outer(T* theta, const T* const* in, const std::size_t* in_n) const {
+    std::size_t o = 1 + S;
+    for (std::size_t j = 0; j < Outer; ++j)
+      for (std::size_t k = 0; k < in_n[j]; ++k) theta[o++] = in[j][k];
+  }
+
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n, T* scratch) const {
+    T* theta = scratch;
+    T* ws = theta + 2 * element.dim();
+    set_outer(theta, in, in_n);
+    for (std::size_t i = 0; i < m; ++i) {
+      set_theta(theta, i);
+      out[i] = element.template value<T>(theta, element.workspace_size > 0 ? ws : nullptr);
+    }
+  }
+
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj, T* scratch) const {
+    T* theta = scratch;
+    T* grad = theta + element.dim();
+    T* ws = grad + element.dim();
+    set_outer(theta, in, in_n);
+    for (std::size_t i = 0; i < m; ++i) {
+      set_theta(theta, i);
+      element.template value_and_gradient<T>(theta, grad, element.workspace_size > 0 ? ws : nullptr);
+      std::size_t o = 1 + S;
+      for (std::size_t j = 0; j < Outer; ++j)
+        for (std::size_t k = 0; k < in_n[j]; ++k) in_adj[j][k] += adj[i] * grad[o++];
+    }
+  }
+};
+
+}  // namespace ops
+
+/// A vector of n values, element i (0-based) being f(i, x₀[i], x₁[i], …): f receives i as a
+/// scalar expression (its value is the index, 0 … n − 1) and one scalar expression per
+/// sequence (data vectors of n values each, `data(y)`), and returns a scalar expression. f may
+/// use any random variable or data of the model (capture them), vector expressions reduced to a
+/// scalar (sum, log_sum_exp, dot products), any elementwise function and the families' log
+/// densities (normal_lpdf, …). The result is a vector expression of n values.
+///
+/// Example, the change point's log p(y, s | e, l) for every s (y: T counts, t: 0 … T − 1), a
+/// double loop written as one:
+///     auto lp = tabulate(T, [&](const auto& s) {
+///       auto early = step(s - data(t) - 0.5);                    // 1 where t < s
+///       return poisson_log_lpmf(data(y), log(l) + (log(e) - log(l)) * early);
+///     });
+///     target(log_sum_exp(lp))
+template <class F, class... Sequences>
+auto tabulate(std::size_t n, F&& f, const Sequences&... sequences) {
+  constexpr std::size_t S = sizeof...(Sequences);
+  static_assert(((kind_of<detail::node_t<Sequences>> == node_kind::data_vector) && ...),
+                "tyche::tabulate(n, f, sequences...) requires every sequence to be a data vector (data(y))");
+  if (n == 0) throw std::invalid_argument("tyche::tabulate(n, f, ...): n is 0; the vector would be empty");
+  const std::array<const double*, S> ptrs{detail::as_node(sequences).ptr...};
+  const std::array<std::size_t, S> lengths{detail::as_node(sequences).size()...};
+  for (std::size_t s = 0; s < S; ++s) {
+    if (lengths[s] != n)
+      throw std::invalid_argument("tyche::tabulate(n, f, sequences...): sequence " + std::to_string(s + 1) +
+                                  " has " + std::to_string(lengths[s]) + " values, n is " + std::to_string(n));
+    for (std::size_t t = 0; t < n; ++t)
+      if (!std::isfinite(ptrs[s][t]))
+        throw std::invalid_argument("tyche::tabulate(n, f, sequences...): sequence " + std::to_string(s + 1) +
+                                    " has value " + std::to_string(ptrs[s][t]) + " at index " +
+                                    std::to_string(t + 1) + " (1-based); sequences must be finite");
+  }
+
+  using index_param = param<detail::tabulate_index_name>;
+  auto element = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    static_assert(std::is_invocable_v<F&, index_param, param<detail::scan_sequence_name<I>()>...>,
+                  "tyche::tabulate(n, f, sequences...) requires f(i, x...) to take the index and one "
+                  "scalar per sequence");
+    return f(index_param{}, param<detail::scan_sequence_name<I>()>{}...);
+  }(std::make_index_sequence<S>{});
+  using E = detail::node_t<decltype(element)>;
+  static_assert(!is_vector_v<E>,
+                "tyche::tabulate(n, f, ...): f must return a scalar expression (one element); reduce "
+                "a vector with sum(...) or log_sum_exp(...)");
+  using outer = typename detail::outer_params<params_of<E>>::type;
+  static_assert(outer::size > 0,
+                "tyche::tabulate(n, f, ...): the element uses no random variable; compute the "
+                "vector in C++ and use it as data(v)");
+  auto build = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    using full_layout = meta::concat<meta::list<index_param>, meta::list<param<detail::scan_sequence_name<I>()>...>,
+                                     outer>;
+    return detail::compile_with_layout<full_layout>(element, index_param{}, param<detail::scan_sequence_name<I>()>{}...);
+  };
+  using Program = decltype(build(std::make_index_sequence<S>{}));
+  auto program = std::make_shared<const Program>(build(std::make_index_sequence<S>{}));
+  auto outer_nodes = detail::scan_outer_nodes<outer>::make(*program, 1 + S);
+  using Op = ops::tabulate_map<Program, S, outer::size>;
+  Op op{program, program->view(), ptrs};
+  return std::apply([&](const auto&... p) { return make_vector_op(op, n, p...); }, outer_nodes);
+}
+
+}  // namespace tyche
