@@ -6,7 +6,9 @@
 #   hmm                  examples/hmm.cpp (a 2-state HMM by scan, NUTS, summary)
 #   hmm_n100, hmm_n10000 the same with N = 100 and N = 10,000 observations (-DTYCHE_EXAMPLE_HMM_N):
 #                        the loop is a scan, so N is a run-time length and the times agree
-#   gradients            bench/gradients.cpp (three models, their twins, Google Benchmark)
+#   local_level, arma,   examples/local_level.cpp (Kalman filter by scan), examples/arma.cpp
+#   change_point         (ARMA(1,1) by scan), examples/change_point.cpp (a free term): each with NUTS
+#   gradients            bench/gradients.cpp (every gradient case, its twin, Google Benchmark)
 #   arithmetic_test      tests/autodiff/arithmetic_test.cpp (many small programs, four scalar types)
 # mode: syntax = -fsyntax-only (front end: templates), O2 = full compile to an object file.
 set -euo pipefail
@@ -19,7 +21,9 @@ trap 'rm -rf "$tmp"' EXIT
 printf '#include <tyche/tyche.hpp>\nint main() { return 0; }\n' > "$tmp/header_only.cpp"
 
 files=("header_only:$tmp/header_only.cpp" "quickstart:$root/examples/quickstart.cpp"
-       "hmm:$root/examples/hmm.cpp" "gradients:$root/bench/gradients.cpp"
+       "hmm:$root/examples/hmm.cpp" "local_level:$root/examples/local_level.cpp"
+       "arma:$root/examples/arma.cpp" "change_point:$root/examples/change_point.cpp"
+       "gradients:$root/bench/gradients.cpp"
        "arithmetic_test:$root/tests/autodiff/arithmetic_test.cpp")
 compilers=()
 for c in g++ clang++; do command -v "$c" >/dev/null 2>&1 && compilers+=("$c"); done
