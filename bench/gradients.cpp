@@ -581,6 +581,150 @@ struct arma_hand {
   }
 };
 
+// --- local level (Kalman filter) by scan: examples/local_level.cpp's model on 1000 simulated
+// observations. Twin: the filter forwards, keeping m, P, F, v per step, and its adjoints by hand.
+struct local_level_data {
+  static constexpr std::size_t n = 1000;
+  std::vector<double> y;
+  local_level_data() {
+    std::mt19937_64 rng(79);
+    std::normal_distribution<double> z01;
+    double level = 2.0;
+    for (std::size_t t = 0; t < n; ++t) {
+      y.push_back(level + 0.8 * z01(rng));
+      level += 0.3 * z01(rng);
+    }
+  }
+};
+
+struct local_level_hand {
+  const local_level_data* d;
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    const std::size_t n = local_level_data::n;
+    thread_local std::vector<double> ms(n), ps(n), fs(n), vs(n);
+    const double q = std::exp(th[0]), r = std::exp(th[1]);
+    const double qv = q * q, rv = r * r;
+    const double* y = d->y.data();
+    double m = 0.0, p = 10.0, ll = 0.0;
+    for (std::size_t t = 0; t < n; ++t) {
+      const double f = p + rv, v = y[t] - m, k = p / f;
+      ms[t] = m;
+      ps[t] = p;
+      fs[t] = f;
+      vs[t] = v;
+      ll -= 0.5 * std::log(f) + 0.5 * v * v / f + half_log_two_pi;
+      m += k * v;
+      p = p * rv / f + qv;
+    }
+    // Adjoints of (m, P) after step t; ll's adjoint is 1 throughout.
+    double am = 0, ap = 0, ar = 0, aq = 0;
+    for (std::size_t t = n; t-- > 0;) {
+      const double p0 = ps[t], f = fs[t], v = vs[t];
+      const double inv_f = 1 / f, inv_f2 = inv_f * inv_f;
+      const double dll_df = -0.5 * inv_f + 0.5 * v * v * inv_f2;
+      const double am_prev = am * (1 - p0 * inv_f) + v * inv_f;
+      const double ap_prev = am * v * rv * inv_f2 + ap * rv * rv * inv_f2 + dll_df;
+      ar += -am * p0 * v * inv_f2 + ap * p0 * p0 * inv_f2 + dll_df;
+      aq += ap;
+      am = am_prev;
+      ap = ap_prev;
+    }
+    // half_normal(1) priors on q and r, on the log scale with the log-Jacobian.
+    const double lp = ll + 2 * log_two - 0.5 * (qv + rv) - 2 * half_log_two_pi + th[0] + th[1];
+    g[0] = aq * 2 * qv - qv + 1;
+    g[1] = ar * 2 * rv - rv + 1;
+    return lp;
+  }
+};
+
+// --- change point (examples/change_point.cpp's data): the marginal over s by per-s sums of the
+// data (change_point) and by tabulate's double loop (change_point_tabulate). Twins: the same
+// closed form by hand, and the double loop by hand.
+struct change_point_data {
+  std::vector<double> y{5, 3, 1, 3, 5, 1, 1, 0, 5, 6, 2, 2, 4, 4, 1, 2, 3, 1, 1, 2,
+                        2, 2, 3, 3, 4, 0, 1, 0, 0, 0, 1, 1, 2, 2, 0, 2, 0, 2, 3, 0,
+                        0, 1, 1, 2, 0, 1, 0, 2, 0, 1, 0, 0, 1, 0, 1, 0, 0, 4, 0, 0};
+  std::vector<double> t_index, early_sum, early_n, late_sum, late_n;
+  double c = 0;  // −log T − Σ log y!
+  change_point_data() {
+    double total = 0;
+    c = -std::log(double(y.size()));
+    for (double v : y) {
+      total += v;
+      c -= std::lgamma(v + 1);
+    }
+    double before = 0;
+    for (std::size_t s = 0; s < y.size(); ++s) {
+      t_index.push_back(double(s));
+      early_sum.push_back(before);
+      early_n.push_back(double(s));
+      late_sum.push_back(total - before);
+      late_n.push_back(double(y.size() - s));
+      before += y[s];
+    }
+  }
+};
+
+/// log Σ_s exp(lp_s) and its gradient from lp and the per-s derivatives (de_s, dl_s), plus the
+/// exponential(1) priors of e and l on the log scale.
+inline double change_point_finish(const std::vector<double>& lp, const std::vector<double>& de,
+                                  const std::vector<double>& dl, double c, double e, double l, const double* th,
+                                  double* g) {
+  double top = -INFINITY;
+  for (double v : lp) top = std::max(top, v);
+  double acc = 0, ge = 0, gl = 0;
+  for (std::size_t s = 0; s < lp.size(); ++s) {
+    const double w = std::exp(lp[s] - top);
+    acc += w;
+    ge += w * de[s];
+    gl += w * dl[s];
+  }
+  g[0] = ge / acc * e - e + 1;
+  g[1] = gl / acc * l - l + 1;
+  return top + std::log(acc) + c - e + th[0] - l + th[1];
+}
+
+struct change_point_hand {
+  const change_point_data* d;
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    const std::size_t n = d->y.size();
+    thread_local std::vector<double> lp(n), de(n), dl(n);
+    const double e = std::exp(th[0]), l = std::exp(th[1]);
+    for (std::size_t s = 0; s < n; ++s) {
+      lp[s] = d->early_sum[s] * th[0] - d->early_n[s] * e + d->late_sum[s] * th[1] - d->late_n[s] * l;
+      de[s] = d->early_sum[s] / e - d->early_n[s];
+      dl[s] = d->late_sum[s] / l - d->late_n[s];
+    }
+    return change_point_finish(lp, de, dl, d->c, e, l, th, g);
+  }
+};
+
+struct change_point_loops_hand {
+  const change_point_data* d;
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    const std::size_t n = d->y.size();
+    thread_local std::vector<double> lp(n), de(n), dl(n);
+    const double e = std::exp(th[0]), l = std::exp(th[1]);
+    const double* y = d->y.data();
+    for (std::size_t s = 0; s < n; ++s) {
+      double acc = 0, ye = 0, yl = 0;
+      for (std::size_t t = 0; t < n; ++t) {
+        if (t < s) {
+          acc += y[t] * th[0] - e;
+          ye += y[t];
+        } else {
+          acc += y[t] * th[1] - l;
+          yl += y[t];
+        }
+      }
+      lp[s] = acc;
+      de[s] = ye / e - double(s);
+      dl[s] = yl / l - double(n - s);
+    }
+    return change_point_finish(lp, de, dl, d->c, e, l, th, g);
+  }
+};
+
 /// Registers <name>: a model m (heap, kept alive by the closures) against a twin.
 template <class Model, class Hand>
 void register_model(const std::string& name, std::shared_ptr<Model> m, Hand hand,
@@ -865,6 +1009,51 @@ int main(int argc, char** argv) {
     };
     auto arma_model = std::make_shared<decltype(make())>(make());
     register_model("arma11_scan", arma_model, arma_hand{&ad}, {0.4, 0.5, 0.2, -0.1});
+  }
+
+  // --- local level by scan ---
+  {
+    static const local_level_data ld;
+    auto make = [] {
+      auto q = half_normal<"q">(1.0);
+      auto r = half_normal<"r">(1.0);
+      auto filtered = scan(
+          [=](const auto& st, const auto& yt) {
+            auto f = assume_positive(st[1] + square(r));
+            auto v = yt - st[0];
+            return std::tuple{st[0] + st[1] / f * v, st[1] * square(r) / f + square(q),
+                              st[2] - 0.5 * log(f) - 0.5 * square(v) / f - half_log_two_pi};
+          },
+          std::tuple{0.0, 10.0, 0.0}, data(ld.y));
+      return model(joint(q, r, target(at(filtered, 2))));
+    };
+    auto ll_model = std::make_shared<decltype(make())>(make());
+    register_model("local_level_scan", ll_model, local_level_hand{&ld}, {-1.1, -0.3});
+  }
+
+  // --- change point: closed form, and the double loop by tabulate ---
+  {
+    static const change_point_data cd;
+    auto make_closed = [] {
+      auto e = exponential<"e">(1.0);
+      auto l = exponential<"l">(1.0);
+      auto lp = data(cd.early_sum) * log(e) - data(cd.early_n) * e + data(cd.late_sum) * log(l) -
+                data(cd.late_n) * l;
+      return model(joint(e, l, target(log_sum_exp(lp) + cd.c)));
+    };
+    auto closed_model = std::make_shared<decltype(make_closed())>(make_closed());
+    register_model("change_point", closed_model, change_point_hand{&cd}, {1.1, 0.0});
+    auto make_tab = [] {
+      auto e = exponential<"e">(1.0);
+      auto l = exponential<"l">(1.0);
+      auto lp = tabulate(cd.y.size(), [=](const auto& s) {
+        auto early = step(s - data(cd.t_index) - 0.5);
+        return poisson_log_lpmf(data(cd.y), log(l) + (log(e) - log(l)) * early);
+      });
+      return model(joint(e, l, target(log_sum_exp(lp) - std::log(double(cd.y.size())))));
+    };
+    auto tab_model = std::make_shared<decltype(make_tab())>(make_tab());
+    register_model("change_point_tabulate", tab_model, change_point_loops_hand{&cd}, {1.1, 0.0});
   }
 
   std::fprintf(stderr, "gradients: all tyche programs agree with their hand-written twins\n");

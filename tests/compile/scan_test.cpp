@@ -310,3 +310,74 @@ TEST_CASE("scan: NUTS on a 2-state Gaussian HMM against the posterior by quadrat
     CHECK(std::fabs(mean - want[k]) < 4 * mcse);  // 4 Monte Carlo standard errors
   }
 }
+
+TEST_CASE("scan_states: every state of a scalar recursion, against its loop", "[compile][scan][scan_states]") {
+  static const std::vector<double> x{0.5, -0.2, 1.1, 0.3, -0.7, 0.05};
+  auto phi = normal<"phi">(0.0, 1.0);
+  auto sigma = half_normal<"sigma">(1.0);
+  // s_{t+1} = phi s_t + sigma x_t from s_0 = 0.25; the log density adds −Σ_t s_t² (t = 1 … N) and
+  // 2 s_3, so that every state's adjoint, and one state's twice, flows back.
+  auto s = scan_states([&](const auto& state, const auto& xt) { return phi * state + sigma * xt; }, 0.25, data(x));
+  REQUIRE(detail::as_node(s).size() == x.size());
+  const auto m = model(joint(phi, sigma, target(-sum(square(s)) + 2.0 * at(s, 2))));
+  for (const auto& th : tyche_test::random_points(10, 2, -1.2, 1.2, 43)) {
+    const double p = th[0], sg = std::exp(th[1]);
+    double st = 0.25, extra = 0;
+    std::vector<double> path;
+    for (double v : x) {
+      st = p * st + sg * v;
+      path.push_back(st);
+      extra -= st * st;
+    }
+    extra += 2.0 * path[2];
+    const double want = normal_log(p, 0, 1) + normal_log(sg, 0, 1) + std::log(2.0) + th[1] + extra;
+    CHECK(m.log_prob(th) == Approx(want).epsilon(1e-12));
+    tyche_test::check_gradient_at(m.program(), th, "scan_states scalar");
+  }
+}
+
+TEST_CASE("scan_states: GARCH(1,1) variances observed, against the direct loop", "[compile][scan][scan_states]") {
+  static const std::vector<double> y{0.3, -1.2, 0.8, 2.1, -0.4, 0.0, 1.5, -2.2, 0.6, 0.1};
+  static const std::vector<double> y_before(y.begin(), y.end() - 1), y_after(y.begin() + 1, y.end()), y_first{y[0]};
+  auto mu = normal<"mu">(0.0, 1.0);
+  auto omega = half_normal<"omega">(1.0);
+  auto alpha = uniform<"alpha">(0.0, 1.0);
+  auto beta = uniform<"beta">(0.0, 1.0);
+  const double sigma1 = 1.1;
+  // The state is (the variance, the running count of steps): K = 2, so the result is
+  // component-major: the variances are its first N − 1 values.
+  auto states = scan_states(
+      [&](const auto& st, const auto& prev) {
+        return std::tuple{omega + alpha * square(prev - mu) + beta * st[0], st[1] + 1.0};
+      },
+      std::tuple{lit<1> * sigma1 * sigma1, lit<0>}, data(y_before));
+  const std::size_t n1 = y_before.size();
+  REQUIRE(detail::as_node(states).size() == 2 * n1);
+  auto var = segment(states, 1, n1);
+  auto count = segment(states, n1 + 1, n1);
+  const auto m = model(joint(mu, omega, alpha, beta, normal(mu, sigma1).observe(data(y_first)),
+                             normal(mu, sqrt(assume_positive(var))).observe(data(y_after)),
+                             target(0.01 * at(count, n1 - 1))));
+  for (const auto& th : tyche_test::random_points(8, 4, -1.0, 1.0, 47)) {
+    const double mv = th[0], om = std::exp(th[1]);
+    const double al = 1 / (1 + std::exp(-th[2])), be = 1 / (1 + std::exp(-th[3]));
+    double want = normal_log(mv, 0, 1) + normal_log(om, 0, 1) + std::log(2.0) + th[1];
+    want += std::log(al * (1 - al)) + std::log(be * (1 - be));  // uniform(0, 1) on the logit scale
+    want += normal_log(y[0], mv, sigma1);
+    double v = sigma1 * sigma1;
+    for (std::size_t t = 1; t < y.size(); ++t) {
+      v = om + al * (y[t - 1] - mv) * (y[t - 1] - mv) + be * v;
+      want += normal_log(y[t], mv, std::sqrt(v));
+    }
+    want += 0.01 * double(n1);
+    CHECK(m.log_prob(th) == Approx(want).epsilon(1e-11));
+    tyche_test::check_gradient_at(m.program(), th, "scan_states garch");
+  }
+}
+
+TEST_CASE("scan_states: empty sequences are refused", "[compile][scan][scan_states]") {
+  static const std::vector<double> none;
+  auto phi = normal<"phi">(0.0, 1.0);
+  CHECK_THROWS_WITH(scan_states([&](const auto& s, const auto& x) { return phi * s + x; }, 0.0, data(none)),
+                    Catch::Matchers::Contains("the sequences are empty"));
+}

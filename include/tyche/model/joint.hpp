@@ -170,17 +170,29 @@ std::string uses_text() {
 /// (y has 7 values, argument 1 has 8 values, argument 2 is a scalar)", "target(...)".
 template <class T>
 std::string describe_term(const T& t) {
+  // Built by appending: g++ 12 at -O2 warns (-Warray-bounds, a false positive in its
+  // std::string operator+ chains, GCC PR 105651) on `std::string(a) + "..." + b` here.
+  std::string text;
   if constexpr (is_random_variable<T>::value) {
-    return "the random variable '" + std::string(T::name.view()) + "' (" + T::distribution_type::family + ")";
+    text += "the random variable '";
+    text += T::name.view();
+    text += "' (";
+    text += T::distribution_type::family;
+    text += ")";
+    return text;
   } else if constexpr (is_observed<T>::value) {
-    std::string text = std::string(std::remove_cvref_t<decltype(t.distribution)>::family) + "(...).observe(y) (y " +
-                       size_text(as_node(t.value));
+    text += std::remove_cvref_t<decltype(t.distribution)>::family;
+    text += "(...).observe(y) (y ";
+    text += size_text(as_node(t.value));
     std::size_t k = 0;
     std::apply([&](const auto&... a) { ((text += ", argument " + std::to_string(++k) + " " + size_text(as_node(a)) + uses_text<node_t<decltype(a)>>()), ...); },
                t.distribution.arguments());
-    return text + ")";
+    text += ")";
+    return text;
   } else {
-    return "target(...)";
+    (void)t;
+    text += "target(...)";
+    return text;
   }
 }
 
