@@ -6365,6 +6365,11 @@ struct slots<meta::list<E...>, T>
     : slot_tuple_impl<std::index_sequence_for<E...>, slot<typename E::node, T>...> {
   using entries = meta::list<E...>;
   using scalar = T;
+  // User-provided, so that an evaluation's `state{}` runs only the slots' member initialisers
+  // (adjoints 0, pointers null) and does not zero every value first: the forward pass writes
+  // each value before it is read. Zeroing the whole state (a memset of ~1 KB for a 30-slot
+  // program) was the largest cost of a small program evaluated once per step of a scan.
+  TYCHE_HD slots() {}
 };
 
 template <std::size_t I, class S>
@@ -6465,6 +6470,15 @@ struct evaluation {
   static constexpr std::size_t lane_adj_size = batched ? Layout::size + outer_entries::size : 0;
   struct no_lane_adj {};
   [[no_unique_address]] std::conditional_t<batched, std::array<W, lane_adj_size>, no_lane_adj> lane_adj{};
+
+  // A constructor, not aggregate initialisation: with braces, g++ zeroed the whole object
+  // (1.7 KB for a 30-slot program) before storing the members, a memset per evaluation that
+  // was a third of the time of a scan over a small step. Here only what needs a value gets one:
+  // the adjoints (slots' member initialisers, param_adj, lane_adj); slot values are written by
+  // the forward pass before they are read.
+  TYCHE_HD TYCHE_INLINE evaluation(const Root& r, const param_offsets<Layout>& l, const std::size_t* wo,
+                                   const bool* al, const T* th, T* g, T* ws)
+      : root(r), layout(l), ws_offsets(wo), aliased(al), theta(th), grad(g), workspace(ws) {}
 
   template <class C>
   TYCHE_HD TYCHE_INLINE std::size_t offset_of() const {
@@ -8225,13 +8239,15 @@ namespace ops {
 
 /// The op of a scan node: K state values, S sequences of `steps` values, Outer parameters as
 /// operands 1 … Outer after the initial state (operand 0). Program: the compiled F above, with
-/// θ laid out as (a: K, s: K, x: S, the Outer parameters in operand order).
-template <class Program, std::size_t K, std::size_t S, std::size_t Outer>
+/// θ laid out as (a: K, s: K, x: S, the Outer parameters in operand order). All = false: the
+/// result is the last state (K values); All = true (scan_states): every state after a step,
+/// component by component (value k after step t at k·steps + t), K·steps values.
+template <class Program, std::size_t K, std::size_t S, std::size_t Outer, bool All = false>
 struct scan_map {
-  static constexpr const char* name = "scan";
+  static constexpr const char* name = All ? "scan_states" : "scan";
   static constexpr bool has_payload = true;
   template <class... Cs>
-  static constexpr std::size_t extent = K;
+  static constexpr std::size_t extent = All ? dynamic_extent : K;
   using view_type = typename Program::view_type;
 
   std::shared_ptr<const Program> program;  // owns the step's folded data
@@ -8266,7 +8282,12 @@ struct scan_map {
       step.template value_and_gradient<T>(theta, grad, step.workspace_size > 0 ? ws : nullptr);
       for (std::size_t k = 0; k < K; ++k) states[(t + 1) * K + k] = grad[k];
     }
-    for (std::size_t k = 0; k < m; ++k) out[k] = states[steps * K + k];
+    if constexpr (All) {
+      for (std::size_t k = 0; k < K; ++k)
+        for (std::size_t t = 0; t < steps; ++t) out[k * steps + t] = states[(t + 1) * K + k];
+    } else {
+      for (std::size_t k = 0; k < m; ++k) out[k] = states[steps * K + k];
+    }
   }
 
   template <class T>
@@ -8277,8 +8298,10 @@ struct scan_map {
     T* grad = theta + step.dim();
     T* carried = grad + step.dim();
     T* ws = carried + K;
-    for (std::size_t k = 0; k < K; ++k) carried[k] = adj[k];
+    for (std::size_t k = 0; k < K; ++k) carried[k] = All ? adj[k * steps + steps - 1] : adj[k];
     for (std::size_t t = steps; t-- > 0;) {
+      // With every state an output, the adjoint of the state after step t − 1 (s_t) is what its
+      // own use adds to what flows back from step t (added below, once ∂F/∂s is known).
       for (std::size_t k = 0; k < K; ++k) {
         theta[k] = carried[k];
         theta[K + k] = states[t * K + k];
@@ -8286,6 +8309,10 @@ struct scan_map {
       for (std::size_t s = 0; s < S; ++s) theta[2 * K + s] = lift<T>(sequences[s][t]);
       step.template value_and_gradient<T>(theta, grad, step.workspace_size > 0 ? ws : nullptr);
       for (std::size_t k = 0; k < K; ++k) carried[k] = grad[K + k];
+      if constexpr (All) {
+        if (t > 0)
+          for (std::size_t k = 0; k < K; ++k) carried[k] += adj[k * steps + t - 1];
+      }
       std::size_t o = 2 * K + S;
       for (std::size_t j = 1; j <= Outer; ++j)
         for (std::size_t i = 0; i < in_n[j]; ++i) in_adj[j][i] += grad[o++];
@@ -8362,23 +8389,9 @@ struct scan_outer_nodes<meta::list<Ps...>> {
 
 }  // namespace detail
 
-/// The state after a loop over the sequences' values: s₀ = init, sₜ₊₁ = step(sₜ, x₀[t], x₁[t], …)
-/// for t = 0 … N − 1, where the sequences are data vectors of N values each (`data(y)`).
-/// init is a scalar (the state is one value), a vector expression of a size fixed at compile
-/// time, or a std::tuple of scalar expressions. step receives the state — a scalar expression,
-/// or for K > 1 values an expression s whose s[k] are its values — and one scalar expression
-/// per sequence, and returns the next state in the same form: a scalar, a std::tuple of K
-/// scalars, or a vector expression of K values. It may use any random variable or data of the
-/// model (capture them), any elementwise function, log_sum_exp, and the families' log densities
-/// (normal_lpdf, …). The result is a vector expression of K values (use at(r, k), sum, …).
-///
-/// Example, the forward algorithm of a 2-state HMM in log space (lg: log transition matrix):
-///     auto alpha = scan([&](const auto& a, const auto& y) {
-///         return std::tuple{log_sum_exp(a[0] + lg00, a[1] + lg10) + normal_lpdf(y, mu[0], sigma), …};
-///       }, init, data(y_rest));
-///     target(log_sum_exp(alpha))
-template <class Step, class Init, class... Sequences>
-auto scan(Step&& step, const Init& init, const Sequences&... sequences) {
+namespace detail {
+template <bool All, class Step, class Init, class... Sequences>
+auto scan_impl(Step&& step, const Init& init, const Sequences&... sequences) {
   constexpr std::size_t S = sizeof...(Sequences);
   static_assert(S > 0, "tyche::scan(step, init, sequences...) requires at least one data sequence (data(y))");
   static_assert(((kind_of<detail::node_t<Sequences>> == node_kind::data_vector) && ...),
@@ -8395,6 +8408,9 @@ auto scan(Step&& step, const Init& init, const Sequences&... sequences) {
   const std::array<const double*, S> ptrs{detail::as_node(sequences).ptr...};
   const std::array<std::size_t, S> lengths{detail::as_node(sequences).size()...};
   const std::size_t steps = lengths[0];
+  if (All && steps == 0)
+    throw std::invalid_argument("tyche::scan_states(step, init, sequences...): the sequences are empty; there "
+                                "is no state after a step to return");
   for (std::size_t s = 0; s < S; ++s) {
     if (lengths[s] != steps)
       throw std::invalid_argument("tyche::scan(step, init, sequences...): sequence " + std::to_string(s + 1) +
@@ -8430,9 +8446,46 @@ auto scan(Step&& step, const Init& init, const Sequences&... sequences) {
   using Program = decltype(build(std::make_index_sequence<S>{}));
   auto program = std::make_shared<const Program>(build(std::make_index_sequence<S>{}));
   auto outer_nodes = detail::scan_outer_nodes<outer>::make(*program, 2 + S);
-  using Op = ops::scan_map<Program, K, S, outer::size>;
+  using Op = ops::scan_map<Program, K, S, outer::size, All>;
   Op op{program, program->view(), ptrs, steps};
-  return std::apply([&](const auto&... p) { return make_vector_op(op, K, init_node, p...); }, outer_nodes);
+  const std::size_t m = All ? K * steps : K;
+  return std::apply([&](const auto&... p) { return make_vector_op(op, m, init_node, p...); }, outer_nodes);
+}
+}  // namespace detail
+
+/// The state after a loop over the sequences' values: s₀ = init, sₜ₊₁ = step(sₜ, x₀[t], x₁[t], …)
+/// for t = 0 … N − 1, where the sequences are data vectors of N values each (`data(y)`).
+/// init is a scalar (the state is one value), a vector expression of a size fixed at compile
+/// time, or a std::tuple of scalar expressions. step receives the state — a scalar expression,
+/// or for K > 1 values an expression s whose s[k] are its values — and one scalar expression
+/// per sequence, and returns the next state in the same form: a scalar, a std::tuple of K
+/// scalars, or a vector expression of K values. It may use any random variable or data of the
+/// model (capture them), any elementwise function, log_sum_exp, and the families' log densities
+/// (normal_lpdf, …). The result is a vector expression of K values (use at(r, k), sum, …).
+///
+/// Example, the forward algorithm of a 2-state HMM in log space (lg: log transition matrix):
+///     auto alpha = scan([&](const auto& a, const auto& y) {
+///         return std::tuple{log_sum_exp(a[0] + lg00, a[1] + lg10) + normal_lpdf(y, mu[0], sigma), …};
+///       }, init, data(y_rest));
+///     target(log_sum_exp(alpha))
+template <class Step, class Init, class... Sequences>
+auto scan(Step&& step, const Init& init, const Sequences&... sequences) {
+  return detail::scan_impl<false>(std::forward<Step>(step), init, sequences...);
+}
+
+/// Every state of the loop scan(step, init, sequences...) runs, not only the last: a vector of
+/// K·N values, component by component — value k of the state after step t (t = 0 … N − 1) at
+/// index k·N + t (0-based), so segment(r, k·N + 1, N) is component k's path (1-based, as Stan's
+/// segment). For a state of one value it is the path s₁ … s_N itself. The same loop and cost as
+/// scan; the adjoint of each state joins the reverse pass at its step.
+///
+/// Example, GARCH(1,1) variances (y: returns, err_t = y_t − mu):
+///     auto var = scan_states([&](const auto& v, const auto& e_prev) {
+///         return omega + alpha * square(e_prev - mu) + beta * v; }, sigma1_sq, data(y_before));
+///     normal(mu, sqrt(assume_positive(var))).observe(data(y_after))
+template <class Step, class Init, class... Sequences>
+auto scan_states(Step&& step, const Init& init, const Sequences&... sequences) {
+  return detail::scan_impl<true>(std::forward<Step>(step), init, sequences...);
 }
 
 }  // namespace tyche
@@ -14565,17 +14618,29 @@ std::string uses_text() {
 /// (y has 7 values, argument 1 has 8 values, argument 2 is a scalar)", "target(...)".
 template <class T>
 std::string describe_term(const T& t) {
+  // Built by appending: g++ 12 at -O2 warns (-Warray-bounds, a false positive in its
+  // std::string operator+ chains, GCC PR 105651) on `std::string(a) + "..." + b` here.
+  std::string text;
   if constexpr (is_random_variable<T>::value) {
-    return "the random variable '" + std::string(T::name.view()) + "' (" + T::distribution_type::family + ")";
+    text += "the random variable '";
+    text += T::name.view();
+    text += "' (";
+    text += T::distribution_type::family;
+    text += ")";
+    return text;
   } else if constexpr (is_observed<T>::value) {
-    std::string text = std::string(std::remove_cvref_t<decltype(t.distribution)>::family) + "(...).observe(y) (y " +
-                       size_text(as_node(t.value));
+    text += std::remove_cvref_t<decltype(t.distribution)>::family;
+    text += "(...).observe(y) (y ";
+    text += size_text(as_node(t.value));
     std::size_t k = 0;
     std::apply([&](const auto&... a) { ((text += ", argument " + std::to_string(++k) + " " + size_text(as_node(a)) + uses_text<node_t<decltype(a)>>()), ...); },
                t.distribution.arguments());
-    return text + ")";
+    text += ")";
+    return text;
   } else {
-    return "target(...)";
+    (void)t;
+    text += "target(...)";
+    return text;
   }
 }
 
