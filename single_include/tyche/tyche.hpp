@@ -8982,6 +8982,16 @@ std::string explain_child(const N& n, bool supports) {
   return s;
 }
 
+/// The pieces appended in order. Not `std::string(name) + "..." + ...`: with a name known at
+/// compile time, g++ 12 at -O2 warns about those chains (-Warray-bounds, a false positive, GCC
+/// PR 105651).
+template <class... Pieces>
+std::string concat(const Pieces&... pieces) {
+  std::string out;
+  ((out += pieces), ...);
+  return out;
+}
+
 template <class N>
 std::string explain_node(const N& n, bool supports) {
   (void)supports;  // unused for leaves
@@ -8994,21 +9004,21 @@ std::string explain_node(const N& n, bool supports) {
   } else if constexpr (k == node_kind::param) {
     return std::string(N::name.view());
   } else if constexpr (k == node_kind::vector_param) {
-    return std::string(N::name.view()) + "[" + std::to_string(n.size()) + "]";
+    return concat(N::name.view(), "[", std::to_string(n.size()), "]");
   } else if constexpr (k == node_kind::param_element) {
-    return std::string(N::vector_type::name.view()) + "[" + std::to_string(n.index + 1) + "]";
+    return concat(N::vector_type::name.view(), "[", std::to_string(n.index + 1), "]");
   } else if constexpr (k == node_kind::data_vector) {
     return "data[" + std::to_string(n.size()) + "]";
   } else if constexpr (k == node_kind::data_matrix) {
     return "matrix[" + std::to_string(n.rows) + " x " + std::to_string(n.cols) + "]";
   } else if constexpr (k == node_kind::unary) {
-    return std::string(N::rule_type::name) + "(" + explain_child(n.a, supports) + ")";
+    return concat(N::rule_type::name, "(", explain_child(n.a, supports), ")");
   } else if constexpr (k == node_kind::binary) {
     constexpr const char* symbol = infix_symbol<typename N::rule_type>();
     if constexpr (symbol != nullptr)
       return "(" + explain_child(n.a, supports) + symbol + explain_child(n.b, supports) + ")";
     else
-      return std::string(N::rule_type::name) + "(" + explain_child(n.a, supports) + ", " + explain_child(n.b, supports) + ")";
+      return concat(N::rule_type::name, "(", explain_child(n.a, supports), ", ", explain_child(n.b, supports), ")");
   } else if constexpr (k == node_kind::sum) {
     return "sum[" + std::to_string(n.a.size()) + "](" + explain_child(n.a, supports) + ")";
   } else if constexpr (k == node_kind::log_sum_exp) {
@@ -9016,7 +9026,7 @@ std::string explain_node(const N& n, bool supports) {
   } else if constexpr (k == node_kind::matvec) {
     return "matvec(" + explain_child(n.x, supports) + ", " + explain_child(n.v, supports) + ")";
   } else if constexpr (k == node_kind::vector_op) {
-    std::string out = std::string(N::op_type::name) + "[" + std::to_string(n.size()) + "](";
+    std::string out = concat(N::op_type::name, "[", std::to_string(n.size()), "](");
     meta::static_for<children_t<N>::size>([&](auto j) {
       if (decltype(j)::value > 0) out += ", ";
       out += explain_child(n.template child<decltype(j)::value>(), supports);
@@ -9025,7 +9035,7 @@ std::string explain_node(const N& n, bool supports) {
   } else if constexpr (k == node_kind::element) {
     return explain_child(n.v, supports) + "[" + std::to_string(n.index + 1) + "]";
   } else if constexpr (k == node_kind::param_gather) {
-    return std::string(N::vector_type::name.view()) + "[idx[" + std::to_string(n.size()) + "]]";
+    return concat(N::vector_type::name.view(), "[idx[", std::to_string(n.size()), "]]");
   } else if constexpr (k == node_kind::residual_squares) {
     return "residual_squares(" + explain_child(n.s, supports) + ", " + explain_child(n.v, supports) + "; n=" +
            explain_number(n.stats[2]) + ")";
