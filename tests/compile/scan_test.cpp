@@ -381,3 +381,25 @@ TEST_CASE("scan_states: empty sequences are refused", "[compile][scan][scan_stat
   CHECK_THROWS_WITH(scan_states([&](const auto& s, const auto& x) { return phi * s + x; }, 0.0, data(none)),
                     Catch::Matchers::Contains("the sequences are empty"));
 }
+
+TEST_CASE("scan: loop-invariant subexpressions of the step become operands, evaluated once",
+          "[compile][scan][hoist]") {
+  static const std::vector<double> x{0.5, -0.2, 1.1, 0.3};
+  auto q = half_normal<"q">(1.0);
+  // The step uses square(q) (q = exp(θ_q)): hoisted, so the scan's operands are the initial state
+  // and square(q) — one unary node — and not the parameter leaf.
+  auto s = scan([&](const auto& st, const auto& xt) { return st * square(q) + xt; }, 0.0, data(x));
+  using N = std::remove_cvref_t<decltype(detail::as_node(s))>;
+  static_assert(children_t<N>::size == 2, "the scan's operands: init and the hoisted square(q)");
+  static_assert(kind_of<meta::at<1, children_t<N>>> == node_kind::unary,
+                "the hoisted operand is the subexpression square(q), not the leaf");
+  const auto m = model(joint(q, target(-square(at(s, 0)))));
+  for (const auto& th : tyche_test::random_points(6, 1, -1.0, 1.0, 53)) {
+    const double qv = std::exp(th[0]);
+    double st = 0.0;
+    for (double v : x) st = st * qv * qv + v;
+    const double want = normal_log(qv, 0, 1) + std::log(2.0) + th[0] - st * st;
+    CHECK(m.log_prob(th) == Approx(want).epsilon(1e-12));
+    tyche_test::check_gradient_at(m.program(), th, "hoisted square(q)");
+  }
+}

@@ -85,11 +85,9 @@ struct slots<meta::list<E...>, T>
     : slot_tuple_impl<std::index_sequence_for<E...>, slot<typename E::node, T>...> {
   using entries = meta::list<E...>;
   using scalar = T;
-  // User-provided, so that an evaluation's `state{}` runs only the slots' member initialisers
-  // (adjoints 0, pointers null) and does not zero every value first: the forward pass writes
-  // each value before it is read. Zeroing the whole state (a memset of ~1 KB for a 30-slot
-  // program) was the largest cost of a small program evaluated once per step of a scan.
-  TYCHE_HD slots() {}
+  // No user-provided constructor: `state{}` zeroes every value too. Without the zeroing (a
+  // constructor that ran only the adjoints' initialisers) g++ 12 reported -Wmaybe-uninitialized
+  // for the derivative of a slot that aliases another (never read, but it cannot prove so).
 };
 
 template <std::size_t I, class S>
@@ -192,10 +190,8 @@ struct evaluation {
   [[no_unique_address]] std::conditional_t<batched, std::array<W, lane_adj_size>, no_lane_adj> lane_adj{};
 
   // A constructor, not aggregate initialisation: with braces, g++ zeroed the whole object
-  // (1.7 KB for a 30-slot program) before storing the members, a memset per evaluation that
-  // was a third of the time of a scan over a small step. Here only what needs a value gets one:
-  // the adjoints (slots' member initialisers, param_adj, lane_adj); slot values are written by
-  // the forward pass before they are read.
+  // (1.7 KB for a 30-slot program, the expression copy included) before storing the members, a
+  // memset per evaluation that was a large part of the time of a scan over a small step.
   TYCHE_HD TYCHE_INLINE evaluation(const Root& r, const param_offsets<Layout>& l, const std::size_t* wo,
                                    const bool* al, const T* th, T* g, T* ws)
       : root(r), layout(l), ws_offsets(wo), aliased(al), theta(th), grad(g), workspace(ws) {}

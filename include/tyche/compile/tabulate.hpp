@@ -142,7 +142,8 @@ auto tabulate(std::size_t n, F&& f, const Sequences&... sequences) {
                   "scalar per sequence");
     return f(index_param{}, param<detail::scan_sequence_name<I>()>{}...);
   }(std::make_index_sequence<S>{});
-  using E = detail::node_t<decltype(element)>;
+  const auto rewritten = detail::hoist_rewrite<0>(detail::as_node(element));  // loop invariants out
+  using E = detail::node_t<decltype(rewritten.first)>;
   static_assert(!is_vector_v<E>,
                 "tyche::tabulate(n, f, ...): f must return a scalar expression (one element); reduce "
                 "a vector with sum(...) or log_sum_exp(...)");
@@ -153,11 +154,12 @@ auto tabulate(std::size_t n, F&& f, const Sequences&... sequences) {
   auto build = [&]<std::size_t... I>(std::index_sequence<I...>) {
     using full_layout = meta::concat<meta::list<index_param>, meta::list<param<detail::scan_sequence_name<I>()>...>,
                                      outer>;
-    return detail::compile_with_layout<full_layout>(element, index_param{}, param<detail::scan_sequence_name<I>()>{}...);
+    return detail::compile_with_layout<full_layout>(rewritten.first, index_param{},
+                                                    param<detail::scan_sequence_name<I>()>{}...);
   };
   using Program = decltype(build(std::make_index_sequence<S>{}));
   auto program = std::make_shared<const Program>(build(std::make_index_sequence<S>{}));
-  auto outer_nodes = detail::scan_outer_nodes<outer>::make(*program, 1 + S);
+  auto outer_nodes = detail::scan_outer_nodes<outer>::make(*program, 1 + S, rewritten.second);
   using Op = ops::tabulate_map<Program, S, outer::size>;
   Op op{program, program->view(), ptrs};
   return std::apply([&](const auto&... p) { return make_vector_op(op, n, p...); }, outer_nodes);
