@@ -6365,11 +6365,9 @@ struct slots<meta::list<E...>, T>
     : slot_tuple_impl<std::index_sequence_for<E...>, slot<typename E::node, T>...> {
   using entries = meta::list<E...>;
   using scalar = T;
-  // User-provided, so that an evaluation's `state{}` runs only the slots' member initialisers
-  // (adjoints 0, pointers null) and does not zero every value first: the forward pass writes
-  // each value before it is read. Zeroing the whole state (a memset of ~1 KB for a 30-slot
-  // program) was the largest cost of a small program evaluated once per step of a scan.
-  TYCHE_HD slots() {}
+  // No user-provided constructor: `state{}` zeroes every value too. Without the zeroing (a
+  // constructor that ran only the adjoints' initialisers) g++ 12 reported -Wmaybe-uninitialized
+  // for the derivative of a slot that aliases another (never read, but it cannot prove so).
 };
 
 template <std::size_t I, class S>
@@ -6472,10 +6470,8 @@ struct evaluation {
   [[no_unique_address]] std::conditional_t<batched, std::array<W, lane_adj_size>, no_lane_adj> lane_adj{};
 
   // A constructor, not aggregate initialisation: with braces, g++ zeroed the whole object
-  // (1.7 KB for a 30-slot program) before storing the members, a memset per evaluation that
-  // was a third of the time of a scan over a small step. Here only what needs a value gets one:
-  // the adjoints (slots' member initialisers, param_adj, lane_adj); slot values are written by
-  // the forward pass before they are read.
+  // (1.7 KB for a 30-slot program, the expression copy included) before storing the members, a
+  // memset per evaluation that was a large part of the time of a scan over a small step.
   TYCHE_HD TYCHE_INLINE evaluation(const Root& r, const param_offsets<Layout>& l, const std::size_t* wo,
                                    const bool* al, const T* th, T* g, T* ws)
       : root(r), layout(l), ws_offsets(wo), aliased(al), theta(th), grad(g), workspace(ws) {}
@@ -8371,19 +8367,137 @@ auto scan_objective(const Next& next) {
   }
 }
 
+// ---- loop-invariant hoisting ----------------------------------------------------------------
+// A step's graph is rewritten before it is compiled: every maximal scalar subexpression that
+// uses the model's parameters and no placeholder (q = exp(θ_q), its square, log(g[0]), …) becomes
+// a placeholder parameter "__hoist_NNN" of the step, wrapped in assume_support with the
+// subexpression's support, and the subexpression itself an operand of the scan: evaluated once
+// per evaluation of the model (its adjoint: the sum over steps), not once per step.
+
+/// "__hoist_000", "__hoist_001", …
+template <std::size_t I>
+constexpr fixed_string<12> hoist_name() {
+  static_assert(I < 1000, "tyche::scan: at most 1000 loop-invariant subexpressions in a step");
+  const char s[12] = {'_', '_', 'h', 'o', 'i', 's', 't', '_', static_cast<char>('0' + I / 100),
+                      static_cast<char>('0' + I / 10 % 10), static_cast<char>('0' + I % 10), '\0'};
+  return fixed_string<12>(s);
+}
+template <class P>
+inline constexpr bool is_hoist_placeholder_v = P::name.view().starts_with("__hoist_");
+template <class P>
+constexpr std::size_t hoist_index() {
+  constexpr auto v = P::name.view();
+  return std::size_t(v[8] - '0') * 100 + std::size_t(v[9] - '0') * 10 + std::size_t(v[10] - '0');
+}
+
+template <class L>
+struct uses_placeholder;
+template <class... Ps>
+struct uses_placeholder<meta::list<Ps...>> : std::bool_constant<(is_scan_placeholder_v<Ps> || ...)> {};
+
+/// A scalar unary or binary node whose parameters are all the model's (none a placeholder).
+template <class N>
+constexpr bool hoistable() {
+  if constexpr (is_vector_v<N>) {
+    return false;
+  } else if constexpr (kind_of<N> != node_kind::unary && kind_of<N> != node_kind::binary) {
+    return false;
+  } else {
+    using Ps = params_of<N>;
+    return Ps::size > 0 && !uses_placeholder<Ps>::value;
+  }
+}
+
+template <class N>
+struct hoisted_support {
+  static constexpr interval value = support_of<N>;
+};
+
+template <class N>
+constexpr std::size_t hoist_count() {
+  if constexpr (hoistable<N>()) {
+    return 1;
+  } else if constexpr (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::sum ||
+                       kind_of<N> == node_kind::log_sum_exp) {
+    return hoist_count<meta::at<0, children_t<N>>>();
+  } else if constexpr (kind_of<N> == node_kind::binary) {
+    return hoist_count<meta::at<0, children_t<N>>>() + hoist_count<meta::at<1, children_t<N>>>();
+  } else if constexpr (kind_of<N> == node_kind::vector_op || kind_of<N> == node_kind::element) {
+    return []<class... Cs>(meta::list<Cs...>) { return (std::size_t{0} + ... + hoist_count<Cs>()); }(children_t<N>{});
+  } else {
+    return 0;
+  }
+}
+
+/// The node with its hoistable subexpressions replaced by placeholders numbered from I, and the
+/// subexpressions (a std::tuple, in the placeholders' order).
+template <std::size_t I, class N>
+auto hoist_rewrite(const N& n) {
+  if constexpr (hoistable<N>()) {
+    using P = param<hoist_name<I>()>;
+    using R = rules::assume_support<hoisted_support<N>>;
+    return std::pair{unary_node<R, P>{{}, R{}, P{}}, std::tuple<N>{n}};
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    auto [a, h] = hoist_rewrite<I>(n.a);
+    return std::pair{unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a}, h};
+  } else if constexpr (kind_of<N> == node_kind::binary) {
+    auto [a, ha] = hoist_rewrite<I>(n.a);
+    auto [b, hb] = hoist_rewrite<I + hoist_count<meta::at<0, children_t<N>>>()>(n.b);
+    return std::pair{binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b},
+                     std::tuple_cat(ha, hb)};
+  } else if constexpr (kind_of<N> == node_kind::sum) {
+    auto [a, h] = hoist_rewrite<I>(n.a);
+    return std::pair{sum_node<decltype(a)>{{}, a}, h};
+  } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
+    auto [a, h] = hoist_rewrite<I>(n.a);
+    return std::pair{log_sum_exp_node<decltype(a)>{{}, a}, h};
+  } else if constexpr (kind_of<N> == node_kind::element && hoist_count<N>() > 0) {
+    auto [v, h] = hoist_rewrite<I>(n.v);
+    using V = decltype(v);
+    if constexpr (is_buffered_v<V>) return std::pair{element_node<V>{{}, v, n.index}, h};
+    else return std::pair{at(v, n.index), h};
+  } else if constexpr (kind_of<N> == node_kind::vector_op && hoist_count<N>() > 0) {
+    return [&]<std::size_t... J>(std::index_sequence<J...>) {
+      using Cs = children_t<N>;
+      constexpr std::array<std::size_t, sizeof...(J) + 1> first = [] {
+        std::array<std::size_t, sizeof...(J) + 1> f{};
+        std::size_t k = 0;
+        ((f[J] = k, k += hoist_count<meta::at<J, Cs>>()), ...);
+        f[sizeof...(J)] = k;
+        return f;
+      }();
+      auto parts = std::tuple{hoist_rewrite<I + first[J]>(n.template child<J>())...};
+      return std::pair{make_vector_op(n.op, n.m, std::get<J>(parts).first...),
+                       std::tuple_cat(std::get<J>(parts).second...)};
+    }(std::make_index_sequence<children_t<N>::size>{});
+  } else {
+    return std::pair{n, std::tuple<>{}};
+  }
+}
+
 template <class Outer>
 struct scan_outer_nodes;
 template <class... Ps>
 struct scan_outer_nodes<meta::list<Ps...>> {
-  // The parameters as operand nodes (a vector of run-time size takes it from the step's layout).
-  template <class Program>
-  static auto make(const Program& program, std::size_t first) {
+  // The operands for the step's outer parameters: a model parameter as its leaf (a vector of
+  // run-time size takes its size from the step's layout), a hoisted placeholder as the
+  // subexpression it stands for.
+  template <class Program, class Hoisted>
+  static auto make(const Program& program, std::size_t first, const Hoisted& hoisted) {
     std::size_t k = first;
-    return std::tuple<Ps...>{[&] {
+    auto one = [&]<class P>(std::type_identity<P>) {
       const std::size_t size = program.view().layout.size[k++];
-      if constexpr (kind_of<Ps> == node_kind::vector_param && Ps::extent == dynamic_extent) return Ps(size);
-      else return Ps{};
-    }()...};
+      if constexpr (is_hoist_placeholder_v<P>) {
+        (void)size;
+        return std::get<hoist_index<P>()>(hoisted);
+      } else if constexpr (kind_of<P> == node_kind::vector_param && P::extent == dynamic_extent) {
+        return P(size);
+      } else {
+        (void)size;
+        return P{};
+      }
+    };
+    return std::tuple{one(std::type_identity<Ps>{})...};
   }
 };
 
@@ -8433,7 +8547,8 @@ auto scan_impl(Step&& step, const Init& init, const Sequences&... sequences) {
     if constexpr (K == 1) return step(at(state_param{}, 0), param<detail::scan_sequence_name<I>()>{}...);
     else return step(scan_state<K>{}, param<detail::scan_sequence_name<I>()>{}...);
   }(std::make_index_sequence<S>{});
-  const auto objective = detail::scan_objective<K>(next);
+  const auto rewritten = detail::hoist_rewrite<0>(detail::as_node(detail::scan_objective<K>(next)));
+  const auto& objective = rewritten.first;
   using F = detail::node_t<decltype(objective)>;
   using outer = typename detail::outer_params<params_of<F>>::type;
   // θ of the step's program: a, s, the sequences' placeholders, then the model's parameters.
@@ -8445,7 +8560,7 @@ auto scan_impl(Step&& step, const Init& init, const Sequences&... sequences) {
   };
   using Program = decltype(build(std::make_index_sequence<S>{}));
   auto program = std::make_shared<const Program>(build(std::make_index_sequence<S>{}));
-  auto outer_nodes = detail::scan_outer_nodes<outer>::make(*program, 2 + S);
+  auto outer_nodes = detail::scan_outer_nodes<outer>::make(*program, 2 + S, rewritten.second);
   using Op = ops::scan_map<Program, K, S, outer::size, All>;
   Op op{program, program->view(), ptrs, steps};
   const std::size_t m = All ? K * steps : K;
@@ -8628,7 +8743,8 @@ auto tabulate(std::size_t n, F&& f, const Sequences&... sequences) {
                   "scalar per sequence");
     return f(index_param{}, param<detail::scan_sequence_name<I>()>{}...);
   }(std::make_index_sequence<S>{});
-  using E = detail::node_t<decltype(element)>;
+  const auto rewritten = detail::hoist_rewrite<0>(detail::as_node(element));  // loop invariants out
+  using E = detail::node_t<decltype(rewritten.first)>;
   static_assert(!is_vector_v<E>,
                 "tyche::tabulate(n, f, ...): f must return a scalar expression (one element); reduce "
                 "a vector with sum(...) or log_sum_exp(...)");
@@ -8639,11 +8755,12 @@ auto tabulate(std::size_t n, F&& f, const Sequences&... sequences) {
   auto build = [&]<std::size_t... I>(std::index_sequence<I...>) {
     using full_layout = meta::concat<meta::list<index_param>, meta::list<param<detail::scan_sequence_name<I>()>...>,
                                      outer>;
-    return detail::compile_with_layout<full_layout>(element, index_param{}, param<detail::scan_sequence_name<I>()>{}...);
+    return detail::compile_with_layout<full_layout>(rewritten.first, index_param{},
+                                                    param<detail::scan_sequence_name<I>()>{}...);
   };
   using Program = decltype(build(std::make_index_sequence<S>{}));
   auto program = std::make_shared<const Program>(build(std::make_index_sequence<S>{}));
-  auto outer_nodes = detail::scan_outer_nodes<outer>::make(*program, 1 + S);
+  auto outer_nodes = detail::scan_outer_nodes<outer>::make(*program, 1 + S, rewritten.second);
   using Op = ops::tabulate_map<Program, S, outer::size>;
   Op op{program, program->view(), ptrs};
   return std::apply([&](const auto&... p) { return make_vector_op(op, n, p...); }, outer_nodes);
