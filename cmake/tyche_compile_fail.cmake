@@ -39,9 +39,12 @@ endif()
 
 # The precompiled umbrella header, when the source includes it first (see TycheCompileFail.cmake).
 set(pch_args "")
+# Not with a #define before it (a macro that changes what the header declares, e.g.
+# TYCHE_SMC_FORK_ENGINE 0): the precompiled header was built without it.
 file(STRINGS ${SOURCE} includes REGEX "^#include")
 list(GET includes 0 first_include)
-if(PCH AND EXISTS ${PCH} AND first_include STREQUAL "#include <tyche/tyche.hpp>")
+file(STRINGS ${SOURCE} defines REGEX "^#define")
+if(PCH AND EXISTS ${PCH} AND first_include STREQUAL "#include <tyche/tyche.hpp>" AND NOT defines)
     get_filename_component(pch_dir ${PCH} DIRECTORY)
     if(COMPILER_ID MATCHES "Clang")
         set(pch_args -include-pch ${PCH})
