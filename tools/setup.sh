@@ -3,8 +3,10 @@
 # packages are installed (and `apt-get update` runs only if something is missing).
 set -euo pipefail
 
-packages=(cmake g++ clang libboost-dev libxtensor-dev libxsimd-dev catch2 libbenchmark-dev python3
-          nlohmann-json3-dev)
+# libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (the clang tree of tools/test.sh
+# is built with ASan and UBSan; tests/fuzz links libFuzzer); Debian's clang only recommends it.
+packages=(cmake g++ clang libclang-rt-14-dev libboost-dev libxtensor-dev libxsimd-dev catch2 libbenchmark-dev
+          python3 nlohmann-json3-dev)
 
 missing=()
 if command -v dpkg >/dev/null 2>&1; then

@@ -8904,6 +8904,39 @@ struct hmm_marginal_map {
 
 }  // namespace tyche::ops
 // ----- end tyche/autodiff/hmm.hpp -----
+// ----- begin tyche/scalar/format.hpp -----
+// tyche/scalar/format.hpp — numbers in messages: the shortest decimal text that reads back to
+// the same double where it has at most 10 significant digits ("0.1", "-1e-09", "3",
+// "2147483648"), else 10 significant digits ("0.96" for 0.9600000000000001, the rounding noise
+// of a sum); "nan", "inf", "-inf". (std::to_string would print "0.100000", "-0.000000".)
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <system_error>
+
+namespace tyche::detail {
+
+inline std::string format_number(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, x);
+  if (r.ec != std::errc{}) return "?";
+  const std::string shortest(buf, r.ptr);
+  int digits = 0;
+  for (const char c : shortest) {
+    if (c == 'e') break;
+    digits += c >= '0' && c <= '9' ? 1 : 0;
+  }
+  if (digits <= 10) return shortest;
+  std::snprintf(buf, sizeof buf, "%.10g", x);
+  return buf;
+}
+
+}  // namespace tyche::detail
+// ----- end tyche/scalar/format.hpp -----
 
 #include <cmath>
 #include <cstddef>
@@ -8940,7 +8973,7 @@ void hmm_check_data(const Node& node, const char* arg, std::size_t piece, bool p
       if (bad)
         throw std::invalid_argument(std::string("tyche::hmm_marginal(log_omega, Gamma, rho): '") + arg + "'" +
                                     (piece ? " row " + std::to_string(piece) : std::string()) + " has value " +
-                                    std::to_string(v) + " at index " + std::to_string(i + 1) +
+                                    tyche::detail::format_number(v) + " at index " + std::to_string(i + 1) +
                                     (probabilities ? " (1-based); it must be a probability in [0, 1]"
                                                    : " (1-based); log densities must not be NaN or +inf"));
     }
@@ -9266,7 +9299,7 @@ struct distribution {
     else if constexpr (requires { Derived::observation_problem(v); }) problem = Derived::observation_problem(v);
     if (problem)
       throw std::invalid_argument(std::string("tyche::") + Derived::family + "(...).observe(y): y[" +
-                                  std::to_string(i + 1) + "] = " + std::to_string(v) + " " +
+                                  std::to_string(i + 1) + "] = " + tyche::detail::format_number(v) + " " +
                                   problem);
   }
 };
@@ -9779,7 +9812,7 @@ void check_trials(const char* family, const Y& y, const N& n) {
       throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): " + what);
     };
     auto at = [](const char* name, std::size_t i, double v) {
-      return std::string(name) + "[" + std::to_string(i + 1) + "] = " + std::to_string(v);
+      return std::string(name) + "[" + std::to_string(i + 1) + "] = " + tyche::detail::format_number(v);
     };
     for (std::size_t i = 0; i < nn; ++i) {
       const double m = known_value(n, i);
@@ -10062,7 +10095,7 @@ auto gather_categories(const char* family, const V& v, const Y& y) {
   auto check = [&](double c, std::size_t i) {
     if (!(c >= 1 && c <= double(k) && c == std::floor(c)))
       throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): y[" +
-                                  std::to_string(i + 1) + "] = " + std::to_string(c) +
+                                  std::to_string(i + 1) + "] = " + tyche::detail::format_number(c) +
                                   " is not a category 1 … " + std::to_string(k));
   };
   if constexpr (kind_of<Y> == node_kind::data_vector) {
@@ -10316,7 +10349,7 @@ struct increasing {
       } else {
         const double step = x[k] - x[k - 1];
         if (!(step > 0))
-          return "must exceed the element before it, " + std::to_string(x[k - 1]) + " (" + name + ")";
+          return "must exceed the element before it, " + tyche::detail::format_number(x[k - 1]) + " (" + name + ")";
         u[k] = std::log(step);
       }
     }
@@ -10464,7 +10497,7 @@ struct simplex {
     }
     if (!(std::fabs(total - 1) <= 1e-8 * double(n))) {
       k = n - 1;
-      return "ends a vector whose sum is " + std::to_string(total) + ", not 1 (simplex)";
+      return "ends a vector whose sum is " + tyche::detail::format_number(total) + ", not 1 (simplex)";
     }
     return {};
   }
@@ -10494,7 +10527,7 @@ struct unit_vector {
     }
     if (!(std::fabs(norm2 - 1) <= 1e-8 * double(n))) {
       k = n - 1;
-      return "ends a vector whose squared norm is " + std::to_string(norm2) + ", not 1 (unit_vector)";
+      return "ends a vector whose squared norm is " + tyche::detail::format_number(norm2) + ", not 1 (unit_vector)";
     }
     return {};
   }
@@ -10760,7 +10793,7 @@ auto exponential(const Lambda& lambda) {
 namespace tyche::transforms {
 
 namespace detail {
-inline std::string number(double v) { return std::to_string(v); }
+inline std::string number(double v) { return tyche::detail::format_number(v); }
 
 /// Entries above the diagonal must be 0 and diagonal entries positive and finite, every entry
 /// finite. Returns the problem, with bad the index of the entry, or "".
@@ -12104,8 +12137,8 @@ inline std::vector<double> cholesky_lower(const double* a, std::size_t k, const 
       if (!(std::fabs(aij - aji) <= 1e-8 * (std::fabs(aij) + std::fabs(aji) + 1e-300)))
         throw std::invalid_argument(std::string("tyche::") + who + ": " + name + " is not symmetric: " + name +
                                     "[" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + "] = " +
-                                    std::to_string(aij) + " but " + name + "[" + std::to_string(j + 1) +
-                                    ", " + std::to_string(i + 1) + "] = " + std::to_string(aji));
+                                    tyche::detail::format_number(aij) + " but " + name + "[" + std::to_string(j + 1) +
+                                    ", " + std::to_string(i + 1) + "] = " + tyche::detail::format_number(aji));
     }
     for (std::size_t j = 0; j <= i; ++j) {
       double s = a[i * k + j];
@@ -12114,7 +12147,7 @@ inline std::vector<double> cholesky_lower(const double* a, std::size_t k, const 
         if (!(s > 0))
           throw std::invalid_argument(std::string("tyche::") + who + ": " + name +
                                       " is not positive definite (pivot " + std::to_string(i + 1) +
-                                      " is " + std::to_string(s) + ")");
+                                      " is " + tyche::detail::format_number(s) + ")");
         l[i * k + i] = std::sqrt(s);
       } else {
         l[i * k + j] = s / l[j * k + j];
@@ -12131,7 +12164,7 @@ inline void check_cholesky_factor(const data_matrix& l, const char* who) {
   for (std::size_t i = 0; i < l.rows; ++i)
     if (!(l.ptr[i * l.cols + i] > 0) || !std::isfinite(l.ptr[i * l.cols + i]))
       throw std::invalid_argument(std::string("tyche::") + who + ": L[" + std::to_string(i + 1) + ", " +
-                                  std::to_string(i + 1) + "] = " + std::to_string(l.ptr[i * l.cols + i]) +
+                                  std::to_string(i + 1) + "] = " + tyche::detail::format_number(l.ptr[i * l.cols + i]) +
                                   " must be a positive number (L is a Cholesky factor)");
 }
 }  // namespace detail
@@ -12636,7 +12669,7 @@ double multinomial_log_coefficient(const char* family, const char* argument, con
     for (std::size_t i = 0; i < y.size(); ++i) {
       const double c = y.ptr[i];
       if (const char* problem = count_problem(c); problem || !std::isfinite(c))
-        throw std::invalid_argument(head + "y[" + std::to_string(i + 1) + "] = " + std::to_string(c) + " " +
+        throw std::invalid_argument(head + "y[" + std::to_string(i + 1) + "] = " + tyche::detail::format_number(c) + " " +
                                     (problem ? problem : "is not finite"));
       total += c;
       log_c -= std::lgamma(c + 1);
@@ -12700,7 +12733,7 @@ struct multinomial_distribution : distribution<multinomial_distribution<Theta>> 
       double s = 0;
       for (std::size_t k = 0; k < theta.size(); ++k) s += theta.ptr[k];
       if (!(std::fabs(s - 1) <= 1e-8 * double(theta.size())))
-        throw std::invalid_argument("tyche::multinomial(theta): theta sums to " + std::to_string(s) +
+        throw std::invalid_argument("tyche::multinomial(theta): theta sums to " + tyche::detail::format_number(s) +
                                     ", not 1 (theta must be a simplex)");
     }
   }
@@ -13162,7 +13195,7 @@ std::size_t check_ordinal(const char* family, const Eta& eta, const C& c, const 
       if constexpr (kind_of<Y> == node_kind::data_vector) v = y.ptr[i];
       else v = y.value;
       if (!(v >= 1 && v <= double(cuts + 1) && v == std::floor(v)))
-        throw std::invalid_argument(head + "y[" + std::to_string(i + 1) + "] = " + std::to_string(v) +
+        throw std::invalid_argument(head + "y[" + std::to_string(i + 1) + "] = " + tyche::detail::format_number(v) +
                                     " is not a category 1 … " + std::to_string(cuts + 1));
     }
     if constexpr (is_vector_v<Eta>) {
@@ -13173,9 +13206,9 @@ std::size_t check_ordinal(const char* family, const Eta& eta, const C& c, const 
     if constexpr (kind_of<C> == node_kind::data_vector) {
       for (std::size_t k = 1; k < cuts; ++k)
         if (!(c.ptr[k] > c.ptr[k - 1]))
-          throw std::invalid_argument(head + "c[" + std::to_string(k + 1) + "] = " + std::to_string(c.ptr[k]) +
+          throw std::invalid_argument(head + "c[" + std::to_string(k + 1) + "] = " + tyche::detail::format_number(c.ptr[k]) +
                                       " is not greater than c[" + std::to_string(k) + "] = " +
-                                      std::to_string(c.ptr[k - 1]) + " (the cutpoints must increase)");
+                                      tyche::detail::format_number(c.ptr[k - 1]) + " (the cutpoints must increase)");
     }
     return n;
   }
@@ -13938,7 +13971,7 @@ void check_wishart_nu(const Nu& nu, std::size_t k, const char* who) {
   else if constexpr (kind_of<Nu> == node_kind::literal) v = Nu::value;
   else return;
   if (!(v > double(k) - 1.0))
-    throw std::invalid_argument(std::string("tyche::") + who + ": nu = " + std::to_string(v) + " must be > K - 1 = " +
+    throw std::invalid_argument(std::string("tyche::") + who + ": nu = " + tyche::detail::format_number(v) + " must be > K - 1 = " +
                                 std::to_string(k - 1));
 }
 }  // namespace detail
@@ -15154,7 +15187,7 @@ class model_t {
     }
     if (!problem.empty())
       throw std::invalid_argument("tyche::model::unconstrain: " + std::string(V::name.view()) + "[" +
-                                  where + "] = " + std::to_string(x[k]) + " " + problem);
+                                  where + "] = " + tyche::detail::format_number(x[k]) + " " + problem);
   }
 
   /// The unconstrained coordinate of element i of variable v with constrained value x, bounds
@@ -15184,7 +15217,7 @@ class model_t {
       std::string where(V::name.view());
       if (v.size() > 1 || kind_of<typename V::param_type> == node_kind::vector_param)
         where += "[" + std::to_string(i + 1) + "]";
-      throw std::invalid_argument("tyche::model::unconstrain: " + where + " = " + std::to_string(x) +
+      throw std::invalid_argument("tyche::model::unconstrain: " + where + " = " + tyche::detail::format_number(x) +
                                   " is outside its support (" + Tr::name + ")");
     }
     return u;
@@ -17430,10 +17463,7 @@ class nuts_chain {
       bool finite = std::isfinite(log_density_);
       for (double g : grad_) finite = finite && std::isfinite(g);
       if (finite) break;
-      if (attempt == 99)
-        throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain_ + 1) +
-                                 ": no initial point with a finite log density and gradient in "
-                                 "100 attempts");
+      if (attempt == 99) throw std::runtime_error(no_initial_point());
     }
     step_size_ = cfg_.init_step_size;
     find_step_size();
@@ -17443,6 +17473,42 @@ class nuts_chain {
     fit_.stats[static_cast<std::size_t>(chain_)].reserve(static_cast<std::size_t>(cfg_.draws));
     initialised_ = true;
     if (done()) finish();
+  }
+
+  /// What the last of the 100 attempts found: the log density, the point (by name, as far as
+  /// θ's coordinates are the named values) and where the gradient was not finite.
+  [[nodiscard]] std::string no_initial_point() const {
+    auto number = [](double x) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.6g", x);
+      return std::string(buf);
+    };
+    const bool named = fit_.names.size() == d_;  // no matrix variable: θ's coordinates are the names
+    auto coordinate = [&](std::size_t k) { return named ? fit_.names[k] : "theta[" + std::to_string(k + 1) + "]"; };
+    std::string text = "tyche::nuts: chain " + std::to_string(chain_ + 1) +
+                       ": no initial point with a finite log density and gradient in 100 attempts "
+                       "(θ uniform on (-" + number(cfg_.init_radius) + ", " + number(cfg_.init_radius) +
+                       ") per unconstrained coordinate, init_radius); at the last, the log density was " +
+                       number(log_density_) + " at ";
+    const std::size_t shown = d_ < 8 ? d_ : 8;
+    for (std::size_t k = 0; k < shown; ++k) {
+      if (k > 0) text += ", ";
+      text += coordinate(k);
+      text += " = ";
+      text += number(q_[k]);
+    }
+    if (shown < d_) text += ", … (unconstrained θ, " + std::to_string(d_) + " coordinates)";
+    else text += " (unconstrained θ)";
+    std::string bad;
+    std::size_t bad_count = 0;
+    for (std::size_t k = 0; k < d_; ++k)
+      if (!std::isfinite(grad_[k]) && ++bad_count <= 8) bad += (bad.empty() ? "" : ", ") + coordinate(k);
+    if (bad_count > 0)
+      text += "; the gradient was not finite in " + bad + (bad_count > 8 ? ", …" : "");
+    text += ". A log density that is -inf or NaN everywhere usually means an observation outside its "
+            "family's support, a data value used as a scale that is ≤ 0, or a term no parameter value "
+            "can make finite: check the data, or print explain(model) to see the terms";
+    return text;
   }
 
   [[nodiscard]] bool initialised() const { return initialised_; }
@@ -17472,7 +17538,7 @@ class nuts_chain {
     }
     const nuts_status s = k.set_step_size(l, step_size_);
     if (s != nuts_status::ok)
-      throw_status(s, "chain " + std::to_string(chain_ + 1) + ", step size " + std::to_string(step_size_));
+      throw_status(s, "chain " + std::to_string(chain_ + 1) + ", step size " + tyche::detail::format_number(step_size_));
     k.set_stream(l, rng_);
   }
   /// Takes back the chain's state from lane l after a transition: the selected point and the
@@ -18049,6 +18115,9 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
                     std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, nuts_fit& fit, OnError& on_error) {
   static_assert(log_density_target<Target>,
                 "tyche::samplers::detail::run_cpu(target, ...) requires a log_density_target (tyche/concepts.hpp)");
+  if (exec.threads < 0)
+    throw std::invalid_argument("tyche::nuts: threads = " + std::to_string(exec.threads) +
+                                " must be ≥ 0 (0: one per chain, up to the hardware's concurrency)");
   int threads = exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, cfg.chains);
   const int lanes = resolve_lanes(exec.lanes, cfg.chains, threads);
@@ -18128,14 +18197,14 @@ inline void check_config(const nuts_config& cfg) {
     fail("chains must be ≥ 1 and warmup, draws ≥ 0 (got chains = " + std::to_string(cfg.chains) +
          ", warmup = " + std::to_string(cfg.warmup) + ", draws = " + std::to_string(cfg.draws) + ")");
   if (!(cfg.adapt_delta > 0 && cfg.adapt_delta < 1))
-    fail("adapt_delta = " + std::to_string(cfg.adapt_delta) + " is outside (0, 1)");
+    fail("adapt_delta = " + tyche::detail::format_number(cfg.adapt_delta) + " is outside (0, 1)");
   if (cfg.max_depth < 1 || cfg.max_depth > max_supported_depth)
     fail("max_depth = " + std::to_string(cfg.max_depth) + " is outside [1, " + std::to_string(max_supported_depth) +
          "]");
   if (!(cfg.init_step_size > 0) || !std::isfinite(cfg.init_step_size))
-    fail("init_step_size = " + std::to_string(cfg.init_step_size) + " is not a positive finite number");
+    fail("init_step_size = " + tyche::detail::format_number(cfg.init_step_size) + " is not a positive finite number");
   if (!(cfg.init_radius >= 0) || !std::isfinite(cfg.init_radius))
-    fail("init_radius = " + std::to_string(cfg.init_radius) + " is not a finite number ≥ 0");
+    fail("init_radius = " + tyche::detail::format_number(cfg.init_radius) + " is not a finite number ≥ 0");
 }
 
 /// nuts() once the model is known to be one: the fit's frame, the chains, the executor.
@@ -18163,8 +18232,11 @@ nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
     try {
       throw;
     } catch (const std::exception& e) {
+      // Named once: a chain's own errors start "tyche::nuts: chain <c>: ".
+      const std::string what = e.what();
+      const bool named = what.rfind("tyche::nuts: chain " + std::to_string(c + 1) + ":", 0) == 0;
       errors[static_cast<std::size_t>(c)] = std::make_exception_ptr(
-          std::runtime_error(std::string(e.what()) + " (chain " + std::to_string(c + 1) + ")"));
+          std::runtime_error(named ? what : what + " (chain " + std::to_string(c + 1) + ")"));
     } catch (...) {
       errors[static_cast<std::size_t>(c)] = std::current_exception();
     }
@@ -18249,11 +18321,12 @@ nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
 // Input. Draws are given either as one contiguous array, chains × draws row-major (chain c's
 // draws at [c·n, (c+1)·n)), with its shape, or as a range of chains, each a range convertible to
 // std::span<const double> (std::vector<std::vector<double>>, std::vector<std::span<const double>>,
-// ...), all of one length. Every function accepts any number of chains ≥ 1 and draws per
-// chain ≥ 4, and throws std::invalid_argument otherwise (or when the array's size is not
-// chains × n, or the chains differ in length).
+// ...), all of one length. Every function accepts any number of chains ≥ 1 and throws
+// std::invalid_argument for none, or when the array's size is not chains × n, or the chains
+// differ in length.
 //
 // NaN results. Where posterior returns NA, these functions return a quiet NaN and never throw:
+// with fewer than 4 draws per chain (a split chain needs 2 draws for R̂), and
 // when the draws (or the split, rank-normalised or indicator draws a function looks at) contain
 // NaN or ±∞ or are constant (max − min < DBL_EPSILON, posterior's absolute tolerance). ESS needs
 // at least 3 draws per split chain, so every ESS and MCSE is NaN for n = 4 and n = 5. Like
@@ -18301,7 +18374,6 @@ concept chain_range = std::ranges::input_range<const R> &&
 
 inline void check_shape(const char* function, std::size_t size, std::size_t chains, std::size_t n) {
   if (chains < 1) fail(function, "needs at least one chain");
-  if (n < 4) fail(function, "needs at least 4 draws per chain, got " + std::to_string(n));
   if (size != chains * n)
     fail(function, "draws has " + std::to_string(size) + " values, expected chains × n = " +
                        std::to_string(chains) + " × " + std::to_string(n));
@@ -18344,6 +18416,10 @@ inline bool should_return_na(std::span<const double> x) {
   }
   return std::abs(hi - lo) < std::numeric_limits<double>::epsilon();
 }
+
+/// Fewer draws per chain than any R̂ or ESS needs: 4 (two per split chain). NaN, as posterior.
+inline constexpr std::size_t min_draws = 4;
+inline bool too_few(const draw_matrix& x) { return x.n < min_draws; }
 
 inline bool any_nan(std::span<const double> x) {
   return std::any_of(x.begin(), x.end(), [](double v) { return std::isnan(v); });
@@ -18473,7 +18549,7 @@ inline double r_median(std::vector<double> x) {
 
 /// posterior's .rhat on already split (and possibly rank-normalised) chains.
 inline double rhat_core(const draw_matrix& x) {
-  if (should_return_na(x.data)) return nan_value;
+  if (x.n < 2 || should_return_na(x.data)) return nan_value;
   const std::size_t m = x.chains, n = x.n;
   std::vector<double> mean(m), var(m);
   for (std::size_t c = 0; c < m; ++c) {
@@ -18569,6 +18645,7 @@ inline double ess_core(const draw_matrix& x) {
 
 /// Rank-normalised split-R̂ of the given (unsplit) draws.
 inline double rhat_bulk_core(const draw_matrix& x) {
+  if (too_few(x)) return nan_value;
   draw_matrix s = split_chains(x);
   if (any_nan(s.data)) return nan_value;
   z_scale(s.data);
@@ -18577,7 +18654,7 @@ inline double rhat_bulk_core(const draw_matrix& x) {
 
 /// Rank-normalised split-R̂ of |x − median(x)|.
 inline double rhat_tail_core(const draw_matrix& x) {
-  if (any_nan(x.data)) return nan_value;
+  if (too_few(x) || any_nan(x.data)) return nan_value;
   const double med = r_median(x.data);
   draw_matrix f = x;
   for (double& v : f.data) v = std::abs(v - med);
@@ -18586,7 +18663,7 @@ inline double rhat_tail_core(const draw_matrix& x) {
 
 /// posterior's .ess_quantile: ESS of the split indicator draws x ≤ quantile(x, p).
 inline double ess_quantile_core(const draw_matrix& x, double p) {
-  if (should_return_na(x.data)) return nan_value;
+  if (too_few(x) || should_return_na(x.data)) return nan_value;
   const std::size_t S = x.data.size();
   if (p == 1.0) p = (static_cast<double>(S) - 0.5) / static_cast<double>(S);
   std::vector<double> sorted = x.data;
@@ -18750,7 +18827,7 @@ double ess_mean(const R& chains) {
 inline double ess_bulk(std::span<const double> draws, std::size_t chains, std::size_t n) {
   using namespace detail::diagnostics;
   draw_matrix s = split_chains(gather("ess_bulk", draws, chains, n));
-  if (any_nan(s.data)) return nan_value;
+  if (s.n < 2 || any_nan(s.data)) return nan_value;
   z_scale(s.data);
   return ess_core(s);
 }
@@ -18758,7 +18835,7 @@ template <detail::diagnostics::chain_range R>
 double ess_bulk(const R& chains) {
   using namespace detail::diagnostics;
   draw_matrix s = split_chains(gather("ess_bulk", chains));
-  if (any_nan(s.data)) return nan_value;
+  if (s.n < 2 || any_nan(s.data)) return nan_value;
   z_scale(s.data);
   return ess_core(s);
 }
@@ -18801,12 +18878,14 @@ double ess_tail(const R& chains) {
 inline double mcse_mean(std::span<const double> draws, std::size_t chains, std::size_t n) {
   using namespace detail::diagnostics;
   const draw_matrix x = gather("mcse_mean", draws, chains, n);
+  if (too_few(x)) return nan_value;
   return std::sqrt(r_var(x.data.data(), x.data.size())) / std::sqrt(ess_core(split_chains(x)));
 }
 template <detail::diagnostics::chain_range R>
 double mcse_mean(const R& chains) {
   using namespace detail::diagnostics;
   const draw_matrix x = gather("mcse_mean", chains);
+  if (too_few(x)) return nan_value;
   return std::sqrt(r_var(x.data.data(), x.data.size())) / std::sqrt(ess_core(split_chains(x)));
 }
 
@@ -18892,13 +18971,32 @@ inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
     const auto chains = fit.parameter(k);
     std::vector<double> all;
     for (const auto& c : chains) all.insert(all.end(), c.begin(), c.end());
-    double mean = 0;
-    for (double v : all) mean += v / static_cast<double>(all.size());
-    double var = 0;
-    for (double v : all) var += (v - mean) * (v - mean) / static_cast<double>(all.size() - 1);
+    // As R's mean and sd (long double sums): no draws, mean NaN; one draw, sd NaN.
+    const double mean = all.empty() ? std::nan("") : detail::diagnostics::r_mean(all.data(), all.size());
+    const double var = all.size() < 2 ? std::nan("") : detail::diagnostics::r_var(all.data(), all.size());
     out.rows.push_back({fit.names[k], mean, std::sqrt(var), mcse_mean(chains), quantile(all, 0.05),
                         quantile(all, 0.5), quantile(all, 0.95), ess_bulk(chains), ess_tail(chains),
                         rhat(chains)});
+  }
+  // What cannot be estimated is NaN in the table, and said once here (posterior prints NA).
+  if (fit.draws < static_cast<int>(detail::diagnostics::min_draws)) {
+    out.warnings.push_back(std::to_string(fit.draws) + " draws per chain: MCSE, ESS and R-hat need at least " +
+                           std::to_string(detail::diagnostics::min_draws) + " and are NaN");
+  } else {
+    // A parameter constant in every draw (L[1,1] of a Cholesky factor of a correlation matrix)
+    // has NaN R-hat and ESS in the table and no warning, as in Stan; NaN draws are warned of.
+    std::string with_nan;
+    int count = 0;
+    for (std::size_t k = 0; k < fit.dim(); ++k) {
+      bool nan = false;
+      for (const auto& chain : fit.values)
+        for (std::size_t d = k; d < chain.size() && !nan; d += fit.dim()) nan = std::isnan(chain[d]);
+      if (!nan) continue;
+      if (count < 5) with_nan += (count > 0 ? ", " : "") + fit.names[k];
+      ++count;
+    }
+    if (count > 5) with_nan += ", … (" + std::to_string(count) + " in all)";
+    if (count > 0) out.warnings.push_back("NaN draws of " + with_nan + ": their MCSE, ESS and R-hat are NaN");
   }
   const int divergent = fit.divergences();
   if (divergent > 0)
@@ -20547,9 +20645,34 @@ inline particle_context& require_particle(const char* function) {
   return *c;
 }
 
+/// An error of the shared checks (detail/collector.hpp) without its "tyche::smc: ": the fork
+/// engine's message starts with the run_* function's name and "(fork engine): " instead.
+inline std::string without_prefix(const std::exception& e) {
+  const std::string what = e.what(), prefix = "tyche::smc: ";
+  return what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
+}
+
 /// Exit codes of particle processes that the manager translates.
 inline constexpr int exit_fork_failed = 70;
 inline constexpr int exit_manager_gone = 71;
+
+inline constexpr int exit_controller_gone = 72;
+
+/// The manager's process group, for its signal handler (0 until the group exists).
+inline volatile std::sig_atomic_t& manager_group() {
+  static volatile std::sig_atomic_t g = 0;
+  return g;
+}
+
+/// The manager's handler of SIGTERM, its parent-death signal: the controller is gone (killed,
+/// even by SIGKILL, or ended), so every particle and keeper of the run is killed with the group
+/// (a busy one would otherwise compute on, and a waiting one notice only after seconds). Only
+/// async-signal-safe calls.
+inline void manager_orphaned(int) {
+  const pid_t g = static_cast<pid_t>(manager_group());
+  if (g > 0) ::killpg(g, SIGKILL);
+  ::_exit(exit_controller_gone);
+}
 
 /// The intermediate process this process was forked through by spawn() (below), or 0: until
 /// that intermediate has fully exited, it, not the manager, is this process's parent.
@@ -20814,7 +20937,8 @@ class manager {
  public:
   manager(const Program& program, algorithm method, const config& cfg, int pipe,
           std::chrono::steady_clock::time_point start, const char* function)
-      : program_(program), method_(method), cfg_(cfg), pipe_(pipe), start_(start), function_(function),
+      : program_(program), method_(method), cfg_(cfg), pipe_(pipe), controller_(::getppid()), start_(start),
+        function_(function),
         L_(cfg.particles),
         shared_(cfg.particles, cfg.predict_bytes, method == algorithm::pg ? cfg.max_processes : 0) {}
 
@@ -20856,20 +20980,43 @@ class manager {
     }
     ::setpgid(anchor, anchor);
     group_ = anchor;
+    // From here a dead controller takes the whole group with it (manager_orphaned).
+    manager_group() = static_cast<std::sig_atomic_t>(group_);
+    struct sigaction on_term {};
+    on_term.sa_handler = manager_orphaned;
+    ::sigemptyset(&on_term.sa_mask);
+    ::sigaction(SIGTERM, &on_term, nullptr);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != controller_) manager_orphaned(0);  // it died before the prctl
     std::string g;
     put(g, static_cast<std::int64_t>(group_));
     send(pipe_, message_group, g);
   }
 
+  /// Kills the group and reaps every process of the run. A process the program forked that left
+  /// the group (setsid) is this subreaper's child once its parent has ended: it is killed by
+  /// pid, from /proc's list of this process's children, so it cannot hold the report back.
+  /// Where that list is missing, the wait is bounded (2 s) and such a process is left running.
   void cleanup() {
     if (group_ > 0) ::killpg(group_, SIGKILL);
+    const auto start = std::chrono::steady_clock::now();
+    const std::string children = "/proc/self/task/" + std::to_string(::getpid()) + "/children";
     int status = 0;
     for (;;) {
-      const pid_t p = ::waitpid(-1, &status, 0);
-      if (p < 0 && errno == EINTR) continue;
-      if (p < 0) break;
+      const pid_t p = ::waitpid(-1, &status, WNOHANG);
+      if (p > 0 || (p < 0 && errno == EINTR)) continue;
+      if (p < 0) break;  // ECHILD: none left
+      if (std::FILE* f = std::fopen(children.c_str(), "r")) {
+        long pid = 0;
+        while (std::fscanf(f, "%ld", &pid) == 1)
+          if (pid > 1) ::kill(static_cast<pid_t>(pid), SIGKILL);
+        std::fclose(f);
+      }
+      if (std::chrono::steady_clock::now() - start > std::chrono::seconds(2)) break;
+      ::usleep(1000);
     }
     group_ = 0;
+    manager_group() = 0;
   }
 
   void launch(std::size_t slot) {
@@ -21052,15 +21199,14 @@ class manager {
       for (std::size_t l = first_running; l < L_; ++l) {
         const double v = shared_.slot(l).log_likelihood;
         if (std::isnan(v) || v == std::numeric_limits<double>::infinity()) {
-          const auto e = bad_weight(v, l, n);
-          throw fork_error(e.what());
+          throw fork_error(without_prefix(bad_weight(v, l, n)));
         }
         increment[l] = v;
       }
       if (conditional) increment[0] = retained_increment_[n];
       for (std::size_t l = 0; l < L_; ++l) log_w[l] += increment[l];
       const weight_summary after = summarise_weights(log_w);
-      if (after.log_sum == -std::numeric_limits<double>::infinity()) throw fork_error(all_zero(n).what());
+      if (after.log_sum == -std::numeric_limits<double>::infinity()) throw fork_error(without_prefix(all_zero(n)));
       log_evidence += after.log_sum - log_total;
       log_total = after.log_sum;
 
@@ -21213,6 +21359,7 @@ class manager {
   algorithm method_;
   const config& cfg_;
   int pipe_;
+  pid_t controller_;  // the process that called run_fork (checked as the parent before this runs)
   std::chrono::steady_clock::time_point start_;
   const char* function_;
   std::size_t L_;

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <new>
 #include <stdexcept>
@@ -14,23 +15,50 @@
 #include "support/eight_schools.hpp"
 #include "support/property.hpp"
 
-// Every allocation in this executable goes through these, so a test can count them.
+// Every allocation in this executable goes through these, so a test can count them. Every
+// replaceable form is replaced (nothrow and aligned ones too), all on malloc/aligned_alloc and
+// free: a form left to the runtime would pair its allocation with these deletes, which
+// AddressSanitizer reports as alloc-dealloc-mismatch (operator new vs free).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
 namespace {
 std::atomic<long> allocations{0};
-}
-void* operator new(std::size_t n) {
+void* counted_allocation(std::size_t n, std::size_t alignment) noexcept {
   ++allocations;
-  if (void* p = std::malloc(n > 0 ? n : 1)) return p;
+  n = n > 0 ? n : 1;
+  if (alignment <= alignof(std::max_align_t)) return std::malloc(n);
+  return std::aligned_alloc(alignment, (n + alignment - 1) / alignment * alignment);
+}
+void* counted_or_throw(std::size_t n, std::size_t alignment) {
+  if (void* p = counted_allocation(n, alignment)) return p;
   throw std::bad_alloc();
 }
-void* operator new[](std::size_t n) { return operator new(n); }
+}  // namespace
+void* operator new(std::size_t n) { return counted_or_throw(n, 0); }
+void* operator new[](std::size_t n) { return counted_or_throw(n, 0); }
+void* operator new(std::size_t n, std::align_val_t a) { return counted_or_throw(n, static_cast<std::size_t>(a)); }
+void* operator new[](std::size_t n, std::align_val_t a) { return counted_or_throw(n, static_cast<std::size_t>(a)); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return counted_allocation(n, 0); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return counted_allocation(n, 0); }
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return counted_allocation(n, static_cast<std::size_t>(a));
+}
+void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return counted_allocation(n, static_cast<std::size_t>(a));
+}
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
 
 using namespace tyche;
 using Catch::Matchers::Contains;

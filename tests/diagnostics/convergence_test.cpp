@@ -191,7 +191,6 @@ TEST_CASE("diagnostics: per-chain spans, vectors and the flat array agree", "[di
 TEST_CASE("diagnostics: shapes are checked", "[diagnostics]") {
   const std::vector<double> x(12, 0.5);
   CHECK_THROWS_AS(tyche::rhat(x, 0, 12), std::invalid_argument);
-  CHECK_THROWS_AS(tyche::rhat(x, 4, 3), std::invalid_argument);   // 3 draws per chain
   CHECK_THROWS_AS(tyche::ess_bulk(x, 2, 5), std::invalid_argument);  // 10 ≠ 12
   CHECK_THROWS_AS(tyche::ess_quantile(x, 2, 6, 1.5), std::invalid_argument);
   CHECK_THROWS_AS(tyche::quantile(x, -0.1), std::invalid_argument);
@@ -199,6 +198,36 @@ TEST_CASE("diagnostics: shapes are checked", "[diagnostics]") {
   CHECK_THROWS_WITH(tyche::rhat(ragged), Catch::Matchers::Contains("chain 2 has 5 draws"));
   const std::vector<std::vector<double>> none;
   CHECK_THROWS_AS(tyche::ess_tail(none), std::invalid_argument);
+}
+
+TEST_CASE("diagnostics: fewer than 4 draws per chain give NaN, never throw", "[diagnostics]") {
+  // posterior returns NA there: a split chain of 1 draw has no variance.
+  for (std::size_t chains : {1u, 2u, 4u}) {
+    for (std::size_t n : {0u, 1u, 2u, 3u}) {
+      std::vector<double> x(chains * n);
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(1.0 + static_cast<double>(i));
+      std::vector<std::vector<double>> by_chain(chains);
+      for (std::size_t c = 0; c < chains; ++c) by_chain[c].assign(x.begin() + c * n, x.begin() + (c + 1) * n);
+      INFO(chains << " × " << n);
+      CHECK(std::isnan(tyche::rhat(x, chains, n)));
+      CHECK(std::isnan(tyche::rhat(by_chain)));
+      CHECK(std::isnan(tyche::rhat_bulk(x, chains, n)));
+      CHECK(std::isnan(tyche::rhat_tail(x, chains, n)));
+      CHECK(std::isnan(tyche::split_rhat(x, chains, n)));
+      CHECK(std::isnan(tyche::ess_bulk(x, chains, n)));
+      CHECK(std::isnan(tyche::ess_bulk(by_chain)));
+      CHECK(std::isnan(tyche::ess_tail(x, chains, n)));
+      CHECK(std::isnan(tyche::ess_basic(x, chains, n)));
+      CHECK(std::isnan(tyche::ess_mean(by_chain)));
+      CHECK(std::isnan(tyche::ess_quantile(x, chains, n, 0.3)));
+      CHECK(std::isnan(tyche::mcse_mean(x, chains, n)));
+      CHECK(std::isnan(tyche::mcse_mean(by_chain)));
+      CHECK(std::isnan(tyche::mcse_quantile(x, chains, n, 0.5)));
+    }
+  }
+  // From 4 draws on, R̂ is a number (the hand-computed case below checks its value).
+  const std::vector<double> four = {1, 2, 3, 4, 5, 6, 7, 9};
+  CHECK(std::isfinite(tyche::rhat(four, 2, 4)));
 }
 
 TEST_CASE("diagnostics: constant and non-finite draws give NaN, never throw", "[diagnostics]") {

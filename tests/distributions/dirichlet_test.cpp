@@ -111,11 +111,11 @@ TEST_CASE("simplex and unit_vector: constrain, unconstrain, errors", "[transform
   tyche_test::check_gradient_at(m.program(), theta, "dirichlet + unit_vector model");
 
   CHECK_THROWS_WITH(m.unconstrain(std::vector<double>{0.5, 0.5, 0.0, 0.0, 1.0, 0.0, 0.0}),
-                    Contains("p[3] = 0.000000 must be > 0 (simplex)"));
+                    Contains("p[3] = 0 must be > 0 (simplex)"));
   CHECK_THROWS_WITH(m.unconstrain(std::vector<double>{0.5, 0.4, 0.05, 0.01, 1.0, 0.0, 0.0}),
-                    Contains("whose sum is 0.960000, not 1 (simplex)"));
+                    Contains("whose sum is 0.96, not 1 (simplex)"));
   CHECK_THROWS_WITH(m.unconstrain(std::vector<double>{0.25, 0.25, 0.25, 0.25, 1.0, 1.0, 0.0}),
-                    Contains("v[3] = 0.000000 ends a vector whose squared norm is 2.000000"));
+                    Contains("v[3] = 0 ends a vector whose squared norm is 2"));
 
   std::mt19937_64 rng(4);
   for (int r = 0; r < 50; ++r) {

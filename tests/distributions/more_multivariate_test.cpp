@@ -261,22 +261,22 @@ TEST_CASE("ordered_logistic / ordered_probit: data errors name the index and val
   param<"e"> e;
   const std::vector<double> zero{1, 0};
   CHECK_THROWS_WITH(ordered_logistic(e, c).observe(data(zero)),
-                    Contains("tyche::ordered_logistic(...).observe(y): y[2] = 0.000000 is not a category"));
+                    Contains("tyche::ordered_logistic(...).observe(y): y[2] = 0 is not a category"));
   const std::vector<double> big{1, 2, 5};
   CHECK_THROWS_WITH(ordered_probit(e, c).observe(data(big)),
-                    Contains("tyche::ordered_probit(...).observe(y): y[3] = 5.000000 is not a category 1 … 4"));
-  CHECK_THROWS_WITH(ordered_logistic(e, c).log_prob(data(big)), Contains("y[3] = 5.000000 is not a category 1 … 4"));
+                    Contains("tyche::ordered_probit(...).observe(y): y[3] = 5 is not a category 1 … 4"));
+  CHECK_THROWS_WITH(ordered_logistic(e, c).log_prob(data(big)), Contains("y[3] = 5 is not a category 1 … 4"));
   const std::vector<double> fractional{2.5};
-  CHECK_THROWS_WITH(ordered_logistic(e, c).observe(data(fractional)), Contains("y[1] = 2.500000 is not a category"));
+  CHECK_THROWS_WITH(ordered_logistic(e, c).observe(data(fractional)), Contains("y[1] = 2.5 is not a category"));
   vector_param<"eta", 3> eta;
   const std::vector<double> y2{1, 2};
   CHECK_THROWS_WITH(ordered_logistic(eta, c).observe(data(y2)), Contains("eta has size 3 but y has size 2"));
   const std::vector<double> unordered{-1.0, 0.5, 0.5};
   CHECK_THROWS_WITH(ordered_probit(e, data(unordered)).observe(data(y2)),
-                    Contains("c[3] = 0.500000 is not greater than c[2] = 0.500000"));
+                    Contains("c[3] = 0.5 is not greater than c[2] = 0.5"));
   const std::vector<double> none;
   CHECK_THROWS_WITH(ordered_logistic(e, data(none)).observe(data(y2)), Contains("c has no cutpoints"));
-  CHECK_THROWS_WITH(ordered_logistic_lpmf(data(big), e, c), Contains("y[3] = 5.000000 is not a category 1 … 4"));
+  CHECK_THROWS_WITH(ordered_logistic_lpmf(data(big), e, c), Contains("y[3] = 5 is not a category 1 … 4"));
 }
 
 // ---- multinomial, multinomial_logit ---------------------------------------------------------------
@@ -390,16 +390,16 @@ TEST_CASE("multinomial / multinomial_logit: data errors name the index and value
   vector_param<"g", 3> g;
   const std::vector<double> negative{1, -2, 3};
   CHECK_THROWS_WITH(multinomial_logit(g).observe(data(negative)),
-                    Contains("tyche::multinomial_logit(...).observe(y): y[2] = -2.000000 is not a non-negative integer count"));
+                    Contains("tyche::multinomial_logit(...).observe(y): y[2] = -2 is not a non-negative integer count"));
   const std::vector<double> fractional{1, 2, 0.5};
   CHECK_THROWS_WITH(multinomial(exp(g)).observe(data(fractional)),
-                    Contains("tyche::multinomial(...).observe(y): y[3] = 0.500000 is not a non-negative integer count"));
+                    Contains("tyche::multinomial(...).observe(y): y[3] = 0.5 is not a non-negative integer count"));
   const std::vector<double> four{1, 2, 3, 4};
   CHECK_THROWS_WITH(multinomial(exp(g)).observe(data(four)), Contains("y has size 4 but theta has size 3"));
   CHECK_THROWS_WITH(multinomial_logit_lpmf(data(four), g), Contains("y has size 4 but gamma has size 3"));
   const std::vector<double> y{1, 2, 3};
   const std::vector<double> not_simplex{0.2, 0.2, 0.2};
-  CHECK_THROWS_WITH(multinomial_lpmf(data(y), data(not_simplex)), Contains("theta sums to 0.600000, not 1"));
+  CHECK_THROWS_WITH(multinomial_lpmf(data(y), data(not_simplex)), Contains("theta sums to 0.6, not 1"));
   const std::vector<double> negative_theta{0.7, -0.2, 0.5};
   CHECK_THROWS_WITH(multinomial_lpmf(data(y), data(negative_theta)),
                     Contains("theta must be >= 0, but theta[2] = -0.2"));
@@ -610,7 +610,7 @@ TEST_CASE("multi_student_t: errors name the argument and the entry", "[distribut
                     Contains("tyche::multi_student_t(nu, mu, Sigma): nu must be > 0"));
   const std::vector<double> bad_l{1.0, 0.0, 0.3, -1.0};
   CHECK_THROWS_WITH(multi_student_t_cholesky(3.0, x, matrix(bad_l.data(), 2, 2)),
-                    Contains("L[2, 2] = -1.000000 must be a positive number"));
+                    Contains("L[2, 2] = -1 must be a positive number"));
   vector_param<"l4", 4> l4;
   CHECK_THROWS_WITH(multi_student_t_cholesky(3.0, 0.0, l4).log_prob(y),
                     Contains("multi_student_t_cholesky(nu, mu, L): x has size 3, which is not a multiple of K = 2"));
@@ -795,12 +795,12 @@ TEST_CASE("wishart / inv_wishart: errors name the matrix, the entry and the valu
   const std::vector<double> eye{1, 0, 0, 0, 1, 0, 0, 0, 1};
   const std::vector<double> not_sym{1, 0.5, 0, 0.4, 1, 0, 0, 0, 1};
   CHECK_THROWS_WITH(wishart(4.0, matrix(eye.data(), 3, 3)).observe(data(not_sym)),
-                    Contains("tyche::wishart(...).observe(y): W is not symmetric: W[2, 1] = 0.400000 but W[1, 2] = 0.500000"));
+                    Contains("tyche::wishart(...).observe(y): W is not symmetric: W[2, 1] = 0.4 but W[1, 2] = 0.5"));
   const std::vector<double> not_pd{1, 2, 0, 2, 1, 0, 0, 0, 1};
   CHECK_THROWS_WITH(inv_wishart(4.0, matrix(eye.data(), 3, 3)).observe(data(not_pd)),
-                    Contains("tyche::inv_wishart(...).observe(y): W is not positive definite (pivot 2 is -3.000000)"));
+                    Contains("tyche::inv_wishart(...).observe(y): W is not positive definite (pivot 2 is -3)"));
   CHECK_THROWS_WITH(wishart(4.0, matrix(not_pd.data(), 3, 3)), Contains("tyche::wishart(nu, S): S is not positive definite (pivot 2"));
-  CHECK_THROWS_WITH(wishart(1.5, matrix(eye.data(), 3, 3)), Contains("tyche::wishart(nu, S): nu = 1.500000 must be > K - 1 = 2"));
+  CHECK_THROWS_WITH(wishart(1.5, matrix(eye.data(), 3, 3)), Contains("tyche::wishart(nu, S): nu = 1.5 must be > K - 1 = 2"));
   CHECK_THROWS_WITH(inv_wishart_lpdf(data(eye), -1.0, matrix(eye.data(), 3, 3)), Contains("inv_wishart(nu, S): nu"));
   const std::vector<double> four{1, 0, 0, 1};
   CHECK_THROWS_WITH(wishart(4.0, matrix(eye.data(), 3, 3)).observe(data(four)), Contains("y has 4 values but S is 3 x 3"));

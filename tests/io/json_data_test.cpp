@@ -282,6 +282,16 @@ TEST_CASE("json_data: a missing variable lists the variables there are", "[io][j
   CHECK_THROWS_WITH(d.dims("k"), Contains("no variable 'k'"));
 }
 
+TEST_CASE("json_data: control characters in a name are escaped in messages", "[io][json_data]") {
+  // JSON allows any character in a name, NUL included: what() would end at it.
+  const auto d = parse(R"({"a\u0000b": "x", "c\u0001\td": [1, "z"]})");
+  const std::string nul_name("a\0b", 3);
+  REQUIRE(d.contains(nul_name));
+  CHECK_THROWS_WITH(d.scalar(nul_name), Equals(R"(data.json: 'a\u0000b' is a string ("x"), expected a number)"));
+  CHECK_THROWS_WITH(d.vector("c\x01\td"), Contains(R"(c\u0001\u0009d[2] is a string)"));
+  CHECK_THROWS_WITH(d.scalar(std::string("q\0r", 3)), Contains(R"(no variable 'q\u0000r' (variables: a\u0000b, c\u0001\u0009d))"));
+}
+
 TEST_CASE("json_data: the wrong kind of value", "[io][json_data]") {
   const auto d = parse(R"({"y": 3, "v": [1, 2], "X": [[1, 2]], "s": "abc", "b": true,
                            "n": null, "o": {"a": 1}, "A": [[[1]]]})");

@@ -7,6 +7,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <functional>
+#include <limits>
+#include <stdexcept>
 #include <random>
 #include <vector>
 
@@ -171,4 +174,71 @@ TEST_CASE("nuts: a tree depth outside [1, 30] is refused", "[nuts]") {
   CHECK_THROWS_WITH(tyche::nuts(eight_schools_model(), {.max_depth = 0}), Catch::Matchers::Contains("max_depth = 0"));
   CHECK_THROWS_WITH(tyche::nuts(eight_schools_model(), {.max_depth = 31}),
                     Catch::Matchers::Contains("max_depth = 31 is outside [1, 30]"));
+}
+
+TEST_CASE("nuts: every option is checked before a chain starts, naming the option and value", "[nuts]") {
+  using Catch::Matchers::Contains;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto m = eight_schools_model();
+  int progress_calls = 0;
+  // A long run if any chain started: warm-up 10⁶, progress at every iteration.
+  auto config = [&](auto edit) {
+    tyche::nuts_config c{.chains = 2, .warmup = 1000000, .draws = 10, .refresh = 1};
+    c.on_progress = [&](const tyche::nuts_progress&) { ++progress_calls; };
+    edit(c);
+    return c;
+  };
+  struct bad_case {
+    std::function<void(tyche::nuts_config&)> edit;
+    const char* message;
+  };
+  const std::vector<bad_case> cases = {
+      {[](auto& c) { c.init_step_size = 0; }, "init_step_size = 0 is not a positive finite number"},
+      {[](auto& c) { c.init_step_size = -0.5; }, "init_step_size = -0.5 is not"},
+      {[&](auto& c) { c.init_step_size = nan; }, "init_step_size = nan"},
+      {[&](auto& c) { c.init_step_size = inf; }, "init_step_size = inf"},
+      {[&](auto& c) { c.init_radius = nan; }, "init_radius = nan is not a finite number ≥ 0"},
+      {[&](auto& c) { c.init_radius = inf; }, "init_radius = inf"},
+      {[](auto& c) { c.init_radius = -1; }, "init_radius = -1 is not"},
+      {[](auto& c) { c.adapt_delta = 1; }, "adapt_delta = 1 is outside (0, 1)"},
+      {[](auto& c) { c.adapt_delta = 0; }, "adapt_delta = 0 is outside"},
+      {[&](auto& c) { c.adapt_delta = nan; }, "adapt_delta = nan"},
+      {[](auto& c) { c.max_depth = 0; }, "max_depth = 0 is outside [1, 30]"},
+      {[](auto& c) { c.max_depth = -3; }, "max_depth = -3"},
+      {[](auto& c) { c.chains = 0; }, "chains = 0"},
+      {[](auto& c) { c.draws = -1; }, "draws = -1"},
+      {[](auto& c) { c.warmup = -2; }, "warmup = -2"},
+      {[](auto& c) { c.executor = tyche::cpu{.lanes = 3}; }, "lanes = 3 must be 0 (automatic), 1 (scalar) or a multiple"},
+      {[](auto& c) { c.executor = tyche::cpu{.threads = -1}; }, "threads = -1 must be ≥ 0"},
+  };
+  for (const auto& bad : cases) {
+    INFO(bad.message);
+    CHECK_THROWS_AS(tyche::nuts(m, config(bad.edit)), std::invalid_argument);
+    CHECK_THROWS_WITH(tyche::nuts(m, config(bad.edit)), Contains("tyche::nuts: ") && Contains(bad.message));
+  }
+  CHECK(progress_calls == 0);
+}
+
+TEST_CASE("nuts: no initial point names the chain once, the last point and the log density", "[nuts]") {
+  using namespace tyche;
+  using Catch::Matchers::Contains;
+  // (1e200 − mu)² overflows: the log density is −∞ at every point, its gradient finite.
+  const std::vector<double> y{1e200};
+  auto mu = normal<"mu">(0.0, 1.0);
+  auto s = normal<"s">(0.0, 1.0);
+  const auto m = model(joint(mu, s, normal(mu, 1.0).observe(data(y))));
+  try {
+    (void)nuts(m, {.chains = 2, .warmup = 10, .draws = 10, .executor = cpu{.threads = 1}});
+    FAIL("nuts() should have thrown");
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK_THAT(what, Contains("tyche::nuts: chain 1: no initial point with a finite log density and gradient in 100 attempts"));
+    CHECK_THAT(what, Contains("the log density was -inf at mu = "));
+    CHECK_THAT(what, Contains(", s = "));
+    CHECK_THAT(what, Contains("init_radius"));
+    CHECK_THAT(what, !Contains("(chain 1)"));
+    CHECK_THAT(what, !Contains("gradient was not finite"));
+  }
 }

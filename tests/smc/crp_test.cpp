@@ -11,6 +11,8 @@
 
 #include "paper_programs.hpp"
 
+#include "support/sanitized.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -61,8 +63,12 @@ TEST_CASE("CRP: SMC, PIMH and PG with 100 particles approach the exact posterior
 
 TEST_CASE("CRP: Figure 3's program (mem, Pólya urn) on the fork engine", "[smc][fork]") {
   const auto exact = crp_posterior_classes();
+  // Under ASan (tests/support/sanitized.hpp) 20 particles and 2 sweeps: the two engines' equality
+  // holds at any size; the KL to the exact posterior is checked at full size (the g++ tree).
+  constexpr bool reduced = tyche_test::address_sanitized;
   for (int a = 0; a < 3; ++a) {
-    const smc::config cfg{.particles = 100, .sweeps = a == 0 ? 10u : 4u, .seed = 12, .engine = smc::engine_kind::fork};
+    const smc::config cfg{.particles = reduced ? 20u : 100u, .sweeps = reduced ? 2u : a == 0 ? 10u : 4u, .seed = 12,
+                          .engine = smc::engine_kind::fork};
     const auto r = a == 0 ? smc::run_smc(crp_program, cfg)
                    : a == 1 ? smc::run_pimh(crp_program, cfg)
                             : smc::run_pg(crp_program, cfg);
@@ -75,7 +81,7 @@ TEST_CASE("CRP: Figure 3's program (mem, Pólya urn) on the fork engine", "[smc]
     // The callable and the stepwise program draw the same numbers in the same order.
     CHECK(r.samples("num_classes") == same.samples("num_classes"));
     CHECK(r.weights() == same.weights());
-    if (a == 0) CHECK(crp_kl(r.histogram("num_classes"), exact) < 0.05);
+    if (a == 0 && !reduced) CHECK(crp_kl(r.histogram("num_classes"), exact) < 0.05);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
@@ -101,7 +102,8 @@ TEST_CASE("errors: a NaN log-likelihood names the particle and the observe (fork
     smc::observe(smc::sample_uniform() < 0.3 ? std::numeric_limits<double>::quiet_NaN() : 0.0);
   };
   CHECK_THROWS_WITH(smc::run_smc(program, fork_config()),
-                    Catch::Contains("passed NaN to observe 1") && Catch::Contains("fork engine"));
+                    Catch::Contains("passed NaN to observe 1") && Catch::Contains("fork engine") &&
+                        !Catch::Contains("tyche::smc: particle"));
   check_no_process_left();
 }
 
@@ -163,6 +165,91 @@ TEST_CASE("errors: a successful fork run leaves no process", "[smc][fork]") {
   const auto r = smc::run_pg(crp_program, {.particles = 20, .sweeps = 3, .seed = 2, .engine = smc::engine_kind::fork});
   CHECK(r.sweeps.size() == 3);
   check_no_process_left();
+}
+
+namespace {
+/// Waits up to `seconds` for every other process running this executable to end; the time taken.
+double wait_for_no_other_process(double seconds) {
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  while (others_running_this_executable() > 0 && elapsed() < seconds) ::usleep(20000);
+  return elapsed();
+}
+
+/// A long run whose particles are busy between observes: each observe is sharp enough that the
+/// particles are resampled (offspring forked through the intermediate, which cannot carry a
+/// parent-death signal for the manager), then every particle computes for 5 s.
+void busy_program() {
+  for (int n = 0; n < 1000; ++n) {
+    double x = smc::sample_normal(0, 1);
+    smc::observe(smc::normal_lpdf(0.5, x, 0.1));
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (std::chrono::steady_clock::now() < until) x = std::sin(x) + 0.5;
+    volatile double keep = x;  // the loop is not optimised away
+    (void)keep;
+  }
+}
+}  // namespace
+
+TEST_CASE("errors: a killed controller takes every process of the fork run with it", "[smc][fork]") {
+  for (int sig : {SIGKILL, SIGTERM, SIGINT}) {
+    INFO("signal " << sig);
+    const pid_t controller = ::fork();
+    REQUIRE(controller >= 0);
+    if (controller == 0) {  // the controller: a fork-engine run that would take minutes
+      // A plain program's signal actions (this test executable's Catch2 would report the signal).
+      for (int s : {SIGINT, SIGTERM}) ::signal(s, SIG_DFL);
+      try {
+        smc::run_smc(busy_program, fork_config(20));
+      } catch (...) {
+      }
+      ::_exit(0);
+    }
+    // Wait until the particles run (the controller, its manager, the anchor and 20 particles),
+    // and past the first observe's resampling.
+    for (int i = 0; i < 200 && others_running_this_executable() < 10; ++i) ::usleep(20000);
+    CHECK(others_running_this_executable() >= 10);
+    ::usleep(500000);
+    ::kill(controller, sig);
+    int status = 0;
+    REQUIRE(::waitpid(controller, &status, 0) == controller);
+    CHECK(WIFSIGNALED(status));
+    const double seconds = wait_for_no_other_process(5);
+    CHECK(others_running_this_executable() == 0);
+    CHECK(seconds < 2);  // killed with the group, not left to notice at their next observe (5 s on)
+    check_no_process_left();
+  }
+}
+
+TEST_CASE("errors: a process the program forked that leaves the group (setsid) cannot hold the run", "[smc][fork]") {
+  // At observe 1 a few particles fork a child that makes itself a session leader and waits
+  // forever: out of the particles' process group, it is killed by pid when the run ends.
+  auto program = [](bool fail) {
+    return [fail] {
+      for (int n = 0; n < 4; ++n) {
+        const double x = smc::sample_normal(0, 1);
+        if (n == 1 && smc::sample_uniform() < 0.1) {
+          const pid_t stray = ::fork();
+          if (stray == 0) {
+            ::setsid();
+            for (;;) ::pause();
+          }
+          if (fail) throw std::runtime_error("failed after forking a stray process");
+        }
+        smc::observe(smc::normal_lpdf(0.5, x, 1));
+      }
+    };
+  };
+  for (bool fail : {false, true}) {
+    INFO((fail ? "the particle throws" : "the run succeeds"));
+    const auto start = std::chrono::steady_clock::now();
+    if (fail) CHECK_THROWS_WITH(smc::run_smc(program(true), fork_config(30)), Catch::Contains("failed after forking"));
+    else CHECK_NOTHROW(smc::run_smc(program(false), fork_config(30)));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(seconds < 10);
+    wait_for_no_other_process(2);
+    check_no_process_left();
+  }
 }
 
 TEST_CASE("errors: densities and samplers check their arguments", "[smc]") {

@@ -11,6 +11,8 @@
 
 #include "paper_programs.hpp"
 
+#include "support/sanitized.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -22,10 +24,11 @@ namespace smc = tyche::smc;
 using namespace smc_programs;
 
 template <class Program>
-void check_posterior(const Program& program, int runs, tyche::smc::engine_kind engine) {
+void check_posterior(const Program& program, int runs, tyche::smc::engine_kind engine,
+                     std::size_t particles = 1000) {
   double m1 = 0, m2 = 0, v1 = 0, v2 = 0;
   for (int i = 0; i < runs; ++i) {
-    const auto r = smc::run_smc(program, {.particles = 1000, .seed = 1 + static_cast<std::uint64_t>(i), .engine = engine});
+    const auto r = smc::run_smc(program, {.particles = particles, .seed = 1 + static_cast<std::uint64_t>(i), .engine = engine});
     REQUIRE(r.sets.size() == 1);
     REQUIRE(r.names == std::vector<std::string>{"mu"});
     const double m = r.mean("mu"), v = r.variance("mu");
@@ -48,7 +51,9 @@ TEST_CASE("figure 1: SMC with 1000 particles recovers the Gaussian posterior (in
 }
 
 TEST_CASE("figure 1: SMC with 1000 particles recovers the Gaussian posterior (fork engine)", "[smc][fork]") {
-  check_posterior(gaussian_program, 6, smc::engine_kind::fork);
+  // Under ASan (tests/support/sanitized.hpp) 5 runs of 200 particles; the tolerance is in MCSE.
+  if constexpr (tyche_test::address_sanitized) check_posterior(gaussian_program, 5, smc::engine_kind::fork, 200);
+  else check_posterior(gaussian_program, 6, smc::engine_kind::fork);
 }
 
 TEST_CASE("figure 1: the evidence estimate is unbiased (in-process)", "[smc]") {
@@ -67,7 +72,7 @@ TEST_CASE("figure 1: the evidence estimate is unbiased (in-process)", "[smc]") {
 }
 
 TEST_CASE("figure 1: the evidence estimate is unbiased (fork engine)", "[smc][fork]") {
-  const int runs = 20;
+  const int runs = tyche_test::address_sanitized ? 6 : 20;  // tests/support/sanitized.hpp
   const double z = std::exp(gaussian_log_evidence());
   double sum = 0, sum2 = 0;
   for (int i = 0; i < runs; ++i) {

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <random>
 #include <span>
 #include <sstream>
@@ -141,15 +142,21 @@ void check_chi_square(const std::vector<double>& xs, Pmf pmf, const std::string&
 }
 
 /// make() throws std::invalid_argument whose message names the family, "y[index]" (or the
-/// given name[index]), the value as std::to_string writes it, and the problem.
+/// given name[index]), the value (an integer as an integer, else as %g writes it: 2, -1, 0.5,
+/// 2.5) and the problem.
 template <class Make>
 void check_observation_error(Make make, const std::string& family, const std::string& where,
                              double value, const std::string& problem) {
   using Catch::Matchers::Contains;
   INFO(family << ": " << where << " = " << value);
+  char text[64];
+  if (value == std::floor(value) && std::abs(value) < 1e15)
+    std::snprintf(text, sizeof text, "%lld", static_cast<long long>(value));
+  else
+    std::snprintf(text, sizeof text, "%g", value);
   REQUIRE_THROWS_AS(make(), std::invalid_argument);
   REQUIRE_THROWS_WITH(make(), Contains("tyche::" + family + "(...).observe(y)") && Contains(where) &&
-                                  Contains(where + " = " + std::to_string(value)) &&
+                                  Contains(where + " = " + text + " ") &&
                                   Contains(problem));
 }
 

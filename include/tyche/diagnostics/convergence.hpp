@@ -32,11 +32,12 @@
 // Input. Draws are given either as one contiguous array, chains × draws row-major (chain c's
 // draws at [c·n, (c+1)·n)), with its shape, or as a range of chains, each a range convertible to
 // std::span<const double> (std::vector<std::vector<double>>, std::vector<std::span<const double>>,
-// ...), all of one length. Every function accepts any number of chains ≥ 1 and draws per
-// chain ≥ 4, and throws std::invalid_argument otherwise (or when the array's size is not
-// chains × n, or the chains differ in length).
+// ...), all of one length. Every function accepts any number of chains ≥ 1 and throws
+// std::invalid_argument for none, or when the array's size is not chains × n, or the chains
+// differ in length.
 //
 // NaN results. Where posterior returns NA, these functions return a quiet NaN and never throw:
+// with fewer than 4 draws per chain (a split chain needs 2 draws for R̂), and
 // when the draws (or the split, rank-normalised or indicator draws a function looks at) contain
 // NaN or ±∞ or are constant (max − min < DBL_EPSILON, posterior's absolute tolerance). ESS needs
 // at least 3 draws per split chain, so every ESS and MCSE is NaN for n = 4 and n = 5. Like
@@ -85,7 +86,6 @@ concept chain_range = std::ranges::input_range<const R> &&
 
 inline void check_shape(const char* function, std::size_t size, std::size_t chains, std::size_t n) {
   if (chains < 1) fail(function, "needs at least one chain");
-  if (n < 4) fail(function, "needs at least 4 draws per chain, got " + std::to_string(n));
   if (size != chains * n)
     fail(function, "draws has " + std::to_string(size) + " values, expected chains × n = " +
                        std::to_string(chains) + " × " + std::to_string(n));
@@ -128,6 +128,10 @@ inline bool should_return_na(std::span<const double> x) {
   }
   return std::abs(hi - lo) < std::numeric_limits<double>::epsilon();
 }
+
+/// Fewer draws per chain than any R̂ or ESS needs: 4 (two per split chain). NaN, as posterior.
+inline constexpr std::size_t min_draws = 4;
+inline bool too_few(const draw_matrix& x) { return x.n < min_draws; }
 
 inline bool any_nan(std::span<const double> x) {
   return std::any_of(x.begin(), x.end(), [](double v) { return std::isnan(v); });
@@ -257,7 +261,7 @@ inline double r_median(std::vector<double> x) {
 
 /// posterior's .rhat on already split (and possibly rank-normalised) chains.
 inline double rhat_core(const draw_matrix& x) {
-  if (should_return_na(x.data)) return nan_value;
+  if (x.n < 2 || should_return_na(x.data)) return nan_value;
   const std::size_t m = x.chains, n = x.n;
   std::vector<double> mean(m), var(m);
   for (std::size_t c = 0; c < m; ++c) {
@@ -353,6 +357,7 @@ inline double ess_core(const draw_matrix& x) {
 
 /// Rank-normalised split-R̂ of the given (unsplit) draws.
 inline double rhat_bulk_core(const draw_matrix& x) {
+  if (too_few(x)) return nan_value;
   draw_matrix s = split_chains(x);
   if (any_nan(s.data)) return nan_value;
   z_scale(s.data);
@@ -361,7 +366,7 @@ inline double rhat_bulk_core(const draw_matrix& x) {
 
 /// Rank-normalised split-R̂ of |x − median(x)|.
 inline double rhat_tail_core(const draw_matrix& x) {
-  if (any_nan(x.data)) return nan_value;
+  if (too_few(x) || any_nan(x.data)) return nan_value;
   const double med = r_median(x.data);
   draw_matrix f = x;
   for (double& v : f.data) v = std::abs(v - med);
@@ -370,7 +375,7 @@ inline double rhat_tail_core(const draw_matrix& x) {
 
 /// posterior's .ess_quantile: ESS of the split indicator draws x ≤ quantile(x, p).
 inline double ess_quantile_core(const draw_matrix& x, double p) {
-  if (should_return_na(x.data)) return nan_value;
+  if (too_few(x) || should_return_na(x.data)) return nan_value;
   const std::size_t S = x.data.size();
   if (p == 1.0) p = (static_cast<double>(S) - 0.5) / static_cast<double>(S);
   std::vector<double> sorted = x.data;
@@ -534,7 +539,7 @@ double ess_mean(const R& chains) {
 inline double ess_bulk(std::span<const double> draws, std::size_t chains, std::size_t n) {
   using namespace detail::diagnostics;
   draw_matrix s = split_chains(gather("ess_bulk", draws, chains, n));
-  if (any_nan(s.data)) return nan_value;
+  if (s.n < 2 || any_nan(s.data)) return nan_value;
   z_scale(s.data);
   return ess_core(s);
 }
@@ -542,7 +547,7 @@ template <detail::diagnostics::chain_range R>
 double ess_bulk(const R& chains) {
   using namespace detail::diagnostics;
   draw_matrix s = split_chains(gather("ess_bulk", chains));
-  if (any_nan(s.data)) return nan_value;
+  if (s.n < 2 || any_nan(s.data)) return nan_value;
   z_scale(s.data);
   return ess_core(s);
 }
@@ -585,12 +590,14 @@ double ess_tail(const R& chains) {
 inline double mcse_mean(std::span<const double> draws, std::size_t chains, std::size_t n) {
   using namespace detail::diagnostics;
   const draw_matrix x = gather("mcse_mean", draws, chains, n);
+  if (too_few(x)) return nan_value;
   return std::sqrt(r_var(x.data.data(), x.data.size())) / std::sqrt(ess_core(split_chains(x)));
 }
 template <detail::diagnostics::chain_range R>
 double mcse_mean(const R& chains) {
   using namespace detail::diagnostics;
   const draw_matrix x = gather("mcse_mean", chains);
+  if (too_few(x)) return nan_value;
   return std::sqrt(r_var(x.data.data(), x.data.size())) / std::sqrt(ess_core(split_chains(x)));
 }
 

@@ -50,13 +50,32 @@ inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
     const auto chains = fit.parameter(k);
     std::vector<double> all;
     for (const auto& c : chains) all.insert(all.end(), c.begin(), c.end());
-    double mean = 0;
-    for (double v : all) mean += v / static_cast<double>(all.size());
-    double var = 0;
-    for (double v : all) var += (v - mean) * (v - mean) / static_cast<double>(all.size() - 1);
+    // As R's mean and sd (long double sums): no draws, mean NaN; one draw, sd NaN.
+    const double mean = all.empty() ? std::nan("") : detail::diagnostics::r_mean(all.data(), all.size());
+    const double var = all.size() < 2 ? std::nan("") : detail::diagnostics::r_var(all.data(), all.size());
     out.rows.push_back({fit.names[k], mean, std::sqrt(var), mcse_mean(chains), quantile(all, 0.05),
                         quantile(all, 0.5), quantile(all, 0.95), ess_bulk(chains), ess_tail(chains),
                         rhat(chains)});
+  }
+  // What cannot be estimated is NaN in the table, and said once here (posterior prints NA).
+  if (fit.draws < static_cast<int>(detail::diagnostics::min_draws)) {
+    out.warnings.push_back(std::to_string(fit.draws) + " draws per chain: MCSE, ESS and R-hat need at least " +
+                           std::to_string(detail::diagnostics::min_draws) + " and are NaN");
+  } else {
+    // A parameter constant in every draw (L[1,1] of a Cholesky factor of a correlation matrix)
+    // has NaN R-hat and ESS in the table and no warning, as in Stan; NaN draws are warned of.
+    std::string with_nan;
+    int count = 0;
+    for (std::size_t k = 0; k < fit.dim(); ++k) {
+      bool nan = false;
+      for (const auto& chain : fit.values)
+        for (std::size_t d = k; d < chain.size() && !nan; d += fit.dim()) nan = std::isnan(chain[d]);
+      if (!nan) continue;
+      if (count < 5) with_nan += (count > 0 ? ", " : "") + fit.names[k];
+      ++count;
+    }
+    if (count > 5) with_nan += ", … (" + std::to_string(count) + " in all)";
+    if (count > 0) out.warnings.push_back("NaN draws of " + with_nan + ": their MCSE, ESS and R-hat are NaN");
   }
   const int divergent = fit.divergences();
   if (divergent > 0)

@@ -12,6 +12,7 @@
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/distributions/detail/family.hpp>
+#include <tyche/scalar/format.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -55,7 +56,7 @@ void check_trials(const char* family, const Y& y, const N& n) {
       throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): " + what);
     };
     auto at = [](const char* name, std::size_t i, double v) {
-      return std::string(name) + "[" + std::to_string(i + 1) + "] = " + std::to_string(v);
+      return std::string(name) + "[" + std::to_string(i + 1) + "] = " + tyche::detail::format_number(v);
     };
     for (std::size_t i = 0; i < nn; ++i) {
       const double m = known_value(n, i);

@@ -8,6 +8,7 @@
 #include <tyche/config.hpp>
 #include <tyche/distributions/detail/family.hpp>
 #include <tyche/operations/vectors.hpp>
+#include <tyche/scalar/format.hpp>
 
 #include <cmath>
 #include <random>
@@ -31,7 +32,7 @@ auto gather_categories(const char* family, const V& v, const Y& y) {
   auto check = [&](double c, std::size_t i) {
     if (!(c >= 1 && c <= double(k) && c == std::floor(c)))
       throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): y[" +
-                                  std::to_string(i + 1) + "] = " + std::to_string(c) +
+                                  std::to_string(i + 1) + "] = " + tyche::detail::format_number(c) +
                                   " is not a category 1 … " + std::to_string(k));
   };
   if constexpr (kind_of<Y> == node_kind::data_vector) {

@@ -7,6 +7,7 @@
 #include <tyche/config.hpp>
 #include <tyche/core/expr.hpp>
 #include <tyche/core/nodes.hpp>
+#include <tyche/scalar/format.hpp>
 
 #include <cmath>
 #include <cstddef>
@@ -54,7 +55,7 @@ struct distribution {
     else if constexpr (requires { Derived::observation_problem(v); }) problem = Derived::observation_problem(v);
     if (problem)
       throw std::invalid_argument(std::string("tyche::") + Derived::family + "(...).observe(y): y[" +
-                                  std::to_string(i + 1) + "] = " + std::to_string(v) + " " +
+                                  std::to_string(i + 1) + "] = " + tyche::detail::format_number(v) + " " +
                                   problem);
   }
 };

@@ -21,6 +21,7 @@
 #include <tyche/distributions/detail/family.hpp>
 #include <tyche/operations/matrices.hpp>
 #include <tyche/operations/vectors.hpp>
+#include <tyche/scalar/format.hpp>
 
 #include <cmath>
 #include <memory>
@@ -46,8 +47,8 @@ inline std::vector<double> cholesky_lower(const double* a, std::size_t k, const 
       if (!(std::fabs(aij - aji) <= 1e-8 * (std::fabs(aij) + std::fabs(aji) + 1e-300)))
         throw std::invalid_argument(std::string("tyche::") + who + ": " + name + " is not symmetric: " + name +
                                     "[" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + "] = " +
-                                    std::to_string(aij) + " but " + name + "[" + std::to_string(j + 1) +
-                                    ", " + std::to_string(i + 1) + "] = " + std::to_string(aji));
+                                    tyche::detail::format_number(aij) + " but " + name + "[" + std::to_string(j + 1) +
+                                    ", " + std::to_string(i + 1) + "] = " + tyche::detail::format_number(aji));
     }
     for (std::size_t j = 0; j <= i; ++j) {
       double s = a[i * k + j];
@@ -56,7 +57,7 @@ inline std::vector<double> cholesky_lower(const double* a, std::size_t k, const 
         if (!(s > 0))
           throw std::invalid_argument(std::string("tyche::") + who + ": " + name +
                                       " is not positive definite (pivot " + std::to_string(i + 1) +
-                                      " is " + std::to_string(s) + ")");
+                                      " is " + tyche::detail::format_number(s) + ")");
         l[i * k + i] = std::sqrt(s);
       } else {
         l[i * k + j] = s / l[j * k + j];
@@ -73,7 +74,7 @@ inline void check_cholesky_factor(const data_matrix& l, const char* who) {
   for (std::size_t i = 0; i < l.rows; ++i)
     if (!(l.ptr[i * l.cols + i] > 0) || !std::isfinite(l.ptr[i * l.cols + i]))
       throw std::invalid_argument(std::string("tyche::") + who + ": L[" + std::to_string(i + 1) + ", " +
-                                  std::to_string(i + 1) + "] = " + std::to_string(l.ptr[i * l.cols + i]) +
+                                  std::to_string(i + 1) + "] = " + tyche::detail::format_number(l.ptr[i * l.cols + i]) +
                                   " must be a positive number (L is a Cholesky factor)");
 }
 }  // namespace detail

@@ -18,6 +18,7 @@
 #include <tyche/config.hpp>
 #include <tyche/distributions/detail/family.hpp>
 #include <tyche/interval/support.hpp>
+#include <tyche/scalar/format.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -51,7 +52,7 @@ double multinomial_log_coefficient(const char* family, const char* argument, con
     for (std::size_t i = 0; i < y.size(); ++i) {
       const double c = y.ptr[i];
       if (const char* problem = count_problem(c); problem || !std::isfinite(c))
-        throw std::invalid_argument(head + "y[" + std::to_string(i + 1) + "] = " + std::to_string(c) + " " +
+        throw std::invalid_argument(head + "y[" + std::to_string(i + 1) + "] = " + tyche::detail::format_number(c) + " " +
                                     (problem ? problem : "is not finite"));
       total += c;
       log_c -= std::lgamma(c + 1);
@@ -115,7 +116,7 @@ struct multinomial_distribution : distribution<multinomial_distribution<Theta>> 
       double s = 0;
       for (std::size_t k = 0; k < theta.size(); ++k) s += theta.ptr[k];
       if (!(std::fabs(s - 1) <= 1e-8 * double(theta.size())))
-        throw std::invalid_argument("tyche::multinomial(theta): theta sums to " + std::to_string(s) +
+        throw std::invalid_argument("tyche::multinomial(theta): theta sums to " + tyche::detail::format_number(s) +
                                     ", not 1 (theta must be a simplex)");
     }
   }

@@ -22,6 +22,7 @@
 #include <tyche/config.hpp>
 #include <tyche/autodiff/ordinal_ops.hpp>
 #include <tyche/distributions/detail/family.hpp>
+#include <tyche/scalar/format.hpp>
 
 #include <cmath>
 #include <random>
@@ -53,7 +54,7 @@ std::size_t check_ordinal(const char* family, const Eta& eta, const C& c, const 
       if constexpr (kind_of<Y> == node_kind::data_vector) v = y.ptr[i];
       else v = y.value;
       if (!(v >= 1 && v <= double(cuts + 1) && v == std::floor(v)))
-        throw std::invalid_argument(head + "y[" + std::to_string(i + 1) + "] = " + std::to_string(v) +
+        throw std::invalid_argument(head + "y[" + std::to_string(i + 1) + "] = " + tyche::detail::format_number(v) +
                                     " is not a category 1 … " + std::to_string(cuts + 1));
     }
     if constexpr (is_vector_v<Eta>) {
@@ -64,9 +65,9 @@ std::size_t check_ordinal(const char* family, const Eta& eta, const C& c, const 
     if constexpr (kind_of<C> == node_kind::data_vector) {
       for (std::size_t k = 1; k < cuts; ++k)
         if (!(c.ptr[k] > c.ptr[k - 1]))
-          throw std::invalid_argument(head + "c[" + std::to_string(k + 1) + "] = " + std::to_string(c.ptr[k]) +
+          throw std::invalid_argument(head + "c[" + std::to_string(k + 1) + "] = " + tyche::detail::format_number(c.ptr[k]) +
                                       " is not greater than c[" + std::to_string(k) + "] = " +
-                                      std::to_string(c.ptr[k - 1]) + " (the cutpoints must increase)");
+                                      tyche::detail::format_number(c.ptr[k - 1]) + " (the cutpoints must increase)");
     }
     return n;
   }

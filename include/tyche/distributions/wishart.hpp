@@ -27,6 +27,7 @@
 #include <tyche/interval/support.hpp>
 #include <tyche/operations/matrices.hpp>
 #include <tyche/transforms/matrix.hpp>
+#include <tyche/scalar/format.hpp>
 
 #include <cmath>
 #include <random>
@@ -81,7 +82,7 @@ void check_wishart_nu(const Nu& nu, std::size_t k, const char* who) {
   else if constexpr (kind_of<Nu> == node_kind::literal) v = Nu::value;
   else return;
   if (!(v > double(k) - 1.0))
-    throw std::invalid_argument(std::string("tyche::") + who + ": nu = " + std::to_string(v) + " must be > K - 1 = " +
+    throw std::invalid_argument(std::string("tyche::") + who + ": nu = " + tyche::detail::format_number(v) + " must be > K - 1 = " +
                                 std::to_string(k - 1));
 }
 }  // namespace detail

@@ -32,6 +32,8 @@
 // std::vector / matrix_data in C++ is 0-based as usual.)
 #pragma once
 
+#include <tyche/scalar/format.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <charconv>
@@ -71,16 +73,6 @@ using json = nlohmann::ordered_json;  // ordered: names() and messages list vari
 
 /// Deeper nesting than this is refused (it is no Stan data, and it bounds the recursion).
 inline constexpr std::size_t max_rank = 32;
-
-/// "1.5", "3", "nan", "inf", "-inf": the shortest text that reads back as x.
-inline std::string format_number(double x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, x);
-  if (r.ec != std::errc{}) return "?";
-  return std::string(buf, r.ptr);
-}
 
 /// "a string (\"abc\")", "a boolean (true)", "null", "an object", "an array", "a number".
 inline std::string describe(const json& j) {
@@ -143,6 +135,25 @@ inline std::string strip_prefix(std::string what) {
   if (const auto pos = what.find("] "); what.rfind("[json.exception.", 0) == 0 && pos != what.npos)
     what.erase(0, pos + 2);
   return what;
+}
+
+/// The message as it can be printed: control characters (a variable name may hold U+0000,
+/// which would end what() early) written back as JSON escapes: backslash, u, four hex digits.
+inline std::string printable(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      static constexpr char hex[] = "0123456789abcdef";
+      out += "\\u00";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 /// "y[3]", "X[2, 5]" (1-based; index holds 0-based positions).
@@ -362,7 +373,7 @@ class data_file {
   }
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw std::invalid_argument(source_ + ": " + what);
+    throw std::invalid_argument(detail::json_io::printable(source_ + ": " + what));
   }
 
   const detail::json_io::variable* find(std::string_view name) const {
@@ -393,17 +404,17 @@ class data_file {
       else if (!v.dims.empty()) index = {i};
       const std::string what =
           index.empty() ? v.name : detail::json_io::element_name(v.name, index);
-      fail(what + " = " + detail::json_io::format_number(xs[i]) +
+      fail(what + " = " + detail::format_number(xs[i]) +
            " is not finite (pass tyche::allow_non_finite to accept it)");
     }
   }
 
   int to_int(double x, const std::string& what) const {
     if (!(x == std::floor(x)) || std::isinf(x))
-      fail(what + " = " + detail::json_io::format_number(x) + " is not an integer");
+      fail(what + " = " + detail::format_number(x) + " is not an integer");
     if (x < static_cast<double>(std::numeric_limits<int>::min()) ||
         x > static_cast<double>(std::numeric_limits<int>::max()))
-      fail(what + " = " + detail::json_io::format_number(x) + " is out of the range of int");
+      fail(what + " = " + detail::format_number(x) + " is out of the range of int");
     return static_cast<int>(x);
   }
 
@@ -418,7 +429,7 @@ class data_file {
   double scalar_(std::string_view name, bool non_finite_ok) const {
     const double x = number(name, "a number");
     if (!non_finite_ok && !std::isfinite(x))
-      fail(std::string(name) + " = " + detail::json_io::format_number(x) +
+      fail(std::string(name) + " = " + detail::format_number(x) +
            " is not finite (pass tyche::allow_non_finite to accept it)");
     return x;
   }

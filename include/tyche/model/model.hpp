@@ -5,6 +5,7 @@
 #include <tyche/config.hpp>
 #include <tyche/compile/program.hpp>
 #include <tyche/model/joint.hpp>
+#include <tyche/scalar/format.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -274,7 +275,7 @@ class model_t {
     }
     if (!problem.empty())
       throw std::invalid_argument("tyche::model::unconstrain: " + std::string(V::name.view()) + "[" +
-                                  where + "] = " + std::to_string(x[k]) + " " + problem);
+                                  where + "] = " + tyche::detail::format_number(x[k]) + " " + problem);
   }
 
   /// The unconstrained coordinate of element i of variable v with constrained value x, bounds
@@ -304,7 +305,7 @@ class model_t {
       std::string where(V::name.view());
       if (v.size() > 1 || kind_of<typename V::param_type> == node_kind::vector_param)
         where += "[" + std::to_string(i + 1) + "]";
-      throw std::invalid_argument("tyche::model::unconstrain: " + where + " = " + std::to_string(x) +
+      throw std::invalid_argument("tyche::model::unconstrain: " + where + " = " + tyche::detail::format_number(x) +
                                   " is outside its support (" + Tr::name + ")");
     }
     return u;

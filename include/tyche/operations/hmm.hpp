@@ -8,6 +8,7 @@
 #include <tyche/autodiff/hmm.hpp>
 #include <tyche/core/nodes.hpp>
 #include <tyche/operations/functions.hpp>
+#include <tyche/scalar/format.hpp>
 
 #include <cmath>
 #include <cstddef>
@@ -44,7 +45,7 @@ void hmm_check_data(const Node& node, const char* arg, std::size_t piece, bool p
       if (bad)
         throw std::invalid_argument(std::string("tyche::hmm_marginal(log_omega, Gamma, rho): '") + arg + "'" +
                                     (piece ? " row " + std::to_string(piece) : std::string()) + " has value " +
-                                    std::to_string(v) + " at index " + std::to_string(i + 1) +
+                                    tyche::detail::format_number(v) + " at index " + std::to_string(i + 1) +
                                     (probabilities ? " (1-based); it must be a probability in [0, 1]"
                                                    : " (1-based); log densities must not be NaN or +inf"));
     }

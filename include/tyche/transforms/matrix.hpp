@@ -30,6 +30,7 @@
 #include <tyche/autodiff/matrix_ops.hpp>
 #include <tyche/operations/functions.hpp>
 #include <tyche/operations/matrices.hpp>
+#include <tyche/scalar/format.hpp>
 
 #include <cmath>
 #include <cstddef>
@@ -39,7 +40,7 @@
 namespace tyche::transforms {
 
 namespace detail {
-inline std::string number(double v) { return std::to_string(v); }
+inline std::string number(double v) { return tyche::detail::format_number(v); }
 
 /// Entries above the diagonal must be 0 and diagonal entries positive and finite, every entry
 /// finite. Returns the problem, with bad the index of the entry, or "".

@@ -7,6 +7,7 @@
 #include <tyche/autodiff/vector_ops.hpp>
 #include <tyche/operations/functions.hpp>
 #include <tyche/operations/vectors.hpp>
+#include <tyche/scalar/format.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -48,7 +49,7 @@ struct increasing {
       } else {
         const double step = x[k] - x[k - 1];
         if (!(step > 0))
-          return "must exceed the element before it, " + std::to_string(x[k - 1]) + " (" + name + ")";
+          return "must exceed the element before it, " + tyche::detail::format_number(x[k - 1]) + " (" + name + ")";
         u[k] = std::log(step);
       }
     }

@@ -20,6 +20,7 @@
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/operations/functions.hpp>
+#include <tyche/scalar/format.hpp>
 
 #include <cmath>
 #include <cstddef>
@@ -50,7 +51,7 @@ struct simplex {
     }
     if (!(std::fabs(total - 1) <= 1e-8 * double(n))) {
       k = n - 1;
-      return "ends a vector whose sum is " + std::to_string(total) + ", not 1 (simplex)";
+      return "ends a vector whose sum is " + tyche::detail::format_number(total) + ", not 1 (simplex)";
     }
     return {};
   }
@@ -80,7 +81,7 @@ struct unit_vector {
     }
     if (!(std::fabs(norm2 - 1) <= 1e-8 * double(n))) {
       k = n - 1;
-      return "ends a vector whose squared norm is " + std::to_string(norm2) + ", not 1 (unit_vector)";
+      return "ends a vector whose squared norm is " + tyche::detail::format_number(norm2) + ", not 1 (unit_vector)";
     }
     return {};
   }

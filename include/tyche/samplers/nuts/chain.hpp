@@ -13,6 +13,7 @@
 #include <tyche/samplers/nuts/chain_streams.hpp>
 #include <tyche/samplers/nuts/config.hpp>
 #include <tyche/samplers/nuts/kernel.hpp>
+#include <tyche/scalar/format.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -78,10 +79,7 @@ class nuts_chain {
       bool finite = std::isfinite(log_density_);
       for (double g : grad_) finite = finite && std::isfinite(g);
       if (finite) break;
-      if (attempt == 99)
-        throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain_ + 1) +
-                                 ": no initial point with a finite log density and gradient in "
-                                 "100 attempts");
+      if (attempt == 99) throw std::runtime_error(no_initial_point());
     }
     step_size_ = cfg_.init_step_size;
     find_step_size();
@@ -91,6 +89,42 @@ class nuts_chain {
     fit_.stats[static_cast<std::size_t>(chain_)].reserve(static_cast<std::size_t>(cfg_.draws));
     initialised_ = true;
     if (done()) finish();
+  }
+
+  /// What the last of the 100 attempts found: the log density, the point (by name, as far as
+  /// θ's coordinates are the named values) and where the gradient was not finite.
+  [[nodiscard]] std::string no_initial_point() const {
+    auto number = [](double x) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.6g", x);
+      return std::string(buf);
+    };
+    const bool named = fit_.names.size() == d_;  // no matrix variable: θ's coordinates are the names
+    auto coordinate = [&](std::size_t k) { return named ? fit_.names[k] : "theta[" + std::to_string(k + 1) + "]"; };
+    std::string text = "tyche::nuts: chain " + std::to_string(chain_ + 1) +
+                       ": no initial point with a finite log density and gradient in 100 attempts "
+                       "(θ uniform on (-" + number(cfg_.init_radius) + ", " + number(cfg_.init_radius) +
+                       ") per unconstrained coordinate, init_radius); at the last, the log density was " +
+                       number(log_density_) + " at ";
+    const std::size_t shown = d_ < 8 ? d_ : 8;
+    for (std::size_t k = 0; k < shown; ++k) {
+      if (k > 0) text += ", ";
+      text += coordinate(k);
+      text += " = ";
+      text += number(q_[k]);
+    }
+    if (shown < d_) text += ", … (unconstrained θ, " + std::to_string(d_) + " coordinates)";
+    else text += " (unconstrained θ)";
+    std::string bad;
+    std::size_t bad_count = 0;
+    for (std::size_t k = 0; k < d_; ++k)
+      if (!std::isfinite(grad_[k]) && ++bad_count <= 8) bad += (bad.empty() ? "" : ", ") + coordinate(k);
+    if (bad_count > 0)
+      text += "; the gradient was not finite in " + bad + (bad_count > 8 ? ", …" : "");
+    text += ". A log density that is -inf or NaN everywhere usually means an observation outside its "
+            "family's support, a data value used as a scale that is ≤ 0, or a term no parameter value "
+            "can make finite: check the data, or print explain(model) to see the terms";
+    return text;
   }
 
   [[nodiscard]] bool initialised() const { return initialised_; }
@@ -120,7 +154,7 @@ class nuts_chain {
     }
     const nuts_status s = k.set_step_size(l, step_size_);
     if (s != nuts_status::ok)
-      throw_status(s, "chain " + std::to_string(chain_ + 1) + ", step size " + std::to_string(step_size_));
+      throw_status(s, "chain " + std::to_string(chain_ + 1) + ", step size " + tyche::detail::format_number(step_size_));
     k.set_stream(l, rng_);
   }
   /// Takes back the chain's state from lane l after a transition: the selected point and the

@@ -485,6 +485,9 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
                     std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, nuts_fit& fit, OnError& on_error) {
   static_assert(log_density_target<Target>,
                 "tyche::samplers::detail::run_cpu(target, ...) requires a log_density_target (tyche/concepts.hpp)");
+  if (exec.threads < 0)
+    throw std::invalid_argument("tyche::nuts: threads = " + std::to_string(exec.threads) +
+                                " must be ≥ 0 (0: one per chain, up to the hardware's concurrency)");
   int threads = exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, cfg.chains);
   const int lanes = resolve_lanes(exec.lanes, cfg.chains, threads);

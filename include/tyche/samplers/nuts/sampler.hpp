@@ -10,6 +10,7 @@
 #include <tyche/samplers/nuts/chain.hpp>
 #include <tyche/samplers/nuts/config.hpp>
 #include <tyche/samplers/nuts/cpu_executor.hpp>
+#include <tyche/scalar/format.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -62,14 +63,14 @@ inline void check_config(const nuts_config& cfg) {
     fail("chains must be ≥ 1 and warmup, draws ≥ 0 (got chains = " + std::to_string(cfg.chains) +
          ", warmup = " + std::to_string(cfg.warmup) + ", draws = " + std::to_string(cfg.draws) + ")");
   if (!(cfg.adapt_delta > 0 && cfg.adapt_delta < 1))
-    fail("adapt_delta = " + std::to_string(cfg.adapt_delta) + " is outside (0, 1)");
+    fail("adapt_delta = " + tyche::detail::format_number(cfg.adapt_delta) + " is outside (0, 1)");
   if (cfg.max_depth < 1 || cfg.max_depth > max_supported_depth)
     fail("max_depth = " + std::to_string(cfg.max_depth) + " is outside [1, " + std::to_string(max_supported_depth) +
          "]");
   if (!(cfg.init_step_size > 0) || !std::isfinite(cfg.init_step_size))
-    fail("init_step_size = " + std::to_string(cfg.init_step_size) + " is not a positive finite number");
+    fail("init_step_size = " + tyche::detail::format_number(cfg.init_step_size) + " is not a positive finite number");
   if (!(cfg.init_radius >= 0) || !std::isfinite(cfg.init_radius))
-    fail("init_radius = " + std::to_string(cfg.init_radius) + " is not a finite number ≥ 0");
+    fail("init_radius = " + tyche::detail::format_number(cfg.init_radius) + " is not a finite number ≥ 0");
 }
 
 /// nuts() once the model is known to be one: the fit's frame, the chains, the executor.
@@ -97,8 +98,11 @@ nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
     try {
       throw;
     } catch (const std::exception& e) {
+      // Named once: a chain's own errors start "tyche::nuts: chain <c>: ".
+      const std::string what = e.what();
+      const bool named = what.rfind("tyche::nuts: chain " + std::to_string(c + 1) + ":", 0) == 0;
       errors[static_cast<std::size_t>(c)] = std::make_exception_ptr(
-          std::runtime_error(std::string(e.what()) + " (chain " + std::to_string(c + 1) + ")"));
+          std::runtime_error(named ? what : what + " (chain " + std::to_string(c + 1) + ")"));
     } catch (...) {
       errors[static_cast<std::size_t>(c)] = std::current_exception();
     }

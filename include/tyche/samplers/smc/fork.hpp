@@ -208,9 +208,34 @@ inline particle_context& require_particle(const char* function) {
   return *c;
 }
 
+/// An error of the shared checks (detail/collector.hpp) without its "tyche::smc: ": the fork
+/// engine's message starts with the run_* function's name and "(fork engine): " instead.
+inline std::string without_prefix(const std::exception& e) {
+  const std::string what = e.what(), prefix = "tyche::smc: ";
+  return what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
+}
+
 /// Exit codes of particle processes that the manager translates.
 inline constexpr int exit_fork_failed = 70;
 inline constexpr int exit_manager_gone = 71;
+
+inline constexpr int exit_controller_gone = 72;
+
+/// The manager's process group, for its signal handler (0 until the group exists).
+inline volatile std::sig_atomic_t& manager_group() {
+  static volatile std::sig_atomic_t g = 0;
+  return g;
+}
+
+/// The manager's handler of SIGTERM, its parent-death signal: the controller is gone (killed,
+/// even by SIGKILL, or ended), so every particle and keeper of the run is killed with the group
+/// (a busy one would otherwise compute on, and a waiting one notice only after seconds). Only
+/// async-signal-safe calls.
+inline void manager_orphaned(int) {
+  const pid_t g = static_cast<pid_t>(manager_group());
+  if (g > 0) ::killpg(g, SIGKILL);
+  ::_exit(exit_controller_gone);
+}
 
 /// The intermediate process this process was forked through by spawn() (below), or 0: until
 /// that intermediate has fully exited, it, not the manager, is this process's parent.
@@ -475,7 +500,8 @@ class manager {
  public:
   manager(const Program& program, algorithm method, const config& cfg, int pipe,
           std::chrono::steady_clock::time_point start, const char* function)
-      : program_(program), method_(method), cfg_(cfg), pipe_(pipe), start_(start), function_(function),
+      : program_(program), method_(method), cfg_(cfg), pipe_(pipe), controller_(::getppid()), start_(start),
+        function_(function),
         L_(cfg.particles),
         shared_(cfg.particles, cfg.predict_bytes, method == algorithm::pg ? cfg.max_processes : 0) {}
 
@@ -517,20 +543,43 @@ class manager {
     }
     ::setpgid(anchor, anchor);
     group_ = anchor;
+    // From here a dead controller takes the whole group with it (manager_orphaned).
+    manager_group() = static_cast<std::sig_atomic_t>(group_);
+    struct sigaction on_term {};
+    on_term.sa_handler = manager_orphaned;
+    ::sigemptyset(&on_term.sa_mask);
+    ::sigaction(SIGTERM, &on_term, nullptr);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != controller_) manager_orphaned(0);  // it died before the prctl
     std::string g;
     put(g, static_cast<std::int64_t>(group_));
     send(pipe_, message_group, g);
   }
 
+  /// Kills the group and reaps every process of the run. A process the program forked that left
+  /// the group (setsid) is this subreaper's child once its parent has ended: it is killed by
+  /// pid, from /proc's list of this process's children, so it cannot hold the report back.
+  /// Where that list is missing, the wait is bounded (2 s) and such a process is left running.
   void cleanup() {
     if (group_ > 0) ::killpg(group_, SIGKILL);
+    const auto start = std::chrono::steady_clock::now();
+    const std::string children = "/proc/self/task/" + std::to_string(::getpid()) + "/children";
     int status = 0;
     for (;;) {
-      const pid_t p = ::waitpid(-1, &status, 0);
-      if (p < 0 && errno == EINTR) continue;
-      if (p < 0) break;
+      const pid_t p = ::waitpid(-1, &status, WNOHANG);
+      if (p > 0 || (p < 0 && errno == EINTR)) continue;
+      if (p < 0) break;  // ECHILD: none left
+      if (std::FILE* f = std::fopen(children.c_str(), "r")) {
+        long pid = 0;
+        while (std::fscanf(f, "%ld", &pid) == 1)
+          if (pid > 1) ::kill(static_cast<pid_t>(pid), SIGKILL);
+        std::fclose(f);
+      }
+      if (std::chrono::steady_clock::now() - start > std::chrono::seconds(2)) break;
+      ::usleep(1000);
     }
     group_ = 0;
+    manager_group() = 0;
   }
 
   void launch(std::size_t slot) {
@@ -713,15 +762,14 @@ class manager {
       for (std::size_t l = first_running; l < L_; ++l) {
         const double v = shared_.slot(l).log_likelihood;
         if (std::isnan(v) || v == std::numeric_limits<double>::infinity()) {
-          const auto e = bad_weight(v, l, n);
-          throw fork_error(e.what());
+          throw fork_error(without_prefix(bad_weight(v, l, n)));
         }
         increment[l] = v;
       }
       if (conditional) increment[0] = retained_increment_[n];
       for (std::size_t l = 0; l < L_; ++l) log_w[l] += increment[l];
       const weight_summary after = summarise_weights(log_w);
-      if (after.log_sum == -std::numeric_limits<double>::infinity()) throw fork_error(all_zero(n).what());
+      if (after.log_sum == -std::numeric_limits<double>::infinity()) throw fork_error(without_prefix(all_zero(n)));
       log_evidence += after.log_sum - log_total;
       log_total = after.log_sum;
 
@@ -874,6 +922,7 @@ class manager {
   algorithm method_;
   const config& cfg_;
   int pipe_;
+  pid_t controller_;  // the process that called run_fork (checked as the parent before this runs)
   std::chrono::steady_clock::time_point start_;
   const char* function_;
   std::size_t L_;

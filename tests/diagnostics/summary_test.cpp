@@ -1,0 +1,93 @@
+// summary(fit) on fits it cannot fully estimate: too few draws, constant parameters. Every
+// quantity that needs more than there is is NaN, a warning line says so once, nothing throws
+// (posterior prints NA; Stan prints nan).
+#include <tyche/tyche.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+// A fit of `chains` chains and `draws` draws of two parameters: "a" varies, "b" is constant.
+tyche::nuts_fit hand_made_fit(int chains, int draws) {
+  tyche::nuts_fit fit;
+  fit.names = {"a", "b"};
+  fit.chains = chains;
+  fit.draws = draws;
+  for (int c = 0; c < chains; ++c) {
+    std::vector<double> values;
+    std::vector<tyche::samplers::transition_stats> stats(static_cast<std::size_t>(draws));
+    for (int d = 0; d < draws; ++d) {
+      values.push_back(std::sin(1.0 + c * 31.0 + d));
+      values.push_back(2.5);
+      stats[static_cast<std::size_t>(d)].energy = std::cos(d * 1.7 + c);
+    }
+    fit.values.push_back(values);
+    fit.stats.push_back(stats);
+  }
+  return fit;
+}
+
+bool has_warning(const tyche::fit_summary& s, const std::string& text) {
+  for (const auto& w : s.warnings)
+    if (w.find(text) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("summary: fewer than 4 draws per chain give NaN and one warning", "[diagnostics][summary]") {
+  for (int draws : {0, 1, 2, 3}) {
+    INFO(draws << " draws");
+    const auto fit = hand_made_fit(4, draws);
+    tyche::fit_summary s;
+    REQUIRE_NOTHROW(s = tyche::summary(fit));
+    REQUIRE(s.rows.size() == 2);
+    const auto& a = s.rows[0];
+    CHECK(std::isnan(a.mcse));
+    CHECK(std::isnan(a.ess_bulk));
+    CHECK(std::isnan(a.ess_tail));
+    CHECK(std::isnan(a.rhat));
+    if (draws == 0) CHECK(std::isnan(a.mean));
+    else CHECK(std::isfinite(a.mean));
+    if (draws * 4 < 2) CHECK(std::isnan(a.sd));
+    else CHECK(std::isfinite(a.sd));
+    CHECK(has_warning(s, std::to_string(draws) + " draws per chain: MCSE, ESS and R-hat need at least 4"));
+    std::ostringstream out;
+    CHECK_NOTHROW(out << s);
+    CHECK(out.str().find("nan") != std::string::npos);
+  }
+}
+
+TEST_CASE("summary: a constant parameter is NaN without a warning; NaN draws are warned of", "[diagnostics][summary]") {
+  auto fit = hand_made_fit(4, 100);
+  const auto s = tyche::summary(fit);
+  REQUIRE(s.rows.size() == 2);
+  CHECK(std::isfinite(s.rows[0].rhat));
+  CHECK(std::isnan(s.rows[1].rhat));  // as L[1,1] of a Cholesky factor: NaN in the table
+  CHECK(std::isnan(s.rows[1].ess_bulk));
+  CHECK(s.rows[1].mean == 2.5);
+  CHECK(s.rows[1].sd == 0);
+  CHECK(s.warnings.empty());
+  fit.values[2][2 * 17] = std::nan("");  // draw 17 of a, chain 3
+  const auto t = tyche::summary(fit);
+  CHECK(std::isnan(t.rows[0].rhat));
+  CHECK(std::isnan(t.rows[0].mcse));
+  CHECK(has_warning(t, "NaN draws of a: their MCSE, ESS and R-hat are NaN"));
+  CHECK(t.warnings.size() == 1);
+}
+
+TEST_CASE("summary: a real fit with 2 draws per chain", "[diagnostics][summary]") {
+  using namespace tyche;
+  const auto m = model(joint(normal<"x">(0.0, 1.0)));
+  const auto fit = nuts(m, {.chains = 2, .warmup = 20, .draws = 2, .seed = 5});
+  fit_summary s;
+  REQUIRE_NOTHROW(s = summary(fit));
+  CHECK(std::isnan(s.rows.at(0).rhat));
+  CHECK(std::isfinite(s.rows.at(0).mean));
+  CHECK(has_warning(s, "2 draws per chain"));
+}

@@ -1,0 +1,61 @@
+// libFuzzer harness: tyche::parse_json_data on any bytes, then every accessor on every variable,
+// including the declared-shape forms with the variable's own shape and a wrong one. Anything
+// but a value or std::invalid_argument (another exception, a crash, a sanitizer report) is a
+// finding; so is a value that breaks what the accessor promises (checked with fuzz_require).
+#include <tyche/io/json_data.hpp>
+
+#include "fuzz_support.hpp"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(bytes), size);
+  tyche::data_file d;
+  try {
+    d = tyche::parse_json_data(text, "fuzz.json");
+  } catch (const std::invalid_argument& e) {
+    fuzz_require(std::string_view(e.what()).rfind("fuzz.json: ", 0) == 0);
+    return 0;
+  }
+  for (const std::string& name : d.names()) {
+    fuzz_require(d.contains(name));
+    std::size_t count = 1;
+    const std::vector<std::size_t>* dims = nullptr;
+    fuzz_expected([&] { dims = &d.dims(name); });
+    if (dims != nullptr)
+      for (std::size_t n : *dims) count *= n;
+    fuzz_expected([&] { fuzz_require(std::isfinite(d.scalar(name))); });
+    fuzz_expected([&] { (void)d.scalar(name, tyche::allow_non_finite); });
+    fuzz_expected([&] { (void)d.integer(name); });
+    fuzz_expected([&] {
+      const auto& v = d.vector(name);
+      fuzz_require(v.size() == count);
+      for (double x : v) fuzz_require(std::isfinite(x));
+    });
+    fuzz_expected([&] { fuzz_require(d.vector(name, tyche::allow_non_finite).size() == count); });
+    fuzz_expected([&] { fuzz_require(d.vector(name, count).size() == count); });
+    fuzz_expected([&] { (void)d.vector(name, count + 1); fuzz_require(false); });
+    fuzz_expected([&] {
+      const auto& m = d.matrix(name);
+      fuzz_require(m.values.size() == m.rows * m.cols);
+      fuzz_require(m.values.size() == count);
+    });
+    fuzz_expected([&] { (void)d.matrix(name, tyche::allow_non_finite); });
+    if (dims != nullptr && dims->size() == 2) {
+      fuzz_expected([&] { fuzz_require(d.matrix(name, (*dims)[0], (*dims)[1]).values.size() == count); });
+      fuzz_expected([&] { (void)d.matrix(name, (*dims)[1] + 1, (*dims)[0]); fuzz_require(false); });
+    }
+    fuzz_expected([&] {
+      const auto v = d.integers(name);
+      fuzz_require(v.size() == count);
+    });
+    fuzz_expected([&] { (void)d.integers(name, count); });
+  }
+  fuzz_expected([&] { (void)d.vector("no such variable"); fuzz_require(false); });
+  return 0;
+}
