@@ -91,9 +91,9 @@ TEST_CASE("beta_binomial: data checks", "[discrete][beta_binomial]") {
   dc::check_observation_error([&] { return beta_binomial(data(n), a, b).observe(data(negative)); }, "beta_binomial", "y[2]", -1, count);
   dc::check_observation_error([&] { return beta_binomial(data(n), a, b).observe(data(fractional)); }, "beta_binomial", "y[2]", 2.5, count);
   dc::check_observation_error([&] { return beta_binomial(data(n), a, b).observe(data(over)); }, "beta_binomial", "y[2]", 6,
-                              "exceeds the number of trials n[2] = " + std::to_string(5.0));
+                              "exceeds the number of trials n[2] = " + std::string("5"));
   dc::check_observation_error([&] { return beta_binomial(5, a, b).observe(data(over)); }, "beta_binomial", "y[2]", 6,
-                              "exceeds the number of trials n[1] = " + std::to_string(5.0));
+                              "exceeds the number of trials n[1] = " + std::string("5"));
   std::vector<double> bad_n{5, 7.5, 5}, y{0, 0, 0};
   dc::check_observation_error([&] { return beta_binomial(data(bad_n), a, b).observe(data(y)); }, "beta_binomial", "n[2]", 7.5, count);
   std::vector<double> fine{0, 5, 3};

@@ -119,15 +119,15 @@ TEST_CASE("binomial, binomial_logit: data checks", "[discrete][binomial][binomia
     dc::check_observation_error([&] { return binomial_logit(data(n), p).observe(data(*y)); }, "binomial_logit", "y[2]", (*y)[1], count);
   }
   // y ≤ n: n as data, a plain number and a literal.
-  const std::string exceeds = "exceeds the number of trials n[2] = " + std::to_string(5.0);
+  const std::string exceeds = "exceeds the number of trials n[2] = " + std::string("5");
   dc::check_observation_error([&] { return binomial(data(n), p).observe(data(over)); }, "binomial", "y[2]", 6, exceeds);
   dc::check_observation_error([&] { return binomial_logit(data(n), p).observe(data(over)); }, "binomial_logit", "y[2]", 6, exceeds);
-  const std::string exceeds_scalar = "exceeds the number of trials n[1] = " + std::to_string(5.0);
+  const std::string exceeds_scalar = "exceeds the number of trials n[1] = " + std::string("5");
   dc::check_observation_error([&] { return binomial(5, p).observe(data(over)); }, "binomial", "y[2]", 6, exceeds_scalar);
   dc::check_observation_error([&] { return binomial(lit<5>, p).observe(data(over)); }, "binomial", "y[2]", 6, exceeds_scalar);
   std::vector<double> ns{5, 3, 5}, ys{1, 4, 2};
   dc::check_observation_error([&] { return binomial(data(ns), p).observe(data(ys)); }, "binomial", "y[2]", 4,
-                              "exceeds the number of trials n[2] = " + std::to_string(3.0));
+                              "exceeds the number of trials n[2] = " + std::string("3"));
   // The number of trials itself.
   std::vector<double> bad_n{5, 4.5, 5}, neg_n{5, -2, 5}, y{0, 0, 0};
   dc::check_observation_error([&] { return binomial(data(bad_n), p).observe(data(y)); }, "binomial", "n[2]", 4.5, count);

@@ -32,8 +32,6 @@
 // std::vector / matrix_data in C++ is 0-based as usual.)
 #pragma once
 
-#include <tyche/scalar/format.hpp>
-
 #include <nlohmann/json.hpp>
 
 #include <charconv>
@@ -73,6 +71,17 @@ using json = nlohmann::ordered_json;  // ordered: names() and messages list vari
 
 /// Deeper nesting than this is refused (it is no Stan data, and it bounds the recursion).
 inline constexpr std::size_t max_rank = 32;
+
+/// "1.5", "3", "nan", "inf", "-inf": the shortest text that reads back as x. (This header stands
+/// alone, beside the single header too, so it does not use tyche/scalar/format.hpp.)
+inline std::string format_number(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, x);
+  if (r.ec != std::errc{}) return "?";
+  return std::string(buf, r.ptr);
+}
 
 /// "a string (\"abc\")", "a boolean (true)", "null", "an object", "an array", "a number".
 inline std::string describe(const json& j) {
@@ -404,17 +413,17 @@ class data_file {
       else if (!v.dims.empty()) index = {i};
       const std::string what =
           index.empty() ? v.name : detail::json_io::element_name(v.name, index);
-      fail(what + " = " + detail::format_number(xs[i]) +
+      fail(what + " = " + detail::json_io::format_number(xs[i]) +
            " is not finite (pass tyche::allow_non_finite to accept it)");
     }
   }
 
   int to_int(double x, const std::string& what) const {
     if (!(x == std::floor(x)) || std::isinf(x))
-      fail(what + " = " + detail::format_number(x) + " is not an integer");
+      fail(what + " = " + detail::json_io::format_number(x) + " is not an integer");
     if (x < static_cast<double>(std::numeric_limits<int>::min()) ||
         x > static_cast<double>(std::numeric_limits<int>::max()))
-      fail(what + " = " + detail::format_number(x) + " is out of the range of int");
+      fail(what + " = " + detail::json_io::format_number(x) + " is out of the range of int");
     return static_cast<int>(x);
   }
 
@@ -429,7 +438,7 @@ class data_file {
   double scalar_(std::string_view name, bool non_finite_ok) const {
     const double x = number(name, "a number");
     if (!non_finite_ok && !std::isfinite(x))
-      fail(std::string(name) + " = " + detail::format_number(x) +
+      fail(std::string(name) + " = " + detail::json_io::format_number(x) +
            " is not finite (pass tyche::allow_non_finite to accept it)");
     return x;
   }
