@@ -1,7 +1,7 @@
 // examples/posteriordb_arK.cpp — posteriordb's arK-arK (../shared/posteriors) written with
-// tyche's model API (examples/posteriordb.hpp): its dimension, parameter names, and log density at
+// tyche's model API (examples/posteriordb/ark.hpp): its dimension, parameter names, and log density at
 // the reference posterior means.
-#include "posteriordb.hpp"
+#include "posteriordb/ark.hpp"
 
 #include <cstdio>
 #include <exception>

@@ -1,7 +1,7 @@
 // examples/posteriordb_diamonds.cpp — posteriordb's diamonds-diamonds (../shared/posteriors) written with
-// tyche's model API (examples/posteriordb.hpp): its dimension, parameter names, and log density at
+// tyche's model API (examples/posteriordb/diamonds.hpp): its dimension, parameter names, and log density at
 // the reference posterior means.
-#include "posteriordb.hpp"
+#include "posteriordb/diamonds.hpp"
 
 #include <cstdio>
 #include <exception>

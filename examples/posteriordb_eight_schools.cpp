@@ -1,9 +1,9 @@
 // examples/posteriordb_eight_schools.cpp — posteriordb's eight_schools-eight_schools_noncentered
-// (../shared/posteriors) written with tyche's model API (examples/posteriordb.hpp): its dimension,
+// (../shared/posteriors) written with tyche's model API (examples/posteriordb/eight_schools.hpp): its dimension,
 // parameter names, and log density at the reference posterior means. The reference draws report
 // the derived theta[j] = mu + tau * theta_trans[j]; the sampled theta_trans is recovered as
 // (theta[j] - mu) / tau from the means.
-#include "posteriordb.hpp"
+#include "posteriordb/eight_schools.hpp"
 
 #include <cstdio>
 #include <exception>

@@ -1,7 +1,7 @@
 // examples/posteriordb_garch.cpp — posteriordb's garch-garch11 (../shared/posteriors) written with
-// tyche's model API (examples/posteriordb.hpp): its dimension, parameter names, and log density at
+// tyche's model API (examples/posteriordb/garch.hpp): its dimension, parameter names, and log density at
 // the reference posterior means.
-#include "posteriordb.hpp"
+#include "posteriordb/garch.hpp"
 
 #include <cstdio>
 #include <exception>

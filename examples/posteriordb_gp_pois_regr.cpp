@@ -1,8 +1,8 @@
 // examples/posteriordb_gp_pois_regr.cpp — posteriordb's gp_pois_regr-gp_pois_regr (../shared/posteriors)
-// written with tyche's model API (examples/posteriordb.hpp): its dimension, parameter names, and
+// written with tyche's model API (examples/posteriordb/gp_pois_regr.hpp): its dimension, parameter names, and
 // log density at the reference posterior means. The reference reports the derived f, not the
 // sampled f_tilde: f_tilde is recovered by solving L f_tilde = f at the mean rho and alpha.
-#include "posteriordb.hpp"
+#include "posteriordb/gp_pois_regr.hpp"
 
 #include <cmath>
 #include <cstdio>

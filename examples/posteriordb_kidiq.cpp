@@ -1,7 +1,7 @@
 // examples/posteriordb_kidiq.cpp — posteriordb's kidiq-kidscore_interaction (../shared/posteriors) written with
-// tyche's model API (examples/posteriordb.hpp): its dimension, parameter names, and log density at
+// tyche's model API (examples/posteriordb/kidiq.hpp): its dimension, parameter names, and log density at
 // the reference posterior means.
-#include "posteriordb.hpp"
+#include "posteriordb/kidiq.hpp"
 
 #include <cstdio>
 #include <exception>

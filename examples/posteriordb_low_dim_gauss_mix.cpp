@@ -1,7 +1,7 @@
 // examples/posteriordb_low_dim_gauss_mix.cpp — posteriordb's low_dim_gauss_mix-low_dim_gauss_mix (../shared/posteriors) written with
-// tyche's model API (examples/posteriordb.hpp): its dimension, parameter names, and log density at
+// tyche's model API (examples/posteriordb/low_dim_gauss_mix.hpp): its dimension, parameter names, and log density at
 // the reference posterior means.
-#include "posteriordb.hpp"
+#include "posteriordb/low_dim_gauss_mix.hpp"
 
 #include <cstdio>
 #include <exception>

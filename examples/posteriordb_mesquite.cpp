@@ -1,7 +1,7 @@
 // examples/posteriordb_mesquite.cpp — posteriordb's mesquite-logmesquite (../shared/posteriors) written with
-// tyche's model API (examples/posteriordb.hpp): its dimension, parameter names, and log density at
+// tyche's model API (examples/posteriordb/mesquite.hpp): its dimension, parameter names, and log density at
 // the reference posterior means.
-#include "posteriordb.hpp"
+#include "posteriordb/mesquite.hpp"
 
 #include <cstdio>
 #include <exception>

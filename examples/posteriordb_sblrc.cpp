@@ -1,7 +1,7 @@
 // examples/posteriordb_sblrc.cpp — posteriordb's sblrc-blr (../shared/posteriors) written with
-// tyche's model API (examples/posteriordb.hpp): its dimension, parameter names, and log density at
+// tyche's model API (examples/posteriordb/sblrc.hpp): its dimension, parameter names, and log density at
 // the reference posterior means.
-#include "posteriordb.hpp"
+#include "posteriordb/sblrc.hpp"
 
 #include <cstdio>
 #include <exception>

@@ -45,14 +45,16 @@ if [ -n "$clangxx" ]; then
     # TYCHE_LONG_TESTS=OFF: the long tests (label long) run in neither tree by default.
     fresh_if_other_compiler build/clang "$clangxx"
     # The benchmarks, the header self-containment TUs and the second builds of test folders
-    # against single_include/ are built in the gcc tree only (they test what one compiler finds
-    # as well as two; CI time).
+    # against single_include/ are built in the gcc tree only, and the compiler-independent checks
+    # (single header, include order, README quotes, CMake consumers) run there only (they test
+    # what one compiler finds as well as two; CI time).
     # TYCHE_SANITIZE: every test and example of the clang tree runs under AddressSanitizer and
     # UndefinedBehaviorSanitizer (suppressions, each with its reason: tests/sanitizers/); the
-    # libFuzzer harnesses of tests/fuzz (label fuzz, 30 s each) are built here too.
+    # libFuzzer harnesses of tests/fuzz (label fuzz, 10 s each) are built here too.
     run cmake -S . -B build/clang "${common[@]}" -DCMAKE_CXX_COMPILER="$clangxx" \
         -DTYCHE_OTHER_BUILD_DIR= -DTYCHE_ENABLE_CUDA=OFF -DTYCHE_LONG_TESTS=OFF \
         -DTYCHE_BUILD_BENCH=OFF -DTYCHE_HEADER_TESTS=OFF -DTYCHE_SINGLE_HEADER_TESTS=OFF \
+        -DTYCHE_REPOSITORY_TESTS=OFF \
         -DTYCHE_SANITIZE=address,undefined
     run cmake --build build/clang -j "$jobs"
 else

@@ -172,7 +172,8 @@ needs_build() {
     [ -n "$(find "$@" -newer "$out" -print -quit)" ]
 }
 
-tyche_deps=("$tyche_src/include/tyche" "$tyche_src/examples/posteriordb.hpp" "$here/tyche_models.hpp")
+tyche_deps=("$tyche_src/include/tyche" "$tyche_src/examples/posteriordb.hpp" "$tyche_src/examples/posteriordb"
+            "$here/tyche_models.hpp")
 for m in "${models[@]}"; do
     want gradient || break
     out=$build/harness_$m

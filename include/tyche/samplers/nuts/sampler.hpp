@@ -5,8 +5,10 @@
 // Each chain draws from its own Philox stream (seed, chain), so its draws do not depend on the
 // number of chains, threads or lanes beside it, for a given batch width (cpu::lanes).
 #pragma once
+#include <tyche/backends/simd/lanes.hpp>
 #include <tyche/concepts.hpp>
 #include <tyche/config.hpp>
+#include <tyche/random/philox.hpp>
 #include <tyche/samplers/nuts/chain.hpp>
 #include <tyche/samplers/nuts/config.hpp>
 #include <tyche/samplers/nuts/cpu_executor.hpp>
@@ -20,6 +22,8 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -73,24 +77,90 @@ inline void check_config(const nuts_config& cfg) {
     fail("init_radius = " + tyche::detail::format_number(cfg.init_radius) + " is not a finite number ≥ 0");
 }
 
-/// nuts() once the model is known to be one: the fit's frame, the chains, the executor.
-template <class Model>
-nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
+/// The sampler's view of a log_density_target with its type erased: the driver — chains,
+/// warm-up, the executor's schedules over every lane layout and batch width — is compiled once
+/// per translation unit, not once per model type (issue 18: it was most of the code generated
+/// for each model of a program that samples several); per model only the model's own code is
+/// compiled: its log density and gradient for double and for each batch the executor may use,
+/// its initialisation and constrain. The price is one indirect call per evaluation of a batch of
+/// lanes (bench/run.sh nuts_step measures it); the arithmetic, and so every draw, is unchanged.
+class erased_target {
+  template <class T>
+  using value_and_gradient_fn = T (*)(const void*, const T*, T*, T*);
+  using half_type = std::conditional_t<std::is_void_v<half_lane_batch>, double, half_lane_batch>;
+
+  template <class Target, class T>
+  static T value_and_gradient_of(const void* self, const T* q, T* grad, T* workspace) {
+    return static_cast<const Target*>(self)->value_and_gradient(q, grad, workspace);
+  }
+  template <class Target>
+  static std::vector<double> initial_point_of(const void* self, counter_rng& rng, double radius) {
+    return static_cast<const Target*>(self)->initial_point(rng, radius);
+  }
+  template <class Target>
+  static void constrain_of(const void* self, const double* q, std::vector<double>& out) {
+    static_cast<const Target*>(self)->constrain(q, out);
+  }
+
+ public:
+  /// Views `target`, which must outlive this object.
+  template <class Target>
+  explicit erased_target(const Target& target)
+      : self_(&target), dim_(target.dim()), constrained_dim_(target.constrained_dim()),
+        workspace_size_(target.workspace_size()), double_(&value_and_gradient_of<Target, double>),
+        full_(&value_and_gradient_of<Target, lane_batch>), half_(&value_and_gradient_of<Target, half_type>),
+        initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>) {
+    static_assert(log_density_target<Target>,
+                  "tyche::samplers::detail::erased_target(target) requires a log_density_target "
+                  "(tyche/concepts.hpp)");
+  }
+  [[nodiscard]] std::size_t dim() const { return dim_; }
+  [[nodiscard]] std::size_t constrained_dim() const { return constrained_dim_; }
+  [[nodiscard]] std::size_t workspace_size() const { return workspace_size_; }
+  /// T: double, lane_batch or half_lane_batch (the types the CPU executor evaluates).
+  template <class T>
+  T value_and_gradient(const T* q, T* grad, T* workspace) const {
+    if constexpr (std::is_same_v<T, double>) {
+      return double_(self_, q, grad, workspace);
+    } else if constexpr (std::is_same_v<T, lane_batch>) {
+      return full_(self_, q, grad, workspace);
+    } else {
+      static_assert(std::is_same_v<T, half_type>, "erased_target: a batch type the CPU executor does not use");
+      return half_(self_, q, grad, workspace);
+    }
+  }
+  [[nodiscard]] std::vector<double> initial_point(counter_rng& rng, double radius) const {
+    return initial_point_(self_, rng, radius);
+  }
+  void constrain(const double* q, std::vector<double>& out) const { constrain_(self_, q, out); }
+
+ private:
+  const void* self_;
+  std::size_t dim_, constrained_dim_, workspace_size_;
+  value_and_gradient_fn<double> double_;
+  value_and_gradient_fn<lane_batch> full_;
+  value_and_gradient_fn<half_type> half_;
+  std::vector<double> (*initial_point_)(const void*, counter_rng&, double);
+  void (*constrain_)(const void*, const double*, std::vector<double>&);
+};
+
+/// nuts() on a model's erased target: the fit's frame, the chains, the executor. Not a template:
+/// compiled once, whatever the number of models a program samples.
+inline nuts_fit run_nuts_erased(const erased_target& target, const nuts_config& cfg, std::vector<std::string> names) {
   check_config(cfg);
   const auto start = std::chrono::steady_clock::now();
   nuts_fit fit;
   fit.max_depth = cfg.max_depth;
   fit.adapt_delta = cfg.adapt_delta;
   fit.seed = cfg.seed;
-  fit.names = m.parameter_names();
+  fit.names = std::move(names);
   fit.chains = cfg.chains;
   fit.draws = cfg.draws;
   fit.values.resize(static_cast<std::size_t>(cfg.chains));
   fit.stats.resize(static_cast<std::size_t>(cfg.chains));
   fit.step_size.resize(static_cast<std::size_t>(cfg.chains));
   fit.inv_metric.resize(static_cast<std::size_t>(cfg.chains));
-  const samplers::detail::model_target<Model> target(m);
-  using chain_type = samplers::detail::nuts_chain<samplers::detail::model_target<Model>>;
+  using chain_type = nuts_chain<erased_target>;
   std::vector<std::unique_ptr<chain_type>> chains;
   for (int c = 0; c < cfg.chains; ++c) chains.push_back(std::make_unique<chain_type>(target, cfg, c, fit));
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(cfg.chains));
@@ -116,6 +186,13 @@ nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
     if (e) std::rethrow_exception(e);
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
+}
+
+/// nuts() once the model is known to be one: its target, erased.
+template <class Model>
+nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
+  const model_target<Model> target(m);
+  return run_nuts_erased(erased_target(target), cfg, m.parameter_names());
 }
 
 }  // namespace samplers::detail
