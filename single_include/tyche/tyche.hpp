@@ -1424,6 +1424,31 @@ using observation_batch_t = typename observation_batch<T>::type;
 
 #if defined(TYCHE_USE_XSIMD) && TYCHE_USE_XSIMD && !TYCHE_DEVICE_CODE && !defined(__CUDACC__)
 #define TYCHE_HAS_XSIMD 1
+// A debug build for AVX-512 with g++ (-O0 -march=native on an AVX-512 machine) failed inside
+// <xsimd/xsimd.hpp> (issue 18): without __OPTIMIZE__, GCC 12's <avx512bwintrin.h> defines
+// _mm512_mask_blend_epi8 and _mm512_mask_blend_epi16 as macros that C-cast their operands to
+// __v64qi / __v32hi, and xsimd 8.1's select() for integer batches under AVX-512BW (reached from
+// xsimd::log) passes them xsimd::batch objects, which a C cast cannot convert ("invalid cast
+// from type 'const xsimd::batch<long int, xsimd::avx512bw>' to type '__v64qi'"). With
+// optimisation GCC declares both as functions of __m512i, to which a batch converts; here the
+// two macros become such functions (on the same builtins) for unoptimised builds.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__) && defined(__AVX512BW__)
+#include <immintrin.h>
+#ifdef _mm512_mask_blend_epi8
+#undef _mm512_mask_blend_epi8
+inline __m512i _mm512_mask_blend_epi8(__mmask64 mask, __m512i if_clear, __m512i if_set) {
+  return reinterpret_cast<__m512i>(__builtin_ia32_blendmb_512_mask(reinterpret_cast<__v64qi>(if_clear),
+                                                                   reinterpret_cast<__v64qi>(if_set), mask));
+}
+#endif
+#ifdef _mm512_mask_blend_epi16
+#undef _mm512_mask_blend_epi16
+inline __m512i _mm512_mask_blend_epi16(__mmask32 mask, __m512i if_clear, __m512i if_set) {
+  return reinterpret_cast<__m512i>(__builtin_ia32_blendmw_512_mask(reinterpret_cast<__v32hi>(if_clear),
+                                                                   reinterpret_cast<__v32hi>(if_set), mask));
+}
+#endif
+#endif
 #include <xsimd/xsimd.hpp>
 
 #include <array>
