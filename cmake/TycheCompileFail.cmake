@@ -1,4 +1,4 @@
-# tyche_add_compile_fail_test(<name> <source> <regex>)
+# tyche_add_compile_fail_test(<name> <source> <regex> [<extra flags>])
 #
 # Registers ctest test <name>: it compiles <source> with
 #   ${CMAKE_CXX_COMPILER} -std=c++20 -fsyntax-only -I<tyche include/, Boost, xtensor, xtl, xsimd>
@@ -16,6 +16,7 @@ include_guard(GLOBAL)
 set(_TYCHE_COMPILE_FAIL_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/tyche_compile_fail.cmake)
 
 function(tyche_add_compile_fail_test name source regex)
+    set(extra_flags "${ARGV3}")  # optional: extra compiler flags (a string, split at spaces)
     get_filename_component(source ${source} ABSOLUTE)
     set(dir ${CMAKE_CURRENT_BINARY_DIR}/compile_fail)
     # Include directories and definitions of tyche::simd, transitively, evaluated at generate time.
@@ -59,6 +60,7 @@ include([==[${flags_file}]==])
     file(WRITE ${case_file}
 "set(SOURCE [==[${source}]==])
 set(REGEX [==[${regex}]==])
+set(EXTRA_FLAGS [==[${extra_flags}]==])
 set(PCH [==[${pch}]==])
 set(COMPILER [==[${CMAKE_CXX_COMPILER}]==])
 set(COMPILER_ID [==[${CMAKE_CXX_COMPILER_ID}]==])

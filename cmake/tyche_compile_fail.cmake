@@ -17,6 +17,10 @@ endforeach()
 foreach(def IN LISTS DEFINES)
     list(APPEND args -D${def})
 endforeach()
+if(EXTRA_FLAGS)
+    separate_arguments(extra UNIX_COMMAND "${EXTRA_FLAGS}")
+    list(APPEND args ${extra})
+endif()
 
 # MODE pch: precompile SOURCE (the umbrella header) into PCH with the cases' flags, then stop.
 if(MODE STREQUAL "pch")

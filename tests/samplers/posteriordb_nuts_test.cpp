@@ -73,10 +73,6 @@ void check_posterior(const Model& m, const std::string& name, std::uint64_t seed
   }
 }
 
-// reference_runs_unsanitized: the four comparisons with the reference posteriors run 4 chains of
-// 3,500 iterations each (a minute under ASan, the clang tree of tools/test.sh); they are a
-// statistical check, which the g++ tree runs in full. Under ASan the golden-draw test below still
-// runs every one of the nine models through nuts() (warm-up, draws, both executors' layouts).
 tyche::data_file load(const std::string& name) {
   return tyche::read_json_data(
       (tyche_examples::posteriors_dir(__FILE__) / name / "data.json").string());
@@ -84,6 +80,10 @@ tyche::data_file load(const std::string& name) {
 
 }  // namespace
 
+// reference_runs_unsanitized: the four comparisons with the reference posteriors run 4 chains of
+// 3,500 iterations each (a minute under ASan, the clang tree of tools/test.sh); they are a
+// statistical check, which the g++ tree runs in full. Under ASan the golden-draw test below still
+// runs every one of the nine models through nuts() (warm-up, draws, both executors' layouts).
 TEST_CASE("nuts: posteriordb references: kidiq, arK, mesquite, sblrc", "[nuts][reference]") {
   if constexpr (tyche_test::address_sanitized) return;  // see reference_runs_unsanitized
   {

@@ -23,6 +23,9 @@
 // optimisation GCC declares both as functions of __m512i, to which a batch converts; here the
 // two macros become such functions (on the same builtins) for unoptimised builds.
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE__) && defined(__AVX512BW__)
+#if defined(XSIMD_VERSION_MAJOR) && defined(_mm512_mask_blend_epi8)
+#error "tyche: an unoptimised g++ build for AVX-512 needs <tyche/...> included before <xsimd/xsimd.hpp>: xsimd 8.1 read as included first hands its batches to GCC's -O0 macro _mm512_mask_blend_epi8, which cannot cast them (tyche/backends/simd/batch.hpp explains); include tyche first, or build with -O1 or more"
+#endif
 #include <immintrin.h>
 #ifdef _mm512_mask_blend_epi8
 #undef _mm512_mask_blend_epi8

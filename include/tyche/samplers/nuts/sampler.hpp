@@ -84,10 +84,15 @@ inline void check_config(const nuts_config& cfg) {
 /// compiled: its log density and gradient for double and for each batch the executor may use,
 /// its initialisation and constrain. The price is one indirect call per evaluation of a batch of
 /// lanes (bench/run.sh nuts_step measures it); the arithmetic, and so every draw, is unchanged.
+///
+/// A template on the batch types, so that translation units built with different SIMD settings
+/// (-march, tyche::tyche beside tyche::simd) get distinct drivers instead of one inline function
+/// with two bodies.
+template <class Full, class Half>
 class erased_target {
   template <class T>
   using value_and_gradient_fn = T (*)(const void*, const T*, T*, T*);
-  using half_type = std::conditional_t<std::is_void_v<half_lane_batch>, double, half_lane_batch>;
+  using half_type = std::conditional_t<std::is_void_v<Half>, double, Half>;
 
   template <class Target, class T>
   static T value_and_gradient_of(const void* self, const T* q, T* grad, T* workspace) {
@@ -104,25 +109,21 @@ class erased_target {
 
  public:
   /// Views `target`, which must outlive this object.
-  template <class Target>
+  template <log_density_target Target>
   explicit erased_target(const Target& target)
       : self_(&target), dim_(target.dim()), constrained_dim_(target.constrained_dim()),
         workspace_size_(target.workspace_size()), double_(&value_and_gradient_of<Target, double>),
-        full_(&value_and_gradient_of<Target, lane_batch>), half_(&value_and_gradient_of<Target, half_type>),
-        initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>) {
-    static_assert(log_density_target<Target>,
-                  "tyche::samplers::detail::erased_target(target) requires a log_density_target "
-                  "(tyche/concepts.hpp)");
-  }
+        full_(&value_and_gradient_of<Target, Full>), half_(&value_and_gradient_of<Target, half_type>),
+        initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>) {}
   [[nodiscard]] std::size_t dim() const { return dim_; }
   [[nodiscard]] std::size_t constrained_dim() const { return constrained_dim_; }
   [[nodiscard]] std::size_t workspace_size() const { return workspace_size_; }
-  /// T: double, lane_batch or half_lane_batch (the types the CPU executor evaluates).
+  /// T: double, Full or Half (lane_batch, half_lane_batch: the types the CPU executor evaluates).
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
     if constexpr (std::is_same_v<T, double>) {
       return double_(self_, q, grad, workspace);
-    } else if constexpr (std::is_same_v<T, lane_batch>) {
+    } else if constexpr (std::is_same_v<T, Full>) {
       return full_(self_, q, grad, workspace);
     } else {
       static_assert(std::is_same_v<T, half_type>, "erased_target: a batch type the CPU executor does not use");
@@ -138,15 +139,19 @@ class erased_target {
   const void* self_;
   std::size_t dim_, constrained_dim_, workspace_size_;
   value_and_gradient_fn<double> double_;
-  value_and_gradient_fn<lane_batch> full_;
+  value_and_gradient_fn<Full> full_;
   value_and_gradient_fn<half_type> half_;
   std::vector<double> (*initial_point_)(const void*, counter_rng&, double);
   void (*constrain_)(const void*, const double*, std::vector<double>&);
 };
 
-/// nuts() on a model's erased target: the fit's frame, the chains, the executor. Not a template:
-/// compiled once, whatever the number of models a program samples.
-inline nuts_fit run_nuts_erased(const erased_target& target, const nuts_config& cfg, std::vector<std::string> names) {
+/// The driver's view of every model of this translation unit's SIMD settings.
+using model_erased_target = erased_target<lane_batch, half_lane_batch>;
+
+/// nuts() on a model's erased target: the fit's frame, the chains, the executor. One
+/// instantiation per SIMD setting, whatever the number of models a program samples.
+template <class Target>
+nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vector<std::string> names) {
   check_config(cfg);
   const auto start = std::chrono::steady_clock::now();
   nuts_fit fit;
@@ -160,7 +165,7 @@ inline nuts_fit run_nuts_erased(const erased_target& target, const nuts_config& 
   fit.stats.resize(static_cast<std::size_t>(cfg.chains));
   fit.step_size.resize(static_cast<std::size_t>(cfg.chains));
   fit.inv_metric.resize(static_cast<std::size_t>(cfg.chains));
-  using chain_type = nuts_chain<erased_target>;
+  using chain_type = nuts_chain<Target>;
   std::vector<std::unique_ptr<chain_type>> chains;
   for (int c = 0; c < cfg.chains; ++c) chains.push_back(std::make_unique<chain_type>(target, cfg, c, fit));
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(cfg.chains));
@@ -192,7 +197,7 @@ inline nuts_fit run_nuts_erased(const erased_target& target, const nuts_config& 
 template <class Model>
 nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
   const model_target<Model> target(m);
-  return run_nuts_erased(erased_target(target), cfg, m.parameter_names());
+  return run_nuts_erased(model_erased_target(target), cfg, m.parameter_names());
 }
 
 }  // namespace samplers::detail
