@@ -4,7 +4,7 @@
 #   gradients   one value_and_gradient of a tyche program vs a hand-written twin:
 #               model,n,tyche_ns,handwritten_ns,ratio   (medians over repetitions; ratio = tyche/handwritten)
 #   compile     compile times of code that uses tyche (bench/compile_times.sh):
-#               file,compiler,mode,seconds
+#               target,compiler,flags,user_s,max_rss_mb
 #   batching    the lockstep NUTS driver's gradient throughput and lane utilisation against the
 #               number of chains, program_counter vs trajectory_sync (bench/batching.cpp):
 #               target,mode,chains,grads_per_second,utilization; plots docs/batching_*.png
