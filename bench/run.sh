@@ -21,6 +21,10 @@
 #               rows (ns, ratio = stan/tyche), NUTS rows (ess_per_s), Edward2's workload
 #               (ms_per_leapfrog), the machine's read bandwidth and one-pass rows, compile-time
 #               rows (s); --only=gradient,nuts,... runs some of these suites alone
+#   cuda        nuts() with the executor tyche::cuda (one chain per GPU thread) against the CPU
+#               executor on the same machine, eight schools (1 to 131,072 chains) and a logistic
+#               regression 10,000 x 100 (bench/cuda_executor.cu; needs nvcc; without a GPU only
+#               the CPU rows): suite,model,n,chains,executor,value,unit (docs/gpu.md)
 #   smc         forward inference (SMC, PIMH, PG; fork and in-process engines) on the HMM and
 #               CRP programs against exact posteriors, 60 s per row (--quick: 3 s) (bench/smc.sh):
 #               model,engine,algorithm,particles,seconds,kl,sweeps,seconds_to_kl_0.01; plots
@@ -31,7 +35,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|stan|smc [--quick]" >&2
+    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|stan|smc|cuda [--quick]" >&2
     exit 2
 }
 
@@ -82,6 +86,20 @@ case $suite in
         reps=3
         [ $quick -eq 1 ] && reps=1
         exec "$build/bench/nuts_step" --reps=$reps ;;
+    cuda)
+        root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+        build=$root/build/cuda-bench
+        if [ -f "$root/tools/setup.sh" ]; then bash "$root/tools/setup.sh" >&2; fi
+        if [ ! -f "$build/CMakeCache.txt" ]; then
+            # The CUDA targets are defined with the tests (tests/CMakeLists.txt); only the
+            # benchmark is built.
+            cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTYCHE_BUILD_EXAMPLES=OFF \
+                -DTYCHE_BUILD_BENCH=OFF >&2
+        fi
+        cmake --build "$build" --target bench_cuda_executor -j "$(nproc)" >&2
+        args=()
+        [ $quick -eq 1 ] && args=(--quick)
+        exec "$build/bench/cuda_executor" "${args[@]}" ;;
     compile)
         args=()
         [ $quick -eq 1 ] && args=(--quick)

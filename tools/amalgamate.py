@@ -7,8 +7,9 @@ of the same header are dropped (all tyche headers use `#pragma once`). The `#pra
 inlined headers are removed and a single one is put at the top. Every other include (standard
 library, Boost, xtensor, xsimd, ...) is left as it is.
 
-Headers under include/tyche/backends/cuda/ are not inlined (their #include line is kept as is)
-unless --inline-cuda is given.
+Headers under include/tyche/backends/cuda/ are inlined too: <tyche/tyche.hpp> includes them only
+under `#if defined(__CUDACC__)`, so the single header serves host compilers and nvcc alike
+(docs/gpu.md). --no-inline-cuda keeps their #include lines instead.
 
 Usage:
     tools/amalgamate.py                    # (re)write single_include/tyche/tyche.hpp
@@ -105,7 +106,7 @@ class Amalgamator:
         return out
 
 
-def generate(inline_cuda: bool = False) -> str:
+def generate(inline_cuda: bool = True) -> str:
     body = Amalgamator(inline_cuda).expand(ENTRY)
     return BANNER.format(version=read_version()) + "#pragma once\n\n" + "".join(body)
 
@@ -116,8 +117,8 @@ def main(argv: list[str]) -> int:
                         help=f"file to write or check (default: {DEFAULT_OUTPUT.relative_to(ROOT)})")
     parser.add_argument("--check", action="store_true",
                         help="do not write; exit 1 with a unified diff if the output is stale")
-    parser.add_argument("--inline-cuda", action="store_true",
-                        help="also inline headers under include/tyche/backends/cuda/")
+    parser.add_argument("--no-inline-cuda", dest="inline_cuda", action="store_false",
+                        help="keep the #include lines of headers under include/tyche/backends/cuda/")
     args = parser.parse_args(argv)
 
     try:

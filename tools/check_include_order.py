@@ -20,7 +20,8 @@ where it does):
   10    transforms      transforms/
   11    distributions   distributions/, distributions.hpp
   12    model           model/
-  13    samplers        samplers/  (nuts, smc, samplers/smc.hpp)
+  13    samplers        samplers/  (nuts, smc, samplers/smc.hpp), backends/cuda/ (the CUDA executor's
+                        launcher: samplers/nuts/sampler.hpp includes it under nvcc)
   14    diagnostics     diagnostics/
   14    io              io/
   15    umbrella        tyche.hpp
@@ -63,7 +64,7 @@ LAYERS = [
     ("transforms", 10, ["transforms/"]),
     ("distributions", 11, ["distributions/", "distributions.hpp"]),
     ("model", 12, ["model/"]),
-    ("samplers", 13, ["samplers/"]),
+    ("samplers", 13, ["samplers/", "backends/cuda/"]),
     ("diagnostics", 14, ["diagnostics/"]),
     ("io", 14, ["io/"]),
     ("umbrella", 15, ["tyche.hpp"]),

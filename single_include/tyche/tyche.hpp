@@ -543,24 +543,72 @@ concept smc_program = std::is_invocable_v<const P&> || requires(const P& p) {
 // compile-time strings (parameter names), type lists, and paths into an expression tree.
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 
 namespace tyche {
 
-/// A string usable as a template argument: `param<"mu">`.
+/// A string usable as a template argument: `param<"mu">`. At most 63 characters.
+///
+/// The characters are packed eight to a word in scalar members, not held in a char array: nvcc
+/// writes the template arguments of every CUDA kernel's parameter types into the host code it
+/// generates, and it spells an array member as `char [3]{...}`, which no host compiler parses.
+/// With words it writes `fixed_string<3ul>{30061ul}`, which the constructor from words below
+/// accepts; so a model's types (whose parameters carry their names) can be a kernel's argument
+/// (docs/gpu.md).
 template <std::size_t N>
 struct fixed_string {
-  char chars[N]{};
+  static_assert(N >= 1 && N <= 64,
+                "tyche: a name (param<\"...\">, a random variable's name) has at most 63 characters");
+  std::uint64_t w0 = 0, w1 = 0, w2 = 0, w3 = 0, w4 = 0, w5 = 0, w6 = 0, w7 = 0;
+
   constexpr fixed_string(const char (&s)[N]) {  // NOLINT: implicit by design
-    for (std::size_t i = 0; i < N; ++i) chars[i] = s[i];
+    for (std::size_t i = 0; i + 1 < N; ++i) word(i / 8) |= std::uint64_t(static_cast<unsigned char>(s[i])) << (8 * (i % 8));
   }
-  [[nodiscard]] constexpr std::string_view view() const { return {chars, N - 1}; }
+  /// The packed form (what nvcc's generated host code spells).
+  constexpr fixed_string(std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0, std::uint64_t d = 0,
+                         std::uint64_t e = 0, std::uint64_t f = 0, std::uint64_t g = 0, std::uint64_t h = 0)
+      : w0(a), w1(b), w2(c), w3(d), w4(e), w5(f), w6(g), w7(h) {}
+
+  /// Character i (i < size()).
+  [[nodiscard]] constexpr char operator[](std::size_t i) const {
+    return static_cast<char>((word(i / 8) >> (8 * (i % 8))) & 0xffu);
+  }
   [[nodiscard]] static constexpr std::size_t size() { return N - 1; }
+  [[nodiscard]] std::string str() const {
+    std::string out(size(), '\0');
+    for (std::size_t i = 0; i < size(); ++i) out[i] = (*this)[i];
+    return out;
+  }
+  template <std::size_t M>
+  [[nodiscard]] constexpr bool starts_with(const char (&prefix)[M]) const {
+    if (M - 1 > size()) return false;
+    for (std::size_t i = 0; i + 1 < M; ++i)
+      if ((*this)[i] != prefix[i]) return false;
+    return true;
+  }
   template <std::size_t M>
   constexpr bool operator==(const fixed_string<M>& other) const {
-    return view() == other.view();
+    if constexpr (M != N) {
+      return false;
+    } else {
+      for (std::size_t i = 0; i < size(); ++i)
+        if ((*this)[i] != other[i]) return false;
+      return true;
+    }
+  }
+
+ private:
+  constexpr std::uint64_t& word(std::size_t k) {
+    std::uint64_t* words[8] = {&w0, &w1, &w2, &w3, &w4, &w5, &w6, &w7};
+    return *words[k];
+  }
+  [[nodiscard]] constexpr std::uint64_t word(std::size_t k) const {
+    const std::uint64_t words[8] = {w0, w1, w2, w3, w4, w5, w6, w7};
+    return words[k];
   }
 };
 
@@ -897,6 +945,7 @@ struct constant : expr<constant> {
   static constexpr bool is_vector = false;
   static constexpr std::size_t extent = 1;
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;  // compile/relocate.hpp
   using children = meta::list<>;
   double value = 0.0;
   TYCHE_HD constexpr explicit constant(double v) : value(v) {}
@@ -913,30 +962,33 @@ struct param : expr<param<Name>> {
   using children = meta::list<>;
 };
 
+namespace detail {
+/// The size of a vector parameter: a constant, or a run-time value (dynamic_extent).
+template <std::size_t Extent>
+struct vector_param_size {
+  TYCHE_HD constexpr std::size_t size() const { return Extent; }
+};
+template <>
+struct vector_param_size<dynamic_extent> {
+  std::size_t n = 0;
+  TYCHE_HD constexpr explicit vector_param_size(std::size_t size) : n(size) {}
+  TYCHE_HD constexpr std::size_t size() const { return n; }
+};
+}  // namespace detail
+
 /// A vector parameter of compile-time size Extent, or of run-time size when Extent is
-/// dynamic_extent (then the size is given on construction).
+/// dynamic_extent (then the size is given on construction). One template, no partial
+/// specialisation on Extent: nvcc's front end does not deduce a `fixed_string Name` in a partial
+/// specialisation, so the size lives in a base chosen by Extent alone.
 template <fixed_string Name, std::size_t Extent = dynamic_extent>
-struct vector_param : expr<vector_param<Name, Extent>> {
+struct vector_param : expr<vector_param<Name, Extent>>, detail::vector_param_size<Extent> {
+  using detail::vector_param_size<Extent>::vector_param_size;
   static constexpr node_kind kind = node_kind::vector_param;
   static constexpr bool is_vector = true;
   static constexpr std::size_t extent = Extent;
-  static constexpr bool has_payload = false;
+  static constexpr bool has_payload = false;  // identity is the name; a run-time size is checked
   static constexpr auto name = Name;
   using children = meta::list<>;
-  TYCHE_HD constexpr std::size_t size() const { return Extent; }
-};
-
-template <fixed_string Name>
-struct vector_param<Name, dynamic_extent> : expr<vector_param<Name, dynamic_extent>> {
-  static constexpr node_kind kind = node_kind::vector_param;
-  static constexpr bool is_vector = true;
-  static constexpr std::size_t extent = dynamic_extent;
-  static constexpr bool has_payload = false;  // identity is the name; the size is checked
-  static constexpr auto name = Name;
-  using children = meta::list<>;
-  std::size_t n = 0;
-  TYCHE_HD constexpr explicit vector_param(std::size_t size) : n(size) {}
-  TYCHE_HD constexpr std::size_t size() const { return n; }
 };
 
 /// Element k (0-based) of vector parameter V: a scalar. Made by at(v, k) or v[k].
@@ -946,6 +998,7 @@ struct param_element : expr<param_element<V>> {
   static constexpr bool is_vector = false;
   static constexpr std::size_t extent = 1;
   static constexpr bool has_payload = true;  // the index
+  static constexpr bool reads_data_buffers = false;
   using children = meta::list<>;
   using vector_type = V;
   static constexpr auto name = V::name;
@@ -964,6 +1017,7 @@ struct param_gather : expr<param_gather<V, Index, Shift>> {
   static constexpr bool is_vector = true;
   static constexpr std::size_t extent = dynamic_extent;
   static constexpr bool has_payload = true;  // the indices
+  static constexpr bool reads_data_buffers = true;
   using children = meta::list<>;
   using vector_type = V;
   static constexpr auto name = V::name;
@@ -971,6 +1025,11 @@ struct param_gather : expr<param_gather<V, Index, Shift>> {
   const Index* index = nullptr;
   std::size_t n = 0;
   TYCHE_HD constexpr std::size_t size() const { return n; }
+  /// f(index, n) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(F&& f) {
+    if (index != nullptr) f(index, n);
+  }
   /// The position in V of element i.
   TYCHE_HD constexpr std::size_t position(std::size_t i) const {
     return static_cast<std::size_t>(index[i]) - Shift;
@@ -987,11 +1046,17 @@ struct data_vector : expr<data_vector<Extent>> {
   static constexpr bool is_vector = true;
   static constexpr std::size_t extent = Extent;
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
   using children = meta::list<>;
   const double* ptr = nullptr;
   std::size_t n = 0;
   const char* name = nullptr;  // for messages: data(y, "y"); not part of the value
   TYCHE_HD constexpr std::size_t size() const { return Extent == dynamic_extent ? n : Extent; }
+  /// f(ptr, size()) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(F&& f) {
+    if (ptr != nullptr) f(ptr, size());
+  }
   TYCHE_HD constexpr double operator[](std::size_t i) const { return ptr[i]; }
 };
 
@@ -1001,11 +1066,17 @@ struct data_matrix : expr<data_matrix> {
   static constexpr bool is_vector = false;
   static constexpr std::size_t extent = dynamic_extent;
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
   using children = meta::list<>;
   const double* ptr = nullptr;
   std::size_t rows = 0;
   std::size_t cols = 0;
   const char* name = nullptr;  // for messages: matrix(x, rows, cols, "X"); not part of the value
+  /// f(ptr, rows · cols) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(F&& f) {
+    if (ptr != nullptr) f(ptr, rows * cols);
+  }
 };
 
 // ---- making leaves ---------------------------------------------------------------------------
@@ -1663,6 +1734,7 @@ struct step {
 struct pow_constant {
   static constexpr const char* name = "pow";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;  // compile/relocate.hpp
   double exponent = 1.0;
   TYCHE_HD constexpr bool operator==(const pow_constant& other) const {
     return exponent == other.exponent;
@@ -1972,6 +2044,9 @@ struct tanh {
 // An op is a small value type with
 //   name, has_payload (and operator== when it has one), extent<Cs...> (the static size of the
 //   result, or dynamic_extent),
+//   with a payload, reads_data_buffers: true when the op holds pointers to data, and then
+//   for_each_data_buffer(m, f), which calls f(ptr, count) for each of them (m: the node's
+//   number of values; compile/relocate.hpp),
 //   forward(m, out, in, in_n):           out[0 .. m) from the operands in[j][0 .. in_n[j]),
 //   reverse(m, out, adj, in, in_n, in_adj): in_adj[j][·] += ∂(Σ adj·out)/∂in[j][·] (in_adj is
 //                                           zero on entry),
@@ -2108,6 +2183,7 @@ template <std::size_t N = dynamic_extent>
 struct rep_map {
   static constexpr const char* name = "rep_vector";
   static constexpr bool has_payload = N == dynamic_extent;
+  static constexpr bool reads_data_buffers = false;
   template <class X>
   static constexpr std::size_t extent = N;
   bool operator==(const rep_map&) const = default;
@@ -2131,6 +2207,7 @@ template <std::size_t N = dynamic_extent>
 struct segment_map {
   static constexpr const char* name = "segment";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t offset = 0;
   template <class V>
   static constexpr std::size_t extent = N;
@@ -2183,11 +2260,17 @@ template <class Index = int, std::size_t Shift = 0>
 struct gather_map {
   static constexpr const char* name = "gather";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
   const Index* idx = nullptr;
   std::size_t n = 0;
   template <class V>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const gather_map&) const = default;
+  /// f(idx, n) (compile/relocate.hpp; m, the node's size, is n).
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    if (idx != nullptr) f(idx, n);
+  }
   TYCHE_HD std::size_t position(std::size_t i) const { return static_cast<std::size_t>(idx[i]) - Shift; }
   template <class T>
   TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
@@ -2207,12 +2290,18 @@ struct gather_map {
 struct lower_triangular_solve_map {
   static constexpr const char* name = "lower_triangular_solve";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
   const double* l = nullptr;
   std::size_t k = 0;
   std::shared_ptr<const std::vector<double>> owner;
   template <class R>
   static constexpr std::size_t extent = extent_v<R>;
   bool operator==(const lower_triangular_solve_map& o) const { return l == o.l && k == o.k; }
+  /// f(l, k²) (compile/relocate.hpp). owner keeps the host copy alive; it is not re-pointed.
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    if (l != nullptr) f(l, k * k);
+  }
   template <class T>
   TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
     const T* r = in[0];
@@ -2308,6 +2397,7 @@ namespace ops {
 struct corr_cholesky_map {
   static constexpr const char* name = "corr_cholesky";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class U>
   static constexpr std::size_t extent = dynamic_extent;
@@ -2354,6 +2444,7 @@ struct corr_cholesky_map {
 struct cov_cholesky_map {
   static constexpr const char* name = "cov_cholesky";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class U>
   static constexpr std::size_t extent = dynamic_extent;
@@ -2392,6 +2483,7 @@ template <bool CorrMatrix>
 struct cpc_log_jacobian_map {
   static constexpr const char* name = CorrMatrix ? "corr_matrix_log_jacobian" : "corr_cholesky_log_jacobian";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class U>
   static constexpr std::size_t extent = 1;
@@ -2426,6 +2518,7 @@ template <bool Packed, bool Log>
 struct diagonal_sum_map {
   static constexpr const char* name = Log ? "diagonal_log_sum" : "diagonal_sum";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   double w0 = 1.0;
   double step = 0.0;
@@ -2462,6 +2555,7 @@ struct diagonal_sum_map {
 struct multiply_lower_tri_self_transpose_map {
   static constexpr const char* name = "multiply_lower_tri_self_transpose";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class L>
   static constexpr std::size_t extent = extent_v<L>;
@@ -2499,6 +2593,7 @@ struct multiply_lower_tri_self_transpose_map {
 struct cholesky_decompose_map {
   static constexpr const char* name = "cholesky_decompose";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class C>
   static constexpr std::size_t extent = extent_v<C>;
@@ -2521,6 +2616,7 @@ struct cholesky_decompose_map {
 struct diag_pre_multiply_map {
   static constexpr const char* name = "diag_pre_multiply";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class V, class M>
   static constexpr std::size_t extent = extent_v<M>;
@@ -2551,12 +2647,18 @@ struct diag_pre_multiply_map {
 struct data_matvec_map {
   static constexpr const char* name = "matvec";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
   const double* x = nullptr;
   std::size_t rows = 0;
   std::size_t cols = 0;
   template <class V>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const data_matvec_map&) const = default;
+  /// f(x, rows · cols) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    if (x != nullptr) f(x, rows * cols);
+  }
   template <class T>
   TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
     const T* v = in[0];
@@ -2581,6 +2683,7 @@ struct data_matvec_map {
 struct matvec_map {
   static constexpr const char* name = "matvec";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class M, class V>
   static constexpr std::size_t extent = extent_v<V>;
@@ -2618,12 +2721,18 @@ template <bool Columns>
 struct rows_dot_product_map {
   static constexpr const char* name = Columns ? "columns_dot_product" : "rows_dot_product";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
   std::size_t rows = 0;
   std::size_t cols = 0;
   const double* x = nullptr;
   template <class... Cs>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const rows_dot_product_map&) const = default;
+  /// f(x, rows · cols) when A is data (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    if (x != nullptr) f(x, rows * cols);
+  }
   template <class T>
   TYCHE_HD T a_at(const T* const* in, std::size_t p) const {
     return x != nullptr ? lift<T>(x[p]) : in[0][p];
@@ -2661,6 +2770,7 @@ struct rows_dot_product_map {
 struct cholesky_residual_map {
   static constexpr const char* name = "cholesky_residual";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class L, class Y, class Mu>
   static constexpr std::size_t extent = dynamic_extent;
@@ -2711,6 +2821,7 @@ struct cholesky_residual_map {
 struct lkj_log_normaliser_map {
   static constexpr const char* name = "lkj_log_normaliser";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class Eta>
   static constexpr std::size_t extent = 1;
@@ -2930,6 +3041,7 @@ struct matvec_node : expr<matvec_node<V, Streamed>> {
   static constexpr bool is_vector = true;
   static constexpr std::size_t extent = dynamic_extent;
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;  // X is its child, a data_matrix
   using children = meta::list<data_matrix, V>;
   data_matrix x;
   V v;
@@ -2954,6 +3066,7 @@ struct residual_squares_node : expr<residual_squares_node<S, V>> {
   static constexpr bool is_vector = false;
   static constexpr std::size_t extent = 1;
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
   using children = meta::list<S, V>;
   S s;
   V v;
@@ -2962,6 +3075,11 @@ struct residual_squares_node : expr<residual_squares_node<S, V>> {
   template <std::size_t I>
   TYCHE_HD constexpr const auto& child() const {
     if constexpr (I == 0) return s; else return v;
+  }
+  /// f(stats, 3 + 2k + k²) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(F&& f) {
+    if (stats != nullptr) f(stats, 3 + 2 * k + k * k);
   }
 };
 
@@ -3012,6 +3130,7 @@ struct element_node : expr<element_node<V>> {
   static constexpr bool is_vector = false;
   static constexpr std::size_t extent = 1;
   static constexpr bool has_payload = true;  // the index
+  static constexpr bool reads_data_buffers = false;
   using children = meta::list<V>;
   V v;
   std::size_t index = 0;
@@ -3051,12 +3170,18 @@ concept operand = (expression<T> && (wraps_expression<T> || kind_of<T> != node_k
                   arithmetic<T>;
 
 /// The core node an operand stands for: a number becomes a constant; a wrapper (a random
-/// variable, see tyche/model) becomes the expression of its value; a node is itself.
+/// variable, see tyche/model) becomes the expression of its value; a node is itself. Wrappers
+/// exist on the host only (models are built there), so their overload is host code.
 template <class T>
+  requires(!wraps_expression<T>)
 TYCHE_HD constexpr auto as_node(const T& x) {
   if constexpr (arithmetic<T>) return constant{static_cast<double>(x)};
-  else if constexpr (wraps_expression<T>) return as_node(x.value_expression());
   else return x;
+}
+template <class T>
+  requires wraps_expression<T>
+constexpr auto as_node(const T& x) {
+  return as_node(x.value_expression());
 }
 template <class T>
 using node_t = decltype(as_node(std::declval<T>()));
@@ -4648,7 +4773,7 @@ template <class X>
 void check_same_sizes(const X& a, const X& b) {
   if constexpr (kind_of<X> == node_kind::vector_param) {
     if (a.size() != b.size())
-      throw std::invalid_argument("tyche: vector parameter '" + std::string(X::name.view()) +
+      throw std::invalid_argument("tyche: vector parameter '" + X::name.str() +
                                   "' is used with sizes " + std::to_string(a.size()) + " and " +
                                   std::to_string(b.size()));
   } else if constexpr (!is_leaf_v<X> && children_t<X>::size > 0) {
@@ -7908,7 +8033,7 @@ void record_sizes(const N& n, param_offsets<Layout>& layout, std::vector<bool>& 
   if constexpr (kind_of<N> == node_kind::vector_param) {
     constexpr std::size_t k = layout_index_v<Layout, N>;
     if (seen[k] && layout.size[k] != n.size())
-      throw std::invalid_argument("tyche: vector parameter '" + std::string(N::name.view()) +
+      throw std::invalid_argument("tyche: vector parameter '" + N::name.str() +
                                   "' is used with sizes " + std::to_string(layout.size[k]) +
                                   " and " + std::to_string(n.size()));
     layout.size[k] = n.size();
@@ -7921,7 +8046,7 @@ void record_sizes(const N& n, param_offsets<Layout>& layout, std::vector<bool>& 
     record_sizes<Layout>(n.vector, layout, seen);
     if (n.index >= n.vector.size())
       throw std::invalid_argument("tyche: element " + std::to_string(n.index + 1) + " of '" +
-                                  std::string(N::name.view()) + "', which has size " +
+                                  N::name.str() + "', which has size " +
                                   std::to_string(n.vector.size()));
   } else if constexpr (children_t<N>::size > 0) {
     meta::static_for<children_t<N>::size>(
@@ -8011,7 +8136,7 @@ class program {
   [[nodiscard]] std::vector<std::pair<std::string, std::size_t>> parameters() const {
     std::vector<std::pair<std::string, std::size_t>> out;
     meta::static_for<Layout::size>([&](auto k) {
-      out.emplace_back(std::string(meta::at<k, Layout>::name.view()), view_.layout.size[k]);
+      out.emplace_back(meta::at<k, Layout>::name.str(), view_.layout.size[k]);
     });
     return out;
   }
@@ -8136,7 +8261,7 @@ auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
     if (!seen[k]) {
       std::string name;
       meta::static_for<Layout::size>([&](auto j) {
-        if (decltype(j)::value == k) name = std::string(meta::at<decltype(j)::value, Layout>::name.view());
+        if (decltype(j)::value == k) name = meta::at<decltype(j)::value, Layout>::name.str();
       });
       throw std::invalid_argument("tyche::compile: parameter '" + name +
                                   "' is in the layout but neither in the expression nor listed");
@@ -8209,6 +8334,131 @@ auto compile(const Expr& f, const Params&... params) {
 // operands are the initial state and those parameters; it runs the program N times forwards,
 // keeping the N + 1 states in its scratch space, and N times backwards. Compile time does not
 // depend on N. See docs/design/scan.md.
+// ----- begin tyche/compile/relocate.hpp -----
+// tyche/compile/relocate.hpp — for_each_data_buffer(view, f): visits every pointer to data in
+// the expression tree of a program_view, with the number of values read through it, so that a
+// backend can copy those values elsewhere (a CUDA device) and re-point the view at the copies.
+//
+// What a tree reads through pointers: the user's data (data_vector, data_matrix, the indices of
+// a gather, ordinal categories, a scan's or tabulate's sequences, ...), what compile() put in
+// the program's fold storage (folded vectors, sufficient statistics) and what an op computed and
+// owns (multi_normal's Cholesky factor of a data covariance). A pointer is a payload (two nodes
+// of one type with different pointers are different values), so only a type with has_payload =
+// true may hold one. The rule, checked by static_assert for every node, rule and op of each tree
+// this function visits:
+//
+//   every node type, unary/binary rule and vector_op op with has_payload = true declares
+//   `static constexpr bool reads_data_buffers`: true when it holds pointers to data, and then it
+//   has a member
+//     nodes and rules:  template <class F> void for_each_data_buffer(F&& f);
+//     ops:              template <class F> void for_each_data_buffer(std::size_t m, F&& f);
+//                       (m: the vector_op node's number of values)
+//   that calls f(ptr, count) once for each such member that is not null (ptr the member itself,
+//   `const T*&`; count the number of T the evaluation reads from it).
+//
+// So a new type with a payload does not compile here until it says whether it reads data, and
+// one that says true without the member does not either (tests/compile_fail/relocate_*.cpp).
+// Not caught: a pointer added to a type that already declares reads_data_buffers = false, or a
+// wrong count (tests/compile/relocate_test.cpp checks the counts of every type below). The
+// types without a payload (param, vector_param, sum, log_sum_exp, most rules and ops) hold no
+// pointer by that rule.
+//
+// Covered (count in T): data_vector (size), data_matrix (rows·cols), param_gather (n indices,
+// of its Index type), residual_squares_node (3 + 2k + k² statistics); ops gather_map (n
+// indices), lower_triangular_solve_map (k²), data_matvec_map and rows_dot_product_map (rows·cols),
+// ordinal_map (m categories), scan_map (steps per sequence) and tabulate_map (m per sequence),
+// these two followed by the buffers of the step's or element's own program_view.
+
+#include <cstddef>
+#include <type_traits>
+
+namespace tyche {
+
+namespace detail {
+
+/// What the checks below call a hook with.
+struct data_buffer_probe {
+  template <class T>
+  void operator()(const T*&, std::size_t) const {}
+};
+
+/// X (a node, rule or op) has a payload but does not say whether it holds pointers to data.
+template <class X>
+inline constexpr bool data_buffers_undeclared_v = X::has_payload && !requires { X::reads_data_buffers; };
+
+/// X holds pointers to data (as it declares).
+template <class X>
+inline constexpr bool reads_data_buffers_v = [] {
+  if constexpr (!X::has_payload || data_buffers_undeclared_v<X>) return false;
+  else return bool(X::reads_data_buffers);
+}();
+
+/// X has the member that visits them: for_each_data_buffer(f), or for an op (m, f).
+template <class X, bool Op>
+inline constexpr bool has_data_buffer_hook_v = [] {
+  if constexpr (Op) return requires(X& x, data_buffer_probe& p) { x.for_each_data_buffer(std::size_t{}, p); };
+  else return requires(X& x, data_buffer_probe& p) { x.for_each_data_buffer(p); };
+}();
+
+/// The rule of the header comment for X, then f on X's pointers (m: the node's size, for an op).
+template <class X, bool Op, class F>
+void visit_data_buffers(X& x, [[maybe_unused]] std::size_t m, [[maybe_unused]] F& f) {
+  static_assert(!data_buffers_undeclared_v<X>,
+                "tyche::for_each_data_buffer: a node, rule or vector_op op with a payload (has_payload = "
+                "true) must declare `static constexpr bool reads_data_buffers`, true when it holds "
+                "pointers to data (see compile/relocate.hpp)");
+  static_assert(!X::has_payload || data_buffers_undeclared_v<X> ||
+                    reads_data_buffers_v<X> == has_data_buffer_hook_v<X, Op>,
+                "tyche::for_each_data_buffer: reads_data_buffers = true needs a member "
+                "for_each_data_buffer(f) (an op's: for_each_data_buffer(m, f)) that calls f on each "
+                "pointer to data; reads_data_buffers = false goes without one (see compile/relocate.hpp)");
+  if constexpr (reads_data_buffers_v<X> && has_data_buffer_hook_v<X, Op>) {
+    if constexpr (Op) x.for_each_data_buffer(m, f);
+    else x.for_each_data_buffer(f);
+  }
+}
+
+/// The walk: n's own pointers (or its rule's or op's), then its children's.
+template <class N, class F>
+void for_each_data_buffer_in(N& n, F& f) {
+  if constexpr (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary)
+    visit_data_buffers<typename N::rule_type, false>(n.rule, 0, f);
+  else if constexpr (kind_of<N> == node_kind::vector_op)
+    visit_data_buffers<typename N::op_type, true>(n.op, n.size(), f);
+  else
+    visit_data_buffers<N, false>(n, 0, f);
+  if constexpr (children_t<N>::size > 0) {
+    meta::static_for<children_t<N>::size>([&](auto i) {
+      // child<i>() is a const accessor, but the child is a member of n, which is not const (the
+      // caller's view): casting the constness away writes to a non-const object.
+      auto& c = const_cast<std::remove_cvref_t<decltype(n.template child<i>())>&>(n.template child<i>());
+      for_each_data_buffer_in(c, f);
+    });
+  }
+}
+
+}  // namespace detail
+
+/// Calls f(ptr, count) for every buffer of data the expression tree of `view` reads, where ptr is
+/// a reference to the node's pointer member (`const T*&`, T = double, or the index type the node
+/// uses: a gather's int, long, ... indices) and count the number of T it reads from there. f may
+/// re-point ptr (e.g. at a device copy of the count values). Visits each pointer member once,
+/// in a fixed order (the tree's, depth first); two members may point at the same buffer (data
+/// used twice), and a member that is null (an optional buffer not in use) is not visited. A
+/// count may be 0 (an empty data vector). The pointers are into the user's data, the fold
+/// storage of the program the view came from and storage an op owns; an evaluation reads
+/// nothing else through a pointer of the view, so once every visited pointer is re-pointed it
+/// reads only the copies. (Views with a scan, a tabulate or a lower_triangular_solve — the
+/// multi_normal and multi_student_t families of a data matrix — also hold a shared_ptr, which
+/// evaluations do not read, but which makes them not trivially copyable.) The rule every node
+/// type follows is at the top of this header. Host code only.
+template <class Expr, class Layout, class F>
+void for_each_data_buffer(program_view<Expr, Layout>& view, F&& f) {
+  detail::for_each_data_buffer_in(view.expr, f);
+}
+
+}  // namespace tyche
+// ----- end tyche/compile/relocate.hpp -----
 
 #include <array>
 #include <cmath>
@@ -8233,7 +8483,7 @@ constexpr fixed_string<10> scan_sequence_name() {
   return fixed_string<10>(s);
 }
 template <class P>
-inline constexpr bool is_scan_placeholder_v = P::name.view().starts_with("__scan_");
+inline constexpr bool is_scan_placeholder_v = P::name.starts_with("__scan_");
 
 /// The parameters of list L that are not a scan's placeholders.
 template <class L>
@@ -8270,6 +8520,7 @@ template <class Program, std::size_t K, std::size_t S, std::size_t Outer, bool A
 struct scan_map {
   static constexpr const char* name = All ? "scan_states" : "scan";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;  // the sequences, and what the step reads
   template <class... Cs>
   static constexpr std::size_t extent = All ? dynamic_extent : K;
   using view_type = typename Program::view_type;
@@ -8281,6 +8532,14 @@ struct scan_map {
 
   bool operator==(const scan_map& o) const {
     return program == o.program && sequences == o.sequences && steps == o.steps;
+  }
+  /// f(sequence, steps) for each sequence, then every buffer of the step's view (compile/
+  /// relocate.hpp). The shared program keeps its own view, which evaluations do not read.
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    for (auto& p : sequences)
+      if (p != nullptr) f(p, steps);
+    tyche::for_each_data_buffer(step, f);
   }
   /// The N + 1 states, then θ, ∇F, the adjoint being carried, and the step's workspace.
   std::size_t scratch_size(std::size_t, const std::size_t*) const {
@@ -8411,10 +8670,10 @@ constexpr fixed_string<12> hoist_name() {
   return fixed_string<12>(s);
 }
 template <class P>
-inline constexpr bool is_hoist_placeholder_v = P::name.view().starts_with("__hoist_");
+inline constexpr bool is_hoist_placeholder_v = P::name.starts_with("__hoist_");
 template <class P>
 constexpr std::size_t hoist_index() {
-  constexpr auto v = P::name.view();
+  constexpr auto v = P::name;
   return std::size_t(v[8] - '0') * 100 + std::size_t(v[9] - '0') * 10 + std::size_t(v[10] - '0');
 }
 
@@ -8674,6 +8933,7 @@ template <class Program, std::size_t S, std::size_t Outer>
 struct tabulate_map {
   static constexpr const char* name = "tabulate";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;  // the sequences, and what the element reads
   template <class... Cs>
   static constexpr std::size_t extent = dynamic_extent;
   using view_type = typename Program::view_type;
@@ -8683,6 +8943,15 @@ struct tabulate_map {
   std::array<const double*, S> sequences{};
 
   bool operator==(const tabulate_map& o) const { return program == o.program && sequences == o.sequences; }
+  /// f(sequence, m) for each sequence (m: the number of elements), then every buffer of the
+  /// element's view (compile/relocate.hpp). The shared program keeps its own view, which
+  /// evaluations do not read.
+  template <class F>
+  void for_each_data_buffer(std::size_t m, F&& f) {
+    for (auto& p : sequences)
+      if (p != nullptr) f(p, m);
+    tyche::for_each_data_buffer(element, f);
+  }
   /// θ, its gradient and the element's workspace.
   std::size_t scratch_size(std::size_t, const std::size_t*) const {
     return 2 * element.dim() + element.workspace_size;
@@ -8834,6 +9103,7 @@ namespace tyche::ops {
 struct hmm_marginal_map {
   static constexpr const char* name = "hmm_marginal";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;  // sizes only; the data are operands
   /// Its data operands are checked when it is made (log_omega may hold −inf: an observation
   /// impossible in a state), so joint(...)'s finiteness check does not look below it.
   static constexpr bool checks_own_data = true;
@@ -9180,11 +9450,11 @@ std::string explain_node(const N& n, bool supports) {
   } else if constexpr (k == node_kind::constant) {
     return explain_number(n.value);
   } else if constexpr (k == node_kind::param) {
-    return std::string(N::name.view());
+    return N::name.str();
   } else if constexpr (k == node_kind::vector_param) {
-    return concat(N::name.view(), "[", std::to_string(n.size()), "]");
+    return concat(N::name.str(), "[", std::to_string(n.size()), "]");
   } else if constexpr (k == node_kind::param_element) {
-    return concat(N::vector_type::name.view(), "[", std::to_string(n.index + 1), "]");
+    return concat(N::vector_type::name.str(), "[", std::to_string(n.index + 1), "]");
   } else if constexpr (k == node_kind::data_vector) {
     return "data[" + std::to_string(n.size()) + "]";
   } else if constexpr (k == node_kind::data_matrix) {
@@ -9213,7 +9483,7 @@ std::string explain_node(const N& n, bool supports) {
   } else if constexpr (k == node_kind::element) {
     return explain_child(n.v, supports) + "[" + std::to_string(n.index + 1) + "]";
   } else if constexpr (k == node_kind::param_gather) {
-    return concat(N::vector_type::name.view(), "[idx[", std::to_string(n.size()), "]]");
+    return concat(N::vector_type::name.str(), "[idx[", std::to_string(n.size()), "]]");
   } else if constexpr (k == node_kind::residual_squares) {
     return "residual_squares(" + explain_child(n.s, supports) + ", " + explain_child(n.v, supports) + "; n=" +
            explain_number(n.stats[2]) + ")";
@@ -9399,22 +9669,35 @@ concept shape_tag = std::is_same_v<S, scalar_shape> || std::is_same_v<S, dynamic
                     requires { S::size; };
 
 namespace detail {
-template <fixed_string Name, class Shape>
-struct param_for;
-template <fixed_string Name>
-struct param_for<Name, scalar_shape> {
+// Specialised on the shape alone: nvcc's front end does not match a partial specialisation
+// that deduces a class-type template argument (the name) beside another argument.
+template <class Shape>
+struct param_maker;
+template <>
+struct param_maker<scalar_shape> {
+  template <fixed_string Name>
   using type = param<Name>;
-  static type make(scalar_shape) { return {}; }
+  template <class P>
+  static P make(scalar_shape) { return {}; }
 };
-template <fixed_string Name, std::size_t N>
-struct param_for<Name, static_shape<N>> {
+template <std::size_t N>
+struct param_maker<static_shape<N>> {
+  template <fixed_string Name>
   using type = vector_param<Name, N>;
-  static type make(static_shape<N>) { return {}; }
+  template <class P>
+  static P make(static_shape<N>) { return {}; }
 };
-template <fixed_string Name>
-struct param_for<Name, dynamic_shape> {
+template <>
+struct param_maker<dynamic_shape> {
+  template <fixed_string Name>
   using type = vector_param<Name>;
-  static type make(dynamic_shape s) { return type(s.size); }
+  template <class P>
+  static P make(dynamic_shape s) { return P(s.size); }
+};
+template <fixed_string Name, class Shape>
+struct param_for {
+  using type = typename param_maker<Shape>::template type<Name>;
+  static type make(Shape s) { return param_maker<Shape>::template make<type>(s); }
 };
 }  // namespace detail
 
@@ -9429,6 +9712,7 @@ struct random_variable : expr<random_variable<Name, Dist, Shape>> {
                 "onto its support; tyche/concepts.hpp, continuous_family). Discrete families "
                 "(poisson, bernoulli, ...) can only be observed");
   static constexpr auto name = Name;
+  static constexpr bool is_named_random_variable = true;  // what detail::is_random_variable reads
   using distribution_type = Dist;
   using shape_type = Shape;
   using param_type = typename detail::param_for<Name, Shape>::type;
@@ -11978,6 +12262,7 @@ namespace ops {
 struct row_sums_of_squares_map {
   static constexpr const char* name = "row_sums_of_squares";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 1;
   template <class Z>
   static constexpr std::size_t extent = dynamic_extent;
@@ -12020,6 +12305,7 @@ template <bool Inverse>
 struct wishart_map {
   static constexpr const char* name = Inverse ? "inv_wishart" : "wishart";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 1;
   template <class Nu, class W, class S>
   static constexpr std::size_t extent = 1;
@@ -13105,11 +13391,17 @@ template <bool Probit>
 struct ordinal_map {
   static constexpr const char* name = Probit ? "ordered_probit" : "ordered_logistic";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
   const double* y = nullptr;
   double y0 = 1.0;
   template <class Eta, class C>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const ordinal_map&) const = default;
+  /// f(y, m), one category per observation, when y is data (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(std::size_t m, F&& f) {
+    if (y != nullptr) f(y, m);
+  }
   TYCHE_HD std::size_t category(std::size_t i) const { return static_cast<std::size_t>(y ? y[i] : y0); }
 
   /// log F(x) and d log F(x) / dx: σ(−x), or φ(x)/Φ(x) (scalar/math.hpp, finite in the tail).
@@ -14681,10 +14973,10 @@ template <class T>
 struct is_log_density_term : std::false_type {};
 template <class E>
 struct is_log_density_term<log_density_term<E>> : std::true_type {};
+// By a member, not a partial specialisation: nvcc's front end does not deduce a
+// `fixed_string Name` from random_variable<Name, Dist, Shape>.
 template <class T>
-struct is_random_variable : std::false_type {};
-template <fixed_string Name, class Dist, class Shape>
-struct is_random_variable<random_variable<Name, Dist, Shape>> : std::true_type {};
+struct is_random_variable : std::bool_constant<requires { T::is_named_random_variable; }> {};
 template <class T>
 struct is_observed : std::false_type {};
 template <class Dist, class X>
@@ -14797,7 +15089,7 @@ template <class N>
 std::string uses_text() {
   std::string out;
   [&]<class... Ps>(meta::list<Ps...>) {
-    ((out += (out.empty() ? "" : ", ") + std::string(Ps::name.view())), ...);
+    ((out += (out.empty() ? "" : ", ") + Ps::name.str()), ...);
   }(params_of<N>{});
   return out.empty() ? out : " (uses " + out + ")";
 }
@@ -14811,7 +15103,7 @@ std::string describe_term(const T& t) {
   std::string text;
   if constexpr (is_random_variable<T>::value) {
     text += "the random variable '";
-    text += T::name.view();
+    text += T::name.str();
     text += "' (";
     text += T::distribution_type::family;
     text += ")";
@@ -14993,7 +15285,7 @@ class model_t {
     std::vector<std::string> names;
     for_each_variable([&](const auto& v, std::size_t) {
       using V = std::remove_cvref_t<decltype(v)>;
-      const std::string name(V::name.view());
+      const std::string name(V::name.str());
       if constexpr (matrix_transform<V>) {
         const std::size_t k = v.transform().order();
         for (std::size_t i = 1; i <= k; ++i)
@@ -15214,7 +15506,7 @@ class model_t {
       where = std::to_string(k + 1);
     }
     if (!problem.empty())
-      throw std::invalid_argument("tyche::model::unconstrain: " + std::string(V::name.view()) + "[" +
+      throw std::invalid_argument("tyche::model::unconstrain: " + V::name.str() + "[" +
                                   where + "] = " + tyche::detail::format_number(x[k]) + " " + problem);
   }
 
@@ -15242,7 +15534,7 @@ class model_t {
       inside = Tr::contains(x);
     }
     if (!inside) {
-      std::string where(V::name.view());
+      std::string where(V::name.str());
       if (v.size() > 1 || kind_of<typename V::param_type> == node_kind::vector_param)
         where += "[" + std::to_string(i + 1) + "]";
       throw std::invalid_argument("tyche::model::unconstrain: " + where + " = " + tyche::detail::format_number(x) +
@@ -17026,6 +17318,36 @@ class nuts_kernel {
   transition_stats stats_[width] = {};
 };
 
+namespace detail {
+/// The energy change of one leapfrog of size `step` from (q0, grad0) with a fresh momentum
+/// (find_initial_step_size's trial). A function rather than a lambda so that nvcc's host/device
+/// check is disabled for its call of a host-only target too.
+TYCHE_EXEC_CHECK_DISABLE
+template <class R, class Rng, class Target>
+TYCHE_HD R trial_energy_change(R step, const R* q0, const R* grad0, R logp0, const R* metric, const R* chol, bool dense,
+                               std::size_t d, Rng& rng, Target& target, R* scratch) {
+  R* q = scratch;
+  R* p = scratch + d;
+  R* g = scratch + 2 * d;
+  R* tmp = scratch + 3 * d;
+  const bool take[1] = {true};
+  for (std::size_t i = 0; i < d; ++i) {
+    q[i] = q0[i];
+    g[i] = grad0[i];
+  }
+  rng.normals(p, d, take);
+  momentum_from_normals(metric, chol, dense, p, d);
+  const R h0 = -logp0 + R(0.5) * kinetic_energy_twice(metric, dense, p, d);
+  for (std::size_t i = 0; i < d; ++i) p[i] += R(0.5) * step * g[i];
+  drift(metric, dense, step, q, p, tmp, d);
+  const R logp = target(q, g);
+  for (std::size_t i = 0; i < d; ++i) p[i] += R(0.5) * step * g[i];
+  R h = -logp + R(0.5) * kinetic_energy_twice(metric, dense, p, d);
+  if (h != h) h = R(HUGE_VAL);
+  return h0 - h;
+}
+}  // namespace detail
+
 /// Stan's heuristic for a first step size, for one chain (W = 1): double or halve ε until the
 /// acceptance of one leapfrog from a fresh momentum crosses 0.8. target(q, grad) returns log p
 /// at q and writes its gradient. q0, grad0, logp0: the current point; metric, chol: the
@@ -17039,26 +17361,8 @@ TYCHE_HD nuts_status find_initial_step_size(R* eps, const R* q0, const R* grad0,
                                             R* scratch) {
   R e = *eps;
   if (!(e > 0) || e > R(1e7)) return nuts_status::ok;
-  R* q = scratch;
-  R* p = scratch + d;
-  R* g = scratch + 2 * d;
-  R* tmp = scratch + 3 * d;
-  const bool take[1] = {true};
   auto delta_h = [&](R step) {
-    for (std::size_t i = 0; i < d; ++i) {
-      q[i] = q0[i];
-      g[i] = grad0[i];
-    }
-    rng.normals(p, d, take);
-    detail::momentum_from_normals(metric, chol, dense, p, d);
-    const R h0 = -logp0 + R(0.5) * detail::kinetic_energy_twice(metric, dense, p, d);
-    for (std::size_t i = 0; i < d; ++i) p[i] += R(0.5) * step * g[i];
-    detail::drift(metric, dense, step, q, p, tmp, d);
-    const R logp = target(q, g);
-    for (std::size_t i = 0; i < d; ++i) p[i] += R(0.5) * step * g[i];
-    R h = -logp + R(0.5) * detail::kinetic_energy_twice(metric, dense, p, d);
-    if (h != h) h = R(HUGE_VAL);
-    return h0 - h;
+    return detail::trial_energy_change(step, q0, grad0, logp0, metric, chol, dense, d, rng, target, scratch);
   };
   const R log_08 = detail::lane_log(R(0.8));
   const int direction = delta_h(e) > log_08 ? 1 : -1;
@@ -17355,8 +17659,30 @@ struct cpu {
   cpu_lane_kernel lane_kernel = cpu_lane_kernel::per_chain;
 };
 
+/// The CUDA executor: every chain in a thread of an NVIDIA GPU, the whole NUTS state machine,
+/// warm-up included, on the device, each chain at its own program point
+/// (samplers/nuts/device_chain.hpp, backends/cuda/nuts.cuh; docs/gpu.md). The translation unit
+/// that calls nuts() must be compiled by nvcc (CMake target tyche::cuda); elsewhere nuts()
+/// throws, unless `emulate` is set. The chains' initial points and first step sizes are found
+/// on the host, as the CPU executor finds them.
+struct cuda {
+  static constexpr const char* executor_name = "cuda";
+  /// The CUDA device (cudaSetDevice).
+  int device = 0;
+  /// Chains per block of threads.
+  int threads_per_block = 64;
+  /// Draws per chain copied back after each launch (the output block on the device holds
+  /// chains × draws_per_launch draws); 0: as many as fit in 256 MiB, at most all of them.
+  /// Warm-up runs in one launch.
+  int draws_per_launch = 0;
+  /// Run the device code on this thread, one chain after another, instead of on a GPU: the
+  /// same function a CUDA thread runs, compiled as host code (tests, debugging, machines
+  /// without a GPU). A chain's draws are the CPU executor's with lanes = 1 (scalar double).
+  bool emulate = false;
+};
+
 /// The executors nuts() can run on.
-using nuts_executor = std::variant<cpu>;
+using nuts_executor = std::variant<cpu, cuda>;
 
 /// What nuts() reports every `refresh` iterations of a chain.
 struct nuts_progress {
@@ -17385,7 +17711,8 @@ struct nuts_config {
   /// the sampling threads.
   int refresh = 0;
   std::function<void(const nuts_progress&)> on_progress = {};
-  /// Where the chains run: tyche::cpu{.threads = …, .lanes = …} (the default, cpu{}).
+  /// Where the chains run: tyche::cpu{.threads = …, .lanes = …} (the default, cpu{}) or
+  /// tyche::cuda{…}.
   nuts_executor executor = cpu{};
 };
 
@@ -17405,6 +17732,7 @@ struct nuts_fit {
   double adapt_delta = 0.8;            // the configured target acceptance statistic
   std::uint64_t seed = 1;              // the seed the chains' streams were keyed by
   double seconds = 0;                  // wall-clock time of the run (warm-up and sampling)
+  double device_seconds = 0;           // tyche::cuda: of which in the device's kernels (0 on the CPU)
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }
   /// Draws of parameter k, chain by chain: [chain][draw].
@@ -17426,6 +17754,59 @@ struct nuts_fit {
 
 }  // namespace tyche
 // ----- end tyche/samplers/nuts/config.hpp -----
+// ----- begin tyche/samplers/nuts/warmup.hpp -----
+// tyche/samplers/nuts/warmup.hpp — what a chain does after each warm-up transition, as kernel
+// code (no allocation, no exception, TYCHE_HD): dual averaging of the step size, the windowed
+// metric, and at the end of a metric window the new metric's check and Stan's step-size
+// heuristic from the current point. The host chain (chain.hpp, nuts_chain::end_iteration) and
+// the device chain (device_chain.hpp, one chain per CUDA thread) both call warmup_step, so a
+// chain's warm-up is the same arithmetic on every executor.
+
+#include <cstddef>
+
+namespace tyche::samplers {
+
+/// The outcome of warmup_step.
+struct warmup_result {
+  nuts_status status = nuts_status::ok;
+  bool metric_changed = false;  // a window closed: the kernel must load the new metric
+  bool bad_metric = false;      // status is the new metric's: `where` names its element or pivot
+  std::size_t where = 0;
+};
+
+/// After warm-up transition `iteration` (0-based) of `warmup`, with acceptance statistic
+/// accept_stat, at the point (q, grad, logp) the transition selected: updates the step size eps,
+/// the step-size and metric estimates, and at the end of a metric window the inverse metric
+/// (inv_metric, and its Cholesky factor chol when chol is not null: the dense metric) and, by
+/// Stan's heuristic with the generator rng (W = 1) and target(q, grad) → log p, a new eps.
+/// scratch: 4·d values.
+TYCHE_EXEC_CHECK_DISABLE
+template <class R, class Rng, class Target>
+TYCHE_HD warmup_result warmup_step(int iteration, int warmup, R& eps, R accept_stat, step_size_adaptation<R>& step,
+                                   metric_adaptation<R>& metric, R* inv_metric, R* chol, const R* q, const R* grad,
+                                   R logp, std::size_t d, Rng& rng, Target&& target, R* scratch) {
+  warmup_result r;
+  step.learn(eps, accept_stat);
+  if (metric.learn(inv_metric, q)) {
+    const nuts_status s = chol != nullptr ? cholesky_lower(inv_metric, chol, d, &r.where)
+                                          : check_diagonal_metric(inv_metric, d, &r.where);
+    if (s != nuts_status::ok) {
+      r.status = s;
+      r.bad_metric = true;
+      return r;
+    }
+    r.metric_changed = true;
+    r.status = find_initial_step_size(&eps, q, grad, logp, inv_metric, chol, chol != nullptr, d, rng, target, scratch);
+    if (r.status != nuts_status::ok) return r;
+    step.set_mu(detail::lane_log(R(10) * eps));
+    step.restart();
+  }
+  if (iteration == warmup - 1) step.complete(eps);
+  return r;
+}
+
+}  // namespace tyche::samplers
+// ----- end tyche/samplers/nuts/warmup.hpp -----
 
 #include <cmath>
 #include <cstdint>
@@ -17458,13 +17839,33 @@ inline void report_progress(const nuts_config& cfg, const nuts_progress& p) {
   throw std::runtime_error("tyche::nuts: " + what + ": " + describe(s));
 }
 
+/// The warm-up settings of a configuration (Stan's, with its adapt_delta).
+inline adaptation_config adaptation_of(const nuts_config& cfg) {
+  adaptation_config ac;
+  ac.delta = cfg.adapt_delta;
+  return ac;
+}
+
+/// The message of a failed warm-up step of chain `chain` (0-based); inv_metric: the metric it
+/// adapted.
+inline std::string warmup_error(int chain, const warmup_result& r, const std::vector<double>& inv_metric) {
+  const std::string who = "tyche::nuts: chain " + std::to_string(chain + 1);
+  if (r.bad_metric && r.status == nuts_status::metric_not_positive_definite)
+    return who + ": the adapted dense inverse metric is not positive definite (pivot " + std::to_string(r.where) + ")";
+  if (r.bad_metric)
+    return who + ": adapted inverse metric element " + std::to_string(r.where) + " = " +
+           std::to_string(r.where < inv_metric.size() ? inv_metric[r.where] : 0.0) +
+           " is not a positive finite number";
+  return who + ": " + describe(r.status);
+}
+
 template <class Target>
 class nuts_chain {
  public:
   nuts_chain(const Target& target, const nuts_config& cfg, int chain, nuts_fit& fit)
       : target_(target), cfg_(cfg), chain_(chain), fit_(fit), d_(target.dim()),
-        rng_(cfg.seed, static_cast<std::uint64_t>(chain)), step_adapt_(adaptation(cfg)),
-        metric_adapt_(d_, cfg.warmup, adaptation(cfg), cfg.metric == metric_kind::dense) {}
+        rng_(cfg.seed, static_cast<std::uint64_t>(chain)), step_adapt_(adaptation_of(cfg)),
+        metric_adapt_(d_, cfg.warmup, adaptation_of(cfg), cfg.metric == metric_kind::dense) {}
   nuts_chain(const nuts_chain&) = delete;
   nuts_chain& operator=(const nuts_chain&) = delete;
 
@@ -17554,6 +17955,20 @@ class nuts_chain {
   /// Counts changes of the metric, so that a lane holding this chain knows when to reload it.
   [[nodiscard]] unsigned metric_version() const { return metric_version_; }
   [[nodiscard]] counter_rng& rng() { return rng_; }
+  /// The step-size estimate (after initialise(): μ = log 10ε, nothing learnt yet).
+  [[nodiscard]] const step_size_adaptation<double>& step_adaptation() const { return step_adapt_; }
+  /// Takes the state an executor ran the chain's transitions and warm-up with elsewhere (the
+  /// device executor): the point, step size, metric and stream after `iterations` iterations.
+  void set_state(int iterations, const double* q, double log_density, double step_size, const double* inv_metric,
+                 const counter_rng& rng) {
+    iteration_ = iterations;
+    for (std::size_t i = 0; i < d_; ++i) q_[i] = q[i];
+    log_density_ = log_density;
+    step_size_ = step_size;
+    for (std::size_t k = 0; k < inv_metric_.size(); ++k) inv_metric_[k] = inv_metric[k];
+    rng_ = rng;
+    if (done()) finish();
+  }
 
   /// Loads the chain into lane l of a kernel: point, metric (when `metric` is set: a chain new
   /// to the lane, or changed since), step size, random stream.
@@ -17582,27 +17997,16 @@ class nuts_chain {
   /// metric window the new metric and Stan's step-size heuristic) or recording of the draw.
   void end_iteration(const transition_stats& s) {
     if (iteration_ < cfg_.warmup) {
-      step_adapt_.learn(step_size_, s.accept_stat);
-      if (metric_adapt_.learn(inv_metric_.data(), q_.data())) {
-        if (!chol_.empty()) {
-          std::size_t pivot = 0;
-          if (cholesky_lower(inv_metric_.data(), chol_.data(), d_, &pivot) != nuts_status::ok)
-            throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain_ + 1) +
-                                     ": the adapted dense inverse metric is not positive definite (pivot " +
-                                     std::to_string(pivot) + ")");
-        } else {
-          std::size_t where = 0;
-          if (check_diagonal_metric(inv_metric_.data(), d_, &where) != nuts_status::ok)
-            throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain_ + 1) +
-                                     ": adapted inverse metric element " + std::to_string(where) + " = " +
-                                     std::to_string(inv_metric_[where]) + " is not a positive finite number");
-        }
-        ++metric_version_;
-        find_step_size();
-        step_adapt_.set_mu(std::log(10 * step_size_));
-        step_adapt_.restart();
-      }
-      if (iteration_ == cfg_.warmup - 1) step_adapt_.complete(step_size_);
+      chain_streams<1> streams;
+      streams.seed = cfg_.seed;
+      streams.set_lane(0, rng_);
+      const warmup_result r = warmup_step(
+          iteration_, cfg_.warmup, step_size_, s.accept_stat, step_adapt_, metric_adapt_, inv_metric_.data(),
+          chol_.empty() ? nullptr : chol_.data(), q_.data(), grad_.data(), log_density_, d_, streams,
+          [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
+      rng_ = streams.lane(0);
+      if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_, r, inv_metric_));
+      if (r.metric_changed) ++metric_version_;
     } else {
       auto& values = fit_.values[static_cast<std::size_t>(chain_)];
       target_.constrain(q_.data(), values);
@@ -17616,11 +18020,6 @@ class nuts_chain {
   }
 
  private:
-  static adaptation_config adaptation(const nuts_config& cfg) {
-    adaptation_config ac;
-    ac.delta = cfg.adapt_delta;
-    return ac;
-  }
 
   double evaluate(const double* q, double* g) {
     return target_.value_and_gradient(q, g, workspace_.empty() ? nullptr : workspace_.data());
@@ -18173,6 +18572,451 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
 }  // namespace detail
 }  // namespace tyche::samplers
 // ----- end tyche/samplers/nuts/cpu_executor.hpp -----
+// ----- begin tyche/samplers/nuts/device_executor.hpp -----
+// tyche/samplers/nuts/device_executor.hpp — nuts() on the executor tyche::cuda: the host's part.
+// The chains are initialised here (nuts_chain::initialise: Stan's random initial point and first
+// step size, with the CPU executor's code and messages); everything after — every transition,
+// the warm-up, the draws — runs as device_chain_run (device_chain.hpp), one chain per thread, on
+// a launcher: the CUDA one (backends/cuda/nuts.cuh, in translation units compiled by nvcc) or
+// the host one below (cuda{.emulate = true}: the same function called for one chain after
+// another). After each launch the block of draws comes back and is constrained here.
+//
+// The model is evaluated on the device through its program_view, copied by value into the
+// kernel's arguments with every data buffer it reads copied to device memory and re-pointed
+// (compile/relocate.hpp, for_each_data_buffer).
+// ----- begin tyche/samplers/nuts/device_chain.hpp -----
+// tyche/samplers/nuts/device_chain.hpp — one chain per thread of a device: the chain's whole life
+// after initialisation — transitions, warm-up, recording of draws — as kernel code (no
+// allocation, no exception, TYCHE_HD), for the CUDA executor (backends/cuda/nuts.cuh: one chain
+// per CUDA thread) and for its emulation on the host (device_executor.hpp: the same function
+// called for one chain after another), so that the code a GPU runs is also run, and checked, by
+// the test suite on any machine.
+//
+// A chain's state between launches is a device_chain (trivially copyable) and its part of one
+// allocation of doubles laid out by device_chain_layout: the kernel's buffer, the metric
+// estimate's buffer, the inverse metric (and its Cholesky factor), the point and gradient, the
+// step-size heuristic's scratch and the model's workspace. Each launch runs every chain up to a
+// given iteration and writes the draws of that stretch (unconstrained θ and the sampler
+// statistics) to an output block, which the host copies back and constrains.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tyche::samplers {
+
+/// Where a chain's buffers sit in its part of the executor's allocation, in values of double.
+struct device_chain_layout {
+  std::size_t kernel = 0, adapt = 0, metric = 0, chol = 0, q = 0, grad = 0, scratch = 0, workspace = 0;
+  std::size_t total = 0;  // doubles per chain
+  std::size_t metric_size = 0, workspace_size = 0;
+  bool dense = false;
+
+  TYCHE_HD static device_chain_layout make(std::size_t d, int max_depth, metric_kind kind, std::size_t workspace) {
+    device_chain_layout l;
+    l.dense = kind == metric_kind::dense;
+    l.metric_size = l.dense ? d * d : d;
+    std::size_t at = 0;
+    auto take = [&](std::size_t n) {
+      const std::size_t here = at;
+      at += (n + 7) / 8 * 8;  // each buffer starts on 64 bytes
+      return here;
+    };
+    l.kernel = take(nuts_kernel<double>::storage_size(d, max_depth, kind));
+    l.adapt = take(metric_adaptation<double>::buffer_size(d, l.dense));
+    l.metric = take(l.metric_size);
+    l.chol = take(l.dense ? d * d : 0);
+    l.q = take(d);
+    l.grad = take(d);
+    l.scratch = take(4 * d);
+    l.workspace = take(workspace);
+    l.workspace_size = workspace;
+    l.total = at;
+    return l;
+  }
+};
+
+/// What is the same for every chain of a run (and of a launch: until, first_draw).
+struct device_run {
+  std::uint64_t seed = 0;
+  std::size_t d = 0;
+  int warmup = 0, draws = 0, max_depth = 10;
+  metric_kind metric = metric_kind::diagonal;
+  device_chain_layout layout;
+  int until = 0;       // run each chain's iterations below this one (warm-up included)
+  int first_draw = 0;  // the draw whose values go to row 0 of the output block
+  int block = 0;       // draws per chain the output block holds
+};
+
+/// A chain's state between launches.
+struct device_chain {
+  step_size_adaptation<double> step;
+  metric_adaptation<double> metric{0, 0};  // bound to the chain's adapt buffer by device_chain_setup
+  std::uint64_t stream = 0, position = 0;  // the chain's Philox stream and its position
+  double step_size = 1, log_density = 0;
+  long long leapfrogs = 0;  // Σ n_leapfrog, warm-up included
+  int iteration = 0;        // iterations done
+  nuts_status status = nuts_status::ok;
+  bool bad_metric = false;  // status is the adapted metric's (element or pivot `where`)
+  std::size_t where = 0;
+};
+
+/// Puts a chain's initial values into its buffer: `init` holds θ (d), the gradient (d), the
+/// inverse metric (metric_size) and, dense, its Cholesky factor (d²); binds the metric estimate.
+TYCHE_HD inline void device_chain_setup(device_chain& c, double* buffer, const device_run& r, const double* init) {
+  const device_chain_layout& l = r.layout;
+  const std::size_t d = r.d;
+  for (std::size_t i = 0; i < d; ++i) buffer[l.q + i] = init[i];
+  for (std::size_t i = 0; i < d; ++i) buffer[l.grad + i] = init[d + i];
+  for (std::size_t k = 0; k < l.metric_size; ++k) buffer[l.metric + k] = init[2 * d + k];
+  if (l.dense)
+    for (std::size_t k = 0; k < d * d; ++k) buffer[l.chol + k] = init[2 * d + l.metric_size + k];
+  c.metric.bind(buffer + l.adapt);
+}
+
+/// Values of `init` per chain for device_chain_setup.
+TYCHE_HD inline std::size_t device_chain_init_size(const device_chain_layout& l, std::size_t d) {
+  return 2 * d + l.metric_size + (l.dense ? d * d : 0);
+}
+
+/// Runs chain `c` (its buffer at `buffer`) from its iteration up to r.until: transitions of the
+/// NUTS kernel with target(q, grad, workspace) → log p, the warm-up after each warm-up
+/// transition (warmup_step, as nuts_chain does on the host), and the draws in
+/// [r.first_draw, r.first_draw + r.block) written to out_q (r.block × d, unconstrained θ) and
+/// out_stats (r.block). A chain whose status is not ok does nothing; a failure sets it and
+/// stops the chain.
+TYCHE_EXEC_CHECK_DISABLE
+template <class Target>
+TYCHE_HD void device_chain_run(const Target& target, device_chain& c, double* buffer, const device_run& r,
+                               double* out_q, transition_stats* out_stats) {
+  if (c.status != nuts_status::ok || c.iteration >= r.until) return;
+  const device_chain_layout& l = r.layout;
+  const std::size_t d = r.d;
+  double* q = buffer + l.q;
+  double* grad = buffer + l.grad;
+  double* inv_metric = buffer + l.metric;
+  double* chol = l.dense ? buffer + l.chol : nullptr;
+  double* workspace = l.workspace_size > 0 ? buffer + l.workspace : nullptr;
+  nuts_kernel<double> k;
+  nuts_status s = k.bind(buffer + l.kernel, l.adapt - l.kernel, d, r.max_depth, r.metric);
+  if (s == nuts_status::ok) s = k.set_metric(0, inv_metric, chol);
+  if (s != nuts_status::ok) {
+    c.status = s;
+    return;
+  }
+  k.rng().seed = r.seed;
+  k.set_stream(0, counter_rng(r.seed, c.stream, c.position));
+  k.set_point(0, q, grad, c.log_density);
+  auto log_density = [&](const double* at, double* g) { return target(at, g, workspace); };
+  while (c.iteration < r.until) {
+    s = k.set_step_size(0, c.step_size);
+    if (s == nuts_status::ok) {
+      const bool start[1] = {true};
+      s = k.begin(start);
+      if (s == nuts_status::ok && !k.running(0)) s = nuts_status::non_finite_start;
+    }
+    if (s != nuts_status::ok) {
+      c.status = s;
+      break;
+    }
+    bool ended[1] = {false};
+    while (!ended[0]) {
+      k.set_pending(target(k.pending_q(), k.pending_grad(), workspace));
+      k.resume(ended);
+    }
+    const transition_stats& stats = k.stats(0);
+    c.leapfrogs += stats.n_leapfrog;
+    k.get_point(0, q, grad);
+    c.log_density = k.log_density(0);
+    if (c.iteration < r.warmup) {
+      const warmup_result w = warmup_step(c.iteration, r.warmup, c.step_size, stats.accept_stat, c.step, c.metric,
+                                          inv_metric, chol, q, grad, c.log_density, d, k.rng(), log_density,
+                                          buffer + l.scratch);
+      if (w.status != nuts_status::ok) {
+        c.status = w.status;
+        c.bad_metric = w.bad_metric;
+        c.where = w.where;
+        break;
+      }
+      if (w.metric_changed) {
+        s = k.set_metric(0, inv_metric, chol);
+        if (s != nuts_status::ok) {
+          c.status = s;
+          break;
+        }
+      }
+    } else {
+      const int row = c.iteration - r.warmup - r.first_draw;
+      if (row >= 0 && row < r.block) {
+        for (std::size_t i = 0; i < d; ++i) out_q[static_cast<std::size_t>(row) * d + i] = q[i];
+        out_stats[row] = stats;
+      }
+    }
+    ++c.iteration;
+  }
+  c.position = k.stream(0).position();
+}
+
+}  // namespace tyche::samplers
+// ----- end tyche/samplers/nuts/device_chain.hpp -----
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tyche::samplers::detail {
+
+/// log p and its gradient through a program_view: what a device thread calls.
+template <class View>
+struct view_log_density {
+  View view;
+  TYCHE_EXEC_CHECK_DISABLE
+  TYCHE_HD double operator()(const double* q, double* grad, double* workspace) const {
+    return view.value_and_gradient(q, grad, workspace);
+  }
+};
+
+/// f(c) for every chain c < n, on this machine's threads (the host's part of a device run:
+/// initialisation, constraining the draws, and the emulated launches). The first exception, in
+/// chain order, is rethrown after all have run.
+template <class F>
+void for_each_chain(std::size_t n, F&& f) {
+  const std::size_t threads =
+      std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::exception_ptr> errors(n);
+  auto work = [&](std::size_t t) {
+    for (std::size_t c = t; c < n; c += threads) {
+      try {
+        f(c);
+      } catch (...) {
+        errors[c] = std::current_exception();
+      }
+    }
+  };
+  if (threads <= 1) {
+    work(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(work, t);
+    for (auto& th : pool) th.join();
+  }
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+/// The launches of a run: the warm-up in one, then the draws in blocks of `block`.
+struct device_plan {
+  device_run run;
+  int block = 0;
+  std::vector<int> ends;  // each launch runs the chains' iterations up to this one
+};
+
+inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, std::size_t d, std::size_t workspace) {
+  auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: cuda: " + what); };
+  if (exec.threads_per_block < 1 || exec.threads_per_block > 1024)
+    fail("threads_per_block = " + std::to_string(exec.threads_per_block) + " is outside [1, 1024]");
+  if (exec.draws_per_launch < 0)
+    fail("draws_per_launch = " + std::to_string(exec.draws_per_launch) + " must be ≥ 0 (0: automatic)");
+  if (exec.device < 0) fail("device = " + std::to_string(exec.device) + " must be ≥ 0");
+  device_plan p;
+  device_run& r = p.run;
+  r.seed = cfg.seed;
+  r.d = d;
+  r.warmup = cfg.warmup;
+  r.draws = cfg.draws;
+  r.max_depth = cfg.max_depth;
+  r.metric = cfg.metric;
+  r.layout = device_chain_layout::make(d, cfg.max_depth, cfg.metric, workspace);
+  const std::size_t per_draw = static_cast<std::size_t>(cfg.chains) * (d * sizeof(double) + sizeof(transition_stats));
+  const std::size_t fit = std::max<std::size_t>(1, (std::size_t(256) << 20) / per_draw);
+  const int block = exec.draws_per_launch > 0 ? exec.draws_per_launch
+                                              : static_cast<int>(std::min<std::size_t>(fit, std::size_t(1) << 30));
+  p.block = std::max(1, std::min(block, std::max(cfg.draws, 1)));
+  r.block = p.block;
+  if (cfg.warmup > 0) p.ends.push_back(cfg.warmup);
+  for (int first = 0; first < cfg.draws; first += p.block) p.ends.push_back(cfg.warmup + std::min(cfg.draws, first + p.block));
+  return p;
+}
+
+/// Bytes of device memory a run needs beside the model's data: the chains' states and buffers,
+/// their initial values and the output block.
+inline std::size_t device_bytes_per_chain(const device_plan& p) {
+  return sizeof(device_chain) + p.run.layout.total * sizeof(double) +
+         device_chain_init_size(p.run.layout, p.run.d) * sizeof(double) +
+         static_cast<std::size_t>(p.block) * (p.run.d * sizeof(double) + sizeof(transition_stats));
+}
+
+/// The emulating launcher: the device's memory is host memory, a launch is a loop over chains.
+class host_launcher {
+ public:
+  void reserve(const device_plan& p, std::size_t n) {
+    const device_run& r = p.run;
+    buffers_.assign(n * r.layout.total, 0.0);
+    out_q_.assign(n * static_cast<std::size_t>(p.block) * r.d, 0.0);
+    out_stats_.assign(n * static_cast<std::size_t>(p.block), transition_stats{});
+  }
+  void setup(const device_plan& p, std::vector<device_chain>& states, const std::vector<double>& init) {
+    const std::size_t n = states.size();
+    const device_run& r = p.run;
+    states_ = states;
+    const std::size_t per = device_chain_init_size(r.layout, r.d);
+    for (std::size_t c = 0; c < n; ++c) device_chain_setup(states_[c], buffers_.data() + c * r.layout.total, r, init.data() + c * per);
+  }
+  /// One "thread" per chain: the chains run on this machine's threads, each chain on one.
+  template <class Target>
+  void launch(const Target& target, const device_run& r) {
+    for_each_chain(states_.size(), [&](std::size_t c) {
+      device_chain_run(target, states_[c], buffers_.data() + c * r.layout.total, r,
+                       out_q_.data() + c * static_cast<std::size_t>(r.block) * r.d,
+                       out_stats_.data() + c * static_cast<std::size_t>(r.block));
+    });
+  }
+  /// The output block: [chain][row][k] and [chain][row].
+  void read_block(std::vector<double>& q, std::vector<transition_stats>& stats) const {
+    q = out_q_;
+    stats = out_stats_;
+  }
+  void read_states(std::vector<device_chain>& states) const { states = states_; }
+  /// The inverse metric of every chain: [chain][metric_size].
+  void read_metrics(const device_run& r, std::vector<double>& out) const {
+    const std::size_t m = r.layout.metric_size;
+    out.resize(states_.size() * m);
+    for (std::size_t c = 0; c < states_.size(); ++c)
+      std::copy_n(buffers_.data() + c * r.layout.total + r.layout.metric, m, out.data() + c * m);
+  }
+
+ private:
+  std::vector<device_chain> states_;
+  std::vector<double> buffers_, out_q_;
+  std::vector<transition_stats> out_stats_;
+};
+
+/// The fit's frame: settings, names, one slot per chain.
+inline nuts_fit make_fit_frame(const nuts_config& cfg, std::vector<std::string> names) {
+  nuts_fit fit;
+  fit.max_depth = cfg.max_depth;
+  fit.adapt_delta = cfg.adapt_delta;
+  fit.seed = cfg.seed;
+  fit.names = std::move(names);
+  fit.chains = cfg.chains;
+  fit.draws = cfg.draws;
+  fit.values.resize(static_cast<std::size_t>(cfg.chains));
+  fit.stats.resize(static_cast<std::size_t>(cfg.chains));
+  fit.step_size.resize(static_cast<std::size_t>(cfg.chains));
+  fit.inv_metric.resize(static_cast<std::size_t>(cfg.chains));
+  return fit;
+}
+
+/// Warp-level utilisation of one chain per thread: a warp of 32 threads runs until its longest
+/// chain is done, so its slots are 32 × the most gradients any of its chains evaluated.
+inline double warp_utilization(const std::vector<device_chain>& states) {
+  long long useful = 0, slots = 0;
+  for (std::size_t w = 0; w < states.size(); w += 32) {
+    long long most = 0;
+    for (std::size_t c = w; c < std::min(states.size(), w + 32); ++c) {
+      useful += states[c].leapfrogs;
+      most = std::max(most, states[c].leapfrogs);
+    }
+    slots += 32 * most;
+  }
+  return slots > 0 ? static_cast<double>(useful) / static_cast<double>(slots) : 1.0;
+}
+
+/// The device executor's run, on a launcher. Target: the host's view of the model
+/// (model_target: initialisation, constrain); device_target: what the launcher's threads
+/// evaluate.
+template <class Target, class DeviceTarget, class Launcher>
+nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Launcher& launcher,
+                    const nuts_config& cfg, const cuda& exec, std::vector<std::string> names) {
+  const std::size_t d = target.dim();
+  const device_plan plan = make_device_plan(cfg, exec, d, target.workspace_size());
+  const device_run& base = plan.run;
+  const std::size_t n = static_cast<std::size_t>(cfg.chains);
+  launcher.reserve(plan, n);  // first: too many chains for the device's memory is said at once
+  nuts_fit fit = make_fit_frame(cfg, std::move(names));
+  const std::size_t per = device_chain_init_size(base.layout, d);
+
+  // Initialisation on the host, chain by chain (a chain that cannot start is an error).
+  std::vector<device_chain> states(n);
+  std::vector<double> init(n * per, 0.0);
+  for_each_chain(n, [&](std::size_t c) {
+    nuts_chain<Target> chain(target, cfg, static_cast<int>(c), fit);
+    chain.initialise();  // throws, naming the chain
+    device_chain& s = states[c];
+    s.step = chain.step_adaptation();
+    s.metric = metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), cfg.metric == metric_kind::dense);
+    s.stream = chain.rng().stream();
+    s.position = chain.rng().position();
+    s.step_size = chain.step_size();
+    s.log_density = chain.log_density();
+    double* at = init.data() + c * per;
+    std::copy(chain.q().begin(), chain.q().end(), at);
+    std::copy(chain.grad().begin(), chain.grad().end(), at + d);
+    std::copy(chain.inv_metric().begin(), chain.inv_metric().end(), at + 2 * d);
+    if (base.layout.dense) std::copy(chain.cholesky().begin(), chain.cholesky().end(), at + 2 * d + base.layout.metric_size);
+  });
+  launcher.setup(plan, states, init);
+
+  std::vector<double> block_q;
+  std::vector<transition_stats> block_stats;
+  for (auto& v : fit.values) v.reserve(static_cast<std::size_t>(cfg.draws) * target.constrained_dim());
+  int done = 0;
+  for (const int end : plan.ends) {
+    device_run r = base;
+    r.until = end;
+    r.first_draw = std::max(0, done - cfg.warmup);
+    const auto launched = std::chrono::steady_clock::now();
+    launcher.launch(device_target, r);  // returns when the kernel has finished
+    fit.device_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
+    if (end > cfg.warmup) {
+      launcher.read_block(block_q, block_stats);
+      const int rows = end - std::max(done, cfg.warmup);
+      for_each_chain(n, [&](std::size_t c) {
+        for (int row = 0; row < rows; ++row) {
+          const std::size_t at = c * static_cast<std::size_t>(plan.block) + static_cast<std::size_t>(row);
+          fit.stats[c].push_back(block_stats[at]);
+          target.constrain(block_q.data() + at * d, fit.values[c]);
+        }
+      });
+    }
+    done = end;
+    if (cfg.refresh > 0)
+      for (std::size_t c = 0; c < n; ++c)
+        report_progress(cfg, nuts_progress{static_cast<int>(c) + 1, done, cfg.warmup + cfg.draws, done <= cfg.warmup});
+  }
+
+  launcher.read_states(states);
+  std::vector<double> metrics;
+  launcher.read_metrics(base, metrics);
+  for (std::size_t c = 0; c < n; ++c) {
+    const device_chain& s = states[c];
+    if (s.status != nuts_status::ok) {
+      warmup_result w;
+      w.status = s.status;
+      w.bad_metric = s.bad_metric;
+      w.where = s.where;
+      const std::vector<double> m(metrics.begin() + static_cast<std::ptrdiff_t>(c * base.layout.metric_size),
+                                  metrics.begin() + static_cast<std::ptrdiff_t>((c + 1) * base.layout.metric_size));
+      throw std::runtime_error(warmup_error(static_cast<int>(c), w, m) + " (iteration " + std::to_string(s.iteration + 1) +
+                               ", executor cuda)");
+    }
+    fit.step_size[c] = s.step_size;
+    fit.inv_metric[c].assign(metrics.begin() + static_cast<std::ptrdiff_t>(c * base.layout.metric_size),
+                             metrics.begin() + static_cast<std::ptrdiff_t>((c + 1) * base.layout.metric_size));
+    fit.gradient_evaluations += s.leapfrogs;
+  }
+  fit.lanes = 32;
+  fit.utilization = warp_utilization(states);
+  return fit;
+}
+
+}  // namespace tyche::samplers::detail
+// ----- end tyche/samplers/nuts/device_executor.hpp -----
 
 #include <chrono>
 #include <cmath>
@@ -18314,17 +19158,7 @@ template <class Target>
 nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vector<std::string> names) {
   check_config(cfg);
   const auto start = std::chrono::steady_clock::now();
-  nuts_fit fit;
-  fit.max_depth = cfg.max_depth;
-  fit.adapt_delta = cfg.adapt_delta;
-  fit.seed = cfg.seed;
-  fit.names = std::move(names);
-  fit.chains = cfg.chains;
-  fit.draws = cfg.draws;
-  fit.values.resize(static_cast<std::size_t>(cfg.chains));
-  fit.stats.resize(static_cast<std::size_t>(cfg.chains));
-  fit.step_size.resize(static_cast<std::size_t>(cfg.chains));
-  fit.inv_metric.resize(static_cast<std::size_t>(cfg.chains));
+  nuts_fit fit = make_fit_frame(cfg, std::move(names));
   using chain_type = nuts_chain<Target>;
   std::vector<std::unique_ptr<chain_type>> chains;
   for (int c = 0; c < cfg.chains; ++c) chains.push_back(std::make_unique<chain_type>(target, cfg, c, fit));
@@ -18342,9 +19176,9 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
       errors[static_cast<std::size_t>(c)] = std::current_exception();
     }
   };
-  const samplers::lane_counts counts = std::visit(
-      [&](const auto& executor) { return samplers::detail::run_cpu(target, cfg, executor, chains, fit, record_error); },
-      cfg.executor);
+  const cpu* executor = std::get_if<cpu>(&cfg.executor);
+  if (executor == nullptr) throw std::logic_error("tyche::nuts: run_nuts_erased runs the CPU executor only");
+  const samplers::lane_counts counts = samplers::detail::run_cpu(target, cfg, *executor, chains, fit, record_error);
   fit.gradient_evaluations = counts.useful;
   fit.utilization = counts.slots > 0 ? static_cast<double>(counts.useful) / static_cast<double>(counts.slots) : 1.0;
   for (const auto& e : errors)
@@ -18353,9 +19187,69 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
   return fit;
 }
 
-/// nuts() once the model is known to be one: its target, erased.
+template <class View>
+class cuda_launcher;  // backends/cuda/nuts.cuh, in translation units compiled by nvcc
+
+/// log p and its gradient in double through a log_density_target: the emulated threads' target.
+template <class Target>
+struct target_log_density {
+  const Target* target;
+  TYCHE_EXEC_CHECK_DISABLE  // host code: nvcc instantiates device_chain_run for the host here
+  TYCHE_HD double operator()(const double* q, double* grad, double* workspace) const {
+    return target->value_and_gradient(q, grad, workspace);
+  }
+};
+
+/// tyche::cuda{.emulate = true}: the device executor with the host's launcher, on an erased
+/// target (one instantiation per translation unit, as run_nuts_erased).
+template <class Target>
+nuts_fit run_nuts_emulated(const Target& target, const nuts_config& cfg, const cuda& exec,
+                           std::vector<std::string> names) {
+  check_config(cfg);
+  const auto start = std::chrono::steady_clock::now();
+  host_launcher launcher;
+  nuts_fit fit = run_device(target, target_log_density<Target>{&target}, launcher, cfg, exec, std::move(names));
+  fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return fit;
+}
+
+/// nuts() on the executor tyche::cuda (device_executor.hpp). Nvcc: whether this translation unit
+/// is compiled by nvcc (a template argument, so that translation units compiled by nvcc and by
+/// a host compiler define different functions, not one inline function with two bodies).
+template <class Model, bool Nvcc>
+nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec) {
+  const model_target<Model> target(m);
+  // Emulated: through the erased target, so that a program built by a host compiler compiles the
+  // device chain once per translation unit, not once per model (the arithmetic is the model's
+  // own value_and_gradient<double> either way).
+  if (exec.emulate) return run_nuts_emulated(model_erased_target(target), cfg, exec, m.parameter_names());
+  check_config(cfg);
+  const auto start = std::chrono::steady_clock::now();
+  using view_type = std::remove_cvref_t<decltype(m.program().view())>;
+  nuts_fit fit;
+  if constexpr (Nvcc && std::is_trivially_copyable_v<view_type>) {
+    cuda_launcher<view_type> launcher(m.program().view(), exec, cfg.chains);
+    // The host's part (initialisation, constrain) through the erased target too.
+    fit = run_device(model_erased_target(target), launcher.target(), launcher, cfg, exec, m.parameter_names());
+  } else if constexpr (Nvcc) {
+    throw std::invalid_argument(
+        "tyche::nuts: cuda: this model's program cannot be copied to a GPU: its view holds more than plain "
+        "values and pointers to data (a scan, a tabulate, or multi_normal / multi_student_t of a data matrix "
+        "keep a shared_ptr; docs/gpu.md). Run it with tyche::cpu{} or tyche::cuda{.emulate = true}");
+  } else {
+    throw std::invalid_argument(
+        "tyche::nuts: the executor tyche::cuda runs on a GPU only from a translation unit compiled by nvcc "
+        "(link the CMake target tyche::cuda; docs/gpu.md); this one was compiled by a host compiler. "
+        "tyche::cuda{.emulate = true} runs the same device code on this host");
+  }
+  fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return fit;
+}
+
+/// nuts() once the model is known to be one: its target, erased (CPU), or on the device.
 template <class Model>
 nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
+  if (const cuda* gpu = std::get_if<cuda>(&cfg.executor)) return run_nuts_cuda<Model, TYCHE_CUDA_COMPILER != 0>(m, cfg, *gpu);
   const model_target<Model> target(m);
   return run_nuts_erased(model_erased_target(target), cfg, m.parameter_names());
 }
@@ -18393,6 +19287,196 @@ nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
 }
 
 }  // namespace tyche
+
+#if defined(__CUDACC__)
+// ----- begin tyche/backends/cuda/nuts.cuh -----
+// tyche/backends/cuda/nuts.cuh — the CUDA launcher of the device executor (tyche::cuda): one chain
+// per CUDA thread running device_chain_run (samplers/nuts/device_chain.hpp) on the device, the
+// model's program_view a kernel argument (by value: it is trivially copyable, and its parameter
+// names are spelled as words so nvcc's generated host code can name its type, core/meta.hpp)
+// with its data copied to device memory. Included by samplers/nuts/sampler.hpp in translation
+// units compiled by nvcc only. The host's part of the run is samplers/nuts/device_executor.hpp.
+#include <cuda_runtime.h>
+
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <type_traits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tyche::samplers::detail {
+
+/// Throws for a CUDA error, naming the call.
+inline void cuda_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("tyche::nuts: cuda: ") + what + ": " + cudaGetErrorString(e));
+}
+
+template <class Target>
+__global__ void device_chains_setup_kernel(device_chain* states, double* buffers, device_run r, const double* init,
+                                           int chains) {
+  const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (c >= chains) return;
+  device_chain_setup(states[c], buffers + static_cast<std::size_t>(c) * r.layout.total, r,
+                     init + static_cast<std::size_t>(c) * device_chain_init_size(r.layout, r.d));
+}
+
+template <class Target>
+__global__ void device_chains_kernel(Target target, device_chain* states, double* buffers, device_run r,
+                                     double* out_q, transition_stats* out_stats, int chains) {
+  const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (c >= chains) return;
+  device_chain state = states[c];
+  device_chain_run(target, state, buffers + static_cast<std::size_t>(c) * r.layout.total, r,
+                   out_q + static_cast<std::size_t>(c) * static_cast<std::size_t>(r.block) * r.d,
+                   out_stats + static_cast<std::size_t>(c) * static_cast<std::size_t>(r.block));
+  states[c] = state;
+}
+
+/// Device memory, freed with the object.
+class device_buffer {
+ public:
+  device_buffer() = default;
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  ~device_buffer() {
+    if (p_ != nullptr) cudaFree(p_);
+  }
+  void* allocate(std::size_t bytes, const char* what) {
+    cuda_check(cudaMalloc(&p_, bytes > 0 ? bytes : 1), what);
+    return p_;
+  }
+  [[nodiscard]] void* get() const { return p_; }
+
+ private:
+  void* p_ = nullptr;
+};
+
+/// The CUDA launcher: the same interface as host_launcher.
+template <class View>
+class cuda_launcher {
+  static_assert(std::is_trivially_copyable_v<View>, "tyche::cuda: run_nuts_cuda checks this first");
+
+ public:
+  using target_type = view_log_density<View>;
+
+  cuda_launcher(const View& view, const cuda& exec, int chains) : exec_(exec), chains_(chains), target_{view} {
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
+      throw std::runtime_error("tyche::nuts: cuda: no CUDA device is available (cudaGetDeviceCount); "
+                               "tyche::cuda{.emulate = true} runs the device code on the host");
+    if (exec.device >= devices)
+      throw std::invalid_argument("tyche::nuts: cuda: device = " + std::to_string(exec.device) + ", but there are " +
+                                  std::to_string(devices) + " CUDA devices");
+    cuda_check(cudaSetDevice(exec.device), "cudaSetDevice");
+    // The model's data: each buffer the view reads, once, in device memory.
+    std::map<const void*, void*> copied;
+    for_each_data_buffer(target_.view, [&](auto*& ptr, std::size_t count) {
+      using value_type = std::remove_cv_t<std::remove_pointer_t<std::remove_reference_t<decltype(ptr)>>>;
+      if (ptr == nullptr || count == 0) return;
+      auto it = copied.find(ptr);
+      if (it == copied.end()) {
+        data_.push_back(std::make_unique<device_buffer>());
+        void* dev = data_.back()->allocate(count * sizeof(value_type), "cudaMalloc (model data)");
+        cuda_check(cudaMemcpy(dev, ptr, count * sizeof(value_type), cudaMemcpyHostToDevice), "cudaMemcpy (model data)");
+        it = copied.emplace(ptr, dev).first;
+      }
+      ptr = static_cast<const value_type*>(it->second);
+    });
+  }
+
+  const target_type& target() const { return target_; }
+
+  /// Checks that the run fits in the device's free memory (else throws, naming the chains and
+  /// the bytes) and allocates it.
+  void reserve(const device_plan& p, std::size_t n) {
+    const device_run& r = p.run;
+    const std::size_t need = n * device_bytes_per_chain(p);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    cuda_check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    if (need > free_bytes)
+      throw std::runtime_error("tyche::nuts: cuda: " + std::to_string(n) + " chains need " + std::to_string(need) +
+                               " bytes of device memory (" + std::to_string(device_bytes_per_chain(p)) +
+                               " per chain, with " + std::to_string(p.block) +
+                               " draws per launch), and the device has " + std::to_string(free_bytes) + " of " +
+                               std::to_string(total_bytes) +
+                               " bytes free: use fewer chains, or a smaller cuda::draws_per_launch");
+    states_ = static_cast<device_chain*>(states_buffer_.allocate(n * sizeof(device_chain), "cudaMalloc (chains)"));
+    buffers_ = static_cast<double*>(buffers_buffer_.allocate(n * r.layout.total * sizeof(double), "cudaMalloc (chain buffers)"));
+    out_q_ = static_cast<double*>(
+        out_q_buffer_.allocate(n * static_cast<std::size_t>(p.block) * r.d * sizeof(double), "cudaMalloc (draws)"));
+    out_stats_ = static_cast<transition_stats*>(out_stats_buffer_.allocate(
+        n * static_cast<std::size_t>(p.block) * sizeof(transition_stats), "cudaMalloc (sampler statistics)"));
+  }
+
+  void setup(const device_plan& p, std::vector<device_chain>& states, const std::vector<double>& init) {
+    const std::size_t n = states.size();
+    const device_run& r = p.run;
+    device_buffer init_buffer;
+    auto* init_dev = static_cast<double*>(init_buffer.allocate(init.size() * sizeof(double), "cudaMalloc (initial values)"));
+    cuda_check(cudaMemcpy(init_dev, init.data(), init.size() * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy (initial values)");
+    cuda_check(cudaMemcpy(states_, states.data(), n * sizeof(device_chain), cudaMemcpyHostToDevice), "cudaMemcpy (chains)");
+    cuda_check(cudaMemset(buffers_, 0, n * r.layout.total * sizeof(double)), "cudaMemset");
+    device_chains_setup_kernel<target_type><<<blocks(), exec_.threads_per_block>>>(states_, buffers_, r, init_dev, chains_);
+    cuda_check(cudaGetLastError(), "launch (setup)");
+    cuda_check(cudaDeviceSynchronize(), "setup kernel");
+    block_ = static_cast<std::size_t>(p.block);
+    d_ = r.d;
+  }
+
+  template <class Target>
+  void launch(const Target& target, const device_run& r) {
+    device_chains_kernel<Target><<<blocks(), exec_.threads_per_block>>>(target, states_, buffers_, r, out_q_, out_stats_,
+                                                                        chains_);
+    cuda_check(cudaGetLastError(), "launch");
+    cuda_check(cudaDeviceSynchronize(), "NUTS kernel");
+  }
+
+  void read_block(std::vector<double>& q, std::vector<transition_stats>& stats) const {
+    const std::size_t n = static_cast<std::size_t>(chains_);
+    q.resize(n * block_ * d_);
+    stats.resize(n * block_);
+    cuda_check(cudaMemcpy(q.data(), out_q_, q.size() * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (draws)");
+    cuda_check(cudaMemcpy(stats.data(), out_stats_, stats.size() * sizeof(transition_stats), cudaMemcpyDeviceToHost),
+               "cudaMemcpy (sampler statistics)");
+  }
+  void read_states(std::vector<device_chain>& states) const {
+    states.resize(static_cast<std::size_t>(chains_));
+    cuda_check(cudaMemcpy(states.data(), states_, states.size() * sizeof(device_chain), cudaMemcpyDeviceToHost),
+               "cudaMemcpy (chains)");
+  }
+  void read_metrics(const device_run& r, std::vector<double>& out) const {
+    const std::size_t m = r.layout.metric_size;
+    out.resize(static_cast<std::size_t>(chains_) * m);
+    cuda_check(cudaMemcpy2D(out.data(), m * sizeof(double), buffers_ + r.layout.metric, r.layout.total * sizeof(double),
+                            m * sizeof(double), static_cast<std::size_t>(chains_), cudaMemcpyDeviceToHost),
+               "cudaMemcpy2D (metrics)");
+  }
+
+ private:
+  [[nodiscard]] unsigned blocks() const {
+    return static_cast<unsigned>((chains_ + exec_.threads_per_block - 1) / exec_.threads_per_block);
+  }
+
+  cuda exec_;
+  int chains_;
+  target_type target_;
+  std::vector<std::unique_ptr<device_buffer>> data_;
+  device_buffer states_buffer_, buffers_buffer_, out_q_buffer_, out_stats_buffer_;
+  device_chain* states_ = nullptr;
+  double* buffers_ = nullptr;
+  double* out_q_ = nullptr;
+  transition_stats* out_stats_ = nullptr;
+  std::size_t block_ = 0, d_ = 0;
+};
+
+}  // namespace tyche::samplers::detail
+// ----- end tyche/backends/cuda/nuts.cuh -----
+#endif
 // ----- end tyche/samplers/nuts/sampler.hpp -----
 // ----- begin tyche/diagnostics/convergence.hpp -----
 // tyche/diagnostics/convergence.hpp — MCMC convergence diagnostics: split-R̂, rank-normalised

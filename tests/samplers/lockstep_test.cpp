@@ -6,6 +6,7 @@
 #include <tyche/tyche.hpp>
 
 #include "../../examples/posteriordb.hpp"
+#include "support/small_regression.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -20,17 +21,7 @@ namespace {
 
 // A small hierarchical model with a matvec, so that lanes exercise reductions, a workspace and
 // a transform.
-auto hierarchical() {
-  using namespace tyche;
-  static const std::vector<double> x = {0.5, -1.2, 0.3, 2.0, -0.7, 1.1, -0.4, 0.9, 1.6, -2.1,
-                                        0.2, 0.8, -1.5, 0.6, 1.3, -0.1, 0.4, -0.9, 1.8, -0.3};
-  static const std::vector<double> y = {1.1, -0.8, 0.9, 2.9, -0.2, 1.9, 0.1, 1.5, 2.6, -1.9};
-  auto sigma = half_normal<"sigma">(1.0);
-  auto beta = normal<"beta">(0.0, 2.0, shape<2>);
-  auto alpha = normal<"alpha">(0.0, 2.0);
-  auto obs = normal(alpha + matvec(matrix(x, 10, 2), beta), sigma).observe(data(y));
-  return model(joint(sigma, beta, alpha, obs));
-}
+auto hierarchical() { return tyche_test::small_regression(); }
 
 double mean_of(const std::vector<std::vector<double>>& chains) {
   double s = 0;

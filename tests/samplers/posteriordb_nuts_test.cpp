@@ -11,6 +11,7 @@
 
 #include "../../examples/posteriordb.hpp"
 #include "support/golden_draws.hpp"
+#include "support/reference_summary.hpp"
 #include "support/sanitized.hpp"
 
 #include <catch2/catch.hpp>
@@ -24,25 +25,10 @@
 
 namespace {
 
-struct reference_row {
-  double mean, sd;
-};
+using tyche_test::reference_row;
 
 std::map<std::string, reference_row> reference(const std::string& name) {
-  std::ifstream in(tyche_examples::posteriors_dir(__FILE__) / name / "reference_summary.csv");
-  REQUIRE(in.good());
-  std::map<std::string, reference_row> out;
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::stringstream ss(line);
-    std::string n, mean, sd;
-    std::getline(ss, n, ',');
-    std::getline(ss, mean, ',');
-    std::getline(ss, sd, ',');
-    out[n] = {std::stod(mean), std::stod(sd)};
-  }
-  return out;
+  return tyche_test::read_reference_summary(tyche_examples::posteriors_dir(__FILE__) / name);
 }
 
 template <class Model>

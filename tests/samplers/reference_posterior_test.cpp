@@ -5,6 +5,8 @@
 // 0.95), seed 20261121.
 #include <tyche/tyche.hpp>
 
+#include "support/reference_summary.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -17,28 +19,12 @@
 
 namespace {
 
-struct reference_row {
-  double mean, sd;
-};
+using tyche_test::reference_row;
 
 std::map<std::string, reference_row> read_reference(const std::string& posterior) {
-  auto dir = std::filesystem::absolute(std::filesystem::path(__FILE__)).parent_path();
-  while (!std::filesystem::exists(dir / "CMakeLists.txt") || !std::filesystem::exists(dir / "include"))
-    dir = dir.parent_path();
-  std::ifstream in(dir.parent_path() / "shared" / "posteriors" / posterior / "reference_summary.csv");
-  REQUIRE(in.good());
-  std::map<std::string, reference_row> out;
-  std::string line;
-  std::getline(in, line);  // header: name,mean,sd,q05,q50,q95
-  while (std::getline(in, line)) {
-    std::stringstream ss(line);
-    std::string name, mean, sd;
-    std::getline(ss, name, ',');
-    std::getline(ss, mean, ',');
-    std::getline(ss, sd, ',');
-    out[name] = {std::stod(mean), std::stod(sd)};
-  }
-  return out;
+  const auto shared = tyche_test::shared_dir(__FILE__);
+  REQUIRE(!shared.empty());
+  return tyche_test::read_reference_summary(shared / "posteriors" / posterior);
 }
 
 void check_against(const std::string& name, const std::vector<std::vector<double>>& chains,

@@ -1,8 +1,11 @@
 // tests/support/eight_schools.hpp — the eight-schools (non-centred) log density written with
 // core operations, shared by the host test and the CUDA device test so both evaluate the very
-// same expression type.
+// same expression type; and the same model written with the model API (eight_schools_model),
+// for the executor tests and the GPU benchmark.
 #pragma once
 #include <tyche/tyche.hpp>
+
+#include <vector>
 
 namespace tyche_test {
 
@@ -32,6 +35,34 @@ inline auto eight_schools_noncentered(const double* y, const double* inv_sigma) 
 template <class View>
 TYCHE_HD double eight_schools_chain(const View& view, const double* theta, double* grad) {
   return view.value_and_gradient(theta, grad);
+}
+
+}  // namespace tyche_test
+
+namespace tyche_test {
+
+/// Eight schools' data as a model takes them.
+struct schools_data {
+  std::vector<double> y, sigma;
+};
+inline const schools_data& eight_schools_data() {
+  static const schools_data d{{28, 8, -3, 7, -1, 1, 18, 12}, {15, 10, 16, 11, 9, 11, 10, 18}};
+  return d;
+}
+
+/// Eight schools (non-centred) written with the model API, as examples/quickstart.cpp writes it:
+/// θ = (mu, log tau, theta_raw[8]); reported mu, tau, theta_raw.
+inline auto eight_schools_model() {
+  using namespace tyche;
+  return model(
+      [](const schools_data& d) {
+        auto mu = normal<"mu">(0.0, 5.0);
+        auto tau = half_cauchy<"tau">(5.0);
+        auto theta_raw = std_normal<"theta_raw">(shape<8>);
+        auto theta = mu + tau * theta_raw;
+        return joint(mu, tau, theta_raw, normal(theta, data(d.sigma)).observe(data(d.y)));
+      },
+      eight_schools_data());
 }
 
 }  // namespace tyche_test

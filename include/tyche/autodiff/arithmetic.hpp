@@ -81,6 +81,7 @@ struct step {
 struct pow_constant {
   static constexpr const char* name = "pow";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;  // compile/relocate.hpp
   double exponent = 1.0;
   TYCHE_HD constexpr bool operator==(const pow_constant& other) const {
     return exponent == other.exponent;

@@ -34,6 +34,7 @@ namespace tyche::ops {
 struct hmm_marginal_map {
   static constexpr const char* name = "hmm_marginal";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;  // sizes only; the data are operands
   /// Its data operands are checked when it is made (log_omega may hold −inf: an observation
   /// impossible in a state), so joint(...)'s finiteness check does not look below it.
   static constexpr bool checks_own_data = true;

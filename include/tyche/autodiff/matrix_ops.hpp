@@ -57,6 +57,7 @@ namespace ops {
 struct corr_cholesky_map {
   static constexpr const char* name = "corr_cholesky";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class U>
   static constexpr std::size_t extent = dynamic_extent;
@@ -103,6 +104,7 @@ struct corr_cholesky_map {
 struct cov_cholesky_map {
   static constexpr const char* name = "cov_cholesky";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class U>
   static constexpr std::size_t extent = dynamic_extent;
@@ -141,6 +143,7 @@ template <bool CorrMatrix>
 struct cpc_log_jacobian_map {
   static constexpr const char* name = CorrMatrix ? "corr_matrix_log_jacobian" : "corr_cholesky_log_jacobian";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class U>
   static constexpr std::size_t extent = 1;
@@ -175,6 +178,7 @@ template <bool Packed, bool Log>
 struct diagonal_sum_map {
   static constexpr const char* name = Log ? "diagonal_log_sum" : "diagonal_sum";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   double w0 = 1.0;
   double step = 0.0;
@@ -211,6 +215,7 @@ struct diagonal_sum_map {
 struct multiply_lower_tri_self_transpose_map {
   static constexpr const char* name = "multiply_lower_tri_self_transpose";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class L>
   static constexpr std::size_t extent = extent_v<L>;
@@ -248,6 +253,7 @@ struct multiply_lower_tri_self_transpose_map {
 struct cholesky_decompose_map {
   static constexpr const char* name = "cholesky_decompose";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class C>
   static constexpr std::size_t extent = extent_v<C>;
@@ -270,6 +276,7 @@ struct cholesky_decompose_map {
 struct diag_pre_multiply_map {
   static constexpr const char* name = "diag_pre_multiply";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class V, class M>
   static constexpr std::size_t extent = extent_v<M>;
@@ -300,12 +307,18 @@ struct diag_pre_multiply_map {
 struct data_matvec_map {
   static constexpr const char* name = "matvec";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
   const double* x = nullptr;
   std::size_t rows = 0;
   std::size_t cols = 0;
   template <class V>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const data_matvec_map&) const = default;
+  /// f(x, rows · cols) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    if (x != nullptr) f(x, rows * cols);
+  }
   template <class T>
   TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
     const T* v = in[0];
@@ -330,6 +343,7 @@ struct data_matvec_map {
 struct matvec_map {
   static constexpr const char* name = "matvec";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class M, class V>
   static constexpr std::size_t extent = extent_v<V>;
@@ -367,12 +381,18 @@ template <bool Columns>
 struct rows_dot_product_map {
   static constexpr const char* name = Columns ? "columns_dot_product" : "rows_dot_product";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
   std::size_t rows = 0;
   std::size_t cols = 0;
   const double* x = nullptr;
   template <class... Cs>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const rows_dot_product_map&) const = default;
+  /// f(x, rows · cols) when A is data (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    if (x != nullptr) f(x, rows * cols);
+  }
   template <class T>
   TYCHE_HD T a_at(const T* const* in, std::size_t p) const {
     return x != nullptr ? lift<T>(x[p]) : in[0][p];
@@ -410,6 +430,7 @@ struct rows_dot_product_map {
 struct cholesky_residual_map {
   static constexpr const char* name = "cholesky_residual";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class L, class Y, class Mu>
   static constexpr std::size_t extent = dynamic_extent;
@@ -460,6 +481,7 @@ struct cholesky_residual_map {
 struct lkj_log_normaliser_map {
   static constexpr const char* name = "lkj_log_normaliser";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   template <class Eta>
   static constexpr std::size_t extent = 1;

@@ -60,6 +60,7 @@ namespace ops {
 struct row_sums_of_squares_map {
   static constexpr const char* name = "row_sums_of_squares";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 1;
   template <class Z>
   static constexpr std::size_t extent = dynamic_extent;
@@ -102,6 +103,7 @@ template <bool Inverse>
 struct wishart_map {
   static constexpr const char* name = Inverse ? "inv_wishart" : "wishart";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t k = 1;
   template <class Nu, class W, class S>
   static constexpr std::size_t extent = 1;

@@ -77,11 +77,17 @@ template <bool Probit>
 struct ordinal_map {
   static constexpr const char* name = Probit ? "ordered_probit" : "ordered_logistic";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
   const double* y = nullptr;
   double y0 = 1.0;
   template <class Eta, class C>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const ordinal_map&) const = default;
+  /// f(y, m), one category per observation, when y is data (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(std::size_t m, F&& f) {
+    if (y != nullptr) f(y, m);
+  }
   TYCHE_HD std::size_t category(std::size_t i) const { return static_cast<std::size_t>(y ? y[i] : y0); }
 
   /// log F(x) and d log F(x) / dx: σ(−x), or φ(x)/Φ(x) (scalar/math.hpp, finite in the tail).

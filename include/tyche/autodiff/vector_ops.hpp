@@ -9,6 +9,9 @@
 // An op is a small value type with
 //   name, has_payload (and operator== when it has one), extent<Cs...> (the static size of the
 //   result, or dynamic_extent),
+//   with a payload, reads_data_buffers: true when the op holds pointers to data, and then
+//   for_each_data_buffer(m, f), which calls f(ptr, count) for each of them (m: the node's
+//   number of values; compile/relocate.hpp),
 //   forward(m, out, in, in_n):           out[0 .. m) from the operands in[j][0 .. in_n[j]),
 //   reverse(m, out, adj, in, in_n, in_adj): in_adj[j][·] += ∂(Σ adj·out)/∂in[j][·] (in_adj is
 //                                           zero on entry),
@@ -151,6 +154,7 @@ template <std::size_t N = dynamic_extent>
 struct rep_map {
   static constexpr const char* name = "rep_vector";
   static constexpr bool has_payload = N == dynamic_extent;
+  static constexpr bool reads_data_buffers = false;
   template <class X>
   static constexpr std::size_t extent = N;
   bool operator==(const rep_map&) const = default;
@@ -174,6 +178,7 @@ template <std::size_t N = dynamic_extent>
 struct segment_map {
   static constexpr const char* name = "segment";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
   std::size_t offset = 0;
   template <class V>
   static constexpr std::size_t extent = N;
@@ -226,11 +231,17 @@ template <class Index = int, std::size_t Shift = 0>
 struct gather_map {
   static constexpr const char* name = "gather";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
   const Index* idx = nullptr;
   std::size_t n = 0;
   template <class V>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const gather_map&) const = default;
+  /// f(idx, n) (compile/relocate.hpp; m, the node's size, is n).
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    if (idx != nullptr) f(idx, n);
+  }
   TYCHE_HD std::size_t position(std::size_t i) const { return static_cast<std::size_t>(idx[i]) - Shift; }
   template <class T>
   TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
@@ -250,12 +261,18 @@ struct gather_map {
 struct lower_triangular_solve_map {
   static constexpr const char* name = "lower_triangular_solve";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
   const double* l = nullptr;
   std::size_t k = 0;
   std::shared_ptr<const std::vector<double>> owner;
   template <class R>
   static constexpr std::size_t extent = extent_v<R>;
   bool operator==(const lower_triangular_solve_map& o) const { return l == o.l && k == o.k; }
+  /// f(l, k²) (compile/relocate.hpp). owner keeps the host copy alive; it is not re-pointed.
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    if (l != nullptr) f(l, k * k);
+  }
   template <class T>
   TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
     const T* r = in[0];

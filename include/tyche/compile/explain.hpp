@@ -80,11 +80,11 @@ std::string explain_node(const N& n, bool supports) {
   } else if constexpr (k == node_kind::constant) {
     return explain_number(n.value);
   } else if constexpr (k == node_kind::param) {
-    return std::string(N::name.view());
+    return N::name.str();
   } else if constexpr (k == node_kind::vector_param) {
-    return concat(N::name.view(), "[", std::to_string(n.size()), "]");
+    return concat(N::name.str(), "[", std::to_string(n.size()), "]");
   } else if constexpr (k == node_kind::param_element) {
-    return concat(N::vector_type::name.view(), "[", std::to_string(n.index + 1), "]");
+    return concat(N::vector_type::name.str(), "[", std::to_string(n.index + 1), "]");
   } else if constexpr (k == node_kind::data_vector) {
     return "data[" + std::to_string(n.size()) + "]";
   } else if constexpr (k == node_kind::data_matrix) {
@@ -113,7 +113,7 @@ std::string explain_node(const N& n, bool supports) {
   } else if constexpr (k == node_kind::element) {
     return explain_child(n.v, supports) + "[" + std::to_string(n.index + 1) + "]";
   } else if constexpr (k == node_kind::param_gather) {
-    return concat(N::vector_type::name.view(), "[idx[", std::to_string(n.size()), "]]");
+    return concat(N::vector_type::name.str(), "[idx[", std::to_string(n.size()), "]]");
   } else if constexpr (k == node_kind::residual_squares) {
     return "residual_squares(" + explain_child(n.s, supports) + ", " + explain_child(n.v, supports) + "; n=" +
            explain_number(n.stats[2]) + ")";

@@ -64,7 +64,7 @@ void record_sizes(const N& n, param_offsets<Layout>& layout, std::vector<bool>& 
   if constexpr (kind_of<N> == node_kind::vector_param) {
     constexpr std::size_t k = layout_index_v<Layout, N>;
     if (seen[k] && layout.size[k] != n.size())
-      throw std::invalid_argument("tyche: vector parameter '" + std::string(N::name.view()) +
+      throw std::invalid_argument("tyche: vector parameter '" + N::name.str() +
                                   "' is used with sizes " + std::to_string(layout.size[k]) +
                                   " and " + std::to_string(n.size()));
     layout.size[k] = n.size();
@@ -77,7 +77,7 @@ void record_sizes(const N& n, param_offsets<Layout>& layout, std::vector<bool>& 
     record_sizes<Layout>(n.vector, layout, seen);
     if (n.index >= n.vector.size())
       throw std::invalid_argument("tyche: element " + std::to_string(n.index + 1) + " of '" +
-                                  std::string(N::name.view()) + "', which has size " +
+                                  N::name.str() + "', which has size " +
                                   std::to_string(n.vector.size()));
   } else if constexpr (children_t<N>::size > 0) {
     meta::static_for<children_t<N>::size>(
@@ -167,7 +167,7 @@ class program {
   [[nodiscard]] std::vector<std::pair<std::string, std::size_t>> parameters() const {
     std::vector<std::pair<std::string, std::size_t>> out;
     meta::static_for<Layout::size>([&](auto k) {
-      out.emplace_back(std::string(meta::at<k, Layout>::name.view()), view_.layout.size[k]);
+      out.emplace_back(meta::at<k, Layout>::name.str(), view_.layout.size[k]);
     });
     return out;
   }
@@ -292,7 +292,7 @@ auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
     if (!seen[k]) {
       std::string name;
       meta::static_for<Layout::size>([&](auto j) {
-        if (decltype(j)::value == k) name = std::string(meta::at<decltype(j)::value, Layout>::name.view());
+        if (decltype(j)::value == k) name = meta::at<decltype(j)::value, Layout>::name.str();
       });
       throw std::invalid_argument("tyche::compile: parameter '" + name +
                                   "' is in the layout but neither in the expression nor listed");

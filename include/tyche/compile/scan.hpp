@@ -18,6 +18,7 @@
 #include <tyche/config.hpp>
 #include <tyche/autodiff/vector_ops.hpp>
 #include <tyche/compile/program.hpp>
+#include <tyche/compile/relocate.hpp>
 #include <tyche/core/leaves.hpp>
 #include <tyche/core/nodes.hpp>
 #include <tyche/interval/support.hpp>
@@ -46,7 +47,7 @@ constexpr fixed_string<10> scan_sequence_name() {
   return fixed_string<10>(s);
 }
 template <class P>
-inline constexpr bool is_scan_placeholder_v = P::name.view().starts_with("__scan_");
+inline constexpr bool is_scan_placeholder_v = P::name.starts_with("__scan_");
 
 /// The parameters of list L that are not a scan's placeholders.
 template <class L>
@@ -83,6 +84,7 @@ template <class Program, std::size_t K, std::size_t S, std::size_t Outer, bool A
 struct scan_map {
   static constexpr const char* name = All ? "scan_states" : "scan";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;  // the sequences, and what the step reads
   template <class... Cs>
   static constexpr std::size_t extent = All ? dynamic_extent : K;
   using view_type = typename Program::view_type;
@@ -94,6 +96,14 @@ struct scan_map {
 
   bool operator==(const scan_map& o) const {
     return program == o.program && sequences == o.sequences && steps == o.steps;
+  }
+  /// f(sequence, steps) for each sequence, then every buffer of the step's view (compile/
+  /// relocate.hpp). The shared program keeps its own view, which evaluations do not read.
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    for (auto& p : sequences)
+      if (p != nullptr) f(p, steps);
+    tyche::for_each_data_buffer(step, f);
   }
   /// The N + 1 states, then θ, ∇F, the adjoint being carried, and the step's workspace.
   std::size_t scratch_size(std::size_t, const std::size_t*) const {
@@ -224,10 +234,10 @@ constexpr fixed_string<12> hoist_name() {
   return fixed_string<12>(s);
 }
 template <class P>
-inline constexpr bool is_hoist_placeholder_v = P::name.view().starts_with("__hoist_");
+inline constexpr bool is_hoist_placeholder_v = P::name.starts_with("__hoist_");
 template <class P>
 constexpr std::size_t hoist_index() {
-  constexpr auto v = P::name.view();
+  constexpr auto v = P::name;
   return std::size_t(v[8] - '0') * 100 + std::size_t(v[9] - '0') * 10 + std::size_t(v[10] - '0');
 }
 

@@ -45,6 +45,7 @@ template <class Program, std::size_t S, std::size_t Outer>
 struct tabulate_map {
   static constexpr const char* name = "tabulate";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;  // the sequences, and what the element reads
   template <class... Cs>
   static constexpr std::size_t extent = dynamic_extent;
   using view_type = typename Program::view_type;
@@ -54,6 +55,15 @@ struct tabulate_map {
   std::array<const double*, S> sequences{};
 
   bool operator==(const tabulate_map& o) const { return program == o.program && sequences == o.sequences; }
+  /// f(sequence, m) for each sequence (m: the number of elements), then every buffer of the
+  /// element's view (compile/relocate.hpp). The shared program keeps its own view, which
+  /// evaluations do not read.
+  template <class F>
+  void for_each_data_buffer(std::size_t m, F&& f) {
+    for (auto& p : sequences)
+      if (p != nullptr) f(p, m);
+    tyche::for_each_data_buffer(element, f);
+  }
   /// θ, its gradient and the element's workspace.
   std::size_t scratch_size(std::size_t, const std::size_t*) const {
     return 2 * element.dim() + element.workspace_size;

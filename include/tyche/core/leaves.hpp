@@ -42,6 +42,7 @@ struct constant : expr<constant> {
   static constexpr bool is_vector = false;
   static constexpr std::size_t extent = 1;
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;  // compile/relocate.hpp
   using children = meta::list<>;
   double value = 0.0;
   TYCHE_HD constexpr explicit constant(double v) : value(v) {}
@@ -58,30 +59,33 @@ struct param : expr<param<Name>> {
   using children = meta::list<>;
 };
 
+namespace detail {
+/// The size of a vector parameter: a constant, or a run-time value (dynamic_extent).
+template <std::size_t Extent>
+struct vector_param_size {
+  TYCHE_HD constexpr std::size_t size() const { return Extent; }
+};
+template <>
+struct vector_param_size<dynamic_extent> {
+  std::size_t n = 0;
+  TYCHE_HD constexpr explicit vector_param_size(std::size_t size) : n(size) {}
+  TYCHE_HD constexpr std::size_t size() const { return n; }
+};
+}  // namespace detail
+
 /// A vector parameter of compile-time size Extent, or of run-time size when Extent is
-/// dynamic_extent (then the size is given on construction).
+/// dynamic_extent (then the size is given on construction). One template, no partial
+/// specialisation on Extent: nvcc's front end does not deduce a `fixed_string Name` in a partial
+/// specialisation, so the size lives in a base chosen by Extent alone.
 template <fixed_string Name, std::size_t Extent = dynamic_extent>
-struct vector_param : expr<vector_param<Name, Extent>> {
+struct vector_param : expr<vector_param<Name, Extent>>, detail::vector_param_size<Extent> {
+  using detail::vector_param_size<Extent>::vector_param_size;
   static constexpr node_kind kind = node_kind::vector_param;
   static constexpr bool is_vector = true;
   static constexpr std::size_t extent = Extent;
-  static constexpr bool has_payload = false;
+  static constexpr bool has_payload = false;  // identity is the name; a run-time size is checked
   static constexpr auto name = Name;
   using children = meta::list<>;
-  TYCHE_HD constexpr std::size_t size() const { return Extent; }
-};
-
-template <fixed_string Name>
-struct vector_param<Name, dynamic_extent> : expr<vector_param<Name, dynamic_extent>> {
-  static constexpr node_kind kind = node_kind::vector_param;
-  static constexpr bool is_vector = true;
-  static constexpr std::size_t extent = dynamic_extent;
-  static constexpr bool has_payload = false;  // identity is the name; the size is checked
-  static constexpr auto name = Name;
-  using children = meta::list<>;
-  std::size_t n = 0;
-  TYCHE_HD constexpr explicit vector_param(std::size_t size) : n(size) {}
-  TYCHE_HD constexpr std::size_t size() const { return n; }
 };
 
 /// Element k (0-based) of vector parameter V: a scalar. Made by at(v, k) or v[k].
@@ -91,6 +95,7 @@ struct param_element : expr<param_element<V>> {
   static constexpr bool is_vector = false;
   static constexpr std::size_t extent = 1;
   static constexpr bool has_payload = true;  // the index
+  static constexpr bool reads_data_buffers = false;
   using children = meta::list<>;
   using vector_type = V;
   static constexpr auto name = V::name;
@@ -109,6 +114,7 @@ struct param_gather : expr<param_gather<V, Index, Shift>> {
   static constexpr bool is_vector = true;
   static constexpr std::size_t extent = dynamic_extent;
   static constexpr bool has_payload = true;  // the indices
+  static constexpr bool reads_data_buffers = true;
   using children = meta::list<>;
   using vector_type = V;
   static constexpr auto name = V::name;
@@ -116,6 +122,11 @@ struct param_gather : expr<param_gather<V, Index, Shift>> {
   const Index* index = nullptr;
   std::size_t n = 0;
   TYCHE_HD constexpr std::size_t size() const { return n; }
+  /// f(index, n) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(F&& f) {
+    if (index != nullptr) f(index, n);
+  }
   /// The position in V of element i.
   TYCHE_HD constexpr std::size_t position(std::size_t i) const {
     return static_cast<std::size_t>(index[i]) - Shift;
@@ -132,11 +143,17 @@ struct data_vector : expr<data_vector<Extent>> {
   static constexpr bool is_vector = true;
   static constexpr std::size_t extent = Extent;
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
   using children = meta::list<>;
   const double* ptr = nullptr;
   std::size_t n = 0;
   const char* name = nullptr;  // for messages: data(y, "y"); not part of the value
   TYCHE_HD constexpr std::size_t size() const { return Extent == dynamic_extent ? n : Extent; }
+  /// f(ptr, size()) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(F&& f) {
+    if (ptr != nullptr) f(ptr, size());
+  }
   TYCHE_HD constexpr double operator[](std::size_t i) const { return ptr[i]; }
 };
 
@@ -146,11 +163,17 @@ struct data_matrix : expr<data_matrix> {
   static constexpr bool is_vector = false;
   static constexpr std::size_t extent = dynamic_extent;
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
   using children = meta::list<>;
   const double* ptr = nullptr;
   std::size_t rows = 0;
   std::size_t cols = 0;
   const char* name = nullptr;  // for messages: matrix(x, rows, cols, "X"); not part of the value
+  /// f(ptr, rows · cols) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(F&& f) {
+    if (ptr != nullptr) f(ptr, rows * cols);
+  }
 };
 
 // ---- making leaves ---------------------------------------------------------------------------

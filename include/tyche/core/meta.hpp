@@ -4,24 +4,72 @@
 #include <tyche/config.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 
 namespace tyche {
 
-/// A string usable as a template argument: `param<"mu">`.
+/// A string usable as a template argument: `param<"mu">`. At most 63 characters.
+///
+/// The characters are packed eight to a word in scalar members, not held in a char array: nvcc
+/// writes the template arguments of every CUDA kernel's parameter types into the host code it
+/// generates, and it spells an array member as `char [3]{...}`, which no host compiler parses.
+/// With words it writes `fixed_string<3ul>{30061ul}`, which the constructor from words below
+/// accepts; so a model's types (whose parameters carry their names) can be a kernel's argument
+/// (docs/gpu.md).
 template <std::size_t N>
 struct fixed_string {
-  char chars[N]{};
+  static_assert(N >= 1 && N <= 64,
+                "tyche: a name (param<\"...\">, a random variable's name) has at most 63 characters");
+  std::uint64_t w0 = 0, w1 = 0, w2 = 0, w3 = 0, w4 = 0, w5 = 0, w6 = 0, w7 = 0;
+
   constexpr fixed_string(const char (&s)[N]) {  // NOLINT: implicit by design
-    for (std::size_t i = 0; i < N; ++i) chars[i] = s[i];
+    for (std::size_t i = 0; i + 1 < N; ++i) word(i / 8) |= std::uint64_t(static_cast<unsigned char>(s[i])) << (8 * (i % 8));
   }
-  [[nodiscard]] constexpr std::string_view view() const { return {chars, N - 1}; }
+  /// The packed form (what nvcc's generated host code spells).
+  constexpr fixed_string(std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0, std::uint64_t d = 0,
+                         std::uint64_t e = 0, std::uint64_t f = 0, std::uint64_t g = 0, std::uint64_t h = 0)
+      : w0(a), w1(b), w2(c), w3(d), w4(e), w5(f), w6(g), w7(h) {}
+
+  /// Character i (i < size()).
+  [[nodiscard]] constexpr char operator[](std::size_t i) const {
+    return static_cast<char>((word(i / 8) >> (8 * (i % 8))) & 0xffu);
+  }
   [[nodiscard]] static constexpr std::size_t size() { return N - 1; }
+  [[nodiscard]] std::string str() const {
+    std::string out(size(), '\0');
+    for (std::size_t i = 0; i < size(); ++i) out[i] = (*this)[i];
+    return out;
+  }
+  template <std::size_t M>
+  [[nodiscard]] constexpr bool starts_with(const char (&prefix)[M]) const {
+    if (M - 1 > size()) return false;
+    for (std::size_t i = 0; i + 1 < M; ++i)
+      if ((*this)[i] != prefix[i]) return false;
+    return true;
+  }
   template <std::size_t M>
   constexpr bool operator==(const fixed_string<M>& other) const {
-    return view() == other.view();
+    if constexpr (M != N) {
+      return false;
+    } else {
+      for (std::size_t i = 0; i < size(); ++i)
+        if ((*this)[i] != other[i]) return false;
+      return true;
+    }
+  }
+
+ private:
+  constexpr std::uint64_t& word(std::size_t k) {
+    std::uint64_t* words[8] = {&w0, &w1, &w2, &w3, &w4, &w5, &w6, &w7};
+    return *words[k];
+  }
+  [[nodiscard]] constexpr std::uint64_t word(std::size_t k) const {
+    const std::uint64_t words[8] = {w0, w1, w2, w3, w4, w5, w6, w7};
+    return words[k];
   }
 };
 

@@ -99,6 +99,7 @@ struct matvec_node : expr<matvec_node<V, Streamed>> {
   static constexpr bool is_vector = true;
   static constexpr std::size_t extent = dynamic_extent;
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;  // X is its child, a data_matrix
   using children = meta::list<data_matrix, V>;
   data_matrix x;
   V v;
@@ -123,6 +124,7 @@ struct residual_squares_node : expr<residual_squares_node<S, V>> {
   static constexpr bool is_vector = false;
   static constexpr std::size_t extent = 1;
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
   using children = meta::list<S, V>;
   S s;
   V v;
@@ -131,6 +133,11 @@ struct residual_squares_node : expr<residual_squares_node<S, V>> {
   template <std::size_t I>
   TYCHE_HD constexpr const auto& child() const {
     if constexpr (I == 0) return s; else return v;
+  }
+  /// f(stats, 3 + 2k + k²) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(F&& f) {
+    if (stats != nullptr) f(stats, 3 + 2 * k + k * k);
   }
 };
 
@@ -181,6 +188,7 @@ struct element_node : expr<element_node<V>> {
   static constexpr bool is_vector = false;
   static constexpr std::size_t extent = 1;
   static constexpr bool has_payload = true;  // the index
+  static constexpr bool reads_data_buffers = false;
   using children = meta::list<V>;
   V v;
   std::size_t index = 0;
@@ -220,12 +228,18 @@ concept operand = (expression<T> && (wraps_expression<T> || kind_of<T> != node_k
                   arithmetic<T>;
 
 /// The core node an operand stands for: a number becomes a constant; a wrapper (a random
-/// variable, see tyche/model) becomes the expression of its value; a node is itself.
+/// variable, see tyche/model) becomes the expression of its value; a node is itself. Wrappers
+/// exist on the host only (models are built there), so their overload is host code.
 template <class T>
+  requires(!wraps_expression<T>)
 TYCHE_HD constexpr auto as_node(const T& x) {
   if constexpr (arithmetic<T>) return constant{static_cast<double>(x)};
-  else if constexpr (wraps_expression<T>) return as_node(x.value_expression());
   else return x;
+}
+template <class T>
+  requires wraps_expression<T>
+constexpr auto as_node(const T& x) {
+  return as_node(x.value_expression());
 }
 template <class T>
 using node_t = decltype(as_node(std::declval<T>()));

@@ -39,22 +39,35 @@ concept shape_tag = std::is_same_v<S, scalar_shape> || std::is_same_v<S, dynamic
                     requires { S::size; };
 
 namespace detail {
-template <fixed_string Name, class Shape>
-struct param_for;
-template <fixed_string Name>
-struct param_for<Name, scalar_shape> {
+// Specialised on the shape alone: nvcc's front end does not match a partial specialisation
+// that deduces a class-type template argument (the name) beside another argument.
+template <class Shape>
+struct param_maker;
+template <>
+struct param_maker<scalar_shape> {
+  template <fixed_string Name>
   using type = param<Name>;
-  static type make(scalar_shape) { return {}; }
+  template <class P>
+  static P make(scalar_shape) { return {}; }
 };
-template <fixed_string Name, std::size_t N>
-struct param_for<Name, static_shape<N>> {
+template <std::size_t N>
+struct param_maker<static_shape<N>> {
+  template <fixed_string Name>
   using type = vector_param<Name, N>;
-  static type make(static_shape<N>) { return {}; }
+  template <class P>
+  static P make(static_shape<N>) { return {}; }
 };
-template <fixed_string Name>
-struct param_for<Name, dynamic_shape> {
+template <>
+struct param_maker<dynamic_shape> {
+  template <fixed_string Name>
   using type = vector_param<Name>;
-  static type make(dynamic_shape s) { return type(s.size); }
+  template <class P>
+  static P make(dynamic_shape s) { return P(s.size); }
+};
+template <fixed_string Name, class Shape>
+struct param_for {
+  using type = typename param_maker<Shape>::template type<Name>;
+  static type make(Shape s) { return param_maker<Shape>::template make<type>(s); }
 };
 }  // namespace detail
 
@@ -69,6 +82,7 @@ struct random_variable : expr<random_variable<Name, Dist, Shape>> {
                 "onto its support; tyche/concepts.hpp, continuous_family). Discrete families "
                 "(poisson, bernoulli, ...) can only be observed");
   static constexpr auto name = Name;
+  static constexpr bool is_named_random_variable = true;  // what detail::is_random_variable reads
   using distribution_type = Dist;
   using shape_type = Shape;
   using param_type = typename detail::param_for<Name, Shape>::type;

@@ -45,10 +45,10 @@ template <class T>
 struct is_log_density_term : std::false_type {};
 template <class E>
 struct is_log_density_term<log_density_term<E>> : std::true_type {};
+// By a member, not a partial specialisation: nvcc's front end does not deduce a
+// `fixed_string Name` from random_variable<Name, Dist, Shape>.
 template <class T>
-struct is_random_variable : std::false_type {};
-template <fixed_string Name, class Dist, class Shape>
-struct is_random_variable<random_variable<Name, Dist, Shape>> : std::true_type {};
+struct is_random_variable : std::bool_constant<requires { T::is_named_random_variable; }> {};
 template <class T>
 struct is_observed : std::false_type {};
 template <class Dist, class X>
@@ -161,7 +161,7 @@ template <class N>
 std::string uses_text() {
   std::string out;
   [&]<class... Ps>(meta::list<Ps...>) {
-    ((out += (out.empty() ? "" : ", ") + std::string(Ps::name.view())), ...);
+    ((out += (out.empty() ? "" : ", ") + Ps::name.str()), ...);
   }(params_of<N>{});
   return out.empty() ? out : " (uses " + out + ")";
 }
@@ -175,7 +175,7 @@ std::string describe_term(const T& t) {
   std::string text;
   if constexpr (is_random_variable<T>::value) {
     text += "the random variable '";
-    text += T::name.view();
+    text += T::name.str();
     text += "' (";
     text += T::distribution_type::family;
     text += ")";

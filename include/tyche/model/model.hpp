@@ -53,7 +53,7 @@ class model_t {
     std::vector<std::string> names;
     for_each_variable([&](const auto& v, std::size_t) {
       using V = std::remove_cvref_t<decltype(v)>;
-      const std::string name(V::name.view());
+      const std::string name(V::name.str());
       if constexpr (matrix_transform<V>) {
         const std::size_t k = v.transform().order();
         for (std::size_t i = 1; i <= k; ++i)
@@ -274,7 +274,7 @@ class model_t {
       where = std::to_string(k + 1);
     }
     if (!problem.empty())
-      throw std::invalid_argument("tyche::model::unconstrain: " + std::string(V::name.view()) + "[" +
+      throw std::invalid_argument("tyche::model::unconstrain: " + V::name.str() + "[" +
                                   where + "] = " + tyche::detail::format_number(x[k]) + " " + problem);
   }
 
@@ -302,7 +302,7 @@ class model_t {
       inside = Tr::contains(x);
     }
     if (!inside) {
-      std::string where(V::name.view());
+      std::string where(V::name.str());
       if (v.size() > 1 || kind_of<typename V::param_type> == node_kind::vector_param)
         where += "[" + std::to_string(i + 1) + "]";
       throw std::invalid_argument("tyche::model::unconstrain: " + where + " = " + tyche::detail::format_number(x) +

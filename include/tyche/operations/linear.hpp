@@ -286,7 +286,7 @@ template <class X>
 void check_same_sizes(const X& a, const X& b) {
   if constexpr (kind_of<X> == node_kind::vector_param) {
     if (a.size() != b.size())
-      throw std::invalid_argument("tyche: vector parameter '" + std::string(X::name.view()) +
+      throw std::invalid_argument("tyche: vector parameter '" + X::name.str() +
                                   "' is used with sizes " + std::to_string(a.size()) + " and " +
                                   std::to_string(b.size()));
   } else if constexpr (!is_leaf_v<X> && children_t<X>::size > 0) {

@@ -13,6 +13,7 @@
 #include <tyche/samplers/nuts/chain_streams.hpp>
 #include <tyche/samplers/nuts/config.hpp>
 #include <tyche/samplers/nuts/kernel.hpp>
+#include <tyche/samplers/nuts/warmup.hpp>
 #include <tyche/scalar/format.hpp>
 
 #include <cmath>
@@ -46,13 +47,33 @@ inline void report_progress(const nuts_config& cfg, const nuts_progress& p) {
   throw std::runtime_error("tyche::nuts: " + what + ": " + describe(s));
 }
 
+/// The warm-up settings of a configuration (Stan's, with its adapt_delta).
+inline adaptation_config adaptation_of(const nuts_config& cfg) {
+  adaptation_config ac;
+  ac.delta = cfg.adapt_delta;
+  return ac;
+}
+
+/// The message of a failed warm-up step of chain `chain` (0-based); inv_metric: the metric it
+/// adapted.
+inline std::string warmup_error(int chain, const warmup_result& r, const std::vector<double>& inv_metric) {
+  const std::string who = "tyche::nuts: chain " + std::to_string(chain + 1);
+  if (r.bad_metric && r.status == nuts_status::metric_not_positive_definite)
+    return who + ": the adapted dense inverse metric is not positive definite (pivot " + std::to_string(r.where) + ")";
+  if (r.bad_metric)
+    return who + ": adapted inverse metric element " + std::to_string(r.where) + " = " +
+           std::to_string(r.where < inv_metric.size() ? inv_metric[r.where] : 0.0) +
+           " is not a positive finite number";
+  return who + ": " + describe(r.status);
+}
+
 template <class Target>
 class nuts_chain {
  public:
   nuts_chain(const Target& target, const nuts_config& cfg, int chain, nuts_fit& fit)
       : target_(target), cfg_(cfg), chain_(chain), fit_(fit), d_(target.dim()),
-        rng_(cfg.seed, static_cast<std::uint64_t>(chain)), step_adapt_(adaptation(cfg)),
-        metric_adapt_(d_, cfg.warmup, adaptation(cfg), cfg.metric == metric_kind::dense) {}
+        rng_(cfg.seed, static_cast<std::uint64_t>(chain)), step_adapt_(adaptation_of(cfg)),
+        metric_adapt_(d_, cfg.warmup, adaptation_of(cfg), cfg.metric == metric_kind::dense) {}
   nuts_chain(const nuts_chain&) = delete;
   nuts_chain& operator=(const nuts_chain&) = delete;
 
@@ -142,6 +163,20 @@ class nuts_chain {
   /// Counts changes of the metric, so that a lane holding this chain knows when to reload it.
   [[nodiscard]] unsigned metric_version() const { return metric_version_; }
   [[nodiscard]] counter_rng& rng() { return rng_; }
+  /// The step-size estimate (after initialise(): μ = log 10ε, nothing learnt yet).
+  [[nodiscard]] const step_size_adaptation<double>& step_adaptation() const { return step_adapt_; }
+  /// Takes the state an executor ran the chain's transitions and warm-up with elsewhere (the
+  /// device executor): the point, step size, metric and stream after `iterations` iterations.
+  void set_state(int iterations, const double* q, double log_density, double step_size, const double* inv_metric,
+                 const counter_rng& rng) {
+    iteration_ = iterations;
+    for (std::size_t i = 0; i < d_; ++i) q_[i] = q[i];
+    log_density_ = log_density;
+    step_size_ = step_size;
+    for (std::size_t k = 0; k < inv_metric_.size(); ++k) inv_metric_[k] = inv_metric[k];
+    rng_ = rng;
+    if (done()) finish();
+  }
 
   /// Loads the chain into lane l of a kernel: point, metric (when `metric` is set: a chain new
   /// to the lane, or changed since), step size, random stream.
@@ -170,27 +205,16 @@ class nuts_chain {
   /// metric window the new metric and Stan's step-size heuristic) or recording of the draw.
   void end_iteration(const transition_stats& s) {
     if (iteration_ < cfg_.warmup) {
-      step_adapt_.learn(step_size_, s.accept_stat);
-      if (metric_adapt_.learn(inv_metric_.data(), q_.data())) {
-        if (!chol_.empty()) {
-          std::size_t pivot = 0;
-          if (cholesky_lower(inv_metric_.data(), chol_.data(), d_, &pivot) != nuts_status::ok)
-            throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain_ + 1) +
-                                     ": the adapted dense inverse metric is not positive definite (pivot " +
-                                     std::to_string(pivot) + ")");
-        } else {
-          std::size_t where = 0;
-          if (check_diagonal_metric(inv_metric_.data(), d_, &where) != nuts_status::ok)
-            throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain_ + 1) +
-                                     ": adapted inverse metric element " + std::to_string(where) + " = " +
-                                     std::to_string(inv_metric_[where]) + " is not a positive finite number");
-        }
-        ++metric_version_;
-        find_step_size();
-        step_adapt_.set_mu(std::log(10 * step_size_));
-        step_adapt_.restart();
-      }
-      if (iteration_ == cfg_.warmup - 1) step_adapt_.complete(step_size_);
+      chain_streams<1> streams;
+      streams.seed = cfg_.seed;
+      streams.set_lane(0, rng_);
+      const warmup_result r = warmup_step(
+          iteration_, cfg_.warmup, step_size_, s.accept_stat, step_adapt_, metric_adapt_, inv_metric_.data(),
+          chol_.empty() ? nullptr : chol_.data(), q_.data(), grad_.data(), log_density_, d_, streams,
+          [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
+      rng_ = streams.lane(0);
+      if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_, r, inv_metric_));
+      if (r.metric_changed) ++metric_version_;
     } else {
       auto& values = fit_.values[static_cast<std::size_t>(chain_)];
       target_.constrain(q_.data(), values);
@@ -204,11 +228,6 @@ class nuts_chain {
   }
 
  private:
-  static adaptation_config adaptation(const nuts_config& cfg) {
-    adaptation_config ac;
-    ac.delta = cfg.adapt_delta;
-    return ac;
-  }
 
   double evaluate(const double* q, double* g) {
     return target_.value_and_gradient(q, g, workspace_.empty() ? nullptr : workspace_.data());

@@ -52,8 +52,30 @@ struct cpu {
   cpu_lane_kernel lane_kernel = cpu_lane_kernel::per_chain;
 };
 
+/// The CUDA executor: every chain in a thread of an NVIDIA GPU, the whole NUTS state machine,
+/// warm-up included, on the device, each chain at its own program point
+/// (samplers/nuts/device_chain.hpp, backends/cuda/nuts.cuh; docs/gpu.md). The translation unit
+/// that calls nuts() must be compiled by nvcc (CMake target tyche::cuda); elsewhere nuts()
+/// throws, unless `emulate` is set. The chains' initial points and first step sizes are found
+/// on the host, as the CPU executor finds them.
+struct cuda {
+  static constexpr const char* executor_name = "cuda";
+  /// The CUDA device (cudaSetDevice).
+  int device = 0;
+  /// Chains per block of threads.
+  int threads_per_block = 64;
+  /// Draws per chain copied back after each launch (the output block on the device holds
+  /// chains × draws_per_launch draws); 0: as many as fit in 256 MiB, at most all of them.
+  /// Warm-up runs in one launch.
+  int draws_per_launch = 0;
+  /// Run the device code on this thread, one chain after another, instead of on a GPU: the
+  /// same function a CUDA thread runs, compiled as host code (tests, debugging, machines
+  /// without a GPU). A chain's draws are the CPU executor's with lanes = 1 (scalar double).
+  bool emulate = false;
+};
+
 /// The executors nuts() can run on.
-using nuts_executor = std::variant<cpu>;
+using nuts_executor = std::variant<cpu, cuda>;
 
 /// What nuts() reports every `refresh` iterations of a chain.
 struct nuts_progress {
@@ -82,7 +104,8 @@ struct nuts_config {
   /// the sampling threads.
   int refresh = 0;
   std::function<void(const nuts_progress&)> on_progress = {};
-  /// Where the chains run: tyche::cpu{.threads = …, .lanes = …} (the default, cpu{}).
+  /// Where the chains run: tyche::cpu{.threads = …, .lanes = …} (the default, cpu{}) or
+  /// tyche::cuda{…}.
   nuts_executor executor = cpu{};
 };
 
@@ -102,6 +125,7 @@ struct nuts_fit {
   double adapt_delta = 0.8;            // the configured target acceptance statistic
   std::uint64_t seed = 1;              // the seed the chains' streams were keyed by
   double seconds = 0;                  // wall-clock time of the run (warm-up and sampling)
+  double device_seconds = 0;           // tyche::cuda: of which in the device's kernels (0 on the CPU)
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }
   /// Draws of parameter k, chain by chain: [chain][draw].

@@ -1094,6 +1094,36 @@ class nuts_kernel {
   transition_stats stats_[width] = {};
 };
 
+namespace detail {
+/// The energy change of one leapfrog of size `step` from (q0, grad0) with a fresh momentum
+/// (find_initial_step_size's trial). A function rather than a lambda so that nvcc's host/device
+/// check is disabled for its call of a host-only target too.
+TYCHE_EXEC_CHECK_DISABLE
+template <class R, class Rng, class Target>
+TYCHE_HD R trial_energy_change(R step, const R* q0, const R* grad0, R logp0, const R* metric, const R* chol, bool dense,
+                               std::size_t d, Rng& rng, Target& target, R* scratch) {
+  R* q = scratch;
+  R* p = scratch + d;
+  R* g = scratch + 2 * d;
+  R* tmp = scratch + 3 * d;
+  const bool take[1] = {true};
+  for (std::size_t i = 0; i < d; ++i) {
+    q[i] = q0[i];
+    g[i] = grad0[i];
+  }
+  rng.normals(p, d, take);
+  momentum_from_normals(metric, chol, dense, p, d);
+  const R h0 = -logp0 + R(0.5) * kinetic_energy_twice(metric, dense, p, d);
+  for (std::size_t i = 0; i < d; ++i) p[i] += R(0.5) * step * g[i];
+  drift(metric, dense, step, q, p, tmp, d);
+  const R logp = target(q, g);
+  for (std::size_t i = 0; i < d; ++i) p[i] += R(0.5) * step * g[i];
+  R h = -logp + R(0.5) * kinetic_energy_twice(metric, dense, p, d);
+  if (h != h) h = R(HUGE_VAL);
+  return h0 - h;
+}
+}  // namespace detail
+
 /// Stan's heuristic for a first step size, for one chain (W = 1): double or halve ε until the
 /// acceptance of one leapfrog from a fresh momentum crosses 0.8. target(q, grad) returns log p
 /// at q and writes its gradient. q0, grad0, logp0: the current point; metric, chol: the
@@ -1107,26 +1137,8 @@ TYCHE_HD nuts_status find_initial_step_size(R* eps, const R* q0, const R* grad0,
                                             R* scratch) {
   R e = *eps;
   if (!(e > 0) || e > R(1e7)) return nuts_status::ok;
-  R* q = scratch;
-  R* p = scratch + d;
-  R* g = scratch + 2 * d;
-  R* tmp = scratch + 3 * d;
-  const bool take[1] = {true};
   auto delta_h = [&](R step) {
-    for (std::size_t i = 0; i < d; ++i) {
-      q[i] = q0[i];
-      g[i] = grad0[i];
-    }
-    rng.normals(p, d, take);
-    detail::momentum_from_normals(metric, chol, dense, p, d);
-    const R h0 = -logp0 + R(0.5) * detail::kinetic_energy_twice(metric, dense, p, d);
-    for (std::size_t i = 0; i < d; ++i) p[i] += R(0.5) * step * g[i];
-    detail::drift(metric, dense, step, q, p, tmp, d);
-    const R logp = target(q, g);
-    for (std::size_t i = 0; i < d; ++i) p[i] += R(0.5) * step * g[i];
-    R h = -logp + R(0.5) * detail::kinetic_energy_twice(metric, dense, p, d);
-    if (h != h) h = R(HUGE_VAL);
-    return h0 - h;
+    return detail::trial_energy_change(step, q0, grad0, logp0, metric, chol, dense, d, rng, target, scratch);
   };
   const R log_08 = detail::lane_log(R(0.8));
   const int direction = delta_h(e) > log_08 ? 1 : -1;

@@ -12,6 +12,7 @@
 #include <tyche/samplers/nuts/chain.hpp>
 #include <tyche/samplers/nuts/config.hpp>
 #include <tyche/samplers/nuts/cpu_executor.hpp>
+#include <tyche/samplers/nuts/device_executor.hpp>
 #include <tyche/scalar/format.hpp>
 
 #include <chrono>
@@ -154,17 +155,7 @@ template <class Target>
 nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vector<std::string> names) {
   check_config(cfg);
   const auto start = std::chrono::steady_clock::now();
-  nuts_fit fit;
-  fit.max_depth = cfg.max_depth;
-  fit.adapt_delta = cfg.adapt_delta;
-  fit.seed = cfg.seed;
-  fit.names = std::move(names);
-  fit.chains = cfg.chains;
-  fit.draws = cfg.draws;
-  fit.values.resize(static_cast<std::size_t>(cfg.chains));
-  fit.stats.resize(static_cast<std::size_t>(cfg.chains));
-  fit.step_size.resize(static_cast<std::size_t>(cfg.chains));
-  fit.inv_metric.resize(static_cast<std::size_t>(cfg.chains));
+  nuts_fit fit = make_fit_frame(cfg, std::move(names));
   using chain_type = nuts_chain<Target>;
   std::vector<std::unique_ptr<chain_type>> chains;
   for (int c = 0; c < cfg.chains; ++c) chains.push_back(std::make_unique<chain_type>(target, cfg, c, fit));
@@ -182,9 +173,9 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
       errors[static_cast<std::size_t>(c)] = std::current_exception();
     }
   };
-  const samplers::lane_counts counts = std::visit(
-      [&](const auto& executor) { return samplers::detail::run_cpu(target, cfg, executor, chains, fit, record_error); },
-      cfg.executor);
+  const cpu* executor = std::get_if<cpu>(&cfg.executor);
+  if (executor == nullptr) throw std::logic_error("tyche::nuts: run_nuts_erased runs the CPU executor only");
+  const samplers::lane_counts counts = samplers::detail::run_cpu(target, cfg, *executor, chains, fit, record_error);
   fit.gradient_evaluations = counts.useful;
   fit.utilization = counts.slots > 0 ? static_cast<double>(counts.useful) / static_cast<double>(counts.slots) : 1.0;
   for (const auto& e : errors)
@@ -193,9 +184,69 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
   return fit;
 }
 
-/// nuts() once the model is known to be one: its target, erased.
+template <class View>
+class cuda_launcher;  // backends/cuda/nuts.cuh, in translation units compiled by nvcc
+
+/// log p and its gradient in double through a log_density_target: the emulated threads' target.
+template <class Target>
+struct target_log_density {
+  const Target* target;
+  TYCHE_EXEC_CHECK_DISABLE  // host code: nvcc instantiates device_chain_run for the host here
+  TYCHE_HD double operator()(const double* q, double* grad, double* workspace) const {
+    return target->value_and_gradient(q, grad, workspace);
+  }
+};
+
+/// tyche::cuda{.emulate = true}: the device executor with the host's launcher, on an erased
+/// target (one instantiation per translation unit, as run_nuts_erased).
+template <class Target>
+nuts_fit run_nuts_emulated(const Target& target, const nuts_config& cfg, const cuda& exec,
+                           std::vector<std::string> names) {
+  check_config(cfg);
+  const auto start = std::chrono::steady_clock::now();
+  host_launcher launcher;
+  nuts_fit fit = run_device(target, target_log_density<Target>{&target}, launcher, cfg, exec, std::move(names));
+  fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return fit;
+}
+
+/// nuts() on the executor tyche::cuda (device_executor.hpp). Nvcc: whether this translation unit
+/// is compiled by nvcc (a template argument, so that translation units compiled by nvcc and by
+/// a host compiler define different functions, not one inline function with two bodies).
+template <class Model, bool Nvcc>
+nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec) {
+  const model_target<Model> target(m);
+  // Emulated: through the erased target, so that a program built by a host compiler compiles the
+  // device chain once per translation unit, not once per model (the arithmetic is the model's
+  // own value_and_gradient<double> either way).
+  if (exec.emulate) return run_nuts_emulated(model_erased_target(target), cfg, exec, m.parameter_names());
+  check_config(cfg);
+  const auto start = std::chrono::steady_clock::now();
+  using view_type = std::remove_cvref_t<decltype(m.program().view())>;
+  nuts_fit fit;
+  if constexpr (Nvcc && std::is_trivially_copyable_v<view_type>) {
+    cuda_launcher<view_type> launcher(m.program().view(), exec, cfg.chains);
+    // The host's part (initialisation, constrain) through the erased target too.
+    fit = run_device(model_erased_target(target), launcher.target(), launcher, cfg, exec, m.parameter_names());
+  } else if constexpr (Nvcc) {
+    throw std::invalid_argument(
+        "tyche::nuts: cuda: this model's program cannot be copied to a GPU: its view holds more than plain "
+        "values and pointers to data (a scan, a tabulate, or multi_normal / multi_student_t of a data matrix "
+        "keep a shared_ptr; docs/gpu.md). Run it with tyche::cpu{} or tyche::cuda{.emulate = true}");
+  } else {
+    throw std::invalid_argument(
+        "tyche::nuts: the executor tyche::cuda runs on a GPU only from a translation unit compiled by nvcc "
+        "(link the CMake target tyche::cuda; docs/gpu.md); this one was compiled by a host compiler. "
+        "tyche::cuda{.emulate = true} runs the same device code on this host");
+  }
+  fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return fit;
+}
+
+/// nuts() once the model is known to be one: its target, erased (CPU), or on the device.
 template <class Model>
 nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
+  if (const cuda* gpu = std::get_if<cuda>(&cfg.executor)) return run_nuts_cuda<Model, TYCHE_CUDA_COMPILER != 0>(m, cfg, *gpu);
   const model_target<Model> target(m);
   return run_nuts_erased(model_erased_target(target), cfg, m.parameter_names());
 }
@@ -233,3 +284,7 @@ nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
 }
 
 }  // namespace tyche
+
+#if defined(__CUDACC__)
+#include <tyche/backends/cuda/nuts.cuh>
+#endif

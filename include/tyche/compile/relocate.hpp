@@ -1,0 +1,128 @@
+// tyche/compile/relocate.hpp — for_each_data_buffer(view, f): visits every pointer to data in
+// the expression tree of a program_view, with the number of values read through it, so that a
+// backend can copy those values elsewhere (a CUDA device) and re-point the view at the copies.
+//
+// What a tree reads through pointers: the user's data (data_vector, data_matrix, the indices of
+// a gather, ordinal categories, a scan's or tabulate's sequences, ...), what compile() put in
+// the program's fold storage (folded vectors, sufficient statistics) and what an op computed and
+// owns (multi_normal's Cholesky factor of a data covariance). A pointer is a payload (two nodes
+// of one type with different pointers are different values), so only a type with has_payload =
+// true may hold one. The rule, checked by static_assert for every node, rule and op of each tree
+// this function visits:
+//
+//   every node type, unary/binary rule and vector_op op with has_payload = true declares
+//   `static constexpr bool reads_data_buffers`: true when it holds pointers to data, and then it
+//   has a member
+//     nodes and rules:  template <class F> void for_each_data_buffer(F&& f);
+//     ops:              template <class F> void for_each_data_buffer(std::size_t m, F&& f);
+//                       (m: the vector_op node's number of values)
+//   that calls f(ptr, count) once for each such member that is not null (ptr the member itself,
+//   `const T*&`; count the number of T the evaluation reads from it).
+//
+// So a new type with a payload does not compile here until it says whether it reads data, and
+// one that says true without the member does not either (tests/compile_fail/relocate_*.cpp).
+// Not caught: a pointer added to a type that already declares reads_data_buffers = false, or a
+// wrong count (tests/compile/relocate_test.cpp checks the counts of every type below). The
+// types without a payload (param, vector_param, sum, log_sum_exp, most rules and ops) hold no
+// pointer by that rule.
+//
+// Covered (count in T): data_vector (size), data_matrix (rows·cols), param_gather (n indices,
+// of its Index type), residual_squares_node (3 + 2k + k² statistics); ops gather_map (n
+// indices), lower_triangular_solve_map (k²), data_matvec_map and rows_dot_product_map (rows·cols),
+// ordinal_map (m categories), scan_map (steps per sequence) and tabulate_map (m per sequence),
+// these two followed by the buffers of the step's or element's own program_view.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/compile/program.hpp>
+#include <tyche/core/expr.hpp>
+#include <tyche/core/meta.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace tyche {
+
+namespace detail {
+
+/// What the checks below call a hook with.
+struct data_buffer_probe {
+  template <class T>
+  void operator()(const T*&, std::size_t) const {}
+};
+
+/// X (a node, rule or op) has a payload but does not say whether it holds pointers to data.
+template <class X>
+inline constexpr bool data_buffers_undeclared_v = X::has_payload && !requires { X::reads_data_buffers; };
+
+/// X holds pointers to data (as it declares).
+template <class X>
+inline constexpr bool reads_data_buffers_v = [] {
+  if constexpr (!X::has_payload || data_buffers_undeclared_v<X>) return false;
+  else return bool(X::reads_data_buffers);
+}();
+
+/// X has the member that visits them: for_each_data_buffer(f), or for an op (m, f).
+template <class X, bool Op>
+inline constexpr bool has_data_buffer_hook_v = [] {
+  if constexpr (Op) return requires(X& x, data_buffer_probe& p) { x.for_each_data_buffer(std::size_t{}, p); };
+  else return requires(X& x, data_buffer_probe& p) { x.for_each_data_buffer(p); };
+}();
+
+/// The rule of the header comment for X, then f on X's pointers (m: the node's size, for an op).
+template <class X, bool Op, class F>
+void visit_data_buffers(X& x, [[maybe_unused]] std::size_t m, [[maybe_unused]] F& f) {
+  static_assert(!data_buffers_undeclared_v<X>,
+                "tyche::for_each_data_buffer: a node, rule or vector_op op with a payload (has_payload = "
+                "true) must declare `static constexpr bool reads_data_buffers`, true when it holds "
+                "pointers to data (see compile/relocate.hpp)");
+  static_assert(!X::has_payload || data_buffers_undeclared_v<X> ||
+                    reads_data_buffers_v<X> == has_data_buffer_hook_v<X, Op>,
+                "tyche::for_each_data_buffer: reads_data_buffers = true needs a member "
+                "for_each_data_buffer(f) (an op's: for_each_data_buffer(m, f)) that calls f on each "
+                "pointer to data; reads_data_buffers = false goes without one (see compile/relocate.hpp)");
+  if constexpr (reads_data_buffers_v<X> && has_data_buffer_hook_v<X, Op>) {
+    if constexpr (Op) x.for_each_data_buffer(m, f);
+    else x.for_each_data_buffer(f);
+  }
+}
+
+/// The walk: n's own pointers (or its rule's or op's), then its children's.
+template <class N, class F>
+void for_each_data_buffer_in(N& n, F& f) {
+  if constexpr (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary)
+    visit_data_buffers<typename N::rule_type, false>(n.rule, 0, f);
+  else if constexpr (kind_of<N> == node_kind::vector_op)
+    visit_data_buffers<typename N::op_type, true>(n.op, n.size(), f);
+  else
+    visit_data_buffers<N, false>(n, 0, f);
+  if constexpr (children_t<N>::size > 0) {
+    meta::static_for<children_t<N>::size>([&](auto i) {
+      // child<i>() is a const accessor, but the child is a member of n, which is not const (the
+      // caller's view): casting the constness away writes to a non-const object.
+      auto& c = const_cast<std::remove_cvref_t<decltype(n.template child<i>())>&>(n.template child<i>());
+      for_each_data_buffer_in(c, f);
+    });
+  }
+}
+
+}  // namespace detail
+
+/// Calls f(ptr, count) for every buffer of data the expression tree of `view` reads, where ptr is
+/// a reference to the node's pointer member (`const T*&`, T = double, or the index type the node
+/// uses: a gather's int, long, ... indices) and count the number of T it reads from there. f may
+/// re-point ptr (e.g. at a device copy of the count values). Visits each pointer member once,
+/// in a fixed order (the tree's, depth first); two members may point at the same buffer (data
+/// used twice), and a member that is null (an optional buffer not in use) is not visited. A
+/// count may be 0 (an empty data vector). The pointers are into the user's data, the fold
+/// storage of the program the view came from and storage an op owns; an evaluation reads
+/// nothing else through a pointer of the view, so once every visited pointer is re-pointed it
+/// reads only the copies. (Views with a scan, a tabulate or a lower_triangular_solve — the
+/// multi_normal and multi_student_t families of a data matrix — also hold a shared_ptr, which
+/// evaluations do not read, but which makes them not trivially copyable.) The rule every node
+/// type follows is at the top of this header. Host code only.
+template <class Expr, class Layout, class F>
+void for_each_data_buffer(program_view<Expr, Layout>& view, F&& f) {
+  detail::for_each_data_buffer_in(view.expr, f);
+}
+
+}  // namespace tyche

@@ -1,0 +1,179 @@
+// tyche/samplers/nuts/device_chain.hpp — one chain per thread of a device: the chain's whole life
+// after initialisation — transitions, warm-up, recording of draws — as kernel code (no
+// allocation, no exception, TYCHE_HD), for the CUDA executor (backends/cuda/nuts.cuh: one chain
+// per CUDA thread) and for its emulation on the host (device_executor.hpp: the same function
+// called for one chain after another), so that the code a GPU runs is also run, and checked, by
+// the test suite on any machine.
+//
+// A chain's state between launches is a device_chain (trivially copyable) and its part of one
+// allocation of doubles laid out by device_chain_layout: the kernel's buffer, the metric
+// estimate's buffer, the inverse metric (and its Cholesky factor), the point and gradient, the
+// step-size heuristic's scratch and the model's workspace. Each launch runs every chain up to a
+// given iteration and writes the draws of that stretch (unconstrained θ and the sampler
+// statistics) to an output block, which the host copies back and constrains.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/random/philox.hpp>
+#include <tyche/samplers/nuts/adaptation.hpp>
+#include <tyche/samplers/nuts/chain_streams.hpp>
+#include <tyche/samplers/nuts/kernel.hpp>
+#include <tyche/samplers/nuts/warmup.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tyche::samplers {
+
+/// Where a chain's buffers sit in its part of the executor's allocation, in values of double.
+struct device_chain_layout {
+  std::size_t kernel = 0, adapt = 0, metric = 0, chol = 0, q = 0, grad = 0, scratch = 0, workspace = 0;
+  std::size_t total = 0;  // doubles per chain
+  std::size_t metric_size = 0, workspace_size = 0;
+  bool dense = false;
+
+  TYCHE_HD static device_chain_layout make(std::size_t d, int max_depth, metric_kind kind, std::size_t workspace) {
+    device_chain_layout l;
+    l.dense = kind == metric_kind::dense;
+    l.metric_size = l.dense ? d * d : d;
+    std::size_t at = 0;
+    auto take = [&](std::size_t n) {
+      const std::size_t here = at;
+      at += (n + 7) / 8 * 8;  // each buffer starts on 64 bytes
+      return here;
+    };
+    l.kernel = take(nuts_kernel<double>::storage_size(d, max_depth, kind));
+    l.adapt = take(metric_adaptation<double>::buffer_size(d, l.dense));
+    l.metric = take(l.metric_size);
+    l.chol = take(l.dense ? d * d : 0);
+    l.q = take(d);
+    l.grad = take(d);
+    l.scratch = take(4 * d);
+    l.workspace = take(workspace);
+    l.workspace_size = workspace;
+    l.total = at;
+    return l;
+  }
+};
+
+/// What is the same for every chain of a run (and of a launch: until, first_draw).
+struct device_run {
+  std::uint64_t seed = 0;
+  std::size_t d = 0;
+  int warmup = 0, draws = 0, max_depth = 10;
+  metric_kind metric = metric_kind::diagonal;
+  device_chain_layout layout;
+  int until = 0;       // run each chain's iterations below this one (warm-up included)
+  int first_draw = 0;  // the draw whose values go to row 0 of the output block
+  int block = 0;       // draws per chain the output block holds
+};
+
+/// A chain's state between launches.
+struct device_chain {
+  step_size_adaptation<double> step;
+  metric_adaptation<double> metric{0, 0};  // bound to the chain's adapt buffer by device_chain_setup
+  std::uint64_t stream = 0, position = 0;  // the chain's Philox stream and its position
+  double step_size = 1, log_density = 0;
+  long long leapfrogs = 0;  // Σ n_leapfrog, warm-up included
+  int iteration = 0;        // iterations done
+  nuts_status status = nuts_status::ok;
+  bool bad_metric = false;  // status is the adapted metric's (element or pivot `where`)
+  std::size_t where = 0;
+};
+
+/// Puts a chain's initial values into its buffer: `init` holds θ (d), the gradient (d), the
+/// inverse metric (metric_size) and, dense, its Cholesky factor (d²); binds the metric estimate.
+TYCHE_HD inline void device_chain_setup(device_chain& c, double* buffer, const device_run& r, const double* init) {
+  const device_chain_layout& l = r.layout;
+  const std::size_t d = r.d;
+  for (std::size_t i = 0; i < d; ++i) buffer[l.q + i] = init[i];
+  for (std::size_t i = 0; i < d; ++i) buffer[l.grad + i] = init[d + i];
+  for (std::size_t k = 0; k < l.metric_size; ++k) buffer[l.metric + k] = init[2 * d + k];
+  if (l.dense)
+    for (std::size_t k = 0; k < d * d; ++k) buffer[l.chol + k] = init[2 * d + l.metric_size + k];
+  c.metric.bind(buffer + l.adapt);
+}
+
+/// Values of `init` per chain for device_chain_setup.
+TYCHE_HD inline std::size_t device_chain_init_size(const device_chain_layout& l, std::size_t d) {
+  return 2 * d + l.metric_size + (l.dense ? d * d : 0);
+}
+
+/// Runs chain `c` (its buffer at `buffer`) from its iteration up to r.until: transitions of the
+/// NUTS kernel with target(q, grad, workspace) → log p, the warm-up after each warm-up
+/// transition (warmup_step, as nuts_chain does on the host), and the draws in
+/// [r.first_draw, r.first_draw + r.block) written to out_q (r.block × d, unconstrained θ) and
+/// out_stats (r.block). A chain whose status is not ok does nothing; a failure sets it and
+/// stops the chain.
+TYCHE_EXEC_CHECK_DISABLE
+template <class Target>
+TYCHE_HD void device_chain_run(const Target& target, device_chain& c, double* buffer, const device_run& r,
+                               double* out_q, transition_stats* out_stats) {
+  if (c.status != nuts_status::ok || c.iteration >= r.until) return;
+  const device_chain_layout& l = r.layout;
+  const std::size_t d = r.d;
+  double* q = buffer + l.q;
+  double* grad = buffer + l.grad;
+  double* inv_metric = buffer + l.metric;
+  double* chol = l.dense ? buffer + l.chol : nullptr;
+  double* workspace = l.workspace_size > 0 ? buffer + l.workspace : nullptr;
+  nuts_kernel<double> k;
+  nuts_status s = k.bind(buffer + l.kernel, l.adapt - l.kernel, d, r.max_depth, r.metric);
+  if (s == nuts_status::ok) s = k.set_metric(0, inv_metric, chol);
+  if (s != nuts_status::ok) {
+    c.status = s;
+    return;
+  }
+  k.rng().seed = r.seed;
+  k.set_stream(0, counter_rng(r.seed, c.stream, c.position));
+  k.set_point(0, q, grad, c.log_density);
+  auto log_density = [&](const double* at, double* g) { return target(at, g, workspace); };
+  while (c.iteration < r.until) {
+    s = k.set_step_size(0, c.step_size);
+    if (s == nuts_status::ok) {
+      const bool start[1] = {true};
+      s = k.begin(start);
+      if (s == nuts_status::ok && !k.running(0)) s = nuts_status::non_finite_start;
+    }
+    if (s != nuts_status::ok) {
+      c.status = s;
+      break;
+    }
+    bool ended[1] = {false};
+    while (!ended[0]) {
+      k.set_pending(target(k.pending_q(), k.pending_grad(), workspace));
+      k.resume(ended);
+    }
+    const transition_stats& stats = k.stats(0);
+    c.leapfrogs += stats.n_leapfrog;
+    k.get_point(0, q, grad);
+    c.log_density = k.log_density(0);
+    if (c.iteration < r.warmup) {
+      const warmup_result w = warmup_step(c.iteration, r.warmup, c.step_size, stats.accept_stat, c.step, c.metric,
+                                          inv_metric, chol, q, grad, c.log_density, d, k.rng(), log_density,
+                                          buffer + l.scratch);
+      if (w.status != nuts_status::ok) {
+        c.status = w.status;
+        c.bad_metric = w.bad_metric;
+        c.where = w.where;
+        break;
+      }
+      if (w.metric_changed) {
+        s = k.set_metric(0, inv_metric, chol);
+        if (s != nuts_status::ok) {
+          c.status = s;
+          break;
+        }
+      }
+    } else {
+      const int row = c.iteration - r.warmup - r.first_draw;
+      if (row >= 0 && row < r.block) {
+        for (std::size_t i = 0; i < d; ++i) out_q[static_cast<std::size_t>(row) * d + i] = q[i];
+        out_stats[row] = stats;
+      }
+    }
+    ++c.iteration;
+  }
+  c.position = k.stream(0).position();
+}
+
+}  // namespace tyche::samplers

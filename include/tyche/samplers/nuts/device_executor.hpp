@@ -1,0 +1,275 @@
+// tyche/samplers/nuts/device_executor.hpp — nuts() on the executor tyche::cuda: the host's part.
+// The chains are initialised here (nuts_chain::initialise: Stan's random initial point and first
+// step size, with the CPU executor's code and messages); everything after — every transition,
+// the warm-up, the draws — runs as device_chain_run (device_chain.hpp), one chain per thread, on
+// a launcher: the CUDA one (backends/cuda/nuts.cuh, in translation units compiled by nvcc) or
+// the host one below (cuda{.emulate = true}: the same function called for one chain after
+// another). After each launch the block of draws comes back and is constrained here.
+//
+// The model is evaluated on the device through its program_view, copied by value into the
+// kernel's arguments with every data buffer it reads copied to device memory and re-pointed
+// (compile/relocate.hpp, for_each_data_buffer).
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/samplers/nuts/chain.hpp>
+#include <tyche/samplers/nuts/config.hpp>
+#include <tyche/samplers/nuts/device_chain.hpp>
+#include <tyche/samplers/nuts/kernel.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tyche::samplers::detail {
+
+/// log p and its gradient through a program_view: what a device thread calls.
+template <class View>
+struct view_log_density {
+  View view;
+  TYCHE_EXEC_CHECK_DISABLE
+  TYCHE_HD double operator()(const double* q, double* grad, double* workspace) const {
+    return view.value_and_gradient(q, grad, workspace);
+  }
+};
+
+/// f(c) for every chain c < n, on this machine's threads (the host's part of a device run:
+/// initialisation, constraining the draws, and the emulated launches). The first exception, in
+/// chain order, is rethrown after all have run.
+template <class F>
+void for_each_chain(std::size_t n, F&& f) {
+  const std::size_t threads =
+      std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::exception_ptr> errors(n);
+  auto work = [&](std::size_t t) {
+    for (std::size_t c = t; c < n; c += threads) {
+      try {
+        f(c);
+      } catch (...) {
+        errors[c] = std::current_exception();
+      }
+    }
+  };
+  if (threads <= 1) {
+    work(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(work, t);
+    for (auto& th : pool) th.join();
+  }
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+/// The launches of a run: the warm-up in one, then the draws in blocks of `block`.
+struct device_plan {
+  device_run run;
+  int block = 0;
+  std::vector<int> ends;  // each launch runs the chains' iterations up to this one
+};
+
+inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, std::size_t d, std::size_t workspace) {
+  auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: cuda: " + what); };
+  if (exec.threads_per_block < 1 || exec.threads_per_block > 1024)
+    fail("threads_per_block = " + std::to_string(exec.threads_per_block) + " is outside [1, 1024]");
+  if (exec.draws_per_launch < 0)
+    fail("draws_per_launch = " + std::to_string(exec.draws_per_launch) + " must be ≥ 0 (0: automatic)");
+  if (exec.device < 0) fail("device = " + std::to_string(exec.device) + " must be ≥ 0");
+  device_plan p;
+  device_run& r = p.run;
+  r.seed = cfg.seed;
+  r.d = d;
+  r.warmup = cfg.warmup;
+  r.draws = cfg.draws;
+  r.max_depth = cfg.max_depth;
+  r.metric = cfg.metric;
+  r.layout = device_chain_layout::make(d, cfg.max_depth, cfg.metric, workspace);
+  const std::size_t per_draw = static_cast<std::size_t>(cfg.chains) * (d * sizeof(double) + sizeof(transition_stats));
+  const std::size_t fit = std::max<std::size_t>(1, (std::size_t(256) << 20) / per_draw);
+  const int block = exec.draws_per_launch > 0 ? exec.draws_per_launch
+                                              : static_cast<int>(std::min<std::size_t>(fit, std::size_t(1) << 30));
+  p.block = std::max(1, std::min(block, std::max(cfg.draws, 1)));
+  r.block = p.block;
+  if (cfg.warmup > 0) p.ends.push_back(cfg.warmup);
+  for (int first = 0; first < cfg.draws; first += p.block) p.ends.push_back(cfg.warmup + std::min(cfg.draws, first + p.block));
+  return p;
+}
+
+/// Bytes of device memory a run needs beside the model's data: the chains' states and buffers,
+/// their initial values and the output block.
+inline std::size_t device_bytes_per_chain(const device_plan& p) {
+  return sizeof(device_chain) + p.run.layout.total * sizeof(double) +
+         device_chain_init_size(p.run.layout, p.run.d) * sizeof(double) +
+         static_cast<std::size_t>(p.block) * (p.run.d * sizeof(double) + sizeof(transition_stats));
+}
+
+/// The emulating launcher: the device's memory is host memory, a launch is a loop over chains.
+class host_launcher {
+ public:
+  void reserve(const device_plan& p, std::size_t n) {
+    const device_run& r = p.run;
+    buffers_.assign(n * r.layout.total, 0.0);
+    out_q_.assign(n * static_cast<std::size_t>(p.block) * r.d, 0.0);
+    out_stats_.assign(n * static_cast<std::size_t>(p.block), transition_stats{});
+  }
+  void setup(const device_plan& p, std::vector<device_chain>& states, const std::vector<double>& init) {
+    const std::size_t n = states.size();
+    const device_run& r = p.run;
+    states_ = states;
+    const std::size_t per = device_chain_init_size(r.layout, r.d);
+    for (std::size_t c = 0; c < n; ++c) device_chain_setup(states_[c], buffers_.data() + c * r.layout.total, r, init.data() + c * per);
+  }
+  /// One "thread" per chain: the chains run on this machine's threads, each chain on one.
+  template <class Target>
+  void launch(const Target& target, const device_run& r) {
+    for_each_chain(states_.size(), [&](std::size_t c) {
+      device_chain_run(target, states_[c], buffers_.data() + c * r.layout.total, r,
+                       out_q_.data() + c * static_cast<std::size_t>(r.block) * r.d,
+                       out_stats_.data() + c * static_cast<std::size_t>(r.block));
+    });
+  }
+  /// The output block: [chain][row][k] and [chain][row].
+  void read_block(std::vector<double>& q, std::vector<transition_stats>& stats) const {
+    q = out_q_;
+    stats = out_stats_;
+  }
+  void read_states(std::vector<device_chain>& states) const { states = states_; }
+  /// The inverse metric of every chain: [chain][metric_size].
+  void read_metrics(const device_run& r, std::vector<double>& out) const {
+    const std::size_t m = r.layout.metric_size;
+    out.resize(states_.size() * m);
+    for (std::size_t c = 0; c < states_.size(); ++c)
+      std::copy_n(buffers_.data() + c * r.layout.total + r.layout.metric, m, out.data() + c * m);
+  }
+
+ private:
+  std::vector<device_chain> states_;
+  std::vector<double> buffers_, out_q_;
+  std::vector<transition_stats> out_stats_;
+};
+
+/// The fit's frame: settings, names, one slot per chain.
+inline nuts_fit make_fit_frame(const nuts_config& cfg, std::vector<std::string> names) {
+  nuts_fit fit;
+  fit.max_depth = cfg.max_depth;
+  fit.adapt_delta = cfg.adapt_delta;
+  fit.seed = cfg.seed;
+  fit.names = std::move(names);
+  fit.chains = cfg.chains;
+  fit.draws = cfg.draws;
+  fit.values.resize(static_cast<std::size_t>(cfg.chains));
+  fit.stats.resize(static_cast<std::size_t>(cfg.chains));
+  fit.step_size.resize(static_cast<std::size_t>(cfg.chains));
+  fit.inv_metric.resize(static_cast<std::size_t>(cfg.chains));
+  return fit;
+}
+
+/// Warp-level utilisation of one chain per thread: a warp of 32 threads runs until its longest
+/// chain is done, so its slots are 32 × the most gradients any of its chains evaluated.
+inline double warp_utilization(const std::vector<device_chain>& states) {
+  long long useful = 0, slots = 0;
+  for (std::size_t w = 0; w < states.size(); w += 32) {
+    long long most = 0;
+    for (std::size_t c = w; c < std::min(states.size(), w + 32); ++c) {
+      useful += states[c].leapfrogs;
+      most = std::max(most, states[c].leapfrogs);
+    }
+    slots += 32 * most;
+  }
+  return slots > 0 ? static_cast<double>(useful) / static_cast<double>(slots) : 1.0;
+}
+
+/// The device executor's run, on a launcher. Target: the host's view of the model
+/// (model_target: initialisation, constrain); device_target: what the launcher's threads
+/// evaluate.
+template <class Target, class DeviceTarget, class Launcher>
+nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Launcher& launcher,
+                    const nuts_config& cfg, const cuda& exec, std::vector<std::string> names) {
+  const std::size_t d = target.dim();
+  const device_plan plan = make_device_plan(cfg, exec, d, target.workspace_size());
+  const device_run& base = plan.run;
+  const std::size_t n = static_cast<std::size_t>(cfg.chains);
+  launcher.reserve(plan, n);  // first: too many chains for the device's memory is said at once
+  nuts_fit fit = make_fit_frame(cfg, std::move(names));
+  const std::size_t per = device_chain_init_size(base.layout, d);
+
+  // Initialisation on the host, chain by chain (a chain that cannot start is an error).
+  std::vector<device_chain> states(n);
+  std::vector<double> init(n * per, 0.0);
+  for_each_chain(n, [&](std::size_t c) {
+    nuts_chain<Target> chain(target, cfg, static_cast<int>(c), fit);
+    chain.initialise();  // throws, naming the chain
+    device_chain& s = states[c];
+    s.step = chain.step_adaptation();
+    s.metric = metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), cfg.metric == metric_kind::dense);
+    s.stream = chain.rng().stream();
+    s.position = chain.rng().position();
+    s.step_size = chain.step_size();
+    s.log_density = chain.log_density();
+    double* at = init.data() + c * per;
+    std::copy(chain.q().begin(), chain.q().end(), at);
+    std::copy(chain.grad().begin(), chain.grad().end(), at + d);
+    std::copy(chain.inv_metric().begin(), chain.inv_metric().end(), at + 2 * d);
+    if (base.layout.dense) std::copy(chain.cholesky().begin(), chain.cholesky().end(), at + 2 * d + base.layout.metric_size);
+  });
+  launcher.setup(plan, states, init);
+
+  std::vector<double> block_q;
+  std::vector<transition_stats> block_stats;
+  for (auto& v : fit.values) v.reserve(static_cast<std::size_t>(cfg.draws) * target.constrained_dim());
+  int done = 0;
+  for (const int end : plan.ends) {
+    device_run r = base;
+    r.until = end;
+    r.first_draw = std::max(0, done - cfg.warmup);
+    const auto launched = std::chrono::steady_clock::now();
+    launcher.launch(device_target, r);  // returns when the kernel has finished
+    fit.device_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
+    if (end > cfg.warmup) {
+      launcher.read_block(block_q, block_stats);
+      const int rows = end - std::max(done, cfg.warmup);
+      for_each_chain(n, [&](std::size_t c) {
+        for (int row = 0; row < rows; ++row) {
+          const std::size_t at = c * static_cast<std::size_t>(plan.block) + static_cast<std::size_t>(row);
+          fit.stats[c].push_back(block_stats[at]);
+          target.constrain(block_q.data() + at * d, fit.values[c]);
+        }
+      });
+    }
+    done = end;
+    if (cfg.refresh > 0)
+      for (std::size_t c = 0; c < n; ++c)
+        report_progress(cfg, nuts_progress{static_cast<int>(c) + 1, done, cfg.warmup + cfg.draws, done <= cfg.warmup});
+  }
+
+  launcher.read_states(states);
+  std::vector<double> metrics;
+  launcher.read_metrics(base, metrics);
+  for (std::size_t c = 0; c < n; ++c) {
+    const device_chain& s = states[c];
+    if (s.status != nuts_status::ok) {
+      warmup_result w;
+      w.status = s.status;
+      w.bad_metric = s.bad_metric;
+      w.where = s.where;
+      const std::vector<double> m(metrics.begin() + static_cast<std::ptrdiff_t>(c * base.layout.metric_size),
+                                  metrics.begin() + static_cast<std::ptrdiff_t>((c + 1) * base.layout.metric_size));
+      throw std::runtime_error(warmup_error(static_cast<int>(c), w, m) + " (iteration " + std::to_string(s.iteration + 1) +
+                               ", executor cuda)");
+    }
+    fit.step_size[c] = s.step_size;
+    fit.inv_metric[c].assign(metrics.begin() + static_cast<std::ptrdiff_t>(c * base.layout.metric_size),
+                             metrics.begin() + static_cast<std::ptrdiff_t>((c + 1) * base.layout.metric_size));
+    fit.gradient_evaluations += s.leapfrogs;
+  }
+  fit.lanes = 32;
+  fit.utilization = warp_utilization(states);
+  return fit;
+}
+
+}  // namespace tyche::samplers::detail

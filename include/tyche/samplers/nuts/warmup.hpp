@@ -1,0 +1,55 @@
+// tyche/samplers/nuts/warmup.hpp — what a chain does after each warm-up transition, as kernel
+// code (no allocation, no exception, TYCHE_HD): dual averaging of the step size, the windowed
+// metric, and at the end of a metric window the new metric's check and Stan's step-size
+// heuristic from the current point. The host chain (chain.hpp, nuts_chain::end_iteration) and
+// the device chain (device_chain.hpp, one chain per CUDA thread) both call warmup_step, so a
+// chain's warm-up is the same arithmetic on every executor.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/samplers/nuts/adaptation.hpp>
+#include <tyche/samplers/nuts/kernel.hpp>
+
+#include <cstddef>
+
+namespace tyche::samplers {
+
+/// The outcome of warmup_step.
+struct warmup_result {
+  nuts_status status = nuts_status::ok;
+  bool metric_changed = false;  // a window closed: the kernel must load the new metric
+  bool bad_metric = false;      // status is the new metric's: `where` names its element or pivot
+  std::size_t where = 0;
+};
+
+/// After warm-up transition `iteration` (0-based) of `warmup`, with acceptance statistic
+/// accept_stat, at the point (q, grad, logp) the transition selected: updates the step size eps,
+/// the step-size and metric estimates, and at the end of a metric window the inverse metric
+/// (inv_metric, and its Cholesky factor chol when chol is not null: the dense metric) and, by
+/// Stan's heuristic with the generator rng (W = 1) and target(q, grad) → log p, a new eps.
+/// scratch: 4·d values.
+TYCHE_EXEC_CHECK_DISABLE
+template <class R, class Rng, class Target>
+TYCHE_HD warmup_result warmup_step(int iteration, int warmup, R& eps, R accept_stat, step_size_adaptation<R>& step,
+                                   metric_adaptation<R>& metric, R* inv_metric, R* chol, const R* q, const R* grad,
+                                   R logp, std::size_t d, Rng& rng, Target&& target, R* scratch) {
+  warmup_result r;
+  step.learn(eps, accept_stat);
+  if (metric.learn(inv_metric, q)) {
+    const nuts_status s = chol != nullptr ? cholesky_lower(inv_metric, chol, d, &r.where)
+                                          : check_diagonal_metric(inv_metric, d, &r.where);
+    if (s != nuts_status::ok) {
+      r.status = s;
+      r.bad_metric = true;
+      return r;
+    }
+    r.metric_changed = true;
+    r.status = find_initial_step_size(&eps, q, grad, logp, inv_metric, chol, chol != nullptr, d, rng, target, scratch);
+    if (r.status != nuts_status::ok) return r;
+    step.set_mu(detail::lane_log(R(10) * eps));
+    step.restart();
+  }
+  if (iteration == warmup - 1) step.complete(eps);
+  return r;
+}
+
+}  // namespace tyche::samplers
