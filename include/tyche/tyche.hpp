@@ -1,4 +1,5 @@
-// tyche/tyche.hpp — the umbrella header: everything except backends/cuda.
+// tyche/tyche.hpp — the umbrella header: everything (the CUDA launcher, backends/cuda/, only in
+// translation units compiled by nvcc, through samplers/nuts/sampler.hpp).
 #pragma once
 #include <tyche/concepts.hpp>
 #include <tyche/config.hpp>

@@ -7,7 +7,8 @@
 #pragma once
 
 // ----- begin tyche/tyche.hpp -----
-// tyche/tyche.hpp — the umbrella header: everything except backends/cuda.
+// tyche/tyche.hpp — the umbrella header: everything (the CUDA launcher, backends/cuda/, only in
+// translation units compiled by nvcc, through samplers/nuts/sampler.hpp).
 // ----- begin tyche/concepts.hpp -----
 // tyche/concepts.hpp — the contracts of tyche's extension points, in one place: what the library
 // requires of a type it accepts from a user (or from another part of itself) where one of these
@@ -562,16 +563,20 @@ namespace tyche {
 template <std::size_t N>
 struct fixed_string {
   static_assert(N >= 1 && N <= 64,
-                "tyche: a name (param<\"...\">, a random variable's name) has at most 63 characters");
+                "tyche: a name (param<\"...\">, a random variable's name) has at most 63 characters (bytes: "
+                "fewer letters outside ASCII)");
   std::uint64_t w0 = 0, w1 = 0, w2 = 0, w3 = 0, w4 = 0, w5 = 0, w6 = 0, w7 = 0;
 
   constexpr fixed_string(const char (&s)[N]) {  // NOLINT: implicit by design
     for (std::size_t i = 0; i + 1 < N; ++i) word(i / 8) |= std::uint64_t(static_cast<unsigned char>(s[i])) << (8 * (i % 8));
   }
-  /// The packed form (what nvcc's generated host code spells).
-  constexpr fixed_string(std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0, std::uint64_t d = 0,
-                         std::uint64_t e = 0, std::uint64_t f = 0, std::uint64_t g = 0, std::uint64_t h = 0)
-      : w0(a), w1(b), w2(c), w3(d), w4(e), w5(f), w6(g), w7(h) {}
+  /// The packed form (what nvcc's generated host code spells). Bytes past the name's length are
+  /// cleared, so that equal names are equal template arguments.
+  constexpr explicit fixed_string(std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0, std::uint64_t d = 0,
+                                  std::uint64_t e = 0, std::uint64_t f = 0, std::uint64_t g = 0, std::uint64_t h = 0)
+      : w0(a), w1(b), w2(c), w3(d), w4(e), w5(f), w6(g), w7(h) {
+    for (std::size_t i = N - 1; i < 64; ++i) word(i / 8) &= ~(std::uint64_t(0xff) << (8 * (i % 8)));
+  }
 
   /// Character i (i < size()).
   [[nodiscard]] constexpr char operator[](std::size_t i) const {
@@ -14976,7 +14981,8 @@ struct is_log_density_term<log_density_term<E>> : std::true_type {};
 // By a member, not a partial specialisation: nvcc's front end does not deduce a
 // `fixed_string Name` from random_variable<Name, Dist, Shape>.
 template <class T>
-struct is_random_variable : std::bool_constant<requires { T::is_named_random_variable; }> {};
+struct is_random_variable
+    : std::bool_constant<requires { requires std::remove_cvref_t<T>::is_named_random_variable == true; }> {};
 template <class T>
 struct is_observed : std::false_type {};
 template <class Dist, class X>
@@ -16178,7 +16184,12 @@ TYCHE_HD inline void philox_normals_at(std::uint64_t seed, const philox_site* si
 
 namespace tyche::samplers {
 
-template <int W>
+/// Ahead: the uniforms computed together per lane, the Philox batch of this build's SIMD setting
+/// (1 without xsimd, and in translation units compiled by nvcc). A template argument, not only a
+/// constant inside, so that translation units built with different settings — a .cu file and
+/// a .cpp file with tyche::simd in one program — name different types instead of one type with
+/// two layouts.
+template <int W, std::size_t Ahead = philox_batch_size>
 struct chain_streams {
   std::uint64_t seed = 0;
   std::uint64_t stream[W] = {};    ///< the chain whose stream each lane reads
@@ -16241,7 +16252,7 @@ struct chain_streams {
   }
 
  private:
-  static constexpr std::size_t ahead = philox_batch_size;  // uniforms computed ahead per lane
+  static constexpr std::size_t ahead = Ahead;  // uniforms computed ahead per lane
   static constexpr std::size_t chunk = 32;                 // sites per call of philox_normals_at
   double cache_[W][ahead] = {};
   std::uint64_t cache_from_[W] = {};  // the position of cache_[l][0]
@@ -17675,9 +17686,10 @@ struct cuda {
   /// chains × draws_per_launch draws); 0: as many as fit in 256 MiB, at most all of them.
   /// Warm-up runs in one launch.
   int draws_per_launch = 0;
-  /// Run the device code on this thread, one chain after another, instead of on a GPU: the
-  /// same function a CUDA thread runs, compiled as host code (tests, debugging, machines
-  /// without a GPU). A chain's draws are the CPU executor's with lanes = 1 (scalar double).
+  /// Run the device code on this machine's threads, one chain per thread at a time, instead of
+  /// on a GPU: the same function a CUDA thread runs, compiled as host code (tests, debugging,
+  /// machines without a GPU). A chain's draws are the CPU executor's with lanes = 1 (scalar
+  /// double).
   bool emulate = false;
 };
 
@@ -17957,18 +17969,6 @@ class nuts_chain {
   [[nodiscard]] counter_rng& rng() { return rng_; }
   /// The step-size estimate (after initialise(): μ = log 10ε, nothing learnt yet).
   [[nodiscard]] const step_size_adaptation<double>& step_adaptation() const { return step_adapt_; }
-  /// Takes the state an executor ran the chain's transitions and warm-up with elsewhere (the
-  /// device executor): the point, step size, metric and stream after `iterations` iterations.
-  void set_state(int iterations, const double* q, double log_density, double step_size, const double* inv_metric,
-                 const counter_rng& rng) {
-    iteration_ = iterations;
-    for (std::size_t i = 0; i < d_; ++i) q_[i] = q[i];
-    log_density_ = log_density;
-    step_size_ = step_size;
-    for (std::size_t k = 0; k < inv_metric_.size(); ++k) inv_metric_[k] = inv_metric[k];
-    rng_ = rng;
-    if (done()) finish();
-  }
 
   /// Loads the chain into lane l of a kernel: point, metric (when `metric` is set: a chain new
   /// to the lane, or changed since), step size, random stream.
@@ -18766,6 +18766,7 @@ TYCHE_HD void device_chain_run(const Target& target, device_chain& c, double* bu
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -18798,13 +18799,18 @@ void for_each_chain(std::size_t n, F&& f) {
       }
     }
   };
-  if (threads <= 1) {
-    work(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(work, t);
-    for (auto& th : pool) th.join();
+  std::vector<std::thread> pool;
+  std::size_t started = 1;  // part 0 runs on this thread
+  for (; started < threads; ++started) {
+    try {
+      pool.emplace_back(work, started);
+    } catch (const std::system_error&) {  // no more threads: this one does the rest
+      break;
+    }
   }
+  work(0);
+  for (std::size_t t = started; t < threads; ++t) work(t);
+  for (auto& th : pool) th.join();
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
 }
@@ -18816,13 +18822,28 @@ struct device_plan {
   std::vector<int> ends;  // each launch runs the chains' iterations up to this one
 };
 
-inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, std::size_t d, std::size_t workspace) {
+/// The cuda settings' errors, before anything is done: invalid_argument naming the setting.
+inline void check_cuda_settings(const cuda& exec) {
   auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: cuda: " + what); };
   if (exec.threads_per_block < 1 || exec.threads_per_block > 1024)
     fail("threads_per_block = " + std::to_string(exec.threads_per_block) + " is outside [1, 1024]");
   if (exec.draws_per_launch < 0)
     fail("draws_per_launch = " + std::to_string(exec.draws_per_launch) + " must be ≥ 0 (0: automatic)");
   if (exec.device < 0) fail("device = " + std::to_string(exec.device) + " must be ≥ 0");
+}
+
+/// a · b, or an overflow_error naming what was being counted.
+inline std::size_t checked_product(std::size_t a, std::size_t b, const char* what) {
+  if (a != 0 && b > static_cast<std::size_t>(-1) / a)
+    throw std::overflow_error(std::string("tyche::nuts: cuda: the bytes of ") + what + " overflow size_t (" +
+                              std::to_string(a) + " × " + std::to_string(b) + ")");
+  return a * b;
+}
+
+/// The launches: warm-up in one launch, the draws in blocks of `block`; with cfg.refresh > 0
+/// also a launch end at every multiple of refresh, where progress is reported.
+inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, std::size_t d, std::size_t workspace) {
+  check_cuda_settings(exec);
   device_plan p;
   device_run& r = p.run;
   r.seed = cfg.seed;
@@ -18832,14 +18853,20 @@ inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, st
   r.max_depth = cfg.max_depth;
   r.metric = cfg.metric;
   r.layout = device_chain_layout::make(d, cfg.max_depth, cfg.metric, workspace);
-  const std::size_t per_draw = static_cast<std::size_t>(cfg.chains) * (d * sizeof(double) + sizeof(transition_stats));
+  const std::size_t per_draw = checked_product(static_cast<std::size_t>(cfg.chains),
+                                               d * sizeof(double) + sizeof(transition_stats), "a draw of every chain");
   const std::size_t fit = std::max<std::size_t>(1, (std::size_t(256) << 20) / per_draw);
   const int block = exec.draws_per_launch > 0 ? exec.draws_per_launch
                                               : static_cast<int>(std::min<std::size_t>(fit, std::size_t(1) << 30));
   p.block = std::max(1, std::min(block, std::max(cfg.draws, 1)));
   r.block = p.block;
+  const int total = cfg.warmup + cfg.draws;
   if (cfg.warmup > 0) p.ends.push_back(cfg.warmup);
   for (int first = 0; first < cfg.draws; first += p.block) p.ends.push_back(cfg.warmup + std::min(cfg.draws, first + p.block));
+  if (cfg.refresh > 0)
+    for (int t = cfg.refresh; t < total; t += cfg.refresh) p.ends.push_back(t);
+  std::sort(p.ends.begin(), p.ends.end());
+  p.ends.erase(std::unique(p.ends.begin(), p.ends.end()), p.ends.end());
   return p;
 }
 
@@ -18848,7 +18875,8 @@ inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, st
 inline std::size_t device_bytes_per_chain(const device_plan& p) {
   return sizeof(device_chain) + p.run.layout.total * sizeof(double) +
          device_chain_init_size(p.run.layout, p.run.d) * sizeof(double) +
-         static_cast<std::size_t>(p.block) * (p.run.d * sizeof(double) + sizeof(transition_stats));
+         checked_product(static_cast<std::size_t>(p.block), p.run.d * sizeof(double) + sizeof(transition_stats),
+                         "a chain's block of draws");
 }
 
 /// The emulating launcher: the device's memory is host memory, a launch is a loop over chains.
@@ -18882,6 +18910,10 @@ class host_launcher {
     stats = out_stats_;
   }
   void read_states(std::vector<device_chain>& states) const { states = states_; }
+  /// Chains per lockstep group (none: each chain runs on a host thread of its own) and the
+  /// utilisation of the groups.
+  [[nodiscard]] int lanes() const { return 1; }
+  [[nodiscard]] double utilization(const std::vector<device_chain>&) const { return 1.0; }
   /// The inverse metric of every chain: [chain][metric_size].
   void read_metrics(const device_run& r, std::vector<double>& out) const {
     const std::size_t m = r.layout.metric_size;
@@ -18913,18 +18945,38 @@ inline nuts_fit make_fit_frame(const nuts_config& cfg, std::vector<std::string> 
 }
 
 /// Warp-level utilisation of one chain per thread: a warp of 32 threads runs until its longest
-/// chain is done, so its slots are 32 × the most gradients any of its chains evaluated.
-inline double warp_utilization(const std::vector<device_chain>& states) {
+/// chain is done, so its slots are 32 × the most gradients any of its chains evaluated. Warps are
+/// formed within a block of threads_per_block chains.
+inline double warp_utilization(const std::vector<device_chain>& states, int threads_per_block) {
   long long useful = 0, slots = 0;
-  for (std::size_t w = 0; w < states.size(); w += 32) {
-    long long most = 0;
-    for (std::size_t c = w; c < std::min(states.size(), w + 32); ++c) {
-      useful += states[c].leapfrogs;
-      most = std::max(most, states[c].leapfrogs);
+  const std::size_t tpb = static_cast<std::size_t>(threads_per_block);
+  for (std::size_t b = 0; b < states.size(); b += tpb)
+    for (std::size_t w = b; w < std::min(states.size(), b + tpb); w += 32) {
+      long long most = 0;
+      for (std::size_t c = w; c < std::min({states.size(), b + tpb, w + 32}); ++c) {
+        useful += states[c].leapfrogs;
+        most = std::max(most, states[c].leapfrogs);
+      }
+      slots += 32 * most;
     }
-    slots += 32 * most;
-  }
   return slots > 0 ? static_cast<double>(useful) / static_cast<double>(slots) : 1.0;
+}
+
+/// Throws for the first chain (in chain order) whose device status is not ok.
+inline void throw_if_failed(const std::vector<device_chain>& states, const std::vector<double>& metrics,
+                            std::size_t metric_size) {
+  for (std::size_t c = 0; c < states.size(); ++c) {
+    const device_chain& s = states[c];
+    if (s.status == nuts_status::ok) continue;
+    warmup_result w;
+    w.status = s.status;
+    w.bad_metric = s.bad_metric;
+    w.where = s.where;
+    const std::vector<double> m(metrics.begin() + static_cast<std::ptrdiff_t>(c * metric_size),
+                                metrics.begin() + static_cast<std::ptrdiff_t>((c + 1) * metric_size));
+    throw std::runtime_error(warmup_error(static_cast<int>(c), w, m) + " (iteration " + std::to_string(s.iteration + 1) +
+                             ", executor cuda)");
+  }
 }
 
 /// The device executor's run, on a launcher. Target: the host's view of the model
@@ -18973,6 +19025,13 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
     const auto launched = std::chrono::steady_clock::now();
     launcher.launch(device_target, r);  // returns when the kernel has finished
     fit.device_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
+    launcher.read_states(states);  // a failed chain is reported now, not at the end of the run
+    for (const auto& st : states)
+      if (st.status != nuts_status::ok) {
+        std::vector<double> metrics;
+        launcher.read_metrics(base, metrics);
+        throw_if_failed(states, metrics, base.layout.metric_size);
+      }
     if (end > cfg.warmup) {
       launcher.read_block(block_q, block_stats);
       const int rows = end - std::max(done, cfg.warmup);
@@ -18990,28 +19049,17 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
         report_progress(cfg, nuts_progress{static_cast<int>(c) + 1, done, cfg.warmup + cfg.draws, done <= cfg.warmup});
   }
 
-  launcher.read_states(states);
   std::vector<double> metrics;
   launcher.read_metrics(base, metrics);
+  throw_if_failed(states, metrics, base.layout.metric_size);
   for (std::size_t c = 0; c < n; ++c) {
-    const device_chain& s = states[c];
-    if (s.status != nuts_status::ok) {
-      warmup_result w;
-      w.status = s.status;
-      w.bad_metric = s.bad_metric;
-      w.where = s.where;
-      const std::vector<double> m(metrics.begin() + static_cast<std::ptrdiff_t>(c * base.layout.metric_size),
-                                  metrics.begin() + static_cast<std::ptrdiff_t>((c + 1) * base.layout.metric_size));
-      throw std::runtime_error(warmup_error(static_cast<int>(c), w, m) + " (iteration " + std::to_string(s.iteration + 1) +
-                               ", executor cuda)");
-    }
-    fit.step_size[c] = s.step_size;
+    fit.step_size[c] = states[c].step_size;
     fit.inv_metric[c].assign(metrics.begin() + static_cast<std::ptrdiff_t>(c * base.layout.metric_size),
                              metrics.begin() + static_cast<std::ptrdiff_t>((c + 1) * base.layout.metric_size));
-    fit.gradient_evaluations += s.leapfrogs;
+    fit.gradient_evaluations += states[c].leapfrogs;
   }
-  fit.lanes = 32;
-  fit.utilization = warp_utilization(states);
+  fit.lanes = launcher.lanes();
+  fit.utilization = launcher.utilization(states);
   return fit;
 }
 
@@ -19224,6 +19272,7 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
   // own value_and_gradient<double> either way).
   if (exec.emulate) return run_nuts_emulated(model_erased_target(target), cfg, exec, m.parameter_names());
   check_config(cfg);
+  check_cuda_settings(exec);  // before a launcher touches the device
   const auto start = std::chrono::steady_clock::now();
   using view_type = std::remove_cvref_t<decltype(m.program().view())>;
   nuts_fit fit;
@@ -19246,10 +19295,14 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
   return fit;
 }
 
-/// nuts() once the model is known to be one: its target, erased (CPU), or on the device.
-template <class Model>
+/// nuts() once the model is known to be one: its target, erased (CPU), or on the device. Nvcc and
+/// Batch (defaulted by nuts() from this translation unit's settings) make the instantiations of
+/// translation units compiled by nvcc, and with other SIMD settings, distinct functions: the same
+/// model type sampled from a .cu and a .cpp file of one program must not share one body.
+template <class Model, bool Nvcc, class Batch>
 nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
-  if (const cuda* gpu = std::get_if<cuda>(&cfg.executor)) return run_nuts_cuda<Model, TYCHE_CUDA_COMPILER != 0>(m, cfg, *gpu);
+  static_assert(std::is_same_v<Batch, lane_batch>, "tyche::nuts: Batch is this translation unit's lane_batch");
+  if (const cuda* gpu = std::get_if<cuda>(&cfg.executor)) return run_nuts_cuda<Model, Nvcc>(m, cfg, *gpu);
   const model_target<Model> target(m);
   return run_nuts_erased(model_erased_target(target), cfg, m.parameter_names());
 }
@@ -19257,8 +19310,9 @@ nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
 }  // namespace samplers::detail
 
 /// Runs NUTS on a model: config.chains chains of config.warmup + config.draws iterations, on
-/// the executor config.executor (tyche::cpu{} by default).
-template <class Model>
+/// the executor config.executor (tyche::cpu{} by default). (Nvcc and Batch are not for callers:
+/// their defaults keep translation units with different compilers and SIMD settings apart.)
+template <class Model, bool Nvcc = TYCHE_CUDA_COMPILER != 0, class Batch = tyche::lane_batch>
 nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
   if constexpr (!sampleable_model<Model>) {
     static_assert(sampleable_model<Model>,
@@ -19267,13 +19321,13 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
                   "normal(mu, 1.0).observe(tyche::data(y))))); the first argument is not one");
     return {};
   } else {
-    return samplers::detail::run_nuts(m, cfg);
+    return samplers::detail::run_nuts<Model, Nvcc, Batch>(m, cfg);
   }
 }
 
 /// nuts(model, config) on the given executor: nuts(m, {.chains = 8}, tyche::cpu{.threads = 2})
 /// is nuts(m, {.chains = 8, .executor = tyche::cpu{.threads = 2}}).
-template <class Model, class Executor>
+template <class Model, class Executor, bool Nvcc = TYCHE_CUDA_COMPILER != 0, class Batch = tyche::lane_batch>
 nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
   if constexpr (!nuts_executor_type<Executor>) {
     static_assert(nuts_executor_type<Executor>,
@@ -19282,7 +19336,7 @@ nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
     return {};
   } else {
     cfg.executor = executor;
-    return nuts(m, cfg);
+    return nuts<Model, Nvcc, Batch>(m, cfg);
   }
 }
 
@@ -19300,6 +19354,7 @@ nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
 
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -19364,6 +19419,7 @@ class cuda_launcher {
  public:
   using target_type = view_log_density<View>;
 
+  /// Checks the device and the kernel's limits; nothing is allocated yet.
   cuda_launcher(const View& view, const cuda& exec, int chains) : exec_(exec), chains_(chains), target_{view} {
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
@@ -19373,37 +19429,55 @@ class cuda_launcher {
       throw std::invalid_argument("tyche::nuts: cuda: device = " + std::to_string(exec.device) + ", but there are " +
                                   std::to_string(devices) + " CUDA devices");
     cuda_check(cudaSetDevice(exec.device), "cudaSetDevice");
-    // The model's data: each buffer the view reads, once, in device memory.
-    std::map<const void*, void*> copied;
-    for_each_data_buffer(target_.view, [&](auto*& ptr, std::size_t count) {
-      using value_type = std::remove_cv_t<std::remove_pointer_t<std::remove_reference_t<decltype(ptr)>>>;
-      if (ptr == nullptr || count == 0) return;
-      auto it = copied.find(ptr);
-      if (it == copied.end()) {
-        data_.push_back(std::make_unique<device_buffer>());
-        void* dev = data_.back()->allocate(count * sizeof(value_type), "cudaMalloc (model data)");
-        cuda_check(cudaMemcpy(dev, ptr, count * sizeof(value_type), cudaMemcpyHostToDevice), "cudaMemcpy (model data)");
-        it = copied.emplace(ptr, dev).first;
-      }
-      ptr = static_cast<const value_type*>(it->second);
-    });
+    cuda_check(cudaFuncGetAttributes(&kernel_, device_chains_kernel<target_type>), "cudaFuncGetAttributes");
+    if (exec.threads_per_block > kernel_.maxThreadsPerBlock)
+      throw std::invalid_argument("tyche::nuts: cuda: threads_per_block = " + std::to_string(exec.threads_per_block) +
+                                  " is more than this model's kernel can run in a block (" +
+                                  std::to_string(kernel_.maxThreadsPerBlock) + ", with " +
+                                  std::to_string(kernel_.numRegs) + " registers per thread)");
+    cuda_check(cudaGetDeviceProperties(&device_, exec.device), "cudaGetDeviceProperties");
   }
 
   const target_type& target() const { return target_; }
+  [[nodiscard]] int lanes() const { return 32; }
+  [[nodiscard]] double utilization(const std::vector<device_chain>& states) const {
+    return warp_utilization(states, exec_.threads_per_block);
+  }
 
-  /// Checks that the run fits in the device's free memory (else throws, naming the chains and
-  /// the bytes) and allocates it.
+  /// Checks that the run fits in the device's free memory — the chains, the model's data and the
+  /// kernel's local memory — (else throws, naming the chains and the bytes), allocates it, and
+  /// copies the model's data to the device, re-pointing the view at the copies.
   void reserve(const device_plan& p, std::size_t n) {
     const device_run& r = p.run;
-    const std::size_t need = n * device_bytes_per_chain(p);
+    // The model's data: the most bytes any node reads from each buffer (two nodes may read
+    // different lengths of one buffer).
+    std::map<const void*, std::size_t> extent;
+    for_each_data_buffer(target_.view, [&](auto*& ptr, std::size_t count) {
+      using value_type = std::remove_cv_t<std::remove_pointer_t<std::remove_reference_t<decltype(ptr)>>>;
+      if (ptr == nullptr || count == 0) return;
+      std::size_t& bytes = extent[ptr];
+      bytes = std::max(bytes, checked_product(count, sizeof(value_type), "the model's data"));
+    });
+    std::size_t data_bytes = 0;
+    for (const auto& [ptr, bytes] : extent) data_bytes += bytes;
+    const std::size_t chains_bytes = checked_product(n, device_bytes_per_chain(p), "the chains");
+    // The driver reserves the kernel's local memory (its stack) for every thread the device can
+    // hold at once.
+    const std::size_t local_bytes =
+        checked_product(static_cast<std::size_t>(kernel_.localSizeBytes),
+                        static_cast<std::size_t>(device_.maxThreadsPerMultiProcessor) *
+                            static_cast<std::size_t>(device_.multiProcessorCount),
+                        "the kernel's local memory");
+    const std::size_t need = chains_bytes + data_bytes + local_bytes;
     std::size_t free_bytes = 0, total_bytes = 0;
     cuda_check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-    if (need > free_bytes)
+    if (need < chains_bytes || need > free_bytes)
       throw std::runtime_error("tyche::nuts: cuda: " + std::to_string(n) + " chains need " + std::to_string(need) +
                                " bytes of device memory (" + std::to_string(device_bytes_per_chain(p)) +
-                               " per chain, with " + std::to_string(p.block) +
-                               " draws per launch), and the device has " + std::to_string(free_bytes) + " of " +
-                               std::to_string(total_bytes) +
+                               " per chain, with " + std::to_string(p.block) + " draws per launch; " +
+                               std::to_string(data_bytes) + " of model data; " + std::to_string(local_bytes) +
+                               " of the kernel's local memory), and the device has " + std::to_string(free_bytes) +
+                               " of " + std::to_string(total_bytes) +
                                " bytes free: use fewer chains, or a smaller cuda::draws_per_launch");
     states_ = static_cast<device_chain*>(states_buffer_.allocate(n * sizeof(device_chain), "cudaMalloc (chains)"));
     buffers_ = static_cast<double*>(buffers_buffer_.allocate(n * r.layout.total * sizeof(double), "cudaMalloc (chain buffers)"));
@@ -19411,6 +19485,18 @@ class cuda_launcher {
         out_q_buffer_.allocate(n * static_cast<std::size_t>(p.block) * r.d * sizeof(double), "cudaMalloc (draws)"));
     out_stats_ = static_cast<transition_stats*>(out_stats_buffer_.allocate(
         n * static_cast<std::size_t>(p.block) * sizeof(transition_stats), "cudaMalloc (sampler statistics)"));
+    std::map<const void*, void*> copy;
+    for (const auto& [ptr, bytes] : extent) {
+      data_.push_back(std::make_unique<device_buffer>());
+      void* dev = data_.back()->allocate(bytes, "cudaMalloc (model data)");
+      cuda_check(cudaMemcpy(dev, ptr, bytes, cudaMemcpyHostToDevice), "cudaMemcpy (model data)");
+      copy[ptr] = dev;
+    }
+    for_each_data_buffer(target_.view, [&](auto*& ptr, std::size_t count) {
+      using value_type = std::remove_cv_t<std::remove_pointer_t<std::remove_reference_t<decltype(ptr)>>>;
+      if (ptr == nullptr || count == 0) return;
+      ptr = static_cast<const value_type*>(copy.at(ptr));
+    });
   }
 
   void setup(const device_plan& p, std::vector<device_chain>& states, const std::vector<double>& init) {
@@ -19421,6 +19507,7 @@ class cuda_launcher {
     cuda_check(cudaMemcpy(init_dev, init.data(), init.size() * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy (initial values)");
     cuda_check(cudaMemcpy(states_, states.data(), n * sizeof(device_chain), cudaMemcpyHostToDevice), "cudaMemcpy (chains)");
     cuda_check(cudaMemset(buffers_, 0, n * r.layout.total * sizeof(double)), "cudaMemset");
+    (void)cudaGetLastError();  // an earlier error of this thread is not this launch's
     device_chains_setup_kernel<target_type><<<blocks(), exec_.threads_per_block>>>(states_, buffers_, r, init_dev, chains_);
     cuda_check(cudaGetLastError(), "launch (setup)");
     cuda_check(cudaDeviceSynchronize(), "setup kernel");
@@ -19430,6 +19517,7 @@ class cuda_launcher {
 
   template <class Target>
   void launch(const Target& target, const device_run& r) {
+    (void)cudaGetLastError();  // an earlier error of this thread is not this launch's
     device_chains_kernel<Target><<<blocks(), exec_.threads_per_block>>>(target, states_, buffers_, r, out_q_, out_stats_,
                                                                         chains_);
     cuda_check(cudaGetLastError(), "launch");
@@ -19465,6 +19553,8 @@ class cuda_launcher {
   cuda exec_;
   int chains_;
   target_type target_;
+  cudaFuncAttributes kernel_{};
+  cudaDeviceProp device_{};
   std::vector<std::unique_ptr<device_buffer>> data_;
   device_buffer states_buffer_, buffers_buffer_, out_q_buffer_, out_stats_buffer_;
   device_chain* states_ = nullptr;

@@ -8,6 +8,7 @@
 #include <array>
 #include <span>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 using namespace tyche;
@@ -78,4 +79,25 @@ TEST_CASE("leaves: bad shapes are refused with a message that says what is wrong
   CHECK_THROWS_WITH(matrix(one_d), Contains("two-dimensional") && Contains("1 dimensions"));
   const xt::xarray<double, xt::layout_type::column_major> col_major{{1, 2}, {3, 4}};
   CHECK_THROWS_WITH(matrix(col_major), Contains("row-major"));
+}
+
+TEST_CASE("fixed_string: names up to 63 bytes, any bytes, compared by their characters", "[core][leaves]") {
+  using tyche::fixed_string;
+  constexpr fixed_string longest = "a_name_of_exactly_sixty_three_bytes_which_is_the_longestallowed";
+  static_assert(longest.size() == 63);
+  tyche::param<longest> p;
+  REQUIRE(decltype(p)::name.str() == "a_name_of_exactly_sixty_three_bytes_which_is_the_longestallowed");
+  // UTF-8: bytes above 0x7f survive the packing into words.
+  constexpr fixed_string mu = "μ_σ";
+  REQUIRE(mu.str() == "μ_σ");
+  static_assert(mu.size() == 5);
+  static_assert(fixed_string("mu") == fixed_string("mu"));
+  static_assert(!(fixed_string("mu") == fixed_string("mv")));
+  static_assert(!(fixed_string("mu") == fixed_string("mu_")));
+  static_assert(fixed_string("__scan_x0").starts_with("__scan_"));
+  static_assert(!fixed_string("__sca").starts_with("__scan_"));
+  // The packed form nvcc's generated code spells: bytes past the length are cleared, so the
+  // same name gives the same template argument.
+  static_assert(std::is_same_v<tyche::param<fixed_string<3>(0x756dULL)>, tyche::param<"mu">>);
+  static_assert(std::is_same_v<tyche::param<fixed_string<3>(0xff00756dULL)>, tyche::param<"mu">>);
 }

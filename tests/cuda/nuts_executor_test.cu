@@ -9,7 +9,9 @@
 //      4 combined standard errors, its sd within 10 %;
 //   3. 100,000 chains × (150 + 50) run to completion: every chain has its 50 draws, all finite;
 //   4. a log density that is NaN beyond x = 1.5 gives divergences and no draw beyond 1.5;
-//   5. asking for more device memory than there is gives an error naming the chains and bytes.
+//   5. asking for more device memory than there is gives an error naming the chains and bytes;
+//   6. a matvec regression (a data matrix on the device) with the diagonal and the dense metric:
+//      posterior means against the emulation's within 4 standard errors.
 // Exits 77 (ctest: skipped) without a GPU. The reference directory is found upwards from this
 // file, or at $TYCHE_SHARED (the shared/ folder).
 #include <cuda_runtime.h>
@@ -18,6 +20,7 @@
 
 #include "support/eight_schools.hpp"
 #include "support/reference_summary.hpp"
+#include "support/small_regression.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -48,7 +51,17 @@ void first_transitions() {
   cfg.executor = tyche::cuda{.emulate = true};
   const auto host = tyche::nuts(m, cfg);
   double worst = 0;
-  int same = 0, total = 0;
+  int same = 0, total = 0, stats_differ = 0;
+  bool sizes = gpu.values.size() == host.values.size();
+  for (int c = 0; sizes && c < cfg.chains; ++c)
+    sizes = gpu.values[c].size() == 20 * gpu.dim() && host.values[c].size() == gpu.values[c].size() &&
+            gpu.stats[c].size() == 20 && host.stats[c].size() == 20;
+  check(sizes, "first transitions: every chain has its 20 draws on both");
+  if (!sizes) return;
+  for (int c = 0; c < cfg.chains; ++c)
+    for (int t = 0; t < 20; ++t)
+      stats_differ += gpu.stats[c][t].n_leapfrog != host.stats[c][t].n_leapfrog ||
+                      gpu.stats[c][t].divergent != host.stats[c][t].divergent;
   for (int c = 0; c < cfg.chains; ++c)
     for (std::size_t k = 0; k < gpu.values[c].size(); ++k) {
       const double a = gpu.values[c][k], b = host.values[c][k];
@@ -58,7 +71,8 @@ void first_transitions() {
     }
   std::printf("     first 20 transitions of 64 chains: largest relative difference %.3g, %d of %d values equal\n", worst,
               same, total);
-  check(worst < 1e-9, "first transitions: GPU and emulated executor agree to 1e-9");
+  check(worst < 1e-9 && stats_differ == 0,
+        "first transitions: GPU and emulated executor agree to 1e-9, the same tree sizes and divergences");
 }
 
 void reference() {
@@ -100,6 +114,48 @@ void reference() {
     against("theta[" + std::to_string(j + 1) + "]", theta);
   }
   check(fit.divergences() < 0.01 * 256 * 1000, "few divergences");
+}
+
+// A matvec regression (a data matrix relocated to the device, a positive scale), with the
+// diagonal and the dense metric: warm-up on the device, posterior means against the emulation's
+// within 4 standard errors of their difference (chains are independent).
+void regression_metrics() {
+  const auto m = tyche_test::small_regression();
+  for (const auto metric : {tyche::samplers::metric_kind::diagonal, tyche::samplers::metric_kind::dense}) {
+    tyche::nuts_config cfg{.chains = 64, .warmup = 300, .draws = 200, .seed = 12, .metric = metric};
+    cfg.executor = tyche::cuda{};
+    const auto gpu = tyche::nuts(m, cfg);
+    cfg.seed = 13;
+    cfg.executor = tyche::cuda{.emulate = true};
+    const auto host = tyche::nuts(m, cfg);
+    bool ok = true;
+    std::string worst;
+    for (std::size_t k = 0; k < gpu.dim(); ++k) {
+      auto moments = [&](const tyche::nuts_fit& f, double& mean, double& se) {
+        std::vector<double> chain_means;
+        for (const auto& c : f.parameter(k)) {
+          double s = 0;
+          for (double v : c) s += v;
+          chain_means.push_back(s / static_cast<double>(c.size()));
+        }
+        mean = 0;
+        for (double v : chain_means) mean += v / static_cast<double>(chain_means.size());
+        double var = 0;
+        for (double v : chain_means) var += (v - mean) * (v - mean) / static_cast<double>(chain_means.size() - 1);
+        se = std::sqrt(var / static_cast<double>(chain_means.size()));
+      };
+      double mg, sg, mh, sh;
+      moments(gpu, mg, sg);
+      moments(host, mh, sh);
+      const double z = std::fabs(mg - mh) / std::sqrt(sg * sg + sh * sh);
+      ok = ok && z < 4;
+      char text[160];
+      std::snprintf(text, sizeof text, " %s %.4f vs %.4f (z %.2f)", gpu.names[k].c_str(), mg, mh, z);
+      worst += text;
+    }
+    check(ok, std::string("regression, ") + (metric == tyche::samplers::metric_kind::dense ? "dense" : "diagonal") +
+                  " metric: GPU and emulated posterior means agree:" + worst);
+  }
 }
 
 void many_chains() {
@@ -154,6 +210,7 @@ int main() {
   }
   try {
     first_transitions();
+    regression_metrics();
     nan_region();
     out_of_memory();
     reference();

@@ -44,6 +44,8 @@ void require_same_fit(const tyche::nuts_fit& a, const tyche::nuts_fit& b) {
       REQUIRE(a.stats[c][t].n_leapfrog == b.stats[c][t].n_leapfrog);
       REQUIRE(a.stats[c][t].divergent == b.stats[c][t].divergent);
       REQUIRE(a.stats[c][t].energy == b.stats[c][t].energy);
+      REQUIRE(a.stats[c][t].step_size == b.stats[c][t].step_size);
+      REQUIRE(a.stats[c][t].tree_depth == b.stats[c][t].tree_depth);
     }
     REQUIRE(a.step_size[c] == b.step_size[c]);
     REQUIRE(a.inv_metric[c] == b.inv_metric[c]);
@@ -83,9 +85,29 @@ TEST_CASE("emulated device executor: the CPU executor's draws, dense metric", "[
 TEST_CASE("emulated device executor: no warm-up, no draws", "[device_executor]") {
   const auto m = eight_schools_model();
   check_against_cpu(m, {.chains = 2, .warmup = 0, .draws = 20, .seed = 2});
-  const auto fit = tyche::nuts(m, {.chains = 2, .warmup = 30, .draws = 0, .executor = tyche::cuda{.emulate = true}});
-  REQUIRE(fit.values[0].empty());
-  REQUIRE(fit.step_size[1] > 0);
+  check_against_cpu(m, {.chains = 2, .warmup = 30, .draws = 0, .seed = 2});  // the adapted ε and M⁻¹
+  check_against_cpu(m, {.chains = 2, .warmup = 0, .draws = 0, .seed = 2});
+}
+
+TEST_CASE("emulated device executor: progress after launches ending at multiples of refresh, same draws",
+          "[device_executor]") {
+  const auto m = eight_schools_model();
+  tyche::nuts_config cfg{.chains = 2, .warmup = 40, .draws = 30, .seed = 6};
+  cfg.executor = tyche::cuda{.emulate = true};
+  const auto quiet = tyche::nuts(m, cfg);
+  std::vector<tyche::nuts_progress> seen;
+  cfg.refresh = 25;
+  cfg.on_progress = [&](const tyche::nuts_progress& p) { seen.push_back(p); };
+  const auto loud = tyche::nuts(m, cfg);
+  require_same_fit(quiet, loud);
+  // Launches end at 25, 40 (warm-up), 50 and 70: four reports per chain.
+  REQUIRE(seen.size() == 8);
+  REQUIRE(seen[0].iteration == 25);
+  REQUIRE(seen[0].warmup);
+  REQUIRE(seen[2].iteration == 40);
+  REQUIRE(seen[6].iteration == 70);
+  REQUIRE(!seen[6].warmup);
+  REQUIRE(seen[7].chain == 2);
 }
 
 TEST_CASE("emulated device executor: a log density that is NaN in a region gives divergences",
@@ -119,6 +141,8 @@ TEST_CASE("device executor: settings are checked, and a host-compiled translatio
   REQUIRE(bad_block.find("threads_per_block = 0") != std::string::npos);
   const std::string bad_draws = message({.chains = 2, .executor = tyche::cuda{.draws_per_launch = -1, .emulate = true}});
   REQUIRE(bad_draws.find("draws_per_launch = -1") != std::string::npos);
+  const std::string bad_device = message({.chains = 2, .executor = tyche::cuda{.device = -1}});
+  REQUIRE(bad_device.find("device = -1 must be") != std::string::npos);
 #if !defined(__CUDACC__)
   const std::string no_nvcc = message({.chains = 2, .warmup = 10, .draws = 10, .executor = tyche::cuda{}});
   REQUIRE(no_nvcc.find("nvcc") != std::string::npos);

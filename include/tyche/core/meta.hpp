@@ -23,16 +23,20 @@ namespace tyche {
 template <std::size_t N>
 struct fixed_string {
   static_assert(N >= 1 && N <= 64,
-                "tyche: a name (param<\"...\">, a random variable's name) has at most 63 characters");
+                "tyche: a name (param<\"...\">, a random variable's name) has at most 63 characters (bytes: "
+                "fewer letters outside ASCII)");
   std::uint64_t w0 = 0, w1 = 0, w2 = 0, w3 = 0, w4 = 0, w5 = 0, w6 = 0, w7 = 0;
 
   constexpr fixed_string(const char (&s)[N]) {  // NOLINT: implicit by design
     for (std::size_t i = 0; i + 1 < N; ++i) word(i / 8) |= std::uint64_t(static_cast<unsigned char>(s[i])) << (8 * (i % 8));
   }
-  /// The packed form (what nvcc's generated host code spells).
-  constexpr fixed_string(std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0, std::uint64_t d = 0,
-                         std::uint64_t e = 0, std::uint64_t f = 0, std::uint64_t g = 0, std::uint64_t h = 0)
-      : w0(a), w1(b), w2(c), w3(d), w4(e), w5(f), w6(g), w7(h) {}
+  /// The packed form (what nvcc's generated host code spells). Bytes past the name's length are
+  /// cleared, so that equal names are equal template arguments.
+  constexpr explicit fixed_string(std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0, std::uint64_t d = 0,
+                                  std::uint64_t e = 0, std::uint64_t f = 0, std::uint64_t g = 0, std::uint64_t h = 0)
+      : w0(a), w1(b), w2(c), w3(d), w4(e), w5(f), w6(g), w7(h) {
+    for (std::size_t i = N - 1; i < 64; ++i) word(i / 8) &= ~(std::uint64_t(0xff) << (8 * (i % 8)));
+  }
 
   /// Character i (i < size()).
   [[nodiscard]] constexpr char operator[](std::size_t i) const {

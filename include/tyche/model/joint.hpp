@@ -48,7 +48,8 @@ struct is_log_density_term<log_density_term<E>> : std::true_type {};
 // By a member, not a partial specialisation: nvcc's front end does not deduce a
 // `fixed_string Name` from random_variable<Name, Dist, Shape>.
 template <class T>
-struct is_random_variable : std::bool_constant<requires { T::is_named_random_variable; }> {};
+struct is_random_variable
+    : std::bool_constant<requires { requires std::remove_cvref_t<T>::is_named_random_variable == true; }> {};
 template <class T>
 struct is_observed : std::false_type {};
 template <class Dist, class X>

@@ -13,6 +13,7 @@
 #include <tyche/samplers/nuts/device_executor.hpp>
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -77,6 +78,7 @@ class cuda_launcher {
  public:
   using target_type = view_log_density<View>;
 
+  /// Checks the device and the kernel's limits; nothing is allocated yet.
   cuda_launcher(const View& view, const cuda& exec, int chains) : exec_(exec), chains_(chains), target_{view} {
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
@@ -86,37 +88,55 @@ class cuda_launcher {
       throw std::invalid_argument("tyche::nuts: cuda: device = " + std::to_string(exec.device) + ", but there are " +
                                   std::to_string(devices) + " CUDA devices");
     cuda_check(cudaSetDevice(exec.device), "cudaSetDevice");
-    // The model's data: each buffer the view reads, once, in device memory.
-    std::map<const void*, void*> copied;
-    for_each_data_buffer(target_.view, [&](auto*& ptr, std::size_t count) {
-      using value_type = std::remove_cv_t<std::remove_pointer_t<std::remove_reference_t<decltype(ptr)>>>;
-      if (ptr == nullptr || count == 0) return;
-      auto it = copied.find(ptr);
-      if (it == copied.end()) {
-        data_.push_back(std::make_unique<device_buffer>());
-        void* dev = data_.back()->allocate(count * sizeof(value_type), "cudaMalloc (model data)");
-        cuda_check(cudaMemcpy(dev, ptr, count * sizeof(value_type), cudaMemcpyHostToDevice), "cudaMemcpy (model data)");
-        it = copied.emplace(ptr, dev).first;
-      }
-      ptr = static_cast<const value_type*>(it->second);
-    });
+    cuda_check(cudaFuncGetAttributes(&kernel_, device_chains_kernel<target_type>), "cudaFuncGetAttributes");
+    if (exec.threads_per_block > kernel_.maxThreadsPerBlock)
+      throw std::invalid_argument("tyche::nuts: cuda: threads_per_block = " + std::to_string(exec.threads_per_block) +
+                                  " is more than this model's kernel can run in a block (" +
+                                  std::to_string(kernel_.maxThreadsPerBlock) + ", with " +
+                                  std::to_string(kernel_.numRegs) + " registers per thread)");
+    cuda_check(cudaGetDeviceProperties(&device_, exec.device), "cudaGetDeviceProperties");
   }
 
   const target_type& target() const { return target_; }
+  [[nodiscard]] int lanes() const { return 32; }
+  [[nodiscard]] double utilization(const std::vector<device_chain>& states) const {
+    return warp_utilization(states, exec_.threads_per_block);
+  }
 
-  /// Checks that the run fits in the device's free memory (else throws, naming the chains and
-  /// the bytes) and allocates it.
+  /// Checks that the run fits in the device's free memory — the chains, the model's data and the
+  /// kernel's local memory — (else throws, naming the chains and the bytes), allocates it, and
+  /// copies the model's data to the device, re-pointing the view at the copies.
   void reserve(const device_plan& p, std::size_t n) {
     const device_run& r = p.run;
-    const std::size_t need = n * device_bytes_per_chain(p);
+    // The model's data: the most bytes any node reads from each buffer (two nodes may read
+    // different lengths of one buffer).
+    std::map<const void*, std::size_t> extent;
+    for_each_data_buffer(target_.view, [&](auto*& ptr, std::size_t count) {
+      using value_type = std::remove_cv_t<std::remove_pointer_t<std::remove_reference_t<decltype(ptr)>>>;
+      if (ptr == nullptr || count == 0) return;
+      std::size_t& bytes = extent[ptr];
+      bytes = std::max(bytes, checked_product(count, sizeof(value_type), "the model's data"));
+    });
+    std::size_t data_bytes = 0;
+    for (const auto& [ptr, bytes] : extent) data_bytes += bytes;
+    const std::size_t chains_bytes = checked_product(n, device_bytes_per_chain(p), "the chains");
+    // The driver reserves the kernel's local memory (its stack) for every thread the device can
+    // hold at once.
+    const std::size_t local_bytes =
+        checked_product(static_cast<std::size_t>(kernel_.localSizeBytes),
+                        static_cast<std::size_t>(device_.maxThreadsPerMultiProcessor) *
+                            static_cast<std::size_t>(device_.multiProcessorCount),
+                        "the kernel's local memory");
+    const std::size_t need = chains_bytes + data_bytes + local_bytes;
     std::size_t free_bytes = 0, total_bytes = 0;
     cuda_check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-    if (need > free_bytes)
+    if (need < chains_bytes || need > free_bytes)
       throw std::runtime_error("tyche::nuts: cuda: " + std::to_string(n) + " chains need " + std::to_string(need) +
                                " bytes of device memory (" + std::to_string(device_bytes_per_chain(p)) +
-                               " per chain, with " + std::to_string(p.block) +
-                               " draws per launch), and the device has " + std::to_string(free_bytes) + " of " +
-                               std::to_string(total_bytes) +
+                               " per chain, with " + std::to_string(p.block) + " draws per launch; " +
+                               std::to_string(data_bytes) + " of model data; " + std::to_string(local_bytes) +
+                               " of the kernel's local memory), and the device has " + std::to_string(free_bytes) +
+                               " of " + std::to_string(total_bytes) +
                                " bytes free: use fewer chains, or a smaller cuda::draws_per_launch");
     states_ = static_cast<device_chain*>(states_buffer_.allocate(n * sizeof(device_chain), "cudaMalloc (chains)"));
     buffers_ = static_cast<double*>(buffers_buffer_.allocate(n * r.layout.total * sizeof(double), "cudaMalloc (chain buffers)"));
@@ -124,6 +144,18 @@ class cuda_launcher {
         out_q_buffer_.allocate(n * static_cast<std::size_t>(p.block) * r.d * sizeof(double), "cudaMalloc (draws)"));
     out_stats_ = static_cast<transition_stats*>(out_stats_buffer_.allocate(
         n * static_cast<std::size_t>(p.block) * sizeof(transition_stats), "cudaMalloc (sampler statistics)"));
+    std::map<const void*, void*> copy;
+    for (const auto& [ptr, bytes] : extent) {
+      data_.push_back(std::make_unique<device_buffer>());
+      void* dev = data_.back()->allocate(bytes, "cudaMalloc (model data)");
+      cuda_check(cudaMemcpy(dev, ptr, bytes, cudaMemcpyHostToDevice), "cudaMemcpy (model data)");
+      copy[ptr] = dev;
+    }
+    for_each_data_buffer(target_.view, [&](auto*& ptr, std::size_t count) {
+      using value_type = std::remove_cv_t<std::remove_pointer_t<std::remove_reference_t<decltype(ptr)>>>;
+      if (ptr == nullptr || count == 0) return;
+      ptr = static_cast<const value_type*>(copy.at(ptr));
+    });
   }
 
   void setup(const device_plan& p, std::vector<device_chain>& states, const std::vector<double>& init) {
@@ -134,6 +166,7 @@ class cuda_launcher {
     cuda_check(cudaMemcpy(init_dev, init.data(), init.size() * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy (initial values)");
     cuda_check(cudaMemcpy(states_, states.data(), n * sizeof(device_chain), cudaMemcpyHostToDevice), "cudaMemcpy (chains)");
     cuda_check(cudaMemset(buffers_, 0, n * r.layout.total * sizeof(double)), "cudaMemset");
+    (void)cudaGetLastError();  // an earlier error of this thread is not this launch's
     device_chains_setup_kernel<target_type><<<blocks(), exec_.threads_per_block>>>(states_, buffers_, r, init_dev, chains_);
     cuda_check(cudaGetLastError(), "launch (setup)");
     cuda_check(cudaDeviceSynchronize(), "setup kernel");
@@ -143,6 +176,7 @@ class cuda_launcher {
 
   template <class Target>
   void launch(const Target& target, const device_run& r) {
+    (void)cudaGetLastError();  // an earlier error of this thread is not this launch's
     device_chains_kernel<Target><<<blocks(), exec_.threads_per_block>>>(target, states_, buffers_, r, out_q_, out_stats_,
                                                                         chains_);
     cuda_check(cudaGetLastError(), "launch");
@@ -178,6 +212,8 @@ class cuda_launcher {
   cuda exec_;
   int chains_;
   target_type target_;
+  cudaFuncAttributes kernel_{};
+  cudaDeviceProp device_{};
   std::vector<std::unique_ptr<device_buffer>> data_;
   device_buffer states_buffer_, buffers_buffer_, out_q_buffer_, out_stats_buffer_;
   device_chain* states_ = nullptr;

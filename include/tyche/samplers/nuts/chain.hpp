@@ -165,18 +165,6 @@ class nuts_chain {
   [[nodiscard]] counter_rng& rng() { return rng_; }
   /// The step-size estimate (after initialise(): μ = log 10ε, nothing learnt yet).
   [[nodiscard]] const step_size_adaptation<double>& step_adaptation() const { return step_adapt_; }
-  /// Takes the state an executor ran the chain's transitions and warm-up with elsewhere (the
-  /// device executor): the point, step size, metric and stream after `iterations` iterations.
-  void set_state(int iterations, const double* q, double log_density, double step_size, const double* inv_metric,
-                 const counter_rng& rng) {
-    iteration_ = iterations;
-    for (std::size_t i = 0; i < d_; ++i) q_[i] = q[i];
-    log_density_ = log_density;
-    step_size_ = step_size;
-    for (std::size_t k = 0; k < inv_metric_.size(); ++k) inv_metric_[k] = inv_metric[k];
-    rng_ = rng;
-    if (done()) finish();
-  }
 
   /// Loads the chain into lane l of a kernel: point, metric (when `metric` is set: a chain new
   /// to the lane, or changed since), step size, random stream.

@@ -16,7 +16,12 @@
 
 namespace tyche::samplers {
 
-template <int W>
+/// Ahead: the uniforms computed together per lane, the Philox batch of this build's SIMD setting
+/// (1 without xsimd, and in translation units compiled by nvcc). A template argument, not only a
+/// constant inside, so that translation units built with different settings — a .cu file and
+/// a .cpp file with tyche::simd in one program — name different types instead of one type with
+/// two layouts.
+template <int W, std::size_t Ahead = philox_batch_size>
 struct chain_streams {
   std::uint64_t seed = 0;
   std::uint64_t stream[W] = {};    ///< the chain whose stream each lane reads
@@ -79,7 +84,7 @@ struct chain_streams {
   }
 
  private:
-  static constexpr std::size_t ahead = philox_batch_size;  // uniforms computed ahead per lane
+  static constexpr std::size_t ahead = Ahead;  // uniforms computed ahead per lane
   static constexpr std::size_t chunk = 32;                 // sites per call of philox_normals_at
   double cache_[W][ahead] = {};
   std::uint64_t cache_from_[W] = {};  // the position of cache_[l][0]

@@ -68,9 +68,10 @@ struct cuda {
   /// chains × draws_per_launch draws); 0: as many as fit in 256 MiB, at most all of them.
   /// Warm-up runs in one launch.
   int draws_per_launch = 0;
-  /// Run the device code on this thread, one chain after another, instead of on a GPU: the
-  /// same function a CUDA thread runs, compiled as host code (tests, debugging, machines
-  /// without a GPU). A chain's draws are the CPU executor's with lanes = 1 (scalar double).
+  /// Run the device code on this machine's threads, one chain per thread at a time, instead of
+  /// on a GPU: the same function a CUDA thread runs, compiled as host code (tests, debugging,
+  /// machines without a GPU). A chain's draws are the CPU executor's with lanes = 1 (scalar
+  /// double).
   bool emulate = false;
 };
 

@@ -23,6 +23,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -55,13 +56,18 @@ void for_each_chain(std::size_t n, F&& f) {
       }
     }
   };
-  if (threads <= 1) {
-    work(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(work, t);
-    for (auto& th : pool) th.join();
+  std::vector<std::thread> pool;
+  std::size_t started = 1;  // part 0 runs on this thread
+  for (; started < threads; ++started) {
+    try {
+      pool.emplace_back(work, started);
+    } catch (const std::system_error&) {  // no more threads: this one does the rest
+      break;
+    }
   }
+  work(0);
+  for (std::size_t t = started; t < threads; ++t) work(t);
+  for (auto& th : pool) th.join();
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
 }
@@ -73,13 +79,28 @@ struct device_plan {
   std::vector<int> ends;  // each launch runs the chains' iterations up to this one
 };
 
-inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, std::size_t d, std::size_t workspace) {
+/// The cuda settings' errors, before anything is done: invalid_argument naming the setting.
+inline void check_cuda_settings(const cuda& exec) {
   auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: cuda: " + what); };
   if (exec.threads_per_block < 1 || exec.threads_per_block > 1024)
     fail("threads_per_block = " + std::to_string(exec.threads_per_block) + " is outside [1, 1024]");
   if (exec.draws_per_launch < 0)
     fail("draws_per_launch = " + std::to_string(exec.draws_per_launch) + " must be ≥ 0 (0: automatic)");
   if (exec.device < 0) fail("device = " + std::to_string(exec.device) + " must be ≥ 0");
+}
+
+/// a · b, or an overflow_error naming what was being counted.
+inline std::size_t checked_product(std::size_t a, std::size_t b, const char* what) {
+  if (a != 0 && b > static_cast<std::size_t>(-1) / a)
+    throw std::overflow_error(std::string("tyche::nuts: cuda: the bytes of ") + what + " overflow size_t (" +
+                              std::to_string(a) + " × " + std::to_string(b) + ")");
+  return a * b;
+}
+
+/// The launches: warm-up in one launch, the draws in blocks of `block`; with cfg.refresh > 0
+/// also a launch end at every multiple of refresh, where progress is reported.
+inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, std::size_t d, std::size_t workspace) {
+  check_cuda_settings(exec);
   device_plan p;
   device_run& r = p.run;
   r.seed = cfg.seed;
@@ -89,14 +110,20 @@ inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, st
   r.max_depth = cfg.max_depth;
   r.metric = cfg.metric;
   r.layout = device_chain_layout::make(d, cfg.max_depth, cfg.metric, workspace);
-  const std::size_t per_draw = static_cast<std::size_t>(cfg.chains) * (d * sizeof(double) + sizeof(transition_stats));
+  const std::size_t per_draw = checked_product(static_cast<std::size_t>(cfg.chains),
+                                               d * sizeof(double) + sizeof(transition_stats), "a draw of every chain");
   const std::size_t fit = std::max<std::size_t>(1, (std::size_t(256) << 20) / per_draw);
   const int block = exec.draws_per_launch > 0 ? exec.draws_per_launch
                                               : static_cast<int>(std::min<std::size_t>(fit, std::size_t(1) << 30));
   p.block = std::max(1, std::min(block, std::max(cfg.draws, 1)));
   r.block = p.block;
+  const int total = cfg.warmup + cfg.draws;
   if (cfg.warmup > 0) p.ends.push_back(cfg.warmup);
   for (int first = 0; first < cfg.draws; first += p.block) p.ends.push_back(cfg.warmup + std::min(cfg.draws, first + p.block));
+  if (cfg.refresh > 0)
+    for (int t = cfg.refresh; t < total; t += cfg.refresh) p.ends.push_back(t);
+  std::sort(p.ends.begin(), p.ends.end());
+  p.ends.erase(std::unique(p.ends.begin(), p.ends.end()), p.ends.end());
   return p;
 }
 
@@ -105,7 +132,8 @@ inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, st
 inline std::size_t device_bytes_per_chain(const device_plan& p) {
   return sizeof(device_chain) + p.run.layout.total * sizeof(double) +
          device_chain_init_size(p.run.layout, p.run.d) * sizeof(double) +
-         static_cast<std::size_t>(p.block) * (p.run.d * sizeof(double) + sizeof(transition_stats));
+         checked_product(static_cast<std::size_t>(p.block), p.run.d * sizeof(double) + sizeof(transition_stats),
+                         "a chain's block of draws");
 }
 
 /// The emulating launcher: the device's memory is host memory, a launch is a loop over chains.
@@ -139,6 +167,10 @@ class host_launcher {
     stats = out_stats_;
   }
   void read_states(std::vector<device_chain>& states) const { states = states_; }
+  /// Chains per lockstep group (none: each chain runs on a host thread of its own) and the
+  /// utilisation of the groups.
+  [[nodiscard]] int lanes() const { return 1; }
+  [[nodiscard]] double utilization(const std::vector<device_chain>&) const { return 1.0; }
   /// The inverse metric of every chain: [chain][metric_size].
   void read_metrics(const device_run& r, std::vector<double>& out) const {
     const std::size_t m = r.layout.metric_size;
@@ -170,18 +202,38 @@ inline nuts_fit make_fit_frame(const nuts_config& cfg, std::vector<std::string> 
 }
 
 /// Warp-level utilisation of one chain per thread: a warp of 32 threads runs until its longest
-/// chain is done, so its slots are 32 × the most gradients any of its chains evaluated.
-inline double warp_utilization(const std::vector<device_chain>& states) {
+/// chain is done, so its slots are 32 × the most gradients any of its chains evaluated. Warps are
+/// formed within a block of threads_per_block chains.
+inline double warp_utilization(const std::vector<device_chain>& states, int threads_per_block) {
   long long useful = 0, slots = 0;
-  for (std::size_t w = 0; w < states.size(); w += 32) {
-    long long most = 0;
-    for (std::size_t c = w; c < std::min(states.size(), w + 32); ++c) {
-      useful += states[c].leapfrogs;
-      most = std::max(most, states[c].leapfrogs);
+  const std::size_t tpb = static_cast<std::size_t>(threads_per_block);
+  for (std::size_t b = 0; b < states.size(); b += tpb)
+    for (std::size_t w = b; w < std::min(states.size(), b + tpb); w += 32) {
+      long long most = 0;
+      for (std::size_t c = w; c < std::min({states.size(), b + tpb, w + 32}); ++c) {
+        useful += states[c].leapfrogs;
+        most = std::max(most, states[c].leapfrogs);
+      }
+      slots += 32 * most;
     }
-    slots += 32 * most;
-  }
   return slots > 0 ? static_cast<double>(useful) / static_cast<double>(slots) : 1.0;
+}
+
+/// Throws for the first chain (in chain order) whose device status is not ok.
+inline void throw_if_failed(const std::vector<device_chain>& states, const std::vector<double>& metrics,
+                            std::size_t metric_size) {
+  for (std::size_t c = 0; c < states.size(); ++c) {
+    const device_chain& s = states[c];
+    if (s.status == nuts_status::ok) continue;
+    warmup_result w;
+    w.status = s.status;
+    w.bad_metric = s.bad_metric;
+    w.where = s.where;
+    const std::vector<double> m(metrics.begin() + static_cast<std::ptrdiff_t>(c * metric_size),
+                                metrics.begin() + static_cast<std::ptrdiff_t>((c + 1) * metric_size));
+    throw std::runtime_error(warmup_error(static_cast<int>(c), w, m) + " (iteration " + std::to_string(s.iteration + 1) +
+                             ", executor cuda)");
+  }
 }
 
 /// The device executor's run, on a launcher. Target: the host's view of the model
@@ -230,6 +282,13 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
     const auto launched = std::chrono::steady_clock::now();
     launcher.launch(device_target, r);  // returns when the kernel has finished
     fit.device_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
+    launcher.read_states(states);  // a failed chain is reported now, not at the end of the run
+    for (const auto& st : states)
+      if (st.status != nuts_status::ok) {
+        std::vector<double> metrics;
+        launcher.read_metrics(base, metrics);
+        throw_if_failed(states, metrics, base.layout.metric_size);
+      }
     if (end > cfg.warmup) {
       launcher.read_block(block_q, block_stats);
       const int rows = end - std::max(done, cfg.warmup);
@@ -247,28 +306,17 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
         report_progress(cfg, nuts_progress{static_cast<int>(c) + 1, done, cfg.warmup + cfg.draws, done <= cfg.warmup});
   }
 
-  launcher.read_states(states);
   std::vector<double> metrics;
   launcher.read_metrics(base, metrics);
+  throw_if_failed(states, metrics, base.layout.metric_size);
   for (std::size_t c = 0; c < n; ++c) {
-    const device_chain& s = states[c];
-    if (s.status != nuts_status::ok) {
-      warmup_result w;
-      w.status = s.status;
-      w.bad_metric = s.bad_metric;
-      w.where = s.where;
-      const std::vector<double> m(metrics.begin() + static_cast<std::ptrdiff_t>(c * base.layout.metric_size),
-                                  metrics.begin() + static_cast<std::ptrdiff_t>((c + 1) * base.layout.metric_size));
-      throw std::runtime_error(warmup_error(static_cast<int>(c), w, m) + " (iteration " + std::to_string(s.iteration + 1) +
-                               ", executor cuda)");
-    }
-    fit.step_size[c] = s.step_size;
+    fit.step_size[c] = states[c].step_size;
     fit.inv_metric[c].assign(metrics.begin() + static_cast<std::ptrdiff_t>(c * base.layout.metric_size),
                              metrics.begin() + static_cast<std::ptrdiff_t>((c + 1) * base.layout.metric_size));
-    fit.gradient_evaluations += s.leapfrogs;
+    fit.gradient_evaluations += states[c].leapfrogs;
   }
-  fit.lanes = 32;
-  fit.utilization = warp_utilization(states);
+  fit.lanes = launcher.lanes();
+  fit.utilization = launcher.utilization(states);
   return fit;
 }
 

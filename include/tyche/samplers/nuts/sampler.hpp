@@ -221,6 +221,7 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
   // own value_and_gradient<double> either way).
   if (exec.emulate) return run_nuts_emulated(model_erased_target(target), cfg, exec, m.parameter_names());
   check_config(cfg);
+  check_cuda_settings(exec);  // before a launcher touches the device
   const auto start = std::chrono::steady_clock::now();
   using view_type = std::remove_cvref_t<decltype(m.program().view())>;
   nuts_fit fit;
@@ -243,10 +244,14 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
   return fit;
 }
 
-/// nuts() once the model is known to be one: its target, erased (CPU), or on the device.
-template <class Model>
+/// nuts() once the model is known to be one: its target, erased (CPU), or on the device. Nvcc and
+/// Batch (defaulted by nuts() from this translation unit's settings) make the instantiations of
+/// translation units compiled by nvcc, and with other SIMD settings, distinct functions: the same
+/// model type sampled from a .cu and a .cpp file of one program must not share one body.
+template <class Model, bool Nvcc, class Batch>
 nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
-  if (const cuda* gpu = std::get_if<cuda>(&cfg.executor)) return run_nuts_cuda<Model, TYCHE_CUDA_COMPILER != 0>(m, cfg, *gpu);
+  static_assert(std::is_same_v<Batch, lane_batch>, "tyche::nuts: Batch is this translation unit's lane_batch");
+  if (const cuda* gpu = std::get_if<cuda>(&cfg.executor)) return run_nuts_cuda<Model, Nvcc>(m, cfg, *gpu);
   const model_target<Model> target(m);
   return run_nuts_erased(model_erased_target(target), cfg, m.parameter_names());
 }
@@ -254,8 +259,9 @@ nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
 }  // namespace samplers::detail
 
 /// Runs NUTS on a model: config.chains chains of config.warmup + config.draws iterations, on
-/// the executor config.executor (tyche::cpu{} by default).
-template <class Model>
+/// the executor config.executor (tyche::cpu{} by default). (Nvcc and Batch are not for callers:
+/// their defaults keep translation units with different compilers and SIMD settings apart.)
+template <class Model, bool Nvcc = TYCHE_CUDA_COMPILER != 0, class Batch = tyche::lane_batch>
 nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
   if constexpr (!sampleable_model<Model>) {
     static_assert(sampleable_model<Model>,
@@ -264,13 +270,13 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
                   "normal(mu, 1.0).observe(tyche::data(y))))); the first argument is not one");
     return {};
   } else {
-    return samplers::detail::run_nuts(m, cfg);
+    return samplers::detail::run_nuts<Model, Nvcc, Batch>(m, cfg);
   }
 }
 
 /// nuts(model, config) on the given executor: nuts(m, {.chains = 8}, tyche::cpu{.threads = 2})
 /// is nuts(m, {.chains = 8, .executor = tyche::cpu{.threads = 2}}).
-template <class Model, class Executor>
+template <class Model, class Executor, bool Nvcc = TYCHE_CUDA_COMPILER != 0, class Batch = tyche::lane_batch>
 nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
   if constexpr (!nuts_executor_type<Executor>) {
     static_assert(nuts_executor_type<Executor>,
@@ -279,7 +285,7 @@ nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
     return {};
   } else {
     cfg.executor = executor;
-    return nuts(m, cfg);
+    return nuts<Model, Nvcc, Batch>(m, cfg);
   }
 }
 

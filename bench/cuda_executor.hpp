@@ -1,0 +1,86 @@
+// bench/cuda_executor.hpp — what bench/cuda_executor.cu (the GPU rows, compiled by nvcc) and
+// bench/cuda_executor_cpu.cpp (the CPU rows, compiled by the host compiler with tyche::simd, as
+// users build CPU code: under nvcc xsimd is off, so tyche::cpu{} there would run without SIMD
+// lanes) share: the models, one CSV row, one measurement. In an anonymous namespace: each
+// translation unit has its own (their nuts() calls differ by compiler).
+#pragma once
+#include <tyche/tyche.hpp>
+
+#include "support/eight_schools.hpp"  // tests/support
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace {
+
+struct regression_data {
+  std::size_t n = 10000, k = 100;
+  std::vector<double> x, y;
+  regression_data() {
+    std::mt19937_64 gen(20261126);
+    std::normal_distribution<double> z;
+    x.resize(n * k);
+    for (auto& v : x) v = z(gen);
+    std::vector<double> beta(k);
+    for (auto& b : beta) b = 0.3 * z(gen);
+    y.resize(n);
+    std::uniform_real_distribution<double> u;
+    for (std::size_t i = 0; i < n; ++i) {
+      double eta = 0.5;
+      for (std::size_t j = 0; j < k; ++j) eta += x[i * k + j] * beta[j];
+      y[i] = u(gen) < 1 / (1 + std::exp(-eta)) ? 1.0 : 0.0;
+    }
+  }
+};
+
+auto logistic_regression(const regression_data& d) {
+  using namespace tyche;
+  return model(
+      [](const regression_data& d) {
+        auto alpha = normal<"alpha">(0.0, 5.0);
+        auto beta = normal<"beta">(0.0, 1.0, shape<100>);
+        return joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(d.x, d.n, d.k), beta)).observe(data(d.y)));
+      },
+      d);
+}
+
+void row(const char* model, std::size_t n, int chains, const char* executor, double value, const char* unit) {
+  std::printf("cuda,%s,%zu,%d,%s,%.6g,%s\n", model, n, chains, executor, value, unit);
+  std::fflush(stdout);
+}
+
+template <class Model>
+void measure(const char* name, std::size_t n, const Model& m, int chains, const tyche::nuts_executor& executor,
+             int warmup, int draws, const char* label = nullptr) {
+  const char* where = label != nullptr ? label : std::holds_alternative<tyche::cuda>(executor) ? "cuda" : "cpu";
+  tyche::nuts_fit fit;
+  try {
+    fit = tyche::nuts(m, {.chains = chains, .warmup = warmup, .draws = draws, .seed = 7, .executor = executor});
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s %s %d chains: %s\n", name, where, chains, e.what());
+    return;
+  }
+  row(name, n, chains, where, fit.seconds, "seconds");
+  if (fit.device_seconds > 0) {
+    row(name, n, chains, where, fit.device_seconds, "device_seconds");
+    row(name, n, chains, where, static_cast<double>(fit.gradient_evaluations) / fit.device_seconds,
+        "device_leapfrogs_per_second");
+  }
+  row(name, n, chains, where, static_cast<double>(fit.gradient_evaluations) / fit.seconds, "leapfrogs_per_second");
+  if (chains <= 16384) {
+    double ess = 1e300;
+    for (std::size_t k = 0; k < fit.dim(); ++k) {
+      const double e = tyche::ess_bulk(fit.parameter(k));
+      ess = std::isfinite(e) ? std::min(ess, e) : ess;
+    }
+    if (ess < 1e300) row(name, n, chains, where, ess / fit.seconds, "min_bulk_ess_per_second");
+  }
+  row(name, n, chains, where, fit.utilization, "utilization");
+}
+
+}  // namespace

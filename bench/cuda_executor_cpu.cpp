@@ -1,0 +1,14 @@
+// bench/cuda_executor_cpu.cpp — the CPU executor's rows of bench/cuda_executor.cu, compiled by the
+// host compiler with tyche::simd (chains in SIMD lanes, as users build CPU code).
+#include "cuda_executor.hpp"
+
+void cpu_rows_eight_schools(int chains, int warmup, int draws) {
+  const auto es = tyche_test::eight_schools_model();
+  measure("eight_schools_noncentered", 8, es, chains, tyche::cpu{}, warmup, draws);
+}
+
+void cpu_rows_logistic_regression(int chains, int warmup, int draws) {
+  const regression_data rd;
+  const auto lr = logistic_regression(rd);
+  measure("logistic_regression", rd.n, lr, chains, tyche::cpu{}, warmup, draws);
+}
