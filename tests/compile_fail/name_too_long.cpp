@@ -1,4 +1,4 @@
-// expect: a name \(param<"...">, a random variable's name\) has at most 63 characters
+// expect: has at most 63 characters
 // A parameter name of 64 characters: fixed_string packs a name into eight 64-bit words (so that
 // nvcc can spell a model's types in a CUDA kernel's arguments, docs/gpu.md), which hold 63.
 #include <tyche/tyche.hpp>
