@@ -92,18 +92,12 @@ void reference() {
               seconds_since(t0), fit.gradient_evaluations, fit.utilization, fit.divergences());
   const auto mu = fit.parameter(0), tau = fit.parameter(1);
   auto against = [&](const std::string& name, const std::vector<std::vector<double>>& chains) {
-    std::vector<double> all;
-    for (const auto& c : chains) all.insert(all.end(), c.begin(), c.end());
-    double mean = 0, var = 0;
-    for (double v : all) mean += v / static_cast<double>(all.size());
-    for (double v : all) var += (v - mean) * (v - mean) / static_cast<double>(all.size() - 1);
-    const double ess = tyche::ess_bulk(chains);
-    const double ref_mean = ref.at(name).mean, ref_sd = ref.at(name).sd;
-    const double z = std::fabs(mean - ref_mean) / (ref_sd * std::sqrt(1.0 / ess + 1.0 / 10000.0));
+    const tyche_test::reference_row& row = ref.at(name);
+    const auto r = tyche_test::compare_to_reference(chains, row);
     char text[256];
     std::snprintf(text, sizeof text, "%s: mean %.4f (reference %.4f, z = %.2f), sd %.4f (reference %.4f), ESS %.0f",
-                  name.c_str(), mean, ref_mean, z, std::sqrt(var), ref_sd, ess);
-    check(z < 4.0 && std::fabs(std::sqrt(var) / ref_sd - 1.0) < 0.10, text);
+                  name.c_str(), r.mean, row.mean, r.z, r.sd, row.sd, r.ess);
+    check(r.within(row), text);
   };
   against("mu", mu);
   against("tau", tau);

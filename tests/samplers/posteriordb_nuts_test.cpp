@@ -42,19 +42,12 @@ void check_posterior(const Model& m, const std::string& name, std::uint64_t seed
     const auto it = ref.find(fit.names[k]);
     REQUIRE(it != ref.end());
     const auto chains = fit.parameter(k);
-    std::vector<double> all;
-    for (const auto& c : chains) all.insert(all.end(), c.begin(), c.end());
-    double mean = 0, var = 0;
-    for (double v : all) mean += v / static_cast<double>(all.size());
-    for (double v : all) var += (v - mean) * (v - mean) / static_cast<double>(all.size() - 1);
-    const double ess = tyche::ess_bulk(chains);
-    const double z = std::fabs(mean - it->second.mean) /
-                     (it->second.sd * std::sqrt(1.0 / ess + 1.0 / 10000.0));
-    INFO(name << " " << fit.names[k] << ": mean " << mean << " (reference " << it->second.mean
-              << "), sd " << std::sqrt(var) << " (reference " << it->second.sd << "), ESS " << ess
-              << ", z = " << z << ", R-hat " << tyche::rhat(chains));
-    CHECK(z < 4.0);
-    CHECK(std::fabs(std::sqrt(var) / it->second.sd - 1.0) < 0.10);
+    const auto r = tyche_test::compare_to_reference(chains, it->second);
+    INFO(name << " " << fit.names[k] << ": mean " << r.mean << " (reference " << it->second.mean << "), sd " << r.sd
+              << " (reference " << it->second.sd << "), ESS " << r.ess << ", z = " << r.z << ", R-hat "
+              << tyche::rhat(chains));
+    CHECK(r.z < 4.0);
+    CHECK(std::fabs(r.sd / it->second.sd - 1.0) < 0.10);
     CHECK(tyche::rhat(chains) < 1.01);
   }
 }

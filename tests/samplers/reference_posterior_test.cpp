@@ -29,17 +29,11 @@ std::map<std::string, reference_row> read_reference(const std::string& posterior
 
 void check_against(const std::string& name, const std::vector<std::vector<double>>& chains,
                    const reference_row& ref) {
-  std::vector<double> all;
-  for (const auto& c : chains) all.insert(all.end(), c.begin(), c.end());
-  double mean = 0, var = 0;
-  for (double v : all) mean += v / static_cast<double>(all.size());
-  for (double v : all) var += (v - mean) * (v - mean) / static_cast<double>(all.size() - 1);
-  const double ess = tyche::ess_bulk(chains);
-  const double z = std::fabs(mean - ref.mean) / (ref.sd * std::sqrt(1.0 / ess + 1.0 / 10000.0));
-  INFO(name << ": mean " << mean << " (reference " << ref.mean << "), sd " << std::sqrt(var)
-            << " (reference " << ref.sd << "), ESS " << ess << ", z = " << z);
-  CHECK(z < 4.0);
-  CHECK(std::fabs(std::sqrt(var) / ref.sd - 1.0) < 0.10);
+  const auto r = tyche_test::compare_to_reference(chains, ref);
+  INFO(name << ": mean " << r.mean << " (reference " << ref.mean << "), sd " << r.sd << " (reference " << ref.sd
+            << "), ESS " << r.ess << ", z = " << r.z);
+  CHECK(r.z < 4.0);
+  CHECK(std::fabs(r.sd / ref.sd - 1.0) < 0.10);
 }
 
 }  // namespace

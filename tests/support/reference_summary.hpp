@@ -1,7 +1,10 @@
 // tests/support/reference_summary.hpp — a reference posterior's summary (shared/posteriors/<name>/
 // reference_summary.csv: name,mean,sd,q05,q50,q95) as name → (mean, sd), and where shared/ is.
-// Plain C++ (no Catch2): the CUDA tests use it too.
+// Plain C++ (no Catch2): the CUDA tests use it too. And the comparison every reference test makes.
 #pragma once
+#include <tyche/diagnostics/convergence.hpp>
+
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace tyche_test {
 
@@ -47,6 +51,30 @@ inline std::filesystem::path shared_dir(const std::filesystem::path& from) {
     dir = dir.parent_path();
   }
   return {};
+}
+
+/// Draws of one quantity (by chain) against its reference: the pooled mean and sd, the bulk ESS,
+/// and z = |mean − ref.mean| / (ref.sd · √(1/ESS + 1/10000)) — the reference's own Monte Carlo
+/// error counted as 10,000 effective draws (shared/posteriors/README.md). The tests require
+/// z < 4 and |sd / ref.sd − 1| < 0.10.
+struct reference_comparison {
+  double mean = 0, sd = 0, ess = 0, z = 0;
+  [[nodiscard]] bool within(const reference_row& ref) const {
+    return z < 4.0 && std::fabs(sd / ref.sd - 1.0) < 0.10;
+  }
+};
+inline reference_comparison compare_to_reference(const std::vector<std::vector<double>>& chains,
+                                                 const reference_row& ref) {
+  std::vector<double> all;
+  for (const auto& c : chains) all.insert(all.end(), c.begin(), c.end());
+  reference_comparison r;
+  double var = 0;
+  for (double v : all) r.mean += v / static_cast<double>(all.size());
+  for (double v : all) var += (v - r.mean) * (v - r.mean) / static_cast<double>(all.size() - 1);
+  r.sd = std::sqrt(var);
+  r.ess = tyche::ess_bulk(chains);
+  r.z = std::fabs(r.mean - ref.mean) / (ref.sd * std::sqrt(1.0 / r.ess + 1.0 / 10000.0));
+  return r;
 }
 
 }  // namespace tyche_test
