@@ -122,6 +122,36 @@ TEST_CASE("partial evaluation: normal likelihoods of a linear predictor become O
   CHECK(contains(explained[15], "residual_squares((alpha - 1), beta[3]; n=60)"));
 }
 
+TEST_CASE("partial evaluation: an iid likelihood without covariates becomes O(1)", "[partial_eval]") {
+  // Σ(y − s)² for data y and a scalar s of parameters: S + n·(ȳ − s)², the centred S and the mean
+  // computed when the program is compiled. What normal(mu, sigma).observe(data(y)) writes (it
+  // read every observation at each evaluation before).
+  using namespace tyche;
+  const auto& ds = data_set();
+  param<"alpha"> alpha;
+  vector_param<"beta"> beta(ds.k);
+  param<"sigma"> sigma;
+  auto y = data(ds.y);  // mean about 50: the centred form keeps the digits
+  auto w = data(ds.w);
+  const std::vector<std::string> explained = {
+      check_rewrite(sum(lit<-1, 2> * square((y - alpha) / sigma) - log(sigma)) + sum(beta)),
+      check_rewrite(sum(square(alpha - y)) + sigma + sum(beta)),
+      check_rewrite(sum(square(y + alpha * sigma)) + sum(beta)),
+      check_rewrite(sum(square(exp(alpha) + y)) * sigma + sum(beta)),
+      check_rewrite(-sum(square((y * w - alpha) * sigma)) + sum(beta)),  // data-only y·w is data
+      check_rewrite(sum(square(sqrt(y) - at(beta, 1)) / square(sigma)) + alpha),
+  };
+  for (const auto& e : explained) {
+    INFO(e);
+    CHECK(!contains(e, "sum[60]"));  // no loop over the 60 observations
+  }
+  // (The rest of each expression: sum(beta) is a loop over beta's 3 values.)
+  CHECK(contains(explained[0], "(60 * square("));
+  // Not this rule: squares weighted per observation (the loop stays).
+  const auto kept = check_rewrite(sum(square(y - alpha) * w) + sigma + sum(beta));
+  CHECK(contains(kept, "sum[60]"));
+}
+
 TEST_CASE("partial evaluation: a predictor written elementwise is reduced too", "[partial_eval]") {
   using namespace tyche;
   const auto& ds = data_set();

@@ -5,6 +5,7 @@
 //   Σ(A ± s) → ΣA ± n·s           Σ(−A) → −ΣA
 //   Σ(y − (s + Xv))², Σ((s + Xv) − y)², and any Line with the same terms (Σ(y − Xv − s)²,
 //   Σ(−Xv + y + c)², …) → residual_squares: O(k²) from sufficient statistics
+//   Σ(y ± s)², Σ(s ± y)² (data y, scalar s)     → S + n·(ȳ ± s)²: O(1)
 //   Σ(s·A), Σ(A·s) → s·ΣA,  Σ(A / s) → (ΣA) / s,  Σ((A·s)²) → s²·Σ(A²),  Σ((A / s)²) → Σ(A²) / s²
 //     — these four only when the inner sum is itself reduced (see pull_out)
 //
@@ -97,6 +98,49 @@ inline constexpr bool is_squared_residual_v = [] {
     return false;
   }
 }();
+
+/// A ± s or s ± A for a vector A of data only (after folding) and a scalar s of parameters: the
+/// residual of an iid likelihood without covariates, Σ(y − μ)².
+template <class X>
+inline constexpr bool is_data_shift_v = [] {
+  if constexpr (is_binary_rule_v<X, rules::add> || is_binary_rule_v<X, rules::subtract>) {
+    using A = meta::at<0, children_t<X>>;
+    using B = meta::at<1, children_t<X>>;
+    return (is_vector_v<A> && !depends_on_params_v<A> && !is_vector_v<B>) ||
+           (!is_vector_v<A> && is_vector_v<B> && !depends_on_params_v<B>);
+  } else {
+    return false;
+  }
+}();
+
+/// Σᵢ (yᵢ ∓ s)² = S + n·(ȳ ∓ s)² with the centred S = Σ(yᵢ − ȳ)² and the mean ȳ computed once (the
+/// one-covariate-free case of residual_squares; centred, so a large mean loses nothing): O(1).
+template <class X, class Storage>
+auto data_shift_squares(const X& x, Storage&) {
+  using A = meta::at<0, children_t<X>>;
+  constexpr bool data_left = is_vector_v<A>;
+  const auto& y = [&]() -> const auto& {
+    if constexpr (data_left) return x.a; else return x.b;
+  }();
+  const auto& s = [&]() -> const auto& {
+    if constexpr (data_left) return x.b; else return x.a;
+  }();
+  const std::size_t n = y.size();
+  std::vector<double> values(n);
+  evaluate_constant_vector(y, values.data());
+  double mean = 0;
+  for (double v : values) mean += v;
+  mean = n > 0 ? mean / static_cast<double>(n) : 0.0;
+  double centred = 0;
+  for (double v : values) centred += (v - mean) * (v - mean);
+  // (y − s)² and (s − y)² are both (ȳ − s)² about the mean; (y + s)², (s + y)²: (ȳ + s)².
+  auto shifted = [&] {
+    if constexpr (is_binary_rule_v<X, rules::subtract>) return plain_binary<rules::subtract>(constant{mean}, s);
+    else return plain_binary<rules::add>(constant{mean}, s);
+  }();
+  return plain_binary<rules::add>(
+      constant{centred}, plain_binary<rules::multiply>(constant{static_cast<double>(n)}, plain_unary<rules::square>(shifted)));
+}
 
 /// The sufficient statistics of Σᵢ (yᵢ − s − xᵢᵀv)² (layout in residual_squares_node).
 template <class Storage, class Y>
@@ -389,6 +433,8 @@ auto reduce_sum(const A& a, Storage& storage) {
       return pull_out(a, plain_unary<rules::square>(a.a.a), storage, [&](const auto& r) {
         return plain_binary<rules::divide>(r, plain_unary<rules::square>(a.a.b));
       });
+    } else if constexpr (is_data_shift_v<X>) {
+      return data_shift_squares(a.a, storage);
     } else if constexpr (is_squared_residual_v<A>) {
       const auto& d = a.a;
       const auto& predictor = [&]() -> const auto& {
