@@ -16,6 +16,13 @@
 #               4 chains of 1000 + 1000 on one thread, lanes 0 and 1 (--quick: 1 repetition, else
 #               3) (bench/nuts_step.cpp): model,lanes,lanes_used,cpu_s,grad_evals,ns_per_step,
 #               ns_per_gradient,step_over_gradient,utilisation,min_bulk_ess
+#   lanes       the CPU executor's default lanes (cpu::lanes = 0) against lanes 1, half and full
+#               SIMD width, 1-8 chains on one thread, five models from eight schools to a logistic
+#               regression 10,000 x 100 (bench/lanes.cpp): model,data_values,chains,lanes,
+#               lanes_used,cpu_s,gradients,ns_per_gradient,vs_best
+#   iid_normal  the gradient of normal(mu, sigma).observe(data(y)) against n, reduced to
+#               sufficient statistics and as a loop (bench/iid_normal.cpp): n,data_values,
+#               reduced_ns,loop_ns
 #   stan        tyche against Stan 2.21 (rstan, installed if missing) on the same machine in one
 #               run (bench/stan/run.sh): suite,model,n,chains,tyche,stan,unit,ratio; gradient
 #               rows (ns, ratio = stan/tyche), NUTS rows (ess_per_s), Edward2's workload
@@ -35,7 +42,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|stan|smc|cuda [--quick]" >&2
+    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|lanes|iid_normal|stan|smc|cuda [--quick]" >&2
     exit 2
 }
 
@@ -86,6 +93,28 @@ case $suite in
         reps=3
         [ $quick -eq 1 ] && reps=1
         exec "$build/bench/nuts_step" --reps=$reps ;;
+    lanes)
+        root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+        build=$root/build/bench-release
+        if [ -f "$root/tools/setup.sh" ]; then bash "$root/tools/setup.sh" >&2; fi
+        if [ ! -f "$build/CMakeCache.txt" ]; then
+            cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTYCHE_BUILD_TESTS=OFF \
+                -DTYCHE_BUILD_EXAMPLES=OFF -DTYCHE_BUILD_BENCH=ON >&2
+        fi
+        cmake --build "$build" --target bench_lanes -j "$(nproc)" >&2
+        args=()
+        [ $quick -eq 1 ] && args=(--quick)
+        exec "$build/bench/lanes" "${args[@]}" ;;
+    iid_normal)
+        root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+        build=$root/build/bench-release
+        if [ -f "$root/tools/setup.sh" ]; then bash "$root/tools/setup.sh" >&2; fi
+        if [ ! -f "$build/CMakeCache.txt" ]; then
+            cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTYCHE_BUILD_TESTS=OFF \
+                -DTYCHE_BUILD_EXAMPLES=OFF -DTYCHE_BUILD_BENCH=ON >&2
+        fi
+        cmake --build "$build" --target bench_iid_normal -j "$(nproc)" >&2
+        exec "$build/bench/iid_normal" ;;
     cuda)
         root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
         build=$root/build/cuda-bench

@@ -7351,6 +7351,7 @@ double constant_sum(const N& n, fold_storage&) {
 //   Σ(A ± s) → ΣA ± n·s           Σ(−A) → −ΣA
 //   Σ(y − (s + Xv))², Σ((s + Xv) − y)², and any Line with the same terms (Σ(y − Xv − s)²,
 //   Σ(−Xv + y + c)², …) → residual_squares: O(k²) from sufficient statistics
+//   Σ(y ± s)², Σ(s ± y)² (data y, scalar s)     → S + n·(ȳ ± s)²: O(1)
 //   Σ(s·A), Σ(A·s) → s·ΣA,  Σ(A / s) → (ΣA) / s,  Σ((A·s)²) → s²·Σ(A²),  Σ((A / s)²) → Σ(A²) / s²
 //     — these four only when the inner sum is itself reduced (see pull_out)
 //
@@ -7436,6 +7437,49 @@ inline constexpr bool is_squared_residual_v = [] {
     return false;
   }
 }();
+
+/// A ± s or s ± A for a vector A of data only (after folding) and a scalar s of parameters: the
+/// residual of an iid likelihood without covariates, Σ(y − μ)².
+template <class X>
+inline constexpr bool is_data_shift_v = [] {
+  if constexpr (is_binary_rule_v<X, rules::add> || is_binary_rule_v<X, rules::subtract>) {
+    using A = meta::at<0, children_t<X>>;
+    using B = meta::at<1, children_t<X>>;
+    return (is_vector_v<A> && !depends_on_params_v<A> && !is_vector_v<B>) ||
+           (!is_vector_v<A> && is_vector_v<B> && !depends_on_params_v<B>);
+  } else {
+    return false;
+  }
+}();
+
+/// Σᵢ (yᵢ ∓ s)² = S + n·(ȳ ∓ s)² with the centred S = Σ(yᵢ − ȳ)² and the mean ȳ computed once (the
+/// one-covariate-free case of residual_squares; centred, so a large mean loses nothing): O(1).
+template <class X, class Storage>
+auto data_shift_squares(const X& x, Storage&) {
+  using A = meta::at<0, children_t<X>>;
+  constexpr bool data_left = is_vector_v<A>;
+  const auto& y = [&]() -> const auto& {
+    if constexpr (data_left) return x.a; else return x.b;
+  }();
+  const auto& s = [&]() -> const auto& {
+    if constexpr (data_left) return x.b; else return x.a;
+  }();
+  const std::size_t n = y.size();
+  std::vector<double> values(n);
+  evaluate_constant_vector(y, values.data());
+  double mean = 0;
+  for (double v : values) mean += v;
+  mean = n > 0 ? mean / static_cast<double>(n) : 0.0;
+  double centred = 0;
+  for (double v : values) centred += (v - mean) * (v - mean);
+  // (y − s)² and (s − y)² are both (ȳ − s)² about the mean; (y + s)², (s + y)²: (ȳ + s)².
+  auto shifted = [&] {
+    if constexpr (is_binary_rule_v<X, rules::subtract>) return plain_binary<rules::subtract>(constant{mean}, s);
+    else return plain_binary<rules::add>(constant{mean}, s);
+  }();
+  return plain_binary<rules::add>(
+      constant{centred}, plain_binary<rules::multiply>(constant{static_cast<double>(n)}, plain_unary<rules::square>(shifted)));
+}
 
 /// The sufficient statistics of Σᵢ (yᵢ − s − xᵢᵀv)² (layout in residual_squares_node).
 template <class Storage, class Y>
@@ -7728,6 +7772,8 @@ auto reduce_sum(const A& a, Storage& storage) {
       return pull_out(a, plain_unary<rules::square>(a.a.a), storage, [&](const auto& r) {
         return plain_binary<rules::divide>(r, plain_unary<rules::square>(a.a.b));
       });
+    } else if constexpr (is_data_shift_v<X>) {
+      return data_shift_squares(a.a, storage);
     } else if constexpr (is_squared_residual_v<A>) {
       const auto& d = a.a;
       const auto& predictor = [&]() -> const auto& {
@@ -8460,6 +8506,16 @@ void for_each_data_buffer_in(N& n, F& f) {
 template <class Expr, class Layout, class F>
 void for_each_data_buffer(program_view<Expr, Layout>& view, F&& f) {
   detail::for_each_data_buffer_in(view.expr, f);
+}
+
+/// The number of data values one evaluation of `view` reads through pointers: the sum of the
+/// counts for_each_data_buffer visits (a buffer two nodes read is counted for each). What makes a
+/// model data-heavy: the CPU executor's default lanes read it (samplers/nuts/cpu_executor.hpp).
+template <class Expr, class Layout>
+[[nodiscard]] std::size_t data_values_read(program_view<Expr, Layout> view) {
+  std::size_t total = 0;
+  for_each_data_buffer(view, [&total](const auto*&, std::size_t count) { total += count; });
+  return total;
 }
 
 }  // namespace tyche
@@ -15329,6 +15385,10 @@ class model_t {
   /// caller-owned workspace and no allocation (program::value_and_gradient, program::view()).
   [[nodiscard]] const auto& program() const { return with_jacobian_; }
   [[nodiscard]] const auto& program_without_jacobian() const { return without_jacobian_; }
+  /// The number of data values one evaluation of the log density reads (observations,
+  /// covariates, folded statistics; a buffer read by two terms counts twice): how data-heavy the
+  /// model is (compile/relocate.hpp, data_values_read).
+  [[nodiscard]] std::size_t data_values() const { return data_values_read(with_jacobian_.view()); }
 
   /// The constrained values of θ, in layout order: constrained_dim() values (the length of θ
   /// unless a matrix variable gives its K² entries).
@@ -17655,16 +17715,18 @@ struct cpu {
   static constexpr const char* executor_name = "cpu";
   /// 0: one per chain, up to the hardware's concurrency.
   int threads = 0;
-  /// Chains one thread advances together as SIMD lanes: 0 = the narrowest SIMD batch of
-  /// doubles that holds ⌈chains / threads⌉ chains: half the build's widest batch where the
-  /// build has such a batch (AVX2 under AVX-512: 4 chains on one thread in 4 lanes, not in 8
-  /// with 4 empty) and it suffices, else the widest (1 without tyche::simd); 1 = one chain at a
-  /// time in scalar double; otherwise a multiple of the widest or of the half width (the widest
+  /// Chains one thread advances together as SIMD lanes. 0 (the default) chooses: chains in the
+  /// lanes of the widest SIMD batch of at least 4 doubles that a thread's ⌈chains / threads⌉
+  /// chains fill (AVX2: 4 lanes from 4 chains per thread; AVX-512: 4 from 4, 8 from 8), for a
+  /// model that reads fewer than 4,096 values of data per evaluation (model_t::data_values());
+  /// otherwise 1, one chain at a time with its loops over the data in SIMD, which measured as
+  /// fast or faster per chain (bench/run.sh lanes; docs/nuts.md). 1 = one chain at a time in
+  /// scalar double; otherwise a multiple of the widest batch or of the half width (the widest
   /// when it is a multiple of both). A chain's draws are the same for every value that uses
   /// the same batch width (lanes never interact); the two widths, and the scalar path, differ
   /// in the last bits of exp/log (the compiler contracts multiply-adds differently in each), so
-  /// they give other, equally valid, chains. lanes = 0 picks the width from chains and
-  /// threads: to reproduce a chain with another number of chains, set lanes.
+  /// they give other, equally valid, chains. lanes = 0 picks the width from chains, threads and
+  /// the model: to reproduce a chain with another number of chains, set lanes.
   int lanes = 0;
   samplers::lane_schedule schedule = samplers::lane_schedule::program_counter;
   cpu_lane_kernel lane_kernel = cpu_lane_kernel::per_chain;
@@ -18108,15 +18170,31 @@ struct lane_counts {
 
 namespace detail {
 
-/// The number of lanes the CPU executor uses: `requested`, checked, or for 0 the narrowest SIMD
-/// batch that holds the chains of one thread (⌈chains / threads⌉): the half-width batch where
-/// the build has one and it suffices, else the full width.
-inline int resolve_lanes(int requested, int chains, int threads) {
+/// Models reading at least this many values of data per evaluation run one chain at a time by
+/// default (lanes = 0): their time is in loops over the data, which the scalar path runs in SIMD
+/// batches of observations, at least as fast per chain as chains in lanes (bench/run.sh lanes,
+/// AVX2: one chain at a time 1.0-1.3x faster from 10,300 values up, chains in 4 lanes 1.2-1.3x
+/// faster up to 1,100 values; the limit is between the two).
+inline constexpr std::size_t lane_data_values_limit = 4096;
+
+/// Batches narrower than this are not chosen by lanes = 0: two chains in an SSE2 batch were no
+/// faster than one at a time on any model measured (bench/run.sh lanes).
+inline constexpr int min_default_lanes = 4;
+
+/// The number of lanes the CPU executor uses: `requested`, checked, or for 0 the default: the
+/// widest SIMD batch of at least min_default_lanes lanes that a thread's chains (⌈chains /
+/// threads⌉) fill, for a model reading fewer than lane_data_values_limit values of data; else 1
+/// (one chain at a time, its loops over data in SIMD). A lone chain on a thread is never put in
+/// a batch with empty lanes (it cost 1.5-3.6x, bench/run.sh lanes).
+inline int resolve_lanes(int requested, int chains, int threads, std::size_t data_values) {
   constexpr int width = simd_lane_width;
   constexpr int half = half_lane_width;
   if (requested == 0) {
     const int per_thread = (chains + threads - 1) / threads;
-    return half > 1 && per_thread <= half ? half : width;
+    if (data_values >= lane_data_values_limit) return 1;
+    if (width >= min_default_lanes && per_thread >= width) return width;
+    if (half >= min_default_lanes && per_thread >= half) return half;
+    return 1;
   }
   if (requested == 1) return 1;
   if (width == 1 && requested > 1)  // no SIMD backend: the kernel has one lane
@@ -18547,7 +18625,9 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
                                 " must be ≥ 0 (0: one per chain, up to the hardware's concurrency)");
   int threads = exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, cfg.chains);
-  const int lanes = resolve_lanes(exec.lanes, cfg.chains, threads);
+  std::size_t data_values = 0;
+  if constexpr (requires { target.data_values(); }) data_values = target.data_values();
+  const int lanes = resolve_lanes(exec.lanes, cfg.chains, threads, data_values);
   fit.lanes = lanes;
   auto run = [&]<class T>(std::type_identity<T>) {
     // One kernel per chain, the gradient batched (the default), or one kernel per batch of
@@ -19093,6 +19173,8 @@ class model_target {
   [[nodiscard]] std::size_t dim() const { return model_.dim(); }
   [[nodiscard]] std::size_t constrained_dim() const { return model_.constrained_dim(); }
   [[nodiscard]] std::size_t workspace_size() const { return model_.program().workspace_size(); }
+  /// The values of data one evaluation reads (model_t::data_values): the default lanes use it.
+  [[nodiscard]] std::size_t data_values() const { return model_.data_values(); }
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
     return view_.value_and_gradient(q, grad, workspace);
@@ -19155,6 +19237,11 @@ class erased_target {
     return static_cast<const Target*>(self)->initial_point(rng, radius);
   }
   template <class Target>
+  static std::size_t data_values_of(const Target& target) {
+    if constexpr (requires { target.data_values(); }) return target.data_values();
+    else return 0;
+  }
+  template <class Target>
   static void constrain_of(const void* self, const double* q, std::vector<double>& out) {
     static_cast<const Target*>(self)->constrain(q, out);
   }
@@ -19164,12 +19251,14 @@ class erased_target {
   template <log_density_target Target>
   explicit erased_target(const Target& target)
       : self_(&target), dim_(target.dim()), constrained_dim_(target.constrained_dim()),
-        workspace_size_(target.workspace_size()), double_(&value_and_gradient_of<Target, double>),
+        workspace_size_(target.workspace_size()), data_values_(data_values_of(target)), double_(&value_and_gradient_of<Target, double>),
         full_(&value_and_gradient_of<Target, Full>), half_(&value_and_gradient_of<Target, half_type>),
         initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>) {}
   [[nodiscard]] std::size_t dim() const { return dim_; }
   [[nodiscard]] std::size_t constrained_dim() const { return constrained_dim_; }
   [[nodiscard]] std::size_t workspace_size() const { return workspace_size_; }
+  /// The values of data one evaluation reads, where the target says (else 0).
+  [[nodiscard]] std::size_t data_values() const { return data_values_; }
   /// T: double, Full or Half (lane_batch, half_lane_batch: the types the CPU executor evaluates).
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
@@ -19189,7 +19278,7 @@ class erased_target {
 
  private:
   const void* self_;
-  std::size_t dim_, constrained_dim_, workspace_size_;
+  std::size_t dim_, constrained_dim_, workspace_size_, data_values_;
   value_and_gradient_fn<double> double_;
   value_and_gradient_fn<Full> full_;
   value_and_gradient_fn<half_type> half_;

@@ -116,17 +116,30 @@ TEST_CASE("lockstep: a chain's draws do not depend on chains, threads, lanes or 
   CHECK(three.values[2] != three.values[0]);
   CHECK(five.gradient_evaluations == sync.gradient_evaluations);
 
-  // lanes = 0: the narrowest batch that holds a thread's chains. Within one batch width a
+  // lanes = 0: the widest batch of at least 4 lanes that a thread's chains fill, for a model
+  // reading fewer than 4,096 data values; else one chain at a time. Within one batch width a
   // chain's draws are again independent of what runs beside it. (Across the two widths they
   // are not bit-identical: the compiler contracts multiply-adds differently in the two
   // instantiations of the model.)
   auto automatic = base;
   automatic.executor = cpu{.threads = 1, .lanes = 0};
-  automatic.chains = h > 1 ? h : w;
-  const auto narrow = nuts(m, automatic);
-  CHECK(narrow.lanes == (h > 1 ? h : w));
-  automatic.chains = (h > 1 ? h : w) + 1;
-  CHECK(nuts(m, automatic).lanes == w);
+  automatic.chains = 1;  // a lone chain: never in a batch with empty lanes
+  const auto lone = nuts(m, automatic);
+  CHECK(lone.lanes == 1);
+  auto scalar = base;
+  scalar.executor = cpu{.threads = 1, .lanes = 1};
+  CHECK(lone.values == nuts(m, scalar).values);
+  automatic.chains = w;  // as many chains as lanes: the full width where it has 4 lanes or more
+  CHECK(nuts(m, automatic).lanes == (w >= 4 ? w : 1));
+  if (h >= 4) {
+    automatic.chains = h;
+    CHECK(nuts(m, automatic).lanes == h);
+  }
+  automatic.chains = 2 * w;
+  automatic.executor = cpu{.threads = 2, .lanes = 0};
+  CHECK(nuts(m, automatic).lanes == (w >= 4 ? w : 1));
+  const auto narrow = nuts(m, {.chains = 2, .warmup = base.warmup, .draws = base.draws, .seed = base.seed,
+                               .executor = cpu{.threads = 1, .lanes = h > 1 ? h : w}});
   if (h > 1) {
     auto several = base;
     several.chains = 2;
@@ -142,13 +155,13 @@ TEST_CASE("lockstep: gradient counts and utilisation", "[nuts][lockstep]") {
   const auto m = hierarchical();
   const int w = static_cast<int>(simd_lane_width);
   // No warm-up: every gradient of a trajectory belongs to a recorded draw.
-  nuts_config cfg{.chains = 8 * w, .warmup = 0, .draws = 60, .seed = 3, .init_step_size = 0.2, .executor = cpu{.threads = 1}};
+  nuts_config cfg{.chains = 8 * w, .warmup = 0, .draws = 60, .seed = 3, .init_step_size = 0.2, .executor = cpu{.threads = 1, .lanes = w}};
   const auto pc = nuts(m, cfg);
   long long leapfrogs = 0;
   for (const auto& chain : pc.stats)
     for (const auto& s : chain) leapfrogs += s.n_leapfrog;
   CHECK(pc.gradient_evaluations == leapfrogs);
-  cfg.executor = cpu{.threads = 1, .schedule = samplers::lane_schedule::trajectory_sync};
+  cfg.executor = cpu{.threads = 1, .lanes = w, .schedule = samplers::lane_schedule::trajectory_sync};
   const auto sync = nuts(m, cfg);
   CHECK(sync.gradient_evaluations == leapfrogs);
   // Program-counter batching wastes lanes only while the last chains finish; synchronised
@@ -281,4 +294,48 @@ TEST_CASE("nuts: the executor as the third argument is the executor of the confi
   static_assert(!nuts_executor_type<int>);
   static_assert(sampleable_model<decltype(m)>);
   static_assert(!sampleable_model<std::vector<double>>);
+}
+
+TEST_CASE("lanes = 0: a model's data values decide between chains in lanes and one chain at a time", "[nuts][lockstep]") {
+  using namespace tyche;
+  // A logistic regression on n rows × 10 columns reads n·10 + n values per evaluation (X and y:
+  // nothing folds).
+  struct rows {  // the data, which the model points at
+    std::vector<double> X, y;
+    explicit rows(std::size_t n) : X(n * 10), y(n) {
+      std::mt19937_64 rng(5);
+      std::normal_distribution<double> z(0.0, 1.0);
+      for (auto& v : X) v = z(rng);
+      for (std::size_t i = 0; i < n; ++i) y[i] = static_cast<double>(i % 2);
+    }
+  };
+  const rows small(100), large(400);
+  auto logistic = [](const rows& d) {
+    auto alpha = normal<"alpha">(0.0, 1.0);
+    auto beta = normal<"beta">(0.0, 1.0, shape<10>);
+    return model(
+        joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(d.X, d.y.size(), 10), beta)).observe(data(d.y))));
+  };
+  CHECK(logistic(small).data_values() == 1100);
+  CHECK(logistic(large).data_values() == 4400);
+  using samplers::detail::lane_data_values_limit;
+  using samplers::detail::resolve_lanes;
+  const int w = simd_lane_width, h = half_lane_width;
+  const int batch = w >= 4 ? w : 1;  // what 0 gives a small model whose chains fill the full width
+  CHECK(resolve_lanes(0, 8 * w, 1, 0) == batch);
+  CHECK(resolve_lanes(0, 8 * w, 1, lane_data_values_limit - 1) == batch);
+  CHECK(resolve_lanes(0, 8 * w, 1, lane_data_values_limit) == 1);  // data-heavy: one chain at a time
+  CHECK(resolve_lanes(0, 8 * w, 2, 10 * lane_data_values_limit) == 1);
+  CHECK(resolve_lanes(0, 1, 1, 0) == 1);  // a lone chain
+  CHECK(resolve_lanes(0, 4, 4, 0) == 1);  // one chain per thread
+  if (h >= 4) CHECK(resolve_lanes(0, h, 1, 0) == h);
+  CHECK(resolve_lanes(1, 8 * w, 1, 0) == 1);
+  CHECK(resolve_lanes(w, 8 * w, 1, lane_data_values_limit) == w);  // an explicit setting stands
+  // Through nuts(): the data-heavy model with a thread's chains filling a batch runs one at a time.
+  const auto heavy = nuts(logistic(large), {.chains = 2 * w, .warmup = 20, .draws = 10, .seed = 2,
+                                          .executor = cpu{.threads = 1}});
+  CHECK(heavy.lanes == 1);
+  const auto light = nuts(logistic(small), {.chains = 2 * w, .warmup = 20, .draws = 10, .seed = 2,
+                                          .executor = cpu{.threads = 1}});
+  CHECK(light.lanes == batch);
 }

@@ -187,7 +187,12 @@ void golden(const Model& m, const std::string& model_name, const std::vector<gol
   }
 }
 
-tyche::nuts_config golden_config(std::uint64_t seed, int chains = 2, int lanes = 0, int threads = 1) {
+// The "lanes0" files were written with lanes = 0, which then put 2 chains of one thread in the
+// lanes of the build's SIMD batch; lanes = 0 now chooses by the model's data as well (one chain
+// at a time for these 2 chains on SSE2: cpu_executor.hpp, resolve_lanes), so the setting that
+// wrote them is spelled out: the build's full SIMD width.
+tyche::nuts_config golden_config(std::uint64_t seed, int chains = 2, int lanes = tyche::simd_lane_width,
+                                 int threads = 1) {
   tyche::nuts_config c;
   c.chains = chains;
   c.warmup = 200;

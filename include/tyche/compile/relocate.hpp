@@ -125,4 +125,14 @@ void for_each_data_buffer(program_view<Expr, Layout>& view, F&& f) {
   detail::for_each_data_buffer_in(view.expr, f);
 }
 
+/// The number of data values one evaluation of `view` reads through pointers: the sum of the
+/// counts for_each_data_buffer visits (a buffer two nodes read is counted for each). What makes a
+/// model data-heavy: the CPU executor's default lanes read it (samplers/nuts/cpu_executor.hpp).
+template <class Expr, class Layout>
+[[nodiscard]] std::size_t data_values_read(program_view<Expr, Layout> view) {
+  std::size_t total = 0;
+  for_each_data_buffer(view, [&total](const auto*&, std::size_t count) { total += count; });
+  return total;
+}
+
 }  // namespace tyche

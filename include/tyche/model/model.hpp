@@ -4,6 +4,7 @@
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/compile/program.hpp>
+#include <tyche/compile/relocate.hpp>
 #include <tyche/model/joint.hpp>
 #include <tyche/scalar/format.hpp>
 
@@ -91,6 +92,10 @@ class model_t {
   /// caller-owned workspace and no allocation (program::value_and_gradient, program::view()).
   [[nodiscard]] const auto& program() const { return with_jacobian_; }
   [[nodiscard]] const auto& program_without_jacobian() const { return without_jacobian_; }
+  /// The number of data values one evaluation of the log density reads (observations,
+  /// covariates, folded statistics; a buffer read by two terms counts twice): how data-heavy the
+  /// model is (compile/relocate.hpp, data_values_read).
+  [[nodiscard]] std::size_t data_values() const { return data_values_read(with_jacobian_.view()); }
 
   /// The constrained values of θ, in layout order: constrained_dim() values (the length of θ
   /// unless a matrix variable gives its K² entries).

@@ -37,16 +37,18 @@ struct cpu {
   static constexpr const char* executor_name = "cpu";
   /// 0: one per chain, up to the hardware's concurrency.
   int threads = 0;
-  /// Chains one thread advances together as SIMD lanes: 0 = the narrowest SIMD batch of
-  /// doubles that holds ⌈chains / threads⌉ chains: half the build's widest batch where the
-  /// build has such a batch (AVX2 under AVX-512: 4 chains on one thread in 4 lanes, not in 8
-  /// with 4 empty) and it suffices, else the widest (1 without tyche::simd); 1 = one chain at a
-  /// time in scalar double; otherwise a multiple of the widest or of the half width (the widest
+  /// Chains one thread advances together as SIMD lanes. 0 (the default) chooses: chains in the
+  /// lanes of the widest SIMD batch of at least 4 doubles that a thread's ⌈chains / threads⌉
+  /// chains fill (AVX2: 4 lanes from 4 chains per thread; AVX-512: 4 from 4, 8 from 8), for a
+  /// model that reads fewer than 4,096 values of data per evaluation (model_t::data_values());
+  /// otherwise 1, one chain at a time with its loops over the data in SIMD, which measured as
+  /// fast or faster per chain (bench/run.sh lanes; docs/nuts.md). 1 = one chain at a time in
+  /// scalar double; otherwise a multiple of the widest batch or of the half width (the widest
   /// when it is a multiple of both). A chain's draws are the same for every value that uses
   /// the same batch width (lanes never interact); the two widths, and the scalar path, differ
   /// in the last bits of exp/log (the compiler contracts multiply-adds differently in each), so
-  /// they give other, equally valid, chains. lanes = 0 picks the width from chains and
-  /// threads: to reproduce a chain with another number of chains, set lanes.
+  /// they give other, equally valid, chains. lanes = 0 picks the width from chains, threads and
+  /// the model: to reproduce a chain with another number of chains, set lanes.
   int lanes = 0;
   samplers::lane_schedule schedule = samplers::lane_schedule::program_counter;
   cpu_lane_kernel lane_kernel = cpu_lane_kernel::per_chain;

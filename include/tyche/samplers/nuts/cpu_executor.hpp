@@ -51,15 +51,31 @@ struct lane_counts {
 
 namespace detail {
 
-/// The number of lanes the CPU executor uses: `requested`, checked, or for 0 the narrowest SIMD
-/// batch that holds the chains of one thread (⌈chains / threads⌉): the half-width batch where
-/// the build has one and it suffices, else the full width.
-inline int resolve_lanes(int requested, int chains, int threads) {
+/// Models reading at least this many values of data per evaluation run one chain at a time by
+/// default (lanes = 0): their time is in loops over the data, which the scalar path runs in SIMD
+/// batches of observations, at least as fast per chain as chains in lanes (bench/run.sh lanes,
+/// AVX2: one chain at a time 1.0-1.3x faster from 10,300 values up, chains in 4 lanes 1.2-1.3x
+/// faster up to 1,100 values; the limit is between the two).
+inline constexpr std::size_t lane_data_values_limit = 4096;
+
+/// Batches narrower than this are not chosen by lanes = 0: two chains in an SSE2 batch were no
+/// faster than one at a time on any model measured (bench/run.sh lanes).
+inline constexpr int min_default_lanes = 4;
+
+/// The number of lanes the CPU executor uses: `requested`, checked, or for 0 the default: the
+/// widest SIMD batch of at least min_default_lanes lanes that a thread's chains (⌈chains /
+/// threads⌉) fill, for a model reading fewer than lane_data_values_limit values of data; else 1
+/// (one chain at a time, its loops over data in SIMD). A lone chain on a thread is never put in
+/// a batch with empty lanes (it cost 1.5-3.6x, bench/run.sh lanes).
+inline int resolve_lanes(int requested, int chains, int threads, std::size_t data_values) {
   constexpr int width = simd_lane_width;
   constexpr int half = half_lane_width;
   if (requested == 0) {
     const int per_thread = (chains + threads - 1) / threads;
-    return half > 1 && per_thread <= half ? half : width;
+    if (data_values >= lane_data_values_limit) return 1;
+    if (width >= min_default_lanes && per_thread >= width) return width;
+    if (half >= min_default_lanes && per_thread >= half) return half;
+    return 1;
   }
   if (requested == 1) return 1;
   if (width == 1 && requested > 1)  // no SIMD backend: the kernel has one lane
@@ -490,7 +506,9 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
                                 " must be ≥ 0 (0: one per chain, up to the hardware's concurrency)");
   int threads = exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, cfg.chains);
-  const int lanes = resolve_lanes(exec.lanes, cfg.chains, threads);
+  std::size_t data_values = 0;
+  if constexpr (requires { target.data_values(); }) data_values = target.data_values();
+  const int lanes = resolve_lanes(exec.lanes, cfg.chains, threads, data_values);
   fit.lanes = lanes;
   auto run = [&]<class T>(std::type_identity<T>) {
     // One kernel per chain, the gradient batched (the default), or one kernel per batch of

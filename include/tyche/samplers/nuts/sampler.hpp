@@ -42,6 +42,8 @@ class model_target {
   [[nodiscard]] std::size_t dim() const { return model_.dim(); }
   [[nodiscard]] std::size_t constrained_dim() const { return model_.constrained_dim(); }
   [[nodiscard]] std::size_t workspace_size() const { return model_.program().workspace_size(); }
+  /// The values of data one evaluation reads (model_t::data_values): the default lanes use it.
+  [[nodiscard]] std::size_t data_values() const { return model_.data_values(); }
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
     return view_.value_and_gradient(q, grad, workspace);
@@ -104,6 +106,11 @@ class erased_target {
     return static_cast<const Target*>(self)->initial_point(rng, radius);
   }
   template <class Target>
+  static std::size_t data_values_of(const Target& target) {
+    if constexpr (requires { target.data_values(); }) return target.data_values();
+    else return 0;
+  }
+  template <class Target>
   static void constrain_of(const void* self, const double* q, std::vector<double>& out) {
     static_cast<const Target*>(self)->constrain(q, out);
   }
@@ -113,12 +120,14 @@ class erased_target {
   template <log_density_target Target>
   explicit erased_target(const Target& target)
       : self_(&target), dim_(target.dim()), constrained_dim_(target.constrained_dim()),
-        workspace_size_(target.workspace_size()), double_(&value_and_gradient_of<Target, double>),
+        workspace_size_(target.workspace_size()), data_values_(data_values_of(target)), double_(&value_and_gradient_of<Target, double>),
         full_(&value_and_gradient_of<Target, Full>), half_(&value_and_gradient_of<Target, half_type>),
         initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>) {}
   [[nodiscard]] std::size_t dim() const { return dim_; }
   [[nodiscard]] std::size_t constrained_dim() const { return constrained_dim_; }
   [[nodiscard]] std::size_t workspace_size() const { return workspace_size_; }
+  /// The values of data one evaluation reads, where the target says (else 0).
+  [[nodiscard]] std::size_t data_values() const { return data_values_; }
   /// T: double, Full or Half (lane_batch, half_lane_batch: the types the CPU executor evaluates).
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
@@ -138,7 +147,7 @@ class erased_target {
 
  private:
   const void* self_;
-  std::size_t dim_, constrained_dim_, workspace_size_;
+  std::size_t dim_, constrained_dim_, workspace_size_, data_values_;
   value_and_gradient_fn<double> double_;
   value_and_gradient_fn<Full> full_;
   value_and_gradient_fn<half_type> half_;
