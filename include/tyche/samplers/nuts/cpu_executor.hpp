@@ -53,9 +53,9 @@ namespace detail {
 
 /// Models reading at least this many values of data per evaluation run one chain at a time by
 /// default (lanes = 0): their time is in loops over the data, which the scalar path runs in SIMD
-/// batches of observations, at least as fast per chain as chains in lanes (bench/run.sh lanes,
-/// AVX2: one chain at a time 1.0-1.3x faster from 10,300 values up, chains in 4 lanes 1.2-1.3x
-/// faster up to 1,100 values; the limit is between the two).
+/// batches of observations, as fast per chain as chains in lanes and with draws that do not
+/// depend on the number of chains (bench/run.sh lanes, AVX2: level within the noise from 10,300
+/// values up, chains in 4 lanes 1.2-1.3x faster up to 1,100 values; the limit is between).
 inline constexpr std::size_t lane_data_values_limit = 4096;
 
 /// Batches narrower than this are not chosen by lanes = 0: two chains in an SSE2 batch were no
@@ -66,7 +66,7 @@ inline constexpr int min_default_lanes = 4;
 /// widest SIMD batch of at least min_default_lanes lanes that a thread's chains (⌈chains /
 /// threads⌉) fill, for a model reading fewer than lane_data_values_limit values of data; else 1
 /// (one chain at a time, its loops over data in SIMD). A lone chain on a thread is never put in
-/// a batch with empty lanes (it cost 1.5-3.6x, bench/run.sh lanes).
+/// a batch with empty lanes (it cost 1.1-3.7x, bench/run.sh lanes).
 inline int resolve_lanes(int requested, int chains, int threads, std::size_t data_values) {
   constexpr int width = simd_lane_width;
   constexpr int half = half_lane_width;
