@@ -69,7 +69,8 @@ case $suite in
     batching)
         root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
         exec bash "$root/bench/batching.sh" "$@" ;;
-    nuts)
+    nuts|nuts_step|lanes|iid_normal)
+        # One CPU benchmark of build/bench-release (-O3 -march=native, the README's tyche::simd).
         root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
         build=$root/build/bench-release
         if [ -f "$root/tools/setup.sh" ]; then bash "$root/tools/setup.sh" >&2; fi
@@ -77,44 +78,13 @@ case $suite in
             cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTYCHE_BUILD_TESTS=OFF \
                 -DTYCHE_BUILD_EXAMPLES=OFF -DTYCHE_BUILD_BENCH=ON >&2
         fi
-        cmake --build "$build" --target bench_nuts -j "$(nproc)" >&2
+        cmake --build "$build" --target "bench_$suite" -j "$(nproc)" >&2
         args=()
-        [ $quick -eq 1 ] && args=(--quick)
-        exec "$build/bench/nuts" "${args[@]}" ;;
-    nuts_step)
-        root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-        build=$root/build/bench-release
-        if [ -f "$root/tools/setup.sh" ]; then bash "$root/tools/setup.sh" >&2; fi
-        if [ ! -f "$build/CMakeCache.txt" ]; then
-            cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTYCHE_BUILD_TESTS=OFF \
-                -DTYCHE_BUILD_EXAMPLES=OFF -DTYCHE_BUILD_BENCH=ON >&2
-        fi
-        cmake --build "$build" --target bench_nuts_step -j "$(nproc)" >&2
-        reps=3
-        [ $quick -eq 1 ] && reps=1
-        exec "$build/bench/nuts_step" --reps=$reps ;;
-    lanes)
-        root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-        build=$root/build/bench-release
-        if [ -f "$root/tools/setup.sh" ]; then bash "$root/tools/setup.sh" >&2; fi
-        if [ ! -f "$build/CMakeCache.txt" ]; then
-            cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTYCHE_BUILD_TESTS=OFF \
-                -DTYCHE_BUILD_EXAMPLES=OFF -DTYCHE_BUILD_BENCH=ON >&2
-        fi
-        cmake --build "$build" --target bench_lanes -j "$(nproc)" >&2
-        args=()
-        [ $quick -eq 1 ] && args=(--quick)
-        exec "$build/bench/lanes" "${args[@]}" ;;
-    iid_normal)
-        root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-        build=$root/build/bench-release
-        if [ -f "$root/tools/setup.sh" ]; then bash "$root/tools/setup.sh" >&2; fi
-        if [ ! -f "$build/CMakeCache.txt" ]; then
-            cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTYCHE_BUILD_TESTS=OFF \
-                -DTYCHE_BUILD_EXAMPLES=OFF -DTYCHE_BUILD_BENCH=ON >&2
-        fi
-        cmake --build "$build" --target bench_iid_normal -j "$(nproc)" >&2
-        exec "$build/bench/iid_normal" ;;
+        case $suite in
+            nuts|lanes) [ $quick -eq 1 ] && args=(--quick) ;;
+            nuts_step) args=(--reps=3); [ $quick -eq 1 ] && args=(--reps=1) ;;
+        esac
+        exec "$build/bench/$suite" "${args[@]}" ;;
     cuda)
         root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
         build=$root/build/cuda-bench
