@@ -29,15 +29,86 @@
 
 #include "cuda_executor.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 #include <thread>
 
 // The CPU rows, from bench/cuda_executor_cpu.cpp (a host-compiled translation unit).
 void cpu_rows_eight_schools(int chains, int warmup, int draws);
 void cpu_rows_logistic_regression(int chains, int warmup, int draws);
+void cpu_rows_covertype(int chains, int warmup, int draws);
+
+namespace {
+
+__global__ void read_all(const double* x, std::size_t n, double* out) {
+  double s = 0;
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += x[i];
+  if (s == 12345.678) *out = s;  // keeps the reads
+}
+
+// The time of one read of `bytes` of device memory (the median of 20 reads by a grid-stride
+// kernel): the floor of one gradient of a model that reads its data once per evaluation.
+void one_read(const char* name, std::size_t n_rows, std::size_t bytes) {
+  double* x = nullptr;
+  double* out = nullptr;
+  if (cudaMalloc(&x, bytes) != cudaSuccess || cudaMalloc(&out, sizeof(double)) != cudaSuccess) return;
+  cudaMemset(x, 0, bytes);
+  cudaDeviceProp p{};
+  cudaGetDeviceProperties(&p, 0);
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  std::vector<float> ms;
+  for (int t = 0; t < 21; ++t) {
+    cudaEventRecord(a);
+    read_all<<<p.multiProcessorCount * 8, 256>>>(x, bytes / sizeof(double), out);
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float m = 0;
+    cudaEventElapsedTime(&m, a, b);
+    if (t > 0) ms.push_back(m);
+  }
+  std::sort(ms.begin(), ms.end());
+  const double median = ms[ms.size() / 2];
+  row(name, n_rows, 0, "cuda", median, "one_read_ms");
+  row(name, n_rows, 0, "cuda", static_cast<double>(bytes) / (median * 1e-3) / 1e9, "read_GB_per_s");
+  cudaFree(x);
+  cudaFree(out);
+}
+
+// The data-heavy rows: the logistic regression 10,000 × 100 with each chain's gradient computed
+// by the whole device (cuda_gradient::whole_device, the default for it at these chain counts);
+// covertype 581,012 × 54 (1, 8, 64 chains), with the time of one
+// read of its design matrix.
+void data_rows(bool gpu, bool quick) {
+  const regression_data rd;
+  const auto lr = logistic_regression(rd);
+  for (const int chains : {1, 32}) {
+    const int w = quick ? 50 : 300, draws = quick ? 50 : 300;
+    if (gpu) measure("logistic_regression", rd.n, lr, chains, tyche::cuda{}, w, draws);
+    // One chain per thread (cuda_gradient::per_thread) is left out: on the H100 it ran 21
+    // leapfrogs per second for one chain and 169 for 32 (docs/gpu.md), minutes per row.
+    cpu_rows_logistic_regression(chains, w, draws);
+  }
+  const covertype_data cd;
+  const auto ct = covertype(cd);
+  if (gpu) one_read("covertype", cd.d.n, cd.d.X.size() * sizeof(double));
+  for (const int chains : {1, 8, 64}) {
+    const int it = chains == 64 ? 20 : (quick ? 50 : 200);
+    if (gpu) measure("covertype", cd.d.n, ct, chains, tyche::cuda{}, it, it);
+    if (chains <= 8) cpu_rows_covertype(chains, quick ? 5 : 50, quick ? 5 : 50);
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false, data_only = false;
+  for (int i = 1; i < argc; ++i) {
+    quick = quick || std::strcmp(argv[i], "--quick") == 0;
+    data_only = data_only || std::strcmp(argv[i], "--data") == 0;
+  }
   int devices = 0;
   const bool gpu = cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
   if (gpu) {
@@ -49,6 +120,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "no CUDA device: CPU rows only\n");
   }
   std::printf("suite,model,n,chains,executor,value,unit\n");
+  if (data_only) {
+    data_rows(gpu, quick);
+    return 0;
+  }
   const int warmup = quick ? 200 : 1000;
   const auto es = tyche_test::eight_schools_model();
   for (const int chains : {1, 32, 1024, 16384, 131072}) {
@@ -63,17 +138,6 @@ int main(int argc, char** argv) {
       measure("eight_schools_noncentered", 8, es, 16384, tyche::cuda{.threads_per_block = tpb}, warmup, 100,
               label.c_str());
     }
-  const regression_data rd;
-  const auto lr = logistic_regression(rd);
-  // One chain per thread reads the whole design per gradient (the data-parallel gradient is not
-  // built yet): on an H100 one chain ran 21 leapfrogs per second and 32 chains of 50 + 50
-  // iterations took 220 s, so the GPU rows run 20 + 20 (one chain) or 50 + 50 iterations in
-  // both modes, and 1,024 chains are left out.
-  for (const int chains : {1, 32}) {
-    const int w = quick ? 50 : 300, draws = quick ? 50 : 300;
-    const int gpu_iterations = chains == 1 ? 20 : 50;
-    if (gpu) measure("logistic_regression", rd.n, lr, chains, tyche::cuda{}, gpu_iterations, gpu_iterations);
-    cpu_rows_logistic_regression(chains, w, draws);
-  }
+  data_rows(gpu, quick);
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <tyche/tyche.hpp>
 
 #include "support/eight_schools.hpp"  // tests/support
+#include "synthetic.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -49,6 +50,23 @@ auto logistic_regression(const regression_data& d) {
       d);
 }
 
+// Edward2's covertype workload's shape (581,012 × 54; bench/synthetic.hpp's generator, seed
+// 20261121: the data bench/stan's write_covertype_data writes), the same model with K = 54.
+struct covertype_data {
+  tyche_bench::logistic_data d{581012, 54, 20261121};
+};
+
+auto covertype(const covertype_data& c) {
+  using namespace tyche;
+  return model(
+      [](const tyche_bench::logistic_data& d) {
+        auto alpha = normal<"alpha">(0.0, 5.0);
+        auto beta = normal<"beta">(0.0, 1.0, shape<54>);
+        return joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(d.X, d.n, d.p), beta)).observe(data(d.y)));
+      },
+      c.d);
+}
+
 void row(const char* model, std::size_t n, int chains, const char* executor, double value, const char* unit) {
   std::printf("cuda,%s,%zu,%d,%s,%.6g,%s\n", model, n, chains, executor, value, unit);
   std::fflush(stdout);
@@ -81,6 +99,12 @@ void measure(const char* name, std::size_t n, const Model& m, int chains, const 
     if (ess < 1e300) row(name, n, chains, where, ess / fit.seconds, "min_bulk_ess_per_second");
   }
   row(name, n, chains, where, fit.utilization, "utilization");
+  // Milliseconds per leapfrog of one chain, and per chain-leapfrog (in the kernels where the
+  // fit says how long they took, else end to end).
+  const double s = fit.device_seconds > 0 ? fit.device_seconds : fit.seconds;
+  const double per_chain = static_cast<double>(fit.gradient_evaluations) / chains;
+  row(name, n, chains, where, 1e3 * s / per_chain, "ms_per_leapfrog");
+  row(name, n, chains, where, 1e3 * s / static_cast<double>(fit.gradient_evaluations), "ms_per_chain_leapfrog");
 }
 
 }  // namespace

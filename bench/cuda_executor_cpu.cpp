@@ -12,3 +12,9 @@ void cpu_rows_logistic_regression(int chains, int warmup, int draws) {
   const auto lr = logistic_regression(rd);
   measure("logistic_regression", rd.n, lr, chains, tyche::cpu{}, warmup, draws);
 }
+
+void cpu_rows_covertype(int chains, int warmup, int draws) {
+  const covertype_data cd;
+  const auto m = covertype(cd);
+  measure("covertype", cd.d.n, m, chains, tyche::cpu{}, warmup, draws);
+}

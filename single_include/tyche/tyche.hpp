@@ -6626,6 +6626,12 @@ struct evaluation {
   static constexpr std::size_t lane_adj_size = batched ? Layout::size + outer_entries::size : 0;
   struct no_lane_adj {};
   [[no_unique_address]] std::conditional_t<batched, std::array<W, lane_adj_size>, no_lane_adj> lane_adj{};
+  // One part of a split evaluation (set_part): the sums reached from the root by sums only (the
+  // fused ones) run over their share of the elements; part 0 also evaluates everything else, the
+  // other parts return only their share of the fused sums (in partial_sum), so that the values and
+  // gradients of the parts add up to the whole. parts = 1: the whole evaluation.
+  std::size_t part = 0, parts = 1;
+  T partial_sum{};
 
   // A constructor, not aggregate initialisation: with braces, g++ zeroed the whole object
   // (1.7 KB for a 30-slot program, the expression copy included) before storing the members, a
@@ -6633,6 +6639,16 @@ struct evaluation {
   TYCHE_HD TYCHE_INLINE evaluation(const Root& r, const param_offsets<Layout>& l, const std::size_t* wo,
                                    const bool* al, const T* th, T* g, T* ws)
       : root(r), layout(l), ws_offsets(wo), aliased(al), theta(th), grad(g), workspace(ws) {}
+
+  /// Makes this evaluation part `p` of `n` (n ≥ 1, p < n); gradient evaluations only.
+  TYCHE_HD TYCHE_INLINE void set_part(std::size_t p, std::size_t n) {
+    static_assert(Grad, "tyche: a split evaluation computes the gradient (fused sums need it)");
+    part = p;
+    parts = n;
+  }
+  // Elements [lo, hi) of a fused sum of len elements: part's share (boundaries len·p / n).
+  TYCHE_HD TYCHE_INLINE std::size_t share_begin(std::size_t len) const { return len * part / parts; }
+  TYCHE_HD TYCHE_INLINE std::size_t share_end(std::size_t len) const { return len * (part + 1) / parts; }
 
   template <class C>
   TYCHE_HD TYCHE_INLINE std::size_t offset_of() const {
@@ -7006,8 +7022,14 @@ struct evaluation {
       static_assert(width % w == 0, "tyche: observation batches wider than 8 lanes");
       W tw[width / w];
       for (auto& tj : tw) tj = lift<W>(0.0);
-      const std::size_t full = len - len % width;
-      std::size_t i = 0;
+      std::size_t i = 0, end = len;
+      if constexpr (sign != 0) {
+        if (parts != 1) {  // a split evaluation: this part's share of the elements
+          i = share_begin(len);
+          end = share_end(len);
+        }
+      }
+      const std::size_t full = end - (end - i) % width;
       for (; i < full; i += width) {
         for (std::size_t j = 0; j < width / w; ++j)
           tw[j] += element(std::type_identity<W>{}, i + j * w);
@@ -7017,9 +7039,12 @@ struct evaluation {
         if constexpr (w == 1) t[j] = tw[j];
         else lane_ops<W>::store(t + j * w, tw[j]);
       }
-      for (; i < len; ++i) t[0] += element(std::type_identity<T>{}, i);
+      for (; i < end; ++i) t[0] += element(std::type_identity<T>{}, i);
       if constexpr (sign != 0) flush_lanes<A, AP>();
       s.v = ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+      if constexpr (sign != 0) {
+        if (parts != 1) partial_sum += sign > 0 ? s.v : -s.v;
+      }
     } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
       using A = meta::at<0, children_t<N>>;
       using AP = meta::push<P, 0>;
@@ -7225,12 +7250,16 @@ struct evaluation {
     static_assert(!is_vector_v<Root>,
                   "tyche: a model's log density must be a scalar; reduce vectors with "
                   "tyche::sum(...)");
+    if (parts != 1) partial_sum = lift<T>(0.0);
     meta::static_for<outer_entries::size>(
         [&](auto k) { forward_outer<meta::at<decltype(k)::value, outer_entries>>(); });
     no_kernel none;
-    const T result = value_of<Root, path<>>(root, none, 0);
+    // A part other than the first of a split evaluation: only its share of the fused sums (whose
+    // adjoints their loops have pushed already); the rest of the log density is part 0's.
+    const bool share_only = parts != 1 && part != 0;
+    const T result = share_only ? partial_sum : value_of<Root, path<>>(root, none, 0);
     if constexpr (Grad) {
-      push_adjoint<Root, path<>>(none, 0, lift<T>(1.0));
+      if (!share_only) push_adjoint<Root, path<>>(none, 0, lift<T>(1.0));
       meta::static_for_reverse<outer_entries::size>(
           [&](auto k) { reverse_outer<meta::at<decltype(k)::value, outer_entries>>(); });
       meta::static_for<Layout::size>([&](auto k) {
@@ -8160,6 +8189,26 @@ struct program_view {
     for (std::size_t i = 0; i < dim; ++i) grad[i] = lift<T>(0.0);
     detail::evaluation<Expr, Layout, T, true> ev{expr, layout, ws_offsets, aliased,
                                                  theta, grad, workspace};
+    return ev.run();
+  }
+
+  /// Part `part` of `parts` (0 ≤ part < parts) of f(θ) and ∇f(θ): the values and gradients of
+  /// the parts add up to value_and_gradient's. Each sum reached from the log density by sums
+  /// only (a likelihood's loop over observations, a vector prior) runs over its share of the
+  /// elements, [len·part/parts, len·(part+1)/parts); part 0 also evaluates the rest of the log
+  /// density (other parts repeat the model's other loops and buffered operations, with a zero
+  /// adjoint, but do not count them). What a GPU's threads each compute for one chain
+  /// (backends/cuda/nuts.cuh, cuda_gradient::whole_device), then add up.
+  template <class T>
+  TYCHE_EVALUATION_ENTRY T value_and_gradient_part(const T* TYCHE_RESTRICT theta, T* TYCHE_RESTRICT grad,
+                                                   T* TYCHE_RESTRICT workspace, std::size_t part,
+                                                   std::size_t parts) const {
+    constexpr std::size_t static_dim = detail::static_dim_v<Layout>;
+    const std::size_t dim = static_dim != dynamic_extent ? static_dim : layout.dim;
+    for (std::size_t i = 0; i < dim; ++i) grad[i] = lift<T>(0.0);
+    detail::evaluation<Expr, Layout, T, true> ev{expr, layout, ws_offsets, aliased,
+                                                 theta, grad, workspace};
+    ev.set_part(part, parts);
     return ev.run();
   }
 };
@@ -17732,6 +17781,25 @@ struct cpu {
   cpu_lane_kernel lane_kernel = cpu_lane_kernel::per_chain;
 };
 
+/// How the CUDA executor computes each chain's log density and gradient (docs/gpu.md).
+enum class cuda_gradient {
+  /// whole_device for a model that reads at least cuda_whole_device_data_values values of data
+  /// per evaluation, with at most cuda_whole_device_max_chains chains; per_thread otherwise.
+  automatic,
+  /// One chain per CUDA thread, which evaluates the whole model: many chains of a small model.
+  per_thread,
+  /// Every thread of the device computes a share of each chain's loops over the data
+  /// (program_view::value_and_gradient_part), and the shares are added up: few chains of a model
+  /// with much data. The chains advance in lockstep, one gradient each per round; at most
+  /// cuda_whole_device_max_chains of them.
+  whole_device,
+};
+
+/// cuda_gradient::automatic: the data (values read per evaluation, model_t::data_values()) from
+/// which, and the chains up to which, the whole device computes each gradient.
+inline constexpr std::size_t cuda_whole_device_data_values = 4096;
+inline constexpr int cuda_whole_device_max_chains = 256;
+
 /// The CUDA executor: every chain in a thread of an NVIDIA GPU, the whole NUTS state machine,
 /// warm-up included, on the device, each chain at its own program point
 /// (samplers/nuts/device_chain.hpp, backends/cuda/nuts.cuh; docs/gpu.md). The translation unit
@@ -17751,8 +17819,12 @@ struct cuda {
   /// Run the device code on this machine's threads, one chain per thread at a time, instead of
   /// on a GPU: the same function a CUDA thread runs, compiled as host code (tests, debugging,
   /// machines without a GPU). A chain's draws are the CPU executor's with lanes = 1 (scalar
-  /// double).
+  /// double); with gradient = whole_device they follow them to rounding (the parts of each
+  /// gradient are added in another order).
   bool emulate = false;
+  /// One chain per thread, or every thread on each chain's loops over the data (cuda_gradient).
+  /// Emulated, whole_device adds up the 8 parts of each evaluation, one after the other.
+  cuda_gradient gradient = cuda_gradient::automatic;
 };
 
 /// The executors nuts() can run on.
@@ -18862,6 +18934,53 @@ struct view_log_density {
   }
 };
 
+/// The emulation of cuda_gradient::whole_device: log p and its gradient as the sum of `parts`
+/// parts (value_and_gradient_part), added one after the other in part order, what the device's
+/// threads compute and add up (in another order). The chain's workspace holds the part's
+/// gradient (d values) before the model's own workspace.
+template <class Target>
+struct parted_log_density {
+  const Target* target;
+  std::size_t parts = 8;
+  /// The chain's workspace: the model's and d values for a part's gradient.
+  [[nodiscard]] std::size_t workspace_size(std::size_t model_workspace, std::size_t d) const {
+    return model_workspace + d;
+  }
+  TYCHE_EXEC_CHECK_DISABLE  // host code: nvcc instantiates device_chain_run for the host here
+  TYCHE_HD double operator()(const double* q, double* grad, double* workspace) const {
+    const std::size_t d = target->dim();
+    double* part_grad = workspace;
+    double* model_workspace = workspace + d;
+    double value = target->value_and_gradient_part(q, grad, model_workspace, 0, parts);
+    for (std::size_t p = 1; p < parts; ++p) {
+      value += target->value_and_gradient_part(q, part_grad, model_workspace, p, parts);
+      for (std::size_t k = 0; k < d; ++k) grad[k] += part_grad[k];
+    }
+    return value;
+  }
+};
+
+/// The chain workspace a device target needs: the model's, and what the target adds.
+template <class DeviceTarget>
+std::size_t device_workspace_size(const DeviceTarget& t, std::size_t model_workspace, std::size_t d) {
+  if constexpr (requires { t.workspace_size(model_workspace, d); }) return t.workspace_size(model_workspace, d);
+  else return model_workspace;
+}
+
+/// cuda_gradient::automatic resolved for a run (per_thread or whole_device); whole_device with
+/// more chains than it runs is an invalid_argument naming both.
+inline cuda_gradient resolve_cuda_gradient(const cuda& exec, int chains, std::size_t data_values) {
+  if (exec.gradient == cuda_gradient::whole_device && chains > cuda_whole_device_max_chains)
+    throw std::invalid_argument("tyche::nuts: cuda: gradient = whole_device runs at most " +
+                                std::to_string(cuda_whole_device_max_chains) + " chains (one round of gradients "
+                                "serves them all), and chains = " + std::to_string(chains) +
+                                ": use fewer chains, or gradient = per_thread");
+  if (exec.gradient != cuda_gradient::automatic) return exec.gradient;
+  return data_values >= cuda_whole_device_data_values && chains <= cuda_whole_device_max_chains
+             ? cuda_gradient::whole_device
+             : cuda_gradient::per_thread;
+}
+
 /// f(c) for every chain c < n, on this machine's threads (the host's part of a device run:
 /// initialisation, constraining the draws, and the emulated launches). The first exception, in
 /// chain order, is rethrown after all have run.
@@ -19066,7 +19185,7 @@ template <class Target, class DeviceTarget, class Launcher>
 nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Launcher& launcher,
                     const nuts_config& cfg, const cuda& exec, std::vector<std::string> names) {
   const std::size_t d = target.dim();
-  const device_plan plan = make_device_plan(cfg, exec, d, target.workspace_size());
+  const device_plan plan = make_device_plan(cfg, exec, d, device_workspace_size(device_target, target.workspace_size(), d));
   const device_run& base = plan.run;
   const std::size_t n = static_cast<std::size_t>(cfg.chains);
   launcher.reserve(plan, n);  // first: too many chains for the device's memory is said at once
@@ -19179,6 +19298,11 @@ class model_target {
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
     return view_.value_and_gradient(q, grad, workspace);
   }
+  /// Part `part` of `parts` of the evaluation (program_view::value_and_gradient_part).
+  double value_and_gradient_part(const double* q, double* grad, double* workspace, std::size_t part,
+                                 std::size_t parts) const {
+    return view_.value_and_gradient_part(q, grad, workspace, part, parts);
+  }
   template <class Generator>
   [[nodiscard]] std::vector<double> initial_point(Generator& rng, double radius) const {
     return model_.initial_point(rng, radius);
@@ -19233,6 +19357,19 @@ class erased_target {
     return static_cast<const Target*>(self)->value_and_gradient(q, grad, workspace);
   }
   template <class Target>
+  static double part_of(const void* self, const double* q, double* grad, double* workspace, std::size_t part,
+                        std::size_t parts) {
+    return static_cast<const Target*>(self)->value_and_gradient_part(q, grad, workspace, part, parts);
+  }
+  using part_fn = double (*)(const void*, const double*, double*, double*, std::size_t, std::size_t);
+  template <class Target>
+  static constexpr part_fn parts_of() {
+    if constexpr (requires(const Target& t, const double* q, double* g) { t.value_and_gradient_part(q, g, g, 0, 1); })
+      return &part_of<Target>;
+    else
+      return nullptr;
+  }
+  template <class Target>
   static std::vector<double> initial_point_of(const void* self, counter_rng& rng, double radius) {
     return static_cast<const Target*>(self)->initial_point(rng, radius);
   }
@@ -19253,7 +19390,7 @@ class erased_target {
       : self_(&target), dim_(target.dim()), constrained_dim_(target.constrained_dim()),
         workspace_size_(target.workspace_size()), data_values_(data_values_of(target)), double_(&value_and_gradient_of<Target, double>),
         full_(&value_and_gradient_of<Target, Full>), half_(&value_and_gradient_of<Target, half_type>),
-        initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>) {}
+        part_(parts_of<Target>()), initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>) {}
   [[nodiscard]] std::size_t dim() const { return dim_; }
   [[nodiscard]] std::size_t constrained_dim() const { return constrained_dim_; }
   [[nodiscard]] std::size_t workspace_size() const { return workspace_size_; }
@@ -19271,6 +19408,14 @@ class erased_target {
       return half_(self_, q, grad, workspace);
     }
   }
+  /// Part `part` of `parts` of the evaluation in double (program_view::value_and_gradient_part).
+  double value_and_gradient_part(const double* q, double* grad, double* workspace, std::size_t part,
+                                 std::size_t parts) const {
+    if (part_ == nullptr)
+      throw std::invalid_argument("tyche::nuts: this target cannot split an evaluation into parts "
+                                  "(value_and_gradient_part): use cuda{.gradient = per_thread}");
+    return part_(self_, q, grad, workspace, part, parts);
+  }
   [[nodiscard]] std::vector<double> initial_point(counter_rng& rng, double radius) const {
     return initial_point_(self_, rng, radius);
   }
@@ -19282,6 +19427,7 @@ class erased_target {
   value_and_gradient_fn<double> double_;
   value_and_gradient_fn<Full> full_;
   value_and_gradient_fn<half_type> half_;
+  part_fn part_;  // null: the target cannot split an evaluation
   std::vector<double> (*initial_point_)(const void*, counter_rng&, double);
   void (*constrain_)(const void*, const double*, std::vector<double>&);
 };
@@ -19345,7 +19491,11 @@ nuts_fit run_nuts_emulated(const Target& target, const nuts_config& cfg, const c
   check_config(cfg);
   const auto start = std::chrono::steady_clock::now();
   host_launcher launcher;
-  nuts_fit fit = run_device(target, target_log_density<Target>{&target}, launcher, cfg, exec, std::move(names));
+  nuts_fit fit;
+  if (resolve_cuda_gradient(exec, cfg.chains, target.data_values()) == cuda_gradient::whole_device)
+    fit = run_device(target, parted_log_density<Target>{&target}, launcher, cfg, exec, std::move(names));
+  else
+    fit = run_device(target, target_log_density<Target>{&target}, launcher, cfg, exec, std::move(names));
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
 }
@@ -19366,7 +19516,8 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
   using view_type = std::remove_cvref_t<decltype(m.program().view())>;
   nuts_fit fit;
   if constexpr (Nvcc && std::is_trivially_copyable_v<view_type>) {
-    cuda_launcher<view_type> launcher(m.program().view(), exec, cfg.chains);
+    const bool whole_device = resolve_cuda_gradient(exec, cfg.chains, m.data_values()) == cuda_gradient::whole_device;
+    cuda_launcher<view_type> launcher(m.program().view(), exec, cfg.chains, whole_device);
     // The host's part (initialisation, constrain) through the erased target too.
     fit = run_device(model_erased_target(target), launcher.target(), launcher, cfg, exec, m.parameter_names());
   } else if constexpr (Nvcc) {
@@ -19481,6 +19632,143 @@ __global__ void device_chains_kernel(Target target, device_chain* states, double
   states[c] = state;
 }
 
+// ---- cuda_gradient::whole_device: every thread of the device on each chain's gradient -------------
+//
+// One cooperative launch (every block resident at once). Block 0's first `chains` threads are the
+// chains' controllers: each runs device_chain_run for its chain, and its target posts the point
+// and waits while the other blocks (the workers) compute the gradient. The workers' thread w of W
+// evaluates part w of W of each posted chain's log density (program_view::value_and_gradient_part:
+// its share of every loop over the data), each block adds its threads' parts (warp shuffles, then
+// across warps) and writes one sum per chain, and then the workers add those block sums. Rounds
+// of three grid barriers — A: points posted; B: block sums written; C: sums added — serve every
+// chain that is not finished: the chains advance in lockstep, one gradient each per round, and
+// each read of a row of the data serves every chain in turn (the row stays in the SM's cache).
+// The order of every addition is fixed, so a run's draws do not depend on timing. The controllers
+// never meet a block barrier (__syncthreads), only the grid barrier, which each arrives at by
+// itself; in a worker block its thread 0 arrives for the block.
+
+/// What the controllers and the workers of a whole_device launch exchange, in device memory.
+struct grid_exchange {
+  double* theta = nullptr;     // [chains][d]: the points posted
+  int* active = nullptr;       // [chains]: 1 while a chain has posted a point this round
+  double* partials = nullptr;  // [worker blocks][chains][d + 1]: each block's sums (value, gradient)
+  double* result = nullptr;    // [chains][d + 1]: the sums
+  double* scratch = nullptr;   // [workers][d]: a part's gradient (models without a static dimension)
+  double* workspace = nullptr; // [workers][workspace]: the model's workspace of each worker
+  unsigned* barrier = nullptr; // arrivals, generation
+  unsigned expected = 0;       // arrivals per barrier: worker blocks + chains
+};
+
+/// A barrier of the whole grid, arrived at by one thread (a worker block's thread 0, or a
+/// controller): the last arrival of a generation resets the count and starts the next one.
+__device__ inline void grid_arrive(unsigned* barrier, unsigned expected) {
+  volatile unsigned* generation = barrier + 1;
+  const unsigned g = *generation;
+  __threadfence();
+  if (atomicAdd(barrier, 1u) == expected - 1) {
+    atomicExch(barrier, 0u);
+    __threadfence();
+    atomicAdd(barrier + 1, 1u);
+  } else {
+    while (*generation == g) __nanosleep(32);
+  }
+  __threadfence();
+}
+
+/// A worker block at the grid barrier.
+__device__ inline void grid_arrive_block(const grid_exchange& x) {
+  __syncthreads();
+  if (threadIdx.x == 0) grid_arrive(x.barrier, x.expected);
+  __syncthreads();
+}
+
+/// Blocks of 256 threads each SM should hold of the whole_device kernel (__launch_bounds__): more
+/// blocks give the workers' memory reads more threads in flight, at the price of registers.
+#ifndef TYCHE_CUDA_GRID_MIN_BLOCKS
+#define TYCHE_CUDA_GRID_MIN_BLOCKS 1
+#endif
+
+template <class View>
+__global__ void __launch_bounds__(256, TYCHE_CUDA_GRID_MIN_BLOCKS) device_grid_kernel(View view, device_chain* states, double* buffers, device_run r, double* out_q,
+                                   transition_stats* out_stats, int chains, grid_exchange x) {
+  const std::size_t d = r.d;
+  const std::size_t row = d + 1;  // value, then gradient
+  if (blockIdx.x == 0) {          // the controllers
+    const int c = static_cast<int>(threadIdx.x);
+    if (c >= chains) return;
+    auto target = [&](const double* q, double* grad, double*) -> double {
+      double* slot = x.theta + static_cast<std::size_t>(c) * d;
+      for (std::size_t i = 0; i < d; ++i) __stcg(slot + i, q[i]);
+      __stcg(x.active + c, 1);
+      grid_arrive(x.barrier, x.expected);  // A
+      grid_arrive(x.barrier, x.expected);  // B
+      grid_arrive(x.barrier, x.expected);  // C
+      const double* result = x.result + static_cast<std::size_t>(c) * row;
+      for (std::size_t i = 0; i < d; ++i) grad[i] = __ldcg(result + 1 + i);
+      return __ldcg(result);
+    };
+    device_chain state = states[c];
+    device_chain_run(target, state, buffers + static_cast<std::size_t>(c) * r.layout.total, r,
+                     out_q + static_cast<std::size_t>(c) * static_cast<std::size_t>(r.block) * d,
+                     out_stats + static_cast<std::size_t>(c) * static_cast<std::size_t>(r.block));
+    states[c] = state;
+    __stcg(x.active + c, 0);
+    for (;;) {  // serve the rounds of the other chains until none is left
+      grid_arrive(x.barrier, x.expected);  // A
+      bool any = false;
+      for (int k = 0; k < chains; ++k) any = any || __ldcg(x.active + k) != 0;
+      if (!any) return;
+      grid_arrive(x.barrier, x.expected);  // B
+      grid_arrive(x.barrier, x.expected);  // C
+    }
+  }
+
+  extern __shared__ double shared[];
+  double* theta = shared;          // the chain's point, d
+  double* warp_sums = shared + d;  // [warps][d + 1]
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  const std::size_t block = blockIdx.x - 1, blocks = gridDim.x - 1;
+  const std::size_t worker = block * blockDim.x + threadIdx.x, workers = blocks * blockDim.x;
+  double* workspace = x.workspace != nullptr ? x.workspace + worker * view.workspace_size : nullptr;
+  constexpr std::size_t static_dim = tyche::detail::static_dim_v<typename View::layout_type>;
+  constexpr bool local_gradient = static_dim != dynamic_extent && static_dim <= 256;
+  double local[local_gradient ? static_dim : 1];
+  double* grad = local_gradient ? local : x.scratch + worker * d;
+  for (;;) {
+    grid_arrive_block(x);  // A
+    bool any = false;
+    for (int c = 0; c < chains; ++c) {
+      if (__ldcg(x.active + c) == 0) continue;  // the same for every thread: read after A
+      any = true;
+      for (std::size_t i = threadIdx.x; i < d; i += blockDim.x)
+        theta[i] = __ldcg(x.theta + static_cast<std::size_t>(c) * d + i);
+      __syncthreads();
+      const double value = view.value_and_gradient_part(theta, grad, workspace, worker, workers);
+      for (std::size_t j = 0; j < row; ++j) {
+        double v = j == 0 ? value : grad[j - 1];
+        for (unsigned offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+        if (lane == 0) warp_sums[warp * row + j] = v;
+      }
+      __syncthreads();
+      for (std::size_t j = threadIdx.x; j < row; j += blockDim.x) {
+        double v = 0;
+        for (unsigned w = 0; w < warps; ++w) v += warp_sums[w * row + j];
+        __stcg(x.partials + (block * static_cast<std::size_t>(chains) + static_cast<std::size_t>(c)) * row + j, v);
+      }
+      __syncthreads();  // theta and warp_sums are the next chain's
+    }
+    if (!any) return;
+    grid_arrive_block(x);  // B
+    const std::size_t values = static_cast<std::size_t>(chains) * row;
+    for (std::size_t k = worker; k < values; k += workers) {
+      double v = 0;
+      for (std::size_t b = 0; b < blocks; ++b) v += __ldcg(x.partials + b * values + k);
+      __stcg(x.result + k, v);
+    }
+    grid_arrive_block(x);  // C
+  }
+}
+
 /// Device memory, freed with the object.
 class device_buffer {
  public:
@@ -19508,8 +19796,10 @@ class cuda_launcher {
  public:
   using target_type = view_log_density<View>;
 
-  /// Checks the device and the kernel's limits; nothing is allocated yet.
-  cuda_launcher(const View& view, const cuda& exec, int chains) : exec_(exec), chains_(chains), target_{view} {
+  /// Checks the device and the kernel's limits; nothing is allocated yet. whole_device: the
+  /// chains' gradients computed by every thread (cuda_gradient::whole_device).
+  cuda_launcher(const View& view, const cuda& exec, int chains, bool whole_device = false)
+      : exec_(exec), chains_(chains), whole_device_(whole_device), target_{view} {
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
       throw std::runtime_error("tyche::nuts: cuda: no CUDA device is available (cudaGetDeviceCount); "
@@ -19525,13 +19815,22 @@ class cuda_launcher {
                                   std::to_string(kernel_.maxThreadsPerBlock) + ", with " +
                                   std::to_string(kernel_.numRegs) + " registers per thread)");
     cuda_check(cudaGetDeviceProperties(&device_, exec.device), "cudaGetDeviceProperties");
+    if (whole_device_) plan_grid();
   }
 
   const target_type& target() const { return target_; }
-  [[nodiscard]] int lanes() const { return 32; }
+  /// Chains in lockstep: a warp's 32 threads, or (whole_device) all the chains.
+  [[nodiscard]] int lanes() const { return whole_device_ ? chains_ : 32; }
+  /// Useful gradients over those evaluated: per warp of 32 chains (per_thread; a warp runs as
+  /// long as its longest chain), or 1 (whole_device: each round evaluates exactly the gradients
+  /// of the chains that asked for one).
   [[nodiscard]] double utilization(const std::vector<device_chain>& states) const {
-    return warp_utilization(states, exec_.threads_per_block);
+    // whole_device: a round evaluates the gradients of the chains that posted one, no other.
+    return whole_device_ ? 1.0 : warp_utilization(states, exec_.threads_per_block);
   }
+  /// whole_device: blocks and threads per block of the cooperative launch.
+  [[nodiscard]] unsigned grid_blocks() const { return grid_blocks_; }
+  [[nodiscard]] unsigned grid_threads() const { return grid_threads_; }
 
   /// Checks that the run fits in the device's free memory — the chains, the model's data and the
   /// kernel's local memory — (else throws, naming the chains and the bytes), allocates it, and
@@ -19557,7 +19856,8 @@ class cuda_launcher {
                         static_cast<std::size_t>(device_.maxThreadsPerMultiProcessor) *
                             static_cast<std::size_t>(device_.multiProcessorCount),
                         "the kernel's local memory");
-    const std::size_t need = chains_bytes + data_bytes + local_bytes;
+    const std::size_t exchange_bytes = whole_device_ ? grid_exchange_bytes(r.d) : 0;
+    const std::size_t need = chains_bytes + data_bytes + local_bytes + exchange_bytes;
     std::size_t free_bytes = 0, total_bytes = 0;
     cuda_check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
     if (need < chains_bytes || need > free_bytes)
@@ -19565,7 +19865,9 @@ class cuda_launcher {
                                " bytes of device memory (" + std::to_string(device_bytes_per_chain(p)) +
                                " per chain, with " + std::to_string(p.block) + " draws per launch; " +
                                std::to_string(data_bytes) + " of model data; " + std::to_string(local_bytes) +
-                               " of the kernel's local memory), and the device has " + std::to_string(free_bytes) +
+                               " of the kernel's local memory; " + std::to_string(exchange_bytes) +
+                               " for the threads' shares of the gradients), and the device has " +
+                               std::to_string(free_bytes) +
                                " of " + std::to_string(total_bytes) +
                                " bytes free: use fewer chains, or a smaller cuda::draws_per_launch");
     states_ = static_cast<device_chain*>(states_buffer_.allocate(n * sizeof(device_chain), "cudaMalloc (chains)"));
@@ -19574,6 +19876,7 @@ class cuda_launcher {
         out_q_buffer_.allocate(n * static_cast<std::size_t>(p.block) * r.d * sizeof(double), "cudaMalloc (draws)"));
     out_stats_ = static_cast<transition_stats*>(out_stats_buffer_.allocate(
         n * static_cast<std::size_t>(p.block) * sizeof(transition_stats), "cudaMalloc (sampler statistics)"));
+    if (whole_device_) allocate_exchange(r.d);
     std::map<const void*, void*> copy;
     for (const auto& [ptr, bytes] : extent) {
       data_.push_back(std::make_unique<device_buffer>());
@@ -19607,6 +19910,19 @@ class cuda_launcher {
   template <class Target>
   void launch(const Target& target, const device_run& r) {
     (void)cudaGetLastError();  // an earlier error of this thread is not this launch's
+    if (whole_device_) {
+      cuda_check(cudaMemset(exchange_.barrier, 0, 2 * sizeof(unsigned)), "cudaMemset (grid barrier)");
+      View view = target.view;
+      device_run run = r;
+      int chains = chains_;
+      grid_exchange x = exchange_;
+      void* args[] = {&view, &states_, &buffers_, &run, &out_q_, &out_stats_, &chains, &x};
+      cuda_check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&device_grid_kernel<View>), dim3(grid_blocks_),
+                                             dim3(grid_threads_), args, grid_shared_bytes_, nullptr),
+                 "cudaLaunchCooperativeKernel (whole_device)");
+      cuda_check(cudaDeviceSynchronize(), "NUTS kernel (whole_device)");
+      return;
+    }
     device_chains_kernel<Target><<<blocks(), exec_.threads_per_block>>>(target, states_, buffers_, r, out_q_, out_stats_,
                                                                         chains_);
     cuda_check(cudaGetLastError(), "launch");
@@ -19639,8 +19955,89 @@ class cuda_launcher {
     return static_cast<unsigned>((chains_ + exec_.threads_per_block - 1) / exec_.threads_per_block);
   }
 
+  // whole_device: 256 threads per block (fewer if the kernel's registers allow fewer), as many
+  // blocks as the device holds at once (a cooperative launch needs every block resident), block
+  // 0 for the chains' controllers.
+  void plan_grid() {
+    auto kernel = &device_grid_kernel<View>;
+    cudaFuncAttributes a{};
+    cuda_check(cudaFuncGetAttributes(&a, kernel), "cudaFuncGetAttributes (whole_device)");
+    if (!device_.cooperativeLaunch)
+      throw std::runtime_error(std::string("tyche::nuts: cuda: device ") + device_.name +
+                               " cannot run a cooperative launch, which gradient = whole_device needs: use "
+                               "gradient = per_thread");
+    grid_threads_ = static_cast<unsigned>(std::min(256, a.maxThreadsPerBlock / 32 * 32));
+    if (grid_threads_ < 32 || chains_ > static_cast<int>(grid_threads_))
+      throw std::invalid_argument("tyche::nuts: cuda: gradient = whole_device with " + std::to_string(chains_) +
+                                  " chains: this model's kernel runs at most " + std::to_string(a.maxThreadsPerBlock) +
+                                  " threads per block (" + std::to_string(a.numRegs) +
+                                  " registers per thread), and each chain needs one; use fewer chains, or gradient = "
+                                  "per_thread");
+    const std::size_t d = target_.view.dim();
+    grid_shared_bytes_ = (d + (grid_threads_ / 32) * (d + 1)) * sizeof(double);
+    if (grid_shared_bytes_ > static_cast<std::size_t>(device_.sharedMemPerBlockOptin))
+      throw std::invalid_argument("tyche::nuts: cuda: gradient = whole_device: a model of " + std::to_string(d) +
+                                  " parameters needs " + std::to_string(grid_shared_bytes_) +
+                                  " bytes of shared memory per block, more than the device's " +
+                                  std::to_string(device_.sharedMemPerBlockOptin) + "; use gradient = per_thread");
+    if (grid_shared_bytes_ > 48 * 1024)
+      cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(grid_shared_bytes_)),
+                 "cudaFuncSetAttribute (shared memory)");
+    int per_sm = 0;
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(grid_threads_),
+                                                             grid_shared_bytes_),
+               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    grid_blocks_ = static_cast<unsigned>(per_sm) * static_cast<unsigned>(device_.multiProcessorCount);
+    if (grid_blocks_ < 2)
+      throw std::runtime_error("tyche::nuts: cuda: gradient = whole_device: this model's kernel fits " +
+                               std::to_string(grid_blocks_) + " blocks of " + std::to_string(grid_threads_) +
+                               " threads on the device at once, and needs 2; use gradient = per_thread");
+    kernel_ = a;  // reserve() counts this kernel's local memory
+  }
+
+  [[nodiscard]] std::size_t grid_workers() const {
+    return static_cast<std::size_t>(grid_blocks_ - 1) * grid_threads_;
+  }
+  [[nodiscard]] bool grid_scratch() const {
+    constexpr std::size_t sd = tyche::detail::static_dim_v<typename View::layout_type>;
+    return !(sd != dynamic_extent && sd <= 256);
+  }
+  [[nodiscard]] std::size_t grid_exchange_bytes(std::size_t d) const {
+    const std::size_t chains = static_cast<std::size_t>(chains_), row = d + 1;
+    std::size_t doubles = chains * d + static_cast<std::size_t>(grid_blocks_ - 1) * chains * row + chains * row;
+    doubles += checked_product(grid_workers(), (grid_scratch() ? d : 0) + target_.view.workspace_size,
+                               "the workers' scratch");
+    return doubles * sizeof(double) + chains * sizeof(int) + 2 * sizeof(unsigned);
+  }
+  void allocate_exchange(std::size_t d) {
+    const std::size_t chains = static_cast<std::size_t>(chains_), row = d + 1;
+    auto doubles = [&](std::size_t n, const char* what) {
+      exchange_memory_.push_back(std::make_unique<device_buffer>());
+      return static_cast<double*>(exchange_memory_.back()->allocate(n * sizeof(double), what));
+    };
+    exchange_.theta = doubles(chains * d, "cudaMalloc (whole_device points)");
+    exchange_.partials = doubles(static_cast<std::size_t>(grid_blocks_ - 1) * chains * row, "cudaMalloc (block sums)");
+    exchange_.result = doubles(chains * row, "cudaMalloc (gradients)");
+    if (grid_scratch()) exchange_.scratch = doubles(grid_workers() * d, "cudaMalloc (workers' gradients)");
+    if (target_.view.workspace_size > 0)
+      exchange_.workspace = doubles(grid_workers() * target_.view.workspace_size, "cudaMalloc (workers' workspace)");
+    exchange_memory_.push_back(std::make_unique<device_buffer>());
+    exchange_.active = static_cast<int*>(exchange_memory_.back()->allocate(chains * sizeof(int), "cudaMalloc (flags)"));
+    cuda_check(cudaMemset(exchange_.active, 0, chains * sizeof(int)), "cudaMemset (flags)");
+    exchange_memory_.push_back(std::make_unique<device_buffer>());
+    exchange_.barrier =
+        static_cast<unsigned*>(exchange_memory_.back()->allocate(2 * sizeof(unsigned), "cudaMalloc (grid barrier)"));
+    exchange_.expected = grid_blocks_ - 1 + static_cast<unsigned>(chains_);
+  }
+
   cuda exec_;
   int chains_;
+  bool whole_device_ = false;
+  unsigned grid_blocks_ = 0, grid_threads_ = 0;
+  std::size_t grid_shared_bytes_ = 0;
+  grid_exchange exchange_;
+  std::vector<std::unique_ptr<device_buffer>> exchange_memory_;
   target_type target_;
   cudaFuncAttributes kernel_{};
   cudaDeviceProp device_{};

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstddef>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "support/eight_schools.hpp"
+#include "support/small_regression.hpp"
 #include "support/property.hpp"
 
 // Every allocation in this executable goes through these, so a test can count them. Every
@@ -190,4 +192,59 @@ TEST_CASE("program: edge values", "[core][program]") {
   // A temporary std::span is a view, and data() accepts it.
   const std::vector<double> y{1, 2};
   CHECK(compile(sum(data(std::span<const double>(y)) * v) + mu).dim() == 3);
+}
+
+namespace {
+// The parts of a split evaluation (program_view::value_and_gradient_part) against the whole, at
+// `points` random points: Σ values and Σ gradients to 1e-12 relative, for each number of parts
+// (more parts than elements included: the shares of a short sum are then mostly empty).
+template <class View>
+void check_parts_add_up(const View& view, std::size_t points, unsigned seed, const char* what) {
+  const std::size_t d = view.dim();
+  std::vector<double> ws(view.workspace_size + 1), g(d), whole(d), sum_g(d);
+  for (const auto& th : tyche_test::random_points(points, d, -1.2, 1.2, seed)) {
+    const double v = view.value_and_gradient(th.data(), whole.data(), ws.data());
+    for (const std::size_t parts : {1u, 2u, 3u, 7u, 64u}) {
+      double sum_v = 0;
+      std::fill(sum_g.begin(), sum_g.end(), 0.0);
+      for (std::size_t p = 0; p < parts; ++p) {
+        sum_v += view.value_and_gradient_part(th.data(), g.data(), ws.data(), p, parts);
+        for (std::size_t k = 0; k < d; ++k) sum_g[k] += g[k];
+      }
+      INFO(what << ", " << parts << " parts");
+      CHECK(std::fabs(sum_v - v) <= 1e-12 * std::max(1.0, std::fabs(v)));
+      for (std::size_t k = 0; k < d; ++k) {
+        INFO("gradient " << k << ": " << sum_g[k] << " vs " << whole[k]);
+        CHECK(std::fabs(sum_g[k] - whole[k]) <= 1e-12 * std::max(1.0, std::fabs(whole[k])));
+      }
+    }
+    // Part 1 of 2 is not the whole: the split does split (eight schools' likelihood has 8 terms).
+    const double second = view.value_and_gradient_part(th.data(), g.data(), ws.data(), 1, 2);
+    CHECK(second != v);
+  }
+}
+}  // namespace
+
+TEST_CASE("program: the parts of a split evaluation add up to the whole (what GPU threads share)",
+          "[core][program]") {
+  const auto f = tyche_test::eight_schools_noncentered(tyche_test::eight_schools_y,
+                                                       tyche_test::eight_schools_inv_sigma);
+  check_parts_add_up(f.view(), 5, 3, "eight schools");
+  const auto regression = tyche_test::small_regression();  // a streamed matvec in the loop
+  check_parts_add_up(regression.program().view(), 5, 4, "regression");
+  // Sums that are not reached by sums only (inside a log; used twice; a buffered matvec read by
+  // two loops) are evaluated whole by part 0 and repeated, uncounted, by the others; a vector
+  // prior and a likelihood beside them are split.
+  static const std::vector<double> y = {0.3, -1.1, 2.2, 0.7, -0.4, 1.6, 0.05, -2.3, 0.9, 1.2, -0.6};
+  static const std::vector<double> x = {0.5, -1.2, 0.3, 2.0, -0.7, 1.1, -0.4, 0.9, 1.6, -2.1, 0.2,
+                                        0.8, -1.5, 0.6, 1.3, -0.1, 0.4, -0.9, 1.8, -0.3, 0.7, -0.2};
+  param<"mu"> mu;
+  vector_param<"b"> b(2);
+  const auto inside_log = log(sum(exp(data(y) * mu)));
+  const auto shared = sum(log(1.0 + square(data(y) - mu)));
+  const auto xb = matvec(matrix(x, 11, 2), b);
+  const auto lp = -0.5 * sum(square(b)) + inside_log - shared + 0.1 * shared * mu -
+                  sum(log(1.0 + square(data(y) - xb))) + sum(exp(-square(xb)));
+  const auto mixed = compile(lp, mu, b);
+  check_parts_add_up(mixed.view(), 5, 5, "mixed sums");
 }

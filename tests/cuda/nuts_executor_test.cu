@@ -11,7 +11,11 @@
 //   4. a log density that is NaN beyond x = 1.5 gives divergences and no draw beyond 1.5;
 //   5. asking for more device memory than there is gives an error naming the chains and bytes;
 //   6. a matvec regression (a data matrix on the device) with the diagonal and the dense metric:
-//      posterior means against the emulation's within 4 standard errors.
+//      posterior means against the emulation's within 4 standard errors;
+//   7. cuda_gradient::whole_device (every thread on each chain's gradient): a logistic regression
+//      on 3,000 × 8 data (the default picks it), β of static and of run-time size, and eight
+//      schools: the first 20 transitions against the emulation (8 parts added on the host) to
+//      1e-9; 8 chains with warm-up: posterior means against 32 emulated chains of per_thread's within 4 SE.
 // Exits 77 (ctest: skipped) without a GPU. The reference directory is found upwards from this
 // file, or at $TYCHE_SHARED (the shared/ folder).
 #include <cuda_runtime.h>
@@ -26,6 +30,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -43,36 +48,155 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-void first_transitions() {
-  const auto m = eight_schools_model();
-  tyche::nuts_config cfg{.chains = 64, .warmup = 0, .draws = 20, .seed = 9};
-  cfg.executor = tyche::cuda{};
-  const auto gpu = tyche::nuts(m, cfg);
-  cfg.executor = tyche::cuda{.emulate = true};
-  const auto host = tyche::nuts(m, cfg);
+// The first `draws` transitions (no warm-up) of a GPU fit and an emulated one: values to 1e-9
+// relative, the same tree sizes and divergences.
+void compare_first_transitions(const tyche::nuts_fit& gpu, const tyche::nuts_fit& host, int draws,
+                               const std::string& what) {
+  const int chains = gpu.chains;
+  const std::size_t steps = static_cast<std::size_t>(draws);
   double worst = 0;
   int same = 0, total = 0, stats_differ = 0;
-  bool sizes = gpu.values.size() == host.values.size();
-  for (int c = 0; sizes && c < cfg.chains; ++c)
-    sizes = gpu.values[c].size() == 20 * gpu.dim() && host.values[c].size() == gpu.values[c].size() &&
-            gpu.stats[c].size() == 20 && host.stats[c].size() == 20;
-  check(sizes, "first transitions: every chain has its 20 draws on both");
+  bool sizes = gpu.values.size() == host.values.size() && static_cast<int>(gpu.values.size()) == chains;
+  for (int c = 0; sizes && c < chains; ++c)
+    sizes = gpu.values[c].size() == steps * gpu.dim() && host.values[c].size() == gpu.values[c].size() &&
+            gpu.stats[c].size() == steps && host.stats[c].size() == steps;
+  check(sizes, what + ": every chain has its draws on both");
   if (!sizes) return;
-  for (int c = 0; c < cfg.chains; ++c)
-    for (int t = 0; t < 20; ++t)
+  for (int c = 0; c < chains; ++c)
+    for (std::size_t t = 0; t < steps; ++t)
       stats_differ += gpu.stats[c][t].n_leapfrog != host.stats[c][t].n_leapfrog ||
                       gpu.stats[c][t].divergent != host.stats[c][t].divergent;
-  for (int c = 0; c < cfg.chains; ++c)
+  for (int c = 0; c < chains; ++c)
     for (std::size_t k = 0; k < gpu.values[c].size(); ++k) {
       const double a = gpu.values[c][k], b = host.values[c][k];
       worst = std::fmax(worst, std::fabs(a - b) / std::fmax(1.0, std::fabs(b)));
       same += a == b ? 1 : 0;
       ++total;
     }
-  std::printf("     first 20 transitions of 64 chains: largest relative difference %.3g, %d of %d values equal\n", worst,
-              same, total);
+  std::printf("     %s, first %d transitions of %d chains: largest relative difference %.3g, %d of %d values equal\n",
+              what.c_str(), draws, chains, worst, same, total);
   check(worst < 1e-9 && stats_differ == 0,
-        "first transitions: GPU and emulated executor agree to 1e-9, the same tree sizes and divergences");
+        what + ": GPU and emulated executor agree to 1e-9, the same tree sizes and divergences");
+}
+
+// Posterior means of two fits of independent chains: within 4 standard errors of their
+// difference (the error of each mean from its chains' means); `text` lists them.
+bool means_agree(const tyche::nuts_fit& a, const tyche::nuts_fit& b, std::string& text) {
+  bool ok = true;
+  for (std::size_t k = 0; k < a.dim(); ++k) {
+    auto moments = [&](const tyche::nuts_fit& f, double& mean, double& se) {
+      std::vector<double> chain_means;
+      for (const auto& c : f.parameter(k)) {
+        double s = 0;
+        for (double v : c) s += v;
+        chain_means.push_back(s / static_cast<double>(c.size()));
+      }
+      mean = 0;
+      for (double v : chain_means) mean += v / static_cast<double>(chain_means.size());
+      double var = 0;
+      for (double v : chain_means) var += (v - mean) * (v - mean) / static_cast<double>(chain_means.size() - 1);
+      se = std::sqrt(var / static_cast<double>(chain_means.size()));
+    };
+    double ma, sa, mb, sb;
+    moments(a, ma, sa);
+    moments(b, mb, sb);
+    const double z = std::fabs(ma - mb) / std::sqrt(sa * sa + sb * sb);
+    ok = ok && z < 4;
+    char line[160];
+    std::snprintf(line, sizeof line, " %s %.4f vs %.4f (z %.2f)", a.names[k].c_str(), ma, mb, z);
+    text += line;
+  }
+  return ok;
+}
+
+void first_transitions() {
+  const auto m = eight_schools_model();
+  tyche::nuts_config cfg{.chains = 64, .warmup = 0, .draws = 20, .seed = 9};
+  cfg.executor = tyche::cuda{};
+  const auto gpu = tyche::nuts(m, cfg);
+  cfg.executor = tyche::cuda{.emulate = true};
+  compare_first_transitions(gpu, tyche::nuts(m, cfg), 20, "eight schools");
+}
+
+// A logistic regression on 3,000 × 8 synthetic data (27,000 values per evaluation: the default
+// computes each chain's gradient with the whole device), β of a static or a run-time size (the
+// workers' gradients in local memory, or in a device buffer).
+struct logistic_data {
+  std::size_t n = 3000, k = 8;
+  std::vector<double> x, y;
+  logistic_data() {
+    std::mt19937_64 gen(20261127);
+    std::normal_distribution<double> z;
+    x.resize(n * k);
+    for (auto& v : x) v = z(gen);
+    y.resize(n);
+    std::uniform_real_distribution<double> u;
+    for (std::size_t i = 0; i < n; ++i) {
+      double eta = 0.3;
+      for (std::size_t j = 0; j < k; ++j) eta += x[i * k + j] * (0.5 - 0.1 * static_cast<double>(j));
+      y[i] = u(gen) < 1 / (1 + std::exp(-eta)) ? 1.0 : 0.0;
+    }
+  }
+};
+const logistic_data& logistic() {
+  static const logistic_data d;
+  return d;
+}
+template <bool RunTimeSize>
+auto logistic_model() {
+  using namespace tyche;
+  const logistic_data& d = logistic();
+  auto alpha = normal<"alpha">(0.0, 5.0);
+  auto beta = [] {
+    if constexpr (RunTimeSize) return normal<"beta">(0.0, 1.0, shape_of(8));
+    else return normal<"beta">(0.0, 1.0, shape<8>);
+  }();
+  return model(joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(d.x, d.n, d.k), beta)).observe(data(d.y))));
+}
+
+// cuda_gradient::whole_device: every thread of the GPU on each chain's gradient.
+void whole_device() {
+  const auto m = logistic_model<false>();
+  {
+    tyche::nuts_config cfg{.chains = 4, .warmup = 0, .draws = 20, .seed = 5};
+    cfg.executor = tyche::cuda{};
+    const auto gpu = tyche::nuts(m, cfg);
+    check(gpu.lanes == 4, "logistic regression 3,000 x 8: the default computes the gradient with the whole device "
+                          "(lanes = chains = " + std::to_string(gpu.lanes) + ")");
+    cfg.executor = tyche::cuda{.emulate = true};
+    compare_first_transitions(gpu, tyche::nuts(m, cfg), 20, "whole_device, logistic regression");
+  }
+  {
+    const auto dynamic = logistic_model<true>();
+    tyche::nuts_config cfg{.chains = 3, .warmup = 0, .draws = 20, .seed = 6};
+    cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device};
+    const auto gpu = tyche::nuts(dynamic, cfg);
+    cfg.executor = tyche::cuda{.emulate = true, .gradient = tyche::cuda_gradient::whole_device};
+    compare_first_transitions(gpu, tyche::nuts(dynamic, cfg), 20, "whole_device, beta of run-time size");
+  }
+  {
+    const auto es = eight_schools_model();
+    tyche::nuts_config cfg{.chains = 16, .warmup = 0, .draws = 20, .seed = 8};
+    cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device};
+    const auto gpu = tyche::nuts(es, cfg);
+    cfg.executor = tyche::cuda{.emulate = true, .gradient = tyche::cuda_gradient::whole_device};
+    compare_first_transitions(gpu, tyche::nuts(es, cfg), 20, "whole_device, eight schools");
+  }
+  // Warm-up on the device: posterior means against one chain per thread's (other seeds), within 4
+  // standard errors of their difference.
+  tyche::nuts_config cfg{.chains = 8, .warmup = 300, .draws = 300, .seed = 21};
+  cfg.executor = tyche::cuda{};
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto gpu = tyche::nuts(m, cfg);
+  std::printf("     whole_device, 8 chains x 600 iterations: %.2f s, %lld gradients, utilisation %.3f\n",
+              seconds_since(t0), gpu.gradient_evaluations, gpu.utilization);
+  cfg.seed = 22;
+  cfg.executor = tyche::cuda{.emulate = true, .gradient = tyche::cuda_gradient::per_thread};
+  cfg.chains = 32;
+  const auto other = tyche::nuts(m, cfg);
+  std::string worst_text;
+  check(means_agree(gpu, other, worst_text), "whole_device, logistic regression: posterior means agree with "
+                                             "per_thread's:" + worst_text);
 }
 
 void reference() {
@@ -122,31 +246,8 @@ void regression_metrics() {
     cfg.seed = 13;
     cfg.executor = tyche::cuda{.emulate = true};
     const auto host = tyche::nuts(m, cfg);
-    bool ok = true;
     std::string worst;
-    for (std::size_t k = 0; k < gpu.dim(); ++k) {
-      auto moments = [&](const tyche::nuts_fit& f, double& mean, double& se) {
-        std::vector<double> chain_means;
-        for (const auto& c : f.parameter(k)) {
-          double s = 0;
-          for (double v : c) s += v;
-          chain_means.push_back(s / static_cast<double>(c.size()));
-        }
-        mean = 0;
-        for (double v : chain_means) mean += v / static_cast<double>(chain_means.size());
-        double var = 0;
-        for (double v : chain_means) var += (v - mean) * (v - mean) / static_cast<double>(chain_means.size() - 1);
-        se = std::sqrt(var / static_cast<double>(chain_means.size()));
-      };
-      double mg, sg, mh, sh;
-      moments(gpu, mg, sg);
-      moments(host, mh, sh);
-      const double z = std::fabs(mg - mh) / std::sqrt(sg * sg + sh * sh);
-      ok = ok && z < 4;
-      char text[160];
-      std::snprintf(text, sizeof text, " %s %.4f vs %.4f (z %.2f)", gpu.names[k].c_str(), mg, mh, z);
-      worst += text;
-    }
+    const bool ok = means_agree(gpu, host, worst);
     check(ok, std::string("regression, ") + (metric == tyche::samplers::metric_kind::dense ? "dense" : "diagonal") +
                   " metric: GPU and emulated posterior means agree:" + worst);
   }
@@ -204,6 +305,7 @@ int main() {
   }
   try {
     first_transitions();
+    whole_device();
     regression_metrics();
     nan_region();
     out_of_memory();

@@ -12,7 +12,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <cstddef>
 #include <sstream>
 #include <stdexcept>
@@ -80,6 +82,65 @@ TEST_CASE("emulated device executor: the CPU executor's draws, a regression", "[
 TEST_CASE("emulated device executor: the CPU executor's draws, dense metric", "[device_executor]") {
   check_against_cpu(small_regression(),
                     {.chains = 2, .warmup = 150, .draws = 40, .seed = 3, .metric = tyche::samplers::metric_kind::dense});
+}
+
+// cuda_gradient::whole_device, emulated: each gradient the sum of 8 parts (what the device's
+// threads each compute, value_and_gradient_part), added in another order than one evaluation
+// adds, so the draws follow the CPU's to rounding: the first 20 transitions (no warm-up) to
+// 1e-12 relative with the same tree sizes; with warm-up, the same number of draws, all finite.
+TEST_CASE("emulated device executor: whole_device gradients (the sum of parts) follow the CPU's draws",
+          "[device_executor]") {
+  using namespace tyche;
+  // A logistic regression on 400 × 3 data.
+  static const auto [x, y] = [] {
+    std::vector<double> xs(1200), ys(400);
+    for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = std::sin(0.7 * static_cast<double>(i) + 0.3);
+    for (std::size_t i = 0; i < ys.size(); ++i) ys[i] = xs[3 * i] - 0.5 * xs[3 * i + 2] + std::cos(1.3 * i) > 0 ? 1.0 : 0.0;
+    return std::pair{xs, ys};
+  }();
+  auto alpha = normal<"alpha">(0.0, 2.0);
+  auto beta = normal<"beta">(0.0, 1.0, shape<3>);
+  const auto m = model(joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(x, 400, 3), beta)).observe(data(y))));
+  tyche::nuts_config cfg{.chains = 2, .warmup = 0, .draws = 20, .seed = 5};
+  cfg.executor = tyche::cpu{.threads = 2, .lanes = 1};
+  const auto a = tyche::nuts(m, cfg);
+  cfg.executor = tyche::cuda{.emulate = true, .gradient = tyche::cuda_gradient::whole_device};
+  const auto b = tyche::nuts(m, cfg);
+  REQUIRE(a.values.size() == b.values.size());
+  double worst = 0;
+  int exact = 0;
+  for (int c = 0; c < cfg.chains; ++c) {
+    REQUIRE(a.values[c].size() == b.values[c].size());
+    for (std::size_t k = 0; k < a.values[c].size(); ++k) {
+      worst = std::max(worst, std::fabs(a.values[c][k] - b.values[c][k]) / std::max(1.0, std::fabs(a.values[c][k])));
+      exact += a.values[c][k] == b.values[c][k] ? 1 : 0;
+    }
+    for (std::size_t t = 0; t < a.stats[c].size(); ++t) REQUIRE(a.stats[c][t].n_leapfrog == b.stats[c][t].n_leapfrog);
+  }
+  INFO("largest relative difference " << worst << ", " << exact << " values equal");
+  CHECK(worst < 1e-12);
+  CHECK(exact < static_cast<int>(a.values[0].size() + a.values[1].size()));  // the parts did add in another order
+  cfg.warmup = 100;
+  const auto warmed = tyche::nuts(m, cfg);
+  for (const auto& chain : warmed.values) {
+    REQUIRE(chain.size() == 20 * warmed.dim());
+    for (double v : chain) REQUIRE(std::isfinite(v));
+  }
+  // whole_device runs at most cuda_whole_device_max_chains chains; the message says so.
+  cfg.chains = tyche::cuda_whole_device_max_chains + 1;
+  REQUIRE_THROWS_WITH(tyche::nuts(m, cfg), Catch::Matchers::Contains("whole_device runs at most 256 chains") &&
+                                               Catch::Matchers::Contains("chains = 257"));
+}
+
+TEST_CASE("device executor: cuda_gradient::automatic picks the whole device for much data and few chains",
+          "[device_executor]") {
+  using tyche::cuda_gradient;
+  using tyche::samplers::detail::resolve_cuda_gradient;
+  CHECK(resolve_cuda_gradient(tyche::cuda{}, 4, 4096) == cuda_gradient::whole_device);
+  CHECK(resolve_cuda_gradient(tyche::cuda{}, 4, 4095) == cuda_gradient::per_thread);
+  CHECK(resolve_cuda_gradient(tyche::cuda{}, 257, 1000000) == cuda_gradient::per_thread);
+  CHECK(resolve_cuda_gradient(tyche::cuda{.gradient = cuda_gradient::per_thread}, 1, 1000000) == cuda_gradient::per_thread);
+  CHECK(resolve_cuda_gradient(tyche::cuda{.gradient = cuda_gradient::whole_device}, 1, 0) == cuda_gradient::whole_device);
 }
 
 TEST_CASE("emulated device executor: no warm-up, no draws", "[device_executor]") {

@@ -188,6 +188,12 @@ struct evaluation {
   static constexpr std::size_t lane_adj_size = batched ? Layout::size + outer_entries::size : 0;
   struct no_lane_adj {};
   [[no_unique_address]] std::conditional_t<batched, std::array<W, lane_adj_size>, no_lane_adj> lane_adj{};
+  // One part of a split evaluation (set_part): the sums reached from the root by sums only (the
+  // fused ones) run over their share of the elements; part 0 also evaluates everything else, the
+  // other parts return only their share of the fused sums (in partial_sum), so that the values and
+  // gradients of the parts add up to the whole. parts = 1: the whole evaluation.
+  std::size_t part = 0, parts = 1;
+  T partial_sum{};
 
   // A constructor, not aggregate initialisation: with braces, g++ zeroed the whole object
   // (1.7 KB for a 30-slot program, the expression copy included) before storing the members, a
@@ -195,6 +201,16 @@ struct evaluation {
   TYCHE_HD TYCHE_INLINE evaluation(const Root& r, const param_offsets<Layout>& l, const std::size_t* wo,
                                    const bool* al, const T* th, T* g, T* ws)
       : root(r), layout(l), ws_offsets(wo), aliased(al), theta(th), grad(g), workspace(ws) {}
+
+  /// Makes this evaluation part `p` of `n` (n ≥ 1, p < n); gradient evaluations only.
+  TYCHE_HD TYCHE_INLINE void set_part(std::size_t p, std::size_t n) {
+    static_assert(Grad, "tyche: a split evaluation computes the gradient (fused sums need it)");
+    part = p;
+    parts = n;
+  }
+  // Elements [lo, hi) of a fused sum of len elements: part's share (boundaries len·p / n).
+  TYCHE_HD TYCHE_INLINE std::size_t share_begin(std::size_t len) const { return len * part / parts; }
+  TYCHE_HD TYCHE_INLINE std::size_t share_end(std::size_t len) const { return len * (part + 1) / parts; }
 
   template <class C>
   TYCHE_HD TYCHE_INLINE std::size_t offset_of() const {
@@ -568,8 +584,14 @@ struct evaluation {
       static_assert(width % w == 0, "tyche: observation batches wider than 8 lanes");
       W tw[width / w];
       for (auto& tj : tw) tj = lift<W>(0.0);
-      const std::size_t full = len - len % width;
-      std::size_t i = 0;
+      std::size_t i = 0, end = len;
+      if constexpr (sign != 0) {
+        if (parts != 1) {  // a split evaluation: this part's share of the elements
+          i = share_begin(len);
+          end = share_end(len);
+        }
+      }
+      const std::size_t full = end - (end - i) % width;
       for (; i < full; i += width) {
         for (std::size_t j = 0; j < width / w; ++j)
           tw[j] += element(std::type_identity<W>{}, i + j * w);
@@ -579,9 +601,12 @@ struct evaluation {
         if constexpr (w == 1) t[j] = tw[j];
         else lane_ops<W>::store(t + j * w, tw[j]);
       }
-      for (; i < len; ++i) t[0] += element(std::type_identity<T>{}, i);
+      for (; i < end; ++i) t[0] += element(std::type_identity<T>{}, i);
       if constexpr (sign != 0) flush_lanes<A, AP>();
       s.v = ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+      if constexpr (sign != 0) {
+        if (parts != 1) partial_sum += sign > 0 ? s.v : -s.v;
+      }
     } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
       using A = meta::at<0, children_t<N>>;
       using AP = meta::push<P, 0>;
@@ -787,12 +812,16 @@ struct evaluation {
     static_assert(!is_vector_v<Root>,
                   "tyche: a model's log density must be a scalar; reduce vectors with "
                   "tyche::sum(...)");
+    if (parts != 1) partial_sum = lift<T>(0.0);
     meta::static_for<outer_entries::size>(
         [&](auto k) { forward_outer<meta::at<decltype(k)::value, outer_entries>>(); });
     no_kernel none;
-    const T result = value_of<Root, path<>>(root, none, 0);
+    // A part other than the first of a split evaluation: only its share of the fused sums (whose
+    // adjoints their loops have pushed already); the rest of the log density is part 0's.
+    const bool share_only = parts != 1 && part != 0;
+    const T result = share_only ? partial_sum : value_of<Root, path<>>(root, none, 0);
     if constexpr (Grad) {
-      push_adjoint<Root, path<>>(none, 0, lift<T>(1.0));
+      if (!share_only) push_adjoint<Root, path<>>(none, 0, lift<T>(1.0));
       meta::static_for_reverse<outer_entries::size>(
           [&](auto k) { reverse_outer<meta::at<decltype(k)::value, outer_entries>>(); });
       meta::static_for<Layout::size>([&](auto k) {

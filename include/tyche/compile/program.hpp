@@ -142,6 +142,26 @@ struct program_view {
                                                  theta, grad, workspace};
     return ev.run();
   }
+
+  /// Part `part` of `parts` (0 ≤ part < parts) of f(θ) and ∇f(θ): the values and gradients of
+  /// the parts add up to value_and_gradient's. Each sum reached from the log density by sums
+  /// only (a likelihood's loop over observations, a vector prior) runs over its share of the
+  /// elements, [len·part/parts, len·(part+1)/parts); part 0 also evaluates the rest of the log
+  /// density (other parts repeat the model's other loops and buffered operations, with a zero
+  /// adjoint, but do not count them). What a GPU's threads each compute for one chain
+  /// (backends/cuda/nuts.cuh, cuda_gradient::whole_device), then add up.
+  template <class T>
+  TYCHE_EVALUATION_ENTRY T value_and_gradient_part(const T* TYCHE_RESTRICT theta, T* TYCHE_RESTRICT grad,
+                                                   T* TYCHE_RESTRICT workspace, std::size_t part,
+                                                   std::size_t parts) const {
+    constexpr std::size_t static_dim = detail::static_dim_v<Layout>;
+    const std::size_t dim = static_dim != dynamic_extent ? static_dim : layout.dim;
+    for (std::size_t i = 0; i < dim; ++i) grad[i] = lift<T>(0.0);
+    detail::evaluation<Expr, Layout, T, true> ev{expr, layout, ws_offsets, aliased,
+                                                 theta, grad, workspace};
+    ev.set_part(part, parts);
+    return ev.run();
+  }
 };
 
 /// A compiled expression: the evaluable view plus the storage of data folded at construction.

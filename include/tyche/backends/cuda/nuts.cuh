@@ -51,6 +51,143 @@ __global__ void device_chains_kernel(Target target, device_chain* states, double
   states[c] = state;
 }
 
+// ---- cuda_gradient::whole_device: every thread of the device on each chain's gradient -------------
+//
+// One cooperative launch (every block resident at once). Block 0's first `chains` threads are the
+// chains' controllers: each runs device_chain_run for its chain, and its target posts the point
+// and waits while the other blocks (the workers) compute the gradient. The workers' thread w of W
+// evaluates part w of W of each posted chain's log density (program_view::value_and_gradient_part:
+// its share of every loop over the data), each block adds its threads' parts (warp shuffles, then
+// across warps) and writes one sum per chain, and then the workers add those block sums. Rounds
+// of three grid barriers — A: points posted; B: block sums written; C: sums added — serve every
+// chain that is not finished: the chains advance in lockstep, one gradient each per round, and
+// each read of a row of the data serves every chain in turn (the row stays in the SM's cache).
+// The order of every addition is fixed, so a run's draws do not depend on timing. The controllers
+// never meet a block barrier (__syncthreads), only the grid barrier, which each arrives at by
+// itself; in a worker block its thread 0 arrives for the block.
+
+/// What the controllers and the workers of a whole_device launch exchange, in device memory.
+struct grid_exchange {
+  double* theta = nullptr;     // [chains][d]: the points posted
+  int* active = nullptr;       // [chains]: 1 while a chain has posted a point this round
+  double* partials = nullptr;  // [worker blocks][chains][d + 1]: each block's sums (value, gradient)
+  double* result = nullptr;    // [chains][d + 1]: the sums
+  double* scratch = nullptr;   // [workers][d]: a part's gradient (models without a static dimension)
+  double* workspace = nullptr; // [workers][workspace]: the model's workspace of each worker
+  unsigned* barrier = nullptr; // arrivals, generation
+  unsigned expected = 0;       // arrivals per barrier: worker blocks + chains
+};
+
+/// A barrier of the whole grid, arrived at by one thread (a worker block's thread 0, or a
+/// controller): the last arrival of a generation resets the count and starts the next one.
+__device__ inline void grid_arrive(unsigned* barrier, unsigned expected) {
+  volatile unsigned* generation = barrier + 1;
+  const unsigned g = *generation;
+  __threadfence();
+  if (atomicAdd(barrier, 1u) == expected - 1) {
+    atomicExch(barrier, 0u);
+    __threadfence();
+    atomicAdd(barrier + 1, 1u);
+  } else {
+    while (*generation == g) __nanosleep(32);
+  }
+  __threadfence();
+}
+
+/// A worker block at the grid barrier.
+__device__ inline void grid_arrive_block(const grid_exchange& x) {
+  __syncthreads();
+  if (threadIdx.x == 0) grid_arrive(x.barrier, x.expected);
+  __syncthreads();
+}
+
+/// Blocks of 256 threads each SM should hold of the whole_device kernel (__launch_bounds__): more
+/// blocks give the workers' memory reads more threads in flight, at the price of registers.
+#ifndef TYCHE_CUDA_GRID_MIN_BLOCKS
+#define TYCHE_CUDA_GRID_MIN_BLOCKS 1
+#endif
+
+template <class View>
+__global__ void __launch_bounds__(256, TYCHE_CUDA_GRID_MIN_BLOCKS) device_grid_kernel(View view, device_chain* states, double* buffers, device_run r, double* out_q,
+                                   transition_stats* out_stats, int chains, grid_exchange x) {
+  const std::size_t d = r.d;
+  const std::size_t row = d + 1;  // value, then gradient
+  if (blockIdx.x == 0) {          // the controllers
+    const int c = static_cast<int>(threadIdx.x);
+    if (c >= chains) return;
+    auto target = [&](const double* q, double* grad, double*) -> double {
+      double* slot = x.theta + static_cast<std::size_t>(c) * d;
+      for (std::size_t i = 0; i < d; ++i) __stcg(slot + i, q[i]);
+      __stcg(x.active + c, 1);
+      grid_arrive(x.barrier, x.expected);  // A
+      grid_arrive(x.barrier, x.expected);  // B
+      grid_arrive(x.barrier, x.expected);  // C
+      const double* result = x.result + static_cast<std::size_t>(c) * row;
+      for (std::size_t i = 0; i < d; ++i) grad[i] = __ldcg(result + 1 + i);
+      return __ldcg(result);
+    };
+    device_chain state = states[c];
+    device_chain_run(target, state, buffers + static_cast<std::size_t>(c) * r.layout.total, r,
+                     out_q + static_cast<std::size_t>(c) * static_cast<std::size_t>(r.block) * d,
+                     out_stats + static_cast<std::size_t>(c) * static_cast<std::size_t>(r.block));
+    states[c] = state;
+    __stcg(x.active + c, 0);
+    for (;;) {  // serve the rounds of the other chains until none is left
+      grid_arrive(x.barrier, x.expected);  // A
+      bool any = false;
+      for (int k = 0; k < chains; ++k) any = any || __ldcg(x.active + k) != 0;
+      if (!any) return;
+      grid_arrive(x.barrier, x.expected);  // B
+      grid_arrive(x.barrier, x.expected);  // C
+    }
+  }
+
+  extern __shared__ double shared[];
+  double* theta = shared;          // the chain's point, d
+  double* warp_sums = shared + d;  // [warps][d + 1]
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  const std::size_t block = blockIdx.x - 1, blocks = gridDim.x - 1;
+  const std::size_t worker = block * blockDim.x + threadIdx.x, workers = blocks * blockDim.x;
+  double* workspace = x.workspace != nullptr ? x.workspace + worker * view.workspace_size : nullptr;
+  constexpr std::size_t static_dim = tyche::detail::static_dim_v<typename View::layout_type>;
+  constexpr bool local_gradient = static_dim != dynamic_extent && static_dim <= 256;
+  double local[local_gradient ? static_dim : 1];
+  double* grad = local_gradient ? local : x.scratch + worker * d;
+  for (;;) {
+    grid_arrive_block(x);  // A
+    bool any = false;
+    for (int c = 0; c < chains; ++c) {
+      if (__ldcg(x.active + c) == 0) continue;  // the same for every thread: read after A
+      any = true;
+      for (std::size_t i = threadIdx.x; i < d; i += blockDim.x)
+        theta[i] = __ldcg(x.theta + static_cast<std::size_t>(c) * d + i);
+      __syncthreads();
+      const double value = view.value_and_gradient_part(theta, grad, workspace, worker, workers);
+      for (std::size_t j = 0; j < row; ++j) {
+        double v = j == 0 ? value : grad[j - 1];
+        for (unsigned offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+        if (lane == 0) warp_sums[warp * row + j] = v;
+      }
+      __syncthreads();
+      for (std::size_t j = threadIdx.x; j < row; j += blockDim.x) {
+        double v = 0;
+        for (unsigned w = 0; w < warps; ++w) v += warp_sums[w * row + j];
+        __stcg(x.partials + (block * static_cast<std::size_t>(chains) + static_cast<std::size_t>(c)) * row + j, v);
+      }
+      __syncthreads();  // theta and warp_sums are the next chain's
+    }
+    if (!any) return;
+    grid_arrive_block(x);  // B
+    const std::size_t values = static_cast<std::size_t>(chains) * row;
+    for (std::size_t k = worker; k < values; k += workers) {
+      double v = 0;
+      for (std::size_t b = 0; b < blocks; ++b) v += __ldcg(x.partials + b * values + k);
+      __stcg(x.result + k, v);
+    }
+    grid_arrive_block(x);  // C
+  }
+}
+
 /// Device memory, freed with the object.
 class device_buffer {
  public:
@@ -78,8 +215,10 @@ class cuda_launcher {
  public:
   using target_type = view_log_density<View>;
 
-  /// Checks the device and the kernel's limits; nothing is allocated yet.
-  cuda_launcher(const View& view, const cuda& exec, int chains) : exec_(exec), chains_(chains), target_{view} {
+  /// Checks the device and the kernel's limits; nothing is allocated yet. whole_device: the
+  /// chains' gradients computed by every thread (cuda_gradient::whole_device).
+  cuda_launcher(const View& view, const cuda& exec, int chains, bool whole_device = false)
+      : exec_(exec), chains_(chains), whole_device_(whole_device), target_{view} {
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
       throw std::runtime_error("tyche::nuts: cuda: no CUDA device is available (cudaGetDeviceCount); "
@@ -95,13 +234,22 @@ class cuda_launcher {
                                   std::to_string(kernel_.maxThreadsPerBlock) + ", with " +
                                   std::to_string(kernel_.numRegs) + " registers per thread)");
     cuda_check(cudaGetDeviceProperties(&device_, exec.device), "cudaGetDeviceProperties");
+    if (whole_device_) plan_grid();
   }
 
   const target_type& target() const { return target_; }
-  [[nodiscard]] int lanes() const { return 32; }
+  /// Chains in lockstep: a warp's 32 threads, or (whole_device) all the chains.
+  [[nodiscard]] int lanes() const { return whole_device_ ? chains_ : 32; }
+  /// Useful gradients over those evaluated: per warp of 32 chains (per_thread; a warp runs as
+  /// long as its longest chain), or 1 (whole_device: each round evaluates exactly the gradients
+  /// of the chains that asked for one).
   [[nodiscard]] double utilization(const std::vector<device_chain>& states) const {
-    return warp_utilization(states, exec_.threads_per_block);
+    // whole_device: a round evaluates the gradients of the chains that posted one, no other.
+    return whole_device_ ? 1.0 : warp_utilization(states, exec_.threads_per_block);
   }
+  /// whole_device: blocks and threads per block of the cooperative launch.
+  [[nodiscard]] unsigned grid_blocks() const { return grid_blocks_; }
+  [[nodiscard]] unsigned grid_threads() const { return grid_threads_; }
 
   /// Checks that the run fits in the device's free memory — the chains, the model's data and the
   /// kernel's local memory — (else throws, naming the chains and the bytes), allocates it, and
@@ -127,7 +275,8 @@ class cuda_launcher {
                         static_cast<std::size_t>(device_.maxThreadsPerMultiProcessor) *
                             static_cast<std::size_t>(device_.multiProcessorCount),
                         "the kernel's local memory");
-    const std::size_t need = chains_bytes + data_bytes + local_bytes;
+    const std::size_t exchange_bytes = whole_device_ ? grid_exchange_bytes(r.d) : 0;
+    const std::size_t need = chains_bytes + data_bytes + local_bytes + exchange_bytes;
     std::size_t free_bytes = 0, total_bytes = 0;
     cuda_check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
     if (need < chains_bytes || need > free_bytes)
@@ -135,7 +284,9 @@ class cuda_launcher {
                                " bytes of device memory (" + std::to_string(device_bytes_per_chain(p)) +
                                " per chain, with " + std::to_string(p.block) + " draws per launch; " +
                                std::to_string(data_bytes) + " of model data; " + std::to_string(local_bytes) +
-                               " of the kernel's local memory), and the device has " + std::to_string(free_bytes) +
+                               " of the kernel's local memory; " + std::to_string(exchange_bytes) +
+                               " for the threads' shares of the gradients), and the device has " +
+                               std::to_string(free_bytes) +
                                " of " + std::to_string(total_bytes) +
                                " bytes free: use fewer chains, or a smaller cuda::draws_per_launch");
     states_ = static_cast<device_chain*>(states_buffer_.allocate(n * sizeof(device_chain), "cudaMalloc (chains)"));
@@ -144,6 +295,7 @@ class cuda_launcher {
         out_q_buffer_.allocate(n * static_cast<std::size_t>(p.block) * r.d * sizeof(double), "cudaMalloc (draws)"));
     out_stats_ = static_cast<transition_stats*>(out_stats_buffer_.allocate(
         n * static_cast<std::size_t>(p.block) * sizeof(transition_stats), "cudaMalloc (sampler statistics)"));
+    if (whole_device_) allocate_exchange(r.d);
     std::map<const void*, void*> copy;
     for (const auto& [ptr, bytes] : extent) {
       data_.push_back(std::make_unique<device_buffer>());
@@ -177,6 +329,19 @@ class cuda_launcher {
   template <class Target>
   void launch(const Target& target, const device_run& r) {
     (void)cudaGetLastError();  // an earlier error of this thread is not this launch's
+    if (whole_device_) {
+      cuda_check(cudaMemset(exchange_.barrier, 0, 2 * sizeof(unsigned)), "cudaMemset (grid barrier)");
+      View view = target.view;
+      device_run run = r;
+      int chains = chains_;
+      grid_exchange x = exchange_;
+      void* args[] = {&view, &states_, &buffers_, &run, &out_q_, &out_stats_, &chains, &x};
+      cuda_check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&device_grid_kernel<View>), dim3(grid_blocks_),
+                                             dim3(grid_threads_), args, grid_shared_bytes_, nullptr),
+                 "cudaLaunchCooperativeKernel (whole_device)");
+      cuda_check(cudaDeviceSynchronize(), "NUTS kernel (whole_device)");
+      return;
+    }
     device_chains_kernel<Target><<<blocks(), exec_.threads_per_block>>>(target, states_, buffers_, r, out_q_, out_stats_,
                                                                         chains_);
     cuda_check(cudaGetLastError(), "launch");
@@ -209,8 +374,89 @@ class cuda_launcher {
     return static_cast<unsigned>((chains_ + exec_.threads_per_block - 1) / exec_.threads_per_block);
   }
 
+  // whole_device: 256 threads per block (fewer if the kernel's registers allow fewer), as many
+  // blocks as the device holds at once (a cooperative launch needs every block resident), block
+  // 0 for the chains' controllers.
+  void plan_grid() {
+    auto kernel = &device_grid_kernel<View>;
+    cudaFuncAttributes a{};
+    cuda_check(cudaFuncGetAttributes(&a, kernel), "cudaFuncGetAttributes (whole_device)");
+    if (!device_.cooperativeLaunch)
+      throw std::runtime_error(std::string("tyche::nuts: cuda: device ") + device_.name +
+                               " cannot run a cooperative launch, which gradient = whole_device needs: use "
+                               "gradient = per_thread");
+    grid_threads_ = static_cast<unsigned>(std::min(256, a.maxThreadsPerBlock / 32 * 32));
+    if (grid_threads_ < 32 || chains_ > static_cast<int>(grid_threads_))
+      throw std::invalid_argument("tyche::nuts: cuda: gradient = whole_device with " + std::to_string(chains_) +
+                                  " chains: this model's kernel runs at most " + std::to_string(a.maxThreadsPerBlock) +
+                                  " threads per block (" + std::to_string(a.numRegs) +
+                                  " registers per thread), and each chain needs one; use fewer chains, or gradient = "
+                                  "per_thread");
+    const std::size_t d = target_.view.dim();
+    grid_shared_bytes_ = (d + (grid_threads_ / 32) * (d + 1)) * sizeof(double);
+    if (grid_shared_bytes_ > static_cast<std::size_t>(device_.sharedMemPerBlockOptin))
+      throw std::invalid_argument("tyche::nuts: cuda: gradient = whole_device: a model of " + std::to_string(d) +
+                                  " parameters needs " + std::to_string(grid_shared_bytes_) +
+                                  " bytes of shared memory per block, more than the device's " +
+                                  std::to_string(device_.sharedMemPerBlockOptin) + "; use gradient = per_thread");
+    if (grid_shared_bytes_ > 48 * 1024)
+      cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(grid_shared_bytes_)),
+                 "cudaFuncSetAttribute (shared memory)");
+    int per_sm = 0;
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(grid_threads_),
+                                                             grid_shared_bytes_),
+               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    grid_blocks_ = static_cast<unsigned>(per_sm) * static_cast<unsigned>(device_.multiProcessorCount);
+    if (grid_blocks_ < 2)
+      throw std::runtime_error("tyche::nuts: cuda: gradient = whole_device: this model's kernel fits " +
+                               std::to_string(grid_blocks_) + " blocks of " + std::to_string(grid_threads_) +
+                               " threads on the device at once, and needs 2; use gradient = per_thread");
+    kernel_ = a;  // reserve() counts this kernel's local memory
+  }
+
+  [[nodiscard]] std::size_t grid_workers() const {
+    return static_cast<std::size_t>(grid_blocks_ - 1) * grid_threads_;
+  }
+  [[nodiscard]] bool grid_scratch() const {
+    constexpr std::size_t sd = tyche::detail::static_dim_v<typename View::layout_type>;
+    return !(sd != dynamic_extent && sd <= 256);
+  }
+  [[nodiscard]] std::size_t grid_exchange_bytes(std::size_t d) const {
+    const std::size_t chains = static_cast<std::size_t>(chains_), row = d + 1;
+    std::size_t doubles = chains * d + static_cast<std::size_t>(grid_blocks_ - 1) * chains * row + chains * row;
+    doubles += checked_product(grid_workers(), (grid_scratch() ? d : 0) + target_.view.workspace_size,
+                               "the workers' scratch");
+    return doubles * sizeof(double) + chains * sizeof(int) + 2 * sizeof(unsigned);
+  }
+  void allocate_exchange(std::size_t d) {
+    const std::size_t chains = static_cast<std::size_t>(chains_), row = d + 1;
+    auto doubles = [&](std::size_t n, const char* what) {
+      exchange_memory_.push_back(std::make_unique<device_buffer>());
+      return static_cast<double*>(exchange_memory_.back()->allocate(n * sizeof(double), what));
+    };
+    exchange_.theta = doubles(chains * d, "cudaMalloc (whole_device points)");
+    exchange_.partials = doubles(static_cast<std::size_t>(grid_blocks_ - 1) * chains * row, "cudaMalloc (block sums)");
+    exchange_.result = doubles(chains * row, "cudaMalloc (gradients)");
+    if (grid_scratch()) exchange_.scratch = doubles(grid_workers() * d, "cudaMalloc (workers' gradients)");
+    if (target_.view.workspace_size > 0)
+      exchange_.workspace = doubles(grid_workers() * target_.view.workspace_size, "cudaMalloc (workers' workspace)");
+    exchange_memory_.push_back(std::make_unique<device_buffer>());
+    exchange_.active = static_cast<int*>(exchange_memory_.back()->allocate(chains * sizeof(int), "cudaMalloc (flags)"));
+    cuda_check(cudaMemset(exchange_.active, 0, chains * sizeof(int)), "cudaMemset (flags)");
+    exchange_memory_.push_back(std::make_unique<device_buffer>());
+    exchange_.barrier =
+        static_cast<unsigned*>(exchange_memory_.back()->allocate(2 * sizeof(unsigned), "cudaMalloc (grid barrier)"));
+    exchange_.expected = grid_blocks_ - 1 + static_cast<unsigned>(chains_);
+  }
+
   cuda exec_;
   int chains_;
+  bool whole_device_ = false;
+  unsigned grid_blocks_ = 0, grid_threads_ = 0;
+  std::size_t grid_shared_bytes_ = 0;
+  grid_exchange exchange_;
+  std::vector<std::unique_ptr<device_buffer>> exchange_memory_;
   target_type target_;
   cudaFuncAttributes kernel_{};
   cudaDeviceProp device_{};

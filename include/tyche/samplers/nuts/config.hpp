@@ -54,6 +54,25 @@ struct cpu {
   cpu_lane_kernel lane_kernel = cpu_lane_kernel::per_chain;
 };
 
+/// How the CUDA executor computes each chain's log density and gradient (docs/gpu.md).
+enum class cuda_gradient {
+  /// whole_device for a model that reads at least cuda_whole_device_data_values values of data
+  /// per evaluation, with at most cuda_whole_device_max_chains chains; per_thread otherwise.
+  automatic,
+  /// One chain per CUDA thread, which evaluates the whole model: many chains of a small model.
+  per_thread,
+  /// Every thread of the device computes a share of each chain's loops over the data
+  /// (program_view::value_and_gradient_part), and the shares are added up: few chains of a model
+  /// with much data. The chains advance in lockstep, one gradient each per round; at most
+  /// cuda_whole_device_max_chains of them.
+  whole_device,
+};
+
+/// cuda_gradient::automatic: the data (values read per evaluation, model_t::data_values()) from
+/// which, and the chains up to which, the whole device computes each gradient.
+inline constexpr std::size_t cuda_whole_device_data_values = 4096;
+inline constexpr int cuda_whole_device_max_chains = 256;
+
 /// The CUDA executor: every chain in a thread of an NVIDIA GPU, the whole NUTS state machine,
 /// warm-up included, on the device, each chain at its own program point
 /// (samplers/nuts/device_chain.hpp, backends/cuda/nuts.cuh; docs/gpu.md). The translation unit
@@ -73,8 +92,12 @@ struct cuda {
   /// Run the device code on this machine's threads, one chain per thread at a time, instead of
   /// on a GPU: the same function a CUDA thread runs, compiled as host code (tests, debugging,
   /// machines without a GPU). A chain's draws are the CPU executor's with lanes = 1 (scalar
-  /// double).
+  /// double); with gradient = whole_device they follow them to rounding (the parts of each
+  /// gradient are added in another order).
   bool emulate = false;
+  /// One chain per thread, or every thread on each chain's loops over the data (cuda_gradient).
+  /// Emulated, whole_device adds up the 8 parts of each evaluation, one after the other.
+  cuda_gradient gradient = cuda_gradient::automatic;
 };
 
 /// The executors nuts() can run on.

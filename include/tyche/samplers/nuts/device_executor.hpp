@@ -39,6 +39,53 @@ struct view_log_density {
   }
 };
 
+/// The emulation of cuda_gradient::whole_device: log p and its gradient as the sum of `parts`
+/// parts (value_and_gradient_part), added one after the other in part order, what the device's
+/// threads compute and add up (in another order). The chain's workspace holds the part's
+/// gradient (d values) before the model's own workspace.
+template <class Target>
+struct parted_log_density {
+  const Target* target;
+  std::size_t parts = 8;
+  /// The chain's workspace: the model's and d values for a part's gradient.
+  [[nodiscard]] std::size_t workspace_size(std::size_t model_workspace, std::size_t d) const {
+    return model_workspace + d;
+  }
+  TYCHE_EXEC_CHECK_DISABLE  // host code: nvcc instantiates device_chain_run for the host here
+  TYCHE_HD double operator()(const double* q, double* grad, double* workspace) const {
+    const std::size_t d = target->dim();
+    double* part_grad = workspace;
+    double* model_workspace = workspace + d;
+    double value = target->value_and_gradient_part(q, grad, model_workspace, 0, parts);
+    for (std::size_t p = 1; p < parts; ++p) {
+      value += target->value_and_gradient_part(q, part_grad, model_workspace, p, parts);
+      for (std::size_t k = 0; k < d; ++k) grad[k] += part_grad[k];
+    }
+    return value;
+  }
+};
+
+/// The chain workspace a device target needs: the model's, and what the target adds.
+template <class DeviceTarget>
+std::size_t device_workspace_size(const DeviceTarget& t, std::size_t model_workspace, std::size_t d) {
+  if constexpr (requires { t.workspace_size(model_workspace, d); }) return t.workspace_size(model_workspace, d);
+  else return model_workspace;
+}
+
+/// cuda_gradient::automatic resolved for a run (per_thread or whole_device); whole_device with
+/// more chains than it runs is an invalid_argument naming both.
+inline cuda_gradient resolve_cuda_gradient(const cuda& exec, int chains, std::size_t data_values) {
+  if (exec.gradient == cuda_gradient::whole_device && chains > cuda_whole_device_max_chains)
+    throw std::invalid_argument("tyche::nuts: cuda: gradient = whole_device runs at most " +
+                                std::to_string(cuda_whole_device_max_chains) + " chains (one round of gradients "
+                                "serves them all), and chains = " + std::to_string(chains) +
+                                ": use fewer chains, or gradient = per_thread");
+  if (exec.gradient != cuda_gradient::automatic) return exec.gradient;
+  return data_values >= cuda_whole_device_data_values && chains <= cuda_whole_device_max_chains
+             ? cuda_gradient::whole_device
+             : cuda_gradient::per_thread;
+}
+
 /// f(c) for every chain c < n, on this machine's threads (the host's part of a device run:
 /// initialisation, constraining the draws, and the emulated launches). The first exception, in
 /// chain order, is rethrown after all have run.
@@ -243,7 +290,7 @@ template <class Target, class DeviceTarget, class Launcher>
 nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Launcher& launcher,
                     const nuts_config& cfg, const cuda& exec, std::vector<std::string> names) {
   const std::size_t d = target.dim();
-  const device_plan plan = make_device_plan(cfg, exec, d, target.workspace_size());
+  const device_plan plan = make_device_plan(cfg, exec, d, device_workspace_size(device_target, target.workspace_size(), d));
   const device_run& base = plan.run;
   const std::size_t n = static_cast<std::size_t>(cfg.chains);
   launcher.reserve(plan, n);  // first: too many chains for the device's memory is said at once

@@ -48,6 +48,11 @@ class model_target {
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
     return view_.value_and_gradient(q, grad, workspace);
   }
+  /// Part `part` of `parts` of the evaluation (program_view::value_and_gradient_part).
+  double value_and_gradient_part(const double* q, double* grad, double* workspace, std::size_t part,
+                                 std::size_t parts) const {
+    return view_.value_and_gradient_part(q, grad, workspace, part, parts);
+  }
   template <class Generator>
   [[nodiscard]] std::vector<double> initial_point(Generator& rng, double radius) const {
     return model_.initial_point(rng, radius);
@@ -102,6 +107,19 @@ class erased_target {
     return static_cast<const Target*>(self)->value_and_gradient(q, grad, workspace);
   }
   template <class Target>
+  static double part_of(const void* self, const double* q, double* grad, double* workspace, std::size_t part,
+                        std::size_t parts) {
+    return static_cast<const Target*>(self)->value_and_gradient_part(q, grad, workspace, part, parts);
+  }
+  using part_fn = double (*)(const void*, const double*, double*, double*, std::size_t, std::size_t);
+  template <class Target>
+  static constexpr part_fn parts_of() {
+    if constexpr (requires(const Target& t, const double* q, double* g) { t.value_and_gradient_part(q, g, g, 0, 1); })
+      return &part_of<Target>;
+    else
+      return nullptr;
+  }
+  template <class Target>
   static std::vector<double> initial_point_of(const void* self, counter_rng& rng, double radius) {
     return static_cast<const Target*>(self)->initial_point(rng, radius);
   }
@@ -122,7 +140,7 @@ class erased_target {
       : self_(&target), dim_(target.dim()), constrained_dim_(target.constrained_dim()),
         workspace_size_(target.workspace_size()), data_values_(data_values_of(target)), double_(&value_and_gradient_of<Target, double>),
         full_(&value_and_gradient_of<Target, Full>), half_(&value_and_gradient_of<Target, half_type>),
-        initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>) {}
+        part_(parts_of<Target>()), initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>) {}
   [[nodiscard]] std::size_t dim() const { return dim_; }
   [[nodiscard]] std::size_t constrained_dim() const { return constrained_dim_; }
   [[nodiscard]] std::size_t workspace_size() const { return workspace_size_; }
@@ -140,6 +158,14 @@ class erased_target {
       return half_(self_, q, grad, workspace);
     }
   }
+  /// Part `part` of `parts` of the evaluation in double (program_view::value_and_gradient_part).
+  double value_and_gradient_part(const double* q, double* grad, double* workspace, std::size_t part,
+                                 std::size_t parts) const {
+    if (part_ == nullptr)
+      throw std::invalid_argument("tyche::nuts: this target cannot split an evaluation into parts "
+                                  "(value_and_gradient_part): use cuda{.gradient = per_thread}");
+    return part_(self_, q, grad, workspace, part, parts);
+  }
   [[nodiscard]] std::vector<double> initial_point(counter_rng& rng, double radius) const {
     return initial_point_(self_, rng, radius);
   }
@@ -151,6 +177,7 @@ class erased_target {
   value_and_gradient_fn<double> double_;
   value_and_gradient_fn<Full> full_;
   value_and_gradient_fn<half_type> half_;
+  part_fn part_;  // null: the target cannot split an evaluation
   std::vector<double> (*initial_point_)(const void*, counter_rng&, double);
   void (*constrain_)(const void*, const double*, std::vector<double>&);
 };
@@ -214,7 +241,11 @@ nuts_fit run_nuts_emulated(const Target& target, const nuts_config& cfg, const c
   check_config(cfg);
   const auto start = std::chrono::steady_clock::now();
   host_launcher launcher;
-  nuts_fit fit = run_device(target, target_log_density<Target>{&target}, launcher, cfg, exec, std::move(names));
+  nuts_fit fit;
+  if (resolve_cuda_gradient(exec, cfg.chains, target.data_values()) == cuda_gradient::whole_device)
+    fit = run_device(target, parted_log_density<Target>{&target}, launcher, cfg, exec, std::move(names));
+  else
+    fit = run_device(target, target_log_density<Target>{&target}, launcher, cfg, exec, std::move(names));
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
 }
@@ -235,7 +266,8 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
   using view_type = std::remove_cvref_t<decltype(m.program().view())>;
   nuts_fit fit;
   if constexpr (Nvcc && std::is_trivially_copyable_v<view_type>) {
-    cuda_launcher<view_type> launcher(m.program().view(), exec, cfg.chains);
+    const bool whole_device = resolve_cuda_gradient(exec, cfg.chains, m.data_values()) == cuda_gradient::whole_device;
+    cuda_launcher<view_type> launcher(m.program().view(), exec, cfg.chains, whole_device);
     // The host's part (initialisation, constrain) through the erased target too.
     fit = run_device(model_erased_target(target), launcher.target(), launcher, cfg, exec, m.parameter_names());
   } else if constexpr (Nvcc) {
