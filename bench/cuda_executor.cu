@@ -91,6 +91,11 @@ void data_rows(bool gpu, bool quick) {
     // leapfrogs per second for one chain and 169 for 32 (docs/gpu.md), minutes per row.
     cpu_rows_logistic_regression(chains, w, draws);
   }
+  // The floor of a whole_device round: eight schools (8 data values) with every thread on one
+  // chain's gradient — the barriers, the sums and the chain's own step, no data to speak of.
+  if (gpu)
+    measure("eight_schools_noncentered", 8, tyche_test::eight_schools_model(), 1,
+            tyche::cuda{.gradient = tyche::cuda_gradient::whole_device}, 200, 200, "cuda_whole_device");
   const covertype_data cd;
   const auto ct = covertype(cd);
   if (gpu) one_read("covertype", cd.d.n, cd.d.X.size() * sizeof(double));

@@ -71,12 +71,13 @@ run cmake -S . -B build/gcc "${common[@]}" -DCMAKE_CXX_COMPILER="$(command -v g+
 run cmake --build build/gcc -j "$jobs"
 
 # The compile-fail tests (label compile_fail, ~110 independent -fsyntax-only compiles) run on every
-# core at once; then everything else one test at a time, clang_suite first (which runs the clang
-# tree the same two ways), since the SMC fork engine and the executor's threads are tested on a
-# quiet machine. The exit code is 0 only when both runs pass.
+# core at once; then everything else, also on every core, except the tests marked RUN_SERIAL,
+# which run alone: clang_suite (which runs the clang tree the same two ways, on every core itself)
+# and the SMC fork engine's tests (they count their executable's processes and time a failing
+# run). The exit code is 0 only when both runs pass.
 say "running the compile-fail tests of the g++ tree, $jobs at a time"
 status=0
 run ctest --test-dir build/gcc --output-on-failure -L compile_fail -j "$jobs" || status=$?
 say "running the rest of the test suite (g++ tree; clang tree as test clang_suite; without label long)"
-run ctest --test-dir build/gcc --output-on-failure -LE 'long|compile_fail' || status=$?
+run ctest --test-dir build/gcc --output-on-failure -LE 'long|compile_fail' -j "$jobs" || status=$?
 exit "$status"

@@ -132,13 +132,16 @@ TEST_CASE("emulated device executor: whole_device gradients (the sum of parts) f
                                                Catch::Matchers::Contains("chains = 257"));
 }
 
-TEST_CASE("device executor: cuda_gradient::automatic picks the whole device for much data and few chains",
+TEST_CASE("device executor: cuda_gradient::automatic picks the whole device for much data per chain",
           "[device_executor]") {
   using tyche::cuda_gradient;
   using tyche::samplers::detail::resolve_cuda_gradient;
   CHECK(resolve_cuda_gradient(tyche::cuda{}, 4, 4096) == cuda_gradient::whole_device);
   CHECK(resolve_cuda_gradient(tyche::cuda{}, 4, 4095) == cuda_gradient::per_thread);
   CHECK(resolve_cuda_gradient(tyche::cuda{}, 257, 1000000) == cuda_gradient::per_thread);
+  CHECK(resolve_cuda_gradient(tyche::cuda{}, 32, 1000000) == cuda_gradient::whole_device);
+  CHECK(resolve_cuda_gradient(tyche::cuda{}, 32, 20480) == cuda_gradient::whole_device);  // 640 values per chain
+  CHECK(resolve_cuda_gradient(tyche::cuda{}, 32, 20479) == cuda_gradient::per_thread);
   CHECK(resolve_cuda_gradient(tyche::cuda{.gradient = cuda_gradient::per_thread}, 1, 1000000) == cuda_gradient::per_thread);
   CHECK(resolve_cuda_gradient(tyche::cuda{.gradient = cuda_gradient::whole_device}, 1, 0) == cuda_gradient::whole_device);
 }

@@ -58,7 +58,8 @@ __global__ void device_chains_kernel(Target target, device_chain* states, double
 // and waits while the other blocks (the workers) compute the gradient. The workers' thread w of W
 // evaluates part w of W of each posted chain's log density (program_view::value_and_gradient_part:
 // its share of every loop over the data), each block adds its threads' parts (warp shuffles, then
-// across warps) and writes one sum per chain, and then the workers add those block sums. Rounds
+// across warps) and writes one sum per chain, and then the workers add those block sums (a warp
+// per value). Rounds
 // of three grid barriers — A: points posted; B: block sums written; C: sums added — serve every
 // chain that is not finished: the chains advance in lockstep, one gradient each per round, and
 // each read of a row of the data serves every chain in turn (the row stays in the SM's cache).
@@ -101,14 +102,13 @@ __device__ inline void grid_arrive_block(const grid_exchange& x) {
   __syncthreads();
 }
 
-/// Blocks of 256 threads each SM should hold of the whole_device kernel (__launch_bounds__): more
-/// blocks give the workers' memory reads more threads in flight, at the price of registers.
-#ifndef TYCHE_CUDA_GRID_MIN_BLOCKS
-#define TYCHE_CUDA_GRID_MIN_BLOCKS 1
-#endif
+/// Threads per block of the whole_device kernel. Measured on an H100 (bench/cuda_executor.cu
+/// --data, covertype): 128 or 256 threads run alike; forcing 2 or 4 blocks of 256 per SM
+/// (__launch_bounds__, 128 or 64 registers instead of 231) was 1.5x and 1.9x slower.
+inline constexpr int grid_threads_per_block = 256;
 
 template <class View>
-__global__ void __launch_bounds__(256, TYCHE_CUDA_GRID_MIN_BLOCKS) device_grid_kernel(View view, device_chain* states, double* buffers, device_run r, double* out_q,
+__global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(View view, device_chain* states, double* buffers, device_run r, double* out_q,
                                    transition_stats* out_stats, int chains, grid_exchange x) {
   const std::size_t d = r.d;
   const std::size_t row = d + 1;  // value, then gradient
@@ -178,11 +178,14 @@ __global__ void __launch_bounds__(256, TYCHE_CUDA_GRID_MIN_BLOCKS) device_grid_k
     }
     if (!any) return;
     grid_arrive_block(x);  // B
+    // The block sums of value k added by a warp: lane l takes blocks l, l + 32, …, then the
+    // lanes' sums are added by shuffles (independent loads in flight, not one chain of them).
     const std::size_t values = static_cast<std::size_t>(chains) * row;
-    for (std::size_t k = worker; k < values; k += workers) {
+    for (std::size_t k = worker / 32; k < values; k += workers / 32) {
       double v = 0;
-      for (std::size_t b = 0; b < blocks; ++b) v += __ldcg(x.partials + b * values + k);
-      __stcg(x.result + k, v);
+      for (std::size_t b = lane; b < blocks; b += 32) v += __ldcg(x.partials + b * values + k);
+      for (unsigned offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+      if (lane == 0) __stcg(x.result + k, v);
     }
     grid_arrive_block(x);  // C
   }
@@ -385,7 +388,7 @@ class cuda_launcher {
       throw std::runtime_error(std::string("tyche::nuts: cuda: device ") + device_.name +
                                " cannot run a cooperative launch, which gradient = whole_device needs: use "
                                "gradient = per_thread");
-    grid_threads_ = static_cast<unsigned>(std::min(256, a.maxThreadsPerBlock / 32 * 32));
+    grid_threads_ = static_cast<unsigned>(std::min(grid_threads_per_block, a.maxThreadsPerBlock / 32 * 32));
     if (grid_threads_ < 32 || chains_ > static_cast<int>(grid_threads_))
       throw std::invalid_argument("tyche::nuts: cuda: gradient = whole_device with " + std::to_string(chains_) +
                                   " chains: this model's kernel runs at most " + std::to_string(a.maxThreadsPerBlock) +

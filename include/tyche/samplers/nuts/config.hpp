@@ -57,7 +57,8 @@ struct cpu {
 /// How the CUDA executor computes each chain's log density and gradient (docs/gpu.md).
 enum class cuda_gradient {
   /// whole_device for a model that reads at least cuda_whole_device_data_values values of data
-  /// per evaluation, with at most cuda_whole_device_max_chains chains; per_thread otherwise.
+  /// per evaluation and at least cuda_whole_device_values_per_chain per chain, with at most
+  /// cuda_whole_device_max_chains chains; per_thread otherwise.
   automatic,
   /// One chain per CUDA thread, which evaluates the whole model: many chains of a small model.
   per_thread,
@@ -69,8 +70,13 @@ enum class cuda_gradient {
 };
 
 /// cuda_gradient::automatic: the data (values read per evaluation, model_t::data_values()) from
-/// which, and the chains up to which, the whole device computes each gradient.
+/// which, and the chains up to which, the whole device computes each gradient. Measured on an
+/// H100 (docs/gpu.md): one thread evaluates ~47 ns per data value, a whole_device round costs
+/// ~40 µs per chain beside ~7.6 ps per data value, so one chain per thread wins once the chains
+/// outnumber about the data values / 850 (640 here: a thread's fixed cost per gradient favours
+/// the whole device for small data).
 inline constexpr std::size_t cuda_whole_device_data_values = 4096;
+inline constexpr std::size_t cuda_whole_device_values_per_chain = 640;
 inline constexpr int cuda_whole_device_max_chains = 256;
 
 /// The CUDA executor: every chain in a thread of an NVIDIA GPU, the whole NUTS state machine,

@@ -81,9 +81,9 @@ inline cuda_gradient resolve_cuda_gradient(const cuda& exec, int chains, std::si
                                 "serves them all), and chains = " + std::to_string(chains) +
                                 ": use fewer chains, or gradient = per_thread");
   if (exec.gradient != cuda_gradient::automatic) return exec.gradient;
-  return data_values >= cuda_whole_device_data_values && chains <= cuda_whole_device_max_chains
-             ? cuda_gradient::whole_device
-             : cuda_gradient::per_thread;
+  const bool whole = data_values >= cuda_whole_device_data_values && chains <= cuda_whole_device_max_chains &&
+                     static_cast<std::size_t>(chains) * cuda_whole_device_values_per_chain <= data_values;
+  return whole ? cuda_gradient::whole_device : cuda_gradient::per_thread;
 }
 
 /// f(c) for every chain c < n, on this machine's threads (the host's part of a device run:
