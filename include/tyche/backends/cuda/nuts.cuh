@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <type_traits>
@@ -107,6 +108,19 @@ __device__ inline void grid_arrive_block(const grid_exchange& x) {
 /// (__launch_bounds__, 128 or 64 registers instead of 231) was 1.5x and 1.9x slower.
 inline constexpr int grid_threads_per_block = 256;
 
+#if defined(TYCHE_CUDA_GRID_PROFILE)
+// A diagnostic build (-DTYCHE_CUDA_GRID_PROFILE): clock64() cycles of chain 0's controller (its
+// own step between rounds; its wait for a round) and of worker block 1's thread 0 (from A to its
+// block sums; waiting at B; the sums across blocks; waiting at C; waiting at A), and the rounds,
+// summed over a launch and printed by the launcher to stderr.
+__device__ unsigned long long grid_profile[8];
+#define TYCHE_GRID_CLOCK(var) const long long var = clock64()
+#define TYCHE_GRID_ADD(k, v) atomicAdd(&grid_profile[k], static_cast<unsigned long long>(v))
+#else
+#define TYCHE_GRID_CLOCK(var)
+#define TYCHE_GRID_ADD(k, v)
+#endif
+
 template <class View>
 __global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(View view, device_chain* states, double* buffers, device_run r, double* out_q,
                                    transition_stats* out_stats, int chains, grid_exchange x) {
@@ -115,7 +129,14 @@ __global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(Vie
   if (blockIdx.x == 0) {          // the controllers
     const int c = static_cast<int>(threadIdx.x);
     if (c >= chains) return;
+#if defined(TYCHE_CUDA_GRID_PROFILE)
+    long long left = 0;  // when chain 0's controller last left a round
+#endif
     auto target = [&](const double* q, double* grad, double*) -> double {
+      TYCHE_GRID_CLOCK(entered);
+#if defined(TYCHE_CUDA_GRID_PROFILE)
+      if (c == 0 && left != 0) TYCHE_GRID_ADD(0, entered - left);
+#endif
       double* slot = x.theta + static_cast<std::size_t>(c) * d;
       for (std::size_t i = 0; i < d; ++i) __stcg(slot + i, q[i]);
       __stcg(x.active + c, 1);
@@ -124,6 +145,10 @@ __global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(Vie
       grid_arrive(x.barrier, x.expected);  // C
       const double* result = x.result + static_cast<std::size_t>(c) * row;
       for (std::size_t i = 0; i < d; ++i) grad[i] = __ldcg(result + 1 + i);
+#if defined(TYCHE_CUDA_GRID_PROFILE)
+      left = clock64();
+      if (c == 0) TYCHE_GRID_ADD(1, left - entered);
+#endif
       return __ldcg(result);
     };
     device_chain state = states[c];
@@ -154,7 +179,9 @@ __global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(Vie
   double local[local_gradient ? static_dim : 1];
   double* grad = local_gradient ? local : x.scratch + worker * d;
   for (;;) {
+    TYCHE_GRID_CLOCK(before_a);
     grid_arrive_block(x);  // A
+    TYCHE_GRID_CLOCK(after_a);
     bool any = false;
     for (int c = 0; c < chains; ++c) {
       if (__ldcg(x.active + c) == 0) continue;  // the same for every thread: read after A
@@ -177,7 +204,9 @@ __global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(Vie
       __syncthreads();  // theta and warp_sums are the next chain's
     }
     if (!any) return;
+    TYCHE_GRID_CLOCK(before_b);
     grid_arrive_block(x);  // B
+    TYCHE_GRID_CLOCK(after_b);
     // The block sums of value k added by a warp: lane l takes blocks l, l + 32, …, then the
     // lanes' sums are added by shuffles (independent loads in flight, not one chain of them).
     const std::size_t values = static_cast<std::size_t>(chains) * row;
@@ -187,9 +216,23 @@ __global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(Vie
       for (unsigned offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
       if (lane == 0) __stcg(x.result + k, v);
     }
+    TYCHE_GRID_CLOCK(before_c);
     grid_arrive_block(x);  // C
+#if defined(TYCHE_CUDA_GRID_PROFILE)
+    if (blockIdx.x == 1 && threadIdx.x == 0) {
+      const long long after_c = clock64();
+      TYCHE_GRID_ADD(2, before_b - after_a);
+      TYCHE_GRID_ADD(3, after_b - before_b);
+      TYCHE_GRID_ADD(4, before_c - after_b);
+      TYCHE_GRID_ADD(5, after_c - before_c);
+      TYCHE_GRID_ADD(6, after_a - before_a);
+      TYCHE_GRID_ADD(7, 1);
+    }
+#endif
   }
 }
+#undef TYCHE_GRID_CLOCK
+#undef TYCHE_GRID_ADD
 
 /// Device memory, freed with the object.
 class device_buffer {
@@ -343,6 +386,19 @@ class cuda_launcher {
                                              dim3(grid_threads_), args, grid_shared_bytes_, nullptr),
                  "cudaLaunchCooperativeKernel (whole_device)");
       cuda_check(cudaDeviceSynchronize(), "NUTS kernel (whole_device)");
+#if defined(TYCHE_CUDA_GRID_PROFILE)
+      unsigned long long p[8] = {};
+      cudaMemcpyFromSymbol(p, grid_profile, sizeof p);
+      const unsigned long long zero[8] = {};
+      cudaMemcpyToSymbol(grid_profile, zero, sizeof zero);
+      int khz = 1;
+      cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, exec_.device);
+      const double ms = 1.0 / static_cast<double>(khz);  // cycles → ms
+      std::fprintf(stderr,
+                   "grid profile (ms): chain 0 step %.3f, chain 0 in rounds %.3f; worker: A->sums %.3f, wait B %.3f, "
+                   "sums across blocks %.3f, wait C %.3f, wait A %.3f; rounds %llu\n",
+                   p[0] * ms, p[1] * ms, p[2] * ms, p[3] * ms, p[4] * ms, p[5] * ms, p[6] * ms, p[7]);
+#endif
       return;
     }
     device_chains_kernel<Target><<<blocks(), exec_.threads_per_block>>>(target, states_, buffers_, r, out_q_, out_stats_,
