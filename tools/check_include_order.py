@@ -22,9 +22,11 @@ where it does):
   12    model           model/
   13    samplers        samplers/  (nuts, smc, samplers/smc.hpp), backends/cuda/ (the CUDA executor's
                         launcher: samplers/nuts/sampler.hpp includes it under nvcc)
-  14    diagnostics     diagnostics/
-  14    io              io/
-  15    umbrella        tyche.hpp
+  14    inference       inference/  (optimize, laplace, pathfinder, advi: the other inference methods;
+                        their fit type is what diagnostics/ and io/ summarise and write)
+  15    diagnostics     diagnostics/
+  15    io              io/
+  16    umbrella        tyche.hpp
 
 Rules, each a failure naming both files and their layers:
   - a header includes a header of a layer with a higher rank;
@@ -65,9 +67,10 @@ LAYERS = [
     ("distributions", 11, ["distributions/", "distributions.hpp"]),
     ("model", 12, ["model/"]),
     ("samplers", 13, ["samplers/", "backends/cuda/"]),
-    ("diagnostics", 14, ["diagnostics/"]),
-    ("io", 14, ["io/"]),
-    ("umbrella", 15, ["tyche.hpp"]),
+    ("inference", 14, ["inference/"]),
+    ("diagnostics", 15, ["diagnostics/"]),
+    ("io", 15, ["io/"]),
+    ("umbrella", 16, ["tyche.hpp"]),
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
@@ -164,8 +167,8 @@ def self_test():
         "scalar/a.hpp:3 (layer 1 scalar) includes <tyche/compile/b.hpp> (layer 9 compile)",
         'compile/b.hpp:2 includes "../scalar/a.hpp"',
         "compile/b.hpp:3 includes <tyche/core/gone.hpp>, which does not exist",
-        "io/c.hpp:2 (layer 14 io) includes <tyche/diagnostics/d.hpp> (layer 14 diagnostics)",
-        "io/c.hpp:3 (layer 14 io) includes <xsimd/xsimd.hpp>",
+        "io/c.hpp:2 (layer 15 io) includes <tyche/diagnostics/d.hpp> (layer 15 diagnostics)",
+        "io/c.hpp:3 (layer 15 io) includes <xsimd/xsimd.hpp>",
         "elsewhere/e.hpp is in no layer",
         "model/g.hpp:2 (layer 12 model) names xsimd::",
     ]

@@ -32,4 +32,7 @@
 #include <tyche/diagnostics/convergence.hpp>
 #include <tyche/diagnostics/summary.hpp>
 #include <tyche/io/stan_csv.hpp>
+#include <tyche/inference/optimize.hpp>
+#include <tyche/inference/pathfinder.hpp>
+#include <tyche/inference/advi.hpp>
 #include <tyche/samplers/smc.hpp>

@@ -20759,6 +20759,62 @@ inline double quantile(std::span<const double> values, double p) {
 // tyche/diagnostics/summary.hpp — summary(fit): the table Stan and posterior print for a fit
 // (mean, sd, MCSE, 5/50/95% quantiles, bulk- and tail-ESS, R̂) and the sampler warnings:
 // divergences, tree depth saturation, E-BFMI < 0.3, R̂ > 1.01.
+// ----- begin tyche/inference/fit.hpp -----
+// tyche/inference/fit.hpp — approximate_fit: the draws of an approximation of the posterior
+// (laplace, pathfinder, advi), with the model's and the approximation's log density of each
+// draw. summary(fit) (diagnostics/summary.hpp) and write_stan_csv (io/stan_csv.hpp) take it as
+// they take a nuts_fit; its draws are laid out as a nuts_fit's.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tyche {
+
+/// Draws from an approximation of the posterior, on the constrained scale.
+struct approximate_fit {
+  /// The method, as CmdStan names it: "laplace", "pathfinder" or "variational".
+  std::string method;
+  std::vector<std::string> names;  // the constrained values' names, as nuts_fit's
+  int chains = 1, draws = 0;       // one "chain" of independent draws
+  std::vector<std::vector<double>> values;  // [chain][draw * dim + k], constrained
+  /// Per draw: log p, the model's log density on the unconstrained scale (CmdStan's log_p__ /
+  /// lp__; with the log-Jacobian, except for laplace at a mode found without it), and log q,
+  /// the approximation's log density there (log_g__ / lp_approx__). NaN where not computed.
+  std::vector<std::vector<double>> log_p, log_q;  // [chain][draw]
+  /// The Gaussian the draws come from, on the unconstrained scale (laplace, advi, and
+  /// single-path pathfinder): its mean and its covariance, d × d row-major. Empty for
+  /// multi-path pathfinder, whose draws are resampled from several Gaussians.
+  std::vector<double> mean, covariance;
+  /// The constrained values of that mean (advi: the first row CmdStan's variational CSV holds).
+  std::vector<double> mean_values;
+  /// Pareto k̂ of the importance weights log p − log q (pathfinder's PSIS): above 0.7 the
+  /// approximation is too far from the posterior for the resampled draws to be trusted.
+  double pareto_k = std::nan("");
+  long long gradient_evaluations = 0;
+  std::uint64_t seed = 1;
+  double seconds = 0;
+  /// What the method found worth saying (printed by summary): e.g. a high Pareto k̂, paths
+  /// that failed.
+  std::vector<std::string> warnings;
+
+  [[nodiscard]] std::size_t dim() const { return names.size(); }
+  /// Draws of value k, chain by chain: [chain][draw].
+  [[nodiscard]] std::vector<std::vector<double>> parameter(std::size_t k) const {
+    std::vector<std::vector<double>> out(static_cast<std::size_t>(chains));
+    for (int c = 0; c < chains; ++c) {
+      out[static_cast<std::size_t>(c)].resize(static_cast<std::size_t>(draws));
+      for (int d = 0; d < draws; ++d)
+        out[static_cast<std::size_t>(c)][static_cast<std::size_t>(d)] =
+            values[static_cast<std::size_t>(c)][static_cast<std::size_t>(d) * dim() + k];
+    }
+    return out;
+  }
+};
+
+}  // namespace tyche
+// ----- end tyche/inference/fit.hpp -----
 
 #include <cmath>
 #include <cstdio>
@@ -20779,6 +20835,7 @@ struct fit_summary {
   std::vector<summary_row> rows;
   std::vector<std::string> warnings;
   int chains = 0, draws = 0;
+  std::string method = "sample";  // or the approximation's: "laplace", "pathfinder", "variational"
 };
 
 /// E-BFMI of one chain (Betancourt 2016): Σ (E_n − E_{n−1})² / Σ (E_n − Ē)².
@@ -20794,10 +20851,12 @@ inline double e_bfmi(const std::vector<samplers::transition_stats>& chain) {
   return num / den;
 }
 
-/// The summary table and warnings of a NUTS fit.
-inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
-  if (max_depth <= 0) max_depth = fit.max_depth;  // 0: the depth the fit was run with
-  fit_summary out;
+namespace detail::diagnostics {
+
+/// The table's rows of a fit's draws, and the warnings about the draws themselves (too few for
+/// MCSE/ESS/R-hat; NaN draws): what every fit type shares.
+template <class Fit>
+void parameter_rows(const Fit& fit, fit_summary& out) {
   out.chains = fit.chains;
   out.draws = fit.draws;
   for (std::size_t k = 0; k < fit.dim(); ++k) {
@@ -20805,16 +20864,16 @@ inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
     std::vector<double> all;
     for (const auto& c : chains) all.insert(all.end(), c.begin(), c.end());
     // As R's mean and sd (long double sums): no draws, mean NaN; one draw, sd NaN.
-    const double mean = all.empty() ? std::nan("") : detail::diagnostics::r_mean(all.data(), all.size());
-    const double var = all.size() < 2 ? std::nan("") : detail::diagnostics::r_var(all.data(), all.size());
+    const double mean = all.empty() ? std::nan("") : r_mean(all.data(), all.size());
+    const double var = all.size() < 2 ? std::nan("") : r_var(all.data(), all.size());
     out.rows.push_back({fit.names[k], mean, std::sqrt(var), mcse_mean(chains), quantile(all, 0.05),
                         quantile(all, 0.5), quantile(all, 0.95), ess_bulk(chains), ess_tail(chains),
                         rhat(chains)});
   }
   // What cannot be estimated is NaN in the table, and said once here (posterior prints NA).
-  if (fit.draws < static_cast<int>(detail::diagnostics::min_draws)) {
+  if (fit.draws < static_cast<int>(min_draws)) {
     out.warnings.push_back(std::to_string(fit.draws) + " draws per chain: MCSE, ESS and R-hat need at least " +
-                           std::to_string(detail::diagnostics::min_draws) + " and are NaN");
+                           std::to_string(min_draws) + " and are NaN");
   } else {
     // A parameter constant in every draw (L[1,1] of a Cholesky factor of a correlation matrix)
     // has NaN R-hat and ESS in the table and no warning, as in Stan; NaN draws are warned of.
@@ -20831,6 +20890,15 @@ inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
     if (count > 5) with_nan += ", … (" + std::to_string(count) + " in all)";
     if (count > 0) out.warnings.push_back("NaN draws of " + with_nan + ": their MCSE, ESS and R-hat are NaN");
   }
+}
+
+}  // namespace detail::diagnostics
+
+/// The summary table and warnings of a NUTS fit.
+inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
+  if (max_depth <= 0) max_depth = fit.max_depth;  // 0: the depth the fit was run with
+  fit_summary out;
+  detail::diagnostics::parameter_rows(fit, out);
   const int divergent = fit.divergences();
   if (divergent > 0)
     out.warnings.push_back(std::to_string(divergent) + " of " + std::to_string(fit.chains * fit.draws) +
@@ -20859,6 +20927,17 @@ inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
   return out;
 }
 
+/// The summary of draws from an approximation (laplace, pathfinder, advi): the same table, on
+/// independent draws (one "chain": R-hat is the split-chain R-hat of that one), with the
+/// method's own warnings (a high Pareto k̂, failed paths).
+inline fit_summary summary(const approximate_fit& fit) {
+  fit_summary out;
+  detail::diagnostics::parameter_rows(fit, out);
+  out.method = fit.method;
+  out.warnings.insert(out.warnings.end(), fit.warnings.begin(), fit.warnings.end());
+  return out;
+}
+
 inline std::ostream& operator<<(std::ostream& os, const fit_summary& s) {
   char line[256];
   std::snprintf(line, sizeof line, "%-14s %9s %9s %8s %9s %9s %9s %8s %8s %6s\n", "", "mean", "sd",
@@ -20869,7 +20948,8 @@ inline std::ostream& operator<<(std::ostream& os, const fit_summary& s) {
                   r.name.c_str(), r.mean, r.sd, r.mcse, r.q5, r.q50, r.q95, r.ess_bulk, r.ess_tail, r.rhat);
     os << line;
   }
-  os << s.chains << " chains of " << s.draws << " draws after warm-up\n";
+  if (s.method == "sample") os << s.chains << " chains of " << s.draws << " draws after warm-up\n";
+  else os << s.draws << " draws from the " << s.method << " approximation\n";
   for (const auto& w : s.warnings) os << "warning: " << w << "\n";
   return os;
 }
@@ -21238,6 +21318,87 @@ inline std::vector<std::filesystem::path> write_stan_csv_files(const std::filesy
   return paths;
 }
 
+/// Writes the draws of an approximation (laplace, pathfinder, advi) in the CSV layout CmdStan's
+/// method of that name writes: laplace `log_p__,log_g__,<parameters>`; pathfinder
+/// `lp_approx__,lp__,<parameters>`; variational `lp__,log_p__,log_g__,<parameters>` with the
+/// Gaussian's mean (constrained) as the first row, its lp__, log_p__ and log_g__ 0, as CmdStan
+/// writes it. The comments give the method and the seed. Throws std::invalid_argument for a
+/// method it does not know, a fit whose sizes disagree, or a name that cannot be a column.
+inline void write_stan_csv(std::ostream& os, const approximate_fit& fit, const stan_csv_options& options = {}) {
+  using namespace detail::stan_csv_impl;
+  const std::string fn = "tyche::write_stan_csv: ";
+  std::vector<std::string_view> lead;
+  if (fit.method == "laplace") lead = {"log_p__", "log_g__"};
+  else if (fit.method == "pathfinder") lead = {"lp_approx__", "lp__"};
+  else if (fit.method == "variational") lead = {"lp__", "log_p__", "log_g__"};
+  else throw std::invalid_argument(fn + "an approximate_fit of method " + quote_name(fit.method) +
+                                   ": expected laplace, pathfinder or variational");
+  const std::size_t dim = fit.dim(), draws = static_cast<std::size_t>(fit.draws);
+  if (fit.values.size() != 1 || fit.values[0].size() != draws * dim || fit.log_p.size() != 1 ||
+      fit.log_q.size() != 1 || fit.log_p[0].size() != draws || fit.log_q[0].size() != draws)
+    throw std::invalid_argument(fn + "the fit's draws disagree with its sizes (" + std::to_string(draws) +
+                                " draws of " + std::to_string(dim) + " values, one chain, log_p and log_q per draw)");
+  const std::vector<double>& constrained_mean = fit.mean_values;
+  if (!constrained_mean.empty() && constrained_mean.size() != dim)
+    throw std::invalid_argument(fn + "the fit's mean_values hold " + std::to_string(constrained_mean.size()) +
+                                " values, expected " + std::to_string(dim));
+  std::string out;
+  out += "# tyche_version = " + std::to_string(TYCHE_VERSION_MAJOR) + "." + std::to_string(TYCHE_VERSION_MINOR) + "." +
+         std::to_string(TYCHE_VERSION_PATCH) + "\n";
+  out += "# model = " + options.model + "\n";
+  out += "# method = " + fit.method + "\n";
+  out += "# data\n#   file = " + options.data_file + "\n";
+  out += "# random\n#   seed = " + std::to_string(fit.seed) + "\n";
+  if (!std::isnan(fit.pareto_k)) out += "# pareto_k = " + number(fit.pareto_k) + "\n";
+  for (std::size_t k = 0; k < lead.size(); ++k) {
+    out += lead[k];
+    out += ',';
+  }
+  for (std::size_t k = 0; k < dim; ++k) {
+    out += stan_csv_name(fit.names[k]);
+    out += k + 1 < dim ? "," : "";
+  }
+  if (dim == 0) out.pop_back();
+  out += '\n';
+  const bool variational = fit.method == "variational";
+  if (variational && !constrained_mean.empty()) {  // the mean row
+    out += "0,0,0";
+    for (double v : constrained_mean) {
+      out += ',';
+      append_number(out, v);
+    }
+    out += '\n';
+  }
+  for (std::size_t d = 0; d < draws; ++d) {
+    const double lp = fit.log_p[0][d], lq = fit.log_q[0][d];
+    if (fit.method == "laplace") {
+      append_number(out, lp);
+      out += ',';
+      append_number(out, lq);
+    } else if (fit.method == "pathfinder") {
+      append_number(out, lq);
+      out += ',';
+      append_number(out, lp);
+    } else {
+      out += "0,";
+      append_number(out, lp);
+      out += ',';
+      append_number(out, lq);
+    }
+    for (std::size_t k = 0; k < dim; ++k) {
+      out += ',';
+      append_number(out, fit.values[0][d * dim + k]);
+    }
+    out += '\n';
+    if (out.size() > (1u << 16)) {
+      os << out;
+      out.clear();
+    }
+  }
+  os << out;
+  if (!os) throw std::runtime_error(fn + "the stream failed while writing the " + fit.method + " draws");
+}
+
 /// The contents of a CmdStan CSV file: column names as written (`theta.1`), the draws as a
 /// row-major matrix, and what the comments say.
 struct stan_csv {
@@ -21464,6 +21625,1766 @@ inline stan_csv read_stan_csv(const std::filesystem::path& file) {
 
 }  // namespace tyche
 // ----- end tyche/io/stan_csv.hpp -----
+// ----- begin tyche/inference/optimize.hpp -----
+// tyche/inference/optimize.hpp — optimize(model, config): the posterior mode (MAP) or, with
+// jacobian = true, the mode of the density on the unconstrained scale, by L-BFGS with CmdStan's
+// defaults and convergence tests (lbfgs.hpp); laplace(model, mode, config): draws from the
+// Gaussian at that mode with the covariance −H⁻¹, H the Hessian of log p there by central
+// differences of the exact gradient (docs/inference.md).
+//
+//     const auto mode = tyche::optimize(m);                    // MAP, as CmdStan's optimize
+//     double mu = mode.value("mu");
+//     const auto approx = tyche::laplace(m, tyche::optimize(m, {.jacobian = true}));
+//     std::cout << tyche::summary(approx);
+// ----- begin tyche/inference/lbfgs.hpp -----
+// tyche/inference/lbfgs.hpp — L-BFGS on a log density with its gradient (Nocedal & Wright,
+// "Numerical Optimization", 2nd ed., Algorithms 7.4 and 7.5, with the strong-Wolfe line search of
+// Algorithms 3.5 and 3.6), with CmdStan's optimize defaults and convergence tests: what
+// optimize(), laplace() and pathfinder() stand on (docs/inference.md).
+//
+// The algorithms of this folder are plain functions of a log_density_function (a log density on
+// R^d and its gradient, with the model's type erased): they are compiled once per translation
+// unit, not once per model, and only where a program calls them.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tyche {
+
+namespace inference {
+
+/// A log density on R^d with its gradient: log p(x), and ∇log p(x) written to grad. The
+/// model's own type is erased (one indirect call per evaluation). `workspace` is scratch of the
+/// model's workspace_size(), owned by the caller, so that several threads can evaluate at once.
+struct log_density_function {
+  std::size_t dim = 0;
+  std::size_t workspace_size = 0;
+  const void* self = nullptr;
+  double (*value_and_gradient)(const void* self, const double* x, double* grad, double* workspace) = nullptr;
+  double operator()(const double* x, double* grad, double* workspace) const {
+    return value_and_gradient(self, x, grad, workspace);
+  }
+};
+
+/// Why an L-BFGS run stopped. The first five are convergence (CmdStan's messages, lbfgs_message).
+enum class lbfgs_termination {
+  absolute_objective,   // |Δ log p| < tol_obj
+  relative_objective,   // |Δ log p| / max(|log p|, |log p'|, 1) < tol_rel_obj · ε
+  absolute_gradient,    // ‖∇log p‖ < tol_grad
+  relative_gradient,    // ∇'H∇ / max(|log p|, 1) < tol_rel_grad · ε (H: the L-BFGS inverse Hessian)
+  absolute_parameter,   // ‖Δx‖ < tol_param
+  max_iterations,       // not converged
+  line_search_failed,   // no step satisfied the Wolfe conditions, from the quasi-Newton direction
+                        // and again from the gradient: no more progress can be made
+};
+
+[[nodiscard]] inline bool converged(lbfgs_termination t) { return t <= lbfgs_termination::absolute_parameter; }
+
+[[nodiscard]] inline const char* lbfgs_message(lbfgs_termination t) {
+  switch (t) {
+    case lbfgs_termination::absolute_objective:
+      return "Convergence detected: absolute change in objective function was below tolerance";
+    case lbfgs_termination::relative_objective:
+      return "Convergence detected: relative change in objective function was below tolerance";
+    case lbfgs_termination::absolute_gradient: return "Convergence detected: gradient norm is below tolerance";
+    case lbfgs_termination::relative_gradient:
+      return "Convergence detected: relative gradient magnitude is below tolerance";
+    case lbfgs_termination::absolute_parameter:
+      return "Convergence detected: absolute parameter change was below tolerance";
+    case lbfgs_termination::max_iterations: return "Maximum number of iterations hit, may not be at an optimum";
+    case lbfgs_termination::line_search_failed:
+      return "Line search failed to achieve a sufficient decrease, no more progress can be made";
+  }
+  return "";
+}
+
+/// CmdStan's optimize (lbfgs) settings, with its defaults.
+struct lbfgs_settings {
+  int iterations = 2000;       // iter
+  double init_alpha = 0.001;   // the first line search's first step, along the gradient
+  double tol_obj = 1e-12;
+  double tol_rel_obj = 1e4;    // in units of machine ε
+  double tol_grad = 1e-8;
+  double tol_rel_grad = 1e7;   // in units of machine ε
+  double tol_param = 1e-8;
+  int history_size = 5;
+};
+
+/// Checks settings (any inference method's lbfgs part); `fn` prefixes the message.
+inline void check_lbfgs_settings(const lbfgs_settings& s, const std::string& fn) {
+  auto fail = [&](const std::string& what) { throw std::invalid_argument(fn + what); };
+  if (s.iterations < 1) fail("iterations = " + std::to_string(s.iterations) + " must be >= 1");
+  if (s.history_size < 1) fail("history_size = " + std::to_string(s.history_size) + " must be >= 1");
+  const std::pair<const char*, double> positive[] = {{"init_alpha", s.init_alpha}, {"tol_obj", s.tol_obj},
+                                                     {"tol_rel_obj", s.tol_rel_obj}, {"tol_grad", s.tol_grad},
+                                                     {"tol_rel_grad", s.tol_rel_grad}, {"tol_param", s.tol_param}};
+  for (const auto& [name, v] : positive)
+    if (!(v > 0) || !std::isfinite(v))
+      fail(std::string(name) + " = " + tyche::detail::format_number(v) + " is not a positive finite number");
+}
+
+/// One L-BFGS run: the point, log density and gradient where it stopped, why, and optionally
+/// every iterate (pathfinder's path: x_0 … x_L and their gradients).
+struct lbfgs_result {
+  std::vector<double> x, gradient;  // ∇log p at x
+  double log_density = 0;
+  int iterations = 0;
+  long long evaluations = 0;  // log density and gradient evaluations, line searches included
+  lbfgs_termination termination = lbfgs_termination::max_iterations;
+  std::vector<std::vector<double>> path, path_gradients;  // record = true: x_0, x_1, … (accepted iterates)
+  std::vector<double> path_log_density;
+};
+
+namespace detail {
+
+inline double dot(const double* a, const double* b, std::size_t n) {
+  double s = 0;
+  for (std::size_t i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+/// The minimiser of the cubic through (a, fa, da) and (b, fb, db), or NaN where it has none.
+inline double cubic_minimiser(double a, double fa, double da, double b, double fb, double db) {
+  const double d1 = da + db - 3 * (fa - fb) / (a - b);
+  const double disc = d1 * d1 - da * db;
+  if (!(disc >= 0)) return std::nan("");
+  const double d2 = std::copysign(std::sqrt(disc), b - a);
+  return b - (b - a) * (db + d2 - d1) / (db - da + 2 * d2);
+}
+
+/// Minimises f = −log p along x + α·p by a strong-Wolfe line search (c1 = 1e-4, c2 = 0.9, as
+/// Stan). Returns the step, or 0 when none was found; x_new, g_new, f_new hold the point found.
+/// A non-finite f is treated as +∞ (the step shrinks).
+struct line_search {
+  const log_density_function& density;
+  double* workspace;
+  long long& evaluations;
+  static constexpr double c1 = 1e-4, c2 = 0.9, min_alpha = 1e-12;
+  static constexpr int max_evaluations = 60;
+
+  struct point {
+    double alpha, f, df;  // f = −log p, df = directional derivative of f along p
+  };
+
+  point evaluate(const std::vector<double>& x, const std::vector<double>& p, double alpha, std::vector<double>& x_new,
+                 std::vector<double>& g_new) const {
+    for (std::size_t i = 0; i < x.size(); ++i) x_new[i] = x[i] + alpha * p[i];
+    ++evaluations;
+    const double lp = density(x_new.data(), g_new.data(), workspace);  // g_new = ∇log p
+    bool finite = std::isfinite(lp);
+    for (double g : g_new) finite = finite && std::isfinite(g);
+    if (!finite) return {alpha, std::numeric_limits<double>::infinity(), std::nan("")};
+    return {alpha, -lp, -dot(g_new.data(), p.data(), p.size())};
+  }
+
+  /// f0, df0 at α = 0 (df0 < 0); alpha0 the first trial step.
+  double operator()(const std::vector<double>& x, const std::vector<double>& p, double f0, double df0, double alpha0,
+                    std::vector<double>& x_new, std::vector<double>& g_new, double& f_new) const {
+    point prev{0, f0, df0};
+    double alpha = alpha0;
+    int used = 0;
+    for (bool first = true;; first = false) {
+      const point cur = evaluate(x, p, alpha, x_new, g_new);
+      ++used;
+      if (!std::isfinite(cur.f) || cur.f > f0 + c1 * alpha * df0 || (!first && cur.f >= prev.f))
+        return zoom(x, p, f0, df0, prev, cur, x_new, g_new, f_new, used);
+      if (std::fabs(cur.df) <= -c2 * df0) {
+        f_new = cur.f;
+        return alpha;
+      }
+      if (cur.df >= 0) return zoom(x, p, f0, df0, cur, prev, x_new, g_new, f_new, used);
+      if (used >= max_evaluations) return 0;
+      // Extrapolate: the cubic's minimiser, kept within [2α, 10α].
+      double next = cubic_minimiser(prev.alpha, prev.f, prev.df, cur.alpha, cur.f, cur.df);
+      if (!std::isfinite(next) || next < 2 * alpha || next > 10 * alpha) next = 4 * alpha;
+      prev = cur;
+      alpha = next;
+    }
+  }
+
+  /// Nocedal & Wright Algorithm 3.6: lo satisfies sufficient decrease with the lower f; the
+  /// minimiser lies between lo and hi.
+  double zoom(const std::vector<double>& x, const std::vector<double>& p, double f0, double df0, point lo, point hi,
+              std::vector<double>& x_new, std::vector<double>& g_new, double& f_new, int used) const {
+    while (used < max_evaluations) {
+      const double width = hi.alpha - lo.alpha;
+      if (std::fabs(width) < min_alpha) break;
+      double alpha = std::isfinite(hi.f) ? cubic_minimiser(lo.alpha, lo.f, lo.df, hi.alpha, hi.f, hi.df) : std::nan("");
+      // Safeguard: stay inside the middle 80 % of the bracket, else bisect (or, past a
+      // non-finite f, step a tenth of the way, so that a boundary is approached with care).
+      const double a = std::min(lo.alpha, hi.alpha), b = std::max(lo.alpha, hi.alpha);
+      if (!std::isfinite(alpha) || alpha < a + 0.1 * (b - a) || alpha > b - 0.1 * (b - a))
+        alpha = std::isfinite(hi.f) ? lo.alpha + 0.5 * width : lo.alpha + 0.1 * width;
+      const point cur = evaluate(x, p, alpha, x_new, g_new);
+      ++used;
+      if (!std::isfinite(cur.f) || cur.f > f0 + c1 * alpha * df0 || cur.f >= lo.f) {
+        hi = cur;
+      } else {
+        if (std::fabs(cur.df) <= -c2 * df0) {
+          f_new = cur.f;
+          return alpha;
+        }
+        if (cur.df * (hi.alpha - lo.alpha) >= 0) hi = lo;
+        lo = cur;
+      }
+    }
+    // No Wolfe point: accept lo when it decreased f (sufficient decrease holds there).
+    if (lo.alpha > 0) {
+      const point again = evaluate(x, p, lo.alpha, x_new, g_new);
+      f_new = again.f;
+      return lo.alpha;
+    }
+    return 0;
+  }
+};
+
+/// The L-BFGS direction −H·g by the two-loop recursion (Nocedal & Wright Algorithm 7.4), over the
+/// pairs kept (oldest first), H0 = (s'y / y'y)·I from the newest pair.
+inline void lbfgs_direction(const std::vector<std::vector<double>>& s, const std::vector<std::vector<double>>& y,
+                            const std::vector<double>& grad_f, std::vector<double>& out) {
+  const std::size_t m = s.size(), n = grad_f.size();
+  out = grad_f;
+  std::vector<double> alpha(m), rho(m);
+  for (std::size_t k = m; k-- > 0;) {
+    rho[k] = 1 / dot(s[k].data(), y[k].data(), n);
+    alpha[k] = rho[k] * dot(s[k].data(), out.data(), n);
+    for (std::size_t i = 0; i < n; ++i) out[i] -= alpha[k] * y[k][i];
+  }
+  if (m > 0) {
+    const double gamma = dot(s[m - 1].data(), y[m - 1].data(), n) / dot(y[m - 1].data(), y[m - 1].data(), n);
+    for (double& v : out) v *= gamma;
+  }
+  for (std::size_t k = 0; k < m; ++k) {
+    const double beta = rho[k] * dot(y[k].data(), out.data(), n);
+    for (std::size_t i = 0; i < n; ++i) out[i] += (alpha[k] - beta) * s[k][i];
+  }
+  for (double& v : out) v = -v;
+}
+
+}  // namespace detail
+
+/// Maximises log p from x0 (where log p and its gradient must be finite) by L-BFGS with the
+/// given settings. Stops at the first convergence test that holds (CmdStan's), at the iteration
+/// limit, or when the line search fails twice in a row (from the quasi-Newton direction, then,
+/// with the history cleared, from the gradient). record: keep every iterate (pathfinder).
+inline lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, const lbfgs_settings& s,
+                          bool record = false) {
+  const std::size_t n = density.dim;
+  lbfgs_result r;
+  std::vector<double> workspace(density.workspace_size);
+  std::vector<double> g(n), x_new(n), g_new(n), p(n), grad_f(n);
+  r.x = std::move(x0);
+  r.evaluations = 1;
+  double lp = density(r.x.data(), g.data(), workspace.data());
+  double f = -lp;
+  auto keep = [&](const std::vector<double>& x, const std::vector<double>& grad, double logp) {
+    if (!record) return;
+    r.path.push_back(x);
+    r.path_gradients.push_back(grad);
+    r.path_log_density.push_back(logp);
+  };
+  keep(r.x, g, lp);
+  std::vector<std::vector<double>> S, Y;  // the last history_size pairs, oldest first
+  const double eps = std::numeric_limits<double>::epsilon();
+  detail::line_search search{density, workspace.data(), r.evaluations};
+  r.termination = lbfgs_termination::max_iterations;
+  for (int it = 1; it <= s.iterations; ++it) {
+    r.iterations = it;
+    for (std::size_t i = 0; i < n; ++i) grad_f[i] = -g[i];
+    double alpha = 0, f_new = f;
+    for (int attempt = 0; attempt < 2 && alpha == 0; ++attempt) {
+      if (attempt == 1) {
+        if (S.empty()) break;  // already along the gradient
+        S.clear();
+        Y.clear();
+      }
+      detail::lbfgs_direction(S, Y, grad_f, p);
+      double df0 = detail::dot(grad_f.data(), p.data(), n);
+      if (!(df0 < 0)) {  // not a descent direction (rounding): fall back to the gradient
+        S.clear();
+        Y.clear();
+        for (std::size_t i = 0; i < n; ++i) p[i] = g[i];
+        df0 = detail::dot(grad_f.data(), p.data(), n);
+      }
+      const double alpha0 = S.empty() ? s.init_alpha : 1.0;
+      alpha = search(r.x, p, f, df0, alpha0, x_new, g_new, f_new);
+    }
+    if (alpha == 0) {
+      r.termination = lbfgs_termination::line_search_failed;
+      break;
+    }
+    std::vector<double> step(n), dg(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      step[i] = x_new[i] - r.x[i];
+      dg[i] = g[i] - g_new[i];  // y = ∇f(x_new) − ∇f(x)
+    }
+    const double f_old = f;
+    r.x = x_new;
+    g = g_new;
+    f = f_new;
+    keep(r.x, g, -f);
+    // The pair enters the history when it has positive curvature.
+    const double sy = detail::dot(step.data(), dg.data(), n);
+    if (sy > eps * detail::dot(dg.data(), dg.data(), n)) {
+      if (static_cast<int>(S.size()) == s.history_size) {
+        S.erase(S.begin());
+        Y.erase(Y.begin());
+      }
+      S.push_back(step);
+      Y.push_back(dg);
+    }
+    // Convergence, in CmdStan's order.
+    const double df = std::fabs(f_old - f);
+    const double gnorm = std::sqrt(detail::dot(g.data(), g.data(), n));
+    for (std::size_t i = 0; i < n; ++i) grad_f[i] = -g[i];
+    detail::lbfgs_direction(S, Y, grad_f, p);
+    const double relative_gradient = -detail::dot(grad_f.data(), p.data(), n) / std::max(std::fabs(f), 1.0);
+    const double step_norm = std::sqrt(detail::dot(step.data(), step.data(), n));
+    if (df < s.tol_obj) r.termination = lbfgs_termination::absolute_objective;
+    else if (gnorm < s.tol_grad) r.termination = lbfgs_termination::absolute_gradient;
+    else if (relative_gradient < s.tol_rel_grad * eps) r.termination = lbfgs_termination::relative_gradient;
+    else if (step_norm < s.tol_param) r.termination = lbfgs_termination::absolute_parameter;
+    else if (df / std::max({std::fabs(f_old), std::fabs(f), 1.0}) < s.tol_rel_obj * eps)
+      r.termination = lbfgs_termination::relative_objective;
+    else continue;
+    break;
+  }
+  r.gradient = g;
+  r.log_density = -f;
+  return r;
+}
+
+}  // namespace inference
+
+}  // namespace tyche
+// ----- end tyche/inference/lbfgs.hpp -----
+// ----- begin tyche/inference/model_density.hpp -----
+// tyche/inference/model_density.hpp — what the inference methods (optimize, laplace, pathfinder,
+// advi) need from a model, with its type erased: its log density with or without the
+// log-Jacobian (inference::log_density_function), names, constrain, Stan's random initial point
+// with 100 attempts; and the small dense linear algebra of their Gaussians.
+
+#include <cmath>
+#include <exception>
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace tyche::inference {
+
+/// A model as the inference methods see it: its log density (with the log-Jacobian, or
+/// without it), names, constrain and initial points, each behind a function pointer, so that the
+/// methods are compiled once per translation unit.
+struct model_functions {
+  log_density_function with_jacobian, without_jacobian;
+  std::vector<std::string> names;
+  std::size_t constrained_dim = 0;
+  const void* model = nullptr;
+  void (*constrain)(const void* model, const double* theta, std::vector<double>& out) = nullptr;
+  std::vector<double> (*unconstrain)(const void* model, const std::vector<double>& values) = nullptr;
+  std::vector<double> (*initial_point)(const void* model, counter_rng& rng, double radius) = nullptr;
+
+  [[nodiscard]] const log_density_function& density(bool jacobian) const {
+    return jacobian ? with_jacobian : without_jacobian;
+  }
+  /// Appends the constrained values of θ to out.
+  void constrain_into(const double* theta, std::vector<double>& out) const { constrain(model, theta, out); }
+  /// The coordinate's name for messages: the value's name where θ's coordinates are the
+  /// named values (no matrix variable), else theta[k + 1].
+  [[nodiscard]] std::string coordinate(std::size_t k) const {
+    return names.size() == with_jacobian.dim ? names[k] : "theta[" + std::to_string(k + 1) + "]";
+  }
+};
+
+namespace detail {
+
+template <class View>
+double view_value_and_gradient(const void* self, const double* x, double* grad, double* workspace) {
+  return static_cast<const View*>(self)->value_and_gradient(x, grad, workspace);
+}
+
+template <class View>
+log_density_function density_of(const View& view, std::size_t dim, std::size_t workspace_size) {
+  return {dim, workspace_size, &view, &view_value_and_gradient<View>};
+}
+
+}  // namespace detail
+
+/// The model's functions; the model must outlive the result.
+template <class Model>
+model_functions functions_of(const Model& m) {
+  model_functions f;
+  const auto& with = m.program().view();
+  f.with_jacobian = detail::density_of(with, m.dim(), m.program().workspace_size());
+  if constexpr (requires { m.program_without_jacobian().view(); }) {
+    const auto& without = m.program_without_jacobian().view();
+    f.without_jacobian = detail::density_of(without, m.dim(), m.program_without_jacobian().workspace_size());
+  } else {
+    f.without_jacobian = f.with_jacobian;  // a model without transforms
+  }
+  f.names = m.parameter_names();
+  f.constrained_dim = m.constrained_dim();
+  f.model = &m;
+  f.constrain = [](const void* self, const double* theta, std::vector<double>& out) {
+    const Model& model = *static_cast<const Model*>(self);
+    const auto x = model.constrain(std::span<const double>(theta, model.dim()));
+    out.insert(out.end(), x.begin(), x.end());
+  };
+  f.unconstrain = [](const void* self, const std::vector<double>& values) -> std::vector<double> {
+    const Model& model = *static_cast<const Model*>(self);
+    if constexpr (requires { model.unconstrain(values); }) {
+      return model.unconstrain(values);
+    } else {
+      throw std::invalid_argument("this model cannot map constrained values to θ (no unconstrain)");
+    }
+  };
+  f.initial_point = [](const void* self, counter_rng& rng, double radius) {
+    return static_cast<const Model*>(self)->initial_point(rng, radius);
+  };
+  return f;
+}
+
+/// The start of an optimisation or of a path: `init` (constrained values, in the order of
+/// parameter_names()) when given, else Stan's: θ uniform on (−radius, radius), up to 100
+/// attempts at a finite log density and gradient. Throws invalid_argument naming `fn` and what
+/// was wrong.
+inline std::vector<double> initial_point(const model_functions& model, const log_density_function& density,
+                                         const std::vector<double>& init, double radius, counter_rng& rng,
+                                         const std::string& fn) {
+  const std::size_t d = density.dim;
+  std::vector<double> workspace(density.workspace_size), grad(d);
+  auto describe = [&](const std::vector<double>& x, double lp) {
+    std::string text = "the log density was " + tyche::detail::format_number(lp) + " at ";
+    const std::size_t shown = d < 8 ? d : 8;
+    for (std::size_t k = 0; k < shown; ++k)
+      text += (k > 0 ? ", " : "") + model.coordinate(k) + " = " + tyche::detail::format_number(x[k]);
+    if (shown < d) text += ", …";
+    text += " (unconstrained θ)";
+    for (std::size_t k = 0; k < d; ++k)
+      if (!std::isfinite(grad[k])) {
+        text += "; the gradient of " + model.coordinate(k) + " was " + tyche::detail::format_number(grad[k]);
+        break;
+      }
+    return text;
+  };
+  auto finite = [&](double lp) {
+    bool ok = std::isfinite(lp);
+    for (double g : grad) ok = ok && std::isfinite(g);
+    return ok;
+  };
+  if (!init.empty()) {
+    if (init.size() != model.constrained_dim)
+      throw std::invalid_argument(fn + "init holds " + std::to_string(init.size()) + " values, expected " +
+                                  std::to_string(model.constrained_dim) + " (one per name of parameter_names())");
+    for (std::size_t k = 0; k < init.size(); ++k)
+      if (!std::isfinite(init[k]))
+        throw std::invalid_argument(fn + "init of " + model.names[k] + " is " + tyche::detail::format_number(init[k]));
+    std::vector<double> x;
+    try {
+      x = model.unconstrain(model.model, init);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fn + "init: " + e.what());
+    }
+    const double lp = density(x.data(), grad.data(), workspace.data());
+    if (!finite(lp))
+      throw std::invalid_argument(fn + "the log density or its gradient is not finite at init: " + describe(x, lp));
+    return x;
+  }
+  if (!(radius >= 0) || !std::isfinite(radius))
+    throw std::invalid_argument(fn + "init_radius = " + tyche::detail::format_number(radius) +
+                                " is not a finite number >= 0");
+  std::vector<double> x;
+  double lp = 0;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    x = model.initial_point(model.model, rng, radius);
+    lp = density(x.data(), grad.data(), workspace.data());
+    if (finite(lp)) return x;
+  }
+  throw std::runtime_error(fn + "no initial point with a finite log density and gradient in 100 attempts (θ uniform on (-" +
+                           tyche::detail::format_number(radius) + ", " + tyche::detail::format_number(radius) +
+                           ") per unconstrained coordinate, init_radius); at the last, " + describe(x, lp));
+}
+
+namespace detail {
+
+/// In-place Cholesky factor (lower, row-major n × n) of a symmetric matrix; false when it is
+/// not positive definite. The upper triangle is zeroed.
+inline bool cholesky(std::vector<double>& a, std::size_t n) {
+  for (std::size_t j = 0; j < n; ++j) {
+    double diag = a[j * n + j];
+    for (std::size_t k = 0; k < j; ++k) diag -= a[j * n + k] * a[j * n + k];
+    if (!(diag > 0) || !std::isfinite(diag)) return false;
+    const double l = std::sqrt(diag);
+    a[j * n + j] = l;
+    for (std::size_t i = j + 1; i < n; ++i) {
+      double v = a[i * n + j];
+      for (std::size_t k = 0; k < j; ++k) v -= a[i * n + k] * a[j * n + k];
+      a[i * n + j] = v / l;
+    }
+    for (std::size_t k = j + 1; k < n; ++k) a[j * n + k] = 0;
+  }
+  return true;
+}
+
+/// Solves L' x = b in place (L lower, row-major).
+inline void solve_upper_transposed(const std::vector<double>& l, std::size_t n, double* b) {
+  for (std::size_t i = n; i-- > 0;) {
+    double v = b[i];
+    for (std::size_t k = i + 1; k < n; ++k) v -= l[k * n + i] * b[k];
+    b[i] = v / l[i * n + i];
+  }
+}
+
+/// Solves L x = b in place (L lower, row-major).
+inline void solve_lower(const std::vector<double>& l, std::size_t n, double* b) {
+  for (std::size_t i = 0; i < n; ++i) {
+    double v = b[i];
+    for (std::size_t k = 0; k < i; ++k) v -= l[i * n + k] * b[k];
+    b[i] = v / l[i * n + i];
+  }
+}
+
+inline constexpr double log_two_pi = 1.8378770664093454836;
+
+}  // namespace detail
+
+}  // namespace tyche::inference
+// ----- end tyche/inference/model_density.hpp -----
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tyche {
+
+/// Settings of optimize(): CmdStan's optimize method (algorithm = lbfgs), with its defaults.
+struct optimize_config {
+  /// false (CmdStan's default): the mode of p(θ) without the log-Jacobian of the constraining
+  /// transforms: the MAP estimate on the constrained scale (the MLE with flat priors). true: the
+  /// mode on the unconstrained scale, the centre of laplace()'s Gaussian.
+  bool jacobian = false;
+  int iterations = 2000;       // iter
+  double init_alpha = 0.001;   // the first step along the gradient
+  double tol_obj = 1e-12;
+  double tol_rel_obj = 1e4;
+  double tol_grad = 1e-8;
+  double tol_rel_grad = 1e7;
+  double tol_param = 1e-8;
+  int history_size = 5;
+  std::uint64_t seed = 1;      // the random initial point's stream
+  double init_radius = 2.0;    // θ uniform on (−r, r), as Stan's init
+  /// Initial values on the constrained scale, one per name of parameter_names(); empty: random.
+  std::vector<double> init = {};
+};
+
+/// The mode optimize() found.
+struct optimize_result {
+  std::vector<std::string> names;   // parameter_names()
+  std::vector<double> values;       // constrained values at the mode
+  std::vector<double> unconstrained;  // θ at the mode
+  std::vector<double> gradient;     // ∇log p at the mode (unconstrained scale)
+  double log_density = 0;           // log p at the mode (with the log-Jacobian when jacobian)
+  bool jacobian = false;
+  int iterations = 0;
+  long long gradient_evaluations = 0;
+  inference::lbfgs_termination termination = inference::lbfgs_termination::max_iterations;
+  std::string message;              // CmdStan's line for the termination
+  double seconds = 0;
+
+  /// The constrained value named `name` ("mu", "theta[2]"); throws when there is none.
+  [[nodiscard]] double value(std::string_view name) const {
+    for (std::size_t k = 0; k < names.size(); ++k)
+      if (names[k] == name) return values[k];
+    throw std::out_of_range("tyche::optimize_result::value: no value named '" + std::string(name) + "'");
+  }
+};
+
+/// What optimize() throws when L-BFGS stopped without converging (the iteration limit, or a line
+/// search that could make no more progress): the message names the iterations, the gradient's
+/// norm and the log density; result() is the last point, for a caller who wants it anyway.
+class optimize_error : public std::runtime_error {
+ public:
+  optimize_error(const std::string& what, optimize_result last) : std::runtime_error(what), last_(std::move(last)) {}
+  [[nodiscard]] const optimize_result& result() const { return last_; }
+
+ private:
+  optimize_result last_;
+};
+
+/// Settings of laplace(): CmdStan's laplace method.
+struct laplace_config {
+  int draws = 1000;
+  std::uint64_t seed = 1;
+};
+
+namespace inference {
+
+inline lbfgs_settings settings_of(const optimize_config& c) {
+  return {c.iterations, c.init_alpha, c.tol_obj, c.tol_rel_obj, c.tol_grad, c.tol_rel_grad, c.tol_param,
+          c.history_size};
+}
+
+inline double norm(const std::vector<double>& v) { return std::sqrt(detail::dot(v.data(), v.data(), v.size())); }
+
+/// optimize() on a model's functions (compiled once per translation unit).
+inline optimize_result optimize(const model_functions& model, const optimize_config& cfg) {
+  const std::string fn = "tyche::optimize: ";
+  check_lbfgs_settings(settings_of(cfg), fn);
+  const auto start = std::chrono::steady_clock::now();
+  const log_density_function& density = model.density(cfg.jacobian);
+  counter_rng rng(cfg.seed, 0);
+  std::vector<double> x0 = initial_point(model, density, cfg.init, cfg.init_radius, rng, fn);
+  const lbfgs_result r = lbfgs(density, std::move(x0), settings_of(cfg));
+  optimize_result out;
+  out.names = model.names;
+  out.unconstrained = r.x;
+  model.constrain_into(r.x.data(), out.values);
+  out.gradient = r.gradient;
+  out.log_density = r.log_density;
+  out.jacobian = cfg.jacobian;
+  out.iterations = r.iterations;
+  out.gradient_evaluations = r.evaluations;
+  out.termination = r.termination;
+  out.message = lbfgs_message(r.termination);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!converged(r.termination)) {
+    std::string what = fn + "not converged: " + out.message + " (after " + std::to_string(r.iterations) +
+                       " iterations; at the last point the log density is " +
+                       tyche::detail::format_number(r.log_density) + " and the gradient's norm " +
+                       tyche::detail::format_number(norm(r.gradient)) + ")";
+    what += r.termination == lbfgs_termination::max_iterations
+                ? "; raise iterations, or start elsewhere (init)"
+                : "; the log density may be unbounded, flat or not smooth there";
+    throw optimize_error(what, std::move(out));
+  }
+  return out;
+}
+
+/// The Hessian of log p at x by central differences of the exact gradient, symmetrised
+/// (step ε^(1/3)·max(1, |x_i|) per coordinate: exact for a quadratic log p up to rounding).
+inline std::vector<double> hessian(const log_density_function& density, const std::vector<double>& x,
+                                   long long& evaluations) {
+  const std::size_t d = density.dim;
+  std::vector<double> h(d * d), workspace(density.workspace_size), gp(d), gm(d), xs = x;
+  const double scale = std::cbrt(std::numeric_limits<double>::epsilon());
+  for (std::size_t j = 0; j < d; ++j) {
+    const double step = scale * std::max(1.0, std::fabs(x[j]));
+    xs[j] = x[j] + step;
+    density(xs.data(), gp.data(), workspace.data());
+    xs[j] = x[j] - step;
+    density(xs.data(), gm.data(), workspace.data());
+    xs[j] = x[j];
+    evaluations += 2;
+    for (std::size_t i = 0; i < d; ++i) h[i * d + j] = (gp[i] - gm[i]) / (2 * step);
+  }
+  for (std::size_t i = 0; i < d; ++i)
+    for (std::size_t j = 0; j < i; ++j) h[i * d + j] = h[j * d + i] = 0.5 * (h[i * d + j] + h[j * d + i]);
+  return h;
+}
+
+/// laplace() on a model's functions.
+inline approximate_fit laplace(const model_functions& model, const optimize_result& mode, const laplace_config& cfg) {
+  const std::string fn = "tyche::laplace: ";
+  const auto start = std::chrono::steady_clock::now();
+  const log_density_function& density = model.density(mode.jacobian);
+  const std::size_t d = density.dim;
+  if (cfg.draws < 0) throw std::invalid_argument(fn + "draws = " + std::to_string(cfg.draws) + " must be >= 0");
+  if (mode.unconstrained.size() != d)
+    throw std::invalid_argument(fn + "the mode holds " + std::to_string(mode.unconstrained.size()) +
+                                " unconstrained values, the model has " + std::to_string(d) +
+                                ": pass the result of optimize() on this model");
+  for (std::size_t k = 0; k < d; ++k)
+    if (!std::isfinite(mode.unconstrained[k]))
+      throw std::invalid_argument(fn + "the mode's " + model.coordinate(k) + " is " +
+                                  tyche::detail::format_number(mode.unconstrained[k]));
+  approximate_fit fit;
+  fit.method = "laplace";
+  fit.names = model.names;
+  fit.draws = cfg.draws;
+  fit.seed = cfg.seed;
+  // −H = L L'; the covariance is (L L')⁻¹ and a draw is mode + L'⁻¹ z.
+  std::vector<double> l = hessian(density, mode.unconstrained, fit.gradient_evaluations);
+  for (double& v : l) v = -v;
+  if (!detail::cholesky(l, d)) {
+    throw std::runtime_error(fn + "the Hessian of the log density at the mode is not negative definite, so there "
+                                  "is no Gaussian to draw from: the point is not a strict mode (optimize() stopped "
+                                  "with \"" + mode.message + "\"), or the posterior is flat in some direction");
+  }
+  fit.mean = mode.unconstrained;
+  fit.covariance.assign(d * d, 0.0);
+  for (std::size_t j = 0; j < d; ++j) {  // column j of (L L')⁻¹ = L'⁻¹ L⁻¹ e_j
+    std::vector<double> e(d, 0.0);
+    e[j] = 1;
+    detail::solve_lower(l, d, e.data());
+    detail::solve_upper_transposed(l, d, e.data());
+    for (std::size_t i = 0; i < d; ++i) fit.covariance[i * d + j] = e[i];
+  }
+  double log_det_l = 0;
+  for (std::size_t i = 0; i < d; ++i) log_det_l += std::log(l[i * d + i]);
+  fit.values.assign(1, {});
+  fit.log_p.assign(1, {});
+  fit.log_q.assign(1, {});
+  fit.values[0].reserve(static_cast<std::size_t>(cfg.draws) * model.constrained_dim);
+  counter_rng rng(cfg.seed, 0);
+  std::vector<double> z(d), x(d), grad(d), workspace(density.workspace_size);
+  for (int n = 0; n < cfg.draws; ++n) {
+    double zz = 0;
+    for (double& v : z) {
+      v = rng.normal();
+      zz += v * v;
+    }
+    x = z;
+    detail::solve_upper_transposed(l, d, x.data());
+    for (std::size_t i = 0; i < d; ++i) x[i] += mode.unconstrained[i];
+    fit.log_q[0].push_back(-0.5 * static_cast<double>(d) * detail::log_two_pi + log_det_l - 0.5 * zz);
+    fit.log_p[0].push_back(density(x.data(), grad.data(), workspace.data()));
+    ++fit.gradient_evaluations;
+    model.constrain_into(x.data(), fit.values[0]);
+  }
+  fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return fit;
+}
+
+}  // namespace inference
+
+/// The mode of a model's log density by L-BFGS (CmdStan's optimize, its defaults): MAP on the
+/// constrained scale by default, the unconstrained mode with jacobian = true. Throws
+/// optimize_error when it does not converge (never returns such a point as a mode), and
+/// std::runtime_error when no initial point has a finite log density (after Stan's 100
+/// attempts).
+template <class Model>
+optimize_result optimize(const Model& m, const optimize_config& cfg = {}) {
+  if constexpr (!sampleable_model<Model>) {
+    static_assert(sampleable_model<Model>,
+                  "tyche::optimize(model, config) requires a model built with tyche::model(...); the first "
+                  "argument is not one");
+    return {};
+  } else {
+    return inference::optimize(inference::functions_of(m), cfg);
+  }
+}
+
+/// Draws from the Laplace approximation at a mode found by optimize() on the same model: the
+/// Gaussian on the unconstrained scale with the mode as its mean and the inverse of the negated
+/// Hessian of log p there (the density optimize() used: with the log-Jacobian when
+/// mode.jacobian) as its covariance, as CmdStan's laplace method. log_p and log_q of each draw
+/// are CmdStan's log_p__ and log_g__.
+template <class Model>
+approximate_fit laplace(const Model& m, const optimize_result& mode, const laplace_config& cfg = {}) {
+  if constexpr (!sampleable_model<Model>) {
+    static_assert(sampleable_model<Model>,
+                  "tyche::laplace(model, mode, config) requires a model built with tyche::model(...); the first "
+                  "argument is not one");
+    return {};
+  } else {
+    return inference::laplace(inference::functions_of(m), mode, cfg);
+  }
+}
+
+}  // namespace tyche
+// ----- end tyche/inference/optimize.hpp -----
+// ----- begin tyche/inference/pathfinder.hpp -----
+// tyche/inference/pathfinder.hpp — pathfinder(model, config): variational inference along the
+// path of an L-BFGS optimisation (Zhang, Carpenter, Gelman & Vehtari 2022, "Pathfinder: parallel
+// quasi-Newton variational inference", JMLR 23(306)). Each iterate of L-BFGS on log p (with the
+// log-Jacobian, on the unconstrained scale) defines a Gaussian: its covariance is the L-BFGS
+// estimate of the inverse Hessian there (a diagonal updated as the paper's Algorithm 3, plus
+// the rank-2J correction of the last J pairs, Byrd, Nocedal & Schnabel 1994), its mean one
+// Newton step from the iterate. The Gaussian with the highest ELBO estimate (num_elbo_draws
+// draws) is the path's approximation. Several paths (num_paths, each from its own random
+// initial point, on threads) are pooled by Pareto-smoothed importance resampling (psis.hpp).
+// CmdStan's pathfinder defaults throughout (docs/inference.md).
+//
+//     const auto approx = tyche::pathfinder(m);          // 4 paths, 1000 draws resampled
+//     std::cout << tyche::summary(approx);               // and approx.pareto_k
+// ----- begin tyche/inference/psis.hpp -----
+// tyche/inference/psis.hpp — Pareto-smoothed importance sampling (Vehtari, Simpson, Gelman, Yao &
+// Gabry 2024, "Pareto smoothed importance sampling", JMLR 25(72)): the largest
+// min(S/5, 3·√S) log importance weights are replaced by the expected order statistics of a
+// generalised Pareto distribution fitted to them (Zhang & Stephens 2009, with the weakly
+// informative prior on k of the paper), truncated at the largest raw weight; k̂ says how far
+// the proposal is from the target (≤ 0.7: usable). And multinomial resampling by such weights.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+namespace tyche::inference {
+
+/// Smoothed log weights (unnormalised, in the input's order) and the Pareto k̂ of the tail.
+struct psis_result {
+  std::vector<double> log_weights;
+  double pareto_k = std::nan("");
+};
+
+/// Zhang & Stephens (2009) fit of a generalised Pareto distribution to x (sorted ascending,
+/// positive): k and σ, with k shrunk towards 0.5 by the prior of Vehtari et al. (weight 10).
+inline void fit_generalized_pareto(const std::vector<double>& x, double& k, double& sigma) {
+  const std::size_t n = x.size();
+  const double prior = 3;
+  const std::size_t m = 30 + static_cast<std::size_t>(std::sqrt(static_cast<double>(n)));
+  const double quartile = x[static_cast<std::size_t>(std::floor(static_cast<double>(n) / 4 + 0.5)) - 1];
+  std::vector<double> theta(m), log_lik(m);
+  for (std::size_t j = 0; j < m; ++j) {
+    theta[j] = 1 / x[n - 1] + (1 - std::sqrt(static_cast<double>(m) / (static_cast<double>(j + 1) - 0.5))) /
+                                  (prior * quartile);
+    double kj = 0;
+    for (double v : x) kj += std::log1p(-theta[j] * v);
+    kj /= static_cast<double>(n);
+    log_lik[j] = static_cast<double>(n) * (std::log(-theta[j] / kj) - kj - 1);
+  }
+  std::vector<double> w(m);
+  for (std::size_t j = 0; j < m; ++j) {
+    double s = 0;
+    for (std::size_t i = 0; i < m; ++i) s += std::exp(log_lik[i] - log_lik[j]);
+    w[j] = 1 / s;
+  }
+  double theta_hat = 0, total = 0;
+  for (std::size_t j = 0; j < m; ++j)
+    if (w[j] >= 10 * std::numeric_limits<double>::epsilon()) {
+      theta_hat += theta[j] * w[j];
+      total += w[j];
+    }
+  theta_hat /= total;
+  double khat = 0;
+  for (double v : x) khat += std::log1p(-theta_hat * v);
+  khat /= static_cast<double>(n);
+  sigma = -khat / theta_hat;
+  const double nd = static_cast<double>(n);
+  k = (nd * khat + 10 * 0.5) / (nd + 10);
+}
+
+/// PSIS of log weights (any finite or −∞ values; at least one finite).
+inline psis_result psis(const std::vector<double>& log_w) {
+  const std::size_t s = log_w.size();
+  psis_result out;
+  out.log_weights = log_w;
+  const double max_lw = *std::max_element(log_w.begin(), log_w.end());
+  if (!std::isfinite(max_lw)) return out;
+  for (double& v : out.log_weights) v -= max_lw;  // the largest is 0
+  const std::size_t tail =
+      std::min(static_cast<std::size_t>(std::ceil(0.2 * static_cast<double>(s))),
+               static_cast<std::size_t>(std::ceil(3 * std::sqrt(static_cast<double>(s)))));
+  if (tail < 5 || tail >= s) return out;  // too few draws to fit a tail
+  std::vector<std::size_t> order(s);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return out.log_weights[a] < out.log_weights[b]; });
+  const double cutoff = out.log_weights[order[s - tail - 1]];
+  if (!std::isfinite(cutoff)) return out;
+  std::vector<double> exceed;
+  std::vector<std::size_t> tail_index;
+  for (std::size_t i = s - tail; i < s; ++i) {
+    exceed.push_back(std::exp(out.log_weights[order[i]]) - std::exp(cutoff));
+    tail_index.push_back(order[i]);
+  }
+  if (exceed.back() <= 0 || exceed.front() <= 0) {  // ties: no tail to fit
+    out.pareto_k = 0;
+    return out;
+  }
+  double k = 0, sigma = 0;
+  fit_generalized_pareto(exceed, k, sigma);
+  out.pareto_k = k;
+  if (!std::isfinite(k)) return out;
+  // Replace the tail by the GPD's quantiles at (i − 0.5) / tail, truncated at the largest raw
+  // weight (0 after the shift).
+  for (std::size_t i = 0; i < tail; ++i) {
+    const double p = (static_cast<double>(i) + 0.5) / static_cast<double>(tail);
+    const double q = std::fabs(k) < 1e-12 ? -sigma * std::log1p(-p) : sigma * std::expm1(-k * std::log1p(-p)) / k;
+    out.log_weights[tail_index[i]] = std::min(0.0, std::log(std::exp(cutoff) + q));
+  }
+  return out;
+}
+
+/// n indices drawn with replacement with probabilities ∝ exp(log_w).
+inline std::vector<std::size_t> resample(const std::vector<double>& log_w, std::size_t n, counter_rng& rng) {
+  const double max_lw = *std::max_element(log_w.begin(), log_w.end());
+  std::vector<double> cumulative(log_w.size());
+  double total = 0;
+  for (std::size_t i = 0; i < log_w.size(); ++i) {
+    total += std::isfinite(log_w[i]) ? std::exp(log_w[i] - max_lw) : 0.0;
+    cumulative[i] = total;
+  }
+  std::vector<std::size_t> out(n);
+  for (auto& pick : out) {
+    const double u = rng.uniform01() * total;
+    pick = static_cast<std::size_t>(std::upper_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
+    if (pick >= log_w.size()) pick = log_w.size() - 1;
+  }
+  return out;
+}
+
+}  // namespace tyche::inference
+// ----- end tyche/inference/psis.hpp -----
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tyche {
+
+/// Settings of pathfinder(): CmdStan's pathfinder method, with its defaults.
+struct pathfinder_config {
+  int num_paths = 4;
+  int num_draws = 1000;       // draws from each path's approximation
+  int num_psis_draws = 1000;  // draws returned after resampling (num_paths > 1)
+  int num_elbo_draws = 25;    // draws per ELBO estimate along a path
+  bool psis_resample = true;  // false: return every path's draws, unweighted
+  int history_size = 5;
+  int max_lbfgs_iters = 1000;
+  double init_alpha = 0.001;
+  double tol_obj = 1e-12;
+  double tol_rel_obj = 1e4;
+  double tol_grad = 1e-8;
+  double tol_rel_grad = 1e7;
+  double tol_param = 1e-8;
+  std::uint64_t seed = 1;
+  double init_radius = 2.0;
+  /// Initial values on the constrained scale for every path; empty: random, a point per path.
+  std::vector<double> init = {};
+  /// Threads running the paths; 0: one per path, up to the hardware's concurrency.
+  int threads = 0;
+};
+
+namespace inference {
+
+/// One path's best Gaussian: N(mean, D + W M W'), D = diag(alpha), W = [S, D·Y] (d × 2m),
+/// sampled through a thin QR factorisation of D^(−1/2)·W, or densely when d ≤ 2m.
+class lbfgs_gaussian {
+ public:
+  /// From the iterate x with gradient g (of log p), the diagonal and the pairs (oldest first;
+  /// y = ∇log p(x_k) − ∇log p(x_k+1), so s'y > 0). False when the covariance is not positive
+  /// definite (rounding): the iterate has no approximation.
+  bool build(const std::vector<double>& x, const std::vector<double>& g, const std::vector<double>& alpha,
+             const std::vector<std::vector<double>>& s, const std::vector<std::vector<double>>& y) {
+    d_ = x.size();
+    m_ = s.size();
+    alpha_ = alpha;
+    const std::size_t k = 2 * m_;
+    // W = [S, D·Y] (column-major: column c holds d values), and M (k × k, row-major).
+    w_.assign(d_ * k, 0.0);
+    for (std::size_t j = 0; j < m_; ++j)
+      for (std::size_t i = 0; i < d_; ++i) {
+        w_[j * d_ + i] = s[j][i];
+        w_[(m_ + j) * d_ + i] = alpha[i] * y[j][i];
+      }
+    std::vector<double> r(m_ * m_, 0.0), rinv(m_ * m_, 0.0), ydy(m_ * m_, 0.0);
+    for (std::size_t i = 0; i < m_; ++i)
+      for (std::size_t j = i; j < m_; ++j) r[i * m_ + j] = detail::dot(s[i].data(), y[j].data(), d_);
+    for (std::size_t i = 0; i < m_; ++i)
+      for (std::size_t j = 0; j < m_; ++j) {
+        double v = 0;
+        for (std::size_t t = 0; t < d_; ++t) v += y[i][t] * alpha[t] * y[j][t];
+        ydy[i * m_ + j] = v;
+      }
+    // R⁻¹ (upper triangular) column by column.
+    for (std::size_t c = 0; c < m_; ++c)
+      for (std::size_t i = c + 1; i-- > 0;) {
+        double v = i == c ? 1.0 : 0.0;
+        for (std::size_t t = i + 1; t <= c; ++t) v -= r[i * m_ + t] * rinv[t * m_ + c];
+        rinv[i * m_ + c] = v / r[i * m_ + i];
+      }
+    // M = [[R⁻ᵀ (E + Y'DY) R⁻¹, −R⁻ᵀ], [−R⁻¹, 0]].
+    std::vector<double> inner = ydy;
+    for (std::size_t i = 0; i < m_; ++i) inner[i * m_ + i] += r[i * m_ + i];
+    m_mat_.assign(k * k, 0.0);
+    for (std::size_t i = 0; i < m_; ++i)
+      for (std::size_t j = 0; j < m_; ++j) {
+        double v = 0;
+        for (std::size_t a = 0; a < m_; ++a)
+          for (std::size_t b = 0; b < m_; ++b) v += rinv[a * m_ + i] * inner[a * m_ + b] * rinv[b * m_ + j];
+        m_mat_[i * k + j] = v;
+        m_mat_[i * k + m_ + j] = -rinv[j * m_ + i];  // −R⁻ᵀ
+        m_mat_[(m_ + i) * k + j] = -rinv[i * m_ + j];  // −R⁻¹
+      }
+    // mean = x + Σ g.
+    mean_ = x;
+    const std::vector<double> sg = covariance_times(g);
+    for (std::size_t i = 0; i < d_; ++i) mean_[i] += sg[i];
+    for (double v : mean_)
+      if (!std::isfinite(v)) return false;
+    log_det_ = 0;
+    for (double a : alpha) log_det_ += std::log(a);
+    if (d_ <= k) {  // dense: Σ = L L'
+      dense_ = true;
+      chol_ = covariance();
+      if (!detail::cholesky(chol_, d_)) return false;
+      log_det_ = 0;
+      for (std::size_t i = 0; i < d_; ++i) log_det_ += 2 * std::log(chol_[i * d_ + i]);
+      return std::isfinite(log_det_);
+    }
+    dense_ = false;
+    // Householder QR of D^(−1/2) W: q_ (d × k, column-major, orthonormal columns), rq (k × k).
+    std::vector<double> a(d_ * k);
+    for (std::size_t c = 0; c < k; ++c)
+      for (std::size_t i = 0; i < d_; ++i) a[c * d_ + i] = w_[c * d_ + i] / std::sqrt(alpha[i]);
+    std::vector<double> rq(k * k, 0.0);
+    std::vector<std::vector<double>> reflectors;
+    for (std::size_t c = 0; c < k; ++c) {
+      std::vector<double> v(d_, 0.0);
+      double norm = 0;
+      for (std::size_t i = c; i < d_; ++i) norm += a[c * d_ + i] * a[c * d_ + i];
+      norm = std::sqrt(norm);
+      const double alpha_c = a[c * d_ + c] > 0 ? -norm : norm;
+      for (std::size_t i = c; i < d_; ++i) v[i] = a[c * d_ + i];
+      v[c] -= alpha_c;
+      const double vv = detail::dot(v.data(), v.data(), d_);
+      if (vv > 0)
+        for (std::size_t cc = c; cc < k; ++cc) {
+          const double f = 2 * detail::dot(v.data(), &a[cc * d_], d_) / vv;
+          for (std::size_t i = c; i < d_; ++i) a[cc * d_ + i] -= f * v[i];
+        }
+      for (std::size_t j = c; j < k; ++j) rq[c * k + j] = a[j * d_ + c];
+      reflectors.push_back(vv > 0 ? v : std::vector<double>());
+    }
+    q_.assign(d_ * k, 0.0);
+    for (std::size_t c = 0; c < k; ++c) {  // Q e_c = H_0 … H_{k−1} e_c
+      std::vector<double> e(d_, 0.0);
+      e[c] = 1;
+      for (std::size_t h = k; h-- > 0;) {
+        const auto& v = reflectors[h];
+        if (v.empty()) continue;
+        const double f = 2 * detail::dot(v.data(), e.data(), d_) / detail::dot(v.data(), v.data(), d_);
+        for (std::size_t i = 0; i < d_; ++i) e[i] -= f * v[i];
+      }
+      std::copy(e.begin(), e.end(), q_.begin() + static_cast<std::ptrdiff_t>(c * d_));
+    }
+    // I + Rq M Rq' = L̃ L̃'.
+    std::vector<double> rm(k * k, 0.0);
+    chol_.assign(k * k, 0.0);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        double v = 0;
+        for (std::size_t t = 0; t < k; ++t) v += rq[i * k + t] * m_mat_[t * k + j];
+        rm[i * k + j] = v;
+      }
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        double v = i == j ? 1.0 : 0.0;
+        for (std::size_t t = 0; t < k; ++t) v += rm[i * k + t] * rq[j * k + t];
+        chol_[i * k + j] = v;
+      }
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < i; ++j) chol_[i * k + j] = chol_[j * k + i] = 0.5 * (chol_[i * k + j] + chol_[j * k + i]);
+    if (!detail::cholesky(chol_, k)) return false;
+    for (std::size_t i = 0; i < k; ++i) log_det_ += 2 * std::log(chol_[i * k + i]);
+    return std::isfinite(log_det_);
+  }
+
+  /// A draw x and its log density under the Gaussian.
+  double draw(counter_rng& rng, std::vector<double>& x) const {
+    std::vector<double> u(d_);
+    double uu = 0;
+    for (double& v : u) {
+      v = rng.normal();
+      uu += v * v;
+    }
+    x.assign(d_, 0.0);
+    if (dense_) {
+      for (std::size_t i = 0; i < d_; ++i) {
+        double v = 0;
+        for (std::size_t j = 0; j <= i; ++j) v += chol_[i * d_ + j] * u[j];
+        x[i] = mean_[i] + v;
+      }
+    } else {  // x = mean + D^(1/2) (u + Q (L̃ − I) Q'u)
+      const std::size_t k = 2 * m_;
+      std::vector<double> qu(k), lw(k);
+      for (std::size_t c = 0; c < k; ++c) qu[c] = detail::dot(&q_[c * d_], u.data(), d_);
+      for (std::size_t i = 0; i < k; ++i) {
+        double v = -qu[i];
+        for (std::size_t j = 0; j <= i; ++j) v += chol_[i * k + j] * qu[j];
+        lw[i] = v;
+      }
+      for (std::size_t i = 0; i < d_; ++i) {
+        double v = u[i];
+        for (std::size_t c = 0; c < k; ++c) v += q_[c * d_ + i] * lw[c];
+        x[i] = mean_[i] + std::sqrt(alpha_[i]) * v;
+      }
+    }
+    return -0.5 * (static_cast<double>(d_) * detail::log_two_pi + log_det_ + uu);
+  }
+
+  /// Σ v = D v + W (M (W' v)).
+  [[nodiscard]] std::vector<double> covariance_times(const std::vector<double>& v) const {
+    const std::size_t k = 2 * m_;
+    std::vector<double> wv(k), mwv(k, 0.0), out(d_);
+    for (std::size_t c = 0; c < k; ++c) wv[c] = detail::dot(&w_[c * d_], v.data(), d_);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) mwv[i] += m_mat_[i * k + j] * wv[j];
+    for (std::size_t i = 0; i < d_; ++i) {
+      double s = alpha_[i] * v[i];
+      for (std::size_t c = 0; c < k; ++c) s += w_[c * d_ + i] * mwv[c];
+      out[i] = s;
+    }
+    return out;
+  }
+  /// Σ, d × d row-major.
+  [[nodiscard]] std::vector<double> covariance() const {
+    std::vector<double> out(d_ * d_), e(d_, 0.0);
+    for (std::size_t j = 0; j < d_; ++j) {
+      e[j] = 1;
+      const std::vector<double> col = covariance_times(e);
+      e[j] = 0;
+      for (std::size_t i = 0; i < d_; ++i) out[i * d_ + j] = col[i];
+    }
+    return out;
+  }
+  [[nodiscard]] const std::vector<double>& mean() const { return mean_; }
+
+ private:
+  std::size_t d_ = 0, m_ = 0;
+  bool dense_ = true;
+  std::vector<double> alpha_, w_, m_mat_, mean_, q_, chol_;
+  double log_det_ = 0;
+};
+
+/// One path: its best Gaussian, and num_draws draws from it with log p and log q.
+struct pathfinder_path {
+  bool ok = false;
+  std::string failure;  // why not ok
+  lbfgs_gaussian best;
+  double elbo = -std::numeric_limits<double>::infinity();
+  int iterations = 0;
+  long long evaluations = 0;
+  std::vector<std::vector<double>> draws;  // unconstrained
+  std::vector<double> log_p, log_q;
+};
+
+/// The diagonal update of the paper's Algorithm 3 (the diagonal of a BFGS update of
+/// diag(1/α) scaled by y'αy / y's, inverted).
+inline void update_diagonal(std::vector<double>& alpha, const std::vector<double>& s, const std::vector<double>& y) {
+  const std::size_t d = alpha.size();
+  double y_alpha_y = 0, s_inv_alpha_s = 0;
+  for (std::size_t i = 0; i < d; ++i) {
+    y_alpha_y += y[i] * alpha[i] * y[i];
+    s_inv_alpha_s += s[i] * s[i] / alpha[i];
+  }
+  const double ys = detail::dot(y.data(), s.data(), d);
+  std::vector<double> next(d);
+  for (std::size_t i = 0; i < d; ++i) {
+    const double ratio = s[i] / alpha[i];
+    next[i] = ys / (y_alpha_y / alpha[i] + y[i] * y[i] - y_alpha_y / s_inv_alpha_s * ratio * ratio);
+    if (!(next[i] > 0) || !std::isfinite(next[i])) return;  // keep the old diagonal
+  }
+  alpha = next;
+}
+
+/// Runs one path from x0 (stream `stream` of the seed for its ELBO and final draws).
+inline pathfinder_path run_path(const log_density_function& density, std::vector<double> x0,
+                                const pathfinder_config& cfg, std::uint64_t stream) {
+  pathfinder_path path;
+  const lbfgs_settings settings{cfg.max_lbfgs_iters, cfg.init_alpha, cfg.tol_obj, cfg.tol_rel_obj, cfg.tol_grad,
+                                cfg.tol_rel_grad, cfg.tol_param, cfg.history_size};
+  const lbfgs_result r = lbfgs(density, std::move(x0), settings, true);
+  path.iterations = r.iterations;
+  path.evaluations = r.evaluations;
+  const std::size_t d = density.dim, steps = r.path.size();
+  if (steps < 2) {
+    path.failure = "L-BFGS made no step (" + std::string(lbfgs_message(r.termination)) + ")";
+    return path;
+  }
+  counter_rng rng(cfg.seed, 2 * stream + 1);
+  std::vector<double> alpha(d, 1.0), workspace(density.workspace_size), grad(d), x(d);
+  std::vector<std::vector<double>> s, y;
+  const double eps = std::numeric_limits<double>::epsilon();
+  for (std::size_t l = 1; l < steps; ++l) {
+    std::vector<double> sk(d), yk(d);
+    for (std::size_t i = 0; i < d; ++i) {
+      sk[i] = r.path[l][i] - r.path[l - 1][i];
+      yk[i] = r.path_gradients[l - 1][i] - r.path_gradients[l][i];
+    }
+    if (detail::dot(sk.data(), yk.data(), d) > eps * detail::dot(yk.data(), yk.data(), d)) {
+      update_diagonal(alpha, sk, yk);
+      if (static_cast<int>(s.size()) == cfg.history_size) {
+        s.erase(s.begin());
+        y.erase(y.begin());
+      }
+      s.push_back(sk);
+      y.push_back(yk);
+    }
+    if (s.empty()) continue;
+    lbfgs_gaussian q;
+    if (!q.build(r.path[l], r.path_gradients[l], alpha, s, y)) continue;
+    double elbo = 0;
+    for (int n = 0; n < cfg.num_elbo_draws; ++n) {
+      const double lq = q.draw(rng, x);
+      const double lp = density(x.data(), grad.data(), workspace.data());
+      ++path.evaluations;
+      elbo += (std::isnan(lp) ? -std::numeric_limits<double>::infinity() : lp - lq) / cfg.num_elbo_draws;
+    }
+    if (elbo > path.elbo) {
+      path.elbo = elbo;
+      path.best = std::move(q);
+      path.ok = true;
+    }
+  }
+  if (!path.ok) {
+    path.failure = "no iterate had a finite ELBO estimate";
+    return path;
+  }
+  path.draws.resize(static_cast<std::size_t>(cfg.num_draws));
+  for (auto& draw : path.draws) {
+    path.log_q.push_back(path.best.draw(rng, draw));
+    const double lp = density(draw.data(), grad.data(), workspace.data());
+    ++path.evaluations;
+    path.log_p.push_back(std::isnan(lp) ? -std::numeric_limits<double>::infinity() : lp);
+  }
+  return path;
+}
+
+inline void check_pathfinder_config(const pathfinder_config& c) {
+  const std::string fn = "tyche::pathfinder: ";
+  check_lbfgs_settings({c.max_lbfgs_iters, c.init_alpha, c.tol_obj, c.tol_rel_obj, c.tol_grad, c.tol_rel_grad,
+                        c.tol_param, c.history_size},
+                       fn);
+  const std::pair<const char*, int> at_least_one[] = {{"num_paths", c.num_paths}, {"num_draws", c.num_draws},
+                                                      {"num_psis_draws", c.num_psis_draws},
+                                                      {"num_elbo_draws", c.num_elbo_draws}};
+  for (const auto& [name, v] : at_least_one)
+    if (v < 1) throw std::invalid_argument(fn + name + " = " + std::to_string(v) + " must be >= 1");
+  if (c.threads < 0) throw std::invalid_argument(fn + "threads = " + std::to_string(c.threads) + " must be >= 0");
+}
+
+/// pathfinder() on a model's functions.
+inline approximate_fit pathfinder(const model_functions& model, const pathfinder_config& cfg) {
+  const std::string fn = "tyche::pathfinder: ";
+  check_pathfinder_config(cfg);
+  const auto start = std::chrono::steady_clock::now();
+  const log_density_function& density = model.with_jacobian;
+  const std::size_t d = density.dim, paths = static_cast<std::size_t>(cfg.num_paths);
+  // Initial points first, in path order (stream 2i of the seed), so that the result does not
+  // depend on the threads.
+  std::vector<std::vector<double>> starts;
+  for (std::size_t i = 0; i < paths; ++i) {
+    counter_rng rng(cfg.seed, 2 * i);
+    starts.push_back(initial_point(model, density, cfg.init, cfg.init_radius, rng, fn));
+  }
+  std::vector<pathfinder_path> results(paths);
+  std::vector<std::exception_ptr> errors(paths);
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t threads = std::min<std::size_t>(paths, cfg.threads > 0 ? static_cast<std::size_t>(cfg.threads) : hw);
+  auto work = [&](std::size_t t) {
+    for (std::size_t i = t; i < paths; i += threads) {
+      try {
+        results[i] = run_path(density, starts[i], cfg, i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  if (threads <= 1) {
+    work(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(work, t);
+    for (auto& th : pool) th.join();
+  }
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+
+  approximate_fit fit;
+  fit.method = "pathfinder";
+  fit.names = model.names;
+  fit.seed = cfg.seed;
+  std::vector<std::size_t> good;
+  for (std::size_t i = 0; i < paths; ++i) {
+    fit.gradient_evaluations += results[i].evaluations;
+    if (results[i].ok) good.push_back(i);
+    else fit.warnings.push_back("path " + std::to_string(i + 1) + " failed: " + results[i].failure);
+  }
+  if (good.empty())
+    throw std::runtime_error(fn + "every path failed (path 1: " + results[0].failure +
+                             "); the log density may be unbounded or have no usable curvature");
+  // The draws: one path's as they are; several paths' pooled and resampled by PSIS weights.
+  std::vector<const std::vector<double>*> chosen;
+  std::vector<double> log_p, log_q;
+  if (paths == 1) {
+    const pathfinder_path& p = results[good[0]];
+    for (std::size_t n = 0; n < p.draws.size(); ++n) chosen.push_back(&p.draws[n]);
+    log_p = p.log_p;
+    log_q = p.log_q;
+    fit.mean = p.best.mean();
+    if (d <= 1000) fit.covariance = p.best.covariance();
+  } else {
+    std::vector<const std::vector<double>*> pooled;
+    std::vector<double> pooled_p, pooled_q, log_w;
+    for (std::size_t i : good)
+      for (std::size_t n = 0; n < results[i].draws.size(); ++n) {
+        pooled.push_back(&results[i].draws[n]);
+        pooled_p.push_back(results[i].log_p[n]);
+        pooled_q.push_back(results[i].log_q[n]);
+        log_w.push_back(results[i].log_p[n] - results[i].log_q[n]);
+      }
+    if (!cfg.psis_resample) {
+      chosen = pooled;
+      log_p = pooled_p;
+      log_q = pooled_q;
+    } else {
+      const psis_result smoothed = psis(log_w);
+      fit.pareto_k = smoothed.pareto_k;
+      if (!(smoothed.pareto_k <= 0.7))
+        fit.warnings.push_back("Pareto k = " + tyche::detail::format_number(std::round(smoothed.pareto_k * 100) / 100) +
+                               " > 0.7: the importance weights are unreliable; the approximation may be far from "
+                               "the posterior (use nuts())");
+      counter_rng rng(cfg.seed, 2 * paths + 1);
+      const std::vector<std::size_t> picks =
+          resample(smoothed.log_weights, static_cast<std::size_t>(cfg.num_psis_draws), rng);
+      for (std::size_t j : picks) {
+        chosen.push_back(pooled[j]);
+        log_p.push_back(pooled_p[j]);
+        log_q.push_back(pooled_q[j]);
+      }
+    }
+  }
+  fit.draws = static_cast<int>(chosen.size());
+  fit.values.assign(1, {});
+  fit.values[0].reserve(chosen.size() * model.constrained_dim);
+  for (const auto* x : chosen) model.constrain_into(x->data(), fit.values[0]);
+  fit.log_p.assign(1, log_p);
+  fit.log_q.assign(1, log_q);
+  fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return fit;
+}
+
+}  // namespace inference
+
+/// Pathfinder variational inference (CmdStan's pathfinder method and defaults): num_paths
+/// L-BFGS paths from random initial points, each giving the Gaussian with the best ELBO along
+/// it; with one path, num_draws draws from it (fit.mean and fit.covariance are that Gaussian);
+/// with several, their draws pooled and resampled by Pareto-smoothed importance weights to
+/// num_psis_draws (fit.pareto_k; above 0.7 a warning). The draws approximate the posterior;
+/// they are also good initial points for nuts().
+template <class Model>
+approximate_fit pathfinder(const Model& m, const pathfinder_config& cfg = {}) {
+  if constexpr (!sampleable_model<Model>) {
+    static_assert(sampleable_model<Model>,
+                  "tyche::pathfinder(model, config) requires a model built with tyche::model(...); the first "
+                  "argument is not one");
+    return {};
+  } else {
+    return inference::pathfinder(inference::functions_of(m), cfg);
+  }
+}
+
+}  // namespace tyche
+// ----- end tyche/inference/pathfinder.hpp -----
+// ----- begin tyche/inference/advi.hpp -----
+// tyche/inference/advi.hpp — advi(model, config): automatic differentiation variational inference
+// (Kucukelbir, Tran, Ranganath, Gelman & Blei 2017, "Automatic differentiation variational
+// inference", JMLR 18(14)) as CmdStan's variational method: a Gaussian on the unconstrained
+// scale, mean-field (independent coordinates, sd = exp(ω)) or full-rank (covariance L L'),
+// fitted by stochastic gradient ascent on the ELBO with reparameterised gradients and the
+// paper's adaptive step-size sequence; η chosen from {100, 10, 1, 0.1, 0.01} by a short
+// adaptation; stopped when the mean or the median of the recent relative ELBO changes falls
+// below tol_rel_obj (docs/inference.md).
+//
+//     const auto approx = tyche::advi(m, {.algorithm = tyche::advi_algorithm::fullrank});
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tyche {
+
+/// The family of ADVI's Gaussian.
+enum class advi_algorithm { meanfield, fullrank };
+
+/// Settings of advi(): CmdStan's variational method, with its defaults.
+struct advi_config {
+  advi_algorithm algorithm = advi_algorithm::meanfield;
+  int iterations = 10000;     // iter: the most gradient steps
+  int grad_samples = 1;       // draws per gradient estimate
+  int elbo_samples = 100;     // draws per ELBO estimate
+  double eta = 1.0;           // the step-size scale, when adapt_engaged is false
+  bool adapt_engaged = true;  // choose eta from {100, 10, 1, 0.1, 0.01}
+  int adapt_iterations = 50;  // steps per eta tried
+  double tol_rel_obj = 0.01;
+  int eval_elbo = 100;        // steps between ELBO estimates (the convergence test)
+  int output_samples = 1000;  // draws returned
+  /// Return the mean of the last iterates (the last half of the windows of eval_elbo steps
+  /// the convergence test keeps) instead of the last one: the stochastic steps' noise averages
+  /// out (Polyak & Juditsky 1992). CmdStan returns the last iterate (false).
+  bool average = true;
+  std::uint64_t seed = 1;
+  double init_radius = 2.0;
+  /// The Gaussian's initial mean on the constrained scale; empty: random (θ uniform on
+  /// (−init_radius, init_radius)).
+  std::vector<double> init = {};
+};
+
+namespace inference {
+
+/// The variational Gaussian: mean mu, and either log-sds omega (mean-field) or a lower
+/// triangular factor l (full-rank, row-major d × d).
+struct advi_gaussian {
+  bool fullrank = false;
+  std::vector<double> mu, omega, l;
+
+  [[nodiscard]] std::size_t dim() const { return mu.size(); }
+  /// ζ = μ + (exp(ω) ∘ η, or L η).
+  void transform(const std::vector<double>& eta, std::vector<double>& zeta) const {
+    const std::size_t d = dim();
+    zeta.assign(d, 0.0);
+    for (std::size_t i = 0; i < d; ++i) {
+      double v = mu[i];
+      if (fullrank)
+        for (std::size_t j = 0; j <= i; ++j) v += l[i * d + j] * eta[j];
+      else
+        v += std::exp(omega[i]) * eta[i];
+      zeta[i] = v;
+    }
+  }
+  [[nodiscard]] double entropy() const {
+    const std::size_t d = dim();
+    double h = 0.5 * static_cast<double>(d) * (1 + detail::log_two_pi);
+    for (std::size_t i = 0; i < d; ++i) h += fullrank ? std::log(std::fabs(l[i * d + i])) : omega[i];
+    return h;
+  }
+  /// log q(ζ) for ζ = transform(η).
+  [[nodiscard]] double log_density(const std::vector<double>& eta) const {
+    double s = 0;
+    for (double e : eta) s += e * e;
+    return -(entropy() - 0.5 * static_cast<double>(dim())) - 0.5 * s;
+  }
+  /// The parameters as one vector (μ, then ω or L's lower triangle), and back.
+  [[nodiscard]] std::vector<double> flat() const {
+    std::vector<double> out = mu;
+    if (fullrank) {
+      for (std::size_t i = 0; i < dim(); ++i)
+        for (std::size_t j = 0; j <= i; ++j) out.push_back(l[i * dim() + j]);
+    } else {
+      out.insert(out.end(), omega.begin(), omega.end());
+    }
+    return out;
+  }
+  void add(const std::vector<double>& step) {
+    const std::size_t d = dim();
+    for (std::size_t i = 0; i < d; ++i) mu[i] += step[i];
+    std::size_t k = d;
+    if (fullrank) {
+      for (std::size_t i = 0; i < d; ++i)
+        for (std::size_t j = 0; j <= i; ++j) l[i * d + j] += step[k++];
+    } else {
+      for (std::size_t i = 0; i < d; ++i) omega[i] += step[k++];
+    }
+  }
+};
+
+class advi_run {
+ public:
+  advi_run(const log_density_function& density, const advi_config& cfg)
+      : density_(density), cfg_(cfg), workspace_(density.workspace_size), grad_(density.dim) {}
+
+  long long evaluations = 0;
+
+  /// The ELBO by elbo_samples draws: E[log p(ζ)] + entropy. Draws where log p is not finite
+  /// are dropped, up to a tenth of them; beyond that the ELBO is −∞.
+  double elbo(const advi_gaussian& q, counter_rng& rng) {
+    const std::size_t d = q.dim();
+    std::vector<double> eta(d), zeta;
+    double sum = 0;
+    int used = 0, dropped = 0;
+    for (int n = 0; n < cfg_.elbo_samples; ++n) {
+      for (double& e : eta) e = rng.normal();
+      q.transform(eta, zeta);
+      const double lp = density_(zeta.data(), grad_.data(), workspace_.data());
+      ++evaluations;
+      if (!std::isfinite(lp)) {
+        ++dropped;
+        continue;
+      }
+      sum += lp;
+      ++used;
+    }
+    if (used == 0 || dropped * 10 > cfg_.elbo_samples) return -std::numeric_limits<double>::infinity();
+    return sum / used + q.entropy();
+  }
+
+  /// The ELBO's gradient by grad_samples reparameterised draws, in flat() order; false when a
+  /// draw's gradient is not finite.
+  bool gradient(const advi_gaussian& q, counter_rng& rng, std::vector<double>& out) {
+    const std::size_t d = q.dim();
+    out.assign(q.flat().size(), 0.0);
+    std::vector<double> eta(d), zeta;
+    const double scale = 1.0 / cfg_.grad_samples;
+    for (int n = 0; n < cfg_.grad_samples; ++n) {
+      for (double& e : eta) e = rng.normal();
+      q.transform(eta, zeta);
+      const double lp = density_(zeta.data(), grad_.data(), workspace_.data());
+      ++evaluations;
+      if (!std::isfinite(lp)) return false;
+      for (double g : grad_)
+        if (!std::isfinite(g)) return false;
+      for (std::size_t i = 0; i < d; ++i) out[i] += scale * grad_[i];
+      std::size_t k = d;
+      if (q.fullrank) {
+        for (std::size_t i = 0; i < d; ++i)
+          for (std::size_t j = 0; j <= i; ++j) out[k++] += scale * grad_[i] * eta[j];
+      } else {
+        for (std::size_t i = 0; i < d; ++i) out[k++] += scale * grad_[i] * eta[i] * std::exp(q.omega[i]);
+      }
+    }
+    // The entropy's gradient.
+    std::size_t k = d;
+    if (q.fullrank) {
+      for (std::size_t i = 0; i < d; ++i)
+        for (std::size_t j = 0; j <= i; ++j, ++k)
+          if (i == j) out[k] += 1 / q.l[i * d + i];
+    } else {
+      for (std::size_t i = 0; i < d; ++i) out[d + i] += 1;
+    }
+    return true;
+  }
+
+  /// `steps` steps of the adaptive sequence from q with scale eta (the history s_k restarts).
+  /// Every eval_elbo steps (when `converge`), the relative ELBO change enters a circular
+  /// buffer; stops when its mean or median is below tol_rel_obj. Returns false when a gradient
+  /// or the parameters were not finite.
+  bool ascend(advi_gaussian& q, double eta, int steps, bool converge, counter_rng& rng) {
+    std::vector<double> g, s;
+    const double tau = 1, pre = 0.1, post = 0.9;
+    const std::size_t buffer = static_cast<std::size_t>(
+        std::max(0.1 * cfg_.iterations / cfg_.eval_elbo, 2.0));
+    std::deque<double> changes;
+    // The iterates' mean over each window of eval_elbo steps, the last `buffer` windows.
+    std::deque<std::vector<double>> windows;
+    std::vector<double> window_sum;
+    double elbo_prev = std::nan("");
+    // Averaging (cfg.average): the Gaussian returned is the mean of the iterates of the last
+    // half of the windows kept (Polyak & Juditsky 1992), not the last iterate.
+    auto finish = [&] {
+      if (!cfg_.average || windows.empty()) return;
+      const std::size_t use = (windows.size() + 1) / 2;
+      std::vector<double> mean(windows.back().size(), 0.0);
+      for (std::size_t w = windows.size() - use; w < windows.size(); ++w)
+        for (std::size_t i = 0; i < mean.size(); ++i) mean[i] += windows[w][i] / static_cast<double>(use);
+      const std::vector<double> now = q.flat();
+      for (std::size_t i = 0; i < mean.size(); ++i) mean[i] -= now[i];
+      q.add(mean);
+    };
+    for (int t = 1; t <= steps; ++t) {
+      if (!gradient(q, rng, g)) return false;
+      if (t == 1) {
+        s.resize(g.size());
+        for (std::size_t i = 0; i < g.size(); ++i) s[i] = g[i] * g[i];
+      } else {
+        for (std::size_t i = 0; i < g.size(); ++i) s[i] = pre * g[i] * g[i] + post * s[i];
+      }
+      const double scaled = eta * std::pow(t, -0.5 + 1e-16);
+      for (std::size_t i = 0; i < g.size(); ++i) g[i] = scaled * g[i] / (tau + std::sqrt(s[i]));
+      q.add(g);
+      const std::vector<double> now = q.flat();
+      for (double v : now)
+        if (!std::isfinite(v)) return false;
+      iterations = t;
+      if (!converge) continue;
+      if (window_sum.empty()) window_sum.assign(now.size(), 0.0);
+      for (std::size_t i = 0; i < now.size(); ++i) window_sum[i] += now[i];
+      if (t % cfg_.eval_elbo != 0) continue;
+      for (double& v : window_sum) v /= cfg_.eval_elbo;
+      windows.push_back(window_sum);
+      if (windows.size() > buffer) windows.pop_front();
+      window_sum.assign(now.size(), 0.0);
+      const double e = elbo(q, rng);
+      if (!std::isfinite(e)) return false;
+      if (!std::isnan(elbo_prev)) {
+        // CmdStan divides by |ELBO|; tyche keeps every normalising constant, so a model's
+        // ELBO can be near 0 (a normalised target: ELBO = −KL), where that ratio is noise: the
+        // denominator is at least 1.
+        changes.push_back(std::fabs(e - elbo_prev) / std::max(std::fabs(e), 1.0));
+        if (changes.size() > buffer) changes.pop_front();
+        double mean = 0;
+        for (double c : changes) mean += c / static_cast<double>(changes.size());
+        std::vector<double> sorted(changes.begin(), changes.end());
+        std::sort(sorted.begin(), sorted.end());
+        const std::size_t n = sorted.size();
+        const double median = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+        if (mean < cfg_.tol_rel_obj) {
+          convergence = "mean ELBO converged";
+          finish();
+          return true;
+        }
+        if (median < cfg_.tol_rel_obj) {
+          convergence = "median ELBO converged";
+          finish();
+          return true;
+        }
+        if (t > 10 * cfg_.eval_elbo && (median > 0.5 || mean > 0.5)) diverging = true;
+      }
+      elbo_prev = e;
+    }
+    finish();
+    return true;
+  }
+
+  int iterations = 0;
+  std::string convergence;  // empty: the iterations ran out
+  bool diverging = false;
+
+ private:
+  const log_density_function& density_;
+  const advi_config& cfg_;
+  std::vector<double> workspace_, grad_;
+};
+
+inline void check_advi_config(const advi_config& c) {
+  const std::string fn = "tyche::advi: ";
+  const std::pair<const char*, int> at_least_one[] = {
+      {"iterations", c.iterations},           {"grad_samples", c.grad_samples}, {"elbo_samples", c.elbo_samples},
+      {"adapt_iterations", c.adapt_iterations}, {"eval_elbo", c.eval_elbo},
+  };
+  for (const auto& [name, v] : at_least_one)
+    if (v < 1) throw std::invalid_argument(fn + name + " = " + std::to_string(v) + " must be >= 1");
+  if (c.output_samples < 0)
+    throw std::invalid_argument(fn + "output_samples = " + std::to_string(c.output_samples) + " must be >= 0");
+  if (!(c.eta > 0) || !std::isfinite(c.eta))
+    throw std::invalid_argument(fn + "eta = " + tyche::detail::format_number(c.eta) + " is not a positive finite number");
+  if (!(c.tol_rel_obj > 0) || !std::isfinite(c.tol_rel_obj))
+    throw std::invalid_argument(fn + "tol_rel_obj = " + tyche::detail::format_number(c.tol_rel_obj) +
+                                " is not a positive finite number");
+}
+
+/// advi() on a model's functions.
+inline approximate_fit advi(const model_functions& model, const advi_config& cfg) {
+  const std::string fn = "tyche::advi: ";
+  check_advi_config(cfg);
+  const auto start = std::chrono::steady_clock::now();
+  const log_density_function& density = model.with_jacobian;
+  const std::size_t d = density.dim;
+  counter_rng init_rng(cfg.seed, 0), rng(cfg.seed, 1);
+  advi_gaussian init;
+  init.fullrank = cfg.algorithm == advi_algorithm::fullrank;
+  init.mu = initial_point(model, density, cfg.init, cfg.init_radius, init_rng, fn);
+  if (init.fullrank) {
+    init.l.assign(d * d, 0.0);
+    for (std::size_t i = 0; i < d; ++i) init.l[i * d + i] = 1;
+  } else {
+    init.omega.assign(d, 0.0);
+  }
+  advi_run run(density, cfg);
+  approximate_fit fit;
+  fit.method = "variational";
+  fit.names = model.names;
+  fit.seed = cfg.seed;
+  double eta = cfg.eta;
+  if (cfg.adapt_engaged) {
+    // Each η from the largest: adapt_iterations steps from the initial Gaussian; keep the best
+    // ELBO, and stop at the first η worse than a better one found before (CmdStan's rule).
+    const double elbo_init = run.elbo(init, rng);
+    double best = -std::numeric_limits<double>::infinity();
+    double best_eta = 0;
+    for (double candidate : {100.0, 10.0, 1.0, 0.1, 0.01}) {
+      advi_gaussian q = init;
+      const bool ok = run.ascend(q, candidate, cfg.adapt_iterations, false, rng);
+      const double e = ok ? run.elbo(q, rng) : -std::numeric_limits<double>::infinity();
+      if (e < best && best > elbo_init) break;
+      if (e > best) {
+        best = e;
+        best_eta = candidate;
+      }
+    }
+    if (best_eta == 0 || !(best > elbo_init))
+      throw std::runtime_error(fn + "every step size tried in adaptation (eta = 100, 10, 1, 0.1, 0.01, " +
+                               std::to_string(cfg.adapt_iterations) +
+                               " steps each) failed to improve the ELBO from the initial Gaussian (" +
+                               tyche::detail::format_number(elbo_init) +
+                               "); try another init or seed, or adapt_engaged = false with a small eta");
+    eta = best_eta;
+  }
+  advi_gaussian q = init;
+  if (!run.ascend(q, eta, cfg.iterations, true, rng))
+    throw std::runtime_error(fn + "the stochastic gradient or the Gaussian's parameters became non-finite at iteration " +
+                             std::to_string(run.iterations) + " (eta = " + tyche::detail::format_number(eta) +
+                             "); try a smaller eta (adapt_engaged = false) or another init");
+  if (run.convergence.empty())
+    fit.warnings.push_back("the maximum number of iterations (" + std::to_string(cfg.iterations) +
+                           ") was reached before the ELBO converged: the approximation may be poor");
+  if (run.diverging) fit.warnings.push_back("the relative ELBO change stayed above 0.5: the ELBO may be diverging");
+  fit.mean = q.mu;
+  model.constrain_into(q.mu.data(), fit.mean_values);
+  fit.covariance.assign(d * d, 0.0);
+  for (std::size_t i = 0; i < d; ++i)
+    for (std::size_t j = 0; j < d; ++j) {
+      double v = 0;
+      if (q.fullrank) {
+        for (std::size_t t = 0; t <= std::min(i, j); ++t) v += q.l[i * d + t] * q.l[j * d + t];
+      } else if (i == j) {
+        v = std::exp(2 * q.omega[i]);
+      }
+      fit.covariance[i * d + j] = v;
+    }
+  // Output: output_samples draws with log p and log q.
+  counter_rng out_rng(cfg.seed, 2);
+  fit.draws = cfg.output_samples;
+  fit.values.assign(1, {});
+  fit.log_p.assign(1, {});
+  fit.log_q.assign(1, {});
+  std::vector<double> eta_draw(d), zeta, grad(d), workspace(density.workspace_size);
+  for (int n = 0; n < cfg.output_samples; ++n) {
+    for (double& e : eta_draw) e = out_rng.normal();
+    q.transform(eta_draw, zeta);
+    fit.log_q[0].push_back(q.log_density(eta_draw));
+    fit.log_p[0].push_back(density(zeta.data(), grad.data(), workspace.data()));
+    model.constrain_into(zeta.data(), fit.values[0]);
+  }
+  fit.gradient_evaluations = run.evaluations + cfg.output_samples;
+  fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return fit;
+}
+
+}  // namespace inference
+
+/// ADVI (CmdStan's variational method and defaults): a mean-field or full-rank Gaussian on the
+/// unconstrained scale fitted to the posterior by stochastic gradient ascent on the ELBO;
+/// output_samples draws from it (fit.mean, fit.covariance: the Gaussian). Not converging within
+/// `iterations` is a warning in the fit (as CmdStan's message), not an error.
+template <class Model>
+approximate_fit advi(const Model& m, const advi_config& cfg = {}) {
+  if constexpr (!sampleable_model<Model>) {
+    static_assert(sampleable_model<Model>,
+                  "tyche::advi(model, config) requires a model built with tyche::model(...); the first argument "
+                  "is not one");
+    return {};
+  } else {
+    return inference::advi(inference::functions_of(m), cfg);
+  }
+}
+
+}  // namespace tyche
+// ----- end tyche/inference/advi.hpp -----
 // ----- begin tyche/samplers/smc.hpp -----
 // tyche/samplers/smc.hpp — forward inference over C++ programs: observe/predict, SMC,
 // particle independent Metropolis–Hastings and particle Gibbs, on a fork-based engine

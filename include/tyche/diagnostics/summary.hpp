@@ -4,6 +4,7 @@
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/diagnostics/convergence.hpp>
+#include <tyche/inference/fit.hpp>
 #include <tyche/samplers/nuts/config.hpp>
 
 #include <cmath>
@@ -25,6 +26,7 @@ struct fit_summary {
   std::vector<summary_row> rows;
   std::vector<std::string> warnings;
   int chains = 0, draws = 0;
+  std::string method = "sample";  // or the approximation's: "laplace", "pathfinder", "variational"
 };
 
 /// E-BFMI of one chain (Betancourt 2016): Σ (E_n − E_{n−1})² / Σ (E_n − Ē)².
@@ -40,10 +42,12 @@ inline double e_bfmi(const std::vector<samplers::transition_stats>& chain) {
   return num / den;
 }
 
-/// The summary table and warnings of a NUTS fit.
-inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
-  if (max_depth <= 0) max_depth = fit.max_depth;  // 0: the depth the fit was run with
-  fit_summary out;
+namespace detail::diagnostics {
+
+/// The table's rows of a fit's draws, and the warnings about the draws themselves (too few for
+/// MCSE/ESS/R-hat; NaN draws): what every fit type shares.
+template <class Fit>
+void parameter_rows(const Fit& fit, fit_summary& out) {
   out.chains = fit.chains;
   out.draws = fit.draws;
   for (std::size_t k = 0; k < fit.dim(); ++k) {
@@ -51,16 +55,16 @@ inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
     std::vector<double> all;
     for (const auto& c : chains) all.insert(all.end(), c.begin(), c.end());
     // As R's mean and sd (long double sums): no draws, mean NaN; one draw, sd NaN.
-    const double mean = all.empty() ? std::nan("") : detail::diagnostics::r_mean(all.data(), all.size());
-    const double var = all.size() < 2 ? std::nan("") : detail::diagnostics::r_var(all.data(), all.size());
+    const double mean = all.empty() ? std::nan("") : r_mean(all.data(), all.size());
+    const double var = all.size() < 2 ? std::nan("") : r_var(all.data(), all.size());
     out.rows.push_back({fit.names[k], mean, std::sqrt(var), mcse_mean(chains), quantile(all, 0.05),
                         quantile(all, 0.5), quantile(all, 0.95), ess_bulk(chains), ess_tail(chains),
                         rhat(chains)});
   }
   // What cannot be estimated is NaN in the table, and said once here (posterior prints NA).
-  if (fit.draws < static_cast<int>(detail::diagnostics::min_draws)) {
+  if (fit.draws < static_cast<int>(min_draws)) {
     out.warnings.push_back(std::to_string(fit.draws) + " draws per chain: MCSE, ESS and R-hat need at least " +
-                           std::to_string(detail::diagnostics::min_draws) + " and are NaN");
+                           std::to_string(min_draws) + " and are NaN");
   } else {
     // A parameter constant in every draw (L[1,1] of a Cholesky factor of a correlation matrix)
     // has NaN R-hat and ESS in the table and no warning, as in Stan; NaN draws are warned of.
@@ -77,6 +81,15 @@ inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
     if (count > 5) with_nan += ", … (" + std::to_string(count) + " in all)";
     if (count > 0) out.warnings.push_back("NaN draws of " + with_nan + ": their MCSE, ESS and R-hat are NaN");
   }
+}
+
+}  // namespace detail::diagnostics
+
+/// The summary table and warnings of a NUTS fit.
+inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
+  if (max_depth <= 0) max_depth = fit.max_depth;  // 0: the depth the fit was run with
+  fit_summary out;
+  detail::diagnostics::parameter_rows(fit, out);
   const int divergent = fit.divergences();
   if (divergent > 0)
     out.warnings.push_back(std::to_string(divergent) + " of " + std::to_string(fit.chains * fit.draws) +
@@ -105,6 +118,17 @@ inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
   return out;
 }
 
+/// The summary of draws from an approximation (laplace, pathfinder, advi): the same table, on
+/// independent draws (one "chain": R-hat is the split-chain R-hat of that one), with the
+/// method's own warnings (a high Pareto k̂, failed paths).
+inline fit_summary summary(const approximate_fit& fit) {
+  fit_summary out;
+  detail::diagnostics::parameter_rows(fit, out);
+  out.method = fit.method;
+  out.warnings.insert(out.warnings.end(), fit.warnings.begin(), fit.warnings.end());
+  return out;
+}
+
 inline std::ostream& operator<<(std::ostream& os, const fit_summary& s) {
   char line[256];
   std::snprintf(line, sizeof line, "%-14s %9s %9s %8s %9s %9s %9s %8s %8s %6s\n", "", "mean", "sd",
@@ -115,7 +139,8 @@ inline std::ostream& operator<<(std::ostream& os, const fit_summary& s) {
                   r.name.c_str(), r.mean, r.sd, r.mcse, r.q5, r.q50, r.q95, r.ess_bulk, r.ess_tail, r.rhat);
     os << line;
   }
-  os << s.chains << " chains of " << s.draws << " draws after warm-up\n";
+  if (s.method == "sample") os << s.chains << " chains of " << s.draws << " draws after warm-up\n";
+  else os << s.draws << " draws from the " << s.method << " approximation\n";
   for (const auto& w : s.warnings) os << "warning: " << w << "\n";
   return os;
 }

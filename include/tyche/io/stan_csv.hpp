@@ -42,6 +42,7 @@
 // the header at line 38)".
 #pragma once
 #include <tyche/config.hpp>
+#include <tyche/inference/fit.hpp>
 #include <tyche/samplers/nuts/adaptation.hpp>
 #include <tyche/samplers/nuts/config.hpp>
 
@@ -361,6 +362,87 @@ inline std::vector<std::filesystem::path> write_stan_csv_files(const std::filesy
     paths.push_back(path);
   }
   return paths;
+}
+
+/// Writes the draws of an approximation (laplace, pathfinder, advi) in the CSV layout CmdStan's
+/// method of that name writes: laplace `log_p__,log_g__,<parameters>`; pathfinder
+/// `lp_approx__,lp__,<parameters>`; variational `lp__,log_p__,log_g__,<parameters>` with the
+/// Gaussian's mean (constrained) as the first row, its lp__, log_p__ and log_g__ 0, as CmdStan
+/// writes it. The comments give the method and the seed. Throws std::invalid_argument for a
+/// method it does not know, a fit whose sizes disagree, or a name that cannot be a column.
+inline void write_stan_csv(std::ostream& os, const approximate_fit& fit, const stan_csv_options& options = {}) {
+  using namespace detail::stan_csv_impl;
+  const std::string fn = "tyche::write_stan_csv: ";
+  std::vector<std::string_view> lead;
+  if (fit.method == "laplace") lead = {"log_p__", "log_g__"};
+  else if (fit.method == "pathfinder") lead = {"lp_approx__", "lp__"};
+  else if (fit.method == "variational") lead = {"lp__", "log_p__", "log_g__"};
+  else throw std::invalid_argument(fn + "an approximate_fit of method " + quote_name(fit.method) +
+                                   ": expected laplace, pathfinder or variational");
+  const std::size_t dim = fit.dim(), draws = static_cast<std::size_t>(fit.draws);
+  if (fit.values.size() != 1 || fit.values[0].size() != draws * dim || fit.log_p.size() != 1 ||
+      fit.log_q.size() != 1 || fit.log_p[0].size() != draws || fit.log_q[0].size() != draws)
+    throw std::invalid_argument(fn + "the fit's draws disagree with its sizes (" + std::to_string(draws) +
+                                " draws of " + std::to_string(dim) + " values, one chain, log_p and log_q per draw)");
+  const std::vector<double>& constrained_mean = fit.mean_values;
+  if (!constrained_mean.empty() && constrained_mean.size() != dim)
+    throw std::invalid_argument(fn + "the fit's mean_values hold " + std::to_string(constrained_mean.size()) +
+                                " values, expected " + std::to_string(dim));
+  std::string out;
+  out += "# tyche_version = " + std::to_string(TYCHE_VERSION_MAJOR) + "." + std::to_string(TYCHE_VERSION_MINOR) + "." +
+         std::to_string(TYCHE_VERSION_PATCH) + "\n";
+  out += "# model = " + options.model + "\n";
+  out += "# method = " + fit.method + "\n";
+  out += "# data\n#   file = " + options.data_file + "\n";
+  out += "# random\n#   seed = " + std::to_string(fit.seed) + "\n";
+  if (!std::isnan(fit.pareto_k)) out += "# pareto_k = " + number(fit.pareto_k) + "\n";
+  for (std::size_t k = 0; k < lead.size(); ++k) {
+    out += lead[k];
+    out += ',';
+  }
+  for (std::size_t k = 0; k < dim; ++k) {
+    out += stan_csv_name(fit.names[k]);
+    out += k + 1 < dim ? "," : "";
+  }
+  if (dim == 0) out.pop_back();
+  out += '\n';
+  const bool variational = fit.method == "variational";
+  if (variational && !constrained_mean.empty()) {  // the mean row
+    out += "0,0,0";
+    for (double v : constrained_mean) {
+      out += ',';
+      append_number(out, v);
+    }
+    out += '\n';
+  }
+  for (std::size_t d = 0; d < draws; ++d) {
+    const double lp = fit.log_p[0][d], lq = fit.log_q[0][d];
+    if (fit.method == "laplace") {
+      append_number(out, lp);
+      out += ',';
+      append_number(out, lq);
+    } else if (fit.method == "pathfinder") {
+      append_number(out, lq);
+      out += ',';
+      append_number(out, lp);
+    } else {
+      out += "0,";
+      append_number(out, lp);
+      out += ',';
+      append_number(out, lq);
+    }
+    for (std::size_t k = 0; k < dim; ++k) {
+      out += ',';
+      append_number(out, fit.values[0][d * dim + k]);
+    }
+    out += '\n';
+    if (out.size() > (1u << 16)) {
+      os << out;
+      out.clear();
+    }
+  }
+  os << out;
+  if (!os) throw std::runtime_error(fn + "the stream failed while writing the " + fit.method + " draws");
 }
 
 /// The contents of a CmdStan CSV file: column names as written (`theta.1`), the draws as a

@@ -1,0 +1,55 @@
+// tyche/inference/fit.hpp — approximate_fit: the draws of an approximation of the posterior
+// (laplace, pathfinder, advi), with the model's and the approximation's log density of each
+// draw. summary(fit) (diagnostics/summary.hpp) and write_stan_csv (io/stan_csv.hpp) take it as
+// they take a nuts_fit; its draws are laid out as a nuts_fit's.
+#pragma once
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tyche {
+
+/// Draws from an approximation of the posterior, on the constrained scale.
+struct approximate_fit {
+  /// The method, as CmdStan names it: "laplace", "pathfinder" or "variational".
+  std::string method;
+  std::vector<std::string> names;  // the constrained values' names, as nuts_fit's
+  int chains = 1, draws = 0;       // one "chain" of independent draws
+  std::vector<std::vector<double>> values;  // [chain][draw * dim + k], constrained
+  /// Per draw: log p, the model's log density on the unconstrained scale (CmdStan's log_p__ /
+  /// lp__; with the log-Jacobian, except for laplace at a mode found without it), and log q,
+  /// the approximation's log density there (log_g__ / lp_approx__). NaN where not computed.
+  std::vector<std::vector<double>> log_p, log_q;  // [chain][draw]
+  /// The Gaussian the draws come from, on the unconstrained scale (laplace, advi, and
+  /// single-path pathfinder): its mean and its covariance, d × d row-major. Empty for
+  /// multi-path pathfinder, whose draws are resampled from several Gaussians.
+  std::vector<double> mean, covariance;
+  /// The constrained values of that mean (advi: the first row CmdStan's variational CSV holds).
+  std::vector<double> mean_values;
+  /// Pareto k̂ of the importance weights log p − log q (pathfinder's PSIS): above 0.7 the
+  /// approximation is too far from the posterior for the resampled draws to be trusted.
+  double pareto_k = std::nan("");
+  long long gradient_evaluations = 0;
+  std::uint64_t seed = 1;
+  double seconds = 0;
+  /// What the method found worth saying (printed by summary): e.g. a high Pareto k̂, paths
+  /// that failed.
+  std::vector<std::string> warnings;
+
+  [[nodiscard]] std::size_t dim() const { return names.size(); }
+  /// Draws of value k, chain by chain: [chain][draw].
+  [[nodiscard]] std::vector<std::vector<double>> parameter(std::size_t k) const {
+    std::vector<std::vector<double>> out(static_cast<std::size_t>(chains));
+    for (int c = 0; c < chains; ++c) {
+      out[static_cast<std::size_t>(c)].resize(static_cast<std::size_t>(draws));
+      for (int d = 0; d < draws; ++d)
+        out[static_cast<std::size_t>(c)][static_cast<std::size_t>(d)] =
+            values[static_cast<std::size_t>(c)][static_cast<std::size_t>(d) * dim() + k];
+    }
+    return out;
+  }
+};
+
+}  // namespace tyche

@@ -1,0 +1,328 @@
+// tyche/inference/lbfgs.hpp — L-BFGS on a log density with its gradient (Nocedal & Wright,
+// "Numerical Optimization", 2nd ed., Algorithms 7.4 and 7.5, with the strong-Wolfe line search of
+// Algorithms 3.5 and 3.6), with CmdStan's optimize defaults and convergence tests: what
+// optimize(), laplace() and pathfinder() stand on (docs/inference.md).
+//
+// The algorithms of this folder are plain functions of a log_density_function (a log density on
+// R^d and its gradient, with the model's type erased): they are compiled once per translation
+// unit, not once per model, and only where a program calls them.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/scalar/format.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tyche {
+
+namespace inference {
+
+/// A log density on R^d with its gradient: log p(x), and ∇log p(x) written to grad. The
+/// model's own type is erased (one indirect call per evaluation). `workspace` is scratch of the
+/// model's workspace_size(), owned by the caller, so that several threads can evaluate at once.
+struct log_density_function {
+  std::size_t dim = 0;
+  std::size_t workspace_size = 0;
+  const void* self = nullptr;
+  double (*value_and_gradient)(const void* self, const double* x, double* grad, double* workspace) = nullptr;
+  double operator()(const double* x, double* grad, double* workspace) const {
+    return value_and_gradient(self, x, grad, workspace);
+  }
+};
+
+/// Why an L-BFGS run stopped. The first five are convergence (CmdStan's messages, lbfgs_message).
+enum class lbfgs_termination {
+  absolute_objective,   // |Δ log p| < tol_obj
+  relative_objective,   // |Δ log p| / max(|log p|, |log p'|, 1) < tol_rel_obj · ε
+  absolute_gradient,    // ‖∇log p‖ < tol_grad
+  relative_gradient,    // ∇'H∇ / max(|log p|, 1) < tol_rel_grad · ε (H: the L-BFGS inverse Hessian)
+  absolute_parameter,   // ‖Δx‖ < tol_param
+  max_iterations,       // not converged
+  line_search_failed,   // no step satisfied the Wolfe conditions, from the quasi-Newton direction
+                        // and again from the gradient: no more progress can be made
+};
+
+[[nodiscard]] inline bool converged(lbfgs_termination t) { return t <= lbfgs_termination::absolute_parameter; }
+
+[[nodiscard]] inline const char* lbfgs_message(lbfgs_termination t) {
+  switch (t) {
+    case lbfgs_termination::absolute_objective:
+      return "Convergence detected: absolute change in objective function was below tolerance";
+    case lbfgs_termination::relative_objective:
+      return "Convergence detected: relative change in objective function was below tolerance";
+    case lbfgs_termination::absolute_gradient: return "Convergence detected: gradient norm is below tolerance";
+    case lbfgs_termination::relative_gradient:
+      return "Convergence detected: relative gradient magnitude is below tolerance";
+    case lbfgs_termination::absolute_parameter:
+      return "Convergence detected: absolute parameter change was below tolerance";
+    case lbfgs_termination::max_iterations: return "Maximum number of iterations hit, may not be at an optimum";
+    case lbfgs_termination::line_search_failed:
+      return "Line search failed to achieve a sufficient decrease, no more progress can be made";
+  }
+  return "";
+}
+
+/// CmdStan's optimize (lbfgs) settings, with its defaults.
+struct lbfgs_settings {
+  int iterations = 2000;       // iter
+  double init_alpha = 0.001;   // the first line search's first step, along the gradient
+  double tol_obj = 1e-12;
+  double tol_rel_obj = 1e4;    // in units of machine ε
+  double tol_grad = 1e-8;
+  double tol_rel_grad = 1e7;   // in units of machine ε
+  double tol_param = 1e-8;
+  int history_size = 5;
+};
+
+/// Checks settings (any inference method's lbfgs part); `fn` prefixes the message.
+inline void check_lbfgs_settings(const lbfgs_settings& s, const std::string& fn) {
+  auto fail = [&](const std::string& what) { throw std::invalid_argument(fn + what); };
+  if (s.iterations < 1) fail("iterations = " + std::to_string(s.iterations) + " must be >= 1");
+  if (s.history_size < 1) fail("history_size = " + std::to_string(s.history_size) + " must be >= 1");
+  const std::pair<const char*, double> positive[] = {{"init_alpha", s.init_alpha}, {"tol_obj", s.tol_obj},
+                                                     {"tol_rel_obj", s.tol_rel_obj}, {"tol_grad", s.tol_grad},
+                                                     {"tol_rel_grad", s.tol_rel_grad}, {"tol_param", s.tol_param}};
+  for (const auto& [name, v] : positive)
+    if (!(v > 0) || !std::isfinite(v))
+      fail(std::string(name) + " = " + tyche::detail::format_number(v) + " is not a positive finite number");
+}
+
+/// One L-BFGS run: the point, log density and gradient where it stopped, why, and optionally
+/// every iterate (pathfinder's path: x_0 … x_L and their gradients).
+struct lbfgs_result {
+  std::vector<double> x, gradient;  // ∇log p at x
+  double log_density = 0;
+  int iterations = 0;
+  long long evaluations = 0;  // log density and gradient evaluations, line searches included
+  lbfgs_termination termination = lbfgs_termination::max_iterations;
+  std::vector<std::vector<double>> path, path_gradients;  // record = true: x_0, x_1, … (accepted iterates)
+  std::vector<double> path_log_density;
+};
+
+namespace detail {
+
+inline double dot(const double* a, const double* b, std::size_t n) {
+  double s = 0;
+  for (std::size_t i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+/// The minimiser of the cubic through (a, fa, da) and (b, fb, db), or NaN where it has none.
+inline double cubic_minimiser(double a, double fa, double da, double b, double fb, double db) {
+  const double d1 = da + db - 3 * (fa - fb) / (a - b);
+  const double disc = d1 * d1 - da * db;
+  if (!(disc >= 0)) return std::nan("");
+  const double d2 = std::copysign(std::sqrt(disc), b - a);
+  return b - (b - a) * (db + d2 - d1) / (db - da + 2 * d2);
+}
+
+/// Minimises f = −log p along x + α·p by a strong-Wolfe line search (c1 = 1e-4, c2 = 0.9, as
+/// Stan). Returns the step, or 0 when none was found; x_new, g_new, f_new hold the point found.
+/// A non-finite f is treated as +∞ (the step shrinks).
+struct line_search {
+  const log_density_function& density;
+  double* workspace;
+  long long& evaluations;
+  static constexpr double c1 = 1e-4, c2 = 0.9, min_alpha = 1e-12;
+  static constexpr int max_evaluations = 60;
+
+  struct point {
+    double alpha, f, df;  // f = −log p, df = directional derivative of f along p
+  };
+
+  point evaluate(const std::vector<double>& x, const std::vector<double>& p, double alpha, std::vector<double>& x_new,
+                 std::vector<double>& g_new) const {
+    for (std::size_t i = 0; i < x.size(); ++i) x_new[i] = x[i] + alpha * p[i];
+    ++evaluations;
+    const double lp = density(x_new.data(), g_new.data(), workspace);  // g_new = ∇log p
+    bool finite = std::isfinite(lp);
+    for (double g : g_new) finite = finite && std::isfinite(g);
+    if (!finite) return {alpha, std::numeric_limits<double>::infinity(), std::nan("")};
+    return {alpha, -lp, -dot(g_new.data(), p.data(), p.size())};
+  }
+
+  /// f0, df0 at α = 0 (df0 < 0); alpha0 the first trial step.
+  double operator()(const std::vector<double>& x, const std::vector<double>& p, double f0, double df0, double alpha0,
+                    std::vector<double>& x_new, std::vector<double>& g_new, double& f_new) const {
+    point prev{0, f0, df0};
+    double alpha = alpha0;
+    int used = 0;
+    for (bool first = true;; first = false) {
+      const point cur = evaluate(x, p, alpha, x_new, g_new);
+      ++used;
+      if (!std::isfinite(cur.f) || cur.f > f0 + c1 * alpha * df0 || (!first && cur.f >= prev.f))
+        return zoom(x, p, f0, df0, prev, cur, x_new, g_new, f_new, used);
+      if (std::fabs(cur.df) <= -c2 * df0) {
+        f_new = cur.f;
+        return alpha;
+      }
+      if (cur.df >= 0) return zoom(x, p, f0, df0, cur, prev, x_new, g_new, f_new, used);
+      if (used >= max_evaluations) return 0;
+      // Extrapolate: the cubic's minimiser, kept within [2α, 10α].
+      double next = cubic_minimiser(prev.alpha, prev.f, prev.df, cur.alpha, cur.f, cur.df);
+      if (!std::isfinite(next) || next < 2 * alpha || next > 10 * alpha) next = 4 * alpha;
+      prev = cur;
+      alpha = next;
+    }
+  }
+
+  /// Nocedal & Wright Algorithm 3.6: lo satisfies sufficient decrease with the lower f; the
+  /// minimiser lies between lo and hi.
+  double zoom(const std::vector<double>& x, const std::vector<double>& p, double f0, double df0, point lo, point hi,
+              std::vector<double>& x_new, std::vector<double>& g_new, double& f_new, int used) const {
+    while (used < max_evaluations) {
+      const double width = hi.alpha - lo.alpha;
+      if (std::fabs(width) < min_alpha) break;
+      double alpha = std::isfinite(hi.f) ? cubic_minimiser(lo.alpha, lo.f, lo.df, hi.alpha, hi.f, hi.df) : std::nan("");
+      // Safeguard: stay inside the middle 80 % of the bracket, else bisect (or, past a
+      // non-finite f, step a tenth of the way, so that a boundary is approached with care).
+      const double a = std::min(lo.alpha, hi.alpha), b = std::max(lo.alpha, hi.alpha);
+      if (!std::isfinite(alpha) || alpha < a + 0.1 * (b - a) || alpha > b - 0.1 * (b - a))
+        alpha = std::isfinite(hi.f) ? lo.alpha + 0.5 * width : lo.alpha + 0.1 * width;
+      const point cur = evaluate(x, p, alpha, x_new, g_new);
+      ++used;
+      if (!std::isfinite(cur.f) || cur.f > f0 + c1 * alpha * df0 || cur.f >= lo.f) {
+        hi = cur;
+      } else {
+        if (std::fabs(cur.df) <= -c2 * df0) {
+          f_new = cur.f;
+          return alpha;
+        }
+        if (cur.df * (hi.alpha - lo.alpha) >= 0) hi = lo;
+        lo = cur;
+      }
+    }
+    // No Wolfe point: accept lo when it decreased f (sufficient decrease holds there).
+    if (lo.alpha > 0) {
+      const point again = evaluate(x, p, lo.alpha, x_new, g_new);
+      f_new = again.f;
+      return lo.alpha;
+    }
+    return 0;
+  }
+};
+
+/// The L-BFGS direction −H·g by the two-loop recursion (Nocedal & Wright Algorithm 7.4), over the
+/// pairs kept (oldest first), H0 = (s'y / y'y)·I from the newest pair.
+inline void lbfgs_direction(const std::vector<std::vector<double>>& s, const std::vector<std::vector<double>>& y,
+                            const std::vector<double>& grad_f, std::vector<double>& out) {
+  const std::size_t m = s.size(), n = grad_f.size();
+  out = grad_f;
+  std::vector<double> alpha(m), rho(m);
+  for (std::size_t k = m; k-- > 0;) {
+    rho[k] = 1 / dot(s[k].data(), y[k].data(), n);
+    alpha[k] = rho[k] * dot(s[k].data(), out.data(), n);
+    for (std::size_t i = 0; i < n; ++i) out[i] -= alpha[k] * y[k][i];
+  }
+  if (m > 0) {
+    const double gamma = dot(s[m - 1].data(), y[m - 1].data(), n) / dot(y[m - 1].data(), y[m - 1].data(), n);
+    for (double& v : out) v *= gamma;
+  }
+  for (std::size_t k = 0; k < m; ++k) {
+    const double beta = rho[k] * dot(y[k].data(), out.data(), n);
+    for (std::size_t i = 0; i < n; ++i) out[i] += (alpha[k] - beta) * s[k][i];
+  }
+  for (double& v : out) v = -v;
+}
+
+}  // namespace detail
+
+/// Maximises log p from x0 (where log p and its gradient must be finite) by L-BFGS with the
+/// given settings. Stops at the first convergence test that holds (CmdStan's), at the iteration
+/// limit, or when the line search fails twice in a row (from the quasi-Newton direction, then,
+/// with the history cleared, from the gradient). record: keep every iterate (pathfinder).
+inline lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, const lbfgs_settings& s,
+                          bool record = false) {
+  const std::size_t n = density.dim;
+  lbfgs_result r;
+  std::vector<double> workspace(density.workspace_size);
+  std::vector<double> g(n), x_new(n), g_new(n), p(n), grad_f(n);
+  r.x = std::move(x0);
+  r.evaluations = 1;
+  double lp = density(r.x.data(), g.data(), workspace.data());
+  double f = -lp;
+  auto keep = [&](const std::vector<double>& x, const std::vector<double>& grad, double logp) {
+    if (!record) return;
+    r.path.push_back(x);
+    r.path_gradients.push_back(grad);
+    r.path_log_density.push_back(logp);
+  };
+  keep(r.x, g, lp);
+  std::vector<std::vector<double>> S, Y;  // the last history_size pairs, oldest first
+  const double eps = std::numeric_limits<double>::epsilon();
+  detail::line_search search{density, workspace.data(), r.evaluations};
+  r.termination = lbfgs_termination::max_iterations;
+  for (int it = 1; it <= s.iterations; ++it) {
+    r.iterations = it;
+    for (std::size_t i = 0; i < n; ++i) grad_f[i] = -g[i];
+    double alpha = 0, f_new = f;
+    for (int attempt = 0; attempt < 2 && alpha == 0; ++attempt) {
+      if (attempt == 1) {
+        if (S.empty()) break;  // already along the gradient
+        S.clear();
+        Y.clear();
+      }
+      detail::lbfgs_direction(S, Y, grad_f, p);
+      double df0 = detail::dot(grad_f.data(), p.data(), n);
+      if (!(df0 < 0)) {  // not a descent direction (rounding): fall back to the gradient
+        S.clear();
+        Y.clear();
+        for (std::size_t i = 0; i < n; ++i) p[i] = g[i];
+        df0 = detail::dot(grad_f.data(), p.data(), n);
+      }
+      const double alpha0 = S.empty() ? s.init_alpha : 1.0;
+      alpha = search(r.x, p, f, df0, alpha0, x_new, g_new, f_new);
+    }
+    if (alpha == 0) {
+      r.termination = lbfgs_termination::line_search_failed;
+      break;
+    }
+    std::vector<double> step(n), dg(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      step[i] = x_new[i] - r.x[i];
+      dg[i] = g[i] - g_new[i];  // y = ∇f(x_new) − ∇f(x)
+    }
+    const double f_old = f;
+    r.x = x_new;
+    g = g_new;
+    f = f_new;
+    keep(r.x, g, -f);
+    // The pair enters the history when it has positive curvature.
+    const double sy = detail::dot(step.data(), dg.data(), n);
+    if (sy > eps * detail::dot(dg.data(), dg.data(), n)) {
+      if (static_cast<int>(S.size()) == s.history_size) {
+        S.erase(S.begin());
+        Y.erase(Y.begin());
+      }
+      S.push_back(step);
+      Y.push_back(dg);
+    }
+    // Convergence, in CmdStan's order.
+    const double df = std::fabs(f_old - f);
+    const double gnorm = std::sqrt(detail::dot(g.data(), g.data(), n));
+    for (std::size_t i = 0; i < n; ++i) grad_f[i] = -g[i];
+    detail::lbfgs_direction(S, Y, grad_f, p);
+    const double relative_gradient = -detail::dot(grad_f.data(), p.data(), n) / std::max(std::fabs(f), 1.0);
+    const double step_norm = std::sqrt(detail::dot(step.data(), step.data(), n));
+    if (df < s.tol_obj) r.termination = lbfgs_termination::absolute_objective;
+    else if (gnorm < s.tol_grad) r.termination = lbfgs_termination::absolute_gradient;
+    else if (relative_gradient < s.tol_rel_grad * eps) r.termination = lbfgs_termination::relative_gradient;
+    else if (step_norm < s.tol_param) r.termination = lbfgs_termination::absolute_parameter;
+    else if (df / std::max({std::fabs(f_old), std::fabs(f), 1.0}) < s.tol_rel_obj * eps)
+      r.termination = lbfgs_termination::relative_objective;
+    else continue;
+    break;
+  }
+  r.gradient = g;
+  r.log_density = -f;
+  return r;
+}
+
+}  // namespace inference
+
+}  // namespace tyche

@@ -1,0 +1,257 @@
+// tyche/inference/optimize.hpp — optimize(model, config): the posterior mode (MAP) or, with
+// jacobian = true, the mode of the density on the unconstrained scale, by L-BFGS with CmdStan's
+// defaults and convergence tests (lbfgs.hpp); laplace(model, mode, config): draws from the
+// Gaussian at that mode with the covariance −H⁻¹, H the Hessian of log p there by central
+// differences of the exact gradient (docs/inference.md).
+//
+//     const auto mode = tyche::optimize(m);                    // MAP, as CmdStan's optimize
+//     double mu = mode.value("mu");
+//     const auto approx = tyche::laplace(m, tyche::optimize(m, {.jacobian = true}));
+//     std::cout << tyche::summary(approx);
+#pragma once
+#include <tyche/concepts.hpp>
+#include <tyche/inference/fit.hpp>
+#include <tyche/inference/lbfgs.hpp>
+#include <tyche/inference/model_density.hpp>
+#include <tyche/random/philox.hpp>
+#include <tyche/scalar/format.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tyche {
+
+/// Settings of optimize(): CmdStan's optimize method (algorithm = lbfgs), with its defaults.
+struct optimize_config {
+  /// false (CmdStan's default): the mode of p(θ) without the log-Jacobian of the constraining
+  /// transforms: the MAP estimate on the constrained scale (the MLE with flat priors). true: the
+  /// mode on the unconstrained scale, the centre of laplace()'s Gaussian.
+  bool jacobian = false;
+  int iterations = 2000;       // iter
+  double init_alpha = 0.001;   // the first step along the gradient
+  double tol_obj = 1e-12;
+  double tol_rel_obj = 1e4;
+  double tol_grad = 1e-8;
+  double tol_rel_grad = 1e7;
+  double tol_param = 1e-8;
+  int history_size = 5;
+  std::uint64_t seed = 1;      // the random initial point's stream
+  double init_radius = 2.0;    // θ uniform on (−r, r), as Stan's init
+  /// Initial values on the constrained scale, one per name of parameter_names(); empty: random.
+  std::vector<double> init = {};
+};
+
+/// The mode optimize() found.
+struct optimize_result {
+  std::vector<std::string> names;   // parameter_names()
+  std::vector<double> values;       // constrained values at the mode
+  std::vector<double> unconstrained;  // θ at the mode
+  std::vector<double> gradient;     // ∇log p at the mode (unconstrained scale)
+  double log_density = 0;           // log p at the mode (with the log-Jacobian when jacobian)
+  bool jacobian = false;
+  int iterations = 0;
+  long long gradient_evaluations = 0;
+  inference::lbfgs_termination termination = inference::lbfgs_termination::max_iterations;
+  std::string message;              // CmdStan's line for the termination
+  double seconds = 0;
+
+  /// The constrained value named `name` ("mu", "theta[2]"); throws when there is none.
+  [[nodiscard]] double value(std::string_view name) const {
+    for (std::size_t k = 0; k < names.size(); ++k)
+      if (names[k] == name) return values[k];
+    throw std::out_of_range("tyche::optimize_result::value: no value named '" + std::string(name) + "'");
+  }
+};
+
+/// What optimize() throws when L-BFGS stopped without converging (the iteration limit, or a line
+/// search that could make no more progress): the message names the iterations, the gradient's
+/// norm and the log density; result() is the last point, for a caller who wants it anyway.
+class optimize_error : public std::runtime_error {
+ public:
+  optimize_error(const std::string& what, optimize_result last) : std::runtime_error(what), last_(std::move(last)) {}
+  [[nodiscard]] const optimize_result& result() const { return last_; }
+
+ private:
+  optimize_result last_;
+};
+
+/// Settings of laplace(): CmdStan's laplace method.
+struct laplace_config {
+  int draws = 1000;
+  std::uint64_t seed = 1;
+};
+
+namespace inference {
+
+inline lbfgs_settings settings_of(const optimize_config& c) {
+  return {c.iterations, c.init_alpha, c.tol_obj, c.tol_rel_obj, c.tol_grad, c.tol_rel_grad, c.tol_param,
+          c.history_size};
+}
+
+inline double norm(const std::vector<double>& v) { return std::sqrt(detail::dot(v.data(), v.data(), v.size())); }
+
+/// optimize() on a model's functions (compiled once per translation unit).
+inline optimize_result optimize(const model_functions& model, const optimize_config& cfg) {
+  const std::string fn = "tyche::optimize: ";
+  check_lbfgs_settings(settings_of(cfg), fn);
+  const auto start = std::chrono::steady_clock::now();
+  const log_density_function& density = model.density(cfg.jacobian);
+  counter_rng rng(cfg.seed, 0);
+  std::vector<double> x0 = initial_point(model, density, cfg.init, cfg.init_radius, rng, fn);
+  const lbfgs_result r = lbfgs(density, std::move(x0), settings_of(cfg));
+  optimize_result out;
+  out.names = model.names;
+  out.unconstrained = r.x;
+  model.constrain_into(r.x.data(), out.values);
+  out.gradient = r.gradient;
+  out.log_density = r.log_density;
+  out.jacobian = cfg.jacobian;
+  out.iterations = r.iterations;
+  out.gradient_evaluations = r.evaluations;
+  out.termination = r.termination;
+  out.message = lbfgs_message(r.termination);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!converged(r.termination)) {
+    std::string what = fn + "not converged: " + out.message + " (after " + std::to_string(r.iterations) +
+                       " iterations; at the last point the log density is " +
+                       tyche::detail::format_number(r.log_density) + " and the gradient's norm " +
+                       tyche::detail::format_number(norm(r.gradient)) + ")";
+    what += r.termination == lbfgs_termination::max_iterations
+                ? "; raise iterations, or start elsewhere (init)"
+                : "; the log density may be unbounded, flat or not smooth there";
+    throw optimize_error(what, std::move(out));
+  }
+  return out;
+}
+
+/// The Hessian of log p at x by central differences of the exact gradient, symmetrised
+/// (step ε^(1/3)·max(1, |x_i|) per coordinate: exact for a quadratic log p up to rounding).
+inline std::vector<double> hessian(const log_density_function& density, const std::vector<double>& x,
+                                   long long& evaluations) {
+  const std::size_t d = density.dim;
+  std::vector<double> h(d * d), workspace(density.workspace_size), gp(d), gm(d), xs = x;
+  const double scale = std::cbrt(std::numeric_limits<double>::epsilon());
+  for (std::size_t j = 0; j < d; ++j) {
+    const double step = scale * std::max(1.0, std::fabs(x[j]));
+    xs[j] = x[j] + step;
+    density(xs.data(), gp.data(), workspace.data());
+    xs[j] = x[j] - step;
+    density(xs.data(), gm.data(), workspace.data());
+    xs[j] = x[j];
+    evaluations += 2;
+    for (std::size_t i = 0; i < d; ++i) h[i * d + j] = (gp[i] - gm[i]) / (2 * step);
+  }
+  for (std::size_t i = 0; i < d; ++i)
+    for (std::size_t j = 0; j < i; ++j) h[i * d + j] = h[j * d + i] = 0.5 * (h[i * d + j] + h[j * d + i]);
+  return h;
+}
+
+/// laplace() on a model's functions.
+inline approximate_fit laplace(const model_functions& model, const optimize_result& mode, const laplace_config& cfg) {
+  const std::string fn = "tyche::laplace: ";
+  const auto start = std::chrono::steady_clock::now();
+  const log_density_function& density = model.density(mode.jacobian);
+  const std::size_t d = density.dim;
+  if (cfg.draws < 0) throw std::invalid_argument(fn + "draws = " + std::to_string(cfg.draws) + " must be >= 0");
+  if (mode.unconstrained.size() != d)
+    throw std::invalid_argument(fn + "the mode holds " + std::to_string(mode.unconstrained.size()) +
+                                " unconstrained values, the model has " + std::to_string(d) +
+                                ": pass the result of optimize() on this model");
+  for (std::size_t k = 0; k < d; ++k)
+    if (!std::isfinite(mode.unconstrained[k]))
+      throw std::invalid_argument(fn + "the mode's " + model.coordinate(k) + " is " +
+                                  tyche::detail::format_number(mode.unconstrained[k]));
+  approximate_fit fit;
+  fit.method = "laplace";
+  fit.names = model.names;
+  fit.draws = cfg.draws;
+  fit.seed = cfg.seed;
+  // −H = L L'; the covariance is (L L')⁻¹ and a draw is mode + L'⁻¹ z.
+  std::vector<double> l = hessian(density, mode.unconstrained, fit.gradient_evaluations);
+  for (double& v : l) v = -v;
+  if (!detail::cholesky(l, d)) {
+    throw std::runtime_error(fn + "the Hessian of the log density at the mode is not negative definite, so there "
+                                  "is no Gaussian to draw from: the point is not a strict mode (optimize() stopped "
+                                  "with \"" + mode.message + "\"), or the posterior is flat in some direction");
+  }
+  fit.mean = mode.unconstrained;
+  fit.covariance.assign(d * d, 0.0);
+  for (std::size_t j = 0; j < d; ++j) {  // column j of (L L')⁻¹ = L'⁻¹ L⁻¹ e_j
+    std::vector<double> e(d, 0.0);
+    e[j] = 1;
+    detail::solve_lower(l, d, e.data());
+    detail::solve_upper_transposed(l, d, e.data());
+    for (std::size_t i = 0; i < d; ++i) fit.covariance[i * d + j] = e[i];
+  }
+  double log_det_l = 0;
+  for (std::size_t i = 0; i < d; ++i) log_det_l += std::log(l[i * d + i]);
+  fit.values.assign(1, {});
+  fit.log_p.assign(1, {});
+  fit.log_q.assign(1, {});
+  fit.values[0].reserve(static_cast<std::size_t>(cfg.draws) * model.constrained_dim);
+  counter_rng rng(cfg.seed, 0);
+  std::vector<double> z(d), x(d), grad(d), workspace(density.workspace_size);
+  for (int n = 0; n < cfg.draws; ++n) {
+    double zz = 0;
+    for (double& v : z) {
+      v = rng.normal();
+      zz += v * v;
+    }
+    x = z;
+    detail::solve_upper_transposed(l, d, x.data());
+    for (std::size_t i = 0; i < d; ++i) x[i] += mode.unconstrained[i];
+    fit.log_q[0].push_back(-0.5 * static_cast<double>(d) * detail::log_two_pi + log_det_l - 0.5 * zz);
+    fit.log_p[0].push_back(density(x.data(), grad.data(), workspace.data()));
+    ++fit.gradient_evaluations;
+    model.constrain_into(x.data(), fit.values[0]);
+  }
+  fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return fit;
+}
+
+}  // namespace inference
+
+/// The mode of a model's log density by L-BFGS (CmdStan's optimize, its defaults): MAP on the
+/// constrained scale by default, the unconstrained mode with jacobian = true. Throws
+/// optimize_error when it does not converge (never returns such a point as a mode), and
+/// std::runtime_error when no initial point has a finite log density (after Stan's 100
+/// attempts).
+template <class Model>
+optimize_result optimize(const Model& m, const optimize_config& cfg = {}) {
+  if constexpr (!sampleable_model<Model>) {
+    static_assert(sampleable_model<Model>,
+                  "tyche::optimize(model, config) requires a model built with tyche::model(...); the first "
+                  "argument is not one");
+    return {};
+  } else {
+    return inference::optimize(inference::functions_of(m), cfg);
+  }
+}
+
+/// Draws from the Laplace approximation at a mode found by optimize() on the same model: the
+/// Gaussian on the unconstrained scale with the mode as its mean and the inverse of the negated
+/// Hessian of log p there (the density optimize() used: with the log-Jacobian when
+/// mode.jacobian) as its covariance, as CmdStan's laplace method. log_p and log_q of each draw
+/// are CmdStan's log_p__ and log_g__.
+template <class Model>
+approximate_fit laplace(const Model& m, const optimize_result& mode, const laplace_config& cfg = {}) {
+  if constexpr (!sampleable_model<Model>) {
+    static_assert(sampleable_model<Model>,
+                  "tyche::laplace(model, mode, config) requires a model built with tyche::model(...); the first "
+                  "argument is not one");
+    return {};
+  } else {
+    return inference::laplace(inference::functions_of(m), mode, cfg);
+  }
+}
+
+}  // namespace tyche

@@ -1,0 +1,121 @@
+// tyche/inference/psis.hpp — Pareto-smoothed importance sampling (Vehtari, Simpson, Gelman, Yao &
+// Gabry 2024, "Pareto smoothed importance sampling", JMLR 25(72)): the largest
+// min(S/5, 3·√S) log importance weights are replaced by the expected order statistics of a
+// generalised Pareto distribution fitted to them (Zhang & Stephens 2009, with the weakly
+// informative prior on k of the paper), truncated at the largest raw weight; k̂ says how far
+// the proposal is from the target (≤ 0.7: usable). And multinomial resampling by such weights.
+#pragma once
+#include <tyche/random/philox.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+namespace tyche::inference {
+
+/// Smoothed log weights (unnormalised, in the input's order) and the Pareto k̂ of the tail.
+struct psis_result {
+  std::vector<double> log_weights;
+  double pareto_k = std::nan("");
+};
+
+/// Zhang & Stephens (2009) fit of a generalised Pareto distribution to x (sorted ascending,
+/// positive): k and σ, with k shrunk towards 0.5 by the prior of Vehtari et al. (weight 10).
+inline void fit_generalized_pareto(const std::vector<double>& x, double& k, double& sigma) {
+  const std::size_t n = x.size();
+  const double prior = 3;
+  const std::size_t m = 30 + static_cast<std::size_t>(std::sqrt(static_cast<double>(n)));
+  const double quartile = x[static_cast<std::size_t>(std::floor(static_cast<double>(n) / 4 + 0.5)) - 1];
+  std::vector<double> theta(m), log_lik(m);
+  for (std::size_t j = 0; j < m; ++j) {
+    theta[j] = 1 / x[n - 1] + (1 - std::sqrt(static_cast<double>(m) / (static_cast<double>(j + 1) - 0.5))) /
+                                  (prior * quartile);
+    double kj = 0;
+    for (double v : x) kj += std::log1p(-theta[j] * v);
+    kj /= static_cast<double>(n);
+    log_lik[j] = static_cast<double>(n) * (std::log(-theta[j] / kj) - kj - 1);
+  }
+  std::vector<double> w(m);
+  for (std::size_t j = 0; j < m; ++j) {
+    double s = 0;
+    for (std::size_t i = 0; i < m; ++i) s += std::exp(log_lik[i] - log_lik[j]);
+    w[j] = 1 / s;
+  }
+  double theta_hat = 0, total = 0;
+  for (std::size_t j = 0; j < m; ++j)
+    if (w[j] >= 10 * std::numeric_limits<double>::epsilon()) {
+      theta_hat += theta[j] * w[j];
+      total += w[j];
+    }
+  theta_hat /= total;
+  double khat = 0;
+  for (double v : x) khat += std::log1p(-theta_hat * v);
+  khat /= static_cast<double>(n);
+  sigma = -khat / theta_hat;
+  const double nd = static_cast<double>(n);
+  k = (nd * khat + 10 * 0.5) / (nd + 10);
+}
+
+/// PSIS of log weights (any finite or −∞ values; at least one finite).
+inline psis_result psis(const std::vector<double>& log_w) {
+  const std::size_t s = log_w.size();
+  psis_result out;
+  out.log_weights = log_w;
+  const double max_lw = *std::max_element(log_w.begin(), log_w.end());
+  if (!std::isfinite(max_lw)) return out;
+  for (double& v : out.log_weights) v -= max_lw;  // the largest is 0
+  const std::size_t tail =
+      std::min(static_cast<std::size_t>(std::ceil(0.2 * static_cast<double>(s))),
+               static_cast<std::size_t>(std::ceil(3 * std::sqrt(static_cast<double>(s)))));
+  if (tail < 5 || tail >= s) return out;  // too few draws to fit a tail
+  std::vector<std::size_t> order(s);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return out.log_weights[a] < out.log_weights[b]; });
+  const double cutoff = out.log_weights[order[s - tail - 1]];
+  if (!std::isfinite(cutoff)) return out;
+  std::vector<double> exceed;
+  std::vector<std::size_t> tail_index;
+  for (std::size_t i = s - tail; i < s; ++i) {
+    exceed.push_back(std::exp(out.log_weights[order[i]]) - std::exp(cutoff));
+    tail_index.push_back(order[i]);
+  }
+  if (exceed.back() <= 0 || exceed.front() <= 0) {  // ties: no tail to fit
+    out.pareto_k = 0;
+    return out;
+  }
+  double k = 0, sigma = 0;
+  fit_generalized_pareto(exceed, k, sigma);
+  out.pareto_k = k;
+  if (!std::isfinite(k)) return out;
+  // Replace the tail by the GPD's quantiles at (i − 0.5) / tail, truncated at the largest raw
+  // weight (0 after the shift).
+  for (std::size_t i = 0; i < tail; ++i) {
+    const double p = (static_cast<double>(i) + 0.5) / static_cast<double>(tail);
+    const double q = std::fabs(k) < 1e-12 ? -sigma * std::log1p(-p) : sigma * std::expm1(-k * std::log1p(-p)) / k;
+    out.log_weights[tail_index[i]] = std::min(0.0, std::log(std::exp(cutoff) + q));
+  }
+  return out;
+}
+
+/// n indices drawn with replacement with probabilities ∝ exp(log_w).
+inline std::vector<std::size_t> resample(const std::vector<double>& log_w, std::size_t n, counter_rng& rng) {
+  const double max_lw = *std::max_element(log_w.begin(), log_w.end());
+  std::vector<double> cumulative(log_w.size());
+  double total = 0;
+  for (std::size_t i = 0; i < log_w.size(); ++i) {
+    total += std::isfinite(log_w[i]) ? std::exp(log_w[i] - max_lw) : 0.0;
+    cumulative[i] = total;
+  }
+  std::vector<std::size_t> out(n);
+  for (auto& pick : out) {
+    const double u = rng.uniform01() * total;
+    pick = static_cast<std::size_t>(std::upper_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
+    if (pick >= log_w.size()) pick = log_w.size() - 1;
+  }
+  return out;
+}
+
+}  // namespace tyche::inference

@@ -1,0 +1,177 @@
+// optimize() and laplace() (include/tyche/inference/optimize.hpp) against closed forms: the
+// mode of a Bayesian linear regression with known noise is the ridge solution, and its
+// posterior is Gaussian, so the Laplace covariance is exact; bad starts and non-convergence
+// are errors that say what happened.
+#include <tyche/tyche.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace {
+
+using Catch::Matchers::Contains;
+
+struct regression_data {
+  std::vector<double> x;  // n × 3, row-major
+  std::vector<double> y;
+  std::size_t n = 40;
+};
+
+regression_data make_regression() {
+  regression_data d;
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> z(0.0, 1.0);
+  const double beta[3] = {1.5, -0.7, 0.3};
+  for (std::size_t i = 0; i < d.n; ++i) {
+    double mu = 0.4;
+    for (int j = 0; j < 3; ++j) {
+      d.x.push_back(z(rng));
+      mu += beta[j] * d.x.back();
+    }
+    d.y.push_back(mu + 0.8 * z(rng));
+  }
+  return d;
+}
+
+// The posterior of (alpha, beta) with y ~ normal(alpha + X beta, 0.8), alpha ~ normal(0, 5),
+// beta ~ normal(0, 2): Gaussian with precision P = Z'Z / 0.64 + diag(1/25, 1/4, 1/4, 1/4) and
+// mean P⁻¹ Z'y / 0.64, Z = [1 X].
+void closed_form(const regression_data& d, std::vector<double>& mean, std::vector<double>& cov) {
+  const std::size_t k = 4;
+  std::vector<double> p(k * k, 0.0), b(k, 0.0);
+  for (std::size_t i = 0; i < d.n; ++i) {
+    const double z[4] = {1.0, d.x[i * 3], d.x[i * 3 + 1], d.x[i * 3 + 2]};
+    for (std::size_t r = 0; r < k; ++r) {
+      b[r] += z[r] * d.y[i] / 0.64;
+      for (std::size_t c = 0; c < k; ++c) p[r * k + c] += z[r] * z[c] / 0.64;
+    }
+  }
+  p[0] += 1.0 / 25;
+  for (std::size_t r = 1; r < k; ++r) p[r * k + r] += 1.0 / 4;
+  // Invert by Gauss-Jordan.
+  std::vector<double> inv(k * k, 0.0);
+  for (std::size_t r = 0; r < k; ++r) inv[r * k + r] = 1;
+  for (std::size_t c = 0; c < k; ++c) {
+    const double piv = p[c * k + c];
+    for (std::size_t j = 0; j < k; ++j) {
+      p[c * k + j] /= piv;
+      inv[c * k + j] /= piv;
+    }
+    for (std::size_t r = 0; r < k; ++r)
+      if (r != c) {
+        const double f = p[r * k + c];
+        for (std::size_t j = 0; j < k; ++j) {
+          p[r * k + j] -= f * p[c * k + j];
+          inv[r * k + j] -= f * inv[c * k + j];
+        }
+      }
+  }
+  cov = inv;
+  mean.assign(k, 0.0);
+  for (std::size_t r = 0; r < k; ++r)
+    for (std::size_t c = 0; c < k; ++c) mean[r] += inv[r * k + c] * b[c];
+}
+
+}  // namespace
+
+TEST_CASE("optimize: the mode of a linear regression is the closed form's, and laplace's covariance is the exact posterior's",
+          "[inference]") {
+  using namespace tyche;
+  const regression_data d = make_regression();
+  const auto m = model([](const regression_data& d) {
+    auto alpha = normal<"alpha">(0.0, 5.0);
+    auto beta = normal<"beta">(0.0, 2.0, shape<3>);
+    return joint(alpha, beta, normal(alpha + matvec(matrix(d.x, d.n, 3), beta), 0.8).observe(data(d.y)));
+  }, d);
+  std::vector<double> mean, cov;
+  closed_form(d, mean, cov);
+
+  // CmdStan's defaults stop where the relative gradient g'H g / |log p| is below 1e7 ε: the
+  // mode to about 1e-5 here, as CmdStan's optimize gives it.
+  const optimize_result mode = optimize(m);
+  INFO(mode.message << " after " << mode.iterations << " iterations");
+  CHECK(mode.names == std::vector<std::string>{"alpha", "beta[1]", "beta[2]", "beta[3]"});
+  for (std::size_t k = 0; k < 4; ++k) CHECK(std::fabs(mode.values[k] - mean[k]) < 1e-4);
+  CHECK(mode.value("beta[2]") == mode.values[2]);
+  CHECK(inference::converged(mode.termination));
+  CHECK(mode.gradient_evaluations > mode.iterations);
+  // Tolerances that leave the gradient's norm (< 1e-8) and an objective that no longer changes
+  // at all: the closed form to 1e-8.
+  const optimize_config tight{.tol_obj = 1e-30, .tol_rel_obj = 1e-10, .tol_rel_grad = 1e-10, .tol_param = 1e-30};
+  const optimize_result exact = optimize(m, tight);
+  INFO(exact.message << " after " << exact.iterations << " iterations");
+  CHECK(inference::converged(exact.termination));
+  for (std::size_t k = 0; k < 4; ++k) CHECK(std::fabs(exact.values[k] - mean[k]) < 1e-8);
+
+  // No constraint: the Jacobian changes nothing here; laplace at that mode is exact.
+  optimize_config tight_jacobian = tight;
+  tight_jacobian.jacobian = true;
+  const optimize_result unconstrained_mode = optimize(m, tight_jacobian);
+  const approximate_fit approx = laplace(m, unconstrained_mode, {.draws = 4000, .seed = 3});
+  REQUIRE(approx.covariance.size() == 16);
+  for (std::size_t i = 0; i < 16; ++i) CHECK(std::fabs(approx.covariance[i] - cov[i]) < 1e-6 * std::fabs(cov[i / 4 * 5]));
+  // The draws: means within 4 standard errors of the exact posterior's, log_q the Gaussian's.
+  REQUIRE(approx.draws == 4000);
+  for (std::size_t k = 0; k < 4; ++k) {
+    double s = 0;
+    for (int n = 0; n < approx.draws; ++n) s += approx.values[0][static_cast<std::size_t>(n) * 4 + k];
+    const double se = std::sqrt(cov[k * 5] / approx.draws);
+    CHECK(std::fabs(s / approx.draws - mean[k]) < 4 * se);
+  }
+  // log p − log q is constant for a Gaussian posterior and its exact Laplace approximation.
+  const double offset = approx.log_p[0][0] - approx.log_q[0][0];
+  for (int n = 1; n < approx.draws; ++n) CHECK(approx.log_p[0][n] - approx.log_q[0][n] == Approx(offset).epsilon(1e-9));
+  const fit_summary s = summary(approx);
+  CHECK(s.rows.size() == 4);
+  CHECK(s.method == "laplace");
+}
+
+TEST_CASE("optimize: jacobian = false is the MAP of the constrained value, jacobian = true the unconstrained mode",
+          "[inference]") {
+  using namespace tyche;
+  // sigma ~ gamma(3, 2), no data: the mode of the density of sigma is (3 − 1) / 2 = 1; of
+  // log sigma (with the Jacobian sigma) it is 3 / 2.
+  const auto m = model(joint(gamma<"sigma">(3.0, 2.0)));
+  // (CmdStan's tolerances: to about 1e-5.)
+  CHECK(optimize(m).value("sigma") == Approx(1.0).epsilon(1e-4));
+  CHECK(optimize(m, {.jacobian = true}).value("sigma") == Approx(1.5).epsilon(1e-4));
+  // From a given initial value (constrained scale).
+  const optimize_result from = optimize(m, {.init = {4.0}});
+  CHECK(from.value("sigma") == Approx(1.0).epsilon(1e-4));
+}
+
+TEST_CASE("optimize: a start where the log density is not finite, non-convergence and bad settings are errors that say so",
+          "[inference]") {
+  using namespace tyche;
+  const auto m = model(joint(gamma<"sigma">(3.0, 2.0)));
+  CHECK_THROWS_WITH(optimize(m, {.init = {-1.0}}), Contains("tyche::optimize:") && Contains("init"));
+  CHECK_THROWS_WITH(optimize(m, {.init = {1.0, 2.0}}), Contains("init holds 2 values, expected 1"));
+  CHECK_THROWS_WITH(optimize(m, {.init_alpha = -1}), Contains("init_alpha = -1"));
+  CHECK_THROWS_WITH(optimize(m, {.iterations = 0}), Contains("iterations = 0"));
+  // A log density that is −∞ everywhere Stan's initialisation looks: 100 attempts, then an error.
+  auto z = flat<"z">();
+  const auto never = model(joint(z, target(log(z - 10.0))));
+  CHECK_THROWS_WITH(optimize(never), Contains("no initial point with a finite log density") && Contains("100 attempts"));
+  // Non-convergence: two iterations on a 4-d regression, with the count and gradient norm.
+  const regression_data d = make_regression();
+  const auto reg = model([](const regression_data& d) {
+    auto alpha = normal<"alpha">(0.0, 5.0);
+    auto beta = normal<"beta">(0.0, 2.0, shape<3>);
+    return joint(alpha, beta, normal(alpha + matvec(matrix(d.x, d.n, 3), beta), 0.8).observe(data(d.y)));
+  }, d);
+  try {
+    (void)optimize(reg, {.iterations = 2});
+    FAIL("optimize did not throw");
+  } catch (const optimize_error& e) {
+    CHECK_THAT(e.what(), Contains("not converged") && Contains("after 2 iterations") && Contains("gradient's norm"));
+    CHECK(e.result().iterations == 2);
+    CHECK(e.result().values.size() == 4);
+  }
+  // A log density without a mode: the line search runs away or the iterations run out.
+  auto x = flat<"x">();
+  const auto unbounded = model(joint(x, target(x)));
+  CHECK_THROWS_AS(optimize(unbounded, {.iterations = 50}), optimize_error);
+}
