@@ -32,6 +32,14 @@
 #               executor on the same machine, eight schools (1 to 131,072 chains) and a logistic
 #               regression 10,000 x 100 (bench/cuda_executor.cu; needs nvcc; without a GPU only
 #               the CPU rows): suite,model,n,chains,executor,value,unit (docs/gpu.md)
+#   adapt       warm-up's metric estimators, Stan's (draws) against nutpie's (draws_and_gradients),
+#               min bulk-ESS per gradient (warm-up included) on the nine shared posteriors and a
+#               100-d AR(1) Gaussian, 4 x (1000 + 1000) and 4 x (300 + 1000), 10 seeds (--quick:
+#               3) (bench/adapt.cpp): posterior,warmup,scheme,seeds,median_ess_per_gradient,
+#               median_gradients,median_min_ess, and ratio rows
+#   inference   optimize + laplace, pathfinder and advi (CmdStan's defaults) against NUTS on the
+#               nine shared posteriors, 10 seeds (--quick: 2) (bench/inference.cpp): posterior,
+#               method,seeds,seconds,gradients,max_z,median_sd_ratio,pareto_k,typical,reached
 #   smc         forward inference (SMC, PIMH, PG; fork and in-process engines) on the HMM and
 #               CRP programs against exact posteriors, 60 s per row (--quick: 3 s) (bench/smc.sh):
 #               model,engine,algorithm,particles,seconds,kl,sweeps,seconds_to_kl_0.01; plots
@@ -42,7 +50,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|lanes|iid_normal|stan|smc|cuda [--quick]" >&2
+    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|lanes|iid_normal|adapt|inference|stan|smc|cuda [--quick]" >&2
     exit 2
 }
 
@@ -69,7 +77,7 @@ case $suite in
     batching)
         root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
         exec bash "$root/bench/batching.sh" "$@" ;;
-    nuts|nuts_step|lanes|iid_normal)
+    nuts|nuts_step|lanes|iid_normal|adapt|inference)
         # One CPU benchmark of build/bench-release (-O3 -march=native, the README's tyche::simd).
         root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
         build=$root/build/bench-release
@@ -81,7 +89,7 @@ case $suite in
         cmake --build "$build" --target "bench_$suite" -j "$(nproc)" >&2
         args=()
         case $suite in
-            nuts|lanes) [ $quick -eq 1 ] && args=(--quick) ;;
+            nuts|lanes|adapt|inference) [ $quick -eq 1 ] && args=(--quick) ;;
             nuts_step) args=(--reps=3); [ $quick -eq 1 ] && args=(--reps=1) ;;
         esac
         exec "$build/bench/$suite" "${args[@]}" ;;

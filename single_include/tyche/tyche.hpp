@@ -17531,6 +17531,9 @@ struct adaptation_config {
   int init_buffer = 75;
   int term_buffer = 50;
   int base_window = 25;
+  /// The diagonal metric from the draws and the gradients of each window (nutpie's estimator,
+  /// √(var θ / var ∇log p)) instead of the draws' variance (Stan's). Diagonal metric only.
+  bool gradients = false;
 };
 
 namespace detail {
@@ -17600,16 +17603,21 @@ class step_size_adaptation {
 };
 
 /// Windowed estimation of M⁻¹: the posterior variances of θ (diagonal), or with dense = true its
-/// covariance matrix (row-major d × d), regularised towards 10⁻³·I as Stan does. The running
-/// estimate lives in a buffer of buffer_size() values bound with bind().
+/// covariance matrix (row-major d × d), regularised towards 10⁻³·I as Stan does; or, with
+/// adaptation_config::gradients (diagonal only), √(var θᵢ / var ∂ᵢ log p) over the window's
+/// draws and gradients, the diagonal that minimises the Fisher divergence between the posterior
+/// and a Gaussian with that scale (Seyboldt, Carlson & Carpenter, arXiv 2603.18845; nutpie). The
+/// running estimates live in a buffer of buffer_size() values bound with bind().
 template <class R = double>
 class metric_adaptation {
  public:
-  /// Values of R the estimate needs for dimension d.
-  TYCHE_HD static std::size_t buffer_size(std::size_t d, bool dense) { return dense ? 2 * d + d * d : 2 * d; }
+  /// Values of R the estimate needs for dimension d (gradients: the gradients' moments too).
+  TYCHE_HD static std::size_t buffer_size(std::size_t d, bool dense, bool gradients = false) {
+    return dense ? 2 * d + d * d : (gradients ? 4 * d : 2 * d);
+  }
 
   TYCHE_HD metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
-      : d_(dim), dense_(dense), num_warmup_(num_warmup) {
+      : d_(dim), dense_(dense), gradients_(c.gradients && !dense), num_warmup_(num_warmup) {
     if (num_warmup < 20) {  // too short for windows: the metric stays as it is
       num_warmup_ = 0;
       return;
@@ -17634,20 +17642,42 @@ class metric_adaptation {
       delta_ = nullptr;
       m2_ = buffer + d_;
     }
-    for (std::size_t k = 0; k < buffer_size(d_, dense_); ++k) buffer[k] = 0;
+    if (gradients_) {  // the gradients' mean and m2 after the draws'
+      grad_mean_ = buffer + 2 * d_;
+      grad_m2_ = buffer + 3 * d_;
+    }
+    for (std::size_t k = 0; k < buffer_size(d_, dense_, gradients_); ++k) buffer[k] = 0;
   }
 
   /// The number of values of M⁻¹: d (diagonal) or d² (dense).
   TYCHE_HD std::size_t metric_size() const { return dense_ ? d_ * d_ : d_; }
 
-  /// Adds draw q (unconstrained); at the end of a window writes the new M⁻¹ (metric_size()
-  /// values) to inv_metric and returns true.
-  TYCHE_HD bool learn(R* inv_metric, const R* q) {
-    if (in_window()) add(q);
+  /// Adds draw q (unconstrained) and, for the gradient estimator, the gradient of log p there;
+  /// at the end of a window writes the new M⁻¹ (metric_size() values) to inv_metric and
+  /// returns true.
+  TYCHE_HD bool learn(R* inv_metric, const R* q, const R* grad = nullptr) {
+    if (in_window()) {
+      add(q);
+      if (gradients_ && grad != nullptr) add_gradient(grad);
+    }
     if (end_of_window()) {
       compute_next_window();
       const R n = static_cast<R>(count_);
       const std::size_t d = d_, size = metric_size();
+      if (gradients_ && count_ > 1) {
+        // √(var θ / var ∇): a coordinate whose gradient does not vary keeps the draws' variance
+        // (Stan's estimate); the result is kept within [1e-10, 1e10].
+        for (std::size_t k = 0; k < d; ++k) {
+          const R var = m2_[k] / (n - 1), grad_var = grad_m2_[k] / (n - 1);
+          R m = grad_var > 0 ? detail::adapt_sqrt(var / grad_var) : var;
+          if (!(m >= R(1e-10))) m = R(1e-10);
+          if (m > R(1e10)) m = R(1e10);
+          inv_metric[k] = m;
+        }
+        reset();
+        ++counter_;
+        return true;
+      }
       for (std::size_t k = 0; k < size; ++k) {
         const bool diagonal = !dense_ || k / d == k % d;
         const R cov = count_ > 1 ? m2_[k] / (n - 1) : (diagonal ? R(1) : R(0));
@@ -17694,15 +17724,24 @@ class metric_adaptation {
     for (std::size_t i = 0; i < d; ++i)
       for (std::size_t j = 0; j < d; ++j) m2_[i * d + j] += (q[i] - mean_[i]) * delta_[j];
   }
+  TYCHE_HD void add_gradient(const R* g) {  // Welford, count_ already advanced by add()
+    for (std::size_t i = 0; i < d_; ++i) {
+      const R delta = g[i] - grad_mean_[i];
+      grad_mean_[i] += delta / static_cast<R>(count_);
+      grad_m2_[i] += delta * (g[i] - grad_mean_[i]);
+    }
+  }
   TYCHE_HD void reset() {
     count_ = 0;
     for (std::size_t i = 0; i < d_; ++i) mean_[i] = 0;
     for (std::size_t k = 0; k < metric_size(); ++k) m2_[k] = 0;
+    if (gradients_)
+      for (std::size_t i = 0; i < d_; ++i) grad_mean_[i] = grad_m2_[i] = 0;
   }
 
   std::size_t d_ = 0;
-  R *mean_ = nullptr, *delta_ = nullptr, *m2_ = nullptr;
-  bool dense_ = false;
+  R *mean_ = nullptr, *delta_ = nullptr, *m2_ = nullptr, *grad_mean_ = nullptr, *grad_m2_ = nullptr;
+  bool dense_ = false, gradients_ = false;
   long count_ = 0;
   int num_warmup_ = 0;
   int init_buffer_ = 0, term_buffer_ = 0, window_size_ = 0, next_window_ = -1;
@@ -17743,6 +17782,11 @@ class metric_adaptation {
 namespace tyche {
 
 namespace samplers {
+/// How warm-up estimates the diagonal metric in each window: from the draws' variances (Stan's
+/// scheme, the default), or from the draws and the gradients of log p, √(var θ / var ∇log p)
+/// (nutpie's; docs/nuts.md, "Warm-up"). draws_and_gradients needs metric = diagonal.
+enum class metric_estimator { draws, draws_and_gradients };
+
 /// How the CPU executor schedules the chains of its lanes: program_counter (default) lets
 /// every lane start its next transition as soon as its trajectory ends; trajectory_sync makes
 /// all chains wait for the longest trajectory of each iteration (the baseline of the
@@ -17857,6 +17901,18 @@ struct nuts_config {
   /// The metric adapted in warm-up: diagonal (Stan's diag_e, the default) or dense (dense_e,
   /// for strongly correlated posteriors of moderate dimension: O(d²) per leapfrog).
   samplers::metric_kind metric = samplers::metric_kind::diagonal;
+  /// How warm-up estimates the diagonal metric: draws (Stan's) or draws_and_gradients (nutpie's).
+  samplers::metric_estimator metric_estimator = samplers::metric_estimator::draws;
+  /// Initial values on the constrained scale, in the order of parameter_names(): one vector for
+  /// every chain, or one per chain; empty (the default): Stan's random initial points
+  /// (init_radius). approximate_fit::initial_values(chains) gives one per chain from the draws
+  /// of pathfinder() (docs/inference.md).
+  std::vector<std::vector<double>> init = {};
+  /// The inverse metric warm-up starts from, on the unconstrained scale: d values (metric =
+  /// diagonal) or d × d row-major (dense); empty: the identity, as Stan. Warm-up replaces it at
+  /// the end of its first slow window; with warmup = 0 it is the metric of every draw.
+  /// approximate_fit::inverse_metric(metric) gives it from a pathfinder() fit.
+  std::vector<double> init_inv_metric = {};
   /// Progress: every `refresh` iterations of each chain (and at its first and last), on_progress
   /// is called, or, when it is empty, a line in Stan's format goes to std::clog
   /// ("Chain 2: Iteration: 100 / 2000 [  5%]  (Warmup)"). 0: silent. Calls are serialised, from
@@ -17939,7 +17995,7 @@ TYCHE_HD warmup_result warmup_step(int iteration, int warmup, R& eps, R accept_s
                                    R logp, std::size_t d, Rng& rng, Target&& target, R* scratch) {
   warmup_result r;
   step.learn(eps, accept_stat);
-  if (metric.learn(inv_metric, q)) {
+  if (metric.learn(inv_metric, q, grad)) {
     const nuts_status s = chol != nullptr ? cholesky_lower(inv_metric, chol, d, &r.where)
                                           : check_diagonal_metric(inv_metric, d, &r.where);
     if (s != nuts_status::ok) {
@@ -17963,6 +18019,7 @@ TYCHE_HD warmup_result warmup_step(int iteration, int warmup, R& eps, R accept_s
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <iostream>
 #include <mutex>
 #include <stdexcept>
@@ -17995,6 +18052,7 @@ inline void report_progress(const nuts_config& cfg, const nuts_progress& p) {
 inline adaptation_config adaptation_of(const nuts_config& cfg) {
   adaptation_config ac;
   ac.delta = cfg.adapt_delta;
+  ac.gradients = cfg.metric_estimator == metric_estimator::draws_and_gradients;
   return ac;
 }
 
@@ -18033,18 +18091,47 @@ class nuts_chain {
     } else {
       for (auto& m : inv_metric_) m = 1.0;
     }
-    adapt_buffer_.assign(metric_adaptation<double>::buffer_size(d, dense), 0.0);
+    adapt_buffer_.assign(metric_adaptation<double>::buffer_size(d, dense, adaptation_of(cfg_).gradients), 0.0);
     metric_adapt_.bind(adapt_buffer_.data());
     scratch_.assign(4 * d, 0.0);
     grad_.assign(d, 0.0);
     workspace_.assign(target_.workspace_size(), 0.0);
-    for (int attempt = 0;; ++attempt) {
-      q_ = target_.initial_point(rng_, cfg_.init_radius);
+    if (!cfg_.init_inv_metric.empty()) {  // sizes checked before the chains start
+      inv_metric_ = cfg_.init_inv_metric;
+      if (dense) {
+        std::size_t where = 0;
+        if (cholesky_lower(inv_metric_.data(), chol_.data(), d, &where) != nuts_status::ok)  // checked before
+          throw std::invalid_argument("tyche::nuts: init_inv_metric is not symmetric positive definite (pivot " +
+                                      std::to_string(where) + ")");
+      }
+    }
+    if (!cfg_.init.empty()) {
+      const auto& values = cfg_.init.size() == 1 ? cfg_.init[0] : cfg_.init[static_cast<std::size_t>(chain_)];
+      const std::string who = "tyche::nuts: chain " + std::to_string(chain_ + 1) + ": init";
+      if constexpr (requires { target_.unconstrain(values); }) {
+        try {
+          q_ = target_.unconstrain(values);
+        } catch (const std::exception& e) {
+          throw std::runtime_error(who + ": " + e.what());
+        }
+      } else {
+        throw std::invalid_argument(who + ": this target cannot map constrained values to θ (unconstrain)");
+      }
       log_density_ = evaluate(q_.data(), grad_.data());
       bool finite = std::isfinite(log_density_);
       for (double g : grad_) finite = finite && std::isfinite(g);
-      if (finite) break;
-      if (attempt == 99) throw std::runtime_error(no_initial_point());
+      if (!finite)
+        throw std::runtime_error(who + ": the log density or its gradient is not finite at the given initial "
+                                       "values (the log density is " + tyche::detail::format_number(log_density_) + ")");
+    } else {
+      for (int attempt = 0;; ++attempt) {
+        q_ = target_.initial_point(rng_, cfg_.init_radius);
+        log_density_ = evaluate(q_.data(), grad_.data());
+        bool finite = std::isfinite(log_density_);
+        for (double g : grad_) finite = finite && std::isfinite(g);
+        if (finite) break;
+        if (attempt == 99) throw std::runtime_error(no_initial_point());
+      }
     }
     step_size_ = cfg_.init_step_size;
     find_step_size();
@@ -18769,7 +18856,8 @@ struct device_chain_layout {
   std::size_t metric_size = 0, workspace_size = 0;
   bool dense = false;
 
-  TYCHE_HD static device_chain_layout make(std::size_t d, int max_depth, metric_kind kind, std::size_t workspace) {
+  TYCHE_HD static device_chain_layout make(std::size_t d, int max_depth, metric_kind kind, std::size_t workspace,
+                                           bool gradient_metric = false) {
     device_chain_layout l;
     l.dense = kind == metric_kind::dense;
     l.metric_size = l.dense ? d * d : d;
@@ -18780,7 +18868,7 @@ struct device_chain_layout {
       return here;
     };
     l.kernel = take(nuts_kernel<double>::storage_size(d, max_depth, kind));
-    l.adapt = take(metric_adaptation<double>::buffer_size(d, l.dense));
+    l.adapt = take(metric_adaptation<double>::buffer_size(d, l.dense, gradient_metric));
     l.metric = take(l.metric_size);
     l.chol = take(l.dense ? d * d : 0);
     l.q = take(d);
@@ -19057,7 +19145,7 @@ inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, st
   r.draws = cfg.draws;
   r.max_depth = cfg.max_depth;
   r.metric = cfg.metric;
-  r.layout = device_chain_layout::make(d, cfg.max_depth, cfg.metric, workspace);
+  r.layout = device_chain_layout::make(d, cfg.max_depth, cfg.metric, workspace, adaptation_of(cfg).gradients);
   const std::size_t per_draw = checked_product(static_cast<std::size_t>(cfg.chains),
                                                d * sizeof(double) + sizeof(transition_stats), "a draw of every chain");
   const std::size_t fit = std::max<std::size_t>(1, (std::size_t(256) << 20) / per_draw);
@@ -19318,6 +19406,10 @@ class model_target {
     const auto x = model_.constrain(std::span<const double>(q, dim()));
     out.insert(out.end(), x.begin(), x.end());
   }
+  /// θ of constrained values (nuts_config::init).
+  [[nodiscard]] std::vector<double> unconstrain(const std::vector<double>& values) const {
+    return model_.unconstrain(values);
+  }
 
  private:
   const Model& model_;
@@ -19339,6 +19431,51 @@ inline void check_config(const nuts_config& cfg) {
     fail("init_step_size = " + tyche::detail::format_number(cfg.init_step_size) + " is not a positive finite number");
   if (!(cfg.init_radius >= 0) || !std::isfinite(cfg.init_radius))
     fail("init_radius = " + tyche::detail::format_number(cfg.init_radius) + " is not a finite number ≥ 0");
+  if (cfg.metric_estimator == metric_estimator::draws_and_gradients && cfg.metric != metric_kind::diagonal)
+    fail("metric_estimator = draws_and_gradients estimates a diagonal metric: use metric = diagonal");
+  if (cfg.init.size() > 1 && cfg.init.size() != static_cast<std::size_t>(cfg.chains))
+    fail("init holds " + std::to_string(cfg.init.size()) + " vectors of initial values: give one for every chain, or " +
+         std::to_string(cfg.chains) + " (one per chain)");
+  for (std::size_t c = 0; c < cfg.init.size(); ++c)
+    for (std::size_t k = 0; k < cfg.init[c].size(); ++k)
+      if (!std::isfinite(cfg.init[c][k]))
+        fail("init[" + std::to_string(c) + "][" + std::to_string(k) + "] = " + tyche::detail::format_number(cfg.init[c][k]) +
+             " is not finite");
+  for (std::size_t k = 0; k < cfg.init_inv_metric.size(); ++k)
+    if (!std::isfinite(cfg.init_inv_metric[k]))
+      fail("init_inv_metric[" + std::to_string(k) + "] = " + tyche::detail::format_number(cfg.init_inv_metric[k]) +
+           " is not finite");
+}
+
+/// The configuration's errors that need the target's sizes (init, init_inv_metric), before any
+/// chain starts.
+inline void check_config_sizes(const nuts_config& cfg, std::size_t dim, std::size_t constrained_dim,
+                               const std::vector<std::string>& names) {
+  auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: " + what); };
+  for (std::size_t c = 0; c < cfg.init.size(); ++c)
+    if (cfg.init[c].size() != constrained_dim)
+      fail("init[" + std::to_string(c) + "] holds " + std::to_string(cfg.init[c].size()) + " values, expected " +
+           std::to_string(constrained_dim) + " (one per name of parameter_names(): " +
+           (names.empty() ? std::string() : names.front() + (names.size() > 1 ? ", …" : "")) + ")");
+  if (cfg.init_inv_metric.empty()) return;
+  const bool dense = cfg.metric == metric_kind::dense;
+  const std::size_t want = dense ? dim * dim : dim;
+  if (cfg.init_inv_metric.size() != want)
+    fail("init_inv_metric holds " + std::to_string(cfg.init_inv_metric.size()) + " values, expected " +
+         std::to_string(want) + (dense ? " (d × d, row-major, for the dense metric; d = " : " (the diagonal; d = ") +
+         std::to_string(dim) + " unconstrained coordinates)");
+  if (!dense) {
+    for (std::size_t k = 0; k < dim; ++k)
+      if (!(cfg.init_inv_metric[k] > 0))
+        fail("init_inv_metric[" + std::to_string(k) + "] = " + tyche::detail::format_number(cfg.init_inv_metric[k]) +
+             " is not positive");
+  } else {
+    std::vector<double> chol(dim * dim);
+    std::size_t pivot = 0;
+    if (cholesky_lower(cfg.init_inv_metric.data(), chol.data(), dim, &pivot) != nuts_status::ok)
+      fail("init_inv_metric is not symmetric positive definite (its Cholesky factorisation fails at pivot " +
+           std::to_string(pivot + 1) + " of " + std::to_string(dim) + ")");
+  }
 }
 
 /// The sampler's view of a log_density_target with its type erased: the driver — chains,
@@ -19388,6 +19525,14 @@ class erased_target {
   static void constrain_of(const void* self, const double* q, std::vector<double>& out) {
     static_cast<const Target*>(self)->constrain(q, out);
   }
+  using unconstrain_fn = std::vector<double> (*)(const void*, const std::vector<double>&);
+  template <class Target>
+  static constexpr unconstrain_fn unconstrain_of() {
+    if constexpr (requires(const Target& t, const std::vector<double>& v) { t.unconstrain(v); })
+      return [](const void* self, const std::vector<double>& v) { return static_cast<const Target*>(self)->unconstrain(v); };
+    else
+      return nullptr;
+  }
 
  public:
   /// Views `target`, which must outlive this object.
@@ -19396,7 +19541,8 @@ class erased_target {
       : self_(&target), dim_(target.dim()), constrained_dim_(target.constrained_dim()),
         workspace_size_(target.workspace_size()), data_values_(data_values_of(target)), double_(&value_and_gradient_of<Target, double>),
         full_(&value_and_gradient_of<Target, Full>), half_(&value_and_gradient_of<Target, half_type>),
-        part_(parts_of<Target>()), initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>) {}
+        part_(parts_of<Target>()), initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>),
+        unconstrain_(unconstrain_of<Target>()) {}
   [[nodiscard]] std::size_t dim() const { return dim_; }
   [[nodiscard]] std::size_t constrained_dim() const { return constrained_dim_; }
   [[nodiscard]] std::size_t workspace_size() const { return workspace_size_; }
@@ -19426,6 +19572,13 @@ class erased_target {
     return initial_point_(self_, rng, radius);
   }
   void constrain(const double* q, std::vector<double>& out) const { constrain_(self_, q, out); }
+  /// θ of constrained values (nuts_config::init); throws when the target cannot map them.
+  [[nodiscard]] std::vector<double> unconstrain(const std::vector<double>& values) const {
+    if (unconstrain_ == nullptr)
+      throw std::invalid_argument("tyche::nuts: this target cannot map constrained values to θ (unconstrain): "
+                                  "leave init empty");
+    return unconstrain_(self_, values);
+  }
 
  private:
   const void* self_;
@@ -19436,6 +19589,7 @@ class erased_target {
   part_fn part_;  // null: the target cannot split an evaluation
   std::vector<double> (*initial_point_)(const void*, counter_rng&, double);
   void (*constrain_)(const void*, const double*, std::vector<double>&);
+  unconstrain_fn unconstrain_;  // null: the target cannot map constrained values to θ
 };
 
 /// The driver's view of every model of this translation unit's SIMD settings.
@@ -19446,6 +19600,7 @@ using model_erased_target = erased_target<lane_batch, half_lane_batch>;
 template <class Target>
 nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vector<std::string> names) {
   check_config(cfg);
+  check_config_sizes(cfg, target.dim(), target.constrained_dim(), names);
   const auto start = std::chrono::steady_clock::now();
   nuts_fit fit = make_fit_frame(cfg, std::move(names));
   using chain_type = nuts_chain<Target>;
@@ -19495,6 +19650,7 @@ template <class Target>
 nuts_fit run_nuts_emulated(const Target& target, const nuts_config& cfg, const cuda& exec,
                            std::vector<std::string> names) {
   check_config(cfg);
+  check_config_sizes(cfg, target.dim(), target.constrained_dim(), names);
   const auto start = std::chrono::steady_clock::now();
   host_launcher launcher;
   nuts_fit fit;
@@ -19517,6 +19673,7 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
   // own value_and_gradient<double> either way).
   if (exec.emulate) return run_nuts_emulated(model_erased_target(target), cfg, exec, m.parameter_names());
   check_config(cfg);
+  check_config_sizes(cfg, m.dim(), m.constrained_dim(), m.parameter_names());
   check_cuda_settings(exec);  // before a launcher touches the device
   const auto start = std::chrono::steady_clock::now();
   using view_type = std::remove_cvref_t<decltype(m.program().view())>;
@@ -20767,6 +20924,7 @@ inline double quantile(std::span<const double> values, double p) {
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20781,12 +20939,14 @@ struct approximate_fit {
   std::vector<std::vector<double>> values;  // [chain][draw * dim + k], constrained
   /// Per draw: log p, the model's log density on the unconstrained scale (CmdStan's log_p__ /
   /// lp__; with the log-Jacobian, except for laplace at a mode found without it), and log q,
-  /// the approximation's log density there (log_g__ / lp_approx__). NaN where not computed.
+  /// the approximation's normalised log density there (log_g__ / lp_approx__, which CmdStan
+  /// writes without the Gaussian's constants: the columns differ from CmdStan's by a constant).
   std::vector<std::vector<double>> log_p, log_q;  // [chain][draw]
-  /// The Gaussian the draws come from, on the unconstrained scale (laplace, advi, and
-  /// single-path pathfinder): its mean and its covariance, d × d row-major. Empty for
-  /// multi-path pathfinder, whose draws are resampled from several Gaussians.
-  std::vector<double> mean, covariance;
+  /// On the unconstrained scale: the Gaussian the draws come from (laplace, advi, single-path
+  /// pathfinder), or the mean and covariance of the resampled draws (multi-path pathfinder):
+  /// mean (d), covariance (d × d row-major; left empty by pathfinder beyond d = 1000) and its
+  /// diagonal, variance (d, always).
+  std::vector<double> mean, covariance, variance;
   /// The constrained values of that mean (advi: the first row CmdStan's variational CSV holds).
   std::vector<double> mean_values;
   /// Pareto k̂ of the importance weights log p − log q (pathfinder's PSIS): above 0.7 the
@@ -20800,6 +20960,33 @@ struct approximate_fit {
   std::vector<std::string> warnings;
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }
+
+  /// n sets of initial values for nuts() (nuts_config::init): draws spread evenly over the fit
+  /// (draw ⌊k·draws/n⌋ for k = 0 … n − 1), on the constrained scale. Throws when the fit has no
+  /// draws.
+  [[nodiscard]] std::vector<std::vector<double>> initial_values(int n) const {
+    if (draws < 1 || values.empty())
+      throw std::invalid_argument("tyche::approximate_fit::initial_values: the fit has no draws");
+    if (n < 1) throw std::invalid_argument("tyche::approximate_fit::initial_values: n = " + std::to_string(n) + " must be >= 1");
+    std::vector<std::vector<double>> out;
+    for (int k = 0; k < n; ++k) {
+      const std::size_t d = static_cast<std::size_t>(static_cast<long long>(k) * draws / n);
+      out.emplace_back(values[0].begin() + static_cast<std::ptrdiff_t>(d * dim()),
+                       values[0].begin() + static_cast<std::ptrdiff_t>((d + 1) * dim()));
+    }
+    return out;
+  }
+
+  /// An inverse metric for nuts() (nuts_config::init_inv_metric) from the approximation's
+  /// covariance on the unconstrained scale: its diagonal, or (dense) the whole d × d matrix.
+  /// Throws when the fit has none (dense: pathfinder beyond d = 1000).
+  [[nodiscard]] std::vector<double> inverse_metric(bool dense = false) const {
+    const std::vector<double>& m = dense ? covariance : variance;
+    if (m.empty())
+      throw std::invalid_argument(std::string("tyche::approximate_fit::inverse_metric: the fit holds no ") +
+                                  (dense ? "covariance" : "variance"));
+    return m;
+  }
   /// Draws of value k, chain by chain: [chain][draw].
   [[nodiscard]] std::vector<std::vector<double>> parameter(std::size_t k) const {
     std::vector<std::vector<double>> out(static_cast<std::size_t>(chains));
@@ -21757,6 +21944,34 @@ inline double cubic_minimiser(double a, double fa, double da, double b, double f
   return b - (b - a) * (db + d2 - d1) / (db - da + 2 * d2);
 }
 
+/// The first trial step of an iteration after the first, as Stan's BFGS minimiser chooses it:
+/// the minimiser over [lo, hi] of the cubic h with h(0) = 0, h'(0) = df0, h(x1) = f1,
+/// h'(x1) = df1 (the previous step's change of f along its direction, at its step x1).
+inline double cubic_step(double df0, double x1, double f1, double df1, double lo, double hi) {
+  const double a_ = f1 - df0 * x1, b_ = df1 - df0;
+  const double b = (b_ - 2 * a_ / x1) / (x1 * x1), a = (a_ - b * x1 * x1 * x1) / (x1 * x1);
+  auto h = [&](double t) { return t * (df0 + t * (a + t * b)); };
+  double best = lo, best_h = h(lo);
+  auto consider = [&](double t) {
+    if (t >= lo && t <= hi && std::isfinite(t) && h(t) < best_h) {
+      best = t;
+      best_h = h(t);
+    }
+  };
+  consider(hi);
+  // h'(t) = df0 + 2a t + 3b t²
+  if (b != 0) {
+    const double disc = 4 * a * a - 12 * b * df0;
+    if (disc >= 0) {
+      consider((-2 * a + std::sqrt(disc)) / (6 * b));
+      consider((-2 * a - std::sqrt(disc)) / (6 * b));
+    }
+  } else if (a != 0) {
+    consider(-df0 / (2 * a));
+  }
+  return best;
+}
+
 /// Minimises f = −log p along x + α·p by a strong-Wolfe line search (c1 = 1e-4, c2 = 0.9, as
 /// Stan). Returns the step, or 0 when none was found; x_new, g_new, f_new hold the point found.
 /// A non-finite f is treated as +∞ (the step shrinks).
@@ -21764,7 +21979,7 @@ struct line_search {
   const log_density_function& density;
   double* workspace;
   long long& evaluations;
-  static constexpr double c1 = 1e-4, c2 = 0.9, min_alpha = 1e-12;
+  static constexpr double c1 = 1e-4, c2 = 0.9, min_alpha = 1e-16;  // Stan's
   static constexpr int max_evaluations = 60;
 
   struct point {
@@ -21782,6 +21997,15 @@ struct line_search {
     return {alpha, -lp, -dot(g_new.data(), p.data(), p.size())};
   }
 
+  /// Hager & Zhang's approximate Wolfe conditions (2005), for steps whose decrease of f is
+  /// below its rounding: f no more than 1e-12·max(|f0|, 1) above f0, and the slope along p
+  /// within [0.9·df0, −0.8·df0]. Near a mode the exact sufficient-decrease test compares f
+  /// values that differ in their last bits only, and fails or passes by chance.
+  static bool approximately_wolfe(const point& cur, double f0, double df0) {
+    return std::isfinite(cur.f) && cur.f <= f0 + 1e-12 * std::max(std::fabs(f0), 1.0) && cur.df >= c2 * df0 &&
+           cur.df <= -0.8 * df0;
+  }
+
   /// f0, df0 at α = 0 (df0 < 0); alpha0 the first trial step.
   double operator()(const std::vector<double>& x, const std::vector<double>& p, double f0, double df0, double alpha0,
                     std::vector<double>& x_new, std::vector<double>& g_new, double& f_new) const {
@@ -21791,6 +22015,10 @@ struct line_search {
     for (bool first = true;; first = false) {
       const point cur = evaluate(x, p, alpha, x_new, g_new);
       ++used;
+      if (approximately_wolfe(cur, f0, df0) && cur.f > f0 + c1 * alpha * df0) {
+        f_new = cur.f;
+        return alpha;
+      }
       if (!std::isfinite(cur.f) || cur.f > f0 + c1 * alpha * df0 || (!first && cur.f >= prev.f))
         return zoom(x, p, f0, df0, prev, cur, x_new, g_new, f_new, used);
       if (std::fabs(cur.df) <= -c2 * df0) {
@@ -21798,12 +22026,13 @@ struct line_search {
         return alpha;
       }
       if (cur.df >= 0) return zoom(x, p, f0, df0, cur, prev, x_new, g_new, f_new, used);
+      // Out of evaluations while still extrapolating (the step grew ×4 or more each time, to
+      // ~1e33 × the first): f decreases without bound along p. No step, so that an unbounded
+      // density ends as a failed line search, not as a point far out on the ray.
       if (used >= max_evaluations) return 0;
-      // Extrapolate: the cubic's minimiser, kept within [2α, 10α].
-      double next = cubic_minimiser(prev.alpha, prev.f, prev.df, cur.alpha, cur.f, cur.df);
-      if (!std::isfinite(next) || next < 2 * alpha || next > 10 * alpha) next = 4 * alpha;
+      // Extrapolate: ten times the step, as Stan's line search.
       prev = cur;
-      alpha = next;
+      alpha *= 10;
     }
   }
 
@@ -21811,17 +22040,22 @@ struct line_search {
   /// minimiser lies between lo and hi.
   double zoom(const std::vector<double>& x, const std::vector<double>& p, double f0, double df0, point lo, point hi,
               std::vector<double>& x_new, std::vector<double>& g_new, double& f_new, int used) const {
-    while (used < max_evaluations) {
+    for (int round = 1; used < max_evaluations; ++round) {
       const double width = hi.alpha - lo.alpha;
       if (std::fabs(width) < min_alpha) break;
       double alpha = std::isfinite(hi.f) ? cubic_minimiser(lo.alpha, lo.f, lo.df, hi.alpha, hi.f, hi.df) : std::nan("");
-      // Safeguard: stay inside the middle 80 % of the bracket, else bisect (or, past a
-      // non-finite f, step a tenth of the way, so that a boundary is approached with care).
+      // Safeguards, as Stan's zoom: every fifth round, or outside the bracket less 1 % at each
+      // end, bisect (past a non-finite f, step a tenth of the way, so that a boundary is
+      // approached with care).
       const double a = std::min(lo.alpha, hi.alpha), b = std::max(lo.alpha, hi.alpha);
-      if (!std::isfinite(alpha) || alpha < a + 0.1 * (b - a) || alpha > b - 0.1 * (b - a))
+      if (round % 5 == 0 || !std::isfinite(alpha) || alpha < a + 0.01 * (b - a) || alpha > b - 0.01 * (b - a))
         alpha = std::isfinite(hi.f) ? lo.alpha + 0.5 * width : lo.alpha + 0.1 * width;
       const point cur = evaluate(x, p, alpha, x_new, g_new);
       ++used;
+      if (approximately_wolfe(cur, f0, df0) && (cur.f > f0 + c1 * alpha * df0 || cur.f >= lo.f)) {
+        f_new = cur.f;
+        return alpha;
+      }
       if (!std::isfinite(cur.f) || cur.f > f0 + c1 * alpha * df0 || cur.f >= lo.f) {
         hi = cur;
       } else {
@@ -21892,6 +22126,11 @@ inline lbfgs_result lbfgs(const log_density_function& density, std::vector<doubl
   std::vector<std::vector<double>> S, Y;  // the last history_size pairs, oldest first
   const double eps = std::numeric_limits<double>::epsilon();
   detail::line_search search{density, workspace.data(), r.evaluations};
+  struct {
+    bool valid = false;
+    double x1 = 0, f1 = 0, df0 = 0, df1 = 0;
+  } previous;
+  double df_used = 0;
   r.termination = lbfgs_termination::max_iterations;
   for (int it = 1; it <= s.iterations; ++it) {
     r.iterations = it;
@@ -21911,7 +22150,14 @@ inline lbfgs_result lbfgs(const log_density_function& density, std::vector<doubl
         for (std::size_t i = 0; i < n; ++i) p[i] = g[i];
         df0 = detail::dot(grad_f.data(), p.data(), n);
       }
-      const double alpha0 = S.empty() ? s.init_alpha : 1.0;
+      // The first trial step: init_alpha along the gradient (first iteration, or history
+      // cleared), else Stan's: 1.01 × the minimiser in [1e-12, 1] of the cubic through the
+      // previous step, at most 1.
+      double alpha0 = s.init_alpha;
+      if (!S.empty() && previous.valid)
+        alpha0 = std::min(1.0, 1.01 * detail::cubic_step(previous.df0, previous.x1, previous.f1, previous.df1,
+                                                       1e-12, 1.0));
+      df_used = df0;
       alpha = search(r.x, p, f, df0, alpha0, x_new, g_new, f_new);
     }
     if (alpha == 0) {
@@ -21928,8 +22174,20 @@ inline lbfgs_result lbfgs(const log_density_function& density, std::vector<doubl
     g = g_new;
     f = f_new;
     keep(r.x, g, -f);
+    // The previous step for the next first trial step: along p, from f_old with slope df_used
+    // to f_new with slope ∇f_new·p, at α. A step taken with the history empty (along the
+    // gradient) is rescaled, as Stan rescales it, to the direction the scaled identity
+    // H0 = (s'y / y'y)·I would give.
+    const bool was_empty = S.empty();
+    previous = {true, alpha, f_new - f_old, df_used, -detail::dot(g_new.data(), p.data(), n)};
     // The pair enters the history when it has positive curvature.
     const double sy = detail::dot(step.data(), dg.data(), n);
+    if (was_empty && sy > 0) {
+      const double b0 = detail::dot(dg.data(), dg.data(), n) / sy;
+      previous.x1 *= b0;
+      previous.df0 /= b0;
+      previous.df1 /= b0;
+    }
     if (sy > eps * detail::dot(dg.data(), dg.data(), n)) {
       if (static_cast<int>(S.size()) == s.history_size) {
         S.erase(S.begin());
@@ -21938,19 +22196,22 @@ inline lbfgs_result lbfgs(const log_density_function& density, std::vector<doubl
       S.push_back(step);
       Y.push_back(dg);
     }
-    // Convergence, in CmdStan's order.
+    // Convergence, in CmdStan's order (BFGSMinimizer::step).
     const double df = std::fabs(f_old - f);
     const double gnorm = std::sqrt(detail::dot(g.data(), g.data(), n));
     for (std::size_t i = 0; i < n; ++i) grad_f[i] = -g[i];
     detail::lbfgs_direction(S, Y, grad_f, p);
     const double relative_gradient = -detail::dot(grad_f.data(), p.data(), n) / std::max(std::fabs(f), 1.0);
     const double step_norm = std::sqrt(detail::dot(step.data(), step.data(), n));
+    // (CmdStan checks the iteration limit before the relative tests: a last iteration that
+    // meets only those is reported as the limit, as there.)
     if (df < s.tol_obj) r.termination = lbfgs_termination::absolute_objective;
     else if (gnorm < s.tol_grad) r.termination = lbfgs_termination::absolute_gradient;
-    else if (relative_gradient < s.tol_rel_grad * eps) r.termination = lbfgs_termination::relative_gradient;
     else if (step_norm < s.tol_param) r.termination = lbfgs_termination::absolute_parameter;
+    else if (it == s.iterations) r.termination = lbfgs_termination::max_iterations;
     else if (df / std::max({std::fabs(f_old), std::fabs(f), 1.0}) < s.tol_rel_obj * eps)
       r.termination = lbfgs_termination::relative_objective;
+    else if (relative_gradient < s.tol_rel_grad * eps) r.termination = lbfgs_termination::relative_gradient;
     else continue;
     break;
   }
@@ -22154,6 +22415,13 @@ inline void solve_lower(const std::vector<double>& l, std::size_t n, double* b) 
 
 inline constexpr double log_two_pi = 1.8378770664093454836;
 
+/// The diagonal of a d × d row-major matrix.
+inline std::vector<double> diagonal(const std::vector<double>& m, std::size_t d) {
+  std::vector<double> out(d);
+  for (std::size_t i = 0; i < d; ++i) out[i] = m[i * d + i];
+  return out;
+}
+
 }  // namespace detail
 
 }  // namespace tyche::inference
@@ -22285,13 +22553,14 @@ inline std::vector<double> hessian(const log_density_function& density, const st
   const double scale = std::cbrt(std::numeric_limits<double>::epsilon());
   for (std::size_t j = 0; j < d; ++j) {
     const double step = scale * std::max(1.0, std::fabs(x[j]));
-    xs[j] = x[j] + step;
+    const double up = x[j] + step, down = x[j] - step;  // the realised step is up − down
+    xs[j] = up;
     density(xs.data(), gp.data(), workspace.data());
-    xs[j] = x[j] - step;
+    xs[j] = down;
     density(xs.data(), gm.data(), workspace.data());
     xs[j] = x[j];
     evaluations += 2;
-    for (std::size_t i = 0; i < d; ++i) h[i * d + j] = (gp[i] - gm[i]) / (2 * step);
+    for (std::size_t i = 0; i < d; ++i) h[i * d + j] = (gp[i] - gm[i]) / (up - down);
   }
   for (std::size_t i = 0; i < d; ++i)
     for (std::size_t j = 0; j < i; ++j) h[i * d + j] = h[j * d + i] = 0.5 * (h[i * d + j] + h[j * d + i]);
@@ -22335,13 +22604,14 @@ inline approximate_fit laplace(const model_functions& model, const optimize_resu
     detail::solve_upper_transposed(l, d, e.data());
     for (std::size_t i = 0; i < d; ++i) fit.covariance[i * d + j] = e[i];
   }
+  fit.variance = detail::diagonal(fit.covariance, d);
   double log_det_l = 0;
   for (std::size_t i = 0; i < d; ++i) log_det_l += std::log(l[i * d + i]);
   fit.values.assign(1, {});
   fit.log_p.assign(1, {});
   fit.log_q.assign(1, {});
   fit.values[0].reserve(static_cast<std::size_t>(cfg.draws) * model.constrained_dim);
-  counter_rng rng(cfg.seed, 0);
+  counter_rng rng(cfg.seed, 1);  // (stream 0 is optimize()'s initial point of the same seed)
   std::vector<double> z(d), x(d), grad(d), workspace(density.workspace_size);
   for (int n = 0; n < cfg.draws; ++n) {
     double zz = 0;
@@ -22490,26 +22760,37 @@ inline psis_result psis(const std::vector<double>& log_w) {
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return out.log_weights[a] < out.log_weights[b]; });
   const double cutoff = out.log_weights[order[s - tail - 1]];
   if (!std::isfinite(cutoff)) return out;
+  // A tail spanning more than e^700 (the largest weight is 0 after the shift): the weights are
+  // degenerate, k̂ is +∞ and they are left as they are (loo reports Inf where it cannot fit).
+  if (-cutoff > 700) {
+    out.pareto_k = std::numeric_limits<double>::infinity();
+    return out;
+  }
+  // The exceedances over the cutoff, scaled by e^cutoff (k̂ does not depend on the scale, and
+  // nothing underflows): y = e^(lw − cutoff) − 1. Values tied with the cutoff (y = 0) stay.
   std::vector<double> exceed;
   std::vector<std::size_t> tail_index;
   for (std::size_t i = s - tail; i < s; ++i) {
-    exceed.push_back(std::exp(out.log_weights[order[i]]) - std::exp(cutoff));
+    const double y = std::expm1(out.log_weights[order[i]] - cutoff);
+    if (y <= 0) continue;
+    exceed.push_back(y);
     tail_index.push_back(order[i]);
   }
-  if (exceed.back() <= 0 || exceed.front() <= 0) {  // ties: no tail to fit
+  if (exceed.size() < 5) {  // the largest weights (nearly) all equal: a bounded tail
     out.pareto_k = 0;
     return out;
   }
   double k = 0, sigma = 0;
   fit_generalized_pareto(exceed, k, sigma);
   out.pareto_k = k;
-  if (!std::isfinite(k)) return out;
-  // Replace the tail by the GPD's quantiles at (i − 0.5) / tail, truncated at the largest raw
+  if (!std::isfinite(k) || !std::isfinite(sigma)) return out;
+  // Replace the tail by the GPD's quantiles at (i − 0.5) / m, truncated at the largest raw
   // weight (0 after the shift).
-  for (std::size_t i = 0; i < tail; ++i) {
-    const double p = (static_cast<double>(i) + 0.5) / static_cast<double>(tail);
+  const std::size_t m = exceed.size();
+  for (std::size_t i = 0; i < m; ++i) {
+    const double p = (static_cast<double>(i) + 0.5) / static_cast<double>(m);
     const double q = std::fabs(k) < 1e-12 ? -sigma * std::log1p(-p) : sigma * std::expm1(-k * std::log1p(-p)) / k;
-    out.log_weights[tail_index[i]] = std::min(0.0, std::log(std::exp(cutoff) + q));
+    out.log_weights[tail_index[i]] = std::min(0.0, cutoff + std::log1p(q));
   }
   return out;
 }
@@ -22744,6 +23025,18 @@ class lbfgs_gaussian {
     }
     return out;
   }
+  /// The diagonal of Σ: α_i + Σ_{b,c} W_ib M_bc W_ic, O(d·J²).
+  [[nodiscard]] std::vector<double> variance() const {
+    const std::size_t k = 2 * m_;
+    std::vector<double> out(d_);
+    for (std::size_t i = 0; i < d_; ++i) {
+      double v = alpha_[i];
+      for (std::size_t b = 0; b < k; ++b)
+        for (std::size_t c = 0; c < k; ++c) v += w_[b * d_ + i] * m_mat_[b * k + c] * w_[c * d_ + i];
+      out[i] = v;
+    }
+    return out;
+  }
   /// Σ, d × d row-major.
   [[nodiscard]] std::vector<double> covariance() const {
     std::vector<double> out(d_ * d_), e(d_, 0.0);
@@ -22812,14 +23105,15 @@ inline pathfinder_path run_path(const log_density_function& density, std::vector
   counter_rng rng(cfg.seed, 2 * stream + 1);
   std::vector<double> alpha(d, 1.0), workspace(density.workspace_size), grad(d), x(d);
   std::vector<std::vector<double>> s, y;
-  const double eps = std::numeric_limits<double>::epsilon();
   for (std::size_t l = 1; l < steps; ++l) {
     std::vector<double> sk(d), yk(d);
     for (std::size_t i = 0; i < d; ++i) {
       sk[i] = r.path[l][i] - r.path[l - 1][i];
       yk[i] = r.path_gradients[l - 1][i] - r.path_gradients[l][i];
     }
-    if (detail::dot(sk.data(), yk.data(), d) > eps * detail::dot(yk.data(), yk.data(), d)) {
+    // Stan's curvature test (check_curve): ‖y‖² / s'y ≤ 1e12; a pair with less curvature would
+    // give the Gaussian an enormous variance along s.
+    if (detail::dot(sk.data(), yk.data(), d) >= 1e-12 * detail::dot(yk.data(), yk.data(), d)) {
       update_diagonal(alpha, sk, yk);
       if (static_cast<int>(s.size()) == cfg.history_size) {
         s.erase(s.begin());
@@ -22930,7 +23224,12 @@ inline approximate_fit pathfinder(const model_functions& model, const pathfinder
     log_p = p.log_p;
     log_q = p.log_q;
     fit.mean = p.best.mean();
-    if (d <= 1000) fit.covariance = p.best.covariance();
+    if (d <= 1000) {
+      fit.covariance = p.best.covariance();
+      fit.variance = detail::diagonal(fit.covariance, d);
+    } else {
+      fit.variance = p.best.variance();
+    }
   } else {
     std::vector<const std::vector<double>*> pooled;
     std::vector<double> pooled_p, pooled_q, log_w;
@@ -22948,7 +23247,10 @@ inline approximate_fit pathfinder(const model_functions& model, const pathfinder
     } else {
       const psis_result smoothed = psis(log_w);
       fit.pareto_k = smoothed.pareto_k;
-      if (!(smoothed.pareto_k <= 0.7))
+      if (std::isnan(smoothed.pareto_k))
+        fit.warnings.push_back("too few draws (" + std::to_string(log_w.size()) +
+                               ") to estimate the Pareto k of the importance weights; raise num_draws");
+      else if (!(smoothed.pareto_k <= 0.7))
         fit.warnings.push_back("Pareto k = " + tyche::detail::format_number(std::round(smoothed.pareto_k * 100) / 100) +
                                " > 0.7: the importance weights are unreliable; the approximation may be far from "
                                "the posterior (use nuts())");
@@ -22961,6 +23263,21 @@ inline approximate_fit pathfinder(const model_functions& model, const pathfinder
         log_q.push_back(pooled_q[j]);
       }
     }
+  }
+  if (paths > 1 && !chosen.empty()) {  // the mean and covariance of the draws returned
+    const double n = static_cast<double>(chosen.size());
+    fit.mean.assign(d, 0.0);
+    for (const auto* x : chosen)
+      for (std::size_t i = 0; i < d; ++i) fit.mean[i] += (*x)[i] / n;
+    fit.variance.assign(d, 0.0);
+    if (d <= 1000) fit.covariance.assign(d * d, 0.0);
+    for (const auto* x : chosen)
+      for (std::size_t i = 0; i < d; ++i) {
+        const double a = (*x)[i] - fit.mean[i];
+        fit.variance[i] += a * a / (n > 1 ? n - 1 : 1);
+        if (d <= 1000)
+          for (std::size_t j = 0; j < d; ++j) fit.covariance[i * d + j] += a * ((*x)[j] - fit.mean[j]) / (n > 1 ? n - 1 : 1);
+      }
   }
   fit.draws = static_cast<int>(chosen.size());
   fit.values.assign(1, {});
@@ -23219,7 +23536,10 @@ class advi_run {
       if (windows.size() > buffer) windows.pop_front();
       window_sum.assign(now.size(), 0.0);
       const double e = elbo(q, rng);
-      if (!std::isfinite(e)) return false;
+      if (!std::isfinite(e)) {
+        elbo_failed = true;
+        return false;
+      }
       if (!std::isnan(elbo_prev)) {
         // CmdStan divides by |ELBO|; tyche keeps every normalising constant, so a model's
         // ELBO can be near 0 (a normalised target: ELBO = −KL), where that ratio is noise: the
@@ -23251,6 +23571,7 @@ class advi_run {
   }
 
   int iterations = 0;
+  bool elbo_failed = false;  // the last failure: the ELBO estimate was −∞ (not a gradient)
   std::string convergence;  // empty: the iterations ran out
   bool diverging = false;
 
@@ -23300,10 +23621,10 @@ inline approximate_fit advi(const model_functions& model, const advi_config& cfg
   fit.names = model.names;
   fit.seed = cfg.seed;
   double eta = cfg.eta;
+  const double elbo_init = run.elbo(init, rng);
   if (cfg.adapt_engaged) {
     // Each η from the largest: adapt_iterations steps from the initial Gaussian; keep the best
     // ELBO, and stop at the first η worse than a better one found before (CmdStan's rule).
-    const double elbo_init = run.elbo(init, rng);
     double best = -std::numeric_limits<double>::infinity();
     double best_eta = 0;
     for (double candidate : {100.0, 10.0, 1.0, 0.1, 0.01}) {
@@ -23324,11 +23645,44 @@ inline approximate_fit advi(const model_functions& model, const advi_config& cfg
                                "); try another init or seed, or adapt_engaged = false with a small eta");
     eta = best_eta;
   }
+  // The run. With adaptation, a run whose gradient or ELBO becomes non-finite, or that ends with
+  // an ELBO below the initial Gaussian's, restarts from the initial Gaussian with the next
+  // smaller η of the sequence, with a warning (CmdStan stops with an error in the first case and
+  // returns the result in the second: a step size that survived adaptation's 50 steps can still
+  // overshoot later).
+  std::vector<double> etas{eta};
+  if (cfg.adapt_engaged)
+    for (double smaller : {10.0, 1.0, 0.1, 0.01})
+      if (smaller < eta) etas.push_back(smaller);
   advi_gaussian q = init;
-  if (!run.ascend(q, eta, cfg.iterations, true, rng))
-    throw std::runtime_error(fn + "the stochastic gradient or the Gaussian's parameters became non-finite at iteration " +
-                             std::to_string(run.iterations) + " (eta = " + tyche::detail::format_number(eta) +
-                             "); try a smaller eta (adapt_engaged = false) or another init");
+  for (std::size_t attempt = 0;; ++attempt) {
+    eta = etas[attempt];
+    q = init;
+    run.convergence.clear();
+    run.diverging = run.elbo_failed = false;
+    std::string cause;
+    if (run.ascend(q, eta, cfg.iterations, true, rng)) {
+      // A run that ends worse than it started has failed too (a first step of η = 100 can throw
+      // the Gaussian far out, where the relative ELBO change is small enough to "converge").
+      const double elbo_final = run.elbo(q, rng);
+      if (elbo_final >= elbo_init || !std::isfinite(elbo_init)) break;
+      cause = "the ELBO at the end (" + tyche::detail::format_number(elbo_final) +
+              ") is below the initial Gaussian's (" + tyche::detail::format_number(elbo_init) + ")";
+    } else {
+      cause = run.elbo_failed
+                  ? "the ELBO estimate at iteration " + std::to_string(run.iterations) +
+                        " is -inf: more than a tenth of its " + std::to_string(cfg.elbo_samples) +
+                        " draws have a log density that is not finite"
+                  : "the stochastic gradient or the Gaussian's parameters became non-finite at iteration " +
+                        std::to_string(run.iterations + 1);
+    }
+    if (attempt + 1 == etas.size())
+      throw std::runtime_error(fn + cause + " (eta = " + tyche::detail::format_number(eta) +
+                               (attempt > 0 ? ", the smallest tried" : "") +
+                               "): try another init or seed, or adapt_engaged = false with a smaller eta");
+    fit.warnings.push_back(cause + " with eta = " + tyche::detail::format_number(eta) + ": restarted with eta = " +
+                           tyche::detail::format_number(etas[attempt + 1]));
+  }
   if (run.convergence.empty())
     fit.warnings.push_back("the maximum number of iterations (" + std::to_string(cfg.iterations) +
                            ") was reached before the ELBO converged: the approximation may be poor");
@@ -23346,6 +23700,7 @@ inline approximate_fit advi(const model_functions& model, const advi_config& cfg
       }
       fit.covariance[i * d + j] = v;
     }
+  fit.variance = detail::diagonal(fit.covariance, d);
   // Output: output_samples draws with log p and log q.
   counter_rng out_rng(cfg.seed, 2);
   fit.draws = cfg.output_samples;

@@ -207,4 +207,17 @@ TEST_CASE("psis: the Pareto k of weights with a known tail, and smoothing keeps 
     for (std::size_t i = 1; i < order.size(); ++i) monotone = monotone && r.log_weights[order[i]] >= r.log_weights[order[i - 1]] - 1e-12;
     CHECK(monotone);
   }
+  // Degenerate weights are reported as such, never as a perfect fit: log weights normal with sd
+  // 500 (a tail spanning far more than e^700) and a heavy tail with a value tied to the cutoff.
+  counter_rng rng(6, 0);
+  std::vector<double> wide, tied;
+  for (int i = 0; i < 4000; ++i) wide.push_back(500 * rng.normal());
+  CHECK(inference::psis(wide).pareto_k > 0.7);
+  for (int i = 0; i < 4000; ++i) tied.push_back(-0.9 * std::log(rng.uniform01()));
+  std::vector<double> sorted = tied;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t tail = 190;  // min(0.2 S, 3 √S) for S = 4000
+  tied[static_cast<std::size_t>(std::find(tied.begin(), tied.end(), sorted[4000 - tail]) - tied.begin())] =
+      sorted[4000 - tail - 1];  // the smallest tail value now equals the cutoff
+  CHECK(inference::psis(tied).pareto_k == Approx(0.9).margin(0.2));
 }

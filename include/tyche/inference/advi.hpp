@@ -228,7 +228,10 @@ class advi_run {
       if (windows.size() > buffer) windows.pop_front();
       window_sum.assign(now.size(), 0.0);
       const double e = elbo(q, rng);
-      if (!std::isfinite(e)) return false;
+      if (!std::isfinite(e)) {
+        elbo_failed = true;
+        return false;
+      }
       if (!std::isnan(elbo_prev)) {
         // CmdStan divides by |ELBO|; tyche keeps every normalising constant, so a model's
         // ELBO can be near 0 (a normalised target: ELBO = −KL), where that ratio is noise: the
@@ -260,6 +263,7 @@ class advi_run {
   }
 
   int iterations = 0;
+  bool elbo_failed = false;  // the last failure: the ELBO estimate was −∞ (not a gradient)
   std::string convergence;  // empty: the iterations ran out
   bool diverging = false;
 
@@ -309,10 +313,10 @@ inline approximate_fit advi(const model_functions& model, const advi_config& cfg
   fit.names = model.names;
   fit.seed = cfg.seed;
   double eta = cfg.eta;
+  const double elbo_init = run.elbo(init, rng);
   if (cfg.adapt_engaged) {
     // Each η from the largest: adapt_iterations steps from the initial Gaussian; keep the best
     // ELBO, and stop at the first η worse than a better one found before (CmdStan's rule).
-    const double elbo_init = run.elbo(init, rng);
     double best = -std::numeric_limits<double>::infinity();
     double best_eta = 0;
     for (double candidate : {100.0, 10.0, 1.0, 0.1, 0.01}) {
@@ -333,11 +337,44 @@ inline approximate_fit advi(const model_functions& model, const advi_config& cfg
                                "); try another init or seed, or adapt_engaged = false with a small eta");
     eta = best_eta;
   }
+  // The run. With adaptation, a run whose gradient or ELBO becomes non-finite, or that ends with
+  // an ELBO below the initial Gaussian's, restarts from the initial Gaussian with the next
+  // smaller η of the sequence, with a warning (CmdStan stops with an error in the first case and
+  // returns the result in the second: a step size that survived adaptation's 50 steps can still
+  // overshoot later).
+  std::vector<double> etas{eta};
+  if (cfg.adapt_engaged)
+    for (double smaller : {10.0, 1.0, 0.1, 0.01})
+      if (smaller < eta) etas.push_back(smaller);
   advi_gaussian q = init;
-  if (!run.ascend(q, eta, cfg.iterations, true, rng))
-    throw std::runtime_error(fn + "the stochastic gradient or the Gaussian's parameters became non-finite at iteration " +
-                             std::to_string(run.iterations) + " (eta = " + tyche::detail::format_number(eta) +
-                             "); try a smaller eta (adapt_engaged = false) or another init");
+  for (std::size_t attempt = 0;; ++attempt) {
+    eta = etas[attempt];
+    q = init;
+    run.convergence.clear();
+    run.diverging = run.elbo_failed = false;
+    std::string cause;
+    if (run.ascend(q, eta, cfg.iterations, true, rng)) {
+      // A run that ends worse than it started has failed too (a first step of η = 100 can throw
+      // the Gaussian far out, where the relative ELBO change is small enough to "converge").
+      const double elbo_final = run.elbo(q, rng);
+      if (elbo_final >= elbo_init || !std::isfinite(elbo_init)) break;
+      cause = "the ELBO at the end (" + tyche::detail::format_number(elbo_final) +
+              ") is below the initial Gaussian's (" + tyche::detail::format_number(elbo_init) + ")";
+    } else {
+      cause = run.elbo_failed
+                  ? "the ELBO estimate at iteration " + std::to_string(run.iterations) +
+                        " is -inf: more than a tenth of its " + std::to_string(cfg.elbo_samples) +
+                        " draws have a log density that is not finite"
+                  : "the stochastic gradient or the Gaussian's parameters became non-finite at iteration " +
+                        std::to_string(run.iterations + 1);
+    }
+    if (attempt + 1 == etas.size())
+      throw std::runtime_error(fn + cause + " (eta = " + tyche::detail::format_number(eta) +
+                               (attempt > 0 ? ", the smallest tried" : "") +
+                               "): try another init or seed, or adapt_engaged = false with a smaller eta");
+    fit.warnings.push_back(cause + " with eta = " + tyche::detail::format_number(eta) + ": restarted with eta = " +
+                           tyche::detail::format_number(etas[attempt + 1]));
+  }
   if (run.convergence.empty())
     fit.warnings.push_back("the maximum number of iterations (" + std::to_string(cfg.iterations) +
                            ") was reached before the ELBO converged: the approximation may be poor");
@@ -355,6 +392,7 @@ inline approximate_fit advi(const model_functions& model, const advi_config& cfg
       }
       fit.covariance[i * d + j] = v;
     }
+  fit.variance = detail::diagonal(fit.covariance, d);
   // Output: output_samples draws with log p and log q.
   counter_rng out_rng(cfg.seed, 2);
   fit.draws = cfg.output_samples;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,12 +21,14 @@ struct approximate_fit {
   std::vector<std::vector<double>> values;  // [chain][draw * dim + k], constrained
   /// Per draw: log p, the model's log density on the unconstrained scale (CmdStan's log_p__ /
   /// lp__; with the log-Jacobian, except for laplace at a mode found without it), and log q,
-  /// the approximation's log density there (log_g__ / lp_approx__). NaN where not computed.
+  /// the approximation's normalised log density there (log_g__ / lp_approx__, which CmdStan
+  /// writes without the Gaussian's constants: the columns differ from CmdStan's by a constant).
   std::vector<std::vector<double>> log_p, log_q;  // [chain][draw]
-  /// The Gaussian the draws come from, on the unconstrained scale (laplace, advi, and
-  /// single-path pathfinder): its mean and its covariance, d × d row-major. Empty for
-  /// multi-path pathfinder, whose draws are resampled from several Gaussians.
-  std::vector<double> mean, covariance;
+  /// On the unconstrained scale: the Gaussian the draws come from (laplace, advi, single-path
+  /// pathfinder), or the mean and covariance of the resampled draws (multi-path pathfinder):
+  /// mean (d), covariance (d × d row-major; left empty by pathfinder beyond d = 1000) and its
+  /// diagonal, variance (d, always).
+  std::vector<double> mean, covariance, variance;
   /// The constrained values of that mean (advi: the first row CmdStan's variational CSV holds).
   std::vector<double> mean_values;
   /// Pareto k̂ of the importance weights log p − log q (pathfinder's PSIS): above 0.7 the
@@ -39,6 +42,33 @@ struct approximate_fit {
   std::vector<std::string> warnings;
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }
+
+  /// n sets of initial values for nuts() (nuts_config::init): draws spread evenly over the fit
+  /// (draw ⌊k·draws/n⌋ for k = 0 … n − 1), on the constrained scale. Throws when the fit has no
+  /// draws.
+  [[nodiscard]] std::vector<std::vector<double>> initial_values(int n) const {
+    if (draws < 1 || values.empty())
+      throw std::invalid_argument("tyche::approximate_fit::initial_values: the fit has no draws");
+    if (n < 1) throw std::invalid_argument("tyche::approximate_fit::initial_values: n = " + std::to_string(n) + " must be >= 1");
+    std::vector<std::vector<double>> out;
+    for (int k = 0; k < n; ++k) {
+      const std::size_t d = static_cast<std::size_t>(static_cast<long long>(k) * draws / n);
+      out.emplace_back(values[0].begin() + static_cast<std::ptrdiff_t>(d * dim()),
+                       values[0].begin() + static_cast<std::ptrdiff_t>((d + 1) * dim()));
+    }
+    return out;
+  }
+
+  /// An inverse metric for nuts() (nuts_config::init_inv_metric) from the approximation's
+  /// covariance on the unconstrained scale: its diagonal, or (dense) the whole d × d matrix.
+  /// Throws when the fit has none (dense: pathfinder beyond d = 1000).
+  [[nodiscard]] std::vector<double> inverse_metric(bool dense = false) const {
+    const std::vector<double>& m = dense ? covariance : variance;
+    if (m.empty())
+      throw std::invalid_argument(std::string("tyche::approximate_fit::inverse_metric: the fit holds no ") +
+                                  (dense ? "covariance" : "variance"));
+    return m;
+  }
   /// Draws of value k, chain by chain: [chain][draw].
   [[nodiscard]] std::vector<std::vector<double>> parameter(std::size_t k) const {
     std::vector<std::vector<double>> out(static_cast<std::size_t>(chains));

@@ -121,6 +121,34 @@ inline double cubic_minimiser(double a, double fa, double da, double b, double f
   return b - (b - a) * (db + d2 - d1) / (db - da + 2 * d2);
 }
 
+/// The first trial step of an iteration after the first, as Stan's BFGS minimiser chooses it:
+/// the minimiser over [lo, hi] of the cubic h with h(0) = 0, h'(0) = df0, h(x1) = f1,
+/// h'(x1) = df1 (the previous step's change of f along its direction, at its step x1).
+inline double cubic_step(double df0, double x1, double f1, double df1, double lo, double hi) {
+  const double a_ = f1 - df0 * x1, b_ = df1 - df0;
+  const double b = (b_ - 2 * a_ / x1) / (x1 * x1), a = (a_ - b * x1 * x1 * x1) / (x1 * x1);
+  auto h = [&](double t) { return t * (df0 + t * (a + t * b)); };
+  double best = lo, best_h = h(lo);
+  auto consider = [&](double t) {
+    if (t >= lo && t <= hi && std::isfinite(t) && h(t) < best_h) {
+      best = t;
+      best_h = h(t);
+    }
+  };
+  consider(hi);
+  // h'(t) = df0 + 2a t + 3b t²
+  if (b != 0) {
+    const double disc = 4 * a * a - 12 * b * df0;
+    if (disc >= 0) {
+      consider((-2 * a + std::sqrt(disc)) / (6 * b));
+      consider((-2 * a - std::sqrt(disc)) / (6 * b));
+    }
+  } else if (a != 0) {
+    consider(-df0 / (2 * a));
+  }
+  return best;
+}
+
 /// Minimises f = −log p along x + α·p by a strong-Wolfe line search (c1 = 1e-4, c2 = 0.9, as
 /// Stan). Returns the step, or 0 when none was found; x_new, g_new, f_new hold the point found.
 /// A non-finite f is treated as +∞ (the step shrinks).
@@ -128,7 +156,7 @@ struct line_search {
   const log_density_function& density;
   double* workspace;
   long long& evaluations;
-  static constexpr double c1 = 1e-4, c2 = 0.9, min_alpha = 1e-12;
+  static constexpr double c1 = 1e-4, c2 = 0.9, min_alpha = 1e-16;  // Stan's
   static constexpr int max_evaluations = 60;
 
   struct point {
@@ -146,6 +174,15 @@ struct line_search {
     return {alpha, -lp, -dot(g_new.data(), p.data(), p.size())};
   }
 
+  /// Hager & Zhang's approximate Wolfe conditions (2005), for steps whose decrease of f is
+  /// below its rounding: f no more than 1e-12·max(|f0|, 1) above f0, and the slope along p
+  /// within [0.9·df0, −0.8·df0]. Near a mode the exact sufficient-decrease test compares f
+  /// values that differ in their last bits only, and fails or passes by chance.
+  static bool approximately_wolfe(const point& cur, double f0, double df0) {
+    return std::isfinite(cur.f) && cur.f <= f0 + 1e-12 * std::max(std::fabs(f0), 1.0) && cur.df >= c2 * df0 &&
+           cur.df <= -0.8 * df0;
+  }
+
   /// f0, df0 at α = 0 (df0 < 0); alpha0 the first trial step.
   double operator()(const std::vector<double>& x, const std::vector<double>& p, double f0, double df0, double alpha0,
                     std::vector<double>& x_new, std::vector<double>& g_new, double& f_new) const {
@@ -155,6 +192,10 @@ struct line_search {
     for (bool first = true;; first = false) {
       const point cur = evaluate(x, p, alpha, x_new, g_new);
       ++used;
+      if (approximately_wolfe(cur, f0, df0) && cur.f > f0 + c1 * alpha * df0) {
+        f_new = cur.f;
+        return alpha;
+      }
       if (!std::isfinite(cur.f) || cur.f > f0 + c1 * alpha * df0 || (!first && cur.f >= prev.f))
         return zoom(x, p, f0, df0, prev, cur, x_new, g_new, f_new, used);
       if (std::fabs(cur.df) <= -c2 * df0) {
@@ -162,12 +203,13 @@ struct line_search {
         return alpha;
       }
       if (cur.df >= 0) return zoom(x, p, f0, df0, cur, prev, x_new, g_new, f_new, used);
+      // Out of evaluations while still extrapolating (the step grew ×4 or more each time, to
+      // ~1e33 × the first): f decreases without bound along p. No step, so that an unbounded
+      // density ends as a failed line search, not as a point far out on the ray.
       if (used >= max_evaluations) return 0;
-      // Extrapolate: the cubic's minimiser, kept within [2α, 10α].
-      double next = cubic_minimiser(prev.alpha, prev.f, prev.df, cur.alpha, cur.f, cur.df);
-      if (!std::isfinite(next) || next < 2 * alpha || next > 10 * alpha) next = 4 * alpha;
+      // Extrapolate: ten times the step, as Stan's line search.
       prev = cur;
-      alpha = next;
+      alpha *= 10;
     }
   }
 
@@ -175,17 +217,22 @@ struct line_search {
   /// minimiser lies between lo and hi.
   double zoom(const std::vector<double>& x, const std::vector<double>& p, double f0, double df0, point lo, point hi,
               std::vector<double>& x_new, std::vector<double>& g_new, double& f_new, int used) const {
-    while (used < max_evaluations) {
+    for (int round = 1; used < max_evaluations; ++round) {
       const double width = hi.alpha - lo.alpha;
       if (std::fabs(width) < min_alpha) break;
       double alpha = std::isfinite(hi.f) ? cubic_minimiser(lo.alpha, lo.f, lo.df, hi.alpha, hi.f, hi.df) : std::nan("");
-      // Safeguard: stay inside the middle 80 % of the bracket, else bisect (or, past a
-      // non-finite f, step a tenth of the way, so that a boundary is approached with care).
+      // Safeguards, as Stan's zoom: every fifth round, or outside the bracket less 1 % at each
+      // end, bisect (past a non-finite f, step a tenth of the way, so that a boundary is
+      // approached with care).
       const double a = std::min(lo.alpha, hi.alpha), b = std::max(lo.alpha, hi.alpha);
-      if (!std::isfinite(alpha) || alpha < a + 0.1 * (b - a) || alpha > b - 0.1 * (b - a))
+      if (round % 5 == 0 || !std::isfinite(alpha) || alpha < a + 0.01 * (b - a) || alpha > b - 0.01 * (b - a))
         alpha = std::isfinite(hi.f) ? lo.alpha + 0.5 * width : lo.alpha + 0.1 * width;
       const point cur = evaluate(x, p, alpha, x_new, g_new);
       ++used;
+      if (approximately_wolfe(cur, f0, df0) && (cur.f > f0 + c1 * alpha * df0 || cur.f >= lo.f)) {
+        f_new = cur.f;
+        return alpha;
+      }
       if (!std::isfinite(cur.f) || cur.f > f0 + c1 * alpha * df0 || cur.f >= lo.f) {
         hi = cur;
       } else {
@@ -256,6 +303,11 @@ inline lbfgs_result lbfgs(const log_density_function& density, std::vector<doubl
   std::vector<std::vector<double>> S, Y;  // the last history_size pairs, oldest first
   const double eps = std::numeric_limits<double>::epsilon();
   detail::line_search search{density, workspace.data(), r.evaluations};
+  struct {
+    bool valid = false;
+    double x1 = 0, f1 = 0, df0 = 0, df1 = 0;
+  } previous;
+  double df_used = 0;
   r.termination = lbfgs_termination::max_iterations;
   for (int it = 1; it <= s.iterations; ++it) {
     r.iterations = it;
@@ -275,7 +327,14 @@ inline lbfgs_result lbfgs(const log_density_function& density, std::vector<doubl
         for (std::size_t i = 0; i < n; ++i) p[i] = g[i];
         df0 = detail::dot(grad_f.data(), p.data(), n);
       }
-      const double alpha0 = S.empty() ? s.init_alpha : 1.0;
+      // The first trial step: init_alpha along the gradient (first iteration, or history
+      // cleared), else Stan's: 1.01 × the minimiser in [1e-12, 1] of the cubic through the
+      // previous step, at most 1.
+      double alpha0 = s.init_alpha;
+      if (!S.empty() && previous.valid)
+        alpha0 = std::min(1.0, 1.01 * detail::cubic_step(previous.df0, previous.x1, previous.f1, previous.df1,
+                                                       1e-12, 1.0));
+      df_used = df0;
       alpha = search(r.x, p, f, df0, alpha0, x_new, g_new, f_new);
     }
     if (alpha == 0) {
@@ -292,8 +351,20 @@ inline lbfgs_result lbfgs(const log_density_function& density, std::vector<doubl
     g = g_new;
     f = f_new;
     keep(r.x, g, -f);
+    // The previous step for the next first trial step: along p, from f_old with slope df_used
+    // to f_new with slope ∇f_new·p, at α. A step taken with the history empty (along the
+    // gradient) is rescaled, as Stan rescales it, to the direction the scaled identity
+    // H0 = (s'y / y'y)·I would give.
+    const bool was_empty = S.empty();
+    previous = {true, alpha, f_new - f_old, df_used, -detail::dot(g_new.data(), p.data(), n)};
     // The pair enters the history when it has positive curvature.
     const double sy = detail::dot(step.data(), dg.data(), n);
+    if (was_empty && sy > 0) {
+      const double b0 = detail::dot(dg.data(), dg.data(), n) / sy;
+      previous.x1 *= b0;
+      previous.df0 /= b0;
+      previous.df1 /= b0;
+    }
     if (sy > eps * detail::dot(dg.data(), dg.data(), n)) {
       if (static_cast<int>(S.size()) == s.history_size) {
         S.erase(S.begin());
@@ -302,19 +373,22 @@ inline lbfgs_result lbfgs(const log_density_function& density, std::vector<doubl
       S.push_back(step);
       Y.push_back(dg);
     }
-    // Convergence, in CmdStan's order.
+    // Convergence, in CmdStan's order (BFGSMinimizer::step).
     const double df = std::fabs(f_old - f);
     const double gnorm = std::sqrt(detail::dot(g.data(), g.data(), n));
     for (std::size_t i = 0; i < n; ++i) grad_f[i] = -g[i];
     detail::lbfgs_direction(S, Y, grad_f, p);
     const double relative_gradient = -detail::dot(grad_f.data(), p.data(), n) / std::max(std::fabs(f), 1.0);
     const double step_norm = std::sqrt(detail::dot(step.data(), step.data(), n));
+    // (CmdStan checks the iteration limit before the relative tests: a last iteration that
+    // meets only those is reported as the limit, as there.)
     if (df < s.tol_obj) r.termination = lbfgs_termination::absolute_objective;
     else if (gnorm < s.tol_grad) r.termination = lbfgs_termination::absolute_gradient;
-    else if (relative_gradient < s.tol_rel_grad * eps) r.termination = lbfgs_termination::relative_gradient;
     else if (step_norm < s.tol_param) r.termination = lbfgs_termination::absolute_parameter;
+    else if (it == s.iterations) r.termination = lbfgs_termination::max_iterations;
     else if (df / std::max({std::fabs(f_old), std::fabs(f), 1.0}) < s.tol_rel_obj * eps)
       r.termination = lbfgs_termination::relative_objective;
+    else if (relative_gradient < s.tol_rel_grad * eps) r.termination = lbfgs_termination::relative_gradient;
     else continue;
     break;
   }

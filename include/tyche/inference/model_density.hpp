@@ -193,6 +193,13 @@ inline void solve_lower(const std::vector<double>& l, std::size_t n, double* b) 
 
 inline constexpr double log_two_pi = 1.8378770664093454836;
 
+/// The diagonal of a d × d row-major matrix.
+inline std::vector<double> diagonal(const std::vector<double>& m, std::size_t d) {
+  std::vector<double> out(d);
+  for (std::size_t i = 0; i < d; ++i) out[i] = m[i * d + i];
+  return out;
+}
+
 }  // namespace detail
 
 }  // namespace tyche::inference

@@ -142,13 +142,14 @@ inline std::vector<double> hessian(const log_density_function& density, const st
   const double scale = std::cbrt(std::numeric_limits<double>::epsilon());
   for (std::size_t j = 0; j < d; ++j) {
     const double step = scale * std::max(1.0, std::fabs(x[j]));
-    xs[j] = x[j] + step;
+    const double up = x[j] + step, down = x[j] - step;  // the realised step is up − down
+    xs[j] = up;
     density(xs.data(), gp.data(), workspace.data());
-    xs[j] = x[j] - step;
+    xs[j] = down;
     density(xs.data(), gm.data(), workspace.data());
     xs[j] = x[j];
     evaluations += 2;
-    for (std::size_t i = 0; i < d; ++i) h[i * d + j] = (gp[i] - gm[i]) / (2 * step);
+    for (std::size_t i = 0; i < d; ++i) h[i * d + j] = (gp[i] - gm[i]) / (up - down);
   }
   for (std::size_t i = 0; i < d; ++i)
     for (std::size_t j = 0; j < i; ++j) h[i * d + j] = h[j * d + i] = 0.5 * (h[i * d + j] + h[j * d + i]);
@@ -192,13 +193,14 @@ inline approximate_fit laplace(const model_functions& model, const optimize_resu
     detail::solve_upper_transposed(l, d, e.data());
     for (std::size_t i = 0; i < d; ++i) fit.covariance[i * d + j] = e[i];
   }
+  fit.variance = detail::diagonal(fit.covariance, d);
   double log_det_l = 0;
   for (std::size_t i = 0; i < d; ++i) log_det_l += std::log(l[i * d + i]);
   fit.values.assign(1, {});
   fit.log_p.assign(1, {});
   fit.log_q.assign(1, {});
   fit.values[0].reserve(static_cast<std::size_t>(cfg.draws) * model.constrained_dim);
-  counter_rng rng(cfg.seed, 0);
+  counter_rng rng(cfg.seed, 1);  // (stream 0 is optimize()'s initial point of the same seed)
   std::vector<double> z(d), x(d), grad(d), workspace(density.workspace_size);
   for (int n = 0; n < cfg.draws; ++n) {
     double zz = 0;

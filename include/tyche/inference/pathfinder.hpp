@@ -229,6 +229,18 @@ class lbfgs_gaussian {
     }
     return out;
   }
+  /// The diagonal of Σ: α_i + Σ_{b,c} W_ib M_bc W_ic, O(d·J²).
+  [[nodiscard]] std::vector<double> variance() const {
+    const std::size_t k = 2 * m_;
+    std::vector<double> out(d_);
+    for (std::size_t i = 0; i < d_; ++i) {
+      double v = alpha_[i];
+      for (std::size_t b = 0; b < k; ++b)
+        for (std::size_t c = 0; c < k; ++c) v += w_[b * d_ + i] * m_mat_[b * k + c] * w_[c * d_ + i];
+      out[i] = v;
+    }
+    return out;
+  }
   /// Σ, d × d row-major.
   [[nodiscard]] std::vector<double> covariance() const {
     std::vector<double> out(d_ * d_), e(d_, 0.0);
@@ -297,14 +309,15 @@ inline pathfinder_path run_path(const log_density_function& density, std::vector
   counter_rng rng(cfg.seed, 2 * stream + 1);
   std::vector<double> alpha(d, 1.0), workspace(density.workspace_size), grad(d), x(d);
   std::vector<std::vector<double>> s, y;
-  const double eps = std::numeric_limits<double>::epsilon();
   for (std::size_t l = 1; l < steps; ++l) {
     std::vector<double> sk(d), yk(d);
     for (std::size_t i = 0; i < d; ++i) {
       sk[i] = r.path[l][i] - r.path[l - 1][i];
       yk[i] = r.path_gradients[l - 1][i] - r.path_gradients[l][i];
     }
-    if (detail::dot(sk.data(), yk.data(), d) > eps * detail::dot(yk.data(), yk.data(), d)) {
+    // Stan's curvature test (check_curve): ‖y‖² / s'y ≤ 1e12; a pair with less curvature would
+    // give the Gaussian an enormous variance along s.
+    if (detail::dot(sk.data(), yk.data(), d) >= 1e-12 * detail::dot(yk.data(), yk.data(), d)) {
       update_diagonal(alpha, sk, yk);
       if (static_cast<int>(s.size()) == cfg.history_size) {
         s.erase(s.begin());
@@ -415,7 +428,12 @@ inline approximate_fit pathfinder(const model_functions& model, const pathfinder
     log_p = p.log_p;
     log_q = p.log_q;
     fit.mean = p.best.mean();
-    if (d <= 1000) fit.covariance = p.best.covariance();
+    if (d <= 1000) {
+      fit.covariance = p.best.covariance();
+      fit.variance = detail::diagonal(fit.covariance, d);
+    } else {
+      fit.variance = p.best.variance();
+    }
   } else {
     std::vector<const std::vector<double>*> pooled;
     std::vector<double> pooled_p, pooled_q, log_w;
@@ -433,7 +451,10 @@ inline approximate_fit pathfinder(const model_functions& model, const pathfinder
     } else {
       const psis_result smoothed = psis(log_w);
       fit.pareto_k = smoothed.pareto_k;
-      if (!(smoothed.pareto_k <= 0.7))
+      if (std::isnan(smoothed.pareto_k))
+        fit.warnings.push_back("too few draws (" + std::to_string(log_w.size()) +
+                               ") to estimate the Pareto k of the importance weights; raise num_draws");
+      else if (!(smoothed.pareto_k <= 0.7))
         fit.warnings.push_back("Pareto k = " + tyche::detail::format_number(std::round(smoothed.pareto_k * 100) / 100) +
                                " > 0.7: the importance weights are unreliable; the approximation may be far from "
                                "the posterior (use nuts())");
@@ -446,6 +467,21 @@ inline approximate_fit pathfinder(const model_functions& model, const pathfinder
         log_q.push_back(pooled_q[j]);
       }
     }
+  }
+  if (paths > 1 && !chosen.empty()) {  // the mean and covariance of the draws returned
+    const double n = static_cast<double>(chosen.size());
+    fit.mean.assign(d, 0.0);
+    for (const auto* x : chosen)
+      for (std::size_t i = 0; i < d; ++i) fit.mean[i] += (*x)[i] / n;
+    fit.variance.assign(d, 0.0);
+    if (d <= 1000) fit.covariance.assign(d * d, 0.0);
+    for (const auto* x : chosen)
+      for (std::size_t i = 0; i < d; ++i) {
+        const double a = (*x)[i] - fit.mean[i];
+        fit.variance[i] += a * a / (n > 1 ? n - 1 : 1);
+        if (d <= 1000)
+          for (std::size_t j = 0; j < d; ++j) fit.covariance[i * d + j] += a * ((*x)[j] - fit.mean[j]) / (n > 1 ? n - 1 : 1);
+      }
   }
   fit.draws = static_cast<int>(chosen.size());
   fit.values.assign(1, {});

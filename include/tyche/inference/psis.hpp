@@ -76,26 +76,37 @@ inline psis_result psis(const std::vector<double>& log_w) {
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return out.log_weights[a] < out.log_weights[b]; });
   const double cutoff = out.log_weights[order[s - tail - 1]];
   if (!std::isfinite(cutoff)) return out;
+  // A tail spanning more than e^700 (the largest weight is 0 after the shift): the weights are
+  // degenerate, k̂ is +∞ and they are left as they are (loo reports Inf where it cannot fit).
+  if (-cutoff > 700) {
+    out.pareto_k = std::numeric_limits<double>::infinity();
+    return out;
+  }
+  // The exceedances over the cutoff, scaled by e^cutoff (k̂ does not depend on the scale, and
+  // nothing underflows): y = e^(lw − cutoff) − 1. Values tied with the cutoff (y = 0) stay.
   std::vector<double> exceed;
   std::vector<std::size_t> tail_index;
   for (std::size_t i = s - tail; i < s; ++i) {
-    exceed.push_back(std::exp(out.log_weights[order[i]]) - std::exp(cutoff));
+    const double y = std::expm1(out.log_weights[order[i]] - cutoff);
+    if (y <= 0) continue;
+    exceed.push_back(y);
     tail_index.push_back(order[i]);
   }
-  if (exceed.back() <= 0 || exceed.front() <= 0) {  // ties: no tail to fit
+  if (exceed.size() < 5) {  // the largest weights (nearly) all equal: a bounded tail
     out.pareto_k = 0;
     return out;
   }
   double k = 0, sigma = 0;
   fit_generalized_pareto(exceed, k, sigma);
   out.pareto_k = k;
-  if (!std::isfinite(k)) return out;
-  // Replace the tail by the GPD's quantiles at (i − 0.5) / tail, truncated at the largest raw
+  if (!std::isfinite(k) || !std::isfinite(sigma)) return out;
+  // Replace the tail by the GPD's quantiles at (i − 0.5) / m, truncated at the largest raw
   // weight (0 after the shift).
-  for (std::size_t i = 0; i < tail; ++i) {
-    const double p = (static_cast<double>(i) + 0.5) / static_cast<double>(tail);
+  const std::size_t m = exceed.size();
+  for (std::size_t i = 0; i < m; ++i) {
+    const double p = (static_cast<double>(i) + 0.5) / static_cast<double>(m);
     const double q = std::fabs(k) < 1e-12 ? -sigma * std::log1p(-p) : sigma * std::expm1(-k * std::log1p(-p)) / k;
-    out.log_weights[tail_index[i]] = std::min(0.0, std::log(std::exp(cutoff) + q));
+    out.log_weights[tail_index[i]] = std::min(0.0, cutoff + std::log1p(q));
   }
   return out;
 }

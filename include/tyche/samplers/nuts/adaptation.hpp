@@ -25,6 +25,9 @@ struct adaptation_config {
   int init_buffer = 75;
   int term_buffer = 50;
   int base_window = 25;
+  /// The diagonal metric from the draws and the gradients of each window (nutpie's estimator,
+  /// √(var θ / var ∇log p)) instead of the draws' variance (Stan's). Diagonal metric only.
+  bool gradients = false;
 };
 
 namespace detail {
@@ -94,16 +97,21 @@ class step_size_adaptation {
 };
 
 /// Windowed estimation of M⁻¹: the posterior variances of θ (diagonal), or with dense = true its
-/// covariance matrix (row-major d × d), regularised towards 10⁻³·I as Stan does. The running
-/// estimate lives in a buffer of buffer_size() values bound with bind().
+/// covariance matrix (row-major d × d), regularised towards 10⁻³·I as Stan does; or, with
+/// adaptation_config::gradients (diagonal only), √(var θᵢ / var ∂ᵢ log p) over the window's
+/// draws and gradients, the diagonal that minimises the Fisher divergence between the posterior
+/// and a Gaussian with that scale (Seyboldt, Carlson & Carpenter, arXiv 2603.18845; nutpie). The
+/// running estimates live in a buffer of buffer_size() values bound with bind().
 template <class R = double>
 class metric_adaptation {
  public:
-  /// Values of R the estimate needs for dimension d.
-  TYCHE_HD static std::size_t buffer_size(std::size_t d, bool dense) { return dense ? 2 * d + d * d : 2 * d; }
+  /// Values of R the estimate needs for dimension d (gradients: the gradients' moments too).
+  TYCHE_HD static std::size_t buffer_size(std::size_t d, bool dense, bool gradients = false) {
+    return dense ? 2 * d + d * d : (gradients ? 4 * d : 2 * d);
+  }
 
   TYCHE_HD metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
-      : d_(dim), dense_(dense), num_warmup_(num_warmup) {
+      : d_(dim), dense_(dense), gradients_(c.gradients && !dense), num_warmup_(num_warmup) {
     if (num_warmup < 20) {  // too short for windows: the metric stays as it is
       num_warmup_ = 0;
       return;
@@ -128,20 +136,42 @@ class metric_adaptation {
       delta_ = nullptr;
       m2_ = buffer + d_;
     }
-    for (std::size_t k = 0; k < buffer_size(d_, dense_); ++k) buffer[k] = 0;
+    if (gradients_) {  // the gradients' mean and m2 after the draws'
+      grad_mean_ = buffer + 2 * d_;
+      grad_m2_ = buffer + 3 * d_;
+    }
+    for (std::size_t k = 0; k < buffer_size(d_, dense_, gradients_); ++k) buffer[k] = 0;
   }
 
   /// The number of values of M⁻¹: d (diagonal) or d² (dense).
   TYCHE_HD std::size_t metric_size() const { return dense_ ? d_ * d_ : d_; }
 
-  /// Adds draw q (unconstrained); at the end of a window writes the new M⁻¹ (metric_size()
-  /// values) to inv_metric and returns true.
-  TYCHE_HD bool learn(R* inv_metric, const R* q) {
-    if (in_window()) add(q);
+  /// Adds draw q (unconstrained) and, for the gradient estimator, the gradient of log p there;
+  /// at the end of a window writes the new M⁻¹ (metric_size() values) to inv_metric and
+  /// returns true.
+  TYCHE_HD bool learn(R* inv_metric, const R* q, const R* grad = nullptr) {
+    if (in_window()) {
+      add(q);
+      if (gradients_ && grad != nullptr) add_gradient(grad);
+    }
     if (end_of_window()) {
       compute_next_window();
       const R n = static_cast<R>(count_);
       const std::size_t d = d_, size = metric_size();
+      if (gradients_ && count_ > 1) {
+        // √(var θ / var ∇): a coordinate whose gradient does not vary keeps the draws' variance
+        // (Stan's estimate); the result is kept within [1e-10, 1e10].
+        for (std::size_t k = 0; k < d; ++k) {
+          const R var = m2_[k] / (n - 1), grad_var = grad_m2_[k] / (n - 1);
+          R m = grad_var > 0 ? detail::adapt_sqrt(var / grad_var) : var;
+          if (!(m >= R(1e-10))) m = R(1e-10);
+          if (m > R(1e10)) m = R(1e10);
+          inv_metric[k] = m;
+        }
+        reset();
+        ++counter_;
+        return true;
+      }
       for (std::size_t k = 0; k < size; ++k) {
         const bool diagonal = !dense_ || k / d == k % d;
         const R cov = count_ > 1 ? m2_[k] / (n - 1) : (diagonal ? R(1) : R(0));
@@ -188,15 +218,24 @@ class metric_adaptation {
     for (std::size_t i = 0; i < d; ++i)
       for (std::size_t j = 0; j < d; ++j) m2_[i * d + j] += (q[i] - mean_[i]) * delta_[j];
   }
+  TYCHE_HD void add_gradient(const R* g) {  // Welford, count_ already advanced by add()
+    for (std::size_t i = 0; i < d_; ++i) {
+      const R delta = g[i] - grad_mean_[i];
+      grad_mean_[i] += delta / static_cast<R>(count_);
+      grad_m2_[i] += delta * (g[i] - grad_mean_[i]);
+    }
+  }
   TYCHE_HD void reset() {
     count_ = 0;
     for (std::size_t i = 0; i < d_; ++i) mean_[i] = 0;
     for (std::size_t k = 0; k < metric_size(); ++k) m2_[k] = 0;
+    if (gradients_)
+      for (std::size_t i = 0; i < d_; ++i) grad_mean_[i] = grad_m2_[i] = 0;
   }
 
   std::size_t d_ = 0;
-  R *mean_ = nullptr, *delta_ = nullptr, *m2_ = nullptr;
-  bool dense_ = false;
+  R *mean_ = nullptr, *delta_ = nullptr, *m2_ = nullptr, *grad_mean_ = nullptr, *grad_m2_ = nullptr;
+  bool dense_ = false, gradients_ = false;
   long count_ = 0;
   int num_warmup_ = 0;
   int init_buffer_ = 0, term_buffer_ = 0, window_size_ = 0, next_window_ = -1;

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <iostream>
 #include <mutex>
 #include <stdexcept>
@@ -51,6 +52,7 @@ inline void report_progress(const nuts_config& cfg, const nuts_progress& p) {
 inline adaptation_config adaptation_of(const nuts_config& cfg) {
   adaptation_config ac;
   ac.delta = cfg.adapt_delta;
+  ac.gradients = cfg.metric_estimator == metric_estimator::draws_and_gradients;
   return ac;
 }
 
@@ -89,18 +91,47 @@ class nuts_chain {
     } else {
       for (auto& m : inv_metric_) m = 1.0;
     }
-    adapt_buffer_.assign(metric_adaptation<double>::buffer_size(d, dense), 0.0);
+    adapt_buffer_.assign(metric_adaptation<double>::buffer_size(d, dense, adaptation_of(cfg_).gradients), 0.0);
     metric_adapt_.bind(adapt_buffer_.data());
     scratch_.assign(4 * d, 0.0);
     grad_.assign(d, 0.0);
     workspace_.assign(target_.workspace_size(), 0.0);
-    for (int attempt = 0;; ++attempt) {
-      q_ = target_.initial_point(rng_, cfg_.init_radius);
+    if (!cfg_.init_inv_metric.empty()) {  // sizes checked before the chains start
+      inv_metric_ = cfg_.init_inv_metric;
+      if (dense) {
+        std::size_t where = 0;
+        if (cholesky_lower(inv_metric_.data(), chol_.data(), d, &where) != nuts_status::ok)  // checked before
+          throw std::invalid_argument("tyche::nuts: init_inv_metric is not symmetric positive definite (pivot " +
+                                      std::to_string(where) + ")");
+      }
+    }
+    if (!cfg_.init.empty()) {
+      const auto& values = cfg_.init.size() == 1 ? cfg_.init[0] : cfg_.init[static_cast<std::size_t>(chain_)];
+      const std::string who = "tyche::nuts: chain " + std::to_string(chain_ + 1) + ": init";
+      if constexpr (requires { target_.unconstrain(values); }) {
+        try {
+          q_ = target_.unconstrain(values);
+        } catch (const std::exception& e) {
+          throw std::runtime_error(who + ": " + e.what());
+        }
+      } else {
+        throw std::invalid_argument(who + ": this target cannot map constrained values to θ (unconstrain)");
+      }
       log_density_ = evaluate(q_.data(), grad_.data());
       bool finite = std::isfinite(log_density_);
       for (double g : grad_) finite = finite && std::isfinite(g);
-      if (finite) break;
-      if (attempt == 99) throw std::runtime_error(no_initial_point());
+      if (!finite)
+        throw std::runtime_error(who + ": the log density or its gradient is not finite at the given initial "
+                                       "values (the log density is " + tyche::detail::format_number(log_density_) + ")");
+    } else {
+      for (int attempt = 0;; ++attempt) {
+        q_ = target_.initial_point(rng_, cfg_.init_radius);
+        log_density_ = evaluate(q_.data(), grad_.data());
+        bool finite = std::isfinite(log_density_);
+        for (double g : grad_) finite = finite && std::isfinite(g);
+        if (finite) break;
+        if (attempt == 99) throw std::runtime_error(no_initial_point());
+      }
     }
     step_size_ = cfg_.init_step_size;
     find_step_size();

@@ -16,6 +16,11 @@
 namespace tyche {
 
 namespace samplers {
+/// How warm-up estimates the diagonal metric in each window: from the draws' variances (Stan's
+/// scheme, the default), or from the draws and the gradients of log p, √(var θ / var ∇log p)
+/// (nutpie's; docs/nuts.md, "Warm-up"). draws_and_gradients needs metric = diagonal.
+enum class metric_estimator { draws, draws_and_gradients };
+
 /// How the CPU executor schedules the chains of its lanes: program_counter (default) lets
 /// every lane start its next transition as soon as its trajectory ends; trajectory_sync makes
 /// all chains wait for the longest trajectory of each iteration (the baseline of the
@@ -130,6 +135,18 @@ struct nuts_config {
   /// The metric adapted in warm-up: diagonal (Stan's diag_e, the default) or dense (dense_e,
   /// for strongly correlated posteriors of moderate dimension: O(d²) per leapfrog).
   samplers::metric_kind metric = samplers::metric_kind::diagonal;
+  /// How warm-up estimates the diagonal metric: draws (Stan's) or draws_and_gradients (nutpie's).
+  samplers::metric_estimator metric_estimator = samplers::metric_estimator::draws;
+  /// Initial values on the constrained scale, in the order of parameter_names(): one vector for
+  /// every chain, or one per chain; empty (the default): Stan's random initial points
+  /// (init_radius). approximate_fit::initial_values(chains) gives one per chain from the draws
+  /// of pathfinder() (docs/inference.md).
+  std::vector<std::vector<double>> init = {};
+  /// The inverse metric warm-up starts from, on the unconstrained scale: d values (metric =
+  /// diagonal) or d × d row-major (dense); empty: the identity, as Stan. Warm-up replaces it at
+  /// the end of its first slow window; with warmup = 0 it is the metric of every draw.
+  /// approximate_fit::inverse_metric(metric) gives it from a pathfinder() fit.
+  std::vector<double> init_inv_metric = {};
   /// Progress: every `refresh` iterations of each chain (and at its first and last), on_progress
   /// is called, or, when it is empty, a line in Stan's format goes to std::clog
   /// ("Chain 2: Iteration: 100 / 2000 [  5%]  (Warmup)"). 0: silent. Calls are serialised, from

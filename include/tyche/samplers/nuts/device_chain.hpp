@@ -31,7 +31,8 @@ struct device_chain_layout {
   std::size_t metric_size = 0, workspace_size = 0;
   bool dense = false;
 
-  TYCHE_HD static device_chain_layout make(std::size_t d, int max_depth, metric_kind kind, std::size_t workspace) {
+  TYCHE_HD static device_chain_layout make(std::size_t d, int max_depth, metric_kind kind, std::size_t workspace,
+                                           bool gradient_metric = false) {
     device_chain_layout l;
     l.dense = kind == metric_kind::dense;
     l.metric_size = l.dense ? d * d : d;
@@ -42,7 +43,7 @@ struct device_chain_layout {
       return here;
     };
     l.kernel = take(nuts_kernel<double>::storage_size(d, max_depth, kind));
-    l.adapt = take(metric_adaptation<double>::buffer_size(d, l.dense));
+    l.adapt = take(metric_adaptation<double>::buffer_size(d, l.dense, gradient_metric));
     l.metric = take(l.metric_size);
     l.chol = take(l.dense ? d * d : 0);
     l.q = take(d);

@@ -156,7 +156,7 @@ inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, st
   r.draws = cfg.draws;
   r.max_depth = cfg.max_depth;
   r.metric = cfg.metric;
-  r.layout = device_chain_layout::make(d, cfg.max_depth, cfg.metric, workspace);
+  r.layout = device_chain_layout::make(d, cfg.max_depth, cfg.metric, workspace, adaptation_of(cfg).gradients);
   const std::size_t per_draw = checked_product(static_cast<std::size_t>(cfg.chains),
                                                d * sizeof(double) + sizeof(transition_stats), "a draw of every chain");
   const std::size_t fit = std::max<std::size_t>(1, (std::size_t(256) << 20) / per_draw);

@@ -62,6 +62,10 @@ class model_target {
     const auto x = model_.constrain(std::span<const double>(q, dim()));
     out.insert(out.end(), x.begin(), x.end());
   }
+  /// θ of constrained values (nuts_config::init).
+  [[nodiscard]] std::vector<double> unconstrain(const std::vector<double>& values) const {
+    return model_.unconstrain(values);
+  }
 
  private:
   const Model& model_;
@@ -83,6 +87,51 @@ inline void check_config(const nuts_config& cfg) {
     fail("init_step_size = " + tyche::detail::format_number(cfg.init_step_size) + " is not a positive finite number");
   if (!(cfg.init_radius >= 0) || !std::isfinite(cfg.init_radius))
     fail("init_radius = " + tyche::detail::format_number(cfg.init_radius) + " is not a finite number ≥ 0");
+  if (cfg.metric_estimator == metric_estimator::draws_and_gradients && cfg.metric != metric_kind::diagonal)
+    fail("metric_estimator = draws_and_gradients estimates a diagonal metric: use metric = diagonal");
+  if (cfg.init.size() > 1 && cfg.init.size() != static_cast<std::size_t>(cfg.chains))
+    fail("init holds " + std::to_string(cfg.init.size()) + " vectors of initial values: give one for every chain, or " +
+         std::to_string(cfg.chains) + " (one per chain)");
+  for (std::size_t c = 0; c < cfg.init.size(); ++c)
+    for (std::size_t k = 0; k < cfg.init[c].size(); ++k)
+      if (!std::isfinite(cfg.init[c][k]))
+        fail("init[" + std::to_string(c) + "][" + std::to_string(k) + "] = " + tyche::detail::format_number(cfg.init[c][k]) +
+             " is not finite");
+  for (std::size_t k = 0; k < cfg.init_inv_metric.size(); ++k)
+    if (!std::isfinite(cfg.init_inv_metric[k]))
+      fail("init_inv_metric[" + std::to_string(k) + "] = " + tyche::detail::format_number(cfg.init_inv_metric[k]) +
+           " is not finite");
+}
+
+/// The configuration's errors that need the target's sizes (init, init_inv_metric), before any
+/// chain starts.
+inline void check_config_sizes(const nuts_config& cfg, std::size_t dim, std::size_t constrained_dim,
+                               const std::vector<std::string>& names) {
+  auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: " + what); };
+  for (std::size_t c = 0; c < cfg.init.size(); ++c)
+    if (cfg.init[c].size() != constrained_dim)
+      fail("init[" + std::to_string(c) + "] holds " + std::to_string(cfg.init[c].size()) + " values, expected " +
+           std::to_string(constrained_dim) + " (one per name of parameter_names(): " +
+           (names.empty() ? std::string() : names.front() + (names.size() > 1 ? ", …" : "")) + ")");
+  if (cfg.init_inv_metric.empty()) return;
+  const bool dense = cfg.metric == metric_kind::dense;
+  const std::size_t want = dense ? dim * dim : dim;
+  if (cfg.init_inv_metric.size() != want)
+    fail("init_inv_metric holds " + std::to_string(cfg.init_inv_metric.size()) + " values, expected " +
+         std::to_string(want) + (dense ? " (d × d, row-major, for the dense metric; d = " : " (the diagonal; d = ") +
+         std::to_string(dim) + " unconstrained coordinates)");
+  if (!dense) {
+    for (std::size_t k = 0; k < dim; ++k)
+      if (!(cfg.init_inv_metric[k] > 0))
+        fail("init_inv_metric[" + std::to_string(k) + "] = " + tyche::detail::format_number(cfg.init_inv_metric[k]) +
+             " is not positive");
+  } else {
+    std::vector<double> chol(dim * dim);
+    std::size_t pivot = 0;
+    if (cholesky_lower(cfg.init_inv_metric.data(), chol.data(), dim, &pivot) != nuts_status::ok)
+      fail("init_inv_metric is not symmetric positive definite (its Cholesky factorisation fails at pivot " +
+           std::to_string(pivot + 1) + " of " + std::to_string(dim) + ")");
+  }
 }
 
 /// The sampler's view of a log_density_target with its type erased: the driver — chains,
@@ -132,6 +181,14 @@ class erased_target {
   static void constrain_of(const void* self, const double* q, std::vector<double>& out) {
     static_cast<const Target*>(self)->constrain(q, out);
   }
+  using unconstrain_fn = std::vector<double> (*)(const void*, const std::vector<double>&);
+  template <class Target>
+  static constexpr unconstrain_fn unconstrain_of() {
+    if constexpr (requires(const Target& t, const std::vector<double>& v) { t.unconstrain(v); })
+      return [](const void* self, const std::vector<double>& v) { return static_cast<const Target*>(self)->unconstrain(v); };
+    else
+      return nullptr;
+  }
 
  public:
   /// Views `target`, which must outlive this object.
@@ -140,7 +197,8 @@ class erased_target {
       : self_(&target), dim_(target.dim()), constrained_dim_(target.constrained_dim()),
         workspace_size_(target.workspace_size()), data_values_(data_values_of(target)), double_(&value_and_gradient_of<Target, double>),
         full_(&value_and_gradient_of<Target, Full>), half_(&value_and_gradient_of<Target, half_type>),
-        part_(parts_of<Target>()), initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>) {}
+        part_(parts_of<Target>()), initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>),
+        unconstrain_(unconstrain_of<Target>()) {}
   [[nodiscard]] std::size_t dim() const { return dim_; }
   [[nodiscard]] std::size_t constrained_dim() const { return constrained_dim_; }
   [[nodiscard]] std::size_t workspace_size() const { return workspace_size_; }
@@ -170,6 +228,13 @@ class erased_target {
     return initial_point_(self_, rng, radius);
   }
   void constrain(const double* q, std::vector<double>& out) const { constrain_(self_, q, out); }
+  /// θ of constrained values (nuts_config::init); throws when the target cannot map them.
+  [[nodiscard]] std::vector<double> unconstrain(const std::vector<double>& values) const {
+    if (unconstrain_ == nullptr)
+      throw std::invalid_argument("tyche::nuts: this target cannot map constrained values to θ (unconstrain): "
+                                  "leave init empty");
+    return unconstrain_(self_, values);
+  }
 
  private:
   const void* self_;
@@ -180,6 +245,7 @@ class erased_target {
   part_fn part_;  // null: the target cannot split an evaluation
   std::vector<double> (*initial_point_)(const void*, counter_rng&, double);
   void (*constrain_)(const void*, const double*, std::vector<double>&);
+  unconstrain_fn unconstrain_;  // null: the target cannot map constrained values to θ
 };
 
 /// The driver's view of every model of this translation unit's SIMD settings.
@@ -190,6 +256,7 @@ using model_erased_target = erased_target<lane_batch, half_lane_batch>;
 template <class Target>
 nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vector<std::string> names) {
   check_config(cfg);
+  check_config_sizes(cfg, target.dim(), target.constrained_dim(), names);
   const auto start = std::chrono::steady_clock::now();
   nuts_fit fit = make_fit_frame(cfg, std::move(names));
   using chain_type = nuts_chain<Target>;
@@ -239,6 +306,7 @@ template <class Target>
 nuts_fit run_nuts_emulated(const Target& target, const nuts_config& cfg, const cuda& exec,
                            std::vector<std::string> names) {
   check_config(cfg);
+  check_config_sizes(cfg, target.dim(), target.constrained_dim(), names);
   const auto start = std::chrono::steady_clock::now();
   host_launcher launcher;
   nuts_fit fit;
@@ -261,6 +329,7 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
   // own value_and_gradient<double> either way).
   if (exec.emulate) return run_nuts_emulated(model_erased_target(target), cfg, exec, m.parameter_names());
   check_config(cfg);
+  check_config_sizes(cfg, m.dim(), m.constrained_dim(), m.parameter_names());
   check_cuda_settings(exec);  // before a launcher touches the device
   const auto start = std::chrono::steady_clock::now();
   using view_type = std::remove_cvref_t<decltype(m.program().view())>;

@@ -34,7 +34,7 @@ TYCHE_HD warmup_result warmup_step(int iteration, int warmup, R& eps, R accept_s
                                    R logp, std::size_t d, Rng& rng, Target&& target, R* scratch) {
   warmup_result r;
   step.learn(eps, accept_stat);
-  if (metric.learn(inv_metric, q)) {
+  if (metric.learn(inv_metric, q, grad)) {
     const nuts_status s = chol != nullptr ? cholesky_lower(inv_metric, chol, d, &r.where)
                                           : check_diagonal_metric(inv_metric, d, &r.where);
     if (s != nuts_status::ok) {

@@ -1,0 +1,186 @@
+// Warm-up's options (samplers/nuts/chain.hpp, sampler.hpp, adaptation.hpp): nuts_config::init and
+// init_inv_metric (chains start where they are told, warm-up starts from the metric given, bad
+// values are errors before any chain starts; initial values from pathfinder() start in the
+// typical set) and metric_estimator = draws_and_gradients (nutpie's diagonal: exact on a
+// Gaussian, and the shared posteriors still match their references).
+#include <tyche/tyche.hpp>
+
+#include "../../examples/posteriordb.hpp"
+#include "support/reference_summary.hpp"
+#include "support/sanitized.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace {
+
+using Catch::Matchers::Contains;
+
+double chain_mean(const tyche::nuts_fit& fit, int chain, std::size_t k) {
+  double s = 0;
+  for (int d = 0; d < fit.draws; ++d) s += fit.values[static_cast<std::size_t>(chain)][static_cast<std::size_t>(d) * fit.dim() + k];
+  return s / fit.draws;
+}
+
+}  // namespace
+
+TEST_CASE("nuts: each chain starts at its init, and a chain cannot leave the mode it starts in", "[samplers][init]") {
+  using namespace tyche;
+  // Two modes at -10 and 10 (sd 1): NUTS does not cross the valley between them, so the chains'
+  // means say where they started.
+  auto x = flat<"x">();
+  const auto m = model(joint(x, target(log_mix(0.5, normal_lpdf(x, -10.0, 1.0), normal_lpdf(x, 10.0, 1.0)))));
+  const nuts_fit fit = nuts(m, {.chains = 2, .warmup = 200, .draws = 200, .seed = 3, .init = {{10.0}, {-10.0}}});
+  CHECK(chain_mean(fit, 0, 0) == Approx(10.0).margin(0.5));
+  CHECK(chain_mean(fit, 1, 0) == Approx(-10.0).margin(0.5));
+  // One init for every chain.
+  const nuts_fit same = nuts(m, {.chains = 2, .warmup = 200, .draws = 200, .seed = 3, .init = {{-10.0}}});
+  CHECK(chain_mean(same, 0, 0) == Approx(-10.0).margin(0.5));
+  CHECK(chain_mean(same, 1, 0) == Approx(-10.0).margin(0.5));
+  // The emulated device executor initialises the same way.
+  nuts_config emulated{.chains = 2, .warmup = 200, .draws = 200, .seed = 3, .init = {{10.0}, {-10.0}}};
+  emulated.executor = cuda{.emulate = true};
+  const nuts_fit device = nuts(m, emulated);
+  CHECK(chain_mean(device, 0, 0) == Approx(10.0).margin(0.5));
+  CHECK(chain_mean(device, 1, 0) == Approx(-10.0).margin(0.5));
+}
+
+TEST_CASE("nuts: init_inv_metric is the metric warm-up starts from (with no warm-up, every draw's)", "[samplers][init]") {
+  using namespace tyche;
+  const auto m = model(joint(normal<"a">(0.0, 3.0), normal<"b">(1.0, 0.2)));
+  const nuts_fit diag = nuts(m, {.chains = 1, .warmup = 0, .draws = 10, .init_inv_metric = {9.0, 0.04}});
+  CHECK(diag.inv_metric[0] == std::vector<double>{9.0, 0.04});
+  const nuts_fit dense = nuts(m, {.chains = 1, .warmup = 0, .draws = 10, .metric = samplers::metric_kind::dense,
+                                  .init_inv_metric = {9.0, 0.1, 0.1, 0.04}});
+  CHECK(dense.inv_metric[0] == std::vector<double>{9.0, 0.1, 0.1, 0.04});
+  // With warm-up the windows replace it.
+  const nuts_fit adapted = nuts(m, {.chains = 1, .warmup = 300, .draws = 10, .init_inv_metric = {9.0, 0.04}});
+  CHECK(adapted.inv_metric[0] != std::vector<double>{9.0, 0.04});
+}
+
+TEST_CASE("nuts: bad init and init_inv_metric are errors naming them, before any chain starts", "[samplers][init]") {
+  using namespace tyche;
+  const auto m = model(joint(normal<"mu">(0.0, 1.0), lognormal<"sigma">(0.0, 1.0)));
+  CHECK_THROWS_WITH(nuts(m, {.chains = 3, .init = {{0.0, 1.0}, {0.0, 1.0}}}),
+                    Contains("init holds 2 vectors of initial values: give one for every chain, or 3"));
+  CHECK_THROWS_WITH(nuts(m, {.init = {{0.0}}}), Contains("init[0] holds 1 values, expected 2"));
+  CHECK_THROWS_WITH(nuts(m, {.init = {{0.0, std::nan("")}}}), Contains("init[0][1] = nan is not finite"));
+  CHECK_THROWS_WITH(nuts(m, {.chains = 1, .init = {{0.0, -1.0}}}),
+                    Contains("chain 1: init") && Contains("sigma = -1 is outside its support"));
+  CHECK_THROWS_WITH(nuts(m, {.init_inv_metric = {1.0}}), Contains("init_inv_metric holds 1 values, expected 2"));
+  CHECK_THROWS_WITH(nuts(m, {.init_inv_metric = {1.0, 0.0}}), Contains("init_inv_metric[1] = 0 is not positive"));
+  CHECK_THROWS_WITH(nuts(m, {.metric = samplers::metric_kind::dense, .init_inv_metric = {1.0, 2.0, 2.0, 1.0}}),
+                    Contains("init_inv_metric is not symmetric positive definite"));
+}
+
+TEST_CASE("nuts from pathfinder: the initial values lie in the typical set and the metric is the approximation's",
+          "[samplers][init]") {
+  using namespace tyche;
+  // A 10-d Gaussian far from Stan's (-2, 2) box: x_i ~ normal(20 + i, 0.1 (i + 1)).
+  struct far_data {
+    std::vector<double> y, s;
+  };
+  far_data g;
+  for (int i = 0; i < 10; ++i) {
+    g.y.push_back(20.0 + i);
+    g.s.push_back(0.1 * (i + 1));
+  }
+  const auto m = model([](const far_data& g) {
+    auto x = flat<"x">(shape<10>);
+    return joint(x, normal(x, data(g.s)).observe(data(g.y)));
+  }, g);
+  const approximate_fit pf = pathfinder(m, {.seed = 2});
+  const nuts_fit fit = nuts(m, {.chains = 4, .warmup = 200, .draws = 400, .seed = 2, .init = pf.initial_values(4),
+                                .init_inv_metric = pf.inverse_metric()});
+  // Reached the bulk: each initial point's log density above the 0.1 % quantile of the draws'
+  // lp__ (an exact posterior draw falls below it with probability 0.001; a point of Stan's
+  // (-2, 2) box has lp ≈ -2e4 here). bench/run.sh inference measures the rates.
+  std::vector<double> lp;
+  for (const auto& chain : fit.stats)
+    for (const auto& s : chain) lp.push_back(s.log_density);
+  std::sort(lp.begin(), lp.end());
+  const double lo = lp[lp.size() / 1000];
+  for (const auto& values : pf.initial_values(4)) CHECK(m.log_prob(m.unconstrain(values)) >= lo);
+  // The metric: the approximation's variances, close to s² here.
+  const std::vector<double> metric = pf.inverse_metric();
+  REQUIRE(metric.size() == 10);
+  for (std::size_t i = 0; i < 10; ++i) CHECK(metric[i] == Approx(g.s[i] * g.s[i]).epsilon(0.25));
+  for (std::size_t i = 0; i < 10; ++i) CHECK(chain_mean(fit, 0, i) == Approx(g.y[i]).margin(4 * g.s[i] / std::sqrt(100.0)));
+  CHECK_THROWS_WITH(pf.initial_values(0), Contains("n = 0 must be >= 1"));
+}
+
+TEST_CASE("nuts: the gradient-based metric recovers the exact diagonal of a Gaussian; Stan's estimates it",
+          "[samplers][warmup]") {
+  using namespace tyche;
+  // x_i ~ normal(0, s_i), s from 0.01 to 100: var θ_i / var ∂_i log p = s_i⁴ in every window, so
+  // √ of it is s_i² to rounding, whatever the draws.
+  struct scales {
+    std::vector<double> zero, s;
+  };
+  scales g;
+  for (const double s : {0.01, 0.1, 1.0, 10.0, 100.0}) {
+    g.zero.push_back(0.0);
+    g.s.push_back(s);
+  }
+  const auto m = model([](const scales& g) {
+    auto x = flat<"x">(shape<5>);
+    return joint(x, normal(x, data(g.s)).observe(data(g.zero)));
+  }, g);
+  nuts_config cfg{.chains = 2, .warmup = 500, .draws = 200, .seed = 4};
+  cfg.metric_estimator = samplers::metric_estimator::draws_and_gradients;
+  const nuts_fit fit = nuts(m, cfg);
+  for (std::size_t c = 0; c < 2; ++c)
+    for (std::size_t i = 0; i < 5; ++i) CHECK(fit.inv_metric[c][i] == Approx(g.s[i] * g.s[i]).epsilon(0.05));
+  // Stan's estimate from the same number of draws is off by sampling noise (and regularised).
+  const nuts_fit stan = nuts(m, {.chains = 2, .warmup = 500, .draws = 200, .seed = 4});
+  double worst = 0;
+  for (std::size_t i = 0; i < 5; ++i) worst = std::max(worst, std::fabs(stan.inv_metric[0][i] / (g.s[i] * g.s[i]) - 1));
+  CHECK(worst > 0.01);
+  // The dense metric has no gradient-based estimator.
+  nuts_config dense = cfg;
+  dense.metric = samplers::metric_kind::dense;
+  CHECK_THROWS_WITH(nuts(m, dense), Contains("metric_estimator = draws_and_gradients estimates a diagonal metric"));
+}
+
+TEST_CASE("nuts: with the gradient-based metric the shared posteriors still match their references",
+          "[samplers][warmup][reference]") {
+  if constexpr (tyche_test::address_sanitized) return;  // a statistical check, as posteriordb_nuts_test's
+  using namespace tyche;
+  auto check = [](const auto& m, const std::string& name, std::uint64_t seed) {
+    const auto ref = tyche_test::read_reference_summary(tyche_examples::posteriors_dir(__FILE__) / name);
+    nuts_config cfg{.chains = 4, .warmup = 1000, .draws = 2500, .seed = seed};
+    cfg.metric_estimator = samplers::metric_estimator::draws_and_gradients;
+    const nuts_fit fit = nuts(m, cfg);
+    for (std::size_t k = 0; k < fit.dim(); ++k) {
+      const auto it = ref.find(fit.names[k]);
+      REQUIRE(it != ref.end());
+      const auto r = tyche_test::compare_to_reference(fit.parameter(k), it->second);
+      INFO(name << " " << fit.names[k] << ": mean " << r.mean << " (reference " << it->second.mean << "), sd " << r.sd
+                << " (reference " << it->second.sd << "), z = " << r.z);
+      CHECK(r.z < 4.0);
+      CHECK(std::fabs(r.sd / it->second.sd - 1.0) < 0.10);
+    }
+  };
+  auto load = [](const char* name) {
+    return tyche::read_json_data((tyche_examples::posteriors_dir(__FILE__) / name / "data.json").string());
+  };
+  {
+    const auto d = load("kidiq-kidscore_interaction");
+    check(tyche_examples::kidiq_kidscore_interaction(d).model, "kidiq-kidscore_interaction", 201);
+  }
+  {
+    const auto d = load("sblrc-blr");
+    check(tyche_examples::sblrc_blr(d).model, "sblrc-blr", 202);
+  }
+  {
+    const auto d = load("garch-garch11");
+    check(tyche_examples::garch11(d).model, "garch-garch11", 203);
+  }
+  {
+    const auto d = load("low_dim_gauss_mix-low_dim_gauss_mix");
+    check(tyche_examples::low_dim_gauss_mix(d).model, "low_dim_gauss_mix-low_dim_gauss_mix", 204);
+  }
+}
