@@ -21903,7 +21903,8 @@ struct lbfgs_settings {
 };
 
 /// Checks settings (any inference method's lbfgs part); `fn` prefixes the message.
-inline void check_lbfgs_settings(const lbfgs_settings& s, const std::string& fn) {
+template <class = void>
+void check_lbfgs_settings(const lbfgs_settings& s, const std::string& fn) {
   auto fail = [&](const std::string& what) { throw std::invalid_argument(fn + what); };
   if (s.iterations < 1) fail("iterations = " + std::to_string(s.iterations) + " must be >= 1");
   if (s.history_size < 1) fail("history_size = " + std::to_string(s.history_size) + " must be >= 1");
@@ -21929,14 +21930,16 @@ struct lbfgs_result {
 
 namespace detail {
 
-inline double dot(const double* a, const double* b, std::size_t n) {
+template <class = void>
+double dot(const double* a, const double* b, std::size_t n) {
   double s = 0;
   for (std::size_t i = 0; i < n; ++i) s += a[i] * b[i];
   return s;
 }
 
 /// The minimiser of the cubic through (a, fa, da) and (b, fb, db), or NaN where it has none.
-inline double cubic_minimiser(double a, double fa, double da, double b, double fb, double db) {
+template <class = void>
+double cubic_minimiser(double a, double fa, double da, double b, double fb, double db) {
   const double d1 = da + db - 3 * (fa - fb) / (a - b);
   const double disc = d1 * d1 - da * db;
   if (!(disc >= 0)) return std::nan("");
@@ -21947,7 +21950,8 @@ inline double cubic_minimiser(double a, double fa, double da, double b, double f
 /// The first trial step of an iteration after the first, as Stan's BFGS minimiser chooses it:
 /// the minimiser over [lo, hi] of the cubic h with h(0) = 0, h'(0) = df0, h(x1) = f1,
 /// h'(x1) = df1 (the previous step's change of f along its direction, at its step x1).
-inline double cubic_step(double df0, double x1, double f1, double df1, double lo, double hi) {
+template <class = void>
+double cubic_step(double df0, double x1, double f1, double df1, double lo, double hi) {
   const double a_ = f1 - df0 * x1, b_ = df1 - df0;
   const double b = (b_ - 2 * a_ / x1) / (x1 * x1), a = (a_ - b * x1 * x1 * x1) / (x1 * x1);
   auto h = [&](double t) { return t * (df0 + t * (a + t * b)); };
@@ -21975,7 +21979,8 @@ inline double cubic_step(double df0, double x1, double f1, double df1, double lo
 /// Minimises f = −log p along x + α·p by a strong-Wolfe line search (c1 = 1e-4, c2 = 0.9, as
 /// Stan). Returns the step, or 0 when none was found; x_new, g_new, f_new hold the point found.
 /// A non-finite f is treated as +∞ (the step shrinks).
-struct line_search {
+template <class = void>
+struct basic_line_search {
   const log_density_function& density;
   double* workspace;
   long long& evaluations;
@@ -22076,10 +22081,12 @@ struct line_search {
     return 0;
   }
 };
+using line_search = basic_line_search<>;
 
 /// The L-BFGS direction −H·g by the two-loop recursion (Nocedal & Wright Algorithm 7.4), over the
 /// pairs kept (oldest first), H0 = (s'y / y'y)·I from the newest pair.
-inline void lbfgs_direction(const std::vector<std::vector<double>>& s, const std::vector<std::vector<double>>& y,
+template <class = void>
+void lbfgs_direction(const std::vector<std::vector<double>>& s, const std::vector<std::vector<double>>& y,
                             const std::vector<double>& grad_f, std::vector<double>& out) {
   const std::size_t m = s.size(), n = grad_f.size();
   out = grad_f;
@@ -22106,7 +22113,8 @@ inline void lbfgs_direction(const std::vector<std::vector<double>>& s, const std
 /// given settings. Stops at the first convergence test that holds (CmdStan's), at the iteration
 /// limit, or when the line search fails twice in a row (from the quasi-Newton direction, then,
 /// with the history cleared, from the gradient). record: keep every iterate (pathfinder).
-inline lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, const lbfgs_settings& s,
+template <class = void>
+lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, const lbfgs_settings& s,
                           bool record = false) {
   const std::size_t n = density.dim;
   lbfgs_result r;
@@ -22317,7 +22325,8 @@ model_functions functions_of(const Model& m) {
 /// parameter_names()) when given, else Stan's: θ uniform on (−radius, radius), up to 100
 /// attempts at a finite log density and gradient. Throws invalid_argument naming `fn` and what
 /// was wrong.
-inline std::vector<double> initial_point(const model_functions& model, const log_density_function& density,
+template <class = void>
+std::vector<double> initial_point(const model_functions& model, const log_density_function& density,
                                          const std::vector<double>& init, double radius, counter_rng& rng,
                                          const std::string& fn) {
   const std::size_t d = density.dim;
@@ -22378,7 +22387,8 @@ namespace detail {
 
 /// In-place Cholesky factor (lower, row-major n × n) of a symmetric matrix; false when it is
 /// not positive definite. The upper triangle is zeroed.
-inline bool cholesky(std::vector<double>& a, std::size_t n) {
+template <class = void>
+bool cholesky(std::vector<double>& a, std::size_t n) {
   for (std::size_t j = 0; j < n; ++j) {
     double diag = a[j * n + j];
     for (std::size_t k = 0; k < j; ++k) diag -= a[j * n + k] * a[j * n + k];
@@ -22396,7 +22406,8 @@ inline bool cholesky(std::vector<double>& a, std::size_t n) {
 }
 
 /// Solves L' x = b in place (L lower, row-major).
-inline void solve_upper_transposed(const std::vector<double>& l, std::size_t n, double* b) {
+template <class = void>
+void solve_upper_transposed(const std::vector<double>& l, std::size_t n, double* b) {
   for (std::size_t i = n; i-- > 0;) {
     double v = b[i];
     for (std::size_t k = i + 1; k < n; ++k) v -= l[k * n + i] * b[k];
@@ -22405,7 +22416,8 @@ inline void solve_upper_transposed(const std::vector<double>& l, std::size_t n, 
 }
 
 /// Solves L x = b in place (L lower, row-major).
-inline void solve_lower(const std::vector<double>& l, std::size_t n, double* b) {
+template <class = void>
+void solve_lower(const std::vector<double>& l, std::size_t n, double* b) {
   for (std::size_t i = 0; i < n; ++i) {
     double v = b[i];
     for (std::size_t k = 0; k < i; ++k) v -= l[i * n + k] * b[k];
@@ -22416,7 +22428,8 @@ inline void solve_lower(const std::vector<double>& l, std::size_t n, double* b) 
 inline constexpr double log_two_pi = 1.8378770664093454836;
 
 /// The diagonal of a d × d row-major matrix.
-inline std::vector<double> diagonal(const std::vector<double>& m, std::size_t d) {
+template <class = void>
+std::vector<double> diagonal(const std::vector<double>& m, std::size_t d) {
   std::vector<double> out(d);
   for (std::size_t i = 0; i < d; ++i) out[i] = m[i * d + i];
   return out;
@@ -22503,15 +22516,18 @@ struct laplace_config {
 
 namespace inference {
 
-inline lbfgs_settings settings_of(const optimize_config& c) {
+template <class = void>
+lbfgs_settings settings_of(const optimize_config& c) {
   return {c.iterations, c.init_alpha, c.tol_obj, c.tol_rel_obj, c.tol_grad, c.tol_rel_grad, c.tol_param,
           c.history_size};
 }
 
-inline double norm(const std::vector<double>& v) { return std::sqrt(detail::dot(v.data(), v.data(), v.size())); }
+template <class = void>
+double norm(const std::vector<double>& v) { return std::sqrt(detail::dot(v.data(), v.data(), v.size())); }
 
 /// optimize() on a model's functions (compiled once per translation unit).
-inline optimize_result optimize(const model_functions& model, const optimize_config& cfg) {
+template <class = void>
+optimize_result optimize(const model_functions& model, const optimize_config& cfg) {
   const std::string fn = "tyche::optimize: ";
   check_lbfgs_settings(settings_of(cfg), fn);
   const auto start = std::chrono::steady_clock::now();
@@ -22546,7 +22562,8 @@ inline optimize_result optimize(const model_functions& model, const optimize_con
 
 /// The Hessian of log p at x by central differences of the exact gradient, symmetrised
 /// (step ε^(1/3)·max(1, |x_i|) per coordinate: exact for a quadratic log p up to rounding).
-inline std::vector<double> hessian(const log_density_function& density, const std::vector<double>& x,
+template <class = void>
+std::vector<double> hessian(const log_density_function& density, const std::vector<double>& x,
                                    long long& evaluations) {
   const std::size_t d = density.dim;
   std::vector<double> h(d * d), workspace(density.workspace_size), gp(d), gm(d), xs = x;
@@ -22568,7 +22585,8 @@ inline std::vector<double> hessian(const log_density_function& density, const st
 }
 
 /// laplace() on a model's functions.
-inline approximate_fit laplace(const model_functions& model, const optimize_result& mode, const laplace_config& cfg) {
+template <class = void>
+approximate_fit laplace(const model_functions& model, const optimize_result& mode, const laplace_config& cfg) {
   const std::string fn = "tyche::laplace: ";
   const auto start = std::chrono::steady_clock::now();
   const log_density_function& density = model.density(mode.jacobian);
@@ -22708,7 +22726,8 @@ struct psis_result {
 
 /// Zhang & Stephens (2009) fit of a generalised Pareto distribution to x (sorted ascending,
 /// positive): k and σ, with k shrunk towards 0.5 by the prior of Vehtari et al. (weight 10).
-inline void fit_generalized_pareto(const std::vector<double>& x, double& k, double& sigma) {
+template <class = void>
+void fit_generalized_pareto(const std::vector<double>& x, double& k, double& sigma) {
   const std::size_t n = x.size();
   const double prior = 3;
   const std::size_t m = 30 + static_cast<std::size_t>(std::sqrt(static_cast<double>(n)));
@@ -22744,7 +22763,8 @@ inline void fit_generalized_pareto(const std::vector<double>& x, double& k, doub
 }
 
 /// PSIS of log weights (any finite or −∞ values; at least one finite).
-inline psis_result psis(const std::vector<double>& log_w) {
+template <class = void>
+psis_result psis(const std::vector<double>& log_w) {
   const std::size_t s = log_w.size();
   psis_result out;
   out.log_weights = log_w;
@@ -22796,7 +22816,8 @@ inline psis_result psis(const std::vector<double>& log_w) {
 }
 
 /// n indices drawn with replacement with probabilities ∝ exp(log_w).
-inline std::vector<std::size_t> resample(const std::vector<double>& log_w, std::size_t n, counter_rng& rng) {
+template <class = void>
+std::vector<std::size_t> resample(const std::vector<double>& log_w, std::size_t n, counter_rng& rng) {
   const double max_lw = *std::max_element(log_w.begin(), log_w.end());
   std::vector<double> cumulative(log_w.size());
   double total = 0;
@@ -22857,7 +22878,8 @@ namespace inference {
 
 /// One path's best Gaussian: N(mean, D + W M W'), D = diag(alpha), W = [S, D·Y] (d × 2m),
 /// sampled through a thin QR factorisation of D^(−1/2)·W, or densely when d ≤ 2m.
-class lbfgs_gaussian {
+template <class = void>
+class basic_lbfgs_gaussian {
  public:
   /// From the iterate x with gradient g (of log p), the diagonal and the pairs (oldest first;
   /// y = ∇log p(x_k) − ∇log p(x_k+1), so s'y > 0). False when the covariance is not positive
@@ -23056,6 +23078,7 @@ class lbfgs_gaussian {
   std::vector<double> alpha_, w_, m_mat_, mean_, q_, chol_;
   double log_det_ = 0;
 };
+using lbfgs_gaussian = basic_lbfgs_gaussian<>;
 
 /// One path: its best Gaussian, and num_draws draws from it with log p and log q.
 struct pathfinder_path {
@@ -23071,7 +23094,8 @@ struct pathfinder_path {
 
 /// The diagonal update of the paper's Algorithm 3 (the diagonal of a BFGS update of
 /// diag(1/α) scaled by y'αy / y's, inverted).
-inline void update_diagonal(std::vector<double>& alpha, const std::vector<double>& s, const std::vector<double>& y) {
+template <class = void>
+void update_diagonal(std::vector<double>& alpha, const std::vector<double>& s, const std::vector<double>& y) {
   const std::size_t d = alpha.size();
   double y_alpha_y = 0, s_inv_alpha_s = 0;
   for (std::size_t i = 0; i < d; ++i) {
@@ -23089,7 +23113,8 @@ inline void update_diagonal(std::vector<double>& alpha, const std::vector<double
 }
 
 /// Runs one path from x0 (stream `stream` of the seed for its ELBO and final draws).
-inline pathfinder_path run_path(const log_density_function& density, std::vector<double> x0,
+template <class = void>
+pathfinder_path run_path(const log_density_function& density, std::vector<double> x0,
                                 const pathfinder_config& cfg, std::uint64_t stream) {
   pathfinder_path path;
   const lbfgs_settings settings{cfg.max_lbfgs_iters, cfg.init_alpha, cfg.tol_obj, cfg.tol_rel_obj, cfg.tol_grad,
@@ -23152,7 +23177,8 @@ inline pathfinder_path run_path(const log_density_function& density, std::vector
   return path;
 }
 
-inline void check_pathfinder_config(const pathfinder_config& c) {
+template <class = void>
+void check_pathfinder_config(const pathfinder_config& c) {
   const std::string fn = "tyche::pathfinder: ";
   check_lbfgs_settings({c.max_lbfgs_iters, c.init_alpha, c.tol_obj, c.tol_rel_obj, c.tol_grad, c.tol_rel_grad,
                         c.tol_param, c.history_size},
@@ -23166,7 +23192,8 @@ inline void check_pathfinder_config(const pathfinder_config& c) {
 }
 
 /// pathfinder() on a model's functions.
-inline approximate_fit pathfinder(const model_functions& model, const pathfinder_config& cfg) {
+template <class = void>
+approximate_fit pathfinder(const model_functions& model, const pathfinder_config& cfg) {
   const std::string fn = "tyche::pathfinder: ";
   check_pathfinder_config(cfg);
   const auto start = std::chrono::steady_clock::now();
@@ -23366,7 +23393,8 @@ namespace inference {
 
 /// The variational Gaussian: mean mu, and either log-sds omega (mean-field) or a lower
 /// triangular factor l (full-rank, row-major d × d).
-struct advi_gaussian {
+template <class = void>
+struct basic_advi_gaussian {
   bool fullrank = false;
   std::vector<double> mu, omega, l;
 
@@ -23419,10 +23447,12 @@ struct advi_gaussian {
     }
   }
 };
+using advi_gaussian = basic_advi_gaussian<>;
 
-class advi_run {
+template <class = void>
+class basic_advi_run {
  public:
-  advi_run(const log_density_function& density, const advi_config& cfg)
+  basic_advi_run(const log_density_function& density, const advi_config& cfg)
       : density_(density), cfg_(cfg), workspace_(density.workspace_size), grad_(density.dim) {}
 
   long long evaluations = 0;
@@ -23580,8 +23610,10 @@ class advi_run {
   const advi_config& cfg_;
   std::vector<double> workspace_, grad_;
 };
+using advi_run = basic_advi_run<>;
 
-inline void check_advi_config(const advi_config& c) {
+template <class = void>
+void check_advi_config(const advi_config& c) {
   const std::string fn = "tyche::advi: ";
   const std::pair<const char*, int> at_least_one[] = {
       {"iterations", c.iterations},           {"grad_samples", c.grad_samples}, {"elbo_samples", c.elbo_samples},
@@ -23599,7 +23631,8 @@ inline void check_advi_config(const advi_config& c) {
 }
 
 /// advi() on a model's functions.
-inline approximate_fit advi(const model_functions& model, const advi_config& cfg) {
+template <class = void>
+approximate_fit advi(const model_functions& model, const advi_config& cfg) {
   const std::string fn = "tyche::advi: ";
   check_advi_config(cfg);
   const auto start = std::chrono::steady_clock::now();

@@ -58,7 +58,8 @@ namespace inference {
 
 /// The variational Gaussian: mean mu, and either log-sds omega (mean-field) or a lower
 /// triangular factor l (full-rank, row-major d × d).
-struct advi_gaussian {
+template <class = void>
+struct basic_advi_gaussian {
   bool fullrank = false;
   std::vector<double> mu, omega, l;
 
@@ -111,10 +112,12 @@ struct advi_gaussian {
     }
   }
 };
+using advi_gaussian = basic_advi_gaussian<>;
 
-class advi_run {
+template <class = void>
+class basic_advi_run {
  public:
-  advi_run(const log_density_function& density, const advi_config& cfg)
+  basic_advi_run(const log_density_function& density, const advi_config& cfg)
       : density_(density), cfg_(cfg), workspace_(density.workspace_size), grad_(density.dim) {}
 
   long long evaluations = 0;
@@ -272,8 +275,10 @@ class advi_run {
   const advi_config& cfg_;
   std::vector<double> workspace_, grad_;
 };
+using advi_run = basic_advi_run<>;
 
-inline void check_advi_config(const advi_config& c) {
+template <class = void>
+void check_advi_config(const advi_config& c) {
   const std::string fn = "tyche::advi: ";
   const std::pair<const char*, int> at_least_one[] = {
       {"iterations", c.iterations},           {"grad_samples", c.grad_samples}, {"elbo_samples", c.elbo_samples},
@@ -291,7 +296,8 @@ inline void check_advi_config(const advi_config& c) {
 }
 
 /// advi() on a model's functions.
-inline approximate_fit advi(const model_functions& model, const advi_config& cfg) {
+template <class = void>
+approximate_fit advi(const model_functions& model, const advi_config& cfg) {
   const std::string fn = "tyche::advi: ";
   check_advi_config(cfg);
   const auto start = std::chrono::steady_clock::now();

@@ -80,7 +80,8 @@ struct lbfgs_settings {
 };
 
 /// Checks settings (any inference method's lbfgs part); `fn` prefixes the message.
-inline void check_lbfgs_settings(const lbfgs_settings& s, const std::string& fn) {
+template <class = void>
+void check_lbfgs_settings(const lbfgs_settings& s, const std::string& fn) {
   auto fail = [&](const std::string& what) { throw std::invalid_argument(fn + what); };
   if (s.iterations < 1) fail("iterations = " + std::to_string(s.iterations) + " must be >= 1");
   if (s.history_size < 1) fail("history_size = " + std::to_string(s.history_size) + " must be >= 1");
@@ -106,14 +107,16 @@ struct lbfgs_result {
 
 namespace detail {
 
-inline double dot(const double* a, const double* b, std::size_t n) {
+template <class = void>
+double dot(const double* a, const double* b, std::size_t n) {
   double s = 0;
   for (std::size_t i = 0; i < n; ++i) s += a[i] * b[i];
   return s;
 }
 
 /// The minimiser of the cubic through (a, fa, da) and (b, fb, db), or NaN where it has none.
-inline double cubic_minimiser(double a, double fa, double da, double b, double fb, double db) {
+template <class = void>
+double cubic_minimiser(double a, double fa, double da, double b, double fb, double db) {
   const double d1 = da + db - 3 * (fa - fb) / (a - b);
   const double disc = d1 * d1 - da * db;
   if (!(disc >= 0)) return std::nan("");
@@ -124,7 +127,8 @@ inline double cubic_minimiser(double a, double fa, double da, double b, double f
 /// The first trial step of an iteration after the first, as Stan's BFGS minimiser chooses it:
 /// the minimiser over [lo, hi] of the cubic h with h(0) = 0, h'(0) = df0, h(x1) = f1,
 /// h'(x1) = df1 (the previous step's change of f along its direction, at its step x1).
-inline double cubic_step(double df0, double x1, double f1, double df1, double lo, double hi) {
+template <class = void>
+double cubic_step(double df0, double x1, double f1, double df1, double lo, double hi) {
   const double a_ = f1 - df0 * x1, b_ = df1 - df0;
   const double b = (b_ - 2 * a_ / x1) / (x1 * x1), a = (a_ - b * x1 * x1 * x1) / (x1 * x1);
   auto h = [&](double t) { return t * (df0 + t * (a + t * b)); };
@@ -152,7 +156,8 @@ inline double cubic_step(double df0, double x1, double f1, double df1, double lo
 /// Minimises f = −log p along x + α·p by a strong-Wolfe line search (c1 = 1e-4, c2 = 0.9, as
 /// Stan). Returns the step, or 0 when none was found; x_new, g_new, f_new hold the point found.
 /// A non-finite f is treated as +∞ (the step shrinks).
-struct line_search {
+template <class = void>
+struct basic_line_search {
   const log_density_function& density;
   double* workspace;
   long long& evaluations;
@@ -253,10 +258,12 @@ struct line_search {
     return 0;
   }
 };
+using line_search = basic_line_search<>;
 
 /// The L-BFGS direction −H·g by the two-loop recursion (Nocedal & Wright Algorithm 7.4), over the
 /// pairs kept (oldest first), H0 = (s'y / y'y)·I from the newest pair.
-inline void lbfgs_direction(const std::vector<std::vector<double>>& s, const std::vector<std::vector<double>>& y,
+template <class = void>
+void lbfgs_direction(const std::vector<std::vector<double>>& s, const std::vector<std::vector<double>>& y,
                             const std::vector<double>& grad_f, std::vector<double>& out) {
   const std::size_t m = s.size(), n = grad_f.size();
   out = grad_f;
@@ -283,7 +290,8 @@ inline void lbfgs_direction(const std::vector<std::vector<double>>& s, const std
 /// given settings. Stops at the first convergence test that holds (CmdStan's), at the iteration
 /// limit, or when the line search fails twice in a row (from the quasi-Newton direction, then,
 /// with the history cleared, from the gradient). record: keep every iterate (pathfinder).
-inline lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, const lbfgs_settings& s,
+template <class = void>
+lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, const lbfgs_settings& s,
                           bool record = false) {
   const std::size_t n = density.dim;
   lbfgs_result r;

@@ -95,7 +95,8 @@ model_functions functions_of(const Model& m) {
 /// parameter_names()) when given, else Stan's: θ uniform on (−radius, radius), up to 100
 /// attempts at a finite log density and gradient. Throws invalid_argument naming `fn` and what
 /// was wrong.
-inline std::vector<double> initial_point(const model_functions& model, const log_density_function& density,
+template <class = void>
+std::vector<double> initial_point(const model_functions& model, const log_density_function& density,
                                          const std::vector<double>& init, double radius, counter_rng& rng,
                                          const std::string& fn) {
   const std::size_t d = density.dim;
@@ -156,7 +157,8 @@ namespace detail {
 
 /// In-place Cholesky factor (lower, row-major n × n) of a symmetric matrix; false when it is
 /// not positive definite. The upper triangle is zeroed.
-inline bool cholesky(std::vector<double>& a, std::size_t n) {
+template <class = void>
+bool cholesky(std::vector<double>& a, std::size_t n) {
   for (std::size_t j = 0; j < n; ++j) {
     double diag = a[j * n + j];
     for (std::size_t k = 0; k < j; ++k) diag -= a[j * n + k] * a[j * n + k];
@@ -174,7 +176,8 @@ inline bool cholesky(std::vector<double>& a, std::size_t n) {
 }
 
 /// Solves L' x = b in place (L lower, row-major).
-inline void solve_upper_transposed(const std::vector<double>& l, std::size_t n, double* b) {
+template <class = void>
+void solve_upper_transposed(const std::vector<double>& l, std::size_t n, double* b) {
   for (std::size_t i = n; i-- > 0;) {
     double v = b[i];
     for (std::size_t k = i + 1; k < n; ++k) v -= l[k * n + i] * b[k];
@@ -183,7 +186,8 @@ inline void solve_upper_transposed(const std::vector<double>& l, std::size_t n, 
 }
 
 /// Solves L x = b in place (L lower, row-major).
-inline void solve_lower(const std::vector<double>& l, std::size_t n, double* b) {
+template <class = void>
+void solve_lower(const std::vector<double>& l, std::size_t n, double* b) {
   for (std::size_t i = 0; i < n; ++i) {
     double v = b[i];
     for (std::size_t k = 0; k < i; ++k) v -= l[i * n + k] * b[k];
@@ -194,7 +198,8 @@ inline void solve_lower(const std::vector<double>& l, std::size_t n, double* b) 
 inline constexpr double log_two_pi = 1.8378770664093454836;
 
 /// The diagonal of a d × d row-major matrix.
-inline std::vector<double> diagonal(const std::vector<double>& m, std::size_t d) {
+template <class = void>
+std::vector<double> diagonal(const std::vector<double>& m, std::size_t d) {
   std::vector<double> out(d);
   for (std::size_t i = 0; i < d; ++i) out[i] = m[i * d + i];
   return out;

@@ -92,15 +92,18 @@ struct laplace_config {
 
 namespace inference {
 
-inline lbfgs_settings settings_of(const optimize_config& c) {
+template <class = void>
+lbfgs_settings settings_of(const optimize_config& c) {
   return {c.iterations, c.init_alpha, c.tol_obj, c.tol_rel_obj, c.tol_grad, c.tol_rel_grad, c.tol_param,
           c.history_size};
 }
 
-inline double norm(const std::vector<double>& v) { return std::sqrt(detail::dot(v.data(), v.data(), v.size())); }
+template <class = void>
+double norm(const std::vector<double>& v) { return std::sqrt(detail::dot(v.data(), v.data(), v.size())); }
 
 /// optimize() on a model's functions (compiled once per translation unit).
-inline optimize_result optimize(const model_functions& model, const optimize_config& cfg) {
+template <class = void>
+optimize_result optimize(const model_functions& model, const optimize_config& cfg) {
   const std::string fn = "tyche::optimize: ";
   check_lbfgs_settings(settings_of(cfg), fn);
   const auto start = std::chrono::steady_clock::now();
@@ -135,7 +138,8 @@ inline optimize_result optimize(const model_functions& model, const optimize_con
 
 /// The Hessian of log p at x by central differences of the exact gradient, symmetrised
 /// (step ε^(1/3)·max(1, |x_i|) per coordinate: exact for a quadratic log p up to rounding).
-inline std::vector<double> hessian(const log_density_function& density, const std::vector<double>& x,
+template <class = void>
+std::vector<double> hessian(const log_density_function& density, const std::vector<double>& x,
                                    long long& evaluations) {
   const std::size_t d = density.dim;
   std::vector<double> h(d * d), workspace(density.workspace_size), gp(d), gm(d), xs = x;
@@ -157,7 +161,8 @@ inline std::vector<double> hessian(const log_density_function& density, const st
 }
 
 /// laplace() on a model's functions.
-inline approximate_fit laplace(const model_functions& model, const optimize_result& mode, const laplace_config& cfg) {
+template <class = void>
+approximate_fit laplace(const model_functions& model, const optimize_result& mode, const laplace_config& cfg) {
   const std::string fn = "tyche::laplace: ";
   const auto start = std::chrono::steady_clock::now();
   const log_density_function& density = model.density(mode.jacobian);

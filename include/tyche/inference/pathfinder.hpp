@@ -61,7 +61,8 @@ namespace inference {
 
 /// One path's best Gaussian: N(mean, D + W M W'), D = diag(alpha), W = [S, D·Y] (d × 2m),
 /// sampled through a thin QR factorisation of D^(−1/2)·W, or densely when d ≤ 2m.
-class lbfgs_gaussian {
+template <class = void>
+class basic_lbfgs_gaussian {
  public:
   /// From the iterate x with gradient g (of log p), the diagonal and the pairs (oldest first;
   /// y = ∇log p(x_k) − ∇log p(x_k+1), so s'y > 0). False when the covariance is not positive
@@ -260,6 +261,7 @@ class lbfgs_gaussian {
   std::vector<double> alpha_, w_, m_mat_, mean_, q_, chol_;
   double log_det_ = 0;
 };
+using lbfgs_gaussian = basic_lbfgs_gaussian<>;
 
 /// One path: its best Gaussian, and num_draws draws from it with log p and log q.
 struct pathfinder_path {
@@ -275,7 +277,8 @@ struct pathfinder_path {
 
 /// The diagonal update of the paper's Algorithm 3 (the diagonal of a BFGS update of
 /// diag(1/α) scaled by y'αy / y's, inverted).
-inline void update_diagonal(std::vector<double>& alpha, const std::vector<double>& s, const std::vector<double>& y) {
+template <class = void>
+void update_diagonal(std::vector<double>& alpha, const std::vector<double>& s, const std::vector<double>& y) {
   const std::size_t d = alpha.size();
   double y_alpha_y = 0, s_inv_alpha_s = 0;
   for (std::size_t i = 0; i < d; ++i) {
@@ -293,7 +296,8 @@ inline void update_diagonal(std::vector<double>& alpha, const std::vector<double
 }
 
 /// Runs one path from x0 (stream `stream` of the seed for its ELBO and final draws).
-inline pathfinder_path run_path(const log_density_function& density, std::vector<double> x0,
+template <class = void>
+pathfinder_path run_path(const log_density_function& density, std::vector<double> x0,
                                 const pathfinder_config& cfg, std::uint64_t stream) {
   pathfinder_path path;
   const lbfgs_settings settings{cfg.max_lbfgs_iters, cfg.init_alpha, cfg.tol_obj, cfg.tol_rel_obj, cfg.tol_grad,
@@ -356,7 +360,8 @@ inline pathfinder_path run_path(const log_density_function& density, std::vector
   return path;
 }
 
-inline void check_pathfinder_config(const pathfinder_config& c) {
+template <class = void>
+void check_pathfinder_config(const pathfinder_config& c) {
   const std::string fn = "tyche::pathfinder: ";
   check_lbfgs_settings({c.max_lbfgs_iters, c.init_alpha, c.tol_obj, c.tol_rel_obj, c.tol_grad, c.tol_rel_grad,
                         c.tol_param, c.history_size},
@@ -370,7 +375,8 @@ inline void check_pathfinder_config(const pathfinder_config& c) {
 }
 
 /// pathfinder() on a model's functions.
-inline approximate_fit pathfinder(const model_functions& model, const pathfinder_config& cfg) {
+template <class = void>
+approximate_fit pathfinder(const model_functions& model, const pathfinder_config& cfg) {
   const std::string fn = "tyche::pathfinder: ";
   check_pathfinder_config(cfg);
   const auto start = std::chrono::steady_clock::now();

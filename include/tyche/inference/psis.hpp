@@ -24,7 +24,8 @@ struct psis_result {
 
 /// Zhang & Stephens (2009) fit of a generalised Pareto distribution to x (sorted ascending,
 /// positive): k and σ, with k shrunk towards 0.5 by the prior of Vehtari et al. (weight 10).
-inline void fit_generalized_pareto(const std::vector<double>& x, double& k, double& sigma) {
+template <class = void>
+void fit_generalized_pareto(const std::vector<double>& x, double& k, double& sigma) {
   const std::size_t n = x.size();
   const double prior = 3;
   const std::size_t m = 30 + static_cast<std::size_t>(std::sqrt(static_cast<double>(n)));
@@ -60,7 +61,8 @@ inline void fit_generalized_pareto(const std::vector<double>& x, double& k, doub
 }
 
 /// PSIS of log weights (any finite or −∞ values; at least one finite).
-inline psis_result psis(const std::vector<double>& log_w) {
+template <class = void>
+psis_result psis(const std::vector<double>& log_w) {
   const std::size_t s = log_w.size();
   psis_result out;
   out.log_weights = log_w;
@@ -112,7 +114,8 @@ inline psis_result psis(const std::vector<double>& log_w) {
 }
 
 /// n indices drawn with replacement with probabilities ∝ exp(log_w).
-inline std::vector<std::size_t> resample(const std::vector<double>& log_w, std::size_t n, counter_rng& rng) {
+template <class = void>
+std::vector<std::size_t> resample(const std::vector<double>& log_w, std::size_t n, counter_rng& rng) {
   const double max_lw = *std::max_element(log_w.begin(), log_w.end());
   std::vector<double> cumulative(log_w.size());
   double total = 0;
