@@ -1,4 +1,4 @@
-// expect: tyche::laplace\\(model, mode, config\\) requires a model built with tyche::model
+// expect: tyche::laplace\(model, mode, config\) requires a model built with tyche::model
 #include <tyche/tyche.hpp>
 int main() {
   using namespace tyche;

@@ -1,4 +1,4 @@
-// expect: tyche::optimize\\(model, config\\) requires a model built with tyche::model
+// expect: tyche::optimize\(model, config\) requires a model built with tyche::model
 #include <tyche/tyche.hpp>
 int main() {
   using namespace tyche;

@@ -1,4 +1,4 @@
-// expect: tyche::pathfinder\\(model, config\\) requires a model built with tyche::model
+// expect: tyche::pathfinder\(model, config\) requires a model built with tyche::model
 #include <tyche/tyche.hpp>
 int main() {
   using namespace tyche;

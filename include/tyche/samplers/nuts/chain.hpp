@@ -123,24 +123,62 @@ class nuts_chain {
       if (!finite)
         throw std::runtime_error(who + ": the log density or its gradient is not finite at the given initial "
                                        "values (the log density is " + tyche::detail::format_number(log_density_) + ")");
+      step_size_ = cfg_.init_step_size;
+      find_step_size();
     } else {
-      for (int attempt = 0;; ++attempt) {
-        q_ = target_.initial_point(rng_, cfg_.init_radius);
-        log_density_ = evaluate(q_.data(), grad_.data());
-        bool finite = std::isfinite(log_density_);
-        for (double g : grad_) finite = finite && std::isfinite(g);
-        if (finite) break;
-        if (attempt == 99) throw std::runtime_error(no_initial_point());
-      }
+      random_initial_point();
     }
-    step_size_ = cfg_.init_step_size;
-    find_step_size();
     step_adapt_.set_mu(std::log(10 * step_size_));
     auto& values = fit_.values[static_cast<std::size_t>(chain_)];
     values.reserve(static_cast<std::size_t>(cfg_.draws) * target_.constrained_dim());
     fit_.stats[static_cast<std::size_t>(chain_)].reserve(static_cast<std::size_t>(cfg_.draws));
     initialised_ = true;
     if (done()) finish();
+  }
+
+  /// Stan's random initialisation (θ uniform on (−r, r), up to 100 attempts at a finite log
+  /// density and gradient) and its step-size heuristic, with one more test: a point where the
+  /// heuristic needs a step below min_initial_step_size is rejected too, and another drawn (if
+  /// every attempt needs one, the point with the largest step is kept). Such a point sits where
+  /// the log density is astronomically low and steep — an ARMA model's non-invertible region,
+  /// log p ≈ −10¹⁰⁰ — and its chain, moving by 10⁻⁶⁰ per leapfrog, may never leave it during
+  /// warm-up (docs/nuts.md, "Where the chains start": 28 of 240 ARMA(1,1) chains stayed there
+  /// with Stan's rule, 0 of 240 with this one). A point that passes on its first attempt is
+  /// Stan's, and so is every draw after it.
+  void random_initial_point() {
+    std::vector<double> best_q, best_grad;
+    double best_log_density = 0, best_step = -1;
+    std::exception_ptr last_error;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      q_ = target_.initial_point(rng_, cfg_.init_radius);
+      log_density_ = evaluate(q_.data(), grad_.data());
+      bool finite = std::isfinite(log_density_);
+      for (double g : grad_) finite = finite && std::isfinite(g);
+      if (!finite) continue;
+      step_size_ = cfg_.init_step_size;
+      try {
+        find_step_size();
+      } catch (...) {  // no acceptable step from this point: another one
+        last_error = std::current_exception();
+        continue;
+      }
+      if (step_size_ >= min_initial_step_size) return;
+      if (step_size_ > best_step) {
+        best_step = step_size_;
+        best_q = q_;
+        best_grad = grad_;
+        best_log_density = log_density_;
+      }
+    }
+    if (best_step > 0) {
+      q_ = best_q;
+      grad_ = best_grad;
+      log_density_ = best_log_density;
+      step_size_ = best_step;
+      return;
+    }
+    if (last_error) std::rethrow_exception(last_error);
+    throw std::runtime_error(no_initial_point());
   }
 
   /// What the last of the 100 attempts found: the log density, the point (by name, as far as

@@ -111,6 +111,10 @@ struct cuda {
   cuda_gradient gradient = cuda_gradient::automatic;
 };
 
+/// A random initial point where Stan's step-size heuristic needs a step below this is rejected
+/// like one with a non-finite log density (samplers/nuts/chain.hpp, random_initial_point).
+inline constexpr double min_initial_step_size = 1e-8;
+
 /// The executors nuts() can run on.
 using nuts_executor = std::variant<cpu, cuda>;
 
