@@ -17664,9 +17664,10 @@ class metric_adaptation {
       compute_next_window();
       const R n = static_cast<R>(count_);
       const std::size_t d = d_, size = metric_size();
-      if (gradients_ && count_ > 1) {
-        // √(var θ / var ∇): a coordinate whose gradient does not vary keeps the draws' variance
-        // (Stan's estimate); the result is kept within [1e-10, 1e10].
+      if (gradients_ && count_ > 1 && grad_count_ == count_) {
+        // √(var θ / var ∇): a coordinate whose gradient does not vary keeps the draws' raw
+        // variance; the result is kept within [1e-10, 1e10]. (Without a gradient for every
+        // draw, Stan's regularised estimate below.)
         for (std::size_t k = 0; k < d; ++k) {
           const R var = m2_[k] / (n - 1), grad_var = grad_m2_[k] / (n - 1);
           R m = grad_var > 0 ? detail::adapt_sqrt(var / grad_var) : var;
@@ -17725,6 +17726,7 @@ class metric_adaptation {
       for (std::size_t j = 0; j < d; ++j) m2_[i * d + j] += (q[i] - mean_[i]) * delta_[j];
   }
   TYCHE_HD void add_gradient(const R* g) {  // Welford, count_ already advanced by add()
+    ++grad_count_;
     for (std::size_t i = 0; i < d_; ++i) {
       const R delta = g[i] - grad_mean_[i];
       grad_mean_[i] += delta / static_cast<R>(count_);
@@ -17733,6 +17735,7 @@ class metric_adaptation {
   }
   TYCHE_HD void reset() {
     count_ = 0;
+    grad_count_ = 0;
     for (std::size_t i = 0; i < d_; ++i) mean_[i] = 0;
     for (std::size_t k = 0; k < metric_size(); ++k) m2_[k] = 0;
     if (gradients_)
@@ -17742,7 +17745,7 @@ class metric_adaptation {
   std::size_t d_ = 0;
   R *mean_ = nullptr, *delta_ = nullptr, *m2_ = nullptr, *grad_mean_ = nullptr, *grad_m2_ = nullptr;
   bool dense_ = false, gradients_ = false;
-  long count_ = 0;
+  long count_ = 0, grad_count_ = 0;
   int num_warmup_ = 0;
   int init_buffer_ = 0, term_buffer_ = 0, window_size_ = 0, next_window_ = -1;
   int counter_ = 0;
@@ -17915,7 +17918,8 @@ struct nuts_config {
   /// The inverse metric warm-up starts from, on the unconstrained scale: d values (metric =
   /// diagonal) or d × d row-major (dense); empty: the identity, as Stan. Warm-up replaces it at
   /// the end of its first slow window; with warmup = 0 it is the metric of every draw.
-  /// approximate_fit::inverse_metric(metric) gives it from a pathfinder() fit.
+  /// approximate_fit::inverse_metric() (dense: inverse_metric(true)) gives it from a pathfinder()
+  /// fit.
   std::vector<double> init_inv_metric = {};
   /// Progress: every `refresh` iterations of each chain (and at its first and last), on_progress
   /// is called, or, when it is empty, a line in Stan's format goes to std::clog
@@ -18083,8 +18087,10 @@ class nuts_chain {
   nuts_chain(const nuts_chain&) = delete;
   nuts_chain& operator=(const nuts_chain&) = delete;
 
-  /// The initial point (uniform(−r, r) on θ, up to 100 attempts at a finite log density and
-  /// gradient) and the first step size (Stan's heuristic); throws when there is none.
+  /// The initial point — nuts_config::init, or random_initial_point(): Stan's uniform(−r, r)
+  /// on θ, up to 100 attempts at a finite log density and gradient and a step of at least
+  /// min_initial_step_size — the initial metric (init_inv_metric, or the identity) and the first
+  /// step size (Stan's heuristic); throws when there is none.
   void initialise() {
     const std::size_t d = d_;
     const bool dense = cfg_.metric == metric_kind::dense;
@@ -18100,9 +18106,12 @@ class nuts_chain {
     scratch_.assign(4 * d, 0.0);
     grad_.assign(d, 0.0);
     workspace_.assign(target_.workspace_size(), 0.0);
-    if (!cfg_.init_inv_metric.empty()) {  // sizes checked before the chains start
+    if (!cfg_.init_inv_metric.empty()) {  // sizes, values and symmetry checked before the chains start
       inv_metric_ = cfg_.init_inv_metric;
       if (dense) {
+        for (std::size_t i = 0; i < d; ++i)  // symmetric to rounding: exactly, as the kernel needs it
+          for (std::size_t j = 0; j < i; ++j)
+            inv_metric_[i * d + j] = inv_metric_[j * d + i] = 0.5 * (inv_metric_[i * d + j] + inv_metric_[j * d + i]);
         std::size_t where = 0;
         if (cholesky_lower(inv_metric_.data(), chol_.data(), d, &where) != nuts_status::ok)  // checked before
           throw std::invalid_argument("tyche::nuts: init_inv_metric is not symmetric positive definite (pivot " +
@@ -18147,12 +18156,12 @@ class nuts_chain {
   /// the log density is astronomically low and steep — an ARMA model's non-invertible region,
   /// log p ≈ −10¹⁰⁰ — and its chain, moving by 10⁻⁶⁰ per leapfrog, may never leave it during
   /// warm-up (docs/nuts.md, "Where the chains start": 28 of 240 ARMA(1,1) chains stayed there
-  /// with Stan's rule, 0 of 240 with this one). A point that passes on its first attempt is
-  /// Stan's, and so is every draw after it.
+  /// with Stan's rule, 2 of 240 with this one, both near |θ| = 1). A point that passes on its
+  /// first attempt is Stan's, and so is every draw after it.
   void random_initial_point() {
     std::vector<double> best_q, best_grad;
     double best_log_density = 0, best_step = -1;
-    std::exception_ptr last_error;
+    nuts_status last_failure = nuts_status::ok;
     for (int attempt = 0; attempt < 100; ++attempt) {
       q_ = target_.initial_point(rng_, cfg_.init_radius);
       log_density_ = evaluate(q_.data(), grad_.data());
@@ -18160,12 +18169,19 @@ class nuts_chain {
       for (double g : grad_) finite = finite && std::isfinite(g);
       if (!finite) continue;
       step_size_ = cfg_.init_step_size;
-      try {
+      // init_radius = 0: every attempt is θ = 0; Stan's rule, the first finite point.
+      if (cfg_.init_radius == 0) {
         find_step_size();
-      } catch (...) {  // no acceptable step from this point: another one
-        last_error = std::current_exception();
+        return;
+      }
+      // No acceptably small step from this point: another one. Any other failure (a step that
+      // grows without bound: an improper posterior) is the chain's error, as before.
+      const nuts_status s = try_step_size();
+      if (s == nuts_status::step_size_too_small) {
+        last_failure = s;
         continue;
       }
+      if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_ + 1));
       if (step_size_ >= min_initial_step_size) return;
       if (step_size_ > best_step) {
         best_step = step_size_;
@@ -18181,7 +18197,7 @@ class nuts_chain {
       step_size_ = best_step;
       return;
     }
-    if (last_error) std::rethrow_exception(last_error);
+    if (last_failure != nuts_status::ok) throw_status(last_failure, "chain " + std::to_string(chain_ + 1));
     throw std::runtime_error(no_initial_point());
   }
 
@@ -18296,6 +18312,12 @@ class nuts_chain {
 
   // Stan's heuristic from the current point, with the chain's stream, in double.
   void find_step_size() {
+    const nuts_status s = try_step_size();
+    if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_ + 1));
+  }
+  /// Stan's step-size heuristic from step_size_ at the chain's point; step_size_ is its result
+  /// when the status is ok.
+  nuts_status try_step_size() {
     chain_streams<1> streams;
     streams.seed = cfg_.seed;
     streams.set_lane(0, rng_);
@@ -18304,8 +18326,8 @@ class nuts_chain {
         &eps, q_.data(), grad_.data(), log_density_, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data(),
         !chol_.empty(), d_, streams, [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
     rng_ = streams.lane(0);
-    if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_ + 1));
-    step_size_ = eps;
+    if (s == nuts_status::ok) step_size_ = eps;
+    return s;
   }
 
   void finish() {
@@ -19512,6 +19534,13 @@ inline void check_config_sizes(const nuts_config& cfg, std::size_t dim, std::siz
         fail("init_inv_metric[" + std::to_string(k) + "] = " + tyche::detail::format_number(cfg.init_inv_metric[k]) +
              " is not positive");
   } else {
+    const auto& a = cfg.init_inv_metric;
+    for (std::size_t i = 0; i < dim; ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (std::fabs(a[i * dim + j] - a[j * dim + i]) > 1e-8 * std::sqrt(std::fabs(a[i * dim + i] * a[j * dim + j])))
+          fail("init_inv_metric is not symmetric: element [" + std::to_string(i + 1) + "," + std::to_string(j + 1) +
+               "] = " + tyche::detail::format_number(a[i * dim + j]) + " but [" + std::to_string(j + 1) + "," +
+               std::to_string(i + 1) + "] = " + tyche::detail::format_number(a[j * dim + i]));
     std::vector<double> chol(dim * dim);
     std::size_t pivot = 0;
     if (cholesky_lower(cfg.init_inv_metric.data(), chol.data(), dim, &pivot) != nuts_status::ok)
@@ -20968,6 +20997,7 @@ inline double quantile(std::span<const double> values, double p) {
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tyche {
@@ -21006,15 +21036,31 @@ struct approximate_fit {
   /// n sets of initial values for nuts() (nuts_config::init): draws spread evenly over the fit
   /// (draw ⌊k·draws/n⌋ for k = 0 … n − 1), on the constrained scale. Throws when the fit has no
   /// draws.
+  /// Resampled draws repeat (pathfinder's PSIS resampling): from ⌊k·draws/n⌋ on, the first
+  /// draw not already given is taken; only when the fit has fewer than n distinct draws do
+  /// chains share one.
   [[nodiscard]] std::vector<std::vector<double>> initial_values(int n) const {
-    if (draws < 1 || values.empty())
+    if (draws < 1 || values.empty() || values[0].size() < static_cast<std::size_t>(draws) * dim())
       throw std::invalid_argument("tyche::approximate_fit::initial_values: the fit has no draws");
     if (n < 1) throw std::invalid_argument("tyche::approximate_fit::initial_values: n = " + std::to_string(n) + " must be >= 1");
+    auto draw = [&](std::size_t d) {
+      return std::vector<double>(values[0].begin() + static_cast<std::ptrdiff_t>(d * dim()),
+                                 values[0].begin() + static_cast<std::ptrdiff_t>((d + 1) * dim()));
+    };
     std::vector<std::vector<double>> out;
     for (int k = 0; k < n; ++k) {
-      const std::size_t d = static_cast<std::size_t>(static_cast<long long>(k) * draws / n);
-      out.emplace_back(values[0].begin() + static_cast<std::ptrdiff_t>(d * dim()),
-                       values[0].begin() + static_cast<std::ptrdiff_t>((d + 1) * dim()));
+      const auto first = static_cast<std::size_t>(static_cast<long long>(k) * draws / n);
+      std::vector<double> pick = draw(first);
+      for (std::size_t step = 0; step < static_cast<std::size_t>(draws); ++step) {
+        std::vector<double> candidate = draw((first + step) % static_cast<std::size_t>(draws));
+        bool seen = false;
+        for (const auto& v : out) seen = seen || v == candidate;
+        if (!seen) {
+          pick = std::move(candidate);
+          break;
+        }
+      }
+      out.push_back(std::move(pick));
     }
     return out;
   }
@@ -21023,10 +21069,15 @@ struct approximate_fit {
   /// covariance on the unconstrained scale: its diagonal, or (dense) the whole d × d matrix.
   /// Throws when the fit has none (dense: pathfinder beyond d = 1000).
   [[nodiscard]] std::vector<double> inverse_metric(bool dense = false) const {
-    const std::vector<double>& m = dense ? covariance : variance;
+    std::vector<double> m = dense ? covariance : variance;
     if (m.empty())
       throw std::invalid_argument(std::string("tyche::approximate_fit::inverse_metric: the fit holds no ") +
                                   (dense ? "covariance" : "variance"));
+    if (dense) {  // symmetric to the last bit, as nuts() requires
+      const auto d = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(m.size()))));
+      for (std::size_t i = 0; i < d; ++i)
+        for (std::size_t j = 0; j < i; ++j) m[i * d + j] = m[j * d + i] = 0.5 * (m[i * d + j] + m[j * d + i]);
+    }
     return m;
   }
   /// Draws of value k, chain by chain: [chain][draw].
@@ -23347,6 +23398,14 @@ approximate_fit pathfinder(const model_functions& model, const pathfinder_config
         if (d <= 1000)
           for (std::size_t j = 0; j < d; ++j) fit.covariance[i * d + j] += a * ((*x)[j] - fit.mean[j]) / (n > 1 ? n - 1 : 1);
       }
+    // Regularised towards 10⁻³·I as Stan's metric windows are (n/(n+5)·Σ + 10⁻³·5/(n+5)·I):
+    // resampled draws repeat, and fewer distinct draws than d + 1 would leave Σ singular.
+    for (std::size_t i = 0; i < d; ++i) {
+      fit.variance[i] = n / (n + 5) * fit.variance[i] + 1e-3 * 5 / (n + 5);
+      if (d <= 1000)
+        for (std::size_t j = 0; j < d; ++j)
+          fit.covariance[i * d + j] = n / (n + 5) * fit.covariance[i * d + j] + (i == j ? 1e-3 * 5 / (n + 5) : 0.0);
+    }
   }
   fit.draws = static_cast<int>(chosen.size());
   fit.values.assign(1, {});

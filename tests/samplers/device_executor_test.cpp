@@ -84,6 +84,18 @@ TEST_CASE("emulated device executor: the CPU executor's draws, dense metric", "[
                     {.chains = 2, .warmup = 150, .draws = 40, .seed = 3, .metric = tyche::samplers::metric_kind::dense});
 }
 
+TEST_CASE("emulated device executor: the CPU executor's draws with the gradient-based metric, given initial values "
+          "and a given initial metric",
+          "[device_executor]") {
+  tyche::nuts_config cfg{.chains = 2, .warmup = 150, .draws = 40, .seed = 7};
+  cfg.metric_estimator = tyche::samplers::metric_estimator::draws_and_gradients;
+  check_against_cpu(small_regression(), cfg);
+  tyche::nuts_config given{.chains = 2, .warmup = 120, .draws = 30, .seed = 9};
+  given.init = {{1.5, 0.1, -0.2, 0.3}};  // sigma, beta[1], beta[2], alpha
+  given.init_inv_metric = {0.5, 0.4, 0.3, 0.2};
+  check_against_cpu(small_regression(), given);
+}
+
 // cuda_gradient::whole_device, emulated: each gradient the sum of 8 parts (what the device's
 // threads each compute, value_and_gradient_part), added in another order than one evaluation
 // adds, so the draws follow the CPU's to rounding: the first 20 transitions (no warm-up) to

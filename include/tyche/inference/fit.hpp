@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tyche {
@@ -46,15 +47,31 @@ struct approximate_fit {
   /// n sets of initial values for nuts() (nuts_config::init): draws spread evenly over the fit
   /// (draw ⌊k·draws/n⌋ for k = 0 … n − 1), on the constrained scale. Throws when the fit has no
   /// draws.
+  /// Resampled draws repeat (pathfinder's PSIS resampling): from ⌊k·draws/n⌋ on, the first
+  /// draw not already given is taken; only when the fit has fewer than n distinct draws do
+  /// chains share one.
   [[nodiscard]] std::vector<std::vector<double>> initial_values(int n) const {
-    if (draws < 1 || values.empty())
+    if (draws < 1 || values.empty() || values[0].size() < static_cast<std::size_t>(draws) * dim())
       throw std::invalid_argument("tyche::approximate_fit::initial_values: the fit has no draws");
     if (n < 1) throw std::invalid_argument("tyche::approximate_fit::initial_values: n = " + std::to_string(n) + " must be >= 1");
+    auto draw = [&](std::size_t d) {
+      return std::vector<double>(values[0].begin() + static_cast<std::ptrdiff_t>(d * dim()),
+                                 values[0].begin() + static_cast<std::ptrdiff_t>((d + 1) * dim()));
+    };
     std::vector<std::vector<double>> out;
     for (int k = 0; k < n; ++k) {
-      const std::size_t d = static_cast<std::size_t>(static_cast<long long>(k) * draws / n);
-      out.emplace_back(values[0].begin() + static_cast<std::ptrdiff_t>(d * dim()),
-                       values[0].begin() + static_cast<std::ptrdiff_t>((d + 1) * dim()));
+      const auto first = static_cast<std::size_t>(static_cast<long long>(k) * draws / n);
+      std::vector<double> pick = draw(first);
+      for (std::size_t step = 0; step < static_cast<std::size_t>(draws); ++step) {
+        std::vector<double> candidate = draw((first + step) % static_cast<std::size_t>(draws));
+        bool seen = false;
+        for (const auto& v : out) seen = seen || v == candidate;
+        if (!seen) {
+          pick = std::move(candidate);
+          break;
+        }
+      }
+      out.push_back(std::move(pick));
     }
     return out;
   }
@@ -63,10 +80,15 @@ struct approximate_fit {
   /// covariance on the unconstrained scale: its diagonal, or (dense) the whole d × d matrix.
   /// Throws when the fit has none (dense: pathfinder beyond d = 1000).
   [[nodiscard]] std::vector<double> inverse_metric(bool dense = false) const {
-    const std::vector<double>& m = dense ? covariance : variance;
+    std::vector<double> m = dense ? covariance : variance;
     if (m.empty())
       throw std::invalid_argument(std::string("tyche::approximate_fit::inverse_metric: the fit holds no ") +
                                   (dense ? "covariance" : "variance"));
+    if (dense) {  // symmetric to the last bit, as nuts() requires
+      const auto d = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(m.size()))));
+      for (std::size_t i = 0; i < d; ++i)
+        for (std::size_t j = 0; j < i; ++j) m[i * d + j] = m[j * d + i] = 0.5 * (m[i * d + j] + m[j * d + i]);
+    }
     return m;
   }
   /// Draws of value k, chain by chain: [chain][draw].

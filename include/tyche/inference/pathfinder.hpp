@@ -488,6 +488,14 @@ approximate_fit pathfinder(const model_functions& model, const pathfinder_config
         if (d <= 1000)
           for (std::size_t j = 0; j < d; ++j) fit.covariance[i * d + j] += a * ((*x)[j] - fit.mean[j]) / (n > 1 ? n - 1 : 1);
       }
+    // Regularised towards 10⁻³·I as Stan's metric windows are (n/(n+5)·Σ + 10⁻³·5/(n+5)·I):
+    // resampled draws repeat, and fewer distinct draws than d + 1 would leave Σ singular.
+    for (std::size_t i = 0; i < d; ++i) {
+      fit.variance[i] = n / (n + 5) * fit.variance[i] + 1e-3 * 5 / (n + 5);
+      if (d <= 1000)
+        for (std::size_t j = 0; j < d; ++j)
+          fit.covariance[i * d + j] = n / (n + 5) * fit.covariance[i * d + j] + (i == j ? 1e-3 * 5 / (n + 5) : 0.0);
+    }
   }
   fit.draws = static_cast<int>(chosen.size());
   fit.values.assign(1, {});

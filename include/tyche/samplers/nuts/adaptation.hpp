@@ -158,9 +158,10 @@ class metric_adaptation {
       compute_next_window();
       const R n = static_cast<R>(count_);
       const std::size_t d = d_, size = metric_size();
-      if (gradients_ && count_ > 1) {
-        // √(var θ / var ∇): a coordinate whose gradient does not vary keeps the draws' variance
-        // (Stan's estimate); the result is kept within [1e-10, 1e10].
+      if (gradients_ && count_ > 1 && grad_count_ == count_) {
+        // √(var θ / var ∇): a coordinate whose gradient does not vary keeps the draws' raw
+        // variance; the result is kept within [1e-10, 1e10]. (Without a gradient for every
+        // draw, Stan's regularised estimate below.)
         for (std::size_t k = 0; k < d; ++k) {
           const R var = m2_[k] / (n - 1), grad_var = grad_m2_[k] / (n - 1);
           R m = grad_var > 0 ? detail::adapt_sqrt(var / grad_var) : var;
@@ -219,6 +220,7 @@ class metric_adaptation {
       for (std::size_t j = 0; j < d; ++j) m2_[i * d + j] += (q[i] - mean_[i]) * delta_[j];
   }
   TYCHE_HD void add_gradient(const R* g) {  // Welford, count_ already advanced by add()
+    ++grad_count_;
     for (std::size_t i = 0; i < d_; ++i) {
       const R delta = g[i] - grad_mean_[i];
       grad_mean_[i] += delta / static_cast<R>(count_);
@@ -227,6 +229,7 @@ class metric_adaptation {
   }
   TYCHE_HD void reset() {
     count_ = 0;
+    grad_count_ = 0;
     for (std::size_t i = 0; i < d_; ++i) mean_[i] = 0;
     for (std::size_t k = 0; k < metric_size(); ++k) m2_[k] = 0;
     if (gradients_)
@@ -236,7 +239,7 @@ class metric_adaptation {
   std::size_t d_ = 0;
   R *mean_ = nullptr, *delta_ = nullptr, *m2_ = nullptr, *grad_mean_ = nullptr, *grad_m2_ = nullptr;
   bool dense_ = false, gradients_ = false;
-  long count_ = 0;
+  long count_ = 0, grad_count_ = 0;
   int num_warmup_ = 0;
   int init_buffer_ = 0, term_buffer_ = 0, window_size_ = 0, next_window_ = -1;
   int counter_ = 0;

@@ -79,8 +79,10 @@ class nuts_chain {
   nuts_chain(const nuts_chain&) = delete;
   nuts_chain& operator=(const nuts_chain&) = delete;
 
-  /// The initial point (uniform(−r, r) on θ, up to 100 attempts at a finite log density and
-  /// gradient) and the first step size (Stan's heuristic); throws when there is none.
+  /// The initial point — nuts_config::init, or random_initial_point(): Stan's uniform(−r, r)
+  /// on θ, up to 100 attempts at a finite log density and gradient and a step of at least
+  /// min_initial_step_size — the initial metric (init_inv_metric, or the identity) and the first
+  /// step size (Stan's heuristic); throws when there is none.
   void initialise() {
     const std::size_t d = d_;
     const bool dense = cfg_.metric == metric_kind::dense;
@@ -96,9 +98,12 @@ class nuts_chain {
     scratch_.assign(4 * d, 0.0);
     grad_.assign(d, 0.0);
     workspace_.assign(target_.workspace_size(), 0.0);
-    if (!cfg_.init_inv_metric.empty()) {  // sizes checked before the chains start
+    if (!cfg_.init_inv_metric.empty()) {  // sizes, values and symmetry checked before the chains start
       inv_metric_ = cfg_.init_inv_metric;
       if (dense) {
+        for (std::size_t i = 0; i < d; ++i)  // symmetric to rounding: exactly, as the kernel needs it
+          for (std::size_t j = 0; j < i; ++j)
+            inv_metric_[i * d + j] = inv_metric_[j * d + i] = 0.5 * (inv_metric_[i * d + j] + inv_metric_[j * d + i]);
         std::size_t where = 0;
         if (cholesky_lower(inv_metric_.data(), chol_.data(), d, &where) != nuts_status::ok)  // checked before
           throw std::invalid_argument("tyche::nuts: init_inv_metric is not symmetric positive definite (pivot " +
@@ -143,12 +148,12 @@ class nuts_chain {
   /// the log density is astronomically low and steep — an ARMA model's non-invertible region,
   /// log p ≈ −10¹⁰⁰ — and its chain, moving by 10⁻⁶⁰ per leapfrog, may never leave it during
   /// warm-up (docs/nuts.md, "Where the chains start": 28 of 240 ARMA(1,1) chains stayed there
-  /// with Stan's rule, 0 of 240 with this one). A point that passes on its first attempt is
-  /// Stan's, and so is every draw after it.
+  /// with Stan's rule, 2 of 240 with this one, both near |θ| = 1). A point that passes on its
+  /// first attempt is Stan's, and so is every draw after it.
   void random_initial_point() {
     std::vector<double> best_q, best_grad;
     double best_log_density = 0, best_step = -1;
-    std::exception_ptr last_error;
+    nuts_status last_failure = nuts_status::ok;
     for (int attempt = 0; attempt < 100; ++attempt) {
       q_ = target_.initial_point(rng_, cfg_.init_radius);
       log_density_ = evaluate(q_.data(), grad_.data());
@@ -156,12 +161,19 @@ class nuts_chain {
       for (double g : grad_) finite = finite && std::isfinite(g);
       if (!finite) continue;
       step_size_ = cfg_.init_step_size;
-      try {
+      // init_radius = 0: every attempt is θ = 0; Stan's rule, the first finite point.
+      if (cfg_.init_radius == 0) {
         find_step_size();
-      } catch (...) {  // no acceptable step from this point: another one
-        last_error = std::current_exception();
+        return;
+      }
+      // No acceptably small step from this point: another one. Any other failure (a step that
+      // grows without bound: an improper posterior) is the chain's error, as before.
+      const nuts_status s = try_step_size();
+      if (s == nuts_status::step_size_too_small) {
+        last_failure = s;
         continue;
       }
+      if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_ + 1));
       if (step_size_ >= min_initial_step_size) return;
       if (step_size_ > best_step) {
         best_step = step_size_;
@@ -177,7 +189,7 @@ class nuts_chain {
       step_size_ = best_step;
       return;
     }
-    if (last_error) std::rethrow_exception(last_error);
+    if (last_failure != nuts_status::ok) throw_status(last_failure, "chain " + std::to_string(chain_ + 1));
     throw std::runtime_error(no_initial_point());
   }
 
@@ -292,6 +304,12 @@ class nuts_chain {
 
   // Stan's heuristic from the current point, with the chain's stream, in double.
   void find_step_size() {
+    const nuts_status s = try_step_size();
+    if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_ + 1));
+  }
+  /// Stan's step-size heuristic from step_size_ at the chain's point; step_size_ is its result
+  /// when the status is ok.
+  nuts_status try_step_size() {
     chain_streams<1> streams;
     streams.seed = cfg_.seed;
     streams.set_lane(0, rng_);
@@ -300,8 +318,8 @@ class nuts_chain {
         &eps, q_.data(), grad_.data(), log_density_, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data(),
         !chol_.empty(), d_, streams, [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
     rng_ = streams.lane(0);
-    if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_ + 1));
-    step_size_ = eps;
+    if (s == nuts_status::ok) step_size_ = eps;
+    return s;
   }
 
   void finish() {

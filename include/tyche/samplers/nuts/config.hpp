@@ -149,7 +149,8 @@ struct nuts_config {
   /// The inverse metric warm-up starts from, on the unconstrained scale: d values (metric =
   /// diagonal) or d × d row-major (dense); empty: the identity, as Stan. Warm-up replaces it at
   /// the end of its first slow window; with warmup = 0 it is the metric of every draw.
-  /// approximate_fit::inverse_metric(metric) gives it from a pathfinder() fit.
+  /// approximate_fit::inverse_metric() (dense: inverse_metric(true)) gives it from a pathfinder()
+  /// fit.
   std::vector<double> init_inv_metric = {};
   /// Progress: every `refresh` iterations of each chain (and at its first and last), on_progress
   /// is called, or, when it is empty, a line in Stan's format goes to std::clog

@@ -126,6 +126,13 @@ inline void check_config_sizes(const nuts_config& cfg, std::size_t dim, std::siz
         fail("init_inv_metric[" + std::to_string(k) + "] = " + tyche::detail::format_number(cfg.init_inv_metric[k]) +
              " is not positive");
   } else {
+    const auto& a = cfg.init_inv_metric;
+    for (std::size_t i = 0; i < dim; ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (std::fabs(a[i * dim + j] - a[j * dim + i]) > 1e-8 * std::sqrt(std::fabs(a[i * dim + i] * a[j * dim + j])))
+          fail("init_inv_metric is not symmetric: element [" + std::to_string(i + 1) + "," + std::to_string(j + 1) +
+               "] = " + tyche::detail::format_number(a[i * dim + j]) + " but [" + std::to_string(j + 1) + "," +
+               std::to_string(i + 1) + "] = " + tyche::detail::format_number(a[j * dim + i]));
     std::vector<double> chol(dim * dim);
     std::size_t pivot = 0;
     if (cholesky_lower(cfg.init_inv_metric.data(), chol.data(), dim, &pivot) != nuts_status::ok)
