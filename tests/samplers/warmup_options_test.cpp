@@ -76,6 +76,8 @@ TEST_CASE("nuts: bad init and init_inv_metric are errors naming them, before any
   CHECK_THROWS_WITH(nuts(m, {.init_inv_metric = {1.0, 0.0}}), Contains("init_inv_metric[1] = 0 is not positive"));
   CHECK_THROWS_WITH(nuts(m, {.metric = samplers::metric_kind::dense, .init_inv_metric = {1.0, 2.0, 2.0, 1.0}}),
                     Contains("init_inv_metric is not symmetric positive definite"));
+  CHECK_THROWS_WITH(nuts(m, {.metric = samplers::metric_kind::dense, .init_inv_metric = {1.0, 0.5, 0.2, 1.0}}),
+                    Contains("init_inv_metric is not symmetric: element [2,1] = 0.2 but [1,2] = 0.5"));
 }
 
 TEST_CASE("nuts from pathfinder: the initial values lie in the typical set and the metric is the approximation's",
