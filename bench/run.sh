@@ -37,6 +37,9 @@
 #               100-d AR(1) Gaussian, 4 x (1000 + 1000) and 4 x (300 + 1000), 10 seeds (--quick:
 #               3) (bench/adapt.cpp): posterior,warmup,scheme,seeds,median_ess_per_gradient,
 #               median_gradients,median_min_ess, and ratio rows
+#   arma_trap   chains trapped in an ARMA(1,1)'s non-invertible region, 60 seeds x 4 chains
+#               (bench/arma_trap.cpp; Stan's side: bench/stan/arma_trap.R): one line per trapped
+#               chain and the count
 #   inference   optimize + laplace, pathfinder and advi (CmdStan's defaults) against NUTS on the
 #               nine shared posteriors, 10 seeds (--quick: 2) (bench/inference.cpp): posterior,
 #               method,seeds,seconds,gradients,max_z,median_sd_ratio,pareto_k,typical,reached
@@ -50,7 +53,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|lanes|iid_normal|adapt|inference|stan|smc|cuda [--quick]" >&2
+    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|lanes|iid_normal|adapt|arma_trap|inference|stan|smc|cuda [--quick]" >&2
     exit 2
 }
 
@@ -77,7 +80,7 @@ case $suite in
     batching)
         root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
         exec bash "$root/bench/batching.sh" "$@" ;;
-    nuts|nuts_step|lanes|iid_normal|adapt|inference)
+    nuts|nuts_step|lanes|iid_normal|adapt|arma_trap|inference)
         # One CPU benchmark of build/bench-release (-O3 -march=native, the README's tyche::simd).
         root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
         build=$root/build/bench-release
