@@ -27,6 +27,27 @@ gaussian_data make_gaussian(std::size_t d) {
   return g;
 }
 
+// x ~ flat, y_i ~ normal(x_i, s_i) for N coordinates; g must outlive the model.
+template <std::size_t N>
+auto gaussian_model(const gaussian_data& g) {
+  using namespace tyche;
+  return model([](const gaussian_data& g) {
+    auto x = flat<"x">(shape<N>);
+    return joint(x, normal(x, data(g.s)).observe(data(g.y)));
+  }, g);
+}
+
+// (a, b) with a ~ normal(1, 2) and b ~ normal(0.8 a, 0.5): Gaussian, sd(a) = 2,
+// sd(b) = sqrt(0.64·4 + 0.25), correlation 0.95.
+auto correlated_model() {
+  using namespace tyche;
+  return model([] {
+    auto a = normal<"a">(1.0, 2.0);
+    auto b = normal<"b">(0.8 * a, 0.5);
+    return joint(a, b);
+  }());
+}
+
 template <class Fit>
 double draws_mean(const Fit& fit, std::size_t k) {
   double s = 0;
@@ -50,10 +71,7 @@ double draws_sd(const Fit& fit, std::size_t k) {
 TEST_CASE("pathfinder: one path's Gaussian on a 100-d Gaussian target has its mean to 1e-3", "[inference]") {
   using namespace tyche;
   const gaussian_data g = make_gaussian(100);
-  const auto m = model([](const gaussian_data& g) {
-    auto x = flat<"x">(shape<100>);
-    return joint(x, normal(x, data(g.s)).observe(data(g.y)));
-  }, g);
+  const auto m = gaussian_model<100>(g);
   const approximate_fit fit = pathfinder(m, {.num_paths = 1, .seed = 4});
   REQUIRE(fit.mean.size() == 100);
   double worst = 0;
@@ -70,11 +88,7 @@ TEST_CASE("pathfinder: four paths resampled by PSIS give the posterior's moments
   using namespace tyche;
   // (a, b) with a ~ normal(1, 2) and b ~ normal(0.8 a, 0.5): Gaussian, sd(a) = 2,
   // sd(b) = sqrt(0.64·4 + 0.25), correlation 0.95.
-  const auto m = model([] {
-    auto a = normal<"a">(1.0, 2.0);
-    auto b = normal<"b">(0.8 * a, 0.5);
-    return joint(a, b);
-  }());
+  const auto m = correlated_model();
   const approximate_fit fit = pathfinder(m, {.seed = 7});
   REQUIRE(fit.draws == 1000);
   CHECK(fit.pareto_k < 0.7);
@@ -98,10 +112,7 @@ TEST_CASE("advi: mean-field recovers a product of Gaussians (means to 1e-2, sds 
           "[inference]") {
   using namespace tyche;
   const gaussian_data g = make_gaussian(5);
-  const auto m = model([](const gaussian_data& g) {
-    auto x = flat<"x">(shape<5>);
-    return joint(x, normal(x, data(g.s)).observe(data(g.y)));
-  }, g);
+  const auto m = gaussian_model<5>(g);
   // CmdStan's defaults: the ELBO's noise (its estimate from 100 draws) keeps the relative
   // change above 0.01 on a normalised target, so the iterations run out, with a warning; the
   // answer is rough: means within a tenth of an sd, sds within 10 %.
@@ -126,11 +137,7 @@ TEST_CASE("advi: mean-field recovers a product of Gaussians (means to 1e-2, sds 
   CHECK(fit.mean_values.size() == 5);
 
   // Full-rank on a correlated 2-d Gaussian: the correlation 0.95 within 0.05.
-  const auto c = model([] {
-    auto a = normal<"a">(1.0, 2.0);
-    auto b = normal<"b">(0.8 * a, 0.5);
-    return joint(a, b);
-  }());
+  const auto c = correlated_model();
   const approximate_fit full = advi(c, {.algorithm = advi_algorithm::fullrank, .iterations = 30000,
                                         .grad_samples = 10, .tol_rel_obj = 1e-5, .seed = 3});
   const double corr = full.covariance[1] / std::sqrt(full.covariance[0] * full.covariance[3]);

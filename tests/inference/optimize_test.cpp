@@ -36,6 +36,16 @@ regression_data make_regression() {
   return d;
 }
 
+// y ~ normal(alpha + X beta, 0.8), alpha ~ normal(0, 5), beta ~ normal(0, 2); d must outlive it.
+auto regression_model(const regression_data& d) {
+  using namespace tyche;
+  return model([](const regression_data& d) {
+    auto alpha = normal<"alpha">(0.0, 5.0);
+    auto beta = normal<"beta">(0.0, 2.0, shape<3>);
+    return joint(alpha, beta, normal(alpha + matvec(matrix(d.x, d.n, 3), beta), 0.8).observe(data(d.y)));
+  }, d);
+}
+
 // The posterior of (alpha, beta) with y ~ normal(alpha + X beta, 0.8), alpha ~ normal(0, 5),
 // beta ~ normal(0, 2): Gaussian with precision P = Z'Z / 0.64 + diag(1/25, 1/4, 1/4, 1/4) and
 // mean P⁻¹ Z'y / 0.64, Z = [1 X].
@@ -81,11 +91,7 @@ TEST_CASE("optimize: the mode of a linear regression is the closed form's, and l
           "[inference]") {
   using namespace tyche;
   const regression_data d = make_regression();
-  const auto m = model([](const regression_data& d) {
-    auto alpha = normal<"alpha">(0.0, 5.0);
-    auto beta = normal<"beta">(0.0, 2.0, shape<3>);
-    return joint(alpha, beta, normal(alpha + matvec(matrix(d.x, d.n, 3), beta), 0.8).observe(data(d.y)));
-  }, d);
+  const auto m = regression_model(d);
   std::vector<double> mean, cov;
   closed_form(d, mean, cov);
 
@@ -157,11 +163,7 @@ TEST_CASE("optimize: a start where the log density is not finite, non-convergenc
   CHECK_THROWS_WITH(optimize(never), Contains("no initial point with a finite log density") && Contains("100 attempts"));
   // Non-convergence: two iterations on a 4-d regression, with the count and gradient norm.
   const regression_data d = make_regression();
-  const auto reg = model([](const regression_data& d) {
-    auto alpha = normal<"alpha">(0.0, 5.0);
-    auto beta = normal<"beta">(0.0, 2.0, shape<3>);
-    return joint(alpha, beta, normal(alpha + matvec(matrix(d.x, d.n, 3), beta), 0.8).observe(data(d.y)));
-  }, d);
+  const auto reg = regression_model(d);
   try {
     (void)optimize(reg, {.iterations = 2});
     FAIL("optimize did not throw");
