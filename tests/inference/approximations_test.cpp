@@ -86,8 +86,6 @@ TEST_CASE("pathfinder: one path's Gaussian on a 100-d Gaussian target has its me
 
 TEST_CASE("pathfinder: four paths resampled by PSIS give the posterior's moments of a correlated Gaussian", "[inference]") {
   using namespace tyche;
-  // (a, b) with a ~ normal(1, 2) and b ~ normal(0.8 a, 0.5): Gaussian, sd(a) = 2,
-  // sd(b) = sqrt(0.64·4 + 0.25), correlation 0.95.
   const auto m = correlated_model();
   const approximate_fit fit = pathfinder(m, {.seed = 7});
   REQUIRE(fit.draws == 1000);
