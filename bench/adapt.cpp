@@ -1,17 +1,19 @@
-// bench/adapt.cpp — warm-up schemes against each other (bash bench/run.sh adapt [--quick]):
-// Stan's (the metric from the draws' variances in each window) and nutpie's estimator
-// (√(var θ / var ∇log p) in the same windows: nuts_config::metric_estimator =
-// draws_and_gradients), on the nine shared posteriors and a 100-d AR(1) Gaussian
-// (Σᵢⱼ = 0.9^|i−j|), 4 chains × (1000 warm-up + 1000 draws) and × (300 + 1000), seeds 1 … 10
-// (--quick: 3 seeds). The measure is issue 19's: the smallest bulk-ESS over the parameters per
-// gradient evaluation, warm-up gradients included. One CSV row per posterior, warm-up and
-// scheme, and a ratio row per posterior and warm-up:
+// bench/adapt.cpp — warm-up schemes against each other (bash bench/run.sh adapt [--quick]
+// [--schemes a,b,…] [posterior …]): Stan's diagonal (the metric from the draws' variances in each
+// window; "draws", the default), nutpie's diagonal (√(var θ / var ∇log p) in the same windows:
+// metric_estimator = draws_and_gradients; "gradients"), nutpie's low-rank + diagonal (metric =
+// low_rank; "low_rank") and Stan's dense (metric = dense; "dense"), on the nine shared posteriors
+// and a 100-d AR(1) Gaussian (Σᵢⱼ = 0.9^|i−j|), 4 chains × (1000 warm-up + 1000 draws) and
+// × (300 + 1000), seeds 1 … 10 (--quick: 3 seeds). The measure is issue 19's: the smallest
+// bulk-ESS over the parameters per gradient evaluation, warm-up gradients included; seconds are
+// wall-clock per run. One CSV row per posterior, warm-up and scheme, and a ratio row per
+// posterior, warm-up and scheme other than Stan's:
 //
-//   posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,median_min_ess
-//   posterior,warmup,ratio,seeds,<median over seeds of draws_and_gradients / draws>,,
+//   posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,median_min_ess,median_seconds
+//   posterior,warmup,<scheme>/draws,seeds,<median over seeds of the scheme's / Stan's>,,,
 //
-// The seeds are paired (the same seed runs both schemes). The last rows, posterior "all",
-// give the median over the posteriors of the per-posterior ratios. Progress on stderr.
+// The seeds are paired (the same seed runs every scheme). The last rows, posterior "all", give
+// the median over the posteriors of the per-posterior ratios. Progress on stderr.
 #include "../examples/posteriordb.hpp"
 
 #include <tyche/tyche.hpp>
@@ -19,10 +21,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <exception>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -35,14 +40,27 @@ double median(std::vector<double> v) {
 }
 
 struct outcome {
-  double ess_per_gradient = 0, gradients = 0, min_ess = 0;
+  double ess_per_gradient = 0, gradients = 0, min_ess = 0, seconds = 0;
 };
 
+struct scheme {
+  const char* name;
+  tyche::samplers::metric_kind metric;
+  tyche::samplers::metric_estimator estimator;
+};
+const scheme all_schemes[] = {
+    {"draws", tyche::samplers::metric_kind::diagonal, tyche::samplers::metric_estimator::draws},
+    {"gradients", tyche::samplers::metric_kind::diagonal, tyche::samplers::metric_estimator::draws_and_gradients},
+    {"low_rank", tyche::samplers::metric_kind::low_rank, tyche::samplers::metric_estimator::draws},
+    {"dense", tyche::samplers::metric_kind::dense, tyche::samplers::metric_estimator::draws},
+};
+std::vector<scheme> schemes(std::begin(all_schemes), std::begin(all_schemes) + 2);  // --schemes
+
 template <class Model>
-outcome run_once(const Model& m, int warmup, tyche::samplers::metric_estimator scheme, std::uint64_t seed,
-                 int max_depth) {
+outcome run_once(const Model& m, int warmup, const scheme& sc, std::uint64_t seed, int max_depth) {
   tyche::nuts_config cfg{.chains = 4, .warmup = warmup, .draws = 1000, .seed = seed, .max_depth = max_depth};
-  cfg.metric_estimator = scheme;
+  cfg.metric = sc.metric;
+  cfg.metric_estimator = sc.estimator;
   const tyche::nuts_fit fit = tyche::nuts(m, cfg);
   double min_ess = INFINITY;
   for (std::size_t k = 0; k < fit.dim(); ++k) {
@@ -53,41 +71,41 @@ outcome run_once(const Model& m, int warmup, tyche::samplers::metric_estimator s
   o.min_ess = min_ess;
   o.gradients = static_cast<double>(fit.gradient_evaluations);
   o.ess_per_gradient = min_ess / o.gradients;
+  o.seconds = fit.seconds;
   return o;
 }
 
-std::map<int, std::vector<double>> all_ratios;  // warm-up → the posteriors' median ratios
+std::map<std::pair<int, std::string>, std::vector<double>> all_ratios;  // (warm-up, scheme) → per posterior
 
 template <class Model>
 void run(const char* name, const Model& m, int seeds, int max_depth = 10) {
-  using tyche::samplers::metric_estimator;
   for (const int warmup : {1000, 300}) {
-    std::map<metric_estimator, std::vector<outcome>> by;
-    std::vector<double> ratios;
+    std::vector<std::vector<outcome>> by(schemes.size());
     for (int seed = 1; seed <= seeds; ++seed) {
-      const auto s = static_cast<std::uint64_t>(seed);
-      const outcome a = run_once(m, warmup, metric_estimator::draws, s, max_depth);
-      const outcome b = run_once(m, warmup, metric_estimator::draws_and_gradients, s, max_depth);
-      by[metric_estimator::draws].push_back(a);
-      by[metric_estimator::draws_and_gradients].push_back(b);
-      ratios.push_back(b.ess_per_gradient / a.ess_per_gradient);
-      std::fprintf(stderr, "adapt: %s warmup %d seed %d: %.4g vs %.4g ESS/gradient\n", name, warmup, seed,
-                   a.ess_per_gradient, b.ess_per_gradient);
+      std::fprintf(stderr, "adapt: %s warmup %d seed %d:", name, warmup, seed);
+      for (std::size_t k = 0; k < schemes.size(); ++k) {
+        by[k].push_back(run_once(m, warmup, schemes[k], static_cast<std::uint64_t>(seed), max_depth));
+        std::fprintf(stderr, " %s %.4g", schemes[k].name, by[k].back().ess_per_gradient);
+      }
+      std::fprintf(stderr, " ESS/gradient\n");
     }
-    for (const auto& [scheme, list] : by) {
-      std::vector<double> epg, grads, ess;
-      for (const auto& o : list) {
+    for (std::size_t k = 0; k < schemes.size(); ++k) {
+      std::vector<double> epg, grads, ess, secs, ratios;
+      for (std::size_t i = 0; i < by[k].size(); ++i) {
+        const outcome& o = by[k][i];
         epg.push_back(o.ess_per_gradient);
         grads.push_back(o.gradients);
         ess.push_back(o.min_ess);
+        secs.push_back(o.seconds);
+        ratios.push_back(o.ess_per_gradient / by[0][i].ess_per_gradient);
       }
-      std::printf("%s,%d,%s,%d,%.5g,%.0f,%.0f\n", name, warmup,
-                  scheme == metric_estimator::draws ? "draws" : "draws_and_gradients", seeds, median(epg),
-                  median(grads), median(ess));
+      std::printf("%s,%d,%s,%d,%.5g,%.0f,%.0f,%.3g\n", name, warmup, schemes[k].name, seeds, median(epg),
+                  median(grads), median(ess), median(secs));
+      if (k == 0) continue;
+      const double r = median(ratios);
+      all_ratios[{warmup, schemes[k].name}].push_back(r);
+      std::printf("%s,%d,%s/%s,%d,%.3f,,,\n", name, warmup, schemes[k].name, schemes[0].name, seeds, r);
     }
-    const double r = median(ratios);
-    all_ratios[warmup].push_back(r);
-    std::printf("%s,%d,ratio,%d,%.3f,,\n", name, warmup, seeds, r);
     std::fflush(stdout);
   }
 }
@@ -101,8 +119,27 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       seeds = 3;
+    } else if (std::strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
+      seeds = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--schemes") == 0 && i + 1 < argc) {
+      schemes.clear();
+      std::string list = argv[++i];
+      for (std::size_t at = 0; at <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        const std::string name = list.substr(at, comma - at);
+        const auto it = std::find_if(std::begin(all_schemes), std::end(all_schemes),
+                                     [&](const scheme& s) { return name == s.name; });
+        if (it == std::end(all_schemes)) {
+          std::fprintf(stderr, "adapt: unknown scheme '%s' (draws, gradients, low_rank, dense)\n", name.c_str());
+          return 2;
+        }
+        schemes.push_back(*it);
+        at = comma + 1;
+      }
+      if (schemes.front().name != std::string("draws")) schemes.insert(schemes.begin(), all_schemes[0]);
     } else if (argv[i][0] == '-') {
-      std::fprintf(stderr, "usage: %s [--quick] [posterior ...]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--quick] [--seeds n] [--schemes draws,gradients,low_rank,dense] [posterior ...]\n",
+                   argv[0]);
       return 2;
     } else {
       only.emplace_back(argv[i]);
@@ -110,7 +147,7 @@ int main(int argc, char** argv) {
   }
   auto wanted = [&](const char* n) { return only.empty() || std::find(only.begin(), only.end(), n) != only.end(); };
   try {
-    std::printf("posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,median_min_ess\n");
+    std::printf("posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,median_min_ess,median_seconds\n");
     const auto dir = te::posteriors_dir(__FILE__);
     auto data_of = [&](const char* p) { return tyche::read_json_data((dir / p / "data.json").string()); };
 #define TYCHE_BENCH_POSTERIOR(folder, fn, depth) \
@@ -140,8 +177,9 @@ int main(int argc, char** argv) {
       const auto m = model(joint(x, normal(data(zero), data(scale)).observe(x - rho * matvec(matrix(shift.data(), d, d), x))));
       run("ar1_gaussian_100", m, seeds);
     }
-    for (const auto& [warmup, ratios] : all_ratios)
-      std::printf("all,%d,ratio,%d,%.3f,,\n", warmup, static_cast<int>(ratios.size()), median(ratios));
+    for (const auto& [key, ratios] : all_ratios)
+      std::printf("all,%d,%s/draws,%d,%.3f,,,\n", key.first, key.second.c_str(), static_cast<int>(ratios.size()),
+                  median(ratios));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "adapt: %s\n", e.what());
     return 1;

@@ -32,11 +32,13 @@
 #               executor on the same machine, eight schools (1 to 131,072 chains) and a logistic
 #               regression 10,000 x 100 (bench/cuda_executor.cu; needs nvcc; without a GPU only
 #               the CPU rows): suite,model,n,chains,executor,value,unit (docs/gpu.md)
-#   adapt       warm-up's metric estimators, Stan's (draws) against nutpie's (draws_and_gradients),
-#               min bulk-ESS per gradient (warm-up included) on the nine shared posteriors and a
-#               100-d AR(1) Gaussian, 4 x (1000 + 1000) and 4 x (300 + 1000), 10 seeds (--quick:
-#               3) (bench/adapt.cpp): posterior,warmup,scheme,seeds,median_ess_per_gradient,
-#               median_gradients,median_min_ess, and ratio rows
+#   adapt       warm-up's metrics and estimators: Stan's diagonal (draws) against nutpie's diagonal
+#               (gradients) and, with --schemes=draws,gradients,low_rank,dense, nutpie's low-rank
+#               and Stan's dense; min bulk-ESS per gradient (warm-up included) on the nine shared
+#               posteriors and a 100-d AR(1) Gaussian (or the posteriors named), 4 x (1000 + 1000)
+#               and 4 x (300 + 1000), 10 seeds (--quick: 3; --seeds=n) (bench/adapt.cpp):
+#               posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,
+#               median_min_ess,median_seconds, and ratio rows
 #   arma_trap   chains trapped in an ARMA(1,1)'s non-invertible region, 60 seeds x 4 chains
 #               (bench/arma_trap.cpp; Stan's side: bench/stan/arma_trap.R): one line per trapped
 #               chain and the count
@@ -62,11 +64,14 @@ suite=$1
 shift
 quick=0
 only=()
+passed=()  # adapt: --schemes=…, --seeds=…, posterior names, given to the program
 for a in "$@"; do
     case $a in
         --quick) quick=1 ;;
         --only=*) [ "$suite" = stan ] || usage; only=("$a") ;;
-        *) usage ;;
+        --schemes=*|--seeds=*) [ "$suite" = adapt ] || usage; passed+=("${a%%=*}" "${a#*=}") ;;
+        -*) usage ;;
+        *) [ "$suite" = adapt ] || usage; passed+=("$a") ;;
     esac
 done
 case $suite in
@@ -95,7 +100,7 @@ case $suite in
             nuts|lanes|adapt|inference) [ $quick -eq 1 ] && args=(--quick) ;;
             nuts_step) args=(--reps=3); [ $quick -eq 1 ] && args=(--reps=1) ;;
         esac
-        exec "$build/bench/$suite" "${args[@]}" ;;
+        exec "$build/bench/$suite" "${args[@]}" "${passed[@]}" ;;
     cuda)
         root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
         build=$root/build/cuda-bench

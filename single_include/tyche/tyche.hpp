@@ -16414,8 +16414,14 @@ struct transition_stats {
   double energy = 0;       // energy__
 };
 
-/// The kind of metric (mass matrix) of the kinetic energy.
-enum class metric_kind { diagonal, dense };
+/// The kind of metric (mass matrix) of the kinetic energy: diagonal, dense, or low-rank +
+/// diagonal (nutpie's: M⁻¹ = S(I + U(Λ − I)Uᵀ)S, estimated from draws and gradients,
+/// samplers/nuts/low_rank.hpp). The kernel holds a low-rank metric as its d × d matrix, as a
+/// dense one: O(d²) per leapfrog.
+enum class metric_kind { diagonal, dense, low_rank };
+
+/// Whether the kernel holds a metric of this kind as a d × d matrix (with its Cholesky factor).
+TYCHE_HD constexpr bool stored_dense(metric_kind kind) { return kind != metric_kind::diagonal; }
 
 /// What a kernel call reports; the executors turn anything but ok into an exception that names
 /// the chain and the value.
@@ -16641,7 +16647,7 @@ class nuts_kernel {
   /// Values of T the kernel needs for dimension d, a maximum tree depth and a metric kind.
   TYCHE_HD static std::size_t storage_size(std::size_t d, int max_depth, metric_kind kind) {
     const std::size_t depth = max_depth < 1 ? 1 : static_cast<std::size_t>(max_depth);
-    const std::size_t metric = kind == metric_kind::dense ? 2 * d * d : d;
+    const std::size_t metric = stored_dense(kind) ? 2 * d * d : d;
     return (vectors_fixed + vectors_per_level * depth) * d + metric;
   }
 
@@ -16653,7 +16659,7 @@ class nuts_kernel {
     if (size < storage_size(d, max_depth, kind)) return nuts_status::storage_too_small;
     d_ = d;
     max_depth_ = max_depth;
-    dense_ = kind == metric_kind::dense;
+    dense_ = stored_dense(kind);
     T* next = storage;
     auto take = [&](std::size_t n) {
       T* v = next;
@@ -17513,6 +17519,412 @@ TYCHE_HD nuts_status find_initial_step_size(R* eps, const R* q0, const R* grad0,
 // last metric window closes at the very end of warm-up (no term buffer), Stan restarts dual
 // averaging and then ends it with no iterations, which sets the step size to exp(0) = 1; here
 // the step size found after the metric update is kept.
+// ----- begin tyche/samplers/nuts/low_rank.hpp -----
+// tyche/samplers/nuts/low_rank.hpp — the low-rank + diagonal inverse metric of nutpie
+// (Seyboldt, Carlson & Carpenter, "Preconditioning Hamiltonian Monte Carlo by minimizing Fisher
+// divergence", arXiv 2603.18845, Algorithm 1), from a window's draws and gradients:
+//
+//   1. per coordinate, σᵢ² = √(var θᵢ / var ∂ᵢ log p) (the diagonal that minimises the Fisher
+//      divergence); draws and gradients centred and scaled, xᵢ = (θᵢ − θ̄ᵢ)/σᵢ, gᵢ = (∂ᵢ − ∂̄ᵢ)·σᵢ;
+//   2. Q: an orthonormal basis of the span of the scaled draws and gradients (m ≤ min(d, 2n)
+//      directions; the identity when 2n ≥ d);
+//   3. in that subspace, Cx = PxPxᵀ/γ + I and Cg = PgPgᵀ/γ + I (P: the projections, γ = 10⁻⁵),
+//      and their SPD mean Σ, the solution of Σ·Cg·Σ = Cx (the Gaussian's covariance that
+//      minimises the Fisher divergence): with Cg = LLᵀ, Σ = L⁻ᵀ(LᵀCxL)^½L⁻¹;
+//   4. Σ = WΩWᵀ; the eigenvalues outside [1/c, c] (c = 2) and their vectors u = Qw are kept,
+//      the others set to 1: M⁻¹ = S(I + U(Ω − I)Uᵀ)S, S = diag(σ).
+//
+// Written out as the d × d matrix the kernel's dense metric takes. Kernel code: no allocation,
+// no exception, TYCHE_HD; the eigen-decompositions are Householder tridiagonalisation and the
+// implicit QL algorithm (Wilkinson & Reinsch, Handbook for Automatic Computation II, tred2 and
+// tql2), O(m³).
+
+#include <cstddef>
+#include <math.h>
+
+namespace tyche::samplers {
+
+/// The settings of the low-rank estimate, nutpie's defaults.
+struct low_rank_settings {
+  double gamma = 1e-5;  // regularisation of the projected sums of squares: PPᵀ/γ + I
+  double cutoff = 2;    // eigenvalues in [1/cutoff, cutoff] are set to 1
+};
+
+namespace detail {
+
+template <class R>
+TYCHE_HD inline R lr_abs(R x) {
+  return x < 0 ? -x : x;
+}
+TYCHE_HD inline double lr_sqrt(double x) { return ::sqrt(x); }
+TYCHE_HD inline float lr_sqrt(float x) { return ::sqrtf(x); }
+template <class R>
+TYCHE_HD inline R lr_hypot(R a, R b) {  // without overflow or underflow
+  a = lr_abs(a);
+  b = lr_abs(b);
+  if (a < b) {
+    const R t = a;
+    a = b;
+    b = t;
+  }
+  if (a == R(0)) return R(0);
+  const R r = b / a;
+  return a * lr_sqrt(R(1) + r * r);
+}
+
+/// Eigen-decomposition of the symmetric m × m matrix in v (row-major, overwritten by the
+/// eigenvectors, one per column) with the eigenvalues in w (ascending) and m values of scratch
+/// in e: Householder reduction to tridiagonal form, then the QL algorithm with implicit shifts.
+/// Returns false when an eigenvalue needs more than 60 iterations (never seen for a finite
+/// symmetric matrix) or the input is not finite.
+template <class R>
+TYCHE_HD bool symmetric_eigen(R* v, R* w, R* e, std::size_t m) {
+  if (m == 0) return true;
+  const std::size_t n = m;
+  auto V = [&](std::size_t i, std::size_t j) -> R& { return v[i * n + j]; };
+  for (std::size_t k = 0; k < n * n; ++k)
+    if (!(v[k] - v[k] == R(0))) return false;
+  // Householder tridiagonalisation, accumulating the transformation in V.
+  for (std::size_t j = 0; j < n; ++j) w[j] = V(n - 1, j);
+  for (std::size_t i = n - 1; i > 0; --i) {
+    R scale = 0, h = 0;
+    for (std::size_t k = 0; k < i; ++k) scale += lr_abs(w[k]);
+    if (scale == R(0)) {
+      e[i] = w[i - 1];
+      for (std::size_t j = 0; j < i; ++j) {
+        w[j] = V(i - 1, j);
+        V(i, j) = 0;
+        V(j, i) = 0;
+      }
+    } else {
+      for (std::size_t k = 0; k < i; ++k) {
+        w[k] /= scale;
+        h += w[k] * w[k];
+      }
+      R f = w[i - 1];
+      R g = lr_sqrt(h);
+      if (f > 0) g = -g;
+      e[i] = scale * g;
+      h -= f * g;
+      w[i - 1] = f - g;
+      for (std::size_t j = 0; j < i; ++j) e[j] = 0;
+      for (std::size_t j = 0; j < i; ++j) {
+        f = w[j];
+        V(j, i) = f;
+        g = e[j] + V(j, j) * f;
+        for (std::size_t k = j + 1; k < i; ++k) {
+          g += V(k, j) * w[k];
+          e[k] += V(k, j) * f;
+        }
+        e[j] = g;
+      }
+      f = 0;
+      for (std::size_t j = 0; j < i; ++j) {
+        e[j] /= h;
+        f += e[j] * w[j];
+      }
+      const R hh = f / (h + h);
+      for (std::size_t j = 0; j < i; ++j) e[j] -= hh * w[j];
+      for (std::size_t j = 0; j < i; ++j) {
+        f = w[j];
+        g = e[j];
+        for (std::size_t k = j; k < i; ++k) V(k, j) -= f * e[k] + g * w[k];
+        w[j] = V(i - 1, j);
+        V(i, j) = 0;
+      }
+    }
+    w[i] = h;
+  }
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    V(n - 1, i) = V(i, i);
+    V(i, i) = 1;
+    const R h = w[i + 1];
+    if (h != R(0)) {
+      for (std::size_t k = 0; k <= i; ++k) w[k] = V(k, i + 1) / h;
+      for (std::size_t j = 0; j <= i; ++j) {
+        R g = 0;
+        for (std::size_t k = 0; k <= i; ++k) g += V(k, i + 1) * V(k, j);
+        for (std::size_t k = 0; k <= i; ++k) V(k, j) -= g * w[k];
+      }
+    }
+    for (std::size_t k = 0; k <= i; ++k) V(k, i + 1) = 0;
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    w[j] = V(n - 1, j);
+    V(n - 1, j) = 0;
+  }
+  V(n - 1, n - 1) = 1;
+  e[0] = 0;
+
+  // QL with implicit shifts on the tridiagonal (w: diagonal, e: sub-diagonal).
+  for (std::size_t i = 1; i < n; ++i) e[i - 1] = e[i];
+  e[n - 1] = 0;
+  const R eps = sizeof(R) == 4 ? R(1.1920929e-7) : R(2.220446049250313e-16);
+  R f = 0, tst1 = 0;
+  for (std::size_t l = 0; l < n; ++l) {
+    const R here = lr_abs(w[l]) + lr_abs(e[l]);
+    if (here > tst1) tst1 = here;
+    std::size_t mm = l;
+    while (mm < n - 1 && lr_abs(e[mm]) > eps * tst1) ++mm;
+    if (mm > l) {
+      int iterations = 0;
+      do {
+        if (++iterations > 60) return false;
+        R g = w[l];
+        R p = (w[l + 1] - g) / (R(2) * e[l]);
+        R r = lr_hypot(p, R(1));
+        if (p < 0) r = -r;
+        w[l] = e[l] / (p + r);
+        w[l + 1] = e[l] * (p + r);
+        const R dl1 = w[l + 1];
+        R h = g - w[l];
+        for (std::size_t i = l + 2; i < n; ++i) w[i] -= h;
+        f += h;
+        p = w[mm];
+        R c = 1, c2 = 1, c3 = 1, s = 0, s2 = 0;
+        const R el1 = e[l + 1];
+        for (std::size_t ii = mm; ii-- > l;) {
+          c3 = c2;
+          c2 = c;
+          s2 = s;
+          g = c * e[ii];
+          h = c * p;
+          r = lr_hypot(p, e[ii]);
+          e[ii + 1] = s * r;
+          s = e[ii] / r;
+          c = p / r;
+          p = c * w[ii] - s * g;
+          w[ii + 1] = h + s * (c * g + s * w[ii]);
+          for (std::size_t k = 0; k < n; ++k) {
+            h = V(k, ii + 1);
+            V(k, ii + 1) = s * V(k, ii) + c * h;
+            V(k, ii) = c * V(k, ii) - s * h;
+          }
+        }
+        p = -s * s2 * c3 * el1 * e[l] / dl1;
+        e[l] = s * p;
+        w[l] = c * p;
+      } while (lr_abs(e[l]) > eps * tst1);
+    }
+    w[l] += f;
+    e[l] = 0;
+  }
+  // Ascending order (selection sort: m is small).
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    std::size_t k = i;
+    for (std::size_t j = i + 1; j < n; ++j)
+      if (w[j] < w[k]) k = j;
+    if (k != i) {
+      const R t = w[i];
+      w[i] = w[k];
+      w[k] = t;
+      for (std::size_t r = 0; r < n; ++r) {
+        const R u = V(r, i);
+        V(r, i) = V(r, k);
+        V(r, k) = u;
+      }
+    }
+  }
+  return true;
+}
+
+/// The number of directions of the subspace for n draws in d dimensions.
+TYCHE_HD inline std::size_t low_rank_subspace(std::size_t d, std::size_t n) { return 2 * n >= d ? d : 2 * n; }
+
+}  // namespace detail
+
+/// Values of scratch low_rank_inverse_metric needs for n draws of dimension d.
+TYCHE_HD inline std::size_t low_rank_workspace(std::size_t d, std::size_t n) {
+  const std::size_t m = detail::low_rank_subspace(d, n);
+  return 2 * d + (m < d ? m * d : 0) + 4 * m * m + 2 * m + (m > d ? m : d);
+}
+
+/// The low-rank + diagonal inverse metric (top of this file) of n draws x and their gradients g
+/// of log p (row i: draw i, d values; both overwritten), written as a d × d row-major matrix to
+/// out; work: low_rank_workspace(d, n) values. Returns the number of eigen-directions kept, or
+/// −1 when the decomposition failed (out then holds the diagonal part alone, S²). n ≥ 2.
+template <class R>
+TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R* out, R* work,
+                                     low_rank_settings settings = {}) {
+  const std::size_t m = detail::low_rank_subspace(d, n);
+  R* sigma = work;
+  R* tmp = sigma + d;  // max(m, d) values
+  R* q = tmp + (m > d ? m : d);
+  R* cx = q + (m < d ? m * d : 0);
+  R* lg = cx + m * m;
+  R* a = lg + m * m;
+  R* b = a + m * m;
+  R* w = b + m * m;
+  R* e = w + m;
+  R* u = e + m;  // d values
+  const R nn = static_cast<R>(n);
+
+  // 1. σ, and the centred, scaled draws and gradients.
+  for (std::size_t j = 0; j < d; ++j) {
+    R mx = 0, mg = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      mx += x[i * d + j];
+      mg += g[i * d + j];
+    }
+    mx /= nn;
+    mg /= nn;
+    R vx = 0, vg = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const R a1 = x[i * d + j] - mx, b1 = g[i * d + j] - mg;
+      vx += a1 * a1;
+      vg += b1 * b1;
+    }
+    R s2 = vg > 0 ? detail::lr_sqrt(vx / vg) : vx / nn;  // the diagonal estimator's value
+    if (!(s2 >= R(1e-10))) s2 = R(1e-10);
+    if (s2 > R(1e10)) s2 = R(1e10);
+    const R s = detail::lr_sqrt(s2);
+    sigma[j] = s;
+    for (std::size_t i = 0; i < n; ++i) {
+      x[i * d + j] = (x[i * d + j] - mx) / s;
+      g[i * d + j] = (g[i * d + j] - mg) * s;
+    }
+  }
+  for (std::size_t k = 0; k < d * d; ++k) out[k] = 0;
+  for (std::size_t j = 0; j < d; ++j) out[j * d + j] = sigma[j] * sigma[j];
+
+  // 2. The subspace: Gram–Schmidt, twice, over the 2n vectors; those left with less than 10⁻⁸
+  // of their length are in the span already.
+  std::size_t rank = d;
+  if (m < d) {
+    rank = 0;
+    for (std::size_t v = 0; v < 2 * n && rank < m; ++v) {
+      const R* src = v < n ? x + v * d : g + (v - n) * d;
+      R norm0 = 0;
+      for (std::size_t j = 0; j < d; ++j) {
+        u[j] = src[j];
+        norm0 += u[j] * u[j];
+      }
+      if (!(norm0 > 0)) continue;
+      for (int pass = 0; pass < 2; ++pass)
+        for (std::size_t r = 0; r < rank; ++r) {
+          R dot = 0;
+          for (std::size_t j = 0; j < d; ++j) dot += q[r * d + j] * u[j];
+          for (std::size_t j = 0; j < d; ++j) u[j] -= dot * q[r * d + j];
+        }
+      R norm = 0;
+      for (std::size_t j = 0; j < d; ++j) norm += u[j] * u[j];
+      if (!(norm > R(1e-16) * norm0)) continue;
+      norm = detail::lr_sqrt(norm);
+      for (std::size_t j = 0; j < d; ++j) q[rank * d + j] = u[j] / norm;
+      ++rank;
+    }
+    // The projections, in place: row i of x (and g) becomes its rank coordinates in Q.
+    R* const both[2] = {x, g};
+    for (R* rows : both)
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t r = 0; r < rank; ++r) {
+          R dot = 0;
+          for (std::size_t j = 0; j < d; ++j) dot += q[r * d + j] * rows[i * d + j];
+          tmp[r] = dot;
+        }
+        for (std::size_t r = 0; r < rank; ++r) rows[i * d + r] = tmp[r];
+      }
+  }
+  const std::size_t k = rank;
+  if (k == 0) return 0;
+
+  // 3. Cx, Cg (k × k), Cg = LLᵀ, B² = LᵀCxL, B = (B²)^½, Σ = L⁻ᵀBL⁻¹.
+  const R inv_gamma = R(1) / static_cast<R>(settings.gamma);
+  for (std::size_t r = 0; r < k; ++r)
+    for (std::size_t c = 0; c <= r; ++c) {
+      R sx = 0, sg = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        sx += x[i * d + r] * x[i * d + c];
+        sg += g[i * d + r] * g[i * d + c];
+      }
+      sx *= inv_gamma;
+      sg *= inv_gamma;
+      if (r == c) {
+        sx += 1;
+        sg += 1;
+      }
+      cx[r * k + c] = cx[c * k + r] = sx;
+      a[r * k + c] = a[c * k + r] = sg;
+    }
+  auto fail = [&]() { return -1; };  // out holds S² already
+  for (std::size_t r = 0; r < k * k; ++r) lg[r] = 0;
+  for (std::size_t i = 0; i < k; ++i)  // Cholesky of Cg (in a) into lg
+    for (std::size_t j = 0; j <= i; ++j) {
+      R s = a[i * k + j];
+      for (std::size_t p = 0; p < j; ++p) s -= lg[i * k + p] * lg[j * k + p];
+      if (i == j) {
+        if (!(s > 0)) return fail();
+        lg[i * k + i] = detail::lr_sqrt(s);
+      } else {
+        lg[i * k + j] = s / lg[j * k + j];
+      }
+    }
+  for (std::size_t r = 0; r < k; ++r)  // a = Cx·L
+    for (std::size_t c = 0; c < k; ++c) {
+      R s = 0;
+      for (std::size_t p = c; p < k; ++p) s += cx[r * k + p] * lg[p * k + c];
+      a[r * k + c] = s;
+    }
+  for (std::size_t r = 0; r < k; ++r)  // b = Lᵀ·a (symmetric)
+    for (std::size_t c = 0; c <= r; ++c) {
+      R s = 0;
+      for (std::size_t p = r; p < k; ++p) s += lg[p * k + r] * a[p * k + c];
+      b[r * k + c] = s;
+    }
+  for (std::size_t r = 0; r < k; ++r)
+    for (std::size_t c = 0; c < r; ++c) b[c * k + r] = b[r * k + c];
+  if (!detail::symmetric_eigen(b, w, e, k)) return fail();
+  for (std::size_t r = 0; r < k; ++r) {  // a = B = V·diag(√λ)·Vᵀ
+    for (std::size_t c = 0; c <= r; ++c) {
+      R s = 0;
+      for (std::size_t p = 0; p < k; ++p) s += b[r * k + p] * b[c * k + p] * detail::lr_sqrt(w[p] > 0 ? w[p] : R(0));
+      a[r * k + c] = a[c * k + r] = s;
+    }
+  }
+  // Σ = L⁻ᵀ·B·L⁻¹: columns of Y = L⁻ᵀB by back substitution, then Σ = L⁻ᵀYᵀ; into b.
+  for (std::size_t c = 0; c < k; ++c)
+    for (std::size_t ii = k; ii-- > 0;) {
+      R s = a[ii * k + c];
+      for (std::size_t p = ii + 1; p < k; ++p) s -= lg[p * k + ii] * cx[p * k + c];
+      cx[ii * k + c] = s / lg[ii * k + ii];  // cx is free: Y
+    }
+  for (std::size_t c = 0; c < k; ++c)
+    for (std::size_t ii = k; ii-- > 0;) {
+      R s = cx[c * k + ii];  // Yᵀ[ii][c]
+      for (std::size_t p = ii + 1; p < k; ++p) s -= lg[p * k + ii] * b[p * k + c];
+      b[ii * k + c] = s / lg[ii * k + ii];
+    }
+  for (std::size_t r = 0; r < k; ++r)
+    for (std::size_t c = 0; c < r; ++c) b[r * k + c] = b[c * k + r] = R(0.5) * (b[r * k + c] + b[c * k + r]);
+
+  // 4. Σ's eigen-directions outside [1/c, c], back in θ's coordinates.
+  if (!detail::symmetric_eigen(b, w, e, k)) return fail();
+  const R cut = static_cast<R>(settings.cutoff);
+  for (std::size_t p = 0; p < k; ++p)
+    if (!(w[p] > R(0)) || !(w[p] - w[p] == R(0))) return fail();
+  int kept = 0;
+  for (std::size_t p = 0; p < k; ++p) {
+    const R lambda = w[p];
+    if (lambda <= cut && lambda >= R(1) / cut) continue;
+    ++kept;
+    for (std::size_t j = 0; j < d; ++j) {
+      R s = 0;
+      if (m < d) {
+        for (std::size_t r = 0; r < k; ++r) s += q[r * d + j] * b[r * k + p];
+      } else {
+        s = b[j * k + p];
+      }
+      u[j] = s * sigma[j];
+    }
+    const R scale = lambda - R(1);
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j < d; ++j) out[i * d + j] += scale * u[i] * u[j];
+  }
+  return kept;
+}
+
+}  // namespace tyche::samplers
+// ----- end tyche/samplers/nuts/low_rank.hpp -----
 
 #include <cstddef>
 #include <math.h>  // global-namespace exp, pow, sqrt, fma, which CUDA device code also provides
@@ -17534,6 +17946,10 @@ struct adaptation_config {
   /// The diagonal metric from the draws and the gradients of each window (nutpie's estimator,
   /// √(var θ / var ∇log p)) instead of the draws' variance (Stan's). Diagonal metric only.
   bool gradients = false;
+  /// The low-rank + diagonal metric from each window's draws and gradients (nutpie's,
+  /// samplers/nuts/low_rank.hpp), written as a dense M⁻¹; the windows are Stan's. Needs dense.
+  bool low_rank = false;
+  low_rank_settings low_rank_options = {};
 };
 
 namespace detail {
@@ -17607,17 +18023,22 @@ class step_size_adaptation {
 /// adaptation_config::gradients (diagonal only), √(var θᵢ / var ∂ᵢ log p) over the window's
 /// draws and gradients, the diagonal that minimises the Fisher divergence between the posterior
 /// and a Gaussian with that scale (Seyboldt, Carlson & Carpenter, arXiv 2603.18845; nutpie). The
-/// running estimates live in a buffer of buffer_size() values bound with bind().
+/// running estimates live in a buffer of buffer_size() values bound with bind(). With
+/// adaptation_config::low_rank (and dense), the window's draws and gradients are kept and the
+/// metric is low_rank_inverse_metric's.
 template <class R = double>
 class metric_adaptation {
  public:
-  /// Values of R the estimate needs for dimension d (gradients: the gradients' moments too).
-  TYCHE_HD static std::size_t buffer_size(std::size_t d, bool dense, bool gradients = false) {
-    return dense ? 2 * d + d * d : (gradients ? 4 * d : 2 * d);
+  /// Values of R the estimate needs (gradients: the gradients' moments too; low rank: every draw
+  /// and gradient of the longest window, and the estimate's scratch).
+  TYCHE_HD std::size_t buffer_size() const {
+    if (low_rank_) return 2 * capacity_ * d_ + low_rank_workspace(d_, capacity_);
+    return dense_ ? 2 * d_ + d_ * d_ : (gradients_ ? 4 * d_ : 2 * d_);
   }
 
   TYCHE_HD metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
-      : d_(dim), dense_(dense), gradients_(c.gradients && !dense), num_warmup_(num_warmup) {
+      : d_(dim), dense_(dense), gradients_(c.gradients && !dense), low_rank_(c.low_rank && dense),
+        low_rank_options_(c.low_rank_options), num_warmup_(num_warmup) {
     if (num_warmup < 20) {  // too short for windows: the metric stays as it is
       num_warmup_ = 0;
       return;
@@ -17631,10 +18052,19 @@ class metric_adaptation {
     term_buffer_ = c.term_buffer;
     window_size_ = c.base_window;
     next_window_ = init_buffer_ + window_size_ - 1;
+    const int longest = num_warmup_ - init_buffer_ - term_buffer_;
+    capacity_ = longest > 0 ? static_cast<std::size_t>(longest) : 0;
   }
 
-  /// Binds buffer_size(dim, dense) values (zeroed here).
+  /// Binds buffer_size() values (zeroed here).
   TYCHE_HD void bind(R* buffer) {
+    for (std::size_t k = 0; k < buffer_size(); ++k) buffer[k] = 0;
+    if (low_rank_) {
+      draws_ = buffer;
+      grads_ = buffer + capacity_ * d_;
+      work_ = buffer + 2 * capacity_ * d_;
+      return;
+    }
     mean_ = buffer;
     delta_ = buffer + d_;
     m2_ = buffer + 2 * d_;
@@ -17646,7 +18076,6 @@ class metric_adaptation {
       grad_mean_ = buffer + 2 * d_;
       grad_m2_ = buffer + 3 * d_;
     }
-    for (std::size_t k = 0; k < buffer_size(d_, dense_, gradients_); ++k) buffer[k] = 0;
   }
 
   /// The number of values of M⁻¹: d (diagonal) or d² (dense).
@@ -17657,13 +18086,25 @@ class metric_adaptation {
   /// returns true.
   TYCHE_HD bool learn(R* inv_metric, const R* q, const R* grad = nullptr) {
     if (in_window()) {
-      add(q);
-      if (gradients_ && grad != nullptr) add_gradient(grad);
+      if (low_rank_) {
+        keep(q, grad);
+      } else {
+        add(q);
+        if (gradients_ && grad != nullptr) add_gradient(grad);
+      }
     }
     if (end_of_window()) {
       compute_next_window();
       const R n = static_cast<R>(count_);
       const std::size_t d = d_, size = metric_size();
+      if (low_rank_) {  // fewer than 3 draws with gradients: the metric stays as it is
+        if (count_ >= 3 && grad_count_ == count_)
+          low_rank_inverse_metric(draws_, grads_, static_cast<std::size_t>(count_), d, inv_metric, work_,
+                                  low_rank_options_);
+        count_ = grad_count_ = 0;
+        ++counter_;
+        return true;
+      }
       if (gradients_ && count_ > 1 && grad_count_ == count_) {
         // √(var θ / var ∇): a coordinate whose gradient does not vary keeps the draws' raw
         // variance; the result is kept within [1e-10, 1e10]. (Without a gradient for every
@@ -17725,6 +18166,15 @@ class metric_adaptation {
     for (std::size_t i = 0; i < d; ++i)
       for (std::size_t j = 0; j < d; ++j) m2_[i * d + j] += (q[i] - mean_[i]) * delta_[j];
   }
+  TYCHE_HD void keep(const R* q, const R* g) {  // low rank: the window's draws and gradients
+    if (static_cast<std::size_t>(count_) >= capacity_) return;
+    for (std::size_t i = 0; i < d_; ++i) draws_[static_cast<std::size_t>(count_) * d_ + i] = q[i];
+    if (g != nullptr && grad_count_ == count_) {
+      for (std::size_t i = 0; i < d_; ++i) grads_[static_cast<std::size_t>(count_) * d_ + i] = g[i];
+      ++grad_count_;
+    }
+    ++count_;
+  }
   TYCHE_HD void add_gradient(const R* g) {  // Welford, count_ already advanced by add()
     ++grad_count_;
     for (std::size_t i = 0; i < d_; ++i) {
@@ -17744,7 +18194,10 @@ class metric_adaptation {
 
   std::size_t d_ = 0;
   R *mean_ = nullptr, *delta_ = nullptr, *m2_ = nullptr, *grad_mean_ = nullptr, *grad_m2_ = nullptr;
-  bool dense_ = false, gradients_ = false;
+  R *draws_ = nullptr, *grads_ = nullptr, *work_ = nullptr;  // low rank
+  bool dense_ = false, gradients_ = false, low_rank_ = false;
+  low_rank_settings low_rank_options_ = {};
+  std::size_t capacity_ = 0;  // draws of the longest window
   long count_ = 0, grad_count_ = 0;
   int num_warmup_ = 0;
   int init_buffer_ = 0, term_buffer_ = 0, window_size_ = 0, next_window_ = -1;
@@ -17905,8 +18358,11 @@ struct nuts_config {
   double adapt_delta = 0.8;
   double init_step_size = 1.0;
   double init_radius = 2.0;  // initial θ uniform on (−r, r), as Stan
-  /// The metric adapted in warm-up: diagonal (Stan's diag_e, the default) or dense (dense_e,
-  /// for strongly correlated posteriors of moderate dimension: O(d²) per leapfrog).
+  /// The metric adapted in warm-up: diagonal (Stan's diag_e, the default), dense (dense_e, for
+  /// strongly correlated posteriors of moderate dimension: O(d²) per leapfrog) or low_rank
+  /// (nutpie's low-rank + diagonal, estimated from each window's draws and gradients whatever
+  /// metric_estimator says; held as a dense matrix: O(d²) per leapfrog, and the window's draws
+  /// and gradients, 2·warmup·d values per chain, during warm-up).
   samplers::metric_kind metric = samplers::metric_kind::diagonal;
   /// How warm-up estimates the diagonal metric: draws (Stan's) or draws_and_gradients (nutpie's).
   samplers::metric_estimator metric_estimator = samplers::metric_estimator::draws;
@@ -18061,6 +18517,7 @@ inline adaptation_config adaptation_of(const nuts_config& cfg) {
   adaptation_config ac;
   ac.delta = cfg.adapt_delta;
   ac.gradients = cfg.metric_estimator == metric_estimator::draws_and_gradients;
+  ac.low_rank = cfg.metric == metric_kind::low_rank;
   return ac;
 }
 
@@ -18083,7 +18540,7 @@ class nuts_chain {
   nuts_chain(const Target& target, const nuts_config& cfg, int chain, nuts_fit& fit)
       : target_(target), cfg_(cfg), chain_(chain), fit_(fit), d_(target.dim()),
         rng_(cfg.seed, static_cast<std::uint64_t>(chain)), step_adapt_(adaptation_of(cfg)),
-        metric_adapt_(d_, cfg.warmup, adaptation_of(cfg), cfg.metric == metric_kind::dense) {}
+        metric_adapt_(d_, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric)) {}
   nuts_chain(const nuts_chain&) = delete;
   nuts_chain& operator=(const nuts_chain&) = delete;
 
@@ -18093,7 +18550,7 @@ class nuts_chain {
   /// step size (Stan's heuristic); throws when there is none.
   void initialise() {
     const std::size_t d = d_;
-    const bool dense = cfg_.metric == metric_kind::dense;
+    const bool dense = stored_dense(cfg_.metric);
     inv_metric_.assign(dense ? d * d : d, 0.0);
     if (dense) {
       chol_.assign(d * d, 0.0);
@@ -18101,7 +18558,7 @@ class nuts_chain {
     } else {
       for (auto& m : inv_metric_) m = 1.0;
     }
-    adapt_buffer_.assign(metric_adaptation<double>::buffer_size(d, dense, adaptation_of(cfg_).gradients), 0.0);
+    adapt_buffer_.assign(metric_adapt_.buffer_size(), 0.0);
     metric_adapt_.bind(adapt_buffer_.data());
     scratch_.assign(4 * d, 0.0);
     grad_.assign(d, 0.0);
@@ -18921,9 +19378,9 @@ struct device_chain_layout {
   bool dense = false;
 
   TYCHE_HD static device_chain_layout make(std::size_t d, int max_depth, metric_kind kind, std::size_t workspace,
-                                           bool gradient_metric = false) {
+                                           std::size_t adapt_size) {
     device_chain_layout l;
-    l.dense = kind == metric_kind::dense;
+    l.dense = stored_dense(kind);
     l.metric_size = l.dense ? d * d : d;
     std::size_t at = 0;
     auto take = [&](std::size_t n) {
@@ -18932,7 +19389,7 @@ struct device_chain_layout {
       return here;
     };
     l.kernel = take(nuts_kernel<double>::storage_size(d, max_depth, kind));
-    l.adapt = take(metric_adaptation<double>::buffer_size(d, l.dense, gradient_metric));
+    l.adapt = take(adapt_size);  // metric_adaptation::buffer_size()
     l.metric = take(l.metric_size);
     l.chol = take(l.dense ? d * d : 0);
     l.q = take(d);
@@ -19209,7 +19666,9 @@ inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, st
   r.draws = cfg.draws;
   r.max_depth = cfg.max_depth;
   r.metric = cfg.metric;
-  r.layout = device_chain_layout::make(d, cfg.max_depth, cfg.metric, workspace, adaptation_of(cfg).gradients);
+  r.layout = device_chain_layout::make(
+      d, cfg.max_depth, cfg.metric, workspace,
+      metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric)).buffer_size());
   const std::size_t per_draw = checked_product(static_cast<std::size_t>(cfg.chains),
                                                d * sizeof(double) + sizeof(transition_stats), "a draw of every chain");
   const std::size_t fit = std::max<std::size_t>(1, (std::size_t(256) << 20) / per_draw);
@@ -19358,7 +19817,7 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
     chain.initialise();  // throws, naming the chain
     device_chain& s = states[c];
     s.step = chain.step_adaptation();
-    s.metric = metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), cfg.metric == metric_kind::dense);
+    s.metric = metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric));
     s.stream = chain.rng().stream();
     s.position = chain.rng().position();
     s.step_size = chain.step_size();
@@ -19495,8 +19954,9 @@ inline void check_config(const nuts_config& cfg) {
     fail("init_step_size = " + tyche::detail::format_number(cfg.init_step_size) + " is not a positive finite number");
   if (!(cfg.init_radius >= 0) || !std::isfinite(cfg.init_radius))
     fail("init_radius = " + tyche::detail::format_number(cfg.init_radius) + " is not a finite number ≥ 0");
-  if (cfg.metric_estimator == metric_estimator::draws_and_gradients && cfg.metric != metric_kind::diagonal)
-    fail("metric_estimator = draws_and_gradients estimates a diagonal metric: use metric = diagonal");
+  if (cfg.metric_estimator == metric_estimator::draws_and_gradients && cfg.metric == metric_kind::dense)
+    fail("metric_estimator = draws_and_gradients estimates a diagonal metric (or, with metric = low_rank, a low-rank "
+         "+ diagonal one): use metric = diagonal or low_rank");
   if (cfg.init.size() > 1 && cfg.init.size() != static_cast<std::size_t>(cfg.chains))
     fail("init holds " + std::to_string(cfg.init.size()) + " vectors of initial values: give one for every chain, or " +
          std::to_string(cfg.chains) + " (one per chain)");
@@ -19522,7 +19982,7 @@ inline void check_config_sizes(const nuts_config& cfg, std::size_t dim, std::siz
            std::to_string(constrained_dim) + " (one per name of parameter_names(): " +
            (names.empty() ? std::string() : names.front() + (names.size() > 1 ? ", …" : "")) + ")");
   if (cfg.init_inv_metric.empty()) return;
-  const bool dense = cfg.metric == metric_kind::dense;
+  const bool dense = stored_dense(cfg.metric);
   const std::size_t want = dense ? dim * dim : dim;
   if (cfg.init_inv_metric.size() != want)
     fail("init_inv_metric holds " + std::to_string(cfg.init_inv_metric.size()) + " values, expected " +
@@ -21482,7 +21942,7 @@ inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, con
   line(4, "engine", "nuts", true);
   section(5, "nuts");
   line(6, "max_depth", std::to_string(config.max_depth), config.max_depth == 10);
-  const bool dense = config.metric == samplers::metric_kind::dense;
+  const bool dense = samplers::stored_dense(config.metric);
   line(4, "metric", dense ? "dense_e" : "diag_e", !dense);
   line(4, "metric_file", "", true);
   line(4, "stepsize", number(config.init_step_size), config.init_step_size == 1);

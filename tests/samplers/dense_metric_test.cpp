@@ -4,7 +4,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <utility>
 #include <vector>
 #include <string>
 
@@ -119,4 +123,228 @@ TEST_CASE("dense metric: adapts to and samples a strongly correlated Gaussian", 
   INFO("mean leapfrogs: dense " << mean_leapfrogs(dense) << ", diagonal " << mean_leapfrogs(diag));
   CHECK(mean_leapfrogs(dense) < 0.5 * mean_leapfrogs(diag));
   CHECK(diag.inv_metric[0].size() == d);
+}
+
+namespace {
+
+// A symmetric matrix times V minus V·diag(w), largest absolute element; and VᵀV − I's.
+double eigen_residual(const std::vector<double>& a, const std::vector<double>& v, const std::vector<double>& w,
+                      std::size_t m) {
+  double worst = 0;
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t k = 0; k < m; ++k) {
+      double av = 0;
+      for (std::size_t j = 0; j < m; ++j) av += a[i * m + j] * v[j * m + k];
+      worst = std::max(worst, std::fabs(av - v[i * m + k] * w[k]));
+    }
+  return worst;
+}
+double orthogonality_error(const std::vector<double>& v, std::size_t m) {
+  double worst = 0;
+  for (std::size_t k = 0; k < m; ++k)
+    for (std::size_t l = 0; l < m; ++l) {
+      double dot = 0;
+      for (std::size_t j = 0; j < m; ++j) dot += v[j * m + k] * v[j * m + l];
+      worst = std::max(worst, std::fabs(dot - (k == l ? 1.0 : 0.0)));
+    }
+  return worst;
+}
+
+std::uint64_t lcg_state = 7;
+double lcg_uniform() {
+  lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (static_cast<double>(lcg_state >> 11) + 0.5) / 9007199254740992.0;
+}
+double lcg_normal() { return std::sqrt(-2 * std::log(lcg_uniform())) * std::cos(6.283185307179586 * lcg_uniform()); }
+
+}  // namespace
+
+TEST_CASE("low-rank metric: the symmetric eigen-decomposition it uses", "[nuts][low_rank]") {
+  using tyche::samplers::detail::symmetric_eigen;
+  for (const std::size_t m : {1u, 2u, 7u, 40u}) {
+    std::vector<double> a(m * m);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j <= i; ++j) a[i * m + j] = a[j * m + i] = lcg_normal();
+    std::vector<double> v = a, w(m), e(m);
+    REQUIRE(symmetric_eigen(v.data(), w.data(), e.data(), m));
+    INFO("m = " << m);
+    CHECK(eigen_residual(a, v, w, m) < 1e-12 * m);
+    CHECK(orthogonality_error(v, m) < 1e-13 * m);
+    for (std::size_t k = 1; k < m; ++k) CHECK(w[k - 1] <= w[k]);
+  }
+  // Repeated eigenvalues (the identity, and a diagonal with a double value) and a zero matrix.
+  for (const auto& diag : {std::vector<double>{1, 1, 1, 1}, std::vector<double>{3, -1, 3, 0.5}, std::vector<double>{0, 0, 0}}) {
+    const std::size_t m = diag.size();
+    std::vector<double> a(m * m, 0.0);
+    for (std::size_t i = 0; i < m; ++i) a[i * m + i] = diag[i];
+    std::vector<double> v = a, w(m), e(m);
+    REQUIRE(symmetric_eigen(v.data(), w.data(), e.data(), m));
+    CHECK(eigen_residual(a, v, w, m) < 1e-14);
+    CHECK(orthogonality_error(v, m) < 1e-14);
+  }
+  std::vector<double> bad = {1, std::nan(""), std::nan(""), 1}, w(2), e(2);
+  CHECK_FALSE(symmetric_eigen(bad.data(), w.data(), e.data(), 2));
+}
+
+TEST_CASE("low-rank metric: recovers the top eigenvectors of a correlated Gaussian and preconditions it",
+          "[nuts][low_rank]") {
+  // Σ = S·R·S, S = diag of scales from 0.1 to 10, R = I + 19uuᵀ + 9vvᵀ − 0.9wwᵀ (u, v, w
+  // orthonormal), mean 3: exact draws and gradients (−Σ⁻¹(x − 3)).
+  // - With 2n ≥ d (the whole space) and no eigenvalue cut off, the estimate is Σ itself (the SPD
+  //   mean of the draws' and the gradients' covariances is exact for a Gaussian).
+  // - With nutpie's defaults, in the whole space and (2n < d) in the span of the draws and
+  //   gradients: the two top eigenvectors of M⁻¹ are those of Σ, both in the coordinates the
+  //   diagonal part scales (σᵢ² = √(var θᵢ / var ∂ᵢ), computed here from the same draws): cosine
+  //   ≥ 0.99 in the whole space, ≥ 0.95 from 60 draws in 150 dimensions (measured 0.973 and
+  //   0.977; there the estimate's top eigenvalues are also about half the exact ones, as an
+  //   independent NumPy implementation of the same algorithm gives); and M^½ preconditions Σ:
+  //   condition number ≤ 4 (the cutoff's 2 × 2) in the whole space, a thousandth of Σ's or less
+  //   in the subspace (measured 3.2·10⁶ → 209).
+  using namespace tyche::samplers;
+  struct setting {
+    std::size_t d, n;
+    double cutoff, a, b, c;  // R's eigenvalues other than 1
+  };
+  for (const setting& st : {setting{30, 200, 1.0, 20, 10, 0.1}, setting{30, 200, 2.0, 20, 10, 0.1},
+                            setting{150, 60, 2.0, 400, 100, 0.01}}) {
+    const std::size_t d = st.d, n = st.n;
+    const double ra = st.a, rb = st.b, rc = st.c;
+    std::vector<double> s(d), u(d), v(d), w(d);
+    for (std::size_t i = 0; i < d; ++i) {
+      s[i] = std::pow(10.0, -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(d - 1));
+      u[i] = lcg_normal();
+      v[i] = lcg_normal();
+      w[i] = lcg_normal();
+    }
+    auto orthonormalise = [&](std::vector<double>& x, std::initializer_list<const std::vector<double>*> against) {
+      for (const auto* y : against) {
+        double dot = 0;
+        for (std::size_t i = 0; i < d; ++i) dot += x[i] * (*y)[i];
+        for (std::size_t i = 0; i < d; ++i) x[i] -= dot * (*y)[i];
+      }
+      double nrm = 0;
+      for (double xi : x) nrm += xi * xi;
+      for (double& xi : x) xi /= std::sqrt(nrm);
+    };
+    orthonormalise(u, {});
+    orthonormalise(v, {&u});
+    orthonormalise(w, {&u, &v});
+    // (I + (a−1)uuᵀ + (b−1)vvᵀ + (c−1)wwᵀ)·z: R^½ with √20, √10, √0.1; R⁻¹ with their inverses squared.
+    auto apply = [&](const std::vector<double>& z, double a, double b, double c) {
+      double du = 0, dv = 0, dw = 0;
+      for (std::size_t i = 0; i < d; ++i) du += u[i] * z[i], dv += v[i] * z[i], dw += w[i] * z[i];
+      std::vector<double> out(z);
+      for (std::size_t i = 0; i < d; ++i) out[i] += (a - 1) * du * u[i] + (b - 1) * dv * v[i] + (c - 1) * dw * w[i];
+      return out;
+    };
+    std::vector<double> x(n * d), g(n * d), z(d), t(d);
+    for (std::size_t r = 0; r < n; ++r) {
+      for (auto& zi : z) zi = lcg_normal();
+      const auto y = apply(z, std::sqrt(ra), std::sqrt(rb), std::sqrt(rc));
+      for (std::size_t i = 0; i < d; ++i) x[r * d + i] = 3.0 + s[i] * y[i];
+      for (std::size_t i = 0; i < d; ++i) t[i] = (x[r * d + i] - 3.0) / s[i];
+      const auto ri = apply(t, 1 / ra, 1 / rb, 1 / rc);
+      for (std::size_t i = 0; i < d; ++i) g[r * d + i] = -ri[i] / s[i];
+    }
+    // The diagonal part, as the estimator computes it (population moments).
+    std::vector<double> scale(d);
+    for (std::size_t i = 0; i < d; ++i) {
+      double mx = 0, mg = 0, vx = 0, vg = 0;
+      for (std::size_t r = 0; r < n; ++r) mx += x[r * d + i] / n, mg += g[r * d + i] / n;
+      for (std::size_t r = 0; r < n; ++r)
+        vx += (x[r * d + i] - mx) * (x[r * d + i] - mx), vg += (g[r * d + i] - mg) * (g[r * d + i] - mg);
+      scale[i] = std::sqrt(std::sqrt(vx / vg));
+    }
+    std::vector<double> out(d * d), work(low_rank_workspace(d, n));
+    low_rank_settings options;
+    options.cutoff = st.cutoff;
+    if (st.cutoff == 1.0) options.gamma = 1e-12;
+    const int kept = low_rank_inverse_metric(x.data(), g.data(), n, d, out.data(), work.data(), options);
+    INFO("d = " << d << ", n = " << n << ", cutoff " << st.cutoff << ": " << kept << " directions kept");
+    REQUIRE(kept >= 3);
+    std::vector<double> sigma(d * d);
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j < d; ++j)
+        sigma[i * d + j] = s[i] * s[j] * ((i == j ? 1.0 : 0.0) + (ra - 1) * u[i] * u[j] + (rb - 1) * v[i] * v[j] + (rc - 1) * w[i] * w[j]);
+    if (st.cutoff == 1.0) {
+      double worst = 0, largest = 0;
+      for (std::size_t k = 0; k < d * d; ++k) {
+        worst = std::max(worst, std::fabs(out[k] - sigma[k]));
+        largest = std::max(largest, std::fabs(sigma[k]));
+      }
+      CHECK(worst < 1e-8 * largest);
+      continue;
+    }
+    // Top eigenvectors in the scaled coordinates.
+    std::vector<double> ve(d * d), vs(d * d), we(d), ws(d), e(d);
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j < d; ++j) {
+        ve[i * d + j] = out[i * d + j] / (scale[i] * scale[j]);
+        vs[i * d + j] = sigma[i * d + j] / (scale[i] * scale[j]);
+      }
+    REQUIRE(detail::symmetric_eigen(ve.data(), we.data(), e.data(), d));
+    REQUIRE(detail::symmetric_eigen(vs.data(), ws.data(), e.data(), d));
+    for (std::size_t top = d - 2; top < d; ++top) {
+      double dot = 0;
+      for (std::size_t i = 0; i < d; ++i) dot += ve[i * d + top] * vs[i * d + top];
+      INFO("eigenvector " << d - top << ": eigenvalues " << we[top] << " (estimate), " << ws[top] << " (exact)");
+      CHECK(std::fabs(dot) >= (2 * n >= d ? 0.99 : 0.95));
+    }
+    // Preconditioned: L⁻¹ Σ L⁻ᵀ with M⁻¹ = LLᵀ.
+    std::vector<double> chol(d * d), tl(d * d), p(d * d), wp(d), sigma_copy = sigma, w_exact(d);
+    REQUIRE(cholesky_lower(out.data(), chol.data(), d) == nuts_status::ok);
+    for (std::size_t c = 0; c < d; ++c)  // tl = L⁻¹Σ
+      for (std::size_t i = 0; i < d; ++i) {
+        double acc = sigma[i * d + c];
+        for (std::size_t k = 0; k < i; ++k) acc -= chol[i * d + k] * tl[k * d + c];
+        tl[i * d + c] = acc / chol[i * d + i];
+      }
+    for (std::size_t r = 0; r < d; ++r)  // p = tl·L⁻ᵀ
+      for (std::size_t i = 0; i < d; ++i) {
+        double acc = tl[r * d + i];
+        for (std::size_t k = 0; k < i; ++k) acc -= chol[i * d + k] * p[r * d + k];
+        p[r * d + i] = acc / chol[i * d + i];
+      }
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j < i; ++j) p[i * d + j] = p[j * d + i] = 0.5 * (p[i * d + j] + p[j * d + i]);
+    REQUIRE(detail::symmetric_eigen(p.data(), wp.data(), e.data(), d));
+    REQUIRE(detail::symmetric_eigen(sigma_copy.data(), w_exact.data(), e.data(), d));
+    const double before = w_exact[d - 1] / w_exact[0], after = wp[d - 1] / wp[0];
+    INFO("condition number: " << before << " -> " << after);
+    CHECK(before > 1e4);
+    CHECK(after < (2 * n >= d ? 4.0 + 1e-6 : before / 1000));
+  }
+}
+
+TEST_CASE("low-rank metric: adapts to and samples a strongly correlated Gaussian", "[nuts][low_rank]") {
+  // 40-d, Σᵢⱼ = 0.95^|i−j|. Means within 4 MCSE of 0, variances within 10 % of 1, and far
+  // shorter trajectories than with the diagonal metric (measured: about a tenth).
+  constexpr std::size_t d = 40;
+  const auto m = correlated_gaussian<d>(0.95);
+  tyche::nuts_config cfg{.chains = 4, .warmup = 1000, .draws = 1000, .seed = 17};
+  cfg.metric = tyche::samplers::metric_kind::low_rank;
+  const auto low_rank = tyche::nuts(m, cfg);
+  cfg.metric = tyche::samplers::metric_kind::diagonal;
+  const auto diag = tyche::nuts(m, cfg);
+  for (std::size_t k = 0; k < d; ++k) {
+    const auto chains = low_rank.parameter(k);
+    double mean = 0, var = 0, n = 0;
+    for (const auto& c : chains)
+      for (double v : c) mean += v, n += 1;
+    mean /= n;
+    for (const auto& c : chains)
+      for (double v : c) var += (v - mean) * (v - mean) / (n - 1);
+    INFO("x[" << k + 1 << "]: mean " << mean << ", variance " << var);
+    CHECK(std::fabs(mean) < 4 * tyche::mcse_mean(chains));
+    CHECK(std::fabs(var - 1.0) < 0.10);
+  }
+  REQUIRE(low_rank.inv_metric[0].size() == d * d);
+  auto mean_leapfrogs = [](const tyche::nuts_fit& f) {
+    double s = 0, n = 0;
+    for (const auto& c : f.stats)
+      for (const auto& st : c) s += st.n_leapfrog, n += 1;
+    return s / n;
+  };
+  INFO("mean leapfrogs: low rank " << mean_leapfrogs(low_rank) << ", diagonal " << mean_leapfrogs(diag));
+  CHECK(mean_leapfrogs(low_rank) < 0.25 * mean_leapfrogs(diag));
 }

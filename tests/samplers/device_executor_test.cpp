@@ -84,8 +84,8 @@ TEST_CASE("emulated device executor: the CPU executor's draws, dense metric", "[
                     {.chains = 2, .warmup = 150, .draws = 40, .seed = 3, .metric = tyche::samplers::metric_kind::dense});
 }
 
-TEST_CASE("emulated device executor: the CPU executor's draws with the gradient-based metric, given initial values "
-          "and a given initial metric",
+TEST_CASE("emulated device executor: the CPU executor's draws with the gradient-based metrics, given initial "
+          "values and a given initial metric",
           "[device_executor]") {
   tyche::nuts_config cfg{.chains = 2, .warmup = 150, .draws = 40, .seed = 7};
   cfg.metric_estimator = tyche::samplers::metric_estimator::draws_and_gradients;
@@ -94,6 +94,9 @@ TEST_CASE("emulated device executor: the CPU executor's draws with the gradient-
   given.init = {{1.5, 0.1, -0.2, 0.3}};  // sigma, beta[1], beta[2], alpha
   given.init_inv_metric = {0.5, 0.4, 0.3, 0.2};
   check_against_cpu(small_regression(), given);
+  tyche::nuts_config low_rank{.chains = 2, .warmup = 150, .draws = 40, .seed = 8};
+  low_rank.metric = tyche::samplers::metric_kind::low_rank;
+  check_against_cpu(small_regression(), low_rank);
 }
 
 // cuda_gradient::whole_device, emulated: each gradient the sum of 8 parts (what the device's

@@ -248,7 +248,7 @@ inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, con
   line(4, "engine", "nuts", true);
   section(5, "nuts");
   line(6, "max_depth", std::to_string(config.max_depth), config.max_depth == 10);
-  const bool dense = config.metric == samplers::metric_kind::dense;
+  const bool dense = samplers::stored_dense(config.metric);
   line(4, "metric", dense ? "dense_e" : "diag_e", !dense);
   line(4, "metric_file", "", true);
   line(4, "stepsize", number(config.init_step_size), config.init_step_size == 1);

@@ -7,6 +7,7 @@
 // the step size found after the metric update is kept.
 #pragma once
 #include <tyche/config.hpp>
+#include <tyche/samplers/nuts/low_rank.hpp>
 
 #include <cstddef>
 #include <math.h>  // global-namespace exp, pow, sqrt, fma, which CUDA device code also provides
@@ -28,6 +29,10 @@ struct adaptation_config {
   /// The diagonal metric from the draws and the gradients of each window (nutpie's estimator,
   /// √(var θ / var ∇log p)) instead of the draws' variance (Stan's). Diagonal metric only.
   bool gradients = false;
+  /// The low-rank + diagonal metric from each window's draws and gradients (nutpie's,
+  /// samplers/nuts/low_rank.hpp), written as a dense M⁻¹; the windows are Stan's. Needs dense.
+  bool low_rank = false;
+  low_rank_settings low_rank_options = {};
 };
 
 namespace detail {
@@ -101,17 +106,22 @@ class step_size_adaptation {
 /// adaptation_config::gradients (diagonal only), √(var θᵢ / var ∂ᵢ log p) over the window's
 /// draws and gradients, the diagonal that minimises the Fisher divergence between the posterior
 /// and a Gaussian with that scale (Seyboldt, Carlson & Carpenter, arXiv 2603.18845; nutpie). The
-/// running estimates live in a buffer of buffer_size() values bound with bind().
+/// running estimates live in a buffer of buffer_size() values bound with bind(). With
+/// adaptation_config::low_rank (and dense), the window's draws and gradients are kept and the
+/// metric is low_rank_inverse_metric's.
 template <class R = double>
 class metric_adaptation {
  public:
-  /// Values of R the estimate needs for dimension d (gradients: the gradients' moments too).
-  TYCHE_HD static std::size_t buffer_size(std::size_t d, bool dense, bool gradients = false) {
-    return dense ? 2 * d + d * d : (gradients ? 4 * d : 2 * d);
+  /// Values of R the estimate needs (gradients: the gradients' moments too; low rank: every draw
+  /// and gradient of the longest window, and the estimate's scratch).
+  TYCHE_HD std::size_t buffer_size() const {
+    if (low_rank_) return 2 * capacity_ * d_ + low_rank_workspace(d_, capacity_);
+    return dense_ ? 2 * d_ + d_ * d_ : (gradients_ ? 4 * d_ : 2 * d_);
   }
 
   TYCHE_HD metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
-      : d_(dim), dense_(dense), gradients_(c.gradients && !dense), num_warmup_(num_warmup) {
+      : d_(dim), dense_(dense), gradients_(c.gradients && !dense), low_rank_(c.low_rank && dense),
+        low_rank_options_(c.low_rank_options), num_warmup_(num_warmup) {
     if (num_warmup < 20) {  // too short for windows: the metric stays as it is
       num_warmup_ = 0;
       return;
@@ -125,10 +135,19 @@ class metric_adaptation {
     term_buffer_ = c.term_buffer;
     window_size_ = c.base_window;
     next_window_ = init_buffer_ + window_size_ - 1;
+    const int longest = num_warmup_ - init_buffer_ - term_buffer_;
+    capacity_ = longest > 0 ? static_cast<std::size_t>(longest) : 0;
   }
 
-  /// Binds buffer_size(dim, dense) values (zeroed here).
+  /// Binds buffer_size() values (zeroed here).
   TYCHE_HD void bind(R* buffer) {
+    for (std::size_t k = 0; k < buffer_size(); ++k) buffer[k] = 0;
+    if (low_rank_) {
+      draws_ = buffer;
+      grads_ = buffer + capacity_ * d_;
+      work_ = buffer + 2 * capacity_ * d_;
+      return;
+    }
     mean_ = buffer;
     delta_ = buffer + d_;
     m2_ = buffer + 2 * d_;
@@ -140,7 +159,6 @@ class metric_adaptation {
       grad_mean_ = buffer + 2 * d_;
       grad_m2_ = buffer + 3 * d_;
     }
-    for (std::size_t k = 0; k < buffer_size(d_, dense_, gradients_); ++k) buffer[k] = 0;
   }
 
   /// The number of values of M⁻¹: d (diagonal) or d² (dense).
@@ -151,13 +169,25 @@ class metric_adaptation {
   /// returns true.
   TYCHE_HD bool learn(R* inv_metric, const R* q, const R* grad = nullptr) {
     if (in_window()) {
-      add(q);
-      if (gradients_ && grad != nullptr) add_gradient(grad);
+      if (low_rank_) {
+        keep(q, grad);
+      } else {
+        add(q);
+        if (gradients_ && grad != nullptr) add_gradient(grad);
+      }
     }
     if (end_of_window()) {
       compute_next_window();
       const R n = static_cast<R>(count_);
       const std::size_t d = d_, size = metric_size();
+      if (low_rank_) {  // fewer than 3 draws with gradients: the metric stays as it is
+        if (count_ >= 3 && grad_count_ == count_)
+          low_rank_inverse_metric(draws_, grads_, static_cast<std::size_t>(count_), d, inv_metric, work_,
+                                  low_rank_options_);
+        count_ = grad_count_ = 0;
+        ++counter_;
+        return true;
+      }
       if (gradients_ && count_ > 1 && grad_count_ == count_) {
         // √(var θ / var ∇): a coordinate whose gradient does not vary keeps the draws' raw
         // variance; the result is kept within [1e-10, 1e10]. (Without a gradient for every
@@ -219,6 +249,15 @@ class metric_adaptation {
     for (std::size_t i = 0; i < d; ++i)
       for (std::size_t j = 0; j < d; ++j) m2_[i * d + j] += (q[i] - mean_[i]) * delta_[j];
   }
+  TYCHE_HD void keep(const R* q, const R* g) {  // low rank: the window's draws and gradients
+    if (static_cast<std::size_t>(count_) >= capacity_) return;
+    for (std::size_t i = 0; i < d_; ++i) draws_[static_cast<std::size_t>(count_) * d_ + i] = q[i];
+    if (g != nullptr && grad_count_ == count_) {
+      for (std::size_t i = 0; i < d_; ++i) grads_[static_cast<std::size_t>(count_) * d_ + i] = g[i];
+      ++grad_count_;
+    }
+    ++count_;
+  }
   TYCHE_HD void add_gradient(const R* g) {  // Welford, count_ already advanced by add()
     ++grad_count_;
     for (std::size_t i = 0; i < d_; ++i) {
@@ -238,7 +277,10 @@ class metric_adaptation {
 
   std::size_t d_ = 0;
   R *mean_ = nullptr, *delta_ = nullptr, *m2_ = nullptr, *grad_mean_ = nullptr, *grad_m2_ = nullptr;
-  bool dense_ = false, gradients_ = false;
+  R *draws_ = nullptr, *grads_ = nullptr, *work_ = nullptr;  // low rank
+  bool dense_ = false, gradients_ = false, low_rank_ = false;
+  low_rank_settings low_rank_options_ = {};
+  std::size_t capacity_ = 0;  // draws of the longest window
   long count_ = 0, grad_count_ = 0;
   int num_warmup_ = 0;
   int init_buffer_ = 0, term_buffer_ = 0, window_size_ = 0, next_window_ = -1;

@@ -53,6 +53,7 @@ inline adaptation_config adaptation_of(const nuts_config& cfg) {
   adaptation_config ac;
   ac.delta = cfg.adapt_delta;
   ac.gradients = cfg.metric_estimator == metric_estimator::draws_and_gradients;
+  ac.low_rank = cfg.metric == metric_kind::low_rank;
   return ac;
 }
 
@@ -75,7 +76,7 @@ class nuts_chain {
   nuts_chain(const Target& target, const nuts_config& cfg, int chain, nuts_fit& fit)
       : target_(target), cfg_(cfg), chain_(chain), fit_(fit), d_(target.dim()),
         rng_(cfg.seed, static_cast<std::uint64_t>(chain)), step_adapt_(adaptation_of(cfg)),
-        metric_adapt_(d_, cfg.warmup, adaptation_of(cfg), cfg.metric == metric_kind::dense) {}
+        metric_adapt_(d_, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric)) {}
   nuts_chain(const nuts_chain&) = delete;
   nuts_chain& operator=(const nuts_chain&) = delete;
 
@@ -85,7 +86,7 @@ class nuts_chain {
   /// step size (Stan's heuristic); throws when there is none.
   void initialise() {
     const std::size_t d = d_;
-    const bool dense = cfg_.metric == metric_kind::dense;
+    const bool dense = stored_dense(cfg_.metric);
     inv_metric_.assign(dense ? d * d : d, 0.0);
     if (dense) {
       chol_.assign(d * d, 0.0);
@@ -93,7 +94,7 @@ class nuts_chain {
     } else {
       for (auto& m : inv_metric_) m = 1.0;
     }
-    adapt_buffer_.assign(metric_adaptation<double>::buffer_size(d, dense, adaptation_of(cfg_).gradients), 0.0);
+    adapt_buffer_.assign(metric_adapt_.buffer_size(), 0.0);
     metric_adapt_.bind(adapt_buffer_.data());
     scratch_.assign(4 * d, 0.0);
     grad_.assign(d, 0.0);

@@ -136,8 +136,11 @@ struct nuts_config {
   double adapt_delta = 0.8;
   double init_step_size = 1.0;
   double init_radius = 2.0;  // initial θ uniform on (−r, r), as Stan
-  /// The metric adapted in warm-up: diagonal (Stan's diag_e, the default) or dense (dense_e,
-  /// for strongly correlated posteriors of moderate dimension: O(d²) per leapfrog).
+  /// The metric adapted in warm-up: diagonal (Stan's diag_e, the default), dense (dense_e, for
+  /// strongly correlated posteriors of moderate dimension: O(d²) per leapfrog) or low_rank
+  /// (nutpie's low-rank + diagonal, estimated from each window's draws and gradients whatever
+  /// metric_estimator says; held as a dense matrix: O(d²) per leapfrog, and the window's draws
+  /// and gradients, 2·warmup·d values per chain, during warm-up).
   samplers::metric_kind metric = samplers::metric_kind::diagonal;
   /// How warm-up estimates the diagonal metric: draws (Stan's) or draws_and_gradients (nutpie's).
   samplers::metric_estimator metric_estimator = samplers::metric_estimator::draws;

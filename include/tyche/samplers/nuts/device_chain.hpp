@@ -32,9 +32,9 @@ struct device_chain_layout {
   bool dense = false;
 
   TYCHE_HD static device_chain_layout make(std::size_t d, int max_depth, metric_kind kind, std::size_t workspace,
-                                           bool gradient_metric = false) {
+                                           std::size_t adapt_size) {
     device_chain_layout l;
-    l.dense = kind == metric_kind::dense;
+    l.dense = stored_dense(kind);
     l.metric_size = l.dense ? d * d : d;
     std::size_t at = 0;
     auto take = [&](std::size_t n) {
@@ -43,7 +43,7 @@ struct device_chain_layout {
       return here;
     };
     l.kernel = take(nuts_kernel<double>::storage_size(d, max_depth, kind));
-    l.adapt = take(metric_adaptation<double>::buffer_size(d, l.dense, gradient_metric));
+    l.adapt = take(adapt_size);  // metric_adaptation::buffer_size()
     l.metric = take(l.metric_size);
     l.chol = take(l.dense ? d * d : 0);
     l.q = take(d);

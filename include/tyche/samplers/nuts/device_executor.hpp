@@ -156,7 +156,9 @@ inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, st
   r.draws = cfg.draws;
   r.max_depth = cfg.max_depth;
   r.metric = cfg.metric;
-  r.layout = device_chain_layout::make(d, cfg.max_depth, cfg.metric, workspace, adaptation_of(cfg).gradients);
+  r.layout = device_chain_layout::make(
+      d, cfg.max_depth, cfg.metric, workspace,
+      metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric)).buffer_size());
   const std::size_t per_draw = checked_product(static_cast<std::size_t>(cfg.chains),
                                                d * sizeof(double) + sizeof(transition_stats), "a draw of every chain");
   const std::size_t fit = std::max<std::size_t>(1, (std::size_t(256) << 20) / per_draw);
@@ -305,7 +307,7 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
     chain.initialise();  // throws, naming the chain
     device_chain& s = states[c];
     s.step = chain.step_adaptation();
-    s.metric = metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), cfg.metric == metric_kind::dense);
+    s.metric = metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric));
     s.stream = chain.rng().stream();
     s.position = chain.rng().position();
     s.step_size = chain.step_size();

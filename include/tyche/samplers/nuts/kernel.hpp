@@ -70,8 +70,14 @@ struct transition_stats {
   double energy = 0;       // energy__
 };
 
-/// The kind of metric (mass matrix) of the kinetic energy.
-enum class metric_kind { diagonal, dense };
+/// The kind of metric (mass matrix) of the kinetic energy: diagonal, dense, or low-rank +
+/// diagonal (nutpie's: M⁻¹ = S(I + U(Λ − I)Uᵀ)S, estimated from draws and gradients,
+/// samplers/nuts/low_rank.hpp). The kernel holds a low-rank metric as its d × d matrix, as a
+/// dense one: O(d²) per leapfrog.
+enum class metric_kind { diagonal, dense, low_rank };
+
+/// Whether the kernel holds a metric of this kind as a d × d matrix (with its Cholesky factor).
+TYCHE_HD constexpr bool stored_dense(metric_kind kind) { return kind != metric_kind::diagonal; }
 
 /// What a kernel call reports; the executors turn anything but ok into an exception that names
 /// the chain and the value.
@@ -297,7 +303,7 @@ class nuts_kernel {
   /// Values of T the kernel needs for dimension d, a maximum tree depth and a metric kind.
   TYCHE_HD static std::size_t storage_size(std::size_t d, int max_depth, metric_kind kind) {
     const std::size_t depth = max_depth < 1 ? 1 : static_cast<std::size_t>(max_depth);
-    const std::size_t metric = kind == metric_kind::dense ? 2 * d * d : d;
+    const std::size_t metric = stored_dense(kind) ? 2 * d * d : d;
     return (vectors_fixed + vectors_per_level * depth) * d + metric;
   }
 
@@ -309,7 +315,7 @@ class nuts_kernel {
     if (size < storage_size(d, max_depth, kind)) return nuts_status::storage_too_small;
     d_ = d;
     max_depth_ = max_depth;
-    dense_ = kind == metric_kind::dense;
+    dense_ = stored_dense(kind);
     T* next = storage;
     auto take = [&](std::size_t n) {
       T* v = next;

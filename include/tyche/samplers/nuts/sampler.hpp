@@ -87,8 +87,9 @@ inline void check_config(const nuts_config& cfg) {
     fail("init_step_size = " + tyche::detail::format_number(cfg.init_step_size) + " is not a positive finite number");
   if (!(cfg.init_radius >= 0) || !std::isfinite(cfg.init_radius))
     fail("init_radius = " + tyche::detail::format_number(cfg.init_radius) + " is not a finite number ≥ 0");
-  if (cfg.metric_estimator == metric_estimator::draws_and_gradients && cfg.metric != metric_kind::diagonal)
-    fail("metric_estimator = draws_and_gradients estimates a diagonal metric: use metric = diagonal");
+  if (cfg.metric_estimator == metric_estimator::draws_and_gradients && cfg.metric == metric_kind::dense)
+    fail("metric_estimator = draws_and_gradients estimates a diagonal metric (or, with metric = low_rank, a low-rank "
+         "+ diagonal one): use metric = diagonal or low_rank");
   if (cfg.init.size() > 1 && cfg.init.size() != static_cast<std::size_t>(cfg.chains))
     fail("init holds " + std::to_string(cfg.init.size()) + " vectors of initial values: give one for every chain, or " +
          std::to_string(cfg.chains) + " (one per chain)");
@@ -114,7 +115,7 @@ inline void check_config_sizes(const nuts_config& cfg, std::size_t dim, std::siz
            std::to_string(constrained_dim) + " (one per name of parameter_names(): " +
            (names.empty() ? std::string() : names.front() + (names.size() > 1 ? ", …" : "")) + ")");
   if (cfg.init_inv_metric.empty()) return;
-  const bool dense = cfg.metric == metric_kind::dense;
+  const bool dense = stored_dense(cfg.metric);
   const std::size_t want = dense ? dim * dim : dim;
   if (cfg.init_inv_metric.size() != want)
     fail("init_inv_metric holds " + std::to_string(cfg.init_inv_metric.size()) + " values, expected " +

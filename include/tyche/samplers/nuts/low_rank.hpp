@@ -1,0 +1,406 @@
+// tyche/samplers/nuts/low_rank.hpp — the low-rank + diagonal inverse metric of nutpie
+// (Seyboldt, Carlson & Carpenter, "Preconditioning Hamiltonian Monte Carlo by minimizing Fisher
+// divergence", arXiv 2603.18845, Algorithm 1), from a window's draws and gradients:
+//
+//   1. per coordinate, σᵢ² = √(var θᵢ / var ∂ᵢ log p) (the diagonal that minimises the Fisher
+//      divergence); draws and gradients centred and scaled, xᵢ = (θᵢ − θ̄ᵢ)/σᵢ, gᵢ = (∂ᵢ − ∂̄ᵢ)·σᵢ;
+//   2. Q: an orthonormal basis of the span of the scaled draws and gradients (m ≤ min(d, 2n)
+//      directions; the identity when 2n ≥ d);
+//   3. in that subspace, Cx = PxPxᵀ/γ + I and Cg = PgPgᵀ/γ + I (P: the projections, γ = 10⁻⁵),
+//      and their SPD mean Σ, the solution of Σ·Cg·Σ = Cx (the Gaussian's covariance that
+//      minimises the Fisher divergence): with Cg = LLᵀ, Σ = L⁻ᵀ(LᵀCxL)^½L⁻¹;
+//   4. Σ = WΩWᵀ; the eigenvalues outside [1/c, c] (c = 2) and their vectors u = Qw are kept,
+//      the others set to 1: M⁻¹ = S(I + U(Ω − I)Uᵀ)S, S = diag(σ).
+//
+// Written out as the d × d matrix the kernel's dense metric takes. Kernel code: no allocation,
+// no exception, TYCHE_HD; the eigen-decompositions are Householder tridiagonalisation and the
+// implicit QL algorithm (Wilkinson & Reinsch, Handbook for Automatic Computation II, tred2 and
+// tql2), O(m³).
+#pragma once
+#include <tyche/config.hpp>
+
+#include <cstddef>
+#include <math.h>
+
+namespace tyche::samplers {
+
+/// The settings of the low-rank estimate, nutpie's defaults.
+struct low_rank_settings {
+  double gamma = 1e-5;  // regularisation of the projected sums of squares: PPᵀ/γ + I
+  double cutoff = 2;    // eigenvalues in [1/cutoff, cutoff] are set to 1
+};
+
+namespace detail {
+
+template <class R>
+TYCHE_HD inline R lr_abs(R x) {
+  return x < 0 ? -x : x;
+}
+TYCHE_HD inline double lr_sqrt(double x) { return ::sqrt(x); }
+TYCHE_HD inline float lr_sqrt(float x) { return ::sqrtf(x); }
+template <class R>
+TYCHE_HD inline R lr_hypot(R a, R b) {  // without overflow or underflow
+  a = lr_abs(a);
+  b = lr_abs(b);
+  if (a < b) {
+    const R t = a;
+    a = b;
+    b = t;
+  }
+  if (a == R(0)) return R(0);
+  const R r = b / a;
+  return a * lr_sqrt(R(1) + r * r);
+}
+
+/// Eigen-decomposition of the symmetric m × m matrix in v (row-major, overwritten by the
+/// eigenvectors, one per column) with the eigenvalues in w (ascending) and m values of scratch
+/// in e: Householder reduction to tridiagonal form, then the QL algorithm with implicit shifts.
+/// Returns false when an eigenvalue needs more than 60 iterations (never seen for a finite
+/// symmetric matrix) or the input is not finite.
+template <class R>
+TYCHE_HD bool symmetric_eigen(R* v, R* w, R* e, std::size_t m) {
+  if (m == 0) return true;
+  const std::size_t n = m;
+  auto V = [&](std::size_t i, std::size_t j) -> R& { return v[i * n + j]; };
+  for (std::size_t k = 0; k < n * n; ++k)
+    if (!(v[k] - v[k] == R(0))) return false;
+  // Householder tridiagonalisation, accumulating the transformation in V.
+  for (std::size_t j = 0; j < n; ++j) w[j] = V(n - 1, j);
+  for (std::size_t i = n - 1; i > 0; --i) {
+    R scale = 0, h = 0;
+    for (std::size_t k = 0; k < i; ++k) scale += lr_abs(w[k]);
+    if (scale == R(0)) {
+      e[i] = w[i - 1];
+      for (std::size_t j = 0; j < i; ++j) {
+        w[j] = V(i - 1, j);
+        V(i, j) = 0;
+        V(j, i) = 0;
+      }
+    } else {
+      for (std::size_t k = 0; k < i; ++k) {
+        w[k] /= scale;
+        h += w[k] * w[k];
+      }
+      R f = w[i - 1];
+      R g = lr_sqrt(h);
+      if (f > 0) g = -g;
+      e[i] = scale * g;
+      h -= f * g;
+      w[i - 1] = f - g;
+      for (std::size_t j = 0; j < i; ++j) e[j] = 0;
+      for (std::size_t j = 0; j < i; ++j) {
+        f = w[j];
+        V(j, i) = f;
+        g = e[j] + V(j, j) * f;
+        for (std::size_t k = j + 1; k < i; ++k) {
+          g += V(k, j) * w[k];
+          e[k] += V(k, j) * f;
+        }
+        e[j] = g;
+      }
+      f = 0;
+      for (std::size_t j = 0; j < i; ++j) {
+        e[j] /= h;
+        f += e[j] * w[j];
+      }
+      const R hh = f / (h + h);
+      for (std::size_t j = 0; j < i; ++j) e[j] -= hh * w[j];
+      for (std::size_t j = 0; j < i; ++j) {
+        f = w[j];
+        g = e[j];
+        for (std::size_t k = j; k < i; ++k) V(k, j) -= f * e[k] + g * w[k];
+        w[j] = V(i - 1, j);
+        V(i, j) = 0;
+      }
+    }
+    w[i] = h;
+  }
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    V(n - 1, i) = V(i, i);
+    V(i, i) = 1;
+    const R h = w[i + 1];
+    if (h != R(0)) {
+      for (std::size_t k = 0; k <= i; ++k) w[k] = V(k, i + 1) / h;
+      for (std::size_t j = 0; j <= i; ++j) {
+        R g = 0;
+        for (std::size_t k = 0; k <= i; ++k) g += V(k, i + 1) * V(k, j);
+        for (std::size_t k = 0; k <= i; ++k) V(k, j) -= g * w[k];
+      }
+    }
+    for (std::size_t k = 0; k <= i; ++k) V(k, i + 1) = 0;
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    w[j] = V(n - 1, j);
+    V(n - 1, j) = 0;
+  }
+  V(n - 1, n - 1) = 1;
+  e[0] = 0;
+
+  // QL with implicit shifts on the tridiagonal (w: diagonal, e: sub-diagonal).
+  for (std::size_t i = 1; i < n; ++i) e[i - 1] = e[i];
+  e[n - 1] = 0;
+  const R eps = sizeof(R) == 4 ? R(1.1920929e-7) : R(2.220446049250313e-16);
+  R f = 0, tst1 = 0;
+  for (std::size_t l = 0; l < n; ++l) {
+    const R here = lr_abs(w[l]) + lr_abs(e[l]);
+    if (here > tst1) tst1 = here;
+    std::size_t mm = l;
+    while (mm < n - 1 && lr_abs(e[mm]) > eps * tst1) ++mm;
+    if (mm > l) {
+      int iterations = 0;
+      do {
+        if (++iterations > 60) return false;
+        R g = w[l];
+        R p = (w[l + 1] - g) / (R(2) * e[l]);
+        R r = lr_hypot(p, R(1));
+        if (p < 0) r = -r;
+        w[l] = e[l] / (p + r);
+        w[l + 1] = e[l] * (p + r);
+        const R dl1 = w[l + 1];
+        R h = g - w[l];
+        for (std::size_t i = l + 2; i < n; ++i) w[i] -= h;
+        f += h;
+        p = w[mm];
+        R c = 1, c2 = 1, c3 = 1, s = 0, s2 = 0;
+        const R el1 = e[l + 1];
+        for (std::size_t ii = mm; ii-- > l;) {
+          c3 = c2;
+          c2 = c;
+          s2 = s;
+          g = c * e[ii];
+          h = c * p;
+          r = lr_hypot(p, e[ii]);
+          e[ii + 1] = s * r;
+          s = e[ii] / r;
+          c = p / r;
+          p = c * w[ii] - s * g;
+          w[ii + 1] = h + s * (c * g + s * w[ii]);
+          for (std::size_t k = 0; k < n; ++k) {
+            h = V(k, ii + 1);
+            V(k, ii + 1) = s * V(k, ii) + c * h;
+            V(k, ii) = c * V(k, ii) - s * h;
+          }
+        }
+        p = -s * s2 * c3 * el1 * e[l] / dl1;
+        e[l] = s * p;
+        w[l] = c * p;
+      } while (lr_abs(e[l]) > eps * tst1);
+    }
+    w[l] += f;
+    e[l] = 0;
+  }
+  // Ascending order (selection sort: m is small).
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    std::size_t k = i;
+    for (std::size_t j = i + 1; j < n; ++j)
+      if (w[j] < w[k]) k = j;
+    if (k != i) {
+      const R t = w[i];
+      w[i] = w[k];
+      w[k] = t;
+      for (std::size_t r = 0; r < n; ++r) {
+        const R u = V(r, i);
+        V(r, i) = V(r, k);
+        V(r, k) = u;
+      }
+    }
+  }
+  return true;
+}
+
+/// The number of directions of the subspace for n draws in d dimensions.
+TYCHE_HD inline std::size_t low_rank_subspace(std::size_t d, std::size_t n) { return 2 * n >= d ? d : 2 * n; }
+
+}  // namespace detail
+
+/// Values of scratch low_rank_inverse_metric needs for n draws of dimension d.
+TYCHE_HD inline std::size_t low_rank_workspace(std::size_t d, std::size_t n) {
+  const std::size_t m = detail::low_rank_subspace(d, n);
+  return 2 * d + (m < d ? m * d : 0) + 4 * m * m + 2 * m + (m > d ? m : d);
+}
+
+/// The low-rank + diagonal inverse metric (top of this file) of n draws x and their gradients g
+/// of log p (row i: draw i, d values; both overwritten), written as a d × d row-major matrix to
+/// out; work: low_rank_workspace(d, n) values. Returns the number of eigen-directions kept, or
+/// −1 when the decomposition failed (out then holds the diagonal part alone, S²). n ≥ 2.
+template <class R>
+TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R* out, R* work,
+                                     low_rank_settings settings = {}) {
+  const std::size_t m = detail::low_rank_subspace(d, n);
+  R* sigma = work;
+  R* tmp = sigma + d;  // max(m, d) values
+  R* q = tmp + (m > d ? m : d);
+  R* cx = q + (m < d ? m * d : 0);
+  R* lg = cx + m * m;
+  R* a = lg + m * m;
+  R* b = a + m * m;
+  R* w = b + m * m;
+  R* e = w + m;
+  R* u = e + m;  // d values
+  const R nn = static_cast<R>(n);
+
+  // 1. σ, and the centred, scaled draws and gradients.
+  for (std::size_t j = 0; j < d; ++j) {
+    R mx = 0, mg = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      mx += x[i * d + j];
+      mg += g[i * d + j];
+    }
+    mx /= nn;
+    mg /= nn;
+    R vx = 0, vg = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const R a1 = x[i * d + j] - mx, b1 = g[i * d + j] - mg;
+      vx += a1 * a1;
+      vg += b1 * b1;
+    }
+    R s2 = vg > 0 ? detail::lr_sqrt(vx / vg) : vx / nn;  // the diagonal estimator's value
+    if (!(s2 >= R(1e-10))) s2 = R(1e-10);
+    if (s2 > R(1e10)) s2 = R(1e10);
+    const R s = detail::lr_sqrt(s2);
+    sigma[j] = s;
+    for (std::size_t i = 0; i < n; ++i) {
+      x[i * d + j] = (x[i * d + j] - mx) / s;
+      g[i * d + j] = (g[i * d + j] - mg) * s;
+    }
+  }
+  for (std::size_t k = 0; k < d * d; ++k) out[k] = 0;
+  for (std::size_t j = 0; j < d; ++j) out[j * d + j] = sigma[j] * sigma[j];
+
+  // 2. The subspace: Gram–Schmidt, twice, over the 2n vectors; those left with less than 10⁻⁸
+  // of their length are in the span already.
+  std::size_t rank = d;
+  if (m < d) {
+    rank = 0;
+    for (std::size_t v = 0; v < 2 * n && rank < m; ++v) {
+      const R* src = v < n ? x + v * d : g + (v - n) * d;
+      R norm0 = 0;
+      for (std::size_t j = 0; j < d; ++j) {
+        u[j] = src[j];
+        norm0 += u[j] * u[j];
+      }
+      if (!(norm0 > 0)) continue;
+      for (int pass = 0; pass < 2; ++pass)
+        for (std::size_t r = 0; r < rank; ++r) {
+          R dot = 0;
+          for (std::size_t j = 0; j < d; ++j) dot += q[r * d + j] * u[j];
+          for (std::size_t j = 0; j < d; ++j) u[j] -= dot * q[r * d + j];
+        }
+      R norm = 0;
+      for (std::size_t j = 0; j < d; ++j) norm += u[j] * u[j];
+      if (!(norm > R(1e-16) * norm0)) continue;
+      norm = detail::lr_sqrt(norm);
+      for (std::size_t j = 0; j < d; ++j) q[rank * d + j] = u[j] / norm;
+      ++rank;
+    }
+    // The projections, in place: row i of x (and g) becomes its rank coordinates in Q.
+    R* const both[2] = {x, g};
+    for (R* rows : both)
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t r = 0; r < rank; ++r) {
+          R dot = 0;
+          for (std::size_t j = 0; j < d; ++j) dot += q[r * d + j] * rows[i * d + j];
+          tmp[r] = dot;
+        }
+        for (std::size_t r = 0; r < rank; ++r) rows[i * d + r] = tmp[r];
+      }
+  }
+  const std::size_t k = rank;
+  if (k == 0) return 0;
+
+  // 3. Cx, Cg (k × k), Cg = LLᵀ, B² = LᵀCxL, B = (B²)^½, Σ = L⁻ᵀBL⁻¹.
+  const R inv_gamma = R(1) / static_cast<R>(settings.gamma);
+  for (std::size_t r = 0; r < k; ++r)
+    for (std::size_t c = 0; c <= r; ++c) {
+      R sx = 0, sg = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        sx += x[i * d + r] * x[i * d + c];
+        sg += g[i * d + r] * g[i * d + c];
+      }
+      sx *= inv_gamma;
+      sg *= inv_gamma;
+      if (r == c) {
+        sx += 1;
+        sg += 1;
+      }
+      cx[r * k + c] = cx[c * k + r] = sx;
+      a[r * k + c] = a[c * k + r] = sg;
+    }
+  auto fail = [&]() { return -1; };  // out holds S² already
+  for (std::size_t r = 0; r < k * k; ++r) lg[r] = 0;
+  for (std::size_t i = 0; i < k; ++i)  // Cholesky of Cg (in a) into lg
+    for (std::size_t j = 0; j <= i; ++j) {
+      R s = a[i * k + j];
+      for (std::size_t p = 0; p < j; ++p) s -= lg[i * k + p] * lg[j * k + p];
+      if (i == j) {
+        if (!(s > 0)) return fail();
+        lg[i * k + i] = detail::lr_sqrt(s);
+      } else {
+        lg[i * k + j] = s / lg[j * k + j];
+      }
+    }
+  for (std::size_t r = 0; r < k; ++r)  // a = Cx·L
+    for (std::size_t c = 0; c < k; ++c) {
+      R s = 0;
+      for (std::size_t p = c; p < k; ++p) s += cx[r * k + p] * lg[p * k + c];
+      a[r * k + c] = s;
+    }
+  for (std::size_t r = 0; r < k; ++r)  // b = Lᵀ·a (symmetric)
+    for (std::size_t c = 0; c <= r; ++c) {
+      R s = 0;
+      for (std::size_t p = r; p < k; ++p) s += lg[p * k + r] * a[p * k + c];
+      b[r * k + c] = s;
+    }
+  for (std::size_t r = 0; r < k; ++r)
+    for (std::size_t c = 0; c < r; ++c) b[c * k + r] = b[r * k + c];
+  if (!detail::symmetric_eigen(b, w, e, k)) return fail();
+  for (std::size_t r = 0; r < k; ++r) {  // a = B = V·diag(√λ)·Vᵀ
+    for (std::size_t c = 0; c <= r; ++c) {
+      R s = 0;
+      for (std::size_t p = 0; p < k; ++p) s += b[r * k + p] * b[c * k + p] * detail::lr_sqrt(w[p] > 0 ? w[p] : R(0));
+      a[r * k + c] = a[c * k + r] = s;
+    }
+  }
+  // Σ = L⁻ᵀ·B·L⁻¹: columns of Y = L⁻ᵀB by back substitution, then Σ = L⁻ᵀYᵀ; into b.
+  for (std::size_t c = 0; c < k; ++c)
+    for (std::size_t ii = k; ii-- > 0;) {
+      R s = a[ii * k + c];
+      for (std::size_t p = ii + 1; p < k; ++p) s -= lg[p * k + ii] * cx[p * k + c];
+      cx[ii * k + c] = s / lg[ii * k + ii];  // cx is free: Y
+    }
+  for (std::size_t c = 0; c < k; ++c)
+    for (std::size_t ii = k; ii-- > 0;) {
+      R s = cx[c * k + ii];  // Yᵀ[ii][c]
+      for (std::size_t p = ii + 1; p < k; ++p) s -= lg[p * k + ii] * b[p * k + c];
+      b[ii * k + c] = s / lg[ii * k + ii];
+    }
+  for (std::size_t r = 0; r < k; ++r)
+    for (std::size_t c = 0; c < r; ++c) b[r * k + c] = b[c * k + r] = R(0.5) * (b[r * k + c] + b[c * k + r]);
+
+  // 4. Σ's eigen-directions outside [1/c, c], back in θ's coordinates.
+  if (!detail::symmetric_eigen(b, w, e, k)) return fail();
+  const R cut = static_cast<R>(settings.cutoff);
+  for (std::size_t p = 0; p < k; ++p)
+    if (!(w[p] > R(0)) || !(w[p] - w[p] == R(0))) return fail();
+  int kept = 0;
+  for (std::size_t p = 0; p < k; ++p) {
+    const R lambda = w[p];
+    if (lambda <= cut && lambda >= R(1) / cut) continue;
+    ++kept;
+    for (std::size_t j = 0; j < d; ++j) {
+      R s = 0;
+      if (m < d) {
+        for (std::size_t r = 0; r < k; ++r) s += q[r * d + j] * b[r * k + p];
+      } else {
+        s = b[j * k + p];
+      }
+      u[j] = s * sigma[j];
+    }
+    const R scale = lambda - R(1);
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j < d; ++j) out[i * d + j] += scale * u[i] * u[j];
+  }
+  return kept;
+}
+
+}  // namespace tyche::samplers
