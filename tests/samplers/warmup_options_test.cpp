@@ -116,6 +116,18 @@ TEST_CASE("nuts from pathfinder: the initial values lie in the typical set and t
   for (std::size_t i = 0; i < 10; ++i) CHECK(metric[i] == Approx(g.s[i] * g.s[i]).epsilon(0.25));
   for (std::size_t i = 0; i < 10; ++i) CHECK(chain_mean(fit, 0, i) == Approx(g.y[i]).margin(4 * g.s[i] / std::sqrt(100.0)));
   CHECK_THROWS_WITH(pf.initial_values(0), Contains("n = 0 must be >= 1"));
+  // The one-call form: pathfinder_init fills init and init_inv_metric from the same Pathfinder
+  // run (its seed is nuts_config's), then nuts() samples from there.
+  const nuts_config from_pf = pathfinder_init(m, {.chains = 4, .warmup = 200, .draws = 400, .seed = 2});
+  CHECK(from_pf.init == pf.initial_values(4));
+  CHECK(from_pf.init_inv_metric == pf.inverse_metric());
+  nuts_config dense{.chains = 2, .seed = 2};
+  dense.metric = samplers::metric_kind::low_rank;
+  CHECK(pathfinder_init(m, dense).init_inv_metric == pf.inverse_metric(true));
+  const nuts_fit started = nuts(m, from_pf);
+  for (std::size_t i = 0; i < 10; ++i)
+    CHECK(chain_mean(started, 1, i) == Approx(g.y[i]).margin(4 * g.s[i] / std::sqrt(100.0)));
+  CHECK_THROWS_WITH(pathfinder_init(m, from_pf), Contains("already holds init"));
 }
 
 TEST_CASE("nuts: the gradient-based metric recovers the exact diagonal of a Gaussian; Stan's estimates it",

@@ -18,6 +18,7 @@
 #include <tyche/inference/model_density.hpp>
 #include <tyche/inference/psis.hpp>
 #include <tyche/random/philox.hpp>
+#include <tyche/samplers/nuts/config.hpp>
 #include <tyche/scalar/format.hpp>
 
 #include <algorithm>
@@ -26,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -524,6 +526,44 @@ approximate_fit pathfinder(const Model& m, const pathfinder_config& cfg = {}) {
     return {};
   } else {
     return inference::pathfinder(inference::functions_of(m), cfg);
+  }
+}
+
+/// nuts()'s settings with each chain's initial values and the initial inverse metric taken from
+/// multi-path Pathfinder (Stan's init = pathfinder; cmdstanpy issue 787): cfg.init gets
+/// cfg.chains distinct draws of pathfinder(m, pf) (approximate_fit::initial_values), and
+/// cfg.init_inv_metric its variances (metric = diagonal) or covariance (dense, low_rank),
+/// which warm-up replaces at the end of its first window. pf's seed and init_radius are cfg's
+/// unless given. Throws std::invalid_argument when cfg already holds init or init_inv_metric, and
+/// Pathfinder's error (std::runtime_error, prefixed) when no path gives an approximation. The
+/// Pathfinder fit's warnings (a Pareto k̂ above 0.7) are lost here: call pathfinder() and
+/// initial_values() yourself to see them.
+///
+///   const auto fit = tyche::nuts(m, tyche::pathfinder_init(m, {.chains = 4}));
+template <class Model>
+nuts_config pathfinder_init(const Model& m, nuts_config cfg, std::optional<pathfinder_config> pf = std::nullopt) {
+  if constexpr (!sampleable_model<Model>) {
+    static_assert(sampleable_model<Model>,
+                  "tyche::pathfinder_init(model, nuts_config) requires a model built with tyche::model(...); the "
+                  "first argument is not one");
+    return cfg;
+  } else {
+    if (!cfg.init.empty() || !cfg.init_inv_metric.empty())
+      throw std::invalid_argument("tyche::pathfinder_init: the nuts_config already holds init or init_inv_metric");
+    if (cfg.chains < 1)
+      throw std::invalid_argument("tyche::pathfinder_init: chains = " + std::to_string(cfg.chains) + " must be >= 1");
+    pathfinder_config settings = pf ? *pf : pathfinder_config{.seed = cfg.seed, .init_radius = cfg.init_radius};
+    approximate_fit fit;
+    try {
+      fit = inference::pathfinder(inference::functions_of(m), settings);
+    } catch (const std::invalid_argument&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string("tyche::pathfinder_init: ") + e.what());
+    }
+    cfg.init = fit.initial_values(cfg.chains);
+    cfg.init_inv_metric = fit.inverse_metric(samplers::stored_dense(cfg.metric));
+    return cfg;
   }
 }
 
