@@ -1,8 +1,9 @@
 // bench/arma_trap.cpp — chains trapped in an ARMA(1,1) model's non-invertible region (issue 19; bash bench/run.sh
 // arma_trap): examples/arma.cpp's model and 200 simulated values with theta ~ normal(0, 2)
 // unconstrained, Stan's defaults (4 chains, 1000 + 1000, init uniform(-2, 2) on theta), seeds
-// 1 ... N (default 60; argument 2: init_radius). Prints each chain whose mean |theta| > 1 and the
-// count. Stan 2.21 on the same model and data: Rscript bench/stan/arma_trap.R (docs/nuts.md).
+// 1 ... N (default 60; argument 2: init_radius). Prints each chain whose mean |theta| > 1, each
+// chain run again because warm-up left it stuck (nuts_config::restart_stuck_chains), and the
+// counts. Stan 2.21 on the same model and data: Rscript bench/stan/arma_trap.R (docs/nuts.md).
 #include <tyche/tyche.hpp>
 #include <cmath>
 #include <cstdio>
@@ -40,13 +41,17 @@ int main(int argc, char** argv) {
   const auto arma = model(joint(mu, phi, theta, sigma, target(at(s, 1))));
   const int seeds = argc > 1 ? std::atoi(argv[1]) : 60;
   const double radius = argc > 2 ? std::atof(argv[2]) : 2.0;
-  int trapped = 0, total = 0;
+  int trapped = 0, total = 0, restarted = 0;
   for (int seed = 1; seed <= seeds; ++seed) {
     const auto fit = nuts(arma, {.chains = 4, .seed = (std::uint64_t)seed, .init_radius = radius});
     for (int c = 0; c < 4; ++c) {
+      if (fit.restarted_from[c] >= 0) {
+        ++restarted;
+        std::printf("seed %d chain %d: stuck after warm-up, run again from chain %d\n", seed, c + 1, fit.restarted_from[c] + 1);
+      }
       double m = 0; for (int d = 0; d < fit.draws; ++d) m += std::fabs(fit.values[c][d * 4 + 2]) / fit.draws;
       ++total; if (m > 1) { ++trapped; std::printf("seed %d chain %d: mean |theta| %.3g step %.3g\n", seed, c + 1, m, fit.step_size[c]); }
     }
   }
-  std::printf("trapped %d of %d\n", trapped, total);
+  std::printf("trapped %d of %d (%d run again: nuts_config::restart_stuck_chains)\n", trapped, total, restarted);
 }

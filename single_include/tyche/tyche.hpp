@@ -18377,6 +18377,12 @@ struct nuts_config {
   /// approximate_fit::inverse_metric() (dense: inverse_metric(true)) gives it from a pathfinder()
   /// fit.
   std::vector<double> init_inv_metric = {};
+  /// A chain that warm-up left stuck — its step size below 10⁻³ of the largest chain's and its
+  /// median log density below every log density of the chains that are not — is run again,
+  /// warm-up included, from the last draw and the metric of a chain that is not stuck, on a
+  /// stream of its own; nuts_fit::restarted_from says which, and summary() warns. Needs two
+  /// chains or more; the run with no stuck chain is unchanged. false: chains are kept as they ran.
+  bool restart_stuck_chains = true;
   /// Progress: every `refresh` iterations of each chain (and at its first and last), on_progress
   /// is called, or, when it is empty, a line in Stan's format goes to std::clog
   /// ("Chain 2: Iteration: 100 / 2000 [  5%]  (Warmup)"). 0: silent. Calls are serialised, from
@@ -18405,6 +18411,9 @@ struct nuts_fit {
   std::uint64_t seed = 1;              // the seed the chains' streams were keyed by
   double seconds = 0;                  // wall-clock time of the run (warm-up and sampling)
   double device_seconds = 0;           // tyche::cuda: of which in the device's kernels (0 on the CPU)
+  /// [chain]: −1, or the chain from whose last draw this chain was run again because warm-up
+  /// had left it stuck (nuts_config::restart_stuck_chains); its draws are the second run's.
+  std::vector<int> restarted_from;
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }
   /// Draws of parameter k, chain by chain: [chain][draw].
@@ -18492,6 +18501,15 @@ TYCHE_HD warmup_result warmup_step(int iteration, int warmup, R& eps, R accept_s
 
 namespace tyche::samplers::detail {
 
+/// Stan's progress line ("Chain 2: Iteration: 100 / 2000 [  5%]  (Warmup)"), to std::clog.
+inline void print_progress_line(const nuts_progress& p) {
+  char line[128];
+  std::snprintf(line, sizeof line, "Chain %d: Iteration: %*d / %d [%3d%%]  (%s)\n", p.chain,
+                static_cast<int>(std::to_string(p.iterations).size()), p.iteration, p.iterations,
+                static_cast<int>(100.0 * p.iteration / p.iterations), p.warmup ? "Warmup" : "Sampling");
+  std::clog << line;
+}
+
 /// Calls cfg.on_progress, or prints Stan's progress line; one call at a time.
 inline void report_progress(const nuts_config& cfg, const nuts_progress& p) {
   static std::mutex mutex;
@@ -18500,11 +18518,7 @@ inline void report_progress(const nuts_config& cfg, const nuts_progress& p) {
     cfg.on_progress(p);
     return;
   }
-  char line[128];
-  std::snprintf(line, sizeof line, "Chain %d: Iteration: %*d / %d [%3d%%]  (%s)\n", p.chain,
-                static_cast<int>(std::to_string(p.iterations).size()), p.iteration, p.iterations,
-                static_cast<int>(100.0 * p.iteration / p.iterations), p.warmup ? "Warmup" : "Sampling");
-  std::clog << line;
+  print_progress_line(p);
 }
 
 /// The exception an executor throws for a kernel status, naming what was wrong.
@@ -19882,9 +19896,11 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
 }  // namespace tyche::samplers::detail
 // ----- end tyche/samplers/nuts/device_executor.hpp -----
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <span>
@@ -20229,6 +20245,89 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
   return fit;
 }
 
+/// A chain that warm-up left stuck, and the chain whose last draw and metric it is run again from.
+struct stuck_chain {
+  int chain = 0, from = 0;
+};
+
+/// The chains of a fit that warm-up left stuck (nuts_config::restart_stuck_chains): step size
+/// below 10⁻³ of the largest chain's, and median lp__ below the lowest lp__ of every chain whose
+/// step size is not that small — a chain caught where the log density is astronomically low and
+/// steep (an ARMA model's non-invertible region: docs/nuts.md), not one in a narrow mode of its
+/// own, whose log density is high. Each is paired with the next chain (cyclically) that is not
+/// stuck. None when fewer than two chains have draws.
+inline std::vector<stuck_chain> find_stuck_chains(const nuts_fit& fit) {
+  const int n = fit.chains;
+  if (n < 2 || fit.draws < 1 || fit.step_size.size() != static_cast<std::size_t>(n)) return {};
+  double largest = 0;
+  for (const double e : fit.step_size) largest = std::max(largest, e);
+  std::vector<bool> small(static_cast<std::size_t>(n));
+  double lowest = INFINITY;  // the lowest lp__ of the chains whose step size is not small
+  bool any_small = false, any_normal = false;
+  for (int c = 0; c < n; ++c) {
+    small[c] = !(fit.step_size[c] >= 1e-3 * largest);
+    any_small = any_small || small[c];
+    any_normal = any_normal || !small[c];
+    if (!small[c])
+      for (const auto& s : fit.stats[c]) lowest = std::min(lowest, s.log_density);
+  }
+  if (!any_small || !any_normal) return {};
+  std::vector<stuck_chain> out;
+  for (int c = 0; c < n; ++c) {
+    if (!small[c]) continue;
+    std::vector<double> lp;
+    for (const auto& s : fit.stats[c]) lp.push_back(s.log_density);
+    std::nth_element(lp.begin(), lp.begin() + static_cast<std::ptrdiff_t>(lp.size() / 2), lp.end());
+    if (!(lp[lp.size() / 2] < lowest)) continue;
+    int from = (c + 1) % n;
+    while (small[from]) from = (from + 1) % n;
+    out.push_back({c, from});
+  }
+  return out;
+}
+
+/// Runs every stuck chain of `fit` again (run(config) → nuts_fit: the same model and executor):
+/// one chain, warm-up included, from the constrained values of its partner's last draw and its
+/// partner's adapted metric, on the stream (seed′, 0) with seed′ = a mix of the seed and the
+/// chain's index (its own random numbers, not a copy of chain 1's). The rerun's draws, statistics,
+/// step size and metric replace the stuck chain's; gradients and seconds add up.
+template <class Run>
+void restart_stuck_chains(nuts_fit& fit, const nuts_config& cfg, Run&& run) {
+  fit.restarted_from.assign(static_cast<std::size_t>(fit.chains), -1);
+  if (!cfg.restart_stuck_chains) return;
+  const std::vector<stuck_chain> stuck = find_stuck_chains(fit);
+  const std::size_t dim = fit.values.empty() || fit.draws == 0 ? 0 : fit.values[0].size() / static_cast<std::size_t>(fit.draws);
+  for (const stuck_chain& s : stuck) {
+    nuts_config again = cfg;
+    again.chains = 1;
+    std::uint64_t mixed = cfg.seed + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(s.chain + 1);
+    mixed = (mixed ^ (mixed >> 30)) * 0xBF58476D1CE4E5B9ULL;  // splitmix64's finaliser
+    mixed = (mixed ^ (mixed >> 27)) * 0x94D049BB133111EBULL;
+    again.seed = mixed ^ (mixed >> 31);
+    const auto& partner = fit.values[static_cast<std::size_t>(s.from)];
+    again.init = {std::vector<double>(partner.end() - static_cast<std::ptrdiff_t>(dim), partner.end())};
+    again.init_inv_metric = fit.inv_metric[static_cast<std::size_t>(s.from)];
+    again.restart_stuck_chains = false;
+    if (cfg.refresh > 0)  // progress under the chain's own number
+      again.on_progress = [user = cfg.on_progress, chain = s.chain + 1](const nuts_progress& p) {
+        nuts_progress q = p;
+        q.chain = chain;
+        if (user) user(q);
+        else print_progress_line(q);
+      };
+    nuts_fit one = run(again);
+    const auto c = static_cast<std::size_t>(s.chain);
+    fit.values[c] = std::move(one.values[0]);
+    fit.stats[c] = std::move(one.stats[0]);
+    fit.step_size[c] = one.step_size[0];
+    fit.inv_metric[c] = std::move(one.inv_metric[0]);
+    fit.gradient_evaluations += one.gradient_evaluations;
+    fit.seconds += one.seconds;
+    fit.device_seconds += one.device_seconds;
+    fit.restarted_from[c] = s.from;
+  }
+}
+
 /// nuts() once the model is known to be one: its target, erased (CPU), or on the device. Nvcc and
 /// Batch (defaulted by nuts() from this translation unit's settings) make the instantiations of
 /// translation units compiled by nvcc, and with other SIMD settings, distinct functions: the same
@@ -20236,9 +20335,14 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
 template <class Model, bool Nvcc, class Batch>
 nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
   static_assert(std::is_same_v<Batch, lane_batch>, "tyche::nuts: Batch is this translation unit's lane_batch");
-  if (const cuda* gpu = std::get_if<cuda>(&cfg.executor)) return run_nuts_cuda<Model, Nvcc>(m, cfg, *gpu);
-  const model_target<Model> target(m);
-  return run_nuts_erased(model_erased_target(target), cfg, m.parameter_names());
+  auto run = [&](const nuts_config& c) {
+    if (const cuda* gpu = std::get_if<cuda>(&c.executor)) return run_nuts_cuda<Model, Nvcc>(m, c, *gpu);
+    const model_target<Model> target(m);
+    return run_nuts_erased(model_erased_target(target), c, m.parameter_names());
+  };
+  nuts_fit fit = run(cfg);
+  restart_stuck_chains(fit, cfg, run);
+  return fit;
 }
 
 }  // namespace samplers::detail
@@ -21650,6 +21754,13 @@ inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
   if (saturated > 0)
     out.warnings.push_back(std::to_string(saturated) + " transitions hit the maximum tree depth " +
                            std::to_string(max_depth));
+  for (std::size_t c = 0; c < fit.restarted_from.size(); ++c)
+    if (fit.restarted_from[c] >= 0)
+      out.warnings.push_back("chain " + std::to_string(c + 1) +
+                             ": warm-up left it stuck (step size under a thousandth of another chain's, log density "
+                             "below all of the others'); its draws are a second run from chain " +
+                             std::to_string(fit.restarted_from[c] + 1) +
+                             "'s last draw (nuts_config::restart_stuck_chains)");
   for (int c = 0; c < fit.chains; ++c) {
     const double b = e_bfmi(fit.stats[static_cast<std::size_t>(c)]);
     if (b < 0.3) {

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -270,6 +271,88 @@ TEST_CASE("nuts: no chain stays in an ARMA model's non-invertible region (an ini
       CHECK(fit.step_size[c] > 1e-3);
     }
   }
+
+  // A chain started in the non-invertible region at theta = -1.5 stays there (step size ~1e-18,
+  // mean |theta| ~1.18, log density far below the others') — unless it is run again, from chain
+  // 1's last draw, as nuts() does by default (nuts_config::restart_stuck_chains). (From theta =
+  // 1.2, 1.5 or 2.5 chains escape; from 4 or -3 they stay too.)
+  nuts_config cfg{.chains = 4, .warmup = 500, .draws = 300, .seed = 5};
+  cfg.init = {{0.5, 0.6, 0.3, 1.0}, {0.5, 0.6, 0.3, 1.0}, {0.5, 0.6, 0.3, 1.0}, {0.5, 0.6, -1.5, 1.0}};
+  auto mean_abs_theta = [](const nuts_fit& f, int c) {
+    double m = 0;
+    for (int d = 0; d < f.draws; ++d) m += std::fabs(f.values[c][static_cast<std::size_t>(d) * 4 + 2]) / f.draws;
+    return m;
+  };
+  nuts_config kept = cfg;
+  kept.restart_stuck_chains = false;
+  const nuts_fit stuck = nuts(arma, kept);
+  INFO("chain 4 kept: step size " << stuck.step_size[3] << ", mean |theta| " << mean_abs_theta(stuck, 3));
+  CHECK(mean_abs_theta(stuck, 3) > 1.0);
+  const auto found = samplers::detail::find_stuck_chains(stuck);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].chain == 3);
+  CHECK(found[0].from == 0);
+  CHECK(stuck.restarted_from == std::vector<int>{-1, -1, -1, -1});
+  for (nuts_executor executor : {nuts_executor{cpu{}}, nuts_executor{cuda{.emulate = true}}}) {
+    cfg.executor = executor;
+    const nuts_fit fit = nuts(arma, cfg);
+    CHECK(fit.restarted_from == std::vector<int>{-1, -1, -1, 0});
+    for (int c = 0; c < 4; ++c) {
+      INFO("chain " << c + 1 << ": step size " << fit.step_size[c]);
+      CHECK(mean_abs_theta(fit, c) < 1.0);
+      CHECK(fit.step_size[c] > 1e-3);
+      CHECK(fit.values[c].size() == 300u * 4u);
+    }
+    CHECK(fit.gradient_evaluations > stuck.gradient_evaluations / 2);
+    const auto warnings = summary(fit).warnings;
+    CHECK(std::count_if(warnings.begin(), warnings.end(), [](const std::string& w) {
+            return w.find("chain 4: warm-up left it stuck") != std::string::npos &&
+                   w.find("second run from chain 1's last draw") != std::string::npos;
+          }) == 1);
+  }
+}
+
+TEST_CASE("nuts: which chains count as stuck", "[samplers][warmup]") {
+  // find_stuck_chains on fits made up here: a step size under 1e-3 of the largest AND a median
+  // log density under every log density of the other chains.
+  using tyche::samplers::detail::find_stuck_chains;
+  auto fit_of = [](std::vector<double> steps, std::vector<std::vector<double>> lps) {
+    tyche::nuts_fit f;
+    f.chains = static_cast<int>(steps.size());
+    f.draws = static_cast<int>(lps[0].size());
+    f.step_size = steps;
+    for (const auto& chain : lps) {
+      f.stats.emplace_back();
+      for (double lp : chain) f.stats.back().push_back({.log_density = lp});
+    }
+    return f;
+  };
+  const std::vector<double> healthy = {-10, -11, -12};
+  // Chain 3 tiny and low: stuck, paired with chain 4.
+  auto s = find_stuck_chains(fit_of({0.3, 0.25, 1e-9, 0.3}, {healthy, healthy, {-1e6, -1e6, -1e6}, healthy}));
+  REQUIRE(s.size() == 1);
+  CHECK(s[0].chain == 2);
+  CHECK(s[0].from == 3);
+  // Chain 4 tiny and low: paired with chain 1 (cyclically).
+  s = find_stuck_chains(fit_of({0.3, 0.25, 0.3, 1e-9}, {healthy, healthy, healthy, {-50, -50, -50}}));
+  REQUIRE(s.size() == 1);
+  CHECK(s[0].from == 0);
+  // A tiny step in a narrow mode of high density: not stuck.
+  CHECK(find_stuck_chains(fit_of({0.3, 0.25, 1e-9, 0.3}, {healthy, healthy, {5, 6, 7}, healthy})).empty());
+  // Low density with a healthy step (another mode, or a slow chain): not stuck.
+  CHECK(find_stuck_chains(fit_of({0.3, 0.25, 0.2, 0.3}, {healthy, healthy, {-1e6, -1e6, -1e6}, healthy})).empty());
+  // A median that some healthy draw goes below: not stuck.
+  CHECK(find_stuck_chains(fit_of({0.3, 0.25, 1e-9, 0.3}, {healthy, {-10, -11, -40}, {-30, -30, -30}, healthy})).empty());
+  // Every chain tiny, or one chain: nothing to compare with.
+  CHECK(find_stuck_chains(fit_of({1e-9, 1e-9}, {{-50, -50}, {-60, -60}})).empty());
+  CHECK(find_stuck_chains(fit_of({1e-9}, {{-50, -50}})).empty());
+  // Two stuck chains, both paired with the one healthy chain after them.
+  s = find_stuck_chains(fit_of({1e-9, 0.3, 1e-9}, {{-1e6, -1e6}, {-1, -2}, {-1e5, -1e5}}));
+  REQUIRE(s.size() == 2);
+  CHECK(s[0].chain == 0);
+  CHECK(s[0].from == 1);
+  CHECK(s[1].chain == 2);
+  CHECK(s[1].from == 1);
 }
 
 TEST_CASE("nuts: when every random initial point needs a tiny step, the chain starts from the best of them",

@@ -101,6 +101,13 @@ inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
   if (saturated > 0)
     out.warnings.push_back(std::to_string(saturated) + " transitions hit the maximum tree depth " +
                            std::to_string(max_depth));
+  for (std::size_t c = 0; c < fit.restarted_from.size(); ++c)
+    if (fit.restarted_from[c] >= 0)
+      out.warnings.push_back("chain " + std::to_string(c + 1) +
+                             ": warm-up left it stuck (step size under a thousandth of another chain's, log density "
+                             "below all of the others'); its draws are a second run from chain " +
+                             std::to_string(fit.restarted_from[c] + 1) +
+                             "'s last draw (nuts_config::restart_stuck_chains)");
   for (int c = 0; c < fit.chains; ++c) {
     const double b = e_bfmi(fit.stats[static_cast<std::size_t>(c)]);
     if (b < 0.3) {

@@ -28,6 +28,15 @@
 
 namespace tyche::samplers::detail {
 
+/// Stan's progress line ("Chain 2: Iteration: 100 / 2000 [  5%]  (Warmup)"), to std::clog.
+inline void print_progress_line(const nuts_progress& p) {
+  char line[128];
+  std::snprintf(line, sizeof line, "Chain %d: Iteration: %*d / %d [%3d%%]  (%s)\n", p.chain,
+                static_cast<int>(std::to_string(p.iterations).size()), p.iteration, p.iterations,
+                static_cast<int>(100.0 * p.iteration / p.iterations), p.warmup ? "Warmup" : "Sampling");
+  std::clog << line;
+}
+
 /// Calls cfg.on_progress, or prints Stan's progress line; one call at a time.
 inline void report_progress(const nuts_config& cfg, const nuts_progress& p) {
   static std::mutex mutex;
@@ -36,11 +45,7 @@ inline void report_progress(const nuts_config& cfg, const nuts_progress& p) {
     cfg.on_progress(p);
     return;
   }
-  char line[128];
-  std::snprintf(line, sizeof line, "Chain %d: Iteration: %*d / %d [%3d%%]  (%s)\n", p.chain,
-                static_cast<int>(std::to_string(p.iterations).size()), p.iteration, p.iterations,
-                static_cast<int>(100.0 * p.iteration / p.iterations), p.warmup ? "Warmup" : "Sampling");
-  std::clog << line;
+  print_progress_line(p);
 }
 
 /// The exception an executor throws for a kernel status, naming what was wrong.

@@ -155,6 +155,12 @@ struct nuts_config {
   /// approximate_fit::inverse_metric() (dense: inverse_metric(true)) gives it from a pathfinder()
   /// fit.
   std::vector<double> init_inv_metric = {};
+  /// A chain that warm-up left stuck — its step size below 10⁻³ of the largest chain's and its
+  /// median log density below every log density of the chains that are not — is run again,
+  /// warm-up included, from the last draw and the metric of a chain that is not stuck, on a
+  /// stream of its own; nuts_fit::restarted_from says which, and summary() warns. Needs two
+  /// chains or more; the run with no stuck chain is unchanged. false: chains are kept as they ran.
+  bool restart_stuck_chains = true;
   /// Progress: every `refresh` iterations of each chain (and at its first and last), on_progress
   /// is called, or, when it is empty, a line in Stan's format goes to std::clog
   /// ("Chain 2: Iteration: 100 / 2000 [  5%]  (Warmup)"). 0: silent. Calls are serialised, from
@@ -183,6 +189,9 @@ struct nuts_fit {
   std::uint64_t seed = 1;              // the seed the chains' streams were keyed by
   double seconds = 0;                  // wall-clock time of the run (warm-up and sampling)
   double device_seconds = 0;           // tyche::cuda: of which in the device's kernels (0 on the CPU)
+  /// [chain]: −1, or the chain from whose last draw this chain was run again because warm-up
+  /// had left it stuck (nuts_config::restart_stuck_chains); its draws are the second run's.
+  std::vector<int> restarted_from;
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }
   /// Draws of parameter k, chain by chain: [chain][draw].
