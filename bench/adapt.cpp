@@ -1,7 +1,8 @@
 // bench/adapt.cpp — warm-up schemes against each other (bash bench/run.sh adapt [--quick]
 // [--schemes a,b,…] [posterior …]): Stan's diagonal (the metric from the draws' variances in each
 // window; "draws", the default), nutpie's diagonal (√(var θ / var ∇log p) in the same windows:
-// metric_estimator = draws_and_gradients; "gradients"), nutpie's low-rank + diagonal (metric =
+// metric_estimator = draws_and_gradients; "gradients"; on nutpie's schedule, metric_estimator =
+// nutpie: "nutpie"), nutpie's low-rank + diagonal (metric =
 // low_rank; "low_rank") and Stan's dense (metric = dense; "dense"), on the nine shared posteriors
 // and a 100-d AR(1) Gaussian (Σᵢⱼ = 0.9^|i−j|), 4 chains × (1000 warm-up + 1000 draws) and
 // × (300 + 1000), seeds 1 … 10 (--quick: 3 seeds). The measure is issue 19's: the smallest
@@ -51,6 +52,7 @@ struct scheme {
 const scheme all_schemes[] = {
     {"draws", tyche::samplers::metric_kind::diagonal, tyche::samplers::metric_estimator::draws},
     {"gradients", tyche::samplers::metric_kind::diagonal, tyche::samplers::metric_estimator::draws_and_gradients},
+    {"nutpie", tyche::samplers::metric_kind::diagonal, tyche::samplers::metric_estimator::nutpie},
     {"low_rank", tyche::samplers::metric_kind::low_rank, tyche::samplers::metric_estimator::draws},
     {"dense", tyche::samplers::metric_kind::dense, tyche::samplers::metric_estimator::draws},
 };
@@ -130,7 +132,7 @@ int main(int argc, char** argv) {
         const auto it = std::find_if(std::begin(all_schemes), std::end(all_schemes),
                                      [&](const scheme& s) { return name == s.name; });
         if (it == std::end(all_schemes)) {
-          std::fprintf(stderr, "adapt: unknown scheme '%s' (draws, gradients, low_rank, dense)\n", name.c_str());
+          std::fprintf(stderr, "adapt: unknown scheme '%s' (draws, gradients, nutpie, low_rank, dense)\n", name.c_str());
           return 2;
         }
         schemes.push_back(*it);
@@ -138,7 +140,7 @@ int main(int argc, char** argv) {
       }
       if (schemes.front().name != std::string("draws")) schemes.insert(schemes.begin(), all_schemes[0]);
     } else if (argv[i][0] == '-') {
-      std::fprintf(stderr, "usage: %s [--quick] [--seeds n] [--schemes draws,gradients,low_rank,dense] [posterior ...]\n",
+      std::fprintf(stderr, "usage: %s [--quick] [--seeds n] [--schemes draws,gradients,nutpie,low_rank,dense] [posterior ...]\n",
                    argv[0]);
       return 2;
     } else {

@@ -27,6 +27,9 @@
 //                    5 % quantile of the NUTS draws' lp__: not left in the tails (an exact draw:
 //                    0.95; an approximation too concentrated near the mode counts here, not in
 //                    typical)
+//   pathfinder_init  typical and reached of what pathfinder_init gives nuts(): the 4 distinct
+//                    draws (initial_values(4)) of each seed's multi-path run (4 paths, PSIS
+//                    resampling); seconds and gradients are that run's
 //
 // The reference is reference_summary.csv of each posterior (../shared/posteriors, posteriordb).
 // --quick: 2 seeds, NUTS 4 × (300 + 300). Progress on stderr. docs/inference.md has the table.
@@ -137,9 +140,9 @@ void run(const char* name, const Model& m, const std::filesystem::path& dir, int
   std::sort(lp.begin(), lp.end());
   const double lo = lp[lp.size() / 20], hi = lp[lp.size() - 1 - lp.size() / 20];
 
-  row pf, single, vi, la;
+  row pf, single, vi, la, init;
   pf.typical = 0;
-  int paths = 0, typical = 0, reached = 0;
+  int paths = 0, typical = 0, reached = 0, points = 0, init_typical = 0, init_reached = 0;
   for (int seed = 1; seed <= seeds; ++seed) {
     const auto s = static_cast<std::uint64_t>(seed);
     try {
@@ -151,6 +154,13 @@ void run(const char* name, const Model& m, const std::filesystem::path& dir, int
       pf.max_z += acc.max_z / n;
       pf.sd_ratio += acc.median_sd_ratio / n;
       pf.pareto_k += a.pareto_k / n;
+      // What pathfinder_init gives nuts(): 4 distinct draws of the multi-path fit.
+      for (const auto& values : a.initial_values(4)) {
+        const double at = m.log_prob(m.unconstrain(values));
+        ++points;
+        if (at >= lo && at <= hi) ++init_typical;
+        if (at >= lo) ++init_reached;
+      }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "  pathfinder seed %d: %s\n", seed, e.what());
       pf.max_z = std::nan("");
@@ -228,6 +238,12 @@ void run(const char* name, const Model& m, const std::filesystem::path& dir, int
   pf.reached = paths > 0 ? static_cast<double>(reached) / paths : std::nan("");
   vi.pareto_k = la.pareto_k = std::nan("");
   print(name, "pathfinder", seeds, pf);
+  init.seconds = pf.seconds;
+  init.gradients = pf.gradients;
+  init.max_z = init.sd_ratio = init.pareto_k = std::nan("");
+  init.typical = points > 0 ? static_cast<double>(init_typical) / points : std::nan("");
+  init.reached = points > 0 ? static_cast<double>(init_reached) / points : std::nan("");
+  print(name, "pathfinder_init", seeds, init);
   print(name, "advi", seeds, vi);
   print(name, "optimize+laplace", seeds, la);
 }

@@ -97,6 +97,9 @@ TEST_CASE("emulated device executor: the CPU executor's draws with the gradient-
   tyche::nuts_config low_rank{.chains = 2, .warmup = 150, .draws = 40, .seed = 8};
   low_rank.metric = tyche::samplers::metric_kind::low_rank;
   check_against_cpu(small_regression(), low_rank);
+  tyche::nuts_config schedule{.chains = 2, .warmup = 150, .draws = 40, .seed = 10};
+  schedule.metric_estimator = tyche::samplers::metric_estimator::nutpie;
+  check_against_cpu(small_regression(), schedule);
 }
 
 // cuda_gradient::whole_device, emulated: each gradient the sum of 8 parts (what the device's

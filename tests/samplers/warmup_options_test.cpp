@@ -164,6 +164,78 @@ TEST_CASE("nuts: the gradient-based metric recovers the exact diagonal of a Gaus
   CHECK_THROWS_WITH(nuts(m, dense), Contains("metric_estimator = draws_and_gradients estimates a diagonal metric"));
 }
 
+TEST_CASE("nuts: nutpie's schedule updates the metric from every draw, switching estimates as nutpie does",
+          "[samplers][warmup]") {
+  // metric_adaptation on nutpie's schedule (warm-up 1000: early phase to 300 switching every 10
+  // draws, then windows of 80, 120, … while another fits before 850, the last 150 for the step
+  // size): draws q_t = t and gradients alternating ±1, so the metric is √(Σ(q − q̄)² / Σ(g − ḡ)²)
+  // over the foreground estimate's draws: for n consecutive integers Σ(q − q̄)² = n(n² − 1)/12.
+  // At a switch the foreground becomes the background, which holds the draws since the switch
+  // before, and it then grows until the next.
+  using namespace tyche::samplers;
+  adaptation_config c;
+  c.gradients = true;
+  c.nutpie_schedule = true;
+  metric_adaptation<double> m(1, 1000, c);
+  std::vector<double> buffer(m.buffer_size());
+  m.bind(buffer.data());
+  auto expected = [](double n) { return std::sqrt(n * (n * n - 1) / 12 / n); };  // Σ(g − ḡ)² = n for even n
+  int updates = 0, restarts = 0;
+  double metric = 1;
+  for (int t = 0; t < 1000; ++t) {
+    const double q = t, g = t % 2 == 0 ? 1.0 : -1.0;
+    const bool changed = m.learn(&metric, &q, &g);
+    updates += changed ? 1 : 0;
+    restarts += changed && m.restarts_step_size() ? 1 : 0;
+    INFO("t = " << t << ": metric " << metric);
+    if (t == 19) CHECK(metric == Approx(expected(10)));    // draws 10 … 19
+    if (t == 299) CHECK(metric == Approx(expected(10)));   // draws 290 … 299
+    if (t == 379) CHECK(metric == Approx(expected(80)));   // draws 300 … 379
+    if (t == 499) CHECK(metric == Approx(expected(120)));  // draws 380 … 499
+    if (t == 849) CHECK(metric == Approx(expected(470)));  // no room for a window of 180: draws 380 … 849
+    if (t >= 850) CHECK_FALSE(changed);
+  }
+  CHECK(updates == 848);  // every draw from the third (t = 2) to t = 849
+  CHECK(restarts == 1);   // Stan's step-size heuristic after the first metric only
+  // nutpie's first metric: 1/|∂ log p| at the initial point, 1 where it is not finite.
+  const double grad[3] = {-4.0, 0.0, std::nan("")};
+  double first[3];
+  metric_adaptation<double>::metric_from_gradient(first, grad, 3);
+  CHECK(first[0] == 0.25);
+  CHECK(first[1] == 1e20);
+  CHECK(first[2] == 1.0);
+}
+
+TEST_CASE("nuts: nutpie's schedule recovers the exact diagonal of a Gaussian and samples it", "[samplers][warmup]") {
+  using namespace tyche;
+  struct scales {
+    std::vector<double> zero, s;
+  };
+  scales g;
+  for (const double s : {0.01, 0.1, 1.0, 10.0, 100.0}) {
+    g.zero.push_back(0.0);
+    g.s.push_back(s);
+  }
+  const auto m = model([](const scales& g) {
+    auto x = flat<"x">(shape<5>);
+    return joint(x, normal(x, data(g.s)).observe(data(g.zero)));
+  }, g);
+  nuts_config cfg{.chains = 2, .warmup = 500, .draws = 1000, .seed = 4};
+  cfg.metric_estimator = samplers::metric_estimator::nutpie;
+  for (nuts_executor executor : {nuts_executor{cpu{}}, nuts_executor{cuda{.emulate = true}}}) {
+    cfg.executor = executor;
+    const nuts_fit fit = nuts(m, cfg);
+    for (std::size_t c = 0; c < 2; ++c)
+      for (std::size_t i = 0; i < 5; ++i) {
+        CHECK(fit.inv_metric[c][i] == Approx(g.s[i] * g.s[i]).epsilon(0.05));
+        CHECK(std::fabs(chain_mean(fit, static_cast<int>(c), i)) < 4 * g.s[i] / std::sqrt(200.0));
+      }
+  }
+  nuts_config dense = cfg;
+  dense.metric = samplers::metric_kind::dense;
+  CHECK_THROWS_WITH(nuts(m, dense), Contains("metric_estimator = nutpie (nutpie's schedule) estimates a diagonal metric"));
+}
+
 TEST_CASE("nuts: with the gradient-based metrics the shared posteriors still match their references",
           "[samplers][warmup][reference]") {
   // Means within 4 combined standard errors, sds within 10 %: nutpie's diagonal on four of the

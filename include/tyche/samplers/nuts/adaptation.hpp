@@ -33,6 +33,14 @@ struct adaptation_config {
   /// samplers/nuts/low_rank.hpp), written as a dense M⁻¹; the windows are Stan's. Needs dense.
   bool low_rank = false;
   low_rank_settings low_rank_options = {};
+  /// nutpie's schedule for the gradient estimator (diagonal): the metric from every draw of a
+  /// foreground estimate, a background estimate that replaces it every early_switch draws in the
+  /// first early_window of warm-up and then in windows from main_window draws growing
+  /// window_growth×; the last step_size_window of warm-up adapts the step size alone. Stan's
+  /// step-size heuristic and the restart of dual averaging follow the first metric only.
+  bool nutpie_schedule = false;
+  double early_window = 0.3, step_size_window = 0.15, window_growth = 1.5;
+  int early_switch = 10, main_window = 80;
 };
 
 namespace detail {
@@ -115,15 +123,26 @@ class metric_adaptation {
   /// Values of R the estimate needs (gradients: the gradients' moments too; low rank: every draw
   /// and gradient of the longest window, and the estimate's scratch).
   TYCHE_HD std::size_t buffer_size() const {
+    if (nutpie_) return 8 * d_;  // foreground and background: draws' and gradients' mean and m2
     if (low_rank_) return 2 * capacity_ * d_ + low_rank_workspace(d_, capacity_);
     return dense_ ? 2 * d_ + d_ * d_ : (gradients_ ? 4 * d_ : 2 * d_);
   }
 
   TYCHE_HD metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
       : d_(dim), dense_(dense), gradients_(c.gradients && !dense), low_rank_(c.low_rank && dense),
-        low_rank_options_(c.low_rank_options), num_warmup_(num_warmup) {
+        nutpie_(c.nutpie_schedule && c.gradients && !dense), low_rank_options_(c.low_rank_options),
+        num_warmup_(num_warmup) {
     if (num_warmup < 20) {  // too short for windows: the metric stays as it is
       num_warmup_ = 0;
+      nutpie_ = false;
+      return;
+    }
+    if (nutpie_) {
+      early_end_ = static_cast<int>(c.early_window * num_warmup);
+      final_start_ = num_warmup - static_cast<int>(c.step_size_window * num_warmup);
+      early_switch_ = c.early_switch;
+      window_size_ = c.main_window;
+      growth_ = c.window_growth;
       return;
     }
     if (c.init_buffer + c.base_window + c.term_buffer > num_warmup) {
@@ -142,6 +161,11 @@ class metric_adaptation {
   /// Binds buffer_size() values (zeroed here).
   TYCHE_HD void bind(R* buffer) {
     for (std::size_t k = 0; k < buffer_size(); ++k) buffer[k] = 0;
+    if (nutpie_) {
+      fg_ = buffer;
+      bg_ = buffer + 4 * d_;
+      return;
+    }
     if (low_rank_) {
       draws_ = buffer;
       grads_ = buffer + capacity_ * d_;
@@ -168,6 +192,7 @@ class metric_adaptation {
   /// at the end of a window writes the new M⁻¹ (metric_size() values) to inv_metric and
   /// returns true.
   TYCHE_HD bool learn(R* inv_metric, const R* q, const R* grad = nullptr) {
+    if (nutpie_) return learn_nutpie(inv_metric, q, grad);
     if (in_window()) {
       if (low_rank_) {
         keep(q, grad);
@@ -217,7 +242,71 @@ class metric_adaptation {
     return false;
   }
 
+  /// Whether the metric learn() has just written should restart the step size (Stan's
+  /// heuristic from the current point, and dual averaging): every new metric of Stan's windows;
+  /// on nutpie's schedule, the first only.
+  TYCHE_HD bool restarts_step_size() const { return !nutpie_ || updates_ == 1; }
+
+  /// nutpie's first metric, 1/|∂ᵢ log p| at the initial point (clamped to [1e-20, 1e20]; 1 where
+  /// the gradient is not finite), into inv_metric (d values).
+  TYCHE_HD static void metric_from_gradient(R* inv_metric, const R* grad, std::size_t d) {
+    for (std::size_t i = 0; i < d; ++i) {
+      R a = grad[i] < 0 ? -grad[i] : grad[i];
+      if (a < R(1e-20)) a = R(1e-20);
+      if (a > R(1e20)) a = R(1e20);
+      const R m = R(1) / a;
+      inv_metric[i] = m - m == R(0) ? m : R(1);
+    }
+  }
+
  private:
+  // nutpie's schedule (adapt_strategy.rs of nuts-rs): see adaptation_config::nutpie_schedule.
+  TYCHE_HD bool learn_nutpie(R* inv_metric, const R* q, const R* grad) {
+    const int t = counter_++;
+    if (t >= final_start_ || grad == nullptr) return false;
+    const bool early = t < early_end_;
+    if (!early && t == early_end_ && bg_count_ > window_size_) window_size_ = static_cast<int>(bg_count_);
+    add_moments(fg_, fg_count_, q, grad);
+    add_moments(bg_, bg_count_, q, grad);
+    const int every = early ? early_switch_ : window_size_;
+    int next = early_switch_;
+    if (!early) {
+      const int grown = static_cast<int>(window_size_ * growth_ + R(0.5));
+      next = grown > window_size_ + 1 ? grown : window_size_ + 1;
+    }
+    if (bg_count_ >= every && next + t <= final_start_) {  // switch: the background becomes the estimate
+      for (std::size_t k = 0; k < 4 * d_; ++k) {
+        fg_[k] = bg_[k];
+        bg_[k] = 0;
+      }
+      fg_count_ = bg_count_;
+      bg_count_ = 0;
+      if (!early) window_size_ = next;
+    }
+    if (fg_count_ < 3) return false;
+    for (std::size_t i = 0; i < d_; ++i) {
+      const R var = fg_[d_ + i], grad_var = fg_[3 * d_ + i];  // sums of squares: the ratio is the same
+      R m = grad_var > 0 ? detail::adapt_sqrt(var / grad_var) : var / static_cast<R>(fg_count_);
+      if (!(m >= R(1e-10))) m = R(1e-10);
+      if (m > R(1e10)) m = R(1e10);
+      inv_metric[i] = m;
+    }
+    ++updates_;
+    return true;
+  }
+  // Welford over the draws (values 0 … 2d: mean, m2) and the gradients (2d … 4d) of one estimate.
+  TYCHE_HD void add_moments(R* at, long& count, const R* q, const R* g) {
+    ++count;
+    const R n = static_cast<R>(count);
+    for (std::size_t i = 0; i < d_; ++i) {
+      R delta = q[i] - at[i];
+      at[i] += delta / n;
+      at[d_ + i] += delta * (q[i] - at[i]);
+      delta = g[i] - at[2 * d_ + i];
+      at[2 * d_ + i] += delta / n;
+      at[3 * d_ + i] += delta * (g[i] - at[2 * d_ + i]);
+    }
+  }
   TYCHE_HD bool in_window() const {
     return counter_ >= init_buffer_ && counter_ < num_warmup_ - term_buffer_ && counter_ != num_warmup_;
   }
@@ -278,8 +367,12 @@ class metric_adaptation {
   std::size_t d_ = 0;
   R *mean_ = nullptr, *delta_ = nullptr, *m2_ = nullptr, *grad_mean_ = nullptr, *grad_m2_ = nullptr;
   R *draws_ = nullptr, *grads_ = nullptr, *work_ = nullptr;  // low rank
-  bool dense_ = false, gradients_ = false, low_rank_ = false;
+  bool dense_ = false, gradients_ = false, low_rank_ = false, nutpie_ = false;
   low_rank_settings low_rank_options_ = {};
+  R *fg_ = nullptr, *bg_ = nullptr;  // nutpie: foreground and background moments
+  long fg_count_ = 0, bg_count_ = 0, updates_ = 0;
+  int early_end_ = 0, final_start_ = 0, early_switch_ = 10;
+  double growth_ = 1.5;
   std::size_t capacity_ = 0;  // draws of the longest window
   long count_ = 0, grad_count_ = 0;
   int num_warmup_ = 0;

@@ -57,7 +57,8 @@ inline void report_progress(const nuts_config& cfg, const nuts_progress& p) {
 inline adaptation_config adaptation_of(const nuts_config& cfg) {
   adaptation_config ac;
   ac.delta = cfg.adapt_delta;
-  ac.gradients = cfg.metric_estimator == metric_estimator::draws_and_gradients;
+  ac.gradients = cfg.metric_estimator != metric_estimator::draws;
+  ac.nutpie_schedule = cfg.metric_estimator == metric_estimator::nutpie;
   ac.low_rank = cfg.metric == metric_kind::low_rank;
   return ac;
 }
@@ -138,6 +139,19 @@ class nuts_chain {
       find_step_size();
     } else {
       random_initial_point();
+    }
+    if (cfg_.metric_estimator == metric_estimator::nutpie && cfg_.init_inv_metric.empty() && cfg_.warmup >= 20 &&
+        !dense) {
+      // nutpie's first metric, 1/|∇log p| here, and Stan's heuristic with it (kept only if it
+      // finds a step: else the identity and the step found with it).
+      const std::vector<double> identity = inv_metric_;
+      const double step_before = step_size_;
+      metric_adaptation<double>::metric_from_gradient(inv_metric_.data(), grad_.data(), d);
+      step_size_ = cfg_.init_step_size;
+      if (try_step_size() != nuts_status::ok) {
+        inv_metric_ = identity;
+        step_size_ = step_before;
+      }
     }
     step_adapt_.set_mu(std::log(10 * step_size_));
     auto& values = fit_.values[static_cast<std::size_t>(chain_)];

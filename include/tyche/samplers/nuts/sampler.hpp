@@ -92,6 +92,8 @@ inline void check_config(const nuts_config& cfg) {
   if (cfg.metric_estimator == metric_estimator::draws_and_gradients && cfg.metric == metric_kind::dense)
     fail("metric_estimator = draws_and_gradients estimates a diagonal metric (or, with metric = low_rank, a low-rank "
          "+ diagonal one): use metric = diagonal or low_rank");
+  if (cfg.metric_estimator == metric_estimator::nutpie && cfg.metric != metric_kind::diagonal)
+    fail("metric_estimator = nutpie (nutpie's schedule) estimates a diagonal metric: use metric = diagonal");
   if (cfg.init.size() > 1 && cfg.init.size() != static_cast<std::size_t>(cfg.chains))
     fail("init holds " + std::to_string(cfg.init.size()) + " vectors of initial values: give one for every chain, or " +
          std::to_string(cfg.chains) + " (one per chain)");

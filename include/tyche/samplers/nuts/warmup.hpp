@@ -43,10 +43,12 @@ TYCHE_HD warmup_result warmup_step(int iteration, int warmup, R& eps, R accept_s
       return r;
     }
     r.metric_changed = true;
-    r.status = find_initial_step_size(&eps, q, grad, logp, inv_metric, chol, chol != nullptr, d, rng, target, scratch);
-    if (r.status != nuts_status::ok) return r;
-    step.set_mu(detail::lane_log(R(10) * eps));
-    step.restart();
+    if (metric.restarts_step_size()) {
+      r.status = find_initial_step_size(&eps, q, grad, logp, inv_metric, chol, chol != nullptr, d, rng, target, scratch);
+      if (r.status != nuts_status::ok) return r;
+      step.set_mu(detail::lane_log(R(10) * eps));
+      step.restart();
+    }
   }
   if (iteration == warmup - 1) step.complete(eps);
   return r;
