@@ -19884,6 +19884,7 @@ inline nuts_fit make_fit_frame(const nuts_config& cfg, std::vector<std::string> 
   fit.stats.resize(static_cast<std::size_t>(cfg.chains));
   fit.step_size.resize(static_cast<std::size_t>(cfg.chains));
   fit.inv_metric.resize(static_cast<std::size_t>(cfg.chains));
+  fit.restarted_from.assign(static_cast<std::size_t>(cfg.chains), -1);
   return fit;
 }
 
@@ -20405,7 +20406,9 @@ inline std::vector<stuck_chain> find_stuck_chains(const nuts_fit& fit) {
 /// one chain, warm-up included, from the constrained values of its partner's last draw and its
 /// partner's adapted metric, on the stream (seed′, 0) with seed′ = a mix of the seed and the
 /// chain's index (its own random numbers, not a copy of chain 1's). The rerun's draws, statistics,
-/// step size and metric replace the stuck chain's; gradients and seconds add up.
+/// step size and metric replace the stuck chain's; gradients and seconds add up. A rerun that
+/// fails (an exception) leaves the chain as it was: the fit is still returned, and its R-hat
+/// warnings speak for the chain.
 template <class Run>
 void restart_stuck_chains(nuts_fit& fit, const nuts_config& cfg, Run&& run) {
   fit.restarted_from.assign(static_cast<std::size_t>(fit.chains), -1);
@@ -20430,7 +20433,12 @@ void restart_stuck_chains(nuts_fit& fit, const nuts_config& cfg, Run&& run) {
         if (user) user(q);
         else print_progress_line(q);
       };
-    nuts_fit one = run(again);
+    nuts_fit one;
+    try {
+      one = run(again);
+    } catch (const std::exception&) {
+      continue;
+    }
     const auto c = static_cast<std::size_t>(s.chain);
     fit.values[c] = std::move(one.values[0]);
     fit.stats[c] = std::move(one.stats[0]);

@@ -247,6 +247,7 @@ inline nuts_fit make_fit_frame(const nuts_config& cfg, std::vector<std::string> 
   fit.stats.resize(static_cast<std::size_t>(cfg.chains));
   fit.step_size.resize(static_cast<std::size_t>(cfg.chains));
   fit.inv_metric.resize(static_cast<std::size_t>(cfg.chains));
+  fit.restarted_from.assign(static_cast<std::size_t>(cfg.chains), -1);
   return fit;
 }
 
