@@ -131,7 +131,7 @@ TEST_CASE("nuts from pathfinder: the initial values lie in the typical set and t
   CHECK_THROWS_WITH(pathfinder_init(m, from_pf), Contains("already holds init"));
 }
 
-TEST_CASE("nuts: the gradient-based metric recovers the exact diagonal of a Gaussian; Stan's estimates it",
+TEST_CASE("nuts: the gradient-based metrics recover the exact diagonal of a Gaussian; Stan's estimates it",
           "[samplers][warmup]") {
   using namespace tyche;
   // x_i ~ normal(0, s_i), s from 0.01 to 100: var θ_i / var ∂_i log p = s_i⁴ in every window, so
@@ -153,6 +153,22 @@ TEST_CASE("nuts: the gradient-based metric recovers the exact diagonal of a Gaus
   const nuts_fit fit = nuts(m, cfg);
   for (std::size_t c = 0; c < 2; ++c)
     for (std::size_t i = 0; i < 5; ++i) CHECK(fit.inv_metric[c][i] == Approx(g.s[i] * g.s[i]).epsilon(0.05));
+  // On nutpie's schedule too, on the CPU and the emulated device, and the chains sample it.
+  nuts_config schedule{.chains = 2, .warmup = 500, .draws = 1000, .seed = 4};
+  schedule.metric_estimator = samplers::metric_estimator::nutpie;
+  for (nuts_executor executor : {nuts_executor{cpu{}}, nuts_executor{cuda{.emulate = true}}}) {
+    schedule.executor = executor;
+    const nuts_fit f = nuts(m, schedule);
+    for (std::size_t c = 0; c < 2; ++c)
+      for (std::size_t i = 0; i < 5; ++i) {
+        CHECK(f.inv_metric[c][i] == Approx(g.s[i] * g.s[i]).epsilon(0.05));
+        CHECK(std::fabs(chain_mean(f, static_cast<int>(c), i)) < 4 * g.s[i] / std::sqrt(200.0));
+      }
+  }
+  nuts_config dense_schedule = schedule;
+  dense_schedule.metric = samplers::metric_kind::dense;
+  CHECK_THROWS_WITH(nuts(m, dense_schedule),
+                    Contains("metric_estimator = nutpie (nutpie's schedule) estimates a diagonal metric"));
   // Stan's estimate from the same number of draws is off by sampling noise (and regularised).
   const nuts_fit stan = nuts(m, {.chains = 2, .warmup = 500, .draws = 200, .seed = 4});
   double worst = 0;
@@ -204,36 +220,6 @@ TEST_CASE("nuts: nutpie's schedule updates the metric from every draw, switching
   CHECK(first[0] == 0.25);
   CHECK(first[1] == 1e20);
   CHECK(first[2] == 1.0);
-}
-
-TEST_CASE("nuts: nutpie's schedule recovers the exact diagonal of a Gaussian and samples it", "[samplers][warmup]") {
-  using namespace tyche;
-  struct scales {
-    std::vector<double> zero, s;
-  };
-  scales g;
-  for (const double s : {0.01, 0.1, 1.0, 10.0, 100.0}) {
-    g.zero.push_back(0.0);
-    g.s.push_back(s);
-  }
-  const auto m = model([](const scales& g) {
-    auto x = flat<"x">(shape<5>);
-    return joint(x, normal(x, data(g.s)).observe(data(g.zero)));
-  }, g);
-  nuts_config cfg{.chains = 2, .warmup = 500, .draws = 1000, .seed = 4};
-  cfg.metric_estimator = samplers::metric_estimator::nutpie;
-  for (nuts_executor executor : {nuts_executor{cpu{}}, nuts_executor{cuda{.emulate = true}}}) {
-    cfg.executor = executor;
-    const nuts_fit fit = nuts(m, cfg);
-    for (std::size_t c = 0; c < 2; ++c)
-      for (std::size_t i = 0; i < 5; ++i) {
-        CHECK(fit.inv_metric[c][i] == Approx(g.s[i] * g.s[i]).epsilon(0.05));
-        CHECK(std::fabs(chain_mean(fit, static_cast<int>(c), i)) < 4 * g.s[i] / std::sqrt(200.0));
-      }
-  }
-  nuts_config dense = cfg;
-  dense.metric = samplers::metric_kind::dense;
-  CHECK_THROWS_WITH(nuts(m, dense), Contains("metric_estimator = nutpie (nutpie's schedule) estimates a diagonal metric"));
 }
 
 TEST_CASE("nuts: with the gradient-based metrics the shared posteriors still match their references",
