@@ -7,11 +7,12 @@
 // and a 100-d AR(1) Gaussian (Σᵢⱼ = 0.9^|i−j|), 4 chains × (1000 warm-up + 1000 draws) and
 // × (300 + 1000), seeds 1 … 10 (--quick: 3 seeds). The measure is issue 19's: the smallest
 // bulk-ESS over the parameters per gradient evaluation, warm-up gradients included; seconds are
-// wall-clock per run. One CSV row per posterior, warm-up and scheme, and a ratio row per
+// wall-clock per run, and the ESS per second the smallest bulk-ESS over them (run it on an
+// otherwise idle machine). One CSV row per posterior, warm-up and scheme, and a ratio row per
 // posterior, warm-up and scheme other than Stan's:
 //
-//   posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,median_min_ess,median_seconds
-//   posterior,warmup,<scheme>/draws,seeds,<median over seeds of the scheme's / Stan's>,,,
+//   posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,median_min_ess,median_seconds,median_ess_per_second
+//   posterior,warmup,<scheme>/draws,seeds,<median over seeds of the scheme's / Stan's ESS per gradient>,,,,<… per second>
 //
 // The seeds are paired (the same seed runs every scheme). The last rows, posterior "all", give
 // the median over the posteriors of the per-posterior ratios. Progress on stderr.
@@ -41,7 +42,7 @@ double median(std::vector<double> v) {
 }
 
 struct outcome {
-  double ess_per_gradient = 0, gradients = 0, min_ess = 0, seconds = 0;
+  double ess_per_gradient = 0, gradients = 0, min_ess = 0, seconds = 0, ess_per_second = 0;
 };
 
 struct scheme {
@@ -74,10 +75,11 @@ outcome run_once(const Model& m, int warmup, const scheme& sc, std::uint64_t see
   o.gradients = static_cast<double>(fit.gradient_evaluations);
   o.ess_per_gradient = min_ess / o.gradients;
   o.seconds = fit.seconds;
+  o.ess_per_second = min_ess / fit.seconds;
   return o;
 }
 
-std::map<std::pair<int, std::string>, std::vector<double>> all_ratios;  // (warm-up, scheme) → per posterior
+std::map<std::pair<int, std::string>, std::vector<double>> all_ratios, all_time_ratios;  // (warm-up, scheme) → per posterior
 
 template <class Model>
 void run(const char* name, const Model& m, int seeds, int max_depth = 10) {
@@ -92,21 +94,24 @@ void run(const char* name, const Model& m, int seeds, int max_depth = 10) {
       std::fprintf(stderr, " ESS/gradient\n");
     }
     for (std::size_t k = 0; k < schemes.size(); ++k) {
-      std::vector<double> epg, grads, ess, secs, ratios;
+      std::vector<double> epg, grads, ess, secs, eps, ratios, time_ratios;
       for (std::size_t i = 0; i < by[k].size(); ++i) {
         const outcome& o = by[k][i];
         epg.push_back(o.ess_per_gradient);
         grads.push_back(o.gradients);
         ess.push_back(o.min_ess);
         secs.push_back(o.seconds);
+        eps.push_back(o.ess_per_second);
         ratios.push_back(o.ess_per_gradient / by[0][i].ess_per_gradient);
+        time_ratios.push_back(o.ess_per_second / by[0][i].ess_per_second);
       }
-      std::printf("%s,%d,%s,%d,%.5g,%.0f,%.0f,%.3g\n", name, warmup, schemes[k].name, seeds, median(epg),
-                  median(grads), median(ess), median(secs));
+      std::printf("%s,%d,%s,%d,%.5g,%.0f,%.0f,%.3g,%.4g\n", name, warmup, schemes[k].name, seeds, median(epg),
+                  median(grads), median(ess), median(secs), median(eps));
       if (k == 0) continue;
-      const double r = median(ratios);
+      const double r = median(ratios), rt = median(time_ratios);
       all_ratios[{warmup, schemes[k].name}].push_back(r);
-      std::printf("%s,%d,%s/%s,%d,%.3f,,,\n", name, warmup, schemes[k].name, schemes[0].name, seeds, r);
+      all_time_ratios[{warmup, schemes[k].name}].push_back(rt);
+      std::printf("%s,%d,%s/%s,%d,%.3f,,,,%.3f\n", name, warmup, schemes[k].name, schemes[0].name, seeds, r, rt);
     }
     std::fflush(stdout);
   }
@@ -149,7 +154,9 @@ int main(int argc, char** argv) {
   }
   auto wanted = [&](const char* n) { return only.empty() || std::find(only.begin(), only.end(), n) != only.end(); };
   try {
-    std::printf("posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,median_min_ess,median_seconds\n");
+    std::printf(
+        "posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,median_min_ess,median_seconds,"
+        "median_ess_per_second\n");
     const auto dir = te::posteriors_dir(__FILE__);
     auto data_of = [&](const char* p) { return tyche::read_json_data((dir / p / "data.json").string()); };
 #define TYCHE_BENCH_POSTERIOR(folder, fn, depth) \
@@ -180,8 +187,8 @@ int main(int argc, char** argv) {
       run("ar1_gaussian_100", m, seeds);
     }
     for (const auto& [key, ratios] : all_ratios)
-      std::printf("all,%d,%s/draws,%d,%.3f,,,\n", key.first, key.second.c_str(), static_cast<int>(ratios.size()),
-                  median(ratios));
+      std::printf("all,%d,%s/draws,%d,%.3f,,,,%.3f\n", key.first, key.second.c_str(), static_cast<int>(ratios.size()),
+                  median(ratios), median(all_time_ratios[key]));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "adapt: %s\n", e.what());
     return 1;

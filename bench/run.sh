@@ -38,7 +38,7 @@
 #               posteriors and a 100-d AR(1) Gaussian (or the posteriors named), 4 x (1000 + 1000)
 #               and 4 x (300 + 1000), 10 seeds (--quick: 3; --seeds=n) (bench/adapt.cpp):
 #               posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,
-#               median_min_ess,median_seconds, and ratio rows
+#               median_min_ess,median_seconds,median_ess_per_second, and ratio rows
 #   arma_trap   chains trapped in an ARMA(1,1)'s non-invertible region, 60 seeds x 4 chains
 #               (bench/arma_trap.cpp; Stan's side: bench/stan/arma_trap.R): one line per trapped
 #               chain and the count
