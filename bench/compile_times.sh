@@ -12,11 +12,16 @@
 #   change_point         (ARMA(1,1) by scan), examples/change_point.cpp (a free term): each with NUTS
 #   gradients            bench/gradients.cpp (every gradient case, its twin, Google Benchmark)
 #   arithmetic_test      tests/autodiff/arithmetic_test.cpp (many small programs, four scalar types)
+#   nuts_driver          src/tyche_nuts_driver.cpp: the NUTS driver, compiled once per program
+#                        that links tyche::separate_driver (docs/compile-time.md)
 # flags: -fsyntax-only (the front end: templates), -O2 (a full compile to an object file, as
 # tyche::simd builds by default) for every target; for header_only, quickstart and kidiq also -O0
 # and -O1 (for iterating on a model), -O0 -march=native (a debug build) and -O2 with
 # <tyche/tyche.hpp> precompiled (`-O2 pch`: what target_precompile_headers(t PRIVATE
-# <tyche/tyche.hpp>) gives; the header's own precompilation is not counted).
+# <tyche/tyche.hpp>) gives; the header's own precompilation is not counted), and -O2 with
+# TYCHE_SEPARATE_DRIVER, without and with the precompiled header (`-O2 separate driver`, `-O2 pch
+# separate driver`: a file of a program that links tyche::separate_driver; the driver's own file is
+# the row nuts_driver).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 reps=3
@@ -54,17 +59,21 @@ measure() {
         '{u[NR]=$1; m[NR]=$2} END {k=int((NR+1)/2); printf "%s,%s,%s,%.2f,%.0f\n", t, c, f, u[k], m[k]/1024}'
 }
 
-# precompiled <tyche/tyche.hpp> for COMPILER at -O2: prints the flags that use it.
+# precompiled <tyche/tyche.hpp> for COMPILER at -O2 [with the further flags given]: prints the flags
+# that use it.
 pch_flags() {
-    local cxx=$1 dir=$tmp/pch-$1
+    local cxx=$1
+    shift
+    local dir
+    dir=$tmp/pch-$cxx$(printf '%s' "$@" | tr -c 'A-Za-z0-9' '_')
     mkdir -p "$dir/tyche"
     printf '#include <tyche/tyche.hpp>\n' > "$dir/tyche/pch.hpp"
     if [ "$cxx" = g++ ]; then
-        "$cxx" "${flags[@]}" -O2 -x c++-header "$dir/tyche/pch.hpp" -o "$dir/tyche/pch.hpp.gch"
-        echo "-include $dir/tyche/pch.hpp"
+        "$cxx" "${flags[@]}" "$@" -O2 -x c++-header "$dir/tyche/pch.hpp" -o "$dir/tyche/pch.hpp.gch"
+        echo "$* -include $dir/tyche/pch.hpp"
     else
-        "$cxx" "${flags[@]}" -O2 -x c++-header "$dir/tyche/pch.hpp" -o "$dir/tyche/pch.hpp.pch"
-        echo "-include-pch $dir/tyche/pch.hpp.pch"
+        "$cxx" "${flags[@]}" "$@" -O2 -x c++-header "$dir/tyche/pch.hpp" -o "$dir/tyche/pch.hpp.pch"
+        echo "$* -include-pch $dir/tyche/pch.hpp.pch"
     fi
 }
 
@@ -76,7 +85,8 @@ for entry in "header_only:$tmp/header_only.cpp" "quickstart:$root/examples/quick
              "hmm_n10000:$root/examples/hmm.cpp:-DTYCHE_EXAMPLE_HMM_N=10000" \
              "local_level:$root/examples/local_level.cpp" "arma:$root/examples/arma.cpp" \
              "change_point:$root/examples/change_point.cpp" "gradients:$root/bench/gradients.cpp" \
-             "arithmetic_test:$root/tests/autodiff/arithmetic_test.cpp"; do
+             "arithmetic_test:$root/tests/autodiff/arithmetic_test.cpp" \
+             "nuts_driver:$root/src/tyche_nuts_driver.cpp:-DTYCHE_SEPARATE_DRIVER"; do
     name=${entry%%:*}
     rest=${entry#*:}
     file=${rest%%:*}
@@ -94,5 +104,11 @@ for entry in "header_only:$tmp/header_only.cpp" "quickstart:$root/examples/quick
         [ -n "${pch[$cxx]:-}" ] || pch[$cxx]=$(pch_flags "$cxx")
         # shellcheck disable=SC2086
         measure "$name" "$cxx" "-O2 pch" "$cxx" "${flags[@]}" "${extra[@]}" -O2 ${pch[$cxx]} -c "$file" -o "$tmp/out.o"
+        measure "$name" "$cxx" "-O2 separate driver" "$cxx" "${flags[@]}" "${extra[@]}" -O2 -DTYCHE_SEPARATE_DRIVER \
+            -c "$file" -o "$tmp/out.o"
+        [ -n "${pch[$cxx sep]:-}" ] || pch[$cxx sep]=$(pch_flags "$cxx" -DTYCHE_SEPARATE_DRIVER)
+        # shellcheck disable=SC2086
+        measure "$name" "$cxx" "-O2 pch separate driver" "$cxx" "${flags[@]}" "${extra[@]}" -O2 ${pch[$cxx sep]} \
+            -c "$file" -o "$tmp/out.o"
     done
 done

@@ -508,6 +508,36 @@ nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
 
 }  // namespace tyche
 
+// --- Separate compilation of the driver (opt-in; docs/compile-time.md) ---------------------------
+// The driver above (run_nuts_erased and run_nuts_emulated on model_erased_target: chains, warm-up,
+// the executors' schedules) is the same code for every model of a program, and about half of what
+// a translation unit that calls nuts() compiles (examples/quickstart.cpp: 18.1 -> 8.1 s with g++
+// -O2). With TYCHE_SEPARATE_DRIVER defined in every translation unit of a program, none of them
+// compiles it: each sees an explicit instantiation declaration (extern template), and exactly one
+// source file of the program holds the instantiations, with
+//
+//     #include <tyche/tyche.hpp>
+//     TYCHE_NUTS_DRIVER_INSTANCE()
+//
+// (the CMake target tyche::separate_driver defines the macro and adds that file; the pattern of
+// Asio's ASIO_SEPARATE_COMPILATION and spdlog's SPDLOG_COMPILED_LIB). Every file of the program must
+// be built with the same SIMD settings: the driver is a template on the lane batch types, so a file
+// built with other -march flags than the instance names another function, and the program does not
+// link (an undefined run_nuts_erased<...>), instead of running a driver built for another machine.
+// Translation units compiled by nvcc instantiate their own (they name other types).
+#define TYCHE_DETAIL_NUTS_DRIVER(kind)                                                                    \
+  namespace tyche::samplers::detail {                                                                   \
+  kind template nuts_fit run_nuts_erased<model_erased_target>(const model_erased_target&, const nuts_config&, \
+                                                              std::vector<std::string>);                \
+  kind template nuts_fit run_nuts_emulated<model_erased_target>(const model_erased_target&, const nuts_config&, \
+                                                                const cuda&, std::vector<std::string>); \
+  }
+/// In one source file of a program built with TYCHE_SEPARATE_DRIVER: the driver's instantiations.
+#define TYCHE_NUTS_DRIVER_INSTANCE() TYCHE_DETAIL_NUTS_DRIVER()
+#if defined(TYCHE_SEPARATE_DRIVER) && !defined(__CUDACC__)
+TYCHE_DETAIL_NUTS_DRIVER(extern)
+#endif
+
 #if defined(__CUDACC__)
 #include <tyche/backends/cuda/nuts.cuh>
 #endif

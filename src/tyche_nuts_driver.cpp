@@ -1,0 +1,5 @@
+// The NUTS driver's instantiations for a program built with TYCHE_SEPARATE_DRIVER (CMake target
+// tyche::separate_driver adds this file to the target that links it; docs/compile-time.md).
+#include <tyche/tyche.hpp>
+
+TYCHE_NUTS_DRIVER_INSTANCE()
