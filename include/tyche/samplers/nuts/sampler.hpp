@@ -511,9 +511,9 @@ nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
 // --- Separate compilation of the driver (opt-in; docs/compile-time.md) ---------------------------
 // The driver above (run_nuts_erased and run_nuts_emulated on model_erased_target: chains, warm-up,
 // the executors' schedules) is the same code for every model of a program, and about half of what
-// a translation unit that calls nuts() compiles (examples/quickstart.cpp: 18.1 -> 8.1 s with g++
-// -O2). With TYCHE_SEPARATE_DRIVER defined in every translation unit of a program, none of them
-// compiles it: each sees an explicit instantiation declaration (extern template), and exactly one
+// a translation unit that calls nuts() compiles (examples/quickstart.cpp: 12.5 -> 6.9 s with g++
+// -O2, bash bench/compile_times.sh --only quickstart). With TYCHE_SEPARATE_DRIVER defined in every
+// translation unit of a program, none of them compiles it: each sees an explicit instantiation declaration (extern template), and exactly one
 // source file of the program holds the instantiations, with
 //
 //     #include <tyche/tyche.hpp>
