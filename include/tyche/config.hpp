@@ -43,6 +43,14 @@
 #define TYCHE_NOINLINE
 #endif
 
+// TYCHE_COLD marks functions that run only to explain an error (model_t::log_prob_terms): out
+// of line and optimised for size, which also keeps their compile time small.
+#if defined(__GNUC__) || defined(__clang__)
+#define TYCHE_COLD __attribute__((cold, noinline))
+#else
+#define TYCHE_COLD
+#endif
+
 // TYCHE_EVALUATION_ENTRY marks the entry points of an evaluation (program_view::value and
 // value_and_gradient) on the host: compiled out of line, with everything below them inlined.
 // Out of line, their __restrict__ parameters are the roots of every θ / gradient access, which

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -62,6 +63,35 @@ TEST_CASE("step(x): 0 below 0, 1 from 0 on, derivative 0, support", "[compile][t
   static_assert(step(interval::closed(0.0, 3.0)) == interval::closed(1.0, 1.0));
   static_assert(step(interval::closed(-2.0, -1.0)) == interval::closed(0.0, 0.0));
   static_assert(step(interval::closed(-2.0, 1.0)) == interval::closed(0.0, 1.0));
+}
+
+TEST_CASE("log_step(x): 0 from 0 on, -inf below (and for NaN), derivative 0, support", "[compile][tabulate][step]") {
+  auto x = normal<"x">(0.0, 1.0);
+  const auto m = model(joint(x, target(log_step(x - 0.5))));
+  for (double v : {-1.5, 0.25, 0.5, 0.7, 2.0}) {
+    const std::vector<double> th{v};
+    std::vector<double> g(1);
+    const double lp = m.log_prob_and_gradient(th, g);
+    if (v < 0.5) {
+      CHECK(lp == -std::numeric_limits<double>::infinity());
+    } else {
+      CHECK(lp == Approx(normal_log(v, 0, 1)).epsilon(1e-14));
+    }
+    CHECK(g[0] == Approx(-v).epsilon(1e-14));  // the guard's derivative is 0
+  }
+  CHECK(math::log_step(std::nan("")) == -std::numeric_limits<double>::infinity());
+  CHECK(math::log_step(-0.0f) == 0.0f);
+#if TYCHE_HAS_XSIMD
+  // The batch overload, lane by lane against the scalar one.
+  using B = xsimd::batch<double>;
+  alignas(64) double xs[B::size];
+  for (std::size_t l = 0; l < B::size; ++l) xs[l] = l % 2 == 0 ? -0.5 * static_cast<double>(l + 1) : static_cast<double>(l);
+  const B r = math::log_step(B::load_aligned(xs));
+  for (std::size_t l = 0; l < B::size; ++l) CHECK(r.get(l) == math::log_step(xs[l]));
+#endif
+  static_assert(log_step(interval::closed(0.0, 3.0)) == interval::closed(0.0, 0.0));
+  static_assert(log_step(interval::closed(-2.0, 1.0)).hi == 0.0 && log_step(interval::closed(-2.0, 1.0)).hi_closed);
+  static_assert(log_step(interval::closed(-2.0, -1.0)).lo == -interval::inf);
 }
 
 TEST_CASE("tabulate: one element per index and sequence value, against a loop", "[compile][tabulate]") {

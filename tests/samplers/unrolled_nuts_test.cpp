@@ -240,5 +240,38 @@ TEST_CASE("nuts: no initial point names the chain once, the last point and the l
     CHECK_THAT(what, Contains("init_radius"));
     CHECK_THAT(what, !Contains("(chain 1)"));
     CHECK_THAT(what, !Contains("gradient was not finite"));
+    // The term that was not finite, by its place in joint(...) and what it is; no other term.
+    CHECK_THAT(what, Contains("there, term 3 of joint(...), normal(...).observe(y) (y has 1 values") &&
+                         Contains("(uses mu)") && Contains("), is -inf"));
+    CHECK_THAT(what, !Contains("term 1 of") && !Contains("term 2 of"));
   }
+}
+
+TEST_CASE("model: log_prob_terms are the terms of joint(...) at a point, adding up to log_prob", "[nuts]") {
+  using namespace tyche;
+  const std::vector<double> y{0.5, -1.0, 2.0};
+  auto mu = normal<"mu">(0.0, 2.0);
+  auto sigma = lognormal<"sigma">(0.0, 1.0);
+  const auto m = model(joint(mu, sigma, normal(mu, sigma).observe(data(y)), target(-square(mu))));
+  const std::vector<double> theta{0.3, -0.2};  // mu, log sigma
+  const std::vector<double> terms = m.log_prob_terms(theta);
+  REQUIRE(terms.size() == 4);
+  const double s = std::exp(theta[1]);
+  const double log_2pi = std::log(2 * 3.14159265358979323846);
+  // mu ~ normal(0, 2); sigma ~ lognormal(0, 1) at s with the log-Jacobian log s (log s cancels
+  // lognormal's −log s); the likelihood; the free term.
+  CHECK(terms[0] == Approx(-0.5 * log_2pi - std::log(2.0) - 0.5 * (0.3 / 2) * (0.3 / 2)).epsilon(1e-12));
+  CHECK(terms[1] == Approx(-0.5 * log_2pi - 0.5 * theta[1] * theta[1]).epsilon(1e-12));
+  double lik = 0;
+  for (double v : y) lik += -0.5 * log_2pi - theta[1] - 0.5 * ((v - 0.3) / s) * ((v - 0.3) / s);
+  CHECK(terms[2] == Approx(lik).epsilon(1e-12));
+  CHECK(terms[3] == Approx(-0.09).epsilon(1e-12));
+  CHECK(terms[0] + terms[1] + terms[2] + terms[3] == Approx(m.log_prob(theta)).epsilon(1e-12));
+  CHECK(m.term_descriptions() == std::vector<std::string>{"the random variable 'mu' (normal)",
+                                                          "the random variable 'sigma' (lognormal)",
+                                                          "normal(...).observe(y) (y has 3 values, argument 1 is a "
+                                                          "scalar (uses mu), argument 2 is a scalar (uses sigma))",
+                                                          "target(...)"});
+  CHECK(m.non_finite_terms(theta).empty());
+  CHECK_THROWS_WITH(m.log_prob_terms(std::vector<double>{1.0}), Catch::Matchers::Contains("log_prob_terms: got 1 values, expected 2"));
 }

@@ -77,6 +77,18 @@ struct step {
   }
 };
 
+/// log step(x): 0 for x ≥ 0, −∞ for x < 0 (and NaN); its derivative is 0. The guard of a density
+/// whose support depends on its arguments (uniform(a, b).observe(y): −∞ outside [a, b]).
+struct log_step {
+  static constexpr const char* name = "log_step";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::log_step(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(0.0);
+    return math::log_step(x);
+  }
+};
+
 /// x^c for a constant exponent c known when the model is built.
 struct pow_constant {
   static constexpr const char* name = "pow";

@@ -44,6 +44,8 @@ struct distribution {
       } else if constexpr (kind_of<N> == node_kind::constant) {
         check_observation(node.value, 0);
       }
+      // A support bounded by an argument (uniform, pareto): y against it, where both are known.
+      if constexpr (requires { derived().check_observed(node); }) derived().check_observed(node);
       return observed<Derived, N>{derived(), node};
     }
   }
@@ -87,7 +89,12 @@ template <class Dist, class X>
 struct observed {
   Dist distribution;
   X value;
-  auto log_density() const { return distribution.log_prob(value); }
+  /// log p(value | arguments); for a family whose support is bounded by an argument, −∞ where a
+  /// parameter value leaves the observation outside it (observed_log_prob).
+  auto log_density() const {
+    if constexpr (requires { distribution.observed_log_prob(value); }) return distribution.observed_log_prob(value);
+    else return distribution.log_prob(value);
+  }
 };
 
 }  // namespace tyche

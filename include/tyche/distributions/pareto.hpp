@@ -1,8 +1,9 @@
 // tyche/distributions/pareto.hpp — pareto(y_min, alpha): scale y_min, shape α (as in Stan).
 //   log p(x | y_min, α) = log α + α log y_min − (α + 1) log x,   x ≥ y_min, y_min > 0, α > 0.
 // The support depends on an argument: a named variable is sampled as log(x − y_min) (y_min may
-// be an expression of other variables). Observed values are checked to be > 0, but not against
-// y_min (an expression), and the density is not −∞ below it.
+// be an expression of other variables). Observed values are checked to be > 0, and against
+// y_min when the model is built where y_min is known then; where y_min depends on parameters,
+// the observation's log density is −∞ below it (as Stan's pareto_lpdf).
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/distributions/detail/family.hpp>
@@ -23,6 +24,16 @@ struct pareto_distribution : distribution<pareto_distribution<YMin, Alpha>> {
   template <class X>
   auto log_prob(const X& x) const {
     return detail::total(log(alpha) + alpha * log(y_min) - (alpha + lit<1>) * log(x));
+  }
+  /// An observation's log density: log_prob(y), −∞ where y < y_min for a y_min that depends on
+  /// parameters.
+  template <class X>
+  auto observed_log_prob(const X& x) const {
+    return detail::support_guard(log_prob(x), x - y_min);
+  }
+  template <class Y>
+  void check_observed(const Y& y) const {
+    detail::check_observed_bound(family, y, detail::as_node(y_min), "y_min", true);
   }
   auto arguments() const { return std::tuple{y_min, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the

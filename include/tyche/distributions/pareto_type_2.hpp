@@ -2,8 +2,9 @@
 // Location μ, scale λ, shape α: the Lomax distribution shifted by μ.
 //   log p(x | μ, λ, α) = log α − log λ − (α + 1) log(1 + (x − μ)/λ),   x ≥ μ, λ > 0, α > 0.
 // The support depends on an argument: a named variable is sampled as log(x − μ) (μ may be an
-// expression of other variables). Observed values are not checked against μ (an expression),
-// and the density is not −∞ below it.
+// expression of other variables). Observed values are checked against μ when the model is
+// built where μ is known then; where μ depends on parameters, the observation's log density is
+// −∞ below it (as Stan's pareto_type_2_lpdf).
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/distributions/detail/family.hpp>
@@ -25,6 +26,15 @@ struct pareto_type_2_distribution : distribution<pareto_type_2_distribution<Mu, 
   template <class X>
   auto log_prob(const X& x) const {
     return detail::total(log(alpha) - log(lambda) - (alpha + lit<1>) * log1p((x - mu) / lambda));
+  }
+  /// An observation's log density: log_prob(y), −∞ where y < μ for a μ that depends on parameters.
+  template <class X>
+  auto observed_log_prob(const X& x) const {
+    return detail::support_guard(log_prob(x), x - mu);
+  }
+  template <class Y>
+  void check_observed(const Y& y) const {
+    detail::check_observed_bound(family, y, detail::as_node(mu), "mu", true);
   }
   auto arguments() const { return std::tuple{mu, lambda, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the

@@ -1,9 +1,10 @@
 // tyche/distributions/uniform.hpp — uniform(a, b).
 //   log p(x | a, b) = −log(b − a),   a < x < b.
 // The support depends on the arguments: a named variable is sampled as logit((x − a)/(b − a)).
-// b − a must be > 0 (checked from the types, else when the model is built). Observed values are
-// not checked against (a, b) (the bounds are expressions), and the density is not −∞ outside
-// them.
+// b − a must be > 0 (checked from the types, else when the model is built). Observed values
+// y are checked against a and b when the model is built where both are known then (numbers,
+// data); where a bound depends on parameters, the observation's log density is −∞ where y is
+// outside [a, b] (as Stan's uniform_lpdf).
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/distributions/detail/family.hpp>
@@ -26,6 +27,17 @@ struct uniform_distribution : distribution<uniform_distribution<A, B>> {
     // Jacobian still contains the variable's parameter (compile requires every parameter of
     // the layout to occur).
     return detail::total(lit<0> * x - log(b - a));
+  }
+  /// An observation's log density: log_prob(y), −∞ where y < a or y > b for bounds that depend
+  /// on parameters.
+  template <class X>
+  auto observed_log_prob(const X& x) const {
+    return detail::support_guard(detail::support_guard(log_prob(x), x - a), b - x);
+  }
+  template <class Y>
+  void check_observed(const Y& y) const {
+    detail::check_observed_bound(family, y, detail::as_node(a), "a", true);
+    detail::check_observed_bound(family, y, detail::as_node(b), "b", false);
   }
   auto arguments() const { return std::tuple{a, b}; }
   /// b − a > 0. Read as a Line, b − a often proves it where a and b alone do not:

@@ -30,6 +30,9 @@ struct model_functions {
   void (*constrain)(const void* model, const double* theta, std::vector<double>& out) = nullptr;
   std::vector<double> (*unconstrain)(const void* model, const std::vector<double>& values) = nullptr;
   std::vector<double> (*initial_point)(const void* model, counter_rng& rng, double radius) = nullptr;
+  /// The terms of the log density that are not finite at θ, for messages ("" when none; null
+  /// when the model cannot name its terms).
+  std::string (*non_finite_terms)(const void* model, const double* theta) = nullptr;
 
   [[nodiscard]] const log_density_function& density(bool jacobian) const {
     return jacobian ? with_jacobian : without_jacobian;
@@ -88,6 +91,11 @@ model_functions functions_of(const Model& m) {
   f.initial_point = [](const void* self, counter_rng& rng, double radius) {
     return static_cast<const Model*>(self)->initial_point(rng, radius);
   };
+  if constexpr (requires { m.non_finite_terms(std::span<const double>()); })
+    f.non_finite_terms = [](const void* self, const double* theta) {
+      const Model& model = *static_cast<const Model*>(self);
+      return model.non_finite_terms(std::span<const double>(theta, model.dim()));
+    };
   return f;
 }
 
@@ -113,6 +121,10 @@ std::vector<double> initial_point(const model_functions& model, const log_densit
         text += "; the gradient of " + model.coordinate(k) + " was " + tyche::detail::format_number(grad[k]);
         break;
       }
+    if (model.non_finite_terms != nullptr) {
+      const std::string terms = model.non_finite_terms(model.model, x.data());
+      if (!terms.empty()) text += "; there, " + terms;
+    }
     return text;
   };
   auto finite = [&](double lp) {

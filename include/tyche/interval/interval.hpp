@@ -462,6 +462,14 @@ constexpr interval step(const interval& a) {
   return interval::closed(0.0, 1.0);
 }
 
+/// log step(x) (0 for x ≥ 0, −∞ below): {0} where x ≥ 0, else (−∞, 0] (−∞ itself stands for
+/// "outside the support", not for a value).
+constexpr interval log_step(const interval& a) {
+  if (a.is_empty()) return a;
+  if (a.lo >= 0) return interval::closed(0.0, 0.0);
+  return {-interval::inf, 0.0, false, true};
+}
+
 /// |x|.
 constexpr interval abs(const interval& a) {
   if (a.is_empty() || a.lo >= 0) return a;

@@ -76,7 +76,7 @@ inline constexpr bool known_unary_rule_v =
     std::is_same_v<Rule, rules::negate> || std::is_same_v<Rule, rules::square> ||
     std::is_same_v<Rule, rules::inverse> || std::is_same_v<Rule, rules::sqrt> ||
     std::is_same_v<Rule, rules::abs> || std::is_same_v<Rule, rules::pow_constant> ||
-    std::is_same_v<Rule, rules::step> ||
+    std::is_same_v<Rule, rules::step> || std::is_same_v<Rule, rules::log_step> ||
     std::is_same_v<Rule, rules::exp> || std::is_same_v<Rule, rules::log> ||
     std::is_same_v<Rule, rules::log1p> || std::is_same_v<Rule, rules::expm1> ||
     std::is_same_v<Rule, rules::log1p_exp> || std::is_same_v<Rule, rules::logistic> ||
@@ -105,6 +105,7 @@ constexpr interval unary_image(const Rule& r, const interval& a) {
   else if constexpr (std::is_same_v<Rule, rules::sqrt>) return sqrt(a);
   else if constexpr (std::is_same_v<Rule, rules::abs>) return abs(a);
   else if constexpr (std::is_same_v<Rule, rules::step>) return step(a);
+  else if constexpr (std::is_same_v<Rule, rules::log_step>) return log_step(a);
   else if constexpr (std::is_same_v<Rule, rules::pow_constant>) return pow(a, r.exponent);
   else if constexpr (std::is_same_v<Rule, rules::exp>) return exp(a);
   else if constexpr (std::is_same_v<Rule, rules::log>) return log(a);

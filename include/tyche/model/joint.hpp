@@ -259,6 +259,14 @@ struct joint_t {
     return std::apply([](const auto&... t) { return sum_terms(term<Jacobian>(t)...); }, terms);
   }
 
+  /// Calls f(term, e) for every term in order, with e the term's share of log_density<Jacobian>():
+  /// a random variable's log prior (+ its log-Jacobian), an observation's log-likelihood, a free
+  /// term's value.
+  template <bool Jacobian, class F>
+  void for_each_term(F&& f) const {
+    std::apply([&](const auto&... t) { (f(t, term<Jacobian>(t)), ...); }, terms);
+  }
+
  private:
   template <bool Jacobian, class T>
   static auto term(const T& t) {

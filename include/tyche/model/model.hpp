@@ -198,6 +198,47 @@ class model_t {
 
   [[nodiscard]] const Joint& joint() const { return joint_; }
 
+  /// The log density's terms at θ (unconstrained), one per term of joint(...) in order: a random
+  /// variable's log prior plus its log-Jacobian, an observation's log-likelihood, a target(e)'s
+  /// value. They add up to log_prob(θ) up to rounding. Each term is evaluated by itself, without
+  /// the compiled program's folding: for finding which term is −∞ or NaN, not for speed.
+  [[nodiscard]] TYCHE_COLD std::vector<double> log_prob_terms(std::span<const double> theta) const {
+    check_size(theta.size(), "log_prob_terms");
+    std::vector<double> out;
+    joint_.template for_each_term<true>([&](const auto&, const auto& e) {
+      double v = 0;
+      detail::evaluate_at<layout>(e, layout_(), theta.data(), &v);
+      out.push_back(v);
+    });
+    return out;
+  }
+  /// What each term of joint(...) is, for messages, in the order of log_prob_terms: "the random
+  /// variable 'mu' (normal)", "normal(...).observe(y) (y has 7 values, …)", "target(...)".
+  [[nodiscard]] TYCHE_COLD std::vector<std::string> term_descriptions() const {
+    std::vector<std::string> out;
+    joint_.template for_each_term<true>([&](const auto& t, const auto&) { out.push_back(detail::describe_term(t)); });
+    return out;
+  }
+  /// The terms that are not finite at θ, for messages ("" when all are): "term 3 of joint(...),
+  /// normal(...).observe(y) (y has 7 values, …), is -inf" (at most three, then "…").
+  [[nodiscard]] TYCHE_COLD std::string non_finite_terms(std::span<const double> theta) const {
+    const std::vector<double> values = log_prob_terms(theta);
+    std::vector<std::string> what;
+    std::string text;
+    std::size_t shown = 0;
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      if (std::isfinite(values[k])) continue;
+      if (what.empty()) what = term_descriptions();
+      if (++shown > 3) {
+        text += "; …";
+        break;
+      }
+      if (!text.empty()) text += "; ";
+      text += "term " + std::to_string(k + 1) + " of joint(...), " + what[k] + ", is " + detail::format_number(values[k]);
+    }
+    return text;
+  }
+
  private:
   // Every variable's parameter is listed, so a variable whose density does not involve it
   // (a flat prior, a uniform) still has its place in θ (with gradient 0).

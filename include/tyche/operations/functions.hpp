@@ -73,6 +73,9 @@ template <detail::operand A> requires expression<A> auto abs(const A& a) { retur
 /// Stan's step(a): 0 where a < 0, else 1, with derivative 0 (an indicator: step(s - t - 0.5) is 1
 /// where t < s for integers s, t).
 template <detail::operand A> requires expression<A> auto step(const A& a) { return detail::make_unary<rules::step>(a); }
+/// log(step(a)): 0 where a ≥ 0, −∞ elsewhere, derivative 0: a hard constraint in a free term,
+/// target(log_step(b - x)) (what uniform(a, b).observe(y) adds when a or b are parameters).
+template <detail::operand A> requires expression<A> auto log_step(const A& a) { return detail::make_unary<rules::log_step>(a); }
 
 // clang-format on
 

@@ -47,6 +47,9 @@ TYCHE_HD inline float  sign_of(float x) { return x > 0 ? 1.0f : (x < 0 ? -1.0f :
 /// Stan's step(x): 0 for x < 0, else 1 (NaN gives 1, as Stan's).
 TYCHE_HD inline double step(double x) { return x < 0 ? 0.0 : 1.0; }
 TYCHE_HD inline float  step(float x) { return x < 0 ? 0.0f : 1.0f; }
+/// log step(x): 0 for x ≥ 0, −∞ for x < 0 and for NaN.
+TYCHE_HD inline double log_step(double x) { return x >= 0 ? 0.0 : -HUGE_VAL; }
+TYCHE_HD inline float  log_step(float x) { return x >= 0 ? 0.0f : -HUGE_VALF; }
 // clang-format on
 
 inline constexpr double pi = 3.14159265358979323846;

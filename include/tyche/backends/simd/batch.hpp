@@ -124,6 +124,11 @@ xsimd::batch<E, A> step(const xsimd::batch<E, A>& x) {
   return xsimd::select(x < B(E(0)), B(E(0)), B(E(1)));
 }
 template <class E, class A>
+xsimd::batch<E, A> log_step(const xsimd::batch<E, A>& x) {
+  using B = xsimd::batch<E, A>;
+  return xsimd::select(x >= B(E(0)), B(E(0)), B(E(-HUGE_VAL)));
+}
+template <class E, class A>
 xsimd::batch<E, A> sign_of(const xsimd::batch<E, A>& x) {
   using B = xsimd::batch<E, A>;
   return xsimd::select(x > B(E(0)), B(E(1)), xsimd::select(x < B(E(0)), B(E(-1)), B(E(0))));

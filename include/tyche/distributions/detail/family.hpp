@@ -10,10 +10,13 @@
 #include <tyche/distributions/distribution.hpp>
 #include <tyche/distributions/random_variable.hpp>
 #include <tyche/operations/functions.hpp>
+#include <tyche/scalar/format.hpp>
 #include <tyche/transforms/bounds.hpp>
 
 #include <cmath>
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace tyche::detail {
@@ -33,6 +36,60 @@ inline const char* category_problem(double v) {
 inline const char* binary_problem(double v) { return v == 0.0 || v == 1.0 ? nullptr : "is not 0 or 1"; }
 inline const char* nonnegative_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
 inline const char* positive_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+
+/// Value i of a node whose values are known when a model is built (a number, a constant, data;
+/// a scalar for every i), in *out; false for any other node (an expression of parameters).
+template <class N>
+bool known_value(const N& n, std::size_t i, double* out) {
+  if constexpr (kind_of<N> == node_kind::literal) {
+    *out = N::value;
+    return true;
+  } else if constexpr (kind_of<N> == node_kind::constant) {
+    *out = n.value;
+    return true;
+  } else if constexpr (kind_of<N> == node_kind::data_vector) {
+    if (i >= n.size()) return false;
+    *out = n.ptr[i];
+    return true;
+  } else {
+    (void)n, (void)i, (void)out;
+    return false;
+  }
+}
+
+/// observe(y) of a family whose support is bounded by an argument (uniform's a and b, pareto's
+/// y_min): where y and the bound are known when the model is built, every y[i] is checked now,
+/// and one outside throws std::invalid_argument naming the family, the index, the value and the
+/// bound. (Where either depends on parameters the family's observed_log_prob is −∞ outside
+/// instead: support_guard.)
+template <class Y, class B>
+void check_observed_bound(const char* family, const Y& y, const B& bound, const char* bound_name, bool lower) {
+  const std::size_t n = is_vector_v<Y> ? y.size() : 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    double yi = 0, bi = 0;
+    if (!known_value(y, i, &yi) || !known_value(bound, is_vector_v<B> ? i : 0, &bi)) return;
+    if (lower ? !(yi >= bi) : !(yi <= bi)) {
+      std::string text = "tyche::";
+      text += family;
+      text += "(...).observe(y): y[" + std::to_string(i + 1) + "] = " + format_number(yi) + (lower ? " is below " : " is above ");
+      text += bound_name;
+      if constexpr (is_vector_v<B>) text += "[" + std::to_string(i + 1) + "]";
+      text += " = " + format_number(bi) + ", outside the family's support";
+      throw std::invalid_argument(text);
+    }
+  }
+}
+
+/// The log density's guard for an observation whose support bound depends on parameters:
+/// Σ log_step(d) (0 where every d ≥ 0, −∞ elsewhere) with d = y − lower bound or upper bound − y,
+/// so that a parameter value that leaves an observation outside the support has density 0
+/// (Stan's uniform_lpdf, pareto_lpdf). lp itself when d is known when the model is built
+/// (check_observed_bound checked it then).
+template <class Lp, class D>
+auto support_guard(const Lp& lp, const D& d) {
+  if constexpr (params_of<node_t<D>>::size > 0) return as_node(lp) + total(log_step(d));
+  else return as_node(lp);
+}
 
 /// The shape a random variable takes from its arguments when none is given: the size of its
 /// vector arguments (static if one of them has a static size), or a scalar.

@@ -243,6 +243,10 @@ class nuts_chain {
       if (!std::isfinite(grad_[k]) && ++bad_count <= 8) bad += (bad.empty() ? "" : ", ") + coordinate(k);
     if (bad_count > 0)
       text += "; the gradient was not finite in " + bad + (bad_count > 8 ? ", …" : "");
+    if constexpr (requires { target_.non_finite_terms(q_.data()); }) {
+      const std::string terms = target_.non_finite_terms(q_.data());
+      if (!terms.empty()) text += "; there, " + terms;
+    }
     text += ". A log density that is -inf or NaN everywhere usually means an observation outside its "
             "family's support, a data value used as a scale that is ≤ 0, or a term no parameter value "
             "can make finite: check the data, or print explain(model) to see the terms";

@@ -68,6 +68,12 @@ class model_target {
   [[nodiscard]] std::vector<double> unconstrain(const std::vector<double>& values) const {
     return model_.unconstrain(values);
   }
+  /// The terms of the log density that are not finite at q, for messages ("" when none).
+  [[nodiscard]] std::string non_finite_terms(const double* q) const
+    requires requires(const Model& m) { m.non_finite_terms(std::span<const double>()); }
+  {
+    return model_.non_finite_terms(std::span<const double>(q, dim()));
+  }
 
  private:
   const Model& model_;
@@ -201,6 +207,14 @@ class erased_target {
     else
       return nullptr;
   }
+  using terms_fn = std::string (*)(const void*, const double*);
+  template <class Target>
+  static constexpr terms_fn non_finite_terms_of() {
+    if constexpr (requires(const Target& t, const double* q) { t.non_finite_terms(q); })
+      return [](const void* self, const double* q) { return static_cast<const Target*>(self)->non_finite_terms(q); };
+    else
+      return nullptr;
+  }
 
  public:
   /// Views `target`, which must outlive this object.
@@ -210,7 +224,7 @@ class erased_target {
         workspace_size_(target.workspace_size()), data_values_(data_values_of(target)), double_(&value_and_gradient_of<Target, double>),
         full_(&value_and_gradient_of<Target, Full>), half_(&value_and_gradient_of<Target, half_type>),
         part_(parts_of<Target>()), initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>),
-        unconstrain_(unconstrain_of<Target>()) {}
+        unconstrain_(unconstrain_of<Target>()), non_finite_terms_(non_finite_terms_of<Target>()) {}
   [[nodiscard]] std::size_t dim() const { return dim_; }
   [[nodiscard]] std::size_t constrained_dim() const { return constrained_dim_; }
   [[nodiscard]] std::size_t workspace_size() const { return workspace_size_; }
@@ -247,6 +261,11 @@ class erased_target {
                                   "leave init empty");
     return unconstrain_(self_, values);
   }
+  /// The terms of the target's log density that are not finite at q, for messages ("" when
+  /// none, or when the target cannot tell).
+  [[nodiscard]] std::string non_finite_terms(const double* q) const {
+    return non_finite_terms_ == nullptr ? std::string() : non_finite_terms_(self_, q);
+  }
 
  private:
   const void* self_;
@@ -258,6 +277,7 @@ class erased_target {
   std::vector<double> (*initial_point_)(const void*, counter_rng&, double);
   void (*constrain_)(const void*, const double*, std::vector<double>&);
   unconstrain_fn unconstrain_;  // null: the target cannot map constrained values to θ
+  terms_fn non_finite_terms_;   // null: the target cannot name its terms
 };
 
 /// The driver's view of every model of this translation unit's SIMD settings.
