@@ -73,6 +73,14 @@
 #define TYCHE_NOINLINE
 #endif
 
+// TYCHE_COLD marks functions that run only to explain an error (model_t::log_prob_terms): out
+// of line and optimised for size, which also keeps their compile time small.
+#if defined(__GNUC__) || defined(__clang__)
+#define TYCHE_COLD __attribute__((cold, noinline))
+#else
+#define TYCHE_COLD
+#endif
+
 // TYCHE_EVALUATION_ENTRY marks the entry points of an evaluation (program_view::value and
 // value_and_gradient) on the host: compiled out of line, with everything below them inlined.
 // Out of line, their __restrict__ parameters are the roots of every θ / gradient access, which
@@ -1280,6 +1288,9 @@ TYCHE_HD inline float  sign_of(float x) { return x > 0 ? 1.0f : (x < 0 ? -1.0f :
 /// Stan's step(x): 0 for x < 0, else 1 (NaN gives 1, as Stan's).
 TYCHE_HD inline double step(double x) { return x < 0 ? 0.0 : 1.0; }
 TYCHE_HD inline float  step(float x) { return x < 0 ? 0.0f : 1.0f; }
+/// log step(x): 0 for x ≥ 0, −∞ for x < 0 and for NaN.
+TYCHE_HD inline double log_step(double x) { return x >= 0 ? 0.0 : -HUGE_VAL; }
+TYCHE_HD inline float  log_step(float x) { return x >= 0 ? 0.0f : -HUGE_VALF; }
 // clang-format on
 
 inline constexpr double pi = 3.14159265358979323846;
@@ -1610,6 +1621,11 @@ xsimd::batch<E, A> step(const xsimd::batch<E, A>& x) {
   return xsimd::select(x < B(E(0)), B(E(0)), B(E(1)));
 }
 template <class E, class A>
+xsimd::batch<E, A> log_step(const xsimd::batch<E, A>& x) {
+  using B = xsimd::batch<E, A>;
+  return xsimd::select(x >= B(E(0)), B(E(0)), B(E(-HUGE_VAL)));
+}
+template <class E, class A>
 xsimd::batch<E, A> sign_of(const xsimd::batch<E, A>& x) {
   using B = xsimd::batch<E, A>;
   return xsimd::select(x > B(E(0)), B(E(1)), xsimd::select(x < B(E(0)), B(E(-1)), B(E(0))));
@@ -1732,6 +1748,18 @@ struct step {
   template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
     dx = lift<T>(0.0);
     return math::step(x);
+  }
+};
+
+/// log step(x): 0 for x ≥ 0, −∞ for x < 0 (and NaN); its derivative is 0. The guard of a density
+/// whose support depends on its arguments (uniform(a, b).observe(y): −∞ outside [a, b]).
+struct log_step {
+  static constexpr const char* name = "log_step";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::log_step(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(0.0);
+    return math::log_step(x);
   }
 };
 
@@ -2292,17 +2320,18 @@ struct gather_map {
 /// diagonal is not read): forward substitution zᵢ = (rᵢ − Σ_{j<i} Lᵢⱼ zⱼ) / Lᵢᵢ. Reverse:
 /// ∂/∂r = L⁻ᵀ adj, by back substitution wᵢ = (adjᵢ − Σ_{j>i} Lⱼᵢ wⱼ) / Lᵢᵢ. owner keeps L
 /// alive when the op computed it (multi_normal's Cholesky factor); it is null for a user's L.
-struct lower_triangular_solve_map {
+/// Folding a model moves owner into the model's fold_storage (release_into) and leaves the
+/// view, lower_triangular_solve_view: values and pointers, which a GPU copy needs.
+struct lower_triangular_solve_view {
   static constexpr const char* name = "lower_triangular_solve";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = true;
   const double* l = nullptr;
   std::size_t k = 0;
-  std::shared_ptr<const std::vector<double>> owner;
   template <class R>
   static constexpr std::size_t extent = extent_v<R>;
-  bool operator==(const lower_triangular_solve_map& o) const { return l == o.l && k == o.k; }
-  /// f(l, k²) (compile/relocate.hpp). owner keeps the host copy alive; it is not re-pointed.
+  bool operator==(const lower_triangular_solve_view& o) const { return l == o.l && k == o.k; }
+  /// f(l, k²) (compile/relocate.hpp).
   template <class F>
   void for_each_data_buffer(std::size_t, F&& f) {
     if (l != nullptr) f(l, k * k);
@@ -2325,6 +2354,16 @@ struct lower_triangular_solve_map {
       for (std::size_t j = i + 1; j < m; ++j) acc = acc - lift<T>(l[j * k + i]) * w[j];
       w[i] = acc * lift<T>(1.0 / l[i * k + i]);
     }
+  }
+};
+
+/// lower_triangular_solve_view with the owner of L (null for a user's L), until folding.
+struct lower_triangular_solve_map : lower_triangular_solve_view {
+  std::shared_ptr<const std::vector<double>> owner;
+  template <class Storage>
+  lower_triangular_solve_view release_into(Storage& storage) const {
+    if (owner) storage.keep(owner);
+    return *this;
   }
 };
 
@@ -3149,12 +3188,18 @@ auto make_vector_op(const Op& op, std::size_t m, const Cs&... cs) {
   return vector_op_node<Op, Cs...>{{}, op, {{cs}...}, m};
 }
 
+/// The vector_op n with op `op` and f applied to each operand (fold).
+template <class Op, class N, class F>
+auto rebuild_vector_op_as(const Op& op, const N& n, F&& f) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return make_vector_op(op, n.m, f(n.template child<I>())...);
+  }(std::make_index_sequence<children_t<N>::size>{});
+}
+
 /// The vector_op n with f applied to each operand (fold, substitute).
 template <class N, class F>
 auto rebuild_vector_op(const N& n, F&& f) {
-  return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return make_vector_op(n.op, n.m, f(n.template child<I>())...);
-  }(std::make_index_sequence<children_t<N>::size>{});
+  return rebuild_vector_op_as(n.op, n, f);
 }
 
 // ---- building nodes ------------------------------------------------------------------------
@@ -3717,6 +3762,14 @@ constexpr interval step(const interval& a) {
   return interval::closed(0.0, 1.0);
 }
 
+/// log step(x) (0 for x ≥ 0, −∞ below): {0} where x ≥ 0, else (−∞, 0] (−∞ itself stands for
+/// "outside the support", not for a value).
+constexpr interval log_step(const interval& a) {
+  if (a.is_empty()) return a;
+  if (a.lo >= 0) return interval::closed(0.0, 0.0);
+  return {-interval::inf, 0.0, false, true};
+}
+
 /// |x|.
 constexpr interval abs(const interval& a) {
   if (a.is_empty() || a.lo >= 0) return a;
@@ -3989,7 +4042,7 @@ inline constexpr bool known_unary_rule_v =
     std::is_same_v<Rule, rules::negate> || std::is_same_v<Rule, rules::square> ||
     std::is_same_v<Rule, rules::inverse> || std::is_same_v<Rule, rules::sqrt> ||
     std::is_same_v<Rule, rules::abs> || std::is_same_v<Rule, rules::pow_constant> ||
-    std::is_same_v<Rule, rules::step> ||
+    std::is_same_v<Rule, rules::step> || std::is_same_v<Rule, rules::log_step> ||
     std::is_same_v<Rule, rules::exp> || std::is_same_v<Rule, rules::log> ||
     std::is_same_v<Rule, rules::log1p> || std::is_same_v<Rule, rules::expm1> ||
     std::is_same_v<Rule, rules::log1p_exp> || std::is_same_v<Rule, rules::logistic> ||
@@ -4018,6 +4071,7 @@ constexpr interval unary_image(const Rule& r, const interval& a) {
   else if constexpr (std::is_same_v<Rule, rules::sqrt>) return sqrt(a);
   else if constexpr (std::is_same_v<Rule, rules::abs>) return abs(a);
   else if constexpr (std::is_same_v<Rule, rules::step>) return step(a);
+  else if constexpr (std::is_same_v<Rule, rules::log_step>) return log_step(a);
   else if constexpr (std::is_same_v<Rule, rules::pow_constant>) return pow(a, r.exponent);
   else if constexpr (std::is_same_v<Rule, rules::exp>) return exp(a);
   else if constexpr (std::is_same_v<Rule, rules::log>) return log(a);
@@ -5466,6 +5520,9 @@ template <detail::operand A> requires expression<A> auto abs(const A& a) { retur
 /// Stan's step(a): 0 where a < 0, else 1, with derivative 0 (an indicator: step(s - t - 0.5) is 1
 /// where t < s for integers s, t).
 template <detail::operand A> requires expression<A> auto step(const A& a) { return detail::make_unary<rules::step>(a); }
+/// log(step(a)): 0 where a ≥ 0, −∞ elsewhere, derivative 0: a hard constraint in a free term,
+/// target(log_step(b - x)) (what uniform(a, b).observe(y) adds when a or b are parameters).
+template <detail::operand A> requires expression<A> auto log_step(const A& a) { return detail::make_unary<rules::log_step>(a); }
 
 // clang-format on
 
@@ -7322,13 +7379,18 @@ std::size_t assign_workspace(const Root& root, const bool* aliased, std::size_t*
 
 namespace tyche::detail {
 
-/// Owns the values of folded vector subexpressions.
+/// Owns the values of folded vector subexpressions, and what the ops of a folded tree point
+/// into (a scan's or tabulate's compiled step, a Cholesky factor a family computed): folding
+/// moves that ownership here (an op's release_into), so that the folded tree — the program's
+/// view — holds only values and pointers, and can be copied as bytes (to a GPU).
 struct fold_storage {
   std::vector<std::unique_ptr<double[]>> buffers;
+  std::vector<std::shared_ptr<const void>> kept;
   double* allocate(std::size_t n) {
     buffers.push_back(std::make_unique<double[]>(n > 0 ? n : 1));
     return buffers.back().get();
   }
+  void keep(std::shared_ptr<const void> p) { kept.push_back(std::move(p)); }
 };
 
 /// f(ev) for a value-only evaluation ev of n in double with no parameters, its workspace alive
@@ -7985,7 +8047,12 @@ auto fold(const N& n, fold_storage& storage) {
     auto a = fold<Reduce>(n.a, storage);
     return log_sum_exp_node<decltype(a)>{{}, a};
   } else if constexpr (kind_of<N> == node_kind::vector_op) {
-    return rebuild_vector_op(n, [&](const auto& c) { return fold<Reduce>(c, storage); });
+    // An op that owns what it points into (a scan's step program) hands it to the storage and
+    // becomes a view of it.
+    if constexpr (requires { n.op.release_into(storage); })
+      return rebuild_vector_op_as(n.op.release_into(storage), n, [&](const auto& c) { return fold<Reduce>(c, storage); });
+    else
+      return rebuild_vector_op(n, [&](const auto& c) { return fold<Reduce>(c, storage); });
   } else if constexpr (kind_of<N> == node_kind::element) {
     auto v = fold<Reduce>(n.v, storage);
     return element_node<decltype(v)>{{}, v, n.index};
@@ -8548,9 +8615,9 @@ void for_each_data_buffer_in(N& n, F& f) {
 /// count may be 0 (an empty data vector). The pointers are into the user's data, the fold
 /// storage of the program the view came from and storage an op owns; an evaluation reads
 /// nothing else through a pointer of the view, so once every visited pointer is re-pointed it
-/// reads only the copies. (Views with a scan, a tabulate or a lower_triangular_solve — the
-/// multi_normal and multi_student_t families of a data matrix — also hold a shared_ptr, which
-/// evaluations do not read, but which makes them not trivially copyable.) The rule every node
+/// reads only the copies. (What the ops of a scan, a tabulate or a lower_triangular_solve owned
+/// before folding — the step's program, a Cholesky factor — is kept by the program's
+/// fold_storage: the view is trivially copyable.) The rule every node
 /// type follows is at the top of this header. Host code only.
 template <class Expr, class Layout, class F>
 void for_each_data_buffer(program_view<Expr, Layout>& view, F&& f) {
@@ -8621,12 +8688,46 @@ struct scan_state : expr<scan_state<K>> {
 
 namespace ops {
 
+/// What a scan or tabulate op holds of its compiled step: the program itself (shared) before the
+/// model is folded, a plain pointer to it after (the model's fold_storage owns it then).
+template <class Program, bool Owning>
+using program_holder = std::conditional_t<Owning, std::shared_ptr<const Program>, const Program*>;
+template <class Program>
+const void* program_address(const std::shared_ptr<const Program>& p) {
+  return p.get();
+}
+template <class Program>
+TYCHE_HD const void* program_address(const Program* p) {
+  return p;
+}
+
+/// The data sequences of a scan or tabulate: N pointers, read in device code too (std::array's
+/// operator[] is host code for nvcc).
+template <std::size_t N>
+struct sequence_pointers {
+  const double* values[N > 0 ? N : 1] = {};
+  TYCHE_HD const double* const& operator[](std::size_t i) const { return values[i]; }
+  TYCHE_HD const double*& operator[](std::size_t i) { return values[i]; }
+  const double** begin() { return values; }
+  const double** end() { return values + N; }
+  bool operator==(const sequence_pointers& o) const {
+    for (std::size_t i = 0; i < N; ++i)
+      if (values[i] != o.values[i]) return false;
+    return true;
+  }
+};
+
 /// The op of a scan node: K state values, S sequences of `steps` values, Outer parameters as
 /// operands 1 … Outer after the initial state (operand 0). Program: the compiled F above, with
 /// θ laid out as (a: K, s: K, x: S, the Outer parameters in operand order). All = false: the
 /// result is the last state (K values); All = true (scan_states): every state after a step,
 /// component by component (value k after step t at k·steps + t), K·steps values.
-template <class Program, std::size_t K, std::size_t S, std::size_t Outer, bool All = false>
+///
+/// Owning: made by scan(), the op holds the step's program (a shared_ptr); folding (compile/
+/// fold.hpp) moves the program into the model's fold_storage and leaves the op with a plain
+/// pointer to it (release_into), kept only to tell two scans apart: the folded op is values
+/// and pointers, so a model's view with a scan can be copied to a GPU.
+template <class Program, std::size_t K, std::size_t S, std::size_t Outer, bool All = false, bool Owning = true>
 struct scan_map {
   static constexpr const char* name = All ? "scan_states" : "scan";
   static constexpr bool has_payload = true;
@@ -8635,13 +8736,20 @@ struct scan_map {
   static constexpr std::size_t extent = All ? dynamic_extent : K;
   using view_type = typename Program::view_type;
 
-  std::shared_ptr<const Program> program;  // owns the step's folded data
-  view_type step;                          // its evaluable part
-  std::array<const double*, S> sequences{};
+  program_holder<Program, Owning> program;  // the step's program: owned before folding
+  view_type step;                           // its evaluable part
+  sequence_pointers<S> sequences{};
   std::size_t steps = 0;
 
   bool operator==(const scan_map& o) const {
-    return program == o.program && sequences == o.sequences && steps == o.steps;
+    return program_address(program) == program_address(o.program) && sequences == o.sequences && steps == o.steps;
+  }
+  /// The op of the folded tree: the program kept by `storage`, this op a view of it.
+  template <class Storage>
+    requires Owning
+  scan_map<Program, K, S, Outer, All, false> release_into(Storage& storage) const {
+    storage.keep(program);
+    return {program.get(), step, sequences, steps};
   }
   /// f(sequence, steps) for each sequence, then every buffer of the step's view (compile/
   /// relocate.hpp). The shared program keeps its own view, which evaluations do not read.
@@ -8916,7 +9024,7 @@ auto scan_impl(Step&& step, const Init& init, const Sequences&... sequences) {
                 "time: make 'init' with shape<K>, or a std::tuple of scalars");
 
   // The sequences: one length, finite values.
-  const std::array<const double*, S> ptrs{detail::as_node(sequences).ptr...};
+  const ops::sequence_pointers<S> ptrs{{detail::as_node(sequences).ptr...}};
   const std::array<std::size_t, S> lengths{detail::as_node(sequences).size()...};
   const std::size_t steps = lengths[0];
   if (All && steps == 0)
@@ -9039,7 +9147,9 @@ namespace ops {
 /// The op of a tabulate node: n elements, S sequences of n values, Outer parameters as operands
 /// 0 … Outer − 1. Program: the element, θ laid out as (i, x: S, the Outer parameters in operand
 /// order).
-template <class Program, std::size_t S, std::size_t Outer>
+/// Owning: as scan_map's (the element's program moves into the model's fold_storage when the
+/// model is folded).
+template <class Program, std::size_t S, std::size_t Outer, bool Owning = true>
 struct tabulate_map {
   static constexpr const char* name = "tabulate";
   static constexpr bool has_payload = true;
@@ -9048,11 +9158,20 @@ struct tabulate_map {
   static constexpr std::size_t extent = dynamic_extent;
   using view_type = typename Program::view_type;
 
-  std::shared_ptr<const Program> program;  // owns the element's folded data
-  view_type element;                       // its evaluable part
-  std::array<const double*, S> sequences{};
+  program_holder<Program, Owning> program;  // the element's program: owned before folding
+  view_type element;                        // its evaluable part
+  sequence_pointers<S> sequences{};
 
-  bool operator==(const tabulate_map& o) const { return program == o.program && sequences == o.sequences; }
+  bool operator==(const tabulate_map& o) const {
+    return program_address(program) == program_address(o.program) && sequences == o.sequences;
+  }
+  /// The op of the folded tree: the program kept by `storage`, this op a view of it.
+  template <class Storage>
+    requires Owning
+  tabulate_map<Program, S, Outer, false> release_into(Storage& storage) const {
+    storage.keep(program);
+    return {program.get(), element, sequences};
+  }
   /// f(sequence, m) for each sequence (m: the number of elements), then every buffer of the
   /// element's view (compile/relocate.hpp). The shared program keeps its own view, which
   /// evaluations do not read.
@@ -9130,7 +9249,7 @@ auto tabulate(std::size_t n, F&& f, const Sequences&... sequences) {
   static_assert(((kind_of<detail::node_t<Sequences>> == node_kind::data_vector) && ...),
                 "tyche::tabulate(n, f, sequences...) requires every sequence to be a data vector (data(y))");
   if (n == 0) throw std::invalid_argument("tyche::tabulate(n, f, ...): n is 0; the vector would be empty");
-  const std::array<const double*, S> ptrs{detail::as_node(sequences).ptr...};
+  const ops::sequence_pointers<S> ptrs{{detail::as_node(sequences).ptr...}};
   const std::array<std::size_t, S> lengths{detail::as_node(sequences).size()...};
   for (std::size_t s = 0; s < S; ++s) {
     if (lengths[s] != n)
@@ -9696,6 +9815,8 @@ struct distribution {
       } else if constexpr (kind_of<N> == node_kind::constant) {
         check_observation(node.value, 0);
       }
+      // A support bounded by an argument (uniform, pareto): y against it, where both are known.
+      if constexpr (requires { derived().check_observed(node); }) derived().check_observed(node);
       return observed<Derived, N>{derived(), node};
     }
   }
@@ -9739,7 +9860,12 @@ template <class Dist, class X>
 struct observed {
   Dist distribution;
   X value;
-  auto log_density() const { return distribution.log_prob(value); }
+  /// log p(value | arguments); for a family whose support is bounded by an argument, −∞ where a
+  /// parameter value leaves the observation outside it (observed_log_prob).
+  auto log_density() const {
+    if constexpr (requires { distribution.observed_log_prob(value); }) return distribution.observed_log_prob(value);
+    else return distribution.log_prob(value);
+  }
 };
 
 }  // namespace tyche
@@ -9965,6 +10091,8 @@ struct interval {
 
 #include <cmath>
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace tyche::detail {
@@ -9984,6 +10112,60 @@ inline const char* category_problem(double v) {
 inline const char* binary_problem(double v) { return v == 0.0 || v == 1.0 ? nullptr : "is not 0 or 1"; }
 inline const char* nonnegative_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
 inline const char* positive_problem(double v) { return v <= 0 ? "is not positive (support x > 0)" : nullptr; }
+
+/// Value i of a node whose values are known when a model is built (a number, a constant, data;
+/// a scalar for every i), in *out; false for any other node (an expression of parameters).
+template <class N>
+bool known_value(const N& n, std::size_t i, double* out) {
+  if constexpr (kind_of<N> == node_kind::literal) {
+    *out = N::value;
+    return true;
+  } else if constexpr (kind_of<N> == node_kind::constant) {
+    *out = n.value;
+    return true;
+  } else if constexpr (kind_of<N> == node_kind::data_vector) {
+    if (i >= n.size()) return false;
+    *out = n.ptr[i];
+    return true;
+  } else {
+    (void)n, (void)i, (void)out;
+    return false;
+  }
+}
+
+/// observe(y) of a family whose support is bounded by an argument (uniform's a and b, pareto's
+/// y_min): where y and the bound are known when the model is built, every y[i] is checked now,
+/// and one outside throws std::invalid_argument naming the family, the index, the value and the
+/// bound. (Where either depends on parameters the family's observed_log_prob is −∞ outside
+/// instead: support_guard.)
+template <class Y, class B>
+void check_observed_bound(const char* family, const Y& y, const B& bound, const char* bound_name, bool lower) {
+  const std::size_t n = is_vector_v<Y> ? y.size() : 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    double yi = 0, bi = 0;
+    if (!known_value(y, i, &yi) || !known_value(bound, is_vector_v<B> ? i : 0, &bi)) return;
+    if (lower ? !(yi >= bi) : !(yi <= bi)) {
+      std::string text = "tyche::";
+      text += family;
+      text += "(...).observe(y): y[" + std::to_string(i + 1) + "] = " + format_number(yi) + (lower ? " is below " : " is above ");
+      text += bound_name;
+      if constexpr (is_vector_v<B>) text += "[" + std::to_string(i + 1) + "]";
+      text += " = " + format_number(bi) + ", outside the family's support";
+      throw std::invalid_argument(text);
+    }
+  }
+}
+
+/// The log density's guard for an observation whose support bound depends on parameters:
+/// Σ log_step(d) (0 where every d ≥ 0, −∞ elsewhere) with d = y − lower bound or upper bound − y,
+/// so that a parameter value that leaves an observation outside the support has density 0
+/// (Stan's uniform_lpdf, pareto_lpdf). lp itself when d is known when the model is built
+/// (check_observed_bound checked it then).
+template <class Lp, class D>
+auto support_guard(const Lp& lp, const D& d) {
+  if constexpr (params_of<node_t<D>>::size > 0) return as_node(lp) + total(log_step(d));
+  else return as_node(lp);
+}
 
 /// The shape a random variable takes from its arguments when none is given: the size of its
 /// vector arguments (static if one of them has a static size), or a scalar.
@@ -13752,8 +13934,9 @@ auto ordered_probit(const Eta& eta, const C& c) {
 // tyche/distributions/pareto.hpp — pareto(y_min, alpha): scale y_min, shape α (as in Stan).
 //   log p(x | y_min, α) = log α + α log y_min − (α + 1) log x,   x ≥ y_min, y_min > 0, α > 0.
 // The support depends on an argument: a named variable is sampled as log(x − y_min) (y_min may
-// be an expression of other variables). Observed values are checked to be > 0, but not against
-// y_min (an expression), and the density is not −∞ below it.
+// be an expression of other variables). Observed values are checked to be > 0, and against
+// y_min when the model is built where y_min is known then; where y_min depends on parameters,
+// the observation's log density is −∞ below it (as Stan's pareto_lpdf).
 
 #include <cmath>
 #include <limits>
@@ -13771,6 +13954,16 @@ struct pareto_distribution : distribution<pareto_distribution<YMin, Alpha>> {
   template <class X>
   auto log_prob(const X& x) const {
     return detail::total(log(alpha) + alpha * log(y_min) - (alpha + lit<1>) * log(x));
+  }
+  /// An observation's log density: log_prob(y), −∞ where y < y_min for a y_min that depends on
+  /// parameters.
+  template <class X>
+  auto observed_log_prob(const X& x) const {
+    return detail::support_guard(log_prob(x), x - y_min);
+  }
+  template <class Y>
+  void check_observed(const Y& y) const {
+    detail::check_observed_bound(family, y, detail::as_node(y_min), "y_min", true);
   }
   auto arguments() const { return std::tuple{y_min, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -13821,8 +14014,9 @@ auto pareto(const YMin& y_min, const Alpha& alpha) {
 // Location μ, scale λ, shape α: the Lomax distribution shifted by μ.
 //   log p(x | μ, λ, α) = log α − log λ − (α + 1) log(1 + (x − μ)/λ),   x ≥ μ, λ > 0, α > 0.
 // The support depends on an argument: a named variable is sampled as log(x − μ) (μ may be an
-// expression of other variables). Observed values are not checked against μ (an expression),
-// and the density is not −∞ below it.
+// expression of other variables). Observed values are checked against μ when the model is
+// built where μ is known then; where μ depends on parameters, the observation's log density is
+// −∞ below it (as Stan's pareto_type_2_lpdf).
 
 #include <cmath>
 #include <limits>
@@ -13841,6 +14035,15 @@ struct pareto_type_2_distribution : distribution<pareto_type_2_distribution<Mu, 
   template <class X>
   auto log_prob(const X& x) const {
     return detail::total(log(alpha) - log(lambda) - (alpha + lit<1>) * log1p((x - mu) / lambda));
+  }
+  /// An observation's log density: log_prob(y), −∞ where y < μ for a μ that depends on parameters.
+  template <class X>
+  auto observed_log_prob(const X& x) const {
+    return detail::support_guard(log_prob(x), x - mu);
+  }
+  template <class Y>
+  void check_observed(const Y& y) const {
+    detail::check_observed_bound(family, y, detail::as_node(mu), "mu", true);
   }
   auto arguments() const { return std::tuple{mu, lambda, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -14121,9 +14324,13 @@ auto student_t(const Nu& nu, const Mu& mu, const Sigma& sigma) {
 // tyche/distributions/uniform.hpp — uniform(a, b).
 //   log p(x | a, b) = −log(b − a),   a < x < b.
 // The support depends on the arguments: a named variable is sampled as logit((x − a)/(b − a)).
-// b − a must be > 0 (checked from the types, else when the model is built). Observed values are
-// not checked against (a, b) (the bounds are expressions), and the density is not −∞ outside
-// them.
+// b − a must be > 0 (checked from the types, else when the model is built). Observed values
+// y are checked against a and b when the model is built where both are known then (numbers,
+// data); where a bound depends on parameters, the observation's log density is −∞ where y is
+// outside [a, b] (as Stan's uniform_lpdf). A bound the data imply (N ≥ max y for
+// uniform(0, N).observe(y)) is best declared on the variable as well, e.g.
+// flat<"N">(greater_than(max_y)) with its prior as target(pareto_lpdf(N, 10, 0.5)): without it,
+// NUTS meets the edge of the posterior as divergences.
 
 #include <random>
 #include <tuple>
@@ -14143,6 +14350,17 @@ struct uniform_distribution : distribution<uniform_distribution<A, B>> {
     // Jacobian still contains the variable's parameter (compile requires every parameter of
     // the layout to occur).
     return detail::total(lit<0> * x - log(b - a));
+  }
+  /// An observation's log density: log_prob(y), −∞ where y < a or y > b for bounds that depend
+  /// on parameters.
+  template <class X>
+  auto observed_log_prob(const X& x) const {
+    return detail::support_guard(detail::support_guard(log_prob(x), x - a), b - x);
+  }
+  template <class Y>
+  void check_observed(const Y& y) const {
+    detail::check_observed_bound(family, y, detail::as_node(a), "a", true);
+    detail::check_observed_bound(family, y, detail::as_node(b), "b", false);
   }
   auto arguments() const { return std::tuple{a, b}; }
   /// b − a > 0. Read as a Line, b − a often proves it where a and b alone do not:
@@ -15297,6 +15515,14 @@ struct joint_t {
     return std::apply([](const auto&... t) { return sum_terms(term<Jacobian>(t)...); }, terms);
   }
 
+  /// Calls f(term, e) for every term in order, with e the term's share of log_density<Jacobian>():
+  /// a random variable's log prior (+ its log-Jacobian), an observation's log-likelihood, a free
+  /// term's value.
+  template <bool Jacobian, class F>
+  void for_each_term(F&& f) const {
+    std::apply([&](const auto&... t) { (f(t, term<Jacobian>(t)), ...); }, terms);
+  }
+
  private:
   template <bool Jacobian, class T>
   static auto term(const T& t) {
@@ -15539,6 +15765,47 @@ class model_t {
   }
 
   [[nodiscard]] const Joint& joint() const { return joint_; }
+
+  /// The log density's terms at θ (unconstrained), one per term of joint(...) in order: a random
+  /// variable's log prior plus its log-Jacobian, an observation's log-likelihood, a target(e)'s
+  /// value. They add up to log_prob(θ) up to rounding. Each term is evaluated by itself, without
+  /// the compiled program's folding: for finding which term is −∞ or NaN, not for speed.
+  [[nodiscard]] TYCHE_COLD std::vector<double> log_prob_terms(std::span<const double> theta) const {
+    check_size(theta.size(), "log_prob_terms");
+    std::vector<double> out;
+    joint_.template for_each_term<true>([&](const auto&, const auto& e) {
+      double v = 0;
+      detail::evaluate_at<layout>(e, layout_(), theta.data(), &v);
+      out.push_back(v);
+    });
+    return out;
+  }
+  /// What each term of joint(...) is, for messages, in the order of log_prob_terms: "the random
+  /// variable 'mu' (normal)", "normal(...).observe(y) (y has 7 values, …)", "target(...)".
+  [[nodiscard]] TYCHE_COLD std::vector<std::string> term_descriptions() const {
+    std::vector<std::string> out;
+    joint_.template for_each_term<true>([&](const auto& t, const auto&) { out.push_back(detail::describe_term(t)); });
+    return out;
+  }
+  /// The terms that are not finite at θ, for messages ("" when all are): "term 3 of joint(...),
+  /// normal(...).observe(y) (y has 7 values, …), is -inf" (at most three, then "…").
+  [[nodiscard]] TYCHE_COLD std::string non_finite_terms(std::span<const double> theta) const {
+    const std::vector<double> values = log_prob_terms(theta);
+    std::vector<std::string> what;
+    std::string text;
+    std::size_t shown = 0;
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      if (std::isfinite(values[k])) continue;
+      if (what.empty()) what = term_descriptions();
+      if (++shown > 3) {
+        text += "; …";
+        break;
+      }
+      if (!text.empty()) text += "; ";
+      text += "term " + std::to_string(k + 1) + " of joint(...), " + what[k] + ", is " + detail::format_number(values[k]);
+    }
+    return text;
+  }
 
  private:
   // Every variable's parameter is listed, so a variable whose density does not involve it
@@ -18815,9 +19082,14 @@ class nuts_chain {
       if (!std::isfinite(grad_[k]) && ++bad_count <= 8) bad += (bad.empty() ? "" : ", ") + coordinate(k);
     if (bad_count > 0)
       text += "; the gradient was not finite in " + bad + (bad_count > 8 ? ", …" : "");
+    if constexpr (requires { target_.non_finite_terms(q_.data()); }) {
+      const std::string terms = target_.non_finite_terms(q_.data());
+      if (!terms.empty()) text += "; there, " + terms;
+    }
     text += ". A log density that is -inf or NaN everywhere usually means an observation outside its "
             "family's support, a data value used as a scale that is ≤ 0, or a term no parameter value "
-            "can make finite: check the data, or print explain(model) to see the terms";
+            "can make finite: check the data, start from values inside the support (nuts_config::init), or print "
+            "explain(model) to see the terms";
     return text;
   }
 
@@ -20063,6 +20335,12 @@ class model_target {
   [[nodiscard]] std::vector<double> unconstrain(const std::vector<double>& values) const {
     return model_.unconstrain(values);
   }
+  /// The terms of the log density that are not finite at q, for messages ("" when none).
+  [[nodiscard]] std::string non_finite_terms(const double* q) const
+    requires requires(const Model& m) { m.non_finite_terms(std::span<const double>()); }
+  {
+    return model_.non_finite_terms(std::span<const double>(q, dim()));
+  }
 
  private:
   const Model& model_;
@@ -20196,6 +20474,14 @@ class erased_target {
     else
       return nullptr;
   }
+  using terms_fn = std::string (*)(const void*, const double*);
+  template <class Target>
+  static constexpr terms_fn non_finite_terms_of() {
+    if constexpr (requires(const Target& t, const double* q) { t.non_finite_terms(q); })
+      return [](const void* self, const double* q) { return static_cast<const Target*>(self)->non_finite_terms(q); };
+    else
+      return nullptr;
+  }
 
  public:
   /// Views `target`, which must outlive this object.
@@ -20205,7 +20491,7 @@ class erased_target {
         workspace_size_(target.workspace_size()), data_values_(data_values_of(target)), double_(&value_and_gradient_of<Target, double>),
         full_(&value_and_gradient_of<Target, Full>), half_(&value_and_gradient_of<Target, half_type>),
         part_(parts_of<Target>()), initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>),
-        unconstrain_(unconstrain_of<Target>()) {}
+        unconstrain_(unconstrain_of<Target>()), non_finite_terms_(non_finite_terms_of<Target>()) {}
   [[nodiscard]] std::size_t dim() const { return dim_; }
   [[nodiscard]] std::size_t constrained_dim() const { return constrained_dim_; }
   [[nodiscard]] std::size_t workspace_size() const { return workspace_size_; }
@@ -20242,6 +20528,11 @@ class erased_target {
                                   "leave init empty");
     return unconstrain_(self_, values);
   }
+  /// The terms of the target's log density that are not finite at q, for messages ("" when
+  /// none, or when the target cannot tell).
+  [[nodiscard]] std::string non_finite_terms(const double* q) const {
+    return non_finite_terms_ == nullptr ? std::string() : non_finite_terms_(self_, q);
+  }
 
  private:
   const void* self_;
@@ -20253,6 +20544,7 @@ class erased_target {
   std::vector<double> (*initial_point_)(const void*, counter_rng&, double);
   void (*constrain_)(const void*, const double*, std::vector<double>&);
   unconstrain_fn unconstrain_;  // null: the target cannot map constrained values to θ
+  terms_fn non_finite_terms_;   // null: the target cannot name its terms
 };
 
 /// The driver's view of every model of this translation unit's SIMD settings.
@@ -20349,8 +20641,8 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
   } else if constexpr (Nvcc) {
     throw std::invalid_argument(
         "tyche::nuts: cuda: this model's program cannot be copied to a GPU: its view holds more than plain "
-        "values and pointers to data (a scan, a tabulate, or multi_normal / multi_student_t of a data matrix "
-        "keep a shared_ptr; docs/gpu.md). Run it with tyche::cpu{} or tyche::cuda{.emulate = true}");
+        "values and pointers to data (an op with an owning member, e.g. a std::shared_ptr, that folding does not "
+        "release into the program's storage; docs/errors.md). Run it with tyche::cpu{} or tyche::cuda{.emulate = true}");
   } else {
     throw std::invalid_argument(
         "tyche::nuts: the executor tyche::cuda runs on a GPU only from a translation unit compiled by nvcc "
@@ -23077,6 +23369,9 @@ struct model_functions {
   void (*constrain)(const void* model, const double* theta, std::vector<double>& out) = nullptr;
   std::vector<double> (*unconstrain)(const void* model, const std::vector<double>& values) = nullptr;
   std::vector<double> (*initial_point)(const void* model, counter_rng& rng, double radius) = nullptr;
+  /// The terms of the log density that are not finite at θ, for messages ("" when none; null
+  /// when the model cannot name its terms).
+  std::string (*non_finite_terms)(const void* model, const double* theta) = nullptr;
 
   [[nodiscard]] const log_density_function& density(bool jacobian) const {
     return jacobian ? with_jacobian : without_jacobian;
@@ -23135,6 +23430,11 @@ model_functions functions_of(const Model& m) {
   f.initial_point = [](const void* self, counter_rng& rng, double radius) {
     return static_cast<const Model*>(self)->initial_point(rng, radius);
   };
+  if constexpr (requires { m.non_finite_terms(std::span<const double>()); })
+    f.non_finite_terms = [](const void* self, const double* theta) {
+      const Model& model = *static_cast<const Model*>(self);
+      return model.non_finite_terms(std::span<const double>(theta, model.dim()));
+    };
   return f;
 }
 
@@ -23160,6 +23460,10 @@ std::vector<double> initial_point(const model_functions& model, const log_densit
         text += "; the gradient of " + model.coordinate(k) + " was " + tyche::detail::format_number(grad[k]);
         break;
       }
+    if (model.non_finite_terms != nullptr) {
+      const std::string terms = model.non_finite_terms(model.model, x.data());
+      if (!terms.empty()) text += "; there, " + terms;
+    }
     return text;
   };
   auto finite = [&](double lp) {

@@ -125,8 +125,15 @@ std::size_t check_relocation(const View& original, const std::function<void()>& 
   CHECK(k == n);
 
   CHECK(same_bits(evaluate(relocated, thetas), want));
+  // What a GPU copy is: the view's bytes (a model with a scan, a tabulate or a factored
+  // covariance too: folding moved what their ops owned into the program's storage).
+  static_assert(std::is_trivially_copyable_v<View>, "a model's view is values and pointers");
+  View bytes_copy = original;
+  std::memcpy(static_cast<void*>(&bytes_copy), static_cast<const void*>(&relocated), sizeof(View));
+  CHECK(same_bits(evaluate(bytes_copy, thetas), want));
   spoil();
   CHECK(same_bits(evaluate(relocated, thetas), want));
+  CHECK(same_bits(evaluate(bytes_copy, thetas), want));
   CHECK_FALSE(same_bits(evaluate(original, thetas), want));
 
   // Each buffer's last counted value is read. (The originals are spoilt, but the alterations

@@ -258,17 +258,18 @@ struct gather_map {
 /// diagonal is not read): forward substitution zᵢ = (rᵢ − Σ_{j<i} Lᵢⱼ zⱼ) / Lᵢᵢ. Reverse:
 /// ∂/∂r = L⁻ᵀ adj, by back substitution wᵢ = (adjᵢ − Σ_{j>i} Lⱼᵢ wⱼ) / Lᵢᵢ. owner keeps L
 /// alive when the op computed it (multi_normal's Cholesky factor); it is null for a user's L.
-struct lower_triangular_solve_map {
+/// Folding a model moves owner into the model's fold_storage (release_into) and leaves the
+/// view, lower_triangular_solve_view: values and pointers, which a GPU copy needs.
+struct lower_triangular_solve_view {
   static constexpr const char* name = "lower_triangular_solve";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = true;
   const double* l = nullptr;
   std::size_t k = 0;
-  std::shared_ptr<const std::vector<double>> owner;
   template <class R>
   static constexpr std::size_t extent = extent_v<R>;
-  bool operator==(const lower_triangular_solve_map& o) const { return l == o.l && k == o.k; }
-  /// f(l, k²) (compile/relocate.hpp). owner keeps the host copy alive; it is not re-pointed.
+  bool operator==(const lower_triangular_solve_view& o) const { return l == o.l && k == o.k; }
+  /// f(l, k²) (compile/relocate.hpp).
   template <class F>
   void for_each_data_buffer(std::size_t, F&& f) {
     if (l != nullptr) f(l, k * k);
@@ -291,6 +292,16 @@ struct lower_triangular_solve_map {
       for (std::size_t j = i + 1; j < m; ++j) acc = acc - lift<T>(l[j * k + i]) * w[j];
       w[i] = acc * lift<T>(1.0 / l[i * k + i]);
     }
+  }
+};
+
+/// lower_triangular_solve_view with the owner of L (null for a user's L), until folding.
+struct lower_triangular_solve_map : lower_triangular_solve_view {
+  std::shared_ptr<const std::vector<double>> owner;
+  template <class Storage>
+  lower_triangular_solve_view release_into(Storage& storage) const {
+    if (owner) storage.keep(owner);
+    return *this;
   }
 };
 

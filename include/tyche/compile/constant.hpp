@@ -14,13 +14,18 @@
 
 namespace tyche::detail {
 
-/// Owns the values of folded vector subexpressions.
+/// Owns the values of folded vector subexpressions, and what the ops of a folded tree point
+/// into (a scan's or tabulate's compiled step, a Cholesky factor a family computed): folding
+/// moves that ownership here (an op's release_into), so that the folded tree — the program's
+/// view — holds only values and pointers, and can be copied as bytes (to a GPU).
 struct fold_storage {
   std::vector<std::unique_ptr<double[]>> buffers;
+  std::vector<std::shared_ptr<const void>> kept;
   double* allocate(std::size_t n) {
     buffers.push_back(std::make_unique<double[]>(n > 0 ? n : 1));
     return buffers.back().get();
   }
+  void keep(std::shared_ptr<const void> p) { kept.push_back(std::move(p)); }
 };
 
 /// f(ev) for a value-only evaluation ev of n in double with no parameters, its workspace alive

@@ -86,7 +86,12 @@ auto fold(const N& n, fold_storage& storage) {
     auto a = fold<Reduce>(n.a, storage);
     return log_sum_exp_node<decltype(a)>{{}, a};
   } else if constexpr (kind_of<N> == node_kind::vector_op) {
-    return rebuild_vector_op(n, [&](const auto& c) { return fold<Reduce>(c, storage); });
+    // An op that owns what it points into (a scan's step program) hands it to the storage and
+    // becomes a view of it.
+    if constexpr (requires { n.op.release_into(storage); })
+      return rebuild_vector_op_as(n.op.release_into(storage), n, [&](const auto& c) { return fold<Reduce>(c, storage); });
+    else
+      return rebuild_vector_op(n, [&](const auto& c) { return fold<Reduce>(c, storage); });
   } else if constexpr (kind_of<N> == node_kind::element) {
     auto v = fold<Reduce>(n.v, storage);
     return element_node<decltype(v)>{{}, v, n.index};

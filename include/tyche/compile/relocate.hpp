@@ -116,9 +116,9 @@ void for_each_data_buffer_in(N& n, F& f) {
 /// count may be 0 (an empty data vector). The pointers are into the user's data, the fold
 /// storage of the program the view came from and storage an op owns; an evaluation reads
 /// nothing else through a pointer of the view, so once every visited pointer is re-pointed it
-/// reads only the copies. (Views with a scan, a tabulate or a lower_triangular_solve — the
-/// multi_normal and multi_student_t families of a data matrix — also hold a shared_ptr, which
-/// evaluations do not read, but which makes them not trivially copyable.) The rule every node
+/// reads only the copies. (What the ops of a scan, a tabulate or a lower_triangular_solve owned
+/// before folding — the step's program, a Cholesky factor — is kept by the program's
+/// fold_storage: the view is trivially copyable.) The rule every node
 /// type follows is at the top of this header. Host code only.
 template <class Expr, class Layout, class F>
 void for_each_data_buffer(program_view<Expr, Layout>& view, F&& f) {

@@ -75,12 +75,46 @@ struct scan_state : expr<scan_state<K>> {
 
 namespace ops {
 
+/// What a scan or tabulate op holds of its compiled step: the program itself (shared) before the
+/// model is folded, a plain pointer to it after (the model's fold_storage owns it then).
+template <class Program, bool Owning>
+using program_holder = std::conditional_t<Owning, std::shared_ptr<const Program>, const Program*>;
+template <class Program>
+const void* program_address(const std::shared_ptr<const Program>& p) {
+  return p.get();
+}
+template <class Program>
+TYCHE_HD const void* program_address(const Program* p) {
+  return p;
+}
+
+/// The data sequences of a scan or tabulate: N pointers, read in device code too (std::array's
+/// operator[] is host code for nvcc).
+template <std::size_t N>
+struct sequence_pointers {
+  const double* values[N > 0 ? N : 1] = {};
+  TYCHE_HD const double* const& operator[](std::size_t i) const { return values[i]; }
+  TYCHE_HD const double*& operator[](std::size_t i) { return values[i]; }
+  const double** begin() { return values; }
+  const double** end() { return values + N; }
+  bool operator==(const sequence_pointers& o) const {
+    for (std::size_t i = 0; i < N; ++i)
+      if (values[i] != o.values[i]) return false;
+    return true;
+  }
+};
+
 /// The op of a scan node: K state values, S sequences of `steps` values, Outer parameters as
 /// operands 1 … Outer after the initial state (operand 0). Program: the compiled F above, with
 /// θ laid out as (a: K, s: K, x: S, the Outer parameters in operand order). All = false: the
 /// result is the last state (K values); All = true (scan_states): every state after a step,
 /// component by component (value k after step t at k·steps + t), K·steps values.
-template <class Program, std::size_t K, std::size_t S, std::size_t Outer, bool All = false>
+///
+/// Owning: made by scan(), the op holds the step's program (a shared_ptr); folding (compile/
+/// fold.hpp) moves the program into the model's fold_storage and leaves the op with a plain
+/// pointer to it (release_into), kept only to tell two scans apart: the folded op is values
+/// and pointers, so a model's view with a scan can be copied to a GPU.
+template <class Program, std::size_t K, std::size_t S, std::size_t Outer, bool All = false, bool Owning = true>
 struct scan_map {
   static constexpr const char* name = All ? "scan_states" : "scan";
   static constexpr bool has_payload = true;
@@ -89,13 +123,20 @@ struct scan_map {
   static constexpr std::size_t extent = All ? dynamic_extent : K;
   using view_type = typename Program::view_type;
 
-  std::shared_ptr<const Program> program;  // owns the step's folded data
-  view_type step;                          // its evaluable part
-  std::array<const double*, S> sequences{};
+  program_holder<Program, Owning> program;  // the step's program: owned before folding
+  view_type step;                           // its evaluable part
+  sequence_pointers<S> sequences{};
   std::size_t steps = 0;
 
   bool operator==(const scan_map& o) const {
-    return program == o.program && sequences == o.sequences && steps == o.steps;
+    return program_address(program) == program_address(o.program) && sequences == o.sequences && steps == o.steps;
+  }
+  /// The op of the folded tree: the program kept by `storage`, this op a view of it.
+  template <class Storage>
+    requires Owning
+  scan_map<Program, K, S, Outer, All, false> release_into(Storage& storage) const {
+    storage.keep(program);
+    return {program.get(), step, sequences, steps};
   }
   /// f(sequence, steps) for each sequence, then every buffer of the step's view (compile/
   /// relocate.hpp). The shared program keeps its own view, which evaluations do not read.
@@ -370,7 +411,7 @@ auto scan_impl(Step&& step, const Init& init, const Sequences&... sequences) {
                 "time: make 'init' with shape<K>, or a std::tuple of scalars");
 
   // The sequences: one length, finite values.
-  const std::array<const double*, S> ptrs{detail::as_node(sequences).ptr...};
+  const ops::sequence_pointers<S> ptrs{{detail::as_node(sequences).ptr...}};
   const std::array<std::size_t, S> lengths{detail::as_node(sequences).size()...};
   const std::size_t steps = lengths[0];
   if (All && steps == 0)

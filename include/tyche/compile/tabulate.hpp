@@ -41,7 +41,9 @@ namespace ops {
 /// The op of a tabulate node: n elements, S sequences of n values, Outer parameters as operands
 /// 0 … Outer − 1. Program: the element, θ laid out as (i, x: S, the Outer parameters in operand
 /// order).
-template <class Program, std::size_t S, std::size_t Outer>
+/// Owning: as scan_map's (the element's program moves into the model's fold_storage when the
+/// model is folded).
+template <class Program, std::size_t S, std::size_t Outer, bool Owning = true>
 struct tabulate_map {
   static constexpr const char* name = "tabulate";
   static constexpr bool has_payload = true;
@@ -50,11 +52,20 @@ struct tabulate_map {
   static constexpr std::size_t extent = dynamic_extent;
   using view_type = typename Program::view_type;
 
-  std::shared_ptr<const Program> program;  // owns the element's folded data
-  view_type element;                       // its evaluable part
-  std::array<const double*, S> sequences{};
+  program_holder<Program, Owning> program;  // the element's program: owned before folding
+  view_type element;                        // its evaluable part
+  sequence_pointers<S> sequences{};
 
-  bool operator==(const tabulate_map& o) const { return program == o.program && sequences == o.sequences; }
+  bool operator==(const tabulate_map& o) const {
+    return program_address(program) == program_address(o.program) && sequences == o.sequences;
+  }
+  /// The op of the folded tree: the program kept by `storage`, this op a view of it.
+  template <class Storage>
+    requires Owning
+  tabulate_map<Program, S, Outer, false> release_into(Storage& storage) const {
+    storage.keep(program);
+    return {program.get(), element, sequences};
+  }
   /// f(sequence, m) for each sequence (m: the number of elements), then every buffer of the
   /// element's view (compile/relocate.hpp). The shared program keeps its own view, which
   /// evaluations do not read.
@@ -132,7 +143,7 @@ auto tabulate(std::size_t n, F&& f, const Sequences&... sequences) {
   static_assert(((kind_of<detail::node_t<Sequences>> == node_kind::data_vector) && ...),
                 "tyche::tabulate(n, f, sequences...) requires every sequence to be a data vector (data(y))");
   if (n == 0) throw std::invalid_argument("tyche::tabulate(n, f, ...): n is 0; the vector would be empty");
-  const std::array<const double*, S> ptrs{detail::as_node(sequences).ptr...};
+  const ops::sequence_pointers<S> ptrs{{detail::as_node(sequences).ptr...}};
   const std::array<std::size_t, S> lengths{detail::as_node(sequences).size()...};
   for (std::size_t s = 0; s < S; ++s) {
     if (lengths[s] != n)

@@ -202,12 +202,18 @@ auto make_vector_op(const Op& op, std::size_t m, const Cs&... cs) {
   return vector_op_node<Op, Cs...>{{}, op, {{cs}...}, m};
 }
 
+/// The vector_op n with op `op` and f applied to each operand (fold).
+template <class Op, class N, class F>
+auto rebuild_vector_op_as(const Op& op, const N& n, F&& f) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return make_vector_op(op, n.m, f(n.template child<I>())...);
+  }(std::make_index_sequence<children_t<N>::size>{});
+}
+
 /// The vector_op n with f applied to each operand (fold, substitute).
 template <class N, class F>
 auto rebuild_vector_op(const N& n, F&& f) {
-  return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return make_vector_op(n.op, n.m, f(n.template child<I>())...);
-  }(std::make_index_sequence<children_t<N>::size>{});
+  return rebuild_vector_op_as(n.op, n, f);
 }
 
 // ---- building nodes ------------------------------------------------------------------------

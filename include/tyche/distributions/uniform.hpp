@@ -4,7 +4,10 @@
 // b − a must be > 0 (checked from the types, else when the model is built). Observed values
 // y are checked against a and b when the model is built where both are known then (numbers,
 // data); where a bound depends on parameters, the observation's log density is −∞ where y is
-// outside [a, b] (as Stan's uniform_lpdf).
+// outside [a, b] (as Stan's uniform_lpdf). A bound the data imply (N ≥ max y for
+// uniform(0, N).observe(y)) is best declared on the variable as well, e.g.
+// flat<"N">(greater_than(max_y)) with its prior as target(pareto_lpdf(N, 10, 0.5)): without it,
+// NUTS meets the edge of the posterior as divergences.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/distributions/detail/family.hpp>

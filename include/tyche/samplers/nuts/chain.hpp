@@ -249,7 +249,8 @@ class nuts_chain {
     }
     text += ". A log density that is -inf or NaN everywhere usually means an observation outside its "
             "family's support, a data value used as a scale that is ≤ 0, or a term no parameter value "
-            "can make finite: check the data, or print explain(model) to see the terms";
+            "can make finite: check the data, start from values inside the support (nuts_config::init), or print "
+            "explain(model) to see the terms";
     return text;
   }
 

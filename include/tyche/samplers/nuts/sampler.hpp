@@ -374,8 +374,8 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
   } else if constexpr (Nvcc) {
     throw std::invalid_argument(
         "tyche::nuts: cuda: this model's program cannot be copied to a GPU: its view holds more than plain "
-        "values and pointers to data (a scan, a tabulate, or multi_normal / multi_student_t of a data matrix "
-        "keep a shared_ptr; docs/gpu.md). Run it with tyche::cpu{} or tyche::cuda{.emulate = true}");
+        "values and pointers to data (an op with an owning member, e.g. a std::shared_ptr, that folding does not "
+        "release into the program's storage; docs/errors.md). Run it with tyche::cpu{} or tyche::cuda{.emulate = true}");
   } else {
     throw std::invalid_argument(
         "tyche::nuts: the executor tyche::cuda runs on a GPU only from a translation unit compiled by nvcc "
