@@ -7,6 +7,7 @@
 #include <tyche/tyche.hpp>
 
 #include "../../examples/posteriordb.hpp"
+#include "support/arma.hpp"
 #include "support/reference_summary.hpp"
 #include "support/sanitized.hpp"
 
@@ -275,29 +276,6 @@ TEST_CASE("nuts: with the gradient-based metrics the shared posteriors still mat
         metric_kind::low_rank);
 }
 
-namespace {
-
-// 200 values of an ARMA(1,1) with mu = 0.5, phi = 0.6, theta = 0.3, sigma = 1 (examples/arma.cpp's).
-std::vector<double> arma_series() {
-  std::uint64_t x = 11;
-  auto uniform = [&] {
-    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (static_cast<double>(x >> 11) + 0.5) / 9007199254740992.0;
-  };
-  auto gaussian = [&] { return std::sqrt(-2 * std::log(uniform())) * std::cos(6.283185307179586 * uniform()); };
-  std::vector<double> y(200);
-  double before = 0.5 / (1 - 0.6), err_before = 0;
-  for (double& v : y) {
-    const double err = gaussian();
-    v = 0.5 + 0.6 * before + 0.3 * err_before + err;
-    before = v;
-    err_before = err;
-  }
-  return y;
-}
-
-}  // namespace
-
 TEST_CASE("nuts: no chain stays in an ARMA model's non-invertible region (an initial point whose step is below 1e-8 "
           "is drawn again)",
           "[samplers][warmup]") {
@@ -305,20 +283,8 @@ TEST_CASE("nuts: no chain stays in an ARMA model's non-invertible region (an ini
   // theta unconstrained: |theta| > 1 makes the error recursion explode (log p ~ -1e100 at
   // Stan's initial points there). With Stan's rule 28 of 240 chains (60 seeds) stayed there,
   // step sizes 1e-5 ... 1e-48, among them chain 1 of seed 2 and chain 4 of seed 13 (docs/nuts.md).
-  static const std::vector<double> y = arma_series();
-  static const std::vector<double> y_now(y.begin() + 1, y.end()), y_before(y.begin(), y.end() - 1);
-  auto mu = normal<"mu">(0.0, 10.0);
-  auto phi = normal<"phi">(0.0, 2.0);
-  auto theta = normal<"theta">(0.0, 2.0);
-  auto sigma = half_cauchy<"sigma">(5.0);
-  auto err1 = y[0] - (mu + phi * mu);
-  auto s = scan(
-      [&](const auto& state, const auto& yt, const auto& yprev) {
-        auto err = yt - (mu + phi * yprev + theta * state[0]);
-        return std::tuple{err, state[1] + normal_lpdf(err, 0.0, sigma)};
-      },
-      std::tuple{err1, normal_lpdf(err1, 0.0, sigma)}, data(y_now), data(y_before));
-  const auto arma = model(joint(mu, phi, theta, sigma, target(at(s, 1))));
+  static const tyche_test::arma_data d(tyche_test::arma_series());
+  const auto arma = tyche_test::arma_trap_model(d);
   for (const std::uint64_t seed : {2, 13}) {
     const nuts_fit fit = nuts(arma, {.chains = 4, .warmup = 500, .draws = 300, .seed = seed});
     for (int c = 0; c < 4; ++c) {
