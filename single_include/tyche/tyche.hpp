@@ -3762,12 +3762,13 @@ constexpr interval step(const interval& a) {
   return interval::closed(0.0, 1.0);
 }
 
-/// log step(x) (0 for x ≥ 0, −∞ below): {0} where x ≥ 0, else (−∞, 0] (−∞ itself stands for
-/// "outside the support", not for a value).
+/// log step(x) (0 for x ≥ 0, −∞ below): {0} where x ≥ 0, {−∞} where x < 0, else [−∞, 0] (−∞
+/// is a value here: the ends are closed).
 constexpr interval log_step(const interval& a) {
   if (a.is_empty()) return a;
   if (a.lo >= 0) return interval::closed(0.0, 0.0);
-  return {-interval::inf, 0.0, false, true};
+  if (a.hi < 0 || (a.hi == 0 && !a.hi_closed)) return interval::closed(-interval::inf, -interval::inf);
+  return interval::closed(-interval::inf, 0.0);
 }
 
 /// |x|.
@@ -10140,10 +10141,11 @@ bool known_value(const N& n, std::size_t i, double* out) {
 /// instead: support_guard.)
 template <class Y, class B>
 void check_observed_bound(const char* family, const Y& y, const B& bound, const char* bound_name, bool lower) {
-  const std::size_t n = is_vector_v<Y> ? y.size() : 1;
+  const std::size_t ny = operand_size(y), nb = operand_size(bound);
+  const std::size_t n = ny > nb ? ny : nb;
   for (std::size_t i = 0; i < n; ++i) {
     double yi = 0, bi = 0;
-    if (!known_value(y, i, &yi) || !known_value(bound, is_vector_v<B> ? i : 0, &bi)) return;
+    if (!known_value(y, is_vector_v<Y> ? i : 0, &yi) || !known_value(bound, is_vector_v<B> ? i : 0, &bi)) return;
     if (lower ? !(yi >= bi) : !(yi <= bi)) {
       std::string text = "tyche::";
       text += family;
@@ -10156,15 +10158,24 @@ void check_observed_bound(const char* family, const Y& y, const B& bound, const 
   }
 }
 
-/// The log density's guard for an observation whose support bound depends on parameters:
-/// Σ log_step(d) (0 where every d ≥ 0, −∞ elsewhere) with d = y − lower bound or upper bound − y,
-/// so that a parameter value that leaves an observation outside the support has density 0
-/// (Stan's uniform_lpdf, pareto_lpdf). lp itself when d is known when the model is built
-/// (check_observed_bound checked it then).
-template <class Lp, class D>
+/// A node whose values check_observed_bound can read when the model is built.
+template <class N>
+inline constexpr bool known_leaf_v = kind_of<N> == node_kind::literal || kind_of<N> == node_kind::constant ||
+                                     kind_of<N> == node_kind::data_vector;
+
+/// The log density lp of observation y with its guard for the support bound B: + Σ log_step(d)
+/// (0 where every d ≥ 0, −∞ elsewhere) with d = y − lower bound or upper bound − y, so that a
+/// parameter value that leaves an observation outside the support has density 0 (Stan's
+/// uniform_lpdf, pareto_lpdf). lp itself where y and the bound are numbers or data, which
+/// check_observed_bound checked when the model was built — unless Always (a mixture's component,
+/// whose observations may lie outside it). A sum over y's elements stays one
+/// (pointwise_log_density takes its elements apart).
+template <class Y, class B, bool Always = false, class Lp, class D>
 auto support_guard(const Lp& lp, const D& d) {
-  if constexpr (params_of<node_t<D>>::size > 0) return as_node(lp) + total(log_step(d));
-  else return as_node(lp);
+  using L = node_t<Lp>;
+  if constexpr (!Always && known_leaf_v<node_t<Y>> && known_leaf_v<node_t<B>>) return as_node(lp);
+  else if constexpr (kind_of<L> == node_kind::sum && is_vector_v<node_t<D>>) return sum(as_node(lp).a + log_step(d));
+  else return as_node(lp) + total(log_step(d));
 }
 
 /// The shape a random variable takes from its arguments when none is given: the size of its
@@ -12831,7 +12842,7 @@ auto make_multi_normal(const char* who, const Mu& mu, const double* l, std::size
   double log_det_half = 0;
   for (std::size_t i = 0; i < k; ++i) log_det_half += std::log(l[i * k + i]);
   return multi_normal_cholesky_distribution<N>{
-      {}, m, ops::lower_triangular_solve_map{l, k, std::move(owner)}, log_det_half};
+      {}, m, ops::lower_triangular_solve_map{{l, k}, std::move(owner)}, log_det_half};
 }
 template <class Mu>
 auto shape_for_multi_normal(const Mu&, std::size_t k) {
@@ -13143,7 +13154,7 @@ auto make_multi_student_t(const char* who, const Nu& nu, const Mu& mu, const dou
   double log_det_half = 0;
   for (std::size_t i = 0; i < k; ++i) log_det_half += std::log(l[i * k + i]);
   return multi_student_t_data_distribution<node_t<Nu>, M, FromCovariance>{
-      {}, as_node(nu), m, ops::lower_triangular_solve_map{l, k, std::move(owner)}, log_det_half};
+      {}, as_node(nu), m, ops::lower_triangular_solve_map{{l, k}, std::move(owner)}, log_det_half};
 }
 
 template <bool FromCovariance, class Nu, class Mu, class LN>
@@ -13957,9 +13968,9 @@ struct pareto_distribution : distribution<pareto_distribution<YMin, Alpha>> {
   }
   /// An observation's log density: log_prob(y), −∞ where y < y_min for a y_min that depends on
   /// parameters.
-  template <class X>
+  template <bool Always = false, class X>
   auto observed_log_prob(const X& x) const {
-    return detail::support_guard(log_prob(x), x - y_min);
+    return detail::support_guard<X, YMin, Always>(log_prob(x), x - y_min);
   }
   template <class Y>
   void check_observed(const Y& y) const {
@@ -14037,9 +14048,9 @@ struct pareto_type_2_distribution : distribution<pareto_type_2_distribution<Mu, 
     return detail::total(log(alpha) - log(lambda) - (alpha + lit<1>) * log1p((x - mu) / lambda));
   }
   /// An observation's log density: log_prob(y), −∞ where y < μ for a μ that depends on parameters.
-  template <class X>
+  template <bool Always = false, class X>
   auto observed_log_prob(const X& x) const {
-    return detail::support_guard(log_prob(x), x - mu);
+    return detail::support_guard<X, Mu, Always>(log_prob(x), x - mu);
   }
   template <class Y>
   void check_observed(const Y& y) const {
@@ -14327,7 +14338,7 @@ auto student_t(const Nu& nu, const Mu& mu, const Sigma& sigma) {
 // b − a must be > 0 (checked from the types, else when the model is built). Observed values
 // y are checked against a and b when the model is built where both are known then (numbers,
 // data); where a bound depends on parameters, the observation's log density is −∞ where y is
-// outside [a, b] (as Stan's uniform_lpdf). A bound the data imply (N ≥ max y for
+// outside [a, b] (as Stan's uniform_lpdf), and so is a log_mix component's for any bounds. A bound the data imply (N ≥ max y for
 // uniform(0, N).observe(y)) is best declared on the variable as well, e.g.
 // flat<"N">(greater_than(max_y)) with its prior as target(pareto_lpdf(N, 10, 0.5)): without it,
 // NUTS meets the edge of the posterior as divergences.
@@ -14352,10 +14363,10 @@ struct uniform_distribution : distribution<uniform_distribution<A, B>> {
     return detail::total(lit<0> * x - log(b - a));
   }
   /// An observation's log density: log_prob(y), −∞ where y < a or y > b for bounds that depend
-  /// on parameters.
-  template <class X>
+  /// on parameters (Always: for any bounds, as a mixture's component needs).
+  template <bool Always = false, class X>
   auto observed_log_prob(const X& x) const {
-    return detail::support_guard(detail::support_guard(log_prob(x), x - a), b - x);
+    return detail::support_guard<X, B, Always>(detail::support_guard<X, A, Always>(log_prob(x), x - a), b - x);
   }
   template <class Y>
   void check_observed(const Y& y) const {
@@ -15101,7 +15112,12 @@ template <class Dist, class X>
   requires std::derived_from<Dist, distribution<Dist>>
 auto pointwise_log_prob(const Dist& d, const X& x) {
   const auto node = detail::as_node(x);
-  const auto lp = d.log_prob(node);
+  // −∞ outside a support bounded by arguments (a uniform component), for any bounds: a mixture's
+  // observation may lie outside one component.
+  const auto lp = [&] {
+    if constexpr (requires { d.template observed_log_prob<true>(node); }) return d.template observed_log_prob<true>(node);
+    else return d.log_prob(node);
+  }();
   if constexpr (is_vector_v<decltype(node)>) {
     static_assert(kind_of<decltype(lp)> == node_kind::sum,
                   "tyche::pointwise_log_prob(d, y): this family's log density is not a plain sum "
@@ -16106,6 +16122,9 @@ auto intervene_term(const T& t, const Replace& replace) {
   } else {
     auto d = substitute_distribution(t.distribution, replace);
     auto x = replace(t.value);
+    // A bound that is now a number (uniform(0, N) with N fixed) is checked against y as
+    // observe() checks one (its log density has no guard then).
+    if constexpr (requires { d.check_observed(x); }) d.check_observed(x);
     return std::tuple<observed<decltype(d), decltype(x)>>{{d, x}};
   }
 }

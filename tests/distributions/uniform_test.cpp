@@ -145,3 +145,44 @@ TEST_CASE("pareto, pareto_type_2: an observation below a lower bound that depend
   for (double v : y) lik += std::log(2.0) + 2 * std::log(1.4) - 3 * std::log(v);
   CHECK(m.log_prob_terms(inside)[1] == Approx(lik).epsilon(1e-12));
 }
+
+TEST_CASE("uniform: every way a bound can stop being a parameter keeps the observation checked",
+          "[distributions][uniform]") {
+  using Catch::Matchers::Contains;
+  const std::vector<double> y{0.4, 1.7, 2.0, 0.9, 1.2};
+  const auto theta = pareto<"theta">(1.0, 1.0);
+  auto mu = normal<"mu">(0.0, 1.0);
+  const auto m = model(joint(mu, theta, uniform(0.0, theta).observe(data(y)), normal(mu, 1.0).observe(data(y))));
+  // do_ fixes the bound at a number below max y: an error naming y's index, as observe() gives.
+  CHECK_THROWS_WITH(do_<"theta">(m, 1.5), Contains("tyche::uniform(...).observe(y): y[2] = 1.7 is above b = 1.5"));
+  CHECK_NOTHROW(do_<"theta">(m, 2.5));
+  // A bound computed from data (not a number or data itself): the guard stays, so y outside
+  // makes the log density -inf (and the term is named), never a finite value.
+  const std::vector<double> lo{1.0};
+  const auto shifted = model(joint(mu, uniform(sum(data(lo)) * 0.5, 1.0 + exp(mu)).observe(data(y))));
+  CHECK(shifted.log_prob(std::vector<double>{0.0}) == -std::numeric_limits<double>::infinity());  // y[1] = 0.4 < 0.5
+  CHECK_THAT(shifted.non_finite_terms(std::vector<double>{0.0}), Contains("term 2 of joint(...), uniform(...)"));
+  // A scalar y against data bounds: every bound checked, not only the first.
+  const std::vector<double> lower{0.0, 0.8};
+  CHECK_THROWS_WITH(uniform(data(lower), 2.0).observe(0.5), Contains("is below a[2] = 0.8"));
+  // pointwise_log_density keeps one term per element, -inf where that element is outside.
+  auto b = lognormal<"b">(0.0, 1.0);
+  const auto pw = model(joint(b, target(sum(pointwise_log_density(uniform(0.0, b), data(y))))));
+  CHECK(pw.log_prob(std::vector<double>{std::log(1.8)}, false) == -std::numeric_limits<double>::infinity());
+  CHECK(pw.log_prob(std::vector<double>{std::log(2.5)}, false) ==
+        Approx(-0.5 * std::log(2 * 3.14159265358979323846) - 0.5 * std::log(2.5) * std::log(2.5) - std::log(2.5) -
+               5 * std::log(2.5))
+            .epsilon(1e-12));
+}
+
+TEST_CASE("uniform as a mixture component: density 0 outside its bounds, for data bounds too",
+          "[distributions][uniform]") {
+  // y ~ 0.3 uniform(0, 1) + 0.7 normal(mu, 1): an observation at 1.5 has only the normal's density.
+  const std::vector<double> y{0.5, 1.5};
+  auto mu = normal<"mu">(0.0, 1.0);
+  const auto m = model(joint(mu, log_mix(0.3, uniform(0.0, 1.0), normal(mu, 1.0)).observe(data(y))));
+  const double at = 0.2, log_2pi = std::log(2 * 3.14159265358979323846);
+  auto normal_log = [&](double v) { return -0.5 * log_2pi - 0.5 * (v - at) * (v - at); };
+  const double want = std::log(0.3 + 0.7 * std::exp(normal_log(0.5))) + std::log(0.7) + normal_log(1.5);
+  CHECK(m.log_prob_terms(std::vector<double>{at})[1] == Approx(want).epsilon(1e-12));
+}

@@ -29,7 +29,12 @@ template <class Dist, class X>
   requires std::derived_from<Dist, distribution<Dist>>
 auto pointwise_log_prob(const Dist& d, const X& x) {
   const auto node = detail::as_node(x);
-  const auto lp = d.log_prob(node);
+  // −∞ outside a support bounded by arguments (a uniform component), for any bounds: a mixture's
+  // observation may lie outside one component.
+  const auto lp = [&] {
+    if constexpr (requires { d.template observed_log_prob<true>(node); }) return d.template observed_log_prob<true>(node);
+    else return d.log_prob(node);
+  }();
   if constexpr (is_vector_v<decltype(node)>) {
     static_assert(kind_of<decltype(lp)> == node_kind::sum,
                   "tyche::pointwise_log_prob(d, y): this family's log density is not a plain sum "

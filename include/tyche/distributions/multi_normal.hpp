@@ -135,7 +135,7 @@ auto make_multi_normal(const char* who, const Mu& mu, const double* l, std::size
   double log_det_half = 0;
   for (std::size_t i = 0; i < k; ++i) log_det_half += std::log(l[i * k + i]);
   return multi_normal_cholesky_distribution<N>{
-      {}, m, ops::lower_triangular_solve_map{l, k, std::move(owner)}, log_det_half};
+      {}, m, ops::lower_triangular_solve_map{{l, k}, std::move(owner)}, log_det_half};
 }
 template <class Mu>
 auto shape_for_multi_normal(const Mu&, std::size_t k) {

@@ -184,7 +184,7 @@ auto make_multi_student_t(const char* who, const Nu& nu, const Mu& mu, const dou
   double log_det_half = 0;
   for (std::size_t i = 0; i < k; ++i) log_det_half += std::log(l[i * k + i]);
   return multi_student_t_data_distribution<node_t<Nu>, M, FromCovariance>{
-      {}, as_node(nu), m, ops::lower_triangular_solve_map{l, k, std::move(owner)}, log_det_half};
+      {}, as_node(nu), m, ops::lower_triangular_solve_map{{l, k}, std::move(owner)}, log_det_half};
 }
 
 template <bool FromCovariance, class Nu, class Mu, class LN>

@@ -27,9 +27,9 @@ struct pareto_distribution : distribution<pareto_distribution<YMin, Alpha>> {
   }
   /// An observation's log density: log_prob(y), −∞ where y < y_min for a y_min that depends on
   /// parameters.
-  template <class X>
+  template <bool Always = false, class X>
   auto observed_log_prob(const X& x) const {
-    return detail::support_guard(log_prob(x), x - y_min);
+    return detail::support_guard<X, YMin, Always>(log_prob(x), x - y_min);
   }
   template <class Y>
   void check_observed(const Y& y) const {

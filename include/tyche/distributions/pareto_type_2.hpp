@@ -28,9 +28,9 @@ struct pareto_type_2_distribution : distribution<pareto_type_2_distribution<Mu, 
     return detail::total(log(alpha) - log(lambda) - (alpha + lit<1>) * log1p((x - mu) / lambda));
   }
   /// An observation's log density: log_prob(y), −∞ where y < μ for a μ that depends on parameters.
-  template <class X>
+  template <bool Always = false, class X>
   auto observed_log_prob(const X& x) const {
-    return detail::support_guard(log_prob(x), x - mu);
+    return detail::support_guard<X, Mu, Always>(log_prob(x), x - mu);
   }
   template <class Y>
   void check_observed(const Y& y) const {

@@ -4,7 +4,7 @@
 // b − a must be > 0 (checked from the types, else when the model is built). Observed values
 // y are checked against a and b when the model is built where both are known then (numbers,
 // data); where a bound depends on parameters, the observation's log density is −∞ where y is
-// outside [a, b] (as Stan's uniform_lpdf). A bound the data imply (N ≥ max y for
+// outside [a, b] (as Stan's uniform_lpdf), and so is a log_mix component's for any bounds. A bound the data imply (N ≥ max y for
 // uniform(0, N).observe(y)) is best declared on the variable as well, e.g.
 // flat<"N">(greater_than(max_y)) with its prior as target(pareto_lpdf(N, 10, 0.5)): without it,
 // NUTS meets the edge of the posterior as divergences.
@@ -32,10 +32,10 @@ struct uniform_distribution : distribution<uniform_distribution<A, B>> {
     return detail::total(lit<0> * x - log(b - a));
   }
   /// An observation's log density: log_prob(y), −∞ where y < a or y > b for bounds that depend
-  /// on parameters.
-  template <class X>
+  /// on parameters (Always: for any bounds, as a mixture's component needs).
+  template <bool Always = false, class X>
   auto observed_log_prob(const X& x) const {
-    return detail::support_guard(detail::support_guard(log_prob(x), x - a), b - x);
+    return detail::support_guard<X, B, Always>(detail::support_guard<X, A, Always>(log_prob(x), x - a), b - x);
   }
   template <class Y>
   void check_observed(const Y& y) const {

@@ -462,12 +462,13 @@ constexpr interval step(const interval& a) {
   return interval::closed(0.0, 1.0);
 }
 
-/// log step(x) (0 for x ≥ 0, −∞ below): {0} where x ≥ 0, else (−∞, 0] (−∞ itself stands for
-/// "outside the support", not for a value).
+/// log step(x) (0 for x ≥ 0, −∞ below): {0} where x ≥ 0, {−∞} where x < 0, else [−∞, 0] (−∞
+/// is a value here: the ends are closed).
 constexpr interval log_step(const interval& a) {
   if (a.is_empty()) return a;
   if (a.lo >= 0) return interval::closed(0.0, 0.0);
-  return {-interval::inf, 0.0, false, true};
+  if (a.hi < 0 || (a.hi == 0 && !a.hi_closed)) return interval::closed(-interval::inf, -interval::inf);
+  return interval::closed(-interval::inf, 0.0);
 }
 
 /// |x|.

@@ -42,6 +42,9 @@ auto intervene_term(const T& t, const Replace& replace) {
   } else {
     auto d = substitute_distribution(t.distribution, replace);
     auto x = replace(t.value);
+    // A bound that is now a number (uniform(0, N) with N fixed) is checked against y as
+    // observe() checks one (its log density has no guard then).
+    if constexpr (requires { d.check_observed(x); }) d.check_observed(x);
     return std::tuple<observed<decltype(d), decltype(x)>>{{d, x}};
   }
 }

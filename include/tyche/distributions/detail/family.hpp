@@ -64,10 +64,11 @@ bool known_value(const N& n, std::size_t i, double* out) {
 /// instead: support_guard.)
 template <class Y, class B>
 void check_observed_bound(const char* family, const Y& y, const B& bound, const char* bound_name, bool lower) {
-  const std::size_t n = is_vector_v<Y> ? y.size() : 1;
+  const std::size_t ny = operand_size(y), nb = operand_size(bound);
+  const std::size_t n = ny > nb ? ny : nb;
   for (std::size_t i = 0; i < n; ++i) {
     double yi = 0, bi = 0;
-    if (!known_value(y, i, &yi) || !known_value(bound, is_vector_v<B> ? i : 0, &bi)) return;
+    if (!known_value(y, is_vector_v<Y> ? i : 0, &yi) || !known_value(bound, is_vector_v<B> ? i : 0, &bi)) return;
     if (lower ? !(yi >= bi) : !(yi <= bi)) {
       std::string text = "tyche::";
       text += family;
@@ -80,15 +81,24 @@ void check_observed_bound(const char* family, const Y& y, const B& bound, const 
   }
 }
 
-/// The log density's guard for an observation whose support bound depends on parameters:
-/// Σ log_step(d) (0 where every d ≥ 0, −∞ elsewhere) with d = y − lower bound or upper bound − y,
-/// so that a parameter value that leaves an observation outside the support has density 0
-/// (Stan's uniform_lpdf, pareto_lpdf). lp itself when d is known when the model is built
-/// (check_observed_bound checked it then).
-template <class Lp, class D>
+/// A node whose values check_observed_bound can read when the model is built.
+template <class N>
+inline constexpr bool known_leaf_v = kind_of<N> == node_kind::literal || kind_of<N> == node_kind::constant ||
+                                     kind_of<N> == node_kind::data_vector;
+
+/// The log density lp of observation y with its guard for the support bound B: + Σ log_step(d)
+/// (0 where every d ≥ 0, −∞ elsewhere) with d = y − lower bound or upper bound − y, so that a
+/// parameter value that leaves an observation outside the support has density 0 (Stan's
+/// uniform_lpdf, pareto_lpdf). lp itself where y and the bound are numbers or data, which
+/// check_observed_bound checked when the model was built — unless Always (a mixture's component,
+/// whose observations may lie outside it). A sum over y's elements stays one
+/// (pointwise_log_density takes its elements apart).
+template <class Y, class B, bool Always = false, class Lp, class D>
 auto support_guard(const Lp& lp, const D& d) {
-  if constexpr (params_of<node_t<D>>::size > 0) return as_node(lp) + total(log_step(d));
-  else return as_node(lp);
+  using L = node_t<Lp>;
+  if constexpr (!Always && known_leaf_v<node_t<Y>> && known_leaf_v<node_t<B>>) return as_node(lp);
+  else if constexpr (kind_of<L> == node_kind::sum && is_vector_v<node_t<D>>) return sum(as_node(lp).a + log_step(d));
+  else return as_node(lp) + total(log_step(d));
 }
 
 /// The shape a random variable takes from its arguments when none is given: the size of its
