@@ -43,6 +43,23 @@
 #define TYCHE_NOINLINE
 #endif
 
+// TYCHE_DRIVER_INLINE and TYCHE_DRIVER_BODIES: with TYCHE_SEPARATE_DRIVER (docs/compile-time.md)
+// a few non-template functions of the sampler's driver (summary, the configuration checks) are
+// declared in every translation unit and defined, not inline, in the one source file that
+// defines TYCHE_NUTS_DRIVER_SOURCE before including tyche (src/tyche_nuts_driver.cpp); in a
+// header-only build they are inline functions, as everything else.
+#if defined(TYCHE_SEPARATE_DRIVER)
+#define TYCHE_DRIVER_INLINE
+#if defined(TYCHE_NUTS_DRIVER_SOURCE)
+#define TYCHE_DRIVER_BODIES 1
+#else
+#define TYCHE_DRIVER_BODIES 0
+#endif
+#else
+#define TYCHE_DRIVER_INLINE inline
+#define TYCHE_DRIVER_BODIES 1
+#endif
+
 // TYCHE_COLD marks functions that run only to explain an error (model_t::log_prob_terms): out
 // of line and optimised for size, which also keeps their compile time small.
 #if defined(__GNUC__) || defined(__clang__)

@@ -73,6 +73,23 @@
 #define TYCHE_NOINLINE
 #endif
 
+// TYCHE_DRIVER_INLINE and TYCHE_DRIVER_BODIES: with TYCHE_SEPARATE_DRIVER (docs/compile-time.md)
+// a few non-template functions of the sampler's driver (summary, the configuration checks) are
+// declared in every translation unit and defined, not inline, in the one source file that
+// defines TYCHE_NUTS_DRIVER_SOURCE before including tyche (src/tyche_nuts_driver.cpp); in a
+// header-only build they are inline functions, as everything else.
+#if defined(TYCHE_SEPARATE_DRIVER)
+#define TYCHE_DRIVER_INLINE
+#if defined(TYCHE_NUTS_DRIVER_SOURCE)
+#define TYCHE_DRIVER_BODIES 1
+#else
+#define TYCHE_DRIVER_BODIES 0
+#endif
+#else
+#define TYCHE_DRIVER_INLINE inline
+#define TYCHE_DRIVER_BODIES 1
+#endif
+
 // TYCHE_COLD marks functions that run only to explain an error (model_t::log_prob_terms): out
 // of line and optimised for size, which also keeps their compile time small.
 #if defined(__GNUC__) || defined(__clang__)
@@ -20367,7 +20384,9 @@ class model_target {
 };
 
 /// The configuration's errors, before any chain starts: invalid_argument naming the setting.
-inline void check_config(const nuts_config& cfg) {
+TYCHE_DRIVER_INLINE void check_config(const nuts_config& cfg)
+#if TYCHE_DRIVER_BODIES
+{
   auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: " + what); };
   if (cfg.chains < 1 || cfg.draws < 0 || cfg.warmup < 0)
     fail("chains must be ≥ 1 and warmup, draws ≥ 0 (got chains = " + std::to_string(cfg.chains) +
@@ -20399,11 +20418,16 @@ inline void check_config(const nuts_config& cfg) {
       fail("init_inv_metric[" + std::to_string(k) + "] = " + tyche::detail::format_number(cfg.init_inv_metric[k]) +
            " is not finite");
 }
+#else
+;
+#endif
 
 /// The configuration's errors that need the target's sizes (init, init_inv_metric), before any
 /// chain starts.
-inline void check_config_sizes(const nuts_config& cfg, std::size_t dim, std::size_t constrained_dim,
-                               const std::vector<std::string>& names) {
+TYCHE_DRIVER_INLINE void check_config_sizes(const nuts_config& cfg, std::size_t dim, std::size_t constrained_dim,
+                                            const std::vector<std::string>& names)
+#if TYCHE_DRIVER_BODIES
+{
   auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: " + what); };
   for (std::size_t c = 0; c < cfg.init.size(); ++c)
     if (cfg.init[c].size() != constrained_dim)
@@ -20437,6 +20461,9 @@ inline void check_config_sizes(const nuts_config& cfg, std::size_t dim, std::siz
            std::to_string(pivot + 1) + " of " + std::to_string(dim) + ")");
   }
 }
+#else
+;
+#endif
 
 /// The sampler's view of a log_density_target with its type erased: the driver — chains,
 /// warm-up, the executor's schedules over every lane layout and batch width — is compiled once
@@ -20683,7 +20710,9 @@ struct stuck_chain {
 /// steep (an ARMA model's non-invertible region: docs/nuts.md), not one in a narrow mode of its
 /// own, whose log density is high. Each is paired with the next chain (cyclically) that is not
 /// stuck. None when fewer than two chains have draws.
-inline std::vector<stuck_chain> find_stuck_chains(const nuts_fit& fit) {
+TYCHE_DRIVER_INLINE std::vector<stuck_chain> find_stuck_chains(const nuts_fit& fit)
+#if TYCHE_DRIVER_BODIES
+{
   const int n = fit.chains;
   if (n < 2 || fit.draws < 1 || fit.step_size.size() != static_cast<std::size_t>(n)) return {};
   double largest = 0;
@@ -20712,6 +20741,9 @@ inline std::vector<stuck_chain> find_stuck_chains(const nuts_fit& fit) {
   }
   return out;
 }
+#else
+;
+#endif
 
 /// Runs every stuck chain of `fit` again (run(config) → nuts_fit: the same model and executor):
 /// one chain, warm-up included, from the constrained values of its partner's last draw and its
@@ -20822,9 +20854,12 @@ nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
 // translation unit of a program, none of them compiles it: each sees an explicit instantiation declaration (extern template), and exactly one
 // source file of the program holds the instantiations, with
 //
+//     #define TYCHE_NUTS_DRIVER_SOURCE
 //     #include <tyche/tyche.hpp>
 //     TYCHE_NUTS_DRIVER_INSTANCE()
 //
+// (that file also holds the one definition of the driver's few non-template functions, which the
+// other files only declare: summary, the configuration checks; config.hpp, TYCHE_DRIVER_INLINE)
 // (the CMake target tyche::separate_driver defines the macro and adds that file; the pattern of
 // Asio's ASIO_SEPARATE_COMPILATION and spdlog's SPDLOG_COMPILED_LIB). Every file of the program must
 // be built with the same SIMD settings: the driver is a template on the lane batch types, so a file
@@ -20838,8 +20873,14 @@ nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
   kind template nuts_fit run_nuts_emulated<model_erased_target>(const model_erased_target&, const nuts_config&, \
                                                                 const cuda&, std::vector<std::string>); \
   }
-/// In one source file of a program built with TYCHE_SEPARATE_DRIVER: the driver's instantiations.
-#define TYCHE_NUTS_DRIVER_INSTANCE() TYCHE_DETAIL_NUTS_DRIVER()
+/// In one source file of a program built with TYCHE_SEPARATE_DRIVER, which defines
+/// TYCHE_NUTS_DRIVER_SOURCE before it includes tyche: the driver's instantiations (and, from the
+/// headers, the definitions of its TYCHE_DRIVER_INLINE functions: summary, the checks).
+#define TYCHE_NUTS_DRIVER_INSTANCE()                                                                     \
+  static_assert(TYCHE_DRIVER_BODIES,                                                                    \
+                "tyche: the file with TYCHE_NUTS_DRIVER_INSTANCE() must #define TYCHE_NUTS_DRIVER_SOURCE " \
+                "before it includes <tyche/tyche.hpp> (src/tyche_nuts_driver.cpp does)");                 \
+  TYCHE_DETAIL_NUTS_DRIVER()
 #if defined(TYCHE_SEPARATE_DRIVER) && !defined(__CUDACC__)
 TYCHE_DETAIL_NUTS_DRIVER(extern)
 #endif
@@ -22203,7 +22244,9 @@ void parameter_rows(const Fit& fit, fit_summary& out) {
 }  // namespace detail::diagnostics
 
 /// The summary table and warnings of a NUTS fit.
-inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
+TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
+#if TYCHE_DRIVER_BODIES
+{
   if (max_depth <= 0) max_depth = fit.max_depth;  // 0: the depth the fit was run with
   fit_summary out;
   detail::diagnostics::parameter_rows(fit, out);
@@ -22241,19 +22284,29 @@ inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
     }
   return out;
 }
+#else
+;  // defined in the driver's source file (TYCHE_SEPARATE_DRIVER)
+#endif
 
 /// The summary of draws from an approximation (laplace, pathfinder, advi): the same table, on
 /// independent draws (one "chain": R-hat is the split-chain R-hat of that one), with the
 /// method's own warnings (a high Pareto k̂, failed paths).
-inline fit_summary summary(const approximate_fit& fit) {
+TYCHE_DRIVER_INLINE fit_summary summary(const approximate_fit& fit)
+#if TYCHE_DRIVER_BODIES
+{
   fit_summary out;
   detail::diagnostics::parameter_rows(fit, out);
   out.method = fit.method;
   out.warnings.insert(out.warnings.end(), fit.warnings.begin(), fit.warnings.end());
   return out;
 }
+#else
+;
+#endif
 
-inline std::ostream& operator<<(std::ostream& os, const fit_summary& s) {
+TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary& s)
+#if TYCHE_DRIVER_BODIES
+{
   char line[256];
   std::snprintf(line, sizeof line, "%-14s %9s %9s %8s %9s %9s %9s %8s %8s %6s\n", "", "mean", "sd",
                 "mcse", "5%", "50%", "95%", "ess_bulk", "ess_tail", "rhat");
@@ -22268,6 +22321,9 @@ inline std::ostream& operator<<(std::ostream& os, const fit_summary& s) {
   for (const auto& w : s.warnings) os << "warning: " << w << "\n";
   return os;
 }
+#else
+;
+#endif
 
 }  // namespace tyche
 // ----- end tyche/diagnostics/summary.hpp -----

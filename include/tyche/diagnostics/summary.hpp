@@ -86,7 +86,9 @@ void parameter_rows(const Fit& fit, fit_summary& out) {
 }  // namespace detail::diagnostics
 
 /// The summary table and warnings of a NUTS fit.
-inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
+TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
+#if TYCHE_DRIVER_BODIES
+{
   if (max_depth <= 0) max_depth = fit.max_depth;  // 0: the depth the fit was run with
   fit_summary out;
   detail::diagnostics::parameter_rows(fit, out);
@@ -124,19 +126,29 @@ inline fit_summary summary(const nuts_fit& fit, int max_depth = 0) {
     }
   return out;
 }
+#else
+;  // defined in the driver's source file (TYCHE_SEPARATE_DRIVER)
+#endif
 
 /// The summary of draws from an approximation (laplace, pathfinder, advi): the same table, on
 /// independent draws (one "chain": R-hat is the split-chain R-hat of that one), with the
 /// method's own warnings (a high Pareto k̂, failed paths).
-inline fit_summary summary(const approximate_fit& fit) {
+TYCHE_DRIVER_INLINE fit_summary summary(const approximate_fit& fit)
+#if TYCHE_DRIVER_BODIES
+{
   fit_summary out;
   detail::diagnostics::parameter_rows(fit, out);
   out.method = fit.method;
   out.warnings.insert(out.warnings.end(), fit.warnings.begin(), fit.warnings.end());
   return out;
 }
+#else
+;
+#endif
 
-inline std::ostream& operator<<(std::ostream& os, const fit_summary& s) {
+TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary& s)
+#if TYCHE_DRIVER_BODIES
+{
   char line[256];
   std::snprintf(line, sizeof line, "%-14s %9s %9s %8s %9s %9s %9s %8s %8s %6s\n", "", "mean", "sd",
                 "mcse", "5%", "50%", "95%", "ess_bulk", "ess_tail", "rhat");
@@ -151,5 +163,8 @@ inline std::ostream& operator<<(std::ostream& os, const fit_summary& s) {
   for (const auto& w : s.warnings) os << "warning: " << w << "\n";
   return os;
 }
+#else
+;
+#endif
 
 }  // namespace tyche
