@@ -55,7 +55,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|lanes|iid_normal|adapt|arma_trap|inference|stan|smc|cuda [--quick]" >&2
+    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|lanes|iid_normal|adapt|arma_trap|inference|scale|stan|smc|cuda [--quick]" >&2
     exit 2
 }
 
@@ -101,6 +101,26 @@ case $suite in
             nuts_step) args=(--reps=3); [ $quick -eq 1 ] && args=(--reps=1) ;;
         esac
         exec "$build/bench/$suite" "${args[@]}" "${passed[@]}" ;;
+    scale)
+        # tyche::mpi with 1 and 2 ranks (bench/mpi_scale.cpp), build/bench-release as above.
+        root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+        build=$root/build/bench-release
+        if [ -f "$root/tools/setup.sh" ]; then bash "$root/tools/setup.sh" >&2; fi
+        if [ ! -f "$build/CMakeCache.txt" ]; then
+            cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTYCHE_BUILD_TESTS=OFF \
+                -DTYCHE_BUILD_EXAMPLES=OFF -DTYCHE_BUILD_BENCH=ON >&2
+        fi
+        cmake -S "$root" -B "$build" >/dev/null  # finds MPI where an older configuration did not
+        cmake --build "$build" --target bench_mpi_scale -j "$(nproc)" >&2
+        args=()
+        [ $quick -eq 1 ] && args=(--quick)
+        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        out=$(for r in 1 2; do mpirun -np "$r" --oversubscribe --bind-to none "$build/bench/mpi_scale" "${args[@]}"; done)
+        echo "$out"
+        echo "$out" | awk -F, '{v[$2","$4","$3]=$5} END {
+            for (k in v) { split(k, p, ","); if (p[3] == 1 && ((p[1]","p[2]",2") in v))
+                printf "ratio,%s,%s,1_over_2_ranks,%.3f\n", p[1], p[2], v[k] / v[p[1]","p[2]",2] } }'
+        exit 0 ;;
     cuda)
         root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
         build=$root/build/cuda-bench

@@ -27,6 +27,7 @@ where it does):
   15    diagnostics     diagnostics/
   15    io              io/
   16    umbrella        tyche.hpp
+  17    mpi             mpi.hpp   (optional: NUTS across MPI processes; needs <mpi.h>, so not in tyche.hpp)
 
 Rules, each a failure naming both files and their layers:
   - a header includes a header of a layer with a higher rank;
@@ -71,6 +72,7 @@ LAYERS = [
     ("diagnostics", 15, ["diagnostics/"]),
     ("io", 15, ["io/"]),
     ("umbrella", 16, ["tyche.hpp"]),
+    ("mpi", 17, ["mpi.hpp"]),
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')

@@ -5,8 +5,9 @@ set -euo pipefail
 
 # libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (the clang tree of tools/test.sh
 # is built with ASan and UBSan; tests/fuzz links libFuzzer); Debian's clang only recommends it.
+# libopenmpi-dev, openmpi-bin: the optional target tyche::mpi (<tyche/mpi.hpp>) and its test (mpirun).
 packages=(cmake g++ clang libclang-rt-14-dev libboost-dev libxtensor-dev libxsimd-dev catch2 libbenchmark-dev
-          python3 nlohmann-json3-dev)
+          python3 nlohmann-json3-dev libopenmpi-dev openmpi-bin)
 
 missing=()
 if command -v dpkg >/dev/null 2>&1; then

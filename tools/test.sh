@@ -59,7 +59,7 @@ if [ -n "$clangxx" ]; then
         "-DTYCHE_TEST_O0_FOLDERS=autodiff;backends;compile;core;diagnostics;distributions;interval;io;model;operations;random;transforms" \
         -DTYCHE_OTHER_BUILD_DIR= -DTYCHE_ENABLE_CUDA=OFF -DTYCHE_LONG_TESTS=OFF \
         -DTYCHE_BUILD_BENCH=OFF -DTYCHE_HEADER_TESTS=OFF -DTYCHE_SINGLE_HEADER_TESTS=OFF \
-        -DTYCHE_REPOSITORY_TESTS=OFF \
+        -DTYCHE_REPOSITORY_TESTS=OFF -DTYCHE_MPI_TESTS=OFF \
         -DTYCHE_SANITIZE=address,undefined
     run cmake --build build/clang -j "$jobs"
 else

@@ -18756,6 +18756,12 @@ struct nuts_config {
   std::uint64_t seed = 1;
   int max_depth = 10;
   double adapt_delta = 0.8;
+  /// The first chain's number (0-based, CmdStan's id − 1): chain c of this run draws from the
+  /// stream (seed, first_chain + c) and is chain first_chain + c + 1 in messages and progress.
+  /// A run of chains [a, b) — first_chain = a, chains = b − a — gives the draws that chains a … b − 1
+  /// of one larger run with the same seed and cpu::lanes give (tyche::mpi spreads chains over
+  /// processes with it). nuts_config::init with one vector per chain holds this run's chains.
+  int first_chain = 0;
   double init_step_size = 1.0;
   double init_radius = 2.0;  // initial θ uniform on (−r, r), as Stan
   /// The metric adapted in warm-up: diagonal (Stan's diag_e, the default), dense (dense_e, for
@@ -18956,7 +18962,7 @@ class nuts_chain {
  public:
   nuts_chain(const Target& target, const nuts_config& cfg, int chain, nuts_fit& fit)
       : target_(target), cfg_(cfg), chain_(chain), fit_(fit), d_(target.dim()),
-        rng_(cfg.seed, static_cast<std::uint64_t>(chain)), step_adapt_(adaptation_of(cfg)),
+        rng_(cfg.seed, static_cast<std::uint64_t>(cfg.first_chain) + static_cast<std::uint64_t>(chain)), step_adapt_(adaptation_of(cfg)),
         metric_adapt_(d_, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric)) {}
   nuts_chain(const nuts_chain&) = delete;
   nuts_chain& operator=(const nuts_chain&) = delete;
@@ -18994,7 +19000,7 @@ class nuts_chain {
     }
     if (!cfg_.init.empty()) {
       const auto& values = cfg_.init.size() == 1 ? cfg_.init[0] : cfg_.init[static_cast<std::size_t>(chain_)];
-      const std::string who = "tyche::nuts: chain " + std::to_string(chain_ + 1) + ": init";
+      const std::string who = "tyche::nuts: chain " + std::to_string(chain_number()) + ": init";
       if constexpr (requires { target_.unconstrain(values); }) {
         try {
           q_ = target_.unconstrain(values);
@@ -19068,7 +19074,7 @@ class nuts_chain {
         last_failure = s;
         continue;
       }
-      if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_ + 1));
+      if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_number()));
       if (step_size_ >= min_initial_step_size) return;
       if (step_size_ > best_step) {
         best_step = step_size_;
@@ -19084,7 +19090,7 @@ class nuts_chain {
       step_size_ = best_step;
       return;
     }
-    if (last_failure != nuts_status::ok) throw_status(last_failure, "chain " + std::to_string(chain_ + 1));
+    if (last_failure != nuts_status::ok) throw_status(last_failure, "chain " + std::to_string(chain_number()));
     throw std::runtime_error(no_initial_point());
   }
 
@@ -19098,7 +19104,7 @@ class nuts_chain {
     };
     const bool named = fit_.names.size() == d_;  // no matrix variable: θ's coordinates are the names
     auto coordinate = [&](std::size_t k) { return named ? fit_.names[k] : "theta[" + std::to_string(k + 1) + "]"; };
-    std::string text = "tyche::nuts: chain " + std::to_string(chain_ + 1) +
+    std::string text = "tyche::nuts: chain " + std::to_string(chain_number()) +
                        ": no initial point with a finite log density and gradient in 100 attempts "
                        "(θ uniform on (-" + number(cfg_.init_radius) + ", " + number(cfg_.init_radius) +
                        ") per unconstrained coordinate, init_radius); at the last, the log density was " +
@@ -19131,6 +19137,8 @@ class nuts_chain {
 
   [[nodiscard]] bool initialised() const { return initialised_; }
   [[nodiscard]] int chain() const { return chain_; }
+  /// The chain's number in messages and progress (1-based, nuts_config::first_chain counted).
+  [[nodiscard]] int chain_number() const { return cfg_.first_chain + chain_ + 1; }
   [[nodiscard]] bool done() const { return iteration_ == cfg_.warmup + cfg_.draws; }
   [[nodiscard]] int iteration() const { return iteration_; }
 
@@ -19154,11 +19162,11 @@ class nuts_chain {
     if (point) k.set_point(l, q_.data(), grad_.data(), log_density_);
     if (metric) {
       const nuts_status s = k.set_metric(l, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data());
-      if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_ + 1));
+      if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_number()));
     }
     const nuts_status s = k.set_step_size(l, step_size_);
     if (s != nuts_status::ok)
-      throw_status(s, "chain " + std::to_string(chain_ + 1) + ", step size " + tyche::detail::format_number(step_size_));
+      throw_status(s, "chain " + std::to_string(chain_number()) + ", step size " + tyche::detail::format_number(step_size_));
     k.set_stream(l, rng_);
   }
   /// Takes back the chain's state from lane l after a transition: the selected point and the
@@ -19182,7 +19190,7 @@ class nuts_chain {
           chol_.empty() ? nullptr : chol_.data(), q_.data(), grad_.data(), log_density_, d_, streams,
           [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
       rng_ = streams.lane(0);
-      if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_, r, inv_metric_));
+      if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
       if (r.metric_changed) ++metric_version_;
     } else {
       auto& values = fit_.values[static_cast<std::size_t>(chain_)];
@@ -19192,7 +19200,7 @@ class nuts_chain {
     ++iteration_;
     if (cfg_.refresh > 0 &&
         (iteration_ == 1 || iteration_ % cfg_.refresh == 0 || iteration_ == cfg_.warmup + cfg_.draws))
-      report_progress(cfg_, nuts_progress{chain_ + 1, iteration_, cfg_.warmup + cfg_.draws, iteration_ <= cfg_.warmup});
+      report_progress(cfg_, nuts_progress{chain_number(), iteration_, cfg_.warmup + cfg_.draws, iteration_ <= cfg_.warmup});
     if (done()) finish();
   }
 
@@ -19205,7 +19213,7 @@ class nuts_chain {
   // Stan's heuristic from the current point, with the chain's stream, in double.
   void find_step_size() {
     const nuts_status s = try_step_size();
-    if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_ + 1));
+    if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_number()));
   }
   /// Stan's step-size heuristic from step_size_ at the chain's point; step_size_ is its result
   /// when the status is ok.
@@ -19509,7 +19517,7 @@ void begin_lanes(Block& b, bool* start, OnError& on_error) {
   for (int l = 0; l < w; ++l)
     if (start[l] && !b.kernel.running(l)) {
       try {
-        throw_status(nuts_status::non_finite_start, "chain " + std::to_string(b.owner[l]->chain() + 1));
+        throw_status(nuts_status::non_finite_start, "chain " + std::to_string(b.owner[l]->chain_number()));
       } catch (...) {
         on_error(b.owner[l]->chain());
       }
@@ -20216,7 +20224,7 @@ inline double warp_utilization(const std::vector<device_chain>& states, int thre
 
 /// Throws for the first chain (in chain order) whose device status is not ok.
 inline void throw_if_failed(const std::vector<device_chain>& states, const std::vector<double>& metrics,
-                            std::size_t metric_size) {
+                            std::size_t metric_size, int first_chain) {
   for (std::size_t c = 0; c < states.size(); ++c) {
     const device_chain& s = states[c];
     if (s.status == nuts_status::ok) continue;
@@ -20226,7 +20234,7 @@ inline void throw_if_failed(const std::vector<device_chain>& states, const std::
     w.where = s.where;
     const std::vector<double> m(metrics.begin() + static_cast<std::ptrdiff_t>(c * metric_size),
                                 metrics.begin() + static_cast<std::ptrdiff_t>((c + 1) * metric_size));
-    throw std::runtime_error(warmup_error(static_cast<int>(c), w, m) + " (iteration " + std::to_string(s.iteration + 1) +
+    throw std::runtime_error(warmup_error(first_chain + static_cast<int>(c), w, m) + " (iteration " + std::to_string(s.iteration + 1) +
                              ", executor cuda)");
   }
 }
@@ -20282,7 +20290,7 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
       if (st.status != nuts_status::ok) {
         std::vector<double> metrics;
         launcher.read_metrics(base, metrics);
-        throw_if_failed(states, metrics, base.layout.metric_size);
+        throw_if_failed(states, metrics, base.layout.metric_size, cfg.first_chain);
       }
     if (end > cfg.warmup) {
       launcher.read_block(block_q, block_stats);
@@ -20303,7 +20311,7 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
 
   std::vector<double> metrics;
   launcher.read_metrics(base, metrics);
-  throw_if_failed(states, metrics, base.layout.metric_size);
+  throw_if_failed(states, metrics, base.layout.metric_size, cfg.first_chain);
   for (std::size_t c = 0; c < n; ++c) {
     fit.step_size[c] = states[c].step_size;
     fit.inv_metric[c].assign(metrics.begin() + static_cast<std::ptrdiff_t>(c * base.layout.metric_size),
@@ -20338,15 +20346,21 @@ namespace tyche {
 namespace samplers::detail {
 
 /// A model as the sampler sees it (samplers/concepts.hpp, log_density_target): its compiled
-/// log density (with the log-Jacobian) for double and for the SIMD batches, Stan's random
-/// initialisation, and constrain.
-template <class Model>
+/// log density (with the log-Jacobian; without it for Jacobian = false, as tyche::mpi's
+/// data-sharded fits evaluate the ranks whose parameters are declared flat) for double and for
+/// the SIMD batches, Stan's random initialisation, and constrain.
+template <class Model, bool Jacobian = true>
 class model_target {
+  static const auto& program_of(const Model& m) {
+    if constexpr (Jacobian) return m.program();
+    else return m.program_without_jacobian();
+  }
+
  public:
-  explicit model_target(const Model& m) : model_(m), view_(m.program().view()) {}
+  explicit model_target(const Model& m) : model_(m), view_(program_of(m).view()) {}
   [[nodiscard]] std::size_t dim() const { return model_.dim(); }
   [[nodiscard]] std::size_t constrained_dim() const { return model_.constrained_dim(); }
-  [[nodiscard]] std::size_t workspace_size() const { return model_.program().workspace_size(); }
+  [[nodiscard]] std::size_t workspace_size() const { return program_of(model_).workspace_size(); }
   /// The values of data one evaluation reads (model_t::data_values): the default lanes use it.
   [[nodiscard]] std::size_t data_values() const { return model_.data_values(); }
   template <class T>
@@ -20380,7 +20394,7 @@ class model_target {
 
  private:
   const Model& model_;
-  const std::remove_cvref_t<decltype(std::declval<const Model&>().program().view())>& view_;
+  const std::remove_cvref_t<decltype(program_of(std::declval<const Model&>()).view())>& view_;
 };
 
 /// The configuration's errors, before any chain starts: invalid_argument naming the setting.
@@ -20388,6 +20402,8 @@ TYCHE_DRIVER_INLINE void check_config(const nuts_config& cfg)
 #if TYCHE_DRIVER_BODIES
 {
   auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: " + what); };
+  if (cfg.first_chain < 0)
+    fail("first_chain = " + std::to_string(cfg.first_chain) + " must be ≥ 0 (the first chain's 0-based number)");
   if (cfg.chains < 1 || cfg.draws < 0 || cfg.warmup < 0)
     fail("chains must be ≥ 1 and warmup, draws ≥ 0 (got chains = " + std::to_string(cfg.chains) +
          ", warmup = " + std::to_string(cfg.warmup) + ", draws = " + std::to_string(cfg.draws) + ")");
@@ -20614,9 +20630,10 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
     } catch (const std::exception& e) {
       // Named once: a chain's own errors start "tyche::nuts: chain <c>: ".
       const std::string what = e.what();
-      const bool named = what.rfind("tyche::nuts: chain " + std::to_string(c + 1) + ":", 0) == 0;
-      errors[static_cast<std::size_t>(c)] = std::make_exception_ptr(
-          std::runtime_error(named ? what : what + " (chain " + std::to_string(c + 1) + ")"));
+      const std::string number = std::to_string(cfg.first_chain + c + 1);
+      const bool named = what.rfind("tyche::nuts: chain " + number + ":", 0) == 0;
+      errors[static_cast<std::size_t>(c)] =
+          std::make_exception_ptr(std::runtime_error(named ? what : what + " (chain " + number + ")"));
     } catch (...) {
       errors[static_cast<std::size_t>(c)] = std::current_exception();
     }
@@ -20761,7 +20778,9 @@ void restart_stuck_chains(nuts_fit& fit, const nuts_config& cfg, Run&& run) {
   for (const stuck_chain& s : stuck) {
     nuts_config again = cfg;
     again.chains = 1;
-    std::uint64_t mixed = cfg.seed + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(s.chain + 1);
+    again.first_chain = 0;
+    const int number = cfg.first_chain + s.chain + 1;  // the chain's number in a run of many
+    std::uint64_t mixed = cfg.seed + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(number);
     mixed = (mixed ^ (mixed >> 30)) * 0xBF58476D1CE4E5B9ULL;  // splitmix64's finaliser
     mixed = (mixed ^ (mixed >> 27)) * 0x94D049BB133111EBULL;
     again.seed = mixed ^ (mixed >> 31);
@@ -20770,7 +20789,7 @@ void restart_stuck_chains(nuts_fit& fit, const nuts_config& cfg, Run&& run) {
     again.init_inv_metric = fit.inv_metric[static_cast<std::size_t>(s.from)];
     again.restart_stuck_chains = false;
     if (cfg.refresh > 0)  // progress under the chain's own number
-      again.on_progress = [user = cfg.on_progress, chain = s.chain + 1](const nuts_progress& p) {
+      again.on_progress = [user = cfg.on_progress, chain = number](const nuts_progress& p) {
         nuts_progress q = p;
         q.chain = chain;
         if (user) user(q);

@@ -116,6 +116,20 @@ TEST_CASE("lockstep: a chain's draws do not depend on chains, threads, lanes or 
   CHECK(three.values[2] != three.values[0]);
   CHECK(five.gradient_evaluations == sync.gradient_evaluations);
 
+  // first_chain: chains 3 … 5 of the five, run by themselves (as tyche::mpi runs a rank's block),
+  // and numbered as in the larger run in messages.
+  auto tail = many;
+  tail.chains = 3;
+  tail.first_chain = 2;
+  const auto last_three = nuts(m, tail);
+  for (int c = 0; c < 3; ++c) CHECK(last_three.values[c] == five.values[c + 2]);
+  const std::vector<double> fine = {1.0, 0.5, 0.5, 0.5}, negative_sigma = {-1.0, 0.5, 0.5, 0.5};
+  tail.init = {fine, fine, negative_sigma};
+  CHECK_THROWS_WITH(nuts(m, tail), Catch::Matchers::Contains("chain 5: init"));
+  tail.first_chain = -1;
+  tail.init.clear();
+  CHECK_THROWS_WITH(nuts(m, tail), Catch::Matchers::Contains("first_chain = -1 must be ≥ 0"));
+
   // lanes = 0: the widest batch of at least 4 lanes that a thread's chains fill, for a model
   // reading fewer than 4,096 data values; else one chain at a time. Within one batch width a
   // chain's draws are again independent of what runs beside it. (Across the two widths they

@@ -81,7 +81,7 @@ class nuts_chain {
  public:
   nuts_chain(const Target& target, const nuts_config& cfg, int chain, nuts_fit& fit)
       : target_(target), cfg_(cfg), chain_(chain), fit_(fit), d_(target.dim()),
-        rng_(cfg.seed, static_cast<std::uint64_t>(chain)), step_adapt_(adaptation_of(cfg)),
+        rng_(cfg.seed, static_cast<std::uint64_t>(cfg.first_chain) + static_cast<std::uint64_t>(chain)), step_adapt_(adaptation_of(cfg)),
         metric_adapt_(d_, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric)) {}
   nuts_chain(const nuts_chain&) = delete;
   nuts_chain& operator=(const nuts_chain&) = delete;
@@ -119,7 +119,7 @@ class nuts_chain {
     }
     if (!cfg_.init.empty()) {
       const auto& values = cfg_.init.size() == 1 ? cfg_.init[0] : cfg_.init[static_cast<std::size_t>(chain_)];
-      const std::string who = "tyche::nuts: chain " + std::to_string(chain_ + 1) + ": init";
+      const std::string who = "tyche::nuts: chain " + std::to_string(chain_number()) + ": init";
       if constexpr (requires { target_.unconstrain(values); }) {
         try {
           q_ = target_.unconstrain(values);
@@ -193,7 +193,7 @@ class nuts_chain {
         last_failure = s;
         continue;
       }
-      if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_ + 1));
+      if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_number()));
       if (step_size_ >= min_initial_step_size) return;
       if (step_size_ > best_step) {
         best_step = step_size_;
@@ -209,7 +209,7 @@ class nuts_chain {
       step_size_ = best_step;
       return;
     }
-    if (last_failure != nuts_status::ok) throw_status(last_failure, "chain " + std::to_string(chain_ + 1));
+    if (last_failure != nuts_status::ok) throw_status(last_failure, "chain " + std::to_string(chain_number()));
     throw std::runtime_error(no_initial_point());
   }
 
@@ -223,7 +223,7 @@ class nuts_chain {
     };
     const bool named = fit_.names.size() == d_;  // no matrix variable: θ's coordinates are the names
     auto coordinate = [&](std::size_t k) { return named ? fit_.names[k] : "theta[" + std::to_string(k + 1) + "]"; };
-    std::string text = "tyche::nuts: chain " + std::to_string(chain_ + 1) +
+    std::string text = "tyche::nuts: chain " + std::to_string(chain_number()) +
                        ": no initial point with a finite log density and gradient in 100 attempts "
                        "(θ uniform on (-" + number(cfg_.init_radius) + ", " + number(cfg_.init_radius) +
                        ") per unconstrained coordinate, init_radius); at the last, the log density was " +
@@ -256,6 +256,8 @@ class nuts_chain {
 
   [[nodiscard]] bool initialised() const { return initialised_; }
   [[nodiscard]] int chain() const { return chain_; }
+  /// The chain's number in messages and progress (1-based, nuts_config::first_chain counted).
+  [[nodiscard]] int chain_number() const { return cfg_.first_chain + chain_ + 1; }
   [[nodiscard]] bool done() const { return iteration_ == cfg_.warmup + cfg_.draws; }
   [[nodiscard]] int iteration() const { return iteration_; }
 
@@ -279,11 +281,11 @@ class nuts_chain {
     if (point) k.set_point(l, q_.data(), grad_.data(), log_density_);
     if (metric) {
       const nuts_status s = k.set_metric(l, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data());
-      if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_ + 1));
+      if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_number()));
     }
     const nuts_status s = k.set_step_size(l, step_size_);
     if (s != nuts_status::ok)
-      throw_status(s, "chain " + std::to_string(chain_ + 1) + ", step size " + tyche::detail::format_number(step_size_));
+      throw_status(s, "chain " + std::to_string(chain_number()) + ", step size " + tyche::detail::format_number(step_size_));
     k.set_stream(l, rng_);
   }
   /// Takes back the chain's state from lane l after a transition: the selected point and the
@@ -307,7 +309,7 @@ class nuts_chain {
           chol_.empty() ? nullptr : chol_.data(), q_.data(), grad_.data(), log_density_, d_, streams,
           [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
       rng_ = streams.lane(0);
-      if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_, r, inv_metric_));
+      if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
       if (r.metric_changed) ++metric_version_;
     } else {
       auto& values = fit_.values[static_cast<std::size_t>(chain_)];
@@ -317,7 +319,7 @@ class nuts_chain {
     ++iteration_;
     if (cfg_.refresh > 0 &&
         (iteration_ == 1 || iteration_ % cfg_.refresh == 0 || iteration_ == cfg_.warmup + cfg_.draws))
-      report_progress(cfg_, nuts_progress{chain_ + 1, iteration_, cfg_.warmup + cfg_.draws, iteration_ <= cfg_.warmup});
+      report_progress(cfg_, nuts_progress{chain_number(), iteration_, cfg_.warmup + cfg_.draws, iteration_ <= cfg_.warmup});
     if (done()) finish();
   }
 
@@ -330,7 +332,7 @@ class nuts_chain {
   // Stan's heuristic from the current point, with the chain's stream, in double.
   void find_step_size() {
     const nuts_status s = try_step_size();
-    if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_ + 1));
+    if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_number()));
   }
   /// Stan's step-size heuristic from step_size_ at the chain's point; step_size_ is its result
   /// when the status is ok.

@@ -138,6 +138,12 @@ struct nuts_config {
   std::uint64_t seed = 1;
   int max_depth = 10;
   double adapt_delta = 0.8;
+  /// The first chain's number (0-based, CmdStan's id − 1): chain c of this run draws from the
+  /// stream (seed, first_chain + c) and is chain first_chain + c + 1 in messages and progress.
+  /// A run of chains [a, b) — first_chain = a, chains = b − a — gives the draws that chains a … b − 1
+  /// of one larger run with the same seed and cpu::lanes give (tyche::mpi spreads chains over
+  /// processes with it). nuts_config::init with one vector per chain holds this run's chains.
+  int first_chain = 0;
   double init_step_size = 1.0;
   double init_radius = 2.0;  // initial θ uniform on (−r, r), as Stan
   /// The metric adapted in warm-up: diagonal (Stan's diag_e, the default), dense (dense_e, for

@@ -269,7 +269,7 @@ void begin_lanes(Block& b, bool* start, OnError& on_error) {
   for (int l = 0; l < w; ++l)
     if (start[l] && !b.kernel.running(l)) {
       try {
-        throw_status(nuts_status::non_finite_start, "chain " + std::to_string(b.owner[l]->chain() + 1));
+        throw_status(nuts_status::non_finite_start, "chain " + std::to_string(b.owner[l]->chain_number()));
       } catch (...) {
         on_error(b.owner[l]->chain());
       }

@@ -271,7 +271,7 @@ inline double warp_utilization(const std::vector<device_chain>& states, int thre
 
 /// Throws for the first chain (in chain order) whose device status is not ok.
 inline void throw_if_failed(const std::vector<device_chain>& states, const std::vector<double>& metrics,
-                            std::size_t metric_size) {
+                            std::size_t metric_size, int first_chain) {
   for (std::size_t c = 0; c < states.size(); ++c) {
     const device_chain& s = states[c];
     if (s.status == nuts_status::ok) continue;
@@ -281,7 +281,7 @@ inline void throw_if_failed(const std::vector<device_chain>& states, const std::
     w.where = s.where;
     const std::vector<double> m(metrics.begin() + static_cast<std::ptrdiff_t>(c * metric_size),
                                 metrics.begin() + static_cast<std::ptrdiff_t>((c + 1) * metric_size));
-    throw std::runtime_error(warmup_error(static_cast<int>(c), w, m) + " (iteration " + std::to_string(s.iteration + 1) +
+    throw std::runtime_error(warmup_error(first_chain + static_cast<int>(c), w, m) + " (iteration " + std::to_string(s.iteration + 1) +
                              ", executor cuda)");
   }
 }
@@ -337,7 +337,7 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
       if (st.status != nuts_status::ok) {
         std::vector<double> metrics;
         launcher.read_metrics(base, metrics);
-        throw_if_failed(states, metrics, base.layout.metric_size);
+        throw_if_failed(states, metrics, base.layout.metric_size, cfg.first_chain);
       }
     if (end > cfg.warmup) {
       launcher.read_block(block_q, block_stats);
@@ -358,7 +358,7 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
 
   std::vector<double> metrics;
   launcher.read_metrics(base, metrics);
-  throw_if_failed(states, metrics, base.layout.metric_size);
+  throw_if_failed(states, metrics, base.layout.metric_size, cfg.first_chain);
   for (std::size_t c = 0; c < n; ++c) {
     fit.step_size[c] = states[c].step_size;
     fit.inv_metric[c].assign(metrics.begin() + static_cast<std::ptrdiff_t>(c * base.layout.metric_size),

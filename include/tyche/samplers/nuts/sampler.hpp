@@ -35,15 +35,21 @@ namespace tyche {
 namespace samplers::detail {
 
 /// A model as the sampler sees it (samplers/concepts.hpp, log_density_target): its compiled
-/// log density (with the log-Jacobian) for double and for the SIMD batches, Stan's random
-/// initialisation, and constrain.
-template <class Model>
+/// log density (with the log-Jacobian; without it for Jacobian = false, as tyche::mpi's
+/// data-sharded fits evaluate the ranks whose parameters are declared flat) for double and for
+/// the SIMD batches, Stan's random initialisation, and constrain.
+template <class Model, bool Jacobian = true>
 class model_target {
+  static const auto& program_of(const Model& m) {
+    if constexpr (Jacobian) return m.program();
+    else return m.program_without_jacobian();
+  }
+
  public:
-  explicit model_target(const Model& m) : model_(m), view_(m.program().view()) {}
+  explicit model_target(const Model& m) : model_(m), view_(program_of(m).view()) {}
   [[nodiscard]] std::size_t dim() const { return model_.dim(); }
   [[nodiscard]] std::size_t constrained_dim() const { return model_.constrained_dim(); }
-  [[nodiscard]] std::size_t workspace_size() const { return model_.program().workspace_size(); }
+  [[nodiscard]] std::size_t workspace_size() const { return program_of(model_).workspace_size(); }
   /// The values of data one evaluation reads (model_t::data_values): the default lanes use it.
   [[nodiscard]] std::size_t data_values() const { return model_.data_values(); }
   template <class T>
@@ -77,7 +83,7 @@ class model_target {
 
  private:
   const Model& model_;
-  const std::remove_cvref_t<decltype(std::declval<const Model&>().program().view())>& view_;
+  const std::remove_cvref_t<decltype(program_of(std::declval<const Model&>()).view())>& view_;
 };
 
 /// The configuration's errors, before any chain starts: invalid_argument naming the setting.
@@ -85,6 +91,8 @@ TYCHE_DRIVER_INLINE void check_config(const nuts_config& cfg)
 #if TYCHE_DRIVER_BODIES
 {
   auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: " + what); };
+  if (cfg.first_chain < 0)
+    fail("first_chain = " + std::to_string(cfg.first_chain) + " must be ≥ 0 (the first chain's 0-based number)");
   if (cfg.chains < 1 || cfg.draws < 0 || cfg.warmup < 0)
     fail("chains must be ≥ 1 and warmup, draws ≥ 0 (got chains = " + std::to_string(cfg.chains) +
          ", warmup = " + std::to_string(cfg.warmup) + ", draws = " + std::to_string(cfg.draws) + ")");
@@ -311,9 +319,10 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
     } catch (const std::exception& e) {
       // Named once: a chain's own errors start "tyche::nuts: chain <c>: ".
       const std::string what = e.what();
-      const bool named = what.rfind("tyche::nuts: chain " + std::to_string(c + 1) + ":", 0) == 0;
-      errors[static_cast<std::size_t>(c)] = std::make_exception_ptr(
-          std::runtime_error(named ? what : what + " (chain " + std::to_string(c + 1) + ")"));
+      const std::string number = std::to_string(cfg.first_chain + c + 1);
+      const bool named = what.rfind("tyche::nuts: chain " + number + ":", 0) == 0;
+      errors[static_cast<std::size_t>(c)] =
+          std::make_exception_ptr(std::runtime_error(named ? what : what + " (chain " + number + ")"));
     } catch (...) {
       errors[static_cast<std::size_t>(c)] = std::current_exception();
     }
@@ -458,7 +467,9 @@ void restart_stuck_chains(nuts_fit& fit, const nuts_config& cfg, Run&& run) {
   for (const stuck_chain& s : stuck) {
     nuts_config again = cfg;
     again.chains = 1;
-    std::uint64_t mixed = cfg.seed + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(s.chain + 1);
+    again.first_chain = 0;
+    const int number = cfg.first_chain + s.chain + 1;  // the chain's number in a run of many
+    std::uint64_t mixed = cfg.seed + 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(number);
     mixed = (mixed ^ (mixed >> 30)) * 0xBF58476D1CE4E5B9ULL;  // splitmix64's finaliser
     mixed = (mixed ^ (mixed >> 27)) * 0x94D049BB133111EBULL;
     again.seed = mixed ^ (mixed >> 31);
@@ -467,7 +478,7 @@ void restart_stuck_chains(nuts_fit& fit, const nuts_config& cfg, Run&& run) {
     again.init_inv_metric = fit.inv_metric[static_cast<std::size_t>(s.from)];
     again.restart_stuck_chains = false;
     if (cfg.refresh > 0)  // progress under the chain's own number
-      again.on_progress = [user = cfg.on_progress, chain = s.chain + 1](const nuts_progress& p) {
+      again.on_progress = [user = cfg.on_progress, chain = number](const nuts_progress& p) {
         nuts_progress q = p;
         q.chain = chain;
         if (user) user(q);

@@ -1,0 +1,509 @@
+// tyche/mpi.hpp — NUTS across the processes of an MPI program (issue 17; docs/mpi.md). Not part
+// of <tyche/tyche.hpp>: it needs <mpi.h> (Open MPI from Debian's libopenmpi-dev; the CMake
+// target tyche::mpi). Two ways to use several processes, each a collective call that every rank
+// of the communicator makes with the same configuration:
+//
+//   tyche::mpi::nuts(model, config, comm)          the chains spread over the ranks: each rank runs
+//       a block of them (nuts_config::first_chain), the fit is gathered on every rank and is the
+//       fit one process would give with the same seed, bit for bit;
+//   tyche::mpi::nuts_sharded(model, config, comm)  the data spread over the ranks: each rank's
+//       model holds its block of observations, the log density is the sum of the ranks' log
+//       densities (one gather of value and gradient per evaluation), and every rank runs the same
+//       NUTS chains in step, with the same random numbers, on the same sums.
+//
+// An error on one rank (a chain that cannot start, a model whose evaluation throws, models whose
+// parameters differ between ranks) ends the call on every rank with the same exception, naming
+// the rank: no rank is left waiting in a collective.
+//
+// This header includes only <tyche/tyche.hpp> and <mpi.h>: beside the single header
+// (single_include/tyche/tyche.hpp) it works as it is.
+#pragma once
+#include <tyche/tyche.hpp>
+
+// The C interface only: Open MPI's and MPICH's C++ bindings (deprecated since MPI 2.2, removed in
+// MPI 3) are not needed, and Open MPI's do not compile warning-free.
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace tyche::mpi {
+
+/// This process's rank and the number of ranks of comm.
+inline int rank(MPI_Comm comm = MPI_COMM_WORLD) {
+  int r = 0;
+  MPI_Comm_rank(comm, &r);
+  return r;
+}
+inline int size(MPI_Comm comm = MPI_COMM_WORLD) {
+  int n = 1;
+  MPI_Comm_size(comm, &n);
+  return n;
+}
+
+/// The block [begin, end) of n items (observations, chains) that rank r of `ranks` holds: the
+/// first n mod ranks ranks hold one more. Blocks are contiguous and in rank order.
+struct block {
+  std::size_t begin = 0, end = 0;
+  [[nodiscard]] std::size_t size() const { return end - begin; }
+};
+inline block block_of(std::size_t n, int r, int ranks) {
+  const std::size_t p = static_cast<std::size_t>(ranks), k = static_cast<std::size_t>(r);
+  const std::size_t base = n / p, extra = n % p;
+  const std::size_t begin = k * base + std::min(k, extra);
+  return {begin, begin + base + (k < extra ? 1 : 0)};
+}
+/// This rank's block of n items.
+inline block block_of(std::size_t n, MPI_Comm comm = MPI_COMM_WORLD) { return block_of(n, rank(comm), size(comm)); }
+
+namespace detail {
+
+/// Every rank's bytes, in rank order (MPI_Allgatherv).
+inline std::vector<std::vector<char>> all_bytes(const std::vector<char>& mine, MPI_Comm comm) {
+  const int n = size(comm);
+  const int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(static_cast<std::size_t>(n)), offsets(static_cast<std::size_t>(n));
+  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
+  int total = 0;
+  for (int r = 0; r < n; ++r) {
+    offsets[static_cast<std::size_t>(r)] = total;
+    total += lengths[static_cast<std::size_t>(r)];
+  }
+  std::vector<char> all(static_cast<std::size_t>(total) + 1);
+  MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, comm);
+  std::vector<std::vector<char>> out(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) {
+    const auto* from = all.data() + offsets[static_cast<std::size_t>(r)];
+    out[static_cast<std::size_t>(r)].assign(from, from + lengths[static_cast<std::size_t>(r)]);
+  }
+  return out;
+}
+
+/// Collective: throws on every rank when `error` is not empty on some rank — the message of the
+/// first such rank, prefixed "tyche::mpi: rank r: " (and how many ranks failed, when several did).
+inline void throw_if_any(const std::string& error, MPI_Comm comm) {
+  int mine = error.empty() ? 0 : 1, failed = 0;
+  MPI_Allreduce(&mine, &failed, 1, MPI_INT, MPI_SUM, comm);
+  if (failed == 0) return;
+  const auto messages = all_bytes(std::vector<char>(error.begin(), error.end()), comm);
+  for (std::size_t r = 0; r < messages.size(); ++r) {
+    if (messages[r].empty()) continue;
+    std::string what = "tyche::mpi: rank " + std::to_string(r) + ": " + std::string(messages[r].begin(), messages[r].end());
+    if (failed > 1) what += " (and " + std::to_string(failed - 1) + " other rank" + (failed > 2 ? "s" : "") + " failed)";
+    throw std::runtime_error(what);
+  }
+}
+
+/// Runs f, returning its exception's message ("" when it returned).
+template <class F>
+std::string capture(F&& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    return what.empty() ? std::string("an exception with no message") : what;
+  } catch (...) {
+    return "an exception that is not a std::exception";
+  }
+  return {};
+}
+
+/// A fit's chains as bytes, and back (the chains of several ranks appended in rank order).
+class fit_writer {
+ public:
+  template <class T>
+  void put(const T& x) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const auto* p = reinterpret_cast<const char*>(&x);
+    bytes.insert(bytes.end(), p, p + sizeof(T));
+  }
+  template <class T>
+  void put_vector(const std::vector<T>& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    put(static_cast<std::uint64_t>(v.size()));
+    const auto* p = reinterpret_cast<const char*>(v.data());
+    bytes.insert(bytes.end(), p, p + v.size() * sizeof(T));
+  }
+  std::vector<char> bytes;
+};
+class fit_reader {
+ public:
+  explicit fit_reader(const std::vector<char>& b) : bytes_(b) {}
+  template <class T>
+  T get() {
+    T x;
+    need(sizeof(T));
+    std::memcpy(&x, bytes_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return x;
+  }
+  template <class T>
+  std::vector<T> get_vector() {
+    const auto n = static_cast<std::size_t>(get<std::uint64_t>());
+    std::vector<T> v(n);
+    need(n * sizeof(T));
+    if (n > 0) std::memcpy(v.data(), bytes_.data() + at_, n * sizeof(T));
+    at_ += n * sizeof(T);
+    return v;
+  }
+
+ private:
+  void need(std::size_t n) const {
+    if (at_ + n > bytes_.size()) throw std::logic_error("tyche::mpi: a rank's fit arrived truncated");
+  }
+  const std::vector<char>& bytes_;
+  std::size_t at_ = 0;
+};
+
+/// The chains of `fit` (values, statistics, step size, metric, restarts) and its counters.
+inline std::vector<char> chains_to_bytes(const nuts_fit& fit) {
+  fit_writer w;
+  w.put(fit.chains);
+  w.put(fit.gradient_evaluations);
+  const double slots = fit.utilization > 0 ? static_cast<double>(fit.gradient_evaluations) / fit.utilization : 0.0;
+  w.put(slots);
+  w.put(fit.device_seconds);
+  for (int c = 0; c < fit.chains; ++c) {
+    const auto k = static_cast<std::size_t>(c);
+    w.put_vector(fit.values[k]);
+    w.put_vector(fit.stats[k]);
+    w.put(fit.step_size[k]);
+    w.put_vector(fit.inv_metric[k]);
+    w.put(k < fit.restarted_from.size() ? fit.restarted_from[k] : -1);
+  }
+  return std::move(w.bytes);
+}
+
+/// Appends the chains of one rank (chains_to_bytes) to `fit`; adds its counters to `slots`.
+inline void append_chains(nuts_fit& fit, const std::vector<char>& bytes, double& slots) {
+  fit_reader r(bytes);
+  const int chains = r.get<int>();
+  fit.gradient_evaluations += r.get<long long>();
+  slots += r.get<double>();
+  fit.device_seconds += r.get<double>();
+  for (int c = 0; c < chains; ++c) {
+    fit.values.push_back(r.get_vector<double>());
+    fit.stats.push_back(r.get_vector<samplers::transition_stats>());
+    fit.step_size.push_back(r.get<double>());
+    fit.inv_metric.push_back(r.get_vector<double>());
+    fit.restarted_from.push_back(r.get<int>());
+  }
+  fit.chains += chains;
+}
+
+/// A fit's frame (names, settings) with no chains: append_chains fills it.
+inline nuts_fit empty_frame(const nuts_config& cfg, std::vector<std::string> names) {
+  nuts_config none = cfg;
+  none.chains = 0;
+  return samplers::detail::make_fit_frame(none, std::move(names));
+}
+
+/// Collective: the same bytes on every rank (rank `root`'s).
+inline std::vector<char> broadcast_bytes(std::vector<char> bytes, int root, MPI_Comm comm) {
+  long long n = static_cast<long long>(bytes.size());
+  MPI_Bcast(&n, 1, MPI_LONG_LONG, root, comm);
+  bytes.resize(static_cast<std::size_t>(n));
+  MPI_Bcast(bytes.data(), static_cast<int>(n), MPI_CHAR, root, comm);
+  return bytes;
+}
+
+/// The lanes a one-process nuts() with this configuration would use (cpu::lanes = 0 resolved as
+/// cpu_executor.hpp's resolve_lanes does for all the chains), so that every rank uses that width.
+inline int one_process_lanes(const nuts_config& cfg, const cpu& exec, std::size_t data_values) {
+  if (exec.lanes != 0) return exec.lanes;
+  int threads = exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = std::min(threads, cfg.chains);
+  return samplers::detail::resolve_lanes(0, cfg.chains, threads, data_values);
+}
+
+/// An FNV-1a hash of bytes (model signatures compared across ranks).
+inline std::uint64_t hash_bytes(const void* data, std::size_t n, std::uint64_t h = 1469598103934665603ULL) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+  return h;
+}
+
+/// The log density of a data-sharded model as the sampler sees it: this rank's model (a
+/// log_density_target) evaluated at θ, then every rank's value and gradient gathered and summed
+/// in rank order — the same sum, bit for bit, on every rank. Each evaluation is a collective: the
+/// ranks' samplers call it in the same sequence because they run the same chains on the same sums
+/// with the same random numbers (one thread per rank). θ is checked to be the same on every rank,
+/// and an evaluation that throws on one rank throws on all.
+template <class Local>
+class sharded_target {
+ public:
+  sharded_target(const Local& local, MPI_Comm comm) : local_(local), comm_(comm), ranks_(size(comm)) {
+    unsigned long long mine = 0, total = 0;
+    if constexpr (requires { local.data_values(); }) mine = local.data_values();
+    MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+    data_values_ = static_cast<std::size_t>(total);  // the same on every rank: the same lanes
+  }
+  [[nodiscard]] std::size_t dim() const { return local_.dim(); }
+  [[nodiscard]] std::size_t constrained_dim() const { return local_.constrained_dim(); }
+  [[nodiscard]] std::size_t workspace_size() const { return local_.workspace_size(); }
+  [[nodiscard]] std::size_t data_values() const { return data_values_; }
+
+  template <class T>
+  T value_and_gradient(const T* q, T* grad, T* workspace) const {
+    using traits = lane_traits<T>;
+    constexpr std::size_t w = static_cast<std::size_t>(traits::width);
+    const std::size_t d = dim();
+    const std::size_t n = 2 + w + d * w;  // status, θ's hash, value per lane, gradient per lane
+    send_.assign(n, 0.0);
+    T value{};
+    std::string error = capture([&] { value = local_.value_and_gradient(q, grad, workspace); });
+    std::uint64_t h = 1469598103934665603ULL;
+    for (std::size_t k = 0; k < d; ++k) {
+      typename traits::real lanes[w];
+      traits::store(lanes, q[k]);
+      h = hash_bytes(lanes, sizeof lanes, h);
+    }
+    send_[0] = error.empty() ? 0.0 : 1.0;
+    std::memcpy(&send_[1], &h, sizeof h);
+    if (error.empty()) {
+      traits::store(&send_[2], value);
+      for (std::size_t k = 0; k < d; ++k) traits::store(&send_[2 + w + k * w], grad[k]);
+    }
+    recv_.resize(n * static_cast<std::size_t>(ranks_));
+    MPI_Allgather(send_.data(), static_cast<int>(n), MPI_DOUBLE, recv_.data(), static_cast<int>(n), MPI_DOUBLE, comm_);
+    bool failed = false;
+    for (int r = 0; r < ranks_; ++r) failed = failed || recv_[static_cast<std::size_t>(r) * n] != 0.0;
+    if (failed) throw_if_any(error, comm_);
+    for (int r = 1; r < ranks_; ++r)
+      if (std::memcmp(&recv_[static_cast<std::size_t>(r) * n + 1], &recv_[1], sizeof h) != 0)
+        throw std::logic_error("tyche::mpi::nuts_sharded: rank " + std::to_string(r) +
+                               " evaluated the log density at another θ than rank 0: the ranks' samplers are not in "
+                               "step (every rank must call nuts_sharded with the same configuration)");
+    // Σ over ranks in rank order, lane by lane: the same rounding on every rank.
+    for (std::size_t i = 2; i < n; ++i) {
+      double s = recv_[i];
+      for (int r = 1; r < ranks_; ++r) s += recv_[static_cast<std::size_t>(r) * n + i];
+      send_[i] = s;
+    }
+    for (std::size_t k = 0; k < d; ++k) grad[k] = traits::load(&send_[2 + w + k * w]);
+    return traits::load(&send_[2]);
+  }
+
+  template <class Generator>
+  [[nodiscard]] std::vector<double> initial_point(Generator& rng, double radius) const {
+    return local_.initial_point(rng, radius);
+  }
+  void constrain(const double* q, std::vector<double>& out) const { local_.constrain(q, out); }
+  [[nodiscard]] std::vector<double> unconstrain(const std::vector<double>& values) const
+    requires requires(const Local& t) { t.unconstrain(values); }
+  {
+    return local_.unconstrain(values);
+  }
+  /// Collective: every rank's terms that are not finite at q ("rank r: …").
+  [[nodiscard]] std::string non_finite_terms(const double* q) const
+    requires requires(const Local& t) { t.non_finite_terms(q); }
+  {
+    const std::string mine = local_.non_finite_terms(q);
+    const auto all = all_bytes(std::vector<char>(mine.begin(), mine.end()), comm_);
+    std::string out;
+    for (std::size_t r = 0; r < all.size(); ++r) {
+      if (all[r].empty()) continue;
+      if (!out.empty()) out += "; ";
+      out += "rank " + std::to_string(r) + ": " + std::string(all[r].begin(), all[r].end());
+    }
+    return out;
+  }
+
+ private:
+  const Local& local_;
+  MPI_Comm comm_;
+  int ranks_;
+  std::size_t data_values_ = 0;
+  mutable std::vector<double> send_, recv_;
+};
+
+/// Collective: throws on every rank unless every rank's model has rank 0's parameters — the same
+/// names, dimensions and supports (constrain gives the same values, bit for bit, at three
+/// points) — as a data-sharded fit needs.
+template <class Model>
+void check_same_parameters(const Model& m, MPI_Comm comm) {
+  std::string error;
+  if (rank(comm) != 0)
+    for (const std::string& term : m.term_descriptions()) {
+      const std::string variable = "the random variable '";
+      if (!term.starts_with(variable) || term.ends_with("(flat)")) continue;
+      const std::string name = term.substr(variable.size(), term.find('\'', variable.size()) - variable.size());
+      error = "tyche::mpi::nuts_sharded: this rank's model gives " + term.substr(4) +
+              " a prior: the log density is the sum of the ranks' models, so only rank 0's carries the priors; declare "
+              "it flat<\"" + name + "\">(...) of the same support here (docs/mpi.md)";
+      break;
+    }
+  throw_if_any(error, comm);
+  std::string mine;
+  for (const auto& name : m.parameter_names()) mine += name + ", ";
+  if (!mine.empty()) mine.resize(mine.size() - 2);
+  const auto names = all_bytes(std::vector<char>(mine.begin(), mine.end()), comm);
+  const std::string first(names[0].begin(), names[0].end());
+  if (mine != first)
+    error = "tyche::mpi::nuts_sharded: this rank's model has the parameters (" + mine + ") but rank 0's has (" + first +
+            "): every rank's model must declare the same parameters (docs/mpi.md)";
+  throw_if_any(error, comm);
+  std::uint64_t sig[2] = {m.dim(), m.constrained_dim()};
+  for (const double x : {-0.7, 0.3, 1.9}) {
+    const std::vector<double> q(m.dim(), x);
+    const auto c = m.constrain(std::span<const double>(q));
+    sig[1] = hash_bytes(c.data(), c.size() * sizeof(double), sig[1]);
+  }
+  std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(size(comm)));
+  MPI_Allgather(sig, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, comm);
+  if (sig[0] != all[0] || sig[1] != all[1])
+    error = "tyche::mpi::nuts_sharded: this rank's model has the parameters of rank 0's but not their supports or "
+            "sizes (it has " + std::to_string(m.dim()) + " unconstrained coordinates, rank 0's " + std::to_string(all[0]) +
+            "): declare them with the same transform on every rank — e.g. flat<\"sigma\">(positive()) where rank 0 "
+            "has a half-normal prior (docs/mpi.md)";
+  throw_if_any(error, comm);
+}
+
+/// Calls f(target) with the data-sharded log density of model m on this rank: rank 0's model
+/// with its log-Jacobian (its priors are the posterior's), every other rank's without (their
+/// parameters are declared flat: without the log-Jacobian they add nothing but their
+/// observations' terms), the ranks' values and gradients summed (sharded_target).
+template <class Model, class F>
+decltype(auto) with_shard_target(const Model& m, MPI_Comm comm, F&& f) {
+  if (rank(comm) == 0) {
+    const samplers::detail::model_target<Model, true> local(m);
+    return f(sharded_target<samplers::detail::model_target<Model, true>>(local, comm));
+  }
+  const samplers::detail::model_target<Model, false> local(m);
+  return f(sharded_target<samplers::detail::model_target<Model, false>>(local, comm));
+}
+
+}  // namespace detail
+
+/// NUTS with config.chains chains spread over the ranks of comm, in contiguous blocks (rank r
+/// runs chains block_of(chains, r, ranks): nuts_config::first_chain), each rank with its own
+/// executor (config.executor: cpu threads and lanes per rank, or a GPU per rank). The fit —
+/// draws, statistics, step sizes, metrics, gradient counts — is gathered on every rank and equals
+/// the fit of nuts(model, config) in one process with the same seed, bit for bit: cpu::lanes = 0
+/// is resolved once, as one process would for all the chains; chains that warm-up left stuck
+/// (nuts_config::restart_stuck_chains) are found among all the chains and run again on rank 0.
+/// fit.seconds is this rank's wall-clock time of the whole call. A collective call: every rank of
+/// comm makes it, with the same model (its data included) and configuration. With more ranks
+/// than chains, some ranks run none. Throws the same exception on every rank when a chain fails.
+template <class Model>
+nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_COMM_WORLD) {
+  static_assert(sampleable_model<Model>,
+                "tyche::mpi::nuts(model, config, comm) requires a model built with tyche::model(...)");
+  const auto start = std::chrono::steady_clock::now();
+  const int ranks = size(comm), me = rank(comm);
+  nuts_config local = cfg;
+  std::string error = detail::capture([&] {
+    samplers::detail::check_config(cfg);
+    if (const cpu* exec = std::get_if<cpu>(&cfg.executor)) {
+      cpu e = *exec;
+      e.lanes = detail::one_process_lanes(cfg, *exec, m.data_values());
+      local.executor = e;
+    }
+  });
+  detail::throw_if_any(error, comm);
+  const block mine = block_of(static_cast<std::size_t>(cfg.chains), me, ranks);
+  nuts_fit part;
+  if (mine.size() > 0) {
+    local.chains = static_cast<int>(mine.size());
+    local.first_chain = cfg.first_chain + static_cast<int>(mine.begin);
+    if (cfg.init.size() > 1)
+      local.init.assign(cfg.init.begin() + static_cast<std::ptrdiff_t>(mine.begin),
+                        cfg.init.begin() + static_cast<std::ptrdiff_t>(mine.end));
+    local.restart_stuck_chains = false;  // decided below, among all the chains
+    error = detail::capture([&] { part = tyche::nuts(m, local); });
+  }
+  detail::throw_if_any(error, comm);
+
+  // Every rank's chains, in rank order: chain order.
+  const auto all = detail::all_bytes(detail::chains_to_bytes(part), comm);
+  nuts_fit fit = detail::empty_frame(cfg, m.parameter_names());
+  double slots = 0;
+  for (const auto& bytes : all) detail::append_chains(fit, bytes, slots);
+  fit.utilization = slots > 0 ? static_cast<double>(fit.gradient_evaluations) / slots : 1.0;
+  if (const cpu* exec = std::get_if<cpu>(&local.executor)) fit.lanes = exec->lanes;
+  else fit.lanes = part.lanes;
+
+  // Stuck chains: found among all the chains (the same on every rank), run again on rank 0.
+  fit.restarted_from.assign(static_cast<std::size_t>(fit.chains), -1);
+  if (cfg.restart_stuck_chains && !samplers::detail::find_stuck_chains(fit).empty()) {
+    if (me == 0)
+      error = detail::capture([&] {
+        samplers::detail::restart_stuck_chains(fit, cfg, [&](const nuts_config& again) { return tyche::nuts(m, again); });
+      });
+    detail::throw_if_any(error, comm);
+    const auto chains = detail::broadcast_bytes(me == 0 ? detail::chains_to_bytes(fit) : std::vector<char>(), 0, comm);
+    if (me != 0) {
+      nuts_fit again = detail::empty_frame(cfg, m.parameter_names());
+      double ignored = 0;
+      detail::append_chains(again, chains, ignored);
+      again.utilization = fit.utilization;
+      again.lanes = fit.lanes;
+      fit = std::move(again);
+    }
+  }
+  fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return fit;
+}
+
+/// NUTS on a model whose data are spread over the ranks of comm: each rank's model holds its
+/// block of observations (block_of(n, comm) gives it), and the log density sampled is rank 0's
+/// model's (its priors, the log-Jacobian, its observations) plus the other ranks' observation
+/// terms: their models declare the same parameters with flat<...> of the same supports, and are
+/// evaluated without the log-Jacobian (docs/mpi.md shows the pattern; the call checks names,
+/// sizes, supports and the flat declarations across ranks and throws on every rank when they
+/// do not hold). Every rank runs the same chains in step on the summed value and gradient
+/// (one MPI_Allgather of d + 1 values per lane and evaluation, summed in rank order, so every
+/// rank holds the same numbers and the same fit), with config.executor a tyche::cpu with one
+/// thread per rank (threads = 0 or 1; lanes as usual). A collective call: every rank of comm
+/// makes it with the same configuration. fit.seconds is this rank's wall-clock time.
+template <class Model>
+nuts_fit nuts_sharded(const Model& m, nuts_config cfg = {}, MPI_Comm comm = MPI_COMM_WORLD) {
+  static_assert(sampleable_model<Model>,
+                "tyche::mpi::nuts_sharded(model, config, comm) requires a model built with tyche::model(...)");
+  const auto start = std::chrono::steady_clock::now();
+  std::string error = detail::capture([&] {
+    samplers::detail::check_config(cfg);
+    const cpu* exec = std::get_if<cpu>(&cfg.executor);
+    if (exec == nullptr)
+      throw std::invalid_argument("tyche::mpi::nuts_sharded: the executor must be tyche::cpu (each rank evaluates its "
+                                  "block of the data on its CPU)");
+    if (exec->threads > 1)
+      throw std::invalid_argument("tyche::mpi::nuts_sharded: cpu::threads = " + std::to_string(exec->threads) +
+                                  ": a data-sharded fit runs its chains on one thread per rank (every evaluation is a "
+                                  "collective call, made in the same order on every rank); use threads = 0 or 1");
+    cpu one = *exec;
+    one.threads = 1;
+    cfg.executor = one;
+  });
+  detail::throw_if_any(error, comm);
+  detail::check_same_parameters(m, comm);
+  nuts_fit fit = detail::with_shard_target(m, comm, [&](const auto& target) {
+    const samplers::detail::model_erased_target erased(target);
+    auto run = [&](const nuts_config& c) { return samplers::detail::run_nuts_erased(erased, c, m.parameter_names()); };
+    nuts_fit f = run(cfg);
+    samplers::detail::restart_stuck_chains(f, cfg, run);
+    return f;
+  });
+  fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return fit;
+}
+
+}  // namespace tyche::mpi
