@@ -119,7 +119,7 @@ case $suite in
         echo "$out"
         echo "$out" | awk -F, '{v[$2","$4","$3]=$5} END {
             for (k in v) { split(k, p, ","); if (p[3] == 1 && ((p[1]","p[2]",2") in v))
-                printf "ratio,%s,%s,1_over_2_ranks,%.3f\n", p[1], p[2], v[k] / v[p[1]","p[2]",2] } }'
+                printf "ratio,%s,%s,1_over_2_ranks,%.3f\n", p[1], p[2], v[k] / v[p[1]","p[2]",2"] } }'
         exit 0 ;;
     cuda)
         root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
