@@ -10,10 +10,15 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -352,4 +357,107 @@ TEST_CASE("lanes = 0: a model's data values decide between chains in lanes and o
   const auto light = nuts(logistic(small), {.chains = 2 * w, .warmup = 20, .draws = 10, .seed = 2,
                                           .executor = cpu{.threads = 1}});
   CHECK(light.lanes == batch);
+}
+
+// ---- one chain's gradient on several cores (cpu::split, samplers/nuts/split_gradient.hpp) ----
+
+TEST_CASE("split: the part pool runs every part once, on any number of helpers, and rethrows", "[nuts][split]") {
+  using tyche::samplers::detail::part_pool;
+  for (int helpers : {0, 1, 3}) {
+    part_pool pool(helpers);
+    CHECK(pool.helpers() == helpers);
+    std::vector<int> hits(37, 0);
+    auto f = [&](std::size_t p) { ++hits[p]; };
+    for (int rep = 0; rep < 50; ++rep) pool.run(hits.size(), f);
+    CHECK(std::count(hits.begin(), hits.end(), 50) == 37);
+    auto fails = [](std::size_t p) {
+      if (p == 5) throw std::runtime_error("part 5 failed");
+    };
+    CHECK_THROWS_WITH(pool.run(9, fails), "part 5 failed");
+    // Two callers at once (two chain threads sharing the helpers).
+    std::vector<double> a(64, 0), b(64, 0);
+    auto fa = [&](std::size_t p) { a[p] = static_cast<double>(p); };
+    auto fb = [&](std::size_t p) { b[p] = 2.0 * static_cast<double>(p); };
+    std::thread other([&] {
+      for (int rep = 0; rep < 200; ++rep) pool.run(b.size(), fb);
+    });
+    for (int rep = 0; rep < 200; ++rep) pool.run(a.size(), fa);
+    other.join();
+    CHECK(std::accumulate(a.begin(), a.end(), 0.0) == 2016.0);
+    CHECK(std::accumulate(b.begin(), b.end(), 0.0) == 4032.0);
+  }
+}
+
+TEST_CASE("split: a chain's draws do not depend on the threads that evaluate its parts", "[nuts][split]") {
+  using namespace tyche;
+  // y ~ bernoulli_logit(alpha + X beta), 400 × 3: small enough for a test, split explicitly.
+  static const auto xy = [] {
+    std::mt19937_64 rng(5);
+    std::normal_distribution<double> z;
+    std::vector<double> x(1200), y(400);
+    for (auto& v : x) v = z(rng);
+    for (std::size_t i = 0; i < 400; ++i) y[i] = x[3 * i] - 0.5 * x[3 * i + 1] + z(rng) > 0 ? 1.0 : 0.0;
+    return std::pair{x, y};
+  }();
+  auto alpha = normal<"alpha">(0.0, 2.0);
+  auto beta = normal<"beta">(0.0, 2.0, shape<3>);
+  const auto m = model(joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(xy.first, 400, 3), beta)).observe(data(xy.second))));
+
+  // The split evaluation equals the whole one to rounding.
+  const samplers::detail::model_target<std::remove_cvref_t<decltype(m)>> target(m);
+  const samplers::detail::model_erased_target erased(target);
+  samplers::detail::part_pool pool(1);
+  const samplers::detail::split_target<samplers::detail::model_erased_target> split(erased, 8, pool);
+  const std::vector<double> q = {0.3, 0.9, -0.4, 0.1};
+  std::vector<double> g(4), h(4), ws(split.workspace_size() + 1);
+  const double v = split.value_and_gradient(q.data(), g.data(), ws.data());
+  const double w = erased.value_and_gradient(q.data(), h.data(), ws.data());
+  CHECK(v == Approx(w).epsilon(1e-12));
+  for (int k = 0; k < 4; ++k) CHECK(g[k] == Approx(h[k]).epsilon(1e-12));
+
+  nuts_config cfg{.chains = 1, .warmup = 100, .draws = 100, .seed = 4, .executor = cpu{.threads = 1, .lanes = 1, .split = 8}};
+  const nuts_fit one = nuts(m, cfg);
+  CHECK(one.split == 8);
+  cfg.executor = cpu{.threads = 2, .lanes = 1, .split = 8};  // one helper thread
+  const nuts_fit two = nuts(m, cfg);
+  CHECK(two.split == 8);
+  CHECK(one.values == two.values);  // bit for bit
+  CHECK(one.step_size == two.step_size);
+  cfg.executor = cpu{.threads = 3, .lanes = 1, .split = 8};
+  CHECK(nuts(m, cfg).values == one.values);
+  cfg.executor = cpu{.threads = 2, .lanes = 1, .split = 1};
+  const nuts_fit whole = nuts(m, cfg);
+  CHECK(whole.split == 1);
+  CHECK(whole.values[0][0] == Approx(one.values[0][0]).epsilon(1e-6));  // the same chain, to rounding at first
+
+  cfg.executor = cpu{.split = -1};
+  CHECK_THROWS_WITH(nuts(m, cfg), Catch::Matchers::Contains("split = -1 must be ≥ 0"));
+}
+
+namespace {
+/// What resolve_split reads from a target.
+struct split_probe {
+  bool can = true;
+  std::size_t values = 0;
+  [[nodiscard]] bool splittable() const { return can; }
+  [[nodiscard]] std::size_t data_values() const { return values; }
+};
+}  // namespace
+
+TEST_CASE("split: when cpu::split = 0 splits", "[nuts][split]") {
+  using tyche::cpu;
+  using tyche::nuts_config;
+  using tyche::samplers::detail::resolve_split;
+  const split_probe big{true, 1000000}, small{true, 1000}, cannot{false, 1000000};
+  const nuts_config one{.chains = 1}, four{.chains = 4};
+  CHECK(resolve_split(big, one, cpu{.threads = 2}) == static_cast<std::size_t>(tyche::cpu_split_parts));
+  CHECK(resolve_split(big, one, cpu{.threads = 1}) == 1);     // no thread to spare
+  CHECK(resolve_split(big, four, cpu{.threads = 2}) == 1);    // the chains use every thread
+  CHECK(resolve_split(big, four, cpu{.threads = 8}) == static_cast<std::size_t>(tyche::cpu_split_parts));
+  CHECK(resolve_split(small, one, cpu{.threads = 2}) == 1);   // too little data to gain
+  CHECK(resolve_split(cannot, one, cpu{.threads = 2}) == 1);
+  CHECK(resolve_split(big, one, cpu{.threads = 2, .split = 1}) == 1);
+  CHECK(resolve_split(small, one, cpu{.threads = 1, .split = 4}) == 4);  // explicit: whatever the data
+  CHECK_THROWS_WITH(resolve_split(cannot, one, cpu{.split = 4}),
+                    Catch::Matchers::Contains("cannot evaluate its log density in parts"));
 }

@@ -61,7 +61,23 @@ struct cpu {
   int lanes = 0;
   samplers::lane_schedule schedule = samplers::lane_schedule::program_counter;
   cpu_lane_kernel lane_kernel = cpu_lane_kernel::per_chain;
+  /// One chain's gradient on several cores: each evaluation of a scalar chain (lanes 1) in
+  /// `split` parts — every sum over observations over its share of them
+  /// (program_view::value_and_gradient_part) — run on the chain's thread and on the threads the
+  /// chains leave free (threads − chains), the parts' sums added in part order. 1: never. 0
+  /// (the default): cpu_split_parts parts when there are more threads than chains, the chains
+  /// are scalar and the model reads at least cpu_split_data_values values of data per
+  /// evaluation; otherwise 1. The parts, not the threads, fix the sums: a chain's draws are the
+  /// same for every thread count with the same split, and differ in the last bits from split = 1
+  /// (nuts_fit::split says what a run used; docs/nuts.md).
+  int split = 0;
 };
+
+/// cpu::split = 0's parts, where it splits (a constant: the draws must not depend on the machine).
+inline constexpr int cpu_split_parts = 8;
+/// cpu::split = 0 splits models that read at least this many values of data per evaluation
+/// (bench/run.sh scale: the split gained from logistic regression 10,000 × 100, 10⁶ values, on).
+inline constexpr std::size_t cpu_split_data_values = 250000;
 
 /// How the CUDA executor computes each chain's log density and gradient (docs/gpu.md).
 enum class cuda_gradient {
@@ -193,6 +209,7 @@ struct nuts_fit {
   std::vector<std::vector<double>> inv_metric;                 // [chain]: diagonal, or d × d row-major
   long long gradient_evaluations = 0;  // leapfrog gradients of all chains, warm-up included
   int lanes = 1;                       // chains per SIMD group actually used
+  int split = 1;                       // parts of each scalar chain's gradient (cpu::split) actually used
   double utilization = 1;              // useful lane gradients / lane slots evaluated
   int max_depth = 10;                  // the configured maximum tree depth (for summary's warning)
   double adapt_delta = 0.8;            // the configured target acceptance statistic

@@ -13,6 +13,7 @@
 #include <tyche/samplers/nuts/config.hpp>
 #include <tyche/samplers/nuts/cpu_executor.hpp>
 #include <tyche/samplers/nuts/device_executor.hpp>
+#include <tyche/samplers/nuts/split_gradient.hpp>
 #include <tyche/scalar/format.hpp>
 
 #include <algorithm>
@@ -25,6 +26,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -260,6 +262,8 @@ class erased_target {
       return half_(self_, q, grad, workspace);
     }
   }
+  /// Whether value_and_gradient_part works (the target evaluates in parts).
+  [[nodiscard]] bool splittable() const { return part_ != nullptr; }
   /// Part `part` of `parts` of the evaluation in double (program_view::value_and_gradient_part).
   double value_and_gradient_part(const double* q, double* grad, double* workspace, std::size_t part,
                                  std::size_t parts) const {
@@ -301,12 +305,60 @@ class erased_target {
 /// The driver's view of every model of this translation unit's SIMD settings.
 using model_erased_target = erased_target<lane_batch, half_lane_batch>;
 
+/// The parts of each scalar chain's gradient (cpu::split; 1: unsplit) for these chains on this
+/// target; throws for a split the configuration or the target cannot have.
+template <class Target>
+std::size_t resolve_split(const Target& target, const nuts_config& cfg, const cpu& exec) {
+  bool splittable = false;
+  if constexpr (requires { target.splittable(); }) splittable = target.splittable();
+  if (exec.split < 0)
+    throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
+                                " must be ≥ 0 (0: automatic, 1: never, k: k parts per gradient)");
+  if (exec.split >= 1) {
+    if (exec.split > 1 && !splittable)
+      throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
+                                  ": this target cannot evaluate its log density in parts (value_and_gradient_part)");
+    return static_cast<std::size_t>(exec.split);
+  }
+  const int total = exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::size_t data_values = 0;
+  if constexpr (requires { target.data_values(); }) data_values = target.data_values();
+  const bool scalar = samplers::detail::resolve_lanes(exec.lanes, cfg.chains, std::min(total, cfg.chains), data_values) == 1;
+  const bool split = splittable && scalar && total > cfg.chains && data_values >= cpu_split_data_values;
+  return split ? static_cast<std::size_t>(cpu_split_parts) : 1;
+}
+
+template <class Target>
+nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vector<std::string> names);
+
 /// nuts() on a model's erased target: the fit's frame, the chains, the executor. One
-/// instantiation per SIMD setting, whatever the number of models a program samples.
+/// instantiation per SIMD setting, whatever the number of models a program samples. A scalar
+/// chain's gradient split over cores (cpu::split) is the same erased target type around a
+/// split_target, so it adds no instantiation of the driver either.
 template <class Target>
 nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vector<std::string> names) {
   check_config(cfg);
   check_config_sizes(cfg, target.dim(), target.constrained_dim(), names);
+  const cpu* executor = std::get_if<cpu>(&cfg.executor);
+  if (executor == nullptr) throw std::logic_error("tyche::nuts: run_nuts_erased runs the CPU executor only");
+  if constexpr (std::is_constructible_v<Target, const split_target<Target>&>) {
+    const std::size_t parts = resolve_split(target, cfg, *executor);
+    if (parts > 1) {
+      const int total =
+          executor->threads > 0 ? executor->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      part_pool pool(std::max(0, total - std::min(total, cfg.chains)));  // the threads the chains leave free
+      const split_target<Target> split(target, parts, pool);
+      nuts_fit fit = run_chains_cpu(Target(split), cfg, std::move(names));
+      fit.split = static_cast<int>(parts);
+      return fit;
+    }
+  }
+  return run_chains_cpu(target, cfg, std::move(names));
+}
+
+/// run_nuts_erased's chains on the CPU executor.
+template <class Target>
+nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vector<std::string> names) {
   const auto start = std::chrono::steady_clock::now();
   nuts_fit fit = make_fit_frame(cfg, std::move(names));
   using chain_type = nuts_chain<Target>;
@@ -328,7 +380,6 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
     }
   };
   const cpu* executor = std::get_if<cpu>(&cfg.executor);
-  if (executor == nullptr) throw std::logic_error("tyche::nuts: run_nuts_erased runs the CPU executor only");
   const samplers::lane_counts counts = samplers::detail::run_cpu(target, cfg, *executor, chains, fit, record_error);
   fit.gradient_evaluations = counts.useful;
   fit.utilization = counts.slots > 0 ? static_cast<double>(counts.useful) / static_cast<double>(counts.slots) : 1.0;

@@ -1,0 +1,72 @@
+// bench/split.cpp — one chain's gradient on several cores (cpu::split; issue 17, "one chain on
+// every core"), part of bash bench/run.sh scale. One chain of NUTS (30 + 30 iterations, seed 1) on
+//   covertype            logistic regression 581,012 × 54 (bench/synthetic.hpp, seed 20261121)
+//   logistic_regression  10,000 × 100 (the same generator, the gradients benchmark's data)
+// with cpu{.threads = 1} (unsplit), cpu{.threads = 2} (the default: split into cpu_split_parts
+// parts, one helper thread) and cpu{.threads = 2, .split = 1} (unsplit, the second core idle).
+// Prints, per model and setting:
+//   split,<model>,<threads>,<split>,ms_per_leapfrog,<wall ms / leapfrog gradient>
+//   split,<model>,<threads>,<split>,ms_per_gradient,<median of 30 evaluations at the last draw>
+// --quick: 58,101 rows of covertype.
+#include <tyche/tyche.hpp>
+
+#include "synthetic.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+using namespace tyche;
+
+template <std::size_t K>
+auto logistic(const tyche_bench::logistic_data& d) {
+  auto alpha = normal<"alpha">(0.0, 1.0);
+  auto beta = normal<"beta">(0.0, 1.0, shape<K>);
+  return model(joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(d.X, d.n, K), beta)).observe(data(d.y))));
+}
+
+template <class Model>
+void run(const char* name, const Model& m) {
+  struct setting {
+    int threads, split;
+  };
+  for (const setting s : {setting{1, 0}, setting{2, 0}, setting{2, 1}}) {
+    const nuts_fit fit =
+        nuts(m, {.chains = 1, .warmup = 30, .draws = 30, .seed = 1, .executor = cpu{.threads = s.threads, .split = s.split}});
+    std::printf("split,%s,%d,%d,ms_per_leapfrog,%.3f\n", name, s.threads, fit.split,
+                1e3 * fit.seconds / static_cast<double>(fit.gradient_evaluations));
+    // The gradient alone, as the executor evaluates it.
+    const samplers::detail::model_target<Model> target(m);
+    const samplers::detail::model_erased_target erased(target);
+    const std::size_t parts = samplers::detail::resolve_split(erased, nuts_config{.chains = 1}, cpu{.threads = s.threads, .split = s.split});
+    samplers::detail::part_pool pool(s.threads - 1);
+    const samplers::detail::split_target<samplers::detail::model_erased_target> split(erased, parts, pool);
+    const std::vector<double> theta(fit.values[0].end() - static_cast<std::ptrdiff_t>(m.dim()), fit.values[0].end());
+    std::vector<double> grad(m.dim()), ws(split.workspace_size() + 1), times;
+    for (int rep = 0; rep < 31; ++rep) {
+      const auto t = std::chrono::steady_clock::now();
+      if (parts > 1) split.value_and_gradient(theta.data(), grad.data(), ws.data());
+      else erased.value_and_gradient(theta.data(), grad.data(), ws.data());
+      if (rep > 0) times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
+    }
+    std::nth_element(times.begin(), times.begin() + 15, times.end());
+    std::printf("split,%s,%d,%d,ms_per_gradient,%.3f\n", name, s.threads, static_cast<int>(parts), 1e3 * times[15]);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  {
+    const tyche_bench::logistic_data d(10000, 100, 20261121);
+    run("logistic_regression", logistic<100>(d));
+  }
+  const tyche_bench::logistic_data d(quick ? 58101 : 581012, 54, 20261121);
+  run("covertype", logistic<54>(d));
+  return 0;
+}

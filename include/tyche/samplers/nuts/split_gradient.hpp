@@ -1,0 +1,203 @@
+// tyche/samplers/nuts/split_gradient.hpp — one chain's gradient on several cores (issue 17, "one
+// chain on every core"): the CPU executor's scalar chains evaluate a data-heavy model in `parts`
+// parts (program_view::value_and_gradient_part: each sum over observations runs over its share
+// of the elements), the parts spread over the chain's thread and helper threads, and the parts'
+// values and gradients added in part order. The number of parts is fixed by the configuration
+// (cpu::split), never by the number of threads, so a chain's draws are the same with 1, 2 or 16
+// threads; they differ in the last bits from the unsplit evaluation's (another order of sums).
+#pragma once
+#include <tyche/concepts.hpp>
+#include <tyche/random/philox.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace tyche::samplers::detail {
+
+/// Threads that help the callers of run() with the parts of their jobs. Several callers (one
+/// per chain thread) may run jobs at once; each caller works on its own job's parts too, and
+/// returns when all of them are done, so a pool with no helpers runs every part on the caller.
+class part_pool {
+ public:
+  explicit part_pool(int helpers) {
+    for (int t = 0; t < helpers; ++t) threads_.emplace_back([this] { help(); });
+  }
+  part_pool(const part_pool&) = delete;
+  part_pool& operator=(const part_pool&) = delete;
+  ~part_pool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+      stopping_.store(true);
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  [[nodiscard]] int helpers() const { return static_cast<int>(threads_.size()); }
+
+  /// f(p) for every p in [0, parts), on this thread and the helpers; rethrows the first
+  /// exception a part threw, once every part has ended.
+  template <class F>
+  void run(std::size_t parts, F& f) {
+    job j;
+    j.parts = parts;
+    j.context = &f;
+    j.call = [](void* c, std::size_t p) { (*static_cast<F*>(c))(p); };
+    if (!threads_.empty() && parts > 1) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        jobs_.push_back(&j);
+        pending_.fetch_add(1);
+      }
+      wake_.notify_all();
+    }
+    work_on(j);
+    if (!threads_.empty() && parts > 1) {
+      // Every part ended, and no helper still holds j (a helper's last claim reads j.next): a
+      // short spin first (a helper's part usually ends within microseconds of this thread's),
+      // then the condition variable.
+      auto complete = [&] { return j.finished.load() == j.parts && j.workers.load() == 0; };
+      for (int spin = 0; spin < spin_limit && !complete(); ++spin) std::this_thread::yield();
+      std::unique_lock<std::mutex> lock(mutex_);
+      jobs_.erase(std::find(jobs_.begin(), jobs_.end(), &j));
+      pending_.fetch_sub(1);
+      done_.wait(lock, complete);
+    }
+    if (j.error) std::rethrow_exception(j.error);
+  }
+
+ private:
+  struct job {
+    std::size_t parts = 0;
+    void* context = nullptr;
+    void (*call)(void*, std::size_t) = nullptr;
+    std::atomic<std::size_t> next{0};
+    std::atomic<std::size_t> finished{0};  // changed under the pool's mutex, read by a spin too
+    std::atomic<int> workers{0};           // helpers working on the job; likewise
+    std::exception_ptr error;  // guarded by the pool's mutex
+  };
+
+  // Claims and runs parts of j until none is left.
+  void work_on(job& j) {
+    for (;;) {
+      const std::size_t p = j.next.fetch_add(1);
+      if (p >= j.parts) return;
+      std::exception_ptr error;
+      try {
+        j.call(j.context, p);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      bool last = false;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (error && !j.error) j.error = error;
+        last = ++j.finished == j.parts;
+      }
+      if (last) done_.notify_all();
+    }
+  }
+
+  void help() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      // A chain's next evaluation usually comes within microseconds: spin a little before
+      // sleeping (the helper's core is one the chains left free).
+      lock.unlock();
+      for (int spin = 0; spin < spin_limit && pending_.load() == 0 && !stopping_.load(); ++spin) std::this_thread::yield();
+      lock.lock();
+      job* j = nullptr;
+      wake_.wait(lock, [&] {
+        if (stop_) return true;
+        for (job* k : jobs_)
+          if (k->next.load() < k->parts) {
+            j = k;
+            return true;
+          }
+        return false;
+      });
+      if (stop_) return;
+      ++j->workers;
+      lock.unlock();
+      work_on(*j);  // j stays alive: its caller waits until workers is 0 again
+      lock.lock();
+      if (--j->workers == 0) done_.notify_all();
+    }
+  }
+
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::vector<job*> jobs_;  // guarded by mutex_
+  bool stop_ = false;       // guarded by mutex_
+  std::atomic<int> pending_{0};         // jobs_.size(), for the helpers' spin
+  std::atomic<bool> stopping_{false};   // stop_, for the helpers' spin
+  static constexpr int spin_limit = 4000;  // yields before a helper or a caller sleeps
+};
+
+/// A log_density_target whose double evaluation is Inner's in `parts` parts on a part_pool (the
+/// batch types evaluate as Inner's, unsplit). Its workspace holds every part's gradient, value
+/// and own workspace, so concurrent evaluations (one per chain thread) share nothing but the pool.
+template <class Inner>
+class split_target {
+ public:
+  split_target(const Inner& inner, std::size_t parts, part_pool& pool) : inner_(inner), parts_(parts), pool_(pool) {}
+  [[nodiscard]] std::size_t dim() const { return inner_.dim(); }
+  [[nodiscard]] std::size_t constrained_dim() const { return inner_.constrained_dim(); }
+  [[nodiscard]] std::size_t workspace_size() const {
+    return std::max(inner_.workspace_size(), parts_ * (inner_.dim() + 1 + inner_.workspace_size()));
+  }
+  [[nodiscard]] std::size_t data_values() const { return inner_.data_values(); }
+  [[nodiscard]] std::size_t parts() const { return parts_; }
+
+  template <class T>
+  T value_and_gradient(const T* q, T* grad, T* workspace) const {
+    if constexpr (!std::is_same_v<T, double>) {
+      return inner_.value_and_gradient(q, grad, workspace);
+    } else {
+      const std::size_t d = dim(), ws = inner_.workspace_size();
+      double* grads = workspace;                   // [part][d]
+      double* values = grads + parts_ * d;         // [part]
+      double* scratch = values + parts_;           // [part][ws]
+      auto part = [&](std::size_t p) {
+        values[p] = inner_.value_and_gradient_part(q, grads + p * d, scratch + p * ws, p, parts_);
+      };
+      pool_.run(parts_, part);
+      double value = values[0];
+      for (std::size_t k = 0; k < d; ++k) grad[k] = grads[k];
+      for (std::size_t p = 1; p < parts_; ++p) {  // in part order: the same sums on every thread count
+        value += values[p];
+        for (std::size_t k = 0; k < d; ++k) grad[k] += grads[p * d + k];
+      }
+      return value;
+    }
+  }
+  double value_and_gradient_part(const double* q, double* grad, double* workspace, std::size_t part,
+                                 std::size_t parts) const {
+    return inner_.value_and_gradient_part(q, grad, workspace, part, parts);
+  }
+  template <class Generator>
+  [[nodiscard]] std::vector<double> initial_point(Generator& rng, double radius) const {
+    return inner_.initial_point(rng, radius);
+  }
+  void constrain(const double* q, std::vector<double>& out) const { inner_.constrain(q, out); }
+  [[nodiscard]] std::vector<double> unconstrain(const std::vector<double>& values) const {
+    return inner_.unconstrain(values);
+  }
+  [[nodiscard]] std::string non_finite_terms(const double* q) const { return inner_.non_finite_terms(q); }
+
+ private:
+  const Inner& inner_;
+  std::size_t parts_;
+  part_pool& pool_;
+};
+
+}  // namespace tyche::samplers::detail
