@@ -76,24 +76,23 @@ inline block block_of(std::size_t n, MPI_Comm comm = MPI_COMM_WORLD) { return bl
 
 namespace detail {
 
-/// Every rank's bytes, in rank order (MPI_Allgatherv).
+/// Collective: rank `root`'s bytes on every rank, in pieces of at most 2^30 bytes (MPI counts are
+/// ints; a fit's draws may hold more than 2^31 bytes).
+inline std::vector<char> broadcast_bytes(std::vector<char> bytes, int root, MPI_Comm comm) {
+  std::uint64_t n = bytes.size();
+  MPI_Bcast(&n, 1, MPI_UINT64_T, root, comm);
+  bytes.resize(static_cast<std::size_t>(n));
+  constexpr std::size_t piece = std::size_t{1} << 30;
+  for (std::size_t at = 0; at < bytes.size(); at += piece)
+    MPI_Bcast(bytes.data() + at, static_cast<int>(std::min(piece, bytes.size() - at)), MPI_BYTE, root, comm);
+  return bytes;
+}
+
+/// Collective: every rank's bytes, in rank order (one broadcast per rank: sizes of any length).
 inline std::vector<std::vector<char>> all_bytes(const std::vector<char>& mine, MPI_Comm comm) {
-  const int n = size(comm);
-  const int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<std::size_t>(n)), offsets(static_cast<std::size_t>(n));
-  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
-  int total = 0;
-  for (int r = 0; r < n; ++r) {
-    offsets[static_cast<std::size_t>(r)] = total;
-    total += lengths[static_cast<std::size_t>(r)];
-  }
-  std::vector<char> all(static_cast<std::size_t>(total) + 1);
-  MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, comm);
+  const int n = size(comm), me = rank(comm);
   std::vector<std::vector<char>> out(static_cast<std::size_t>(n));
-  for (int r = 0; r < n; ++r) {
-    const auto* from = all.data() + offsets[static_cast<std::size_t>(r)];
-    out[static_cast<std::size_t>(r)].assign(from, from + lengths[static_cast<std::size_t>(r)]);
-  }
+  for (int r = 0; r < n; ++r) out[static_cast<std::size_t>(r)] = broadcast_bytes(r == me ? mine : std::vector<char>(), r, comm);
   return out;
 }
 
@@ -158,8 +157,8 @@ class fit_reader {
   template <class T>
   std::vector<T> get_vector() {
     const auto n = static_cast<std::size_t>(get<std::uint64_t>());
-    std::vector<T> v(n);
     need(n * sizeof(T));
+    std::vector<T> v(n);
     if (n > 0) std::memcpy(v.data(), bytes_.data() + at_, n * sizeof(T));
     at_ += n * sizeof(T);
     return v;
@@ -216,15 +215,6 @@ inline nuts_fit empty_frame(const nuts_config& cfg, std::vector<std::string> nam
   return samplers::detail::make_fit_frame(none, std::move(names));
 }
 
-/// Collective: the same bytes on every rank (rank `root`'s).
-inline std::vector<char> broadcast_bytes(std::vector<char> bytes, int root, MPI_Comm comm) {
-  long long n = static_cast<long long>(bytes.size());
-  MPI_Bcast(&n, 1, MPI_LONG_LONG, root, comm);
-  bytes.resize(static_cast<std::size_t>(n));
-  MPI_Bcast(bytes.data(), static_cast<int>(n), MPI_CHAR, root, comm);
-  return bytes;
-}
-
 /// The lanes a one-process nuts() with this configuration would use (cpu::lanes = 0 resolved as
 /// cpu_executor.hpp's resolve_lanes does for all the chains), so that every rank uses that width.
 inline int one_process_lanes(const nuts_config& cfg, const cpu& exec, std::size_t data_values) {
@@ -239,6 +229,37 @@ inline std::uint64_t hash_bytes(const void* data, std::size_t n, std::uint64_t h
   const auto* p = static_cast<const unsigned char*>(data);
   for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ULL;
   return h;
+}
+
+/// A hash of what every rank's call must agree on, so that the ranks make the same collective
+/// calls: the sampling settings, the initial values and the executor's settings that change
+/// results (not cpu::threads nor cuda::device, which may differ from machine to machine).
+inline std::uint64_t config_fingerprint(const nuts_config& cfg) {
+  std::uint64_t h = 1469598103934665603ULL;
+  auto add = [&](const auto& x) { h = hash_bytes(&x, sizeof x, h); };
+  add(cfg.chains), add(cfg.warmup), add(cfg.draws), add(cfg.seed), add(cfg.max_depth), add(cfg.adapt_delta);
+  add(cfg.first_chain), add(cfg.init_step_size), add(cfg.init_radius), add(cfg.metric), add(cfg.metric_estimator);
+  add(cfg.restart_stuck_chains), add(cfg.init.size()), add(cfg.init_inv_metric.size());
+  for (const auto& v : cfg.init) h = hash_bytes(v.data(), v.size() * sizeof(double), h);
+  h = hash_bytes(cfg.init_inv_metric.data(), cfg.init_inv_metric.size() * sizeof(double), h);
+  add(cfg.executor.index());
+  if (const cpu* c = std::get_if<cpu>(&cfg.executor)) add(c->lanes), add(c->schedule), add(c->lane_kernel), add(c->split);
+  if (const cuda* g = std::get_if<cuda>(&cfg.executor))
+    add(g->emulate), add(g->gradient), add(g->threads_per_block), add(g->draws_per_launch);
+  return h;
+}
+
+/// Collective: throws on every rank unless every rank's configuration is rank 0's
+/// (config_fingerprint): ranks with other settings would make other collective calls, and wait.
+inline void check_same_config(const nuts_config& cfg, const std::string& who, MPI_Comm comm) {
+  const std::uint64_t mine = config_fingerprint(cfg);
+  std::uint64_t first = mine;
+  MPI_Bcast(&first, 1, MPI_UINT64_T, 0, comm);
+  throw_if_any(mine == first ? std::string()
+                             : who + ": this rank's configuration differs from rank 0's (every rank must make the "
+                                     "call with the same chains, warm-up, draws, seed, initial values and executor "
+                                     "settings)",
+               comm);
 }
 
 /// The log density of a data-sharded model as the sampler sees it: this rank's model (a
@@ -316,7 +337,9 @@ class sharded_target {
   [[nodiscard]] std::string non_finite_terms(const double* q) const
     requires requires(const Local& t) { t.non_finite_terms(q); }
   {
-    const std::string mine = local_.non_finite_terms(q);
+    std::string mine;
+    const std::string error = capture([&] { mine = local_.non_finite_terms(q); });
+    if (!error.empty()) mine = "(its terms could not be evaluated: " + error + ")";
     const auto all = all_bytes(std::vector<char>(mine.begin(), mine.end()), comm_);
     std::string out;
     for (std::size_t r = 0; r < all.size(); ++r) {
@@ -335,25 +358,33 @@ class sharded_target {
   mutable std::vector<double> send_, recv_;
 };
 
+/// The first of m's random variables that is not declared flat, as a message ("" when all are).
+template <class Model>
+std::string non_flat_parameter(const Model& m) {
+  for (const std::string& term : m.term_descriptions()) {
+    const std::string variable = "the random variable '";
+    if (!term.starts_with(variable) || term.ends_with("(flat)")) continue;
+    const std::string name = term.substr(variable.size(), term.find('\'', variable.size()) - variable.size());
+    return "tyche::mpi::nuts_sharded: this rank's model gives " + term.substr(4) +
+           " a prior: the log density is the sum of the ranks' models, so only rank 0's carries the priors; declare "
+           "it flat<\"" + name + "\">(...) of the same support here (docs/mpi.md)";
+  }
+  return {};
+}
+
 /// Collective: throws on every rank unless every rank's model has rank 0's parameters — the same
 /// names, dimensions and supports (constrain gives the same values, bit for bit, at three
 /// points) — as a data-sharded fit needs.
 template <class Model>
 void check_same_parameters(const Model& m, MPI_Comm comm) {
-  std::string error;
-  if (rank(comm) != 0)
-    for (const std::string& term : m.term_descriptions()) {
-      const std::string variable = "the random variable '";
-      if (!term.starts_with(variable) || term.ends_with("(flat)")) continue;
-      const std::string name = term.substr(variable.size(), term.find('\'', variable.size()) - variable.size());
-      error = "tyche::mpi::nuts_sharded: this rank's model gives " + term.substr(4) +
-              " a prior: the log density is the sum of the ranks' models, so only rank 0's carries the priors; declare "
-              "it flat<\"" + name + "\">(...) of the same support here (docs/mpi.md)";
-      break;
-    }
-  throw_if_any(error, comm);
+  std::string error, found;
+  if (rank(comm) != 0) error = capture([&] { found = non_flat_parameter(m); });
+  throw_if_any(error.empty() ? found : error, comm);
   std::string mine;
-  for (const auto& name : m.parameter_names()) mine += name + ", ";
+  error = capture([&] {
+    for (const auto& name : m.parameter_names()) mine += name + ", ";
+  });
+  throw_if_any(error, comm);
   if (!mine.empty()) mine.resize(mine.size() - 2);
   const auto names = all_bytes(std::vector<char>(mine.begin(), mine.end()), comm);
   const std::string first(names[0].begin(), names[0].end());
@@ -362,11 +393,14 @@ void check_same_parameters(const Model& m, MPI_Comm comm) {
             "): every rank's model must declare the same parameters (docs/mpi.md)";
   throw_if_any(error, comm);
   std::uint64_t sig[2] = {m.dim(), m.constrained_dim()};
-  for (const double x : {-0.7, 0.3, 1.9}) {
-    const std::vector<double> q(m.dim(), x);
-    const auto c = m.constrain(std::span<const double>(q));
-    sig[1] = hash_bytes(c.data(), c.size() * sizeof(double), sig[1]);
-  }
+  error = capture([&] {
+    for (const double x : {-0.7, 0.3, 1.9}) {
+      const std::vector<double> q(m.dim(), x);
+      const auto c = m.constrain(std::span<const double>(q));
+      sig[1] = hash_bytes(c.data(), c.size() * sizeof(double), sig[1]);
+    }
+  });
+  throw_if_any(error, comm);
   std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(size(comm)));
   MPI_Allgather(sig, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, comm);
   if (sig[0] != all[0] || sig[1] != all[1])
@@ -409,16 +443,35 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
                 "tyche::mpi::nuts(model, config, comm) requires a model built with tyche::model(...)");
   const auto start = std::chrono::steady_clock::now();
   const int ranks = size(comm), me = rank(comm);
+  detail::check_same_config(cfg, "tyche::mpi::nuts", comm);
+  // What the executor's automatic settings resolve to for all the chains in one process (on rank
+  // 0's machine), so that every rank runs its chains as that process would: the SIMD width, the
+  // split of a scalar chain's gradient, the GPU's gradient mode.
   nuts_config local = cfg;
+  int resolved[2] = {0, 1};
   std::string error = detail::capture([&] {
     samplers::detail::check_config(cfg);
     if (const cpu* exec = std::get_if<cpu>(&cfg.executor)) {
-      cpu e = *exec;
-      e.lanes = detail::one_process_lanes(cfg, *exec, m.data_values());
-      local.executor = e;
+      const samplers::detail::model_target<Model> target(m);
+      resolved[0] = detail::one_process_lanes(cfg, *exec, m.data_values());
+      resolved[1] = static_cast<int>(
+          samplers::detail::resolve_split(samplers::detail::model_erased_target(target), cfg, *exec));
+    } else if (const cuda* gpu = std::get_if<cuda>(&cfg.executor)) {
+      resolved[0] = static_cast<int>(samplers::detail::resolve_cuda_gradient(*gpu, cfg.chains, m.data_values()));
     }
   });
   detail::throw_if_any(error, comm);
+  MPI_Bcast(resolved, 2, MPI_INT, 0, comm);
+  if (const cpu* exec = std::get_if<cpu>(&cfg.executor)) {
+    cpu e = *exec;
+    e.lanes = resolved[0];
+    e.split = resolved[1];
+    local.executor = e;
+  } else if (const cuda* gpu = std::get_if<cuda>(&cfg.executor)) {
+    cuda g = *gpu;
+    g.gradient = static_cast<cuda_gradient>(resolved[0]);
+    local.executor = g;
+  }
   const block mine = block_of(static_cast<std::size_t>(cfg.chains), me, ranks);
   nuts_fit part;
   if (mine.size() > 0) {
@@ -438,8 +491,12 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
   double slots = 0;
   for (const auto& bytes : all) detail::append_chains(fit, bytes, slots);
   fit.utilization = slots > 0 ? static_cast<double>(fit.gradient_evaluations) / slots : 1.0;
-  if (const cpu* exec = std::get_if<cpu>(&local.executor)) fit.lanes = exec->lanes;
-  else fit.lanes = part.lanes;
+  if (const cpu* exec = std::get_if<cpu>(&local.executor)) {
+    fit.lanes = exec->lanes;
+    fit.split = exec->split;
+  } else {
+    fit.lanes = part.lanes;
+  }
 
   // Stuck chains: found among all the chains (the same on every rank), run again on rank 0.
   fit.restarted_from.assign(static_cast<std::size_t>(fit.chains), -1);
@@ -456,6 +513,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
       detail::append_chains(again, chains, ignored);
       again.utilization = fit.utilization;
       again.lanes = fit.lanes;
+      again.split = fit.split;
       fit = std::move(again);
     }
   }
@@ -494,6 +552,7 @@ nuts_fit nuts_sharded(const Model& m, nuts_config cfg = {}, MPI_Comm comm = MPI_
     cfg.executor = one;
   });
   detail::throw_if_any(error, comm);
+  detail::check_same_config(cfg, "tyche::mpi::nuts_sharded", comm);
   detail::check_same_parameters(m, comm);
   nuts_fit fit = detail::with_shard_target(m, comm, [&](const auto& target) {
     const samplers::detail::model_erased_target erased(target);

@@ -18679,7 +18679,24 @@ struct cpu {
   int lanes = 0;
   samplers::lane_schedule schedule = samplers::lane_schedule::program_counter;
   cpu_lane_kernel lane_kernel = cpu_lane_kernel::per_chain;
+  /// One chain's gradient on several cores: each evaluation of a scalar chain (lanes 1) in
+  /// `split` parts — every sum over observations over its share of them
+  /// (program_view::value_and_gradient_part) — run on the chain's thread and on the threads the
+  /// chains leave free (threads − chains), the parts' sums added in part order. 1: never. 0
+  /// (the default): cpu_split_parts parts when there are more threads than chains, the chains
+  /// are scalar and the model reads at least cpu_split_data_values values of data per
+  /// evaluation; otherwise 1. Chains in SIMD lanes (lanes > 1) never split. The parts, not the
+  /// threads, fix the sums: a chain's draws are the
+  /// same for every thread count with the same split, and differ in the last bits from split = 1
+  /// (nuts_fit::split says what a run used; docs/nuts.md).
+  int split = 0;
 };
+
+/// cpu::split = 0's parts, where it splits (a constant: the draws must not depend on the machine).
+inline constexpr int cpu_split_parts = 8;
+/// cpu::split = 0 splits models that read at least this many values of data per evaluation
+/// (bench/run.sh scale: the split gained from logistic regression 10,000 × 100, 10⁶ values, on).
+inline constexpr std::size_t cpu_split_data_values = 250000;
 
 /// How the CUDA executor computes each chain's log density and gradient (docs/gpu.md).
 enum class cuda_gradient {
@@ -18811,6 +18828,7 @@ struct nuts_fit {
   std::vector<std::vector<double>> inv_metric;                 // [chain]: diagonal, or d × d row-major
   long long gradient_evaluations = 0;  // leapfrog gradients of all chains, warm-up included
   int lanes = 1;                       // chains per SIMD group actually used
+  int split = 1;                       // parts of each scalar chain's gradient (cpu::split) actually used
   double utilization = 1;              // useful lane gradients / lane slots evaluated
   int max_depth = 10;                  // the configured maximum tree depth (for summary's warning)
   double adapt_delta = 0.8;            // the configured target acceptance statistic
@@ -20325,6 +20343,211 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
 
 }  // namespace tyche::samplers::detail
 // ----- end tyche/samplers/nuts/device_executor.hpp -----
+// ----- begin tyche/samplers/nuts/split_gradient.hpp -----
+// tyche/samplers/nuts/split_gradient.hpp — one chain's gradient on several cores (issue 17, "one
+// chain on every core"): the CPU executor's scalar chains evaluate a data-heavy model in `parts`
+// parts (program_view::value_and_gradient_part: each sum over observations runs over its share
+// of the elements), the parts spread over the chain's thread and helper threads, and the parts'
+// values and gradients added in part order. The number of parts is fixed by the configuration
+// (cpu::split), never by the number of threads, so a chain's draws are the same with 1, 2 or 16
+// threads; they differ in the last bits from the unsplit evaluation's (another order of sums).
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace tyche::samplers::detail {
+
+/// Threads that help the callers of run() with the parts of their jobs. Several callers (one
+/// per chain thread) may run jobs at once; each caller works on its own job's parts too, and
+/// returns when all of them are done, so a pool with no helpers runs every part on the caller.
+class part_pool {
+ public:
+  explicit part_pool(int helpers) {
+    for (int t = 0; t < helpers; ++t) threads_.emplace_back([this] { help(); });
+  }
+  part_pool(const part_pool&) = delete;
+  part_pool& operator=(const part_pool&) = delete;
+  ~part_pool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+      stopping_.store(true);
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  [[nodiscard]] int helpers() const { return static_cast<int>(threads_.size()); }
+
+  /// f(p) for every p in [0, parts), on this thread and the helpers; rethrows the first
+  /// exception a part threw, once every part has ended.
+  template <class F>
+  void run(std::size_t parts, F& f) {
+    job j;
+    j.parts = parts;
+    j.context = &f;
+    j.call = [](void* c, std::size_t p) { (*static_cast<F*>(c))(p); };
+    if (!threads_.empty() && parts > 1) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        jobs_.push_back(&j);
+        generation_.fetch_add(1);
+      }
+      wake_.notify_all();
+    }
+    work_on(j);
+    if (!threads_.empty() && parts > 1) {
+      // Every part ended, and no helper still holds j (a helper's last claim reads j.next): a
+      // short spin first (a helper's part usually ends within microseconds of this thread's),
+      // then the condition variable.
+      auto complete = [&] { return j.finished.load() == j.parts && j.workers.load() == 0; };
+      for (int spin = 0; spin < spin_limit && !complete(); ++spin) std::this_thread::yield();
+      std::unique_lock<std::mutex> lock(mutex_);
+      jobs_.erase(std::find(jobs_.begin(), jobs_.end(), &j));
+      done_.wait(lock, complete);
+    }
+    if (j.error) std::rethrow_exception(j.error);
+  }
+
+ private:
+  struct job {
+    std::size_t parts = 0;
+    void* context = nullptr;
+    void (*call)(void*, std::size_t) = nullptr;
+    std::atomic<std::size_t> next{0};
+    std::atomic<std::size_t> finished{0};  // changed under the pool's mutex, read by a spin too
+    std::atomic<int> workers{0};           // helpers working on the job; likewise
+    std::exception_ptr error;  // guarded by the pool's mutex
+  };
+
+  // Claims and runs parts of j until none is left.
+  void work_on(job& j) {
+    for (;;) {
+      const std::size_t p = j.next.fetch_add(1);
+      if (p >= j.parts) return;
+      std::exception_ptr error;
+      try {
+        j.call(j.context, p);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      bool last = false;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (error && !j.error) j.error = error;
+        last = ++j.finished == j.parts;
+      }
+      if (last) done_.notify_all();
+    }
+  }
+
+  void help() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    std::size_t seen = generation_.load();
+    for (;;) {
+      // A chain's next evaluation usually comes within microseconds: spin until a job newer
+      // than the last one seen arrives, a little before sleeping (the helper's core is one the
+      // chains left free).
+      lock.unlock();
+      for (int spin = 0; spin < spin_limit && generation_.load() == seen && !stopping_.load(); ++spin)
+        std::this_thread::yield();
+      lock.lock();
+      seen = generation_.load();
+      job* j = nullptr;
+      wake_.wait(lock, [&] {
+        if (stop_) return true;
+        for (job* k : jobs_)
+          if (k->next.load() < k->parts) {
+            j = k;
+            return true;
+          }
+        return false;
+      });
+      if (stop_) return;
+      ++j->workers;
+      lock.unlock();
+      work_on(*j);  // j stays alive: its caller waits until workers is 0 again
+      lock.lock();
+      if (--j->workers == 0) done_.notify_all();
+    }
+  }
+
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::vector<job*> jobs_;  // guarded by mutex_
+  bool stop_ = false;       // guarded by mutex_
+  std::atomic<std::size_t> generation_{0};  // jobs pushed so far, for the helpers' spin
+  std::atomic<bool> stopping_{false};   // stop_, for the helpers' spin
+  static constexpr int spin_limit = 4000;  // yields before a helper or a caller sleeps
+};
+
+/// A log_density_target whose double evaluation is Inner's in `parts` parts on a part_pool (the
+/// batch types evaluate as Inner's, unsplit). Its workspace holds every part's gradient, value
+/// and own workspace, so concurrent evaluations (one per chain thread) share nothing but the pool.
+template <class Inner>
+class split_target {
+ public:
+  split_target(const Inner& inner, std::size_t parts, part_pool& pool) : inner_(inner), parts_(parts), pool_(pool) {}
+  [[nodiscard]] std::size_t dim() const { return inner_.dim(); }
+  [[nodiscard]] std::size_t constrained_dim() const { return inner_.constrained_dim(); }
+  [[nodiscard]] std::size_t workspace_size() const {
+    return std::max(inner_.workspace_size(), parts_ * (inner_.dim() + 1 + inner_.workspace_size()));
+  }
+  [[nodiscard]] std::size_t data_values() const { return inner_.data_values(); }
+  [[nodiscard]] std::size_t parts() const { return parts_; }
+
+  template <class T>
+  T value_and_gradient(const T* q, T* grad, T* workspace) const {
+    if constexpr (!std::is_same_v<T, double>) {
+      return inner_.value_and_gradient(q, grad, workspace);
+    } else {
+      const std::size_t d = dim(), ws = inner_.workspace_size();
+      double* grads = workspace;                   // [part][d]
+      double* values = grads + parts_ * d;         // [part]
+      double* scratch = values + parts_;           // [part][ws]
+      auto part = [&](std::size_t p) {
+        values[p] = inner_.value_and_gradient_part(q, grads + p * d, scratch + p * ws, p, parts_);
+      };
+      pool_.run(parts_, part);
+      double value = values[0];
+      for (std::size_t k = 0; k < d; ++k) grad[k] = grads[k];
+      for (std::size_t p = 1; p < parts_; ++p) {  // in part order: the same sums on every thread count
+        value += values[p];
+        for (std::size_t k = 0; k < d; ++k) grad[k] += grads[p * d + k];
+      }
+      return value;
+    }
+  }
+  double value_and_gradient_part(const double* q, double* grad, double* workspace, std::size_t part,
+                                 std::size_t parts) const {
+    return inner_.value_and_gradient_part(q, grad, workspace, part, parts);
+  }
+  template <class Generator>
+  [[nodiscard]] std::vector<double> initial_point(Generator& rng, double radius) const {
+    return inner_.initial_point(rng, radius);
+  }
+  void constrain(const double* q, std::vector<double>& out) const { inner_.constrain(q, out); }
+  [[nodiscard]] std::vector<double> unconstrain(const std::vector<double>& values) const {
+    return inner_.unconstrain(values);
+  }
+  [[nodiscard]] std::string non_finite_terms(const double* q) const { return inner_.non_finite_terms(q); }
+
+ private:
+  const Inner& inner_;
+  std::size_t parts_;
+  part_pool& pool_;
+};
+
+}  // namespace tyche::samplers::detail
+// ----- end tyche/samplers/nuts/split_gradient.hpp -----
 
 #include <algorithm>
 #include <chrono>
@@ -20336,6 +20559,7 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -20571,6 +20795,8 @@ class erased_target {
       return half_(self_, q, grad, workspace);
     }
   }
+  /// Whether value_and_gradient_part works (the target evaluates in parts).
+  [[nodiscard]] bool splittable() const { return part_ != nullptr; }
   /// Part `part` of `parts` of the evaluation in double (program_view::value_and_gradient_part).
   double value_and_gradient_part(const double* q, double* grad, double* workspace, std::size_t part,
                                  std::size_t parts) const {
@@ -20612,12 +20838,59 @@ class erased_target {
 /// The driver's view of every model of this translation unit's SIMD settings.
 using model_erased_target = erased_target<lane_batch, half_lane_batch>;
 
+/// The parts of each scalar chain's gradient (cpu::split; 1: unsplit) for these chains on this
+/// target; throws for a split the configuration or the target cannot have.
+template <class Target>
+std::size_t resolve_split(const Target& target, const nuts_config& cfg, const cpu& exec) {
+  bool splittable = false;
+  if constexpr (requires { target.splittable(); }) splittable = target.splittable();
+  if (exec.split < 0)
+    throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
+                                " must be ≥ 0 (0: automatic, 1: never, k: k parts per gradient)");
+  if (exec.split > 1 && !splittable)
+    throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
+                                ": this target cannot evaluate its log density in parts (value_and_gradient_part)");
+  const int total = exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::size_t data_values = 0;
+  if constexpr (requires { target.data_values(); }) data_values = target.data_values();
+  // Only scalar chains split (a batch of chains evaluates its lanes together).
+  const bool scalar = samplers::detail::resolve_lanes(exec.lanes, cfg.chains, std::min(total, cfg.chains), data_values) == 1;
+  if (exec.split >= 1) return scalar ? static_cast<std::size_t>(exec.split) : 1;
+  const bool split = splittable && scalar && total > cfg.chains && data_values >= cpu_split_data_values;
+  return split ? static_cast<std::size_t>(cpu_split_parts) : 1;
+}
+
+template <class Target>
+nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vector<std::string> names);
+
 /// nuts() on a model's erased target: the fit's frame, the chains, the executor. One
-/// instantiation per SIMD setting, whatever the number of models a program samples.
+/// instantiation per SIMD setting, whatever the number of models a program samples. A scalar
+/// chain's gradient split over cores (cpu::split) is the same erased target type around a
+/// split_target, so it adds no instantiation of the driver either.
 template <class Target>
 nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vector<std::string> names) {
   check_config(cfg);
   check_config_sizes(cfg, target.dim(), target.constrained_dim(), names);
+  const cpu* executor = std::get_if<cpu>(&cfg.executor);
+  if (executor == nullptr) throw std::logic_error("tyche::nuts: run_nuts_erased runs the CPU executor only");
+  if constexpr (std::is_constructible_v<Target, const split_target<Target>&>) {
+    const std::size_t parts = resolve_split(target, cfg, *executor);
+    if (parts > 1) {
+      const int total =
+          executor->threads > 0 ? executor->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      part_pool pool(std::max(0, total - std::min(total, cfg.chains)));  // the threads the chains leave free
+      const split_target<Target> split(target, parts, pool);
+      nuts_fit fit = run_chains_cpu(Target(split), cfg, std::move(names));
+      fit.split = static_cast<int>(parts);
+      return fit;
+    }
+  }
+  return run_chains_cpu(target, cfg, std::move(names));
+}
+
+/// run_nuts_erased's chains on the CPU executor.
+template <class Target>
+nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vector<std::string> names) {
   const auto start = std::chrono::steady_clock::now();
   nuts_fit fit = make_fit_frame(cfg, std::move(names));
   using chain_type = nuts_chain<Target>;
@@ -20639,7 +20912,6 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
     }
   };
   const cpu* executor = std::get_if<cpu>(&cfg.executor);
-  if (executor == nullptr) throw std::logic_error("tyche::nuts: run_nuts_erased runs the CPU executor only");
   const samplers::lane_counts counts = samplers::detail::run_cpu(target, cfg, *executor, chains, fit, record_error);
   fit.gradient_evaluations = counts.useful;
   fit.utilization = counts.slots > 0 ? static_cast<double>(counts.useful) / static_cast<double>(counts.slots) : 1.0;

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <numeric>
@@ -374,6 +375,16 @@ TEST_CASE("split: the part pool runs every part once, on any number of helpers, 
       if (p == 5) throw std::runtime_error("part 5 failed");
     };
     CHECK_THROWS_WITH(pool.run(9, fails), "part 5 failed");
+    // Parts that take a while: the helpers take some of them.
+    std::vector<std::thread::id> ran_on(12);
+    auto slow = [&](std::size_t p) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      ran_on[p] = std::this_thread::get_id();
+    };
+    pool.run(ran_on.size(), slow);
+    const auto here = std::count(ran_on.begin(), ran_on.end(), std::this_thread::get_id());
+    if (helpers == 0) CHECK(here == 12);
+    else CHECK(here < 12);
     // Two callers at once (two chain threads sharing the helpers).
     std::vector<double> a(64, 0), b(64, 0);
     auto fa = [&](std::size_t p) { a[p] = static_cast<double>(p); };
@@ -424,11 +435,18 @@ TEST_CASE("split: a chain's draws do not depend on the threads that evaluate its
   CHECK(one.values == two.values);  // bit for bit
   CHECK(one.step_size == two.step_size);
   cfg.executor = cpu{.threads = 3, .lanes = 1, .split = 8};
-  CHECK(nuts(m, cfg).values == one.values);
+  const nuts_fit three = nuts(m, cfg);
+  CHECK(three.split == 8);
+  CHECK(three.values == one.values);
   cfg.executor = cpu{.threads = 2, .lanes = 1, .split = 1};
   const nuts_fit whole = nuts(m, cfg);
   CHECK(whole.split == 1);
+  CHECK(whole.values != one.values);  // the sums round otherwise: the split evaluation was used
   CHECK(whole.values[0][0] == Approx(one.values[0][0]).epsilon(1e-6));  // the same chain, to rounding at first
+  // Chains in SIMD lanes do not split.
+  cfg.chains = 4;
+  cfg.executor = cpu{.threads = 1, .lanes = static_cast<int>(simd_lane_width), .split = 8};
+  if (simd_lane_width > 1) CHECK(nuts(m, cfg).split == 1);
 
   cfg.executor = cpu{.split = -1};
   CHECK_THROWS_WITH(nuts(m, cfg), Catch::Matchers::Contains("split = -1 must be ≥ 0"));

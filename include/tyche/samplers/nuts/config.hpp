@@ -67,7 +67,8 @@ struct cpu {
   /// chains leave free (threads − chains), the parts' sums added in part order. 1: never. 0
   /// (the default): cpu_split_parts parts when there are more threads than chains, the chains
   /// are scalar and the model reads at least cpu_split_data_values values of data per
-  /// evaluation; otherwise 1. The parts, not the threads, fix the sums: a chain's draws are the
+  /// evaluation; otherwise 1. Chains in SIMD lanes (lanes > 1) never split. The parts, not the
+  /// threads, fix the sums: a chain's draws are the
   /// same for every thread count with the same split, and differ in the last bits from split = 1
   /// (nuts_fit::split says what a run used; docs/nuts.md).
   int split = 0;

@@ -314,16 +314,15 @@ std::size_t resolve_split(const Target& target, const nuts_config& cfg, const cp
   if (exec.split < 0)
     throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
                                 " must be ≥ 0 (0: automatic, 1: never, k: k parts per gradient)");
-  if (exec.split >= 1) {
-    if (exec.split > 1 && !splittable)
-      throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
-                                  ": this target cannot evaluate its log density in parts (value_and_gradient_part)");
-    return static_cast<std::size_t>(exec.split);
-  }
+  if (exec.split > 1 && !splittable)
+    throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
+                                ": this target cannot evaluate its log density in parts (value_and_gradient_part)");
   const int total = exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::size_t data_values = 0;
   if constexpr (requires { target.data_values(); }) data_values = target.data_values();
+  // Only scalar chains split (a batch of chains evaluates its lanes together).
   const bool scalar = samplers::detail::resolve_lanes(exec.lanes, cfg.chains, std::min(total, cfg.chains), data_values) == 1;
+  if (exec.split >= 1) return scalar ? static_cast<std::size_t>(exec.split) : 1;
   const bool split = splittable && scalar && total > cfg.chains && data_values >= cpu_split_data_values;
   return split ? static_cast<std::size_t>(cpu_split_parts) : 1;
 }

@@ -55,7 +55,7 @@ class part_pool {
       {
         std::lock_guard<std::mutex> lock(mutex_);
         jobs_.push_back(&j);
-        pending_.fetch_add(1);
+        generation_.fetch_add(1);
       }
       wake_.notify_all();
     }
@@ -68,7 +68,6 @@ class part_pool {
       for (int spin = 0; spin < spin_limit && !complete(); ++spin) std::this_thread::yield();
       std::unique_lock<std::mutex> lock(mutex_);
       jobs_.erase(std::find(jobs_.begin(), jobs_.end(), &j));
-      pending_.fetch_sub(1);
       done_.wait(lock, complete);
     }
     if (j.error) std::rethrow_exception(j.error);
@@ -108,12 +107,16 @@ class part_pool {
 
   void help() {
     std::unique_lock<std::mutex> lock(mutex_);
+    std::size_t seen = generation_.load();
     for (;;) {
-      // A chain's next evaluation usually comes within microseconds: spin a little before
-      // sleeping (the helper's core is one the chains left free).
+      // A chain's next evaluation usually comes within microseconds: spin until a job newer
+      // than the last one seen arrives, a little before sleeping (the helper's core is one the
+      // chains left free).
       lock.unlock();
-      for (int spin = 0; spin < spin_limit && pending_.load() == 0 && !stopping_.load(); ++spin) std::this_thread::yield();
+      for (int spin = 0; spin < spin_limit && generation_.load() == seen && !stopping_.load(); ++spin)
+        std::this_thread::yield();
       lock.lock();
+      seen = generation_.load();
       job* j = nullptr;
       wake_.wait(lock, [&] {
         if (stop_) return true;
@@ -138,7 +141,7 @@ class part_pool {
   std::condition_variable wake_, done_;
   std::vector<job*> jobs_;  // guarded by mutex_
   bool stop_ = false;       // guarded by mutex_
-  std::atomic<int> pending_{0};         // jobs_.size(), for the helpers' spin
+  std::atomic<std::size_t> generation_{0};  // jobs pushed so far, for the helpers' spin
   std::atomic<bool> stopping_{false};   // stop_, for the helpers' spin
   static constexpr int spin_limit = 4000;  // yields before a helper or a caller sleeps
 };
