@@ -74,6 +74,19 @@ for a in "$@"; do
         *) [ "$suite" = adapt ] || usage; passed+=("$a") ;;
     esac
 done
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=$root/build/bench-release
+# Builds the given targets in build/bench-release (-O3 -march=native, the README's tyche::simd),
+# configured there the first time; installs missing packages first.
+bench_release() {
+    if [ -f "$root/tools/setup.sh" ]; then bash "$root/tools/setup.sh" >&2; fi
+    if [ ! -f "$build/CMakeCache.txt" ]; then
+        cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTYCHE_BUILD_TESTS=OFF \
+            -DTYCHE_BUILD_EXAMPLES=OFF -DTYCHE_BUILD_BENCH=ON >&2
+    fi
+    cmake --build "$build" --target "$@" -j "$(nproc)" >&2
+}
+
 case $suite in
     gradients) ;;
     stan)
@@ -87,14 +100,7 @@ case $suite in
         exec bash "$root/bench/batching.sh" "$@" ;;
     nuts|nuts_step|lanes|iid_normal|adapt|arma_trap|inference)
         # One CPU benchmark of build/bench-release (-O3 -march=native, the README's tyche::simd).
-        root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-        build=$root/build/bench-release
-        if [ -f "$root/tools/setup.sh" ]; then bash "$root/tools/setup.sh" >&2; fi
-        if [ ! -f "$build/CMakeCache.txt" ]; then
-            cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTYCHE_BUILD_TESTS=OFF \
-                -DTYCHE_BUILD_EXAMPLES=OFF -DTYCHE_BUILD_BENCH=ON >&2
-        fi
-        cmake --build "$build" --target "bench_$suite" -j "$(nproc)" >&2
+        bench_release "bench_$suite"
         args=()
         case $suite in
             nuts|lanes|adapt|inference) [ $quick -eq 1 ] && args=(--quick) ;;
@@ -104,21 +110,16 @@ case $suite in
     scale)
         # One chain on two cores (bench/split.cpp), then tyche::mpi with 1 and 2 ranks
         # (bench/mpi_scale.cpp), build/bench-release as above.
-        root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-        build=$root/build/bench-release
-        if [ -f "$root/tools/setup.sh" ]; then bash "$root/tools/setup.sh" >&2; fi
-        if [ ! -f "$build/CMakeCache.txt" ]; then
-            cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTYCHE_BUILD_TESTS=OFF \
-                -DTYCHE_BUILD_EXAMPLES=OFF -DTYCHE_BUILD_BENCH=ON >&2
-        fi
-        cmake -S "$root" -B "$build" >/dev/null  # finds MPI where an older configuration did not
-        cmake --build "$build" --target bench_split -j "$(nproc)" >&2
+        # A tree configured before MPI was installed finds it when configured again.
+        if [ -f "$build/CMakeCache.txt" ]; then cmake -S "$root" -B "$build" >/dev/null; fi
+        bench_release bench_split
         args=()
         [ $quick -eq 1 ] && args=(--quick)
         "$build/bench/split" "${args[@]}"
         if ! command -v mpirun >/dev/null 2>&1; then echo "scale: mpirun not found: the MPI rows are skipped" >&2; exit 0; fi
-        cmake --build "$build" --target bench_mpi_scale -j "$(nproc)" >&2
-        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        bench_release bench_mpi_scale
+        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader \
+            OMPI_MCA_btl_vader_single_copy_mechanism=none
         out=$(for r in 1 2; do mpirun -np "$r" --oversubscribe --bind-to none "$build/bench/mpi_scale" "${args[@]}"; done)
         echo "$out"
         echo "$out" | awk -F, '{v[$2","$4","$3]=$5} END {
