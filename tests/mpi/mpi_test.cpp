@@ -305,6 +305,13 @@ TEST_CASE("mpi::nuts_sharded: errors end the call on every rank", "[mpi]") {
   double q = 0.3, g = 0;
   CHECK_THROWS_WITH(sharded.value_and_gradient(&q, &g, &g),
                     Contains("tyche::mpi: rank 1: the data of this rank are not finite"));
+  // The same inside a running sampler: every rank's chain fails at its first evaluation, and the
+  // driver reports it on every rank (no rank waits for the other).
+  const samplers::detail::model_erased_target erased(sharded);
+  CHECK_THROWS_WITH(samplers::detail::run_nuts_erased(erased, {.chains = 2, .warmup = 5, .draws = 5,
+                                                               .executor = cpu{.threads = 1, .lanes = 1}},
+                                                      {"x"}),
+                    Contains("tyche::mpi: rank 1: the data of this rank are not finite") && Contains("chain 1"));
 }
 
 int main(int argc, char* argv[]) {
