@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -375,14 +376,23 @@ TEST_CASE("split: the part pool runs every part once, on any number of helpers, 
       if (p == 5) throw std::runtime_error("part 5 failed");
     };
     CHECK_THROWS_WITH(pool.run(9, fails), "part 5 failed");
-    // Parts that take a while: the helpers take some of them.
+    // The helpers take parts: the part this thread runs first waits (up to 10 s, not on timing:
+    // a loaded machine may leave the helpers unscheduled for a while) until another thread has
+    // started a part.
     std::vector<std::thread::id> ran_on(12);
-    auto slow = [&](std::size_t p) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::atomic<bool> elsewhere{false};
+    const auto caller = std::this_thread::get_id();
+    auto parts = [&](std::size_t p) {
       ran_on[p] = std::this_thread::get_id();
+      if (ran_on[p] != caller) {
+        elsewhere = true;
+      } else if (helpers > 0) {
+        for (int waited = 0; waited < 10000 && !elsewhere; ++waited)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
     };
-    pool.run(ran_on.size(), slow);
-    const auto here = std::count(ran_on.begin(), ran_on.end(), std::this_thread::get_id());
+    pool.run(ran_on.size(), parts);
+    const auto here = std::count(ran_on.begin(), ran_on.end(), caller);
     if (helpers == 0) CHECK(here == 12);
     else CHECK(here < 12);
     // Two callers at once (two chain threads sharing the helpers).
