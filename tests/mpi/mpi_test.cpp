@@ -106,6 +106,8 @@ TEST_CASE("mpi::nuts: chains across ranks give the one-process fit, bit for bit"
       {.chains = 5, .warmup = 150, .draws = 100, .seed = 4, .executor = cpu{.threads = 1, .lanes = 1}},
       {.chains = 1, .warmup = 150, .draws = 100, .seed = 5},
       {.chains = 3, .warmup = 150, .draws = 100, .seed = 6, .first_chain = 3},
+      // The device executor (emulated on the host: the path a GPU per rank takes).
+      {.chains = 3, .warmup = 100, .draws = 50, .seed = 7, .executor = cuda{.emulate = true}},
   };
   for (const nuts_config& cfg : configs) {
     INFO("chains = " << cfg.chains << ", seed = " << cfg.seed);
