@@ -219,7 +219,7 @@ inline nuts_fit empty_frame(const nuts_config& cfg, std::vector<std::string> nam
 /// cpu_executor.hpp's resolve_lanes does for all the chains), so that every rank uses that width.
 inline int one_process_lanes(const nuts_config& cfg, const cpu& exec, std::size_t data_values) {
   if (exec.lanes != 0) return exec.lanes;
-  int threads = exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int threads = samplers::detail::cpu_threads(exec);
   threads = std::min(threads, cfg.chains);
   return samplers::detail::resolve_lanes(0, cfg.chains, threads, data_values);
 }

@@ -19324,6 +19324,12 @@ namespace detail {
 /// values up, chains in 4 lanes 1.2-1.3x faster up to 1,100 values; the limit is between).
 inline constexpr std::size_t lane_data_values_limit = 4096;
 
+/// The threads a cpu executor may use: cpu::threads, or for 0 the hardware's concurrency (at
+/// least 1). The chains use up to one each; cpu::split's helpers use the rest.
+inline int cpu_threads(const cpu& exec) {
+  return exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 /// Batches narrower than this are not chosen by lanes = 0: two chains in an SSE2 batch were no
 /// faster than one at a time on any model measured (bench/run.sh lanes).
 inline constexpr int min_default_lanes = 4;
@@ -19770,7 +19776,7 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
   if (exec.threads < 0)
     throw std::invalid_argument("tyche::nuts: threads = " + std::to_string(exec.threads) +
                                 " must be ≥ 0 (0: one per chain, up to the hardware's concurrency)");
-  int threads = exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int threads = cpu_threads(exec);
   threads = std::min(threads, cfg.chains);
   std::size_t data_values = 0;
   if constexpr (requires { target.data_values(); }) data_values = target.data_values();
@@ -20850,7 +20856,7 @@ std::size_t resolve_split(const Target& target, const nuts_config& cfg, const cp
   if (exec.split > 1 && !splittable)
     throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
                                 ": this target cannot evaluate its log density in parts (value_and_gradient_part)");
-  const int total = exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int total = samplers::detail::cpu_threads(exec);
   std::size_t data_values = 0;
   if constexpr (requires { target.data_values(); }) data_values = target.data_values();
   // Only scalar chains split (a batch of chains evaluates its lanes together).
@@ -20876,8 +20882,7 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
   if constexpr (std::is_constructible_v<Target, const split_target<Target>&>) {
     const std::size_t parts = resolve_split(target, cfg, *executor);
     if (parts > 1) {
-      const int total =
-          executor->threads > 0 ? executor->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      const int total = samplers::detail::cpu_threads(*executor);
       part_pool pool(std::max(0, total - std::min(total, cfg.chains)));  // the threads the chains leave free
       const split_target<Target> split(target, parts, pool);
       nuts_fit fit = run_chains_cpu(Target(split), cfg, std::move(names));

@@ -58,6 +58,12 @@ namespace detail {
 /// values up, chains in 4 lanes 1.2-1.3x faster up to 1,100 values; the limit is between).
 inline constexpr std::size_t lane_data_values_limit = 4096;
 
+/// The threads a cpu executor may use: cpu::threads, or for 0 the hardware's concurrency (at
+/// least 1). The chains use up to one each; cpu::split's helpers use the rest.
+inline int cpu_threads(const cpu& exec) {
+  return exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 /// Batches narrower than this are not chosen by lanes = 0: two chains in an SSE2 batch were no
 /// faster than one at a time on any model measured (bench/run.sh lanes).
 inline constexpr int min_default_lanes = 4;
@@ -504,7 +510,7 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
   if (exec.threads < 0)
     throw std::invalid_argument("tyche::nuts: threads = " + std::to_string(exec.threads) +
                                 " must be ≥ 0 (0: one per chain, up to the hardware's concurrency)");
-  int threads = exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int threads = cpu_threads(exec);
   threads = std::min(threads, cfg.chains);
   std::size_t data_values = 0;
   if constexpr (requires { target.data_values(); }) data_values = target.data_values();

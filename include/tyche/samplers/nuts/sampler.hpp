@@ -317,7 +317,7 @@ std::size_t resolve_split(const Target& target, const nuts_config& cfg, const cp
   if (exec.split > 1 && !splittable)
     throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
                                 ": this target cannot evaluate its log density in parts (value_and_gradient_part)");
-  const int total = exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int total = samplers::detail::cpu_threads(exec);
   std::size_t data_values = 0;
   if constexpr (requires { target.data_values(); }) data_values = target.data_values();
   // Only scalar chains split (a batch of chains evaluates its lanes together).
@@ -343,8 +343,7 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
   if constexpr (std::is_constructible_v<Target, const split_target<Target>&>) {
     const std::size_t parts = resolve_split(target, cfg, *executor);
     if (parts > 1) {
-      const int total =
-          executor->threads > 0 ? executor->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      const int total = samplers::detail::cpu_threads(*executor);
       part_pool pool(std::max(0, total - std::min(total, cfg.chains)));  // the threads the chains leave free
       const split_target<Target> split(target, parts, pool);
       nuts_fit fit = run_chains_cpu(Target(split), cfg, std::move(names));
