@@ -5,7 +5,11 @@
 // and constraining of the draws included). Built by `bash bench/run.sh cuda` (target
 // bench_cuda_executor); without a GPU only the CPU rows are printed.
 //
-//   cuda_executor [--quick]
+//   cuda_executor [--quick] [--data] [--share]
+//
+// --data: the data-heavy rows only. --share: whole_device's settings against each other
+// (cuda::tiles, cuda::chain_group, cuda::shared_gradient; share_rows below) on covertype and the
+// logistic regression.
 //
 // The CPU rows come from bench/cuda_executor_cpu.cpp, compiled by the host compiler with
 // tyche::simd (-march=native): what users get on the CPU. (Under nvcc xsimd is off, so
@@ -106,13 +110,48 @@ void data_rows(bool gpu, bool quick) {
   }
 }
 
+// whole_device's settings (cuda::tiles, cuda::chain_group, cuda::shared_gradient) on covertype
+// 581,012 × 54 and the logistic regression 10,000 × 100, against each other in one run (run it
+// alone on the GPU). Executor labels cuda_tiles_<tiles>_group_<chains>_<shared|local> (0:
+// automatic). On covertype, 131 worker blocks of 256 threads give each worker about 955 data
+// values: 8 tiles ≈ 120 values per tile, 15 ≈ 64, 30 ≈ 32, 60 ≈ 16.
+void share_rows() {
+  const covertype_data cd;
+  const auto ct = covertype(cd);
+  one_read("covertype", cd.d.n, cd.d.X.size() * sizeof(double));
+  auto run = [&](const char* name, std::size_t n, const auto& m, int chains, int tiles, int group, bool shared,
+                 int it) {
+    const tyche::cuda exec{.gradient = tyche::cuda_gradient::whole_device, .tiles = tiles, .chain_group = group,
+                           .shared_gradient = shared};
+    const std::string label = "cuda_tiles_" + std::to_string(tiles) + "_group_" + std::to_string(group) +
+                              (shared ? "_shared" : "_local");
+    measure(name, n, m, chains, exec, it, it, label.c_str());
+  };
+  // Tiles (the workers' gradients in local memory, the default).
+  run("covertype", cd.d.n, ct, 1, 0, 0, false, 30);
+  for (const int tiles : {1, 8, 15, 30, 60}) run("covertype", cd.d.n, ct, 8, tiles, 0, false, 20);
+  for (const int tiles : {15, 30, 60}) run("covertype", cd.d.n, ct, 64, tiles, 0, false, 20);
+  run("covertype", cd.d.n, ct, 64, 30, 8, false, 20);
+  run("covertype", cd.d.n, ct, 256, 30, 0, false, 20);
+  const regression_data rd;
+  const auto lr = logistic_regression(rd);
+  for (const int tiles : {1, 4}) run("logistic_regression", rd.n, lr, 32, tiles, 0, false, 50);
+  run("logistic_regression", rd.n, lr, 64, 1, 0, false, 50);
+  // The workers' gradients in shared memory against local memory, one tile.
+  for (const int chains : {1, 8})
+    for (const bool shared : {true, false}) run("covertype", cd.d.n, ct, chains, 1, 0, shared, chains == 1 ? 30 : 20);
+  for (const int chains : {1, 32})
+    for (const bool shared : {true, false}) run("logistic_regression", rd.n, lr, chains, 1, 0, shared, 50);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, data_only = false;
+  bool quick = false, data_only = false, share = false;
   for (int i = 1; i < argc; ++i) {
     quick = quick || std::strcmp(argv[i], "--quick") == 0;
     data_only = data_only || std::strcmp(argv[i], "--data") == 0;
+    share = share || std::strcmp(argv[i], "--share") == 0;
   }
   int devices = 0;
   const bool gpu = cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
@@ -125,6 +164,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "no CUDA device: CPU rows only\n");
   }
   std::printf("suite,model,n,chains,executor,value,unit\n");
+  if (share) {
+    if (gpu) share_rows();
+    return 0;
+  }
   if (data_only) {
     data_rows(gpu, quick);
     return 0;

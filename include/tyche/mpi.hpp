@@ -243,7 +243,7 @@ inline std::uint64_t config_fingerprint(const nuts_config& cfg) {
   add(cfg.executor.index());
   if (const cpu* c = std::get_if<cpu>(&cfg.executor)) add(c->lanes), add(c->schedule), add(c->lane_kernel), add(c->split);
   if (const cuda* g = std::get_if<cuda>(&cfg.executor))
-    add(g->emulate), add(g->gradient), add(g->threads_per_block), add(g->draws_per_launch);
+    add(g->emulate), add(g->gradient), add(g->threads_per_block), add(g->draws_per_launch), add(g->tiles), add(g->chain_group), add(g->shared_gradient);
   return h;
 }
 

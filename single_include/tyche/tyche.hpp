@@ -18748,6 +18748,18 @@ struct cuda {
   /// One chain per thread, or every thread on each chain's loops over the data (cuda_gradient).
   /// Emulated, whole_device adds up the 8 parts of each evaluation, one after the other.
   cuda_gradient gradient = cuda_gradient::automatic;
+  /// whole_device with several chains: the chains can share each read of the data. Each
+  /// thread's share of the data is cut into `tiles` parts, and a group of chain_group chains is
+  /// evaluated on a part before the next part is read, so that it is read from device memory
+  /// once and then from the SM's cache. tiles = 0: automatic (1: measured faster, docs/gpu.md);
+  /// chain_group = 0: as many as fit in 60 KiB of shared memory per block. A chain's draws
+  /// depend on the tiles (the order of the additions), not on the group.
+  int tiles = 0;
+  int chain_group = 0;
+  /// whole_device: each thread's share of a gradient in shared memory (when it fits: d up to
+  /// about 110 parameters with 256 threads per block) instead of the thread's local memory.
+  /// Off by default: not yet shown faster (docs/gpu.md).
+  bool shared_gradient = false;
 };
 
 /// A random initial point where Stan's step-size heuristic needs a step below this is rejected
@@ -20111,6 +20123,8 @@ inline void check_cuda_settings(const cuda& exec) {
   if (exec.draws_per_launch < 0)
     fail("draws_per_launch = " + std::to_string(exec.draws_per_launch) + " must be ≥ 0 (0: automatic)");
   if (exec.device < 0) fail("device = " + std::to_string(exec.device) + " must be ≥ 0");
+  if (exec.tiles < 0) fail("tiles = " + std::to_string(exec.tiles) + " must be ≥ 0 (0: automatic)");
+  if (exec.chain_group < 0) fail("chain_group = " + std::to_string(exec.chain_group) + " must be ≥ 0 (0: automatic)");
 }
 
 /// a · b, or an overflow_error naming what was being counted.
@@ -21237,16 +21251,25 @@ __global__ void device_chains_kernel(Target target, device_chain* states, double
 // One cooperative launch (every block resident at once). Block 0's first `chains` threads are the
 // chains' controllers: each runs device_chain_run for its chain, and its target posts the point
 // and waits while the other blocks (the workers) compute the gradient. The workers' thread w of W
-// evaluates part w of W of each posted chain's log density (program_view::value_and_gradient_part:
-// its share of every loop over the data), each block adds its threads' parts (warp shuffles, then
-// across warps) and writes one sum per chain, and then the workers add those block sums (a warp
-// per value). Rounds
-// of three grid barriers — A: points posted; B: block sums written; C: sums added — serve every
-// chain that is not finished: the chains advance in lockstep, one gradient each per round, and
-// each read of a row of the data serves every chain in turn (the row stays in the SM's cache).
-// The order of every addition is fixed, so a run's draws do not depend on timing. The controllers
-// never meet a block barrier (__syncthreads), only the grid barrier, which each arrives at by
-// itself; in a worker block its thread 0 arrives for the block.
+// evaluates its parts of each posted chain's log density (program_view::value_and_gradient_part:
+// its share of every loop over the data). Rounds of three grid barriers — A: points posted;
+// B: block sums written; C: sums added — serve every chain that is not finished: the chains
+// advance in lockstep, one gradient each per round.
+//
+// Chains can share each read of the data (cuda::tiles; one tile, each chain its own pass, is the
+// automatic choice: more measured slower, grid_tile_values): a worker's share is cut into
+// `tiles` parts (part t·W + w of tiles·W, so that tile t of the grid is one contiguous stretch
+// of every loop), and for each tile the worker evaluates every chain of a group before it moves
+// on — the tile's data come from device memory once and from the SM's cache for the group's
+// other chains. After each
+// (tile, chain) evaluation a warp adds its 32 lanes' values and gradients by recursive halving
+// (warp_add_to) into the warp's accumulators for that chain in shared memory; after the last
+// tile the block adds its warps' accumulators (one sum per chain and value, in partials), and
+// after B the workers add those block sums (a warp per value). The order of every addition is
+// fixed — it depends on the tiles, the block and warp shapes, never on timing or on which other
+// chains are active —, so a run's draws do not depend on timing. The controllers never meet a
+// block barrier (__syncthreads), only the grid barrier, which each arrives at by itself; in a
+// worker block its thread 0 arrives for the block.
 
 /// What the controllers and the workers of a whole_device launch exchange, in device memory.
 struct grid_exchange {
@@ -21258,7 +21281,35 @@ struct grid_exchange {
   double* workspace = nullptr; // [workers][workspace]: the model's workspace of each worker
   unsigned* barrier = nullptr; // arrivals, generation
   unsigned expected = 0;       // arrivals per barrier: worker blocks + chains
+  unsigned tiles = 1;          // parts of each worker's share: chains of a group share each tile's read
+  unsigned group = 1;          // chains evaluated per tile (shared memory: their points and accumulators)
+  unsigned gradient_stride = 0; // > 0: each worker's gradient in shared memory, this many values apart
 };
+
+/// Adds the 32 lanes' values get(0 … n) (each lane its own) into acc[0 … n) (the warp's
+/// accumulators in shared memory), 16 values at a time: four halving steps (lanes 16, 8, 4, 2
+/// apart) leave lanes 2i and 2i + 1 with partial sums of value i of the 16, a last exchange adds
+/// them, and lane 2i adds the sum to acc. 16 shuffles per 16 values.
+template <class Get>
+__device__ inline void warp_add_to(Get get, std::size_t n, double* acc, unsigned lane) {
+  for (std::size_t base = 0; base < n; base += 16) {
+    double v[16];
+#pragma unroll
+    for (unsigned j = 0; j < 16; ++j) v[j] = base + j < n ? get(base + j) : 0.0;
+#pragma unroll
+    for (unsigned half = 8; half >= 1; half /= 2) {
+      const bool upper = (lane & (2 * half)) != 0;  // keeps values [half, 2·half) of those left
+#pragma unroll
+      for (unsigned j = 0; j < half; ++j) {
+        const double keep = upper ? v[j + half] : v[j], give = upper ? v[j] : v[j + half];
+        v[j] = keep + __shfl_xor_sync(0xffffffffu, give, 2 * half);
+      }
+    }
+    v[0] += __shfl_xor_sync(0xffffffffu, v[0], 1);
+    const std::size_t i = base + (lane >> 1);
+    if ((lane & 1u) == 0 && i < n) acc[i] += v[0];
+  }
+}
 
 /// A barrier of the whole grid, arrived at by one thread (a worker block's thread 0, or a
 /// controller): the last arrival of a generation resets the count and starts the next one.
@@ -21287,6 +21338,14 @@ __device__ inline void grid_arrive_block(const grid_exchange& x) {
 /// --data, covertype): 128 or 256 threads run alike; forcing 2 or 4 blocks of 256 per SM
 /// (__launch_bounds__, 128 or 64 registers instead of 231) was 1.5x and 1.9x slower.
 inline constexpr int grid_threads_per_block = 256;
+/// Shared memory per block for the chains of a group (their points, the warps' accumulators).
+inline constexpr std::size_t grid_shared_budget = 60 * 1024;
+/// Data values per worker and tile when chains share reads (cuda::tiles = 0); 0: one tile.
+/// Measured on an H200 (bench/cuda_executor.cu --share, covertype, 8 chains): 8, 15, 30 and 60
+/// tiles cost 1.2, 1.5, 2.4 and 4.4 times one tile per chain-leapfrog — a tile's evaluation
+/// has a fixed cost as large as a row's, and a row read again from L1 costs about what it cost
+/// from device memory — so the automatic choice is one tile.
+inline constexpr int grid_tile_values = 0;
 
 #if defined(TYCHE_CUDA_GRID_PROFILE)
 // A diagnostic build (-DTYCHE_CUDA_GRID_PROFILE): clock64() cycles of chain 0's controller (its
@@ -21348,40 +21407,58 @@ __global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(Vie
   }
 
   extern __shared__ double shared[];
-  double* theta = shared;          // the chain's point, d
-  double* warp_sums = shared + d;  // [warps][d + 1]
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  const std::size_t group = x.group;
+  double* theta = shared;                   // [group][d]: the group's points
+  double* acc = shared + group * d;         // [warps][group][d + 1]: each warp's sums
+  double* shared_grad = acc + warps * group * row;  // [threads][gradient_stride]: the workers' gradients
+  int* list = reinterpret_cast<int*>(shared_grad + static_cast<std::size_t>(blockDim.x) * x.gradient_stride);
+  // [chains + 1]: the active chains, their count
   const std::size_t block = blockIdx.x - 1, blocks = gridDim.x - 1;
   const std::size_t worker = block * blockDim.x + threadIdx.x, workers = blocks * blockDim.x;
+  const std::size_t parts = static_cast<std::size_t>(x.tiles) * workers;
   double* workspace = x.workspace != nullptr ? x.workspace + worker * view.workspace_size : nullptr;
   constexpr std::size_t static_dim = tyche::detail::static_dim_v<typename View::layout_type>;
   constexpr bool local_gradient = static_dim != dynamic_extent && static_dim <= 256;
   double local[local_gradient ? static_dim : 1];
-  double* grad = local_gradient ? local : x.scratch + worker * d;
+  double* grad = x.gradient_stride > 0 ? shared_grad + threadIdx.x * x.gradient_stride
+                 : local_gradient       ? local
+                                        : x.scratch + worker * d;
   for (;;) {
     TYCHE_GRID_CLOCK(before_a);
     grid_arrive_block(x);  // A
     TYCHE_GRID_CLOCK(after_a);
-    bool any = false;
-    for (int c = 0; c < chains; ++c) {
-      if (__ldcg(x.active + c) == 0) continue;  // the same for every thread: read after A
-      any = true;
-      for (std::size_t i = threadIdx.x; i < d; i += blockDim.x)
-        theta[i] = __ldcg(x.theta + static_cast<std::size_t>(c) * d + i);
+    if (threadIdx.x == 0) {  // the chains that posted a point, in order
+      int n = 0;
+      for (int c = 0; c < chains; ++c)
+        if (__ldcg(x.active + c) != 0) list[n++] = c;
+      list[chains] = n;
+    }
+    __syncthreads();
+    const int active = list[chains];
+    const bool any = active > 0;
+    for (int first = 0; first < active; first += static_cast<int>(group)) {
+      const std::size_t members = static_cast<std::size_t>(min(static_cast<int>(group), active - first));
+      for (std::size_t i = threadIdx.x; i < members * d; i += blockDim.x)
+        theta[i] = __ldcg(x.theta + static_cast<std::size_t>(list[first + static_cast<int>(i / d)]) * d + i % d);
+      double* mine = acc + warp * group * row;
+      for (std::size_t i = lane; i < members * row; i += 32) mine[i] = 0;
       __syncthreads();
-      const double value = view.value_and_gradient_part(theta, grad, workspace, worker, workers);
-      for (std::size_t j = 0; j < row; ++j) {
-        double v = j == 0 ? value : grad[j - 1];
-        for (unsigned offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
-        if (lane == 0) warp_sums[warp * row + j] = v;
+      for (unsigned t = 0; t < x.tiles; ++t) {
+        const std::size_t part = t * workers + worker;
+        for (std::size_t k = 0; k < members; ++k) {
+          const double value = view.value_and_gradient_part(theta + k * d, grad, workspace, part, parts);
+          warp_add_to([&](std::size_t j) { return j == 0 ? value : grad[j - 1]; }, row, mine + k * row, lane);
+        }
       }
       __syncthreads();
-      for (std::size_t j = threadIdx.x; j < row; j += blockDim.x) {
+      for (std::size_t i = threadIdx.x; i < members * row; i += blockDim.x) {
+        const std::size_t k = i / row, j = i % row;
         double v = 0;
-        for (unsigned w = 0; w < warps; ++w) v += warp_sums[w * row + j];
-        __stcg(x.partials + (block * static_cast<std::size_t>(chains) + static_cast<std::size_t>(c)) * row + j, v);
+        for (unsigned w = 0; w < warps; ++w) v += acc[(w * group + k) * row + j];
+        __stcg(x.partials + (block * static_cast<std::size_t>(chains) + static_cast<std::size_t>(list[first + static_cast<int>(k)])) * row + j, v);
       }
-      __syncthreads();  // theta and warp_sums are the next chain's
+      __syncthreads();  // theta and acc are the next group's
     }
     if (!any) return;
     TYCHE_GRID_CLOCK(before_b);
@@ -21502,6 +21579,7 @@ class cuda_launcher {
                             static_cast<std::size_t>(device_.multiProcessorCount),
                         "the kernel's local memory");
     const std::size_t exchange_bytes = whole_device_ ? grid_exchange_bytes(r.d) : 0;
+    if (whole_device_) exchange_.tiles = grid_tiles(data_bytes / sizeof(double));
     const std::size_t need = chains_bytes + data_bytes + local_bytes + exchange_bytes;
     std::size_t free_bytes = 0, total_bytes = 0;
     cuda_check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
@@ -21631,13 +21709,29 @@ class cuda_launcher {
                                   " threads per block (" + std::to_string(a.numRegs) +
                                   " registers per thread), and each chain needs one; use fewer chains, or gradient = "
                                   "per_thread");
-    const std::size_t d = target_.view.dim();
-    grid_shared_bytes_ = (d + (grid_threads_ / 32) * (d + 1)) * sizeof(double);
-    if (grid_shared_bytes_ > static_cast<std::size_t>(device_.sharedMemPerBlockOptin))
+    // Shared memory: each worker's gradient (cuda::shared_gradient, when it fits: an odd stride,
+    // so that a warp's 32 gradients fall in different banks), the active chains' list, and per
+    // chain of a group its point and each warp's accumulators; as many chains per group as fit
+    // in grid_shared_budget (or cuda::chain_group).
+    const std::size_t d = target_.view.dim(), warps = grid_threads_ / 32;
+    const std::size_t optin = static_cast<std::size_t>(device_.sharedMemPerBlockOptin);
+    const std::size_t per_chain = (d + warps * (d + 1)) * sizeof(double);
+    const std::size_t fixed = (static_cast<std::size_t>(chains_) + 1) * sizeof(int);
+    const std::size_t stride = d | 1u, grad_bytes = grid_threads_ * stride * sizeof(double);
+    const bool in_shared = exec_.shared_gradient && grad_bytes + per_chain + fixed <= optin;
+    exchange_.gradient_stride = in_shared ? static_cast<unsigned>(stride) : 0u;
+    const std::size_t left = optin - (in_shared ? grad_bytes : 0) - std::min(optin, fixed);
+    std::size_t group = exec_.chain_group > 0 ? static_cast<std::size_t>(exec_.chain_group)
+                                              : std::min(grid_shared_budget, left) / per_chain;
+    group = std::clamp<std::size_t>(group, 1, static_cast<std::size_t>(chains_));
+    exchange_.group = static_cast<unsigned>(group);
+    grid_shared_bytes_ = group * per_chain + (in_shared ? grad_bytes : 0) + fixed;
+    if (grid_shared_bytes_ > optin)
       throw std::invalid_argument("tyche::nuts: cuda: gradient = whole_device: a model of " + std::to_string(d) +
                                   " parameters needs " + std::to_string(grid_shared_bytes_) +
-                                  " bytes of shared memory per block, more than the device's " +
-                                  std::to_string(device_.sharedMemPerBlockOptin) + "; use gradient = per_thread");
+                                  " bytes of shared memory per block (" + std::to_string(group) +
+                                  " chains per group), more than the device's " + std::to_string(optin) +
+                                  "; use a smaller cuda::chain_group, or gradient = per_thread");
     if (grid_shared_bytes_ > 48 * 1024)
       cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(grid_shared_bytes_)),
@@ -21652,6 +21746,16 @@ class cuda_launcher {
                                std::to_string(grid_blocks_) + " blocks of " + std::to_string(grid_threads_) +
                                " threads on the device at once, and needs 2; use gradient = per_thread");
     kernel_ = a;  // reserve() counts this kernel's local memory
+  }
+
+  // Parts of each worker's share of the data (cuda::tiles): with one chain, 1 (nothing to
+  // share); with more, about grid_tile_values values per worker and tile, so that a block's tile
+  // stays in its SM's cache while the group's chains read it.
+  [[nodiscard]] unsigned grid_tiles(std::size_t data_values) const {
+    if (exec_.tiles > 0) return static_cast<unsigned>(exec_.tiles);
+    if (chains_ == 1 || grid_tile_values == 0) return 1;
+    const std::size_t per_tile = grid_workers() * static_cast<std::size_t>(grid_tile_values);
+    return static_cast<unsigned>(std::clamp<std::size_t>((data_values + per_tile - 1) / per_tile, 1, 4096));
   }
 
   [[nodiscard]] std::size_t grid_workers() const {

@@ -15,10 +15,18 @@
 //   7. cuda_gradient::whole_device (every thread on each chain's gradient): a logistic regression
 //      on 3,000 × 8 data (the default picks it), β of static and of run-time size, and eight
 //      schools: the first 20 transitions against the emulation (8 parts added on the host) to
-//      1e-9; 8 chains with warm-up: posterior means against 32 emulated chains of per_thread's within 4 SE.
+//      1e-9; 8 chains with warm-up: posterior means against 32 emulated chains of per_thread's within 4 SE;
+//      chains sharing reads (5 tiles, groups of 3 chains; 1 tile with the workers' gradients in
+//      shared memory instead of local) against the emulation to 1e-9, and the groups leaving the
+//      draws bit for bit as they were.
 //   8. a model with a scan, a tabulate and multi_normal of a data matrix (folding moved what their
 //      ops owned into the program's storage, so the view is bytes): the first 20 transitions of
 //      32 chains against the emulation to 1e-9.
+//   9. posteriordb's kidiq-kidscore_interaction (a 434 × 4 data matrix) against its reference,
+//      and a 100-d correlated Gaussian (multi_normal<"x">, Σᵢⱼ = 0.9^|i−j|) against its exact
+//      marginals (8 chains, the dense metric: 64 chains per thread with the diagonal metric —
+//      trees of ~200 leapfrogs of an O(d²) gradient on one thread — did not finish in 100 s on an
+//      H200): means within 4 combined SE (4 MCSE of 0), sds within 10 % (variances of 1).
 // Exits 77 (ctest: skipped) without a GPU. The reference directory is found upwards from this
 // file, or at $TYCHE_SHARED (the shared/ folder).
 #include <cuda_runtime.h>
@@ -28,6 +36,7 @@
 #include "support/eight_schools.hpp"
 #include "support/reference_summary.hpp"
 #include "support/small_regression.hpp"
+#include "../../examples/posteriordb/kidiq.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -178,6 +187,22 @@ void whole_device() {
     compare_first_transitions(gpu, tyche::nuts(dynamic, cfg), 20, "whole_device, beta of run-time size");
   }
   {
+    // Chains sharing each read: each worker's share in 5 tiles, 8 chains in groups of 3, 3, 2.
+    tyche::nuts_config cfg{.chains = 8, .warmup = 0, .draws = 20, .seed = 7};
+    cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device, .tiles = 5, .chain_group = 3};
+    const auto gpu = tyche::nuts(m, cfg);
+    cfg.executor = tyche::cuda{.emulate = true, .gradient = tyche::cuda_gradient::whole_device};
+    const auto host = tyche::nuts(m, cfg);
+    compare_first_transitions(gpu, host, 20, "whole_device, 5 tiles, groups of 3 chains");
+    // The same chains with other tiles and groups: the tiles change the order of the additions,
+    // the groups do not.
+    cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device, .tiles = 5, .chain_group = 8};
+    const auto regrouped = tyche::nuts(m, cfg);
+    check(regrouped.values == gpu.values, "whole_device: the chains' groups do not change their draws");
+    cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device, .tiles = 1, .shared_gradient = true};
+    compare_first_transitions(tyche::nuts(m, cfg), host, 20, "whole_device, 1 tile, gradients in shared memory");
+  }
+  {
     const auto es = eight_schools_model();
     tyche::nuts_config cfg{.chains = 16, .warmup = 0, .draws = 20, .seed = 8};
     cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device};
@@ -298,6 +323,59 @@ void out_of_memory() {
         "too many draws per launch: an error naming the chains and the bytes");
 }
 
+// 9. Larger posteriors on the GPU, each with the executor's defaults.
+void posteriors() {
+  const auto dir = tyche_test::shared_dir(__FILE__) / "posteriors" / "kidiq-kidscore_interaction";
+  try {
+    const auto ref = tyche_test::read_reference_summary(dir);
+    const auto p = tyche_examples::kidiq_kidscore_interaction(tyche::read_json_data((dir / "data.json").string()));
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto fit = tyche::nuts(p.model, {.chains = 32, .warmup = 500, .draws = 500, .seed = 20261127,
+                                           .executor = tyche::cuda{}});
+    std::printf("     kidiq, 32 chains x 1000 iterations: %.2f s, %lld gradients, lanes %d, %d divergences\n",
+                seconds_since(t0), fit.gradient_evaluations, fit.lanes, fit.divergences());
+    for (std::size_t k = 0; k < fit.dim(); ++k) {
+      const auto& row = ref.at(fit.names[k]);
+      const auto r = tyche_test::compare_to_reference(fit.parameter(k), row);
+      char text[256];
+      std::snprintf(text, sizeof text, "kidiq %s: mean %.4f (reference %.4f, z = %.2f), sd %.4f (reference %.4f), ESS %.0f",
+                    fit.names[k].c_str(), r.mean, row.mean, r.z, r.sd, row.sd, r.ess);
+      check(r.within(row), text);
+    }
+  } catch (const std::exception& e) {
+    check(false, std::string("kidiq: ") + e.what() + " (set TYCHE_SHARED to the shared/ folder)");
+  }
+
+  using namespace tyche;
+  constexpr std::size_t d = 100;
+  static std::vector<double> mu(d, 0.0), sigma(d * d);
+  for (std::size_t i = 0; i < d; ++i)
+    for (std::size_t j = 0; j < d; ++j)
+      sigma[i * d + j] = std::pow(0.9, std::fabs(static_cast<double>(i) - static_cast<double>(j)));
+  const auto m = model(joint(multi_normal<"x">(data(mu), matrix(sigma.data(), d, d))));
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto fit = nuts(m, {.chains = 8, .warmup = 500, .draws = 1500, .seed = 20261128,
+                            .metric = samplers::metric_kind::dense, .executor = cuda{}});
+  std::printf("     correlated Gaussian (d = 100, dense metric), 8 chains x 2000 iterations: %.2f s, %lld gradients, %d divergences\n",
+              seconds_since(t0), fit.gradient_evaluations, fit.divergences());
+  double worst_z = 0, worst_var = 0;
+  for (std::size_t k = 0; k < fit.dim(); ++k) {
+    const auto chains = fit.parameter(k);
+    double mean = 0, var = 0, n = 0;
+    for (const auto& c : chains)
+      for (double v : c) { mean += v; n += 1; }
+    mean /= n;
+    for (const auto& c : chains)
+      for (double v : c) var += (v - mean) * (v - mean) / (n - 1);
+    worst_z = std::fmax(worst_z, std::fabs(mean) / tyche::mcse_mean(chains));
+    worst_var = std::fmax(worst_var, std::fabs(var - 1.0));
+  }
+  char text[200];
+  std::snprintf(text, sizeof text, "correlated Gaussian: largest |mean| / MCSE %.2f (< 4), largest |variance - 1| %.3f (< 0.1)",
+                worst_z, worst_var);
+  check(worst_z < 4 && worst_var < 0.1, text);
+}
+
 }  // namespace
 
 // A model written as a program: an exponentially smoothed level by scan_states, a tabulated
@@ -327,6 +405,7 @@ int main() {
     std::printf("no CUDA device: skipped\n");
     return 77;
   }
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line as it is printed, also into a file
   try {
     first_transitions();
     programs();
@@ -335,6 +414,7 @@ int main() {
     nan_region();
     out_of_memory();
     reference();
+    posteriors();
     many_chains();
   } catch (const std::exception& e) {
     std::printf("FAIL exception: %s\n", e.what());

@@ -130,6 +130,18 @@ struct cuda {
   /// One chain per thread, or every thread on each chain's loops over the data (cuda_gradient).
   /// Emulated, whole_device adds up the 8 parts of each evaluation, one after the other.
   cuda_gradient gradient = cuda_gradient::automatic;
+  /// whole_device with several chains: the chains can share each read of the data. Each
+  /// thread's share of the data is cut into `tiles` parts, and a group of chain_group chains is
+  /// evaluated on a part before the next part is read, so that it is read from device memory
+  /// once and then from the SM's cache. tiles = 0: automatic (1: measured faster, docs/gpu.md);
+  /// chain_group = 0: as many as fit in 60 KiB of shared memory per block. A chain's draws
+  /// depend on the tiles (the order of the additions), not on the group.
+  int tiles = 0;
+  int chain_group = 0;
+  /// whole_device: each thread's share of a gradient in shared memory (when it fits: d up to
+  /// about 110 parameters with 256 threads per block) instead of the thread's local memory.
+  /// Off by default: not yet shown faster (docs/gpu.md).
+  bool shared_gradient = false;
 };
 
 /// A random initial point where Stan's step-size heuristic needs a step below this is rejected

@@ -134,6 +134,8 @@ inline void check_cuda_settings(const cuda& exec) {
   if (exec.draws_per_launch < 0)
     fail("draws_per_launch = " + std::to_string(exec.draws_per_launch) + " must be ≥ 0 (0: automatic)");
   if (exec.device < 0) fail("device = " + std::to_string(exec.device) + " must be ≥ 0");
+  if (exec.tiles < 0) fail("tiles = " + std::to_string(exec.tiles) + " must be ≥ 0 (0: automatic)");
+  if (exec.chain_group < 0) fail("chain_group = " + std::to_string(exec.chain_group) + " must be ≥ 0 (0: automatic)");
 }
 
 /// a · b, or an overflow_error naming what was being counted.
