@@ -4,7 +4,10 @@
 // target bench_cuda_nuts (CMake option TYCHE_ENABLE_CUDA with nvcc found) and run it on a machine
 // with a GPU:
 //
-//   cmake --build build/gcc --target bench_cuda_nuts && build/gcc/bench/cuda_nuts [--quick]
+//   cmake -S . -B build/gpu -DCMAKE_BUILD_TYPE=Release
+//   cmake --build build/gpu --target bench_cuda_nuts && build/gpu/bench/cuda_nuts [--quick]
+//
+// (not in build/gcc: tools/test.sh configures that tree to build CUDA code as PTX at -O0)
 //
 // For each model and number of chains it runs warm-up (step size by dual averaging, Stan's
 // settings: δ = 0.8, max depth 10, unit diagonal metric) then draws, all on the device, and

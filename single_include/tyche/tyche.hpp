@@ -18753,7 +18753,8 @@ struct cuda {
   /// evaluated on a part before the next part is read, so that it is read from device memory
   /// once and then from the SM's cache. tiles = 0: automatic (1: measured faster, docs/gpu.md);
   /// chain_group = 0: as many as fit in 60 KiB of shared memory per block. A chain's draws
-  /// depend on the tiles (the order of the additions), not on the group.
+  /// depend on the tiles (the order of the additions), not on the group, unless the group's
+  /// shared memory changes how many blocks the device runs at once (docs/gpu.md).
   int tiles = 0;
   int chain_group = 0;
   /// whole_device: each thread's share of a gradient in shared memory (when it fits: d up to
@@ -21266,8 +21267,9 @@ __global__ void device_chains_kernel(Target target, device_chain* states, double
 // (warp_add_to) into the warp's accumulators for that chain in shared memory; after the last
 // tile the block adds its warps' accumulators (one sum per chain and value, in partials), and
 // after B the workers add those block sums (a warp per value). The order of every addition is
-// fixed — it depends on the tiles, the block and warp shapes, never on timing or on which other
-// chains are active —, so a run's draws do not depend on timing. The controllers never meet a
+// fixed — it depends on the tiles, the block and warp shapes (the blocks per SM, which a group's
+// shared memory can change when registers allow more than one), never on timing or on which
+// other chains are active —, so a run's draws do not depend on timing. The controllers never meet a
 // block barrier (__syncthreads), only the grid barrier, which each arrives at by itself; in a
 // worker block its thread 0 arrives for the block.
 
@@ -21343,8 +21345,8 @@ inline constexpr std::size_t grid_shared_budget = 60 * 1024;
 /// Data values per worker and tile when chains share reads (cuda::tiles = 0); 0: one tile.
 /// Measured on an H200 (bench/cuda_executor.cu --share, covertype, 8 chains): 8, 15, 30 and 60
 /// tiles cost 1.2, 1.5, 2.4 and 4.4 times one tile per chain-leapfrog — a tile's evaluation
-/// has a fixed cost as large as a row's, and a row read again from L1 costs about what it cost
-/// from device memory — so the automatic choice is one tile.
+/// has a fixed cost about as large as a row's, and the group's re-reads of a tile saved nothing
+/// measurable — so the automatic choice is one tile.
 inline constexpr int grid_tile_values = 0;
 
 #if defined(TYCHE_CUDA_GRID_PROFILE)

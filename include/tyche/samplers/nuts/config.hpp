@@ -135,7 +135,8 @@ struct cuda {
   /// evaluated on a part before the next part is read, so that it is read from device memory
   /// once and then from the SM's cache. tiles = 0: automatic (1: measured faster, docs/gpu.md);
   /// chain_group = 0: as many as fit in 60 KiB of shared memory per block. A chain's draws
-  /// depend on the tiles (the order of the additions), not on the group.
+  /// depend on the tiles (the order of the additions), not on the group, unless the group's
+  /// shared memory changes how many blocks the device runs at once (docs/gpu.md).
   int tiles = 0;
   int chain_group = 0;
   /// whole_device: each thread's share of a gradient in shared memory (when it fits: d up to
