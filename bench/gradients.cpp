@@ -12,6 +12,11 @@
 #include <tyche/io/json_data.hpp>
 #include <tyche/tyche.hpp>
 
+#if TYCHE_BENCH_CBLAS
+#include <cblas.h>
+extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+#endif
+
 #include <benchmark/benchmark.h>
 
 #include "synthetic.hpp"
@@ -232,6 +237,37 @@ struct logistic_hand {
     return lp;
   }
 };
+
+#if TYCHE_BENCH_CBLAS
+// The same gradient from a BLAS: η = X β by one GEMV, the per-row terms, then Xᵀ r by a second
+// GEMV (two reads of X; what a program built on a BLAS-2 does, FastAD's Eigen form among them).
+struct logistic_blas {
+  const double* X;
+  const double* y;
+  std::size_t n, p;
+  double operator()(const double* th, double* g) const {
+    thread_local std::vector<double> eta;
+    eta.resize(n);
+    const double alpha = th[0];
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, int(n), int(p), 1.0, X, int(p), th + 1, 1, 0.0, eta.data(), 1);
+    double lp = -0.5 * alpha * alpha, g_alpha = -alpha;
+    for (std::size_t j = 0; j < p; ++j) lp -= 0.5 * th[1 + j] * th[1 + j];
+    for (std::size_t i = 0; i < n; ++i) {
+      const double e_i = alpha + eta[i];
+      const double e = std::exp(-std::fabs(e_i));
+      const double inv = 1.0 / (1.0 + e);
+      const double sig = e_i >= 0 ? inv : e * inv;
+      lp += y[i] * e_i - (std::max(e_i, 0.0) + std::log1p(e));
+      eta[i] = y[i] - sig;  // the residual, in place
+      g_alpha += eta[i];
+    }
+    for (std::size_t j = 0; j < p; ++j) g[1 + j] = -th[1 + j];
+    cblas_dgemv(CblasRowMajor, CblasTrans, int(n), int(p), 1.0, X, int(p), eta.data(), 1, 1.0, g + 1, 1);
+    g[0] = g_alpha;
+    return lp;
+  }
+};
+#endif
 
 // ---- kidiq (kidscore_interaction) ------------------------------------------------------------
 // kid_score ~ normal(Xβ, σ), X = [1, mom_hs, mom_iq, mom_hs·mom_iq], β flat, σ ~ half_cauchy(0,
@@ -847,6 +883,24 @@ int main(int argc, char** argv) {
           return hand(th.data(), g.data());
         });
   }
+#if TYCHE_BENCH_CBLAS
+  {  // logistic_regression against the BLAS-2 twin (rows logistic_regression_blas/...: "handwritten" is the BLAS)
+    if (openblas_set_num_threads) openblas_set_num_threads(1);
+    static std::vector<double> lr_gb(lr.p + 1);
+    logistic_blas blas{lr.X.data(), lr.y.data(), lr.n, lr.p};
+    const double vb = blas(lr_theta.data(), lr_gb.data());
+    check_twins("logistic_regression_blas", lr_prog.value_and_gradient(std::span<const double>(lr_theta), std::span<double>(lr_gt),
+                                                                        std::span<double>(lr_ws)),
+                lr_gt, vb, lr_gb);
+    register_pair(
+        "logistic_regression_blas", &lr_theta, &lr_gt, &lr_gb,
+        [](const std::vector<double>& th, std::vector<double>& g) {
+          return lr_prog.value_and_gradient(std::span<const double>(th), std::span<double>(g),
+                                            std::span<double>(lr_ws));
+        },
+        [blas](const std::vector<double>& th, std::vector<double>& g) { return blas(th.data(), g.data()); });
+  }
+#endif
 
   // --- kidiq at n = 100, 200, 400, 434, 10000 ---
   static std::vector<kidiq_rows> kidiq_sets;

@@ -4,7 +4,8 @@
 //
 // Models: eight schools and kidiq (posteriordb; kidiq's regression folds into sufficient
 // statistics, so it reads 27 values), logistic regressions from 40 × 5 to 10,000 × 100, and the
-// 100-d AR(1) Gaussian (a 100 × 100 data matrix).
+// 100-d AR(1) Gaussian (a 100 × 100 data matrix), and a Poisson regression on one covariate
+// written elementwise over 20,000 observations (data-heavy without a matrix).
 //
 // For each model and number of chains, one nuts() call per lanes setting (0 = the default, 1 =
 // scalar, the half and the full SIMD width where the build has them and the chains fill them),
@@ -31,6 +32,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -94,6 +96,22 @@ void logistic(const char* name, std::size_t n, const settings& s) {
       s, 3);
 }
 
+/// y ~ poisson_log(a + b·x) elementwise over n observations (no matrix: the scalar path takes
+/// the observations 8 at a time, chains in lanes take them one at a time for 8 chains).
+void poisson(const char* name, std::size_t n, const settings& s) {
+  using namespace tyche;
+  std::mt19937_64 rng(20261127);
+  std::normal_distribution<double> z(0.0, 1.0);
+  std::vector<double> x(n), y(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = z(rng);
+    y[i] = static_cast<double>(std::poisson_distribution<int>(std::exp(0.3 + 0.5 * x[i]))(rng));
+  }
+  auto a = normal<"a">(0.0, 1.0);
+  auto b = normal<"b">(0.0, 1.0);
+  run(name, model(joint(a, b, poisson_log(a + b * data(x)).observe(data(y)))), s, 5);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -125,6 +143,7 @@ int main(int argc, char** argv) {
   logistic<10>("logistic_regression_100x10", 100, s);
   logistic<25>("logistic_regression_1000x25", 1000, s);
   logistic<100>("logistic_regression_10000x100", 10000, s);
+  poisson("poisson_log_elementwise_20000", 20000, s);
   {
     constexpr std::size_t d = 100;
     std::vector<double> shift(d * d, 0.0), zero(d, 0.0), scale(d, std::sqrt(1 - 0.81));

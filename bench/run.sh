@@ -20,6 +20,12 @@
 #               SIMD width, 1-8 chains on one thread, five models from eight schools to a logistic
 #               regression 10,000 x 100 (bench/lanes.cpp): model,data_values,chains,lanes,
 #               lanes_used,cpu_s,gradients,ns_per_gradient,vs_best
+#   chains_pass the gradient of C = 1 … 64 chains of the logistic regression 10,000 x 100 and of
+#               Edward2's covertype shape (581,012 x 54): tyche (chains in SIMD lanes, rows in
+#               tiles) against a BLAS twin (two GEMVs / GEMMs, one thread) where a BLAS with
+#               cblas.h is installed (bench/chains_pass.cpp; --quick: 2 repetitions, up to 16
+#               chains): shape,rows,cols,impl,chains,ms_per_evaluation,ms_per_chain_gradient,
+#               reads_of_x_per_chain; plots docs/chains_pass.png (full run) with gnuplot
 #   iid_normal  the gradient of normal(mu, sigma).observe(data(y)) against n, reduced to
 #               sufficient statistics and as a loop (bench/iid_normal.cpp): n,data_values,
 #               reduced_ns,loop_ns
@@ -55,7 +61,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|lanes|iid_normal|adapt|arma_trap|inference|scale|stan|smc|cuda [--quick]" >&2
+    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|lanes|chains_pass|iid_normal|adapt|arma_trap|inference|scale|stan|smc|cuda [--quick]" >&2
     exit 2
 }
 
@@ -107,6 +113,20 @@ case $suite in
             nuts_step) args=(--reps=3); [ $quick -eq 1 ] && args=(--reps=1) ;;
         esac
         exec "$build/bench/$suite" "${args[@]}" "${passed[@]}" ;;
+    chains_pass)
+        bench_release bench_chains_pass
+        args=()
+        [ $quick -eq 1 ] && args=(--reps 2 --max-chains 16)
+        out=$("$build/bench/chains_pass" "${args[@]}" "${passed[@]}")
+        echo "$out"
+        if [ $quick -eq 0 ] && command -v gnuplot >/dev/null 2>&1; then
+            csv=$(mktemp)
+            echo "$out" > "$csv"
+            gnuplot -e "csv='$csv'; out='$root/docs/chains_pass.png'" "$root/bench/chains_pass.gp"
+            rm -f "$csv"
+            echo "chains_pass: plotted docs/chains_pass.png" >&2
+        fi
+        exit 0 ;;
     scale)
         # One chain on two cores (bench/split.cpp), then tyche::mpi with 1 and 2 ranks
         # (bench/mpi_scale.cpp), build/bench-release as above.

@@ -215,11 +215,12 @@ inline nuts_fit empty_frame(const nuts_config& cfg, std::vector<std::string> nam
 
 /// The lanes a one-process nuts() with this configuration would use (cpu::lanes = 0 resolved as
 /// cpu_executor.hpp's resolve_lanes does for all the chains), so that every rank uses that width.
-inline int one_process_lanes(const nuts_config& cfg, const cpu& exec, std::size_t data_values) {
+inline int one_process_lanes(const nuts_config& cfg, const cpu& exec, std::size_t data_values,
+                             std::size_t matrix_values) {
   if (exec.lanes != 0) return exec.lanes;
   int threads = samplers::detail::cpu_threads(exec);
   threads = std::min(threads, cfg.chains);
-  return samplers::detail::resolve_lanes(0, cfg.chains, threads, data_values);
+  return samplers::detail::resolve_lanes(0, cfg.chains, threads, data_values, matrix_values);
 }
 
 /// An FNV-1a hash of bytes (model signatures compared across ranks).
@@ -270,15 +271,18 @@ template <class Local>
 class sharded_target {
  public:
   sharded_target(const Local& local, MPI_Comm comm) : local_(local), comm_(comm), ranks_(size(comm)) {
-    unsigned long long mine = 0, total = 0;
-    if constexpr (requires { local.data_values(); }) mine = local.data_values();
-    MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
-    data_values_ = static_cast<std::size_t>(total);  // the same on every rank: the same lanes
+    unsigned long long mine[2] = {0, 0}, total[2] = {0, 0};
+    if constexpr (requires { local.data_values(); }) mine[0] = local.data_values();
+    if constexpr (requires { local.matrix_values(); }) mine[1] = local.matrix_values();
+    MPI_Allreduce(mine, total, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+    data_values_ = static_cast<std::size_t>(total[0]);  // the same on every rank: the same lanes
+    matrix_values_ = static_cast<std::size_t>(total[1]);
   }
   [[nodiscard]] std::size_t dim() const { return local_.dim(); }
   [[nodiscard]] std::size_t constrained_dim() const { return local_.constrained_dim(); }
   [[nodiscard]] std::size_t workspace_size() const { return local_.workspace_size(); }
   [[nodiscard]] std::size_t data_values() const { return data_values_; }
+  [[nodiscard]] std::size_t matrix_values() const { return matrix_values_; }
 
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
@@ -353,6 +357,7 @@ class sharded_target {
   MPI_Comm comm_;
   int ranks_;
   std::size_t data_values_ = 0;
+  std::size_t matrix_values_ = 0;
   mutable std::vector<double> send_, recv_;
 };
 
@@ -451,7 +456,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
     samplers::detail::check_config(cfg);
     if (const cpu* exec = std::get_if<cpu>(&cfg.executor)) {
       const samplers::detail::model_target<Model> target(m);
-      resolved[0] = detail::one_process_lanes(cfg, *exec, m.data_values());
+      resolved[0] = detail::one_process_lanes(cfg, *exec, m.data_values(), m.matrix_values());
       resolved[1] = static_cast<int>(
           samplers::detail::resolve_split(samplers::detail::model_erased_target(target), cfg, *exec));
     } else if (const cuda* gpu = std::get_if<cuda>(&cfg.executor)) {

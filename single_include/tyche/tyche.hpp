@@ -6928,7 +6928,8 @@ struct evaluation {
   TYCHE_HD TYCHE_INLINE void forward_elementary(const N& n, S& s, K& ks, std::size_t i) {
     using U = kernel_scalar_t<K, T>;
     if constexpr (kind_of<N> == node_kind::matvec) {
-      s.v = row_product<U>(n, i);
+      if constexpr (is_tiled_v<K>) s.v = ks.tile_v[i - ks.base];
+      else s.v = row_product<U>(n, i);
     } else if constexpr (kind_of<N> == node_kind::unary) {
       const U x = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.a, ks, i);
       if constexpr (G) s.v = n.rule.value(x, s.d);
@@ -6945,7 +6946,8 @@ struct evaluation {
   template <class N, class P, class S, class K>
   TYCHE_HD TYCHE_INLINE void reverse_elementary(const S& s, K& ks, std::size_t i) {
     if constexpr (kind_of<N> == node_kind::matvec) {
-      row_adjoint(at_path(root, P{}), i, s.adj);
+      if constexpr (is_tiled_v<K>) ks.tile_a[i - ks.base] = s.adj;
+      else row_adjoint(at_path(root, P{}), i, s.adj);
     } else if constexpr (kind_of<N> == node_kind::unary) {
       push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(ks, i, s.adj * s.d);
     } else {
@@ -6958,6 +6960,120 @@ struct evaluation {
 
   template <class A, class AP, class U = T>
   using kernel_state = slots<kernel_entries_t<A, AP>, U>;
+
+  // ---- rows in tiles: chains in SIMD lanes sharing each row of a streamed matvec ----
+  //
+  // With T a batch of chains (one chain per lane), a streamed matvec's row i is the dot product
+  // of one row of X (broadcast) with the chains' v; one row at a time, each product is a chain
+  // of dependent FMAs, and the adjoint loads and stores the whole gradient of v per row. A loop
+  // whose body holds exactly one streamed matvec therefore takes its rows in tiles of
+  // `tile_rows`: the tile's row products first (rows interleaved, each chunk of v loaded once
+  // per tile: independent FMA chains), then each element's body (the matvec's slot reads its
+  // value from the tile, its reverse step leaves the adjoint there), then the adjoints of the
+  // tile added to v's gradient (each chunk of the gradient loaded and stored once per tile).
+  // Every row's value and every gradient element's sum are computed in the same order as one
+  // row at a time, so the results are the same bit for bit.
+  static constexpr std::size_t tile_rows = 8;
+  template <class Entries>
+  static constexpr std::size_t streamed_matvec_index() {
+    std::size_t count = 0, at = 0;
+    meta::static_for<Entries::size>([&](auto e) {
+      using N = typename meta::at<decltype(e)::value, Entries>::node;
+      if constexpr (kind_of<N> == node_kind::matvec && is_streamed_v<N>) {
+        ++count;
+        at = decltype(e)::value;
+      }
+    });
+    return count == 1 ? at : Entries::size;
+  }
+  template <class A, class AP>
+  static constexpr bool tiles_rows_v =
+#if defined(__CUDA_ARCH__)
+      false;
+#else
+      scalar_traits<T>::lanes > 1 && !batched &&
+      streamed_matvec_index<kernel_entries_t<A, AP>>() < kernel_entries_t<A, AP>::size;
+#endif
+  /// A loop body's state while its rows are taken in tiles: the streamed matvec's values and
+  /// adjoints for rows base, …, base + tile_rows − 1.
+  template <class A, class AP>
+  struct tiled_state : kernel_state<A, AP> {
+    static constexpr bool tiled = true;
+    const T* tile_v = nullptr;
+    T* tile_a = nullptr;
+    std::size_t base = 0;
+  };
+  template <class K>
+  static constexpr bool is_tiled_v = requires { K::tiled; };
+
+  // The tile's row products: R rows at a time with row_dot's four accumulators each (the same
+  // sums in the same order as row_dot), so 4R independent chains of FMAs.
+  TYCHE_INLINE static void tile_row_dots(const double* x, const T* v, std::size_t cols, T* out) {
+    constexpr std::size_t R = 4;
+    for (std::size_t r0 = 0; r0 < tile_rows; r0 += R) {
+      T a[R][4];
+      for (auto& ar : a)
+        for (auto& ak : ar) ak = lift<T>(0.0);
+      const double* xr = x + r0 * cols;
+      std::size_t c = 0;
+      for (; c + 4 <= cols; c += 4) {
+        const T v0 = v[c], v1 = v[c + 1], v2 = v[c + 2], v3 = v[c + 3];
+        for (std::size_t r = 0; r < R; ++r) {
+          const double* row = xr + r * cols;
+          a[r][0] += lift<T>(row[c]) * v0;
+          a[r][1] += lift<T>(row[c + 1]) * v1;
+          a[r][2] += lift<T>(row[c + 2]) * v2;
+          a[r][3] += lift<T>(row[c + 3]) * v3;
+        }
+      }
+      for (; c < cols; ++c)
+        for (std::size_t r = 0; r < R; ++r) a[r][0] += lift<T>(xr[r * cols + c]) * v[c];
+      for (std::size_t r = 0; r < R; ++r) out[r0 + r] = (a[r][0] + a[r][1]) + (a[r][2] + a[r][3]);
+    }
+  }
+  // The tile's adjoints into v's gradient: g[c] += x[r][c]·a[r] for r in row order (the order
+  // add_row_times adds them one row at a time).
+  TYCHE_INLINE static void tile_add_rows(T* g, const double* x, std::size_t cols, const T* a) {
+    T ar[tile_rows];
+    for (std::size_t r = 0; r < tile_rows; ++r) ar[r] = a[r];
+    std::size_t c = 0;
+    for (; c + 4 <= cols; c += 4) {  // four columns: four independent chains of FMAs
+      T g0 = g[c], g1 = g[c + 1], g2 = g[c + 2], g3 = g[c + 3];
+      for (std::size_t r = 0; r < tile_rows; ++r) {
+        const double* row = x + r * cols + c;
+        g0 += lift<T>(row[0]) * ar[r];
+        g1 += lift<T>(row[1]) * ar[r];
+        g2 += lift<T>(row[2]) * ar[r];
+        g3 += lift<T>(row[3]) * ar[r];
+      }
+      g[c] = g0;
+      g[c + 1] = g1;
+      g[c + 2] = g2;
+      g[c + 3] = g3;
+    }
+    for (; c < cols; ++c) {
+      T gc = g[c];
+      for (std::size_t r = 0; r < tile_rows; ++r) gc += lift<T>(x[r * cols + c]) * ar[r];
+      g[c] = gc;
+    }
+  }
+  template <class N>
+  TYCHE_INLINE void tile_forward(const N& n, std::size_t i, T* out) {
+    const std::size_t cols = n.x.cols;
+    const double* x = n.x.ptr + i * cols;
+#if defined(__GNUC__) && TYCHE_PREFETCH_BATCHES > 0
+    if (i + (TYCHE_PREFETCH_BATCHES + 1) * tile_rows <= n.x.rows) {
+      const double* ahead = x + TYCHE_PREFETCH_BATCHES * tile_rows * cols;
+      for (std::size_t o = 0; o < tile_rows * cols; o += 64 / sizeof(double)) __builtin_prefetch(ahead + o);
+    }
+#endif
+    tile_row_dots(x, theta + offset_of<meta::at<1, children_t<N>>>(), cols, out);
+  }
+  template <class N>
+  TYCHE_INLINE void tile_reverse(const N& n, std::size_t i, const T* a) {
+    const std::size_t cols = n.x.cols;
+    tile_add_rows(grad + offset_of<meta::at<1, children_t<N>>>(), n.x.ptr + i * cols, cols, a);
+  }
 
   template <bool G, class A, class AP, class K>
   TYCHE_HD TYCHE_INLINE kernel_scalar_t<K, T> kernel_forward(const A& a, K& ks, std::size_t i) {
@@ -7105,6 +7221,29 @@ struct evaluation {
         }
       }
       const std::size_t full = end - (end - i) % width;
+      if constexpr (tiles_rows_v<A, AP>) {
+        static_assert(width == tile_rows && w == 1);
+        using entries = kernel_entries_t<A, AP>;
+        using MV = meta::at<streamed_matvec_index<entries>(), entries>;
+        const auto& mv = at_path(root, typename MV::path{});
+        T tile_v[tile_rows], tile_a[tile_rows];
+        for (; i < full; i += width) {
+          tile_forward(mv, i, tile_v);
+          for (std::size_t j = 0; j < width; ++j) {
+            tiled_state<A, AP> ks{};
+            ks.tile_v = tile_v;
+            ks.tile_a = tile_a;
+            ks.base = i;
+            if constexpr (sign != 0) {
+              tw[j] += kernel_forward<true, A, AP>(n.a, ks, i + j);
+              kernel_reverse<A, AP>(ks, i + j, lift<T>(static_cast<double>(sign)));
+            } else {
+              tw[j] += kernel_forward<false, A, AP>(n.a, ks, i + j);
+            }
+          }
+          if constexpr (sign != 0) tile_reverse(mv, i, tile_a);
+        }
+      }
       for (; i < full; i += width) {
         for (std::size_t j = 0; j < width / w; ++j)
           tw[j] += element(std::type_identity<W>{}, i + j * w);
@@ -8650,6 +8789,27 @@ template <class Expr, class Layout>
   std::size_t total = 0;
   for_each_data_buffer(view, [&total](const auto*&, std::size_t count) { total += count; });
   return total;
+}
+
+namespace detail {
+template <class N>
+std::size_t matrix_values_in(const N& n) {
+  std::size_t total = 0;
+  if constexpr (kind_of<N> == node_kind::matvec) total += n.x.rows * n.x.cols;
+  if constexpr (children_t<N>::size > 0)
+    meta::static_for<children_t<N>::size>([&](auto i) { total += matrix_values_in(n.template child<i>()); });
+  return total;
+}
+}  // namespace detail
+
+/// The part of data_values_read that matvecs read (rows × columns of each X·v in the expression
+/// tree; the steps of a scan or a tabulate are not counted). A model whose data are mostly
+/// matrix rows is cheaper per chain with chains in SIMD lanes, which share each row and take the
+/// rows in tiles (compile/evaluate.hpp), than one chain at a time: the CPU executor's default
+/// lanes read it (samplers/nuts/cpu_executor.hpp).
+template <class Expr, class Layout>
+[[nodiscard]] std::size_t matrix_values_read(program_view<Expr, Layout> view) {
+  return detail::matrix_values_in(view.expr);
 }
 
 }  // namespace tyche
@@ -15697,6 +15857,9 @@ class model_t {
   /// covariates, folded statistics; a buffer read by two terms counts twice): how data-heavy the
   /// model is (compile/relocate.hpp, data_values_read).
   [[nodiscard]] std::size_t data_values() const { return data_values_read(with_jacobian_.view()); }
+  /// The part of data_values() that matrices read (X in matvec(X, v); compile/relocate.hpp,
+  /// matrix_values_read).
+  [[nodiscard]] std::size_t matrix_values() const { return matrix_values_read(with_jacobian_.view()); }
 
   /// The constrained values of θ, in layout order: constrained_dim() values (the length of θ
   /// unless a matrix variable gives its K² entries).
@@ -18666,10 +18829,11 @@ struct cpu {
   int threads = 0;
   /// Chains one thread advances together as SIMD lanes. 0 (the default) chooses: chains in the
   /// lanes of the widest SIMD batch of at least 4 doubles that a thread's ⌈chains / threads⌉
-  /// chains fill (AVX2: 4 lanes from 4 chains per thread; AVX-512: 4 from 4, 8 from 8), for a
-  /// model that reads fewer than 4,096 values of data per evaluation (model_t::data_values());
-  /// otherwise 1, one chain at a time with its loops over the data in SIMD, which measured as
-  /// fast or faster per chain (bench/run.sh lanes; docs/nuts.md). 1 = one chain at a time in
+  /// chains fill (AVX2: 4 lanes from 4 chains per thread; AVX-512: 4 from 4, 8 from 8), unless
+  /// the model reads 4,096 values of data or more per evaluation (model_t::data_values()) and
+  /// fewer than half of them are matrix rows (model_t::matrix_values()): then 1, one chain at a
+  /// time with its loops over the data in SIMD, which measured faster per chain there (bench/run.sh
+  /// lanes; docs/nuts.md). 1 = one chain at a time in
   /// scalar double; otherwise a multiple of the widest batch or of the half width (the widest
   /// when it is a multiple of both). A chain's draws are the same for every value that uses
   /// the same batch width (lanes never interact); the two widths, and the scalar path, differ
@@ -19330,11 +19494,12 @@ struct lane_counts {
 
 namespace detail {
 
-/// Models reading at least this many values of data per evaluation run one chain at a time by
-/// default (lanes = 0): their time is in loops over the data, which the scalar path runs in SIMD
-/// batches of observations, as fast per chain as chains in lanes and with draws that do not
-/// depend on the number of chains (bench/run.sh lanes, AVX2: level within the noise from 10,300
-/// values up, chains in 4 lanes 1.2-1.3x faster up to 1,100 values; the limit is between).
+/// Models reading at least this many values of data per evaluation, most of them not in
+/// matrices, run one chain at a time by default (lanes = 0): their time is in elementwise loops
+/// over the data, which the scalar path runs in SIMD batches of observations (bench/run.sh lanes,
+/// AVX-512: a Poisson regression over 20,000 observations 1.1x slower in 8 lanes, 1.5x in 4).
+/// On AVX2, before rows in tiles, chains in 4 lanes were 1.2-1.3x faster up to 1,100 values and
+/// level from 10,300 up; the limit is between.
 inline constexpr std::size_t lane_data_values_limit = 4096;
 
 /// The threads a cpu executor may use: cpu::threads, or for 0 the hardware's concurrency (at
@@ -19349,15 +19514,21 @@ inline constexpr int min_default_lanes = 4;
 
 /// The number of lanes the CPU executor uses: `requested`, checked, or for 0 the default: the
 /// widest SIMD batch of at least min_default_lanes lanes that a thread's chains (⌈chains /
-/// threads⌉) fill, for a model reading fewer than lane_data_values_limit values of data; else 1
-/// (one chain at a time, its loops over data in SIMD). A lone chain on a thread is never put in
-/// a batch with empty lanes (it cost 1.1-3.7x, bench/run.sh lanes).
-inline int resolve_lanes(int requested, int chains, int threads, std::size_t data_values) {
+/// threads⌉) fill, unless the model reads lane_data_values_limit values of data or more and
+/// fewer than half of them are matrix rows (matrix_values: model_t::matrix_values); else 1 (one
+/// chain at a time, its loops over data in SIMD). Chains in lanes pay on models whose data are
+/// matrices: the batch's chains share each read of a row, and a streamed matvec takes its rows in
+/// tiles (compile/evaluate.hpp): bench/run.sh lanes, AVX-512, 1.4-2.1x less CPU per gradient
+/// than one chain at a time with 4 or 8 chains on a thread on the logistic regression
+/// 10,000 × 100 and the AR(1) Gaussian (docs/benchmarks.md, "The default lanes"). A lone chain
+/// on a thread is never put in a batch with empty lanes (it cost 1.1-3.7x, bench/run.sh lanes).
+inline int resolve_lanes(int requested, int chains, int threads, std::size_t data_values,
+                         std::size_t matrix_values = 0) {
   constexpr int width = simd_lane_width;
   constexpr int half = half_lane_width;
   if (requested == 0) {
     const int per_thread = (chains + threads - 1) / threads;
-    if (data_values >= lane_data_values_limit) return 1;
+    if (data_values >= lane_data_values_limit && 2 * matrix_values < data_values) return 1;
     if (width >= min_default_lanes && per_thread >= width) return width;
     if (half >= min_default_lanes && per_thread >= half) return half;
     return 1;
@@ -19791,9 +19962,10 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
                                 " must be ≥ 0 (0: one per chain, up to the hardware's concurrency)");
   int threads = cpu_threads(exec);
   threads = std::min(threads, cfg.chains);
-  std::size_t data_values = 0;
+  std::size_t data_values = 0, matrix_values = 0;
   if constexpr (requires { target.data_values(); }) data_values = target.data_values();
-  const int lanes = resolve_lanes(exec.lanes, cfg.chains, threads, data_values);
+  if constexpr (requires { target.matrix_values(); }) matrix_values = target.matrix_values();
+  const int lanes = resolve_lanes(exec.lanes, cfg.chains, threads, data_values, matrix_values);
   fit.lanes = lanes;
   auto run = [&]<class T>(std::type_identity<T>) {
     // One kernel per chain, the gradient batched (the default), or one kernel per batch of
@@ -20523,6 +20695,7 @@ class split_target {
     return std::max(inner_.workspace_size(), parts_ * (inner_.dim() + 1 + inner_.workspace_size()));
   }
   [[nodiscard]] std::size_t data_values() const { return inner_.data_values(); }
+  [[nodiscard]] std::size_t matrix_values() const { return inner_.matrix_values(); }
   [[nodiscard]] std::size_t parts() const { return parts_; }
 
   template <class T>
@@ -20606,8 +20779,10 @@ class model_target {
   [[nodiscard]] std::size_t dim() const { return model_.dim(); }
   [[nodiscard]] std::size_t constrained_dim() const { return model_.constrained_dim(); }
   [[nodiscard]] std::size_t workspace_size() const { return program_of(model_).workspace_size(); }
-  /// The values of data one evaluation reads (model_t::data_values): the default lanes use it.
+  /// The values of data one evaluation reads (model_t::data_values), and the part of them in
+  /// matrices (model_t::matrix_values): the default lanes use them.
   [[nodiscard]] std::size_t data_values() const { return model_.data_values(); }
+  [[nodiscard]] std::size_t matrix_values() const { return model_.matrix_values(); }
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
     return view_.value_and_gradient(q, grad, workspace);
@@ -20770,6 +20945,11 @@ class erased_target {
     else return 0;
   }
   template <class Target>
+  static std::size_t matrix_values_of(const Target& target) {
+    if constexpr (requires { target.matrix_values(); }) return target.matrix_values();
+    else return 0;
+  }
+  template <class Target>
   static void constrain_of(const void* self, const double* q, std::vector<double>& out) {
     static_cast<const Target*>(self)->constrain(q, out);
   }
@@ -20795,15 +20975,18 @@ class erased_target {
   template <log_density_target Target>
   explicit erased_target(const Target& target)
       : self_(&target), dim_(target.dim()), constrained_dim_(target.constrained_dim()),
-        workspace_size_(target.workspace_size()), data_values_(data_values_of(target)), double_(&value_and_gradient_of<Target, double>),
+        workspace_size_(target.workspace_size()), data_values_(data_values_of(target)),
+        matrix_values_(matrix_values_of(target)), double_(&value_and_gradient_of<Target, double>),
         full_(&value_and_gradient_of<Target, Full>), half_(&value_and_gradient_of<Target, half_type>),
         part_(parts_of<Target>()), initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>),
         unconstrain_(unconstrain_of<Target>()), non_finite_terms_(non_finite_terms_of<Target>()) {}
   [[nodiscard]] std::size_t dim() const { return dim_; }
   [[nodiscard]] std::size_t constrained_dim() const { return constrained_dim_; }
   [[nodiscard]] std::size_t workspace_size() const { return workspace_size_; }
-  /// The values of data one evaluation reads, where the target says (else 0).
+  /// The values of data one evaluation reads, and the part of them in matrices, where the
+  /// target says (else 0).
   [[nodiscard]] std::size_t data_values() const { return data_values_; }
+  [[nodiscard]] std::size_t matrix_values() const { return matrix_values_; }
   /// T: double, Full or Half (lane_batch, half_lane_batch: the types the CPU executor evaluates).
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
@@ -20845,7 +21028,7 @@ class erased_target {
 
  private:
   const void* self_;
-  std::size_t dim_, constrained_dim_, workspace_size_, data_values_;
+  std::size_t dim_, constrained_dim_, workspace_size_, data_values_, matrix_values_;
   value_and_gradient_fn<double> double_;
   value_and_gradient_fn<Full> full_;
   value_and_gradient_fn<half_type> half_;
@@ -20872,10 +21055,12 @@ std::size_t resolve_split(const Target& target, const nuts_config& cfg, const cp
     throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
                                 ": this target cannot evaluate its log density in parts (value_and_gradient_part)");
   const int total = samplers::detail::cpu_threads(exec);
-  std::size_t data_values = 0;
+  std::size_t data_values = 0, matrix_values = 0;
   if constexpr (requires { target.data_values(); }) data_values = target.data_values();
+  if constexpr (requires { target.matrix_values(); }) matrix_values = target.matrix_values();
   // Only scalar chains split (a batch of chains evaluates its lanes together).
-  const bool scalar = samplers::detail::resolve_lanes(exec.lanes, cfg.chains, std::min(total, cfg.chains), data_values) == 1;
+  const bool scalar = samplers::detail::resolve_lanes(exec.lanes, cfg.chains, std::min(total, cfg.chains),
+                                                      data_values, matrix_values) == 1;
   if (exec.split >= 1) return scalar ? static_cast<std::size_t>(exec.split) : 1;
   const bool split = splittable && scalar && total > cfg.chains && data_values >= cpu_split_data_values;
   return split ? static_cast<std::size_t>(cpu_split_parts) : 1;

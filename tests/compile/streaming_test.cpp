@@ -181,3 +181,76 @@ TEST_CASE("streamed matvec: used twice, or read by at(), it stays buffered and a
     tyche_test::check_gradient_at(once, p, "least squares");
   }
 }
+
+// Chains in SIMD lanes take a streamed matvec's rows in tiles (compile/evaluate.hpp, "rows in
+// tiles"): every likelihood family that reads a linear predictor, row counts around the tile of
+// 8 (the rows after the last whole tile go one at a time), a column count that is not a multiple
+// of 4, value-only evaluations, and a loop body with two streamed matvecs (no tiles): each lane
+// against the same point evaluated alone, to 1e-12 relative (check_lanes), and the gradients
+// against differences (check_gradient_at).
+TEST_CASE("streamed matvec: chains in lanes take the rows in tiles and agree with one chain",
+          "[core][streaming]") {
+  constexpr std::size_t cols = 6;
+  for (std::size_t rows : {7u, 8u, 9u, 16u, 35u}) {
+    INFO(rows << " rows");
+    const std::vector<double> x = normals(rows * cols, 40 + unsigned(rows)), z = normals(rows * 2, 41);
+    std::vector<double> y01(rows), counts(rows), trials(rows, 5.0);
+    const std::vector<double> yn = normals(rows, 42);
+    for (std::size_t r = 0; r < rows; ++r) {
+      y01[r] = double(r % 3 == 0);
+      counts[r] = double(r % 4);
+    }
+    const auto pts = tyche_test::random_points(16, cols + 2, -0.5, 0.5, 43 + unsigned(rows));
+    auto a = normal<"alpha">(0.0, 1.0);
+    auto b = normal<"beta">(0.0, 1.0, shape<cols>);
+    auto s = lognormal<"sigma">(0.0, 1.0);
+    auto g = normal<"gamma">(0.0, 1.0, shape<2>);
+    const auto X = matrix(x.data(), rows, cols);
+    const auto m_logit = model(joint(a, b, s, bernoulli_logit(a + matvec(X, b)).observe(data(y01))));
+    const auto m_poisson = model(joint(a, b, s, poisson_log(a + 0.5 * matvec(X, b)).observe(data(counts))));
+    const auto m_binomial =
+        model(joint(a, b, s, binomial_logit(data(trials), matvec(X, b) - a).observe(data(counts))));
+    const auto m_normal = model(joint(a, b, s, normal(a + matvec(X, b), s).observe(data(yn))));
+    // Two streamed matvecs in one loop body: the rows go one at a time.
+    const auto m_two = model(joint(
+        a, b, s, g, bernoulli_logit(matvec(X, b) + matvec(matrix(z.data(), rows, 2), g) - a).observe(data(y01))));
+    // A streamed matvec and a buffered one (Z gamma is read twice: in the scale and in its log).
+    const auto m_mixed = model(joint(
+        a, b, s, g,
+        normal(a + matvec(X, b), exp(matvec(matrix(z.data(), rows, 2), g))).observe(data(yn))));
+    const auto pts_two = tyche_test::random_points(16, cols + 4, -0.5, 0.5, 44 + unsigned(rows));
+    // buffered: how many values of rows' buffers the program keeps (0: every matvec streamed).
+    auto check = [&](const auto& m, const auto& points, const char* what, std::size_t buffered = 0) {
+      const auto& p = m.program();
+      INFO(what);
+      CHECK(p.workspace_size() == buffered);
+      for (std::size_t k = 0; k < 3; ++k) tyche_test::check_gradient_at(p, points[k], what);
+      tyche_test::check_lanes(p, points, what);
+#if TYCHE_HAS_XSIMD
+      // Value only: each lane against the same point alone.
+      using B = xsimd::batch<double>;
+      const std::size_t d = p.dim();
+      std::vector<B> th(d), ws(p.workspace_size());
+      for (std::size_t k = 0; k < d; ++k) {
+        alignas(64) double lanes[B::size];
+        for (std::size_t l = 0; l < B::size; ++l) lanes[l] = points[l][k];
+        th[k] = B::load_aligned(lanes);
+      }
+      const B v = p.value(std::span<const B>(th), std::span<B>(ws));
+      for (std::size_t l = 0; l < B::size; ++l) {
+        std::vector<double> wss(p.workspace_size());
+        const double vs = p.value(std::span<const double>(points[l]), std::span<double>(wss));
+        INFO(what << ", value only, lane " << l);
+        CHECK(rel(v.get(l), vs) <= 1e-12);
+      }
+#endif
+    };
+    check(m_logit, pts, "bernoulli_logit(alpha + X beta)");
+    check(m_poisson, pts, "poisson_log(alpha + X beta / 2)");
+    // binomial_logit's terms read the linear predictor twice: buffered, no tiles.
+    check(m_binomial, pts, "binomial_logit(5, X beta - alpha)", 2 * rows);
+    check(m_normal, pts, "normal(alpha + X beta, sigma)");
+    check(m_two, pts_two, "bernoulli_logit(X beta + Z gamma - alpha)");
+    check(m_mixed, pts_two, "normal(alpha + X beta, exp(Z gamma))", 2 * rows);
+  }
+}

@@ -320,14 +320,15 @@ TEST_CASE("nuts: the executor as the third argument is the executor of the confi
 TEST_CASE("lanes = 0: a model's data values decide between chains in lanes and one chain at a time", "[nuts][lockstep]") {
   using namespace tyche;
   // A logistic regression on n rows × 10 columns reads n·10 + n values per evaluation (X and y:
-  // nothing folds).
+  // nothing folds), n·10 of them in a matrix.
   struct rows {  // the data, which the model points at
-    std::vector<double> X, y;
-    explicit rows(std::size_t n) : X(n * 10), y(n) {
+    std::vector<double> X, y, counts;
+    explicit rows(std::size_t n) : X(n * 10), y(n), counts(n * 10) {
       std::mt19937_64 rng(5);
       std::normal_distribution<double> z(0.0, 1.0);
       for (auto& v : X) v = z(rng);
       for (std::size_t i = 0; i < n; ++i) y[i] = static_cast<double>(i % 2);
+      for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = static_cast<double>(i % 3);
     }
   };
   const rows small(100), large(400);
@@ -339,26 +340,47 @@ TEST_CASE("lanes = 0: a model's data values decide between chains in lanes and o
   };
   CHECK(logistic(small).data_values() == 1100);
   CHECK(logistic(large).data_values() == 4400);
+  CHECK(logistic(large).matrix_values() == 4000);  // X's 400 × 10; y is not a matrix
+  // Counts on one covariate (X's values), elementwise: data-heavy, no matrix.
+  auto elementwise = [](const rows& d) {
+    auto a = normal<"a">(0.0, 1.0);
+    auto b = normal<"b">(0.0, 1.0);
+    return model(joint(a, b, poisson_log(a + b * data(d.X)).observe(data(d.counts))));
+  };
   using samplers::detail::lane_data_values_limit;
   using samplers::detail::resolve_lanes;
+  CHECK(elementwise(large).data_values() >= lane_data_values_limit);
+  CHECK(elementwise(large).matrix_values() == 0);
   const int w = simd_lane_width, h = half_lane_width;
   const int batch = w >= 4 ? w : 1;  // what 0 gives a small model whose chains fill the full width
+  const std::size_t heavy_values = lane_data_values_limit;
   CHECK(resolve_lanes(0, 8 * w, 1, 0) == batch);
   CHECK(resolve_lanes(0, 8 * w, 1, lane_data_values_limit - 1) == batch);
-  CHECK(resolve_lanes(0, 8 * w, 1, lane_data_values_limit) == 1);  // data-heavy: one chain at a time
-  CHECK(resolve_lanes(0, 8 * w, 2, 10 * lane_data_values_limit) == 1);
+  // Data-heavy, mostly not matrices: one chain at a time.
+  CHECK(resolve_lanes(0, 8 * w, 1, heavy_values) == 1);
+  CHECK(resolve_lanes(0, 8 * w, 1, heavy_values, heavy_values / 2 - 1) == 1);
+  CHECK(resolve_lanes(0, 8 * w, 2, 10 * heavy_values) == 1);
+  // Data-heavy, mostly matrix rows: chains in lanes, as for small models.
+  CHECK(resolve_lanes(0, 8 * w, 1, heavy_values, heavy_values / 2) == batch);
+  CHECK(resolve_lanes(0, 8 * w, 2, 10 * heavy_values, 9 * heavy_values) == batch);
+  CHECK(resolve_lanes(0, 4, 4, heavy_values, heavy_values) == 1);  // one chain per thread
   CHECK(resolve_lanes(0, 1, 1, 0) == 1);  // a lone chain
   CHECK(resolve_lanes(0, 4, 4, 0) == 1);  // one chain per thread
   if (h >= 4) CHECK(resolve_lanes(0, h, 1, 0) == h);
+  if (h >= 4) CHECK(resolve_lanes(0, h, 1, heavy_values, heavy_values) == h);
   CHECK(resolve_lanes(1, 8 * w, 1, 0) == 1);
   CHECK(resolve_lanes(w, 8 * w, 1, lane_data_values_limit) == w);  // an explicit setting stands
-  // Through nuts(): the data-heavy model with a thread's chains filling a batch runs one at a time.
+  // Through nuts(): a thread's chains filling a batch are put in it on the logistic regressions
+  // (X is most of their data), one at a time on the elementwise model.
   const auto heavy = nuts(logistic(large), {.chains = 2 * w, .warmup = 20, .draws = 10, .seed = 2,
                                           .executor = cpu{.threads = 1}});
-  CHECK(heavy.lanes == 1);
+  CHECK(heavy.lanes == batch);
   const auto light = nuts(logistic(small), {.chains = 2 * w, .warmup = 20, .draws = 10, .seed = 2,
                                           .executor = cpu{.threads = 1}});
   CHECK(light.lanes == batch);
+  const auto flat = nuts(elementwise(large), {.chains = 2 * w, .warmup = 20, .draws = 10, .seed = 2,
+                                            .executor = cpu{.threads = 1}});
+  CHECK(flat.lanes == 1);
 }
 
 // ---- one chain's gradient on several cores (cpu::split, samplers/nuts/split_gradient.hpp) ----

@@ -415,7 +415,8 @@ struct evaluation {
   TYCHE_HD TYCHE_INLINE void forward_elementary(const N& n, S& s, K& ks, std::size_t i) {
     using U = kernel_scalar_t<K, T>;
     if constexpr (kind_of<N> == node_kind::matvec) {
-      s.v = row_product<U>(n, i);
+      if constexpr (is_tiled_v<K>) s.v = ks.tile_v[i - ks.base];
+      else s.v = row_product<U>(n, i);
     } else if constexpr (kind_of<N> == node_kind::unary) {
       const U x = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.a, ks, i);
       if constexpr (G) s.v = n.rule.value(x, s.d);
@@ -432,7 +433,8 @@ struct evaluation {
   template <class N, class P, class S, class K>
   TYCHE_HD TYCHE_INLINE void reverse_elementary(const S& s, K& ks, std::size_t i) {
     if constexpr (kind_of<N> == node_kind::matvec) {
-      row_adjoint(at_path(root, P{}), i, s.adj);
+      if constexpr (is_tiled_v<K>) ks.tile_a[i - ks.base] = s.adj;
+      else row_adjoint(at_path(root, P{}), i, s.adj);
     } else if constexpr (kind_of<N> == node_kind::unary) {
       push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(ks, i, s.adj * s.d);
     } else {
@@ -445,6 +447,120 @@ struct evaluation {
 
   template <class A, class AP, class U = T>
   using kernel_state = slots<kernel_entries_t<A, AP>, U>;
+
+  // ---- rows in tiles: chains in SIMD lanes sharing each row of a streamed matvec ----
+  //
+  // With T a batch of chains (one chain per lane), a streamed matvec's row i is the dot product
+  // of one row of X (broadcast) with the chains' v; one row at a time, each product is a chain
+  // of dependent FMAs, and the adjoint loads and stores the whole gradient of v per row. A loop
+  // whose body holds exactly one streamed matvec therefore takes its rows in tiles of
+  // `tile_rows`: the tile's row products first (rows interleaved, each chunk of v loaded once
+  // per tile: independent FMA chains), then each element's body (the matvec's slot reads its
+  // value from the tile, its reverse step leaves the adjoint there), then the adjoints of the
+  // tile added to v's gradient (each chunk of the gradient loaded and stored once per tile).
+  // Every row's value and every gradient element's sum are computed in the same order as one
+  // row at a time, so the results are the same bit for bit.
+  static constexpr std::size_t tile_rows = 8;
+  template <class Entries>
+  static constexpr std::size_t streamed_matvec_index() {
+    std::size_t count = 0, at = 0;
+    meta::static_for<Entries::size>([&](auto e) {
+      using N = typename meta::at<decltype(e)::value, Entries>::node;
+      if constexpr (kind_of<N> == node_kind::matvec && is_streamed_v<N>) {
+        ++count;
+        at = decltype(e)::value;
+      }
+    });
+    return count == 1 ? at : Entries::size;
+  }
+  template <class A, class AP>
+  static constexpr bool tiles_rows_v =
+#if defined(__CUDA_ARCH__)
+      false;
+#else
+      scalar_traits<T>::lanes > 1 && !batched &&
+      streamed_matvec_index<kernel_entries_t<A, AP>>() < kernel_entries_t<A, AP>::size;
+#endif
+  /// A loop body's state while its rows are taken in tiles: the streamed matvec's values and
+  /// adjoints for rows base, …, base + tile_rows − 1.
+  template <class A, class AP>
+  struct tiled_state : kernel_state<A, AP> {
+    static constexpr bool tiled = true;
+    const T* tile_v = nullptr;
+    T* tile_a = nullptr;
+    std::size_t base = 0;
+  };
+  template <class K>
+  static constexpr bool is_tiled_v = requires { K::tiled; };
+
+  // The tile's row products: R rows at a time with row_dot's four accumulators each (the same
+  // sums in the same order as row_dot), so 4R independent chains of FMAs.
+  TYCHE_INLINE static void tile_row_dots(const double* x, const T* v, std::size_t cols, T* out) {
+    constexpr std::size_t R = 4;
+    for (std::size_t r0 = 0; r0 < tile_rows; r0 += R) {
+      T a[R][4];
+      for (auto& ar : a)
+        for (auto& ak : ar) ak = lift<T>(0.0);
+      const double* xr = x + r0 * cols;
+      std::size_t c = 0;
+      for (; c + 4 <= cols; c += 4) {
+        const T v0 = v[c], v1 = v[c + 1], v2 = v[c + 2], v3 = v[c + 3];
+        for (std::size_t r = 0; r < R; ++r) {
+          const double* row = xr + r * cols;
+          a[r][0] += lift<T>(row[c]) * v0;
+          a[r][1] += lift<T>(row[c + 1]) * v1;
+          a[r][2] += lift<T>(row[c + 2]) * v2;
+          a[r][3] += lift<T>(row[c + 3]) * v3;
+        }
+      }
+      for (; c < cols; ++c)
+        for (std::size_t r = 0; r < R; ++r) a[r][0] += lift<T>(xr[r * cols + c]) * v[c];
+      for (std::size_t r = 0; r < R; ++r) out[r0 + r] = (a[r][0] + a[r][1]) + (a[r][2] + a[r][3]);
+    }
+  }
+  // The tile's adjoints into v's gradient: g[c] += x[r][c]·a[r] for r in row order (the order
+  // add_row_times adds them one row at a time).
+  TYCHE_INLINE static void tile_add_rows(T* g, const double* x, std::size_t cols, const T* a) {
+    T ar[tile_rows];
+    for (std::size_t r = 0; r < tile_rows; ++r) ar[r] = a[r];
+    std::size_t c = 0;
+    for (; c + 4 <= cols; c += 4) {  // four columns: four independent chains of FMAs
+      T g0 = g[c], g1 = g[c + 1], g2 = g[c + 2], g3 = g[c + 3];
+      for (std::size_t r = 0; r < tile_rows; ++r) {
+        const double* row = x + r * cols + c;
+        g0 += lift<T>(row[0]) * ar[r];
+        g1 += lift<T>(row[1]) * ar[r];
+        g2 += lift<T>(row[2]) * ar[r];
+        g3 += lift<T>(row[3]) * ar[r];
+      }
+      g[c] = g0;
+      g[c + 1] = g1;
+      g[c + 2] = g2;
+      g[c + 3] = g3;
+    }
+    for (; c < cols; ++c) {
+      T gc = g[c];
+      for (std::size_t r = 0; r < tile_rows; ++r) gc += lift<T>(x[r * cols + c]) * ar[r];
+      g[c] = gc;
+    }
+  }
+  template <class N>
+  TYCHE_INLINE void tile_forward(const N& n, std::size_t i, T* out) {
+    const std::size_t cols = n.x.cols;
+    const double* x = n.x.ptr + i * cols;
+#if defined(__GNUC__) && TYCHE_PREFETCH_BATCHES > 0
+    if (i + (TYCHE_PREFETCH_BATCHES + 1) * tile_rows <= n.x.rows) {
+      const double* ahead = x + TYCHE_PREFETCH_BATCHES * tile_rows * cols;
+      for (std::size_t o = 0; o < tile_rows * cols; o += 64 / sizeof(double)) __builtin_prefetch(ahead + o);
+    }
+#endif
+    tile_row_dots(x, theta + offset_of<meta::at<1, children_t<N>>>(), cols, out);
+  }
+  template <class N>
+  TYCHE_INLINE void tile_reverse(const N& n, std::size_t i, const T* a) {
+    const std::size_t cols = n.x.cols;
+    tile_add_rows(grad + offset_of<meta::at<1, children_t<N>>>(), n.x.ptr + i * cols, cols, a);
+  }
 
   template <bool G, class A, class AP, class K>
   TYCHE_HD TYCHE_INLINE kernel_scalar_t<K, T> kernel_forward(const A& a, K& ks, std::size_t i) {
@@ -592,6 +708,29 @@ struct evaluation {
         }
       }
       const std::size_t full = end - (end - i) % width;
+      if constexpr (tiles_rows_v<A, AP>) {
+        static_assert(width == tile_rows && w == 1);
+        using entries = kernel_entries_t<A, AP>;
+        using MV = meta::at<streamed_matvec_index<entries>(), entries>;
+        const auto& mv = at_path(root, typename MV::path{});
+        T tile_v[tile_rows], tile_a[tile_rows];
+        for (; i < full; i += width) {
+          tile_forward(mv, i, tile_v);
+          for (std::size_t j = 0; j < width; ++j) {
+            tiled_state<A, AP> ks{};
+            ks.tile_v = tile_v;
+            ks.tile_a = tile_a;
+            ks.base = i;
+            if constexpr (sign != 0) {
+              tw[j] += kernel_forward<true, A, AP>(n.a, ks, i + j);
+              kernel_reverse<A, AP>(ks, i + j, lift<T>(static_cast<double>(sign)));
+            } else {
+              tw[j] += kernel_forward<false, A, AP>(n.a, ks, i + j);
+            }
+          }
+          if constexpr (sign != 0) tile_reverse(mv, i, tile_a);
+        }
+      }
       for (; i < full; i += width) {
         for (std::size_t j = 0; j < width / w; ++j)
           tw[j] += element(std::type_identity<W>{}, i + j * w);

@@ -135,4 +135,25 @@ template <class Expr, class Layout>
   return total;
 }
 
+namespace detail {
+template <class N>
+std::size_t matrix_values_in(const N& n) {
+  std::size_t total = 0;
+  if constexpr (kind_of<N> == node_kind::matvec) total += n.x.rows * n.x.cols;
+  if constexpr (children_t<N>::size > 0)
+    meta::static_for<children_t<N>::size>([&](auto i) { total += matrix_values_in(n.template child<i>()); });
+  return total;
+}
+}  // namespace detail
+
+/// The part of data_values_read that matvecs read (rows × columns of each X·v in the expression
+/// tree; the steps of a scan or a tabulate are not counted). A model whose data are mostly
+/// matrix rows is cheaper per chain with chains in SIMD lanes, which share each row and take the
+/// rows in tiles (compile/evaluate.hpp), than one chain at a time: the CPU executor's default
+/// lanes read it (samplers/nuts/cpu_executor.hpp).
+template <class Expr, class Layout>
+[[nodiscard]] std::size_t matrix_values_read(program_view<Expr, Layout> view) {
+  return detail::matrix_values_in(view.expr);
+}
+
 }  // namespace tyche

@@ -48,10 +48,11 @@ struct cpu {
   int threads = 0;
   /// Chains one thread advances together as SIMD lanes. 0 (the default) chooses: chains in the
   /// lanes of the widest SIMD batch of at least 4 doubles that a thread's ⌈chains / threads⌉
-  /// chains fill (AVX2: 4 lanes from 4 chains per thread; AVX-512: 4 from 4, 8 from 8), for a
-  /// model that reads fewer than 4,096 values of data per evaluation (model_t::data_values());
-  /// otherwise 1, one chain at a time with its loops over the data in SIMD, which measured as
-  /// fast or faster per chain (bench/run.sh lanes; docs/nuts.md). 1 = one chain at a time in
+  /// chains fill (AVX2: 4 lanes from 4 chains per thread; AVX-512: 4 from 4, 8 from 8), unless
+  /// the model reads 4,096 values of data or more per evaluation (model_t::data_values()) and
+  /// fewer than half of them are matrix rows (model_t::matrix_values()): then 1, one chain at a
+  /// time with its loops over the data in SIMD, which measured faster per chain there (bench/run.sh
+  /// lanes; docs/nuts.md). 1 = one chain at a time in
   /// scalar double; otherwise a multiple of the widest batch or of the half width (the widest
   /// when it is a multiple of both). A chain's draws are the same for every value that uses
   /// the same batch width (lanes never interact); the two widths, and the scalar path, differ

@@ -51,11 +51,12 @@ struct lane_counts {
 
 namespace detail {
 
-/// Models reading at least this many values of data per evaluation run one chain at a time by
-/// default (lanes = 0): their time is in loops over the data, which the scalar path runs in SIMD
-/// batches of observations, as fast per chain as chains in lanes and with draws that do not
-/// depend on the number of chains (bench/run.sh lanes, AVX2: level within the noise from 10,300
-/// values up, chains in 4 lanes 1.2-1.3x faster up to 1,100 values; the limit is between).
+/// Models reading at least this many values of data per evaluation, most of them not in
+/// matrices, run one chain at a time by default (lanes = 0): their time is in elementwise loops
+/// over the data, which the scalar path runs in SIMD batches of observations (bench/run.sh lanes,
+/// AVX-512: a Poisson regression over 20,000 observations 1.1x slower in 8 lanes, 1.5x in 4).
+/// On AVX2, before rows in tiles, chains in 4 lanes were 1.2-1.3x faster up to 1,100 values and
+/// level from 10,300 up; the limit is between.
 inline constexpr std::size_t lane_data_values_limit = 4096;
 
 /// The threads a cpu executor may use: cpu::threads, or for 0 the hardware's concurrency (at
@@ -70,15 +71,21 @@ inline constexpr int min_default_lanes = 4;
 
 /// The number of lanes the CPU executor uses: `requested`, checked, or for 0 the default: the
 /// widest SIMD batch of at least min_default_lanes lanes that a thread's chains (⌈chains /
-/// threads⌉) fill, for a model reading fewer than lane_data_values_limit values of data; else 1
-/// (one chain at a time, its loops over data in SIMD). A lone chain on a thread is never put in
-/// a batch with empty lanes (it cost 1.1-3.7x, bench/run.sh lanes).
-inline int resolve_lanes(int requested, int chains, int threads, std::size_t data_values) {
+/// threads⌉) fill, unless the model reads lane_data_values_limit values of data or more and
+/// fewer than half of them are matrix rows (matrix_values: model_t::matrix_values); else 1 (one
+/// chain at a time, its loops over data in SIMD). Chains in lanes pay on models whose data are
+/// matrices: the batch's chains share each read of a row, and a streamed matvec takes its rows in
+/// tiles (compile/evaluate.hpp): bench/run.sh lanes, AVX-512, 1.4-2.1x less CPU per gradient
+/// than one chain at a time with 4 or 8 chains on a thread on the logistic regression
+/// 10,000 × 100 and the AR(1) Gaussian (docs/benchmarks.md, "The default lanes"). A lone chain
+/// on a thread is never put in a batch with empty lanes (it cost 1.1-3.7x, bench/run.sh lanes).
+inline int resolve_lanes(int requested, int chains, int threads, std::size_t data_values,
+                         std::size_t matrix_values = 0) {
   constexpr int width = simd_lane_width;
   constexpr int half = half_lane_width;
   if (requested == 0) {
     const int per_thread = (chains + threads - 1) / threads;
-    if (data_values >= lane_data_values_limit) return 1;
+    if (data_values >= lane_data_values_limit && 2 * matrix_values < data_values) return 1;
     if (width >= min_default_lanes && per_thread >= width) return width;
     if (half >= min_default_lanes && per_thread >= half) return half;
     return 1;
@@ -512,9 +519,10 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
                                 " must be ≥ 0 (0: one per chain, up to the hardware's concurrency)");
   int threads = cpu_threads(exec);
   threads = std::min(threads, cfg.chains);
-  std::size_t data_values = 0;
+  std::size_t data_values = 0, matrix_values = 0;
   if constexpr (requires { target.data_values(); }) data_values = target.data_values();
-  const int lanes = resolve_lanes(exec.lanes, cfg.chains, threads, data_values);
+  if constexpr (requires { target.matrix_values(); }) matrix_values = target.matrix_values();
+  const int lanes = resolve_lanes(exec.lanes, cfg.chains, threads, data_values, matrix_values);
   fit.lanes = lanes;
   auto run = [&]<class T>(std::type_identity<T>) {
     // One kernel per chain, the gradient batched (the default), or one kernel per batch of

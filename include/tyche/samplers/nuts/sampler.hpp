@@ -52,8 +52,10 @@ class model_target {
   [[nodiscard]] std::size_t dim() const { return model_.dim(); }
   [[nodiscard]] std::size_t constrained_dim() const { return model_.constrained_dim(); }
   [[nodiscard]] std::size_t workspace_size() const { return program_of(model_).workspace_size(); }
-  /// The values of data one evaluation reads (model_t::data_values): the default lanes use it.
+  /// The values of data one evaluation reads (model_t::data_values), and the part of them in
+  /// matrices (model_t::matrix_values): the default lanes use them.
   [[nodiscard]] std::size_t data_values() const { return model_.data_values(); }
+  [[nodiscard]] std::size_t matrix_values() const { return model_.matrix_values(); }
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
     return view_.value_and_gradient(q, grad, workspace);
@@ -216,6 +218,11 @@ class erased_target {
     else return 0;
   }
   template <class Target>
+  static std::size_t matrix_values_of(const Target& target) {
+    if constexpr (requires { target.matrix_values(); }) return target.matrix_values();
+    else return 0;
+  }
+  template <class Target>
   static void constrain_of(const void* self, const double* q, std::vector<double>& out) {
     static_cast<const Target*>(self)->constrain(q, out);
   }
@@ -241,15 +248,18 @@ class erased_target {
   template <log_density_target Target>
   explicit erased_target(const Target& target)
       : self_(&target), dim_(target.dim()), constrained_dim_(target.constrained_dim()),
-        workspace_size_(target.workspace_size()), data_values_(data_values_of(target)), double_(&value_and_gradient_of<Target, double>),
+        workspace_size_(target.workspace_size()), data_values_(data_values_of(target)),
+        matrix_values_(matrix_values_of(target)), double_(&value_and_gradient_of<Target, double>),
         full_(&value_and_gradient_of<Target, Full>), half_(&value_and_gradient_of<Target, half_type>),
         part_(parts_of<Target>()), initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>),
         unconstrain_(unconstrain_of<Target>()), non_finite_terms_(non_finite_terms_of<Target>()) {}
   [[nodiscard]] std::size_t dim() const { return dim_; }
   [[nodiscard]] std::size_t constrained_dim() const { return constrained_dim_; }
   [[nodiscard]] std::size_t workspace_size() const { return workspace_size_; }
-  /// The values of data one evaluation reads, where the target says (else 0).
+  /// The values of data one evaluation reads, and the part of them in matrices, where the
+  /// target says (else 0).
   [[nodiscard]] std::size_t data_values() const { return data_values_; }
+  [[nodiscard]] std::size_t matrix_values() const { return matrix_values_; }
   /// T: double, Full or Half (lane_batch, half_lane_batch: the types the CPU executor evaluates).
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
@@ -291,7 +301,7 @@ class erased_target {
 
  private:
   const void* self_;
-  std::size_t dim_, constrained_dim_, workspace_size_, data_values_;
+  std::size_t dim_, constrained_dim_, workspace_size_, data_values_, matrix_values_;
   value_and_gradient_fn<double> double_;
   value_and_gradient_fn<Full> full_;
   value_and_gradient_fn<half_type> half_;
@@ -318,10 +328,12 @@ std::size_t resolve_split(const Target& target, const nuts_config& cfg, const cp
     throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
                                 ": this target cannot evaluate its log density in parts (value_and_gradient_part)");
   const int total = samplers::detail::cpu_threads(exec);
-  std::size_t data_values = 0;
+  std::size_t data_values = 0, matrix_values = 0;
   if constexpr (requires { target.data_values(); }) data_values = target.data_values();
+  if constexpr (requires { target.matrix_values(); }) matrix_values = target.matrix_values();
   // Only scalar chains split (a batch of chains evaluates its lanes together).
-  const bool scalar = samplers::detail::resolve_lanes(exec.lanes, cfg.chains, std::min(total, cfg.chains), data_values) == 1;
+  const bool scalar = samplers::detail::resolve_lanes(exec.lanes, cfg.chains, std::min(total, cfg.chains),
+                                                      data_values, matrix_values) == 1;
   if (exec.split >= 1) return scalar ? static_cast<std::size_t>(exec.split) : 1;
   const bool split = splittable && scalar && total > cfg.chains && data_values >= cpu_split_data_values;
   return split ? static_cast<std::size_t>(cpu_split_parts) : 1;

@@ -159,6 +159,7 @@ class split_target {
     return std::max(inner_.workspace_size(), parts_ * (inner_.dim() + 1 + inner_.workspace_size()));
   }
   [[nodiscard]] std::size_t data_values() const { return inner_.data_values(); }
+  [[nodiscard]] std::size_t matrix_values() const { return inner_.matrix_values(); }
   [[nodiscard]] std::size_t parts() const { return parts_; }
 
   template <class T>
