@@ -92,8 +92,9 @@
 #define TYCHE_INLINE inline
 #endif
 
-// TYCHE_PREFETCH_BATCHES: how many observation batches ahead a streamed matvec asks for the rows
-// of its matrix (compile/evaluate.hpp, row_product); 0 turns the hints off.
+// TYCHE_PREFETCH_BATCHES: how many observation batches (or tiles of rows) ahead a streamed
+// matvec asks for the rows of its matrix, into L2 (compile/evaluate.hpp, row_product,
+// tile_forward); 0 turns the hints off. 2 measured best of 1, 2, 3, 4, 6, 8 (covertype, Zen 4).
 #ifndef TYCHE_PREFETCH_BATCHES
 #define TYCHE_PREFETCH_BATCHES 2
 #endif

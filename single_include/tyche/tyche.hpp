@@ -122,8 +122,9 @@
 #define TYCHE_INLINE inline
 #endif
 
-// TYCHE_PREFETCH_BATCHES: how many observation batches ahead a streamed matvec asks for the rows
-// of its matrix (compile/evaluate.hpp, row_product); 0 turns the hints off.
+// TYCHE_PREFETCH_BATCHES: how many observation batches (or tiles of rows) ahead a streamed
+// matvec asks for the rows of its matrix, into L2 (compile/evaluate.hpp, row_product,
+// tile_forward); 0 turns the hints off. 2 measured best of 1, 2, 3, 4, 6, 8 (covertype, Zen 4).
 #ifndef TYCHE_PREFETCH_BATCHES
 #define TYCHE_PREFETCH_BATCHES 2
 #endif
@@ -6871,12 +6872,14 @@ struct evaluation {
       constexpr std::size_t w = L::size;
       const double* x = n.x.ptr + i * cols;
 #if defined(__GNUC__) && TYCHE_PREFETCH_BATCHES > 0
-      // The rows TYCHE_PREFETCH_BATCHES batches ahead, one cache line at a time: a matrix read
-      // from memory (Edward2's 256 MB) streams at the bandwidth only with these hints (about
-      // 32 → 24 ms per gradient there); a matrix in cache does not notice them.
+      // The rows TYCHE_PREFETCH_BATCHES batches ahead, one cache line at a time, into L2
+      // (locality 1): a matrix read from memory (Edward2's 251 MB) streams near the bandwidth
+      // only with these hints (covertype, one chain: 36 ms per gradient without them, 26 ms
+      // with hints into L1, 17 ms into L2, 2026-11-27, Zen 4: a burst of 54 L1 prefetches
+      // stalls on the L1's miss buffers); a matrix in cache does not notice them.
       if (i + (TYCHE_PREFETCH_BATCHES + 1) * w <= n.x.rows) {
         const double* ahead = x + TYCHE_PREFETCH_BATCHES * w * cols;
-        for (std::size_t o = 0; o < w * cols; o += 64 / sizeof(double)) __builtin_prefetch(ahead + o);
+        for (std::size_t o = 0; o < w * cols; o += 64 / sizeof(double)) __builtin_prefetch(ahead + o, 0, 1);
       }
 #endif
       U acc[w];
@@ -7062,9 +7065,10 @@ struct evaluation {
     const std::size_t cols = n.x.cols;
     const double* x = n.x.ptr + i * cols;
 #if defined(__GNUC__) && TYCHE_PREFETCH_BATCHES > 0
+    // As row_product's: the rows two tiles ahead, into L2.
     if (i + (TYCHE_PREFETCH_BATCHES + 1) * tile_rows <= n.x.rows) {
       const double* ahead = x + TYCHE_PREFETCH_BATCHES * tile_rows * cols;
-      for (std::size_t o = 0; o < tile_rows * cols; o += 64 / sizeof(double)) __builtin_prefetch(ahead + o);
+      for (std::size_t o = 0; o < tile_rows * cols; o += 64 / sizeof(double)) __builtin_prefetch(ahead + o, 0, 1);
     }
 #endif
     tile_row_dots(x, theta + offset_of<meta::at<1, children_t<N>>>(), cols, out);
