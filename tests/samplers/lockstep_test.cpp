@@ -354,22 +354,45 @@ TEST_CASE("lanes = 0: a model's data values decide between chains in lanes and o
   const int w = simd_lane_width, h = half_lane_width;
   const int batch = w >= 4 ? w : 1;  // what 0 gives a small model whose chains fill the full width
   const std::size_t heavy_values = lane_data_values_limit;
-  CHECK(resolve_lanes(0, 8 * w, 1, 0) == batch);
-  CHECK(resolve_lanes(0, 8 * w, 1, lane_data_values_limit - 1) == batch);
+  CHECK(resolve_lanes(0, 8 * w, 1, 0, 0) == batch);
+  CHECK(resolve_lanes(0, 8 * w, 1, lane_data_values_limit - 1, 0) == batch);
   // Data-heavy, mostly not matrices: one chain at a time.
-  CHECK(resolve_lanes(0, 8 * w, 1, heavy_values) == 1);
+  CHECK(resolve_lanes(0, 8 * w, 1, heavy_values, 0) == 1);
   CHECK(resolve_lanes(0, 8 * w, 1, heavy_values, heavy_values / 2 - 1) == 1);
-  CHECK(resolve_lanes(0, 8 * w, 2, 10 * heavy_values) == 1);
+  CHECK(resolve_lanes(0, 8 * w, 2, 10 * heavy_values, 0) == 1);
   // Data-heavy, mostly matrix rows: chains in lanes, as for small models.
   CHECK(resolve_lanes(0, 8 * w, 1, heavy_values, heavy_values / 2) == batch);
   CHECK(resolve_lanes(0, 8 * w, 2, 10 * heavy_values, 9 * heavy_values) == batch);
   CHECK(resolve_lanes(0, 4, 4, heavy_values, heavy_values) == 1);  // one chain per thread
-  CHECK(resolve_lanes(0, 1, 1, 0) == 1);  // a lone chain
-  CHECK(resolve_lanes(0, 4, 4, 0) == 1);  // one chain per thread
-  if (h >= 4) CHECK(resolve_lanes(0, h, 1, 0) == h);
+  CHECK(resolve_lanes(0, 1, 1, 0, 0) == 1);  // a lone chain
+  CHECK(resolve_lanes(0, 4, 4, 0, 0) == 1);  // one chain per thread
+  if (h >= 4) CHECK(resolve_lanes(0, h, 1, 0, 0) == h);
   if (h >= 4) CHECK(resolve_lanes(0, h, 1, heavy_values, heavy_values) == h);
-  CHECK(resolve_lanes(1, 8 * w, 1, 0) == 1);
-  CHECK(resolve_lanes(w, 8 * w, 1, lane_data_values_limit) == w);  // an explicit setting stands
+  CHECK(resolve_lanes(1, 8 * w, 1, 0, 0) == 1);
+  CHECK(resolve_lanes(w, 8 * w, 1, lane_data_values_limit, 0) == w);  // an explicit setting stands
+  // The rule for the widths of AVX-512 (8, half 4) and AVX2 (4, half SSE2's 2), whatever this
+  // build's are.
+  using samplers::detail::default_lanes;
+  for (auto [full, half_w] : {std::pair{8, 4}, std::pair{4, 2}}) {
+    INFO("widths " << full << " and " << half_w);
+    const int filled_half = half_w >= 4 ? half_w : 1;
+    CHECK(default_lanes(full, full, half_w, 0, 0) == full);  // a small model
+    CHECK(default_lanes(full, full, half_w, lane_data_values_limit - 1, 0) == full);
+    CHECK(default_lanes(4, full, half_w, 0, 0) == (full == 4 ? 4 : filled_half));
+    CHECK(default_lanes(1, full, half_w, 0, 0) == 1);  // a lone chain
+    // Data-heavy: one chain at a time unless at least half the values are matrix rows.
+    CHECK(default_lanes(full, full, half_w, heavy_values, 0) == 1);
+    CHECK(default_lanes(full, full, half_w, heavy_values, heavy_values / 2 - 1) == 1);
+    CHECK(default_lanes(full, full, half_w, heavy_values, heavy_values / 2) == full);
+    CHECK(default_lanes(64, full, half_w, 100 * heavy_values, 99 * heavy_values) == full);
+    CHECK(default_lanes(4, full, half_w, heavy_values, heavy_values) == (full == 4 ? 4 : filled_half));
+    CHECK(default_lanes(1, full, half_w, heavy_values, heavy_values) == 1);
+  }
+  // The models' own counts, through the rule: the 400-row logistic regression goes in lanes,
+  // the elementwise Poisson model one chain at a time.
+  CHECK(default_lanes(8, 8, 4, logistic(large).data_values(), logistic(large).matrix_values()) == 8);
+  CHECK(default_lanes(8, 8, 4, elementwise(large).data_values(), elementwise(large).matrix_values()) == 1);
+  CHECK(default_lanes(8, 8, 4, logistic(small).data_values(), logistic(small).matrix_values()) == 8);
   // Through nuts(): a thread's chains filling a batch are put in it on the logistic regressions
   // (X is most of their data), one at a time on the elementwise model.
   const auto heavy = nuts(logistic(large), {.chains = 2 * w, .warmup = 20, .draws = 10, .seed = 2,

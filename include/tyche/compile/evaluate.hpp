@@ -456,12 +456,14 @@ struct evaluation {
   // of one row of X (broadcast) with the chains' v; one row at a time, each product is a chain
   // of dependent FMAs, and the adjoint loads and stores the whole gradient of v per row. A loop
   // whose body holds exactly one streamed matvec therefore takes its rows in tiles of
-  // `tile_rows`: the tile's row products first (rows interleaved, each chunk of v loaded once
-  // per tile: independent FMA chains), then each element's body (the matvec's slot reads its
+  // `tile_rows`: the tile's row products first (4 rows interleaved, each chunk of v loaded once
+  // per 4 rows: independent FMA chains), then each element's body (the matvec's slot reads its
   // value from the tile, its reverse step leaves the adjoint there), then the adjoints of the
   // tile added to v's gradient (each chunk of the gradient loaded and stored once per tile).
-  // Every row's value and every gradient element's sum are computed in the same order as one
-  // row at a time, so the results are the same bit for bit.
+  // Every row's value, and every gradient element's sum over the matvec's rows, is computed in
+  // the same order as one row at a time, so the results are the same bit for bit unless the
+  // body also adds to v's gradient elsewhere (v read elementwise, by element or by gather: those
+  // adjoints now come before the tile's).
   static constexpr std::size_t tile_rows = 8;
   template <class Entries>
   static constexpr std::size_t streamed_matvec_index() {

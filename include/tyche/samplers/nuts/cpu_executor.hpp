@@ -69,9 +69,9 @@ inline int cpu_threads(const cpu& exec) {
 /// faster than one at a time on any model measured (bench/run.sh lanes).
 inline constexpr int min_default_lanes = 4;
 
-/// The number of lanes the CPU executor uses: `requested`, checked, or for 0 the default: the
-/// widest SIMD batch of at least min_default_lanes lanes that a thread's chains (⌈chains /
-/// threads⌉) fill, unless the model reads lane_data_values_limit values of data or more and
+/// The number of lanes the CPU executor uses by default (lanes = 0), for a thread's ⌈chains /
+/// threads⌉ chains (per_thread) and the build's full and half SIMD widths (in doubles): the
+/// widest batch of at least min_default_lanes lanes that per_thread chains fill, unless the model reads lane_data_values_limit values of data or more and
 /// fewer than half of them are matrix rows (matrix_values: model_t::matrix_values); else 1 (one
 /// chain at a time, its loops over data in SIMD). Chains in lanes pay on models whose data are
 /// matrices: the batch's chains share each read of a row, and a streamed matvec takes its rows in
@@ -79,16 +79,21 @@ inline constexpr int min_default_lanes = 4;
 /// than one chain at a time with 4 or 8 chains on a thread on the logistic regression
 /// 10,000 × 100 and the AR(1) Gaussian (docs/benchmarks.md, "The default lanes"). A lone chain
 /// on a thread is never put in a batch with empty lanes (it cost 1.1-3.7x, bench/run.sh lanes).
+inline constexpr int default_lanes(int per_thread, int width, int half, std::size_t data_values,
+                                   std::size_t matrix_values) {
+  if (data_values >= lane_data_values_limit && 2 * matrix_values < data_values) return 1;
+  if (width >= min_default_lanes && per_thread >= width) return width;
+  if (half >= min_default_lanes && per_thread >= half) return half;
+  return 1;
+}
+/// resolve_lanes: `requested` checked, or for 0 default_lanes with this build's widths.
 inline int resolve_lanes(int requested, int chains, int threads, std::size_t data_values,
-                         std::size_t matrix_values = 0) {
+                         std::size_t matrix_values) {
   constexpr int width = simd_lane_width;
   constexpr int half = half_lane_width;
   if (requested == 0) {
     const int per_thread = (chains + threads - 1) / threads;
-    if (data_values >= lane_data_values_limit && 2 * matrix_values < data_values) return 1;
-    if (width >= min_default_lanes && per_thread >= width) return width;
-    if (half >= min_default_lanes && per_thread >= half) return half;
-    return 1;
+    return default_lanes(per_thread, width, half, data_values, matrix_values);
   }
   if (requested == 1) return 1;
   if (width == 1 && requested > 1)  // no SIMD backend: the kernel has one lane
