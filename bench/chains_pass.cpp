@@ -16,6 +16,8 @@
 //                    per-element term between them (scalar std::exp and std::log1p): one pass
 //                    over X per GEMM, shared by all C
 //   blas_products_only,C   the two GEMVs or GEMMs alone: the twin with a free per-element term
+//   tyche_float_x,1 and ,W  tyche with X stored as floats (matrix(const float*, …)), one chain and
+//                    one batch of W chains
 //
 // Each row: the best of `reps` evaluations (all C chains), its time per chain, and that time as
 // a multiple of one read of X at this machine's measured read bandwidth (one thread: the sum of
@@ -218,6 +220,23 @@ bool run_shape(const char* shape_name, std::size_t rows, int reps, std::size_t m
       }
     });
     row("tyche", c, ms);
+  }
+  // X stored as floats (matrix(const float*, …)): half the bytes per pass, each value converted
+  // to double as it is read. Its values differ from the double model's by X's rounding only.
+  {
+    const std::vector<float> xf(d.X.begin(), d.X.end());
+    const auto mf = model(
+        joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(xf.data(), d.n, K), beta)).observe(data(d.y))));
+    const auto view_f = mf.program().view();
+    const double vf = view_f.value_and_gradient(theta.data(), g1.data(), ws.data());
+    if (!(rel(vf, ref_value[0]) <= 1e-4)) {
+      std::fprintf(stderr, "chains_pass: the float-X model's value %.17g is far from the double one's %.17g\n", vf,
+                   ref_value[0]);
+      return false;
+    }
+    row("tyche_float_x", 1, best_ms(reps, [&] { sink = sink + view_f.value_and_gradient(theta.data(), g1.data(), ws.data()); }));
+    load_batch(0);
+    row("tyche_float_x", W, best_ms(reps, [&] { sink = sink + view_f.value_and_gradient(tb.data(), gb.data(), wsb.data()).get(0); }));
   }
 #endif
 

@@ -1091,15 +1091,22 @@ struct data_vector : expr<data_vector<Extent>> {
   TYCHE_HD constexpr double operator[](std::size_t i) const { return ptr[i]; }
 };
 
-/// A view of a row-major matrix of data; it appears only as the left operand of matvec.
-struct data_matrix : expr<data_matrix> {
+/// A view of a row-major matrix of data (values of type E: double, or float to halve the memory
+/// a matrix takes and the bandwidth a pass over it needs; evaluation converts each value to the
+/// scalar type, accumulating in double for double chains); it appears only as the left operand
+/// of matvec (a float matrix: only of matvec(X, v) with v a vector parameter).
+template <class E>
+struct basic_data_matrix : expr<basic_data_matrix<E>> {
+  static_assert(std::is_same_v<E, double> || std::is_same_v<E, float>,
+                "tyche::matrix: the values of a data matrix are double or float");
   static constexpr node_kind kind = node_kind::data_matrix;
   static constexpr bool is_vector = false;
   static constexpr std::size_t extent = dynamic_extent;
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = true;
   using children = meta::list<>;
-  const double* ptr = nullptr;
+  using value_type = E;
+  const E* ptr = nullptr;
   std::size_t rows = 0;
   std::size_t cols = 0;
   const char* name = nullptr;  // for messages: matrix(x, rows, cols, "X"); not part of the value
@@ -1109,6 +1116,11 @@ struct data_matrix : expr<data_matrix> {
     if (ptr != nullptr) f(ptr, rows * cols);
   }
 };
+/// A matrix of doubles: what matrix(…) of doubles returns, and what every operation that takes
+/// a data matrix (multi_normal's covariance, wishart's scale, …) takes.
+using data_matrix = basic_data_matrix<double>;
+/// A matrix of floats: matrix(const float*, …), for matvec(X, v) of a vector parameter v.
+using data_matrix_f = basic_data_matrix<float>;
 
 // ---- making leaves ---------------------------------------------------------------------------
 
@@ -1199,6 +1211,12 @@ inline void check_matrix_finite(const data_matrix& x, const char* call, const ch
 inline data_matrix matrix(const double* ptr, std::size_t rows, std::size_t cols, const char* name = nullptr) {
   return {{}, ptr, rows, cols, name};
 }
+/// The same of floats (data_matrix_f): half the memory and half the bytes per pass over it,
+/// each value converted exactly to double (or to the scalar type) as it is read. Only as X in
+/// matvec(X, v) of a vector parameter v.
+inline data_matrix_f matrix(const float* ptr, std::size_t rows, std::size_t cols, const char* name = nullptr) {
+  return {{}, ptr, rows, cols, name};
+}
 
 /// A view of a contiguous range of doubles (std::vector, std::array, std::span) holding a
 /// row-major rows × cols matrix; its size must be rows · cols. A name, if given, is what error
@@ -1209,6 +1227,20 @@ template <class R>
     std::size(r);
   })
 data_matrix matrix(const R& r, std::size_t rows, std::size_t cols, const char* name = nullptr) {
+  if (std::size(r) != rows * cols)
+    throw std::invalid_argument("tyche::matrix(values, " + std::to_string(rows) + ", " +
+                                std::to_string(cols) + "): values has " +
+                                std::to_string(std::size(r)) + " elements, not " +
+                                std::to_string(rows * cols));
+  return {{}, std::data(r), rows, cols, name};
+}
+/// The same for a contiguous range of floats (std::vector<float>, …): a data_matrix_f.
+template <class R>
+  requires(!std::is_pointer_v<R> && requires(const R& r) {
+    { std::data(r) } -> std::same_as<const float*>;
+    std::size(r);
+  })
+data_matrix_f matrix(const R& r, std::size_t rows, std::size_t cols, const char* name = nullptr) {
   if (std::size(r) != rows * cols)
     throw std::invalid_argument("tyche::matrix(values, " + std::to_string(rows) + ", " +
                                 std::to_string(cols) + "): values has " +
@@ -1509,6 +1541,11 @@ template <class U>
 struct lane_ops {
   static constexpr std::size_t size = 1;
   TYCHE_HD TYCHE_INLINE static U load(const element_type_t<U>* p) { return *p; }
+  template <class F>
+    requires(!std::is_same_v<F, element_type_t<U>>)
+  TYCHE_HD TYCHE_INLINE static U load(const F* p) {
+    return static_cast<U>(*p);
+  }
   TYCHE_HD TYCHE_INLINE static void store(element_type_t<U>* p, const U& v) { *p = v; }
   TYCHE_HD TYCHE_INLINE static element_type_t<U> sum(const U& v) { return v; }
 };
@@ -1561,6 +1598,7 @@ inline __m512i _mm512_mask_blend_epi16(__mmask32 mask, __m512i if_clear, __m512i
 
 #include <array>
 #include <cstddef>
+#include <type_traits>
 #include <math.h>
 
 namespace tyche {
@@ -1578,6 +1616,12 @@ struct lane_ops<xsimd::batch<E, A>> {
   using U = xsimd::batch<E, A>;
   static constexpr std::size_t size = U::size;
   TYCHE_INLINE static U load(const E* p) { return U::load_unaligned(p); }
+  /// Loads from values of another type (a float data matrix into a batch of doubles), converted.
+  template <class F>
+    requires(!std::is_same_v<F, E>)
+  TYCHE_INLINE static U load(const F* p) {
+    return U::load_unaligned(p);
+  }
   TYCHE_INLINE static void store(E* p, const U& v) { v.store_unaligned(p); }
   TYCHE_INLINE static E sum(const U& v) { return xsimd::hadd(v); }
 };
@@ -3096,16 +3140,17 @@ struct log_sum_exp_node : expr<log_sum_exp_node<A>> {
 /// compile(), compile/stream.hpp, for a matvec used once, inside a reduction's loop): no buffer;
 /// element i is row i of X times v, computed in the loop, and its adjoint goes to v while the
 /// row is in cache, so one evaluation reads X once.
-template <class V, bool Streamed = false>
-struct matvec_node : expr<matvec_node<V, Streamed>> {
+template <class V, bool Streamed = false, class X = data_matrix>
+struct matvec_node : expr<matvec_node<V, Streamed, X>> {
   static constexpr node_kind kind = node_kind::matvec;
   static constexpr bool streamed = Streamed;
   static constexpr bool is_vector = true;
   static constexpr std::size_t extent = dynamic_extent;
   static constexpr bool has_payload = true;
-  static constexpr bool reads_data_buffers = false;  // X is its child, a data_matrix
-  using children = meta::list<data_matrix, V>;
-  data_matrix x;
+  static constexpr bool reads_data_buffers = false;  // X is its child, a data_matrix (or _f)
+  using children = meta::list<X, V>;
+  using matrix_type = X;
+  X x;
   V v;
   template <std::size_t I>
   TYCHE_HD constexpr const auto& child() const {
@@ -5790,8 +5835,26 @@ auto matvec(const data_matrix& x, const V& v) {
     return make_vector_op(ops::data_matvec_map{x.ptr, x.rows, x.cols}, x.rows, node);
   }
 }
+/// X v for a matrix of floats (matrix(const float*, …)): v must be a vector parameter.
+template <expression V>
+auto matvec(const data_matrix_f& x, const V& v) {
+  using N = detail::node_t<V>;
+  static_assert(is_vector_v<N>, "tyche::matvec(X, v) requires 'v' to be a vector expression");
+  static_assert(kind_of<N> == node_kind::vector_param,
+                "tyche::matvec(X, v): a matrix of floats (tyche::matrix(const float*, ...)) needs "
+                "'v' to be a vector parameter; for another vector expression, give X as doubles");
+  const N node = detail::as_node(v);
+  if (x.cols != node.size())
+    throw std::invalid_argument("tyche::matvec(X, v): X has " + std::to_string(x.cols) +
+                                " columns but v has size " + std::to_string(node.size()));
+  return matvec_node<N, false, data_matrix_f>{{}, x, node};
+}
 template <expression V>
 auto operator*(const data_matrix& x, const V& v) {
+  return matvec(x, v);
+}
+template <expression V>
+auto operator*(const data_matrix_f& x, const V& v) {
   return matvec(x, v);
 }
 
@@ -6178,9 +6241,10 @@ constexpr bool static_square(std::size_t n) {
 template <class N>
 inline constexpr bool is_data_matrix_v = kind_of<N> == node_kind::data_matrix;
 
-/// A matrix argument of rows_dot_product: a data matrix, or a vector expression of entries.
+/// A matrix argument of rows_dot_product: a data matrix (of doubles: a float matrix is for
+/// matvec only), or a vector expression of entries.
 template <class N>
-inline constexpr bool matrix_argument_v = is_data_matrix_v<N> || is_vector_v<N>;
+inline constexpr bool matrix_argument_v = std::is_same_v<N, data_matrix> || is_vector_v<N>;
 
 /// Static sizes of two vector-expression matrices that cannot be one square shape.
 template <class NA, class NB>
@@ -6241,7 +6305,7 @@ auto rows_dot_product(const A& a, const B& b) {
   static_assert(detail::matrix_argument_v<NA> && detail::matrix_argument_v<NB> &&
                     detail::static_shapes_agree_v<NA, NB>,
                 "tyche::rows_dot_product(A, B) requires 'A' and 'B' to be matrices of one shape: data "
-                "matrices, or vector expressions of the K*K entries of a square matrix (row major)");
+                "matrices of doubles, or vector expressions of the K*K entries of a square matrix (row major)");
   return detail::dot_products<false>(a, b, "rows_dot_product(A, B)");
 }
 
@@ -6254,7 +6318,7 @@ auto columns_dot_product(const A& a, const B& b) {
   static_assert(detail::matrix_argument_v<NA> && detail::matrix_argument_v<NB> &&
                     detail::static_shapes_agree_v<NA, NB>,
                 "tyche::columns_dot_product(A, B) requires 'A' and 'B' to be matrices of one shape: "
-                "data matrices, or vector expressions of the K*K entries of a square matrix (row major)");
+                "data matrices of doubles, or vector expressions of the K*K entries of a square matrix (row major)");
   return detail::dot_products<true>(a, b, "columns_dot_product(A, B)");
 }
 
@@ -6841,7 +6905,8 @@ struct evaluation {
   // One row of X (cols doubles) times v, for the buffered matvec and the streamed one alike
   // (the same numbers either way). Four accumulators: the loop vectorises without reassociating
   // a single sum.
-  TYCHE_HD TYCHE_INLINE static T row_dot(const double* row, const T* v, std::size_t cols) {
+  template <class E>
+  TYCHE_HD TYCHE_INLINE static T row_dot(const E* row, const T* v, std::size_t cols) {
     T a0 = lift<T>(0.0), a1 = lift<T>(0.0), a2 = lift<T>(0.0), a3 = lift<T>(0.0);
     std::size_t c = 0;
     for (; c + 4 <= cols; c += 4) {
@@ -6855,7 +6920,8 @@ struct evaluation {
   }
   // g += a times one row of X (cols doubles): the adjoint of a matvec's element, to v's gradient.
   // a by value: a copy the loop can keep in a register while it stores to g.
-  TYCHE_HD TYCHE_INLINE static void add_row_times(T* g, const double* row, std::size_t cols, const T a) {
+  template <class E>
+  TYCHE_HD TYCHE_INLINE static void add_row_times(T* g, const E* row, std::size_t cols, const T a) {
     for (std::size_t c = 0; c < cols; ++c) g[c] += lift<T>(row[c]) * a;
   }
 
@@ -6870,7 +6936,7 @@ struct evaluation {
               // the rows interleaved (independent chains), each chunk of v loaded once
       using L = lane_ops<U>;
       constexpr std::size_t w = L::size;
-      const double* x = n.x.ptr + i * cols;
+      const auto* x = n.x.ptr + i * cols;
 #if defined(__GNUC__) && TYCHE_PREFETCH_BATCHES > 0
       // The rows TYCHE_PREFETCH_BATCHES batches ahead, one cache line at a time, into L2
       // (locality 1): a matrix read from memory (Edward2's 251 MB) streams near the bandwidth
@@ -6878,8 +6944,8 @@ struct evaluation {
       // with hints into L1, 17 ms into L2, 2026-11-27, Zen 4: a burst of 54 L1 prefetches
       // stalls on the L1's miss buffers); a matrix in cache does not notice them.
       if (i + (TYCHE_PREFETCH_BATCHES + 1) * w <= n.x.rows) {
-        const double* ahead = x + TYCHE_PREFETCH_BATCHES * w * cols;
-        for (std::size_t o = 0; o < w * cols; o += 64 / sizeof(double)) __builtin_prefetch(ahead + o, 0, 1);
+        const auto* ahead = x + TYCHE_PREFETCH_BATCHES * w * cols;
+        for (std::size_t o = 0; o < w * cols; o += 64 / sizeof(*x)) __builtin_prefetch(ahead + o, 0, 1);
       }
 #endif
       U acc[w];
@@ -6909,7 +6975,7 @@ struct evaluation {
     } else {
       using L = lane_ops<U>;
       constexpr std::size_t w = L::size;
-      const double* x = n.x.ptr + i * cols;
+      const auto* x = n.x.ptr + i * cols;
       alignas(64) T as[w];
       L::store(as, a);
       U aj[w];
@@ -7013,18 +7079,19 @@ struct evaluation {
 
   // The tile's row products: R rows at a time with row_dot's four accumulators each (the same
   // sums in the same order as row_dot), so 4R independent chains of FMAs.
-  TYCHE_INLINE static void tile_row_dots(const double* x, const T* v, std::size_t cols, T* out) {
+  template <class E>
+  TYCHE_INLINE static void tile_row_dots(const E* x, const T* v, std::size_t cols, T* out) {
     constexpr std::size_t R = 4;
     for (std::size_t r0 = 0; r0 < tile_rows; r0 += R) {
       T a[R][4];
       for (auto& ar : a)
         for (auto& ak : ar) ak = lift<T>(0.0);
-      const double* xr = x + r0 * cols;
+      const E* xr = x + r0 * cols;
       std::size_t c = 0;
       for (; c + 4 <= cols; c += 4) {
         const T v0 = v[c], v1 = v[c + 1], v2 = v[c + 2], v3 = v[c + 3];
         for (std::size_t r = 0; r < R; ++r) {
-          const double* row = xr + r * cols;
+          const E* row = xr + r * cols;
           a[r][0] += lift<T>(row[c]) * v0;
           a[r][1] += lift<T>(row[c + 1]) * v1;
           a[r][2] += lift<T>(row[c + 2]) * v2;
@@ -7038,14 +7105,15 @@ struct evaluation {
   }
   // The tile's adjoints into v's gradient: g[c] += x[r][c]·a[r] for r in row order (the order
   // add_row_times adds them one row at a time).
-  TYCHE_INLINE static void tile_add_rows(T* g, const double* x, std::size_t cols, const T* a) {
+  template <class E>
+  TYCHE_INLINE static void tile_add_rows(T* g, const E* x, std::size_t cols, const T* a) {
     T ar[tile_rows];
     for (std::size_t r = 0; r < tile_rows; ++r) ar[r] = a[r];
     std::size_t c = 0;
     for (; c + 4 <= cols; c += 4) {  // four columns: four independent chains of FMAs
       T g0 = g[c], g1 = g[c + 1], g2 = g[c + 2], g3 = g[c + 3];
       for (std::size_t r = 0; r < tile_rows; ++r) {
-        const double* row = x + r * cols + c;
+        const E* row = x + r * cols + c;
         g0 += lift<T>(row[0]) * ar[r];
         g1 += lift<T>(row[1]) * ar[r];
         g2 += lift<T>(row[2]) * ar[r];
@@ -7065,12 +7133,12 @@ struct evaluation {
   template <class N>
   TYCHE_INLINE void tile_forward(const N& n, std::size_t i, T* out) {
     const std::size_t cols = n.x.cols;
-    const double* x = n.x.ptr + i * cols;
+    const auto* x = n.x.ptr + i * cols;
 #if defined(__GNUC__) && TYCHE_PREFETCH_BATCHES > 0
     // As row_product's: the rows two tiles ahead, into L2.
     if (i + (TYCHE_PREFETCH_BATCHES + 1) * tile_rows <= n.x.rows) {
-      const double* ahead = x + TYCHE_PREFETCH_BATCHES * tile_rows * cols;
-      for (std::size_t o = 0; o < tile_rows * cols; o += 64 / sizeof(double)) __builtin_prefetch(ahead + o, 0, 1);
+      const auto* ahead = x + TYCHE_PREFETCH_BATCHES * tile_rows * cols;
+      for (std::size_t o = 0; o < tile_rows * cols; o += 64 / sizeof(*x)) __builtin_prefetch(ahead + o, 0, 1);
     }
 #endif
     tile_row_dots(x, theta + offset_of<meta::at<1, children_t<N>>>(), cols, out);
@@ -7736,8 +7804,8 @@ auto data_shift_squares(const X& x, Storage&) {
 }
 
 /// The sufficient statistics of Σᵢ (yᵢ − s − xᵢᵀv)² (layout in residual_squares_node).
-template <class Storage, class Y>
-const double* residual_statistics(const Y& y, const data_matrix& x, Storage& storage) {
+template <class Storage, class Y, class E>
+const double* residual_statistics(const Y& y, const basic_data_matrix<E>& x, Storage& storage) {
   const std::size_t n = x.rows, k = x.cols;
   double* st = storage.allocate(3 + 2 * k + k * k);
   double* xbar = st + 3;
@@ -7754,7 +7822,7 @@ const double* residual_statistics(const Y& y, const data_matrix& x, Storage& sto
   double syy = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const double dy = y[i] - ybar;
-    const double* row = x.ptr + i * k;
+    const E* row = x.ptr + i * k;
     syy += dy * dy;
     for (std::size_t a = 0; a < k; ++a) {
       const double da = row[a] - xbar[a];
@@ -7934,7 +8002,7 @@ auto general_residual_squares(const X& x, Storage& storage) {
   for (std::size_t i = 0; i < n; ++i) y[i] = 0.0;
   std::vector<double> column(n);
   std::size_t col = 0;
-  auto fill = [&](std::size_t j, double scale, const double* values, std::size_t stride) {
+  auto fill = [&](std::size_t j, double scale, const auto* values, std::size_t stride) {
     for (std::size_t i = 0; i < n; ++i) z[i * width + j] = scale * values[i * stride];
   };
   meta::static_for<F::size>([&](auto i) {  // scaled-data columns, in the coefficients' order
@@ -8253,7 +8321,8 @@ template <class Root, class N>
 auto stream_node(const N& n) {
   if constexpr (kind_of<N> == node_kind::matvec) {
     using V = std::remove_cvref_t<decltype(n.v)>;
-    if constexpr (!is_streamed_v<N> && occurrences_v<N, Root> == 1) return matvec_node<V, true>{{}, n.x, n.v};
+    using X = typename N::matrix_type;
+    if constexpr (!is_streamed_v<N> && occurrences_v<N, Root> == 1) return matvec_node<V, true, X>{{}, n.x, n.v};
     else return n;
   } else if constexpr (kind_of<N> == node_kind::unary) {
     auto a = stream_node<Root>(n.a);

@@ -254,3 +254,60 @@ TEST_CASE("streamed matvec: chains in lanes take the rows in tiles and agree wit
     check(m_mixed, pts_two, "normal(alpha + X beta, exp(Z gamma))", 2 * rows);
   }
 }
+
+// A matrix of floats (tyche::matrix(const float*, …)): the same model with X in float and with X
+// in double holding the same (float-rounded) values. Each value converts exactly to double as it
+// is read, so the two agree to the rounding of the sums (the compiler may contract the
+// multiply-adds differently in the two instantiations): 1e-14 relative, one chain and chains in
+// lanes, streamed (bernoulli_logit) and reduced to sufficient statistics (normal); the data
+// counts are the same; a non-finite float is refused with its name and position.
+TEST_CASE("streamed matvec: a matrix of floats agrees with the same values in double",
+          "[core][streaming]") {
+  for (std::size_t cols : {1u, 6u, 11u}) {
+    for (std::size_t rows : {0u, 1u, 7u, 8u, 9u, 16u, 35u}) {
+      INFO(rows << " x " << cols);
+      const std::vector<double> x0 = normals(rows * cols, 60 + unsigned(rows * cols));
+      const std::vector<float> xf(x0.begin(), x0.end());
+      const std::vector<double> xd(xf.begin(), xf.end());
+      std::vector<double> y01(rows);
+      for (std::size_t r = 0; r < rows; ++r) y01[r] = double(r % 3 == 0);
+      const std::vector<double> yn = normals(rows, 61);
+      auto a = normal<"alpha">(0.0, 1.0);
+      auto b = normal<"beta">(0.0, 1.0, shape_of(cols));
+      auto s = lognormal<"sigma">(0.0, 1.0);
+      const auto logit_f = model(joint(a, b, bernoulli_logit(a + matvec(matrix(xf, rows, cols), b)).observe(data(y01))));
+      const auto logit_d = model(joint(a, b, bernoulli_logit(a + matvec(matrix(xd, rows, cols), b)).observe(data(y01))));
+      const auto normal_f = model(joint(a, b, s, normal(a + matvec(matrix(xf, rows, cols, "Xf"), b), s).observe(data(yn))));
+      const auto normal_d = model(joint(a, b, s, normal(a + matvec(matrix(xd, rows, cols), b), s).observe(data(yn))));
+      CHECK(logit_f.data_values() == logit_d.data_values());
+      CHECK(logit_f.matrix_values() == rows * cols);
+      auto agree = [&](const auto& mf, const auto& md, const char* what) {
+        INFO(what);
+        const auto pts = tyche_test::random_points(8, mf.dim(), -0.5, 0.5, 62 + unsigned(rows));
+        for (const auto& p : pts) {
+          std::vector<double> gf(mf.dim()), gd(md.dim()), wf(mf.program().workspace_size()), wd(md.program().workspace_size());
+          const double vf = mf.program().value_and_gradient(std::span<const double>(p), std::span<double>(gf), std::span<double>(wf));
+          const double vd = md.program().value_and_gradient(std::span<const double>(p), std::span<double>(gd), std::span<double>(wd));
+          CHECK(rel(vf, vd) <= 1e-14);
+          for (std::size_t k = 0; k < gf.size(); ++k) {
+            INFO("coordinate " << k);
+            CHECK(rel(gf[k], gd[k]) <= 1e-14);
+          }
+        }
+        if (rows > 0) tyche_test::check_lanes(mf.program(), pts, what);
+      };
+      agree(logit_f, logit_d, "bernoulli_logit(alpha + X beta), X float");
+      agree(normal_f, normal_d, "normal(alpha + X beta, sigma), X float");
+    }
+  }
+  // Data checks name the matrix and the entry.
+  std::vector<float> bad(12, 1.0f);
+  bad[7] = std::nanf("");
+  const std::vector<double> y(4, 1.0);
+  auto a = normal<"alpha">(0.0, 1.0);
+  auto b = normal<"beta">(0.0, 1.0, shape<3>);
+  CHECK_THROWS_WITH(model(joint(a, b, bernoulli_logit(a + matvec(matrix(bad, 4, 3, "X"), b)).observe(data(y)))),
+                    Catch::Matchers::Contains("X[3, 2]"));
+  // A float matrix of the wrong size is refused as a double one is.
+  CHECK_THROWS_WITH(matrix(bad, 5, 3), Catch::Matchers::Contains("values has 12 elements, not 15"));
+}

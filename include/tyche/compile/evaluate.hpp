@@ -327,7 +327,8 @@ struct evaluation {
   // One row of X (cols doubles) times v, for the buffered matvec and the streamed one alike
   // (the same numbers either way). Four accumulators: the loop vectorises without reassociating
   // a single sum.
-  TYCHE_HD TYCHE_INLINE static T row_dot(const double* row, const T* v, std::size_t cols) {
+  template <class E>
+  TYCHE_HD TYCHE_INLINE static T row_dot(const E* row, const T* v, std::size_t cols) {
     T a0 = lift<T>(0.0), a1 = lift<T>(0.0), a2 = lift<T>(0.0), a3 = lift<T>(0.0);
     std::size_t c = 0;
     for (; c + 4 <= cols; c += 4) {
@@ -341,7 +342,8 @@ struct evaluation {
   }
   // g += a times one row of X (cols doubles): the adjoint of a matvec's element, to v's gradient.
   // a by value: a copy the loop can keep in a register while it stores to g.
-  TYCHE_HD TYCHE_INLINE static void add_row_times(T* g, const double* row, std::size_t cols, const T a) {
+  template <class E>
+  TYCHE_HD TYCHE_INLINE static void add_row_times(T* g, const E* row, std::size_t cols, const T a) {
     for (std::size_t c = 0; c < cols; ++c) g[c] += lift<T>(row[c]) * a;
   }
 
@@ -356,7 +358,7 @@ struct evaluation {
               // the rows interleaved (independent chains), each chunk of v loaded once
       using L = lane_ops<U>;
       constexpr std::size_t w = L::size;
-      const double* x = n.x.ptr + i * cols;
+      const auto* x = n.x.ptr + i * cols;
 #if defined(__GNUC__) && TYCHE_PREFETCH_BATCHES > 0
       // The rows TYCHE_PREFETCH_BATCHES batches ahead, one cache line at a time, into L2
       // (locality 1): a matrix read from memory (Edward2's 251 MB) streams near the bandwidth
@@ -364,8 +366,8 @@ struct evaluation {
       // with hints into L1, 17 ms into L2, 2026-11-27, Zen 4: a burst of 54 L1 prefetches
       // stalls on the L1's miss buffers); a matrix in cache does not notice them.
       if (i + (TYCHE_PREFETCH_BATCHES + 1) * w <= n.x.rows) {
-        const double* ahead = x + TYCHE_PREFETCH_BATCHES * w * cols;
-        for (std::size_t o = 0; o < w * cols; o += 64 / sizeof(double)) __builtin_prefetch(ahead + o, 0, 1);
+        const auto* ahead = x + TYCHE_PREFETCH_BATCHES * w * cols;
+        for (std::size_t o = 0; o < w * cols; o += 64 / sizeof(*x)) __builtin_prefetch(ahead + o, 0, 1);
       }
 #endif
       U acc[w];
@@ -395,7 +397,7 @@ struct evaluation {
     } else {
       using L = lane_ops<U>;
       constexpr std::size_t w = L::size;
-      const double* x = n.x.ptr + i * cols;
+      const auto* x = n.x.ptr + i * cols;
       alignas(64) T as[w];
       L::store(as, a);
       U aj[w];
@@ -499,18 +501,19 @@ struct evaluation {
 
   // The tile's row products: R rows at a time with row_dot's four accumulators each (the same
   // sums in the same order as row_dot), so 4R independent chains of FMAs.
-  TYCHE_INLINE static void tile_row_dots(const double* x, const T* v, std::size_t cols, T* out) {
+  template <class E>
+  TYCHE_INLINE static void tile_row_dots(const E* x, const T* v, std::size_t cols, T* out) {
     constexpr std::size_t R = 4;
     for (std::size_t r0 = 0; r0 < tile_rows; r0 += R) {
       T a[R][4];
       for (auto& ar : a)
         for (auto& ak : ar) ak = lift<T>(0.0);
-      const double* xr = x + r0 * cols;
+      const E* xr = x + r0 * cols;
       std::size_t c = 0;
       for (; c + 4 <= cols; c += 4) {
         const T v0 = v[c], v1 = v[c + 1], v2 = v[c + 2], v3 = v[c + 3];
         for (std::size_t r = 0; r < R; ++r) {
-          const double* row = xr + r * cols;
+          const E* row = xr + r * cols;
           a[r][0] += lift<T>(row[c]) * v0;
           a[r][1] += lift<T>(row[c + 1]) * v1;
           a[r][2] += lift<T>(row[c + 2]) * v2;
@@ -524,14 +527,15 @@ struct evaluation {
   }
   // The tile's adjoints into v's gradient: g[c] += x[r][c]·a[r] for r in row order (the order
   // add_row_times adds them one row at a time).
-  TYCHE_INLINE static void tile_add_rows(T* g, const double* x, std::size_t cols, const T* a) {
+  template <class E>
+  TYCHE_INLINE static void tile_add_rows(T* g, const E* x, std::size_t cols, const T* a) {
     T ar[tile_rows];
     for (std::size_t r = 0; r < tile_rows; ++r) ar[r] = a[r];
     std::size_t c = 0;
     for (; c + 4 <= cols; c += 4) {  // four columns: four independent chains of FMAs
       T g0 = g[c], g1 = g[c + 1], g2 = g[c + 2], g3 = g[c + 3];
       for (std::size_t r = 0; r < tile_rows; ++r) {
-        const double* row = x + r * cols + c;
+        const E* row = x + r * cols + c;
         g0 += lift<T>(row[0]) * ar[r];
         g1 += lift<T>(row[1]) * ar[r];
         g2 += lift<T>(row[2]) * ar[r];
@@ -551,12 +555,12 @@ struct evaluation {
   template <class N>
   TYCHE_INLINE void tile_forward(const N& n, std::size_t i, T* out) {
     const std::size_t cols = n.x.cols;
-    const double* x = n.x.ptr + i * cols;
+    const auto* x = n.x.ptr + i * cols;
 #if defined(__GNUC__) && TYCHE_PREFETCH_BATCHES > 0
     // As row_product's: the rows two tiles ahead, into L2.
     if (i + (TYCHE_PREFETCH_BATCHES + 1) * tile_rows <= n.x.rows) {
-      const double* ahead = x + TYCHE_PREFETCH_BATCHES * tile_rows * cols;
-      for (std::size_t o = 0; o < tile_rows * cols; o += 64 / sizeof(double)) __builtin_prefetch(ahead + o, 0, 1);
+      const auto* ahead = x + TYCHE_PREFETCH_BATCHES * tile_rows * cols;
+      for (std::size_t o = 0; o < tile_rows * cols; o += 64 / sizeof(*x)) __builtin_prefetch(ahead + o, 0, 1);
     }
 #endif
     tile_row_dots(x, theta + offset_of<meta::at<1, children_t<N>>>(), cols, out);

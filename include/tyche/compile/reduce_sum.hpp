@@ -143,8 +143,8 @@ auto data_shift_squares(const X& x, Storage&) {
 }
 
 /// The sufficient statistics of Σᵢ (yᵢ − s − xᵢᵀv)² (layout in residual_squares_node).
-template <class Storage, class Y>
-const double* residual_statistics(const Y& y, const data_matrix& x, Storage& storage) {
+template <class Storage, class Y, class E>
+const double* residual_statistics(const Y& y, const basic_data_matrix<E>& x, Storage& storage) {
   const std::size_t n = x.rows, k = x.cols;
   double* st = storage.allocate(3 + 2 * k + k * k);
   double* xbar = st + 3;
@@ -161,7 +161,7 @@ const double* residual_statistics(const Y& y, const data_matrix& x, Storage& sto
   double syy = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const double dy = y[i] - ybar;
-    const double* row = x.ptr + i * k;
+    const E* row = x.ptr + i * k;
     syy += dy * dy;
     for (std::size_t a = 0; a < k; ++a) {
       const double da = row[a] - xbar[a];
@@ -341,7 +341,7 @@ auto general_residual_squares(const X& x, Storage& storage) {
   for (std::size_t i = 0; i < n; ++i) y[i] = 0.0;
   std::vector<double> column(n);
   std::size_t col = 0;
-  auto fill = [&](std::size_t j, double scale, const double* values, std::size_t stride) {
+  auto fill = [&](std::size_t j, double scale, const auto* values, std::size_t stride) {
     for (std::size_t i = 0; i < n; ++i) z[i * width + j] = scale * values[i * stride];
   };
   meta::static_for<F::size>([&](auto i) {  // scaled-data columns, in the coefficients' order

@@ -28,7 +28,8 @@ template <class Root, class N>
 auto stream_node(const N& n) {
   if constexpr (kind_of<N> == node_kind::matvec) {
     using V = std::remove_cvref_t<decltype(n.v)>;
-    if constexpr (!is_streamed_v<N> && occurrences_v<N, Root> == 1) return matvec_node<V, true>{{}, n.x, n.v};
+    using X = typename N::matrix_type;
+    if constexpr (!is_streamed_v<N> && occurrences_v<N, Root> == 1) return matvec_node<V, true, X>{{}, n.x, n.v};
     else return n;
   } else if constexpr (kind_of<N> == node_kind::unary) {
     auto a = stream_node<Root>(n.a);

@@ -157,15 +157,22 @@ struct data_vector : expr<data_vector<Extent>> {
   TYCHE_HD constexpr double operator[](std::size_t i) const { return ptr[i]; }
 };
 
-/// A view of a row-major matrix of data; it appears only as the left operand of matvec.
-struct data_matrix : expr<data_matrix> {
+/// A view of a row-major matrix of data (values of type E: double, or float to halve the memory
+/// a matrix takes and the bandwidth a pass over it needs; evaluation converts each value to the
+/// scalar type, accumulating in double for double chains); it appears only as the left operand
+/// of matvec (a float matrix: only of matvec(X, v) with v a vector parameter).
+template <class E>
+struct basic_data_matrix : expr<basic_data_matrix<E>> {
+  static_assert(std::is_same_v<E, double> || std::is_same_v<E, float>,
+                "tyche::matrix: the values of a data matrix are double or float");
   static constexpr node_kind kind = node_kind::data_matrix;
   static constexpr bool is_vector = false;
   static constexpr std::size_t extent = dynamic_extent;
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = true;
   using children = meta::list<>;
-  const double* ptr = nullptr;
+  using value_type = E;
+  const E* ptr = nullptr;
   std::size_t rows = 0;
   std::size_t cols = 0;
   const char* name = nullptr;  // for messages: matrix(x, rows, cols, "X"); not part of the value
@@ -175,6 +182,11 @@ struct data_matrix : expr<data_matrix> {
     if (ptr != nullptr) f(ptr, rows * cols);
   }
 };
+/// A matrix of doubles: what matrix(…) of doubles returns, and what every operation that takes
+/// a data matrix (multi_normal's covariance, wishart's scale, …) takes.
+using data_matrix = basic_data_matrix<double>;
+/// A matrix of floats: matrix(const float*, …), for matvec(X, v) of a vector parameter v.
+using data_matrix_f = basic_data_matrix<float>;
 
 // ---- making leaves ---------------------------------------------------------------------------
 
@@ -265,6 +277,12 @@ inline void check_matrix_finite(const data_matrix& x, const char* call, const ch
 inline data_matrix matrix(const double* ptr, std::size_t rows, std::size_t cols, const char* name = nullptr) {
   return {{}, ptr, rows, cols, name};
 }
+/// The same of floats (data_matrix_f): half the memory and half the bytes per pass over it,
+/// each value converted exactly to double (or to the scalar type) as it is read. Only as X in
+/// matvec(X, v) of a vector parameter v.
+inline data_matrix_f matrix(const float* ptr, std::size_t rows, std::size_t cols, const char* name = nullptr) {
+  return {{}, ptr, rows, cols, name};
+}
 
 /// A view of a contiguous range of doubles (std::vector, std::array, std::span) holding a
 /// row-major rows × cols matrix; its size must be rows · cols. A name, if given, is what error
@@ -275,6 +293,20 @@ template <class R>
     std::size(r);
   })
 data_matrix matrix(const R& r, std::size_t rows, std::size_t cols, const char* name = nullptr) {
+  if (std::size(r) != rows * cols)
+    throw std::invalid_argument("tyche::matrix(values, " + std::to_string(rows) + ", " +
+                                std::to_string(cols) + "): values has " +
+                                std::to_string(std::size(r)) + " elements, not " +
+                                std::to_string(rows * cols));
+  return {{}, std::data(r), rows, cols, name};
+}
+/// The same for a contiguous range of floats (std::vector<float>, …): a data_matrix_f.
+template <class R>
+  requires(!std::is_pointer_v<R> && requires(const R& r) {
+    { std::data(r) } -> std::same_as<const float*>;
+    std::size(r);
+  })
+data_matrix_f matrix(const R& r, std::size_t rows, std::size_t cols, const char* name = nullptr) {
   if (std::size(r) != rows * cols)
     throw std::invalid_argument("tyche::matrix(values, " + std::to_string(rows) + ", " +
                                 std::to_string(cols) + "): values has " +

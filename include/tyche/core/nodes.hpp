@@ -92,16 +92,17 @@ struct log_sum_exp_node : expr<log_sum_exp_node<A>> {
 /// compile(), compile/stream.hpp, for a matvec used once, inside a reduction's loop): no buffer;
 /// element i is row i of X times v, computed in the loop, and its adjoint goes to v while the
 /// row is in cache, so one evaluation reads X once.
-template <class V, bool Streamed = false>
-struct matvec_node : expr<matvec_node<V, Streamed>> {
+template <class V, bool Streamed = false, class X = data_matrix>
+struct matvec_node : expr<matvec_node<V, Streamed, X>> {
   static constexpr node_kind kind = node_kind::matvec;
   static constexpr bool streamed = Streamed;
   static constexpr bool is_vector = true;
   static constexpr std::size_t extent = dynamic_extent;
   static constexpr bool has_payload = true;
-  static constexpr bool reads_data_buffers = false;  // X is its child, a data_matrix
-  using children = meta::list<data_matrix, V>;
-  data_matrix x;
+  static constexpr bool reads_data_buffers = false;  // X is its child, a data_matrix (or _f)
+  using children = meta::list<X, V>;
+  using matrix_type = X;
+  X x;
   V v;
   template <std::size_t I>
   TYCHE_HD constexpr const auto& child() const {

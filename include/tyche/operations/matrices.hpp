@@ -40,9 +40,10 @@ constexpr bool static_square(std::size_t n) {
 template <class N>
 inline constexpr bool is_data_matrix_v = kind_of<N> == node_kind::data_matrix;
 
-/// A matrix argument of rows_dot_product: a data matrix, or a vector expression of entries.
+/// A matrix argument of rows_dot_product: a data matrix (of doubles: a float matrix is for
+/// matvec only), or a vector expression of entries.
 template <class N>
-inline constexpr bool matrix_argument_v = is_data_matrix_v<N> || is_vector_v<N>;
+inline constexpr bool matrix_argument_v = std::is_same_v<N, data_matrix> || is_vector_v<N>;
 
 /// Static sizes of two vector-expression matrices that cannot be one square shape.
 template <class NA, class NB>
@@ -103,7 +104,7 @@ auto rows_dot_product(const A& a, const B& b) {
   static_assert(detail::matrix_argument_v<NA> && detail::matrix_argument_v<NB> &&
                     detail::static_shapes_agree_v<NA, NB>,
                 "tyche::rows_dot_product(A, B) requires 'A' and 'B' to be matrices of one shape: data "
-                "matrices, or vector expressions of the K*K entries of a square matrix (row major)");
+                "matrices of doubles, or vector expressions of the K*K entries of a square matrix (row major)");
   return detail::dot_products<false>(a, b, "rows_dot_product(A, B)");
 }
 
@@ -116,7 +117,7 @@ auto columns_dot_product(const A& a, const B& b) {
   static_assert(detail::matrix_argument_v<NA> && detail::matrix_argument_v<NB> &&
                     detail::static_shapes_agree_v<NA, NB>,
                 "tyche::columns_dot_product(A, B) requires 'A' and 'B' to be matrices of one shape: "
-                "data matrices, or vector expressions of the K*K entries of a square matrix (row major)");
+                "data matrices of doubles, or vector expressions of the K*K entries of a square matrix (row major)");
   return detail::dot_products<true>(a, b, "columns_dot_product(A, B)");
 }
 

@@ -38,6 +38,11 @@ template <class U>
 struct lane_ops {
   static constexpr std::size_t size = 1;
   TYCHE_HD TYCHE_INLINE static U load(const element_type_t<U>* p) { return *p; }
+  template <class F>
+    requires(!std::is_same_v<F, element_type_t<U>>)
+  TYCHE_HD TYCHE_INLINE static U load(const F* p) {
+    return static_cast<U>(*p);
+  }
   TYCHE_HD TYCHE_INLINE static void store(element_type_t<U>* p, const U& v) { *p = v; }
   TYCHE_HD TYCHE_INLINE static element_type_t<U> sum(const U& v) { return v; }
 };

@@ -46,6 +46,7 @@ inline __m512i _mm512_mask_blend_epi16(__mmask32 mask, __m512i if_clear, __m512i
 
 #include <array>
 #include <cstddef>
+#include <type_traits>
 #include <math.h>
 
 namespace tyche {
@@ -63,6 +64,12 @@ struct lane_ops<xsimd::batch<E, A>> {
   using U = xsimd::batch<E, A>;
   static constexpr std::size_t size = U::size;
   TYCHE_INLINE static U load(const E* p) { return U::load_unaligned(p); }
+  /// Loads from values of another type (a float data matrix into a batch of doubles), converted.
+  template <class F>
+    requires(!std::is_same_v<F, E>)
+  TYCHE_INLINE static U load(const F* p) {
+    return U::load_unaligned(p);
+  }
   TYCHE_INLINE static void store(E* p, const U& v) { v.store_unaligned(p); }
   TYCHE_INLINE static E sum(const U& v) { return xsimd::hadd(v); }
 };
