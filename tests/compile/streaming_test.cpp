@@ -296,8 +296,18 @@ TEST_CASE("streamed matvec: a matrix of floats agrees with the same values in do
         }
         if (rows > 0) tyche_test::check_lanes(mf.program(), pts, what);
       };
+      // binomial_logit reads the predictor twice: a buffered matvec.
+      const std::vector<double> trials(rows, 3.0);
+      std::vector<double> counts(rows);
+      for (std::size_t r = 0; r < rows; ++r) counts[r] = double(r % 4 == 0 ? 3 : r % 2);
+      const auto binom_f =
+          model(joint(a, b, binomial_logit(data(trials), a + matvec(matrix(xf, rows, cols), b)).observe(data(counts))));
+      const auto binom_d =
+          model(joint(a, b, binomial_logit(data(trials), a + matvec(matrix(xd, rows, cols), b)).observe(data(counts))));
+      CHECK(binom_f.program().workspace_size() == 2 * rows);
       agree(logit_f, logit_d, "bernoulli_logit(alpha + X beta), X float");
       agree(normal_f, normal_d, "normal(alpha + X beta, sigma), X float");
+      agree(binom_f, binom_d, "binomial_logit(3, alpha + X beta), X float (buffered)");
     }
   }
   // Data checks name the matrix and the entry.

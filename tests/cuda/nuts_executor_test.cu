@@ -18,7 +18,8 @@
 //      1e-9; 8 chains with warm-up: posterior means against 32 emulated chains of per_thread's within 4 SE;
 //      chains sharing reads (5 tiles, groups of 3 chains; 1 tile with the workers' gradients in
 //      shared memory instead of local) against the emulation to 1e-9, and the groups leaving the
-//      draws bit for bit as they were.
+//      draws bit for bit as they were; the regression with X stored as floats, per_thread and
+//      whole_device, against the emulation (written after the last GPU run: not yet run on a GPU).
 //   8. a model with a scan, a tabulate and multi_normal of a data matrix (folding moved what their
 //      ops owned into the program's storage, so the view is bytes): the first 20 transitions of
 //      32 chains against the emulation to 1e-9; and with whole_device in 3 tiles (written after
@@ -179,6 +180,25 @@ void whole_device() {
                           "(lanes = chains = " + std::to_string(gpu.lanes) + ")");
     cfg.executor = tyche::cuda{.emulate = true};
     compare_first_transitions(gpu, tyche::nuts(m, cfg), 20, "whole_device, logistic regression");
+  }
+  {
+    // X stored as floats (matrix(const float*, ...)): copied to the device as floats, converted as
+    // read; one chain per thread and whole_device against the emulation (written after the last
+    // GPU run: not yet run on a GPU).
+    using namespace tyche;
+    static const std::vector<float> xf(logistic().x.begin(), logistic().x.end());
+    const logistic_data& d = logistic();
+    auto alpha = normal<"alpha">(0.0, 5.0);
+    auto beta = normal<"beta">(0.0, 1.0, shape<8>);
+    const auto mf = model(joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(xf, d.n, d.k), beta)).observe(data(d.y))));
+    for (const auto gradient : {cuda_gradient::per_thread, cuda_gradient::whole_device}) {
+      const std::string name = gradient == cuda_gradient::per_thread ? "per_thread" : "whole_device";
+      nuts_config cfg{.chains = 4, .warmup = 0, .draws = 20, .seed = 10};
+      cfg.executor = cuda{.gradient = gradient};
+      const auto gpu = nuts(mf, cfg);
+      cfg.executor = cuda{.emulate = true, .gradient = gradient};
+      compare_first_transitions(gpu, nuts(mf, cfg), 20, name + ", logistic regression with X as floats");
+    }
   }
   {
     const auto dynamic = logistic_model<true>();
