@@ -4331,14 +4331,16 @@ constexpr bool compute_support_known() {
 // ---- construction time: from the values -------------------------------------------------------
 
 namespace detail {
-/// [min, max] of n values (NaN makes it the whole line).
-inline interval range_of(const double* p, std::size_t n) {
+/// [min, max] of n values, double or float (NaN makes it the whole line).
+template <class E>
+interval range_of(const E* p, std::size_t n) {
   if (n == 0) return interval::empty();
   double lo = p[0], hi = p[0];
   for (std::size_t i = 0; i < n; ++i) {
-    if (std::isnan(p[i])) return interval{-interval::inf, interval::inf, true, true};
-    lo = p[i] < lo ? p[i] : lo;
-    hi = p[i] > hi ? p[i] : hi;
+    const double v = p[i];
+    if (std::isnan(v)) return interval{-interval::inf, interval::inf, true, true};
+    lo = v < lo ? v : lo;
+    hi = v > hi ? v : hi;
   }
   return interval::closed(lo, hi);
 }

@@ -308,6 +308,15 @@ TEST_CASE("streamed matvec: a matrix of floats agrees with the same values in do
       agree(logit_f, logit_d, "bernoulli_logit(alpha + X beta), X float");
       agree(normal_f, normal_d, "normal(alpha + X beta, sigma), X float");
       agree(binom_f, binom_d, "binomial_logit(3, alpha + X beta), X float (buffered)");
+      // A float matvec inside an argument whose support is checked from the data (the rate of a
+      // poisson: exp(...) of the matvec), value only, and explain().
+      const auto pois_f = model(joint(a, b, poisson(exp(a + matvec(matrix(xf, rows, cols), b))).observe(data(counts))));
+      const auto pois_d = model(joint(a, b, poisson(exp(a + matvec(matrix(xd, rows, cols), b))).observe(data(counts))));
+      agree(pois_f, pois_d, "poisson(exp(alpha + X beta)), X float");
+      const std::vector<double> p0(pois_f.dim(), 0.1);
+      CHECK(rel(pois_f.log_prob(p0), pois_d.log_prob(p0)) <= 1e-14);
+      CHECK_THAT(explain(logit_f), Catch::Matchers::Contains("matrix[" + std::to_string(rows) + " x " +
+                                                             std::to_string(cols) + "]"));
     }
   }
   // Data checks name the matrix and the entry.
