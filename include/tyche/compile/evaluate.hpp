@@ -347,6 +347,24 @@ struct evaluation {
     for (std::size_t c = 0; c < cols; ++c) g[c] += lift<T>(row[c]) * a;
   }
 
+  // Asks for the rows TYCHE_PREFETCH_BATCHES blocks of w rows after row i (x: row i of a matrix
+  // of `rows` rows), one cache line at a time, into L2 (locality 1): a matrix read from memory
+  // (Edward2's 251 MB) streams near the bandwidth only with these hints (covertype, one chain:
+  // 36 ms per gradient without them, 26 ms with hints into L1, 17 ms into L2, 2026-11-27, Zen 4:
+  // a burst of 54 L1 prefetches stalls on the L1's miss buffers); a matrix in cache does not
+  // notice them. Host code (observation batches and tiles of rows exist only there).
+  template <class E>
+  TYCHE_INLINE static void prefetch_rows([[maybe_unused]] const E* x, [[maybe_unused]] std::size_t i,
+                                         [[maybe_unused]] std::size_t w, [[maybe_unused]] std::size_t rows,
+                                         [[maybe_unused]] std::size_t cols) {
+#if defined(__GNUC__) && TYCHE_PREFETCH_BATCHES > 0
+    if (i + (TYCHE_PREFETCH_BATCHES + 1) * w <= rows) {
+      const E* ahead = x + TYCHE_PREFETCH_BATCHES * w * cols;
+      for (std::size_t o = 0; o < w * cols; o += 64 / sizeof(E)) __builtin_prefetch(ahead + o, 0, 1);
+    }
+#endif
+  }
+
   // Row i of X times v (rows i, i+1, … for a batch U), for a streamed matvec.
   template <class U, class N>
   TYCHE_HD TYCHE_INLINE U row_product(const N& n, std::size_t i) {
@@ -359,17 +377,7 @@ struct evaluation {
       using L = lane_ops<U>;
       constexpr std::size_t w = L::size;
       const auto* x = n.x.ptr + i * cols;
-#if defined(__GNUC__) && TYCHE_PREFETCH_BATCHES > 0
-      // The rows TYCHE_PREFETCH_BATCHES batches ahead, one cache line at a time, into L2
-      // (locality 1): a matrix read from memory (Edward2's 251 MB) streams near the bandwidth
-      // only with these hints (covertype, one chain: 36 ms per gradient without them, 26 ms
-      // with hints into L1, 17 ms into L2, 2026-11-27, Zen 4: a burst of 54 L1 prefetches
-      // stalls on the L1's miss buffers); a matrix in cache does not notice them.
-      if (i + (TYCHE_PREFETCH_BATCHES + 1) * w <= n.x.rows) {
-        const auto* ahead = x + TYCHE_PREFETCH_BATCHES * w * cols;
-        for (std::size_t o = 0; o < w * cols; o += 64 / sizeof(*x)) __builtin_prefetch(ahead + o, 0, 1);
-      }
-#endif
+      prefetch_rows(x, i, w, n.x.rows, cols);
       U acc[w];
       for (auto& a : acc) a = lift<U>(0.0);
       std::size_t c = 0;
@@ -556,13 +564,7 @@ struct evaluation {
   TYCHE_INLINE void tile_forward(const N& n, std::size_t i, T* out) {
     const std::size_t cols = n.x.cols;
     const auto* x = n.x.ptr + i * cols;
-#if defined(__GNUC__) && TYCHE_PREFETCH_BATCHES > 0
-    // As row_product's: the rows two tiles ahead, into L2.
-    if (i + (TYCHE_PREFETCH_BATCHES + 1) * tile_rows <= n.x.rows) {
-      const auto* ahead = x + TYCHE_PREFETCH_BATCHES * tile_rows * cols;
-      for (std::size_t o = 0; o < tile_rows * cols; o += 64 / sizeof(*x)) __builtin_prefetch(ahead + o, 0, 1);
-    }
-#endif
+    prefetch_rows(x, i, tile_rows, n.x.rows, cols);
     tile_row_dots(x, theta + offset_of<meta::at<1, children_t<N>>>(), cols, out);
   }
   template <class N>

@@ -284,35 +284,23 @@ inline data_matrix_f matrix(const float* ptr, std::size_t rows, std::size_t cols
   return {{}, ptr, rows, cols, name};
 }
 
-/// A view of a contiguous range of doubles (std::vector, std::array, std::span) holding a
-/// row-major rows × cols matrix; its size must be rows · cols. A name, if given, is what error
-/// messages call it: `matrix(x, n, k, "X")`.
+/// A view of a contiguous range of doubles or floats (std::vector, std::array, std::span)
+/// holding a row-major rows × cols matrix: a data_matrix, or a data_matrix_f for floats; its
+/// size must be rows · cols. A name, if given, is what error messages call it: `matrix(x, n, k, "X")`.
 template <class R>
   requires(!std::is_pointer_v<R> && requires(const R& r) {
-    { std::data(r) } -> std::convertible_to<const double*>;
     std::size(r);
+    requires std::convertible_to<decltype(std::data(r)), const double*> ||
+                 std::same_as<decltype(std::data(r)), const float*>;
   })
-data_matrix matrix(const R& r, std::size_t rows, std::size_t cols, const char* name = nullptr) {
+auto matrix(const R& r, std::size_t rows, std::size_t cols, const char* name = nullptr) {
+  using E = std::conditional_t<std::same_as<decltype(std::data(r)), const float*>, float, double>;
   if (std::size(r) != rows * cols)
     throw std::invalid_argument("tyche::matrix(values, " + std::to_string(rows) + ", " +
                                 std::to_string(cols) + "): values has " +
                                 std::to_string(std::size(r)) + " elements, not " +
                                 std::to_string(rows * cols));
-  return {{}, std::data(r), rows, cols, name};
-}
-/// The same for a contiguous range of floats (std::vector<float>, …): a data_matrix_f.
-template <class R>
-  requires(!std::is_pointer_v<R> && requires(const R& r) {
-    { std::data(r) } -> std::same_as<const float*>;
-    std::size(r);
-  })
-data_matrix_f matrix(const R& r, std::size_t rows, std::size_t cols, const char* name = nullptr) {
-  if (std::size(r) != rows * cols)
-    throw std::invalid_argument("tyche::matrix(values, " + std::to_string(rows) + ", " +
-                                std::to_string(cols) + "): values has " +
-                                std::to_string(std::size(r)) + " elements, not " +
-                                std::to_string(rows * cols));
-  return {{}, std::data(r), rows, cols, name};
+  return basic_data_matrix<E>{{}, std::data(r), rows, cols, name};
 }
 
 /// A view of a two-dimensional row-major xtensor container (xt::xtensor<double, 2>).
