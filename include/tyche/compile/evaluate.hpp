@@ -324,9 +324,9 @@ struct evaluation {
     // constants and data: no adjoint
   }
 
-  // One row of X (cols doubles) times v, for the buffered matvec and the streamed one alike
-  // (the same numbers either way). Four accumulators: the loop vectorises without reassociating
-  // a single sum.
+  // One row of X (cols values, double or float) times v, for the buffered matvec and the
+  // streamed one alike (the same numbers either way). Four accumulators: the loop vectorises
+  // without reassociating a single sum.
   template <class E>
   TYCHE_HD TYCHE_INLINE static T row_dot(const E* row, const T* v, std::size_t cols) {
     T a0 = lift<T>(0.0), a1 = lift<T>(0.0), a2 = lift<T>(0.0), a3 = lift<T>(0.0);
@@ -340,7 +340,7 @@ struct evaluation {
     for (; c < cols; ++c) a0 += lift<T>(row[c]) * v[c];
     return (a0 + a1) + (a2 + a3);
   }
-  // g += a times one row of X (cols doubles): the adjoint of a matvec's element, to v's gradient.
+  // g += a times one row of X (cols values): the adjoint of a matvec's element, to v's gradient.
   // a by value: a copy the loop can keep in a register while it stores to g.
   template <class E>
   TYCHE_HD TYCHE_INLINE static void add_row_times(T* g, const E* row, std::size_t cols, const T a) {
