@@ -4,8 +4,9 @@
 //
 // Models: eight schools and kidiq (posteriordb; kidiq's regression folds into sufficient
 // statistics, so it reads 27 values), logistic regressions from 40 × 5 to 10,000 × 100, and the
-// 100-d AR(1) Gaussian (a 100 × 100 data matrix), and a Poisson regression on one covariate
-// written elementwise over 20,000 observations (data-heavy without a matrix).
+// 100-d AR(1) Gaussian (a 100 × 100 data matrix), a Poisson regression on one covariate
+// written elementwise over 20,000 observations (data-heavy without a matrix), and the 100-d
+// correlated Gaussian with a data covariance (its Cholesky factor read by a triangular solve).
 //
 // For each model and number of chains, one nuts() call per lanes setting (0 = the default, 1 =
 // scalar, the half and the full SIMD width where the build has them and the chains fill them),
@@ -153,5 +154,14 @@ int main(int argc, char** argv) {
     run("ar1_gaussian_100",
         model(joint(x, normal(data(zero), data(scale)).observe(x - 0.9 * matvec(matrix(shift.data(), d, d), x)))),
         s, 4);
+  }
+  {
+    // x ~ multi_normal(0, Σ), Σᵢⱼ = 0.9^|i−j| (data): the triangular solve with Σ's Cholesky
+    // factor reads 100² values per evaluation, a matrix (model_t::matrix_values).
+    constexpr std::size_t d = 100;
+    std::vector<double> mu(d, 0.0), sigma(d * d);
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j < d; ++j) sigma[i * d + j] = std::pow(0.9, std::abs(double(i) - double(j)));
+    run("corr_gaussian_100", model(joint(multi_normal<"x">(data(mu), matrix(sigma.data(), d, d)))), s, 6);
   }
 }

@@ -2376,6 +2376,7 @@ struct lower_triangular_solve_view {
   static constexpr const char* name = "lower_triangular_solve";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = true;
+  static constexpr bool reads_data_matrix = true;  // L (compile/relocate.hpp, matrix_values_read)
   const double* l = nullptr;
   std::size_t k = 0;
   template <class R>
@@ -2742,6 +2743,7 @@ struct data_matvec_map {
   static constexpr const char* name = "matvec";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = true;
+  static constexpr bool reads_data_matrix = true;  // X (compile/relocate.hpp, matrix_values_read)
   const double* x = nullptr;
   std::size_t rows = 0;
   std::size_t cols = 0;
@@ -2816,6 +2818,7 @@ struct rows_dot_product_map {
   static constexpr const char* name = Columns ? "columns_dot_product" : "rows_dot_product";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = true;
+  static constexpr bool reads_data_matrix = true;  // A when it is data (compile/relocate.hpp)
   std::size_t rows = 0;
   std::size_t cols = 0;
   const double* x = nullptr;
@@ -8859,21 +8862,39 @@ template <class Expr, class Layout>
 }
 
 namespace detail {
+/// An op declares `static constexpr bool reads_data_matrix = true` when the data it reads are a
+/// matrix that each output value reduces a row (or column) of.
+template <class Op>
+inline constexpr bool op_reads_data_matrix_v = [] {
+  if constexpr (requires { Op::reads_data_matrix; }) return bool(Op::reads_data_matrix);
+  else return false;
+}();
+
 template <class N>
 std::size_t matrix_values_in(const N& n) {
   std::size_t total = 0;
   if constexpr (kind_of<N> == node_kind::matvec) total += n.x.rows * n.x.cols;
+  if constexpr (kind_of<N> == node_kind::vector_op) {
+    if constexpr (op_reads_data_matrix_v<typename N::op_type>) {
+      auto op = n.op;  // for_each_data_buffer takes a mutable op (it may re-point); a copy is read only
+      op.for_each_data_buffer(n.size(), [&total](const auto*&, std::size_t count) { total += count; });
+    }
+  }
   if constexpr (children_t<N>::size > 0)
     meta::static_for<children_t<N>::size>([&](auto i) { total += matrix_values_in(n.template child<i>()); });
   return total;
 }
 }  // namespace detail
 
-/// The part of data_values_read that matvecs read (rows × columns of each X·v in the expression
-/// tree; the steps of a scan or a tabulate are not counted). A model whose data are mostly
-/// matrix rows is cheaper per chain with chains in SIMD lanes, which share each row and take the
-/// rows in tiles (compile/evaluate.hpp), than one chain at a time: the CPU executor's default
-/// lanes read it (samplers/nuts/cpu_executor.hpp).
+/// The part of data_values_read that is matrices: rows × columns of each X·v in the expression
+/// tree (streamed matvec nodes and the data_matvec op) and what the ops that reduce rows of a
+/// data matrix per output value read (reads_data_matrix: multi_normal's triangular solve with a
+/// data covariance's Cholesky factor, rows_dot_product of a data matrix); the steps of a scan or a
+/// tabulate are not counted. A model whose data are mostly matrices is cheaper per chain with
+/// chains in SIMD lanes than one chain at a time: the batch's chains share each read of a row, a
+/// streamed matvec takes its rows in tiles (compile/evaluate.hpp), and a row's reduction, a chain
+/// of dependent adds for one chain, runs for a lane's worth of chains at once. The CPU
+/// executor's default lanes read it (samplers/nuts/cpu_executor.hpp).
 template <class Expr, class Layout>
 [[nodiscard]] std::size_t matrix_values_read(program_view<Expr, Layout> view) {
   return detail::matrix_values_in(view.expr);
@@ -15924,8 +15945,8 @@ class model_t {
   /// covariates, folded statistics; a buffer read by two terms counts twice): how data-heavy the
   /// model is (compile/relocate.hpp, data_values_read).
   [[nodiscard]] std::size_t data_values() const { return data_values_read(with_jacobian_.view()); }
-  /// The part of data_values() that matrices read (X in matvec(X, v); compile/relocate.hpp,
-  /// matrix_values_read).
+  /// The part of data_values() that matrices read (X in matvec(X, v), multi_normal's Cholesky
+  /// factor of a data covariance; compile/relocate.hpp, matrix_values_read).
   [[nodiscard]] std::size_t matrix_values() const { return matrix_values_read(with_jacobian_.view()); }
 
   /// The constrained values of θ, in layout order: constrained_dim() values (the length of θ
@@ -18898,7 +18919,8 @@ struct cpu {
   /// lanes of the widest SIMD batch of at least 4 doubles that a thread's ⌈chains / threads⌉
   /// chains fill (AVX2: 4 lanes from 4 chains per thread; AVX-512: 4 from 4, 8 from 8), unless
   /// the model reads 4,096 values of data or more per evaluation (model_t::data_values()) and
-  /// fewer than half of them are matrix rows (model_t::matrix_values()): then 1, one chain at a
+  /// fewer than half of them are matrices (model_t::matrix_values(): X in matvec(X, v), a data
+  /// covariance's Cholesky factor): then 1, one chain at a
   /// time with its loops over the data in SIMD, which measured faster per chain there (bench/run.sh
   /// lanes; docs/nuts.md). 1 = one chain at a time in
   /// scalar double; otherwise a multiple of the widest batch or of the half width (the widest
@@ -19581,12 +19603,13 @@ inline constexpr int min_default_lanes = 4;
 
 /// The number of lanes the CPU executor uses by default (lanes = 0), for a thread's ⌈chains /
 /// threads⌉ chains (per_thread) and the build's full and half SIMD widths (in doubles): the
-/// widest batch of at least min_default_lanes lanes that per_thread chains fill, unless the model reads lane_data_values_limit values of data or more and
-/// fewer than half of them are matrix rows (matrix_values: model_t::matrix_values); else 1 (one
-/// chain at a time, its loops over data in SIMD). Chains in lanes pay on models whose data are
-/// matrices: the batch's chains share each read of a row, and a streamed matvec takes its rows in
-/// tiles (compile/evaluate.hpp): bench/run.sh lanes, AVX-512, 1.4-2.1x less CPU per gradient
-/// than one chain at a time with 4 or 8 chains on a thread on the logistic regression
+/// widest batch of at least min_default_lanes lanes that per_thread chains fill, unless the model
+/// reads lane_data_values_limit values of data or more and fewer than half of them are matrices
+/// (matrix_values: model_t::matrix_values); else 1 (one chain at a time, its loops over data in
+/// SIMD). Chains in lanes pay on models whose data are matrices: the batch's chains share each
+/// read of a row, a streamed matvec takes its rows in tiles (compile/evaluate.hpp), and a row's
+/// reduction runs for all the lanes at once: bench/run.sh lanes, AVX-512, 1.4-2.1x less CPU per
+/// gradient than one chain at a time with 4 or 8 chains on a thread on the logistic regression
 /// 10,000 × 100 and the AR(1) Gaussian (docs/benchmarks.md, "The default lanes"). A lone chain
 /// on a thread is never put in a batch with empty lanes (it cost 1.1-3.7x, bench/run.sh lanes).
 inline constexpr int default_lanes(int per_thread, int width, int half, std::size_t data_values,

@@ -351,6 +351,15 @@ TEST_CASE("lanes = 0: a model's data values decide between chains in lanes and o
   using samplers::detail::resolve_lanes;
   CHECK(elementwise(large).data_values() >= lane_data_values_limit);
   CHECK(elementwise(large).matrix_values() == 0);
+  // A 100-dimensional Gaussian with a data covariance: multi_normal's triangular solve reads the
+  // Cholesky factor (100², counted whole) per evaluation, a matrix; the mean (100) is not.
+  constexpr std::size_t k = 100;
+  std::vector<double> mu(k, 0.0), sigma(k * k);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < k; ++j) sigma[i * k + j] = std::pow(0.9, std::abs(double(i) - double(j)));
+  const auto correlated = model(joint(multi_normal<"x">(data(mu), matrix(sigma.data(), k, k))));
+  CHECK(correlated.data_values() == k * k + k);
+  CHECK(correlated.matrix_values() == k * k);
   const int w = simd_lane_width, h = half_lane_width;
   const int batch = w >= 4 ? w : 1;  // what 0 gives a small model whose chains fill the full width
   const std::size_t heavy_values = lane_data_values_limit;
@@ -393,6 +402,7 @@ TEST_CASE("lanes = 0: a model's data values decide between chains in lanes and o
   CHECK(default_lanes(8, 8, 4, logistic(large).data_values(), logistic(large).matrix_values()) == 8);
   CHECK(default_lanes(8, 8, 4, elementwise(large).data_values(), elementwise(large).matrix_values()) == 1);
   CHECK(default_lanes(8, 8, 4, logistic(small).data_values(), logistic(small).matrix_values()) == 8);
+  CHECK(default_lanes(8, 8, 4, correlated.data_values(), correlated.matrix_values()) == 8);
   // Through nuts(): a thread's chains filling a batch are put in it on the logistic regressions
   // (X is most of their data), one at a time on the elementwise model.
   const auto heavy = nuts(logistic(large), {.chains = 2 * w, .warmup = 20, .draws = 10, .seed = 2,

@@ -308,6 +308,7 @@ struct data_matvec_map {
   static constexpr const char* name = "matvec";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = true;
+  static constexpr bool reads_data_matrix = true;  // X (compile/relocate.hpp, matrix_values_read)
   const double* x = nullptr;
   std::size_t rows = 0;
   std::size_t cols = 0;
@@ -382,6 +383,7 @@ struct rows_dot_product_map {
   static constexpr const char* name = Columns ? "columns_dot_product" : "rows_dot_product";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = true;
+  static constexpr bool reads_data_matrix = true;  // A when it is data (compile/relocate.hpp)
   std::size_t rows = 0;
   std::size_t cols = 0;
   const double* x = nullptr;

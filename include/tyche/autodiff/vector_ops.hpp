@@ -264,6 +264,7 @@ struct lower_triangular_solve_view {
   static constexpr const char* name = "lower_triangular_solve";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = true;
+  static constexpr bool reads_data_matrix = true;  // L (compile/relocate.hpp, matrix_values_read)
   const double* l = nullptr;
   std::size_t k = 0;
   template <class R>

@@ -136,21 +136,39 @@ template <class Expr, class Layout>
 }
 
 namespace detail {
+/// An op declares `static constexpr bool reads_data_matrix = true` when the data it reads are a
+/// matrix that each output value reduces a row (or column) of.
+template <class Op>
+inline constexpr bool op_reads_data_matrix_v = [] {
+  if constexpr (requires { Op::reads_data_matrix; }) return bool(Op::reads_data_matrix);
+  else return false;
+}();
+
 template <class N>
 std::size_t matrix_values_in(const N& n) {
   std::size_t total = 0;
   if constexpr (kind_of<N> == node_kind::matvec) total += n.x.rows * n.x.cols;
+  if constexpr (kind_of<N> == node_kind::vector_op) {
+    if constexpr (op_reads_data_matrix_v<typename N::op_type>) {
+      auto op = n.op;  // for_each_data_buffer takes a mutable op (it may re-point); a copy is read only
+      op.for_each_data_buffer(n.size(), [&total](const auto*&, std::size_t count) { total += count; });
+    }
+  }
   if constexpr (children_t<N>::size > 0)
     meta::static_for<children_t<N>::size>([&](auto i) { total += matrix_values_in(n.template child<i>()); });
   return total;
 }
 }  // namespace detail
 
-/// The part of data_values_read that matvecs read (rows × columns of each X·v in the expression
-/// tree; the steps of a scan or a tabulate are not counted). A model whose data are mostly
-/// matrix rows is cheaper per chain with chains in SIMD lanes, which share each row and take the
-/// rows in tiles (compile/evaluate.hpp), than one chain at a time: the CPU executor's default
-/// lanes read it (samplers/nuts/cpu_executor.hpp).
+/// The part of data_values_read that is matrices: rows × columns of each X·v in the expression
+/// tree (streamed matvec nodes and the data_matvec op) and what the ops that reduce rows of a
+/// data matrix per output value read (reads_data_matrix: multi_normal's triangular solve with a
+/// data covariance's Cholesky factor, rows_dot_product of a data matrix); the steps of a scan or a
+/// tabulate are not counted. A model whose data are mostly matrices is cheaper per chain with
+/// chains in SIMD lanes than one chain at a time: the batch's chains share each read of a row, a
+/// streamed matvec takes its rows in tiles (compile/evaluate.hpp), and a row's reduction, a chain
+/// of dependent adds for one chain, runs for a lane's worth of chains at once. The CPU
+/// executor's default lanes read it (samplers/nuts/cpu_executor.hpp).
 template <class Expr, class Layout>
 [[nodiscard]] std::size_t matrix_values_read(program_view<Expr, Layout> view) {
   return detail::matrix_values_in(view.expr);

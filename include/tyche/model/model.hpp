@@ -96,8 +96,8 @@ class model_t {
   /// covariates, folded statistics; a buffer read by two terms counts twice): how data-heavy the
   /// model is (compile/relocate.hpp, data_values_read).
   [[nodiscard]] std::size_t data_values() const { return data_values_read(with_jacobian_.view()); }
-  /// The part of data_values() that matrices read (X in matvec(X, v); compile/relocate.hpp,
-  /// matrix_values_read).
+  /// The part of data_values() that matrices read (X in matvec(X, v), multi_normal's Cholesky
+  /// factor of a data covariance; compile/relocate.hpp, matrix_values_read).
   [[nodiscard]] std::size_t matrix_values() const { return matrix_values_read(with_jacobian_.view()); }
 
   /// The constrained values of θ, in layout order: constrained_dim() values (the length of θ

@@ -50,7 +50,8 @@ struct cpu {
   /// lanes of the widest SIMD batch of at least 4 doubles that a thread's ⌈chains / threads⌉
   /// chains fill (AVX2: 4 lanes from 4 chains per thread; AVX-512: 4 from 4, 8 from 8), unless
   /// the model reads 4,096 values of data or more per evaluation (model_t::data_values()) and
-  /// fewer than half of them are matrix rows (model_t::matrix_values()): then 1, one chain at a
+  /// fewer than half of them are matrices (model_t::matrix_values(): X in matvec(X, v), a data
+  /// covariance's Cholesky factor): then 1, one chain at a
   /// time with its loops over the data in SIMD, which measured faster per chain there (bench/run.sh
   /// lanes; docs/nuts.md). 1 = one chain at a time in
   /// scalar double; otherwise a multiple of the widest batch or of the half width (the widest

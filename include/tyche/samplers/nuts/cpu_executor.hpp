@@ -71,12 +71,13 @@ inline constexpr int min_default_lanes = 4;
 
 /// The number of lanes the CPU executor uses by default (lanes = 0), for a thread's ⌈chains /
 /// threads⌉ chains (per_thread) and the build's full and half SIMD widths (in doubles): the
-/// widest batch of at least min_default_lanes lanes that per_thread chains fill, unless the model reads lane_data_values_limit values of data or more and
-/// fewer than half of them are matrix rows (matrix_values: model_t::matrix_values); else 1 (one
-/// chain at a time, its loops over data in SIMD). Chains in lanes pay on models whose data are
-/// matrices: the batch's chains share each read of a row, and a streamed matvec takes its rows in
-/// tiles (compile/evaluate.hpp): bench/run.sh lanes, AVX-512, 1.4-2.1x less CPU per gradient
-/// than one chain at a time with 4 or 8 chains on a thread on the logistic regression
+/// widest batch of at least min_default_lanes lanes that per_thread chains fill, unless the model
+/// reads lane_data_values_limit values of data or more and fewer than half of them are matrices
+/// (matrix_values: model_t::matrix_values); else 1 (one chain at a time, its loops over data in
+/// SIMD). Chains in lanes pay on models whose data are matrices: the batch's chains share each
+/// read of a row, a streamed matvec takes its rows in tiles (compile/evaluate.hpp), and a row's
+/// reduction runs for all the lanes at once: bench/run.sh lanes, AVX-512, 1.4-2.1x less CPU per
+/// gradient than one chain at a time with 4 or 8 chains on a thread on the logistic regression
 /// 10,000 × 100 and the AR(1) Gaussian (docs/benchmarks.md, "The default lanes"). A lone chain
 /// on a thread is never put in a batch with empty lanes (it cost 1.1-3.7x, bench/run.sh lanes).
 inline constexpr int default_lanes(int per_thread, int width, int half, std::size_t data_values,
