@@ -55,8 +55,11 @@ if [ -n "$clangxx" ]; then
     # not long sampler runs, are compiled at -O0 here (2.5x faster with clang under the sanitizers,
     # which check the unoptimised code as well; tests/CMakeLists.txt). samplers, smc, inference and
     # the examples stay at -O2 (their runs are long).
+    # TYCHE_EXAMPLES_O0: likewise the examples that run for a fraction of a second
+    # (examples/CMakeLists.txt).
     run cmake -S . -B build/clang "${common[@]}" -DCMAKE_CXX_COMPILER="$clangxx" \
         "-DTYCHE_TEST_O0_FOLDERS=autodiff;backends;compile;core;diagnostics;distributions;interval;io;model;operations;random;transforms" \
+        -DTYCHE_EXAMPLES_O0=ON \
         -DTYCHE_OTHER_BUILD_DIR= -DTYCHE_ENABLE_CUDA=OFF -DTYCHE_LONG_TESTS=OFF \
         -DTYCHE_BUILD_BENCH=OFF -DTYCHE_HEADER_TESTS=OFF -DTYCHE_SINGLE_HEADER_TESTS=OFF \
         -DTYCHE_REPOSITORY_TESTS=OFF -DTYCHE_MPI_TESTS=OFF \
@@ -68,16 +71,18 @@ fi
 
 say "configuring and building with g++ in build/gcc"
 fresh_if_other_compiler build/gcc "$(command -v g++)"
-# The benchmarks are built here to check that they compile (none runs in the suite): at -O1, not
-# the -O3 bench/run.sh builds them with (their own tree, build/bench-release); about half the
-# compile time.
+# The benchmarks are compiled here to check that they compile (none runs in the suite):
+# -fsyntax-only (TYCHE_BENCH_SYNTAX_ONLY, bench/CMakeLists.txt), which instantiates every template
+# and generates no code: 40 % of the time of the -O1 build it replaced (bench/run.sh builds them at
+# -O3 in their own tree, build/bench-release).
 # The CUDA tests likewise: without a GPU (CI has none) they only have to compile, so their device
-# code is compiled to PTX only (90-virtual: no ptxas; a GPU would JIT it) and their host code at
-# -O0 — tests/cuda/nuts_executor_test.cu in 2m07s instead of 5m58s (tests/cuda/README.md). A tree
-# for a GPU run is configured without these two settings.
+# code is compiled to unoptimised PTX only (90-virtual: no ptxas, a GPU would JIT it; -Xcicc -O0:
+# NVVM does not optimise) and their host code at -O0 — tests/cuda/nuts_executor_test.cu in 68 s
+# (cicc 24 s) instead of 165 s (cicc 122 s) with optimised PTX, and 5m58s for sm_90 code at -O3
+# (tests/cuda/README.md). A tree for a GPU run is configured without these settings.
 run cmake -S . -B build/gcc "${common[@]}" -DCMAKE_CXX_COMPILER="$(command -v g++)" \
-    -DTYCHE_OTHER_BUILD_DIR="$other" "-DTYCHE_BENCH_FLAGS=-O1;-march=native" \
-    -DCMAKE_CUDA_ARCHITECTURES=90-virtual -DCMAKE_CUDA_FLAGS_RELEASE=-O0
+    -DTYCHE_OTHER_BUILD_DIR="$other" "-DTYCHE_BENCH_FLAGS=-O1;-march=native" -DTYCHE_BENCH_SYNTAX_ONLY=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=90-virtual "-DCMAKE_CUDA_FLAGS_RELEASE=-O0 -Xcicc -O0"
 run cmake --build build/gcc -j "$jobs"
 
 # The compile-fail tests (label compile_fail, ~110 independent -fsyntax-only compiles) run on every

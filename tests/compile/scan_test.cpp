@@ -1,15 +1,13 @@
 // scan(step, init, sequences...) (tyche/compile/scan.hpp): loops over a latent state written as
 // lambdas, against direct loops and exact references — the forward algorithm of hidden Markov
 // models against enumeration of every state path (value and gradient), a scalar recursion
-// against its loop, the three forms a step may return, errors, float and SIMD lanes, and NUTS
-// on a 2-state Gaussian HMM against its posterior means by quadrature.
+// against its loop, the three forms a step may return, errors, float and SIMD lanes. (NUTS on
+// HMMs written with scan: tests/samplers/hmm_nuts_test.cpp.)
 #include <tyche/tyche.hpp>
 
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <vector>
@@ -44,45 +42,6 @@ double hmm_by_enumeration(const std::vector<double>& y, const std::vector<double
     if (i == n) break;
   }
   return std::log(total);
-}
-
-// The forward algorithm in plain C++ (the reference for the NUTS test).
-double hmm_forward(const std::vector<double>& y, const std::vector<double>& rho,
-                   const std::vector<std::vector<double>>& gamma, const std::vector<double>& mu, double sigma) {
-  const std::size_t k = rho.size();
-  std::vector<double> a(k), next(k);
-  for (std::size_t j = 0; j < k; ++j) a[j] = std::log(rho[j]) + normal_log(y[0], mu[j], sigma);
-  for (std::size_t t = 1; t < y.size(); ++t) {
-    for (std::size_t j = 0; j < k; ++j) {
-      double top = -INFINITY;
-      for (std::size_t i = 0; i < k; ++i) top = std::max(top, a[i] + std::log(gamma[i][j]));
-      double acc = 0;
-      for (std::size_t i = 0; i < k; ++i) acc += std::exp(a[i] + std::log(gamma[i][j]) - top);
-      next[j] = top + std::log(acc) + normal_log(y[t], mu[j], sigma);
-    }
-    a = next;
-  }
-  double top = *std::max_element(a.begin(), a.end()), acc = 0;
-  for (double v : a) acc += std::exp(v - top);
-  return top + std::log(acc);
-}
-
-// A reproducible sequence from a 2-state chain (its own generator: the test does not depend on
-// the standard library's distributions).
-std::vector<double> hmm_data(std::size_t n, double mu0, double mu1, std::uint64_t seed) {
-  std::uint64_t x = seed;
-  auto uniform = [&] {
-    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (static_cast<double>(x >> 11) + 0.5) / 9007199254740992.0;
-  };
-  std::vector<double> y(n);
-  int z = 0;
-  for (std::size_t t = 0; t < n; ++t) {
-    if (uniform() < (z == 0 ? 0.1 : 0.2)) z = 1 - z;
-    const double u1 = uniform(), u2 = uniform();
-    y[t] = (z == 0 ? mu0 : mu1) + std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
-  }
-  return y;
 }
 
 }  // namespace
@@ -228,87 +187,6 @@ TEST_CASE("scan: bad sequences are named", "[compile][scan]") {
                     Catch::Matchers::Contains("sequence 2 has 2 values, sequence 1 has 3"));
   auto step1 = [&](const auto& s, const auto& x) { return phi * s + x; };
   CHECK_THROWS_WITH(scan(step1, 0.0, data(bad)), Catch::Matchers::Contains("at index 2"));
-}
-
-TEST_CASE("scan: NUTS on a 2-state Gaussian HMM against the posterior by quadrature",
-          "[compile][scan][hmm][nuts]") {
-  // N = 200 from states with means -1 and 2 (unit scale, known); the means' posterior under
-  // normal(0, 3) priors on the ordered pair, against a grid over (mu0, mu1) with the forward
-  // algorithm written in plain C++ above.
-  static const std::vector<double> y = hmm_data(200, -1.0, 2.0, 20261125);
-  static const std::vector<double> y_first{y[0]}, y_rest(y.begin() + 1, y.end());
-  const std::vector<std::vector<double>> gamma{{0.9, 0.1}, {0.2, 0.8}};
-  const double l00 = std::log(0.9), l01 = std::log(0.1), l10 = std::log(0.2), l11 = std::log(0.8);
-  auto mu = ordered<"mu">(normal(0.0, 3.0), shape<2>);
-  auto init = std::tuple{std::log(0.5) + normal_lpdf(data(y_first), mu[0], 1.0),
-                         std::log(0.5) + normal_lpdf(data(y_first), mu[1], 1.0)};
-  auto alpha = scan(
-      [&](const auto& a, const auto& yt) {
-        return std::tuple{log_sum_exp(a[0] + l00, a[1] + l10) + normal_lpdf(yt, mu[0], 1.0),
-                          log_sum_exp(a[0] + l01, a[1] + l11) + normal_lpdf(yt, mu[1], 1.0)};
-      },
-      init, data(y_rest));
-  const auto m = model(joint(mu, target(log_sum_exp(alpha))));
-
-  // Quadrature: the mode from a coarse grid over [-3, 4]², then a 301 × 301 grid of ±1.2 around
-  // it (the posterior sds are about 0.14; the mass at the grid's edges is checked to be negligible).
-  auto log_post = [&](double m0, double m1) {
-    return hmm_forward(y, {0.5, 0.5}, gamma, {m0, m1}, 1.0) + normal_log(m0, 0, 3) + normal_log(m1, 0, 3);
-  };
-  double c0 = 0, c1 = 0, best = -INFINITY;
-  for (int i = 0; i <= 70; ++i)
-    for (int j = 0; j <= 70; ++j) {
-      const double m0 = -3 + 0.1 * i, m1 = -3 + 0.1 * j;
-      if (m0 >= m1) continue;  // ordered
-      const double v = log_post(m0, m1);
-      if (v > best) {
-        best = v;
-        c0 = m0;
-        c1 = m1;
-      }
-    }
-  const int n = 301;
-  const double half = 1.2, h = 2 * half / (n - 1);
-  REQUIRE(c0 + half < c1 - half);  // the fine grid lies inside the ordered region
-  std::vector<double> lp(static_cast<std::size_t>(n * n));
-  double top = -INFINITY;
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) {
-      const double m0 = c0 - half + i * h, m1 = c1 - half + j * h;
-      const double v = log_post(m0, m1);
-      lp[static_cast<std::size_t>(i * n + j)] = v;
-      top = std::max(top, v);
-    }
-  double mass = 0, mean0 = 0, mean1 = 0, edge = 0;
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) {
-      const double w = std::exp(lp[static_cast<std::size_t>(i * n + j)] - top);
-      mass += w;
-      mean0 += w * (c0 - half + i * h);
-      mean1 += w * (c1 - half + j * h);
-      if (i == 0 || j == 0 || i == n - 1 || j == n - 1) edge = std::max(edge, w);
-    }
-  INFO("mode " << c0 << ", " << c1 << ", edge " << edge);
-  REQUIRE(edge < 1e-12);
-  mean0 /= mass;
-  mean1 /= mass;
-
-  const auto fit = nuts(m, {.chains = 4, .warmup = 500, .draws = 1000, .seed = 20261125});
-  const double want[] = {mean0, mean1};
-  for (std::size_t k = 0; k < 2; ++k) {
-    const auto chains = fit.parameter(k);
-    double mean = 0;
-    std::size_t count = 0;
-    for (const auto& c : chains)
-      for (double v : c) {
-        mean += v;
-        ++count;
-      }
-    mean /= static_cast<double>(count);
-    const double mcse = mcse_mean(chains);
-    INFO(fit.names[k] << ": NUTS mean " << mean << ", quadrature " << want[k] << ", MCSE " << mcse);
-    CHECK(std::fabs(mean - want[k]) < 4 * mcse);  // 4 Monte Carlo standard errors
-  }
 }
 
 TEST_CASE("scan_states: every state of a scalar recursion, against its loop", "[compile][scan][scan_states]") {
