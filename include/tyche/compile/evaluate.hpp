@@ -691,11 +691,13 @@ struct evaluation {
       using AP = meta::push<P, 0>;
       constexpr int sign = Grad ? fused_sign_v<Root, E> : 0;
       const std::size_t len = n.a.size();
-      auto element = [&]<class U>(std::type_identity<U>, std::size_t i) {
-        kernel_state<A, AP, U> ks{};
+      // Element i's value, with its reverse pass folded in when the adjoint is known (sign), in
+      // the loop body's state ks: a kernel_state of the scalar or of an observation batch, or the
+      // tiled_state of rows in tiles.
+      auto element = [&](auto& ks, std::size_t i) {
         if constexpr (sign != 0) {
-          const U v = kernel_forward<true, A, AP>(n.a, ks, i);
-          kernel_reverse<A, AP>(ks, i, lift<U>(static_cast<double>(sign)));
+          const auto v = kernel_forward<true, A, AP>(n.a, ks, i);
+          kernel_reverse<A, AP>(ks, i, lift<std::remove_const_t<decltype(v)>>(static_cast<double>(sign)));
           return v;
         } else {
           return kernel_forward<false, A, AP>(n.a, ks, i);
@@ -732,26 +734,26 @@ struct evaluation {
             ks.tile_v = tile_v;
             ks.tile_a = tile_a;
             ks.base = i;
-            if constexpr (sign != 0) {
-              tw[j] += kernel_forward<true, A, AP>(n.a, ks, i + j);
-              kernel_reverse<A, AP>(ks, i + j, lift<T>(static_cast<double>(sign)));
-            } else {
-              tw[j] += kernel_forward<false, A, AP>(n.a, ks, i + j);
-            }
+            tw[j] += element(ks, i + j);
           }
           if constexpr (sign != 0) tile_reverse(mv, i, tile_a);
         }
       }
       for (; i < full; i += width) {
-        for (std::size_t j = 0; j < width / w; ++j)
-          tw[j] += element(std::type_identity<W>{}, i + j * w);
+        for (std::size_t j = 0; j < width / w; ++j) {
+          kernel_state<A, AP, W> ks{};
+          tw[j] += element(ks, i + j * w);
+        }
       }
       T t[width];
       for (std::size_t j = 0; j < width / w; ++j) {
         if constexpr (w == 1) t[j] = tw[j];
         else lane_ops<W>::store(t + j * w, tw[j]);
       }
-      for (; i < end; ++i) t[0] += element(std::type_identity<T>{}, i);
+      for (; i < end; ++i) {
+        kernel_state<A, AP> ks{};
+        t[0] += element(ks, i);
+      }
       if constexpr (sign != 0) flush_lanes<A, AP>();
       s.v = ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
       if constexpr (sign != 0) {

@@ -8,6 +8,8 @@
 //   Σ(y ± s)², Σ(s ± y)² (data y, scalar s)     → S + n·(ȳ ± s)²: O(1)
 //   Σ(s·A), Σ(A·s) → s·ΣA,  Σ(A / s) → (ΣA) / s,  Σ((A·s)²) → s²·Σ(A²),  Σ((A / s)²) → Σ(A²) / s²
 //     — these four only when the inner sum is itself reduced (see pull_out)
+//   Σ d·(s + Xv), Σ Xv, and such terms of a Line of vectors (d data)
+//                                               → s·Σd + (Xᵀd)·v: O(k), the other terms one loop
 //
 // for a scalar s (a parameter expression or a constant), a vector A, data y, a data matrix X
 // with k columns, and a vector parameter v. Everything else stays one fused loop (sum_node).
@@ -382,6 +384,129 @@ inline constexpr bool is_sum_node_v = kind_of<N> == node_kind::sum;
 template <class A, class Storage>
 auto reduce_sum(const A& a, Storage& storage);
 
+// ---- Σ d·(s + Xv) = s·Σd + (Xᵀd)·v ------------------------------------------------------------
+
+/// A linear predictor (is_linear_predictor_v), or Xv − s.
+template <class N>
+inline constexpr bool is_glm_predictor_v = [] {
+  if constexpr (is_binary_rule_v<N, rules::subtract>) {
+    return kind_of<meta::at<0, children_t<N>>> == node_kind::matvec && !is_vector_v<meta::at<1, children_t<N>>>;
+  } else {
+    return is_linear_predictor_v<N>;
+  }
+}();
+/// d·L or L·d for a vector d of data only (after folding) and a predictor L = s + Xv (or Xv − s):
+/// the term of a GLM's log density that is linear in the predictor (binomial_logit's and
+/// neg_binomial_2_log's y·η). Its sum is s·Σd + Σⱼ (Xᵀd)ⱼ vⱼ, with Xᵀd (k values) and Σd computed
+/// once: the loop no longer reads the matvec there, so where the matvec's one other occurrence
+/// is in the same loop it is streamed (compile/stream.hpp: one read of X per gradient, not two).
+template <class N>
+inline constexpr bool is_weighted_predictor_v = [] {
+  if constexpr (is_binary_rule_v<N, rules::multiply>) {
+    using A = meta::at<0, children_t<N>>;
+    using B = meta::at<1, children_t<N>>;
+    return (is_vector_v<A> && !depends_on_params_v<A> && is_glm_predictor_v<B>) ||
+           (is_glm_predictor_v<A> && is_vector_v<B> && !depends_on_params_v<B>);
+  } else {
+    return false;
+  }
+}();
+
+/// A term Σ takes out of its loop as statistics of X: a weighted predictor, or a bare matvec
+/// (d = 1).
+template <class N>
+inline constexpr bool is_predictor_term_v = is_weighted_predictor_v<N> || kind_of<N> == node_kind::matvec;
+
+/// Σᵢ dᵢ·(s + xᵢᵀv) = (Σd)·s + Σⱼ wⱼvⱼ with w = Xᵀd (Weighted = false: d = 1; Xv − s: minus), w in the
+/// program's fold storage; the sum over j is a loop of k elements.
+template <bool Weighted, class D, class L, class Storage>
+auto predictor_sum(const D& d, const L& l, Storage& storage) {
+  constexpr bool minus = is_binary_rule_v<L, rules::subtract>;  // Xv − s
+  const auto& mv = [&]() -> const auto& {
+    if constexpr (minus) return l.a;
+    else return predictor_matvec(l);
+  }();
+  const std::size_t rows = mv.x.rows, k = mv.x.cols;
+  std::vector<double> dv(rows, 1.0);
+  if constexpr (Weighted) evaluate_constant_vector(d, dv.data());
+  double* w = storage.allocate(k);  // zeros
+  double total = 0;
+  for (std::size_t i = 0; i < rows; ++i) {
+    total += dv[i];
+    const auto* row = mv.x.ptr + i * k;
+    for (std::size_t j = 0; j < k; ++j) w[j] += dv[i] * static_cast<double>(row[j]);
+  }
+  using V = std::remove_cvref_t<decltype(mv.v)>;
+  const data_vector<extent_v<V>> wv{{}, w, k};
+  const auto body = plain_binary<rules::multiply>(wv, mv.v);
+  const sum_node<std::remove_cvref_t<decltype(body)>> dot{{}, body};
+  if constexpr (kind_of<L> == node_kind::matvec) return dot;
+  else if constexpr (minus) return plain_binary<rules::subtract>(dot, plain_binary<rules::multiply>(constant{total}, l.b));
+  else return plain_binary<rules::add>(plain_binary<rules::multiply>(constant{total}, predictor_intercept(l)), dot);
+}
+
+/// Σ of one predictor term (is_predictor_term_v).
+template <class X, class Storage>
+auto predictor_term_sum(const X& x, Storage& storage) {
+  if constexpr (kind_of<X> == node_kind::matvec) {
+    return predictor_sum<false>(x, x, storage);
+  } else if constexpr (is_glm_predictor_v<meta::at<1, children_t<X>>> &&
+                       !depends_on_params_v<meta::at<0, children_t<X>>>) {
+    return predictor_sum<true>(x.a, x.b, storage);
+  } else {
+    return predictor_sum<true>(x.b, x.a, storage);
+  }
+}
+
+/// A Line with a predictor term among its terms: Σ takes the predictor terms out and leaves the
+/// others one loop (predictor_split_sum).
+template <class F>
+struct predictor_split {
+  static constexpr bool value = false;
+};
+template <class Off, class... Ts>
+struct predictor_split<forms::line_form<Off, Ts...>> {
+  static constexpr bool value = (is_predictor_term_v<typename Ts::node_type> || ...);
+};
+template <class A>
+inline constexpr bool splits_predictor_terms_v = [] {
+  if constexpr (is_vector_v<A> && forms::is_line_op_v<A>) return predictor_split<forms::merged_line_form_t<A>>::value;
+  else return false;
+}();
+
+/// Σ(a + Σₖ cₖxₖ) = Σₖ cₖ·Σxₖ over the predictor terms (each O(k), predictor_term_sum) + Σ of the
+/// other terms and the constant a (one loop, reduced further where the rules above allow; n times
+/// their value when none of them is a vector).
+template <class A, class Storage>
+auto predictor_split_sum(const A& a, Storage& storage) {
+  const auto f = forms::merge_line(forms::decompose_line(a));
+  using F = std::remove_cvref_t<decltype(f)>;
+  auto pick = [&]<bool Predictors, std::size_t K>(std::integral_constant<std::size_t, K>) {
+    const auto& t = forms::light_get<K>(f.ts);
+    using X = std::remove_cvref_t<decltype(t.x)>;
+    if constexpr (is_predictor_term_v<X> != Predictors) return forms::light_tuple<>{};
+    else if constexpr (Predictors) return forms::light_tuple{forms::term{t.c, predictor_term_sum(t.x, storage)}};
+    else return forms::light_tuple{t};
+  };
+  auto split = [&]<bool Predictors, std::size_t... I>(std::index_sequence<I...>) {
+    return forms::light_concat(pick.template operator()<Predictors>(std::integral_constant<std::size_t, I>{})...);
+  };
+  const auto taken = split.template operator()<true>(std::make_index_sequence<F::size>{});
+  const auto rest = split.template operator()<false>(std::make_index_sequence<F::size>{});
+  const auto others = forms::emit_line(forms::make_line_form(f.off, rest));
+  using O = std::remove_cvref_t<decltype(others)>;
+  if constexpr (decltype(rest)::size == 0 && is_literal_equal_v<O, 0>) {
+    return forms::emit_line(forms::make_line_form(lit<0>, taken));
+  } else {
+    const auto loop = [&] {
+      if constexpr (is_vector_v<O>) return reduce_sum(others, storage);
+      else return plain_binary<rules::multiply>(constant{static_cast<double>(a.size())}, others);
+    }();
+    return forms::emit_line(
+        forms::make_line_form(lit<0>, forms::light_concat(taken, forms::light_tuple{forms::term{lit<1>, loop}})));
+  }
+}
+
 /// factor(ΣB) when ΣB reduces to something other than a loop; else Σa unchanged. Pulling a
 /// factor out of a loop that stays a loop would save one multiply per element but cost the
 /// fused single pass (a sum reached from the root through ± only propagates its adjoint while it
@@ -398,6 +523,10 @@ template <class A, class Storage>
 auto reduce_sum(const A& a, Storage& storage) {
   if constexpr (!depends_on_params_v<A>) {
     return constant{constant_sum(a, storage)};  // data only (a sum made by a rule below): Σ now
+  } else if constexpr (is_predictor_term_v<A>) {
+    return predictor_term_sum(a, storage);
+  } else if constexpr (splits_predictor_terms_v<A>) {
+    return predictor_split_sum(a, storage);
   } else if constexpr (is_binary_rule_v<A, rules::add> || is_binary_rule_v<A, rules::subtract>) {
     using Rule = typename A::rule_type;
     using L = meta::at<0, children_t<A>>;

@@ -1,7 +1,8 @@
 // tyche/distributions/binomial_logit.hpp — binomial_logit(n, alpha) = binomial(n, logistic(alpha)),
 // for observations only.
-//   log p(y | n, α) = log C(n, y) + y log σ(α) + (n − y) log(1 − σ(α)),   y ∈ {0, …, n}, α ∈ ℝ,
-// with log_logistic and log1m_logistic (stable for large |α|). n is data, as in binomial: log C(n, y)
+//   log p(y | n, α) = log C(n, y) + y log σ(α) + (n − y) log(1 − σ(α))
+//                   = log C(n, y) + y·α + n·log(1 − σ(α)),   y ∈ {0, …, n}, α ∈ ℝ,
+// with log1m_logistic (stable for large |α|). n is data, as in binomial: log C(n, y)
 // and n − y are folded when the model is built. Data checks as binomial's (binomial.hpp).
 #pragma once
 #include <tyche/config.hpp>
@@ -21,7 +22,11 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
   Alpha alpha;
   template <class X>
   auto log_prob(const X& y) const {
-    return detail::total(y * log_logistic(alpha) + (n - y) * log1m_logistic(alpha) +
+    // y log σ(α) + (n − y) log(1 − σ(α)) = y·α + n·log(1 − σ(α)), since log σ(α) = α + log(1 − σ(α)):
+    // one log1m_logistic per element, and y·α linear in α, so that Σ y·(s + Xv) becomes
+    // s·Σy + (Xᵀy)·v (compile/reduce_sum.hpp) and the loop reads a linear predictor's matvec once
+    // (streamed: one read of X per gradient).
+    return detail::total(y * alpha + n * log1m_logistic(alpha) +
                          (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
   }
   auto arguments() const { return std::tuple{n, alpha}; }
