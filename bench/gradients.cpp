@@ -269,6 +269,66 @@ struct logistic_blas {
 };
 #endif
 
+// ---- binomial_logit_regression ------------------------------------------------------------------
+// The logistic regression's X (10,000 × 100) with binomial counts: trials tᵢ = 1 + i mod 4,
+// counts cᵢ = tᵢ·yᵢ (yᵢ ∈ {0, 1} of logistic_data), θ = (alpha, beta);
+// lp = -alpha²/2 - Σβ²/2 + Σᵢ [cᵢ ηᵢ - tᵢ log1p_exp(ηᵢ)] (+ Σ log C(tᵢ, cᵢ), which tyche folds into a
+// constant and the twin adds once). tyche's model: binomial_logit(data(t), alpha + X β), whose
+// cᵢ·ηᵢ leaves the loop as (Xᵀc)·β (compile/reduce_sum.hpp) so that X is read once per gradient.
+
+struct binomial_counts {
+  std::vector<double> trials, counts;
+  double log_choose = 0;
+  explicit binomial_counts(const logistic_data& d) : trials(d.n), counts(d.n) {
+    for (std::size_t i = 0; i < d.n; ++i) {
+      trials[i] = double(1 + i % 4);
+      counts[i] = trials[i] * d.y[i];
+      log_choose += std::lgamma(trials[i] + 1) - std::lgamma(counts[i] + 1) - std::lgamma(trials[i] - counts[i] + 1);
+    }
+  }
+};
+
+struct binomial_logit_hand {
+  const double* X;
+  const double* t;
+  const double* c;
+  double log_choose;
+  std::size_t n, p;
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    const double alpha = th[0];
+    const double* __restrict beta = th + 1;
+    double* __restrict gb = g + 1;
+    double lp = -0.5 * alpha * alpha + log_choose;
+    for (std::size_t j = 0; j < p; ++j) {
+      lp -= 0.5 * beta[j] * beta[j];
+      gb[j] = -beta[j];
+    }
+    double g_alpha = -alpha;
+    for (std::size_t i = 0; i < n; ++i) {  // one pass over X, as logistic_hand
+      const double* __restrict row = X + i * p;
+      double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      std::size_t j = 0;
+      for (; j + 4 <= p; j += 4) {
+        a0 += row[j] * beta[j];
+        a1 += row[j + 1] * beta[j + 1];
+        a2 += row[j + 2] * beta[j + 2];
+        a3 += row[j + 3] * beta[j + 3];
+      }
+      for (; j < p; ++j) a0 += row[j] * beta[j];
+      const double eta = alpha + ((a0 + a1) + (a2 + a3));
+      const double e = std::exp(-std::fabs(eta));
+      const double inv = 1.0 / (1.0 + e);
+      const double sig = eta >= 0 ? inv : e * inv;
+      lp += c[i] * eta - t[i] * (std::max(eta, 0.0) + std::log1p(e));
+      const double r = c[i] - t[i] * sig;
+      g_alpha += r;
+      for (std::size_t k = 0; k < p; ++k) gb[k] += r * row[k];
+    }
+    g[0] = g_alpha;
+    return lp;
+  }
+};
+
 // ---- kidiq (kidscore_interaction) ------------------------------------------------------------
 // kid_score ~ normal(Xβ, σ), X = [1, mom_hs, mom_iq, mom_hs·mom_iq], β flat, σ ~ half_cauchy(0,
 // 2.5), θ = (β[4], log σ) with the log-Jacobian. The first n rows of shared/posteriors'
@@ -882,6 +942,29 @@ int main(int argc, char** argv) {
         [hand](const std::vector<double>& th, std::vector<double>& g) {
           return hand(th.data(), g.data());
         });
+  }
+  // --- binomial_logit_regression ---
+  static const binomial_counts bc(lr);
+  static auto bl_prog = [] {
+    auto X = matrix(lr.X.data(), lr.n, lr.p);
+    auto lp = -0.5 * square(alpha) + sum(-0.5 * square(beta)) +
+              binomial_logit(data(bc.trials), alpha + matvec(X, beta)).observe(data(bc.counts)).log_density();
+    return compile(lp, alpha, beta);
+  }();
+  static std::vector<double> bl_gt(lr.p + 1), bl_gh(lr.p + 1), bl_ws(bl_prog.workspace_size());
+  {
+    binomial_logit_hand hand{lr.X.data(), bc.trials.data(), bc.counts.data(), bc.log_choose, lr.n, lr.p};
+    const double vt = bl_prog.value_and_gradient(std::span<const double>(lr_theta), std::span<double>(bl_gt),
+                                                 std::span<double>(bl_ws));
+    const double vh = hand(lr_theta.data(), bl_gh.data());
+    check_twins("binomial_logit_regression", vt, bl_gt, vh, bl_gh);
+    register_pair(
+        "binomial_logit_regression", &lr_theta, &bl_gt, &bl_gh,
+        [](const std::vector<double>& th, std::vector<double>& g) {
+          return bl_prog.value_and_gradient(std::span<const double>(th), std::span<double>(g),
+                                            std::span<double>(bl_ws));
+        },
+        [hand](const std::vector<double>& th, std::vector<double>& g) { return hand(th.data(), g.data()); });
   }
 #if TYCHE_BENCH_CBLAS
   {  // logistic_regression against the BLAS-2 twin (rows logistic_regression_blas/...: "handwritten" is the BLAS)
