@@ -10,7 +10,8 @@
 //
 // For each model and number of chains, one nuts() call per lanes setting (0 = the default, 1 =
 // scalar, the half and the full SIMD width where the build has them and the chains fill them),
-// 150 warm-up + 150 draws (--quick: 50 + 50), one thread, fixed seed. Prints CSV:
+// 150 warm-up + 150 draws (--quick: 50 + 50), one thread, fixed seed (--only=MODEL: one model's
+// rows). Prints CSV:
 //
 //   model,data_values,chains,lanes,lanes_used,cpu_s,gradients,ns_per_gradient,vs_best
 //
@@ -41,6 +42,7 @@ namespace {
 
 struct settings {
   int warmup = 150, draws = 150;
+  std::string only;  // --only=NAME: that model's rows alone
 };
 
 struct row {
@@ -66,6 +68,7 @@ row run_once(const Model& m, int chains, int lanes, const settings& s, std::uint
 
 template <class Model>
 void run(const char* name, const Model& m, const settings& s, std::uint64_t seed) {
+  if (!s.only.empty() && s.only != name) return;
   constexpr int full = static_cast<int>(tyche::simd_lane_width);
   constexpr int half = static_cast<int>(tyche::half_lane_width);
   const std::size_t values = m.data_values();
@@ -122,8 +125,10 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       s.warmup = 50;
       s.draws = 50;
+    } else if (std::strncmp(argv[i], "--only=", 7) == 0) {
+      s.only = argv[i] + 7;
     } else {
-      std::fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--quick] [--only=MODEL]\n", argv[0]);
       return 2;
     }
   }
