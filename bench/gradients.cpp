@@ -197,6 +197,28 @@ struct eight_schools_hand {
 
 using tyche_bench::logistic_data;  // bench/synthetic.hpp: 10,000 × 100
 
+/// Σⱼ rowⱼ βⱼ with four accumulators (the twins' dot product of a row of X).
+inline double row_dot(const double* __restrict row, const double* __restrict beta, std::size_t p) {
+  double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  std::size_t j = 0;
+  for (; j + 4 <= p; j += 4) {
+    a0 += row[j] * beta[j];
+    a1 += row[j + 1] * beta[j + 1];
+    a2 += row[j + 2] * beta[j + 2];
+    a3 += row[j + 3] * beta[j + 3];
+  }
+  for (; j < p; ++j) a0 += row[j] * beta[j];
+  return (a0 + a1) + (a2 + a3);
+}
+
+/// log1p_exp(η) = max(η, 0) + log1p(e^-|η|), and its derivative σ(η) in sig.
+inline double softplus(double eta, double& sig) {
+  const double e = std::exp(-std::fabs(eta));
+  const double inv = 1.0 / (1.0 + e);
+  sig = eta >= 0 ? inv : e * inv;
+  return std::max(eta, 0.0) + std::log1p(e);
+}
+
 struct logistic_hand {
   const double* X;
   const double* y;
@@ -214,21 +236,9 @@ struct logistic_hand {
     // One pass over X: each row is used for η_i and, while it is in L1, for X_iᵀ r_i.
     for (std::size_t i = 0; i < n; ++i) {
       const double* __restrict row = X + i * p;
-      double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-      std::size_t j = 0;
-      for (; j + 4 <= p; j += 4) {
-        a0 += row[j] * beta[j];
-        a1 += row[j + 1] * beta[j + 1];
-        a2 += row[j + 2] * beta[j + 2];
-        a3 += row[j + 3] * beta[j + 3];
-      }
-      for (; j < p; ++j) a0 += row[j] * beta[j];
-      const double eta = alpha + ((a0 + a1) + (a2 + a3));
-      // log1p_exp(η) = max(η, 0) + log1p(e^-|η|); its derivative σ(η).
-      const double e = std::exp(-std::fabs(eta));
-      const double inv = 1.0 / (1.0 + e);
-      const double sig = eta >= 0 ? inv : e * inv;
-      lp += y[i] * eta - (std::max(eta, 0.0) + std::log1p(e));
+      const double eta = alpha + row_dot(row, beta, p);
+      double sig;
+      lp += y[i] * eta - softplus(eta, sig);
       const double r = y[i] - sig;
       g_alpha += r;
       for (std::size_t k = 0; k < p; ++k) gb[k] += r * row[k];
@@ -306,20 +316,9 @@ struct binomial_logit_hand {
     double g_alpha = -alpha;
     for (std::size_t i = 0; i < n; ++i) {  // one pass over X, as logistic_hand
       const double* __restrict row = X + i * p;
-      double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-      std::size_t j = 0;
-      for (; j + 4 <= p; j += 4) {
-        a0 += row[j] * beta[j];
-        a1 += row[j + 1] * beta[j + 1];
-        a2 += row[j + 2] * beta[j + 2];
-        a3 += row[j + 3] * beta[j + 3];
-      }
-      for (; j < p; ++j) a0 += row[j] * beta[j];
-      const double eta = alpha + ((a0 + a1) + (a2 + a3));
-      const double e = std::exp(-std::fabs(eta));
-      const double inv = 1.0 / (1.0 + e);
-      const double sig = eta >= 0 ? inv : e * inv;
-      lp += c[i] * eta - t[i] * (std::max(eta, 0.0) + std::log1p(e));
+      const double eta = alpha + row_dot(row, beta, p);
+      double sig;
+      lp += c[i] * eta - t[i] * softplus(eta, sig);
       const double r = c[i] - t[i] * sig;
       g_alpha += r;
       for (std::size_t k = 0; k < p; ++k) gb[k] += r * row[k];

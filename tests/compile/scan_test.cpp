@@ -13,17 +13,13 @@
 #include <vector>
 
 #include "support/property.hpp"
+#include "support/reference_math.hpp"
 
 using namespace tyche;
 
 namespace {
 
-constexpr double log_two_pi = 1.8378770664093454836;
-
-double normal_log(double y, double mu, double sigma) {
-  const double z = (y - mu) / sigma;
-  return -0.5 * z * z - std::log(sigma) - 0.5 * log_two_pi;
-}
+using tyche_test::normal_log;
 
 // log p(y) of an HMM with K states by summing over all K^N state paths: initial distribution
 // rho, transitions gamma[i][j] = p(z_{t+1} = j | z_t = i), emissions normal(mu[k], sigma).

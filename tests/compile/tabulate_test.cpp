@@ -13,17 +13,13 @@
 #include <vector>
 
 #include "support/property.hpp"
+#include "support/reference_math.hpp"
 
 using namespace tyche;
 
 namespace {
 
-constexpr double log_two_pi = 1.8378770664093454836;
-
-double normal_log(double y, double mu, double sigma) {
-  const double z = (y - mu) / sigma;
-  return -0.5 * z * z - std::log(sigma) - 0.5 * log_two_pi;
-}
+using tyche_test::normal_log;
 
 // Counts of 12 periods; the change point model's data.
 const std::vector<double> counts{4, 3, 5, 2, 4, 6, 1, 0, 2, 1, 0, 1};

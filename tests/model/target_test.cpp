@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/property.hpp"
+#include "support/reference_math.hpp"
 
 using namespace tyche;
 
@@ -151,14 +152,7 @@ TEST_CASE("target: NUTS on the change point against the exact posterior means",
   const double want[] = {mean_e, mean_l};
   for (std::size_t k = 0; k < 2; ++k) {
     const auto chains = fit.parameter(k);
-    double mean = 0;
-    std::size_t count = 0;
-    for (const auto& c : chains)
-      for (double v : c) {
-        mean += v;
-        ++count;
-      }
-    mean /= static_cast<double>(count);
+    const double mean = tyche_test::pooled_mean(chains);
     const double mcse = mcse_mean(chains);
     INFO(fit.names[k] << ": NUTS mean " << mean << ", exact " << want[k] << ", MCSE " << mcse);
     CHECK(std::fabs(mean - want[k]) < 4 * mcse);  // 4 Monte Carlo standard errors

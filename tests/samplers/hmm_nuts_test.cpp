@@ -17,18 +17,14 @@
 #include <tuple>
 #include <vector>
 
+#include "support/reference_math.hpp"
 #include "support/sanitized.hpp"
 
 using namespace tyche;
 
 namespace {
 
-constexpr double log_two_pi = 1.8378770664093454836;
-
-double normal_log(double y, double mu, double sigma) {
-  const double z = (y - mu) / sigma;
-  return -0.5 * z * z - std::log(sigma) - 0.5 * log_two_pi;
-}
+using tyche_test::normal_log;
 
 // The forward algorithm in plain C++ (the reference for the NUTS test).
 double hmm_forward(const std::vector<double>& y, const std::vector<double>& rho,
@@ -138,14 +134,7 @@ TEST_CASE("scan: NUTS on a 2-state Gaussian HMM against the posterior by quadrat
   const double want[] = {mean0, mean1};
   for (std::size_t k = 0; k < 2; ++k) {
     const auto chains = fit.parameter(k);
-    double mean = 0;
-    std::size_t count = 0;
-    for (const auto& c : chains)
-      for (double v : c) {
-        mean += v;
-        ++count;
-      }
-    mean /= static_cast<double>(count);
+    const double mean = tyche_test::pooled_mean(chains);
     const double mcse = mcse_mean(chains);
     INFO(fit.names[k] << ": NUTS mean " << mean << ", quadrature " << want[k] << ", MCSE " << mcse);
     CHECK(std::fabs(mean - want[k]) < 4 * mcse);  // 4 Monte Carlo standard errors
@@ -207,19 +196,10 @@ TEST_CASE("NUTS on a 2-state Gaussian HMM (N = 200, simplex rows, positive-order
   const auto fit_scan = nuts(by_scan, cfg_scan);
   REQUIRE(fit_hmm.dim() == fit_scan.dim());
   for (std::size_t k = 0; k < fit_hmm.dim(); ++k) {
-    auto mean_of = [](const std::vector<std::vector<double>>& chains) {
-      double s = 0;
-      std::size_t n = 0;
-      for (const auto& c : chains)
-        for (double v : c) {
-          s += v;
-          ++n;
-        }
-      return s / static_cast<double>(n);
-    };
+    using tyche_test::pooled_mean;
     const auto a = fit_hmm.parameter(k), b = fit_scan.parameter(k);
     const double se = std::sqrt(mcse_mean(a) * mcse_mean(a) + mcse_mean(b) * mcse_mean(b));
-    INFO(fit_hmm.names[k] << ": hmm_marginal " << mean_of(a) << ", scan " << mean_of(b) << ", combined MCSE " << se);
-    CHECK(std::fabs(mean_of(a) - mean_of(b)) < 4 * se);
+    INFO(fit_hmm.names[k] << ": hmm_marginal " << pooled_mean(a) << ", scan " << pooled_mean(b) << ", combined MCSE " << se);
+    CHECK(std::fabs(pooled_mean(a) - pooled_mean(b)) < 4 * se);
   }
 }
