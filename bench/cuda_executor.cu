@@ -5,11 +5,13 @@
 // and constraining of the draws included). Built by `bash bench/run.sh cuda` (target
 // bench_cuda_executor); without a GPU only the CPU rows are printed.
 //
-//   cuda_executor [--quick] [--data] [--share]
+//   cuda_executor [--quick] [--data] [--share] [--split]
 //
 // --data: the data-heavy rows only. --share: whole_device's settings against each other
 // (cuda::tiles, cuda::chain_group, cuda::shared_gradient; share_rows below) on covertype and the
-// logistic regression.
+// logistic regression. --split: whole_device's controllers in one kernel with the workers or in
+// their own (cuda::separate_controllers), gradients in local or shared memory, fewer worker
+// blocks (split_rows below).
 //
 // The CPU rows come from bench/cuda_executor_cpu.cpp, compiled by the host compiler with
 // tyche::simd (-march=native): what users get on the CPU. (Under nvcc xsimd is off, so
@@ -84,7 +86,7 @@ void one_read(const char* name, std::size_t n_rows, std::size_t bytes) {
 // The data-heavy rows: the logistic regression 10,000 × 100 with each chain's gradient computed
 // by the whole device (cuda_gradient::whole_device, the default for it at these chain counts);
 // covertype 581,012 × 54 (1, 8, 64 chains), with the time of one
-// read of its design matrix.
+// read of its design matrix, in double and with X stored as floats.
 void data_rows(bool gpu, bool quick) {
   const regression_data rd;
   const auto lr = logistic_regression(rd);
@@ -107,6 +109,16 @@ void data_rows(bool gpu, bool quick) {
     const int it = chains == 64 ? 20 : (quick ? 50 : 200);
     if (gpu) measure("covertype", cd.d.n, ct, chains, tyche::cuda{}, it, it);
     if (chains <= 8) cpu_rows_covertype(chains, quick ? 5 : 50, quick ? 5 : 50);
+  }
+  // X stored as floats: half the bytes per read (the one read of the float matrix beside it).
+  if (gpu) {
+    const covertype_float_data cf(cd);
+    const auto ctf = covertype_float(cf);
+    one_read("covertype_float", cf.n, cf.X.size() * sizeof(float));
+    for (const int chains : {1, 8, 64}) {
+      const int it = chains == 64 ? 20 : (quick ? 50 : 200);
+      measure("covertype_float", cf.n, ctf, chains, tyche::cuda{}, it, it);
+    }
   }
 }
 
@@ -144,14 +156,47 @@ void share_rows() {
     for (const bool shared : {true, false}) run("logistic_regression", rd.n, lr, chains, 1, 0, shared, 50);
 }
 
+// whole_device's controllers in the workers' kernel (one cooperative launch) or in a kernel of
+// their own (cuda::separate_controllers, the default), each with the workers' gradients in local
+// or in shared memory (cuda::shared_gradient), and fewer worker blocks (cuda::worker_blocks) for
+// the logistic regression, whose 10,000 rows leave most of the device's workers without a row:
+// one run, alone on the GPU. Executor labels cuda_<one_kernel|separate>_<local|shared>[_blocks_k].
+void split_rows() {
+  const covertype_data cd;
+  const auto ct = covertype(cd);
+  const covertype_float_data cf(cd);
+  const auto ctf = covertype_float(cf);
+  const regression_data rd;
+  const auto lr = logistic_regression(rd);
+  auto run = [&](const char* name, std::size_t n, const auto& m, int chains, bool separate, bool shared, int blocks,
+                 int it) {
+    const tyche::cuda exec{.gradient = tyche::cuda_gradient::whole_device, .shared_gradient = shared,
+                           .separate_controllers = separate, .worker_blocks = blocks};
+    const std::string label = std::string("cuda_") + (separate ? "separate" : "one_kernel") +
+                              (shared ? "_shared" : "_local") +
+                              (blocks > 0 ? "_blocks_" + std::to_string(blocks) : std::string());
+    measure(name, n, m, chains, exec, it, it, label.c_str());
+  };
+  for (const int chains : {1, 8})
+    for (const bool separate : {false, true})
+      for (const bool shared : {false, true}) run("covertype", cd.d.n, ct, chains, separate, shared, 0, 30);
+  for (const bool separate : {false, true}) run("covertype_float", cf.n, ctf, 1, separate, false, 0, 30);
+  for (const int chains : {1, 32})
+    for (const bool separate : {false, true})
+      for (const bool shared : {false, true}) run("logistic_regression", rd.n, lr, chains, separate, shared, 0, 50);
+  for (const int chains : {1, 32})
+    for (const int blocks : {16, 33, 66}) run("logistic_regression", rd.n, lr, chains, true, false, blocks, 50);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, data_only = false, share = false;
+  bool quick = false, data_only = false, share = false, split = false;
   for (int i = 1; i < argc; ++i) {
     quick = quick || std::strcmp(argv[i], "--quick") == 0;
     data_only = data_only || std::strcmp(argv[i], "--data") == 0;
     share = share || std::strcmp(argv[i], "--share") == 0;
+    split = split || std::strcmp(argv[i], "--split") == 0;
   }
   int devices = 0;
   const bool gpu = cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
@@ -166,6 +211,10 @@ int main(int argc, char** argv) {
   std::printf("suite,model,n,chains,executor,value,unit\n");
   if (share) {
     if (gpu) share_rows();
+    return 0;
+  }
+  if (split) {
+    if (gpu) split_rows();
     return 0;
   }
   if (data_only) {

@@ -244,7 +244,8 @@ inline std::uint64_t config_fingerprint(const nuts_config& cfg) {
   add(cfg.executor.index());
   if (const cpu* c = std::get_if<cpu>(&cfg.executor)) add(c->lanes), add(c->schedule), add(c->lane_kernel), add(c->split);
   if (const cuda* g = std::get_if<cuda>(&cfg.executor))
-    add(g->emulate), add(g->gradient), add(g->threads_per_block), add(g->draws_per_launch), add(g->tiles), add(g->chain_group), add(g->shared_gradient);
+    add(g->emulate), add(g->gradient), add(g->threads_per_block), add(g->draws_per_launch), add(g->tiles), add(g->chain_group), add(g->shared_gradient),
+        add(g->separate_controllers), add(g->worker_blocks);
   return h;
 }
 
@@ -460,7 +461,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
       resolved[1] = static_cast<int>(
           samplers::detail::resolve_split(samplers::detail::model_erased_target(target), cfg, *exec));
     } else if (const cuda* gpu = std::get_if<cuda>(&cfg.executor)) {
-      resolved[0] = static_cast<int>(samplers::detail::resolve_cuda_gradient(*gpu, cfg.chains, m.data_values()));
+      resolved[0] = static_cast<int>(samplers::detail::resolve_cuda_gradient(*gpu, cfg.chains, m.split_values()));
     }
   });
   detail::throw_if_any(error, comm);

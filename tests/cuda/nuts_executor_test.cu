@@ -17,19 +17,21 @@
 //      schools: the first 20 transitions against the emulation (8 parts added on the host) to
 //      1e-9; 8 chains with warm-up: posterior means against 32 emulated chains of per_thread's within 4 SE;
 //      chains sharing reads (5 tiles, groups of 3 chains; 1 tile with the workers' gradients in
-//      shared memory instead of local) against the emulation to 1e-9, and the groups leaving the
-//      draws bit for bit as they were; the regression with X stored as floats, per_thread and
-//      whole_device, against the emulation (written after the last GPU run: not yet run on a GPU).
+//      local memory instead of shared) against the emulation to 1e-9, and the groups leaving the
+//      draws bit for bit as they were; the controllers in a kernel of their own
+//      (separate_controllers) and 5 worker blocks, against the emulation; the regression with X
+//      stored as floats, per_thread and whole_device, against the emulation.
 //   8. a model with a scan, a tabulate and multi_normal of a data matrix (folding moved what their
 //      ops owned into the program's storage, so the view is bytes): the first 20 transitions of
-//      32 chains against the emulation to 1e-9; and with whole_device in 3 tiles (written after
-//      the last GPU run: not yet run on a GPU).
+//      32 chains against the emulation to 1e-9, and with whole_device in 3 tiles.
 //   9. posteriordb's kidiq-kidscore_interaction (a 434 × 4 data matrix) against its reference,
 //      and a 100-d correlated Gaussian (multi_normal<"x">, Σᵢⱼ = 0.9^|i−j|) against its exact
-//      marginals (8 chains, the dense metric: 64 chains per thread with the diagonal metric —
-//      trees of ~200 leapfrogs of an O(d²) gradient on one thread — did not finish in 100 s on an
-//      H200): means within 4 combined SE (4 MCSE of 0), variances within 0.1 of 1 (sds within
-//      about 5 %).
+//      marginals: means within 4 combined SE (4 MCSE of 0), variances within 0.1 of 1 (sds within
+//      about 5 %). The Gaussian runs one chain per thread (its data are read by a triangular
+//      solve, which whole_device's workers would each repeat: model_t::split_values() is 0), 16
+//      chains x (200 + 300) with the dense metric; each gradient is a serial O(d²) solve on one
+//      thread. Written after the last GPU run: not yet run on a GPU (8 chains x 2000 iterations
+//      did not finish in 150 s on an H200, 2026-11-28). It runs last.
 // Exits 77 (ctest: skipped) without a GPU. The reference directory is found upwards from this
 // file, or at $TYCHE_SHARED (the shared/ folder).
 #include <cuda_runtime.h>
@@ -179,7 +181,14 @@ void whole_device() {
     check(gpu.lanes == 4, "logistic regression 3,000 x 8: the default computes the gradient with the whole device "
                           "(lanes = chains = " + std::to_string(gpu.lanes) + ")");
     cfg.executor = tyche::cuda{.emulate = true};
-    compare_first_transitions(gpu, tyche::nuts(m, cfg), 20, "whole_device, logistic regression");
+    const auto host = tyche::nuts(m, cfg);
+    compare_first_transitions(gpu, host, 20, "whole_device, logistic regression");
+    // The controllers in a kernel of their own beside the workers' (cuda::separate_controllers;
+    // the default is one cooperative launch), and fewer worker blocks.
+    cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device, .separate_controllers = true};
+    compare_first_transitions(tyche::nuts(m, cfg), host, 20, "whole_device, separate controllers, logistic regression");
+    cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device, .worker_blocks = 5};
+    compare_first_transitions(tyche::nuts(m, cfg), host, 20, "whole_device, 5 worker blocks, logistic regression");
   }
   {
     // X stored as floats (matrix(const float*, ...)): copied to the device as floats, converted as
@@ -221,8 +230,8 @@ void whole_device() {
     cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device, .tiles = 5, .chain_group = 8};
     const auto regrouped = tyche::nuts(m, cfg);
     check(regrouped.values == gpu.values, "whole_device: the chains' groups do not change their draws");
-    cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device, .tiles = 1, .shared_gradient = true};
-    compare_first_transitions(tyche::nuts(m, cfg), host, 20, "whole_device, 1 tile, gradients in shared memory");
+    cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device, .tiles = 1, .shared_gradient = false};
+    compare_first_transitions(tyche::nuts(m, cfg), host, 20, "whole_device, 1 tile, gradients in local memory");
   }
   {
     const auto es = eight_schools_model();
@@ -230,7 +239,10 @@ void whole_device() {
     cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device};
     const auto gpu = tyche::nuts(es, cfg);
     cfg.executor = tyche::cuda{.emulate = true, .gradient = tyche::cuda_gradient::whole_device};
-    compare_first_transitions(gpu, tyche::nuts(es, cfg), 20, "whole_device, eight schools");
+    const auto host = tyche::nuts(es, cfg);
+    compare_first_transitions(gpu, host, 20, "whole_device, eight schools");
+    cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device, .separate_controllers = true};
+    compare_first_transitions(tyche::nuts(es, cfg), host, 20, "whole_device, separate controllers, eight schools");
   }
   // Warm-up on the device: posterior means against one chain per thread's (other seeds), within 4
   // standard errors of their difference.
@@ -376,9 +388,9 @@ void posteriors() {
       sigma[i * d + j] = std::pow(0.9, std::fabs(static_cast<double>(i) - static_cast<double>(j)));
   const auto m = model(joint(multi_normal<"x">(data(mu), matrix(sigma.data(), d, d))));
   const auto t0 = std::chrono::steady_clock::now();
-  const auto fit = nuts(m, {.chains = 8, .warmup = 500, .draws = 1500, .seed = 20261128,
+  const auto fit = nuts(m, {.chains = 16, .warmup = 200, .draws = 300, .seed = 20261128,
                             .metric = samplers::metric_kind::dense, .executor = cuda{}});
-  std::printf("     correlated Gaussian (d = 100, dense metric), 8 chains x 2000 iterations: %.2f s, %lld gradients, %d divergences\n",
+  std::printf("     correlated Gaussian (d = 100, dense metric), 16 chains x 500 iterations: %.2f s, %lld gradients, %d divergences\n",
               seconds_since(t0), fit.gradient_evaluations, fit.divergences());
   double worst_z = 0, worst_var = 0;
   for (std::size_t k = 0; k < fit.dim(); ++k) {
@@ -442,8 +454,8 @@ int main() {
     nan_region();
     out_of_memory();
     reference();
-    posteriors();
     many_chains();
+    posteriors();
   } catch (const std::exception& e) {
     std::printf("FAIL exception: %s\n", e.what());
     ++failures;

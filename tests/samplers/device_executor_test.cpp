@@ -225,6 +225,8 @@ TEST_CASE("device executor: settings are checked, and a host-compiled translatio
   REQUIRE(bad_draws.find("draws_per_launch = -1") != std::string::npos);
   const std::string bad_device = message({.chains = 2, .executor = tyche::cuda{.device = -1}});
   REQUIRE(bad_device.find("device = -1 must be") != std::string::npos);
+  const std::string bad_workers = message({.chains = 2, .executor = tyche::cuda{.emulate = true, .worker_blocks = -2}});
+  REQUIRE(bad_workers.find("worker_blocks = -2 must be") != std::string::npos);
 #if !defined(__CUDACC__)
   const std::string no_nvcc = message({.chains = 2, .warmup = 10, .draws = 10, .executor = tyche::cuda{}});
   REQUIRE(no_nvcc.find("nvcc") != std::string::npos);

@@ -360,6 +360,22 @@ TEST_CASE("lanes = 0: a model's data values decide between chains in lanes and o
   const auto correlated = model(joint(multi_normal<"x">(data(mu), matrix(sigma.data(), k, k))));
   CHECK(correlated.data_values() == k * k + k);
   CHECK(correlated.matrix_values() == k * k);
+  // What a split evaluation divides (the fused sums' loops): the logistic likelihood's X and y,
+  // the elementwise Poisson's covariate and counts; not the triangular solve, which every part
+  // repeats — so a GPU gives the correlated Gaussian one chain per thread, not the whole device.
+  CHECK(logistic(large).split_values() == 4400);
+  CHECK(elementwise(large).split_values() == elementwise(large).data_values());
+  CHECK(correlated.split_values() == 0);
+  {
+    using samplers::detail::resolve_cuda_gradient;
+    CHECK(resolve_cuda_gradient(cuda{}, 4, correlated.split_values()) == cuda_gradient::per_thread);
+    CHECK(resolve_cuda_gradient(cuda{}, 4, correlated.data_values()) == cuda_gradient::whole_device);
+    // A sum inside a log is not fused: every part would evaluate it whole.
+    auto a = normal<"a">(0.0, 1.0);
+    const auto in_log = model(joint(a, target(log(sum(exp(a * data(large.X)))))));
+    CHECK(in_log.data_values() == large.X.size());
+    CHECK(in_log.split_values() == 0);
+  }
   const int w = simd_lane_width, h = half_lane_width;
   const int batch = w >= 4 ? w : 1;  // what 0 gives a small model whose chains fill the full width
   const std::size_t heavy_values = lane_data_values_limit;
@@ -522,8 +538,10 @@ namespace {
 struct split_probe {
   bool can = true;
   std::size_t values = 0;
+  std::size_t split = 0;  // of them, in the loops the parts divide
   [[nodiscard]] bool splittable() const { return can; }
   [[nodiscard]] std::size_t data_values() const { return values; }
+  [[nodiscard]] std::size_t split_values() const { return split; }
 };
 }  // namespace
 
@@ -531,13 +549,17 @@ TEST_CASE("split: when cpu::split = 0 splits", "[nuts][split]") {
   using tyche::cpu;
   using tyche::nuts_config;
   using tyche::samplers::detail::resolve_split;
-  const split_probe big{true, 1000000}, small{true, 1000}, cannot{false, 1000000};
+  const split_probe big{true, 1000000, 1000000}, small{true, 1000, 1000}, cannot{false, 1000000, 1000000};
+  // Much data, but read outside the loops the parts divide (a triangular solve): every part
+  // would repeat it.
+  const split_probe unsplit{true, 1000000, 10};
   const nuts_config one{.chains = 1}, four{.chains = 4};
   CHECK(resolve_split(big, one, cpu{.threads = 2}) == static_cast<std::size_t>(tyche::cpu_split_parts));
   CHECK(resolve_split(big, one, cpu{.threads = 1}) == 1);     // no thread to spare
   CHECK(resolve_split(big, four, cpu{.threads = 2}) == 1);    // the chains use every thread
   CHECK(resolve_split(big, four, cpu{.threads = 8}) == static_cast<std::size_t>(tyche::cpu_split_parts));
   CHECK(resolve_split(small, one, cpu{.threads = 2}) == 1);   // too little data to gain
+  CHECK(resolve_split(unsplit, one, cpu{.threads = 2}) == 1);
   CHECK(resolve_split(cannot, one, cpu{.threads = 2}) == 1);
   CHECK(resolve_split(big, one, cpu{.threads = 2, .split = 1}) == 1);
   CHECK(resolve_split(small, one, cpu{.threads = 1, .split = 4}) == 4);  // explicit: whatever the data

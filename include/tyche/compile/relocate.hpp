@@ -33,6 +33,7 @@
 // these two followed by the buffers of the step's or element's own program_view.
 #pragma once
 #include <tyche/config.hpp>
+#include <tyche/compile/graph.hpp>
 #include <tyche/compile/program.hpp>
 #include <tyche/core/expr.hpp>
 #include <tyche/core/meta.hpp>
@@ -172,6 +173,54 @@ std::size_t matrix_values_in(const N& n) {
 template <class Expr, class Layout>
 [[nodiscard]] std::size_t matrix_values_read(program_view<Expr, Layout> view) {
   return detail::matrix_values_in(view.expr);
+}
+
+namespace detail {
+/// The data values the loop of a reduction reads per evaluation: its elementwise body (a streamed
+/// matvec's rows included) down to the leaves. A boundary — a scalar node, a buffered matvec, a
+/// vector_op — has a loop of its own, which is not counted.
+template <class N>
+std::size_t loop_values_in(N& n) {
+  std::size_t total = 0;
+  auto count = [&total](const auto*&, std::size_t c) { total += c; };
+  if constexpr (is_leaf_v<N>) {
+    for_each_data_buffer_in(n, count);
+  } else if constexpr (is_elementwise_v<N>) {
+    if constexpr (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::binary)
+      visit_data_buffers<typename N::rule_type, false>(n.rule, 0, count);
+    else
+      visit_data_buffers<N, false>(n, 0, count);
+    meta::static_for<children_t<N>::size>([&](auto i) {
+      auto& c = const_cast<std::remove_cvref_t<decltype(n.template child<i>())>&>(n.template child<i>());
+      total += loop_values_in(c);
+    });
+  }
+  return total;
+}
+}  // namespace detail
+
+/// The part of data_values_read that a split evaluation divides among its parts
+/// (program_view::value_and_gradient_part): what the loops of the fused sums — the reductions
+/// reached from the log density by sums only, a likelihood over observations — read. The rest
+/// (a buffered operation's loop, a triangular solve with a data Cholesky factor, a scan's steps)
+/// every part repeats. What the GPU's whole_device gradient and the CPU's split gradient are
+/// chosen by (samplers/nuts/device_executor.hpp, sampler.hpp): they gain only from these.
+template <class Expr, class Layout>
+[[nodiscard]] std::size_t split_values_read(program_view<Expr, Layout> view) {
+  using entries = detail::outer_entries_t<Expr>;
+  std::size_t total = 0;
+  meta::static_for<entries::size>([&](auto k) {
+    using E = meta::at<decltype(k)::value, entries>;
+    using N = typename E::node;
+    if constexpr (!is_vector_v<N> && detail::fused_sign_v<Expr, E> != 0) {
+      auto& n = const_cast<N&>(detail::at_path(view.expr, typename E::path{}));
+      meta::static_for<children_t<N>::size>([&](auto i) {
+        auto& c = const_cast<std::remove_cvref_t<decltype(n.template child<i>())>&>(n.template child<i>());
+        total += detail::loop_values_in(c);
+      });
+    }
+  });
+  return total;
 }
 
 }  // namespace tyche

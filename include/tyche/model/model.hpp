@@ -99,6 +99,10 @@ class model_t {
   /// The part of data_values() that matrices read (X in matvec(X, v), multi_normal's Cholesky
   /// factor of a data covariance; compile/relocate.hpp, matrix_values_read).
   [[nodiscard]] std::size_t matrix_values() const { return matrix_values_read(with_jacobian_.view()); }
+  /// The part of data_values() that the loops of the fused sums read (a likelihood over
+  /// observations): what a split evaluation divides among its parts (compile/relocate.hpp,
+  /// split_values_read).
+  [[nodiscard]] std::size_t split_values() const { return split_values_read(with_jacobian_.view()); }
 
   /// The constrained values of θ, in layout order: constrained_dim() values (the length of θ
   /// unless a matrix variable gives its K² entries).

@@ -16,7 +16,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <chrono>
 #include <map>
+#include <thread>
 #include <memory>
 #include <type_traits>
 #include <stdexcept>
@@ -60,7 +62,13 @@ __global__ void device_chains_kernel(Target target, device_chain* states, double
 // evaluates its parts of each posted chain's log density (program_view::value_and_gradient_part:
 // its share of every loop over the data). Rounds of three grid barriers — A: points posted;
 // B: block sums written; C: sums added — serve every chain that is not finished: the chains
-// advance in lockstep, one gradient each per round.
+// advance in lockstep, one gradient each per round. (cuda::separate_controllers puts the
+// controllers in a kernel of their own, launched first, and the workers in another on the SMs
+// left free, so the workers do not get the controllers' 255 registers; measured no faster, off.)
+// Each worker's gradient lives in shared memory where it fits (cuda::shared_gradient, the
+// default): in local memory it spills to L2 and each part's zeroing, adjoint updates and warp sums
+// wait on it (measured 1.6-2.8x slower per leapfrog). A thread waiting more than
+// grid_wait_limit_ns at a barrier gives the launch up (barrier[2]), and the host throws.
 //
 // Chains can share each read of the data (cuda::tiles; one tile, each chain its own pass, is the
 // automatic choice: more measured slower, grid_tile_values): a worker's share is cut into
@@ -91,7 +99,19 @@ struct grid_exchange {
   unsigned tiles = 1;          // parts of each worker's share: chains of a group share each tile's read
   unsigned group = 1;          // chains evaluated per tile (shared memory: their points and accumulators)
   unsigned gradient_stride = 0; // > 0: each worker's gradient in shared memory, this many values apart
+  volatile int* started = nullptr;  // separate kernels: host-mapped, set when the controllers run
 };
+
+/// Nanoseconds a thread waits at the grid barrier before it gives up the launch (the workers'
+/// kernel did not start beside the controllers': another program on the GPU, or MPS limits).
+inline constexpr unsigned long long grid_wait_limit_ns = 60ull * 1000 * 1000 * 1000;
+
+/// The device's clock in nanoseconds (%globaltimer).
+__device__ inline unsigned long long grid_now_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
 
 /// Adds the 32 lanes' values get(0 … n) (each lane its own) into acc[0 … n) (the warp's
 /// accumulators in shared memory), 16 values at a time: four halving steps (lanes 16, 8, 4, 2
@@ -120,8 +140,11 @@ __device__ inline void warp_add_to(Get get, std::size_t n, double* acc, unsigned
 
 /// A barrier of the whole grid, arrived at by one thread (a worker block's thread 0, or a
 /// controller): the last arrival of a generation resets the count and starts the next one.
-__device__ inline void grid_arrive(unsigned* barrier, unsigned expected) {
+/// barrier[2] ≠ 0: the launch was given up (a thread waited longer than grid_wait_limit_ns);
+/// returns false then, and every thread leaves.
+__device__ inline bool grid_arrive(unsigned* barrier, unsigned expected) {
   volatile unsigned* generation = barrier + 1;
+  volatile unsigned* failed = barrier + 2;
   const unsigned g = *generation;
   __threadfence();
   if (atomicAdd(barrier, 1u) == expected - 1) {
@@ -129,16 +152,26 @@ __device__ inline void grid_arrive(unsigned* barrier, unsigned expected) {
     __threadfence();
     atomicAdd(barrier + 1, 1u);
   } else {
-    while (*generation == g) __nanosleep(32);
+    const unsigned long long since = grid_now_ns();
+    for (unsigned spin = 0; *generation == g; ++spin) {
+      __nanosleep(32);
+      if (*failed != 0) return false;
+      if ((spin & 1023u) == 1023u && grid_now_ns() - since > grid_wait_limit_ns) {
+        atomicExch(barrier + 2, 1u);
+        return false;
+      }
+    }
   }
   __threadfence();
+  return *failed == 0;
 }
 
-/// A worker block at the grid barrier.
-__device__ inline void grid_arrive_block(const grid_exchange& x) {
+/// A worker block at the grid barrier; false: the launch was given up.
+__device__ inline bool grid_arrive_block(const grid_exchange& x, int* flag) {
   __syncthreads();
-  if (threadIdx.x == 0) grid_arrive(x.barrier, x.expected);
+  if (threadIdx.x == 0) *flag = grid_arrive(x.barrier, x.expected) ? 1 : 0;
   __syncthreads();
+  return *flag != 0;
 }
 
 /// Threads per block of the whole_device kernel. Measured on an H100 (bench/cuda_executor.cu
@@ -167,52 +200,60 @@ __device__ unsigned long long grid_profile[8];
 #define TYCHE_GRID_ADD(k, v)
 #endif
 
+/// A chain's controller (thread c of the controllers): runs device_chain_run, its target posting
+/// the point and meeting the workers at the grid barrier; then serves the other chains' rounds.
 template <class View>
-__global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(View view, device_chain* states, double* buffers, device_run r, double* out_q,
-                                   transition_stats* out_stats, int chains, grid_exchange x) {
+__device__ void grid_controller(device_chain* states, double* buffers, const device_run& r, double* out_q,
+                                transition_stats* out_stats, int chains, const grid_exchange& x, int c) {
   const std::size_t d = r.d;
   const std::size_t row = d + 1;  // value, then gradient
-  if (blockIdx.x == 0) {          // the controllers
-    const int c = static_cast<int>(threadIdx.x);
-    if (c >= chains) return;
 #if defined(TYCHE_CUDA_GRID_PROFILE)
-    long long left = 0;  // when chain 0's controller last left a round
+  long long left = 0;  // when chain 0's controller last left a round
 #endif
-    auto target = [&](const double* q, double* grad, double*) -> double {
-      TYCHE_GRID_CLOCK(entered);
+  bool ok = true;  // false: the launch was given up (grid_arrive); the chain's evaluations are NaN
+  auto target = [&](const double* q, double* grad, double*) -> double {
+    if (!ok) return __longlong_as_double(0x7ff8000000000000LL);
+    TYCHE_GRID_CLOCK(entered);
 #if defined(TYCHE_CUDA_GRID_PROFILE)
-      if (c == 0 && left != 0) TYCHE_GRID_ADD(0, entered - left);
+    if (c == 0 && left != 0) TYCHE_GRID_ADD(0, entered - left);
 #endif
-      double* slot = x.theta + static_cast<std::size_t>(c) * d;
-      for (std::size_t i = 0; i < d; ++i) __stcg(slot + i, q[i]);
-      __stcg(x.active + c, 1);
-      grid_arrive(x.barrier, x.expected);  // A
-      grid_arrive(x.barrier, x.expected);  // B
-      grid_arrive(x.barrier, x.expected);  // C
-      const double* result = x.result + static_cast<std::size_t>(c) * row;
-      for (std::size_t i = 0; i < d; ++i) grad[i] = __ldcg(result + 1 + i);
+    double* slot = x.theta + static_cast<std::size_t>(c) * d;
+    for (std::size_t i = 0; i < d; ++i) __stcg(slot + i, q[i]);
+    __stcg(x.active + c, 1);
+    ok = grid_arrive(x.barrier, x.expected) && grid_arrive(x.barrier, x.expected) &&  // A, B
+         grid_arrive(x.barrier, x.expected);                                         // C
+    if (!ok) return __longlong_as_double(0x7ff8000000000000LL);
+    const double* result = x.result + static_cast<std::size_t>(c) * row;
+    for (std::size_t i = 0; i < d; ++i) grad[i] = __ldcg(result + 1 + i);
 #if defined(TYCHE_CUDA_GRID_PROFILE)
-      left = clock64();
-      if (c == 0) TYCHE_GRID_ADD(1, left - entered);
+    left = clock64();
+    if (c == 0) TYCHE_GRID_ADD(1, left - entered);
 #endif
-      return __ldcg(result);
-    };
-    device_chain state = states[c];
-    device_chain_run(target, state, buffers + static_cast<std::size_t>(c) * r.layout.total, r,
-                     out_q + static_cast<std::size_t>(c) * static_cast<std::size_t>(r.block) * d,
-                     out_stats + static_cast<std::size_t>(c) * static_cast<std::size_t>(r.block));
-    states[c] = state;
-    __stcg(x.active + c, 0);
-    for (;;) {  // serve the rounds of the other chains until none is left
-      grid_arrive(x.barrier, x.expected);  // A
-      bool any = false;
-      for (int k = 0; k < chains; ++k) any = any || __ldcg(x.active + k) != 0;
-      if (!any) return;
-      grid_arrive(x.barrier, x.expected);  // B
-      grid_arrive(x.barrier, x.expected);  // C
-    }
+    return __ldcg(result);
+  };
+  device_chain state = states[c];
+  device_chain_run(target, state, buffers + static_cast<std::size_t>(c) * r.layout.total, r,
+                   out_q + static_cast<std::size_t>(c) * static_cast<std::size_t>(r.block) * d,
+                   out_stats + static_cast<std::size_t>(c) * static_cast<std::size_t>(r.block));
+  states[c] = state;
+  __stcg(x.active + c, 0);
+  if (!ok) return;
+  for (;;) {  // serve the rounds of the other chains until none is left
+    if (!grid_arrive(x.barrier, x.expected)) return;  // A
+    bool any = false;
+    for (int k = 0; k < chains; ++k) any = any || __ldcg(x.active + k) != 0;
+    if (!any) return;
+    if (!grid_arrive(x.barrier, x.expected) || !grid_arrive(x.barrier, x.expected)) return;  // B, C
   }
+}
 
+/// A block of workers, block `block` of `blocks`: every round, its threads' parts of each posted
+/// chain's evaluation, added into the block's sums; then its share of the sums across blocks.
+template <class View>
+__device__ void grid_workers(const View& view, int chains, const grid_exchange& x, std::size_t block,
+                             std::size_t blocks) {
+  const std::size_t d = view.dim();
+  const std::size_t row = d + 1;  // value, then gradient
   extern __shared__ double shared[];
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
   const std::size_t group = x.group;
@@ -220,8 +261,7 @@ __global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(Vie
   double* acc = shared + group * d;         // [warps][group][d + 1]: each warp's sums
   double* shared_grad = acc + warps * group * row;  // [threads][gradient_stride]: the workers' gradients
   int* list = reinterpret_cast<int*>(shared_grad + static_cast<std::size_t>(blockDim.x) * x.gradient_stride);
-  // [chains + 1]: the active chains, their count
-  const std::size_t block = blockIdx.x - 1, blocks = gridDim.x - 1;
+  // [chains + 2]: the active chains, their count, the barrier's answer
   const std::size_t worker = block * blockDim.x + threadIdx.x, workers = blocks * blockDim.x;
   const std::size_t parts = static_cast<std::size_t>(x.tiles) * workers;
   double* workspace = x.workspace != nullptr ? x.workspace + worker * view.workspace_size : nullptr;
@@ -231,9 +271,10 @@ __global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(Vie
   double* grad = x.gradient_stride > 0 ? shared_grad + threadIdx.x * x.gradient_stride
                  : local_gradient       ? local
                                         : x.scratch + worker * d;
+  int* flag = list + chains + 1;
   for (;;) {
     TYCHE_GRID_CLOCK(before_a);
-    grid_arrive_block(x);  // A
+    if (!grid_arrive_block(x, flag)) return;  // A
     TYCHE_GRID_CLOCK(after_a);
     if (threadIdx.x == 0) {  // the chains that posted a point, in order
       int n = 0;
@@ -269,7 +310,7 @@ __global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(Vie
     }
     if (!any) return;
     TYCHE_GRID_CLOCK(before_b);
-    grid_arrive_block(x);  // B
+    if (!grid_arrive_block(x, flag)) return;  // B
     TYCHE_GRID_CLOCK(after_b);
     // The block sums of value k added by a warp: lane l takes blocks l, l + 32, …, then the
     // lanes' sums are added by shuffles (independent loads in flight, not one chain of them).
@@ -281,9 +322,9 @@ __global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(Vie
       if (lane == 0) __stcg(x.result + k, v);
     }
     TYCHE_GRID_CLOCK(before_c);
-    grid_arrive_block(x);  // C
+    if (!grid_arrive_block(x, flag)) return;  // C
 #if defined(TYCHE_CUDA_GRID_PROFILE)
-    if (blockIdx.x == 1 && threadIdx.x == 0) {
+    if (block == 0 && threadIdx.x == 0) {
       const long long after_c = clock64();
       TYCHE_GRID_ADD(2, before_b - after_a);
       TYCHE_GRID_ADD(3, after_b - before_b);
@@ -294,6 +335,40 @@ __global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(Vie
     }
 #endif
   }
+}
+
+/// whole_device in one cooperative launch: block 0 the controllers, blocks 1 … B−1 the workers.
+/// Every thread gets the registers the controllers' NUTS code needs (cuda::separate_controllers
+/// = false).
+template <class View>
+__global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(View view, device_chain* states, double* buffers, device_run r, double* out_q,
+                                   transition_stats* out_stats, int chains, grid_exchange x) {
+  if (blockIdx.x == 0) {
+    const int c = static_cast<int>(threadIdx.x);
+    if (c < chains) grid_controller<View>(states, buffers, r, out_q, out_stats, chains, x, c);
+    return;
+  }
+  grid_workers(view, chains, x, blockIdx.x - 1, gridDim.x - 1);
+}
+
+/// whole_device in two kernels that run side by side (cuda::separate_controllers, the default):
+/// the controllers, one block, launched first; their thread 0 says so through host-mapped memory,
+/// and then the workers are launched on the SMs left free. The workers' kernel gets only the
+/// registers its own code needs, so more of its warps fit on an SM.
+template <class View>
+__global__ void __launch_bounds__(grid_threads_per_block) device_grid_controllers_kernel(device_chain* states, double* buffers, device_run r, double* out_q,
+                                   transition_stats* out_stats, int chains, grid_exchange x) {
+  if (threadIdx.x == 0) {
+    *x.started = 1;
+    __threadfence_system();
+  }
+  const int c = static_cast<int>(threadIdx.x);
+  if (c < chains) grid_controller<View>(states, buffers, r, out_q, out_stats, chains, x, c);
+}
+
+template <class View>
+__global__ void __launch_bounds__(grid_threads_per_block) device_grid_workers_kernel(View view, int chains, grid_exchange x) {
+  grid_workers(view, chains, x, blockIdx.x, gridDim.x);
 }
 #undef TYCHE_GRID_CLOCK
 #undef TYCHE_GRID_ADD
@@ -441,16 +516,28 @@ class cuda_launcher {
   void launch(const Target& target, const device_run& r) {
     (void)cudaGetLastError();  // an earlier error of this thread is not this launch's
     if (whole_device_) {
-      cuda_check(cudaMemset(exchange_.barrier, 0, 2 * sizeof(unsigned)), "cudaMemset (grid barrier)");
+      cuda_check(cudaMemset(exchange_.barrier, 0, 3 * sizeof(unsigned)), "cudaMemset (grid barrier)");
       View view = target.view;
       device_run run = r;
       int chains = chains_;
       grid_exchange x = exchange_;
-      void* args[] = {&view, &states_, &buffers_, &run, &out_q_, &out_stats_, &chains, &x};
-      cuda_check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&device_grid_kernel<View>), dim3(grid_blocks_),
-                                             dim3(grid_threads_), args, grid_shared_bytes_, nullptr),
-                 "cudaLaunchCooperativeKernel (whole_device)");
-      cuda_check(cudaDeviceSynchronize(), "NUTS kernel (whole_device)");
+      if (exec_.separate_controllers) {
+        launch_separate(view, run, chains, x);
+      } else {
+        void* args[] = {&view, &states_, &buffers_, &run, &out_q_, &out_stats_, &chains, &x};
+        cuda_check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&device_grid_kernel<View>),
+                                               dim3(grid_blocks_), dim3(grid_threads_), args, grid_shared_bytes_, nullptr),
+                   "cudaLaunchCooperativeKernel (whole_device)");
+        cuda_check(cudaDeviceSynchronize(), "NUTS kernel (whole_device)");
+      }
+      unsigned failed = 0;
+      cuda_check(cudaMemcpy(&failed, exchange_.barrier + 2, sizeof failed, cudaMemcpyDeviceToHost),
+                 "cudaMemcpy (grid barrier)");
+      if (failed != 0)
+        throw std::runtime_error(
+            "tyche::nuts: cuda: gradient = whole_device: a thread waited more than 60 s at the grid barrier, and the "
+            "launch was given up: the controllers' and the workers' kernels did not run side by side (is another "
+            "program using the GPU?); cuda{.separate_controllers = false} runs them in one cooperative launch");
 #if defined(TYCHE_CUDA_GRID_PROFILE)
       unsigned long long p[8] = {};
       cudaMemcpyFromSymbol(p, grid_profile, sizeof p);
@@ -494,6 +581,31 @@ class cuda_launcher {
   }
 
  private:
+  // whole_device in two kernels (cuda::separate_controllers): the controllers' block first, on a
+  // stream of its own; once its thread 0 has said it runs (host-mapped memory), the workers'
+  // blocks, which fit on the SMs the controllers leave free (plan_grid), on another stream. Both
+  // then meet at the grid barrier as in the one-kernel launch.
+  void launch_separate(View& view, device_run& run, int& chains, grid_exchange& x) {
+    *started_ = 0;
+    void* controllers[] = {&states_, &buffers_, &run, &out_q_, &out_stats_, &chains, &x};
+    const unsigned threads = static_cast<unsigned>((chains + 31) / 32 * 32);  // the chains' warps
+    cuda_check(cudaLaunchKernel(reinterpret_cast<const void*>(&device_grid_controllers_kernel<View>), dim3(1),
+                                dim3(threads), controllers, 0, streams_[0].get()),
+               "launch (whole_device controllers)");
+    const auto t0 = std::chrono::steady_clock::now();
+    while (*started_ == 0) {
+      if (cudaStreamQuery(streams_[0].get()) != cudaErrorNotReady) break;  // ended (or failed) already
+      if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(60)) break;  // the barrier gives up
+      std::this_thread::yield();
+    }
+    void* workers[] = {&view, &chains, &x};
+    cuda_check(cudaLaunchKernel(reinterpret_cast<const void*>(&device_grid_workers_kernel<View>),
+                                dim3(grid_blocks_ - 1), dim3(grid_threads_), workers, grid_shared_bytes_,
+                                streams_[1].get()),
+               "launch (whole_device workers)");
+    cuda_check(cudaDeviceSynchronize(), "NUTS kernels (whole_device)");
+  }
+
   [[nodiscard]] unsigned blocks() const {
     return static_cast<unsigned>((chains_ + exec_.threads_per_block - 1) / exec_.threads_per_block);
   }
@@ -501,11 +613,44 @@ class cuda_launcher {
   // whole_device: 256 threads per block (fewer if the kernel's registers allow fewer), as many
   // blocks as the device holds at once (a cooperative launch needs every block resident), block
   // 0 for the chains' controllers.
+  //
+  // cuda::separate_controllers: the workers' kernel sets the threads per block, the shared memory
+  // and the blocks (as many as fit on all SMs but one: the controllers' block takes at most one
+  // SM); the controllers' kernel must run the chains in one block.
   void plan_grid() {
-    auto kernel = &device_grid_kernel<View>;
+    const bool separate = exec_.separate_controllers;
+    const void* kernel = separate ? reinterpret_cast<const void*>(&device_grid_workers_kernel<View>)
+                                  : reinterpret_cast<const void*>(&device_grid_kernel<View>);
     cudaFuncAttributes a{};
-    cuda_check(cudaFuncGetAttributes(&a, kernel), "cudaFuncGetAttributes (whole_device)");
-    if (!device_.cooperativeLaunch)
+    cuda_check(separate ? cudaFuncGetAttributes(&a, device_grid_workers_kernel<View>)
+                        : cudaFuncGetAttributes(&a, device_grid_kernel<View>),
+               "cudaFuncGetAttributes (whole_device)");
+    cudaFuncAttributes controllers = a;
+    if (separate) {
+      cuda_check(cudaFuncGetAttributes(&controllers, device_grid_controllers_kernel<View>),
+                 "cudaFuncGetAttributes (whole_device controllers)");
+      if (chains_ > controllers.maxThreadsPerBlock)
+        throw std::invalid_argument("tyche::nuts: cuda: gradient = whole_device with " + std::to_string(chains_) +
+                                    " chains: this model's controllers' kernel runs at most " +
+                                    std::to_string(controllers.maxThreadsPerBlock) + " threads per block (" +
+                                    std::to_string(controllers.numRegs) +
+                                    " registers per thread), and each chain needs one; use fewer chains, or gradient = "
+                                    "per_thread");
+      cuda_check(cudaHostAlloc(reinterpret_cast<void**>(&started_host_), sizeof(int), cudaHostAllocMapped),
+                 "cudaHostAlloc (whole_device)");
+      started_owner_.reset(started_host_);
+      started_ = started_host_;
+      int* dev = nullptr;
+      cuda_check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), started_host_, 0),
+                 "cudaHostGetDevicePointer (whole_device)");
+      exchange_.started = dev;
+      for (auto& stream : streams_) {
+        cudaStream_t st = nullptr;
+        cuda_check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "cudaStreamCreate (whole_device)");
+        stream.reset(st);
+      }
+    }
+    if (!separate && !device_.cooperativeLaunch)
       throw std::runtime_error(std::string("tyche::nuts: cuda: device ") + device_.name +
                                " cannot run a cooperative launch, which gradient = whole_device needs: use "
                                "gradient = per_thread");
@@ -523,11 +668,25 @@ class cuda_launcher {
     const std::size_t d = target_.view.dim(), warps = grid_threads_ / 32;
     const std::size_t optin = static_cast<std::size_t>(device_.sharedMemPerBlockOptin);
     const std::size_t per_chain = (d + warps * (d + 1)) * sizeof(double);
-    const std::size_t fixed = (static_cast<std::size_t>(chains_) + 1) * sizeof(int);
+    const std::size_t fixed = (static_cast<std::size_t>(chains_) + 2) * sizeof(int);
     const std::size_t stride = d | 1u, grad_bytes = grid_threads_ * stride * sizeof(double);
     const bool in_shared = exec_.shared_gradient && grad_bytes + per_chain + fixed <= optin;
     exchange_.gradient_stride = in_shared ? static_cast<unsigned>(stride) : 0u;
-    const std::size_t left = optin - (in_shared ? grad_bytes : 0) - std::min(optin, fixed);
+    std::size_t left = optin - std::min(optin, (in_shared ? grad_bytes : 0) + fixed);
+    if (separate) {
+      // As many blocks per SM as the workers' registers allow, each with its share of the SM's
+      // shared memory.
+      int by_registers = 0;
+      cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&by_registers, kernel, static_cast<int>(grid_threads_),
+                                                               (in_shared ? grad_bytes : 0) + fixed + per_chain),
+                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+      if (by_registers > 1) {
+        const std::size_t share = static_cast<std::size_t>(device_.sharedMemPerMultiprocessor) /
+                                      static_cast<std::size_t>(by_registers) -
+                                  static_cast<std::size_t>(device_.reservedSharedMemPerBlock);
+        left = std::min(left, share - std::min(share, (in_shared ? grad_bytes : 0) + fixed));
+      }
+    }
     std::size_t group = exec_.chain_group > 0 ? static_cast<std::size_t>(exec_.chain_group)
                                               : std::min(grid_shared_budget, left) / per_chain;
     group = std::clamp<std::size_t>(group, 1, static_cast<std::size_t>(chains_));
@@ -547,12 +706,17 @@ class cuda_launcher {
     cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(grid_threads_),
                                                              grid_shared_bytes_),
                "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    grid_blocks_ = static_cast<unsigned>(per_sm) * static_cast<unsigned>(device_.multiProcessorCount);
+    // One cooperative launch: block 0 the controllers, the rest workers. Separate kernels: the
+    // workers fill every SM but one, and grid_blocks_ counts the controllers' block as one.
+    grid_blocks_ = separate ? static_cast<unsigned>(per_sm) * static_cast<unsigned>(device_.multiProcessorCount - 1) + 1
+                            : static_cast<unsigned>(per_sm) * static_cast<unsigned>(device_.multiProcessorCount);
+    if (exec_.worker_blocks > 0) grid_blocks_ = std::min(grid_blocks_, static_cast<unsigned>(exec_.worker_blocks) + 1);
     if (grid_blocks_ < 2)
       throw std::runtime_error("tyche::nuts: cuda: gradient = whole_device: this model's kernel fits " +
                                std::to_string(grid_blocks_) + " blocks of " + std::to_string(grid_threads_) +
                                " threads on the device at once, and needs 2; use gradient = per_thread");
-    kernel_ = a;  // reserve() counts this kernel's local memory
+    // reserve() counts this kernel's local memory (separate kernels: the controllers', the larger)
+    kernel_ = separate && controllers.localSizeBytes > a.localSizeBytes ? controllers : a;
   }
 
   // Parts of each worker's share of the data (cuda::tiles): with one chain, 1 (nothing to
@@ -596,7 +760,7 @@ class cuda_launcher {
     cuda_check(cudaMemset(exchange_.active, 0, chains * sizeof(int)), "cudaMemset (flags)");
     exchange_memory_.push_back(std::make_unique<device_buffer>());
     exchange_.barrier =
-        static_cast<unsigned*>(exchange_memory_.back()->allocate(2 * sizeof(unsigned), "cudaMalloc (grid barrier)"));
+        static_cast<unsigned*>(exchange_memory_.back()->allocate(3 * sizeof(unsigned), "cudaMalloc (grid barrier)"));
     exchange_.expected = grid_blocks_ - 1 + static_cast<unsigned>(chains_);
   }
 
@@ -617,6 +781,18 @@ class cuda_launcher {
   double* out_q_ = nullptr;
   transition_stats* out_stats_ = nullptr;
   std::size_t block_ = 0, d_ = 0;
+  // cuda::separate_controllers: the flag the controllers set when they run (host-mapped), and
+  // the two kernels' streams.
+  struct host_free {
+    void operator()(int* p) const { cudaFreeHost(p); }
+  };
+  struct stream_destroy {
+    void operator()(cudaStream_t s) const { cudaStreamDestroy(s); }
+  };
+  int* started_host_ = nullptr;
+  volatile int* started_ = nullptr;
+  std::unique_ptr<int, host_free> started_owner_{nullptr};
+  std::unique_ptr<std::remove_pointer_t<cudaStream_t>, stream_destroy> streams_[2];
 };
 
 }  // namespace tyche::samplers::detail

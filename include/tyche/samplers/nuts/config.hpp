@@ -68,7 +68,8 @@ struct cpu {
   /// (program_view::value_and_gradient_part) — run on the chain's thread and on the threads the
   /// chains leave free (threads − chains), the parts' sums added in part order. 1: never. 0
   /// (the default): cpu_split_parts parts when there are more threads than chains, the chains
-  /// are scalar and the model reads at least cpu_split_data_values values of data per
+  /// are scalar and the model's loops over observations (the fused sums the parts divide,
+  /// model_t::split_values()) read at least cpu_split_data_values values of data per
   /// evaluation; otherwise 1. Chains in SIMD lanes (lanes > 1) never split. The parts, not the
   /// threads, fix the sums: a chain's draws are the
   /// same for every thread count with the same split, and differ in the last bits from split = 1
@@ -84,9 +85,12 @@ inline constexpr std::size_t cpu_split_data_values = 250000;
 
 /// How the CUDA executor computes each chain's log density and gradient (docs/gpu.md).
 enum class cuda_gradient {
-  /// whole_device for a model that reads at least cuda_whole_device_data_values values of data
-  /// per evaluation and at least cuda_whole_device_values_per_chain per chain, with at most
-  /// cuda_whole_device_max_chains chains; per_thread otherwise.
+  /// whole_device for a model whose loops over observations (the fused sums, which the workers
+  /// divide among themselves; model_t::split_values()) read at least
+  /// cuda_whole_device_data_values values of data per evaluation and at least
+  /// cuda_whole_device_values_per_chain per chain, with at most cuda_whole_device_max_chains
+  /// chains; per_thread otherwise (data read elsewhere — a triangular solve with a data
+  /// covariance's Cholesky factor, a scan's steps — every worker would repeat).
   automatic,
   /// One chain per CUDA thread, which evaluates the whole model: many chains of a small model.
   per_thread,
@@ -97,7 +101,8 @@ enum class cuda_gradient {
   whole_device,
 };
 
-/// cuda_gradient::automatic: the data (values read per evaluation, model_t::data_values()) from
+/// cuda_gradient::automatic: the data (values the fused sums read per evaluation,
+/// model_t::split_values()) from
 /// which, and the chains up to which, the whole device computes each gradient. Measured on an
 /// H100 (docs/gpu.md): one thread evaluates ~47 ns per data value, a whole_device round costs
 /// ~40 µs per chain beside ~7.6 ps per data value, so one chain per thread wins once the chains
@@ -142,9 +147,25 @@ struct cuda {
   int tiles = 0;
   int chain_group = 0;
   /// whole_device: each thread's share of a gradient in shared memory (when it fits: d up to
-  /// about 110 parameters with 256 threads per block) instead of the thread's local memory.
-  /// Off by default: not yet shown faster (docs/gpu.md).
-  bool shared_gradient = false;
+  /// about 110 parameters with 256 threads per block) instead of the thread's local memory,
+  /// which spills to L2 at 256 threads per SM. Measured on an H200 (docs/gpu.md, 2026-11-28,
+  /// one run): 1.6x faster per leapfrog on covertype, 1.8x on the logistic regression 10,000 x
+  /// 100 (2.8x with 32 chains).
+  bool shared_gradient = true;
+  /// whole_device: the chains' controllers (their NUTS code) in a kernel of their own, beside the
+  /// workers' kernel (launched once the controllers run, on the SMs they leave free), so that
+  /// the workers get only the registers their own code needs (125 instead of 255 on covertype:
+  /// two blocks per SM instead of one). Measured no faster on an H200 (docs/gpu.md: 0.92-1.13x of
+  /// the one kernel, and slower with many chains), so off: both in one cooperative launch, every
+  /// thread with the controllers' registers. The draws differ between the two in the last bits
+  /// (the workers are more or fewer, and add up in another order).
+  bool separate_controllers = false;
+  /// whole_device: at most this many blocks of workers (256 threads each); 0: as many as the
+  /// device holds at once. Fewer, fuller workers for a model with little data per evaluation
+  /// (each worker's part has a fixed cost: on an H200, the logistic regression 10,000 x 100 with
+  /// the gradients in local memory ran 2.1x faster per leapfrog with 66 blocks than with 264;
+  /// not measured with shared gradients; docs/gpu.md). The draws depend on it in the last bits.
+  int worker_blocks = 0;
 };
 
 /// A random initial point where Stan's step-size heuristic needs a step below this is rejected

@@ -72,8 +72,10 @@ std::size_t device_workspace_size(const DeviceTarget& t, std::size_t model_works
   else return model_workspace;
 }
 
-/// cuda_gradient::automatic resolved for a run (per_thread or whole_device); whole_device with
-/// more chains than it runs is an invalid_argument naming both.
+/// cuda_gradient::automatic resolved for a run (per_thread or whole_device) from the data values
+/// the parts of a split evaluation divide (model_t::split_values: data read elsewhere, e.g. by a
+/// triangular solve, every worker would repeat); whole_device with more chains than it runs is an
+/// invalid_argument naming both.
 inline cuda_gradient resolve_cuda_gradient(const cuda& exec, int chains, std::size_t data_values) {
   if (exec.gradient == cuda_gradient::whole_device && chains > cuda_whole_device_max_chains)
     throw std::invalid_argument("tyche::nuts: cuda: gradient = whole_device runs at most " +
@@ -136,6 +138,8 @@ inline void check_cuda_settings(const cuda& exec) {
   if (exec.device < 0) fail("device = " + std::to_string(exec.device) + " must be ≥ 0");
   if (exec.tiles < 0) fail("tiles = " + std::to_string(exec.tiles) + " must be ≥ 0 (0: automatic)");
   if (exec.chain_group < 0) fail("chain_group = " + std::to_string(exec.chain_group) + " must be ≥ 0 (0: automatic)");
+  if (exec.worker_blocks < 0)
+    fail("worker_blocks = " + std::to_string(exec.worker_blocks) + " must be ≥ 0 (0: as many as the device holds)");
 }
 
 /// a · b, or an overflow_error naming what was being counted.

@@ -56,6 +56,9 @@ class model_target {
   /// matrices (model_t::matrix_values): the default lanes use them.
   [[nodiscard]] std::size_t data_values() const { return model_.data_values(); }
   [[nodiscard]] std::size_t matrix_values() const { return model_.matrix_values(); }
+  /// The part of data_values() a split evaluation divides (model_t::split_values): the GPU's
+  /// whole_device gradient and the CPU's split gradient are chosen by it.
+  [[nodiscard]] std::size_t split_values() const { return model_.split_values(); }
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
     return view_.value_and_gradient(q, grad, workspace);
@@ -223,6 +226,11 @@ class erased_target {
     else return 0;
   }
   template <class Target>
+  static std::size_t split_values_of(const Target& target) {
+    if constexpr (requires { target.split_values(); }) return target.split_values();
+    else return 0;
+  }
+  template <class Target>
   static void constrain_of(const void* self, const double* q, std::vector<double>& out) {
     static_cast<const Target*>(self)->constrain(q, out);
   }
@@ -249,7 +257,7 @@ class erased_target {
   explicit erased_target(const Target& target)
       : self_(&target), dim_(target.dim()), constrained_dim_(target.constrained_dim()),
         workspace_size_(target.workspace_size()), data_values_(data_values_of(target)),
-        matrix_values_(matrix_values_of(target)), double_(&value_and_gradient_of<Target, double>),
+        matrix_values_(matrix_values_of(target)), split_values_(split_values_of(target)), double_(&value_and_gradient_of<Target, double>),
         full_(&value_and_gradient_of<Target, Full>), half_(&value_and_gradient_of<Target, half_type>),
         part_(parts_of<Target>()), initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>),
         unconstrain_(unconstrain_of<Target>()), non_finite_terms_(non_finite_terms_of<Target>()) {}
@@ -260,6 +268,7 @@ class erased_target {
   /// target says (else 0).
   [[nodiscard]] std::size_t data_values() const { return data_values_; }
   [[nodiscard]] std::size_t matrix_values() const { return matrix_values_; }
+  [[nodiscard]] std::size_t split_values() const { return split_values_; }
   /// T: double, Full or Half (lane_batch, half_lane_batch: the types the CPU executor evaluates).
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
@@ -301,7 +310,7 @@ class erased_target {
 
  private:
   const void* self_;
-  std::size_t dim_, constrained_dim_, workspace_size_, data_values_, matrix_values_;
+  std::size_t dim_, constrained_dim_, workspace_size_, data_values_, matrix_values_, split_values_;
   value_and_gradient_fn<double> double_;
   value_and_gradient_fn<Full> full_;
   value_and_gradient_fn<half_type> half_;
@@ -328,14 +337,16 @@ std::size_t resolve_split(const Target& target, const nuts_config& cfg, const cp
     throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
                                 ": this target cannot evaluate its log density in parts (value_and_gradient_part)");
   const int total = samplers::detail::cpu_threads(exec);
-  std::size_t data_values = 0, matrix_values = 0;
+  std::size_t data_values = 0, matrix_values = 0, split_values = 0;
   if constexpr (requires { target.data_values(); }) data_values = target.data_values();
   if constexpr (requires { target.matrix_values(); }) matrix_values = target.matrix_values();
+  if constexpr (requires { target.split_values(); }) split_values = target.split_values();
   // Only scalar chains split (a batch of chains evaluates its lanes together).
   const bool scalar = samplers::detail::resolve_lanes(exec.lanes, cfg.chains, std::min(total, cfg.chains),
                                                       data_values, matrix_values) == 1;
   if (exec.split >= 1) return scalar ? static_cast<std::size_t>(exec.split) : 1;
-  const bool split = splittable && scalar && total > cfg.chains && data_values >= cpu_split_data_values;
+  // The parts divide only the fused sums' loops (split_values); every part repeats the rest.
+  const bool split = splittable && scalar && total > cfg.chains && split_values >= cpu_split_data_values;
   return split ? static_cast<std::size_t>(cpu_split_parts) : 1;
 }
 
@@ -422,7 +433,7 @@ nuts_fit run_nuts_emulated(const Target& target, const nuts_config& cfg, const c
   const auto start = std::chrono::steady_clock::now();
   host_launcher launcher;
   nuts_fit fit;
-  if (resolve_cuda_gradient(exec, cfg.chains, target.data_values()) == cuda_gradient::whole_device)
+  if (resolve_cuda_gradient(exec, cfg.chains, target.split_values()) == cuda_gradient::whole_device)
     fit = run_device(target, parted_log_density<Target>{&target}, launcher, cfg, exec, std::move(names));
   else
     fit = run_device(target, target_log_density<Target>{&target}, launcher, cfg, exec, std::move(names));
@@ -447,7 +458,7 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
   using view_type = std::remove_cvref_t<decltype(m.program().view())>;
   nuts_fit fit;
   if constexpr (Nvcc && std::is_trivially_copyable_v<view_type>) {
-    const bool whole_device = resolve_cuda_gradient(exec, cfg.chains, m.data_values()) == cuda_gradient::whole_device;
+    const bool whole_device = resolve_cuda_gradient(exec, cfg.chains, m.split_values()) == cuda_gradient::whole_device;
     cuda_launcher<view_type> launcher(m.program().view(), exec, cfg.chains, whole_device);
     // The host's part (initialisation, constrain) through the erased target too.
     fit = run_device(model_erased_target(target), launcher.target(), launcher, cfg, exec, m.parameter_names());
