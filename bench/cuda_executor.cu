@@ -139,7 +139,7 @@ void share_rows() {
                               (shared ? "_shared" : "_local");
     measure(name, n, m, chains, exec, it, it, label.c_str());
   };
-  // Tiles (the workers' gradients in local memory, the default).
+  // Tiles (the workers' gradients in local memory, as on 2026-11-27; shared is the default now).
   run("covertype", cd.d.n, ct, 1, 0, 0, false, 30);
   for (const int tiles : {1, 8, 15, 30, 60}) run("covertype", cd.d.n, ct, 8, tiles, 0, false, 20);
   for (const int tiles : {15, 30, 60}) run("covertype", cd.d.n, ct, 64, tiles, 0, false, 20);
@@ -157,7 +157,7 @@ void share_rows() {
 }
 
 // whole_device's controllers in the workers' kernel (one cooperative launch) or in a kernel of
-// their own (cuda::separate_controllers, the default), each with the workers' gradients in local
+// their own (cuda::separate_controllers; off by default), each with the workers' gradients in local
 // or in shared memory (cuda::shared_gradient), and fewer worker blocks (cuda::worker_blocks) for
 // the logistic regression, whose 10,000 rows leave most of the device's workers without a row:
 // one run, alone on the GPU. Executor labels cuda_<one_kernel|separate>_<local|shared>[_blocks_k].

@@ -19218,16 +19218,16 @@ struct cuda {
   bool shared_gradient = true;
   /// whole_device: the chains' controllers (their NUTS code) in a kernel of their own, beside the
   /// workers' kernel (launched once the controllers run, on the SMs they leave free), so that
-  /// the workers get only the registers their own code needs (125 instead of 255 on covertype:
-  /// two blocks per SM instead of one). Measured no faster on an H200 (docs/gpu.md: 0.92-1.13x of
-  /// the one kernel, and slower with many chains), so off: both in one cooperative launch, every
+  /// the workers get only the registers their own code needs (125 instead of 255 on covertype).
+  /// Measured no faster on an H200 (docs/gpu.md: 0.94-1.14x the speed of the one kernel, and
+  /// slower with many chains), so off: both in one cooperative launch, every
   /// thread with the controllers' registers. The draws differ between the two in the last bits
   /// (the workers are more or fewer, and add up in another order).
   bool separate_controllers = false;
   /// whole_device: at most this many blocks of workers (256 threads each); 0: as many as the
   /// device holds at once. Fewer, fuller workers for a model with little data per evaluation
   /// (each worker's part has a fixed cost: on an H200, the logistic regression 10,000 x 100 with
-  /// the gradients in local memory ran 2.1x faster per leapfrog with 66 blocks than with 264;
+  /// the gradients in local memory ran 2.1x faster per leapfrog with 66 blocks than with 262;
   /// not measured with shared gradients; docs/gpu.md). The draws depend on it in the last bits.
   int worker_blocks = 0;
 };
@@ -21775,7 +21775,8 @@ __global__ void device_chains_kernel(Target target, device_chain* states, double
 // Each worker's gradient lives in shared memory where it fits (cuda::shared_gradient, the
 // default): in local memory it spills to L2 and each part's zeroing, adjoint updates and warp sums
 // wait on it (measured 1.6-2.8x slower per leapfrog). A thread waiting more than
-// grid_wait_limit_ns at a barrier gives the launch up (barrier[2]), and the host throws.
+// grid_wait_limit_ns at a barrier gives the launch up (barrier[2]), and the host throws — with
+// separate controllers only: one cooperative launch guarantees that every block runs.
 //
 // Chains can share each read of the data (cuda::tiles; one tile, each chain its own pass, is the
 // automatic choice: more measured slower, grid_tile_values): a worker's share is cut into
@@ -21807,10 +21808,12 @@ struct grid_exchange {
   unsigned group = 1;          // chains evaluated per tile (shared memory: their points and accumulators)
   unsigned gradient_stride = 0; // > 0: each worker's gradient in shared memory, this many values apart
   volatile int* started = nullptr;  // separate kernels: host-mapped, set when the controllers run
+  unsigned long long wait_limit_ns = 0;  // > 0: a thread waiting this long at the barrier gives up
 };
 
-/// Nanoseconds a thread waits at the grid barrier before it gives up the launch (the workers'
-/// kernel did not start beside the controllers': another program on the GPU, or MPS limits).
+/// Nanoseconds a thread waits at the grid barrier before it gives up a launch with separate
+/// controllers (the workers' kernel did not start beside the controllers': another program on
+/// the GPU, MPS limits, kernels serialised by a profiler or CUDA_LAUNCH_BLOCKING).
 inline constexpr unsigned long long grid_wait_limit_ns = 60ull * 1000 * 1000 * 1000;
 
 /// The device's clock in nanoseconds (%globaltimer).
@@ -21847,9 +21850,9 @@ __device__ inline void warp_add_to(Get get, std::size_t n, double* acc, unsigned
 
 /// A barrier of the whole grid, arrived at by one thread (a worker block's thread 0, or a
 /// controller): the last arrival of a generation resets the count and starts the next one.
-/// barrier[2] ≠ 0: the launch was given up (a thread waited longer than grid_wait_limit_ns);
-/// returns false then, and every thread leaves.
-__device__ inline bool grid_arrive(unsigned* barrier, unsigned expected) {
+/// barrier[2] ≠ 0: the launch was given up (a thread waited longer than limit_ns > 0); returns
+/// false then, and every thread leaves.
+__device__ inline bool grid_arrive(unsigned* barrier, unsigned expected, unsigned long long limit_ns) {
   volatile unsigned* generation = barrier + 1;
   volatile unsigned* failed = barrier + 2;
   const unsigned g = *generation;
@@ -21863,7 +21866,7 @@ __device__ inline bool grid_arrive(unsigned* barrier, unsigned expected) {
     for (unsigned spin = 0; *generation == g; ++spin) {
       __nanosleep(32);
       if (*failed != 0) return false;
-      if ((spin & 1023u) == 1023u && grid_now_ns() - since > grid_wait_limit_ns) {
+      if (limit_ns > 0 && (spin & 1023u) == 1023u && grid_now_ns() - since > limit_ns) {
         atomicExch(barrier + 2, 1u);
         return false;
       }
@@ -21876,7 +21879,7 @@ __device__ inline bool grid_arrive(unsigned* barrier, unsigned expected) {
 /// A worker block at the grid barrier; false: the launch was given up.
 __device__ inline bool grid_arrive_block(const grid_exchange& x, int* flag) {
   __syncthreads();
-  if (threadIdx.x == 0) *flag = grid_arrive(x.barrier, x.expected) ? 1 : 0;
+  if (threadIdx.x == 0) *flag = grid_arrive(x.barrier, x.expected, x.wait_limit_ns) ? 1 : 0;
   __syncthreads();
   return *flag != 0;
 }
@@ -21927,8 +21930,8 @@ __device__ void grid_controller(device_chain* states, double* buffers, const dev
     double* slot = x.theta + static_cast<std::size_t>(c) * d;
     for (std::size_t i = 0; i < d; ++i) __stcg(slot + i, q[i]);
     __stcg(x.active + c, 1);
-    ok = grid_arrive(x.barrier, x.expected) && grid_arrive(x.barrier, x.expected) &&  // A, B
-         grid_arrive(x.barrier, x.expected);                                         // C
+    ok = grid_arrive(x.barrier, x.expected, x.wait_limit_ns) && grid_arrive(x.barrier, x.expected, x.wait_limit_ns) &&  // A, B
+         grid_arrive(x.barrier, x.expected, x.wait_limit_ns);                                         // C
     if (!ok) return __longlong_as_double(0x7ff8000000000000LL);
     const double* result = x.result + static_cast<std::size_t>(c) * row;
     for (std::size_t i = 0; i < d; ++i) grad[i] = __ldcg(result + 1 + i);
@@ -21946,11 +21949,11 @@ __device__ void grid_controller(device_chain* states, double* buffers, const dev
   __stcg(x.active + c, 0);
   if (!ok) return;
   for (;;) {  // serve the rounds of the other chains until none is left
-    if (!grid_arrive(x.barrier, x.expected)) return;  // A
+    if (!grid_arrive(x.barrier, x.expected, x.wait_limit_ns)) return;  // A
     bool any = false;
     for (int k = 0; k < chains; ++k) any = any || __ldcg(x.active + k) != 0;
     if (!any) return;
-    if (!grid_arrive(x.barrier, x.expected) || !grid_arrive(x.barrier, x.expected)) return;  // B, C
+    if (!grid_arrive(x.barrier, x.expected, x.wait_limit_ns) || !grid_arrive(x.barrier, x.expected, x.wait_limit_ns)) return;  // B, C
   }
 }
 
@@ -22058,7 +22061,7 @@ __global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(Vie
   grid_workers(view, chains, x, blockIdx.x - 1, gridDim.x - 1);
 }
 
-/// whole_device in two kernels that run side by side (cuda::separate_controllers, the default):
+/// whole_device in two kernels that run side by side (cuda::separate_controllers; off by default):
 /// the controllers, one block, launched first; their thread 0 says so through host-mapped memory,
 /// and then the workers are launched on the SMs left free. The workers' kernel gets only the
 /// registers its own code needs, so more of its warps fit on an SM.
@@ -22223,7 +22226,12 @@ class cuda_launcher {
   void launch(const Target& target, const device_run& r) {
     (void)cudaGetLastError();  // an earlier error of this thread is not this launch's
     if (whole_device_) {
-      cuda_check(cudaMemset(exchange_.barrier, 0, 3 * sizeof(unsigned)), "cudaMemset (grid barrier)");
+      // Separate controllers: on the controllers' stream (a non-blocking stream does not wait
+      // for the legacy default stream), so that it is done before they arrive.
+      cuda_check(exec_.separate_controllers
+                     ? cudaMemsetAsync(exchange_.barrier, 0, 3 * sizeof(unsigned), streams_[0].get())
+                     : cudaMemset(exchange_.barrier, 0, 3 * sizeof(unsigned)),
+                 "cudaMemset (grid barrier)");
       View view = target.view;
       device_run run = r;
       int chains = chains_;
@@ -22240,11 +22248,12 @@ class cuda_launcher {
       unsigned failed = 0;
       cuda_check(cudaMemcpy(&failed, exchange_.barrier + 2, sizeof failed, cudaMemcpyDeviceToHost),
                  "cudaMemcpy (grid barrier)");
-      if (failed != 0)
+      if (failed != 0)  // separate controllers only (wait_limit_ns)
         throw std::runtime_error(
-            "tyche::nuts: cuda: gradient = whole_device: a thread waited more than 60 s at the grid barrier, and the "
-            "launch was given up: the controllers' and the workers' kernels did not run side by side (is another "
-            "program using the GPU?); cuda{.separate_controllers = false} runs them in one cooperative launch");
+            "tyche::nuts: cuda: gradient = whole_device with separate_controllers: a thread waited more than 60 s at "
+            "the grid barrier, and the launch was given up: the controllers' and the workers' kernels did not run side "
+            "by side (another program on the GPU, a profiler serialising kernels, CUDA_LAUNCH_BLOCKING?); "
+            "cuda{.separate_controllers = false} (the default) runs them in one cooperative launch");
 #if defined(TYCHE_CUDA_GRID_PROFILE)
       unsigned long long p[8] = {};
       cudaMemcpyFromSymbol(p, grid_profile, sizeof p);
@@ -22357,6 +22366,11 @@ class cuda_launcher {
         stream.reset(st);
       }
     }
+    if (separate && !device_.concurrentKernels)
+      throw std::invalid_argument(std::string("tyche::nuts: cuda: device ") + device_.name +
+                                  " cannot run two kernels at once, which separate_controllers needs: use "
+                                  "separate_controllers = false");
+    exchange_.wait_limit_ns = separate ? grid_wait_limit_ns : 0;
     if (!separate && !device_.cooperativeLaunch)
       throw std::runtime_error(std::string("tyche::nuts: cuda: device ") + device_.name +
                                " cannot run a cooperative launch, which gradient = whole_device needs: use "
@@ -22377,15 +22391,21 @@ class cuda_launcher {
     const std::size_t per_chain = (d + warps * (d + 1)) * sizeof(double);
     const std::size_t fixed = (static_cast<std::size_t>(chains_) + 2) * sizeof(int);
     const std::size_t stride = d | 1u, grad_bytes = grid_threads_ * stride * sizeof(double);
-    const bool in_shared = exec_.shared_gradient && grad_bytes + per_chain + fixed <= optin;
+    // (With an explicit chain_group, the gradients go to shared memory only beside the whole group.)
+    const std::size_t least_group = exec_.chain_group > 0 ? static_cast<std::size_t>(exec_.chain_group) : 1;
+    const bool in_shared = exec_.shared_gradient && grad_bytes + least_group * per_chain + fixed <= optin;
     exchange_.gradient_stride = in_shared ? static_cast<unsigned>(stride) : 0u;
     std::size_t left = optin - std::min(optin, (in_shared ? grad_bytes : 0) + fixed);
     if (separate) {
       // As many blocks per SM as the workers' registers allow, each with its share of the SM's
       // shared memory.
       int by_registers = 0;
+      const std::size_t least = (in_shared ? grad_bytes : 0) + fixed + per_chain;
+      if (least > 48 * 1024)  // the occupancy of a launch with more than 48 KB needs the attribute first
+        cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(least)),
+                   "cudaFuncSetAttribute (shared memory)");
       cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&by_registers, kernel, static_cast<int>(grid_threads_),
-                                                               (in_shared ? grad_bytes : 0) + fixed + per_chain),
+                                                               least),
                  "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
       if (by_registers > 1) {
         const std::size_t share = static_cast<std::size_t>(device_.sharedMemPerMultiprocessor) /
@@ -22439,16 +22459,18 @@ class cuda_launcher {
   [[nodiscard]] std::size_t grid_workers() const {
     return static_cast<std::size_t>(grid_blocks_ - 1) * grid_threads_;
   }
+  // Each worker's gradient in device memory: a model without a static dimension (or above 256)
+  // whose gradients are not in shared memory.
   [[nodiscard]] bool grid_scratch() const {
     constexpr std::size_t sd = tyche::detail::static_dim_v<typename View::layout_type>;
-    return !(sd != dynamic_extent && sd <= 256);
+    return !(sd != dynamic_extent && sd <= 256) && exchange_.gradient_stride == 0;
   }
   [[nodiscard]] std::size_t grid_exchange_bytes(std::size_t d) const {
     const std::size_t chains = static_cast<std::size_t>(chains_), row = d + 1;
     std::size_t doubles = chains * d + static_cast<std::size_t>(grid_blocks_ - 1) * chains * row + chains * row;
     doubles += checked_product(grid_workers(), (grid_scratch() ? d : 0) + target_.view.workspace_size,
                                "the workers' scratch");
-    return doubles * sizeof(double) + chains * sizeof(int) + 2 * sizeof(unsigned);
+    return doubles * sizeof(double) + chains * sizeof(int) + 3 * sizeof(unsigned);
   }
   void allocate_exchange(std::size_t d) {
     const std::size_t chains = static_cast<std::size_t>(chains_), row = d + 1;

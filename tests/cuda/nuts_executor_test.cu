@@ -185,10 +185,16 @@ void whole_device() {
     compare_first_transitions(gpu, host, 20, "whole_device, logistic regression");
     // The controllers in a kernel of their own beside the workers' (cuda::separate_controllers;
     // the default is one cooperative launch), and fewer worker blocks.
+    // Each adds the parts in another order than the default (other workers), so its draws differ
+    // from the default's in the last bits: a setting that were ignored would give them bit for bit.
     cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device, .separate_controllers = true};
-    compare_first_transitions(tyche::nuts(m, cfg), host, 20, "whole_device, separate controllers, logistic regression");
+    const auto separate = tyche::nuts(m, cfg);
+    compare_first_transitions(separate, host, 20, "whole_device, separate controllers, logistic regression");
+    check(separate.values != gpu.values, "whole_device: separate controllers run other workers (other sums)");
     cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device, .worker_blocks = 5};
-    compare_first_transitions(tyche::nuts(m, cfg), host, 20, "whole_device, 5 worker blocks, logistic regression");
+    const auto five = tyche::nuts(m, cfg);
+    compare_first_transitions(five, host, 20, "whole_device, 5 worker blocks, logistic regression");
+    check(five.values != gpu.values, "whole_device: 5 worker blocks add the parts in another order");
   }
   {
     // X stored as floats (matrix(const float*, ...)): copied to the device as floats, converted as

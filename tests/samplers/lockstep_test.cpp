@@ -375,6 +375,13 @@ TEST_CASE("lanes = 0: a model's data values decide between chains in lanes and o
     const auto in_log = model(joint(a, target(log(sum(exp(a * data(large.X)))))));
     CHECK(in_log.data_values() == large.X.size());
     CHECK(in_log.split_values() == 0);
+    // A linear predictor used twice is buffered (one loop of its own, every part repeats it):
+    // only y, read in the likelihood's loop, is divided.
+    auto beta = normal<"beta">(0.0, 1.0, shape<10>);
+    auto eta = matvec(matrix(large.X, large.y.size(), 10), beta);
+    const auto twice = model(joint(beta, bernoulli_logit(eta).observe(data(large.y)), target(-0.5 * sum(square(eta)))));
+    CHECK(twice.split_values() == large.y.size());
+    CHECK(twice.data_values() > large.X.size());
   }
   const int w = simd_lane_width, h = half_lane_width;
   const int batch = w >= 4 ? w : 1;  // what 0 gives a small model whose chains fill the full width

@@ -154,16 +154,16 @@ struct cuda {
   bool shared_gradient = true;
   /// whole_device: the chains' controllers (their NUTS code) in a kernel of their own, beside the
   /// workers' kernel (launched once the controllers run, on the SMs they leave free), so that
-  /// the workers get only the registers their own code needs (125 instead of 255 on covertype:
-  /// two blocks per SM instead of one). Measured no faster on an H200 (docs/gpu.md: 0.92-1.13x of
-  /// the one kernel, and slower with many chains), so off: both in one cooperative launch, every
+  /// the workers get only the registers their own code needs (125 instead of 255 on covertype).
+  /// Measured no faster on an H200 (docs/gpu.md: 0.94-1.14x the speed of the one kernel, and
+  /// slower with many chains), so off: both in one cooperative launch, every
   /// thread with the controllers' registers. The draws differ between the two in the last bits
   /// (the workers are more or fewer, and add up in another order).
   bool separate_controllers = false;
   /// whole_device: at most this many blocks of workers (256 threads each); 0: as many as the
   /// device holds at once. Fewer, fuller workers for a model with little data per evaluation
   /// (each worker's part has a fixed cost: on an H200, the logistic regression 10,000 x 100 with
-  /// the gradients in local memory ran 2.1x faster per leapfrog with 66 blocks than with 264;
+  /// the gradients in local memory ran 2.1x faster per leapfrog with 66 blocks than with 262;
   /// not measured with shared gradients; docs/gpu.md). The draws depend on it in the last bits.
   int worker_blocks = 0;
 };
