@@ -28,7 +28,8 @@
 //                           longest chain; cpu: lanes of SIMD batches)
 // At 16,384 chains of eight schools the executor label cuda_threads_per_block_<k> gives the rows of
 // other block sizes (the default is 64).
-// Models: eight_schools_noncentered (10 parameters) and logistic_regression (10,000 × 100
+// Models: eight_schools_noncentered (10 parameters), corr_gaussian_100 (a 100-d Gaussian with a
+// data covariance, dense metric; 1, 32, 1,024 chains, 100 + 100 iterations) and logistic_regression (10,000 × 100
 // synthetic design, 101 parameters: the data-heavy case, where one chain per thread reads the
 // whole matrix per gradient).
 #include <cuda_runtime.h>
@@ -44,6 +45,7 @@
 void cpu_rows_eight_schools(int chains, int warmup, int draws);
 void cpu_rows_logistic_regression(int chains, int warmup, int draws);
 void cpu_rows_covertype(int chains, int warmup, int draws);
+void cpu_rows_corr_gaussian(int chains, int warmup, int draws);
 
 namespace {
 
@@ -227,6 +229,18 @@ int main(int argc, char** argv) {
     const int draws = chains >= 16384 ? 100 : (quick ? 200 : 1000);
     if (gpu) measure("eight_schools_noncentered", 8, es, chains, tyche::cuda{}, warmup, draws);
     if (chains <= 1024) cpu_rows_eight_schools(chains, warmup, draws);
+  }
+  // The 100-d correlated Gaussian (dense metric): one chain per thread (the automatic choice: its
+  // data are read by a triangular solve, which whole_device's workers would each repeat), each
+  // gradient a serial O(d²) solve on one thread. Not yet run on a GPU (2026-11-28): 100 + 100.
+  {
+    const corr_gaussian_data cg;
+    const auto m = corr_gaussian(cg);
+    for (const int chains : {1, 32, 1024}) {
+      if (gpu) measure("corr_gaussian_100", cg.d, m, chains, tyche::cuda{}, 100, 100, nullptr,
+                       tyche::samplers::metric_kind::dense);
+      cpu_rows_corr_gaussian(chains, 100, 100);
+    }
   }
   // Chains per block of threads (the default is 64), at 16,384 chains.
   if (gpu)

@@ -87,6 +87,24 @@ struct covertype_float_data {
       c);
 }
 
+// The 100-dimensional correlated Gaussian (Σᵢⱼ = 0.9^|i−j|, a data covariance: multi_normal's
+// triangular solve with its Cholesky factor, O(d²) per gradient), the lanes benchmark's
+// corr_gaussian_100; the dense metric.
+struct corr_gaussian_data {
+  static constexpr std::size_t d = 100;
+  std::vector<double> mu, sigma;
+  corr_gaussian_data() : mu(d, 0.0), sigma(d * d) {
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j < d; ++j)
+        sigma[i * d + j] = std::pow(0.9, std::fabs(static_cast<double>(i) - static_cast<double>(j)));
+  }
+};
+
+[[maybe_unused]] auto corr_gaussian(const corr_gaussian_data& c) {
+  using namespace tyche;
+  return model(joint(multi_normal<"x">(data(c.mu), matrix(c.sigma.data(), c.d, c.d))));
+}
+
 void row(const char* model, std::size_t n, int chains, const char* executor, double value, const char* unit) {
   std::printf("cuda,%s,%zu,%d,%s,%.6g,%s\n", model, n, chains, executor, value, unit);
   std::fflush(stdout);
@@ -94,11 +112,13 @@ void row(const char* model, std::size_t n, int chains, const char* executor, dou
 
 template <class Model>
 void measure(const char* name, std::size_t n, const Model& m, int chains, const tyche::nuts_executor& executor,
-             int warmup, int draws, const char* label = nullptr) {
+             int warmup, int draws, const char* label = nullptr,
+             tyche::samplers::metric_kind metric = tyche::samplers::metric_kind::diagonal) {
   const char* where = label != nullptr ? label : std::holds_alternative<tyche::cuda>(executor) ? "cuda" : "cpu";
   tyche::nuts_fit fit;
   try {
-    fit = tyche::nuts(m, {.chains = chains, .warmup = warmup, .draws = draws, .seed = 7, .executor = executor});
+    fit = tyche::nuts(m, {.chains = chains, .warmup = warmup, .draws = draws, .seed = 7, .metric = metric,
+                          .executor = executor});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s %s %d chains: %s\n", name, where, chains, e.what());
     return;

@@ -13,6 +13,12 @@ void cpu_rows_logistic_regression(int chains, int warmup, int draws) {
   measure("logistic_regression", rd.n, lr, chains, tyche::cpu{}, warmup, draws);
 }
 
+void cpu_rows_corr_gaussian(int chains, int warmup, int draws) {
+  const corr_gaussian_data cg;
+  const auto m = corr_gaussian(cg);
+  measure("corr_gaussian_100", cg.d, m, chains, tyche::cpu{}, warmup, draws, nullptr, tyche::samplers::metric_kind::dense);
+}
+
 void cpu_rows_covertype(int chains, int warmup, int draws) {
   const covertype_data cd;
   const auto m = covertype(cd);
