@@ -60,6 +60,15 @@
 #define TYCHE_DRIVER_BODIES 1
 #endif
 
+// TYCHE_CUDA_SEPARATE_CONTROLLERS=1 compiles cuda::separate_controllers' two kernels per model
+// (backends/cuda/nuts.cuh): an experimental whole_device mode, measured no faster than the
+// default one cooperative launch (docs/gpu.md), whose kernels would otherwise cost every
+// whole_device model's CUDA compile a second copy of the NUTS code. Define it the same in every
+// translation unit of a program.
+#ifndef TYCHE_CUDA_SEPARATE_CONTROLLERS
+#define TYCHE_CUDA_SEPARATE_CONTROLLERS 0
+#endif
+
 // TYCHE_COLD marks functions that run only to explain an error (model_t::log_prob_terms): out
 // of line and optimised for size, which also keeps their compile time small.
 #if defined(__GNUC__) || defined(__clang__)

@@ -90,6 +90,15 @@
 #define TYCHE_DRIVER_BODIES 1
 #endif
 
+// TYCHE_CUDA_SEPARATE_CONTROLLERS=1 compiles cuda::separate_controllers' two kernels per model
+// (backends/cuda/nuts.cuh): an experimental whole_device mode, measured no faster than the
+// default one cooperative launch (docs/gpu.md), whose kernels would otherwise cost every
+// whole_device model's CUDA compile a second copy of the NUTS code. Define it the same in every
+// translation unit of a program.
+#ifndef TYCHE_CUDA_SEPARATE_CONTROLLERS
+#define TYCHE_CUDA_SEPARATE_CONTROLLERS 0
+#endif
+
 // TYCHE_COLD marks functions that run only to explain an error (model_t::log_prob_terms): out
 // of line and optimised for size, which also keeps their compile time small.
 #if defined(__GNUC__) || defined(__clang__)
@@ -19222,7 +19231,9 @@ struct cuda {
   /// Measured no faster on an H200 (docs/gpu.md: 0.94-1.14x the speed of the one kernel, and
   /// slower with many chains), so off: both in one cooperative launch, every
   /// thread with the controllers' registers. The draws differ between the two in the last bits
-  /// (the workers are more or fewer, and add up in another order).
+  /// (the workers are more or fewer, and add up in another order). Experimental: its kernels are
+  /// compiled only where TYCHE_CUDA_SEPARATE_CONTROLLERS=1 is defined (config.hpp); elsewhere
+  /// true is an error.
   bool separate_controllers = false;
   /// whole_device: at most this many blocks of workers (256 threads each); 0: as many as the
   /// device holds at once. Fewer, fuller workers for a model with little data per evaluation
@@ -20613,6 +20624,10 @@ inline void check_cuda_settings(const cuda& exec) {
   if (exec.chain_group < 0) fail("chain_group = " + std::to_string(exec.chain_group) + " must be ≥ 0 (0: automatic)");
   if (exec.worker_blocks < 0)
     fail("worker_blocks = " + std::to_string(exec.worker_blocks) + " must be ≥ 0 (0: as many as the device holds)");
+  if (exec.separate_controllers && !TYCHE_CUDA_SEPARATE_CONTROLLERS)
+    fail("separate_controllers = true, but this program was compiled without its kernels: define "
+         "TYCHE_CUDA_SEPARATE_CONTROLLERS=1 in every translation unit that includes tyche (an experimental mode, "
+         "measured no faster than the default: docs/gpu.md)");
 }
 
 /// a · b, or an overflow_error naming what was being counted.
@@ -22061,6 +22076,7 @@ __global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(Vie
   grid_workers(view, chains, x, blockIdx.x - 1, gridDim.x - 1);
 }
 
+#if TYCHE_CUDA_SEPARATE_CONTROLLERS
 /// whole_device in two kernels that run side by side (cuda::separate_controllers; off by default):
 /// the controllers, one block, launched first; their thread 0 says so through host-mapped memory,
 /// and then the workers are launched on the SMs left free. The workers' kernel gets only the
@@ -22080,6 +22096,7 @@ template <class View>
 __global__ void __launch_bounds__(grid_threads_per_block) device_grid_workers_kernel(View view, int chains, grid_exchange x) {
   grid_workers(view, chains, x, blockIdx.x, gridDim.x);
 }
+#endif
 #undef TYCHE_GRID_CLOCK
 #undef TYCHE_GRID_ADD
 
@@ -22228,7 +22245,7 @@ class cuda_launcher {
     if (whole_device_) {
       // Separate controllers: on the controllers' stream (a non-blocking stream does not wait
       // for the legacy default stream), so that it is done before they arrive.
-      cuda_check(exec_.separate_controllers
+      cuda_check(separate_controllers()
                      ? cudaMemsetAsync(exchange_.barrier, 0, 3 * sizeof(unsigned), streams_[0].get())
                      : cudaMemset(exchange_.barrier, 0, 3 * sizeof(unsigned)),
                  "cudaMemset (grid barrier)");
@@ -22236,8 +22253,10 @@ class cuda_launcher {
       device_run run = r;
       int chains = chains_;
       grid_exchange x = exchange_;
-      if (exec_.separate_controllers) {
+      if (separate_controllers()) {
+#if TYCHE_CUDA_SEPARATE_CONTROLLERS
         launch_separate(view, run, chains, x);
+#endif
       } else {
         void* args[] = {&view, &states_, &buffers_, &run, &out_q_, &out_stats_, &chains, &x};
         cuda_check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&device_grid_kernel<View>),
@@ -22297,6 +22316,10 @@ class cuda_launcher {
   }
 
  private:
+  // cuda::separate_controllers, in a build that compiles its kernels (TYCHE_CUDA_SEPARATE_CONTROLLERS).
+  [[nodiscard]] bool separate_controllers() const { return TYCHE_CUDA_SEPARATE_CONTROLLERS && exec_.separate_controllers; }
+
+#if TYCHE_CUDA_SEPARATE_CONTROLLERS
   // whole_device in two kernels (cuda::separate_controllers): the controllers' block first, on a
   // stream of its own; once its thread 0 has said it runs (host-mapped memory), the workers'
   // blocks, which fit on the SMs the controllers leave free (plan_grid), on another stream. Both
@@ -22322,6 +22345,8 @@ class cuda_launcher {
     cuda_check(cudaDeviceSynchronize(), "NUTS kernels (whole_device)");
   }
 
+#endif
+
   [[nodiscard]] unsigned blocks() const {
     return static_cast<unsigned>((chains_ + exec_.threads_per_block - 1) / exec_.threads_per_block);
   }
@@ -22334,15 +22359,15 @@ class cuda_launcher {
   // and the blocks (as many as fit on all SMs but one: the controllers' block takes at most one
   // SM); the controllers' kernel must run the chains in one block.
   void plan_grid() {
-    const bool separate = exec_.separate_controllers;
-    const void* kernel = separate ? reinterpret_cast<const void*>(&device_grid_workers_kernel<View>)
-                                  : reinterpret_cast<const void*>(&device_grid_kernel<View>);
+    const bool separate = separate_controllers();
+    const void* kernel = reinterpret_cast<const void*>(&device_grid_kernel<View>);
     cudaFuncAttributes a{};
-    cuda_check(separate ? cudaFuncGetAttributes(&a, device_grid_workers_kernel<View>)
-                        : cudaFuncGetAttributes(&a, device_grid_kernel<View>),
-               "cudaFuncGetAttributes (whole_device)");
+    cuda_check(cudaFuncGetAttributes(&a, device_grid_kernel<View>), "cudaFuncGetAttributes (whole_device)");
     cudaFuncAttributes controllers = a;
+#if TYCHE_CUDA_SEPARATE_CONTROLLERS
     if (separate) {
+      kernel = reinterpret_cast<const void*>(&device_grid_workers_kernel<View>);
+      cuda_check(cudaFuncGetAttributes(&a, device_grid_workers_kernel<View>), "cudaFuncGetAttributes (whole_device)");
       cuda_check(cudaFuncGetAttributes(&controllers, device_grid_controllers_kernel<View>),
                  "cudaFuncGetAttributes (whole_device controllers)");
       if (chains_ > controllers.maxThreadsPerBlock)
@@ -22366,6 +22391,7 @@ class cuda_launcher {
         stream.reset(st);
       }
     }
+#endif
     if (separate && !device_.concurrentKernels)
       throw std::invalid_argument(std::string("tyche::nuts: cuda: device ") + device_.name +
                                   " cannot run two kernels at once, which separate_controllers needs: use "

@@ -18,8 +18,9 @@
 //      1e-9; 8 chains with warm-up: posterior means against 32 emulated chains of per_thread's within 4 SE;
 //      chains sharing reads (5 tiles, groups of 3 chains; 1 tile with the workers' gradients in
 //      local memory instead of shared) against the emulation to 1e-9, and the groups leaving the
-//      draws bit for bit as they were; the controllers in a kernel of their own
-//      (separate_controllers) and 5 worker blocks, against the emulation; the regression with X
+//      draws bit for bit as they were; 5 worker blocks and, in a build with
+//      TYCHE_CUDA_SEPARATE_CONTROLLERS=1 (not CI's), the controllers in a kernel of their own
+//      (separate_controllers), against the emulation; the regression with X
 //      stored as floats, per_thread and whole_device, against the emulation.
 //   8. a model with a scan, a tabulate and multi_normal of a data matrix (folding moved what their
 //      ops owned into the program's storage, so the view is bytes): the first 20 transitions of
@@ -187,10 +188,12 @@ void whole_device() {
     // the default is one cooperative launch), and fewer worker blocks.
     // Each adds the parts in another order than the default (other workers), so its draws differ
     // from the default's in the last bits: a setting that were ignored would give them bit for bit.
+#if TYCHE_CUDA_SEPARATE_CONTROLLERS
     cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device, .separate_controllers = true};
     const auto separate = tyche::nuts(m, cfg);
     compare_first_transitions(separate, host, 20, "whole_device, separate controllers, logistic regression");
     check(separate.values != gpu.values, "whole_device: separate controllers run other workers (other sums)");
+#endif
     cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device, .worker_blocks = 5};
     const auto five = tyche::nuts(m, cfg);
     compare_first_transitions(five, host, 20, "whole_device, 5 worker blocks, logistic regression");
@@ -247,8 +250,10 @@ void whole_device() {
     cfg.executor = tyche::cuda{.emulate = true, .gradient = tyche::cuda_gradient::whole_device};
     const auto host = tyche::nuts(es, cfg);
     compare_first_transitions(gpu, host, 20, "whole_device, eight schools");
+#if TYCHE_CUDA_SEPARATE_CONTROLLERS
     cfg.executor = tyche::cuda{.gradient = tyche::cuda_gradient::whole_device, .separate_controllers = true};
     compare_first_transitions(tyche::nuts(es, cfg), host, 20, "whole_device, separate controllers, eight schools");
+#endif
   }
   // Warm-up on the device: posterior means against one chain per thread's (other seeds), within 4
   // standard errors of their difference.

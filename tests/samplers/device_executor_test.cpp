@@ -227,6 +227,11 @@ TEST_CASE("device executor: settings are checked, and a host-compiled translatio
   REQUIRE(bad_device.find("device = -1 must be") != std::string::npos);
   const std::string bad_workers = message({.chains = 2, .executor = tyche::cuda{.emulate = true, .worker_blocks = -2}});
   REQUIRE(bad_workers.find("worker_blocks = -2 must be") != std::string::npos);
+  // The experimental separate controllers' kernels are compiled only on request.
+  const std::string separate =
+      message({.chains = 2, .executor = tyche::cuda{.emulate = true, .separate_controllers = true}});
+  if (TYCHE_CUDA_SEPARATE_CONTROLLERS) REQUIRE(separate == "no error");
+  else REQUIRE(separate.find("compiled without its kernels: define TYCHE_CUDA_SEPARATE_CONTROLLERS=1") != std::string::npos);
 #if !defined(__CUDACC__)
   const std::string no_nvcc = message({.chains = 2, .warmup = 10, .draws = 10, .executor = tyche::cuda{}});
   REQUIRE(no_nvcc.find("nvcc") != std::string::npos);

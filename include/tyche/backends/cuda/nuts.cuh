@@ -354,6 +354,7 @@ __global__ void __launch_bounds__(grid_threads_per_block) device_grid_kernel(Vie
   grid_workers(view, chains, x, blockIdx.x - 1, gridDim.x - 1);
 }
 
+#if TYCHE_CUDA_SEPARATE_CONTROLLERS
 /// whole_device in two kernels that run side by side (cuda::separate_controllers; off by default):
 /// the controllers, one block, launched first; their thread 0 says so through host-mapped memory,
 /// and then the workers are launched on the SMs left free. The workers' kernel gets only the
@@ -373,6 +374,7 @@ template <class View>
 __global__ void __launch_bounds__(grid_threads_per_block) device_grid_workers_kernel(View view, int chains, grid_exchange x) {
   grid_workers(view, chains, x, blockIdx.x, gridDim.x);
 }
+#endif
 #undef TYCHE_GRID_CLOCK
 #undef TYCHE_GRID_ADD
 
@@ -521,7 +523,7 @@ class cuda_launcher {
     if (whole_device_) {
       // Separate controllers: on the controllers' stream (a non-blocking stream does not wait
       // for the legacy default stream), so that it is done before they arrive.
-      cuda_check(exec_.separate_controllers
+      cuda_check(separate_controllers()
                      ? cudaMemsetAsync(exchange_.barrier, 0, 3 * sizeof(unsigned), streams_[0].get())
                      : cudaMemset(exchange_.barrier, 0, 3 * sizeof(unsigned)),
                  "cudaMemset (grid barrier)");
@@ -529,8 +531,10 @@ class cuda_launcher {
       device_run run = r;
       int chains = chains_;
       grid_exchange x = exchange_;
-      if (exec_.separate_controllers) {
+      if (separate_controllers()) {
+#if TYCHE_CUDA_SEPARATE_CONTROLLERS
         launch_separate(view, run, chains, x);
+#endif
       } else {
         void* args[] = {&view, &states_, &buffers_, &run, &out_q_, &out_stats_, &chains, &x};
         cuda_check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&device_grid_kernel<View>),
@@ -590,6 +594,10 @@ class cuda_launcher {
   }
 
  private:
+  // cuda::separate_controllers, in a build that compiles its kernels (TYCHE_CUDA_SEPARATE_CONTROLLERS).
+  [[nodiscard]] bool separate_controllers() const { return TYCHE_CUDA_SEPARATE_CONTROLLERS && exec_.separate_controllers; }
+
+#if TYCHE_CUDA_SEPARATE_CONTROLLERS
   // whole_device in two kernels (cuda::separate_controllers): the controllers' block first, on a
   // stream of its own; once its thread 0 has said it runs (host-mapped memory), the workers'
   // blocks, which fit on the SMs the controllers leave free (plan_grid), on another stream. Both
@@ -615,6 +623,8 @@ class cuda_launcher {
     cuda_check(cudaDeviceSynchronize(), "NUTS kernels (whole_device)");
   }
 
+#endif
+
   [[nodiscard]] unsigned blocks() const {
     return static_cast<unsigned>((chains_ + exec_.threads_per_block - 1) / exec_.threads_per_block);
   }
@@ -627,15 +637,15 @@ class cuda_launcher {
   // and the blocks (as many as fit on all SMs but one: the controllers' block takes at most one
   // SM); the controllers' kernel must run the chains in one block.
   void plan_grid() {
-    const bool separate = exec_.separate_controllers;
-    const void* kernel = separate ? reinterpret_cast<const void*>(&device_grid_workers_kernel<View>)
-                                  : reinterpret_cast<const void*>(&device_grid_kernel<View>);
+    const bool separate = separate_controllers();
+    const void* kernel = reinterpret_cast<const void*>(&device_grid_kernel<View>);
     cudaFuncAttributes a{};
-    cuda_check(separate ? cudaFuncGetAttributes(&a, device_grid_workers_kernel<View>)
-                        : cudaFuncGetAttributes(&a, device_grid_kernel<View>),
-               "cudaFuncGetAttributes (whole_device)");
+    cuda_check(cudaFuncGetAttributes(&a, device_grid_kernel<View>), "cudaFuncGetAttributes (whole_device)");
     cudaFuncAttributes controllers = a;
+#if TYCHE_CUDA_SEPARATE_CONTROLLERS
     if (separate) {
+      kernel = reinterpret_cast<const void*>(&device_grid_workers_kernel<View>);
+      cuda_check(cudaFuncGetAttributes(&a, device_grid_workers_kernel<View>), "cudaFuncGetAttributes (whole_device)");
       cuda_check(cudaFuncGetAttributes(&controllers, device_grid_controllers_kernel<View>),
                  "cudaFuncGetAttributes (whole_device controllers)");
       if (chains_ > controllers.maxThreadsPerBlock)
@@ -659,6 +669,7 @@ class cuda_launcher {
         stream.reset(st);
       }
     }
+#endif
     if (separate && !device_.concurrentKernels)
       throw std::invalid_argument(std::string("tyche::nuts: cuda: device ") + device_.name +
                                   " cannot run two kernels at once, which separate_controllers needs: use "

@@ -158,7 +158,9 @@ struct cuda {
   /// Measured no faster on an H200 (docs/gpu.md: 0.94-1.14x the speed of the one kernel, and
   /// slower with many chains), so off: both in one cooperative launch, every
   /// thread with the controllers' registers. The draws differ between the two in the last bits
-  /// (the workers are more or fewer, and add up in another order).
+  /// (the workers are more or fewer, and add up in another order). Experimental: its kernels are
+  /// compiled only where TYCHE_CUDA_SEPARATE_CONTROLLERS=1 is defined (config.hpp); elsewhere
+  /// true is an error.
   bool separate_controllers = false;
   /// whole_device: at most this many blocks of workers (256 threads each); 0: as many as the
   /// device holds at once. Fewer, fuller workers for a model with little data per evaluation

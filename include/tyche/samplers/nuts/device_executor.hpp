@@ -140,6 +140,10 @@ inline void check_cuda_settings(const cuda& exec) {
   if (exec.chain_group < 0) fail("chain_group = " + std::to_string(exec.chain_group) + " must be ≥ 0 (0: automatic)");
   if (exec.worker_blocks < 0)
     fail("worker_blocks = " + std::to_string(exec.worker_blocks) + " must be ≥ 0 (0: as many as the device holds)");
+  if (exec.separate_controllers && !TYCHE_CUDA_SEPARATE_CONTROLLERS)
+    fail("separate_controllers = true, but this program was compiled without its kernels: define "
+         "TYCHE_CUDA_SEPARATE_CONTROLLERS=1 in every translation unit that includes tyche (an experimental mode, "
+         "measured no faster than the default: docs/gpu.md)");
 }
 
 /// a · b, or an overflow_error naming what was being counted.
