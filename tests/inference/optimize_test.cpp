@@ -2,6 +2,8 @@
 // mode of a Bayesian linear regression with known noise is the ridge solution, and its
 // posterior is Gaussian, so the Laplace covariance is exact; bad starts and non-convergence
 // are errors that say what happened.
+#include "../../examples/posteriordb/kidiq.hpp"
+
 #include <tyche/tyche.hpp>
 
 #include <catch2/catch.hpp>
@@ -177,4 +179,66 @@ TEST_CASE("optimize: a start where the log density is not finite, non-convergenc
   auto x = flat<"x">();
   const auto unbounded = model(joint(x, target(x)));
   CHECK_THROWS_AS(optimize(unbounded, {.iterations = 50}), optimize_error);
+}
+
+TEST_CASE("optimize: the relative tests measure log p without its constants (program::constant_term), as Stan's",
+          "[inference]") {
+  using namespace tyche;
+  // A constant of 10⁹ added to the regression's log density (a free term of a number): with
+  // |log p| in the relative tests it would stop them after a few iterations, far from the
+  // mode; without its constants the run is the regression's own.
+  const regression_data d = make_regression();
+  std::vector<double> mean, cov;
+  closed_form(d, mean, cov);
+  const auto shifted = model([](const regression_data& d) {
+    auto alpha = normal<"alpha">(0.0, 5.0);
+    auto beta = normal<"beta">(0.0, 2.0, shape<3>);
+    return joint(alpha, beta, normal(alpha + matvec(matrix(d.x, d.n, 3), beta), 0.8).observe(data(d.y)),
+                 target(1e9));
+  }, d);
+  CHECK(shifted.program().constant_term() - regression_model(d).program().constant_term() == Approx(1e9));
+  const optimize_result mode = optimize(shifted);
+  INFO(mode.message << " after " << mode.iterations << " iterations");
+  for (std::size_t k = 0; k < 4; ++k) CHECK(std::fabs(mode.values[k] - mean[k]) < 1e-4);
+}
+
+TEST_CASE("optimize: L-BFGS takes Stan's steps (kidiq from one initial point, against rstan 2.21's trace)",
+          "[inference]") {
+  using namespace tyche;
+  // rstan 2.21 optimizing(kidiq.stan, init = this point, algorithm = "LBFGS", verbose = TRUE)
+  // (bench/stan/models/kidiq.stan; 2026-11-28): the log density Stan optimises (without the
+  // constants of its ~ statements) and ‖Δθ‖ of its first 20 iterations, as printed (6
+  // significant digits). The first line search meets σ = ∞ three times and halves the step
+  // each time, then zooms; later ones grow it tenfold and interpolate. The same steps give the
+  // same iterates; after about 25 iterations the two runs part in the last digits (the
+  // gradients' rounding differs), so only the first 20 are compared.
+  const double stan[20][2] = {{-37272, 132.033},     {-4525.13, 75.2107},   {-4357.13, 0.869629},
+                              {-4354.77, 0.0427582}, {-4354.29, 0.0182552}, {-4354.11, 0.0196151},
+                              {-4353.94, 0.0549297}, {-4353.55, 0.117313},  {-4349.96, 1.26336},
+                              {-4342.74, 2.85827},   {-4321.43, 9.04652},   {-4266.94, 24.7731},
+                              {-4153.47, 65.0102},   {-4085.92, 38.7701},   {-3722.93, 55.0614},
+                              {-3650.83, 6.75823},   {-3111.84, 21.827},    {-3092.24, 1.63938},
+                              {-2719.1, 5.11996},    {-2600.6, 0.869939}};
+  namespace te = tyche_examples;
+  const auto dir = te::posteriors_dir(__FILE__) / "kidiq-kidscore_interaction";
+  const data_file file = read_json_data((dir / "data.json").string());
+  const auto p = te::kidiq_kidscore_interaction(file);
+  const inference::model_functions f = inference::functions_of(p.model);
+  const inference::log_density_function& density = f.density(false);
+  // θ = (beta[1..4], log sigma): Stan's random initial point of seed 3 here.
+  const std::vector<double> x0 = {-1.5326977234178643, 0.20613270743584655, 1.1413987276780562,
+                                  -1.3777806375747743, 0.072703704164124527};
+  inference::lbfgs_settings settings;
+  settings.iterations = 20;
+  const inference::lbfgs_result r = inference::lbfgs(density, x0, settings, true);
+  REQUIRE(r.path.size() == 21);
+  // Stan's initial log density, -2.04706e+06, is tyche's less the constants.
+  CHECK(r.path_log_density[0] - density.constant == Approx(-2.04706e6).epsilon(5e-6));
+  for (std::size_t i = 1; i <= 20; ++i) {
+    double step = 0;
+    for (std::size_t k = 0; k < 5; ++k) step += (r.path[i][k] - r.path[i - 1][k]) * (r.path[i][k] - r.path[i - 1][k]);
+    INFO("iteration " << i);
+    CHECK(r.path_log_density[i] - density.constant == Approx(stan[i - 1][0]).epsilon(5e-6));
+    CHECK(std::sqrt(step) == Approx(stan[i - 1][1]).epsilon(5e-6));
+  }
 }

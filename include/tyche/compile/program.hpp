@@ -100,6 +100,57 @@ void find_aliases(const Root& root, bool* aliased) {
 }
 
 
+/// Whether a scalar node is made of run-time constants and literals only, through unary and
+/// binary rules (no parameter, no data, no loop): its value is known without θ.
+template <class E>
+constexpr bool closed_scalar() {
+  if constexpr (E::is_vector) return false;
+  else if constexpr (kind_of<E> == node_kind::constant || kind_of<E> == node_kind::literal) return true;
+  else if constexpr (kind_of<E> == node_kind::unary) return closed_scalar<meta::at<0, children_t<E>>>();
+  else if constexpr (kind_of<E> == node_kind::binary)
+    return closed_scalar<meta::at<0, children_t<E>>>() && closed_scalar<meta::at<1, children_t<E>>>();
+  else return false;
+}
+
+/// The value of a closed_scalar node.
+template <class E>
+double closed_value(const E& e) {
+  if constexpr (kind_of<E> == node_kind::constant) return e.value;
+  else if constexpr (kind_of<E> == node_kind::literal) return E::value;
+  else if constexpr (kind_of<E> == node_kind::unary) return e.rule.value(closed_value(e.a));
+  else return e.rule.value(closed_value(e.a), closed_value(e.b));
+}
+
+/// The parameter-free additive part of a folded scalar expression: closed terms reached from
+/// the root through sums, differences, negations and products or quotients by closed factors.
+/// Folding gathers a log density's parameter-free terms there (a normal's −½·log 2π per
+/// observation and −½Σy²/σ² for a known σ, a prior's normalising constant), so f minus it is f
+/// up to a constant, as Stan's log_prob_propto. A term the folding left elsewhere counts as part
+/// of the rest (a smaller constant, never a changed derivative).
+template <class E>
+double additive_constant(const E& e) {
+  if constexpr (E::is_vector) {
+    return 0.0;
+  } else if constexpr (closed_scalar<E>()) {
+    return closed_value(e);
+  } else if constexpr (kind_of<E> == node_kind::binary) {
+    using R = typename E::rule_type;
+    using A = meta::at<0, children_t<E>>;
+    using B = meta::at<1, children_t<E>>;
+    if constexpr (std::is_same_v<R, rules::add>) return additive_constant(e.a) + additive_constant(e.b);
+    else if constexpr (std::is_same_v<R, rules::subtract>) return additive_constant(e.a) - additive_constant(e.b);
+    else if constexpr (std::is_same_v<R, rules::multiply> && closed_scalar<A>()) return closed_value(e.a) * additive_constant(e.b);
+    else if constexpr (std::is_same_v<R, rules::multiply> && closed_scalar<B>()) return additive_constant(e.a) * closed_value(e.b);
+    else if constexpr (std::is_same_v<R, rules::divide> && closed_scalar<B>()) return additive_constant(e.a) / closed_value(e.b);
+    else return 0.0;
+  } else if constexpr (kind_of<E> == node_kind::unary) {
+    if constexpr (std::is_same_v<typename E::rule_type, rules::negate>) return -additive_constant(e.a);
+    else return 0.0;
+  } else {
+    return 0.0;
+  }
+}
+
 }  // namespace detail
 
 /// The part of a program needed to evaluate it: the (folded) expression, where each parameter
@@ -183,6 +234,10 @@ class program {
   [[nodiscard]] const view_type& view() const& { return view_; }
   const view_type& view() const&& = delete;
 
+  /// The constant terms the folded log density adds at its root (detail::additive_constant):
+  /// value(θ) − constant_term() is f up to a constant, what Stan's optimiser measures its
+  /// relative convergence tests on.
+  [[nodiscard]] double constant_term() const { return detail::additive_constant(view_.expr); }
   /// Parameter names in layout order, with their sizes.
   [[nodiscard]] std::vector<std::pair<std::string, std::size_t>> parameters() const {
     std::vector<std::pair<std::string, std::size_t>> out;

@@ -54,8 +54,8 @@ double view_value_and_gradient(const void* self, const double* x, double* grad, 
 }
 
 template <class View>
-log_density_function density_of(const View& view, std::size_t dim, std::size_t workspace_size) {
-  return {dim, workspace_size, &view, &view_value_and_gradient<View>};
+log_density_function density_of(const View& view, std::size_t dim, std::size_t workspace_size, double constant) {
+  return {dim, workspace_size, &view, &view_value_and_gradient<View>, constant};
 }
 
 }  // namespace detail
@@ -65,10 +65,11 @@ template <class Model>
 model_functions functions_of(const Model& m) {
   model_functions f;
   const auto& with = m.program().view();
-  f.with_jacobian = detail::density_of(with, m.dim(), m.program().workspace_size());
+  f.with_jacobian = detail::density_of(with, m.dim(), m.program().workspace_size(), m.program().constant_term());
   if constexpr (requires { m.program_without_jacobian().view(); }) {
     const auto& without = m.program_without_jacobian().view();
-    f.without_jacobian = detail::density_of(without, m.dim(), m.program_without_jacobian().workspace_size());
+    f.without_jacobian = detail::density_of(without, m.dim(), m.program_without_jacobian().workspace_size(),
+                                            m.program_without_jacobian().constant_term());
   } else {
     f.without_jacobian = f.with_jacobian;  // a model without transforms
   }
