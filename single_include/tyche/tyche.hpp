@@ -8583,6 +8583,57 @@ void find_aliases(const Root& root, bool* aliased) {
 }
 
 
+/// Whether a scalar node is made of run-time constants and literals only, through unary and
+/// binary rules (no parameter, no data, no loop): its value is known without θ.
+template <class E>
+constexpr bool closed_scalar() {
+  if constexpr (E::is_vector) return false;
+  else if constexpr (kind_of<E> == node_kind::constant || kind_of<E> == node_kind::literal) return true;
+  else if constexpr (kind_of<E> == node_kind::unary) return closed_scalar<meta::at<0, children_t<E>>>();
+  else if constexpr (kind_of<E> == node_kind::binary)
+    return closed_scalar<meta::at<0, children_t<E>>>() && closed_scalar<meta::at<1, children_t<E>>>();
+  else return false;
+}
+
+/// The value of a closed_scalar node.
+template <class E>
+double closed_value(const E& e) {
+  if constexpr (kind_of<E> == node_kind::constant) return e.value;
+  else if constexpr (kind_of<E> == node_kind::literal) return E::value;
+  else if constexpr (kind_of<E> == node_kind::unary) return e.rule.value(closed_value(e.a));
+  else return e.rule.value(closed_value(e.a), closed_value(e.b));
+}
+
+/// The parameter-free additive part of a folded scalar expression: closed terms reached from
+/// the root through sums, differences, negations and products or quotients by closed factors.
+/// Folding gathers a log density's parameter-free terms there (a normal's −½·log 2π per
+/// observation and −½Σy²/σ² for a known σ, a prior's normalising constant), so f minus it is f
+/// up to a constant, as Stan's log_prob_propto. A term the folding left elsewhere counts as part
+/// of the rest (a smaller constant, never a changed derivative).
+template <class E>
+double additive_constant(const E& e) {
+  if constexpr (E::is_vector) {
+    return 0.0;
+  } else if constexpr (closed_scalar<E>()) {
+    return closed_value(e);
+  } else if constexpr (kind_of<E> == node_kind::binary) {
+    using R = typename E::rule_type;
+    using A = meta::at<0, children_t<E>>;
+    using B = meta::at<1, children_t<E>>;
+    if constexpr (std::is_same_v<R, rules::add>) return additive_constant(e.a) + additive_constant(e.b);
+    else if constexpr (std::is_same_v<R, rules::subtract>) return additive_constant(e.a) - additive_constant(e.b);
+    else if constexpr (std::is_same_v<R, rules::multiply> && closed_scalar<A>()) return closed_value(e.a) * additive_constant(e.b);
+    else if constexpr (std::is_same_v<R, rules::multiply> && closed_scalar<B>()) return additive_constant(e.a) * closed_value(e.b);
+    else if constexpr (std::is_same_v<R, rules::divide> && closed_scalar<B>()) return additive_constant(e.a) / closed_value(e.b);
+    else return 0.0;
+  } else if constexpr (kind_of<E> == node_kind::unary) {
+    if constexpr (std::is_same_v<typename E::rule_type, rules::negate>) return -additive_constant(e.a);
+    else return 0.0;
+  } else {
+    return 0.0;
+  }
+}
+
 }  // namespace detail
 
 /// The part of a program needed to evaluate it: the (folded) expression, where each parameter
@@ -8666,6 +8717,10 @@ class program {
   [[nodiscard]] const view_type& view() const& { return view_; }
   const view_type& view() const&& = delete;
 
+  /// The constant terms the folded log density adds at its root (detail::additive_constant):
+  /// value(θ) − constant_term() is f up to a constant, what Stan's optimiser measures its
+  /// relative convergence tests on.
+  [[nodiscard]] double constant_term() const { return detail::additive_constant(view_.expr); }
   /// Parameter names in layout order, with their sizes.
   [[nodiscard]] std::vector<std::pair<std::string, std::size_t>> parameters() const {
     std::vector<std::pair<std::string, std::size_t>> out;
@@ -24175,6 +24230,10 @@ struct log_density_function {
   std::size_t workspace_size = 0;
   const void* self = nullptr;
   double (*value_and_gradient)(const void* self, const double* x, double* grad, double* workspace) = nullptr;
+  /// The parameter-free constant inside the log density (program::constant_term; 0 when not
+  /// known): L-BFGS's relative tests measure log p − constant, as Stan's optimiser measures
+  /// log_prob_propto, so that constants do not loosen them.
+  double constant = 0;
   double operator()(const double* x, double* grad, double* workspace) const {
     return value_and_gradient(self, x, grad, workspace);
   }
@@ -24306,8 +24365,11 @@ struct basic_line_search {
   const log_density_function& density;
   double* workspace;
   long long& evaluations;
-  static constexpr double c1 = 1e-4, c2 = 0.9, min_alpha = 1e-16;  // Stan's
-  static constexpr int max_evaluations = 60;
+  static constexpr double c1 = 1e-4, c2 = 0.9;  // Stan's
+  static constexpr double first_alpha = 1e-12;   // the bracket's lower end before any trial (Stan's minAlpha)
+  static constexpr double min_range = 1e-16;     // the narrowest bracket zoom works on
+  static constexpr int max_growths = 20, max_halvings = 10;  // Stan's maxLSIts, maxLSRestarts
+  static constexpr int max_evaluations = 100;
 
   struct point {
     double alpha, f, df;  // f = −log p, df = directional derivative of f along p
@@ -24324,66 +24386,83 @@ struct basic_line_search {
     return {alpha, -lp, -dot(g_new.data(), p.data(), p.size())};
   }
 
-  /// Hager & Zhang's approximate Wolfe conditions (2005), for steps whose decrease of f is
-  /// below its rounding: f no more than 1e-12·max(|f0|, 1) above f0, and the slope along p
-  /// within [0.9·df0, −0.8·df0]. Near a mode the exact sufficient-decrease test compares f
-  /// values that differ in their last bits only, and fails or passes by chance.
+  /// Hager & Zhang's approximate Wolfe conditions (2005), for steps whose change of f is
+  /// below its rounding: f within 1e-12·max(|f0|, 1) of f0, and the slope along p within
+  /// [0.9·df0, −0.8·df0]. Near a mode the exact sufficient-decrease test compares f values that
+  /// differ in their last bits only, and fails or passes by chance; away from one (any change
+  /// of f above its rounding) the steps are Stan's.
   static bool approximately_wolfe(const point& cur, double f0, double df0) {
-    return std::isfinite(cur.f) && cur.f <= f0 + 1e-12 * std::max(std::fabs(f0), 1.0) && cur.df >= c2 * df0 &&
-           cur.df <= -0.8 * df0;
+    return std::isfinite(cur.f) && std::fabs(cur.f - f0) <= 1e-12 * std::max(std::fabs(f0), 1.0) &&
+           cur.df >= c2 * df0 && cur.df <= -0.8 * df0;
   }
 
-  /// f0, df0 at α = 0 (df0 < 0); alpha0 the first trial step.
+  /// f0, df0 at α = 0 (df0 < 0); alpha0 the first trial step. Stan's WolfeLineSearch, step for
+  /// step: the step grows ×10 while f decreases with a slope still steep; a non-finite f halves
+  /// the distance to the last finite trial (at most 10 times in a row); the sufficient-decrease
+  /// test of this phase compares with alpha0·c1·df0, as Stan's does.
   double operator()(const std::vector<double>& x, const std::vector<double>& p, double f0, double df0, double alpha0,
                     std::vector<double>& x_new, std::vector<double>& g_new, double& f_new) const {
-    point prev{0, f0, df0};
-    double alpha = alpha0;
-    int used = 0;
-    for (bool first = true;; first = false) {
-      const point cur = evaluate(x, p, alpha, x_new, g_new);
+    point prev{first_alpha, f0, df0};
+    double trial = alpha0;
+    int used = 0, grown = 0, halved = 0;
+    for (;;) {
+      if (grown >= max_growths || used >= max_evaluations) return 0;
+      const point cur = evaluate(x, p, trial, x_new, g_new);
       ++used;
-      if (approximately_wolfe(cur, f0, df0) && cur.f > f0 + c1 * alpha * df0) {
-        f_new = cur.f;
-        return alpha;
+      if (!std::isfinite(cur.f)) {
+        // Stan gives up after max_halvings; a density that overflows far out along a steep
+        // first gradient (sblrc from Stan's initial points) needs steps 10⁶ smaller: past
+        // that many halvings, each trial is a tenth of the distance.
+        if (trial - prev.alpha < min_range) return 0;
+        trial = halved < max_halvings ? 0.5 * (prev.alpha + trial) : prev.alpha + 0.1 * (trial - prev.alpha);
+        ++halved;
+        continue;
       }
-      if (!std::isfinite(cur.f) || cur.f > f0 + c1 * alpha * df0 || (!first && cur.f >= prev.f))
+      halved = 0;
+      if (approximately_wolfe(cur, f0, df0) && cur.f > f0 + alpha0 * c1 * df0) {
+        f_new = cur.f;
+        return trial;
+      }
+      if (cur.f > f0 + alpha0 * c1 * df0 || (grown > 0 && cur.f >= prev.f))
         return zoom(x, p, f0, df0, prev, cur, x_new, g_new, f_new, used);
       if (std::fabs(cur.df) <= -c2 * df0) {
         f_new = cur.f;
-        return alpha;
+        return trial;
       }
       if (cur.df >= 0) return zoom(x, p, f0, df0, cur, prev, x_new, g_new, f_new, used);
-      // Out of evaluations while still extrapolating (the step grew ×4 or more each time, to
-      // ~1e33 × the first): f decreases without bound along p. No step, so that an unbounded
-      // density ends as a failed line search, not as a point far out on the ray.
-      if (used >= max_evaluations) return 0;
-      // Extrapolate: ten times the step, as Stan's line search.
       prev = cur;
-      alpha *= 10;
+      trial *= 10;
+      ++grown;
     }
   }
 
-  /// Nocedal & Wright Algorithm 3.6: lo satisfies sufficient decrease with the lower f; the
-  /// minimiser lies between lo and hi.
+  /// Nocedal & Wright Algorithm 3.6 with Stan's safeguards: lo satisfies sufficient decrease
+  /// with the lower f; the minimiser lies between lo and hi. The trial is the cubic's minimiser,
+  /// or the midpoint every fifth round and when the cubic falls outside the bracket less 1 % at
+  /// each end; a non-finite f halves the trial's distance to the bracket's lower end.
   double zoom(const std::vector<double>& x, const std::vector<double>& p, double f0, double df0, point lo, point hi,
               std::vector<double>& x_new, std::vector<double>& g_new, double& f_new, int used) const {
     for (int round = 1; used < max_evaluations; ++round) {
-      const double width = hi.alpha - lo.alpha;
-      if (std::fabs(width) < min_alpha) break;
-      double alpha = std::isfinite(hi.f) ? cubic_minimiser(lo.alpha, lo.f, lo.df, hi.alpha, hi.f, hi.df) : std::nan("");
-      // Safeguards, as Stan's zoom: every fifth round, or outside the bracket less 1 % at each
-      // end, bisect (past a non-finite f, step a tenth of the way, so that a boundary is
-      // approached with care).
+      if (std::fabs(lo.alpha - hi.alpha) < min_range) return 0;
       const double a = std::min(lo.alpha, hi.alpha), b = std::max(lo.alpha, hi.alpha);
-      if (round % 5 == 0 || !std::isfinite(alpha) || alpha < a + 0.01 * (b - a) || alpha > b - 0.01 * (b - a))
-        alpha = std::isfinite(hi.f) ? lo.alpha + 0.5 * width : lo.alpha + 0.1 * width;
-      const point cur = evaluate(x, p, alpha, x_new, g_new);
+      double alpha = 0.5 * (lo.alpha + hi.alpha);
+      if (round % 5 != 0) {
+        const double c = cubic_minimiser(lo.alpha, lo.f, lo.df, hi.alpha, hi.f, hi.df);
+        if (std::isfinite(c) && c >= a + 0.01 * (b - a) && c <= b - 0.01 * (b - a)) alpha = c;
+      }
+      point cur = evaluate(x, p, alpha, x_new, g_new);
       ++used;
+      while (!std::isfinite(cur.f)) {
+        alpha = 0.5 * (alpha + a);
+        if (std::fabs(a - alpha) < min_range || used >= max_evaluations) return 0;
+        cur = evaluate(x, p, alpha, x_new, g_new);
+        ++used;
+      }
       if (approximately_wolfe(cur, f0, df0) && (cur.f > f0 + c1 * alpha * df0 || cur.f >= lo.f)) {
         f_new = cur.f;
         return alpha;
       }
-      if (!std::isfinite(cur.f) || cur.f > f0 + c1 * alpha * df0 || cur.f >= lo.f) {
+      if (cur.f > f0 + c1 * alpha * df0 || cur.f >= lo.f) {
         hi = cur;
       } else {
         if (std::fabs(cur.df) <= -c2 * df0) {
@@ -24393,12 +24472,6 @@ struct basic_line_search {
         if (cur.df * (hi.alpha - lo.alpha) >= 0) hi = lo;
         lo = cur;
       }
-    }
-    // No Wolfe point: accept lo when it decreased f (sufficient decrease holds there).
-    if (lo.alpha > 0) {
-      const point again = evaluate(x, p, lo.alpha, x_new, g_new);
-      f_new = again.f;
-      return lo.alpha;
     }
     return 0;
   }
@@ -24531,7 +24604,9 @@ lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, 
     const double gnorm = std::sqrt(detail::dot(g.data(), g.data(), n));
     for (std::size_t i = 0; i < n; ++i) grad_f[i] = -g[i];
     detail::lbfgs_direction(S, Y, grad_f, p);
-    const double relative_gradient = -detail::dot(grad_f.data(), p.data(), n) / std::max(std::fabs(f), 1.0);
+    // The relative tests on log p without its constant (f + C = −(log p − C)), as Stan's.
+    const double f_rel = f + density.constant, f_old_rel = f_old + density.constant;
+    const double relative_gradient = -detail::dot(grad_f.data(), p.data(), n) / std::max(std::fabs(f_rel), 1.0);
     const double step_norm = std::sqrt(detail::dot(step.data(), step.data(), n));
     // (CmdStan checks the iteration limit before the relative tests: a last iteration that
     // meets only those is reported as the limit, as there.)
@@ -24539,7 +24614,7 @@ lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, 
     else if (gnorm < s.tol_grad) r.termination = lbfgs_termination::absolute_gradient;
     else if (step_norm < s.tol_param) r.termination = lbfgs_termination::absolute_parameter;
     else if (it == s.iterations) r.termination = lbfgs_termination::max_iterations;
-    else if (df / std::max({std::fabs(f_old), std::fabs(f), 1.0}) < s.tol_rel_obj * eps)
+    else if (df / std::max({std::fabs(f_old_rel), std::fabs(f_rel), 1.0}) < s.tol_rel_obj * eps)
       r.termination = lbfgs_termination::relative_objective;
     else if (relative_gradient < s.tol_rel_grad * eps) r.termination = lbfgs_termination::relative_gradient;
     else continue;
@@ -24606,8 +24681,8 @@ double view_value_and_gradient(const void* self, const double* x, double* grad, 
 }
 
 template <class View>
-log_density_function density_of(const View& view, std::size_t dim, std::size_t workspace_size) {
-  return {dim, workspace_size, &view, &view_value_and_gradient<View>};
+log_density_function density_of(const View& view, std::size_t dim, std::size_t workspace_size, double constant) {
+  return {dim, workspace_size, &view, &view_value_and_gradient<View>, constant};
 }
 
 }  // namespace detail
@@ -24617,10 +24692,11 @@ template <class Model>
 model_functions functions_of(const Model& m) {
   model_functions f;
   const auto& with = m.program().view();
-  f.with_jacobian = detail::density_of(with, m.dim(), m.program().workspace_size());
+  f.with_jacobian = detail::density_of(with, m.dim(), m.program().workspace_size(), m.program().constant_term());
   if constexpr (requires { m.program_without_jacobian().view(); }) {
     const auto& without = m.program_without_jacobian().view();
-    f.without_jacobian = detail::density_of(without, m.dim(), m.program_without_jacobian().workspace_size());
+    f.without_jacobian = detail::density_of(without, m.dim(), m.program_without_jacobian().workspace_size(),
+                                            m.program_without_jacobian().constant_term());
   } else {
     f.without_jacobian = f.with_jacobian;  // a model without transforms
   }
