@@ -45,6 +45,11 @@ else()
     message(FATAL_ERROR "run_consumer.cmake: unknown MODE '${MODE}'")
 endif()
 
+# The consumers check packaging (targets, install, include paths), not speed: -O1 compiles their
+# NUTS driver in about half the time of a Release build's -O3 (CI time).
+if(BUILD_TYPE STREQUAL "Release")
+    list(APPEND extra "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG")
+endif()
 run(${CMAKE_COMMAND} -S ${project_dir} -B ${build_dir} -G ${GENERATOR}
     -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=${BUILD_TYPE} ${extra})
 run(${CMAKE_COMMAND} --build ${build_dir} --config ${BUILD_TYPE})
