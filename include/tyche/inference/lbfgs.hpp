@@ -42,9 +42,9 @@ struct log_density_function {
 /// Why an L-BFGS run stopped. The first five are convergence (CmdStan's messages, lbfgs_message).
 enum class lbfgs_termination {
   absolute_objective,   // |Δ log p| < tol_obj
-  relative_objective,   // |Δ log p| / max(|log p|, |log p'|, 1) < tol_rel_obj · ε
+  relative_objective,   // |Δ log p| / max(|log p − C|, |log p' − C|, 1) < tol_rel_obj · ε (C: constant)
   absolute_gradient,    // ‖∇log p‖ < tol_grad
-  relative_gradient,    // ∇'H∇ / max(|log p|, 1) < tol_rel_grad · ε (H: the L-BFGS inverse Hessian)
+  relative_gradient,    // ∇'H∇ / max(|log p − C|, 1) < tol_rel_grad · ε (H: the L-BFGS inverse Hessian)
   absolute_parameter,   // ‖Δx‖ < tol_param
   max_iterations,       // not converged
   line_search_failed,   // no step satisfied the Wolfe conditions, from the quasi-Newton direction
@@ -198,8 +198,10 @@ struct basic_line_search {
 
   /// f0, df0 at α = 0 (df0 < 0); alpha0 the first trial step. Stan's WolfeLineSearch, step for
   /// step: the step grows ×10 while f decreases with a slope still steep; a non-finite f halves
-  /// the distance to the last finite trial (at most 10 times in a row); the sufficient-decrease
-  /// test of this phase compares with alpha0·c1·df0, as Stan's does.
+  /// the distance to the last finite trial (Stan gives up after 10 halvings in a row; here each
+  /// further trial goes a tenth of the way, until the distance is below min_range); the
+  /// sufficient-decrease test of this phase compares with alpha0·c1·df0, as Stan's does. At
+  /// most max_evaluations evaluations in all, zoom's included (Stan's zoom has no limit).
   double operator()(const std::vector<double>& x, const std::vector<double>& p, double f0, double df0, double alpha0,
                     std::vector<double>& x_new, std::vector<double>& g_new, double& f_new) const {
     point prev{first_alpha, f0, df0};
