@@ -8607,8 +8607,9 @@ double closed_value(const E& e) {
 /// The parameter-free additive part of a folded scalar expression: closed terms reached from
 /// the root through sums, differences, negations and products or quotients by closed factors.
 /// Folding gathers a log density's parameter-free terms there (a normal's −½·log 2π per
-/// observation and −½Σy²/σ² for a known σ, a prior's normalising constant), so f minus it is f
-/// up to a constant, as Stan's log_prob_propto. A term the folding left elsewhere counts as part
+/// observation, a prior's normalising constant; for a known σ, what is left of −½Σ(y − μ)²/σ²
+/// once the square is completed around the data's mean), so f minus it is f up to a constant,
+/// as Stan's log_prob_propto. A term the folding left elsewhere counts as part
 /// of the rest (a smaller constant, never a changed derivative).
 template <class E>
 double additive_constant(const E& e) {
