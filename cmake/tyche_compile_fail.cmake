@@ -41,6 +41,44 @@ if(MODE STREQUAL "pch")
     return()
 endif()
 
+if(MODE STREQUAL "batch")
+    # Several cases as one translation unit (tools/compile_fail_batch.py, TycheCompileFail.cmake).
+    set(pch_args "")
+    if(PCH AND EXISTS ${PCH})
+        get_filename_component(pch_dir ${PCH} DIRECTORY)
+        if(COMPILER_ID MATCHES "Clang")
+            set(pch_args -include-pch ${PCH})
+        else()
+            get_filename_component(pch_dir ${pch_dir} DIRECTORY)
+            set(pch_args -I${pch_dir})
+        endif()
+    endif()
+    if(COMPILER_ID MATCHES "Clang")
+        list(APPEND args -ferror-limit=0)  # every case's errors, not the first 20
+    else()
+        list(APPEND args -fmax-errors=0)
+    endif()
+    execute_process(
+        COMMAND ${PYTHON} ${BATCH_SCRIPT} --out ${OUT} --cases ${CASES} -- ${COMPILER} ${pch_args} ${args}
+        RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+        message(FATAL_ERROR "compile-fail batch: ${BATCH_SCRIPT} failed (${rc})")
+    endif()
+    return()
+endif()
+
+# What this case's batch filed for it, when it is newer than the case and the precompiled header:
+# a match there is this case's error, reported by the compiler on this case's own lines.
+if(BATCH_DIAG AND EXISTS "${BATCH_DIAG}" AND "${BATCH_DIAG}" IS_NEWER_THAN "${SOURCE}"
+   AND (NOT PCH OR NOT EXISTS "${PCH}" OR "${BATCH_DIAG}" IS_NEWER_THAN "${PCH}"))
+    file(READ ${BATCH_DIAG} err)
+    if(err MATCHES "${REGEX}")
+        message(STATUS "compile-fail test: ${SOURCE} failed to compile as expected, in its batch's "
+                       "translation unit (matched: ${REGEX}); errors filed for it: ${BATCH_DIAG}")
+        return()
+    endif()
+endif()
+
 # The precompiled umbrella header, when the source includes it first (see TycheCompileFail.cmake).
 set(pch_args "")
 # Not with a #define before it (a macro that changes what the header declares, e.g.

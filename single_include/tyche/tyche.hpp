@@ -10749,7 +10749,7 @@ struct bernoulli_distribution : distribution<bernoulli_distribution<P>> {
   auto arguments() const { return std::tuple{p}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<P, domains::probability>::ok,
                   "tyche::bernoulli(p): p must be in [0, 1], but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside [0, 1]");
@@ -10838,7 +10838,7 @@ struct beta_distribution : distribution<beta_distribution<A, B>> {
   auto arguments() const { return std::tuple{a, b}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<A, domains::positive>::ok,
                   "tyche::beta(a, b): a must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -10966,7 +10966,7 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
   auto arguments() const { return std::tuple{n, p}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<N, domains::nonnegative>::ok,
                   "tyche::binomial(n, p): n must be >= 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
@@ -11023,7 +11023,7 @@ struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A
   auto arguments() const { return std::tuple{n, a, b}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<N, domains::nonnegative>::ok,
                   "tyche::beta_binomial(n, a, b): n must be >= 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
@@ -11095,7 +11095,7 @@ struct beta_proportion_distribution : distribution<beta_proportion_distribution<
   auto arguments() const { return std::tuple{mu, kappa}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Mu, domains::open_unit_interval>::ok,
                   "tyche::beta_proportion(mu, kappa): mu must be in (0, 1), but its support (spelled "
                   "out in tyche::support_is<...> in this diagnostic) is not inside (0, 1)");
@@ -11162,7 +11162,7 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
   auto arguments() const { return std::tuple{n, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<N, domains::nonnegative>::ok,
                   "tyche::binomial_logit(n, alpha): n must be >= 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
@@ -11324,7 +11324,7 @@ struct cauchy_distribution : distribution<cauchy_distribution<Mu, Sigma>> {
   auto arguments() const { return std::tuple{mu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::cauchy(mu, sigma): sigma must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -11346,7 +11346,7 @@ struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> 
   auto arguments() const { return std::tuple{sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::half_cauchy(sigma): sigma must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -11401,7 +11401,7 @@ struct chi_square_distribution : distribution<chi_square_distribution<Nu>> {
   auto arguments() const { return std::tuple{nu}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::chi_square(nu): nu must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -11536,7 +11536,7 @@ struct constrained_distribution : distribution<constrained_distribution<Dist, Tr
   template <class G, class... A>
   static double draw(G& rng, A... a) { return Dist::draw(rng, a...); }
   /// The family's own argument checks (interval/support.hpp).
-  void check_supports() const {
+  auto check_supports() const {
     if constexpr (requires { base.check_supports(); }) base.check_supports();
   }
 };
@@ -11744,7 +11744,7 @@ struct double_exponential_distribution : distribution<double_exponential_distrib
   auto arguments() const { return std::tuple{mu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::double_exponential(mu, sigma): sigma must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -11802,7 +11802,7 @@ struct exp_mod_normal_distribution : distribution<exp_mod_normal_distribution<Mu
   auto arguments() const { return std::tuple{mu, sigma, lambda}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::exp_mod_normal(mu, sigma, lambda): sigma must be > 0, but its support "
                   "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -11856,7 +11856,7 @@ struct exponential_distribution : distribution<exponential_distribution<Lambda>>
   auto arguments() const { return std::tuple{lambda}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Lambda, domains::positive>::ok,
                   "tyche::exponential(lambda): lambda must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -12232,7 +12232,7 @@ struct frechet_distribution : distribution<frechet_distribution<Alpha, Sigma>> {
   auto arguments() const { return std::tuple{alpha, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::frechet(alpha, sigma): alpha must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -12298,7 +12298,7 @@ struct gamma_distribution : distribution<gamma_distribution<Alpha, Beta>> {
   auto arguments() const { return std::tuple{alpha, beta}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::gamma(alpha, beta): alpha must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -12352,7 +12352,7 @@ struct gumbel_distribution : distribution<gumbel_distribution<Mu, Beta>> {
   auto arguments() const { return std::tuple{mu, beta}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Beta, domains::positive>::ok,
                   "tyche::gumbel(mu, beta): beta must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -12407,7 +12407,7 @@ struct half_normal_distribution : distribution<half_normal_distribution<Sigma>> 
   auto arguments() const { return std::tuple{sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::half_normal(sigma): sigma must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -12463,7 +12463,7 @@ struct half_student_t_distribution : distribution<half_student_t_distribution<Nu
   auto arguments() const { return std::tuple{nu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::half_student_t(nu, sigma): nu must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -12530,7 +12530,7 @@ struct inv_chi_square_distribution : distribution<inv_chi_square_distribution<Nu
   auto arguments() const { return std::tuple{nu}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::inv_chi_square(nu): nu must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -12583,7 +12583,7 @@ struct inv_gamma_distribution : distribution<inv_gamma_distribution<Alpha, Beta>
   auto arguments() const { return std::tuple{alpha, beta}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::inv_gamma(alpha, beta): alpha must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -12710,7 +12710,7 @@ struct lkj_corr_cholesky_distribution : distribution<lkj_corr_cholesky_distribut
   auto with_arguments(const E& e) const {
     return lkj_corr_cholesky_distribution<E>{{}, e, k};
   }
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Eta, domains::positive>::ok,
                   "tyche::lkj_corr_cholesky(eta, K): eta must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -12775,7 +12775,7 @@ struct lkj_corr_distribution : distribution<lkj_corr_distribution<Eta>> {
   auto with_arguments(const E& e) const {
     return lkj_corr_distribution<E>{{}, e, k};
   }
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Eta, domains::positive>::ok,
                   "tyche::lkj_corr(eta, K): eta must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -12851,7 +12851,7 @@ struct logistic_distribution : distribution<logistic_distribution<Mu, Sigma>> {
   auto arguments() const { return std::tuple{mu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::logistic(mu, sigma): sigma must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -12911,7 +12911,7 @@ struct loglogistic_distribution : distribution<loglogistic_distribution<Alpha, B
   auto arguments() const { return std::tuple{alpha, beta}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::loglogistic(alpha, beta): alpha must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -12982,7 +12982,7 @@ struct lognormal_distribution : distribution<lognormal_distribution<Mu, Sigma>> 
   auto arguments() const { return std::tuple{mu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::lognormal(mu, sigma): sigma must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -13550,7 +13550,7 @@ std::vector<double> draw_multi_student_t(G& rng, std::size_t n, std::size_t k, d
 /// nu > 0, the one argument domain of both forms: at compile time where the types decide, else
 /// against the data.
 template <bool FromCovariance, class Nu>
-void check_multi_student_t_nu(const Nu& nu) {
+auto check_multi_student_t_nu(const Nu& nu) {
   if constexpr (FromCovariance)
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::multi_student_t(nu, mu, Sigma): nu must be > 0, but its support (spelled out "
@@ -13597,7 +13597,7 @@ struct multi_student_t_data_distribution : distribution<multi_student_t_data_dis
   auto with_arguments(const N2& n, const M2& m) const {
     return multi_student_t_data_distribution<N2, M2, FromCovariance>{{}, n, m, solve, log_det_half};
   }
-  void check_supports() const { detail::check_multi_student_t_nu<FromCovariance>(nu); }
+  auto check_supports() const { detail::check_multi_student_t_nu<FromCovariance>(nu); }
   static constexpr bool whole_arguments = true;
   template <class G>
   std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& nv,
@@ -13645,7 +13645,7 @@ struct multi_student_t_factor_distribution
   auto with_arguments(const N2& n, const M2& m, const L2& l2) const {
     return multi_student_t_factor_distribution<N2, M2, L2, FromCovariance>{{}, n, m, l2, k};
   }
-  void check_supports() const { detail::check_multi_student_t_nu<FromCovariance>(nu); }
+  auto check_supports() const { detail::check_multi_student_t_nu<FromCovariance>(nu); }
   static constexpr bool whole_arguments = true;
   template <class G>
   std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& nv, const std::vector<double>& m,
@@ -13782,14 +13782,14 @@ namespace detail {
 /// The checks of observed counts y (a node) against the argument's size K; returns
 /// log Γ(N + 1) − Σₖ log Γ(yₖ + 1) and sets total to N.
 template <class V, class Y>
-double multinomial_log_coefficient(const char* family, const char* argument, const V& v, const Y& y,
-                                   double& total) {
+auto multinomial_log_coefficient(const char* family, const char* argument, const V& v, const Y& y,
+                                 double& total) {
   static_assert(is_vector_v<V>, "tyche::multinomial(theta) / multinomial_logit(gamma): the argument must "
                                 "be a vector of K values");
   static_assert(kind_of<Y> == node_kind::data_vector,
                 "tyche::multinomial / multinomial_logit: y must be data, a vector of K counts");
   if constexpr (!is_vector_v<V> || kind_of<Y> != node_kind::data_vector) {
-    return 0;  // the static_asserts above have said why
+    return 0.0;  // the static_asserts above have said why
   } else {
     const std::string head = std::string("tyche::") + family + "(...).observe(y): ";
     if (y.size() != v.size())
@@ -13855,7 +13855,7 @@ struct multinomial_distribution : distribution<multinomial_distribution<Theta>> 
     return multinomial_distribution<T2>{{}, t, trials};
   }
   /// theta ≥ 0 (at compile time where the types decide); for data, also Σ θₖ = 1.
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Theta, domains::nonnegative>::ok,
                   "tyche::multinomial(theta): theta must be >= 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
@@ -13959,7 +13959,7 @@ struct neg_binomial_2_distribution : distribution<neg_binomial_2_distribution<Mu
   auto arguments() const { return std::tuple{mu, phi}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Mu, domains::positive>::ok,
                   "tyche::neg_binomial_2(mu, phi): mu must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -14026,7 +14026,7 @@ struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distrib
   auto arguments() const { return std::tuple{eta, phi}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Phi, domains::positive>::ok,
                   "tyche::neg_binomial_2_log(eta, phi): phi must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -14075,7 +14075,7 @@ struct normal_distribution : distribution<normal_distribution<Mu, Sigma>> {
   auto arguments() const { return std::tuple{mu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::normal(mu, sigma): sigma must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -14322,13 +14322,13 @@ namespace detail {
 /// The checks of an ordinal observation y (a node: data or a number) against η and c; returns
 /// the number of observations.
 template <class Eta, class C, class Y>
-std::size_t check_ordinal(const char* family, const Eta& eta, const C& c, const Y& y) {
+auto check_ordinal(const char* family, const Eta& eta, const C& c, const Y& y) {
   static_assert(is_vector_v<C>, "tyche::ordered_logistic(eta, c) / ordered_probit(eta, c): c must be a "
                                 "vector of the K - 1 cutpoints");
   static_assert(kind_of<Y> == node_kind::data_vector || kind_of<Y> == node_kind::constant,
                 "tyche::ordered_logistic / ordered_probit: only data can be observed (y must be data)");
   if constexpr (!is_vector_v<C> || !(kind_of<Y> == node_kind::data_vector || kind_of<Y> == node_kind::constant)) {
-    return 0;  // the static_assert above has said why
+    return std::size_t{0};  // the static_assert above has said why
   } else {
     const std::string head = std::string("tyche::") + family + "(...).observe(y): ";
     const std::size_t cuts = c.size();
@@ -14500,7 +14500,7 @@ struct pareto_distribution : distribution<pareto_distribution<YMin, Alpha>> {
   auto arguments() const { return std::tuple{y_min, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<YMin, domains::positive>::ok,
                   "tyche::pareto(y_min, alpha): y_min must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -14580,7 +14580,7 @@ struct pareto_type_2_distribution : distribution<pareto_type_2_distribution<Mu, 
   auto arguments() const { return std::tuple{mu, lambda, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Lambda, domains::positive>::ok,
                   "tyche::pareto_type_2(mu, lambda, alpha): lambda must be > 0, but its support "
                   "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -14645,7 +14645,7 @@ struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
   auto arguments() const { return std::tuple{lambda}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Lambda, domains::positive>::ok,
                   "tyche::poisson(lambda): lambda must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -14743,7 +14743,7 @@ struct skew_normal_distribution : distribution<skew_normal_distribution<Xi, Omeg
   auto arguments() const { return std::tuple{xi, omega, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Omega, domains::positive>::ok,
                   "tyche::skew_normal(xi, omega, alpha): omega must be > 0, but its support (spelled "
                   "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -14814,7 +14814,7 @@ struct student_t_distribution : distribution<student_t_distribution<Nu, Mu, Sigm
   auto arguments() const { return std::tuple{nu, mu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::student_t(nu, mu, sigma): nu must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -14897,7 +14897,7 @@ struct uniform_distribution : distribution<uniform_distribution<A, B>> {
   auto arguments() const { return std::tuple{a, b}; }
   /// b − a > 0. Read as a Line, b − a often proves it where a and b alone do not:
   /// uniform(mu − 1, mu + 1) has b − a = 0·mu + 2, support [2, 2].
-  void check_supports() const {
+  auto check_supports() const {
     using Width = decltype(b - a);
     static_assert(argument_support_t<Width, domains::positive>::ok,
                   "tyche::uniform(a, b): b - a must be > 0, but its support (spelled out in "
@@ -14957,7 +14957,7 @@ struct von_mises_distribution : distribution<von_mises_distribution<Mu, Kappa>> 
   auto arguments() const { return std::tuple{mu, kappa}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Kappa, domains::positive>::ok,
                   "tyche::von_mises(mu, kappa): kappa must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -15042,7 +15042,7 @@ struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
   auto arguments() const { return std::tuple{alpha, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::weibull(alpha, sigma): alpha must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
@@ -15198,7 +15198,7 @@ struct wishart_distribution : distribution<wishart_distribution<Nu, S, Inverse>>
   auto with_arguments(const N2& n, const S2& s2) const {
     return wishart_distribution<N2, S2, Inverse>{{}, n, s2, k};
   }
-  void check_supports() const {
+  auto check_supports() const {
     if constexpr (Inverse)
       static_assert(argument_support_t<Nu, domains::positive>::ok,
                     "tyche::inv_wishart(nu, S): nu must be > 0, but its support (spelled out in "
@@ -15667,7 +15667,7 @@ struct mixture_distribution : distribution<mixture_distribution<Theta, D1, D2>> 
   }
   auto arguments() const { return std::tuple_cat(std::tuple{theta}, first.arguments(), second.arguments()); }
   /// The components' argument checks (interval/support.hpp); θ is checked by log_mix.
-  void check_supports() const {
+  auto check_supports() const {
     if constexpr (requires { first.check_supports(); }) first.check_supports();
     if constexpr (requires { second.check_supports(); }) second.check_supports();
   }
@@ -15713,7 +15713,7 @@ struct mixture_n_distribution : distribution<mixture_n_distribution<Theta, Ds...
   }
   /// The components' argument checks (interval/support.hpp); θ's size and values are checked when
   /// the mixture is made (log_mix).
-  void check_supports() const {
+  auto check_supports() const {
     std::apply([](const auto&... d) {
       auto one = [](const auto& c) {
         if constexpr (requires { c.check_supports(); }) c.check_supports();
@@ -15878,8 +15878,10 @@ struct params_of_variables<meta::list<Vs...>> {
 /// run here, when a model is assembled, and not when a distribution is made: a density written
 /// over bare parameters to be evaluated at chosen points (tests, compile(dist.log_prob(x), ...))
 /// is not a model and is not checked (docs/design/partial-evaluation.md, "Supports and checks").
+/// `auto`, as every check_supports(): instantiated where joint() calls it, so that clang's error
+/// names the user's line (docs/design/model-api.md).
 template <class T>
-void check_term_supports(const T& term) {
+auto check_term_supports(const T& term) {
   if constexpr (requires { term.distribution.check_supports(); }) term.distribution.check_supports();
 }
 

@@ -23,7 +23,7 @@ struct bernoulli_distribution : distribution<bernoulli_distribution<P>> {
   auto arguments() const { return std::tuple{p}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<P, domains::probability>::ok,
                   "tyche::bernoulli(p): p must be in [0, 1], but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside [0, 1]");

@@ -24,7 +24,7 @@ struct beta_distribution : distribution<beta_distribution<A, B>> {
   auto arguments() const { return std::tuple{a, b}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<A, domains::positive>::ok,
                   "tyche::beta(a, b): a must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");

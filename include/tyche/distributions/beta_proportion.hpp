@@ -27,7 +27,7 @@ struct beta_proportion_distribution : distribution<beta_proportion_distribution<
   auto arguments() const { return std::tuple{mu, kappa}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Mu, domains::open_unit_interval>::ok,
                   "tyche::beta_proportion(mu, kappa): mu must be in (0, 1), but its support (spelled "
                   "out in tyche::support_is<...> in this diagnostic) is not inside (0, 1)");

@@ -86,7 +86,7 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
   auto arguments() const { return std::tuple{n, p}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<N, domains::nonnegative>::ok,
                   "tyche::binomial(n, p): n must be >= 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");

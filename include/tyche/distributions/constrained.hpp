@@ -31,7 +31,7 @@ struct constrained_distribution : distribution<constrained_distribution<Dist, Tr
   template <class G, class... A>
   static double draw(G& rng, A... a) { return Dist::draw(rng, a...); }
   /// The family's own argument checks (interval/support.hpp).
-  void check_supports() const {
+  auto check_supports() const {
     if constexpr (requires { base.check_supports(); }) base.check_supports();
   }
 };

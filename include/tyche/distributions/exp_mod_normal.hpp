@@ -28,7 +28,7 @@ struct exp_mod_normal_distribution : distribution<exp_mod_normal_distribution<Mu
   auto arguments() const { return std::tuple{mu, sigma, lambda}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::exp_mod_normal(mu, sigma, lambda): sigma must be > 0, but its support "
                   "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");

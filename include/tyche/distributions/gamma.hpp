@@ -22,7 +22,7 @@ struct gamma_distribution : distribution<gamma_distribution<Alpha, Beta>> {
   auto arguments() const { return std::tuple{alpha, beta}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::gamma(alpha, beta): alpha must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");

@@ -25,7 +25,7 @@ struct gumbel_distribution : distribution<gumbel_distribution<Mu, Beta>> {
   auto arguments() const { return std::tuple{mu, beta}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Beta, domains::positive>::ok,
                   "tyche::gumbel(mu, beta): beta must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");

@@ -86,7 +86,7 @@ struct lkj_corr_cholesky_distribution : distribution<lkj_corr_cholesky_distribut
   auto with_arguments(const E& e) const {
     return lkj_corr_cholesky_distribution<E>{{}, e, k};
   }
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Eta, domains::positive>::ok,
                   "tyche::lkj_corr_cholesky(eta, K): eta must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");

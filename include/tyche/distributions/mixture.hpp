@@ -63,7 +63,7 @@ struct mixture_distribution : distribution<mixture_distribution<Theta, D1, D2>> 
   }
   auto arguments() const { return std::tuple_cat(std::tuple{theta}, first.arguments(), second.arguments()); }
   /// The components' argument checks (interval/support.hpp); θ is checked by log_mix.
-  void check_supports() const {
+  auto check_supports() const {
     if constexpr (requires { first.check_supports(); }) first.check_supports();
     if constexpr (requires { second.check_supports(); }) second.check_supports();
   }
@@ -109,7 +109,7 @@ struct mixture_n_distribution : distribution<mixture_n_distribution<Theta, Ds...
   }
   /// The components' argument checks (interval/support.hpp); θ's size and values are checked when
   /// the mixture is made (log_mix).
-  void check_supports() const {
+  auto check_supports() const {
     std::apply([](const auto&... d) {
       auto one = [](const auto& c) {
         if constexpr (requires { c.check_supports(); }) c.check_supports();

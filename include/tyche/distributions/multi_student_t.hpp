@@ -66,7 +66,7 @@ std::vector<double> draw_multi_student_t(G& rng, std::size_t n, std::size_t k, d
 /// nu > 0, the one argument domain of both forms: at compile time where the types decide, else
 /// against the data.
 template <bool FromCovariance, class Nu>
-void check_multi_student_t_nu(const Nu& nu) {
+auto check_multi_student_t_nu(const Nu& nu) {
   if constexpr (FromCovariance)
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::multi_student_t(nu, mu, Sigma): nu must be > 0, but its support (spelled out "
@@ -113,7 +113,7 @@ struct multi_student_t_data_distribution : distribution<multi_student_t_data_dis
   auto with_arguments(const N2& n, const M2& m) const {
     return multi_student_t_data_distribution<N2, M2, FromCovariance>{{}, n, m, solve, log_det_half};
   }
-  void check_supports() const { detail::check_multi_student_t_nu<FromCovariance>(nu); }
+  auto check_supports() const { detail::check_multi_student_t_nu<FromCovariance>(nu); }
   static constexpr bool whole_arguments = true;
   template <class G>
   std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& nv,
@@ -161,7 +161,7 @@ struct multi_student_t_factor_distribution
   auto with_arguments(const N2& n, const M2& m, const L2& l2) const {
     return multi_student_t_factor_distribution<N2, M2, L2, FromCovariance>{{}, n, m, l2, k};
   }
-  void check_supports() const { detail::check_multi_student_t_nu<FromCovariance>(nu); }
+  auto check_supports() const { detail::check_multi_student_t_nu<FromCovariance>(nu); }
   static constexpr bool whole_arguments = true;
   template <class G>
   std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& nv, const std::vector<double>& m,

@@ -34,14 +34,14 @@ namespace detail {
 /// The checks of observed counts y (a node) against the argument's size K; returns
 /// log Γ(N + 1) − Σₖ log Γ(yₖ + 1) and sets total to N.
 template <class V, class Y>
-double multinomial_log_coefficient(const char* family, const char* argument, const V& v, const Y& y,
-                                   double& total) {
+auto multinomial_log_coefficient(const char* family, const char* argument, const V& v, const Y& y,
+                                 double& total) {
   static_assert(is_vector_v<V>, "tyche::multinomial(theta) / multinomial_logit(gamma): the argument must "
                                 "be a vector of K values");
   static_assert(kind_of<Y> == node_kind::data_vector,
                 "tyche::multinomial / multinomial_logit: y must be data, a vector of K counts");
   if constexpr (!is_vector_v<V> || kind_of<Y> != node_kind::data_vector) {
-    return 0;  // the static_asserts above have said why
+    return 0.0;  // the static_asserts above have said why
   } else {
     const std::string head = std::string("tyche::") + family + "(...).observe(y): ";
     if (y.size() != v.size())
@@ -107,7 +107,7 @@ struct multinomial_distribution : distribution<multinomial_distribution<Theta>> 
     return multinomial_distribution<T2>{{}, t, trials};
   }
   /// theta ≥ 0 (at compile time where the types decide); for data, also Σ θₖ = 1.
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Theta, domains::nonnegative>::ok,
                   "tyche::multinomial(theta): theta must be >= 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");

@@ -37,7 +37,7 @@ struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distrib
   auto arguments() const { return std::tuple{eta, phi}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Phi, domains::positive>::ok,
                   "tyche::neg_binomial_2_log(eta, phi): phi must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");

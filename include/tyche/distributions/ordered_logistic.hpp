@@ -37,13 +37,13 @@ namespace detail {
 /// The checks of an ordinal observation y (a node: data or a number) against η and c; returns
 /// the number of observations.
 template <class Eta, class C, class Y>
-std::size_t check_ordinal(const char* family, const Eta& eta, const C& c, const Y& y) {
+auto check_ordinal(const char* family, const Eta& eta, const C& c, const Y& y) {
   static_assert(is_vector_v<C>, "tyche::ordered_logistic(eta, c) / ordered_probit(eta, c): c must be a "
                                 "vector of the K - 1 cutpoints");
   static_assert(kind_of<Y> == node_kind::data_vector || kind_of<Y> == node_kind::constant,
                 "tyche::ordered_logistic / ordered_probit: only data can be observed (y must be data)");
   if constexpr (!is_vector_v<C> || !(kind_of<Y> == node_kind::data_vector || kind_of<Y> == node_kind::constant)) {
-    return 0;  // the static_assert above has said why
+    return std::size_t{0};  // the static_assert above has said why
   } else {
     const std::string head = std::string("tyche::") + family + "(...).observe(y): ";
     const std::size_t cuts = c.size();

@@ -38,7 +38,7 @@ struct pareto_distribution : distribution<pareto_distribution<YMin, Alpha>> {
   auto arguments() const { return std::tuple{y_min, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<YMin, domains::positive>::ok,
                   "tyche::pareto(y_min, alpha): y_min must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");

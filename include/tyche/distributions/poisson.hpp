@@ -24,7 +24,7 @@ struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
   auto arguments() const { return std::tuple{lambda}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Lambda, domains::positive>::ok,
                   "tyche::poisson(lambda): lambda must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");

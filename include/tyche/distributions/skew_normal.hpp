@@ -29,7 +29,7 @@ struct skew_normal_distribution : distribution<skew_normal_distribution<Xi, Omeg
   auto arguments() const { return std::tuple{xi, omega, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Omega, domains::positive>::ok,
                   "tyche::skew_normal(xi, omega, alpha): omega must be > 0, but its support (spelled "
                   "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");

@@ -45,7 +45,7 @@ struct uniform_distribution : distribution<uniform_distribution<A, B>> {
   auto arguments() const { return std::tuple{a, b}; }
   /// b − a > 0. Read as a Line, b − a often proves it where a and b alone do not:
   /// uniform(mu − 1, mu + 1) has b − a = 0·mu + 2, support [2, 2].
-  void check_supports() const {
+  auto check_supports() const {
     using Width = decltype(b - a);
     static_assert(argument_support_t<Width, domains::positive>::ok,
                   "tyche::uniform(a, b): b - a must be > 0, but its support (spelled out in "

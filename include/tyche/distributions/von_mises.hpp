@@ -35,7 +35,7 @@ struct von_mises_distribution : distribution<von_mises_distribution<Mu, Kappa>> 
   auto arguments() const { return std::tuple{mu, kappa}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  void check_supports() const {
+  auto check_supports() const {
     static_assert(argument_support_t<Kappa, domains::positive>::ok,
                   "tyche::von_mises(mu, kappa): kappa must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");

@@ -129,7 +129,7 @@ struct wishart_distribution : distribution<wishart_distribution<Nu, S, Inverse>>
   auto with_arguments(const N2& n, const S2& s2) const {
     return wishart_distribution<N2, S2, Inverse>{{}, n, s2, k};
   }
-  void check_supports() const {
+  auto check_supports() const {
     if constexpr (Inverse)
       static_assert(argument_support_t<Nu, domains::positive>::ok,
                     "tyche::inv_wishart(nu, S): nu must be > 0, but its support (spelled out in "

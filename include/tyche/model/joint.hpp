@@ -85,8 +85,10 @@ struct params_of_variables<meta::list<Vs...>> {
 /// run here, when a model is assembled, and not when a distribution is made: a density written
 /// over bare parameters to be evaluated at chosen points (tests, compile(dist.log_prob(x), ...))
 /// is not a model and is not checked (docs/design/partial-evaluation.md, "Supports and checks").
+/// `auto`, as every check_supports(): instantiated where joint() calls it, so that clang's error
+/// names the user's line (docs/design/model-api.md).
 template <class T>
-void check_term_supports(const T& term) {
+auto check_term_supports(const T& term) {
   if constexpr (requires { term.distribution.check_supports(); }) term.distribution.check_supports();
 }
 
