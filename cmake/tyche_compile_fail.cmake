@@ -1,6 +1,8 @@
 # cmake -DCASE_FILE=<file> -P tyche_compile_fail.cmake
 # CASE_FILE sets SOURCE, REGEX, COMPILER, INCLUDE_DIRS, DEFINES (see TycheCompileFail.cmake).
-# Succeeds only if compiling SOURCE fails and the compiler's stderr matches REGEX.
+# Succeeds only if compiling SOURCE fails and the compiler's stderr matches REGEX — or REGEX
+# matches BATCH_DIAG, what the case's batch filed for it (below). With MODE pch it precompiles
+# <tyche/tyche.hpp> for the cases; with MODE batch it runs tools/compile_fail_batch.py on a batch.
 cmake_minimum_required(VERSION 3.25)
 include(${CASE_FILE})
 
@@ -61,8 +63,8 @@ if(MODE STREQUAL "batch")
     execute_process(
         COMMAND ${PYTHON} ${BATCH_SCRIPT} --out ${OUT} --cases ${CASES} -- ${COMPILER} ${pch_args} ${args}
         RESULT_VARIABLE rc)
-    if(NOT rc EQUAL 0)
-        message(FATAL_ERROR "compile-fail batch: ${BATCH_SCRIPT} failed (${rc})")
+    if(NOT rc EQUAL 0)  # the batch only saves time: its cases then compile alone
+        message(WARNING "compile-fail batch: ${BATCH_SCRIPT} failed (${rc}); its cases compile alone")
     endif()
     return()
 endif()

@@ -1,7 +1,8 @@
 # cmake -DCTEST=<ctest> -DTREE=<build tree> -P tyche_run_other_suite.cmake
 #
 # The test clang_suite: the other compiler's tree's whole ctest run, in two parts — the
-# compile-fail tests (label compile_fail: independent -fsyntax-only compiles, about 5 s each),
+# compile-fail tests (label compile_fail: -fsyntax-only compiles, most cases in two batches;
+# tests/compile_fail/README.md),
 # then everything else, both on every core at once, as the rest of the suite runs (the SMC fork
 # engine's tests are RUN_SERIAL: they count their executable's processes and time a failing
 # run). Fails when either part fails.

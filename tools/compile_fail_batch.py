@@ -5,8 +5,8 @@ Usage (cmake/tyche_compile_fail.cmake runs it, MODE batch):
   compile_fail_batch.py --out DIR --cases FILE -- COMPILER ARGS...
 
 FILE lists the cases, one `name<TAB>source` per line. Each case that can share a translation unit
-(its first include is <tyche/tyche.hpp>, it has no preprocessor line but #include and no
-namespace of its own) goes into DIR/STEM.cpp (STEM: FILE's name without its extension), in a
+(its first include is <tyche/tyche.hpp>, its only preprocessor lines are #include <...>, and it
+declares no namespace, explicit specialisation or ::-qualified name: see batchable) goes into DIR/STEM.cpp (STEM: FILE's name without its extension), in a
 namespace of its own, after one #include <tyche/tyche.hpp> and the cases' other #include lines,
 with a #line directive so that the compiler names the case's own file and lines. The translation
 unit is compiled once (COMPILER ARGS... DIR/STEM.cpp); compilers go on after an error, so it
@@ -17,8 +17,9 @@ The batch decides nothing: each case's own test (cmake/tyche_compile_fail.cmake)
 regex against NAME.diag, and compiles the case alone, as before batches existed, when there is
 no such file or it does not match (a case whose error the compiler reported once for two cases,
 a case that compiles, a case that cannot share the unit). So a batch can only save time: a
-case passes on the batch's text only with an error the compiler attributed to that case's file.
-Always exits 0 unless its arguments are wrong; the compiler's output is kept in DIR/STEM.log.
+case passes on the batch's text only with a diagnostic that names that case's file and no
+other case's. Exits 0 unless its arguments are wrong (and the CMake side then only warns: the
+cases compile alone); the compiler's output is kept in DIR/STEM.log.
 """
 import argparse
 import os
@@ -26,19 +27,24 @@ import re
 import subprocess
 import sys
 
-CONTEXT_OK = re.compile(r"^#include <[^>]+>\s*$")
+INCLUDE = re.compile(r"^\s*#\s*include\s*<[^>]+>\s*$")
 
 
 def batchable(text):
+    """Whether a case keeps its meaning inside a namespace of its own: its first include is
+    <tyche/tyche.hpp>, its only preprocessor lines are #include <...> (no #define, #if, #pragma,
+    quoted include), and it declares no namespace, explicit specialisation or ::-qualified name."""
     lines = text.split("\n")
-    includes = [l for l in lines if l.startswith("#include")]
-    if not includes or includes[0].strip() != "#include <tyche/tyche.hpp>":
+    includes = [l.strip() for l in lines if INCLUDE.match(l)]
+    if not includes or includes[0] != "#include <tyche/tyche.hpp>":
         return False
     for l in lines:
-        s = l.lstrip()
-        if s.startswith("#") and not CONTEXT_OK.match(s):
-            return False  # #define, #if, #error, #pragma, quoted includes: compiled alone
-        if re.match(r"^\s*(inline\s+)?namespace\s+\w*\s*\{", l):
+        s = l.strip()
+        if s.startswith("#") and not INCLUDE.match(l):
+            return False
+        if re.match(r"^(inline\s+)?namespace\b(?!\s+\w+\s*=)", s):
+            return False  # a namespace of its own (an alias `namespace x = y;` is fine)
+        if re.search(r"\btemplate\s*<\s*>", s) or s.startswith("::"):
             return False
     return True
 
@@ -51,33 +57,38 @@ def main():
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     cases = []
-    with open(a.cases) as f:
+    with open(a.cases, encoding="utf-8", errors="replace") as f:
         for line in f:
-            line = line.rstrip("\n")
-            if line:
-                name, source = line.split("\t")
-                cases.append((name, source))
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) == 2:  # anything else: no case (it compiles alone)
+                cases.append((parts[0], parts[1]))
     for name, _ in cases:  # no stale result survives a run
         try:
             os.remove(os.path.join(a.out, name + ".diag"))
-        except FileNotFoundError:
+        except OSError:
             pass
 
     includes, bodies, batched = [], [], {}
     for name, source in cases:
-        with open(source, encoding="utf-8") as f:
-            text = f.read()
+        try:
+            with open(source, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError):
+            continue  # compiled alone
         if not batchable(text):
             continue
         kept = []
         for l in text.split("\n"):
-            if l.startswith("#include"):
-                if l.strip() != "#include <tyche/tyche.hpp>" and l.strip() not in includes:
-                    includes.append(l.strip())
+            if INCLUDE.match(l):
+                inc = l.strip()
+                if inc != "#include <tyche/tyche.hpp>" and inc not in includes:
+                    includes.append(inc)
                 kept.append("")  # the case's line numbers stay its own
             else:
                 kept.append(l)
         path = os.path.abspath(source)
+        if '"' in path or "\\" in path:
+            continue  # not spellable in #line as it is: compiled alone
         batched[path] = name
         ident = re.sub(r"\W", "_", name)
         bodies.append(f'namespace tyche_compile_fail_{ident} {{\n#line 1 "{path}"\n'
@@ -96,28 +107,36 @@ def main():
         f.write(f"exit status {r.returncode}\n{r.stdout}")
 
     # Diagnostics: context lines (g++'s "In instantiation of", "required from", "In file included
-    # from"), then an error, then its notes, source lines and carets (clang's instantiation context
-    # comes as notes after the error; its source lines may start in column 0). After an error or a
-    # warning, the next error, warning or context line starts the next diagnostic; a warning is a
-    # diagnostic too, never filed.
-    error = re.compile(r":\d+(:\d+)?: (fatal )?error: ")
+    # from", "At global scope"), then an error, then its notes, source lines and carets (clang's
+    # instantiation context comes as notes after the error; its source lines may start in column
+    # 0). After an error or a warning, the next error, warning or context line starts the next
+    # diagnostic; a warning is a diagnostic too, never filed. g++ puts "In file included from"
+    # lines before a note in a header too: such lines are held until the line after them says
+    # whether they open a note (they stay with the diagnostic) or the next diagnostic.
+    error = re.compile(r":\d+(:\d+)?: ((fatal )?error|sorry, unimplemented|internal compiler error): ")
     warning = re.compile(r":\d+(:\d+)?: warning: ")
-    context = re.compile(r"^In file included from |^\s+from \S+[:,]$|: In (instantiation of|"
-                         r"function|member function|static member function|constructor|"
-                         r"destructor|lambda function|substitution of)|"
+    note = re.compile(r":\d+(:\d+)?: note: ")
+    included = re.compile(r"^In file included from |^\s+from \S+[:,]$")
+    context = re.compile(r": In (instantiation of|function|member function|static member function|"
+                         r"constructor|destructor|lambda function|substitution of)|: At global scope:|"
                          r":\d+:\d+:\s+(recursively )?required (from|by)")
     names = {p: n for p, n in batched.items()}
     mentioned = re.compile("|".join(re.escape(p) for p in sorted(names, key=len, reverse=True)))
-    chunks, cur, seen = [], [], None  # seen: None, "error" or "warning" in cur
+    chunks, cur, held, seen = [], [], [], None  # seen: None, "error" or "warning" in cur
     for line in r.stdout.split("\n"):
+        if seen and included.search(line):
+            held.append(line)
+            continue
         kind = "error" if error.search(line) else "warning" if warning.search(line) else None
-        if seen and (kind or context.search(line)):
+        if seen and (kind or context.search(line) or (held and not note.search(line))):
             chunks.append((cur, seen == "error"))
             cur, seen = [], None
+        cur += held
+        held = []
         if kind:
             seen = kind
         cur.append(line)
-    chunks.append((cur, seen == "error"))
+    chunks.append((cur + held, seen == "error"))
     filed = {}
     for lines, has_error in chunks:
         if not has_error:

@@ -85,9 +85,10 @@ run cmake -S . -B build/gcc "${common[@]}" -DCMAKE_CXX_COMPILER="$(command -v g+
     -DCMAKE_CUDA_ARCHITECTURES=90-virtual "-DCMAKE_CUDA_FLAGS_RELEASE=-O0 -Xcicc -O0"
 run cmake --build build/gcc -j "$jobs"
 
-# The compile-fail tests (label compile_fail, ~110 independent -fsyntax-only compiles) run on every
-# core at once; then everything else, also on every core, except the tests marked RUN_SERIAL,
-# which run alone: clang_suite (which runs the clang tree the same two ways, on every core itself)
+# The compile-fail tests (label compile_fail: ~120 cases, most compiled together in two batches,
+# tests compile_fail_batch_0/1, the rest alone; tests/compile_fail/README.md) run on every core
+# at once; then everything else, also on every core, except the tests marked RUN_SERIAL, which
+# run alone: clang_suite (which runs the clang tree the same two ways, on every core itself)
 # and the SMC fork engine's tests (they count their executable's processes and time a failing
 # run). The exit code is 0 only when both runs pass.
 say "running the compile-fail tests of the g++ tree, $jobs at a time"

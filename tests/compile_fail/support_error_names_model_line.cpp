@@ -1,4 +1,4 @@
-// expect: support_error_names_model_line\.cpp:13:[0-9]+:( note: in instantiation of|   required from here)
+// expect: (support_error_names_model_line\.cpp:13:[0-9]+:   required from here.*gamma\(alpha, beta\): alpha must be > 0|gamma\(alpha, beta\): alpha must be > 0.*support_error_names_model_line\.cpp:13:[0-9]+: note: in instantiation of)
 // An impossible model's support error names the line of the user's model, with clang too: the
 // support checks are `auto` functions, instantiated where joint() calls them (a `void` one is
 // instantiated at the end of the translation unit, and clang's notes then stop inside tyche;
