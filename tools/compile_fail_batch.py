@@ -6,12 +6,13 @@ Usage (cmake/tyche_compile_fail.cmake runs it, MODE batch):
 
 FILE lists the cases, one `name<TAB>source` per line. Each case that can share a translation unit
 (its first include is <tyche/tyche.hpp>, its only preprocessor lines are #include <...>, and it
-declares no namespace, explicit specialisation or ::-qualified name: see batchable) goes into DIR/STEM.cpp (STEM: FILE's name without its extension), in a
-namespace of its own, after one #include <tyche/tyche.hpp> and the cases' other #include lines,
-with a #line directive so that the compiler names the case's own file and lines. The translation
-unit is compiled once (COMPILER ARGS... DIR/STEM.cpp); compilers go on after an error, so it
-reports the errors of every case. The output is cut into diagnostics — the context lines, an error, its notes —, and a
-diagnostic that names exactly one case's file is that case's: it is appended to DIR/NAME.diag.
+declares no namespace, explicit specialisation or ::-qualified name: see batchable) goes into
+DIR/STEM.cpp (STEM: FILE's name without its extension), in a namespace of its own, after one
+#include <tyche/tyche.hpp> and the cases' other #include lines, with a #line directive so that
+the compiler names the case's own file and lines. The translation unit is compiled once
+(COMPILER ARGS... DIR/STEM.cpp); compilers go on after an error, so it reports the errors of
+every case. The output is cut into diagnostics — the context lines, an error, its notes —, and
+a diagnostic that names exactly one case's file is that case's: it is appended to DIR/NAME.diag.
 
 The batch decides nothing: each case's own test (cmake/tyche_compile_fail.cmake) matches its
 regex against NAME.diag, and compiles the case alone, as before batches existed, when there is
