@@ -3,7 +3,9 @@
 // window; "draws", the default), nutpie's diagonal (√(var θ / var ∇log p) in the same windows:
 // metric_estimator = draws_and_gradients; "gradients"; on nutpie's schedule, metric_estimator =
 // nutpie: "nutpie"), nutpie's low-rank + diagonal (metric =
-// low_rank; "low_rank") and Stan's dense (metric = dense; "dense"), on the nine shared posteriors
+// low_rank; "low_rank") and Stan's dense (metric = dense; "dense"), and the diagonal and dense
+// schemes with the chains' estimates pooled (nuts_config::pool_metric; "draws_pooled",
+// "gradients_pooled", "nutpie_pooled", "dense_pooled"), on the nine shared posteriors
 // and a 100-d AR(1) Gaussian (Σᵢⱼ = 0.9^|i−j|), 4 chains × (1000 warm-up + 1000 draws) and
 // × (300 + 1000), seeds 1 … 10 (--quick: 3 seeds). The measure is issue 19's: the smallest
 // bulk-ESS over the parameters per gradient evaluation, warm-up gradients included; seconds are
@@ -49,6 +51,7 @@ struct scheme {
   const char* name;
   tyche::samplers::metric_kind metric;
   tyche::samplers::metric_estimator estimator;
+  bool pooled = false;  // nuts_config::pool_metric
 };
 const scheme all_schemes[] = {
     {"draws", tyche::samplers::metric_kind::diagonal, tyche::samplers::metric_estimator::draws},
@@ -56,6 +59,11 @@ const scheme all_schemes[] = {
     {"nutpie", tyche::samplers::metric_kind::diagonal, tyche::samplers::metric_estimator::nutpie},
     {"low_rank", tyche::samplers::metric_kind::low_rank, tyche::samplers::metric_estimator::draws},
     {"dense", tyche::samplers::metric_kind::dense, tyche::samplers::metric_estimator::draws},
+    {"draws_pooled", tyche::samplers::metric_kind::diagonal, tyche::samplers::metric_estimator::draws, true},
+    {"gradients_pooled", tyche::samplers::metric_kind::diagonal,
+     tyche::samplers::metric_estimator::draws_and_gradients, true},
+    {"nutpie_pooled", tyche::samplers::metric_kind::diagonal, tyche::samplers::metric_estimator::nutpie, true},
+    {"dense_pooled", tyche::samplers::metric_kind::dense, tyche::samplers::metric_estimator::draws, true},
 };
 std::vector<scheme> schemes(std::begin(all_schemes), std::begin(all_schemes) + 2);  // --schemes
 
@@ -64,6 +72,7 @@ outcome run_once(const Model& m, int warmup, const scheme& sc, std::uint64_t see
   tyche::nuts_config cfg{.chains = 4, .warmup = warmup, .draws = 1000, .seed = seed, .max_depth = max_depth};
   cfg.metric = sc.metric;
   cfg.metric_estimator = sc.estimator;
+  cfg.pool_metric = sc.pooled;
   const tyche::nuts_fit fit = tyche::nuts(m, cfg);
   double min_ess = INFINITY;
   for (std::size_t k = 0; k < fit.dim(); ++k) {
@@ -137,7 +146,7 @@ int main(int argc, char** argv) {
         const auto it = std::find_if(std::begin(all_schemes), std::end(all_schemes),
                                      [&](const scheme& s) { return name == s.name; });
         if (it == std::end(all_schemes)) {
-          std::fprintf(stderr, "adapt: unknown scheme '%s' (draws, gradients, nutpie, low_rank, dense)\n", name.c_str());
+          std::fprintf(stderr, "adapt: unknown scheme '%s' (draws, gradients, nutpie, low_rank, dense, draws_pooled, gradients_pooled, nutpie_pooled, dense_pooled)\n", name.c_str());
           return 2;
         }
         schemes.push_back(*it);
@@ -145,7 +154,7 @@ int main(int argc, char** argv) {
       }
       if (schemes.front().name != std::string("draws")) schemes.insert(schemes.begin(), all_schemes[0]);
     } else if (argv[i][0] == '-') {
-      std::fprintf(stderr, "usage: %s [--quick] [--seeds n] [--schemes draws,gradients,nutpie,low_rank,dense] [posterior ...]\n",
+      std::fprintf(stderr, "usage: %s [--quick] [--seeds n] [--schemes draws,gradients,nutpie,low_rank,dense,draws_pooled,gradients_pooled,nutpie_pooled,dense_pooled] [posterior ...]\n",
                    argv[0]);
       return 2;
     } else {

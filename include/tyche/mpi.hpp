@@ -238,7 +238,7 @@ inline std::uint64_t config_fingerprint(const nuts_config& cfg) {
   auto add = [&](const auto& x) { h = hash_bytes(&x, sizeof x, h); };
   add(cfg.chains), add(cfg.warmup), add(cfg.draws), add(cfg.seed), add(cfg.max_depth), add(cfg.adapt_delta);
   add(cfg.first_chain), add(cfg.init_step_size), add(cfg.init_radius), add(cfg.metric), add(cfg.metric_estimator);
-  add(cfg.restart_stuck_chains), add(cfg.init.size()), add(cfg.init_inv_metric.size());
+  add(cfg.restart_stuck_chains), add(cfg.pool_metric), add(cfg.init.size()), add(cfg.init_inv_metric.size());
   for (const auto& v : cfg.init) h = hash_bytes(v.data(), v.size() * sizeof(double), h);
   h = hash_bytes(cfg.init_inv_metric.data(), cfg.init_inv_metric.size() * sizeof(double), h);
   add(cfg.executor.index());
@@ -455,6 +455,10 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
   int resolved[2] = {0, 1};
   std::string error = detail::capture([&] {
     samplers::detail::check_config(cfg);
+    if (cfg.pool_metric)
+      throw std::invalid_argument("tyche::mpi::nuts: pool_metric = true: chains on different ranks cannot wait for "
+                                  "each other to pool their metric; use pool_metric = false, or mpi::nuts_sharded "
+                                  "(every rank runs every chain)");
     if (const cpu* exec = std::get_if<cpu>(&cfg.executor)) {
       const samplers::detail::model_target<Model> target(m);
       resolved[0] = detail::one_process_lanes(cfg, *exec, m.data_values(), m.matrix_values());

@@ -18774,6 +18774,10 @@ struct adaptation_config {
   bool nutpie_schedule = false;
   double early_window = 0.3, step_size_window = 0.15, window_growth = 1.5;
   int early_switch = 10, main_window = 80;
+  /// Cross-chain pooling (nuts_config::pool_metric): at a window's end (nutpie: a switch) learn()
+  /// computes no metric but leaves pool_pending(); metric_adaptation::pool() then merges the
+  /// windows of all the chains and writes each chain's metric. Not with low_rank.
+  bool pooled = false;
 };
 
 namespace detail {
@@ -18863,8 +18867,8 @@ class metric_adaptation {
 
   TYCHE_HD metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
       : d_(dim), dense_(dense), gradients_(c.gradients && !dense), low_rank_(c.low_rank && dense),
-        nutpie_(c.nutpie_schedule && c.gradients && !dense), low_rank_options_(c.low_rank_options),
-        num_warmup_(num_warmup) {
+        nutpie_(c.nutpie_schedule && c.gradients && !dense), pooled_(c.pooled && !(c.low_rank && dense)),
+        low_rank_options_(c.low_rank_options), num_warmup_(num_warmup) {
     if (num_warmup < 20) {  // too short for windows: the metric stays as it is
       num_warmup_ = 0;
       nutpie_ = false;
@@ -18936,6 +18940,11 @@ class metric_adaptation {
     }
     if (end_of_window()) {
       compute_next_window();
+      if (pooled_) {  // the metric waits for the other chains' windows (pool())
+        pending_ = true;
+        ++counter_;
+        return false;
+      }
       const R n = static_cast<R>(count_);
       const std::size_t d = d_, size = metric_size();
       if (low_rank_) {  // fewer than 3 draws with gradients: the metric stays as it is
@@ -18950,22 +18959,14 @@ class metric_adaptation {
         // √(var θ / var ∇): a coordinate whose gradient does not vary keeps the draws' raw
         // variance; the result is kept within [1e-10, 1e10]. (Without a gradient for every
         // draw, Stan's regularised estimate below.)
-        for (std::size_t k = 0; k < d; ++k) {
-          const R var = m2_[k] / (n - 1), grad_var = grad_m2_[k] / (n - 1);
-          R m = grad_var > 0 ? detail::adapt_sqrt(var / grad_var) : var;
-          if (!(m >= R(1e-10))) m = R(1e-10);
-          if (m > R(1e10)) m = R(1e10);
-          inv_metric[k] = m;
-        }
+        for (std::size_t k = 0; k < d; ++k) inv_metric[k] = gradient_metric(m2_[k] / (n - 1), grad_m2_[k] / (n - 1));
         reset();
         ++counter_;
         return true;
       }
       for (std::size_t k = 0; k < size; ++k) {
         const bool diagonal = !dense_ || k / d == k % d;
-        const R cov = count_ > 1 ? m2_[k] / (n - 1) : (diagonal ? R(1) : R(0));
-        const R shrink_to = diagonal ? R(1e-3) * (R(5) / (n + R(5))) : R(0);  // 10⁻³·I, weighted
-        inv_metric[k] = detail::multiply_add(n / (n + R(5)), cov, shrink_to);
+        inv_metric[k] = regularised(count_ > 1 ? m2_[k] / (n - 1) : (diagonal ? R(1) : R(0)), n, diagonal);
       }
       reset();
       ++counter_;
@@ -18979,6 +18980,105 @@ class metric_adaptation {
   /// heuristic from the current point, and dual averaging): every new metric of Stan's windows;
   /// on nutpie's schedule, the first only.
   TYCHE_HD bool restarts_step_size() const { return !nutpie_ || updates_ == 1; }
+
+  /// Whether learn() has closed a window whose metric waits for pool() (adaptation_config::pooled).
+  TYCHE_HD bool pool_pending() const { return pending_; }
+
+  /// Cross-chain pooling: the n estimates a[0 … n) (one per chain, in chain order, each with
+  /// pool_pending(); the same dimension and settings) merge their windows' moments — Chan, Golub
+  /// & LeVeque's pairwise update, in chain order, so the result does not depend on which chain
+  /// arrived last — and each writes the metric of the merged moments to inv_metric[c], by the
+  /// same rule learn() applies to one chain's window (Stan's regularised variance or covariance,
+  /// √(var θ / var ∇), or nutpie's foreground). The merged variance is that of all the windows'
+  /// draws as one sample (between-chain differences included). scratch: 4·d values (diagonal) or
+  /// d + d² (dense).
+  TYCHE_HD static void pool(metric_adaptation* const* a, std::size_t n, R* const* inv_metric, R* scratch) {
+    if (n == 0) return;
+    const metric_adaptation& first = *a[0];
+    const std::size_t d = first.d_;
+    if (first.nutpie_) {
+      // The backgrounds (draws' mean, m2, gradients' mean, m2) merged into scratch; every chain's
+      // foreground becomes it, its background starts again.
+      long total = 0;
+      for (std::size_t k = 0; k < 4 * d; ++k) scratch[k] = 0;
+      for (std::size_t c = 0; c < n; ++c) {
+        merge_moments(scratch, total, a[c]->bg_, a[c]->bg_count_, d, 0);  // the draws'
+        total = merge_moments(scratch, total, a[c]->bg_, a[c]->bg_count_, d, 2);  // the gradients'
+      }
+      for (std::size_t c = 0; c < n; ++c) {
+        metric_adaptation& m = *a[c];
+        for (std::size_t k = 0; k < 4 * d; ++k) {
+          m.fg_[k] = scratch[k];
+          m.bg_[k] = 0;
+        }
+        m.fg_count_ = total;
+        m.bg_count_ = 0;
+        m.pending_ = false;
+        if (m.fg_count_ >= 3) {
+          m.nutpie_metric(inv_metric[c]);
+          ++m.updates_;
+        }
+      }
+      return;
+    }
+    // Stan's windows: the draws' mean and m2 (d or d² values), and the gradients' mean and m2.
+    const bool dense = first.dense_, gradients = first.gradients_;
+    const std::size_t m2_size = dense ? d * d : d;
+    R* mean = scratch;
+    R* m2 = scratch + d;
+    R* grad_mean = m2 + m2_size;
+    R* grad_m2 = grad_mean + d;
+    const std::size_t used = gradients ? 4 * d : d + m2_size;
+    for (std::size_t k = 0; k < used; ++k) scratch[k] = 0;
+    long total = 0, grad_total = 0;
+    bool all_gradients = gradients;
+    for (std::size_t c = 0; c < n; ++c) {
+      const metric_adaptation& m = *a[c];
+      const long nc = m.count_;
+      if (nc == 0) continue;
+      const R na = static_cast<R>(total), nb = static_cast<R>(nc), nt = na + nb;
+      // m2 += m2_c + na·nb/nt · δδᵀ (δ = mean_c − mean), then mean += δ·nb/nt.
+      for (std::size_t i = 0; i < d; ++i) {
+        const R di = m.mean_[i] - mean[i];
+        if (dense) {
+          for (std::size_t j = 0; j < d; ++j)
+            m2[i * d + j] += m.m2_[i * d + j] + na * nb / nt * di * (m.mean_[j] - mean[j]);
+        } else {
+          m2[i] += m.m2_[i] + na * nb / nt * di * di;
+        }
+      }
+      const R f = nb / nt;  // 1 for the first chain: its moments are copied exactly
+      for (std::size_t i = 0; i < d; ++i) mean[i] += (m.mean_[i] - mean[i]) * f;
+      total += nc;
+      if (gradients) {
+        if (m.grad_count_ != nc) all_gradients = false;
+        const R ga = static_cast<R>(grad_total), gb = static_cast<R>(m.grad_count_), gt = ga + gb;
+        if (m.grad_count_ > 0) {
+          for (std::size_t i = 0; i < d; ++i) {
+            const R di = m.grad_mean_[i] - grad_mean[i];
+            grad_m2[i] += m.grad_m2_[i] + ga * gb / gt * di * di;
+            grad_mean[i] += di * (gb / gt);
+          }
+          grad_total += m.grad_count_;
+        }
+      }
+    }
+    for (std::size_t c = 0; c < n; ++c) {
+      metric_adaptation& m = *a[c];
+      R* out = inv_metric[c];
+      const R nr = static_cast<R>(total);
+      if (gradients && total > 1 && all_gradients) {
+        for (std::size_t k = 0; k < d; ++k) out[k] = gradient_metric(m2[k] / (nr - 1), grad_m2[k] / (nr - 1));
+      } else {
+        for (std::size_t k = 0; k < m2_size; ++k) {
+          const bool diagonal = !dense || k / d == k % d;
+          out[k] = regularised(total > 1 ? m2[k] / (nr - 1) : (diagonal ? R(1) : R(0)), nr, diagonal);
+        }
+      }
+      m.reset();
+      m.pending_ = false;
+    }
+  }
 
   /// nutpie's first metric, 1/|∂ᵢ log p| at the initial point (clamped to [1e-20, 1e20]; 1 where
   /// the gradient is not finite), into inv_metric (d values).
@@ -19008,6 +19108,11 @@ class metric_adaptation {
       next = grown > window_size_ + 1 ? grown : window_size_ + 1;
     }
     if (bg_count_ >= every && next + t <= final_start_) {  // switch: the background becomes the estimate
+      if (pooled_) {  // every chain's background, merged, becomes each one's (pool())
+        if (!early) window_size_ = next;
+        pending_ = true;
+        return false;
+      }
       for (std::size_t k = 0; k < 4 * d_; ++k) {
         fg_[k] = bg_[k];
         bg_[k] = 0;
@@ -19017,6 +19122,12 @@ class metric_adaptation {
       if (!early) window_size_ = next;
     }
     if (fg_count_ < 3) return false;
+    nutpie_metric(inv_metric);
+    ++updates_;
+    return true;
+  }
+  // The metric of nutpie's foreground estimate.
+  TYCHE_HD void nutpie_metric(R* inv_metric) const {
     for (std::size_t i = 0; i < d_; ++i) {
       const R var = fg_[d_ + i], grad_var = fg_[3 * d_ + i];  // sums of squares: the ratio is the same
       R m = grad_var > 0 ? detail::adapt_sqrt(var / grad_var) : var / static_cast<R>(fg_count_);
@@ -19024,8 +19135,35 @@ class metric_adaptation {
       if (m > R(1e10)) m = R(1e10);
       inv_metric[i] = m;
     }
-    ++updates_;
-    return true;
+  }
+  // √(var θ / var ∇) within [1e-10, 1e10]; a coordinate whose gradient does not vary keeps var θ.
+  TYCHE_HD static R gradient_metric(R var, R grad_var) {
+    R m = grad_var > 0 ? detail::adapt_sqrt(var / grad_var) : var;
+    if (!(m >= R(1e-10))) m = R(1e-10);
+    if (m > R(1e10)) m = R(1e10);
+    return m;
+  }
+  // Stan's regularisation of a window's (co)variance from n draws: n/(n+5)·cov + 10⁻³·5/(n+5) on
+  // the diagonal.
+  TYCHE_HD static R regularised(R cov, R n, bool diagonal) {
+    const R shrink_to = diagonal ? R(1e-3) * (R(5) / (n + R(5))) : R(0);  // 10⁻³·I, weighted
+    return detail::multiply_add(n / (n + R(5)), cov, shrink_to);
+  }
+  // Merges the moments (mean at[offset·d …], m2 at[(offset + 1)·d …]) of `count` values from
+  // `from` into `into` holding `total`; returns the new total.
+  TYCHE_HD static long merge_moments(R* into, long total, const R* from, long count, std::size_t d, std::size_t offset) {
+    if (count == 0) return total;
+    const R na = static_cast<R>(total), nb = static_cast<R>(count), nt = na + nb;
+    R* mean = into + offset * d;
+    R* m2 = into + (offset + 1) * d;
+    const R* mean_b = from + offset * d;
+    const R* m2_b = from + (offset + 1) * d;
+    for (std::size_t i = 0; i < d; ++i) {
+      const R delta = mean_b[i] - mean[i];
+      m2[i] += m2_b[i] + na * nb / nt * delta * delta;
+      mean[i] += delta * (nb / nt);  // nb / nt = 1 for the first: its moments are copied exactly
+    }
+    return total + count;
   }
   // Welford over the draws (values 0 … 2d: mean, m2) and the gradients (2d … 4d) of one estimate.
   TYCHE_HD void add_moments(R* at, long& count, const R* q, const R* g) {
@@ -19100,7 +19238,7 @@ class metric_adaptation {
   std::size_t d_ = 0;
   R *mean_ = nullptr, *delta_ = nullptr, *m2_ = nullptr, *grad_mean_ = nullptr, *grad_m2_ = nullptr;
   R *draws_ = nullptr, *grads_ = nullptr, *work_ = nullptr;  // low rank
-  bool dense_ = false, gradients_ = false, low_rank_ = false, nutpie_ = false;
+  bool dense_ = false, gradients_ = false, low_rank_ = false, nutpie_ = false, pooled_ = false, pending_ = false;
   low_rank_settings low_rank_options_ = {};
   R *fg_ = nullptr, *bg_ = nullptr;  // nutpie: foreground and background moments
   long fg_count_ = 0, bg_count_ = 0, updates_ = 0;
@@ -19340,6 +19478,18 @@ struct nuts_config {
   samplers::metric_kind metric = samplers::metric_kind::diagonal;
   /// How warm-up estimates the diagonal metric: draws (Stan's) or draws_and_gradients (nutpie's).
   samplers::metric_estimator metric_estimator = samplers::metric_estimator::draws;
+  /// Cross-chain pooling of warm-up's metric estimate: at the end of each metric window (on
+  /// nutpie's schedule, at each switch of its estimates) every chain waits for the others, and
+  /// all of them take the metric estimated from the moments of all the chains' window draws
+  /// together (and gradients, for the gradient estimators), merged in chain order: with Stan's
+  /// windows every chain's metric is the same, from chains × the draws (on nutpie's schedule
+  /// each chain then adds its own draws until the next switch). The draws stay reproducible
+  /// (the merge does not depend on which chain arrives last or on the threads), but a chain's
+  /// draws now depend on the other chains: a run of chains [a, b) (first_chain) is not part of
+  /// a larger run. metric = diagonal or dense, the CPU executor with the program_counter
+  /// schedule (also tyche::mpi::nuts_sharded, not mpi::nuts); docs/nuts.md, "Pooling the metric
+  /// across chains". false (the default): each chain its own, as Stan.
+  bool pool_metric = false;
   /// Initial values on the constrained scale, in the order of parameter_names(): one vector for
   /// every chain, or one per chain; empty (the default): Stan's random initial points
   /// (init_radius). approximate_fit::initial_values(chains) gives one per chain from the draws
@@ -19427,37 +19577,59 @@ struct warmup_result {
   nuts_status status = nuts_status::ok;
   bool metric_changed = false;  // a window closed: the kernel must load the new metric
   bool bad_metric = false;      // status is the new metric's: `where` names its element or pivot
+  bool pool_pending = false;    // a window closed and its metric waits for the other chains'
   std::size_t where = 0;
 };
+
+/// After the metric estimate has written a new inverse metric at the end of warm-up transition
+/// `iteration`: its check (and Cholesky factor chol, dense), and when the estimate says so
+/// Stan's step-size heuristic from the current point and a restart of dual averaging; at the
+/// last warm-up transition, the final step size. warmup_step's second half, and what a chain
+/// does once cross-chain pooling (adaptation_config::pooled) has given it its metric.
+TYCHE_EXEC_CHECK_DISABLE
+template <class R, class Rng, class Target>
+TYCHE_HD warmup_result after_new_metric(int iteration, int warmup, R& eps, step_size_adaptation<R>& step,
+                                        const metric_adaptation<R>& metric, R* inv_metric, R* chol, const R* q,
+                                        const R* grad, R logp, std::size_t d, Rng& rng, Target&& target, R* scratch) {
+  warmup_result r;
+  const nuts_status s = chol != nullptr ? cholesky_lower(inv_metric, chol, d, &r.where)
+                                        : check_diagonal_metric(inv_metric, d, &r.where);
+  if (s != nuts_status::ok) {
+    r.status = s;
+    r.bad_metric = true;
+    return r;
+  }
+  r.metric_changed = true;
+  if (metric.restarts_step_size()) {
+    r.status = find_initial_step_size(&eps, q, grad, logp, inv_metric, chol, chol != nullptr, d, rng, target, scratch);
+    if (r.status != nuts_status::ok) return r;
+    step.set_mu(detail::lane_log(R(10) * eps));
+    step.restart();
+  }
+  if (iteration == warmup - 1) step.complete(eps);
+  return r;
+}
 
 /// After warm-up transition `iteration` (0-based) of `warmup`, with acceptance statistic
 /// accept_stat, at the point (q, grad, logp) the transition selected: updates the step size eps,
 /// the step-size and metric estimates, and at the end of a metric window the inverse metric
 /// (inv_metric, and its Cholesky factor chol when chol is not null: the dense metric) and, by
 /// Stan's heuristic with the generator rng (W = 1) and target(q, grad) → log p, a new eps.
-/// scratch: 4·d values.
+/// With cross-chain pooling, a window's end leaves the metric to metric_adaptation::pool() and
+/// after_new_metric() (pool_pending). scratch: 4·d values.
 TYCHE_EXEC_CHECK_DISABLE
 template <class R, class Rng, class Target>
 TYCHE_HD warmup_result warmup_step(int iteration, int warmup, R& eps, R accept_stat, step_size_adaptation<R>& step,
                                    metric_adaptation<R>& metric, R* inv_metric, R* chol, const R* q, const R* grad,
                                    R logp, std::size_t d, Rng& rng, Target&& target, R* scratch) {
-  warmup_result r;
   step.learn(eps, accept_stat);
-  if (metric.learn(inv_metric, q, grad)) {
-    const nuts_status s = chol != nullptr ? cholesky_lower(inv_metric, chol, d, &r.where)
-                                          : check_diagonal_metric(inv_metric, d, &r.where);
-    if (s != nuts_status::ok) {
-      r.status = s;
-      r.bad_metric = true;
-      return r;
-    }
-    r.metric_changed = true;
-    if (metric.restarts_step_size()) {
-      r.status = find_initial_step_size(&eps, q, grad, logp, inv_metric, chol, chol != nullptr, d, rng, target, scratch);
-      if (r.status != nuts_status::ok) return r;
-      step.set_mu(detail::lane_log(R(10) * eps));
-      step.restart();
-    }
+  if (metric.learn(inv_metric, q, grad))
+    return after_new_metric(iteration, warmup, eps, step, metric, inv_metric, chol, q, grad, logp, d, rng, target,
+                            scratch);
+  warmup_result r;
+  if (metric.pool_pending()) {
+    r.pool_pending = true;
+    return r;
   }
   if (iteration == warmup - 1) step.complete(eps);
   return r;
@@ -19510,6 +19682,7 @@ inline adaptation_config adaptation_of(const nuts_config& cfg) {
   ac.gradients = cfg.metric_estimator != metric_estimator::draws;
   ac.nutpie_schedule = cfg.metric_estimator == metric_estimator::nutpie;
   ac.low_rank = cfg.metric == metric_kind::low_rank;
+  ac.pooled = cfg.pool_metric;
   return ac;
 }
 
@@ -19761,6 +19934,7 @@ class nuts_chain {
       rng_ = streams.lane(0);
       if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
       if (r.metric_changed) ++metric_version_;
+      pool_pending_ = r.pool_pending;
     } else {
       auto& values = fit_.values[static_cast<std::size_t>(chain_)];
       target_.constrain(q_.data(), values);
@@ -19770,6 +19944,43 @@ class nuts_chain {
     if (cfg_.refresh > 0 &&
         (iteration_ == 1 || iteration_ % cfg_.refresh == 0 || iteration_ == cfg_.warmup + cfg_.draws))
       report_progress(cfg_, nuts_progress{chain_number(), iteration_, cfg_.warmup + cfg_.draws, iteration_ <= cfg_.warmup});
+    if (done() && !pool_pending_) finish();
+  }
+
+  /// Cross-chain pooling (nuts_config::pool_metric): whether the chain's last transition closed a
+  /// metric window whose metric waits for the other chains' (the executor holds the chain until
+  /// pool_chains has run).
+  [[nodiscard]] bool pool_pending() const { return pool_pending_; }
+
+  /// The chains' pooled metric (all of them pool_pending(); in chain order): written by the
+  /// merged estimate, then each chain's after_new_metric (the check, Stan's heuristic from its
+  /// point with its own stream). A chain whose step that fails throws from here, after the
+  /// others have their metric; the chain is then the caller's to drop.
+  static void pool_chains(const std::vector<nuts_chain*>& chains) {
+    if (chains.empty()) return;
+    std::vector<metric_adaptation<double>*> estimates;
+    std::vector<double*> metrics;
+    for (nuts_chain* c : chains) {
+      estimates.push_back(&c->metric_adapt_);
+      metrics.push_back(c->inv_metric_.data());
+    }
+    const std::size_t d = chains.front()->d_;
+    std::vector<double> scratch(chains.front()->chol_.empty() ? 4 * d : d + d * d);
+    metric_adaptation<double>::pool(estimates.data(), estimates.size(), metrics.data(), scratch.data());
+  }
+  /// After pool_chains: this chain's check of its new metric and its step size.
+  void after_pool() {
+    pool_pending_ = false;
+    chain_streams<1> streams;
+    streams.seed = cfg_.seed;
+    streams.set_lane(0, rng_);
+    const warmup_result r = after_new_metric(
+        iteration_ - 1, cfg_.warmup, step_size_, step_adapt_, metric_adapt_, inv_metric_.data(),
+        chol_.empty() ? nullptr : chol_.data(), q_.data(), grad_.data(), log_density_, d_, streams,
+        [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
+    rng_ = streams.lane(0);
+    if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
+    ++metric_version_;
     if (done()) finish();
   }
 
@@ -19816,7 +20027,7 @@ class nuts_chain {
   double log_density_ = 0, step_size_ = 1;
   unsigned metric_version_ = 0;
   int iteration_ = 0;
-  bool initialised_ = false;
+  bool initialised_ = false, pool_pending_ = false;
 };
 
 }  // namespace tyche::samplers::detail
@@ -19848,6 +20059,7 @@ class nuts_chain {
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <memory>
@@ -20116,6 +20328,10 @@ void begin_lanes(Block& b, bool* start, OnError& on_error) {
 /// The program_counter schedule: chains [0, chains) wait in one queue shared by all threads; a
 /// lane whose transition ends puts its chain at the back and takes the chain at the front. A
 /// chain is initialised (initial point, first step size) the first time a lane takes it.
+/// With nuts_config::pool_metric, a chain whose transition closed a metric window waits aside
+/// (its lane takes another chain) until every chain that has not failed is there; the thread
+/// whose chain arrives last pools their estimates (nuts_chain::pool_chains, in chain order) and
+/// puts them back in the queue, and threads whose lanes all wait sleep until then.
 template <class Lanes, class Target, class OnError>
 lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
                                 std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, int threads, int lanes,
@@ -20127,6 +20343,85 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
   std::deque<chain_type*> queue;  // guarded by queue_mutex
   for (auto& c : chains) queue.push_back(c.get());
   std::atomic<long long> useful{0}, slots{0};
+  // Pooling (cfg.pool_metric), guarded by queue_mutex: the chains waiting for the others; `live`,
+  // the chains that have not failed (a pool waits for all of them); `unfinished`, those neither
+  // failed nor done (an idle thread sleeps until a pool queues chains or this is 0). `pools`
+  // counts the pools that have queued chains, so that lanes left idle take them.
+  const bool pooling = cfg.pool_metric;
+  std::vector<chain_type*> waiting;
+  waiting.reserve(chains.size());
+  std::size_t live = chains.size(), unfinished = chains.size();
+  std::condition_variable pooled;
+  std::atomic<unsigned> pools{0};
+  // Pools the chains in `ready` (all live chains, each with its window closed), then queues them.
+  // (Each chain's step-size heuristic runs here, one chain after another, while the other
+  // threads sleep: a few gradients per chain and window.)
+  auto pool = [&](std::vector<chain_type*> ready) {
+    std::sort(ready.begin(), ready.end(), [](const chain_type* a, const chain_type* b) { return a->chain() < b->chain(); });
+    std::vector<chain_type*> back;
+    std::size_t failed = 0;
+    bool merged = true;
+    try {
+      back.reserve(ready.size());
+      chain_type::pool_chains(ready);
+    } catch (...) {  // no memory for the merge: every chain of the pool fails
+      merged = false;
+      for (chain_type* c : ready) on_error(c->chain());
+      failed = ready.size();
+    }
+    if (merged)
+      for (chain_type* c : ready) {
+        try {
+          c->after_pool();
+          back.push_back(c);
+        } catch (...) {
+          on_error(c->chain());
+          ++failed;
+        }
+      }
+    {
+      std::lock_guard<std::mutex> lock(queue_mutex);
+      live -= failed;
+      unfinished -= failed;
+      for (chain_type* c : back) {
+        if (c->done()) --unfinished;  // (a pool at the last iteration, no draws)
+        else queue.push_back(c);
+      }
+      ++pools;
+    }
+    pooled.notify_all();
+  };
+  // A chain arrives at a pool (c), or fails (nullptr); the last one pools.
+  auto arrive = [&](chain_type* c) {
+    std::vector<chain_type*> ready;
+    bool none_left = false;
+    {
+      std::lock_guard<std::mutex> lock(queue_mutex);
+      if (c != nullptr) {
+        waiting.push_back(c);
+      } else {
+        --live;
+        none_left = --unfinished == 0;
+      }
+      if (!waiting.empty() && waiting.size() == live) ready.swap(waiting);
+    }
+    if (!ready.empty()) pool(std::move(ready));
+    else if (none_left) pooled.notify_all();
+  };
+  // A chain has drawn its last iteration (pooling: the idle threads may stop when it is the last).
+  auto finished = [&] {
+    bool none_left = false;
+    {
+      std::lock_guard<std::mutex> lock(queue_mutex);
+      none_left = --unfinished == 0;
+    }
+    if (none_left) pooled.notify_all();
+  };
+  // A chain's error (inside its catch block): recorded; with pooling, the chain leaves the counts.
+  auto fail = [&](int chain) {
+    on_error(chain);
+    if (pooling) arrive(nullptr);
+  };
   auto worker = [&] {
     const int k_blocks = lanes / w;
     std::vector<std::unique_ptr<block>> blocks;
@@ -20151,12 +20446,15 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
         }
         try {
           if (!next->initialised()) next->initialise();
-          if (next->done()) continue;
+          if (next->done()) {  // (no iterations at all)
+            if (pooling) finished();
+            continue;
+          }
           b.load(next, l);
           start[l] = true;
           return;
         } catch (...) {
-          on_error(next->chain());
+          fail(next->chain());
           b.drop(l);
         }
       }
@@ -20165,16 +20463,37 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     for (auto& b : blocks) {
       bool start[w] = {};
       for (int l = 0; l < w; ++l) rotate(*b, l, nullptr, start);
-      begin_lanes(*b, start, on_error);
+      begin_lanes(*b, start, fail);
     }
     long long my_useful = 0, my_slots = 0;
+    unsigned seen = 0;
+    auto refill = [&] {  // pooling: the idle lanes take the chains a pool has queued
+      seen = pools.load();
+      for (auto& b : blocks) {
+        bool start[w] = {};
+        for (int l = 0; l < w; ++l)
+          if (b->owner[l] == nullptr) rotate(*b, l, nullptr, start);
+        begin_lanes(*b, start, fail);
+      }
+    };
     for (;;) {
+      if (pooling && pools.load() != seen) refill();
       long long spent = 0;
       for (std::size_t k = 0; k < blocks.size(); ++k) {
         evaluated[k] = blocks[k]->evaluate(target);
         if (evaluated[k]) spent += w;
       }
-      if (spent == 0) break;  // every lane is idle and the queue is empty
+      if (spent == 0) {  // every lane is idle and the queue is empty
+        if (!pooling) break;
+        // Pooling: sleep until a pool queues chains, or every chain has finished (or failed).
+        {
+          std::unique_lock<std::mutex> lock(queue_mutex);
+          pooled.wait(lock, [&] { return !queue.empty() || unfinished == 0; });
+          if (queue.empty()) break;
+        }
+        refill();
+        continue;
+      }
       my_slots += spent;
       for (std::size_t k = 0; k < blocks.size(); ++k) {
         if (!evaluated[k]) continue;
@@ -20190,14 +20509,23 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
             c->unload(b.kernel, l);
             c->end_iteration(b.kernel.stats(l));
           } catch (...) {
-            on_error(c->chain());
+            fail(c->chain());
             b.drop(l);
             rotate(b, l, nullptr, start);
             continue;
           }
+          if (pooling && c->pool_pending()) {
+            // It waits for the others; the lane forgets it (another lane may run it next, so its
+            // point here goes stale) and takes another chain.
+            arrive(c);
+            b.drop(l);
+            rotate(b, l, nullptr, start);
+            continue;
+          }
+          if (pooling && c->done()) finished();
           rotate(b, l, c->done() ? nullptr : c, start);
         }
-        begin_lanes(b, start, on_error);
+        begin_lanes(b, start, fail);
       }
     }
     useful += my_useful;
@@ -21233,6 +21561,18 @@ TYCHE_DRIVER_INLINE void check_config(const nuts_config& cfg)
          "+ diagonal one): use metric = diagonal or low_rank");
   if (cfg.metric_estimator == metric_estimator::nutpie && cfg.metric != metric_kind::diagonal)
     fail("metric_estimator = nutpie (nutpie's schedule) estimates a diagonal metric: use metric = diagonal");
+  if (cfg.pool_metric) {
+    if (cfg.metric == metric_kind::low_rank)
+      fail("pool_metric = true pools diagonal and dense metric estimates; metric = low_rank estimates each chain's "
+           "own (set pool_metric = false, or use metric = diagonal or dense)");
+    const cpu* exec = std::get_if<cpu>(&cfg.executor);
+    if (exec == nullptr)
+      fail("pool_metric = true needs the CPU executor (tyche::cpu): on the device executor the chains do not wait "
+           "for each other at the ends of the metric windows");
+    else if (exec->schedule != lane_schedule::program_counter)
+      fail("pool_metric = true needs the CPU executor's program_counter schedule (cpu::schedule = trajectory_sync "
+           "does not pool)");
+  }
   if (cfg.init.size() > 1 && cfg.init.size() != static_cast<std::size_t>(cfg.chains))
     fail("init holds " + std::to_string(cfg.init.size()) + " vectors of initial values: give one for every chain, or " +
          std::to_string(cfg.chains) + " (one per chain)");

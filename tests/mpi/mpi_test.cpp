@@ -179,6 +179,9 @@ TEST_CASE("mpi::nuts: a chain that fails on one rank ends the call on every rank
   cfg.init.clear();
   cfg.adapt_delta = 2;  // every rank's configuration error, named once
   CHECK_THROWS_WITH(mpi::nuts(m, cfg), Contains("rank 0: tyche::nuts: adapt_delta = 2") && Contains("and 1 other rank"));
+  cfg.adapt_delta = 0.8;
+  cfg.pool_metric = true;  // chains on other ranks cannot wait for each other
+  CHECK_THROWS_WITH(mpi::nuts(m, cfg), Contains("tyche::mpi::nuts: pool_metric = true: chains on different ranks"));
 }
 
 namespace {

@@ -41,6 +41,10 @@ struct adaptation_config {
   bool nutpie_schedule = false;
   double early_window = 0.3, step_size_window = 0.15, window_growth = 1.5;
   int early_switch = 10, main_window = 80;
+  /// Cross-chain pooling (nuts_config::pool_metric): at a window's end (nutpie: a switch) learn()
+  /// computes no metric but leaves pool_pending(); metric_adaptation::pool() then merges the
+  /// windows of all the chains and writes each chain's metric. Not with low_rank.
+  bool pooled = false;
 };
 
 namespace detail {
@@ -130,8 +134,8 @@ class metric_adaptation {
 
   TYCHE_HD metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
       : d_(dim), dense_(dense), gradients_(c.gradients && !dense), low_rank_(c.low_rank && dense),
-        nutpie_(c.nutpie_schedule && c.gradients && !dense), low_rank_options_(c.low_rank_options),
-        num_warmup_(num_warmup) {
+        nutpie_(c.nutpie_schedule && c.gradients && !dense), pooled_(c.pooled && !(c.low_rank && dense)),
+        low_rank_options_(c.low_rank_options), num_warmup_(num_warmup) {
     if (num_warmup < 20) {  // too short for windows: the metric stays as it is
       num_warmup_ = 0;
       nutpie_ = false;
@@ -203,6 +207,11 @@ class metric_adaptation {
     }
     if (end_of_window()) {
       compute_next_window();
+      if (pooled_) {  // the metric waits for the other chains' windows (pool())
+        pending_ = true;
+        ++counter_;
+        return false;
+      }
       const R n = static_cast<R>(count_);
       const std::size_t d = d_, size = metric_size();
       if (low_rank_) {  // fewer than 3 draws with gradients: the metric stays as it is
@@ -217,22 +226,14 @@ class metric_adaptation {
         // √(var θ / var ∇): a coordinate whose gradient does not vary keeps the draws' raw
         // variance; the result is kept within [1e-10, 1e10]. (Without a gradient for every
         // draw, Stan's regularised estimate below.)
-        for (std::size_t k = 0; k < d; ++k) {
-          const R var = m2_[k] / (n - 1), grad_var = grad_m2_[k] / (n - 1);
-          R m = grad_var > 0 ? detail::adapt_sqrt(var / grad_var) : var;
-          if (!(m >= R(1e-10))) m = R(1e-10);
-          if (m > R(1e10)) m = R(1e10);
-          inv_metric[k] = m;
-        }
+        for (std::size_t k = 0; k < d; ++k) inv_metric[k] = gradient_metric(m2_[k] / (n - 1), grad_m2_[k] / (n - 1));
         reset();
         ++counter_;
         return true;
       }
       for (std::size_t k = 0; k < size; ++k) {
         const bool diagonal = !dense_ || k / d == k % d;
-        const R cov = count_ > 1 ? m2_[k] / (n - 1) : (diagonal ? R(1) : R(0));
-        const R shrink_to = diagonal ? R(1e-3) * (R(5) / (n + R(5))) : R(0);  // 10⁻³·I, weighted
-        inv_metric[k] = detail::multiply_add(n / (n + R(5)), cov, shrink_to);
+        inv_metric[k] = regularised(count_ > 1 ? m2_[k] / (n - 1) : (diagonal ? R(1) : R(0)), n, diagonal);
       }
       reset();
       ++counter_;
@@ -246,6 +247,105 @@ class metric_adaptation {
   /// heuristic from the current point, and dual averaging): every new metric of Stan's windows;
   /// on nutpie's schedule, the first only.
   TYCHE_HD bool restarts_step_size() const { return !nutpie_ || updates_ == 1; }
+
+  /// Whether learn() has closed a window whose metric waits for pool() (adaptation_config::pooled).
+  TYCHE_HD bool pool_pending() const { return pending_; }
+
+  /// Cross-chain pooling: the n estimates a[0 … n) (one per chain, in chain order, each with
+  /// pool_pending(); the same dimension and settings) merge their windows' moments — Chan, Golub
+  /// & LeVeque's pairwise update, in chain order, so the result does not depend on which chain
+  /// arrived last — and each writes the metric of the merged moments to inv_metric[c], by the
+  /// same rule learn() applies to one chain's window (Stan's regularised variance or covariance,
+  /// √(var θ / var ∇), or nutpie's foreground). The merged variance is that of all the windows'
+  /// draws as one sample (between-chain differences included). scratch: 4·d values (diagonal) or
+  /// d + d² (dense).
+  TYCHE_HD static void pool(metric_adaptation* const* a, std::size_t n, R* const* inv_metric, R* scratch) {
+    if (n == 0) return;
+    const metric_adaptation& first = *a[0];
+    const std::size_t d = first.d_;
+    if (first.nutpie_) {
+      // The backgrounds (draws' mean, m2, gradients' mean, m2) merged into scratch; every chain's
+      // foreground becomes it, its background starts again.
+      long total = 0;
+      for (std::size_t k = 0; k < 4 * d; ++k) scratch[k] = 0;
+      for (std::size_t c = 0; c < n; ++c) {
+        merge_moments(scratch, total, a[c]->bg_, a[c]->bg_count_, d, 0);  // the draws'
+        total = merge_moments(scratch, total, a[c]->bg_, a[c]->bg_count_, d, 2);  // the gradients'
+      }
+      for (std::size_t c = 0; c < n; ++c) {
+        metric_adaptation& m = *a[c];
+        for (std::size_t k = 0; k < 4 * d; ++k) {
+          m.fg_[k] = scratch[k];
+          m.bg_[k] = 0;
+        }
+        m.fg_count_ = total;
+        m.bg_count_ = 0;
+        m.pending_ = false;
+        if (m.fg_count_ >= 3) {
+          m.nutpie_metric(inv_metric[c]);
+          ++m.updates_;
+        }
+      }
+      return;
+    }
+    // Stan's windows: the draws' mean and m2 (d or d² values), and the gradients' mean and m2.
+    const bool dense = first.dense_, gradients = first.gradients_;
+    const std::size_t m2_size = dense ? d * d : d;
+    R* mean = scratch;
+    R* m2 = scratch + d;
+    R* grad_mean = m2 + m2_size;
+    R* grad_m2 = grad_mean + d;
+    const std::size_t used = gradients ? 4 * d : d + m2_size;
+    for (std::size_t k = 0; k < used; ++k) scratch[k] = 0;
+    long total = 0, grad_total = 0;
+    bool all_gradients = gradients;
+    for (std::size_t c = 0; c < n; ++c) {
+      const metric_adaptation& m = *a[c];
+      const long nc = m.count_;
+      if (nc == 0) continue;
+      const R na = static_cast<R>(total), nb = static_cast<R>(nc), nt = na + nb;
+      // m2 += m2_c + na·nb/nt · δδᵀ (δ = mean_c − mean), then mean += δ·nb/nt.
+      for (std::size_t i = 0; i < d; ++i) {
+        const R di = m.mean_[i] - mean[i];
+        if (dense) {
+          for (std::size_t j = 0; j < d; ++j)
+            m2[i * d + j] += m.m2_[i * d + j] + na * nb / nt * di * (m.mean_[j] - mean[j]);
+        } else {
+          m2[i] += m.m2_[i] + na * nb / nt * di * di;
+        }
+      }
+      const R f = nb / nt;  // 1 for the first chain: its moments are copied exactly
+      for (std::size_t i = 0; i < d; ++i) mean[i] += (m.mean_[i] - mean[i]) * f;
+      total += nc;
+      if (gradients) {
+        if (m.grad_count_ != nc) all_gradients = false;
+        const R ga = static_cast<R>(grad_total), gb = static_cast<R>(m.grad_count_), gt = ga + gb;
+        if (m.grad_count_ > 0) {
+          for (std::size_t i = 0; i < d; ++i) {
+            const R di = m.grad_mean_[i] - grad_mean[i];
+            grad_m2[i] += m.grad_m2_[i] + ga * gb / gt * di * di;
+            grad_mean[i] += di * (gb / gt);
+          }
+          grad_total += m.grad_count_;
+        }
+      }
+    }
+    for (std::size_t c = 0; c < n; ++c) {
+      metric_adaptation& m = *a[c];
+      R* out = inv_metric[c];
+      const R nr = static_cast<R>(total);
+      if (gradients && total > 1 && all_gradients) {
+        for (std::size_t k = 0; k < d; ++k) out[k] = gradient_metric(m2[k] / (nr - 1), grad_m2[k] / (nr - 1));
+      } else {
+        for (std::size_t k = 0; k < m2_size; ++k) {
+          const bool diagonal = !dense || k / d == k % d;
+          out[k] = regularised(total > 1 ? m2[k] / (nr - 1) : (diagonal ? R(1) : R(0)), nr, diagonal);
+        }
+      }
+      m.reset();
+      m.pending_ = false;
+    }
+  }
 
   /// nutpie's first metric, 1/|∂ᵢ log p| at the initial point (clamped to [1e-20, 1e20]; 1 where
   /// the gradient is not finite), into inv_metric (d values).
@@ -275,6 +375,11 @@ class metric_adaptation {
       next = grown > window_size_ + 1 ? grown : window_size_ + 1;
     }
     if (bg_count_ >= every && next + t <= final_start_) {  // switch: the background becomes the estimate
+      if (pooled_) {  // every chain's background, merged, becomes each one's (pool())
+        if (!early) window_size_ = next;
+        pending_ = true;
+        return false;
+      }
       for (std::size_t k = 0; k < 4 * d_; ++k) {
         fg_[k] = bg_[k];
         bg_[k] = 0;
@@ -284,6 +389,12 @@ class metric_adaptation {
       if (!early) window_size_ = next;
     }
     if (fg_count_ < 3) return false;
+    nutpie_metric(inv_metric);
+    ++updates_;
+    return true;
+  }
+  // The metric of nutpie's foreground estimate.
+  TYCHE_HD void nutpie_metric(R* inv_metric) const {
     for (std::size_t i = 0; i < d_; ++i) {
       const R var = fg_[d_ + i], grad_var = fg_[3 * d_ + i];  // sums of squares: the ratio is the same
       R m = grad_var > 0 ? detail::adapt_sqrt(var / grad_var) : var / static_cast<R>(fg_count_);
@@ -291,8 +402,35 @@ class metric_adaptation {
       if (m > R(1e10)) m = R(1e10);
       inv_metric[i] = m;
     }
-    ++updates_;
-    return true;
+  }
+  // √(var θ / var ∇) within [1e-10, 1e10]; a coordinate whose gradient does not vary keeps var θ.
+  TYCHE_HD static R gradient_metric(R var, R grad_var) {
+    R m = grad_var > 0 ? detail::adapt_sqrt(var / grad_var) : var;
+    if (!(m >= R(1e-10))) m = R(1e-10);
+    if (m > R(1e10)) m = R(1e10);
+    return m;
+  }
+  // Stan's regularisation of a window's (co)variance from n draws: n/(n+5)·cov + 10⁻³·5/(n+5) on
+  // the diagonal.
+  TYCHE_HD static R regularised(R cov, R n, bool diagonal) {
+    const R shrink_to = diagonal ? R(1e-3) * (R(5) / (n + R(5))) : R(0);  // 10⁻³·I, weighted
+    return detail::multiply_add(n / (n + R(5)), cov, shrink_to);
+  }
+  // Merges the moments (mean at[offset·d …], m2 at[(offset + 1)·d …]) of `count` values from
+  // `from` into `into` holding `total`; returns the new total.
+  TYCHE_HD static long merge_moments(R* into, long total, const R* from, long count, std::size_t d, std::size_t offset) {
+    if (count == 0) return total;
+    const R na = static_cast<R>(total), nb = static_cast<R>(count), nt = na + nb;
+    R* mean = into + offset * d;
+    R* m2 = into + (offset + 1) * d;
+    const R* mean_b = from + offset * d;
+    const R* m2_b = from + (offset + 1) * d;
+    for (std::size_t i = 0; i < d; ++i) {
+      const R delta = mean_b[i] - mean[i];
+      m2[i] += m2_b[i] + na * nb / nt * delta * delta;
+      mean[i] += delta * (nb / nt);  // nb / nt = 1 for the first: its moments are copied exactly
+    }
+    return total + count;
   }
   // Welford over the draws (values 0 … 2d: mean, m2) and the gradients (2d … 4d) of one estimate.
   TYCHE_HD void add_moments(R* at, long& count, const R* q, const R* g) {
@@ -367,7 +505,7 @@ class metric_adaptation {
   std::size_t d_ = 0;
   R *mean_ = nullptr, *delta_ = nullptr, *m2_ = nullptr, *grad_mean_ = nullptr, *grad_m2_ = nullptr;
   R *draws_ = nullptr, *grads_ = nullptr, *work_ = nullptr;  // low rank
-  bool dense_ = false, gradients_ = false, low_rank_ = false, nutpie_ = false;
+  bool dense_ = false, gradients_ = false, low_rank_ = false, nutpie_ = false, pooled_ = false, pending_ = false;
   low_rank_settings low_rank_options_ = {};
   R *fg_ = nullptr, *bg_ = nullptr;  // nutpie: foreground and background moments
   long fg_count_ = 0, bg_count_ = 0, updates_ = 0;

@@ -60,6 +60,7 @@ inline adaptation_config adaptation_of(const nuts_config& cfg) {
   ac.gradients = cfg.metric_estimator != metric_estimator::draws;
   ac.nutpie_schedule = cfg.metric_estimator == metric_estimator::nutpie;
   ac.low_rank = cfg.metric == metric_kind::low_rank;
+  ac.pooled = cfg.pool_metric;
   return ac;
 }
 
@@ -311,6 +312,7 @@ class nuts_chain {
       rng_ = streams.lane(0);
       if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
       if (r.metric_changed) ++metric_version_;
+      pool_pending_ = r.pool_pending;
     } else {
       auto& values = fit_.values[static_cast<std::size_t>(chain_)];
       target_.constrain(q_.data(), values);
@@ -320,6 +322,43 @@ class nuts_chain {
     if (cfg_.refresh > 0 &&
         (iteration_ == 1 || iteration_ % cfg_.refresh == 0 || iteration_ == cfg_.warmup + cfg_.draws))
       report_progress(cfg_, nuts_progress{chain_number(), iteration_, cfg_.warmup + cfg_.draws, iteration_ <= cfg_.warmup});
+    if (done() && !pool_pending_) finish();
+  }
+
+  /// Cross-chain pooling (nuts_config::pool_metric): whether the chain's last transition closed a
+  /// metric window whose metric waits for the other chains' (the executor holds the chain until
+  /// pool_chains has run).
+  [[nodiscard]] bool pool_pending() const { return pool_pending_; }
+
+  /// The chains' pooled metric (all of them pool_pending(); in chain order): written by the
+  /// merged estimate, then each chain's after_new_metric (the check, Stan's heuristic from its
+  /// point with its own stream). A chain whose step that fails throws from here, after the
+  /// others have their metric; the chain is then the caller's to drop.
+  static void pool_chains(const std::vector<nuts_chain*>& chains) {
+    if (chains.empty()) return;
+    std::vector<metric_adaptation<double>*> estimates;
+    std::vector<double*> metrics;
+    for (nuts_chain* c : chains) {
+      estimates.push_back(&c->metric_adapt_);
+      metrics.push_back(c->inv_metric_.data());
+    }
+    const std::size_t d = chains.front()->d_;
+    std::vector<double> scratch(chains.front()->chol_.empty() ? 4 * d : d + d * d);
+    metric_adaptation<double>::pool(estimates.data(), estimates.size(), metrics.data(), scratch.data());
+  }
+  /// After pool_chains: this chain's check of its new metric and its step size.
+  void after_pool() {
+    pool_pending_ = false;
+    chain_streams<1> streams;
+    streams.seed = cfg_.seed;
+    streams.set_lane(0, rng_);
+    const warmup_result r = after_new_metric(
+        iteration_ - 1, cfg_.warmup, step_size_, step_adapt_, metric_adapt_, inv_metric_.data(),
+        chol_.empty() ? nullptr : chol_.data(), q_.data(), grad_.data(), log_density_, d_, streams,
+        [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
+    rng_ = streams.lane(0);
+    if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
+    ++metric_version_;
     if (done()) finish();
   }
 
@@ -366,7 +405,7 @@ class nuts_chain {
   double log_density_ = 0, step_size_ = 1;
   unsigned metric_version_ = 0;
   int iteration_ = 0;
-  bool initialised_ = false;
+  bool initialised_ = false, pool_pending_ = false;
 };
 
 }  // namespace tyche::samplers::detail

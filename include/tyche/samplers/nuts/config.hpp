@@ -209,6 +209,18 @@ struct nuts_config {
   samplers::metric_kind metric = samplers::metric_kind::diagonal;
   /// How warm-up estimates the diagonal metric: draws (Stan's) or draws_and_gradients (nutpie's).
   samplers::metric_estimator metric_estimator = samplers::metric_estimator::draws;
+  /// Cross-chain pooling of warm-up's metric estimate: at the end of each metric window (on
+  /// nutpie's schedule, at each switch of its estimates) every chain waits for the others, and
+  /// all of them take the metric estimated from the moments of all the chains' window draws
+  /// together (and gradients, for the gradient estimators), merged in chain order: with Stan's
+  /// windows every chain's metric is the same, from chains × the draws (on nutpie's schedule
+  /// each chain then adds its own draws until the next switch). The draws stay reproducible
+  /// (the merge does not depend on which chain arrives last or on the threads), but a chain's
+  /// draws now depend on the other chains: a run of chains [a, b) (first_chain) is not part of
+  /// a larger run. metric = diagonal or dense, the CPU executor with the program_counter
+  /// schedule (also tyche::mpi::nuts_sharded, not mpi::nuts); docs/nuts.md, "Pooling the metric
+  /// across chains". false (the default): each chain its own, as Stan.
+  bool pool_metric = false;
   /// Initial values on the constrained scale, in the order of parameter_names(): one vector for
   /// every chain, or one per chain; empty (the default): Stan's random initial points
   /// (init_radius). approximate_fit::initial_values(chains) gives one per chain from the draws

@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <memory>
@@ -299,6 +300,10 @@ void begin_lanes(Block& b, bool* start, OnError& on_error) {
 /// The program_counter schedule: chains [0, chains) wait in one queue shared by all threads; a
 /// lane whose transition ends puts its chain at the back and takes the chain at the front. A
 /// chain is initialised (initial point, first step size) the first time a lane takes it.
+/// With nuts_config::pool_metric, a chain whose transition closed a metric window waits aside
+/// (its lane takes another chain) until every chain that has not failed is there; the thread
+/// whose chain arrives last pools their estimates (nuts_chain::pool_chains, in chain order) and
+/// puts them back in the queue, and threads whose lanes all wait sleep until then.
 template <class Lanes, class Target, class OnError>
 lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
                                 std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, int threads, int lanes,
@@ -310,6 +315,85 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
   std::deque<chain_type*> queue;  // guarded by queue_mutex
   for (auto& c : chains) queue.push_back(c.get());
   std::atomic<long long> useful{0}, slots{0};
+  // Pooling (cfg.pool_metric), guarded by queue_mutex: the chains waiting for the others; `live`,
+  // the chains that have not failed (a pool waits for all of them); `unfinished`, those neither
+  // failed nor done (an idle thread sleeps until a pool queues chains or this is 0). `pools`
+  // counts the pools that have queued chains, so that lanes left idle take them.
+  const bool pooling = cfg.pool_metric;
+  std::vector<chain_type*> waiting;
+  waiting.reserve(chains.size());
+  std::size_t live = chains.size(), unfinished = chains.size();
+  std::condition_variable pooled;
+  std::atomic<unsigned> pools{0};
+  // Pools the chains in `ready` (all live chains, each with its window closed), then queues them.
+  // (Each chain's step-size heuristic runs here, one chain after another, while the other
+  // threads sleep: a few gradients per chain and window.)
+  auto pool = [&](std::vector<chain_type*> ready) {
+    std::sort(ready.begin(), ready.end(), [](const chain_type* a, const chain_type* b) { return a->chain() < b->chain(); });
+    std::vector<chain_type*> back;
+    std::size_t failed = 0;
+    bool merged = true;
+    try {
+      back.reserve(ready.size());
+      chain_type::pool_chains(ready);
+    } catch (...) {  // no memory for the merge: every chain of the pool fails
+      merged = false;
+      for (chain_type* c : ready) on_error(c->chain());
+      failed = ready.size();
+    }
+    if (merged)
+      for (chain_type* c : ready) {
+        try {
+          c->after_pool();
+          back.push_back(c);
+        } catch (...) {
+          on_error(c->chain());
+          ++failed;
+        }
+      }
+    {
+      std::lock_guard<std::mutex> lock(queue_mutex);
+      live -= failed;
+      unfinished -= failed;
+      for (chain_type* c : back) {
+        if (c->done()) --unfinished;  // (a pool at the last iteration, no draws)
+        else queue.push_back(c);
+      }
+      ++pools;
+    }
+    pooled.notify_all();
+  };
+  // A chain arrives at a pool (c), or fails (nullptr); the last one pools.
+  auto arrive = [&](chain_type* c) {
+    std::vector<chain_type*> ready;
+    bool none_left = false;
+    {
+      std::lock_guard<std::mutex> lock(queue_mutex);
+      if (c != nullptr) {
+        waiting.push_back(c);
+      } else {
+        --live;
+        none_left = --unfinished == 0;
+      }
+      if (!waiting.empty() && waiting.size() == live) ready.swap(waiting);
+    }
+    if (!ready.empty()) pool(std::move(ready));
+    else if (none_left) pooled.notify_all();
+  };
+  // A chain has drawn its last iteration (pooling: the idle threads may stop when it is the last).
+  auto finished = [&] {
+    bool none_left = false;
+    {
+      std::lock_guard<std::mutex> lock(queue_mutex);
+      none_left = --unfinished == 0;
+    }
+    if (none_left) pooled.notify_all();
+  };
+  // A chain's error (inside its catch block): recorded; with pooling, the chain leaves the counts.
+  auto fail = [&](int chain) {
+    on_error(chain);
+    if (pooling) arrive(nullptr);
+  };
   auto worker = [&] {
     const int k_blocks = lanes / w;
     std::vector<std::unique_ptr<block>> blocks;
@@ -334,12 +418,15 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
         }
         try {
           if (!next->initialised()) next->initialise();
-          if (next->done()) continue;
+          if (next->done()) {  // (no iterations at all)
+            if (pooling) finished();
+            continue;
+          }
           b.load(next, l);
           start[l] = true;
           return;
         } catch (...) {
-          on_error(next->chain());
+          fail(next->chain());
           b.drop(l);
         }
       }
@@ -348,16 +435,37 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     for (auto& b : blocks) {
       bool start[w] = {};
       for (int l = 0; l < w; ++l) rotate(*b, l, nullptr, start);
-      begin_lanes(*b, start, on_error);
+      begin_lanes(*b, start, fail);
     }
     long long my_useful = 0, my_slots = 0;
+    unsigned seen = 0;
+    auto refill = [&] {  // pooling: the idle lanes take the chains a pool has queued
+      seen = pools.load();
+      for (auto& b : blocks) {
+        bool start[w] = {};
+        for (int l = 0; l < w; ++l)
+          if (b->owner[l] == nullptr) rotate(*b, l, nullptr, start);
+        begin_lanes(*b, start, fail);
+      }
+    };
     for (;;) {
+      if (pooling && pools.load() != seen) refill();
       long long spent = 0;
       for (std::size_t k = 0; k < blocks.size(); ++k) {
         evaluated[k] = blocks[k]->evaluate(target);
         if (evaluated[k]) spent += w;
       }
-      if (spent == 0) break;  // every lane is idle and the queue is empty
+      if (spent == 0) {  // every lane is idle and the queue is empty
+        if (!pooling) break;
+        // Pooling: sleep until a pool queues chains, or every chain has finished (or failed).
+        {
+          std::unique_lock<std::mutex> lock(queue_mutex);
+          pooled.wait(lock, [&] { return !queue.empty() || unfinished == 0; });
+          if (queue.empty()) break;
+        }
+        refill();
+        continue;
+      }
       my_slots += spent;
       for (std::size_t k = 0; k < blocks.size(); ++k) {
         if (!evaluated[k]) continue;
@@ -373,14 +481,23 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
             c->unload(b.kernel, l);
             c->end_iteration(b.kernel.stats(l));
           } catch (...) {
-            on_error(c->chain());
+            fail(c->chain());
             b.drop(l);
             rotate(b, l, nullptr, start);
             continue;
           }
+          if (pooling && c->pool_pending()) {
+            // It waits for the others; the lane forgets it (another lane may run it next, so its
+            // point here goes stale) and takes another chain.
+            arrive(c);
+            b.drop(l);
+            rotate(b, l, nullptr, start);
+            continue;
+          }
+          if (pooling && c->done()) finished();
           rotate(b, l, c->done() ? nullptr : c, start);
         }
-        begin_lanes(b, start, on_error);
+        begin_lanes(b, start, fail);
       }
     }
     useful += my_useful;

@@ -117,6 +117,18 @@ TYCHE_DRIVER_INLINE void check_config(const nuts_config& cfg)
          "+ diagonal one): use metric = diagonal or low_rank");
   if (cfg.metric_estimator == metric_estimator::nutpie && cfg.metric != metric_kind::diagonal)
     fail("metric_estimator = nutpie (nutpie's schedule) estimates a diagonal metric: use metric = diagonal");
+  if (cfg.pool_metric) {
+    if (cfg.metric == metric_kind::low_rank)
+      fail("pool_metric = true pools diagonal and dense metric estimates; metric = low_rank estimates each chain's "
+           "own (set pool_metric = false, or use metric = diagonal or dense)");
+    const cpu* exec = std::get_if<cpu>(&cfg.executor);
+    if (exec == nullptr)
+      fail("pool_metric = true needs the CPU executor (tyche::cpu): on the device executor the chains do not wait "
+           "for each other at the ends of the metric windows");
+    else if (exec->schedule != lane_schedule::program_counter)
+      fail("pool_metric = true needs the CPU executor's program_counter schedule (cpu::schedule = trajectory_sync "
+           "does not pool)");
+  }
   if (cfg.init.size() > 1 && cfg.init.size() != static_cast<std::size_t>(cfg.chains))
     fail("init holds " + std::to_string(cfg.init.size()) + " vectors of initial values: give one for every chain, or " +
          std::to_string(cfg.chains) + " (one per chain)");

@@ -1,0 +1,270 @@
+// Cross-chain pooling of warm-up's metric (nuts_config::pool_metric; samplers/nuts/adaptation.hpp,
+// metric_adaptation::pool; chain.hpp; cpu_executor.hpp, run_program_counter): the merged estimate
+// is the one-sample estimate of all the chains' window draws, one chain pooled is the chain
+// unpooled bit for bit, every chain ends warm-up with the same metric, the draws do not depend
+// on the thread count, a chain that fails does not leave the others waiting, the shared
+// posteriors still match their references, and the settings that cannot pool are errors.
+#include <tyche/tyche.hpp>
+
+#include "../../examples/posteriordb.hpp"
+#include "support/reference_summary.hpp"
+#include "support/sanitized.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Catch::Matchers::Contains;
+
+// The moments of values[k][i] (k: draw) as one sample: mean and Σ(x − x̄)(y − ȳ) of coordinates i, j.
+double sum_of_products(const std::vector<std::vector<double>>& values, std::size_t i, std::size_t j) {
+  double mi = 0, mj = 0;
+  for (const auto& v : values) {
+    mi += v[i];
+    mj += v[j];
+  }
+  mi /= static_cast<double>(values.size());
+  mj /= static_cast<double>(values.size());
+  double s = 0;
+  for (const auto& v : values) s += (v[i] - mi) * (v[j] - mj);
+  return s;
+}
+
+struct three_d {
+  std::vector<double> y{0.5, -0.3, 1.2, 0.8, -1.1, 0.1, 0.4};
+};
+const three_d observations{};
+
+auto small_model() {
+  using namespace tyche;
+  return model([](const three_d& d) {
+    auto mu = normal<"mu">(0.0, 10.0);
+    auto sigma = half_normal<"sigma">(1.0);
+    auto z = normal<"z">(1.0, 3.0);
+    return joint(mu, sigma, z, normal(mu, sigma).observe(data(d.y)));
+  }, observations);
+}
+
+}  // namespace
+
+TEST_CASE("metric_adaptation::pool: the merged windows give the metric of all the chains' draws as one sample",
+          "[samplers][warmup][pool]") {
+  using namespace tyche::samplers;
+  constexpr std::size_t d = 2, chains = 3;
+  std::mt19937_64 gen(11);
+  std::normal_distribution<double> normal;
+  // Each chain's draws and gradients over warm-up (1000 iterations): the chains differ in location
+  // and scale, so between-chain differences count in the merged variance.
+  auto draw = [&](std::size_t c, std::size_t i) { return (1.0 + static_cast<double>(c)) * normal(gen) + 2.0 * c + i; };
+  struct setting {
+    const char* name;
+    bool gradients, nutpie, dense;
+    int window_end;  // the iteration whose learn() closes the first window (pool_pending)
+    int first;       // the first draw of that window
+  };
+  for (const setting s : {setting{"draws", false, false, false, 99, 75}, setting{"gradients", true, false, false, 99, 75},
+                          setting{"dense", false, false, true, 99, 75}, setting{"nutpie", true, true, false, 9, 0}}) {
+    INFO(s.name);
+    adaptation_config c;
+    c.gradients = s.gradients;
+    c.nutpie_schedule = s.nutpie;
+    c.pooled = true;
+    std::vector<metric_adaptation<double>> estimates;
+    std::vector<std::vector<double>> buffers(chains);
+    for (std::size_t k = 0; k < chains; ++k) estimates.emplace_back(d, 1000, c, s.dense);
+    for (std::size_t k = 0; k < chains; ++k) {
+      buffers[k].resize(estimates[k].buffer_size());
+      estimates[k].bind(buffers[k].data());
+    }
+    const std::size_t size = s.dense ? d * d : d;
+    std::vector<std::vector<double>> metrics(chains, std::vector<double>(size, 1.0));
+    std::vector<std::vector<double>> window_draws, window_grads;
+    for (int t = 0; t <= s.window_end; ++t)
+      for (std::size_t k = 0; k < chains; ++k) {
+        std::vector<double> q(d), g(d);
+        for (std::size_t i = 0; i < d; ++i) {
+          q[i] = draw(k, i);
+          g[i] = -q[i] / (1.0 + static_cast<double>(i)) + 0.1 * normal(gen);
+        }
+        const bool changed = estimates[k].learn(metrics[k].data(), q.data(), g.data());
+        if (!s.nutpie || t == s.window_end) CHECK_FALSE(changed);  // nutpie: its foreground's metric before
+        CHECK(estimates[k].pool_pending() == (t == s.window_end));
+        if (t >= s.first) {
+          window_draws.push_back(q);
+          window_grads.push_back(g);
+        }
+      }
+    std::vector<metric_adaptation<double>*> all;
+    std::vector<double*> outs;
+    for (std::size_t k = 0; k < chains; ++k) {
+      all.push_back(&estimates[k]);
+      outs.push_back(metrics[k].data());
+    }
+    std::vector<double> scratch(4 * d + d * d);
+    metric_adaptation<double>::pool(all.data(), all.size(), outs.data(), scratch.data());
+    const double n = static_cast<double>(window_draws.size());
+    REQUIRE(n == chains * static_cast<double>(s.window_end - s.first + 1));
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j < d; ++j) {
+        if (!s.dense && i != j) continue;
+        double expected = 0;
+        const double var = sum_of_products(window_draws, i, j) / (n - 1);
+        if (s.gradients) expected = std::sqrt(var / (sum_of_products(window_grads, i, i) / (n - 1)));
+        else expected = n / (n + 5) * var + (i == j ? 1e-3 * 5 / (n + 5) : 0.0);  // Stan's regularisation
+        for (std::size_t k = 0; k < chains; ++k) {
+          INFO("chain " << k << ", element " << i << ", " << j);
+          CHECK(metrics[k][s.dense ? i * d + j : i] == Approx(expected).epsilon(1e-12));
+          CHECK_FALSE(estimates[k].pool_pending());
+        }
+      }
+  }
+}
+
+TEST_CASE("nuts: one chain pooled is the chain unpooled, bit for bit", "[samplers][warmup][pool]") {
+  using namespace tyche;
+  const auto m = small_model();
+  for (const auto estimator : {samplers::metric_estimator::draws, samplers::metric_estimator::draws_and_gradients,
+                               samplers::metric_estimator::nutpie}) {
+    for (const auto metric : {samplers::metric_kind::diagonal, samplers::metric_kind::dense}) {
+      if (metric == samplers::metric_kind::dense && estimator != samplers::metric_estimator::draws) continue;
+      nuts_config cfg{.chains = 1, .warmup = 300, .draws = 100, .seed = 17};
+      cfg.metric = metric;
+      cfg.metric_estimator = estimator;
+      const nuts_fit alone = nuts(m, cfg);
+      cfg.pool_metric = true;
+      const nuts_fit pooled = nuts(m, cfg);
+      INFO("estimator " << static_cast<int>(estimator) << ", metric " << static_cast<int>(metric));
+      CHECK(pooled.values == alone.values);
+      CHECK(pooled.step_size == alone.step_size);
+      CHECK(pooled.inv_metric == alone.inv_metric);
+      CHECK(pooled.gradient_evaluations == alone.gradient_evaluations);
+    }
+  }
+}
+
+TEST_CASE("nuts: pooled chains share one metric, and their draws do not depend on the threads",
+          "[samplers][warmup][pool]") {
+  using namespace tyche;
+  const auto m = small_model();
+  for (const auto estimator : {samplers::metric_estimator::draws, samplers::metric_estimator::nutpie}) {
+    INFO("estimator " << static_cast<int>(estimator));
+    nuts_config cfg{.chains = 4, .warmup = 300, .draws = 200, .seed = 23};
+    cfg.metric_estimator = estimator;
+    cfg.executor = cpu{.threads = 1, .lanes = 1};
+    const nuts_fit own = nuts(m, cfg);
+    CHECK(own.inv_metric[0] != own.inv_metric[1]);  // unpooled: each chain its own estimate
+    cfg.pool_metric = true;
+    const nuts_fit one = nuts(m, cfg);
+    // Stan's windows: the last window's merged estimate is every chain's metric. nutpie's
+    // schedule: each chain's foreground is the merged one at a switch, then adds its own draws.
+    const bool shared = estimator == samplers::metric_estimator::draws;
+    for (int c = 1; c < 4; ++c) CHECK((one.inv_metric[c] == one.inv_metric[0]) == shared);
+    CHECK(one.values != own.values);
+    cfg.executor = cpu{.threads = 2, .lanes = 1};
+    const nuts_fit two = nuts(m, cfg);
+    CHECK(two.values == one.values);
+    CHECK(two.inv_metric == one.inv_metric);
+    CHECK(two.gradient_evaluations == one.gradient_evaluations);
+    // Chains in SIMD lanes: 7 chains in blocks of the full width on one and on two threads (more
+    // lanes than chains, so lanes idle while the others catch up, and a chain may come back to a
+    // lane that held it a window before), bit for bit.
+    if constexpr (simd_lane_width > 1) {
+      cfg.chains = 7;
+      cfg.executor = cpu{.threads = 1, .lanes = simd_lane_width};
+      const nuts_fit lanes_one = nuts(m, cfg);
+      for (int c = 1; c < 7; ++c) CHECK((lanes_one.inv_metric[c] == lanes_one.inv_metric[0]) == shared);
+      CHECK(lanes_one.values[6].size() == 200 * lanes_one.dim());
+      cfg.executor = cpu{.threads = 2, .lanes = simd_lane_width};
+      const nuts_fit lanes_two = nuts(m, cfg);
+      CHECK(lanes_two.values == lanes_one.values);
+      CHECK(lanes_two.inv_metric == lanes_one.inv_metric);
+    }
+  }
+}
+
+TEST_CASE("nuts: a chain that fails does not leave the pooled chains waiting", "[samplers][warmup][pool]") {
+  using namespace tyche;
+  const auto m = small_model();
+  nuts_config cfg{.chains = 3, .warmup = 200, .draws = 50, .seed = 5};
+  cfg.pool_metric = true;
+  // Chain 2 starts where sigma is negative: it fails before its first window; the others pool
+  // among themselves and finish, then the run reports chain 2's error.
+  cfg.init = {{0.0, 1.0, 0.0}, {0.0, -1.0, 0.0}, {0.0, 1.0, 0.0}};
+  for (const int threads : {1, 2}) {
+    cfg.executor = cpu{.threads = threads, .lanes = 1};
+    CHECK_THROWS_WITH(nuts(m, cfg), Contains("chain 2"));
+  }
+  // Chain 2 fails right after its first window (iteration 100: the window closed at 99), when
+  // the others may already wait for it at that pool.
+  cfg.init.clear();
+  cfg.refresh = 100;
+  cfg.on_progress = [](const nuts_progress& p) {
+    if (p.chain == 2 && p.iteration == 100) throw std::runtime_error("chain 2 stops here");
+  };
+  for (const int threads : {1, 2}) {
+    cfg.executor = cpu{.threads = threads, .lanes = 1};
+    CHECK_THROWS_WITH(nuts(m, cfg), Contains("chain 2 stops here"));
+  }
+}
+
+TEST_CASE("nuts: the settings that cannot pool are errors naming pool_metric", "[samplers][warmup][pool]") {
+  using namespace tyche;
+  const auto m = small_model();
+  nuts_config cfg{.chains = 2, .warmup = 100, .draws = 10};
+  cfg.pool_metric = true;
+  cfg.metric = samplers::metric_kind::low_rank;
+  CHECK_THROWS_WITH(nuts(m, cfg), Contains("pool_metric = true pools diagonal and dense"));
+  cfg.metric = samplers::metric_kind::diagonal;
+  cfg.executor = cpu{.schedule = samplers::lane_schedule::trajectory_sync};
+  CHECK_THROWS_WITH(nuts(m, cfg), Contains("pool_metric = true needs the CPU executor's program_counter schedule"));
+  cfg.executor = cuda{.emulate = true};
+  CHECK_THROWS_WITH(nuts(m, cfg), Contains("pool_metric = true needs the CPU executor (tyche::cpu)"));
+}
+
+TEST_CASE("nuts: with a pooled metric the shared posteriors still match their references",
+          "[samplers][warmup][pool][reference]") {
+  // Means within 4 combined standard errors, sds within 10 %, as the other schemes'
+  // (warmup_options_test): Stan's and nutpie's diagonal, pooled, on two posteriors.
+  if constexpr (tyche_test::address_sanitized) return;  // a statistical check
+  using namespace tyche;
+  auto check = [](const auto& m, const std::string& name, std::uint64_t seed, samplers::metric_estimator estimator) {
+    const auto ref = tyche_test::read_reference_summary(tyche_examples::posteriors_dir(__FILE__) / name);
+    nuts_config cfg{.chains = 4, .warmup = 1000, .draws = 2500, .seed = seed};
+    cfg.metric_estimator = estimator;
+    cfg.pool_metric = true;
+    const nuts_fit fit = nuts(m, cfg);
+    if (estimator == samplers::metric_estimator::draws)
+      for (int c = 1; c < 4; ++c) CHECK(fit.inv_metric[c] == fit.inv_metric[0]);
+    int compared = 0;
+    for (std::size_t k = 0; k < fit.dim(); ++k) {
+      const auto it = ref.find(fit.names[k]);
+      if (it == ref.end()) continue;
+      ++compared;
+      const auto r = tyche_test::compare_to_reference(fit.parameter(k), it->second);
+      INFO(name << " estimator " << static_cast<int>(estimator) << " " << fit.names[k] << ": mean " << r.mean
+                << " (reference " << it->second.mean << "), sd " << r.sd << " (reference " << it->second.sd
+                << "), z = " << r.z);
+      CHECK(r.z < 4.0);
+      CHECK(std::fabs(r.sd / it->second.sd - 1.0) < 0.10);
+    }
+    INFO(name);
+    CHECK(compared >= 2);
+  };
+  auto load = [](const char* name) {
+    return tyche::read_json_data((tyche_examples::posteriors_dir(__FILE__) / name / "data.json").string());
+  };
+  namespace te = tyche_examples;
+  const auto kidiq = load("kidiq-kidscore_interaction");
+  const auto sblrc = load("sblrc-blr");
+  check(te::kidiq_kidscore_interaction(kidiq).model, "kidiq-kidscore_interaction", 301, samplers::metric_estimator::draws);
+  check(te::sblrc_blr(sblrc).model, "sblrc-blr", 302, samplers::metric_estimator::draws);
+  check(te::kidiq_kidscore_interaction(kidiq).model, "kidiq-kidscore_interaction", 303, samplers::metric_estimator::nutpie);
+  check(te::sblrc_blr(sblrc).model, "sblrc-blr", 304, samplers::metric_estimator::nutpie);
+}
