@@ -268,6 +268,13 @@ TEST_CASE("mpi::nuts_sharded: the sum over ranks is the whole model's log densit
           CHECK(fit.values[c][i] == Approx(one.values[c][i]).epsilon(1e-10).margin(1e-12));
       CHECK(fit.gradient_evaluations == one.gradient_evaluations);
     }
+    // Warm-up's metric pooled across the chains (nuts_config::pool_metric): every rank pools in
+    // the same order (one thread, chain order), so the fit is still the same on every rank.
+    nuts_config pooled{.chains = 3, .warmup = 150, .draws = 20, .seed = 9, .executor = cpu{.threads = 1, .lanes = 1}};
+    pooled.pool_metric = true;
+    const nuts_fit fit = mpi::nuts_sharded(part, pooled);
+    CHECK(same_on_every_rank(fit));
+    for (int c = 1; c < 3; ++c) CHECK(fit.inv_metric[c] == fit.inv_metric[0]);
   };
   if (mpi::rank() == 0) check(with_priors(mine));
   else check(without_priors(mine));
