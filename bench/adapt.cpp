@@ -1,5 +1,5 @@
 // bench/adapt.cpp — warm-up schemes against each other (bash bench/run.sh adapt [--quick]
-// [--schemes a,b,…] [posterior …]): Stan's diagonal (the metric from the draws' variances in each
+// [--seeds=n] [--chains=n] [--schemes a,b,…] [posterior …]): Stan's diagonal (the metric from the draws' variances in each
 // window; "draws", the default), nutpie's diagonal (√(var θ / var ∇log p) in the same windows:
 // metric_estimator = draws_and_gradients; "gradients"; on nutpie's schedule, metric_estimator =
 // nutpie: "nutpie"), nutpie's low-rank + diagonal (metric =
@@ -66,10 +66,11 @@ const scheme all_schemes[] = {
     {"dense_pooled", tyche::samplers::metric_kind::dense, tyche::samplers::metric_estimator::draws, true},
 };
 std::vector<scheme> schemes(std::begin(all_schemes), std::begin(all_schemes) + 2);  // --schemes
+int chains = 4;                                                                       // --chains
 
 template <class Model>
 outcome run_once(const Model& m, int warmup, const scheme& sc, std::uint64_t seed, int max_depth) {
-  tyche::nuts_config cfg{.chains = 4, .warmup = warmup, .draws = 1000, .seed = seed, .max_depth = max_depth};
+  tyche::nuts_config cfg{.chains = chains, .warmup = warmup, .draws = 1000, .seed = seed, .max_depth = max_depth};
   cfg.metric = sc.metric;
   cfg.metric_estimator = sc.estimator;
   cfg.pool_metric = sc.pooled;
@@ -137,6 +138,8 @@ int main(int argc, char** argv) {
       seeds = 3;
     } else if (std::strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
       seeds = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--chains") == 0 && i + 1 < argc) {
+      chains = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--schemes") == 0 && i + 1 < argc) {
       schemes.clear();
       std::string list = argv[++i];
@@ -154,7 +157,7 @@ int main(int argc, char** argv) {
       }
       if (schemes.front().name != std::string("draws")) schemes.insert(schemes.begin(), all_schemes[0]);
     } else if (argv[i][0] == '-') {
-      std::fprintf(stderr, "usage: %s [--quick] [--seeds n] [--schemes draws,gradients,nutpie,low_rank,dense,draws_pooled,gradients_pooled,nutpie_pooled,dense_pooled] [posterior ...]\n",
+      std::fprintf(stderr, "usage: %s [--quick] [--seeds n] [--chains n] [--schemes draws,gradients,nutpie,low_rank,dense,draws_pooled,gradients_pooled,nutpie_pooled,dense_pooled] [posterior ...]\n",
                    argv[0]);
       return 2;
     } else {

@@ -42,7 +42,8 @@
 #               (gradients) and, with --schemes=draws,gradients,low_rank,dense, nutpie's low-rank
 #               and Stan's dense; min bulk-ESS per gradient (warm-up included) on the nine shared
 #               posteriors and a 100-d AR(1) Gaussian (or the posteriors named), 4 x (1000 + 1000)
-#               and 4 x (300 + 1000), 10 seeds (--quick: 3; --seeds=n) (bench/adapt.cpp):
+#               and 4 x (300 + 1000), 10 seeds (--quick: 3; --seeds=n; --chains=n chains, not 4);
+#               with --schemes=...,draws_pooled,nutpie_pooled,... the pooled metric too (bench/adapt.cpp):
 #               posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,
 #               median_min_ess,median_seconds,median_ess_per_second, and ratio rows
 #   arma_trap   chains trapped in an ARMA(1,1)'s non-invertible region, 60 seeds x 4 chains
@@ -75,7 +76,7 @@ for a in "$@"; do
     case $a in
         --quick) quick=1 ;;
         --only=*) [ "$suite" = stan ] || usage; only=("$a") ;;
-        --schemes=*|--seeds=*) [ "$suite" = adapt ] || usage; passed+=("${a%%=*}" "${a#*=}") ;;
+        --schemes=*|--seeds=*|--chains=*) [ "$suite" = adapt ] || usage; passed+=("${a%%=*}" "${a#*=}") ;;
         -*) usage ;;
         *) [ "$suite" = adapt ] || usage; passed+=("$a") ;;
     esac

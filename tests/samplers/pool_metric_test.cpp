@@ -2,21 +2,15 @@
 // metric_adaptation::pool; chain.hpp; cpu_executor.hpp, run_program_counter): the merged estimate
 // is the one-sample estimate of all the chains' window draws, one chain pooled is the chain
 // unpooled bit for bit, every chain ends warm-up with the same metric, the draws do not depend
-// on the thread count, a chain that fails does not leave the others waiting, the shared
-// posteriors still match their references, and the settings that cannot pool are errors.
+// on the thread count, a chain that fails does not leave the others waiting, and the settings
+// that cannot pool are errors. (The shared posteriors with a pooled metric: warmup_options_test.)
 #include <tyche/tyche.hpp>
-
-#include "../../examples/posteriordb.hpp"
-#include "support/reference_summary.hpp"
-#include "support/sanitized.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <cstdint>
 #include <random>
 #include <stdexcept>
-#include <string>
 #include <vector>
 
 namespace {
@@ -226,45 +220,4 @@ TEST_CASE("nuts: the settings that cannot pool are errors naming pool_metric", "
   CHECK_THROWS_WITH(nuts(m, cfg), Contains("pool_metric = true needs the CPU executor's program_counter schedule"));
   cfg.executor = cuda{.emulate = true};
   CHECK_THROWS_WITH(nuts(m, cfg), Contains("pool_metric = true needs the CPU executor (tyche::cpu)"));
-}
-
-TEST_CASE("nuts: with a pooled metric the shared posteriors still match their references",
-          "[samplers][warmup][pool][reference]") {
-  // Means within 4 combined standard errors, sds within 10 %, as the other schemes'
-  // (warmup_options_test): Stan's and nutpie's diagonal, pooled, on two posteriors.
-  if constexpr (tyche_test::address_sanitized) return;  // a statistical check
-  using namespace tyche;
-  auto check = [](const auto& m, const std::string& name, std::uint64_t seed, samplers::metric_estimator estimator) {
-    const auto ref = tyche_test::read_reference_summary(tyche_examples::posteriors_dir(__FILE__) / name);
-    nuts_config cfg{.chains = 4, .warmup = 1000, .draws = 2500, .seed = seed};
-    cfg.metric_estimator = estimator;
-    cfg.pool_metric = true;
-    const nuts_fit fit = nuts(m, cfg);
-    if (estimator == samplers::metric_estimator::draws)
-      for (int c = 1; c < 4; ++c) CHECK(fit.inv_metric[c] == fit.inv_metric[0]);
-    int compared = 0;
-    for (std::size_t k = 0; k < fit.dim(); ++k) {
-      const auto it = ref.find(fit.names[k]);
-      if (it == ref.end()) continue;
-      ++compared;
-      const auto r = tyche_test::compare_to_reference(fit.parameter(k), it->second);
-      INFO(name << " estimator " << static_cast<int>(estimator) << " " << fit.names[k] << ": mean " << r.mean
-                << " (reference " << it->second.mean << "), sd " << r.sd << " (reference " << it->second.sd
-                << "), z = " << r.z);
-      CHECK(r.z < 4.0);
-      CHECK(std::fabs(r.sd / it->second.sd - 1.0) < 0.10);
-    }
-    INFO(name);
-    CHECK(compared >= 2);
-  };
-  auto load = [](const char* name) {
-    return tyche::read_json_data((tyche_examples::posteriors_dir(__FILE__) / name / "data.json").string());
-  };
-  namespace te = tyche_examples;
-  const auto kidiq = load("kidiq-kidscore_interaction");
-  const auto sblrc = load("sblrc-blr");
-  check(te::kidiq_kidscore_interaction(kidiq).model, "kidiq-kidscore_interaction", 301, samplers::metric_estimator::draws);
-  check(te::sblrc_blr(sblrc).model, "sblrc-blr", 302, samplers::metric_estimator::draws);
-  check(te::kidiq_kidscore_interaction(kidiq).model, "kidiq-kidscore_interaction", 303, samplers::metric_estimator::nutpie);
-  check(te::sblrc_blr(sblrc).model, "sblrc-blr", 304, samplers::metric_estimator::nutpie);
 }

@@ -2,8 +2,8 @@
 // init_inv_metric (chains start where they are told, warm-up starts from the metric given, bad
 // values are errors before any chain starts; initial values from pathfinder() start in the
 // typical set), metric_estimator = draws_and_gradients (nutpie's diagonal: exact on a
-// Gaussian) and metric = low_rank (nutpie's low-rank + diagonal): the shared posteriors still
-// match their references.
+// Gaussian), metric = low_rank (nutpie's low-rank + diagonal) and pool_metric (the chains'
+// estimates pooled): the shared posteriors still match their references.
 #include <tyche/tyche.hpp>
 
 #include "../../examples/posteriordb.hpp"
@@ -230,20 +230,26 @@ TEST_CASE("nuts: with the gradient-based metrics the shared posteriors still mat
   // and arK with their reference's tree depth, as posteriordb_nuts_test runs them).
   if constexpr (tyche_test::address_sanitized) return;  // a statistical check, as posteriordb_nuts_test's
   using namespace tyche;
+  // pooled: the diagonal with nuts_config::pool_metric and the given estimator (pool_metric_test).
   auto check = [](const auto& m, const std::string& name, std::uint64_t seed, samplers::metric_kind metric,
-                  int max_depth = 10) {
+                  int max_depth = 10, bool pooled = false,
+                  samplers::metric_estimator estimator = samplers::metric_estimator::draws_and_gradients) {
     const auto ref = tyche_test::read_reference_summary(tyche_examples::posteriors_dir(__FILE__) / name);
     nuts_config cfg{.chains = 4, .warmup = 1000, .draws = 2500, .seed = seed, .max_depth = max_depth};
     cfg.metric = metric;
-    if (metric == samplers::metric_kind::diagonal) cfg.metric_estimator = samplers::metric_estimator::draws_and_gradients;
+    if (metric == samplers::metric_kind::diagonal) cfg.metric_estimator = estimator;
+    cfg.pool_metric = pooled;
     const nuts_fit fit = nuts(m, cfg);
+    if (pooled && estimator == samplers::metric_estimator::draws)  // Stan's windows: one metric for all
+      for (int c = 1; c < 4; ++c) CHECK(fit.inv_metric[c] == fit.inv_metric[0]);
     int compared = 0;
     for (std::size_t k = 0; k < fit.dim(); ++k) {
       const auto it = ref.find(fit.names[k]);
       if (it == ref.end()) continue;  // eight schools' theta_trans, gp_pois_regr's f_tilde: not in the reference
       ++compared;
       const auto r = tyche_test::compare_to_reference(fit.parameter(k), it->second);
-      INFO(name << (metric == samplers::metric_kind::low_rank ? " (low rank) " : " (diagonal) ") << fit.names[k]
+      INFO(name << (metric == samplers::metric_kind::low_rank ? " (low rank) " : " (diagonal) ")
+                << (pooled ? "pooled, estimator " + std::to_string(static_cast<int>(estimator)) + " " : "") << fit.names[k]
                 << ": mean " << r.mean << " (reference " << it->second.mean << "), sd " << r.sd << " (reference "
                 << it->second.sd << "), z = " << r.z);
       CHECK(r.z < 4.0);
@@ -274,6 +280,12 @@ TEST_CASE("nuts: with the gradient-based metrics the shared posteriors still mat
   check(te::diamonds(load("diamonds-diamonds")).model, "diamonds-diamonds", 208, metric_kind::low_rank, 20);
   check(te::gp_pois_regr(load("gp_pois_regr-gp_pois_regr")).model, "gp_pois_regr-gp_pois_regr", 209,
         metric_kind::low_rank);
+  // Warm-up's metric pooled across the chains (nuts_config::pool_metric), Stan's and nutpie's.
+  for (const auto estimator : {samplers::metric_estimator::draws, samplers::metric_estimator::nutpie}) {
+    check(te::kidiq_kidscore_interaction(kidiq).model, "kidiq-kidscore_interaction", 301, metric_kind::diagonal, 10,
+          true, estimator);
+    check(te::sblrc_blr(sblrc).model, "sblrc-blr", 302, metric_kind::diagonal, 10, true, estimator);
+  }
 }
 
 TEST_CASE("nuts: no chain stays in an ARMA model's non-invertible region (an initial point whose step is below 1e-8 "

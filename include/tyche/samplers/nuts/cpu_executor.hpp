@@ -315,17 +315,17 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
   std::deque<chain_type*> queue;  // guarded by queue_mutex
   for (auto& c : chains) queue.push_back(c.get());
   std::atomic<long long> useful{0}, slots{0};
-  // Pooling (cfg.pool_metric), guarded by queue_mutex: the chains waiting for the others; `live`,
-  // the chains that have not failed (a pool waits for all of them); `unfinished`, those neither
-  // failed nor done (an idle thread sleeps until a pool queues chains or this is 0). `pools`
-  // counts the pools that have queued chains, so that lanes left idle take them.
+  // Pooling (cfg.pool_metric), guarded by queue_mutex: the chains waiting for the others, and
+  // `unfinished`, the chains neither failed nor done (a pool waits for all of them; an idle
+  // thread sleeps until a pool queues chains or this is 0). `pools` counts the pools that have
+  // queued chains, so that lanes left idle take them.
   const bool pooling = cfg.pool_metric;
   std::vector<chain_type*> waiting;
   waiting.reserve(chains.size());
-  std::size_t live = chains.size(), unfinished = chains.size();
+  std::size_t unfinished = chains.size();
   std::condition_variable pooled;
   std::atomic<unsigned> pools{0};
-  // Pools the chains in `ready` (all live chains, each with its window closed), then queues them.
+  // Pools the chains in `ready` (every unfinished chain, each with its window closed), then queues them.
   // (Each chain's step-size heuristic runs here, one chain after another, while the other
   // threads sleep: a few gradients per chain and window.)
   auto pool = [&](std::vector<chain_type*> ready) {
@@ -353,7 +353,6 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
       }
     {
       std::lock_guard<std::mutex> lock(queue_mutex);
-      live -= failed;
       unfinished -= failed;
       for (chain_type* c : back) {
         if (c->done()) --unfinished;  // (a pool at the last iteration, no draws)
@@ -363,33 +362,22 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     }
     pooled.notify_all();
   };
-  // A chain arrives at a pool (c), or fails (nullptr); the last one pools.
+  // A chain arrives at a pool (c), or leaves the unfinished chains (nullptr: it failed, or drew
+  // its last iteration); when every unfinished chain waits, the pool runs.
   auto arrive = [&](chain_type* c) {
     std::vector<chain_type*> ready;
     bool none_left = false;
     {
       std::lock_guard<std::mutex> lock(queue_mutex);
-      if (c != nullptr) {
-        waiting.push_back(c);
-      } else {
-        --live;
-        none_left = --unfinished == 0;
-      }
-      if (!waiting.empty() && waiting.size() == live) ready.swap(waiting);
+      if (c != nullptr) waiting.push_back(c);
+      else none_left = --unfinished == 0;
+      if (!waiting.empty() && waiting.size() == unfinished) ready.swap(waiting);
     }
     if (!ready.empty()) pool(std::move(ready));
     else if (none_left) pooled.notify_all();
   };
-  // A chain has drawn its last iteration (pooling: the idle threads may stop when it is the last).
-  auto finished = [&] {
-    bool none_left = false;
-    {
-      std::lock_guard<std::mutex> lock(queue_mutex);
-      none_left = --unfinished == 0;
-    }
-    if (none_left) pooled.notify_all();
-  };
-  // A chain's error (inside its catch block): recorded; with pooling, the chain leaves the counts.
+  auto finished = [&] { arrive(nullptr); };
+  // A chain's error (inside its catch block): recorded; with pooling, the chain leaves the count.
   auto fail = [&](int chain) {
     on_error(chain);
     if (pooling) arrive(nullptr);
@@ -416,19 +404,20 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
           b.park(l);
           return;
         }
+        bool done = false;
         try {
           if (!next->initialised()) next->initialise();
-          if (next->done()) {  // (no iterations at all)
-            if (pooling) finished();
-            continue;
+          done = next->done();  // (no iterations at all)
+          if (!done) {
+            b.load(next, l);
+            start[l] = true;
+            return;
           }
-          b.load(next, l);
-          start[l] = true;
-          return;
         } catch (...) {
           fail(next->chain());
           b.drop(l);
         }
+        if (done && pooling) finished();
       }
     };
     std::vector<bool> evaluated(static_cast<std::size_t>(k_blocks));
@@ -455,12 +444,12 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
         evaluated[k] = blocks[k]->evaluate(target);
         if (evaluated[k]) spent += w;
       }
-      if (spent == 0) {  // every lane is idle and the queue is empty
-        if (!pooling) break;
+      if (spent == 0) {  // every lane is idle
         // Pooling: sleep until a pool queues chains, or every chain has finished (or failed).
+        // Chains left in the queue (a lane whose chain could not start stays idle) are taken.
         {
           std::unique_lock<std::mutex> lock(queue_mutex);
-          pooled.wait(lock, [&] { return !queue.empty() || unfinished == 0; });
+          if (pooling) pooled.wait(lock, [&] { return !queue.empty() || unfinished == 0; });
           if (queue.empty()) break;
         }
         refill();
