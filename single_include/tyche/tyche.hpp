@@ -20329,7 +20329,7 @@ void begin_lanes(Block& b, bool* start, OnError& on_error) {
 /// lane whose transition ends puts its chain at the back and takes the chain at the front. A
 /// chain is initialised (initial point, first step size) the first time a lane takes it.
 /// With nuts_config::pool_metric, a chain whose transition closed a metric window waits aside
-/// (its lane takes another chain) until every chain that has not failed is there; the thread
+/// (its lane takes another chain) until every chain neither failed nor done is there; the thread
 /// whose chain arrives last pools their estimates (nuts_chain::pool_chains, in chain order) and
 /// puts them back in the queue, and threads whose lanes all wait sleep until then.
 template <class Lanes, class Target, class OnError>
@@ -20456,7 +20456,7 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     }
     long long my_useful = 0, my_slots = 0;
     unsigned seen = 0;
-    auto refill = [&] {  // pooling: the idle lanes take the chains a pool has queued
+    auto refill = [&] {  // the idle lanes take queued chains (after a pool, or a failed start)
       seen = pools.load();
       for (auto& b : blocks) {
         bool start[w] = {};
