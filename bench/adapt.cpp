@@ -13,8 +13,8 @@
 // otherwise idle machine). One CSV row per posterior, warm-up and scheme, and a ratio row per
 // posterior, warm-up and scheme other than Stan's:
 //
-//   posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,median_min_ess,median_seconds,median_ess_per_second
-//   posterior,warmup,<scheme>/draws,seeds,<median over seeds of the scheme's / Stan's ESS per gradient>,,,,<… per second>
+//   posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,median_min_ess,median_seconds,median_ess_per_second,median_divergent
+//   posterior,warmup,<scheme>/draws,seeds,<median over seeds of the scheme's / Stan's ESS per gradient>,,,,<… per second>,
 //
 // The seeds are paired (the same seed runs every scheme). The last rows, posterior "all", give
 // the median over the posteriors of the per-posterior ratios. Progress on stderr.
@@ -45,6 +45,7 @@ double median(std::vector<double> v) {
 
 struct outcome {
   double ess_per_gradient = 0, gradients = 0, min_ess = 0, seconds = 0, ess_per_second = 0;
+  double divergent = 0;  // the fraction of the draws' transitions that diverged
 };
 
 struct scheme {
@@ -86,6 +87,7 @@ outcome run_once(const Model& m, int warmup, const scheme& sc, std::uint64_t see
   o.ess_per_gradient = min_ess / o.gradients;
   o.seconds = fit.seconds;
   o.ess_per_second = min_ess / fit.seconds;
+  o.divergent = static_cast<double>(fit.divergences()) / (static_cast<double>(fit.chains) * fit.draws);
   return o;
 }
 
@@ -104,7 +106,7 @@ void run(const char* name, const Model& m, int seeds, int max_depth = 10) {
       std::fprintf(stderr, " ESS/gradient\n");
     }
     for (std::size_t k = 0; k < schemes.size(); ++k) {
-      std::vector<double> epg, grads, ess, secs, eps, ratios, time_ratios;
+      std::vector<double> epg, grads, ess, secs, eps, divergent, ratios, time_ratios;
       for (std::size_t i = 0; i < by[k].size(); ++i) {
         const outcome& o = by[k][i];
         epg.push_back(o.ess_per_gradient);
@@ -112,16 +114,17 @@ void run(const char* name, const Model& m, int seeds, int max_depth = 10) {
         ess.push_back(o.min_ess);
         secs.push_back(o.seconds);
         eps.push_back(o.ess_per_second);
+        divergent.push_back(o.divergent);
         ratios.push_back(o.ess_per_gradient / by[0][i].ess_per_gradient);
         time_ratios.push_back(o.ess_per_second / by[0][i].ess_per_second);
       }
-      std::printf("%s,%d,%s,%d,%.5g,%.0f,%.0f,%.3g,%.4g\n", name, warmup, schemes[k].name, seeds, median(epg),
-                  median(grads), median(ess), median(secs), median(eps));
+      std::printf("%s,%d,%s,%d,%.5g,%.0f,%.0f,%.3g,%.4g,%.4f\n", name, warmup, schemes[k].name, seeds, median(epg),
+                  median(grads), median(ess), median(secs), median(eps), median(divergent));
       if (k == 0) continue;
       const double r = median(ratios), rt = median(time_ratios);
       all_ratios[{warmup, schemes[k].name}].push_back(r);
       all_time_ratios[{warmup, schemes[k].name}].push_back(rt);
-      std::printf("%s,%d,%s/%s,%d,%.3f,,,,%.3f\n", name, warmup, schemes[k].name, schemes[0].name, seeds, r, rt);
+      std::printf("%s,%d,%s/%s,%d,%.3f,,,,%.3f,\n", name, warmup, schemes[k].name, schemes[0].name, seeds, r, rt);
     }
     std::fflush(stdout);
   }
@@ -168,7 +171,7 @@ int main(int argc, char** argv) {
   try {
     std::printf(
         "posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,median_min_ess,median_seconds,"
-        "median_ess_per_second\n");
+        "median_ess_per_second,median_divergent\n");
     const auto dir = te::posteriors_dir(__FILE__);
     auto data_of = [&](const char* p) { return tyche::read_json_data((dir / p / "data.json").string()); };
 #define TYCHE_BENCH_POSTERIOR(folder, fn, depth) \
@@ -199,7 +202,7 @@ int main(int argc, char** argv) {
       run("ar1_gaussian_100", m, seeds);
     }
     for (const auto& [key, ratios] : all_ratios)
-      std::printf("all,%d,%s/draws,%d,%.3f,,,,%.3f\n", key.first, key.second.c_str(), static_cast<int>(ratios.size()),
+      std::printf("all,%d,%s/draws,%d,%.3f,,,,%.3f,\n", key.first, key.second.c_str(), static_cast<int>(ratios.size()),
                   median(ratios), median(all_time_ratios[key]));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "adapt: %s\n", e.what());

@@ -45,7 +45,9 @@
 #               and 4 x (300 + 1000), 10 seeds (--quick: 3; --seeds=n; --chains=n chains, not 4);
 #               with --schemes=...,draws_pooled,nutpie_pooled,... the pooled metric too (bench/adapt.cpp):
 #               posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,
-#               median_min_ess,median_seconds,median_ess_per_second, and ratio rows
+#               median_min_ess,median_seconds,median_ess_per_second,median_divergent (the fraction of
+#               the draws' transitions that diverged: a gain in ESS per gradient with more of them
+#               is suspect), and ratio rows
 #   arma_trap   chains trapped in an ARMA(1,1)'s non-invertible region, 60 seeds x 4 chains
 #               (bench/arma_trap.cpp; Stan's side: bench/stan/arma_trap.R): one line per trapped
 #               chain and the count
