@@ -13,8 +13,16 @@
 // otherwise idle machine). One CSV row per posterior, warm-up and scheme, and a ratio row per
 // posterior, warm-up and scheme other than Stan's:
 //
-//   posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,median_min_ess,median_seconds,median_ess_per_second,median_divergent
-//   posterior,warmup,<scheme>/draws,seeds,<median over seeds of the scheme's / Stan's ESS per gradient>,,,,<… per second>,
+//   posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,median_min_ess,median_seconds,median_ess_per_second,median_divergent,median_max_z,median_max_sd_error,seeds_off_reference
+//   posterior,warmup,<scheme>/draws,seeds,<median over seeds of the scheme's / Stan's ESS per gradient>,,,,<… per second>,,,,
+//
+// An ESS-per-gradient gain is no gain if the draws are wrong, so every run is also compared with
+// the posterior's reference (shared/posteriors/<name>/reference_summary.csv), parameter by
+// parameter where the reference has the parameter's name, as the tests compare
+// (tests/support/reference_summary.hpp): z = |mean − ref.mean| / (ref.sd · √(1/ESS + 1/10000))
+// and |sd / ref.sd − 1|. median_max_z and median_max_sd_error are the medians over seeds of each
+// run's largest; seeds_off_reference counts the runs with some parameter at z ≥ 4 or an sd off
+// by 10 % or more (the tests' limits).
 //
 // The seeds are paired (the same seed runs every scheme). The last rows, posterior "all", give
 // the median over the posteriors of the per-posterior ratios. Progress on stderr.
@@ -29,6 +37,9 @@
 #include <cstring>
 #include <iterator>
 #include <exception>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <map>
 #include <string>
 #include <utility>
@@ -46,7 +57,33 @@ double median(std::vector<double> v) {
 struct outcome {
   double ess_per_gradient = 0, gradients = 0, min_ess = 0, seconds = 0, ess_per_second = 0;
   double divergent = 0;  // the fraction of the draws' transitions that diverged
+  // Against the reference (NaN without one): the largest z and |sd / ref.sd − 1| over the
+  // parameters the reference names.
+  double max_z = std::nan(""), max_sd_error = std::nan("");
 };
+
+struct reference_row {
+  double mean, sd;
+};
+// The posterior's reference_summary.csv (name,mean,sd,…) by name; empty when the posterior has none.
+std::map<std::string, reference_row> reference;
+
+std::map<std::string, reference_row> read_reference(const std::filesystem::path& csv) {
+  std::map<std::string, reference_row> out;
+  std::ifstream in(csv);
+  if (!in) return out;
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    std::string name, mean, sd;
+    std::getline(row, name, ',');
+    std::getline(row, mean, ',');
+    std::getline(row, sd, ',');
+    if (!name.empty()) out[name] = {std::stod(mean), std::stod(sd)};
+  }
+  return out;
+}
 
 struct scheme {
   const char* name;
@@ -77,11 +114,27 @@ outcome run_once(const Model& m, int warmup, const scheme& sc, std::uint64_t see
   cfg.pool_metric = sc.pooled;
   const tyche::nuts_fit fit = tyche::nuts(m, cfg);
   double min_ess = INFINITY;
-  for (std::size_t k = 0; k < fit.dim(); ++k) {
-    const double e = tyche::ess_bulk(fit.parameter(k));
-    if (std::isfinite(e)) min_ess = std::min(min_ess, e);
-  }
   outcome o;
+  for (std::size_t k = 0; k < fit.dim(); ++k) {
+    const auto chains = fit.parameter(k);
+    const double e = tyche::ess_bulk(chains);
+    if (std::isfinite(e)) min_ess = std::min(min_ess, e);
+    const auto ref = reference.find(fit.names[k]);
+    if (ref == reference.end()) continue;
+    double n = 0, mean = 0, m2 = 0;
+    for (const auto& c : chains)
+      for (const double v : c) {
+        n += 1;
+        const double delta = v - mean;
+        mean += delta / n;
+        m2 += delta * (v - mean);
+      }
+    const double sd = std::sqrt(m2 / (n - 1));
+    const double z = std::fabs(mean - ref->second.mean) / (ref->second.sd * std::sqrt(1 / e + 1.0 / 10000));
+    const double sd_error = std::fabs(sd / ref->second.sd - 1);
+    o.max_z = std::isnan(o.max_z) ? z : std::max(o.max_z, z);
+    o.max_sd_error = std::isnan(o.max_sd_error) ? sd_error : std::max(o.max_sd_error, sd_error);
+  }
   o.min_ess = min_ess;
   o.gradients = static_cast<double>(fit.gradient_evaluations);
   o.ess_per_gradient = min_ess / o.gradients;
@@ -106,7 +159,8 @@ void run(const char* name, const Model& m, int seeds, int max_depth = 10) {
       std::fprintf(stderr, " ESS/gradient\n");
     }
     for (std::size_t k = 0; k < schemes.size(); ++k) {
-      std::vector<double> epg, grads, ess, secs, eps, divergent, ratios, time_ratios;
+      std::vector<double> epg, grads, ess, secs, eps, divergent, max_z, max_sd_error, ratios, time_ratios;
+      int off = 0;
       for (std::size_t i = 0; i < by[k].size(); ++i) {
         const outcome& o = by[k][i];
         epg.push_back(o.ess_per_gradient);
@@ -115,16 +169,23 @@ void run(const char* name, const Model& m, int seeds, int max_depth = 10) {
         secs.push_back(o.seconds);
         eps.push_back(o.ess_per_second);
         divergent.push_back(o.divergent);
+        if (!std::isnan(o.max_z)) {
+          max_z.push_back(o.max_z);
+          max_sd_error.push_back(o.max_sd_error);
+          off += o.max_z >= 4 || o.max_sd_error >= 0.10 ? 1 : 0;
+        }
         ratios.push_back(o.ess_per_gradient / by[0][i].ess_per_gradient);
         time_ratios.push_back(o.ess_per_second / by[0][i].ess_per_second);
       }
-      std::printf("%s,%d,%s,%d,%.5g,%.0f,%.0f,%.3g,%.4g,%.4f\n", name, warmup, schemes[k].name, seeds, median(epg),
+      std::printf("%s,%d,%s,%d,%.5g,%.0f,%.0f,%.3g,%.4g,%.4f,", name, warmup, schemes[k].name, seeds, median(epg),
                   median(grads), median(ess), median(secs), median(eps), median(divergent));
+      if (max_z.empty()) std::printf(",,\n");  // no reference
+      else std::printf("%.2f,%.3f,%d\n", median(max_z), median(max_sd_error), off);
       if (k == 0) continue;
       const double r = median(ratios), rt = median(time_ratios);
       all_ratios[{warmup, schemes[k].name}].push_back(r);
       all_time_ratios[{warmup, schemes[k].name}].push_back(rt);
-      std::printf("%s,%d,%s/%s,%d,%.3f,,,,%.3f,\n", name, warmup, schemes[k].name, schemes[0].name, seeds, r, rt);
+      std::printf("%s,%d,%s/%s,%d,%.3f,,,,%.3f,,,,\n", name, warmup, schemes[k].name, schemes[0].name, seeds, r, rt);
     }
     std::fflush(stdout);
   }
@@ -171,13 +232,14 @@ int main(int argc, char** argv) {
   try {
     std::printf(
         "posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,median_min_ess,median_seconds,"
-        "median_ess_per_second,median_divergent\n");
+        "median_ess_per_second,median_divergent,median_max_z,median_max_sd_error,seeds_off_reference\n");
     const auto dir = te::posteriors_dir(__FILE__);
     auto data_of = [&](const char* p) { return tyche::read_json_data((dir / p / "data.json").string()); };
 #define TYCHE_BENCH_POSTERIOR(folder, fn, depth) \
   if (wanted(folder)) {                          \
     const auto d = data_of(folder);              \
     const auto p = te::fn(d);                    \
+    reference = read_reference(dir / folder / "reference_summary.csv"); \
     run(folder, p.model, seeds, depth);          \
   }
     TYCHE_BENCH_POSTERIOR("eight_schools-eight_schools_noncentered", eight_schools_noncentered, 10)
@@ -199,10 +261,12 @@ int main(int argc, char** argv) {
       scale[0] = 1.0;
       auto x = flat<"x">(shape<d>);
       const auto m = model(joint(x, normal(data(zero), data(scale)).observe(x - rho * matvec(matrix(shift.data(), d, d), x))));
+      reference.clear();  // exact: every x[i] is N(0, 1) (a stationary AR(1) started at its stationary law)
+      for (const auto& name : m.parameter_names()) reference[name] = {0.0, 1.0};
       run("ar1_gaussian_100", m, seeds);
     }
     for (const auto& [key, ratios] : all_ratios)
-      std::printf("all,%d,%s/draws,%d,%.3f,,,,%.3f,\n", key.first, key.second.c_str(), static_cast<int>(ratios.size()),
+      std::printf("all,%d,%s/draws,%d,%.3f,,,,%.3f,,,,\n", key.first, key.second.c_str(), static_cast<int>(ratios.size()),
                   median(ratios), median(all_time_ratios[key]));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "adapt: %s\n", e.what());

@@ -47,7 +47,10 @@
 #               posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,
 #               median_min_ess,median_seconds,median_ess_per_second,median_divergent (the fraction of
 #               the draws' transitions that diverged: a gain in ESS per gradient with more of them
-#               is suspect), and ratio rows
+#               is suspect),median_max_z,median_max_sd_error,seeds_off_reference (each run against
+#               the reference posterior, as the tests compare: the largest z and sd error over the
+#               parameters, and the runs outside the tests' limits z < 4, sd within 10 %), and
+#               ratio rows
 #   arma_trap   chains trapped in an ARMA(1,1)'s non-invertible region, 60 seeds x 4 chains
 #               (bench/arma_trap.cpp; Stan's side: bench/stan/arma_trap.R): one line per trapped
 #               chain and the count
