@@ -9,12 +9,14 @@
 //       MPI_Allgather included;
 //   mpi,covertype_sharded,<ranks>,ms_per_leapfrog,<ms>       one chain of mpi::nuts_sharded, 30 +
 //       30 iterations: wall-clock seconds (initialisation included) / leapfrog gradients;
+//   mpi,covertype_sharded_2_threads,1,ms_per_{gradient,leapfrog},<ms>   the same on one rank with
+//       cpu{.threads = 2, .split = cpu_split_parts}: its block in 8 parts on 2 threads (1 rank only);
 //   mpi,chains,<ranks>,ess_bulk_per_s,<value>               mpi::nuts, 8 chains of 1000 + 1000 of a
 //       hierarchical logistic regression (1,000 × 5, 10 groups), cpu{.threads = 1} on each rank:
 //       the smallest bulk ESS over the parameters / wall-clock seconds.
 //
-// --quick: 58,101 rows (a tenth), 4 chains of 300 + 300. One thread per rank throughout, so that R
-// ranks use R cores.
+// --quick: 58,101 rows (a tenth), 4 chains of 300 + 300. One thread per rank but in the
+// _2_threads rows, so that R ranks use R cores.
 #include <tyche/mpi.hpp>
 #include <tyche/tyche.hpp>
 
@@ -68,17 +70,21 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
+/// threads: each rank's (1: the chain's own; n > 1: its block evaluated in cpu_split_parts parts
+/// on n threads, mpi::nuts_sharded's cpu::threads).
 template <class Model>
-void sharded_case(const Model& m, int ranks, bool root) {
+void sharded_case(const Model& m, int ranks, bool root, int threads, const char* name) {
   MPI_Barrier(MPI_COMM_WORLD);  // the ranks finished building their data at different times
-  const nuts_fit fit = mpi::nuts_sharded(m, {.chains = 1, .warmup = 30, .draws = 30, .seed = 1, .executor = cpu{.threads = 1}});
+  const int split = threads > 1 ? cpu_split_parts : 1;
+  const nuts_fit fit = mpi::nuts_sharded(
+      m, {.chains = 1, .warmup = 30, .draws = 30, .seed = 1, .executor = cpu{.threads = threads, .split = split}});
   if (root)
-    std::printf("mpi,covertype_sharded,%d,ms_per_leapfrog,%.3f\n", ranks,
+    std::printf("mpi,%s,%d,ms_per_leapfrog,%.3f\n", name, ranks,
                 1e3 * fit.seconds / static_cast<double>(fit.gradient_evaluations));
   // The summed value and gradient at the last draw, timed on every rank together.
   std::vector<double> theta(fit.values[0].end() - static_cast<std::ptrdiff_t>(m.dim()), fit.values[0].end());
   std::vector<double> grad(m.dim()), times;
-  mpi::detail::with_shard_target(m, MPI_COMM_WORLD, [&](const auto& target) {
+  mpi::detail::with_shard_target(m, MPI_COMM_WORLD, [&](const auto& target, std::size_t) {
     std::vector<double> ws(target.workspace_size() + 1);
     for (int rep = 0; rep < 31; ++rep) {
       MPI_Barrier(MPI_COMM_WORLD);
@@ -87,9 +93,9 @@ void sharded_case(const Model& m, int ranks, bool root) {
       if (rep > 0) times.push_back(seconds_since(t));
     }
     return 0;
-  });
+  }, mpi::detail::shard_threads{.threads = threads, .split = split, .chains = 1, .lanes = 0});
   std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
-  if (root) std::printf("mpi,covertype_sharded,%d,ms_per_gradient,%.3f\n", ranks, 1e3 * times[times.size() / 2]);
+  if (root) std::printf("mpi,%s,%d,ms_per_gradient,%.3f\n", name, ranks, 1e3 * times[times.size() / 2]);
 }
 
 }  // namespace
@@ -109,8 +115,10 @@ int main(int argc, char** argv) {
     d.x.assign(all.X.begin() + static_cast<std::ptrdiff_t>(rows.begin * features),
                all.X.begin() + static_cast<std::ptrdiff_t>(rows.end * features));
     d.y.assign(all.y.begin() + static_cast<std::ptrdiff_t>(rows.begin), all.y.begin() + static_cast<std::ptrdiff_t>(rows.end));
-    if (root) sharded_case(covertype_with_priors(d), ranks, root);
-    else sharded_case(covertype_flat(d), ranks, root);
+    if (root) sharded_case(covertype_with_priors(d), ranks, root, 1, "covertype_sharded");
+    else sharded_case(covertype_flat(d), ranks, root, 1, "covertype_sharded");
+    // One rank on two cores: its block in parts on 2 threads (against 2 ranks of 1 thread).
+    if (ranks == 1) sharded_case(covertype_with_priors(d), ranks, root, 2, "covertype_sharded_2_threads");
   }
 
   {  // chains across ranks

@@ -279,6 +279,11 @@ class sharded_target {
     data_values_ = static_cast<std::size_t>(total[0]);  // the same on every rank: the same lanes
     matrix_values_ = static_cast<std::size_t>(total[1]);
   }
+  /// The same sums over another evaluation of this rank's block (its parts on threads), without
+  /// another collective: a rank may build it where another does not.
+  sharded_target(const Local& local, const sharded_target& totals)
+      : local_(local), comm_(totals.comm_), ranks_(totals.ranks_), data_values_(totals.data_values_),
+        matrix_values_(totals.matrix_values_) {}
   [[nodiscard]] std::size_t dim() const { return local_.dim(); }
   [[nodiscard]] std::size_t constrained_dim() const { return local_.constrained_dim(); }
   [[nodiscard]] std::size_t workspace_size() const { return local_.workspace_size(); }
@@ -415,18 +420,53 @@ void check_same_parameters(const Model& m, MPI_Comm comm) {
   throw_if_any(error, comm);
 }
 
+/// How a data-sharded rank evaluates its block (nuts_sharded's cpu settings): `threads` threads
+/// (the chains' own and threads − 1 helpers) and `split` parts of a scalar chain's gradient
+/// (cpu::split: 0 automatic, 1 never, k parts), for `chains` chains in `lanes` (cpu::lanes).
+struct shard_threads {
+  int threads = 1, split = 1, chains = 1, lanes = 1;
+};
+
+/// The parts of this rank's scalar gradients (cpu::split's rule, with this rank's block of data
+/// and its helper threads): split ≥ 1 as given for scalar chains (k > 1 needs a model that
+/// evaluates in parts); split = 0: cpu_split_parts when the rank has helper threads, its chains
+/// are scalar and its block reads at least cpu_split_data_values values per evaluation.
+/// data_values, matrix_values: all the ranks' (the lanes are chosen from them, as the run does).
+inline std::size_t shard_parts(const samplers::detail::model_erased_target& local, const shard_threads& t,
+                               std::size_t data_values, std::size_t matrix_values) {
+  const bool scalar = samplers::detail::resolve_lanes(t.lanes, t.chains, 1, data_values, matrix_values) == 1;
+  if (t.split > 1 && !local.splittable())
+    throw std::invalid_argument("tyche::mpi::nuts_sharded: split = " + std::to_string(t.split) +
+                                ": this rank's model cannot evaluate its log density in parts");
+  if (t.split >= 1) return scalar ? static_cast<std::size_t>(t.split) : 1;
+  const bool split = local.splittable() && scalar && t.threads > 1 &&
+                     local.split_values() >= cpu_split_data_values;
+  return split ? static_cast<std::size_t>(cpu_split_parts) : 1;
+}
+
 /// Calls f(target) with the data-sharded log density of model m on this rank: rank 0's model
 /// with its log-Jacobian (its priors are the posterior's), every other rank's without (their
 /// parameters are declared flat: without the log-Jacobian they add nothing but their
-/// observations' terms), the ranks' values and gradients summed (sharded_target).
+/// observations' terms), the ranks' values and gradients summed (sharded_target). With t's
+/// threads and split (nuts_sharded's cpu settings), this rank's own evaluation in parts on its
+/// threads first (samplers::detail::split_target), the parts added in part order: the fit does
+/// not depend on the threads. f's second argument: the parts (1: unsplit). The rank's model enters
+/// through the driver's erased target, so sharded_target has one instantiation per program.
 template <class Model, class F>
-decltype(auto) with_shard_target(const Model& m, MPI_Comm comm, F&& f) {
-  if (rank(comm) == 0) {
-    const samplers::detail::model_target<Model, true> local(m);
-    return f(sharded_target<samplers::detail::model_target<Model, true>>(local, comm));
-  }
-  const samplers::detail::model_target<Model, false> local(m);
-  return f(sharded_target<samplers::detail::model_target<Model, false>>(local, comm));
+decltype(auto) with_shard_target(const Model& m, MPI_Comm comm, F&& f, const shard_threads& t = {}) {
+  using samplers::detail::model_erased_target;
+  auto on = [&](const model_erased_target& local) {
+    sharded_target<model_erased_target> whole(local, comm);
+    std::size_t parts = 1;
+    throw_if_any(capture([&] { parts = shard_parts(local, t, whole.data_values(), whole.matrix_values()); }), comm);
+    if (parts == 1) return f(whole, parts);
+    samplers::detail::part_pool pool(t.threads - 1);
+    const samplers::detail::split_target<model_erased_target> split(local, parts, pool);
+    const model_erased_target in_parts(split);
+    return f(sharded_target<model_erased_target>(in_parts, whole), parts);
+  };
+  if (rank(comm) == 0) return on(model_erased_target(samplers::detail::model_target<Model, true>(m)));
+  return on(model_erased_target(samplers::detail::model_target<Model, false>(m)));
 }
 
 }  // namespace detail
@@ -537,24 +577,39 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
 /// sizes, supports and the flat declarations across ranks and throws on every rank when they
 /// do not hold). Every rank runs the same chains in step on the summed value and gradient
 /// (one MPI_Allgather of d + 1 values per lane and evaluation, summed in rank order, so every
-/// rank holds the same numbers and the same fit), with config.executor a tyche::cpu with one
-/// thread per rank (threads = 0 or 1; lanes as usual). A collective call: every rank of comm
-/// makes it with the same configuration. fit.seconds is this rank's wall-clock time.
+/// rank holds the same numbers and the same fit), with config.executor a tyche::cpu: the chains
+/// run on one thread per rank (lanes as usual); with threads = n > 1, n − 1 more threads evaluate
+/// parts of each scalar chain's gradient on this rank's block (cpu::split: 0 splits into
+/// cpu_split_parts parts when the block reads at least cpu_split_data_values values; k > 1, k
+/// parts), added in part order, so that the draws depend on the parts, never on the threads; a
+/// rank's threads may differ from another's. fit.split: this rank's parts. A collective call:
+/// every rank of comm makes it with the same configuration. fit.seconds is this rank's
+/// wall-clock time.
 template <class Model>
 nuts_fit nuts_sharded(const Model& m, nuts_config cfg = {}, MPI_Comm comm = MPI_COMM_WORLD) {
   static_assert(sampleable_model<Model>,
                 "tyche::mpi::nuts_sharded(model, config, comm) requires a model built with tyche::model(...)");
   const auto start = std::chrono::steady_clock::now();
+  detail::shard_threads shards;
   std::string error = detail::capture([&] {
     samplers::detail::check_config(cfg);
     const cpu* exec = std::get_if<cpu>(&cfg.executor);
     if (exec == nullptr)
       throw std::invalid_argument("tyche::mpi::nuts_sharded: the executor must be tyche::cpu (each rank evaluates its "
                                   "block of the data on its CPU)");
-    if (exec->threads > 1)
+    if (exec->threads < 0)
       throw std::invalid_argument("tyche::mpi::nuts_sharded: cpu::threads = " + std::to_string(exec->threads) +
-                                  ": a data-sharded fit runs its chains on one thread per rank (every evaluation is a "
-                                  "collective call, made in the same order on every rank); use threads = 0 or 1");
+                                  " must be ≥ 0 (0 or 1: one thread per rank; n > 1: n threads for each evaluation "
+                                  "of this rank's block of data)");
+    if (exec->split < 0)
+      throw std::invalid_argument("tyche::mpi::nuts_sharded: cpu::split = " + std::to_string(exec->split) +
+                                  " must be ≥ 0 (0: automatic, 1: never, k: k parts per gradient)");
+    // The chains run on one thread per rank (every evaluation is a collective call, made in the
+    // same order on every rank); more threads evaluate parts of the rank's block (cpu::split).
+    shards.threads = std::max(1, exec->threads);
+    shards.split = exec->split;
+    shards.chains = cfg.chains;
+    shards.lanes = exec->lanes;
     cpu one = *exec;
     one.threads = 1;
     cfg.executor = one;
@@ -562,13 +617,17 @@ nuts_fit nuts_sharded(const Model& m, nuts_config cfg = {}, MPI_Comm comm = MPI_
   detail::throw_if_any(error, comm);
   detail::check_same_config(cfg, "tyche::mpi::nuts_sharded", comm);
   detail::check_same_parameters(m, comm);
-  nuts_fit fit = detail::with_shard_target(m, comm, [&](const auto& target) {
+  cpu unsplit = std::get<cpu>(cfg.executor);
+  unsplit.split = 1;  // the rank's evaluation splits (with_shard_target), not the driver again
+  cfg.executor = unsplit;
+  nuts_fit fit = detail::with_shard_target(m, comm, [&](const auto& target, std::size_t parts) {
     const samplers::detail::model_erased_target erased(target);
     auto run = [&](const nuts_config& c) { return samplers::detail::run_nuts_erased(erased, c, m.parameter_names()); };
     nuts_fit f = run(cfg);
     samplers::detail::restart_stuck_chains(f, cfg, run);
+    f.split = static_cast<int>(parts);
     return f;
-  });
+  }, shards);
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
 }

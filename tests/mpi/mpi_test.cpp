@@ -212,6 +212,21 @@ auto without_priors(const regression& d) {
   return model(joint(a, b, sigma, normal(a + b * data(d.x), sigma).observe(data(d.y))));
 }
 
+/// The same with Student-t errors: no sufficient statistics (a normal regression's log density
+/// partial evaluation reduces to sums fixed before sampling), so every evaluation reads the block.
+auto with_priors_t(const regression& d) {
+  auto a = normal<"a">(0.0, 10.0);
+  auto b = normal<"b">(0.0, 10.0);
+  auto sigma = half_normal<"sigma">(2.0);
+  return model(joint(a, b, sigma, student_t(4.0, a + b * data(d.x), sigma).observe(data(d.y))));
+}
+auto without_priors_t(const regression& d) {
+  auto a = flat<"a">();
+  auto b = flat<"b">();
+  auto sigma = flat<"sigma">(positive());
+  return model(joint(a, b, sigma, student_t(4.0, a + b * data(d.x), sigma).observe(data(d.y))));
+}
+
 /// A log density target that throws on rank 1.
 struct throws_on_rank_1 {
   std::size_t dim() const { return 1; }
@@ -240,7 +255,7 @@ TEST_CASE("mpi::nuts_sharded: the sum over ranks is the whole model's log densit
   auto check = [&](const auto& part) {
     // Value and gradient at three points, against the whole model's, to 1e-12.
     const samplers::detail::model_target<std::remove_cvref_t<decltype(full)>> reference(full);
-    mpi::detail::with_shard_target(part, MPI_COMM_WORLD, [&](const auto& sharded) {
+    mpi::detail::with_shard_target(part, MPI_COMM_WORLD, [&](const auto& sharded, std::size_t) {
       for (const double x : {-0.4, 0.2, 0.9}) {
         const std::vector<double> q = {x, 1.5 * x, 0.5 * x};
         std::vector<double> g(3), h(3), ws(std::max(sharded.workspace_size(), reference.workspace_size()) + 1);
@@ -280,6 +295,65 @@ TEST_CASE("mpi::nuts_sharded: the sum over ranks is the whole model's log densit
   else check(without_priors(mine));
 }
 
+TEST_CASE("mpi::nuts_sharded with threads: each rank's block evaluated in parts on its threads; the fit does not "
+          "depend on the threads",
+          "[mpi]") {
+  const std::size_t n = 101;
+  const regression whole(n, {0, n});
+  const regression mine(n, mpi::block_of(n));
+  const auto full = with_priors_t(whole);
+  auto check = [&](const auto& part) {
+    // The log density and gradient of the blocks in 3 parts (on 2 threads), against the whole
+    // model's, to 1e-12.
+    const samplers::detail::model_target<std::remove_cvref_t<decltype(full)>> reference(full);
+    const std::size_t used = mpi::detail::with_shard_target(part, MPI_COMM_WORLD, [&](const auto& sharded, std::size_t parts) {
+      for (const double x : {-0.4, 0.2, 0.9}) {
+        const std::vector<double> q = {x, 1.5 * x, 0.5 * x};
+        std::vector<double> g(3), h(3), ws(std::max(sharded.workspace_size(), reference.workspace_size()) + 1);
+        const double v = sharded.value_and_gradient(q.data(), g.data(), ws.data());
+        const double w = reference.value_and_gradient(q.data(), h.data(), ws.data());
+        CHECK(v == Approx(w).epsilon(1e-12));
+        for (int k = 0; k < 3; ++k) CHECK(g[k] == Approx(h[k]).epsilon(1e-12));
+      }
+      return parts;
+    }, mpi::detail::shard_threads{.threads = 2, .split = 3, .chains = 1, .lanes = 1});
+    CHECK(used == 3);
+    // The fit with 4 parts: the same on 1 and 3 threads, bit for bit, and on every rank; the
+    // unsplit fit's to rounding (warmup = 0: a fixed step size and metric, as above).
+    const nuts_config one_thread{.chains = 2, .warmup = 0, .draws = 50, .seed = 7,
+                                 .executor = cpu{.threads = 1, .lanes = 1, .split = 4}};
+    nuts_config three_threads = one_thread, unsplit = one_thread;
+    three_threads.executor = cpu{.threads = 3, .lanes = 1, .split = 4};
+    unsplit.executor = cpu{.threads = 1, .lanes = 1, .split = 1};
+    const nuts_fit a = mpi::nuts_sharded(part, one_thread);
+    const nuts_fit b = mpi::nuts_sharded(part, three_threads);
+    const nuts_fit c = mpi::nuts_sharded(part, unsplit);
+    CHECK(a.split == 4);
+    CHECK(b.split == 4);
+    CHECK(c.split == 1);
+    CHECK(a.values == b.values);
+    CHECK(a.gradient_evaluations == b.gradient_evaluations);
+    CHECK(same_on_every_rank(b));
+    REQUIRE(a.values.size() == c.values.size());
+    bool differs = false;
+    for (std::size_t k = 0; k < a.values.size(); ++k) {
+      REQUIRE(a.values[k].size() == c.values[k].size());
+      for (std::size_t i = 0; i < a.values[k].size(); ++i) {
+        CHECK(a.values[k][i] == Approx(c.values[k][i]).epsilon(1e-10).margin(1e-12));
+        differs = differs || a.values[k][i] != c.values[k][i];
+      }
+    }
+    INFO("4 parts round differently from 1 (the parts are in the evaluation)");
+    CHECK(differs);
+    // split = 0 does not split a block this small (cpu_split_data_values), whatever the threads.
+    nuts_config automatic = one_thread;
+    automatic.executor = cpu{.threads = 2, .lanes = 1};
+    CHECK(mpi::nuts_sharded(part, automatic).split == 1);
+  };
+  if (mpi::rank() == 0) check(with_priors_t(mine));
+  else check(without_priors_t(mine));
+}
+
 TEST_CASE("mpi::nuts_sharded: errors end the call on every rank", "[mpi]") {
   const std::size_t n = 20;
   const regression mine(n, mpi::block_of(n));
@@ -306,11 +380,12 @@ TEST_CASE("mpi::nuts_sharded: errors end the call on every rank", "[mpi]") {
   CHECK_THROWS_WITH(mpi::nuts_sharded(with_priors(mine), cfg),
                     Contains("rank 1: tyche::mpi::nuts_sharded: this rank's model gives random variable 'a' (normal) a prior") &&
                         Contains("flat<\"a\">(...)"));
-  // Threads: one per rank.
+  // Threads and parts: not negative.
   nuts_config threads = cfg;
-  threads.executor = cpu{.threads = 2};
-  CHECK_THROWS_WITH(mpi::nuts_sharded(with_priors(mine), threads),
-                    Contains("cpu::threads = 2"));
+  threads.executor = cpu{.threads = -1};
+  CHECK_THROWS_WITH(mpi::nuts_sharded(with_priors(mine), threads), Contains("rank 0: tyche::mpi::nuts_sharded: cpu::threads = -1 must be ≥ 0"));
+  threads.executor = cpu{.split = -2};
+  CHECK_THROWS_WITH(mpi::nuts_sharded(with_priors(mine), threads), Contains("cpu::split = -2 must be ≥ 0"));
   // An evaluation that throws on rank 1 throws on both, with rank 1's message.
   const throws_on_rank_1 target;
   const mpi::detail::sharded_target<throws_on_rank_1> sharded(target, MPI_COMM_WORLD);
