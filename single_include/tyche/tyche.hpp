@@ -19313,7 +19313,8 @@ enum class cpu_lane_kernel { per_chain, batch };
 /// lanes of SIMD batches (samplers/nuts/cpu_executor.hpp).
 struct cpu {
   static constexpr const char* executor_name = "cpu";
-  /// 0: one per chain, up to the hardware's concurrency.
+  /// 0: one per chain, up to the CPUs this process may run on (its affinity mask: taskset, a
+  /// cpuset, an MPI binding; samplers/nuts/cpus.hpp).
   int threads = 0;
   /// Chains one thread advances together as SIMD lanes. 0 (the default) chooses: chains in the
   /// lanes of the widest SIMD batch of at least 4 doubles that a thread's ⌈chains / threads⌉
@@ -20055,6 +20056,43 @@ class nuts_chain {
 // slots evaluated (program_counter; a kernel with no running lane is not evaluated), or over the
 // lane slots the chains occupy (whole batches) × the longest trajectory of each iteration
 // (trajectory_sync). A single chain on a build with 8 lanes has utilisation 1/8 under both.
+// ----- begin tyche/samplers/nuts/cpus.hpp -----
+// tyche/samplers/nuts/cpus.hpp — how many CPUs this process may run on: what cpu{.threads = 0}
+// (and pathfinder's and the device executor's host threads) count.
+//
+// std::thread::hardware_concurrency() counts the machine's CPUs, not the ones this process may
+// use: under `taskset`, a Slurm job's cpuset, a container's cpuset or an MPI rank's binding it can
+// be many times more, and then the CPU executor starts that many threads — a chain's split
+// gradient (cpu::split) gets a helper per idle CPU it believes in, and the helpers spin on the
+// few CPUs there are. On Linux the process's affinity mask is the count (sched_getaffinity of
+// the calling thread); elsewhere, or when the mask cannot be read (more than CPU_SETSIZE CPUs),
+// hardware_concurrency().
+
+#include <thread>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+namespace tyche::samplers::detail {
+
+/// The CPUs the calling thread may run on (its affinity mask's count on Linux; otherwise
+/// std::thread::hardware_concurrency()); at least 1.
+inline unsigned available_cpus() {
+#if defined(__linux__) && defined(CPU_COUNT)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return static_cast<unsigned>(n);
+  }
+#endif
+  const unsigned n = std::thread::hardware_concurrency();
+  return n > 0 ? n : 1u;
+}
+
+}  // namespace tyche::samplers::detail
+// ----- end tyche/samplers/nuts/cpus.hpp -----
 
 #include <algorithm>
 #include <atomic>
@@ -20088,10 +20126,10 @@ namespace detail {
 /// level from 10,300 up; the limit is between.
 inline constexpr std::size_t lane_data_values_limit = 4096;
 
-/// The threads a cpu executor may use: cpu::threads, or for 0 the hardware's concurrency (at
-/// least 1). The chains use up to one each; cpu::split's helpers use the rest.
+/// The threads a cpu executor may use: cpu::threads, or for 0 the CPUs this process may run on
+/// (available_cpus(): its affinity mask, at least 1). The chains use up to one each; cpu::split's helpers use the rest.
 inline int cpu_threads(const cpu& exec) {
-  return exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return exec.threads > 0 ? exec.threads : static_cast<int>(available_cpus());
 }
 
 /// Batches narrower than this are not chosen by lanes = 0: two chains in an SSE2 batch were no
@@ -20656,7 +20694,7 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
                 "tyche::samplers::detail::run_cpu(target, ...) requires a log_density_target (tyche/concepts.hpp)");
   if (exec.threads < 0)
     throw std::invalid_argument("tyche::nuts: threads = " + std::to_string(exec.threads) +
-                                " must be ≥ 0 (0: one per chain, up to the hardware's concurrency)");
+                                " must be ≥ 0 (0: one per chain, up to the CPUs this process may run on)");
   int threads = cpu_threads(exec);
   threads = std::min(threads, cfg.chains);
   std::size_t data_values = 0, matrix_values = 0;
@@ -20953,7 +20991,7 @@ inline cuda_gradient resolve_cuda_gradient(const cuda& exec, int chains, std::si
 template <class F>
 void for_each_chain(std::size_t n, F&& f) {
   const std::size_t threads =
-      std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+      std::min<std::size_t>(n, available_cpus());
   std::vector<std::exception_ptr> errors(n);
   auto work = [&](std::size_t t) {
     for (std::size_t c = t; c < n; c += threads) {
@@ -25617,7 +25655,7 @@ struct pathfinder_config {
   double init_radius = 2.0;
   /// Initial values on the constrained scale for every path; empty: random, a point per path.
   std::vector<double> init = {};
-  /// Threads running the paths; 0: one per path, up to the hardware's concurrency.
+  /// Threads running the paths; 0: one per path, up to the CPUs this process may run on.
   int threads = 0;
 };
 
@@ -25955,7 +25993,7 @@ approximate_fit pathfinder(const model_functions& model, const pathfinder_config
   }
   std::vector<pathfinder_path> results(paths);
   std::vector<std::exception_ptr> errors(paths);
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned hw = samplers::detail::available_cpus();
   const std::size_t threads = std::min<std::size_t>(paths, cfg.threads > 0 ? static_cast<std::size_t>(cfg.threads) : hw);
   auto work = [&](std::size_t t) {
     for (std::size_t i = t; i < paths; i += threads) {

@@ -540,6 +540,55 @@ TEST_CASE("split: a chain's draws do not depend on the threads that evaluate its
   CHECK_THROWS_WITH(nuts(m, cfg), Catch::Matchers::Contains("split = -1 must be ≥ 0"));
 }
 
+TEST_CASE("threads = 0 counts the CPUs this process may run on (its affinity mask), not the machine's",
+          "[nuts][split]") {
+  // Under taskset, a Slurm or container cpuset or an MPI rank's binding the machine has more CPUs
+  // than the process may use; cpu{.threads = 0} then took one thread per machine CPU, and an
+  // automatic split one helper per CPU it did not have. A thread whose affinity is one CPU:
+  // available_cpus() is 1, cpu_threads(cpu{}) is 1, and an automatic split has no helper thread
+  // and does not split, where with the process's whole mask (2 CPUs or more) it does.
+  using namespace tyche;
+  using samplers::detail::available_cpus;
+  using samplers::detail::cpu_threads;
+  const unsigned all = available_cpus();
+  CHECK(all >= 1);
+  CHECK(cpu_threads(cpu{}) == static_cast<int>(all));
+  CHECK(cpu_threads(cpu{.threads = 5}) == 5);
+#if defined(__linux__) && defined(CPU_COUNT)  // <sched.h>, from samplers/nuts/cpus.hpp on Linux
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  REQUIRE(sched_getaffinity(0, sizeof mask, &mask) == 0);
+  CHECK(static_cast<unsigned>(CPU_COUNT(&mask)) == all);
+  int first = 0;
+  while (!CPU_ISSET(first, &mask)) ++first;
+  // A model whose sums read cpu_split_data_values values of data per evaluation.
+  std::vector<double> x(cpu_split_data_values / 2, 0.5), counts(cpu_split_data_values / 2, 1.0);
+  auto a = normal<"a">(0.0, 1.0);
+  auto b = normal<"b">(0.0, 1.0);
+  const auto m = model(joint(a, b, poisson_log(a + b * data(x)).observe(data(counts))));
+  REQUIRE(m.split_values() >= cpu_split_data_values);
+  const samplers::detail::model_target<std::remove_cvref_t<decltype(m)>> target(m);
+  const samplers::detail::model_erased_target erased(target);
+  const nuts_config one_chain{.chains = 1, .executor = cpu{.lanes = 1}};
+  unsigned pinned = 0;
+  int threads = 0;
+  std::size_t parts = 0;
+  std::thread([&] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) return;  // the thread's own mask
+    pinned = available_cpus();
+    threads = cpu_threads(cpu{});
+    parts = samplers::detail::resolve_split(erased, one_chain, cpu{.lanes = 1});
+  }).join();
+  CHECK(pinned == 1);
+  CHECK(threads == 1);
+  CHECK(parts == 1);
+  if (all >= 2) CHECK(samplers::detail::resolve_split(erased, one_chain, cpu{.lanes = 1}) == std::size_t(cpu_split_parts));
+#endif
+}
+
 namespace {
 /// What resolve_split reads from a target.
 struct split_probe {

@@ -19,6 +19,7 @@
 #include <tyche/inference/psis.hpp>
 #include <tyche/random/philox.hpp>
 #include <tyche/samplers/nuts/config.hpp>
+#include <tyche/samplers/nuts/cpus.hpp>
 #include <tyche/scalar/format.hpp>
 
 #include <algorithm>
@@ -55,7 +56,7 @@ struct pathfinder_config {
   double init_radius = 2.0;
   /// Initial values on the constrained scale for every path; empty: random, a point per path.
   std::vector<double> init = {};
-  /// Threads running the paths; 0: one per path, up to the hardware's concurrency.
+  /// Threads running the paths; 0: one per path, up to the CPUs this process may run on.
   int threads = 0;
 };
 
@@ -393,7 +394,7 @@ approximate_fit pathfinder(const model_functions& model, const pathfinder_config
   }
   std::vector<pathfinder_path> results(paths);
   std::vector<std::exception_ptr> errors(paths);
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned hw = samplers::detail::available_cpus();
   const std::size_t threads = std::min<std::size_t>(paths, cfg.threads > 0 ? static_cast<std::size_t>(cfg.threads) : hw);
   auto work = [&](std::size_t t) {
     for (std::size_t i = t; i < paths; i += threads) {

@@ -44,7 +44,8 @@ enum class cpu_lane_kernel { per_chain, batch };
 /// lanes of SIMD batches (samplers/nuts/cpu_executor.hpp).
 struct cpu {
   static constexpr const char* executor_name = "cpu";
-  /// 0: one per chain, up to the hardware's concurrency.
+  /// 0: one per chain, up to the CPUs this process may run on (its affinity mask: taskset, a
+  /// cpuset, an MPI binding; samplers/nuts/cpus.hpp).
   int threads = 0;
   /// Chains one thread advances together as SIMD lanes. 0 (the default) chooses: chains in the
   /// lanes of the widest SIMD batch of at least 4 doubles that a thread's ⌈chains / threads⌉

@@ -26,6 +26,7 @@
 #include <tyche/config.hpp>
 #include <tyche/samplers/nuts/chain.hpp>
 #include <tyche/samplers/nuts/config.hpp>
+#include <tyche/samplers/nuts/cpus.hpp>
 #include <tyche/samplers/nuts/kernel.hpp>
 
 #include <algorithm>
@@ -60,10 +61,10 @@ namespace detail {
 /// level from 10,300 up; the limit is between.
 inline constexpr std::size_t lane_data_values_limit = 4096;
 
-/// The threads a cpu executor may use: cpu::threads, or for 0 the hardware's concurrency (at
-/// least 1). The chains use up to one each; cpu::split's helpers use the rest.
+/// The threads a cpu executor may use: cpu::threads, or for 0 the CPUs this process may run on
+/// (available_cpus(): its affinity mask, at least 1). The chains use up to one each; cpu::split's helpers use the rest.
 inline int cpu_threads(const cpu& exec) {
-  return exec.threads > 0 ? exec.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return exec.threads > 0 ? exec.threads : static_cast<int>(available_cpus());
 }
 
 /// Batches narrower than this are not chosen by lanes = 0: two chains in an SSE2 batch were no
@@ -628,7 +629,7 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
                 "tyche::samplers::detail::run_cpu(target, ...) requires a log_density_target (tyche/concepts.hpp)");
   if (exec.threads < 0)
     throw std::invalid_argument("tyche::nuts: threads = " + std::to_string(exec.threads) +
-                                " must be ≥ 0 (0: one per chain, up to the hardware's concurrency)");
+                                " must be ≥ 0 (0: one per chain, up to the CPUs this process may run on)");
   int threads = cpu_threads(exec);
   threads = std::min(threads, cfg.chains);
   std::size_t data_values = 0, matrix_values = 0;

@@ -13,6 +13,7 @@
 #include <tyche/config.hpp>
 #include <tyche/samplers/nuts/chain.hpp>
 #include <tyche/samplers/nuts/config.hpp>
+#include <tyche/samplers/nuts/cpus.hpp>
 #include <tyche/samplers/nuts/device_chain.hpp>
 #include <tyche/samplers/nuts/kernel.hpp>
 
@@ -94,7 +95,7 @@ inline cuda_gradient resolve_cuda_gradient(const cuda& exec, int chains, std::si
 template <class F>
 void for_each_chain(std::size_t n, F&& f) {
   const std::size_t threads =
-      std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+      std::min<std::size_t>(n, available_cpus());
   std::vector<std::exception_ptr> errors(n);
   auto work = [&](std::size_t t) {
     for (std::size_t c = t; c < n; c += threads) {
