@@ -56,7 +56,8 @@ auto flat_parameters(const rows& d) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  int provided = 0;  // the chains run on threads (cpu::threads); only this thread calls MPI
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int status = 0;
   try {
     const std::size_t n = 4000;

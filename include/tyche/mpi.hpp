@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -420,6 +421,19 @@ void check_same_parameters(const Model& m, MPI_Comm comm) {
   throw_if_any(error, comm);
 }
 
+/// Throws unless MPI was initialised with at least MPI_THREAD_FUNNELED (MPI_Init_thread): a
+/// data-sharded rank's helper threads make no MPI call, but the process is then multithreaded,
+/// which MPI_THREAD_SINGLE (what MPI_Init may give) rules out.
+inline void require_funneled() {
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  if (provided < MPI_THREAD_FUNNELED)
+    throw std::invalid_argument(
+        "tyche::mpi::nuts_sharded: cpu::threads > 1 starts threads beside the rank's MPI calls, which needs "
+        "MPI_THREAD_FUNNELED or more, but MPI was initialised with MPI_THREAD_SINGLE: call "
+        "MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) instead of MPI_Init (docs/mpi.md)");
+}
+
 /// How a data-sharded rank evaluates its block (nuts_sharded's cpu settings): `threads` threads
 /// (the chains' own and threads − 1 helpers) and `split` parts of a scalar chain's gradient
 /// (cpu::split: 0 automatic, 1 never, k parts), for `chains` chains in `lanes` (cpu::lanes).
@@ -458,15 +472,28 @@ decltype(auto) with_shard_target(const Model& m, MPI_Comm comm, F&& f, const sha
   auto on = [&](const model_erased_target& local) {
     sharded_target<model_erased_target> whole(local, comm);
     std::size_t parts = 1;
-    throw_if_any(capture([&] { parts = shard_parts(local, t, whole.data_values(), whole.matrix_values()); }), comm);
+    std::optional<samplers::detail::part_pool> pool;
+    // The helper threads are started before the ranks agree to go on: a rank that cannot start
+    // them (or split its block) ends the call on every rank, rather than leave them in a
+    // collective.
+    throw_if_any(capture([&] {
+                   if (t.threads > 1) require_funneled();  // whether or not this block splits
+                   parts = shard_parts(local, t, whole.data_values(), whole.matrix_values());
+                   if (parts > 1) pool.emplace(t.threads - 1);
+                 }),
+                 comm);
     if (parts == 1) return f(whole, parts);
-    samplers::detail::part_pool pool(t.threads - 1);
-    const samplers::detail::split_target<model_erased_target> split(local, parts, pool);
+    const samplers::detail::split_target<model_erased_target> split(local, parts, *pool);
     const model_erased_target in_parts(split);
     return f(sharded_target<model_erased_target>(in_parts, whole), parts);
   };
-  if (rank(comm) == 0) return on(model_erased_target(samplers::detail::model_target<Model, true>(m)));
-  return on(model_erased_target(samplers::detail::model_target<Model, false>(m)));
+  // The rank's model_target is named: the erased views hold its address.
+  if (rank(comm) == 0) {
+    const samplers::detail::model_target<Model, true> local(m);
+    return on(model_erased_target(local));
+  }
+  const samplers::detail::model_target<Model, false> local(m);
+  return on(model_erased_target(local));
 }
 
 }  // namespace detail

@@ -20064,27 +20064,36 @@ class nuts_chain {
 // use: under `taskset`, a Slurm job's cpuset, a container's cpuset or an MPI rank's binding it can
 // be many times more, and then the CPU executor starts that many threads — a chain's split
 // gradient (cpu::split) gets a helper per idle CPU it believes in, and the helpers spin on the
-// few CPUs there are. On Linux the process's affinity mask is the count (sched_getaffinity of
-// the calling thread); elsewhere, or when the mask cannot be read (more than CPU_SETSIZE CPUs),
-// hardware_concurrency().
+// few CPUs there are. On Linux the affinity mask is the count (sched_getaffinity of the calling
+// thread: the process's mask unless the thread was given its own); elsewhere, or when the mask
+// cannot be read, hardware_concurrency().
 
+#include <cstddef>
 #include <thread>
 
 #if defined(__linux__)
+#include <cerrno>
 #include <sched.h>
 #endif
 
 namespace tyche::samplers::detail {
 
-/// The CPUs the calling thread may run on (its affinity mask's count on Linux; otherwise
-/// std::thread::hardware_concurrency()); at least 1.
+/// The CPUs the calling thread may run on — the process's affinity mask unless the thread was
+/// given a mask of its own (on Linux: sched_getaffinity, with a CPU set grown until it holds the
+/// machine's CPUs; otherwise std::thread::hardware_concurrency()); at least 1.
 inline unsigned available_cpus() {
-#if defined(__linux__) && defined(CPU_COUNT)
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) {
-    const int n = CPU_COUNT(&set);
-    if (n > 0) return static_cast<unsigned>(n);
+#if defined(__linux__) && defined(CPU_ALLOC)
+  for (int cpus = CPU_SETSIZE; cpus <= (1 << 20); cpus *= 2) {
+    cpu_set_t* set = CPU_ALLOC(cpus);
+    if (set == nullptr) break;
+    const std::size_t bytes = CPU_ALLOC_SIZE(cpus);
+    CPU_ZERO_S(bytes, set);
+    const int status = sched_getaffinity(0, bytes, set);
+    const int count = status == 0 ? CPU_COUNT_S(bytes, set) : 0;
+    const bool too_small = status != 0 && errno == EINVAL;  // the kernel's mask is wider
+    CPU_FREE(set);
+    if (count > 0) return static_cast<unsigned>(count);
+    if (!too_small) break;
   }
 #endif
   const unsigned n = std::thread::hardware_concurrency();
@@ -21306,20 +21315,19 @@ namespace tyche::samplers::detail {
 /// returns when all of them are done, so a pool with no helpers runs every part on the caller.
 class part_pool {
  public:
+  /// Starts the helpers; if one cannot start (std::system_error), those started are stopped and
+  /// joined before the exception leaves (a std::thread destroyed while joinable would terminate).
   explicit part_pool(int helpers) {
-    for (int t = 0; t < helpers; ++t) threads_.emplace_back([this] { help(); });
+    try {
+      for (int t = 0; t < helpers; ++t) threads_.emplace_back([this] { help(); });
+    } catch (...) {
+      stop();
+      throw;
+    }
   }
   part_pool(const part_pool&) = delete;
   part_pool& operator=(const part_pool&) = delete;
-  ~part_pool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-      stopping_.store(true);
-    }
-    wake_.notify_all();
-    for (auto& t : threads_) t.join();
-  }
+  ~part_pool() { stop(); }
   [[nodiscard]] int helpers() const { return static_cast<int>(threads_.size()); }
 
   /// f(p) for every p in [0, parts), on this thread and the helpers; rethrows the first
@@ -21362,6 +21370,16 @@ class part_pool {
     std::atomic<int> workers{0};           // helpers working on the job; likewise
     std::exception_ptr error;  // guarded by the pool's mutex
   };
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+      stopping_.store(true);
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
 
   // Claims and runs parts of j until none is left.
   void work_on(job& j) {

@@ -334,6 +334,12 @@ TEST_CASE("mpi::nuts_sharded with threads: each rank's block evaluated in parts 
     CHECK(a.values == b.values);
     CHECK(a.gradient_evaluations == b.gradient_evaluations);
     CHECK(same_on_every_rank(b));
+    // Ranks with different threads (machines with other core counts): the same fit.
+    nuts_config mixed = one_thread;
+    mixed.executor = cpu{.threads = mpi::rank() == 0 ? 2 : 1, .lanes = 1, .split = 4};
+    const nuts_fit m = mpi::nuts_sharded(part, mixed);
+    CHECK(m.values == a.values);
+    CHECK(same_on_every_rank(m));
     REQUIRE(a.values.size() == c.values.size());
     bool differs = false;
     for (std::size_t k = 0; k < a.values.size(); ++k) {
@@ -402,7 +408,10 @@ TEST_CASE("mpi::nuts_sharded: errors end the call on every rank", "[mpi]") {
 }
 
 int main(int argc, char* argv[]) {
-  MPI_Init(&argc, &argv);
+  // FUNNELED: mpi::nuts_sharded with cpu::threads > 1 starts helper threads (only this thread
+  // calls MPI).
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   const int failed = Catch::Session().run(argc, argv);
   int worst = 0;
   MPI_Allreduce(&failed, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -557,7 +557,10 @@ TEST_CASE("threads = 0 counts the CPUs this process may run on (its affinity mas
 #if defined(__linux__) && defined(CPU_COUNT)  // <sched.h>, from samplers/nuts/cpus.hpp on Linux
   cpu_set_t mask;
   CPU_ZERO(&mask);
-  REQUIRE(sched_getaffinity(0, sizeof mask, &mask) == 0);
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) {  // a machine of more than CPU_SETSIZE CPUs
+    WARN("sched_getaffinity with a CPU_SETSIZE mask failed: the pinned checks are skipped");
+    return;
+  }
   CHECK(static_cast<unsigned>(CPU_COUNT(&mask)) == all);
   int first = 0;
   while (!CPU_ISSET(first, &mask)) ++first;
@@ -570,6 +573,7 @@ TEST_CASE("threads = 0 counts the CPUs this process may run on (its affinity mas
   const samplers::detail::model_target<std::remove_cvref_t<decltype(m)>> target(m);
   const samplers::detail::model_erased_target erased(target);
   const nuts_config one_chain{.chains = 1, .executor = cpu{.lanes = 1}};
+  bool could_pin = false;
   unsigned pinned = 0;
   int threads = 0;
   std::size_t parts = 0;
@@ -577,14 +581,19 @@ TEST_CASE("threads = 0 counts the CPUs this process may run on (its affinity mas
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(first, &one);
-    if (sched_setaffinity(0, sizeof one, &one) != 0) return;  // the thread's own mask
+    if (sched_setaffinity(0, sizeof one, &one) != 0) return;  // the thread's own mask (a sandbox may refuse)
+    could_pin = true;
     pinned = available_cpus();
     threads = cpu_threads(cpu{});
     parts = samplers::detail::resolve_split(erased, one_chain, cpu{.lanes = 1});
   }).join();
-  CHECK(pinned == 1);
-  CHECK(threads == 1);
-  CHECK(parts == 1);
+  if (could_pin) {
+    CHECK(pinned == 1);
+    CHECK(threads == 1);
+    CHECK(parts == 1);
+  } else {
+    WARN("sched_setaffinity refused: the pinned checks are skipped");
+  }
   if (all >= 2) CHECK(samplers::detail::resolve_split(erased, one_chain, cpu{.lanes = 1}) == std::size_t(cpu_split_parts));
 #endif
 }

@@ -27,20 +27,19 @@ namespace tyche::samplers::detail {
 /// returns when all of them are done, so a pool with no helpers runs every part on the caller.
 class part_pool {
  public:
+  /// Starts the helpers; if one cannot start (std::system_error), those started are stopped and
+  /// joined before the exception leaves (a std::thread destroyed while joinable would terminate).
   explicit part_pool(int helpers) {
-    for (int t = 0; t < helpers; ++t) threads_.emplace_back([this] { help(); });
+    try {
+      for (int t = 0; t < helpers; ++t) threads_.emplace_back([this] { help(); });
+    } catch (...) {
+      stop();
+      throw;
+    }
   }
   part_pool(const part_pool&) = delete;
   part_pool& operator=(const part_pool&) = delete;
-  ~part_pool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-      stopping_.store(true);
-    }
-    wake_.notify_all();
-    for (auto& t : threads_) t.join();
-  }
+  ~part_pool() { stop(); }
   [[nodiscard]] int helpers() const { return static_cast<int>(threads_.size()); }
 
   /// f(p) for every p in [0, parts), on this thread and the helpers; rethrows the first
@@ -83,6 +82,16 @@ class part_pool {
     std::atomic<int> workers{0};           // helpers working on the job; likewise
     std::exception_ptr error;  // guarded by the pool's mutex
   };
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+      stopping_.store(true);
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
 
   // Claims and runs parts of j until none is left.
   void work_on(job& j) {
