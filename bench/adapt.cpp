@@ -29,6 +29,7 @@
 // The seeds are paired (the same seed runs every scheme). The last rows, posterior "all", give
 // the median over the posteriors of the per-posterior ratios. Progress on stderr.
 #include "../examples/posteriordb.hpp"
+#include "reference_summary.hpp"
 
 #include <tyche/tyche.hpp>
 
@@ -40,8 +41,6 @@
 #include <iterator>
 #include <exception>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <map>
 #include <string>
 #include <utility>
@@ -64,28 +63,8 @@ struct outcome {
   double max_z = std::nan(""), max_sd_error = std::nan("");
 };
 
-struct reference_row {
-  double mean, sd;
-};
-// The posterior's reference_summary.csv (name,mean,sd,…) by name; empty when the posterior has none.
-std::map<std::string, reference_row> reference;
-
-std::map<std::string, reference_row> read_reference(const std::filesystem::path& csv) {
-  std::map<std::string, reference_row> out;
-  std::ifstream in(csv);
-  if (!in) return out;
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::istringstream row(line);
-    std::string name, mean, sd;
-    std::getline(row, name, ',');
-    std::getline(row, mean, ',');
-    std::getline(row, sd, ',');
-    if (!name.empty()) out[name] = {std::stod(mean), std::stod(sd)};
-  }
-  return out;
-}
+// The posterior's reference_summary.csv: name → (mean, sd); empty when the posterior has none.
+std::map<std::string, std::pair<double, double>> reference;
 
 struct scheme {
   const char* name;
@@ -132,8 +111,8 @@ outcome run_once(const Model& m, int warmup, const scheme& sc, std::uint64_t see
         m2 += delta * (v - mean);
       }
     const double sd = std::sqrt(m2 / (n - 1));
-    double z = std::fabs(mean - ref->second.mean) / (ref->second.sd * std::sqrt(1 / e + 1.0 / 10000));
-    double sd_error = std::fabs(sd / ref->second.sd - 1);
+    double z = std::fabs(mean - ref->second.first) / (ref->second.second * std::sqrt(1 / e + 1.0 / 10000));
+    double sd_error = std::fabs(sd / ref->second.second - 1);
     if (!(z >= 0)) z = INFINITY;  // NaN draws or ESS (a constant chain): off, as the tests would say
     if (!(sd_error >= 0)) sd_error = INFINITY;
     o.max_z = std::isnan(o.max_z) ? z : std::max(o.max_z, z);
@@ -243,7 +222,7 @@ int main(int argc, char** argv) {
   if (wanted(folder)) {                          \
     const auto d = data_of(folder);              \
     const auto p = te::fn(d);                    \
-    reference = read_reference(dir / folder / "reference_summary.csv"); \
+    reference = tyche_bench::read_reference_summary(dir / folder / "reference_summary.csv"); \
     run(folder, p.model, seeds, depth);          \
   }
     TYCHE_BENCH_POSTERIOR("eight_schools-eight_schools_noncentered", eight_schools_noncentered, 10)

@@ -37,6 +37,8 @@
 
 #include <tyche/tyche.hpp>
 
+#include "reference_summary.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -56,19 +58,8 @@ struct reference {
 };
 
 reference read_reference(const std::filesystem::path& csv) {
-  std::ifstream in(csv);
-  if (!in) throw std::runtime_error("cannot open " + csv.string());
-  reference r;
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::istringstream row(line);
-    std::string name, mean, sd;
-    std::getline(row, name, ',');
-    std::getline(row, mean, ',');
-    std::getline(row, sd, ',');
-    if (!name.empty()) r.rows[name] = {std::stod(mean), std::stod(sd)};
-  }
+  reference r{tyche_bench::read_reference_summary(csv)};
+  if (r.rows.empty()) throw std::runtime_error("cannot read " + csv.string());
   return r;
 }
 

@@ -227,6 +227,19 @@ auto without_priors_t(const regression& d) {
   return model(joint(a, b, sigma, student_t(4.0, a + b * data(d.x), sigma).observe(data(d.y))));
 }
 
+/// The sharded target's value and gradient at three points against the whole model's, to 1e-12.
+template <class Sharded, class Reference>
+void same_density(const Sharded& sharded, const Reference& reference) {
+  for (const double x : {-0.4, 0.2, 0.9}) {
+    const std::vector<double> q = {x, 1.5 * x, 0.5 * x};
+    std::vector<double> g(3), h(3), ws(std::max(sharded.workspace_size(), reference.workspace_size()) + 1);
+    const double v = sharded.value_and_gradient(q.data(), g.data(), ws.data());
+    const double w = reference.value_and_gradient(q.data(), h.data(), ws.data());
+    CHECK(v == Approx(w).epsilon(1e-12));
+    for (int k = 0; k < 3; ++k) CHECK(g[k] == Approx(h[k]).epsilon(1e-12));
+  }
+}
+
 /// A log density target that throws on rank 1.
 struct throws_on_rank_1 {
   std::size_t dim() const { return 1; }
@@ -256,14 +269,7 @@ TEST_CASE("mpi::nuts_sharded: the sum over ranks is the whole model's log densit
     // Value and gradient at three points, against the whole model's, to 1e-12.
     const samplers::detail::model_target<std::remove_cvref_t<decltype(full)>> reference(full);
     mpi::detail::with_shard_target(part, MPI_COMM_WORLD, [&](const auto& sharded, std::size_t) {
-      for (const double x : {-0.4, 0.2, 0.9}) {
-        const std::vector<double> q = {x, 1.5 * x, 0.5 * x};
-        std::vector<double> g(3), h(3), ws(std::max(sharded.workspace_size(), reference.workspace_size()) + 1);
-        const double v = sharded.value_and_gradient(q.data(), g.data(), ws.data());
-        const double w = reference.value_and_gradient(q.data(), h.data(), ws.data());
-        CHECK(v == Approx(w).epsilon(1e-12));
-        for (int k = 0; k < 3; ++k) CHECK(g[k] == Approx(h[k]).epsilon(1e-12));
-      }
+      same_density(sharded, reference);
       return 0;
     });
     // The fit: the same on every rank, and the one-process fit's first 50 transitions to 1e-10
@@ -307,14 +313,7 @@ TEST_CASE("mpi::nuts_sharded with threads: each rank's block evaluated in parts 
     // model's, to 1e-12.
     const samplers::detail::model_target<std::remove_cvref_t<decltype(full)>> reference(full);
     const std::size_t used = mpi::detail::with_shard_target(part, MPI_COMM_WORLD, [&](const auto& sharded, std::size_t parts) {
-      for (const double x : {-0.4, 0.2, 0.9}) {
-        const std::vector<double> q = {x, 1.5 * x, 0.5 * x};
-        std::vector<double> g(3), h(3), ws(std::max(sharded.workspace_size(), reference.workspace_size()) + 1);
-        const double v = sharded.value_and_gradient(q.data(), g.data(), ws.data());
-        const double w = reference.value_and_gradient(q.data(), h.data(), ws.data());
-        CHECK(v == Approx(w).epsilon(1e-12));
-        for (int k = 0; k < 3; ++k) CHECK(g[k] == Approx(h[k]).epsilon(1e-12));
-      }
+      same_density(sharded, reference);
       return parts;
     }, mpi::detail::shard_threads{.threads = 2, .split = 3, .chains = 1, .lanes = 1});
     CHECK(used == 3);
