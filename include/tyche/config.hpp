@@ -69,6 +69,24 @@
 #define TYCHE_CUDA_SEPARATE_CONTROLLERS 0
 #endif
 
+// TYCHE_DEVICE_EMULATION: whether nuts() can run tyche::cuda{.emulate = true} (the device
+// executor's code on the host's threads, docs/gpu.md). Its code is the device chain compiled for
+// the host: in a header-only build, about 3–4 s of g++ -O2 for every translation unit that calls
+// nuts() (examples/quickstart.cpp, docs/compile-time.md), paid by every program although only a
+// program that tests its GPU runs on a machine without one uses it. So it is compiled where it
+// costs a program nothing more: in the separate driver's file (TYCHE_SEPARATE_DRIVER: the other
+// files only declare it) and in translation units compiled by nvcc (which compile the device chain
+// anyway). Elsewhere nuts() with .emulate = true throws std::invalid_argument that names this
+// macro; define it to 1 before including tyche (or link tyche::separate_driver) to have it. A
+// template argument of nuts() (as Nvcc), so files built with and without it may share a program.
+#ifndef TYCHE_DEVICE_EMULATION
+#if defined(TYCHE_SEPARATE_DRIVER) || defined(__CUDACC__)
+#define TYCHE_DEVICE_EMULATION 1
+#else
+#define TYCHE_DEVICE_EMULATION 0
+#endif
+#endif
+
 // TYCHE_COLD marks functions that run only to explain an error (model_t::log_prob_terms): out
 // of line and optimised for size, which also keeps their compile time small.
 #if defined(__GNUC__) || defined(__clang__)

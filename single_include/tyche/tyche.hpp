@@ -99,6 +99,24 @@
 #define TYCHE_CUDA_SEPARATE_CONTROLLERS 0
 #endif
 
+// TYCHE_DEVICE_EMULATION: whether nuts() can run tyche::cuda{.emulate = true} (the device
+// executor's code on the host's threads, docs/gpu.md). Its code is the device chain compiled for
+// the host: in a header-only build, about 3–4 s of g++ -O2 for every translation unit that calls
+// nuts() (examples/quickstart.cpp, docs/compile-time.md), paid by every program although only a
+// program that tests its GPU runs on a machine without one uses it. So it is compiled where it
+// costs a program nothing more: in the separate driver's file (TYCHE_SEPARATE_DRIVER: the other
+// files only declare it) and in translation units compiled by nvcc (which compile the device chain
+// anyway). Elsewhere nuts() with .emulate = true throws std::invalid_argument that names this
+// macro; define it to 1 before including tyche (or link tyche::separate_driver) to have it. A
+// template argument of nuts() (as Nvcc), so files built with and without it may share a program.
+#ifndef TYCHE_DEVICE_EMULATION
+#if defined(TYCHE_SEPARATE_DRIVER) || defined(__CUDACC__)
+#define TYCHE_DEVICE_EMULATION 1
+#else
+#define TYCHE_DEVICE_EMULATION 0
+#endif
+#endif
+
 // TYCHE_COLD marks functions that run only to explain an error (model_t::log_prob_terms): out
 // of line and optimised for size, which also keeps their compile time small.
 #if defined(__GNUC__) || defined(__clang__)
@@ -21943,15 +21961,25 @@ nuts_fit run_nuts_emulated(const Target& target, const nuts_config& cfg, const c
 }
 
 /// nuts() on the executor tyche::cuda (device_executor.hpp). Nvcc: whether this translation unit
-/// is compiled by nvcc (a template argument, so that translation units compiled by nvcc and by
-/// a host compiler define different functions, not one inline function with two bodies).
-template <class Model, bool Nvcc>
+/// is compiled by nvcc; Emulation: TYCHE_DEVICE_EMULATION (config.hpp). Template arguments, so
+/// that translation units with different settings define different functions, not one inline
+/// function with two bodies.
+template <class Model, bool Nvcc, bool Emulation>
 nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec) {
   const model_target<Model> target(m);
   // Emulated: through the erased target, so that a program built by a host compiler compiles the
   // device chain once per translation unit, not once per model (the arithmetic is the model's
   // own value_and_gradient<double> either way).
-  if (exec.emulate) return run_nuts_emulated(model_erased_target(target), cfg, exec, m.parameter_names());
+  if (exec.emulate) {
+    if constexpr (Emulation)
+      return run_nuts_emulated(model_erased_target(target), cfg, exec, m.parameter_names());
+    else
+      throw std::invalid_argument(
+          "tyche::nuts: tyche::cuda{.emulate = true} is not compiled into this translation unit: it costs every "
+          "file that calls nuts() seconds of compile time, so a header-only build has it only with "
+          "TYCHE_DEVICE_EMULATION defined to 1 before <tyche/tyche.hpp> is included (or with the CMake target "
+          "tyche::separate_driver, whose driver file has it; docs/gpu.md)");
+  }
   check_config(cfg);
   check_config_sizes(cfg, m.dim(), m.constrained_dim(), m.parameter_names());
   check_cuda_settings(exec);  // before a launcher touches the device
@@ -22079,11 +22107,11 @@ void restart_stuck_chains(nuts_fit& fit, const nuts_config& cfg, Run&& run) {
 /// Batch (defaulted by nuts() from this translation unit's settings) make the instantiations of
 /// translation units compiled by nvcc, and with other SIMD settings, distinct functions: the same
 /// model type sampled from a .cu and a .cpp file of one program must not share one body.
-template <class Model, bool Nvcc, class Batch>
+template <class Model, bool Nvcc, class Batch, bool Emulation>
 nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
   static_assert(std::is_same_v<Batch, lane_batch>, "tyche::nuts: Batch is this translation unit's lane_batch");
   auto run = [&](const nuts_config& c) {
-    if (const cuda* gpu = std::get_if<cuda>(&c.executor)) return run_nuts_cuda<Model, Nvcc>(m, c, *gpu);
+    if (const cuda* gpu = std::get_if<cuda>(&c.executor)) return run_nuts_cuda<Model, Nvcc, Emulation>(m, c, *gpu);
     const model_target<Model> target(m);
     return run_nuts_erased(model_erased_target(target), c, m.parameter_names());
   };
@@ -22095,9 +22123,11 @@ nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
 }  // namespace samplers::detail
 
 /// Runs NUTS on a model: config.chains chains of config.warmup + config.draws iterations, on
-/// the executor config.executor (tyche::cpu{} by default). (Nvcc and Batch are not for callers:
-/// their defaults keep translation units with different compilers and SIMD settings apart.)
-template <class Model, bool Nvcc = TYCHE_CUDA_COMPILER != 0, class Batch = tyche::lane_batch>
+/// the executor config.executor (tyche::cpu{} by default). (Nvcc, Batch and Emulation are not for
+/// callers: their defaults keep translation units with different compilers, SIMD settings and
+/// TYCHE_DEVICE_EMULATION apart.)
+template <class Model, bool Nvcc = TYCHE_CUDA_COMPILER != 0, class Batch = tyche::lane_batch,
+          bool Emulation = TYCHE_DEVICE_EMULATION != 0>
 nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
   if constexpr (!sampleable_model<Model>) {
     static_assert(sampleable_model<Model>,
@@ -22106,13 +22136,14 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
                   "normal(mu, 1.0).observe(tyche::data(y))))); the first argument is not one");
     return {};
   } else {
-    return samplers::detail::run_nuts<Model, Nvcc, Batch>(m, cfg);
+    return samplers::detail::run_nuts<Model, Nvcc, Batch, Emulation>(m, cfg);
   }
 }
 
 /// nuts(model, config) on the given executor: nuts(m, {.chains = 8}, tyche::cpu{.threads = 2})
 /// is nuts(m, {.chains = 8, .executor = tyche::cpu{.threads = 2}}).
-template <class Model, class Executor, bool Nvcc = TYCHE_CUDA_COMPILER != 0, class Batch = tyche::lane_batch>
+template <class Model, class Executor, bool Nvcc = TYCHE_CUDA_COMPILER != 0, class Batch = tyche::lane_batch,
+          bool Emulation = TYCHE_DEVICE_EMULATION != 0>
 nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
   if constexpr (!nuts_executor_type<Executor>) {
     static_assert(nuts_executor_type<Executor>,
@@ -22121,7 +22152,7 @@ nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
     return {};
   } else {
     cfg.executor = executor;
-    return nuts<Model, Nvcc, Batch>(m, cfg);
+    return nuts<Model, Nvcc, Batch, Emulation>(m, cfg);
   }
 }
 

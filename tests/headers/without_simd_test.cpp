@@ -1,6 +1,8 @@
 // A build without the SIMD backend (tyche::tyche, no TYCHE_USE_XSIMD): every other test binary
 // links tyche::simd, so this one is where one chain's loops over observations run one element
-// at a time (observation_batch_t<double> is double) and where nuts() has one lane.
+// at a time (observation_batch_t<double> is double) and where nuts() has one lane. It is also
+// the test binary built header-only (no separate driver), where tyche::cuda{.emulate = true} is
+// not compiled unless TYCHE_DEVICE_EMULATION is defined (config.hpp).
 #include <tyche/tyche.hpp>
 
 #include <catch2/catch.hpp>
@@ -17,6 +19,7 @@ using namespace tyche;
 
 static_assert(!TYCHE_HAS_XSIMD, "tests/headers/without_simd_test.cpp must be built without xsimd");
 static_assert(std::is_same_v<detail::observation_batch_t<double>, double>);
+static_assert(!TYCHE_DEVICE_EMULATION, "tests/headers/without_simd_test.cpp is built header-only, without the macro");
 
 TEST_CASE("without SIMD: loops over observations and a streamed matvec agree with plain loops",
           "[headers][without_simd]") {
@@ -63,4 +66,14 @@ TEST_CASE("without SIMD: nuts() refuses lanes > 1 and samples every chain with l
     for (const auto& chain : fit.values) CHECK(chain.size() == 20);
     for (double s : fit.step_size) CHECK(s > 0);
   }
+}
+
+TEST_CASE("header-only without TYCHE_DEVICE_EMULATION: cuda{.emulate = true} says how to have it",
+          "[headers][without_simd]") {
+  const auto mu = normal<"mu">(0.0, 1.0);
+  const auto m = model(joint(mu));
+  const nuts_config cfg{.chains = 2, .warmup = 50, .draws = 20, .seed = 1, .executor = cuda{.emulate = true}};
+  CHECK_THROWS_AS(nuts(m, cfg), std::invalid_argument);
+  CHECK_THROWS_WITH(nuts(m, cfg), Catch::Contains("emulate = true") && Catch::Contains("TYCHE_DEVICE_EMULATION") &&
+                                      Catch::Contains("tyche::separate_driver"));
 }
