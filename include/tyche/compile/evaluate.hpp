@@ -85,9 +85,13 @@ struct slots<meta::list<E...>, T>
     : slot_tuple_impl<std::index_sequence_for<E...>, slot<typename E::node, T>...> {
   using entries = meta::list<E...>;
   using scalar = T;
-  // No user-provided constructor: `state{}` zeroes every value too. Without the zeroing (a
-  // constructor that ran only the adjoints' initialisers) g++ 12 reported -Wmaybe-uninitialized
-  // for the derivative of a slot that aliases another (never read, but it cannot prove so).
+  // User-provided, so that `state{}` (an evaluation's outer slots) and `ks{}` (a loop body's
+  // slots, once per element) run only the slots' member initialisers — adjoints 0, pointers
+  // null — and do not zero every value and derivative first: the forward pass writes each of
+  // them before the reverse pass reads it (an aliased slot's derivatives included, forward_outer).
+  // The zeroing was 7–25 % of the gradient of the small posteriordb models (bench/nuts_step's
+  // ns_per_gradient; arK most: its body's slots are zeroed at every one of its elements).
+  TYCHE_HD constexpr slots() {}
 };
 
 template <std::size_t I, class S>
@@ -187,7 +191,10 @@ struct evaluation {
   static constexpr bool batched = !std::is_same_v<W, T>;
   static constexpr std::size_t lane_adj_size = batched ? Layout::size + outer_entries::size : 0;
   struct no_lane_adj {};
-  [[no_unique_address]] std::conditional_t<batched, std::array<W, lane_adj_size>, no_lane_adj> lane_adj{};
+  // Not zeroed here: each loop zeroes the entries its body adds to (begin_lanes) and flushes them
+  // after (flush_lanes); zeroing all of them per evaluation (15 batches, 480 bytes for eight
+  // schools with AVX2) cost more than the small models' loops.
+  [[no_unique_address]] std::conditional_t<batched, std::array<W, lane_adj_size>, no_lane_adj> lane_adj;
   // One part of a split evaluation (set_part): the sums reached from the root by sums only (the
   // fused ones) run over their share of the elements; part 0 also evaluates everything else, the
   // other parts return only their share of the fused sums (in partial_sum), so that the values and
@@ -645,7 +652,19 @@ struct evaluation {
     return m;
   }
 
-  // After a loop over operand A: the lanes' sums of what its body added to scalars.
+  // Before a loop over operand A whose body adds to scalars: their lane sums start at zero.
+  template <class A, class AP>
+  TYCHE_HD TYCHE_INLINE void begin_lanes() {
+    if constexpr (batched) {
+      static constexpr auto targets = lane_targets<A, AP>();
+      meta::static_for<lane_adj_size>([&](auto k) {
+        constexpr std::size_t K = decltype(k)::value;
+        if constexpr (targets[K]) lane_adj[K] = lift<W>(0.0);
+      });
+    }
+  }
+
+  // After that loop: the lanes' sums of what its body added to scalars.
   template <class A, class AP>
   TYCHE_HD TYCHE_INLINE void flush_lanes() {
     if constexpr (batched) {
@@ -655,7 +674,6 @@ struct evaluation {
         if constexpr (targets[K]) {
           if constexpr (K < Layout::size) param_adj[K] += lane_sum(lane_adj[K]);
           else get<K - Layout::size>(state).adj += lane_sum(lane_adj[K]);
-          lane_adj[K] = lift<W>(0.0);
         }
       });
     }
@@ -680,6 +698,15 @@ struct evaluation {
           s.adj = a.adj;
         } else {
           s.v = a.v;
+          // Never read (reverse_outer hands an aliased slot's adjoint on), but written, so that
+          // every path through the forward pass sets what the reverse pass could read: g++
+          // cannot see that aliased[idx] is the same in both and warned (-Wmaybe-uninitialized).
+          if constexpr (kind_of<N> == node_kind::unary) {
+            s.d = lift<T>(0.0);
+          } else if constexpr (kind_of<N> == node_kind::binary) {
+            s.d0 = lift<T>(0.0);
+            s.d1 = lift<T>(0.0);
+          }
         }
         return;
       }
@@ -713,6 +740,7 @@ struct evaluation {
       static_assert(width % w == 0, "tyche: observation batches wider than 8 lanes");
       W tw[width / w];
       for (auto& tj : tw) tj = lift<W>(0.0);
+      if constexpr (sign != 0) begin_lanes<A, AP>();
       std::size_t i = 0, end = len;
       if constexpr (sign != 0) {
         if (parts != 1) {  // a split evaluation: this part's share of the elements
@@ -873,6 +901,7 @@ struct evaluation {
       if constexpr (fused_sign_v<Root, E> == 0) {
         using A = meta::at<0, children_t<N>>;
         using AP = meta::push<P, 0>;
+        begin_lanes<A, AP>();
         for_elements(n.a.size(), [&]<class U>(std::type_identity<U>, std::size_t i) {
           kernel_state<A, AP, U> ks{};
           kernel_forward<true, A, AP>(n.a, ks, i);
@@ -928,6 +957,7 @@ struct evaluation {
         if constexpr (depends_on_params_v<C>) {
           const C& c = n.template child<J>();
           if constexpr (is_vector_v<C>) {
+            begin_lanes<C, CP>();
             for_elements(s.in_n[J], [&]<class U>(std::type_identity<U>, std::size_t i) {
               kernel_state<C, CP, U> ks{};
               kernel_forward<true, C, CP>(c, ks, i);
