@@ -71,7 +71,7 @@
 
 // TYCHE_DEVICE_EMULATION: whether nuts() can run tyche::cuda{.emulate = true} (the device
 // executor's code on the host's threads, docs/gpu.md). Its code is the device chain compiled for
-// the host: in a header-only build, about 3–4 s of g++ -O2 for every translation unit that calls
+// the host: in a header-only build, about 3 s of g++ -O2 for every translation unit that calls
 // nuts() (examples/quickstart.cpp, docs/compile-time.md), paid by every program although only a
 // program that tests its GPU runs on a machine without one uses it. So it is compiled where it
 // costs a program nothing more: in the separate driver's file (TYCHE_SEPARATE_DRIVER: the other

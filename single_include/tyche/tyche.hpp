@@ -101,7 +101,7 @@
 
 // TYCHE_DEVICE_EMULATION: whether nuts() can run tyche::cuda{.emulate = true} (the device
 // executor's code on the host's threads, docs/gpu.md). Its code is the device chain compiled for
-// the host: in a header-only build, about 3–4 s of g++ -O2 for every translation unit that calls
+// the host: in a header-only build, about 3 s of g++ -O2 for every translation unit that calls
 // nuts() (examples/quickstart.cpp, docs/compile-time.md), paid by every program although only a
 // program that tests its GPU runs on a machine without one uses it. So it is compiled where it
 // costs a program nothing more: in the separate driver's file (TYCHE_SEPARATE_DRIVER: the other
@@ -6687,8 +6687,8 @@ struct slots<meta::list<E...>, T>
   // slots, once per element) run only the slots' member initialisers — adjoints 0, pointers
   // null — and do not zero every value and derivative first: the forward pass writes each of
   // them before the reverse pass reads it (an aliased slot's derivatives included, forward_outer).
-  // The zeroing was 7–25 % of the gradient of the small posteriordb models (bench/nuts_step's
-  // ns_per_gradient; arK most: its body's slots are zeroed at every one of its elements).
+  // The zeroing was 14 % of the instructions of eight schools' scalar gradient and 20 % of arK's
+  // (whose loop body's slots were zeroed at every element; callgrind, docs/benchmarks.md).
   TYCHE_HD constexpr slots() {}
 };
 

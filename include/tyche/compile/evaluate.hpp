@@ -89,8 +89,8 @@ struct slots<meta::list<E...>, T>
   // slots, once per element) run only the slots' member initialisers — adjoints 0, pointers
   // null — and do not zero every value and derivative first: the forward pass writes each of
   // them before the reverse pass reads it (an aliased slot's derivatives included, forward_outer).
-  // The zeroing was 7–25 % of the gradient of the small posteriordb models (bench/nuts_step's
-  // ns_per_gradient; arK most: its body's slots are zeroed at every one of its elements).
+  // The zeroing was 14 % of the instructions of eight schools' scalar gradient and 20 % of arK's
+  // (whose loop body's slots were zeroed at every element; callgrind, docs/benchmarks.md).
   TYCHE_HD constexpr slots() {}
 };
 
