@@ -652,32 +652,31 @@ struct evaluation {
     return m;
   }
 
-  // f(integral_constant<K>) for each entry K of lane_adj that the body of operand A adds to
-  // (nothing without observation batches).
-  template <class A, class AP, class F>
-  TYCHE_HD TYCHE_INLINE void for_lane_targets(F&& f) {
-    if constexpr (batched) {
-      static constexpr auto targets = lane_targets<A, AP>();
-      meta::static_for<lane_adj_size>([&](auto k) {
-        if constexpr (targets[decltype(k)::value]) f(k);
-      });
-    }
-  }
-
   // Before a loop over operand A whose body adds to scalars: their lane sums start at zero.
   template <class A, class AP>
   TYCHE_HD TYCHE_INLINE void begin_lanes() {
-    for_lane_targets<A, AP>([&](auto k) { lane_adj[decltype(k)::value] = lift<W>(0.0); });
+    if constexpr (batched) {
+      static constexpr auto targets = lane_targets<A, AP>();
+      meta::static_for<lane_adj_size>([&](auto k) {
+        constexpr std::size_t K = decltype(k)::value;
+        if constexpr (targets[K]) lane_adj[K] = lift<W>(0.0);
+      });
+    }
   }
 
   // After that loop: the lanes' sums of what its body added to scalars.
   template <class A, class AP>
   TYCHE_HD TYCHE_INLINE void flush_lanes() {
-    for_lane_targets<A, AP>([&](auto k) {
-      constexpr std::size_t K = decltype(k)::value;
-      if constexpr (K < Layout::size) param_adj[K] += lane_sum(lane_adj[K]);
-      else get<K - Layout::size>(state).adj += lane_sum(lane_adj[K]);
-    });
+    if constexpr (batched) {
+      static constexpr auto targets = lane_targets<A, AP>();
+      meta::static_for<lane_adj_size>([&](auto k) {
+        constexpr std::size_t K = decltype(k)::value;
+        if constexpr (targets[K]) {
+          if constexpr (K < Layout::size) param_adj[K] += lane_sum(lane_adj[K]);
+          else get<K - Layout::size>(state).adj += lane_sum(lane_adj[K]);
+        }
+      });
+    }
   }
 
   // ---- outer slots ----
