@@ -17,6 +17,9 @@ run bash tools/setup.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 # Optimised, but with assertions on (no -DNDEBUG).
 common=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2")
+# The test folders that check values and compile-time transformations, not long sampler runs:
+# compiled at -O0 in the clang tree and at -O1 in the g++ tree (see each tree below).
+value_folders="autodiff;backends;compile;core;diagnostics;distributions;interval;io;model;operations;random;transforms"
 
 # A tree configured before with another compiler: CMake would delete its cache and configure
 # again WITHOUT the -D options given here (a Release build silently became an unoptimised one
@@ -58,7 +61,7 @@ if [ -n "$clangxx" ]; then
     # TYCHE_EXAMPLES_O0: likewise the examples that run for a fraction of a second
     # (examples/CMakeLists.txt).
     run cmake -S . -B build/clang "${common[@]}" -DCMAKE_CXX_COMPILER="$clangxx" \
-        "-DTYCHE_TEST_O0_FOLDERS=autodiff;backends;compile;core;diagnostics;distributions;interval;io;model;operations;random;transforms" \
+        "-DTYCHE_TEST_O0_FOLDERS=$value_folders" \
         -DTYCHE_EXAMPLES_O0=ON \
         -DTYCHE_OTHER_BUILD_DIR= -DTYCHE_ENABLE_CUDA=OFF -DTYCHE_LONG_TESTS=OFF \
         -DTYCHE_BUILD_BENCH=OFF -DTYCHE_HEADER_TESTS=OFF -DTYCHE_SINGLE_HEADER_TESTS=OFF \
@@ -80,7 +83,11 @@ fresh_if_other_compiler build/gcc "$(command -v g++)"
 # NVVM does not optimise) and their host code at -O0 — tests/cuda/nuts_executor_test.cu in 68 s
 # (cicc 24 s) instead of 165 s (cicc 122 s) with optimised PTX, and 5m58s for sm_90 code at -O3
 # (tests/cuda/README.md). A tree for a GPU run is configured without these settings.
+# TYCHE_TEST_O1_FOLDERS: the value-checking test folders at -O1, the clang tree's -O0 list (17 %
+# less compile time than -O2 with g++; -O1 keeps g++'s optimisation-dependent warnings and one
+# tree compiling these tests optimised; tests/CMakeLists.txt).
 run cmake -S . -B build/gcc "${common[@]}" -DCMAKE_CXX_COMPILER="$(command -v g++)" \
+    "-DTYCHE_TEST_O1_FOLDERS=$value_folders" \
     -DTYCHE_OTHER_BUILD_DIR="$other" "-DTYCHE_BENCH_FLAGS=-O1;-march=native" -DTYCHE_BENCH_SYNTAX_ONLY=ON \
     -DCMAKE_CUDA_ARCHITECTURES=90-virtual "-DCMAKE_CUDA_FLAGS_RELEASE=-O0 -Xcicc -O0"
 run cmake --build build/gcc -j "$jobs"
