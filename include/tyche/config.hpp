@@ -44,10 +44,11 @@
 #endif
 
 // TYCHE_DRIVER_INLINE and TYCHE_DRIVER_BODIES: with TYCHE_SEPARATE_DRIVER (docs/compile-time.md)
-// a few non-template functions of the sampler's driver (summary, the configuration checks) are
-// declared in every translation unit and defined, not inline, in the one source file that
-// defines TYCHE_NUTS_DRIVER_SOURCE before including tyche (src/tyche_nuts_driver.cpp); in a
-// header-only build they are inline functions, as everything else.
+// a few non-template functions (summary, the configuration checks, the stuck-chain restart, the
+// JSON data reader's entry points) are declared in every translation unit and defined, not
+// inline, in the one source file that defines TYCHE_NUTS_DRIVER_SOURCE before including tyche
+// (src/tyche_nuts_driver.cpp); in a header-only build they are inline functions, as everything
+// else.
 #if defined(TYCHE_SEPARATE_DRIVER)
 #define TYCHE_DRIVER_INLINE
 #if defined(TYCHE_NUTS_DRIVER_SOURCE)

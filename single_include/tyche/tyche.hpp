@@ -74,10 +74,11 @@
 #endif
 
 // TYCHE_DRIVER_INLINE and TYCHE_DRIVER_BODIES: with TYCHE_SEPARATE_DRIVER (docs/compile-time.md)
-// a few non-template functions of the sampler's driver (summary, the configuration checks) are
-// declared in every translation unit and defined, not inline, in the one source file that
-// defines TYCHE_NUTS_DRIVER_SOURCE before including tyche (src/tyche_nuts_driver.cpp); in a
-// header-only build they are inline functions, as everything else.
+// a few non-template functions (summary, the configuration checks, the stuck-chain restart, the
+// JSON data reader's entry points) are declared in every translation unit and defined, not
+// inline, in the one source file that defines TYCHE_NUTS_DRIVER_SOURCE before including tyche
+// (src/tyche_nuts_driver.cpp); in a header-only build they are inline functions, as everything
+// else.
 #if defined(TYCHE_SEPARATE_DRIVER)
 #define TYCHE_DRIVER_INLINE
 #if defined(TYCHE_NUTS_DRIVER_SOURCE)
@@ -21559,6 +21560,7 @@ class split_target {
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -22088,9 +22090,13 @@ TYCHE_DRIVER_INLINE std::vector<stuck_chain> find_stuck_chains(const nuts_fit& f
 /// chain's index (its own random numbers, not a copy of chain 1's). The rerun's draws, statistics,
 /// step size and metric replace the stuck chain's; gradients and seconds add up. A rerun that
 /// fails (an exception) leaves the chain as it was: the fit is still returned, and its R-hat
-/// warnings speak for the chain.
-template <class Run>
-void restart_stuck_chains(nuts_fit& fit, const nuts_config& cfg, Run&& run) {
+/// warnings speak for the chain. Not a template on `run`: one body for every model of a program
+/// (in the driver's file with TYCHE_SEPARATE_DRIVER), where a template was 5 KB of code per model
+/// in every translation unit that calls nuts(); run is called only for a stuck chain.
+TYCHE_DRIVER_INLINE void restart_stuck_chains(nuts_fit& fit, const nuts_config& cfg,
+                                              const std::function<nuts_fit(const nuts_config&)>& run)
+#if TYCHE_DRIVER_BODIES
+{
   fit.restarted_from.assign(static_cast<std::size_t>(fit.chains), -1);
   if (!cfg.restart_stuck_chains) return;
   const std::vector<stuck_chain> stuck = find_stuck_chains(fit);
@@ -22132,6 +22138,9 @@ void restart_stuck_chains(nuts_fit& fit, const nuts_config& cfg, Run&& run) {
     fit.restarted_from[c] = s.from;
   }
 }
+#else
+;  // defined in the driver's source file (TYCHE_SEPARATE_DRIVER)
+#endif
 
 /// nuts() once the model is known to be one: its target, erased (CPU), or on the device. Nvcc and
 /// Batch (defaulted by nuts() from this translation unit's settings) make the instantiations of

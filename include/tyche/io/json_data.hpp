@@ -31,6 +31,7 @@
 // the third element of the second row of X, "row 4" the fourth row. (Indexing the returned
 // std::vector / matrix_data in C++ is 0-based as usual.)
 #pragma once
+#include <tyche/config.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -475,8 +476,16 @@ class data_file {
   }
 };
 
+// The reader's two entry points are where nlohmann-json's parser is instantiated: about 3.8 s of
+// g++ -O2 and 100 KB of code in every translation unit that reads a data file (2026-11-29). With
+// TYCHE_SEPARATE_DRIVER they are declared here and defined once, in the driver's source file
+// (src/tyche_nuts_driver.cpp includes this header where nlohmann-json is found); header-only, they
+// are inline functions as before (TYCHE_DRIVER_INLINE, config.hpp).
+
 /// Parses JSON text in CmdStan's data format. `source` names the text in error messages.
-inline data_file parse_json_data(std::string_view text, std::string_view source = "<json>") {
+TYCHE_DRIVER_INLINE data_file parse_json_data(std::string_view text, std::string_view source = "<json>")
+#if TYCHE_DRIVER_BODIES
+{
   using detail::json_io::json;
   data_file d;
   d.source_ = std::string(source);
@@ -497,9 +506,14 @@ inline data_file parse_json_data(std::string_view text, std::string_view source 
     d.vars_.push_back(detail::json_io::make_variable(name, value));
   return d;
 }
+#else
+;  // defined in the driver's source file (TYCHE_SEPARATE_DRIVER)
+#endif
 
 /// Reads a file in CmdStan's JSON data format; messages name it by `path` as given.
-inline data_file read_json_data(const std::string& path) {
+TYCHE_DRIVER_INLINE data_file read_json_data(const std::string& path)
+#if TYCHE_DRIVER_BODIES
+{
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw std::invalid_argument(path + ": is a directory, not a data file");
@@ -513,5 +527,8 @@ inline data_file read_json_data(const std::string& path) {
   if (in.bad()) throw std::invalid_argument(path + ": error while reading the data file");
   return parse_json_data(buf.str(), path);
 }
+#else
+;  // defined in the driver's source file (TYCHE_SEPARATE_DRIVER)
+#endif
 
 }  // namespace tyche
