@@ -31,7 +31,6 @@
 // the third element of the second row of X, "row 4" the fourth row. (Indexing the returned
 // std::vector / matrix_data in C++ is 0-based as usual.)
 #pragma once
-#include <tyche/config.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -480,11 +479,24 @@ class data_file {
 // g++ -O2 and 100 KB of code in every translation unit that reads a data file (2026-11-29). With
 // TYCHE_SEPARATE_DRIVER they are declared here and defined once, in the driver's source file
 // (src/tyche_nuts_driver.cpp includes this header where nlohmann-json is found); header-only, they
-// are inline functions as before (TYCHE_DRIVER_INLINE, config.hpp).
+// are inline functions as before. The same switch as config.hpp's TYCHE_DRIVER_INLINE and
+// TYCHE_DRIVER_BODIES, under names of its own: this header includes no other tyche header (a
+// single-header program takes it from include/, beside single_include/).
+#if defined(TYCHE_SEPARATE_DRIVER)
+#define TYCHE_DETAIL_JSON_INLINE
+#if defined(TYCHE_NUTS_DRIVER_SOURCE)
+#define TYCHE_DETAIL_JSON_BODIES 1
+#else
+#define TYCHE_DETAIL_JSON_BODIES 0
+#endif
+#else
+#define TYCHE_DETAIL_JSON_INLINE inline
+#define TYCHE_DETAIL_JSON_BODIES 1
+#endif
 
 /// Parses JSON text in CmdStan's data format. `source` names the text in error messages.
-TYCHE_DRIVER_INLINE data_file parse_json_data(std::string_view text, std::string_view source = "<json>")
-#if TYCHE_DRIVER_BODIES
+TYCHE_DETAIL_JSON_INLINE data_file parse_json_data(std::string_view text, std::string_view source = "<json>")
+#if TYCHE_DETAIL_JSON_BODIES
 {
   using detail::json_io::json;
   data_file d;
@@ -511,8 +523,8 @@ TYCHE_DRIVER_INLINE data_file parse_json_data(std::string_view text, std::string
 #endif
 
 /// Reads a file in CmdStan's JSON data format; messages name it by `path` as given.
-TYCHE_DRIVER_INLINE data_file read_json_data(const std::string& path)
-#if TYCHE_DRIVER_BODIES
+TYCHE_DETAIL_JSON_INLINE data_file read_json_data(const std::string& path)
+#if TYCHE_DETAIL_JSON_BODIES
 {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
