@@ -85,8 +85,8 @@ fresh_if_other_compiler build/gcc "$(command -v g++)"
 # (cicc 24 s) instead of 165 s (cicc 122 s) with optimised PTX, and 5m58s for sm_90 code at -O3
 # (tests/cuda/README.md). A tree for a GPU run is configured without these settings.
 # TYCHE_TEST_O1_FOLDERS: every Catch2 test folder at -O1: with g++ a third less compile time than -O2
-# (the value-checking folders 1,012 -> 716 user s, samplers, inference and smc 361 -> 233), the
-# same run time for the sampler tests (samplers 40 s); -O1 keeps g++'s optimisation-dependent
+# (the value-checking folders 1,012 -> 716 user s, samplers, inference and smc 361 -> 233); the
+# sampler tests took 40 s alone at -O1 (63 s at -O2 in a CI run beside clang_suite); -O1 keeps g++'s optimisation-dependent
 # warnings (-Werror) and optimised test code; and the MPI test (tests/mpi, 63.7 -> 47.4 s). The
 # examples stay at -O2, as the sanitized clang tree's samplers, smc, inference and long examples
 # do (tests/CMakeLists.txt).
