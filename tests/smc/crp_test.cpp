@@ -62,12 +62,13 @@ TEST_CASE("CRP: SMC, PIMH and PG with 100 particles approach the exact posterior
 }
 
 TEST_CASE("CRP: Figure 3's program (mem, Pólya urn) on the fork engine", "[smc][fork]") {
-  const auto exact = crp_posterior_classes();
-  // Under ASan (tests/support/sanitized.hpp) 20 particles and 2 sweeps: the two engines' equality
-  // holds at any size; the KL to the exact posterior is checked at full size (the g++ tree).
+  // The two engines' equality holds at any size, and the in-process engine's KL to the exact
+  // posterior is checked at full size above, so the fork engine's follows: 100 particles and 2
+  // sweeps (20 under ASan, tests/support/sanitized.hpp). Until 2026-12-01 the g++ tree ran 10
+  // and 4 sweeps and checked the fork engine's KL itself (36 s alone; gaussian_test.cpp).
   constexpr bool reduced = tyche_test::address_sanitized;
   for (int a = 0; a < 3; ++a) {
-    const smc::config cfg{.particles = reduced ? 20u : 100u, .sweeps = reduced ? 2u : a == 0 ? 10u : 4u, .seed = 12,
+    const smc::config cfg{.particles = reduced ? 20u : 100u, .sweeps = 2u, .seed = 12,
                           .engine = smc::engine_kind::fork};
     const auto r = a == 0 ? smc::run_smc(crp_program, cfg)
                    : a == 1 ? smc::run_pimh(crp_program, cfg)
@@ -81,7 +82,6 @@ TEST_CASE("CRP: Figure 3's program (mem, Pólya urn) on the fork engine", "[smc]
     // The callable and the stepwise program draw the same numbers in the same order.
     CHECK(r.samples("num_classes") == same.samples("num_classes"));
     CHECK(r.weights() == same.weights());
-    if (a == 0 && !reduced) CHECK(crp_kl(r.histogram("num_classes"), exact) < 0.05);
   }
 }
 

@@ -50,12 +50,13 @@ TEST_CASE("figure 1: SMC with 1000 particles recovers the Gaussian posterior (in
   check_posterior(gaussian_stepwise(), 40, smc::engine_kind::in_process);
 }
 
-/// Under ASan (tests/support/sanitized.hpp) the fork engine's statistical checks are too slow
-/// at a size that keeps them valid (fewer particles bias the variance; fewer runs make the mean
-/// of the skewed evidence ratio fall short of 1). There the fork engine is checked against the
-/// in-process engine instead, draw for draw: the same streams give the same answer, and the
-/// in-process engine's statistics are checked above at full size, as the g++ tree checks the
-/// fork engine's.
+/// The fork engine is checked against the in-process engine, draw for draw: the same streams
+/// give the same answer, and the in-process engine's statistics are checked at full size here,
+/// so the fork engine's follow. (Until 2026-12-01 the g++ tree also ran the statistical checks
+/// themselves on the fork engine, 6 runs of 1000 particles and 20 of 100: 52 s of a CI run in
+/// which nothing else may run beside the fork tests, for what equality at full size implies;
+/// examples/smc_paper still runs the fork engine at the paper's size. Under ASan, where a fork
+/// costs 10-20 times more (docs/design/sanitizers.md), a fifth of the particles.)
 void check_fork_equals_in_process(std::size_t particles, std::uint64_t seed) {
   smc::config cfg{.particles = particles, .seed = seed, .engine = smc::engine_kind::fork};
   const auto on_fork = smc::run_smc(gaussian_program, cfg);
@@ -66,9 +67,8 @@ void check_fork_equals_in_process(std::size_t particles, std::uint64_t seed) {
   CHECK(on_fork.samples("mu") == in_process.samples("mu"));
 }
 
-TEST_CASE("figure 1: SMC with 1000 particles recovers the Gaussian posterior (fork engine)", "[smc][fork]") {
-  if constexpr (tyche_test::address_sanitized) check_fork_equals_in_process(200, 1);
-  else check_posterior(gaussian_program, 6, smc::engine_kind::fork);
+TEST_CASE("figure 1: SMC with 1000 particles on the fork engine gives the in-process engine's answer", "[smc][fork]") {
+  check_fork_equals_in_process(tyche_test::address_sanitized ? 200 : 1000, 1);
 }
 
 TEST_CASE("figure 1: the evidence estimate is unbiased (in-process)", "[smc]") {
@@ -86,23 +86,8 @@ TEST_CASE("figure 1: the evidence estimate is unbiased (in-process)", "[smc]") {
   CHECK(std::fabs(mean - 1) < 3 * sd / std::sqrt(double(runs)));
 }
 
-TEST_CASE("figure 1: the evidence estimate is unbiased (fork engine)", "[smc][fork]") {
-  if constexpr (tyche_test::address_sanitized) {  // see check_fork_equals_in_process
-    for (std::uint64_t seed : {5000u, 5001u}) check_fork_equals_in_process(100, seed);
-    return;
-  }
-  const int runs = 20;
-  const double z = std::exp(gaussian_log_evidence());
-  double sum = 0, sum2 = 0;
-  for (int i = 0; i < runs; ++i) {
-    const auto r = smc::run_smc(gaussian_program, {.particles = 100, .seed = 5000 + static_cast<std::uint64_t>(i)});
-    const double ratio = std::exp(r.log_evidence) / z;
-    sum += ratio;
-    sum2 += ratio * ratio;
-  }
-  const double mean = sum / runs, sd = std::sqrt((sum2 - runs * mean * mean) / (runs - 1));
-  INFO("mean Z^/Z = " << mean << ", sd " << sd);
-  CHECK(std::fabs(mean - 1) < 3 * sd / std::sqrt(double(runs)));
+TEST_CASE("figure 1: the fork engine's evidence estimates are the in-process engine's", "[smc][fork]") {
+  for (std::uint64_t seed : {5000u, 5001u}) check_fork_equals_in_process(100, seed);  // see above
 }
 
 TEST_CASE("figure 1: PIMH and particle Gibbs chains recover the posterior (in-process)", "[smc]") {
