@@ -22,8 +22,8 @@ common=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2")
 # (see each tree below).
 value_folders="autodiff;backends;compile;core;diagnostics;distributions;interval;io;model;operations;random;transforms"
 # Both trees link their executables with lld where it is installed (tools/setup.sh installs it):
-# TYCHE_LINKER, CMakeLists.txt. GNU ld took 14-17 s for one sanitized test executable that lld
-# links in 2.7 s.
+# TYCHE_LINKER, CMakeLists.txt. GNU ld took 17.7-18.9 s for each of the clang tree's largest
+# sanitized test executables, lld 2.5-3.4 s.
 linker="-DTYCHE_LINKER="
 if command -v ld.lld >/dev/null 2>&1; then linker="-DTYCHE_LINKER=lld"; fi
 

@@ -53,8 +53,8 @@ TEST_CASE("figure 1: SMC with 1000 particles recovers the Gaussian posterior (in
 /// The fork engine is checked against the in-process engine, draw for draw: the same streams
 /// give the same answer, and the in-process engine's statistics are checked at full size here,
 /// so the fork engine's follow. (Until 2026-12-01 the g++ tree also ran the statistical checks
-/// themselves on the fork engine, 6 runs of 1000 particles and 20 of 100: 52 s of a CI run in
-/// which nothing else may run beside the fork tests, for what equality at full size implies;
+/// themselves on the fork engine, 6 runs of 1000 particles and 20 of 100: 52 s, measured alone,
+/// of the fork tests, beside which nothing else in the suite may run, for what equality at full size implies;
 /// examples/smc_paper still runs the fork engine at the paper's size. Under ASan, where a fork
 /// costs 10-20 times more (docs/design/sanitizers.md), a fifth of the particles.)
 void check_fork_equals_in_process(std::size_t particles, std::uint64_t seed) {
