@@ -156,6 +156,15 @@
 #ifndef TYCHE_PREFETCH_BATCHES
 #define TYCHE_PREFETCH_BATCHES 2
 #endif
+// TYCHE_PREFETCH_MIN_BYTES: the hints above are given only for a matrix of at least this many
+// bytes. A matrix that stays in the last-level cache gains nothing from them and loses to their
+// instructions (one per cache line): logistic regression 10,000 x 100 (8 MB), one gradient 186
+// against 207 us with them; covertype (251 MB) 10.8 against 17.4 ms without them (Zen 4, 32 MiB
+// L3, 2026-12-02; 16 MB already gained, 441 against 493 us; docs/benchmarks.md). 12 MiB lies
+// between the two; machines with a larger share of cache per core may set it higher.
+#ifndef TYCHE_PREFETCH_MIN_BYTES
+#define TYCHE_PREFETCH_MIN_BYTES (12u * 1024u * 1024u)
+#endif
 // ----- end tyche/config.hpp -----
 // ----- begin tyche/random/philox.hpp -----
 // tyche/random/philox.hpp — the Philox-4x32 bijection and counter_rng, a counter-based random
@@ -6957,14 +6966,16 @@ struct evaluation {
   // of `rows` rows), one cache line at a time, into L2 (locality 1): a matrix read from memory
   // (Edward2's 251 MB) streams near the bandwidth only with these hints (covertype, one chain:
   // 36 ms per gradient without them, 26 ms with hints into L1, 17 ms into L2, 2026-11-27, Zen 4:
-  // a burst of 54 L1 prefetches stalls on the L1's miss buffers); a matrix in cache does not
-  // notice them. Host code (observation batches and tiles of rows exist only there).
+  // a burst of 54 L1 prefetches stalls on the L1's miss buffers). A matrix that stays in the
+  // last-level cache gets none: it lost 15 % to their instructions (TYCHE_PREFETCH_MIN_BYTES,
+  // config.hpp). Host code (observation batches and tiles of rows exist only there).
   template <class E>
   TYCHE_INLINE static void prefetch_rows([[maybe_unused]] const E* x, [[maybe_unused]] std::size_t i,
                                          [[maybe_unused]] std::size_t w, [[maybe_unused]] std::size_t rows,
                                          [[maybe_unused]] std::size_t cols) {
 #if defined(__GNUC__) && TYCHE_PREFETCH_BATCHES > 0
-    if (i + (TYCHE_PREFETCH_BATCHES + 1) * w <= rows) {
+    if (rows * cols * sizeof(E) >= TYCHE_PREFETCH_MIN_BYTES &&
+        i + (TYCHE_PREFETCH_BATCHES + 1) * w <= rows) {
       const E* ahead = x + TYCHE_PREFETCH_BATCHES * w * cols;
       for (std::size_t o = 0; o < w * cols; o += 64 / sizeof(E)) __builtin_prefetch(ahead + o, 0, 1);
     }
