@@ -723,7 +723,7 @@ struct evaluation {
       // Element i's value, with its reverse pass folded in when the adjoint is known (sign), in
       // the loop body's state ks: a kernel_state of the scalar or of an observation batch, or the
       // tiled_state of rows in tiles.
-      auto element = [&](auto& ks, std::size_t i) {
+      auto element = [&](auto& ks, std::size_t i) TYCHE_LAMBDA_INLINE {  // config.hpp
         if constexpr (sign != 0) {
           const auto v = kernel_forward<true, A, AP>(n.a, ks, i);
           kernel_reverse<A, AP>(ks, i, lift<std::remove_const_t<decltype(v)>>(static_cast<double>(sign)));
