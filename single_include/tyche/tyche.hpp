@@ -153,7 +153,8 @@
 // TYCHE_LAMBDA_INLINE, written after a lambda's parameter list: forces the lambda inline (GCC,
 // clang; empty with nvcc). TYCHE_EVALUATION_ENTRY's flatten did not inline the reduction loop's
 // element lambda once it took its state by reference (86b1f2c): eight schools' gradient went
-// from 22 to 46 ns (compile/evaluate.hpp, sum's `element`; 26 ns with the lambda forced inline).
+// from 22 to 46 ns (compile/evaluate.hpp, sum's `element`; 22.4 ns with the lambda forced inline,
+// g++ 12 -O3 -march=native, docs/benchmarks.md).
 #if defined(__CUDACC__)
 #define TYCHE_LAMBDA_INLINE
 #elif defined(__GNUC__) || defined(__clang__)
@@ -6979,7 +6980,7 @@ struct evaluation {
   // (Edward2's 251 MB) streams near the bandwidth only with these hints (covertype, one chain:
   // 36 ms per gradient without them, 26 ms with hints into L1, 17 ms into L2, 2026-11-27, Zen 4:
   // a burst of 54 L1 prefetches stalls on the L1's miss buffers). A matrix that stays in the
-  // last-level cache gets none: it lost 15 % to their instructions (TYCHE_PREFETCH_MIN_BYTES,
+  // last-level cache gets none: it lost 10-15 % to their instructions (TYCHE_PREFETCH_MIN_BYTES,
   // config.hpp). Host code (observation batches and tiles of rows exist only there).
   template <class E>
   TYCHE_INLINE static void prefetch_rows([[maybe_unused]] const E* x, [[maybe_unused]] std::size_t i,

@@ -359,7 +359,7 @@ struct evaluation {
   // (Edward2's 251 MB) streams near the bandwidth only with these hints (covertype, one chain:
   // 36 ms per gradient without them, 26 ms with hints into L1, 17 ms into L2, 2026-11-27, Zen 4:
   // a burst of 54 L1 prefetches stalls on the L1's miss buffers). A matrix that stays in the
-  // last-level cache gets none: it lost 15 % to their instructions (TYCHE_PREFETCH_MIN_BYTES,
+  // last-level cache gets none: it lost 10-15 % to their instructions (TYCHE_PREFETCH_MIN_BYTES,
   // config.hpp). Host code (observation batches and tiles of rows exist only there).
   template <class E>
   TYCHE_INLINE static void prefetch_rows([[maybe_unused]] const E* x, [[maybe_unused]] std::size_t i,
