@@ -138,6 +138,46 @@ struct blas_twin {
 };
 #endif
 
+/// ns per double of a fused multiply-add at this core's peak: 16 independent chains of FMAs in the
+/// widest batch (or in double without the SIMD backend), best of 5.
+double fma_ns_per_double = 0;
+double measure_fma_peak() {
+#if TYCHE_HAS_XSIMD
+  using F = xsimd::batch<double>;
+#else
+  using F = double;
+#endif
+  constexpr int chains = 16;
+  constexpr long steps = 20'000'000;
+  F a[chains];
+  for (int i = 0; i < chains; ++i) a[i] = F(1.0 + 1e-3 * i);
+  const F b(0.999999), c(1e-9);
+  const double ms = best_ms(5, [&] {
+    for (long k = 0; k < steps; ++k)
+      for (int i = 0; i < chains; ++i) {
+#if TYCHE_HAS_XSIMD
+        a[i] = xsimd::fma(a[i], b, c);
+#else
+        a[i] = std::fma(a[i], b, c);
+#endif
+      }
+  });
+  F s = a[0];
+  for (int i = 1; i < chains; ++i) s += a[i];
+  volatile double sink = 0;
+#if TYCHE_HAS_XSIMD
+  sink = sink + s.get(0);
+  constexpr double lanes = double(F::size);
+#else
+  sink = sink + s;
+  constexpr double lanes = 1;
+#endif
+  const double ns = ms * 1e6 / (double(steps) * chains);
+  std::fprintf(stderr, "chains_pass: one FMA of %g doubles: %.4f ns at this core's peak (16 independent chains)\n",
+               lanes, ns);
+  return ns / lanes;
+}
+
 /// The rows of one data shape (n × K); false when an agreement check failed.
 template <std::size_t K>
 bool run_shape(const char* shape_name, std::size_t rows, int reps, std::size_t max_chains) {
@@ -165,7 +205,7 @@ bool run_shape(const char* shape_name, std::size_t rows, int reps, std::size_t m
     for (; i < n; ++i) s0 += x[i];
     sink = sink + (s0 + s1) + (s2 + s3);
   });
-  std::fprintf(stderr, "chains_pass: %s %zu x %zu, X %.1f MB, one read %.3f ms (%.1f GB/s), SIMD width %zu\n",
+  std::fprintf(stderr, "chains_pass: %s %zu x %zu, X %.1f MB, one read %.3f ms (%.1f GB/s), SIMD width %d\n",
                shape_name, d.n, K, double(d.X.size()) * 8e-6, read_ms, double(d.X.size()) * 8e-6 / read_ms,
                simd_lane_width);
   auto row = [&](const char* impl, std::size_t chains, double ms) {
@@ -173,6 +213,11 @@ bool run_shape(const char* shape_name, std::size_t rows, int reps, std::size_t m
                 ms / double(chains) / read_ms);
     std::fflush(stdout);
   };
+
+  // The arithmetic floor: the two products (X·β and Xᵀ·r) of one chain, 2·rows·cols multiply-adds,
+  // at this core's measured rate of the widest batch's FMAs (fma_ns_per_double: ns per FMA over
+  // its lanes).
+  row("fma_floor", 1, 2.0 * double(d.n) * double(K) * fma_ns_per_double * 1e-6);
 
   std::vector<std::size_t> counts;
   for (std::size_t c = 1; c <= max_chains; c *= 2) counts.push_back(c);
@@ -210,6 +255,29 @@ bool run_shape(const char* shape_name, std::size_t rows, int reps, std::size_t m
         return false;
       }
     }
+  }
+  // The half-width batch: what nuts()'s default gives 4 chains on a thread of an AVX-512 build
+  // (cpu_executor.hpp, default_lanes); under AVX-512 the tile takes two columns per 512-bit
+  // operation (detail::column_pair_tiles, backends/simd/batch.hpp).
+  if constexpr (half_lane_width > 1) {
+    using H = half_lane_batch;
+    constexpr std::size_t HW = H::size;
+    std::vector<H, xsimd::aligned_allocator<H>> th(dim), gh(dim), wsh(m.program().workspace_size() + 1);
+    for (std::size_t k = 0; k < dim; ++k) {
+      alignas(64) double lanes[HW];
+      for (std::size_t l = 0; l < HW; ++l) lanes[l] = theta[l * dim + k];
+      th[k] = H::load_aligned(lanes);
+    }
+    const H v = view.value_and_gradient(th.data(), gh.data(), wsh.data());
+    for (std::size_t l = 0; l < HW && l < max_chains; ++l) {
+      bool ok = rel(v.get(l), ref_value[l]) <= 1e-10;
+      for (std::size_t k = 0; k < dim; ++k) ok = ok && rel(gh[k].get(l), ref_grad[l * dim + k]) <= 1e-10;
+      if (!ok) {
+        std::fprintf(stderr, "chains_pass: chain %zu in half-width lanes disagrees with one chain at a time\n", l);
+        return false;
+      }
+    }
+    row("tyche_half", HW, best_ms(reps, [&] { sink = sink + view.value_and_gradient(th.data(), gh.data(), wsh.data()).get(0); }));
   }
   for (std::size_t c : counts) {
     if (c < W) continue;
@@ -283,6 +351,7 @@ int main(int argc, char** argv) {
   if (openblas_set_num_threads) openblas_set_num_threads(1);
   std::fprintf(stderr, "chains_pass: BLAS %s\n", openblas_get_config ? openblas_get_config() : "(not OpenBLAS)");
 #endif
+  fma_ns_per_double = measure_fma_peak();
   std::printf("shape,rows,cols,impl,chains,ms_per_evaluation,ms_per_chain_gradient,reads_of_x_per_chain\n");
   // The logistic regression of bench/run.sh stan (10,000 × 100, in the last-level cache), then
   // Edward2's covertype shape.

@@ -1588,6 +1588,15 @@ struct lane_ops {
   TYCHE_HD TYCHE_INLINE static element_type_t<U> sum(const U& v) { return v; }
 };
 
+/// A tile of a streamed matvec's rows for chains in the lanes of U, when U is narrower than the
+/// machine's widest vector (compile/evaluate.hpp, "rows in tiles"): none by default, so the tile
+/// uses U's own operations. backends/simd/batch.hpp specialises it for a batch of 4 doubles under
+/// AVX-512 (two columns per 512-bit operation, the same sums bit for bit).
+template <class U>
+struct column_pair_tiles {
+  static constexpr bool available = false;
+};
+
 /// The type a single chain's loops over observations evaluate with: with the SIMD backend, a
 /// batch of doubles (one observation per lane); otherwise T itself (one observation at a time).
 /// TYCHE_OBSERVATION_SIMD=0 turns the batches off.
@@ -1663,6 +1672,97 @@ struct lane_ops<xsimd::batch<E, A>> {
   TYCHE_INLINE static void store(E* p, const U& v) { v.store_unaligned(p); }
   TYCHE_INLINE static E sum(const U& v) { return xsimd::hadd(v); }
 };
+
+#if defined(__AVX512F__)
+/// Chains in a batch of 4 doubles (the half-width lanes of an AVX-512 build: 4 chains on a
+/// thread) sharing a tile of a streamed matvec's rows. A 256-bit operation does half the work of
+/// a 512-bit one at the same instruction rate (measured on the AMD EPYC of docs/benchmarks.md: two
+/// 512-bit FMAs per cycle), so each 512-bit operation here takes two columns: lanes 2j and 2j + 1
+/// hold chain j's terms of columns c and c + 1 ([x_c, x_c+1] broadcast to every pair of lanes,
+/// the chains' coefficients interleaved to match). Every lane performs the operations of the
+/// 4-lane tile (compile/evaluate.hpp, tile_row_dots and tile_add_rows) on the same values in the
+/// same order, each product and its sum written as separate statements as there, so the
+/// compiler contracts them to an FMA exactly when it does in that code: the same bits.
+template <class A>
+  requires(xsimd::batch<double, A>::size == 4)
+struct column_pair_tiles<xsimd::batch<double, A>> {
+  using U = xsimd::batch<double, A>;
+  static constexpr bool available = true;
+  // The lane moves, written with __builtin_shufflevector or zero-masked intrinsics: GCC 12's
+  // _mm512_insertf64x4, _mm512_castpd512_pd256 and _mm512_broadcast_f64x2 pass an
+  // _mm512_undefined_pd() through, which -Wmaybe-uninitialized flags at -O1.
+  using wide = __m512d;
+  // lo and hi (chains 0-3 of two columns) interleaved: [lo0 hi0 lo1 hi1 lo2 hi2 lo3 hi3].
+  TYCHE_INLINE static wide interleave(const U& lo, const U& hi) {
+    const __m256d l = lo, h = hi;
+    return __builtin_shufflevector(l, h, 0, 4, 1, 5, 2, 6, 3, 7);
+  }
+  // The even and the odd lanes of an interleaved vector.
+  TYCHE_INLINE static U even(const wide& v) { return U(__m256d(__builtin_shufflevector(v, v, 0, 2, 4, 6))); }
+  TYCHE_INLINE static U odd(const wide& v) { return U(__m256d(__builtin_shufflevector(v, v, 1, 3, 5, 7))); }
+  // Each lane of a twice: [a0 a0 a1 a1 a2 a2 a3 a3].
+  TYCHE_INLINE static wide twice(const U& a) {
+    const __m256d v = a;
+    return __builtin_shufflevector(v, v, 0, 0, 1, 1, 2, 2, 3, 3);
+  }
+  // [x[0], x[1]] in every pair of lanes: one vbroadcastf64x2 (the zero-masked form with every
+  // lane kept; a shufflevector from 2 to 8 lanes went through the stack).
+  TYCHE_INLINE static wide pair(const double* x) { return _mm512_maskz_broadcast_f64x2(0xff, _mm_loadu_pd(x)); }
+
+  /// out[r] = row r of x (Rows rows of `cols` values) times v: four partial sums per row over
+  /// the columns c mod 4, the columns after the last group of four added to the first, then
+  /// (s0 + s1) + (s2 + s3), as tile_row_dots sums them.
+  template <std::size_t Rows>
+  TYCHE_INLINE static void row_dots(const double* x, const U* v, std::size_t cols, U* out) {
+    wide s01[Rows], s23[Rows];
+    for (std::size_t r = 0; r < Rows; ++r) s01[r] = s23[r] = wide{};
+    std::size_t c = 0;
+    for (; c + 4 <= cols; c += 4) {
+      const wide v01 = interleave(v[c], v[c + 1]), v23 = interleave(v[c + 2], v[c + 3]);
+      for (std::size_t r = 0; r < Rows; ++r) {
+        const double* row = x + r * cols + c;
+        const wide p01 = pair(row) * v01;
+        const wide p23 = pair(row + 2) * v23;
+        s01[r] = s01[r] + p01;
+        s23[r] = s23[r] + p23;
+      }
+    }
+    for (std::size_t r = 0; r < Rows; ++r) {
+      U a0 = even(s01[r]);
+      const U a1 = odd(s01[r]), a2 = even(s23[r]), a3 = odd(s23[r]);
+      for (std::size_t k = c; k < cols; ++k) a0 += U(x[r * cols + k]) * v[k];
+      out[r] = (a0 + a1) + (a2 + a3);
+    }
+  }
+
+  /// g[c] += x[r][c]·a[r] for r = 0, …, Rows − 1 in order, as tile_add_rows adds them.
+  template <std::size_t Rows>
+  TYCHE_INLINE static void add_rows(U* g, const double* x, std::size_t cols, const U* a) {
+    wide a2[Rows];  // a[r]'s chains, each in two neighbouring lanes
+    for (std::size_t r = 0; r < Rows; ++r) a2[r] = twice(a[r]);
+    std::size_t c = 0;
+    for (; c + 4 <= cols; c += 4) {
+      wide g01 = interleave(g[c], g[c + 1]), g23 = interleave(g[c + 2], g[c + 3]);
+      for (std::size_t r = 0; r < Rows; ++r) {
+        const double* row = x + r * cols + c;
+        const wide p01 = pair(row) * a2[r];
+        const wide p23 = pair(row + 2) * a2[r];
+        g01 = g01 + p01;
+        g23 = g23 + p23;
+      }
+      g[c] = even(g01);
+      g[c + 1] = odd(g01);
+      g[c + 2] = even(g23);
+      g[c + 3] = odd(g23);
+    }
+    for (; c < cols; ++c) {
+      U gc = g[c];
+      for (std::size_t r = 0; r < Rows; ++r) gc += U(x[r * cols + c]) * a[r];
+      g[c] = gc;
+    }
+  }
+};
+#endif
 
 #if !defined(TYCHE_OBSERVATION_SIMD) || TYCHE_OBSERVATION_SIMD
 template <>
@@ -7141,6 +7241,11 @@ struct evaluation {
   // sums in the same order as row_dot), so 4R independent chains of FMAs.
   template <class E>
   TYCHE_INLINE static void tile_row_dots(const E* x, const T* v, std::size_t cols, T* out) {
+    if constexpr (detail::column_pair_tiles<T>::available && std::is_same_v<E, double>) {
+      // Two columns per wider vector (backends/simd/batch.hpp): the same sums, bit for bit.
+      detail::column_pair_tiles<T>::template row_dots<tile_rows>(x, v, cols, out);
+      return;
+    }
     constexpr std::size_t R = 4;
     for (std::size_t r0 = 0; r0 < tile_rows; r0 += R) {
       T a[R][4];
@@ -7167,6 +7272,10 @@ struct evaluation {
   // add_row_times adds them one row at a time).
   template <class E>
   TYCHE_INLINE static void tile_add_rows(T* g, const E* x, std::size_t cols, const T* a) {
+    if constexpr (detail::column_pair_tiles<T>::available && std::is_same_v<E, double>) {
+      detail::column_pair_tiles<T>::template add_rows<tile_rows>(g, x, cols, a);
+      return;
+    }
     T ar[tile_rows];
     for (std::size_t r = 0; r < tile_rows; ++r) ar[r] = a[r];
     std::size_t c = 0;

@@ -520,6 +520,11 @@ struct evaluation {
   // sums in the same order as row_dot), so 4R independent chains of FMAs.
   template <class E>
   TYCHE_INLINE static void tile_row_dots(const E* x, const T* v, std::size_t cols, T* out) {
+    if constexpr (detail::column_pair_tiles<T>::available && std::is_same_v<E, double>) {
+      // Two columns per wider vector (backends/simd/batch.hpp): the same sums, bit for bit.
+      detail::column_pair_tiles<T>::template row_dots<tile_rows>(x, v, cols, out);
+      return;
+    }
     constexpr std::size_t R = 4;
     for (std::size_t r0 = 0; r0 < tile_rows; r0 += R) {
       T a[R][4];
@@ -546,6 +551,10 @@ struct evaluation {
   // add_row_times adds them one row at a time).
   template <class E>
   TYCHE_INLINE static void tile_add_rows(T* g, const E* x, std::size_t cols, const T* a) {
+    if constexpr (detail::column_pair_tiles<T>::available && std::is_same_v<E, double>) {
+      detail::column_pair_tiles<T>::template add_rows<tile_rows>(g, x, cols, a);
+      return;
+    }
     T ar[tile_rows];
     for (std::size_t r = 0; r < tile_rows; ++r) ar[r] = a[r];
     std::size_t c = 0;

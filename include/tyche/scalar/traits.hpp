@@ -47,6 +47,15 @@ struct lane_ops {
   TYCHE_HD TYCHE_INLINE static element_type_t<U> sum(const U& v) { return v; }
 };
 
+/// A tile of a streamed matvec's rows for chains in the lanes of U, when U is narrower than the
+/// machine's widest vector (compile/evaluate.hpp, "rows in tiles"): none by default, so the tile
+/// uses U's own operations. backends/simd/batch.hpp specialises it for a batch of 4 doubles under
+/// AVX-512 (two columns per 512-bit operation, the same sums bit for bit).
+template <class U>
+struct column_pair_tiles {
+  static constexpr bool available = false;
+};
+
 /// The type a single chain's loops over observations evaluate with: with the SIMD backend, a
 /// batch of doubles (one observation per lane); otherwise T itself (one observation at a time).
 /// TYCHE_OBSERVATION_SIMD=0 turns the batches off.

@@ -1,0 +1,158 @@
+// Chains in 4-lane batches of an AVX-512 build take a streamed matvec's tile of rows two columns
+// per 512-bit operation (detail::column_pair_tiles, backends/simd/batch.hpp). Compiled with
+// -march=x86-64-v4 whatever the machine (tests/CMakeLists.txt, target test_avx512_tiles), run by
+// avx512_tiles_main.cpp only where the CPU has AVX-512F. Checks:
+// - the kernels give, bit for bit, the sums of the 4-lane tile they stand for (four partial sums
+//   per row over the columns c mod 4, the columns after the last group of four added to the
+//   first, then (s0 + s1) + (s2 + s3); each gradient column's sum in row order), written here in
+//   the 4-lane batch's own operations, for column counts around the groups of four;
+// - a logistic regression's value and gradient for 4 chains in one such batch equal each chain
+//   evaluated alone to 1e-12 relative (rows and columns that are not multiples of the tile);
+// - X stored as floats still evaluates (it takes the 4-lane operations).
+// No Catch2: prints what failed and returns 1.
+#include <tyche/tyche.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#if TYCHE_HAS_XSIMD && defined(__AVX512F__)
+namespace {
+
+using B = tyche::half_lane_batch;
+using tiles = tyche::detail::column_pair_tiles<B>;
+using batches = std::vector<B, xsimd::aligned_allocator<B>>;
+constexpr std::size_t rows = 8;
+
+// The first lane whose bits differ, or -1.
+int differing_lane(const B& a, const B& b) {
+  alignas(32) double x[4], y[4];
+  a.store_aligned(x);
+  b.store_aligned(y);
+  for (int l = 0; l < 4; ++l)
+    if (std::memcmp(x + l, y + l, sizeof(double)) != 0) return l;
+  return -1;
+}
+
+// The 4-lane tile's sums, in its operations and order (compile/evaluate.hpp, tile_row_dots and
+// tile_add_rows).
+void reference_row_dots(const double* x, const B* v, std::size_t cols, B* out) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    B a0(0.0), a1(0.0), a2(0.0), a3(0.0);
+    const double* row = x + r * cols;
+    std::size_t c = 0;
+    for (; c + 4 <= cols; c += 4) {
+      a0 += B(row[c]) * v[c];
+      a1 += B(row[c + 1]) * v[c + 1];
+      a2 += B(row[c + 2]) * v[c + 2];
+      a3 += B(row[c + 3]) * v[c + 3];
+    }
+    for (; c < cols; ++c) a0 += B(row[c]) * v[c];
+    out[r] = (a0 + a1) + (a2 + a3);
+  }
+}
+void reference_add_rows(B* g, const double* x, std::size_t cols, const B* a) {
+  for (std::size_t c = 0; c < cols; ++c) {
+    B gc = g[c];
+    for (std::size_t r = 0; r < rows; ++r) gc += B(x[r * cols + c]) * a[r];
+    g[c] = gc;
+  }
+}
+
+int kernels(std::mt19937_64& rng) {
+  std::normal_distribution<double> z;
+  auto batch = [&] {
+    alignas(32) double l[4];
+    for (double& e : l) e = z(rng);
+    return B::load_aligned(l);
+  };
+  int failures = 0;
+  for (std::size_t cols : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 54u, 100u, 101u}) {
+    std::vector<double> x(rows * cols);
+    for (double& e : x) e = z(rng);
+    batches v(cols), a(rows), got(rows), want(rows), g0(cols), g_got, g_want;
+    for (auto& e : v) e = batch();
+    for (auto& e : a) e = batch();
+    for (auto& e : g0) e = batch();
+    tiles::row_dots<rows>(x.data(), v.data(), cols, got.data());
+    reference_row_dots(x.data(), v.data(), cols, want.data());
+    for (std::size_t r = 0; r < rows; ++r)
+      if (const int l = differing_lane(got[r], want[r]); l >= 0) {
+        std::printf("row_dots, %zu columns: row %zu, lane %d differs from the 4-lane tile (%.17g against %.17g)\n",
+                    cols, r, l, got[r].get(std::size_t(l)), want[r].get(std::size_t(l)));
+        ++failures;
+      }
+    g_got = g0;
+    g_want = g0;
+    tiles::add_rows<rows>(g_got.data(), x.data(), cols, a.data());
+    reference_add_rows(g_want.data(), x.data(), cols, a.data());
+    for (std::size_t c = 0; c < cols; ++c)
+      if (const int l = differing_lane(g_got[c], g_want[c]); l >= 0) {
+        std::printf("add_rows, %zu columns: column %zu, lane %d differs from the 4-lane tile (%.17g against %.17g)\n",
+                    cols, c, l, g_got[c].get(std::size_t(l)), g_want[c].get(std::size_t(l)));
+        ++failures;
+      }
+  }
+  return failures;
+}
+
+template <class X>
+int model_against_one_chain(const char* what, std::size_t n, std::mt19937_64& rng) {
+  constexpr std::size_t K = 54;
+  std::normal_distribution<double> z;
+  std::vector<X> xs(n * K);
+  for (X& e : xs) e = static_cast<X>(0.3 * z(rng));
+  std::vector<double> y(n);
+  for (double& e : y) e = z(rng) > 0 ? 1.0 : 0.0;
+  using namespace tyche;
+  auto alpha = normal<"alpha">(0.0, 1.0);
+  auto beta = normal<"beta">(0.0, 1.0, shape<K>);
+  const auto m = model(joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(xs.data(), n, K), beta)).observe(data(y))));
+  const auto view = m.program().view();
+  const std::size_t dim = m.dim(), ws = m.program().workspace_size() + 1;
+  batches theta(dim), grad(dim), wsb(ws);
+  std::vector<double> q(dim * 4);
+  for (double& e : q) e = 0.5 * z(rng);
+  for (std::size_t k = 0; k < dim; ++k) {
+    alignas(32) double l[4];
+    for (std::size_t c = 0; c < 4; ++c) l[c] = q[c * dim + k];
+    theta[k] = B::load_aligned(l);
+  }
+  const B value = view.value_and_gradient(theta.data(), grad.data(), wsb.data());
+  std::vector<double> g1(dim), w1(ws);
+  double worst = 0;
+  for (std::size_t c = 0; c < 4; ++c) {
+    const double v1 = view.value_and_gradient(q.data() + c * dim, g1.data(), w1.data());
+    worst = std::max(worst, std::fabs(value.get(c) - v1) / std::max(1.0, std::fabs(v1)));
+    for (std::size_t k = 0; k < dim; ++k)
+      worst = std::max(worst, std::fabs(grad[k].get(c) - g1[k]) / std::max(1.0, std::fabs(g1[k])));
+  }
+  if (!(worst <= 1e-12)) {
+    std::printf("%s, %zu rows: 4 chains in a batch differ from one chain at a time by %.3g (relative)\n", what, n,
+                worst);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int avx512_tiles_test() {
+  static_assert(tiles::available, "an AVX-512 build's 4-lane batch takes column pairs");
+  std::mt19937_64 rng(20261202);
+  int failures = kernels(rng);
+  failures += model_against_one_chain<double>("double X", 1003, rng);
+  failures += model_against_one_chain<double>("double X", 16, rng);
+  failures += model_against_one_chain<float>("float X", 203, rng);
+  if (failures == 0) std::puts("avx512_tiles: all checks passed");
+  return failures == 0 ? 0 : 1;
+}
+#else
+int avx512_tiles_test() {
+  std::puts("avx512_tiles: built without the SIMD backend or AVX-512: nothing to check");
+  return 77;
+}
+#endif
