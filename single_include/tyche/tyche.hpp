@@ -1613,6 +1613,18 @@ using observation_batch_t = typename observation_batch<T>::type;
 
 #if defined(TYCHE_USE_XSIMD) && TYCHE_USE_XSIMD && !TYCHE_DEVICE_CODE && !defined(__CUDACC__)
 #define TYCHE_HAS_XSIMD 1
+// GCC 12's AVX-512 intrinsics pass `_mm512_undefined_pd()` (a self-initialised `__Y = __Y`)
+// through as the unused source of their masked builtins; once xsimd's AVX-512 kernels (exp,
+// log1p, hadd, shifts) are inlined into a program built with -march=native -O1 or more and
+// -Wall, GCC reports dozens of "'__Y' may be used uninitialized" warnings inside
+// <avx512fintrin.h>, errors under -Werror (quickstart: 40 of them). The intrinsic headers are
+// first read here, inside this push, so the two warnings are off for their lines only; a program
+// that includes <immintrin.h> or xsimd before tyche keeps GCC's behaviour.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 // A debug build for AVX-512 with g++ (-O0 -march=native on an AVX-512 machine) failed inside
 // <xsimd/xsimd.hpp> (issue 18): without __OPTIMIZE__, GCC 12's <avx512bwintrin.h> defines
 // _mm512_mask_blend_epi8 and _mm512_mask_blend_epi16 as macros that C-cast their operands to
@@ -1642,6 +1654,9 @@ inline __m512i _mm512_mask_blend_epi16(__mmask32 mask, __m512i if_clear, __m512i
 #endif
 #endif
 #include <xsimd/xsimd.hpp>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #include <array>
 #include <cstddef>
