@@ -178,6 +178,14 @@
 #ifndef TYCHE_PREFETCH_MIN_BYTES
 #define TYCHE_PREFETCH_MIN_BYTES (12u * 1024u * 1024u)
 #endif
+// TYCHE_TILE_ROW_PAIRS: with 4 chains in the lanes of an AVX-512 build, a streamed matvec's
+// loop body (the likelihood term and its adjoint) runs on two rows at once in the 8-lane batch
+// (compile/evaluate.hpp, "rows in tiles"; backends/simd/batch.hpp, column_pair_tiles). 0 takes
+// the rows one at a time in the 4-lane batch; the values are the same bit for bit unless the body
+// reads a scalar twice (then that scalar's adjoint is summed in another order).
+#ifndef TYCHE_TILE_ROW_PAIRS
+#define TYCHE_TILE_ROW_PAIRS 1
+#endif
 // ----- end tyche/config.hpp -----
 // ----- begin tyche/random/philox.hpp -----
 // tyche/random/philox.hpp — the Philox-4x32 bijection and counter_rng, a counter-based random
@@ -1723,6 +1731,29 @@ struct column_pair_tiles<xsimd::batch<double, A>> {
   // [x[0], x[1]] in every pair of lanes: one vbroadcastf64x2 (the zero-masked form with every
   // lane kept; a shufflevector from 2 to 8 lanes went through the stack).
   TYCHE_INLINE static wide pair(const double* x) { return _mm512_maskz_broadcast_f64x2(0xff, _mm_loadu_pd(x)); }
+
+  /// Two rows of a tile at once for the loop body (the likelihood term and its adjoint): lanes
+  /// 0-3 hold the 4 chains at row i, lanes 4-7 at row i + 1, in the build's 8-lane batch.
+  using rows2 = xsimd::batch<double>;
+  static_assert(rows2::size == 8, "tyche: an AVX-512 build's widest batch holds 8 doubles");
+  // [t | t]: a value of the 4 chains, the same at both rows.
+  TYCHE_INLINE static rows2 both(const U& t) {
+    const __m256d v = t;
+    return rows2(__m512d(__builtin_shufflevector(v, v, 0, 1, 2, 3, 0, 1, 2, 3)));
+  }
+  // [a | b]: the 4 chains' values at row i and at row i + 1.
+  TYCHE_INLINE static rows2 rows(const U& a, const U& b) {
+    const __m256d x = a, y = b;
+    return rows2(__m512d(__builtin_shufflevector(x, y, 0, 1, 2, 3, 4, 5, 6, 7)));
+  }
+  TYCHE_INLINE static U first(const rows2& p) {
+    const __m512d v = p;
+    return U(__m256d(__builtin_shufflevector(v, v, 0, 1, 2, 3)));
+  }
+  TYCHE_INLINE static U second(const rows2& p) {
+    const __m512d v = p;
+    return U(__m256d(__builtin_shufflevector(v, v, 4, 5, 6, 7)));
+  }
 
   /// out[r] = row r of x (Rows rows of `cols` values) times v: four partial sums per row over
   /// the columns c mod 4, the columns after the last group of four added to the first, then
@@ -6856,6 +6887,16 @@ struct kernel_scalar<K, T> {
 template <class K, class T>
 using kernel_scalar_t = typename kernel_scalar<K, T>::type;
 
+/// Whether U, the scalar of a loop body, is two rows of a tile of chains in the lanes of T
+/// (column_pair_tiles<T>::rows2: 4 chains × 2 rows in an AVX-512 build's 8-lane batch).
+template <class T, class U>
+struct is_row_pair : std::false_type {};
+template <class T, class U>
+  requires requires { typename column_pair_tiles<T>::rows2; }
+struct is_row_pair<T, U> : std::is_same<U, typename column_pair_tiles<T>::rows2> {};
+template <class T, class U>
+inline constexpr bool is_row_pair_v = is_row_pair<T, U>::value;
+
 // ---- the evaluation --------------------------------------------------------------------------
 
 /// Where the parameters live: the index of each parameter of Layout in the θ vector.
@@ -7002,7 +7043,9 @@ struct evaluation {
   template <class C, class CP, class K, class U = kernel_scalar_t<K, T>>
   TYCHE_HD TYCHE_INLINE U value_of(const C& c, K& ks, std::size_t i) {
     constexpr node_kind k = kind_of<C>;
-    if constexpr (k == node_kind::literal) {
+    if constexpr (is_row_pair_v<T, U>) {
+      return row_pair_value_of<C, CP>(c, ks, i);
+    } else if constexpr (k == node_kind::literal) {
       return lift<U>(C::value);
     } else if constexpr (k == node_kind::constant) {
       return lift<U>(c.value);
@@ -7038,7 +7081,9 @@ struct evaluation {
   template <class C, class CP, class K, class U = kernel_scalar_t<K, T>>
   TYCHE_HD TYCHE_INLINE void push_adjoint(K& ks, std::size_t i, const U& a) {
     constexpr node_kind k = kind_of<C>;
-    if constexpr (k == node_kind::param) {
+    if constexpr (is_row_pair_v<T, U>) {
+      row_pair_push_adjoint<C, CP>(ks, i, a);
+    } else if constexpr (k == node_kind::param) {
       if constexpr (std::is_same_v<U, T>) param_adj[layout_index_v<Layout, C>] += a;
       else lane_adj[layout_index_v<Layout, C>] += a;
     } else if constexpr (k == node_kind::vector_param) {
@@ -7063,6 +7108,75 @@ struct evaluation {
       constexpr std::size_t idx = index_in_v<outer_entries, C, CP>;
       if constexpr (std::is_same_v<U, T>) get<idx>(state).adj += a;
       else lane_adj[Layout::size + idx] += a;
+    }
+    // constants and data: no adjoint
+  }
+
+  // Two rows of a tile at once (U = column_pair_tiles<T>::rows2, see the tile loop below): the
+  // value of child C at rows i and i + 1 (lanes 0-3 and 4-7), and its adjoint added row i first,
+  // as one row at a time adds them (so one contribution per element to a scalar gives the same
+  // bits; a scalar that the body reads twice gets its two contributions of row i + 1 after both
+  // of row i either way).
+  template <class C, class CP, class K, class U = kernel_scalar_t<K, T>>
+  TYCHE_INLINE U row_pair_value_of(const C& c, K& ks, std::size_t i) {
+    using R = column_pair_tiles<T>;
+    constexpr node_kind k = kind_of<C>;
+    if constexpr (k == node_kind::literal) {
+      return lift<U>(C::value);
+    } else if constexpr (k == node_kind::constant) {
+      return lift<U>(c.value);
+    } else if constexpr (k == node_kind::param) {
+      return R::both(theta[offset_of<C>()]);
+    } else if constexpr (k == node_kind::vector_param) {
+      const T* p = theta + offset_of<C>() + i;
+      return R::rows(p[0], p[1]);
+    } else if constexpr (k == node_kind::param_element) {
+      return R::both(theta[offset_of<typename C::vector_type>() + c.index]);
+    } else if constexpr (k == node_kind::data_vector) {
+      return R::rows(lift<T>(c.ptr[i]), lift<T>(c.ptr[i + 1]));
+    } else if constexpr (k == node_kind::param_gather) {
+      const T* v = theta + offset_of<typename C::vector_type>();
+      return R::rows(v[c.position(i)], v[c.position(i + 1)]);
+    } else if constexpr (is_elementwise_v<C>) {
+      return get<index_in_v<typename K::entries, C, CP>>(ks).v;
+    } else if constexpr (is_buffered_v<C>) {
+      const T* p = get<index_in_v<outer_entries, C, CP>>(state).val + i;
+      return R::rows(p[0], p[1]);
+    } else {
+      return R::both(get<index_in_v<outer_entries, C, CP>>(state).v);
+    }
+  }
+  template <class C, class CP, class K, class U = kernel_scalar_t<K, T>>
+  TYCHE_INLINE void row_pair_push_adjoint(K& ks, std::size_t i, const U& a) {
+    using R = column_pair_tiles<T>;
+    constexpr node_kind k = kind_of<C>;
+    if constexpr (k == node_kind::param) {
+      T& s = param_adj[layout_index_v<Layout, C>];
+      s += R::first(a);
+      s += R::second(a);
+    } else if constexpr (k == node_kind::vector_param) {
+      T* g = grad + offset_of<C>() + i;
+      g[0] += R::first(a);
+      g[1] += R::second(a);
+    } else if constexpr (k == node_kind::param_element) {
+      T& s = grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).index];
+      s += R::first(a);
+      s += R::second(a);
+    } else if constexpr (k == node_kind::param_gather) {
+      T* g = grad + offset_of<typename C::vector_type>();
+      const C& c = at_path(root, CP{});
+      g[c.position(i)] += R::first(a);
+      g[c.position(i + 1)] += R::second(a);
+    } else if constexpr (is_elementwise_v<C>) {
+      get<index_in_v<typename K::entries, C, CP>>(ks).adj += a;
+    } else if constexpr (is_buffered_v<C>) {
+      T* g = get<index_in_v<outer_entries, C, CP>>(state).adj + i;
+      g[0] += R::first(a);
+      g[1] += R::second(a);
+    } else if constexpr (has_outer_slot_v<C>) {
+      T& s = get<index_in_v<outer_entries, C, CP>>(state).adj;
+      s += R::first(a);
+      s += R::second(a);
     }
     // constants and data: no adjoint
   }
@@ -7172,7 +7286,9 @@ struct evaluation {
   TYCHE_HD TYCHE_INLINE void forward_elementary(const N& n, S& s, K& ks, std::size_t i) {
     using U = kernel_scalar_t<K, T>;
     if constexpr (kind_of<N> == node_kind::matvec) {
-      if constexpr (is_tiled_v<K>) s.v = ks.tile_v[i - ks.base];
+      if constexpr (is_tiled_v<K> && is_row_pair_v<T, U>)
+        s.v = column_pair_tiles<T>::rows(ks.tile_v[i - ks.base], ks.tile_v[i - ks.base + 1]);
+      else if constexpr (is_tiled_v<K>) s.v = ks.tile_v[i - ks.base];
       else s.v = row_product<U>(n, i);
     } else if constexpr (kind_of<N> == node_kind::unary) {
       const U x = value_of<meta::at<0, children_t<N>>, meta::push<P, 0>>(n.a, ks, i);
@@ -7190,7 +7306,12 @@ struct evaluation {
   template <class N, class P, class S, class K>
   TYCHE_HD TYCHE_INLINE void reverse_elementary(const S& s, K& ks, std::size_t i) {
     if constexpr (kind_of<N> == node_kind::matvec) {
-      if constexpr (is_tiled_v<K>) ks.tile_a[i - ks.base] = s.adj;
+      if constexpr (is_tiled_v<K> && is_row_pair_v<T, kernel_scalar_t<K, T>>) {
+        ks.tile_a[i - ks.base] = column_pair_tiles<T>::first(s.adj);
+        ks.tile_a[i - ks.base + 1] = column_pair_tiles<T>::second(s.adj);
+      } else if constexpr (is_tiled_v<K>) {
+        ks.tile_a[i - ks.base] = s.adj;
+      }
       else row_adjoint(at_path(root, P{}), i, s.adj);
     } else if constexpr (kind_of<N> == node_kind::unary) {
       push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(ks, i, s.adj * s.d);
@@ -7242,8 +7363,8 @@ struct evaluation {
 #endif
   /// A loop body's state while its rows are taken in tiles: the streamed matvec's values and
   /// adjoints for rows base, …, base + tile_rows − 1.
-  template <class A, class AP>
-  struct tiled_state : kernel_state<A, AP> {
+  template <class A, class AP, class U = T>
+  struct tiled_state : kernel_state<A, AP, U> {
     static constexpr bool tiled = true;
     const T* tile_v = nullptr;
     T* tile_a = nullptr;
@@ -7251,6 +7372,13 @@ struct evaluation {
   };
   template <class K>
   static constexpr bool is_tiled_v = requires { K::tiled; };
+  // Rows in tiles two at a time (column_pair_tiles<T>::rows2), where T has such a pair.
+  static constexpr bool row_pairs_v =
+#if TYCHE_TILE_ROW_PAIRS
+      requires { typename column_pair_tiles<T>::rows2; };
+#else
+      false;
+#endif
 
   // The tile's row products: R rows at a time with row_dot's four accumulators each (the same
   // sums in the same order as row_dot), so 4R independent chains of FMAs.
@@ -7504,12 +7632,25 @@ struct evaluation {
         T tile_v[tile_rows], tile_a[tile_rows];
         for (; i < full; i += width) {
           tile_forward(mv, i, tile_v);
-          for (std::size_t j = 0; j < width; ++j) {
-            tiled_state<A, AP> ks{};
-            ks.tile_v = tile_v;
-            ks.tile_a = tile_a;
-            ks.base = i;
-            tw[j] += element(ks, i + j);
+          if constexpr (row_pairs_v) {  // rows j and j + 1 in one wider batch
+            using R = column_pair_tiles<T>;
+            for (std::size_t j = 0; j < width; j += 2) {
+              tiled_state<A, AP, typename R::rows2> ks{};
+              ks.tile_v = tile_v;
+              ks.tile_a = tile_a;
+              ks.base = i;
+              const auto v = element(ks, i + j);
+              tw[j] += R::first(v);
+              tw[j + 1] += R::second(v);
+            }
+          } else {
+            for (std::size_t j = 0; j < width; ++j) {
+              tiled_state<A, AP> ks{};
+              ks.tile_v = tile_v;
+              ks.tile_a = tile_a;
+              ks.base = i;
+              tw[j] += element(ks, i + j);
+            }
           }
           if constexpr (sign != 0) tile_reverse(mv, i, tile_a);
         }

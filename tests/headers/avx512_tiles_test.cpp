@@ -1,14 +1,16 @@
 // Chains in 4-lane batches of an AVX-512 build take a streamed matvec's tile of rows two columns
-// per 512-bit operation (detail::column_pair_tiles, backends/simd/batch.hpp). Compiled with
+// per 512-bit operation, and its loop body two rows per 512-bit batch (detail::column_pair_tiles,
+// backends/simd/batch.hpp). Compiled with
 // -march=x86-64-v4 whatever the machine (tests/CMakeLists.txt, target test_avx512_tiles), run by
 // avx512_tiles_main.cpp only where the CPU has AVX-512F. Checks:
 // - the kernels give, bit for bit, the sums of the 4-lane tile they stand for (four partial sums
 //   per row over the columns c mod 4, the columns after the last group of four added to the
 //   first, then (s0 + s1) + (s2 + s3); each gradient column's sum in row order), written here in
 //   the 4-lane batch's own operations, for column counts around the groups of four;
-// - a logistic regression's value and gradient for 4 chains in one such batch equal each chain
-//   evaluated alone to 1e-12 relative (rows and columns that are not multiples of the tile);
-// - X stored as floats still evaluates (it takes the 4-lane operations).
+// - the GLM families' values and gradients for 4 chains in one such batch equal each chain
+//   evaluated alone to 1e-12 relative, with the loop body on two rows at once (row pairs,
+//   TYCHE_TILE_ROW_PAIRS), row counts around the tile of 8, and X as floats (whose products take
+//   the 4-lane operations).
 // No Catch2: prints what failed and returns 1.
 #include <tyche/tyche.hpp>
 
@@ -99,18 +101,10 @@ int kernels(std::mt19937_64& rng) {
   return failures;
 }
 
-template <class X>
-int model_against_one_chain(const char* what, std::size_t n, std::mt19937_64& rng) {
-  constexpr std::size_t K = 54;
+// A model's value and gradient for 4 chains in one half-width batch against each chain alone.
+template <class M>
+int batch_against_one_chain(const char* what, std::size_t n, const M& m, std::mt19937_64& rng) {
   std::normal_distribution<double> z;
-  std::vector<X> xs(n * K);
-  for (X& e : xs) e = static_cast<X>(0.3 * z(rng));
-  std::vector<double> y(n);
-  for (double& e : y) e = z(rng) > 0 ? 1.0 : 0.0;
-  using namespace tyche;
-  auto alpha = normal<"alpha">(0.0, 1.0);
-  auto beta = normal<"beta">(0.0, 1.0, shape<K>);
-  const auto m = model(joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(xs.data(), n, K), beta)).observe(data(y))));
   const auto view = m.program().view();
   const std::size_t dim = m.dim(), ws = m.program().workspace_size() + 1;
   batches theta(dim), grad(dim), wsb(ws);
@@ -138,15 +132,52 @@ int model_against_one_chain(const char* what, std::size_t n, std::mt19937_64& rn
   return 0;
 }
 
+// The GLM families whose loop body takes a tile two rows at a time (row pairs, config.hpp's
+// TYCHE_TILE_ROW_PAIRS): scalars read once and twice (neg_binomial_2_log's φ; alpha in and out of
+// the predictor), a gather with repeated indices in neighbouring rows, a buffered vector, and X as
+// floats; row counts around the tile of 8.
+int families(std::size_t n, std::mt19937_64& rng) {
+  constexpr std::size_t K = 6;
+  std::normal_distribution<double> z;
+  std::vector<double> x(n * K), zx(n * 2), yn(n), y01(n), counts(n), zd(n);
+  for (double& e : x) e = 0.5 * z(rng);
+  for (double& e : zx) e = 0.5 * z(rng);
+  for (double& e : yn) e = z(rng);
+  for (double& e : zd) e = z(rng);
+  const std::vector<float> xf(x.begin(), x.end());
+  const std::vector<double> trials(n, 5.0);
+  std::vector<int> group(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    y01[r] = double(r % 3 == 0);
+    counts[r] = double(r % 4);
+    group[r] = int((r / 2) % 3);
+  }
+  using namespace tyche;
+  auto a = normal<"alpha">(0.0, 1.0);
+  auto b = normal<"beta">(0.0, 1.0, shape<K>);
+  auto s = lognormal<"sigma">(0.0, 1.0);
+  auto g = normal<"gamma">(0.0, 1.0, shape<2>);
+  auto u = normal<"u">(0.0, 1.0, shape<3>);
+  const auto X = matrix(x.data(), n, K);
+  int failures = 0;
+  failures += batch_against_one_chain("bernoulli_logit", n, model(joint(a, b, bernoulli_logit(a + matvec(X, b)).observe(data(y01)))), rng);
+  failures += batch_against_one_chain("poisson_log", n, model(joint(a, b, poisson_log(a + 0.5 * matvec(X, b)).observe(data(counts)))), rng);
+  failures += batch_against_one_chain("binomial_logit", n, model(joint(a, b, binomial_logit(data(trials), matvec(X, b) - a).observe(data(counts)))), rng);
+  failures += batch_against_one_chain("neg_binomial_2_log", n, model(joint(a, b, s, neg_binomial_2_log(a + matvec(X, b), s).observe(data(counts)))), rng);
+  failures += batch_against_one_chain("normal, buffered scale", n, model(joint(a, b, g, normal(a + matvec(X, b), 1.0 + exp(matvec(matrix(zx.data(), n, 2), g))).observe(data(yn)))), rng);
+  failures += batch_against_one_chain("gather", n, model(joint(b, u, bernoulli_logit(gather(u, group) + matvec(X, b)).observe(data(y01)))), rng);
+  failures += batch_against_one_chain("alpha twice", n, model(joint(a, b, bernoulli_logit(a + matvec(X, b) + a * data(zd)).observe(data(y01)))), rng);
+  failures += batch_against_one_chain("float X", n, model(joint(a, b, bernoulli_logit(a + matvec(matrix(xf.data(), n, K), b)).observe(data(y01)))), rng);
+  return failures;
+}
+
 }  // namespace
 
 int avx512_tiles_test() {
   static_assert(tiles::available, "an AVX-512 build's 4-lane batch takes column pairs");
   std::mt19937_64 rng(20261202);
   int failures = kernels(rng);
-  failures += model_against_one_chain<double>("double X", 1003, rng);
-  failures += model_against_one_chain<double>("double X", 16, rng);
-  failures += model_against_one_chain<float>("float X", 203, rng);
+  for (std::size_t n : {7u, 9u, 16u, 35u, 203u}) failures += families(n, rng);
   if (failures == 0) std::puts("avx512_tiles: all checks passed");
   return failures == 0 ? 0 : 1;
 }

@@ -125,6 +125,29 @@ struct column_pair_tiles<xsimd::batch<double, A>> {
   // lane kept; a shufflevector from 2 to 8 lanes went through the stack).
   TYCHE_INLINE static wide pair(const double* x) { return _mm512_maskz_broadcast_f64x2(0xff, _mm_loadu_pd(x)); }
 
+  /// Two rows of a tile at once for the loop body (the likelihood term and its adjoint): lanes
+  /// 0-3 hold the 4 chains at row i, lanes 4-7 at row i + 1, in the build's 8-lane batch.
+  using rows2 = xsimd::batch<double>;
+  static_assert(rows2::size == 8, "tyche: an AVX-512 build's widest batch holds 8 doubles");
+  // [t | t]: a value of the 4 chains, the same at both rows.
+  TYCHE_INLINE static rows2 both(const U& t) {
+    const __m256d v = t;
+    return rows2(__m512d(__builtin_shufflevector(v, v, 0, 1, 2, 3, 0, 1, 2, 3)));
+  }
+  // [a | b]: the 4 chains' values at row i and at row i + 1.
+  TYCHE_INLINE static rows2 rows(const U& a, const U& b) {
+    const __m256d x = a, y = b;
+    return rows2(__m512d(__builtin_shufflevector(x, y, 0, 1, 2, 3, 4, 5, 6, 7)));
+  }
+  TYCHE_INLINE static U first(const rows2& p) {
+    const __m512d v = p;
+    return U(__m256d(__builtin_shufflevector(v, v, 0, 1, 2, 3)));
+  }
+  TYCHE_INLINE static U second(const rows2& p) {
+    const __m512d v = p;
+    return U(__m256d(__builtin_shufflevector(v, v, 4, 5, 6, 7)));
+  }
+
   /// out[r] = row r of x (Rows rows of `cols` values) times v: four partial sums per row over
   /// the columns c mod 4, the columns after the last group of four added to the first, then
   /// (s0 + s1) + (s2 + s3), as tile_row_dots sums them.
