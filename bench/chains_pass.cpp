@@ -18,6 +18,10 @@
 //   blas_products_only,C   the two GEMVs or GEMMs alone: the twin with a free per-element term
 //   tyche_float_x,1 and ,W  tyche with X stored as floats (matrix(const float*, …)), one chain and
 //                    one batch of W chains
+//   tyche_half,W/2   one batch of the half width (4 chains in an AVX-512 build: what nuts()'s
+//                    default gives 4 chains on a thread), two columns per 512-bit FMA there
+//   fma_floor,1      the two products of one chain (2·rows·cols multiply-adds) at this core's
+//                    peak FMA rate, measured first (16 independent chains of the widest batch)
 //
 // Each row: the best of `reps` evaluations (all C chains), its time per chain, and that time as
 // a multiple of one read of X at this machine's measured read bandwidth (one thread: the sum of
