@@ -142,7 +142,7 @@
 // TYCHE_PREFETCH_MIN_BYTES: the hints above are given only for a matrix of at least this many
 // bytes. A matrix that stays in the last-level cache gains nothing from them and loses to their
 // instructions (one per cache line): logistic regression 10,000 x 100 (8 MB), one gradient 186
-// against 207 us with them; covertype (251 MB) 10.8 against 17.4 ms without them (Zen 4, 32 MiB
+// against 207 us with them; covertype (251 MB) 10.8 against 17.4 ms without them (AMD EPYC, 32 MiB
 // L3, 2026-12-02; 16 MB already gained, 441 against 493 us; docs/benchmarks.md). 12 MiB lies
 // between the two; machines with a larger share of cache per core may set it higher.
 #ifndef TYCHE_PREFETCH_MIN_BYTES
