@@ -151,8 +151,9 @@
 // TYCHE_TILE_ROW_PAIRS: with 4 chains in the lanes of an AVX-512 build, a streamed matvec's
 // loop body (the likelihood term and its adjoint) runs on two rows at once in the 8-lane batch
 // (compile/evaluate.hpp, "rows in tiles"; backends/simd/batch.hpp, column_pair_tiles). 0 takes
-// the rows one at a time in the 4-lane batch; the values are the same bit for bit unless the body
-// reads a scalar twice (then that scalar's adjoint is summed in another order).
+// the rows one at a time in the 4-lane batch. The same sums in the same order unless the body
+// reads a scalar twice (then that scalar's adjoint is summed in another order); the last bits can
+// differ where the compiler fuses products into sums differently for the two widths.
 #ifndef TYCHE_TILE_ROW_PAIRS
 #define TYCHE_TILE_ROW_PAIRS 1
 #endif

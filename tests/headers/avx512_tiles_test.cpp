@@ -3,15 +3,13 @@
 // backends/simd/batch.hpp). Compiled with
 // -march=x86-64-v4 whatever the machine (tests/CMakeLists.txt, target test_avx512_tiles), run by
 // avx512_tiles_main.cpp only where the CPU has AVX-512F. Checks:
-// - the kernels give, bit for bit, the sums of the 4-lane tile they stand for (four partial sums
-//   per row over the columns c mod 4, the columns after the last group of four added to the
-//   first, then (s0 + s1) + (s2 + s3); each gradient column's sum in row order), written here in
-//   the 4-lane batch's own operations, for column counts around the groups of four;
+// - the kernels' row products and gradient sums equal the exact sums of their terms to rounding
+//   (1e-13 of the terms' magnitudes), for column counts around the groups of four;
 // - the GLM families' values and gradients for 4 chains in one such batch equal each chain
 //   evaluated alone to 1e-12 relative, with the loop body on two rows at once (row pairs,
 //   TYCHE_TILE_ROW_PAIRS), row counts around the tile of 8, and X as floats (whose products take
-//   the 4-lane operations).
-// No Catch2: prints what failed and returns 1.
+//   the 4-lane operations); value-only evaluations too.
+// Built at -O2, where GCC fuses products into sums. No Catch2: prints what failed and returns 1.
 #include <tyche/tyche.hpp>
 
 #include <algorithm>
@@ -29,39 +27,22 @@ using tiles = tyche::detail::column_pair_tiles<B>;
 using batches = std::vector<B, xsimd::aligned_allocator<B>>;
 constexpr std::size_t rows = 8;
 
-// The first lane whose bits differ, or -1.
-int differing_lane(const B& a, const B& b) {
-  alignas(32) double x[4], y[4];
-  a.store_aligned(x);
-  b.store_aligned(y);
-  for (int l = 0; l < 4; ++l)
-    if (std::memcmp(x + l, y + l, sizeof(double)) != 0) return l;
-  return -1;
-}
-
-// The 4-lane tile's sums, in its operations and order (compile/evaluate.hpp, tile_row_dots and
-// tile_add_rows).
-void reference_row_dots(const double* x, const B* v, std::size_t cols, B* out) {
-  for (std::size_t r = 0; r < rows; ++r) {
-    B a0(0.0), a1(0.0), a2(0.0), a3(0.0);
-    const double* row = x + r * cols;
-    std::size_t c = 0;
-    for (; c + 4 <= cols; c += 4) {
-      a0 += B(row[c]) * v[c];
-      a1 += B(row[c + 1]) * v[c + 1];
-      a2 += B(row[c + 2]) * v[c + 2];
-      a3 += B(row[c + 3]) * v[c + 3];
+// Each lane of got against the exact sums (long double) of its terms: within 1e-13 of the sum of
+// the terms' magnitudes. A sum of at most 101 products rounds to about 1e-14 of it whichever way
+// the compiler fuses the products (the 4-lane tile's own operations may be fused differently:
+// GCC 12 avoids chains of 256-bit FMAs in some loops and not of 512-bit ones); a lane, column or
+// row taken from the wrong place is far outside.
+int check_lanes(const char* what, std::size_t cols, std::size_t at, const B& got, const long double* exact,
+                const long double* scale) {
+  for (std::size_t l = 0; l < 4; ++l) {
+    const long double err = std::fabs(static_cast<long double>(got.get(l)) - exact[l]);
+    if (!(err <= 1e-13L * scale[l])) {
+      std::printf("%s, %zu columns: element %zu, lane %zu is %.17g, the exact sum %.17Lg\n", what, cols, at, l,
+                  got.get(l), exact[l]);
+      return 1;
     }
-    for (; c < cols; ++c) a0 += B(row[c]) * v[c];
-    out[r] = (a0 + a1) + (a2 + a3);
   }
-}
-void reference_add_rows(B* g, const double* x, std::size_t cols, const B* a) {
-  for (std::size_t c = 0; c < cols; ++c) {
-    B gc = g[c];
-    for (std::size_t r = 0; r < rows; ++r) gc += B(x[r * cols + c]) * a[r];
-    g[c] = gc;
-  }
+  return 0;
 }
 
 int kernels(std::mt19937_64& rng) {
@@ -75,33 +56,42 @@ int kernels(std::mt19937_64& rng) {
   for (std::size_t cols : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 54u, 100u, 101u}) {
     std::vector<double> x(rows * cols);
     for (double& e : x) e = z(rng);
-    batches v(cols), a(rows), got(rows), want(rows), g0(cols), g_got, g_want;
+    batches v(cols), a(rows), got(rows), g(cols), g0(cols);
     for (auto& e : v) e = batch();
     for (auto& e : a) e = batch();
     for (auto& e : g0) e = batch();
     tiles::row_dots<rows>(x.data(), v.data(), cols, got.data());
-    reference_row_dots(x.data(), v.data(), cols, want.data());
-    for (std::size_t r = 0; r < rows; ++r)
-      if (const int l = differing_lane(got[r], want[r]); l >= 0) {
-        std::printf("row_dots, %zu columns: row %zu, lane %d differs from the 4-lane tile (%.17g against %.17g)\n",
-                    cols, r, l, got[r].get(std::size_t(l)), want[r].get(std::size_t(l)));
-        ++failures;
+    for (std::size_t r = 0; r < rows; ++r) {
+      long double exact[4] = {}, scale[4] = {};
+      for (std::size_t c = 0; c < cols; ++c)
+        for (std::size_t l = 0; l < 4; ++l) {
+          const long double t = static_cast<long double>(x[r * cols + c]) * v[c].get(l);
+          exact[l] += t;
+          scale[l] += std::fabs(t);
+        }
+      failures += check_lanes("row_dots", cols, r, got[r], exact, scale);
+    }
+    g = g0;
+    tiles::add_rows<rows>(g.data(), x.data(), cols, a.data());
+    for (std::size_t c = 0; c < cols; ++c) {
+      long double exact[4], scale[4];
+      for (std::size_t l = 0; l < 4; ++l) {
+        exact[l] = g0[c].get(l);
+        scale[l] = std::fabs(exact[l]);
+        for (std::size_t r = 0; r < rows; ++r) {
+          const long double t = static_cast<long double>(x[r * cols + c]) * a[r].get(l);
+          exact[l] += t;
+          scale[l] += std::fabs(t);
+        }
       }
-    g_got = g0;
-    g_want = g0;
-    tiles::add_rows<rows>(g_got.data(), x.data(), cols, a.data());
-    reference_add_rows(g_want.data(), x.data(), cols, a.data());
-    for (std::size_t c = 0; c < cols; ++c)
-      if (const int l = differing_lane(g_got[c], g_want[c]); l >= 0) {
-        std::printf("add_rows, %zu columns: column %zu, lane %d differs from the 4-lane tile (%.17g against %.17g)\n",
-                    cols, c, l, g_got[c].get(std::size_t(l)), g_want[c].get(std::size_t(l)));
-        ++failures;
-      }
+      failures += check_lanes("add_rows", cols, c, g[c], exact, scale);
+    }
   }
   return failures;
 }
 
-// A model's value and gradient for 4 chains in one half-width batch against each chain alone.
+// A model's value and gradient (and its value alone) for 4 chains in one half-width batch
+// against each chain alone.
 template <class M>
 int batch_against_one_chain(const char* what, std::size_t n, const M& m, std::mt19937_64& rng) {
   std::normal_distribution<double> z;
@@ -116,11 +106,13 @@ int batch_against_one_chain(const char* what, std::size_t n, const M& m, std::mt
     theta[k] = B::load_aligned(l);
   }
   const B value = view.value_and_gradient(theta.data(), grad.data(), wsb.data());
+  const B value_only = view.value(theta.data(), wsb.data());
   std::vector<double> g1(dim), w1(ws);
   double worst = 0;
   for (std::size_t c = 0; c < 4; ++c) {
     const double v1 = view.value_and_gradient(q.data() + c * dim, g1.data(), w1.data());
     worst = std::max(worst, std::fabs(value.get(c) - v1) / std::max(1.0, std::fabs(v1)));
+    worst = std::max(worst, std::fabs(value_only.get(c) - v1) / std::max(1.0, std::fabs(v1)));
     for (std::size_t k = 0; k < dim; ++k)
       worst = std::max(worst, std::fabs(grad[k].get(c) - g1[k]) / std::max(1.0, std::fabs(g1[k])));
   }
@@ -164,6 +156,7 @@ int families(std::size_t n, std::mt19937_64& rng) {
   failures += batch_against_one_chain("poisson_log", n, model(joint(a, b, poisson_log(a + 0.5 * matvec(X, b)).observe(data(counts)))), rng);
   failures += batch_against_one_chain("binomial_logit", n, model(joint(a, b, binomial_logit(data(trials), matvec(X, b) - a).observe(data(counts)))), rng);
   failures += batch_against_one_chain("neg_binomial_2_log", n, model(joint(a, b, s, neg_binomial_2_log(a + matvec(X, b), s).observe(data(counts)))), rng);
+  failures += batch_against_one_chain("normal, scalar scale", n, model(joint(a, b, s, normal(a + matvec(X, b), s).observe(data(yn)))), rng);
   failures += batch_against_one_chain("normal, buffered scale", n, model(joint(a, b, g, normal(a + matvec(X, b), 1.0 + exp(matvec(matrix(zx.data(), n, 2), g))).observe(data(yn)))), rng);
   failures += batch_against_one_chain("gather", n, model(joint(b, u, bernoulli_logit(gather(u, group) + matvec(X, b)).observe(data(y01)))), rng);
   failures += batch_against_one_chain("alpha twice", n, model(joint(a, b, bernoulli_logit(a + matvec(X, b) + a * data(zd)).observe(data(y01)))), rng);

@@ -129,6 +129,16 @@ template <class T, class U>
 struct is_row_pair<T, U> : std::is_same<U, typename column_pair_tiles<T>::rows2> {};
 template <class T, class U>
 inline constexpr bool is_row_pair_v = is_row_pair<T, U>::value;
+/// That pair's type where T has one, else T.
+template <class T>
+struct row_pair_scalar {
+  using type = T;
+};
+template <class T>
+  requires requires { typename column_pair_tiles<T>::rows2; }
+struct row_pair_scalar<T> {
+  using type = typename column_pair_tiles<T>::rows2;
+};
 
 // ---- the evaluation --------------------------------------------------------------------------
 
@@ -346,10 +356,15 @@ struct evaluation {
   }
 
   // Two rows of a tile at once (U = column_pair_tiles<T>::rows2, see the tile loop below): the
-  // value of child C at rows i and i + 1 (lanes 0-3 and 4-7), and its adjoint added row i first,
-  // as one row at a time adds them (so one contribution per element to a scalar gives the same
-  // bits; a scalar that the body reads twice gets its two contributions of row i + 1 after both
-  // of row i either way).
+  // value of child C at rows i and i + 1 (lanes 0-3 and 4-7), and its adjoint added to a value of
+  // T (a parameter's gradient, an outer slot) row i first, as one row at a time adds it. A product
+  // adj·d bound for such a target is formed per half and added in a statement of its own
+  // (push_product), as one row at a time forms and adds it (GCC's -ffp-contract=fast fuses a
+  // product into the addition it feeds; clang's default fuses only within one expression). The
+  // same sums in the same order, unless the body reads a target twice: one row at a time adds
+  // both of row i's contributions before row i + 1's, the pair adds the first read's for rows i
+  // and i + 1, then the second's. (The last bits can still differ where the compiler fuses
+  // 8-lane and 4-lane operations differently: backends/simd/batch.hpp.)
   template <class C, class CP, class K, class U = kernel_scalar_t<K, T>>
   TYCHE_INLINE U row_pair_value_of(const C& c, K& ks, std::size_t i) {
     using R = column_pair_tiles<T>;
@@ -412,6 +427,40 @@ struct evaluation {
       s += R::second(a);
     }
     // constants and data: no adjoint
+  }
+
+  // Adds p (a value of T, row r's contribution) to the T that holds child C's adjoint at row r.
+  template <class C, class CP>
+  TYCHE_INLINE void row_pair_add(std::size_t r, const T& p) {
+    constexpr node_kind k = kind_of<C>;
+    if constexpr (k == node_kind::param) {
+      param_adj[layout_index_v<Layout, C>] += p;
+    } else if constexpr (k == node_kind::vector_param) {
+      grad[offset_of<C>() + r] += p;
+    } else if constexpr (k == node_kind::param_element) {
+      grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).index] += p;
+    } else if constexpr (k == node_kind::param_gather) {
+      grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).position(r)] += p;
+    } else if constexpr (is_buffered_v<C>) {
+      get<index_in_v<outer_entries, C, CP>>(state).adj[r] += p;
+    } else if constexpr (has_outer_slot_v<C>) {
+      get<index_in_v<outer_entries, C, CP>>(state).adj += p;
+    }
+    // constants and data: no adjoint
+  }
+  // adj·d to child C: an elementwise child's slot takes the pair's product in its own lanes; any
+  // other target takes row i's half-product, then row i + 1's, each a statement of its own.
+  template <class C, class CP, class K, class U>
+  TYCHE_HD TYCHE_INLINE void push_product(K& ks, std::size_t i, const U& adj, const U& d) {
+    if constexpr (is_row_pair_v<T, U> && !is_elementwise_v<C>) {
+      using R = column_pair_tiles<T>;
+      const T p0 = R::first(adj) * R::first(d);
+      row_pair_add<C, CP>(i, p0);
+      const T p1 = R::second(adj) * R::second(d);
+      row_pair_add<C, CP>(i + 1, p1);
+    } else {
+      push_adjoint<C, CP>(ks, i, adj * d);
+    }
   }
 
   // One row of X (cols values, double or float) times v, for the buffered matvec and the
@@ -547,10 +596,10 @@ struct evaluation {
       }
       else row_adjoint(at_path(root, P{}), i, s.adj);
     } else if constexpr (kind_of<N> == node_kind::unary) {
-      push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(ks, i, s.adj * s.d);
+      push_product<meta::at<0, children_t<N>>, meta::push<P, 0>>(ks, i, s.adj, s.d);
     } else {
-      push_adjoint<meta::at<0, children_t<N>>, meta::push<P, 0>>(ks, i, s.adj * s.d0);
-      push_adjoint<meta::at<1, children_t<N>>, meta::push<P, 1>>(ks, i, s.adj * s.d1);
+      push_product<meta::at<0, children_t<N>>, meta::push<P, 0>>(ks, i, s.adj, s.d0);
+      push_product<meta::at<1, children_t<N>>, meta::push<P, 1>>(ks, i, s.adj, s.d1);
     }
   }
 
@@ -618,7 +667,7 @@ struct evaluation {
   template <class E>
   TYCHE_INLINE static void tile_row_dots(const E* x, const T* v, std::size_t cols, T* out) {
     if constexpr (detail::column_pair_tiles<T>::available && std::is_same_v<E, double>) {
-      // Two columns per wider vector (backends/simd/batch.hpp): the same sums, bit for bit.
+      // Two columns per wider vector (backends/simd/batch.hpp): the same sums in the same order.
       detail::column_pair_tiles<T>::template row_dots<tile_rows>(x, v, cols, out);
       return;
     }
@@ -863,6 +912,14 @@ struct evaluation {
         using MV = meta::at<streamed_matvec_index<entries>(), entries>;
         const auto& mv = at_path(root, typename MV::path{});
         T tile_v[tile_rows], tile_a[tile_rows];
+        // With row pairs, the eight partial sums as four pairs (rows j and j + 1) in the wider
+        // batch, so that an element's value is added in its own lanes (fused or not as one row
+        // at a time), split again after the tiles.
+        using pair_sum = typename row_pair_scalar<T>::type;
+        [[maybe_unused]] pair_sum pair_sums[width / 2];
+        if constexpr (row_pairs_v)
+          for (std::size_t k = 0; k < width / 2; ++k)
+            pair_sums[k] = column_pair_tiles<T>::rows(tw[2 * k], tw[2 * k + 1]);
         for (; i < full; i += width) {
           tile_forward(mv, i, tile_v);
           if constexpr (row_pairs_v) {  // rows j and j + 1 in one wider batch
@@ -872,9 +929,7 @@ struct evaluation {
               ks.tile_v = tile_v;
               ks.tile_a = tile_a;
               ks.base = i;
-              const auto v = element(ks, i + j);
-              tw[j] += R::first(v);
-              tw[j + 1] += R::second(v);
+              pair_sums[j / 2] += element(ks, i + j);
             }
           } else {
             for (std::size_t j = 0; j < width; ++j) {
@@ -887,6 +942,11 @@ struct evaluation {
           }
           if constexpr (sign != 0) tile_reverse(mv, i, tile_a);
         }
+        if constexpr (row_pairs_v)
+          for (std::size_t k = 0; k < width / 2; ++k) {
+            tw[2 * k] = column_pair_tiles<T>::first(pair_sums[k]);
+            tw[2 * k + 1] = column_pair_tiles<T>::second(pair_sums[k]);
+          }
       }
       for (; i < full; i += width) {
         for (std::size_t j = 0; j < width / w; ++j) {

@@ -50,7 +50,7 @@ struct lane_ops {
 /// A tile of a streamed matvec's rows for chains in the lanes of U, when U is narrower than the
 /// machine's widest vector (compile/evaluate.hpp, "rows in tiles"): none by default, so the tile
 /// uses U's own operations. backends/simd/batch.hpp specialises it for a batch of 4 doubles under
-/// AVX-512 (two columns per 512-bit operation, the same sums bit for bit).
+/// AVX-512 (two columns per 512-bit operation, the same sums in the same order).
 template <class U>
 struct column_pair_tiles {
   static constexpr bool available = false;

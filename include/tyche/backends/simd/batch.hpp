@@ -89,16 +89,27 @@ struct lane_ops<xsimd::batch<E, A>> {
   TYCHE_INLINE static E sum(const U& v) { return xsimd::hadd(v); }
 };
 
-#if defined(__AVX512F__)
+// The column pairs below need AVX-512F and DQ (vbroadcastf64x2), FMA (so that the 4-lane code
+// they stand for fuses its products as they do), and __builtin_shufflevector (GCC 12, clang).
+#if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__FMA__) && defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define TYCHE_COLUMN_PAIR_TILES 1
+#endif
+#endif
+#if defined(TYCHE_COLUMN_PAIR_TILES)
 /// Chains in a batch of 4 doubles (the half-width lanes of an AVX-512 build: 4 chains on a
 /// thread) sharing a tile of a streamed matvec's rows. A 256-bit operation does half the work of
 /// a 512-bit one at the same instruction rate (measured on the AMD EPYC of docs/benchmarks.md: two
 /// 512-bit FMAs per cycle), so each 512-bit operation here takes two columns: lanes 2j and 2j + 1
 /// hold chain j's terms of columns c and c + 1 ([x_c, x_c+1] broadcast to every pair of lanes,
-/// the chains' coefficients interleaved to match). Every lane performs the operations of the
-/// 4-lane tile (compile/evaluate.hpp, tile_row_dots and tile_add_rows) on the same values in the
-/// same order, each product and its sum written as separate statements as there, so the
-/// compiler contracts them to an FMA exactly when it does in that code: the same bits.
+/// the chains' coefficients interleaved to match). Every lane computes the sums of the 4-lane
+/// tile (compile/evaluate.hpp, tile_row_dots and tile_add_rows) from the same terms in the same
+/// order, each product and its sum written as separate statements as there. Whether a product is
+/// fused into its sum is the compiler's choice for each width, and GCC 12 chooses differently for
+/// 256- and 512-bit accumulations in some loops (it avoids chains of 256-bit FMAs under generic
+/// tuning), so the last bits can differ from the 4-lane code's; under the README's build on the
+/// machine of docs/benchmarks.md they did not (tests/headers/avx512_tiles_test.cpp checks the sums
+/// to rounding).
 template <class A>
   requires(xsimd::batch<double, A>::size == 4)
 struct column_pair_tiles<xsimd::batch<double, A>> {
