@@ -396,37 +396,12 @@ struct evaluation {
   }
   template <class C, class CP, class K, class U = kernel_scalar_t<K, T>>
   TYCHE_INLINE void row_pair_push_adjoint(K& ks, std::size_t i, const U& a) {
-    using R = column_pair_tiles<T>;
-    constexpr node_kind k = kind_of<C>;
-    if constexpr (k == node_kind::param) {
-      T& s = param_adj[layout_index_v<Layout, C>];
-      s += R::first(a);
-      s += R::second(a);
-    } else if constexpr (k == node_kind::vector_param) {
-      T* g = grad + offset_of<C>() + i;
-      g[0] += R::first(a);
-      g[1] += R::second(a);
-    } else if constexpr (k == node_kind::param_element) {
-      T& s = grad[offset_of<typename C::vector_type>() + at_path(root, CP{}).index];
-      s += R::first(a);
-      s += R::second(a);
-    } else if constexpr (k == node_kind::param_gather) {
-      T* g = grad + offset_of<typename C::vector_type>();
-      const C& c = at_path(root, CP{});
-      g[c.position(i)] += R::first(a);
-      g[c.position(i + 1)] += R::second(a);
-    } else if constexpr (is_elementwise_v<C>) {
+    if constexpr (is_elementwise_v<C>) {
       get<index_in_v<typename K::entries, C, CP>>(ks).adj += a;
-    } else if constexpr (is_buffered_v<C>) {
-      T* g = get<index_in_v<outer_entries, C, CP>>(state).adj + i;
-      g[0] += R::first(a);
-      g[1] += R::second(a);
-    } else if constexpr (has_outer_slot_v<C>) {
-      T& s = get<index_in_v<outer_entries, C, CP>>(state).adj;
-      s += R::first(a);
-      s += R::second(a);
+    } else {
+      row_pair_add<C, CP>(i, column_pair_tiles<T>::first(a));
+      row_pair_add<C, CP>(i + 1, column_pair_tiles<T>::second(a));
     }
-    // constants and data: no adjoint
   }
 
   // Adds p (a value of T, row r's contribution) to the T that holds child C's adjoint at row r.
