@@ -7,6 +7,12 @@
 // Prints, per model and setting:
 //   split,<model>,<threads>,<split>,ms_per_leapfrog,<wall ms / leapfrog gradient>
 //   split,<model>,<threads>,<split>,ms_per_gradient,<median of 30 evaluations at the last draw>
+// Then four chains (30 + 30 iterations each, seed 1), wall ms per chain-gradient (fit.seconds /
+// fit.gradient_evaluations), with cpu{.threads = 1} (the default there: one batch of 4 lanes
+// in an AVX-512 build), cpu{.threads = 2, .lanes = 1, .split = 1} (two chains one at a time on
+// each core, the default before chains were grouped across threads) and cpu{.threads = 2} (the
+// default: one batch, its evaluations split over both cores):
+//   chains4,<model>,<threads>,<lanes>,<split>,ms_per_chain_gradient,<ms>
 // --quick: 58,101 rows of covertype.
 #include <tyche/tyche.hpp>
 
@@ -58,6 +64,16 @@ void run(const char* name, const Model& m) {
   }
 }
 
+// Four chains under three settings (the header says which).
+template <class Model>
+void run_four(const char* name, const Model& m) {
+  for (const cpu exec : {cpu{.threads = 1}, cpu{.threads = 2, .lanes = 1, .split = 1}, cpu{.threads = 2}}) {
+    const nuts_fit fit = nuts(m, {.chains = 4, .warmup = 30, .draws = 30, .seed = 1, .executor = exec});
+    std::printf("chains4,%s,%d,%d,%d,ms_per_chain_gradient,%.4f\n", name, exec.threads, fit.lanes, fit.split,
+                1e3 * fit.seconds / static_cast<double>(fit.gradient_evaluations));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -65,8 +81,10 @@ int main(int argc, char** argv) {
   {
     const tyche_bench::logistic_data d(10000, 100, 20261121);
     run("logistic_regression", logistic<100>(d));
+    run_four("logistic_regression", logistic<100>(d));
   }
   const tyche_bench::logistic_data d(quick ? 58101 : 581012, 54, 20261121);
   run("covertype", logistic<54>(d));
+  run_four("covertype", logistic<54>(d));
   return 0;
 }

@@ -214,14 +214,12 @@ inline nuts_fit empty_frame(const nuts_config& cfg, std::vector<std::string> nam
   return samplers::detail::make_fit_frame(none, std::move(names));
 }
 
-/// The lanes a one-process nuts() with this configuration would use (cpu::lanes = 0 resolved as
-/// cpu_executor.hpp's resolve_lanes does for all the chains), so that every rank uses that width.
-inline int one_process_lanes(const nuts_config& cfg, const cpu& exec, std::size_t data_values,
-                             std::size_t matrix_values) {
-  if (exec.lanes != 0) return exec.lanes;
-  int threads = samplers::detail::cpu_threads(exec);
-  threads = std::min(threads, cfg.chains);
-  return samplers::detail::resolve_lanes(0, cfg.chains, threads, data_values, matrix_values);
+/// The lanes and parts a one-process nuts() with this configuration would use (cpu::lanes = 0
+/// and cpu::split = 0 resolved as cpu_executor.hpp's resolve_cpu_layout does for all the
+/// chains), so that every rank uses that width and split.
+template <class Target>
+samplers::detail::cpu_layout one_process_layout(const nuts_config& cfg, const cpu& exec, const Target& target) {
+  return samplers::detail::resolve_cpu_layout(exec, cfg.chains, samplers::detail::shape_of(target));
 }
 
 /// An FNV-1a hash of bytes (model signatures compared across ranks).
@@ -517,7 +515,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
   detail::check_same_config(cfg, "tyche::mpi::nuts", comm);
   // What the executor's automatic settings resolve to for all the chains in one process (on rank
   // 0's machine), so that every rank runs its chains as that process would: the SIMD width, the
-  // split of a scalar chain's gradient, the GPU's gradient mode.
+  // split of each evaluation, the GPU's gradient mode.
   nuts_config local = cfg;
   int resolved[2] = {0, 1};
   std::string error = detail::capture([&] {
@@ -528,9 +526,10 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
                                   "(every rank runs every chain)");
     if (const cpu* exec = std::get_if<cpu>(&cfg.executor)) {
       const samplers::detail::model_target<Model> target(m);
-      resolved[0] = detail::one_process_lanes(cfg, *exec, m.data_values(), m.matrix_values());
-      resolved[1] = static_cast<int>(
-          samplers::detail::resolve_split(samplers::detail::model_erased_target(target), cfg, *exec));
+      const samplers::detail::cpu_layout layout =
+          detail::one_process_layout(cfg, *exec, samplers::detail::model_erased_target(target));
+      resolved[0] = layout.lanes;
+      resolved[1] = static_cast<int>(layout.parts);
     } else if (const cuda* gpu = std::get_if<cuda>(&cfg.executor)) {
       resolved[0] = static_cast<int>(samplers::detail::resolve_cuda_gradient(*gpu, cfg.chains, m.split_values()));
     }

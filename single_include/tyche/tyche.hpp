@@ -9051,16 +9051,13 @@ struct program_view {
   }
 
   /// f(θ), and ∇f(θ) written to grad[0 .. dim()). θ, grad and the workspace must not overlap.
+  /// The whole evaluation is value_and_gradient_part's one part of one: a single compiled body
+  /// per scalar type serves both (each entry is a flattened copy of the whole evaluation), for
+  /// the price of a run-time part count where the compiler knew it was 1.
   template <class T>
-  TYCHE_EVALUATION_ENTRY T value_and_gradient(const T* TYCHE_RESTRICT theta,
-                                              T* TYCHE_RESTRICT grad,
-                                              T* TYCHE_RESTRICT workspace = nullptr) const {
-    constexpr std::size_t static_dim = detail::static_dim_v<Layout>;
-    const std::size_t dim = static_dim != dynamic_extent ? static_dim : layout.dim;
-    for (std::size_t i = 0; i < dim; ++i) grad[i] = lift<T>(0.0);
-    detail::evaluation<Expr, Layout, T, true> ev{expr, layout, ws_offsets, aliased,
-                                                 theta, grad, workspace};
-    return ev.run();
+  TYCHE_HD TYCHE_INLINE T value_and_gradient(const T* TYCHE_RESTRICT theta, T* TYCHE_RESTRICT grad,
+                                             T* TYCHE_RESTRICT workspace = nullptr) const {
+    return value_and_gradient_part(theta, grad, workspace, 0, 1);
   }
 
   /// Part `part` of `parts` (0 ≤ part < parts) of f(θ) and ∇f(θ): the values and gradients of
@@ -19708,7 +19705,10 @@ struct cpu {
   /// fewer than half of them are matrices (model_t::matrix_values(): X in matvec(X, v), a data
   /// covariance's Cholesky factor): then 1, one chain at a
   /// time with its loops over the data in SIMD, which measured faster per chain there (bench/run.sh
-  /// lanes; docs/nuts.md). 1 = one chain at a time in
+  /// lanes; docs/nuts.md). Where the split (below) would divide the model's evaluations, the
+  /// batch is filled from all the chains instead, when that leaves threads free to split it (4
+  /// chains on 2 cores: one batch of 4 on one thread, split with the other, not 2 + 2 chains one
+  /// at a time; samplers::detail::plan_cpu_layout). 1 = one chain at a time in
   /// scalar double; otherwise a multiple of the widest batch or of the half width (the widest
   /// when it is a multiple of both). A chain's draws are the same for every value that uses
   /// the same batch width (lanes never interact); the two widths, and the scalar path, differ
@@ -19718,17 +19718,16 @@ struct cpu {
   int lanes = 0;
   samplers::lane_schedule schedule = samplers::lane_schedule::program_counter;
   cpu_lane_kernel lane_kernel = cpu_lane_kernel::per_chain;
-  /// One chain's gradient on several cores: each evaluation of a scalar chain (lanes 1) in
-  /// `split` parts — every sum over observations over its share of them
-  /// (program_view::value_and_gradient_part) — run on the chain's thread and on the threads the
-  /// chains leave free (threads − chains), the parts' sums added in part order. 1: never. 0
-  /// (the default): cpu_split_parts parts when there are more threads than chains, the chains
-  /// are scalar and the model's loops over observations (the fused sums the parts divide,
-  /// model_t::split_values()) read at least cpu_split_data_values values of data per
-  /// evaluation; otherwise 1. Chains in SIMD lanes (lanes > 1) never split. The parts, not the
-  /// threads, fix the sums: a chain's draws are the
-  /// same for every thread count with the same split, and differ in the last bits from split = 1
-  /// (nuts_fit::split says what a run used; docs/nuts.md).
+  /// A gradient on several cores: each evaluation of a chain, or of a batch of chains in SIMD
+  /// lanes, in `split` parts — every sum over observations over its share of them
+  /// (program_view::value_and_gradient_part) — run on the evaluating thread and on the threads
+  /// the chains leave free, the parts' sums added in part order. 1: never. 0 (the default):
+  /// cpu_split_parts parts when the chains leave threads free (more threads than chains one at
+  /// a time, or than batches of chains) and the model's loops over observations (the fused sums
+  /// the parts divide, model_t::split_values()) read at least cpu_split_data_values values of
+  /// data per evaluation; otherwise 1. The parts, not the threads, fix the sums: a chain's
+  /// draws are the same for every thread count with the same split and lanes, and differ in the
+  /// last bits from split = 1 (nuts_fit::split says what a run used; docs/nuts.md).
   int split = 0;
 };
 
@@ -19915,7 +19914,7 @@ struct nuts_fit {
   std::vector<std::vector<double>> inv_metric;                 // [chain]: diagonal, or d × d row-major
   long long gradient_evaluations = 0;  // leapfrog gradients of all chains, warm-up included
   int lanes = 1;                       // chains per SIMD group actually used
-  int split = 1;                       // parts of each scalar chain's gradient (cpu::split) actually used
+  int split = 1;                       // parts of each evaluation (cpu::split) actually used
   double utilization = 1;              // useful lane gradients / lane slots evaluated
   int max_depth = 10;                  // the configured maximum tree depth (for summary's warning)
   double adapt_delta = 0.8;            // the configured target acceptance statistic
@@ -20572,6 +20571,90 @@ inline int resolve_lanes(int requested, int chains, int threads, std::size_t dat
   return requested;
 }
 
+/// What a target tells the CPU executor's automatic settings (lanes = 0, split = 0): the values
+/// of data one evaluation reads, the part of them in matrices, the part the parts of a split
+/// evaluation divide (model_t::split_values), and whether it evaluates in parts at all.
+struct target_shape {
+  std::size_t data_values = 0, matrix_values = 0, split_values = 0;
+  bool splittable = false;
+};
+
+/// How the CPU executor runs a fit's chains: `lanes` chains per thread in SIMD lanes (1: one at
+/// a time), on `threads` threads that hold chains, each evaluation in `parts` parts (cpu::split;
+/// 1: whole) spread over the holding thread and the threads the chains leave free.
+struct cpu_layout {
+  int lanes = 1;
+  int threads = 1;
+  std::size_t parts = 1;
+};
+
+/// The layout for `chains` chains on `total` threads (cpu_threads) with cpu::lanes and cpu::split
+/// as requested (lanes checked: resolve_lanes), in a build whose full and half SIMD widths are
+/// `width` and `half` doubles.
+///
+/// The default (lanes = 0, split = 0), for a model that both the lanes and the split gain on (its
+/// data mostly matrices, and enough of them in the fused sums: split_values ≥
+/// cpu_split_data_values): the chains go in batches of the widest width of at least
+/// min_default_lanes lanes that the chains fill — filled from all the chains, not from a thread's
+/// share — when that leaves threads free, and the free threads split each batch's evaluation.
+/// A batch shares each read of a row of X among its chains and runs their terms in SIMD (on the
+/// logistic regression 10,000 × 100, AVX-512: 0.100 ms per chain-gradient for 4 chains in the
+/// half width, 0.19 for one chain at a time; docs/benchmarks.md), so 4 chains on 2 cores are
+/// faster as one batch on both cores than as 2 + 2 chains one at a time on each. Otherwise the
+/// lanes are default_lanes' for a thread's ⌈chains / threads⌉ chains, and an automatic split
+/// happens where threads are left free by the chains and the model qualifies.
+inline constexpr cpu_layout plan_cpu_layout(int requested_lanes, int requested_split, int chains, int total,
+                                            int width, int half, const target_shape& s) {
+  cpu_layout out;
+  const int threads = std::min(total, chains);
+  const bool may_split = s.splittable && (requested_split > 1 ||
+                                          (requested_split == 0 && s.split_values >= cpu_split_data_values));
+  out.lanes = requested_lanes;
+  if (requested_lanes == 0) {
+    out.lanes = default_lanes((chains + threads - 1) / threads, width, half, s.data_values, s.matrix_values);
+    // Batches filled from all the chains, the free threads splitting them (where lanes pay: the
+    // model reads matrices, as default_lanes' first rule asks).
+    const bool lanes_pay = default_lanes(chains, width, half, s.data_values, s.matrix_values) > 1;
+    if (may_split && lanes_pay)
+      for (const int w : {width, half})
+        if (w >= min_default_lanes && chains >= w && (chains + w - 1) / w < total) {
+          out.lanes = w;
+          break;
+        }
+  }
+  out.threads = out.lanes > 1 ? std::min(total, (chains + out.lanes - 1) / out.lanes) : threads;
+  if (requested_split >= 1) out.parts = static_cast<std::size_t>(requested_split);
+  else if (may_split && total > out.threads) out.parts = static_cast<std::size_t>(cpu_split_parts);
+  return out;
+}
+
+/// plan_cpu_layout for this executor's settings and this build's widths; throws for a lanes or
+/// split setting that cannot be.
+inline cpu_layout resolve_cpu_layout(const cpu& exec, int chains, const target_shape& s) {
+  if (exec.split < 0)
+    throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
+                                " must be ≥ 0 (0: automatic, 1: never, k: k parts per gradient)");
+  if (exec.split > 1 && !s.splittable)
+    throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
+                                ": this target cannot evaluate its log density in parts (value_and_gradient_part)");
+  const int total = cpu_threads(exec);
+  // Checks a requested width (the chains and threads do not matter for one that is not 0).
+  const int lanes = exec.lanes == 0 ? 0 : resolve_lanes(exec.lanes, chains, 1, s.data_values, s.matrix_values);
+  return plan_cpu_layout(lanes, exec.split, chains, total, simd_lane_width,
+                         half_lane_width > 1 ? half_lane_width : 1, s);
+}
+
+/// The shape of a target (zeros and false for what it does not say).
+template <class Target>
+target_shape shape_of(const Target& target) {
+  target_shape s;
+  if constexpr (requires { target.data_values(); }) s.data_values = target.data_values();
+  if constexpr (requires { target.matrix_values(); }) s.matrix_values = target.matrix_values();
+  if constexpr (requires { target.split_values(); }) s.split_values = target.split_values();
+  if constexpr (requires { target.splittable(); }) s.splittable = target.splittable();
+  return s;
+}
+
 /// W chains in the lanes of one kernel over T (the batch-lane kernel: its pending θ is laid out
 /// as the batched evaluation reads it), with the buffers it works in.
 template <class T>
@@ -21089,12 +21172,9 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
   if (exec.threads < 0)
     throw std::invalid_argument("tyche::nuts: threads = " + std::to_string(exec.threads) +
                                 " must be ≥ 0 (0: one per chain, up to the CPUs this process may run on)");
-  int threads = cpu_threads(exec);
-  threads = std::min(threads, cfg.chains);
-  std::size_t data_values = 0, matrix_values = 0;
-  if constexpr (requires { target.data_values(); }) data_values = target.data_values();
-  if constexpr (requires { target.matrix_values(); }) matrix_values = target.matrix_values();
-  const int lanes = resolve_lanes(exec.lanes, cfg.chains, threads, data_values, matrix_values);
+  // The same layout run_nuts_erased split the target by (a split target has the inner one's shape).
+  const cpu_layout layout = resolve_cpu_layout(exec, cfg.chains, shape_of(target));
+  const int threads = layout.threads, lanes = layout.lanes;
   fit.lanes = lanes;
   auto run = [&]<class T>(std::type_identity<T>) {
     // One kernel per chain, the gradient batched (the default), or one kernel per batch of
@@ -21675,9 +21755,9 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
 // ----- end tyche/samplers/nuts/device_executor.hpp -----
 // ----- begin tyche/samplers/nuts/split_gradient.hpp -----
 // tyche/samplers/nuts/split_gradient.hpp — one chain's gradient on several cores (issue 17, "one
-// chain on every core"): the CPU executor's scalar chains evaluate a data-heavy model in `parts`
-// parts (program_view::value_and_gradient_part: each sum over observations runs over its share
-// of the elements), the parts spread over the chain's thread and helper threads, and the parts'
+// chain on every core"): the CPU executor's chains (one at a time, or a batch of them in SIMD
+// lanes) evaluate a data-heavy model in `parts` parts (program_view::value_and_gradient_part:
+// each sum over observations runs over its share of the elements), the parts spread over the chain's thread and helper threads, and the parts'
 // values and gradients added in part order. The number of parts is fixed by the configuration
 // (cpu::split), never by the number of threads, so a chain's draws are the same with 1, 2 or 16
 // threads; they differ in the last bits from the unsplit evaluation's (another order of sums).
@@ -21828,9 +21908,10 @@ class part_pool {
   static constexpr int spin_limit = 4000;  // yields before a helper or a caller sleeps
 };
 
-/// A log_density_target whose double evaluation is Inner's in `parts` parts on a part_pool (the
-/// batch types evaluate as Inner's, unsplit). Its workspace holds every part's gradient, value
-/// and own workspace, so concurrent evaluations (one per chain thread) share nothing but the pool.
+/// A log_density_target whose evaluation is Inner's in `parts` parts on a part_pool, for double
+/// (a scalar chain) and for the batches of chains alike. Its workspace holds every part's
+/// gradient, value and own workspace, so concurrent evaluations (one per chain thread) share
+/// nothing but the pool.
 template <class Inner>
 class split_target {
  public:
@@ -21843,32 +21924,29 @@ class split_target {
   [[nodiscard]] std::size_t data_values() const { return inner_.data_values(); }
   [[nodiscard]] std::size_t matrix_values() const { return inner_.matrix_values(); }
   [[nodiscard]] std::size_t split_values() const { return inner_.split_values(); }
+  [[nodiscard]] bool splittable() const { return true; }
   [[nodiscard]] std::size_t parts() const { return parts_; }
 
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
-    if constexpr (!std::is_same_v<T, double>) {
-      return inner_.value_and_gradient(q, grad, workspace);
-    } else {
-      const std::size_t d = dim(), ws = inner_.workspace_size();
-      double* grads = workspace;                   // [part][d]
-      double* values = grads + parts_ * d;         // [part]
-      double* scratch = values + parts_;           // [part][ws]
-      auto part = [&](std::size_t p) {
-        values[p] = inner_.value_and_gradient_part(q, grads + p * d, scratch + p * ws, p, parts_);
-      };
-      pool_.run(parts_, part);
-      double value = values[0];
-      for (std::size_t k = 0; k < d; ++k) grad[k] = grads[k];
-      for (std::size_t p = 1; p < parts_; ++p) {  // in part order: the same sums on every thread count
-        value += values[p];
-        for (std::size_t k = 0; k < d; ++k) grad[k] += grads[p * d + k];
-      }
-      return value;
+    const std::size_t d = dim(), ws = inner_.workspace_size();
+    T* grads = workspace;                   // [part][d]
+    T* values = grads + parts_ * d;         // [part]
+    T* scratch = values + parts_;           // [part][ws]
+    auto part = [&](std::size_t p) {
+      values[p] = inner_.value_and_gradient_part(q, grads + p * d, scratch + p * ws, p, parts_);
+    };
+    pool_.run(parts_, part);
+    T value = values[0];
+    for (std::size_t k = 0; k < d; ++k) grad[k] = grads[k];
+    for (std::size_t p = 1; p < parts_; ++p) {  // in part order: the same sums on every thread count
+      value += values[p];
+      for (std::size_t k = 0; k < d; ++k) grad[k] += grads[p * d + k];
     }
+    return value;
   }
-  double value_and_gradient_part(const double* q, double* grad, double* workspace, std::size_t part,
-                                 std::size_t parts) const {
+  template <class T>
+  T value_and_gradient_part(const T* q, T* grad, T* workspace, std::size_t part, std::size_t parts) const {
     return inner_.value_and_gradient_part(q, grad, workspace, part, parts);
   }
   template <class Generator>
@@ -21938,9 +22016,10 @@ class model_target {
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
     return view_.value_and_gradient(q, grad, workspace);
   }
-  /// Part `part` of `parts` of the evaluation (program_view::value_and_gradient_part).
-  double value_and_gradient_part(const double* q, double* grad, double* workspace, std::size_t part,
-                                 std::size_t parts) const {
+  /// Part `part` of `parts` of the evaluation (program_view::value_and_gradient_part), for
+  /// double and for the batches of chains.
+  template <class T>
+  T value_and_gradient_part(const T* q, T* grad, T* workspace, std::size_t part, std::size_t parts) const {
     return view_.value_and_gradient_part(q, grad, workspace, part, parts);
   }
   template <class Generator>
@@ -22085,16 +22164,16 @@ class erased_target {
   static T value_and_gradient_of(const void* self, const T* q, T* grad, T* workspace) {
     return static_cast<const Target*>(self)->value_and_gradient(q, grad, workspace);
   }
-  template <class Target>
-  static double part_of(const void* self, const double* q, double* grad, double* workspace, std::size_t part,
-                        std::size_t parts) {
+  template <class Target, class T>
+  static T part_of(const void* self, const T* q, T* grad, T* workspace, std::size_t part, std::size_t parts) {
     return static_cast<const Target*>(self)->value_and_gradient_part(q, grad, workspace, part, parts);
   }
-  using part_fn = double (*)(const void*, const double*, double*, double*, std::size_t, std::size_t);
-  template <class Target>
-  static constexpr part_fn parts_of() {
-    if constexpr (requires(const Target& t, const double* q, double* g) { t.value_and_gradient_part(q, g, g, 0, 1); })
-      return &part_of<Target>;
+  template <class T>
+  using part_fn = T (*)(const void*, const T*, T*, T*, std::size_t, std::size_t);
+  template <class Target, class T>
+  static constexpr part_fn<T> parts_of() {
+    if constexpr (requires(const Target& t, const T* q, T* g) { t.value_and_gradient_part(q, g, g, 0, 1); })
+      return &part_of<Target, T>;
     else
       return nullptr;
   }
@@ -22146,7 +22225,8 @@ class erased_target {
         workspace_size_(target.workspace_size()), data_values_(data_values_of(target)),
         matrix_values_(matrix_values_of(target)), split_values_(split_values_of(target)), double_(&value_and_gradient_of<Target, double>),
         full_(&value_and_gradient_of<Target, Full>), half_(&value_and_gradient_of<Target, half_type>),
-        part_(parts_of<Target>()), initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>),
+        part_(parts_of<Target, double>()), full_part_(parts_of<Target, Full>()),
+        half_part_(parts_of<Target, half_type>()), initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>),
         unconstrain_(unconstrain_of<Target>()), non_finite_terms_(non_finite_terms_of<Target>()) {}
   [[nodiscard]] std::size_t dim() const { return dim_; }
   [[nodiscard]] std::size_t constrained_dim() const { return constrained_dim_; }
@@ -22170,13 +22250,21 @@ class erased_target {
   }
   /// Whether value_and_gradient_part works (the target evaluates in parts).
   [[nodiscard]] bool splittable() const { return part_ != nullptr; }
-  /// Part `part` of `parts` of the evaluation in double (program_view::value_and_gradient_part).
-  double value_and_gradient_part(const double* q, double* grad, double* workspace, std::size_t part,
-                                 std::size_t parts) const {
-    if (part_ == nullptr)
+  /// Part `part` of `parts` of the evaluation (program_view::value_and_gradient_part); T as for
+  /// value_and_gradient.
+  template <class T>
+  T value_and_gradient_part(const T* q, T* grad, T* workspace, std::size_t part, std::size_t parts) const {
+    part_fn<T> f = nullptr;
+    if constexpr (std::is_same_v<T, double>) f = part_;
+    else if constexpr (std::is_same_v<T, Full>) f = full_part_;
+    else {
+      static_assert(std::is_same_v<T, half_type>, "erased_target: a batch type the CPU executor does not use");
+      f = half_part_;
+    }
+    if (f == nullptr)
       throw std::invalid_argument("tyche::nuts: this target cannot split an evaluation into parts "
-                                  "(value_and_gradient_part): use cuda{.gradient = per_thread}");
-    return part_(self_, q, grad, workspace, part, parts);
+                                  "(value_and_gradient_part): use cpu{.split = 1} or cuda{.gradient = per_thread}");
+    return f(self_, q, grad, workspace, part, parts);
   }
   [[nodiscard]] std::vector<double> initial_point(counter_rng& rng, double radius) const {
     return initial_point_(self_, rng, radius);
@@ -22201,7 +22289,9 @@ class erased_target {
   value_and_gradient_fn<double> double_;
   value_and_gradient_fn<Full> full_;
   value_and_gradient_fn<half_type> half_;
-  part_fn part_;  // null: the target cannot split an evaluation
+  part_fn<double> part_;  // null: the target cannot split an evaluation
+  part_fn<Full> full_part_;
+  part_fn<half_type> half_part_;
   std::vector<double> (*initial_point_)(const void*, counter_rng&, double);
   void (*constrain_)(const void*, const double*, std::vector<double>&);
   unconstrain_fn unconstrain_;  // null: the target cannot map constrained values to θ
@@ -22211,38 +22301,20 @@ class erased_target {
 /// The driver's view of every model of this translation unit's SIMD settings.
 using model_erased_target = erased_target<lane_batch, half_lane_batch>;
 
-/// The parts of each scalar chain's gradient (cpu::split; 1: unsplit) for these chains on this
-/// target; throws for a split the configuration or the target cannot have.
+/// The parts of each evaluation of these chains on this target (cpu::split; 1: whole), as the
+/// CPU executor's layout says (resolve_cpu_layout); throws for a split the configuration or the
+/// target cannot have.
 template <class Target>
 std::size_t resolve_split(const Target& target, const nuts_config& cfg, const cpu& exec) {
-  bool splittable = false;
-  if constexpr (requires { target.splittable(); }) splittable = target.splittable();
-  if (exec.split < 0)
-    throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
-                                " must be ≥ 0 (0: automatic, 1: never, k: k parts per gradient)");
-  if (exec.split > 1 && !splittable)
-    throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
-                                ": this target cannot evaluate its log density in parts (value_and_gradient_part)");
-  const int total = samplers::detail::cpu_threads(exec);
-  std::size_t data_values = 0, matrix_values = 0, split_values = 0;
-  if constexpr (requires { target.data_values(); }) data_values = target.data_values();
-  if constexpr (requires { target.matrix_values(); }) matrix_values = target.matrix_values();
-  if constexpr (requires { target.split_values(); }) split_values = target.split_values();
-  // Only scalar chains split (a batch of chains evaluates its lanes together).
-  const bool scalar = samplers::detail::resolve_lanes(exec.lanes, cfg.chains, std::min(total, cfg.chains),
-                                                      data_values, matrix_values) == 1;
-  if (exec.split >= 1) return scalar ? static_cast<std::size_t>(exec.split) : 1;
-  // The parts divide only the fused sums' loops (split_values); every part repeats the rest.
-  const bool split = splittable && scalar && total > cfg.chains && split_values >= cpu_split_data_values;
-  return split ? static_cast<std::size_t>(cpu_split_parts) : 1;
+  return samplers::detail::resolve_cpu_layout(exec, cfg.chains, samplers::detail::shape_of(target)).parts;
 }
 
 template <class Target>
 nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vector<std::string> names);
 
 /// nuts() on a model's erased target: the fit's frame, the chains, the executor. One
-/// instantiation per SIMD setting, whatever the number of models a program samples. A scalar
-/// chain's gradient split over cores (cpu::split) is the same erased target type around a
+/// instantiation per SIMD setting, whatever the number of models a program samples. An
+/// evaluation split over cores (cpu::split) is the same erased target type around a
 /// split_target, so it adds no instantiation of the driver either.
 template <class Target>
 nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vector<std::string> names) {
@@ -22251,10 +22323,11 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
   const cpu* executor = std::get_if<cpu>(&cfg.executor);
   if (executor == nullptr) throw std::logic_error("tyche::nuts: run_nuts_erased runs the CPU executor only");
   if constexpr (std::is_constructible_v<Target, const split_target<Target>&>) {
-    const std::size_t parts = resolve_split(target, cfg, *executor);
+    const samplers::detail::cpu_layout layout = samplers::detail::resolve_cpu_layout(*executor, cfg.chains, samplers::detail::shape_of(target));
+    const std::size_t parts = layout.parts;
     if (parts > 1) {
       const int total = samplers::detail::cpu_threads(*executor);
-      part_pool pool(std::max(0, total - std::min(total, cfg.chains)));  // the threads the chains leave free
+      part_pool pool(std::max(0, total - layout.threads));  // the threads the chains leave free
       const split_target<Target> split(target, parts, pool);
       nuts_fit fit = run_chains_cpu(Target(split), cfg, std::move(names));
       fit.split = static_cast<int>(parts);

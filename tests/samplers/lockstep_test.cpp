@@ -531,13 +531,72 @@ TEST_CASE("split: a chain's draws do not depend on the threads that evaluate its
   CHECK(whole.split == 1);
   CHECK(whole.values != one.values);  // the sums round otherwise: the split evaluation was used
   CHECK(whole.values[0][0] == Approx(one.values[0][0]).epsilon(1e-6));  // the same chain, to rounding at first
-  // Chains in SIMD lanes do not split.
-  cfg.chains = 4;
-  cfg.executor = cpu{.threads = 1, .lanes = static_cast<int>(simd_lane_width), .split = 8};
-  if (simd_lane_width > 1) CHECK(nuts(m, cfg).split == 1);
+  // Chains in SIMD lanes split too: a batch's draws do not depend on the threads either, and
+  // are the unsplit batch's to rounding at first.
+  if (simd_lane_width > 1) {
+    const int w = simd_lane_width;
+    cfg.chains = w;
+    cfg.executor = cpu{.threads = 1, .lanes = w, .split = 8};
+    const nuts_fit lanes_one = nuts(m, cfg);
+    CHECK(lanes_one.split == 8);
+    CHECK(lanes_one.lanes == w);
+    cfg.executor = cpu{.threads = 2, .lanes = w, .split = 8};  // the batch on one thread, one helper
+    const nuts_fit lanes_two = nuts(m, cfg);
+    CHECK(lanes_two.split == 8);
+    CHECK(lanes_two.values == lanes_one.values);  // bit for bit
+    cfg.executor = cpu{.threads = 2, .lanes = w, .split = 1};
+    const nuts_fit lanes_whole = nuts(m, cfg);
+    CHECK(lanes_whole.split == 1);
+    CHECK(lanes_whole.values != lanes_one.values);
+    for (int c = 0; c < w; ++c) CHECK(lanes_whole.values[c][0] == Approx(lanes_one.values[c][0]).epsilon(1e-6));
+  }
 
   cfg.executor = cpu{.split = -1};
   CHECK_THROWS_WITH(nuts(m, cfg), Catch::Matchers::Contains("split = -1 must be ≥ 0"));
+}
+
+TEST_CASE("the default layout: chains in batches from all the chains, split by the threads they leave free",
+          "[nuts][split]") {
+  using tyche::cpu_split_data_values;
+  using tyche::cpu_split_parts;
+  using tyche::samplers::detail::cpu_layout;
+  using tyche::samplers::detail::plan_cpu_layout;
+  using tyche::samplers::detail::target_shape;
+  const std::size_t parts = static_cast<std::size_t>(cpu_split_parts);
+  // A logistic regression's shape: mostly matrix values, all of them in the fused sums.
+  const target_shape heavy{.data_values = 1100000, .matrix_values = 1000000, .split_values = 1100000, .splittable = true};
+  auto is = [](const cpu_layout& l, int lanes, int threads, std::size_t p) {
+    INFO("lanes " << l.lanes << ", threads " << l.threads << ", parts " << l.parts);
+    CHECK(l.lanes == lanes);
+    CHECK(l.threads == threads);
+    CHECK(l.parts == p);
+  };
+  // AVX-512 widths (8, half 4).
+  is(plan_cpu_layout(0, 0, 4, 2, 8, 4, heavy), 4, 1, parts);  // 4 chains on 2 cores: one batch, split
+  is(plan_cpu_layout(0, 0, 4, 1, 8, 4, heavy), 4, 1, 1);      // one core: the batch, whole
+  is(plan_cpu_layout(0, 0, 8, 2, 8, 4, heavy), 8, 1, parts);
+  is(plan_cpu_layout(0, 0, 16, 2, 8, 4, heavy), 8, 2, 1);     // two full batches fill the threads
+  is(plan_cpu_layout(0, 0, 4, 16, 8, 4, heavy), 4, 1, parts);
+  is(plan_cpu_layout(0, 0, 6, 4, 8, 4, heavy), 4, 2, parts);  // a batch and a half, two helpers
+  is(plan_cpu_layout(0, 0, 2, 2, 8, 4, heavy), 1, 2, 1);      // too few chains for a batch
+  is(plan_cpu_layout(0, 0, 1, 2, 8, 4, heavy), 1, 1, parts);  // one chain on two cores, as before
+  is(plan_cpu_layout(0, 1, 4, 2, 8, 4, heavy), 1, 2, 1);      // split = 1: a thread's share decides
+  is(plan_cpu_layout(0, 8, 4, 2, 8, 4, heavy), 4, 1, 8);      // an explicit split groups too
+  // AVX2 widths (4, half 2).
+  is(plan_cpu_layout(0, 0, 4, 2, 4, 1, heavy), 4, 1, parts);
+  // Explicit lanes: the threads that hold chains are those the batches fill.
+  is(plan_cpu_layout(4, 0, 4, 2, 8, 4, heavy), 4, 1, parts);
+  is(plan_cpu_layout(4, 1, 8, 4, 8, 4, heavy), 4, 2, 1);
+  // Below the split's threshold, or not splittable, or data not in matrices: as before.
+  target_shape small = heavy;
+  small.split_values = cpu_split_data_values - 1;
+  is(plan_cpu_layout(0, 0, 4, 2, 8, 4, small), 1, 2, 1);
+  target_shape whole = heavy;
+  whole.splittable = false;
+  is(plan_cpu_layout(0, 0, 4, 2, 8, 4, whole), 1, 2, 1);
+  target_shape flat{.data_values = 1000000, .matrix_values = 0, .split_values = 1000000, .splittable = true};
+  is(plan_cpu_layout(0, 0, 4, 2, 8, 4, flat), 1, 2, 1);
+  is(plan_cpu_layout(0, 0, 1, 2, 8, 4, flat), 1, 1, parts);
 }
 
 TEST_CASE("threads = 0 counts the CPUs this process may run on (its affinity mask), not the machine's",

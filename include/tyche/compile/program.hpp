@@ -183,16 +183,13 @@ struct program_view {
   }
 
   /// f(θ), and ∇f(θ) written to grad[0 .. dim()). θ, grad and the workspace must not overlap.
+  /// The whole evaluation is value_and_gradient_part's one part of one: a single compiled body
+  /// per scalar type serves both (each entry is a flattened copy of the whole evaluation), for
+  /// the price of a run-time part count where the compiler knew it was 1.
   template <class T>
-  TYCHE_EVALUATION_ENTRY T value_and_gradient(const T* TYCHE_RESTRICT theta,
-                                              T* TYCHE_RESTRICT grad,
-                                              T* TYCHE_RESTRICT workspace = nullptr) const {
-    constexpr std::size_t static_dim = detail::static_dim_v<Layout>;
-    const std::size_t dim = static_dim != dynamic_extent ? static_dim : layout.dim;
-    for (std::size_t i = 0; i < dim; ++i) grad[i] = lift<T>(0.0);
-    detail::evaluation<Expr, Layout, T, true> ev{expr, layout, ws_offsets, aliased,
-                                                 theta, grad, workspace};
-    return ev.run();
+  TYCHE_HD TYCHE_INLINE T value_and_gradient(const T* TYCHE_RESTRICT theta, T* TYCHE_RESTRICT grad,
+                                             T* TYCHE_RESTRICT workspace = nullptr) const {
+    return value_and_gradient_part(theta, grad, workspace, 0, 1);
   }
 
   /// Part `part` of `parts` (0 ≤ part < parts) of f(θ) and ∇f(θ): the values and gradients of

@@ -54,7 +54,10 @@ struct cpu {
   /// fewer than half of them are matrices (model_t::matrix_values(): X in matvec(X, v), a data
   /// covariance's Cholesky factor): then 1, one chain at a
   /// time with its loops over the data in SIMD, which measured faster per chain there (bench/run.sh
-  /// lanes; docs/nuts.md). 1 = one chain at a time in
+  /// lanes; docs/nuts.md). Where the split (below) would divide the model's evaluations, the
+  /// batch is filled from all the chains instead, when that leaves threads free to split it (4
+  /// chains on 2 cores: one batch of 4 on one thread, split with the other, not 2 + 2 chains one
+  /// at a time; samplers::detail::plan_cpu_layout). 1 = one chain at a time in
   /// scalar double; otherwise a multiple of the widest batch or of the half width (the widest
   /// when it is a multiple of both). A chain's draws are the same for every value that uses
   /// the same batch width (lanes never interact); the two widths, and the scalar path, differ
@@ -64,17 +67,16 @@ struct cpu {
   int lanes = 0;
   samplers::lane_schedule schedule = samplers::lane_schedule::program_counter;
   cpu_lane_kernel lane_kernel = cpu_lane_kernel::per_chain;
-  /// One chain's gradient on several cores: each evaluation of a scalar chain (lanes 1) in
-  /// `split` parts — every sum over observations over its share of them
-  /// (program_view::value_and_gradient_part) — run on the chain's thread and on the threads the
-  /// chains leave free (threads − chains), the parts' sums added in part order. 1: never. 0
-  /// (the default): cpu_split_parts parts when there are more threads than chains, the chains
-  /// are scalar and the model's loops over observations (the fused sums the parts divide,
-  /// model_t::split_values()) read at least cpu_split_data_values values of data per
-  /// evaluation; otherwise 1. Chains in SIMD lanes (lanes > 1) never split. The parts, not the
-  /// threads, fix the sums: a chain's draws are the
-  /// same for every thread count with the same split, and differ in the last bits from split = 1
-  /// (nuts_fit::split says what a run used; docs/nuts.md).
+  /// A gradient on several cores: each evaluation of a chain, or of a batch of chains in SIMD
+  /// lanes, in `split` parts — every sum over observations over its share of them
+  /// (program_view::value_and_gradient_part) — run on the evaluating thread and on the threads
+  /// the chains leave free, the parts' sums added in part order. 1: never. 0 (the default):
+  /// cpu_split_parts parts when the chains leave threads free (more threads than chains one at
+  /// a time, or than batches of chains) and the model's loops over observations (the fused sums
+  /// the parts divide, model_t::split_values()) read at least cpu_split_data_values values of
+  /// data per evaluation; otherwise 1. The parts, not the threads, fix the sums: a chain's
+  /// draws are the same for every thread count with the same split and lanes, and differ in the
+  /// last bits from split = 1 (nuts_fit::split says what a run used; docs/nuts.md).
   int split = 0;
 };
 
@@ -261,7 +263,7 @@ struct nuts_fit {
   std::vector<std::vector<double>> inv_metric;                 // [chain]: diagonal, or d × d row-major
   long long gradient_evaluations = 0;  // leapfrog gradients of all chains, warm-up included
   int lanes = 1;                       // chains per SIMD group actually used
-  int split = 1;                       // parts of each scalar chain's gradient (cpu::split) actually used
+  int split = 1;                       // parts of each evaluation (cpu::split) actually used
   double utilization = 1;              // useful lane gradients / lane slots evaluated
   int max_depth = 10;                  // the configured maximum tree depth (for summary's warning)
   double adapt_delta = 0.8;            // the configured target acceptance statistic

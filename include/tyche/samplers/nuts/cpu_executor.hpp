@@ -113,6 +113,90 @@ inline int resolve_lanes(int requested, int chains, int threads, std::size_t dat
   return requested;
 }
 
+/// What a target tells the CPU executor's automatic settings (lanes = 0, split = 0): the values
+/// of data one evaluation reads, the part of them in matrices, the part the parts of a split
+/// evaluation divide (model_t::split_values), and whether it evaluates in parts at all.
+struct target_shape {
+  std::size_t data_values = 0, matrix_values = 0, split_values = 0;
+  bool splittable = false;
+};
+
+/// How the CPU executor runs a fit's chains: `lanes` chains per thread in SIMD lanes (1: one at
+/// a time), on `threads` threads that hold chains, each evaluation in `parts` parts (cpu::split;
+/// 1: whole) spread over the holding thread and the threads the chains leave free.
+struct cpu_layout {
+  int lanes = 1;
+  int threads = 1;
+  std::size_t parts = 1;
+};
+
+/// The layout for `chains` chains on `total` threads (cpu_threads) with cpu::lanes and cpu::split
+/// as requested (lanes checked: resolve_lanes), in a build whose full and half SIMD widths are
+/// `width` and `half` doubles.
+///
+/// The default (lanes = 0, split = 0), for a model that both the lanes and the split gain on (its
+/// data mostly matrices, and enough of them in the fused sums: split_values ≥
+/// cpu_split_data_values): the chains go in batches of the widest width of at least
+/// min_default_lanes lanes that the chains fill — filled from all the chains, not from a thread's
+/// share — when that leaves threads free, and the free threads split each batch's evaluation.
+/// A batch shares each read of a row of X among its chains and runs their terms in SIMD (on the
+/// logistic regression 10,000 × 100, AVX-512: 0.100 ms per chain-gradient for 4 chains in the
+/// half width, 0.19 for one chain at a time; docs/benchmarks.md), so 4 chains on 2 cores are
+/// faster as one batch on both cores than as 2 + 2 chains one at a time on each. Otherwise the
+/// lanes are default_lanes' for a thread's ⌈chains / threads⌉ chains, and an automatic split
+/// happens where threads are left free by the chains and the model qualifies.
+inline constexpr cpu_layout plan_cpu_layout(int requested_lanes, int requested_split, int chains, int total,
+                                            int width, int half, const target_shape& s) {
+  cpu_layout out;
+  const int threads = std::min(total, chains);
+  const bool may_split = s.splittable && (requested_split > 1 ||
+                                          (requested_split == 0 && s.split_values >= cpu_split_data_values));
+  out.lanes = requested_lanes;
+  if (requested_lanes == 0) {
+    out.lanes = default_lanes((chains + threads - 1) / threads, width, half, s.data_values, s.matrix_values);
+    // Batches filled from all the chains, the free threads splitting them (where lanes pay: the
+    // model reads matrices, as default_lanes' first rule asks).
+    const bool lanes_pay = default_lanes(chains, width, half, s.data_values, s.matrix_values) > 1;
+    if (may_split && lanes_pay)
+      for (const int w : {width, half})
+        if (w >= min_default_lanes && chains >= w && (chains + w - 1) / w < total) {
+          out.lanes = w;
+          break;
+        }
+  }
+  out.threads = out.lanes > 1 ? std::min(total, (chains + out.lanes - 1) / out.lanes) : threads;
+  if (requested_split >= 1) out.parts = static_cast<std::size_t>(requested_split);
+  else if (may_split && total > out.threads) out.parts = static_cast<std::size_t>(cpu_split_parts);
+  return out;
+}
+
+/// plan_cpu_layout for this executor's settings and this build's widths; throws for a lanes or
+/// split setting that cannot be.
+inline cpu_layout resolve_cpu_layout(const cpu& exec, int chains, const target_shape& s) {
+  if (exec.split < 0)
+    throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
+                                " must be ≥ 0 (0: automatic, 1: never, k: k parts per gradient)");
+  if (exec.split > 1 && !s.splittable)
+    throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
+                                ": this target cannot evaluate its log density in parts (value_and_gradient_part)");
+  const int total = cpu_threads(exec);
+  // Checks a requested width (the chains and threads do not matter for one that is not 0).
+  const int lanes = exec.lanes == 0 ? 0 : resolve_lanes(exec.lanes, chains, 1, s.data_values, s.matrix_values);
+  return plan_cpu_layout(lanes, exec.split, chains, total, simd_lane_width,
+                         half_lane_width > 1 ? half_lane_width : 1, s);
+}
+
+/// The shape of a target (zeros and false for what it does not say).
+template <class Target>
+target_shape shape_of(const Target& target) {
+  target_shape s;
+  if constexpr (requires { target.data_values(); }) s.data_values = target.data_values();
+  if constexpr (requires { target.matrix_values(); }) s.matrix_values = target.matrix_values();
+  if constexpr (requires { target.split_values(); }) s.split_values = target.split_values();
+  if constexpr (requires { target.splittable(); }) s.splittable = target.splittable();
+  return s;
+}
+
 /// W chains in the lanes of one kernel over T (the batch-lane kernel: its pending θ is laid out
 /// as the batched evaluation reads it), with the buffers it works in.
 template <class T>
@@ -630,12 +714,9 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
   if (exec.threads < 0)
     throw std::invalid_argument("tyche::nuts: threads = " + std::to_string(exec.threads) +
                                 " must be ≥ 0 (0: one per chain, up to the CPUs this process may run on)");
-  int threads = cpu_threads(exec);
-  threads = std::min(threads, cfg.chains);
-  std::size_t data_values = 0, matrix_values = 0;
-  if constexpr (requires { target.data_values(); }) data_values = target.data_values();
-  if constexpr (requires { target.matrix_values(); }) matrix_values = target.matrix_values();
-  const int lanes = resolve_lanes(exec.lanes, cfg.chains, threads, data_values, matrix_values);
+  // The same layout run_nuts_erased split the target by (a split target has the inner one's shape).
+  const cpu_layout layout = resolve_cpu_layout(exec, cfg.chains, shape_of(target));
+  const int threads = layout.threads, lanes = layout.lanes;
   fit.lanes = lanes;
   auto run = [&]<class T>(std::type_identity<T>) {
     // One kernel per chain, the gradient batched (the default), or one kernel per batch of

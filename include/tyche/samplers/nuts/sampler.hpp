@@ -64,9 +64,10 @@ class model_target {
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
     return view_.value_and_gradient(q, grad, workspace);
   }
-  /// Part `part` of `parts` of the evaluation (program_view::value_and_gradient_part).
-  double value_and_gradient_part(const double* q, double* grad, double* workspace, std::size_t part,
-                                 std::size_t parts) const {
+  /// Part `part` of `parts` of the evaluation (program_view::value_and_gradient_part), for
+  /// double and for the batches of chains.
+  template <class T>
+  T value_and_gradient_part(const T* q, T* grad, T* workspace, std::size_t part, std::size_t parts) const {
     return view_.value_and_gradient_part(q, grad, workspace, part, parts);
   }
   template <class Generator>
@@ -211,16 +212,16 @@ class erased_target {
   static T value_and_gradient_of(const void* self, const T* q, T* grad, T* workspace) {
     return static_cast<const Target*>(self)->value_and_gradient(q, grad, workspace);
   }
-  template <class Target>
-  static double part_of(const void* self, const double* q, double* grad, double* workspace, std::size_t part,
-                        std::size_t parts) {
+  template <class Target, class T>
+  static T part_of(const void* self, const T* q, T* grad, T* workspace, std::size_t part, std::size_t parts) {
     return static_cast<const Target*>(self)->value_and_gradient_part(q, grad, workspace, part, parts);
   }
-  using part_fn = double (*)(const void*, const double*, double*, double*, std::size_t, std::size_t);
-  template <class Target>
-  static constexpr part_fn parts_of() {
-    if constexpr (requires(const Target& t, const double* q, double* g) { t.value_and_gradient_part(q, g, g, 0, 1); })
-      return &part_of<Target>;
+  template <class T>
+  using part_fn = T (*)(const void*, const T*, T*, T*, std::size_t, std::size_t);
+  template <class Target, class T>
+  static constexpr part_fn<T> parts_of() {
+    if constexpr (requires(const Target& t, const T* q, T* g) { t.value_and_gradient_part(q, g, g, 0, 1); })
+      return &part_of<Target, T>;
     else
       return nullptr;
   }
@@ -272,7 +273,8 @@ class erased_target {
         workspace_size_(target.workspace_size()), data_values_(data_values_of(target)),
         matrix_values_(matrix_values_of(target)), split_values_(split_values_of(target)), double_(&value_and_gradient_of<Target, double>),
         full_(&value_and_gradient_of<Target, Full>), half_(&value_and_gradient_of<Target, half_type>),
-        part_(parts_of<Target>()), initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>),
+        part_(parts_of<Target, double>()), full_part_(parts_of<Target, Full>()),
+        half_part_(parts_of<Target, half_type>()), initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>),
         unconstrain_(unconstrain_of<Target>()), non_finite_terms_(non_finite_terms_of<Target>()) {}
   [[nodiscard]] std::size_t dim() const { return dim_; }
   [[nodiscard]] std::size_t constrained_dim() const { return constrained_dim_; }
@@ -296,13 +298,21 @@ class erased_target {
   }
   /// Whether value_and_gradient_part works (the target evaluates in parts).
   [[nodiscard]] bool splittable() const { return part_ != nullptr; }
-  /// Part `part` of `parts` of the evaluation in double (program_view::value_and_gradient_part).
-  double value_and_gradient_part(const double* q, double* grad, double* workspace, std::size_t part,
-                                 std::size_t parts) const {
-    if (part_ == nullptr)
+  /// Part `part` of `parts` of the evaluation (program_view::value_and_gradient_part); T as for
+  /// value_and_gradient.
+  template <class T>
+  T value_and_gradient_part(const T* q, T* grad, T* workspace, std::size_t part, std::size_t parts) const {
+    part_fn<T> f = nullptr;
+    if constexpr (std::is_same_v<T, double>) f = part_;
+    else if constexpr (std::is_same_v<T, Full>) f = full_part_;
+    else {
+      static_assert(std::is_same_v<T, half_type>, "erased_target: a batch type the CPU executor does not use");
+      f = half_part_;
+    }
+    if (f == nullptr)
       throw std::invalid_argument("tyche::nuts: this target cannot split an evaluation into parts "
-                                  "(value_and_gradient_part): use cuda{.gradient = per_thread}");
-    return part_(self_, q, grad, workspace, part, parts);
+                                  "(value_and_gradient_part): use cpu{.split = 1} or cuda{.gradient = per_thread}");
+    return f(self_, q, grad, workspace, part, parts);
   }
   [[nodiscard]] std::vector<double> initial_point(counter_rng& rng, double radius) const {
     return initial_point_(self_, rng, radius);
@@ -327,7 +337,9 @@ class erased_target {
   value_and_gradient_fn<double> double_;
   value_and_gradient_fn<Full> full_;
   value_and_gradient_fn<half_type> half_;
-  part_fn part_;  // null: the target cannot split an evaluation
+  part_fn<double> part_;  // null: the target cannot split an evaluation
+  part_fn<Full> full_part_;
+  part_fn<half_type> half_part_;
   std::vector<double> (*initial_point_)(const void*, counter_rng&, double);
   void (*constrain_)(const void*, const double*, std::vector<double>&);
   unconstrain_fn unconstrain_;  // null: the target cannot map constrained values to θ
@@ -337,38 +349,20 @@ class erased_target {
 /// The driver's view of every model of this translation unit's SIMD settings.
 using model_erased_target = erased_target<lane_batch, half_lane_batch>;
 
-/// The parts of each scalar chain's gradient (cpu::split; 1: unsplit) for these chains on this
-/// target; throws for a split the configuration or the target cannot have.
+/// The parts of each evaluation of these chains on this target (cpu::split; 1: whole), as the
+/// CPU executor's layout says (resolve_cpu_layout); throws for a split the configuration or the
+/// target cannot have.
 template <class Target>
 std::size_t resolve_split(const Target& target, const nuts_config& cfg, const cpu& exec) {
-  bool splittable = false;
-  if constexpr (requires { target.splittable(); }) splittable = target.splittable();
-  if (exec.split < 0)
-    throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
-                                " must be ≥ 0 (0: automatic, 1: never, k: k parts per gradient)");
-  if (exec.split > 1 && !splittable)
-    throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
-                                ": this target cannot evaluate its log density in parts (value_and_gradient_part)");
-  const int total = samplers::detail::cpu_threads(exec);
-  std::size_t data_values = 0, matrix_values = 0, split_values = 0;
-  if constexpr (requires { target.data_values(); }) data_values = target.data_values();
-  if constexpr (requires { target.matrix_values(); }) matrix_values = target.matrix_values();
-  if constexpr (requires { target.split_values(); }) split_values = target.split_values();
-  // Only scalar chains split (a batch of chains evaluates its lanes together).
-  const bool scalar = samplers::detail::resolve_lanes(exec.lanes, cfg.chains, std::min(total, cfg.chains),
-                                                      data_values, matrix_values) == 1;
-  if (exec.split >= 1) return scalar ? static_cast<std::size_t>(exec.split) : 1;
-  // The parts divide only the fused sums' loops (split_values); every part repeats the rest.
-  const bool split = splittable && scalar && total > cfg.chains && split_values >= cpu_split_data_values;
-  return split ? static_cast<std::size_t>(cpu_split_parts) : 1;
+  return samplers::detail::resolve_cpu_layout(exec, cfg.chains, samplers::detail::shape_of(target)).parts;
 }
 
 template <class Target>
 nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vector<std::string> names);
 
 /// nuts() on a model's erased target: the fit's frame, the chains, the executor. One
-/// instantiation per SIMD setting, whatever the number of models a program samples. A scalar
-/// chain's gradient split over cores (cpu::split) is the same erased target type around a
+/// instantiation per SIMD setting, whatever the number of models a program samples. An
+/// evaluation split over cores (cpu::split) is the same erased target type around a
 /// split_target, so it adds no instantiation of the driver either.
 template <class Target>
 nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vector<std::string> names) {
@@ -377,10 +371,11 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
   const cpu* executor = std::get_if<cpu>(&cfg.executor);
   if (executor == nullptr) throw std::logic_error("tyche::nuts: run_nuts_erased runs the CPU executor only");
   if constexpr (std::is_constructible_v<Target, const split_target<Target>&>) {
-    const std::size_t parts = resolve_split(target, cfg, *executor);
+    const samplers::detail::cpu_layout layout = samplers::detail::resolve_cpu_layout(*executor, cfg.chains, samplers::detail::shape_of(target));
+    const std::size_t parts = layout.parts;
     if (parts > 1) {
       const int total = samplers::detail::cpu_threads(*executor);
-      part_pool pool(std::max(0, total - std::min(total, cfg.chains)));  // the threads the chains leave free
+      part_pool pool(std::max(0, total - layout.threads));  // the threads the chains leave free
       const split_target<Target> split(target, parts, pool);
       nuts_fit fit = run_chains_cpu(Target(split), cfg, std::move(names));
       fit.split = static_cast<int>(parts);

@@ -1,7 +1,7 @@
 // tyche/samplers/nuts/split_gradient.hpp — one chain's gradient on several cores (issue 17, "one
-// chain on every core"): the CPU executor's scalar chains evaluate a data-heavy model in `parts`
-// parts (program_view::value_and_gradient_part: each sum over observations runs over its share
-// of the elements), the parts spread over the chain's thread and helper threads, and the parts'
+// chain on every core"): the CPU executor's chains (one at a time, or a batch of them in SIMD
+// lanes) evaluate a data-heavy model in `parts` parts (program_view::value_and_gradient_part:
+// each sum over observations runs over its share of the elements), the parts spread over the chain's thread and helper threads, and the parts'
 // values and gradients added in part order. The number of parts is fixed by the configuration
 // (cpu::split), never by the number of threads, so a chain's draws are the same with 1, 2 or 16
 // threads; they differ in the last bits from the unsplit evaluation's (another order of sums).
@@ -155,9 +155,10 @@ class part_pool {
   static constexpr int spin_limit = 4000;  // yields before a helper or a caller sleeps
 };
 
-/// A log_density_target whose double evaluation is Inner's in `parts` parts on a part_pool (the
-/// batch types evaluate as Inner's, unsplit). Its workspace holds every part's gradient, value
-/// and own workspace, so concurrent evaluations (one per chain thread) share nothing but the pool.
+/// A log_density_target whose evaluation is Inner's in `parts` parts on a part_pool, for double
+/// (a scalar chain) and for the batches of chains alike. Its workspace holds every part's
+/// gradient, value and own workspace, so concurrent evaluations (one per chain thread) share
+/// nothing but the pool.
 template <class Inner>
 class split_target {
  public:
@@ -170,32 +171,29 @@ class split_target {
   [[nodiscard]] std::size_t data_values() const { return inner_.data_values(); }
   [[nodiscard]] std::size_t matrix_values() const { return inner_.matrix_values(); }
   [[nodiscard]] std::size_t split_values() const { return inner_.split_values(); }
+  [[nodiscard]] bool splittable() const { return true; }
   [[nodiscard]] std::size_t parts() const { return parts_; }
 
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
-    if constexpr (!std::is_same_v<T, double>) {
-      return inner_.value_and_gradient(q, grad, workspace);
-    } else {
-      const std::size_t d = dim(), ws = inner_.workspace_size();
-      double* grads = workspace;                   // [part][d]
-      double* values = grads + parts_ * d;         // [part]
-      double* scratch = values + parts_;           // [part][ws]
-      auto part = [&](std::size_t p) {
-        values[p] = inner_.value_and_gradient_part(q, grads + p * d, scratch + p * ws, p, parts_);
-      };
-      pool_.run(parts_, part);
-      double value = values[0];
-      for (std::size_t k = 0; k < d; ++k) grad[k] = grads[k];
-      for (std::size_t p = 1; p < parts_; ++p) {  // in part order: the same sums on every thread count
-        value += values[p];
-        for (std::size_t k = 0; k < d; ++k) grad[k] += grads[p * d + k];
-      }
-      return value;
+    const std::size_t d = dim(), ws = inner_.workspace_size();
+    T* grads = workspace;                   // [part][d]
+    T* values = grads + parts_ * d;         // [part]
+    T* scratch = values + parts_;           // [part][ws]
+    auto part = [&](std::size_t p) {
+      values[p] = inner_.value_and_gradient_part(q, grads + p * d, scratch + p * ws, p, parts_);
+    };
+    pool_.run(parts_, part);
+    T value = values[0];
+    for (std::size_t k = 0; k < d; ++k) grad[k] = grads[k];
+    for (std::size_t p = 1; p < parts_; ++p) {  // in part order: the same sums on every thread count
+      value += values[p];
+      for (std::size_t k = 0; k < d; ++k) grad[k] += grads[p * d + k];
     }
+    return value;
   }
-  double value_and_gradient_part(const double* q, double* grad, double* workspace, std::size_t part,
-                                 std::size_t parts) const {
+  template <class T>
+  T value_and_gradient_part(const T* q, T* grad, T* workspace, std::size_t part, std::size_t parts) const {
     return inner_.value_and_gradient_part(q, grad, workspace, part, parts);
   }
   template <class Generator>
