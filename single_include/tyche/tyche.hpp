@@ -1390,6 +1390,13 @@ TYCHE_HD inline double log_step(double x) { return x >= 0 ? 0.0 : -HUGE_VAL; }
 TYCHE_HD inline float  log_step(float x) { return x >= 0 ? 0.0f : -HUGE_VALF; }
 // clang-format on
 
+/// log(1 + e) for e ∈ [0, 1] (or NaN), given u = 1 + e and r = 1/u as the caller has them
+/// (log1p_exp and log_add_exp, whose derivative σ is r or e·r): the scalar types call log1p;
+/// a batch of doubles reuses r in log1p's correction term instead of dividing again
+/// (backends/simd/batch.hpp).
+TYCHE_HD inline double log1p_unit(double e, double, double) { return ::log1p(e); }
+TYCHE_HD inline float log1p_unit(float e, float, float) { return ::log1pf(e); }
+
 inline constexpr double pi = 3.14159265358979323846;
 inline constexpr double inv_sqrt_two = 0.70710678118654752440;
 inline constexpr double inv_sqrt_two_pi = 0.39894228040143267794;
@@ -1844,6 +1851,42 @@ template <class E, class A>
 TYCHE_INLINE xsimd::batch<E, A> log1p(const xsimd::batch<E, A>& x) { return xsimd::log1p(x); }
 template <class E, class A>
 TYCHE_INLINE xsimd::batch<E, A> expm1(const xsimd::batch<E, A>& x) { return xsimd::expm1(x); }
+/// log(1 + e) for e ∈ [0, 1] (or NaN) with u = 1 + e and r = 1/u given (scalar/math.hpp): the
+/// argument reduction and polynomial of fdlibm's log1p (Sun Microsystems, 1993; the method and
+/// coefficients xsimd's log1p uses too), with its correction term for the rounding of u,
+/// (e − (u − 1)) / u, taken as a product with r. u ∈ [1, 2] needs no exponent extraction: u
+/// itself, or u / 2 (k = 1) from the threshold fdlibm uses (the high word of √2), is the reduced
+/// argument 1 + f with f ∈ [√2/2 − 1, √2 − 1). Over 2·10⁶ arguments spread from 10⁻¹⁸ to 40
+/// log1p_exp's values were those of xsimd::log1p to the bit, one division fewer per element.
+template <class A>
+TYCHE_INLINE xsimd::batch<double, A> log1p_unit(const xsimd::batch<double, A>& e, const xsimd::batch<double, A>& u,
+                                                const xsimd::batch<double, A>& r) {
+  using B = xsimd::batch<double, A>;
+  constexpr double ln2_hi = 6.93147180369123816490e-01;  // fdlibm's ln2_hi, ln2_lo
+  constexpr double ln2_lo = 1.90821492927058770002e-10;
+  constexpr double reduce_at = 0x1.6a09ep+0;  // √2 with the low word of its double cleared
+  const auto high = u >= B(reduce_at);
+  const B dk = xsimd::select(high, B(1.0), B(0.0));
+  const B f = xsimd::select(high, u * B(0.5), u) - B(1.0);
+  const B c = (e - (u - B(1.0))) * r;
+  const B hfsq = B(0.5) * f * f;
+  const B s = f / (B(2.0) + f);
+  const B z = s * s;
+  const B w = z * z;
+  // fdlibm's Lg2, Lg4, Lg6 (even) and Lg1, Lg3, Lg5, Lg7 (odd), by Horner's rule with FMAs.
+  const B even = w * xsimd::fma(w, xsimd::fma(w, B(1.531383769920937332e-01), B(2.222219843214978396e-01)),
+                                B(3.999999999940941908e-01));
+  const B odd = z * xsimd::fma(w, xsimd::fma(w, xsimd::fma(w, B(1.479819860511658591e-01), B(1.818357216161805012e-01)),
+                                             B(2.857142874366239149e-01)),
+                               B(6.666666666666735130e-01));
+  const B R = odd + even;
+  return xsimd::fma(dk, B(ln2_hi), xsimd::fma(s, hfsq + R, dk * B(ln2_lo) + c) - hfsq + f);
+}
+template <class A>
+TYCHE_INLINE xsimd::batch<float, A> log1p_unit(const xsimd::batch<float, A>& e, const xsimd::batch<float, A>&,
+                                               const xsimd::batch<float, A>&) {
+  return xsimd::log1p(e);
+}
 template <class E, class A>
 xsimd::batch<E, A> sqrt(const xsimd::batch<E, A>& x) { return xsimd::sqrt(x); }
 template <class E, class A>
@@ -2165,9 +2208,10 @@ struct log1p_exp {
     const T zero = lift<T>(0.0);
     const T one = lift<T>(1.0);
     const T e = math::exp(-math::abs(x));
-    const T r = one / (one + e);
+    const T u = one + e;
+    const T r = one / u;
     dx = math::select(x >= zero, r, e * r);
-    return math::max(x, zero) + math::log1p(e);
+    return math::max(x, zero) + math::log1p_unit(e, u, r);  // log1p(e), sharing 1 / (1 + e)
   }
 };
 
@@ -2183,10 +2227,11 @@ struct log_add_exp {
     const T one = lift<T>(1.0);
     const T d = a - b;
     const T e = math::exp(-math::abs(d));
-    const T r = one / (one + e);
+    const T u = one + e;
+    const T r = one / u;
     da = math::select(d >= lift<T>(0.0), r, e * r);
     db = one - da;
-    return math::max(a, b) + math::log1p(e);
+    return math::max(a, b) + math::log1p_unit(e, u, r);
   }
 };
 
@@ -19696,7 +19741,9 @@ enum class cpu_lane_kernel { per_chain, batch };
 struct cpu {
   static constexpr const char* executor_name = "cpu";
   /// 0: one per chain, up to the CPUs this process may run on (its affinity mask: taskset, a
-  /// cpuset, an MPI binding; samplers/nuts/cpus.hpp).
+  /// cpuset, an MPI binding; samplers/nuts/cpus.hpp). Chains in SIMD lanes take one thread per
+  /// batch (⌈chains / lanes⌉), not more: a batch costs the same with empty lanes. Threads the
+  /// chains leave free help split their evaluations (`split`).
   int threads = 0;
   /// Chains one thread advances together as SIMD lanes. 0 (the default) chooses: chains in the
   /// lanes of the widest SIMD batch of at least 4 doubles that a thread's ⌈chains / threads⌉
@@ -20520,7 +20567,8 @@ namespace detail {
 inline constexpr std::size_t lane_data_values_limit = 4096;
 
 /// The threads a cpu executor may use: cpu::threads, or for 0 the CPUs this process may run on
-/// (available_cpus(): its affinity mask, at least 1). The chains use up to one each; cpu::split's helpers use the rest.
+/// (available_cpus(): its affinity mask, at least 1). The chains use up to one each, or one per
+/// batch of chains in SIMD lanes (cpu_layout); cpu::split's helpers use the rest.
 inline int cpu_threads(const cpu& exec) {
   return exec.threads > 0 ? exec.threads : static_cast<int>(available_cpus());
 }
@@ -20576,7 +20624,8 @@ inline int resolve_lanes(int requested, int chains, int threads, std::size_t dat
 /// evaluation divide (model_t::split_values), and whether it evaluates in parts at all.
 struct target_shape {
   std::size_t data_values = 0, matrix_values = 0, split_values = 0;
-  bool splittable = false;
+  bool splittable = false;          // a chain's evaluation (double) in parts
+  bool batches_splittable = false;  // a batch of chains' evaluation in parts too
 };
 
 /// How the CPU executor runs a fit's chains: `lanes` chains per thread in SIMD lanes (1: one at
@@ -20592,17 +20641,20 @@ struct cpu_layout {
 /// as requested (lanes checked: resolve_lanes), in a build whose full and half SIMD widths are
 /// `width` and `half` doubles.
 ///
-/// The default (lanes = 0, split = 0), for a model that both the lanes and the split gain on (its
-/// data mostly matrices, and enough of them in the fused sums: split_values ≥
-/// cpu_split_data_values): the chains go in batches of the widest width of at least
-/// min_default_lanes lanes that the chains fill — filled from all the chains, not from a thread's
-/// share — when that leaves threads free, and the free threads split each batch's evaluation.
-/// A batch shares each read of a row of X among its chains and runs their terms in SIMD (on the
-/// logistic regression 10,000 × 100, AVX-512: 0.100 ms per chain-gradient for 4 chains in the
-/// half width, 0.19 for one chain at a time; docs/benchmarks.md), so 4 chains on 2 cores are
-/// faster as one batch on both cores than as 2 + 2 chains one at a time on each. Otherwise the
-/// lanes are default_lanes' for a thread's ⌈chains / threads⌉ chains, and an automatic split
-/// happens where threads are left free by the chains and the model qualifies.
+/// lanes = 0 takes default_lanes' width for a thread's ⌈chains / threads⌉ chains. Where that is
+/// 1 (too few chains per thread for a batch) for a model that both the lanes and the split gain
+/// on (its data mostly matrices, and enough of them in the fused sums: split_values ≥
+/// cpu_split_data_values), the chains fill batches from all of them instead — of the width (at
+/// least min_default_lanes, at most the chains) that leaves fewer lanes empty — when that leaves
+/// threads free and the batches' parts (cpu_split_parts each) can still occupy every thread; the
+/// free threads then split each batch's evaluations. A batch shares each read of a row of X among its chains
+/// and runs their terms in SIMD (on the logistic regression 10,000 × 100, AVX-512: 0.100 ms per
+/// chain-gradient for 4 chains in the half width, 0.19 for one chain at a time;
+/// docs/benchmarks.md), so 4 chains on 2 cores are faster as one batch on both cores than as
+/// 2 + 2 chains one at a time. With more threads than the batches' parts (4 chains on 16 threads)
+/// the chains stay scalar, each split over its share of the threads. Threads that hold chains:
+/// one per ⌈chains / lanes⌉ batch (or per chain for lanes 1), up to `total`; the split, automatic
+/// where the chains leave threads free and the model qualifies.
 inline constexpr cpu_layout plan_cpu_layout(int requested_lanes, int requested_split, int chains, int total,
                                             int width, int half, const target_shape& s) {
   cpu_layout out;
@@ -20612,15 +20664,23 @@ inline constexpr cpu_layout plan_cpu_layout(int requested_lanes, int requested_s
   out.lanes = requested_lanes;
   if (requested_lanes == 0) {
     out.lanes = default_lanes((chains + threads - 1) / threads, width, half, s.data_values, s.matrix_values);
-    // Batches filled from all the chains, the free threads splitting them (where lanes pay: the
-    // model reads matrices, as default_lanes' first rule asks).
+    // Batches filled from all the chains where lanes pay (the model reads matrices, as
+    // default_lanes' first rule asks) and the split can divide them.
     const bool lanes_pay = default_lanes(chains, width, half, s.data_values, s.matrix_values) > 1;
-    if (may_split && lanes_pay)
-      for (const int w : {width, half})
-        if (w >= min_default_lanes && chains >= w && (chains + w - 1) / w < total) {
+    if (out.lanes == 1 && may_split && s.batches_splittable && lanes_pay) {
+      // The width that leaves fewer lanes empty (the wider one at a tie).
+      const int parts = requested_split > 1 ? requested_split : cpu_split_parts;
+      int empty_lanes = 0;
+      for (const int w : {width, half}) {
+        if (w < min_default_lanes || chains < w) continue;
+        const int batches = (chains + w - 1) / w;
+        if (batches >= total || batches * parts < total) continue;
+        if (out.lanes == 1 || batches * w - chains < empty_lanes) {
           out.lanes = w;
-          break;
+          empty_lanes = batches * w - chains;
         }
+      }
+    }
   }
   out.threads = out.lanes > 1 ? std::min(total, (chains + out.lanes - 1) / out.lanes) : threads;
   if (requested_split >= 1) out.parts = static_cast<std::size_t>(requested_split);
@@ -20631,6 +20691,10 @@ inline constexpr cpu_layout plan_cpu_layout(int requested_lanes, int requested_s
 /// plan_cpu_layout for this executor's settings and this build's widths; throws for a lanes or
 /// split setting that cannot be.
 inline cpu_layout resolve_cpu_layout(const cpu& exec, int chains, const target_shape& s) {
+  if (exec.threads < 0)
+    throw std::invalid_argument("tyche::nuts: threads = " + std::to_string(exec.threads) +
+                                " must be ≥ 0 (0: one per chain, or per batch of chains in SIMD lanes, up to the "
+                                "CPUs this process may run on)");
   if (exec.split < 0)
     throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
                                 " must be ≥ 0 (0: automatic, 1: never, k: k parts per gradient)");
@@ -20652,6 +20716,7 @@ target_shape shape_of(const Target& target) {
   if constexpr (requires { target.matrix_values(); }) s.matrix_values = target.matrix_values();
   if constexpr (requires { target.split_values(); }) s.split_values = target.split_values();
   if constexpr (requires { target.splittable(); }) s.splittable = target.splittable();
+  if constexpr (requires { target.batches_splittable(); }) s.batches_splittable = target.batches_splittable();
   return s;
 }
 
@@ -21162,19 +21227,14 @@ lane_counts run_trajectory_sync(const Target& target, const nuts_config& cfg,
   return {useful.load(), slots};
 }
 
-/// Runs the chains with the CPU executor's settings; returns the gradient counts and sets
-/// fit.lanes.
+/// Runs the chains with the CPU executor's settings, laid out as `layout` says (resolve_cpu_layout
+/// for these settings, chains and target); returns the gradient counts and sets fit.lanes.
 template <class Target, class OnError>
-lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exec,
+lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exec, const cpu_layout& layout,
                     std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, nuts_fit& fit, OnError& on_error) {
   static_assert(log_density_target<Target>,
                 "tyche::samplers::detail::run_cpu(target, ...) requires a log_density_target (tyche/concepts.hpp)");
-  if (exec.threads < 0)
-    throw std::invalid_argument("tyche::nuts: threads = " + std::to_string(exec.threads) +
-                                " must be ≥ 0 (0: one per chain, up to the CPUs this process may run on)");
-  // The same layout run_nuts_erased split the target by (a split target has the inner one's shape).
-  const cpu_layout layout = resolve_cpu_layout(exec, cfg.chains, shape_of(target));
-  const int threads = layout.threads, lanes = layout.lanes;
+  const int threads = layout.threads, lanes = layout.lanes;  // resolve_cpu_layout's, which split the target
   fit.lanes = lanes;
   auto run = [&]<class T>(std::type_identity<T>) {
     // One kernel per chain, the gradient batched (the default), or one kernel per batch of
@@ -22248,8 +22308,10 @@ class erased_target {
       return half_(self_, q, grad, workspace);
     }
   }
-  /// Whether value_and_gradient_part works (the target evaluates in parts).
+  /// Whether value_and_gradient_part works (the target evaluates in parts): in double, and for
+  /// the batch types too.
   [[nodiscard]] bool splittable() const { return part_ != nullptr; }
+  [[nodiscard]] bool batches_splittable() const { return part_ != nullptr && full_part_ != nullptr && half_part_ != nullptr; }
   /// Part `part` of `parts` of the evaluation (program_view::value_and_gradient_part); T as for
   /// value_and_gradient.
   template <class T>
@@ -22310,7 +22372,8 @@ std::size_t resolve_split(const Target& target, const nuts_config& cfg, const cp
 }
 
 template <class Target>
-nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vector<std::string> names);
+nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vector<std::string> names,
+                        const samplers::detail::cpu_layout& layout);
 
 /// nuts() on a model's erased target: the fit's frame, the chains, the executor. One
 /// instantiation per SIMD setting, whatever the number of models a program samples. An
@@ -22322,24 +22385,27 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
   check_config_sizes(cfg, target.dim(), target.constrained_dim(), names);
   const cpu* executor = std::get_if<cpu>(&cfg.executor);
   if (executor == nullptr) throw std::logic_error("tyche::nuts: run_nuts_erased runs the CPU executor only");
+  // One layout for the whole run: the pool's helpers and the threads that hold chains add up.
+  samplers::detail::cpu_layout layout =
+      samplers::detail::resolve_cpu_layout(*executor, cfg.chains, samplers::detail::shape_of(target));
   if constexpr (std::is_constructible_v<Target, const split_target<Target>&>) {
-    const samplers::detail::cpu_layout layout = samplers::detail::resolve_cpu_layout(*executor, cfg.chains, samplers::detail::shape_of(target));
-    const std::size_t parts = layout.parts;
-    if (parts > 1) {
+    if (layout.parts > 1) {
       const int total = samplers::detail::cpu_threads(*executor);
       part_pool pool(std::max(0, total - layout.threads));  // the threads the chains leave free
-      const split_target<Target> split(target, parts, pool);
-      nuts_fit fit = run_chains_cpu(Target(split), cfg, std::move(names));
-      fit.split = static_cast<int>(parts);
+      const split_target<Target> split(target, layout.parts, pool);
+      nuts_fit fit = run_chains_cpu(Target(split), cfg, std::move(names), layout);
+      fit.split = static_cast<int>(layout.parts);
       return fit;
     }
   }
-  return run_chains_cpu(target, cfg, std::move(names));
+  layout.parts = 1;
+  return run_chains_cpu(target, cfg, std::move(names), layout);
 }
 
-/// run_nuts_erased's chains on the CPU executor.
+/// run_nuts_erased's chains on the CPU executor, laid out as `layout` says.
 template <class Target>
-nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vector<std::string> names) {
+nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vector<std::string> names,
+                        const samplers::detail::cpu_layout& layout) {
   const auto start = std::chrono::steady_clock::now();
   nuts_fit fit = make_fit_frame(cfg, std::move(names));
   using chain_type = nuts_chain<Target>;
@@ -22361,7 +22427,7 @@ nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vecto
     }
   };
   const cpu* executor = std::get_if<cpu>(&cfg.executor);
-  const samplers::lane_counts counts = samplers::detail::run_cpu(target, cfg, *executor, chains, fit, record_error);
+  const samplers::lane_counts counts = samplers::detail::run_cpu(target, cfg, *executor, layout, chains, fit, record_error);
   fit.gradient_evaluations = counts.useful;
   fit.utilization = counts.slots > 0 ? static_cast<double>(counts.useful) / static_cast<double>(counts.slots) : 1.0;
   for (const auto& e : errors)

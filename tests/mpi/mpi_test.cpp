@@ -125,9 +125,10 @@ TEST_CASE("mpi::nuts: chains across ranks give the one-process fit, bit for bit"
   for (int c = 0; c < 3; ++c) CHECK(tail.values[c] == all.values[c + 3]);
 }
 
-TEST_CASE("mpi::nuts: a scalar chain's gradient splits as in one process", "[mpi]") {
+TEST_CASE("mpi::nuts: a chain's gradient, or a batch's, splits as in one process", "[mpi]") {
   // 2,500 × 100 data values (over cpu_split_data_values): with 2 chains on 2 threads one process
-  // does not split (no thread to spare) where a rank with 1 chain would; with 1 chain it splits.
+  // does not split (no thread to spare) where a rank with 1 chain would; with 1 chain it splits;
+  // 4 chains go in one batch, split.
   static const auto xy = [] {
     std::vector<double> x(250000), y(2500);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37 * static_cast<double>(i));
@@ -138,12 +139,18 @@ TEST_CASE("mpi::nuts: a scalar chain's gradient splits as in one process", "[mpi
   auto beta = normal<"beta">(0.0, 1.0, shape<100>);
   const auto m = model(joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(xy.first, 2500, 100), beta)).observe(data(xy.second))));
   REQUIRE(m.data_values() >= cpu_split_data_values);  // the same on every rank: no hang
-  for (const int chains : {2, 1}) {
+  for (const int chains : {2, 1, 4}) {
     const nuts_config cfg{.chains = chains, .warmup = 20, .draws = 10, .seed = 9, .executor = cpu{.threads = 2}};
     const nuts_fit across = mpi::nuts(m, cfg);
     const nuts_fit one = nuts(m, cfg);
     INFO("chains = " << chains);
-    CHECK(one.split == (chains == 1 ? cpu_split_parts : 1));
+    if (chains < 4) CHECK(one.split == (chains == 1 ? cpu_split_parts : 1));
+    // 4 chains on 2 threads: one batch of 4 lanes split over both where the build has 4-lane
+    // batches (samplers::detail::plan_cpu_layout); each rank runs its 2 chains as that batch.
+    if (chains == 4 && (simd_lane_width == 4 || half_lane_width == 4)) {
+      CHECK(one.lanes == 4);
+      CHECK(one.split == cpu_split_parts);
+    }
     check_same_fit(across, one);
   }
 }

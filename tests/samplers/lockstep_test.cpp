@@ -97,8 +97,10 @@ TEST_CASE("lockstep: a chain's draws do not depend on chains, threads, lanes or 
   const auto one = nuts(m, base);
   REQUIRE(one.lanes == w);
 
+  // 4w + 1 chains in batches of 2w lanes: three batches, on both threads (the executor takes
+  // one thread per batch at most).
   auto many = base;
-  many.chains = 5;
+  many.chains = 4 * w + 1;
   many.executor = cpu{.threads = 2, .lanes = 2 * w};
   const auto five = nuts(m, many);
   auto wide = base;
@@ -106,7 +108,7 @@ TEST_CASE("lockstep: a chain's draws do not depend on chains, threads, lanes or 
   wide.executor = cpu{.threads = 1, .lanes = 4 * w};
   const auto three = nuts(m, wide);
   auto synced = base;
-  synced.chains = 5;
+  synced.chains = 4 * w + 1;
   synced.executor = cpu{.threads = 2, .lanes = 2 * w, .schedule = samplers::lane_schedule::trajectory_sync};
   const auto sync = nuts(m, synced);
 
@@ -513,6 +515,27 @@ TEST_CASE("split: a chain's draws do not depend on the threads that evaluate its
   const double w = erased.value_and_gradient(q.data(), h.data(), ws.data());
   CHECK(v == Approx(w).epsilon(1e-12));
   for (int k = 0; k < 4; ++k) CHECK(g[k] == Approx(h[k]).epsilon(1e-12));
+  // So does a batch of chains, lane by lane, at the full and at the half width.
+  auto batch_split = [&]<class B>(std::type_identity<B>) {
+    if constexpr (!std::is_void_v<B> && !std::is_same_v<B, double>) {
+      constexpr std::size_t L = B::size;
+      std::vector<B> qb(4), gb(4), hb(4), wsb(split.workspace_size() + 1);
+      alignas(64) double lanes[L];
+      for (std::size_t k = 0; k < 4; ++k) {
+        for (std::size_t l = 0; l < L; ++l) lanes[l] = q[k] + 0.1 * static_cast<double>(l);
+        qb[k] = B::load_aligned(lanes);
+      }
+      const B vs = split.value_and_gradient(qb.data(), gb.data(), wsb.data());
+      const B vw = erased.value_and_gradient(qb.data(), hb.data(), wsb.data());
+      for (std::size_t l = 0; l < L; ++l) {
+        INFO(L << " lanes, lane " << l);
+        CHECK(vs.get(l) == Approx(vw.get(l)).epsilon(1e-12));
+        for (std::size_t k = 0; k < 4; ++k) CHECK(gb[k].get(l) == Approx(hb[k].get(l)).epsilon(1e-12));
+      }
+    }
+  };
+  batch_split(std::type_identity<lane_batch>{});
+  batch_split(std::type_identity<half_lane_batch>{});
 
   nuts_config cfg{.chains = 1, .warmup = 100, .draws = 100, .seed = 4, .executor = cpu{.threads = 1, .lanes = 1, .split = 8}};
   const nuts_fit one = nuts(m, cfg);
@@ -555,6 +578,39 @@ TEST_CASE("split: a chain's draws do not depend on the threads that evaluate its
   CHECK_THROWS_WITH(nuts(m, cfg), Catch::Matchers::Contains("split = -1 must be ≥ 0"));
 }
 
+TEST_CASE("split: 4 chains of a regression with much data on 2 threads run as one batch split over both",
+          "[nuts][split]") {
+  using namespace tyche;
+  // 25,000 × 10: 275,000 values in the likelihood's loop, over cpu_split_data_values.
+  static const auto xy = [] {
+    std::mt19937_64 rng(8);
+    std::normal_distribution<double> z;
+    std::vector<double> x(250000), y(25000);
+    for (auto& v : x) v = z(rng);
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = x[10 * i] - x[10 * i + 1] + z(rng) > 0 ? 1.0 : 0.0;
+    return std::pair{x, y};
+  }();
+  auto alpha = normal<"alpha">(0.0, 1.0);
+  auto beta = normal<"beta">(0.0, 1.0, shape<10>);
+  const auto m =
+      model(joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(xy.first, 25000, 10), beta)).observe(data(xy.second))));
+  REQUIRE(m.split_values() >= cpu_split_data_values);
+  const nuts_config cfg{.chains = 4, .warmup = 10, .draws = 5, .seed = 3, .executor = cpu{.threads = 2}};
+  const nuts_fit fit = nuts(m, cfg);
+  // A 4-lane batch where the build has one (AVX2's full width, AVX-512's half); else as before.
+  if (simd_lane_width == 4 || half_lane_width == 4) {
+    CHECK(fit.lanes == 4);
+    CHECK(fit.split == cpu_split_parts);
+    // The draws are those of the batch on one thread, split alike (the threads do not matter).
+    nuts_config alone = cfg;
+    alone.executor = cpu{.threads = 1, .lanes = 4, .split = cpu_split_parts};
+    CHECK(nuts(m, alone).values == fit.values);
+  } else {
+    CHECK(fit.lanes == 1);
+    CHECK(fit.split == 1);
+  }
+}
+
 TEST_CASE("the default layout: chains in batches from all the chains, split by the threads they leave free",
           "[nuts][split]") {
   using tyche::cpu_split_data_values;
@@ -564,7 +620,11 @@ TEST_CASE("the default layout: chains in batches from all the chains, split by t
   using tyche::samplers::detail::target_shape;
   const std::size_t parts = static_cast<std::size_t>(cpu_split_parts);
   // A logistic regression's shape: mostly matrix values, all of them in the fused sums.
-  const target_shape heavy{.data_values = 1100000, .matrix_values = 1000000, .split_values = 1100000, .splittable = true};
+  const target_shape heavy{.data_values = 1100000,
+                           .matrix_values = 1000000,
+                           .split_values = 1100000,
+                           .splittable = true,
+                           .batches_splittable = true};
   auto is = [](const cpu_layout& l, int lanes, int threads, std::size_t p) {
     INFO("lanes " << l.lanes << ", threads " << l.threads << ", parts " << l.parts);
     CHECK(l.lanes == lanes);
@@ -574,19 +634,29 @@ TEST_CASE("the default layout: chains in batches from all the chains, split by t
   // AVX-512 widths (8, half 4).
   is(plan_cpu_layout(0, 0, 4, 2, 8, 4, heavy), 4, 1, parts);  // 4 chains on 2 cores: one batch, split
   is(plan_cpu_layout(0, 0, 4, 1, 8, 4, heavy), 4, 1, 1);      // one core: the batch, whole
-  is(plan_cpu_layout(0, 0, 8, 2, 8, 4, heavy), 8, 1, parts);
-  is(plan_cpu_layout(0, 0, 16, 2, 8, 4, heavy), 8, 2, 1);     // two full batches fill the threads
-  is(plan_cpu_layout(0, 0, 4, 16, 8, 4, heavy), 4, 1, parts);
+  is(plan_cpu_layout(0, 0, 4, 8, 8, 4, heavy), 4, 1, parts);  // its 8 parts still fill 8 threads
+  is(plan_cpu_layout(0, 0, 4, 9, 8, 4, heavy), 1, 4, parts);  // they would not fill 9: one at a time, split
+  is(plan_cpu_layout(0, 0, 4, 16, 8, 4, heavy), 1, 4, parts);
   is(plan_cpu_layout(0, 0, 6, 4, 8, 4, heavy), 4, 2, parts);  // a batch and a half, two helpers
+  is(plan_cpu_layout(0, 0, 12, 4, 8, 4, heavy), 4, 3, parts);  // 3 full batches of 4 (not 2 of 8), one helper
+  is(plan_cpu_layout(0, 0, 8, 4, 8, 4, heavy), 8, 1, parts);   // one full batch of 8, three helpers
   is(plan_cpu_layout(0, 0, 2, 2, 8, 4, heavy), 1, 2, 1);      // too few chains for a batch
   is(plan_cpu_layout(0, 0, 1, 2, 8, 4, heavy), 1, 1, parts);  // one chain on two cores, as before
   is(plan_cpu_layout(0, 1, 4, 2, 8, 4, heavy), 1, 2, 1);      // split = 1: a thread's share decides
   is(plan_cpu_layout(0, 8, 4, 2, 8, 4, heavy), 4, 1, 8);      // an explicit split groups too
+  // A thread's share that fills a batch keeps it (no regrouping into wider batches).
+  is(plan_cpu_layout(0, 0, 8, 2, 8, 4, heavy), 4, 2, 1);
+  is(plan_cpu_layout(0, 0, 16, 2, 8, 4, heavy), 8, 2, 1);
+  is(plan_cpu_layout(0, 0, 16, 4, 8, 4, heavy), 4, 4, 1);
   // AVX2 widths (4, half 2).
   is(plan_cpu_layout(0, 0, 4, 2, 4, 1, heavy), 4, 1, parts);
   // Explicit lanes: the threads that hold chains are those the batches fill.
   is(plan_cpu_layout(4, 0, 4, 2, 8, 4, heavy), 4, 1, parts);
   is(plan_cpu_layout(4, 1, 8, 4, 8, 4, heavy), 4, 2, 1);
+  // A target that splits only its double evaluation: its chains are not grouped.
+  target_shape scalar_parts = heavy;
+  scalar_parts.batches_splittable = false;
+  is(plan_cpu_layout(0, 0, 4, 2, 8, 4, scalar_parts), 1, 2, 1);
   // Below the split's threshold, or not splittable, or data not in matrices: as before.
   target_shape small = heavy;
   small.split_values = cpu_split_data_values - 1;
@@ -594,7 +664,11 @@ TEST_CASE("the default layout: chains in batches from all the chains, split by t
   target_shape whole = heavy;
   whole.splittable = false;
   is(plan_cpu_layout(0, 0, 4, 2, 8, 4, whole), 1, 2, 1);
-  target_shape flat{.data_values = 1000000, .matrix_values = 0, .split_values = 1000000, .splittable = true};
+  target_shape flat{.data_values = 1000000,
+                    .matrix_values = 0,
+                    .split_values = 1000000,
+                    .splittable = true,
+                    .batches_splittable = true};
   is(plan_cpu_layout(0, 0, 4, 2, 8, 4, flat), 1, 2, 1);
   is(plan_cpu_layout(0, 0, 1, 2, 8, 4, flat), 1, 1, parts);
 }

@@ -166,15 +166,16 @@ TEST_CASE("nuts: pooled chains share one metric, and their draws do not depend o
     CHECK(two.values == one.values);
     CHECK(two.inv_metric == one.inv_metric);
     CHECK(two.gradient_evaluations == one.gradient_evaluations);
-    // Chains in SIMD lanes: 7 chains in blocks of the full width on one and on two threads (more
-    // lanes than chains, so lanes idle while the others catch up, and a chain may come back to a
-    // lane that held it a window before), bit for bit.
+    // Chains in SIMD lanes: w + 3 chains in blocks of the full width w on one and on two threads
+    // (two blocks, so two threads hold chains; more lanes than chains, so lanes idle while the
+    // others catch up, and a chain may come back to a lane that held it a window before), bit for
+    // bit.
     if constexpr (simd_lane_width > 1) {
-      cfg.chains = 7;
+      cfg.chains = simd_lane_width + 3;
       cfg.executor = cpu{.threads = 1, .lanes = simd_lane_width};
       const nuts_fit lanes_one = nuts(m, cfg);
-      for (int c = 1; c < 7; ++c) CHECK((lanes_one.inv_metric[c] == lanes_one.inv_metric[0]) == shared);
-      CHECK(lanes_one.values[6].size() == 200 * lanes_one.dim());
+      for (int c = 1; c < cfg.chains; ++c) CHECK((lanes_one.inv_metric[c] == lanes_one.inv_metric[0]) == shared);
+      CHECK(lanes_one.values[static_cast<std::size_t>(cfg.chains) - 1].size() == 200 * lanes_one.dim());
       cfg.executor = cpu{.threads = 2, .lanes = simd_lane_width};
       const nuts_fit lanes_two = nuts(m, cfg);
       CHECK(lanes_two.values == lanes_one.values);

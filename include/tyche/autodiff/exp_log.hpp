@@ -63,9 +63,10 @@ struct log1p_exp {
     const T zero = lift<T>(0.0);
     const T one = lift<T>(1.0);
     const T e = math::exp(-math::abs(x));
-    const T r = one / (one + e);
+    const T u = one + e;
+    const T r = one / u;
     dx = math::select(x >= zero, r, e * r);
-    return math::max(x, zero) + math::log1p(e);
+    return math::max(x, zero) + math::log1p_unit(e, u, r);  // log1p(e), sharing 1 / (1 + e)
   }
 };
 
@@ -81,10 +82,11 @@ struct log_add_exp {
     const T one = lift<T>(1.0);
     const T d = a - b;
     const T e = math::exp(-math::abs(d));
-    const T r = one / (one + e);
+    const T u = one + e;
+    const T r = one / u;
     da = math::select(d >= lift<T>(0.0), r, e * r);
     db = one - da;
-    return math::max(a, b) + math::log1p(e);
+    return math::max(a, b) + math::log1p_unit(e, u, r);
   }
 };
 

@@ -52,6 +52,13 @@ TYCHE_HD inline double log_step(double x) { return x >= 0 ? 0.0 : -HUGE_VAL; }
 TYCHE_HD inline float  log_step(float x) { return x >= 0 ? 0.0f : -HUGE_VALF; }
 // clang-format on
 
+/// log(1 + e) for e ∈ [0, 1] (or NaN), given u = 1 + e and r = 1/u as the caller has them
+/// (log1p_exp and log_add_exp, whose derivative σ is r or e·r): the scalar types call log1p;
+/// a batch of doubles reuses r in log1p's correction term instead of dividing again
+/// (backends/simd/batch.hpp).
+TYCHE_HD inline double log1p_unit(double e, double, double) { return ::log1p(e); }
+TYCHE_HD inline float log1p_unit(float e, float, float) { return ::log1pf(e); }
+
 inline constexpr double pi = 3.14159265358979323846;
 inline constexpr double inv_sqrt_two = 0.70710678118654752440;
 inline constexpr double inv_sqrt_two_pi = 0.39894228040143267794;

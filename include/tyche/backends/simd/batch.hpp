@@ -236,6 +236,42 @@ template <class E, class A>
 TYCHE_INLINE xsimd::batch<E, A> log1p(const xsimd::batch<E, A>& x) { return xsimd::log1p(x); }
 template <class E, class A>
 TYCHE_INLINE xsimd::batch<E, A> expm1(const xsimd::batch<E, A>& x) { return xsimd::expm1(x); }
+/// log(1 + e) for e ∈ [0, 1] (or NaN) with u = 1 + e and r = 1/u given (scalar/math.hpp): the
+/// argument reduction and polynomial of fdlibm's log1p (Sun Microsystems, 1993; the method and
+/// coefficients xsimd's log1p uses too), with its correction term for the rounding of u,
+/// (e − (u − 1)) / u, taken as a product with r. u ∈ [1, 2] needs no exponent extraction: u
+/// itself, or u / 2 (k = 1) from the threshold fdlibm uses (the high word of √2), is the reduced
+/// argument 1 + f with f ∈ [√2/2 − 1, √2 − 1). Over 2·10⁶ arguments spread from 10⁻¹⁸ to 40
+/// log1p_exp's values were those of xsimd::log1p to the bit, one division fewer per element.
+template <class A>
+TYCHE_INLINE xsimd::batch<double, A> log1p_unit(const xsimd::batch<double, A>& e, const xsimd::batch<double, A>& u,
+                                                const xsimd::batch<double, A>& r) {
+  using B = xsimd::batch<double, A>;
+  constexpr double ln2_hi = 6.93147180369123816490e-01;  // fdlibm's ln2_hi, ln2_lo
+  constexpr double ln2_lo = 1.90821492927058770002e-10;
+  constexpr double reduce_at = 0x1.6a09ep+0;  // √2 with the low word of its double cleared
+  const auto high = u >= B(reduce_at);
+  const B dk = xsimd::select(high, B(1.0), B(0.0));
+  const B f = xsimd::select(high, u * B(0.5), u) - B(1.0);
+  const B c = (e - (u - B(1.0))) * r;
+  const B hfsq = B(0.5) * f * f;
+  const B s = f / (B(2.0) + f);
+  const B z = s * s;
+  const B w = z * z;
+  // fdlibm's Lg2, Lg4, Lg6 (even) and Lg1, Lg3, Lg5, Lg7 (odd), by Horner's rule with FMAs.
+  const B even = w * xsimd::fma(w, xsimd::fma(w, B(1.531383769920937332e-01), B(2.222219843214978396e-01)),
+                                B(3.999999999940941908e-01));
+  const B odd = z * xsimd::fma(w, xsimd::fma(w, xsimd::fma(w, B(1.479819860511658591e-01), B(1.818357216161805012e-01)),
+                                             B(2.857142874366239149e-01)),
+                               B(6.666666666666735130e-01));
+  const B R = odd + even;
+  return xsimd::fma(dk, B(ln2_hi), xsimd::fma(s, hfsq + R, dk * B(ln2_lo) + c) - hfsq + f);
+}
+template <class A>
+TYCHE_INLINE xsimd::batch<float, A> log1p_unit(const xsimd::batch<float, A>& e, const xsimd::batch<float, A>&,
+                                               const xsimd::batch<float, A>&) {
+  return xsimd::log1p(e);
+}
 template <class E, class A>
 xsimd::batch<E, A> sqrt(const xsimd::batch<E, A>& x) { return xsimd::sqrt(x); }
 template <class E, class A>

@@ -45,7 +45,9 @@ enum class cpu_lane_kernel { per_chain, batch };
 struct cpu {
   static constexpr const char* executor_name = "cpu";
   /// 0: one per chain, up to the CPUs this process may run on (its affinity mask: taskset, a
-  /// cpuset, an MPI binding; samplers/nuts/cpus.hpp).
+  /// cpuset, an MPI binding; samplers/nuts/cpus.hpp). Chains in SIMD lanes take one thread per
+  /// batch (⌈chains / lanes⌉), not more: a batch costs the same with empty lanes. Threads the
+  /// chains leave free help split their evaluations (`split`).
   int threads = 0;
   /// Chains one thread advances together as SIMD lanes. 0 (the default) chooses: chains in the
   /// lanes of the widest SIMD batch of at least 4 doubles that a thread's ⌈chains / threads⌉

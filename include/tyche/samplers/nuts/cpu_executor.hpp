@@ -62,7 +62,8 @@ namespace detail {
 inline constexpr std::size_t lane_data_values_limit = 4096;
 
 /// The threads a cpu executor may use: cpu::threads, or for 0 the CPUs this process may run on
-/// (available_cpus(): its affinity mask, at least 1). The chains use up to one each; cpu::split's helpers use the rest.
+/// (available_cpus(): its affinity mask, at least 1). The chains use up to one each, or one per
+/// batch of chains in SIMD lanes (cpu_layout); cpu::split's helpers use the rest.
 inline int cpu_threads(const cpu& exec) {
   return exec.threads > 0 ? exec.threads : static_cast<int>(available_cpus());
 }
@@ -118,7 +119,8 @@ inline int resolve_lanes(int requested, int chains, int threads, std::size_t dat
 /// evaluation divide (model_t::split_values), and whether it evaluates in parts at all.
 struct target_shape {
   std::size_t data_values = 0, matrix_values = 0, split_values = 0;
-  bool splittable = false;
+  bool splittable = false;          // a chain's evaluation (double) in parts
+  bool batches_splittable = false;  // a batch of chains' evaluation in parts too
 };
 
 /// How the CPU executor runs a fit's chains: `lanes` chains per thread in SIMD lanes (1: one at
@@ -134,17 +136,20 @@ struct cpu_layout {
 /// as requested (lanes checked: resolve_lanes), in a build whose full and half SIMD widths are
 /// `width` and `half` doubles.
 ///
-/// The default (lanes = 0, split = 0), for a model that both the lanes and the split gain on (its
-/// data mostly matrices, and enough of them in the fused sums: split_values ≥
-/// cpu_split_data_values): the chains go in batches of the widest width of at least
-/// min_default_lanes lanes that the chains fill — filled from all the chains, not from a thread's
-/// share — when that leaves threads free, and the free threads split each batch's evaluation.
-/// A batch shares each read of a row of X among its chains and runs their terms in SIMD (on the
-/// logistic regression 10,000 × 100, AVX-512: 0.100 ms per chain-gradient for 4 chains in the
-/// half width, 0.19 for one chain at a time; docs/benchmarks.md), so 4 chains on 2 cores are
-/// faster as one batch on both cores than as 2 + 2 chains one at a time on each. Otherwise the
-/// lanes are default_lanes' for a thread's ⌈chains / threads⌉ chains, and an automatic split
-/// happens where threads are left free by the chains and the model qualifies.
+/// lanes = 0 takes default_lanes' width for a thread's ⌈chains / threads⌉ chains. Where that is
+/// 1 (too few chains per thread for a batch) for a model that both the lanes and the split gain
+/// on (its data mostly matrices, and enough of them in the fused sums: split_values ≥
+/// cpu_split_data_values), the chains fill batches from all of them instead — of the width (at
+/// least min_default_lanes, at most the chains) that leaves fewer lanes empty — when that leaves
+/// threads free and the batches' parts (cpu_split_parts each) can still occupy every thread; the
+/// free threads then split each batch's evaluations. A batch shares each read of a row of X among its chains
+/// and runs their terms in SIMD (on the logistic regression 10,000 × 100, AVX-512: 0.100 ms per
+/// chain-gradient for 4 chains in the half width, 0.19 for one chain at a time;
+/// docs/benchmarks.md), so 4 chains on 2 cores are faster as one batch on both cores than as
+/// 2 + 2 chains one at a time. With more threads than the batches' parts (4 chains on 16 threads)
+/// the chains stay scalar, each split over its share of the threads. Threads that hold chains:
+/// one per ⌈chains / lanes⌉ batch (or per chain for lanes 1), up to `total`; the split, automatic
+/// where the chains leave threads free and the model qualifies.
 inline constexpr cpu_layout plan_cpu_layout(int requested_lanes, int requested_split, int chains, int total,
                                             int width, int half, const target_shape& s) {
   cpu_layout out;
@@ -154,15 +159,23 @@ inline constexpr cpu_layout plan_cpu_layout(int requested_lanes, int requested_s
   out.lanes = requested_lanes;
   if (requested_lanes == 0) {
     out.lanes = default_lanes((chains + threads - 1) / threads, width, half, s.data_values, s.matrix_values);
-    // Batches filled from all the chains, the free threads splitting them (where lanes pay: the
-    // model reads matrices, as default_lanes' first rule asks).
+    // Batches filled from all the chains where lanes pay (the model reads matrices, as
+    // default_lanes' first rule asks) and the split can divide them.
     const bool lanes_pay = default_lanes(chains, width, half, s.data_values, s.matrix_values) > 1;
-    if (may_split && lanes_pay)
-      for (const int w : {width, half})
-        if (w >= min_default_lanes && chains >= w && (chains + w - 1) / w < total) {
+    if (out.lanes == 1 && may_split && s.batches_splittable && lanes_pay) {
+      // The width that leaves fewer lanes empty (the wider one at a tie).
+      const int parts = requested_split > 1 ? requested_split : cpu_split_parts;
+      int empty_lanes = 0;
+      for (const int w : {width, half}) {
+        if (w < min_default_lanes || chains < w) continue;
+        const int batches = (chains + w - 1) / w;
+        if (batches >= total || batches * parts < total) continue;
+        if (out.lanes == 1 || batches * w - chains < empty_lanes) {
           out.lanes = w;
-          break;
+          empty_lanes = batches * w - chains;
         }
+      }
+    }
   }
   out.threads = out.lanes > 1 ? std::min(total, (chains + out.lanes - 1) / out.lanes) : threads;
   if (requested_split >= 1) out.parts = static_cast<std::size_t>(requested_split);
@@ -173,6 +186,10 @@ inline constexpr cpu_layout plan_cpu_layout(int requested_lanes, int requested_s
 /// plan_cpu_layout for this executor's settings and this build's widths; throws for a lanes or
 /// split setting that cannot be.
 inline cpu_layout resolve_cpu_layout(const cpu& exec, int chains, const target_shape& s) {
+  if (exec.threads < 0)
+    throw std::invalid_argument("tyche::nuts: threads = " + std::to_string(exec.threads) +
+                                " must be ≥ 0 (0: one per chain, or per batch of chains in SIMD lanes, up to the "
+                                "CPUs this process may run on)");
   if (exec.split < 0)
     throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) +
                                 " must be ≥ 0 (0: automatic, 1: never, k: k parts per gradient)");
@@ -194,6 +211,7 @@ target_shape shape_of(const Target& target) {
   if constexpr (requires { target.matrix_values(); }) s.matrix_values = target.matrix_values();
   if constexpr (requires { target.split_values(); }) s.split_values = target.split_values();
   if constexpr (requires { target.splittable(); }) s.splittable = target.splittable();
+  if constexpr (requires { target.batches_splittable(); }) s.batches_splittable = target.batches_splittable();
   return s;
 }
 
@@ -704,19 +722,14 @@ lane_counts run_trajectory_sync(const Target& target, const nuts_config& cfg,
   return {useful.load(), slots};
 }
 
-/// Runs the chains with the CPU executor's settings; returns the gradient counts and sets
-/// fit.lanes.
+/// Runs the chains with the CPU executor's settings, laid out as `layout` says (resolve_cpu_layout
+/// for these settings, chains and target); returns the gradient counts and sets fit.lanes.
 template <class Target, class OnError>
-lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exec,
+lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exec, const cpu_layout& layout,
                     std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, nuts_fit& fit, OnError& on_error) {
   static_assert(log_density_target<Target>,
                 "tyche::samplers::detail::run_cpu(target, ...) requires a log_density_target (tyche/concepts.hpp)");
-  if (exec.threads < 0)
-    throw std::invalid_argument("tyche::nuts: threads = " + std::to_string(exec.threads) +
-                                " must be ≥ 0 (0: one per chain, up to the CPUs this process may run on)");
-  // The same layout run_nuts_erased split the target by (a split target has the inner one's shape).
-  const cpu_layout layout = resolve_cpu_layout(exec, cfg.chains, shape_of(target));
-  const int threads = layout.threads, lanes = layout.lanes;
+  const int threads = layout.threads, lanes = layout.lanes;  // resolve_cpu_layout's, which split the target
   fit.lanes = lanes;
   auto run = [&]<class T>(std::type_identity<T>) {
     // One kernel per chain, the gradient batched (the default), or one kernel per batch of

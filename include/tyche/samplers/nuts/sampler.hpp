@@ -296,8 +296,10 @@ class erased_target {
       return half_(self_, q, grad, workspace);
     }
   }
-  /// Whether value_and_gradient_part works (the target evaluates in parts).
+  /// Whether value_and_gradient_part works (the target evaluates in parts): in double, and for
+  /// the batch types too.
   [[nodiscard]] bool splittable() const { return part_ != nullptr; }
+  [[nodiscard]] bool batches_splittable() const { return part_ != nullptr && full_part_ != nullptr && half_part_ != nullptr; }
   /// Part `part` of `parts` of the evaluation (program_view::value_and_gradient_part); T as for
   /// value_and_gradient.
   template <class T>
@@ -358,7 +360,8 @@ std::size_t resolve_split(const Target& target, const nuts_config& cfg, const cp
 }
 
 template <class Target>
-nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vector<std::string> names);
+nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vector<std::string> names,
+                        const samplers::detail::cpu_layout& layout);
 
 /// nuts() on a model's erased target: the fit's frame, the chains, the executor. One
 /// instantiation per SIMD setting, whatever the number of models a program samples. An
@@ -370,24 +373,27 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
   check_config_sizes(cfg, target.dim(), target.constrained_dim(), names);
   const cpu* executor = std::get_if<cpu>(&cfg.executor);
   if (executor == nullptr) throw std::logic_error("tyche::nuts: run_nuts_erased runs the CPU executor only");
+  // One layout for the whole run: the pool's helpers and the threads that hold chains add up.
+  samplers::detail::cpu_layout layout =
+      samplers::detail::resolve_cpu_layout(*executor, cfg.chains, samplers::detail::shape_of(target));
   if constexpr (std::is_constructible_v<Target, const split_target<Target>&>) {
-    const samplers::detail::cpu_layout layout = samplers::detail::resolve_cpu_layout(*executor, cfg.chains, samplers::detail::shape_of(target));
-    const std::size_t parts = layout.parts;
-    if (parts > 1) {
+    if (layout.parts > 1) {
       const int total = samplers::detail::cpu_threads(*executor);
       part_pool pool(std::max(0, total - layout.threads));  // the threads the chains leave free
-      const split_target<Target> split(target, parts, pool);
-      nuts_fit fit = run_chains_cpu(Target(split), cfg, std::move(names));
-      fit.split = static_cast<int>(parts);
+      const split_target<Target> split(target, layout.parts, pool);
+      nuts_fit fit = run_chains_cpu(Target(split), cfg, std::move(names), layout);
+      fit.split = static_cast<int>(layout.parts);
       return fit;
     }
   }
-  return run_chains_cpu(target, cfg, std::move(names));
+  layout.parts = 1;
+  return run_chains_cpu(target, cfg, std::move(names), layout);
 }
 
-/// run_nuts_erased's chains on the CPU executor.
+/// run_nuts_erased's chains on the CPU executor, laid out as `layout` says.
 template <class Target>
-nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vector<std::string> names) {
+nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vector<std::string> names,
+                        const samplers::detail::cpu_layout& layout) {
   const auto start = std::chrono::steady_clock::now();
   nuts_fit fit = make_fit_frame(cfg, std::move(names));
   using chain_type = nuts_chain<Target>;
@@ -409,7 +415,7 @@ nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vecto
     }
   };
   const cpu* executor = std::get_if<cpu>(&cfg.executor);
-  const samplers::lane_counts counts = samplers::detail::run_cpu(target, cfg, *executor, chains, fit, record_error);
+  const samplers::lane_counts counts = samplers::detail::run_cpu(target, cfg, *executor, layout, chains, fit, record_error);
   fit.gradient_evaluations = counts.useful;
   fit.utilization = counts.slots > 0 ? static_cast<double>(counts.useful) / static_cast<double>(counts.slots) : 1.0;
   for (const auto& e : errors)
