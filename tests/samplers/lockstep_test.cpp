@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -443,6 +444,20 @@ TEST_CASE("lanes = 0: a model's data values decide between chains in lanes and o
 
 // ---- one chain's gradient on several cores (cpu::split, samplers/nuts/split_gradient.hpp) ----
 
+namespace {
+// Logistic-regression rows for the split tests: X (rows × cols) standard normal, y = 1 where
+// x₀ + b·x₁ + noise > 0; returns {X, y}.
+std::pair<std::vector<double>, std::vector<double>> split_test_rows(std::size_t rows, std::size_t cols,
+                                                                    std::uint64_t seed, double b) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z;
+  std::vector<double> x(rows * cols), y(rows);
+  for (auto& v : x) v = z(rng);
+  for (std::size_t i = 0; i < rows; ++i) y[i] = x[cols * i] + b * x[cols * i + 1] + z(rng) > 0 ? 1.0 : 0.0;
+  return {x, y};
+}
+}  // namespace
+
 TEST_CASE("split: the part pool runs every part once, on any number of helpers, and rethrows", "[nuts][split]") {
   using tyche::samplers::detail::part_pool;
   for (int helpers : {0, 1, 3}) {
@@ -492,14 +507,7 @@ TEST_CASE("split: the part pool runs every part once, on any number of helpers, 
 TEST_CASE("split: a chain's draws do not depend on the threads that evaluate its parts", "[nuts][split]") {
   using namespace tyche;
   // y ~ bernoulli_logit(alpha + X beta), 400 × 3: small enough for a test, split explicitly.
-  static const auto xy = [] {
-    std::mt19937_64 rng(5);
-    std::normal_distribution<double> z;
-    std::vector<double> x(1200), y(400);
-    for (auto& v : x) v = z(rng);
-    for (std::size_t i = 0; i < 400; ++i) y[i] = x[3 * i] - 0.5 * x[3 * i + 1] + z(rng) > 0 ? 1.0 : 0.0;
-    return std::pair{x, y};
-  }();
+  static const auto xy = split_test_rows(400, 3, 5, -0.5);
   auto alpha = normal<"alpha">(0.0, 2.0);
   auto beta = normal<"beta">(0.0, 2.0, shape<3>);
   const auto m = model(joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(xy.first, 400, 3), beta)).observe(data(xy.second))));
@@ -582,14 +590,7 @@ TEST_CASE("split: 4 chains of a regression with much data on 2 threads run as on
           "[nuts][split]") {
   using namespace tyche;
   // 25,000 × 10: 275,000 values in the likelihood's loop, over cpu_split_data_values.
-  static const auto xy = [] {
-    std::mt19937_64 rng(8);
-    std::normal_distribution<double> z;
-    std::vector<double> x(250000), y(25000);
-    for (auto& v : x) v = z(rng);
-    for (std::size_t i = 0; i < y.size(); ++i) y[i] = x[10 * i] - x[10 * i + 1] + z(rng) > 0 ? 1.0 : 0.0;
-    return std::pair{x, y};
-  }();
+  static const auto xy = split_test_rows(25000, 10, 8, -1.0);
   auto alpha = normal<"alpha">(0.0, 1.0);
   auto beta = normal<"beta">(0.0, 1.0, shape<10>);
   const auto m =
