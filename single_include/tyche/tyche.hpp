@@ -20647,11 +20647,11 @@ struct cpu_layout {
 /// cpu_split_data_values), the chains fill batches from all of them instead — of the width (at
 /// least min_default_lanes, at most the chains) that leaves fewer lanes empty — when that leaves
 /// threads free and the batches' parts (cpu_split_parts each) can still occupy every thread; the
-/// free threads then split each batch's evaluations. A batch shares each read of a row of X among its chains
-/// and runs their terms in SIMD (on the logistic regression 10,000 × 100, AVX-512: 0.100 ms per
-/// chain-gradient for 4 chains in the half width, 0.19 for one chain at a time;
-/// docs/benchmarks.md), so 4 chains on 2 cores are faster as one batch on both cores than as
-/// 2 + 2 chains one at a time. With more threads than the batches' parts (4 chains on 16 threads)
+/// free threads then split each batch's evaluations. A batch shares each read of a row of X
+/// among its chains and runs their terms in SIMD (on the logistic regression 10,000 × 100,
+/// AVX-512: 0.100 ms per chain-gradient for 4 chains in the half width, 0.19 for one chain at a
+/// time; docs/benchmarks.md), so 4 chains on 2 cores are faster as one batch on both cores than
+/// as 2 + 2 chains one at a time. With more threads than the batches' parts (4 chains on 16 threads)
 /// the chains stay scalar, each split over its share of the threads. Threads that hold chains:
 /// one per ⌈chains / lanes⌉ batch (or per chain for lanes 1), up to `total`; the split, automatic
 /// where the chains leave threads free and the model qualifies.
@@ -20684,7 +20684,8 @@ inline constexpr cpu_layout plan_cpu_layout(int requested_lanes, int requested_s
   }
   out.threads = out.lanes > 1 ? std::min(total, (chains + out.lanes - 1) / out.lanes) : threads;
   if (requested_split >= 1) out.parts = static_cast<std::size_t>(requested_split);
-  else if (may_split && total > out.threads) out.parts = static_cast<std::size_t>(cpu_split_parts);
+  else if (may_split && total > out.threads && (out.lanes == 1 || s.batches_splittable))
+    out.parts = static_cast<std::size_t>(cpu_split_parts);
   return out;
 }
 
@@ -20704,8 +20705,13 @@ inline cpu_layout resolve_cpu_layout(const cpu& exec, int chains, const target_s
   const int total = cpu_threads(exec);
   // Checks a requested width (the chains and threads do not matter for one that is not 0).
   const int lanes = exec.lanes == 0 ? 0 : resolve_lanes(exec.lanes, chains, 1, s.data_values, s.matrix_values);
-  return plan_cpu_layout(lanes, exec.split, chains, total, simd_lane_width,
-                         half_lane_width > 1 ? half_lane_width : 1, s);
+  const cpu_layout out = plan_cpu_layout(lanes, exec.split, chains, total, simd_lane_width,
+                                         half_lane_width > 1 ? half_lane_width : 1, s);
+  if (out.parts > 1 && out.lanes > 1 && !s.batches_splittable)
+    throw std::invalid_argument("tyche::nuts: split = " + std::to_string(exec.split) + " with lanes = " +
+                                std::to_string(out.lanes) +
+                                ": this target evaluates in parts only one chain at a time; use lanes = 1 or split = 1");
+  return out;
 }
 
 /// The shape of a target (zeros and false for what it does not say).

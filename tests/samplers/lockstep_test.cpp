@@ -658,6 +658,7 @@ TEST_CASE("the default layout: chains in batches from all the chains, split by t
   target_shape scalar_parts = heavy;
   scalar_parts.batches_splittable = false;
   is(plan_cpu_layout(0, 0, 4, 2, 8, 4, scalar_parts), 1, 2, 1);
+  is(plan_cpu_layout(4, 0, 4, 2, 8, 4, scalar_parts), 4, 1, 1);  // nor are its batches split
   // Below the split's threshold, or not splittable, or data not in matrices: as before.
   target_shape small = heavy;
   small.split_values = cpu_split_data_values - 1;
