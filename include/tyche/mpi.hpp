@@ -568,6 +568,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
   if (const cpu* exec = std::get_if<cpu>(&local.executor)) {
     fit.lanes = exec->lanes;
     fit.split = exec->split;
+    fit.threads = part.threads;  // this rank's
   } else {
     fit.lanes = part.lanes;
   }
@@ -588,6 +589,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
       again.utilization = fit.utilization;
       again.lanes = fit.lanes;
       again.split = fit.split;
+      again.threads = fit.threads;
       fit = std::move(again);
     }
   }

@@ -19961,6 +19961,7 @@ struct nuts_fit {
   std::vector<std::vector<double>> inv_metric;                 // [chain]: diagonal, or d × d row-major
   long long gradient_evaluations = 0;  // leapfrog gradients of all chains, warm-up included
   int lanes = 1;                       // chains per SIMD group actually used
+  int threads = 1;                     // CPU executor: threads that held chains (split helpers not counted)
   int split = 1;                       // parts of each evaluation (cpu::split) actually used
   double utilization = 1;              // useful lane gradients / lane slots evaluated
   int max_depth = 10;                  // the configured maximum tree depth (for summary's warning)
@@ -21234,7 +21235,8 @@ lane_counts run_trajectory_sync(const Target& target, const nuts_config& cfg,
 }
 
 /// Runs the chains with the CPU executor's settings, laid out as `layout` says (resolve_cpu_layout
-/// for these settings, chains and target); returns the gradient counts and sets fit.lanes.
+/// for these settings, chains and target); returns the gradient counts and sets fit.lanes and
+/// fit.threads.
 template <class Target, class OnError>
 lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exec, const cpu_layout& layout,
                     std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, nuts_fit& fit, OnError& on_error) {
@@ -21242,6 +21244,7 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
                 "tyche::samplers::detail::run_cpu(target, ...) requires a log_density_target (tyche/concepts.hpp)");
   const int threads = layout.threads, lanes = layout.lanes;  // resolve_cpu_layout's, which split the target
   fit.lanes = lanes;
+  fit.threads = threads;
   auto run = [&]<class T>(std::type_identity<T>) {
     // One kernel per chain, the gradient batched (the default), or one kernel per batch of
     // chains (cpu::lane_kernel; docs/design/nuts-kernel.md says when each is faster).

@@ -113,6 +113,8 @@ TEST_CASE("lockstep: a chain's draws do not depend on chains, threads, lanes or 
   synced.executor = cpu{.threads = 2, .lanes = 2 * w, .schedule = samplers::lane_schedule::trajectory_sync};
   const auto sync = nuts(m, synced);
 
+  CHECK(five.threads == 2);  // three batches of 2w lanes on the two threads
+  CHECK(sync.threads == 2);
   CHECK(one.values[0] == five.values[0]);  // bit-identical
   CHECK(one.values[0] == three.values[0]);
   CHECK(five.values == sync.values);
@@ -574,6 +576,7 @@ TEST_CASE("split: a chain's draws do not depend on the threads that evaluate its
     cfg.executor = cpu{.threads = 2, .lanes = w, .split = 8};  // the batch on one thread, one helper
     const nuts_fit lanes_two = nuts(m, cfg);
     CHECK(lanes_two.split == 8);
+    CHECK(lanes_two.threads == 1);  // one batch: one thread holds it, the other helps
     CHECK(lanes_two.values == lanes_one.values);  // bit for bit
     cfg.executor = cpu{.threads = 2, .lanes = w, .split = 1};
     const nuts_fit lanes_whole = nuts(m, cfg);
@@ -602,6 +605,7 @@ TEST_CASE("split: 4 chains of a regression with much data on 2 threads run as on
   if (simd_lane_width == 4 || half_lane_width == 4) {
     CHECK(fit.lanes == 4);
     CHECK(fit.split == cpu_split_parts);
+    CHECK(fit.threads == 1);  // the batch's thread; the other helps with its parts
     // The draws are those of the batch on one thread, split alike (the threads do not matter).
     nuts_config alone = cfg;
     alone.executor = cpu{.threads = 1, .lanes = 4, .split = cpu_split_parts};
@@ -609,6 +613,7 @@ TEST_CASE("split: 4 chains of a regression with much data on 2 threads run as on
   } else {
     CHECK(fit.lanes == 1);
     CHECK(fit.split == 1);
+    CHECK(fit.threads == 2);
   }
 }
 

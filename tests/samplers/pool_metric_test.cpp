@@ -178,6 +178,7 @@ TEST_CASE("nuts: pooled chains share one metric, and their draws do not depend o
       CHECK(lanes_one.values[static_cast<std::size_t>(cfg.chains) - 1].size() == 200 * lanes_one.dim());
       cfg.executor = cpu{.threads = 2, .lanes = simd_lane_width};
       const nuts_fit lanes_two = nuts(m, cfg);
+      CHECK(lanes_two.threads == 2);
       CHECK(lanes_two.values == lanes_one.values);
       CHECK(lanes_two.inv_metric == lanes_one.inv_metric);
     }

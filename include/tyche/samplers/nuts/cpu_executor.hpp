@@ -729,7 +729,8 @@ lane_counts run_trajectory_sync(const Target& target, const nuts_config& cfg,
 }
 
 /// Runs the chains with the CPU executor's settings, laid out as `layout` says (resolve_cpu_layout
-/// for these settings, chains and target); returns the gradient counts and sets fit.lanes.
+/// for these settings, chains and target); returns the gradient counts and sets fit.lanes and
+/// fit.threads.
 template <class Target, class OnError>
 lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exec, const cpu_layout& layout,
                     std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, nuts_fit& fit, OnError& on_error) {
@@ -737,6 +738,7 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
                 "tyche::samplers::detail::run_cpu(target, ...) requires a log_density_target (tyche/concepts.hpp)");
   const int threads = layout.threads, lanes = layout.lanes;  // resolve_cpu_layout's, which split the target
   fit.lanes = lanes;
+  fit.threads = threads;
   auto run = [&]<class T>(std::type_identity<T>) {
     // One kernel per chain, the gradient batched (the default), or one kernel per batch of
     // chains (cpu::lane_kernel; docs/design/nuts-kernel.md says when each is faster).
