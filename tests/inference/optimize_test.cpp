@@ -137,6 +137,47 @@ TEST_CASE("optimize: the mode of a linear regression is the closed form's, and l
   CHECK(s.method == "laplace");
 }
 
+TEST_CASE("laplace at a mode given as values: the exact covariance, with the log-Jacobian by default, and errors that name the value",
+          "[inference]") {
+  using namespace tyche;
+  // The regression (no constrained parameter): at the closed-form mode, the exact posterior.
+  const regression_data d = make_regression();
+  const auto m = regression_model(d);
+  std::vector<double> mean, cov;
+  closed_form(d, mean, cov);
+  const approximate_fit at_values = laplace(m, mean, {.draws = 10, .seed = 3});
+  REQUIRE(at_values.covariance.size() == 16);
+  for (std::size_t i = 0; i < 16; ++i)
+    CHECK(std::fabs(at_values.covariance[i] - cov[i]) < 1e-6 * std::fabs(cov[i / 4 * 5]));
+  for (std::size_t k = 0; k < 4; ++k) CHECK(at_values.mean[k] == mean[k]);
+  CHECK(at_values.method == "laplace");
+  CHECK(at_values.values[0].size() == 40);
+
+  // sigma ~ gamma(3, 2), u = log sigma. With the log-Jacobian, log p(u) = 3u − 2eᵘ + c: mode
+  // sigma = 1.5, variance of u 1 / (2 · 1.5) = 1/3. Without it, 2u − 2eᵘ: mode 1, variance 1/2.
+  const auto g = model(joint(gamma<"sigma">(3.0, 2.0)));
+  const approximate_fit with = laplace(g, {1.5}, {.draws = 10});
+  CHECK(with.mean[0] == Approx(std::log(1.5)).epsilon(1e-15));
+  CHECK(with.covariance[0] == Approx(1.0 / 3.0).epsilon(1e-7));
+  const approximate_fit without = laplace(g, {1.0}, {.draws = 10, .jacobian = false});
+  CHECK(without.covariance[0] == Approx(0.5).epsilon(1e-7));
+  // The same as laplace at optimize()'s mode of the same density.
+  const approximate_fit from_optimize = laplace(g, optimize(g, {.jacobian = true}), {.draws = 10});
+  CHECK(from_optimize.covariance[0] == Approx(with.covariance[0]).epsilon(1e-4));
+
+  // Errors.
+  CHECK_THROWS_WITH(laplace(g, {1.0, 2.0}), Contains("tyche::laplace: the mode holds 2 values, the model has 1"));
+  CHECK_THROWS_WITH(laplace(g, {std::nan("")}), Contains("the mode's sigma is nan"));
+  CHECK_THROWS_WITH(laplace(g, {-1.0}), Contains("tyche::laplace: the mode:") && Contains("sigma"));
+  CHECK_THROWS_WITH(laplace(g, optimize(g), {.jacobian = true}),
+                    Contains("jacobian = true, but the mode was found with jacobian = false"));
+  // Not a mode: −(x² − 1)² has a minimum at 0, where the Hessian is +4.
+  auto x = flat<"x">();
+  const auto double_well = model(joint(x, target(-(x * x - 1.0) * (x * x - 1.0))));
+  CHECK_THROWS_WITH(laplace(double_well, {0.0}), Contains("not negative definite") && Contains("the values given are not a strict mode"));
+  CHECK(laplace(double_well, {1.0}, {.draws = 10}).covariance[0] == Approx(1.0 / 8.0).epsilon(1e-6));
+}
+
 TEST_CASE("optimize: jacobian = false is the MAP of the constrained value, jacobian = true the unconstrained mode",
           "[inference]") {
   using namespace tyche;

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -88,6 +89,11 @@ class optimize_error : public std::runtime_error {
 struct laplace_config {
   int draws = 1000;
   std::uint64_t seed = 1;
+  /// The density whose Hessian gives the covariance: with the log-Jacobian of the constraining
+  /// transforms (true) or without. Unset: a mode from optimize() brings its own
+  /// (optimize_result::jacobian; setting the other one here is an error), and a mode given as
+  /// values takes true, as CmdStan's laplace (jacobian = 1).
+  std::optional<bool> jacobian = std::nullopt;
 };
 
 namespace inference {
@@ -160,11 +166,57 @@ std::vector<double> hessian(const log_density_function& density, const std::vect
   return h;
 }
 
+/// A mode given as constrained values (one per name of parameter_names()), as laplace() takes
+/// it: θ = unconstrain(values), log p and its gradient there, with the log-Jacobian or not.
+/// Nothing checks that the point is a mode; laplace() checks that the Hessian there is negative
+/// definite.
+template <class = void>
+optimize_result mode_at(const model_functions& model, const std::vector<double>& values, bool jacobian) {
+  const std::string fn = "tyche::laplace: ";
+  if (values.size() != model.constrained_dim)
+    throw std::invalid_argument(fn + "the mode holds " + std::to_string(values.size()) + " values, the model has " +
+                                std::to_string(model.constrained_dim) + " (one per name of parameter_names())");
+  for (std::size_t k = 0; k < values.size(); ++k)
+    if (!std::isfinite(values[k]))
+      throw std::invalid_argument(fn + "the mode's " + model.names[k] + " is " +
+                                  tyche::detail::format_number(values[k]));
+  optimize_result out;
+  out.names = model.names;
+  out.values = values;
+  try {
+    out.unconstrained = model.unconstrain(model.model, values);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(fn + "the mode: " + e.what());
+  }
+  const log_density_function& density = model.density(jacobian);
+  std::vector<double> workspace(density.workspace_size);
+  out.gradient.resize(density.dim);
+  out.log_density = density(out.unconstrained.data(), out.gradient.data(), workspace.data());
+  out.gradient_evaluations = 1;
+  out.jacobian = jacobian;
+  if (!std::isfinite(out.log_density)) {
+    std::string what = fn + "the log density at the mode is " + tyche::detail::format_number(out.log_density);
+    if (model.non_finite_terms != nullptr) {
+      const std::string terms = model.non_finite_terms(model.model, out.unconstrained.data());
+      if (!terms.empty()) what += "; there, " + terms;
+    }
+    throw std::invalid_argument(what);
+  }
+  return out;
+}
+
 /// laplace() on a model's functions.
 template <class = void>
 approximate_fit laplace(const model_functions& model, const optimize_result& mode, const laplace_config& cfg) {
   const std::string fn = "tyche::laplace: ";
   const auto start = std::chrono::steady_clock::now();
+  if (cfg.jacobian.has_value() && *cfg.jacobian != mode.jacobian) {
+    const std::string want = *cfg.jacobian ? "true" : "false";
+    throw std::invalid_argument(fn + "jacobian = " + want + ", but the mode was found with jacobian = " +
+                                (mode.jacobian ? "true" : "false") +
+                                ": the Hessian must be of the density optimize() maximised; pass optimize(model, "
+                                "{.jacobian = " + want + "})");
+  }
   const log_density_function& density = model.density(mode.jacobian);
   const std::size_t d = density.dim;
   if (cfg.draws < 0) throw std::invalid_argument(fn + "draws = " + std::to_string(cfg.draws) + " must be >= 0");
@@ -185,9 +237,11 @@ approximate_fit laplace(const model_functions& model, const optimize_result& mod
   std::vector<double> l = hessian(density, mode.unconstrained, fit.gradient_evaluations);
   for (double& v : l) v = -v;
   if (!detail::cholesky(l, d)) {
+    const std::string why = mode.message.empty() ? std::string("the values given are not a strict mode")
+                                                 : "the point is not a strict mode (optimize() stopped with \"" +
+                                                       mode.message + "\")";
     throw std::runtime_error(fn + "the Hessian of the log density at the mode is not negative definite, so there "
-                                  "is no Gaussian to draw from: the point is not a strict mode (optimize() stopped "
-                                  "with \"" + mode.message + "\"), or the posterior is flat in some direction");
+                                  "is no Gaussian to draw from: " + why + ", or the posterior is flat in some direction");
   }
   fit.mean = mode.unconstrained;
   fit.covariance.assign(d * d, 0.0);
@@ -258,6 +312,23 @@ approximate_fit laplace(const Model& m, const optimize_result& mode, const lapla
     return {};
   } else {
     return inference::laplace(inference::functions_of(m), mode, cfg);
+  }
+}
+
+/// The same at a mode given as constrained values, one per name of parameter_names() (a mode
+/// found elsewhere, or read from a file: CmdStan's laplace with mode=…), with the log-Jacobian
+/// unless cfg.jacobian = false. The point is taken as given: nothing checks its gradient, only
+/// that the Hessian there is negative definite.
+template <class Model>
+approximate_fit laplace(const Model& m, const std::vector<double>& mode, const laplace_config& cfg = {}) {
+  if constexpr (!sampleable_model<Model>) {
+    static_assert(sampleable_model<Model>,
+                  "tyche::laplace(model, mode, config) requires a model built with tyche::model(...); the first "
+                  "argument is not one");
+    return {};
+  } else {
+    const inference::model_functions f = inference::functions_of(m);
+    return inference::laplace(f, inference::mode_at(f, mode, cfg.jacobian.value_or(true)), cfg);
   }
 }
 
