@@ -1246,6 +1246,22 @@ struct data_fn {
     return {};  // a node, so that the expression around the call raises no further errors
   }
 
+  /// Refused, with a message: storage of integers or floats (counts, 0/1 outcomes, categories
+  /// in a std::vector<int>) cannot be viewed as doubles in place.
+  template <class Container>
+    requires(!contiguous_doubles<Container> && !xtensor_like<Container> &&
+             requires(const Container& c) {
+               std::size(c);
+               requires std::is_arithmetic_v<std::remove_cvref_t<decltype(*std::data(c))>>;
+             })
+  data_vector<> operator()(const Container&, const char* = nullptr) const {
+    static_assert(sizeof(Container) == 0,
+                  "tyche::data(y) views doubles in place, and y holds integers or floats: keep a copy "
+                  "as doubles beside the model, e.g. std::vector<double> yd(y.begin(), y.end()), and "
+                  "pass data(yd) (indices for gather(v, idx) stay std::vector<int>)");
+    return {};  // a node, so that the expression around the call raises no further errors
+  }
+
   /// A view of n doubles starting at ptr (host or, for device evaluation, device memory).
   data_vector<> operator()(const double* ptr, std::size_t n) const { return {{}, ptr, n}; }
 };
@@ -10722,7 +10738,25 @@ std::string explain(const E& e, explain_with_supports_t) {
 #include <stdexcept>
 #include <string>
 
+/// For a discrete family (observed only): family<"name">(...) exists only to say why there is no
+/// such random variable, instead of a failed deduction of "name" as a type.
+#define TYCHE_OBSERVED_ONLY_FAMILY(family)                                                             \
+  template <::tyche::fixed_string Name, class... Arguments>                                          \
+  auto family(const Arguments&...) {                                                                  \
+    static_assert(!::tyche::detail::is_named_v<decltype(Name)>,                                       \
+                  "tyche: " #family "<\"name\">(...): a named random variable needs a continuous "   \
+                  "family; " #family " is discrete and can only be observed: " #family                \
+                  "(...).observe(data(y))");                                                           \
+    return 0;                                                                                          \
+  }
+
 namespace tyche {
+
+namespace detail {
+/// True for every name (a dependent false for TYCHE_OBSERVED_ONLY_FAMILY's static_assert).
+template <class>
+inline constexpr bool is_named_v = true;
+}  // namespace detail
 
 // ---- the base class and the likelihood term ---------------------------------------------------
 
@@ -10744,6 +10778,12 @@ struct distribution {
                     "tyche::distribution<itself> with `family` (its name) and `arguments()` "
                     "(tyche/concepts.hpp, distribution_family)");
       return 0;
+    } else if constexpr (!(expression<X> || wraps_expression<X> || arithmetic<X>)) {
+      static_assert(expression<X> || wraps_expression<X> || arithmetic<X>,
+                    "tyche: observe(y) takes data wrapped in tyche::data -- .observe(data(y)) for a "
+                    "std::vector<double>, std::array or std::span (a view: y must outlive the model) -- "
+                    "a number, or an expression; y here is none of these");
+      return observed<Derived, constant>{derived(), constant{0.0}};  // no further errors
     } else {
       using N = detail::node_t<X>;
       const N node = detail::as_node(x);
@@ -11195,6 +11235,8 @@ auto bernoulli(const P& p) {
   return detail::make_distribution<bernoulli_distribution>(p);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(bernoulli)
+
 }  // namespace tyche
 // ----- end tyche/distributions/bernoulli.hpp -----
 // ----- begin tyche/distributions/bernoulli_logit.hpp -----
@@ -11238,6 +11280,8 @@ template <detail::operand Alpha>
 auto bernoulli_logit(const Alpha& alpha) {
   return detail::make_distribution<bernoulli_logit_distribution>(alpha);
 }
+
+TYCHE_OBSERVED_ONLY_FAMILY(bernoulli_logit)
 
 }  // namespace tyche
 // ----- end tyche/distributions/bernoulli_logit.hpp -----
@@ -11426,6 +11470,8 @@ auto binomial(const N& n, const P& p) {
   return detail::make_distribution<binomial_distribution>(n, p);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(binomial)
+
 }  // namespace tyche
 // ----- end tyche/distributions/binomial.hpp -----
 
@@ -11492,6 +11538,8 @@ template <detail::operand N, detail::operand A, detail::operand B>
 auto beta_binomial(const N& n, const A& a, const B& b) {
   return detail::make_distribution<beta_binomial_distribution>(n, a, b);
 }
+
+TYCHE_OBSERVED_ONLY_FAMILY(beta_binomial)
 
 }  // namespace tyche
 // ----- end tyche/distributions/beta_binomial.hpp -----
@@ -11619,6 +11667,8 @@ auto binomial_logit(const N& n, const Alpha& alpha) {
   return detail::make_distribution<binomial_logit_distribution>(n, alpha);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(binomial_logit)
+
 }  // namespace tyche
 // ----- end tyche/distributions/binomial_logit.hpp -----
 // ----- begin tyche/distributions/categorical.hpp -----
@@ -11724,6 +11774,9 @@ template <detail::operand Beta>
 auto categorical_logit(const Beta& beta) {
   return detail::make_distribution<categorical_logit_distribution>(beta);
 }
+
+TYCHE_OBSERVED_ONLY_FAMILY(categorical)
+TYCHE_OBSERVED_ONLY_FAMILY(categorical_logit)
 
 }  // namespace tyche
 // ----- end tyche/distributions/categorical.hpp -----
@@ -14352,6 +14405,9 @@ auto multinomial_logit(const Gamma& gamma) {
   return detail::make_distribution<multinomial_logit_distribution>(gamma);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(multinomial)
+TYCHE_OBSERVED_ONLY_FAMILY(multinomial_logit)
+
 }  // namespace tyche
 // ----- end tyche/distributions/multinomial.hpp -----
 // ----- begin tyche/distributions/neg_binomial_2.hpp -----
@@ -14413,6 +14469,8 @@ template <detail::operand Mu, detail::operand Phi>
 auto neg_binomial_2(const Mu& mu, const Phi& phi) {
   return detail::make_distribution<neg_binomial_2_distribution>(mu, phi);
 }
+
+TYCHE_OBSERVED_ONLY_FAMILY(neg_binomial_2)
 
 }  // namespace tyche
 // ----- end tyche/distributions/neg_binomial_2.hpp -----
@@ -14476,6 +14534,8 @@ template <detail::operand Eta, detail::operand Phi>
 auto neg_binomial_2_log(const Eta& eta, const Phi& phi) {
   return detail::make_distribution<neg_binomial_2_log_distribution>(eta, phi);
 }
+
+TYCHE_OBSERVED_ONLY_FAMILY(neg_binomial_2_log)
 
 }  // namespace tyche
 // ----- end tyche/distributions/neg_binomial_2_log.hpp -----
@@ -14887,6 +14947,9 @@ auto ordered_probit(const Eta& eta, const C& c) {
   return detail::make_distribution<ordered_probit_distribution>(eta, c);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(ordered_logistic)
+TYCHE_OBSERVED_ONLY_FAMILY(ordered_probit)
+
 }  // namespace tyche
 // ----- end tyche/distributions/ordered_logistic.hpp -----
 // ----- begin tyche/distributions/pareto.hpp -----
@@ -15093,6 +15156,8 @@ auto poisson(const Lambda& lambda) {
   return detail::make_distribution<poisson_distribution>(lambda);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(poisson)
+
 }  // namespace tyche
 // ----- end tyche/distributions/poisson.hpp -----
 // ----- begin tyche/distributions/poisson_log.hpp -----
@@ -15138,6 +15203,8 @@ template <detail::operand Alpha>
 auto poisson_log(const Alpha& alpha) {
   return detail::make_distribution<poisson_log_distribution>(alpha);
 }
+
+TYCHE_OBSERVED_ONLY_FAMILY(poisson_log)
 
 }  // namespace tyche
 // ----- end tyche/distributions/poisson_log.hpp -----
@@ -16512,6 +16579,12 @@ struct joint_t {
   }
 };
 
+namespace detail {
+/// Random variables (or any types with a `name`) of the same name.
+template <class A, class B>
+struct same_variable_name : std::bool_constant<A::name == B::name> {};
+}  // namespace detail
+
 /// The joint distribution of random variables and observations: `joint(mu, tau, y_obs)`.
 /// Random variables are laid out in θ in the order given.
 template <class... Terms>
@@ -16525,7 +16598,14 @@ auto joint(const Terms&... terms) {
                 "free log-density term (target(e))");
   using J = joint_t<Terms...>;
   static_assert(meta::unique<meta::same, typename J::variables>::size == J::variables::size,
-                "tyche::joint(terms...): a random variable is listed twice");
+                "tyche::joint(terms...): a random variable is listed twice, or two random variables "
+                "have the same name (the name is in the diagnostic's types): list each once, with a "
+                "name of its own");
+  // Two different variables with one name would share θ's coordinates (a name is a parameter).
+  static_assert(meta::unique<meta::same, typename J::variables>::size != J::variables::size ||
+                    meta::unique<detail::same_variable_name, typename J::variables>::size == J::variables::size,
+                "tyche::joint(terms...): two different random variables have the same name (the names "
+                "are in the diagnostic's types); give each its own name");
   using used = params_of<detail::node_t<decltype(std::declval<const J&>().template log_density<true>())>>;
   static_assert(detail::every_variable_listed<typename J::layout, used>(),
                 "tyche::joint(terms...): every random variable the model uses must be listed");

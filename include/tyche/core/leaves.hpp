@@ -253,6 +253,22 @@ struct data_fn {
     return {};  // a node, so that the expression around the call raises no further errors
   }
 
+  /// Refused, with a message: storage of integers or floats (counts, 0/1 outcomes, categories
+  /// in a std::vector<int>) cannot be viewed as doubles in place.
+  template <class Container>
+    requires(!contiguous_doubles<Container> && !xtensor_like<Container> &&
+             requires(const Container& c) {
+               std::size(c);
+               requires std::is_arithmetic_v<std::remove_cvref_t<decltype(*std::data(c))>>;
+             })
+  data_vector<> operator()(const Container&, const char* = nullptr) const {
+    static_assert(sizeof(Container) == 0,
+                  "tyche::data(y) views doubles in place, and y holds integers or floats: keep a copy "
+                  "as doubles beside the model, e.g. std::vector<double> yd(y.begin(), y.end()), and "
+                  "pass data(yd) (indices for gather(v, idx) stay std::vector<int>)");
+    return {};  // a node, so that the expression around the call raises no further errors
+  }
+
   /// A view of n doubles starting at ptr (host or, for device evaluation, device memory).
   data_vector<> operator()(const double* ptr, std::size_t n) const { return {{}, ptr, n}; }
 };

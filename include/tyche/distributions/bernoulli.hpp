@@ -42,4 +42,6 @@ auto bernoulli(const P& p) {
   return detail::make_distribution<bernoulli_distribution>(p);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(bernoulli)
+
 }  // namespace tyche

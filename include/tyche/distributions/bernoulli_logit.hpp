@@ -42,4 +42,6 @@ auto bernoulli_logit(const Alpha& alpha) {
   return detail::make_distribution<bernoulli_logit_distribution>(alpha);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(bernoulli_logit)
+
 }  // namespace tyche

@@ -73,4 +73,6 @@ auto beta_binomial(const N& n, const A& a, const B& b) {
   return detail::make_distribution<beta_binomial_distribution>(n, a, b);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(beta_binomial)
+
 }  // namespace tyche

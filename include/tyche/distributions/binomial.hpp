@@ -119,4 +119,6 @@ auto binomial(const N& n, const P& p) {
   return detail::make_distribution<binomial_distribution>(n, p);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(binomial)
+
 }  // namespace tyche

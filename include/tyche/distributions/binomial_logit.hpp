@@ -62,4 +62,6 @@ auto binomial_logit(const N& n, const Alpha& alpha) {
   return detail::make_distribution<binomial_logit_distribution>(n, alpha);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(binomial_logit)
+
 }  // namespace tyche

@@ -106,4 +106,7 @@ auto categorical_logit(const Beta& beta) {
   return detail::make_distribution<categorical_logit_distribution>(beta);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(categorical)
+TYCHE_OBSERVED_ONLY_FAMILY(categorical_logit)
+
 }  // namespace tyche

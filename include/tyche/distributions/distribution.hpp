@@ -14,7 +14,25 @@
 #include <stdexcept>
 #include <string>
 
+/// For a discrete family (observed only): family<"name">(...) exists only to say why there is no
+/// such random variable, instead of a failed deduction of "name" as a type.
+#define TYCHE_OBSERVED_ONLY_FAMILY(family)                                                             \
+  template <::tyche::fixed_string Name, class... Arguments>                                          \
+  auto family(const Arguments&...) {                                                                  \
+    static_assert(!::tyche::detail::is_named_v<decltype(Name)>,                                       \
+                  "tyche: " #family "<\"name\">(...): a named random variable needs a continuous "   \
+                  "family; " #family " is discrete and can only be observed: " #family                \
+                  "(...).observe(data(y))");                                                           \
+    return 0;                                                                                          \
+  }
+
 namespace tyche {
+
+namespace detail {
+/// True for every name (a dependent false for TYCHE_OBSERVED_ONLY_FAMILY's static_assert).
+template <class>
+inline constexpr bool is_named_v = true;
+}  // namespace detail
 
 // ---- the base class and the likelihood term ---------------------------------------------------
 
@@ -36,6 +54,12 @@ struct distribution {
                     "tyche::distribution<itself> with `family` (its name) and `arguments()` "
                     "(tyche/concepts.hpp, distribution_family)");
       return 0;
+    } else if constexpr (!(expression<X> || wraps_expression<X> || arithmetic<X>)) {
+      static_assert(expression<X> || wraps_expression<X> || arithmetic<X>,
+                    "tyche: observe(y) takes data wrapped in tyche::data -- .observe(data(y)) for a "
+                    "std::vector<double>, std::array or std::span (a view: y must outlive the model) -- "
+                    "a number, or an expression; y here is none of these");
+      return observed<Derived, constant>{derived(), constant{0.0}};  // no further errors
     } else {
       using N = detail::node_t<X>;
       const N node = detail::as_node(x);

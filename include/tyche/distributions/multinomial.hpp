@@ -177,4 +177,7 @@ auto multinomial_logit(const Gamma& gamma) {
   return detail::make_distribution<multinomial_logit_distribution>(gamma);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(multinomial)
+TYCHE_OBSERVED_ONLY_FAMILY(multinomial_logit)
+
 }  // namespace tyche

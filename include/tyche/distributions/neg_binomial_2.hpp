@@ -60,4 +60,6 @@ auto neg_binomial_2(const Mu& mu, const Phi& phi) {
   return detail::make_distribution<neg_binomial_2_distribution>(mu, phi);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(neg_binomial_2)
+
 }  // namespace tyche

@@ -61,4 +61,6 @@ auto neg_binomial_2_log(const Eta& eta, const Phi& phi) {
   return detail::make_distribution<neg_binomial_2_log_distribution>(eta, phi);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(neg_binomial_2_log)
+
 }  // namespace tyche

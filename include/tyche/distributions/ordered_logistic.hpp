@@ -175,4 +175,7 @@ auto ordered_probit(const Eta& eta, const C& c) {
   return detail::make_distribution<ordered_probit_distribution>(eta, c);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(ordered_logistic)
+TYCHE_OBSERVED_ONLY_FAMILY(ordered_probit)
+
 }  // namespace tyche

@@ -45,4 +45,6 @@ auto poisson(const Lambda& lambda) {
   return detail::make_distribution<poisson_distribution>(lambda);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(poisson)
+
 }  // namespace tyche

@@ -44,4 +44,6 @@ auto poisson_log(const Alpha& alpha) {
   return detail::make_distribution<poisson_log_distribution>(alpha);
 }
 
+TYCHE_OBSERVED_ONLY_FAMILY(poisson_log)
+
 }  // namespace tyche
