@@ -91,3 +91,27 @@ TEST_CASE("summary: a real fit with 2 draws per chain", "[diagnostics][summary]"
   CHECK(std::isfinite(s.rows.at(0).mean));
   CHECK(has_warning(s, "2 draws per chain"));
 }
+
+TEST_CASE("nuts_fit: draws and means by name, and unknown names that say which names there are",
+          "[diagnostics][summary]") {
+  const tyche::nuts_fit fit = hand_made_fit(3, 5);
+  CHECK(fit.index("a") == 0);
+  CHECK(fit.index("b") == 1);
+  const auto a = fit.parameter("a");
+  REQUIRE(a.size() == 3);
+  double sum = 0;
+  for (int c = 0; c < 3; ++c) {
+    REQUIRE(a[c].size() == 5);
+    for (int d = 0; d < 5; ++d) {
+      CHECK(a[c][d] == std::sin(1.0 + c * 31.0 + d));
+      sum += a[c][d];
+    }
+  }
+  CHECK(fit.parameter("b") == fit.parameter(std::size_t{1}));
+  CHECK(fit.mean("a") == Approx(sum / 15).epsilon(1e-15));
+  CHECK(fit.mean("b") == 2.5);
+  CHECK(fit.mean("a") == Approx(tyche::summary(fit).rows[0].mean).epsilon(1e-14));
+  CHECK_THROWS_WITH(fit.index("c"), Catch::Matchers::Contains("no value named 'c'; the fit has a, b"));
+  CHECK_THROWS_WITH(fit.mean("theta[1]"), Catch::Matchers::Contains("no value named 'theta[1]'"));
+  CHECK_THROWS_WITH(fit.parameter(std::size_t{2}), Catch::Matchers::Contains("index 2, but the fit has 2 values"));
+}

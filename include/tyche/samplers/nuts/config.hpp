@@ -9,7 +9,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -278,14 +281,42 @@ struct nuts_fit {
   std::vector<int> restarted_from;
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }
+  /// The column of the value named `name` ("mu", "theta[2]": Stan's names, 1-based); throws
+  /// std::out_of_range naming the names there are when there is none.
+  [[nodiscard]] std::size_t index(std::string_view name) const {
+    for (std::size_t k = 0; k < names.size(); ++k)
+      if (names[k] == name) return k;
+    std::string known;
+    for (std::size_t k = 0; k < names.size() && k < 12; ++k) known += (k > 0 ? ", " : "") + names[k];
+    if (names.size() > 12) known += ", ... (" + std::to_string(names.size()) + " in all)";
+    throw std::out_of_range("tyche::nuts_fit: no value named '" + std::string(name) + "'; the fit has " +
+                            (names.empty() ? std::string("none") : known));
+  }
   /// Draws of parameter k, chain by chain: [chain][draw].
   [[nodiscard]] std::vector<std::vector<double>> parameter(std::size_t k) const {
+    if (k >= dim())
+      throw std::out_of_range("tyche::nuts_fit::parameter: index " + std::to_string(k) + ", but the fit has " +
+                              std::to_string(dim()) + " values");
     std::vector<std::vector<double>> out(static_cast<std::size_t>(chains));
     for (int c = 0; c < chains; ++c) {
       out[c].resize(static_cast<std::size_t>(draws));
       for (int d = 0; d < draws; ++d) out[c][d] = values[c][d * dim() + k];
     }
     return out;
+  }
+  /// Draws of the value named `name`, chain by chain: [chain][draw].
+  [[nodiscard]] std::vector<std::vector<double>> parameter(std::string_view name) const {
+    return parameter(index(name));
+  }
+  /// The mean of the value named `name` over every chain's draws (summary(fit) has the rest:
+  /// sd, quantiles, R-hat, ESS).
+  [[nodiscard]] double mean(std::string_view name) const {
+    const std::size_t k = index(name);
+    double sum = 0;
+    long long n = 0;
+    for (int c = 0; c < chains; ++c)
+      for (int d = 0; d < draws; ++d, ++n) sum += values[c][static_cast<std::size_t>(d) * dim() + k];
+    return n > 0 ? sum / static_cast<double>(n) : std::numeric_limits<double>::quiet_NaN();
   }
   [[nodiscard]] int divergences() const {
     int n = 0;
