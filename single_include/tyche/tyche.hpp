@@ -10391,10 +10391,14 @@ struct hmm_marginal_map {
 // of a sum); "nan", "inf", "-inf". (std::to_string would print "0.100000", "-0.000000".)
 
 #include <charconv>
+#include <cstddef>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <system_error>
+#include <vector>
 
 namespace tyche::detail {
 
@@ -10413,6 +10417,18 @@ inline std::string format_number(double x) {
   if (digits <= 10) return shortest;
   std::snprintf(buf, sizeof buf, "%.10g", x);
   return buf;
+}
+
+/// The position of `name` in `names` (a fit's values: "mu", "theta[2]"); throws
+/// std::out_of_range "<who>: no value named '<name>'; the fit has <the first names>".
+inline std::size_t index_of_name(const std::vector<std::string>& names, std::string_view name, const char* who) {
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (names[k] == name) return k;
+  std::string known;
+  for (std::size_t k = 0; k < names.size() && k < 12; ++k) known += (k > 0 ? ", " : "") + names[k];
+  if (names.size() > 12) known += ", ... (" + std::to_string(names.size()) + " in all)";
+  throw std::out_of_range(std::string(who) + ": no value named '" + std::string(name) + "'; the fit has " +
+                          (names.empty() ? std::string("none") : known));
 }
 
 }  // namespace tyche::detail
@@ -20060,13 +20076,7 @@ struct nuts_fit {
   /// The column of the value named `name` ("mu", "theta[2]": Stan's names, 1-based); throws
   /// std::out_of_range naming the names there are when there is none.
   [[nodiscard]] std::size_t index(std::string_view name) const {
-    for (std::size_t k = 0; k < names.size(); ++k)
-      if (names[k] == name) return k;
-    std::string known;
-    for (std::size_t k = 0; k < names.size() && k < 12; ++k) known += (k > 0 ? ", " : "") + names[k];
-    if (names.size() > 12) known += ", ... (" + std::to_string(names.size()) + " in all)";
-    throw std::out_of_range("tyche::nuts_fit: no value named '" + std::string(name) + "'; the fit has " +
-                            (names.empty() ? std::string("none") : known));
+    return detail::index_of_name(names, name, "tyche::nuts_fit");
   }
   /// Draws of parameter k, chain by chain: [chain][draw].
   [[nodiscard]] std::vector<std::vector<double>> parameter(std::size_t k) const {
@@ -24307,11 +24317,13 @@ inline double quantile(std::span<const double> values, double p) {
 // (laplace, pathfinder, advi), with the model's and the approximation's log density of each
 // draw. summary(fit) (diagnostics/summary.hpp) and write_stan_csv (io/stan_csv.hpp) take it as
 // they take a nuts_fit; its draws are laid out as a nuts_fit's.
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -24395,8 +24407,20 @@ struct approximate_fit {
     }
     return m;
   }
+  /// The column of the value named `name` ("mu", "theta[2]"); throws std::out_of_range naming
+  /// the names there are when there is none.
+  [[nodiscard]] std::size_t index(std::string_view name) const {
+    return detail::index_of_name(names, name, "tyche::approximate_fit");
+  }
+  /// Draws of the value named `name`, chain by chain: [chain][draw].
+  [[nodiscard]] std::vector<std::vector<double>> parameter(std::string_view name) const {
+    return parameter(index(name));
+  }
   /// Draws of value k, chain by chain: [chain][draw].
   [[nodiscard]] std::vector<std::vector<double>> parameter(std::size_t k) const {
+    if (k >= dim())
+      throw std::out_of_range("tyche::approximate_fit::parameter: index " + std::to_string(k) + ", but the fit has " +
+                              std::to_string(dim()) + " values");
     std::vector<std::vector<double>> out(static_cast<std::size_t>(chains));
     for (int c = 0; c < chains; ++c) {
       out[static_cast<std::size_t>(c)].resize(static_cast<std::size_t>(draws));
@@ -25958,9 +25982,7 @@ struct optimize_result {
 
   /// The constrained value named `name` ("mu", "theta[2]"); throws when there is none.
   [[nodiscard]] double value(std::string_view name) const {
-    for (std::size_t k = 0; k < names.size(); ++k)
-      if (names[k] == name) return values[k];
-    throw std::out_of_range("tyche::optimize_result::value: no value named '" + std::string(name) + "'");
+    return values[tyche::detail::index_of_name(names, name, "tyche::optimize_result::value")];
   }
 };
 

@@ -152,6 +152,12 @@ TEST_CASE("laplace at a mode given as values: the exact covariance, with the log
   for (std::size_t k = 0; k < 4; ++k) CHECK(at_values.mean[k] == mean[k]);
   CHECK(at_values.method == "laplace");
   CHECK(at_values.values[0].size() == 40);
+  // By name, as a nuts_fit's.
+  REQUIRE(at_values.parameter("beta[2]").size() == 1);
+  CHECK(at_values.parameter("beta[2]")[0][3] == at_values.values[0][3 * 4 + 2]);
+  CHECK_THROWS_WITH(at_values.index("gamma"),
+                    Contains("tyche::approximate_fit: no value named 'gamma'; the fit has alpha, beta[1], beta[2], beta[3]"));
+  CHECK_THROWS_WITH(optimize(m).value("sigma"), Contains("no value named 'sigma'; the fit has alpha"));
 
   // sigma ~ gamma(3, 2), u = log sigma. With the log-Jacobian, log p(u) = 3u − 2eᵘ + c: mode
   // sigma = 1.5, variance of u 1 / (2 · 1.5) = 1/3. Without it, 2u − 2eᵘ: mode 1, variance 1/2.

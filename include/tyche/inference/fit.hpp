@@ -3,11 +3,14 @@
 // draw. summary(fit) (diagnostics/summary.hpp) and write_stan_csv (io/stan_csv.hpp) take it as
 // they take a nuts_fit; its draws are laid out as a nuts_fit's.
 #pragma once
+#include <tyche/scalar/format.hpp>
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -91,8 +94,20 @@ struct approximate_fit {
     }
     return m;
   }
+  /// The column of the value named `name` ("mu", "theta[2]"); throws std::out_of_range naming
+  /// the names there are when there is none.
+  [[nodiscard]] std::size_t index(std::string_view name) const {
+    return detail::index_of_name(names, name, "tyche::approximate_fit");
+  }
+  /// Draws of the value named `name`, chain by chain: [chain][draw].
+  [[nodiscard]] std::vector<std::vector<double>> parameter(std::string_view name) const {
+    return parameter(index(name));
+  }
   /// Draws of value k, chain by chain: [chain][draw].
   [[nodiscard]] std::vector<std::vector<double>> parameter(std::size_t k) const {
+    if (k >= dim())
+      throw std::out_of_range("tyche::approximate_fit::parameter: index " + std::to_string(k) + ", but the fit has " +
+                              std::to_string(dim()) + " values");
     std::vector<std::vector<double>> out(static_cast<std::size_t>(chains));
     for (int c = 0; c < chains; ++c) {
       out[static_cast<std::size_t>(c)].resize(static_cast<std::size_t>(draws));

@@ -67,9 +67,7 @@ struct optimize_result {
 
   /// The constrained value named `name` ("mu", "theta[2]"); throws when there is none.
   [[nodiscard]] double value(std::string_view name) const {
-    for (std::size_t k = 0; k < names.size(); ++k)
-      if (names[k] == name) return values[k];
-    throw std::out_of_range("tyche::optimize_result::value: no value named '" + std::string(name) + "'");
+    return values[tyche::detail::index_of_name(names, name, "tyche::optimize_result::value")];
   }
 };
 

@@ -6,10 +6,14 @@
 #include <tyche/config.hpp>
 
 #include <charconv>
+#include <cstddef>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <system_error>
+#include <vector>
 
 namespace tyche::detail {
 
@@ -28,6 +32,18 @@ inline std::string format_number(double x) {
   if (digits <= 10) return shortest;
   std::snprintf(buf, sizeof buf, "%.10g", x);
   return buf;
+}
+
+/// The position of `name` in `names` (a fit's values: "mu", "theta[2]"); throws
+/// std::out_of_range "<who>: no value named '<name>'; the fit has <the first names>".
+inline std::size_t index_of_name(const std::vector<std::string>& names, std::string_view name, const char* who) {
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (names[k] == name) return k;
+  std::string known;
+  for (std::size_t k = 0; k < names.size() && k < 12; ++k) known += (k > 0 ? ", " : "") + names[k];
+  if (names.size() > 12) known += ", ... (" + std::to_string(names.size()) + " in all)";
+  throw std::out_of_range(std::string(who) + ": no value named '" + std::string(name) + "'; the fit has " +
+                          (names.empty() ? std::string("none") : known));
 }
 
 }  // namespace tyche::detail

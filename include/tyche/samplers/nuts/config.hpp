@@ -4,6 +4,7 @@
 // machine's threads and SIMD lanes; later executors (CUDA, processes) join the variant.
 #pragma once
 #include <tyche/config.hpp>
+#include <tyche/scalar/format.hpp>
 #include <tyche/samplers/nuts/kernel.hpp>
 
 #include <cstddef>
@@ -284,13 +285,7 @@ struct nuts_fit {
   /// The column of the value named `name` ("mu", "theta[2]": Stan's names, 1-based); throws
   /// std::out_of_range naming the names there are when there is none.
   [[nodiscard]] std::size_t index(std::string_view name) const {
-    for (std::size_t k = 0; k < names.size(); ++k)
-      if (names[k] == name) return k;
-    std::string known;
-    for (std::size_t k = 0; k < names.size() && k < 12; ++k) known += (k > 0 ? ", " : "") + names[k];
-    if (names.size() > 12) known += ", ... (" + std::to_string(names.size()) + " in all)";
-    throw std::out_of_range("tyche::nuts_fit: no value named '" + std::string(name) + "'; the fit has " +
-                            (names.empty() ? std::string("none") : known));
+    return detail::index_of_name(names, name, "tyche::nuts_fit");
   }
   /// Draws of parameter k, chain by chain: [chain][draw].
   [[nodiscard]] std::vector<std::vector<double>> parameter(std::size_t k) const {
