@@ -217,6 +217,13 @@ TEST_CASE("model: non-finite data anywhere, and sizes that do not match, are nam
   CHECK_THROWS_WITH(model(joint(theta, normal(theta, 1.0).observe(data(y7)))),
                     Contains("normal(...).observe(y) (y has 7 values, argument 1 has 8 values (uses theta), "
                              "argument 2 is a scalar)"));
+  // Vectors that meet in an expression built before joint(...): the operation, the sizes and
+  // what each operand reads.
+  static const std::vector<double> x9(9, 1.0);
+  CHECK_THROWS_WITH(theta + data(x9, "x"),
+                    Contains("tyche::add: vector operands have sizes 8 and 9 (the first: uses theta; the second: data 'x')"));
+  CHECK_THROWS_WITH(data(x9) * (a + theta),
+                    Contains("tyche::multiply: vector operands have sizes 9 and 8 (the first: data; the second: uses a, theta)"));
   // Finite data pass.
   CHECK_NOTHROW(model(joint(a, b, normal(a + b * data(y8, "x"), 1.0).observe(data(y8)))));
 }

@@ -257,6 +257,39 @@ inline void check_same_size(const char* op, std::size_t a, std::size_t b) {
                                 std::to_string(a) + " and " + std::to_string(b));
 }
 
+/// For size messages: what an operand reads — "uses theta, tau" (its random variables), else
+/// "data 'x'" (named data: data(x, "x")), else "data".
+template <class N>
+std::string operand_reads(const N& n) {
+  std::string out;
+  [&]<class... Ps>(meta::list<Ps...>) {
+    ((out += (out.empty() ? "uses " : ", ") + Ps::name.str()), ...);
+  }(params_of<N>{});
+  if (!out.empty()) return out;
+  if constexpr (kind_of<N> == node_kind::data_vector) {
+    if (n.name != nullptr) {
+      out += "data '";
+      out += n.name;
+      out += "'";
+      return out;
+    }
+  }
+  (void)n;
+  return "data";
+}
+
+/// check_same_size for an elementwise node's operands, saying what each reads: "tyche::add:
+/// vector operands have sizes 10 and 9 (the first uses beta; the second: data 'x')".
+template <class NA, class NB>
+void check_operand_sizes(const char* op, const NA& a, const NB& b) {
+  if (a.size() == b.size()) return;
+  std::string text = "tyche::";
+  text += op;
+  text += ": vector operands have sizes " + std::to_string(a.size()) + " and " + std::to_string(b.size());
+  text += " (the first: " + operand_reads(a) + "; the second: " + operand_reads(b) + ")";
+  throw std::invalid_argument(text);
+}
+
 template <class Rule, class A>
 auto make_unary(const A& a, Rule rule = {}) {
   using N = node_t<A>;
@@ -300,7 +333,7 @@ auto make_binary_node(const A& a, const B& b) {
                   "tyche: an elementwise operation on two vectors requires equal sizes");
   }
   binary_node<Rule, NA, NB> n{{}, {}, as_node(a), as_node(b)};
-  if constexpr (NA::is_vector && NB::is_vector) check_same_size(Rule::name, n.a.size(), n.b.size());
+  if constexpr (NA::is_vector && NB::is_vector) check_operand_sizes(Rule::name, n.a, n.b);
   return n;
 }
 
