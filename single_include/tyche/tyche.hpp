@@ -24541,6 +24541,20 @@ void parameter_rows(const Fit& fit, fit_summary& out) {
     }
     if (count > 5) with_nan += ", … (" + std::to_string(count) + " in all)";
     if (count > 0) out.warnings.push_back("NaN draws of " + with_nan + ": their MCSE, ESS and R-hat are NaN");
+    // Finite draws that vary, and still a NaN estimate: too few draws for the split chains'
+    // autocorrelations or the tail indicators (a handful of draws per chain).
+    std::string unestimated;
+    int without = 0;
+    for (const auto& r : out.rows) {
+      if (!(std::isfinite(r.sd) && r.sd > 0)) continue;  // constant, or NaN draws (above)
+      if (!(std::isnan(r.mcse) || std::isnan(r.ess_bulk) || std::isnan(r.ess_tail) || std::isnan(r.rhat))) continue;
+      if (without < 5) unestimated += (without > 0 ? ", " : "") + r.name;
+      ++without;
+    }
+    if (without > 5) unestimated += ", … (" + std::to_string(without) + " in all)";
+    if (without > 0)
+      out.warnings.push_back("the MCSE, ESS or R-hat of " + unestimated + " could not be estimated from " +
+                             std::to_string(fit.draws) + " draws per chain (NaN in the table): run more draws");
   }
 }
 

@@ -81,6 +81,26 @@ TEST_CASE("summary: a constant parameter is NaN without a warning; NaN draws are
   CHECK(t.warnings.size() == 1);
 }
 
+TEST_CASE("summary: from 4 draws on, an estimate that is still NaN for a varying parameter is warned of",
+          "[diagnostics][summary]") {
+  for (int draws : {4, 5, 6, 8, 100}) {
+    INFO(draws << " draws");
+    const auto s = tyche::summary(hand_made_fit(4, draws));
+    const auto& a = s.rows.at(0);
+    const bool unestimated = std::isnan(a.mcse) || std::isnan(a.ess_bulk) || std::isnan(a.ess_tail) || std::isnan(a.rhat);
+    CHECK(has_warning(s, "the MCSE, ESS or R-hat of a could not be estimated from " + std::to_string(draws) +
+                             " draws per chain") == unestimated);
+    CHECK_FALSE(has_warning(s, "of a, b"));  // b is constant: NaN without a warning, as above
+    if (draws == 100) CHECK_FALSE(unestimated);
+  }
+  // A real fit of 5 draws per chain: its tail ESS cannot be estimated.
+  using namespace tyche;
+  const auto m = model(joint(normal<"mu">(0.0, 1.0), half_normal<"sigma">(1.0)));
+  const auto s = summary(nuts(m, {.chains = 4, .warmup = 50, .draws = 5, .seed = 3}));
+  CHECK(std::isnan(s.rows.at(0).ess_tail));
+  CHECK(has_warning(s, "the MCSE, ESS or R-hat of mu, sigma could not be estimated from 5 draws per chain"));
+}
+
 TEST_CASE("summary: a real fit with 2 draws per chain", "[diagnostics][summary]") {
   using namespace tyche;
   const auto m = model(joint(normal<"x">(0.0, 1.0)));
