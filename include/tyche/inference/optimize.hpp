@@ -320,10 +320,7 @@ approximate_fit laplace(const Model& m, const optimize_result& mode, const lapla
 template <class Model>
 approximate_fit laplace(const Model& m, const std::vector<double>& mode, const laplace_config& cfg = {}) {
   if constexpr (!sampleable_model<Model>) {
-    static_assert(sampleable_model<Model>,
-                  "tyche::laplace(model, mode, config) requires a model built with tyche::model(...); the first "
-                  "argument is not one");
-    return {};
+    return laplace(m, optimize_result{}, cfg);  // whose static_assert says what is wrong
   } else {
     const inference::model_functions f = inference::functions_of(m);
     return inference::laplace(f, inference::mode_at(f, mode, cfg.jacobian.value_or(true)), cfg);
