@@ -3587,7 +3587,7 @@ std::string operand_reads(const N& n) {
 }
 
 /// check_same_size for an elementwise node's operands, saying what each reads: "tyche::add:
-/// vector operands have sizes 10 and 9 (the first uses beta; the second: data 'x')".
+/// vector operands have sizes 10 and 9 (the first: uses beta; the second: data 'x')".
 template <class NA, class NB>
 void check_operand_sizes(const char* op, const NA& a, const NB& b) {
   if (a.size() == b.size()) return;
@@ -10459,7 +10459,7 @@ inline std::size_t index_of_name(const std::vector<std::string>& names, std::str
     if (names[k] == name) return k;
   std::string known;
   for (std::size_t k = 0; k < names.size() && k < 12; ++k) known += (k > 0 ? ", " : "") + names[k];
-  if (names.size() > 12) known += ", ... (" + std::to_string(names.size()) + " in all)";
+  if (names.size() > 12) known += ", … (" + std::to_string(names.size()) + " in all)";
   throw std::out_of_range(std::string(who) + ": no value named '" + std::string(name) + "'; the fit has " +
                           (names.empty() ? std::string("none") : known));
 }
@@ -10805,6 +10805,11 @@ namespace detail {
 /// True for every name (a dependent false for TYCHE_OBSERVED_ONLY_FAMILY's static_assert).
 template <class>
 inline constexpr bool is_named_v = true;
+/// What observe(y) takes: an expression (data(y), a parameter's expression), a random variable
+/// or a number. A family that overrides observe() hands anything else to distribution::observe
+/// first, whose static_assert says what is wrong.
+template <class X>
+inline constexpr bool observable_v = expression<X> || wraps_expression<X> || arithmetic<X>;
 }  // namespace detail
 
 // ---- the base class and the likelihood term ---------------------------------------------------
@@ -10827,12 +10832,12 @@ struct distribution {
                     "tyche::distribution<itself> with `family` (its name) and `arguments()` "
                     "(tyche/concepts.hpp, distribution_family)");
       return 0;
-    } else if constexpr (!(expression<X> || wraps_expression<X> || arithmetic<X>)) {
-      static_assert(expression<X> || wraps_expression<X> || arithmetic<X>,
+    } else if constexpr (!detail::observable_v<X>) {
+      static_assert(detail::observable_v<X>,
                     "tyche: observe(y) takes data wrapped in tyche::data -- .observe(data(y)) for a "
                     "std::vector<double>, std::array or std::span (a view: y must outlive the model) -- "
                     "a number, or an expression; y here is none of these");
-      return observed<Derived, constant>{derived(), constant{0.0}};  // no further errors
+      return observed<Derived, data_vector<>>{derived(), data_vector<>{}};  // no further errors
     } else {
       using N = detail::node_t<X>;
       const N node = detail::as_node(x);
@@ -11499,9 +11504,13 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
   template <class X>
   auto observe(const X& x) const {
-    auto o = distribution<binomial_distribution>::observe(x);
-    detail::check_trials(family, o.value, n);
-    return o;
+    if constexpr (!detail::observable_v<X>) {
+      return distribution<binomial_distribution>::observe(x);  // says what is wrong
+    } else {
+      auto o = distribution<binomial_distribution>::observe(x);
+      detail::check_trials(family, o.value, n);
+      return o;
+    }
   }
   template <class G>
   static double draw(G& rng, double trials, double pr) {
@@ -11562,9 +11571,13 @@ struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
   template <class X>
   auto observe(const X& x) const {
-    auto o = distribution<beta_binomial_distribution>::observe(x);
-    detail::check_trials(family, o.value, n);
-    return o;
+    if constexpr (!detail::observable_v<X>) {
+      return distribution<beta_binomial_distribution>::observe(x);  // says what is wrong
+    } else {
+      auto o = distribution<beta_binomial_distribution>::observe(x);
+      detail::check_trials(family, o.value, n);
+      return o;
+    }
   }
   /// p ~ beta(a, b) (as X / (X + Y) for X ~ gamma(a), Y ~ gamma(b)), then binomial(n, p).
   template <class G>
@@ -11695,9 +11708,13 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
   template <class X>
   auto observe(const X& x) const {
-    auto o = distribution<binomial_logit_distribution>::observe(x);
-    detail::check_trials(family, o.value, n);
-    return o;
+    if constexpr (!detail::observable_v<X>) {
+      return distribution<binomial_logit_distribution>::observe(x);  // says what is wrong
+    } else {
+      auto o = distribution<binomial_logit_distribution>::observe(x);
+      detail::check_trials(family, o.value, n);
+      return o;
+    }
   }
   static double probability(double a) { return 1.0 / (1.0 + std::exp(-a)); }
   template <class G>
@@ -14374,9 +14391,13 @@ struct multinomial_distribution : distribution<multinomial_distribution<Theta>> 
   /// Checks y (counts, see distribution::observe) and its size; keeps N for predictive draws.
   template <class X>
   auto observe(const X& x) const {
-    auto d = *this;
-    (void)detail::multinomial_log_coefficient(family, "theta", theta, detail::as_node(x), d.trials);
-    return static_cast<const distribution<multinomial_distribution>&>(d).observe(x);
+    if constexpr (!detail::observable_v<X>) {
+      return distribution<multinomial_distribution>::observe(x);  // says what is wrong
+    } else {
+      auto d = *this;
+      (void)detail::multinomial_log_coefficient(family, "theta", theta, detail::as_node(x), d.trials);
+      return static_cast<const distribution<multinomial_distribution>&>(d).observe(x);
+    }
   }
   auto arguments() const { return std::tuple{theta}; }
   template <class T2>
@@ -14421,9 +14442,13 @@ struct multinomial_logit_distribution : distribution<multinomial_logit_distribut
   }
   template <class X>
   auto observe(const X& x) const {
-    auto d = *this;
-    (void)detail::multinomial_log_coefficient(family, "gamma", gamma, detail::as_node(x), d.trials);
-    return static_cast<const distribution<multinomial_logit_distribution>&>(d).observe(x);
+    if constexpr (!detail::observable_v<X>) {
+      return distribution<multinomial_logit_distribution>::observe(x);  // says what is wrong
+    } else {
+      auto d = *this;
+      (void)detail::multinomial_log_coefficient(family, "gamma", gamma, detail::as_node(x), d.trials);
+      return static_cast<const distribution<multinomial_logit_distribution>&>(d).observe(x);
+    }
   }
   auto arguments() const { return std::tuple{gamma}; }
   template <class G2>
@@ -14943,9 +14968,13 @@ struct ordered_logistic_distribution : distribution<ordered_logistic_distributio
   /// Checks y (finite, see distribution::observe), then the categories against K and eta's size.
   template <class X>
   auto observe(const X& x) const {
-    auto o = distribution<ordered_logistic_distribution>::observe(x);
-    detail::check_ordinal(family, eta, c, o.value);
-    return o;
+    if constexpr (!detail::observable_v<X>) {
+      return distribution<ordered_logistic_distribution>::observe(x);  // says what is wrong
+    } else {
+      auto o = distribution<ordered_logistic_distribution>::observe(x);
+      detail::check_ordinal(family, eta, c, o.value);
+      return o;
+    }
   }
   auto arguments() const { return std::tuple{eta, c}; }
   /// The arguments are whole vectors (model.hpp draws with draw_all, not element by element).
@@ -14969,9 +14998,13 @@ struct ordered_probit_distribution : distribution<ordered_probit_distribution<Et
   }
   template <class X>
   auto observe(const X& x) const {
-    auto o = distribution<ordered_probit_distribution>::observe(x);
-    detail::check_ordinal(family, eta, c, o.value);
-    return o;
+    if constexpr (!detail::observable_v<X>) {
+      return distribution<ordered_probit_distribution>::observe(x);  // says what is wrong
+    } else {
+      auto o = distribution<ordered_probit_distribution>::observe(x);
+      detail::check_ordinal(family, eta, c, o.value);
+      return o;
+    }
   }
   auto arguments() const { return std::tuple{eta, c}; }
   static constexpr bool whole_arguments = true;
@@ -15726,15 +15759,19 @@ struct wishart_distribution : distribution<wishart_distribution<Nu, S, Inverse>>
   /// Checks an observed matrix (data): finite (distribution::observe), symmetric, positive definite.
   template <class X>
   auto observe(const X& x) const {
-    auto o = distribution<wishart_distribution>::observe(x);
-    if constexpr (kind_of<decltype(o.value)> == node_kind::data_vector) {
-      if (o.value.size() != k * k)
-        throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): y has " +
-                                    std::to_string(o.value.size()) + " values but S is " + std::to_string(k) + " x " +
-                                    std::to_string(k) + " (y needs " + std::to_string(k * k) + ", the matrix, row major)");
-      (void)detail::cholesky_lower(o.value.ptr, k, (std::string(family) + "(...).observe(y)").c_str(), "W");
+    if constexpr (!detail::observable_v<X>) {
+      return distribution<wishart_distribution>::observe(x);  // says what is wrong
+    } else {
+      auto o = distribution<wishart_distribution>::observe(x);
+      if constexpr (kind_of<decltype(o.value)> == node_kind::data_vector) {
+        if (o.value.size() != k * k)
+          throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): y has " +
+                                      std::to_string(o.value.size()) + " values but S is " + std::to_string(k) + " x " +
+                                      std::to_string(k) + " (y needs " + std::to_string(k * k) + ", the matrix, row major)");
+        (void)detail::cholesky_lower(o.value.ptr, k, (std::string(family) + "(...).observe(y)").c_str(), "W");
+      }
+      return o;
     }
-    return o;
   }
   auto arguments() const { return std::tuple{nu, s}; }
   template <class N2, class S2>
@@ -16648,13 +16685,13 @@ auto joint(const Terms&... terms) {
   using J = joint_t<Terms...>;
   static_assert(meta::unique<meta::same, typename J::variables>::size == J::variables::size,
                 "tyche::joint(terms...): a random variable is listed twice, or two random variables "
-                "have the same name (the name is in the diagnostic's types): list each once, with a "
-                "name of its own");
+                "have the same name (the diagnostic's types hold the name, packed into numbers: "
+                "docs/errors.md): list each once, with a name of its own");
   // Two different variables with one name would share θ's coordinates (a name is a parameter).
   static_assert(meta::unique<meta::same, typename J::variables>::size != J::variables::size ||
                     meta::unique<detail::same_variable_name, typename J::variables>::size == J::variables::size,
-                "tyche::joint(terms...): two different random variables have the same name (the names "
-                "are in the diagnostic's types); give each its own name");
+                "tyche::joint(terms...): two different random variables have the same name (the "
+                "diagnostic's types hold it, packed into numbers: docs/errors.md); give each its own name");
   using used = params_of<detail::node_t<decltype(std::declval<const J&>().template log_density<true>())>>;
   static_assert(detail::every_variable_listed<typename J::layout, used>(),
                 "tyche::joint(terms...): every random variable the model uses must be listed");
@@ -20129,7 +20166,7 @@ struct nuts_fit {
   }
   /// The mean of the value named `name` over every chain's draws (summary(fit) has the rest:
   /// sd, quantiles, R-hat, ESS).
-  [[nodiscard]] double mean(std::string_view name) const {
+  [[nodiscard]] double mean_of(std::string_view name) const {
     const std::size_t k = index(name);
     double sum = 0;
     long long n = 0;
@@ -24449,6 +24486,18 @@ struct approximate_fit {
   [[nodiscard]] std::vector<std::vector<double>> parameter(std::string_view name) const {
     return parameter(index(name));
   }
+  /// The mean of the draws of the value named `name` (constrained; `mean` is the Gaussian's
+  /// centre on the unconstrained scale, `mean_values` that centre constrained).
+  [[nodiscard]] double mean_of(std::string_view name) const {
+    double sum = 0;
+    long long n = 0;
+    for (const auto& chain : parameter(name))
+      for (double v : chain) {
+        sum += v;
+        ++n;
+      }
+    return n > 0 ? sum / static_cast<double>(n) : std::nan("");
+  }
   /// Draws of value k, chain by chain: [chain][draw].
   [[nodiscard]] std::vector<std::vector<double>> parameter(std::size_t k) const {
     if (k >= dim())
@@ -24541,20 +24590,27 @@ void parameter_rows(const Fit& fit, fit_summary& out) {
     }
     if (count > 5) with_nan += ", … (" + std::to_string(count) + " in all)";
     if (count > 0) out.warnings.push_back("NaN draws of " + with_nan + ": their MCSE, ESS and R-hat are NaN");
-    // Finite draws that vary, and still a NaN estimate: too few draws for the split chains'
-    // autocorrelations or the tail indicators (a handful of draws per chain).
+    // Draws that are finite and not all equal (posterior's test), and still a NaN estimate: with
+    // 4 or 5 draws per chain every ESS and MCSE (a split chain needs 3 draws); beyond, the tail
+    // ESS when 5 % or more of the draws tie at a tail (a stuck chain, resampled draws).
     std::string unestimated;
     int without = 0;
-    for (const auto& r : out.rows) {
-      if (!(std::isfinite(r.sd) && r.sd > 0)) continue;  // constant, or NaN draws (above)
+    for (std::size_t k = 0; k < out.rows.size(); ++k) {
+      const auto& r = out.rows[k];
       if (!(std::isnan(r.mcse) || std::isnan(r.ess_bulk) || std::isnan(r.ess_tail) || std::isnan(r.rhat))) continue;
+      std::vector<double> all;
+      for (const auto& c : fit.parameter(k)) all.insert(all.end(), c.begin(), c.end());
+      if (should_return_na(all)) continue;  // constant, or NaN draws (warned of above)
       if (without < 5) unestimated += (without > 0 ? ", " : "") + r.name;
       ++without;
     }
     if (without > 5) unestimated += ", … (" + std::to_string(without) + " in all)";
     if (without > 0)
-      out.warnings.push_back("the MCSE, ESS or R-hat of " + unestimated + " could not be estimated from " +
-                             std::to_string(fit.draws) + " draws per chain (NaN in the table): run more draws");
+      out.warnings.push_back(
+          "the MCSE, ESS or R-hat of " + unestimated + " could not be estimated from " + std::to_string(fit.draws) +
+          " draws per chain (NaN in the table): " +
+          (fit.draws < 6 ? std::string("ESS needs 3 draws per split chain; run more draws")
+                         : std::string("too many draws tie at a tail or repeat (a stuck chain, or resampled draws)")));
   }
 }
 
@@ -26128,8 +26184,8 @@ std::vector<double> hessian(const log_density_function& density, const std::vect
 
 /// A mode given as constrained values (one per name of parameter_names()), as laplace() takes
 /// it: θ = unconstrain(values), log p and its gradient there, with the log-Jacobian or not.
-/// Nothing checks that the point is a mode; laplace() checks that the Hessian there is negative
-/// definite.
+/// Nothing here checks that the point is a mode; laplace() warns when it is not, and checks that
+/// the Hessian there is negative definite.
 template <class = void>
 optimize_result mode_at(const model_functions& model, const std::vector<double>& values, bool jacobian) {
   const std::string fn = "tyche::laplace: ";
@@ -26204,6 +26260,20 @@ approximate_fit laplace(const model_functions& model, const optimize_result& mod
                                   "is no Gaussian to draw from: " + why + ", or the posterior is flat in some direction");
   }
   fit.mean = mode.unconstrained;
+  if (mode.message.empty() && mode.gradient.size() == d) {
+    // A mode given as values: how far the Newton step from there goes, in posterior standard
+    // deviations, sqrt(g' (−H)⁻¹ g) = |L⁻¹ g|. Far from 0: the Gaussian is centred off the mode.
+    std::vector<double> y = mode.gradient;
+    detail::solve_lower(l, d, y.data());
+    const double distance = std::sqrt(detail::dot(y.data(), y.data(), d));
+    if (distance > 0.1)
+      fit.warnings.push_back("the values given are not a mode of the log density" +
+                             std::string(mode.jacobian ? " with the log-Jacobian" : " without the log-Jacobian") +
+                             ": the mode is about " + tyche::detail::format_number(distance) +
+                             " posterior standard deviations away (a mode from optimize() with jacobian = " +
+                             (mode.jacobian ? "false" : "true") + " needs laplace's .jacobian = " +
+                             (mode.jacobian ? "false" : "true") + ")");
+  }
   fit.covariance.assign(d * d, 0.0);
   for (std::size_t j = 0; j < d; ++j) {  // column j of (L L')⁻¹ = L'⁻¹ L⁻¹ e_j
     std::vector<double> e(d, 0.0);
@@ -26277,8 +26347,9 @@ approximate_fit laplace(const Model& m, const optimize_result& mode, const lapla
 
 /// The same at a mode given as constrained values, one per name of parameter_names() (a mode
 /// found elsewhere, or read from a file: CmdStan's laplace with mode=…), with the log-Jacobian
-/// unless cfg.jacobian = false. The point is taken as given: nothing checks its gradient, only
-/// that the Hessian there is negative definite.
+/// unless cfg.jacobian = false. The point is taken as given; the fit warns when the Newton step
+/// from it is more than 0.1 posterior standard deviations (not that density's mode), and the
+/// Hessian there must be negative definite.
 template <class Model>
 approximate_fit laplace(const Model& m, const std::vector<double>& mode, const laplace_config& cfg = {}) {
   if constexpr (!sampleable_model<Model>) {

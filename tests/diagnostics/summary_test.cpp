@@ -91,12 +91,24 @@ TEST_CASE("summary: from 4 draws on, an estimate that is still NaN for a varying
     CHECK(has_warning(s, "the MCSE, ESS or R-hat of a could not be estimated from " + std::to_string(draws) +
                              " draws per chain") == unestimated);
     CHECK_FALSE(has_warning(s, "of a, b"));  // b is constant: NaN without a warning, as above
+    if (draws <= 5) CHECK(unestimated);  // every ESS needs 3 draws per split chain
+    if (draws <= 5) CHECK(has_warning(s, "ESS needs 3 draws per split chain; run more draws"));
     if (draws == 100) CHECK_FALSE(unestimated);
   }
-  // A real fit of 5 draws per chain: its tail ESS cannot be estimated.
+  // 100 draws, a tenth of them tied at the maximum: the tail ESS is NaN, and the advice is not
+  // to run more draws.
+  auto tied = hand_made_fit(4, 100);
+  for (auto& chain : tied.values)
+    for (std::size_t d = 0; d < 10; ++d) chain[d * 2] = 5.0;
+  const auto t = tyche::summary(tied);
+  CHECK(std::isnan(t.rows.at(0).ess_tail));
+  CHECK(has_warning(t, "the MCSE, ESS or R-hat of a could not be estimated from 100 draws per chain (NaN in the "
+                       "table): too many draws tie at a tail or repeat"));
+  // A real fit of 5 draws per chain: no ESS can be estimated.
   using namespace tyche;
   const auto m = model(joint(normal<"mu">(0.0, 1.0), half_normal<"sigma">(1.0)));
   const auto s = summary(nuts(m, {.chains = 4, .warmup = 50, .draws = 5, .seed = 3}));
+  CHECK(std::isnan(s.rows.at(0).ess_bulk));
   CHECK(std::isnan(s.rows.at(0).ess_tail));
   CHECK(has_warning(s, "the MCSE, ESS or R-hat of mu, sigma could not be estimated from 5 draws per chain"));
 }
@@ -128,10 +140,10 @@ TEST_CASE("nuts_fit: draws and means by name, and unknown names that say which n
     }
   }
   CHECK(fit.parameter("b") == fit.parameter(std::size_t{1}));
-  CHECK(fit.mean("a") == Approx(sum / 15).epsilon(1e-15));
-  CHECK(fit.mean("b") == 2.5);
-  CHECK(fit.mean("a") == Approx(tyche::summary(fit).rows[0].mean).epsilon(1e-14));
+  CHECK(fit.mean_of("a") == Approx(sum / 15).epsilon(1e-15));
+  CHECK(fit.mean_of("b") == 2.5);
+  CHECK(fit.mean_of("a") == Approx(tyche::summary(fit).rows[0].mean).epsilon(1e-14));
   CHECK_THROWS_WITH(fit.index("c"), Catch::Matchers::Contains("no value named 'c'; the fit has a, b"));
-  CHECK_THROWS_WITH(fit.mean("theta[1]"), Catch::Matchers::Contains("no value named 'theta[1]'"));
+  CHECK_THROWS_WITH(fit.mean_of("theta[1]"), Catch::Matchers::Contains("no value named 'theta[1]'"));
   CHECK_THROWS_WITH(fit.parameter(std::size_t{2}), Catch::Matchers::Contains("index 2, but the fit has 2 values"));
 }

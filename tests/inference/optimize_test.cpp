@@ -155,6 +155,9 @@ TEST_CASE("laplace at a mode given as values: the exact covariance, with the log
   // By name, as a nuts_fit's.
   REQUIRE(at_values.parameter("beta[2]").size() == 1);
   CHECK(at_values.parameter("beta[2]")[0][3] == at_values.values[0][3 * 4 + 2]);
+  double beta2 = 0;
+  for (int n = 0; n < 10; ++n) beta2 += at_values.values[0][static_cast<std::size_t>(n) * 4 + 2] / 10;
+  CHECK(at_values.mean_of("beta[2]") == Approx(beta2).epsilon(1e-14));
   CHECK_THROWS_WITH(at_values.index("gamma"),
                     Contains("tyche::approximate_fit: no value named 'gamma'; the fit has alpha, beta[1], beta[2], beta[3]"));
   CHECK_THROWS_WITH(optimize(m).value("sigma"), Contains("no value named 'sigma'; the fit has alpha"));
@@ -163,6 +166,12 @@ TEST_CASE("laplace at a mode given as values: the exact covariance, with the log
   // sigma = 1.5, variance of u 1 / (2 · 1.5) = 1/3. Without it, 2u − 2eᵘ: mode 1, variance 1/2.
   const auto g = model(joint(gamma<"sigma">(3.0, 2.0)));
   const approximate_fit with = laplace(g, {1.5}, {.draws = 10});
+  CHECK(with.warnings.empty());
+  // MAP's values (without the Jacobian) given where laplace uses the density with it: a warning.
+  const approximate_fit off = laplace(g, {1.0}, {.draws = 10});
+  REQUIRE(off.warnings.size() == 1);
+  CHECK_THAT(off.warnings[0], Contains("not a mode of the log density with the log-Jacobian") &&
+                                  Contains("0.707") && Contains(".jacobian = false"));
   CHECK(with.mean[0] == Approx(std::log(1.5)).epsilon(1e-15));
   CHECK(with.covariance[0] == Approx(1.0 / 3.0).epsilon(1e-7));
   const approximate_fit without = laplace(g, {1.0}, {.draws = 10, .jacobian = false});

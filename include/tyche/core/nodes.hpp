@@ -279,7 +279,7 @@ std::string operand_reads(const N& n) {
 }
 
 /// check_same_size for an elementwise node's operands, saying what each reads: "tyche::add:
-/// vector operands have sizes 10 and 9 (the first uses beta; the second: data 'x')".
+/// vector operands have sizes 10 and 9 (the first: uses beta; the second: data 'x')".
 template <class NA, class NB>
 void check_operand_sizes(const char* op, const NA& a, const NB& b) {
   if (a.size() == b.size()) return;

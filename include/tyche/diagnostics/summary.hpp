@@ -80,20 +80,27 @@ void parameter_rows(const Fit& fit, fit_summary& out) {
     }
     if (count > 5) with_nan += ", … (" + std::to_string(count) + " in all)";
     if (count > 0) out.warnings.push_back("NaN draws of " + with_nan + ": their MCSE, ESS and R-hat are NaN");
-    // Finite draws that vary, and still a NaN estimate: too few draws for the split chains'
-    // autocorrelations or the tail indicators (a handful of draws per chain).
+    // Draws that are finite and not all equal (posterior's test), and still a NaN estimate: with
+    // 4 or 5 draws per chain every ESS and MCSE (a split chain needs 3 draws); beyond, the tail
+    // ESS when 5 % or more of the draws tie at a tail (a stuck chain, resampled draws).
     std::string unestimated;
     int without = 0;
-    for (const auto& r : out.rows) {
-      if (!(std::isfinite(r.sd) && r.sd > 0)) continue;  // constant, or NaN draws (above)
+    for (std::size_t k = 0; k < out.rows.size(); ++k) {
+      const auto& r = out.rows[k];
       if (!(std::isnan(r.mcse) || std::isnan(r.ess_bulk) || std::isnan(r.ess_tail) || std::isnan(r.rhat))) continue;
+      std::vector<double> all;
+      for (const auto& c : fit.parameter(k)) all.insert(all.end(), c.begin(), c.end());
+      if (should_return_na(all)) continue;  // constant, or NaN draws (warned of above)
       if (without < 5) unestimated += (without > 0 ? ", " : "") + r.name;
       ++without;
     }
     if (without > 5) unestimated += ", … (" + std::to_string(without) + " in all)";
     if (without > 0)
-      out.warnings.push_back("the MCSE, ESS or R-hat of " + unestimated + " could not be estimated from " +
-                             std::to_string(fit.draws) + " draws per chain (NaN in the table): run more draws");
+      out.warnings.push_back(
+          "the MCSE, ESS or R-hat of " + unestimated + " could not be estimated from " + std::to_string(fit.draws) +
+          " draws per chain (NaN in the table): " +
+          (fit.draws < 6 ? std::string("ESS needs 3 draws per split chain; run more draws")
+                         : std::string("too many draws tie at a tail or repeat (a stuck chain, or resampled draws)")));
   }
 }
 

@@ -47,9 +47,13 @@ struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
   template <class X>
   auto observe(const X& x) const {
-    auto o = distribution<beta_binomial_distribution>::observe(x);
-    detail::check_trials(family, o.value, n);
-    return o;
+    if constexpr (!detail::observable_v<X>) {
+      return distribution<beta_binomial_distribution>::observe(x);  // says what is wrong
+    } else {
+      auto o = distribution<beta_binomial_distribution>::observe(x);
+      detail::check_trials(family, o.value, n);
+      return o;
+    }
   }
   /// p ~ beta(a, b) (as X / (X + Y) for X ~ gamma(a), Y ~ gamma(b)), then binomial(n, p).
   template <class G>

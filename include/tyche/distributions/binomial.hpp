@@ -99,9 +99,13 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
   template <class X>
   auto observe(const X& x) const {
-    auto o = distribution<binomial_distribution>::observe(x);
-    detail::check_trials(family, o.value, n);
-    return o;
+    if constexpr (!detail::observable_v<X>) {
+      return distribution<binomial_distribution>::observe(x);  // says what is wrong
+    } else {
+      auto o = distribution<binomial_distribution>::observe(x);
+      detail::check_trials(family, o.value, n);
+      return o;
+    }
   }
   template <class G>
   static double draw(G& rng, double trials, double pr) {

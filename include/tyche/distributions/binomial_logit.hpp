@@ -41,9 +41,13 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
   template <class X>
   auto observe(const X& x) const {
-    auto o = distribution<binomial_logit_distribution>::observe(x);
-    detail::check_trials(family, o.value, n);
-    return o;
+    if constexpr (!detail::observable_v<X>) {
+      return distribution<binomial_logit_distribution>::observe(x);  // says what is wrong
+    } else {
+      auto o = distribution<binomial_logit_distribution>::observe(x);
+      detail::check_trials(family, o.value, n);
+      return o;
+    }
   }
   static double probability(double a) { return 1.0 / (1.0 + std::exp(-a)); }
   template <class G>

@@ -32,6 +32,11 @@ namespace detail {
 /// True for every name (a dependent false for TYCHE_OBSERVED_ONLY_FAMILY's static_assert).
 template <class>
 inline constexpr bool is_named_v = true;
+/// What observe(y) takes: an expression (data(y), a parameter's expression), a random variable
+/// or a number. A family that overrides observe() hands anything else to distribution::observe
+/// first, whose static_assert says what is wrong.
+template <class X>
+inline constexpr bool observable_v = expression<X> || wraps_expression<X> || arithmetic<X>;
 }  // namespace detail
 
 // ---- the base class and the likelihood term ---------------------------------------------------
@@ -54,12 +59,12 @@ struct distribution {
                     "tyche::distribution<itself> with `family` (its name) and `arguments()` "
                     "(tyche/concepts.hpp, distribution_family)");
       return 0;
-    } else if constexpr (!(expression<X> || wraps_expression<X> || arithmetic<X>)) {
-      static_assert(expression<X> || wraps_expression<X> || arithmetic<X>,
+    } else if constexpr (!detail::observable_v<X>) {
+      static_assert(detail::observable_v<X>,
                     "tyche: observe(y) takes data wrapped in tyche::data -- .observe(data(y)) for a "
                     "std::vector<double>, std::array or std::span (a view: y must outlive the model) -- "
                     "a number, or an expression; y here is none of these");
-      return observed<Derived, constant>{derived(), constant{0.0}};  // no further errors
+      return observed<Derived, data_vector<>>{derived(), data_vector<>{}};  // no further errors
     } else {
       using N = detail::node_t<X>;
       const N node = detail::as_node(x);

@@ -97,9 +97,13 @@ struct multinomial_distribution : distribution<multinomial_distribution<Theta>> 
   /// Checks y (counts, see distribution::observe) and its size; keeps N for predictive draws.
   template <class X>
   auto observe(const X& x) const {
-    auto d = *this;
-    (void)detail::multinomial_log_coefficient(family, "theta", theta, detail::as_node(x), d.trials);
-    return static_cast<const distribution<multinomial_distribution>&>(d).observe(x);
+    if constexpr (!detail::observable_v<X>) {
+      return distribution<multinomial_distribution>::observe(x);  // says what is wrong
+    } else {
+      auto d = *this;
+      (void)detail::multinomial_log_coefficient(family, "theta", theta, detail::as_node(x), d.trials);
+      return static_cast<const distribution<multinomial_distribution>&>(d).observe(x);
+    }
   }
   auto arguments() const { return std::tuple{theta}; }
   template <class T2>
@@ -144,9 +148,13 @@ struct multinomial_logit_distribution : distribution<multinomial_logit_distribut
   }
   template <class X>
   auto observe(const X& x) const {
-    auto d = *this;
-    (void)detail::multinomial_log_coefficient(family, "gamma", gamma, detail::as_node(x), d.trials);
-    return static_cast<const distribution<multinomial_logit_distribution>&>(d).observe(x);
+    if constexpr (!detail::observable_v<X>) {
+      return distribution<multinomial_logit_distribution>::observe(x);  // says what is wrong
+    } else {
+      auto d = *this;
+      (void)detail::multinomial_log_coefficient(family, "gamma", gamma, detail::as_node(x), d.trials);
+      return static_cast<const distribution<multinomial_logit_distribution>&>(d).observe(x);
+    }
   }
   auto arguments() const { return std::tuple{gamma}; }
   template <class G2>

@@ -122,9 +122,13 @@ struct ordered_logistic_distribution : distribution<ordered_logistic_distributio
   /// Checks y (finite, see distribution::observe), then the categories against K and eta's size.
   template <class X>
   auto observe(const X& x) const {
-    auto o = distribution<ordered_logistic_distribution>::observe(x);
-    detail::check_ordinal(family, eta, c, o.value);
-    return o;
+    if constexpr (!detail::observable_v<X>) {
+      return distribution<ordered_logistic_distribution>::observe(x);  // says what is wrong
+    } else {
+      auto o = distribution<ordered_logistic_distribution>::observe(x);
+      detail::check_ordinal(family, eta, c, o.value);
+      return o;
+    }
   }
   auto arguments() const { return std::tuple{eta, c}; }
   /// The arguments are whole vectors (model.hpp draws with draw_all, not element by element).
@@ -148,9 +152,13 @@ struct ordered_probit_distribution : distribution<ordered_probit_distribution<Et
   }
   template <class X>
   auto observe(const X& x) const {
-    auto o = distribution<ordered_probit_distribution>::observe(x);
-    detail::check_ordinal(family, eta, c, o.value);
-    return o;
+    if constexpr (!detail::observable_v<X>) {
+      return distribution<ordered_probit_distribution>::observe(x);  // says what is wrong
+    } else {
+      auto o = distribution<ordered_probit_distribution>::observe(x);
+      detail::check_ordinal(family, eta, c, o.value);
+      return o;
+    }
   }
   auto arguments() const { return std::tuple{eta, c}; }
   static constexpr bool whole_arguments = true;

@@ -103,6 +103,18 @@ struct approximate_fit {
   [[nodiscard]] std::vector<std::vector<double>> parameter(std::string_view name) const {
     return parameter(index(name));
   }
+  /// The mean of the draws of the value named `name` (constrained; `mean` is the Gaussian's
+  /// centre on the unconstrained scale, `mean_values` that centre constrained).
+  [[nodiscard]] double mean_of(std::string_view name) const {
+    double sum = 0;
+    long long n = 0;
+    for (const auto& chain : parameter(name))
+      for (double v : chain) {
+        sum += v;
+        ++n;
+      }
+    return n > 0 ? sum / static_cast<double>(n) : std::nan("");
+  }
   /// Draws of value k, chain by chain: [chain][draw].
   [[nodiscard]] std::vector<std::vector<double>> parameter(std::size_t k) const {
     if (k >= dim())

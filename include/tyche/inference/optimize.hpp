@@ -166,8 +166,8 @@ std::vector<double> hessian(const log_density_function& density, const std::vect
 
 /// A mode given as constrained values (one per name of parameter_names()), as laplace() takes
 /// it: θ = unconstrain(values), log p and its gradient there, with the log-Jacobian or not.
-/// Nothing checks that the point is a mode; laplace() checks that the Hessian there is negative
-/// definite.
+/// Nothing here checks that the point is a mode; laplace() warns when it is not, and checks that
+/// the Hessian there is negative definite.
 template <class = void>
 optimize_result mode_at(const model_functions& model, const std::vector<double>& values, bool jacobian) {
   const std::string fn = "tyche::laplace: ";
@@ -242,6 +242,20 @@ approximate_fit laplace(const model_functions& model, const optimize_result& mod
                                   "is no Gaussian to draw from: " + why + ", or the posterior is flat in some direction");
   }
   fit.mean = mode.unconstrained;
+  if (mode.message.empty() && mode.gradient.size() == d) {
+    // A mode given as values: how far the Newton step from there goes, in posterior standard
+    // deviations, sqrt(g' (−H)⁻¹ g) = |L⁻¹ g|. Far from 0: the Gaussian is centred off the mode.
+    std::vector<double> y = mode.gradient;
+    detail::solve_lower(l, d, y.data());
+    const double distance = std::sqrt(detail::dot(y.data(), y.data(), d));
+    if (distance > 0.1)
+      fit.warnings.push_back("the values given are not a mode of the log density" +
+                             std::string(mode.jacobian ? " with the log-Jacobian" : " without the log-Jacobian") +
+                             ": the mode is about " + tyche::detail::format_number(distance) +
+                             " posterior standard deviations away (a mode from optimize() with jacobian = " +
+                             (mode.jacobian ? "false" : "true") + " needs laplace's .jacobian = " +
+                             (mode.jacobian ? "false" : "true") + ")");
+  }
   fit.covariance.assign(d * d, 0.0);
   for (std::size_t j = 0; j < d; ++j) {  // column j of (L L')⁻¹ = L'⁻¹ L⁻¹ e_j
     std::vector<double> e(d, 0.0);
@@ -315,8 +329,9 @@ approximate_fit laplace(const Model& m, const optimize_result& mode, const lapla
 
 /// The same at a mode given as constrained values, one per name of parameter_names() (a mode
 /// found elsewhere, or read from a file: CmdStan's laplace with mode=…), with the log-Jacobian
-/// unless cfg.jacobian = false. The point is taken as given: nothing checks its gradient, only
-/// that the Hessian there is negative definite.
+/// unless cfg.jacobian = false. The point is taken as given; the fit warns when the Newton step
+/// from it is more than 0.1 posterior standard deviations (not that density's mode), and the
+/// Hessian there must be negative definite.
 template <class Model>
 approximate_fit laplace(const Model& m, const std::vector<double>& mode, const laplace_config& cfg = {}) {
   if constexpr (!sampleable_model<Model>) {

@@ -312,13 +312,13 @@ auto joint(const Terms&... terms) {
   using J = joint_t<Terms...>;
   static_assert(meta::unique<meta::same, typename J::variables>::size == J::variables::size,
                 "tyche::joint(terms...): a random variable is listed twice, or two random variables "
-                "have the same name (the name is in the diagnostic's types): list each once, with a "
-                "name of its own");
+                "have the same name (the diagnostic's types hold the name, packed into numbers: "
+                "docs/errors.md): list each once, with a name of its own");
   // Two different variables with one name would share θ's coordinates (a name is a parameter).
   static_assert(meta::unique<meta::same, typename J::variables>::size != J::variables::size ||
                     meta::unique<detail::same_variable_name, typename J::variables>::size == J::variables::size,
-                "tyche::joint(terms...): two different random variables have the same name (the names "
-                "are in the diagnostic's types); give each its own name");
+                "tyche::joint(terms...): two different random variables have the same name (the "
+                "diagnostic's types hold it, packed into numbers: docs/errors.md); give each its own name");
   using used = params_of<detail::node_t<decltype(std::declval<const J&>().template log_density<true>())>>;
   static_assert(detail::every_variable_listed<typename J::layout, used>(),
                 "tyche::joint(terms...): every random variable the model uses must be listed");

@@ -41,7 +41,7 @@ inline std::size_t index_of_name(const std::vector<std::string>& names, std::str
     if (names[k] == name) return k;
   std::string known;
   for (std::size_t k = 0; k < names.size() && k < 12; ++k) known += (k > 0 ? ", " : "") + names[k];
-  if (names.size() > 12) known += ", ... (" + std::to_string(names.size()) + " in all)";
+  if (names.size() > 12) known += ", … (" + std::to_string(names.size()) + " in all)";
   throw std::out_of_range(std::string(who) + ": no value named '" + std::string(name) + "'; the fit has " +
                           (names.empty() ? std::string("none") : known));
 }

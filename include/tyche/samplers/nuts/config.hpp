@@ -305,7 +305,7 @@ struct nuts_fit {
   }
   /// The mean of the value named `name` over every chain's draws (summary(fit) has the rest:
   /// sd, quantiles, R-hat, ESS).
-  [[nodiscard]] double mean(std::string_view name) const {
+  [[nodiscard]] double mean_of(std::string_view name) const {
     const std::size_t k = index(name);
     double sum = 0;
     long long n = 0;
