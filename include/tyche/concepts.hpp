@@ -32,7 +32,12 @@ namespace tyche {
 /// A family of distributions (one struct per family, holding its argument expressions):
 /// `D::family` names it ("normal"); `arguments()` gives the argument expressions as a tuple;
 /// `log_prob(x)` (a core expression of x and the arguments: not checked here, it needs an x)
-/// is the log density with every normalising constant.
+/// is the log density with every normalising constant. Optional members, which
+/// distribution<D>::observe(y) uses where a family has them (distributions/distribution.hpp):
+/// `static const char* observation_problem(double v)` (what is wrong with one observed value, or
+/// nullptr), `check_observed(y)` (checks of y against the arguments, throwing
+/// std::invalid_argument: binomial's y ≤ n, uniform's bounds, wishart's matrix) and
+/// `observing(y)` (a copy holding a setting read from y: multinomial's total).
 template <class D>
 concept distribution_family = requires(const D& d) {
   { D::family } -> std::convertible_to<const char*>;

@@ -45,15 +45,9 @@ struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A
     detail::check_argument<domains::positive>("beta_binomial(n, a, b)", "b", b);
   }
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
-  template <class X>
-  auto observe(const X& x) const {
-    if constexpr (!detail::observable_v<X>) {
-      return distribution<beta_binomial_distribution>::observe(x);  // says what is wrong
-    } else {
-      auto o = distribution<beta_binomial_distribution>::observe(x);
-      detail::check_trials(family, o.value, n);
-      return o;
-    }
+  template <class Y>
+  void check_observed(const Y& y) const {
+    detail::check_trials(family, y, n);
   }
   /// p ~ beta(a, b) (as X / (X + Y) for X ~ gamma(a), Y ~ gamma(b)), then binomial(n, p).
   template <class G>

@@ -97,15 +97,9 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
     detail::check_argument<domains::probability>("binomial(n, p)", "p", p);
   }
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
-  template <class X>
-  auto observe(const X& x) const {
-    if constexpr (!detail::observable_v<X>) {
-      return distribution<binomial_distribution>::observe(x);  // says what is wrong
-    } else {
-      auto o = distribution<binomial_distribution>::observe(x);
-      detail::check_trials(family, o.value, n);
-      return o;
-    }
+  template <class Y>
+  void check_observed(const Y& y) const {
+    detail::check_trials(family, y, n);
   }
   template <class G>
   static double draw(G& rng, double trials, double pr) {

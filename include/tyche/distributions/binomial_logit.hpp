@@ -39,15 +39,9 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
     detail::check_argument<domains::nonnegative>("binomial_logit(n, alpha)", "n", n);
   }
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
-  template <class X>
-  auto observe(const X& x) const {
-    if constexpr (!detail::observable_v<X>) {
-      return distribution<binomial_logit_distribution>::observe(x);  // says what is wrong
-    } else {
-      auto o = distribution<binomial_logit_distribution>::observe(x);
-      detail::check_trials(family, o.value, n);
-      return o;
-    }
+  template <class Y>
+  void check_observed(const Y& y) const {
+    detail::check_trials(family, y, n);
   }
   static double probability(double a) { return 1.0 / (1.0 + std::exp(-a)); }
   template <class G>

@@ -33,8 +33,7 @@ namespace detail {
 template <class>
 inline constexpr bool is_named_v = true;
 /// What observe(y) takes: an expression (data(y), a parameter's expression), a random variable
-/// or a number. A family that overrides observe() hands anything else to distribution::observe
-/// first, whose static_assert says what is wrong.
+/// or a number; distribution::observe's static_assert says what is wrong with anything else.
 template <class X>
 inline constexpr bool observable_v = expression<X> || wraps_expression<X> || arithmetic<X>;
 }  // namespace detail
@@ -73,9 +72,14 @@ struct distribution {
       } else if constexpr (kind_of<N> == node_kind::constant) {
         check_observation(node.value, 0);
       }
-      // A support bounded by an argument (uniform, pareto): y against it, where both are known.
+      // The family's own checks of y: a support bounded by an argument (uniform, pareto), trials
+      // (binomial), categories (ordered_logistic), a matrix (wishart) — where the values are known.
       if constexpr (requires { derived().check_observed(node); }) derived().check_observed(node);
-      return observed<Derived, N>{derived(), node};
+      // A family that reads a setting from y (multinomial's trials) observes as a copy holding it.
+      if constexpr (requires { derived().observing(node); })
+        return observed<Derived, N>{derived().observing(node), node};
+      else
+        return observed<Derived, N>{derived(), node};
     }
   }
 

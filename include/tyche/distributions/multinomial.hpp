@@ -94,16 +94,13 @@ struct multinomial_distribution : distribution<multinomial_distribution<Theta>> 
     if constexpr (is_vector_v<Theta>) return constant{log_c} + sum(y * log(theta));
     else return constant{log_c};  // a static_assert has said why
   }
-  /// Checks y (counts, see distribution::observe) and its size; keeps N for predictive draws.
-  template <class X>
-  auto observe(const X& x) const {
-    if constexpr (!detail::observable_v<X>) {
-      return distribution<multinomial_distribution>::observe(x);  // says what is wrong
-    } else {
-      auto d = *this;
-      (void)detail::multinomial_log_coefficient(family, "theta", theta, detail::as_node(x), d.trials);
-      return static_cast<const distribution<multinomial_distribution>&>(d).observe(x);
-    }
+  /// The distribution as it observes y (counts, checked by distribution::observe): y's size
+  /// checked, its total N kept for predictive draws.
+  template <class Y>
+  auto observing(const Y& y) const {
+    auto d = *this;
+    (void)detail::multinomial_log_coefficient(family, "theta", theta, y, d.trials);
+    return d;
   }
   auto arguments() const { return std::tuple{theta}; }
   template <class T2>
@@ -146,15 +143,11 @@ struct multinomial_logit_distribution : distribution<multinomial_logit_distribut
     if constexpr (is_vector_v<Gamma>) return constant{log_c} + sum(y * gamma) - constant{total} * log_sum_exp(gamma);
     else return constant{log_c};  // a static_assert has said why
   }
-  template <class X>
-  auto observe(const X& x) const {
-    if constexpr (!detail::observable_v<X>) {
-      return distribution<multinomial_logit_distribution>::observe(x);  // says what is wrong
-    } else {
-      auto d = *this;
-      (void)detail::multinomial_log_coefficient(family, "gamma", gamma, detail::as_node(x), d.trials);
-      return static_cast<const distribution<multinomial_logit_distribution>&>(d).observe(x);
-    }
+  template <class Y>
+  auto observing(const Y& y) const {
+    auto d = *this;
+    (void)detail::multinomial_log_coefficient(family, "gamma", gamma, y, d.trials);
+    return d;
   }
   auto arguments() const { return std::tuple{gamma}; }
   template <class G2>

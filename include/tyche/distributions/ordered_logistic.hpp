@@ -120,15 +120,9 @@ struct ordered_logistic_distribution : distribution<ordered_logistic_distributio
     return detail::ordinal_log_prob<false>(family, eta, c, y);
   }
   /// Checks y (finite, see distribution::observe), then the categories against K and eta's size.
-  template <class X>
-  auto observe(const X& x) const {
-    if constexpr (!detail::observable_v<X>) {
-      return distribution<ordered_logistic_distribution>::observe(x);  // says what is wrong
-    } else {
-      auto o = distribution<ordered_logistic_distribution>::observe(x);
-      detail::check_ordinal(family, eta, c, o.value);
-      return o;
-    }
+  template <class Y>
+  void check_observed(const Y& y) const {
+    (void)detail::check_ordinal(family, eta, c, y);
   }
   auto arguments() const { return std::tuple{eta, c}; }
   /// The arguments are whole vectors (model.hpp draws with draw_all, not element by element).
@@ -150,15 +144,9 @@ struct ordered_probit_distribution : distribution<ordered_probit_distribution<Et
   auto log_prob(const X& y) const {
     return detail::ordinal_log_prob<true>(family, eta, c, y);
   }
-  template <class X>
-  auto observe(const X& x) const {
-    if constexpr (!detail::observable_v<X>) {
-      return distribution<ordered_probit_distribution>::observe(x);  // says what is wrong
-    } else {
-      auto o = distribution<ordered_probit_distribution>::observe(x);
-      detail::check_ordinal(family, eta, c, o.value);
-      return o;
-    }
+  template <class Y>
+  void check_observed(const Y& y) const {
+    (void)detail::check_ordinal(family, eta, c, y);
   }
   auto arguments() const { return std::tuple{eta, c}; }
   static constexpr bool whole_arguments = true;

@@ -111,21 +111,16 @@ struct wishart_distribution : distribution<wishart_distribution<Nu, S, Inverse>>
       return at(make_vector_op(ops::wishart_map<Inverse>{k}, 1, nu, w, s), 0);
     }
   }
-  /// Checks an observed matrix (data): finite (distribution::observe), symmetric, positive definite.
-  template <class X>
-  auto observe(const X& x) const {
-    if constexpr (!detail::observable_v<X>) {
-      return distribution<wishart_distribution>::observe(x);  // says what is wrong
-    } else {
-      auto o = distribution<wishart_distribution>::observe(x);
-      if constexpr (kind_of<decltype(o.value)> == node_kind::data_vector) {
-        if (o.value.size() != k * k)
-          throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): y has " +
-                                      std::to_string(o.value.size()) + " values but S is " + std::to_string(k) + " x " +
-                                      std::to_string(k) + " (y needs " + std::to_string(k * k) + ", the matrix, row major)");
-        (void)detail::cholesky_lower(o.value.ptr, k, (std::string(family) + "(...).observe(y)").c_str(), "W");
-      }
-      return o;
+  /// Checks an observed matrix (data; finite: distribution::observe): K·K values, symmetric,
+  /// positive definite.
+  template <class Y>
+  void check_observed(const Y& y) const {
+    if constexpr (kind_of<Y> == node_kind::data_vector) {
+      if (y.size() != k * k)
+        throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): y has " +
+                                    std::to_string(y.size()) + " values but S is " + std::to_string(k) + " x " +
+                                    std::to_string(k) + " (y needs " + std::to_string(k * k) + ", the matrix, row major)");
+      (void)detail::cholesky_lower(y.ptr, k, (std::string(family) + "(...).observe(y)").c_str(), "W");
     }
   }
   auto arguments() const { return std::tuple{nu, s}; }
