@@ -51,6 +51,11 @@ constexpr bool consistent_param() {
   if constexpr (i == Layout::size) return false;
   else return std::is_same_v<meta::at<i, Layout>, O>;
 }
+/// True when every occurrence Os is named in Layout, whatever its type.
+template <class Layout, class Occurrences>
+inline constexpr bool params_named_in_v = []<class... Os>(meta::list<Os...>) {
+  return ((meta::find_if_equal<same_param_name, Os, Layout>::value != Layout::size) && ...);
+}(Occurrences{});
 template <class Layout, class Occurrences>
 inline constexpr bool consistent_params_v = [] {
   return []<class... Os>(meta::list<Os...>) {
@@ -347,7 +352,10 @@ auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
   static_assert(!is_vector_v<Expr>,
                 "tyche::compile(f) requires 'f' to be a scalar expression; reduce vectors with "
                 "tyche::sum(...)");
-  static_assert(consistent_params_v<Layout, typename all_params<Expr>::type>,
+  // A parameter missing from the layout has been named by the caller's own check (joint's
+  // every_variable_listed, compile's list): no second error here.
+  using occurrences = typename all_params<Expr>::type;
+  static_assert(consistent_params_v<Layout, occurrences> || !params_named_in_v<Layout, occurrences>,
                 "tyche::compile(f): a parameter name is used for two different parameters "
                 "(scalar and vector, or two sizes fixed at compile time)");
   auto storage = std::make_shared<fold_storage>();

@@ -13,6 +13,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 namespace tyche {
 
@@ -92,14 +93,25 @@ auto check_term_supports(const T& term) {
   if constexpr (requires { term.distribution.check_supports(); }) term.distribution.check_supports();
 }
 
-/// Instantiated for a parameter P that the model's density uses but no random variable of the
-/// joint declares: the diagnostic names P (its name is the template argument).
-template <class P>
+/// A name spelled as characters: both compilers print a char template argument as a character
+/// ('s', 'i', 'g', 'm', 'a'), where a fixed_string argument is printed as packed numbers.
+template <char... C>
+struct random_variable_named {};
+template <auto Name, class I = std::make_index_sequence<Name.size()>>
+struct spelled_name;
+template <auto Name, std::size_t... I>
+struct spelled_name<Name, std::index_sequence<I...>> {
+  using type = random_variable_named<Name[I]...>;
+};
+
+/// Instantiated for a parameter that the model's density uses but no random variable of the
+/// joint declares: the diagnostic names it in Missing's characters.
+template <class Missing>
 constexpr bool variable_missing_from_joint() {
-  static_assert(sizeof(P) == 0,
+  static_assert(sizeof(Missing) == 0,
                 "tyche::joint(terms...): a random variable is used in the model but not listed in "
-                "joint(...): add it to joint(...). Its name is in 'P = tyche::param<...>' of this "
-                "diagnostic (clang writes the name's characters as numbers)");
+                "joint(...): add it to joint(...). Its name is spelled out, a character at a time, in "
+                "random_variable_named<...> (Missing) of this diagnostic");
   return false;
 }
 /// True when every parameter of Used is declared in Layout (by name); else the diagnostic above.
@@ -109,7 +121,7 @@ constexpr bool every_variable_listed() {
     return ([]<class U>(std::type_identity<U>) {
       constexpr bool listed = []<class... Ls>(meta::list<Ls...>) { return ((Ls::name == U::name) || ...); }(Layout{});
       if constexpr (listed) return true;
-      else return variable_missing_from_joint<U>();
+      else return variable_missing_from_joint<typename spelled_name<U::name>::type>();
     }(std::type_identity<Us>{}) && ...);
   }(Used{});
 }
@@ -293,9 +305,51 @@ struct joint_t {
 };
 
 namespace detail {
-/// Random variables (or any types with a `name`) of the same name.
-template <class A, class B>
-struct same_variable_name : std::bool_constant<A::name == B::name> {};
+/// Instantiated for a name that two terms of a joint share (Name spells it): the same variable
+/// twice (or two of one family and shape), or two different ones.
+template <class Name>
+constexpr bool variable_listed_twice() {
+  static_assert(sizeof(Name) == 0,
+                "tyche::joint(terms...): a random variable is listed twice, or two random variables "
+                "have the same name: list each once, with a name of its own. The name is spelled out, "
+                "a character at a time, in random_variable_named<...> (Name) of this diagnostic");
+  return false;
+}
+template <class Name>
+constexpr bool variables_share_name() {
+  static_assert(sizeof(Name) == 0,
+                "tyche::joint(terms...): two different random variables have the same name; give each "
+                "its own name. The name is spelled out, a character at a time, in "
+                "random_variable_named<...> (Name) of this diagnostic");
+  return false;
+}
+/// True when no two of the variables Vs share a name; else one of the diagnostics above, for
+/// the first name met twice.
+template <class... Vs>
+constexpr bool variables_named_once(meta::list<Vs...>) {
+  constexpr std::size_t n = sizeof...(Vs);
+  constexpr auto first_repeat = [] {  // {i, j}: Vs[j] has Vs[i]'s name, i < j; {n, n} if none
+    std::size_t i = 0, found_i = n, found_j = n;
+    ([&]<class A>(std::type_identity<A>) {
+      std::size_t j = 0;
+      ([&]<class B>(std::type_identity<B>) {
+        if (found_i == n && i < j && A::name == B::name) found_i = i, found_j = j;
+        ++j;
+      }(std::type_identity<Vs>{}), ...);
+      ++i;
+    }(std::type_identity<Vs>{}), ...);
+    return std::pair<std::size_t, std::size_t>{found_i, found_j};
+  }();
+  if constexpr (first_repeat.first == n) {
+    return true;
+  } else {
+    using A = meta::at<first_repeat.first, meta::list<Vs...>>;
+    using B = meta::at<first_repeat.second, meta::list<Vs...>>;
+    using name = typename spelled_name<A::name>::type;
+    if constexpr (std::is_same_v<A, B>) return variable_listed_twice<name>();
+    else return variables_share_name<name>();
+  }
+}
 }  // namespace detail
 
 /// The joint distribution of random variables and observations: `joint(mu, tau, y_obs)`.
@@ -310,15 +364,8 @@ auto joint(const Terms&... terms) {
                 "(normal<\"mu\">(0, 1)), an observation (normal(mu, 1).observe(data(y))) or a "
                 "free log-density term (target(e))");
   using J = joint_t<Terms...>;
-  static_assert(meta::unique<meta::same, typename J::variables>::size == J::variables::size,
-                "tyche::joint(terms...): a random variable is listed twice, or two random variables "
-                "have the same name (the diagnostic's types hold the name, packed into numbers: "
-                "docs/errors.md): list each once, with a name of its own");
-  // Two different variables with one name would share θ's coordinates (a name is a parameter).
-  static_assert(meta::unique<meta::same, typename J::variables>::size != J::variables::size ||
-                    meta::unique<detail::same_variable_name, typename J::variables>::size == J::variables::size,
-                "tyche::joint(terms...): two different random variables have the same name (the "
-                "diagnostic's types hold it, packed into numbers: docs/errors.md); give each its own name");
+  static_assert(detail::variables_named_once(typename J::variables{}),
+                "tyche::joint(terms...): every random variable needs a name of its own");
   using used = params_of<detail::node_t<decltype(std::declval<const J&>().template log_density<true>())>>;
   static_assert(detail::every_variable_listed<typename J::layout, used>(),
                 "tyche::joint(terms...): every random variable the model uses must be listed");
