@@ -174,14 +174,23 @@ inline constexpr std::size_t static_offset_v = [] {
   return known ? offset : dynamic_extent;
 }();
 
+/// P's place in Layout (by name). A P that is not there is a random variable missing from a
+/// model's joint(...): one error that spells its name (the check joint(...) makes itself, the
+/// same instantiation), and 0, so that nothing else fails after it.
 template <class Layout, class P>
 inline constexpr std::size_t layout_index_v = [] {
-  return []<class... Ps>(meta::list<Ps...>) {
+  constexpr std::size_t i = []<class... Ps>(meta::list<Ps...>) {
     constexpr bool hit[] = {(Ps::name == P::name)..., true};  // the sentinel stops the search
-    std::size_t i = 0;
-    while (!hit[i]) ++i;
-    return i;
+    std::size_t j = 0;
+    while (!hit[j]) ++j;
+    return j;
   }(Layout{});
+  if constexpr (i == Layout::size) {
+    (void)variable_missing_from_joint<typename spelled_name<P::name>::type>();
+    return std::size_t{0};
+  } else {
+    return i;
+  }
 }();
 
 /// One evaluation of Root at one point θ, with scalar type T. Grad selects value-only or
@@ -241,8 +250,7 @@ struct evaluation {
 
   template <class C>
   TYCHE_HD TYCHE_INLINE std::size_t offset_of() const {
-    constexpr std::size_t k = layout_index_v<Layout, C>;
-    static_assert(k < Layout::size, "tyche: a parameter of the expression is missing from the layout");
+    constexpr std::size_t k = layout_index_v<Layout, C>;  // a missing C: its error, and 0
     if constexpr (static_offset_v<Layout, k> != dynamic_extent) return static_offset_v<Layout, k>;
     else return layout.offset[k];
   }

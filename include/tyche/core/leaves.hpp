@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace tyche {
@@ -71,6 +72,30 @@ struct vector_param_size<dynamic_extent> {
   TYCHE_HD constexpr explicit vector_param_size(std::size_t size) : n(size) {}
   TYCHE_HD constexpr std::size_t size() const { return n; }
 };
+
+/// A name spelled as characters: both compilers print a char template argument as a character
+/// ('s', 'i', 'g', 'm', 'a'), where a fixed_string argument is printed as packed numbers.
+template <char... C>
+struct random_variable_named {};
+template <auto Name, class I = std::make_index_sequence<Name.size()>>
+struct spelled_name;
+template <auto Name, std::size_t... I>
+struct spelled_name<Name, std::index_sequence<I...>> {
+  using type = random_variable_named<Name[I]...>;
+};
+
+/// Instantiated for a parameter that a model's density uses but no random variable of its joint
+/// declares (Missing spells its name): by joint(...)'s check, and by an evaluation that meets the
+/// parameter (compile/evaluate.hpp) — one instantiation, so one error, however many evaluations
+/// the model compiles.
+template <class Missing>
+constexpr bool variable_missing_from_joint() {
+  static_assert(sizeof(Missing) == 0,
+                "tyche::joint(terms...): a random variable is used in the model but not listed in "
+                "joint(...): add it to joint(...). Its name is spelled out, a character at a time, in "
+                "random_variable_named<...> (Missing) of this diagnostic");
+  return false;
+}
 }  // namespace detail
 
 /// A vector parameter of compile-time size Extent, or of run-time size when Extent is

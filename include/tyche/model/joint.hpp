@@ -93,27 +93,6 @@ auto check_term_supports(const T& term) {
   if constexpr (requires { term.distribution.check_supports(); }) term.distribution.check_supports();
 }
 
-/// A name spelled as characters: both compilers print a char template argument as a character
-/// ('s', 'i', 'g', 'm', 'a'), where a fixed_string argument is printed as packed numbers.
-template <char... C>
-struct random_variable_named {};
-template <auto Name, class I = std::make_index_sequence<Name.size()>>
-struct spelled_name;
-template <auto Name, std::size_t... I>
-struct spelled_name<Name, std::index_sequence<I...>> {
-  using type = random_variable_named<Name[I]...>;
-};
-
-/// Instantiated for a parameter that the model's density uses but no random variable of the
-/// joint declares: the diagnostic names it in Missing's characters.
-template <class Missing>
-constexpr bool variable_missing_from_joint() {
-  static_assert(sizeof(Missing) == 0,
-                "tyche::joint(terms...): a random variable is used in the model but not listed in "
-                "joint(...): add it to joint(...). Its name is spelled out, a character at a time, in "
-                "random_variable_named<...> (Missing) of this diagnostic");
-  return false;
-}
 /// True when every parameter of Used is declared in Layout (by name); else the diagnostic above.
 template <class Layout, class Used>
 constexpr bool every_variable_listed() {
@@ -367,8 +346,8 @@ auto joint(const Terms&... terms) {
   static_assert(detail::variables_named_once(typename J::variables{}),
                 "tyche::joint(terms...): every random variable needs a name of its own");
   using used = params_of<detail::node_t<decltype(std::declval<const J&>().template log_density<true>())>>;
-  static_assert(detail::every_variable_listed<typename J::layout, used>(),
-                "tyche::joint(terms...): every random variable the model uses must be listed");
+  // A variable missing from joint(...): every_variable_listed's own static_assert names it.
+  [[maybe_unused]] constexpr bool listed = detail::every_variable_listed<typename J::layout, used>();
   (detail::check_term_supports(terms), ...);
   std::size_t index = 0;
   (detail::check_term_data(terms, ++index), ...);
