@@ -224,6 +224,11 @@ TEST_CASE("model: non-finite data anywhere, and sizes that do not match, are nam
                     Contains("tyche::add: vector operands have sizes 8 and 9 (the first: uses theta; the second: data 'x')"));
   CHECK_THROWS_WITH(data(x9) * (a + theta),
                     Contains("tyche::multiply: vector operands have sizes 9 and 8 (the first: data; the second: uses a, theta)"));
+  // Named data inside an operand that also uses a variable (an offset, a matrix): both named.
+  static const std::vector<double> offset7(7, 0.5), xm16(16, 1.0);
+  CHECK_THROWS_WITH(data(offset7, "log_expo") + a + matvec(matrix(xm16, 8, 2, "X"), beta),
+                    Contains("tyche::add: vector operands have sizes 7 and 8 (the first: data 'log_expo' with a; "
+                             "the second: data 'X' with beta)"));
   // Finite data pass.
   CHECK_NOTHROW(model(joint(a, b, normal(a + b * data(y8, "x"), 1.0).observe(data(y8)))));
 }

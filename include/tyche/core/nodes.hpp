@@ -257,25 +257,35 @@ inline void check_same_size(const char* op, std::size_t a, std::size_t b) {
                                 std::to_string(a) + " and " + std::to_string(b));
 }
 
-/// For size messages: what an operand reads — "uses theta, tau" (its random variables), else
-/// "data 'x'" (named data: data(x, "x")), else "data".
+/// The named data below node n ("'x'", "'X'" for data(x, "x") and matrix(…, "X")), each once,
+/// appended to out (", " between them).
+template <class N>
+void named_data_below(const N& n, std::string& out) {
+  if constexpr (kind_of<N> == node_kind::data_vector || kind_of<N> == node_kind::data_matrix) {
+    if (n.name == nullptr) return;
+    const std::string label = std::string("'") + n.name + "'";
+    if (out.find(label) != std::string::npos) return;
+    if (!out.empty()) out += ", ";
+    out += label;
+  } else if constexpr (children_t<N>::size > 0 && requires { n.template child<0>(); }) {
+    meta::static_for<children_t<N>::size>([&](auto c) { named_data_below(n.template child<decltype(c)::value>(), out); });
+  } else {
+    (void)n;
+  }
+}
+
+/// For size messages: what an operand reads — "data 'x'" (its named data: data(x, "x"),
+/// matrix(…, "X")), "uses theta, tau" (its random variables), "data 'x' with theta" (both),
+/// else "data".
 template <class N>
 std::string operand_reads(const N& n) {
-  std::string out;
+  std::string data, uses;
+  named_data_below(n, data);
   [&]<class... Ps>(meta::list<Ps...>) {
-    ((out += (out.empty() ? "uses " : ", ") + Ps::name.str()), ...);
+    ((uses += (uses.empty() ? "uses " : ", ") + Ps::name.str()), ...);
   }(params_of<N>{});
-  if (!out.empty()) return out;
-  if constexpr (kind_of<N> == node_kind::data_vector) {
-    if (n.name != nullptr) {
-      out += "data '";
-      out += n.name;
-      out += "'";
-      return out;
-    }
-  }
-  (void)n;
-  return "data";
+  if (data.empty()) return uses.empty() ? std::string("data") : uses;
+  return "data " + data + (uses.empty() ? std::string() : " with " + uses.substr(5));
 }
 
 /// check_same_size for an elementwise node's operands, saying what each reads: "tyche::add:
