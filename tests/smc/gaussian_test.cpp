@@ -16,6 +16,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <random>
+#include <sstream>
 #include <vector>
 
 namespace {
@@ -138,4 +140,36 @@ TEST_CASE("in-process results do not depend on the number of threads", "[smc]") 
   CHECK(one.samples("z[17]") == three.samples("z[17]"));
   CHECK(one.weights() == three.weights());
   CHECK(one.log_evidence == three.log_evidence);
+}
+
+TEST_CASE("summary warns when every particle predicted the same values (a generator of the program's own)", "[smc]") {
+  // The mistake docs/smc.md warns about: the program draws mu from a generator in its own state,
+  // which every particle copies, so every particle draws the same mu. Its estimates look
+  // precise and are wrong; summary(r) must say so. The correct program is not flagged.
+  struct state {
+    std::mt19937_64 own{7};
+    double mu = 0;
+  };
+  const auto own_generator = smc::stepwise(
+      state{}, 2,
+      [](state& s, std::size_t n, tyche::counter_rng&) {
+        if (n == 0) s.mu = 1 + std::sqrt(5.0) * std::normal_distribution<double>(0, 1)(s.own);
+        return smc::normal_lpdf(gaussian_data[n], s.mu, std::sqrt(2.0));
+      },
+      [](const state& s, smc::predictions& p) { p("mu", s.mu); });
+  const auto bad = smc::run_smc(own_generator, {.particles = 200, .sweeps = 2, .seed = 3});
+  CHECK(bad.particles_identical());
+  std::ostringstream os;
+  os << summary(bad);
+  INFO(os.str());
+  CHECK(os.str().find("warning: in every sweep all 200 particles predicted the same values") != std::string::npos);
+  const auto good = smc::run_smc(gaussian_stepwise(), {.particles = 200, .sweeps = 2, .seed = 3});
+  CHECK_FALSE(good.particles_identical());
+  std::ostringstream ok;
+  ok << summary(good);
+  CHECK(ok.str().find("warning") == std::string::npos);
+  // PIMH's summary says what its w_ess column is.
+  std::ostringstream pimh;
+  pimh << summary(smc::run_pimh(gaussian_stepwise(), {.particles = 50, .sweeps = 3, .seed = 3}));
+  CHECK(pimh.str().find("w_ess: the effective sample size of each sweep's weights") != std::string::npos);
 }

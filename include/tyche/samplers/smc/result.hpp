@@ -126,6 +126,23 @@ class result {
     }
     return out;
   }
+  /// True when there is more than one particle, something was predicted, and in every kept
+  /// sweep all particles predicted the same values: the set collapsed to copies of one particle
+  /// (every weight on one of them before the last resampling), or the particles never differed
+  /// (a random number generator of the program's own, copied into every particle, instead of
+  /// tyche's draws: docs/smc.md, "Writing a program"). summary(r) warns about it.
+  bool particles_identical() const {
+    if (particles < 2 || names.empty() || sets.empty()) return false;
+    for (const auto& s : sets) {
+      if (s.size() < 2) return false;
+      for (std::size_t c = 0; c < s.columns; ++c)
+        for (std::size_t p = 1; p < s.size(); ++p) {
+          const double a = s.value(0, c), b = s.value(p, c);
+          if (!(a == b) && !(std::isnan(a) && std::isnan(b))) return false;
+        }
+    }
+    return true;
+  }
   /// Weighted mean of `name` over the particles that predicted it.
   double mean(std::string_view name) const {
     const auto [x, w] = weighted(name);
@@ -204,6 +221,7 @@ struct smc_summary {
   algorithm method = algorithm::smc;
   std::size_t sweeps = 0, particles = 0;
   double log_evidence = 0, acceptance = 0;
+  bool particles_identical = false;  ///< result::particles_identical(): a warning line
 };
 
 inline smc_summary summary(const result& r) {
@@ -213,6 +231,7 @@ inline smc_summary summary(const result& r) {
   out.particles = r.particles;
   out.log_evidence = r.log_evidence;
   out.acceptance = r.acceptance_rate();
+  out.particles_identical = r.particles_identical();
   double ess = 0;
   for (const auto& s : r.sets) {
     double q = 0;
@@ -235,7 +254,7 @@ inline smc_summary summary(const result& r) {
 inline std::ostream& operator<<(std::ostream& os, const smc_summary& s) {
   char line[256];
   std::snprintf(line, sizeof line, "%-14s %9s %9s %9s %9s %9s %8s\n", "", "mean", "sd", "5%", "50%",
-                "95%", "ess");
+                "95%", "w_ess");
   os << line;
   for (const auto& r : s.rows) {
     std::snprintf(line, sizeof line, "%-14s %9.3g %9.3g %9.3g %9.3g %9.3g %8.0f\n", r.name.c_str(),
@@ -254,7 +273,17 @@ inline std::ostream& operator<<(std::ostream& os, const smc_summary& s) {
     std::snprintf(line, sizeof line, "; acceptance %.2f", s.acceptance);
     os << line;
   }
-  return os << "\n";
+  os << "\n";
+  if (s.method != algorithm::smc)
+    os << "w_ess: the effective sample size of each sweep's weights (mean over sweeps), not an ESS of the "
+          "chain of sweeps\n";
+  if (s.particles_identical)
+    os << "warning: in every sweep all " << s.particles
+       << " particles predicted the same values: either the set collapsed to copies of one particle "
+          "(one weight took all the mass: more particles, or observations that constrain less at once), "
+          "or the particles never differed (a random number generator of the program's own is copied "
+          "into every particle; draw with tyche's: docs/smc.md, \"Writing a program\")\n";
+  return os;
 }
 
 }  // namespace tyche::smc
