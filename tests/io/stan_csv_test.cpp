@@ -275,6 +275,13 @@ TEST_CASE("stan_csv: one file per chain", "[io][stan_csv]") {
   }
   CHECK_THROWS_WITH(tyche::write_stan_csv_files(dir.path / "no_such_folder" / "fit", fit, cfg),
                     StartsWith("tyche::write_stan_csv_files: cannot open ") && Contains("no_such_folder"));
+  // A config that is not the fit's: the error, and no file made (none left half written).
+  tyche::nuts_config other = cfg;
+  other.draws = 41;
+  CHECK_THROWS_WITH(tyche::write_stan_csv_files(dir.path / "wrong", fit, other),
+                    Contains("pass the nuts_config the fit was made with"));
+  CHECK_FALSE(std::filesystem::exists(dir.path / "wrong_1.csv"));
+  CHECK(std::filesystem::exists(dir.path / "fit_1.csv"));
   CHECK_THROWS_WITH(tyche::read_stan_csv(dir.path / "missing.csv"),
                     StartsWith("tyche::read_stan_csv: cannot open ") && Contains("missing.csv"));
   // Errors name the file.

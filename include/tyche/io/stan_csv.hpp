@@ -166,13 +166,11 @@ inline std::string stan_csv_name(std::string_view name) {
   return out;
 }
 
-/// Writes chain `chain` (0-based, as in fit.values; CmdStan's `id` is chain + 1) of a NUTS fit
-/// in CmdStan's CSV format. config must be the nuts_config the fit was made with (the file
-/// echoes it). Throws std::invalid_argument when chain is out of range, when config does not
-/// match the fit, or when a parameter name cannot be a CmdStan column name.
-inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, const nuts_config& config,
-                           const stan_csv_options& options = {}) {
-  using namespace detail::stan_csv_impl;
+namespace detail::stan_csv_impl {
+/// write_stan_csv's checks of its arguments (std::invalid_argument naming what is wrong), run
+/// by write_stan_csv_files for every chain before it creates any file.
+inline void check_nuts_csv_arguments(const nuts_fit& fit, int chain, const nuts_config& config,
+                                     const stan_csv_options& options) {
   const std::string fn = "tyche::write_stan_csv: ";
   if (chain < 0 || chain >= fit.chains)
     throw std::invalid_argument(fn + "chain = " + std::to_string(chain) + " is out of range: the fit has " +
@@ -201,6 +199,20 @@ inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, con
     if (s->find_first_of("\r\n") != std::string::npos)
       throw std::invalid_argument(fn + "options.model and options.data_file must be one line each (got " +
                                   quote_name(*s) + ")");
+}
+}  // namespace detail::stan_csv_impl
+
+/// Writes chain `chain` (0-based, as in fit.values; CmdStan's `id` is chain + 1) of a NUTS fit
+/// in CmdStan's CSV format. config must be the nuts_config the fit was made with (the file
+/// echoes it). Throws std::invalid_argument when chain is out of range, when config does not
+/// match the fit, or when a parameter name cannot be a CmdStan column name.
+inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, const nuts_config& config,
+                           const stan_csv_options& options = {}) {
+  using namespace detail::stan_csv_impl;
+  const std::string fn = "tyche::write_stan_csv: ";
+  check_nuts_csv_arguments(fit, chain, config, options);
+  const auto c = static_cast<std::size_t>(chain);
+  const std::size_t dim = fit.dim(), draws = static_cast<std::size_t>(fit.draws);
   std::vector<std::string> columns;
   for (const auto& name : fit.names) columns.push_back(stan_csv_name(name));
 
@@ -349,6 +361,8 @@ inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, con
 inline std::vector<std::filesystem::path> write_stan_csv_files(const std::filesystem::path& prefix,
                                                                const nuts_fit& fit, const nuts_config& config,
                                                                const stan_csv_options& options = {}) {
+  // Every chain's arguments checked first: a wrong config or fit creates no file.
+  for (int c = 0; c < fit.chains; ++c) detail::stan_csv_impl::check_nuts_csv_arguments(fit, c, config, options);
   std::vector<std::filesystem::path> paths;
   for (int c = 0; c < fit.chains; ++c) {
     std::filesystem::path path = prefix;
