@@ -1,10 +1,12 @@
 // tyche/distributions/log_mix.hpp — log_mix(theta, lp1, lp2): the log density of a two-component
 // mixture from the components' log densities (Stan's log_mix),
 //   log_mix(θ, λ₁, λ₂) = log(θ e^λ₁ + (1 − θ) e^λ₂),   0 ≤ θ ≤ 1,
-// elementwise for vector operands (sum the result for a vector of observations). Note that a
-// family's log_prob(y) is already summed over y, so log_mix(θ, normal(m1, s).log_prob(data(y)),
-// normal(m2, s).log_prob(data(y))) mixes the whole data set at once; for a mixture per
-// observation, pass elementwise log densities written out (e.g. −½((data(y) − m1)/s)² − log s − …).
+// elementwise for vector operands (sum the result for a vector of observations). To mix each
+// observation of a vector y separately, observe the mixture of two distributions (## mixture
+// below): log_mix(θ, normal(m1, s), normal(m2, s)).observe(data(y)); or pass elementwise log
+// densities, target(sum(log_mix(θ, pointwise_log_density(normal(m1, s), data(y)),
+// pointwise_log_density(normal(m2, s), data(y))))). A family's log_prob(y) is summed over y, so
+// log_mix(θ, normal(m1, s).log_prob(data(y)), …) would mix the whole data set at once.
 //
 // Computed as log_add_exp(log θ + λ₁, log(1 − θ) + λ₂) (rules::log_add_exp: max(a, b) +
 // log1p(e^−|a − b|)): per element one exp and one log1p, nothing overflows, and log θ and

@@ -5,7 +5,7 @@
 //   target += log_mix(theta, normal_lpdf(y[n] | …), normal_lpdf(y[n] | …))):
 //     log_mix(theta, normal(mu[0], sigma[0]), normal(mu[1], sigma[1])).observe(data(y))
 //   is Σₙ log(θ N(yₙ | μ₁, σ₁) + (1 − θ) N(yₙ | μ₂, σ₂)), each term by the stable log_mix of
-//   log_mix.hpp. pointwise_log_prob(d, y) is the vector of one family's log densities.
+//   log_mix.hpp. pointwise_log_density(d, y) is the vector of one family's log densities.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/distributions/detail/family.hpp>
@@ -23,8 +23,11 @@
 
 namespace tyche {
 
+namespace detail {
 /// The log density of distribution d at each element of x: a vector expression for a vector x
-/// (a family's log_prob is the sum of these), a scalar one for a scalar x.
+/// (a family's log_prob is the sum of these), a scalar one for a scalar x. A mixture's component,
+/// so without pointwise_log_density's checks (the mixture's observe makes them) and −∞ outside a
+/// support bounded by arguments.
 template <class Dist, class X>
   requires std::derived_from<Dist, distribution<Dist>>
 auto pointwise_log_prob(const Dist& d, const X& x) {
@@ -37,13 +40,14 @@ auto pointwise_log_prob(const Dist& d, const X& x) {
   }();
   if constexpr (is_vector_v<decltype(node)>) {
     static_assert(kind_of<decltype(lp)> == node_kind::sum,
-                  "tyche::pointwise_log_prob(d, y): this family's log density is not a plain sum "
+                  "tyche::log_mix(theta, d1, ...): a component's log density is not a plain sum "
                   "of one term per element of y");
     return lp.a;
   } else {
     return lp;
   }
 }
+}  // namespace detail
 
 /// θ d₁ + (1 − θ) d₂.
 template <class Theta, class D1, class D2>
@@ -59,7 +63,7 @@ struct mixture_distribution : distribution<mixture_distribution<Theta, D1, D2>> 
   }
   template <class X>
   auto log_prob(const X& x) const {
-    return detail::total(log_mix(theta, pointwise_log_prob(first, x), pointwise_log_prob(second, x)));
+    return detail::total(log_mix(theta, detail::pointwise_log_prob(first, x), detail::pointwise_log_prob(second, x)));
   }
   auto arguments() const { return std::tuple_cat(std::tuple{theta}, first.arguments(), second.arguments()); }
   /// The components' argument checks (interval/support.hpp); θ is checked by log_mix.
@@ -92,7 +96,7 @@ struct mixture_n_distribution : distribution<mixture_n_distribution<Theta, Ds...
 
   template <std::size_t I, class X>
   auto term(const X& x) const {
-    return log(at(theta, I)) + pointwise_log_prob(std::get<I>(components), x);
+    return log(at(theta, I)) + detail::pointwise_log_prob(std::get<I>(components), x);
   }
   template <std::size_t I, class Acc, class X>
   auto mix_from(const Acc& acc, const X& x) const {
