@@ -536,7 +536,12 @@ namespace tyche {
 /// A family of distributions (one struct per family, holding its argument expressions):
 /// `D::family` names it ("normal"); `arguments()` gives the argument expressions as a tuple;
 /// `log_prob(x)` (a core expression of x and the arguments: not checked here, it needs an x)
-/// is the log density with every normalising constant.
+/// is the log density with every normalising constant. Optional members, which
+/// distribution<D>::observe(y) uses where a family has them (distributions/distribution.hpp):
+/// `static const char* observation_problem(double v)` (what is wrong with one observed value, or
+/// nullptr), `check_observed(y)` (checks of y against the arguments, throwing
+/// std::invalid_argument: binomial's y ≤ n, uniform's bounds, wishart's matrix) and
+/// `observing(y)` (a copy holding a setting read from y: multinomial's total).
 template <class D>
 concept distribution_family = requires(const D& d) {
   { D::family } -> std::convertible_to<const char*>;
@@ -1008,6 +1013,7 @@ inline constexpr bool shareable_v = detail::shareable_impl<std::remove_cvref_t<N
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace tyche {
@@ -1064,6 +1070,30 @@ struct vector_param_size<dynamic_extent> {
   TYCHE_HD constexpr explicit vector_param_size(std::size_t size) : n(size) {}
   TYCHE_HD constexpr std::size_t size() const { return n; }
 };
+
+/// A name spelled as characters: both compilers print a char template argument as a character
+/// ('s', 'i', 'g', 'm', 'a'), where a fixed_string argument is printed as packed numbers.
+template <char... C>
+struct random_variable_named {};
+template <auto Name, class I = std::make_index_sequence<Name.size()>>
+struct spelled_name;
+template <auto Name, std::size_t... I>
+struct spelled_name<Name, std::index_sequence<I...>> {
+  using type = random_variable_named<Name[I]...>;
+};
+
+/// Instantiated for a parameter that a model's density uses but no random variable of its joint
+/// declares (Missing spells its name): by joint(...)'s check, and by an evaluation that meets the
+/// parameter (compile/evaluate.hpp) — one instantiation, so one error, however many evaluations
+/// the model compiles.
+template <class Missing>
+constexpr bool variable_missing_from_joint() {
+  static_assert(sizeof(Missing) == 0,
+                "tyche::joint(terms...): a random variable is used in the model but not listed in "
+                "joint(...): add it to joint(...). Its name is spelled out, a character at a time, in "
+                "random_variable_named<...> (Missing) of this diagnostic");
+  return false;
+}
 }  // namespace detail
 
 /// A vector parameter of compile-time size Extent, or of run-time size when Extent is
@@ -3565,25 +3595,35 @@ inline void check_same_size(const char* op, std::size_t a, std::size_t b) {
                                 std::to_string(a) + " and " + std::to_string(b));
 }
 
-/// For size messages: what an operand reads — "uses theta, tau" (its random variables), else
-/// "data 'x'" (named data: data(x, "x")), else "data".
+/// The named data below node n ("'x'", "'X'" for data(x, "x") and matrix(…, "X")), each once,
+/// appended to out (", " between them).
+template <class N>
+void named_data_below(const N& n, std::string& out) {
+  if constexpr (kind_of<N> == node_kind::data_vector || kind_of<N> == node_kind::data_matrix) {
+    if (n.name == nullptr) return;
+    const std::string label = std::string("'") + n.name + "'";
+    if (out.find(label) != std::string::npos) return;
+    if (!out.empty()) out += ", ";
+    out += label;
+  } else if constexpr (children_t<N>::size > 0 && requires { n.template child<0>(); }) {
+    meta::static_for<children_t<N>::size>([&](auto c) { named_data_below(n.template child<decltype(c)::value>(), out); });
+  } else {
+    (void)n;
+  }
+}
+
+/// For size messages: what an operand reads — "data 'x'" (its named data: data(x, "x"),
+/// matrix(…, "X")), "uses theta, tau" (its random variables), "data 'x' with theta" (both),
+/// else "data".
 template <class N>
 std::string operand_reads(const N& n) {
-  std::string out;
+  std::string data, uses;
+  named_data_below(n, data);
   [&]<class... Ps>(meta::list<Ps...>) {
-    ((out += (out.empty() ? "uses " : ", ") + Ps::name.str()), ...);
+    ((uses += (uses.empty() ? "uses " : ", ") + Ps::name.str()), ...);
   }(params_of<N>{});
-  if (!out.empty()) return out;
-  if constexpr (kind_of<N> == node_kind::data_vector) {
-    if (n.name != nullptr) {
-      out += "data '";
-      out += n.name;
-      out += "'";
-      return out;
-    }
-  }
-  (void)n;
-  return "data";
+  if (data.empty()) return uses.empty() ? std::string("data") : uses;
+  return "data " + data + (uses.empty() ? std::string() : " with " + uses.substr(5));
 }
 
 /// check_same_size for an elementwise node's operands, saying what each reads: "tyche::add:
@@ -7047,14 +7087,23 @@ inline constexpr std::size_t static_offset_v = [] {
   return known ? offset : dynamic_extent;
 }();
 
+/// P's place in Layout (by name). A P that is not there is a random variable missing from a
+/// model's joint(...): one error that spells its name (the check joint(...) makes itself, the
+/// same instantiation), and 0, so that nothing else fails after it.
 template <class Layout, class P>
 inline constexpr std::size_t layout_index_v = [] {
-  return []<class... Ps>(meta::list<Ps...>) {
+  constexpr std::size_t i = []<class... Ps>(meta::list<Ps...>) {
     constexpr bool hit[] = {(Ps::name == P::name)..., true};  // the sentinel stops the search
-    std::size_t i = 0;
-    while (!hit[i]) ++i;
-    return i;
+    std::size_t j = 0;
+    while (!hit[j]) ++j;
+    return j;
   }(Layout{});
+  if constexpr (i == Layout::size) {
+    (void)variable_missing_from_joint<typename spelled_name<P::name>::type>();
+    return std::size_t{0};
+  } else {
+    return i;
+  }
 }();
 
 /// One evaluation of Root at one point θ, with scalar type T. Grad selects value-only or
@@ -7114,8 +7163,7 @@ struct evaluation {
 
   template <class C>
   TYCHE_HD TYCHE_INLINE std::size_t offset_of() const {
-    constexpr std::size_t k = layout_index_v<Layout, C>;
-    static_assert(k < Layout::size, "tyche: a parameter of the expression is missing from the layout");
+    constexpr std::size_t k = layout_index_v<Layout, C>;  // a missing C: its error, and 0
     if constexpr (static_offset_v<Layout, k> != dynamic_extent) return static_offset_v<Layout, k>;
     else return layout.offset[k];
   }
@@ -9013,6 +9061,11 @@ constexpr bool consistent_param() {
   if constexpr (i == Layout::size) return false;
   else return std::is_same_v<meta::at<i, Layout>, O>;
 }
+/// True when every occurrence Os is named in Layout, whatever its type.
+template <class Layout, class Occurrences>
+inline constexpr bool params_named_in_v = []<class... Os>(meta::list<Os...>) {
+  return ((meta::find_if_equal<same_param_name, Os, Layout>::value != Layout::size) && ...);
+}(Occurrences{});
 template <class Layout, class Occurrences>
 inline constexpr bool consistent_params_v = [] {
   return []<class... Os>(meta::list<Os...>) {
@@ -9309,7 +9362,10 @@ auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
   static_assert(!is_vector_v<Expr>,
                 "tyche::compile(f) requires 'f' to be a scalar expression; reduce vectors with "
                 "tyche::sum(...)");
-  static_assert(consistent_params_v<Layout, typename all_params<Expr>::type>,
+  // A parameter missing from the layout has been named by the caller's own check (joint's
+  // every_variable_listed, compile's list): no second error here.
+  using occurrences = typename all_params<Expr>::type;
+  static_assert(consistent_params_v<Layout, occurrences> || !params_named_in_v<Layout, occurrences>,
                 "tyche::compile(f): a parameter name is used for two different parameters "
                 "(scalar and vector, or two sizes fixed at compile time)");
   auto storage = std::make_shared<fold_storage>();
@@ -10806,8 +10862,7 @@ namespace detail {
 template <class>
 inline constexpr bool is_named_v = true;
 /// What observe(y) takes: an expression (data(y), a parameter's expression), a random variable
-/// or a number. A family that overrides observe() hands anything else to distribution::observe
-/// first, whose static_assert says what is wrong.
+/// or a number; distribution::observe's static_assert says what is wrong with anything else.
 template <class X>
 inline constexpr bool observable_v = expression<X> || wraps_expression<X> || arithmetic<X>;
 }  // namespace detail
@@ -10846,9 +10901,14 @@ struct distribution {
       } else if constexpr (kind_of<N> == node_kind::constant) {
         check_observation(node.value, 0);
       }
-      // A support bounded by an argument (uniform, pareto): y against it, where both are known.
+      // The family's own checks of y: a support bounded by an argument (uniform, pareto), trials
+      // (binomial), categories (ordered_logistic), a matrix (wishart) — where the values are known.
       if constexpr (requires { derived().check_observed(node); }) derived().check_observed(node);
-      return observed<Derived, N>{derived(), node};
+      // A family that reads a setting from y (multinomial's trials) observes as a copy holding it.
+      if constexpr (requires { derived().observing(node); })
+        return observed<Derived, N>{derived().observing(node), node};
+      else
+        return observed<Derived, N>{derived(), node};
     }
   }
 
@@ -11502,15 +11562,9 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
     detail::check_argument<domains::probability>("binomial(n, p)", "p", p);
   }
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
-  template <class X>
-  auto observe(const X& x) const {
-    if constexpr (!detail::observable_v<X>) {
-      return distribution<binomial_distribution>::observe(x);  // says what is wrong
-    } else {
-      auto o = distribution<binomial_distribution>::observe(x);
-      detail::check_trials(family, o.value, n);
-      return o;
-    }
+  template <class Y>
+  void check_observed(const Y& y) const {
+    detail::check_trials(family, y, n);
   }
   template <class G>
   static double draw(G& rng, double trials, double pr) {
@@ -11569,15 +11623,9 @@ struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A
     detail::check_argument<domains::positive>("beta_binomial(n, a, b)", "b", b);
   }
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
-  template <class X>
-  auto observe(const X& x) const {
-    if constexpr (!detail::observable_v<X>) {
-      return distribution<beta_binomial_distribution>::observe(x);  // says what is wrong
-    } else {
-      auto o = distribution<beta_binomial_distribution>::observe(x);
-      detail::check_trials(family, o.value, n);
-      return o;
-    }
+  template <class Y>
+  void check_observed(const Y& y) const {
+    detail::check_trials(family, y, n);
   }
   /// p ~ beta(a, b) (as X / (X + Y) for X ~ gamma(a), Y ~ gamma(b)), then binomial(n, p).
   template <class G>
@@ -11706,15 +11754,9 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
     detail::check_argument<domains::nonnegative>("binomial_logit(n, alpha)", "n", n);
   }
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
-  template <class X>
-  auto observe(const X& x) const {
-    if constexpr (!detail::observable_v<X>) {
-      return distribution<binomial_logit_distribution>::observe(x);  // says what is wrong
-    } else {
-      auto o = distribution<binomial_logit_distribution>::observe(x);
-      detail::check_trials(family, o.value, n);
-      return o;
-    }
+  template <class Y>
+  void check_observed(const Y& y) const {
+    detail::check_trials(family, y, n);
   }
   static double probability(double a) { return 1.0 / (1.0 + std::exp(-a)); }
   template <class G>
@@ -14388,16 +14430,13 @@ struct multinomial_distribution : distribution<multinomial_distribution<Theta>> 
     if constexpr (is_vector_v<Theta>) return constant{log_c} + sum(y * log(theta));
     else return constant{log_c};  // a static_assert has said why
   }
-  /// Checks y (counts, see distribution::observe) and its size; keeps N for predictive draws.
-  template <class X>
-  auto observe(const X& x) const {
-    if constexpr (!detail::observable_v<X>) {
-      return distribution<multinomial_distribution>::observe(x);  // says what is wrong
-    } else {
-      auto d = *this;
-      (void)detail::multinomial_log_coefficient(family, "theta", theta, detail::as_node(x), d.trials);
-      return static_cast<const distribution<multinomial_distribution>&>(d).observe(x);
-    }
+  /// The distribution as it observes y (counts, checked by distribution::observe): y's size
+  /// checked, its total N kept for predictive draws.
+  template <class Y>
+  auto observing(const Y& y) const {
+    auto d = *this;
+    (void)detail::multinomial_log_coefficient(family, "theta", theta, y, d.trials);
+    return d;
   }
   auto arguments() const { return std::tuple{theta}; }
   template <class T2>
@@ -14440,15 +14479,11 @@ struct multinomial_logit_distribution : distribution<multinomial_logit_distribut
     if constexpr (is_vector_v<Gamma>) return constant{log_c} + sum(y * gamma) - constant{total} * log_sum_exp(gamma);
     else return constant{log_c};  // a static_assert has said why
   }
-  template <class X>
-  auto observe(const X& x) const {
-    if constexpr (!detail::observable_v<X>) {
-      return distribution<multinomial_logit_distribution>::observe(x);  // says what is wrong
-    } else {
-      auto d = *this;
-      (void)detail::multinomial_log_coefficient(family, "gamma", gamma, detail::as_node(x), d.trials);
-      return static_cast<const distribution<multinomial_logit_distribution>&>(d).observe(x);
-    }
+  template <class Y>
+  auto observing(const Y& y) const {
+    auto d = *this;
+    (void)detail::multinomial_log_coefficient(family, "gamma", gamma, y, d.trials);
+    return d;
   }
   auto arguments() const { return std::tuple{gamma}; }
   template <class G2>
@@ -14966,15 +15001,9 @@ struct ordered_logistic_distribution : distribution<ordered_logistic_distributio
     return detail::ordinal_log_prob<false>(family, eta, c, y);
   }
   /// Checks y (finite, see distribution::observe), then the categories against K and eta's size.
-  template <class X>
-  auto observe(const X& x) const {
-    if constexpr (!detail::observable_v<X>) {
-      return distribution<ordered_logistic_distribution>::observe(x);  // says what is wrong
-    } else {
-      auto o = distribution<ordered_logistic_distribution>::observe(x);
-      detail::check_ordinal(family, eta, c, o.value);
-      return o;
-    }
+  template <class Y>
+  void check_observed(const Y& y) const {
+    (void)detail::check_ordinal(family, eta, c, y);
   }
   auto arguments() const { return std::tuple{eta, c}; }
   /// The arguments are whole vectors (model.hpp draws with draw_all, not element by element).
@@ -14996,15 +15025,9 @@ struct ordered_probit_distribution : distribution<ordered_probit_distribution<Et
   auto log_prob(const X& y) const {
     return detail::ordinal_log_prob<true>(family, eta, c, y);
   }
-  template <class X>
-  auto observe(const X& x) const {
-    if constexpr (!detail::observable_v<X>) {
-      return distribution<ordered_probit_distribution>::observe(x);  // says what is wrong
-    } else {
-      auto o = distribution<ordered_probit_distribution>::observe(x);
-      detail::check_ordinal(family, eta, c, o.value);
-      return o;
-    }
+  template <class Y>
+  void check_observed(const Y& y) const {
+    (void)detail::check_ordinal(family, eta, c, y);
   }
   auto arguments() const { return std::tuple{eta, c}; }
   static constexpr bool whole_arguments = true;
@@ -15756,21 +15779,16 @@ struct wishart_distribution : distribution<wishart_distribution<Nu, S, Inverse>>
       return at(make_vector_op(ops::wishart_map<Inverse>{k}, 1, nu, w, s), 0);
     }
   }
-  /// Checks an observed matrix (data): finite (distribution::observe), symmetric, positive definite.
-  template <class X>
-  auto observe(const X& x) const {
-    if constexpr (!detail::observable_v<X>) {
-      return distribution<wishart_distribution>::observe(x);  // says what is wrong
-    } else {
-      auto o = distribution<wishart_distribution>::observe(x);
-      if constexpr (kind_of<decltype(o.value)> == node_kind::data_vector) {
-        if (o.value.size() != k * k)
-          throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): y has " +
-                                      std::to_string(o.value.size()) + " values but S is " + std::to_string(k) + " x " +
-                                      std::to_string(k) + " (y needs " + std::to_string(k * k) + ", the matrix, row major)");
-        (void)detail::cholesky_lower(o.value.ptr, k, (std::string(family) + "(...).observe(y)").c_str(), "W");
-      }
-      return o;
+  /// Checks an observed matrix (data; finite: distribution::observe): K·K values, symmetric,
+  /// positive definite.
+  template <class Y>
+  void check_observed(const Y& y) const {
+    if constexpr (kind_of<Y> == node_kind::data_vector) {
+      if (y.size() != k * k)
+        throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): y has " +
+                                    std::to_string(y.size()) + " values but S is " + std::to_string(k) + " x " +
+                                    std::to_string(k) + " (y needs " + std::to_string(k * k) + ", the matrix, row major)");
+      (void)detail::cholesky_lower(y.ptr, k, (std::string(family) + "(...).observe(y)").c_str(), "W");
     }
   }
   auto arguments() const { return std::tuple{nu, s}; }
@@ -16151,10 +16169,12 @@ auto pointwise_log_density(const Dist& d, const Y& y) {
 // tyche/distributions/log_mix.hpp — log_mix(theta, lp1, lp2): the log density of a two-component
 // mixture from the components' log densities (Stan's log_mix),
 //   log_mix(θ, λ₁, λ₂) = log(θ e^λ₁ + (1 − θ) e^λ₂),   0 ≤ θ ≤ 1,
-// elementwise for vector operands (sum the result for a vector of observations). Note that a
-// family's log_prob(y) is already summed over y, so log_mix(θ, normal(m1, s).log_prob(data(y)),
-// normal(m2, s).log_prob(data(y))) mixes the whole data set at once; for a mixture per
-// observation, pass elementwise log densities written out (e.g. −½((data(y) − m1)/s)² − log s − …).
+// elementwise for vector operands (sum the result for a vector of observations). To mix each
+// observation of a vector y separately, observe the mixture of two distributions (## mixture
+// below): log_mix(θ, normal(m1, s), normal(m2, s)).observe(data(y)); or pass elementwise log
+// densities, target(sum(log_mix(θ, pointwise_log_density(normal(m1, s), data(y)),
+// pointwise_log_density(normal(m2, s), data(y))))). A family's log_prob(y) is summed over y, so
+// log_mix(θ, normal(m1, s).log_prob(data(y)), …) would mix the whole data set at once.
 //
 // Computed as log_add_exp(log θ + λ₁, log(1 − θ) + λ₂) (rules::log_add_exp: max(a, b) +
 // log1p(e^−|a − b|)): per element one exp and one log1p, nothing overflows, and log θ and
@@ -16193,7 +16213,7 @@ auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
 //   target += log_mix(theta, normal_lpdf(y[n] | …), normal_lpdf(y[n] | …))):
 //     log_mix(theta, normal(mu[0], sigma[0]), normal(mu[1], sigma[1])).observe(data(y))
 //   is Σₙ log(θ N(yₙ | μ₁, σ₁) + (1 − θ) N(yₙ | μ₂, σ₂)), each term by the stable log_mix of
-//   log_mix.hpp. pointwise_log_prob(d, y) is the vector of one family's log densities.
+//   log_mix.hpp. pointwise_log_density(d, y) is the vector of one family's log densities.
 
 #include <array>
 #include <concepts>
@@ -16207,8 +16227,11 @@ auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
 
 namespace tyche {
 
+namespace detail {
 /// The log density of distribution d at each element of x: a vector expression for a vector x
-/// (a family's log_prob is the sum of these), a scalar one for a scalar x.
+/// (a family's log_prob is the sum of these), a scalar one for a scalar x. A mixture's component,
+/// so without pointwise_log_density's checks (the mixture's observe makes them) and −∞ outside a
+/// support bounded by arguments.
 template <class Dist, class X>
   requires std::derived_from<Dist, distribution<Dist>>
 auto pointwise_log_prob(const Dist& d, const X& x) {
@@ -16221,13 +16244,14 @@ auto pointwise_log_prob(const Dist& d, const X& x) {
   }();
   if constexpr (is_vector_v<decltype(node)>) {
     static_assert(kind_of<decltype(lp)> == node_kind::sum,
-                  "tyche::pointwise_log_prob(d, y): this family's log density is not a plain sum "
+                  "tyche::log_mix(theta, d1, ...): a component's log density is not a plain sum "
                   "of one term per element of y");
     return lp.a;
   } else {
     return lp;
   }
 }
+}  // namespace detail
 
 /// θ d₁ + (1 − θ) d₂.
 template <class Theta, class D1, class D2>
@@ -16243,7 +16267,7 @@ struct mixture_distribution : distribution<mixture_distribution<Theta, D1, D2>> 
   }
   template <class X>
   auto log_prob(const X& x) const {
-    return detail::total(log_mix(theta, pointwise_log_prob(first, x), pointwise_log_prob(second, x)));
+    return detail::total(log_mix(theta, detail::pointwise_log_prob(first, x), detail::pointwise_log_prob(second, x)));
   }
   auto arguments() const { return std::tuple_cat(std::tuple{theta}, first.arguments(), second.arguments()); }
   /// The components' argument checks (interval/support.hpp); θ is checked by log_mix.
@@ -16276,7 +16300,7 @@ struct mixture_n_distribution : distribution<mixture_n_distribution<Theta, Ds...
 
   template <std::size_t I, class X>
   auto term(const X& x) const {
-    return log(at(theta, I)) + pointwise_log_prob(std::get<I>(components), x);
+    return log(at(theta, I)) + detail::pointwise_log_prob(std::get<I>(components), x);
   }
   template <std::size_t I, class Acc, class X>
   auto mix_from(const Acc& acc, const X& x) const {
@@ -16386,6 +16410,7 @@ auto log_mix(const Theta& theta, const D1& d1, const D2& d2, const D3& d3, const
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 namespace tyche {
 
@@ -16465,16 +16490,6 @@ auto check_term_supports(const T& term) {
   if constexpr (requires { term.distribution.check_supports(); }) term.distribution.check_supports();
 }
 
-/// Instantiated for a parameter P that the model's density uses but no random variable of the
-/// joint declares: the diagnostic names P (its name is the template argument).
-template <class P>
-constexpr bool variable_missing_from_joint() {
-  static_assert(sizeof(P) == 0,
-                "tyche::joint(terms...): a random variable is used in the model but not listed in "
-                "joint(...): add it to joint(...). Its name is in 'P = tyche::param<...>' of this "
-                "diagnostic (clang writes the name's characters as numbers)");
-  return false;
-}
 /// True when every parameter of Used is declared in Layout (by name); else the diagnostic above.
 template <class Layout, class Used>
 constexpr bool every_variable_listed() {
@@ -16482,7 +16497,7 @@ constexpr bool every_variable_listed() {
     return ([]<class U>(std::type_identity<U>) {
       constexpr bool listed = []<class... Ls>(meta::list<Ls...>) { return ((Ls::name == U::name) || ...); }(Layout{});
       if constexpr (listed) return true;
-      else return variable_missing_from_joint<U>();
+      else return variable_missing_from_joint<typename spelled_name<U::name>::type>();
     }(std::type_identity<Us>{}) && ...);
   }(Used{});
 }
@@ -16666,9 +16681,51 @@ struct joint_t {
 };
 
 namespace detail {
-/// Random variables (or any types with a `name`) of the same name.
-template <class A, class B>
-struct same_variable_name : std::bool_constant<A::name == B::name> {};
+/// Instantiated for a name that two terms of a joint share (Name spells it): the same variable
+/// twice (or two of one family and shape), or two different ones.
+template <class Name>
+constexpr bool variable_listed_twice() {
+  static_assert(sizeof(Name) == 0,
+                "tyche::joint(terms...): a random variable is listed twice, or two random variables "
+                "have the same name: list each once, with a name of its own. The name is spelled out, "
+                "a character at a time, in random_variable_named<...> (Name) of this diagnostic");
+  return false;
+}
+template <class Name>
+constexpr bool variables_share_name() {
+  static_assert(sizeof(Name) == 0,
+                "tyche::joint(terms...): two different random variables have the same name; give each "
+                "its own name. The name is spelled out, a character at a time, in "
+                "random_variable_named<...> (Name) of this diagnostic");
+  return false;
+}
+/// True when no two of the variables Vs share a name; else one of the diagnostics above, for
+/// the first name met twice.
+template <class... Vs>
+constexpr bool variables_named_once(meta::list<Vs...>) {
+  constexpr std::size_t n = sizeof...(Vs);
+  constexpr auto first_repeat = [] {  // {i, j}: Vs[j] has Vs[i]'s name, i < j; {n, n} if none
+    std::size_t i = 0, found_i = n, found_j = n;
+    ([&]<class A>(std::type_identity<A>) {
+      std::size_t j = 0;
+      ([&]<class B>(std::type_identity<B>) {
+        if (found_i == n && i < j && A::name == B::name) found_i = i, found_j = j;
+        ++j;
+      }(std::type_identity<Vs>{}), ...);
+      ++i;
+    }(std::type_identity<Vs>{}), ...);
+    return std::pair<std::size_t, std::size_t>{found_i, found_j};
+  }();
+  if constexpr (first_repeat.first == n) {
+    return true;
+  } else {
+    using A = meta::at<first_repeat.first, meta::list<Vs...>>;
+    using B = meta::at<first_repeat.second, meta::list<Vs...>>;
+    using name = typename spelled_name<A::name>::type;
+    if constexpr (std::is_same_v<A, B>) return variable_listed_twice<name>();
+    else return variables_share_name<name>();
+  }
+}
 }  // namespace detail
 
 /// The joint distribution of random variables and observations: `joint(mu, tau, y_obs)`.
@@ -16683,18 +16740,11 @@ auto joint(const Terms&... terms) {
                 "(normal<\"mu\">(0, 1)), an observation (normal(mu, 1).observe(data(y))) or a "
                 "free log-density term (target(e))");
   using J = joint_t<Terms...>;
-  static_assert(meta::unique<meta::same, typename J::variables>::size == J::variables::size,
-                "tyche::joint(terms...): a random variable is listed twice, or two random variables "
-                "have the same name (the diagnostic's types hold the name, packed into numbers: "
-                "docs/errors.md): list each once, with a name of its own");
-  // Two different variables with one name would share θ's coordinates (a name is a parameter).
-  static_assert(meta::unique<meta::same, typename J::variables>::size != J::variables::size ||
-                    meta::unique<detail::same_variable_name, typename J::variables>::size == J::variables::size,
-                "tyche::joint(terms...): two different random variables have the same name (the "
-                "diagnostic's types hold it, packed into numbers: docs/errors.md); give each its own name");
+  static_assert(detail::variables_named_once(typename J::variables{}),
+                "tyche::joint(terms...): every random variable needs a name of its own");
   using used = params_of<detail::node_t<decltype(std::declval<const J&>().template log_density<true>())>>;
-  static_assert(detail::every_variable_listed<typename J::layout, used>(),
-                "tyche::joint(terms...): every random variable the model uses must be listed");
+  // A variable missing from joint(...): every_variable_listed's own static_assert names it.
+  [[maybe_unused]] constexpr bool listed = detail::every_variable_listed<typename J::layout, used>();
   (detail::check_term_supports(terms), ...);
   std::size_t index = 0;
   (detail::check_term_data(terms, ++index), ...);
@@ -24864,13 +24914,11 @@ inline std::string stan_csv_name(std::string_view name) {
   return out;
 }
 
-/// Writes chain `chain` (0-based, as in fit.values; CmdStan's `id` is chain + 1) of a NUTS fit
-/// in CmdStan's CSV format. config must be the nuts_config the fit was made with (the file
-/// echoes it). Throws std::invalid_argument when chain is out of range, when config does not
-/// match the fit, or when a parameter name cannot be a CmdStan column name.
-inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, const nuts_config& config,
-                           const stan_csv_options& options = {}) {
-  using namespace detail::stan_csv_impl;
+namespace detail::stan_csv_impl {
+/// write_stan_csv's checks of its arguments (std::invalid_argument naming what is wrong), run
+/// by write_stan_csv_files for every chain before it creates any file.
+inline void check_nuts_csv_arguments(const nuts_fit& fit, int chain, const nuts_config& config,
+                                     const stan_csv_options& options) {
   const std::string fn = "tyche::write_stan_csv: ";
   if (chain < 0 || chain >= fit.chains)
     throw std::invalid_argument(fn + "chain = " + std::to_string(chain) + " is out of range: the fit has " +
@@ -24899,6 +24947,20 @@ inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, con
     if (s->find_first_of("\r\n") != std::string::npos)
       throw std::invalid_argument(fn + "options.model and options.data_file must be one line each (got " +
                                   quote_name(*s) + ")");
+}
+}  // namespace detail::stan_csv_impl
+
+/// Writes chain `chain` (0-based, as in fit.values; CmdStan's `id` is chain + 1) of a NUTS fit
+/// in CmdStan's CSV format. config must be the nuts_config the fit was made with (the file
+/// echoes it). Throws std::invalid_argument when chain is out of range, when config does not
+/// match the fit, or when a parameter name cannot be a CmdStan column name.
+inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, const nuts_config& config,
+                           const stan_csv_options& options = {}) {
+  using namespace detail::stan_csv_impl;
+  const std::string fn = "tyche::write_stan_csv: ";
+  check_nuts_csv_arguments(fit, chain, config, options);
+  const auto c = static_cast<std::size_t>(chain);
+  const std::size_t dim = fit.dim(), draws = static_cast<std::size_t>(fit.draws);
   std::vector<std::string> columns;
   for (const auto& name : fit.names) columns.push_back(stan_csv_name(name));
 
@@ -25047,6 +25109,8 @@ inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, con
 inline std::vector<std::filesystem::path> write_stan_csv_files(const std::filesystem::path& prefix,
                                                                const nuts_fit& fit, const nuts_config& config,
                                                                const stan_csv_options& options = {}) {
+  // Every chain's arguments checked first: a wrong config or fit creates no file.
+  for (int c = 0; c < fit.chains; ++c) detail::stan_csv_impl::check_nuts_csv_arguments(fit, c, config, options);
   std::vector<std::filesystem::path> paths;
   for (int c = 0; c < fit.chains; ++c) {
     std::filesystem::path path = prefix;
@@ -27943,6 +28007,23 @@ class result {
     }
     return out;
   }
+  /// True when there is more than one particle, something was predicted, and in every kept
+  /// sweep all particles predicted the same values: the set collapsed to copies of one particle
+  /// (every weight on one of them before the last resampling), or the particles never differed
+  /// (a random number generator of the program's own, copied into every particle, instead of
+  /// tyche's draws: docs/smc.md, "Writing a program"). summary(r) warns about it.
+  bool particles_identical() const {
+    if (particles < 2 || names.empty() || sets.empty()) return false;
+    for (const auto& s : sets) {
+      if (s.size() < 2) return false;
+      for (std::size_t c = 0; c < s.columns; ++c)
+        for (std::size_t p = 1; p < s.size(); ++p) {
+          const double a = s.value(0, c), b = s.value(p, c);
+          if (!(a == b) && !(std::isnan(a) && std::isnan(b))) return false;
+        }
+    }
+    return true;
+  }
   /// Weighted mean of `name` over the particles that predicted it.
   double mean(std::string_view name) const {
     const auto [x, w] = weighted(name);
@@ -28021,6 +28102,7 @@ struct smc_summary {
   algorithm method = algorithm::smc;
   std::size_t sweeps = 0, particles = 0;
   double log_evidence = 0, acceptance = 0;
+  bool particles_identical = false;  ///< result::particles_identical(): a warning line
 };
 
 inline smc_summary summary(const result& r) {
@@ -28030,6 +28112,7 @@ inline smc_summary summary(const result& r) {
   out.particles = r.particles;
   out.log_evidence = r.log_evidence;
   out.acceptance = r.acceptance_rate();
+  out.particles_identical = r.particles_identical();
   double ess = 0;
   for (const auto& s : r.sets) {
     double q = 0;
@@ -28052,7 +28135,7 @@ inline smc_summary summary(const result& r) {
 inline std::ostream& operator<<(std::ostream& os, const smc_summary& s) {
   char line[256];
   std::snprintf(line, sizeof line, "%-14s %9s %9s %9s %9s %9s %8s\n", "", "mean", "sd", "5%", "50%",
-                "95%", "ess");
+                "95%", "w_ess");
   os << line;
   for (const auto& r : s.rows) {
     std::snprintf(line, sizeof line, "%-14s %9.3g %9.3g %9.3g %9.3g %9.3g %8.0f\n", r.name.c_str(),
@@ -28071,7 +28154,17 @@ inline std::ostream& operator<<(std::ostream& os, const smc_summary& s) {
     std::snprintf(line, sizeof line, "; acceptance %.2f", s.acceptance);
     os << line;
   }
-  return os << "\n";
+  os << "\n";
+  if (s.method != algorithm::smc)
+    os << "w_ess: the effective sample size of each sweep's weights (mean over sweeps), not an ESS of the "
+          "chain of sweeps\n";
+  if (s.particles_identical)
+    os << "warning: in every sweep all " << s.particles
+       << " particles predicted the same values: either the set collapsed to copies of one particle "
+          "(one weight took all the mass: more particles, or observations that constrain less at once), "
+          "or the particles never differed (a random number generator of the program's own is copied "
+          "into every particle; draw with tyche's: docs/smc.md, \"Writing a program\")\n";
+  return os;
 }
 
 }  // namespace tyche::smc
