@@ -31,6 +31,7 @@
 #include <tyche/samplers/nuts/sampler.hpp>
 #include <tyche/diagnostics/convergence.hpp>
 #include <tyche/diagnostics/summary.hpp>
+#include <tyche/diagnostics/loo.hpp>
 #include <tyche/io/stan_csv.hpp>
 #include <tyche/inference/optimize.hpp>
 #include <tyche/inference/pathfinder.hpp>

@@ -60,9 +60,11 @@ void fit_generalized_pareto(const std::vector<double>& x, double& k, double& sig
   k = (nd * khat + 10 * 0.5) / (nd + 10);
 }
 
-/// PSIS of log weights (any finite or −∞ values; at least one finite).
+/// PSIS of log weights (any finite or −∞ values; at least one finite). r_eff: the relative
+/// efficiency of the draws (ESS / S; 1 for independent draws, less for a Markov chain's), which
+/// lengthens the tail to min(S/5, 3·√(S / r_eff)) as the loo package does.
 template <class = void>
-psis_result psis(const std::vector<double>& log_w) {
+psis_result psis(const std::vector<double>& log_w, double r_eff = 1) {
   const std::size_t s = log_w.size();
   psis_result out;
   out.log_weights = log_w;
@@ -71,7 +73,7 @@ psis_result psis(const std::vector<double>& log_w) {
   for (double& v : out.log_weights) v -= max_lw;  // the largest is 0
   const std::size_t tail =
       std::min(static_cast<std::size_t>(std::ceil(0.2 * static_cast<double>(s))),
-               static_cast<std::size_t>(std::ceil(3 * std::sqrt(static_cast<double>(s)))));
+               static_cast<std::size_t>(std::ceil(3 * std::sqrt(static_cast<double>(s) / r_eff))));
   if (tail < 5 || tail >= s) return out;  // too few draws to fit a tail
   std::vector<std::size_t> order(s);
   std::iota(order.begin(), order.end(), std::size_t{0});

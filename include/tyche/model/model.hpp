@@ -205,6 +205,40 @@ class model_t {
 
   [[nodiscard]] const Joint& joint() const { return joint_; }
 
+  /// The log-likelihood of each observation at θ (unconstrained), for leave-one-out
+  /// cross-validation (diagnostics/loo.hpp): the observed terms of joint(...) in order, each
+  /// vector of observations element by element (log p(yᵢ | θ)); a term whose log density is not
+  /// a sum over its elements (a multivariate family, hmm_marginal) or that observes one value
+  /// counts as one observation. target(e) terms are not observations and are left out.
+  [[nodiscard]] TYCHE_COLD std::vector<double> pointwise_log_likelihood(std::span<const double> theta) const {
+    check_size(theta.size(), "pointwise_log_likelihood");
+    std::vector<double> out;
+    for_each_observed([&](const auto& t, std::size_t) {
+      const auto e = pointwise_expression(t);
+      const std::size_t at = out.size();
+      out.resize(at + detail::value_count(e));
+      detail::evaluate_at<layout>(e, layout_(), theta.data(), out.data() + at);
+    });
+    return out;
+  }
+  /// A name for each value of pointwise_log_likelihood, in its order: the observed data's name
+  /// with the element (`y[3]`, 1-based; data(y, "y") names it), else `term k[i]` (k: the term's
+  /// place in joint(...)); a term counted whole is named without an element.
+  [[nodiscard]] TYCHE_COLD std::vector<std::string> observation_names() const {
+    std::vector<std::string> out;
+    for_each_observed([&](const auto& t, std::size_t term) {
+      using V = std::remove_cvref_t<decltype(t.value)>;
+      std::string base = "term " + std::to_string(term);
+      if constexpr (kind_of<V> == node_kind::data_vector)
+        if (t.value.name != nullptr) base = t.value.name;
+      const std::size_t n = detail::value_count(pointwise_expression(t));
+      if (n == 1 && !is_vector_v<detail::node_t<decltype(pointwise_expression(t))>>) out.push_back(base);
+      else
+        for (std::size_t i = 0; i < n; ++i) out.push_back(base + "[" + std::to_string(i + 1) + "]");
+    });
+    return out;
+  }
+
   /// The log density's terms at θ (unconstrained), one per term of joint(...) in order: a random
   /// variable's log prior plus its log-Jacobian, an observation's log-likelihood, a target(e)'s
   /// value. They add up to log_prob(θ) up to rounding. Each term is evaluated by itself, without
@@ -259,6 +293,35 @@ class model_t {
   }
 
   const detail::param_offsets<layout>& layout_() const { return with_jacobian_.view().layout; }
+
+  /// f(term, k) for each observed term of the joint, k its 1-based place in joint(...).
+  template <class F>
+  void for_each_observed(F&& f) const {
+    std::size_t k = 0;
+    std::apply(
+        [&](const auto&... t) {
+          (
+              [&] {
+                ++k;
+                if constexpr (detail::is_observed<std::remove_cvref_t<decltype(t)>>::value) f(t, k);
+              }(),
+              ...);
+        },
+        joint_.terms);
+  }
+  /// An observed term's log density element by element: the summand of its sum over the
+  /// observations, or the whole (scalar) log density when it is not such a sum.
+  template <class T>
+  static auto pointwise_expression(const T& t) {
+    const auto lp = detail::as_node(t.log_density());
+    using L = std::remove_cvref_t<decltype(lp)>;
+    if constexpr (kind_of<L> == node_kind::sum && is_vector_v<detail::node_t<decltype(t.value)>>) {
+      if constexpr (is_vector_v<std::remove_cvref_t<decltype(lp.a)>>) return lp.a;
+      else return lp;
+    } else {
+      return lp;
+    }
+  }
   std::size_t offset(std::size_t k) const { return with_jacobian_.offset(k); }
 
   template <class F>

@@ -1,0 +1,234 @@
+// tyche/diagnostics/loo.hpp — leave-one-out cross-validation by Pareto-smoothed importance
+// sampling (PSIS-LOO; Vehtari, Gelman & Gabry 2017, "Practical Bayesian model evaluation using
+// leave-one-out cross-validation and WAIC", Statistics and Computing 27; the smoothing of
+// Vehtari, Simpson, Gelman, Yao & Gabry 2024, inference/psis.hpp): what R's loo package computes
+// from a fit's log-likelihood matrix, here from the model and its NUTS fit directly.
+//
+// For each observation i and posterior draw s, log p(yᵢ | θˢ) (model::pointwise_log_likelihood).
+// The importance ratios 1 / p(yᵢ | θˢ) turn posterior draws into draws of the posterior
+// without yᵢ; PSIS smooths their largest values (a tail of min(S/5, 3·√(S / r_eff)) for the
+// relative efficiency r_eff of exp(log p(yᵢ | θ)), as loo does) and gives k̂ᵢ, which says
+// whether the estimate for yᵢ can be trusted: k̂ above min(1 − 1/log₁₀ S, 0.7) is not.
+//   elpd_loo,i = log Σₛ wₛ p(yᵢ | θˢ) − log Σₛ wₛ     (w: the smoothed weights)
+//   lpd_i      = log (1/S) Σₛ p(yᵢ | θˢ),     p_loo,i = lpd_i − elpd_loo,i
+//   elpd_loo = Σᵢ elpd_loo,i, SE = √(n · Var(elpd_loo,i)); p_loo likewise; looic = −2 elpd_loo.
+// The Monte Carlo SE of elpd_loo is the delta method's for the sum: each draw's influence
+// ψₛ = Σᵢ w̃ᵢₛ (p(yᵢ | θˢ) − Êᵢ) / Êᵢ (w̃: normalised weights, Êᵢ their estimate of p(yᵢ | y₋ᵢ)),
+// Var(elpd_loo) ≈ Σₛ ψₛ² / r_eff(ψ). The observations' errors are summed draw by draw because
+// they share the draws: loo's mcse_elpd_loo adds the observations' variances as if independent.
+// On a normal model with 20 observations (tests/diagnostics/loo_test.cpp's), over 12 seeds of
+// 4 × 1000 draws: the estimate's error against exact LOO had sd 0.038; this MCSE averaged 0.033,
+// the independent sum 0.028.
+// r_eff is ess_basic (split chains) of exp(log p(yᵢ | θ)) over S, where loo uses its own ESS of
+// the unsplit chains.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/diagnostics/convergence.hpp>
+#include <tyche/inference/psis.hpp>
+#include <tyche/samplers/nuts/config.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <limits>
+#include <ostream>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tyche {
+
+/// What loo(...) returns: the estimates with their standard errors, and per observation the
+/// pieces they add up from (in the order of model::observation_names()).
+struct loo_result {
+  double elpd_loo = 0, se_elpd_loo = 0;  ///< expected log predictive density, leave-one-out
+  double p_loo = 0, se_p_loo = 0;        ///< effective number of parameters
+  double looic = 0, se_looic = 0;        ///< −2 elpd_loo (the deviance scale)
+  double mcse_elpd_loo = 0;              ///< Monte Carlo SE of elpd_loo (delta method, the draws shared)
+  std::size_t draws = 0;                 ///< S: the posterior draws used
+  std::vector<std::string> observations; ///< a name per observation (y[3], term 2[5], …)
+  std::vector<double> elpd;              ///< elpd_loo,i
+  std::vector<double> p;                 ///< p_loo,i
+  std::vector<double> pareto_k;          ///< k̂ᵢ
+  std::vector<double> r_eff;             ///< relative efficiency of exp(log p(yᵢ | θ))
+  double k_threshold = 0.7;              ///< min(1 − 1/log₁₀ S, 0.7): above it, k̂ᵢ is not to be trusted
+  std::size_t bad_k = 0;                 ///< observations with k̂ᵢ above the threshold
+  std::vector<std::string> warnings;
+};
+
+namespace detail::loo_impl {
+
+inline double log_sum_exp(const std::vector<double>& v) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (double x : v) m = std::max(m, x);
+  if (!std::isfinite(m)) return m;
+  double s = 0;
+  for (double x : v) s += std::exp(x - m);
+  return m + std::log(s);
+}
+
+inline void mean_and_se(const std::vector<double>& x, double& total, double& se) {
+  const double n = static_cast<double>(x.size());
+  total = 0;
+  for (double v : x) total += v;
+  const double mean = total / n;
+  double ss = 0;
+  for (double v : x) ss += (v - mean) * (v - mean);
+  se = x.size() > 1 ? std::sqrt(n * ss / (n - 1)) : std::numeric_limits<double>::quiet_NaN();
+}
+
+}  // namespace detail::loo_impl
+
+/// PSIS-LOO from a log-likelihood matrix: log_lik[(c · draws + d) · observations + i] =
+/// log p(yᵢ | θ of chain c's draw d) (draws chain by chain, as a fit holds them). Throws
+/// std::invalid_argument for a size that does not match, or a value that is NaN or +∞ (naming
+/// the observation, chain and draw); −∞ is allowed (that draw cannot have produced yᵢ).
+inline loo_result loo(std::span<const double> log_lik, std::size_t chains, std::size_t draws,
+                      std::size_t observations, std::vector<std::string> names = {}) {
+  using namespace detail::loo_impl;
+  const std::string fn = "tyche::loo: ";
+  const std::size_t s = chains * draws;
+  if (chains == 0 || draws == 0 || observations == 0)
+    throw std::invalid_argument(fn + "needs at least one chain, one draw and one observation (got " +
+                                std::to_string(chains) + ", " + std::to_string(draws) + " and " +
+                                std::to_string(observations) + ")");
+  if (log_lik.size() != s * observations)
+    throw std::invalid_argument(fn + "the log-likelihood matrix has " + std::to_string(log_lik.size()) +
+                                " values, expected " + std::to_string(chains) + " chains x " + std::to_string(draws) +
+                                " draws x " + std::to_string(observations) + " observations");
+  if (!names.empty() && names.size() != observations)
+    throw std::invalid_argument(fn + std::to_string(names.size()) + " names for " + std::to_string(observations) +
+                                " observations");
+  if (names.empty())
+    for (std::size_t i = 0; i < observations; ++i) names.push_back("y[" + std::to_string(i + 1) + "]");
+  if (s < 2) throw std::invalid_argument(fn + "needs at least 2 draws");
+
+  loo_result r;
+  r.draws = s;
+  r.observations = std::move(names);
+  r.k_threshold = std::min(1 - 1 / std::log10(static_cast<double>(s)), 0.7);
+  std::vector<double> ll(s), ratio(s), lik(s), lw_plus(s), influence(s, 0.0);
+  for (std::size_t i = 0; i < observations; ++i) {
+    for (std::size_t k = 0; k < s; ++k) {
+      const double v = log_lik[k * observations + i];
+      if (std::isnan(v) || v == std::numeric_limits<double>::infinity())
+        throw std::invalid_argument(fn + "log p(" + r.observations[i] + " | theta) is " + (std::isnan(v) ? "nan" : "inf") +
+                                    " at chain " + std::to_string(k / draws + 1) + ", draw " +
+                                    std::to_string(k % draws + 1));
+      ll[k] = v;
+      ratio[k] = -v;
+    }
+    double max_ll = -std::numeric_limits<double>::infinity();
+    for (double v : ll) max_ll = std::max(max_ll, v);
+    if (!std::isfinite(max_ll))
+      throw std::invalid_argument(fn + "log p(" + r.observations[i] + " | theta) is -inf at every draw");
+    for (std::size_t k = 0; k < s; ++k) lik[k] = std::exp(ll[k] - max_ll);  // p(yᵢ | θ) up to e^max
+    // Relative efficiency of the likelihood's draws (1 where its ESS is not defined: constant).
+    double reff = ess_basic(std::span<const double>(lik), chains, draws) / static_cast<double>(s);
+    if (!std::isfinite(reff) || reff <= 0) reff = 1;
+    const auto smoothed = inference::psis(ratio, reff);
+    const std::vector<double>& lw = smoothed.log_weights;
+    for (std::size_t k = 0; k < s; ++k) lw_plus[k] = lw[k] + ll[k];
+    const double log_norm = log_sum_exp(lw);
+    const double elpd_i = log_sum_exp(lw_plus) - log_norm;
+    const double lpd_i = log_sum_exp(ll) - std::log(static_cast<double>(s));
+    // Each draw's influence on elpd_loo,i (the delta method; p(yᵢ | θ) and Êᵢ both in units
+    // of e^max_ll, which cancel), added to its influence on the sum.
+    const double e_hat = std::exp(elpd_i - max_ll);
+    for (std::size_t k = 0; k < s; ++k) influence[k] += std::exp(lw[k] - log_norm) * (lik[k] - e_hat) / e_hat;
+    r.elpd.push_back(elpd_i);
+    r.p.push_back(lpd_i - elpd_i);
+    r.pareto_k.push_back(smoothed.pareto_k);
+    r.r_eff.push_back(reff);
+    if (!(smoothed.pareto_k <= r.k_threshold)) ++r.bad_k;
+  }
+  double influence_ss = 0;
+  for (double v : influence) influence_ss += v * v;
+  double influence_reff = ess_basic(std::span<const double>(influence), chains, draws) / static_cast<double>(s);
+  if (!std::isfinite(influence_reff) || influence_reff <= 0) influence_reff = 1;
+  r.mcse_elpd_loo = std::sqrt(influence_ss / influence_reff);
+  mean_and_se(r.elpd, r.elpd_loo, r.se_elpd_loo);
+  mean_and_se(r.p, r.p_loo, r.se_p_loo);
+  r.looic = -2 * r.elpd_loo;
+  r.se_looic = 2 * r.se_elpd_loo;
+  if (r.bad_k > 0) {
+    std::string worst;
+    std::size_t shown = 0;
+    for (std::size_t i = 0; i < observations && shown < 5; ++i)
+      if (!(r.pareto_k[i] <= r.k_threshold)) {
+        char k[32];
+        std::snprintf(k, sizeof k, "%.2f", r.pareto_k[i]);
+        worst += (shown++ ? ", " : "") + r.observations[i] + " (k = " + k + ")";
+      }
+    if (r.bad_k > shown) worst += ", ...";
+    char t[32];
+    std::snprintf(t, sizeof t, "%.2f", r.k_threshold);
+    r.warnings.push_back(std::to_string(r.bad_k) + " of " + std::to_string(observations) +
+                         " Pareto k estimates are above " + t + ": " + worst +
+                         ". The estimates for those observations are unreliable (each is too influential for "
+                         "importance sampling): refit without them (exact LOO for those), use K-fold "
+                         "cross-validation, or a more robust model");
+  }
+  return r;
+}
+
+/// PSIS-LOO of a model from its NUTS fit: each draw's θ (model.unconstrain of the fit's values)
+/// through model.pointwise_log_likelihood. The model must be the one the fit was made with
+/// (same variables: the fit's names are checked).
+template <class Model>
+  requires requires(const Model& m, std::span<const double> th) {
+    m.pointwise_log_likelihood(th);
+    m.observation_names();
+  }
+loo_result loo(const Model& m, const nuts_fit& fit) {
+  const std::string fn = "tyche::loo: ";
+  if (fit.names != m.parameter_names())
+    throw std::invalid_argument(fn + "the fit's values are not this model's (its names differ: the fit has " +
+                                std::to_string(fit.names.size()) + " values, the model " +
+                                std::to_string(m.parameter_names().size()) +
+                                "); pass the model the fit was made with");
+  const std::vector<std::string> names = m.observation_names();
+  if (names.empty())
+    throw std::invalid_argument(fn + "the model observes nothing (only observe(...) terms are "
+                                     "observations; target(e) terms are not)");
+  const std::size_t chains = static_cast<std::size_t>(fit.chains), draws = static_cast<std::size_t>(fit.draws);
+  const std::size_t dim = fit.dim(), n = names.size();
+  std::vector<double> log_lik;
+  log_lik.reserve(chains * draws * n);
+  for (std::size_t c = 0; c < chains; ++c)
+    for (std::size_t d = 0; d < draws; ++d) {
+      const std::vector<double> theta =
+          m.unconstrain(std::span<const double>(fit.values[c].data() + d * dim, dim));
+      const std::vector<double> ll = m.pointwise_log_likelihood(theta);
+      log_lik.insert(log_lik.end(), ll.begin(), ll.end());
+    }
+  return loo(log_lik, chains, draws, n, names);
+}
+
+/// The table R's loo package prints.
+inline std::ostream& operator<<(std::ostream& os, const loo_result& r) {
+  char line[160];
+  std::snprintf(line, sizeof line, "Computed from %zu by %zu log-likelihood matrix\n\n", r.draws,
+                r.observations.size());
+  os << line;
+  std::snprintf(line, sizeof line, "%-9s %9s %7s\n", "", "Estimate", "SE");
+  os << line;
+  std::snprintf(line, sizeof line, "%-9s %9.1f %7.1f\n", "elpd_loo", r.elpd_loo, r.se_elpd_loo);
+  os << line;
+  std::snprintf(line, sizeof line, "%-9s %9.1f %7.1f\n", "p_loo", r.p_loo, r.se_p_loo);
+  os << line;
+  std::snprintf(line, sizeof line, "%-9s %9.1f %7.1f\n", "looic", r.looic, r.se_looic);
+  os << line;
+  std::snprintf(line, sizeof line, "------\nMonte Carlo SE of elpd_loo is %.1f.\n", r.mcse_elpd_loo);
+  os << line;
+  if (r.bad_k == 0) {
+    std::snprintf(line, sizeof line, "All Pareto k estimates are good (k < %.2f).\n", r.k_threshold);
+    os << line;
+  }
+  for (const auto& w : r.warnings) os << "warning: " << w << "\n";
+  return os;
+}
+
+}  // namespace tyche
