@@ -24984,6 +24984,7 @@ std::vector<std::size_t> resample(const std::vector<double>& log_w, std::size_t 
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tyche {
@@ -25153,6 +25154,69 @@ loo_result loo(const Model& m, const nuts_fit& fit) {
       log_lik.insert(log_lik.end(), ll.begin(), ll.end());
     }
   return loo(log_lik, chains, draws, n, names);
+}
+
+/// One model's row of loo_compare: its elpd_loo minus the best model's, and the SE of that
+/// difference (from the pointwise differences, which share the observations).
+struct loo_comparison_row {
+  std::string name;
+  double elpd_diff = 0, se_diff = 0;
+  double elpd_loo = 0, se_elpd_loo = 0, p_loo = 0, looic = 0;
+};
+/// loo_compare's table, best model first (loo's loo_compare).
+struct loo_comparison {
+  std::vector<loo_comparison_row> rows;
+};
+
+/// Compares models fitted to the same observations by elpd_loo (loo's loo_compare): the rows in
+/// decreasing elpd_loo, each with elpd_diff = its elpd_loo − the best one's (0 for the best) and
+/// se_diff = √(n · Var(elpd_loo,i − best's elpd_loo,i)). A difference within a couple of se_diff
+/// (and under ~4 in all) does not tell the models apart. Throws std::invalid_argument when the
+/// results do not have the same observations.
+inline loo_comparison loo_compare(const std::vector<std::pair<std::string, loo_result>>& models) {
+  const std::string fn = "tyche::loo_compare: ";
+  if (models.size() < 2) throw std::invalid_argument(fn + "needs at least two models (got " + std::to_string(models.size()) + ")");
+  const auto& first = models.front().second;
+  for (const auto& [name, r] : models) {
+    if (r.elpd.size() != first.elpd.size())
+      throw std::invalid_argument(fn + "'" + name + "' has " + std::to_string(r.elpd.size()) + " observations, '" +
+                                  models.front().first + "' " + std::to_string(first.elpd.size()) +
+                                  ": the models must be fitted to the same observations");
+    if (r.observations != first.observations)
+      throw std::invalid_argument(fn + "'" + name + "' and '" + models.front().first +
+                                  "' name their observations differently (e.g. '" +
+                                  (r.observations.empty() ? std::string() : r.observations[0]) + "' and '" +
+                                  (first.observations.empty() ? std::string() : first.observations[0]) +
+                                  "'): the models must be fitted to the same observations, in the same order");
+  }
+  std::size_t best = 0;
+  for (std::size_t m = 1; m < models.size(); ++m)
+    if (models[m].second.elpd_loo > models[best].second.elpd_loo) best = m;
+  loo_comparison out;
+  const std::size_t n = first.elpd.size();
+  for (const auto& [name, r] : models) {
+    std::vector<double> diff(n);
+    for (std::size_t i = 0; i < n; ++i) diff[i] = r.elpd[i] - models[best].second.elpd[i];
+    double total = 0, se = 0;
+    detail::loo_impl::mean_and_se(diff, total, se);
+    if (&r == &models[best].second) se = 0;
+    out.rows.push_back({name, total, se, r.elpd_loo, r.se_elpd_loo, r.p_loo, r.looic});
+  }
+  std::stable_sort(out.rows.begin(), out.rows.end(),
+                   [](const loo_comparison_row& a, const loo_comparison_row& b) { return a.elpd_diff > b.elpd_diff; });
+  return out;
+}
+
+inline std::ostream& operator<<(std::ostream& os, const loo_comparison& c) {
+  char line[200];
+  std::snprintf(line, sizeof line, "%-16s %9s %8s %9s %8s %7s\n", "", "elpd_diff", "se_diff", "elpd_loo", "se", "p_loo");
+  os << line;
+  for (const auto& r : c.rows) {
+    std::snprintf(line, sizeof line, "%-16s %9.1f %8.1f %9.1f %8.1f %7.1f\n", r.name.c_str(), r.elpd_diff, r.se_diff,
+                  r.elpd_loo, r.se_elpd_loo, r.p_loo);
+    os << line;
+  }
+  return os;
 }
 
 /// The table R's loo package prints.

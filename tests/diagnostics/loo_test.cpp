@@ -144,3 +144,37 @@ TEST_CASE("loo: the log-likelihood matrix form, its checks, and which terms coun
   CHECK_THROWS_WITH(loo(prior_only, prior_fit), Contains("the model observes nothing"));
   CHECK_THROWS_WITH(loo(m, prior_fit), Contains("the fit's values are not this model's"));
 }
+
+TEST_CASE("loo_compare: elpd differences against the best model, with the SE of the pointwise differences", "[loo]") {
+  using namespace tyche;
+  // Draws that do not vary, so each model's elpd_loo,i is its log-likelihood: the differences
+  // are known exactly.
+  const auto flat = [](const std::vector<double>& per_observation) {
+    std::vector<double> ll;
+    for (int k = 0; k < 40; ++k) ll.insert(ll.end(), per_observation.begin(), per_observation.end());
+    return loo(ll, 2, 20, per_observation.size());
+  };
+  const loo_result a = flat({-1.0, -2.0, -1.5, -0.5}), b = flat({-1.2, -1.0, -1.5, -0.3}),
+                   c = flat({-3.0, -3.0, -3.0, -3.0});
+  const loo_comparison cmp = loo_compare({{"a", a}, {"b", b}, {"c", c}});
+  REQUIRE(cmp.rows.size() == 3);
+  CHECK(cmp.rows[0].name == "b");  // elpd -4.0, then a (-5.0), then c (-12.0)
+  CHECK(cmp.rows[0].elpd_diff == 0);
+  CHECK(cmp.rows[0].se_diff == 0);
+  CHECK(cmp.rows[1].name == "a");
+  CHECK(cmp.rows[1].elpd_diff == Approx(-1.0));
+  // a − b pointwise: 0.2, −1.0, 0, −0.2 (mean −0.25): √(4 · var) with var = 0.2633… (n − 1).
+  const std::vector<double> d{0.2, -1.0, 0.0, -0.2};
+  double ss = 0;
+  for (double v : d) ss += (v + 0.25) * (v + 0.25);
+  CHECK(cmp.rows[1].se_diff == Approx(std::sqrt(4 * ss / 3)));
+  CHECK(cmp.rows[2].name == "c");
+  CHECK(cmp.rows[2].elpd_diff == Approx(-8.0));
+  std::ostringstream os;
+  os << cmp;
+  CHECK_THAT(os.str(), Contains("elpd_diff") && Contains("se_diff"));
+  // Results of other observations, and a single model.
+  const loo_result short_one = flat({-1.0, -2.0, -1.5});
+  CHECK_THROWS_WITH(loo_compare({{"a", a}, {"s", short_one}}), Contains("'s' has 3 observations, 'a' 4"));
+  CHECK_THROWS_WITH(loo_compare({{"a", a}}), Contains("needs at least two models"));
+}
