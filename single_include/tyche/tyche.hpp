@@ -16940,16 +16940,8 @@ class model_t {
     check_size(theta.size(), "sample_observations");
     std::vector<double> th(theta.begin(), theta.end());
     std::vector<std::vector<double>> out;
-    std::apply(
-        [&](const auto&... t) {
-          (
-              [&] {
-                if constexpr (detail::is_observed<std::remove_cvref_t<decltype(t)>>::value)
-                  out.push_back(draw_from(t.distribution, detail::value_count(t.value), th, rng));
-              }(),
-              ...);
-        },
-        joint_.terms);
+    for_each_observed(
+        [&](const auto& t, std::size_t) { out.push_back(draw_from(t.distribution, detail::value_count(t.value), th, rng)); });
     return out;
   }
 
@@ -17044,20 +17036,18 @@ class model_t {
 
   const detail::param_offsets<layout>& layout_() const { return with_jacobian_.view().layout; }
 
-  /// f(term, k) for each observed term of the joint, k its 1-based place in joint(...).
+  /// f(term, k) for every term of joint(...), in order, k its 1-based place there.
+  template <class F>
+  void for_each_term(F&& f) const {
+    std::size_t k = 0;
+    std::apply([&](const auto&... t) { (f(t, ++k), ...); }, joint_.terms);
+  }
+  /// f(term, k) for each observed term, k its 1-based place in joint(...).
   template <class F>
   void for_each_observed(F&& f) const {
-    std::size_t k = 0;
-    std::apply(
-        [&](const auto&... t) {
-          (
-              [&] {
-                ++k;
-                if constexpr (detail::is_observed<std::remove_cvref_t<decltype(t)>>::value) f(t, k);
-              }(),
-              ...);
-        },
-        joint_.terms);
+    for_each_term([&](const auto& t, std::size_t k) {
+      if constexpr (detail::is_observed<std::remove_cvref_t<decltype(t)>>::value) f(t, k);
+    });
   }
   /// An observed term's log density element by element: the summand of its sum over the
   /// observations, or the whole (scalar) log density when it is not such a sum.
@@ -17074,19 +17064,13 @@ class model_t {
   }
   std::size_t offset(std::size_t k) const { return with_jacobian_.offset(k); }
 
+  /// f(variable, k) for each random variable, k its 0-based place among them.
   template <class F>
   void for_each_variable(F&& f) const {
     std::size_t k = 0;
-    std::apply(
-        [&](const auto&... t) {
-          (
-              [&] {
-                if constexpr (detail::is_random_variable<std::remove_cvref_t<decltype(t)>>::value)
-                  f(t, k++);
-              }(),
-              ...);
-        },
-        joint_.terms);
+    for_each_term([&](const auto& t, std::size_t) {
+      if constexpr (detail::is_random_variable<std::remove_cvref_t<decltype(t)>>::value) f(t, k++);
+    });
   }
 
   // Scratch space for matvec buffers: one per thread, so a model can be evaluated from several
@@ -22481,10 +22465,13 @@ TYCHE_DRIVER_INLINE void check_config_sizes(const nuts_config& cfg, std::size_t 
 {
   auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: " + what); };
   for (std::size_t c = 0; c < cfg.init.size(); ++c)
-    if (cfg.init[c].size() != constrained_dim)
+    if (cfg.init[c].size() != constrained_dim) {
+      std::string listed;  // the first 8 names, in order
+      for (std::size_t k = 0; k < names.size() && k < 8; ++k) listed += (k ? ", " : "") + names[k];
+      if (names.size() > 8) listed += ", … (" + std::to_string(names.size()) + " in all)";
       fail("init[" + std::to_string(c) + "] holds " + std::to_string(cfg.init[c].size()) + " values, expected " +
-           std::to_string(constrained_dim) + " (one per name of parameter_names(): " +
-           (names.empty() ? std::string() : names.front() + (names.size() > 1 ? ", …" : "")) + ")");
+           std::to_string(constrained_dim) + " (one per name of parameter_names(), in order: " + listed + ")");
+    }
   if (cfg.init_inv_metric.empty()) return;
   const bool dense = stored_dense(cfg.metric);
   const std::size_t want = dense ? dim * dim : dim;
