@@ -11786,7 +11786,16 @@ TYCHE_OBSERVED_ONLY_FAMILY(binomial_logit)
 // y is 1-based, as in Stan. Observing n values gathers θ or β through the data (a gather leaf,
 // autodiff/vector_ops.hpp): Σᵢ log θ_{yᵢ}, and Σᵢ β_{yᵢ} − n log Σₖ exp βₖ with one log-sum-exp.
 // The data must be integers 1 … K: observe throws "... y[i] = v is not a category 1 … K".
+// β (or θ) is one vector of K values shared by every observation. A multinomial logistic
+// regression, with values per observation and category, is not this family: with class 1 as the
+// reference (its values 0, which identifies the others) and 0/1 data vectors is2, is3 marking
+// classes 2 and 3,
+//   auto eta2 = a2 + matvec(X, b2), eta3 = a3 + matvec(X, b3);
+//   target(is2 * eta2 + is3 * eta3 - log_sum_exp(0.0, eta2, eta3))
+// An argument that holds one value per observation computed from a data matrix (K = n, with y's
+// categories below n) is that mistake, and observe throws saying so.
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -11797,6 +11806,13 @@ TYCHE_OBSERVED_ONLY_FAMILY(binomial_logit)
 namespace tyche {
 
 namespace detail {
+/// True when node N reads a data matrix somewhere below it (matvec(X, beta), …).
+template <class N>
+inline constexpr bool reads_data_matrix_v = [] {
+  if constexpr (kind_of<N> == node_kind::data_matrix) return true;
+  else return []<class... C>(meta::list<C...>) { return (reads_data_matrix_v<C> || ...); }(children_t<N>{});
+}();
+
 /// The categories y (data, 1-based doubles) checked against K; then f(gathered) where gathered
 /// is the vector v[y₁ − 1], v[y₂ − 1], … (or, for one constant y, the scalar v[y − 1]).
 template <class V, class Y>
@@ -11814,6 +11830,23 @@ auto gather_categories(const char* family, const V& v, const Y& y) {
   };
   if constexpr (kind_of<Y> == node_kind::data_vector) {
     for (std::size_t i = 0; i < y.size(); ++i) check(y.ptr[i], i);
+    // One logit vector per observation (a regression's X · beta) where one vector of K values
+    // shared by all observations is meant: it would silently be read as K = n categories.
+    if constexpr (reads_data_matrix_v<V>) {
+      if (k == y.size() && k > 1) {
+        double top = 0;
+        for (std::size_t i = 0; i < y.size(); ++i) top = std::max(top, y.ptr[i]);
+        if (top < double(k))
+          throw std::invalid_argument(
+              std::string("tyche::") + family + "(v).observe(y): v has " + std::to_string(k) +
+              " values, one per observation, computed from a data matrix, and y's categories go up to " +
+              tyche::detail::format_number(top) + ": v would be read as the " + std::to_string(k) +
+              " categories' values, shared by every observation. " + family +
+              " takes one vector of K values for all observations; a regression with its own values per "
+              "observation and category is written with target(...) (docs/reference/distributions.md, " +
+              family + ")");
+      }
+    }
     return gather_node<1>(v, y.ptr, y.size());
   } else {
     check(y.value, 0);
@@ -16960,6 +16993,18 @@ class model_t {
       const std::size_t at = out.size();
       out.resize(at + detail::value_count(e));
       detail::evaluate_at<layout>(e, layout_(), theta.data(), out.data() + at);
+    });
+    return out;
+  }
+  /// The observed terms of several values that pointwise_log_likelihood counts as one
+  /// observation (their log density is not a sum over the values: a multivariate family,
+  /// categorical_logit's shared normaliser, hmm_marginal), described as in messages.
+  [[nodiscard]] TYCHE_COLD std::vector<std::string> observations_counted_whole() const {
+    std::vector<std::string> out;
+    for_each_observed([&](const auto& t, std::size_t term) {
+      using E = std::remove_cvref_t<decltype(pointwise_expression(t))>;
+      if (!is_vector_v<detail::node_t<E>> && detail::value_count(t.value) > 1)
+        out.push_back("term " + std::to_string(term) + ", " + detail::describe_term(t));
     });
     return out;
   }
@@ -25140,7 +25185,14 @@ loo_result loo(const Model& m, const nuts_fit& fit) {
       const std::vector<double> ll = m.pointwise_log_likelihood(theta);
       log_lik.insert(log_lik.end(), ll.begin(), ll.end());
     }
-  return loo(log_lik, chains, draws, n, names);
+  loo_result r = loo(log_lik, chains, draws, n, names);
+  if constexpr (requires { m.observations_counted_whole(); }) {
+    for (const std::string& term : m.observations_counted_whole())
+      r.warnings.push_back(term + ": its log density is not a sum over its values, so it counts as one "
+                                  "observation, left out as a whole (for leave-one-value-out, write the values' "
+                                  "log-likelihood as a matrix and call loo(log_lik, chains, draws, n))");
+  }
+  return r;
 }
 
 /// One model's row of loo_compare: its elpd_loo minus the best model's, and the SE of that

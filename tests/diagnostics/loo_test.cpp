@@ -138,6 +138,18 @@ TEST_CASE("loo: the log-likelihood matrix form, its checks, and which terms coun
   const double s = std::exp(-0.1);
   CHECK(pointwise[1] == Approx(-0.5 * std::log(2 * M_PI) - std::log(s) - 0.5 * (2.0 - 0.2) * (2.0 - 0.2) / (s * s)));
 
+  CHECK(m.observations_counted_whole().empty());
+  // categorical_logit's n observations share one normaliser: the term is one observation, and
+  // loo says so.
+  static const std::vector<double> cats{1, 2, 2, 3, 1, 3, 2, 1};
+  auto g = normal<"g">(0.0, 1.0, shape<3>);
+  const auto cm = model(joint(g, categorical_logit(g).observe(data(cats, "cats"))));
+  CHECK(cm.observation_names() == std::vector<std::string>{"cats"});
+  const loo_result whole = loo(cm, nuts(cm, {.chains = 2, .warmup = 100, .draws = 100, .seed = 2}));
+  REQUIRE(whole.warnings.size() == 1);
+  CHECK_THAT(whole.warnings[0], Contains("term 2, categorical_logit(...).observe(y)") &&
+                                    Contains("counts as one observation"));
+
   // A model that observes nothing, and a fit of another model.
   const auto prior_only = model(joint(mu, target(-0.5 * square(mu))));
   const auto prior_fit = nuts(prior_only, {.chains = 1, .warmup = 20, .draws = 20, .seed = 1});

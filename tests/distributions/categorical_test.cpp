@@ -86,3 +86,21 @@ TEST_CASE("categorical: data errors name the index and value", "[distributions][
   CHECK_THROWS_WITH(categorical(exp(beta)).observe(data(fractional)),
                     Contains("categorical(...).observe(y): y[1] = 1.5 is not a category"));
 }
+
+TEST_CASE("categorical_logit: one value per observation from a data matrix is the regression mistake, and says so",
+          "[distributions][categorical]") {
+  using namespace tyche;
+  // matvec(X, w) of a 6-row X: six values, one per observation, where categorical_logit wants one
+  // vector of K values for all of them; y's categories (1 … 3) would be read among 6.
+  static const std::vector<double> x{1, 0, 0, 1, 1, 1, 0.5, 0.5, 2, 0, 0, 2}, y{1, 2, 3, 1, 2, 3};
+  auto w = normal<"w">(0.0, 1.0, shape<2>);
+  CHECK_THROWS_WITH(model(joint(w, categorical_logit(matvec(matrix(x, 6, 2, "X"), w)).observe(data(y)))),
+                    Contains("categorical_logit(v).observe(y): v has 6 values, one per observation, computed from a "
+                             "data matrix, and y's categories go up to 3"));
+  // K values from a data matrix of K rows, as many as the observations, with the top category seen: allowed.
+  static const std::vector<double> y6{1, 6, 3, 1, 2, 5};
+  CHECK_NOTHROW(model(joint(w, categorical_logit(matvec(matrix(x, 6, 2, "X"), w)).observe(data(y6)))));
+  // K values not from a data matrix: allowed whatever K is.
+  auto g = normal<"g">(0.0, 1.0, shape<6>);
+  CHECK_NOTHROW(model(joint(g, categorical_logit(g).observe(data(y)))));
+}

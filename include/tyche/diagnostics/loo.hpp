@@ -205,7 +205,14 @@ loo_result loo(const Model& m, const nuts_fit& fit) {
       const std::vector<double> ll = m.pointwise_log_likelihood(theta);
       log_lik.insert(log_lik.end(), ll.begin(), ll.end());
     }
-  return loo(log_lik, chains, draws, n, names);
+  loo_result r = loo(log_lik, chains, draws, n, names);
+  if constexpr (requires { m.observations_counted_whole(); }) {
+    for (const std::string& term : m.observations_counted_whole())
+      r.warnings.push_back(term + ": its log density is not a sum over its values, so it counts as one "
+                                  "observation, left out as a whole (for leave-one-value-out, write the values' "
+                                  "log-likelihood as a matrix and call loo(log_lik, chains, draws, n))");
+  }
+  return r;
 }
 
 /// One model's row of loo_compare: its elpd_loo minus the best model's, and the SE of that

@@ -4,12 +4,21 @@
 // y is 1-based, as in Stan. Observing n values gathers θ or β through the data (a gather leaf,
 // autodiff/vector_ops.hpp): Σᵢ log θ_{yᵢ}, and Σᵢ β_{yᵢ} − n log Σₖ exp βₖ with one log-sum-exp.
 // The data must be integers 1 … K: observe throws "... y[i] = v is not a category 1 … K".
+// β (or θ) is one vector of K values shared by every observation. A multinomial logistic
+// regression, with values per observation and category, is not this family: with class 1 as the
+// reference (its values 0, which identifies the others) and 0/1 data vectors is2, is3 marking
+// classes 2 and 3,
+//   auto eta2 = a2 + matvec(X, b2), eta3 = a3 + matvec(X, b3);
+//   target(is2 * eta2 + is3 * eta3 - log_sum_exp(0.0, eta2, eta3))
+// An argument that holds one value per observation computed from a data matrix (K = n, with y's
+// categories below n) is that mistake, and observe throws saying so.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/distributions/detail/family.hpp>
 #include <tyche/operations/vectors.hpp>
 #include <tyche/scalar/format.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -20,6 +29,13 @@
 namespace tyche {
 
 namespace detail {
+/// True when node N reads a data matrix somewhere below it (matvec(X, beta), …).
+template <class N>
+inline constexpr bool reads_data_matrix_v = [] {
+  if constexpr (kind_of<N> == node_kind::data_matrix) return true;
+  else return []<class... C>(meta::list<C...>) { return (reads_data_matrix_v<C> || ...); }(children_t<N>{});
+}();
+
 /// The categories y (data, 1-based doubles) checked against K; then f(gathered) where gathered
 /// is the vector v[y₁ − 1], v[y₂ − 1], … (or, for one constant y, the scalar v[y − 1]).
 template <class V, class Y>
@@ -37,6 +53,23 @@ auto gather_categories(const char* family, const V& v, const Y& y) {
   };
   if constexpr (kind_of<Y> == node_kind::data_vector) {
     for (std::size_t i = 0; i < y.size(); ++i) check(y.ptr[i], i);
+    // One logit vector per observation (a regression's X · beta) where one vector of K values
+    // shared by all observations is meant: it would silently be read as K = n categories.
+    if constexpr (reads_data_matrix_v<V>) {
+      if (k == y.size() && k > 1) {
+        double top = 0;
+        for (std::size_t i = 0; i < y.size(); ++i) top = std::max(top, y.ptr[i]);
+        if (top < double(k))
+          throw std::invalid_argument(
+              std::string("tyche::") + family + "(v).observe(y): v has " + std::to_string(k) +
+              " values, one per observation, computed from a data matrix, and y's categories go up to " +
+              tyche::detail::format_number(top) + ": v would be read as the " + std::to_string(k) +
+              " categories' values, shared by every observation. " + family +
+              " takes one vector of K values for all observations; a regression with its own values per "
+              "observation and category is written with target(...) (docs/reference/distributions.md, " +
+              family + ")");
+      }
+    }
     return gather_node<1>(v, y.ptr, y.size());
   } else {
     check(y.value, 0);

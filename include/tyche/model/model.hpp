@@ -213,6 +213,18 @@ class model_t {
     });
     return out;
   }
+  /// The observed terms of several values that pointwise_log_likelihood counts as one
+  /// observation (their log density is not a sum over the values: a multivariate family,
+  /// categorical_logit's shared normaliser, hmm_marginal), described as in messages.
+  [[nodiscard]] TYCHE_COLD std::vector<std::string> observations_counted_whole() const {
+    std::vector<std::string> out;
+    for_each_observed([&](const auto& t, std::size_t term) {
+      using E = std::remove_cvref_t<decltype(pointwise_expression(t))>;
+      if (!is_vector_v<detail::node_t<E>> && detail::value_count(t.value) > 1)
+        out.push_back("term " + std::to_string(term) + ", " + detail::describe_term(t));
+    });
+    return out;
+  }
   /// A name for each value of pointwise_log_likelihood, in its order: the observed data's name
   /// with the element (`y[3]`, 1-based; data(y, "y") names it), else `term k[i]` (k: the term's
   /// place in joint(...)); a term counted whole is named without an element.
