@@ -9885,21 +9885,33 @@ auto scan_initial_node(const Init& init) {
   }
 }
 
+/// Instantiated when the step returns a tuple of Returned values for a state of State: the
+/// diagnostic shows both numbers ("[with ... Returned = 1; ... State = 2]").
+template <std::size_t Returned, std::size_t State>
+constexpr bool scan_step_size_mismatch() {
+  static_assert(Returned == State,
+                "tyche::scan(step, init, ...): the step returns a tuple whose size is not the "
+                "state's size (that of 'init'); the two sizes are Returned and State in this diagnostic");
+  return false;
+}
+
 /// Σₖ aₖ · nextₖ for what the step returned: a scalar (K = 1), a std::tuple of K scalars, or a
 /// vector expression of K values.
 template <std::size_t K, class Next>
 auto scan_objective(const Next& next) {
   const vector_param<scan_adjoint_name, K> a{};
   if constexpr (is_std_tuple<Next>::value) {
-    static_assert(std::tuple_size_v<Next> == K,
-                  "tyche::scan(step, init, ...): the step returns a tuple whose size is not the "
-                  "state's size (that of 'init')");
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      static_assert((!is_vector_v<node_t<std::tuple_element_t<I, Next>>> && ...),
-                    "tyche::scan(step, init, ...): a tuple returned by the step must hold scalar "
-                    "expressions");
-      return ((at(a, I) * std::get<I>(next)) + ...);
-    }(std::make_index_sequence<K>{});
+    if constexpr (std::tuple_size_v<Next> != K) {
+      (void)scan_step_size_mismatch<std::tuple_size_v<Next>, K>();
+      return at(a, 0);  // an objective of the right type: no further errors
+    } else {
+      return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        static_assert((!is_vector_v<node_t<std::tuple_element_t<I, Next>>> && ...),
+                      "tyche::scan(step, init, ...): a tuple returned by the step must hold scalar "
+                      "expressions");
+        return ((at(a, I) * std::get<I>(next)) + ...);
+      }(std::make_index_sequence<K>{});
+    }
   } else if constexpr (!is_vector_v<node_t<Next>>) {
     static_assert(K == 1,
                   "tyche::scan(step, init, ...): the step returns a scalar but the state has more "
