@@ -24575,8 +24575,9 @@ struct approximate_fit {
   std::vector<double> mean, covariance, variance;
   /// The constrained values of that mean (advi: the first row CmdStan's variational CSV holds).
   std::vector<double> mean_values;
-  /// Pareto k̂ of the importance weights log p − log q (pathfinder's PSIS): above 0.7 the
-  /// approximation is too far from the posterior for the resampled draws to be trusted.
+  /// Pareto k̂ of the importance weights log p − log q (pathfinder's PSIS; for laplace, with the
+  /// log-Jacobian, and advi, the diagnostic of Yao et al. 2018): above 0.7 the approximation is
+  /// too far from the posterior for its draws to be trusted (a warning says so).
   double pareto_k = std::nan("");
   long long gradient_evaluations = 0;
   std::uint64_t seed = 1;
@@ -24995,6 +24996,22 @@ psis_result psis(const std::vector<double>& log_w, double r_eff = 1) {
     out.log_weights[tail_index[i]] = std::min(0.0, cutoff + std::log1p(q));
   }
   return out;
+}
+
+/// Pareto k̂ of the importance ratios p / q of draws from an approximation q (Yao, Vehtari,
+/// Simpson & Gelman 2018, "Yes, but did it work?: evaluating variational inference"): from
+/// log_p − log_q per draw (constants in either cancel). Above 0.7 the approximation is too far
+/// from p for its draws, or importance sampling with them, to be trusted; NaN with too few draws.
+template <class = void>
+double importance_pareto_k(const std::vector<double>& log_p, const std::vector<double>& log_q) {
+  std::vector<double> log_w(log_p.size());
+  bool finite = false;
+  for (std::size_t i = 0; i < log_p.size(); ++i) {
+    log_w[i] = std::isnan(log_p[i]) ? -std::numeric_limits<double>::infinity() : log_p[i] - log_q[i];
+    finite = finite || std::isfinite(log_w[i]);
+  }
+  if (!finite) return std::numeric_limits<double>::quiet_NaN();
+  return psis(log_w).pareto_k;
 }
 
 /// n indices drawn with replacement with probabilities ∝ exp(log_w).
@@ -26915,6 +26932,17 @@ approximate_fit laplace(const model_functions& model, const optimize_result& mod
     ++fit.gradient_evaluations;
     model.constrain_into(x.data(), fit.values[0]);
   }
+  // How far the Gaussian is from the posterior: k̂ of the draws' p / q, where log p is the
+  // posterior's on the unconstrained scale (with the log-Jacobian; without it, p is not the
+  // density the Gaussian approximates there).
+  if (mode.jacobian) {
+    fit.pareto_k = importance_pareto_k(fit.log_p[0], fit.log_q[0]);
+    if (fit.pareto_k > 0.7)
+      fit.warnings.push_back("Pareto k = " + tyche::detail::format_number(std::round(fit.pareto_k * 100) / 100) +
+                             " > 0.7 for the draws' importance ratios p / q: the Gaussian at the mode is far from "
+                             "the posterior (skewed, heavy-tailed or a funnel), so its means and sds may be off "
+                             "(use nuts())");
+  }
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
 }
@@ -27945,6 +27973,12 @@ approximate_fit advi(const model_functions& model, const advi_config& cfg) {
     fit.log_p[0].push_back(density(zeta.data(), grad.data(), workspace.data()));
     model.constrain_into(zeta.data(), fit.values[0]);
   }
+  // The PSIS diagnostic of Yao et al. (2018): k̂ of the draws' p / q.
+  fit.pareto_k = importance_pareto_k(fit.log_p[0], fit.log_q[0]);
+  if (fit.pareto_k > 0.7)
+    fit.warnings.push_back("Pareto k = " + tyche::detail::format_number(std::round(fit.pareto_k * 100) / 100) +
+                           " > 0.7 for the draws' importance ratios p / q: the fitted Gaussian is far from the "
+                           "posterior, so its means and sds may be off (use nuts(), or pathfinder())");
   fit.gradient_evaluations = run.evaluations + cfg.output_samples;
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;

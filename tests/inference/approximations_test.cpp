@@ -226,3 +226,31 @@ TEST_CASE("psis: the Pareto k of weights with a known tail, and smoothing keeps 
       sorted[4000 - tail - 1];  // the smallest tail value now equals the cutoff
   CHECK(inference::psis(tied).pareto_k == Approx(0.9).margin(0.2));
 }
+
+TEST_CASE("laplace and advi report the Pareto k of their draws' importance ratios, and warn above 0.7", "[inference]") {
+  using namespace tyche;
+  // A Gaussian posterior: Laplace's Gaussian is exact, every ratio p / q the same: k = 0.
+  static const std::vector<double> y{0.31, -1.12, 0.85, 1.64, -0.27, 0.48, 2.10, -0.66, 0.93, 0.12};
+  auto mu = normal<"mu">(0.0, 10.0);
+  const auto gaussian = model(joint(mu, normal(mu, 1.0).observe(data(y))));
+  const approximate_fit exact = laplace(gaussian, optimize(gaussian, {.jacobian = true}), {.draws = 1000, .seed = 1});
+  CHECK(exact.pareto_k == Approx(0).margin(1e-9));
+  CHECK(exact.warnings.empty());
+  const approximate_fit vi = advi(gaussian, {.seed = 1});
+  CHECK(vi.pareto_k < 0.5);
+  // Neal's funnel at its mode (v = -40.5, x = 0: the log density -v²/18 - 9v/2 there): the
+  // Gaussian sees none of the funnel's mass.
+  auto v = normal<"v">(0.0, 3.0);
+  auto x = normal<"x">(0.0, exp(0.5 * v), shape<9>);
+  const auto funnel = model(joint(v, x));
+  const approximate_fit far = laplace(funnel, std::vector<double>{-40.5, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {.draws = 1000, .seed = 1});
+  CHECK(far.pareto_k > 0.7);
+  REQUIRE_FALSE(far.warnings.empty());
+  CHECK_THAT(far.warnings.back(), Catch::Matchers::Contains("> 0.7 for the draws' importance ratios p / q: the Gaussian at the mode"));
+  // Without the log-Jacobian the draws' log p is not the density the Gaussian approximates: no k.
+  static const std::vector<double> y3{0.5, -1.2, 2.0};
+  auto s = half_normal<"s">(5.0);
+  const auto scale = model(joint(s, normal(0.0, s).observe(data(y3))));
+  CHECK(std::isnan(laplace(scale, optimize(scale), {.draws = 100, .seed = 1}).pareto_k));
+  CHECK(std::isfinite(laplace(scale, optimize(scale, {.jacobian = true}), {.draws = 100, .seed = 1}).pareto_k));
+}

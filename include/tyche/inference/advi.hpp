@@ -12,6 +12,7 @@
 #include <tyche/concepts.hpp>
 #include <tyche/inference/fit.hpp>
 #include <tyche/inference/model_density.hpp>
+#include <tyche/inference/psis.hpp>
 #include <tyche/random/philox.hpp>
 #include <tyche/scalar/format.hpp>
 
@@ -413,6 +414,12 @@ approximate_fit advi(const model_functions& model, const advi_config& cfg) {
     fit.log_p[0].push_back(density(zeta.data(), grad.data(), workspace.data()));
     model.constrain_into(zeta.data(), fit.values[0]);
   }
+  // The PSIS diagnostic of Yao et al. (2018): k̂ of the draws' p / q.
+  fit.pareto_k = importance_pareto_k(fit.log_p[0], fit.log_q[0]);
+  if (fit.pareto_k > 0.7)
+    fit.warnings.push_back("Pareto k = " + tyche::detail::format_number(std::round(fit.pareto_k * 100) / 100) +
+                           " > 0.7 for the draws' importance ratios p / q: the fitted Gaussian is far from the "
+                           "posterior, so its means and sds may be off (use nuts(), or pathfinder())");
   fit.gradient_evaluations = run.evaluations + cfg.output_samples;
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;

@@ -35,8 +35,9 @@ struct approximate_fit {
   std::vector<double> mean, covariance, variance;
   /// The constrained values of that mean (advi: the first row CmdStan's variational CSV holds).
   std::vector<double> mean_values;
-  /// Pareto k̂ of the importance weights log p − log q (pathfinder's PSIS): above 0.7 the
-  /// approximation is too far from the posterior for the resampled draws to be trusted.
+  /// Pareto k̂ of the importance weights log p − log q (pathfinder's PSIS; for laplace, with the
+  /// log-Jacobian, and advi, the diagnostic of Yao et al. 2018): above 0.7 the approximation is
+  /// too far from the posterior for its draws to be trusted (a warning says so).
   double pareto_k = std::nan("");
   long long gradient_evaluations = 0;
   std::uint64_t seed = 1;

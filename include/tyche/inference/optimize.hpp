@@ -13,6 +13,7 @@
 #include <tyche/inference/fit.hpp>
 #include <tyche/inference/lbfgs.hpp>
 #include <tyche/inference/model_density.hpp>
+#include <tyche/inference/psis.hpp>
 #include <tyche/random/philox.hpp>
 #include <tyche/scalar/format.hpp>
 
@@ -286,6 +287,17 @@ approximate_fit laplace(const model_functions& model, const optimize_result& mod
     fit.log_p[0].push_back(density(x.data(), grad.data(), workspace.data()));
     ++fit.gradient_evaluations;
     model.constrain_into(x.data(), fit.values[0]);
+  }
+  // How far the Gaussian is from the posterior: k̂ of the draws' p / q, where log p is the
+  // posterior's on the unconstrained scale (with the log-Jacobian; without it, p is not the
+  // density the Gaussian approximates there).
+  if (mode.jacobian) {
+    fit.pareto_k = importance_pareto_k(fit.log_p[0], fit.log_q[0]);
+    if (fit.pareto_k > 0.7)
+      fit.warnings.push_back("Pareto k = " + tyche::detail::format_number(std::round(fit.pareto_k * 100) / 100) +
+                             " > 0.7 for the draws' importance ratios p / q: the Gaussian at the mode is far from "
+                             "the posterior (skewed, heavy-tailed or a funnel), so its means and sds may be off "
+                             "(use nuts())");
   }
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;

@@ -115,6 +115,22 @@ psis_result psis(const std::vector<double>& log_w, double r_eff = 1) {
   return out;
 }
 
+/// Pareto k̂ of the importance ratios p / q of draws from an approximation q (Yao, Vehtari,
+/// Simpson & Gelman 2018, "Yes, but did it work?: evaluating variational inference"): from
+/// log_p − log_q per draw (constants in either cancel). Above 0.7 the approximation is too far
+/// from p for its draws, or importance sampling with them, to be trusted; NaN with too few draws.
+template <class = void>
+double importance_pareto_k(const std::vector<double>& log_p, const std::vector<double>& log_q) {
+  std::vector<double> log_w(log_p.size());
+  bool finite = false;
+  for (std::size_t i = 0; i < log_p.size(); ++i) {
+    log_w[i] = std::isnan(log_p[i]) ? -std::numeric_limits<double>::infinity() : log_p[i] - log_q[i];
+    finite = finite || std::isfinite(log_w[i]);
+  }
+  if (!finite) return std::numeric_limits<double>::quiet_NaN();
+  return psis(log_w).pareto_k;
+}
+
 /// n indices drawn with replacement with probabilities ∝ exp(log_w).
 template <class = void>
 std::vector<std::size_t> resample(const std::vector<double>& log_w, std::size_t n, counter_rng& rng) {
