@@ -24579,6 +24579,9 @@ struct approximate_fit {
   /// log-Jacobian, and advi, the diagnostic of Yao et al. 2018): above 0.7 the approximation is
   /// too far from the posterior for its draws to be trusted (a warning says so).
   double pareto_k = std::nan("");
+  /// True when the draws were resampled by importance weights (multi-path pathfinder with
+  /// psis_resample): they stand for the posterior itself, not for q (loo uses them as such).
+  bool resampled = false;
   long long gradient_evaluations = 0;
   std::uint64_t seed = 1;
   double seconds = 0;
@@ -24882,6 +24885,659 @@ TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary
 // the independent sum 0.028.
 // r_eff is ess_basic (split chains) of exp(log p(yᵢ | θ)) over S, where loo uses its own ESS of
 // the unsplit chains.
+// ----- begin tyche/inference/model_density.hpp -----
+// tyche/inference/model_density.hpp — what the inference methods (optimize, laplace, pathfinder,
+// advi) need from a model, with its type erased: its log density with or without the
+// log-Jacobian (inference::log_density_function), names, constrain, Stan's random initial point
+// with 100 attempts; and the small dense linear algebra of their Gaussians.
+// ----- begin tyche/inference/lbfgs.hpp -----
+// tyche/inference/lbfgs.hpp — L-BFGS on a log density with its gradient (Nocedal & Wright,
+// "Numerical Optimization", 2nd ed., Algorithms 7.4 and 7.5, with the strong-Wolfe line search of
+// Algorithms 3.5 and 3.6), with CmdStan's optimize defaults and convergence tests: what
+// optimize(), laplace() and pathfinder() stand on (docs/inference.md).
+//
+// The algorithms of this folder are plain functions of a log_density_function (a log density on
+// R^d and its gradient, with the model's type erased): they are compiled once per translation
+// unit, not once per model, and only where a program calls them.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tyche {
+
+namespace inference {
+
+/// A log density on R^d with its gradient: log p(x), and ∇log p(x) written to grad. The
+/// model's own type is erased (one indirect call per evaluation). `workspace` is scratch of the
+/// model's workspace_size(), owned by the caller, so that several threads can evaluate at once.
+struct log_density_function {
+  std::size_t dim = 0;
+  std::size_t workspace_size = 0;
+  const void* self = nullptr;
+  double (*value_and_gradient)(const void* self, const double* x, double* grad, double* workspace) = nullptr;
+  /// The parameter-free constant inside the log density (program::constant_term; 0 when not
+  /// known): L-BFGS's relative tests measure log p − constant, as Stan's optimiser measures
+  /// log_prob_propto, so that constants do not loosen them.
+  double constant = 0;
+  double operator()(const double* x, double* grad, double* workspace) const {
+    return value_and_gradient(self, x, grad, workspace);
+  }
+};
+
+/// Why an L-BFGS run stopped. The first five are convergence (CmdStan's messages, lbfgs_message).
+enum class lbfgs_termination {
+  absolute_objective,   // |Δ log p| < tol_obj
+  relative_objective,   // |Δ log p| / max(|log p − C|, |log p' − C|, 1) < tol_rel_obj · ε (C: constant)
+  absolute_gradient,    // ‖∇log p‖ < tol_grad
+  relative_gradient,    // ∇'H∇ / max(|log p − C|, 1) < tol_rel_grad · ε (H: the L-BFGS inverse Hessian)
+  absolute_parameter,   // ‖Δx‖ < tol_param
+  max_iterations,       // not converged
+  line_search_failed,   // no step satisfied the Wolfe conditions, from the quasi-Newton direction
+                        // and again from the gradient: no more progress can be made
+};
+
+[[nodiscard]] inline bool converged(lbfgs_termination t) { return t <= lbfgs_termination::absolute_parameter; }
+
+[[nodiscard]] inline const char* lbfgs_message(lbfgs_termination t) {
+  switch (t) {
+    case lbfgs_termination::absolute_objective:
+      return "Convergence detected: absolute change in objective function was below tolerance";
+    case lbfgs_termination::relative_objective:
+      return "Convergence detected: relative change in objective function was below tolerance";
+    case lbfgs_termination::absolute_gradient: return "Convergence detected: gradient norm is below tolerance";
+    case lbfgs_termination::relative_gradient:
+      return "Convergence detected: relative gradient magnitude is below tolerance";
+    case lbfgs_termination::absolute_parameter:
+      return "Convergence detected: absolute parameter change was below tolerance";
+    case lbfgs_termination::max_iterations: return "Maximum number of iterations hit, may not be at an optimum";
+    case lbfgs_termination::line_search_failed:
+      return "Line search failed to achieve a sufficient decrease, no more progress can be made";
+  }
+  return "";
+}
+
+/// CmdStan's optimize (lbfgs) settings, with its defaults.
+struct lbfgs_settings {
+  int iterations = 2000;       // iter
+  double init_alpha = 0.001;   // the first line search's first step, along the gradient
+  double tol_obj = 1e-12;
+  double tol_rel_obj = 1e4;    // in units of machine ε
+  double tol_grad = 1e-8;
+  double tol_rel_grad = 1e7;   // in units of machine ε
+  double tol_param = 1e-8;
+  int history_size = 5;
+};
+
+/// Checks settings (any inference method's lbfgs part); `fn` prefixes the message.
+template <class = void>
+void check_lbfgs_settings(const lbfgs_settings& s, const std::string& fn) {
+  auto fail = [&](const std::string& what) { throw std::invalid_argument(fn + what); };
+  if (s.iterations < 1) fail("iterations = " + std::to_string(s.iterations) + " must be >= 1");
+  if (s.history_size < 1) fail("history_size = " + std::to_string(s.history_size) + " must be >= 1");
+  const std::pair<const char*, double> positive[] = {{"init_alpha", s.init_alpha}, {"tol_obj", s.tol_obj},
+                                                     {"tol_rel_obj", s.tol_rel_obj}, {"tol_grad", s.tol_grad},
+                                                     {"tol_rel_grad", s.tol_rel_grad}, {"tol_param", s.tol_param}};
+  for (const auto& [name, v] : positive)
+    if (!(v > 0) || !std::isfinite(v))
+      fail(std::string(name) + " = " + tyche::detail::format_number(v) + " is not a positive finite number");
+}
+
+/// One L-BFGS run: the point, log density and gradient where it stopped, why, and optionally
+/// every iterate (pathfinder's path: x_0 … x_L and their gradients).
+struct lbfgs_result {
+  std::vector<double> x, gradient;  // ∇log p at x
+  double log_density = 0;
+  int iterations = 0;
+  long long evaluations = 0;  // log density and gradient evaluations, line searches included
+  lbfgs_termination termination = lbfgs_termination::max_iterations;
+  std::vector<std::vector<double>> path, path_gradients;  // record = true: x_0, x_1, … (accepted iterates)
+  std::vector<double> path_log_density;
+};
+
+namespace detail {
+
+template <class = void>
+double dot(const double* a, const double* b, std::size_t n) {
+  double s = 0;
+  for (std::size_t i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+/// The minimiser of the cubic through (a, fa, da) and (b, fb, db), or NaN where it has none.
+template <class = void>
+double cubic_minimiser(double a, double fa, double da, double b, double fb, double db) {
+  const double d1 = da + db - 3 * (fa - fb) / (a - b);
+  const double disc = d1 * d1 - da * db;
+  if (!(disc >= 0)) return std::nan("");
+  const double d2 = std::copysign(std::sqrt(disc), b - a);
+  return b - (b - a) * (db + d2 - d1) / (db - da + 2 * d2);
+}
+
+/// The first trial step of an iteration after the first, as Stan's BFGS minimiser chooses it:
+/// the minimiser over [lo, hi] of the cubic h with h(0) = 0, h'(0) = df0, h(x1) = f1,
+/// h'(x1) = df1 (the previous step's change of f along its direction, at its step x1).
+template <class = void>
+double cubic_step(double df0, double x1, double f1, double df1, double lo, double hi) {
+  const double a_ = f1 - df0 * x1, b_ = df1 - df0;
+  const double b = (b_ - 2 * a_ / x1) / (x1 * x1), a = (a_ - b * x1 * x1 * x1) / (x1 * x1);
+  auto h = [&](double t) { return t * (df0 + t * (a + t * b)); };
+  double best = lo, best_h = h(lo);
+  auto consider = [&](double t) {
+    if (t >= lo && t <= hi && std::isfinite(t) && h(t) < best_h) {
+      best = t;
+      best_h = h(t);
+    }
+  };
+  consider(hi);
+  // h'(t) = df0 + 2a t + 3b t²
+  if (b != 0) {
+    const double disc = 4 * a * a - 12 * b * df0;
+    if (disc >= 0) {
+      consider((-2 * a + std::sqrt(disc)) / (6 * b));
+      consider((-2 * a - std::sqrt(disc)) / (6 * b));
+    }
+  } else if (a != 0) {
+    consider(-df0 / (2 * a));
+  }
+  return best;
+}
+
+/// Minimises f = −log p along x + α·p by a strong-Wolfe line search (c1 = 1e-4, c2 = 0.9, as
+/// Stan). Returns the step, or 0 when none was found; x_new, g_new, f_new hold the point found.
+/// A non-finite f is treated as +∞ (the step shrinks).
+template <class = void>
+struct basic_line_search {
+  const log_density_function& density;
+  double* workspace;
+  long long& evaluations;
+  static constexpr double c1 = 1e-4, c2 = 0.9;  // Stan's
+  static constexpr double first_alpha = 1e-12;   // the bracket's lower end before any trial (Stan's minAlpha)
+  static constexpr double min_range = 1e-16;     // the narrowest bracket zoom works on
+  static constexpr int max_growths = 20, max_halvings = 10;  // Stan's maxLSIts, maxLSRestarts
+  static constexpr int max_evaluations = 100;
+
+  struct point {
+    double alpha, f, df;  // f = −log p, df = directional derivative of f along p
+  };
+
+  point evaluate(const std::vector<double>& x, const std::vector<double>& p, double alpha, std::vector<double>& x_new,
+                 std::vector<double>& g_new) const {
+    for (std::size_t i = 0; i < x.size(); ++i) x_new[i] = x[i] + alpha * p[i];
+    ++evaluations;
+    const double lp = density(x_new.data(), g_new.data(), workspace);  // g_new = ∇log p
+    bool finite = std::isfinite(lp);
+    for (double g : g_new) finite = finite && std::isfinite(g);
+    if (!finite) return {alpha, std::numeric_limits<double>::infinity(), std::nan("")};
+    return {alpha, -lp, -dot(g_new.data(), p.data(), p.size())};
+  }
+
+  /// Hager & Zhang's approximate Wolfe conditions (2005), for steps whose change of f is
+  /// below its rounding: f within 1e-12·max(|f0|, 1) of f0, and the slope along p within
+  /// [0.9·df0, −0.8·df0]. Near a mode the exact sufficient-decrease test compares f values that
+  /// differ in their last bits only, and fails or passes by chance; away from one (any change
+  /// of f above its rounding) the steps are Stan's.
+  static bool approximately_wolfe(const point& cur, double f0, double df0) {
+    return std::isfinite(cur.f) && std::fabs(cur.f - f0) <= 1e-12 * std::max(std::fabs(f0), 1.0) &&
+           cur.df >= c2 * df0 && cur.df <= -0.8 * df0;
+  }
+
+  /// f0, df0 at α = 0 (df0 < 0); alpha0 the first trial step. Stan's WolfeLineSearch, step for
+  /// step: the step grows ×10 while f decreases with a slope still steep; a non-finite f halves
+  /// the distance to the last finite trial (Stan gives up after 10 halvings in a row; here each
+  /// further trial goes a tenth of the way, until the distance is below min_range); the
+  /// sufficient-decrease test of this phase compares with alpha0·c1·df0, as Stan's does. At
+  /// most max_evaluations evaluations in all, zoom's included (Stan's zoom has no limit).
+  double operator()(const std::vector<double>& x, const std::vector<double>& p, double f0, double df0, double alpha0,
+                    std::vector<double>& x_new, std::vector<double>& g_new, double& f_new) const {
+    point prev{first_alpha, f0, df0};
+    double trial = alpha0;
+    int used = 0, grown = 0, halved = 0;
+    for (;;) {
+      if (grown >= max_growths || used >= max_evaluations) return 0;
+      const point cur = evaluate(x, p, trial, x_new, g_new);
+      ++used;
+      if (!std::isfinite(cur.f)) {
+        // Stan gives up after max_halvings; a density that overflows far out along a steep
+        // first gradient (sblrc from Stan's initial points) needs steps 10⁶ smaller: past
+        // that many halvings, each trial is a tenth of the distance.
+        if (trial - prev.alpha < min_range) return 0;
+        trial = halved < max_halvings ? 0.5 * (prev.alpha + trial) : prev.alpha + 0.1 * (trial - prev.alpha);
+        ++halved;
+        continue;
+      }
+      halved = 0;
+      if (approximately_wolfe(cur, f0, df0) && cur.f > f0 + alpha0 * c1 * df0) {
+        f_new = cur.f;
+        return trial;
+      }
+      if (cur.f > f0 + alpha0 * c1 * df0 || (grown > 0 && cur.f >= prev.f))
+        return zoom(x, p, f0, df0, prev, cur, x_new, g_new, f_new, used);
+      if (std::fabs(cur.df) <= -c2 * df0) {
+        f_new = cur.f;
+        return trial;
+      }
+      if (cur.df >= 0) return zoom(x, p, f0, df0, cur, prev, x_new, g_new, f_new, used);
+      prev = cur;
+      trial *= 10;
+      ++grown;
+    }
+  }
+
+  /// Nocedal & Wright Algorithm 3.6 with Stan's safeguards: lo satisfies sufficient decrease
+  /// with the lower f; the minimiser lies between lo and hi. The trial is the cubic's minimiser,
+  /// or the midpoint every fifth round and when the cubic falls outside the bracket less 1 % at
+  /// each end; a non-finite f halves the trial's distance to the bracket's lower end.
+  double zoom(const std::vector<double>& x, const std::vector<double>& p, double f0, double df0, point lo, point hi,
+              std::vector<double>& x_new, std::vector<double>& g_new, double& f_new, int used) const {
+    for (int round = 1; used < max_evaluations; ++round) {
+      if (std::fabs(lo.alpha - hi.alpha) < min_range) return 0;
+      const double a = std::min(lo.alpha, hi.alpha), b = std::max(lo.alpha, hi.alpha);
+      double alpha = 0.5 * (lo.alpha + hi.alpha);
+      if (round % 5 != 0) {
+        const double c = cubic_minimiser(lo.alpha, lo.f, lo.df, hi.alpha, hi.f, hi.df);
+        if (std::isfinite(c) && c >= a + 0.01 * (b - a) && c <= b - 0.01 * (b - a)) alpha = c;
+      }
+      point cur = evaluate(x, p, alpha, x_new, g_new);
+      ++used;
+      while (!std::isfinite(cur.f)) {
+        alpha = 0.5 * (alpha + a);
+        if (std::fabs(a - alpha) < min_range || used >= max_evaluations) return 0;
+        cur = evaluate(x, p, alpha, x_new, g_new);
+        ++used;
+      }
+      if (approximately_wolfe(cur, f0, df0) && (cur.f > f0 + c1 * alpha * df0 || cur.f >= lo.f)) {
+        f_new = cur.f;
+        return alpha;
+      }
+      if (cur.f > f0 + c1 * alpha * df0 || cur.f >= lo.f) {
+        hi = cur;
+      } else {
+        if (std::fabs(cur.df) <= -c2 * df0) {
+          f_new = cur.f;
+          return alpha;
+        }
+        if (cur.df * (hi.alpha - lo.alpha) >= 0) hi = lo;
+        lo = cur;
+      }
+    }
+    return 0;
+  }
+};
+using line_search = basic_line_search<>;
+
+/// The L-BFGS direction −H·g by the two-loop recursion (Nocedal & Wright Algorithm 7.4), over the
+/// pairs kept (oldest first), H0 = (s'y / y'y)·I from the newest pair.
+template <class = void>
+void lbfgs_direction(const std::vector<std::vector<double>>& s, const std::vector<std::vector<double>>& y,
+                            const std::vector<double>& grad_f, std::vector<double>& out) {
+  const std::size_t m = s.size(), n = grad_f.size();
+  out = grad_f;
+  std::vector<double> alpha(m), rho(m);
+  for (std::size_t k = m; k-- > 0;) {
+    rho[k] = 1 / dot(s[k].data(), y[k].data(), n);
+    alpha[k] = rho[k] * dot(s[k].data(), out.data(), n);
+    for (std::size_t i = 0; i < n; ++i) out[i] -= alpha[k] * y[k][i];
+  }
+  if (m > 0) {
+    const double gamma = dot(s[m - 1].data(), y[m - 1].data(), n) / dot(y[m - 1].data(), y[m - 1].data(), n);
+    for (double& v : out) v *= gamma;
+  }
+  for (std::size_t k = 0; k < m; ++k) {
+    const double beta = rho[k] * dot(y[k].data(), out.data(), n);
+    for (std::size_t i = 0; i < n; ++i) out[i] += (alpha[k] - beta) * s[k][i];
+  }
+  for (double& v : out) v = -v;
+}
+
+}  // namespace detail
+
+/// Maximises log p from x0 (where log p and its gradient must be finite) by L-BFGS with the
+/// given settings. Stops at the first convergence test that holds (CmdStan's), at the iteration
+/// limit, or when the line search fails twice in a row (from the quasi-Newton direction, then,
+/// with the history cleared, from the gradient). record: keep every iterate (pathfinder).
+template <class = void>
+lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, const lbfgs_settings& s,
+                          bool record = false) {
+  const std::size_t n = density.dim;
+  lbfgs_result r;
+  std::vector<double> workspace(density.workspace_size);
+  std::vector<double> g(n), x_new(n), g_new(n), p(n), grad_f(n);
+  r.x = std::move(x0);
+  r.evaluations = 1;
+  double lp = density(r.x.data(), g.data(), workspace.data());
+  double f = -lp;
+  auto keep = [&](const std::vector<double>& x, const std::vector<double>& grad, double logp) {
+    if (!record) return;
+    r.path.push_back(x);
+    r.path_gradients.push_back(grad);
+    r.path_log_density.push_back(logp);
+  };
+  keep(r.x, g, lp);
+  std::vector<std::vector<double>> S, Y;  // the last history_size pairs, oldest first
+  const double eps = std::numeric_limits<double>::epsilon();
+  detail::line_search search{density, workspace.data(), r.evaluations};
+  struct {
+    bool valid = false;
+    double x1 = 0, f1 = 0, df0 = 0, df1 = 0;
+  } previous;
+  double df_used = 0;
+  r.termination = lbfgs_termination::max_iterations;
+  for (int it = 1; it <= s.iterations; ++it) {
+    r.iterations = it;
+    for (std::size_t i = 0; i < n; ++i) grad_f[i] = -g[i];
+    double alpha = 0, f_new = f;
+    for (int attempt = 0; attempt < 2 && alpha == 0; ++attempt) {
+      if (attempt == 1) {
+        if (S.empty()) break;  // already along the gradient
+        S.clear();
+        Y.clear();
+      }
+      detail::lbfgs_direction(S, Y, grad_f, p);
+      double df0 = detail::dot(grad_f.data(), p.data(), n);
+      if (!(df0 < 0)) {  // not a descent direction (rounding): fall back to the gradient
+        S.clear();
+        Y.clear();
+        for (std::size_t i = 0; i < n; ++i) p[i] = g[i];
+        df0 = detail::dot(grad_f.data(), p.data(), n);
+      }
+      // The first trial step: init_alpha along the gradient (first iteration, or history
+      // cleared), else Stan's: 1.01 × the minimiser in [1e-12, 1] of the cubic through the
+      // previous step, at most 1.
+      double alpha0 = s.init_alpha;
+      if (!S.empty() && previous.valid)
+        alpha0 = std::min(1.0, 1.01 * detail::cubic_step(previous.df0, previous.x1, previous.f1, previous.df1,
+                                                       1e-12, 1.0));
+      df_used = df0;
+      alpha = search(r.x, p, f, df0, alpha0, x_new, g_new, f_new);
+    }
+    if (alpha == 0) {
+      r.termination = lbfgs_termination::line_search_failed;
+      break;
+    }
+    std::vector<double> step(n), dg(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      step[i] = x_new[i] - r.x[i];
+      dg[i] = g[i] - g_new[i];  // y = ∇f(x_new) − ∇f(x)
+    }
+    const double f_old = f;
+    r.x = x_new;
+    g = g_new;
+    f = f_new;
+    keep(r.x, g, -f);
+    // The previous step for the next first trial step: along p, from f_old with slope df_used
+    // to f_new with slope ∇f_new·p, at α. A step taken with the history empty (along the
+    // gradient) is rescaled, as Stan rescales it, to the direction the scaled identity
+    // H0 = (s'y / y'y)·I would give.
+    const bool was_empty = S.empty();
+    previous = {true, alpha, f_new - f_old, df_used, -detail::dot(g_new.data(), p.data(), n)};
+    // The pair enters the history when it has positive curvature.
+    const double sy = detail::dot(step.data(), dg.data(), n);
+    if (was_empty && sy > 0) {
+      const double b0 = detail::dot(dg.data(), dg.data(), n) / sy;
+      previous.x1 *= b0;
+      previous.df0 /= b0;
+      previous.df1 /= b0;
+    }
+    if (sy > eps * detail::dot(dg.data(), dg.data(), n)) {
+      if (static_cast<int>(S.size()) == s.history_size) {
+        S.erase(S.begin());
+        Y.erase(Y.begin());
+      }
+      S.push_back(step);
+      Y.push_back(dg);
+    }
+    // Convergence, in CmdStan's order (BFGSMinimizer::step).
+    const double df = std::fabs(f_old - f);
+    const double gnorm = std::sqrt(detail::dot(g.data(), g.data(), n));
+    for (std::size_t i = 0; i < n; ++i) grad_f[i] = -g[i];
+    detail::lbfgs_direction(S, Y, grad_f, p);
+    // The relative tests on log p without its constant (f + C = −(log p − C)), as Stan's.
+    const double f_rel = f + density.constant, f_old_rel = f_old + density.constant;
+    const double relative_gradient = -detail::dot(grad_f.data(), p.data(), n) / std::max(std::fabs(f_rel), 1.0);
+    const double step_norm = std::sqrt(detail::dot(step.data(), step.data(), n));
+    // (CmdStan checks the iteration limit before the relative tests: a last iteration that
+    // meets only those is reported as the limit, as there.)
+    if (df < s.tol_obj) r.termination = lbfgs_termination::absolute_objective;
+    else if (gnorm < s.tol_grad) r.termination = lbfgs_termination::absolute_gradient;
+    else if (step_norm < s.tol_param) r.termination = lbfgs_termination::absolute_parameter;
+    else if (it == s.iterations) r.termination = lbfgs_termination::max_iterations;
+    else if (df / std::max({std::fabs(f_old_rel), std::fabs(f_rel), 1.0}) < s.tol_rel_obj * eps)
+      r.termination = lbfgs_termination::relative_objective;
+    else if (relative_gradient < s.tol_rel_grad * eps) r.termination = lbfgs_termination::relative_gradient;
+    else continue;
+    break;
+  }
+  r.gradient = g;
+  r.log_density = -f;
+  return r;
+}
+
+}  // namespace inference
+
+}  // namespace tyche
+// ----- end tyche/inference/lbfgs.hpp -----
+
+#include <cmath>
+#include <exception>
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace tyche::inference {
+
+/// A model as the inference methods see it: its log density (with the log-Jacobian, or
+/// without it), names, constrain and initial points, each behind a function pointer, so that the
+/// methods are compiled once per translation unit.
+struct model_functions {
+  log_density_function with_jacobian, without_jacobian;
+  std::vector<std::string> names;
+  std::size_t constrained_dim = 0;
+  const void* model = nullptr;
+  void (*constrain)(const void* model, const double* theta, std::vector<double>& out) = nullptr;
+  std::vector<double> (*unconstrain)(const void* model, const std::vector<double>& values) = nullptr;
+  std::vector<double> (*initial_point)(const void* model, counter_rng& rng, double radius) = nullptr;
+  /// The terms of the log density that are not finite at θ, for messages ("" when none; null
+  /// when the model cannot name its terms).
+  std::string (*non_finite_terms)(const void* model, const double* theta) = nullptr;
+
+  [[nodiscard]] const log_density_function& density(bool jacobian) const {
+    return jacobian ? with_jacobian : without_jacobian;
+  }
+  /// Appends the constrained values of θ to out.
+  void constrain_into(const double* theta, std::vector<double>& out) const { constrain(model, theta, out); }
+  /// The coordinate's name for messages: the value's name where θ's coordinates are the
+  /// named values (no matrix variable), else theta[k + 1].
+  [[nodiscard]] std::string coordinate(std::size_t k) const {
+    return names.size() == with_jacobian.dim ? names[k] : "theta[" + std::to_string(k + 1) + "]";
+  }
+};
+
+namespace detail {
+
+template <class View>
+double view_value_and_gradient(const void* self, const double* x, double* grad, double* workspace) {
+  return static_cast<const View*>(self)->value_and_gradient(x, grad, workspace);
+}
+
+template <class View>
+log_density_function density_of(const View& view, std::size_t dim, std::size_t workspace_size, double constant) {
+  // A constant that is not finite (a closed term that overflowed) would make every relative
+  // test pass at once: none, then.
+  return {dim, workspace_size, &view, &view_value_and_gradient<View>, std::isfinite(constant) ? constant : 0.0};
+}
+
+}  // namespace detail
+
+/// The model's functions; the model must outlive the result.
+template <class Model>
+model_functions functions_of(const Model& m) {
+  model_functions f;
+  const auto& with = m.program().view();
+  f.with_jacobian = detail::density_of(with, m.dim(), m.program().workspace_size(), m.program().constant_term());
+  if constexpr (requires { m.program_without_jacobian().view(); }) {
+    const auto& without = m.program_without_jacobian().view();
+    f.without_jacobian = detail::density_of(without, m.dim(), m.program_without_jacobian().workspace_size(),
+                                            m.program_without_jacobian().constant_term());
+  } else {
+    f.without_jacobian = f.with_jacobian;  // a model without transforms
+  }
+  f.names = m.parameter_names();
+  f.constrained_dim = m.constrained_dim();
+  f.model = &m;
+  f.constrain = [](const void* self, const double* theta, std::vector<double>& out) {
+    const Model& model = *static_cast<const Model*>(self);
+    const auto x = model.constrain(std::span<const double>(theta, model.dim()));
+    out.insert(out.end(), x.begin(), x.end());
+  };
+  f.unconstrain = [](const void* self, const std::vector<double>& values) -> std::vector<double> {
+    const Model& model = *static_cast<const Model*>(self);
+    if constexpr (requires { model.unconstrain(values); }) {
+      return model.unconstrain(values);
+    } else {
+      throw std::invalid_argument("this model cannot map constrained values to θ (no unconstrain)");
+    }
+  };
+  f.initial_point = [](const void* self, counter_rng& rng, double radius) {
+    return static_cast<const Model*>(self)->initial_point(rng, radius);
+  };
+  if constexpr (requires { m.non_finite_terms(std::span<const double>()); })
+    f.non_finite_terms = [](const void* self, const double* theta) {
+      const Model& model = *static_cast<const Model*>(self);
+      return model.non_finite_terms(std::span<const double>(theta, model.dim()));
+    };
+  return f;
+}
+
+/// The start of an optimisation or of a path: `init` (constrained values, in the order of
+/// parameter_names()) when given, else Stan's: θ uniform on (−radius, radius), up to 100
+/// attempts at a finite log density and gradient. Throws invalid_argument naming `fn` and what
+/// was wrong.
+template <class = void>
+std::vector<double> initial_point(const model_functions& model, const log_density_function& density,
+                                         const std::vector<double>& init, double radius, counter_rng& rng,
+                                         const std::string& fn) {
+  const std::size_t d = density.dim;
+  std::vector<double> workspace(density.workspace_size), grad(d);
+  auto describe = [&](const std::vector<double>& x, double lp) {
+    std::string text = "the log density was " + tyche::detail::format_number(lp) + " at ";
+    const std::size_t shown = d < 8 ? d : 8;
+    for (std::size_t k = 0; k < shown; ++k)
+      text += (k > 0 ? ", " : "") + model.coordinate(k) + " = " + tyche::detail::format_number(x[k]);
+    if (shown < d) text += ", …";
+    text += " (unconstrained θ)";
+    for (std::size_t k = 0; k < d; ++k)
+      if (!std::isfinite(grad[k])) {
+        text += "; the gradient of " + model.coordinate(k) + " was " + tyche::detail::format_number(grad[k]);
+        break;
+      }
+    if (model.non_finite_terms != nullptr) {
+      const std::string terms = model.non_finite_terms(model.model, x.data());
+      if (!terms.empty()) text += "; there, " + terms;
+    }
+    return text;
+  };
+  auto finite = [&](double lp) {
+    bool ok = std::isfinite(lp);
+    for (double g : grad) ok = ok && std::isfinite(g);
+    return ok;
+  };
+  if (!init.empty()) {
+    if (init.size() != model.constrained_dim)
+      throw std::invalid_argument(fn + "init holds " + std::to_string(init.size()) + " values, expected " +
+                                  std::to_string(model.constrained_dim) + " (one per name of parameter_names())");
+    for (std::size_t k = 0; k < init.size(); ++k)
+      if (!std::isfinite(init[k]))
+        throw std::invalid_argument(fn + "init of " + model.names[k] + " is " + tyche::detail::format_number(init[k]));
+    std::vector<double> x;
+    try {
+      x = model.unconstrain(model.model, init);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fn + "init: " + e.what());
+    }
+    const double lp = density(x.data(), grad.data(), workspace.data());
+    if (!finite(lp))
+      throw std::invalid_argument(fn + "the log density or its gradient is not finite at init: " + describe(x, lp));
+    return x;
+  }
+  if (!(radius >= 0) || !std::isfinite(radius))
+    throw std::invalid_argument(fn + "init_radius = " + tyche::detail::format_number(radius) +
+                                " is not a finite number >= 0");
+  std::vector<double> x;
+  double lp = 0;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    x = model.initial_point(model.model, rng, radius);
+    lp = density(x.data(), grad.data(), workspace.data());
+    if (finite(lp)) return x;
+  }
+  throw std::runtime_error(fn + "no initial point with a finite log density and gradient in 100 attempts (θ uniform on (-" +
+                           tyche::detail::format_number(radius) + ", " + tyche::detail::format_number(radius) +
+                           ") per unconstrained coordinate, init_radius); at the last, " + describe(x, lp));
+}
+
+namespace detail {
+
+/// In-place Cholesky factor (lower, row-major n × n) of a symmetric matrix; false when it is
+/// not positive definite. The upper triangle is zeroed.
+template <class = void>
+bool cholesky(std::vector<double>& a, std::size_t n) {
+  for (std::size_t j = 0; j < n; ++j) {
+    double diag = a[j * n + j];
+    for (std::size_t k = 0; k < j; ++k) diag -= a[j * n + k] * a[j * n + k];
+    if (!(diag > 0) || !std::isfinite(diag)) return false;
+    const double l = std::sqrt(diag);
+    a[j * n + j] = l;
+    for (std::size_t i = j + 1; i < n; ++i) {
+      double v = a[i * n + j];
+      for (std::size_t k = 0; k < j; ++k) v -= a[i * n + k] * a[j * n + k];
+      a[i * n + j] = v / l;
+    }
+    for (std::size_t k = j + 1; k < n; ++k) a[j * n + k] = 0;
+  }
+  return true;
+}
+
+/// Solves L' x = b in place (L lower, row-major).
+template <class = void>
+void solve_upper_transposed(const std::vector<double>& l, std::size_t n, double* b) {
+  for (std::size_t i = n; i-- > 0;) {
+    double v = b[i];
+    for (std::size_t k = i + 1; k < n; ++k) v -= l[k * n + i] * b[k];
+    b[i] = v / l[i * n + i];
+  }
+}
+
+/// Solves L x = b in place (L lower, row-major).
+template <class = void>
+void solve_lower(const std::vector<double>& l, std::size_t n, double* b) {
+  for (std::size_t i = 0; i < n; ++i) {
+    double v = b[i];
+    for (std::size_t k = 0; k < i; ++k) v -= l[i * n + k] * b[k];
+    b[i] = v / l[i * n + i];
+  }
+}
+
+inline constexpr double log_two_pi = 1.8378770664093454836;
+
+/// The diagonal of a d × d row-major matrix.
+template <class = void>
+std::vector<double> diagonal(const std::vector<double>& m, std::size_t d) {
+  std::vector<double> out(d);
+  for (std::size_t i = 0; i < d; ++i) out[i] = m[i * d + i];
+  return out;
+}
+
+}  // namespace detail
+
+}  // namespace tyche::inference
+// ----- end tyche/inference/model_density.hpp -----
 // ----- begin tyche/inference/psis.hpp -----
 // tyche/inference/psis.hpp — Pareto-smoothed importance sampling (Vehtari, Simpson, Gelman, Yao &
 // Gabry 2024, "Pareto smoothed importance sampling", JMLR 25(72)): the largest
@@ -25091,20 +25747,16 @@ inline void mean_and_se(const std::vector<double>& x, double& total, double& se)
 
 }  // namespace detail::loo_impl
 
-/// PSIS-LOO from a log-likelihood matrix: log_lik[(c · draws + d) · observations + i] =
-/// log p(yᵢ | θ of chain c's draw d) (draws chain by chain, as a fit holds them). Throws
-/// std::invalid_argument for a size that does not match, or a value that is NaN or +∞ (naming
-/// the observation, chain and draw); −∞ is allowed (that draw cannot have produced yᵢ).
-inline loo_result loo(std::span<const double> log_lik, std::size_t chains, std::size_t draws,
-                      std::size_t observations, std::vector<std::string> names = {}) {
-  using namespace detail::loo_impl;
-  const std::string fn = "tyche::loo: ";
-  const std::size_t s = chains * draws;
+namespace detail::loo_impl {
+
+/// The log-likelihood matrix's checks and default names, shared by loo and waic.
+inline void check_matrix(const std::string& fn, std::span<const double> log_lik, std::size_t chains, std::size_t draws,
+                         std::size_t observations, std::vector<std::string>& names) {
   if (chains == 0 || draws == 0 || observations == 0)
     throw std::invalid_argument(fn + "needs at least one chain, one draw and one observation (got " +
                                 std::to_string(chains) + ", " + std::to_string(draws) + " and " +
                                 std::to_string(observations) + ")");
-  if (log_lik.size() != s * observations)
+  if (log_lik.size() != chains * draws * observations)
     throw std::invalid_argument(fn + "the log-likelihood matrix has " + std::to_string(log_lik.size()) +
                                 " values, expected " + std::to_string(chains) + " chains x " + std::to_string(draws) +
                                 " draws x " + std::to_string(observations) + " observations");
@@ -25113,8 +25765,46 @@ inline loo_result loo(std::span<const double> log_lik, std::size_t chains, std::
                                 " observations");
   if (names.empty())
     for (std::size_t i = 0; i < observations; ++i) names.push_back("y[" + std::to_string(i + 1) + "]");
-  if (s < 2) throw std::invalid_argument(fn + "needs at least 2 draws");
+  if (chains * draws < 2) throw std::invalid_argument(fn + "needs at least 2 draws");
+  for (std::size_t k = 0; k < log_lik.size(); ++k) {
+    const double v = log_lik[k];
+    if (std::isnan(v) || v == std::numeric_limits<double>::infinity()) {
+      const std::size_t draw = k / observations;
+      throw std::invalid_argument(fn + "log p(" + names[k % observations] + " | theta) is " +
+                                  (std::isnan(v) ? "nan" : "inf") + " at chain " + std::to_string(draw / draws + 1) +
+                                  ", draw " + std::to_string(draw % draws + 1));
+    }
+  }
+  for (std::size_t i = 0; i < observations; ++i) {
+    bool finite = false;
+    for (std::size_t k = 0; k < chains * draws && !finite; ++k) finite = std::isfinite(log_lik[k * observations + i]);
+    if (!finite) throw std::invalid_argument(fn + "log p(" + names[i] + " | theta) is -inf at every draw");
+  }
+}
 
+/// PSIS-LOO of a checked matrix. log_correction (empty, or one value per draw): the draws come
+/// from an approximation q, not the posterior, and log_correction = log p(θ | y) − log q(θ) up
+/// to a constant: each ratio 1 / p(yᵢ | θ) is multiplied by p / q, the draws are independent
+/// (r_eff 1), and lpd_i is weighted by the smoothed p / q.
+inline loo_result psis_loo(const std::string& fn, std::span<const double> log_lik, std::size_t chains,
+                           std::size_t draws, std::size_t observations, std::vector<std::string> names,
+                           std::span<const double> log_correction) {
+  const std::size_t s = chains * draws;
+  const bool approximate = !log_correction.empty();
+  std::vector<double> lw_post;  // the p / q weights smoothed once, for lpd_i
+  if (approximate) {
+    lw_post.assign(log_correction.begin(), log_correction.end());
+    bool finite = false;
+    for (std::size_t k = 0; k < s; ++k) {
+      const double v = lw_post[k];
+      if (std::isnan(v) || v == std::numeric_limits<double>::infinity())
+        throw std::invalid_argument(fn + "log p - log q is " + (std::isnan(v) ? "nan" : "inf") + " at draw " +
+                                    std::to_string(k + 1));
+      finite = finite || std::isfinite(v);
+    }
+    if (!finite) throw std::invalid_argument(fn + "log p - log q is -inf at every draw");
+    lw_post = inference::psis(lw_post).log_weights;
+  }
   loo_result r;
   r.draws = s;
   r.observations = std::move(names);
@@ -25122,28 +25812,26 @@ inline loo_result loo(std::span<const double> log_lik, std::size_t chains, std::
   std::vector<double> ll(s), ratio(s), lik(s), lw_plus(s), influence(s, 0.0);
   for (std::size_t i = 0; i < observations; ++i) {
     for (std::size_t k = 0; k < s; ++k) {
-      const double v = log_lik[k * observations + i];
-      if (std::isnan(v) || v == std::numeric_limits<double>::infinity())
-        throw std::invalid_argument(fn + "log p(" + r.observations[i] + " | theta) is " + (std::isnan(v) ? "nan" : "inf") +
-                                    " at chain " + std::to_string(k / draws + 1) + ", draw " +
-                                    std::to_string(k % draws + 1));
-      ll[k] = v;
-      ratio[k] = -v;
+      ll[k] = log_lik[k * observations + i];
+      ratio[k] = approximate ? log_correction[k] - ll[k] : -ll[k];
     }
     double max_ll = -std::numeric_limits<double>::infinity();
     for (double v : ll) max_ll = std::max(max_ll, v);
-    if (!std::isfinite(max_ll))
-      throw std::invalid_argument(fn + "log p(" + r.observations[i] + " | theta) is -inf at every draw");
     for (std::size_t k = 0; k < s; ++k) lik[k] = std::exp(ll[k] - max_ll);  // p(yᵢ | θ) up to e^max
     // Relative efficiency of the likelihood's draws (1 where its ESS is not defined: constant).
-    double reff = ess_basic(std::span<const double>(lik), chains, draws) / static_cast<double>(s);
+    double reff = approximate ? 1.0 : ess_basic(std::span<const double>(lik), chains, draws) / static_cast<double>(s);
     if (!std::isfinite(reff) || reff <= 0) reff = 1;
     const auto smoothed = inference::psis(ratio, reff);
     const std::vector<double>& lw = smoothed.log_weights;
     for (std::size_t k = 0; k < s; ++k) lw_plus[k] = lw[k] + ll[k];
     const double log_norm = log_sum_exp(lw);
     const double elpd_i = log_sum_exp(lw_plus) - log_norm;
-    const double lpd_i = log_sum_exp(ll) - std::log(static_cast<double>(s));
+    double lpd_i = log_sum_exp(ll) - std::log(static_cast<double>(s));
+    if (approximate) {
+      std::vector<double> post_plus(s);
+      for (std::size_t k = 0; k < s; ++k) post_plus[k] = lw_post[k] + ll[k];
+      lpd_i = log_sum_exp(post_plus) - log_sum_exp(lw_post);
+    }
     // Each draw's influence on elpd_loo,i (the delta method; p(yᵢ | θ) and Êᵢ both in units
     // of e^max_ll, which cancel), added to its influence on the sum.
     const double e_hat = std::exp(elpd_i - max_ll);
@@ -25156,7 +25844,8 @@ inline loo_result loo(std::span<const double> log_lik, std::size_t chains, std::
   }
   double influence_ss = 0;
   for (double v : influence) influence_ss += v * v;
-  double influence_reff = ess_basic(std::span<const double>(influence), chains, draws) / static_cast<double>(s);
+  double influence_reff =
+      approximate ? 1.0 : ess_basic(std::span<const double>(influence), chains, draws) / static_cast<double>(s);
   if (!std::isfinite(influence_reff) || influence_reff <= 0) influence_reff = 1;
   r.mcse_elpd_loo = std::sqrt(influence_ss / influence_reff);
   mean_and_se(r.elpd, r.elpd_loo, r.se_elpd_loo);
@@ -25178,11 +25867,97 @@ inline loo_result loo(std::span<const double> log_lik, std::size_t chains, std::
     r.warnings.push_back(std::to_string(r.bad_k) + " of " + std::to_string(observations) +
                          " Pareto k estimates are above " + t + ": " + worst +
                          ". The estimates for those observations are unreliable (each is too influential for "
-                         "importance sampling): refit without them (exact LOO for those), use K-fold "
-                         "cross-validation, or a more robust model");
+                         "importance sampling" + (approximate ? ", or the approximation too far from the posterior" : "") +
+                         "): refit without them (exact LOO for those), use K-fold cross-validation, or a more "
+                         "robust model" + (approximate ? " (or fit with nuts())" : ""));
   }
   return r;
 }
+
+}  // namespace detail::loo_impl
+
+/// PSIS-LOO from a log-likelihood matrix: log_lik[(c · draws + d) · observations + i] =
+/// log p(yᵢ | θ of chain c's draw d) (draws chain by chain, as a fit holds them). Throws
+/// std::invalid_argument for a size that does not match, or a value that is NaN or +∞ (naming
+/// the observation, chain and draw); −∞ is allowed (that draw cannot have produced yᵢ).
+inline loo_result loo(std::span<const double> log_lik, std::size_t chains, std::size_t draws,
+                      std::size_t observations, std::vector<std::string> names = {}) {
+  const std::string fn = "tyche::loo: ";
+  detail::loo_impl::check_matrix(fn, log_lik, chains, draws, observations, names);
+  return detail::loo_impl::psis_loo(fn, log_lik, chains, draws, observations, std::move(names), {});
+}
+
+/// PSIS-LOO from independent draws of an approximation q of the posterior (R's
+/// loo_approximate_posterior; Magnusson, Andersen, Jonasson & Vehtari 2019, "Bayesian
+/// leave-one-out cross-validation for large data", ICML): log_lik as loo's matrix form with one
+/// chain, and per draw log p (the posterior's unnormalised log density on the scale q is a
+/// density on: the unconstrained scale, with the log-Jacobian) and log q (constants in either
+/// cancel). Each importance ratio 1 / p(yᵢ | θ) is multiplied by p / q before smoothing; lpd_i,
+/// hence p_loo, is weighted by the smoothed p / q (loo takes the plain mean there). A log p of
+/// NaN or −∞ is a draw outside the posterior's support (weight 0).
+inline loo_result loo_approximate_posterior(std::span<const double> log_lik, std::size_t draws,
+                                            std::size_t observations, std::span<const double> log_p,
+                                            std::span<const double> log_q, std::vector<std::string> names = {}) {
+  const std::string fn = "tyche::loo_approximate_posterior: ";
+  detail::loo_impl::check_matrix(fn, log_lik, 1, draws, observations, names);
+  if (log_p.size() != draws || log_q.size() != draws)
+    throw std::invalid_argument(fn + "log_p has " + std::to_string(log_p.size()) + " values and log_q " +
+                                std::to_string(log_q.size()) + ", expected one per draw (" + std::to_string(draws) + ")");
+  std::vector<double> correction(draws);
+  for (std::size_t k = 0; k < draws; ++k) {
+    if (!std::isfinite(log_q[k]))
+      throw std::invalid_argument(fn + "log q of draw " + std::to_string(k + 1) + " is " +
+                                  tyche::detail::format_number(log_q[k]) +
+                                  " (an approximation's density at its own draw is finite)");
+    correction[k] = std::isnan(log_p[k]) ? -std::numeric_limits<double>::infinity() : log_p[k] - log_q[k];
+  }
+  return detail::loo_impl::psis_loo(fn, log_lik, 1, draws, observations, std::move(names), correction);
+}
+
+namespace detail::loo_impl {
+
+/// Checks that `names` (a fit's) are the model's and that it observes something; the model's
+/// observation names.
+template <class Model>
+std::vector<std::string> observations_of(const std::string& fn, const Model& m, const std::vector<std::string>& names) {
+  if (names != m.parameter_names())
+    throw std::invalid_argument(fn + "the fit's values are not this model's (its names differ: the fit has " +
+                                std::to_string(names.size()) + " values, the model " +
+                                std::to_string(m.parameter_names().size()) +
+                                "); pass the model the fit was made with");
+  std::vector<std::string> observations = m.observation_names();
+  if (observations.empty())
+    throw std::invalid_argument(fn + "the model observes nothing (only observe(...) terms are "
+                                     "observations; target(e) terms are not)");
+  return observations;
+}
+
+/// log p(yᵢ | θ) of every draw, chain by chain (θ: model.unconstrain of the draw's values).
+template <class Model>
+std::vector<double> log_likelihood_matrix(const Model& m, const std::vector<std::vector<double>>& values,
+                                          std::size_t chains, std::size_t draws, std::size_t dim, std::size_t n) {
+  std::vector<double> log_lik;
+  log_lik.reserve(chains * draws * n);
+  for (std::size_t c = 0; c < chains; ++c)
+    for (std::size_t d = 0; d < draws; ++d) {
+      const std::vector<double> theta = m.unconstrain(std::span<const double>(values[c].data() + d * dim, dim));
+      const std::vector<double> ll = m.pointwise_log_likelihood(theta);
+      log_lik.insert(log_lik.end(), ll.begin(), ll.end());
+    }
+  return log_lik;
+}
+
+template <class Model>
+void warn_counted_whole(const Model& m, std::vector<std::string>& warnings) {
+  if constexpr (requires { m.observations_counted_whole(); }) {
+    for (const std::string& term : m.observations_counted_whole())
+      warnings.push_back(term + ": its log density is not a sum over its values, so it counts as one "
+                                "observation, left out as a whole (for leave-one-value-out, write the values' "
+                                "log-likelihood as a matrix and call loo(log_lik, chains, draws, n))");
+  }
+}
+
+}  // namespace detail::loo_impl
 
 /// PSIS-LOO of a model from its NUTS fit: each draw's θ (model.unconstrain of the fit's values)
 /// through model.pointwise_log_likelihood. The model must be the one the fit was made with
@@ -25194,33 +25969,118 @@ template <class Model>
   }
 loo_result loo(const Model& m, const nuts_fit& fit) {
   const std::string fn = "tyche::loo: ";
-  if (fit.names != m.parameter_names())
-    throw std::invalid_argument(fn + "the fit's values are not this model's (its names differ: the fit has " +
-                                std::to_string(fit.names.size()) + " values, the model " +
-                                std::to_string(m.parameter_names().size()) +
-                                "); pass the model the fit was made with");
-  const std::vector<std::string> names = m.observation_names();
-  if (names.empty())
-    throw std::invalid_argument(fn + "the model observes nothing (only observe(...) terms are "
-                                     "observations; target(e) terms are not)");
+  const std::vector<std::string> names = detail::loo_impl::observations_of(fn, m, fit.names);
   const std::size_t chains = static_cast<std::size_t>(fit.chains), draws = static_cast<std::size_t>(fit.draws);
-  const std::size_t dim = fit.dim(), n = names.size();
-  std::vector<double> log_lik;
-  log_lik.reserve(chains * draws * n);
-  for (std::size_t c = 0; c < chains; ++c)
-    for (std::size_t d = 0; d < draws; ++d) {
-      const std::vector<double> theta =
-          m.unconstrain(std::span<const double>(fit.values[c].data() + d * dim, dim));
-      const std::vector<double> ll = m.pointwise_log_likelihood(theta);
-      log_lik.insert(log_lik.end(), ll.begin(), ll.end());
-    }
-  loo_result r = loo(log_lik, chains, draws, n, names);
-  if constexpr (requires { m.observations_counted_whole(); }) {
-    for (const std::string& term : m.observations_counted_whole())
-      r.warnings.push_back(term + ": its log density is not a sum over its values, so it counts as one "
-                                  "observation, left out as a whole (for leave-one-value-out, write the values' "
-                                  "log-likelihood as a matrix and call loo(log_lik, chains, draws, n))");
+  const std::vector<double> log_lik =
+      detail::loo_impl::log_likelihood_matrix(m, fit.values, chains, draws, fit.dim(), names.size());
+  loo_result r = loo(log_lik, chains, draws, names.size(), names);
+  detail::loo_impl::warn_counted_whole(m, r.warnings);
+  return r;
+}
+
+/// PSIS-LOO of a model from the draws of laplace, advi or pathfinder: the draws come from an
+/// approximation q, so each observation's importance ratios are corrected by p / q
+/// (loo_approximate_posterior; log p recomputed with the log-Jacobian at each draw, whatever the
+/// fit's log_p holds, and log q the fit's). Pathfinder's resampled draws (several paths, PSIS
+/// resampling) already stand for the posterior: they are used as NUTS draws are, as one chain.
+template <class Model>
+  requires requires(const Model& m, std::span<const double> th) {
+    m.pointwise_log_likelihood(th);
+    m.observation_names();
   }
+loo_result loo(const Model& m, const approximate_fit& fit) {
+  const std::string fn = "tyche::loo: ";
+  const std::vector<std::string> names = detail::loo_impl::observations_of(fn, m, fit.names);
+  const std::size_t draws = static_cast<std::size_t>(fit.draws), dim = fit.dim();
+  if (fit.values.size() != 1 || fit.values[0].size() != draws * dim)
+    throw std::invalid_argument(fn + "the approximate fit holds no draws (" + std::to_string(fit.draws) +
+                                " draws; laplace, advi and pathfinder return them in values)");
+  const std::vector<double> log_lik = detail::loo_impl::log_likelihood_matrix(m, fit.values, 1, draws, dim, names.size());
+  loo_result r;
+  if (fit.resampled) {
+    r = loo(log_lik, 1, draws, names.size(), names);
+  } else {
+    if (fit.log_q.size() != 1 || fit.log_q[0].size() != draws)
+      throw std::invalid_argument(fn + "the approximate fit has no log q per draw (" + fit.method + ")");
+    const inference::model_functions f = inference::functions_of(m);
+    std::vector<double> log_p(draws), grad(f.with_jacobian.dim), workspace(f.with_jacobian.workspace_size);
+    for (std::size_t d = 0; d < draws; ++d) {
+      const std::vector<double> theta = m.unconstrain(std::span<const double>(fit.values[0].data() + d * dim, dim));
+      log_p[d] = f.with_jacobian(theta.data(), grad.data(), workspace.data());
+    }
+    r = loo_approximate_posterior(log_lik, draws, names.size(), log_p, fit.log_q[0], names);
+  }
+  detail::loo_impl::warn_counted_whole(m, r.warnings);
+  return r;
+}
+
+/// What waic(...) returns (Watanabe 2010; the computation of Vehtari, Gelman & Gabry 2017, as
+/// R's loo::waic): per observation lpd_i = log (1/S) Σₛ p(yᵢ | θˢ), p_waic,i = the variance of
+/// log p(yᵢ | θˢ) over the draws, elpd_waic,i = lpd_i − p_waic,i; sums with SE = √(n · Var(·ᵢ)),
+/// waic = −2 elpd_waic. PSIS-LOO is the better estimate of the same quantity and says when it
+/// fails (k̂); WAIC is here to compare with results reported as WAIC.
+struct waic_result {
+  double elpd_waic = 0, se_elpd_waic = 0;
+  double p_waic = 0, se_p_waic = 0;
+  double waic = 0, se_waic = 0;
+  std::size_t draws = 0;
+  std::vector<std::string> observations;
+  std::vector<double> elpd;  ///< elpd_waic,i
+  std::vector<double> p;     ///< p_waic,i
+  std::size_t large_p = 0;   ///< observations with p_waic,i > 0.4 (loo's rule: WAIC unreliable, use loo)
+  std::vector<std::string> warnings;
+};
+
+/// WAIC from a log-likelihood matrix laid out as loo's (draws chain by chain); the same checks.
+inline waic_result waic(std::span<const double> log_lik, std::size_t chains, std::size_t draws,
+                        std::size_t observations, std::vector<std::string> names = {}) {
+  using namespace detail::loo_impl;
+  const std::string fn = "tyche::waic: ";
+  check_matrix(fn, log_lik, chains, draws, observations, names);
+  const std::size_t s = chains * draws;
+  waic_result r;
+  r.draws = s;
+  r.observations = std::move(names);
+  std::vector<double> ll(s);
+  for (std::size_t i = 0; i < observations; ++i) {
+    double mean = 0;
+    for (std::size_t k = 0; k < s; ++k) {
+      ll[k] = log_lik[k * observations + i];
+      mean += ll[k] / static_cast<double>(s);
+    }
+    double var = 0;
+    for (double v : ll) var += (v - mean) * (v - mean);
+    var /= static_cast<double>(s - 1);
+    if (!std::isfinite(var)) var = std::numeric_limits<double>::infinity();  // a draw with p(yᵢ | θ) = 0
+    const double lpd = log_sum_exp(ll) - std::log(static_cast<double>(s));
+    r.elpd.push_back(lpd - var);
+    r.p.push_back(var);
+    if (!(var <= 0.4)) ++r.large_p;
+  }
+  mean_and_se(r.elpd, r.elpd_waic, r.se_elpd_waic);
+  mean_and_se(r.p, r.p_waic, r.se_p_waic);
+  r.waic = -2 * r.elpd_waic;
+  r.se_waic = 2 * r.se_elpd_waic;
+  if (r.large_p > 0)
+    r.warnings.push_back(std::to_string(r.large_p) + " of " + std::to_string(observations) +
+                         " p_waic estimates are above 0.4: WAIC is unreliable for them; use loo()");
+  return r;
+}
+
+/// WAIC of a model from its NUTS fit (the log-likelihood matrix as loo(model, fit) builds it).
+template <class Model>
+  requires requires(const Model& m, std::span<const double> th) {
+    m.pointwise_log_likelihood(th);
+    m.observation_names();
+  }
+waic_result waic(const Model& m, const nuts_fit& fit) {
+  const std::string fn = "tyche::waic: ";
+  const std::vector<std::string> names = detail::loo_impl::observations_of(fn, m, fit.names);
+  const std::size_t chains = static_cast<std::size_t>(fit.chains), draws = static_cast<std::size_t>(fit.draws);
+  const std::vector<double> log_lik =
+      detail::loo_impl::log_likelihood_matrix(m, fit.values, chains, draws, fit.dim(), names.size());
+  waic_result r = waic(log_lik, chains, draws, names.size(), names);
+  detail::loo_impl::warn_counted_whole(m, r.warnings);
   return r;
 }
 
@@ -25307,6 +26167,24 @@ inline std::ostream& operator<<(std::ostream& os, const loo_result& r) {
     std::snprintf(line, sizeof line, "All Pareto k estimates are good (k < %.2f).\n", r.k_threshold);
     os << line;
   }
+  for (const auto& w : r.warnings) os << "warning: " << w << "\n";
+  return os;
+}
+
+/// The table R's loo::waic prints.
+inline std::ostream& operator<<(std::ostream& os, const waic_result& r) {
+  char line[160];
+  std::snprintf(line, sizeof line, "Computed from %zu by %zu log-likelihood matrix\n\n", r.draws,
+                r.observations.size());
+  os << line;
+  std::snprintf(line, sizeof line, "%-9s %9s %7s\n", "", "Estimate", "SE");
+  os << line;
+  std::snprintf(line, sizeof line, "%-9s %9.1f %7.1f\n", "elpd_waic", r.elpd_waic, r.se_elpd_waic);
+  os << line;
+  std::snprintf(line, sizeof line, "%-9s %9.1f %7.1f\n", "p_waic", r.p_waic, r.se_p_waic);
+  os << line;
+  std::snprintf(line, sizeof line, "%-9s %9.1f %7.1f\n", "waic", r.waic, r.se_waic);
+  os << line;
   for (const auto& w : r.warnings) os << "warning: " << w << "\n";
   return os;
 }
@@ -26007,659 +26885,6 @@ inline stan_csv read_stan_csv(const std::filesystem::path& file) {
 //     double mu = mode.value("mu");
 //     const auto approx = tyche::laplace(m, tyche::optimize(m, {.jacobian = true}));
 //     std::cout << tyche::summary(approx);
-// ----- begin tyche/inference/lbfgs.hpp -----
-// tyche/inference/lbfgs.hpp — L-BFGS on a log density with its gradient (Nocedal & Wright,
-// "Numerical Optimization", 2nd ed., Algorithms 7.4 and 7.5, with the strong-Wolfe line search of
-// Algorithms 3.5 and 3.6), with CmdStan's optimize defaults and convergence tests: what
-// optimize(), laplace() and pathfinder() stand on (docs/inference.md).
-//
-// The algorithms of this folder are plain functions of a log_density_function (a log density on
-// R^d and its gradient, with the model's type erased): they are compiled once per translation
-// unit, not once per model, and only where a program calls them.
-
-#include <algorithm>
-#include <cmath>
-#include <cstddef>
-#include <limits>
-#include <stdexcept>
-#include <string>
-#include <vector>
-
-namespace tyche {
-
-namespace inference {
-
-/// A log density on R^d with its gradient: log p(x), and ∇log p(x) written to grad. The
-/// model's own type is erased (one indirect call per evaluation). `workspace` is scratch of the
-/// model's workspace_size(), owned by the caller, so that several threads can evaluate at once.
-struct log_density_function {
-  std::size_t dim = 0;
-  std::size_t workspace_size = 0;
-  const void* self = nullptr;
-  double (*value_and_gradient)(const void* self, const double* x, double* grad, double* workspace) = nullptr;
-  /// The parameter-free constant inside the log density (program::constant_term; 0 when not
-  /// known): L-BFGS's relative tests measure log p − constant, as Stan's optimiser measures
-  /// log_prob_propto, so that constants do not loosen them.
-  double constant = 0;
-  double operator()(const double* x, double* grad, double* workspace) const {
-    return value_and_gradient(self, x, grad, workspace);
-  }
-};
-
-/// Why an L-BFGS run stopped. The first five are convergence (CmdStan's messages, lbfgs_message).
-enum class lbfgs_termination {
-  absolute_objective,   // |Δ log p| < tol_obj
-  relative_objective,   // |Δ log p| / max(|log p − C|, |log p' − C|, 1) < tol_rel_obj · ε (C: constant)
-  absolute_gradient,    // ‖∇log p‖ < tol_grad
-  relative_gradient,    // ∇'H∇ / max(|log p − C|, 1) < tol_rel_grad · ε (H: the L-BFGS inverse Hessian)
-  absolute_parameter,   // ‖Δx‖ < tol_param
-  max_iterations,       // not converged
-  line_search_failed,   // no step satisfied the Wolfe conditions, from the quasi-Newton direction
-                        // and again from the gradient: no more progress can be made
-};
-
-[[nodiscard]] inline bool converged(lbfgs_termination t) { return t <= lbfgs_termination::absolute_parameter; }
-
-[[nodiscard]] inline const char* lbfgs_message(lbfgs_termination t) {
-  switch (t) {
-    case lbfgs_termination::absolute_objective:
-      return "Convergence detected: absolute change in objective function was below tolerance";
-    case lbfgs_termination::relative_objective:
-      return "Convergence detected: relative change in objective function was below tolerance";
-    case lbfgs_termination::absolute_gradient: return "Convergence detected: gradient norm is below tolerance";
-    case lbfgs_termination::relative_gradient:
-      return "Convergence detected: relative gradient magnitude is below tolerance";
-    case lbfgs_termination::absolute_parameter:
-      return "Convergence detected: absolute parameter change was below tolerance";
-    case lbfgs_termination::max_iterations: return "Maximum number of iterations hit, may not be at an optimum";
-    case lbfgs_termination::line_search_failed:
-      return "Line search failed to achieve a sufficient decrease, no more progress can be made";
-  }
-  return "";
-}
-
-/// CmdStan's optimize (lbfgs) settings, with its defaults.
-struct lbfgs_settings {
-  int iterations = 2000;       // iter
-  double init_alpha = 0.001;   // the first line search's first step, along the gradient
-  double tol_obj = 1e-12;
-  double tol_rel_obj = 1e4;    // in units of machine ε
-  double tol_grad = 1e-8;
-  double tol_rel_grad = 1e7;   // in units of machine ε
-  double tol_param = 1e-8;
-  int history_size = 5;
-};
-
-/// Checks settings (any inference method's lbfgs part); `fn` prefixes the message.
-template <class = void>
-void check_lbfgs_settings(const lbfgs_settings& s, const std::string& fn) {
-  auto fail = [&](const std::string& what) { throw std::invalid_argument(fn + what); };
-  if (s.iterations < 1) fail("iterations = " + std::to_string(s.iterations) + " must be >= 1");
-  if (s.history_size < 1) fail("history_size = " + std::to_string(s.history_size) + " must be >= 1");
-  const std::pair<const char*, double> positive[] = {{"init_alpha", s.init_alpha}, {"tol_obj", s.tol_obj},
-                                                     {"tol_rel_obj", s.tol_rel_obj}, {"tol_grad", s.tol_grad},
-                                                     {"tol_rel_grad", s.tol_rel_grad}, {"tol_param", s.tol_param}};
-  for (const auto& [name, v] : positive)
-    if (!(v > 0) || !std::isfinite(v))
-      fail(std::string(name) + " = " + tyche::detail::format_number(v) + " is not a positive finite number");
-}
-
-/// One L-BFGS run: the point, log density and gradient where it stopped, why, and optionally
-/// every iterate (pathfinder's path: x_0 … x_L and their gradients).
-struct lbfgs_result {
-  std::vector<double> x, gradient;  // ∇log p at x
-  double log_density = 0;
-  int iterations = 0;
-  long long evaluations = 0;  // log density and gradient evaluations, line searches included
-  lbfgs_termination termination = lbfgs_termination::max_iterations;
-  std::vector<std::vector<double>> path, path_gradients;  // record = true: x_0, x_1, … (accepted iterates)
-  std::vector<double> path_log_density;
-};
-
-namespace detail {
-
-template <class = void>
-double dot(const double* a, const double* b, std::size_t n) {
-  double s = 0;
-  for (std::size_t i = 0; i < n; ++i) s += a[i] * b[i];
-  return s;
-}
-
-/// The minimiser of the cubic through (a, fa, da) and (b, fb, db), or NaN where it has none.
-template <class = void>
-double cubic_minimiser(double a, double fa, double da, double b, double fb, double db) {
-  const double d1 = da + db - 3 * (fa - fb) / (a - b);
-  const double disc = d1 * d1 - da * db;
-  if (!(disc >= 0)) return std::nan("");
-  const double d2 = std::copysign(std::sqrt(disc), b - a);
-  return b - (b - a) * (db + d2 - d1) / (db - da + 2 * d2);
-}
-
-/// The first trial step of an iteration after the first, as Stan's BFGS minimiser chooses it:
-/// the minimiser over [lo, hi] of the cubic h with h(0) = 0, h'(0) = df0, h(x1) = f1,
-/// h'(x1) = df1 (the previous step's change of f along its direction, at its step x1).
-template <class = void>
-double cubic_step(double df0, double x1, double f1, double df1, double lo, double hi) {
-  const double a_ = f1 - df0 * x1, b_ = df1 - df0;
-  const double b = (b_ - 2 * a_ / x1) / (x1 * x1), a = (a_ - b * x1 * x1 * x1) / (x1 * x1);
-  auto h = [&](double t) { return t * (df0 + t * (a + t * b)); };
-  double best = lo, best_h = h(lo);
-  auto consider = [&](double t) {
-    if (t >= lo && t <= hi && std::isfinite(t) && h(t) < best_h) {
-      best = t;
-      best_h = h(t);
-    }
-  };
-  consider(hi);
-  // h'(t) = df0 + 2a t + 3b t²
-  if (b != 0) {
-    const double disc = 4 * a * a - 12 * b * df0;
-    if (disc >= 0) {
-      consider((-2 * a + std::sqrt(disc)) / (6 * b));
-      consider((-2 * a - std::sqrt(disc)) / (6 * b));
-    }
-  } else if (a != 0) {
-    consider(-df0 / (2 * a));
-  }
-  return best;
-}
-
-/// Minimises f = −log p along x + α·p by a strong-Wolfe line search (c1 = 1e-4, c2 = 0.9, as
-/// Stan). Returns the step, or 0 when none was found; x_new, g_new, f_new hold the point found.
-/// A non-finite f is treated as +∞ (the step shrinks).
-template <class = void>
-struct basic_line_search {
-  const log_density_function& density;
-  double* workspace;
-  long long& evaluations;
-  static constexpr double c1 = 1e-4, c2 = 0.9;  // Stan's
-  static constexpr double first_alpha = 1e-12;   // the bracket's lower end before any trial (Stan's minAlpha)
-  static constexpr double min_range = 1e-16;     // the narrowest bracket zoom works on
-  static constexpr int max_growths = 20, max_halvings = 10;  // Stan's maxLSIts, maxLSRestarts
-  static constexpr int max_evaluations = 100;
-
-  struct point {
-    double alpha, f, df;  // f = −log p, df = directional derivative of f along p
-  };
-
-  point evaluate(const std::vector<double>& x, const std::vector<double>& p, double alpha, std::vector<double>& x_new,
-                 std::vector<double>& g_new) const {
-    for (std::size_t i = 0; i < x.size(); ++i) x_new[i] = x[i] + alpha * p[i];
-    ++evaluations;
-    const double lp = density(x_new.data(), g_new.data(), workspace);  // g_new = ∇log p
-    bool finite = std::isfinite(lp);
-    for (double g : g_new) finite = finite && std::isfinite(g);
-    if (!finite) return {alpha, std::numeric_limits<double>::infinity(), std::nan("")};
-    return {alpha, -lp, -dot(g_new.data(), p.data(), p.size())};
-  }
-
-  /// Hager & Zhang's approximate Wolfe conditions (2005), for steps whose change of f is
-  /// below its rounding: f within 1e-12·max(|f0|, 1) of f0, and the slope along p within
-  /// [0.9·df0, −0.8·df0]. Near a mode the exact sufficient-decrease test compares f values that
-  /// differ in their last bits only, and fails or passes by chance; away from one (any change
-  /// of f above its rounding) the steps are Stan's.
-  static bool approximately_wolfe(const point& cur, double f0, double df0) {
-    return std::isfinite(cur.f) && std::fabs(cur.f - f0) <= 1e-12 * std::max(std::fabs(f0), 1.0) &&
-           cur.df >= c2 * df0 && cur.df <= -0.8 * df0;
-  }
-
-  /// f0, df0 at α = 0 (df0 < 0); alpha0 the first trial step. Stan's WolfeLineSearch, step for
-  /// step: the step grows ×10 while f decreases with a slope still steep; a non-finite f halves
-  /// the distance to the last finite trial (Stan gives up after 10 halvings in a row; here each
-  /// further trial goes a tenth of the way, until the distance is below min_range); the
-  /// sufficient-decrease test of this phase compares with alpha0·c1·df0, as Stan's does. At
-  /// most max_evaluations evaluations in all, zoom's included (Stan's zoom has no limit).
-  double operator()(const std::vector<double>& x, const std::vector<double>& p, double f0, double df0, double alpha0,
-                    std::vector<double>& x_new, std::vector<double>& g_new, double& f_new) const {
-    point prev{first_alpha, f0, df0};
-    double trial = alpha0;
-    int used = 0, grown = 0, halved = 0;
-    for (;;) {
-      if (grown >= max_growths || used >= max_evaluations) return 0;
-      const point cur = evaluate(x, p, trial, x_new, g_new);
-      ++used;
-      if (!std::isfinite(cur.f)) {
-        // Stan gives up after max_halvings; a density that overflows far out along a steep
-        // first gradient (sblrc from Stan's initial points) needs steps 10⁶ smaller: past
-        // that many halvings, each trial is a tenth of the distance.
-        if (trial - prev.alpha < min_range) return 0;
-        trial = halved < max_halvings ? 0.5 * (prev.alpha + trial) : prev.alpha + 0.1 * (trial - prev.alpha);
-        ++halved;
-        continue;
-      }
-      halved = 0;
-      if (approximately_wolfe(cur, f0, df0) && cur.f > f0 + alpha0 * c1 * df0) {
-        f_new = cur.f;
-        return trial;
-      }
-      if (cur.f > f0 + alpha0 * c1 * df0 || (grown > 0 && cur.f >= prev.f))
-        return zoom(x, p, f0, df0, prev, cur, x_new, g_new, f_new, used);
-      if (std::fabs(cur.df) <= -c2 * df0) {
-        f_new = cur.f;
-        return trial;
-      }
-      if (cur.df >= 0) return zoom(x, p, f0, df0, cur, prev, x_new, g_new, f_new, used);
-      prev = cur;
-      trial *= 10;
-      ++grown;
-    }
-  }
-
-  /// Nocedal & Wright Algorithm 3.6 with Stan's safeguards: lo satisfies sufficient decrease
-  /// with the lower f; the minimiser lies between lo and hi. The trial is the cubic's minimiser,
-  /// or the midpoint every fifth round and when the cubic falls outside the bracket less 1 % at
-  /// each end; a non-finite f halves the trial's distance to the bracket's lower end.
-  double zoom(const std::vector<double>& x, const std::vector<double>& p, double f0, double df0, point lo, point hi,
-              std::vector<double>& x_new, std::vector<double>& g_new, double& f_new, int used) const {
-    for (int round = 1; used < max_evaluations; ++round) {
-      if (std::fabs(lo.alpha - hi.alpha) < min_range) return 0;
-      const double a = std::min(lo.alpha, hi.alpha), b = std::max(lo.alpha, hi.alpha);
-      double alpha = 0.5 * (lo.alpha + hi.alpha);
-      if (round % 5 != 0) {
-        const double c = cubic_minimiser(lo.alpha, lo.f, lo.df, hi.alpha, hi.f, hi.df);
-        if (std::isfinite(c) && c >= a + 0.01 * (b - a) && c <= b - 0.01 * (b - a)) alpha = c;
-      }
-      point cur = evaluate(x, p, alpha, x_new, g_new);
-      ++used;
-      while (!std::isfinite(cur.f)) {
-        alpha = 0.5 * (alpha + a);
-        if (std::fabs(a - alpha) < min_range || used >= max_evaluations) return 0;
-        cur = evaluate(x, p, alpha, x_new, g_new);
-        ++used;
-      }
-      if (approximately_wolfe(cur, f0, df0) && (cur.f > f0 + c1 * alpha * df0 || cur.f >= lo.f)) {
-        f_new = cur.f;
-        return alpha;
-      }
-      if (cur.f > f0 + c1 * alpha * df0 || cur.f >= lo.f) {
-        hi = cur;
-      } else {
-        if (std::fabs(cur.df) <= -c2 * df0) {
-          f_new = cur.f;
-          return alpha;
-        }
-        if (cur.df * (hi.alpha - lo.alpha) >= 0) hi = lo;
-        lo = cur;
-      }
-    }
-    return 0;
-  }
-};
-using line_search = basic_line_search<>;
-
-/// The L-BFGS direction −H·g by the two-loop recursion (Nocedal & Wright Algorithm 7.4), over the
-/// pairs kept (oldest first), H0 = (s'y / y'y)·I from the newest pair.
-template <class = void>
-void lbfgs_direction(const std::vector<std::vector<double>>& s, const std::vector<std::vector<double>>& y,
-                            const std::vector<double>& grad_f, std::vector<double>& out) {
-  const std::size_t m = s.size(), n = grad_f.size();
-  out = grad_f;
-  std::vector<double> alpha(m), rho(m);
-  for (std::size_t k = m; k-- > 0;) {
-    rho[k] = 1 / dot(s[k].data(), y[k].data(), n);
-    alpha[k] = rho[k] * dot(s[k].data(), out.data(), n);
-    for (std::size_t i = 0; i < n; ++i) out[i] -= alpha[k] * y[k][i];
-  }
-  if (m > 0) {
-    const double gamma = dot(s[m - 1].data(), y[m - 1].data(), n) / dot(y[m - 1].data(), y[m - 1].data(), n);
-    for (double& v : out) v *= gamma;
-  }
-  for (std::size_t k = 0; k < m; ++k) {
-    const double beta = rho[k] * dot(y[k].data(), out.data(), n);
-    for (std::size_t i = 0; i < n; ++i) out[i] += (alpha[k] - beta) * s[k][i];
-  }
-  for (double& v : out) v = -v;
-}
-
-}  // namespace detail
-
-/// Maximises log p from x0 (where log p and its gradient must be finite) by L-BFGS with the
-/// given settings. Stops at the first convergence test that holds (CmdStan's), at the iteration
-/// limit, or when the line search fails twice in a row (from the quasi-Newton direction, then,
-/// with the history cleared, from the gradient). record: keep every iterate (pathfinder).
-template <class = void>
-lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, const lbfgs_settings& s,
-                          bool record = false) {
-  const std::size_t n = density.dim;
-  lbfgs_result r;
-  std::vector<double> workspace(density.workspace_size);
-  std::vector<double> g(n), x_new(n), g_new(n), p(n), grad_f(n);
-  r.x = std::move(x0);
-  r.evaluations = 1;
-  double lp = density(r.x.data(), g.data(), workspace.data());
-  double f = -lp;
-  auto keep = [&](const std::vector<double>& x, const std::vector<double>& grad, double logp) {
-    if (!record) return;
-    r.path.push_back(x);
-    r.path_gradients.push_back(grad);
-    r.path_log_density.push_back(logp);
-  };
-  keep(r.x, g, lp);
-  std::vector<std::vector<double>> S, Y;  // the last history_size pairs, oldest first
-  const double eps = std::numeric_limits<double>::epsilon();
-  detail::line_search search{density, workspace.data(), r.evaluations};
-  struct {
-    bool valid = false;
-    double x1 = 0, f1 = 0, df0 = 0, df1 = 0;
-  } previous;
-  double df_used = 0;
-  r.termination = lbfgs_termination::max_iterations;
-  for (int it = 1; it <= s.iterations; ++it) {
-    r.iterations = it;
-    for (std::size_t i = 0; i < n; ++i) grad_f[i] = -g[i];
-    double alpha = 0, f_new = f;
-    for (int attempt = 0; attempt < 2 && alpha == 0; ++attempt) {
-      if (attempt == 1) {
-        if (S.empty()) break;  // already along the gradient
-        S.clear();
-        Y.clear();
-      }
-      detail::lbfgs_direction(S, Y, grad_f, p);
-      double df0 = detail::dot(grad_f.data(), p.data(), n);
-      if (!(df0 < 0)) {  // not a descent direction (rounding): fall back to the gradient
-        S.clear();
-        Y.clear();
-        for (std::size_t i = 0; i < n; ++i) p[i] = g[i];
-        df0 = detail::dot(grad_f.data(), p.data(), n);
-      }
-      // The first trial step: init_alpha along the gradient (first iteration, or history
-      // cleared), else Stan's: 1.01 × the minimiser in [1e-12, 1] of the cubic through the
-      // previous step, at most 1.
-      double alpha0 = s.init_alpha;
-      if (!S.empty() && previous.valid)
-        alpha0 = std::min(1.0, 1.01 * detail::cubic_step(previous.df0, previous.x1, previous.f1, previous.df1,
-                                                       1e-12, 1.0));
-      df_used = df0;
-      alpha = search(r.x, p, f, df0, alpha0, x_new, g_new, f_new);
-    }
-    if (alpha == 0) {
-      r.termination = lbfgs_termination::line_search_failed;
-      break;
-    }
-    std::vector<double> step(n), dg(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      step[i] = x_new[i] - r.x[i];
-      dg[i] = g[i] - g_new[i];  // y = ∇f(x_new) − ∇f(x)
-    }
-    const double f_old = f;
-    r.x = x_new;
-    g = g_new;
-    f = f_new;
-    keep(r.x, g, -f);
-    // The previous step for the next first trial step: along p, from f_old with slope df_used
-    // to f_new with slope ∇f_new·p, at α. A step taken with the history empty (along the
-    // gradient) is rescaled, as Stan rescales it, to the direction the scaled identity
-    // H0 = (s'y / y'y)·I would give.
-    const bool was_empty = S.empty();
-    previous = {true, alpha, f_new - f_old, df_used, -detail::dot(g_new.data(), p.data(), n)};
-    // The pair enters the history when it has positive curvature.
-    const double sy = detail::dot(step.data(), dg.data(), n);
-    if (was_empty && sy > 0) {
-      const double b0 = detail::dot(dg.data(), dg.data(), n) / sy;
-      previous.x1 *= b0;
-      previous.df0 /= b0;
-      previous.df1 /= b0;
-    }
-    if (sy > eps * detail::dot(dg.data(), dg.data(), n)) {
-      if (static_cast<int>(S.size()) == s.history_size) {
-        S.erase(S.begin());
-        Y.erase(Y.begin());
-      }
-      S.push_back(step);
-      Y.push_back(dg);
-    }
-    // Convergence, in CmdStan's order (BFGSMinimizer::step).
-    const double df = std::fabs(f_old - f);
-    const double gnorm = std::sqrt(detail::dot(g.data(), g.data(), n));
-    for (std::size_t i = 0; i < n; ++i) grad_f[i] = -g[i];
-    detail::lbfgs_direction(S, Y, grad_f, p);
-    // The relative tests on log p without its constant (f + C = −(log p − C)), as Stan's.
-    const double f_rel = f + density.constant, f_old_rel = f_old + density.constant;
-    const double relative_gradient = -detail::dot(grad_f.data(), p.data(), n) / std::max(std::fabs(f_rel), 1.0);
-    const double step_norm = std::sqrt(detail::dot(step.data(), step.data(), n));
-    // (CmdStan checks the iteration limit before the relative tests: a last iteration that
-    // meets only those is reported as the limit, as there.)
-    if (df < s.tol_obj) r.termination = lbfgs_termination::absolute_objective;
-    else if (gnorm < s.tol_grad) r.termination = lbfgs_termination::absolute_gradient;
-    else if (step_norm < s.tol_param) r.termination = lbfgs_termination::absolute_parameter;
-    else if (it == s.iterations) r.termination = lbfgs_termination::max_iterations;
-    else if (df / std::max({std::fabs(f_old_rel), std::fabs(f_rel), 1.0}) < s.tol_rel_obj * eps)
-      r.termination = lbfgs_termination::relative_objective;
-    else if (relative_gradient < s.tol_rel_grad * eps) r.termination = lbfgs_termination::relative_gradient;
-    else continue;
-    break;
-  }
-  r.gradient = g;
-  r.log_density = -f;
-  return r;
-}
-
-}  // namespace inference
-
-}  // namespace tyche
-// ----- end tyche/inference/lbfgs.hpp -----
-// ----- begin tyche/inference/model_density.hpp -----
-// tyche/inference/model_density.hpp — what the inference methods (optimize, laplace, pathfinder,
-// advi) need from a model, with its type erased: its log density with or without the
-// log-Jacobian (inference::log_density_function), names, constrain, Stan's random initial point
-// with 100 attempts; and the small dense linear algebra of their Gaussians.
-
-#include <cmath>
-#include <exception>
-#include <cstddef>
-#include <span>
-#include <stdexcept>
-#include <string>
-#include <type_traits>
-#include <vector>
-
-namespace tyche::inference {
-
-/// A model as the inference methods see it: its log density (with the log-Jacobian, or
-/// without it), names, constrain and initial points, each behind a function pointer, so that the
-/// methods are compiled once per translation unit.
-struct model_functions {
-  log_density_function with_jacobian, without_jacobian;
-  std::vector<std::string> names;
-  std::size_t constrained_dim = 0;
-  const void* model = nullptr;
-  void (*constrain)(const void* model, const double* theta, std::vector<double>& out) = nullptr;
-  std::vector<double> (*unconstrain)(const void* model, const std::vector<double>& values) = nullptr;
-  std::vector<double> (*initial_point)(const void* model, counter_rng& rng, double radius) = nullptr;
-  /// The terms of the log density that are not finite at θ, for messages ("" when none; null
-  /// when the model cannot name its terms).
-  std::string (*non_finite_terms)(const void* model, const double* theta) = nullptr;
-
-  [[nodiscard]] const log_density_function& density(bool jacobian) const {
-    return jacobian ? with_jacobian : without_jacobian;
-  }
-  /// Appends the constrained values of θ to out.
-  void constrain_into(const double* theta, std::vector<double>& out) const { constrain(model, theta, out); }
-  /// The coordinate's name for messages: the value's name where θ's coordinates are the
-  /// named values (no matrix variable), else theta[k + 1].
-  [[nodiscard]] std::string coordinate(std::size_t k) const {
-    return names.size() == with_jacobian.dim ? names[k] : "theta[" + std::to_string(k + 1) + "]";
-  }
-};
-
-namespace detail {
-
-template <class View>
-double view_value_and_gradient(const void* self, const double* x, double* grad, double* workspace) {
-  return static_cast<const View*>(self)->value_and_gradient(x, grad, workspace);
-}
-
-template <class View>
-log_density_function density_of(const View& view, std::size_t dim, std::size_t workspace_size, double constant) {
-  // A constant that is not finite (a closed term that overflowed) would make every relative
-  // test pass at once: none, then.
-  return {dim, workspace_size, &view, &view_value_and_gradient<View>, std::isfinite(constant) ? constant : 0.0};
-}
-
-}  // namespace detail
-
-/// The model's functions; the model must outlive the result.
-template <class Model>
-model_functions functions_of(const Model& m) {
-  model_functions f;
-  const auto& with = m.program().view();
-  f.with_jacobian = detail::density_of(with, m.dim(), m.program().workspace_size(), m.program().constant_term());
-  if constexpr (requires { m.program_without_jacobian().view(); }) {
-    const auto& without = m.program_without_jacobian().view();
-    f.without_jacobian = detail::density_of(without, m.dim(), m.program_without_jacobian().workspace_size(),
-                                            m.program_without_jacobian().constant_term());
-  } else {
-    f.without_jacobian = f.with_jacobian;  // a model without transforms
-  }
-  f.names = m.parameter_names();
-  f.constrained_dim = m.constrained_dim();
-  f.model = &m;
-  f.constrain = [](const void* self, const double* theta, std::vector<double>& out) {
-    const Model& model = *static_cast<const Model*>(self);
-    const auto x = model.constrain(std::span<const double>(theta, model.dim()));
-    out.insert(out.end(), x.begin(), x.end());
-  };
-  f.unconstrain = [](const void* self, const std::vector<double>& values) -> std::vector<double> {
-    const Model& model = *static_cast<const Model*>(self);
-    if constexpr (requires { model.unconstrain(values); }) {
-      return model.unconstrain(values);
-    } else {
-      throw std::invalid_argument("this model cannot map constrained values to θ (no unconstrain)");
-    }
-  };
-  f.initial_point = [](const void* self, counter_rng& rng, double radius) {
-    return static_cast<const Model*>(self)->initial_point(rng, radius);
-  };
-  if constexpr (requires { m.non_finite_terms(std::span<const double>()); })
-    f.non_finite_terms = [](const void* self, const double* theta) {
-      const Model& model = *static_cast<const Model*>(self);
-      return model.non_finite_terms(std::span<const double>(theta, model.dim()));
-    };
-  return f;
-}
-
-/// The start of an optimisation or of a path: `init` (constrained values, in the order of
-/// parameter_names()) when given, else Stan's: θ uniform on (−radius, radius), up to 100
-/// attempts at a finite log density and gradient. Throws invalid_argument naming `fn` and what
-/// was wrong.
-template <class = void>
-std::vector<double> initial_point(const model_functions& model, const log_density_function& density,
-                                         const std::vector<double>& init, double radius, counter_rng& rng,
-                                         const std::string& fn) {
-  const std::size_t d = density.dim;
-  std::vector<double> workspace(density.workspace_size), grad(d);
-  auto describe = [&](const std::vector<double>& x, double lp) {
-    std::string text = "the log density was " + tyche::detail::format_number(lp) + " at ";
-    const std::size_t shown = d < 8 ? d : 8;
-    for (std::size_t k = 0; k < shown; ++k)
-      text += (k > 0 ? ", " : "") + model.coordinate(k) + " = " + tyche::detail::format_number(x[k]);
-    if (shown < d) text += ", …";
-    text += " (unconstrained θ)";
-    for (std::size_t k = 0; k < d; ++k)
-      if (!std::isfinite(grad[k])) {
-        text += "; the gradient of " + model.coordinate(k) + " was " + tyche::detail::format_number(grad[k]);
-        break;
-      }
-    if (model.non_finite_terms != nullptr) {
-      const std::string terms = model.non_finite_terms(model.model, x.data());
-      if (!terms.empty()) text += "; there, " + terms;
-    }
-    return text;
-  };
-  auto finite = [&](double lp) {
-    bool ok = std::isfinite(lp);
-    for (double g : grad) ok = ok && std::isfinite(g);
-    return ok;
-  };
-  if (!init.empty()) {
-    if (init.size() != model.constrained_dim)
-      throw std::invalid_argument(fn + "init holds " + std::to_string(init.size()) + " values, expected " +
-                                  std::to_string(model.constrained_dim) + " (one per name of parameter_names())");
-    for (std::size_t k = 0; k < init.size(); ++k)
-      if (!std::isfinite(init[k]))
-        throw std::invalid_argument(fn + "init of " + model.names[k] + " is " + tyche::detail::format_number(init[k]));
-    std::vector<double> x;
-    try {
-      x = model.unconstrain(model.model, init);
-    } catch (const std::exception& e) {
-      throw std::invalid_argument(fn + "init: " + e.what());
-    }
-    const double lp = density(x.data(), grad.data(), workspace.data());
-    if (!finite(lp))
-      throw std::invalid_argument(fn + "the log density or its gradient is not finite at init: " + describe(x, lp));
-    return x;
-  }
-  if (!(radius >= 0) || !std::isfinite(radius))
-    throw std::invalid_argument(fn + "init_radius = " + tyche::detail::format_number(radius) +
-                                " is not a finite number >= 0");
-  std::vector<double> x;
-  double lp = 0;
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    x = model.initial_point(model.model, rng, radius);
-    lp = density(x.data(), grad.data(), workspace.data());
-    if (finite(lp)) return x;
-  }
-  throw std::runtime_error(fn + "no initial point with a finite log density and gradient in 100 attempts (θ uniform on (-" +
-                           tyche::detail::format_number(radius) + ", " + tyche::detail::format_number(radius) +
-                           ") per unconstrained coordinate, init_radius); at the last, " + describe(x, lp));
-}
-
-namespace detail {
-
-/// In-place Cholesky factor (lower, row-major n × n) of a symmetric matrix; false when it is
-/// not positive definite. The upper triangle is zeroed.
-template <class = void>
-bool cholesky(std::vector<double>& a, std::size_t n) {
-  for (std::size_t j = 0; j < n; ++j) {
-    double diag = a[j * n + j];
-    for (std::size_t k = 0; k < j; ++k) diag -= a[j * n + k] * a[j * n + k];
-    if (!(diag > 0) || !std::isfinite(diag)) return false;
-    const double l = std::sqrt(diag);
-    a[j * n + j] = l;
-    for (std::size_t i = j + 1; i < n; ++i) {
-      double v = a[i * n + j];
-      for (std::size_t k = 0; k < j; ++k) v -= a[i * n + k] * a[j * n + k];
-      a[i * n + j] = v / l;
-    }
-    for (std::size_t k = j + 1; k < n; ++k) a[j * n + k] = 0;
-  }
-  return true;
-}
-
-/// Solves L' x = b in place (L lower, row-major).
-template <class = void>
-void solve_upper_transposed(const std::vector<double>& l, std::size_t n, double* b) {
-  for (std::size_t i = n; i-- > 0;) {
-    double v = b[i];
-    for (std::size_t k = i + 1; k < n; ++k) v -= l[k * n + i] * b[k];
-    b[i] = v / l[i * n + i];
-  }
-}
-
-/// Solves L x = b in place (L lower, row-major).
-template <class = void>
-void solve_lower(const std::vector<double>& l, std::size_t n, double* b) {
-  for (std::size_t i = 0; i < n; ++i) {
-    double v = b[i];
-    for (std::size_t k = 0; k < i; ++k) v -= l[i * n + k] * b[k];
-    b[i] = v / l[i * n + i];
-  }
-}
-
-inline constexpr double log_two_pi = 1.8378770664093454836;
-
-/// The diagonal of a d × d row-major matrix.
-template <class = void>
-std::vector<double> diagonal(const std::vector<double>& m, std::size_t d) {
-  std::vector<double> out(d);
-  for (std::size_t i = 0; i < d; ++i) out[i] = m[i * d + i];
-  return out;
-}
-
-}  // namespace detail
-
-}  // namespace tyche::inference
-// ----- end tyche/inference/model_density.hpp -----
 
 #include <algorithm>
 #include <chrono>
@@ -27463,6 +27688,7 @@ approximate_fit pathfinder(const model_functions& model, const pathfinder_config
       counter_rng rng(cfg.seed, 2 * paths + 1);
       const std::vector<std::size_t> picks =
           resample(smoothed.log_weights, static_cast<std::size_t>(cfg.num_psis_draws), rng);
+      fit.resampled = true;
       for (std::size_t j : picks) {
         chosen.push_back(pooled[j]);
         log_p.push_back(pooled_p[j]);

@@ -39,6 +39,9 @@ struct approximate_fit {
   /// log-Jacobian, and advi, the diagnostic of Yao et al. 2018): above 0.7 the approximation is
   /// too far from the posterior for its draws to be trusted (a warning says so).
   double pareto_k = std::nan("");
+  /// True when the draws were resampled by importance weights (multi-path pathfinder with
+  /// psis_resample): they stand for the posterior itself, not for q (loo uses them as such).
+  bool resampled = false;
   long long gradient_evaluations = 0;
   std::uint64_t seed = 1;
   double seconds = 0;

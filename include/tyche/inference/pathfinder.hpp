@@ -470,6 +470,7 @@ approximate_fit pathfinder(const model_functions& model, const pathfinder_config
       counter_rng rng(cfg.seed, 2 * paths + 1);
       const std::vector<std::size_t> picks =
           resample(smoothed.log_weights, static_cast<std::size_t>(cfg.num_psis_draws), rng);
+      fit.resampled = true;
       for (std::size_t j : picks) {
         chosen.push_back(pooled[j]);
         log_p.push_back(pooled_p[j]);
