@@ -1144,6 +1144,7 @@ struct param_gather : expr<param_gather<V, Index, Shift>> {
   V vector;
   const Index* index = nullptr;
   std::size_t n = 0;
+  const char* index_name = nullptr;  // gather(v, idx, "name"): for messages
   TYCHE_HD constexpr std::size_t size() const { return n; }
   /// f(index, n) (compile/relocate.hpp).
   template <class F>
@@ -2645,6 +2646,7 @@ struct gather_map {
   static constexpr bool reads_data_buffers = true;
   const Index* idx = nullptr;
   std::size_t n = 0;
+  const char* index_name = nullptr;  // gather(v, idx, "name"): for messages
   template <class V>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const gather_map&) const = default;
@@ -3599,13 +3601,19 @@ inline void check_same_size(const char* op, std::size_t a, std::size_t b) {
 /// appended to out (", " between them).
 template <class N>
 void named_data_below(const N& n, std::string& out) {
-  if constexpr (kind_of<N> == node_kind::data_vector || kind_of<N> == node_kind::data_matrix) {
-    if (n.name == nullptr) return;
-    const std::string label = std::string("'") + n.name + "'";
+  auto add = [&out](const char* name) {
+    if (name == nullptr) return;
+    const std::string label = std::string("'") + name + "'";
     if (out.find(label) != std::string::npos) return;
     if (!out.empty()) out += ", ";
     out += label;
+  };
+  if constexpr (kind_of<N> == node_kind::data_vector || kind_of<N> == node_kind::data_matrix) {
+    add(n.name);
+  } else if constexpr (requires { n.index_name; }) {  // a gather's named indices (param_gather)
+    add(n.index_name);
   } else if constexpr (children_t<N>::size > 0 && requires { n.template child<0>(); }) {
+    if constexpr (requires { n.op.index_name; }) add(n.op.index_name);  // gather of an expression
     meta::static_for<children_t<N>::size>([&](auto c) { named_data_below(n.template child<decltype(c)::value>(), out); });
   } else {
     (void)n;
@@ -6220,24 +6228,32 @@ namespace detail {
 /// gather through elementwise operations down to the leaves, as at() does for one element:
 /// gather(exp(u), idx) = exp(gather(u, idx)), so a gathered parameter is read in the loop.
 /// The indices must have been checked.
+/// index_name (or null): the name of the indices, for messages (data(...)'s names' role).
 template <std::size_t Shift = 0, class Index, class N>
-auto gather_node(const N& n, const Index* idx, std::size_t len) {
+auto gather_node(const N& n, const Index* idx, std::size_t len, const char* index_name = nullptr) {
   if constexpr (kind_of<N> == node_kind::vector_param) {
-    return param_gather<N, Index, Shift>{{}, n, idx, len};
+    return param_gather<N, Index, Shift>{{}, n, idx, len, index_name};
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    auto a = gather_node<Shift>(n.a, idx, len);
+    auto a = gather_node<Shift>(n.a, idx, len, index_name);
     return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
   } else if constexpr (kind_of<N> == node_kind::binary) {
     auto pick = [&](const auto& x) {
-      if constexpr (is_vector_v<std::remove_cvref_t<decltype(x)>>) return gather_node<Shift>(x, idx, len);
+      if constexpr (is_vector_v<std::remove_cvref_t<decltype(x)>>) return gather_node<Shift>(x, idx, len, index_name);
       else return x;
     };
     auto a = pick(n.a);
     auto b = pick(n.b);
     return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
   } else {
-    return make_vector_op(ops::gather_map<Index, Shift>{idx, len}, len, n);
+    return make_vector_op(ops::gather_map<Index, Shift>{idx, len, index_name}, len, n);
   }
+}
+
+/// What gather's messages call v: a parameter vector's name, else "v".
+template <class N>
+std::string gathered_name(const N&) {
+  if constexpr (kind_of<N> == node_kind::vector_param) return std::string(N::name.str());
+  else return "v";
 }
 }  // namespace detail
 
@@ -6299,30 +6315,36 @@ auto cholesky_multiply(const C& c, const Z& z) {
 }
 
 /// (v[idx[0]], v[idx[1]], …): v indexed by data, 0-based (Stan's v[idx] with idx − 1), e.g. the
-/// group effect of each observation: `normal(alpha + gather(a, group), sigma).observe(y)`.
-/// Every index is checked against v's size now. The indices are viewed, not copied: like data,
-/// they must outlive the model and must not change after it is compiled.
+/// group effect of each observation: `normal(alpha + gather(a, group, "group"), sigma).observe(y)`.
+/// Every index is checked against v's size now; `name` (optional, as data(x, "x")'s) names the
+/// indices in that check's message and in the size messages of expressions that read them. The
+/// indices are viewed, not copied: like data, they must outlive the model and must not change
+/// after it is compiled.
 template <expression V>
-auto gather(const V& v, std::span<const int> idx) {
+auto gather(const V& v, std::span<const int> idx, const char* name = nullptr) {
   using N = detail::node_t<V>;
   static_assert(is_vector_v<N>, "tyche::gather(v, idx) requires 'v' to be a vector expression");
   const N n = detail::as_node(v);
   for (std::size_t i = 0; i < idx.size(); ++i) {
-    if (idx[i] < 0 || static_cast<std::size_t>(idx[i]) >= n.size())
-      throw std::out_of_range("tyche::gather(v, idx): idx[" + std::to_string(i + 1) + "] = " +
-                              std::to_string(idx[i]) + " is outside 0 … " +
-                              std::to_string(n.size()) + " − 1 (indices are 0-based; v has size " +
-                              std::to_string(n.size()) + ")");
+    if (idx[i] < 0 || static_cast<std::size_t>(idx[i]) >= n.size()) {
+      const std::string vname = detail::gathered_name(n), iname = name != nullptr ? name : "idx";
+      throw std::out_of_range("tyche::gather(" + vname + ", " + iname + "): " + iname + "[" + std::to_string(i) +
+                              "] = " + std::to_string(idx[i]) + " is outside " +
+                              (n.size() > 0 ? "0 … " + std::to_string(n.size() - 1) : std::string("an empty vector")) +
+                              " (" + vname + " has " + std::to_string(n.size()) +
+                              " values; the indices, and the position in brackets, count from 0: Stan's 1-based "
+                              "indices need - 1)");
+    }
   }
-  return detail::gather_node(n, idx.data(), idx.size());
+  return detail::gather_node(n, idx.data(), idx.size(), name);
 }
 template <expression V>
-auto gather(const V& v, const std::vector<int>& idx) {
-  return gather(v, std::span<const int>(idx));
+auto gather(const V& v, const std::vector<int>& idx, const char* name = nullptr) {
+  return gather(v, std::span<const int>(idx), name);
 }
 /// A temporary index vector would dangle: keep the indices alive beside the data.
 template <expression V>
-auto gather(const V& v, std::vector<int>&& idx) = delete;
+auto gather(const V& v, std::vector<int>&& idx, const char* name = nullptr) = delete;
 
 // ---- softmax ----------------------------------------------------------------------------------
 
@@ -6425,7 +6447,7 @@ auto segment_node(const N& n, std::size_t offset, std::size_t len) {
   if constexpr (kind_of<N> == node_kind::data_vector) {
     return data_vector<Len>{{}, n.ptr + offset, len, n.name};
   } else if constexpr (kind_of<N> == node_kind::param_gather && Len == dynamic_extent) {
-    return N{{}, n.vector, n.index + offset, len};
+    return N{{}, n.vector, n.index + offset, len, n.index_name};
   } else if constexpr (kind_of<N> == node_kind::matvec && !is_streamed_v<N> && Len == dynamic_extent) {
     return N{{}, matrix(n.x.ptr + offset * n.x.cols, len, n.x.cols), n.v};
   } else if constexpr (kind_of<N> == node_kind::unary) {
@@ -16592,14 +16614,12 @@ std::string size_text(const N& n) {
   else return "is a scalar";
 }
 
-/// " (uses theta, tau)": the random variables whose parameters node N reads ("" for none).
+/// " (uses theta, tau)", " (data 'x' with theta)": the named data and the random variables node
+/// n reads (operand_reads; "" for unnamed data only).
 template <class N>
-std::string uses_text() {
-  std::string out;
-  [&]<class... Ps>(meta::list<Ps...>) {
-    ((out += (out.empty() ? "" : ", ") + Ps::name.str()), ...);
-  }(params_of<N>{});
-  return out.empty() ? out : " (uses " + out + ")";
+std::string reads_text(const N& n) {
+  const std::string reads = operand_reads(n);
+  return reads == "data" ? std::string() : " (" + reads + ")";
 }
 
 /// What a term is, for messages: "the random variable 'mu' (normal)", "normal(...).observe(y)
@@ -16621,7 +16641,7 @@ std::string describe_term(const T& t) {
     text += "(...).observe(y) (y ";
     text += size_text(as_node(t.value));
     std::size_t k = 0;
-    std::apply([&](const auto&... a) { ((text += ", argument " + std::to_string(++k) + " " + size_text(as_node(a)) + uses_text<node_t<decltype(a)>>()), ...); },
+    std::apply([&](const auto&... a) { ((text += ", argument " + std::to_string(++k) + " " + size_text(as_node(a)) + reads_text(as_node(a))), ...); },
                t.distribution.arguments());
     text += ")";
     return text;
@@ -17442,6 +17462,42 @@ constexpr std::size_t variable_index_v = [] {
   return i;
 }();
 
+/// The names of a joint's random variables, spelled (random_variable_named<...>), for do_'s
+/// diagnostic.
+template <class... Names>
+struct model_variables {};
+template <class T, bool = is_random_variable<T>::value>
+struct spelled_variable {
+  using type = model_variables<>;
+};
+template <class T>
+struct spelled_variable<T, true> {
+  using type = model_variables<typename spelled_name<T::name>::type>;
+};
+template <class... Lists>
+struct concat_variables {
+  using type = model_variables<>;
+};
+template <class... A>
+struct concat_variables<model_variables<A...>> {
+  using type = model_variables<A...>;
+};
+template <class... A, class... B, class... Rest>
+struct concat_variables<model_variables<A...>, model_variables<B...>, Rest...> {
+  using type = typename concat_variables<model_variables<A..., B...>, Rest...>::type;
+};
+
+/// Instantiated when do_<Name> names no random variable of the model: Name and Variables spell
+/// the name given and the model's random variables as characters (one error, nothing after it).
+template <class Name, class Variables>
+constexpr bool do_variable_not_in_model() {
+  static_assert(sizeof(Name) == 0,
+                "tyche::do_<name>(model, value) requires 'name' to be a random variable of the model. The "
+                "name given is spelled out, a character at a time, in random_variable_named<...> (Name) of this "
+                "diagnostic, the model's random variables in model_variables<...> (Variables)");
+  return false;
+}
+
 }  // namespace detail
 
 /// The joint with random variable Name fixed to value (a number, or a data vector for a vector
@@ -17449,16 +17505,20 @@ constexpr std::size_t variable_index_v = [] {
 template <fixed_string Name, class... Terms, class Value>
 auto do_(const joint_t<Terms...>& j, const Value& value) {
   constexpr std::size_t index = detail::variable_index_v<Name, Terms...>;
-  static_assert(index < sizeof...(Terms),
-                "tyche::do_<name>(model, value) requires 'name' to be a random variable of the "
-                "model");
-  const auto& v = std::get<(index < sizeof...(Terms) ? index : 0)>(j.terms);
-  const auto r = detail::as_node(value);
-  const auto replace = [&](const auto& e) { return detail::replace_variable(v, r, e); };
-  auto terms = std::apply(
-      [&](const auto&... t) { return std::tuple_cat(detail::intervene_term<Name>(t, replace)...); },
-      j.terms);
-  return std::apply([](const auto&... t) { return joint(t...); }, terms);
+  if constexpr (index >= sizeof...(Terms)) {
+    (void)detail::do_variable_not_in_model<
+        typename detail::spelled_name<Name>::type,
+        typename detail::concat_variables<typename detail::spelled_variable<Terms>::type...>::type>();
+    return j;
+  } else {
+    const auto& v = std::get<index>(j.terms);
+    const auto r = detail::as_node(value);
+    const auto replace = [&](const auto& e) { return detail::replace_variable(v, r, e); };
+    auto terms = std::apply(
+        [&](const auto&... t) { return std::tuple_cat(detail::intervene_term<Name>(t, replace)...); },
+        j.terms);
+    return std::apply([](const auto&... t) { return joint(t...); }, terms);
+  }
 }
 
 /// The model with random variable Name fixed to value.

@@ -141,9 +141,17 @@ TEST_CASE("vector_ops: explain shows the ops", "[core][vector_ops]") {
 TEST_CASE("vector_ops: bad indices and sizes are refused with the index and value", "[core][vector_ops]") {
   vector_param<"u", 3> u;
   const std::vector<int> bad{0, 3};
-  CHECK_THROWS_WITH(gather(u, bad), Contains("idx[2] = 3 is outside 0 … 3 − 1"));
+  CHECK_THROWS_WITH(gather(u, bad), Contains("tyche::gather(u, idx): idx[1] = 3 is outside 0 … 2 (u has 3 values") &&
+                                        Contains("count from 0"));
   const std::vector<int> negative{-1};
-  CHECK_THROWS_WITH(gather(u, negative), Contains("idx[1] = -1"));
+  CHECK_THROWS_WITH(gather(u, negative, "group"), Contains("gather(u, group): group[0] = -1"));
+  CHECK_THROWS_WITH(gather(exp(u), bad, "group"), Contains("gather(v, group): group[1] = 3 is outside 0 … 2 (v has 3"));
+  // Named indices appear in the size messages of what reads them.
+  const std::vector<int> two{0, 2};
+  static const std::vector<double> x3{1.0, 2.0, 3.0};
+  CHECK_THROWS_WITH(gather(u, two, "group") + data(x3, "x"),
+                    Contains("sizes 2 and 3 (the first: data 'group' with u; the second: data 'x')"));
+  CHECK_THROWS_WITH(gather(square(u + 1.0), two, "grp") * data(x3, "x"), Contains("data 'grp' with u"));
   vector_param<"v"> v(4);
   CHECK_THROWS_WITH(linear_recurrence(u, v, lit<0>), Contains("'b' has size 4 but 'a' has size 3"));
 }

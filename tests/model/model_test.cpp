@@ -217,6 +217,11 @@ TEST_CASE("model: non-finite data anywhere, and sizes that do not match, are nam
   CHECK_THROWS_WITH(model(joint(theta, normal(theta, 1.0).observe(data(y7)))),
                     Contains("normal(...).observe(y) (y has 7 values, argument 1 has 8 values (uses theta), "
                              "argument 2 is a scalar)"));
+  // Named data and named gather indices inside an argument are named too.
+  static const std::vector<int> group8{0, 1, 2, 0, 1, 2, 0, 1};
+  auto g3 = normal<"g">(0.0, 1.0, shape<3>);
+  CHECK_THROWS_WITH(model(joint(g3, normal(gather(g3, group8, "group"), 1.0).observe(data(y7)))),
+                    Contains("argument 1 has 8 values (data 'group' with g)"));
   // Vectors that meet in an expression built before joint(...): the operation, the sizes and
   // what each operand reads.
   static const std::vector<double> x9(9, 1.0);

@@ -234,6 +234,7 @@ struct gather_map {
   static constexpr bool reads_data_buffers = true;
   const Index* idx = nullptr;
   std::size_t n = 0;
+  const char* index_name = nullptr;  // gather(v, idx, "name"): for messages
   template <class V>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const gather_map&) const = default;

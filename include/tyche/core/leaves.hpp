@@ -146,6 +146,7 @@ struct param_gather : expr<param_gather<V, Index, Shift>> {
   V vector;
   const Index* index = nullptr;
   std::size_t n = 0;
+  const char* index_name = nullptr;  // gather(v, idx, "name"): for messages
   TYCHE_HD constexpr std::size_t size() const { return n; }
   /// f(index, n) (compile/relocate.hpp).
   template <class F>

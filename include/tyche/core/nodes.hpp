@@ -261,13 +261,19 @@ inline void check_same_size(const char* op, std::size_t a, std::size_t b) {
 /// appended to out (", " between them).
 template <class N>
 void named_data_below(const N& n, std::string& out) {
-  if constexpr (kind_of<N> == node_kind::data_vector || kind_of<N> == node_kind::data_matrix) {
-    if (n.name == nullptr) return;
-    const std::string label = std::string("'") + n.name + "'";
+  auto add = [&out](const char* name) {
+    if (name == nullptr) return;
+    const std::string label = std::string("'") + name + "'";
     if (out.find(label) != std::string::npos) return;
     if (!out.empty()) out += ", ";
     out += label;
+  };
+  if constexpr (kind_of<N> == node_kind::data_vector || kind_of<N> == node_kind::data_matrix) {
+    add(n.name);
+  } else if constexpr (requires { n.index_name; }) {  // a gather's named indices (param_gather)
+    add(n.index_name);
   } else if constexpr (children_t<N>::size > 0 && requires { n.template child<0>(); }) {
+    if constexpr (requires { n.op.index_name; }) add(n.op.index_name);  // gather of an expression
     meta::static_for<children_t<N>::size>([&](auto c) { named_data_below(n.template child<decltype(c)::value>(), out); });
   } else {
     (void)n;

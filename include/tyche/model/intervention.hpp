@@ -85,6 +85,42 @@ constexpr std::size_t variable_index_v = [] {
   return i;
 }();
 
+/// The names of a joint's random variables, spelled (random_variable_named<...>), for do_'s
+/// diagnostic.
+template <class... Names>
+struct model_variables {};
+template <class T, bool = is_random_variable<T>::value>
+struct spelled_variable {
+  using type = model_variables<>;
+};
+template <class T>
+struct spelled_variable<T, true> {
+  using type = model_variables<typename spelled_name<T::name>::type>;
+};
+template <class... Lists>
+struct concat_variables {
+  using type = model_variables<>;
+};
+template <class... A>
+struct concat_variables<model_variables<A...>> {
+  using type = model_variables<A...>;
+};
+template <class... A, class... B, class... Rest>
+struct concat_variables<model_variables<A...>, model_variables<B...>, Rest...> {
+  using type = typename concat_variables<model_variables<A..., B...>, Rest...>::type;
+};
+
+/// Instantiated when do_<Name> names no random variable of the model: Name and Variables spell
+/// the name given and the model's random variables as characters (one error, nothing after it).
+template <class Name, class Variables>
+constexpr bool do_variable_not_in_model() {
+  static_assert(sizeof(Name) == 0,
+                "tyche::do_<name>(model, value) requires 'name' to be a random variable of the model. The "
+                "name given is spelled out, a character at a time, in random_variable_named<...> (Name) of this "
+                "diagnostic, the model's random variables in model_variables<...> (Variables)");
+  return false;
+}
+
 }  // namespace detail
 
 /// The joint with random variable Name fixed to value (a number, or a data vector for a vector
@@ -92,16 +128,20 @@ constexpr std::size_t variable_index_v = [] {
 template <fixed_string Name, class... Terms, class Value>
 auto do_(const joint_t<Terms...>& j, const Value& value) {
   constexpr std::size_t index = detail::variable_index_v<Name, Terms...>;
-  static_assert(index < sizeof...(Terms),
-                "tyche::do_<name>(model, value) requires 'name' to be a random variable of the "
-                "model");
-  const auto& v = std::get<(index < sizeof...(Terms) ? index : 0)>(j.terms);
-  const auto r = detail::as_node(value);
-  const auto replace = [&](const auto& e) { return detail::replace_variable(v, r, e); };
-  auto terms = std::apply(
-      [&](const auto&... t) { return std::tuple_cat(detail::intervene_term<Name>(t, replace)...); },
-      j.terms);
-  return std::apply([](const auto&... t) { return joint(t...); }, terms);
+  if constexpr (index >= sizeof...(Terms)) {
+    (void)detail::do_variable_not_in_model<
+        typename detail::spelled_name<Name>::type,
+        typename detail::concat_variables<typename detail::spelled_variable<Terms>::type...>::type>();
+    return j;
+  } else {
+    const auto& v = std::get<index>(j.terms);
+    const auto r = detail::as_node(value);
+    const auto replace = [&](const auto& e) { return detail::replace_variable(v, r, e); };
+    auto terms = std::apply(
+        [&](const auto&... t) { return std::tuple_cat(detail::intervene_term<Name>(t, replace)...); },
+        j.terms);
+    return std::apply([](const auto&... t) { return joint(t...); }, terms);
+  }
 }
 
 /// The model with random variable Name fixed to value.

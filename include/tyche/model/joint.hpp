@@ -150,14 +150,12 @@ std::string size_text(const N& n) {
   else return "is a scalar";
 }
 
-/// " (uses theta, tau)": the random variables whose parameters node N reads ("" for none).
+/// " (uses theta, tau)", " (data 'x' with theta)": the named data and the random variables node
+/// n reads (operand_reads; "" for unnamed data only).
 template <class N>
-std::string uses_text() {
-  std::string out;
-  [&]<class... Ps>(meta::list<Ps...>) {
-    ((out += (out.empty() ? "" : ", ") + Ps::name.str()), ...);
-  }(params_of<N>{});
-  return out.empty() ? out : " (uses " + out + ")";
+std::string reads_text(const N& n) {
+  const std::string reads = operand_reads(n);
+  return reads == "data" ? std::string() : " (" + reads + ")";
 }
 
 /// What a term is, for messages: "the random variable 'mu' (normal)", "normal(...).observe(y)
@@ -179,7 +177,7 @@ std::string describe_term(const T& t) {
     text += "(...).observe(y) (y ";
     text += size_text(as_node(t.value));
     std::size_t k = 0;
-    std::apply([&](const auto&... a) { ((text += ", argument " + std::to_string(++k) + " " + size_text(as_node(a)) + uses_text<node_t<decltype(a)>>()), ...); },
+    std::apply([&](const auto&... a) { ((text += ", argument " + std::to_string(++k) + " " + size_text(as_node(a)) + reads_text(as_node(a))), ...); },
                t.distribution.arguments());
     text += ")";
     return text;

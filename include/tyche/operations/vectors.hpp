@@ -28,24 +28,32 @@ namespace detail {
 /// gather through elementwise operations down to the leaves, as at() does for one element:
 /// gather(exp(u), idx) = exp(gather(u, idx)), so a gathered parameter is read in the loop.
 /// The indices must have been checked.
+/// index_name (or null): the name of the indices, for messages (data(...)'s names' role).
 template <std::size_t Shift = 0, class Index, class N>
-auto gather_node(const N& n, const Index* idx, std::size_t len) {
+auto gather_node(const N& n, const Index* idx, std::size_t len, const char* index_name = nullptr) {
   if constexpr (kind_of<N> == node_kind::vector_param) {
-    return param_gather<N, Index, Shift>{{}, n, idx, len};
+    return param_gather<N, Index, Shift>{{}, n, idx, len, index_name};
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    auto a = gather_node<Shift>(n.a, idx, len);
+    auto a = gather_node<Shift>(n.a, idx, len, index_name);
     return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
   } else if constexpr (kind_of<N> == node_kind::binary) {
     auto pick = [&](const auto& x) {
-      if constexpr (is_vector_v<std::remove_cvref_t<decltype(x)>>) return gather_node<Shift>(x, idx, len);
+      if constexpr (is_vector_v<std::remove_cvref_t<decltype(x)>>) return gather_node<Shift>(x, idx, len, index_name);
       else return x;
     };
     auto a = pick(n.a);
     auto b = pick(n.b);
     return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
   } else {
-    return make_vector_op(ops::gather_map<Index, Shift>{idx, len}, len, n);
+    return make_vector_op(ops::gather_map<Index, Shift>{idx, len, index_name}, len, n);
   }
+}
+
+/// What gather's messages call v: a parameter vector's name, else "v".
+template <class N>
+std::string gathered_name(const N&) {
+  if constexpr (kind_of<N> == node_kind::vector_param) return std::string(N::name.str());
+  else return "v";
 }
 }  // namespace detail
 
@@ -107,30 +115,36 @@ auto cholesky_multiply(const C& c, const Z& z) {
 }
 
 /// (v[idx[0]], v[idx[1]], …): v indexed by data, 0-based (Stan's v[idx] with idx − 1), e.g. the
-/// group effect of each observation: `normal(alpha + gather(a, group), sigma).observe(y)`.
-/// Every index is checked against v's size now. The indices are viewed, not copied: like data,
-/// they must outlive the model and must not change after it is compiled.
+/// group effect of each observation: `normal(alpha + gather(a, group, "group"), sigma).observe(y)`.
+/// Every index is checked against v's size now; `name` (optional, as data(x, "x")'s) names the
+/// indices in that check's message and in the size messages of expressions that read them. The
+/// indices are viewed, not copied: like data, they must outlive the model and must not change
+/// after it is compiled.
 template <expression V>
-auto gather(const V& v, std::span<const int> idx) {
+auto gather(const V& v, std::span<const int> idx, const char* name = nullptr) {
   using N = detail::node_t<V>;
   static_assert(is_vector_v<N>, "tyche::gather(v, idx) requires 'v' to be a vector expression");
   const N n = detail::as_node(v);
   for (std::size_t i = 0; i < idx.size(); ++i) {
-    if (idx[i] < 0 || static_cast<std::size_t>(idx[i]) >= n.size())
-      throw std::out_of_range("tyche::gather(v, idx): idx[" + std::to_string(i + 1) + "] = " +
-                              std::to_string(idx[i]) + " is outside 0 … " +
-                              std::to_string(n.size()) + " − 1 (indices are 0-based; v has size " +
-                              std::to_string(n.size()) + ")");
+    if (idx[i] < 0 || static_cast<std::size_t>(idx[i]) >= n.size()) {
+      const std::string vname = detail::gathered_name(n), iname = name != nullptr ? name : "idx";
+      throw std::out_of_range("tyche::gather(" + vname + ", " + iname + "): " + iname + "[" + std::to_string(i) +
+                              "] = " + std::to_string(idx[i]) + " is outside " +
+                              (n.size() > 0 ? "0 … " + std::to_string(n.size() - 1) : std::string("an empty vector")) +
+                              " (" + vname + " has " + std::to_string(n.size()) +
+                              " values; the indices, and the position in brackets, count from 0: Stan's 1-based "
+                              "indices need - 1)");
+    }
   }
-  return detail::gather_node(n, idx.data(), idx.size());
+  return detail::gather_node(n, idx.data(), idx.size(), name);
 }
 template <expression V>
-auto gather(const V& v, const std::vector<int>& idx) {
-  return gather(v, std::span<const int>(idx));
+auto gather(const V& v, const std::vector<int>& idx, const char* name = nullptr) {
+  return gather(v, std::span<const int>(idx), name);
 }
 /// A temporary index vector would dangle: keep the indices alive beside the data.
 template <expression V>
-auto gather(const V& v, std::vector<int>&& idx) = delete;
+auto gather(const V& v, std::vector<int>&& idx, const char* name = nullptr) = delete;
 
 // ---- softmax ----------------------------------------------------------------------------------
 
@@ -233,7 +247,7 @@ auto segment_node(const N& n, std::size_t offset, std::size_t len) {
   if constexpr (kind_of<N> == node_kind::data_vector) {
     return data_vector<Len>{{}, n.ptr + offset, len, n.name};
   } else if constexpr (kind_of<N> == node_kind::param_gather && Len == dynamic_extent) {
-    return N{{}, n.vector, n.index + offset, len};
+    return N{{}, n.vector, n.index + offset, len, n.index_name};
   } else if constexpr (kind_of<N> == node_kind::matvec && !is_streamed_v<N> && Len == dynamic_extent) {
     return N{{}, matrix(n.x.ptr + offset * n.x.cols, len, n.x.cols), n.v};
   } else if constexpr (kind_of<N> == node_kind::unary) {
