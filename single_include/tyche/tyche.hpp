@@ -10513,6 +10513,7 @@ struct hmm_marginal_map {
 // "2147483648"), else 10 significant digits ("0.96" for 0.9600000000000001, the rounding noise
 // of a sum); "nan", "inf", "-inf". (std::to_string would print "0.100000", "-0.000000".)
 
+#include <algorithm>
 #include <charconv>
 #include <cstddef>
 #include <cmath>
@@ -10547,6 +10548,21 @@ inline std::string format_number(double x) {
 inline std::size_t index_of_name(const std::vector<std::string>& names, std::string_view name, const char* who) {
   for (std::size_t k = 0; k < names.size(); ++k)
     if (names[k] == name) return k;
+  // A vector's or matrix's element asked for by a wrong index, or the whole variable by its name:
+  // its elements' first and last names, which show how they are indexed.
+  const std::string_view base = name.substr(0, name.find('['));
+  std::size_t first = names.size(), last = 0, count = 0;
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (names[k].size() > base.size() && names[k].compare(0, base.size(), base) == 0 && names[k][base.size()] == '[') {
+      first = std::min(first, k);
+      last = k;
+      ++count;
+    }
+  if (count > 0)
+    throw std::out_of_range(std::string(who) + ": no value named '" + std::string(name) + "'; '" + std::string(base) +
+                            "' has " + std::to_string(count) + " values, " + names[first] +
+                            (count > 1 ? " … " + names[last] : std::string()) +
+                            " (indices count from 1, as in Stan)");
   std::string known;
   for (std::size_t k = 0; k < names.size() && k < 12; ++k) known += (k > 0 ? ", " : "") + names[k];
   if (names.size() > 12) known += ", … (" + std::to_string(names.size()) + " in all)";
@@ -24758,6 +24774,10 @@ struct fit_summary {
   std::vector<std::string> warnings;
   int chains = 0, draws = 0;
   std::string method = "sample";  // or the approximation's: "laplace", "pathfinder", "variational"
+  /// NUTS only (−1 for an approximation): divergent transitions and transitions at the maximum
+  /// tree depth among the draws, and that depth — printed even when 0, so that "checked, none"
+  /// reads differently from "not reported".
+  int divergent = -1, at_max_depth = -1, max_depth = 0;
 };
 
 /// E-BFMI of one chain (Betancourt 2016): Σ (E_n − E_{n−1})² / Σ (E_n − Ē)².
@@ -24855,6 +24875,9 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
   if (saturated > 0)
     out.warnings.push_back(std::to_string(saturated) + " transitions hit the maximum tree depth " +
                            std::to_string(max_depth));
+  out.divergent = divergent;
+  out.at_max_depth = saturated;
+  out.max_depth = max_depth;
   for (std::size_t c = 0; c < fit.restarted_from.size(); ++c)
     if (fit.restarted_from[c] >= 0)
       out.warnings.push_back("chain " + std::to_string(c + 1) +
@@ -24910,7 +24933,13 @@ TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary
                   r.name.c_str(), r.mean, r.sd, r.mcse, r.q5, r.q50, r.q95, r.ess_bulk, r.ess_tail, r.rhat);
     os << line;
   }
-  if (s.method == "sample") os << s.chains << " chains of " << s.draws << " draws after warm-up\n";
+  if (s.method == "sample") {
+    os << s.chains << " chains of " << s.draws << " draws after warm-up";
+    if (s.divergent >= 0)
+      os << "; " << s.divergent << " divergent, " << s.at_max_depth << " at the maximum tree depth (" << s.max_depth
+         << ")";
+    os << "\n";
+  }
   else os << s.draws << " draws from the " << s.method << " approximation\n";
   for (const auto& w : s.warnings) os << "warning: " << w << "\n";
   return os;

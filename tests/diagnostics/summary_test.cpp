@@ -124,6 +124,29 @@ TEST_CASE("summary: a real fit with 2 draws per chain", "[diagnostics][summary]"
   CHECK(has_warning(s, "2 draws per chain"));
 }
 
+TEST_CASE("summary: the divergences and the transitions at the maximum tree depth are counted and printed, 0 too",
+          "[diagnostics][summary]") {
+  tyche::nuts_fit fit = hand_made_fit(2, 10);
+  fit.max_depth = 10;
+  fit.stats[0][3].tree_depth = 10;
+  fit.stats[1][7].tree_depth = 10;
+  fit.stats[1][8].tree_depth = 9;
+  auto printed = [](const tyche::fit_summary& s) {
+    std::ostringstream out;
+    out << s;
+    return out.str();
+  };
+  const tyche::fit_summary s = tyche::summary(fit);
+  CHECK(s.divergent == 0);
+  CHECK(s.at_max_depth == 2);
+  CHECK_THAT(printed(s), Catch::Matchers::Contains("2 chains of 10 draws after warm-up; 0 divergent, 2 at the maximum tree depth (10)"));
+  fit.stats[0][1].divergent = true;
+  const tyche::fit_summary t = tyche::summary(fit, 11);
+  CHECK(t.divergent == 1);
+  CHECK(t.at_max_depth == 0);
+  CHECK_THAT(printed(t), Catch::Matchers::Contains("; 1 divergent, 0 at the maximum tree depth (11)"));
+}
+
 TEST_CASE("nuts_fit: draws and means by name, and unknown names that say which names there are",
           "[diagnostics][summary]") {
   const tyche::nuts_fit fit = hand_made_fit(3, 5);
@@ -145,5 +168,12 @@ TEST_CASE("nuts_fit: draws and means by name, and unknown names that say which n
   CHECK(fit.mean_of("a") == Approx(tyche::summary(fit).rows[0].mean).epsilon(1e-14));
   CHECK_THROWS_WITH(fit.index("c"), Catch::Matchers::Contains("no value named 'c'; the fit has a, b"));
   CHECK_THROWS_WITH(fit.mean_of("theta[1]"), Catch::Matchers::Contains("no value named 'theta[1]'"));
+  // A vector's element by a 0-based or past-the-end index, or the vector by its name alone: its
+  // elements' names.
+  tyche::nuts_fit vec = fit;
+  vec.names = {"a", "z[1]", "z[2]", "z[3]", "zz"};
+  for (const char* wrong : {"z[0]", "z[4]", "z"})
+    CHECK_THROWS_WITH(vec.index(wrong), Catch::Matchers::Contains(std::string("no value named '") + wrong +
+                                                                  "'; 'z' has 3 values, z[1] … z[3] (indices count from 1"));
   CHECK_THROWS_WITH(fit.parameter(std::size_t{2}), Catch::Matchers::Contains("index 2, but the fit has 2 values"));
 }

@@ -27,6 +27,10 @@ struct fit_summary {
   std::vector<std::string> warnings;
   int chains = 0, draws = 0;
   std::string method = "sample";  // or the approximation's: "laplace", "pathfinder", "variational"
+  /// NUTS only (−1 for an approximation): divergent transitions and transitions at the maximum
+  /// tree depth among the draws, and that depth — printed even when 0, so that "checked, none"
+  /// reads differently from "not reported".
+  int divergent = -1, at_max_depth = -1, max_depth = 0;
 };
 
 /// E-BFMI of one chain (Betancourt 2016): Σ (E_n − E_{n−1})² / Σ (E_n − Ē)².
@@ -124,6 +128,9 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
   if (saturated > 0)
     out.warnings.push_back(std::to_string(saturated) + " transitions hit the maximum tree depth " +
                            std::to_string(max_depth));
+  out.divergent = divergent;
+  out.at_max_depth = saturated;
+  out.max_depth = max_depth;
   for (std::size_t c = 0; c < fit.restarted_from.size(); ++c)
     if (fit.restarted_from[c] >= 0)
       out.warnings.push_back("chain " + std::to_string(c + 1) +
@@ -179,7 +186,13 @@ TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary
                   r.name.c_str(), r.mean, r.sd, r.mcse, r.q5, r.q50, r.q95, r.ess_bulk, r.ess_tail, r.rhat);
     os << line;
   }
-  if (s.method == "sample") os << s.chains << " chains of " << s.draws << " draws after warm-up\n";
+  if (s.method == "sample") {
+    os << s.chains << " chains of " << s.draws << " draws after warm-up";
+    if (s.divergent >= 0)
+      os << "; " << s.divergent << " divergent, " << s.at_max_depth << " at the maximum tree depth (" << s.max_depth
+         << ")";
+    os << "\n";
+  }
   else os << s.draws << " draws from the " << s.method << " approximation\n";
   for (const auto& w : s.warnings) os << "warning: " << w << "\n";
   return os;

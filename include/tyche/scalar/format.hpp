@@ -5,6 +5,7 @@
 #pragma once
 #include <tyche/config.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstddef>
 #include <cmath>
@@ -39,6 +40,21 @@ inline std::string format_number(double x) {
 inline std::size_t index_of_name(const std::vector<std::string>& names, std::string_view name, const char* who) {
   for (std::size_t k = 0; k < names.size(); ++k)
     if (names[k] == name) return k;
+  // A vector's or matrix's element asked for by a wrong index, or the whole variable by its name:
+  // its elements' first and last names, which show how they are indexed.
+  const std::string_view base = name.substr(0, name.find('['));
+  std::size_t first = names.size(), last = 0, count = 0;
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (names[k].size() > base.size() && names[k].compare(0, base.size(), base) == 0 && names[k][base.size()] == '[') {
+      first = std::min(first, k);
+      last = k;
+      ++count;
+    }
+  if (count > 0)
+    throw std::out_of_range(std::string(who) + ": no value named '" + std::string(name) + "'; '" + std::string(base) +
+                            "' has " + std::to_string(count) + " values, " + names[first] +
+                            (count > 1 ? " … " + names[last] : std::string()) +
+                            " (indices count from 1, as in Stan)");
   std::string known;
   for (std::size_t k = 0; k < names.size() && k < 12; ++k) known += (k > 0 ? ", " : "") + names[k];
   if (names.size() > 12) known += ", … (" + std::to_string(names.size()) + " in all)";
