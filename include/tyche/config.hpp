@@ -133,6 +133,14 @@
 #define TYCHE_LAMBDA_INLINE
 #endif
 
+// TYCHE_SUPPORT_HINT: the end of every support message ("sigma must be > 0, but its support …
+// is not inside (0, inf)"): the escape hatch for a value that is inside by construction where
+// interval arithmetic cannot follow it (a scan's state, b − a with b > a).
+#define TYCHE_SUPPORT_HINT                                                                          \
+  "; if it is inside by construction in a way the types cannot follow (a scan's state, b - a "      \
+  "with b > a), say so: assume_positive(x), assume_probability(x) or "                             \
+  "assume_support<tyche::supports::...>(x) (docs/errors.md)"
+
 // TYCHE_PREFETCH_BATCHES: how many observation batches (or tiles of rows) ahead a streamed
 // matvec asks for the rows of its matrix, into L2 (compile/evaluate.hpp, row_product,
 // tile_forward); 0 turns the hints off. 2 measured best of 1, 2, 3, 4, 6, 8 (covertype, Zen 4).

@@ -163,6 +163,14 @@
 #define TYCHE_LAMBDA_INLINE
 #endif
 
+// TYCHE_SUPPORT_HINT: the end of every support message ("sigma must be > 0, but its support …
+// is not inside (0, inf)"): the escape hatch for a value that is inside by construction where
+// interval arithmetic cannot follow it (a scan's state, b − a with b > a).
+#define TYCHE_SUPPORT_HINT                                                                          \
+  "; if it is inside by construction in a way the types cannot follow (a scan's state, b - a "      \
+  "with b > a), say so: assume_positive(x), assume_probability(x) or "                             \
+  "assume_support<tyche::supports::...>(x) (docs/errors.md)"
+
 // TYCHE_PREFETCH_BATCHES: how many observation batches (or tiles of rows) ahead a streamed
 // matvec asks for the rows of its matrix, into L2 (compile/evaluate.hpp, row_product,
 // tile_forward); 0 turns the hints off. 2 measured best of 1, 2, 3, 4, 6, 8 (covertype, Zen 4).
@@ -11383,7 +11391,7 @@ struct bernoulli_distribution : distribution<bernoulli_distribution<P>> {
   auto check_supports() const {
     static_assert(argument_support_t<P, domains::probability>::ok,
                   "tyche::bernoulli(p): p must be in [0, 1], but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside [0, 1]");
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, 1]" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::probability>("bernoulli(p)", "p", p);
   }
   template <class G>
@@ -11476,10 +11484,10 @@ struct beta_distribution : distribution<beta_distribution<A, B>> {
   auto check_supports() const {
     static_assert(argument_support_t<A, domains::positive>::ok,
                   "tyche::beta(a, b): a must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<B, domains::positive>::ok,
                   "tyche::beta(a, b): b must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("beta(a, b)", "a", a);
     detail::check_argument<domains::positive>("beta(a, b)", "b", b);
   }
@@ -11604,10 +11612,10 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
   auto check_supports() const {
     static_assert(argument_support_t<N, domains::nonnegative>::ok,
                   "tyche::binomial(n, p): n must be >= 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<P, domains::probability>::ok,
                   "tyche::binomial(n, p): p must be in [0, 1], but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside [0, 1]");
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, 1]" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::nonnegative>("binomial(n, p)", "n", n);
     detail::check_argument<domains::probability>("binomial(n, p)", "p", p);
   }
@@ -11661,13 +11669,13 @@ struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A
   auto check_supports() const {
     static_assert(argument_support_t<N, domains::nonnegative>::ok,
                   "tyche::beta_binomial(n, a, b): n must be >= 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<A, domains::positive>::ok,
                   "tyche::beta_binomial(n, a, b): a must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<B, domains::positive>::ok,
                   "tyche::beta_binomial(n, a, b): b must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::nonnegative>("beta_binomial(n, a, b)", "n", n);
     detail::check_argument<domains::positive>("beta_binomial(n, a, b)", "a", a);
     detail::check_argument<domains::positive>("beta_binomial(n, a, b)", "b", b);
@@ -11733,10 +11741,10 @@ struct beta_proportion_distribution : distribution<beta_proportion_distribution<
   auto check_supports() const {
     static_assert(argument_support_t<Mu, domains::open_unit_interval>::ok,
                   "tyche::beta_proportion(mu, kappa): mu must be in (0, 1), but its support (spelled "
-                  "out in tyche::support_is<...> in this diagnostic) is not inside (0, 1)");
+                  "out in tyche::support_is<...> in this diagnostic) is not inside (0, 1)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Kappa, domains::positive>::ok,
                   "tyche::beta_proportion(mu, kappa): kappa must be > 0, but its support (spelled out "
-                  "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::open_unit_interval>("beta_proportion(mu, kappa)", "mu", mu);
     detail::check_argument<domains::positive>("beta_proportion(mu, kappa)", "kappa", kappa);
   }
@@ -11800,7 +11808,7 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
   auto check_supports() const {
     static_assert(argument_support_t<N, domains::nonnegative>::ok,
                   "tyche::binomial_logit(n, alpha): n must be >= 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::nonnegative>("binomial_logit(n, alpha)", "n", n);
   }
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.
@@ -11998,7 +12006,7 @@ struct cauchy_distribution : distribution<cauchy_distribution<Mu, Sigma>> {
   auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::cauchy(mu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("cauchy(mu, sigma)", "sigma", sigma);
   }
   template <class G>
@@ -12020,7 +12028,7 @@ struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> 
   auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::half_cauchy(sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("half_cauchy(sigma)", "sigma", sigma);
   }
   template <class G>
@@ -12075,7 +12083,7 @@ struct chi_square_distribution : distribution<chi_square_distribution<Nu>> {
   auto check_supports() const {
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::chi_square(nu): nu must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("chi_square(nu)", "nu", nu);
   }
   template <class G>
@@ -12418,7 +12426,7 @@ struct double_exponential_distribution : distribution<double_exponential_distrib
   auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::double_exponential(mu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("double_exponential(mu, sigma)", "sigma", sigma);
   }
   /// By inversion of u ~ uniform(0, 1): μ + σ log 2u below ½, μ − σ log 2(1 − u) above.
@@ -12476,10 +12484,10 @@ struct exp_mod_normal_distribution : distribution<exp_mod_normal_distribution<Mu
   auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::exp_mod_normal(mu, sigma, lambda): sigma must be > 0, but its support "
-                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Lambda, domains::positive>::ok,
                   "tyche::exp_mod_normal(mu, sigma, lambda): lambda must be > 0, but its support "
-                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("exp_mod_normal(mu, sigma, lambda)", "sigma", sigma);
     detail::check_argument<domains::positive>("exp_mod_normal(mu, sigma, lambda)", "lambda", lambda);
   }
@@ -12530,7 +12538,7 @@ struct exponential_distribution : distribution<exponential_distribution<Lambda>>
   auto check_supports() const {
     static_assert(argument_support_t<Lambda, domains::positive>::ok,
                   "tyche::exponential(lambda): lambda must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("exponential(lambda)", "lambda", lambda);
   }
   template <class G>
@@ -12906,10 +12914,10 @@ struct frechet_distribution : distribution<frechet_distribution<Alpha, Sigma>> {
   auto check_supports() const {
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::frechet(alpha, sigma): alpha must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::frechet(alpha, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("frechet(alpha, sigma)", "alpha", alpha);
     detail::check_argument<domains::positive>("frechet(alpha, sigma)", "sigma", sigma);
   }
@@ -12972,10 +12980,10 @@ struct gamma_distribution : distribution<gamma_distribution<Alpha, Beta>> {
   auto check_supports() const {
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::gamma(alpha, beta): alpha must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Beta, domains::positive>::ok,
                   "tyche::gamma(alpha, beta): beta must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("gamma(alpha, beta)", "alpha", alpha);
     detail::check_argument<domains::positive>("gamma(alpha, beta)", "beta", beta);
   }
@@ -13026,7 +13034,7 @@ struct gumbel_distribution : distribution<gumbel_distribution<Mu, Beta>> {
   auto check_supports() const {
     static_assert(argument_support_t<Beta, domains::positive>::ok,
                   "tyche::gumbel(mu, beta): beta must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("gumbel(mu, beta)", "beta", beta);
   }
   /// By inversion of the cdf exp(−e^{−z}): μ − β log(−log u), u ~ uniform(0, 1).
@@ -13081,7 +13089,7 @@ struct half_normal_distribution : distribution<half_normal_distribution<Sigma>> 
   auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::half_normal(sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("half_normal(sigma)", "sigma", sigma);
   }
   template <class G>
@@ -13137,10 +13145,10 @@ struct half_student_t_distribution : distribution<half_student_t_distribution<Nu
   auto check_supports() const {
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::half_student_t(nu, sigma): nu must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::half_student_t(nu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("half_student_t(nu, sigma)", "nu", nu);
     detail::check_argument<domains::positive>("half_student_t(nu, sigma)", "sigma", sigma);
   }
@@ -13204,7 +13212,7 @@ struct inv_chi_square_distribution : distribution<inv_chi_square_distribution<Nu
   auto check_supports() const {
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::inv_chi_square(nu): nu must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("inv_chi_square(nu)", "nu", nu);
   }
   template <class G>
@@ -13257,10 +13265,10 @@ struct inv_gamma_distribution : distribution<inv_gamma_distribution<Alpha, Beta>
   auto check_supports() const {
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::inv_gamma(alpha, beta): alpha must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Beta, domains::positive>::ok,
                   "tyche::inv_gamma(alpha, beta): beta must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("inv_gamma(alpha, beta)", "alpha", alpha);
     detail::check_argument<domains::positive>("inv_gamma(alpha, beta)", "beta", beta);
   }
@@ -13384,7 +13392,7 @@ struct lkj_corr_cholesky_distribution : distribution<lkj_corr_cholesky_distribut
   auto check_supports() const {
     static_assert(argument_support_t<Eta, domains::positive>::ok,
                   "tyche::lkj_corr_cholesky(eta, K): eta must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("lkj_corr_cholesky(eta, K)", "eta", eta);
   }
   static constexpr bool whole_arguments = true;
@@ -13449,7 +13457,7 @@ struct lkj_corr_distribution : distribution<lkj_corr_distribution<Eta>> {
   auto check_supports() const {
     static_assert(argument_support_t<Eta, domains::positive>::ok,
                   "tyche::lkj_corr(eta, K): eta must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("lkj_corr(eta, K)", "eta", eta);
   }
   static constexpr bool whole_arguments = true;
@@ -13525,7 +13533,7 @@ struct logistic_distribution : distribution<logistic_distribution<Mu, Sigma>> {
   auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::logistic(mu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("logistic(mu, sigma)", "sigma", sigma);
   }
   /// By inversion of u ~ uniform(0, 1): μ + σ log(u / (1 − u)).
@@ -13585,10 +13593,10 @@ struct loglogistic_distribution : distribution<loglogistic_distribution<Alpha, B
   auto check_supports() const {
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::loglogistic(alpha, beta): alpha must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Beta, domains::positive>::ok,
                   "tyche::loglogistic(alpha, beta): beta must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("loglogistic(alpha, beta)", "alpha", alpha);
     detail::check_argument<domains::positive>("loglogistic(alpha, beta)", "beta", beta);
   }
@@ -13656,7 +13664,7 @@ struct lognormal_distribution : distribution<lognormal_distribution<Mu, Sigma>> 
   auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::lognormal(mu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("lognormal(mu, sigma)", "sigma", sigma);
   }
   template <class G>
@@ -14225,11 +14233,11 @@ auto check_multi_student_t_nu(const Nu& nu) {
   if constexpr (FromCovariance)
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::multi_student_t(nu, mu, Sigma): nu must be > 0, but its support (spelled out "
-                  "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
   else
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::multi_student_t_cholesky(nu, mu, L): nu must be > 0, but its support (spelled "
-                  "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
   check_argument<domains::positive>(FromCovariance ? "multi_student_t(nu, mu, Sigma)"
                                                    : "multi_student_t_cholesky(nu, mu, L)",
                                     "nu", nu);
@@ -14530,7 +14538,7 @@ struct multinomial_distribution : distribution<multinomial_distribution<Theta>> 
   auto check_supports() const {
     static_assert(argument_support_t<Theta, domains::nonnegative>::ok,
                   "tyche::multinomial(theta): theta must be >= 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::nonnegative>("multinomial(theta)", "theta", theta);
     if constexpr (kind_of<Theta> == node_kind::data_vector) {
       double s = 0;
@@ -14637,10 +14645,10 @@ struct neg_binomial_2_distribution : distribution<neg_binomial_2_distribution<Mu
   auto check_supports() const {
     static_assert(argument_support_t<Mu, domains::positive>::ok,
                   "tyche::neg_binomial_2(mu, phi): mu must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Phi, domains::positive>::ok,
                   "tyche::neg_binomial_2(mu, phi): phi must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("neg_binomial_2(mu, phi)", "mu", mu);
     detail::check_argument<domains::positive>("neg_binomial_2(mu, phi)", "phi", phi);
   }
@@ -14706,7 +14714,7 @@ struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distrib
   auto check_supports() const {
     static_assert(argument_support_t<Phi, domains::positive>::ok,
                   "tyche::neg_binomial_2_log(eta, phi): phi must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("neg_binomial_2_log(eta, phi)", "phi", phi);
   }
   /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale e^η/φ), y ~ poisson(λ).
@@ -14757,7 +14765,7 @@ struct normal_distribution : distribution<normal_distribution<Mu, Sigma>> {
   auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::normal(mu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("normal(mu, sigma)", "sigma", sigma);
   }
   template <class G>
@@ -15181,10 +15189,10 @@ struct pareto_distribution : distribution<pareto_distribution<YMin, Alpha>> {
   auto check_supports() const {
     static_assert(argument_support_t<YMin, domains::positive>::ok,
                   "tyche::pareto(y_min, alpha): y_min must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::pareto(y_min, alpha): alpha must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("pareto(y_min, alpha)", "y_min", y_min);
     detail::check_argument<domains::positive>("pareto(y_min, alpha)", "alpha", alpha);
   }
@@ -15261,10 +15269,10 @@ struct pareto_type_2_distribution : distribution<pareto_type_2_distribution<Mu, 
   auto check_supports() const {
     static_assert(argument_support_t<Lambda, domains::positive>::ok,
                   "tyche::pareto_type_2(mu, lambda, alpha): lambda must be > 0, but its support "
-                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::pareto_type_2(mu, lambda, alpha): alpha must be > 0, but its support "
-                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("pareto_type_2(mu, lambda, alpha)", "lambda", lambda);
     detail::check_argument<domains::positive>("pareto_type_2(mu, lambda, alpha)", "alpha", alpha);
   }
@@ -15326,7 +15334,7 @@ struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
   auto check_supports() const {
     static_assert(argument_support_t<Lambda, domains::positive>::ok,
                   "tyche::poisson(lambda): lambda must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("poisson(lambda)", "lambda", lambda);
   }
   template <class G>
@@ -15428,7 +15436,7 @@ struct skew_normal_distribution : distribution<skew_normal_distribution<Xi, Omeg
   auto check_supports() const {
     static_assert(argument_support_t<Omega, domains::positive>::ok,
                   "tyche::skew_normal(xi, omega, alpha): omega must be > 0, but its support (spelled "
-                  "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("skew_normal(xi, omega, alpha)", "omega", omega);
   }
   /// ξ + ω z with z = δ|u₀| + √(1 − δ²) u₁ for u₀, u₁ ~ normal(0, 1) independent,
@@ -15499,10 +15507,10 @@ struct student_t_distribution : distribution<student_t_distribution<Nu, Mu, Sigm
   auto check_supports() const {
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::student_t(nu, mu, sigma): nu must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::student_t(nu, mu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("student_t(nu, mu, sigma)", "nu", nu);
     detail::check_argument<domains::positive>("student_t(nu, mu, sigma)", "sigma", sigma);
   }
@@ -15583,7 +15591,7 @@ struct uniform_distribution : distribution<uniform_distribution<A, B>> {
     using Width = decltype(b - a);
     static_assert(argument_support_t<Width, domains::positive>::ok,
                   "tyche::uniform(a, b): b - a must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("uniform(a, b)", "b - a", b - a);
   }
   template <class G>
@@ -15642,7 +15650,7 @@ struct von_mises_distribution : distribution<von_mises_distribution<Mu, Kappa>> 
   auto check_supports() const {
     static_assert(argument_support_t<Kappa, domains::positive>::ok,
                   "tyche::von_mises(mu, kappa): kappa must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("von_mises(mu, kappa)", "kappa", kappa);
   }
   /// μ + θ, θ ∈ (−π, π), by Best & Fisher (1979), "Efficient simulation of the von Mises
@@ -15727,10 +15735,10 @@ struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
   auto check_supports() const {
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::weibull(alpha, sigma): alpha must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::weibull(alpha, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("weibull(alpha, sigma)", "alpha", alpha);
     detail::check_argument<domains::positive>("weibull(alpha, sigma)", "sigma", sigma);
   }
@@ -15883,11 +15891,11 @@ struct wishart_distribution : distribution<wishart_distribution<Nu, S, Inverse>>
     if constexpr (Inverse)
       static_assert(argument_support_t<Nu, domains::positive>::ok,
                     "tyche::inv_wishart(nu, S): nu must be > 0, but its support (spelled out in "
-                    "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                    "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     else
       static_assert(argument_support_t<Nu, domains::positive>::ok,
                     "tyche::wishart(nu, S): nu must be > 0, but its support (spelled out in "
-                    "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                    "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>(call, "nu", nu);
     detail::check_wishart_nu(nu, k, call);
   }

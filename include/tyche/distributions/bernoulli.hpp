@@ -26,7 +26,7 @@ struct bernoulli_distribution : distribution<bernoulli_distribution<P>> {
   auto check_supports() const {
     static_assert(argument_support_t<P, domains::probability>::ok,
                   "tyche::bernoulli(p): p must be in [0, 1], but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside [0, 1]");
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, 1]" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::probability>("bernoulli(p)", "p", p);
   }
   template <class G>

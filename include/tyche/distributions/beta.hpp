@@ -27,10 +27,10 @@ struct beta_distribution : distribution<beta_distribution<A, B>> {
   auto check_supports() const {
     static_assert(argument_support_t<A, domains::positive>::ok,
                   "tyche::beta(a, b): a must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<B, domains::positive>::ok,
                   "tyche::beta(a, b): b must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("beta(a, b)", "a", a);
     detail::check_argument<domains::positive>("beta(a, b)", "b", b);
   }

@@ -33,13 +33,13 @@ struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A
   auto check_supports() const {
     static_assert(argument_support_t<N, domains::nonnegative>::ok,
                   "tyche::beta_binomial(n, a, b): n must be >= 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<A, domains::positive>::ok,
                   "tyche::beta_binomial(n, a, b): a must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<B, domains::positive>::ok,
                   "tyche::beta_binomial(n, a, b): b must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::nonnegative>("beta_binomial(n, a, b)", "n", n);
     detail::check_argument<domains::positive>("beta_binomial(n, a, b)", "a", a);
     detail::check_argument<domains::positive>("beta_binomial(n, a, b)", "b", b);

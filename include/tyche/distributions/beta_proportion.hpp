@@ -30,10 +30,10 @@ struct beta_proportion_distribution : distribution<beta_proportion_distribution<
   auto check_supports() const {
     static_assert(argument_support_t<Mu, domains::open_unit_interval>::ok,
                   "tyche::beta_proportion(mu, kappa): mu must be in (0, 1), but its support (spelled "
-                  "out in tyche::support_is<...> in this diagnostic) is not inside (0, 1)");
+                  "out in tyche::support_is<...> in this diagnostic) is not inside (0, 1)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Kappa, domains::positive>::ok,
                   "tyche::beta_proportion(mu, kappa): kappa must be > 0, but its support (spelled out "
-                  "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::open_unit_interval>("beta_proportion(mu, kappa)", "mu", mu);
     detail::check_argument<domains::positive>("beta_proportion(mu, kappa)", "kappa", kappa);
   }

@@ -89,10 +89,10 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
   auto check_supports() const {
     static_assert(argument_support_t<N, domains::nonnegative>::ok,
                   "tyche::binomial(n, p): n must be >= 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<P, domains::probability>::ok,
                   "tyche::binomial(n, p): p must be in [0, 1], but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside [0, 1]");
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, 1]" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::nonnegative>("binomial(n, p)", "n", n);
     detail::check_argument<domains::probability>("binomial(n, p)", "p", p);
   }

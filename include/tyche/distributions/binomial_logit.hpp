@@ -35,7 +35,7 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
   auto check_supports() const {
     static_assert(argument_support_t<N, domains::nonnegative>::ok,
                   "tyche::binomial_logit(n, alpha): n must be >= 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::nonnegative>("binomial_logit(n, alpha)", "n", n);
   }
   /// Checks y (non-negative integers, see distribution::observe), then n and y ≤ n.

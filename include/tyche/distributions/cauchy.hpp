@@ -27,7 +27,7 @@ struct cauchy_distribution : distribution<cauchy_distribution<Mu, Sigma>> {
   auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::cauchy(mu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("cauchy(mu, sigma)", "sigma", sigma);
   }
   template <class G>
@@ -49,7 +49,7 @@ struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> 
   auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::half_cauchy(sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("half_cauchy(sigma)", "sigma", sigma);
   }
   template <class G>

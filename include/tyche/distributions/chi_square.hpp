@@ -26,7 +26,7 @@ struct chi_square_distribution : distribution<chi_square_distribution<Nu>> {
   auto check_supports() const {
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::chi_square(nu): nu must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("chi_square(nu)", "nu", nu);
   }
   template <class G>

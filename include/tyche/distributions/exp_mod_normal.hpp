@@ -31,10 +31,10 @@ struct exp_mod_normal_distribution : distribution<exp_mod_normal_distribution<Mu
   auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::exp_mod_normal(mu, sigma, lambda): sigma must be > 0, but its support "
-                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Lambda, domains::positive>::ok,
                   "tyche::exp_mod_normal(mu, sigma, lambda): lambda must be > 0, but its support "
-                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("exp_mod_normal(mu, sigma, lambda)", "sigma", sigma);
     detail::check_argument<domains::positive>("exp_mod_normal(mu, sigma, lambda)", "lambda", lambda);
   }

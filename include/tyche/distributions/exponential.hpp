@@ -24,7 +24,7 @@ struct exponential_distribution : distribution<exponential_distribution<Lambda>>
   auto check_supports() const {
     static_assert(argument_support_t<Lambda, domains::positive>::ok,
                   "tyche::exponential(lambda): lambda must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("exponential(lambda)", "lambda", lambda);
   }
   template <class G>

@@ -28,10 +28,10 @@ struct frechet_distribution : distribution<frechet_distribution<Alpha, Sigma>> {
   auto check_supports() const {
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::frechet(alpha, sigma): alpha must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::frechet(alpha, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("frechet(alpha, sigma)", "alpha", alpha);
     detail::check_argument<domains::positive>("frechet(alpha, sigma)", "sigma", sigma);
   }

@@ -28,7 +28,7 @@ struct gumbel_distribution : distribution<gumbel_distribution<Mu, Beta>> {
   auto check_supports() const {
     static_assert(argument_support_t<Beta, domains::positive>::ok,
                   "tyche::gumbel(mu, beta): beta must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("gumbel(mu, beta)", "beta", beta);
   }
   /// By inversion of the cdf exp(−e^{−z}): μ − β log(−log u), u ~ uniform(0, 1).

@@ -27,7 +27,7 @@ struct half_normal_distribution : distribution<half_normal_distribution<Sigma>> 
   auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::half_normal(sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("half_normal(sigma)", "sigma", sigma);
   }
   template <class G>

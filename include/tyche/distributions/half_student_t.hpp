@@ -34,10 +34,10 @@ struct half_student_t_distribution : distribution<half_student_t_distribution<Nu
   auto check_supports() const {
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::half_student_t(nu, sigma): nu must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::half_student_t(nu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("half_student_t(nu, sigma)", "nu", nu);
     detail::check_argument<domains::positive>("half_student_t(nu, sigma)", "sigma", sigma);
   }

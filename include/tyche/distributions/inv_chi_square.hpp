@@ -27,7 +27,7 @@ struct inv_chi_square_distribution : distribution<inv_chi_square_distribution<Nu
   auto check_supports() const {
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::inv_chi_square(nu): nu must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("inv_chi_square(nu)", "nu", nu);
   }
   template <class G>

@@ -27,10 +27,10 @@ struct inv_gamma_distribution : distribution<inv_gamma_distribution<Alpha, Beta>
   auto check_supports() const {
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::inv_gamma(alpha, beta): alpha must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Beta, domains::positive>::ok,
                   "tyche::inv_gamma(alpha, beta): beta must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("inv_gamma(alpha, beta)", "alpha", alpha);
     detail::check_argument<domains::positive>("inv_gamma(alpha, beta)", "beta", beta);
   }

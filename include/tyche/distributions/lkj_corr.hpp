@@ -51,7 +51,7 @@ struct lkj_corr_distribution : distribution<lkj_corr_distribution<Eta>> {
   auto check_supports() const {
     static_assert(argument_support_t<Eta, domains::positive>::ok,
                   "tyche::lkj_corr(eta, K): eta must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("lkj_corr(eta, K)", "eta", eta);
   }
   static constexpr bool whole_arguments = true;

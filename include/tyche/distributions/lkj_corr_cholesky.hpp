@@ -89,7 +89,7 @@ struct lkj_corr_cholesky_distribution : distribution<lkj_corr_cholesky_distribut
   auto check_supports() const {
     static_assert(argument_support_t<Eta, domains::positive>::ok,
                   "tyche::lkj_corr_cholesky(eta, K): eta must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("lkj_corr_cholesky(eta, K)", "eta", eta);
   }
   static constexpr bool whole_arguments = true;

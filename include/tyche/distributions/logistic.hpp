@@ -31,7 +31,7 @@ struct logistic_distribution : distribution<logistic_distribution<Mu, Sigma>> {
   auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::logistic(mu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("logistic(mu, sigma)", "sigma", sigma);
   }
   /// By inversion of u ~ uniform(0, 1): μ + σ log(u / (1 − u)).

@@ -32,10 +32,10 @@ struct loglogistic_distribution : distribution<loglogistic_distribution<Alpha, B
   auto check_supports() const {
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::loglogistic(alpha, beta): alpha must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Beta, domains::positive>::ok,
                   "tyche::loglogistic(alpha, beta): beta must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("loglogistic(alpha, beta)", "alpha", alpha);
     detail::check_argument<domains::positive>("loglogistic(alpha, beta)", "beta", beta);
   }

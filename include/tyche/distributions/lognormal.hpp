@@ -28,7 +28,7 @@ struct lognormal_distribution : distribution<lognormal_distribution<Mu, Sigma>> 
   auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::lognormal(mu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("lognormal(mu, sigma)", "sigma", sigma);
   }
   template <class G>

@@ -70,11 +70,11 @@ auto check_multi_student_t_nu(const Nu& nu) {
   if constexpr (FromCovariance)
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::multi_student_t(nu, mu, Sigma): nu must be > 0, but its support (spelled out "
-                  "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
   else
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::multi_student_t_cholesky(nu, mu, L): nu must be > 0, but its support (spelled "
-                  "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
   check_argument<domains::positive>(FromCovariance ? "multi_student_t(nu, mu, Sigma)"
                                                    : "multi_student_t_cholesky(nu, mu, L)",
                                     "nu", nu);

@@ -111,7 +111,7 @@ struct multinomial_distribution : distribution<multinomial_distribution<Theta>> 
   auto check_supports() const {
     static_assert(argument_support_t<Theta, domains::nonnegative>::ok,
                   "tyche::multinomial(theta): theta must be >= 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::nonnegative>("multinomial(theta)", "theta", theta);
     if constexpr (kind_of<Theta> == node_kind::data_vector) {
       double s = 0;

@@ -35,10 +35,10 @@ struct neg_binomial_2_distribution : distribution<neg_binomial_2_distribution<Mu
   auto check_supports() const {
     static_assert(argument_support_t<Mu, domains::positive>::ok,
                   "tyche::neg_binomial_2(mu, phi): mu must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Phi, domains::positive>::ok,
                   "tyche::neg_binomial_2(mu, phi): phi must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("neg_binomial_2(mu, phi)", "mu", mu);
     detail::check_argument<domains::positive>("neg_binomial_2(mu, phi)", "phi", phi);
   }

@@ -40,7 +40,7 @@ struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distrib
   auto check_supports() const {
     static_assert(argument_support_t<Phi, domains::positive>::ok,
                   "tyche::neg_binomial_2_log(eta, phi): phi must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("neg_binomial_2_log(eta, phi)", "phi", phi);
   }
   /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale e^η/φ), y ~ poisson(λ).

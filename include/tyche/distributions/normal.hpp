@@ -26,7 +26,7 @@ struct normal_distribution : distribution<normal_distribution<Mu, Sigma>> {
   auto check_supports() const {
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::normal(mu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("normal(mu, sigma)", "sigma", sigma);
   }
   template <class G>

@@ -41,10 +41,10 @@ struct pareto_distribution : distribution<pareto_distribution<YMin, Alpha>> {
   auto check_supports() const {
     static_assert(argument_support_t<YMin, domains::positive>::ok,
                   "tyche::pareto(y_min, alpha): y_min must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::pareto(y_min, alpha): alpha must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("pareto(y_min, alpha)", "y_min", y_min);
     detail::check_argument<domains::positive>("pareto(y_min, alpha)", "alpha", alpha);
   }

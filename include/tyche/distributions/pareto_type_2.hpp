@@ -42,10 +42,10 @@ struct pareto_type_2_distribution : distribution<pareto_type_2_distribution<Mu, 
   auto check_supports() const {
     static_assert(argument_support_t<Lambda, domains::positive>::ok,
                   "tyche::pareto_type_2(mu, lambda, alpha): lambda must be > 0, but its support "
-                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::pareto_type_2(mu, lambda, alpha): alpha must be > 0, but its support "
-                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("pareto_type_2(mu, lambda, alpha)", "lambda", lambda);
     detail::check_argument<domains::positive>("pareto_type_2(mu, lambda, alpha)", "alpha", alpha);
   }

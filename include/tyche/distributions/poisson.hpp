@@ -27,7 +27,7 @@ struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
   auto check_supports() const {
     static_assert(argument_support_t<Lambda, domains::positive>::ok,
                   "tyche::poisson(lambda): lambda must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("poisson(lambda)", "lambda", lambda);
   }
   template <class G>

@@ -32,7 +32,7 @@ struct skew_normal_distribution : distribution<skew_normal_distribution<Xi, Omeg
   auto check_supports() const {
     static_assert(argument_support_t<Omega, domains::positive>::ok,
                   "tyche::skew_normal(xi, omega, alpha): omega must be > 0, but its support (spelled "
-                  "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("skew_normal(xi, omega, alpha)", "omega", omega);
   }
   /// ξ + ω z with z = δ|u₀| + √(1 − δ²) u₁ for u₀, u₁ ~ normal(0, 1) independent,

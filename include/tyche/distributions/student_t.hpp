@@ -32,10 +32,10 @@ struct student_t_distribution : distribution<student_t_distribution<Nu, Mu, Sigm
   auto check_supports() const {
     static_assert(argument_support_t<Nu, domains::positive>::ok,
                   "tyche::student_t(nu, mu, sigma): nu must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::student_t(nu, mu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("student_t(nu, mu, sigma)", "nu", nu);
     detail::check_argument<domains::positive>("student_t(nu, mu, sigma)", "sigma", sigma);
   }

@@ -49,7 +49,7 @@ struct uniform_distribution : distribution<uniform_distribution<A, B>> {
     using Width = decltype(b - a);
     static_assert(argument_support_t<Width, domains::positive>::ok,
                   "tyche::uniform(a, b): b - a must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("uniform(a, b)", "b - a", b - a);
   }
   template <class G>

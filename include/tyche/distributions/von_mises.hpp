@@ -38,7 +38,7 @@ struct von_mises_distribution : distribution<von_mises_distribution<Mu, Kappa>> 
   auto check_supports() const {
     static_assert(argument_support_t<Kappa, domains::positive>::ok,
                   "tyche::von_mises(mu, kappa): kappa must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("von_mises(mu, kappa)", "kappa", kappa);
   }
   /// μ + θ, θ ∈ (−π, π), by Best & Fisher (1979), "Efficient simulation of the von Mises

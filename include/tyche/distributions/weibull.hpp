@@ -27,10 +27,10 @@ struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
   auto check_supports() const {
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
                   "tyche::weibull(alpha, sigma): alpha must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Sigma, domains::positive>::ok,
                   "tyche::weibull(alpha, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>("weibull(alpha, sigma)", "alpha", alpha);
     detail::check_argument<domains::positive>("weibull(alpha, sigma)", "sigma", sigma);
   }

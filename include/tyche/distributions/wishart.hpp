@@ -132,11 +132,11 @@ struct wishart_distribution : distribution<wishart_distribution<Nu, S, Inverse>>
     if constexpr (Inverse)
       static_assert(argument_support_t<Nu, domains::positive>::ok,
                     "tyche::inv_wishart(nu, S): nu must be > 0, but its support (spelled out in "
-                    "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                    "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     else
       static_assert(argument_support_t<Nu, domains::positive>::ok,
                     "tyche::wishart(nu, S): nu must be > 0, but its support (spelled out in "
-                    "tyche::support_is<...> in this diagnostic) is not inside (0, inf)");
+                    "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::positive>(call, "nu", nu);
     detail::check_wishart_nu(nu, k, call);
   }
