@@ -9708,6 +9708,71 @@ template <class Expr, class Layout>
 
 }  // namespace tyche
 // ----- end tyche/compile/relocate.hpp -----
+// ----- begin tyche/scalar/format.hpp -----
+// tyche/scalar/format.hpp — numbers in messages: the shortest decimal text that reads back to
+// the same double where it has at most 10 significant digits ("0.1", "-1e-09", "3",
+// "2147483648"), else 10 significant digits ("0.96" for 0.9600000000000001, the rounding noise
+// of a sum); "nan", "inf", "-inf". (std::to_string would print "0.100000", "-0.000000".)
+
+#include <algorithm>
+#include <charconv>
+#include <cstddef>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+namespace tyche::detail {
+
+inline std::string format_number(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, x);
+  if (r.ec != std::errc{}) return "?";
+  const std::string shortest(buf, r.ptr);
+  int digits = 0;
+  for (const char c : shortest) {
+    if (c == 'e') break;
+    digits += c >= '0' && c <= '9' ? 1 : 0;
+  }
+  if (digits <= 10) return shortest;
+  std::snprintf(buf, sizeof buf, "%.10g", x);
+  return buf;
+}
+
+/// The position of `name` in `names` (a fit's values: "mu", "theta[2]"); throws
+/// std::out_of_range "<who>: no value named '<name>'; the fit has <the first names>".
+inline std::size_t index_of_name(const std::vector<std::string>& names, std::string_view name, const char* who) {
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (names[k] == name) return k;
+  // A vector's or matrix's element asked for by a wrong index, or the whole variable by its name:
+  // its elements' first and last names, which show how they are indexed.
+  const std::string_view base = name.substr(0, name.find('['));
+  std::size_t first = names.size(), last = 0, count = 0;
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (names[k].size() > base.size() && names[k].compare(0, base.size(), base) == 0 && names[k][base.size()] == '[') {
+      first = std::min(first, k);
+      last = k;
+      ++count;
+    }
+  if (count > 0)
+    throw std::out_of_range(std::string(who) + ": no value named '" + std::string(name) + "'; '" + std::string(base) +
+                            "' has " + std::to_string(count) + " values, " + names[first] +
+                            (count > 1 ? " … " + names[last] : std::string()) +
+                            " (indices count from 1, as in Stan)");
+  std::string known;
+  for (std::size_t k = 0; k < names.size() && k < 12; ++k) known += (k > 0 ? ", " : "") + names[k];
+  if (names.size() > 12) known += ", … (" + std::to_string(names.size()) + " in all)";
+  throw std::out_of_range(std::string(who) + ": no value named '" + std::string(name) + "'; the fit has " +
+                          (names.empty() ? std::string("none") : known));
+}
+
+}  // namespace tyche::detail
+// ----- end tyche/scalar/format.hpp -----
 
 #include <array>
 #include <cmath>
@@ -9790,16 +9855,21 @@ struct sequence_pointers {
 };
 
 /// The op of a scan node: K state values, S sequences of `steps` values, Outer parameters as
-/// operands 1 … Outer after the initial state (operand 0). Program: the compiled F above, with
-/// θ laid out as (a: K, s: K, x: S, the Outer parameters in operand order). All = false: the
-/// result is the last state (K values); All = true (scan_states): every state after a step,
-/// component by component (value k after step t at k·steps + t), K·steps values.
+/// operands after the initial state (operand 0) and the sequences that are expressions.
+/// Exprs: bit s set when sequence s is an expression of the parameters (a latent innovation per
+/// step, `sigma * z`), read from an operand (1 + the number of such sequences before it) and
+/// given its adjoint there; a data sequence (bit clear) is read through its pointer. Program:
+/// the compiled F above, with θ laid out as (a: K, s: K, x: S, the Outer parameters in operand
+/// order). All = false: the result is the last state (K values); All = true (scan_states): every
+/// state after a step, component by component (value k after step t at k·steps + t), K·steps
+/// values.
 ///
 /// Owning: made by scan(), the op holds the step's program (a shared_ptr); folding (compile/
 /// fold.hpp) moves the program into the model's fold_storage and leaves the op with a plain
 /// pointer to it (release_into), kept only to tell two scans apart: the folded op is values
 /// and pointers, so a model's view with a scan can be copied to a GPU.
-template <class Program, std::size_t K, std::size_t S, std::size_t Outer, bool All = false, bool Owning = true>
+template <class Program, std::size_t K, std::size_t S, std::size_t Outer, bool All = false, bool Owning = true,
+          unsigned Exprs = 0>
 struct scan_map {
   static constexpr const char* name = All ? "scan_states" : "scan";
   static constexpr bool has_payload = true;
@@ -9807,6 +9877,14 @@ struct scan_map {
   template <class... Cs>
   static constexpr std::size_t extent = All ? dynamic_extent : K;
   using view_type = typename Program::view_type;
+  /// Whether sequence i is an expression, and its operand.
+  static constexpr bool is_expression(std::size_t i) { return ((Exprs >> i) & 1u) != 0; }
+  static constexpr std::size_t operand_of(std::size_t i) {
+    std::size_t o = 1;
+    for (std::size_t j = 0; j < i; ++j) o += is_expression(j) ? 1 : 0;
+    return o;
+  }
+  static constexpr std::size_t first_outer = operand_of(S);
 
   program_holder<Program, Owning> program;  // the step's program: owned before folding
   view_type step;                           // its evaluable part
@@ -9819,11 +9897,11 @@ struct scan_map {
   /// The op of the folded tree: the program kept by `storage`, this op a view of it.
   template <class Storage>
     requires Owning
-  scan_map<Program, K, S, Outer, All, false> release_into(Storage& storage) const {
+  scan_map<Program, K, S, Outer, All, false, Exprs> release_into(Storage& storage) const {
     storage.keep(program);
     return {program.get(), step, sequences, steps};
   }
-  /// f(sequence, steps) for each sequence, then every buffer of the step's view (compile/
+  /// f(sequence, steps) for each data sequence, then every buffer of the step's view (compile/
   /// relocate.hpp). The shared program keeps its own view, which evaluations do not read.
   template <class F>
   void for_each_data_buffer(std::size_t, F&& f) {
@@ -9834,6 +9912,13 @@ struct scan_map {
   /// The N + 1 states, then θ, ∇F, the adjoint being carried, and the step's workspace.
   std::size_t scratch_size(std::size_t, const std::size_t*) const {
     return (steps + 1) * K + 2 * step.dim() + K + step.workspace_size;
+  }
+
+  /// θ's sequence values at step t.
+  template <class T>
+  TYCHE_HD void read_sequences(T* theta, const T* const* in, std::size_t t) const {
+    for (std::size_t s = 0; s < S; ++s)
+      theta[2 * K + s] = is_expression(s) ? in[operand_of(s)][t] : lift<T>(sequences[s][t]);
   }
 
   template <class T>
@@ -9847,11 +9932,11 @@ struct scan_map {
       theta[k] = lift<T>(0.0);  // a: any value; ∂F/∂aₖ is the next state's value k
     }
     std::size_t o = 2 * K + S;
-    for (std::size_t j = 1; j <= Outer; ++j)
+    for (std::size_t j = first_outer; j < first_outer + Outer; ++j)
       for (std::size_t i = 0; i < in_n[j]; ++i) theta[o++] = in[j][i];
     for (std::size_t t = 0; t < steps; ++t) {
       for (std::size_t k = 0; k < K; ++k) theta[K + k] = states[t * K + k];
-      for (std::size_t s = 0; s < S; ++s) theta[2 * K + s] = lift<T>(sequences[s][t]);
+      read_sequences(theta, in, t);
       step.template value_and_gradient<T>(theta, grad, step.workspace_size > 0 ? ws : nullptr);
       for (std::size_t k = 0; k < K; ++k) states[(t + 1) * K + k] = grad[k];
     }
@@ -9864,7 +9949,7 @@ struct scan_map {
   }
 
   template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t* in_n,
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
                         T* const* in_adj, T* scratch) const {
     T* states = scratch;
     T* theta = states + (steps + 1) * K;
@@ -9879,15 +9964,19 @@ struct scan_map {
         theta[k] = carried[k];
         theta[K + k] = states[t * K + k];
       }
-      for (std::size_t s = 0; s < S; ++s) theta[2 * K + s] = lift<T>(sequences[s][t]);
+      read_sequences(theta, in, t);
       step.template value_and_gradient<T>(theta, grad, step.workspace_size > 0 ? ws : nullptr);
       for (std::size_t k = 0; k < K; ++k) carried[k] = grad[K + k];
       if constexpr (All) {
         if (t > 0)
           for (std::size_t k = 0; k < K; ++k) carried[k] += adj[k * steps + t - 1];
       }
+      if constexpr (Exprs != 0) {
+        for (std::size_t s = 0; s < S; ++s)
+          if (is_expression(s)) in_adj[operand_of(s)][t] += grad[2 * K + s];
+      }
       std::size_t o = 2 * K + S;
-      for (std::size_t j = 1; j <= Outer; ++j)
+      for (std::size_t j = first_outer; j < first_outer + Outer; ++j)
         for (std::size_t i = 0; i < in_n[j]; ++i) in_adj[j][i] += grad[o++];
     }
     for (std::size_t k = 0; k < K; ++k) in_adj[0][k] += carried[k];
@@ -9925,6 +10014,34 @@ constexpr bool scan_step_size_mismatch() {
   return false;
 }
 
+/// Instantiated when the step's next value Component (0-based) depends on nothing that changes:
+/// not the state, no sequence, no random variable (a literal such as the 0.0 of
+/// `std::tuple{m, P, 0.0}` where `st[2] + …` was meant): that state value would be the constant
+/// after the first step, and whatever it was to accumulate is silently lost.
+template <std::size_t Component>
+constexpr bool scan_step_returns_constant() {
+  static_assert(Component != Component,
+                "tyche::scan(step, init, ...): the step returns a value that depends on nothing that changes "
+                "(not the state, no sequence, no random variable) for the state's value Component (0-based) in "
+                "this diagnostic, so that value is a constant after the first step; carry it instead, e.g. "
+                "st[k] + (what the step adds)");
+  return false;
+}
+template <std::size_t Component, class N>
+constexpr void check_step_value() {
+  if constexpr (params_of<N>::size == 0) (void)scan_step_returns_constant<Component>();
+}
+
+/// Instantiated when step(state, x...) cannot be called with the state and S scalars (one per
+/// sequence): one error, with S in this diagnostic.
+template <std::size_t Sequences>
+constexpr bool scan_step_arity_mismatch() {
+  static_assert(Sequences != Sequences,
+                "tyche::scan(step, init, sequences...) requires step(state, x...) to take the state and one "
+                "scalar per sequence; the number of sequences is Sequences in this diagnostic");
+  return false;
+}
+
 /// Σₖ aₖ · nextₖ for what the step returned: a scalar (K = 1), a std::tuple of K scalars, or a
 /// vector expression of K values.
 template <std::size_t K, class Next>
@@ -9939,6 +10056,7 @@ auto scan_objective(const Next& next) {
         static_assert((!is_vector_v<node_t<std::tuple_element_t<I, Next>>> && ...),
                       "tyche::scan(step, init, ...): a tuple returned by the step must hold scalar "
                       "expressions");
+        (check_step_value<I, node_t<std::tuple_element_t<I, Next>>>(), ...);
         return ((at(a, I) * std::get<I>(next)) + ...);
       }(std::make_index_sequence<K>{});
     }
@@ -9946,8 +10064,10 @@ auto scan_objective(const Next& next) {
     static_assert(K == 1,
                   "tyche::scan(step, init, ...): the step returns a scalar but the state has more "
                   "than one value; return a std::tuple of them");
+    check_step_value<0, node_t<Next>>();
     return at(a, 0) * next;
   } else {
+    check_step_value<0, node_t<Next>>();
     const auto n = as_node(next);
     if (n.size() != K)
       throw std::invalid_argument("tyche::scan(step, init, ...): the step returns a vector of size " +
@@ -10093,13 +10213,25 @@ struct scan_outer_nodes<meta::list<Ps...>> {
 }  // namespace detail
 
 namespace detail {
+/// A scan's sequence: a data vector (read through its pointer) or a vector expression of the
+/// model's parameters (an operand of the scan).
+template <class Seq>
+inline constexpr bool is_data_sequence_v = kind_of<detail::node_t<Seq>> == node_kind::data_vector;
+
 template <bool All, class Step, class Init, class... Sequences>
 auto scan_impl(Step&& step, const Init& init, const Sequences&... sequences) {
   constexpr std::size_t S = sizeof...(Sequences);
-  static_assert(S > 0, "tyche::scan(step, init, sequences...) requires at least one data sequence (data(y))");
-  static_assert(((kind_of<detail::node_t<Sequences>> == node_kind::data_vector) && ...),
-                "tyche::scan(step, init, sequences...) requires every sequence to be a data vector "
-                "(data(y))");
+  static_assert(S > 0, "tyche::scan(step, init, sequences...) requires at least one sequence (data(y), or a "
+                       "vector expression such as a latent innovation z)");
+  static_assert(((is_data_sequence_v<Sequences> || (expression<Sequences> && is_vector_v<detail::node_t<Sequences>>)) &&
+                 ...),
+                "tyche::scan(step, init, sequences...) requires every sequence to be a data vector (data(y)) or a "
+                "vector expression (a vector random variable, sigma * z, …)");
+  constexpr unsigned exprs = [] {
+    unsigned mask = 0, bit = 1;
+    ((mask |= is_data_sequence_v<Sequences> ? 0u : bit, bit <<= 1), ...);
+    return mask;
+  }();
   const auto init_node = detail::scan_initial_node(init);
   using InitNode = std::remove_cvref_t<decltype(init_node)>;
   constexpr std::size_t K = is_vector_v<InitNode> ? InitNode::extent : 1;
@@ -10107,34 +10239,50 @@ auto scan_impl(Step&& step, const Init& init, const Sequences&... sequences) {
                 "tyche::scan(step, init, ...) requires the state's size to be known at compile "
                 "time: make 'init' with shape<K>, or a std::tuple of scalars");
 
-  // The sequences: one length, finite values.
-  const ops::sequence_pointers<S> ptrs{{detail::as_node(sequences).ptr...}};
+  // The sequences: one length, finite data values.
+  auto data_pointer = []<class Seq>(const Seq& seq) -> const double* {
+    if constexpr (is_data_sequence_v<Seq>) return detail::as_node(seq).ptr;
+    else return nullptr;
+  };
+  const ops::sequence_pointers<S> ptrs{{data_pointer(sequences)...}};
   const std::array<std::size_t, S> lengths{detail::as_node(sequences).size()...};
   const std::size_t steps = lengths[0];
   if (All && steps == 0)
     throw std::invalid_argument("tyche::scan_states(step, init, sequences...): the sequences are empty; there "
                                 "is no state after a step to return");
+  // "sequence 2 ('y')", "sequence 1 (uses z, sigma)": what each sequence is, for messages.
+  const std::array<std::string, S> described{[&] {
+    const std::string reads = detail::operand_reads(detail::as_node(sequences));
+    return reads.rfind("data '", 0) == 0 && reads.find(" with ") == std::string::npos ? reads.substr(5) : reads;
+  }()...};
+  auto sequence = [&](std::size_t s) { return "sequence " + std::to_string(s + 1) + " (" + described[s] + ")"; };
   for (std::size_t s = 0; s < S; ++s) {
     if (lengths[s] != steps)
-      throw std::invalid_argument("tyche::scan(step, init, sequences...): sequence " + std::to_string(s + 1) +
-                                  " has " + std::to_string(lengths[s]) + " values, sequence 1 has " +
+      throw std::invalid_argument("tyche::scan(step, init, sequences...): " + sequence(s) + " has " +
+                                  std::to_string(lengths[s]) + " values, " + sequence(0) + " has " +
                                   std::to_string(steps));
+    if (ptrs[s] == nullptr) continue;
     for (std::size_t t = 0; t < steps; ++t)
       if (!std::isfinite(ptrs[s][t]))
-        throw std::invalid_argument("tyche::scan(step, init, sequences...): sequence " + std::to_string(s + 1) +
-                                    " has value " + std::to_string(ptrs[s][t]) + " at index " +
-                                    std::to_string(t + 1) + " (1-based); sequences must be finite");
+        throw std::invalid_argument("tyche::scan(step, init, sequences...): " + sequence(s) + " has value " +
+                                    tyche::detail::format_number(ptrs[s][t]) + " at index " + std::to_string(t + 1) +
+                                    " (1-based); sequences must be finite (for missing observations, see "
+                                    "docs/tutorial.md, \"Missing observations\")");
   }
 
   // The step's graph, from placeholders.
   using state_param = vector_param<detail::scan_state_name, K>;
   auto next = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    static_assert(std::is_invocable_v<Step&, std::conditional_t<K == 1, param_element<state_param>, scan_state<K>>,
-                                      param<detail::scan_sequence_name<I>()>...>,
-                  "tyche::scan(step, init, sequences...) requires step(state, x...) to take the state "
-                  "and one scalar per sequence");
-    if constexpr (K == 1) return step(at(state_param{}, 0), param<detail::scan_sequence_name<I>()>{}...);
-    else return step(scan_state<K>{}, param<detail::scan_sequence_name<I>()>{}...);
+    if constexpr (!std::is_invocable_v<Step&, std::conditional_t<K == 1, param_element<state_param>, scan_state<K>>,
+                                       param<detail::scan_sequence_name<I>()>...>) {
+      (void)detail::scan_step_arity_mismatch<S + 0 * sizeof...(I)>();  // dependent: only in this branch
+      if constexpr (K == 1) return at(state_param{}, 0) + 0.0;  // a step of the right form: no further errors
+      else return state_param{} + 0.0;
+    } else if constexpr (K == 1) {
+      return step(at(state_param{}, 0), param<detail::scan_sequence_name<I>()>{}...);
+    } else {
+      return step(scan_state<K>{}, param<detail::scan_sequence_name<I>()>{}...);
+    }
   }(std::make_index_sequence<S>{});
   const auto rewritten = detail::hoist_rewrite<0>(detail::as_node(detail::scan_objective<K>(next)));
   const auto& objective = rewritten.first;
@@ -10150,15 +10298,23 @@ auto scan_impl(Step&& step, const Init& init, const Sequences&... sequences) {
   using Program = decltype(build(std::make_index_sequence<S>{}));
   auto program = std::make_shared<const Program>(build(std::make_index_sequence<S>{}));
   auto outer_nodes = detail::scan_outer_nodes<outer>::make(*program, 2 + S, rewritten.second);
-  using Op = ops::scan_map<Program, K, S, outer::size, All>;
+  using Op = ops::scan_map<Program, K, S, outer::size, All, true, exprs>;
   Op op{program, program->view(), ptrs, steps};
   const std::size_t m = All ? K * steps : K;
-  return std::apply([&](const auto&... p) { return make_vector_op(op, m, init_node, p...); }, outer_nodes);
+  // The operands: the initial state, the sequences that are expressions, the outer parameters.
+  auto expression_sequences = std::tuple_cat([]<class Seq>(const Seq& seq) {
+    if constexpr (is_data_sequence_v<Seq>) return std::tuple<>{};
+    else return std::tuple{detail::as_node(seq)};
+  }(sequences)...);
+  return std::apply([&](const auto&... p) { return make_vector_op(op, m, init_node, p...); },
+                    std::tuple_cat(std::move(expression_sequences), outer_nodes));
 }
 }  // namespace detail
 
 /// The state after a loop over the sequences' values: s₀ = init, sₜ₊₁ = step(sₜ, x₀[t], x₁[t], …)
-/// for t = 0 … N − 1, where the sequences are data vectors of N values each (`data(y)`).
+/// for t = 0 … N − 1, where the sequences hold N values each: data vectors (`data(y)`) or
+/// vector expressions of the model's parameters (`z`, `sigma * tail(z, T - 1)`: read step by
+/// step, with their gradient).
 /// init is a scalar (the state is one value), a vector expression of a size fixed at compile
 /// time, or a std::tuple of scalar expressions. step receives the state — a scalar expression,
 /// or for K > 1 values an expression s whose s[k] are its values — and one scalar expression
@@ -10515,71 +10671,6 @@ struct hmm_marginal_map {
 
 }  // namespace tyche::ops
 // ----- end tyche/autodiff/hmm.hpp -----
-// ----- begin tyche/scalar/format.hpp -----
-// tyche/scalar/format.hpp — numbers in messages: the shortest decimal text that reads back to
-// the same double where it has at most 10 significant digits ("0.1", "-1e-09", "3",
-// "2147483648"), else 10 significant digits ("0.96" for 0.9600000000000001, the rounding noise
-// of a sum); "nan", "inf", "-inf". (std::to_string would print "0.100000", "-0.000000".)
-
-#include <algorithm>
-#include <charconv>
-#include <cstddef>
-#include <cmath>
-#include <cstdio>
-#include <stdexcept>
-#include <string>
-#include <string_view>
-#include <system_error>
-#include <vector>
-
-namespace tyche::detail {
-
-inline std::string format_number(double x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, x);
-  if (r.ec != std::errc{}) return "?";
-  const std::string shortest(buf, r.ptr);
-  int digits = 0;
-  for (const char c : shortest) {
-    if (c == 'e') break;
-    digits += c >= '0' && c <= '9' ? 1 : 0;
-  }
-  if (digits <= 10) return shortest;
-  std::snprintf(buf, sizeof buf, "%.10g", x);
-  return buf;
-}
-
-/// The position of `name` in `names` (a fit's values: "mu", "theta[2]"); throws
-/// std::out_of_range "<who>: no value named '<name>'; the fit has <the first names>".
-inline std::size_t index_of_name(const std::vector<std::string>& names, std::string_view name, const char* who) {
-  for (std::size_t k = 0; k < names.size(); ++k)
-    if (names[k] == name) return k;
-  // A vector's or matrix's element asked for by a wrong index, or the whole variable by its name:
-  // its elements' first and last names, which show how they are indexed.
-  const std::string_view base = name.substr(0, name.find('['));
-  std::size_t first = names.size(), last = 0, count = 0;
-  for (std::size_t k = 0; k < names.size(); ++k)
-    if (names[k].size() > base.size() && names[k].compare(0, base.size(), base) == 0 && names[k][base.size()] == '[') {
-      first = std::min(first, k);
-      last = k;
-      ++count;
-    }
-  if (count > 0)
-    throw std::out_of_range(std::string(who) + ": no value named '" + std::string(name) + "'; '" + std::string(base) +
-                            "' has " + std::to_string(count) + " values, " + names[first] +
-                            (count > 1 ? " … " + names[last] : std::string()) +
-                            " (indices count from 1, as in Stan)");
-  std::string known;
-  for (std::size_t k = 0; k < names.size() && k < 12; ++k) known += (k > 0 ? ", " : "") + names[k];
-  if (names.size() > 12) known += ", … (" + std::to_string(names.size()) + " in all)";
-  throw std::out_of_range(std::string(who) + ": no value named '" + std::string(name) + "'; the fit has " +
-                          (names.empty() ? std::string("none") : known));
-}
-
-}  // namespace tyche::detail
-// ----- end tyche/scalar/format.hpp -----
 
 #include <cmath>
 #include <cstddef>
@@ -28860,6 +28951,9 @@ struct smc_summary_row {
   std::string name;
   double mean, sd, q5, q50, q95, ess;
   std::map<double, double> histogram;  ///< filled when the name takes few distinct integer values
+  /// The number of distinct values among a sweep's particles, mean over sweeps: far below w_ess
+  /// for a quantity drawn once and resampled at every observe (path degeneracy).
+  double distinct = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// The summary of a forward-inference result, printable with <<: mean, sd and quantiles of
@@ -28871,6 +28965,8 @@ struct smc_summary {
   std::size_t sweeps = 0, particles = 0;
   double log_evidence = 0, acceptance = 0;
   bool particles_identical = false;  ///< result::particles_identical(): a warning line
+  /// Other warnings: a continuous quantity with fewer than w_ess / 10 distinct values per sweep.
+  std::vector<std::string> warnings;
 };
 
 inline smc_summary summary(const result& r) {
@@ -28895,6 +28991,29 @@ inline smc_summary summary(const result& r) {
       return kv.first == std::floor(kv.first);
     });
     if (integral && h.size() <= 12) row.histogram = std::move(h);
+    const std::size_t c = r.column(name);
+    double distinct = 0;
+    for (const auto& set : r.sets) {
+      std::vector<double> v;
+      for (std::size_t p = 0; p < set.size(); ++p)
+        if (!std::isnan(set.value(p, c))) v.push_back(set.value(p, c));
+      std::sort(v.begin(), v.end());
+      distinct += static_cast<double>(std::unique(v.begin(), v.end()) - v.begin()) / static_cast<double>(r.sets.size());
+    }
+    if (!r.sets.empty()) row.distinct = distinct;
+    // A continuous quantity whose particles share a few values: the weights' ESS says nothing
+    // about it (integer-valued quantities, class counts, take few values by nature).
+    if (!integral && !r.sets.empty() && r.particles >= 10 && distinct < ess / 10 && !out.particles_identical) {
+      char text[160];
+      std::snprintf(text, sizeof text, "%.1f distinct values per sweep among %zu particles (w_ess %.0f)", distinct,
+                    r.particles, ess);
+      out.warnings.push_back(
+          name + ": " + text +
+          ": the particles descend from a few ancestors here (path degeneracy: a parameter drawn once at the "
+          "start and resampled at every observe), so its estimate rests on about that many values per sweep. "
+          "Use run_pimh or run_pg, which move it between sweeps, or NUTS for it (docs/smc.md, \"Static "
+          "parameters\")");
+    }
     out.rows.push_back(std::move(row));
   }
   return out;
@@ -28932,6 +29051,7 @@ inline std::ostream& operator<<(std::ostream& os, const smc_summary& s) {
           "(one weight took all the mass: more particles, or observations that constrain less at once), "
           "or the particles never differed (a random number generator of the program's own is copied "
           "into every particle; draw with tyche's: docs/smc.md, \"Writing a program\")\n";
+  for (const auto& w : s.warnings) os << "warning: " << w << "\n";
   return os;
 }
 
@@ -30069,9 +30189,12 @@ class manager {
   }
 
   std::string mismatch(std::size_t a, arrival ka, std::size_t na, std::size_t b, arrival kb, std::size_t nb) const {
-    auto where = [](arrival k, std::size_t n) {
-      return k == arrival::finished ? "reached the end of the program after " + std::to_string(n) + " observes"
-                                    : "is at observe " + std::to_string(n) + " (0-based)";
+    // Counts of calls, not 0-based positions: a particle at observe n (0-based) has called it
+    // n + 1 times ("after 1 observes while … at observe 1" read as a contradiction).
+    auto times = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " time" : " times"); };
+    auto where = [&](arrival k, std::size_t n) {
+      return k == arrival::finished ? "ended after calling observe " + times(n)
+                                    : "has called observe " + times(n + 1) + " and waits there";
     };
     return "particle " + std::to_string(b) + " " + where(kb, nb) + " while particle " + std::to_string(a) + " " +
            where(ka, na) + " (sweep " + std::to_string(sweep_) +

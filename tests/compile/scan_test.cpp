@@ -180,9 +180,13 @@ TEST_CASE("scan: bad sequences are named", "[compile][scan]") {
   auto phi = normal<"phi">(0.0, 1.0);
   auto step2 = [&](const auto& s, const auto& x, const auto& w) { return phi * s + x * w; };
   CHECK_THROWS_WITH(scan(step2, 0.0, data(a), data(b)),
-                    Catch::Matchers::Contains("sequence 2 has 2 values, sequence 1 has 3"));
+                    Catch::Matchers::Contains("sequence 2 (data) has 2 values, sequence 1 (data) has 3"));
+  CHECK_THROWS_WITH(scan(step2, 0.0, data(a, "y"), data(b, "w")),
+                    Catch::Matchers::Contains("sequence 2 ('w') has 2 values, sequence 1 ('y') has 3"));
   auto step1 = [&](const auto& s, const auto& x) { return phi * s + x; };
-  CHECK_THROWS_WITH(scan(step1, 0.0, data(bad)), Catch::Matchers::Contains("at index 2"));
+  CHECK_THROWS_WITH(scan(step1, 0.0, data(bad, "y")),
+                    Catch::Matchers::Contains("sequence 1 ('y') has value nan at index 2 (1-based)") &&
+                        Catch::Matchers::Contains("Missing observations"));
 }
 
 TEST_CASE("scan_states: every state of a scalar recursion, against its loop", "[compile][scan][scan_states]") {
@@ -276,4 +280,74 @@ TEST_CASE("scan: loop-invariant subexpressions of the step become operands, eval
     CHECK(m.log_prob(th) == Approx(want).epsilon(1e-12));
     tyche_test::check_gradient_at(m.program(), th, "hoisted square(q)");
   }
+}
+
+TEST_CASE("scan: a sequence of parameters (latent innovations) against linear_recurrence and a loop",
+          "[compile][scan][parameter_sequence]") {
+  // Non-centred stochastic volatility: h₁ = μ + σ/√(1 − φ²) z₁, hₜ = μ + φ (hₜ₋₁ − μ) + σ zₜ,
+  // yₜ ~ normal(0, exp(hₜ / 2)). Written with scan_states over tail(z) (an expression of the
+  // parameter z read step by step) and with linear_recurrence: the same log density and
+  // gradient at random points, and both against a direct loop.
+  static const std::vector<double> y{0.8, -1.4, 0.3, 2.1, -0.2, 0.9, -0.6, 1.7};
+  constexpr std::size_t T = 8;
+  auto mu = normal<"mu">(0.0, 2.0);
+  auto phi = uniform<"phi">(-1.0, 1.0);
+  auto sigma = half_normal<"sigma">(1.0);
+  auto z = std_normal<"z">(shape<T>);
+  auto x1 = sigma / sqrt(1.0 - square(phi)) * z[0];
+  auto by_scan = scan_states([&](const auto& x, const auto& zt) { return phi * x + sigma * zt; }, x1, tail(z, T - 1));
+  auto by_rec = linear_recurrence(sigma * tail(z, T - 1), phi, x1);
+  const auto m_scan = model(joint(mu, phi, sigma, z, normal(0.0, exp(0.5 * (mu + append_row(x1, by_scan)))).observe(data(y))));
+  const auto m_rec = model(joint(mu, phi, sigma, z, normal(0.0, exp(0.5 * (mu + append_row(x1, by_rec)))).observe(data(y))));
+  REQUIRE(m_scan.dim() == 3 + T);
+  for (const auto& th : tyche_test::random_points(8, 3 + T, -1.0, 1.0, 7)) {
+    const double mu_v = th[0], phi_v = std::tanh(th[1] / 2), sigma_v = std::exp(th[2]);  // uniform(-1, 1): -1 + 2 inv_logit
+    double x = sigma_v / std::sqrt(1 - phi_v * phi_v) * th[3], lp_y = 0;
+    for (std::size_t t = 0; t < T; ++t) {
+      if (t > 0) x = phi_v * x + sigma_v * th[3 + t];
+      lp_y += normal_log(y[t], 0, std::exp(0.5 * (mu_v + x)));
+    }
+    CHECK(m_scan.log_prob(th) == Approx(m_rec.log_prob(th)).epsilon(1e-12));
+    CHECK(m_scan.log_prob(th) - m_rec.log_prob(th) == Approx(0).margin(1e-10));
+    std::vector<double> g_scan(th.size()), g_rec(th.size());
+    m_scan.log_prob_and_gradient(th, g_scan);
+    m_rec.log_prob_and_gradient(th, g_rec);
+    for (std::size_t i = 0; i < th.size(); ++i) CHECK(g_scan[i] == Approx(g_rec[i]).epsilon(1e-10).margin(1e-12));
+    tyche_test::check_gradient_at(m_scan.program(), th, "scan over a parameter sequence");
+    // The likelihood part against the loop: the log density without the priors' terms.
+    const std::vector<double> terms = m_scan.log_prob_terms(th);
+    CHECK(terms.back() == Approx(lp_y).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("scan: parameter and data sequences together, a nonlinear step, every scalar type",
+          "[compile][scan][parameter_sequence]") {
+  // sₜ₊₁ = tanh(a sₜ + wₜ) + b xₜ with w a parameter vector and x data: gradient against finite
+  // differences (w's adjoints are the ones the data path never had), float and SIMD lanes
+  // against double, and a sequence of the wrong length named.
+  static const std::vector<double> x{0.4, -0.9, 1.3, 0.2, -0.5};
+  auto a = normal<"a">(0.0, 1.0);
+  auto b = normal<"b">(0.0, 1.0);
+  auto w = normal<"w">(0.0, 1.0, shape<5>);
+  auto step = [&](const auto& s, const auto& wt, const auto& xt) { return tanh(a * s + wt) + b * xt; };
+  auto last = scan(step, 0.1, w, data(x));
+  const auto m = model(joint(a, b, w, target(-square(at(last, 0) - 0.3))));
+  for (const auto& th : tyche_test::random_points(10, 7, -1.5, 1.5, 11)) {
+    double s = 0.1;
+    for (std::size_t t = 0; t < 5; ++t) s = std::tanh(th[0] * s + th[2 + t]) + th[1] * x[t];
+    double want = normal_log(th[0], 0, 1) + normal_log(th[1], 0, 1) - (s - 0.3) * (s - 0.3);
+    for (std::size_t t = 0; t < 5; ++t) want += normal_log(th[2 + t], 0, 1);
+    CHECK(m.log_prob(th) == Approx(want).epsilon(1e-12));
+    tyche_test::check_gradient_at(m.program(), th, "nonlinear scan with a parameter sequence");
+  }
+  const auto& prog = m.program();
+  const std::vector<double> th{0.3, -0.4, 0.2, -0.1, 0.5, 0.7, -0.3};
+  std::vector<double> g(7), ws(prog.workspace_size());
+  const double v = prog.value_and_gradient(th, g, ws);
+  const std::vector<float> thf(th.begin(), th.end());
+  std::vector<float> gf(7), wsf(prog.workspace_size());
+  CHECK(prog.value_and_gradient(thf, gf, wsf) == Approx(v).epsilon(1e-4));
+  for (std::size_t i = 0; i < 7; ++i) CHECK(gf[i] == Approx(g[i]).epsilon(1e-3).margin(1e-4));
+  auto w4 = normal<"w">(0.0, 1.0, shape<4>);
+  CHECK_THROWS_WITH(scan(step, 0.1, w4, data(x)), Catch::Matchers::Contains("sequence 2 (data) has 5 values, sequence 1 (uses w) has 4"));
 }

@@ -173,3 +173,38 @@ TEST_CASE("summary warns when every particle predicted the same values (a genera
   pimh << summary(smc::run_pimh(gaussian_stepwise(), {.particles = 50, .sweeps = 3, .seed = 3}));
   CHECK(pimh.str().find("w_ess: the effective sample size of each sweep's weights") != std::string::npos);
 }
+
+TEST_CASE("smc summary: a parameter drawn once degenerates to a few values per sweep, and the summary says so",
+          "[smc][summary]") {
+  // A local level with its noise scale drawn at the start: after 60 observes the 500 particles
+  // share a handful of scale values (every resampling copies some, none moves them), while the
+  // level, redrawn at every step, keeps hundreds. The warning names the scale only.
+  struct state {
+    double sigma = 0, x = 0;
+  };
+  static std::vector<double> y(60);
+  for (std::size_t t = 0; t < y.size(); ++t) y[t] = std::sin(0.2 * static_cast<double>(t));
+  const auto program = smc::stepwise(
+      state{}, y.size(),
+      [](state& s, std::size_t t, tyche::counter_rng& g) {
+        if (t == 0) s.sigma = std::exp(smc::sample_normal(g, -1.0, 0.5));
+        s.x = smc::sample_normal(g, s.x, 0.3);
+        return smc::normal_lpdf(y[t], s.x, s.sigma);
+      },
+      [](const state& s, smc::predictions& p) {
+        p("sigma", s.sigma);
+        p("x_T", s.x);
+      });
+  const auto r = smc::run_smc(program, {.particles = 500, .sweeps = 2, .seed = 4});
+  const auto sm = summary(r);
+  INFO(sm.rows[0].distinct << " distinct sigma values, " << sm.rows[1].distinct << " x_T values, w_ess " << sm.rows[0].ess);
+  CHECK(sm.rows[0].distinct < sm.rows[0].ess / 10);
+  CHECK(sm.rows[1].distinct > sm.rows[1].ess / 10);
+  REQUIRE(sm.warnings.size() == 1);
+  CHECK(sm.warnings[0].find("sigma: ") == 0);
+  CHECK(sm.warnings[0].find("distinct values per sweep among 500 particles") != std::string::npos);
+  std::ostringstream os;
+  os << sm;
+  CHECK(os.str().find("warning: sigma: ") != std::string::npos);
+  CHECK(os.str().find("Static parameters") != std::string::npos);
+}

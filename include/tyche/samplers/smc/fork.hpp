@@ -907,9 +907,12 @@ class manager {
   }
 
   std::string mismatch(std::size_t a, arrival ka, std::size_t na, std::size_t b, arrival kb, std::size_t nb) const {
-    auto where = [](arrival k, std::size_t n) {
-      return k == arrival::finished ? "reached the end of the program after " + std::to_string(n) + " observes"
-                                    : "is at observe " + std::to_string(n) + " (0-based)";
+    // Counts of calls, not 0-based positions: a particle at observe n (0-based) has called it
+    // n + 1 times ("after 1 observes while … at observe 1" read as a contradiction).
+    auto times = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " time" : " times"); };
+    auto where = [&](arrival k, std::size_t n) {
+      return k == arrival::finished ? "ended after calling observe " + times(n)
+                                    : "has called observe " + times(n + 1) + " and waits there";
     };
     return "particle " + std::to_string(b) + " " + where(kb, nb) + " while particle " + std::to_string(a) + " " +
            where(ka, na) + " (sweep " + std::to_string(sweep_) +

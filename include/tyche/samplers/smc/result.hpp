@@ -211,6 +211,9 @@ struct smc_summary_row {
   std::string name;
   double mean, sd, q5, q50, q95, ess;
   std::map<double, double> histogram;  ///< filled when the name takes few distinct integer values
+  /// The number of distinct values among a sweep's particles, mean over sweeps: far below w_ess
+  /// for a quantity drawn once and resampled at every observe (path degeneracy).
+  double distinct = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// The summary of a forward-inference result, printable with <<: mean, sd and quantiles of
@@ -222,6 +225,8 @@ struct smc_summary {
   std::size_t sweeps = 0, particles = 0;
   double log_evidence = 0, acceptance = 0;
   bool particles_identical = false;  ///< result::particles_identical(): a warning line
+  /// Other warnings: a continuous quantity with fewer than w_ess / 10 distinct values per sweep.
+  std::vector<std::string> warnings;
 };
 
 inline smc_summary summary(const result& r) {
@@ -246,6 +251,29 @@ inline smc_summary summary(const result& r) {
       return kv.first == std::floor(kv.first);
     });
     if (integral && h.size() <= 12) row.histogram = std::move(h);
+    const std::size_t c = r.column(name);
+    double distinct = 0;
+    for (const auto& set : r.sets) {
+      std::vector<double> v;
+      for (std::size_t p = 0; p < set.size(); ++p)
+        if (!std::isnan(set.value(p, c))) v.push_back(set.value(p, c));
+      std::sort(v.begin(), v.end());
+      distinct += static_cast<double>(std::unique(v.begin(), v.end()) - v.begin()) / static_cast<double>(r.sets.size());
+    }
+    if (!r.sets.empty()) row.distinct = distinct;
+    // A continuous quantity whose particles share a few values: the weights' ESS says nothing
+    // about it (integer-valued quantities, class counts, take few values by nature).
+    if (!integral && !r.sets.empty() && r.particles >= 10 && distinct < ess / 10 && !out.particles_identical) {
+      char text[160];
+      std::snprintf(text, sizeof text, "%.1f distinct values per sweep among %zu particles (w_ess %.0f)", distinct,
+                    r.particles, ess);
+      out.warnings.push_back(
+          name + ": " + text +
+          ": the particles descend from a few ancestors here (path degeneracy: a parameter drawn once at the "
+          "start and resampled at every observe), so its estimate rests on about that many values per sweep. "
+          "Use run_pimh or run_pg, which move it between sweeps, or NUTS for it (docs/smc.md, \"Static "
+          "parameters\")");
+    }
     out.rows.push_back(std::move(row));
   }
   return out;
@@ -283,6 +311,7 @@ inline std::ostream& operator<<(std::ostream& os, const smc_summary& s) {
           "(one weight took all the mass: more particles, or observations that constrain less at once), "
           "or the particles never differed (a random number generator of the program's own is copied "
           "into every particle; draw with tyche's: docs/smc.md, \"Writing a program\")\n";
+  for (const auto& w : s.warnings) os << "warning: " << w << "\n";
   return os;
 }
 
