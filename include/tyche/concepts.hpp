@@ -37,7 +37,10 @@ namespace tyche {
 /// `static const char* observation_problem(double v)` (what is wrong with one observed value, or
 /// nullptr), `check_observed(y)` (checks of y against the arguments, throwing
 /// std::invalid_argument: binomial's y ≤ n, uniform's bounds, wishart's matrix) and
-/// `observing(y)` (a copy holding a setting read from y: multinomial's total).
+/// `observing(y)` (a copy holding a setting read from y: multinomial's total). And
+/// `static constexpr const char* non_finite_hint`: what makes the family's log density NaN that
+/// its arguments' supports cannot show (ordered_logistic's cutpoints that do not increase),
+/// said beside the term by model::non_finite_terms.
 template <class D>
 concept distribution_family = requires(const D& d) {
   { D::family } -> std::convertible_to<const char*>;

@@ -549,7 +549,10 @@ namespace tyche {
 /// `static const char* observation_problem(double v)` (what is wrong with one observed value, or
 /// nullptr), `check_observed(y)` (checks of y against the arguments, throwing
 /// std::invalid_argument: binomial's y ≤ n, uniform's bounds, wishart's matrix) and
-/// `observing(y)` (a copy holding a setting read from y: multinomial's total).
+/// `observing(y)` (a copy holding a setting read from y: multinomial's total). And
+/// `static constexpr const char* non_finite_hint`: what makes the family's log density NaN that
+/// its arguments' supports cannot show (ordered_logistic's cutpoints that do not increase),
+/// said beside the term by model::non_finite_terms.
 template <class D>
 concept distribution_family = requires(const D& d) {
   { D::family } -> std::convertible_to<const char*>;
@@ -4911,7 +4914,10 @@ void check_argument(const char* call, const char* name, const N& n) {
       }
       return;  // every element is inside; only the hull of all of them was not
     } else {
-      throw std::invalid_argument(head + "its support is " + to_string(s));
+      // A support of one point is a constant's: nothing to vouch for. Otherwise the argument
+      // depends on parameters, and the user may know more than the interval arithmetic.
+      const bool point = s.lo == s.hi;
+      throw std::invalid_argument(head + "its support is " + to_string(s) + (point ? "" : TYCHE_SUPPORT_HINT));
     }
   }
 }
@@ -11347,7 +11353,8 @@ inline const char* count_problem(double v) {
   return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
 }
 inline const char* category_problem(double v) {
-  return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1)" : nullptr;
+  return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1: categories count from 1, as in Stan)"
+                                      : nullptr;
 }
 inline const char* binary_problem(double v) { return v == 0.0 || v == 1.0 ? nullptr : "is not 0 or 1"; }
 inline const char* nonnegative_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
@@ -14914,7 +14921,10 @@ inline auto std_normal() { return std_normal_distribution{}; }
 // log σ(a) + log σ(−b) + log(1 − e^{c_{k−1} − c_k}) with a = η − c_{k−1}, b = η − c_k; for probit,
 // log Φ through erfc and the asymptotic series of the normal tail, a middle category as
 // log Φ(hi) + log(1 − Φ(lo)/Φ(hi)) after reflecting the pair so that Φ(hi) is not close to 1.
-// Cutpoints from parameters that are not increasing give NaN (a rejected point).
+// Cutpoints from parameters that are not increasing give NaN (a rejected point): declare them
+// with the ordered transform. A plain vector of cutpoints compiles and fails only where its
+// values are out of order (at a random start with probability 1 − 1/(K − 1)!); when no initial
+// point is finite, nuts' message names the term and says to declare them with ordered<"c">.
 //
 // Data checks (std::invalid_argument naming the index and the value):
 //   y[i] = v is not a category 1 … K
@@ -15118,7 +15128,8 @@ auto check_ordinal(const char* family, const Eta& eta, const C& c, const Y& y) {
       else v = y.value;
       if (!(v >= 1 && v <= double(cuts + 1) && v == std::floor(v)))
         throw std::invalid_argument(head + "y[" + std::to_string(i + 1) + "] = " + tyche::detail::format_number(v) +
-                                    " is not a category 1 … " + std::to_string(cuts + 1));
+                                    " is not a category 1 … " + std::to_string(cuts + 1) +
+                                    (v < 1 ? " (categories count from 1, as in Stan: 0-based codes need + 1)" : ""));
     }
     if constexpr (is_vector_v<Eta>) {
       if (eta.size() != n)
@@ -15176,6 +15187,10 @@ std::vector<double> draw_ordinal(G& rng, std::size_t n, const std::vector<double
 template <class Eta, class C>
 struct ordered_logistic_distribution : distribution<ordered_logistic_distribution<Eta, C>> {
   static constexpr const char* family = "ordered_logistic";
+  /// Said beside the term when its log density is not finite (model::non_finite_terms).
+  static constexpr const char* non_finite_hint =
+      "NaN where the cutpoints c do not increase: declare them with ordered<\"c\">(...), or build them "
+      "from increasing pieces (cumulative_sum of positive values)";
   Eta eta;
   C c;
   template <class X>
@@ -15195,12 +15210,15 @@ struct ordered_logistic_distribution : distribution<ordered_logistic_distributio
                                       const std::vector<double>& cuts) {
     return detail::draw_ordinal<false>(rng, n, e, cuts);
   }
-  static const char* observation_problem(double v) { return detail::category_problem(v); }
 };
 
 template <class Eta, class C>
 struct ordered_probit_distribution : distribution<ordered_probit_distribution<Eta, C>> {
   static constexpr const char* family = "ordered_probit";
+  /// Said beside the term when its log density is not finite (model::non_finite_terms).
+  static constexpr const char* non_finite_hint =
+      "NaN where the cutpoints c do not increase: declare them with ordered<\"c\">(...), or build them "
+      "from increasing pieces (cumulative_sum of positive values)";
   Eta eta;
   C c;
   template <class X>
@@ -15218,7 +15236,6 @@ struct ordered_probit_distribution : distribution<ordered_probit_distribution<Et
                                       const std::vector<double>& cuts) {
     return detail::draw_ordinal<true>(rng, n, e, cuts);
   }
-  static const char* observation_problem(double v) { return detail::category_problem(v); }
 };
 
 /// The distribution ordered_logistic(eta, c), to observe categories 1 … K:
@@ -16364,8 +16381,10 @@ auto pointwise_log_density(const Dist& d, const Y& y) {
 // logistic(u) (a beta or uniform(0, 1) variable) they are log_logistic(u) and log1m_logistic(u),
 // finite for every u. At θ = 0 (θ = 1) the result is exactly λ₂ (λ₁). Not defined when λ₁ and λ₂
 // are both −∞.
-// θ is checked: compilation fails when its support has no point in [0, 1]; a θ that depends on
-// no parameter (a number, data) must lie in [0, 1] or the call throws.
+// θ is checked as a distribution's argument: compilation fails when its support, known from the
+// types, is not inside [0, 1], and the call throws when its support with data and constants read
+// is not (an unconstrained variable, 2.0 + exp(u), data outside [0, 1]). A θ inside [0, 1] by
+// construction that the interval arithmetic cannot follow: assume_probability(θ).
 
 namespace tyche {
 
@@ -16374,14 +16393,15 @@ template <detail::operand Theta, detail::operand Lp1, detail::operand Lp2>
   requires(expression<Theta> || expression<Lp1> || expression<Lp2>)
 auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
   using T = detail::node_t<Theta>;
-  static_assert(operand_support_t<T, domains::probability>::ok,
+  static_assert(argument_support_t<T, domains::probability>::ok,
                 "tyche::log_mix(theta, lp1, lp2): theta must be in [0, 1], but its support (spelled "
-                "out in tyche::support_is<...> in this diagnostic) has no point in [0, 1]");
+                "out in tyche::support_is<...> in this diagnostic) is not inside [0, 1]" TYCHE_SUPPORT_HINT);
   const auto t = detail::as_node(theta);
-  if constexpr (!depends_on_params_v<T>) {
-    // θ known when the model is built (a number, data): every value must be in [0, 1].
-    detail::check_argument<domains::probability>("log_mix(theta, lp1, lp2)", "theta", t);
-  }
+  // θ's support with its data and constants read (2.0 + exp(u): (2, inf); an unconstrained
+  // variable: (-inf, inf)) must be inside [0, 1], as a distribution's argument must be inside its
+  // domain: outside it the log density is NaN, which the sampler could only report as a term
+  // that is not finite.
+  detail::check_argument<domains::probability>("log_mix(theta, lp1, lp2)", "theta", t);
   return log_add_exp(log(t) + detail::as_node(lp1), log1m(t) + detail::as_node(lp2));
 }
 
@@ -17198,18 +17218,29 @@ class model_t {
   /// normal(...).observe(y) (y has 7 values, …), is -inf" (at most three, then "…").
   [[nodiscard]] TYCHE_COLD std::string non_finite_terms(std::span<const double> theta) const {
     const std::vector<double> values = log_prob_terms(theta);
-    std::vector<std::string> what;
+    std::vector<std::string> what, hints;
     std::string text;
     std::size_t shown = 0;
     for (std::size_t k = 0; k < values.size(); ++k) {
       if (std::isfinite(values[k])) continue;
-      if (what.empty()) what = term_descriptions();
+      if (what.empty()) {
+        what = term_descriptions();
+        // What makes a family's log density NaN where its arguments' supports cannot tell
+        // (cutpoints that do not increase): the family's own words, when it has them.
+        joint_.template for_each_term<true>([&](const auto& t, const auto&) {
+          if constexpr (requires { std::remove_cvref_t<decltype(t.distribution)>::non_finite_hint; })
+            hints.emplace_back(std::remove_cvref_t<decltype(t.distribution)>::non_finite_hint);
+          else
+            hints.emplace_back();
+        });
+      }
       if (++shown > 3) {
         text += "; …";
         break;
       }
       if (!text.empty()) text += "; ";
       text += "term " + std::to_string(k + 1) + " of joint(...), " + what[k] + ", is " + detail::format_number(values[k]);
+      if (!hints[k].empty()) text += " (" + hints[k] + ")";
     }
     return text;
   }
@@ -24855,6 +24886,7 @@ struct approximate_fit {
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -24877,6 +24909,9 @@ struct fit_summary {
   /// tree depth among the draws, and that depth — printed even when 0, so that "checked, none"
   /// reads differently from "not reported".
   int divergent = -1, at_max_depth = -1, max_depth = 0;
+  /// An approximation only: the Pareto k̂ of its draws' p / q (approximate_fit::pareto_k; NaN
+  /// when not computed).
+  double pareto_k = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// E-BFMI of one chain (Betancourt 2016): Σ (E_n − E_{n−1})² / Σ (E_n − Ē)².
@@ -25013,6 +25048,7 @@ TYCHE_DRIVER_INLINE fit_summary summary(const approximate_fit& fit)
   fit_summary out;
   detail::diagnostics::parameter_rows(fit, out);
   out.method = fit.method;
+  out.pareto_k = fit.pareto_k;
   out.warnings.insert(out.warnings.end(), fit.warnings.begin(), fit.warnings.end());
   return out;
 }
@@ -25039,7 +25075,18 @@ TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary
          << ")";
     os << "\n";
   }
-  else os << s.draws << " draws from the " << s.method << " approximation\n";
+  else {
+    // The table of an approximation's draws looks like a NUTS table, but its ess and rhat only
+    // describe those draws (independent, or resampled): how close the approximation is to the
+    // posterior is k̂'s to say.
+    os << s.draws << " draws from the " << s.method << " approximation";
+    if (!std::isnan(s.pareto_k)) {
+      char k[64];
+      std::snprintf(k, sizeof k, "; Pareto k %.2f (%s)", s.pareto_k, s.pareto_k <= 0.7 ? "<= 0.7: usable" : "> 0.7");
+      os << k;
+    }
+    os << "\n(ess and rhat describe these draws, not how close the approximation is to the posterior)\n";
+  }
   for (const auto& w : s.warnings) os << "warning: " << w << "\n";
   return os;
 }

@@ -37,7 +37,7 @@ TEST_CASE("log_mix: value against a direct computation", "[discrete][log_mix]") 
   param<"theta"> theta;
   param<"a"> a;
   param<"b"> b;
-  const auto prog = compile(log_mix(theta, a, b), theta, a, b);
+  const auto prog = compile(log_mix(assume_probability(theta), a, b), theta, a, b);
   std::mt19937_64 rng(1101);
   std::uniform_real_distribution<double> ut(0.01, 0.99), ulp(-30.0, 30.0);
   for (int t = 0; t < 100; ++t) {
@@ -51,7 +51,7 @@ TEST_CASE("log_mix: value against a direct computation", "[discrete][log_mix]") 
     CHECK(std::fabs(got - static_cast<double>(ref)) <= dc::log_pmf_tolerance * scale);
   }
   // Plain numbers as components, and the endpoints θ = 0 and θ = 1.
-  const auto fixed = compile(log_mix(theta, -1.5, b), theta, b);
+  const auto fixed = compile(log_mix(assume_probability(theta), -1.5, b), theta, b);
   CHECK(dc::value_at(fixed, {0.25, 2.0}) == Approx(static_cast<double>(direct(0.25, -1.5, 2.0))).epsilon(1e-13));
   CHECK(dc::value_at(prog, {0.0, 3.0, -4.0}) == Approx(-4.0).epsilon(1e-14));
   CHECK(dc::value_at(prog, {1.0, 3.0, -4.0}) == Approx(3.0).epsilon(1e-14));
@@ -65,7 +65,7 @@ TEST_CASE("log_mix: gradients", "[discrete][log_mix]") {
   param<"theta"> theta;
   param<"a"> a;
   param<"b"> b;
-  const auto prog = compile(log_mix(theta, a, b), theta, a, b);
+  const auto prog = compile(log_mix(assume_probability(theta), a, b), theta, a, b);
   auto pts = tyche_test::random_points(40, 3, -20.0, 20.0, 1102);
   for (auto& pt : pts) pt[0] = 0.02 + 0.96 * (pt[0] + 20.0) / 40.0;
   for (const auto& pt : pts) tyche_test::check_gradient_at(prog, pt, at(pt[0], pt[1], pt[2]));
@@ -83,7 +83,7 @@ TEST_CASE("log_mix: stable at extreme differences lp1 - lp2", "[discrete][log_mi
   param<"theta"> theta;
   param<"a"> a;
   param<"b"> b;
-  const auto prog = compile(log_mix(theta, a, b), theta, a, b);
+  const auto prog = compile(log_mix(assume_probability(theta), a, b), theta, a, b);
   for (double th : {1e-3, 0.3, 0.999}) {
     for (double d : {700.0, -700.0, 1e4, -1e4, 1e300, -1e300}) {
       const double lb = 5.0, la = lb + d;
@@ -121,7 +121,7 @@ TEST_CASE("log_mix: elementwise two-component normal mixture", "[discrete][log_m
   const double c = 0.91893853320467274178;  // ½ log 2π
   auto lp1 = lit<-1, 2> * square(data(y) - mu1) - c;
   auto lp2 = lit<-1, 2> * square(data(y) - mu2) - c;
-  const auto prog = compile(sum(log_mix(theta, lp1, lp2)), theta, mu1, mu2);
+  const auto prog = compile(sum(log_mix(assume_probability(theta), lp1, lp2)), theta, mu1, mu2);
   const double th = 0.4, m1 = -1.8, m2 = 2.7;
   long double ref = 0;
   for (double v : y) {

@@ -261,7 +261,8 @@ TEST_CASE("ordered_logistic / ordered_probit: data errors name the index and val
   param<"e"> e;
   const std::vector<double> zero{1, 0};
   CHECK_THROWS_WITH(ordered_logistic(e, c).observe(data(zero)),
-                    Contains("tyche::ordered_logistic(...).observe(y): y[2] = 0 is not a category"));
+                    Contains("tyche::ordered_logistic(...).observe(y): y[2] = 0 is not a category 1 … 4 (categories "
+                             "count from 1, as in Stan"));
   const std::vector<double> big{1, 2, 5};
   CHECK_THROWS_WITH(ordered_probit(e, c).observe(data(big)),
                     Contains("tyche::ordered_probit(...).observe(y): y[3] = 5 is not a category 1 … 4"));
@@ -277,6 +278,18 @@ TEST_CASE("ordered_logistic / ordered_probit: data errors name the index and val
   const std::vector<double> none;
   CHECK_THROWS_WITH(ordered_logistic(e, data(none)).observe(data(y2)), Contains("c has no cutpoints"));
   CHECK_THROWS_WITH(ordered_logistic_lpmf(data(big), e, c), Contains("y[3] = 5 is not a category 1 … 4"));
+  // Cutpoints declared without the ordered transform: NaN where they are out of order, and the
+  // message that names the term says why.
+  static const std::vector<double> y5{1, 3, 2, 4};
+  auto b = normal<"b">(0.0, 1.0);
+  auto plain = normal<"c">(0.0, 5.0, shape<3>);
+  const auto m = model(joint(b, plain, ordered_probit(b, plain).observe(data(y5))));
+  const std::vector<double> out_of_order{0.1, -1.0, 1.0, 0.5};
+  CHECK(std::isnan(m.log_prob(out_of_order)));
+  CHECK_THAT(m.non_finite_terms(out_of_order),
+             Contains("term 3 of joint(...), ordered_probit(...).observe(y)") &&
+                 Contains("NaN where the cutpoints c do not increase: declare them with ordered<\"c\">(...)"));
+  CHECK(m.non_finite_terms(std::vector<double>{0.1, -1.0, 0.5, 1.0}).empty());
 }
 
 // ---- multinomial, multinomial_logit ---------------------------------------------------------------

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ struct fit_summary {
   /// tree depth among the draws, and that depth — printed even when 0, so that "checked, none"
   /// reads differently from "not reported".
   int divergent = -1, at_max_depth = -1, max_depth = 0;
+  /// An approximation only: the Pareto k̂ of its draws' p / q (approximate_fit::pareto_k; NaN
+  /// when not computed).
+  double pareto_k = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// E-BFMI of one chain (Betancourt 2016): Σ (E_n − E_{n−1})² / Σ (E_n − Ē)².
@@ -167,6 +171,7 @@ TYCHE_DRIVER_INLINE fit_summary summary(const approximate_fit& fit)
   fit_summary out;
   detail::diagnostics::parameter_rows(fit, out);
   out.method = fit.method;
+  out.pareto_k = fit.pareto_k;
   out.warnings.insert(out.warnings.end(), fit.warnings.begin(), fit.warnings.end());
   return out;
 }
@@ -193,7 +198,18 @@ TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary
          << ")";
     os << "\n";
   }
-  else os << s.draws << " draws from the " << s.method << " approximation\n";
+  else {
+    // The table of an approximation's draws looks like a NUTS table, but its ess and rhat only
+    // describe those draws (independent, or resampled): how close the approximation is to the
+    // posterior is k̂'s to say.
+    os << s.draws << " draws from the " << s.method << " approximation";
+    if (!std::isnan(s.pareto_k)) {
+      char k[64];
+      std::snprintf(k, sizeof k, "; Pareto k %.2f (%s)", s.pareto_k, s.pareto_k <= 0.7 ? "<= 0.7: usable" : "> 0.7");
+      os << k;
+    }
+    os << "\n(ess and rhat describe these draws, not how close the approximation is to the posterior)\n";
+  }
   for (const auto& w : s.warnings) os << "warning: " << w << "\n";
   return os;
 }

@@ -14,8 +14,10 @@
 // logistic(u) (a beta or uniform(0, 1) variable) they are log_logistic(u) and log1m_logistic(u),
 // finite for every u. At θ = 0 (θ = 1) the result is exactly λ₂ (λ₁). Not defined when λ₁ and λ₂
 // are both −∞.
-// θ is checked: compilation fails when its support has no point in [0, 1]; a θ that depends on
-// no parameter (a number, data) must lie in [0, 1] or the call throws.
+// θ is checked as a distribution's argument: compilation fails when its support, known from the
+// types, is not inside [0, 1], and the call throws when its support with data and constants read
+// is not (an unconstrained variable, 2.0 + exp(u), data outside [0, 1]). A θ inside [0, 1] by
+// construction that the interval arithmetic cannot follow: assume_probability(θ).
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/operations/functions.hpp>
@@ -27,14 +29,15 @@ template <detail::operand Theta, detail::operand Lp1, detail::operand Lp2>
   requires(expression<Theta> || expression<Lp1> || expression<Lp2>)
 auto log_mix(const Theta& theta, const Lp1& lp1, const Lp2& lp2) {
   using T = detail::node_t<Theta>;
-  static_assert(operand_support_t<T, domains::probability>::ok,
+  static_assert(argument_support_t<T, domains::probability>::ok,
                 "tyche::log_mix(theta, lp1, lp2): theta must be in [0, 1], but its support (spelled "
-                "out in tyche::support_is<...> in this diagnostic) has no point in [0, 1]");
+                "out in tyche::support_is<...> in this diagnostic) is not inside [0, 1]" TYCHE_SUPPORT_HINT);
   const auto t = detail::as_node(theta);
-  if constexpr (!depends_on_params_v<T>) {
-    // θ known when the model is built (a number, data): every value must be in [0, 1].
-    detail::check_argument<domains::probability>("log_mix(theta, lp1, lp2)", "theta", t);
-  }
+  // θ's support with its data and constants read (2.0 + exp(u): (2, inf); an unconstrained
+  // variable: (-inf, inf)) must be inside [0, 1], as a distribution's argument must be inside its
+  // domain: outside it the log density is NaN, which the sampler could only report as a term
+  // that is not finite.
+  detail::check_argument<domains::probability>("log_mix(theta, lp1, lp2)", "theta", t);
   return log_add_exp(log(t) + detail::as_node(lp1), log1m(t) + detail::as_node(lp2));
 }
 

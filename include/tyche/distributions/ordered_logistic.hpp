@@ -12,7 +12,10 @@
 // log σ(a) + log σ(−b) + log(1 − e^{c_{k−1} − c_k}) with a = η − c_{k−1}, b = η − c_k; for probit,
 // log Φ through erfc and the asymptotic series of the normal tail, a middle category as
 // log Φ(hi) + log(1 − Φ(lo)/Φ(hi)) after reflecting the pair so that Φ(hi) is not close to 1.
-// Cutpoints from parameters that are not increasing give NaN (a rejected point).
+// Cutpoints from parameters that are not increasing give NaN (a rejected point): declare them
+// with the ordered transform. A plain vector of cutpoints compiles and fails only where its
+// values are out of order (at a random start with probability 1 − 1/(K − 1)!); when no initial
+// point is finite, nuts' message names the term and says to declare them with ordered<"c">.
 //
 // Data checks (std::invalid_argument naming the index and the value):
 //   y[i] = v is not a category 1 … K
@@ -55,7 +58,8 @@ auto check_ordinal(const char* family, const Eta& eta, const C& c, const Y& y) {
       else v = y.value;
       if (!(v >= 1 && v <= double(cuts + 1) && v == std::floor(v)))
         throw std::invalid_argument(head + "y[" + std::to_string(i + 1) + "] = " + tyche::detail::format_number(v) +
-                                    " is not a category 1 … " + std::to_string(cuts + 1));
+                                    " is not a category 1 … " + std::to_string(cuts + 1) +
+                                    (v < 1 ? " (categories count from 1, as in Stan: 0-based codes need + 1)" : ""));
     }
     if constexpr (is_vector_v<Eta>) {
       if (eta.size() != n)
@@ -113,6 +117,10 @@ std::vector<double> draw_ordinal(G& rng, std::size_t n, const std::vector<double
 template <class Eta, class C>
 struct ordered_logistic_distribution : distribution<ordered_logistic_distribution<Eta, C>> {
   static constexpr const char* family = "ordered_logistic";
+  /// Said beside the term when its log density is not finite (model::non_finite_terms).
+  static constexpr const char* non_finite_hint =
+      "NaN where the cutpoints c do not increase: declare them with ordered<\"c\">(...), or build them "
+      "from increasing pieces (cumulative_sum of positive values)";
   Eta eta;
   C c;
   template <class X>
@@ -132,12 +140,15 @@ struct ordered_logistic_distribution : distribution<ordered_logistic_distributio
                                       const std::vector<double>& cuts) {
     return detail::draw_ordinal<false>(rng, n, e, cuts);
   }
-  static const char* observation_problem(double v) { return detail::category_problem(v); }
 };
 
 template <class Eta, class C>
 struct ordered_probit_distribution : distribution<ordered_probit_distribution<Eta, C>> {
   static constexpr const char* family = "ordered_probit";
+  /// Said beside the term when its log density is not finite (model::non_finite_terms).
+  static constexpr const char* non_finite_hint =
+      "NaN where the cutpoints c do not increase: declare them with ordered<\"c\">(...), or build them "
+      "from increasing pieces (cumulative_sum of positive values)";
   Eta eta;
   C c;
   template <class X>
@@ -155,7 +166,6 @@ struct ordered_probit_distribution : distribution<ordered_probit_distribution<Et
                                       const std::vector<double>& cuts) {
     return detail::draw_ordinal<true>(rng, n, e, cuts);
   }
-  static const char* observation_problem(double v) { return detail::category_problem(v); }
 };
 
 /// The distribution ordered_logistic(eta, c), to observe categories 1 … K:

@@ -532,7 +532,10 @@ void check_argument(const char* call, const char* name, const N& n) {
       }
       return;  // every element is inside; only the hull of all of them was not
     } else {
-      throw std::invalid_argument(head + "its support is " + to_string(s));
+      // A support of one point is a constant's: nothing to vouch for. Otherwise the argument
+      // depends on parameters, and the user may know more than the interval arithmetic.
+      const bool point = s.lo == s.hi;
+      throw std::invalid_argument(head + "its support is " + to_string(s) + (point ? "" : TYCHE_SUPPORT_HINT));
     }
   }
 }

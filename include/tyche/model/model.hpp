@@ -268,18 +268,29 @@ class model_t {
   /// normal(...).observe(y) (y has 7 values, …), is -inf" (at most three, then "…").
   [[nodiscard]] TYCHE_COLD std::string non_finite_terms(std::span<const double> theta) const {
     const std::vector<double> values = log_prob_terms(theta);
-    std::vector<std::string> what;
+    std::vector<std::string> what, hints;
     std::string text;
     std::size_t shown = 0;
     for (std::size_t k = 0; k < values.size(); ++k) {
       if (std::isfinite(values[k])) continue;
-      if (what.empty()) what = term_descriptions();
+      if (what.empty()) {
+        what = term_descriptions();
+        // What makes a family's log density NaN where its arguments' supports cannot tell
+        // (cutpoints that do not increase): the family's own words, when it has them.
+        joint_.template for_each_term<true>([&](const auto& t, const auto&) {
+          if constexpr (requires { std::remove_cvref_t<decltype(t.distribution)>::non_finite_hint; })
+            hints.emplace_back(std::remove_cvref_t<decltype(t.distribution)>::non_finite_hint);
+          else
+            hints.emplace_back();
+        });
+      }
       if (++shown > 3) {
         text += "; …";
         break;
       }
       if (!text.empty()) text += "; ";
       text += "term " + std::to_string(k + 1) + " of joint(...), " + what[k] + ", is " + detail::format_number(values[k]);
+      if (!hints[k].empty()) text += " (" + hints[k] + ")";
     }
     return text;
   }

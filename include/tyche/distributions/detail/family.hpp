@@ -31,7 +31,8 @@ inline const char* count_problem(double v) {
   return v < 0 || v != std::floor(v) ? "is not a non-negative integer count" : nullptr;
 }
 inline const char* category_problem(double v) {
-  return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1)" : nullptr;
+  return v < 1 || v != std::floor(v) ? "is not a category (an integer >= 1: categories count from 1, as in Stan)"
+                                      : nullptr;
 }
 inline const char* binary_problem(double v) { return v == 0.0 || v == 1.0 ? nullptr : "is not 0 or 1"; }
 inline const char* nonnegative_problem(double v) { return v < 0 ? "is negative (support x ≥ 0)" : nullptr; }
