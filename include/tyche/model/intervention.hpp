@@ -5,6 +5,7 @@
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/compile/substitute.hpp>
+#include <tyche/core/meta.hpp>
 #include <tyche/model/joint.hpp>
 #include <tyche/model/model.hpp>
 
@@ -91,23 +92,17 @@ template <class... Names>
 struct model_variables {};
 template <class T, bool = is_random_variable<T>::value>
 struct spelled_variable {
-  using type = model_variables<>;
+  using type = meta::list<>;
 };
 template <class T>
 struct spelled_variable<T, true> {
-  using type = model_variables<typename spelled_name<T::name>::type>;
+  using type = meta::list<typename spelled_name<T::name>::type>;
 };
-template <class... Lists>
-struct concat_variables {
-  using type = model_variables<>;
-};
-template <class... A>
-struct concat_variables<model_variables<A...>> {
-  using type = model_variables<A...>;
-};
-template <class... A, class... B, class... Rest>
-struct concat_variables<model_variables<A...>, model_variables<B...>, Rest...> {
-  using type = typename concat_variables<model_variables<A..., B...>, Rest...>::type;
+template <class L>
+struct as_model_variables;
+template <class... Names>
+struct as_model_variables<meta::list<Names...>> {
+  using type = model_variables<Names...>;
 };
 
 /// Instantiated when do_<Name> names no random variable of the model: Name and Variables spell
@@ -131,7 +126,7 @@ auto do_(const joint_t<Terms...>& j, const Value& value) {
   if constexpr (index >= sizeof...(Terms)) {
     (void)detail::do_variable_not_in_model<
         typename detail::spelled_name<Name>::type,
-        typename detail::concat_variables<typename detail::spelled_variable<Terms>::type...>::type>();
+        typename detail::as_model_variables<meta::concat<typename detail::spelled_variable<Terms>::type...>>::type>();
     return j;
   } else {
     const auto& v = std::get<index>(j.terms);
