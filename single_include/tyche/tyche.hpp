@@ -10262,15 +10262,16 @@ auto scan_impl(Step&& step, const Init& init, const Sequences&... sequences) {
     return reads.rfind("data '", 0) == 0 && reads.find(" with ") == std::string::npos ? reads.substr(5) : reads;
   }()...};
   auto sequence = [&](std::size_t s) { return "sequence " + std::to_string(s + 1) + " (" + described[s] + ")"; };
+  const std::string fn = All ? "tyche::scan_states(step, init, sequences...): " : "tyche::scan(step, init, sequences...): ";
   for (std::size_t s = 0; s < S; ++s) {
     if (lengths[s] != steps)
-      throw std::invalid_argument("tyche::scan(step, init, sequences...): " + sequence(s) + " has " +
+      throw std::invalid_argument(fn + sequence(s) + " has " +
                                   std::to_string(lengths[s]) + " values, " + sequence(0) + " has " +
                                   std::to_string(steps));
     if (ptrs[s] == nullptr) continue;
     for (std::size_t t = 0; t < steps; ++t)
       if (!std::isfinite(ptrs[s][t]))
-        throw std::invalid_argument("tyche::scan(step, init, sequences...): " + sequence(s) + " has value " +
+        throw std::invalid_argument(fn + sequence(s) + " has value " +
                                     tyche::detail::format_number(ptrs[s][t]) + " at index " + std::to_string(t + 1) +
                                     " (1-based); sequences must be finite (for missing observations, see "
                                     "docs/tutorial.md, \"Missing observations\")");
@@ -26228,6 +26229,12 @@ loo_result loo(const Model& m, const approximate_fit& fit) {
   loo_result r;
   if (fit.resampled) {
     r = loo(log_lik, 1, draws, names.size(), names);
+    // Resampled draws repeat the few draws that carried the weight: the per-observation k̂
+    // cannot see how far q was from the posterior; the resampling's own k̂ can.
+    if (fit.pareto_k > 0.7)
+      r.warnings.push_back("the draws were resampled by importance weights p / q whose Pareto k is " +
+                           tyche::detail::format_number(std::round(fit.pareto_k * 100) / 100) +
+                           " > 0.7: they do not stand for the posterior, and neither does this LOO (fit with nuts())");
   } else {
     if (fit.log_q.size() != 1 || fit.log_q[0].size() != draws)
       throw std::invalid_argument(fn + "the approximate fit has no log q per draw (" + fit.method + ")");

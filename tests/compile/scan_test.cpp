@@ -350,4 +350,6 @@ TEST_CASE("scan: parameter and data sequences together, a nonlinear step, every 
   for (std::size_t i = 0; i < 7; ++i) CHECK(gf[i] == Approx(g[i]).epsilon(1e-3).margin(1e-4));
   auto w4 = normal<"w">(0.0, 1.0, shape<4>);
   CHECK_THROWS_WITH(scan(step, 0.1, w4, data(x)), Catch::Matchers::Contains("sequence 2 (data) has 5 values, sequence 1 (uses w) has 4"));
+  CHECK_THROWS_WITH(scan_states(step, 0.1, w4, data(x)),
+                    Catch::Matchers::StartsWith("tyche::scan_states(step, init, sequences...): sequence 2 (data) has 5"));
 }

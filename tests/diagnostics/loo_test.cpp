@@ -275,6 +275,14 @@ TEST_CASE("loo of laplace, advi and pathfinder fits: the model's loo on approxim
   const loo_result rp = loo(m, pf);
   INFO(rp);
   CHECK(std::fabs(rp.elpd_loo - post.exact) < 4 * rp.mcse_elpd_loo);
+  CHECK(rp.warnings.empty());
+  // Resampled by weights with a heavy tail (a new user's Ricker model: k̂ = 2.4, 30 distinct
+  // draws of 1000): the per-observation k̂ cannot see it, the warning says so.
+  approximate_fit degenerate = pf;
+  degenerate.pareto_k = 2.4;
+  const loo_result rd = loo(m, degenerate);
+  REQUIRE(rd.warnings.size() == 1);
+  CHECK_THAT(rd.warnings[0], Contains("resampled by importance weights p / q whose Pareto k is 2.4 > 0.7"));
 
   // A constrained parameter, laplace without the Jacobian: q sits at the constrained mode, the
   // draws are not the posterior's, and the correction (log p with the Jacobian recomputed at each

@@ -507,15 +507,16 @@ auto scan_impl(Step&& step, const Init& init, const Sequences&... sequences) {
     return reads.rfind("data '", 0) == 0 && reads.find(" with ") == std::string::npos ? reads.substr(5) : reads;
   }()...};
   auto sequence = [&](std::size_t s) { return "sequence " + std::to_string(s + 1) + " (" + described[s] + ")"; };
+  const std::string fn = All ? "tyche::scan_states(step, init, sequences...): " : "tyche::scan(step, init, sequences...): ";
   for (std::size_t s = 0; s < S; ++s) {
     if (lengths[s] != steps)
-      throw std::invalid_argument("tyche::scan(step, init, sequences...): " + sequence(s) + " has " +
+      throw std::invalid_argument(fn + sequence(s) + " has " +
                                   std::to_string(lengths[s]) + " values, " + sequence(0) + " has " +
                                   std::to_string(steps));
     if (ptrs[s] == nullptr) continue;
     for (std::size_t t = 0; t < steps; ++t)
       if (!std::isfinite(ptrs[s][t]))
-        throw std::invalid_argument("tyche::scan(step, init, sequences...): " + sequence(s) + " has value " +
+        throw std::invalid_argument(fn + sequence(s) + " has value " +
                                     tyche::detail::format_number(ptrs[s][t]) + " at index " + std::to_string(t + 1) +
                                     " (1-based); sequences must be finite (for missing observations, see "
                                     "docs/tutorial.md, \"Missing observations\")");

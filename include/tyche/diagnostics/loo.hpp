@@ -27,6 +27,7 @@
 #include <tyche/inference/fit.hpp>
 #include <tyche/inference/model_density.hpp>
 #include <tyche/inference/psis.hpp>
+#include <tyche/scalar/format.hpp>
 #include <tyche/samplers/nuts/config.hpp>
 
 #include <algorithm>
@@ -336,6 +337,12 @@ loo_result loo(const Model& m, const approximate_fit& fit) {
   loo_result r;
   if (fit.resampled) {
     r = loo(log_lik, 1, draws, names.size(), names);
+    // Resampled draws repeat the few draws that carried the weight: the per-observation k̂
+    // cannot see how far q was from the posterior; the resampling's own k̂ can.
+    if (fit.pareto_k > 0.7)
+      r.warnings.push_back("the draws were resampled by importance weights p / q whose Pareto k is " +
+                           tyche::detail::format_number(std::round(fit.pareto_k * 100) / 100) +
+                           " > 0.7: they do not stand for the posterior, and neither does this LOO (fit with nuts())");
   } else {
     if (fit.log_q.size() != 1 || fit.log_q[0].size() != draws)
       throw std::invalid_argument(fn + "the approximate fit has no log q per draw (" + fit.method + ")");
