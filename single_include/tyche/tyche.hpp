@@ -29050,8 +29050,10 @@ inline smc_summary summary(const result& r) {
     }
     if (!r.sets.empty()) row.distinct = distinct;
     // A continuous quantity whose particles share a few values: the weights' ESS says nothing
-    // about it (integer-valued quantities, class counts, take few values by nature).
-    if (!integral && !r.sets.empty() && r.particles >= 10 && distinct < ess / 10 && !out.particles_identical) {
+    // about it (integer-valued quantities, class counts, take few values by nature). SMC only:
+    // PIMH and PG move such a parameter between sweeps, which is their point.
+    if (r.method == algorithm::smc && !integral && !r.sets.empty() && r.particles >= 10 && distinct < ess / 10 &&
+        !out.particles_identical) {
       char text[160];
       std::snprintf(text, sizeof text, "%.1f distinct values per sweep among %zu particles (w_ess %.0f)", distinct,
                     r.particles, ess);

@@ -207,4 +207,8 @@ TEST_CASE("smc summary: a parameter drawn once degenerates to a few values per s
   os << sm;
   CHECK(os.str().find("warning: sigma: ") != std::string::npos);
   CHECK(os.str().find("Static parameters") != std::string::npos);
+  // PIMH moves the parameter between sweeps: its summary counts, and does not warn.
+  const auto pimh = summary(smc::run_pimh(program, {.particles = 500, .sweeps = 3, .seed = 4}));
+  CHECK(pimh.rows[0].distinct < pimh.rows[0].ess / 10);
+  CHECK(pimh.warnings.empty());
 }
