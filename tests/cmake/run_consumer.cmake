@@ -1,5 +1,6 @@
 # cmake -DMODE=<find_package|add_subdirectory|single_header> -DTYCHE_SOURCE_DIR=... -DTYCHE_BINARY_DIR=...
-#       -DWORK_DIR=... -DCXX_COMPILER=... -DGENERATOR=... [-DBUILD_TYPE=...] -P run_consumer.cmake
+#       -DWORK_DIR=... -DCXX_COMPILER=... -DGENERATOR=... [-DBUILD_TYPE=...] [-DCOMPONENTS=io,mpi]
+#       -P run_consumer.cmake
 #
 # Configures, builds and runs the tiny consumer project tests/cmake/<MODE>/ with the same C++
 # compiler as the outer build:
@@ -37,6 +38,12 @@ if(MODE STREQUAL "find_package")
     set(prefix ${WORK_DIR}/install_prefix)
     run(${CMAKE_COMMAND} --install ${TYCHE_BINARY_DIR} --prefix ${prefix} --config ${BUILD_TYPE})
     list(APPEND extra -DCMAKE_PREFIX_PATH=${prefix})
+    # The optional components the outer tree has (io, mpi; -DCOMPONENTS=io,mpi): the consumer asks
+    # for them and builds a program with each.
+    # (Passed on with commas: a list's semicolons would split the argument.)
+    if(COMPONENTS)
+        list(APPEND extra "-DTYCHE_EXPECT_COMPONENTS=${COMPONENTS}")
+    endif()
 elseif(MODE STREQUAL "add_subdirectory")
     list(APPEND extra -DTYCHE_SOURCE_DIR=${TYCHE_SOURCE_DIR})
 elseif(MODE STREQUAL "single_header")
@@ -63,9 +70,27 @@ else()
     message(FATAL_ERROR "consumer executable not found under ${build_dir}")
 endif()
 run(${exe})
-# A consumer of tyche::separate_driver, where the project has one (find_package).
+# A consumer of tyche::separate_driver, and of the components io and mpi, where the project has
+# them (find_package). consumer_mpi runs as one process (an MPI singleton, no mpirun).
 get_filename_component(exe_dir ${exe} DIRECTORY)
-if(EXISTS ${exe_dir}/consumer_driver)
-    run(${exe_dir}/consumer_driver)
+foreach(name IN ITEMS consumer_driver consumer_io consumer_mpi)
+    if(EXISTS ${exe_dir}/${name})
+        run(${exe_dir}/${name})
+    endif()
+endforeach()
+if(MODE STREQUAL "find_package" AND COMPONENTS)
+    # Without the component's dependency the components io and mpi are refused with a reason;
+    # a name that is no component always is: find_package must fail and say so.
+    set(bad_dir ${WORK_DIR}/build_bad_component)
+    execute_process(COMMAND ${CMAKE_COMMAND} -S ${project_dir} -B ${bad_dir} -G ${GENERATOR}
+                            -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_PREFIX_PATH=${prefix}
+                            -DTYCHE_ASK_COMPONENT=nonsense
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    string(REGEX REPLACE "[ \t\r\n]+" " " all "${out} ${err}")
+    if(rc EQUAL 0 OR NOT all MATCHES "'nonsense' is not a component of tyche \\(the components are io and mpi\\)")
+        message(FATAL_ERROR "find_package(tyche COMPONENTS nonsense): exit ${rc}, expected a failure naming the "
+                            "component; output:\n${out}\n${err}")
+    endif()
+    message(STATUS "find_package(tyche COMPONENTS nonsense) refused, as expected")
 endif()
 message(STATUS "consumer (${MODE}) OK")
