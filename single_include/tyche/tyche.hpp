@@ -18141,6 +18141,485 @@ struct chain_streams {
 
 }  // namespace tyche::samplers
 // ----- end tyche/samplers/nuts/chain_streams.hpp -----
+// ----- begin tyche/samplers/nuts/low_rank.hpp -----
+// tyche/samplers/nuts/low_rank.hpp — the low-rank + diagonal inverse metric of nutpie
+// (Seyboldt, Carlson & Carpenter, "Preconditioning Hamiltonian Monte Carlo by minimizing Fisher
+// divergence", arXiv 2603.18845, Algorithm 1), from a window's draws and gradients:
+//
+//   1. per coordinate, σᵢ² = √(var θᵢ / var ∂ᵢ log p) (the diagonal that minimises the Fisher
+//      divergence); draws and gradients centred and scaled, xᵢ = (θᵢ − θ̄ᵢ)/σᵢ, gᵢ = (∂ᵢ − ∂̄ᵢ)·σᵢ;
+//   2. Q: an orthonormal basis of the span of the scaled draws and gradients (m ≤ min(d, 2n)
+//      directions; the identity when 2n ≥ d);
+//   3. in that subspace, Cx = PxPxᵀ/γ + I and Cg = PgPgᵀ/γ + I (P: the projections, γ = 10⁻⁵),
+//      and their SPD mean Σ, the solution of Σ·Cg·Σ = Cx (the Gaussian's covariance that
+//      minimises the Fisher divergence): with Cg = LLᵀ, Σ = L⁻ᵀ(LᵀCxL)^½L⁻¹;
+//   4. Σ = WΩWᵀ; the eigenvalues outside [1/c, c] (c = 2) and their vectors u = Qw are kept,
+//      the others set to 1: M⁻¹ = S(I + U(Ω − I)Uᵀ)S, S = diag(σ).
+//
+// Written out as the d × d matrix the kernel's dense metric takes. Kernel code: no allocation,
+// no exception, TYCHE_HD; the eigen-decompositions are Householder tridiagonalisation and the
+// implicit QL algorithm (Wilkinson & Reinsch, Handbook for Automatic Computation II, tred2 and
+// tql2), O(m³).
+
+#include <cstddef>
+#include <math.h>
+
+namespace tyche::samplers {
+
+/// The settings of the low-rank estimate, nutpie's defaults.
+struct low_rank_settings {
+  double gamma = 1e-5;  // regularisation of the projected sums of squares: PPᵀ/γ + I
+  double cutoff = 2;    // eigenvalues in [1/cutoff, cutoff] are set to 1
+};
+
+namespace detail {
+
+template <class R>
+TYCHE_HD inline R lr_abs(R x) {
+  return x < 0 ? -x : x;
+}
+TYCHE_HD inline double lr_sqrt(double x) { return ::sqrt(x); }
+TYCHE_HD inline float lr_sqrt(float x) { return ::sqrtf(x); }
+template <class R>
+TYCHE_HD inline R lr_hypot(R a, R b) {  // without overflow or underflow
+  a = lr_abs(a);
+  b = lr_abs(b);
+  if (a < b) {
+    const R t = a;
+    a = b;
+    b = t;
+  }
+  if (a == R(0)) return R(0);
+  const R r = b / a;
+  return a * lr_sqrt(R(1) + r * r);
+}
+
+/// Eigen-decomposition of the symmetric m × m matrix in v (row-major, overwritten by the
+/// eigenvectors, one per column) with the eigenvalues in w (ascending) and m values of scratch
+/// in e: Householder reduction to tridiagonal form, then the QL algorithm with implicit shifts.
+/// Returns false when an eigenvalue needs more than 60 iterations (never seen for a finite
+/// symmetric matrix) or the input is not finite.
+template <class R>
+TYCHE_HD bool symmetric_eigen(R* v, R* w, R* e, std::size_t m) {
+  if (m == 0) return true;
+  const std::size_t n = m;
+  auto V = [&](std::size_t i, std::size_t j) -> R& { return v[i * n + j]; };
+  for (std::size_t k = 0; k < n * n; ++k)
+    if (!(v[k] - v[k] == R(0))) return false;
+  // Householder tridiagonalisation, accumulating the transformation in V.
+  for (std::size_t j = 0; j < n; ++j) w[j] = V(n - 1, j);
+  for (std::size_t i = n - 1; i > 0; --i) {
+    R scale = 0, h = 0;
+    for (std::size_t k = 0; k < i; ++k) scale += lr_abs(w[k]);
+    if (scale == R(0)) {
+      e[i] = w[i - 1];
+      for (std::size_t j = 0; j < i; ++j) {
+        w[j] = V(i - 1, j);
+        V(i, j) = 0;
+        V(j, i) = 0;
+      }
+    } else {
+      for (std::size_t k = 0; k < i; ++k) {
+        w[k] /= scale;
+        h += w[k] * w[k];
+      }
+      R f = w[i - 1];
+      R g = lr_sqrt(h);
+      if (f > 0) g = -g;
+      e[i] = scale * g;
+      h -= f * g;
+      w[i - 1] = f - g;
+      for (std::size_t j = 0; j < i; ++j) e[j] = 0;
+      for (std::size_t j = 0; j < i; ++j) {
+        f = w[j];
+        V(j, i) = f;
+        g = e[j] + V(j, j) * f;
+        for (std::size_t k = j + 1; k < i; ++k) {
+          g += V(k, j) * w[k];
+          e[k] += V(k, j) * f;
+        }
+        e[j] = g;
+      }
+      f = 0;
+      for (std::size_t j = 0; j < i; ++j) {
+        e[j] /= h;
+        f += e[j] * w[j];
+      }
+      const R hh = f / (h + h);
+      for (std::size_t j = 0; j < i; ++j) e[j] -= hh * w[j];
+      for (std::size_t j = 0; j < i; ++j) {
+        f = w[j];
+        g = e[j];
+        for (std::size_t k = j; k < i; ++k) V(k, j) -= f * e[k] + g * w[k];
+        w[j] = V(i - 1, j);
+        V(i, j) = 0;
+      }
+    }
+    w[i] = h;
+  }
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    V(n - 1, i) = V(i, i);
+    V(i, i) = 1;
+    const R h = w[i + 1];
+    if (h != R(0)) {
+      for (std::size_t k = 0; k <= i; ++k) w[k] = V(k, i + 1) / h;
+      for (std::size_t j = 0; j <= i; ++j) {
+        R g = 0;
+        for (std::size_t k = 0; k <= i; ++k) g += V(k, i + 1) * V(k, j);
+        for (std::size_t k = 0; k <= i; ++k) V(k, j) -= g * w[k];
+      }
+    }
+    for (std::size_t k = 0; k <= i; ++k) V(k, i + 1) = 0;
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    w[j] = V(n - 1, j);
+    V(n - 1, j) = 0;
+  }
+  V(n - 1, n - 1) = 1;
+  e[0] = 0;
+
+  // QL with implicit shifts on the tridiagonal (w: diagonal, e: sub-diagonal).
+  for (std::size_t i = 1; i < n; ++i) e[i - 1] = e[i];
+  e[n - 1] = 0;
+  const R eps = sizeof(R) == 4 ? R(1.1920929e-7) : R(2.220446049250313e-16);
+  R f = 0, tst1 = 0;
+  for (std::size_t l = 0; l < n; ++l) {
+    const R here = lr_abs(w[l]) + lr_abs(e[l]);
+    if (here > tst1) tst1 = here;
+    std::size_t mm = l;
+    while (mm < n - 1 && lr_abs(e[mm]) > eps * tst1) ++mm;
+    if (mm > l) {
+      int iterations = 0;
+      do {
+        if (++iterations > 60) return false;
+        R g = w[l];
+        R p = (w[l + 1] - g) / (R(2) * e[l]);
+        R r = lr_hypot(p, R(1));
+        if (p < 0) r = -r;
+        w[l] = e[l] / (p + r);
+        w[l + 1] = e[l] * (p + r);
+        const R dl1 = w[l + 1];
+        R h = g - w[l];
+        for (std::size_t i = l + 2; i < n; ++i) w[i] -= h;
+        f += h;
+        p = w[mm];
+        R c = 1, c2 = 1, c3 = 1, s = 0, s2 = 0;
+        const R el1 = e[l + 1];
+        for (std::size_t ii = mm; ii-- > l;) {
+          c3 = c2;
+          c2 = c;
+          s2 = s;
+          g = c * e[ii];
+          h = c * p;
+          r = lr_hypot(p, e[ii]);
+          e[ii + 1] = s * r;
+          s = e[ii] / r;
+          c = p / r;
+          p = c * w[ii] - s * g;
+          w[ii + 1] = h + s * (c * g + s * w[ii]);
+          for (std::size_t k = 0; k < n; ++k) {
+            h = V(k, ii + 1);
+            V(k, ii + 1) = s * V(k, ii) + c * h;
+            V(k, ii) = c * V(k, ii) - s * h;
+          }
+        }
+        p = -s * s2 * c3 * el1 * e[l] / dl1;
+        e[l] = s * p;
+        w[l] = c * p;
+      } while (lr_abs(e[l]) > eps * tst1);
+    }
+    w[l] += f;
+    e[l] = 0;
+  }
+  // Ascending order (selection sort: m is small).
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    std::size_t k = i;
+    for (std::size_t j = i + 1; j < n; ++j)
+      if (w[j] < w[k]) k = j;
+    if (k != i) {
+      const R t = w[i];
+      w[i] = w[k];
+      w[k] = t;
+      for (std::size_t r = 0; r < n; ++r) {
+        const R u = V(r, i);
+        V(r, i) = V(r, k);
+        V(r, k) = u;
+      }
+    }
+  }
+  return true;
+}
+
+/// The number of directions of the subspace for n draws in d dimensions.
+TYCHE_HD inline std::size_t low_rank_subspace(std::size_t d, std::size_t n) { return 2 * n >= d ? d : 2 * n; }
+
+}  // namespace detail
+
+/// The factors of a low-rank + diagonal inverse metric M⁻¹ = S(I + U(Λ − I)Uᵀ)S, as the kernel
+/// takes them (nuts_kernel::set_metric_low_rank): σ (d values, S = diag σ), then λ − 1 (d values,
+/// the first k used), d values of scratch, U (d × d, row p the unit vector u_p, the first k rows
+/// used; orthonormal), and k. low_rank_factors_size(d) values in all.
+TYCHE_HD inline std::size_t low_rank_factors_size(std::size_t d) { return 3 * d + d * d + 1; }
+
+namespace detail {
+/// Where each part of the factors starts (low_rank_factors_size).
+struct low_rank_layout {
+  std::size_t d;
+  TYCHE_HD std::size_t sigma() const { return 0; }
+  TYCHE_HD std::size_t lambda_minus_one() const { return d; }
+  TYCHE_HD std::size_t scratch() const { return 2 * d; }
+  TYCHE_HD std::size_t directions() const { return 3 * d; }
+  TYCHE_HD std::size_t rank() const { return 3 * d + d * d; }
+};
+}  // namespace detail
+
+/// The factors (low_rank_factors_size(d) values) of a symmetric positive-definite inverse metric
+/// given as a d × d row-major matrix m: S = I and m's eigen-decomposition, leaving out the
+/// directions whose eigenvalue is 1 to within 10⁻¹² (the identity has none, so k = 0). For a
+/// metric that did not come from the low-rank estimate (the initial identity, a user's
+/// init_inv_metric): k is then up to d. Returns false when m is not positive definite or not
+/// finite (factors then undefined).
+template <class R>
+TYCHE_HD bool low_rank_factors_from_matrix(const R* m, std::size_t d, R* factors) {
+  const detail::low_rank_layout at{d};
+  R* sigma = factors + at.sigma();
+  R* lambda = factors + at.lambda_minus_one();
+  R* v = factors + at.directions();
+  for (std::size_t k = 0; k < d * d; ++k) v[k] = m[k];
+  if (!detail::symmetric_eigen(v, lambda, factors + at.scratch(), d)) return false;
+  for (std::size_t i = 0; i < d; ++i)  // eigenvectors from columns to rows
+    for (std::size_t j = 0; j < i; ++j) {
+      const R t = v[i * d + j];
+      v[i * d + j] = v[j * d + i];
+      v[j * d + i] = t;
+    }
+  std::size_t kept = 0;
+  for (std::size_t p = 0; p < d; ++p) {
+    const R l = lambda[p];
+    if (!(l > R(0)) || !(l - l == R(0))) return false;
+    const R dev = l - R(1);
+    if (detail::lr_abs(dev) <= R(1e-12) * (l > R(1) ? l : R(1))) continue;
+    for (std::size_t j = 0; j < d; ++j) v[kept * d + j] = v[p * d + j];
+    lambda[kept] = dev;
+    ++kept;
+  }
+  for (std::size_t p = kept; p < d; ++p) {
+    lambda[p] = R(0);
+    for (std::size_t j = 0; j < d; ++j) v[p * d + j] = R(0);
+  }
+  for (std::size_t i = 0; i < d; ++i) sigma[i] = R(1);
+  factors[at.rank()] = static_cast<R>(kept);
+  return true;
+}
+
+/// Values of scratch low_rank_inverse_metric needs for n draws of dimension d.
+TYCHE_HD inline std::size_t low_rank_workspace(std::size_t d, std::size_t n) {
+  const std::size_t m = detail::low_rank_subspace(d, n);
+  return 2 * d + (m < d ? m * d : 0) + 4 * m * m + 2 * m + (m > d ? m : d);
+}
+
+/// The low-rank + diagonal inverse metric (top of this file) of n draws x and their gradients g
+/// of log p (row i: draw i, d values; both overwritten), written as a d × d row-major matrix to
+/// out; work: low_rank_workspace(d, n) values. Returns the number of eigen-directions kept, or
+/// −1 when the decomposition failed (out then holds the diagonal part alone, S²). n ≥ 2. With
+/// factors (low_rank_factors_size(d) values), the same metric as σ, Λ − I and U, the form the
+/// kernel applies in O(dk) per leapfrog (k = 0 when the decomposition failed).
+template <class R>
+TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R* out, R* work,
+                                     low_rank_settings settings = {}, R* factors = nullptr) {
+  const detail::low_rank_layout at{d};
+  const std::size_t m = detail::low_rank_subspace(d, n);
+  R* sigma = work;
+  R* tmp = sigma + d;  // max(m, d) values
+  R* q = tmp + (m > d ? m : d);
+  R* cx = q + (m < d ? m * d : 0);
+  R* lg = cx + m * m;
+  R* a = lg + m * m;
+  R* b = a + m * m;
+  R* w = b + m * m;
+  R* e = w + m;
+  R* u = e + m;  // d values
+  const R nn = static_cast<R>(n);
+
+  // 1. σ, and the centred, scaled draws and gradients.
+  for (std::size_t j = 0; j < d; ++j) {
+    R mx = 0, mg = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      mx += x[i * d + j];
+      mg += g[i * d + j];
+    }
+    mx /= nn;
+    mg /= nn;
+    R vx = 0, vg = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const R a1 = x[i * d + j] - mx, b1 = g[i * d + j] - mg;
+      vx += a1 * a1;
+      vg += b1 * b1;
+    }
+    R s2 = vg > 0 ? detail::lr_sqrt(vx / vg) : vx / nn;  // the diagonal estimator's value
+    if (!(s2 >= R(1e-10))) s2 = R(1e-10);
+    if (s2 > R(1e10)) s2 = R(1e10);
+    const R s = detail::lr_sqrt(s2);
+    sigma[j] = s;
+    for (std::size_t i = 0; i < n; ++i) {
+      x[i * d + j] = (x[i * d + j] - mx) / s;
+      g[i * d + j] = (g[i * d + j] - mg) * s;
+    }
+  }
+  for (std::size_t k = 0; k < d * d; ++k) out[k] = 0;
+  for (std::size_t j = 0; j < d; ++j) out[j * d + j] = sigma[j] * sigma[j];
+  if (factors) {
+    for (std::size_t j = 0; j < d; ++j) {
+      factors[at.sigma() + j] = sigma[j];
+      factors[at.lambda_minus_one() + j] = 0;
+    }
+    for (std::size_t k = 0; k < d * d; ++k) factors[at.directions() + k] = 0;
+    factors[at.rank()] = 0;
+  }
+
+  // 2. The subspace: Gram–Schmidt, twice, over the 2n vectors; those left with less than 10⁻⁸
+  // of their length are in the span already.
+  std::size_t rank = d;
+  if (m < d) {
+    rank = 0;
+    for (std::size_t v = 0; v < 2 * n && rank < m; ++v) {
+      const R* src = v < n ? x + v * d : g + (v - n) * d;
+      R norm0 = 0;
+      for (std::size_t j = 0; j < d; ++j) {
+        u[j] = src[j];
+        norm0 += u[j] * u[j];
+      }
+      if (!(norm0 > 0)) continue;
+      for (int pass = 0; pass < 2; ++pass)
+        for (std::size_t r = 0; r < rank; ++r) {
+          R dot = 0;
+          for (std::size_t j = 0; j < d; ++j) dot += q[r * d + j] * u[j];
+          for (std::size_t j = 0; j < d; ++j) u[j] -= dot * q[r * d + j];
+        }
+      R norm = 0;
+      for (std::size_t j = 0; j < d; ++j) norm += u[j] * u[j];
+      if (!(norm > R(1e-16) * norm0)) continue;
+      norm = detail::lr_sqrt(norm);
+      for (std::size_t j = 0; j < d; ++j) q[rank * d + j] = u[j] / norm;
+      ++rank;
+    }
+    // The projections, in place: row i of x (and g) becomes its rank coordinates in Q.
+    R* const both[2] = {x, g};
+    for (R* rows : both)
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t r = 0; r < rank; ++r) {
+          R dot = 0;
+          for (std::size_t j = 0; j < d; ++j) dot += q[r * d + j] * rows[i * d + j];
+          tmp[r] = dot;
+        }
+        for (std::size_t r = 0; r < rank; ++r) rows[i * d + r] = tmp[r];
+      }
+  }
+  const std::size_t k = rank;
+  if (k == 0) return 0;
+
+  // 3. Cx, Cg (k × k), Cg = LLᵀ, B² = LᵀCxL, B = (B²)^½, Σ = L⁻ᵀBL⁻¹.
+  const R inv_gamma = R(1) / static_cast<R>(settings.gamma);
+  for (std::size_t r = 0; r < k; ++r)
+    for (std::size_t c = 0; c <= r; ++c) {
+      R sx = 0, sg = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        sx += x[i * d + r] * x[i * d + c];
+        sg += g[i * d + r] * g[i * d + c];
+      }
+      sx *= inv_gamma;
+      sg *= inv_gamma;
+      if (r == c) {
+        sx += 1;
+        sg += 1;
+      }
+      cx[r * k + c] = cx[c * k + r] = sx;
+      a[r * k + c] = a[c * k + r] = sg;
+    }
+  auto fail = [&]() { return -1; };  // out holds S² already
+  for (std::size_t r = 0; r < k * k; ++r) lg[r] = 0;
+  for (std::size_t i = 0; i < k; ++i)  // Cholesky of Cg (in a) into lg
+    for (std::size_t j = 0; j <= i; ++j) {
+      R s = a[i * k + j];
+      for (std::size_t p = 0; p < j; ++p) s -= lg[i * k + p] * lg[j * k + p];
+      if (i == j) {
+        if (!(s > 0)) return fail();
+        lg[i * k + i] = detail::lr_sqrt(s);
+      } else {
+        lg[i * k + j] = s / lg[j * k + j];
+      }
+    }
+  for (std::size_t r = 0; r < k; ++r)  // a = Cx·L
+    for (std::size_t c = 0; c < k; ++c) {
+      R s = 0;
+      for (std::size_t p = c; p < k; ++p) s += cx[r * k + p] * lg[p * k + c];
+      a[r * k + c] = s;
+    }
+  for (std::size_t r = 0; r < k; ++r)  // b = Lᵀ·a (symmetric)
+    for (std::size_t c = 0; c <= r; ++c) {
+      R s = 0;
+      for (std::size_t p = r; p < k; ++p) s += lg[p * k + r] * a[p * k + c];
+      b[r * k + c] = s;
+    }
+  for (std::size_t r = 0; r < k; ++r)
+    for (std::size_t c = 0; c < r; ++c) b[c * k + r] = b[r * k + c];
+  if (!detail::symmetric_eigen(b, w, e, k)) return fail();
+  for (std::size_t r = 0; r < k; ++r) {  // a = B = V·diag(√λ)·Vᵀ
+    for (std::size_t c = 0; c <= r; ++c) {
+      R s = 0;
+      for (std::size_t p = 0; p < k; ++p) s += b[r * k + p] * b[c * k + p] * detail::lr_sqrt(w[p] > 0 ? w[p] : R(0));
+      a[r * k + c] = a[c * k + r] = s;
+    }
+  }
+  // Σ = L⁻ᵀ·B·L⁻¹: columns of Y = L⁻ᵀB by back substitution, then Σ = L⁻ᵀYᵀ; into b.
+  for (std::size_t c = 0; c < k; ++c)
+    for (std::size_t ii = k; ii-- > 0;) {
+      R s = a[ii * k + c];
+      for (std::size_t p = ii + 1; p < k; ++p) s -= lg[p * k + ii] * cx[p * k + c];
+      cx[ii * k + c] = s / lg[ii * k + ii];  // cx is free: Y
+    }
+  for (std::size_t c = 0; c < k; ++c)
+    for (std::size_t ii = k; ii-- > 0;) {
+      R s = cx[c * k + ii];  // Yᵀ[ii][c]
+      for (std::size_t p = ii + 1; p < k; ++p) s -= lg[p * k + ii] * b[p * k + c];
+      b[ii * k + c] = s / lg[ii * k + ii];
+    }
+  for (std::size_t r = 0; r < k; ++r)
+    for (std::size_t c = 0; c < r; ++c) b[r * k + c] = b[c * k + r] = R(0.5) * (b[r * k + c] + b[c * k + r]);
+
+  // 4. Σ's eigen-directions outside [1/c, c], back in θ's coordinates.
+  if (!detail::symmetric_eigen(b, w, e, k)) return fail();
+  const R cut = static_cast<R>(settings.cutoff);
+  for (std::size_t p = 0; p < k; ++p)
+    if (!(w[p] > R(0)) || !(w[p] - w[p] == R(0))) return fail();
+  int kept = 0;
+  for (std::size_t p = 0; p < k; ++p) {
+    const R lambda = w[p];
+    if (lambda <= cut && lambda >= R(1) / cut) continue;
+    ++kept;
+    for (std::size_t j = 0; j < d; ++j) {
+      R s = 0;
+      if (m < d) {
+        for (std::size_t r = 0; r < k; ++r) s += q[r * d + j] * b[r * k + p];
+      } else {
+        s = b[j * k + p];
+      }
+      u[j] = s * sigma[j];
+      if (factors) factors[at.directions() + static_cast<std::size_t>(kept - 1) * d + j] = s;  // the unit direction
+    }
+    const R scale = lambda - R(1);
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j < d; ++j) out[i * d + j] += scale * u[i] * u[j];
+    if (factors) {
+      factors[at.lambda_minus_one() + static_cast<std::size_t>(kept - 1)] = scale;
+      factors[at.rank()] = static_cast<R>(kept);
+    }
+  }
+  return kept;
+}
+
+}  // namespace tyche::samplers
+// ----- end tyche/samplers/nuts/low_rank.hpp -----
 
 #include <cstddef>
 #include <cstdint>
@@ -18180,11 +18659,14 @@ struct transition_stats {
 
 /// The kind of metric (mass matrix) of the kinetic energy: diagonal, dense, or low-rank +
 /// diagonal (nutpie's: M⁻¹ = S(I + U(Λ − I)Uᵀ)S, estimated from draws and gradients,
-/// samplers/nuts/low_rank.hpp). The kernel holds a low-rank metric as its d × d matrix, as a
-/// dense one: O(d²) per leapfrog.
+/// samplers/nuts/low_rank.hpp). The kernel applies a low-rank metric in its factored form: O(dk)
+/// per leapfrog for k directions, against O(d²) for a dense one (as the d × d matrix when 2k ≥ d,
+/// where that costs less).
 enum class metric_kind { diagonal, dense, low_rank };
 
-/// Whether the kernel holds a metric of this kind as a d × d matrix (with its Cholesky factor).
+/// Whether a chain keeps a metric of this kind as a d × d matrix (with its Cholesky factor): the
+/// estimates, the step-size heuristic and the fit's record of the metric do, for the low-rank kind
+/// too (beside the factors the kernel takes).
 TYCHE_HD constexpr bool stored_dense(metric_kind kind) { return kind != metric_kind::diagonal; }
 
 /// What a kernel call reports; the executors turn anything but ok into an exception that names
@@ -18356,6 +18838,48 @@ TYCHE_HD TYCHE_INLINE void swap_lanes(T* TYCHE_RESTRICT a, T* TYCHE_RESTRICT b,
   }
 }
 
+/// The low-rank form's arrays in the kernel: σ, λ − 1, λ^(−1/2) − 1 (d values each, the last two
+/// zero past a lane's k) and the directions U (row p: u_p, d values; zero past a lane's k).
+template <class T>
+struct low_rank_view {
+  const T* sigma;
+  const T* a;  // λ − 1
+  const T* b;  // λ^(−1/2) − 1
+  const T* u;
+  std::size_t k;  // rows of U in use (the largest k of the lanes)
+};
+
+/// out = M⁻¹p = S(x + U(a ⊙ Uᵀx)), x = Sp. out may not alias p.
+template <class T>
+TYCHE_HD TYCHE_INLINE void sharp_low_rank(const low_rank_view<T>& m, const T* TYCHE_RESTRICT p, T* TYCHE_RESTRICT out,
+                                          std::size_t d) {
+  for (std::size_t i = 0; i < d; ++i) out[i] = m.sigma[i] * p[i];
+  for (std::size_t r = 0; r < m.k; ++r) {
+    const T* TYCHE_RESTRICT u = m.u + r * d;
+    T c = T(0);
+    for (std::size_t i = 0; i < d; ++i) c += u[i] * (m.sigma[i] * p[i]);
+    c *= m.a[r];
+    for (std::size_t i = 0; i < d; ++i) out[i] += c * u[i];
+  }
+  for (std::size_t i = 0; i < d; ++i) out[i] *= m.sigma[i];
+}
+
+/// A momentum p ~ N(0, M) from d standard normals z (in p on entry): p = S⁻¹(z + U(b ⊙ Uᵀz)),
+/// whose covariance S⁻¹(I + U(Λ⁻¹ − I)Uᵀ)S⁻¹ is M (U orthonormal). tmp: d values.
+template <class T>
+TYCHE_HD TYCHE_INLINE void momentum_low_rank(const low_rank_view<T>& m, T* TYCHE_RESTRICT p, T* TYCHE_RESTRICT tmp,
+                                             std::size_t d) {
+  for (std::size_t i = 0; i < d; ++i) tmp[i] = p[i];
+  for (std::size_t r = 0; r < m.k; ++r) {
+    const T* TYCHE_RESTRICT u = m.u + r * d;
+    T c = T(0);
+    for (std::size_t i = 0; i < d; ++i) c += u[i] * p[i];
+    c *= m.b[r];
+    for (std::size_t i = 0; i < d; ++i) tmp[i] += c * u[i];
+  }
+  for (std::size_t i = 0; i < d; ++i) p[i] = tmp[i] / m.sigma[i];
+}
+
 }  // namespace detail
 
 /// Cholesky–Banachiewicz factor L (lower, row-major) of a symmetric positive-definite d × d
@@ -18411,7 +18935,7 @@ class nuts_kernel {
   /// Values of T the kernel needs for dimension d, a maximum tree depth and a metric kind.
   TYCHE_HD static std::size_t storage_size(std::size_t d, int max_depth, metric_kind kind) {
     const std::size_t depth = max_depth < 1 ? 1 : static_cast<std::size_t>(max_depth);
-    const std::size_t metric = stored_dense(kind) ? 2 * d * d : d;
+    const std::size_t metric = kind == metric_kind::dense ? 2 * d * d : kind == metric_kind::low_rank ? 3 * d + 2 * d * d : d;
     return (vectors_fixed + vectors_per_level * depth) * d + metric;
   }
 
@@ -18423,7 +18947,9 @@ class nuts_kernel {
     if (size < storage_size(d, max_depth, kind)) return nuts_status::storage_too_small;
     d_ = d;
     max_depth_ = max_depth;
-    dense_ = stored_dense(kind);
+    dense_ = kind == metric_kind::dense;
+    low_rank_ = kind == metric_kind::low_rank;
+    rank_ = 0;
     T* next = storage;
     auto take = [&](std::size_t n) {
       T* v = next;
@@ -18431,7 +18957,7 @@ class nuts_kernel {
       for (std::size_t i = 0; i < n; ++i) v[i] = T(0);
       return v;
     };
-    metric_ = take(dense_ ? d * d : d);
+    metric_ = take(dense_ ? d * d : low_rank_ ? 3 * d + 2 * d * d : d);
     chol_ = dense_ ? take(d * d) : nullptr;
     cur_q_ = take(d);
     cur_g_ = take(d);
@@ -18455,13 +18981,16 @@ class nuts_kernel {
     normals_ = take(d);
     for (int l = 0; l < width; ++l) {
       running_[l] = false;
+      lane_rank_[l] = 0;
       step_size_[l] = 1;
       cur_logp_[l] = 0;
       z_is_fwd_[l] = true;
     }
     const T one = T(real(1));
-    if (!dense_) {
+    if (!dense_) {  // diagonal, or low rank's σ (with k = 0: the identity)
       for (std::size_t i = 0; i < d; ++i) metric_[i] = one;
+      if (low_rank_)
+        for (std::size_t i = 0; i < d; ++i) metric_[3 * d + d * d + i * d + i] = one;
     } else {
       for (std::size_t i = 0; i < d; ++i) metric_[i * d + i] = chol_[i * d + i] = one;
     }
@@ -18471,6 +19000,7 @@ class nuts_kernel {
   TYCHE_HD std::size_t dim() const { return d_; }
   TYCHE_HD int max_depth() const { return max_depth_; }
   TYCHE_HD bool dense() const { return dense_; }
+  TYCHE_HD bool low_rank() const { return low_rank_; }
   TYCHE_HD Rng& rng() { return rng_; }
   TYCHE_HD const Rng& rng() const { return rng_; }
   /// Lane l's random stream (chain_streams: its chain's Philox stream at its position).
@@ -18506,9 +19036,11 @@ class nuts_kernel {
 
   /// Sets the lane's inverse metric M⁻¹: the diagonal (d values), or for a dense kernel the
   /// row-major d × d matrix and, when chol is given, its Cholesky factor (cholesky_lower);
-  /// without it the factor is computed here. Checked: positive finite, positive definite.
+  /// without it the factor is computed here. Checked: positive finite, positive definite. A
+  /// low-rank kernel takes its metric factored (set_metric_low_rank): here, invalid_metric.
   TYCHE_HD nuts_status set_metric(int lane, const real* m, const real* chol = nullptr) {
     const std::size_t d = d_;
+    if (low_rank_) return nuts_status::invalid_metric;
     if (!dense_) {
       if (const nuts_status s = check_diagonal_metric(m, d); s != nuts_status::ok) return s;
       for (std::size_t i = 0; i < d; ++i) traits::set(metric_[i], lane, m[i]);
@@ -18534,6 +19066,54 @@ class nuts_kernel {
     return nuts_status::ok;
   }
 
+  /// Sets the lane's low-rank inverse metric M⁻¹ = S(I + U(Λ − I)Uᵀ)S from its factors
+  /// (low_rank_factors_size(d) values: low_rank_inverse_metric's, or low_rank_factors_from_matrix
+  /// of a d × d matrix). Checked: σ positive finite, k ≤ d, every λ positive finite. Applied in
+  /// O(dk) per leapfrog (k: the largest of the lanes') while 2k < d; with more directions the
+  /// d × d matrix (written here from the factors) costs less, and one lane uses it instead (a
+  /// batch of lanes keeps the factors: sharp_matrix). The momentum is drawn from the factors
+  /// either way (once per transition).
+  TYCHE_HD nuts_status set_metric_low_rank(int lane, const real* factors) {
+    const std::size_t d = d_;
+    if (!low_rank_) return nuts_status::invalid_metric;
+    const detail::low_rank_layout at{d};
+    const real kr = factors[at.rank()];
+    if (!(kr >= 0) || !(kr <= static_cast<real>(d))) return nuts_status::invalid_metric;
+    const std::size_t k = static_cast<std::size_t>(kr);
+    if (check_diagonal_metric(factors + at.sigma(), d) != nuts_status::ok) return nuts_status::invalid_metric;
+    for (std::size_t r = 0; r < k; ++r) {
+      const real lambda = real(1) + factors[at.lambda_minus_one() + r];
+      if (!(lambda > 0) || lambda - lambda != 0) return nuts_status::metric_not_positive_definite;
+    }
+    T* sigma = metric_;
+    T* a = metric_ + d;
+    T* b = metric_ + 2 * d;
+    T* u = metric_ + 3 * d;
+    for (std::size_t i = 0; i < d; ++i) traits::set(sigma[i], lane, factors[at.sigma() + i]);
+    for (std::size_t r = 0; r < d; ++r) {
+      const bool used = r < k;
+      const real am1 = used ? factors[at.lambda_minus_one() + r] : real(0);
+      traits::set(a[r], lane, am1);
+      traits::set(b[r], lane, used ? real(1) / lane_traits<real>::sqrt(real(1) + am1) - real(1) : real(0));
+      for (std::size_t i = 0; i < d; ++i) traits::set(u[r * d + i], lane, used ? factors[at.directions() + r * d + i] : real(0));
+    }
+    T* matrix = metric_ + 3 * d + d * d;  // S(I + U(Λ − I)Uᵀ)S, for 2k ≥ d
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        real v = i == j ? real(1) : real(0);
+        for (std::size_t r = 0; r < k; ++r)
+          v += factors[at.lambda_minus_one() + r] * factors[at.directions() + r * d + i] * factors[at.directions() + r * d + j];
+        v *= factors[at.sigma() + i] * factors[at.sigma() + j];
+        traits::set(matrix[i * d + j], lane, v);
+        traits::set(matrix[j * d + i], lane, v);
+      }
+    lane_rank_[lane] = k;
+    std::size_t most = 0;
+    for (int l = 0; l < width; ++l) most = lane_rank_[l] > most ? lane_rank_[l] : most;
+    rank_ = most;
+    return nuts_status::ok;
+  }
+
   // ---- transitions -----------------------------------------------------------------------------
 
   /// Starts a transition in every lane with start[l] (from the lane's current point, with its
@@ -18546,8 +19126,16 @@ class nuts_kernel {
     if (!any) return nuts_status::ok;
     // The momentum, from the lanes' streams.
     rng_.normals(reinterpret_cast_real(normals_), d, start);
-    detail::momentum_from_normals(metric_, chol_, dense_, normals_, d);
-    const T kinetic = detail::kinetic_energy_twice(metric_, dense_, normals_, d);
+    T kinetic;
+    if (low_rank_) {
+      detail::momentum_low_rank(low_rank_form(), normals_, tmp_, d);
+      sharp_matrix(normals_, tmp_);
+      kinetic = T(0);
+      for (std::size_t i = 0; i < d; ++i) kinetic += normals_[i] * tmp_[i];
+    } else {
+      detail::momentum_from_normals(metric_, chol_, dense_, normals_, d);
+      kinetic = detail::kinetic_energy_twice(metric_, dense_, normals_, d);
+    }
     real kin[width];
     traits::store(kin, kinetic);
     nuts_status status = nuts_status::ok;
@@ -18592,7 +19180,8 @@ class nuts_kernel {
       p_fwd_fwd_[i] = traits::select(on, p, p_fwd_fwd_[i]);
       p_bck_bck_[i] = traits::select(on, p, p_bck_bck_[i]);
     }
-    detail::sharp(metric_, dense_, normals_, tmp_, d);
+    if (low_rank_) sharp_matrix(normals_, tmp_);
+    else detail::sharp(metric_, dense_, normals_, tmp_, d);
     detail::copy_lanes(ps_fwd_fwd_, tmp_, on, d);
     detail::copy_lanes(ps_bck_bck_, tmp_, on, d);
     begin_doubling(go);  // depth 0 < max_depth: always at least one leapfrog
@@ -18706,7 +19295,7 @@ class nuts_kernel {
     const std::size_t d = d_;
     const T half = traits::load(half_eps_);
     T kinetic;
-    if (!dense_) {
+    if (!dense_ && !low_rank_) {
       const T* TYCHE_RESTRICT m = metric_;
       T* TYCHE_RESTRICT zp = z_.p;
       const T* TYCHE_RESTRICT zq = z_.q;
@@ -18760,7 +19349,7 @@ class nuts_kernel {
       record& c = *carry_;
       kinetic = T(0);
       for (std::size_t i = 0; i < d; ++i) z_.p[i] += half * z_.g[i];
-      detail::sharp(metric_, true, z_.p, c.ps_begin, d);
+      sharp_matrix(z_.p, c.ps_begin);
       for (std::size_t i = 0; i < d; ++i) {
         kinetic += z_.p[i] * c.ps_begin[i];
         c.rho[i] = c.p_begin[i] = c.p_end[i] = z_.p[i];
@@ -19128,7 +19717,7 @@ class nuts_kernel {
     T* TYCHE_RESTRICT zp = z_.p;
     T* TYCHE_RESTRICT zq = z_.q;
     const T* TYCHE_RESTRICT zg = z_.g;
-    if (!dense_) {
+    if (!dense_ && !low_rank_) {
       const T* TYCHE_RESTRICT m = metric_;
       TYCHE_KERNEL_IVDEP
       for (std::size_t i = 0; i < d; ++i) {
@@ -19145,11 +19734,26 @@ class nuts_kernel {
     }
     for (std::size_t i = 0; i < d; ++i) tmp_[i] = zp[i] + half * zg[i];
     detail::copy_lanes(zp, tmp_, on, d);
-    detail::sharp(metric_, true, zp, tmp_, d);
+    sharp_matrix(zp, tmp_);
     for (std::size_t i = 0; i < d; ++i) {
       if constexpr (width == 1) zq[i] += eps * tmp_[i];
       else zq[i] = traits::select(on, zq[i] + eps * tmp_[i], zq[i]);
     }
+  }
+
+  // p♯ = M⁻¹p for a dense or low-rank metric (out may not alias p).
+  // Low rank: the factors while 2k < d, else the matrix — for one lane. A batch of lanes always
+  // takes the factors (the lanes' rows past their own k are zeros, which add exactly nothing), so
+  // that a lane's numbers do not depend on the k of the lanes beside it; a lane then computes what
+  // the one-lane kernel does where 2k < d, and differs in the last bits elsewhere.
+  TYCHE_HD void sharp_matrix(const T* p, T* out) const {
+    if (!low_rank_) detail::sharp(metric_, true, p, out, d_);
+    else if (width > 1 || 2 * rank_ < d_) detail::sharp_low_rank(low_rank_form(), p, out, d_);
+    else detail::sharp(metric_ + 3 * d_ + d_ * d_, true, p, out, d_);
+  }
+  TYCHE_HD detail::low_rank_view<T> low_rank_form() const {
+    const std::size_t d = d_;
+    return {metric_, metric_ + d, metric_ + 2 * d, metric_ + 3 * d, rank_};
   }
 
   // The transition of lane l ended: its statistics (the point is copied by copy_selected).
@@ -19173,7 +19777,9 @@ class nuts_kernel {
 
   std::size_t d_ = 0;
   int max_depth_ = 10;
-  bool dense_ = false;
+  bool dense_ = false, low_rank_ = false;
+  std::size_t rank_ = 0;                // low rank: the largest k of the lanes
+  std::size_t lane_rank_[width] = {};  // each lane's k
   Rng rng_{};
 
   // Vectors (d values of T each; metric_ d or d², chol_ d² for a dense metric), in the bound
@@ -19283,412 +19889,6 @@ TYCHE_HD nuts_status find_initial_step_size(R* eps, const R* q0, const R* grad0,
 // last metric window closes at the very end of warm-up (no term buffer), Stan restarts dual
 // averaging and then ends it with no iterations, which sets the step size to exp(0) = 1; here
 // the step size found after the metric update is kept.
-// ----- begin tyche/samplers/nuts/low_rank.hpp -----
-// tyche/samplers/nuts/low_rank.hpp — the low-rank + diagonal inverse metric of nutpie
-// (Seyboldt, Carlson & Carpenter, "Preconditioning Hamiltonian Monte Carlo by minimizing Fisher
-// divergence", arXiv 2603.18845, Algorithm 1), from a window's draws and gradients:
-//
-//   1. per coordinate, σᵢ² = √(var θᵢ / var ∂ᵢ log p) (the diagonal that minimises the Fisher
-//      divergence); draws and gradients centred and scaled, xᵢ = (θᵢ − θ̄ᵢ)/σᵢ, gᵢ = (∂ᵢ − ∂̄ᵢ)·σᵢ;
-//   2. Q: an orthonormal basis of the span of the scaled draws and gradients (m ≤ min(d, 2n)
-//      directions; the identity when 2n ≥ d);
-//   3. in that subspace, Cx = PxPxᵀ/γ + I and Cg = PgPgᵀ/γ + I (P: the projections, γ = 10⁻⁵),
-//      and their SPD mean Σ, the solution of Σ·Cg·Σ = Cx (the Gaussian's covariance that
-//      minimises the Fisher divergence): with Cg = LLᵀ, Σ = L⁻ᵀ(LᵀCxL)^½L⁻¹;
-//   4. Σ = WΩWᵀ; the eigenvalues outside [1/c, c] (c = 2) and their vectors u = Qw are kept,
-//      the others set to 1: M⁻¹ = S(I + U(Ω − I)Uᵀ)S, S = diag(σ).
-//
-// Written out as the d × d matrix the kernel's dense metric takes. Kernel code: no allocation,
-// no exception, TYCHE_HD; the eigen-decompositions are Householder tridiagonalisation and the
-// implicit QL algorithm (Wilkinson & Reinsch, Handbook for Automatic Computation II, tred2 and
-// tql2), O(m³).
-
-#include <cstddef>
-#include <math.h>
-
-namespace tyche::samplers {
-
-/// The settings of the low-rank estimate, nutpie's defaults.
-struct low_rank_settings {
-  double gamma = 1e-5;  // regularisation of the projected sums of squares: PPᵀ/γ + I
-  double cutoff = 2;    // eigenvalues in [1/cutoff, cutoff] are set to 1
-};
-
-namespace detail {
-
-template <class R>
-TYCHE_HD inline R lr_abs(R x) {
-  return x < 0 ? -x : x;
-}
-TYCHE_HD inline double lr_sqrt(double x) { return ::sqrt(x); }
-TYCHE_HD inline float lr_sqrt(float x) { return ::sqrtf(x); }
-template <class R>
-TYCHE_HD inline R lr_hypot(R a, R b) {  // without overflow or underflow
-  a = lr_abs(a);
-  b = lr_abs(b);
-  if (a < b) {
-    const R t = a;
-    a = b;
-    b = t;
-  }
-  if (a == R(0)) return R(0);
-  const R r = b / a;
-  return a * lr_sqrt(R(1) + r * r);
-}
-
-/// Eigen-decomposition of the symmetric m × m matrix in v (row-major, overwritten by the
-/// eigenvectors, one per column) with the eigenvalues in w (ascending) and m values of scratch
-/// in e: Householder reduction to tridiagonal form, then the QL algorithm with implicit shifts.
-/// Returns false when an eigenvalue needs more than 60 iterations (never seen for a finite
-/// symmetric matrix) or the input is not finite.
-template <class R>
-TYCHE_HD bool symmetric_eigen(R* v, R* w, R* e, std::size_t m) {
-  if (m == 0) return true;
-  const std::size_t n = m;
-  auto V = [&](std::size_t i, std::size_t j) -> R& { return v[i * n + j]; };
-  for (std::size_t k = 0; k < n * n; ++k)
-    if (!(v[k] - v[k] == R(0))) return false;
-  // Householder tridiagonalisation, accumulating the transformation in V.
-  for (std::size_t j = 0; j < n; ++j) w[j] = V(n - 1, j);
-  for (std::size_t i = n - 1; i > 0; --i) {
-    R scale = 0, h = 0;
-    for (std::size_t k = 0; k < i; ++k) scale += lr_abs(w[k]);
-    if (scale == R(0)) {
-      e[i] = w[i - 1];
-      for (std::size_t j = 0; j < i; ++j) {
-        w[j] = V(i - 1, j);
-        V(i, j) = 0;
-        V(j, i) = 0;
-      }
-    } else {
-      for (std::size_t k = 0; k < i; ++k) {
-        w[k] /= scale;
-        h += w[k] * w[k];
-      }
-      R f = w[i - 1];
-      R g = lr_sqrt(h);
-      if (f > 0) g = -g;
-      e[i] = scale * g;
-      h -= f * g;
-      w[i - 1] = f - g;
-      for (std::size_t j = 0; j < i; ++j) e[j] = 0;
-      for (std::size_t j = 0; j < i; ++j) {
-        f = w[j];
-        V(j, i) = f;
-        g = e[j] + V(j, j) * f;
-        for (std::size_t k = j + 1; k < i; ++k) {
-          g += V(k, j) * w[k];
-          e[k] += V(k, j) * f;
-        }
-        e[j] = g;
-      }
-      f = 0;
-      for (std::size_t j = 0; j < i; ++j) {
-        e[j] /= h;
-        f += e[j] * w[j];
-      }
-      const R hh = f / (h + h);
-      for (std::size_t j = 0; j < i; ++j) e[j] -= hh * w[j];
-      for (std::size_t j = 0; j < i; ++j) {
-        f = w[j];
-        g = e[j];
-        for (std::size_t k = j; k < i; ++k) V(k, j) -= f * e[k] + g * w[k];
-        w[j] = V(i - 1, j);
-        V(i, j) = 0;
-      }
-    }
-    w[i] = h;
-  }
-  for (std::size_t i = 0; i + 1 < n; ++i) {
-    V(n - 1, i) = V(i, i);
-    V(i, i) = 1;
-    const R h = w[i + 1];
-    if (h != R(0)) {
-      for (std::size_t k = 0; k <= i; ++k) w[k] = V(k, i + 1) / h;
-      for (std::size_t j = 0; j <= i; ++j) {
-        R g = 0;
-        for (std::size_t k = 0; k <= i; ++k) g += V(k, i + 1) * V(k, j);
-        for (std::size_t k = 0; k <= i; ++k) V(k, j) -= g * w[k];
-      }
-    }
-    for (std::size_t k = 0; k <= i; ++k) V(k, i + 1) = 0;
-  }
-  for (std::size_t j = 0; j < n; ++j) {
-    w[j] = V(n - 1, j);
-    V(n - 1, j) = 0;
-  }
-  V(n - 1, n - 1) = 1;
-  e[0] = 0;
-
-  // QL with implicit shifts on the tridiagonal (w: diagonal, e: sub-diagonal).
-  for (std::size_t i = 1; i < n; ++i) e[i - 1] = e[i];
-  e[n - 1] = 0;
-  const R eps = sizeof(R) == 4 ? R(1.1920929e-7) : R(2.220446049250313e-16);
-  R f = 0, tst1 = 0;
-  for (std::size_t l = 0; l < n; ++l) {
-    const R here = lr_abs(w[l]) + lr_abs(e[l]);
-    if (here > tst1) tst1 = here;
-    std::size_t mm = l;
-    while (mm < n - 1 && lr_abs(e[mm]) > eps * tst1) ++mm;
-    if (mm > l) {
-      int iterations = 0;
-      do {
-        if (++iterations > 60) return false;
-        R g = w[l];
-        R p = (w[l + 1] - g) / (R(2) * e[l]);
-        R r = lr_hypot(p, R(1));
-        if (p < 0) r = -r;
-        w[l] = e[l] / (p + r);
-        w[l + 1] = e[l] * (p + r);
-        const R dl1 = w[l + 1];
-        R h = g - w[l];
-        for (std::size_t i = l + 2; i < n; ++i) w[i] -= h;
-        f += h;
-        p = w[mm];
-        R c = 1, c2 = 1, c3 = 1, s = 0, s2 = 0;
-        const R el1 = e[l + 1];
-        for (std::size_t ii = mm; ii-- > l;) {
-          c3 = c2;
-          c2 = c;
-          s2 = s;
-          g = c * e[ii];
-          h = c * p;
-          r = lr_hypot(p, e[ii]);
-          e[ii + 1] = s * r;
-          s = e[ii] / r;
-          c = p / r;
-          p = c * w[ii] - s * g;
-          w[ii + 1] = h + s * (c * g + s * w[ii]);
-          for (std::size_t k = 0; k < n; ++k) {
-            h = V(k, ii + 1);
-            V(k, ii + 1) = s * V(k, ii) + c * h;
-            V(k, ii) = c * V(k, ii) - s * h;
-          }
-        }
-        p = -s * s2 * c3 * el1 * e[l] / dl1;
-        e[l] = s * p;
-        w[l] = c * p;
-      } while (lr_abs(e[l]) > eps * tst1);
-    }
-    w[l] += f;
-    e[l] = 0;
-  }
-  // Ascending order (selection sort: m is small).
-  for (std::size_t i = 0; i + 1 < n; ++i) {
-    std::size_t k = i;
-    for (std::size_t j = i + 1; j < n; ++j)
-      if (w[j] < w[k]) k = j;
-    if (k != i) {
-      const R t = w[i];
-      w[i] = w[k];
-      w[k] = t;
-      for (std::size_t r = 0; r < n; ++r) {
-        const R u = V(r, i);
-        V(r, i) = V(r, k);
-        V(r, k) = u;
-      }
-    }
-  }
-  return true;
-}
-
-/// The number of directions of the subspace for n draws in d dimensions.
-TYCHE_HD inline std::size_t low_rank_subspace(std::size_t d, std::size_t n) { return 2 * n >= d ? d : 2 * n; }
-
-}  // namespace detail
-
-/// Values of scratch low_rank_inverse_metric needs for n draws of dimension d.
-TYCHE_HD inline std::size_t low_rank_workspace(std::size_t d, std::size_t n) {
-  const std::size_t m = detail::low_rank_subspace(d, n);
-  return 2 * d + (m < d ? m * d : 0) + 4 * m * m + 2 * m + (m > d ? m : d);
-}
-
-/// The low-rank + diagonal inverse metric (top of this file) of n draws x and their gradients g
-/// of log p (row i: draw i, d values; both overwritten), written as a d × d row-major matrix to
-/// out; work: low_rank_workspace(d, n) values. Returns the number of eigen-directions kept, or
-/// −1 when the decomposition failed (out then holds the diagonal part alone, S²). n ≥ 2.
-template <class R>
-TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R* out, R* work,
-                                     low_rank_settings settings = {}) {
-  const std::size_t m = detail::low_rank_subspace(d, n);
-  R* sigma = work;
-  R* tmp = sigma + d;  // max(m, d) values
-  R* q = tmp + (m > d ? m : d);
-  R* cx = q + (m < d ? m * d : 0);
-  R* lg = cx + m * m;
-  R* a = lg + m * m;
-  R* b = a + m * m;
-  R* w = b + m * m;
-  R* e = w + m;
-  R* u = e + m;  // d values
-  const R nn = static_cast<R>(n);
-
-  // 1. σ, and the centred, scaled draws and gradients.
-  for (std::size_t j = 0; j < d; ++j) {
-    R mx = 0, mg = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      mx += x[i * d + j];
-      mg += g[i * d + j];
-    }
-    mx /= nn;
-    mg /= nn;
-    R vx = 0, vg = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const R a1 = x[i * d + j] - mx, b1 = g[i * d + j] - mg;
-      vx += a1 * a1;
-      vg += b1 * b1;
-    }
-    R s2 = vg > 0 ? detail::lr_sqrt(vx / vg) : vx / nn;  // the diagonal estimator's value
-    if (!(s2 >= R(1e-10))) s2 = R(1e-10);
-    if (s2 > R(1e10)) s2 = R(1e10);
-    const R s = detail::lr_sqrt(s2);
-    sigma[j] = s;
-    for (std::size_t i = 0; i < n; ++i) {
-      x[i * d + j] = (x[i * d + j] - mx) / s;
-      g[i * d + j] = (g[i * d + j] - mg) * s;
-    }
-  }
-  for (std::size_t k = 0; k < d * d; ++k) out[k] = 0;
-  for (std::size_t j = 0; j < d; ++j) out[j * d + j] = sigma[j] * sigma[j];
-
-  // 2. The subspace: Gram–Schmidt, twice, over the 2n vectors; those left with less than 10⁻⁸
-  // of their length are in the span already.
-  std::size_t rank = d;
-  if (m < d) {
-    rank = 0;
-    for (std::size_t v = 0; v < 2 * n && rank < m; ++v) {
-      const R* src = v < n ? x + v * d : g + (v - n) * d;
-      R norm0 = 0;
-      for (std::size_t j = 0; j < d; ++j) {
-        u[j] = src[j];
-        norm0 += u[j] * u[j];
-      }
-      if (!(norm0 > 0)) continue;
-      for (int pass = 0; pass < 2; ++pass)
-        for (std::size_t r = 0; r < rank; ++r) {
-          R dot = 0;
-          for (std::size_t j = 0; j < d; ++j) dot += q[r * d + j] * u[j];
-          for (std::size_t j = 0; j < d; ++j) u[j] -= dot * q[r * d + j];
-        }
-      R norm = 0;
-      for (std::size_t j = 0; j < d; ++j) norm += u[j] * u[j];
-      if (!(norm > R(1e-16) * norm0)) continue;
-      norm = detail::lr_sqrt(norm);
-      for (std::size_t j = 0; j < d; ++j) q[rank * d + j] = u[j] / norm;
-      ++rank;
-    }
-    // The projections, in place: row i of x (and g) becomes its rank coordinates in Q.
-    R* const both[2] = {x, g};
-    for (R* rows : both)
-      for (std::size_t i = 0; i < n; ++i) {
-        for (std::size_t r = 0; r < rank; ++r) {
-          R dot = 0;
-          for (std::size_t j = 0; j < d; ++j) dot += q[r * d + j] * rows[i * d + j];
-          tmp[r] = dot;
-        }
-        for (std::size_t r = 0; r < rank; ++r) rows[i * d + r] = tmp[r];
-      }
-  }
-  const std::size_t k = rank;
-  if (k == 0) return 0;
-
-  // 3. Cx, Cg (k × k), Cg = LLᵀ, B² = LᵀCxL, B = (B²)^½, Σ = L⁻ᵀBL⁻¹.
-  const R inv_gamma = R(1) / static_cast<R>(settings.gamma);
-  for (std::size_t r = 0; r < k; ++r)
-    for (std::size_t c = 0; c <= r; ++c) {
-      R sx = 0, sg = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        sx += x[i * d + r] * x[i * d + c];
-        sg += g[i * d + r] * g[i * d + c];
-      }
-      sx *= inv_gamma;
-      sg *= inv_gamma;
-      if (r == c) {
-        sx += 1;
-        sg += 1;
-      }
-      cx[r * k + c] = cx[c * k + r] = sx;
-      a[r * k + c] = a[c * k + r] = sg;
-    }
-  auto fail = [&]() { return -1; };  // out holds S² already
-  for (std::size_t r = 0; r < k * k; ++r) lg[r] = 0;
-  for (std::size_t i = 0; i < k; ++i)  // Cholesky of Cg (in a) into lg
-    for (std::size_t j = 0; j <= i; ++j) {
-      R s = a[i * k + j];
-      for (std::size_t p = 0; p < j; ++p) s -= lg[i * k + p] * lg[j * k + p];
-      if (i == j) {
-        if (!(s > 0)) return fail();
-        lg[i * k + i] = detail::lr_sqrt(s);
-      } else {
-        lg[i * k + j] = s / lg[j * k + j];
-      }
-    }
-  for (std::size_t r = 0; r < k; ++r)  // a = Cx·L
-    for (std::size_t c = 0; c < k; ++c) {
-      R s = 0;
-      for (std::size_t p = c; p < k; ++p) s += cx[r * k + p] * lg[p * k + c];
-      a[r * k + c] = s;
-    }
-  for (std::size_t r = 0; r < k; ++r)  // b = Lᵀ·a (symmetric)
-    for (std::size_t c = 0; c <= r; ++c) {
-      R s = 0;
-      for (std::size_t p = r; p < k; ++p) s += lg[p * k + r] * a[p * k + c];
-      b[r * k + c] = s;
-    }
-  for (std::size_t r = 0; r < k; ++r)
-    for (std::size_t c = 0; c < r; ++c) b[c * k + r] = b[r * k + c];
-  if (!detail::symmetric_eigen(b, w, e, k)) return fail();
-  for (std::size_t r = 0; r < k; ++r) {  // a = B = V·diag(√λ)·Vᵀ
-    for (std::size_t c = 0; c <= r; ++c) {
-      R s = 0;
-      for (std::size_t p = 0; p < k; ++p) s += b[r * k + p] * b[c * k + p] * detail::lr_sqrt(w[p] > 0 ? w[p] : R(0));
-      a[r * k + c] = a[c * k + r] = s;
-    }
-  }
-  // Σ = L⁻ᵀ·B·L⁻¹: columns of Y = L⁻ᵀB by back substitution, then Σ = L⁻ᵀYᵀ; into b.
-  for (std::size_t c = 0; c < k; ++c)
-    for (std::size_t ii = k; ii-- > 0;) {
-      R s = a[ii * k + c];
-      for (std::size_t p = ii + 1; p < k; ++p) s -= lg[p * k + ii] * cx[p * k + c];
-      cx[ii * k + c] = s / lg[ii * k + ii];  // cx is free: Y
-    }
-  for (std::size_t c = 0; c < k; ++c)
-    for (std::size_t ii = k; ii-- > 0;) {
-      R s = cx[c * k + ii];  // Yᵀ[ii][c]
-      for (std::size_t p = ii + 1; p < k; ++p) s -= lg[p * k + ii] * b[p * k + c];
-      b[ii * k + c] = s / lg[ii * k + ii];
-    }
-  for (std::size_t r = 0; r < k; ++r)
-    for (std::size_t c = 0; c < r; ++c) b[r * k + c] = b[c * k + r] = R(0.5) * (b[r * k + c] + b[c * k + r]);
-
-  // 4. Σ's eigen-directions outside [1/c, c], back in θ's coordinates.
-  if (!detail::symmetric_eigen(b, w, e, k)) return fail();
-  const R cut = static_cast<R>(settings.cutoff);
-  for (std::size_t p = 0; p < k; ++p)
-    if (!(w[p] > R(0)) || !(w[p] - w[p] == R(0))) return fail();
-  int kept = 0;
-  for (std::size_t p = 0; p < k; ++p) {
-    const R lambda = w[p];
-    if (lambda <= cut && lambda >= R(1) / cut) continue;
-    ++kept;
-    for (std::size_t j = 0; j < d; ++j) {
-      R s = 0;
-      if (m < d) {
-        for (std::size_t r = 0; r < k; ++r) s += q[r * d + j] * b[r * k + p];
-      } else {
-        s = b[j * k + p];
-      }
-      u[j] = s * sigma[j];
-    }
-    const R scale = lambda - R(1);
-    for (std::size_t i = 0; i < d; ++i)
-      for (std::size_t j = 0; j < d; ++j) out[i * d + j] += scale * u[i] * u[j];
-  }
-  return kept;
-}
-
-}  // namespace tyche::samplers
-// ----- end tyche/samplers/nuts/low_rank.hpp -----
 
 #include <cstddef>
 #include <math.h>  // global-namespace exp, pow, sqrt, fma, which CUDA device code also provides
@@ -19809,7 +20009,7 @@ class metric_adaptation {
   /// and gradient of the longest window, and the estimate's scratch).
   TYCHE_HD std::size_t buffer_size() const {
     if (nutpie_) return 8 * d_;  // foreground and background: draws' and gradients' mean and m2
-    if (low_rank_) return 2 * capacity_ * d_ + low_rank_workspace(d_, capacity_);
+    if (low_rank_) return 2 * capacity_ * d_ + low_rank_workspace(d_, capacity_) + low_rank_factors_size(d_);
     return dense_ ? 2 * d_ + d_ * d_ : (gradients_ ? 4 * d_ : 2 * d_);
   }
 
@@ -19855,6 +20055,7 @@ class metric_adaptation {
       draws_ = buffer;
       grads_ = buffer + capacity_ * d_;
       work_ = buffer + 2 * capacity_ * d_;
+      factors_ = work_ + low_rank_workspace(d_, capacity_);
       return;
     }
     mean_ = buffer;
@@ -19896,9 +20097,10 @@ class metric_adaptation {
       const R n = static_cast<R>(count_);
       const std::size_t d = d_, size = metric_size();
       if (low_rank_) {  // fewer than 3 draws with gradients: the metric stays as it is
-        if (count_ >= 3 && grad_count_ == count_)
+        factors_fresh_ = count_ >= 3 && grad_count_ == count_;
+        if (factors_fresh_)
           low_rank_inverse_metric(draws_, grads_, static_cast<std::size_t>(count_), d, inv_metric, work_,
-                                  low_rank_options_);
+                                  low_rank_options_, factors_);
         count_ = grad_count_ = 0;
         ++counter_;
         return true;
@@ -19931,6 +20133,11 @@ class metric_adaptation {
 
   /// Whether learn() has closed a window whose metric waits for pool() (adaptation_config::pooled).
   TYCHE_HD bool pool_pending() const { return pending_; }
+
+  /// The factors (low_rank_factors_size(d) values) of the low-rank metric learn() has just
+  /// written, for the kernel's O(dk) form (nuts_kernel::set_metric_low_rank); null when the
+  /// window left the metric as it was (too few draws), or for the other estimates.
+  TYCHE_HD const R* low_rank_factors() const { return factors_fresh_ ? factors_ : nullptr; }
 
   /// Cross-chain pooling: the n estimates a[0 … n) (one per chain, in chain order, each with
   /// pool_pending(); the same dimension and settings) merge their windows' moments — Chan, Golub
@@ -20185,7 +20392,8 @@ class metric_adaptation {
 
   std::size_t d_ = 0;
   R *mean_ = nullptr, *delta_ = nullptr, *m2_ = nullptr, *grad_mean_ = nullptr, *grad_m2_ = nullptr;
-  R *draws_ = nullptr, *grads_ = nullptr, *work_ = nullptr;  // low rank
+  R *draws_ = nullptr, *grads_ = nullptr, *work_ = nullptr, *factors_ = nullptr;  // low rank
+  bool factors_fresh_ = false;                                                  // learn() wrote factors_
   bool dense_ = false, gradients_ = false, low_rank_ = false, nutpie_ = false, pooled_ = false, pending_ = false;
   low_rank_settings low_rank_options_ = {};
   R *fg_ = nullptr, *bg_ = nullptr;  // nutpie: foreground and background moments
@@ -20429,8 +20637,9 @@ struct nuts_config {
   /// The metric adapted in warm-up: diagonal (Stan's diag_e, the default), dense (dense_e, for
   /// strongly correlated posteriors of moderate dimension: O(d²) per leapfrog) or low_rank
   /// (nutpie's low-rank + diagonal, estimated from each window's draws and gradients whatever
-  /// metric_estimator says; held as a dense matrix: O(d²) per leapfrog, and the window's draws
-  /// and gradients, 2·warmup·d values per chain, during warm-up).
+  /// metric_estimator says; applied factored, O(dk) per leapfrog for k directions (the d × d
+  /// matrix where 2k ≥ d), but O(d²) memory per chain, and the window's draws and gradients,
+  /// 2·warmup·d values per chain, during warm-up).
   samplers::metric_kind metric = samplers::metric_kind::diagonal;
   /// How warm-up estimates the diagonal metric: draws (Stan's) or draws_and_gradients (nutpie's).
   samplers::metric_estimator metric_estimator = samplers::metric_estimator::draws;
@@ -20617,6 +20826,7 @@ TYCHE_HD warmup_result warmup_step(int iteration, int warmup, R& eps, R accept_s
 }  // namespace tyche::samplers
 // ----- end tyche/samplers/nuts/warmup.hpp -----
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -20741,6 +20951,11 @@ class nuts_chain {
       find_step_size();
     } else {
       random_initial_point();
+    }
+    if (cfg_.metric == metric_kind::low_rank) {  // the kernel's form of the initial metric
+      factors_.assign(low_rank_factors_size(d), 0.0);
+      if (!low_rank_factors_from_matrix(inv_metric_.data(), d, factors_.data()))  // checked before
+        throw std::invalid_argument("tyche::nuts: init_inv_metric is not symmetric positive definite");
     }
     if (cfg_.metric_estimator == metric_estimator::nutpie && cfg_.init_inv_metric.empty() && cfg_.warmup >= 20 &&
         !dense) {
@@ -20882,7 +21097,9 @@ class nuts_chain {
   void load(Kernel& k, int l, bool point, bool metric) {
     if (point) k.set_point(l, q_.data(), grad_.data(), log_density_);
     if (metric) {
-      const nuts_status s = k.set_metric(l, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data());
+      const nuts_status s = factors_.empty()
+                                ? k.set_metric(l, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data())
+                                : k.set_metric_low_rank(l, factors_.data());
       if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_number()));
     }
     const nuts_status s = k.set_step_size(l, step_size_);
@@ -20912,7 +21129,12 @@ class nuts_chain {
           [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
       rng_ = streams.lane(0);
       if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
-      if (r.metric_changed) ++metric_version_;
+      if (r.metric_changed) {
+        ++metric_version_;
+        // The low-rank estimate's factors (none when the window left the metric as it was).
+        if (const double* f = factors_.empty() ? nullptr : metric_adapt_.low_rank_factors())
+          std::copy(f, f + factors_.size(), factors_.begin());
+      }
       pool_pending_ = r.pool_pending;
     } else {
       auto& values = fit_.values[static_cast<std::size_t>(chain_)];
@@ -21003,6 +21225,7 @@ class nuts_chain {
   step_size_adaptation<double> step_adapt_;
   metric_adaptation<double> metric_adapt_;
   std::vector<double> adapt_buffer_, inv_metric_, chol_, q_, grad_, scratch_, workspace_;
+  std::vector<double> factors_;  // metric = low_rank: inv_metric_ factored, as the kernel applies it
   double log_density_ = 0, step_size_ = 1;
   unsigned metric_version_ = 0;
   int iteration_ = 0;
@@ -21327,6 +21550,7 @@ class chain_lanes {
   void get_point(int l, double* q, double* g = nullptr) const { k_[l].get_point(0, q, g); }
   [[nodiscard]] double log_density(int l) const { return k_[l].log_density(0); }
   nuts_status set_metric(int l, const double* m, const double* chol = nullptr) { return k_[l].set_metric(0, m, chol); }
+  nuts_status set_metric_low_rank(int l, const double* factors) { return k_[l].set_metric_low_rank(0, factors); }
   nuts_status set_step_size(int l, double eps) { return k_[l].set_step_size(0, eps); }
   void set_stream(int l, const counter_rng& g) { k_[l].set_stream(0, g); }
   [[nodiscard]] counter_rng stream(int l) const { return k_[l].stream(0); }
@@ -21836,7 +22060,8 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
 //
 // A chain's state between launches is a device_chain (trivially copyable) and its part of one
 // allocation of doubles laid out by device_chain_layout: the kernel's buffer, the metric
-// estimate's buffer, the inverse metric (and its Cholesky factor), the point and gradient, the
+// estimate's buffer, the inverse metric (and its Cholesky factor; for the low-rank metric its
+// factors too, the form the kernel applies), the point and gradient, the
 // step-size heuristic's scratch and the model's workspace. Each launch runs every chain up to a
 // given iteration and writes the draws of that stretch (unconstrained θ and the sampler
 // statistics) to an output block, which the host copies back and constrains.
@@ -21848,15 +22073,16 @@ namespace tyche::samplers {
 
 /// Where a chain's buffers sit in its part of the executor's allocation, in values of double.
 struct device_chain_layout {
-  std::size_t kernel = 0, adapt = 0, metric = 0, chol = 0, q = 0, grad = 0, scratch = 0, workspace = 0;
+  std::size_t kernel = 0, adapt = 0, metric = 0, chol = 0, factors = 0, q = 0, grad = 0, scratch = 0, workspace = 0;
   std::size_t total = 0;  // doubles per chain
   std::size_t metric_size = 0, workspace_size = 0;
-  bool dense = false;
+  bool dense = false, low_rank = false;
 
   TYCHE_HD static device_chain_layout make(std::size_t d, int max_depth, metric_kind kind, std::size_t workspace,
                                            std::size_t adapt_size) {
     device_chain_layout l;
     l.dense = stored_dense(kind);
+    l.low_rank = kind == metric_kind::low_rank;
     l.metric_size = l.dense ? d * d : d;
     std::size_t at = 0;
     auto take = [&](std::size_t n) {
@@ -21868,6 +22094,7 @@ struct device_chain_layout {
     l.adapt = take(adapt_size);  // metric_adaptation::buffer_size()
     l.metric = take(l.metric_size);
     l.chol = take(l.dense ? d * d : 0);
+    l.factors = take(l.low_rank ? low_rank_factors_size(d) : 0);
     l.q = take(d);
     l.grad = take(d);
     l.scratch = take(4 * d);
@@ -21905,6 +22132,8 @@ struct device_chain {
 
 /// Puts a chain's initial values into its buffer: `init` holds θ (d), the gradient (d), the
 /// inverse metric (metric_size) and, dense, its Cholesky factor (d²); binds the metric estimate.
+/// A low-rank metric's factors are computed here from the matrix (invalid_metric in c.status when
+/// it is not positive definite).
 TYCHE_HD inline void device_chain_setup(device_chain& c, double* buffer, const device_run& r, const double* init) {
   const device_chain_layout& l = r.layout;
   const std::size_t d = r.d;
@@ -21913,6 +22142,8 @@ TYCHE_HD inline void device_chain_setup(device_chain& c, double* buffer, const d
   for (std::size_t k = 0; k < l.metric_size; ++k) buffer[l.metric + k] = init[2 * d + k];
   if (l.dense)
     for (std::size_t k = 0; k < d * d; ++k) buffer[l.chol + k] = init[2 * d + l.metric_size + k];
+  if (l.low_rank && !low_rank_factors_from_matrix(buffer + l.metric, d, buffer + l.factors))
+    c.status = nuts_status::invalid_metric;
   c.metric.bind(buffer + l.adapt);
 }
 
@@ -21938,10 +22169,11 @@ TYCHE_HD void device_chain_run(const Target& target, device_chain& c, double* bu
   double* grad = buffer + l.grad;
   double* inv_metric = buffer + l.metric;
   double* chol = l.dense ? buffer + l.chol : nullptr;
+  double* factors = l.low_rank ? buffer + l.factors : nullptr;
   double* workspace = l.workspace_size > 0 ? buffer + l.workspace : nullptr;
   nuts_kernel<double> k;
   nuts_status s = k.bind(buffer + l.kernel, l.adapt - l.kernel, d, r.max_depth, r.metric);
-  if (s == nuts_status::ok) s = k.set_metric(0, inv_metric, chol);
+  if (s == nuts_status::ok) s = factors ? k.set_metric_low_rank(0, factors) : k.set_metric(0, inv_metric, chol);
   if (s != nuts_status::ok) {
     c.status = s;
     return;
@@ -21981,7 +22213,13 @@ TYCHE_HD void device_chain_run(const Target& target, device_chain& c, double* bu
         break;
       }
       if (w.metric_changed) {
-        s = k.set_metric(0, inv_metric, chol);
+        if (factors) {  // the low-rank estimate's factors (none when the window kept the metric)
+          if (const double* f = c.metric.low_rank_factors())
+            for (std::size_t i = 0; i < low_rank_factors_size(d); ++i) factors[i] = f[i];
+          s = k.set_metric_low_rank(0, factors);
+        } else {
+          s = k.set_metric(0, inv_metric, chol);
+        }
         if (s != nuts_status::ok) {
           c.status = s;
           break;

@@ -128,7 +128,7 @@ class metric_adaptation {
   /// and gradient of the longest window, and the estimate's scratch).
   TYCHE_HD std::size_t buffer_size() const {
     if (nutpie_) return 8 * d_;  // foreground and background: draws' and gradients' mean and m2
-    if (low_rank_) return 2 * capacity_ * d_ + low_rank_workspace(d_, capacity_);
+    if (low_rank_) return 2 * capacity_ * d_ + low_rank_workspace(d_, capacity_) + low_rank_factors_size(d_);
     return dense_ ? 2 * d_ + d_ * d_ : (gradients_ ? 4 * d_ : 2 * d_);
   }
 
@@ -174,6 +174,7 @@ class metric_adaptation {
       draws_ = buffer;
       grads_ = buffer + capacity_ * d_;
       work_ = buffer + 2 * capacity_ * d_;
+      factors_ = work_ + low_rank_workspace(d_, capacity_);
       return;
     }
     mean_ = buffer;
@@ -215,9 +216,10 @@ class metric_adaptation {
       const R n = static_cast<R>(count_);
       const std::size_t d = d_, size = metric_size();
       if (low_rank_) {  // fewer than 3 draws with gradients: the metric stays as it is
-        if (count_ >= 3 && grad_count_ == count_)
+        factors_fresh_ = count_ >= 3 && grad_count_ == count_;
+        if (factors_fresh_)
           low_rank_inverse_metric(draws_, grads_, static_cast<std::size_t>(count_), d, inv_metric, work_,
-                                  low_rank_options_);
+                                  low_rank_options_, factors_);
         count_ = grad_count_ = 0;
         ++counter_;
         return true;
@@ -250,6 +252,11 @@ class metric_adaptation {
 
   /// Whether learn() has closed a window whose metric waits for pool() (adaptation_config::pooled).
   TYCHE_HD bool pool_pending() const { return pending_; }
+
+  /// The factors (low_rank_factors_size(d) values) of the low-rank metric learn() has just
+  /// written, for the kernel's O(dk) form (nuts_kernel::set_metric_low_rank); null when the
+  /// window left the metric as it was (too few draws), or for the other estimates.
+  TYCHE_HD const R* low_rank_factors() const { return factors_fresh_ ? factors_ : nullptr; }
 
   /// Cross-chain pooling: the n estimates a[0 … n) (one per chain, in chain order, each with
   /// pool_pending(); the same dimension and settings) merge their windows' moments — Chan, Golub
@@ -504,7 +511,8 @@ class metric_adaptation {
 
   std::size_t d_ = 0;
   R *mean_ = nullptr, *delta_ = nullptr, *m2_ = nullptr, *grad_mean_ = nullptr, *grad_m2_ = nullptr;
-  R *draws_ = nullptr, *grads_ = nullptr, *work_ = nullptr;  // low rank
+  R *draws_ = nullptr, *grads_ = nullptr, *work_ = nullptr, *factors_ = nullptr;  // low rank
+  bool factors_fresh_ = false;                                                  // learn() wrote factors_
   bool dense_ = false, gradients_ = false, low_rank_ = false, nutpie_ = false, pooled_ = false, pending_ = false;
   low_rank_settings low_rank_options_ = {};
   R *fg_ = nullptr, *bg_ = nullptr;  // nutpie: foreground and background moments

@@ -16,6 +16,7 @@
 #include <tyche/samplers/nuts/warmup.hpp>
 #include <tyche/scalar/format.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -140,6 +141,11 @@ class nuts_chain {
       find_step_size();
     } else {
       random_initial_point();
+    }
+    if (cfg_.metric == metric_kind::low_rank) {  // the kernel's form of the initial metric
+      factors_.assign(low_rank_factors_size(d), 0.0);
+      if (!low_rank_factors_from_matrix(inv_metric_.data(), d, factors_.data()))  // checked before
+        throw std::invalid_argument("tyche::nuts: init_inv_metric is not symmetric positive definite");
     }
     if (cfg_.metric_estimator == metric_estimator::nutpie && cfg_.init_inv_metric.empty() && cfg_.warmup >= 20 &&
         !dense) {
@@ -281,7 +287,9 @@ class nuts_chain {
   void load(Kernel& k, int l, bool point, bool metric) {
     if (point) k.set_point(l, q_.data(), grad_.data(), log_density_);
     if (metric) {
-      const nuts_status s = k.set_metric(l, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data());
+      const nuts_status s = factors_.empty()
+                                ? k.set_metric(l, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data())
+                                : k.set_metric_low_rank(l, factors_.data());
       if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_number()));
     }
     const nuts_status s = k.set_step_size(l, step_size_);
@@ -311,7 +319,12 @@ class nuts_chain {
           [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
       rng_ = streams.lane(0);
       if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
-      if (r.metric_changed) ++metric_version_;
+      if (r.metric_changed) {
+        ++metric_version_;
+        // The low-rank estimate's factors (none when the window left the metric as it was).
+        if (const double* f = factors_.empty() ? nullptr : metric_adapt_.low_rank_factors())
+          std::copy(f, f + factors_.size(), factors_.begin());
+      }
       pool_pending_ = r.pool_pending;
     } else {
       auto& values = fit_.values[static_cast<std::size_t>(chain_)];
@@ -402,6 +415,7 @@ class nuts_chain {
   step_size_adaptation<double> step_adapt_;
   metric_adaptation<double> metric_adapt_;
   std::vector<double> adapt_buffer_, inv_metric_, chol_, q_, grad_, scratch_, workspace_;
+  std::vector<double> factors_;  // metric = low_rank: inv_metric_ factored, as the kernel applies it
   double log_density_ = 0, step_size_ = 1;
   unsigned metric_version_ = 0;
   int iteration_ = 0;

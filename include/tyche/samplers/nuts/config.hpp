@@ -213,8 +213,9 @@ struct nuts_config {
   /// The metric adapted in warm-up: diagonal (Stan's diag_e, the default), dense (dense_e, for
   /// strongly correlated posteriors of moderate dimension: O(d²) per leapfrog) or low_rank
   /// (nutpie's low-rank + diagonal, estimated from each window's draws and gradients whatever
-  /// metric_estimator says; held as a dense matrix: O(d²) per leapfrog, and the window's draws
-  /// and gradients, 2·warmup·d values per chain, during warm-up).
+  /// metric_estimator says; applied factored, O(dk) per leapfrog for k directions (the d × d
+  /// matrix where 2k ≥ d), but O(d²) memory per chain, and the window's draws and gradients,
+  /// 2·warmup·d values per chain, during warm-up).
   samplers::metric_kind metric = samplers::metric_kind::diagonal;
   /// How warm-up estimates the diagonal metric: draws (Stan's) or draws_and_gradients (nutpie's).
   samplers::metric_estimator metric_estimator = samplers::metric_estimator::draws;

@@ -7,7 +7,8 @@
 //
 // A chain's state between launches is a device_chain (trivially copyable) and its part of one
 // allocation of doubles laid out by device_chain_layout: the kernel's buffer, the metric
-// estimate's buffer, the inverse metric (and its Cholesky factor), the point and gradient, the
+// estimate's buffer, the inverse metric (and its Cholesky factor; for the low-rank metric its
+// factors too, the form the kernel applies), the point and gradient, the
 // step-size heuristic's scratch and the model's workspace. Each launch runs every chain up to a
 // given iteration and writes the draws of that stretch (unconstrained θ and the sampler
 // statistics) to an output block, which the host copies back and constrains.
@@ -26,15 +27,16 @@ namespace tyche::samplers {
 
 /// Where a chain's buffers sit in its part of the executor's allocation, in values of double.
 struct device_chain_layout {
-  std::size_t kernel = 0, adapt = 0, metric = 0, chol = 0, q = 0, grad = 0, scratch = 0, workspace = 0;
+  std::size_t kernel = 0, adapt = 0, metric = 0, chol = 0, factors = 0, q = 0, grad = 0, scratch = 0, workspace = 0;
   std::size_t total = 0;  // doubles per chain
   std::size_t metric_size = 0, workspace_size = 0;
-  bool dense = false;
+  bool dense = false, low_rank = false;
 
   TYCHE_HD static device_chain_layout make(std::size_t d, int max_depth, metric_kind kind, std::size_t workspace,
                                            std::size_t adapt_size) {
     device_chain_layout l;
     l.dense = stored_dense(kind);
+    l.low_rank = kind == metric_kind::low_rank;
     l.metric_size = l.dense ? d * d : d;
     std::size_t at = 0;
     auto take = [&](std::size_t n) {
@@ -46,6 +48,7 @@ struct device_chain_layout {
     l.adapt = take(adapt_size);  // metric_adaptation::buffer_size()
     l.metric = take(l.metric_size);
     l.chol = take(l.dense ? d * d : 0);
+    l.factors = take(l.low_rank ? low_rank_factors_size(d) : 0);
     l.q = take(d);
     l.grad = take(d);
     l.scratch = take(4 * d);
@@ -83,6 +86,8 @@ struct device_chain {
 
 /// Puts a chain's initial values into its buffer: `init` holds θ (d), the gradient (d), the
 /// inverse metric (metric_size) and, dense, its Cholesky factor (d²); binds the metric estimate.
+/// A low-rank metric's factors are computed here from the matrix (invalid_metric in c.status when
+/// it is not positive definite).
 TYCHE_HD inline void device_chain_setup(device_chain& c, double* buffer, const device_run& r, const double* init) {
   const device_chain_layout& l = r.layout;
   const std::size_t d = r.d;
@@ -91,6 +96,8 @@ TYCHE_HD inline void device_chain_setup(device_chain& c, double* buffer, const d
   for (std::size_t k = 0; k < l.metric_size; ++k) buffer[l.metric + k] = init[2 * d + k];
   if (l.dense)
     for (std::size_t k = 0; k < d * d; ++k) buffer[l.chol + k] = init[2 * d + l.metric_size + k];
+  if (l.low_rank && !low_rank_factors_from_matrix(buffer + l.metric, d, buffer + l.factors))
+    c.status = nuts_status::invalid_metric;
   c.metric.bind(buffer + l.adapt);
 }
 
@@ -116,10 +123,11 @@ TYCHE_HD void device_chain_run(const Target& target, device_chain& c, double* bu
   double* grad = buffer + l.grad;
   double* inv_metric = buffer + l.metric;
   double* chol = l.dense ? buffer + l.chol : nullptr;
+  double* factors = l.low_rank ? buffer + l.factors : nullptr;
   double* workspace = l.workspace_size > 0 ? buffer + l.workspace : nullptr;
   nuts_kernel<double> k;
   nuts_status s = k.bind(buffer + l.kernel, l.adapt - l.kernel, d, r.max_depth, r.metric);
-  if (s == nuts_status::ok) s = k.set_metric(0, inv_metric, chol);
+  if (s == nuts_status::ok) s = factors ? k.set_metric_low_rank(0, factors) : k.set_metric(0, inv_metric, chol);
   if (s != nuts_status::ok) {
     c.status = s;
     return;
@@ -159,7 +167,13 @@ TYCHE_HD void device_chain_run(const Target& target, device_chain& c, double* bu
         break;
       }
       if (w.metric_changed) {
-        s = k.set_metric(0, inv_metric, chol);
+        if (factors) {  // the low-rank estimate's factors (none when the window kept the metric)
+          if (const double* f = c.metric.low_rank_factors())
+            for (std::size_t i = 0; i < low_rank_factors_size(d); ++i) factors[i] = f[i];
+          s = k.set_metric_low_rank(0, factors);
+        } else {
+          s = k.set_metric(0, inv_metric, chol);
+        }
         if (s != nuts_status::ok) {
           c.status = s;
           break;

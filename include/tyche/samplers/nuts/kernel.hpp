@@ -33,6 +33,7 @@
 #include <tyche/config.hpp>
 #include <tyche/samplers/nuts/chain_streams.hpp>
 #include <tyche/samplers/nuts/instruction_table.hpp>
+#include <tyche/samplers/nuts/low_rank.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -72,11 +73,14 @@ struct transition_stats {
 
 /// The kind of metric (mass matrix) of the kinetic energy: diagonal, dense, or low-rank +
 /// diagonal (nutpie's: M⁻¹ = S(I + U(Λ − I)Uᵀ)S, estimated from draws and gradients,
-/// samplers/nuts/low_rank.hpp). The kernel holds a low-rank metric as its d × d matrix, as a
-/// dense one: O(d²) per leapfrog.
+/// samplers/nuts/low_rank.hpp). The kernel applies a low-rank metric in its factored form: O(dk)
+/// per leapfrog for k directions, against O(d²) for a dense one (as the d × d matrix when 2k ≥ d,
+/// where that costs less).
 enum class metric_kind { diagonal, dense, low_rank };
 
-/// Whether the kernel holds a metric of this kind as a d × d matrix (with its Cholesky factor).
+/// Whether a chain keeps a metric of this kind as a d × d matrix (with its Cholesky factor): the
+/// estimates, the step-size heuristic and the fit's record of the metric do, for the low-rank kind
+/// too (beside the factors the kernel takes).
 TYCHE_HD constexpr bool stored_dense(metric_kind kind) { return kind != metric_kind::diagonal; }
 
 /// What a kernel call reports; the executors turn anything but ok into an exception that names
@@ -248,6 +252,48 @@ TYCHE_HD TYCHE_INLINE void swap_lanes(T* TYCHE_RESTRICT a, T* TYCHE_RESTRICT b,
   }
 }
 
+/// The low-rank form's arrays in the kernel: σ, λ − 1, λ^(−1/2) − 1 (d values each, the last two
+/// zero past a lane's k) and the directions U (row p: u_p, d values; zero past a lane's k).
+template <class T>
+struct low_rank_view {
+  const T* sigma;
+  const T* a;  // λ − 1
+  const T* b;  // λ^(−1/2) − 1
+  const T* u;
+  std::size_t k;  // rows of U in use (the largest k of the lanes)
+};
+
+/// out = M⁻¹p = S(x + U(a ⊙ Uᵀx)), x = Sp. out may not alias p.
+template <class T>
+TYCHE_HD TYCHE_INLINE void sharp_low_rank(const low_rank_view<T>& m, const T* TYCHE_RESTRICT p, T* TYCHE_RESTRICT out,
+                                          std::size_t d) {
+  for (std::size_t i = 0; i < d; ++i) out[i] = m.sigma[i] * p[i];
+  for (std::size_t r = 0; r < m.k; ++r) {
+    const T* TYCHE_RESTRICT u = m.u + r * d;
+    T c = T(0);
+    for (std::size_t i = 0; i < d; ++i) c += u[i] * (m.sigma[i] * p[i]);
+    c *= m.a[r];
+    for (std::size_t i = 0; i < d; ++i) out[i] += c * u[i];
+  }
+  for (std::size_t i = 0; i < d; ++i) out[i] *= m.sigma[i];
+}
+
+/// A momentum p ~ N(0, M) from d standard normals z (in p on entry): p = S⁻¹(z + U(b ⊙ Uᵀz)),
+/// whose covariance S⁻¹(I + U(Λ⁻¹ − I)Uᵀ)S⁻¹ is M (U orthonormal). tmp: d values.
+template <class T>
+TYCHE_HD TYCHE_INLINE void momentum_low_rank(const low_rank_view<T>& m, T* TYCHE_RESTRICT p, T* TYCHE_RESTRICT tmp,
+                                             std::size_t d) {
+  for (std::size_t i = 0; i < d; ++i) tmp[i] = p[i];
+  for (std::size_t r = 0; r < m.k; ++r) {
+    const T* TYCHE_RESTRICT u = m.u + r * d;
+    T c = T(0);
+    for (std::size_t i = 0; i < d; ++i) c += u[i] * p[i];
+    c *= m.b[r];
+    for (std::size_t i = 0; i < d; ++i) tmp[i] += c * u[i];
+  }
+  for (std::size_t i = 0; i < d; ++i) p[i] = tmp[i] / m.sigma[i];
+}
+
 }  // namespace detail
 
 /// Cholesky–Banachiewicz factor L (lower, row-major) of a symmetric positive-definite d × d
@@ -303,7 +349,7 @@ class nuts_kernel {
   /// Values of T the kernel needs for dimension d, a maximum tree depth and a metric kind.
   TYCHE_HD static std::size_t storage_size(std::size_t d, int max_depth, metric_kind kind) {
     const std::size_t depth = max_depth < 1 ? 1 : static_cast<std::size_t>(max_depth);
-    const std::size_t metric = stored_dense(kind) ? 2 * d * d : d;
+    const std::size_t metric = kind == metric_kind::dense ? 2 * d * d : kind == metric_kind::low_rank ? 3 * d + 2 * d * d : d;
     return (vectors_fixed + vectors_per_level * depth) * d + metric;
   }
 
@@ -315,7 +361,9 @@ class nuts_kernel {
     if (size < storage_size(d, max_depth, kind)) return nuts_status::storage_too_small;
     d_ = d;
     max_depth_ = max_depth;
-    dense_ = stored_dense(kind);
+    dense_ = kind == metric_kind::dense;
+    low_rank_ = kind == metric_kind::low_rank;
+    rank_ = 0;
     T* next = storage;
     auto take = [&](std::size_t n) {
       T* v = next;
@@ -323,7 +371,7 @@ class nuts_kernel {
       for (std::size_t i = 0; i < n; ++i) v[i] = T(0);
       return v;
     };
-    metric_ = take(dense_ ? d * d : d);
+    metric_ = take(dense_ ? d * d : low_rank_ ? 3 * d + 2 * d * d : d);
     chol_ = dense_ ? take(d * d) : nullptr;
     cur_q_ = take(d);
     cur_g_ = take(d);
@@ -347,13 +395,16 @@ class nuts_kernel {
     normals_ = take(d);
     for (int l = 0; l < width; ++l) {
       running_[l] = false;
+      lane_rank_[l] = 0;
       step_size_[l] = 1;
       cur_logp_[l] = 0;
       z_is_fwd_[l] = true;
     }
     const T one = T(real(1));
-    if (!dense_) {
+    if (!dense_) {  // diagonal, or low rank's σ (with k = 0: the identity)
       for (std::size_t i = 0; i < d; ++i) metric_[i] = one;
+      if (low_rank_)
+        for (std::size_t i = 0; i < d; ++i) metric_[3 * d + d * d + i * d + i] = one;
     } else {
       for (std::size_t i = 0; i < d; ++i) metric_[i * d + i] = chol_[i * d + i] = one;
     }
@@ -363,6 +414,7 @@ class nuts_kernel {
   TYCHE_HD std::size_t dim() const { return d_; }
   TYCHE_HD int max_depth() const { return max_depth_; }
   TYCHE_HD bool dense() const { return dense_; }
+  TYCHE_HD bool low_rank() const { return low_rank_; }
   TYCHE_HD Rng& rng() { return rng_; }
   TYCHE_HD const Rng& rng() const { return rng_; }
   /// Lane l's random stream (chain_streams: its chain's Philox stream at its position).
@@ -398,9 +450,11 @@ class nuts_kernel {
 
   /// Sets the lane's inverse metric M⁻¹: the diagonal (d values), or for a dense kernel the
   /// row-major d × d matrix and, when chol is given, its Cholesky factor (cholesky_lower);
-  /// without it the factor is computed here. Checked: positive finite, positive definite.
+  /// without it the factor is computed here. Checked: positive finite, positive definite. A
+  /// low-rank kernel takes its metric factored (set_metric_low_rank): here, invalid_metric.
   TYCHE_HD nuts_status set_metric(int lane, const real* m, const real* chol = nullptr) {
     const std::size_t d = d_;
+    if (low_rank_) return nuts_status::invalid_metric;
     if (!dense_) {
       if (const nuts_status s = check_diagonal_metric(m, d); s != nuts_status::ok) return s;
       for (std::size_t i = 0; i < d; ++i) traits::set(metric_[i], lane, m[i]);
@@ -426,6 +480,54 @@ class nuts_kernel {
     return nuts_status::ok;
   }
 
+  /// Sets the lane's low-rank inverse metric M⁻¹ = S(I + U(Λ − I)Uᵀ)S from its factors
+  /// (low_rank_factors_size(d) values: low_rank_inverse_metric's, or low_rank_factors_from_matrix
+  /// of a d × d matrix). Checked: σ positive finite, k ≤ d, every λ positive finite. Applied in
+  /// O(dk) per leapfrog (k: the largest of the lanes') while 2k < d; with more directions the
+  /// d × d matrix (written here from the factors) costs less, and one lane uses it instead (a
+  /// batch of lanes keeps the factors: sharp_matrix). The momentum is drawn from the factors
+  /// either way (once per transition).
+  TYCHE_HD nuts_status set_metric_low_rank(int lane, const real* factors) {
+    const std::size_t d = d_;
+    if (!low_rank_) return nuts_status::invalid_metric;
+    const detail::low_rank_layout at{d};
+    const real kr = factors[at.rank()];
+    if (!(kr >= 0) || !(kr <= static_cast<real>(d))) return nuts_status::invalid_metric;
+    const std::size_t k = static_cast<std::size_t>(kr);
+    if (check_diagonal_metric(factors + at.sigma(), d) != nuts_status::ok) return nuts_status::invalid_metric;
+    for (std::size_t r = 0; r < k; ++r) {
+      const real lambda = real(1) + factors[at.lambda_minus_one() + r];
+      if (!(lambda > 0) || lambda - lambda != 0) return nuts_status::metric_not_positive_definite;
+    }
+    T* sigma = metric_;
+    T* a = metric_ + d;
+    T* b = metric_ + 2 * d;
+    T* u = metric_ + 3 * d;
+    for (std::size_t i = 0; i < d; ++i) traits::set(sigma[i], lane, factors[at.sigma() + i]);
+    for (std::size_t r = 0; r < d; ++r) {
+      const bool used = r < k;
+      const real am1 = used ? factors[at.lambda_minus_one() + r] : real(0);
+      traits::set(a[r], lane, am1);
+      traits::set(b[r], lane, used ? real(1) / lane_traits<real>::sqrt(real(1) + am1) - real(1) : real(0));
+      for (std::size_t i = 0; i < d; ++i) traits::set(u[r * d + i], lane, used ? factors[at.directions() + r * d + i] : real(0));
+    }
+    T* matrix = metric_ + 3 * d + d * d;  // S(I + U(Λ − I)Uᵀ)S, for 2k ≥ d
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        real v = i == j ? real(1) : real(0);
+        for (std::size_t r = 0; r < k; ++r)
+          v += factors[at.lambda_minus_one() + r] * factors[at.directions() + r * d + i] * factors[at.directions() + r * d + j];
+        v *= factors[at.sigma() + i] * factors[at.sigma() + j];
+        traits::set(matrix[i * d + j], lane, v);
+        traits::set(matrix[j * d + i], lane, v);
+      }
+    lane_rank_[lane] = k;
+    std::size_t most = 0;
+    for (int l = 0; l < width; ++l) most = lane_rank_[l] > most ? lane_rank_[l] : most;
+    rank_ = most;
+    return nuts_status::ok;
+  }
+
   // ---- transitions -----------------------------------------------------------------------------
 
   /// Starts a transition in every lane with start[l] (from the lane's current point, with its
@@ -438,8 +540,16 @@ class nuts_kernel {
     if (!any) return nuts_status::ok;
     // The momentum, from the lanes' streams.
     rng_.normals(reinterpret_cast_real(normals_), d, start);
-    detail::momentum_from_normals(metric_, chol_, dense_, normals_, d);
-    const T kinetic = detail::kinetic_energy_twice(metric_, dense_, normals_, d);
+    T kinetic;
+    if (low_rank_) {
+      detail::momentum_low_rank(low_rank_form(), normals_, tmp_, d);
+      sharp_matrix(normals_, tmp_);
+      kinetic = T(0);
+      for (std::size_t i = 0; i < d; ++i) kinetic += normals_[i] * tmp_[i];
+    } else {
+      detail::momentum_from_normals(metric_, chol_, dense_, normals_, d);
+      kinetic = detail::kinetic_energy_twice(metric_, dense_, normals_, d);
+    }
     real kin[width];
     traits::store(kin, kinetic);
     nuts_status status = nuts_status::ok;
@@ -484,7 +594,8 @@ class nuts_kernel {
       p_fwd_fwd_[i] = traits::select(on, p, p_fwd_fwd_[i]);
       p_bck_bck_[i] = traits::select(on, p, p_bck_bck_[i]);
     }
-    detail::sharp(metric_, dense_, normals_, tmp_, d);
+    if (low_rank_) sharp_matrix(normals_, tmp_);
+    else detail::sharp(metric_, dense_, normals_, tmp_, d);
     detail::copy_lanes(ps_fwd_fwd_, tmp_, on, d);
     detail::copy_lanes(ps_bck_bck_, tmp_, on, d);
     begin_doubling(go);  // depth 0 < max_depth: always at least one leapfrog
@@ -598,7 +709,7 @@ class nuts_kernel {
     const std::size_t d = d_;
     const T half = traits::load(half_eps_);
     T kinetic;
-    if (!dense_) {
+    if (!dense_ && !low_rank_) {
       const T* TYCHE_RESTRICT m = metric_;
       T* TYCHE_RESTRICT zp = z_.p;
       const T* TYCHE_RESTRICT zq = z_.q;
@@ -652,7 +763,7 @@ class nuts_kernel {
       record& c = *carry_;
       kinetic = T(0);
       for (std::size_t i = 0; i < d; ++i) z_.p[i] += half * z_.g[i];
-      detail::sharp(metric_, true, z_.p, c.ps_begin, d);
+      sharp_matrix(z_.p, c.ps_begin);
       for (std::size_t i = 0; i < d; ++i) {
         kinetic += z_.p[i] * c.ps_begin[i];
         c.rho[i] = c.p_begin[i] = c.p_end[i] = z_.p[i];
@@ -1020,7 +1131,7 @@ class nuts_kernel {
     T* TYCHE_RESTRICT zp = z_.p;
     T* TYCHE_RESTRICT zq = z_.q;
     const T* TYCHE_RESTRICT zg = z_.g;
-    if (!dense_) {
+    if (!dense_ && !low_rank_) {
       const T* TYCHE_RESTRICT m = metric_;
       TYCHE_KERNEL_IVDEP
       for (std::size_t i = 0; i < d; ++i) {
@@ -1037,11 +1148,26 @@ class nuts_kernel {
     }
     for (std::size_t i = 0; i < d; ++i) tmp_[i] = zp[i] + half * zg[i];
     detail::copy_lanes(zp, tmp_, on, d);
-    detail::sharp(metric_, true, zp, tmp_, d);
+    sharp_matrix(zp, tmp_);
     for (std::size_t i = 0; i < d; ++i) {
       if constexpr (width == 1) zq[i] += eps * tmp_[i];
       else zq[i] = traits::select(on, zq[i] + eps * tmp_[i], zq[i]);
     }
+  }
+
+  // p♯ = M⁻¹p for a dense or low-rank metric (out may not alias p).
+  // Low rank: the factors while 2k < d, else the matrix — for one lane. A batch of lanes always
+  // takes the factors (the lanes' rows past their own k are zeros, which add exactly nothing), so
+  // that a lane's numbers do not depend on the k of the lanes beside it; a lane then computes what
+  // the one-lane kernel does where 2k < d, and differs in the last bits elsewhere.
+  TYCHE_HD void sharp_matrix(const T* p, T* out) const {
+    if (!low_rank_) detail::sharp(metric_, true, p, out, d_);
+    else if (width > 1 || 2 * rank_ < d_) detail::sharp_low_rank(low_rank_form(), p, out, d_);
+    else detail::sharp(metric_ + 3 * d_ + d_ * d_, true, p, out, d_);
+  }
+  TYCHE_HD detail::low_rank_view<T> low_rank_form() const {
+    const std::size_t d = d_;
+    return {metric_, metric_ + d, metric_ + 2 * d, metric_ + 3 * d, rank_};
   }
 
   // The transition of lane l ended: its statistics (the point is copied by copy_selected).
@@ -1065,7 +1191,9 @@ class nuts_kernel {
 
   std::size_t d_ = 0;
   int max_depth_ = 10;
-  bool dense_ = false;
+  bool dense_ = false, low_rank_ = false;
+  std::size_t rank_ = 0;                // low rank: the largest k of the lanes
+  std::size_t lane_rank_[width] = {};  // each lane's k
   Rng rng_{};
 
   // Vectors (d values of T each; metric_ d or d², chol_ d² for a dense metric), in the bound

@@ -213,6 +213,63 @@ TYCHE_HD inline std::size_t low_rank_subspace(std::size_t d, std::size_t n) { re
 
 }  // namespace detail
 
+/// The factors of a low-rank + diagonal inverse metric M⁻¹ = S(I + U(Λ − I)Uᵀ)S, as the kernel
+/// takes them (nuts_kernel::set_metric_low_rank): σ (d values, S = diag σ), then λ − 1 (d values,
+/// the first k used), d values of scratch, U (d × d, row p the unit vector u_p, the first k rows
+/// used; orthonormal), and k. low_rank_factors_size(d) values in all.
+TYCHE_HD inline std::size_t low_rank_factors_size(std::size_t d) { return 3 * d + d * d + 1; }
+
+namespace detail {
+/// Where each part of the factors starts (low_rank_factors_size).
+struct low_rank_layout {
+  std::size_t d;
+  TYCHE_HD std::size_t sigma() const { return 0; }
+  TYCHE_HD std::size_t lambda_minus_one() const { return d; }
+  TYCHE_HD std::size_t scratch() const { return 2 * d; }
+  TYCHE_HD std::size_t directions() const { return 3 * d; }
+  TYCHE_HD std::size_t rank() const { return 3 * d + d * d; }
+};
+}  // namespace detail
+
+/// The factors (low_rank_factors_size(d) values) of a symmetric positive-definite inverse metric
+/// given as a d × d row-major matrix m: S = I and m's eigen-decomposition, leaving out the
+/// directions whose eigenvalue is 1 to within 10⁻¹² (the identity has none, so k = 0). For a
+/// metric that did not come from the low-rank estimate (the initial identity, a user's
+/// init_inv_metric): k is then up to d. Returns false when m is not positive definite or not
+/// finite (factors then undefined).
+template <class R>
+TYCHE_HD bool low_rank_factors_from_matrix(const R* m, std::size_t d, R* factors) {
+  const detail::low_rank_layout at{d};
+  R* sigma = factors + at.sigma();
+  R* lambda = factors + at.lambda_minus_one();
+  R* v = factors + at.directions();
+  for (std::size_t k = 0; k < d * d; ++k) v[k] = m[k];
+  if (!detail::symmetric_eigen(v, lambda, factors + at.scratch(), d)) return false;
+  for (std::size_t i = 0; i < d; ++i)  // eigenvectors from columns to rows
+    for (std::size_t j = 0; j < i; ++j) {
+      const R t = v[i * d + j];
+      v[i * d + j] = v[j * d + i];
+      v[j * d + i] = t;
+    }
+  std::size_t kept = 0;
+  for (std::size_t p = 0; p < d; ++p) {
+    const R l = lambda[p];
+    if (!(l > R(0)) || !(l - l == R(0))) return false;
+    const R dev = l - R(1);
+    if (detail::lr_abs(dev) <= R(1e-12) * (l > R(1) ? l : R(1))) continue;
+    for (std::size_t j = 0; j < d; ++j) v[kept * d + j] = v[p * d + j];
+    lambda[kept] = dev;
+    ++kept;
+  }
+  for (std::size_t p = kept; p < d; ++p) {
+    lambda[p] = R(0);
+    for (std::size_t j = 0; j < d; ++j) v[p * d + j] = R(0);
+  }
+  for (std::size_t i = 0; i < d; ++i) sigma[i] = R(1);
+  factors[at.rank()] = static_cast<R>(kept);
+  return true;
+}
+
 /// Values of scratch low_rank_inverse_metric needs for n draws of dimension d.
 TYCHE_HD inline std::size_t low_rank_workspace(std::size_t d, std::size_t n) {
   const std::size_t m = detail::low_rank_subspace(d, n);
@@ -222,10 +279,13 @@ TYCHE_HD inline std::size_t low_rank_workspace(std::size_t d, std::size_t n) {
 /// The low-rank + diagonal inverse metric (top of this file) of n draws x and their gradients g
 /// of log p (row i: draw i, d values; both overwritten), written as a d × d row-major matrix to
 /// out; work: low_rank_workspace(d, n) values. Returns the number of eigen-directions kept, or
-/// −1 when the decomposition failed (out then holds the diagonal part alone, S²). n ≥ 2.
+/// −1 when the decomposition failed (out then holds the diagonal part alone, S²). n ≥ 2. With
+/// factors (low_rank_factors_size(d) values), the same metric as σ, Λ − I and U, the form the
+/// kernel applies in O(dk) per leapfrog (k = 0 when the decomposition failed).
 template <class R>
 TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R* out, R* work,
-                                     low_rank_settings settings = {}) {
+                                     low_rank_settings settings = {}, R* factors = nullptr) {
+  const detail::low_rank_layout at{d};
   const std::size_t m = detail::low_rank_subspace(d, n);
   R* sigma = work;
   R* tmp = sigma + d;  // max(m, d) values
@@ -266,6 +326,14 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
   }
   for (std::size_t k = 0; k < d * d; ++k) out[k] = 0;
   for (std::size_t j = 0; j < d; ++j) out[j * d + j] = sigma[j] * sigma[j];
+  if (factors) {
+    for (std::size_t j = 0; j < d; ++j) {
+      factors[at.sigma() + j] = sigma[j];
+      factors[at.lambda_minus_one() + j] = 0;
+    }
+    for (std::size_t k = 0; k < d * d; ++k) factors[at.directions() + k] = 0;
+    factors[at.rank()] = 0;
+  }
 
   // 2. The subspace: Gram–Schmidt, twice, over the 2n vectors; those left with less than 10⁻⁸
   // of their length are in the span already.
@@ -395,10 +463,15 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
         s = b[j * k + p];
       }
       u[j] = s * sigma[j];
+      if (factors) factors[at.directions() + static_cast<std::size_t>(kept - 1) * d + j] = s;  // the unit direction
     }
     const R scale = lambda - R(1);
     for (std::size_t i = 0; i < d; ++i)
       for (std::size_t j = 0; j < d; ++j) out[i * d + j] += scale * u[i] * u[j];
+    if (factors) {
+      factors[at.lambda_minus_one() + static_cast<std::size_t>(kept - 1)] = scale;
+      factors[at.rank()] = static_cast<R>(kept);
+    }
   }
   return kept;
 }
