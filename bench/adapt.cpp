@@ -5,7 +5,7 @@
 // nutpie: "nutpie"), nutpie's low-rank + diagonal (metric =
 // low_rank; "low_rank") and Stan's dense (metric = dense; "dense"), and the diagonal and dense
 // schemes with the chains' estimates pooled (nuts_config::pool_metric; "draws_pooled",
-// "gradients_pooled", "nutpie_pooled", "dense_pooled"), on the nine shared posteriors
+// "gradients_pooled", "nutpie_pooled", "dense_pooled", "low_rank_pooled"), on the nine shared posteriors
 // and a 100-d AR(1) Gaussian (Σᵢⱼ = 0.9^|i−j|), 4 chains × (1000 warm-up + 1000 draws) and
 // × (300 + 1000), seeds 1 … 10 (--quick: 3 seeds). The measure is issue 19's: the smallest
 // bulk-ESS over the parameters per gradient evaluation, warm-up gradients included; seconds are
@@ -83,6 +83,7 @@ const scheme all_schemes[] = {
      tyche::samplers::metric_estimator::draws_and_gradients, true},
     {"nutpie_pooled", tyche::samplers::metric_kind::diagonal, tyche::samplers::metric_estimator::nutpie, true},
     {"dense_pooled", tyche::samplers::metric_kind::dense, tyche::samplers::metric_estimator::draws, true},
+    {"low_rank_pooled", tyche::samplers::metric_kind::low_rank, tyche::samplers::metric_estimator::draws, true},
 };
 std::vector<scheme> schemes(std::begin(all_schemes), std::begin(all_schemes) + 2);  // --schemes
 int chains = 4;                                                                       // --chains
@@ -196,7 +197,7 @@ int main(int argc, char** argv) {
         const auto it = std::find_if(std::begin(all_schemes), std::end(all_schemes),
                                      [&](const scheme& s) { return name == s.name; });
         if (it == std::end(all_schemes)) {
-          std::fprintf(stderr, "adapt: unknown scheme '%s' (draws, gradients, nutpie, low_rank, dense, draws_pooled, gradients_pooled, nutpie_pooled, dense_pooled)\n", name.c_str());
+          std::fprintf(stderr, "adapt: unknown scheme '%s' (draws, gradients, nutpie, low_rank, dense, draws_pooled, gradients_pooled, nutpie_pooled, dense_pooled, low_rank_pooled)\n", name.c_str());
           return 2;
         }
         schemes.push_back(*it);
@@ -204,7 +205,7 @@ int main(int argc, char** argv) {
       }
       if (schemes.front().name != std::string("draws")) schemes.insert(schemes.begin(), all_schemes[0]);
     } else if (argv[i][0] == '-') {
-      std::fprintf(stderr, "usage: %s [--quick] [--seeds n] [--chains n] [--schemes draws,gradients,nutpie,low_rank,dense,draws_pooled,gradients_pooled,nutpie_pooled,dense_pooled] [posterior ...]\n",
+      std::fprintf(stderr, "usage: %s [--quick] [--seeds n] [--chains n] [--schemes draws,gradients,nutpie,low_rank,dense,draws_pooled,gradients_pooled,nutpie_pooled,dense_pooled,low_rank_pooled] [posterior ...]\n",
                    argv[0]);
       return 2;
     } else {

@@ -20015,7 +20015,7 @@ class metric_adaptation {
 
   TYCHE_HD metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
       : d_(dim), dense_(dense), gradients_(c.gradients && !dense), low_rank_(c.low_rank && dense),
-        nutpie_(c.nutpie_schedule && c.gradients && !dense), pooled_(c.pooled && !(c.low_rank && dense)),
+        nutpie_(c.nutpie_schedule && c.gradients && !dense), pooled_(c.pooled),
         low_rank_options_(c.low_rank_options), num_warmup_(num_warmup) {
     if (num_warmup < 20) {  // too short for windows: the metric stays as it is
       num_warmup_ = 0;
@@ -20145,12 +20145,47 @@ class metric_adaptation {
   /// arrived last — and each writes the metric of the merged moments to inv_metric[c], by the
   /// same rule learn() applies to one chain's window (Stan's regularised variance or covariance,
   /// √(var θ / var ∇), or nutpie's foreground). The merged variance is that of all the windows'
-  /// draws as one sample (between-chain differences included). scratch: 4·d values (diagonal) or
-  /// d + d² (dense).
+  /// draws as one sample (between-chain differences included). The low-rank estimate takes every
+  /// chain's window draws and gradients, in chain order, as one sample of their total count.
+  /// scratch: pool_scratch_size(a, n) values.
   TYCHE_HD static void pool(metric_adaptation* const* a, std::size_t n, R* const* inv_metric, R* scratch) {
     if (n == 0) return;
     const metric_adaptation& first = *a[0];
     const std::size_t d = first.d_;
+    if (first.low_rank_) {
+      std::size_t total = 0;
+      bool all_gradients = true;
+      for (std::size_t c = 0; c < n; ++c) {
+        total += static_cast<std::size_t>(a[c]->count_);
+        all_gradients = all_gradients && a[c]->grad_count_ == a[c]->count_;
+      }
+      R* x = scratch;
+      R* g = scratch + total * d;
+      std::size_t row = 0;
+      for (std::size_t c = 0; c < n; ++c) {
+        const std::size_t rows = static_cast<std::size_t>(a[c]->count_) * d;
+        for (std::size_t k = 0; k < rows; ++k) {
+          x[row + k] = a[c]->draws_[k];
+          g[row + k] = a[c]->grads_[k];
+        }
+        row += rows;
+      }
+      // Fewer than 3 draws with gradients in all: the metric stays as it is, as for one chain.
+      const bool fresh = total >= 3 && all_gradients;
+      if (fresh)
+        low_rank_inverse_metric(x, g, total, d, inv_metric[0], g + total * d, first.low_rank_options_, a[0]->factors_);
+      for (std::size_t c = 0; c < n; ++c) {
+        metric_adaptation& m = *a[c];
+        if (fresh && c > 0) {
+          for (std::size_t k = 0; k < d * d; ++k) inv_metric[c][k] = inv_metric[0][k];
+          for (std::size_t k = 0; k < low_rank_factors_size(d); ++k) m.factors_[k] = a[0]->factors_[k];
+        }
+        m.factors_fresh_ = fresh;
+        m.count_ = m.grad_count_ = 0;
+        m.pending_ = false;
+      }
+      return;
+    }
     if (first.nutpie_) {
       // The backgrounds (draws' mean, m2, gradients' mean, m2) merged into scratch; every chain's
       // foreground becomes it, its background starts again.
@@ -20233,6 +20268,18 @@ class metric_adaptation {
       m.reset();
       m.pending_ = false;
     }
+  }
+
+  /// Values of scratch pool() needs for these n estimates (their windows as they stand).
+  TYCHE_HD static std::size_t pool_scratch_size(const metric_adaptation* const* a, std::size_t n) {
+    if (n == 0) return 0;
+    const metric_adaptation& first = *a[0];
+    const std::size_t d = first.d_;
+    if (first.nutpie_ || first.gradients_) return 4 * d;
+    if (!first.low_rank_) return first.dense_ ? d + d * d : 2 * d;
+    std::size_t total = 0;
+    for (std::size_t c = 0; c < n; ++c) total += static_cast<std::size_t>(a[c]->count_);
+    return 2 * total * d + low_rank_workspace(d, total);
   }
 
   /// nutpie's first metric, 1/|∂ᵢ log p| at the initial point (clamped to [1e-20, 1e20]; 1 where
@@ -20651,7 +20698,8 @@ struct nuts_config {
   /// each chain then adds its own draws until the next switch). The draws stay reproducible
   /// (the merge does not depend on which chain arrives last or on the threads), but a chain's
   /// draws now depend on the other chains: a run of chains [a, b) (first_chain) is not part of
-  /// a larger run. metric = diagonal or dense, the CPU executor with the program_counter
+  /// a larger run. Any metric (low_rank: the estimate of all the chains' window draws and
+  /// gradients, chain after chain, as one sample), the CPU executor with the program_counter
   /// schedule (also tyche::mpi::nuts_sharded, not mpi::nuts); docs/nuts.md, "Pooling the metric
   /// across chains". false (the default): each chain its own, as Stan.
   bool pool_metric = false;
@@ -21129,12 +21177,7 @@ class nuts_chain {
           [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
       rng_ = streams.lane(0);
       if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
-      if (r.metric_changed) {
-        ++metric_version_;
-        // The low-rank estimate's factors (none when the window left the metric as it was).
-        if (const double* f = factors_.empty() ? nullptr : metric_adapt_.low_rank_factors())
-          std::copy(f, f + factors_.size(), factors_.begin());
-      }
+      if (r.metric_changed) take_new_metric();
       pool_pending_ = r.pool_pending;
     } else {
       auto& values = fit_.values[static_cast<std::size_t>(chain_)];
@@ -21165,8 +21208,7 @@ class nuts_chain {
       estimates.push_back(&c->metric_adapt_);
       metrics.push_back(c->inv_metric_.data());
     }
-    const std::size_t d = chains.front()->d_;
-    std::vector<double> scratch(chains.front()->chol_.empty() ? 4 * d : d + d * d);
+    std::vector<double> scratch(metric_adaptation<double>::pool_scratch_size(estimates.data(), estimates.size()));
     metric_adaptation<double>::pool(estimates.data(), estimates.size(), metrics.data(), scratch.data());
   }
   /// After pool_chains: this chain's check of its new metric and its step size.
@@ -21181,7 +21223,7 @@ class nuts_chain {
         [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
     rng_ = streams.lane(0);
     if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
-    ++metric_version_;
+    take_new_metric();
     if (done()) finish();
   }
 
@@ -21226,6 +21268,14 @@ class nuts_chain {
   metric_adaptation<double> metric_adapt_;
   std::vector<double> adapt_buffer_, inv_metric_, chol_, q_, grad_, scratch_, workspace_;
   std::vector<double> factors_;  // metric = low_rank: inv_metric_ factored, as the kernel applies it
+
+  // A window (or the pooled windows) gave a new metric: the lanes reload it; a low-rank
+  // estimate's factors come with it (none when the window left the metric as it was).
+  void take_new_metric() {
+    ++metric_version_;
+    if (const double* f = factors_.empty() ? nullptr : metric_adapt_.low_rank_factors())
+      std::copy(f, f + factors_.size(), factors_.begin());
+  }
   double log_density_ = 0, step_size_ = 1;
   unsigned metric_version_ = 0;
   int iteration_ = 0;
@@ -22925,9 +22975,6 @@ TYCHE_DRIVER_INLINE void check_config(const nuts_config& cfg)
   if (cfg.metric_estimator == metric_estimator::nutpie && cfg.metric != metric_kind::diagonal)
     fail("metric_estimator = nutpie (nutpie's schedule) estimates a diagonal metric: use metric = diagonal");
   if (cfg.pool_metric) {
-    if (cfg.metric == metric_kind::low_rank)
-      fail("pool_metric = true pools diagonal and dense metric estimates; metric = low_rank estimates each chain's "
-           "own (set pool_metric = false, or use metric = diagonal or dense)");
     const cpu* exec = std::get_if<cpu>(&cfg.executor);
     if (exec == nullptr)
       fail("pool_metric = true needs the CPU executor (tyche::cpu): on the device executor the chains do not wait "

@@ -134,7 +134,7 @@ class metric_adaptation {
 
   TYCHE_HD metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
       : d_(dim), dense_(dense), gradients_(c.gradients && !dense), low_rank_(c.low_rank && dense),
-        nutpie_(c.nutpie_schedule && c.gradients && !dense), pooled_(c.pooled && !(c.low_rank && dense)),
+        nutpie_(c.nutpie_schedule && c.gradients && !dense), pooled_(c.pooled),
         low_rank_options_(c.low_rank_options), num_warmup_(num_warmup) {
     if (num_warmup < 20) {  // too short for windows: the metric stays as it is
       num_warmup_ = 0;
@@ -264,12 +264,47 @@ class metric_adaptation {
   /// arrived last — and each writes the metric of the merged moments to inv_metric[c], by the
   /// same rule learn() applies to one chain's window (Stan's regularised variance or covariance,
   /// √(var θ / var ∇), or nutpie's foreground). The merged variance is that of all the windows'
-  /// draws as one sample (between-chain differences included). scratch: 4·d values (diagonal) or
-  /// d + d² (dense).
+  /// draws as one sample (between-chain differences included). The low-rank estimate takes every
+  /// chain's window draws and gradients, in chain order, as one sample of their total count.
+  /// scratch: pool_scratch_size(a, n) values.
   TYCHE_HD static void pool(metric_adaptation* const* a, std::size_t n, R* const* inv_metric, R* scratch) {
     if (n == 0) return;
     const metric_adaptation& first = *a[0];
     const std::size_t d = first.d_;
+    if (first.low_rank_) {
+      std::size_t total = 0;
+      bool all_gradients = true;
+      for (std::size_t c = 0; c < n; ++c) {
+        total += static_cast<std::size_t>(a[c]->count_);
+        all_gradients = all_gradients && a[c]->grad_count_ == a[c]->count_;
+      }
+      R* x = scratch;
+      R* g = scratch + total * d;
+      std::size_t row = 0;
+      for (std::size_t c = 0; c < n; ++c) {
+        const std::size_t rows = static_cast<std::size_t>(a[c]->count_) * d;
+        for (std::size_t k = 0; k < rows; ++k) {
+          x[row + k] = a[c]->draws_[k];
+          g[row + k] = a[c]->grads_[k];
+        }
+        row += rows;
+      }
+      // Fewer than 3 draws with gradients in all: the metric stays as it is, as for one chain.
+      const bool fresh = total >= 3 && all_gradients;
+      if (fresh)
+        low_rank_inverse_metric(x, g, total, d, inv_metric[0], g + total * d, first.low_rank_options_, a[0]->factors_);
+      for (std::size_t c = 0; c < n; ++c) {
+        metric_adaptation& m = *a[c];
+        if (fresh && c > 0) {
+          for (std::size_t k = 0; k < d * d; ++k) inv_metric[c][k] = inv_metric[0][k];
+          for (std::size_t k = 0; k < low_rank_factors_size(d); ++k) m.factors_[k] = a[0]->factors_[k];
+        }
+        m.factors_fresh_ = fresh;
+        m.count_ = m.grad_count_ = 0;
+        m.pending_ = false;
+      }
+      return;
+    }
     if (first.nutpie_) {
       // The backgrounds (draws' mean, m2, gradients' mean, m2) merged into scratch; every chain's
       // foreground becomes it, its background starts again.
@@ -352,6 +387,18 @@ class metric_adaptation {
       m.reset();
       m.pending_ = false;
     }
+  }
+
+  /// Values of scratch pool() needs for these n estimates (their windows as they stand).
+  TYCHE_HD static std::size_t pool_scratch_size(const metric_adaptation* const* a, std::size_t n) {
+    if (n == 0) return 0;
+    const metric_adaptation& first = *a[0];
+    const std::size_t d = first.d_;
+    if (first.nutpie_ || first.gradients_) return 4 * d;
+    if (!first.low_rank_) return first.dense_ ? d + d * d : 2 * d;
+    std::size_t total = 0;
+    for (std::size_t c = 0; c < n; ++c) total += static_cast<std::size_t>(a[c]->count_);
+    return 2 * total * d + low_rank_workspace(d, total);
   }
 
   /// nutpie's first metric, 1/|∂ᵢ log p| at the initial point (clamped to [1e-20, 1e20]; 1 where

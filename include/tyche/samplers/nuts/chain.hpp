@@ -319,12 +319,7 @@ class nuts_chain {
           [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
       rng_ = streams.lane(0);
       if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
-      if (r.metric_changed) {
-        ++metric_version_;
-        // The low-rank estimate's factors (none when the window left the metric as it was).
-        if (const double* f = factors_.empty() ? nullptr : metric_adapt_.low_rank_factors())
-          std::copy(f, f + factors_.size(), factors_.begin());
-      }
+      if (r.metric_changed) take_new_metric();
       pool_pending_ = r.pool_pending;
     } else {
       auto& values = fit_.values[static_cast<std::size_t>(chain_)];
@@ -355,8 +350,7 @@ class nuts_chain {
       estimates.push_back(&c->metric_adapt_);
       metrics.push_back(c->inv_metric_.data());
     }
-    const std::size_t d = chains.front()->d_;
-    std::vector<double> scratch(chains.front()->chol_.empty() ? 4 * d : d + d * d);
+    std::vector<double> scratch(metric_adaptation<double>::pool_scratch_size(estimates.data(), estimates.size()));
     metric_adaptation<double>::pool(estimates.data(), estimates.size(), metrics.data(), scratch.data());
   }
   /// After pool_chains: this chain's check of its new metric and its step size.
@@ -371,7 +365,7 @@ class nuts_chain {
         [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
     rng_ = streams.lane(0);
     if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
-    ++metric_version_;
+    take_new_metric();
     if (done()) finish();
   }
 
@@ -416,6 +410,14 @@ class nuts_chain {
   metric_adaptation<double> metric_adapt_;
   std::vector<double> adapt_buffer_, inv_metric_, chol_, q_, grad_, scratch_, workspace_;
   std::vector<double> factors_;  // metric = low_rank: inv_metric_ factored, as the kernel applies it
+
+  // A window (or the pooled windows) gave a new metric: the lanes reload it; a low-rank
+  // estimate's factors come with it (none when the window left the metric as it was).
+  void take_new_metric() {
+    ++metric_version_;
+    if (const double* f = factors_.empty() ? nullptr : metric_adapt_.low_rank_factors())
+      std::copy(f, f + factors_.size(), factors_.begin());
+  }
   double log_density_ = 0, step_size_ = 1;
   unsigned metric_version_ = 0;
   int iteration_ = 0;

@@ -227,7 +227,8 @@ struct nuts_config {
   /// each chain then adds its own draws until the next switch). The draws stay reproducible
   /// (the merge does not depend on which chain arrives last or on the threads), but a chain's
   /// draws now depend on the other chains: a run of chains [a, b) (first_chain) is not part of
-  /// a larger run. metric = diagonal or dense, the CPU executor with the program_counter
+  /// a larger run. Any metric (low_rank: the estimate of all the chains' window draws and
+  /// gradients, chain after chain, as one sample), the CPU executor with the program_counter
   /// schedule (also tyche::mpi::nuts_sharded, not mpi::nuts); docs/nuts.md, "Pooling the metric
   /// across chains". false (the default): each chain its own, as Stan.
   bool pool_metric = false;

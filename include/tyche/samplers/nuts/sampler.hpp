@@ -120,9 +120,6 @@ TYCHE_DRIVER_INLINE void check_config(const nuts_config& cfg)
   if (cfg.metric_estimator == metric_estimator::nutpie && cfg.metric != metric_kind::diagonal)
     fail("metric_estimator = nutpie (nutpie's schedule) estimates a diagonal metric: use metric = diagonal");
   if (cfg.pool_metric) {
-    if (cfg.metric == metric_kind::low_rank)
-      fail("pool_metric = true pools diagonal and dense metric estimates; metric = low_rank estimates each chain's "
-           "own (set pool_metric = false, or use metric = diagonal or dense)");
     const cpu* exec = std::get_if<cpu>(&cfg.executor);
     if (exec == nullptr)
       fail("pool_metric = true needs the CPU executor (tyche::cpu): on the device executor the chains do not wait "
