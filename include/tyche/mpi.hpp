@@ -203,6 +203,8 @@ inline void append_chains(nuts_fit& fit, const std::vector<char>& bytes, double&
     fit.step_size.push_back(r.get<double>());
     fit.inv_metric.push_back(r.get_vector<double>());
     fit.restarted_from.push_back(r.get<int>());
+    fit.warmup_restarted_from.push_back(-1);  // chains across ranks do not pool (pool_metric is an error)
+    fit.warmup_restarted_at.push_back(-1);
   }
   fit.chains += chains;
 }

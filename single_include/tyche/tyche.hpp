@@ -20270,6 +20270,15 @@ class metric_adaptation {
     }
   }
 
+  /// Drops the window that learn() closed for pool() without pooling it (a chain left out of the
+  /// pool: warm-up restarts it from another chain's state, chain.hpp); the metric stays as it is.
+  TYCHE_HD void discard_window() {
+    if (low_rank_) count_ = grad_count_ = 0;
+    else if (!nutpie_) reset();
+    factors_fresh_ = false;
+    pending_ = false;
+  }
+
   /// Values of scratch pool() needs for these n estimates (their windows as they stand).
   TYCHE_HD static std::size_t pool_scratch_size(const metric_adaptation* const* a, std::size_t n) {
     if (n == 0) return 0;
@@ -20718,7 +20727,11 @@ struct nuts_config {
   /// median log density below every log density of the chains that are not — is run again,
   /// warm-up included, from the last draw and the metric of a chain that is not stuck, on a
   /// stream of its own; nuts_fit::restarted_from says which, and summary() warns. Needs two
-  /// chains or more; the run with no stuck chain is unchanged. false: chains are kept as they ran.
+  /// chains or more; the run with no stuck chain is unchanged. With pool_metric, where the chains
+  /// meet at the end of each metric window, the same rule runs there too: a chain stuck then is
+  /// left out of the pool and takes the state of the next chain that is not
+  /// (nuts_fit::warmup_restarted_from), long before the run's end. false: chains are kept as
+  /// they ran.
   bool restart_stuck_chains = true;
   /// Progress: every `refresh` iterations of each chain (and at its first and last), on_progress
   /// is called, or, when it is empty, a line in Stan's format goes to std::clog
@@ -20753,6 +20766,10 @@ struct nuts_fit {
   /// [chain]: −1, or the chain from whose last draw this chain was run again because warm-up
   /// had left it stuck (nuts_config::restart_stuck_chains); its draws are the second run's.
   std::vector<int> restarted_from;
+  /// [chain]: −1, or the chain whose state this chain took during warm-up, at the pool of metric
+  /// windows that found it stuck (pool_metric and restart_stuck_chains: the chains meet there),
+  /// and the warm-up iteration of that pool (warmup_restarted_at; the last such restart).
+  std::vector<int> warmup_restarted_from, warmup_restarted_at;
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }
   /// The column of the value named `name` ("mu", "theta[2]": Stan's names, 1-based); throws
@@ -20876,6 +20893,7 @@ TYCHE_HD warmup_result warmup_step(int iteration, int warmup, R& eps, R accept_s
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -21200,17 +21218,67 @@ class nuts_chain {
   /// merged estimate, then each chain's after_new_metric (the check, Stan's heuristic from its
   /// point with its own stream). A chain whose step that fails throws from here, after the
   /// others have their metric; the chain is then the caller's to drop.
+  ///
+  /// With restart_stuck_chains (and Stan's windows), the pool is where warm-up finds a stuck
+  /// chain — the rule find_stuck_chains applies at the end of a run, on the chains' state now:
+  /// its step size under 10⁻³ of the largest and its log density below every other chain's that
+  /// is not so small. Such a chain's window is left out of the pool (its draws would pull the
+  /// merged moments towards the region it is stuck in), and it takes the point, step size and
+  /// pooled metric of the next chain in chain order that is not stuck, then goes on with its own
+  /// stream (after_pool: Stan's heuristic and dual averaging from there).
   static void pool_chains(const std::vector<nuts_chain*>& chains) {
     if (chains.empty()) return;
+    std::vector<nuts_chain*> pooled = chains;
+    std::vector<std::pair<nuts_chain*, nuts_chain*>> restarts;  // (stuck, from)
+    const nuts_config& cfg = chains.front()->cfg_;
+    if (cfg.restart_stuck_chains && chains.size() >= 2 && cfg.metric_estimator != metric_estimator::nutpie) {
+      const std::size_t n = chains.size();
+      double largest = 0;
+      for (const nuts_chain* c : chains) largest = std::max(largest, c->step_size_);
+      std::vector<bool> small(n);
+      double lowest = INFINITY;  // the lowest log density of the chains whose step is not small
+      for (std::size_t i = 0; i < n; ++i) {
+        small[i] = !(chains[i]->step_size_ >= 1e-3 * largest);
+        if (!small[i]) lowest = std::min(lowest, chains[i]->log_density_);
+      }
+      pooled.clear();
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!small[i] || !(chains[i]->log_density_ < lowest)) {
+          pooled.push_back(chains[i]);
+          continue;
+        }
+        std::size_t from = (i + 1) % n;
+        while (small[from]) from = (from + 1) % n;
+        restarts.emplace_back(chains[i], chains[from]);
+      }
+    }
     std::vector<metric_adaptation<double>*> estimates;
     std::vector<double*> metrics;
-    for (nuts_chain* c : chains) {
+    for (nuts_chain* c : pooled) {
       estimates.push_back(&c->metric_adapt_);
       metrics.push_back(c->inv_metric_.data());
     }
     std::vector<double> scratch(metric_adaptation<double>::pool_scratch_size(estimates.data(), estimates.size()));
     metric_adaptation<double>::pool(estimates.data(), estimates.size(), metrics.data(), scratch.data());
+    for (auto& [stuck, from] : restarts) stuck->restart_from(*from);
   }
+  /// This chain was stuck at a pool (pool_chains): it takes the state of `other` (which has just
+  /// pooled): point, gradient, log density, step size and metric; its own window is dropped.
+  void restart_from(const nuts_chain& other) {
+    q_ = other.q_;
+    grad_ = other.grad_;
+    log_density_ = other.log_density_;
+    step_size_ = other.step_size_;
+    inv_metric_ = other.inv_metric_;
+    metric_adapt_.discard_window();
+    if (!factors_.empty()) {
+      if (const double* f = other.metric_adapt_.low_rank_factors()) std::copy(f, f + factors_.size(), factors_.begin());
+      else factors_ = other.factors_;
+    }
+    fit_.warmup_restarted_from[static_cast<std::size_t>(chain_)] = other.chain_;
+    fit_.warmup_restarted_at[static_cast<std::size_t>(chain_)] = iteration_ - 1;
+  }
+
   /// After pool_chains: this chain's check of its new metric and its step size.
   void after_pool() {
     pool_pending_ = false;
@@ -22532,6 +22600,8 @@ inline nuts_fit make_fit_frame(const nuts_config& cfg, std::vector<std::string> 
   fit.step_size.resize(static_cast<std::size_t>(cfg.chains));
   fit.inv_metric.resize(static_cast<std::size_t>(cfg.chains));
   fit.restarted_from.assign(static_cast<std::size_t>(cfg.chains), -1);
+  fit.warmup_restarted_from.assign(static_cast<std::size_t>(cfg.chains), -1);
+  fit.warmup_restarted_at.assign(static_cast<std::size_t>(cfg.chains), -1);
   return fit;
 }
 
@@ -25292,6 +25362,13 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
   out.divergent = divergent;
   out.at_max_depth = saturated;
   out.max_depth = max_depth;
+  for (std::size_t c = 0; c < fit.warmup_restarted_from.size() && c < fit.warmup_restarted_at.size(); ++c)
+    if (fit.warmup_restarted_from[c] >= 0)
+      out.warnings.push_back("chain " + std::to_string(c + 1) + ": stuck at the end of a metric window of warm-up "
+                             "(iteration " + std::to_string(fit.warmup_restarted_at[c] + 1) +
+                             ": step size under a thousandth of another chain's, log density below all of the "
+                             "others'); it went on from chain " + std::to_string(fit.warmup_restarted_from[c] + 1) +
+                             "'s state there (pool_metric, restart_stuck_chains)");
   for (std::size_t c = 0; c < fit.restarted_from.size(); ++c)
     if (fit.restarted_from[c] >= 0)
       out.warnings.push_back("chain " + std::to_string(c + 1) +

@@ -389,6 +389,43 @@ TEST_CASE("nuts: no chain stays in an ARMA model's non-invertible region (an ini
   }
 }
 
+TEST_CASE("nuts: with pool_metric a chain stuck at a window's end takes another chain's state there",
+          "[samplers][warmup][pool]") {
+  using namespace tyche;
+  // The case above with the chains pooled: they meet at the end of the first metric window
+  // (iteration 100), where chain 4, started at theta = -1.5, is stuck; it is left out of the pool
+  // and goes on from chain 1's state — no second run after the end, and no window of it in the
+  // pooled metric.
+  static const tyche_test::arma_data d(tyche_test::arma_series());
+  const auto arma = tyche_test::arma_trap_model(d);
+  nuts_config cfg{.chains = 4, .warmup = 500, .draws = 300, .seed = 5, .max_depth = 6};
+  cfg.init = {{0.5, 0.6, 0.3, 1.0}, {0.5, 0.6, 0.3, 1.0}, {0.5, 0.6, 0.3, 1.0}, {0.5, 0.6, -1.5, 1.0}};
+  cfg.pool_metric = true;
+  const nuts_fit fit = nuts(arma, cfg);
+  CHECK(fit.warmup_restarted_from == std::vector<int>{-1, -1, -1, 0});
+  CHECK(fit.warmup_restarted_at == std::vector<int>{-1, -1, -1, 99});
+  CHECK(fit.restarted_from == std::vector<int>{-1, -1, -1, -1});  // nothing left for the end
+  for (int c = 0; c < 4; ++c) {
+    double mean_abs = 0;
+    for (int k = 0; k < fit.draws; ++k) mean_abs += std::fabs(fit.values[c][static_cast<std::size_t>(k) * 4 + 2]) / fit.draws;
+    INFO("chain " << c + 1 << ": step size " << fit.step_size[c] << ", mean |theta| " << mean_abs);
+    CHECK(mean_abs < 1.0);
+    CHECK(fit.step_size[c] > 1e-3);
+    CHECK(fit.inv_metric[c] == fit.inv_metric[0]);  // the pooled metric of Stan's windows
+  }
+  CHECK(fit.values[3] != fit.values[0]);  // its own stream from there
+  const auto warnings = summary(fit).warnings;
+  CHECK(std::count_if(warnings.begin(), warnings.end(), [](const std::string& w) {
+          return w.find("chain 4: stuck at the end of a metric window of warm-up (iteration 100") != std::string::npos &&
+                 w.find("went on from chain 1's state") != std::string::npos;
+        }) == 1);
+  // Without restart_stuck_chains the chain stays stuck, pooled with the others.
+  cfg.restart_stuck_chains = false;
+  const nuts_fit kept = nuts(arma, cfg);
+  CHECK(kept.warmup_restarted_from == std::vector<int>{-1, -1, -1, -1});
+  CHECK(kept.step_size[3] < 1e-3 * kept.step_size[0]);
+}
+
 TEST_CASE("nuts: which chains count as stuck", "[samplers][warmup]") {
   // find_stuck_chains on fits made up here: a step size under 1e-3 of the largest AND a median
   // log density under every log density of the other chains.

@@ -135,6 +135,13 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
   out.divergent = divergent;
   out.at_max_depth = saturated;
   out.max_depth = max_depth;
+  for (std::size_t c = 0; c < fit.warmup_restarted_from.size() && c < fit.warmup_restarted_at.size(); ++c)
+    if (fit.warmup_restarted_from[c] >= 0)
+      out.warnings.push_back("chain " + std::to_string(c + 1) + ": stuck at the end of a metric window of warm-up "
+                             "(iteration " + std::to_string(fit.warmup_restarted_at[c] + 1) +
+                             ": step size under a thousandth of another chain's, log density below all of the "
+                             "others'); it went on from chain " + std::to_string(fit.warmup_restarted_from[c] + 1) +
+                             "'s state there (pool_metric, restart_stuck_chains)");
   for (std::size_t c = 0; c < fit.restarted_from.size(); ++c)
     if (fit.restarted_from[c] >= 0)
       out.warnings.push_back("chain " + std::to_string(c + 1) +

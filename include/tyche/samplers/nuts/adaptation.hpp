@@ -389,6 +389,15 @@ class metric_adaptation {
     }
   }
 
+  /// Drops the window that learn() closed for pool() without pooling it (a chain left out of the
+  /// pool: warm-up restarts it from another chain's state, chain.hpp); the metric stays as it is.
+  TYCHE_HD void discard_window() {
+    if (low_rank_) count_ = grad_count_ = 0;
+    else if (!nutpie_) reset();
+    factors_fresh_ = false;
+    pending_ = false;
+  }
+
   /// Values of scratch pool() needs for these n estimates (their windows as they stand).
   TYCHE_HD static std::size_t pool_scratch_size(const metric_adaptation* const* a, std::size_t n) {
     if (n == 0) return 0;

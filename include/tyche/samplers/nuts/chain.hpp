@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -342,17 +343,67 @@ class nuts_chain {
   /// merged estimate, then each chain's after_new_metric (the check, Stan's heuristic from its
   /// point with its own stream). A chain whose step that fails throws from here, after the
   /// others have their metric; the chain is then the caller's to drop.
+  ///
+  /// With restart_stuck_chains (and Stan's windows), the pool is where warm-up finds a stuck
+  /// chain — the rule find_stuck_chains applies at the end of a run, on the chains' state now:
+  /// its step size under 10⁻³ of the largest and its log density below every other chain's that
+  /// is not so small. Such a chain's window is left out of the pool (its draws would pull the
+  /// merged moments towards the region it is stuck in), and it takes the point, step size and
+  /// pooled metric of the next chain in chain order that is not stuck, then goes on with its own
+  /// stream (after_pool: Stan's heuristic and dual averaging from there).
   static void pool_chains(const std::vector<nuts_chain*>& chains) {
     if (chains.empty()) return;
+    std::vector<nuts_chain*> pooled = chains;
+    std::vector<std::pair<nuts_chain*, nuts_chain*>> restarts;  // (stuck, from)
+    const nuts_config& cfg = chains.front()->cfg_;
+    if (cfg.restart_stuck_chains && chains.size() >= 2 && cfg.metric_estimator != metric_estimator::nutpie) {
+      const std::size_t n = chains.size();
+      double largest = 0;
+      for (const nuts_chain* c : chains) largest = std::max(largest, c->step_size_);
+      std::vector<bool> small(n);
+      double lowest = INFINITY;  // the lowest log density of the chains whose step is not small
+      for (std::size_t i = 0; i < n; ++i) {
+        small[i] = !(chains[i]->step_size_ >= 1e-3 * largest);
+        if (!small[i]) lowest = std::min(lowest, chains[i]->log_density_);
+      }
+      pooled.clear();
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!small[i] || !(chains[i]->log_density_ < lowest)) {
+          pooled.push_back(chains[i]);
+          continue;
+        }
+        std::size_t from = (i + 1) % n;
+        while (small[from]) from = (from + 1) % n;
+        restarts.emplace_back(chains[i], chains[from]);
+      }
+    }
     std::vector<metric_adaptation<double>*> estimates;
     std::vector<double*> metrics;
-    for (nuts_chain* c : chains) {
+    for (nuts_chain* c : pooled) {
       estimates.push_back(&c->metric_adapt_);
       metrics.push_back(c->inv_metric_.data());
     }
     std::vector<double> scratch(metric_adaptation<double>::pool_scratch_size(estimates.data(), estimates.size()));
     metric_adaptation<double>::pool(estimates.data(), estimates.size(), metrics.data(), scratch.data());
+    for (auto& [stuck, from] : restarts) stuck->restart_from(*from);
   }
+  /// This chain was stuck at a pool (pool_chains): it takes the state of `other` (which has just
+  /// pooled): point, gradient, log density, step size and metric; its own window is dropped.
+  void restart_from(const nuts_chain& other) {
+    q_ = other.q_;
+    grad_ = other.grad_;
+    log_density_ = other.log_density_;
+    step_size_ = other.step_size_;
+    inv_metric_ = other.inv_metric_;
+    metric_adapt_.discard_window();
+    if (!factors_.empty()) {
+      if (const double* f = other.metric_adapt_.low_rank_factors()) std::copy(f, f + factors_.size(), factors_.begin());
+      else factors_ = other.factors_;
+    }
+    fit_.warmup_restarted_from[static_cast<std::size_t>(chain_)] = other.chain_;
+    fit_.warmup_restarted_at[static_cast<std::size_t>(chain_)] = iteration_ - 1;
+  }
+
   /// After pool_chains: this chain's check of its new metric and its step size.
   void after_pool() {
     pool_pending_ = false;

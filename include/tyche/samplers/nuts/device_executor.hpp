@@ -259,6 +259,8 @@ inline nuts_fit make_fit_frame(const nuts_config& cfg, std::vector<std::string> 
   fit.step_size.resize(static_cast<std::size_t>(cfg.chains));
   fit.inv_metric.resize(static_cast<std::size_t>(cfg.chains));
   fit.restarted_from.assign(static_cast<std::size_t>(cfg.chains), -1);
+  fit.warmup_restarted_from.assign(static_cast<std::size_t>(cfg.chains), -1);
+  fit.warmup_restarted_at.assign(static_cast<std::size_t>(cfg.chains), -1);
   return fit;
 }
 
