@@ -290,7 +290,7 @@ class nuts_chain {
     if (metric) {
       const nuts_status s = factors_.empty()
                                 ? k.set_metric(l, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data())
-                                : k.set_metric_low_rank(l, factors_.data());
+                                : k.set_metric_low_rank(l, factors_.data(), inv_metric_.data());
       if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_number()));
     }
     const nuts_status s = k.set_step_size(l, step_size_);

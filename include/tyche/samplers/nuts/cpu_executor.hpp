@@ -275,7 +275,9 @@ class chain_lanes {
   void get_point(int l, double* q, double* g = nullptr) const { k_[l].get_point(0, q, g); }
   [[nodiscard]] double log_density(int l) const { return k_[l].log_density(0); }
   nuts_status set_metric(int l, const double* m, const double* chol = nullptr) { return k_[l].set_metric(0, m, chol); }
-  nuts_status set_metric_low_rank(int l, const double* factors) { return k_[l].set_metric_low_rank(0, factors); }
+  nuts_status set_metric_low_rank(int l, const double* factors, const double* matrix = nullptr) {
+    return k_[l].set_metric_low_rank(0, factors, matrix);
+  }
   nuts_status set_step_size(int l, double eps) { return k_[l].set_step_size(0, eps); }
   void set_stream(int l, const counter_rng& g) { k_[l].set_stream(0, g); }
   [[nodiscard]] counter_rng stream(int l) const { return k_[l].stream(0); }

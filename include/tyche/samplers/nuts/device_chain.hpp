@@ -127,7 +127,8 @@ TYCHE_HD void device_chain_run(const Target& target, device_chain& c, double* bu
   double* workspace = l.workspace_size > 0 ? buffer + l.workspace : nullptr;
   nuts_kernel<double> k;
   nuts_status s = k.bind(buffer + l.kernel, l.adapt - l.kernel, d, r.max_depth, r.metric);
-  if (s == nuts_status::ok) s = factors ? k.set_metric_low_rank(0, factors) : k.set_metric(0, inv_metric, chol);
+  if (s == nuts_status::ok)
+    s = factors ? k.set_metric_low_rank(0, factors, inv_metric) : k.set_metric(0, inv_metric, chol);
   if (s != nuts_status::ok) {
     c.status = s;
     return;
@@ -170,7 +171,7 @@ TYCHE_HD void device_chain_run(const Target& target, device_chain& c, double* bu
         if (factors) {  // the low-rank estimate's factors (none when the window kept the metric)
           if (const double* f = c.metric.low_rank_factors())
             for (std::size_t i = 0; i < low_rank_factors_size(d); ++i) factors[i] = f[i];
-          s = k.set_metric_low_rank(0, factors);
+          s = k.set_metric_low_rank(0, factors, inv_metric);
         } else {
           s = k.set_metric(0, inv_metric, chol);
         }

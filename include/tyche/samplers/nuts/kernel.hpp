@@ -484,10 +484,11 @@ class nuts_kernel {
   /// (low_rank_factors_size(d) values: low_rank_inverse_metric's, or low_rank_factors_from_matrix
   /// of a d × d matrix). Checked: σ positive finite, k ≤ d, every λ positive finite. Applied in
   /// O(dk) per leapfrog (k: the largest of the lanes') while 2k < d; with more directions the
-  /// d × d matrix (written here from the factors) costs less, and one lane uses it instead (a
-  /// batch of lanes keeps the factors: sharp_matrix). The momentum is drawn from the factors
+  /// d × d matrix costs less, and one lane uses it instead (a batch of lanes keeps the factors:
+  /// sharp_matrix): `matrix` (row-major, the same metric, as the chain keeps it), or without it
+  /// the matrix computed here from the factors (O(d²k)). The momentum is drawn from the factors
   /// either way (once per transition).
-  TYCHE_HD nuts_status set_metric_low_rank(int lane, const real* factors) {
+  TYCHE_HD nuts_status set_metric_low_rank(int lane, const real* factors, const real* matrix = nullptr) {
     const std::size_t d = d_;
     if (!low_rank_) return nuts_status::invalid_metric;
     const detail::low_rank_layout at{d};
@@ -511,16 +512,24 @@ class nuts_kernel {
       traits::set(b[r], lane, used ? real(1) / lane_traits<real>::sqrt(real(1) + am1) - real(1) : real(0));
       for (std::size_t i = 0; i < d; ++i) traits::set(u[r * d + i], lane, used ? factors[at.directions() + r * d + i] : real(0));
     }
-    T* matrix = metric_ + 3 * d + d * d;  // S(I + U(Λ − I)Uᵀ)S, for 2k ≥ d
-    for (std::size_t i = 0; i < d; ++i)
-      for (std::size_t j = 0; j <= i; ++j) {
-        real v = i == j ? real(1) : real(0);
-        for (std::size_t r = 0; r < k; ++r)
-          v += factors[at.lambda_minus_one() + r] * factors[at.directions() + r * d + i] * factors[at.directions() + r * d + j];
-        v *= factors[at.sigma() + i] * factors[at.sigma() + j];
-        traits::set(matrix[i * d + j], lane, v);
-        traits::set(matrix[j * d + i], lane, v);
-      }
+    T* whole = metric_ + 3 * d + d * d;  // S(I + U(Λ − I)Uᵀ)S, for one lane with 2k ≥ d
+    if (width == 1 && 2 * k >= d) {
+      for (std::size_t i = 0; i < d; ++i)
+        for (std::size_t j = 0; j <= i; ++j) {
+          real v;
+          if (matrix) {
+            v = matrix[i * d + j];
+          } else {
+            v = i == j ? real(1) : real(0);
+            for (std::size_t r = 0; r < k; ++r)
+              v += factors[at.lambda_minus_one() + r] * factors[at.directions() + r * d + i] *
+                   factors[at.directions() + r * d + j];
+            v *= factors[at.sigma() + i] * factors[at.sigma() + j];
+          }
+          traits::set(whole[i * d + j], lane, v);
+          traits::set(whole[j * d + i], lane, v);
+        }
+    }
     lane_rank_[lane] = k;
     std::size_t most = 0;
     for (int l = 0; l < width; ++l) most = lane_rank_[l] > most ? lane_rank_[l] : most;
@@ -594,8 +603,7 @@ class nuts_kernel {
       p_fwd_fwd_[i] = traits::select(on, p, p_fwd_fwd_[i]);
       p_bck_bck_[i] = traits::select(on, p, p_bck_bck_[i]);
     }
-    if (low_rank_) sharp_matrix(normals_, tmp_);
-    else detail::sharp(metric_, dense_, normals_, tmp_, d);
+    if (!low_rank_) detail::sharp(metric_, dense_, normals_, tmp_, d);  // (low rank: tmp_ holds it already)
     detail::copy_lanes(ps_fwd_fwd_, tmp_, on, d);
     detail::copy_lanes(ps_bck_bck_, tmp_, on, d);
     begin_doubling(go);  // depth 0 < max_depth: always at least one leapfrog
