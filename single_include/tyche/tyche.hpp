@@ -21245,13 +21245,15 @@ class nuts_chain {
       for (const nuts_chain* c : chains) largest = std::max(largest, c->step_size_);
       std::vector<bool> small(n);
       double lowest = INFINITY;  // the lowest log density of the chains whose step is not small
+      bool any_normal = false;   // (a chain to take a state from)
       for (std::size_t i = 0; i < n; ++i) {
         small[i] = !(chains[i]->step_size_ >= 1e-3 * largest);
+        any_normal = any_normal || !small[i];
         if (!small[i]) lowest = std::min(lowest, chains[i]->log_density_);
       }
       pooled.clear();
       for (std::size_t i = 0; i < n; ++i) {
-        if (!small[i] || !(chains[i]->log_density_ < lowest)) {
+        if (!any_normal || !small[i] || !(chains[i]->log_density_ < lowest)) {
           pooled.push_back(chains[i]);
           continue;
         }
