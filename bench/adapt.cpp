@@ -5,7 +5,8 @@
 // nutpie: "nutpie"), nutpie's low-rank + diagonal (metric =
 // low_rank; "low_rank") and Stan's dense (metric = dense; "dense"), and the diagonal and dense
 // schemes with the chains' estimates pooled (nuts_config::pool_metric; "draws_pooled",
-// "gradients_pooled", "nutpie_pooled", "dense_pooled", "low_rank_pooled"), on the nine shared posteriors
+// "gradients_pooled", "nutpie_pooled", "dense_pooled", "low_rank_pooled"), and Stan's diagonal without
+// restart_stuck_chains ("draws_no_restart": the chains do not meet at the windows' ends), on the nine shared posteriors
 // and a 100-d AR(1) Gaussian (Σᵢⱼ = 0.9^|i−j|), 4 chains × (1000 warm-up + 1000 draws) and
 // × (300 + 1000), seeds 1 … 10 (--quick: 3 seeds). The measure is issue 19's: the smallest
 // bulk-ESS over the parameters per gradient evaluation, warm-up gradients included; seconds are
@@ -71,6 +72,7 @@ struct scheme {
   tyche::samplers::metric_kind metric;
   tyche::samplers::metric_estimator estimator;
   bool pooled = false;  // nuts_config::pool_metric
+  bool restart = true;  // nuts_config::restart_stuck_chains
 };
 const scheme all_schemes[] = {
     {"draws", tyche::samplers::metric_kind::diagonal, tyche::samplers::metric_estimator::draws},
@@ -84,6 +86,9 @@ const scheme all_schemes[] = {
     {"nutpie_pooled", tyche::samplers::metric_kind::diagonal, tyche::samplers::metric_estimator::nutpie, true},
     {"dense_pooled", tyche::samplers::metric_kind::dense, tyche::samplers::metric_estimator::draws, true},
     {"low_rank_pooled", tyche::samplers::metric_kind::low_rank, tyche::samplers::metric_estimator::draws, true},
+    // Stan's diagonal without restart_stuck_chains: the chains do not meet at each window's end
+    // (draws the same as "draws" where no chain is stuck: the ratio of seconds is the meetings').
+    {"draws_no_restart", tyche::samplers::metric_kind::diagonal, tyche::samplers::metric_estimator::draws, false, false},
 };
 std::vector<scheme> schemes(std::begin(all_schemes), std::begin(all_schemes) + 2);  // --schemes
 int chains = 4;                                                                       // --chains
@@ -94,6 +99,7 @@ outcome run_once(const Model& m, int warmup, const scheme& sc, std::uint64_t see
   cfg.metric = sc.metric;
   cfg.metric_estimator = sc.estimator;
   cfg.pool_metric = sc.pooled;
+  cfg.restart_stuck_chains = sc.restart;
   const tyche::nuts_fit fit = tyche::nuts(m, cfg);
   double min_ess = INFINITY;
   outcome o;
@@ -197,7 +203,7 @@ int main(int argc, char** argv) {
         const auto it = std::find_if(std::begin(all_schemes), std::end(all_schemes),
                                      [&](const scheme& s) { return name == s.name; });
         if (it == std::end(all_schemes)) {
-          std::fprintf(stderr, "adapt: unknown scheme '%s' (draws, gradients, nutpie, low_rank, dense, draws_pooled, gradients_pooled, nutpie_pooled, dense_pooled, low_rank_pooled)\n", name.c_str());
+          std::fprintf(stderr, "adapt: unknown scheme '%s' (draws, gradients, nutpie, low_rank, dense, draws_pooled, gradients_pooled, nutpie_pooled, dense_pooled, low_rank_pooled, draws_no_restart)\n", name.c_str());
           return 2;
         }
         schemes.push_back(*it);
@@ -205,7 +211,7 @@ int main(int argc, char** argv) {
       }
       if (schemes.front().name != std::string("draws")) schemes.insert(schemes.begin(), all_schemes[0]);
     } else if (argv[i][0] == '-') {
-      std::fprintf(stderr, "usage: %s [--quick] [--seeds n] [--chains n] [--schemes draws,gradients,nutpie,low_rank,dense,draws_pooled,gradients_pooled,nutpie_pooled,dense_pooled,low_rank_pooled] [posterior ...]\n",
+      std::fprintf(stderr, "usage: %s [--quick] [--seeds n] [--chains n] [--schemes draws,gradients,nutpie,low_rank,dense,draws_pooled,gradients_pooled,nutpie_pooled,dense_pooled,low_rank_pooled,draws_no_restart] [posterior ...]\n",
                    argv[0]);
       return 2;
     } else {

@@ -20735,11 +20735,14 @@ struct nuts_config {
   /// median log density below every log density of the chains that are not — is run again,
   /// warm-up included, from the last draw and the metric of a chain that is not stuck, on a
   /// stream of its own; nuts_fit::restarted_from says which, and summary() warns. Needs two
-  /// chains or more; the run with no stuck chain is unchanged. With pool_metric, where the chains
-  /// meet at the end of each metric window, the same rule runs there too: a chain stuck then is
-  /// left out of the pool and takes the state of the next chain that is not
-  /// (nuts_fit::warmup_restarted_from), long before the run's end. false: chains are kept as
-  /// they ran.
+  /// chains or more; the run with no stuck chain is unchanged. Where the chains can meet at the
+  /// end of each metric window of Stan's schedule — the CPU executor's program_counter schedule
+  /// (the default), with or without pool_metric — they do, and the same rule runs there too: a
+  /// chain stuck then takes the point, step size and metric of the next chain that is not
+  /// (nuts_fit::warmup_restarted_from), long before the run's end, and is not run again. Chains
+  /// that are not stuck draw what they would have drawn without the meetings, bit for bit (they
+  /// wait there for the slowest chain: docs/nuts.md gives the cost). false: chains are kept as
+  /// they ran, and do not meet unless pool_metric is set.
   bool restart_stuck_chains = true;
   /// Progress: every `refresh` iterations of each chain (and at its first and last), on_progress
   /// is called, or, when it is empty, a line in Stan's format goes to std::clog
@@ -20774,9 +20777,9 @@ struct nuts_fit {
   /// [chain]: −1, or the chain from whose last draw this chain was run again because warm-up
   /// had left it stuck (nuts_config::restart_stuck_chains); its draws are the second run's.
   std::vector<int> restarted_from;
-  /// [chain]: −1, or the chain whose state this chain took during warm-up, at the pool of metric
-  /// windows that found it stuck (pool_metric and restart_stuck_chains: the chains meet there),
-  /// and the warm-up iteration of that pool (warmup_restarted_at; the last such restart).
+  /// [chain]: −1, or the chain whose state this chain took during warm-up, where the chains met
+  /// at the end of a metric window and found it stuck (restart_stuck_chains), and the warm-up
+  /// iteration of that meeting (warmup_restarted_at; the last such restart).
   std::vector<int> warmup_restarted_from, warmup_restarted_at;
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }
@@ -21204,7 +21207,7 @@ class nuts_chain {
       rng_ = streams.lane(0);
       if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
       if (r.metric_changed) take_new_metric();
-      pool_pending_ = r.pool_pending;
+      pool_pending_ = r.pool_pending || (meets_ && r.metric_changed);
     } else {
       auto& values = fit_.values[static_cast<std::size_t>(chain_)];
       target_.constrain(q_.data(), values);
@@ -21217,10 +21220,18 @@ class nuts_chain {
     if (done() && !pool_pending_) finish();
   }
 
-  /// Cross-chain pooling (nuts_config::pool_metric): whether the chain's last transition closed a
-  /// metric window whose metric waits for the other chains' (the executor holds the chain until
-  /// pool_chains has run).
+  /// Whether the chain's last transition closed a metric window and the chain waits there for
+  /// the others (the executor holds it until pool_chains has run): with pool_metric its metric
+  /// waits for theirs; with meet_at_windows (restart_stuck_chains, Stan's windows) it has its
+  /// metric and waits to be checked against the others.
   [[nodiscard]] bool pool_pending() const { return pool_pending_; }
+  /// Without pool_metric, the chains meet at each metric window's end all the same when the
+  /// executor can hold them there (the CPU executor's program_counter schedule, two chains or
+  /// more, restart_stuck_chains, Stan's windows), so that a stuck chain is caught during warm-up
+  /// (pool_chains) and not only after the run. A chain that is not stuck is left as it was: its
+  /// window's metric and Stan's step-size heuristic ran when its window closed, so its draws are
+  /// the same as without the meeting, bit for bit.
+  void meet_at_windows(bool on) { meets_ = on && !cfg_.pool_metric; }
 
   /// The chains' pooled metric (all of them pool_pending(); in chain order): written by the
   /// merged estimate, then each chain's after_new_metric (the check, Stan's heuristic from its
@@ -21233,7 +21244,9 @@ class nuts_chain {
   /// is not so small. Such a chain's window is left out of the pool (its draws would pull the
   /// merged moments towards the region it is stuck in), and it takes the point, step size and
   /// pooled metric of the next chain in chain order that is not stuck, then goes on with its own
-  /// stream (after_pool: Stan's heuristic and dual averaging from there).
+  /// stream (after_pool: Stan's heuristic and dual averaging from there). Without pool_metric
+  /// (meet_at_windows) nothing is pooled: each chain has its own window's metric and step size
+  /// already, and a stuck chain takes the other chain's point, step size and metric the same way.
   static void pool_chains(const std::vector<nuts_chain*>& chains) {
     if (chains.empty()) return;
     std::vector<nuts_chain*> pooled = chains;
@@ -21262,6 +21275,11 @@ class nuts_chain {
         restarts.emplace_back(chains[i], chains[from]);
       }
     }
+    for (nuts_chain* c : chains) c->restarted_ = false;
+    if (!cfg.pool_metric) {
+      for (auto& [stuck, from] : restarts) stuck->restart_from(*from);
+      return;
+    }
     std::vector<metric_adaptation<double>*> estimates;
     std::vector<double*> metrics;
     for (nuts_chain* c : pooled) {
@@ -21285,13 +21303,20 @@ class nuts_chain {
       if (const double* f = other.metric_adapt_.low_rank_factors()) std::copy(f, f + factors_.size(), factors_.begin());
       else factors_ = other.factors_;
     }
+    restarted_ = true;
     fit_.warmup_restarted_from[static_cast<std::size_t>(chain_)] = other.chain_;
     fit_.warmup_restarted_at[static_cast<std::size_t>(chain_)] = iteration_ - 1;
   }
 
-  /// After pool_chains: this chain's check of its new metric and its step size.
+  /// After pool_chains: this chain's check of its new metric and its step size (without
+  /// pool_metric, only where the chain was restarted: the others did both when their window
+  /// closed).
   void after_pool() {
     pool_pending_ = false;
+    if (!cfg_.pool_metric && !restarted_) {
+      if (done()) finish();
+      return;
+    }
     chain_streams<1> streams;
     streams.seed = cfg_.seed;
     streams.set_lane(0, rng_);
@@ -21358,6 +21383,8 @@ class nuts_chain {
   unsigned metric_version_ = 0;
   int iteration_ = 0;
   bool initialised_ = false, pool_pending_ = false;
+  bool meets_ = false;      // meet_at_windows: waits at each window's end without pool_metric
+  bool restarted_ = false;  // pool_chains gave this chain another chain's state
 };
 
 }  // namespace tyche::samplers::detail
@@ -21818,7 +21845,10 @@ void begin_lanes(Block& b, bool* start, OnError& on_error) {
 /// With nuts_config::pool_metric, a chain whose transition closed a metric window waits aside
 /// (its lane takes another chain) until every chain neither failed nor done is there; the thread
 /// whose chain arrives last pools their estimates (nuts_chain::pool_chains, in chain order) and
-/// puts them back in the queue, and threads whose lanes all wait sleep until then.
+/// puts them back in the queue, and threads whose lanes all wait sleep until then. Without it,
+/// the chains meet there the same way when restart_stuck_chains can use the meeting (two chains
+/// or more, Stan's windows: nuts_chain::meet_at_windows); nothing is pooled then, and a chain
+/// that is not stuck goes on as it would have.
 template <class Lanes, class Target, class OnError>
 lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
                                 std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, int threads, int lanes,
@@ -21830,11 +21860,14 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
   std::deque<chain_type*> queue;  // guarded by queue_mutex
   for (auto& c : chains) queue.push_back(c.get());
   std::atomic<long long> useful{0}, slots{0};
-  // Pooling (cfg.pool_metric), guarded by queue_mutex: the chains waiting for the others, and
+  // Pooling (cfg.pool_metric, or the meetings of restart_stuck_chains: `pooling` says either),
+  // guarded by queue_mutex: the chains waiting for the others, and
   // `unfinished`, the chains neither failed nor done (a pool waits for all of them; an idle
   // thread sleeps until a pool queues chains or this is 0). `pools` counts the pools that have
   // queued chains, so that lanes left idle take them.
-  const bool pooling = cfg.pool_metric;
+  const bool pooling = cfg.pool_metric || (cfg.restart_stuck_chains && chains.size() >= 2 &&
+                                           cfg.metric_estimator != metric_estimator::nutpie);
+  for (auto& c : chains) c->meet_at_windows(pooling);
   std::vector<chain_type*> waiting;
   waiting.reserve(chains.size());
   std::size_t unfinished = chains.size();

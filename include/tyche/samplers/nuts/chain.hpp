@@ -321,7 +321,7 @@ class nuts_chain {
       rng_ = streams.lane(0);
       if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
       if (r.metric_changed) take_new_metric();
-      pool_pending_ = r.pool_pending;
+      pool_pending_ = r.pool_pending || (meets_ && r.metric_changed);
     } else {
       auto& values = fit_.values[static_cast<std::size_t>(chain_)];
       target_.constrain(q_.data(), values);
@@ -334,10 +334,18 @@ class nuts_chain {
     if (done() && !pool_pending_) finish();
   }
 
-  /// Cross-chain pooling (nuts_config::pool_metric): whether the chain's last transition closed a
-  /// metric window whose metric waits for the other chains' (the executor holds the chain until
-  /// pool_chains has run).
+  /// Whether the chain's last transition closed a metric window and the chain waits there for
+  /// the others (the executor holds it until pool_chains has run): with pool_metric its metric
+  /// waits for theirs; with meet_at_windows (restart_stuck_chains, Stan's windows) it has its
+  /// metric and waits to be checked against the others.
   [[nodiscard]] bool pool_pending() const { return pool_pending_; }
+  /// Without pool_metric, the chains meet at each metric window's end all the same when the
+  /// executor can hold them there (the CPU executor's program_counter schedule, two chains or
+  /// more, restart_stuck_chains, Stan's windows), so that a stuck chain is caught during warm-up
+  /// (pool_chains) and not only after the run. A chain that is not stuck is left as it was: its
+  /// window's metric and Stan's step-size heuristic ran when its window closed, so its draws are
+  /// the same as without the meeting, bit for bit.
+  void meet_at_windows(bool on) { meets_ = on && !cfg_.pool_metric; }
 
   /// The chains' pooled metric (all of them pool_pending(); in chain order): written by the
   /// merged estimate, then each chain's after_new_metric (the check, Stan's heuristic from its
@@ -350,7 +358,9 @@ class nuts_chain {
   /// is not so small. Such a chain's window is left out of the pool (its draws would pull the
   /// merged moments towards the region it is stuck in), and it takes the point, step size and
   /// pooled metric of the next chain in chain order that is not stuck, then goes on with its own
-  /// stream (after_pool: Stan's heuristic and dual averaging from there).
+  /// stream (after_pool: Stan's heuristic and dual averaging from there). Without pool_metric
+  /// (meet_at_windows) nothing is pooled: each chain has its own window's metric and step size
+  /// already, and a stuck chain takes the other chain's point, step size and metric the same way.
   static void pool_chains(const std::vector<nuts_chain*>& chains) {
     if (chains.empty()) return;
     std::vector<nuts_chain*> pooled = chains;
@@ -379,6 +389,11 @@ class nuts_chain {
         restarts.emplace_back(chains[i], chains[from]);
       }
     }
+    for (nuts_chain* c : chains) c->restarted_ = false;
+    if (!cfg.pool_metric) {
+      for (auto& [stuck, from] : restarts) stuck->restart_from(*from);
+      return;
+    }
     std::vector<metric_adaptation<double>*> estimates;
     std::vector<double*> metrics;
     for (nuts_chain* c : pooled) {
@@ -402,13 +417,20 @@ class nuts_chain {
       if (const double* f = other.metric_adapt_.low_rank_factors()) std::copy(f, f + factors_.size(), factors_.begin());
       else factors_ = other.factors_;
     }
+    restarted_ = true;
     fit_.warmup_restarted_from[static_cast<std::size_t>(chain_)] = other.chain_;
     fit_.warmup_restarted_at[static_cast<std::size_t>(chain_)] = iteration_ - 1;
   }
 
-  /// After pool_chains: this chain's check of its new metric and its step size.
+  /// After pool_chains: this chain's check of its new metric and its step size (without
+  /// pool_metric, only where the chain was restarted: the others did both when their window
+  /// closed).
   void after_pool() {
     pool_pending_ = false;
+    if (!cfg_.pool_metric && !restarted_) {
+      if (done()) finish();
+      return;
+    }
     chain_streams<1> streams;
     streams.seed = cfg_.seed;
     streams.set_lane(0, rng_);
@@ -475,6 +497,8 @@ class nuts_chain {
   unsigned metric_version_ = 0;
   int iteration_ = 0;
   bool initialised_ = false, pool_pending_ = false;
+  bool meets_ = false;      // meet_at_windows: waits at each window's end without pool_metric
+  bool restarted_ = false;  // pool_chains gave this chain another chain's state
 };
 
 }  // namespace tyche::samplers::detail

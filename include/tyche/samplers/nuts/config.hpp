@@ -247,11 +247,14 @@ struct nuts_config {
   /// median log density below every log density of the chains that are not — is run again,
   /// warm-up included, from the last draw and the metric of a chain that is not stuck, on a
   /// stream of its own; nuts_fit::restarted_from says which, and summary() warns. Needs two
-  /// chains or more; the run with no stuck chain is unchanged. With pool_metric, where the chains
-  /// meet at the end of each metric window, the same rule runs there too: a chain stuck then is
-  /// left out of the pool and takes the state of the next chain that is not
-  /// (nuts_fit::warmup_restarted_from), long before the run's end. false: chains are kept as
-  /// they ran.
+  /// chains or more; the run with no stuck chain is unchanged. Where the chains can meet at the
+  /// end of each metric window of Stan's schedule — the CPU executor's program_counter schedule
+  /// (the default), with or without pool_metric — they do, and the same rule runs there too: a
+  /// chain stuck then takes the point, step size and metric of the next chain that is not
+  /// (nuts_fit::warmup_restarted_from), long before the run's end, and is not run again. Chains
+  /// that are not stuck draw what they would have drawn without the meetings, bit for bit (they
+  /// wait there for the slowest chain: docs/nuts.md gives the cost). false: chains are kept as
+  /// they ran, and do not meet unless pool_metric is set.
   bool restart_stuck_chains = true;
   /// Progress: every `refresh` iterations of each chain (and at its first and last), on_progress
   /// is called, or, when it is empty, a line in Stan's format goes to std::clog
@@ -286,9 +289,9 @@ struct nuts_fit {
   /// [chain]: −1, or the chain from whose last draw this chain was run again because warm-up
   /// had left it stuck (nuts_config::restart_stuck_chains); its draws are the second run's.
   std::vector<int> restarted_from;
-  /// [chain]: −1, or the chain whose state this chain took during warm-up, at the pool of metric
-  /// windows that found it stuck (pool_metric and restart_stuck_chains: the chains meet there),
-  /// and the warm-up iteration of that pool (warmup_restarted_at; the last such restart).
+  /// [chain]: −1, or the chain whose state this chain took during warm-up, where the chains met
+  /// at the end of a metric window and found it stuck (restart_stuck_chains), and the warm-up
+  /// iteration of that meeting (warmup_restarted_at; the last such restart).
   std::vector<int> warmup_restarted_from, warmup_restarted_at;
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }

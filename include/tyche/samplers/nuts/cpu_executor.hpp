@@ -415,7 +415,10 @@ void begin_lanes(Block& b, bool* start, OnError& on_error) {
 /// With nuts_config::pool_metric, a chain whose transition closed a metric window waits aside
 /// (its lane takes another chain) until every chain neither failed nor done is there; the thread
 /// whose chain arrives last pools their estimates (nuts_chain::pool_chains, in chain order) and
-/// puts them back in the queue, and threads whose lanes all wait sleep until then.
+/// puts them back in the queue, and threads whose lanes all wait sleep until then. Without it,
+/// the chains meet there the same way when restart_stuck_chains can use the meeting (two chains
+/// or more, Stan's windows: nuts_chain::meet_at_windows); nothing is pooled then, and a chain
+/// that is not stuck goes on as it would have.
 template <class Lanes, class Target, class OnError>
 lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
                                 std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, int threads, int lanes,
@@ -427,11 +430,14 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
   std::deque<chain_type*> queue;  // guarded by queue_mutex
   for (auto& c : chains) queue.push_back(c.get());
   std::atomic<long long> useful{0}, slots{0};
-  // Pooling (cfg.pool_metric), guarded by queue_mutex: the chains waiting for the others, and
+  // Pooling (cfg.pool_metric, or the meetings of restart_stuck_chains: `pooling` says either),
+  // guarded by queue_mutex: the chains waiting for the others, and
   // `unfinished`, the chains neither failed nor done (a pool waits for all of them; an idle
   // thread sleeps until a pool queues chains or this is 0). `pools` counts the pools that have
   // queued chains, so that lanes left idle take them.
-  const bool pooling = cfg.pool_metric;
+  const bool pooling = cfg.pool_metric || (cfg.restart_stuck_chains && chains.size() >= 2 &&
+                                           cfg.metric_estimator != metric_estimator::nutpie);
+  for (auto& c : chains) c->meet_at_windows(pooling);
   std::vector<chain_type*> waiting;
   waiting.reserve(chains.size());
   std::size_t unfinished = chains.size();
