@@ -820,6 +820,84 @@ struct change_point_loops_hand {
   }
 };
 
+// ---- categorical_logit_glm ----------------------------------------------------------------------
+// Multinomial logistic regression: y[n] ~ categorical_logit_glm(X, alpha, beta), N = 2,000 rows,
+// P = 10 predictors, K = 4 categories, alpha ~ normal(0, 2) (K), beta ~ normal(0, 2) (P·K,
+// category by category); synthetic with a fixed seed. Two tyche rows against the same twin:
+// the family (one pass over X), and the same model written by hand with one matvec per category
+// and log_sum_exp (categorical_logit_glm_by_hand). The twin: one pass over the rows, each row's K
+// linear predictors, their log-sum-exp and its share of the gradient.
+
+struct categorical_glm_data {
+  static constexpr std::size_t n = 2000, p = 10, k = 4;
+  std::vector<double> x, y, is[k];
+  categorical_glm_data() {
+    std::mt19937_64 rng(8675309);
+    std::normal_distribution<double> z01;
+    std::uniform_real_distribution<double> u01(0, 1);
+    x.resize(n * p);
+    for (auto& v : x) v = z01(rng);
+    std::vector<double> b(p * k);
+    for (auto& v : b) v = 0.4 * z01(rng);
+    y.resize(n);
+    for (auto& v : is) v.assign(n, 0.0);
+    for (std::size_t r = 0; r < n; ++r) {
+      double w[k], total = 0;
+      for (std::size_t c = 0; c < k; ++c) {
+        double e = 0.2 * double(c);
+        for (std::size_t j = 0; j < p; ++j) e += x[r * p + j] * b[c * p + j];
+        total += w[c] = std::exp(e);
+      }
+      double s = u01(rng) * total;
+      std::size_t c = 0;
+      while (c + 1 < k && s >= w[c]) s -= w[c++];
+      y[r] = double(c + 1);
+      is[c][r] = 1;
+    }
+  }
+};
+
+struct categorical_glm_hand {
+  const categorical_glm_data* d;
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    constexpr std::size_t n = categorical_glm_data::n, p = categorical_glm_data::p, k = categorical_glm_data::k;
+    const double* alpha = th;
+    const double* beta = th + k;
+    double* ga = g;
+    double* gb = g + k;
+    for (std::size_t j = 0; j < k + p * k; ++j) g[j] = 0;
+    double lp = 0;
+    for (std::size_t r = 0; r < n; ++r) {
+      const double* xr = d->x.data() + r * p;
+      double eta[k];
+      for (std::size_t c = 0; c < k; ++c) {
+        double acc = alpha[c];
+        for (std::size_t j = 0; j < p; ++j) acc += xr[j] * beta[c * p + j];
+        eta[c] = acc;
+      }
+      const std::size_t yr = static_cast<std::size_t>(d->y[r]) - 1;
+      double top = eta[0];
+      for (std::size_t c = 1; c < k; ++c) top = std::max(top, eta[c]);
+      lp += eta[yr] - top;
+      double total = 0;
+      for (std::size_t c = 0; c < k; ++c) total += eta[c] = std::exp(eta[c] - top);
+      lp -= std::log(total);
+      const double inv = 1 / total;
+      for (std::size_t c = 0; c < k; ++c) {
+        const double rc = (c == yr ? 1.0 : 0.0) - eta[c] * inv;
+        ga[c] += rc;
+        for (std::size_t j = 0; j < p; ++j) gb[c * p + j] += xr[j] * rc;
+      }
+    }
+    // normal(0, 2) priors on the K + P·K values.
+    for (std::size_t j = 0; j < k + p * k; ++j) {
+      lp += -0.125 * th[j] * th[j] - log_two - half_log_two_pi;
+      g[j] -= 0.25 * th[j];
+    }
+    return lp;
+  }
+};
+
 /// Registers <name>: a model m (heap, kept alive by the closures) against a twin.
 template <class Model, class Hand>
 void register_model(const std::string& name, std::shared_ptr<Model> m, Hand hand,
@@ -1090,6 +1168,35 @@ int main(int argc, char** argv) {
     }));
     register_model("glmm_poisson", glmm_model, glmm_hand{&glmm},
                    random_point(3 + glmm_data::groups, 0.5, 7));
+  }
+
+  // --- categorical_logit_glm: the family and the model written by hand, against one twin ---
+  {
+    static const categorical_glm_data cg;
+    constexpr std::size_t n = categorical_glm_data::n, p = categorical_glm_data::p;
+    auto family = [] {
+      auto alpha = normal<"alpha">(0.0, 2.0, shape<categorical_glm_data::k>);
+      auto beta = normal<"beta">(0.0, 2.0, shape<categorical_glm_data::p * categorical_glm_data::k>);
+      return model(joint(alpha, beta,
+                         categorical_logit_glm(matrix(cg.x, n, p, "X"), alpha, beta).observe(data(cg.y))));
+    };
+    auto by_hand = [] {
+      auto alpha = normal<"alpha">(0.0, 2.0, shape<categorical_glm_data::k>);
+      auto beta = normal<"beta">(0.0, 2.0, shape<categorical_glm_data::p * categorical_glm_data::k>);
+      const auto X = matrix(cg.x, n, p, "X");
+      auto e1 = alpha[0] + matvec(X, segment(beta, 1, p));
+      auto e2 = alpha[1] + matvec(X, segment(beta, p + 1, p));
+      auto e3 = alpha[2] + matvec(X, segment(beta, 2 * p + 1, p));
+      auto e4 = alpha[3] + matvec(X, segment(beta, 3 * p + 1, p));
+      return model(joint(alpha, beta,
+                         target(sum(data(cg.is[0]) * e1 + data(cg.is[1]) * e2 + data(cg.is[2]) * e3 +
+                                    data(cg.is[3]) * e4 - log_sum_exp(e1, e2, e3, e4)))));
+    };
+    const auto point = random_point(categorical_glm_data::k * (1 + p), 0.3, 9);
+    register_model("categorical_logit_glm", std::make_shared<decltype(family())>(family()),
+                   categorical_glm_hand{&cg}, point);
+    register_model("categorical_logit_glm_by_hand", std::make_shared<decltype(by_hand())>(by_hand()),
+                   categorical_glm_hand{&cg}, point);
   }
 
   // --- hmm_scan ---

@@ -8,6 +8,7 @@
 #include <tyche/distributions/binomial.hpp>
 #include <tyche/distributions/binomial_logit.hpp>
 #include <tyche/distributions/categorical.hpp>
+#include <tyche/distributions/categorical_logit_glm.hpp>
 #include <tyche/distributions/cauchy.hpp>
 #include <tyche/distributions/chi_square.hpp>
 #include <tyche/distributions/constrained.hpp>

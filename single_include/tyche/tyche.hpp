@@ -11944,13 +11944,10 @@ TYCHE_OBSERVED_ONLY_FAMILY(binomial_logit)
 // autodiff/vector_ops.hpp): Σᵢ log θ_{yᵢ}, and Σᵢ β_{yᵢ} − n log Σₖ exp βₖ with one log-sum-exp.
 // The data must be integers 1 … K: observe throws "... y[i] = v is not a category 1 … K".
 // β (or θ) is one vector of K values shared by every observation. A multinomial logistic
-// regression, with values per observation and category, is not this family: with class 1 as the
-// reference (its values 0, which identifies the others) and 0/1 data vectors is2, is3 marking
-// classes 2 and 3,
-//   auto eta2 = a2 + matvec(X, b2), eta3 = a3 + matvec(X, b3);
-//   target(is2 * eta2 + is3 * eta3 - log_sum_exp(0.0, eta2, eta3))
-// An argument that holds one value per observation computed from a data matrix (K = n, with y's
-// categories below n) is that mistake, and observe throws saying so.
+// regression, with values per observation and category, is not this family but
+// categorical_logit_glm(X, alpha, beta) (categorical_logit_glm.hpp). An argument that holds one
+// value per observation computed from a data matrix (K = n, with y's categories below n) is that
+// mistake, and observe throws saying so.
 
 #include <algorithm>
 #include <cmath>
@@ -12000,8 +11997,8 @@ auto gather_categories(const char* family, const V& v, const Y& y) {
               tyche::detail::format_number(top) + ": v would be read as the " + std::to_string(k) +
               " categories' values, shared by every observation. " + family +
               " takes one vector of K values for all observations; a regression with its own values per "
-              "observation and category is written with target(...) (docs/reference/distributions.md, " +
-              family + ")");
+              "observation and category is categorical_logit_glm(X, alpha, beta).observe(data(y)) "
+              "(docs/reference/distributions.md)");
       }
     }
     return gather_node<1>(v, y.ptr, y.size());
@@ -12078,6 +12075,279 @@ TYCHE_OBSERVED_ONLY_FAMILY(categorical_logit)
 
 }  // namespace tyche
 // ----- end tyche/distributions/categorical.hpp -----
+// ----- begin tyche/distributions/categorical_logit_glm.hpp -----
+// tyche/distributions/categorical_logit_glm.hpp — categorical_logit_glm(X, alpha, beta), for observations only: multinomial logistic regression.
+//   log p(y | X, α, β) = Σₙ (ηₙ,yₙ − log Σₖ exp ηₙₖ),   ηₙₖ = αₖ + Σₚ Xₙₚ βₚₖ,
+//   y ∈ {1, …, K} (n = 1 … N), X an N × P data matrix, α ∈ ℝᴷ, β ∈ ℝᴾˣᴷ (Stan's
+//   categorical_logit_glm(y | X, alpha, beta)).
+// X is a data matrix, `matrix(values, N, P, "X")` (row major, viewed: it must outlive the
+// model); alpha a vector of K values; beta a vector of P·K values, category by category: the P
+// coefficients of category k at [(k − 1)·P, k·P) — Stan's P × K matrix beta in its column-major
+// order. With every category's coefficients free, the priors identify them; to fix category 1
+// as the reference, give it zeros: `append_row(rep_vector(0.0, P), beta_rest)` with beta_rest
+// a parameter of P·(K − 1) values (likewise alpha). No intercepts: `rep_vector(0.0, K)`.
+// One vector_op (autodiff/categorical_glm.hpp) reads X once per evaluation: each row's K linear
+// predictors, their log-sum-exp, and the row's share of the gradient while the row is in cache
+// (O(N·P·K)); writing the same model with one matvec(X, beta_k) per category and
+// log_sum_exp reads X K times and keeps N·K intermediate values.
+//
+// Data checks (std::invalid_argument naming the index and the value):
+//   y[i] = v is not a category 1 … K
+//   y has n values but X has m rows
+//   X[i, j] = v; data must be finite
+//   beta has s values, not P·K (X's P columns times alpha's K categories)
+// ----- begin tyche/autodiff/categorical_glm.hpp -----
+// tyche/autodiff/categorical_glm.hpp — the value and vector–Jacobian rule of
+// categorical_logit_glm (distributions/categorical_logit_glm.hpp): the log likelihood of a
+// multinomial logistic regression with N observations, P predictors and K categories,
+//
+//   ηₙₖ = αₖ + Σₚ xₙₚ βₚₖ,   log L = Σₙ (ηₙ,yₙ − log Σₖ exp ηₙₖ),
+//
+// and its gradient, ∂log L/∂αₖ = Σₙ rₙₖ and ∂log L/∂βₚₖ = Σₙ xₙₚ rₙₖ with rₙₖ = [yₙ = k] − softmax(ηₙ)ₖ
+// (Stan's categorical_logit_glm_lpmf computes the same quantities). One pass over X: each row's
+// K linear predictors, its log-sum-exp (shifted by the largest), and the row's contribution to
+// the gradient, accumulated in scratch space while the row is in cache; the reverse pass only
+// scales the accumulated gradient by the adjoint. The op's value is a sum over rows, so that
+// reverse sees one adjoint, and the forward pass can do the gradient's work without knowing it.
+// O(N·P·K) multiply-adds each way of the single pass; scratch K·(P + 2) values.
+
+#include <cmath>
+#include <cstddef>
+
+namespace tyche::ops {
+
+/// The op of categorical_logit_glm: one value. Payload: X (n × p, row major, viewed), the
+/// categories y (n values 1 … k, viewed). Operands: α (k values), then β (p·k values, class by
+/// class: βₚₖ at [k·p + p], Stan's p × k matrix in its column-major order).
+struct categorical_logit_glm_map {
+  static constexpr const char* name = "categorical_logit_glm";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
+  static constexpr bool reads_data_matrix = true;  // X (compile/relocate.hpp, matrix_values_read)
+  template <class... Cs>
+  static constexpr std::size_t extent = 1;
+  const double* x = nullptr;
+  const double* y = nullptr;
+  std::size_t n = 0;  // observations (rows of X)
+  std::size_t p = 0;  // predictors (columns of X)
+  std::size_t k = 0;  // categories
+  bool operator==(const categorical_logit_glm_map&) const = default;
+
+  /// f(x, n·p), f(y, n) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    if (x != nullptr) f(x, n * p);
+    if (y != nullptr) f(y, n);
+  }
+
+  /// The gradient's accumulators ∂/∂α (k) and ∂/∂β (p·k), then a row's η (k).
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k * (p + 2); }
+
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    const T* TYCHE_RESTRICT alpha = in[0];
+    const T* TYCHE_RESTRICT beta = in[1];
+    T* TYCHE_RESTRICT g_alpha = scratch;
+    T* TYCHE_RESTRICT g_beta = g_alpha + k;
+    T* TYCHE_RESTRICT eta = g_beta + p * k;
+    for (std::size_t j = 0; j < k * (p + 1); ++j) scratch[j] = lift<T>(0.0);
+    T log_l = lift<T>(0.0);
+    for (std::size_t r = 0; r < n; ++r) {
+      const double* TYCHE_RESTRICT xr = x + r * p;
+      // Four categories at a time: four independent sums, each xₙⱼ read once for them.
+      std::size_t c = 0;
+      for (; c + 4 <= k; c += 4) {
+        const T* TYCHE_RESTRICT b0 = beta + c * p;
+        const T* TYCHE_RESTRICT b1 = b0 + p;
+        const T* TYCHE_RESTRICT b2 = b1 + p;
+        const T* TYCHE_RESTRICT b3 = b2 + p;
+        T a0 = alpha[c], a1 = alpha[c + 1], a2 = alpha[c + 2], a3 = alpha[c + 3];
+        for (std::size_t j = 0; j < p; ++j) {
+          const T xj = lift<T>(xr[j]);
+          a0 = a0 + xj * b0[j];
+          a1 = a1 + xj * b1[j];
+          a2 = a2 + xj * b2[j];
+          a3 = a3 + xj * b3[j];
+        }
+        eta[c] = a0;
+        eta[c + 1] = a1;
+        eta[c + 2] = a2;
+        eta[c + 3] = a3;
+      }
+      for (; c < k; ++c) {
+        const T* TYCHE_RESTRICT bc = beta + c * p;
+        T acc = alpha[c];
+        for (std::size_t j = 0; j < p; ++j) acc = acc + lift<T>(xr[j]) * bc[j];
+        eta[c] = acc;
+      }
+      const std::size_t yr = static_cast<std::size_t>(y[r]) - 1;
+      const T eta_y = eta[yr];
+      T m = eta[0];
+      for (std::size_t c = 1; c < k; ++c) m = math::max(m, eta[c]);
+      T total = lift<T>(0.0);
+      for (std::size_t c = 0; c < k; ++c) {
+        eta[c] = math::exp(eta[c] - m);  // from here on, exp(η − m)
+        total = total + eta[c];
+      }
+      // log softmax(η)_y = (η_y − m) − log Σ exp(η − m), with total ≥ 1 (the largest term is 1).
+      log_l = log_l + (eta_y - m) - math::log(total);
+      // The row's part of the gradient: r_c = [y = c] − softmax(η)_c.
+      const T inv_total = lift<T>(1.0) / total;
+      for (std::size_t c = 0; c < k; ++c) {
+        eta[c] = (c == yr ? lift<T>(1.0) : lift<T>(0.0)) - eta[c] * inv_total;  // r_c from here
+        g_alpha[c] = g_alpha[c] + eta[c];
+      }
+      c = 0;
+      for (; c + 4 <= k; c += 4) {
+        T* TYCHE_RESTRICT g0 = g_beta + c * p;
+        T* TYCHE_RESTRICT g1 = g0 + p;
+        T* TYCHE_RESTRICT g2 = g1 + p;
+        T* TYCHE_RESTRICT g3 = g2 + p;
+        const T r0 = eta[c], r1 = eta[c + 1], r2 = eta[c + 2], r3 = eta[c + 3];
+        for (std::size_t j = 0; j < p; ++j) {
+          const T xj = lift<T>(xr[j]);
+          g0[j] = g0[j] + xj * r0;
+          g1[j] = g1[j] + xj * r1;
+          g2[j] = g2[j] + xj * r2;
+          g3[j] = g3[j] + xj * r3;
+        }
+      }
+      for (; c < k; ++c) {
+        T* TYCHE_RESTRICT gc = g_beta + c * p;
+        const T rc = eta[c];
+        for (std::size_t j = 0; j < p; ++j) gc[j] = gc[j] + lift<T>(xr[j]) * rc;
+      }
+    }
+    out[0] = log_l;
+  }
+
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t*, T* const* in_adj,
+                        T* scratch) const {
+    const T a0 = adj[0];
+    const T* g_alpha = scratch;
+    const T* g_beta = g_alpha + k;
+    for (std::size_t c = 0; c < k; ++c) in_adj[0][c] += a0 * g_alpha[c];
+    for (std::size_t j = 0; j < p * k; ++j) in_adj[1][j] += a0 * g_beta[j];
+  }
+};
+
+}  // namespace tyche::ops
+// ----- end tyche/autodiff/categorical_glm.hpp -----
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tyche {
+
+template <class Alpha, class Beta>
+struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_distribution<Alpha, Beta>> {
+  static constexpr const char* family = "categorical_logit_glm";
+  data_matrix x;
+  Alpha alpha;
+  Beta beta;
+
+  template <class X>
+  auto log_prob(const X& y) const {
+    const auto node = detail::as_node(y);
+    ops::categorical_logit_glm_map op{};
+    op.x = x.ptr;
+    op.y = node.ptr;
+    op.n = x.rows;
+    op.p = x.cols;
+    op.k = alpha.size();
+    return at(make_vector_op(op, 1, alpha, beta), 0);
+  }
+  /// Checks y (finite, whole numbers ≥ 1: distribution::observe), then its size against X's
+  /// rows and its categories against K.
+  template <class Y>
+  void check_observed(const Y& y) const {
+    static_assert(kind_of<Y> == node_kind::data_vector,
+                  "tyche::categorical_logit_glm(X, alpha, beta).observe(y): y must be data, one category "
+                  "per row of X: .observe(data(y))");
+    if constexpr (kind_of<Y> == node_kind::data_vector) {
+      const std::string head = "tyche::categorical_logit_glm(X, alpha, beta).observe(y): ";
+      if (y.size() != x.rows)
+        throw std::invalid_argument(head + "y has " + std::to_string(y.size()) + " values but " +
+                                    (x.name ? x.name : "X") + " has " + std::to_string(x.rows) +
+                                    " rows (one category per row)");
+      const std::size_t k = alpha.size();
+      for (std::size_t i = 0; i < y.size(); ++i)
+        if (!(y.ptr[i] >= 1 && y.ptr[i] <= double(k)))
+          throw std::invalid_argument(head + "y[" + std::to_string(i + 1) + "] = " +
+                                      tyche::detail::format_number(y.ptr[i]) + " is not a category 1 … " +
+                                      std::to_string(k) + " (alpha has " + std::to_string(k) + " values)");
+    }
+  }
+  auto arguments() const { return std::tuple{alpha, beta}; }
+  /// The same X with other arguments (detail::with_arguments).
+  template <class A, class B>
+  auto with_arguments(const A& a, const B& b) const {
+    return categorical_logit_glm_distribution<A, B>{{}, x, a, b};
+  }
+  /// The arguments are whole vectors (model.hpp draws with draw_all, not element by element):
+  /// one category per row of X, from the softmax of its linear predictors.
+  static constexpr bool whole_arguments = true;
+  template <class G>
+  std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& a,
+                               const std::vector<double>& b) const {
+    const std::size_t k = a.size(), p = x.cols;
+    std::vector<double> out(n), w(k);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (std::size_t r = 0; r < n; ++r) {
+      const double* xr = x.ptr + (r % x.rows) * p;
+      double top = -HUGE_VAL;
+      for (std::size_t c = 0; c < k; ++c) {
+        double eta = a[c];
+        for (std::size_t j = 0; j < p; ++j) eta += xr[j] * b[c * p + j];
+        w[c] = eta;
+        top = std::max(top, eta);
+      }
+      double total = 0;
+      for (std::size_t c = 0; c < k; ++c) total += (w[c] = std::exp(w[c] - top));
+      double u = unit(rng) * total;
+      std::size_t c = 0;
+      while (c + 1 < k && u >= w[c]) u -= w[c++];
+      out[r] = static_cast<double>(c + 1);
+    }
+    return out;
+  }
+  static const char* observation_problem(double v) { return detail::category_problem(v); }
+};
+
+/// The distribution categorical_logit_glm(X, alpha, beta) — a multinomial logistic regression —
+/// to observe one category 1 … K per row of the data matrix X:
+/// `categorical_logit_glm(matrix(x, N, P, "X"), alpha, beta).observe(data(y))`.
+template <detail::operand Alpha, detail::operand Beta>
+auto categorical_logit_glm(const data_matrix& x, const Alpha& alpha, const Beta& beta) {
+  using A = detail::node_t<Alpha>;
+  using B = detail::node_t<Beta>;
+  static_assert(is_vector_v<A>, "tyche::categorical_logit_glm(X, alpha, beta): alpha must be a vector of the K "
+                                "categories' intercepts (no intercepts: rep_vector(0.0, K))");
+  static_assert(is_vector_v<B>, "tyche::categorical_logit_glm(X, alpha, beta): beta must be a vector of P*K "
+                                "coefficients, category by category (Stan's P x K matrix, column-major)");
+  const A a = detail::as_node(alpha);
+  const B b = detail::as_node(beta);
+  const std::string head = "tyche::categorical_logit_glm(X, alpha, beta): ";
+  if (a.size() == 0) throw std::invalid_argument(head + "alpha has no values (one per category)");
+  if (b.size() != x.cols * a.size())
+    throw std::invalid_argument(head + "beta has " + std::to_string(b.size()) + " values, not " +
+                                std::to_string(x.cols) + "*" + std::to_string(a.size()) + " (" +
+                                (x.name ? x.name : "X") + "'s " + std::to_string(x.cols) + " columns times alpha's " +
+                                std::to_string(a.size()) + " categories, category by category)");
+  detail::check_matrix_finite(x, "categorical_logit_glm(X, alpha, beta)", "X");
+  return categorical_logit_glm_distribution<A, B>{{}, x, a, b};
+}
+
+TYCHE_OBSERVED_ONLY_FAMILY(categorical_logit_glm)
+
+}  // namespace tyche
+// ----- end tyche/distributions/categorical_logit_glm.hpp -----
 // ----- begin tyche/distributions/cauchy.hpp -----
 // tyche/distributions/cauchy.hpp — cauchy(mu, sigma) and half_cauchy(sigma).
 //   log p(x | μ, σ) = −log π − log σ − log(1 + ((x − μ)/σ)²),   x ∈ ℝ;
@@ -16147,6 +16417,12 @@ auto categorical_lpmf(const Y& y, const Theta& theta) {
 template <detail::operand Y, detail::operand Beta>
 auto categorical_logit_lpmf(const Y& y, const Beta& beta) {
   return detail::log_density_at(categorical_logit(beta), y);
+}
+/// log categorical_logit_glm(y | X, alpha, beta), summed over the rows of X (Stan's
+/// categorical_logit_glm_lpmf; beta category by category, distributions/categorical_logit_glm.hpp).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto categorical_logit_glm_lpmf(const Y& y, const data_matrix& x, const Alpha& alpha, const Beta& beta) {
+  return detail::log_density_at(categorical_logit_glm(x, alpha, beta), y);
 }
 /// log cauchy(y | mu, sigma), summed over y.
 template <detail::operand Y, detail::operand Mu, detail::operand Sigma>

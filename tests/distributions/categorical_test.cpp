@@ -96,7 +96,8 @@ TEST_CASE("categorical_logit: one value per observation from a data matrix is th
   auto w = normal<"w">(0.0, 1.0, shape<2>);
   CHECK_THROWS_WITH(model(joint(w, categorical_logit(matvec(matrix(x, 6, 2, "X"), w)).observe(data(y)))),
                     Contains("categorical_logit(v).observe(y): v has 6 values, one per observation, computed from a "
-                             "data matrix, and y's categories go up to 3"));
+                             "data matrix, and y's categories go up to 3") &&
+                        Contains("categorical_logit_glm(X, alpha, beta).observe(data(y))"));
   // K values from a data matrix of K rows, as many as the observations, with the top category seen: allowed.
   static const std::vector<double> y6{1, 6, 3, 1, 2, 5};
   CHECK_NOTHROW(model(joint(w, categorical_logit(matvec(matrix(x, 6, 2, "X"), w)).observe(data(y6)))));

@@ -5,13 +5,10 @@
 // autodiff/vector_ops.hpp): Σᵢ log θ_{yᵢ}, and Σᵢ β_{yᵢ} − n log Σₖ exp βₖ with one log-sum-exp.
 // The data must be integers 1 … K: observe throws "... y[i] = v is not a category 1 … K".
 // β (or θ) is one vector of K values shared by every observation. A multinomial logistic
-// regression, with values per observation and category, is not this family: with class 1 as the
-// reference (its values 0, which identifies the others) and 0/1 data vectors is2, is3 marking
-// classes 2 and 3,
-//   auto eta2 = a2 + matvec(X, b2), eta3 = a3 + matvec(X, b3);
-//   target(is2 * eta2 + is3 * eta3 - log_sum_exp(0.0, eta2, eta3))
-// An argument that holds one value per observation computed from a data matrix (K = n, with y's
-// categories below n) is that mistake, and observe throws saying so.
+// regression, with values per observation and category, is not this family but
+// categorical_logit_glm(X, alpha, beta) (categorical_logit_glm.hpp). An argument that holds one
+// value per observation computed from a data matrix (K = n, with y's categories below n) is that
+// mistake, and observe throws saying so.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/distributions/detail/family.hpp>
@@ -66,8 +63,8 @@ auto gather_categories(const char* family, const V& v, const Y& y) {
               tyche::detail::format_number(top) + ": v would be read as the " + std::to_string(k) +
               " categories' values, shared by every observation. " + family +
               " takes one vector of K values for all observations; a regression with its own values per "
-              "observation and category is written with target(...) (docs/reference/distributions.md, " +
-              family + ")");
+              "observation and category is categorical_logit_glm(X, alpha, beta).observe(data(y)) "
+              "(docs/reference/distributions.md)");
       }
     }
     return gather_node<1>(v, y.ptr, y.size());

@@ -17,6 +17,7 @@
 #include <tyche/distributions/binomial.hpp>
 #include <tyche/distributions/binomial_logit.hpp>
 #include <tyche/distributions/categorical.hpp>
+#include <tyche/distributions/categorical_logit_glm.hpp>
 #include <tyche/distributions/cauchy.hpp>
 #include <tyche/distributions/chi_square.hpp>
 #include <tyche/distributions/dirichlet.hpp>
@@ -107,6 +108,12 @@ auto categorical_lpmf(const Y& y, const Theta& theta) {
 template <detail::operand Y, detail::operand Beta>
 auto categorical_logit_lpmf(const Y& y, const Beta& beta) {
   return detail::log_density_at(categorical_logit(beta), y);
+}
+/// log categorical_logit_glm(y | X, alpha, beta), summed over the rows of X (Stan's
+/// categorical_logit_glm_lpmf; beta category by category, distributions/categorical_logit_glm.hpp).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto categorical_logit_glm_lpmf(const Y& y, const data_matrix& x, const Alpha& alpha, const Beta& beta) {
+  return detail::log_density_at(categorical_logit_glm(x, alpha, beta), y);
 }
 /// log cauchy(y | mu, sigma), summed over y.
 template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
