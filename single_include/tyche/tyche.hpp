@@ -12252,16 +12252,23 @@ struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_d
   Alpha alpha;
   Beta beta;
 
+  // (A wrong argument or observation has its static_assert; nothing else is said about it.)
+  static constexpr bool arguments_valid = is_vector_v<Alpha> && is_vector_v<Beta>;
+
   template <class X>
   auto log_prob(const X& y) const {
     const auto node = detail::as_node(y);
-    ops::categorical_logit_glm_map op{};
-    op.x = x.ptr;
-    op.y = node.ptr;
-    op.n = x.rows;
-    op.p = x.cols;
-    op.k = alpha.size();
-    return at(make_vector_op(op, 1, alpha, beta), 0);
+    if constexpr (arguments_valid && kind_of<detail::node_t<X>> == node_kind::data_vector) {
+      ops::categorical_logit_glm_map op{};
+      op.x = x.ptr;
+      op.y = node.ptr;
+      op.n = x.rows;
+      op.p = x.cols;
+      op.k = alpha.size();
+      return at(make_vector_op(op, 1, alpha, beta), 0);
+    } else {
+      return constant{0.0};
+    }
   }
   /// Checks y (finite, whole numbers ≥ 1: distribution::observe), then its size against X's
   /// rows and its categories against K.
@@ -12270,7 +12277,7 @@ struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_d
     static_assert(kind_of<Y> == node_kind::data_vector,
                   "tyche::categorical_logit_glm(X, alpha, beta).observe(y): y must be data, one category "
                   "per row of X: .observe(data(y))");
-    if constexpr (kind_of<Y> == node_kind::data_vector) {
+    if constexpr (arguments_valid && kind_of<Y> == node_kind::data_vector) {
       const std::string head = "tyche::categorical_logit_glm(X, alpha, beta).observe(y): ";
       if (y.size() != x.rows)
         throw std::invalid_argument(head + "y has " + std::to_string(y.size()) + " values but " +
@@ -12333,14 +12340,16 @@ auto categorical_logit_glm(const data_matrix& x, const Alpha& alpha, const Beta&
                                 "coefficients, category by category (Stan's P x K matrix, column-major)");
   const A a = detail::as_node(alpha);
   const B b = detail::as_node(beta);
-  const std::string head = "tyche::categorical_logit_glm(X, alpha, beta): ";
-  if (a.size() == 0) throw std::invalid_argument(head + "alpha has no values (one per category)");
-  if (b.size() != x.cols * a.size())
-    throw std::invalid_argument(head + "beta has " + std::to_string(b.size()) + " values, not " +
-                                std::to_string(x.cols) + "*" + std::to_string(a.size()) + " (" +
-                                (x.name ? x.name : "X") + "'s " + std::to_string(x.cols) + " columns times alpha's " +
-                                std::to_string(a.size()) + " categories, category by category)");
-  detail::check_matrix_finite(x, "categorical_logit_glm(X, alpha, beta)", "X");
+  if constexpr (is_vector_v<A> && is_vector_v<B>) {
+    const std::string head = "tyche::categorical_logit_glm(X, alpha, beta): ";
+    if (a.size() == 0) throw std::invalid_argument(head + "alpha has no values (one per category)");
+    if (b.size() != x.cols * a.size())
+      throw std::invalid_argument(head + "beta has " + std::to_string(b.size()) + " values, not " +
+                                  std::to_string(x.cols) + "*" + std::to_string(a.size()) + " (" +
+                                  (x.name ? x.name : "X") + "'s " + std::to_string(x.cols) + " columns times alpha's " +
+                                  std::to_string(a.size()) + " categories, category by category)");
+    detail::check_matrix_finite(x, "categorical_logit_glm(X, alpha, beta)", "X");
+  }
   return categorical_logit_glm_distribution<A, B>{{}, x, a, b};
 }
 
