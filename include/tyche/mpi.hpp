@@ -504,7 +504,10 @@ decltype(auto) with_shard_target(const Model& m, MPI_Comm comm, F&& f, const sha
 /// draws, statistics, step sizes, metrics, gradient counts — is gathered on every rank and equals
 /// the fit of nuts(model, config) in one process with the same seed, bit for bit: cpu::lanes = 0
 /// is resolved once, as one process would for all the chains; chains that warm-up left stuck
-/// (nuts_config::restart_stuck_chains) are found among all the chains and run again on rank 0.
+/// (nuts_config::restart_stuck_chains) are found among all the chains and run again on rank 0
+/// after the run (chains on different ranks do not meet at the metric windows' ends, as one
+/// process's program_counter schedule makes them: with a stuck chain, the fit is one process's
+/// with the trajectory_sync schedule).
 /// fit.seconds is this rank's wall-clock time of the whole call. A collective call: every rank of
 /// comm makes it, with the same model (its data included) and configuration. With more ranks
 /// than chains, some ranks run none. Throws the same exception on every rank when a chain fails.

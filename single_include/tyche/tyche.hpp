@@ -12089,7 +12089,8 @@ TYCHE_OBSERVED_ONLY_FAMILY(categorical_logit)
 // One vector_op (autodiff/categorical_glm.hpp) reads X once per evaluation: each row's K linear
 // predictors, their log-sum-exp, and the row's share of the gradient while the row is in cache
 // (O(N·P·K)); writing the same model with one matvec(X, beta_k) per category and
-// log_sum_exp reads X K times and keeps N·K intermediate values.
+// log_sum_exp reads X K times and keeps N·K intermediate values. The op's values are the N rows'
+// log-likelihoods, summed: loo() leaves out one row at a time.
 //
 // Data checks (std::invalid_argument naming the index and the value):
 //   y[i] = v is not a category 1 … K
@@ -12098,34 +12099,135 @@ TYCHE_OBSERVED_ONLY_FAMILY(categorical_logit)
 //   beta has s values, not P·K (X's P columns times alpha's K categories)
 // ----- begin tyche/autodiff/categorical_glm.hpp -----
 // tyche/autodiff/categorical_glm.hpp — the value and vector–Jacobian rule of
-// categorical_logit_glm (distributions/categorical_logit_glm.hpp): the log likelihood of a
-// multinomial logistic regression with N observations, P predictors and K categories,
+// categorical_logit_glm (distributions/categorical_logit_glm.hpp): the log likelihood of each
+// row of a multinomial logistic regression with N observations, P predictors and K categories,
 //
-//   ηₙₖ = αₖ + Σₚ xₙₚ βₚₖ,   log L = Σₙ (ηₙ,yₙ − log Σₖ exp ηₙₖ),
+//   ηₙₖ = αₖ + Σₚ xₙₚ βₚₖ,   ℓₙ = ηₙ,yₙ − log Σₖ exp ηₙₖ,
 //
-// and its gradient, ∂log L/∂αₖ = Σₙ rₙₖ and ∂log L/∂βₚₖ = Σₙ xₙₚ rₙₖ with rₙₖ = [yₙ = k] − softmax(ηₙ)ₖ
-// (Stan's categorical_logit_glm_lpmf computes the same quantities). One pass over X: each row's
-// K linear predictors, its log-sum-exp (shifted by the largest), and the row's contribution to
-// the gradient, accumulated in scratch space while the row is in cache; the reverse pass only
-// scales the accumulated gradient by the adjoint. The op's value is a sum over rows, so that
-// reverse sees one adjoint, and the forward pass can do the gradient's work without knowing it.
-// O(N·P·K) multiply-adds each way of the single pass; scratch K·(P + 2) values.
+// and the vector–Jacobian product, ∂/∂αₖ = Σₙ wₙ rₙₖ and ∂/∂βₚₖ = Σₙ wₙ xₙₚ rₙₖ with
+// rₙₖ = [yₙ = k] − softmax(ηₙ)ₖ and wₙ the adjoint of ℓₙ (Stan's categorical_logit_glm_lpmf
+// computes the same quantities). The family sums the N values, so every wₙ is the same number:
+// the forward pass then does the gradient's work too, in its one pass over X — each row's K
+// linear predictors, their log-sum-exp (shifted by the largest) and the row's Σ rₙₖ terms,
+// accumulated while the row is in cache — and the reverse pass scales the sums by that adjoint.
+// Where the adjoints differ (the rows' values used one by one), the reverse pass reads X again.
+// The N values are what leave-one-out cross-validation takes row by row (model::
+// pointwise_log_likelihood). O(N·P·K) multiply-adds; scratch K·(P + 2) values.
+// ----- begin tyche/backends/simd/lanes.hpp -----
+// tyche/backends/simd/lanes.hpp — the lane vocabulary of code that runs several chains as the
+// lanes of one value: lane_traits<T> for T = float or double (one chain: width 1, the mask is a
+// bool; host and CUDA device code) and, with the SIMD backend, for an xsimd batch (one chain per
+// lane, the mask a batch_bool). The NUTS kernel (samplers/nuts/kernel.hpp) is written once over
+// this vocabulary. Also the batch widths the CPU executor chooses from (lane_batch, the build's
+// widest batch of doubles, and half_lane_batch).
+
+#include <cstddef>
+#include <math.h>  // global-namespace sqrt, which CUDA device code also provides
+#include <type_traits>
+
+namespace tyche {
+
+/// What code written over a lane type T needs: the width (chains per value), the element type
+/// `real`, the mask type, loads and stores of W values, masks from W bools and back, select,
+/// any, sqrt (correctly rounded for every T: the lanes of a batch give what W scalar calls give).
+template <class T>
+struct lane_traits;
+
+namespace detail {
+
+template <class R>
+struct scalar_lane_traits {
+  using real = R;
+  using mask = bool;
+  static constexpr int width = 1;
+  TYCHE_HD TYCHE_INLINE static R load(const R* lanes) { return lanes[0]; }
+  TYCHE_HD TYCHE_INLINE static void store(R* lanes, R x) { lanes[0] = x; }
+  TYCHE_HD TYCHE_INLINE static R broadcast(R x) { return x; }
+  TYCHE_HD TYCHE_INLINE static mask mask_of(const bool* lanes) { return lanes[0]; }
+  TYCHE_HD TYCHE_INLINE static void store_mask(bool* lanes, mask m) { lanes[0] = m; }
+  TYCHE_HD TYCHE_INLINE static R select(mask m, R a, R b) { return m ? a : b; }
+  TYCHE_HD TYCHE_INLINE static bool any(mask m) { return m; }
+  TYCHE_HD TYCHE_INLINE static R get(R x, int) { return x; }
+  TYCHE_HD TYCHE_INLINE static void set(R& x, int, R v) { x = v; }
+  TYCHE_HD TYCHE_INLINE static R sqrt(R x) {
+    if constexpr (std::is_same_v<R, float>) return ::sqrtf(x);
+    else return ::sqrt(x);
+  }
+};
+
+}  // namespace detail
+
+template <>
+struct lane_traits<double> : detail::scalar_lane_traits<double> {};
+template <>
+struct lane_traits<float> : detail::scalar_lane_traits<float> {};
+
+#if TYCHE_HAS_XSIMD
+template <class E, class A>
+struct lane_traits<xsimd::batch<E, A>> {
+  using batch = xsimd::batch<E, A>;
+  using real = E;
+  using mask = xsimd::batch_bool<E, A>;
+  static constexpr int width = static_cast<int>(batch::size);
+  TYCHE_INLINE static batch load(const E* lanes) { return batch::load_unaligned(lanes); }
+  TYCHE_INLINE static void store(E* lanes, const batch& x) { x.store_unaligned(lanes); }
+  TYCHE_INLINE static batch broadcast(E x) { return batch(x); }
+  TYCHE_INLINE static mask mask_of(const bool* lanes) { return mask::load_unaligned(lanes); }
+  TYCHE_INLINE static void store_mask(bool* lanes, const mask& m) { m.store_unaligned(lanes); }
+  TYCHE_INLINE static batch select(const mask& m, const batch& a, const batch& b) { return xsimd::select(m, a, b); }
+  TYCHE_INLINE static bool any(const mask& m) { return xsimd::any(m); }
+  TYCHE_INLINE static E get(const batch& x, int l) { return x.get(static_cast<std::size_t>(l)); }
+  static void set(batch& x, int l, E v) {
+    alignas(A::alignment()) E lanes[batch::size];
+    x.store_aligned(lanes);
+    lanes[l] = v;
+    x = batch::load_aligned(lanes);
+  }
+  TYCHE_INLINE static batch sqrt(const batch& x) { return xsimd::sqrt(x); }
+};
+
+/// The batch the CPU executor runs chains in: the build's widest batch of doubles.
+using lane_batch = xsimd::batch<double>;
+inline constexpr int simd_lane_width = static_cast<int>(lane_batch::size);
+/// A batch of half that width where the build has one (AVX2 with FMA under AVX-512; SSE2 under
+/// AVX), void where it has none: fewer chains than the wide batch's lanes (4 chains on one thread
+/// of an AVX-512 build) run at the half width rather than with half of a wide batch empty.
+#if XSIMD_WITH_AVX512F && XSIMD_WITH_FMA3_AVX2
+using half_lane_batch = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
+#elif XSIMD_WITH_AVX512F && XSIMD_WITH_AVX2
+using half_lane_batch = xsimd::batch<double, xsimd::avx2>;
+#elif XSIMD_WITH_AVX && XSIMD_WITH_SSE2
+using half_lane_batch = xsimd::batch<double, xsimd::sse2>;
+#else
+using half_lane_batch = void;
+#endif
+inline constexpr int half_lane_width = std::is_void_v<half_lane_batch> ? 0 : simd_lane_width / 2;
+#else
+using lane_batch = double;
+inline constexpr int simd_lane_width = 1;
+using half_lane_batch = void;
+inline constexpr int half_lane_width = 0;
+#endif
+
+}  // namespace tyche
+// ----- end tyche/backends/simd/lanes.hpp -----
 
 #include <cmath>
 #include <cstddef>
 
 namespace tyche::ops {
 
-/// The op of categorical_logit_glm: one value. Payload: X (n × p, row major, viewed), the
-/// categories y (n values 1 … k, viewed). Operands: α (k values), then β (p·k values, class by
-/// class: βₚₖ at [k·p + p], Stan's p × k matrix in its column-major order).
+/// The op of categorical_logit_glm: one value per row of X. Payload: X (n × p, row major,
+/// viewed), the categories y (n values 1 … k, viewed). Operands: α (k values), then β (p·k
+/// values, category by category: βⱼ,c at [c·p + j], Stan's p × k matrix in its column-major
+/// order).
 struct categorical_logit_glm_map {
   static constexpr const char* name = "categorical_logit_glm";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = true;
   static constexpr bool reads_data_matrix = true;  // X (compile/relocate.hpp, matrix_values_read)
   template <class... Cs>
-  static constexpr std::size_t extent = 1;
+  static constexpr std::size_t extent = dynamic_extent;
   const double* x = nullptr;
   const double* y = nullptr;
   std::size_t n = 0;  // observations (rows of X)
@@ -12140,95 +12242,119 @@ struct categorical_logit_glm_map {
     if (y != nullptr) f(y, n);
   }
 
-  /// The gradient's accumulators ∂/∂α (k) and ∂/∂β (p·k), then a row's η (k).
+  /// The gradient's sums Σₙ rₙ (k) and Σₙ xₙ rₙ (p·k, category by category), then a row's η (k).
   std::size_t scratch_size(std::size_t, const std::size_t*) const { return k * (p + 2); }
 
+  /// Row r's η (into eta) and its value ℓ; eta then holds r_c = [y = c] − softmax(η)_c.
   template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
-    const T* TYCHE_RESTRICT alpha = in[0];
-    const T* TYCHE_RESTRICT beta = in[1];
-    T* TYCHE_RESTRICT g_alpha = scratch;
-    T* TYCHE_RESTRICT g_beta = g_alpha + k;
-    T* TYCHE_RESTRICT eta = g_beta + p * k;
-    for (std::size_t j = 0; j < k * (p + 1); ++j) scratch[j] = lift<T>(0.0);
-    T log_l = lift<T>(0.0);
-    for (std::size_t r = 0; r < n; ++r) {
-      const double* TYCHE_RESTRICT xr = x + r * p;
-      // Four categories at a time: four independent sums, each xₙⱼ read once for them.
-      std::size_t c = 0;
-      for (; c + 4 <= k; c += 4) {
-        const T* TYCHE_RESTRICT b0 = beta + c * p;
-        const T* TYCHE_RESTRICT b1 = b0 + p;
-        const T* TYCHE_RESTRICT b2 = b1 + p;
-        const T* TYCHE_RESTRICT b3 = b2 + p;
-        T a0 = alpha[c], a1 = alpha[c + 1], a2 = alpha[c + 2], a3 = alpha[c + 3];
-        for (std::size_t j = 0; j < p; ++j) {
-          const T xj = lift<T>(xr[j]);
-          a0 = a0 + xj * b0[j];
-          a1 = a1 + xj * b1[j];
-          a2 = a2 + xj * b2[j];
-          a3 = a3 + xj * b3[j];
-        }
-        eta[c] = a0;
-        eta[c + 1] = a1;
-        eta[c + 2] = a2;
-        eta[c + 3] = a3;
+  TYCHE_HD T row(std::size_t r, const T* TYCHE_RESTRICT alpha, const T* TYCHE_RESTRICT beta,
+                 T* TYCHE_RESTRICT eta) const {
+    const double* TYCHE_RESTRICT xr = x + r * p;
+    // Four categories at a time: four independent sums, each xₙⱼ read once for them.
+    std::size_t c = 0;
+    for (; c + 4 <= k; c += 4) {
+      const T* TYCHE_RESTRICT b0 = beta + c * p;
+      const T* TYCHE_RESTRICT b1 = b0 + p;
+      const T* TYCHE_RESTRICT b2 = b1 + p;
+      const T* TYCHE_RESTRICT b3 = b2 + p;
+      T a0 = alpha[c], a1 = alpha[c + 1], a2 = alpha[c + 2], a3 = alpha[c + 3];
+      for (std::size_t j = 0; j < p; ++j) {
+        const T xj = lift<T>(xr[j]);
+        a0 = a0 + xj * b0[j];
+        a1 = a1 + xj * b1[j];
+        a2 = a2 + xj * b2[j];
+        a3 = a3 + xj * b3[j];
       }
-      for (; c < k; ++c) {
-        const T* TYCHE_RESTRICT bc = beta + c * p;
-        T acc = alpha[c];
-        for (std::size_t j = 0; j < p; ++j) acc = acc + lift<T>(xr[j]) * bc[j];
-        eta[c] = acc;
-      }
-      const std::size_t yr = static_cast<std::size_t>(y[r]) - 1;
-      const T eta_y = eta[yr];
-      T m = eta[0];
-      for (std::size_t c = 1; c < k; ++c) m = math::max(m, eta[c]);
-      T total = lift<T>(0.0);
-      for (std::size_t c = 0; c < k; ++c) {
-        eta[c] = math::exp(eta[c] - m);  // from here on, exp(η − m)
-        total = total + eta[c];
-      }
-      // log softmax(η)_y = (η_y − m) − log Σ exp(η − m), with total ≥ 1 (the largest term is 1).
-      log_l = log_l + (eta_y - m) - math::log(total);
-      // The row's part of the gradient: r_c = [y = c] − softmax(η)_c.
-      const T inv_total = lift<T>(1.0) / total;
-      for (std::size_t c = 0; c < k; ++c) {
-        eta[c] = (c == yr ? lift<T>(1.0) : lift<T>(0.0)) - eta[c] * inv_total;  // r_c from here
-        g_alpha[c] = g_alpha[c] + eta[c];
-      }
-      c = 0;
-      for (; c + 4 <= k; c += 4) {
-        T* TYCHE_RESTRICT g0 = g_beta + c * p;
-        T* TYCHE_RESTRICT g1 = g0 + p;
-        T* TYCHE_RESTRICT g2 = g1 + p;
-        T* TYCHE_RESTRICT g3 = g2 + p;
-        const T r0 = eta[c], r1 = eta[c + 1], r2 = eta[c + 2], r3 = eta[c + 3];
-        for (std::size_t j = 0; j < p; ++j) {
-          const T xj = lift<T>(xr[j]);
-          g0[j] = g0[j] + xj * r0;
-          g1[j] = g1[j] + xj * r1;
-          g2[j] = g2[j] + xj * r2;
-          g3[j] = g3[j] + xj * r3;
-        }
-      }
-      for (; c < k; ++c) {
-        T* TYCHE_RESTRICT gc = g_beta + c * p;
-        const T rc = eta[c];
-        for (std::size_t j = 0; j < p; ++j) gc[j] = gc[j] + lift<T>(xr[j]) * rc;
+      eta[c] = a0;
+      eta[c + 1] = a1;
+      eta[c + 2] = a2;
+      eta[c + 3] = a3;
+    }
+    for (; c < k; ++c) {
+      const T* TYCHE_RESTRICT bc = beta + c * p;
+      T acc = alpha[c];
+      for (std::size_t j = 0; j < p; ++j) acc = acc + lift<T>(xr[j]) * bc[j];
+      eta[c] = acc;
+    }
+    const std::size_t yr = static_cast<std::size_t>(y[r]) - 1;
+    const T eta_y = eta[yr];
+    T m = eta[0];
+    for (c = 1; c < k; ++c) m = math::max(m, eta[c]);
+    T total = lift<T>(0.0);
+    for (c = 0; c < k; ++c) {
+      eta[c] = math::exp(eta[c] - m);  // exp(η − m) from here
+      total = total + eta[c];
+    }
+    const T inv_total = lift<T>(1.0) / total;
+    for (c = 0; c < k; ++c) eta[c] = (c == yr ? lift<T>(1.0) : lift<T>(0.0)) - eta[c] * inv_total;  // r_c
+    // log softmax(η)_y = (η_y − m) − log Σ exp(η − m), with the sum ≥ 1 (its largest term is 1).
+    return (eta_y - m) - math::log(total);
+  }
+  /// Σ_c, j: g_beta[c·p + j] += xᵣⱼ · w · r_c and g_alpha[c] += w · r_c (r in eta).
+  template <class T>
+  TYCHE_HD void add_row(std::size_t r, const T* TYCHE_RESTRICT eta, const T& w, T* TYCHE_RESTRICT g_alpha,
+                        T* TYCHE_RESTRICT g_beta) const {
+    const double* TYCHE_RESTRICT xr = x + r * p;
+    std::size_t c = 0;
+    for (; c + 4 <= k; c += 4) {
+      T* TYCHE_RESTRICT g0 = g_beta + c * p;
+      T* TYCHE_RESTRICT g1 = g0 + p;
+      T* TYCHE_RESTRICT g2 = g1 + p;
+      T* TYCHE_RESTRICT g3 = g2 + p;
+      const T r0 = w * eta[c], r1 = w * eta[c + 1], r2 = w * eta[c + 2], r3 = w * eta[c + 3];
+      g_alpha[c] += r0;
+      g_alpha[c + 1] += r1;
+      g_alpha[c + 2] += r2;
+      g_alpha[c + 3] += r3;
+      for (std::size_t j = 0; j < p; ++j) {
+        const T xj = lift<T>(xr[j]);
+        g0[j] = g0[j] + xj * r0;
+        g1[j] = g1[j] + xj * r1;
+        g2[j] = g2[j] + xj * r2;
+        g3[j] = g3[j] + xj * r3;
       }
     }
-    out[0] = log_l;
+    for (; c < k; ++c) {
+      T* TYCHE_RESTRICT gc = g_beta + c * p;
+      const T rc = w * eta[c];
+      g_alpha[c] += rc;
+      for (std::size_t j = 0; j < p; ++j) gc[j] = gc[j] + lift<T>(xr[j]) * rc;
+    }
   }
 
   template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t*, T* const* in_adj,
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    T* TYCHE_RESTRICT g_alpha = scratch;
+    T* TYCHE_RESTRICT g_beta = scratch + k;
+    T* TYCHE_RESTRICT eta = scratch + k * (p + 1);
+    for (std::size_t c = 0; c < k; ++c) g_alpha[c] = lift<T>(0.0);
+    for (std::size_t j = 0; j < p * k; ++j) g_beta[j] = lift<T>(0.0);
+    const T one = lift<T>(1.0);
+    for (std::size_t r = 0; r < n; ++r) {
+      out[r] = row(r, in[0], in[1], eta);
+      add_row(r, eta, one, g_alpha, g_beta);
+    }
+  }
+
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*, T* const* in_adj,
                         T* scratch) const {
+    if (n == 0) return;
     const T a0 = adj[0];
-    const T* g_alpha = scratch;
-    const T* g_beta = g_alpha + k;
-    for (std::size_t c = 0; c < k; ++c) in_adj[0][c] += a0 * g_alpha[c];
-    for (std::size_t j = 0; j < p * k; ++j) in_adj[1][j] += a0 * g_beta[j];
+    bool same = true;
+    for (std::size_t r = 1; r < n && same; ++r) same = !lane_traits<T>::any(adj[r] != a0);
+    if (same) {  // the forward pass's sums, scaled
+      const T* g_alpha = scratch;
+      const T* g_beta = scratch + k;
+      for (std::size_t c = 0; c < k; ++c) in_adj[0][c] += a0 * g_alpha[c];
+      for (std::size_t j = 0; j < p * k; ++j) in_adj[1][j] += a0 * g_beta[j];
+      return;
+    }
+    T* TYCHE_RESTRICT eta = scratch + k * (p + 1);
+    for (std::size_t r = 0; r < n; ++r) {
+      (void)row(r, in[0], in[1], eta);
+      add_row(r, eta, adj[r], in_adj[0], in_adj[1]);
+    }
   }
 };
 
@@ -12259,19 +12385,20 @@ struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_d
   auto log_prob(const X& y) const {
     const auto node = detail::as_node(y);
     if constexpr (arguments_valid && kind_of<detail::node_t<X>> == node_kind::data_vector) {
+      check_observed(node);  // (observe() has; a direct log_prob(data(y)) is checked here)
       ops::categorical_logit_glm_map op{};
       op.x = x.ptr;
       op.y = node.ptr;
       op.n = x.rows;
       op.p = x.cols;
       op.k = alpha.size();
-      return at(make_vector_op(op, 1, alpha, beta), 0);
+      return sum(make_vector_op(op, x.rows, alpha, beta));
     } else {
       return constant{0.0};
     }
   }
-  /// Checks y (finite, whole numbers ≥ 1: distribution::observe), then its size against X's
-  /// rows and its categories against K.
+  /// Checks y's size against X's rows and its categories against K (observe() has checked
+  /// that its values are finite whole numbers ≥ 1; a direct log_prob has not: checked here too).
   template <class Y>
   void check_observed(const Y& y) const {
     static_assert(kind_of<Y> == node_kind::data_vector,
@@ -12285,7 +12412,7 @@ struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_d
                                     " rows (one category per row)");
       const std::size_t k = alpha.size();
       for (std::size_t i = 0; i < y.size(); ++i)
-        if (!(y.ptr[i] >= 1 && y.ptr[i] <= double(k)))
+        if (!(y.ptr[i] >= 1 && y.ptr[i] <= double(k) && y.ptr[i] == std::floor(y.ptr[i])))
           throw std::invalid_argument(head + "y[" + std::to_string(i + 1) + "] = " +
                                       tyche::detail::format_number(y.ptr[i]) + " is not a category 1 … " +
                                       std::to_string(k) + " (alpha has " + std::to_string(k) + " values)");
@@ -12317,6 +12444,10 @@ struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_d
       }
       double total = 0;
       for (std::size_t c = 0; c < k; ++c) total += (w[c] = std::exp(w[c] - top));
+      if (!std::isfinite(total)) {  // a linear predictor not finite: no category
+        out[r] = NAN;
+        continue;
+      }
       double u = unit(rng) * total;
       std::size_t c = 0;
       while (c + 1 < k && u >= w[c]) u -= w[c++];
@@ -18072,104 +18203,6 @@ inline constexpr int max_supported_depth = 30;  // leaf indices are unsigned lon
 // set_pending(value) and resume(), until every lane you care about has ended (resume reports
 // which lanes end in that step; stats(l) and the point — point_q(l) — are then the lane's
 // result, and the lane waits for the next begin()).
-// ----- begin tyche/backends/simd/lanes.hpp -----
-// tyche/backends/simd/lanes.hpp — the lane vocabulary of code that runs several chains as the
-// lanes of one value: lane_traits<T> for T = float or double (one chain: width 1, the mask is a
-// bool; host and CUDA device code) and, with the SIMD backend, for an xsimd batch (one chain per
-// lane, the mask a batch_bool). The NUTS kernel (samplers/nuts/kernel.hpp) is written once over
-// this vocabulary. Also the batch widths the CPU executor chooses from (lane_batch, the build's
-// widest batch of doubles, and half_lane_batch).
-
-#include <cstddef>
-#include <math.h>  // global-namespace sqrt, which CUDA device code also provides
-#include <type_traits>
-
-namespace tyche {
-
-/// What code written over a lane type T needs: the width (chains per value), the element type
-/// `real`, the mask type, loads and stores of W values, masks from W bools and back, select,
-/// any, sqrt (correctly rounded for every T: the lanes of a batch give what W scalar calls give).
-template <class T>
-struct lane_traits;
-
-namespace detail {
-
-template <class R>
-struct scalar_lane_traits {
-  using real = R;
-  using mask = bool;
-  static constexpr int width = 1;
-  TYCHE_HD TYCHE_INLINE static R load(const R* lanes) { return lanes[0]; }
-  TYCHE_HD TYCHE_INLINE static void store(R* lanes, R x) { lanes[0] = x; }
-  TYCHE_HD TYCHE_INLINE static R broadcast(R x) { return x; }
-  TYCHE_HD TYCHE_INLINE static mask mask_of(const bool* lanes) { return lanes[0]; }
-  TYCHE_HD TYCHE_INLINE static void store_mask(bool* lanes, mask m) { lanes[0] = m; }
-  TYCHE_HD TYCHE_INLINE static R select(mask m, R a, R b) { return m ? a : b; }
-  TYCHE_HD TYCHE_INLINE static bool any(mask m) { return m; }
-  TYCHE_HD TYCHE_INLINE static R get(R x, int) { return x; }
-  TYCHE_HD TYCHE_INLINE static void set(R& x, int, R v) { x = v; }
-  TYCHE_HD TYCHE_INLINE static R sqrt(R x) {
-    if constexpr (std::is_same_v<R, float>) return ::sqrtf(x);
-    else return ::sqrt(x);
-  }
-};
-
-}  // namespace detail
-
-template <>
-struct lane_traits<double> : detail::scalar_lane_traits<double> {};
-template <>
-struct lane_traits<float> : detail::scalar_lane_traits<float> {};
-
-#if TYCHE_HAS_XSIMD
-template <class E, class A>
-struct lane_traits<xsimd::batch<E, A>> {
-  using batch = xsimd::batch<E, A>;
-  using real = E;
-  using mask = xsimd::batch_bool<E, A>;
-  static constexpr int width = static_cast<int>(batch::size);
-  TYCHE_INLINE static batch load(const E* lanes) { return batch::load_unaligned(lanes); }
-  TYCHE_INLINE static void store(E* lanes, const batch& x) { x.store_unaligned(lanes); }
-  TYCHE_INLINE static batch broadcast(E x) { return batch(x); }
-  TYCHE_INLINE static mask mask_of(const bool* lanes) { return mask::load_unaligned(lanes); }
-  TYCHE_INLINE static void store_mask(bool* lanes, const mask& m) { m.store_unaligned(lanes); }
-  TYCHE_INLINE static batch select(const mask& m, const batch& a, const batch& b) { return xsimd::select(m, a, b); }
-  TYCHE_INLINE static bool any(const mask& m) { return xsimd::any(m); }
-  TYCHE_INLINE static E get(const batch& x, int l) { return x.get(static_cast<std::size_t>(l)); }
-  static void set(batch& x, int l, E v) {
-    alignas(A::alignment()) E lanes[batch::size];
-    x.store_aligned(lanes);
-    lanes[l] = v;
-    x = batch::load_aligned(lanes);
-  }
-  TYCHE_INLINE static batch sqrt(const batch& x) { return xsimd::sqrt(x); }
-};
-
-/// The batch the CPU executor runs chains in: the build's widest batch of doubles.
-using lane_batch = xsimd::batch<double>;
-inline constexpr int simd_lane_width = static_cast<int>(lane_batch::size);
-/// A batch of half that width where the build has one (AVX2 with FMA under AVX-512; SSE2 under
-/// AVX), void where it has none: fewer chains than the wide batch's lanes (4 chains on one thread
-/// of an AVX-512 build) run at the half width rather than with half of a wide batch empty.
-#if XSIMD_WITH_AVX512F && XSIMD_WITH_FMA3_AVX2
-using half_lane_batch = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
-#elif XSIMD_WITH_AVX512F && XSIMD_WITH_AVX2
-using half_lane_batch = xsimd::batch<double, xsimd::avx2>;
-#elif XSIMD_WITH_AVX && XSIMD_WITH_SSE2
-using half_lane_batch = xsimd::batch<double, xsimd::sse2>;
-#else
-using half_lane_batch = void;
-#endif
-inline constexpr int half_lane_width = std::is_void_v<half_lane_batch> ? 0 : simd_lane_width / 2;
-#else
-using lane_batch = double;
-inline constexpr int simd_lane_width = 1;
-using half_lane_batch = void;
-inline constexpr int half_lane_width = 0;
-#endif
-
-}  // namespace tyche
-// ----- end tyche/backends/simd/lanes.hpp -----
 // ----- begin tyche/samplers/nuts/chain_streams.hpp -----
 // tyche/samplers/nuts/chain_streams.hpp — the random numbers of W chains run as the lanes of one
 // NUTS kernel: lane l reads its chain's own Philox stream (seed, stream[l]) at its own position,
@@ -21165,16 +21198,25 @@ TYCHE_HD warmup_result after_new_metric(int iteration, int warmup, R& eps, step_
 /// (inv_metric, and its Cholesky factor chol when chol is not null: the dense metric) and, by
 /// Stan's heuristic with the generator rng (W = 1) and target(q, grad) → log p, a new eps.
 /// With cross-chain pooling, a window's end leaves the metric to metric_adaptation::pool() and
-/// after_new_metric() (pool_pending). scratch: 4·d values.
+/// after_new_metric() (pool_pending); with `defer` (the chains meet at the window's end without
+/// pooling: nuts_chain::meet_at_windows), the window's metric is written to inv_metric and its
+/// check and step size are left to after_new_metric() after the meeting (pool_pending too).
+/// scratch: 4·d values.
 TYCHE_EXEC_CHECK_DISABLE
 template <class R, class Rng, class Target>
 TYCHE_HD warmup_result warmup_step(int iteration, int warmup, R& eps, R accept_stat, step_size_adaptation<R>& step,
                                    metric_adaptation<R>& metric, R* inv_metric, R* chol, const R* q, const R* grad,
-                                   R logp, std::size_t d, Rng& rng, Target&& target, R* scratch) {
+                                   R logp, std::size_t d, Rng& rng, Target&& target, R* scratch, bool defer = false) {
   step.learn(eps, accept_stat);
-  if (metric.learn(inv_metric, q, grad))
+  if (metric.learn(inv_metric, q, grad)) {
+    if (defer) {
+      warmup_result r;
+      r.pool_pending = true;
+      return r;
+    }
     return after_new_metric(iteration, warmup, eps, step, metric, inv_metric, chol, q, grad, logp, d, rng, target,
                             scratch);
+  }
   warmup_result r;
   if (metric.pool_pending()) {
     r.pool_pending = true;
@@ -21488,11 +21530,11 @@ class nuts_chain {
       const warmup_result r = warmup_step(
           iteration_, cfg_.warmup, step_size_, s.accept_stat, step_adapt_, metric_adapt_, inv_metric_.data(),
           chol_.empty() ? nullptr : chol_.data(), q_.data(), grad_.data(), log_density_, d_, streams,
-          [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
+          [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data(), meets_);
       rng_ = streams.lane(0);
       if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
       if (r.metric_changed) take_new_metric();
-      pool_pending_ = r.pool_pending || (meets_ && r.metric_changed);
+      pool_pending_ = r.pool_pending;
     } else {
       auto& values = fit_.values[static_cast<std::size_t>(chain_)];
       target_.constrain(q_.data(), values);
@@ -21513,9 +21555,10 @@ class nuts_chain {
   /// Without pool_metric, the chains meet at each metric window's end all the same when the
   /// executor can hold them there (the CPU executor's program_counter schedule, two chains or
   /// more, restart_stuck_chains, Stan's windows), so that a stuck chain is caught during warm-up
-  /// (pool_chains) and not only after the run. A chain that is not stuck is left as it was: its
-  /// window's metric and Stan's step-size heuristic ran when its window closed, so its draws are
-  /// the same as without the meeting, bit for bit.
+  /// (pool_chains) and not only after the run. Each chain has its own window's metric when it
+  /// arrives; its check and Stan's step-size heuristic wait for the meeting (after_pool), where
+  /// they run on the same state with the same stream as they would have at the window's end: a
+  /// chain that is not stuck draws what it would have drawn without the meeting, bit for bit.
   void meet_at_windows(bool on) { meets_ = on && !cfg_.pool_metric; }
 
   /// The chains' pooled metric (all of them pool_pending(); in chain order): written by the
@@ -21530,8 +21573,9 @@ class nuts_chain {
   /// merged moments towards the region it is stuck in), and it takes the point, step size and
   /// pooled metric of the next chain in chain order that is not stuck, then goes on with its own
   /// stream (after_pool: Stan's heuristic and dual averaging from there). Without pool_metric
-  /// (meet_at_windows) nothing is pooled: each chain has its own window's metric and step size
-  /// already, and a stuck chain takes the other chain's point, step size and metric the same way.
+  /// (meet_at_windows) nothing is pooled: each chain has its own window's metric already, and a
+  /// stuck chain takes the other chain's point, step size and metric the same way (its own
+  /// window's metric, computed from the region it is stuck in, is neither checked nor used).
   static void pool_chains(const std::vector<nuts_chain*>& chains) {
     if (chains.empty()) return;
     std::vector<nuts_chain*> pooled = chains;
@@ -21560,7 +21604,6 @@ class nuts_chain {
         restarts.emplace_back(chains[i], chains[from]);
       }
     }
-    for (nuts_chain* c : chains) c->restarted_ = false;
     if (!cfg.pool_metric) {
       for (auto& [stuck, from] : restarts) stuck->restart_from(*from);
       return;
@@ -21588,20 +21631,13 @@ class nuts_chain {
       if (const double* f = other.metric_adapt_.low_rank_factors()) std::copy(f, f + factors_.size(), factors_.begin());
       else factors_ = other.factors_;
     }
-    restarted_ = true;
     fit_.warmup_restarted_from[static_cast<std::size_t>(chain_)] = other.chain_;
     fit_.warmup_restarted_at[static_cast<std::size_t>(chain_)] = iteration_ - 1;
   }
 
-  /// After pool_chains: this chain's check of its new metric and its step size (without
-  /// pool_metric, only where the chain was restarted: the others did both when their window
-  /// closed).
+  /// After pool_chains: this chain's check of its new metric and its step size.
   void after_pool() {
     pool_pending_ = false;
-    if (!cfg_.pool_metric && !restarted_) {
-      if (done()) finish();
-      return;
-    }
     chain_streams<1> streams;
     streams.seed = cfg_.seed;
     streams.set_lane(0, rng_);
@@ -21669,7 +21705,6 @@ class nuts_chain {
   int iteration_ = 0;
   bool initialised_ = false, pool_pending_ = false;
   bool meets_ = false;      // meet_at_windows: waits at each window's end without pool_metric
-  bool restarted_ = false;  // pool_chains gave this chain another chain's state
 };
 
 }  // namespace tyche::samplers::detail
@@ -25699,7 +25734,7 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
                              "(iteration " + std::to_string(fit.warmup_restarted_at[c] + 1) +
                              ": step size under a thousandth of another chain's, log density below all of the "
                              "others'); it went on from chain " + std::to_string(fit.warmup_restarted_from[c] + 1) +
-                             "'s state there (pool_metric, restart_stuck_chains)");
+                             "'s state there (nuts_config::restart_stuck_chains)");
   for (std::size_t c = 0; c < fit.restarted_from.size(); ++c)
     if (fit.restarted_from[c] >= 0)
       out.warnings.push_back("chain " + std::to_string(c + 1) +

@@ -80,6 +80,68 @@ TEST_CASE("categorical_logit_glm: log pmf against long double, gradients, lanes,
   tyche_test::discrete::check_log_pmf(f.value(big), ref_big, "categorical_logit_glm, |eta| ~ 1e3");
 }
 
+TEST_CASE("categorical_logit_glm: K = 5 (four categories at a time, then one), K = 2, P = 1",
+          "[distributions][categorical_logit_glm]") {
+  const std::vector<double> x5 = random_matrix(N, 2, 12), x1 = random_matrix(N, 1, 13);
+  const std::vector<double> y5{5, 1, 2, 3, 4, 5, 5, 2, 1, 3, 4, 2, 1}, y2{1, 2, 2, 1, 2, 1, 1, 2, 2, 2, 1, 1, 2};
+  vector_param<"a5", 5> a5;
+  vector_param<"b5", 10> b5;
+  vector_param<"a2", 2> a2;
+  vector_param<"b2", 2> b2;
+  const auto f5 = compile(categorical_logit_glm(matrix(x5, N, 2, "X"), a5, b5).log_prob(data(y5)), a5, b5);
+  const auto f2 = compile(categorical_logit_glm(matrix(x1, N, 1, "X"), a2, b2).log_prob(data(y2)), a2, b2);
+  const auto p5 = tyche_test::random_points(8, 15, -2, 2, 14), p2 = tyche_test::random_points(8, 4, -2, 2, 15);
+  for (std::size_t r = 0; r < 8; ++r) {
+    tyche_test::discrete::check_log_pmf(f5.value(p5[r]), glm_reference(x5, y5, p5[r].data(), p5[r].data() + 5, N, 2, 5),
+                                        "K = 5");
+    tyche_test::discrete::check_log_pmf(f2.value(p2[r]), glm_reference(x1, y2, p2[r].data(), p2[r].data() + 2, N, 1, 2),
+                                        "K = 2, P = 1");
+    if (r < 3) {
+      tyche_test::check_gradient_at(f5, p5[r], "K = 5");
+      tyche_test::check_gradient_at(f2, p2[r], "K = 2, P = 1");
+    }
+  }
+  tyche_test::check_lanes(f5, p5, "K = 5 (lanes)");
+  tyche_test::check_lanes(f2, p2, "K = 2, P = 1 (lanes)");
+}
+
+TEST_CASE("categorical_logit_glm: one value per row, for loo and for rows weighted one by one",
+          "[distributions][categorical_logit_glm]") {
+  const std::vector<double> x = random_matrix(N, P, 16);
+  const std::vector<double> y{4, 1, 2, 3, 3, 1, 2, 2, 1, 3, 2, 4, 1};
+  // The rows' values, weighted: the adjoints differ by row, so the reverse pass reads X again.
+  vector_param<"alpha", K> alpha;
+  vector_param<"beta", P * K> beta;
+  const auto rows = categorical_logit_glm(matrix(x, N, P, "X"), alpha, beta).log_prob(data(y)).a;
+  std::vector<double> w(N);
+  for (std::size_t i = 0; i < N; ++i) w[i] = 0.5 + 0.25 * double(i % 5);
+  const auto f = compile(sum(data(w) * rows), alpha, beta);
+  for (const auto& p : tyche_test::random_points(6, K + P * K, -1.5, 1.5, 17)) {
+    long double ref = 0;
+    for (std::size_t i = 0; i < N; ++i) {
+      const std::vector<double> xi(x.begin() + static_cast<std::ptrdiff_t>(i * P), x.begin() + static_cast<std::ptrdiff_t>((i + 1) * P));
+      ref += w[i] * glm_reference(xi, {y[i]}, p.data(), p.data() + K, 1, P, K);
+    }
+    tyche_test::discrete::check_log_pmf(f.value(p), ref, "weighted rows");
+    tyche_test::check_gradient_at(f, p, "weighted rows");
+  }
+  tyche_test::check_lanes(f, tyche_test::random_points(8, K + P * K, -1.5, 1.5, 18), "weighted rows (lanes)");
+  // A model's pointwise log-likelihood: one value per row (loo leaves out one row at a time).
+  auto a = normal<"alpha">(0.0, 2.0, shape<K>);
+  auto b = normal<"beta">(0.0, 2.0, shape<P * K>);
+  const auto m = model(joint(a, b, categorical_logit_glm(matrix(x, N, P, "X"), a, b).observe(data(y, "y"))));
+  const auto theta = tyche_test::random_points(1, K + P * K, -1, 1, 19)[0];
+  const std::vector<double> ll = m.pointwise_log_likelihood(theta);
+  REQUIRE(ll.size() == N);
+  CHECK(m.observations_counted_whole().empty());
+  for (std::size_t i = 0; i < N; ++i) {
+    const std::vector<double> xi(x.begin() + static_cast<std::ptrdiff_t>(i * P), x.begin() + static_cast<std::ptrdiff_t>((i + 1) * P));
+    tyche_test::discrete::check_log_pmf(ll[i], glm_reference(xi, {y[i]}, theta.data(), theta.data() + K, 1, P, K),
+                                        "pointwise row " + std::to_string(i + 1));
+  }
+  CHECK(m.observation_names()[2] == "y[3]");
+}
+
 TEST_CASE("categorical_logit_glm: a reference category, the lpmf, and the model written by hand",
           "[distributions][categorical_logit_glm]") {
   const std::vector<double> x = random_matrix(N, P, 8);
@@ -197,6 +259,10 @@ TEST_CASE("categorical_logit_glm: data checks name the index and the value", "[d
   CHECK_THROWS_WITH(d.observe(data(y)), Contains("y[5] = nan is not finite"));
   const std::vector<double> short_y(N - 1, 1.0);
   CHECK_THROWS_WITH(d.observe(data(short_y)), Contains("y has 12 values but X has 13 rows"));
+  // log_prob called directly (not through observe) checks the categories and the size too.
+  const std::vector<double> y_big(N, 7.0), y_short(N - 2, 1.0);
+  CHECK_THROWS_WITH(d.log_prob(data(y_big)), Contains("y[1] = 7 is not a category 1 … 4"));
+  CHECK_THROWS_WITH(d.log_prob(data(y_short)), Contains("y has 11 values but X has 13 rows"));
   vector_param<"b", P * K - 1> wrong;
   CHECK_THROWS_WITH(categorical_logit_glm(matrix(x, N, P, "X"), alpha, wrong),
                     Contains("beta has 11 values, not 3*4") && Contains("X's 3 columns"));

@@ -411,6 +411,24 @@ TEST_CASE("nuts: no chain stays in an ARMA model's non-invertible region (an ini
             }) == 1);
     }
   }
+  // The dense and low-rank metrics: the restarted chain's Cholesky factor (dense) and factors
+  // (low rank) come from the metric it takes, not from its own stuck window.
+  if (!tyche_test::address_sanitized) {
+    for (const auto kind : {samplers::metric_kind::dense, samplers::metric_kind::low_rank}) {
+      nuts_config other = cfg;
+      other.executor = cpu{};
+      other.metric = kind;
+      const nuts_fit fit = nuts(arma, other);
+      INFO("metric " << (kind == samplers::metric_kind::dense ? "dense" : "low_rank"));
+      CHECK(fit.warmup_restarted_from == std::vector<int>{-1, -1, -1, 0});
+      CHECK(fit.restarted_from == std::vector<int>{-1, -1, -1, -1});
+      for (int c = 0; c < 4; ++c) {
+        INFO("chain " << c + 1 << ": step size " << fit.step_size[c]);
+        CHECK(mean_abs_theta(fit, c) < 1.0);
+        CHECK(fit.step_size[c] > 1e-3);
+      }
+    }
+  }
 }
 
 TEST_CASE("nuts: with pool_metric a chain stuck at a window's end takes another chain's state there",

@@ -141,7 +141,7 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
                              "(iteration " + std::to_string(fit.warmup_restarted_at[c] + 1) +
                              ": step size under a thousandth of another chain's, log density below all of the "
                              "others'); it went on from chain " + std::to_string(fit.warmup_restarted_from[c] + 1) +
-                             "'s state there (pool_metric, restart_stuck_chains)");
+                             "'s state there (nuts_config::restart_stuck_chains)");
   for (std::size_t c = 0; c < fit.restarted_from.size(); ++c)
     if (fit.restarted_from[c] >= 0)
       out.warnings.push_back("chain " + std::to_string(c + 1) +

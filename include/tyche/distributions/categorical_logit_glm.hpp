@@ -11,7 +11,8 @@
 // One vector_op (autodiff/categorical_glm.hpp) reads X once per evaluation: each row's K linear
 // predictors, their log-sum-exp, and the row's share of the gradient while the row is in cache
 // (O(N·P·K)); writing the same model with one matvec(X, beta_k) per category and
-// log_sum_exp reads X K times and keeps N·K intermediate values.
+// log_sum_exp reads X K times and keeps N·K intermediate values. The op's values are the N rows'
+// log-likelihoods, summed: loo() leaves out one row at a time.
 //
 // Data checks (std::invalid_argument naming the index and the value):
 //   y[i] = v is not a category 1 … K
@@ -49,19 +50,20 @@ struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_d
   auto log_prob(const X& y) const {
     const auto node = detail::as_node(y);
     if constexpr (arguments_valid && kind_of<detail::node_t<X>> == node_kind::data_vector) {
+      check_observed(node);  // (observe() has; a direct log_prob(data(y)) is checked here)
       ops::categorical_logit_glm_map op{};
       op.x = x.ptr;
       op.y = node.ptr;
       op.n = x.rows;
       op.p = x.cols;
       op.k = alpha.size();
-      return at(make_vector_op(op, 1, alpha, beta), 0);
+      return sum(make_vector_op(op, x.rows, alpha, beta));
     } else {
       return constant{0.0};
     }
   }
-  /// Checks y (finite, whole numbers ≥ 1: distribution::observe), then its size against X's
-  /// rows and its categories against K.
+  /// Checks y's size against X's rows and its categories against K (observe() has checked
+  /// that its values are finite whole numbers ≥ 1; a direct log_prob has not: checked here too).
   template <class Y>
   void check_observed(const Y& y) const {
     static_assert(kind_of<Y> == node_kind::data_vector,
@@ -75,7 +77,7 @@ struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_d
                                     " rows (one category per row)");
       const std::size_t k = alpha.size();
       for (std::size_t i = 0; i < y.size(); ++i)
-        if (!(y.ptr[i] >= 1 && y.ptr[i] <= double(k)))
+        if (!(y.ptr[i] >= 1 && y.ptr[i] <= double(k) && y.ptr[i] == std::floor(y.ptr[i])))
           throw std::invalid_argument(head + "y[" + std::to_string(i + 1) + "] = " +
                                       tyche::detail::format_number(y.ptr[i]) + " is not a category 1 … " +
                                       std::to_string(k) + " (alpha has " + std::to_string(k) + " values)");
@@ -107,6 +109,10 @@ struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_d
       }
       double total = 0;
       for (std::size_t c = 0; c < k; ++c) total += (w[c] = std::exp(w[c] - top));
+      if (!std::isfinite(total)) {  // a linear predictor not finite: no category
+        out[r] = NAN;
+        continue;
+      }
       double u = unit(rng) * total;
       std::size_t c = 0;
       while (c + 1 < k && u >= w[c]) u -= w[c++];

@@ -317,11 +317,11 @@ class nuts_chain {
       const warmup_result r = warmup_step(
           iteration_, cfg_.warmup, step_size_, s.accept_stat, step_adapt_, metric_adapt_, inv_metric_.data(),
           chol_.empty() ? nullptr : chol_.data(), q_.data(), grad_.data(), log_density_, d_, streams,
-          [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
+          [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data(), meets_);
       rng_ = streams.lane(0);
       if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
       if (r.metric_changed) take_new_metric();
-      pool_pending_ = r.pool_pending || (meets_ && r.metric_changed);
+      pool_pending_ = r.pool_pending;
     } else {
       auto& values = fit_.values[static_cast<std::size_t>(chain_)];
       target_.constrain(q_.data(), values);
@@ -342,9 +342,10 @@ class nuts_chain {
   /// Without pool_metric, the chains meet at each metric window's end all the same when the
   /// executor can hold them there (the CPU executor's program_counter schedule, two chains or
   /// more, restart_stuck_chains, Stan's windows), so that a stuck chain is caught during warm-up
-  /// (pool_chains) and not only after the run. A chain that is not stuck is left as it was: its
-  /// window's metric and Stan's step-size heuristic ran when its window closed, so its draws are
-  /// the same as without the meeting, bit for bit.
+  /// (pool_chains) and not only after the run. Each chain has its own window's metric when it
+  /// arrives; its check and Stan's step-size heuristic wait for the meeting (after_pool), where
+  /// they run on the same state with the same stream as they would have at the window's end: a
+  /// chain that is not stuck draws what it would have drawn without the meeting, bit for bit.
   void meet_at_windows(bool on) { meets_ = on && !cfg_.pool_metric; }
 
   /// The chains' pooled metric (all of them pool_pending(); in chain order): written by the
@@ -359,8 +360,9 @@ class nuts_chain {
   /// merged moments towards the region it is stuck in), and it takes the point, step size and
   /// pooled metric of the next chain in chain order that is not stuck, then goes on with its own
   /// stream (after_pool: Stan's heuristic and dual averaging from there). Without pool_metric
-  /// (meet_at_windows) nothing is pooled: each chain has its own window's metric and step size
-  /// already, and a stuck chain takes the other chain's point, step size and metric the same way.
+  /// (meet_at_windows) nothing is pooled: each chain has its own window's metric already, and a
+  /// stuck chain takes the other chain's point, step size and metric the same way (its own
+  /// window's metric, computed from the region it is stuck in, is neither checked nor used).
   static void pool_chains(const std::vector<nuts_chain*>& chains) {
     if (chains.empty()) return;
     std::vector<nuts_chain*> pooled = chains;
@@ -389,7 +391,6 @@ class nuts_chain {
         restarts.emplace_back(chains[i], chains[from]);
       }
     }
-    for (nuts_chain* c : chains) c->restarted_ = false;
     if (!cfg.pool_metric) {
       for (auto& [stuck, from] : restarts) stuck->restart_from(*from);
       return;
@@ -417,20 +418,13 @@ class nuts_chain {
       if (const double* f = other.metric_adapt_.low_rank_factors()) std::copy(f, f + factors_.size(), factors_.begin());
       else factors_ = other.factors_;
     }
-    restarted_ = true;
     fit_.warmup_restarted_from[static_cast<std::size_t>(chain_)] = other.chain_;
     fit_.warmup_restarted_at[static_cast<std::size_t>(chain_)] = iteration_ - 1;
   }
 
-  /// After pool_chains: this chain's check of its new metric and its step size (without
-  /// pool_metric, only where the chain was restarted: the others did both when their window
-  /// closed).
+  /// After pool_chains: this chain's check of its new metric and its step size.
   void after_pool() {
     pool_pending_ = false;
-    if (!cfg_.pool_metric && !restarted_) {
-      if (done()) finish();
-      return;
-    }
     chain_streams<1> streams;
     streams.seed = cfg_.seed;
     streams.set_lane(0, rng_);
@@ -498,7 +492,6 @@ class nuts_chain {
   int iteration_ = 0;
   bool initialised_ = false, pool_pending_ = false;
   bool meets_ = false;      // meet_at_windows: waits at each window's end without pool_metric
-  bool restarted_ = false;  // pool_chains gave this chain another chain's state
 };
 
 }  // namespace tyche::samplers::detail

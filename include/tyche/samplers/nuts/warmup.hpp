@@ -57,16 +57,25 @@ TYCHE_HD warmup_result after_new_metric(int iteration, int warmup, R& eps, step_
 /// (inv_metric, and its Cholesky factor chol when chol is not null: the dense metric) and, by
 /// Stan's heuristic with the generator rng (W = 1) and target(q, grad) → log p, a new eps.
 /// With cross-chain pooling, a window's end leaves the metric to metric_adaptation::pool() and
-/// after_new_metric() (pool_pending). scratch: 4·d values.
+/// after_new_metric() (pool_pending); with `defer` (the chains meet at the window's end without
+/// pooling: nuts_chain::meet_at_windows), the window's metric is written to inv_metric and its
+/// check and step size are left to after_new_metric() after the meeting (pool_pending too).
+/// scratch: 4·d values.
 TYCHE_EXEC_CHECK_DISABLE
 template <class R, class Rng, class Target>
 TYCHE_HD warmup_result warmup_step(int iteration, int warmup, R& eps, R accept_stat, step_size_adaptation<R>& step,
                                    metric_adaptation<R>& metric, R* inv_metric, R* chol, const R* q, const R* grad,
-                                   R logp, std::size_t d, Rng& rng, Target&& target, R* scratch) {
+                                   R logp, std::size_t d, Rng& rng, Target&& target, R* scratch, bool defer = false) {
   step.learn(eps, accept_stat);
-  if (metric.learn(inv_metric, q, grad))
+  if (metric.learn(inv_metric, q, grad)) {
+    if (defer) {
+      warmup_result r;
+      r.pool_pending = true;
+      return r;
+    }
     return after_new_metric(iteration, warmup, eps, step, metric, inv_metric, chol, q, grad, logp, d, rng, target,
                             scratch);
+  }
   warmup_result r;
   if (metric.pool_pending()) {
     r.pool_pending = true;
