@@ -17,6 +17,7 @@
 #include <tyche/config.hpp>
 #include <tyche/backends/simd/batch.hpp>
 #include <tyche/backends/simd/lanes.hpp>
+#include <tyche/core/expr.hpp>
 #include <tyche/scalar/math.hpp>
 #include <tyche/scalar/traits.hpp>
 
