@@ -309,6 +309,27 @@ TEST_CASE("lockstep: the batch lane kernel gives the per-chain kernels' draws", 
   }
 }
 
+TEST_CASE("program_counter: a thread whose queue runs dry takes another thread's chains, bit for bit",
+          "[nuts][lockstep]") {
+  using namespace tyche;
+  // Chain c waits in thread c mod 2's queue: with 3 or 5 chains, one chain per lane, thread 1 runs
+  // out first and takes chains queued for thread 0 (at the windows' meetings of
+  // restart_stuck_chains too, where every chain goes back to its own thread's queue).
+  const auto m = hierarchical();
+  for (const int chains : {3, 5}) {
+    INFO(chains << " chains");
+    nuts_config cfg{.chains = chains, .warmup = 200, .draws = 60, .seed = 9};
+    cfg.executor = cpu{.threads = 1, .lanes = 1};
+    const auto one = nuts(m, cfg);
+    cfg.executor = cpu{.threads = 2, .lanes = 1};
+    const auto two = nuts(m, cfg);
+    REQUIRE(two.threads == 2);
+    CHECK(two.values == one.values);
+    CHECK(two.step_size == one.step_size);
+    CHECK(two.gradient_evaluations == one.gradient_evaluations);
+  }
+}
+
 TEST_CASE("nuts: the executor as the third argument is the executor of the config", "[nuts]") {
   using namespace tyche;
   const auto m = hierarchical();
