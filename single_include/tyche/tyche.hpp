@@ -21720,9 +21720,9 @@ class nuts_chain {
 // the batched evaluation reads it — and resumes the kernel, which runs every lane's state
 // machine up to its next gradient. A lane whose transition ends hands its chain back
 // (nuts_chain::end_iteration: warm-up, recording) and, in the program_counter schedule, puts it
-// at the back of a queue shared by all threads and starts the next transition of the chain at
-// the front, so no lane waits for another and chains rotate through the lanes of all threads at
-// about the same pace (program-counter batching, Radul et al. 2020, "Automatically batching
+// at the back of its thread's queue and starts the next transition of the chain at the front
+// (a thread with an empty queue takes a chain from another's), so no lane waits for another and
+// chains rotate through the lanes at about the same pace (program-counter batching, Radul et al. 2020, "Automatically batching
 // control-intensive programs for modern accelerators"). The trajectory_sync schedule holds
 // every chain in a lane of its thread and makes all chains wait for the longest trajectory of
 // each iteration: the "local static" batching that paper measures against, kept as the
@@ -22159,8 +22159,12 @@ void begin_lanes(Block& b, bool* start, OnError& on_error) {
     }
 }
 
-/// The program_counter schedule: chains [0, chains) wait in one queue shared by all threads; a
-/// lane whose transition ends puts its chain at the back and takes the chain at the front. A
+/// The program_counter schedule: chains wait in queues, one per thread (chain c in thread
+/// c mod threads's); a lane whose transition ends puts its chain at the back of its thread's
+/// queue and takes the chain at the front; a thread whose queue is empty takes the chain at the
+/// back of another's (a chain's draws do not depend on which thread runs it). One queue shared
+/// by all threads, locked at every transition's end, cost more than the second thread gained on
+/// small models (eight schools, 16 chains: 2 threads 1.03x faster than 1; docs/nuts.md). A
 /// chain is initialised (initial point, first step size) the first time a lane takes it.
 /// With nuts_config::pool_metric, a chain whose transition closed a metric window waits aside
 /// (its lane takes another chain) until every chain neither failed nor done is there; the thread
@@ -22176,9 +22180,50 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
   using block = lane_block<Lanes, Target>;
   using chain_type = nuts_chain<Target>;
   constexpr int w = block::width;
-  std::mutex queue_mutex;
-  std::deque<chain_type*> queue;  // guarded by queue_mutex
-  for (auto& c : chains) queue.push_back(c.get());
+  // The threads' queues, each guarded by its own mutex (taken by its thread at every
+  // transition's end, by another only to take a chain when that one has none).
+  struct alignas(64) thread_queue {
+    std::mutex mutex;
+    std::deque<chain_type*> chains;
+  };
+  const std::size_t n_queues = static_cast<std::size_t>(threads < 1 ? 1 : threads);
+  const std::unique_ptr<thread_queue[]> queues(new thread_queue[n_queues]);
+  auto home = [&](const chain_type* c) -> thread_queue& {
+    return queues[static_cast<std::size_t>(c->chain()) % n_queues];
+  };
+  for (auto& c : chains) home(c.get()).chains.push_back(c.get());
+  // The front of thread t's queue after `mine` (if any) joined its back; else the back of
+  // another thread's queue; else nullptr.
+  auto take = [&](std::size_t t, chain_type* mine) -> chain_type* {
+    {
+      thread_queue& own = queues[t];
+      std::lock_guard<std::mutex> lock(own.mutex);
+      if (mine != nullptr) own.chains.push_back(mine);
+      if (!own.chains.empty()) {
+        chain_type* c = own.chains.front();
+        own.chains.pop_front();
+        return c;
+      }
+    }
+    for (std::size_t k = 1; k < n_queues; ++k) {
+      thread_queue& other = queues[(t + k) % n_queues];
+      std::lock_guard<std::mutex> lock(other.mutex);
+      if (!other.chains.empty()) {
+        chain_type* c = other.chains.back();
+        other.chains.pop_back();
+        return c;
+      }
+    }
+    return nullptr;
+  };
+  auto any_queued = [&] {
+    for (std::size_t t = 0; t < n_queues; ++t) {
+      std::lock_guard<std::mutex> lock(queues[t].mutex);
+      if (!queues[t].chains.empty()) return true;
+    }
+    return false;
+  };
+  std::mutex queue_mutex;  // the pools' state below (taken before a thread queue's mutex, never after)
   std::atomic<long long> useful{0}, slots{0};
   // Pooling (cfg.pool_metric, or the meetings of restart_stuck_chains: `pooling` says either),
   // guarded by queue_mutex: the chains waiting for the others, and
@@ -22223,8 +22268,13 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
       std::lock_guard<std::mutex> lock(queue_mutex);
       unfinished -= failed;
       for (chain_type* c : back) {
-        if (c->done()) --unfinished;  // (a pool at the last iteration, no draws)
-        else queue.push_back(c);
+        if (c->done()) {
+          --unfinished;  // (a pool at the last iteration, no draws)
+        } else {
+          thread_queue& q = home(c);
+          std::lock_guard<std::mutex> queue_lock(q.mutex);
+          q.chains.push_back(c);
+        }
       }
       ++pools;
     }
@@ -22250,7 +22300,7 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     on_error(chain);
     if (pooling) arrive(nullptr);
   };
-  auto worker = [&] {
+  auto worker = [&](std::size_t me) {
     const int k_blocks = lanes / w;
     std::vector<std::unique_ptr<block>> blocks;
     for (int k = 0; k < k_blocks; ++k) blocks.push_back(std::make_unique<block>(target, cfg));
@@ -22258,16 +22308,8 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     // the back; start[l] when it has one.
     auto rotate = [&](block& b, int l, chain_type* mine, bool* start) {
       for (;;) {
-        chain_type* next = nullptr;
-        {
-          std::lock_guard<std::mutex> lock(queue_mutex);
-          if (mine != nullptr) queue.push_back(mine);
-          mine = nullptr;
-          if (!queue.empty()) {
-            next = queue.front();
-            queue.pop_front();
-          }
-        }
+        chain_type* next = take(me, mine);
+        mine = nullptr;
         if (next == nullptr) {
           b.park(l);
           return;
@@ -22314,11 +22356,14 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
       }
       if (spent == 0) {  // every lane is idle
         // Pooling: sleep until a pool queues chains, or every chain has finished (or failed).
-        // Chains left in the queue (a lane whose chain could not start stays idle) are taken.
+        // Chains left in a queue (a lane whose chain could not start stays idle, or another
+        // thread's chains wait for its lanes) are taken. (While this thread holds queue_mutex,
+        // the queues gain chains only from a pool, which holds it too: a chain that another
+        // thread puts back it takes out again in the same lock.)
         {
           std::unique_lock<std::mutex> lock(queue_mutex);
-          if (pooling) pooled.wait(lock, [&] { return !queue.empty() || unfinished == 0; });
-          if (queue.empty()) break;
+          if (pooling) pooled.wait(lock, [&] { return unfinished == 0 || any_queued(); });
+          if (!any_queued()) break;
         }
         refill();
         continue;
@@ -22360,11 +22405,11 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     useful += my_useful;
     slots += my_slots;
   };
-  if (threads == 1) {
-    worker();
+  if (threads <= 1) {
+    worker(0);
   } else {
     std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker, static_cast<std::size_t>(t));
     for (auto& th : pool) th.join();
   }
   return {useful.load(), slots.load()};
