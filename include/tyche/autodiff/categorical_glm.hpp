@@ -11,6 +11,7 @@
 // linear predictors, their log-sum-exp (shifted by the largest) and the row's Σ rₙₖ terms,
 // accumulated while the row is in cache — and the reverse pass scales the sums by that adjoint.
 // Where the adjoints differ (the rows' values used one by one), the reverse pass reads X again.
+// An evaluation without a gradient takes forward_value, which leaves the sums out.
 // The N values are what leave-one-out cross-validation takes row by row (model::
 // pointwise_log_likelihood). O(N·P·K) multiply-adds; scratch K·(P + 2) values.
 #pragma once
@@ -54,8 +55,9 @@ struct categorical_logit_glm_map {
   /// The gradient's sums Σₙ rₙ (k) and Σₙ xₙ rₙ (p·k, category by category), then a row's η (k).
   std::size_t scratch_size(std::size_t, const std::size_t*) const { return k * (p + 2); }
 
-  /// Row r's η (into eta) and its value ℓ; eta then holds r_c = [y = c] − softmax(η)_c.
-  template <class T>
+  /// Row r's η (into eta) and its value ℓ; eta then holds r_c = [y = c] − softmax(η)_c (with
+  /// Residuals; without, exp(η_c − max η)).
+  template <class T, bool Residuals = true>
   TYCHE_HD T row(std::size_t r, const T* TYCHE_RESTRICT alpha, const T* TYCHE_RESTRICT beta,
                  T* TYCHE_RESTRICT eta) const {
     const double* TYCHE_RESTRICT xr = x + r * p;
@@ -94,8 +96,10 @@ struct categorical_logit_glm_map {
       eta[c] = math::exp(eta[c] - m);  // exp(η − m) from here
       total = total + eta[c];
     }
-    const T inv_total = lift<T>(1.0) / total;
-    for (c = 0; c < k; ++c) eta[c] = (c == yr ? lift<T>(1.0) : lift<T>(0.0)) - eta[c] * inv_total;  // r_c
+    if constexpr (Residuals) {
+      const T inv_total = lift<T>(1.0) / total;
+      for (c = 0; c < k; ++c) eta[c] = (c == yr ? lift<T>(1.0) : lift<T>(0.0)) - eta[c] * inv_total;  // r_c
+    }
     // log softmax(η)_y = (η_y − m) − log Σ exp(η − m), with the sum ≥ 1 (its largest term is 1).
     return (eta_y - m) - math::log(total);
   }
@@ -143,6 +147,15 @@ struct categorical_logit_glm_map {
       out[r] = row(r, in[0], in[1], eta);
       add_row(r, eta, one, g_alpha, g_beta);
     }
+  }
+
+  /// forward() without the gradient's sums, for an evaluation without a gradient (log_prob,
+  /// the pointwise log-likelihood, Pathfinder's and ADVI's draws): K·(P + 1) multiply-adds per
+  /// row fewer.
+  template <class T>
+  TYCHE_HD void forward_value(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    T* TYCHE_RESTRICT eta = scratch + k * (p + 1);
+    for (std::size_t r = 0; r < n; ++r) out[r] = row<T, false>(r, in[0], in[1], eta);
   }
 
   template <class T>

@@ -56,6 +56,14 @@ struct slot<N, T, node_kind::matvec> {  // one row's value, in the loop
 template <class N>
 inline constexpr bool has_scratch_v =
     requires(const N& n, const std::size_t* in_n) { n.op.scratch_size(std::size_t{}, in_n); };
+/// A vector_op with scratch whose op has a cheaper forward pass for an evaluation without a
+/// gradient, forward_value(m, out, in, in_n, scratch): one whose forward pass otherwise does part
+/// of the reverse pass's work (categorical_logit_glm's gradient sums).
+template <class N, class T>
+inline constexpr bool has_forward_value_v =
+    requires(const N& n, T* out, const T* const* in, const std::size_t* in_n, T* scratch) {
+      n.op.forward_value(std::size_t{}, out, in, in_n, scratch);
+    };
 
 template <class N, class T>
 struct slot<N, T, node_kind::vector_op> {
@@ -1024,7 +1032,8 @@ struct evaluation {
       });
       if constexpr (has_scratch_v<N>) {
         s.scratch = p;  // after the operands: the op's own scratch (kept for the reverse pass)
-        n.op.forward(m, s.val, s.in, s.in_n, s.scratch);
+        if constexpr (!Grad && has_forward_value_v<N, T>) n.op.forward_value(m, s.val, s.in, s.in_n, s.scratch);
+        else n.op.forward(m, s.val, s.in, s.in_n, s.scratch);
       } else {
         n.op.forward(m, s.val, s.in, s.in_n);
       }
