@@ -7005,6 +7005,14 @@ struct slot<N, T, node_kind::matvec> {  // one row's value, in the loop
 template <class N>
 inline constexpr bool has_scratch_v =
     requires(const N& n, const std::size_t* in_n) { n.op.scratch_size(std::size_t{}, in_n); };
+/// A vector_op with scratch whose op has a cheaper forward pass for an evaluation without a
+/// gradient, forward_value(m, out, in, in_n, scratch): one whose forward pass otherwise does part
+/// of the reverse pass's work (categorical_logit_glm's gradient sums).
+template <class N, class T>
+inline constexpr bool has_forward_value_v =
+    requires(const N& n, T* out, const T* const* in, const std::size_t* in_n, T* scratch) {
+      n.op.forward_value(std::size_t{}, out, in, in_n, scratch);
+    };
 
 template <class N, class T>
 struct slot<N, T, node_kind::vector_op> {
@@ -7973,7 +7981,8 @@ struct evaluation {
       });
       if constexpr (has_scratch_v<N>) {
         s.scratch = p;  // after the operands: the op's own scratch (kept for the reverse pass)
-        n.op.forward(m, s.val, s.in, s.in_n, s.scratch);
+        if constexpr (!Grad && has_forward_value_v<N, T>) n.op.forward_value(m, s.val, s.in, s.in_n, s.scratch);
+        else n.op.forward(m, s.val, s.in, s.in_n, s.scratch);
       } else {
         n.op.forward(m, s.val, s.in, s.in_n);
       }
@@ -12111,6 +12120,7 @@ TYCHE_OBSERVED_ONLY_FAMILY(categorical_logit)
 // linear predictors, their log-sum-exp (shifted by the largest) and the row's Σ rₙₖ terms,
 // accumulated while the row is in cache — and the reverse pass scales the sums by that adjoint.
 // Where the adjoints differ (the rows' values used one by one), the reverse pass reads X again.
+// An evaluation without a gradient takes forward_value, which leaves the sums out.
 // The N values are what leave-one-out cross-validation takes row by row (model::
 // pointwise_log_likelihood). O(N·P·K) multiply-adds; scratch K·(P + 2) values.
 // ----- begin tyche/backends/simd/lanes.hpp -----
@@ -12245,8 +12255,9 @@ struct categorical_logit_glm_map {
   /// The gradient's sums Σₙ rₙ (k) and Σₙ xₙ rₙ (p·k, category by category), then a row's η (k).
   std::size_t scratch_size(std::size_t, const std::size_t*) const { return k * (p + 2); }
 
-  /// Row r's η (into eta) and its value ℓ; eta then holds r_c = [y = c] − softmax(η)_c.
-  template <class T>
+  /// Row r's η (into eta) and its value ℓ; eta then holds r_c = [y = c] − softmax(η)_c (with
+  /// Residuals; without, exp(η_c − max η)).
+  template <class T, bool Residuals = true>
   TYCHE_HD T row(std::size_t r, const T* TYCHE_RESTRICT alpha, const T* TYCHE_RESTRICT beta,
                  T* TYCHE_RESTRICT eta) const {
     const double* TYCHE_RESTRICT xr = x + r * p;
@@ -12285,8 +12296,10 @@ struct categorical_logit_glm_map {
       eta[c] = math::exp(eta[c] - m);  // exp(η − m) from here
       total = total + eta[c];
     }
-    const T inv_total = lift<T>(1.0) / total;
-    for (c = 0; c < k; ++c) eta[c] = (c == yr ? lift<T>(1.0) : lift<T>(0.0)) - eta[c] * inv_total;  // r_c
+    if constexpr (Residuals) {
+      const T inv_total = lift<T>(1.0) / total;
+      for (c = 0; c < k; ++c) eta[c] = (c == yr ? lift<T>(1.0) : lift<T>(0.0)) - eta[c] * inv_total;  // r_c
+    }
     // log softmax(η)_y = (η_y − m) − log Σ exp(η − m), with the sum ≥ 1 (its largest term is 1).
     return (eta_y - m) - math::log(total);
   }
@@ -12334,6 +12347,15 @@ struct categorical_logit_glm_map {
       out[r] = row(r, in[0], in[1], eta);
       add_row(r, eta, one, g_alpha, g_beta);
     }
+  }
+
+  /// forward() without the gradient's sums, for an evaluation without a gradient (log_prob,
+  /// the pointwise log-likelihood, Pathfinder's and ADVI's draws): K·(P + 1) multiply-adds per
+  /// row fewer.
+  template <class T>
+  TYCHE_HD void forward_value(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    T* TYCHE_RESTRICT eta = scratch + k * (p + 1);
+    for (std::size_t r = 0; r < n; ++r) out[r] = row<T, false>(r, in[0], in[1], eta);
   }
 
   template <class T>
