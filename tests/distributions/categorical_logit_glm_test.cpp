@@ -68,6 +68,10 @@ TEST_CASE("categorical_logit_glm: log pmf against long double, gradients, lanes,
     const long double ref = glm_reference(x, y, p.data(), p.data() + K, N, P, K);
     tyche_test::discrete::check_log_pmf(f.value(p), ref, "categorical_logit_glm");
     if (r < 4) tyche_test::check_gradient_at(f, p, "categorical_logit_glm");
+    // value() takes the op's forward_value (no gradient sums), value_and_gradient its forward:
+    // the same value, bit for bit.
+    std::vector<double> g(p.size());
+    CHECK(f.value(p) == f.value_and_gradient(p, g));
   }
   tyche_test::check_lanes(f, pts, "categorical_logit_glm (lanes)");
   tyche_test::check_float(f, pts[0], "categorical_logit_glm (float)");
