@@ -6,7 +6,12 @@
 //   trajectory_sync  every chain waits for the longest trajectory of the iteration (the "local
 //                    static" batching the autobatching paper, Radul et al. 2020, measures against);
 //   scalar_lanes     (extra rows) program_counter with lanes = 1: no SIMD, one chain at a time
-//                    per thread, to show what the lanes buy.
+//                    per thread, to show what the lanes buy;
+//   one_thread       (extra rows) program_counter on one thread, to show what the second (and
+//                    further) threads buy: program_counter's rows / these.
+//
+// Targets: corr_gaussian_100 and logistic_regression (every mode, 100 + 100 iterations), and
+// eight_schools (program_counter and one_thread only, 4, 16 and 64 chains of 1000 + 1000).
 //
 // Both schedules run exactly the same chains (the driver's tests check the draws are
 // bit-identical), so the difference is only waiting. Prints CSV:
@@ -64,9 +69,22 @@ struct logistic : tyche_bench::logistic_data {
   }
 };
 
+// eight_schools_noncentered (posteriordb; y and σ of its data.json): a model whose gradient costs
+// tens of nanoseconds, so that the executor's own work per transition — what threads share — shows.
+struct eight_schools {
+  std::vector<double> y{28, 8, -3, 7, -1, 1, 18, 12}, sigma{15, 10, 16, 11, 9, 11, 10, 18};
+  auto model() const {
+    using namespace tyche;
+    auto theta_trans = std_normal<"theta_trans">(shape<8>);
+    auto mu = normal<"mu">(0.0, 5.0);
+    auto tau = half_cauchy<"tau">(5.0);
+    return tyche::model(joint(theta_trans, mu, tau, normal(mu + tau * theta_trans, data(sigma)).observe(data(y))));
+  }
+};
+
 template <class Model>
 void row(const char* target, const char* mode, const Model& m, int chains, int iterations, int lanes,
-         tyche::samplers::lane_schedule schedule) {
+         tyche::samplers::lane_schedule schedule, int threads = 0) {
   tyche::nuts_config cfg;
   cfg.chains = chains;
   cfg.warmup = iterations / 2;
@@ -74,6 +92,7 @@ void row(const char* target, const char* mode, const Model& m, int chains, int i
   cfg.seed = 7;
   std::get<tyche::cpu>(cfg.executor).lanes = lanes;
   std::get<tyche::cpu>(cfg.executor).schedule = schedule;
+  std::get<tyche::cpu>(cfg.executor).threads = threads;
   const auto start = std::chrono::steady_clock::now();
   const auto fit = tyche::nuts(m, cfg);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -94,6 +113,9 @@ void rows(const char* target, const Model& m, bool quick, int max_chains) {
   // An extra row: the same chains without SIMD lanes (lanes = 1, one chain at a time per thread).
   for (int chains : {1, 16, 64})
     if (chains <= max_chains) row(target, "scalar_lanes", m, chains, iterations, 1, lane_schedule::program_counter);
+  // And the default's chains on one thread (lanes = 0 picks the lanes for one thread then).
+  for (int chains : {16, 64, 256})
+    if (chains <= max_chains) row(target, "one_thread", m, chains, iterations, 0, lane_schedule::program_counter, 1);
 }
 
 }  // namespace
@@ -118,4 +140,14 @@ int main(int argc, char** argv) {
   rows("corr_gaussian_100", cg.model(), quick, max_chains);
   static const logistic lr;
   rows("logistic_regression", lr.model(), quick, max_chains);
+  // Eight schools, 1000 + 1000 iterations as users run it (100 + 100 with --quick), the default
+  // executor on all threads and on one.
+  static const eight_schools es;
+  for (int chains : {4, 16, 64})
+    if (chains <= max_chains) {
+      row("eight_schools", "program_counter", es.model(), chains, quick ? 200 : 2000, 0,
+          tyche::samplers::lane_schedule::program_counter);
+      row("eight_schools", "one_thread", es.model(), chains, quick ? 200 : 2000, 0,
+          tyche::samplers::lane_schedule::program_counter, 1);
+    }
 }
