@@ -21259,6 +21259,7 @@ TYCHE_HD warmup_result warmup_step(int iteration, int warmup, R& eps, R accept_s
 #include <exception>
 #include <iostream>
 #include <mutex>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21321,14 +21322,22 @@ class nuts_chain {
       : target_(target), cfg_(cfg), chain_(chain), fit_(fit), d_(target.dim()),
         rng_(cfg.seed, static_cast<std::uint64_t>(cfg.first_chain) + static_cast<std::uint64_t>(chain)), step_adapt_(adaptation_of(cfg)),
         metric_adapt_(d_, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric)) {
-    // The chain's larger arrays are allocated here, on the thread that calls nuts(), and first
-    // written by the thread that runs the chain (initialise, end_iteration). Allocated there
-    // instead, they came from that thread's malloc arena, which glibc trims when the run frees
-    // them, so every fit faulted its pages in again: eight schools, 64 chains on 2 threads, 20
-    // fits: 35,600 page faults and 2.0 s, against 2,200 and 1.6 s allocated here (docs/nuts.md).
-    fit_.values[static_cast<std::size_t>(chain_)].reserve(static_cast<std::size_t>(cfg_.draws) * target_.constrained_dim());
-    fit_.stats[static_cast<std::size_t>(chain_)].reserve(static_cast<std::size_t>(cfg_.draws));
-    adapt_buffer_.reserve(metric_adapt_.buffer_size());
+    // The chain's larger arrays are allocated here — on the thread that calls nuts(), for the
+    // CPU executor — and first written by the thread that runs the chain (initialise,
+    // end_iteration). Allocated there instead, they came from that thread's malloc arena, which
+    // glibc trims when the run frees them, so every fit faulted their pages in again: eight
+    // schools, 64 chains on 2 threads, 20 fits: 35,600 page faults and 2.0 s, against 2,200 and
+    // 1.6-1.7 s allocated here (docs/nuts.md).
+    try {
+      fit_.values[static_cast<std::size_t>(chain_)].reserve(static_cast<std::size_t>(cfg_.draws) * target_.constrained_dim());
+      fit_.stats[static_cast<std::size_t>(chain_)].reserve(static_cast<std::size_t>(cfg_.draws));
+      adapt_buffer_.reserve(metric_adapt_.buffer_size());
+    } catch (const std::bad_alloc&) {
+      throw std::runtime_error("tyche::nuts: chain " + std::to_string(chain_number()) + ": no memory for its " +
+                               std::to_string(cfg_.draws) + " draws of " + std::to_string(target_.constrained_dim()) +
+                               " values and its warm-up buffer (" + std::to_string(metric_adapt_.buffer_size()) +
+                               " values)");
+    }
   }
   nuts_chain(const nuts_chain&) = delete;
   nuts_chain& operator=(const nuts_chain&) = delete;
