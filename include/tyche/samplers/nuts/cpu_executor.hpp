@@ -10,11 +10,11 @@
 // (nuts_chain::end_iteration: warm-up, recording) and, in the program_counter schedule, puts it
 // at the back of its thread's queue and starts the next transition of the chain at the front
 // (a thread with an empty queue takes a chain from another's), so no lane waits for another and
-// chains rotate through the lanes at about the same pace (program-counter batching, Radul et al. 2020, "Automatically batching
-// control-intensive programs for modern accelerators"). The trajectory_sync schedule holds
-// every chain in a lane of its thread and makes all chains wait for the longest trajectory of
-// each iteration: the "local static" batching that paper measures against, kept as the
-// benchmark's baseline.
+// chains rotate through the lanes at about the same pace (program-counter batching, Radul et
+// al. 2020, "Automatically batching control-intensive programs for modern accelerators"). The
+// trajectory_sync schedule holds every chain in a lane of its thread and makes all chains wait
+// for the longest trajectory of each iteration: the "local static" batching that paper
+// measures against, kept as the benchmark's baseline.
 //
 // Utilisation is the fraction of lane slots that do useful work: useful lane gradients over lane
 // slots evaluated (program_counter; a kernel with no running lane is not evaluated), or over the
