@@ -37,3 +37,4 @@
 #include <tyche/inference/pathfinder.hpp>
 #include <tyche/inference/advi.hpp>
 #include <tyche/samplers/smc.hpp>
+#include <tyche/diagnostics/pmmh_summary.hpp>

@@ -127,8 +127,12 @@ inline std::runtime_error bad_weight(double value, std::size_t particle, std::si
                             " (0-based); a log-likelihood must be a number or -inf");
 }
 
+/// The words of all_zero's message that run_pmmh recognises (with either engine: the fork
+/// engine passes its errors on as text) to reject a proposal whose likelihood estimate is 0.
+inline constexpr const char* all_zero_words = "every particle has log weight -inf after observe ";
+
 inline std::runtime_error all_zero(std::size_t observe) {
-  return std::runtime_error("tyche::smc: every particle has log weight -inf after observe " +
+  return std::runtime_error(std::string("tyche::smc: ") + all_zero_words +
                             std::to_string(observe) + " (0-based): no particle is consistent with the "
                             "data; use more particles or check the model");
 }
