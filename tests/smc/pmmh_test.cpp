@@ -171,7 +171,19 @@ TEST_CASE("PMMH: the same seed gives the same chains, whatever the threads of a 
   const auto b = smc::run_pmmh(lg_program, lg_log_prior, {0.2, -0.1}, two);
   CHECK(a.draws == b.draws);
   CHECK(a.log_likelihood == b.log_likelihood);
+  CHECK(a.log_prior == b.log_prior);
   CHECK(a.proposal_covariance == b.proposal_covariance);
+  REQUIRE(a.predicted.size() == b.predicted.size());
+  for (std::size_t i = 0; i < a.predicted.size(); ++i) REQUIRE(a.predicted[i] == b.predicted[i]);
+  // The θ chain does not depend on what the program predicts (the kept particle's uniform is
+  // drawn apart from the proposals' stream).
+  const auto silent = [](std::span<const double> theta) {
+    const auto p = lg_program(theta);
+    return smc::stepwise(p.initial, p.observations, p.step, [](const double&, smc::predictions&) {});
+  };
+  const auto quiet = smc::run_pmmh(silent, lg_log_prior, {0.2, -0.1}, cfg);
+  CHECK(quiet.draws == a.draws);
+  CHECK(quiet.names.empty());
   auto other = cfg;
   other.seed = 6;
   CHECK(smc::run_pmmh(lg_program, lg_log_prior, {0.2, -0.1}, other).draws != a.draws);
@@ -195,16 +207,79 @@ TEST_CASE("PMMH: bad input is refused with a message that names it", "[smc][pmmh
   auto none = small;
   none.particles = 0;
   CHECK_THROWS_WITH(smc::run_pmmh(lg_program, lg_log_prior, {0.1, 0.0}, none), Contains("particles must be at least 1"));
-  const auto nan_prior = [](std::span<const double> t) { return t[0] > 0.5 ? std::nan("") : 0.0; };
+  const auto nan_prior = [](std::span<const double> t) { return std::fabs(t[0]) < 0.5 ? 0.0 : std::nan(""); };
   auto wide = small;
   wide.proposal_sd = {5, 0.1};
   CHECK_THROWS_WITH(smc::run_pmmh(lg_program, nan_prior, {0.1, 0.0}, wide),
-                    Contains("log_prior(") && Contains("it must be a number or -inf"));
+                    Contains("chain 0, iteration ") && Contains(": log_prior(") &&
+                        Contains("it must be a number or -inf"));
   // A likelihood the filter cannot estimate at the start (every particle's weight 0).
   const auto impossible = [](std::span<const double>) {
     return smc::stepwise(
         0.0, 1, [](double&, std::size_t, tyche::counter_rng&) { return -std::numeric_limits<double>::infinity(); },
         [](const double&, smc::predictions&) {});
   };
-  CHECK_THROWS_WITH(smc::run_pmmh(impossible, lg_log_prior, {0.1, 0.0}, small), Contains("every particle"));
+  CHECK_THROWS_WITH(smc::run_pmmh(impossible, lg_log_prior, {0.1, 0.0}, small),
+                    Contains("chain 0: at the starting point (0.10000000000000001, 0) every particle's weight went to 0"));
+  auto one = small;
+  one.noise_runs = 1;
+  CHECK_THROWS_WITH(smc::run_pmmh(lg_program, lg_log_prior, {0.1, 0.0}, one), Contains("noise_runs must be 0"));
+  auto names = small;
+  names.parameter_names = {"phi", "phi"};
+  CHECK_THROWS_WITH(smc::run_pmmh(lg_program, lg_log_prior, {0.1, 0.0}, names),
+                    Contains("parameter_names[0] and [1] are both 'phi'"));
+  names.parameter_names = {"x_last", "log_sigma"};
+  CHECK_THROWS_WITH(smc::run_pmmh(lg_program, lg_log_prior, {0.1, 0.0}, names),
+                    Contains("the program predicts 'x_last', which is also a parameter's name"));
+  // An error of the program's own is passed on with the chain, iteration and point.
+  const auto throwing = [](std::span<const double> t) {
+    if (t[0] > 0.3) throw std::domain_error("phi too large for this program");
+    return lg_program(t);
+  };
+  auto far = small;
+  far.proposal_sd = {1, 0.1};
+  far.warmup = 50;
+  CHECK_THROWS_WITH(smc::run_pmmh(throwing, lg_log_prior, {0.1, 0.0}, far),
+                    Contains("chain 0, iteration ") && Contains("failed: phi too large for this program"));
+}
+
+TEST_CASE("PMMH: a proposal whose every particle dies is rejected, not an error", "[smc][pmmh]") {
+  // The likelihood is 0 for φ > 0.3 (every particle's weight -inf at the first observe): the chain
+  // must stay at φ ≤ 0.3 and run to the end.
+  const auto cut = [](std::span<const double> theta) {
+    const auto p = lg_program(theta);
+    const bool zero = theta[0] > 0.3;
+    auto step = [zero, s = p.step](double& x, std::size_t n, tyche::counter_rng& g) {
+      const double lp = s(x, n, g);
+      return zero ? -std::numeric_limits<double>::infinity() : lp;
+    };
+    return smc::stepwise(p.initial, p.observations, step, p.predict);
+  };
+  const auto r = smc::run_pmmh(cut, lg_log_prior, {0.0, 0.0},
+                               {.particles = 20, .chains = 2, .warmup = 100, .iterations = 200, .seed = 3,
+                                .proposal_sd = {0.3, 0.1}});
+  double top = -1;
+  for (std::size_t i = 0; i < r.chains * r.iterations; ++i) top = std::max(top, r.draws[i * 2]);
+  CHECK(top <= 0.3);
+  CHECK(top > 0.0);  // it moved, and up to the edge
+  for (double ll : r.log_likelihood) REQUIRE(std::isfinite(ll));
+}
+
+TEST_CASE("PMMH: one parameter, no warm-up, no adaptation, chains from scattered starts", "[smc][pmmh]") {
+  // φ alone (log σ fixed at log 0.8); warmup = 0 and adapt = false keep proposal_sd throughout.
+  const auto one = [](std::span<const double> theta) {
+    const double both[2] = {theta[0], std::log(0.8)};
+    return lg_program(std::span<const double>(both, 2));
+  };
+  const auto prior = [](std::span<const double> t) {
+    return std::fabs(t[0]) < 1 ? 0.0 : -std::numeric_limits<double>::infinity();
+  };
+  const auto r = smc::run_pmmh(one, prior, {0.0},
+                               {.particles = 20, .chains = 3, .warmup = 0, .iterations = 100, .seed = 9,
+                                .proposal_sd = {0.2}, .adapt = false, .init_sd = 0.8, .noise_runs = 0});
+  REQUIRE(r.draws.size() == 300);
+  REQUIRE(r.proposal_covariance.size() == 3);
+  for (double v : r.proposal_covariance) CHECK(v == Approx(0.04).epsilon(1e-12));
+  CHECK(r.draws[0] != r.draws[100]);  // the chains started apart (init_sd)
+  for (double v : r.draws) CHECK(std::fabs(v) < 1);
 }

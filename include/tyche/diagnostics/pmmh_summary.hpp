@@ -73,7 +73,7 @@ inline pmmh_summary summary(const pmmh_result& r) {
   if (r.log_likelihood_sd > 2) {
     std::snprintf(text, sizeof text,
                   "sd(log Z) at the posterior mean is %.2f with %zu particles: the chain sticks where an estimate was "
-                  "high; use more particles (sd grows about as 1/sqrt(particles); aim for 1.2-1.8)",
+                  "high; use more particles (the sd falls about as 1/sqrt(particles); aim for 1.2-1.8)",
                   r.log_likelihood_sd, r.particles);
     out.warnings.push_back(text);
   } else if (r.log_likelihood_sd < 0.5) {

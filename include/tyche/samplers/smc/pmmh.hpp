@@ -27,9 +27,11 @@
 // posterior mean from `noise_runs` sweeps, and summary() (tyche/diagnostics/pmmh_summary.hpp,
 // with R̂ and ESS) warns when it is above 2 (more particles) or below 0.5 (fewer would do).
 //
-// Everything random is a function of `seed`: chain c's proposals and acceptances draw from
-// counter_rng(seed, c); the sweep of its iteration i has a seed of its own, a hash of (seed, c, i).
-// So results do not depend on `threads` (the in-process engine's threads within a sweep).
+// Everything random is a function of `seed`: chain c's start, proposals and acceptances draw from
+// counter_rng(seed, c); the sweep of its iteration i has a seed of its own, a hash of (seed, c, i),
+// and the particle kept from it a uniform from another hash of that seed. So results do not
+// depend on `threads` (the in-process engine's threads within a sweep), and the θ chain does not
+// depend on what the program predicts.
 #pragma once
 #include <tyche/random/philox.hpp>
 #include <tyche/samplers/smc/config.hpp>
@@ -165,6 +167,12 @@ inline bool pmmh_cholesky(const std::vector<double>& a, std::size_t d, std::vect
   return true;
 }
 
+inline std::string pmmh_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
 inline std::string pmmh_point(std::span<const double> theta) {
   std::string s = "(";
   char buf[32];
@@ -189,7 +197,8 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   const auto fail = [f](const std::string& what) { return std::invalid_argument(std::string(f) + ": " + what); };
   if (d == 0) throw fail("theta0 is empty: give the starting point of the parameters");
   for (std::size_t k = 0; k < d; ++k)
-    if (!std::isfinite(theta0[k])) throw fail("theta0[" + std::to_string(k) + "] = " + std::to_string(theta0[k]) + " is not finite");
+    if (!std::isfinite(theta0[k]))
+      throw fail("theta0[" + std::to_string(k) + "] = " + detail::pmmh_number(theta0[k]) + " is not finite");
   if (cfg.chains < 1) throw fail("chains must be at least 1");
   if (cfg.iterations < 1) throw fail("iterations must be at least 1");
   if (!cfg.proposal_sd.empty() && cfg.proposal_sd.size() != d)
@@ -197,15 +206,21 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
                " parameters");
   for (std::size_t k = 0; k < cfg.proposal_sd.size(); ++k)
     if (!(cfg.proposal_sd[k] > 0 && std::isfinite(cfg.proposal_sd[k])))
-      throw fail("proposal_sd[" + std::to_string(k) + "] = " + std::to_string(cfg.proposal_sd[k]) +
+      throw fail("proposal_sd[" + std::to_string(k) + "] = " + detail::pmmh_number(cfg.proposal_sd[k]) +
                  " must be positive and finite");
   if (!cfg.parameter_names.empty() && cfg.parameter_names.size() != d)
     throw fail("parameter_names has " + std::to_string(cfg.parameter_names.size()) + " names for " +
                std::to_string(d) + " parameters");
   if (!(cfg.target_acceptance > 0 && cfg.target_acceptance < 1))
-    throw fail("target_acceptance must lie in (0, 1) (got " + std::to_string(cfg.target_acceptance) + ")");
+    throw fail("target_acceptance must lie in (0, 1) (got " + detail::pmmh_number(cfg.target_acceptance) + ")");
   if (!(cfg.init_sd >= 0 && std::isfinite(cfg.init_sd)))
-    throw fail("init_sd must be finite and at least 0 (got " + std::to_string(cfg.init_sd) + ")");
+    throw fail("init_sd must be finite and at least 0 (got " + detail::pmmh_number(cfg.init_sd) + ")");
+  if (cfg.noise_runs == 1) throw fail("noise_runs must be 0 (not measured) or at least 2 (got 1)");
+  for (std::size_t k = 0; k < cfg.parameter_names.size(); ++k)
+    for (std::size_t q = 0; q < k; ++q)
+      if (cfg.parameter_names[k] == cfg.parameter_names[q])
+        throw fail("parameter_names[" + std::to_string(q) + "] and [" + std::to_string(k) + "] are both '" +
+                   cfg.parameter_names[k] + "'");
 
   const auto started = std::chrono::steady_clock::now();
   pmmh_result out;
@@ -222,43 +237,51 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   out.log_prior.reserve(kept);
   out.acceptance.assign(cfg.chains, 0.0);
 
-  const auto sweep = [&](std::span<const double> theta, std::uint64_t seed) {
-    config sc;
-    sc.particles = cfg.particles;
-    sc.sweeps = 1;
-    sc.seed = seed;
-    sc.ess_threshold = cfg.ess_threshold;
-    sc.resampling = cfg.resampling;
-    sc.engine = cfg.engine;
-    sc.threads = cfg.threads;
-    return run_smc(make(theta), sc);
-  };
+  config sc;
+  sc.particles = cfg.particles;
+  sc.sweeps = 1;
+  sc.ess_threshold = cfg.ess_threshold;
+  sc.resampling = cfg.resampling;
+  sc.engine = cfg.engine;
+  sc.threads = cfg.threads;
+  detail::check_config(sc, f);
   // log Ẑ of a sweep, −∞ where every particle's weight went to 0 (the engines report that as an
-  // error, detail::all_zero; here it is an estimate of 0, and the proposal is rejected).
-  const auto log_z = [&](std::span<const double> theta, std::uint64_t seed, result& r) {
+  // error, detail::all_zero; here it is an estimate of 0, and the proposal is rejected). Any other
+  // error of the sweep (the program's own, a NaN weight) is passed on with where it happened.
+  const auto log_z = [&](std::span<const double> theta, std::uint64_t seed, result& r, const std::string& where) {
     try {
-      r = sweep(theta, seed);
-      return r.log_evidence;
-    } catch (const std::runtime_error& e) {
-      if (std::string_view(e.what()).find(detail::all_zero_words) == std::string_view::npos) throw;
-      return -std::numeric_limits<double>::infinity();
+      config one = sc;
+      one.seed = seed;
+      r = run_smc(make(theta), one);
+    } catch (const std::exception& e) {
+      if (std::string_view(e.what()).find(detail::all_zero_words) != std::string_view::npos)
+        return -std::numeric_limits<double>::infinity();
+      throw std::runtime_error(std::string(f) + ": " + where + ", the sweep at " + detail::pmmh_point(theta) +
+                               " failed: " + e.what());
     }
+    if (std::isnan(r.log_evidence) || r.log_evidence == std::numeric_limits<double>::infinity())
+      throw std::runtime_error(std::string(f) + ": " + where + ": the likelihood estimate at " +
+                               detail::pmmh_point(theta) + " is " + detail::pmmh_number(r.log_evidence) + " (log)");
+    return r.log_evidence;
   };
-  const auto prior_at = [&](std::span<const double> theta) {
+  const auto at_iteration = [](std::size_t c, std::size_t it) {
+    return "chain " + std::to_string(c) + ", iteration " + std::to_string(it);
+  };
+  const auto prior_at = [&](std::span<const double> theta, const std::string& where) {
     const double lp = static_cast<double>(log_prior(theta));
     if (std::isnan(lp) || lp == std::numeric_limits<double>::infinity())
-      throw std::runtime_error(std::string(f) + ": log_prior" + detail::pmmh_point(theta) + " = " + std::to_string(lp) +
-                               "; it must be a number or -inf");
+      throw std::runtime_error(std::string(f) + ": " + where + ": log_prior" + detail::pmmh_point(theta) + " = " +
+                               detail::pmmh_number(lp) + "; it must be a number or -inf");
     return lp;
   };
   // One particle of a sweep's final set, drawn by its weights; its predictions in out.names' order
   // (a name seen for the first time becomes a new column, NaN for the draws before).
   std::vector<double> current_pred;
-  const auto pick = [&](const result& r, counter_rng& g) {
+  const auto pick = [&](const result& r, double u) {
     current_pred.assign(out.names.size(), std::numeric_limits<double>::quiet_NaN());
     if (r.sets.empty() || r.names.empty()) return;
     const particle_set& s = r.sets.front();
-    double u = g.uniform01(), acc = 0;
+    double acc = 0;
     std::size_t p = 0;
     for (; p + 1 < s.size(); ++p) {
       acc += s.weights[p];
@@ -268,6 +291,10 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       std::size_t j = 0;
       while (j < out.names.size() && out.names[j] != r.names[c]) ++j;
       if (j == out.names.size()) {
+        for (const auto& name : out.parameter_names)
+          if (name == r.names[c])
+            throw std::invalid_argument(std::string(f) + ": the program predicts '" + name +
+                                        "', which is also a parameter's name: rename one of them");
         out.names.push_back(r.names[c]);
         const std::size_t rows = out.log_likelihood.size(), old = out.names.size() - 1;
         std::vector<double> widened(rows * out.names.size(), std::numeric_limits<double>::quiet_NaN());
@@ -280,28 +307,42 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     }
   };
 
-  std::vector<double> theta(d), proposal(d), chol(d * d), cov(d * d), mean(d), z(d);
+  // The particle kept from an accepted sweep is chosen with a uniform of its own (from a hash of
+  // the sweep's seed, not a stream the sweep's particles use), so the θ chain does not depend on
+  // whether the program predicts anything.
+  const auto pick_uniform = [](std::uint64_t sweep_seed) {
+    return counter_rng(detail::pmmh_sweep_seed(sweep_seed, 0x7069636bULL, 0), 0).uniform01();
+  };
+  std::vector<double> theta(d), proposal(d), chol(d * d), cov(d * d), mean(d), z(d), sd0(d);
   for (std::size_t c = 0; c < cfg.chains; ++c) {
     counter_rng g(cfg.seed, c);
-    for (std::size_t k = 0; k < d; ++k) theta[k] = theta0[k] + (cfg.init_sd > 0 ? cfg.init_sd * g.normal() : 0.0);
+    // The start: θ₀, or θ₀ plus normal offsets, drawn again (up to 100 times) where the prior is 0.
+    double lp = -std::numeric_limits<double>::infinity();
+    for (int attempt = 0; attempt < 100 && lp == -std::numeric_limits<double>::infinity(); ++attempt) {
+      for (std::size_t k = 0; k < d; ++k) theta[k] = theta0[k] + (cfg.init_sd > 0 ? cfg.init_sd * g.normal() : 0.0);
+      lp = prior_at(theta, "chain " + std::to_string(c) + ", its start");
+      if (cfg.init_sd == 0) break;
+    }
+    if (lp == -std::numeric_limits<double>::infinity())
+      throw std::runtime_error(std::string(f) + ": chain " + std::to_string(c) + " starts at " +
+                               detail::pmmh_point(theta) + ", where log_prior is -inf: start inside the support" +
+                               (cfg.init_sd > 0 ? " (100 draws of theta0 + init_sd * z all were outside)" : ""));
     // The proposal: λ·chol, chol starting diagonal.
     std::fill(chol.begin(), chol.end(), 0.0);
-    for (std::size_t k = 0; k < d; ++k) chol[k * d + k] = cfg.proposal_sd.empty() ? 0.1 : cfg.proposal_sd[k];
+    for (std::size_t k = 0; k < d; ++k) sd0[k] = cfg.proposal_sd.empty() ? 0.1 : cfg.proposal_sd[k];
+    for (std::size_t k = 0; k < d; ++k) chol[k * d + k] = sd0[k];
     double log_lambda = 0;
     std::fill(mean.begin(), mean.end(), 0.0);
     std::fill(cov.begin(), cov.end(), 0.0);
-    double lp = prior_at(theta);
-    if (lp == -std::numeric_limits<double>::infinity())
-      throw std::runtime_error(std::string(f) + ": chain " + std::to_string(c) + " starts at " +
-                               detail::pmmh_point(theta) + ", where log_prior is -inf: start inside the support");
     result r;
-    double ll = log_z(theta, detail::pmmh_sweep_seed(cfg.seed, c, 0), r);
+    const std::uint64_t seed0 = detail::pmmh_sweep_seed(cfg.seed, c, 0);
+    double ll = log_z(theta, seed0, r, "chain " + std::to_string(c) + ", its start");
     if (!(ll > -std::numeric_limits<double>::infinity()))
       throw std::runtime_error(std::string(f) + ": chain " + std::to_string(c) + ": at the starting point " +
                                detail::pmmh_point(theta) + " every particle's weight went to 0 (the likelihood "
                                "estimate is 0): start elsewhere or use more particles");
-    pick(r, g);
-    std::size_t accepted = 0;
+    pick(r, pick_uniform(seed0));
+    std::size_t accepted = 0, accepted_warm = 0;
     const std::size_t total = cfg.warmup + cfg.iterations;
     for (std::size_t it = 1; it <= total; ++it) {
       const bool warm = it <= cfg.warmup;
@@ -312,24 +353,22 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
         for (std::size_t q = 0; q <= k; ++q) s += chol[k * d + q] * z[q];
         proposal[k] = theta[k] + lambda * s;
       }
-      const double u = g.uniform01();  // drawn whatever happens, so the streams stay aligned
-      const double lp_new = prior_at(proposal);
+      const double u = g.uniform01();  // drawn whether or not a sweep runs, so the stream stays aligned
+      const double lp_new = prior_at(proposal, at_iteration(c, it));
       double alpha = 0;
       if (lp_new > -std::numeric_limits<double>::infinity()) {
         result rn;
-        const double ll_new = log_z(proposal, detail::pmmh_sweep_seed(cfg.seed, c, it), rn);
-        if (std::isnan(ll_new))
-          throw std::runtime_error(std::string(f) + ": chain " + std::to_string(c) + ", iteration " +
-                                   std::to_string(it) + ": the likelihood estimate at " +
-                                   detail::pmmh_point(proposal) + " is NaN");
+        const std::uint64_t seed_it = detail::pmmh_sweep_seed(cfg.seed, c, it);
+        const double ll_new = log_z(proposal, seed_it, rn, at_iteration(c, it));
         const double log_ratio = (ll_new + lp_new) - (ll + lp);
         alpha = log_ratio >= 0 ? 1.0 : std::exp(log_ratio);
         if (u < alpha) {
           theta = proposal;
           lp = lp_new;
           ll = ll_new;
-          pick(rn, g);
+          pick(rn, pick_uniform(seed_it));
           if (!warm) ++accepted;
+          else ++accepted_warm;
         }
       }
       if (warm && cfg.adapt) {
@@ -341,11 +380,15 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
         for (std::size_t k = 0; k < d; ++k)
           for (std::size_t q = 0; q < d; ++q) cov[k * d + q] += z[k] * (theta[q] - mean[q]);
         log_lambda += std::pow(n, -0.6) * (alpha - cfg.target_acceptance);
-        if (it >= 2 * d + 10 && it % 10 == 0) {
+        // The chain's covariance replaces the starting proposal once the chain has moved often
+        // enough for it to span every direction (a chain that stuck from the start has a
+        // covariance near 0, which would freeze it); a small multiple of the starting proposal
+        // keeps it positive definite.
+        if (it >= 2 * d + 10 && it % 10 == 0 && accepted_warm >= std::max<std::size_t>(d + 1, 10)) {
           std::vector<double> a(d * d), l;
           const double scale = 2.38 * 2.38 / static_cast<double>(d);
           for (std::size_t k = 0; k < d * d; ++k) a[k] = scale * cov[k] / (n - 1);
-          for (std::size_t k = 0; k < d; ++k) a[k * d + k] += 1e-10 + 1e-6 * a[k * d + k];
+          for (std::size_t k = 0; k < d; ++k) a[k * d + k] += 1e-4 * sd0[k] * sd0[k];
           if (detail::pmmh_cholesky(a, d, l)) chol = l;
         }
         if (it == cfg.warmup) {  // from here on the proposal is fixed: fold λ into the factor
@@ -376,11 +419,12 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     std::vector<double> at(d, 0.0);
     for (std::size_t i = 0; i < kept; ++i)
       for (std::size_t k = 0; k < d; ++k) at[k] += out.draws[i * d + k] / static_cast<double>(kept);
-    if (prior_at(at) > -std::numeric_limits<double>::infinity()) {
+    if (prior_at(at, "the posterior mean") > -std::numeric_limits<double>::infinity()) {
       std::vector<double> lls(cfg.noise_runs);
       for (std::size_t i = 0; i < cfg.noise_runs; ++i) {
         result rs;
-        lls[i] = log_z(at, detail::pmmh_sweep_seed(cfg.seed, cfg.chains + 1, i), rs);
+        lls[i] = log_z(at, detail::pmmh_sweep_seed(cfg.seed, cfg.chains + 1, i), rs,
+                       "the posterior mean's sweep " + std::to_string(i));
       }
       if (std::all_of(lls.begin(), lls.end(), [](double v) { return std::isfinite(v); })) {
         double m = 0, s2 = 0;
