@@ -1315,7 +1315,8 @@ namespace detail {
 /// Throws std::invalid_argument naming the call, the matrix (its name, or `arg`) and the first
 /// entry that is NaN or infinite: for ops that hold a data matrix themselves rather than as a
 /// leaf of the expression (which joint(...) checks).
-inline void check_matrix_finite(const data_matrix& x, const char* call, const char* arg) {
+template <class E>
+void check_matrix_finite(const basic_data_matrix<E>& x, const char* call, const char* arg) {
   for (std::size_t i = 0; i < x.rows * x.cols; ++i)
     if (!std::isfinite(x.ptr[i]))
       throw std::invalid_argument(std::string("tyche::") + call + ": " + (x.name ? x.name : arg) + "[" +
@@ -12096,9 +12097,9 @@ TYCHE_OBSERVED_ONLY_FAMILY(categorical_logit)
 //   y ∈ {1, …, K} (n = 1 … N), X an N × P data matrix, α ∈ ℝᴷ, β ∈ ℝᴾˣᴷ (Stan's
 //   categorical_logit_glm(y | X, alpha, beta)).
 // X is a data matrix, `matrix(values, N, P, "X")` (row major, viewed: it must outlive the
-// model); alpha a vector of K values; beta a vector of P·K values, category by category: the P
-// coefficients of category k at [(k − 1)·P, k·P) — Stan's P × K matrix beta in its column-major
-// order. With every category's coefficients free, the priors identify them; to fix category 1
+// model; doubles, or floats for half the memory and bandwidth, summed in double); alpha a
+// vector of K values; beta a vector of P·K values, category by category: the P coefficients of
+// category k at [(k − 1)·P, k·P) — Stan's P × K matrix beta in its column-major order. With every category's coefficients free, the priors identify them; to fix category 1
 // as the reference, give it zeros: `append_row(rep_vector(0.0, P), beta_rest)` with beta_rest
 // a parameter of P·(K − 1) values (likewise alpha). No intercepts: `rep_vector(0.0, K)`.
 // One vector_op (autodiff/categorical_glm.hpp) reads X once per evaluation: each row's K linear
@@ -12234,22 +12235,24 @@ inline constexpr int half_lane_width = 0;
 namespace tyche::ops {
 
 /// The op of categorical_logit_glm: one value per row of X. Payload: X (n × p, row major,
-/// viewed), the categories y (n values 1 … k, viewed). Operands: α (k values), then β (p·k
-/// values, category by category: βⱼ,c at [c·p + j], Stan's p × k matrix in its column-major
-/// order).
-struct categorical_logit_glm_map {
+/// viewed; E = double, or float for a matrix of floats: each value converted to the scalar type,
+/// the sums in it), the categories y (n values 1 … k, viewed). Operands: α (k values), then β
+/// (p·k values, category by category: βⱼ,c at [c·p + j], Stan's p × k matrix in its
+/// column-major order).
+template <class E = double>
+struct basic_categorical_logit_glm_map {
   static constexpr const char* name = "categorical_logit_glm";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = true;
   static constexpr bool reads_data_matrix = true;  // X (compile/relocate.hpp, matrix_values_read)
   template <class... Cs>
   static constexpr std::size_t extent = dynamic_extent;
-  const double* x = nullptr;
+  const E* x = nullptr;
   const double* y = nullptr;
   std::size_t n = 0;  // observations (rows of X)
   std::size_t p = 0;  // predictors (columns of X)
   std::size_t k = 0;  // categories
-  bool operator==(const categorical_logit_glm_map&) const = default;
+  bool operator==(const basic_categorical_logit_glm_map&) const = default;
 
   /// f(x, n·p), f(y, n) (compile/relocate.hpp).
   template <class F>
@@ -12266,7 +12269,7 @@ struct categorical_logit_glm_map {
   template <class T, bool Residuals = true>
   TYCHE_HD T row(std::size_t r, const T* TYCHE_RESTRICT alpha, const T* TYCHE_RESTRICT beta,
                  T* TYCHE_RESTRICT eta) const {
-    const double* TYCHE_RESTRICT xr = x + r * p;
+    const E* TYCHE_RESTRICT xr = x + r * p;
     // Four categories at a time: four independent sums, each xₙⱼ read once for them.
     std::size_t c = 0;
     for (; c + 4 <= k; c += 4) {
@@ -12276,7 +12279,7 @@ struct categorical_logit_glm_map {
       const T* TYCHE_RESTRICT b3 = b2 + p;
       T a0 = alpha[c], a1 = alpha[c + 1], a2 = alpha[c + 2], a3 = alpha[c + 3];
       for (std::size_t j = 0; j < p; ++j) {
-        const T xj = lift<T>(xr[j]);
+        const T xj = lift<T>(static_cast<double>(xr[j]));
         a0 = a0 + xj * b0[j];
         a1 = a1 + xj * b1[j];
         a2 = a2 + xj * b2[j];
@@ -12290,7 +12293,7 @@ struct categorical_logit_glm_map {
     for (; c < k; ++c) {
       const T* TYCHE_RESTRICT bc = beta + c * p;
       T acc = alpha[c];
-      for (std::size_t j = 0; j < p; ++j) acc = acc + lift<T>(xr[j]) * bc[j];
+      for (std::size_t j = 0; j < p; ++j) acc = acc + lift<T>(static_cast<double>(xr[j])) * bc[j];
       eta[c] = acc;
     }
     const std::size_t yr = static_cast<std::size_t>(y[r]) - 1;
@@ -12313,7 +12316,7 @@ struct categorical_logit_glm_map {
   template <class T>
   TYCHE_HD void add_row(std::size_t r, const T* TYCHE_RESTRICT eta, const T& w, T* TYCHE_RESTRICT g_alpha,
                         T* TYCHE_RESTRICT g_beta) const {
-    const double* TYCHE_RESTRICT xr = x + r * p;
+    const E* TYCHE_RESTRICT xr = x + r * p;
     std::size_t c = 0;
     for (; c + 4 <= k; c += 4) {
       T* TYCHE_RESTRICT g0 = g_beta + c * p;
@@ -12326,7 +12329,7 @@ struct categorical_logit_glm_map {
       g_alpha[c + 2] += r2;
       g_alpha[c + 3] += r3;
       for (std::size_t j = 0; j < p; ++j) {
-        const T xj = lift<T>(xr[j]);
+        const T xj = lift<T>(static_cast<double>(xr[j]));
         g0[j] = g0[j] + xj * r0;
         g1[j] = g1[j] + xj * r1;
         g2[j] = g2[j] + xj * r2;
@@ -12337,7 +12340,7 @@ struct categorical_logit_glm_map {
       T* TYCHE_RESTRICT gc = g_beta + c * p;
       const T rc = w * eta[c];
       g_alpha[c] += rc;
-      for (std::size_t j = 0; j < p; ++j) gc[j] = gc[j] + lift<T>(xr[j]) * rc;
+      for (std::size_t j = 0; j < p; ++j) gc[j] = gc[j] + lift<T>(static_cast<double>(xr[j])) * rc;
     }
   }
 
@@ -12386,6 +12389,9 @@ struct categorical_logit_glm_map {
   }
 };
 
+/// The op with X of doubles.
+using categorical_logit_glm_map = basic_categorical_logit_glm_map<double>;
+
 }  // namespace tyche::ops
 // ----- end tyche/autodiff/categorical_glm.hpp -----
 
@@ -12399,10 +12405,10 @@ struct categorical_logit_glm_map {
 
 namespace tyche {
 
-template <class Alpha, class Beta>
-struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_distribution<Alpha, Beta>> {
+template <class Alpha, class Beta, class E = double>
+struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_distribution<Alpha, Beta, E>> {
   static constexpr const char* family = "categorical_logit_glm";
-  data_matrix x;
+  basic_data_matrix<E> x;
   Alpha alpha;
   Beta beta;
 
@@ -12414,7 +12420,7 @@ struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_d
     const auto node = detail::as_node(y);
     if constexpr (arguments_valid && kind_of<detail::node_t<X>> == node_kind::data_vector) {
       check_observed(node);  // (observe() has; a direct log_prob(data(y)) is checked here)
-      ops::categorical_logit_glm_map op{};
+      ops::basic_categorical_logit_glm_map<E> op{};
       op.x = x.ptr;
       op.y = node.ptr;
       op.n = x.rows;
@@ -12450,7 +12456,7 @@ struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_d
   /// The same X with other arguments (detail::with_arguments).
   template <class A, class B>
   auto with_arguments(const A& a, const B& b) const {
-    return categorical_logit_glm_distribution<A, B>{{}, x, a, b};
+    return categorical_logit_glm_distribution<A, B, E>{{}, x, a, b};
   }
   /// The arguments are whole vectors (model.hpp draws with draw_all, not element by element):
   /// one category per row of X, from the softmax of its linear predictors.
@@ -12462,7 +12468,7 @@ struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_d
     std::vector<double> out(n), w(k);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     for (std::size_t r = 0; r < n; ++r) {
-      const double* xr = x.ptr + (r % x.rows) * p;
+      const E* xr = x.ptr + (r % x.rows) * p;
       double top = -HUGE_VAL;
       for (std::size_t c = 0; c < k; ++c) {
         double eta = a[c];
@@ -12488,9 +12494,11 @@ struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_d
 
 /// The distribution categorical_logit_glm(X, alpha, beta) — a multinomial logistic regression —
 /// to observe one category 1 … K per row of the data matrix X:
-/// `categorical_logit_glm(matrix(x, N, P, "X"), alpha, beta).observe(data(y))`.
-template <detail::operand Alpha, detail::operand Beta>
-auto categorical_logit_glm(const data_matrix& x, const Alpha& alpha, const Beta& beta) {
+/// `categorical_logit_glm(matrix(x, N, P, "X"), alpha, beta).observe(data(y))`. X may be a
+/// matrix of floats (`matrix(const float*, N, P, "X")`): half the memory and bytes read per pass;
+/// each value is converted to double (or the chains' scalar) and summed in it.
+template <class E, detail::operand Alpha, detail::operand Beta>
+auto categorical_logit_glm(const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta) {
   using A = detail::node_t<Alpha>;
   using B = detail::node_t<Beta>;
   static_assert(is_vector_v<A>, "tyche::categorical_logit_glm(X, alpha, beta): alpha must be a vector of the K "
@@ -12509,7 +12517,7 @@ auto categorical_logit_glm(const data_matrix& x, const Alpha& alpha, const Beta&
                                   std::to_string(a.size()) + " categories, category by category)");
     detail::check_matrix_finite(x, "categorical_logit_glm(X, alpha, beta)", "X");
   }
-  return categorical_logit_glm_distribution<A, B>{{}, x, a, b};
+  return categorical_logit_glm_distribution<A, B, E>{{}, x, a, b};
 }
 
 TYCHE_OBSERVED_ONLY_FAMILY(categorical_logit_glm)

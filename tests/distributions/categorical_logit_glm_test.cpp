@@ -84,6 +84,38 @@ TEST_CASE("categorical_logit_glm: log pmf against long double, gradients, lanes,
   tyche_test::discrete::check_log_pmf(f.value(big), ref_big, "categorical_logit_glm, |eta| ~ 1e3");
 }
 
+TEST_CASE("categorical_logit_glm: X of floats gives what the same values as doubles give",
+          "[distributions][categorical_logit_glm]") {
+  // X rounded to float once; the float matrix and a double copy of the same values must give the
+  // same value and gradient (each float converted exactly, the sums in double), in one chain
+  // and in lanes; the float matrix's data checks name the index and the value.
+  const std::vector<double> x0 = random_matrix(N, P, 21);
+  const std::vector<float> xf(x0.begin(), x0.end());
+  const std::vector<double> xd(xf.begin(), xf.end());
+  const std::vector<double> y{4, 2, 3, 1, 4, 3, 2, 1, 2, 2, 3, 1, 4};
+  vector_param<"alpha", K> alpha;
+  vector_param<"beta", P * K> beta;
+  const auto ff = compile(categorical_logit_glm(matrix(xf.data(), N, P, "X"), alpha, beta).log_prob(data(y)), alpha, beta);
+  const auto fd = compile(categorical_logit_glm(matrix(xd, N, P, "X"), alpha, beta).log_prob(data(y)), alpha, beta);
+  const auto pts = tyche_test::random_points(6, K + P * K, -2, 2, 22);
+  for (const auto& p : pts) {
+    std::vector<double> gf(p.size()), gd(p.size());
+    const double vf = ff.value_and_gradient(p, gf), vd = fd.value_and_gradient(p, gd);
+    CHECK(vf == Approx(vd).epsilon(1e-13));
+    CHECK(ff.value(p) == Approx(vd).epsilon(1e-13));
+    for (std::size_t k = 0; k < p.size(); ++k) CHECK(gf[k] == Approx(gd[k]).epsilon(1e-13).margin(1e-14));
+  }
+  tyche_test::check_lanes(ff, pts, "categorical_logit_glm, X of floats (lanes)");
+  // A model with it samples (draw_all reads the floats too).
+  auto a = normal<"alpha">(0.0, 1.0, shape<K>);
+  auto b = normal<"beta">(0.0, 1.0, shape<P * K>);
+  const auto m = model(joint(a, b, categorical_logit_glm(matrix(xf.data(), N, P, "X"), a, b).observe(data(y))));
+  CHECK(m.dim() == K + P * K);
+  std::vector<float> bad = xf;
+  bad[P + 2] = NAN;
+  CHECK_THROWS_WITH(categorical_logit_glm(matrix(bad.data(), N, P, "X"), alpha, beta), Contains("X[2, 3] = nan"));
+}
+
 TEST_CASE("categorical_logit_glm: K = 5 (four categories at a time, then one), K = 2, P = 1",
           "[distributions][categorical_logit_glm]") {
   const std::vector<double> x5 = random_matrix(N, 2, 12), x1 = random_matrix(N, 1, 13);

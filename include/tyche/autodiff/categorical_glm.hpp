@@ -28,22 +28,24 @@
 namespace tyche::ops {
 
 /// The op of categorical_logit_glm: one value per row of X. Payload: X (n × p, row major,
-/// viewed), the categories y (n values 1 … k, viewed). Operands: α (k values), then β (p·k
-/// values, category by category: βⱼ,c at [c·p + j], Stan's p × k matrix in its column-major
-/// order).
-struct categorical_logit_glm_map {
+/// viewed; E = double, or float for a matrix of floats: each value converted to the scalar type,
+/// the sums in it), the categories y (n values 1 … k, viewed). Operands: α (k values), then β
+/// (p·k values, category by category: βⱼ,c at [c·p + j], Stan's p × k matrix in its
+/// column-major order).
+template <class E = double>
+struct basic_categorical_logit_glm_map {
   static constexpr const char* name = "categorical_logit_glm";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = true;
   static constexpr bool reads_data_matrix = true;  // X (compile/relocate.hpp, matrix_values_read)
   template <class... Cs>
   static constexpr std::size_t extent = dynamic_extent;
-  const double* x = nullptr;
+  const E* x = nullptr;
   const double* y = nullptr;
   std::size_t n = 0;  // observations (rows of X)
   std::size_t p = 0;  // predictors (columns of X)
   std::size_t k = 0;  // categories
-  bool operator==(const categorical_logit_glm_map&) const = default;
+  bool operator==(const basic_categorical_logit_glm_map&) const = default;
 
   /// f(x, n·p), f(y, n) (compile/relocate.hpp).
   template <class F>
@@ -60,7 +62,7 @@ struct categorical_logit_glm_map {
   template <class T, bool Residuals = true>
   TYCHE_HD T row(std::size_t r, const T* TYCHE_RESTRICT alpha, const T* TYCHE_RESTRICT beta,
                  T* TYCHE_RESTRICT eta) const {
-    const double* TYCHE_RESTRICT xr = x + r * p;
+    const E* TYCHE_RESTRICT xr = x + r * p;
     // Four categories at a time: four independent sums, each xₙⱼ read once for them.
     std::size_t c = 0;
     for (; c + 4 <= k; c += 4) {
@@ -70,7 +72,7 @@ struct categorical_logit_glm_map {
       const T* TYCHE_RESTRICT b3 = b2 + p;
       T a0 = alpha[c], a1 = alpha[c + 1], a2 = alpha[c + 2], a3 = alpha[c + 3];
       for (std::size_t j = 0; j < p; ++j) {
-        const T xj = lift<T>(xr[j]);
+        const T xj = lift<T>(static_cast<double>(xr[j]));
         a0 = a0 + xj * b0[j];
         a1 = a1 + xj * b1[j];
         a2 = a2 + xj * b2[j];
@@ -84,7 +86,7 @@ struct categorical_logit_glm_map {
     for (; c < k; ++c) {
       const T* TYCHE_RESTRICT bc = beta + c * p;
       T acc = alpha[c];
-      for (std::size_t j = 0; j < p; ++j) acc = acc + lift<T>(xr[j]) * bc[j];
+      for (std::size_t j = 0; j < p; ++j) acc = acc + lift<T>(static_cast<double>(xr[j])) * bc[j];
       eta[c] = acc;
     }
     const std::size_t yr = static_cast<std::size_t>(y[r]) - 1;
@@ -107,7 +109,7 @@ struct categorical_logit_glm_map {
   template <class T>
   TYCHE_HD void add_row(std::size_t r, const T* TYCHE_RESTRICT eta, const T& w, T* TYCHE_RESTRICT g_alpha,
                         T* TYCHE_RESTRICT g_beta) const {
-    const double* TYCHE_RESTRICT xr = x + r * p;
+    const E* TYCHE_RESTRICT xr = x + r * p;
     std::size_t c = 0;
     for (; c + 4 <= k; c += 4) {
       T* TYCHE_RESTRICT g0 = g_beta + c * p;
@@ -120,7 +122,7 @@ struct categorical_logit_glm_map {
       g_alpha[c + 2] += r2;
       g_alpha[c + 3] += r3;
       for (std::size_t j = 0; j < p; ++j) {
-        const T xj = lift<T>(xr[j]);
+        const T xj = lift<T>(static_cast<double>(xr[j]));
         g0[j] = g0[j] + xj * r0;
         g1[j] = g1[j] + xj * r1;
         g2[j] = g2[j] + xj * r2;
@@ -131,7 +133,7 @@ struct categorical_logit_glm_map {
       T* TYCHE_RESTRICT gc = g_beta + c * p;
       const T rc = w * eta[c];
       g_alpha[c] += rc;
-      for (std::size_t j = 0; j < p; ++j) gc[j] = gc[j] + lift<T>(xr[j]) * rc;
+      for (std::size_t j = 0; j < p; ++j) gc[j] = gc[j] + lift<T>(static_cast<double>(xr[j])) * rc;
     }
   }
 
@@ -179,5 +181,8 @@ struct categorical_logit_glm_map {
     }
   }
 };
+
+/// The op with X of doubles.
+using categorical_logit_glm_map = basic_categorical_logit_glm_map<double>;
 
 }  // namespace tyche::ops

@@ -306,7 +306,8 @@ namespace detail {
 /// Throws std::invalid_argument naming the call, the matrix (its name, or `arg`) and the first
 /// entry that is NaN or infinite: for ops that hold a data matrix themselves rather than as a
 /// leaf of the expression (which joint(...) checks).
-inline void check_matrix_finite(const data_matrix& x, const char* call, const char* arg) {
+template <class E>
+void check_matrix_finite(const basic_data_matrix<E>& x, const char* call, const char* arg) {
   for (std::size_t i = 0; i < x.rows * x.cols; ++i)
     if (!std::isfinite(x.ptr[i]))
       throw std::invalid_argument(std::string("tyche::") + call + ": " + (x.name ? x.name : arg) + "[" +

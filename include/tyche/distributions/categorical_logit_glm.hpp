@@ -3,9 +3,9 @@
 //   y ∈ {1, …, K} (n = 1 … N), X an N × P data matrix, α ∈ ℝᴷ, β ∈ ℝᴾˣᴷ (Stan's
 //   categorical_logit_glm(y | X, alpha, beta)).
 // X is a data matrix, `matrix(values, N, P, "X")` (row major, viewed: it must outlive the
-// model); alpha a vector of K values; beta a vector of P·K values, category by category: the P
-// coefficients of category k at [(k − 1)·P, k·P) — Stan's P × K matrix beta in its column-major
-// order. With every category's coefficients free, the priors identify them; to fix category 1
+// model; doubles, or floats for half the memory and bandwidth, summed in double); alpha a
+// vector of K values; beta a vector of P·K values, category by category: the P coefficients of
+// category k at [(k − 1)·P, k·P) — Stan's P × K matrix beta in its column-major order. With every category's coefficients free, the priors identify them; to fix category 1
 // as the reference, give it zeros: `append_row(rep_vector(0.0, P), beta_rest)` with beta_rest
 // a parameter of P·(K − 1) values (likewise alpha). No intercepts: `rep_vector(0.0, K)`.
 // One vector_op (autodiff/categorical_glm.hpp) reads X once per evaluation: each row's K linear
@@ -36,10 +36,10 @@
 
 namespace tyche {
 
-template <class Alpha, class Beta>
-struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_distribution<Alpha, Beta>> {
+template <class Alpha, class Beta, class E = double>
+struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_distribution<Alpha, Beta, E>> {
   static constexpr const char* family = "categorical_logit_glm";
-  data_matrix x;
+  basic_data_matrix<E> x;
   Alpha alpha;
   Beta beta;
 
@@ -51,7 +51,7 @@ struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_d
     const auto node = detail::as_node(y);
     if constexpr (arguments_valid && kind_of<detail::node_t<X>> == node_kind::data_vector) {
       check_observed(node);  // (observe() has; a direct log_prob(data(y)) is checked here)
-      ops::categorical_logit_glm_map op{};
+      ops::basic_categorical_logit_glm_map<E> op{};
       op.x = x.ptr;
       op.y = node.ptr;
       op.n = x.rows;
@@ -87,7 +87,7 @@ struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_d
   /// The same X with other arguments (detail::with_arguments).
   template <class A, class B>
   auto with_arguments(const A& a, const B& b) const {
-    return categorical_logit_glm_distribution<A, B>{{}, x, a, b};
+    return categorical_logit_glm_distribution<A, B, E>{{}, x, a, b};
   }
   /// The arguments are whole vectors (model.hpp draws with draw_all, not element by element):
   /// one category per row of X, from the softmax of its linear predictors.
@@ -99,7 +99,7 @@ struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_d
     std::vector<double> out(n), w(k);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     for (std::size_t r = 0; r < n; ++r) {
-      const double* xr = x.ptr + (r % x.rows) * p;
+      const E* xr = x.ptr + (r % x.rows) * p;
       double top = -HUGE_VAL;
       for (std::size_t c = 0; c < k; ++c) {
         double eta = a[c];
@@ -125,9 +125,11 @@ struct categorical_logit_glm_distribution : distribution<categorical_logit_glm_d
 
 /// The distribution categorical_logit_glm(X, alpha, beta) — a multinomial logistic regression —
 /// to observe one category 1 … K per row of the data matrix X:
-/// `categorical_logit_glm(matrix(x, N, P, "X"), alpha, beta).observe(data(y))`.
-template <detail::operand Alpha, detail::operand Beta>
-auto categorical_logit_glm(const data_matrix& x, const Alpha& alpha, const Beta& beta) {
+/// `categorical_logit_glm(matrix(x, N, P, "X"), alpha, beta).observe(data(y))`. X may be a
+/// matrix of floats (`matrix(const float*, N, P, "X")`): half the memory and bytes read per pass;
+/// each value is converted to double (or the chains' scalar) and summed in it.
+template <class E, detail::operand Alpha, detail::operand Beta>
+auto categorical_logit_glm(const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta) {
   using A = detail::node_t<Alpha>;
   using B = detail::node_t<Beta>;
   static_assert(is_vector_v<A>, "tyche::categorical_logit_glm(X, alpha, beta): alpha must be a vector of the K "
@@ -146,7 +148,7 @@ auto categorical_logit_glm(const data_matrix& x, const Alpha& alpha, const Beta&
                                   std::to_string(a.size()) + " categories, category by category)");
     detail::check_matrix_finite(x, "categorical_logit_glm(X, alpha, beta)", "X");
   }
-  return categorical_logit_glm_distribution<A, B>{{}, x, a, b};
+  return categorical_logit_glm_distribution<A, B, E>{{}, x, a, b};
 }
 
 TYCHE_OBSERVED_ONLY_FAMILY(categorical_logit_glm)
