@@ -825,8 +825,9 @@ struct change_point_loops_hand {
 // P = 10 predictors, K = 4 categories, alpha ~ normal(0, 2) (K), beta ~ normal(0, 2) (P·K,
 // category by category); synthetic with a fixed seed. Two tyche rows against the same twin:
 // the family (one pass over X), and the same model written by hand with one matvec per category
-// and log_sum_exp (categorical_logit_glm_by_hand). The twin: one pass over the rows, each row's K
-// linear predictors, their log-sum-exp and its share of the gradient.
+// and log_sum_exp (categorical_logit_glm_by_hand); a third, categorical_logit_glm_float_x, reads
+// X as floats (against the twin on the same values as doubles). The twin: one pass over the
+// rows, each row's K linear predictors, their log-sum-exp and its share of the gradient.
 
 struct categorical_glm_data {
   static constexpr std::size_t n = 2000, p = 10, k = 4;
@@ -1195,6 +1196,22 @@ int main(int argc, char** argv) {
     const auto point = random_point(categorical_glm_data::k * (1 + p), 0.3, 9);
     register_model("categorical_logit_glm", std::make_shared<decltype(family())>(family()),
                    categorical_glm_hand{&cg}, point);
+    // X as floats: the data with X rounded to float, the model reading the floats and the twin
+    // the same values as doubles.
+    static const categorical_glm_data cgf = [] {
+      categorical_glm_data d;
+      for (auto& v : d.x) v = static_cast<double>(static_cast<float>(v));
+      return d;
+    }();
+    static const std::vector<float> xf(cgf.x.begin(), cgf.x.end());
+    auto float_x = [] {
+      auto alpha = normal<"alpha">(0.0, 2.0, shape<categorical_glm_data::k>);
+      auto beta = normal<"beta">(0.0, 2.0, shape<categorical_glm_data::p * categorical_glm_data::k>);
+      return model(joint(alpha, beta,
+                         categorical_logit_glm(matrix(xf.data(), n, p, "X"), alpha, beta).observe(data(cgf.y))));
+    };
+    register_model("categorical_logit_glm_float_x", std::make_shared<decltype(float_x())>(float_x()),
+                   categorical_glm_hand{&cgf}, point);
     register_model("categorical_logit_glm_by_hand", std::make_shared<decltype(by_hand())>(by_hand()),
                    categorical_glm_hand{&cg}, point);
   }
