@@ -61,13 +61,17 @@
 #               CRP programs against exact posteriors, 60 s per row (--quick: 3 s) (bench/smc.sh):
 #               model,engine,algorithm,particles,seconds,kl,sweeps,seconds_to_kl_0.01; plots
 #               docs/smc_kl_time.png (full run) when gnuplot is installed
+#   pmmh        particle marginal Metropolis-Hastings on a 100-step state-space model: seconds with
+#               the chains on one thread, on threads of their own (chain_threads, the default) and
+#               with each sweep's particles on two threads instead (bench/pmmh.cpp):
+#               rows,chain_threads,threads,seconds,speedup,same_draws
 #
 # --quick: fewer repetitions and a shorter minimum time (under a minute in all).
 # Build output and Google Benchmark's console output go to stderr. See docs/benchmarks.md.
 set -euo pipefail
 
 usage() {
-    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|lanes|chains_pass|iid_normal|adapt|arma_trap|inference|scale|stan|smc|cuda [--quick]" >&2
+    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|lanes|chains_pass|iid_normal|adapt|arma_trap|inference|scale|stan|smc|pmmh|cuda [--quick]" >&2
     exit 2
 }
 
@@ -110,12 +114,12 @@ case $suite in
     batching)
         root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
         exec bash "$root/bench/batching.sh" "$@" ;;
-    nuts|nuts_step|lanes|iid_normal|adapt|arma_trap|inference)
+    nuts|nuts_step|lanes|iid_normal|adapt|arma_trap|inference|pmmh)
         # One CPU benchmark of build/bench-release (-O3 -march=native, the README's tyche::simd).
         bench_release "bench_$suite"
         args=()
         case $suite in
-            nuts|lanes|adapt|inference) [ $quick -eq 1 ] && args=(--quick) ;;
+            nuts|lanes|adapt|inference|pmmh) [ $quick -eq 1 ] && args=(--quick) ;;
             nuts_step) args=(--reps=3); [ $quick -eq 1 ] && args=(--reps=1) ;;
         esac
         exec "$build/bench/$suite" "${args[@]}" "${passed[@]}" ;;

@@ -31669,8 +31669,9 @@ class polya_urn {
 //
 // Everything random is a function of `seed`: chain c's start, proposals and acceptances draw from
 // counter_rng(seed, c); the sweep of its iteration i has a seed of its own, a hash of (seed, c, i),
-// and the particle kept from it a uniform from another hash of that seed. So results do not
-// depend on `threads` (the in-process engine's threads within a sweep), and the θ chain does not
+// and the particle kept from it a uniform from another hash of that seed. So results depend
+// neither on `chain_threads` (chains run at once, on threads of their own: the in-process engine)
+// nor on `threads` (the in-process engine's threads within a sweep), and the θ chain does not
 // depend on what the program predicts.
 // ----- begin tyche/samplers/smc/run.hpp -----
 // tyche/samplers/smc/run.hpp — run_smc, run_pimh, run_pg: forward inference over a program.
@@ -31775,6 +31776,7 @@ result run_pg(const Program& program, const config& cfg = {}) {
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace tyche::smc {
@@ -31782,8 +31784,13 @@ namespace tyche::smc {
 struct pmmh_config {
   /// Particles of each sweep (one particle-filter likelihood estimate per iteration).
   std::size_t particles = 100;
-  /// Chains, run one after another (each sweep may use `threads`).
+  /// Chains.
   std::size_t chains = 4;
+  /// Chains run at once, on threads of their own (0: one per chain, up to the CPUs this process
+  /// may use). The in-process engine only: the fork engine runs them one after another (0 or 1
+  /// there). With more than one, `make` and `log_prior` are called from several threads at once,
+  /// so they must not modify shared state. Results do not depend on it.
+  std::size_t chain_threads = 0;
   /// Iterations of each chain that adapt the proposal and are not kept.
   std::size_t warmup = 1000;
   /// Iterations of each chain kept.
@@ -31808,12 +31815,16 @@ struct pmmh_config {
   double ess_threshold = 0.5;
   resampling_scheme resampling = resampling_scheme::systematic;
   engine_kind engine = engine_kind::automatic;
+  /// Threads within each sweep (the in-process engine's; run_smc's `threads`): chain_threads ×
+  /// threads threads in all.
   std::size_t threads = 1;
 };
 
 /// The chains of a PMMH run: kept draws of θ and of the predicted names, chain after chain.
 struct pmmh_result {
   std::size_t dim = 0, chains = 0, iterations = 0, particles = 0;
+  /// The chains that ran at once (pmmh_config::chain_threads, resolved).
+  std::size_t chain_threads = 1;
   std::vector<std::string> parameter_names;
   /// θ: draws[(c · iterations + i) · dim + k].
   std::vector<double> draws;
@@ -31947,20 +31958,30 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
         throw fail("parameter_names[" + std::to_string(q) + "] and [" + std::to_string(k) + "] are both '" +
                    cfg.parameter_names[k] + "'");
 
+  // Chains at once: the in-process engine's sweeps are independent values, so chains run on
+  // threads of their own; the fork engine's (processes, signals, shared memory) stay on one.
+  using program_type = std::remove_cvref_t<decltype(make(std::span<const double>(theta0)))>;
+  const bool in_process = is_stepwise_program<program_type>::value && cfg.engine != engine_kind::fork;
+  if (cfg.chain_threads > 1 && !in_process)
+    throw fail("chain_threads = " + std::to_string(cfg.chain_threads) +
+               ", but the fork engine runs chains one after another: set chain_threads to 0 or 1, or write "
+               "the program as tyche::smc::stepwise(...) for the in-process engine");
+  const std::size_t chain_threads =
+      !in_process ? 1
+                  : std::min<std::size_t>(cfg.chains, cfg.chain_threads > 0
+                                                          ? cfg.chain_threads
+                                                          : std::size_t{tyche::samplers::detail::available_cpus()});
+
   const auto started = std::chrono::steady_clock::now();
   pmmh_result out;
   out.dim = d;
   out.chains = cfg.chains;
   out.iterations = cfg.iterations;
   out.particles = cfg.particles;
+  out.chain_threads = chain_threads;
   out.parameter_names = cfg.parameter_names;
   if (out.parameter_names.empty())
     for (std::size_t k = 0; k < d; ++k) out.parameter_names.push_back("theta[" + std::to_string(k + 1) + "]");
-  const std::size_t kept = cfg.chains * cfg.iterations;
-  out.draws.reserve(kept * d);
-  out.log_likelihood.reserve(kept);
-  out.log_prior.reserve(kept);
-  out.acceptance.assign(cfg.chains, 0.0);
 
   config sc;
   sc.particles = cfg.particles;
@@ -31999,47 +32020,61 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
                                detail::pmmh_number(lp) + "; it must be a number or -inf");
     return lp;
   };
-  // One particle of a sweep's final set, drawn by its weights; its predictions in out.names' order
-  // (a name seen for the first time becomes a new column, NaN for the draws before).
-  std::vector<double> current_pred;
-  const auto pick = [&](const result& r, double u) {
-    current_pred.assign(out.names.size(), std::numeric_limits<double>::quiet_NaN());
-    if (r.sets.empty() || r.names.empty()) return;
-    const particle_set& s = r.sets.front();
-    double acc = 0;
-    std::size_t p = 0;
-    for (; p + 1 < s.size(); ++p) {
-      acc += s.weights[p];
-      if (u < acc) break;
-    }
-    for (std::size_t c = 0; c < r.names.size(); ++c) {
-      std::size_t j = 0;
-      while (j < out.names.size() && out.names[j] != r.names[c]) ++j;
-      if (j == out.names.size()) {
-        for (const auto& name : out.parameter_names)
-          if (name == r.names[c])
-            throw std::invalid_argument(std::string(f) + ": the program predicts '" + name +
-                                        "', which is also a parameter's name: rename one of them");
-        out.names.push_back(r.names[c]);
-        const std::size_t rows = out.log_likelihood.size(), old = out.names.size() - 1;
-        std::vector<double> widened(rows * out.names.size(), std::numeric_limits<double>::quiet_NaN());
-        for (std::size_t i = 0; i < rows; ++i)
-          for (std::size_t q = 0; q < old; ++q) widened[i * out.names.size() + q] = out.predicted[i * old + q];
-        out.predicted = std::move(widened);
-        current_pred.push_back(std::numeric_limits<double>::quiet_NaN());
-      }
-      current_pred[j] = s.value(p, c);
-    }
-  };
-
   // The particle kept from an accepted sweep is chosen with a uniform of its own (from a hash of
   // the sweep's seed, not a stream the sweep's particles use), so the θ chain does not depend on
   // whether the program predicts anything.
   const auto pick_uniform = [](std::uint64_t sweep_seed) {
     return counter_rng(detail::pmmh_sweep_seed(sweep_seed, 0x7069636bULL, 0), 0).uniform01();
   };
-  std::vector<double> theta(d), proposal(d), chol(d * d), cov(d * d), mean(d), z(d), sd0(d);
-  for (std::size_t c = 0; c < cfg.chains; ++c) {
+
+  // One chain's output; merged in chain order after all have run.
+  struct chain_output {
+    std::vector<double> draws, log_likelihood, log_prior, proposal_covariance;
+    std::vector<std::string> names;   // in the order the chain first saw them
+    std::vector<double> predicted;    // kept draws × names.size()
+    double acceptance = 0;
+  };
+  std::vector<chain_output> chains(cfg.chains);
+
+  const auto run_chain = [&](std::size_t c) {
+    chain_output& co = chains[c];
+    co.draws.reserve(cfg.iterations * d);
+    co.log_likelihood.reserve(cfg.iterations);
+    co.log_prior.reserve(cfg.iterations);
+    // One particle of a sweep's final set, drawn by its weights; its predictions in co.names'
+    // order (a name seen for the first time becomes a new column, NaN for the draws before).
+    std::vector<double> current_pred;
+    const auto pick = [&](const result& r, double u) {
+      current_pred.assign(co.names.size(), std::numeric_limits<double>::quiet_NaN());
+      if (r.sets.empty() || r.names.empty()) return;
+      const particle_set& s = r.sets.front();
+      double acc = 0;
+      std::size_t p = 0;
+      for (; p + 1 < s.size(); ++p) {
+        acc += s.weights[p];
+        if (u < acc) break;
+      }
+      for (std::size_t q = 0; q < r.names.size(); ++q) {
+        std::size_t j = 0;
+        while (j < co.names.size() && co.names[j] != r.names[q]) ++j;
+        if (j == co.names.size()) {
+          for (const auto& name : out.parameter_names)
+            if (name == r.names[q])
+              throw std::invalid_argument(std::string(f) + ": the program predicts '" + name +
+                                          "', which is also a parameter's name: rename one of them");
+          co.names.push_back(r.names[q]);
+          const std::size_t rows = co.log_likelihood.size(), old = co.names.size() - 1;
+          std::vector<double> widened(rows * co.names.size(), std::numeric_limits<double>::quiet_NaN());
+          for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t m = 0; m < old; ++m) widened[i * co.names.size() + m] = co.predicted[i * old + m];
+          co.predicted = std::move(widened);
+          current_pred.push_back(std::numeric_limits<double>::quiet_NaN());
+        }
+        current_pred[j] = s.value(p, q);
+      }
+    };
+
+    std::vector<double> theta(d), proposal(d), chol(d * d), cov(d * d), mean(d), z(d), sd0(d);
     counter_rng g(cfg.seed, c);
     // The start: θ₀, or θ₀ plus normal offsets, drawn again (up to 100 times) where the prior is 0.
     double lp = -std::numeric_limits<double>::infinity();
@@ -32053,12 +32088,9 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
                                detail::pmmh_point(theta) + ", where log_prior is -inf: start inside the support" +
                                (cfg.init_sd > 0 ? " (100 draws of theta0 + init_sd * z all were outside)" : ""));
     // The proposal: λ·chol, chol starting diagonal.
-    std::fill(chol.begin(), chol.end(), 0.0);
     for (std::size_t k = 0; k < d; ++k) sd0[k] = cfg.proposal_sd.empty() ? 0.1 : cfg.proposal_sd[k];
     for (std::size_t k = 0; k < d; ++k) chol[k * d + k] = sd0[k];
     double log_lambda = 0;
-    std::fill(mean.begin(), mean.end(), 0.0);
-    std::fill(cov.begin(), cov.end(), 0.0);
     result r;
     const std::uint64_t seed0 = detail::pmmh_sweep_seed(cfg.seed, c, 0);
     double ll = log_z(theta, seed0, r, "chain " + std::to_string(c) + ", its start");
@@ -32122,23 +32154,55 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
         }
       }
       if (!warm) {
-        out.draws.insert(out.draws.end(), theta.begin(), theta.end());
-        out.log_likelihood.push_back(ll);
-        out.log_prior.push_back(lp);
-        out.predicted.insert(out.predicted.end(), current_pred.begin(), current_pred.end());
+        co.draws.insert(co.draws.end(), theta.begin(), theta.end());
+        co.log_likelihood.push_back(ll);
+        co.log_prior.push_back(lp);
+        co.predicted.insert(co.predicted.end(), current_pred.begin(), current_pred.end());
       }
     }
-    out.acceptance[c] = static_cast<double>(accepted) / static_cast<double>(cfg.iterations);
-    std::vector<double> sigma(d * d, 0.0);  // λ²·L·L'
+    co.acceptance = static_cast<double>(accepted) / static_cast<double>(cfg.iterations);
+    co.proposal_covariance.assign(d * d, 0.0);  // λ²·L·L'
     const double l2 = std::exp(2 * log_lambda);
     for (std::size_t k = 0; k < d; ++k)
       for (std::size_t q = 0; q < d; ++q) {
         double s = 0;
         for (std::size_t m = 0; m < d; ++m) s += chol[k * d + m] * chol[q * d + m];
-        sigma[k * d + q] = l2 * s;
+        co.proposal_covariance[k * d + q] = l2 * s;
       }
-    out.proposal_covariance.insert(out.proposal_covariance.end(), sigma.begin(), sigma.end());
+  };
+  // Contiguous blocks of chains per thread; a failure is reported for the lowest chain that
+  // failed, as when the chains run one after another.
+  detail::worker_pool pool(chain_threads);
+  pool.run(cfg.chains, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t c = begin; c < end; ++c) run_chain(c);
+  });
+
+  // Merge, chain after chain: the names in the order the chains first saw them (chain 0's, then
+  // the ones chain 1 adds, …), NaN where a chain's kept particle did not predict a name.
+  const std::size_t kept = cfg.chains * cfg.iterations;
+  out.draws.reserve(kept * d);
+  out.log_likelihood.reserve(kept);
+  out.log_prior.reserve(kept);
+  for (const chain_output& co : chains)
+    for (const auto& name : co.names)
+      if (std::find(out.names.begin(), out.names.end(), name) == out.names.end()) out.names.push_back(name);
+  out.predicted.assign(kept * out.names.size(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t c = 0; c < cfg.chains; ++c) {
+    const chain_output& co = chains[c];
+    out.draws.insert(out.draws.end(), co.draws.begin(), co.draws.end());
+    out.log_likelihood.insert(out.log_likelihood.end(), co.log_likelihood.begin(), co.log_likelihood.end());
+    out.log_prior.insert(out.log_prior.end(), co.log_prior.begin(), co.log_prior.end());
+    out.acceptance.push_back(co.acceptance);
+    out.proposal_covariance.insert(out.proposal_covariance.end(), co.proposal_covariance.begin(),
+                                   co.proposal_covariance.end());
+    for (std::size_t q = 0; q < co.names.size(); ++q) {
+      const std::size_t j = static_cast<std::size_t>(
+          std::find(out.names.begin(), out.names.end(), co.names[q]) - out.names.begin());
+      for (std::size_t i = 0; i < cfg.iterations; ++i)
+        out.predicted[(c * cfg.iterations + i) * out.names.size() + j] = co.predicted[i * co.names.size() + q];
+    }
   }
+  chains.clear();
 
   if (cfg.noise_runs >= 2) {
     std::vector<double> at(d, 0.0);
@@ -32146,11 +32210,13 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       for (std::size_t k = 0; k < d; ++k) at[k] += out.draws[i * d + k] / static_cast<double>(kept);
     if (prior_at(at, "the posterior mean") > -std::numeric_limits<double>::infinity()) {
       std::vector<double> lls(cfg.noise_runs);
-      for (std::size_t i = 0; i < cfg.noise_runs; ++i) {
-        result rs;
-        lls[i] = log_z(at, detail::pmmh_sweep_seed(cfg.seed, cfg.chains + 1, i), rs,
-                       "the posterior mean's sweep " + std::to_string(i));
-      }
+      pool.run(cfg.noise_runs, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          result rs;
+          lls[i] = log_z(at, detail::pmmh_sweep_seed(cfg.seed, cfg.chains + 1, i), rs,
+                         "the posterior mean's sweep " + std::to_string(i));
+        }
+      });
       if (std::all_of(lls.begin(), lls.end(), [](double v) { return std::isfinite(v); })) {
         double m = 0, s2 = 0;
         for (double v : lls) m += v / static_cast<double>(lls.size());

@@ -10,6 +10,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/sanitized.hpp"
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <span>
@@ -190,6 +193,84 @@ TEST_CASE("PMMH: the same seed gives the same chains, whatever the threads of a 
   CHECK(std::isnan(a.log_likelihood_sd));  // noise_runs = 0
 }
 
+TEST_CASE("PMMH: chains on threads of their own give the chains of one thread, bit for bit", "[smc][pmmh]") {
+  // A name that only some draws predict ("high": where φ > 0.35), so that chains see the names in
+  // different orders and at different iterations: the merged columns must still say, row by row,
+  // what the sweep at that row's θ predicted.
+  const auto make = [](std::span<const double> theta) {
+    const auto p = lg_program(theta);
+    const bool high = theta[0] > 0.35;
+    return smc::stepwise(p.initial, p.observations, p.step, [high](const double& x, smc::predictions& out) {
+      if (high) out("high", 2 * x);  // first where it is predicted: the chains' column orders differ
+      out("x_last", x);
+    });
+  };
+  const smc::pmmh_config cfg{.particles = 20, .chains = 5, .chain_threads = 1, .warmup = 30, .iterations = 60,
+                             .seed = 21, .proposal_sd = {0.25, 0.1}, .init_sd = 0.3, .noise_runs = 6};
+  const auto a = smc::run_pmmh(make, lg_log_prior, {0.2, -0.1}, cfg);
+  CHECK(a.chain_threads == 1);
+  for (std::size_t threads : {2u, 3u, 0u}) {
+    INFO("chain_threads = " << threads);
+    auto c = cfg;
+    c.chain_threads = threads;
+    const auto b = smc::run_pmmh(make, lg_log_prior, {0.2, -0.1}, c);
+    // 0: one per chain, up to the CPUs this process may use.
+    CHECK(b.chain_threads ==
+          (threads > 0 ? threads : std::min<std::size_t>(5, tyche::samplers::detail::available_cpus())));
+    CHECK(a.draws == b.draws);
+    CHECK(a.log_likelihood == b.log_likelihood);
+    CHECK(a.log_prior == b.log_prior);
+    CHECK(a.acceptance == b.acceptance);
+    CHECK(a.proposal_covariance == b.proposal_covariance);
+    CHECK(a.names == b.names);
+    REQUIRE(a.predicted.size() == b.predicted.size());
+    for (std::size_t i = 0; i < a.predicted.size(); ++i)
+      REQUIRE((a.predicted[i] == b.predicted[i] || (std::isnan(a.predicted[i]) && std::isnan(b.predicted[i]))));
+    CHECK(a.log_likelihood_sd == b.log_likelihood_sd);
+  }
+  // Row by row: "high" is there exactly where the row's φ is above 0.35, "x_last" always, and
+  // "high" = 2·x_last (one particle's predictions, not two particles').
+  REQUIRE(a.names.size() == 2);
+  const std::size_t xi = a.names[0] == "x_last" ? 0 : 1, hi = 1 - xi;
+  REQUIRE(a.names[xi] == "x_last");
+  REQUIRE(a.names[hi] == "high");
+  std::size_t highs = 0, high_starts = 0;
+  for (std::size_t c = 0; c < a.chains; ++c) high_starts += a.draws[c * a.iterations * 2] > 0.35;
+  CHECK(high_starts > 0);  // the chains start on both sides of 0.35
+  CHECK(high_starts < a.chains);
+  for (std::size_t i = 0; i < a.chains * a.iterations; ++i) {
+    INFO("draw " << i);
+    const double x = a.predicted[i * 2 + xi], h = a.predicted[i * 2 + hi];
+    REQUIRE(std::isfinite(x));
+    if (a.draws[i * 2] > 0.35) {
+      REQUIRE(h == 2 * x);
+      ++highs;
+    } else {
+      REQUIRE(std::isnan(h));
+    }
+  }
+  CHECK(highs > 0);
+  CHECK(highs < a.chains * a.iterations);
+}
+
+TEST_CASE("PMMH: chains on threads report the first chain's error, and not with the fork engine", "[smc][pmmh]") {
+  using Catch::Matchers::Contains;
+  const auto throwing = [](std::span<const double> t) {
+    if (t[0] > 0.3) throw std::domain_error("phi too large for this program");
+    return lg_program(t);
+  };
+  // Every chain fails, the later ones maybe sooner: the error is chain 0's, as with one thread.
+  const smc::pmmh_config cfg{.particles = 10, .chains = 3, .chain_threads = 3, .warmup = 50, .iterations = 5,
+                             .proposal_sd = {1, 0.1}, .noise_runs = 0};
+  CHECK_THROWS_WITH(smc::run_pmmh(throwing, lg_log_prior, {0.1, 0.0}, cfg),
+                    Contains("chain 0, iteration ") && Contains("failed: phi too large for this program"));
+  auto fork = cfg;
+  fork.engine = smc::engine_kind::fork;
+  fork.chain_threads = 2;
+  CHECK_THROWS_WITH(smc::run_pmmh(lg_program, lg_log_prior, {0.1, 0.0}, fork),
+                    Contains("chain_threads = 2, but the fork engine runs chains one after another"));
+}
+
 TEST_CASE("PMMH: bad input is refused with a message that names it", "[smc][pmmh]") {
   const smc::pmmh_config small{.particles = 10, .chains = 1, .warmup = 5, .iterations = 5, .noise_runs = 0};
   using Catch::Matchers::Contains;
@@ -282,4 +363,41 @@ TEST_CASE("PMMH: one parameter, no warm-up, no adaptation, chains from scattered
   for (double v : r.proposal_covariance) CHECK(v == Approx(0.04).epsilon(1e-12));
   CHECK(r.draws[0] != r.draws[100]);  // the chains started apart (init_sd)
   for (double v : r.draws) CHECK(std::fabs(v) < 1);
+}
+
+TEST_CASE("PMMH on the fork engine: a plain callable program, chains one after another", "[smc][pmmh][fork]") {
+  // The state-space model's first 5 observations as a program that calls observe and predict
+  // (the fork engine's form); a short run (each sweep forks its particles at every observe): it
+  // must run, keep finite estimates and the predictions, stay on one thread however many chains,
+  // and give the same chains again from the same seed (not under ASan, where forks cost 10-20
+  // times more: tests/support/sanitized.hpp).
+  constexpr std::size_t observations = 5;
+  const auto make = [](std::span<const double> theta) {
+    const double phi = theta[0], sigma = std::exp(theta[1]);
+    return [phi, sigma] {
+      double x = 0;
+      for (std::size_t n = 0; n < observations; ++n) {
+        x = n == 0 ? smc::sample_normal(0, sigma / std::sqrt(1 - phi * phi)) : smc::sample_normal(phi * x, sigma);
+        smc::observe(smc::normal_lpdf(lg_data()[n], x, lg_obs_sd));
+      }
+      smc::predict("x_last", x);
+    };
+  };
+  const bool small = tyche_test::address_sanitized;  // 4 sweeps instead of 24
+  const smc::pmmh_config cfg{.particles = 8, .chains = small ? 1u : 2u, .warmup = small ? 0u : 4u,
+                             .iterations = small ? 3u : 6u, .seed = 4, .proposal_sd = {0.1, 0.1},
+                             .noise_runs = small ? 0u : 2u};
+  const auto r = smc::run_pmmh(make, lg_log_prior, {0.5, -0.2}, cfg);
+  CHECK(r.chain_threads == 1);
+  const std::size_t kept = cfg.chains * cfg.iterations;
+  REQUIRE(r.draws.size() == kept * 2);
+  REQUIRE(r.names == std::vector<std::string>{"x_last"});
+  REQUIRE(r.predicted.size() == kept);
+  for (double ll : r.log_likelihood) REQUIRE(std::isfinite(ll));
+  for (double x : r.predicted) REQUIRE(std::isfinite(x));
+  for (std::size_t i = 0; i < kept; ++i) REQUIRE(std::fabs(r.draws[i * 2]) < 1);
+  if (!small) {
+    CHECK(std::isfinite(r.log_likelihood_sd));
+    CHECK(smc::run_pmmh(make, lg_log_prior, {0.5, -0.2}, cfg).draws == r.draws);
+  }
 }

@@ -1,0 +1,103 @@
+// bench/pmmh.cpp — particle marginal Metropolis–Hastings (samplers/smc/pmmh.hpp): wall-clock
+// seconds of one run_pmmh with its chains on one thread, on threads of their own (chain_threads,
+// the default), and on one thread with each sweep's particles on threads instead (threads).
+//
+//   pmmh [--quick] [--reps N]
+//
+// The model: a linear-Gaussian state-space model of 100 observations (x₁ ~ N(0, σ²/(1 − φ²)),
+// xₜ = φ xₜ₋₁ + σ εₜ, yₜ ~ N(xₜ, 0.5²)), θ = (φ, log σ), a bootstrap particle filter of 200
+// particles (--quick: 100), 4 chains × (200 + 400) iterations (--quick: 100 + 100), on the
+// in-process engine. Prints
+//
+//   rows,chain_threads,threads,seconds,speedup,same_draws
+//
+// seconds: the best of --reps runs (default 3, --quick 1); speedup: the first row's seconds over
+// the row's; same_draws: whether the row's draws equal the first row's, bit for bit (they must:
+// the results depend on neither setting).
+#include <tyche/samplers/smc.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace {
+namespace smc = tyche::smc;
+
+constexpr std::size_t length = 100;
+constexpr double obs_sd = 0.5;
+
+std::vector<double> simulate() {
+  tyche::counter_rng g(7, 0);
+  const double phi = 0.8, sigma = 0.6;
+  std::vector<double> y(length);
+  double x = g.normal() * sigma / std::sqrt(1 - phi * phi);
+  for (std::size_t t = 0; t < length; ++t) {
+    if (t > 0) x = phi * x + sigma * g.normal();
+    y[t] = x + obs_sd * g.normal();
+  }
+  return y;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  int reps = 3;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") quick = true;
+    else if (a == "--reps" && i + 1 < argc) reps = std::stoi(argv[++i]);
+    else {
+      std::fprintf(stderr, "usage: pmmh [--quick] [--reps N]\n");
+      return 2;
+    }
+  }
+  if (quick) reps = 1;
+  const std::vector<double> y = simulate();
+  const auto make = [&y](std::span<const double> theta) {
+    const double phi = theta[0], sigma = std::exp(theta[1]);
+    return smc::stepwise(
+        0.0, length,
+        [phi, sigma, &y](double& x, std::size_t n, tyche::counter_rng& g) {
+          x = n == 0 ? smc::sample_normal(g, 0, sigma / std::sqrt(1 - phi * phi)) : smc::sample_normal(g, phi * x, sigma);
+          return smc::normal_lpdf(y[n], x, obs_sd);
+        },
+        [](const double& x, smc::predictions& p) { p("x_last", x); });
+  };
+  const auto log_prior = [](std::span<const double> t) {
+    if (!(t[0] > -1 && t[0] < 1)) return -std::numeric_limits<double>::infinity();
+    return -0.5 * t[1] * t[1];
+  };
+  smc::pmmh_config base{.particles = quick ? 100u : 200u, .chains = 4, .warmup = quick ? 100u : 200u,
+                        .iterations = quick ? 100u : 400u, .seed = 3, .noise_runs = 0};
+  struct setting {
+    std::size_t chain_threads, threads;
+  };
+  const setting settings[] = {{1, 1}, {0, 1}, {1, 2}};
+  std::printf("rows,chain_threads,threads,seconds,speedup,same_draws\n");
+  double first = 0;
+  std::vector<double> first_draws;
+  for (const setting& s : settings) {
+    smc::pmmh_config cfg = base;
+    cfg.chain_threads = s.chain_threads;
+    cfg.threads = s.threads;
+    double best = std::numeric_limits<double>::infinity();
+    smc::pmmh_result r;
+    for (int k = 0; k < reps; ++k) {
+      const auto t0 = std::chrono::steady_clock::now();
+      r = smc::run_pmmh(make, log_prior, {0.5, 0.0}, cfg);
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    if (first_draws.empty()) {
+      first = best;
+      first_draws = r.draws;
+    }
+    std::printf("%zu,%zu,%zu,%.3f,%.2f,%s\n", cfg.particles, r.chain_threads, s.threads, best, first / best,
+                r.draws == first_draws ? "yes" : "no");
+  }
+  return 0;
+}
