@@ -30167,13 +30167,14 @@ auto stepwise(State initial, std::size_t observations, Step step, Predict predic
 // --- densities on plain doubles -------------------------------------------------------------------
 
 namespace detail {
-/// Throws std::invalid_argument "tyche::smc::<call>: <name> must be <domain>, but it is <v>"
-/// unless ok (the support check of the forward-inference densities and samplers).
+/// Throws std::domain_error "tyche::smc::<call>: <name> must be <domain>, but it is <v>" unless
+/// ok (the support check of the forward-inference densities and samplers). domain_error, as
+/// Stan's: run_pmmh rejects a proposal whose sweep throws it.
 inline void check_smc_argument(bool ok, const char* call, const char* name, const char* domain, double v) {
   if (ok) return;
   char value[32];
   std::snprintf(value, sizeof value, "%.17g", v);
-  throw std::invalid_argument(std::string("tyche::smc::") + call + ": " + name + " must be " + domain +
+  throw std::domain_error(std::string("tyche::smc::") + call + ": " + name + " must be " + domain +
                               ", but it is " + value);
 }
 }  // namespace detail
@@ -31837,6 +31838,11 @@ struct pmmh_result {
   std::vector<double> predicted;
   /// Each chain's acceptance rate over its kept iterations.
   std::vector<double> acceptance;
+  /// Proposals rejected because the program threw std::domain_error in their sweep (a value
+  /// outside a density's support: the estimate is 0, as Stan rejects), over all chains, and the
+  /// first one's chain, iteration, point and message.
+  std::size_t domain_errors = 0;
+  std::string first_domain_error;
   /// sd(log Ẑ) over noise_runs sweeps at the posterior mean of θ (NaN if not measured).
   double log_likelihood_sd = std::numeric_limits<double>::quiet_NaN();
   /// The proposal's covariance after warm-up (dim × dim, row major), chain after chain.
@@ -31992,13 +31998,26 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   sc.threads = cfg.threads;
   detail::check_config(sc, f);
   // log Ẑ of a sweep, −∞ where every particle's weight went to 0 (the engines report that as an
-  // error, detail::all_zero; here it is an estimate of 0, and the proposal is rejected). Any other
-  // error of the sweep (the program's own, a NaN weight) is passed on with where it happened.
-  const auto log_z = [&](std::span<const double> theta, std::uint64_t seed, result& r, const std::string& where) {
+  // error, detail::all_zero; here it is an estimate of 0, and the proposal is rejected), and −∞
+  // where the program threw std::domain_error (a value outside a density's support, as Stan's
+  // reject: counted in *domain, whose first message is kept). Any other error of the sweep (the
+  // program's own, a NaN weight) is passed on with where it happened.
+  struct domain_count {
+    std::size_t count = 0;
+    std::string first;
+  };
+  const auto log_z = [&](std::span<const double> theta, std::uint64_t seed, result& r, const std::string& where,
+                         domain_count* domain) {
     try {
       config one = sc;
       one.seed = seed;
       r = run_smc(make(theta), one);
+    } catch (const std::domain_error& e) {
+      if (domain == nullptr)
+        throw std::runtime_error(std::string(f) + ": " + where + ", the sweep at " + detail::pmmh_point(theta) +
+                                 " failed: " + e.what());
+      if (domain->count++ == 0) domain->first = where + ", at " + detail::pmmh_point(theta) + ": " + e.what();
+      return -std::numeric_limits<double>::infinity();
     } catch (const std::exception& e) {
       if (std::string_view(e.what()).find(detail::all_zero_words) != std::string_view::npos)
         return -std::numeric_limits<double>::infinity();
@@ -32033,6 +32052,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     std::vector<std::string> names;   // in the order the chain first saw them
     std::vector<double> predicted;    // kept draws × names.size()
     double acceptance = 0;
+    domain_count domain;
   };
   std::vector<chain_output> chains(cfg.chains);
 
@@ -32091,9 +32111,10 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     for (std::size_t k = 0; k < d; ++k) sd0[k] = cfg.proposal_sd.empty() ? 0.1 : cfg.proposal_sd[k];
     for (std::size_t k = 0; k < d; ++k) chol[k * d + k] = sd0[k];
     double log_lambda = 0;
+    bool from_chain = false;  // whether chol is the chain's covariance yet
     result r;
     const std::uint64_t seed0 = detail::pmmh_sweep_seed(cfg.seed, c, 0);
-    double ll = log_z(theta, seed0, r, "chain " + std::to_string(c) + ", its start");
+    double ll = log_z(theta, seed0, r, "chain " + std::to_string(c) + ", its start", nullptr);
     if (!(ll > -std::numeric_limits<double>::infinity()))
       throw std::runtime_error(std::string(f) + ": chain " + std::to_string(c) + ": at the starting point " +
                                detail::pmmh_point(theta) + " every particle's weight went to 0 (the likelihood "
@@ -32116,7 +32137,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       if (lp_new > -std::numeric_limits<double>::infinity()) {
         result rn;
         const std::uint64_t seed_it = detail::pmmh_sweep_seed(cfg.seed, c, it);
-        const double ll_new = log_z(proposal, seed_it, rn, at_iteration(c, it));
+        const double ll_new = log_z(proposal, seed_it, rn, at_iteration(c, it), &co.domain);
         const double log_ratio = (ll_new + lp_new) - (ll + lp);
         alpha = log_ratio >= 0 ? 1.0 : std::exp(log_ratio);
         if (u < alpha) {
@@ -32141,12 +32162,20 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
         // enough for it to span every direction (a chain that stuck from the start has a
         // covariance near 0, which would freeze it); a small multiple of the starting proposal
         // keeps it positive definite.
+        // λ was tuned to the starting proposal, the chain's covariance is scaled already
+        // (2.38²/d): at the first switch λ starts again from 1. (Carried over, a λ grown because
+        // proposal_sd was too small widened the new proposal too: 3–10 times the right sd in
+        // tests/smc/pmmh_test.cpp, and log σ = 6 proposed in a stochastic-volatility model.)
         if (it >= 2 * d + 10 && it % 10 == 0 && accepted_warm >= std::max<std::size_t>(d + 1, 10)) {
           std::vector<double> a(d * d), l;
           const double scale = 2.38 * 2.38 / static_cast<double>(d);
           for (std::size_t k = 0; k < d * d; ++k) a[k] = scale * cov[k] / (n - 1);
           for (std::size_t k = 0; k < d; ++k) a[k * d + k] += 1e-4 * sd0[k] * sd0[k];
-          if (detail::pmmh_cholesky(a, d, l)) chol = l;
+          if (detail::pmmh_cholesky(a, d, l)) {
+            chol = l;
+            if (!from_chain) log_lambda = 0;
+            from_chain = true;
+          }
         }
         if (it == cfg.warmup) {  // from here on the proposal is fixed: fold λ into the factor
           for (double& v : chol) v *= std::exp(log_lambda);
@@ -32193,6 +32222,8 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     out.log_likelihood.insert(out.log_likelihood.end(), co.log_likelihood.begin(), co.log_likelihood.end());
     out.log_prior.insert(out.log_prior.end(), co.log_prior.begin(), co.log_prior.end());
     out.acceptance.push_back(co.acceptance);
+    if (co.domain.count > 0 && out.domain_errors == 0) out.first_domain_error = co.domain.first;
+    out.domain_errors += co.domain.count;
     out.proposal_covariance.insert(out.proposal_covariance.end(), co.proposal_covariance.begin(),
                                    co.proposal_covariance.end());
     for (std::size_t q = 0; q < co.names.size(); ++q) {
@@ -32214,7 +32245,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
         for (std::size_t i = begin; i < end; ++i) {
           result rs;
           lls[i] = log_z(at, detail::pmmh_sweep_seed(cfg.seed, cfg.chains + 1, i), rs,
-                         "the posterior mean's sweep " + std::to_string(i));
+                         "the posterior mean's sweep " + std::to_string(i), nullptr);
         }
       });
       if (std::all_of(lls.begin(), lls.end(), [](double v) { return std::isfinite(v); })) {
@@ -32317,6 +32348,11 @@ inline pmmh_summary summary(const pmmh_result& r) {
                   r.log_likelihood_sd, r.particles);
     out.warnings.push_back(text);
   }
+  if (r.domain_errors > 0)
+    out.warnings.push_back(std::to_string(r.domain_errors) +
+                           " proposals were rejected because the program threw std::domain_error in their sweep (a "
+                           "value outside a density's support; the likelihood estimate counts as 0); the first: " +
+                           r.first_domain_error);
   for (const auto& w : out.rows)
     if (w.rhat > 1.01) {
       std::snprintf(text, sizeof text, "%s: R-hat %.3f above 1.01: run longer (more warmup or iterations)",

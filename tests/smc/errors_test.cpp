@@ -265,6 +265,9 @@ TEST_CASE("errors: densities and samplers check their arguments", "[smc]") {
   CHECK_THROWS_WITH(smc::sample_gamma(g, 0.0, 1.0), Catch::Contains("shape must be > 0 and finite, but it is 0"));
   CHECK_THROWS_WITH(smc::sample_gamma(g, 2.0, -3.0), Catch::Contains("rate must be > 0 and finite, but it is -3"));
   CHECK(smc::sample_normal(g, 2.0, 0.0) == 2.0);  // a zero sd is a point mass, allowed
+  // std::domain_error, as Stan's: run_pmmh rejects a proposal whose sweep throws one.
+  CHECK_THROWS_AS(smc::normal_lpdf(0.0, 0.0, -1.0), std::domain_error);
+  CHECK_THROWS_AS(smc::sample_gamma(g, 2.0, -3.0), std::domain_error);
   // Inside a run, the error reaches the caller (in-process engine).
   const auto bad = smc::stepwise(
       0.0, 2, [](double& mu, std::size_t, tyche::counter_rng&) { return smc::normal_lpdf(1.0, mu, -2.0); },

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -256,7 +257,7 @@ TEST_CASE("PMMH: chains on threads of their own give the chains of one thread, b
 TEST_CASE("PMMH: chains on threads report the first chain's error, and not with the fork engine", "[smc][pmmh]") {
   using Catch::Matchers::Contains;
   const auto throwing = [](std::span<const double> t) {
-    if (t[0] > 0.3) throw std::domain_error("phi too large for this program");
+    if (t[0] > 0.3) throw std::runtime_error("phi too large for this program");
     return lg_program(t);
   };
   // Every chain fails, the later ones maybe sooner: the error is chain 0's, as with one thread.
@@ -314,7 +315,7 @@ TEST_CASE("PMMH: bad input is refused with a message that names it", "[smc][pmmh
                     Contains("the program predicts 'x_last', which is also a parameter's name"));
   // An error of the program's own is passed on with the chain, iteration and point.
   const auto throwing = [](std::span<const double> t) {
-    if (t[0] > 0.3) throw std::domain_error("phi too large for this program");
+    if (t[0] > 0.3) throw std::runtime_error("phi too large for this program");
     return lg_program(t);
   };
   auto far = small;
@@ -344,6 +345,62 @@ TEST_CASE("PMMH: a proposal whose every particle dies is rejected, not an error"
   CHECK(top <= 0.3);
   CHECK(top > 0.0);  // it moved, and up to the edge
   for (double ll : r.log_likelihood) REQUIRE(std::isfinite(ll));
+}
+
+TEST_CASE("PMMH: a sweep that throws std::domain_error rejects its proposal, counted and reported", "[smc][pmmh]") {
+  // As Stan rejects a proposal whose log density throws std::domain_error: here sd = 0 for
+  // φ > 0.3, which smc::normal_lpdf refuses with a domain_error.
+  const auto bounded = [](std::span<const double> theta) {
+    const double phi = theta[0], sigma = std::exp(theta[1]);
+    const double obs = phi > 0.3 ? 0.0 : lg_obs_sd;
+    return smc::stepwise(
+        0.0, lg_length,
+        [phi, sigma, obs](double& x, std::size_t n, tyche::counter_rng& g) {
+          x = n == 0 ? smc::sample_normal(g, 0, sigma / std::sqrt(1 - phi * phi)) : smc::sample_normal(g, phi * x, sigma);
+          return smc::normal_lpdf(lg_data()[n], x, obs);
+        },
+        [](const double& x, smc::predictions& p) { p("x_last", x); });
+  };
+  const smc::pmmh_config cfg{.particles = 20, .chains = 2, .warmup = 100, .iterations = 200, .seed = 3,
+                             .proposal_sd = {0.3, 0.1}, .noise_runs = 0};
+  const auto r = smc::run_pmmh(bounded, lg_log_prior, {0.0, 0.0}, cfg);
+  double top = -1;
+  for (std::size_t i = 0; i < r.chains * r.iterations; ++i) top = std::max(top, r.draws[i * 2]);
+  CHECK(top <= 0.3);
+  CHECK(top > 0.0);
+  CHECK(r.domain_errors > 0);
+  CHECK_THAT(r.first_domain_error, Catch::Matchers::StartsWith("chain 0, iteration ") &&
+                                       Catch::Matchers::Contains("sd must be > 0 and finite, but it is 0"));
+  std::ostringstream os;
+  os << smc::summary(r);
+  CHECK_THAT(os.str(), Catch::Matchers::Contains(std::to_string(r.domain_errors) +
+                                                 " proposals were rejected because the program threw std::domain_error"));
+  // The same without the domain error: no count, no warning.
+  const auto plain = smc::run_pmmh(lg_program, lg_log_prior, {0.0, 0.0}, cfg);
+  CHECK(plain.domain_errors == 0);
+  CHECK(plain.first_domain_error.empty());
+  // At the start it is an error: there is no state to stay in.
+  CHECK_THROWS_WITH(smc::run_pmmh(bounded, lg_log_prior, {0.5, 0.0}, cfg),
+                    Catch::Matchers::Contains("chain 0, its start, the sweep at (0.5, 0) failed: "
+                                              "tyche::smc::normal_lpdf(x, mean, sd): sd must be > 0"));
+}
+
+TEST_CASE("PMMH: a starting proposal far too small does not inflate the adapted one", "[smc][pmmh]") {
+  // With proposal_sd 10 times too small most early proposals are accepted and the scale λ grows
+  // (Robbins–Monro); the chain's covariance, which then replaces the starting proposal, is scaled
+  // already (2.38²/d), so λ must start again from 1 there. Carried over, λ made the proposal's
+  // variance for φ 1.2 and 3.8 after warm-up here (sd 1.1 and 1.9 on (−1, 1)), against 0.11 and
+  // 0.04 with the reset; in a 3-parameter stochastic-volatility model it proposed log σ = 6.
+  const smc::pmmh_config cfg{.particles = 100, .chains = 2, .warmup = 40, .iterations = 10, .seed = 8,
+                             .proposal_sd = {0.02, 0.02}, .noise_runs = 0};
+  const auto r = smc::run_pmmh(lg_program, lg_log_prior, {0.3, -0.2}, cfg);
+  for (std::size_t c = 0; c < r.chains; ++c) {
+    INFO("chain " << c);
+    const double var_phi = r.proposal_covariance[c * 4], var_log_sigma = r.proposal_covariance[c * 4 + 3];
+    CHECK(var_phi < 0.5);  // the posterior sd of φ is about 0.2: 2.38²/2 · 0.04 ≈ 0.11
+    CHECK(var_log_sigma < 0.5);
+    CHECK(var_phi > 4e-4);  // and it did adapt: more than the starting 0.02²
+  }
 }
 
 TEST_CASE("PMMH: one parameter, no warm-up, no adaptation, chains from scattered starts", "[smc][pmmh]") {

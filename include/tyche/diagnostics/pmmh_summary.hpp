@@ -83,6 +83,11 @@ inline pmmh_summary summary(const pmmh_result& r) {
                   r.log_likelihood_sd, r.particles);
     out.warnings.push_back(text);
   }
+  if (r.domain_errors > 0)
+    out.warnings.push_back(std::to_string(r.domain_errors) +
+                           " proposals were rejected because the program threw std::domain_error in their sweep (a "
+                           "value outside a density's support; the likelihood estimate counts as 0); the first: " +
+                           r.first_domain_error);
   for (const auto& w : out.rows)
     if (w.rhat > 1.01) {
       std::snprintf(text, sizeof text, "%s: R-hat %.3f above 1.01: run longer (more warmup or iterations)",

@@ -84,13 +84,14 @@ auto stepwise(State initial, std::size_t observations, Step step, Predict predic
 // --- densities on plain doubles -------------------------------------------------------------------
 
 namespace detail {
-/// Throws std::invalid_argument "tyche::smc::<call>: <name> must be <domain>, but it is <v>"
-/// unless ok (the support check of the forward-inference densities and samplers).
+/// Throws std::domain_error "tyche::smc::<call>: <name> must be <domain>, but it is <v>" unless
+/// ok (the support check of the forward-inference densities and samplers). domain_error, as
+/// Stan's: run_pmmh rejects a proposal whose sweep throws it.
 inline void check_smc_argument(bool ok, const char* call, const char* name, const char* domain, double v) {
   if (ok) return;
   char value[32];
   std::snprintf(value, sizeof value, "%.17g", v);
-  throw std::invalid_argument(std::string("tyche::smc::") + call + ": " + name + " must be " + domain +
+  throw std::domain_error(std::string("tyche::smc::") + call + ": " + name + " must be " + domain +
                               ", but it is " + value);
 }
 }  // namespace detail
