@@ -29524,6 +29524,12 @@ struct config {
   engine_kind engine = engine_kind::automatic;
   /// In-process engine: threads that step particles (results do not depend on it).
   std::size_t threads = 1;
+  /// In-process engine: a particle whose step throws std::domain_error (a value outside a
+  /// density's support, e.g. smc::normal_lpdf with sd = 0 or ∞) gets weight 0 from that observe
+  /// on and is not stepped again, as if the step had returned −inf — Stan's reject, per particle:
+  /// that path's likelihood counts as 0. Counted in result::domain_errors. Off (the default),
+  /// the exception ends the run. run_pmmh turns it on. The fork engine ignores it.
+  bool domain_error_zero_weight = false;
   /// Stop starting sweeps after this many seconds of wall-clock time (at least one runs).
   double max_seconds = std::numeric_limits<double>::infinity();
   /// Keep every sweep's particle set in the result (turn off for long runs that only use
@@ -29700,6 +29706,10 @@ class result {
   std::vector<particle_set> sets;
   double log_evidence = 0;
   double seconds = 0;  ///< wall-clock time of the whole run
+  /// config::domain_error_zero_weight: the particle steps that threw std::domain_error (each
+  /// gave its particle weight 0), and the first one's sweep, particle, observe and message.
+  std::size_t domain_errors = 0;
+  std::string first_domain_error;
 
   /// The column of a name, or throws std::out_of_range naming it.
   std::size_t column(std::string_view name) const {
@@ -30059,10 +30069,18 @@ inline std::runtime_error bad_weight(double value, std::size_t particle, std::si
 /// engine passes its errors on as text) to reject a proposal whose likelihood estimate is 0.
 inline constexpr const char* all_zero_words = "every particle has log weight -inf after observe ";
 
-inline std::runtime_error all_zero(std::size_t observe) {
-  return std::runtime_error(std::string("tyche::smc: ") + all_zero_words +
-                            std::to_string(observe) + " (0-based): no particle is consistent with the "
-                            "data; use more particles or check the model");
+/// all_zero's type: the in-process engine adds the run's config::domain_error_zero_weight count,
+/// so that run_pmmh counts the particles a domain error killed in a sweep that ended so.
+struct all_zero_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+  std::size_t domain_errors = 0;
+  std::string first_domain_error;
+};
+
+inline all_zero_error all_zero(std::size_t observe) {
+  return all_zero_error(std::string("tyche::smc: ") + all_zero_words + std::to_string(observe) +
+                        " (0-based): no particle is consistent with the data; use more particles or check the "
+                        "model");
 }
 
 /// Random streams. Particle p of sweep m draws from counter_rng(seed, stream(m, p)), starting
@@ -31384,6 +31402,9 @@ class worker_pool {
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <limits>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -31403,6 +31424,12 @@ result run_in_process(const Program& program, algorithm method, const config& cf
   std::vector<state> states(L, program.initial), next(L, program.initial);
   std::vector<double> log_w(L), increment(L);
   std::vector<predictions> predicted(L);
+  // config::domain_error_zero_weight: each particle's domain_error of this observe, written by
+  // the thread that steps it and read in particle order after (so the count and the first
+  // message do not depend on config::threads).
+  const bool zero_on_domain_error = cfg.domain_error_zero_weight;
+  std::vector<std::string> domain_message(zero_on_domain_error ? L : 0);
+  std::vector<unsigned char> domain_thrown(zero_on_domain_error ? L : 0, 0);
 
   // Particle Gibbs: every observe's states, log-likelihoods and ancestors, and the retained trace.
   std::vector<std::vector<state>> history(pg ? N : 0);
@@ -31428,9 +31455,32 @@ result run_in_process(const Program& program, algorithm method, const config& cf
       pool.run(L, [&](std::size_t begin, std::size_t end) {
         for (std::size_t l = std::max(begin, first); l < end; ++l) {
           counter_rng g = particle_rng(cfg.seed, m, l, n);
-          increment[l] = program.step(states[l], n, g);
+          if (!zero_on_domain_error) {
+            increment[l] = program.step(states[l], n, g);
+            continue;
+          }
+          if (log_w[l] == -std::numeric_limits<double>::infinity()) {  // dead: its state may be anything
+            increment[l] = -std::numeric_limits<double>::infinity();
+            continue;
+          }
+          try {
+            increment[l] = program.step(states[l], n, g);
+          } catch (const std::domain_error& e) {
+            increment[l] = -std::numeric_limits<double>::infinity();
+            domain_thrown[l] = 1;
+            domain_message[l] = e.what();
+          }
         }
       });
+      if (zero_on_domain_error)
+        for (std::size_t l = 0; l < L; ++l)
+          if (domain_thrown[l]) {
+            domain_thrown[l] = 0;
+            if (r.domain_errors++ == 0)
+              r.first_domain_error = "sweep " + std::to_string(m) + ", particle " + std::to_string(l) +
+                                     ", observe " + std::to_string(n) + ": " + domain_message[l];
+            domain_message[l].clear();
+          }
       if (conditional) {
         states[0] = retained[n];
         increment[0] = retained_increment[n];
@@ -31440,7 +31490,12 @@ result run_in_process(const Program& program, algorithm method, const config& cf
           throw bad_weight(increment[l], l, n);
       for (std::size_t l = 0; l < L; ++l) log_w[l] += increment[l];
       const weight_summary after = summarise_weights(log_w);
-      if (after.log_sum == -std::numeric_limits<double>::infinity()) throw all_zero(n);
+      if (after.log_sum == -std::numeric_limits<double>::infinity()) {
+        all_zero_error e = all_zero(n);
+        e.domain_errors = r.domain_errors;
+        e.first_domain_error = r.first_domain_error;
+        throw e;
+      }
       log_evidence += after.log_sum - log_total;
       log_total = after.log_sum;
       if (pg) {
@@ -31657,8 +31712,13 @@ class polya_urn {
 //
 // Warm-up (the first `warmup` iterations of each chain, not kept) adapts the proposal: the
 // covariance of the chain's draws so far (Haario, Saksman & Tamminen 2001), from 2·d + 10
-// iterations on, with λ moved by a Robbins–Monro step towards `target_acceptance` (Andrieu &
-// Thoms 2008, Algorithm 4). The proposal is fixed for the kept iterations.
+// iterations on and once the chain has moved max(d + 1, 10) times, with λ moved by a
+// Robbins–Monro step towards `target_acceptance` (Andrieu & Thoms 2008, Algorithm 4) and started
+// again from 1 when the chain's covariance first replaces the starting proposal. The proposal is
+// fixed for the kept iterations.
+//
+// A particle whose step throws std::domain_error (a value outside a density's support) gets
+// weight 0 (config::domain_error_zero_weight, in-process engine): counted in domain_errors.
 //
 // The particle count decides how well the chain mixes: with a noisy Ẑ the chain sticks where an
 // estimate happened to be high. Doucet, Pitt, Deligiannidis & Kohn (2015, Biometrika 102) find
@@ -31767,6 +31827,7 @@ result run_pg(const Program& program, const config& cfg = {}) {
 // ----- end tyche/samplers/smc/run.hpp -----
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -31789,8 +31850,11 @@ struct pmmh_config {
   std::size_t chains = 4;
   /// Chains run at once, on threads of their own (0: one per chain, up to the CPUs this process
   /// may use). The in-process engine only: the fork engine runs them one after another (0 or 1
-  /// there). With more than one, `make` and `log_prior` are called from several threads at once,
-  /// so they must not modify shared state. Results do not depend on it.
+  /// there). With more than one, `make`, `log_prior` and the programs `make` returns (their step
+  /// and predict, and whatever they capture by reference) run on several threads at once, so
+  /// they must not modify shared state; and chains other than the first run on std::threads,
+  /// whose stacks are the platform's default (8 MiB on Linux with glibc, less elsewhere).
+  /// Results do not depend on it.
   std::size_t chain_threads = 0;
   /// Iterations of each chain that adapt the proposal and are not kept.
   std::size_t warmup = 1000;
@@ -31838,9 +31902,10 @@ struct pmmh_result {
   std::vector<double> predicted;
   /// Each chain's acceptance rate over its kept iterations.
   std::vector<double> acceptance;
-  /// Proposals rejected because the program threw std::domain_error in their sweep (a value
-  /// outside a density's support: the estimate is 0, as Stan rejects), over all chains, and the
-  /// first one's chain, iteration, point and message.
+  /// Particle steps that threw std::domain_error (a value outside a density's support, e.g.
+  /// smc::normal_lpdf with sd = ∞), over the chains' sweeps: each gave its particle weight 0 (that
+  /// path's likelihood counts as 0; config::domain_error_zero_weight, in-process engine). The
+  /// first one's chain, iteration, point, particle, observe and message.
   std::size_t domain_errors = 0;
   std::string first_domain_error;
   /// sd(log Ẑ) over noise_runs sweeps at the posterior mean of θ (NaN if not measured).
@@ -31970,8 +32035,8 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   const bool in_process = is_stepwise_program<program_type>::value && cfg.engine != engine_kind::fork;
   if (cfg.chain_threads > 1 && !in_process)
     throw fail("chain_threads = " + std::to_string(cfg.chain_threads) +
-               ", but the fork engine runs chains one after another: set chain_threads to 0 or 1, or write "
-               "the program as tyche::smc::stepwise(...) for the in-process engine");
+               ", but the fork engine runs chains one after another: set chain_threads to 0 or 1, or run a "
+               "tyche::smc::stepwise(...) program on the in-process engine (engine automatic or in_process)");
   const std::size_t chain_threads =
       !in_process ? 1
                   : std::min<std::size_t>(cfg.chains, cfg.chain_threads > 0
@@ -31996,12 +32061,13 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   sc.resampling = cfg.resampling;
   sc.engine = cfg.engine;
   sc.threads = cfg.threads;
+  sc.domain_error_zero_weight = true;  // a particle's std::domain_error: its weight 0 (in-process engine)
   detail::check_config(sc, f);
   // log Ẑ of a sweep, −∞ where every particle's weight went to 0 (the engines report that as an
-  // error, detail::all_zero; here it is an estimate of 0, and the proposal is rejected), and −∞
-  // where the program threw std::domain_error (a value outside a density's support, as Stan's
-  // reject: counted in *domain, whose first message is kept). Any other error of the sweep (the
-  // program's own, a NaN weight) is passed on with where it happened.
+  // error, detail::all_zero; here it is an estimate of 0, and the proposal is rejected). A
+  // particle whose step throws std::domain_error gets weight 0 (config::domain_error_zero_weight,
+  // in-process engine): counted in *domain, whose first message is kept. Any other error of the
+  // sweep (the program's own, a NaN weight) is passed on with where it happened.
   struct domain_count {
     std::size_t count = 0;
     std::string first;
@@ -32012,17 +32078,21 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       config one = sc;
       one.seed = seed;
       r = run_smc(make(theta), one);
-    } catch (const std::domain_error& e) {
-      if (domain == nullptr)
-        throw std::runtime_error(std::string(f) + ": " + where + ", the sweep at " + detail::pmmh_point(theta) +
-                                 " failed: " + e.what());
-      if (domain->count++ == 0) domain->first = where + ", at " + detail::pmmh_point(theta) + ": " + e.what();
+    } catch (const detail::all_zero_error& e) {  // the in-process engine's, with its domain errors
+      if (domain != nullptr && e.domain_errors > 0) {
+        if (domain->count == 0) domain->first = where + ", at " + detail::pmmh_point(theta) + ", " + e.first_domain_error;
+        domain->count += e.domain_errors;
+      }
       return -std::numeric_limits<double>::infinity();
     } catch (const std::exception& e) {
       if (std::string_view(e.what()).find(detail::all_zero_words) != std::string_view::npos)
         return -std::numeric_limits<double>::infinity();
       throw std::runtime_error(std::string(f) + ": " + where + ", the sweep at " + detail::pmmh_point(theta) +
                                " failed: " + e.what());
+    }
+    if (domain != nullptr && r.domain_errors > 0) {
+      if (domain->count == 0) domain->first = where + ", at " + detail::pmmh_point(theta) + ", " + r.first_domain_error;
+      domain->count += r.domain_errors;
     }
     if (std::isnan(r.log_evidence) || r.log_evidence == std::numeric_limits<double>::infinity())
       throw std::runtime_error(std::string(f) + ": " + where + ": the likelihood estimate at " +
@@ -32055,6 +32125,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     domain_count domain;
   };
   std::vector<chain_output> chains(cfg.chains);
+  std::atomic<std::size_t> first_failed{std::numeric_limits<std::size_t>::max()};
 
   const auto run_chain = [&](std::size_t c) {
     chain_output& co = chains[c];
@@ -32114,7 +32185,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     bool from_chain = false;  // whether chol is the chain's covariance yet
     result r;
     const std::uint64_t seed0 = detail::pmmh_sweep_seed(cfg.seed, c, 0);
-    double ll = log_z(theta, seed0, r, "chain " + std::to_string(c) + ", its start", nullptr);
+    double ll = log_z(theta, seed0, r, "chain " + std::to_string(c) + ", its start", &co.domain);
     if (!(ll > -std::numeric_limits<double>::infinity()))
       throw std::runtime_error(std::string(f) + ": chain " + std::to_string(c) + ": at the starting point " +
                                detail::pmmh_point(theta) + " every particle's weight went to 0 (the likelihood "
@@ -32123,6 +32194,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     std::size_t accepted = 0, accepted_warm = 0;
     const std::size_t total = cfg.warmup + cfg.iterations;
     for (std::size_t it = 1; it <= total; ++it) {
+      if (first_failed.load(std::memory_order_relaxed) < c) return;  // a lower chain failed: the run ends
       const bool warm = it <= cfg.warmup;
       const double lambda = std::exp(log_lambda);
       for (std::size_t k = 0; k < d; ++k) z[k] = g.normal();
@@ -32200,10 +32272,22 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       }
   };
   // Contiguous blocks of chains per thread; a failure is reported for the lowest chain that
-  // failed, as when the chains run one after another.
+  // failed, as when the chains run one after another (the worker pool rethrows the lowest
+  // block's), and the chains above a failed one stop at their next iteration: their results
+  // would be thrown away.
   detail::worker_pool pool(chain_threads);
   pool.run(cfg.chains, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t c = begin; c < end; ++c) run_chain(c);
+    for (std::size_t c = begin; c < end; ++c) {
+      try {
+        run_chain(c);
+      } catch (...) {
+        std::size_t seen = first_failed.load();
+        while (c < seen && !first_failed.compare_exchange_weak(seen, c)) {
+        }
+        throw;
+      }
+      if (first_failed.load() < c) return;
+    }
   });
 
   // Merge, chain after chain: the names in the order the chains first saw them (chain 0's, then
@@ -32350,8 +32434,9 @@ inline pmmh_summary summary(const pmmh_result& r) {
   }
   if (r.domain_errors > 0)
     out.warnings.push_back(std::to_string(r.domain_errors) +
-                           " proposals were rejected because the program threw std::domain_error in their sweep (a "
-                           "value outside a density's support; the likelihood estimate counts as 0); the first: " +
+                           " particle steps threw std::domain_error (a value outside a density's support) and gave "
+                           "their particle weight 0, as if that path's likelihood were 0; if that is not what the "
+                           "model means, bound the state or the parameters; the first: " +
                            r.first_domain_error);
   for (const auto& w : out.rows)
     if (w.rhat > 1.01) {

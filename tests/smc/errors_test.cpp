@@ -274,3 +274,40 @@ TEST_CASE("errors: densities and samplers check their arguments", "[smc]") {
       [](const double&, smc::predictions&) {});
   CHECK_THROWS_WITH(smc::run_smc(bad, {.particles = 4}), Catch::Contains("sd must be > 0 and finite"));
 }
+
+TEST_CASE("errors: config::domain_error_zero_weight gives a particle that throws std::domain_error weight 0",
+          "[smc]") {
+  // A random walk that must stay in (-2, 2): outside, the step throws (or returns -inf, the
+  // reference: the same random numbers, so the same run bit for bit).
+  const auto walk = [](bool throws) {
+    return smc::stepwise(
+        0.0, 12,
+        [throws](double& x, std::size_t n, tyche::counter_rng& g) {
+          x += smc::sample_normal(g, 0, 0.6);
+          if (std::fabs(x) >= 2) {
+            if (throws) throw std::domain_error("x = " + std::to_string(x) + " left (-2, 2)");
+            return -std::numeric_limits<double>::infinity();
+          }
+          return smc::normal_lpdf(0.1 * static_cast<double>(n), x, 1.0);
+        },
+        [](const double& x, smc::predictions& p) { p("x", x); });
+  };
+  smc::config cfg{.particles = 64, .sweeps = 3, .seed = 5, .ess_threshold = 0.3};
+  // Off (the default): the exception ends the run, unchanged.
+  CHECK_THROWS_AS(smc::run_smc(walk(true), cfg), std::domain_error);
+  cfg.domain_error_zero_weight = true;
+  const auto thrown = smc::run_smc(walk(true), cfg);
+  const auto reference = smc::run_smc(walk(false), cfg);
+  CHECK(thrown.log_evidence == reference.log_evidence);
+  REQUIRE(thrown.sets.size() == reference.sets.size());
+  for (std::size_t k = 0; k < thrown.sets.size(); ++k) CHECK(thrown.sets[k].weights == reference.sets[k].weights);
+  CHECK(thrown.domain_errors > 0);
+  CHECK(reference.domain_errors == 0);
+  CHECK_THAT(thrown.first_domain_error, Catch::StartsWith("sweep 0, particle ") && Catch::Contains(" left (-2, 2)"));
+  // The count and the first message do not depend on the threads.
+  cfg.threads = 3;
+  const auto threaded = smc::run_smc(walk(true), cfg);
+  CHECK(threaded.log_evidence == thrown.log_evidence);
+  CHECK(threaded.domain_errors == thrown.domain_errors);
+  CHECK(threaded.first_domain_error == thrown.first_domain_error);
+}

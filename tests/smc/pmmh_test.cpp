@@ -347,9 +347,9 @@ TEST_CASE("PMMH: a proposal whose every particle dies is rejected, not an error"
   for (double ll : r.log_likelihood) REQUIRE(std::isfinite(ll));
 }
 
-TEST_CASE("PMMH: a sweep that throws std::domain_error rejects its proposal, counted and reported", "[smc][pmmh]") {
-  // As Stan rejects a proposal whose log density throws std::domain_error: here sd = 0 for
-  // φ > 0.3, which smc::normal_lpdf refuses with a domain_error.
+TEST_CASE("PMMH: a particle whose step throws std::domain_error gets weight 0, counted and reported", "[smc][pmmh]") {
+  // Per particle, as if its step had returned −inf (Stan's reject, per path). Where the error
+  // depends on θ alone (sd = 0 for φ > 0.3) every particle dies and the proposal is rejected.
   const auto bounded = [](std::span<const double> theta) {
     const double phi = theta[0], sigma = std::exp(theta[1]);
     const double obs = phi > 0.3 ? 0.0 : lg_obs_sd;
@@ -369,20 +369,59 @@ TEST_CASE("PMMH: a sweep that throws std::domain_error rejects its proposal, cou
   CHECK(top <= 0.3);
   CHECK(top > 0.0);
   CHECK(r.domain_errors > 0);
-  CHECK_THAT(r.first_domain_error, Catch::Matchers::StartsWith("chain 0, iteration ") &&
-                                       Catch::Matchers::Contains("sd must be > 0 and finite, but it is 0"));
+  CHECK(r.domain_errors % 20 == 0);  // every particle of each such sweep, at its first observe
+  CHECK_THAT(r.first_domain_error,
+             Catch::Matchers::StartsWith("chain 0, iteration ") &&
+                 Catch::Matchers::Contains(", sweep 0, particle 0, observe 0: tyche::smc::normal_lpdf(x, mean, sd): sd "
+                                           "must be > 0 and finite, but it is 0"));
   std::ostringstream os;
   os << smc::summary(r);
   CHECK_THAT(os.str(), Catch::Matchers::Contains(std::to_string(r.domain_errors) +
-                                                 " proposals were rejected because the program threw std::domain_error"));
+                                                 " particle steps threw std::domain_error"));
   // The same without the domain error: no count, no warning.
   const auto plain = smc::run_pmmh(lg_program, lg_log_prior, {0.0, 0.0}, cfg);
   CHECK(plain.domain_errors == 0);
   CHECK(plain.first_domain_error.empty());
-  // At the start it is an error: there is no state to stay in.
+  // At the start no particle lives: an error, there is no state to stay in.
   CHECK_THROWS_WITH(smc::run_pmmh(bounded, lg_log_prior, {0.5, 0.0}, cfg),
-                    Catch::Matchers::Contains("chain 0, its start, the sweep at (0.5, 0) failed: "
-                                              "tyche::smc::normal_lpdf(x, mean, sd): sd must be > 0"));
+                    Catch::Matchers::Contains("chain 0: at the starting point (0.5, 0) every particle's weight went to 0"));
+}
+
+TEST_CASE("PMMH: a domain error that depends on the particle's path is that path's weight 0, bit for bit",
+          "[smc][pmmh]") {
+  // The state leaves (−1.2, 1.2) on some paths only: throwing std::domain_error there must give
+  // exactly the chains of a step that returns −inf there (the same random numbers), not a
+  // rejected sweep (which would bias the chain: an estimate that is 0 whenever any particle
+  // strays).
+  const auto with = [](bool throws) {
+    return [throws](std::span<const double> theta) {
+      const double phi = theta[0], sigma = std::exp(theta[1]);
+      return smc::stepwise(
+          0.0, lg_length,
+          [phi, sigma, throws](double& x, std::size_t n, tyche::counter_rng& g) {
+            x = n == 0 ? smc::sample_normal(g, 0, sigma / std::sqrt(1 - phi * phi)) : smc::sample_normal(g, phi * x, sigma);
+            if (std::fabs(x) > 1.2) {
+              if (throws) throw std::domain_error("x outside (-1.2, 1.2)");
+              return -std::numeric_limits<double>::infinity();
+            }
+            return smc::normal_lpdf(lg_data()[n], x, lg_obs_sd);
+          },
+          [](const double& x, smc::predictions& p) { p("x_last", x); });
+    };
+  };
+  const smc::pmmh_config cfg{.particles = 30, .chains = 2, .warmup = 40, .iterations = 60, .seed = 12,
+                             .proposal_sd = {0.1, 0.1}, .noise_runs = 4};
+  const auto thrown = smc::run_pmmh(with(true), lg_log_prior, {0.3, -0.3}, cfg);
+  const auto minus_inf = smc::run_pmmh(with(false), lg_log_prior, {0.3, -0.3}, cfg);
+  CHECK(thrown.draws == minus_inf.draws);
+  CHECK(thrown.log_likelihood == minus_inf.log_likelihood);
+  CHECK(thrown.predicted == minus_inf.predicted);
+  CHECK(thrown.log_likelihood_sd == minus_inf.log_likelihood_sd);
+  CHECK(thrown.domain_errors > 0);
+  CHECK_THAT(thrown.first_domain_error, Catch::Matchers::Contains(": x outside (-1.2, 1.2)"));
+  CHECK(minus_inf.domain_errors == 0);
+  // Accepted sweeps had some particles killed: the chain moved.
+  CHECK(thrown.acceptance[0] + thrown.acceptance[1] > 0);
 }
 
 TEST_CASE("PMMH: a starting proposal far too small does not inflate the adapted one", "[smc][pmmh]") {

@@ -85,8 +85,9 @@ inline pmmh_summary summary(const pmmh_result& r) {
   }
   if (r.domain_errors > 0)
     out.warnings.push_back(std::to_string(r.domain_errors) +
-                           " proposals were rejected because the program threw std::domain_error in their sweep (a "
-                           "value outside a density's support; the likelihood estimate counts as 0); the first: " +
+                           " particle steps threw std::domain_error (a value outside a density's support) and gave "
+                           "their particle weight 0, as if that path's likelihood were 0; if that is not what the "
+                           "model means, bound the state or the parameters; the first: " +
                            r.first_domain_error);
   for (const auto& w : out.rows)
     if (w.rhat > 1.01) {

@@ -47,6 +47,12 @@ struct config {
   engine_kind engine = engine_kind::automatic;
   /// In-process engine: threads that step particles (results do not depend on it).
   std::size_t threads = 1;
+  /// In-process engine: a particle whose step throws std::domain_error (a value outside a
+  /// density's support, e.g. smc::normal_lpdf with sd = 0 or ∞) gets weight 0 from that observe
+  /// on and is not stepped again, as if the step had returned −inf — Stan's reject, per particle:
+  /// that path's likelihood counts as 0. Counted in result::domain_errors. Off (the default),
+  /// the exception ends the run. run_pmmh turns it on. The fork engine ignores it.
+  bool domain_error_zero_weight = false;
   /// Stop starting sweeps after this many seconds of wall-clock time (at least one runs).
   double max_seconds = std::numeric_limits<double>::infinity();
   /// Keep every sweep's particle set in the result (turn off for long runs that only use

@@ -33,6 +33,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <limits>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -52,6 +55,12 @@ result run_in_process(const Program& program, algorithm method, const config& cf
   std::vector<state> states(L, program.initial), next(L, program.initial);
   std::vector<double> log_w(L), increment(L);
   std::vector<predictions> predicted(L);
+  // config::domain_error_zero_weight: each particle's domain_error of this observe, written by
+  // the thread that steps it and read in particle order after (so the count and the first
+  // message do not depend on config::threads).
+  const bool zero_on_domain_error = cfg.domain_error_zero_weight;
+  std::vector<std::string> domain_message(zero_on_domain_error ? L : 0);
+  std::vector<unsigned char> domain_thrown(zero_on_domain_error ? L : 0, 0);
 
   // Particle Gibbs: every observe's states, log-likelihoods and ancestors, and the retained trace.
   std::vector<std::vector<state>> history(pg ? N : 0);
@@ -77,9 +86,32 @@ result run_in_process(const Program& program, algorithm method, const config& cf
       pool.run(L, [&](std::size_t begin, std::size_t end) {
         for (std::size_t l = std::max(begin, first); l < end; ++l) {
           counter_rng g = particle_rng(cfg.seed, m, l, n);
-          increment[l] = program.step(states[l], n, g);
+          if (!zero_on_domain_error) {
+            increment[l] = program.step(states[l], n, g);
+            continue;
+          }
+          if (log_w[l] == -std::numeric_limits<double>::infinity()) {  // dead: its state may be anything
+            increment[l] = -std::numeric_limits<double>::infinity();
+            continue;
+          }
+          try {
+            increment[l] = program.step(states[l], n, g);
+          } catch (const std::domain_error& e) {
+            increment[l] = -std::numeric_limits<double>::infinity();
+            domain_thrown[l] = 1;
+            domain_message[l] = e.what();
+          }
         }
       });
+      if (zero_on_domain_error)
+        for (std::size_t l = 0; l < L; ++l)
+          if (domain_thrown[l]) {
+            domain_thrown[l] = 0;
+            if (r.domain_errors++ == 0)
+              r.first_domain_error = "sweep " + std::to_string(m) + ", particle " + std::to_string(l) +
+                                     ", observe " + std::to_string(n) + ": " + domain_message[l];
+            domain_message[l].clear();
+          }
       if (conditional) {
         states[0] = retained[n];
         increment[0] = retained_increment[n];
@@ -89,7 +121,12 @@ result run_in_process(const Program& program, algorithm method, const config& cf
           throw bad_weight(increment[l], l, n);
       for (std::size_t l = 0; l < L; ++l) log_w[l] += increment[l];
       const weight_summary after = summarise_weights(log_w);
-      if (after.log_sum == -std::numeric_limits<double>::infinity()) throw all_zero(n);
+      if (after.log_sum == -std::numeric_limits<double>::infinity()) {
+        all_zero_error e = all_zero(n);
+        e.domain_errors = r.domain_errors;
+        e.first_domain_error = r.first_domain_error;
+        throw e;
+      }
       log_evidence += after.log_sum - log_total;
       log_total = after.log_sum;
       if (pg) {

@@ -16,8 +16,13 @@
 //
 // Warm-up (the first `warmup` iterations of each chain, not kept) adapts the proposal: the
 // covariance of the chain's draws so far (Haario, Saksman & Tamminen 2001), from 2·d + 10
-// iterations on, with λ moved by a Robbins–Monro step towards `target_acceptance` (Andrieu &
-// Thoms 2008, Algorithm 4). The proposal is fixed for the kept iterations.
+// iterations on and once the chain has moved max(d + 1, 10) times, with λ moved by a
+// Robbins–Monro step towards `target_acceptance` (Andrieu & Thoms 2008, Algorithm 4) and started
+// again from 1 when the chain's covariance first replaces the starting proposal. The proposal is
+// fixed for the kept iterations.
+//
+// A particle whose step throws std::domain_error (a value outside a density's support) gets
+// weight 0 (config::domain_error_zero_weight, in-process engine): counted in domain_errors.
 //
 // The particle count decides how well the chain mixes: with a noisy Ẑ the chain sticks where an
 // estimate happened to be high. Doucet, Pitt, Deligiannidis & Kohn (2015, Biometrika 102) find
@@ -44,6 +49,7 @@
 #include <tyche/samplers/smc/run.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -66,8 +72,11 @@ struct pmmh_config {
   std::size_t chains = 4;
   /// Chains run at once, on threads of their own (0: one per chain, up to the CPUs this process
   /// may use). The in-process engine only: the fork engine runs them one after another (0 or 1
-  /// there). With more than one, `make` and `log_prior` are called from several threads at once,
-  /// so they must not modify shared state. Results do not depend on it.
+  /// there). With more than one, `make`, `log_prior` and the programs `make` returns (their step
+  /// and predict, and whatever they capture by reference) run on several threads at once, so
+  /// they must not modify shared state; and chains other than the first run on std::threads,
+  /// whose stacks are the platform's default (8 MiB on Linux with glibc, less elsewhere).
+  /// Results do not depend on it.
   std::size_t chain_threads = 0;
   /// Iterations of each chain that adapt the proposal and are not kept.
   std::size_t warmup = 1000;
@@ -115,9 +124,10 @@ struct pmmh_result {
   std::vector<double> predicted;
   /// Each chain's acceptance rate over its kept iterations.
   std::vector<double> acceptance;
-  /// Proposals rejected because the program threw std::domain_error in their sweep (a value
-  /// outside a density's support: the estimate is 0, as Stan rejects), over all chains, and the
-  /// first one's chain, iteration, point and message.
+  /// Particle steps that threw std::domain_error (a value outside a density's support, e.g.
+  /// smc::normal_lpdf with sd = ∞), over the chains' sweeps: each gave its particle weight 0 (that
+  /// path's likelihood counts as 0; config::domain_error_zero_weight, in-process engine). The
+  /// first one's chain, iteration, point, particle, observe and message.
   std::size_t domain_errors = 0;
   std::string first_domain_error;
   /// sd(log Ẑ) over noise_runs sweeps at the posterior mean of θ (NaN if not measured).
@@ -247,8 +257,8 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   const bool in_process = is_stepwise_program<program_type>::value && cfg.engine != engine_kind::fork;
   if (cfg.chain_threads > 1 && !in_process)
     throw fail("chain_threads = " + std::to_string(cfg.chain_threads) +
-               ", but the fork engine runs chains one after another: set chain_threads to 0 or 1, or write "
-               "the program as tyche::smc::stepwise(...) for the in-process engine");
+               ", but the fork engine runs chains one after another: set chain_threads to 0 or 1, or run a "
+               "tyche::smc::stepwise(...) program on the in-process engine (engine automatic or in_process)");
   const std::size_t chain_threads =
       !in_process ? 1
                   : std::min<std::size_t>(cfg.chains, cfg.chain_threads > 0
@@ -273,12 +283,13 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   sc.resampling = cfg.resampling;
   sc.engine = cfg.engine;
   sc.threads = cfg.threads;
+  sc.domain_error_zero_weight = true;  // a particle's std::domain_error: its weight 0 (in-process engine)
   detail::check_config(sc, f);
   // log Ẑ of a sweep, −∞ where every particle's weight went to 0 (the engines report that as an
-  // error, detail::all_zero; here it is an estimate of 0, and the proposal is rejected), and −∞
-  // where the program threw std::domain_error (a value outside a density's support, as Stan's
-  // reject: counted in *domain, whose first message is kept). Any other error of the sweep (the
-  // program's own, a NaN weight) is passed on with where it happened.
+  // error, detail::all_zero; here it is an estimate of 0, and the proposal is rejected). A
+  // particle whose step throws std::domain_error gets weight 0 (config::domain_error_zero_weight,
+  // in-process engine): counted in *domain, whose first message is kept. Any other error of the
+  // sweep (the program's own, a NaN weight) is passed on with where it happened.
   struct domain_count {
     std::size_t count = 0;
     std::string first;
@@ -289,17 +300,21 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       config one = sc;
       one.seed = seed;
       r = run_smc(make(theta), one);
-    } catch (const std::domain_error& e) {
-      if (domain == nullptr)
-        throw std::runtime_error(std::string(f) + ": " + where + ", the sweep at " + detail::pmmh_point(theta) +
-                                 " failed: " + e.what());
-      if (domain->count++ == 0) domain->first = where + ", at " + detail::pmmh_point(theta) + ": " + e.what();
+    } catch (const detail::all_zero_error& e) {  // the in-process engine's, with its domain errors
+      if (domain != nullptr && e.domain_errors > 0) {
+        if (domain->count == 0) domain->first = where + ", at " + detail::pmmh_point(theta) + ", " + e.first_domain_error;
+        domain->count += e.domain_errors;
+      }
       return -std::numeric_limits<double>::infinity();
     } catch (const std::exception& e) {
       if (std::string_view(e.what()).find(detail::all_zero_words) != std::string_view::npos)
         return -std::numeric_limits<double>::infinity();
       throw std::runtime_error(std::string(f) + ": " + where + ", the sweep at " + detail::pmmh_point(theta) +
                                " failed: " + e.what());
+    }
+    if (domain != nullptr && r.domain_errors > 0) {
+      if (domain->count == 0) domain->first = where + ", at " + detail::pmmh_point(theta) + ", " + r.first_domain_error;
+      domain->count += r.domain_errors;
     }
     if (std::isnan(r.log_evidence) || r.log_evidence == std::numeric_limits<double>::infinity())
       throw std::runtime_error(std::string(f) + ": " + where + ": the likelihood estimate at " +
@@ -332,6 +347,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     domain_count domain;
   };
   std::vector<chain_output> chains(cfg.chains);
+  std::atomic<std::size_t> first_failed{std::numeric_limits<std::size_t>::max()};
 
   const auto run_chain = [&](std::size_t c) {
     chain_output& co = chains[c];
@@ -391,7 +407,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     bool from_chain = false;  // whether chol is the chain's covariance yet
     result r;
     const std::uint64_t seed0 = detail::pmmh_sweep_seed(cfg.seed, c, 0);
-    double ll = log_z(theta, seed0, r, "chain " + std::to_string(c) + ", its start", nullptr);
+    double ll = log_z(theta, seed0, r, "chain " + std::to_string(c) + ", its start", &co.domain);
     if (!(ll > -std::numeric_limits<double>::infinity()))
       throw std::runtime_error(std::string(f) + ": chain " + std::to_string(c) + ": at the starting point " +
                                detail::pmmh_point(theta) + " every particle's weight went to 0 (the likelihood "
@@ -400,6 +416,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     std::size_t accepted = 0, accepted_warm = 0;
     const std::size_t total = cfg.warmup + cfg.iterations;
     for (std::size_t it = 1; it <= total; ++it) {
+      if (first_failed.load(std::memory_order_relaxed) < c) return;  // a lower chain failed: the run ends
       const bool warm = it <= cfg.warmup;
       const double lambda = std::exp(log_lambda);
       for (std::size_t k = 0; k < d; ++k) z[k] = g.normal();
@@ -477,10 +494,22 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       }
   };
   // Contiguous blocks of chains per thread; a failure is reported for the lowest chain that
-  // failed, as when the chains run one after another.
+  // failed, as when the chains run one after another (the worker pool rethrows the lowest
+  // block's), and the chains above a failed one stop at their next iteration: their results
+  // would be thrown away.
   detail::worker_pool pool(chain_threads);
   pool.run(cfg.chains, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t c = begin; c < end; ++c) run_chain(c);
+    for (std::size_t c = begin; c < end; ++c) {
+      try {
+        run_chain(c);
+      } catch (...) {
+        std::size_t seen = first_failed.load();
+        while (c < seen && !first_failed.compare_exchange_weak(seen, c)) {
+        }
+        throw;
+      }
+      if (first_failed.load() < c) return;
+    }
   });
 
   // Merge, chain after chain: the names in the order the chains first saw them (chain 0's, then

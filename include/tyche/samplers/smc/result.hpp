@@ -87,6 +87,10 @@ class result {
   std::vector<particle_set> sets;
   double log_evidence = 0;
   double seconds = 0;  ///< wall-clock time of the whole run
+  /// config::domain_error_zero_weight: the particle steps that threw std::domain_error (each
+  /// gave its particle weight 0), and the first one's sweep, particle, observe and message.
+  std::size_t domain_errors = 0;
+  std::string first_domain_error;
 
   /// The column of a name, or throws std::out_of_range naming it.
   std::size_t column(std::string_view name) const {

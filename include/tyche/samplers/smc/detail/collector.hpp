@@ -131,10 +131,18 @@ inline std::runtime_error bad_weight(double value, std::size_t particle, std::si
 /// engine passes its errors on as text) to reject a proposal whose likelihood estimate is 0.
 inline constexpr const char* all_zero_words = "every particle has log weight -inf after observe ";
 
-inline std::runtime_error all_zero(std::size_t observe) {
-  return std::runtime_error(std::string("tyche::smc: ") + all_zero_words +
-                            std::to_string(observe) + " (0-based): no particle is consistent with the "
-                            "data; use more particles or check the model");
+/// all_zero's type: the in-process engine adds the run's config::domain_error_zero_weight count,
+/// so that run_pmmh counts the particles a domain error killed in a sweep that ended so.
+struct all_zero_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+  std::size_t domain_errors = 0;
+  std::string first_domain_error;
+};
+
+inline all_zero_error all_zero(std::size_t observe) {
+  return all_zero_error(std::string("tyche::smc: ") + all_zero_words + std::to_string(observe) +
+                        " (0-based): no particle is consistent with the data; use more particles or check the "
+                        "model");
 }
 
 /// Random streams. Particle p of sweep m draws from counter_rng(seed, stream(m, p)), starting
