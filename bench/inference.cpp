@@ -22,7 +22,9 @@
 //                    others
 //   reached          optimize: the fraction of seeds whose MAP has a log density within 0.01 of
 //                    the best found (all seeds, and a run with tolerances that leave only the
-//                    gradient's norm): how often CmdStan's convergence tests stop at the mode.
+//                    gradient's norm): how often the run ends at the mode (row optimize: the
+//                    default, L-BFGS then Newton steps; row optimize_lbfgs_only: newton_steps = 0,
+//                    where CmdStan's convergence tests stop).
 //                    pathfinder: the fraction of those paths whose first draw's log density is at least the
 //                    5 % quantile of the NUTS draws' lp__: not left in the tails (an exact draw:
 //                    0.95; an approximation too concentrated near the mode counts here, not in
@@ -32,7 +34,7 @@
 //                    resampling); seconds and gradients are that run's
 //
 // The reference is reference_summary.csv of each posterior (../shared/posteriors, posteriordb).
-// --quick: 2 seeds, NUTS 4 × (300 + 300). Progress on stderr. docs/inference.md has the table.
+// --quick: 2 seeds, NUTS 4 × (300 + 300); --seeds=N: N seeds (10). Progress on stderr. docs/inference.md has the table.
 #include "../examples/posteriordb.hpp"
 
 #include <tyche/tyche.hpp>
@@ -43,6 +45,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <fstream>
@@ -197,34 +200,46 @@ void run(const char* name, const Model& m, const std::filesystem::path& dir, int
   }
   // optimize (MAP, CmdStan's defaults) from each seed's random initial point: how often it
   // reaches the mode (its log density within 0.01 of the best of all seeds and of a run with
-  // tolerances that leave only the gradient's norm); `reached` is that fraction.
-  row opt;
-  std::vector<double> modes;
-  for (int seed = 1; seed <= seeds; ++seed) {
-    try {
-      start = std::chrono::steady_clock::now();
-      const tyche::optimize_result o = tyche::optimize(m, {.seed = static_cast<std::uint64_t>(seed)});
-      opt.seconds += since(start) / n;
-      opt.gradients += static_cast<double>(o.gradient_evaluations) / n;
-      modes.push_back(o.log_density);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "  optimize seed %d: %s\n", seed, e.what());
-      modes.push_back(-INFINITY);
+  // tolerances that leave only the gradient's norm); `reached` is that fraction. Row
+  // optimize_lbfgs_only: the same without the Newton steps after L-BFGS (newton_steps = 0, the
+  // point Stan's L-BFGS returns).
+  row opt, lbfgs_only;
+  std::vector<double> modes, lbfgs_modes;
+  for (int seed = 1; seed <= seeds; ++seed)
+    for (const bool newton : {true, false}) {
+      row& r = newton ? opt : lbfgs_only;
+      std::vector<double>& found = newton ? modes : lbfgs_modes;
+      try {
+        start = std::chrono::steady_clock::now();
+        const tyche::optimize_result o =
+            tyche::optimize(m, {.seed = static_cast<std::uint64_t>(seed), .newton_steps = newton ? 20 : 0});
+        r.seconds += since(start) / n;
+        r.gradients += static_cast<double>(o.gradient_evaluations) / n;
+        found.push_back(o.log_density);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "  optimize seed %d%s: %s\n", seed, newton ? "" : " (newton_steps = 0)", e.what());
+        found.push_back(-INFINITY);
+      }
     }
-  }
   double best = -INFINITY;
   for (double v : modes) best = std::max(best, v);
+  for (double v : lbfgs_modes) best = std::max(best, v);
   try {
     best = std::max(best, tyche::optimize(m, {.iterations = 100000, .tol_obj = 1e-30, .tol_rel_obj = 1e-10,
                                               .tol_rel_grad = 1e-10, .tol_param = 1e-30})
                               .log_density);
   } catch (const std::exception&) {
   }
-  int at_mode = 0;
-  for (double v : modes) at_mode += v >= best - 0.01 ? 1 : 0;
-  opt.max_z = opt.sd_ratio = opt.pareto_k = std::nan("");
-  opt.reached = static_cast<double>(at_mode) / static_cast<double>(modes.size());
+  auto fraction_at_mode = [&](const std::vector<double>& found) {
+    int at_mode = 0;
+    for (double v : found) at_mode += v >= best - 0.01 ? 1 : 0;
+    return static_cast<double>(at_mode) / static_cast<double>(found.size());
+  };
+  opt.max_z = opt.sd_ratio = opt.pareto_k = lbfgs_only.max_z = lbfgs_only.sd_ratio = lbfgs_only.pareto_k = std::nan("");
+  opt.reached = fraction_at_mode(modes);
+  lbfgs_only.reached = fraction_at_mode(lbfgs_modes);
   print(name, "optimize", seeds, opt);
+  print(name, "optimize_lbfgs_only", seeds, lbfgs_only);
   pf.typical = paths > 0 ? static_cast<double>(typical) / paths : std::nan("");
   pf.reached = paths > 0 ? static_cast<double>(reached) / paths : std::nan("");
   vi.pareto_k = la.pareto_k = std::nan("");
@@ -249,8 +264,10 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       seeds = 2;
       nuts_iterations = 300;
+    } else if (std::strncmp(argv[i], "--seeds=", 8) == 0 && std::atoi(argv[i] + 8) > 0) {
+      seeds = std::atoi(argv[i] + 8);
     } else if (argv[i][0] == '-') {
-      std::fprintf(stderr, "usage: %s [--quick] [posterior ...]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--quick] [--seeds=N] [posterior ...]\n", argv[0]);
       return 2;
     } else {
       only.emplace_back(argv[i]);
