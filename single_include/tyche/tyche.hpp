@@ -28077,20 +28077,25 @@ struct newton_outcome {
   int steps = 0;
   double gain = 0;
   bool negative_definite = true;
+  double slow = 0;  // set: the steps stopped converging quadratically (this ratio of successive gains)
 };
 
 /// Newton's method from a point where L-BFGS stopped (x, its gradient g and log density f, all
 /// updated in place): each step solves (−H)s = g with H the Hessian by central differences of
 /// the exact gradient (hessian()), stops when the predicted gain ½gᵀs is below `tolerance`,
 /// and takes the longest step t·s, t = 1, ½, ¼, …, that raises log p by at least 10⁻⁴·t·gᵀs
-/// (Armijo); it stops where no such step is found or H is not negative definite. Each step
-/// costs 2d gradients and O(d³).
+/// (Armijo); it stops where no such step is found or H is not negative definite, and where the
+/// predicted gain after a full step (t = 1) is more than a tenth of the one before: near a strict
+/// mode Newton's gains fall quadratically, so a steady ratio says the maximum is degenerate or
+/// at infinity (a scale going to 0), where more steps gain ever less. Each step costs 2d
+/// gradients and O(d³).
 template <class = void>
 newton_outcome newton_refine(const log_density_function& density, std::vector<double>& x, std::vector<double>& g,
                              double& f, long long& evaluations, int max_steps, double tolerance) {
   const std::size_t d = density.dim;
   newton_outcome out;
   std::vector<double> workspace(density.workspace_size), s(d), xt(d), gt(d);
+  double last_slope = 0;  // after a full step: its predicted gain's twice; else 0
   for (int step = 0; step < max_steps; ++step) {
     std::vector<double> l = hessian(density, x, evaluations);
     for (double& v : l) v = -v;
@@ -28103,9 +28108,14 @@ newton_outcome newton_refine(const log_density_function& density, std::vector<do
     detail::solve_upper_transposed(l, d, s.data());
     const double slope = detail::dot(g.data(), s.data(), d);  // gᵀ(−H)⁻¹g: twice the predicted gain
     if (!(0.5 * slope > tolerance)) break;
+    if (last_slope > 0 && slope > 0.1 * last_slope) {
+      out.slow = slope / last_slope;
+      break;
+    }
     bool accepted = false;
     double ft = f;
-    for (double t = 1; t > 5e-7; t *= 0.5) {
+    double t = 1;
+    for (; t > 5e-7; t *= 0.5) {
       for (std::size_t i = 0; i < d; ++i) xt[i] = x[i] + t * s[i];
       ft = density(xt.data(), gt.data(), workspace.data());
       ++evaluations;
@@ -28115,6 +28125,7 @@ newton_outcome newton_refine(const log_density_function& density, std::vector<do
       }
     }
     if (!accepted) break;
+    last_slope = t == 1 ? slope : 0;
     out.gain += ft - f;
     ++out.steps;
     x.swap(xt);
@@ -28148,6 +28159,11 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   if (!newton.negative_definite)
     out.warnings.push_back("the Hessian of the log density where L-BFGS stopped is not negative definite: not a "
                            "strict mode (a saddle point, a flat direction, or a mode at the edge of the support)");
+  if (newton.slow > 0)
+    out.warnings.push_back("Newton steps from where L-BFGS stopped gain ever less without converging (each " +
+                           tyche::detail::format_number(std::round(newton.slow * 100) / 100) +
+                           " of the one before): the maximum is degenerate or at the edge of the support (a "
+                           "parameter going to its bound, e.g. a scale to 0), so the point is not a strict mode");
   out.names = model.names;
   out.unconstrained = r.x;
   model.constrain_into(r.x.data(), out.values);
@@ -29628,72 +29644,30 @@ struct config {
 
 }  // namespace tyche::smc
 // ----- end tyche/samplers/smc/config.hpp -----
-// ----- begin tyche/samplers/smc/fork.hpp -----
-// tyche/samplers/smc/fork.hpp — the fork engine (Paige & Wood 2014, "A compilation target for
-// probabilistic programming languages"): every particle is a process running the program;
-// observe() is a barrier; resampling forks particles or ends them. Also observe(), predict()
-// and rng(), the calls a program makes.
+// ----- begin tyche/samplers/smc/correlated.hpp -----
+// tyche/samplers/smc/correlated.hpp — the particle filter of correlated PMMH: a sweep that is a
+// function of stored standard normals U (Deligiannidis, Doucet & Pitt 2018, JRSS B 80(5),
+// "The correlated pseudo-marginal method"; docs/design/pmmh-correlated.md).
 //
-// Processes. run_fork (in the calling process, the *controller*) forks a *manager*, which
-//   - makes itself a child subreaper (prctl PR_SET_CHILD_SUBREAPER), so every process below it
-//     that loses its parent becomes its child, and dies with the controller (PDEATHSIG);
-//   - forks an *anchor* process that only leads a new process group: every particle and keeper
-//     joins that group, so one killpg ends them all;
-//   - forks the L particles of a sweep, each running the program from the top;
-//   - runs the barrier loop below and streams each sweep's particles to the controller
-//     through a pipe; the controller builds the result and calls on_sweep.
-// A particle forks its offspring through a short-lived intermediate process (fork, fork,
-// exit), so that every offspring is reparented to the manager at once: the manager alone
-// reaps every process and sees how each ended (a crash, an exception, an early exit).
+// run_pmmh with pmmh_config::correlation = ρ > 0 keeps, per chain, the normals U its current
+// likelihood estimate used, and proposes U' = ρU + √(1 − ρ²)ε with θ' (ε standard normal), so
+// that the estimates at θ and θ' share most of their randomness and their errors largely cancel
+// in the acceptance ratio. For that the sweep must be a smooth function of U:
 //
-// Shared memory (mmap MAP_SHARED | MAP_ANONYMOUS, made before any fork): a header with two
-// process-shared counting semaphores, `arrived` (a particle reached an observe or the end)
-// and `departed` (a particle or keeper read its instruction and finished forking), and one
-// record per particle slot (its `go` semaphore, what it reported, the manager's instruction,
-// and a buffer for its predictions or error text) and per keeper.
+//   every particle l at observe n steps with a correlated_rng that hands out U's m normals of
+//   (n, l) (m = pmmh_config::randoms_per_step) — uniform01() as Φ(z), exponential() as
+//   −log Φ(z) — and then fresh numbers from the sweep's own stream (counted: a step that draws
+//   more than m weakens the correlation, never the exactness);
+//   after every observe but the last the particles are sorted by key(state) (the state itself
+//   when it is a number; stepwise(..., key) otherwise) and resampled systematically with the
+//   single uniform Φ(U_n), so the ancestors, and the slots of the next generation, move
+//   continuously with U.
 //
-// One observe (a barrier), for SMC and PIMH (the paper's Algorithms 1 and 2):
-//   particle: write log-likelihood, post arrived, wait on go[slot]
-//   manager:  wait for every running particle (reaping and checking for deaths meanwhile);
-//             update weights and log Ẑ; if ESS < τ, draw offspring counts O (sorted
-//             ancestors, as the in-process engine); write instructions; post each go; wait
-//             for as many departures
-//   particle: O = 0: exit. O ≥ 1: fork O − 1 children into slots first+1 .. first+O−1,
-//             continue as slot `first`, post departed; each copy reseeds rng() for its slot.
-// Particle Gibbs (Algorithms 3 and 4) resamples at every observe, and every particle with
-// offspring also forks a *keeper*: a copy frozen at that observe, waiting in the retain/
-// branch loop. A conditional sweep runs L − 1 fresh particles; slot 0 is the retained trace,
-// whose keeper at observe n forks the retained particle's new offspring. After each sweep a
-// particle b is drawn; the keepers on b's lineage are kept and every other keeper ends.
-// Keepers whose lineage has died out are ended at once, so the keepers alive are the
-// distinct ancestors of the current particles.
-//
-// Errors. A particle that throws reports the message; one that dies (abort, SIGSEGV, exit)
-// is reaped by the manager; NaN or +inf log-likelihoods, programs that observe a different
-// number of times, and particles that do not reach the next observe within
-// config::timeout_seconds are detected by the manager. Each ends the run: the manager kills
-// the process group, reaps every process, reports; run_fork reaps the manager and throws
-// std::runtime_error naming the particle, the observe and the cause.
-//
-// Restrictions. Call run_fork from a single-threaded process (fork copies only the calling
-// thread; a lock held by another thread stays locked in every particle). In particles, the
-// default dispositions of SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT and SIGPIPE
-// are restored, so a crash ends the particle.
-//
-// Linux only: fork, POSIX semaphores and shared memory, and prctl (the child subreaper, the
-// parent-death signal). TYCHE_SMC_FORK_ENGINE is 1 where <sys/prctl.h> exists on Linux, else 0;
-// with 0 this header declares no engine, the calls a program makes (observe, predict, rng) throw
-// std::logic_error, and run_smc/run_pimh/run_pg take stepwise programs only (the in-process
-// engine). Defining it to 0 before including tyche leaves the engine out on Linux too. See
-// docs/smc.md, "Where the fork engine runs".
-#ifndef TYCHE_SMC_FORK_ENGINE
-#if defined(__linux__) && __has_include(<sys/prctl.h>)
-#define TYCHE_SMC_FORK_ENGINE 1
-#else
-#define TYCHE_SMC_FORK_ENGINE 0
-#endif
-#endif
-
+// Sorted systematic resampling is still unbiased (each particle's expected offspring is L times
+// its weight), so Ẑ(θ, U) is an unbiased estimate of p(y | θ) over U ~ N(0, I), and with U as
+// part of the chain's state the chain targets p(θ | y) exactly (ibid., §2); the Crank–Nicolson
+// step leaves N(0, I) invariant. ESS-triggered resampling and the other schemes are not used
+// here: their decisions jump with U.
 // ----- begin tyche/samplers/smc/detail/collector.hpp -----
 // tyche/samplers/smc/detail/collector.hpp — turns each sweep's particles (weights and
 // predict lists) into a particle_set, keeps the name table, calls on_sweep, fills the result.
@@ -30179,6 +30153,99 @@ inline counter_rng engine_rng(std::uint64_t seed, std::size_t sweep, std::size_t
 
 }  // namespace tyche::smc::detail
 // ----- end tyche/samplers/smc/detail/collector.hpp -----
+// ----- begin tyche/samplers/smc/detail/worker_pool.hpp -----
+// tyche/samplers/smc/detail/worker_pool.hpp — a fixed set of threads that run a loop body
+// over [0, n) in contiguous chunks; the calling thread runs the first chunk. One pool lives
+// for a whole run, so a step costs a wake-up, not a thread start.
+#include <condition_variable>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace tyche::smc::detail {
+
+class worker_pool {
+ public:
+  explicit worker_pool(std::size_t threads) : size_(threads < 1 ? 1 : threads) {
+    for (std::size_t t = 1; t < size_; ++t) workers_.emplace_back([this, t] { work(t); });
+  }
+  worker_pool(const worker_pool&) = delete;
+  worker_pool& operator=(const worker_pool&) = delete;
+  ~worker_pool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+
+  std::size_t size() const { return size_; }
+
+  /// body(begin, end) over chunks of [0, n); rethrows the first chunk's exception.
+  void run(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
+    if (size_ == 1 || n < 2) {
+      body(0, n);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      body_ = &body;
+      n_ = n;
+      pending_ = size_ - 1;
+      errors_.assign(size_, nullptr);
+      ++generation_;
+    }
+    wake_.notify_all();
+    chunk(0);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    body_ = nullptr;
+    for (auto& e : errors_)
+      if (e) std::rethrow_exception(e);
+  }
+
+ private:
+  void chunk(std::size_t t) {
+    const std::size_t begin = n_ * t / size_, end = n_ * (t + 1) / size_;
+    try {
+      (*body_)(begin, end);
+    } catch (...) {
+      errors_[t] = std::current_exception();
+    }
+  }
+  void work(std::size_t t) {
+    std::size_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+      }
+      chunk(t);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (--pending_ == 0) done_.notify_one();
+      }
+    }
+  }
+
+  std::size_t size_;
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(std::size_t, std::size_t)>* body_ = nullptr;
+  std::size_t n_ = 0, pending_ = 0, generation_ = 0;
+  std::vector<std::exception_ptr> errors_;
+  bool stop_ = false;
+};
+
+}  // namespace tyche::smc::detail
+// ----- end tyche/samplers/smc/detail/worker_pool.hpp -----
 // ----- begin tyche/samplers/smc/program.hpp -----
 // tyche/samplers/smc/program.hpp — the two ways to write a program for forward inference,
 // and the small densities and draws the paper's programs use.
@@ -30228,21 +30295,28 @@ inline counter_rng engine_rng(std::uint64_t seed, std::size_t sweep, std::size_t
 
 namespace tyche::smc {
 
+/// The key of a stepwise program without one (stepwise(initial, n, step, predict)).
+struct no_key {};
+
 /// A copyable state, N observes, step(state&, n, counter_rng&) → log-likelihood at observe n,
-/// predict(const state&, predictions&).
-template <class State, class Step, class Predict>
+/// predict(const state&, predictions&), and optionally key(const state&) → double, the order
+/// in which correlated PMMH sorts the particles before it resamples them
+/// (samplers/smc/correlated.hpp; a state that is a number is its own key).
+template <class State, class Step, class Predict, class Key = no_key>
 struct stepwise_program {
   using state_type = State;
+  using key_type = Key;
   State initial;
   std::size_t observations;
   Step step;
   Predict predict;
+  Key key{};
 };
 
 template <class T>
 struct is_stepwise_program : std::false_type {};
-template <class S, class St, class P>
-struct is_stepwise_program<stepwise_program<S, St, P>> : std::true_type {};
+template <class S, class St, class P, class K>
+struct is_stepwise_program<stepwise_program<S, St, P, K>> : std::true_type {};
 
 /// The stepwise program (initial, observations, step, predict); see the top of this file.
 template <class State, class Step, class Predict>
@@ -30258,6 +30332,20 @@ auto stepwise(State initial, std::size_t observations, Step step, Predict predic
                 "predict(const State&, tyche::smc::predictions&)");
   return stepwise_program<State, Step, Predict>{std::move(initial), observations, std::move(step),
                                                 std::move(predict)};
+}
+
+/// The stepwise program with a key: key(const State&) → double orders the particles for
+/// correlated PMMH's resampling (pmmh_config::correlation; a 1-D summary of the state, such as
+/// its first coordinate or a projection on the direction the state varies most).
+template <class State, class Step, class Predict, class Key>
+auto stepwise(State initial, std::size_t observations, Step step, Predict predict, Key key) {
+  static_assert(std::is_invocable_r_v<double, const Key&, const State&>,
+                "tyche::smc::stepwise(initial, n, step, predict, key) requires 'key' callable as "
+                "key(const State&) and returning a double (the order in which correlated PMMH sorts "
+                "the particles)");
+  auto p = stepwise(std::move(initial), observations, std::move(step), std::move(predict));
+  return stepwise_program<State, Step, Predict, Key>{std::move(p.initial), p.observations, std::move(p.step),
+                                                     std::move(p.predict), std::move(key)};
 }
 
 // --- densities on plain doubles -------------------------------------------------------------------
@@ -30286,15 +30374,28 @@ inline double normal_lpdf(double x, double mean, double sd) {
 
 // --- draws from a generator -----------------------------------------------------------------------
 
-/// N(mean, sd²): one position of g.
-inline double sample_normal(counter_rng& g, double mean, double sd) {
+/// A generator the draws below take: tyche::counter_rng, or the correlated sweep's
+/// tyche::smc::correlated_rng (a step written with `auto& g` takes either).
+template <class G>
+concept smc_generator = requires(G& g) {
+  { g.normal() } -> std::convertible_to<double>;
+  { g.uniform01() } -> std::convertible_to<double>;
+};
+
+/// N(mean, sd²): one normal of g.
+template <smc_generator G>
+double sample_normal(G& g, double mean, double sd) {
   detail::check_smc_argument(sd >= 0 && sd < HUGE_VAL, "sample_normal(g, mean, sd)", "sd", ">= 0 and finite", sd);
   return mean + sd * g.normal();
 }
 /// Uniform on (0, 1).
-inline double sample_uniform(counter_rng& g) { return g.uniform01(); }
+template <smc_generator G>
+double sample_uniform(G& g) {
+  return g.uniform01();
+}
 /// Gamma(shape, rate) (Marsaglia & Tsang 2000; shape < 1 by the u^(1/shape) boost).
-inline double sample_gamma(counter_rng& g, double shape, double rate) {
+template <smc_generator G>
+double sample_gamma(G& g, double shape, double rate) {
   detail::check_smc_argument(shape > 0 && shape < HUGE_VAL, "sample_gamma(g, shape, rate)", "shape", "> 0 and finite", shape);
   detail::check_smc_argument(rate > 0 && rate < HUGE_VAL, "sample_gamma(g, shape, rate)", "rate", "> 0 and finite", rate);
   if (shape < 1) return sample_gamma(g, shape + 1, rate) * std::pow(g.uniform01(), 1 / shape);
@@ -30311,8 +30412,8 @@ inline double sample_gamma(counter_rng& g, double shape, double rate) {
   }
 }
 /// An index drawn with probability proportional to weights[i] (need not sum to 1).
-template <class Weights>
-std::size_t sample_discrete(counter_rng& g, const Weights& weights) {
+template <smc_generator G, class Weights>
+std::size_t sample_discrete(G& g, const Weights& weights) {
   double total = 0;
   for (double w : weights) total += w;
   double u = g.uniform01() * total;
@@ -30328,6 +30429,285 @@ std::size_t sample_discrete(counter_rng& g, const Weights& weights) {
 
 }  // namespace tyche::smc
 // ----- end tyche/samplers/smc/program.hpp -----
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace tyche::smc {
+
+namespace detail {
+/// Φ(z), kept inside (0, 1) as uniform01's values are.
+inline double normal_cdf_open(double z) {
+  const double u = 0.5 * std::erfc(-z * 0.70710678118654752440);
+  constexpr double lowest = 1e-300, highest = 1.0 - 1.0 / 9007199254740992.0;  // 1 − 2⁻⁵³
+  return u < lowest ? lowest : (u > highest ? highest : u);
+}
+}  // namespace detail
+
+/// The generator a step sees in a correlated sweep: the first `count` normals come from the
+/// chain's stored U (uniform01() as Φ of one of them), the rest from `fallback`, a stream of
+/// the sweep's own, counted in beyond(). A step written with `auto& g` takes it and a
+/// counter_rng alike; the smc::sample_* draws accept both.
+class correlated_rng {
+ public:
+  using result_type = std::uint64_t;
+
+  correlated_rng(const double* normals, std::size_t count, counter_rng fallback)
+      : normals_(normals), count_(count), fallback_(fallback) {}
+
+  static constexpr result_type min() { return counter_rng::min(); }
+  static constexpr result_type max() { return counter_rng::max(); }
+
+  /// Standard normal.
+  double normal() {
+    if (next_ < count_) return normals_[next_++];
+    ++beyond_;
+    return fallback_.normal();
+  }
+  /// Uniform on (0, 1).
+  double uniform01() {
+    if (next_ < count_) return detail::normal_cdf_open(normals_[next_++]);
+    ++beyond_;
+    return fallback_.uniform01();
+  }
+  /// Standard exponential.
+  double exponential() { return -std::log(uniform01()); }
+  /// 64 random bits (for <random>'s distributions): always from the fallback stream, so not
+  /// correlated; counted in beyond().
+  result_type operator()() {
+    ++beyond_;
+    return fallback_();
+  }
+  /// Draws that did not come from U.
+  [[nodiscard]] std::size_t beyond() const { return beyond_; }
+
+ private:
+  const double* normals_;
+  std::size_t count_;
+  std::size_t next_ = 0;
+  std::size_t beyond_ = 0;
+  counter_rng fallback_;
+};
+
+namespace detail {
+
+/// Whether a stepwise program can run in a correlated sweep: its step takes a correlated_rng,
+/// and its particles have an order (a key, or a state that is a number).
+template <class Program>
+inline constexpr bool correlated_step =
+    std::is_invocable_r_v<double, const decltype(std::declval<const Program&>().step)&,
+                          typename Program::state_type&, std::size_t, correlated_rng&>;
+template <class Program>
+inline constexpr bool has_sort_key = !std::is_same_v<typename Program::key_type, no_key> ||
+                                     std::is_arithmetic_v<typename Program::state_type>;
+
+/// A particle's place in the order of resampling: key(state), or the state itself.
+template <class Program>
+double sort_key(const Program& p, const typename Program::state_type& s) {
+  if constexpr (!std::is_same_v<typename Program::key_type, no_key>) return static_cast<double>(p.key(s));
+  else return static_cast<double>(s);
+}
+
+/// Values of U for N observes, L particles and m normals per particle and observe: the
+/// particles' normals (observe by observe, particle by particle), then one per observe for its
+/// resampling.
+inline std::size_t correlated_randoms(std::size_t N, std::size_t L, std::size_t m) { return N * (L * m + 1); }
+
+/// One sweep of the particle filter as a function of U (correlated_randoms values) and, for the
+/// draws beyond U, the streams of cfg.seed; the rest of cfg as run_smc takes it (particles,
+/// threads, domain_error_zero_weight). The draws that did not come from U are added to *beyond.
+template <class Program>
+result run_correlated_sweep(const Program& program, const config& cfg, const double* u, std::size_t per_step,
+                            std::size_t* beyond) {
+  using state = typename Program::state_type;
+  const auto start = std::chrono::steady_clock::now();
+  const std::size_t L = cfg.particles, N = program.observations, m = per_step;
+  result r;
+  collector out(r, cfg, algorithm::smc);
+  worker_pool pool(cfg.threads);
+
+  std::vector<state> states(L, program.initial), next(L, program.initial);
+  std::vector<double> log_w(L, 0.0), increment(L), keys(L), w(L);
+  std::vector<std::size_t> extra(L, 0), order(L);
+  std::vector<predictions> predicted(L);
+  const bool zero_on_domain_error = cfg.domain_error_zero_weight;
+  std::vector<std::string> domain_message(zero_on_domain_error ? L : 0);
+  std::vector<unsigned char> domain_thrown(zero_on_domain_error ? L : 0, 0);
+  const double minus_inf = -std::numeric_limits<double>::infinity();
+  double log_evidence = 0, log_total = std::log(static_cast<double>(L));
+
+  for (std::size_t n = 0; n < N; ++n) {
+    pool.run(L, [&](std::size_t begin, std::size_t end) {
+      std::size_t l = begin;
+      while (l < end) {
+        try {
+          for (; l < end; ++l) {
+            if (zero_on_domain_error && log_w[l] == minus_inf) {
+              increment[l] = minus_inf;  // dead: its state may be anything
+              continue;
+            }
+            correlated_rng g(u + (n * L + l) * m, m, particle_rng(cfg.seed, 0, l, n));
+            increment[l] = program.step(states[l], n, g);
+            extra[l] += g.beyond();
+          }
+        } catch (const std::domain_error& e) {
+          if (!zero_on_domain_error) throw;
+          increment[l] = minus_inf;
+          domain_thrown[l] = 1;
+          domain_message[l] = e.what();
+          ++l;
+        }
+      }
+    });
+    if (zero_on_domain_error)
+      for (std::size_t l = 0; l < L; ++l)
+        if (domain_thrown[l]) {
+          domain_thrown[l] = 0;
+          if (r.domain_errors++ == 0)
+            r.first_domain_error = "particle " + std::to_string(l) + ", observe " + std::to_string(n) + ": " +
+                                   domain_message[l];
+          domain_message[l].clear();
+        }
+    for (std::size_t l = 0; l < L; ++l)
+      if (std::isnan(increment[l]) || increment[l] == std::numeric_limits<double>::infinity())
+        throw bad_weight(increment[l], l, n);
+    for (std::size_t l = 0; l < L; ++l) log_w[l] += increment[l];
+    const weight_summary after = summarise_weights(log_w);
+    if (after.log_sum == minus_inf) {
+      all_zero_error e = all_zero(n);
+      e.domain_errors = r.domain_errors;
+      e.first_domain_error = r.first_domain_error;
+      throw e;
+    }
+    log_evidence += after.log_sum - log_total;
+    log_total = after.log_sum;
+    if (n + 1 == N) break;
+
+    // Sorted systematic resampling with the uniform Φ(U_n): slot k of the next generation is
+    // the particle whose interval of the cumulative weights, in key order, holds (k + u)/L.
+    for (std::size_t l = 0; l < L; ++l) {
+      keys[l] = log_w[l] == minus_inf ? 0.0 : sort_key(program, states[l]);
+      if (std::isnan(keys[l]))
+        throw std::runtime_error("tyche::smc::run_pmmh: the particles' key is NaN at particle " + std::to_string(l) +
+                                 ", observe " + std::to_string(n) +
+                                 " (correlated PMMH sorts the particles by it before resampling)");
+      w[l] = std::exp(log_w[l] - after.log_sum);
+    }
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+    const double u0 = normal_cdf_open(u[N * L * m + n]);
+    std::size_t j = 0;
+    double upper = w[order[0]];
+    std::size_t last_live = L;  // the last particle in key order with a positive weight
+    for (std::size_t k = L; k-- > 0;)
+      if (w[order[k]] > 0) {
+        last_live = k;
+        break;
+      }
+    for (std::size_t k = 0; k < L; ++k) {
+      const double point = (static_cast<double>(k) + u0) / static_cast<double>(L);
+      while (j + 1 < L && point >= upper) upper += w[order[++j]];
+      const std::size_t pick = w[order[j]] > 0 && j <= last_live ? j : last_live;  // (rounding at the end)
+      next[k] = states[order[pick]];
+    }
+    std::swap(states, next);
+    std::fill(log_w.begin(), log_w.end(), 0.0);
+    log_total = std::log(static_cast<double>(L));
+  }
+
+  for (std::size_t l = 0; l < L; ++l) {
+    predicted[l].clear();
+    program.predict(states[l], predicted[l]);
+  }
+  const sweep_record record{0, log_evidence, true, seconds_since(start)};
+  particle_set set = out.make_set(record, normalised_weights(log_w), L,
+                                  [&](std::size_t p) -> const auto& { return predicted[p].entries(); });
+  out.emit(set, log_evidence);
+  out.finish(seconds_since(start));
+  if (beyond != nullptr)
+    for (std::size_t e : extra) *beyond += e;
+  return r;
+}
+
+}  // namespace detail
+}  // namespace tyche::smc
+// ----- end tyche/samplers/smc/correlated.hpp -----
+// ----- begin tyche/samplers/smc/fork.hpp -----
+// tyche/samplers/smc/fork.hpp — the fork engine (Paige & Wood 2014, "A compilation target for
+// probabilistic programming languages"): every particle is a process running the program;
+// observe() is a barrier; resampling forks particles or ends them. Also observe(), predict()
+// and rng(), the calls a program makes.
+//
+// Processes. run_fork (in the calling process, the *controller*) forks a *manager*, which
+//   - makes itself a child subreaper (prctl PR_SET_CHILD_SUBREAPER), so every process below it
+//     that loses its parent becomes its child, and dies with the controller (PDEATHSIG);
+//   - forks an *anchor* process that only leads a new process group: every particle and keeper
+//     joins that group, so one killpg ends them all;
+//   - forks the L particles of a sweep, each running the program from the top;
+//   - runs the barrier loop below and streams each sweep's particles to the controller
+//     through a pipe; the controller builds the result and calls on_sweep.
+// A particle forks its offspring through a short-lived intermediate process (fork, fork,
+// exit), so that every offspring is reparented to the manager at once: the manager alone
+// reaps every process and sees how each ended (a crash, an exception, an early exit).
+//
+// Shared memory (mmap MAP_SHARED | MAP_ANONYMOUS, made before any fork): a header with two
+// process-shared counting semaphores, `arrived` (a particle reached an observe or the end)
+// and `departed` (a particle or keeper read its instruction and finished forking), and one
+// record per particle slot (its `go` semaphore, what it reported, the manager's instruction,
+// and a buffer for its predictions or error text) and per keeper.
+//
+// One observe (a barrier), for SMC and PIMH (the paper's Algorithms 1 and 2):
+//   particle: write log-likelihood, post arrived, wait on go[slot]
+//   manager:  wait for every running particle (reaping and checking for deaths meanwhile);
+//             update weights and log Ẑ; if ESS < τ, draw offspring counts O (sorted
+//             ancestors, as the in-process engine); write instructions; post each go; wait
+//             for as many departures
+//   particle: O = 0: exit. O ≥ 1: fork O − 1 children into slots first+1 .. first+O−1,
+//             continue as slot `first`, post departed; each copy reseeds rng() for its slot.
+// Particle Gibbs (Algorithms 3 and 4) resamples at every observe, and every particle with
+// offspring also forks a *keeper*: a copy frozen at that observe, waiting in the retain/
+// branch loop. A conditional sweep runs L − 1 fresh particles; slot 0 is the retained trace,
+// whose keeper at observe n forks the retained particle's new offspring. After each sweep a
+// particle b is drawn; the keepers on b's lineage are kept and every other keeper ends.
+// Keepers whose lineage has died out are ended at once, so the keepers alive are the
+// distinct ancestors of the current particles.
+//
+// Errors. A particle that throws reports the message; one that dies (abort, SIGSEGV, exit)
+// is reaped by the manager; NaN or +inf log-likelihoods, programs that observe a different
+// number of times, and particles that do not reach the next observe within
+// config::timeout_seconds are detected by the manager. Each ends the run: the manager kills
+// the process group, reaps every process, reports; run_fork reaps the manager and throws
+// std::runtime_error naming the particle, the observe and the cause.
+//
+// Restrictions. Call run_fork from a single-threaded process (fork copies only the calling
+// thread; a lock held by another thread stays locked in every particle). In particles, the
+// default dispositions of SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT and SIGPIPE
+// are restored, so a crash ends the particle.
+//
+// Linux only: fork, POSIX semaphores and shared memory, and prctl (the child subreaper, the
+// parent-death signal). TYCHE_SMC_FORK_ENGINE is 1 where <sys/prctl.h> exists on Linux, else 0;
+// with 0 this header declares no engine, the calls a program makes (observe, predict, rng) throw
+// std::logic_error, and run_smc/run_pimh/run_pg take stepwise programs only (the in-process
+// engine). Defining it to 0 before including tyche leaves the engine out on Linux too. See
+// docs/smc.md, "Where the fork engine runs".
+#ifndef TYCHE_SMC_FORK_ENGINE
+#if defined(__linux__) && __has_include(<sys/prctl.h>)
+#define TYCHE_SMC_FORK_ENGINE 1
+#else
+#define TYCHE_SMC_FORK_ENGINE 0
+#endif
+#endif
+
 
 #include <cerrno>
 #include <chrono>
@@ -31383,99 +31763,6 @@ inline double sample_uniform() { return rng().uniform01(); }
 // Random numbers are keyed by (seed, sweep, particle, observe), never by thread, so results
 // do not depend on config::threads. An exception thrown by step or predict propagates
 // unchanged (the one from the lowest-numbered chunk of particles when several throw).
-// ----- begin tyche/samplers/smc/detail/worker_pool.hpp -----
-// tyche/samplers/smc/detail/worker_pool.hpp — a fixed set of threads that run a loop body
-// over [0, n) in contiguous chunks; the calling thread runs the first chunk. One pool lives
-// for a whole run, so a step costs a wake-up, not a thread start.
-#include <condition_variable>
-#include <cstddef>
-#include <exception>
-#include <functional>
-#include <mutex>
-#include <thread>
-#include <vector>
-
-namespace tyche::smc::detail {
-
-class worker_pool {
- public:
-  explicit worker_pool(std::size_t threads) : size_(threads < 1 ? 1 : threads) {
-    for (std::size_t t = 1; t < size_; ++t) workers_.emplace_back([this, t] { work(t); });
-  }
-  worker_pool(const worker_pool&) = delete;
-  worker_pool& operator=(const worker_pool&) = delete;
-  ~worker_pool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    for (auto& w : workers_) w.join();
-  }
-
-  std::size_t size() const { return size_; }
-
-  /// body(begin, end) over chunks of [0, n); rethrows the first chunk's exception.
-  void run(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
-    if (size_ == 1 || n < 2) {
-      body(0, n);
-      return;
-    }
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      body_ = &body;
-      n_ = n;
-      pending_ = size_ - 1;
-      errors_.assign(size_, nullptr);
-      ++generation_;
-    }
-    wake_.notify_all();
-    chunk(0);
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
-    body_ = nullptr;
-    for (auto& e : errors_)
-      if (e) std::rethrow_exception(e);
-  }
-
- private:
-  void chunk(std::size_t t) {
-    const std::size_t begin = n_ * t / size_, end = n_ * (t + 1) / size_;
-    try {
-      (*body_)(begin, end);
-    } catch (...) {
-      errors_[t] = std::current_exception();
-    }
-  }
-  void work(std::size_t t) {
-    std::size_t seen = 0;
-    for (;;) {
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
-      }
-      chunk(t);
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (--pending_ == 0) done_.notify_one();
-      }
-    }
-  }
-
-  std::size_t size_;
-  std::vector<std::thread> workers_;
-  std::mutex mutex_;
-  std::condition_variable wake_, done_;
-  const std::function<void(std::size_t, std::size_t)>* body_ = nullptr;
-  std::size_t n_ = 0, pending_ = 0, generation_ = 0;
-  std::vector<std::exception_ptr> errors_;
-  bool stop_ = false;
-};
-
-}  // namespace tyche::smc::detail
-// ----- end tyche/samplers/smc/detail/worker_pool.hpp -----
 
 #include <chrono>
 #include <cmath>
@@ -31744,8 +32031,10 @@ memoised<F> mem(F f) {
 class polya_urn {
  public:
   explicit polya_urn(double alpha) : alpha_(alpha) {}
-  /// Draws the class of the next customer and seats it.
-  int draw(counter_rng& g) {
+  /// Draws the class of the next customer and seats it (g: a counter_rng, or a correlated
+  /// sweep's correlated_rng).
+  template <class G>
+  int draw(G& g) {
     const double total = static_cast<double>(customers_) + alpha_;
     double u = g.uniform01() * total;
     for (std::size_t k = 0; k < counts_.size(); ++k) {
@@ -31809,6 +32098,12 @@ class polya_urn {
 // rate of about 7 % for a random walk. After the chains, run_pmmh estimates sd(log Ẑ) at the
 // posterior mean from `noise_runs` sweeps, and summary() (tyche/diagnostics/pmmh_summary.hpp,
 // with R̂ and ESS) warns when it is above 2 (more particles) or below 0.5 (fewer would do).
+//
+// Correlated PMMH (pmmh_config::correlation = ρ > 0; Deligiannidis, Doucet & Pitt 2018): the
+// chain's state also holds the standard normals U of its current estimate, the proposal moves
+// them to ρU + √(1 − ρ²)ε, and the sweep is a smooth function of U (samplers/smc/correlated.hpp),
+// so log Ẑ(θ') − log Ẑ(θ) is far less noisy than with fresh numbers and fewer particles do;
+// summary() then judges the noise of that difference (pmmh_result::log_likelihood_ratio_sd).
 //
 // Everything random is a function of `seed`: chain c's start, proposals and acceptances draw from
 // counter_rng(seed, c); the sweep of its iteration i has a seed of its own, a hash of (seed, c, i),
@@ -31965,6 +32260,20 @@ struct pmmh_config {
   /// Threads within each sweep (the in-process engine's; run_smc's `threads`): chain_threads ×
   /// threads threads in all.
   std::size_t threads = 1;
+  /// Correlated pseudo-marginal PMMH (Deligiannidis, Doucet & Pitt 2018): ρ in [0, 1). With
+  /// ρ > 0 each chain keeps the standard normals U its current likelihood estimate used and
+  /// proposes U' = ρU + √(1 − ρ²)ε with θ', so that the errors of the two estimates largely
+  /// cancel in the acceptance ratio and far fewer particles mix as well
+  /// (samplers/smc/correlated.hpp). Needs a stepwise program on the in-process engine whose
+  /// step takes `auto& g` (it then also takes a correlated_rng) and whose particles have an
+  /// order (a state that is a number, or stepwise(initial, n, step, predict, key)); each sweep
+  /// then resamples after every observe, systematically in key order (ess_threshold and
+  /// resampling are not used). 0: every sweep's random numbers are fresh.
+  double correlation = 0;
+  /// Correlated PMMH: the normals stored per particle and observe — the draws one step makes
+  /// (a uniform counts as one). Draws beyond them come fresh each sweep (exact, but less
+  /// correlated) and are counted in pmmh_result::randoms_beyond.
+  std::size_t randoms_per_step = 1;
 };
 
 /// The chains of a PMMH run: kept draws of θ and of the predicted names, chain after chain.
@@ -31994,6 +32303,15 @@ struct pmmh_result {
   double log_likelihood_sd = std::numeric_limits<double>::quiet_NaN();
   /// The proposal's covariance after warm-up (dim × dim, row major), chain after chain.
   std::vector<double> proposal_covariance;
+  /// pmmh_config::correlation.
+  double correlation = 0;
+  /// Correlated PMMH: the sd of log Ẑ(θ̄, U') − log Ẑ(θ̄, U) over noise_runs pairs at the
+  /// posterior mean θ̄, U ~ N(0, I), U' = ρU + √(1 − ρ²)ε: the noise of the acceptance ratio
+  /// where θ' ≈ θ, which decides how well the chain mixes (NaN if not measured or ρ = 0).
+  double log_likelihood_ratio_sd = std::numeric_limits<double>::quiet_NaN();
+  /// Correlated PMMH: the draws steps made beyond randoms_per_step (from fresh streams), over
+  /// every sweep of the chains.
+  std::size_t randoms_beyond = 0;
   double seconds = 0;
 
   /// Draws of parameter k (0-based) or of a predicted name, chain after chain (chains ×
@@ -32026,6 +32344,9 @@ struct pmmh_result {
 };
 
 namespace detail {
+
+/// The tag of correlated PMMH's normals: U and ε come from seeds pmmh_sweep_seed(sweep seed, tag, k).
+inline constexpr std::uint64_t correlated_tag = 0x636f7272ULL;  // "corr"
 
 /// The seed of chain c's sweep at iteration i (warm-up included): splitmix64 of the three.
 inline std::uint64_t pmmh_sweep_seed(std::uint64_t seed, std::uint64_t chain, std::uint64_t iteration) {
@@ -32105,6 +32426,11 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   if (!(cfg.init_sd >= 0 && std::isfinite(cfg.init_sd)))
     throw fail("init_sd must be finite and at least 0 (got " + detail::pmmh_number(cfg.init_sd) + ")");
   if (cfg.noise_runs == 1) throw fail("noise_runs must be 0 (not measured) or at least 2 (got 1)");
+  if (!(cfg.correlation >= 0 && cfg.correlation < 1))
+    throw fail("correlation must lie in [0, 1) (got " + detail::pmmh_number(cfg.correlation) + ")");
+  const bool correlated = cfg.correlation > 0;
+  if (correlated && cfg.randoms_per_step < 1)
+    throw fail("randoms_per_step must be at least 1 with correlation > 0 (got 0)");
   for (std::size_t k = 0; k < cfg.parameter_names.size(); ++k)
     for (std::size_t q = 0; q < k; ++q)
       if (cfg.parameter_names[k] == cfg.parameter_names[q])
@@ -32119,6 +32445,32 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     throw fail("chain_threads = " + std::to_string(cfg.chain_threads) +
                ", but the fork engine runs chains one after another: set chain_threads to 0 or 1, or run a "
                "tyche::smc::stepwise(...) program on the in-process engine (engine automatic or in_process)");
+  // Correlated PMMH: a stepwise program whose step takes a correlated_rng and whose particles
+  // have an order; the observes of make(θ₀) fix U's size.
+  constexpr bool can_correlate = [] {
+    if constexpr (is_stepwise_program<program_type>::value)
+      return detail::correlated_step<program_type> && detail::has_sort_key<program_type>;
+    else
+      return false;
+  }();
+  std::size_t observations = 0;
+  if (correlated) {
+    if (!in_process)
+      throw fail("correlation > 0 needs a tyche::smc::stepwise(...) program on the in-process engine (engine "
+                 "automatic or in_process): the fork engine's particles draw their numbers in other processes");
+    if constexpr (is_stepwise_program<program_type>::value) {
+      if constexpr (!detail::correlated_step<program_type>)
+        throw fail("correlation > 0, but the program's step takes a tyche::counter_rng&: write it as "
+                   "[](State& s, std::size_t n, auto& g) { ... }, so that it also takes the correlated sweep's "
+                   "tyche::smc::correlated_rng");
+      else if constexpr (!detail::has_sort_key<program_type>)
+        throw fail("correlation > 0, but the particles' state is not a number, so they cannot be sorted before "
+                   "resampling: give a key, tyche::smc::stepwise(initial, n, step, predict, key) with "
+                   "key(const State&) -> double (e.g. the state's first coordinate)");
+      else
+        observations = make(std::span<const double>(theta0)).observations;
+    }
+  }
   const std::size_t chain_threads =
       !in_process ? 1
                   : std::min<std::size_t>(cfg.chains, cfg.chain_threads > 0
@@ -32132,6 +32484,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   out.iterations = cfg.iterations;
   out.particles = cfg.particles;
   out.chain_threads = chain_threads;
+  out.correlation = cfg.correlation;
   out.parameter_names = cfg.parameter_names;
   if (out.parameter_names.empty())
     for (std::size_t k = 0; k < d; ++k) out.parameter_names.push_back("theta[" + std::to_string(k + 1) + "]");
@@ -32154,12 +32507,23 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     std::size_t count = 0;
     std::string first;
   };
+  // u: correlated PMMH's normals U (null: a sweep of run_smc, its numbers fresh); *beyond counts
+  // the draws beyond them.
   const auto log_z = [&](std::span<const double> theta, std::uint64_t seed, result& r, const std::string& where,
-                         domain_count* domain) {
+                         domain_count* domain, const double* u = nullptr, std::size_t* beyond = nullptr) {
     try {
       config one = sc;
       one.seed = seed;
-      r = run_smc(make(theta), one);
+      if (u == nullptr) {
+        r = run_smc(make(theta), one);
+      } else if constexpr (can_correlate) {
+        const auto program = make(theta);
+        if (program.observations != observations)
+          throw std::invalid_argument("the program has " + std::to_string(program.observations) +
+                                      " observes, make(theta0)'s had " + std::to_string(observations) +
+                                      " (correlated PMMH keeps random numbers for a fixed count)");
+        r = detail::run_correlated_sweep(program, one, u, cfg.randoms_per_step, beyond);
+      }
     } catch (const detail::all_zero_error& e) {  // the in-process engine's, with its domain errors
       if (domain != nullptr && e.domain_errors > 0) {
         if (domain->count == 0) domain->first = where + ", at " + detail::pmmh_point(theta) + ", " + e.first_domain_error;
@@ -32205,6 +32569,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     std::vector<double> predicted;    // kept draws × names.size()
     double acceptance = 0;
     domain_count domain;
+    std::size_t beyond = 0;  // correlated PMMH: draws beyond U
   };
   std::vector<chain_output> chains(cfg.chains);
   std::atomic<std::size_t> first_failed{std::numeric_limits<std::size_t>::max()};
@@ -32267,7 +32632,18 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     bool from_chain = false;  // whether chol is the chain's covariance yet
     result r;
     const std::uint64_t seed0 = detail::pmmh_sweep_seed(cfg.seed, c, 0);
-    double ll = log_z(theta, seed0, r, "chain " + std::to_string(c) + ", its start", &co.domain);
+    // Correlated PMMH: U of the current estimate, and of the proposal. The normals come from a
+    // hash of the sweep's seed (the start's U, then each proposal's ε), apart from the streams
+    // the sweep itself uses.
+    std::vector<double> U, U_new;
+    if (correlated) {
+      U.resize(detail::correlated_randoms(observations, cfg.particles, cfg.randoms_per_step));
+      U_new.resize(U.size());
+      counter_rng gu(detail::pmmh_sweep_seed(seed0, detail::correlated_tag, 0), 0);
+      for (double& v : U) v = gu.normal();
+    }
+    double ll = log_z(theta, seed0, r, "chain " + std::to_string(c) + ", its start", &co.domain,
+                      correlated ? U.data() : nullptr, &co.beyond);
     if (!(ll > -std::numeric_limits<double>::infinity()))
       throw std::runtime_error(std::string(f) + ": chain " + std::to_string(c) + ": at the starting point " +
                                detail::pmmh_point(theta) + " every particle's weight went to 0 (the likelihood "
@@ -32291,7 +32667,13 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       if (lp_new > -std::numeric_limits<double>::infinity()) {
         result rn;
         const std::uint64_t seed_it = detail::pmmh_sweep_seed(cfg.seed, c, it);
-        const double ll_new = log_z(proposal, seed_it, rn, at_iteration(c, it), &co.domain);
+        if (correlated) {  // U' = ρU + √(1 − ρ²)ε (Crank–Nicolson: leaves N(0, I) invariant)
+          counter_rng ge(detail::pmmh_sweep_seed(seed_it, detail::correlated_tag, 0), 0);
+          const double rho = cfg.correlation, rest = std::sqrt(1 - rho * rho);
+          for (std::size_t k = 0; k < U.size(); ++k) U_new[k] = rho * U[k] + rest * ge.normal();
+        }
+        const double ll_new = log_z(proposal, seed_it, rn, at_iteration(c, it), &co.domain,
+                                    correlated ? U_new.data() : nullptr, &co.beyond);
         const double log_ratio = (ll_new + lp_new) - (ll + lp);
         alpha = log_ratio >= 0 ? 1.0 : std::exp(log_ratio);
         if (u < alpha) {
@@ -32299,6 +32681,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
           lp = lp_new;
           ll = ll_new;
           pick(rn, pick_uniform(seed_it));
+          if (correlated) U.swap(U_new);
           if (!warm) ++accepted;
           else ++accepted_warm;
         }
@@ -32390,6 +32773,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     out.acceptance.push_back(co.acceptance);
     if (co.domain.count > 0 && out.domain_errors == 0) out.first_domain_error = co.domain.first;
     out.domain_errors += co.domain.count;
+    out.randoms_beyond += co.beyond;
     out.proposal_covariance.insert(out.proposal_covariance.end(), co.proposal_covariance.begin(),
                                    co.proposal_covariance.end());
     for (std::size_t q = 0; q < co.names.size(); ++q) {
@@ -32406,22 +32790,44 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     for (std::size_t i = 0; i < kept; ++i)
       for (std::size_t k = 0; k < d; ++k) at[k] += out.draws[i * d + k] / static_cast<double>(kept);
     if (prior_at(at, "the posterior mean") > -std::numeric_limits<double>::infinity()) {
-      std::vector<double> lls(cfg.noise_runs);
+      // Correlated PMMH: each run i is a pair, log Ẑ at U_i ~ N(0, I) and at U_i' = ρU_i +
+      // √(1 − ρ²)ε, the step the chain proposes (with θ' = θ̄): sd(log Ẑ) from the first of each
+      // pair, the sd of the pairs' differences for the acceptance ratio's noise.
+      std::vector<double> lls(cfg.noise_runs), ratios(correlated ? cfg.noise_runs : 0);
       pool.run(cfg.noise_runs, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
           result rs;
-          lls[i] = log_z(at, detail::pmmh_sweep_seed(cfg.seed, cfg.chains + 1, i), rs,
-                         "the posterior mean's sweep " + std::to_string(i), nullptr);
+          const std::uint64_t seed_i = detail::pmmh_sweep_seed(cfg.seed, cfg.chains + 1, i);
+          const std::string where = "the posterior mean's sweep " + std::to_string(i);
+          if (!correlated) {
+            lls[i] = log_z(at, seed_i, rs, where, nullptr);
+            continue;
+          }
+          std::vector<double> ui(detail::correlated_randoms(observations, cfg.particles, cfg.randoms_per_step)),
+              vi(ui.size());
+          counter_rng gu(detail::pmmh_sweep_seed(seed_i, detail::correlated_tag, 0), 0);
+          counter_rng ge(detail::pmmh_sweep_seed(seed_i, detail::correlated_tag, 1), 0);
+          const double rho = cfg.correlation, rest = std::sqrt(1 - rho * rho);
+          for (std::size_t k = 0; k < ui.size(); ++k) {
+            ui[k] = gu.normal();
+            vi[k] = rho * ui[k] + rest * ge.normal();
+          }
+          lls[i] = log_z(at, seed_i, rs, where, nullptr, ui.data());
+          ratios[i] = log_z(at, detail::pmmh_sweep_seed(cfg.seed, cfg.chains + 2, i), rs, where + "'s pair", nullptr,
+                            vi.data()) -
+                      lls[i];
         }
       });
-      if (std::all_of(lls.begin(), lls.end(), [](double v) { return std::isfinite(v); })) {
+      const auto sd_of = [](const std::vector<double>& v) {
+        if (!std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); }))
+          return std::numeric_limits<double>::infinity();  // some estimate was 0: unbounded there
         double m = 0, s2 = 0;
-        for (double v : lls) m += v / static_cast<double>(lls.size());
-        for (double v : lls) s2 += (v - m) * (v - m);
-        out.log_likelihood_sd = std::sqrt(s2 / static_cast<double>(lls.size() - 1));
-      } else {  // some estimate was 0: sd(log Ẑ) is unbounded there
-        out.log_likelihood_sd = std::numeric_limits<double>::infinity();
-      }
+        for (double x : v) m += x / static_cast<double>(v.size());
+        for (double x : v) s2 += (x - m) * (x - m);
+        return std::sqrt(s2 / static_cast<double>(v.size() - 1));
+      };
+      out.log_likelihood_sd = sd_of(lls);
+      if (correlated) out.log_likelihood_ratio_sd = sd_of(ratios);
     }
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -32439,7 +32845,10 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
 //
 // Rows: each parameter, then each predicted name: mean, sd, 5/50/95 % quantiles, bulk- and
 // tail-ESS and R̂ (diagnostics/convergence.hpp, over the chains). Warnings: sd(log Ẑ) at the
-// posterior mean above 2 (use more particles) or below 0.5 (fewer would do), and R̂ above 1.01.
+// posterior mean above 2 (use more particles) or below 0.5 (fewer would do) — for correlated
+// PMMH the sd of the log-likelihood ratio at a fixed θ above 2√2 or below 0.5√2, the same rule
+// on the quantity that decides the acceptance (with independent estimates the ratio's sd is
+// √2 sd(log Ẑ)) —, draws beyond randoms_per_step, and R̂ above 1.01.
 
 #include <cmath>
 #include <cstddef>
@@ -32464,6 +32873,8 @@ struct pmmh_summary {
   std::vector<pmmh_summary_row> rows;
   std::size_t chains = 0, iterations = 0, particles = 0;
   double acceptance = 0, log_likelihood_sd = std::numeric_limits<double>::quiet_NaN();
+  /// Correlated PMMH (correlation > 0): ρ and the sd of the log-likelihood ratio at a fixed θ.
+  double correlation = 0, log_likelihood_ratio_sd = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::string> warnings;
 };
 
@@ -32474,6 +32885,8 @@ inline pmmh_summary summary(const pmmh_result& r) {
   out.particles = r.particles;
   for (double a : r.acceptance) out.acceptance += a / static_cast<double>(r.acceptance.size());
   out.log_likelihood_sd = r.log_likelihood_sd;
+  out.correlation = r.correlation;
+  out.log_likelihood_ratio_sd = r.log_likelihood_ratio_sd;
   const auto row = [&](const std::string& name, const std::vector<double>& v) {
     std::vector<double> finite;
     for (double x : v)
@@ -32500,8 +32913,28 @@ inline pmmh_summary summary(const pmmh_result& r) {
   };
   for (std::size_t k = 0; k < r.dim; ++k) out.rows.push_back(row(r.parameter_names[k], r.samples(k)));
   for (const auto& name : r.names) out.rows.push_back(row(name, r.samples(name)));
-  char text[200];
-  if (r.log_likelihood_sd > 2) {
+  char text[300];
+  if (r.correlation > 0) {
+    if (r.log_likelihood_ratio_sd > 2 * std::sqrt(2.0)) {
+      std::snprintf(text, sizeof text,
+                    "sd(log Z(theta, U') - log Z(theta, U)) at the posterior mean is %.2f with %zu particles and "
+                    "correlation %.4g: the chain sticks where an estimate was high; use more particles or a "
+                    "correlation closer to 1 (aim for 1.7-2.5)",
+                    r.log_likelihood_ratio_sd, r.particles, r.correlation);
+      out.warnings.push_back(text);
+    } else if (r.log_likelihood_ratio_sd < 0.5 * std::sqrt(2.0)) {
+      std::snprintf(text, sizeof text,
+                    "sd(log Z(theta, U') - log Z(theta, U)) at the posterior mean is %.2f with %zu particles: fewer "
+                    "particles would mix almost as well for less time (aim for 1.7-2.5)",
+                    r.log_likelihood_ratio_sd, r.particles);
+      out.warnings.push_back(text);
+    }
+    if (r.randoms_beyond > 0)
+      out.warnings.push_back(std::to_string(r.randoms_beyond) +
+                             " draws of the steps came after the randoms_per_step stored normals, fresh in every "
+                             "sweep: exact, but they weaken the correlation; raise randoms_per_step to the draws "
+                             "one step makes");
+  } else if (r.log_likelihood_sd > 2) {
     std::snprintf(text, sizeof text,
                   "sd(log Z) at the posterior mean is %.2f with %zu particles: the chain sticks where an estimate was "
                   "high; use more particles (the sd falls about as 1/sqrt(particles); aim for 1.2-1.8)",
@@ -32542,6 +32975,11 @@ inline std::ostream& operator<<(std::ostream& os, const pmmh_summary& s) {
   std::snprintf(line, sizeof line, "PMMH: %zu chains of %zu iterations, %zu particles; acceptance %.2f; sd(log Z) %.2f\n",
                 s.chains, s.iterations, s.particles, s.acceptance, s.log_likelihood_sd);
   os << line;
+  if (s.correlation > 0) {
+    std::snprintf(line, sizeof line, "correlated: rho %.4g; sd(log Z(theta, U') - log Z(theta, U)) %.2f\n",
+                  s.correlation, s.log_likelihood_ratio_sd);
+    os << line;
+  }
   for (const auto& w : s.warnings) os << "warning: " << w << "\n";
   return os;
 }

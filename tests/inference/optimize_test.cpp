@@ -2,6 +2,7 @@
 // mode of a Bayesian linear regression with known noise is the ridge solution, and its
 // posterior is Gaussian, so the Laplace covariance is exact; bad starts and non-convergence
 // are errors that say what happened.
+#include "../../examples/posteriordb/eight_schools.hpp"
 #include "../../examples/posteriordb/kidiq.hpp"
 
 #include <tyche/tyche.hpp>
@@ -347,4 +348,17 @@ TEST_CASE("optimize: Newton steps take L-BFGS from a plateau short of kidiq's mo
   CHECK(at.newton_steps == 0);
   REQUIRE(at.warnings.size() == 1);
   CHECK_THAT(at.warnings[0], Contains("not negative definite"));
+
+  // A maximum at the edge of the support: without the Jacobian, eight schools' MAP has τ → 0
+  // (log τ → −∞), where each Newton step gains a fixed fraction of the one before; one step,
+  // then the warning, not twenty steps of 2d gradients each.
+  const auto es_dir = te::posteriors_dir(__FILE__) / "eight_schools-eight_schools_noncentered";
+  const data_file es_file = read_json_data((es_dir / "data.json").string());
+  const auto es = te::eight_schools_noncentered(es_file);
+  const optimize_result edge = optimize(es.model, {.seed = 1});
+  CHECK(edge.value("tau") < 0.01);
+  CHECK(edge.newton_steps <= 2);
+  CHECK(edge.gradient_evaluations < optimize(es.model, {.seed = 1, .newton_steps = 0}).gradient_evaluations + 100);
+  REQUIRE(edge.warnings.size() == 1);
+  CHECK_THAT(edge.warnings[0], Contains("degenerate or at the edge of the support"));
 }

@@ -5,7 +5,10 @@
 //
 // Rows: each parameter, then each predicted name: mean, sd, 5/50/95 % quantiles, bulk- and
 // tail-ESS and R̂ (diagnostics/convergence.hpp, over the chains). Warnings: sd(log Ẑ) at the
-// posterior mean above 2 (use more particles) or below 0.5 (fewer would do), and R̂ above 1.01.
+// posterior mean above 2 (use more particles) or below 0.5 (fewer would do) — for correlated
+// PMMH the sd of the log-likelihood ratio at a fixed θ above 2√2 or below 0.5√2, the same rule
+// on the quantity that decides the acceptance (with independent estimates the ratio's sd is
+// √2 sd(log Ẑ)) —, draws beyond randoms_per_step, and R̂ above 1.01.
 #pragma once
 #include <tyche/diagnostics/convergence.hpp>
 #include <tyche/samplers/smc/pmmh.hpp>
@@ -33,6 +36,8 @@ struct pmmh_summary {
   std::vector<pmmh_summary_row> rows;
   std::size_t chains = 0, iterations = 0, particles = 0;
   double acceptance = 0, log_likelihood_sd = std::numeric_limits<double>::quiet_NaN();
+  /// Correlated PMMH (correlation > 0): ρ and the sd of the log-likelihood ratio at a fixed θ.
+  double correlation = 0, log_likelihood_ratio_sd = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::string> warnings;
 };
 
@@ -43,6 +48,8 @@ inline pmmh_summary summary(const pmmh_result& r) {
   out.particles = r.particles;
   for (double a : r.acceptance) out.acceptance += a / static_cast<double>(r.acceptance.size());
   out.log_likelihood_sd = r.log_likelihood_sd;
+  out.correlation = r.correlation;
+  out.log_likelihood_ratio_sd = r.log_likelihood_ratio_sd;
   const auto row = [&](const std::string& name, const std::vector<double>& v) {
     std::vector<double> finite;
     for (double x : v)
@@ -69,8 +76,28 @@ inline pmmh_summary summary(const pmmh_result& r) {
   };
   for (std::size_t k = 0; k < r.dim; ++k) out.rows.push_back(row(r.parameter_names[k], r.samples(k)));
   for (const auto& name : r.names) out.rows.push_back(row(name, r.samples(name)));
-  char text[200];
-  if (r.log_likelihood_sd > 2) {
+  char text[300];
+  if (r.correlation > 0) {
+    if (r.log_likelihood_ratio_sd > 2 * std::sqrt(2.0)) {
+      std::snprintf(text, sizeof text,
+                    "sd(log Z(theta, U') - log Z(theta, U)) at the posterior mean is %.2f with %zu particles and "
+                    "correlation %.4g: the chain sticks where an estimate was high; use more particles or a "
+                    "correlation closer to 1 (aim for 1.7-2.5)",
+                    r.log_likelihood_ratio_sd, r.particles, r.correlation);
+      out.warnings.push_back(text);
+    } else if (r.log_likelihood_ratio_sd < 0.5 * std::sqrt(2.0)) {
+      std::snprintf(text, sizeof text,
+                    "sd(log Z(theta, U') - log Z(theta, U)) at the posterior mean is %.2f with %zu particles: fewer "
+                    "particles would mix almost as well for less time (aim for 1.7-2.5)",
+                    r.log_likelihood_ratio_sd, r.particles);
+      out.warnings.push_back(text);
+    }
+    if (r.randoms_beyond > 0)
+      out.warnings.push_back(std::to_string(r.randoms_beyond) +
+                             " draws of the steps came after the randoms_per_step stored normals, fresh in every "
+                             "sweep: exact, but they weaken the correlation; raise randoms_per_step to the draws "
+                             "one step makes");
+  } else if (r.log_likelihood_sd > 2) {
     std::snprintf(text, sizeof text,
                   "sd(log Z) at the posterior mean is %.2f with %zu particles: the chain sticks where an estimate was "
                   "high; use more particles (the sd falls about as 1/sqrt(particles); aim for 1.2-1.8)",
@@ -111,6 +138,11 @@ inline std::ostream& operator<<(std::ostream& os, const pmmh_summary& s) {
   std::snprintf(line, sizeof line, "PMMH: %zu chains of %zu iterations, %zu particles; acceptance %.2f; sd(log Z) %.2f\n",
                 s.chains, s.iterations, s.particles, s.acceptance, s.log_likelihood_sd);
   os << line;
+  if (s.correlation > 0) {
+    std::snprintf(line, sizeof line, "correlated: rho %.4g; sd(log Z(theta, U') - log Z(theta, U)) %.2f\n",
+                  s.correlation, s.log_likelihood_ratio_sd);
+    os << line;
+  }
   for (const auto& w : s.warnings) os << "warning: " << w << "\n";
   return os;
 }

@@ -148,20 +148,25 @@ struct newton_outcome {
   int steps = 0;
   double gain = 0;
   bool negative_definite = true;
+  double slow = 0;  // set: the steps stopped converging quadratically (this ratio of successive gains)
 };
 
 /// Newton's method from a point where L-BFGS stopped (x, its gradient g and log density f, all
 /// updated in place): each step solves (−H)s = g with H the Hessian by central differences of
 /// the exact gradient (hessian()), stops when the predicted gain ½gᵀs is below `tolerance`,
 /// and takes the longest step t·s, t = 1, ½, ¼, …, that raises log p by at least 10⁻⁴·t·gᵀs
-/// (Armijo); it stops where no such step is found or H is not negative definite. Each step
-/// costs 2d gradients and O(d³).
+/// (Armijo); it stops where no such step is found or H is not negative definite, and where the
+/// predicted gain after a full step (t = 1) is more than a tenth of the one before: near a strict
+/// mode Newton's gains fall quadratically, so a steady ratio says the maximum is degenerate or
+/// at infinity (a scale going to 0), where more steps gain ever less. Each step costs 2d
+/// gradients and O(d³).
 template <class = void>
 newton_outcome newton_refine(const log_density_function& density, std::vector<double>& x, std::vector<double>& g,
                              double& f, long long& evaluations, int max_steps, double tolerance) {
   const std::size_t d = density.dim;
   newton_outcome out;
   std::vector<double> workspace(density.workspace_size), s(d), xt(d), gt(d);
+  double last_slope = 0;  // after a full step: its predicted gain's twice; else 0
   for (int step = 0; step < max_steps; ++step) {
     std::vector<double> l = hessian(density, x, evaluations);
     for (double& v : l) v = -v;
@@ -174,9 +179,14 @@ newton_outcome newton_refine(const log_density_function& density, std::vector<do
     detail::solve_upper_transposed(l, d, s.data());
     const double slope = detail::dot(g.data(), s.data(), d);  // gᵀ(−H)⁻¹g: twice the predicted gain
     if (!(0.5 * slope > tolerance)) break;
+    if (last_slope > 0 && slope > 0.1 * last_slope) {
+      out.slow = slope / last_slope;
+      break;
+    }
     bool accepted = false;
     double ft = f;
-    for (double t = 1; t > 5e-7; t *= 0.5) {
+    double t = 1;
+    for (; t > 5e-7; t *= 0.5) {
       for (std::size_t i = 0; i < d; ++i) xt[i] = x[i] + t * s[i];
       ft = density(xt.data(), gt.data(), workspace.data());
       ++evaluations;
@@ -186,6 +196,7 @@ newton_outcome newton_refine(const log_density_function& density, std::vector<do
       }
     }
     if (!accepted) break;
+    last_slope = t == 1 ? slope : 0;
     out.gain += ft - f;
     ++out.steps;
     x.swap(xt);
@@ -219,6 +230,11 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   if (!newton.negative_definite)
     out.warnings.push_back("the Hessian of the log density where L-BFGS stopped is not negative definite: not a "
                            "strict mode (a saddle point, a flat direction, or a mode at the edge of the support)");
+  if (newton.slow > 0)
+    out.warnings.push_back("Newton steps from where L-BFGS stopped gain ever less without converging (each " +
+                           tyche::detail::format_number(std::round(newton.slow * 100) / 100) +
+                           " of the one before): the maximum is degenerate or at the edge of the support (a "
+                           "parameter going to its bound, e.g. a scale to 0), so the point is not a strict mode");
   out.names = model.names;
   out.unconstrained = r.x;
   model.constrain_into(r.x.data(), out.values);

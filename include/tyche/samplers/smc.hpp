@@ -4,6 +4,7 @@
 // (Paige & Wood 2014) and an in-process engine. See docs/smc.md.
 #pragma once
 #include <tyche/samplers/smc/config.hpp>
+#include <tyche/samplers/smc/correlated.hpp>
 #include <tyche/samplers/smc/fork.hpp>
 #include <tyche/samplers/smc/in_process.hpp>
 #include <tyche/samplers/smc/mem.hpp>

@@ -89,8 +89,10 @@ memoised<F> mem(F f) {
 class polya_urn {
  public:
   explicit polya_urn(double alpha) : alpha_(alpha) {}
-  /// Draws the class of the next customer and seats it.
-  int draw(counter_rng& g) {
+  /// Draws the class of the next customer and seats it (g: a counter_rng, or a correlated
+  /// sweep's correlated_rng).
+  template <class G>
+  int draw(G& g) {
     const double total = static_cast<double>(customers_) + alpha_;
     double u = g.uniform01() * total;
     for (std::size_t k = 0; k < counts_.size(); ++k) {

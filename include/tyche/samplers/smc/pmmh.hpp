@@ -32,6 +32,12 @@
 // posterior mean from `noise_runs` sweeps, and summary() (tyche/diagnostics/pmmh_summary.hpp,
 // with R̂ and ESS) warns when it is above 2 (more particles) or below 0.5 (fewer would do).
 //
+// Correlated PMMH (pmmh_config::correlation = ρ > 0; Deligiannidis, Doucet & Pitt 2018): the
+// chain's state also holds the standard normals U of its current estimate, the proposal moves
+// them to ρU + √(1 − ρ²)ε, and the sweep is a smooth function of U (samplers/smc/correlated.hpp),
+// so log Ẑ(θ') − log Ẑ(θ) is far less noisy than with fresh numbers and fewer particles do;
+// summary() then judges the noise of that difference (pmmh_result::log_likelihood_ratio_sd).
+//
 // Everything random is a function of `seed`: chain c's start, proposals and acceptances draw from
 // counter_rng(seed, c); the sweep of its iteration i has a seed of its own, a hash of (seed, c, i),
 // and the particle kept from it a uniform from another hash of that seed. So results depend
@@ -41,6 +47,7 @@
 #pragma once
 #include <tyche/random/philox.hpp>
 #include <tyche/samplers/smc/config.hpp>
+#include <tyche/samplers/smc/correlated.hpp>
 #include <tyche/samplers/smc/detail/collector.hpp>
 #include <tyche/samplers/smc/result.hpp>
 #include <tyche/samplers/nuts/cpus.hpp>
@@ -105,6 +112,20 @@ struct pmmh_config {
   /// Threads within each sweep (the in-process engine's; run_smc's `threads`): chain_threads ×
   /// threads threads in all.
   std::size_t threads = 1;
+  /// Correlated pseudo-marginal PMMH (Deligiannidis, Doucet & Pitt 2018): ρ in [0, 1). With
+  /// ρ > 0 each chain keeps the standard normals U its current likelihood estimate used and
+  /// proposes U' = ρU + √(1 − ρ²)ε with θ', so that the errors of the two estimates largely
+  /// cancel in the acceptance ratio and far fewer particles mix as well
+  /// (samplers/smc/correlated.hpp). Needs a stepwise program on the in-process engine whose
+  /// step takes `auto& g` (it then also takes a correlated_rng) and whose particles have an
+  /// order (a state that is a number, or stepwise(initial, n, step, predict, key)); each sweep
+  /// then resamples after every observe, systematically in key order (ess_threshold and
+  /// resampling are not used). 0: every sweep's random numbers are fresh.
+  double correlation = 0;
+  /// Correlated PMMH: the normals stored per particle and observe — the draws one step makes
+  /// (a uniform counts as one). Draws beyond them come fresh each sweep (exact, but less
+  /// correlated) and are counted in pmmh_result::randoms_beyond.
+  std::size_t randoms_per_step = 1;
 };
 
 /// The chains of a PMMH run: kept draws of θ and of the predicted names, chain after chain.
@@ -134,6 +155,15 @@ struct pmmh_result {
   double log_likelihood_sd = std::numeric_limits<double>::quiet_NaN();
   /// The proposal's covariance after warm-up (dim × dim, row major), chain after chain.
   std::vector<double> proposal_covariance;
+  /// pmmh_config::correlation.
+  double correlation = 0;
+  /// Correlated PMMH: the sd of log Ẑ(θ̄, U') − log Ẑ(θ̄, U) over noise_runs pairs at the
+  /// posterior mean θ̄, U ~ N(0, I), U' = ρU + √(1 − ρ²)ε: the noise of the acceptance ratio
+  /// where θ' ≈ θ, which decides how well the chain mixes (NaN if not measured or ρ = 0).
+  double log_likelihood_ratio_sd = std::numeric_limits<double>::quiet_NaN();
+  /// Correlated PMMH: the draws steps made beyond randoms_per_step (from fresh streams), over
+  /// every sweep of the chains.
+  std::size_t randoms_beyond = 0;
   double seconds = 0;
 
   /// Draws of parameter k (0-based) or of a predicted name, chain after chain (chains ×
@@ -166,6 +196,9 @@ struct pmmh_result {
 };
 
 namespace detail {
+
+/// The tag of correlated PMMH's normals: U and ε come from seeds pmmh_sweep_seed(sweep seed, tag, k).
+inline constexpr std::uint64_t correlated_tag = 0x636f7272ULL;  // "corr"
 
 /// The seed of chain c's sweep at iteration i (warm-up included): splitmix64 of the three.
 inline std::uint64_t pmmh_sweep_seed(std::uint64_t seed, std::uint64_t chain, std::uint64_t iteration) {
@@ -245,6 +278,11 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   if (!(cfg.init_sd >= 0 && std::isfinite(cfg.init_sd)))
     throw fail("init_sd must be finite and at least 0 (got " + detail::pmmh_number(cfg.init_sd) + ")");
   if (cfg.noise_runs == 1) throw fail("noise_runs must be 0 (not measured) or at least 2 (got 1)");
+  if (!(cfg.correlation >= 0 && cfg.correlation < 1))
+    throw fail("correlation must lie in [0, 1) (got " + detail::pmmh_number(cfg.correlation) + ")");
+  const bool correlated = cfg.correlation > 0;
+  if (correlated && cfg.randoms_per_step < 1)
+    throw fail("randoms_per_step must be at least 1 with correlation > 0 (got 0)");
   for (std::size_t k = 0; k < cfg.parameter_names.size(); ++k)
     for (std::size_t q = 0; q < k; ++q)
       if (cfg.parameter_names[k] == cfg.parameter_names[q])
@@ -259,6 +297,32 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     throw fail("chain_threads = " + std::to_string(cfg.chain_threads) +
                ", but the fork engine runs chains one after another: set chain_threads to 0 or 1, or run a "
                "tyche::smc::stepwise(...) program on the in-process engine (engine automatic or in_process)");
+  // Correlated PMMH: a stepwise program whose step takes a correlated_rng and whose particles
+  // have an order; the observes of make(θ₀) fix U's size.
+  constexpr bool can_correlate = [] {
+    if constexpr (is_stepwise_program<program_type>::value)
+      return detail::correlated_step<program_type> && detail::has_sort_key<program_type>;
+    else
+      return false;
+  }();
+  std::size_t observations = 0;
+  if (correlated) {
+    if (!in_process)
+      throw fail("correlation > 0 needs a tyche::smc::stepwise(...) program on the in-process engine (engine "
+                 "automatic or in_process): the fork engine's particles draw their numbers in other processes");
+    if constexpr (is_stepwise_program<program_type>::value) {
+      if constexpr (!detail::correlated_step<program_type>)
+        throw fail("correlation > 0, but the program's step takes a tyche::counter_rng&: write it as "
+                   "[](State& s, std::size_t n, auto& g) { ... }, so that it also takes the correlated sweep's "
+                   "tyche::smc::correlated_rng");
+      else if constexpr (!detail::has_sort_key<program_type>)
+        throw fail("correlation > 0, but the particles' state is not a number, so they cannot be sorted before "
+                   "resampling: give a key, tyche::smc::stepwise(initial, n, step, predict, key) with "
+                   "key(const State&) -> double (e.g. the state's first coordinate)");
+      else
+        observations = make(std::span<const double>(theta0)).observations;
+    }
+  }
   const std::size_t chain_threads =
       !in_process ? 1
                   : std::min<std::size_t>(cfg.chains, cfg.chain_threads > 0
@@ -272,6 +336,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   out.iterations = cfg.iterations;
   out.particles = cfg.particles;
   out.chain_threads = chain_threads;
+  out.correlation = cfg.correlation;
   out.parameter_names = cfg.parameter_names;
   if (out.parameter_names.empty())
     for (std::size_t k = 0; k < d; ++k) out.parameter_names.push_back("theta[" + std::to_string(k + 1) + "]");
@@ -294,12 +359,23 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     std::size_t count = 0;
     std::string first;
   };
+  // u: correlated PMMH's normals U (null: a sweep of run_smc, its numbers fresh); *beyond counts
+  // the draws beyond them.
   const auto log_z = [&](std::span<const double> theta, std::uint64_t seed, result& r, const std::string& where,
-                         domain_count* domain) {
+                         domain_count* domain, const double* u = nullptr, std::size_t* beyond = nullptr) {
     try {
       config one = sc;
       one.seed = seed;
-      r = run_smc(make(theta), one);
+      if (u == nullptr) {
+        r = run_smc(make(theta), one);
+      } else if constexpr (can_correlate) {
+        const auto program = make(theta);
+        if (program.observations != observations)
+          throw std::invalid_argument("the program has " + std::to_string(program.observations) +
+                                      " observes, make(theta0)'s had " + std::to_string(observations) +
+                                      " (correlated PMMH keeps random numbers for a fixed count)");
+        r = detail::run_correlated_sweep(program, one, u, cfg.randoms_per_step, beyond);
+      }
     } catch (const detail::all_zero_error& e) {  // the in-process engine's, with its domain errors
       if (domain != nullptr && e.domain_errors > 0) {
         if (domain->count == 0) domain->first = where + ", at " + detail::pmmh_point(theta) + ", " + e.first_domain_error;
@@ -345,6 +421,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     std::vector<double> predicted;    // kept draws × names.size()
     double acceptance = 0;
     domain_count domain;
+    std::size_t beyond = 0;  // correlated PMMH: draws beyond U
   };
   std::vector<chain_output> chains(cfg.chains);
   std::atomic<std::size_t> first_failed{std::numeric_limits<std::size_t>::max()};
@@ -407,7 +484,18 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     bool from_chain = false;  // whether chol is the chain's covariance yet
     result r;
     const std::uint64_t seed0 = detail::pmmh_sweep_seed(cfg.seed, c, 0);
-    double ll = log_z(theta, seed0, r, "chain " + std::to_string(c) + ", its start", &co.domain);
+    // Correlated PMMH: U of the current estimate, and of the proposal. The normals come from a
+    // hash of the sweep's seed (the start's U, then each proposal's ε), apart from the streams
+    // the sweep itself uses.
+    std::vector<double> U, U_new;
+    if (correlated) {
+      U.resize(detail::correlated_randoms(observations, cfg.particles, cfg.randoms_per_step));
+      U_new.resize(U.size());
+      counter_rng gu(detail::pmmh_sweep_seed(seed0, detail::correlated_tag, 0), 0);
+      for (double& v : U) v = gu.normal();
+    }
+    double ll = log_z(theta, seed0, r, "chain " + std::to_string(c) + ", its start", &co.domain,
+                      correlated ? U.data() : nullptr, &co.beyond);
     if (!(ll > -std::numeric_limits<double>::infinity()))
       throw std::runtime_error(std::string(f) + ": chain " + std::to_string(c) + ": at the starting point " +
                                detail::pmmh_point(theta) + " every particle's weight went to 0 (the likelihood "
@@ -431,7 +519,13 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       if (lp_new > -std::numeric_limits<double>::infinity()) {
         result rn;
         const std::uint64_t seed_it = detail::pmmh_sweep_seed(cfg.seed, c, it);
-        const double ll_new = log_z(proposal, seed_it, rn, at_iteration(c, it), &co.domain);
+        if (correlated) {  // U' = ρU + √(1 − ρ²)ε (Crank–Nicolson: leaves N(0, I) invariant)
+          counter_rng ge(detail::pmmh_sweep_seed(seed_it, detail::correlated_tag, 0), 0);
+          const double rho = cfg.correlation, rest = std::sqrt(1 - rho * rho);
+          for (std::size_t k = 0; k < U.size(); ++k) U_new[k] = rho * U[k] + rest * ge.normal();
+        }
+        const double ll_new = log_z(proposal, seed_it, rn, at_iteration(c, it), &co.domain,
+                                    correlated ? U_new.data() : nullptr, &co.beyond);
         const double log_ratio = (ll_new + lp_new) - (ll + lp);
         alpha = log_ratio >= 0 ? 1.0 : std::exp(log_ratio);
         if (u < alpha) {
@@ -439,6 +533,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
           lp = lp_new;
           ll = ll_new;
           pick(rn, pick_uniform(seed_it));
+          if (correlated) U.swap(U_new);
           if (!warm) ++accepted;
           else ++accepted_warm;
         }
@@ -530,6 +625,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     out.acceptance.push_back(co.acceptance);
     if (co.domain.count > 0 && out.domain_errors == 0) out.first_domain_error = co.domain.first;
     out.domain_errors += co.domain.count;
+    out.randoms_beyond += co.beyond;
     out.proposal_covariance.insert(out.proposal_covariance.end(), co.proposal_covariance.begin(),
                                    co.proposal_covariance.end());
     for (std::size_t q = 0; q < co.names.size(); ++q) {
@@ -546,22 +642,44 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     for (std::size_t i = 0; i < kept; ++i)
       for (std::size_t k = 0; k < d; ++k) at[k] += out.draws[i * d + k] / static_cast<double>(kept);
     if (prior_at(at, "the posterior mean") > -std::numeric_limits<double>::infinity()) {
-      std::vector<double> lls(cfg.noise_runs);
+      // Correlated PMMH: each run i is a pair, log Ẑ at U_i ~ N(0, I) and at U_i' = ρU_i +
+      // √(1 − ρ²)ε, the step the chain proposes (with θ' = θ̄): sd(log Ẑ) from the first of each
+      // pair, the sd of the pairs' differences for the acceptance ratio's noise.
+      std::vector<double> lls(cfg.noise_runs), ratios(correlated ? cfg.noise_runs : 0);
       pool.run(cfg.noise_runs, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
           result rs;
-          lls[i] = log_z(at, detail::pmmh_sweep_seed(cfg.seed, cfg.chains + 1, i), rs,
-                         "the posterior mean's sweep " + std::to_string(i), nullptr);
+          const std::uint64_t seed_i = detail::pmmh_sweep_seed(cfg.seed, cfg.chains + 1, i);
+          const std::string where = "the posterior mean's sweep " + std::to_string(i);
+          if (!correlated) {
+            lls[i] = log_z(at, seed_i, rs, where, nullptr);
+            continue;
+          }
+          std::vector<double> ui(detail::correlated_randoms(observations, cfg.particles, cfg.randoms_per_step)),
+              vi(ui.size());
+          counter_rng gu(detail::pmmh_sweep_seed(seed_i, detail::correlated_tag, 0), 0);
+          counter_rng ge(detail::pmmh_sweep_seed(seed_i, detail::correlated_tag, 1), 0);
+          const double rho = cfg.correlation, rest = std::sqrt(1 - rho * rho);
+          for (std::size_t k = 0; k < ui.size(); ++k) {
+            ui[k] = gu.normal();
+            vi[k] = rho * ui[k] + rest * ge.normal();
+          }
+          lls[i] = log_z(at, seed_i, rs, where, nullptr, ui.data());
+          ratios[i] = log_z(at, detail::pmmh_sweep_seed(cfg.seed, cfg.chains + 2, i), rs, where + "'s pair", nullptr,
+                            vi.data()) -
+                      lls[i];
         }
       });
-      if (std::all_of(lls.begin(), lls.end(), [](double v) { return std::isfinite(v); })) {
+      const auto sd_of = [](const std::vector<double>& v) {
+        if (!std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); }))
+          return std::numeric_limits<double>::infinity();  // some estimate was 0: unbounded there
         double m = 0, s2 = 0;
-        for (double v : lls) m += v / static_cast<double>(lls.size());
-        for (double v : lls) s2 += (v - m) * (v - m);
-        out.log_likelihood_sd = std::sqrt(s2 / static_cast<double>(lls.size() - 1));
-      } else {  // some estimate was 0: sd(log Ẑ) is unbounded there
-        out.log_likelihood_sd = std::numeric_limits<double>::infinity();
-      }
+        for (double x : v) m += x / static_cast<double>(v.size());
+        for (double x : v) s2 += (x - m) * (x - m);
+        return std::sqrt(s2 / static_cast<double>(v.size() - 1));
+      };
+      out.log_likelihood_sd = sd_of(lls);
+      if (correlated) out.log_likelihood_ratio_sd = sd_of(ratios);
     }
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

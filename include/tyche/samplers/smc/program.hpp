@@ -49,21 +49,28 @@
 
 namespace tyche::smc {
 
+/// The key of a stepwise program without one (stepwise(initial, n, step, predict)).
+struct no_key {};
+
 /// A copyable state, N observes, step(state&, n, counter_rng&) → log-likelihood at observe n,
-/// predict(const state&, predictions&).
-template <class State, class Step, class Predict>
+/// predict(const state&, predictions&), and optionally key(const state&) → double, the order
+/// in which correlated PMMH sorts the particles before it resamples them
+/// (samplers/smc/correlated.hpp; a state that is a number is its own key).
+template <class State, class Step, class Predict, class Key = no_key>
 struct stepwise_program {
   using state_type = State;
+  using key_type = Key;
   State initial;
   std::size_t observations;
   Step step;
   Predict predict;
+  Key key{};
 };
 
 template <class T>
 struct is_stepwise_program : std::false_type {};
-template <class S, class St, class P>
-struct is_stepwise_program<stepwise_program<S, St, P>> : std::true_type {};
+template <class S, class St, class P, class K>
+struct is_stepwise_program<stepwise_program<S, St, P, K>> : std::true_type {};
 
 /// The stepwise program (initial, observations, step, predict); see the top of this file.
 template <class State, class Step, class Predict>
@@ -79,6 +86,20 @@ auto stepwise(State initial, std::size_t observations, Step step, Predict predic
                 "predict(const State&, tyche::smc::predictions&)");
   return stepwise_program<State, Step, Predict>{std::move(initial), observations, std::move(step),
                                                 std::move(predict)};
+}
+
+/// The stepwise program with a key: key(const State&) → double orders the particles for
+/// correlated PMMH's resampling (pmmh_config::correlation; a 1-D summary of the state, such as
+/// its first coordinate or a projection on the direction the state varies most).
+template <class State, class Step, class Predict, class Key>
+auto stepwise(State initial, std::size_t observations, Step step, Predict predict, Key key) {
+  static_assert(std::is_invocable_r_v<double, const Key&, const State&>,
+                "tyche::smc::stepwise(initial, n, step, predict, key) requires 'key' callable as "
+                "key(const State&) and returning a double (the order in which correlated PMMH sorts "
+                "the particles)");
+  auto p = stepwise(std::move(initial), observations, std::move(step), std::move(predict));
+  return stepwise_program<State, Step, Predict, Key>{std::move(p.initial), p.observations, std::move(p.step),
+                                                     std::move(p.predict), std::move(key)};
 }
 
 // --- densities on plain doubles -------------------------------------------------------------------
@@ -107,15 +128,28 @@ inline double normal_lpdf(double x, double mean, double sd) {
 
 // --- draws from a generator -----------------------------------------------------------------------
 
-/// N(mean, sd²): one position of g.
-inline double sample_normal(counter_rng& g, double mean, double sd) {
+/// A generator the draws below take: tyche::counter_rng, or the correlated sweep's
+/// tyche::smc::correlated_rng (a step written with `auto& g` takes either).
+template <class G>
+concept smc_generator = requires(G& g) {
+  { g.normal() } -> std::convertible_to<double>;
+  { g.uniform01() } -> std::convertible_to<double>;
+};
+
+/// N(mean, sd²): one normal of g.
+template <smc_generator G>
+double sample_normal(G& g, double mean, double sd) {
   detail::check_smc_argument(sd >= 0 && sd < HUGE_VAL, "sample_normal(g, mean, sd)", "sd", ">= 0 and finite", sd);
   return mean + sd * g.normal();
 }
 /// Uniform on (0, 1).
-inline double sample_uniform(counter_rng& g) { return g.uniform01(); }
+template <smc_generator G>
+double sample_uniform(G& g) {
+  return g.uniform01();
+}
 /// Gamma(shape, rate) (Marsaglia & Tsang 2000; shape < 1 by the u^(1/shape) boost).
-inline double sample_gamma(counter_rng& g, double shape, double rate) {
+template <smc_generator G>
+double sample_gamma(G& g, double shape, double rate) {
   detail::check_smc_argument(shape > 0 && shape < HUGE_VAL, "sample_gamma(g, shape, rate)", "shape", "> 0 and finite", shape);
   detail::check_smc_argument(rate > 0 && rate < HUGE_VAL, "sample_gamma(g, shape, rate)", "rate", "> 0 and finite", rate);
   if (shape < 1) return sample_gamma(g, shape + 1, rate) * std::pow(g.uniform01(), 1 / shape);
@@ -132,8 +166,8 @@ inline double sample_gamma(counter_rng& g, double shape, double rate) {
   }
 }
 /// An index drawn with probability proportional to weights[i] (need not sum to 1).
-template <class Weights>
-std::size_t sample_discrete(counter_rng& g, const Weights& weights) {
+template <smc_generator G, class Weights>
+std::size_t sample_discrete(G& g, const Weights& weights) {
   double total = 0;
   for (double w : weights) total += w;
   double u = g.uniform01() * total;
