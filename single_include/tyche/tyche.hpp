@@ -25939,6 +25939,8 @@ TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary
 // the independent sum 0.028.
 // r_eff is ess_basic (split chains) of exp(log p(yᵢ | θ)) over S, where loo uses its own ESS of
 // the unsplit chains.
+// loo_moment_match (below) recomputes the observations whose k̂ is too high from draws moved by
+// affine maps (Paananen, Piironen, Bürkner & Vehtari 2021).
 // ----- begin tyche/inference/model_density.hpp -----
 // tyche/inference/model_density.hpp — what the inference methods (optimize, laplace, pathfinder,
 // advi) need from a model, with its type erased: its log density with or without the
@@ -26775,6 +26777,11 @@ struct loo_result {
   std::vector<double> r_eff;             ///< relative efficiency of exp(log p(yᵢ | θ))
   double k_threshold = 0.7;              ///< min(1 − 1/log₁₀ S, 0.7): above it, k̂ᵢ is not to be trusted
   std::size_t bad_k = 0;                 ///< observations with k̂ᵢ above the threshold
+  /// loo_moment_match: the observations whose estimate it recomputed (k̂ᵢ above the threshold,
+  /// and at least one transformation accepted), and per observation the transformations
+  /// accepted (empty from loo()).
+  std::size_t moment_matched = 0;
+  std::vector<int> moment_match_steps;
   std::vector<std::string> warnings;
 };
 
@@ -26840,9 +26847,34 @@ inline void check_matrix(const std::string& fn, std::span<const double> log_lik,
 /// from an approximation q, not the posterior, and log_correction = log p(θ | y) − log q(θ) up
 /// to a constant: each ratio 1 / p(yᵢ | θ) is multiplied by p / q, the draws are independent
 /// (r_eff 1), and lpd_i is weighted by the smoothed p / q.
+/// The warning for observations whose k̂ is above the threshold (empty when there are none).
+inline std::string bad_k_warning(const loo_result& r, bool approximate) {
+  if (r.bad_k == 0) return {};
+  std::string worst;
+  std::size_t shown = 0;
+  for (std::size_t i = 0; i < r.pareto_k.size() && shown < 5; ++i)
+    if (!(r.pareto_k[i] <= r.k_threshold)) {
+      char k[32];
+      std::snprintf(k, sizeof k, "%.2f", r.pareto_k[i]);
+      worst += (shown++ ? ", " : "") + r.observations[i] + " (k = " + k + ")";
+    }
+  if (r.bad_k > shown) worst += ", ...";
+  char t[32];
+  std::snprintf(t, sizeof t, "%.2f", r.k_threshold);
+  return std::to_string(r.bad_k) + " of " + std::to_string(r.pareto_k.size()) + " Pareto k estimates are above " + t +
+         ": " + worst +
+         ". The estimates for those observations are unreliable (each is too influential for importance sampling" +
+         (approximate ? ", or the approximation too far from the posterior" : "") +
+         "): " + (approximate ? "" : "try loo_moment_match(model, fit), ") +
+         "refit without them (exact LOO for those), use K-fold cross-validation, or a more robust model" +
+         (approximate ? " (or fit with nuts())" : "");
+}
+
+/// no_influence (empty, or one flag per observation): observations left out of the delta
+/// method's sum for mcse_elpd_loo (loo_moment_match adds their own variances).
 inline loo_result psis_loo(const std::string& fn, std::span<const double> log_lik, std::size_t chains,
                            std::size_t draws, std::size_t observations, std::vector<std::string> names,
-                           std::span<const double> log_correction) {
+                           std::span<const double> log_correction, std::span<const unsigned char> no_influence = {}) {
   const std::size_t s = chains * draws;
   const bool approximate = !log_correction.empty();
   std::vector<double> lw_post;  // the p / q weights smoothed once, for lpd_i
@@ -26889,7 +26921,8 @@ inline loo_result psis_loo(const std::string& fn, std::span<const double> log_li
     // Each draw's influence on elpd_loo,i (the delta method; p(yᵢ | θ) and Êᵢ both in units
     // of e^max_ll, which cancel), added to its influence on the sum.
     const double e_hat = std::exp(elpd_i - max_ll);
-    for (std::size_t k = 0; k < s; ++k) influence[k] += std::exp(lw[k] - log_norm) * (lik[k] - e_hat) / e_hat;
+    if (no_influence.empty() || !no_influence[i])
+      for (std::size_t k = 0; k < s; ++k) influence[k] += std::exp(lw[k] - log_norm) * (lik[k] - e_hat) / e_hat;
     r.elpd.push_back(elpd_i);
     r.p.push_back(lpd_i - elpd_i);
     r.pareto_k.push_back(smoothed.pareto_k);
@@ -26906,25 +26939,7 @@ inline loo_result psis_loo(const std::string& fn, std::span<const double> log_li
   mean_and_se(r.p, r.p_loo, r.se_p_loo);
   r.looic = -2 * r.elpd_loo;
   r.se_looic = 2 * r.se_elpd_loo;
-  if (r.bad_k > 0) {
-    std::string worst;
-    std::size_t shown = 0;
-    for (std::size_t i = 0; i < observations && shown < 5; ++i)
-      if (!(r.pareto_k[i] <= r.k_threshold)) {
-        char k[32];
-        std::snprintf(k, sizeof k, "%.2f", r.pareto_k[i]);
-        worst += (shown++ ? ", " : "") + r.observations[i] + " (k = " + k + ")";
-      }
-    if (r.bad_k > shown) worst += ", ...";
-    char t[32];
-    std::snprintf(t, sizeof t, "%.2f", r.k_threshold);
-    r.warnings.push_back(std::to_string(r.bad_k) + " of " + std::to_string(observations) +
-                         " Pareto k estimates are above " + t + ": " + worst +
-                         ". The estimates for those observations are unreliable (each is too influential for "
-                         "importance sampling" + (approximate ? ", or the approximation too far from the posterior" : "") +
-                         "): refit without them (exact LOO for those), use K-fold cross-validation, or a more "
-                         "robust model" + (approximate ? " (or fit with nuts())" : ""));
-  }
+  if (r.bad_k > 0) r.warnings.push_back(bad_k_warning(r, approximate));
   return r;
 }
 
@@ -27071,6 +27086,348 @@ loo_result loo(const Model& m, const approximate_fit& fit) {
     r = loo_approximate_posterior(log_lik, draws, names.size(), log_p, fit.log_q[0], names);
   }
   detail::loo_impl::warn_counted_whole(m, r.warnings);
+  return r;
+}
+
+/// Settings of loo_moment_match (R loo's loo_moment_match defaults).
+struct loo_moment_match_config {
+  /// Transformations accepted per observation, at most.
+  int max_iters = 30;
+  /// The split step: the final transformation applied to half of the draws, the estimate from
+  /// both halves by multiple importance sampling (Paananen et al. 2021, §3.3).
+  bool split = true;
+  /// Whether a transformation may match the covariance (only with at least 10·d draws).
+  bool cov = true;
+  /// Observations whose k̂ is above this get moment matching (0: loo's threshold,
+  /// min(1 − 1/log₁₀ S, 0.7)).
+  double k_threshold = 0;
+};
+
+namespace detail::loo_impl {
+
+/// Lower Cholesky factor of the d × d matrix a (row major); false if not positive definite.
+inline bool mm_cholesky(const std::vector<double>& a, std::size_t d, std::vector<double>& l) {
+  l.assign(d * d, 0.0);
+  for (std::size_t i = 0; i < d; ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      double v = a[i * d + j];
+      for (std::size_t k = 0; k < j; ++k) v -= l[i * d + k] * l[j * d + k];
+      if (i == j) {
+        if (!(v > 0) || !std::isfinite(v)) return false;
+        l[i * d + i] = std::sqrt(v);
+      } else {
+        l[i * d + j] = v / l[j * d + j];
+      }
+    }
+  return true;
+}
+
+/// The inverse of a lower-triangular d × d matrix with a positive diagonal (lower triangular).
+inline std::vector<double> mm_lower_inverse(const std::vector<double>& l, std::size_t d) {
+  std::vector<double> inv(d * d, 0.0);
+  for (std::size_t c = 0; c < d; ++c) {
+    inv[c * d + c] = 1 / l[c * d + c];
+    for (std::size_t r = c + 1; r < d; ++r) {
+      double v = 0;
+      for (std::size_t k = c; k < r; ++k) v += l[r * d + k] * inv[k * d + c];
+      inv[r * d + c] = -v / l[r * d + r];
+    }
+  }
+  return inv;
+}
+
+/// Normalised log weights (Σ exp = 1).
+inline void mm_normalise(std::vector<double>& lw) {
+  const double z = log_sum_exp(lw);
+  for (double& v : lw) v -= z;
+}
+
+}  // namespace detail::loo_impl
+
+/// PSIS-LOO with moment matching for the observations whose k̂ is too high (Paananen, Piironen,
+/// Bürkner & Vehtari 2021, "Implicitly adaptive importance sampling", Statistics and Computing
+/// 31:16; R's loo::loo_moment_match). For each such observation i the posterior draws θ (on the
+/// unconstrained scale) are moved by affine maps θ' = A(θ − m) + m_w that match their mean
+/// (A = I), their marginal variances (A diagonal) or their covariance (A = L_w L⁻¹, Cholesky
+/// factors of the weighted and unweighted covariances) to those of the leave-one-out posterior
+/// under the current importance weights; a map is kept when the k̂ of the new weights,
+/// log p(θ' | y) − log p(yᵢ | θ') − log p(θ | y) (the proposal is the posterior moved by an
+/// affine map, whose constant Jacobian cancels), is lower, tried in that order until k̂ is below
+/// the threshold, no map helps, or max_iters maps are kept. With split, the maps' composition T
+/// is applied to the first half of the draws only and the estimate weighs all of them against the
+/// mixture ½p(z) + ½p(T⁻¹z)/|det T| (multiple importance sampling), which keeps it consistent.
+/// elpd_loo,ᵢ is then log Σₛ wₛ p(yᵢ | zₛ) with those weights, lpd_i stays the plain draws', k̂ᵢ
+/// is the last kept map's, and mcse_elpd_loo adds the matched observations' own variances to the
+/// delta method's sum over the others. Each evaluation is the model's log density (with the
+/// log-Jacobian) and pointwise log-likelihood at a moved draw. Departures from R's code, where
+/// its arithmetic is not the method's: T is composed exactly (R applies every scaling before
+/// every covariance map, and its inverse is not T's once a shift is mixed with a scaling), and
+/// the marginal-variance map uses the weighted variance's correction 1/(1 − Σw²) as the
+/// covariance map does (R: S/(S − 1)).
+template <class Model>
+  requires requires(const Model& m, std::span<const double> th) {
+    m.pointwise_log_likelihood(th);
+    m.observation_names();
+  }
+loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_moment_match_config& cfg = {}) {
+  namespace li = detail::loo_impl;
+  const std::string fn = "tyche::loo_moment_match: ";
+  if (cfg.max_iters < 1)
+    throw std::invalid_argument(fn + "max_iters = " + std::to_string(cfg.max_iters) + " must be >= 1");
+  if (!(cfg.k_threshold >= 0) || !std::isfinite(cfg.k_threshold))
+    throw std::invalid_argument(fn + "k_threshold = " + tyche::detail::format_number(cfg.k_threshold) +
+                                " must be >= 0 (0: loo's threshold)");
+  std::vector<std::string> names = li::observations_of(fn, m, fit.names);
+  const std::size_t chains = static_cast<std::size_t>(fit.chains), draws = static_cast<std::size_t>(fit.draws);
+  const std::size_t S = chains * draws, n = names.size(), dim = fit.dim();
+  // The draws on the unconstrained scale (row s: draw s, chain after chain) and their
+  // log-likelihood matrix.
+  std::vector<double> theta, log_lik;
+  std::size_t d = 0;
+  for (std::size_t c = 0; c < chains; ++c)
+    for (std::size_t k = 0; k < draws; ++k) {
+      const std::vector<double> t = m.unconstrain(std::span<const double>(fit.values[c].data() + k * dim, dim));
+      d = t.size();
+      theta.insert(theta.end(), t.begin(), t.end());
+      const std::vector<double> ll = m.pointwise_log_likelihood(t);
+      log_lik.insert(log_lik.end(), ll.begin(), ll.end());
+    }
+  li::check_matrix(fn, log_lik, chains, draws, n, names);
+  loo_result r = li::psis_loo(fn, log_lik, chains, draws, n, names, {});
+  r.moment_match_steps.assign(n, 0);
+  const double threshold = cfg.k_threshold > 0 ? cfg.k_threshold : r.k_threshold;
+
+  const inference::model_functions f = inference::functions_of(m);
+  const inference::log_density_function& density = f.with_jacobian;
+  std::vector<double> grad(density.dim), workspace(density.workspace_size);
+  const auto log_p = [&](const double* t) {
+    const double v = density(t, grad.data(), workspace.data());
+    return std::isnan(v) ? -std::numeric_limits<double>::infinity() : v;
+  };
+  const auto log_lik_at = [&](const double* t, std::size_t i) {
+    const double v = m.pointwise_log_likelihood(std::span<const double>(t, d))[i];
+    return std::isnan(v) ? -std::numeric_limits<double>::infinity() : v;
+  };
+  std::vector<double> orig_lp(S);
+  bool have_lp = false;
+  const bool use_cov = cfg.cov && S >= 10 * d;
+  std::vector<unsigned char> matched(n, 0);
+  std::vector<double> matched_var(n, 0.0);  // the matched observations' own MCSE², log scale
+  std::vector<std::string> split_warnings;   // split = false: observations whose draws moved too far
+  const double ninf = -std::numeric_limits<double>::infinity();
+
+  for (std::size_t i = 0; i < n; ++i) {
+    if (r.pareto_k[i] <= threshold) continue;
+    if (!have_lp) {
+      for (std::size_t s = 0; s < S; ++s) orig_lp[s] = log_p(theta.data() + s * d);
+      have_lp = true;
+    }
+    const double r_eff = r.r_eff[i];
+    std::vector<double> ll(S), lw(S), cur = theta, next(S * d), ll_next(S), ratio(S), lp_cur = orig_lp, lp_next(S);
+    for (std::size_t s = 0; s < S; ++s) {
+      ll[s] = log_lik[s * n + i];
+      ratio[s] = -ll[s];
+    }
+    const double lpd_i = li::log_sum_exp(ll) - std::log(static_cast<double>(S));
+    lw = inference::psis(ratio, r_eff).log_weights;
+    li::mm_normalise(lw);
+    double k_i = r.pareto_k[i];
+    // T(x) = A x + b, the composition of the kept maps (lower triangular A).
+    std::vector<double> A(d * d, 0.0), b(d, 0.0);
+    for (std::size_t j = 0; j < d; ++j) A[j * d + j] = 1;
+    int steps = 0;
+    while (steps < cfg.max_iters && k_i > threshold) {
+      // The moments under the current weights.
+      std::vector<double> w(S), mean(d, 0.0), wmean(d, 0.0);
+      double w2 = 0;
+      for (std::size_t s = 0; s < S; ++s) {
+        w[s] = std::exp(lw[s]);
+        w2 += w[s] * w[s];
+        for (std::size_t j = 0; j < d; ++j) {
+          mean[j] += cur[s * d + j] / static_cast<double>(S);
+          wmean[j] += w[s] * cur[s * d + j];
+        }
+      }
+      bool kept = false;
+      for (int kind = 0; kind < 3 && !kept; ++kind) {
+        std::vector<double> map(d * d, 0.0);  // the candidate's A (lower triangular)
+        if (kind == 0) {
+          for (std::size_t j = 0; j < d; ++j) map[j * d + j] = 1;
+        } else if (kind == 1) {
+          bool ok = true;
+          for (std::size_t j = 0; j < d && ok; ++j) {
+            double v = 0, vw = 0;
+            for (std::size_t s = 0; s < S; ++s) {
+              const double x = cur[s * d + j];
+              v += (x - mean[j]) * (x - mean[j]);
+              vw += w[s] * (x - wmean[j]) * (x - wmean[j]);
+            }
+            v /= static_cast<double>(S - 1);
+            vw /= 1 - w2;
+            ok = v > 0 && vw > 0 && std::isfinite(vw);
+            if (ok) map[j * d + j] = std::sqrt(vw / v);
+          }
+          if (!ok) continue;
+        } else {
+          if (!use_cov) continue;
+          std::vector<double> cv(d * d, 0.0), cw(d * d, 0.0), l, lw_chol;
+          for (std::size_t s = 0; s < S; ++s)
+            for (std::size_t p = 0; p < d; ++p)
+              for (std::size_t q = 0; q <= p; ++q) {
+                cv[p * d + q] += (cur[s * d + p] - mean[p]) * (cur[s * d + q] - mean[q]);
+                cw[p * d + q] += w[s] * (cur[s * d + p] - wmean[p]) * (cur[s * d + q] - wmean[q]);
+              }
+          for (std::size_t p = 0; p < d; ++p)
+            for (std::size_t q = 0; q <= p; ++q) {
+              cv[p * d + q] = cv[q * d + p] = cv[p * d + q] / static_cast<double>(S - 1);
+              cw[p * d + q] = cw[q * d + p] = cw[p * d + q] / (1 - w2);
+            }
+          if (!li::mm_cholesky(cv, d, l) || !li::mm_cholesky(cw, d, lw_chol)) continue;
+          const std::vector<double> l_inv = li::mm_lower_inverse(l, d);
+          for (std::size_t p = 0; p < d; ++p)
+            for (std::size_t q = 0; q <= p; ++q) {
+              double v = 0;
+              for (std::size_t k = q; k <= p; ++k) v += lw_chol[p * d + k] * l_inv[k * d + q];
+              map[p * d + q] = v;
+            }
+        }
+        // θ' = map·(θ − mean) + wmean, and the new log ratios.
+        for (std::size_t s = 0; s < S; ++s) {
+          for (std::size_t p = 0; p < d; ++p) {
+            double v = wmean[p];
+            for (std::size_t q = 0; q <= p; ++q) v += map[p * d + q] * (cur[s * d + q] - mean[q]);
+            next[s * d + p] = v;
+          }
+          ll_next[s] = log_lik_at(next.data() + s * d, i);
+          lp_next[s] = log_p(next.data() + s * d);
+          const double v = -ll_next[s] + lp_next[s] - orig_lp[s];
+          ratio[s] = std::isnan(v) ? ninf : v;
+        }
+        const inference::psis_result smoothed = inference::psis(ratio, r_eff);
+        if (!(smoothed.pareto_k < k_i)) continue;
+        kept = true;
+        ++steps;
+        k_i = smoothed.pareto_k;
+        lw = smoothed.log_weights;
+        li::mm_normalise(lw);
+        cur.swap(next);
+        ll.swap(ll_next);
+        lp_cur.swap(lp_next);
+        // T ← map·(T − mean) + wmean: A ← map·A, b ← map·(b − mean) + wmean.
+        std::vector<double> a2(d * d, 0.0), b2(d);
+        for (std::size_t p = 0; p < d; ++p) {
+          for (std::size_t q = 0; q <= p; ++q) {
+            double v = 0;
+            for (std::size_t k = q; k <= p; ++k) v += map[p * d + k] * A[k * d + q];
+            a2[p * d + q] = v;
+          }
+          double v = wmean[p];
+          for (std::size_t q = 0; q <= p; ++q) v += map[p * d + q] * (b[q] - mean[q]);
+          b2[p] = v;
+        }
+        A.swap(a2);
+        b.swap(b2);
+      }
+      if (!kept) break;
+    }
+    r.moment_match_steps[i] = steps;
+    if (steps == 0) continue;  // nothing helped: the plain estimate stays
+    if (cfg.split) {
+      // z: T(θ) for the first half, θ for the second; the mixture ½p(z) + ½p(T⁻¹z)/|det A|.
+      const std::size_t half = S / 2;
+      double log_det = 0;
+      for (std::size_t j = 0; j < d; ++j) log_det += std::log(A[j * d + j]);
+      std::vector<double> z(d), u(d);
+      for (std::size_t s = 0; s < S; ++s) {
+        const double* t = theta.data() + s * d;
+        double lp_z, lp_inv, ll_z;
+        if (s < half) {
+          for (std::size_t p = 0; p < d; ++p) {
+            double v = b[p];
+            for (std::size_t q = 0; q <= p; ++q) v += A[p * d + q] * t[q];
+            z[p] = v;
+          }
+          lp_z = log_p(z.data());
+          ll_z = log_lik_at(z.data(), i);
+          lp_inv = orig_lp[s] - log_det;  // T⁻¹(T θ) = θ
+        } else {
+          for (std::size_t p = 0; p < d; ++p) {  // u = A⁻¹(θ − b), forward substitution
+            double v = t[p] - b[p];
+            for (std::size_t q = 0; q < p; ++q) v -= A[p * d + q] * u[q];
+            u[p] = v / A[p * d + p];
+          }
+          lp_z = orig_lp[s];
+          ll_z = log_lik[s * n + i];
+          lp_inv = log_p(u.data()) - log_det;
+        }
+        const double hi = std::max(lp_z, lp_inv), lo = std::min(lp_z, lp_inv);
+        const double mix = hi == ninf ? ninf : hi + std::log1p(std::exp(lo - hi));
+        const double v = -ll_z + lp_z - mix;
+        ratio[s] = std::isnan(v) ? ninf : v;
+        ll[s] = ll_z;
+      }
+      lw = inference::psis(ratio, r_eff).log_weights;
+      li::mm_normalise(lw);
+    } else {
+      // Without the split the moved draws stand for the leave-one-out posterior only; where
+      // p(yᵢ | θ) puts its mass elsewhere (in that posterior's tail) the estimate is biased. How
+      // far they are from the full posterior (R's kfi): k̂ of log p(θ' | y) − log p(θ | y).
+      for (std::size_t s = 0; s < S; ++s) {
+        const double v = lp_cur[s] - orig_lp[s];
+        ratio[s] = std::isnan(v) ? ninf : v;
+      }
+      const double k_full = inference::psis(ratio, r_eff).pareto_k;
+      if (!(k_full <= threshold)) {
+        char k[32];
+        std::snprintf(k, sizeof k, "%.2f", k_full);
+        split_warnings.push_back(names[i] + " (k = " + k + ")");
+      }
+    }
+    std::vector<double> plus(S);
+    for (std::size_t s = 0; s < S; ++s) plus[s] = lw[s] + ll[s];
+    const double elpd_i = li::log_sum_exp(plus);
+    double max_ll = ninf;
+    for (double v : ll) max_ll = std::max(max_ll, v);
+    const double e_hat = std::exp(elpd_i - max_ll);
+    double var = 0;
+    for (std::size_t s = 0; s < S; ++s) {
+      const double wt = std::exp(lw[s]), dev = std::exp(ll[s] - max_ll) - e_hat;
+      var += wt * wt * dev * dev;
+    }
+    matched_var[i] = var / r_eff / (e_hat * e_hat);
+    r.elpd[i] = elpd_i;
+    r.p[i] = lpd_i - elpd_i;
+    r.pareto_k[i] = k_i;
+    matched[i] = 1;
+    ++r.moment_matched;
+  }
+  if (r.moment_matched == 0) {
+    li::warn_counted_whole(m, r.warnings);
+    return r;
+  }
+  // Totals, the Monte Carlo SE (the delta method over the observations left as they were, plus
+  // the matched ones' own variances) and the k̂ warning, again.
+  const loo_result rest = li::psis_loo(fn, log_lik, chains, draws, n, names, {}, matched);
+  double mcse2 = rest.mcse_elpd_loo * rest.mcse_elpd_loo;
+  for (double v : matched_var) mcse2 += v;
+  r.mcse_elpd_loo = std::sqrt(mcse2);
+  li::mean_and_se(r.elpd, r.elpd_loo, r.se_elpd_loo);
+  li::mean_and_se(r.p, r.p_loo, r.se_p_loo);
+  r.looic = -2 * r.elpd_loo;
+  r.se_looic = 2 * r.se_elpd_loo;
+  r.bad_k = 0;
+  for (double k : r.pareto_k) r.bad_k += k <= r.k_threshold ? 0 : 1;
+  r.warnings.clear();
+  if (r.bad_k > 0) r.warnings.push_back(li::bad_k_warning(r, false));
+  if (!split_warnings.empty()) {
+    std::string list;
+    for (std::size_t k = 0; k < split_warnings.size(); ++k) list += (k ? ", " : "") + split_warnings[k];
+    r.warnings.push_back("moment matching without the split step: the moved draws of " + list +
+                         " no longer stand for the full posterior (Pareto k of their weights to it above " +
+                         tyche::detail::format_number(std::round(threshold * 100) / 100) +
+                         "), so those estimates may be biased: use split = true (the default)");
+  }
+  li::warn_counted_whole(m, r.warnings);
   return r;
 }
 
@@ -27223,6 +27580,11 @@ inline std::ostream& operator<<(std::ostream& os, const loo_result& r) {
   os << line;
   std::snprintf(line, sizeof line, "------\nMonte Carlo SE of elpd_loo is %.1f.\n", r.mcse_elpd_loo);
   os << line;
+  if (r.moment_matched > 0) {
+    std::snprintf(line, sizeof line, "Moment matching recomputed %zu observation%s.\n", r.moment_matched,
+                  r.moment_matched == 1 ? "" : "s");
+    os << line;
+  }
   if (r.bad_k == 0) {
     std::snprintf(line, sizeof line, "All Pareto k estimates are good (k < %.2f).\n", r.k_threshold);
     os << line;
@@ -28003,7 +28365,8 @@ struct optimize_result {
   std::string message;              // CmdStan's line for the termination
   int newton_steps = 0;             // Newton steps after L-BFGS (optimize_config::newton_steps)
   double newton_gain = 0;           // the log density they gained
-  /// Set when the Hessian at the point was not negative definite (not a strict mode).
+  /// Why the point may not be a strict mode: the Hessian there is not negative definite, or
+  /// Newton's steps from it stopped converging (a maximum at the edge of the support).
   std::vector<std::string> warnings;
   double seconds = 0;
 
@@ -28098,6 +28461,8 @@ newton_outcome newton_refine(const log_density_function& density, std::vector<do
   double last_slope = 0;  // after a full step: its predicted gain's twice; else 0
   for (int step = 0; step < max_steps; ++step) {
     std::vector<double> l = hessian(density, x, evaluations);
+    // A gradient that is not finite a step away (the edge of the support): no Newton step.
+    if (!std::all_of(l.begin(), l.end(), [](double v) { return std::isfinite(v); })) break;
     for (double& v : l) v = -v;
     if (!detail::cholesky(l, d)) {
       out.negative_definite = false;
@@ -28143,9 +28508,9 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   const auto start = std::chrono::steady_clock::now();
   const log_density_function& density = model.density(cfg.jacobian);
   counter_rng rng(cfg.seed, 0);
-  std::vector<double> x0 = initial_point(model, density, cfg.init, cfg.init_radius, rng, fn);
   if (cfg.newton_steps < 0)
     throw std::invalid_argument(fn + "newton_steps = " + std::to_string(cfg.newton_steps) + " must be >= 0");
+  std::vector<double> x0 = initial_point(model, density, cfg.init, cfg.init_radius, rng, fn);
   lbfgs_result r = lbfgs(density, std::move(x0), settings_of(cfg));
   newton_outcome newton;
   if (converged(r.termination) && cfg.newton_steps > 0 && density.dim <= cfg.newton_max_dim) {

@@ -74,7 +74,8 @@ struct optimize_result {
   std::string message;              // CmdStan's line for the termination
   int newton_steps = 0;             // Newton steps after L-BFGS (optimize_config::newton_steps)
   double newton_gain = 0;           // the log density they gained
-  /// Set when the Hessian at the point was not negative definite (not a strict mode).
+  /// Why the point may not be a strict mode: the Hessian there is not negative definite, or
+  /// Newton's steps from it stopped converging (a maximum at the edge of the support).
   std::vector<std::string> warnings;
   double seconds = 0;
 
@@ -169,6 +170,8 @@ newton_outcome newton_refine(const log_density_function& density, std::vector<do
   double last_slope = 0;  // after a full step: its predicted gain's twice; else 0
   for (int step = 0; step < max_steps; ++step) {
     std::vector<double> l = hessian(density, x, evaluations);
+    // A gradient that is not finite a step away (the edge of the support): no Newton step.
+    if (!std::all_of(l.begin(), l.end(), [](double v) { return std::isfinite(v); })) break;
     for (double& v : l) v = -v;
     if (!detail::cholesky(l, d)) {
       out.negative_definite = false;
@@ -214,9 +217,9 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   const auto start = std::chrono::steady_clock::now();
   const log_density_function& density = model.density(cfg.jacobian);
   counter_rng rng(cfg.seed, 0);
-  std::vector<double> x0 = initial_point(model, density, cfg.init, cfg.init_radius, rng, fn);
   if (cfg.newton_steps < 0)
     throw std::invalid_argument(fn + "newton_steps = " + std::to_string(cfg.newton_steps) + " must be >= 0");
+  std::vector<double> x0 = initial_point(model, density, cfg.init, cfg.init_radius, rng, fn);
   lbfgs_result r = lbfgs(density, std::move(x0), settings_of(cfg));
   newton_outcome newton;
   if (converged(r.termination) && cfg.newton_steps > 0 && density.dim <= cfg.newton_max_dim) {
