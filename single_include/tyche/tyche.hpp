@@ -27105,23 +27105,6 @@ struct loo_moment_match_config {
 
 namespace detail::loo_impl {
 
-/// Lower Cholesky factor of the d × d matrix a (row major); false if not positive definite.
-inline bool mm_cholesky(const std::vector<double>& a, std::size_t d, std::vector<double>& l) {
-  l.assign(d * d, 0.0);
-  for (std::size_t i = 0; i < d; ++i)
-    for (std::size_t j = 0; j <= i; ++j) {
-      double v = a[i * d + j];
-      for (std::size_t k = 0; k < j; ++k) v -= l[i * d + k] * l[j * d + k];
-      if (i == j) {
-        if (!(v > 0) || !std::isfinite(v)) return false;
-        l[i * d + i] = std::sqrt(v);
-      } else {
-        l[i * d + j] = v / l[j * d + j];
-      }
-    }
-  return true;
-}
-
 /// The inverse of a lower-triangular d × d matrix with a positive diagonal (lower triangular).
 inline std::vector<double> mm_lower_inverse(const std::vector<double>& l, std::size_t d) {
   std::vector<double> inv(d * d, 0.0);
@@ -27270,7 +27253,7 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
           if (!ok) continue;
         } else {
           if (!use_cov) continue;
-          std::vector<double> cv(d * d, 0.0), cw(d * d, 0.0), l, lw_chol;
+          std::vector<double> cv(d * d, 0.0), cw(d * d, 0.0);
           for (std::size_t s = 0; s < S; ++s)
             for (std::size_t p = 0; p < d; ++p)
               for (std::size_t q = 0; q <= p; ++q) {
@@ -27282,7 +27265,8 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
               cv[p * d + q] = cv[q * d + p] = cv[p * d + q] / static_cast<double>(S - 1);
               cw[p * d + q] = cw[q * d + p] = cw[p * d + q] / (1 - w2);
             }
-          if (!li::mm_cholesky(cv, d, l) || !li::mm_cholesky(cw, d, lw_chol)) continue;
+          std::vector<double> l = cv, lw_chol = cw;  // the Cholesky factors, in place
+          if (!inference::detail::cholesky(l, d) || !inference::detail::cholesky(lw_chol, d)) continue;
           const std::vector<double> l_inv = li::mm_lower_inverse(l, d);
           for (std::size_t p = 0; p < d; ++p)
             for (std::size_t q = 0; q <= p; ++q) {
@@ -30500,6 +30484,41 @@ inline all_zero_error all_zero(std::size_t observe) {
                         "model");
 }
 
+/// config::domain_error_zero_weight's bookkeeping for one observe: each particle's
+/// std::domain_error, written by the thread that steps it, then gathered in particle order (so
+/// the count and the first message do not depend on config::threads).
+class particle_domain_errors {
+ public:
+  particle_domain_errors(std::size_t particles, bool on) : message_(on ? particles : 0), thrown_(on ? particles : 0, 0) {}
+  void record(std::size_t particle, const char* what) {
+    thrown_[particle] = 1;
+    message_[particle] = what;
+  }
+  /// Adds this observe's errors to r.domain_errors; the first of the run gives
+  /// r.first_domain_error: `where` + "particle <l>, observe <n>: " + the message.
+  void gather(result& r, const std::string& where, std::size_t observe) {
+    for (std::size_t l = 0; l < thrown_.size(); ++l)
+      if (thrown_[l]) {
+        thrown_[l] = 0;
+        if (r.domain_errors++ == 0)
+          r.first_domain_error =
+              where + "particle " + std::to_string(l) + ", observe " + std::to_string(observe) + ": " + message_[l];
+        message_[l].clear();
+      }
+  }
+
+ private:
+  std::vector<std::string> message_;
+  std::vector<unsigned char> thrown_;
+};
+
+/// Throws bad_weight for the first log-likelihood that is NaN or +∞.
+inline void check_increments(const std::vector<double>& increment, std::size_t observe) {
+  for (std::size_t l = 0; l < increment.size(); ++l)
+    if (std::isnan(increment[l]) || increment[l] == std::numeric_limits<double>::infinity())
+      throw bad_weight(increment[l], l, observe);
+}
+
 /// Random streams. Particle p of sweep m draws from counter_rng(seed, stream(m, p)), starting
 /// at position n · 2^32 for the stretch of program between observe n − 1 and observe n; the
 /// engine's own draws (resampling after observe n, the final accept/select) use particle
@@ -30906,8 +30925,7 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
   std::vector<std::size_t> extra(L, 0), order(L);
   std::vector<predictions> predicted(L);
   const bool zero_on_domain_error = cfg.domain_error_zero_weight;
-  std::vector<std::string> domain_message(zero_on_domain_error ? L : 0);
-  std::vector<unsigned char> domain_thrown(zero_on_domain_error ? L : 0, 0);
+  particle_domain_errors domain(L, zero_on_domain_error);
   const double minus_inf = -std::numeric_limits<double>::infinity();
   double log_evidence = 0, log_total = std::log(static_cast<double>(L));
 
@@ -30928,24 +30946,13 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
         } catch (const std::domain_error& e) {
           if (!zero_on_domain_error) throw;
           increment[l] = minus_inf;
-          domain_thrown[l] = 1;
-          domain_message[l] = e.what();
+          domain.record(l, e.what());
           ++l;
         }
       }
     });
-    if (zero_on_domain_error)
-      for (std::size_t l = 0; l < L; ++l)
-        if (domain_thrown[l]) {
-          domain_thrown[l] = 0;
-          if (r.domain_errors++ == 0)
-            r.first_domain_error = "particle " + std::to_string(l) + ", observe " + std::to_string(n) + ": " +
-                                   domain_message[l];
-          domain_message[l].clear();
-        }
-    for (std::size_t l = 0; l < L; ++l)
-      if (std::isnan(increment[l]) || increment[l] == std::numeric_limits<double>::infinity())
-        throw bad_weight(increment[l], l, n);
+    if (zero_on_domain_error) domain.gather(r, "", n);
+    check_increments(increment, n);
     for (std::size_t l = 0; l < L; ++l) log_w[l] += increment[l];
     const weight_summary after = summarise_weights(log_w);
     if (after.log_sum == minus_inf) {
@@ -32155,11 +32162,9 @@ result run_in_process(const Program& program, algorithm method, const config& cf
   std::vector<double> log_w(L), increment(L);
   std::vector<predictions> predicted(L);
   // config::domain_error_zero_weight: each particle's domain_error of this observe, written by
-  // the thread that steps it and read in particle order after (so the count and the first
-  // message do not depend on config::threads).
+  // the thread that steps it and read in particle order after.
   const bool zero_on_domain_error = cfg.domain_error_zero_weight;
-  std::vector<std::string> domain_message(zero_on_domain_error ? L : 0);
-  std::vector<unsigned char> domain_thrown(zero_on_domain_error ? L : 0, 0);
+  particle_domain_errors domain(L, zero_on_domain_error);
 
   // Particle Gibbs: every observe's states, log-likelihoods and ancestors, and the retained trace.
   std::vector<std::vector<state>> history(pg ? N : 0);
@@ -32200,28 +32205,17 @@ result run_in_process(const Program& program, algorithm method, const config& cf
           } catch (const std::domain_error& e) {
             if (!zero_on_domain_error) throw;
             increment[l] = -std::numeric_limits<double>::infinity();
-            domain_thrown[l] = 1;
-            domain_message[l] = e.what();
+            domain.record(l, e.what());
             ++l;
           }
         }
       });
-      if (zero_on_domain_error)
-        for (std::size_t l = 0; l < L; ++l)
-          if (domain_thrown[l]) {
-            domain_thrown[l] = 0;
-            if (r.domain_errors++ == 0)
-              r.first_domain_error = "sweep " + std::to_string(m) + ", particle " + std::to_string(l) +
-                                     ", observe " + std::to_string(n) + ": " + domain_message[l];
-            domain_message[l].clear();
-          }
+      if (zero_on_domain_error) domain.gather(r, "sweep " + std::to_string(m) + ", ", n);
       if (conditional) {
         states[0] = retained[n];
         increment[0] = retained_increment[n];
       }
-      for (std::size_t l = 0; l < L; ++l)
-        if (std::isnan(increment[l]) || increment[l] == std::numeric_limits<double>::infinity())
-          throw bad_weight(increment[l], l, n);
+      check_increments(increment, n);
       for (std::size_t l = 0; l < L; ++l) log_w[l] += increment[l];
       const weight_summary after = summarise_weights(log_w);
       if (after.log_sum == -std::numeric_limits<double>::infinity()) {

@@ -389,23 +389,6 @@ struct loo_moment_match_config {
 
 namespace detail::loo_impl {
 
-/// Lower Cholesky factor of the d × d matrix a (row major); false if not positive definite.
-inline bool mm_cholesky(const std::vector<double>& a, std::size_t d, std::vector<double>& l) {
-  l.assign(d * d, 0.0);
-  for (std::size_t i = 0; i < d; ++i)
-    for (std::size_t j = 0; j <= i; ++j) {
-      double v = a[i * d + j];
-      for (std::size_t k = 0; k < j; ++k) v -= l[i * d + k] * l[j * d + k];
-      if (i == j) {
-        if (!(v > 0) || !std::isfinite(v)) return false;
-        l[i * d + i] = std::sqrt(v);
-      } else {
-        l[i * d + j] = v / l[j * d + j];
-      }
-    }
-  return true;
-}
-
 /// The inverse of a lower-triangular d × d matrix with a positive diagonal (lower triangular).
 inline std::vector<double> mm_lower_inverse(const std::vector<double>& l, std::size_t d) {
   std::vector<double> inv(d * d, 0.0);
@@ -554,7 +537,7 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
           if (!ok) continue;
         } else {
           if (!use_cov) continue;
-          std::vector<double> cv(d * d, 0.0), cw(d * d, 0.0), l, lw_chol;
+          std::vector<double> cv(d * d, 0.0), cw(d * d, 0.0);
           for (std::size_t s = 0; s < S; ++s)
             for (std::size_t p = 0; p < d; ++p)
               for (std::size_t q = 0; q <= p; ++q) {
@@ -566,7 +549,8 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
               cv[p * d + q] = cv[q * d + p] = cv[p * d + q] / static_cast<double>(S - 1);
               cw[p * d + q] = cw[q * d + p] = cw[p * d + q] / (1 - w2);
             }
-          if (!li::mm_cholesky(cv, d, l) || !li::mm_cholesky(cw, d, lw_chol)) continue;
+          std::vector<double> l = cv, lw_chol = cw;  // the Cholesky factors, in place
+          if (!inference::detail::cholesky(l, d) || !inference::detail::cholesky(lw_chol, d)) continue;
           const std::vector<double> l_inv = li::mm_lower_inverse(l, d);
           for (std::size_t p = 0; p < d; ++p)
             for (std::size_t q = 0; q <= p; ++q) {

@@ -141,8 +141,7 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
   std::vector<std::size_t> extra(L, 0), order(L);
   std::vector<predictions> predicted(L);
   const bool zero_on_domain_error = cfg.domain_error_zero_weight;
-  std::vector<std::string> domain_message(zero_on_domain_error ? L : 0);
-  std::vector<unsigned char> domain_thrown(zero_on_domain_error ? L : 0, 0);
+  particle_domain_errors domain(L, zero_on_domain_error);
   const double minus_inf = -std::numeric_limits<double>::infinity();
   double log_evidence = 0, log_total = std::log(static_cast<double>(L));
 
@@ -163,24 +162,13 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
         } catch (const std::domain_error& e) {
           if (!zero_on_domain_error) throw;
           increment[l] = minus_inf;
-          domain_thrown[l] = 1;
-          domain_message[l] = e.what();
+          domain.record(l, e.what());
           ++l;
         }
       }
     });
-    if (zero_on_domain_error)
-      for (std::size_t l = 0; l < L; ++l)
-        if (domain_thrown[l]) {
-          domain_thrown[l] = 0;
-          if (r.domain_errors++ == 0)
-            r.first_domain_error = "particle " + std::to_string(l) + ", observe " + std::to_string(n) + ": " +
-                                   domain_message[l];
-          domain_message[l].clear();
-        }
-    for (std::size_t l = 0; l < L; ++l)
-      if (std::isnan(increment[l]) || increment[l] == std::numeric_limits<double>::infinity())
-        throw bad_weight(increment[l], l, n);
+    if (zero_on_domain_error) domain.gather(r, "", n);
+    check_increments(increment, n);
     for (std::size_t l = 0; l < L; ++l) log_w[l] += increment[l];
     const weight_summary after = summarise_weights(log_w);
     if (after.log_sum == minus_inf) {

@@ -56,11 +56,9 @@ result run_in_process(const Program& program, algorithm method, const config& cf
   std::vector<double> log_w(L), increment(L);
   std::vector<predictions> predicted(L);
   // config::domain_error_zero_weight: each particle's domain_error of this observe, written by
-  // the thread that steps it and read in particle order after (so the count and the first
-  // message do not depend on config::threads).
+  // the thread that steps it and read in particle order after.
   const bool zero_on_domain_error = cfg.domain_error_zero_weight;
-  std::vector<std::string> domain_message(zero_on_domain_error ? L : 0);
-  std::vector<unsigned char> domain_thrown(zero_on_domain_error ? L : 0, 0);
+  particle_domain_errors domain(L, zero_on_domain_error);
 
   // Particle Gibbs: every observe's states, log-likelihoods and ancestors, and the retained trace.
   std::vector<std::vector<state>> history(pg ? N : 0);
@@ -101,28 +99,17 @@ result run_in_process(const Program& program, algorithm method, const config& cf
           } catch (const std::domain_error& e) {
             if (!zero_on_domain_error) throw;
             increment[l] = -std::numeric_limits<double>::infinity();
-            domain_thrown[l] = 1;
-            domain_message[l] = e.what();
+            domain.record(l, e.what());
             ++l;
           }
         }
       });
-      if (zero_on_domain_error)
-        for (std::size_t l = 0; l < L; ++l)
-          if (domain_thrown[l]) {
-            domain_thrown[l] = 0;
-            if (r.domain_errors++ == 0)
-              r.first_domain_error = "sweep " + std::to_string(m) + ", particle " + std::to_string(l) +
-                                     ", observe " + std::to_string(n) + ": " + domain_message[l];
-            domain_message[l].clear();
-          }
+      if (zero_on_domain_error) domain.gather(r, "sweep " + std::to_string(m) + ", ", n);
       if (conditional) {
         states[0] = retained[n];
         increment[0] = retained_increment[n];
       }
-      for (std::size_t l = 0; l < L; ++l)
-        if (std::isnan(increment[l]) || increment[l] == std::numeric_limits<double>::infinity())
-          throw bad_weight(increment[l], l, n);
+      check_increments(increment, n);
       for (std::size_t l = 0; l < L; ++l) log_w[l] += increment[l];
       const weight_summary after = summarise_weights(log_w);
       if (after.log_sum == -std::numeric_limits<double>::infinity()) {

@@ -145,6 +145,41 @@ inline all_zero_error all_zero(std::size_t observe) {
                         "model");
 }
 
+/// config::domain_error_zero_weight's bookkeeping for one observe: each particle's
+/// std::domain_error, written by the thread that steps it, then gathered in particle order (so
+/// the count and the first message do not depend on config::threads).
+class particle_domain_errors {
+ public:
+  particle_domain_errors(std::size_t particles, bool on) : message_(on ? particles : 0), thrown_(on ? particles : 0, 0) {}
+  void record(std::size_t particle, const char* what) {
+    thrown_[particle] = 1;
+    message_[particle] = what;
+  }
+  /// Adds this observe's errors to r.domain_errors; the first of the run gives
+  /// r.first_domain_error: `where` + "particle <l>, observe <n>: " + the message.
+  void gather(result& r, const std::string& where, std::size_t observe) {
+    for (std::size_t l = 0; l < thrown_.size(); ++l)
+      if (thrown_[l]) {
+        thrown_[l] = 0;
+        if (r.domain_errors++ == 0)
+          r.first_domain_error =
+              where + "particle " + std::to_string(l) + ", observe " + std::to_string(observe) + ": " + message_[l];
+        message_[l].clear();
+      }
+  }
+
+ private:
+  std::vector<std::string> message_;
+  std::vector<unsigned char> thrown_;
+};
+
+/// Throws bad_weight for the first log-likelihood that is NaN or +∞.
+inline void check_increments(const std::vector<double>& increment, std::size_t observe) {
+  for (std::size_t l = 0; l < increment.size(); ++l)
+    if (std::isnan(increment[l]) || increment[l] == std::numeric_limits<double>::infinity())
+      throw bad_weight(increment[l], l, observe);
+}
+
 /// Random streams. Particle p of sweep m draws from counter_rng(seed, stream(m, p)), starting
 /// at position n · 2^32 for the stretch of program between observe n − 1 and observe n; the
 /// engine's own draws (resampling after observe n, the final accept/select) use particle
