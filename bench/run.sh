@@ -55,7 +55,7 @@
 #               (bench/arma_trap.cpp; Stan's side: bench/stan/arma_trap.R): one line per trapped
 #               chain and the count
 #   inference   optimize + laplace, pathfinder and advi (CmdStan's defaults) against NUTS on the
-#               nine shared posteriors, 10 seeds (--quick: 2) (bench/inference.cpp): posterior,
+#               nine shared posteriors, 10 seeds (--quick: 2; --seeds=N) (bench/inference.cpp): posterior,
 #               method,seeds,seconds,gradients,max_z,median_sd_ratio,pareto_k,typical,reached
 #   smc         forward inference (SMC, PIMH, PG; fork and in-process engines) on the HMM and
 #               CRP programs against exact posteriors, 60 s per row (--quick: 3 s) (bench/smc.sh):
@@ -64,7 +64,8 @@
 #   pmmh        particle marginal Metropolis-Hastings on a 100-step state-space model: seconds with
 #               the chains on one thread, on threads of their own (chain_threads, the default) and
 #               with each sweep's particles on two threads instead (bench/pmmh.cpp):
-#               rows,chain_threads,threads,seconds,speedup,same_draws
+#               rows,chain_threads,threads,seconds,speedup,same_draws; --correlated: correlated
+#               PMMH against plain PMMH at 100 and 400 observations (ESS per second)
 #
 # --quick: fewer repetitions and a shorter minimum time (under a minute in all).
 # Build output and Google Benchmark's console output go to stderr. See docs/benchmarks.md.
@@ -85,7 +86,13 @@ for a in "$@"; do
     case $a in
         --quick) quick=1 ;;
         --only=*) [ "$suite" = stan ] || usage; only=("$a") ;;
-        --schemes=*|--seeds=*|--chains=*) [ "$suite" = adapt ] || usage; passed+=("${a%%=*}" "${a#*=}") ;;
+        --schemes=*|--seeds=*|--chains=*)
+            case $suite in
+                adapt) passed+=("${a%%=*}" "${a#*=}") ;;
+                inference) case $a in --seeds=*) passed+=("$a") ;; *) usage ;; esac ;;
+                *) usage ;;
+            esac ;;
+        --correlated) [ "$suite" = pmmh ] || usage; passed+=("$a") ;;
         -*) usage ;;
         *) [ "$suite" = adapt ] || usage; passed+=("$a") ;;
     esac

@@ -31,7 +31,8 @@
 //
 //    The fork engine runs a stepwise program as `state s = initial; for n: observe(step(s, n,
 //    rng())); predict(s)`, with the same random streams as the in-process engine, so both
-//    engines give identical results for it (tests/smc/engines_test.cpp).
+//    engines give identical results for it (tests/smc/engines_test.cpp). A step that takes
+//    `auto& g` also runs in correlated PMMH's sweeps (samplers/smc/correlated.hpp).
 #pragma once
 #include <tyche/random/philox.hpp>
 #include <tyche/samplers/smc/result.hpp>
