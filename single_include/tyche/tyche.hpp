@@ -26848,7 +26848,7 @@ inline void check_matrix(const std::string& fn, std::span<const double> log_lik,
 /// to a constant: each ratio 1 / p(yᵢ | θ) is multiplied by p / q, the draws are independent
 /// (r_eff 1), and lpd_i is weighted by the smoothed p / q.
 /// The warning for observations whose k̂ is above the threshold (empty when there are none).
-inline std::string bad_k_warning(const loo_result& r, bool approximate) {
+inline std::string bad_k_warning(const loo_result& r, bool approximate, bool after_moment_matching = false) {
   if (r.bad_k == 0) return {};
   std::string worst;
   std::size_t shown = 0;
@@ -26865,7 +26865,9 @@ inline std::string bad_k_warning(const loo_result& r, bool approximate) {
          ": " + worst +
          ". The estimates for those observations are unreliable (each is too influential for importance sampling" +
          (approximate ? ", or the approximation too far from the posterior" : "") +
-         "): " + (approximate ? "" : "try loo_moment_match(model, fit), ") +
+         "): " + (after_moment_matching ? "moment matching did not bring them below it; "
+                  : approximate            ? ""
+                                           : "try loo_moment_match(model, fit), ") +
          "refit without them (exact LOO for those), use K-fold cross-validation, or a more robust model" +
          (approximate ? " (or fit with nuts())" : "");
 }
@@ -27197,6 +27199,7 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
   std::vector<unsigned char> matched(n, 0);
   std::vector<double> matched_var(n, 0.0);  // the matched observations' own MCSE², log scale
   std::vector<std::string> split_warnings;   // split = false: observations whose draws moved too far
+  std::vector<std::string> limit_reached, failed_evaluations;
   const double ninf = -std::numeric_limits<double>::infinity();
 
   for (std::size_t i = 0; i < n; ++i) {
@@ -27219,7 +27222,8 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
     std::vector<double> A(d * d, 0.0), b(d, 0.0);
     for (std::size_t j = 0; j < d; ++j) A[j * d + j] = 1;
     int steps = 0;
-    while (steps < cfg.max_iters && k_i > threshold) {
+    bool stop = false;
+    while (steps < cfg.max_iters && k_i > threshold && !stop) {
       // The moments under the current weights.
       std::vector<double> w(S), mean(d, 0.0), wmean(d, 0.0);
       double w2 = 0;
@@ -27275,17 +27279,24 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
               map[p * d + q] = v;
             }
         }
-        // θ' = map·(θ − mean) + wmean, and the new log ratios.
-        for (std::size_t s = 0; s < S; ++s) {
-          for (std::size_t p = 0; p < d; ++p) {
-            double v = wmean[p];
-            for (std::size_t q = 0; q <= p; ++q) v += map[p * d + q] * (cur[s * d + q] - mean[q]);
-            next[s * d + p] = v;
+        // θ' = map·(θ − mean) + wmean, and the new log ratios. A model that throws at a moved
+        // draw ends the iterations (as R's does), keeping the maps accepted before.
+        try {
+          for (std::size_t s = 0; s < S; ++s) {
+            for (std::size_t p = 0; p < d; ++p) {
+              double v = wmean[p];
+              for (std::size_t q = 0; q <= p; ++q) v += map[p * d + q] * (cur[s * d + q] - mean[q]);
+              next[s * d + p] = v;
+            }
+            ll_next[s] = log_lik_at(next.data() + s * d, i);
+            lp_next[s] = log_p(next.data() + s * d);
+            const double v = -ll_next[s] + lp_next[s] - orig_lp[s];
+            ratio[s] = std::isnan(v) ? ninf : v;
           }
-          ll_next[s] = log_lik_at(next.data() + s * d, i);
-          lp_next[s] = log_p(next.data() + s * d);
-          const double v = -ll_next[s] + lp_next[s] - orig_lp[s];
-          ratio[s] = std::isnan(v) ? ninf : v;
+        } catch (const std::exception& e) {
+          failed_evaluations.push_back(names[i] + ": " + e.what());
+          stop = true;
+          break;
         }
         const inference::psis_result smoothed = inference::psis(ratio, r_eff);
         if (!(smoothed.pareto_k < k_i)) continue;
@@ -27314,11 +27325,15 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
       }
       if (!kept) break;
     }
+    if (steps == cfg.max_iters && k_i > threshold) limit_reached.push_back(names[i]);
     r.moment_match_steps[i] = steps;
     if (steps == 0) continue;  // nothing helped: the plain estimate stays
     if (cfg.split) {
-      // z: T(θ) for the first half, θ for the second; the mixture ½p(z) + ½p(T⁻¹z)/|det A|.
+      // z: T(θ) for the first ⌊S/2⌋ draws, θ for the rest; the mixture
+      // (S − H)/S·p(z) + H/S·p(T⁻¹z)/|det A| (½ and ½ for an even S).
       const std::size_t half = S / 2;
+      const double log_share_moved = std::log(static_cast<double>(half) / static_cast<double>(S)),
+                   log_share_kept = std::log(static_cast<double>(S - half) / static_cast<double>(S));
       double log_det = 0;
       for (std::size_t j = 0; j < d; ++j) log_det += std::log(A[j * d + j]);
       std::vector<double> z(d), u(d);
@@ -27344,7 +27359,8 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
           ll_z = log_lik[s * n + i];
           lp_inv = log_p(u.data()) - log_det;
         }
-        const double hi = std::max(lp_z, lp_inv), lo = std::min(lp_z, lp_inv);
+        const double kept_part = lp_z + log_share_kept, moved_part = lp_inv + log_share_moved;
+        const double hi = std::max(kept_part, moved_part), lo = std::min(kept_part, moved_part);
         const double mix = hi == ninf ? ninf : hi + std::log1p(std::exp(lo - hi));
         const double v = -ll_z + lp_z - mix;
         ratio[s] = std::isnan(v) ? ninf : v;
@@ -27402,7 +27418,19 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
   r.bad_k = 0;
   for (double k : r.pareto_k) r.bad_k += k <= r.k_threshold ? 0 : 1;
   r.warnings.clear();
-  if (r.bad_k > 0) r.warnings.push_back(li::bad_k_warning(r, false));
+  if (r.bad_k > 0) r.warnings.push_back(li::bad_k_warning(r, false, true));
+  if (!limit_reached.empty()) {
+    std::string list;
+    for (std::size_t k = 0; k < limit_reached.size(); ++k) list += (k ? ", " : "") + limit_reached[k];
+    r.warnings.push_back("moment matching kept max_iters = " + std::to_string(cfg.max_iters) + " maps for " + list +
+                         " and stopped there: raise max_iters");
+  }
+  if (!failed_evaluations.empty()) {
+    std::string list;
+    for (std::size_t k = 0; k < failed_evaluations.size(); ++k) list += (k ? "; " : "") + failed_evaluations[k];
+    r.warnings.push_back("moment matching stopped early where the model could not be evaluated at a moved draw "
+                         "(the maps kept before stand): " + list);
+  }
   if (!split_warnings.empty()) {
     std::string list;
     for (std::size_t k = 0; k < split_warnings.size(); ++k) list += (k ? ", " : "") + split_warnings[k];
@@ -28349,8 +28377,8 @@ struct optimize_result {
   std::string message;              // CmdStan's line for the termination
   int newton_steps = 0;             // Newton steps after L-BFGS (optimize_config::newton_steps)
   double newton_gain = 0;           // the log density they gained
-  /// Why the point may not be a strict mode: the Hessian there is not negative definite, or
-  /// Newton's steps from it stopped converging (a maximum at the edge of the support).
+  /// Why the point may not be a strict mode: the Hessian there is not negative definite or not
+  /// finite, or Newton's steps stopped converging (a maximum at the edge of the support).
   std::vector<std::string> warnings;
   double seconds = 0;
 
@@ -28424,6 +28452,7 @@ struct newton_outcome {
   int steps = 0;
   double gain = 0;
   bool negative_definite = true;
+  bool finite_hessian = true;
   double slow = 0;  // set: the steps stopped converging quadratically (this ratio of successive gains)
 };
 
@@ -28431,11 +28460,12 @@ struct newton_outcome {
 /// updated in place): each step solves (−H)s = g with H the Hessian by central differences of
 /// the exact gradient (hessian()), stops when the predicted gain ½gᵀs is below `tolerance`,
 /// and takes the longest step t·s, t = 1, ½, ¼, …, that raises log p by at least 10⁻⁴·t·gᵀs
-/// (Armijo); it stops where no such step is found or H is not negative definite, and where the
-/// predicted gain after a full step (t = 1) is more than a tenth of the one before: near a strict
-/// mode Newton's gains fall quadratically, so a steady ratio says the maximum is degenerate or
-/// at infinity (a scale going to 0), where more steps gain ever less. Each step costs 2d
-/// gradients and O(d³).
+/// (Armijo); it stops where no such step is found, where H is not negative definite or not
+/// finite, and where the predicted gain after two full steps (t = 1) in a row is each time more
+/// than a tenth of the one before: near a strict mode Newton's gains fall quadratically, so a
+/// steady ratio says the maximum is degenerate or at infinity (a scale going to 0), where more
+/// steps gain ever less (one such ratio can also come from a step that started outside the
+/// quadratic region). Each step costs 2d gradients and O(d³).
 template <class = void>
 newton_outcome newton_refine(const log_density_function& density, std::vector<double>& x, std::vector<double>& g,
                              double& f, long long& evaluations, int max_steps, double tolerance) {
@@ -28443,10 +28473,14 @@ newton_outcome newton_refine(const log_density_function& density, std::vector<do
   newton_outcome out;
   std::vector<double> workspace(density.workspace_size), s(d), xt(d), gt(d);
   double last_slope = 0;  // after a full step: its predicted gain's twice; else 0
+  int slow_in_a_row = 0;
   for (int step = 0; step < max_steps; ++step) {
     std::vector<double> l = hessian(density, x, evaluations);
     // A gradient that is not finite a step away (the edge of the support): no Newton step.
-    if (!std::all_of(l.begin(), l.end(), [](double v) { return std::isfinite(v); })) break;
+    if (!std::all_of(l.begin(), l.end(), [](double v) { return std::isfinite(v); })) {
+      out.finite_hessian = false;
+      break;
+    }
     for (double& v : l) v = -v;
     if (!detail::cholesky(l, d)) {
       out.negative_definite = false;
@@ -28458,8 +28492,12 @@ newton_outcome newton_refine(const log_density_function& density, std::vector<do
     const double slope = detail::dot(g.data(), s.data(), d);  // gᵀ(−H)⁻¹g: twice the predicted gain
     if (!(0.5 * slope > tolerance)) break;
     if (last_slope > 0 && slope > 0.1 * last_slope) {
-      out.slow = slope / last_slope;
-      break;
+      if (++slow_in_a_row == 2) {
+        out.slow = slope / last_slope;
+        break;
+      }
+    } else {
+      slow_in_a_row = 0;
     }
     bool accepted = false;
     double ft = f;
@@ -28506,8 +28544,11 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   out.newton_steps = newton.steps;
   out.newton_gain = newton.gain;
   if (!newton.negative_definite)
-    out.warnings.push_back("the Hessian of the log density where L-BFGS stopped is not negative definite: not a "
+    out.warnings.push_back("the Hessian of the log density at the point returned is not negative definite: not a "
                            "strict mode (a saddle point, a flat direction, or a mode at the edge of the support)");
+  if (!newton.finite_hessian)
+    out.warnings.push_back("the gradient is not finite a small step from the point returned (the edge of the "
+                           "support?), so its Hessian, and whether it is a strict mode, could not be checked");
   if (newton.slow > 0)
     out.warnings.push_back("Newton steps from where L-BFGS stopped gain ever less without converging (each " +
                            tyche::detail::format_number(std::round(newton.slow * 100) / 100) +
@@ -30867,11 +30908,19 @@ class correlated_rng {
   }
   /// Standard exponential.
   double exponential() { return -std::log(uniform01()); }
-  /// 64 random bits (for <random>'s distributions): always from the fallback stream, so not
-  /// correlated; counted in beyond().
+  /// Random bits (for <random>'s distributions, or a step's own use): always from the fallback
+  /// stream, so not correlated; counted in beyond().
   result_type operator()() {
     ++beyond_;
     return fallback_();
+  }
+  std::uint64_t next_u64() {
+    ++beyond_;
+    return fallback_.next_u64();
+  }
+  std::uint32_t next_u32() {
+    ++beyond_;
+    return fallback_.next_u32();
   }
   /// Draws that did not come from U.
   [[nodiscard]] std::size_t beyond() const { return beyond_; }
@@ -30935,11 +30984,7 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
       std::size_t l = begin;
       while (l < end) {
         try {
-          for (; l < end; ++l) {
-            if (zero_on_domain_error && log_w[l] == minus_inf) {
-              increment[l] = minus_inf;  // dead: its state may be anything
-              continue;
-            }
+          for (; l < end; ++l) {  // (no particle is dead here: the sweep resamples after every observe)
             correlated_rng g(u + (n * L + l) * m, m, particle_rng(cfg.seed, 0, l, n));
             increment[l] = program.step(states[l], n, g);
             extra[l] += g.beyond();
@@ -32806,7 +32851,10 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
                ", but the fork engine runs chains one after another: set chain_threads to 0 or 1, or run a "
                "tyche::smc::stepwise(...) program on the in-process engine (engine automatic or in_process)");
   // Correlated PMMH: a stepwise program whose step takes a correlated_rng and whose particles
-  // have an order; the observes of make(θ₀) fix U's size.
+  // have an order; the observes of make(θ₀) fix U's size. (A step written with `auto& g` is
+  // therefore compiled for a correlated_rng as well, even when correlation is 0: its body may
+  // use g's normal, uniform01, exponential, next_u64, next_u32 and operator(), and the
+  // smc::sample_* functions, but not a function typed tyche::counter_rng&.)
   constexpr bool can_correlate = [] {
     if constexpr (is_stepwise_program<program_type>::value)
       return detail::correlated_step<program_type> && detail::has_sort_key<program_type>;

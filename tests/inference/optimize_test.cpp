@@ -210,8 +210,11 @@ TEST_CASE("optimize: jacobian = false is the MAP of the constrained value, jacob
   const auto m = model(joint(gamma<"sigma">(3.0, 2.0)));
   // (CmdStan's tolerances: to about 1e-5; the Newton steps after them: to rounding.)
   CHECK(optimize(m, {.newton_steps = 0}).value("sigma") == Approx(1.0).epsilon(1e-4));
-  CHECK(optimize(m).value("sigma") == Approx(1.0).epsilon(1e-9));
-  CHECK(optimize(m, {.jacobian = true}).value("sigma") == Approx(1.5).epsilon(1e-9));
+  const optimize_result map = optimize(m), unconstrained = optimize(m, {.jacobian = true});
+  CHECK(map.value("sigma") == Approx(1.0).epsilon(1e-9));
+  CHECK(unconstrained.value("sigma") == Approx(1.5).epsilon(1e-9));
+  CHECK(map.warnings.empty());  // strict modes, not quadratic in log sigma: no false warning
+  CHECK(unconstrained.warnings.empty());
   // From a given initial value (constrained scale).
   const optimize_result from = optimize(m, {.init = {4.0}});
   CHECK(from.value("sigma") == Approx(1.0).epsilon(1e-9));
@@ -337,8 +340,9 @@ TEST_CASE("optimize: Newton steps take L-BFGS from a plateau short of kidiq's mo
   // newton_max_dim below the dimension (5): no steps.
   CHECK(optimize(p.model, {.seed = 3, .newton_max_dim = 4}).log_density == stan.log_density);
 
-  // A saddle point: log p = −(x² − 1)² − y² has a minimum in x at x = 0; started there, L-BFGS
-  // stops at once (the gradient is 0) and the Hessian is not negative definite.
+  // A saddle point: log p = −(x² − 1)² − y² has a minimum in x at x = 0; started at (0, 0.5),
+  // L-BFGS moves along y only (∂/∂x is 0 on the line x = 0) to (0, 0), where the Hessian is not
+  // negative definite.
   auto x = flat<"x">();
   auto y = flat<"y">();
   const auto saddle = model(joint(x, y, target(-(x * x - 1.0) * (x * x - 1.0) - y * y)));
@@ -350,14 +354,14 @@ TEST_CASE("optimize: Newton steps take L-BFGS from a plateau short of kidiq's mo
   CHECK_THAT(at.warnings[0], Contains("not negative definite"));
 
   // A maximum at the edge of the support: without the Jacobian, eight schools' MAP has τ → 0
-  // (log τ → −∞), where each Newton step gains a fixed fraction of the one before; one step,
+  // (log τ → −∞), where each Newton step gains a fixed fraction of the one before; two steps,
   // then the warning, not twenty steps of 2d gradients each.
   const auto es_dir = te::posteriors_dir(__FILE__) / "eight_schools-eight_schools_noncentered";
   const data_file es_file = read_json_data((es_dir / "data.json").string());
   const auto es = te::eight_schools_noncentered(es_file);
   const optimize_result edge = optimize(es.model, {.seed = 1});
   CHECK(edge.value("tau") < 0.01);
-  CHECK(edge.newton_steps <= 2);
+  CHECK(edge.newton_steps <= 3);
   CHECK(edge.gradient_evaluations < optimize(es.model, {.seed = 1, .newton_steps = 0}).gradient_evaluations + 100);
   REQUIRE(edge.warnings.size() == 1);
   CHECK_THAT(edge.warnings[0], Contains("degenerate or at the edge of the support"));

@@ -132,7 +132,7 @@ inline void check_matrix(const std::string& fn, std::span<const double> log_lik,
 /// to a constant: each ratio 1 / p(yᵢ | θ) is multiplied by p / q, the draws are independent
 /// (r_eff 1), and lpd_i is weighted by the smoothed p / q.
 /// The warning for observations whose k̂ is above the threshold (empty when there are none).
-inline std::string bad_k_warning(const loo_result& r, bool approximate) {
+inline std::string bad_k_warning(const loo_result& r, bool approximate, bool after_moment_matching = false) {
   if (r.bad_k == 0) return {};
   std::string worst;
   std::size_t shown = 0;
@@ -149,7 +149,9 @@ inline std::string bad_k_warning(const loo_result& r, bool approximate) {
          ": " + worst +
          ". The estimates for those observations are unreliable (each is too influential for importance sampling" +
          (approximate ? ", or the approximation too far from the posterior" : "") +
-         "): " + (approximate ? "" : "try loo_moment_match(model, fit), ") +
+         "): " + (after_moment_matching ? "moment matching did not bring them below it; "
+                  : approximate            ? ""
+                                           : "try loo_moment_match(model, fit), ") +
          "refit without them (exact LOO for those), use K-fold cross-validation, or a more robust model" +
          (approximate ? " (or fit with nuts())" : "");
 }
@@ -481,6 +483,7 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
   std::vector<unsigned char> matched(n, 0);
   std::vector<double> matched_var(n, 0.0);  // the matched observations' own MCSE², log scale
   std::vector<std::string> split_warnings;   // split = false: observations whose draws moved too far
+  std::vector<std::string> limit_reached, failed_evaluations;
   const double ninf = -std::numeric_limits<double>::infinity();
 
   for (std::size_t i = 0; i < n; ++i) {
@@ -503,7 +506,8 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
     std::vector<double> A(d * d, 0.0), b(d, 0.0);
     for (std::size_t j = 0; j < d; ++j) A[j * d + j] = 1;
     int steps = 0;
-    while (steps < cfg.max_iters && k_i > threshold) {
+    bool stop = false;
+    while (steps < cfg.max_iters && k_i > threshold && !stop) {
       // The moments under the current weights.
       std::vector<double> w(S), mean(d, 0.0), wmean(d, 0.0);
       double w2 = 0;
@@ -559,17 +563,24 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
               map[p * d + q] = v;
             }
         }
-        // θ' = map·(θ − mean) + wmean, and the new log ratios.
-        for (std::size_t s = 0; s < S; ++s) {
-          for (std::size_t p = 0; p < d; ++p) {
-            double v = wmean[p];
-            for (std::size_t q = 0; q <= p; ++q) v += map[p * d + q] * (cur[s * d + q] - mean[q]);
-            next[s * d + p] = v;
+        // θ' = map·(θ − mean) + wmean, and the new log ratios. A model that throws at a moved
+        // draw ends the iterations (as R's does), keeping the maps accepted before.
+        try {
+          for (std::size_t s = 0; s < S; ++s) {
+            for (std::size_t p = 0; p < d; ++p) {
+              double v = wmean[p];
+              for (std::size_t q = 0; q <= p; ++q) v += map[p * d + q] * (cur[s * d + q] - mean[q]);
+              next[s * d + p] = v;
+            }
+            ll_next[s] = log_lik_at(next.data() + s * d, i);
+            lp_next[s] = log_p(next.data() + s * d);
+            const double v = -ll_next[s] + lp_next[s] - orig_lp[s];
+            ratio[s] = std::isnan(v) ? ninf : v;
           }
-          ll_next[s] = log_lik_at(next.data() + s * d, i);
-          lp_next[s] = log_p(next.data() + s * d);
-          const double v = -ll_next[s] + lp_next[s] - orig_lp[s];
-          ratio[s] = std::isnan(v) ? ninf : v;
+        } catch (const std::exception& e) {
+          failed_evaluations.push_back(names[i] + ": " + e.what());
+          stop = true;
+          break;
         }
         const inference::psis_result smoothed = inference::psis(ratio, r_eff);
         if (!(smoothed.pareto_k < k_i)) continue;
@@ -598,11 +609,15 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
       }
       if (!kept) break;
     }
+    if (steps == cfg.max_iters && k_i > threshold) limit_reached.push_back(names[i]);
     r.moment_match_steps[i] = steps;
     if (steps == 0) continue;  // nothing helped: the plain estimate stays
     if (cfg.split) {
-      // z: T(θ) for the first half, θ for the second; the mixture ½p(z) + ½p(T⁻¹z)/|det A|.
+      // z: T(θ) for the first ⌊S/2⌋ draws, θ for the rest; the mixture
+      // (S − H)/S·p(z) + H/S·p(T⁻¹z)/|det A| (½ and ½ for an even S).
       const std::size_t half = S / 2;
+      const double log_share_moved = std::log(static_cast<double>(half) / static_cast<double>(S)),
+                   log_share_kept = std::log(static_cast<double>(S - half) / static_cast<double>(S));
       double log_det = 0;
       for (std::size_t j = 0; j < d; ++j) log_det += std::log(A[j * d + j]);
       std::vector<double> z(d), u(d);
@@ -628,7 +643,8 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
           ll_z = log_lik[s * n + i];
           lp_inv = log_p(u.data()) - log_det;
         }
-        const double hi = std::max(lp_z, lp_inv), lo = std::min(lp_z, lp_inv);
+        const double kept_part = lp_z + log_share_kept, moved_part = lp_inv + log_share_moved;
+        const double hi = std::max(kept_part, moved_part), lo = std::min(kept_part, moved_part);
         const double mix = hi == ninf ? ninf : hi + std::log1p(std::exp(lo - hi));
         const double v = -ll_z + lp_z - mix;
         ratio[s] = std::isnan(v) ? ninf : v;
@@ -686,7 +702,19 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
   r.bad_k = 0;
   for (double k : r.pareto_k) r.bad_k += k <= r.k_threshold ? 0 : 1;
   r.warnings.clear();
-  if (r.bad_k > 0) r.warnings.push_back(li::bad_k_warning(r, false));
+  if (r.bad_k > 0) r.warnings.push_back(li::bad_k_warning(r, false, true));
+  if (!limit_reached.empty()) {
+    std::string list;
+    for (std::size_t k = 0; k < limit_reached.size(); ++k) list += (k ? ", " : "") + limit_reached[k];
+    r.warnings.push_back("moment matching kept max_iters = " + std::to_string(cfg.max_iters) + " maps for " + list +
+                         " and stopped there: raise max_iters");
+  }
+  if (!failed_evaluations.empty()) {
+    std::string list;
+    for (std::size_t k = 0; k < failed_evaluations.size(); ++k) list += (k ? "; " : "") + failed_evaluations[k];
+    r.warnings.push_back("moment matching stopped early where the model could not be evaluated at a moved draw "
+                         "(the maps kept before stand): " + list);
+  }
   if (!split_warnings.empty()) {
     std::string list;
     for (std::size_t k = 0; k < split_warnings.size(); ++k) list += (k ? ", " : "") + split_warnings[k];

@@ -74,8 +74,8 @@ struct optimize_result {
   std::string message;              // CmdStan's line for the termination
   int newton_steps = 0;             // Newton steps after L-BFGS (optimize_config::newton_steps)
   double newton_gain = 0;           // the log density they gained
-  /// Why the point may not be a strict mode: the Hessian there is not negative definite, or
-  /// Newton's steps from it stopped converging (a maximum at the edge of the support).
+  /// Why the point may not be a strict mode: the Hessian there is not negative definite or not
+  /// finite, or Newton's steps stopped converging (a maximum at the edge of the support).
   std::vector<std::string> warnings;
   double seconds = 0;
 
@@ -149,6 +149,7 @@ struct newton_outcome {
   int steps = 0;
   double gain = 0;
   bool negative_definite = true;
+  bool finite_hessian = true;
   double slow = 0;  // set: the steps stopped converging quadratically (this ratio of successive gains)
 };
 
@@ -156,11 +157,12 @@ struct newton_outcome {
 /// updated in place): each step solves (−H)s = g with H the Hessian by central differences of
 /// the exact gradient (hessian()), stops when the predicted gain ½gᵀs is below `tolerance`,
 /// and takes the longest step t·s, t = 1, ½, ¼, …, that raises log p by at least 10⁻⁴·t·gᵀs
-/// (Armijo); it stops where no such step is found or H is not negative definite, and where the
-/// predicted gain after a full step (t = 1) is more than a tenth of the one before: near a strict
-/// mode Newton's gains fall quadratically, so a steady ratio says the maximum is degenerate or
-/// at infinity (a scale going to 0), where more steps gain ever less. Each step costs 2d
-/// gradients and O(d³).
+/// (Armijo); it stops where no such step is found, where H is not negative definite or not
+/// finite, and where the predicted gain after two full steps (t = 1) in a row is each time more
+/// than a tenth of the one before: near a strict mode Newton's gains fall quadratically, so a
+/// steady ratio says the maximum is degenerate or at infinity (a scale going to 0), where more
+/// steps gain ever less (one such ratio can also come from a step that started outside the
+/// quadratic region). Each step costs 2d gradients and O(d³).
 template <class = void>
 newton_outcome newton_refine(const log_density_function& density, std::vector<double>& x, std::vector<double>& g,
                              double& f, long long& evaluations, int max_steps, double tolerance) {
@@ -168,10 +170,14 @@ newton_outcome newton_refine(const log_density_function& density, std::vector<do
   newton_outcome out;
   std::vector<double> workspace(density.workspace_size), s(d), xt(d), gt(d);
   double last_slope = 0;  // after a full step: its predicted gain's twice; else 0
+  int slow_in_a_row = 0;
   for (int step = 0; step < max_steps; ++step) {
     std::vector<double> l = hessian(density, x, evaluations);
     // A gradient that is not finite a step away (the edge of the support): no Newton step.
-    if (!std::all_of(l.begin(), l.end(), [](double v) { return std::isfinite(v); })) break;
+    if (!std::all_of(l.begin(), l.end(), [](double v) { return std::isfinite(v); })) {
+      out.finite_hessian = false;
+      break;
+    }
     for (double& v : l) v = -v;
     if (!detail::cholesky(l, d)) {
       out.negative_definite = false;
@@ -183,8 +189,12 @@ newton_outcome newton_refine(const log_density_function& density, std::vector<do
     const double slope = detail::dot(g.data(), s.data(), d);  // gᵀ(−H)⁻¹g: twice the predicted gain
     if (!(0.5 * slope > tolerance)) break;
     if (last_slope > 0 && slope > 0.1 * last_slope) {
-      out.slow = slope / last_slope;
-      break;
+      if (++slow_in_a_row == 2) {
+        out.slow = slope / last_slope;
+        break;
+      }
+    } else {
+      slow_in_a_row = 0;
     }
     bool accepted = false;
     double ft = f;
@@ -231,8 +241,11 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   out.newton_steps = newton.steps;
   out.newton_gain = newton.gain;
   if (!newton.negative_definite)
-    out.warnings.push_back("the Hessian of the log density where L-BFGS stopped is not negative definite: not a "
+    out.warnings.push_back("the Hessian of the log density at the point returned is not negative definite: not a "
                            "strict mode (a saddle point, a flat direction, or a mode at the edge of the support)");
+  if (!newton.finite_hessian)
+    out.warnings.push_back("the gradient is not finite a small step from the point returned (the edge of the "
+                           "support?), so its Hessian, and whether it is a strict mode, could not be checked");
   if (newton.slow > 0)
     out.warnings.push_back("Newton steps from where L-BFGS stopped gain ever less without converging (each " +
                            tyche::detail::format_number(std::round(newton.slow * 100) / 100) +

@@ -82,11 +82,19 @@ class correlated_rng {
   }
   /// Standard exponential.
   double exponential() { return -std::log(uniform01()); }
-  /// 64 random bits (for <random>'s distributions): always from the fallback stream, so not
-  /// correlated; counted in beyond().
+  /// Random bits (for <random>'s distributions, or a step's own use): always from the fallback
+  /// stream, so not correlated; counted in beyond().
   result_type operator()() {
     ++beyond_;
     return fallback_();
+  }
+  std::uint64_t next_u64() {
+    ++beyond_;
+    return fallback_.next_u64();
+  }
+  std::uint32_t next_u32() {
+    ++beyond_;
+    return fallback_.next_u32();
   }
   /// Draws that did not come from U.
   [[nodiscard]] std::size_t beyond() const { return beyond_; }
@@ -150,11 +158,7 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
       std::size_t l = begin;
       while (l < end) {
         try {
-          for (; l < end; ++l) {
-            if (zero_on_domain_error && log_w[l] == minus_inf) {
-              increment[l] = minus_inf;  // dead: its state may be anything
-              continue;
-            }
+          for (; l < end; ++l) {  // (no particle is dead here: the sweep resamples after every observe)
             correlated_rng g(u + (n * L + l) * m, m, particle_rng(cfg.seed, 0, l, n));
             increment[l] = program.step(states[l], n, g);
             extra[l] += g.beyond();

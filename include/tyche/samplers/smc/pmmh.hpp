@@ -298,7 +298,10 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
                ", but the fork engine runs chains one after another: set chain_threads to 0 or 1, or run a "
                "tyche::smc::stepwise(...) program on the in-process engine (engine automatic or in_process)");
   // Correlated PMMH: a stepwise program whose step takes a correlated_rng and whose particles
-  // have an order; the observes of make(θ₀) fix U's size.
+  // have an order; the observes of make(θ₀) fix U's size. (A step written with `auto& g` is
+  // therefore compiled for a correlated_rng as well, even when correlation is 0: its body may
+  // use g's normal, uniform01, exponential, next_u64, next_u32 and operator(), and the
+  // smc::sample_* functions, but not a function typed tyche::counter_rng&.)
   constexpr bool can_correlate = [] {
     if constexpr (is_stepwise_program<program_type>::value)
       return detail::correlated_step<program_type> && detail::has_sort_key<program_type>;
