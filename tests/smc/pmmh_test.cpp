@@ -698,6 +698,18 @@ TEST_CASE("correlated PMMH: a state with a key runs; what cannot be correlated i
   CHECK_THROWS_WITH(smc::run_pmmh(lg_program_any, lg_log_prior, {0.1, 0.0}, fork),
                     Contains("correlation > 0 needs a tyche::smc::stepwise(...) program on the in-process engine"));
 #endif
+  // A generic step (auto& g) is compiled for a correlated_rng too, even at correlation 0: one that
+  // uses g's raw bits still compiles, and runs on plain PMMH.
+  const auto raw_bits = [](std::span<const double> theta) {
+    const auto p = lg_program_any(theta);
+    return smc::stepwise(
+        p.initial, p.observations,
+        [step = p.step](double& x, std::size_t n, auto& g) { return step(x, n, g) + 0.0 * static_cast<double>(g.next_u64() % 2); },
+        p.predict);
+  };
+  auto plain = small;
+  plain.correlation = 0;
+  CHECK(smc::run_pmmh(raw_bits, lg_log_prior, {0.1, 0.0}, plain).draws.size() == 10);
   // A program whose observes change with θ.
   const auto varying = [](std::span<const double> theta) {
     const auto p = lg_program_any(theta);
