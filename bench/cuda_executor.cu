@@ -5,13 +5,14 @@
 // and constraining of the draws included). Built by `bash bench/run.sh cuda` (target
 // bench_cuda_executor); without a GPU only the CPU rows are printed.
 //
-//   cuda_executor [--quick] [--data] [--share] [--split]
+//   cuda_executor [--quick] [--data] [--share] [--split] [--blocks]
 //
 // --data: the data-heavy rows only. --share: whole_device's settings against each other
 // (cuda::tiles, cuda::chain_group, cuda::shared_gradient; share_rows below) on covertype and the
 // logistic regression. --split: whole_device's controllers in one kernel with the workers or in
 // their own (cuda::separate_controllers), gradients in local or shared memory, fewer worker
-// blocks (split_rows below).
+// blocks (split_rows below). --blocks: the defaults (one kernel, gradients in shared memory) with
+// fewer worker blocks (cuda::worker_blocks) and more tiles (cuda::tiles) (blocks_rows below).
 //
 // The CPU rows come from bench/cuda_executor_cpu.cpp, compiled by the host compiler with
 // tyche::simd (-march=native): what users get on the CPU. (Under nvcc xsimd is off, so
@@ -190,15 +191,37 @@ void split_rows() {
     for (const int blocks : {16, 33, 66}) run("logistic_regression", rd.n, lr, chains, true, false, blocks, 50);
 }
 
+// The default whole_device (one kernel, the workers' gradients in shared memory) with at most k
+// worker blocks (cuda::worker_blocks; 0: every block the device holds) on the logistic regression
+// 10,000 × 100 and covertype, and with t tiles (cuda::tiles; 0: automatic) where chains share
+// each read: one run, alone on the GPU. Executor labels cuda_blocks_<k> and cuda_tiles_<t>.
+void blocks_rows() {
+  const covertype_data cd;
+  const auto ct = covertype(cd);
+  const regression_data rd;
+  const auto lr = logistic_regression(rd);
+  auto run = [&](const char* name, std::size_t n, const auto& m, int chains, int blocks, int tiles, int it) {
+    const tyche::cuda exec{.gradient = tyche::cuda_gradient::whole_device, .tiles = tiles, .worker_blocks = blocks};
+    const std::string label = tiles > 0 ? "cuda_tiles_" + std::to_string(tiles) : "cuda_blocks_" + std::to_string(blocks);
+    measure(name, n, m, chains, exec, it, it, label.c_str());
+  };
+  for (const int chains : {1, 32})
+    for (const int blocks : {0, 8, 16, 33, 66}) run("logistic_regression", rd.n, lr, chains, blocks, 0, 50);
+  for (const int blocks : {0, 66}) run("covertype", cd.d.n, ct, 1, blocks, 0, 30);
+  for (const int chains : {8, 64})
+    for (const int tiles : {1, 4, 16}) run("covertype", cd.d.n, ct, chains, 0, tiles, 20);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, data_only = false, share = false, split = false;
+  bool quick = false, data_only = false, share = false, split = false, blocks = false;
   for (int i = 1; i < argc; ++i) {
     quick = quick || std::strcmp(argv[i], "--quick") == 0;
     data_only = data_only || std::strcmp(argv[i], "--data") == 0;
     share = share || std::strcmp(argv[i], "--share") == 0;
     split = split || std::strcmp(argv[i], "--split") == 0;
+    blocks = blocks || std::strcmp(argv[i], "--blocks") == 0;
   }
   int devices = 0;
   const bool gpu = cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
@@ -217,6 +240,10 @@ int main(int argc, char** argv) {
   }
   if (split) {
     if (gpu) split_rows();
+    return 0;
+  }
+  if (blocks) {
+    if (gpu) blocks_rows();
     return 0;
   }
   if (data_only) {

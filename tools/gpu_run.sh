@@ -4,14 +4,17 @@
 #
 #   bash tools/gpu_run.sh build        # here: nvcc -O3 sm_90 binaries (~15 min on 2 cores) and the
 #                                      # posteriors they read, into build/gpu-run/ (one folder to carry)
-#   bash build/gpu-run/run.sh [LIMIT]  # on the GPU machine: the tests, then the benchmarks, each alone
-#                                      # on the GPU, stopping new steps after LIMIT seconds (default
-#                                      # 380); results under $OUT (or build/gpu-run/out)
+#   bash build/gpu-run/run.sh [LIMIT] [STEPS]  # on the GPU machine: the tests, then the benchmarks,
+#                                      # each alone on the GPU, stopping new steps after LIMIT seconds
+#                                      # (default 380); STEPS: the benchmark steps to run, of
+#                                      # workers,split,blocks,data (default blocks,data); results
+#                                      # under $OUT (or build/gpu-run/out)
 #
 # Order: the executor test first (its checks against the emulation and the references; the
-# 100-d correlated Gaussian, one chain per thread, last), then bench/cuda_workers (the workers'
-# pass alone), cuda_executor --split (whole_device's settings A/B) and --quick --data (the data
-# rows, float X), with nvidia-smi's SM clock sampled beside the benchmarks. Compare timings
+# 100-d correlated Gaussian, one chain per thread, last), then the chosen benchmark steps:
+# bench/cuda_workers (the workers' pass alone), cuda_executor --split (whole_device's controllers
+# and gradients A/B), --blocks (the defaults with fewer worker blocks, more tiles) and --quick
+# --data (the data rows, float X), with nvidia-smi's SM clock sampled beside the benchmarks. Compare timings
 # within one run only (two H200 machines differed 1.8x on the same code, docs/gpu.md).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -33,6 +36,7 @@ case "${1:-}" in
   *)
     here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
     limit=${1:-380}
+    steps=,${2:-blocks,data},
     out=${OUT:-$here/out}
     mkdir -p "$out"
     export TYCHE_SHARED=$here/devshared
@@ -54,16 +58,17 @@ case "${1:-}" in
     nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit --format=csv > "$out/gpu.txt" 2>&1 || true
     step device_eval 60 "$here/test_cuda_device_eval_test"
     step nuts_kernel 60 "$here/test_cuda_nuts_kernel_test"
-    step nuts_executor 200 "$here/test_cuda_nuts_executor_test"
+    step nuts_executor 260 "$here/test_cuda_nuts_executor_test"
     (while true; do
        nvidia-smi --query-gpu=clocks.sm,power.draw,clocks_throttle_reasons.active --format=csv,noheader \
          >> "$out/clocks.txt" 2>&1 || true
        sleep 5
      done) &
     monitor=$!
-    step workers 40 "$here/cuda_workers"
-    step split 120 "$here/cuda_executor" --split
-    step data 150 "$here/cuda_executor" --quick --data
+    [[ $steps == *,workers,* ]] && step workers 40 "$here/cuda_workers"
+    [[ $steps == *,split,* ]] && step split 120 "$here/cuda_executor" --split
+    [[ $steps == *,blocks,* ]] && step blocks 150 "$here/cuda_executor" --blocks
+    [[ $steps == *,data,* ]] && step data 150 "$here/cuda_executor" --quick --data
     kill "$monitor" 2>/dev/null || true
     cat "$out/log.txt" ;;
 esac

@@ -129,8 +129,8 @@ struct scan_map {
   static constexpr std::size_t extent = All ? dynamic_extent : K;
   using view_type = typename Program::view_type;
   /// Whether sequence i is an expression, and its operand.
-  static constexpr bool is_expression(std::size_t i) { return ((Exprs >> i) & 1u) != 0; }
-  static constexpr std::size_t operand_of(std::size_t i) {
+  TYCHE_HD static constexpr bool is_expression(std::size_t i) { return ((Exprs >> i) & 1u) != 0; }
+  TYCHE_HD static constexpr std::size_t operand_of(std::size_t i) {
     std::size_t o = 1;
     for (std::size_t j = 0; j < i; ++j) o += is_expression(j) ? 1 : 0;
     return o;
