@@ -24,7 +24,9 @@
 //      stored as floats, per_thread and whole_device, against the emulation.
 //   8. a model with a scan, a tabulate and multi_normal of a data matrix (folding moved what their
 //      ops owned into the program's storage, so the view is bytes): the first 20 transitions of
-//      32 chains against the emulation to 1e-9, and with whole_device in 3 tiles.
+//      32 chains against the emulation to 1e-9, and with whole_device in 3 tiles; a scan over a
+//      sequence that is an expression of the parameters and a data sequence (stochastic
+//      volatility), per_thread, likewise (not yet run on a GPU).
 //   9. posteriordb's kidiq-kidscore_interaction (a 434 × 4 data matrix) against its reference,
 //      and a 100-d correlated Gaussian (multi_normal<"x">, Σᵢⱼ = 0.9^|i−j|) against its exact
 //      marginals: means within 4 combined SE (4 MCSE of 0), variances within 0.1 of 1 (sds within
@@ -450,6 +452,25 @@ void programs() {
   const auto tiled = nuts(m, cfg);
   cfg.executor = cuda{.emulate = true, .gradient = cuda_gradient::whole_device};
   compare_first_transitions(tiled, nuts(m, cfg), 20, "scan + tabulate + multi_normal, whole_device, 3 tiles");
+
+  // A scan over a sequence that is an expression of the parameters (a latent innovation per
+  // step, read from an operand) beside a data sequence: the non-centred stochastic volatility
+  // model. The path whose host-only helpers broke check 8 on the device (2026-12-04).
+  static const std::vector<double> r{0.8, -1.4, 0.3, 2.1, -0.2, 0.9, -0.6, 1.7}, shock{0.0, 0.1, -0.2, 0.0, 0.3, 0.0, -0.1};
+  constexpr std::size_t T = 8;
+  auto level_mu = normal<"level_mu">(0.0, 2.0);
+  auto rho = uniform<"rho">(-1.0, 1.0);
+  auto tau = half_normal<"tau">(1.0);
+  auto z = std_normal<"z">(shape<T>);
+  auto x1 = tau / sqrt(1.0 - square(rho)) * z[0];
+  auto h = scan_states([&](const auto& x, const auto& zt, const auto& st) { return rho * x + tau * zt + st; }, x1,
+                       tail(z, T - 1), data(shock));
+  const auto sv =
+      model(joint(level_mu, rho, tau, z, normal(0.0, exp(0.5 * (level_mu + append_row(x1, h)))).observe(data(r))));
+  cfg.executor = cuda{};
+  const auto sv_gpu = nuts(sv, cfg);
+  cfg.executor = cuda{.emulate = true};
+  compare_first_transitions(sv_gpu, nuts(sv, cfg), 20, "scan over a parameter expression and data");
 }
 
 int main() {
