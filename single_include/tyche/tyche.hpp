@@ -23025,9 +23025,10 @@ class host_launcher {
     });
   }
   /// The output block: [chain][row][k] and [chain][row].
-  void read_block(std::vector<double>& q, std::vector<transition_stats>& stats) const {
-    q = out_q_;
-    stats = out_stats_;
+  /// The last launch's block of draws and statistics ([chain][block]), read where they are.
+  void read_block(const double*& q, const transition_stats*& stats) const {
+    q = out_q_.data();
+    stats = out_stats_.data();
   }
   void read_states(std::vector<device_chain>& states) const { states = states_; }
   /// Chains per lockstep group (none: each chain runs on a host thread of its own) and the
@@ -23137,9 +23138,10 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
   });
   launcher.setup(plan, states, init);
 
-  std::vector<double> block_q;
-  std::vector<transition_stats> block_stats;
+  const double* block_q = nullptr;
+  const transition_stats* block_stats = nullptr;
   for (auto& v : fit.values) v.reserve(static_cast<std::size_t>(cfg.draws) * target.constrained_dim());
+  for (auto& v : fit.stats) v.reserve(static_cast<std::size_t>(cfg.draws));
   int done = 0;
   for (const int end : plan.ends) {
     device_run r = base;
@@ -23159,11 +23161,10 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
       launcher.read_block(block_q, block_stats);
       const int rows = end - std::max(done, cfg.warmup);
       for_each_chain(n, [&](std::size_t c) {
-        for (int row = 0; row < rows; ++row) {
-          const std::size_t at = c * static_cast<std::size_t>(plan.block) + static_cast<std::size_t>(row);
-          fit.stats[c].push_back(block_stats[at]);
-          target.constrain(block_q.data() + at * d, fit.values[c]);
-        }
+        const std::size_t first = c * static_cast<std::size_t>(plan.block);
+        fit.stats[c].insert(fit.stats[c].end(), block_stats + first, block_stats + first + static_cast<std::size_t>(rows));
+        for (std::size_t at = first; at < first + static_cast<std::size_t>(rows); ++at)
+          target.constrain(block_q + at * d, fit.values[c]);
       });
     }
     done = end;
@@ -24657,13 +24658,19 @@ class cuda_launcher {
     cuda_check(cudaDeviceSynchronize(), "NUTS kernel");
   }
 
-  void read_block(std::vector<double>& q, std::vector<transition_stats>& stats) const {
-    const std::size_t n = static_cast<std::size_t>(chains_);
-    q.resize(n * block_ * d_);
-    stats.resize(n * block_);
-    cuda_check(cudaMemcpy(q.data(), out_q_, q.size() * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (draws)");
-    cuda_check(cudaMemcpy(stats.data(), out_stats_, stats.size() * sizeof(transition_stats), cudaMemcpyDeviceToHost),
+  /// The last launch's block of draws and statistics, copied into host buffers kept for the run
+  /// (allocated once, not zeroed: the copy writes every value).
+  void read_block(const double*& q, const transition_stats*& stats) {
+    const std::size_t n = static_cast<std::size_t>(chains_), values = n * block_ * d_, rows = n * block_;
+    if (!host_q_) {
+      host_q_.reset(new double[values]);
+      host_stats_.reset(new transition_stats[rows]);
+    }
+    cuda_check(cudaMemcpy(host_q_.get(), out_q_, values * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (draws)");
+    cuda_check(cudaMemcpy(host_stats_.get(), out_stats_, rows * sizeof(transition_stats), cudaMemcpyDeviceToHost),
                "cudaMemcpy (sampler statistics)");
+    q = host_q_.get();
+    stats = host_stats_.get();
   }
   void read_states(std::vector<device_chain>& states) const {
     states.resize(static_cast<std::size_t>(chains_));
@@ -24898,6 +24905,8 @@ class cuda_launcher {
   double* buffers_ = nullptr;
   double* out_q_ = nullptr;
   transition_stats* out_stats_ = nullptr;
+  std::unique_ptr<double[]> host_q_;                // read_block's copies on the host
+  std::unique_ptr<transition_stats[]> host_stats_;
   std::size_t block_ = 0, d_ = 0;
   // cuda::separate_controllers: the flag the controllers set when they run (host-mapped), and
   // the two kernels' streams.

@@ -572,13 +572,19 @@ class cuda_launcher {
     cuda_check(cudaDeviceSynchronize(), "NUTS kernel");
   }
 
-  void read_block(std::vector<double>& q, std::vector<transition_stats>& stats) const {
-    const std::size_t n = static_cast<std::size_t>(chains_);
-    q.resize(n * block_ * d_);
-    stats.resize(n * block_);
-    cuda_check(cudaMemcpy(q.data(), out_q_, q.size() * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (draws)");
-    cuda_check(cudaMemcpy(stats.data(), out_stats_, stats.size() * sizeof(transition_stats), cudaMemcpyDeviceToHost),
+  /// The last launch's block of draws and statistics, copied into host buffers kept for the run
+  /// (allocated once, not zeroed: the copy writes every value).
+  void read_block(const double*& q, const transition_stats*& stats) {
+    const std::size_t n = static_cast<std::size_t>(chains_), values = n * block_ * d_, rows = n * block_;
+    if (!host_q_) {
+      host_q_.reset(new double[values]);
+      host_stats_.reset(new transition_stats[rows]);
+    }
+    cuda_check(cudaMemcpy(host_q_.get(), out_q_, values * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (draws)");
+    cuda_check(cudaMemcpy(host_stats_.get(), out_stats_, rows * sizeof(transition_stats), cudaMemcpyDeviceToHost),
                "cudaMemcpy (sampler statistics)");
+    q = host_q_.get();
+    stats = host_stats_.get();
   }
   void read_states(std::vector<device_chain>& states) const {
     states.resize(static_cast<std::size_t>(chains_));
@@ -813,6 +819,8 @@ class cuda_launcher {
   double* buffers_ = nullptr;
   double* out_q_ = nullptr;
   transition_stats* out_stats_ = nullptr;
+  std::unique_ptr<double[]> host_q_;                // read_block's copies on the host
+  std::unique_ptr<transition_stats[]> host_stats_;
   std::size_t block_ = 0, d_ = 0;
   // cuda::separate_controllers: the flag the controllers set when they run (host-mapped), and
   // the two kernels' streams.

@@ -222,9 +222,10 @@ class host_launcher {
     });
   }
   /// The output block: [chain][row][k] and [chain][row].
-  void read_block(std::vector<double>& q, std::vector<transition_stats>& stats) const {
-    q = out_q_;
-    stats = out_stats_;
+  /// The last launch's block of draws and statistics ([chain][block]), read where they are.
+  void read_block(const double*& q, const transition_stats*& stats) const {
+    q = out_q_.data();
+    stats = out_stats_.data();
   }
   void read_states(std::vector<device_chain>& states) const { states = states_; }
   /// Chains per lockstep group (none: each chain runs on a host thread of its own) and the
@@ -334,9 +335,10 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
   });
   launcher.setup(plan, states, init);
 
-  std::vector<double> block_q;
-  std::vector<transition_stats> block_stats;
+  const double* block_q = nullptr;
+  const transition_stats* block_stats = nullptr;
   for (auto& v : fit.values) v.reserve(static_cast<std::size_t>(cfg.draws) * target.constrained_dim());
+  for (auto& v : fit.stats) v.reserve(static_cast<std::size_t>(cfg.draws));
   int done = 0;
   for (const int end : plan.ends) {
     device_run r = base;
@@ -356,11 +358,10 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
       launcher.read_block(block_q, block_stats);
       const int rows = end - std::max(done, cfg.warmup);
       for_each_chain(n, [&](std::size_t c) {
-        for (int row = 0; row < rows; ++row) {
-          const std::size_t at = c * static_cast<std::size_t>(plan.block) + static_cast<std::size_t>(row);
-          fit.stats[c].push_back(block_stats[at]);
-          target.constrain(block_q.data() + at * d, fit.values[c]);
-        }
+        const std::size_t first = c * static_cast<std::size_t>(plan.block);
+        fit.stats[c].insert(fit.stats[c].end(), block_stats + first, block_stats + first + static_cast<std::size_t>(rows));
+        for (std::size_t at = first; at < first + static_cast<std::size_t>(rows); ++at)
+          target.constrain(block_q + at * d, fit.values[c]);
       });
     }
     done = end;
