@@ -76,15 +76,17 @@ struct lane_traits<xsimd::batch<E, A>> {
 /// The batch the CPU executor runs chains in: the build's widest batch of doubles.
 using lane_batch = xsimd::batch<double>;
 inline constexpr int simd_lane_width = static_cast<int>(lane_batch::size);
-/// A batch of half that width where the build has one (AVX2 with FMA under AVX-512; SSE2 under
-/// AVX), void where it has none: fewer chains than the wide batch's lanes (4 chains on one thread
-/// of an AVX-512 build) run at the half width rather than with half of a wide batch empty.
+/// A batch of half that width where the build has one of 4 lanes (AVX2 with FMA under AVX-512),
+/// void where it has none: fewer chains than the wide batch's lanes (4 chains on one thread of an
+/// AVX-512 build) run at the half width rather than with half of a wide batch empty. An AVX or
+/// AVX2 build has no half batch: SSE2's 2 lanes were no faster than one chain at a time on any
+/// model measured (bench/run.sh lanes), so lanes = 0 never chose them, and compiling every model
+/// and the NUTS driver for them cost each file that calls nuts() about 3 s of g++ -O2
+/// (examples/quickstart.cpp, -march=x86-64-v3: 18.8 -> 15.5 s, 2026-12-04).
 #if XSIMD_WITH_AVX512F && XSIMD_WITH_FMA3_AVX2
 using half_lane_batch = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
 #elif XSIMD_WITH_AVX512F && XSIMD_WITH_AVX2
 using half_lane_batch = xsimd::batch<double, xsimd::avx2>;
-#elif XSIMD_WITH_AVX && XSIMD_WITH_SSE2
-using half_lane_batch = xsimd::batch<double, xsimd::sse2>;
 #else
 using half_lane_batch = void;
 #endif
