@@ -6,7 +6,8 @@
 #                                      # posteriors they read, into build/gpu-run/ (one folder to carry)
 #   bash build/gpu-run/run.sh [LIMIT] [STEPS]  # on the GPU machine: the tests, then the benchmarks,
 #                                      # each alone on the GPU, stopping new steps after LIMIT seconds
-#                                      # (default 380); STEPS: the benchmark steps to run, of
+#                                      # (default 470: the tests ~260, --blocks ~65, --quick --data
+#                                      # ~45 on an H200); STEPS: the benchmark steps to run, of
 #                                      # workers,split,blocks,data (default blocks,data); results
 #                                      # under $OUT (or build/gpu-run/out)
 #
@@ -35,7 +36,7 @@ case "${1:-}" in
     echo "carry build/gpu-run; run: bash build/gpu-run/run.sh" ;;
   *)
     here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-    limit=${1:-380}
+    limit=${1:-470}
     steps=,${2:-blocks,data},
     out=${OUT:-$here/out}
     mkdir -p "$out"

@@ -23026,8 +23026,8 @@ class host_launcher {
                        out_stats_.data() + c * static_cast<std::size_t>(r.block));
     });
   }
-  /// The output block: [chain][row][k] and [chain][row].
-  /// The last launch's block of draws and statistics ([chain][block]), read where they are.
+  /// The last launch's block of draws and statistics, [chain][row][k] and [chain][row], read
+  /// where they are.
   void read_block(const double*& q, const transition_stats*& stats) const {
     q = out_q_.data();
     stats = out_stats_.data();
@@ -24661,13 +24661,11 @@ class cuda_launcher {
   }
 
   /// The last launch's block of draws and statistics, copied into host buffers kept for the run
-  /// (allocated once, not zeroed: the copy writes every value).
+  /// (allocated at the first block; the draws' buffer is not zeroed first).
   void read_block(const double*& q, const transition_stats*& stats) {
     const std::size_t n = static_cast<std::size_t>(chains_), values = n * block_ * d_, rows = n * block_;
-    if (!host_q_) {
-      host_q_.reset(new double[values]);
-      host_stats_.reset(new transition_stats[rows]);
-    }
+    if (!host_q_) host_q_.reset(new double[values]);
+    if (!host_stats_) host_stats_.reset(new transition_stats[rows]);
     cuda_check(cudaMemcpy(host_q_.get(), out_q_, values * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (draws)");
     cuda_check(cudaMemcpy(host_stats_.get(), out_stats_, rows * sizeof(transition_stats), cudaMemcpyDeviceToHost),
                "cudaMemcpy (sampler statistics)");

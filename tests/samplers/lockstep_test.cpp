@@ -428,8 +428,8 @@ TEST_CASE("lanes = 0: a model's data values decide between chains in lanes and o
   if (h >= 4) CHECK(resolve_lanes(0, h, 1, heavy_values, heavy_values) == h);
   CHECK(resolve_lanes(1, 8 * w, 1, 0, 0) == 1);
   CHECK(resolve_lanes(w, 8 * w, 1, lane_data_values_limit, 0) == w);  // an explicit setting stands
-  // The rule for the widths of AVX-512 (8, half 4) and AVX2 (4, half SSE2's 2), whatever this
-  // build's are.
+  // The rule for the widths of AVX-512 (8, half 4) and of a build with a 2-lane half (AVX2 had
+  // SSE2's until 2026-12-04; the rule still takes any widths), whatever this build's are.
   using samplers::detail::default_lanes;
   for (auto [full, half_w] : {std::pair{8, 4}, std::pair{4, 2}}) {
     INFO("widths " << full << " and " << half_w);

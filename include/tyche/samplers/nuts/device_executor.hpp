@@ -221,8 +221,8 @@ class host_launcher {
                        out_stats_.data() + c * static_cast<std::size_t>(r.block));
     });
   }
-  /// The output block: [chain][row][k] and [chain][row].
-  /// The last launch's block of draws and statistics ([chain][block]), read where they are.
+  /// The last launch's block of draws and statistics, [chain][row][k] and [chain][row], read
+  /// where they are.
   void read_block(const double*& q, const transition_stats*& stats) const {
     q = out_q_.data();
     stats = out_stats_.data();
