@@ -411,6 +411,28 @@ TEST_CASE("loo_moment_match: the outlier's k-hat falls below the threshold and i
   CHECK(odd.draws == 2001);
   CHECK(odd.moment_matched == 1);
   CHECK(std::fabs(odd.elpd[9] - exact) < 4 * odd.mcse_elpd_loo);
+  // k_threshold: the k-hat above which an observation is matched (0: the plain loo's threshold).
+  // Above y[10]'s plain k-hat nothing is matched and the result is plain PSIS's, its warning
+  // kept; well below it, y[10] is matched to under the stricter threshold, or its warning stays.
+  REQUIRE(plain.pareto_k[9] < 1.5);
+  const loo_result lax = loo_moment_match(m, fit, {.k_threshold = 1.5});
+  CHECK(lax.moment_matched == 0);
+  CHECK(lax.elpd[9] == plain.elpd[9]);
+  CHECK(lax.bad_k == plain.bad_k);
+  const loo_result strict = loo_moment_match(m, fit, {.k_threshold = 0.3});
+  INFO("k_threshold 0.3: y[10] k " << strict.pareto_k[9] << ", " << strict.moment_match_steps[9] << " maps, "
+                                   << strict.moment_matched << " matched");
+  CHECK(strict.moment_matched >= 1);
+  CHECK(strict.moment_match_steps[9] >= 1);
+  CHECK(std::fabs(strict.elpd[9] - exact) < 4 * strict.mcse_elpd_loo);
+  std::size_t below = 0;
+  for (std::size_t i = 0; i < 10; ++i)
+    if (plain.pareto_k[i] <= 0.3) {  // not tried: the plain estimate
+      ++below;
+      CHECK(strict.elpd[i] == plain.elpd[i]);
+      CHECK(strict.moment_match_steps[i] == 0);
+    }
+  CHECK(strict.moment_matched <= 10 - below);
   std::ostringstream os;
   os << r;
   CHECK_THAT(os.str(), Contains("Moment matching recomputed 1 observation"));
