@@ -2,13 +2,14 @@
 // seconds of one run_pmmh with its chains on one thread, on threads of their own (chain_threads,
 // the default), and on one thread with each sweep's particles on threads instead (threads).
 //
-//   pmmh [--quick] [--reps N]
+//   pmmh [--quick] [--reps N] [--particles N]
 //   pmmh --correlated [--quick]
 //
 // The model: a linear-Gaussian state-space model of 100 observations (x₁ ~ N(0, σ²/(1 − φ²)),
 // xₜ = φ xₜ₋₁ + σ εₜ, yₜ ~ N(xₜ, 0.5²)), θ = (φ, log σ), a bootstrap particle filter of 200
 // particles (--quick: 100), 4 chains × (200 + 400) iterations (--quick: 100 + 100), on the
-// in-process engine. Prints
+// in-process engine (--particles N: N particles and the iterations divided by N / 200, to see the
+// threads within a sweep where each observation has more work). Prints
 //
 //   rows,chain_threads,threads,seconds,speedup,same_draws
 //
@@ -102,13 +103,15 @@ int correlated(bool quick) {
 int main(int argc, char** argv) {
   bool quick = false, correlated_rows = false;
   int reps = 3;
+  std::size_t particles = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
     else if (a == "--correlated") correlated_rows = true;
     else if (a == "--reps" && i + 1 < argc) reps = std::stoi(argv[++i]);
+    else if (a == "--particles" && i + 1 < argc) particles = std::stoul(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: pmmh [--quick] [--reps N] | pmmh --correlated [--quick]\n");
+      std::fprintf(stderr, "usage: pmmh [--quick] [--reps N] [--particles N] | pmmh --correlated [--quick]\n");
       return 2;
     }
   }
@@ -127,6 +130,12 @@ int main(int argc, char** argv) {
   };
   smc::pmmh_config base{.particles = quick ? 100u : 200u, .chains = 4, .warmup = quick ? 100u : 200u,
                         .iterations = quick ? 100u : 400u, .seed = 3, .noise_runs = 0};
+  if (particles > 0) {  // as many particle steps as 200 particles × the iterations above, or more
+    const std::size_t scale = std::max<std::size_t>(1, particles / 200);
+    base.particles = particles;
+    base.warmup = std::max<std::size_t>(10, base.warmup / scale);
+    base.iterations = std::max<std::size_t>(10, base.iterations / scale);
+  }
   struct setting {
     std::size_t chain_threads, threads;
   };

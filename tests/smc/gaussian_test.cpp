@@ -15,9 +15,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <sstream>
+#include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -140,6 +144,44 @@ TEST_CASE("in-process results do not depend on the number of threads", "[smc]") 
   CHECK(one.samples("z[17]") == three.samples("z[17]"));
   CHECK(one.weights() == three.weights());
   CHECK(one.log_evidence == three.log_evidence);
+}
+
+TEST_CASE("the worker pool runs every index once per run, whether its threads spin or block", "[smc]") {
+  // The pool's threads watch for the next run for worker_pool::spin_seconds, then block: runs
+  // back to back meet spinning threads, runs after a pause blocked ones, and a pool with more
+  // threads than the machine has CPUs never spins. Each run writes its own round number into
+  // the indices it covers; a chunk run twice or not at all leaves another number.
+  for (const std::size_t threads : {2u, 3u, 2 * std::max(1u, std::thread::hardware_concurrency())}) {
+    INFO("threads " << threads);
+    smc::detail::worker_pool pool(threads);
+    std::vector<std::size_t> last(64, 0), hits(64, 0);
+    bool all_once = true;
+    for (std::size_t round = 1; round <= 3000; ++round) {
+      if (round % 500 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));  // they block
+      const std::size_t n = 1 + round % 64;
+      pool.run(n, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          ++hits[i];
+          last[i] = round;
+        }
+      });
+      for (std::size_t i = 0; i < n; ++i) all_once = all_once && last[i] == round;
+    }
+    CHECK(all_once);
+    CHECK(hits[0] == 3000);  // index 0 is in every run, index 63 in every 64th
+    CHECK(hits[63] == 3000 / 64);
+    // An exception in a worker's chunk is rethrown by run(), and the pool works after it.
+    CHECK_THROWS_WITH(pool.run(threads * 4,
+                               [](std::size_t begin, std::size_t) {
+                                 if (begin > 0) throw std::runtime_error("chunk failed");
+                               }),
+                      "chunk failed");
+    std::vector<int> after(100, 0);
+    pool.run(after.size(), [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) after[i] += 1;
+    });
+    CHECK(std::count(after.begin(), after.end(), 1) == 100);
+  }
 }
 
 TEST_CASE("summary warns when every particle predicted the same values (a generator of the program's own)", "[smc]") {
