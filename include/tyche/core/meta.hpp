@@ -50,10 +50,13 @@ struct fixed_string {
   }
   template <std::size_t M>
   [[nodiscard]] constexpr bool starts_with(const char (&prefix)[M]) const {
-    if (M - 1 > size()) return false;
-    for (std::size_t i = 0; i + 1 < M; ++i)
-      if ((*this)[i] != prefix[i]) return false;
-    return true;
+    if constexpr (M > N) {  // a longer prefix (if, not a return before the loop: nvcc warns of
+      return false;         // an unreachable loop)
+    } else {
+      for (std::size_t i = 0; i + 1 < M; ++i)
+        if ((*this)[i] != prefix[i]) return false;
+      return true;
+    }
   }
   template <std::size_t M>
   constexpr bool operator==(const fixed_string<M>& other) const {

@@ -337,7 +337,7 @@ constexpr order_t<N> plan_order(const std::array<bool, N + 1>& vec, const std::a
   order_t<N> o;
   for (int vectors = 0; vectors < 2; ++vectors) {
     const std::size_t first = o.count;
-    for (std::size_t i = 0; i < N; ++i)
+    for (std::size_t i = 0; i != N; ++i)  // (not i < N: nvcc warns of i < 0 when N = 0)
       if (vec[i] == (vectors == 1)) o.item[o.count++] = i;
     if (first == 0 && o.count > 0 && sign[o.item[0]] < 0) {  // lead with a non-negative term
       for (std::size_t j = 1; j < o.count; ++j) {
