@@ -80,7 +80,11 @@ TEST_CASE("pathfinder: one path's Gaussian on a 100-d Gaussian target has its me
   CHECK(fit.method == "pathfinder");
   CHECK(fit.draws == 1000);
   CHECK(fit.covariance.size() == 100 * 100);
-  CHECK(fit.warnings.empty());
+  // The mean is the posterior's, the covariance (the L-BFGS estimate from 5 pairs in 100
+  // dimensions) is not, and the k̂ of the draws' importance ratios says so (1.92 at this seed).
+  CHECK(fit.pareto_k > 0.7);
+  REQUIRE(fit.warnings.size() == 1);
+  CHECK_THAT(fit.warnings[0], Contains("> 0.7: the importance weights are unreliable"));
   CHECK(fit.gradient_evaluations > 0);
 }
 
@@ -228,7 +232,7 @@ TEST_CASE("psis: the Pareto k of weights with a known tail, and smoothing keeps 
   CHECK(inference::psis(tied).pareto_k == Approx(0.9).margin(0.2));
 }
 
-TEST_CASE("laplace and advi report the Pareto k of their draws' importance ratios, and warn above 0.7", "[inference]") {
+TEST_CASE("laplace, advi and one pathfinder path report the Pareto k of their draws' importance ratios, and warn above 0.7", "[inference]") {
   using namespace tyche;
   // A Gaussian posterior: Laplace's Gaussian is exact, every ratio p / q the same: k = 0.
   static const std::vector<double> y{0.31, -1.12, 0.85, 1.64, -0.27, 0.48, 2.10, -0.66, 0.93, 0.12};
@@ -239,6 +243,9 @@ TEST_CASE("laplace and advi report the Pareto k of their draws' importance ratio
   CHECK(exact.warnings.empty());
   const approximate_fit vi = advi(gaussian, {.seed = 1});
   CHECK(vi.pareto_k < 0.5);
+  const approximate_fit one_path = pathfinder(gaussian, {.num_paths = 1, .seed = 1});
+  CHECK(one_path.pareto_k < 0.5);
+  CHECK(one_path.warnings.empty());
   // Neal's funnel at its mode (v = -40.5, x = 0: the log density -v²/18 - 9v/2 there): the
   // Gaussian sees none of the funnel's mass.
   auto v = normal<"v">(0.0, 3.0);
@@ -248,6 +255,11 @@ TEST_CASE("laplace and advi report the Pareto k of their draws' importance ratio
   CHECK(far.pareto_k > 0.7);
   REQUIRE_FALSE(far.warnings.empty());
   CHECK_THAT(far.warnings.back(), Catch::Matchers::Contains("> 0.7 for the draws' importance ratios p / q: the Gaussian at the mode"));
+  // One Pathfinder path on the funnel: no resampling, but the same diagnostic of its draws.
+  const approximate_fit path = pathfinder(funnel, {.num_paths = 1, .seed = 1});
+  CHECK(path.pareto_k > 0.7);
+  REQUIRE_FALSE(path.warnings.empty());
+  CHECK_THAT(path.warnings.back(), Catch::Matchers::Contains("> 0.7: the importance weights are unreliable"));
   // Without the log-Jacobian the draws' log p is not the density the Gaussian approximates: no k.
   static const std::vector<double> y3{0.5, -1.2, 2.0};
   auto s = half_normal<"s">(5.0);

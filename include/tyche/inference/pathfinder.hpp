@@ -429,6 +429,20 @@ approximate_fit pathfinder(const model_functions& model, const pathfinder_config
     throw std::runtime_error(fn + "every path failed (path 1: " + results[0].failure +
                              "); the log density may be unbounded or have no usable curvature");
   // The draws: one path's as they are; several paths' pooled and resampled by PSIS weights.
+  // Either way fit.pareto_k is the k̂ of the draws' importance weights log p − log q (Yao et al.
+  // 2018's diagnostic, as laplace and advi report it), with a warning above 0.7.
+  const auto diagnose = [&](const std::vector<double>& log_w) {
+    psis_result smoothed = psis(log_w);
+    fit.pareto_k = smoothed.pareto_k;
+    if (std::isnan(smoothed.pareto_k) && paths > 1)  // (one path: few draws are for initial points)
+      fit.warnings.push_back("too few draws (" + std::to_string(log_w.size()) +
+                             ") to estimate the Pareto k of the importance weights; raise num_draws");
+    else if (!(smoothed.pareto_k <= 0.7))
+      fit.warnings.push_back("Pareto k = " + tyche::detail::format_number(std::round(smoothed.pareto_k * 100) / 100) +
+                             " > 0.7: the importance weights are unreliable; the approximation may be far from "
+                             "the posterior (use nuts())");
+    return smoothed;
+  };
   std::vector<const std::vector<double>*> chosen;
   std::vector<double> log_p, log_q;
   if (paths == 1) {
@@ -436,6 +450,9 @@ approximate_fit pathfinder(const model_functions& model, const pathfinder_config
     for (std::size_t n = 0; n < p.draws.size(); ++n) chosen.push_back(&p.draws[n]);
     log_p = p.log_p;
     log_q = p.log_q;
+    std::vector<double> log_w(log_p.size());
+    for (std::size_t n = 0; n < log_w.size(); ++n) log_w[n] = log_p[n] - log_q[n];
+    diagnose(log_w);
     fit.mean = p.best.mean();
     if (d <= 1000) {
       fit.covariance = p.best.covariance();
@@ -453,20 +470,12 @@ approximate_fit pathfinder(const model_functions& model, const pathfinder_config
         pooled_q.push_back(results[i].log_q[n]);
         log_w.push_back(results[i].log_p[n] - results[i].log_q[n]);
       }
+    const psis_result smoothed = diagnose(log_w);
     if (!cfg.psis_resample) {
       chosen = pooled;
       log_p = pooled_p;
       log_q = pooled_q;
     } else {
-      const psis_result smoothed = psis(log_w);
-      fit.pareto_k = smoothed.pareto_k;
-      if (std::isnan(smoothed.pareto_k))
-        fit.warnings.push_back("too few draws (" + std::to_string(log_w.size()) +
-                               ") to estimate the Pareto k of the importance weights; raise num_draws");
-      else if (!(smoothed.pareto_k <= 0.7))
-        fit.warnings.push_back("Pareto k = " + tyche::detail::format_number(std::round(smoothed.pareto_k * 100) / 100) +
-                               " > 0.7: the importance weights are unreliable; the approximation may be far from "
-                               "the posterior (use nuts())");
       counter_rng rng(cfg.seed, 2 * paths + 1);
       const std::vector<std::size_t> picks =
           resample(smoothed.log_weights, static_cast<std::size_t>(cfg.num_psis_draws), rng);
