@@ -275,6 +275,14 @@ TEST_CASE("support checks: data decide at model construction", "[partial_eval][s
   CHECK(thrown([&] { (void)joint(mu, normal(mu, data(good) - data(s)).observe(data(y))); }) ==
         "tyche::normal(mu, sigma): sigma must be > 0, but sigma[1] has support [0, 0] "
         "(data#1[1] = 1, data#2[1] = 1)");
+  // Data named in data(values, "name") are named in the message.
+  CHECK(thrown([&] { (void)joint(mu, normal(mu, data(s, "s")).observe(data(y))); }) ==
+        "tyche::normal(mu, sigma): sigma must be > 0, but sigma[2] = -0.5 (data 's')");
+  CHECK(thrown([&] { (void)joint(mu, normal(mu, exp(mu) * data(s, "s")).observe(data(y))); }) ==
+        "tyche::normal(mu, sigma): sigma must be > 0, but sigma[2] has support (-inf, 0) (s[2] = -0.5)");
+  CHECK(thrown([&] { (void)joint(mu, normal(mu, data(good, "good") - data(s)).observe(data(y))); }) ==
+        "tyche::normal(mu, sigma): sigma must be > 0, but sigma[1] has support [0, 0] "
+        "(good[1] = 1, data#2[1] = 1)");
   CHECK(thrown([&] { (void)joint(mu, normal<"x">(mu, -1.0)); }) ==
         "tyche::normal(mu, sigma): sigma must be > 0, but its support is [-1, -1]");
   CHECK_THAT(thrown([&] { (void)joint(mu, normal(mu, exp(mu) - 1.0).observe(data(y))); }),

@@ -198,7 +198,8 @@ TEST_CASE("model: non-finite data anywhere, and sizes that do not match, are nam
   auto b = normal<"b">(0.0, 1.0);
   // A covariate: the term, the argument, the data (by place, then by its name) and the index.
   CHECK_THROWS_WITH(joint(a, b, normal(a + b * data(x_nan), 1.0).observe(data(y8))),
-                    Contains("term 3, normal(...).observe(y)") && Contains("argument 1 reads data#1[3] = nan"));
+                    Contains("term 3, normal(...).observe(y)") && Contains("argument 1 reads data#1[3] = nan") &&
+                        Contains("indices count from 1"));
   CHECK_THROWS_WITH(joint(a, b, normal(a + b * data(x_nan, "x"), 1.0).observe(data(y8))),
                     Contains("argument 1 reads x[3] = nan"));
   // A scale of data, and a prior's argument.

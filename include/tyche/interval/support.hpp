@@ -480,13 +480,14 @@ using operand_support_t =
 
 namespace detail {
 
-/// Appends "data[i] = v" for every data vector below n (numbered data#1, data#2, … when there
-/// are several).
+/// Appends "data[i] = v" for every data vector below n (by its name, data(y, "y"): "y[i] = v";
+/// unnamed ones numbered data#1, data#2, … when there are several).
 template <class N>
 void describe_data_at(const N& n, std::size_t i, std::string& out, std::size_t& count) {
   if constexpr (kind_of<N> == node_kind::data_vector) {
     ++count;
-    out += (out.empty() ? "" : ", ") + std::string("data#") + std::to_string(count) + "[" +
+    out += (out.empty() ? "" : ", ") +
+           (n.name != nullptr ? std::string(n.name) : std::string("data#") + std::to_string(count)) + "[" +
            std::to_string(i + 1) + "] = " + number_to_string(n.ptr[i]);
   } else if constexpr (kind_of<N> == node_kind::matvec) {
     ++count;
@@ -519,9 +520,10 @@ void check_argument(const char* call, const char* name, const N& n) {
       for (std::size_t i = 0; i < n.size(); ++i) {
         const interval si = support_at(n, i);
         if (si.subset_of(Domain::value)) continue;
-        if constexpr (kind_of<N> == node_kind::data_vector) {
+        if constexpr (kind_of<N> == node_kind::data_vector) {  // (data 's' when data(s, "s"))
           throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "] = " +
-                                      number_to_string(n.ptr[i]) + " (data)");
+                                      number_to_string(n.ptr[i]) +
+                                      (n.name != nullptr ? " (data '" + std::string(n.name) + "')" : std::string(" (data)")));
         }
         std::string where;
         std::size_t count = 0;

@@ -208,7 +208,7 @@ void check_term_data(const T& t, std::size_t index) {
   }
   if (!found.empty())
     throw std::invalid_argument("tyche::joint(...): term " + std::to_string(index) + ", " + describe_term(t) +
-                                ": " + found + "; data must be finite (remove or impute the value)");
+                                ": " + found + "; data must be finite (remove or impute the value; indices count from 1)");
 }
 
 /// a + b, where a literal 0 on either side is dropped.
