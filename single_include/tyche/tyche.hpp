@@ -691,10 +691,13 @@ struct fixed_string {
   }
   template <std::size_t M>
   [[nodiscard]] constexpr bool starts_with(const char (&prefix)[M]) const {
-    if (M - 1 > size()) return false;
-    for (std::size_t i = 0; i + 1 < M; ++i)
-      if ((*this)[i] != prefix[i]) return false;
-    return true;
+    if constexpr (M > N) {  // a longer prefix (if, not a return before the loop: nvcc warns of
+      return false;         // an unreachable loop)
+    } else {
+      for (std::size_t i = 0; i + 1 < M; ++i)
+        if ((*this)[i] != prefix[i]) return false;
+      return true;
+    }
   }
   template <std::size_t M>
   constexpr bool operator==(const fixed_string<M>& other) const {
@@ -4863,13 +4866,14 @@ using operand_support_t =
 
 namespace detail {
 
-/// Appends "data[i] = v" for every data vector below n (numbered data#1, data#2, … when there
-/// are several).
+/// Appends "data[i] = v" for every data vector below n (by its name, data(y, "y"): "y[i] = v";
+/// unnamed ones numbered data#1, data#2, … when there are several).
 template <class N>
 void describe_data_at(const N& n, std::size_t i, std::string& out, std::size_t& count) {
   if constexpr (kind_of<N> == node_kind::data_vector) {
     ++count;
-    out += (out.empty() ? "" : ", ") + std::string("data#") + std::to_string(count) + "[" +
+    out += (out.empty() ? "" : ", ") +
+           (n.name != nullptr ? std::string(n.name) : std::string("data#") + std::to_string(count)) + "[" +
            std::to_string(i + 1) + "] = " + number_to_string(n.ptr[i]);
   } else if constexpr (kind_of<N> == node_kind::matvec) {
     ++count;
@@ -4902,9 +4906,10 @@ void check_argument(const char* call, const char* name, const N& n) {
       for (std::size_t i = 0; i < n.size(); ++i) {
         const interval si = support_at(n, i);
         if (si.subset_of(Domain::value)) continue;
-        if constexpr (kind_of<N> == node_kind::data_vector) {
+        if constexpr (kind_of<N> == node_kind::data_vector) {  // (data 's' when data(s, "s"))
           throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "] = " +
-                                      number_to_string(n.ptr[i]) + " (data)");
+                                      number_to_string(n.ptr[i]) +
+                                      (n.name != nullptr ? " (data '" + std::string(n.name) + "')" : std::string(" (data)")));
         }
         std::string where;
         std::size_t count = 0;
@@ -5305,7 +5310,7 @@ constexpr order_t<N> plan_order(const std::array<bool, N + 1>& vec, const std::a
   order_t<N> o;
   for (int vectors = 0; vectors < 2; ++vectors) {
     const std::size_t first = o.count;
-    for (std::size_t i = 0; i < N; ++i)
+    for (std::size_t i = 0; i != N; ++i)  // (not i < N: nvcc warns of i < 0 when N = 0)
       if (vec[i] == (vectors == 1)) o.item[o.count++] = i;
     if (first == 0 && o.count > 0 && sign[o.item[0]] < 0) {  // lead with a non-negative term
       for (std::size_t j = 1; j < o.count; ++j) {
@@ -17262,7 +17267,7 @@ void check_term_data(const T& t, std::size_t index) {
   }
   if (!found.empty())
     throw std::invalid_argument("tyche::joint(...): term " + std::to_string(index) + ", " + describe_term(t) +
-                                ": " + found + "; data must be finite (remove or impute the value)");
+                                ": " + found + "; data must be finite (remove or impute the value; indices count from 1)");
 }
 
 /// a + b, where a literal 0 on either side is dropped.
@@ -29200,6 +29205,20 @@ approximate_fit pathfinder(const model_functions& model, const pathfinder_config
     throw std::runtime_error(fn + "every path failed (path 1: " + results[0].failure +
                              "); the log density may be unbounded or have no usable curvature");
   // The draws: one path's as they are; several paths' pooled and resampled by PSIS weights.
+  // Either way fit.pareto_k is the k̂ of the draws' importance weights log p − log q (Yao et al.
+  // 2018's diagnostic, as laplace and advi report it), with a warning above 0.7.
+  const auto diagnose = [&](const std::vector<double>& log_w) {
+    psis_result smoothed = psis(log_w);
+    fit.pareto_k = smoothed.pareto_k;
+    if (std::isnan(smoothed.pareto_k) && paths > 1)  // (one path: few draws are for initial points)
+      fit.warnings.push_back("too few draws (" + std::to_string(log_w.size()) +
+                             ") to estimate the Pareto k of the importance weights; raise num_draws");
+    else if (!(smoothed.pareto_k <= 0.7))
+      fit.warnings.push_back("Pareto k = " + tyche::detail::format_number(std::round(smoothed.pareto_k * 100) / 100) +
+                             " > 0.7: the importance weights are unreliable; the approximation may be far from "
+                             "the posterior (use nuts())");
+    return smoothed;
+  };
   std::vector<const std::vector<double>*> chosen;
   std::vector<double> log_p, log_q;
   if (paths == 1) {
@@ -29207,6 +29226,9 @@ approximate_fit pathfinder(const model_functions& model, const pathfinder_config
     for (std::size_t n = 0; n < p.draws.size(); ++n) chosen.push_back(&p.draws[n]);
     log_p = p.log_p;
     log_q = p.log_q;
+    std::vector<double> log_w(log_p.size());
+    for (std::size_t n = 0; n < log_w.size(); ++n) log_w[n] = log_p[n] - log_q[n];
+    diagnose(log_w);
     fit.mean = p.best.mean();
     if (d <= 1000) {
       fit.covariance = p.best.covariance();
@@ -29224,20 +29246,12 @@ approximate_fit pathfinder(const model_functions& model, const pathfinder_config
         pooled_q.push_back(results[i].log_q[n]);
         log_w.push_back(results[i].log_p[n] - results[i].log_q[n]);
       }
+    const psis_result smoothed = diagnose(log_w);
     if (!cfg.psis_resample) {
       chosen = pooled;
       log_p = pooled_p;
       log_q = pooled_q;
     } else {
-      const psis_result smoothed = psis(log_w);
-      fit.pareto_k = smoothed.pareto_k;
-      if (std::isnan(smoothed.pareto_k))
-        fit.warnings.push_back("too few draws (" + std::to_string(log_w.size()) +
-                               ") to estimate the Pareto k of the importance weights; raise num_draws");
-      else if (!(smoothed.pareto_k <= 0.7))
-        fit.warnings.push_back("Pareto k = " + tyche::detail::format_number(std::round(smoothed.pareto_k * 100) / 100) +
-                               " > 0.7: the importance weights are unreliable; the approximation may be far from "
-                               "the posterior (use nuts())");
       counter_rng rng(cfg.seed, 2 * paths + 1);
       const std::vector<std::size_t> picks =
           resample(smoothed.log_weights, static_cast<std::size_t>(cfg.num_psis_draws), rng);
@@ -30591,6 +30605,29 @@ inline counter_rng engine_rng(std::uint64_t seed, std::size_t sweep, std::size_t
 // tyche/samplers/smc/detail/worker_pool.hpp — a fixed set of threads that run a loop body
 // over [0, n) in contiguous chunks; the calling thread runs the first chunk. One pool lives
 // for a whole run, so a step costs a wake-up, not a thread start.
+//
+// A sweep of the in-process engine meets its threads at every observation, often every few
+// microseconds, so a wake-up must cost less than that: a thread that has finished its chunk (a
+// worker waiting for the next run, the caller waiting for the workers) first watches an atomic
+// for up to spin_seconds, pausing between looks, and only then blocks on a condition variable.
+// With blocking alone, a meeting cost about 20 µs (two futex wake-ups and the scheduler's
+// latency): bench/pmmh.cpp's 200 particles × 100 observations with threads = 2 ran at 0.38× one
+// thread (docs/smc.md). When the pool has more threads than the machine has CPUs, nothing spins.
+// Spinning also hurts when other programs keep the CPUs busy: a worker that spins uses up its
+// share of a CPU, the scheduler then runs the other program for milliseconds, and the caller
+// waits that long at every meeting (one core kept busy by another process: 100 particles 7.6 s
+// with spinning, 1.0 s with blocking alone). So the caller counts the runs whose workers did not
+// finish within spin_seconds of its own chunk; three in a row turn spinning off for a number of
+// runs that doubles at each such stop (from 64 to 2^16) and resets after 1024 good runs.
+//
+// The handshake (sequentially consistent atomics): run() publishes the body, then increments
+// generation_, then looks at sleepers_; a worker that is about to block increments sleepers_
+// under the mutex, then looks at generation_ (in the wait's predicate, under the mutex). One of
+// the two sees the other's write, so a worker never sleeps through a run; the last worker to
+// finish decrements pending_ to 0 and then looks at caller_asleep_, which the caller sets under
+// the mutex before its own predicate looks at pending_, likewise.
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -30603,7 +30640,14 @@ namespace tyche::smc::detail {
 
 class worker_pool {
  public:
+  /// How long a thread that has nothing to do watches for work before it blocks.
+  static constexpr double spin_seconds = 50e-6;
+
   explicit worker_pool(std::size_t threads) : size_(threads < 1 ? 1 : threads) {
+    const unsigned cpus = std::thread::hardware_concurrency();
+    spin_ = cpus == 0 || size_ <= cpus;
+    spinning_.store(spin_);
+    errors_.assign(size_, nullptr);
     for (std::size_t t = 1; t < size_; ++t) workers_.emplace_back([this, t] { work(t); });
   }
   worker_pool(const worker_pool&) = delete;
@@ -30611,7 +30655,7 @@ class worker_pool {
   ~worker_pool() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
+      stop_.store(true);
     }
     wake_.notify_all();
     for (auto& w : workers_) w.join();
@@ -30625,24 +30669,64 @@ class worker_pool {
       body(0, n);
       return;
     }
-    {
+    body_ = &body;
+    n_ = n;
+    for (auto& e : errors_) e = nullptr;
+    pending_.store(size_ - 1);
+    generation_.fetch_add(1);  // publishes the three above
+    if (sleepers_.load() > 0) {
       std::lock_guard<std::mutex> lock(mutex_);
-      body_ = &body;
-      n_ = n;
-      pending_ = size_ - 1;
-      errors_.assign(size_, nullptr);
-      ++generation_;
+      wake_.notify_all();
     }
-    wake_.notify_all();
     chunk(0);
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
+    const bool was_spinning = spinning_.load(std::memory_order_relaxed);
+    if (watch([&] { return pending_.load() == 0; })) {
+      late_ = 0;
+      if (was_spinning && ++good_ == 1024) off_period_ = min_off_period;
+    } else {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        caller_asleep_.store(true);
+        done_.wait(lock, [&] { return pending_.load() == 0; });
+        caller_asleep_.store(false);
+      }
+      if (was_spinning && ++late_ == 3) {  // the workers are not getting their CPUs: stop spinning
+        spinning_.store(false, std::memory_order_relaxed);
+        off_runs_ = off_period_;
+        off_period_ = off_period_ < max_off_period ? 2 * off_period_ : max_off_period;
+        late_ = good_ = 0;
+      }
+    }
+    if (spin_ && !was_spinning && --off_runs_ == 0) spinning_.store(true, std::memory_order_relaxed);
     body_ = nullptr;
     for (auto& e : errors_)
       if (e) std::rethrow_exception(e);
   }
 
  private:
+  /// Whether ready() became true within spin_seconds (false at once when the pool does not spin).
+  template <class Ready>
+  bool watch(Ready ready) const {
+    if (!spinning_.load(std::memory_order_relaxed)) return ready();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(spin_seconds);
+    for (unsigned i = 1;; ++i) {
+      if (ready()) return true;
+      if (i % 16 == 0) {  // another thread may need this CPU (the pool's own, when others run)
+        std::this_thread::yield();
+        if (std::chrono::steady_clock::now() >= until) return ready();
+      } else {
+        pause();
+      }
+    }
+  }
+  static void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+  }
+
   void chunk(std::size_t t) {
     const std::size_t begin = n_ * t / size_, end = n_ * (t + 1) / size_;
     try {
@@ -30654,28 +30738,39 @@ class worker_pool {
   void work(std::size_t t) {
     std::size_t seen = 0;
     for (;;) {
-      {
+      const auto ready = [&] { return stop_.load() || generation_.load() != seen; };
+      if (!watch(ready)) {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
+        sleepers_.fetch_add(1);
+        wake_.wait(lock, ready);
+        sleepers_.fetch_sub(1);
       }
+      if (stop_.load()) return;
+      seen = generation_.load();
       chunk(t);
-      {
+      if (pending_.fetch_sub(1) == 1 && caller_asleep_.load()) {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (--pending_ == 0) done_.notify_one();
+        done_.notify_one();
       }
     }
   }
 
+  static constexpr std::size_t min_off_period = 64, max_off_period = std::size_t{1} << 16;
+
   std::size_t size_;
+  bool spin_ = true;                     // whether the pool may spin at all
+  std::atomic<bool> spinning_{false};    // whether it spins now
+  std::size_t late_ = 0, good_ = 0;      // the caller's: runs in a row that were late, or in time
+  std::size_t off_runs_ = 0, off_period_ = min_off_period;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   const std::function<void(std::size_t, std::size_t)>* body_ = nullptr;
-  std::size_t n_ = 0, pending_ = 0, generation_ = 0;
+  std::size_t n_ = 0;
+  std::atomic<std::size_t> generation_{0}, pending_{0};
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> caller_asleep_{false}, stop_{false};
   std::vector<std::exception_ptr> errors_;
-  bool stop_ = false;
 };
 
 }  // namespace tyche::smc::detail
