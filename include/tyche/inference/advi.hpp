@@ -101,6 +101,19 @@ struct basic_advi_gaussian {
     }
     return out;
   }
+  /// flat() with the columns of L whose diagonal entry is negative negated: LLᵀ, and so the
+  /// Gaussian, is the same, and iterates that differ only in those signs average to it (their
+  /// L's would average towards 0). Mean-field: flat().
+  [[nodiscard]] std::vector<double> canonical_flat() const {
+    std::vector<double> out = flat();
+    if (!fullrank) return out;
+    const std::size_t d = dim();
+    for (std::size_t j = 0; j < d; ++j) {
+      if (!(l[j * d + j] < 0)) continue;
+      for (std::size_t i = j; i < d; ++i) out[d + i * (i + 1) / 2 + j] = -out[d + i * (i + 1) / 2 + j];
+    }
+    return out;
+  }
   void add(const std::vector<double>& step) {
     const std::size_t d = dim();
     for (std::size_t i = 0; i < d; ++i) mu[i] += step[i];
@@ -225,7 +238,8 @@ class basic_advi_run {
       iterations = t;
       if (!converge) continue;
       if (window_sum.empty()) window_sum.assign(now.size(), 0.0);
-      for (std::size_t i = 0; i < now.size(); ++i) window_sum[i] += now[i];
+      const std::vector<double> canonical = q.canonical_flat();
+      for (std::size_t i = 0; i < now.size(); ++i) window_sum[i] += canonical[i];
       if (t % cfg_.eval_elbo != 0) continue;
       for (double& v : window_sum) v /= cfg_.eval_elbo;
       windows.push_back(window_sum);
