@@ -287,6 +287,10 @@ TEST_CASE("laplace, advi and one pathfinder path report the Pareto k of their dr
   const approximate_fit one_path = pathfinder(gaussian, {.num_paths = 1, .seed = 1});
   CHECK(one_path.pareto_k < 0.5);
   CHECK(one_path.warnings.empty());
+  // One path with too few draws for a k̂ (initial points): no k̂, and no warning about it.
+  const approximate_fit few = pathfinder(gaussian, {.num_paths = 1, .num_draws = 2, .seed = 1});
+  CHECK(std::isnan(few.pareto_k));
+  CHECK(few.warnings.empty());
   // Neal's funnel at its mode (v = -40.5, x = 0: the log density -v²/18 - 9v/2 there): the
   // Gaussian sees none of the funnel's mass.
   auto v = normal<"v">(0.0, 3.0);

@@ -434,13 +434,15 @@ approximate_fit pathfinder(const model_functions& model, const pathfinder_config
   const auto diagnose = [&](const std::vector<double>& log_w) {
     psis_result smoothed = psis(log_w);
     fit.pareto_k = smoothed.pareto_k;
-    if (std::isnan(smoothed.pareto_k) && paths > 1)  // (one path: few draws are for initial points)
-      fit.warnings.push_back("too few draws (" + std::to_string(log_w.size()) +
-                             ") to estimate the Pareto k of the importance weights; raise num_draws");
-    else if (!(smoothed.pareto_k <= 0.7))
+    if (std::isnan(smoothed.pareto_k)) {
+      if (paths > 1)  // (one path: few draws are for initial points, and need no k̂)
+        fit.warnings.push_back("too few draws (" + std::to_string(log_w.size()) +
+                               ") to estimate the Pareto k of the importance weights; raise num_draws");
+    } else if (!(smoothed.pareto_k <= 0.7)) {
       fit.warnings.push_back("Pareto k = " + tyche::detail::format_number(std::round(smoothed.pareto_k * 100) / 100) +
                              " > 0.7: the importance weights are unreliable; the approximation may be far from "
                              "the posterior (use nuts())");
+    }
     return smoothed;
   };
   std::vector<const std::vector<double>*> chosen;
