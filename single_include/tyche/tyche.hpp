@@ -30045,7 +30045,8 @@ struct config {
   /// particles' ancestors multinomially (Chopin & Singh 2015).
   resampling_scheme resampling = resampling_scheme::systematic;
   engine_kind engine = engine_kind::automatic;
-  /// In-process engine: threads that step particles (results do not depend on it).
+  /// In-process engine: threads that step particles, 0 for one per CPU this process may run on
+  /// (results do not depend on it).
   std::size_t threads = 1;
   /// In-process engine: a particle whose step throws std::domain_error (a value outside a
   /// density's support, e.g. smc::normal_lpdf with sd = 0 or ∞) gets weight 0 from that observe
@@ -30642,6 +30643,11 @@ inline counter_rng engine_rng(std::uint64_t seed, std::size_t sweep, std::size_t
 // the two sees the other's write, so a worker never sleeps through a run; the last worker to
 // finish decrements pending_ to 0 and then looks at caller_asleep_, which the caller sets under
 // the mutex before its own predicate looks at pending_, likewise.
+//
+// A pool may serve many runs of the particle filter (run_pmmh passes each chain's pool to every
+// sweep), so that a sweep neither starts threads nor forgets what the spinning back-off learnt.
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -30659,23 +30665,23 @@ class worker_pool {
   /// How long a thread that has nothing to do watches for work before it blocks.
   static constexpr double spin_seconds = 50e-6;
 
-  explicit worker_pool(std::size_t threads) : size_(threads < 1 ? 1 : threads) {
-    const unsigned cpus = std::thread::hardware_concurrency();
-    spin_ = cpus == 0 || size_ <= cpus;
+  /// threads = 0: one per CPU this process may run on (samplers::detail::available_cpus).
+  explicit worker_pool(std::size_t threads)
+      : size_(threads == 0 ? std::size_t{samplers::detail::available_cpus()} : threads) {
+    spin_ = size_ <= samplers::detail::available_cpus();
     spinning_.store(spin_);
     errors_.assign(size_, nullptr);
-    for (std::size_t t = 1; t < size_; ++t) workers_.emplace_back([this, t] { work(t); });
+    workers_.reserve(size_ - 1);
+    try {
+      for (std::size_t t = 1; t < size_; ++t) workers_.emplace_back([this, t] { work(t); });
+    } catch (...) {  // a thread that could not start (std::system_error): stop the ones that did
+      stop();
+      throw;
+    }
   }
   worker_pool(const worker_pool&) = delete;
   worker_pool& operator=(const worker_pool&) = delete;
-  ~worker_pool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_.store(true);
-    }
-    wake_.notify_all();
-    for (auto& w : workers_) w.join();
-  }
+  ~worker_pool() { stop(); }
 
   std::size_t size() const { return size_; }
 
@@ -30743,8 +30749,20 @@ class worker_pool {
 #endif
   }
 
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_.store(true);
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+    workers_.clear();
+  }
+  /// Thread t's chunk: sizes differ by at most one, the larger ones first, so that the caller
+  /// (thread 0) has work whenever n > 0.
   void chunk(std::size_t t) {
-    const std::size_t begin = n_ * t / size_, end = n_ * (t + 1) / size_;
+    const std::size_t q = n_ / size_, r = n_ % size_;
+    const std::size_t begin = t * q + std::min(t, r), end = begin + q + (t < r ? 1 : 0);
     try {
       (*body_)(begin, end);
     } catch (...) {
@@ -30864,12 +30882,31 @@ struct is_stepwise_program : std::false_type {};
 template <class S, class St, class P, class K>
 struct is_stepwise_program<stepwise_program<S, St, P, K>> : std::true_type {};
 
+namespace detail {
+/// Whether step(State&, n, counter_rng&) can be called but returns what is not a number: most
+/// often a NUTS model expression, tyche::normal_lpdf picked over smc::normal_lpdf (below).
+template <class Step, class State>
+constexpr bool step_returns_non_number() {
+  if constexpr (std::is_invocable_v<const Step&, State&, std::size_t, counter_rng&>)
+    return !std::is_convertible_v<std::invoke_result_t<const Step&, State&, std::size_t, counter_rng&>, double>;
+  else
+    return false;
+}
+}  // namespace detail
+
 /// The stepwise program (initial, observations, step, predict); see the top of this file.
 template <class State, class Step, class Predict>
 auto stepwise(State initial, std::size_t observations, Step step, Predict predict) {
   static_assert(std::is_copy_constructible_v<State> && std::is_copy_assignable_v<State>,
                 "tyche::smc::stepwise(initial, ...) requires a copyable state: resampling copies it");
-  static_assert(std::is_invocable_r_v<double, const Step&, State&, std::size_t, counter_rng&>,
+  constexpr bool returns_non_number = detail::step_returns_non_number<Step, State>();
+  static_assert(!returns_non_number,
+                "tyche::smc::stepwise(initial, n, step, predict): 'step' returns something that is not a "
+                "number (a double log-likelihood). Often it is a NUTS model expression: under `using "
+                "namespace tyche;` a call such as normal_lpdf(9, mu, sd), with an int argument, picks "
+                "tyche::normal_lpdf (a term of a NUTS model) over tyche::smc::normal_lpdf(double, double, "
+                "double); write tyche::smc::normal_lpdf(...) or pass 9.0");
+  static_assert(returns_non_number || std::is_invocable_r_v<double, const Step&, State&, std::size_t, counter_rng&>,
                 "tyche::smc::stepwise(initial, n, step, predict) requires 'step' callable as "
                 "step(State&, std::size_t observe, tyche::counter_rng&) and returning the "
                 "log-likelihood (double)");
@@ -30983,6 +31020,7 @@ std::size_t sample_discrete(G& g, const Weights& weights) {
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -31082,13 +31120,14 @@ inline std::size_t correlated_randoms(std::size_t N, std::size_t L, std::size_t 
 /// threads, domain_error_zero_weight). The draws that did not come from U are added to *beyond.
 template <class Program>
 result run_correlated_sweep(const Program& program, const config& cfg, const double* u, std::size_t per_step,
-                            std::size_t* beyond) {
+                            std::size_t* beyond, worker_pool* shared = nullptr) {
   using state = typename Program::state_type;
   const auto start = std::chrono::steady_clock::now();
   const std::size_t L = cfg.particles, N = program.observations, m = per_step;
   result r;
   collector out(r, cfg, algorithm::smc);
-  worker_pool pool(cfg.threads);
+  std::optional<worker_pool> own;  // shared: as run_in_process takes it
+  worker_pool& pool = shared != nullptr ? *shared : own.emplace(cfg.threads);
 
   std::vector<state> states(L, program.initial), next(L, program.initial);
   std::vector<double> log_w(L, 0.0), increment(L), keys(L), w(L);
@@ -32306,6 +32345,7 @@ inline double sample_uniform() { return rng().uniform01(); }
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -32313,8 +32353,10 @@ inline double sample_uniform() { return rng().uniform01(); }
 
 namespace tyche::smc::detail {
 
+/// shared: a pool of cfg.threads threads to step the particles with (run_pmmh's, kept across its
+/// sweeps); null: the run makes its own.
 template <class Program>
-result run_in_process(const Program& program, algorithm method, const config& cfg) {
+result run_in_process(const Program& program, algorithm method, const config& cfg, worker_pool* shared = nullptr) {
   using state = typename Program::state_type;
   const auto start = std::chrono::steady_clock::now();
   const std::size_t L = cfg.particles, N = program.observations;
@@ -32322,7 +32364,8 @@ result run_in_process(const Program& program, algorithm method, const config& cf
 
   result r;
   collector out(r, cfg, method);
-  worker_pool pool(cfg.threads);
+  std::optional<worker_pool> own;
+  worker_pool& pool = shared != nullptr ? *shared : own.emplace(cfg.threads);
 
   std::vector<state> states(L, program.initial), next(L, program.initial);
   std::vector<double> log_w(L), increment(L);
@@ -32736,6 +32779,7 @@ result run_pg(const Program& program, const config& cfg = {}) {
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -33037,20 +33081,29 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   };
   // u: correlated PMMH's normals U (null: a sweep of run_smc, its numbers fresh); *beyond counts
   // the draws beyond them.
+  // pool: the chain's threads for the sweep's particles (config::threads > 1, in-process engine),
+  // kept from sweep to sweep (null: the sweep makes its own).
   const auto log_z = [&](std::span<const double> theta, std::uint64_t seed, result& r, const std::string& where,
-                         domain_count* domain, const double* u = nullptr, std::size_t* beyond = nullptr) {
+                         domain_count* domain, const double* u, std::size_t* beyond, detail::worker_pool* pool) {
     try {
       config one = sc;
       one.seed = seed;
       if (u == nullptr) {
-        r = run_smc(make(theta), one);
+        if constexpr (is_stepwise_program<program_type>::value) {
+          if (in_process)
+            r = detail::run_in_process(make(theta), algorithm::smc, one, pool);
+          else
+            r = run_smc(make(theta), one);
+        } else {
+          r = run_smc(make(theta), one);
+        }
       } else if constexpr (can_correlate) {
         const auto program = make(theta);
         if (program.observations != observations)
           throw std::invalid_argument("the program has " + std::to_string(program.observations) +
                                       " observes, make(theta0)'s had " + std::to_string(observations) +
                                       " (correlated PMMH keeps random numbers for a fixed count)");
-        r = detail::run_correlated_sweep(program, one, u, cfg.randoms_per_step, beyond);
+        r = detail::run_correlated_sweep(program, one, u, cfg.randoms_per_step, beyond, pool);
       }
     } catch (const detail::all_zero_error& e) {  // the in-process engine's, with its domain errors
       if (domain != nullptr && e.domain_errors > 0) {
@@ -33072,6 +33125,13 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       throw std::runtime_error(std::string(f) + ": " + where + ": the likelihood estimate at " +
                                detail::pmmh_point(theta) + " is " + detail::pmmh_number(r.log_evidence) + " (log)");
     return r.log_evidence;
+  };
+  // A chain's pool for its sweeps' particles, made at its first sweep: none where one thread
+  // steps them or the sweeps run on the fork engine.
+  const auto particle_pool = [&](std::optional<detail::worker_pool>& p) -> detail::worker_pool* {
+    if (!in_process || sc.threads == 1) return nullptr;
+    if (!p) p.emplace(sc.threads);
+    return &*p;
   };
   const auto at_iteration = [](std::size_t c, std::size_t it) {
     return "chain " + std::to_string(c) + ", iteration " + std::to_string(it);
@@ -33104,6 +33164,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
 
   const auto run_chain = [&](std::size_t c) {
     chain_output& co = chains[c];
+    std::optional<detail::worker_pool> inner;
     co.draws.reserve(cfg.iterations * d);
     co.log_likelihood.reserve(cfg.iterations);
     co.log_prior.reserve(cfg.iterations);
@@ -33171,7 +33232,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       for (double& v : U) v = gu.normal();
     }
     double ll = log_z(theta, seed0, r, "chain " + std::to_string(c) + ", its start", &co.domain,
-                      correlated ? U.data() : nullptr, &co.beyond);
+                      correlated ? U.data() : nullptr, &co.beyond, particle_pool(inner));
     if (!(ll > -std::numeric_limits<double>::infinity()))
       throw std::runtime_error(std::string(f) + ": chain " + std::to_string(c) + ": at the starting point " +
                                detail::pmmh_point(theta) + " every particle's weight went to 0 (the likelihood "
@@ -33201,7 +33262,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
           for (std::size_t k = 0; k < U.size(); ++k) U_new[k] = rho * U[k] + rest * ge.normal();
         }
         const double ll_new = log_z(proposal, seed_it, rn, at_iteration(c, it), &co.domain,
-                                    correlated ? U_new.data() : nullptr, &co.beyond);
+                                    correlated ? U_new.data() : nullptr, &co.beyond, particle_pool(inner));
         const double log_ratio = (ll_new + lp_new) - (ll + lp);
         alpha = log_ratio >= 0 ? 1.0 : std::exp(log_ratio);
         if (u < alpha) {
@@ -33323,12 +33384,13 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       // pair, the sd of the pairs' differences for the acceptance ratio's noise.
       std::vector<double> lls(cfg.noise_runs), ratios(correlated ? cfg.noise_runs : 0);
       pool.run(cfg.noise_runs, [&](std::size_t begin, std::size_t end) {
+        std::optional<detail::worker_pool> inner;
         for (std::size_t i = begin; i < end; ++i) {
           result rs;
           const std::uint64_t seed_i = detail::pmmh_sweep_seed(cfg.seed, cfg.chains + 1, i);
           const std::string where = "the posterior mean's sweep " + std::to_string(i);
           if (!correlated) {
-            lls[i] = log_z(at, seed_i, rs, where, nullptr);
+            lls[i] = log_z(at, seed_i, rs, where, nullptr, nullptr, nullptr, particle_pool(inner));
             continue;
           }
           std::vector<double> ui(detail::correlated_randoms(observations, cfg.particles, cfg.randoms_per_step)),
@@ -33340,9 +33402,9 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
             ui[k] = gu.normal();
             vi[k] = rho * ui[k] + rest * ge.normal();
           }
-          lls[i] = log_z(at, seed_i, rs, where, nullptr, ui.data());
+          lls[i] = log_z(at, seed_i, rs, where, nullptr, ui.data(), nullptr, particle_pool(inner));
           ratios[i] = log_z(at, detail::pmmh_sweep_seed(cfg.seed, cfg.chains + 2, i), rs, where + "'s pair", nullptr,
-                            vi.data()) -
+                            vi.data(), nullptr, particle_pool(inner)) -
                       lls[i];
         }
       });

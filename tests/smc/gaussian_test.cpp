@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -181,7 +182,25 @@ TEST_CASE("the worker pool runs every index once per run, whether its threads sp
       for (std::size_t i = begin; i < end; ++i) after[i] += 1;
     });
     CHECK(std::count(after.begin(), after.end(), 1) == 100);
+    // Chunks differ in size by at most one, and the caller's (the one that starts at 0) is never
+    // empty: with fewer indices than threads, each of the first n threads gets one.
+    for (const std::size_t n : {std::size_t{2}, threads - 1, threads + 1, 3 * threads + 2}) {
+      std::mutex m;
+      std::vector<std::size_t> sizes;
+      bool caller_has_work = false;
+      pool.run(n, [&](std::size_t begin, std::size_t end) {
+        std::lock_guard<std::mutex> lock(m);
+        if (begin == 0) caller_has_work = end > 0;
+        if (end > begin) sizes.push_back(end - begin);
+      });
+      INFO("n " << n);
+      CHECK(caller_has_work);
+      CHECK(sizes.size() == std::min(n, threads));
+      CHECK(*std::max_element(sizes.begin(), sizes.end()) - *std::min_element(sizes.begin(), sizes.end()) <= 1);
+    }
   }
+  smc::detail::worker_pool all(0);  // threads = 0: one per CPU this process may run on
+  CHECK(all.size() == tyche::samplers::detail::available_cpus());
 }
 
 TEST_CASE("summary warns when every particle predicted the same values (a generator of the program's own)", "[smc]") {

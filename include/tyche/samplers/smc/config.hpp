@@ -45,7 +45,8 @@ struct config {
   /// particles' ancestors multinomially (Chopin & Singh 2015).
   resampling_scheme resampling = resampling_scheme::systematic;
   engine_kind engine = engine_kind::automatic;
-  /// In-process engine: threads that step particles (results do not depend on it).
+  /// In-process engine: threads that step particles, 0 for one per CPU this process may run on
+  /// (results do not depend on it).
   std::size_t threads = 1;
   /// In-process engine: a particle whose step throws std::domain_error (a value outside a
   /// density's support, e.g. smc::normal_lpdf with sd = 0 or ∞) gets weight 0 from that observe

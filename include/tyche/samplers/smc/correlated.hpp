@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -136,13 +137,14 @@ inline std::size_t correlated_randoms(std::size_t N, std::size_t L, std::size_t 
 /// threads, domain_error_zero_weight). The draws that did not come from U are added to *beyond.
 template <class Program>
 result run_correlated_sweep(const Program& program, const config& cfg, const double* u, std::size_t per_step,
-                            std::size_t* beyond) {
+                            std::size_t* beyond, worker_pool* shared = nullptr) {
   using state = typename Program::state_type;
   const auto start = std::chrono::steady_clock::now();
   const std::size_t L = cfg.particles, N = program.observations, m = per_step;
   result r;
   collector out(r, cfg, algorithm::smc);
-  worker_pool pool(cfg.threads);
+  std::optional<worker_pool> own;  // shared: as run_in_process takes it
+  worker_pool& pool = shared != nullptr ? *shared : own.emplace(cfg.threads);
 
   std::vector<state> states(L, program.initial), next(L, program.initial);
   std::vector<double> log_w(L, 0.0), increment(L), keys(L), w(L);

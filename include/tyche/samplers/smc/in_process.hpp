@@ -34,6 +34,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -41,8 +42,10 @@
 
 namespace tyche::smc::detail {
 
+/// shared: a pool of cfg.threads threads to step the particles with (run_pmmh's, kept across its
+/// sweeps); null: the run makes its own.
 template <class Program>
-result run_in_process(const Program& program, algorithm method, const config& cfg) {
+result run_in_process(const Program& program, algorithm method, const config& cfg, worker_pool* shared = nullptr) {
   using state = typename Program::state_type;
   const auto start = std::chrono::steady_clock::now();
   const std::size_t L = cfg.particles, N = program.observations;
@@ -50,7 +53,8 @@ result run_in_process(const Program& program, algorithm method, const config& cf
 
   result r;
   collector out(r, cfg, method);
-  worker_pool pool(cfg.threads);
+  std::optional<worker_pool> own;
+  worker_pool& pool = shared != nullptr ? *shared : own.emplace(cfg.threads);
 
   std::vector<state> states(L, program.initial), next(L, program.initial);
   std::vector<double> log_w(L), increment(L);

@@ -63,6 +63,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -364,20 +365,29 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   };
   // u: correlated PMMH's normals U (null: a sweep of run_smc, its numbers fresh); *beyond counts
   // the draws beyond them.
+  // pool: the chain's threads for the sweep's particles (config::threads > 1, in-process engine),
+  // kept from sweep to sweep (null: the sweep makes its own).
   const auto log_z = [&](std::span<const double> theta, std::uint64_t seed, result& r, const std::string& where,
-                         domain_count* domain, const double* u = nullptr, std::size_t* beyond = nullptr) {
+                         domain_count* domain, const double* u, std::size_t* beyond, detail::worker_pool* pool) {
     try {
       config one = sc;
       one.seed = seed;
       if (u == nullptr) {
-        r = run_smc(make(theta), one);
+        if constexpr (is_stepwise_program<program_type>::value) {
+          if (in_process)
+            r = detail::run_in_process(make(theta), algorithm::smc, one, pool);
+          else
+            r = run_smc(make(theta), one);
+        } else {
+          r = run_smc(make(theta), one);
+        }
       } else if constexpr (can_correlate) {
         const auto program = make(theta);
         if (program.observations != observations)
           throw std::invalid_argument("the program has " + std::to_string(program.observations) +
                                       " observes, make(theta0)'s had " + std::to_string(observations) +
                                       " (correlated PMMH keeps random numbers for a fixed count)");
-        r = detail::run_correlated_sweep(program, one, u, cfg.randoms_per_step, beyond);
+        r = detail::run_correlated_sweep(program, one, u, cfg.randoms_per_step, beyond, pool);
       }
     } catch (const detail::all_zero_error& e) {  // the in-process engine's, with its domain errors
       if (domain != nullptr && e.domain_errors > 0) {
@@ -399,6 +409,13 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       throw std::runtime_error(std::string(f) + ": " + where + ": the likelihood estimate at " +
                                detail::pmmh_point(theta) + " is " + detail::pmmh_number(r.log_evidence) + " (log)");
     return r.log_evidence;
+  };
+  // A chain's pool for its sweeps' particles, made at its first sweep: none where one thread
+  // steps them or the sweeps run on the fork engine.
+  const auto particle_pool = [&](std::optional<detail::worker_pool>& p) -> detail::worker_pool* {
+    if (!in_process || sc.threads == 1) return nullptr;
+    if (!p) p.emplace(sc.threads);
+    return &*p;
   };
   const auto at_iteration = [](std::size_t c, std::size_t it) {
     return "chain " + std::to_string(c) + ", iteration " + std::to_string(it);
@@ -431,6 +448,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
 
   const auto run_chain = [&](std::size_t c) {
     chain_output& co = chains[c];
+    std::optional<detail::worker_pool> inner;
     co.draws.reserve(cfg.iterations * d);
     co.log_likelihood.reserve(cfg.iterations);
     co.log_prior.reserve(cfg.iterations);
@@ -498,7 +516,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       for (double& v : U) v = gu.normal();
     }
     double ll = log_z(theta, seed0, r, "chain " + std::to_string(c) + ", its start", &co.domain,
-                      correlated ? U.data() : nullptr, &co.beyond);
+                      correlated ? U.data() : nullptr, &co.beyond, particle_pool(inner));
     if (!(ll > -std::numeric_limits<double>::infinity()))
       throw std::runtime_error(std::string(f) + ": chain " + std::to_string(c) + ": at the starting point " +
                                detail::pmmh_point(theta) + " every particle's weight went to 0 (the likelihood "
@@ -528,7 +546,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
           for (std::size_t k = 0; k < U.size(); ++k) U_new[k] = rho * U[k] + rest * ge.normal();
         }
         const double ll_new = log_z(proposal, seed_it, rn, at_iteration(c, it), &co.domain,
-                                    correlated ? U_new.data() : nullptr, &co.beyond);
+                                    correlated ? U_new.data() : nullptr, &co.beyond, particle_pool(inner));
         const double log_ratio = (ll_new + lp_new) - (ll + lp);
         alpha = log_ratio >= 0 ? 1.0 : std::exp(log_ratio);
         if (u < alpha) {
@@ -650,12 +668,13 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       // pair, the sd of the pairs' differences for the acceptance ratio's noise.
       std::vector<double> lls(cfg.noise_runs), ratios(correlated ? cfg.noise_runs : 0);
       pool.run(cfg.noise_runs, [&](std::size_t begin, std::size_t end) {
+        std::optional<detail::worker_pool> inner;
         for (std::size_t i = begin; i < end; ++i) {
           result rs;
           const std::uint64_t seed_i = detail::pmmh_sweep_seed(cfg.seed, cfg.chains + 1, i);
           const std::string where = "the posterior mean's sweep " + std::to_string(i);
           if (!correlated) {
-            lls[i] = log_z(at, seed_i, rs, where, nullptr);
+            lls[i] = log_z(at, seed_i, rs, where, nullptr, nullptr, nullptr, particle_pool(inner));
             continue;
           }
           std::vector<double> ui(detail::correlated_randoms(observations, cfg.particles, cfg.randoms_per_step)),
@@ -667,9 +686,9 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
             ui[k] = gu.normal();
             vi[k] = rho * ui[k] + rest * ge.normal();
           }
-          lls[i] = log_z(at, seed_i, rs, where, nullptr, ui.data());
+          lls[i] = log_z(at, seed_i, rs, where, nullptr, ui.data(), nullptr, particle_pool(inner));
           ratios[i] = log_z(at, detail::pmmh_sweep_seed(cfg.seed, cfg.chains + 2, i), rs, where + "'s pair", nullptr,
-                            vi.data()) -
+                            vi.data(), nullptr, particle_pool(inner)) -
                       lls[i];
         }
       });

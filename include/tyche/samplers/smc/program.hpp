@@ -73,12 +73,31 @@ struct is_stepwise_program : std::false_type {};
 template <class S, class St, class P, class K>
 struct is_stepwise_program<stepwise_program<S, St, P, K>> : std::true_type {};
 
+namespace detail {
+/// Whether step(State&, n, counter_rng&) can be called but returns what is not a number: most
+/// often a NUTS model expression, tyche::normal_lpdf picked over smc::normal_lpdf (below).
+template <class Step, class State>
+constexpr bool step_returns_non_number() {
+  if constexpr (std::is_invocable_v<const Step&, State&, std::size_t, counter_rng&>)
+    return !std::is_convertible_v<std::invoke_result_t<const Step&, State&, std::size_t, counter_rng&>, double>;
+  else
+    return false;
+}
+}  // namespace detail
+
 /// The stepwise program (initial, observations, step, predict); see the top of this file.
 template <class State, class Step, class Predict>
 auto stepwise(State initial, std::size_t observations, Step step, Predict predict) {
   static_assert(std::is_copy_constructible_v<State> && std::is_copy_assignable_v<State>,
                 "tyche::smc::stepwise(initial, ...) requires a copyable state: resampling copies it");
-  static_assert(std::is_invocable_r_v<double, const Step&, State&, std::size_t, counter_rng&>,
+  constexpr bool returns_non_number = detail::step_returns_non_number<Step, State>();
+  static_assert(!returns_non_number,
+                "tyche::smc::stepwise(initial, n, step, predict): 'step' returns something that is not a "
+                "number (a double log-likelihood). Often it is a NUTS model expression: under `using "
+                "namespace tyche;` a call such as normal_lpdf(9, mu, sd), with an int argument, picks "
+                "tyche::normal_lpdf (a term of a NUTS model) over tyche::smc::normal_lpdf(double, double, "
+                "double); write tyche::smc::normal_lpdf(...) or pass 9.0");
+  static_assert(returns_non_number || std::is_invocable_r_v<double, const Step&, State&, std::size_t, counter_rng&>,
                 "tyche::smc::stepwise(initial, n, step, predict) requires 'step' callable as "
                 "step(State&, std::size_t observe, tyche::counter_rng&) and returning the "
                 "log-likelihood (double)");

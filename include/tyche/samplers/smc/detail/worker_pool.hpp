@@ -22,7 +22,13 @@
 // the two sees the other's write, so a worker never sleeps through a run; the last worker to
 // finish decrements pending_ to 0 and then looks at caller_asleep_, which the caller sets under
 // the mutex before its own predicate looks at pending_, likewise.
+//
+// A pool may serve many runs of the particle filter (run_pmmh passes each chain's pool to every
+// sweep), so that a sweep neither starts threads nor forgets what the spinning back-off learnt.
 #pragma once
+#include <tyche/samplers/nuts/cpus.hpp>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -40,23 +46,23 @@ class worker_pool {
   /// How long a thread that has nothing to do watches for work before it blocks.
   static constexpr double spin_seconds = 50e-6;
 
-  explicit worker_pool(std::size_t threads) : size_(threads < 1 ? 1 : threads) {
-    const unsigned cpus = std::thread::hardware_concurrency();
-    spin_ = cpus == 0 || size_ <= cpus;
+  /// threads = 0: one per CPU this process may run on (samplers::detail::available_cpus).
+  explicit worker_pool(std::size_t threads)
+      : size_(threads == 0 ? std::size_t{samplers::detail::available_cpus()} : threads) {
+    spin_ = size_ <= samplers::detail::available_cpus();
     spinning_.store(spin_);
     errors_.assign(size_, nullptr);
-    for (std::size_t t = 1; t < size_; ++t) workers_.emplace_back([this, t] { work(t); });
+    workers_.reserve(size_ - 1);
+    try {
+      for (std::size_t t = 1; t < size_; ++t) workers_.emplace_back([this, t] { work(t); });
+    } catch (...) {  // a thread that could not start (std::system_error): stop the ones that did
+      stop();
+      throw;
+    }
   }
   worker_pool(const worker_pool&) = delete;
   worker_pool& operator=(const worker_pool&) = delete;
-  ~worker_pool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_.store(true);
-    }
-    wake_.notify_all();
-    for (auto& w : workers_) w.join();
-  }
+  ~worker_pool() { stop(); }
 
   std::size_t size() const { return size_; }
 
@@ -124,8 +130,20 @@ class worker_pool {
 #endif
   }
 
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_.store(true);
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+    workers_.clear();
+  }
+  /// Thread t's chunk: sizes differ by at most one, the larger ones first, so that the caller
+  /// (thread 0) has work whenever n > 0.
   void chunk(std::size_t t) {
-    const std::size_t begin = n_ * t / size_, end = n_ * (t + 1) / size_;
+    const std::size_t q = n_ / size_, r = n_ % size_;
+    const std::size_t begin = t * q + std::min(t, r), end = begin + q + (t < r ? 1 : 0);
     try {
       (*body_)(begin, end);
     } catch (...) {
