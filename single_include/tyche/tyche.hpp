@@ -2452,6 +2452,7 @@ struct tanh {
 
 #include <cstddef>
 #include <memory>
+#include <new>
 #include <vector>
 
 namespace tyche {
@@ -2724,12 +2725,65 @@ struct lower_triangular_solve_view {
   }
 };
 
+/// The std::shared_ptr by which an unfolded node owns what it points into (the Cholesky factor
+/// multi_normal computed), with copies, moves and a destructor that nvcc may call from
+/// __host__ __device__ code. nvcc makes a node's implicit copy constructor host and device as
+/// soon as a host-and-device function could copy the node, and then std::shared_ptr's, whose
+/// parts are host only (warning #20011, "calling a __host__ function from a __host__ __device__
+/// function"; `nuts(model)` of a multi_normal with a data covariance met it). Here the
+/// shared_ptr lives in a union and is copied and destroyed by hand in the host compilation only:
+/// nodes reach the device folded into views (release_into below), which hold no owner, so the
+/// device compilation's empty bodies never run.
+template <class T>
+struct host_owner {
+  union {  // constructed and destroyed by hand, in the host compilation only
+    std::shared_ptr<const T> ptr;
+  };
+  host_owner() : ptr() {}
+  host_owner(std::shared_ptr<const T> p) : ptr(std::move(p)) {}  // NOLINT: implicit, as shared_ptr
+  TYCHE_HD host_owner(const host_owner& o) {
+#if !defined(__CUDA_ARCH__)
+    ::new (static_cast<void*>(&ptr)) std::shared_ptr<const T>(o.ptr);
+#else
+    (void)o;
+#endif
+  }
+  TYCHE_HD host_owner(host_owner&& o) noexcept {
+#if !defined(__CUDA_ARCH__)
+    ::new (static_cast<void*>(&ptr)) std::shared_ptr<const T>(std::move(o.ptr));
+#else
+    (void)o;
+#endif
+  }
+  TYCHE_HD host_owner& operator=(const host_owner& o) {
+#if !defined(__CUDA_ARCH__)
+    ptr = o.ptr;
+#else
+    (void)o;
+#endif
+    return *this;
+  }
+  TYCHE_HD host_owner& operator=(host_owner&& o) noexcept {
+#if !defined(__CUDA_ARCH__)
+    ptr = std::move(o.ptr);
+#else
+    (void)o;
+#endif
+    return *this;
+  }
+  TYCHE_HD ~host_owner() {
+#if !defined(__CUDA_ARCH__)
+    ptr.~shared_ptr();
+#endif
+  }
+};
+
 /// lower_triangular_solve_view with the owner of L (null for a user's L), until folding.
 struct lower_triangular_solve_map : lower_triangular_solve_view {
-  std::shared_ptr<const std::vector<double>> owner;
+  host_owner<std::vector<double>> owner;
   template <class Storage>
   lower_triangular_solve_view release_into(Storage& storage) const {
-    if (owner) storage.keep(owner);
+    if (owner.ptr) storage.keep(owner.ptr);
     return *this;
   }
 };
