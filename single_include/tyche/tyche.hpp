@@ -4653,6 +4653,24 @@ inline constexpr bool support_known_v = detail::compute_support_known<std::remov
 
 namespace detail {
 
+/// N is x − log_sum_exp(x) for one vector x (log_softmax(x); exp of it is softmax and the
+/// simplex transform's value): each element is ≤ 0, since log Σ exp x ≥ max x, which interval
+/// arithmetic cannot see (it treats the two x as unrelated).
+template <class N>
+constexpr bool is_log_softmax() {
+  if constexpr (kind_of<N> != node_kind::binary) {
+    return false;
+  } else if constexpr (!std::is_same_v<typename N::rule_type, rules::subtract>) {
+    return false;
+  } else {
+    using B = meta::at<1, children_t<N>>;
+    if constexpr (kind_of<B> != node_kind::log_sum_exp) return false;
+    else return std::is_same_v<meta::at<0, children_t<B>>, meta::at<0, children_t<N>>>;
+  }
+}
+template <class N>
+inline constexpr bool is_log_softmax_v = is_log_softmax<N>();
+
 template <class N>
 constexpr interval compute_support() {
   constexpr node_kind k = kind_of<N>;
@@ -4675,7 +4693,8 @@ constexpr interval compute_support() {
   } else if constexpr (k == node_kind::binary) {
     using A = meta::at<0, children_t<N>>;
     using B = meta::at<1, children_t<N>>;
-    return binary_image<typename N::rule_type>(support_of<A>, support_of<B>);
+    if constexpr (is_log_softmax_v<N>) return interval{-interval::inf, 0.0, false, true};
+    else return binary_image<typename N::rule_type>(support_of<A>, support_of<B>);
   } else if constexpr (k == node_kind::sum) {
     using A = meta::at<0, children_t<N>>;
     if constexpr (extent_v<A> != dynamic_extent) return sum_image(extent_v<A>, support_of<A>);
@@ -4780,6 +4799,8 @@ interval support_impl(const N& n, std::size_t i) {
     if constexpr (is_assume_rule<Rule>::value) return assumed_support(Rule{});
     else if constexpr (known_unary_rule_v<Rule>) return unary_image(n.rule, support_impl<Index>(n.a, i));
     else return interval::whole();
+  } else if constexpr (k == node_kind::binary && is_log_softmax_v<N>) {
+    return interval{-interval::inf, 0.0, false, true};
   } else if constexpr (k == node_kind::binary) {
     auto child = [&](const auto& c) {
       using C = std::remove_cvref_t<decltype(c)>;
@@ -10640,8 +10661,8 @@ auto tabulate(std::size_t n, F&& f, const Sequences&... sequences) {
 //   ∂log L/∂ω[k, t] = α̂ₜ(k) β̂ₜ(k),  ∂log L/∂Γᵢⱼ = Σ_{t ≥ 1} α̂ₜ₋₁(i) eⱼ(t),
 //   ∂log L/∂ρₖ = e^{ω[k, 0] − m₀} β̂₀(k) / c₀.
 // O(N K²) each way; the N·K scaled forward variables and the N scales are kept in scratch space
-// between the passes. Γ and ρ enter as given (no check that they are stochastic: that is what
-// the caller's simplex parameters or data guarantee).
+// between the passes. A row of Γ or ρ that does not sum to 1 (within 1e-8) makes the value NaN
+// (data are checked when the model is made; operations/hmm.hpp).
 
 #include <cmath>
 #include <cstddef>
@@ -10717,6 +10738,24 @@ struct hmm_marginal_map {
       mx[t] = m;
       log_l = log_l + math::log(total) + m;
     }
+    // Γ's rows and ρ must be distributions, as Stan's hmm_marginal checks (it throws): where one
+    // sums to other than 1 by more than 1e-8 (in float, where a softmax's rounding alone reaches
+    // 1e-7: 1e-5) the value is NaN — for the sampler a point whose log density is not finite,
+    // rather than a likelihood from a matrix that is not stochastic. Data were checked when the
+    // model was made (operations/hmm.hpp).
+    constexpr double tol = sizeof(element_type_t<T>) < sizeof(double) ? 1e-5 : 1e-8;
+    const T tolerance = lift<T>(tol), one = lift<T>(1.0), nan = lift<T>(NAN);
+    const auto require_one = [&](const T& sum) {
+      log_l = math::select(sum - one <= tolerance, math::select(one - sum <= tolerance, log_l, nan), nan);
+    };
+    for (std::size_t i = 0; i < k; ++i) {
+      T sum = lift<T>(0.0);
+      for (std::size_t j = 0; j < k; ++j) sum = sum + gamma(in, i, j);
+      require_one(sum);
+    }
+    T sum = lift<T>(0.0);
+    for (std::size_t j = 0; j < k; ++j) sum = sum + rho[j];
+    require_one(sum);
     out[0] = log_l;
   }
 
@@ -10758,6 +10797,7 @@ struct hmm_marginal_map {
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 
@@ -10780,20 +10820,59 @@ auto hmm_matrix_nodes(const M& m) {
   }
 }
 
+/// How far from 1 the sum of a row of Γ or of ρ may be: Stan's CONSTRAINT_TOLERANCE, with which
+/// its hmm_marginal checks the same (check_simplex).
+inline constexpr double hmm_sum_tolerance = 1e-8;
+
+/// Data (a data_vector piece of log_omega, Γ or ρ): no NaN or +inf in log_omega; probabilities in
+/// [0, 1] in Γ and ρ, and each of their distributions summing to 1. `rows` values make one
+/// distribution (K: a row of Γ given whole, a row given alone, ρ), `piece` the 1-based row of a
+/// matrix given by rows (0: given whole).
 template <class Node>
-void hmm_check_data(const Node& node, const char* arg, std::size_t piece, bool probabilities) {
+void hmm_check_data(const Node& node, const char* arg, std::size_t piece, bool probabilities, std::size_t rows = 0) {
   if constexpr (kind_of<Node> == node_kind::data_vector) {
+    const std::string head = std::string("tyche::hmm_marginal(log_omega, Gamma, rho): '") + arg + "'";
     for (std::size_t i = 0; i < node.size(); ++i) {
       const double v = node.ptr[i];
       const bool bad = probabilities ? !(v >= 0 && v <= 1) : (std::isnan(v) || v == INFINITY);
       if (bad)
-        throw std::invalid_argument(std::string("tyche::hmm_marginal(log_omega, Gamma, rho): '") + arg + "'" +
-                                    (piece ? " row " + std::to_string(piece) : std::string()) + " has value " +
+        throw std::invalid_argument(head + (piece ? " row " + std::to_string(piece) : std::string()) + " has value " +
                                     tyche::detail::format_number(v) + " at index " + std::to_string(i + 1) +
                                     (probabilities ? " (1-based); it must be a probability in [0, 1]"
                                                    : " (1-based); log densities must not be NaN or +inf"));
     }
+    if (!probabilities || rows == 0) return;
+    for (std::size_t r = 0; r * rows < node.size(); ++r) {
+      double total = 0;
+      for (std::size_t j = 0; j < rows; ++j) total += node.ptr[r * rows + j];
+      if (!(std::fabs(total - 1) <= hmm_sum_tolerance)) {
+        const std::size_t row = piece ? piece : r + 1;
+        const bool matrix = std::string_view(arg) == "Gamma";
+        throw std::invalid_argument(
+            head + (matrix ? " row " + std::to_string(row) : std::string()) + " sums to " +
+            tyche::detail::format_number(total) + (matrix ? " (rows count from 1)" : std::string()) +
+            "; it must be a probability distribution, summing to 1 (within 1e-8, as Stan checks)");
+      }
+    }
   }
+}
+
+/// A piece of Γ or ρ that is an expression: its support must be inside [0, 1] (at compile time
+/// where the types say, otherwise with its data read); that its distributions sum to 1 the
+/// evaluation checks (autodiff/hmm.hpp: NaN otherwise).
+template <bool Rho, class Node>
+void hmm_check_probabilities(const Node& node) {
+  static_assert(Rho || argument_support_t<Node, domains::probability>::ok,
+                "tyche::hmm_marginal(log_omega, Gamma, rho): Gamma must hold probabilities in [0, 1] (its "
+                "rows simplexes: dirichlet variables, softmax(...), p and 1 - p of a beta p), but the support "
+                "of a row (spelled out in tyche::support_is<...> in this diagnostic) is not inside [0, 1]"
+                TYCHE_SUPPORT_HINT);
+  static_assert(!Rho || argument_support_t<Node, domains::probability>::ok,
+                "tyche::hmm_marginal(log_omega, Gamma, rho): rho must hold probabilities in [0, 1] (a "
+                "simplex: a dirichlet variable, softmax(...)), but its support (spelled out in "
+                "tyche::support_is<...> in this diagnostic) is not inside [0, 1]" TYCHE_SUPPORT_HINT);
+  if constexpr (kind_of<Node> != node_kind::data_vector)
+    check_argument<domains::probability>("hmm_marginal(log_omega, Gamma, rho)", Rho ? "rho" : "Gamma", node);
 }
 }  // namespace detail
 
@@ -10865,7 +10944,7 @@ auto hmm_marginal(const Omega& log_omega, const Gamma& gamma, const Rho& rho) {
                                                                std::to_string(r.size()) + " values, not " +
                                                                std::to_string(k))
                                  : void(),
-            detail::hmm_check_data(r, "Gamma", row, true)),
+            detail::hmm_check_data(r, "Gamma", row, true, k), detail::hmm_check_probabilities<false>(r)),
            ...);
         } else {
           const std::size_t total = (r.size(), ...);
@@ -10873,11 +10952,13 @@ auto hmm_marginal(const Omega& log_omega, const Gamma& gamma, const Rho& rho) {
             throw std::invalid_argument(fn + "'Gamma' has " + std::to_string(total) + " values, not " +
                                         std::to_string(k) + "*" + std::to_string(k) + " (the " + std::to_string(k) +
                                         " states of 'rho', row major)");
-          (detail::hmm_check_data(r, "Gamma", 0, true), ...);
+          (detail::hmm_check_data(r, "Gamma", 0, true, k), ...);
+          (detail::hmm_check_probabilities<false>(r), ...);
         }
       },
       gamma_nodes);
-  detail::hmm_check_data(rho_node, "rho", 0, true);
+  detail::hmm_check_data(rho_node, "rho", 0, true, k);
+  detail::hmm_check_probabilities<true>(rho_node);
 
   const ops::hmm_marginal_map op{k, n, omega_rows, gamma_rows};
   const auto node = std::apply(

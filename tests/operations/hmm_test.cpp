@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
@@ -38,28 +39,53 @@ double by_enumeration(const std::vector<double>& omega, const std::vector<double
   return std::log(total);
 }
 
-// θ = (omega: K·N, log gamma: K², log rho: K); gamma and rho enter as exp(·) so that every
-// point is valid (non-negative), and the enumeration holds for any non-negative matrices.
+// softmax of v[0 .. K), as the model computes it.
+std::vector<double> softmax_of(const double* v, std::size_t k) {
+  double m = v[0], total = 0;
+  for (std::size_t i = 1; i < k; ++i) m = std::max(m, v[i]);
+  std::vector<double> out(k);
+  for (std::size_t i = 0; i < k; ++i) total += out[i] = std::exp(v[i] - m);
+  for (double& o : out) o /= total;
+  return out;
+}
+
+// θ = (omega: K·N, the K rows of Γ's logits: K² values, rho's logits: K); each row of Γ and
+// rho enter as softmax(·), so that every point is a valid HMM (hmm_marginal requires
+// stochastic rows). Γ given whole (K = 2: append_row of the rows) and by rows.
 template <std::size_t K, std::size_t N>
 void check_against_enumeration(unsigned seed) {
   vector_param<"omega", K * N> omega;
-  vector_param<"lg", K * K> lg;
+  vector_param<"g0", K> g0;
+  vector_param<"g1", K> g1;
+  vector_param<"g2", K> g2;
   vector_param<"lr", K> lr;
-  const auto prog = compile(hmm_marginal(omega, exp(lg), exp(lr)), omega, lg, lr);
-  const auto pts = tyche_test::random_points(12, K * N + K * K + K, -2.0, 1.0, seed);
-  for (const auto& x : pts) {
-    const std::vector<double> om(x.begin(), x.begin() + K * N);
-    std::vector<double> g, r;
-    for (std::size_t i = 0; i < K * K; ++i) g.push_back(std::exp(x[K * N + i]));
-    for (std::size_t i = 0; i < K; ++i) r.push_back(std::exp(x[K * N + K * K + i]));
-    std::vector<double> ws(prog.workspace_size());
-    const double v = prog.value(std::span<const double>(x), std::span<double>(ws));
-    INFO("K = " << K << ", N = " << N);
-    CHECK(v == Approx(by_enumeration(om, g, r, N)).epsilon(1e-10));
-    tyche_test::check_gradient_at(prog, x, "hmm_marginal against enumeration");
+  const auto check = [&](const auto& prog, const char* what) {
+    const auto pts = tyche_test::random_points(12, K * N + K * K + K, -2.0, 1.0, seed);
+    for (const auto& x : pts) {
+      const std::vector<double> om(x.begin(), x.begin() + K * N);
+      std::vector<double> g;
+      for (std::size_t i = 0; i < K; ++i)
+        for (double v : softmax_of(x.data() + K * N + i * K, K)) g.push_back(v);
+      const std::vector<double> r = softmax_of(x.data() + K * N + K * K, K);
+      std::vector<double> ws(prog.workspace_size());
+      const double v = prog.value(std::span<const double>(x), std::span<double>(ws));
+      INFO(what << ": K = " << K << ", N = " << N);
+      CHECK(v == Approx(by_enumeration(om, g, r, N)).epsilon(1e-10));
+      tyche_test::check_gradient_at(prog, x, what);
+    }
+    tyche_test::check_lanes(prog, pts, what);
+    tyche_test::check_float(prog, pts[0], what);
+  };
+  if constexpr (K == 2) {
+    check(compile(hmm_marginal(omega, std::tuple{softmax(g0), softmax(g1)}, softmax(lr)), omega, g0, g1, lr),
+          "hmm_marginal, Gamma by rows");
+    check(compile(hmm_marginal(omega, append_row(softmax(g0), softmax(g1)), softmax(lr)), omega, g0, g1, lr),
+          "hmm_marginal, Gamma whole");
+  } else {
+    check(compile(hmm_marginal(omega, std::tuple{softmax(g0), softmax(g1), softmax(g2)}, softmax(lr)), omega, g0,
+                  g1, g2, lr),
+          "hmm_marginal, Gamma by rows");
   }
-  tyche_test::check_lanes(prog, pts, "hmm_marginal");
-  tyche_test::check_float(prog, pts[0], "hmm_marginal");
 }
 
 constexpr double log_two_pi = 1.8378770664093454836;
@@ -78,11 +104,13 @@ TEST_CASE("hmm_marginal: log_omega and Gamma by rows give what they give whole",
   vector_param<"g0", 2> g0;
   vector_param<"g1", 2> g1;
   vector_param<"r", 2> r;
-  const auto by_rows = compile(hmm_marginal(std::tuple{o0, o1}, std::tuple{exp(g0), exp(g1)}, exp(r)), o0, o1, g0, g1, r);
+  const auto by_rows =
+      compile(hmm_marginal(std::tuple{o0, o1}, std::tuple{softmax(g0), softmax(g1)}, softmax(r)), o0, o1, g0, g1, r);
   for (const auto& x : tyche_test::random_points(8, 16, -1.5, 1.5, 904)) {
-    std::vector<double> om(x.begin(), x.begin() + 10), g, rr;
-    for (std::size_t i = 10; i < 14; ++i) g.push_back(std::exp(x[i]));
-    for (std::size_t i = 14; i < 16; ++i) rr.push_back(std::exp(x[i]));
+    std::vector<double> om(x.begin(), x.begin() + 10), g;
+    for (std::size_t i = 0; i < 2; ++i)
+      for (double v : softmax_of(x.data() + 10 + 2 * i, 2)) g.push_back(v);
+    const std::vector<double> rr = softmax_of(x.data() + 14, 2);
     std::vector<double> ws(by_rows.workspace_size());
     CHECK(by_rows.value(std::span<const double>(x), std::span<double>(ws)) ==
           Approx(by_enumeration(om, g, rr, 5)).epsilon(1e-10));
@@ -145,10 +173,10 @@ TEST_CASE("pointwise_log_density: the elementwise terms of a family's log densit
 
 TEST_CASE("hmm_marginal: sizes and data values are checked, naming the argument", "[operations][hmm]") {
   vector_param<"o", 6> o;
-  vector_param<"g", 4> g;
-  vector_param<"r", 2> r;
-  vector_param<"r3", 3> r3;
-  vector_param<"g9", 9> g9;
+  const auto g = assume_probability(vector_param<"g", 4>{});
+  const auto r = assume_probability(vector_param<"r", 2>{});
+  const auto r3 = assume_probability(vector_param<"r3", 3>{});
+  const auto g9 = assume_probability(vector_param<"g9", 9>{});
   CHECK_THROWS_WITH(hmm_marginal(o, g9, r), Catch::Contains("'Gamma' has 9 values, not 2*2"));
   vector_param<"o7", 7> o7;
   CHECK_THROWS_WITH(hmm_marginal(o7, g, r), Catch::Contains("'log_omega' has 7 values, not a multiple of the 2"));
@@ -163,6 +191,46 @@ TEST_CASE("hmm_marginal: sizes and data values are checked, naming the argument"
   CHECK_NOTHROW(hmm_marginal(o, g, r));
 }
 
+TEST_CASE("hmm_marginal: Gamma's rows and rho must be distributions, as Stan checks", "[operations][hmm]") {
+  // A new user's mistakes (2026-12-04): data rows that do not sum to 1 were accepted, and so was
+  // a transition matrix made of unconstrained parameters (a compile-time error now:
+  // tests/compile_fail/hmm_gamma_unconstrained.cpp), with a wrong likelihood and no warning.
+  vector_param<"o", 6> o;
+  vector_param<"lr", 2> lr;
+  const auto r = softmax(lr);
+  static const std::vector<double> ok{0.9, 0.1, 0.2, 0.8}, row_sums_1_2{0.9, 0.3, 0.2, 0.8}, rho_bad{0.7, 0.7};
+  static const std::vector<double> row_a{0.9, 0.1}, row_b{0.25, 0.7};
+  CHECK_NOTHROW(hmm_marginal(o, data(ok), r));
+  // A simplex variable's value and a softmax written by hand, exp(v - log_sum_exp(v)), are in
+  // (0, 1]: v - log_sum_exp(v) <= 0 elementwise, which interval arithmetic alone cannot see
+  // (interval/support.hpp, is_log_softmax). Before, their support was (0, inf), and a dirichlet
+  // row could not be passed as Gamma.
+  vector_param<"v", 3> v;
+  constexpr interval by_hand = support_of<detail::node_t<decltype(exp(v - log_sum_exp(v)))>>;
+  CHECK(by_hand.lo == 0.0);
+  CHECK(!by_hand.lo_closed);
+  CHECK(by_hand.hi == 1.0);
+  CHECK(by_hand.hi_closed);
+  constexpr interval shifted = support_of<detail::node_t<decltype(exp(v - log_sum_exp(lr)))>>;  // not a softmax
+  CHECK(shifted.hi == interval::inf);
+  CHECK_THROWS_WITH(hmm_marginal(o, data(row_sums_1_2), r),
+                    Catch::Contains("'Gamma' row 1 sums to 1.2 (rows count from 1)") &&
+                        Catch::Contains("summing to 1 (within 1e-8"));
+  CHECK_THROWS_WITH(hmm_marginal(o, std::tuple{data(row_a), data(row_b)}, r),
+                    Catch::Contains("'Gamma' row 2 sums to 0.95"));
+  CHECK_THROWS_WITH(hmm_marginal(o, data(ok), data(rho_bad)), Catch::Contains("'rho' sums to 1.4;"));
+  // Inside [0, 1] by its support but not stochastic: the value is NaN (the sampler's "not
+  // finite"), not a likelihood.
+  vector_param<"lg", 4> lg;
+  const auto not_stochastic = compile(hmm_marginal(o, assume_probability(exp(lg)), r), o, lg, lr);
+  std::vector<double> ws(not_stochastic.workspace_size());
+  std::vector<double> x(12, -1.0);
+  CHECK(std::isnan(not_stochastic.value(std::span<const double>(x), std::span<double>(ws))));
+  // Rows that sum to 1 within 1e-8 pass: log(0.5) makes exp(lg) rows of 0.5 and 0.5.
+  for (std::size_t i = 6; i < 10; ++i) x[i] = std::log(0.5);
+  CHECK(std::isfinite(not_stochastic.value(std::span<const double>(x), std::span<double>(ws))));
+}
+
 TEST_CASE("hmm_marginal: -inf in data log_omega (an impossible observation) builds; no possible path gives -inf",
           "[operations][hmm]") {
   // State 1 cannot emit observation 2: that path is dropped, the others sum as usual.
@@ -174,7 +242,7 @@ TEST_CASE("hmm_marginal: -inf in data log_omega (an impossible observation) buil
   // Every state impossible at one step: log p(y) = -inf, not NaN.
   static const std::vector<double> none{-1.0, -INFINITY, -0.5, -2.0, -INFINITY, -1.1};
   vector_param<"r", 2> r;
-  const auto prog = compile(hmm_marginal(data(none), data(gamma), exp(r)), r);
+  const auto prog = compile(hmm_marginal(data(none), data(gamma), softmax(r)), r);
   std::vector<double> ws(prog.workspace_size());
   const std::vector<double> at0{0.0, 0.0};
   const double v = prog.value(std::span<const double>(at0), std::span<double>(ws));

@@ -15,8 +15,8 @@
 //   ∂log L/∂ω[k, t] = α̂ₜ(k) β̂ₜ(k),  ∂log L/∂Γᵢⱼ = Σ_{t ≥ 1} α̂ₜ₋₁(i) eⱼ(t),
 //   ∂log L/∂ρₖ = e^{ω[k, 0] − m₀} β̂₀(k) / c₀.
 // O(N K²) each way; the N·K scaled forward variables and the N scales are kept in scratch space
-// between the passes. Γ and ρ enter as given (no check that they are stochastic: that is what
-// the caller's simplex parameters or data guarantee).
+// between the passes. A row of Γ or ρ that does not sum to 1 (within 1e-8) makes the value NaN
+// (data are checked when the model is made; operations/hmm.hpp).
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/backends/simd/batch.hpp>
@@ -97,6 +97,24 @@ struct hmm_marginal_map {
       mx[t] = m;
       log_l = log_l + math::log(total) + m;
     }
+    // Γ's rows and ρ must be distributions, as Stan's hmm_marginal checks (it throws): where one
+    // sums to other than 1 by more than 1e-8 (in float, where a softmax's rounding alone reaches
+    // 1e-7: 1e-5) the value is NaN — for the sampler a point whose log density is not finite,
+    // rather than a likelihood from a matrix that is not stochastic. Data were checked when the
+    // model was made (operations/hmm.hpp).
+    constexpr double tol = sizeof(element_type_t<T>) < sizeof(double) ? 1e-5 : 1e-8;
+    const T tolerance = lift<T>(tol), one = lift<T>(1.0), nan = lift<T>(NAN);
+    const auto require_one = [&](const T& sum) {
+      log_l = math::select(sum - one <= tolerance, math::select(one - sum <= tolerance, log_l, nan), nan);
+    };
+    for (std::size_t i = 0; i < k; ++i) {
+      T sum = lift<T>(0.0);
+      for (std::size_t j = 0; j < k; ++j) sum = sum + gamma(in, i, j);
+      require_one(sum);
+    }
+    T sum = lift<T>(0.0);
+    for (std::size_t j = 0; j < k; ++j) sum = sum + rho[j];
+    require_one(sum);
     out[0] = log_l;
   }
 

@@ -213,6 +213,24 @@ inline constexpr bool support_known_v = detail::compute_support_known<std::remov
 
 namespace detail {
 
+/// N is x − log_sum_exp(x) for one vector x (log_softmax(x); exp of it is softmax and the
+/// simplex transform's value): each element is ≤ 0, since log Σ exp x ≥ max x, which interval
+/// arithmetic cannot see (it treats the two x as unrelated).
+template <class N>
+constexpr bool is_log_softmax() {
+  if constexpr (kind_of<N> != node_kind::binary) {
+    return false;
+  } else if constexpr (!std::is_same_v<typename N::rule_type, rules::subtract>) {
+    return false;
+  } else {
+    using B = meta::at<1, children_t<N>>;
+    if constexpr (kind_of<B> != node_kind::log_sum_exp) return false;
+    else return std::is_same_v<meta::at<0, children_t<B>>, meta::at<0, children_t<N>>>;
+  }
+}
+template <class N>
+inline constexpr bool is_log_softmax_v = is_log_softmax<N>();
+
 template <class N>
 constexpr interval compute_support() {
   constexpr node_kind k = kind_of<N>;
@@ -235,7 +253,8 @@ constexpr interval compute_support() {
   } else if constexpr (k == node_kind::binary) {
     using A = meta::at<0, children_t<N>>;
     using B = meta::at<1, children_t<N>>;
-    return binary_image<typename N::rule_type>(support_of<A>, support_of<B>);
+    if constexpr (is_log_softmax_v<N>) return interval{-interval::inf, 0.0, false, true};
+    else return binary_image<typename N::rule_type>(support_of<A>, support_of<B>);
   } else if constexpr (k == node_kind::sum) {
     using A = meta::at<0, children_t<N>>;
     if constexpr (extent_v<A> != dynamic_extent) return sum_image(extent_v<A>, support_of<A>);
@@ -340,6 +359,8 @@ interval support_impl(const N& n, std::size_t i) {
     if constexpr (is_assume_rule<Rule>::value) return assumed_support(Rule{});
     else if constexpr (known_unary_rule_v<Rule>) return unary_image(n.rule, support_impl<Index>(n.a, i));
     else return interval::whole();
+  } else if constexpr (k == node_kind::binary && is_log_softmax_v<N>) {
+    return interval{-interval::inf, 0.0, false, true};
   } else if constexpr (k == node_kind::binary) {
     auto child = [&](const auto& c) {
       using C = std::remove_cvref_t<decltype(c)>;

@@ -7,6 +7,7 @@
 #include <tyche/config.hpp>
 #include <tyche/autodiff/hmm.hpp>
 #include <tyche/core/nodes.hpp>
+#include <tyche/interval/support.hpp>
 #include <tyche/operations/functions.hpp>
 #include <tyche/scalar/format.hpp>
 
@@ -14,6 +15,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 
@@ -36,20 +38,59 @@ auto hmm_matrix_nodes(const M& m) {
   }
 }
 
+/// How far from 1 the sum of a row of Γ or of ρ may be: Stan's CONSTRAINT_TOLERANCE, with which
+/// its hmm_marginal checks the same (check_simplex).
+inline constexpr double hmm_sum_tolerance = 1e-8;
+
+/// Data (a data_vector piece of log_omega, Γ or ρ): no NaN or +inf in log_omega; probabilities in
+/// [0, 1] in Γ and ρ, and each of their distributions summing to 1. `rows` values make one
+/// distribution (K: a row of Γ given whole, a row given alone, ρ), `piece` the 1-based row of a
+/// matrix given by rows (0: given whole).
 template <class Node>
-void hmm_check_data(const Node& node, const char* arg, std::size_t piece, bool probabilities) {
+void hmm_check_data(const Node& node, const char* arg, std::size_t piece, bool probabilities, std::size_t rows = 0) {
   if constexpr (kind_of<Node> == node_kind::data_vector) {
+    const std::string head = std::string("tyche::hmm_marginal(log_omega, Gamma, rho): '") + arg + "'";
     for (std::size_t i = 0; i < node.size(); ++i) {
       const double v = node.ptr[i];
       const bool bad = probabilities ? !(v >= 0 && v <= 1) : (std::isnan(v) || v == INFINITY);
       if (bad)
-        throw std::invalid_argument(std::string("tyche::hmm_marginal(log_omega, Gamma, rho): '") + arg + "'" +
-                                    (piece ? " row " + std::to_string(piece) : std::string()) + " has value " +
+        throw std::invalid_argument(head + (piece ? " row " + std::to_string(piece) : std::string()) + " has value " +
                                     tyche::detail::format_number(v) + " at index " + std::to_string(i + 1) +
                                     (probabilities ? " (1-based); it must be a probability in [0, 1]"
                                                    : " (1-based); log densities must not be NaN or +inf"));
     }
+    if (!probabilities || rows == 0) return;
+    for (std::size_t r = 0; r * rows < node.size(); ++r) {
+      double total = 0;
+      for (std::size_t j = 0; j < rows; ++j) total += node.ptr[r * rows + j];
+      if (!(std::fabs(total - 1) <= hmm_sum_tolerance)) {
+        const std::size_t row = piece ? piece : r + 1;
+        const bool matrix = std::string_view(arg) == "Gamma";
+        throw std::invalid_argument(
+            head + (matrix ? " row " + std::to_string(row) : std::string()) + " sums to " +
+            tyche::detail::format_number(total) + (matrix ? " (rows count from 1)" : std::string()) +
+            "; it must be a probability distribution, summing to 1 (within 1e-8, as Stan checks)");
+      }
+    }
   }
+}
+
+/// A piece of Γ or ρ that is an expression: its support must be inside [0, 1] (at compile time
+/// where the types say, otherwise with its data read); that its distributions sum to 1 the
+/// evaluation checks (autodiff/hmm.hpp: NaN otherwise).
+template <bool Rho, class Node>
+void hmm_check_probabilities(const Node& node) {
+  static_assert(Rho || argument_support_t<Node, domains::probability>::ok,
+                "tyche::hmm_marginal(log_omega, Gamma, rho): Gamma must hold probabilities in [0, 1] (its "
+                "rows simplexes: dirichlet variables, softmax(...), p and 1 - p of a beta p), but the support "
+                "of a row (spelled out in tyche::support_is<...> in this diagnostic) is not inside [0, 1]"
+                TYCHE_SUPPORT_HINT);
+  static_assert(!Rho || argument_support_t<Node, domains::probability>::ok,
+                "tyche::hmm_marginal(log_omega, Gamma, rho): rho must hold probabilities in [0, 1] (a "
+                "simplex: a dirichlet variable, softmax(...)), but its support (spelled out in "
+                "tyche::support_is<...> in this diagnostic) is not inside [0, 1]" TYCHE_SUPPORT_HINT);
+  if constexpr (kind_of<Node> != node_kind::data_vector)
+    check_argument<domains::probability>("hmm_marginal(log_omega, Gamma, rho)", Rho ? "rho" : "Gamma", node);
 }
 }  // namespace detail
 
@@ -121,7 +162,7 @@ auto hmm_marginal(const Omega& log_omega, const Gamma& gamma, const Rho& rho) {
                                                                std::to_string(r.size()) + " values, not " +
                                                                std::to_string(k))
                                  : void(),
-            detail::hmm_check_data(r, "Gamma", row, true)),
+            detail::hmm_check_data(r, "Gamma", row, true, k), detail::hmm_check_probabilities<false>(r)),
            ...);
         } else {
           const std::size_t total = (r.size(), ...);
@@ -129,11 +170,13 @@ auto hmm_marginal(const Omega& log_omega, const Gamma& gamma, const Rho& rho) {
             throw std::invalid_argument(fn + "'Gamma' has " + std::to_string(total) + " values, not " +
                                         std::to_string(k) + "*" + std::to_string(k) + " (the " + std::to_string(k) +
                                         " states of 'rho', row major)");
-          (detail::hmm_check_data(r, "Gamma", 0, true), ...);
+          (detail::hmm_check_data(r, "Gamma", 0, true, k), ...);
+          (detail::hmm_check_probabilities<false>(r), ...);
         }
       },
       gamma_nodes);
-  detail::hmm_check_data(rho_node, "rho", 0, true);
+  detail::hmm_check_data(rho_node, "rho", 0, true, k);
+  detail::hmm_check_probabilities<true>(rho_node);
 
   const ops::hmm_marginal_map op{k, n, omega_rows, gamma_rows};
   const auto node = std::apply(
