@@ -6440,6 +6440,17 @@ auto gather(const V& v, const std::vector<int>& idx, const char* name = nullptr)
 /// A temporary index vector would dangle: keep the indices alive beside the data.
 template <expression V>
 auto gather(const V& v, std::vector<int>&& idx, const char* name = nullptr) = delete;
+/// Indices of another type (std::size_t, long, double, data(...)): one message instead of
+/// "no matching function" and three candidates.
+template <expression V, class Idx>
+  requires(!std::is_convertible_v<const Idx&, std::span<const int>>)
+auto gather(const V& v, const Idx&, const char* = nullptr) {
+  static_assert(sizeof(Idx) == 0,
+                "tyche::gather(v, idx, name): idx must hold int indices (0-based): a std::vector<int> or "
+                "std::span<const int> that outlives the model; convert others once, beside the data: "
+                "std::vector<int> group_idx(group.begin(), group.end())");
+  return gather(v, std::span<const int>{});  // the same type as a valid call: no second error
+}
 
 // ---- softmax ----------------------------------------------------------------------------------
 
@@ -10594,14 +10605,19 @@ auto tabulate(std::size_t n, F&& f, const Sequences&... sequences) {
   if (n == 0) throw std::invalid_argument("tyche::tabulate(n, f, ...): n is 0; the vector would be empty");
   const ops::sequence_pointers<S> ptrs{{detail::as_node(sequences).ptr...}};
   const std::array<std::size_t, S> lengths{detail::as_node(sequences).size()...};
+  // "sequence 2 ('y')" for data(y, "y"), as scan's messages name it.
+  const std::array<const char*, S> names{detail::as_node(sequences).name...};
+  const auto sequence = [&](std::size_t s) {
+    return "sequence " + std::to_string(s + 1) + (names[s] != nullptr ? " ('" + std::string(names[s]) + "')" : "");
+  };
   for (std::size_t s = 0; s < S; ++s) {
     if (lengths[s] != n)
-      throw std::invalid_argument("tyche::tabulate(n, f, sequences...): sequence " + std::to_string(s + 1) +
-                                  " has " + std::to_string(lengths[s]) + " values, n is " + std::to_string(n));
+      throw std::invalid_argument("tyche::tabulate(n, f, sequences...): " + sequence(s) + " has " +
+                                  std::to_string(lengths[s]) + " values, n is " + std::to_string(n));
     for (std::size_t t = 0; t < n; ++t)
       if (!std::isfinite(ptrs[s][t]))
-        throw std::invalid_argument("tyche::tabulate(n, f, sequences...): sequence " + std::to_string(s + 1) +
-                                    " has value " + std::to_string(ptrs[s][t]) + " at index " +
+        throw std::invalid_argument("tyche::tabulate(n, f, sequences...): " + sequence(s) + " has value " +
+                                    tyche::detail::format_number(ptrs[s][t]) + " at index " +
                                     std::to_string(t + 1) + " (1-based); sequences must be finite");
   }
 
@@ -17616,6 +17632,7 @@ class model_t {
 
   /// log p(θ) on the unconstrained space; with jacobian = false, without the log-Jacobian.
   [[nodiscard]] double log_prob(std::span<const double> theta, bool jacobian = true) const {
+    check_size(theta.size(), "log_prob");
     return jacobian ? with_jacobian_.value(theta, workspace(theta))
                     : without_jacobian_.value(theta, workspace(theta));
   }
@@ -17625,6 +17642,10 @@ class model_t {
   /// log p(θ) and its gradient, written to grad.
   double log_prob_and_gradient(std::span<const double> theta, std::span<double> grad,
                                bool jacobian = true) const {
+    check_size(theta.size(), "log_prob_and_gradient");
+    if (grad.size() != dim())
+      throw std::invalid_argument("tyche::model::log_prob_and_gradient: grad has " + std::to_string(grad.size()) +
+                                  " values, expected " + std::to_string(dim()));
     return jacobian ? with_jacobian_.value_and_gradient(theta, grad, workspace(theta))
                     : without_jacobian_.value_and_gradient(theta, grad, workspace(theta));
   }
@@ -25507,6 +25528,26 @@ inline double beta_quantile(double p, double a, double b) {
   return 0.5 * (lo + hi);
 }
 
+/// mcse_sd(x) (below): the Kenney–Keeping variance of the variance estimate with the ESS of the
+/// squared centred draws, through the square root.
+inline double mcse_sd_core(const draw_matrix& x) {
+  if (too_few(x) || any_nan(x.data)) return nan_value;
+  const std::size_t size = x.data.size();
+  const double m = r_mean(x.data.data(), size);
+  draw_matrix squares = x;
+  double e2 = 0, e4 = 0;
+  for (double& v : squares.data) {
+    v = (v - m) * (v - m);
+    e2 += v;
+    e4 += v * v;
+  }
+  e2 /= static_cast<double>(size);
+  e4 /= static_cast<double>(size);
+  if (!(e2 > 0)) return nan_value;  // constant draws
+  const double ess = ess_core(split_chains(squares));
+  return std::sqrt((e4 - e2 * e2) / ess / (4 * e2));
+}
+
 /// posterior's .mcse_quantile.
 inline double mcse_quantile_core(const draw_matrix& x, double p) {
   const double ess = ess_quantile_core(x, p);
@@ -25667,6 +25708,21 @@ double mcse_mean(const R& chains) {
   const draw_matrix x = gather("mcse_mean", chains);
   if (too_few(x)) return nan_value;
   return std::sqrt(r_var(x.data.data(), x.data.size())) / std::sqrt(ess_core(split_chains(x)));
+}
+
+/// Monte Carlo standard error of the standard deviation sd(x): with c the draws minus their mean,
+/// E₂ = mean(c²), E₄ = mean(c⁴) and ess = ess_mean(c²) (the ESS of the quantity the variance
+/// averages), var(var̂) ≈ (E₄ − E₂²) / ess (Kenney & Keeping 1951, p. 141, which does not assume
+/// normal draws) and, by the first-order Taylor expansion of the square root, var(sd̂) ≈
+/// var(var̂) / (4 E₂). posterior's mcse_sd() (Vehtari et al.'s package, version 1.5 on).
+inline double mcse_sd(std::span<const double> draws, std::size_t chains, std::size_t n) {
+  using namespace detail::diagnostics;
+  return mcse_sd_core(gather("mcse_sd", draws, chains, n));
+}
+template <detail::diagnostics::chain_range R>
+double mcse_sd(const R& chains) {
+  using namespace detail::diagnostics;
+  return mcse_sd_core(gather("mcse_sd", chains));
 }
 
 /// Monte Carlo standard error of the quantile of probability p: half the distance between the

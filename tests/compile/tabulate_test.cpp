@@ -178,5 +178,9 @@ TEST_CASE("tabulate: bad sizes and values are named", "[compile][tabulate]") {
   auto f = [&](const auto& i, const auto& x) { return phi * x + i; };
   CHECK_THROWS_WITH(tabulate(4, f, data(a)), Catch::Matchers::Contains("sequence 1 has 3 values, n is 4"));
   CHECK_THROWS_WITH(tabulate(3, f, data(bad)), Catch::Matchers::Contains("at index 2"));
+  // Data given a name are named (a new user's data(y, "y"), 2026-12-04).
+  CHECK_THROWS_WITH(tabulate(4, f, data(a, "y")), Catch::Matchers::Contains("sequence 1 ('y') has 3 values, n is 4"));
+  CHECK_THROWS_WITH(tabulate(3, f, data(bad, "y")),
+                    Catch::Matchers::Contains("sequence 1 ('y') has value nan at index 2"));
   CHECK_THROWS_WITH(tabulate(0, [&](const auto& i) { return phi * i; }), Catch::Matchers::Contains("n is 0"));
 }

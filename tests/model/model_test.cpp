@@ -187,6 +187,15 @@ TEST_CASE("model: a variable that occurs only in a constant prior keeps its plac
   CHECK(g[0] == 0.0);
   CHECK(g[1] == Approx(-0.5));
   tyche_test::check_gradient_at(m.program(), {0.3, 0.5}, "flat interval + normal");
+  // θ or grad of the wrong length: the model's message, as docs/errors.md gives it (log_prob
+  // said "tyche::program::value: theta has size 1" before 2026-12-04).
+  using Catch::Matchers::Equals;
+  CHECK_THROWS_WITH(m.log_prob(std::vector<double>{0.3}), Equals("tyche::model::log_prob: got 1 values, expected 2"));
+  CHECK_THROWS_WITH(m.log_prob_and_gradient(std::vector<double>{0.3, 0.5, 0.1}, g),
+                    Equals("tyche::model::log_prob_and_gradient: got 3 values, expected 2"));
+  std::vector<double> g1(1);
+  CHECK_THROWS_WITH(m.log_prob_and_gradient(std::vector<double>{0.3, 0.5}, g1),
+                    Equals("tyche::model::log_prob_and_gradient: grad has 1 values, expected 2"));
 }
 
 TEST_CASE("model: non-finite data anywhere, and sizes that do not match, are named when the model is built",

@@ -18,6 +18,7 @@
 #include <tyche/compile/scan.hpp>
 #include <tyche/core/leaves.hpp>
 #include <tyche/core/nodes.hpp>
+#include <tyche/scalar/format.hpp>
 
 #include <array>
 #include <cmath>
@@ -145,14 +146,19 @@ auto tabulate(std::size_t n, F&& f, const Sequences&... sequences) {
   if (n == 0) throw std::invalid_argument("tyche::tabulate(n, f, ...): n is 0; the vector would be empty");
   const ops::sequence_pointers<S> ptrs{{detail::as_node(sequences).ptr...}};
   const std::array<std::size_t, S> lengths{detail::as_node(sequences).size()...};
+  // "sequence 2 ('y')" for data(y, "y"), as scan's messages name it.
+  const std::array<const char*, S> names{detail::as_node(sequences).name...};
+  const auto sequence = [&](std::size_t s) {
+    return "sequence " + std::to_string(s + 1) + (names[s] != nullptr ? " ('" + std::string(names[s]) + "')" : "");
+  };
   for (std::size_t s = 0; s < S; ++s) {
     if (lengths[s] != n)
-      throw std::invalid_argument("tyche::tabulate(n, f, sequences...): sequence " + std::to_string(s + 1) +
-                                  " has " + std::to_string(lengths[s]) + " values, n is " + std::to_string(n));
+      throw std::invalid_argument("tyche::tabulate(n, f, sequences...): " + sequence(s) + " has " +
+                                  std::to_string(lengths[s]) + " values, n is " + std::to_string(n));
     for (std::size_t t = 0; t < n; ++t)
       if (!std::isfinite(ptrs[s][t]))
-        throw std::invalid_argument("tyche::tabulate(n, f, sequences...): sequence " + std::to_string(s + 1) +
-                                    " has value " + std::to_string(ptrs[s][t]) + " at index " +
+        throw std::invalid_argument("tyche::tabulate(n, f, sequences...): " + sequence(s) + " has value " +
+                                    tyche::detail::format_number(ptrs[s][t]) + " at index " +
                                     std::to_string(t + 1) + " (1-based); sequences must be finite");
   }
 

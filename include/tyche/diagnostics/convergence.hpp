@@ -439,6 +439,26 @@ inline double beta_quantile(double p, double a, double b) {
   return 0.5 * (lo + hi);
 }
 
+/// mcse_sd(x) (below): the Kenney–Keeping variance of the variance estimate with the ESS of the
+/// squared centred draws, through the square root.
+inline double mcse_sd_core(const draw_matrix& x) {
+  if (too_few(x) || any_nan(x.data)) return nan_value;
+  const std::size_t size = x.data.size();
+  const double m = r_mean(x.data.data(), size);
+  draw_matrix squares = x;
+  double e2 = 0, e4 = 0;
+  for (double& v : squares.data) {
+    v = (v - m) * (v - m);
+    e2 += v;
+    e4 += v * v;
+  }
+  e2 /= static_cast<double>(size);
+  e4 /= static_cast<double>(size);
+  if (!(e2 > 0)) return nan_value;  // constant draws
+  const double ess = ess_core(split_chains(squares));
+  return std::sqrt((e4 - e2 * e2) / ess / (4 * e2));
+}
+
 /// posterior's .mcse_quantile.
 inline double mcse_quantile_core(const draw_matrix& x, double p) {
   const double ess = ess_quantile_core(x, p);
@@ -599,6 +619,21 @@ double mcse_mean(const R& chains) {
   const draw_matrix x = gather("mcse_mean", chains);
   if (too_few(x)) return nan_value;
   return std::sqrt(r_var(x.data.data(), x.data.size())) / std::sqrt(ess_core(split_chains(x)));
+}
+
+/// Monte Carlo standard error of the standard deviation sd(x): with c the draws minus their mean,
+/// E₂ = mean(c²), E₄ = mean(c⁴) and ess = ess_mean(c²) (the ESS of the quantity the variance
+/// averages), var(var̂) ≈ (E₄ − E₂²) / ess (Kenney & Keeping 1951, p. 141, which does not assume
+/// normal draws) and, by the first-order Taylor expansion of the square root, var(sd̂) ≈
+/// var(var̂) / (4 E₂). posterior's mcse_sd() (Vehtari et al.'s package, version 1.5 on).
+inline double mcse_sd(std::span<const double> draws, std::size_t chains, std::size_t n) {
+  using namespace detail::diagnostics;
+  return mcse_sd_core(gather("mcse_sd", draws, chains, n));
+}
+template <detail::diagnostics::chain_range R>
+double mcse_sd(const R& chains) {
+  using namespace detail::diagnostics;
+  return mcse_sd_core(gather("mcse_sd", chains));
 }
 
 /// Monte Carlo standard error of the quantile of probability p: half the distance between the

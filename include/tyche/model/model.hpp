@@ -71,6 +71,7 @@ class model_t {
 
   /// log p(θ) on the unconstrained space; with jacobian = false, without the log-Jacobian.
   [[nodiscard]] double log_prob(std::span<const double> theta, bool jacobian = true) const {
+    check_size(theta.size(), "log_prob");
     return jacobian ? with_jacobian_.value(theta, workspace(theta))
                     : without_jacobian_.value(theta, workspace(theta));
   }
@@ -80,6 +81,10 @@ class model_t {
   /// log p(θ) and its gradient, written to grad.
   double log_prob_and_gradient(std::span<const double> theta, std::span<double> grad,
                                bool jacobian = true) const {
+    check_size(theta.size(), "log_prob_and_gradient");
+    if (grad.size() != dim())
+      throw std::invalid_argument("tyche::model::log_prob_and_gradient: grad has " + std::to_string(grad.size()) +
+                                  " values, expected " + std::to_string(dim()));
     return jacobian ? with_jacobian_.value_and_gradient(theta, grad, workspace(theta))
                     : without_jacobian_.value_and_gradient(theta, grad, workspace(theta));
   }

@@ -145,6 +145,17 @@ auto gather(const V& v, const std::vector<int>& idx, const char* name = nullptr)
 /// A temporary index vector would dangle: keep the indices alive beside the data.
 template <expression V>
 auto gather(const V& v, std::vector<int>&& idx, const char* name = nullptr) = delete;
+/// Indices of another type (std::size_t, long, double, data(...)): one message instead of
+/// "no matching function" and three candidates.
+template <expression V, class Idx>
+  requires(!std::is_convertible_v<const Idx&, std::span<const int>>)
+auto gather(const V& v, const Idx&, const char* = nullptr) {
+  static_assert(sizeof(Idx) == 0,
+                "tyche::gather(v, idx, name): idx must hold int indices (0-based): a std::vector<int> or "
+                "std::span<const int> that outlives the model; convert others once, beside the data: "
+                "std::vector<int> group_idx(group.begin(), group.end())");
+  return gather(v, std::span<const int>{});  // the same type as a valid call: no second error
+}
 
 // ---- softmax ----------------------------------------------------------------------------------
 
