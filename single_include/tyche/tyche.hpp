@@ -30439,6 +30439,27 @@ class result {
     }
     return true;
   }
+  /// Each kept sweep's weighted mean of `name` (over its particles that predicted it; NaN for a
+  /// sweep where none did), in sweep order. For PIMH and particle Gibbs the sweeps are a Markov
+  /// chain and mean(name) averages these: its ESS and MCSE are those of this series, e.g.
+  /// tyche::ess_mean(m, 1, m.size()) and tyche::mcse_mean(m, 1, m.size())
+  /// (<tyche/diagnostics/convergence.hpp>), which w_ess is not.
+  std::vector<double> sweep_means(std::string_view name) const {
+    const std::size_t c = column(name);
+    std::vector<double> out;
+    out.reserve(sets.size());
+    for (const auto& s : sets) {
+      double m = 0, total = 0;
+      for (std::size_t p = 0; p < s.size(); ++p) {
+        const double v = s.value(p, c);
+        if (std::isnan(v)) continue;
+        m += s.weights[p] * v;
+        total += s.weights[p];
+      }
+      out.push_back(total > 0 ? m / total : std::numeric_limits<double>::quiet_NaN());
+    }
+    return out;
+  }
   /// Weighted mean of `name` over the particles that predicted it.
   double mean(std::string_view name) const {
     const auto [x, w] = weighted(name);
@@ -30602,7 +30623,7 @@ inline std::ostream& operator<<(std::ostream& os, const smc_summary& s) {
   os << "\n";
   if (s.method != algorithm::smc)
     os << "w_ess: the effective sample size of each sweep's weights (mean over sweeps), not an ESS of the "
-          "chain of sweeps\n";
+          "chain of sweeps; that is tyche::ess_mean(m, 1, m.size()) of m = r.sweep_means(name)\n";
   if (s.particles_identical)
     os << "warning: in every sweep all " << s.particles
        << " particles predicted the same values: either the set collapsed to copies of one particle "

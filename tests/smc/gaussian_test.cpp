@@ -118,6 +118,15 @@ TEST_CASE("figure 1: PIMH and particle Gibbs chains recover the posterior (in-pr
     const double mcse = std::sqrt(var_b / double(batches));
     INFO("method " << int(r.method) << ": mean " << r.mean("mu") << " MCSE " << mcse);
     CHECK(std::fabs(r.mean("mu") - gaussian_posterior_mean) < 4 * mcse + 1e-3);
+    // r.sweep_means is that series, and the diagnostics' MCSE of it (Geyer's initial sequence on
+    // one chain) agrees with the batch means' within their noise (20 batches: about 16 %).
+    const std::vector<double> series = r.sweep_means("mu");
+    REQUIRE(series.size() == sweep_mean.size());
+    for (std::size_t i = 0; i < series.size(); ++i) CHECK(series[i] == Approx(sweep_mean[i]).epsilon(1e-12));
+    const double by_ess = tyche::mcse_mean(series, 1, series.size());
+    INFO("mcse from the ESS " << by_ess << ", ess " << tyche::ess_mean(series, 1, series.size()));
+    CHECK(by_ess / mcse > 0.5);
+    CHECK(by_ess / mcse < 2.0);
     CHECK(std::fabs(r.variance("mu") - gaussian_posterior_var) < 0.1 * gaussian_posterior_var);
   }
 }
