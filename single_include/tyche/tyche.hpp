@@ -30639,11 +30639,13 @@ inline std::ostream& operator<<(std::ostream& os, const smc_summary& s) {
 
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <functional>
 #include <limits>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -30749,6 +30751,31 @@ inline void check_config(const config& cfg, const char* function) {
     throw std::invalid_argument(f + ": ess_threshold must lie in [0, 1] (got " + std::to_string(cfg.ess_threshold) + ")");
   if (!(cfg.timeout_seconds > 0))
     throw std::invalid_argument(f + ": timeout_seconds must be positive (got " + std::to_string(cfg.timeout_seconds) + ")");
+}
+
+/// Rethrows the exception being handled — thrown by a particle's step in the in-process engine —
+/// with where it happened in front of its message: "tyche::smc: sweep 2, particle 17, observe 5
+/// (0-based): <message>". Only the standard exception types themselves are rebuilt (as the
+/// same type); an exception of another type, the program's own or one derived from a standard
+/// one, passes unchanged, so that a caller who catches it by its type still can.
+[[noreturn]] inline void rethrow_from_step(const std::string& sweep, std::size_t particle, std::size_t observe) {
+  const std::string where = "tyche::smc: " + sweep + "particle " + std::to_string(particle) + ", observe " +
+                            std::to_string(observe) + " (0-based): ";
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    const std::type_info& type = typeid(e);
+    if (type == typeid(std::domain_error)) throw std::domain_error(where + e.what());
+    if (type == typeid(std::invalid_argument)) throw std::invalid_argument(where + e.what());
+    if (type == typeid(std::out_of_range)) throw std::out_of_range(where + e.what());
+    if (type == typeid(std::length_error)) throw std::length_error(where + e.what());
+    if (type == typeid(std::logic_error)) throw std::logic_error(where + e.what());
+    if (type == typeid(std::range_error)) throw std::range_error(where + e.what());
+    if (type == typeid(std::overflow_error)) throw std::overflow_error(where + e.what());
+    if (type == typeid(std::underflow_error)) throw std::underflow_error(where + e.what());
+    if (type == typeid(std::runtime_error)) throw std::runtime_error(where + e.what());
+    throw;
+  }
 }
 
 /// The error for a NaN or +∞ log-likelihood.
@@ -31361,10 +31388,12 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
             extra[l] += g.beyond();
           }
         } catch (const std::domain_error& e) {
-          if (!zero_on_domain_error) throw;
+          if (!zero_on_domain_error) rethrow_from_step("", l, n);
           increment[l] = minus_inf;
           domain.record(l, e.what());
           ++l;
+        } catch (...) {
+          rethrow_from_step("", l, n);
         }
       }
     });
@@ -32624,10 +32653,12 @@ result run_in_process(const Program& program, algorithm method, const config& cf
               increment[l] = program.step(states[l], n, g);
             }
           } catch (const std::domain_error& e) {
-            if (!zero_on_domain_error) throw;
+            if (!zero_on_domain_error) rethrow_from_step("sweep " + std::to_string(m) + ", ", l, n);
             increment[l] = -std::numeric_limits<double>::infinity();
             domain.record(l, e.what());
             ++l;
+          } catch (...) {
+            rethrow_from_step("sweep " + std::to_string(m) + ", ", l, n);
           }
         }
       });

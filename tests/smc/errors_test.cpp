@@ -273,6 +273,28 @@ TEST_CASE("errors: densities and samplers check their arguments", "[smc]") {
       0.0, 2, [](double& mu, std::size_t, tyche::counter_rng&) { return smc::normal_lpdf(1.0, mu, -2.0); },
       [](const double&, smc::predictions&) {});
   CHECK_THROWS_WITH(smc::run_smc(bad, {.particles = 4}), Catch::Contains("sd must be > 0 and finite"));
+  // ... with where it happened in front, as the same standard type; an exception type of the
+  // program's own passes unchanged (2026-12-04: a new user's step errors came without a place).
+  CHECK_THROWS_WITH(smc::run_smc(bad, {.particles = 4}),
+                    Catch::StartsWith("tyche::smc: sweep 0, particle 0, observe 0 (0-based): tyche::smc::normal_lpdf"));
+  CHECK_THROWS_AS(smc::run_smc(bad, {.particles = 4}), std::domain_error);
+  const auto late = smc::stepwise(
+      0.0, 4,
+      [](double&, std::size_t n, tyche::counter_rng& g) {
+        if (n == 2 && g.uniform01() < 0.5) throw std::runtime_error("step failed");
+        return 0.0;
+      },
+      [](const double&, smc::predictions&) {});
+  CHECK_THROWS_WITH(smc::run_pg(late, {.particles = 50, .sweeps = 3, .threads = 2}),
+                    Catch::Matches("tyche::smc: sweep 0, particle [0-9]+, observe 2 \\(0-based\\): step failed"));
+  struct own_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
+  const auto own = smc::stepwise(
+      0.0, 2, [](double&, std::size_t, tyche::counter_rng&) -> double { throw own_error("mine"); },
+      [](const double&, smc::predictions&) {});
+  CHECK_THROWS_AS(smc::run_smc(own, {.particles = 4}), own_error);
+  CHECK_THROWS_WITH(smc::run_smc(own, {.particles = 4}), "mine");
 }
 
 TEST_CASE("errors: config::domain_error_zero_weight gives a particle that throws std::domain_error weight 0",

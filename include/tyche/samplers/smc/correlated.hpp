@@ -166,10 +166,12 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
             extra[l] += g.beyond();
           }
         } catch (const std::domain_error& e) {
-          if (!zero_on_domain_error) throw;
+          if (!zero_on_domain_error) rethrow_from_step("", l, n);
           increment[l] = minus_inf;
           domain.record(l, e.what());
           ++l;
+        } catch (...) {
+          rethrow_from_step("", l, n);
         }
       }
     });

@@ -101,10 +101,12 @@ result run_in_process(const Program& program, algorithm method, const config& cf
               increment[l] = program.step(states[l], n, g);
             }
           } catch (const std::domain_error& e) {
-            if (!zero_on_domain_error) throw;
+            if (!zero_on_domain_error) rethrow_from_step("sweep " + std::to_string(m) + ", ", l, n);
             increment[l] = -std::numeric_limits<double>::infinity();
             domain.record(l, e.what());
             ++l;
+          } catch (...) {
+            rethrow_from_step("sweep " + std::to_string(m) + ", ", l, n);
           }
         }
       });
