@@ -281,4 +281,29 @@ TEST_CASE("smc summary: a parameter drawn once degenerates to a few values per s
   const auto pimh = summary(smc::run_pimh(program, {.particles = 500, .sweeps = 3, .seed = 4}));
   CHECK(pimh.rows[0].distinct < pimh.rows[0].ess / 10);
   CHECK(pimh.warnings.empty());
+  // The whole path predicted, x[1] … x[60]: its early states share a few ancestors too, and
+  // they get one warning between them, not one each (a new user's summary had dozens).
+  struct path_state {
+    double sigma = 0;
+    std::vector<double> x;
+  };
+  const auto with_path = smc::stepwise(
+      path_state{}, y.size(),
+      [](path_state& s, std::size_t t, tyche::counter_rng& g) {
+        if (t == 0) s.sigma = std::exp(smc::sample_normal(g, -1.0, 0.5));
+        s.x.push_back(smc::sample_normal(g, s.x.empty() ? 0.0 : s.x.back(), 0.3));
+        return smc::normal_lpdf(y[t], s.x.back(), s.sigma);
+      },
+      [](const path_state& s, smc::predictions& p) {
+        p("sigma", s.sigma);
+        for (std::size_t t = 0; t < s.x.size(); ++t) p("x", t + 1, s.x[t]);
+      });
+  const auto paths = summary(smc::run_smc(with_path, {.particles = 500, .sweeps = 2, .seed = 4}));
+  REQUIRE(paths.warnings.size() == 2);
+  CHECK(paths.warnings[0].find("sigma: ") == 0);
+  INFO(paths.warnings[1]);
+  CHECK(paths.warnings[1].find("x: ") == 0);
+  CHECK(paths.warnings[1].find(" of its 60 entries have fewer than w_ess / 10 distinct values") != std::string::npos);
+  CHECK(paths.warnings[1].find("(x[1] … x[") != std::string::npos);
+  CHECK(paths.warnings[1].find("early state of a path") != std::string::npos);
 }

@@ -262,6 +262,7 @@ inline smc_summary summary(const result& r) {
   out.log_evidence = r.log_evidence;
   out.acceptance = r.acceptance_rate();
   out.particles_identical = r.particles_identical();
+  std::vector<std::size_t> degenerate;  // rows of continuous names with few distinct values
   double ess = 0;
   for (const auto& s : r.sets) {
     double q = 0;
@@ -290,18 +291,51 @@ inline smc_summary summary(const result& r) {
     // about it (integer-valued quantities, class counts, take few values by nature). SMC only:
     // PIMH and PG move such a parameter between sweeps, which is their point.
     if (r.method == algorithm::smc && !integral && !r.sets.empty() && r.particles >= 10 && distinct < ess / 10 &&
-        !out.particles_identical) {
-      char text[160];
-      std::snprintf(text, sizeof text, "%.1f distinct values per sweep among %zu particles (w_ess %.0f)", distinct,
-                    r.particles, ess);
-      out.warnings.push_back(
-          name + ": " + text +
-          ": the particles descend from a few ancestors here (path degeneracy: a parameter drawn once at the "
-          "start and resampled at every observe), so its estimate rests on about that many values per sweep. "
-          "Use run_pimh or run_pg, which move it between sweeps, or NUTS for it (docs/smc.md, \"Static "
-          "parameters\")");
-    }
+        !out.particles_identical)
+      degenerate.push_back(out.rows.size());
     out.rows.push_back(std::move(row));
+  }
+  // One warning per name, and one for all the entries of an indexed name (x[1], x[2], … of a
+  // predicted path, whose early states share a few ancestors by the end: a warning each would
+  // bury the table).
+  const auto base_of = [](const std::string& n) { return n.substr(0, n.find('[')); };
+  const auto entries_of = [&](const std::string& base) {
+    std::size_t count = 0;
+    for (const auto& n : r.names) count += n.find('[') != std::string::npos && base_of(n) == base ? 1 : 0;
+    return count;
+  };
+  for (std::size_t i = 0; i < degenerate.size();) {
+    const smc_summary_row& first = out.rows[degenerate[i]];
+    const bool indexed = first.name.find('[') != std::string::npos;
+    const std::string base = base_of(first.name);
+    std::size_t j = i + 1, fewest = degenerate[i];
+    while (indexed && j < degenerate.size() && out.rows[degenerate[j]].name.find('[') != std::string::npos &&
+           base_of(out.rows[degenerate[j]].name) == base) {
+      if (out.rows[degenerate[j]].distinct < out.rows[fewest].distinct) fewest = degenerate[j];
+      ++j;
+    }
+    char text[200];
+    std::string head;
+    if (j - i == 1) {
+      std::snprintf(text, sizeof text, "%.1f distinct values per sweep among %zu particles (w_ess %.0f)",
+                    first.distinct, r.particles, ess);
+      head = first.name + ": " + text;
+    } else {
+      std::snprintf(text, sizeof text,
+                    "%zu of its %zu entries have fewer than w_ess / 10 distinct values per sweep among %zu particles "
+                    "(w_ess %.0f; %s the fewest, %.1f)",
+                    j - i, entries_of(base), r.particles, ess, out.rows[fewest].name.c_str(),
+                    out.rows[fewest].distinct);
+      head = base + ": " + text + " (" + first.name + " … " + out.rows[degenerate[j - 1]].name + ")";
+    }
+    out.warnings.push_back(
+        head +
+        ": the particles descend from a few ancestors here (path degeneracy: a value fixed long before the last "
+        "observe — a parameter drawn once at the start, or an early state of a path — and copied by every "
+        "resampling since), so its estimate rests on about that many values per sweep. For a parameter use "
+        "run_pimh or run_pg, which move it between sweeps, or NUTS (docs/smc.md, \"Static parameters\"); for an "
+        "early state (smoothing) the same, or more particles");
+    i = j;
   }
   return out;
 }
