@@ -72,6 +72,8 @@ void check_fork_equals_in_process(std::size_t particles, std::uint64_t seed) {
   CHECK(on_fork.log_evidence == in_process.log_evidence);
   CHECK(on_fork.weights() == in_process.weights());
   CHECK(on_fork.samples("mu") == in_process.samples("mu"));
+  REQUIRE(on_fork.sweeps.size() == in_process.sweeps.size());
+  CHECK(on_fork.sets[0].record.final_ess == in_process.sets[0].record.final_ess);
 }
 
 TEST_CASE("figure 1: SMC with 1000 particles on the fork engine gives the in-process engine's answer", "[smc][fork]") {
@@ -146,6 +148,27 @@ TEST_CASE("results: summary, weights, unweighted samples, histogram", "[smc]") {
   INFO(os.str());
   CHECK(os.str().find("mu") != std::string::npos);
   CHECK(os.str().find("3 sweeps of 200 particles") != std::string::npos);
+}
+
+TEST_CASE("w_ess is the weights' ESS after the last observe, before its resampling", "[smc][summary]") {
+  // Figure 1 with 1000 particles: the last observe leaves the ESS above L/2, nothing is
+  // resampled, and the record's final_ess is the set's 1 / sum w^2. Particle Gibbs resamples at
+  // every observe, so its sets' weights are equal (1 / sum w^2 = L); its w_ess is the ESS before
+  // that, below L (2026-12-04: it showed L, which said nothing).
+  const auto r = smc::run_smc(gaussian_stepwise(), {.particles = 1000, .seed = 1});
+  double q = 0;
+  for (double w : r.sets[0].weights) q += w * w;
+  CHECK(r.sets[0].record.final_ess == Approx(1 / q).epsilon(1e-9));
+  const auto pg = smc::run_pg(hmm_stepwise(), {.particles = 64, .sweeps = 20, .seed = 9});
+  double mean_final = 0;
+  for (const auto& s : pg.sets) {
+    double qs = 0;
+    for (double w : s.weights) qs += w * w;
+    CHECK(1 / qs == Approx(64.0));
+    CHECK(s.record.final_ess < 64.0);
+    mean_final += s.record.final_ess / static_cast<double>(pg.sets.size());
+  }
+  CHECK(summary(pg).rows[0].ess == Approx(mean_final).epsilon(1e-12));
 }
 
 TEST_CASE("in-process results do not depend on the number of threads", "[smc]") {

@@ -154,6 +154,7 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
   particle_domain_errors domain(L, zero_on_domain_error);
   const double minus_inf = -std::numeric_limits<double>::infinity();
   double log_evidence = 0, log_total = std::log(static_cast<double>(L));
+  double final_ess = static_cast<double>(L);  // sweep_record::final_ess
 
   for (std::size_t n = 0; n < N; ++n) {
     pool.run(L, [&](std::size_t begin, std::size_t end) {
@@ -187,6 +188,7 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
     }
     log_evidence += after.log_sum - log_total;
     log_total = after.log_sum;
+    final_ess = after.ess;
     if (n + 1 == N) break;
 
     // Sorted systematic resampling with the uniform Φ(U_n): slot k of the next generation is
@@ -225,7 +227,7 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
     predicted[l].clear();
     program.predict(states[l], predicted[l]);
   }
-  const sweep_record record{0, log_evidence, true, seconds_since(start)};
+  const sweep_record record{0, log_evidence, true, seconds_since(start), final_ess};
   particle_set set = out.make_set(record, normalised_weights(log_w), L,
                                   [&](std::size_t p) -> const auto& { return predicted[p].entries(); });
   out.emit(set, log_evidence);

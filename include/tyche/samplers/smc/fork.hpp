@@ -718,6 +718,7 @@ class manager {
     const std::size_t first_running = conditional ? 1 : 0;
     std::vector<double> log_w(L_, 0.0), increment(L_, 0.0);
     double log_evidence = 0, log_total = std::log(static_cast<double>(L_));  // log Σ w
+    double final_ess = static_cast<double>(L_);  // sweep_record::final_ess
     for (std::size_t s = first_running; s < L_; ++s) launch(s);
 
     // Particle Gibbs bookkeeping for this sweep.
@@ -772,6 +773,7 @@ class manager {
       if (after.log_sum == -std::numeric_limits<double>::infinity()) throw fork_error(without_prefix(all_zero(n)));
       log_evidence += after.log_sum - log_total;
       log_total = after.log_sum;
+      final_ess = after.ess;
 
       // Offspring.
       std::vector<std::size_t> ancestor;
@@ -877,6 +879,7 @@ class manager {
     put(payload, log_evidence);
     put(payload, static_cast<std::uint8_t>(accepted ? 1 : 0));
     put(payload, seconds_since(start_));
+    put(payload, final_ess);
     put(payload, static_cast<std::uint64_t>(L_));
     for (std::size_t l = 0; l < L_; ++l) {
       put(payload, w[l]);
@@ -1014,6 +1017,7 @@ result run_fork(const Program& program, algorithm method, const config& cfg,
         rec.log_evidence = get<double>(p);
         rec.accepted = get<std::uint8_t>(p) != 0;
         rec.seconds = get<double>(p);
+        rec.final_ess = get<double>(p);
         const auto n = static_cast<std::size_t>(get<std::uint64_t>(p));
         std::vector<double> w(n);
         std::vector<prediction_list> lists(n);
@@ -1026,7 +1030,9 @@ result run_fork(const Program& program, algorithm method, const config& cfg,
         particle_set set = out.make_set(rec, std::move(w), n, [&](std::size_t l) -> const auto& { return lists[l]; });
         if (method == algorithm::pimh) {
           if (rec.accepted || rec.index == 0) current = std::move(set);
+          const double kept_ess = current.record.final_ess;  // the set the chain holds: its own
           current.record = rec;
+          current.record.final_ess = kept_ess;
           out.emit(current, rec.log_evidence);
         } else {
           out.emit(set, rec.log_evidence);

@@ -83,6 +83,7 @@ result run_in_process(const Program& program, algorithm method, const config& cf
     for (auto& s : states) s = program.initial;
     std::fill(log_w.begin(), log_w.end(), 0.0);
     double log_evidence = 0, log_total = std::log(static_cast<double>(L));  // log Σ w
+    double final_ess = static_cast<double>(L);  // sweep_record::final_ess
 
     for (std::size_t n = 0; n < N; ++n) {
       pool.run(L, [&](std::size_t begin, std::size_t end) {
@@ -126,6 +127,7 @@ result run_in_process(const Program& program, algorithm method, const config& cf
       }
       log_evidence += after.log_sum - log_total;
       log_total = after.log_sum;
+      final_ess = after.ess;
       if (pg) {
         history[n] = states;
         history_increment[n] = increment;
@@ -159,7 +161,7 @@ result run_in_process(const Program& program, algorithm method, const config& cf
       predicted[l].clear();
       program.predict(states[l], predicted[l]);
     }
-    const sweep_record record{m, log_evidence, true, seconds_since(start)};
+    const sweep_record record{m, log_evidence, true, seconds_since(start), final_ess};
     particle_set set = out.make_set(record, normalised_weights(log_w), L,
                                     [&](std::size_t p) -> const auto& { return predicted[p].entries(); });
 
@@ -173,8 +175,10 @@ result run_in_process(const Program& program, algorithm method, const config& cf
         current = std::move(set);
         current_log_evidence = log_evidence;
       }
+      const double kept_ess = current.record.final_ess;  // the set the chain holds: its own
       current.record = record;
       current.record.accepted = accept;
+      current.record.final_ess = kept_ess;
       out.emit(current, log_evidence);
     } else {
       if (pg) {

@@ -39,6 +39,10 @@ struct sweep_record {
   double log_evidence = 0;    ///< log Ẑ of this sweep's particle filter
   bool accepted = true;       ///< PIMH: whether the proposal was accepted
   double seconds = 0;         ///< wall-clock time from the start of the run to the end of the sweep
+  /// The effective sample size 1 / Σ wᵢ² of the normalised weights after the last observe,
+  /// before the resampling there (after it the weights are equal, and 1 / Σ wᵢ² would be the
+  /// particle count): what the sweep's set is worth. NaN where not recorded.
+  double final_ess = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// One sweep's output: weighted particles and what they predicted.
@@ -264,10 +268,11 @@ inline smc_summary summary(const result& r) {
   out.particles_identical = r.particles_identical();
   std::vector<std::size_t> degenerate;  // rows of continuous names with few distinct values
   double ess = 0;
-  for (const auto& s : r.sets) {
+  for (const auto& s : r.sets) {  // before the last observe's resampling, where recorded
     double q = 0;
     for (double w : s.weights) q += w * w;
-    ess += 1.0 / q / static_cast<double>(r.sets.size());
+    const double e = std::isnan(s.record.final_ess) ? 1.0 / q : s.record.final_ess;
+    ess += e / static_cast<double>(r.sets.size());
   }
   for (const auto& name : r.names) {
     smc_summary_row row{name, r.mean(name), r.sd(name), r.quantile(name, 0.05),
@@ -364,7 +369,8 @@ inline std::ostream& operator<<(std::ostream& os, const smc_summary& s) {
   }
   os << "\n";
   if (s.method != algorithm::smc)
-    os << "w_ess: the effective sample size of each sweep's weights (mean over sweeps), not an ESS of the "
+    os << "w_ess: the effective sample size of each sweep's weights after its last observe (mean over sweeps), "
+          "not an ESS of the "
           "chain of sweeps; that is tyche::ess_mean(m, 1, m.size()) of m = r.sweep_means(name)\n";
   if (s.particles_identical)
     os << "warning: in every sweep all " << s.particles
