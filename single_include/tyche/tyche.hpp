@@ -17748,8 +17748,9 @@ class model_t {
     return values;
   }
 
-  /// A posterior (or prior) predictive draw of every observation, given θ (unconstrained):
-  /// one vector per observed term, in the order of the joint.
+  /// A posterior (or prior) predictive draw of every observation, given θ (unconstrained, as
+  /// log_prob takes it): one vector per observed term, in the order of the joint. For the
+  /// constrained values a fit or sample_prior gives, sample_observations_at(values, rng).
   template <class Generator>
   [[nodiscard]] std::vector<std::vector<double>> sample_observations(std::span<const double> theta,
                                                                       Generator& rng) const {
@@ -17759,6 +17760,25 @@ class model_t {
     for_each_observed(
         [&](const auto& t, std::size_t) { out.push_back(draw_from(t.distribution, detail::value_count(t.value), th, rng)); });
     return out;
+  }
+
+  /// sample_observations given constrained values (constrained_dim() of them, in the order of
+  /// constrain(): a fit's draw, sample_prior's output), unconstrained first. With a draw of a
+  /// fit this is a posterior predictive draw, with sample_prior's a prior predictive one.
+  template <class Generator>
+  [[nodiscard]] std::vector<std::vector<double>> sample_observations_at(std::span<const double> values,
+                                                                         Generator& rng) const {
+    if (values.size() != constrained_dim())
+      throw std::invalid_argument("tyche::model::sample_observations_at: got " + std::to_string(values.size()) +
+                                  " values, expected " + std::to_string(constrained_dim()) +
+                                  " (constrained: a fit's draw or sample_prior's output)");
+    const std::vector<double> theta = unconstrain(values);
+    return sample_observations(std::span<const double>(theta), rng);
+  }
+  template <class Generator>
+  [[nodiscard]] std::vector<std::vector<double>> sample_observations_at(const std::vector<double>& values,
+                                                                         Generator& rng) const {
+    return sample_observations_at(std::span<const double>(values), rng);
   }
 
   [[nodiscard]] const Joint& joint() const { return joint_; }
@@ -18147,6 +18167,9 @@ auto substitute(const E& wrapped, const R& r) {
 }  // namespace tyche
 // ----- end tyche/compile/substitute.hpp -----
 
+#include <cmath>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <type_traits>
 
@@ -18267,6 +18290,12 @@ auto do_(const joint_t<Terms...>& j, const Value& value) {
         typename detail::as_model_variables<meta::concat<typename detail::spelled_variable<Terms>::type...>>::type>();
     return j;
   } else {
+    if constexpr (std::is_arithmetic_v<Value>) {
+      if (!std::isfinite(static_cast<double>(value)))
+        throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): the value is " +
+                                    detail::format_number(static_cast<double>(value)) +
+                                    "; an intervention sets the variable to a finite number");
+    }
     const auto& v = std::get<index>(j.terms);
     const auto r = detail::as_node(value);
     const auto replace = [&](const auto& e) { return detail::replace_variable(v, r, e); };
@@ -27197,10 +27226,20 @@ namespace detail::loo_impl {
 template <class Model>
 std::vector<std::string> observations_of(const std::string& fn, const Model& m, const std::vector<std::string>& names) {
   if (names != m.parameter_names())
-    throw std::invalid_argument(fn + "the fit's values are not this model's (its names differ: the fit has " +
-                                std::to_string(names.size()) + " values, the model " +
-                                std::to_string(m.parameter_names().size()) +
+  {
+    const std::vector<std::string> model_names = m.parameter_names();
+    std::string which;
+    if (names.size() != model_names.size()) {
+      which = "the fit has " + std::to_string(names.size()) + " values, the model " + std::to_string(model_names.size());
+    } else {
+      std::size_t k = 0;
+      while (names[k] == model_names[k]) ++k;
+      which = "value " + std::to_string(k + 1) + " is '" + names[k] + "' in the fit, '" + model_names[k] +
+              "' in the model";
+    }
+    throw std::invalid_argument(fn + "the fit's values are not this model's (" + which +
                                 "); pass the model the fit was made with");
+  }
   std::vector<std::string> observations = m.observation_names();
   if (observations.empty())
     throw std::invalid_argument(fn + "the model observes nothing (only observe(...) terms are "
@@ -28196,8 +28235,14 @@ inline std::vector<std::filesystem::path> write_stan_csv_files(const std::filesy
     std::filesystem::path path = prefix;
     path += "_" + std::to_string(c + 1) + ".csv";
     std::ofstream file(path, std::ios::binary);
-    if (!file)
+    if (!file) {
+      const std::filesystem::path folder = path.parent_path();
+      std::error_code ec;
+      if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
+        throw std::runtime_error("tyche::write_stan_csv_files: cannot open " + path.string() + " for writing: the folder " +
+                                 folder.string() + " does not exist (create it first)");
       throw std::runtime_error("tyche::write_stan_csv_files: cannot open " + path.string() + " for writing");
+    }
     write_stan_csv(file, fit, c, config, options);
     file.close();
     if (!file) throw std::runtime_error("tyche::write_stan_csv_files: error while writing " + path.string());
@@ -30331,6 +30376,10 @@ struct sweep_record {
   double log_evidence = 0;    ///< log Ẑ of this sweep's particle filter
   bool accepted = true;       ///< PIMH: whether the proposal was accepted
   double seconds = 0;         ///< wall-clock time from the start of the run to the end of the sweep
+  /// The effective sample size 1 / Σ wᵢ² of the normalised weights after the last observe,
+  /// before the resampling there (after it the weights are equal, and 1 / Σ wᵢ² would be the
+  /// particle count): what the sweep's set is worth. NaN where not recorded.
+  double final_ess = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// One sweep's output: weighted particles and what they predicted.
@@ -30556,10 +30605,11 @@ inline smc_summary summary(const result& r) {
   out.particles_identical = r.particles_identical();
   std::vector<std::size_t> degenerate;  // rows of continuous names with few distinct values
   double ess = 0;
-  for (const auto& s : r.sets) {
+  for (const auto& s : r.sets) {  // before the last observe's resampling, where recorded
     double q = 0;
     for (double w : s.weights) q += w * w;
-    ess += 1.0 / q / static_cast<double>(r.sets.size());
+    const double e = std::isnan(s.record.final_ess) ? 1.0 / q : s.record.final_ess;
+    ess += e / static_cast<double>(r.sets.size());
   }
   for (const auto& name : r.names) {
     smc_summary_row row{name, r.mean(name), r.sd(name), r.quantile(name, 0.05),
@@ -30656,7 +30706,8 @@ inline std::ostream& operator<<(std::ostream& os, const smc_summary& s) {
   }
   os << "\n";
   if (s.method != algorithm::smc)
-    os << "w_ess: the effective sample size of each sweep's weights (mean over sweeps), not an ESS of the "
+    os << "w_ess: the effective sample size of each sweep's weights after its last observe (mean over sweeps), "
+          "not an ESS of the "
           "chain of sweeps; that is tyche::ess_mean(m, 1, m.size()) of m = r.sweep_means(name)\n";
   if (s.particles_identical)
     os << "warning: in every sweep all " << s.particles
@@ -31410,6 +31461,7 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
   particle_domain_errors domain(L, zero_on_domain_error);
   const double minus_inf = -std::numeric_limits<double>::infinity();
   double log_evidence = 0, log_total = std::log(static_cast<double>(L));
+  double final_ess = static_cast<double>(L);  // sweep_record::final_ess
 
   for (std::size_t n = 0; n < N; ++n) {
     pool.run(L, [&](std::size_t begin, std::size_t end) {
@@ -31443,6 +31495,7 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
     }
     log_evidence += after.log_sum - log_total;
     log_total = after.log_sum;
+    final_ess = after.ess;
     if (n + 1 == N) break;
 
     // Sorted systematic resampling with the uniform Φ(U_n): slot k of the next generation is
@@ -31481,7 +31534,7 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
     predicted[l].clear();
     program.predict(states[l], predicted[l]);
   }
-  const sweep_record record{0, log_evidence, true, seconds_since(start)};
+  const sweep_record record{0, log_evidence, true, seconds_since(start), final_ess};
   particle_set set = out.make_set(record, normalised_weights(log_w), L,
                                   [&](std::size_t p) -> const auto& { return predicted[p].entries(); });
   out.emit(set, log_evidence);
@@ -32208,6 +32261,7 @@ class manager {
     const std::size_t first_running = conditional ? 1 : 0;
     std::vector<double> log_w(L_, 0.0), increment(L_, 0.0);
     double log_evidence = 0, log_total = std::log(static_cast<double>(L_));  // log Σ w
+    double final_ess = static_cast<double>(L_);  // sweep_record::final_ess
     for (std::size_t s = first_running; s < L_; ++s) launch(s);
 
     // Particle Gibbs bookkeeping for this sweep.
@@ -32262,6 +32316,7 @@ class manager {
       if (after.log_sum == -std::numeric_limits<double>::infinity()) throw fork_error(without_prefix(all_zero(n)));
       log_evidence += after.log_sum - log_total;
       log_total = after.log_sum;
+      final_ess = after.ess;
 
       // Offspring.
       std::vector<std::size_t> ancestor;
@@ -32367,6 +32422,7 @@ class manager {
     put(payload, log_evidence);
     put(payload, static_cast<std::uint8_t>(accepted ? 1 : 0));
     put(payload, seconds_since(start_));
+    put(payload, final_ess);
     put(payload, static_cast<std::uint64_t>(L_));
     for (std::size_t l = 0; l < L_; ++l) {
       put(payload, w[l]);
@@ -32504,6 +32560,7 @@ result run_fork(const Program& program, algorithm method, const config& cfg,
         rec.log_evidence = get<double>(p);
         rec.accepted = get<std::uint8_t>(p) != 0;
         rec.seconds = get<double>(p);
+        rec.final_ess = get<double>(p);
         const auto n = static_cast<std::size_t>(get<std::uint64_t>(p));
         std::vector<double> w(n);
         std::vector<prediction_list> lists(n);
@@ -32516,7 +32573,9 @@ result run_fork(const Program& program, algorithm method, const config& cfg,
         particle_set set = out.make_set(rec, std::move(w), n, [&](std::size_t l) -> const auto& { return lists[l]; });
         if (method == algorithm::pimh) {
           if (rec.accepted || rec.index == 0) current = std::move(set);
+          const double kept_ess = current.record.final_ess;  // the set the chain holds: its own
           current.record = rec;
+          current.record.final_ess = kept_ess;
           out.emit(current, rec.log_evidence);
         } else {
           out.emit(set, rec.log_evidence);
@@ -32669,6 +32728,7 @@ result run_in_process(const Program& program, algorithm method, const config& cf
     for (auto& s : states) s = program.initial;
     std::fill(log_w.begin(), log_w.end(), 0.0);
     double log_evidence = 0, log_total = std::log(static_cast<double>(L));  // log Σ w
+    double final_ess = static_cast<double>(L);  // sweep_record::final_ess
 
     for (std::size_t n = 0; n < N; ++n) {
       pool.run(L, [&](std::size_t begin, std::size_t end) {
@@ -32712,6 +32772,7 @@ result run_in_process(const Program& program, algorithm method, const config& cf
       }
       log_evidence += after.log_sum - log_total;
       log_total = after.log_sum;
+      final_ess = after.ess;
       if (pg) {
         history[n] = states;
         history_increment[n] = increment;
@@ -32745,7 +32806,7 @@ result run_in_process(const Program& program, algorithm method, const config& cf
       predicted[l].clear();
       program.predict(states[l], predicted[l]);
     }
-    const sweep_record record{m, log_evidence, true, seconds_since(start)};
+    const sweep_record record{m, log_evidence, true, seconds_since(start), final_ess};
     particle_set set = out.make_set(record, normalised_weights(log_w), L,
                                     [&](std::size_t p) -> const auto& { return predicted[p].entries(); });
 
@@ -32759,8 +32820,10 @@ result run_in_process(const Program& program, algorithm method, const config& cf
         current = std::move(set);
         current_log_evidence = log_evidence;
       }
+      const double kept_ess = current.record.final_ess;  // the set the chain holds: its own
       current.record = record;
       current.record.accepted = accept;
+      current.record.final_ess = kept_ess;
       out.emit(current, log_evidence);
     } else {
       if (pg) {

@@ -274,7 +274,8 @@ TEST_CASE("stan_csv: one file per chain", "[io][stan_csv]") {
     check_chain(tyche::read_stan_csv(p), fit, c);
   }
   CHECK_THROWS_WITH(tyche::write_stan_csv_files(dir.path / "no_such_folder" / "fit", fit, cfg),
-                    StartsWith("tyche::write_stan_csv_files: cannot open ") && Contains("no_such_folder"));
+                    StartsWith("tyche::write_stan_csv_files: cannot open ") && Contains("no_such_folder") &&
+                        Contains("no_such_folder does not exist (create it first)"));
   // A config that is not the fit's: the error, and no file made (none left half written).
   tyche::nuts_config other = cfg;
   other.draws = 41;

@@ -84,3 +84,17 @@ TEST_CASE("do_: a positive variable whose log the density uses directly (log(exp
     tyche_test::check_gradient_at(fixed_p.program(), th, "do_<p>");
   }
 }
+
+TEST_CASE("do_: a value that is not finite is refused, naming the variable", "[model][do]") {
+  // A new user's do_<"sigma">(m, NAN) was reported as a term reading "a constant = nan" with
+  // advice to impute data (2026-12-04).
+  static const std::vector<double> y{0.3, -0.2};
+  auto mu = normal<"mu">(0.0, 1.0);
+  auto sigma = half_normal<"sigma">(1.0);
+  const auto m = model(joint(mu, sigma, normal(mu, sigma).observe(data(y))));
+  CHECK_THROWS_WITH(do_<"sigma">(m, NAN),
+                    "tyche::do_<\"sigma\">(model, value): the value is nan; an intervention sets the variable to a "
+                    "finite number");
+  CHECK_THROWS_AS(do_<"mu">(m, INFINITY), std::invalid_argument);
+  CHECK(do_<"sigma">(m, 1.5).dim() == 1);
+}

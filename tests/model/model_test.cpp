@@ -144,6 +144,35 @@ TEST_CASE("model: posterior predictive draws follow the likelihood at θ", "[mod
   CHECK(std::fabs(s / (3 * n) - 1.5) < 4.5 * 2.0 / std::sqrt(3.0 * n));
 }
 
+TEST_CASE("model: sample_observations_at takes constrained values (a fit's draw, sample_prior's)", "[model]") {
+  // A new user (2026-12-04) passed a constrained draw to sample_observations, which takes θ
+  // unconstrained: tau = 3 was read as log tau, and the predictive means came out at 1e18.
+  const std::vector<double> obs{0, 0};
+  auto mu = normal<"mu">(0.0, 1.0);
+  auto tau = half_normal<"tau">(1.0);
+  const auto m = model(joint(mu, tau, normal(mu, tau).observe(data(obs))));
+  std::mt19937_64 rng(5);
+  const std::vector<double> values{1.0, 3.0};  // mu = 1, tau = 3
+  double s = 0, s2 = 0;
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) {
+    const auto rep = m.sample_observations_at(values, rng);
+    REQUIRE(rep.size() == 1);
+    s += rep[0][0];
+    s2 += rep[0][0] * rep[0][0];
+  }
+  const double mean = s / n, sd = std::sqrt(s2 / n - mean * mean);
+  CHECK(std::fabs(mean - 1.0) < 4.5 * 3.0 / std::sqrt(double(n)));
+  CHECK(std::fabs(sd - 3.0) < 4.5 * 3.0 / std::sqrt(2.0 * n));
+  // The same stream through the unconstrained form gives the same draws.
+  std::mt19937_64 a(7), b(7);
+  CHECK(m.sample_observations_at(values, a) == m.sample_observations(m.unconstrain(values), b));
+  CHECK_THROWS_WITH(m.sample_observations_at(std::vector<double>{1.0}, rng),
+                    Catch::Matchers::Contains("sample_observations_at: got 1 values, expected 2"));
+  CHECK_THROWS_WITH(m.sample_observations_at(std::vector<double>{1.0, -3.0}, rng),
+                    Catch::Matchers::Contains("tau = -3 is outside its support"));
+}
+
 TEST_CASE("model: observed data outside the support or not finite is refused", "[model]") {
   const std::vector<double> with_nan{1.0, std::nan(""), 2.0};
   const std::vector<double> negative{1.0, 2.0, -0.5};

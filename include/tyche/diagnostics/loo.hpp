@@ -276,10 +276,20 @@ namespace detail::loo_impl {
 template <class Model>
 std::vector<std::string> observations_of(const std::string& fn, const Model& m, const std::vector<std::string>& names) {
   if (names != m.parameter_names())
-    throw std::invalid_argument(fn + "the fit's values are not this model's (its names differ: the fit has " +
-                                std::to_string(names.size()) + " values, the model " +
-                                std::to_string(m.parameter_names().size()) +
+  {
+    const std::vector<std::string> model_names = m.parameter_names();
+    std::string which;
+    if (names.size() != model_names.size()) {
+      which = "the fit has " + std::to_string(names.size()) + " values, the model " + std::to_string(model_names.size());
+    } else {
+      std::size_t k = 0;
+      while (names[k] == model_names[k]) ++k;
+      which = "value " + std::to_string(k + 1) + " is '" + names[k] + "' in the fit, '" + model_names[k] +
+              "' in the model";
+    }
+    throw std::invalid_argument(fn + "the fit's values are not this model's (" + which +
                                 "); pass the model the fit was made with");
+  }
   std::vector<std::string> observations = m.observation_names();
   if (observations.empty())
     throw std::invalid_argument(fn + "the model observes nothing (only observe(...) terms are "

@@ -368,8 +368,14 @@ inline std::vector<std::filesystem::path> write_stan_csv_files(const std::filesy
     std::filesystem::path path = prefix;
     path += "_" + std::to_string(c + 1) + ".csv";
     std::ofstream file(path, std::ios::binary);
-    if (!file)
+    if (!file) {
+      const std::filesystem::path folder = path.parent_path();
+      std::error_code ec;
+      if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
+        throw std::runtime_error("tyche::write_stan_csv_files: cannot open " + path.string() + " for writing: the folder " +
+                                 folder.string() + " does not exist (create it first)");
       throw std::runtime_error("tyche::write_stan_csv_files: cannot open " + path.string() + " for writing");
+    }
     write_stan_csv(file, fit, c, config, options);
     file.close();
     if (!file) throw std::runtime_error("tyche::write_stan_csv_files: error while writing " + path.string());

@@ -8,7 +8,11 @@
 #include <tyche/core/meta.hpp>
 #include <tyche/model/joint.hpp>
 #include <tyche/model/model.hpp>
+#include <tyche/scalar/format.hpp>
 
+#include <cmath>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <type_traits>
 
@@ -129,6 +133,12 @@ auto do_(const joint_t<Terms...>& j, const Value& value) {
         typename detail::as_model_variables<meta::concat<typename detail::spelled_variable<Terms>::type...>>::type>();
     return j;
   } else {
+    if constexpr (std::is_arithmetic_v<Value>) {
+      if (!std::isfinite(static_cast<double>(value)))
+        throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): the value is " +
+                                    detail::format_number(static_cast<double>(value)) +
+                                    "; an intervention sets the variable to a finite number");
+    }
     const auto& v = std::get<index>(j.terms);
     const auto r = detail::as_node(value);
     const auto replace = [&](const auto& e) { return detail::replace_variable(v, r, e); };

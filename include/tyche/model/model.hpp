@@ -187,8 +187,9 @@ class model_t {
     return values;
   }
 
-  /// A posterior (or prior) predictive draw of every observation, given θ (unconstrained):
-  /// one vector per observed term, in the order of the joint.
+  /// A posterior (or prior) predictive draw of every observation, given θ (unconstrained, as
+  /// log_prob takes it): one vector per observed term, in the order of the joint. For the
+  /// constrained values a fit or sample_prior gives, sample_observations_at(values, rng).
   template <class Generator>
   [[nodiscard]] std::vector<std::vector<double>> sample_observations(std::span<const double> theta,
                                                                       Generator& rng) const {
@@ -198,6 +199,25 @@ class model_t {
     for_each_observed(
         [&](const auto& t, std::size_t) { out.push_back(draw_from(t.distribution, detail::value_count(t.value), th, rng)); });
     return out;
+  }
+
+  /// sample_observations given constrained values (constrained_dim() of them, in the order of
+  /// constrain(): a fit's draw, sample_prior's output), unconstrained first. With a draw of a
+  /// fit this is a posterior predictive draw, with sample_prior's a prior predictive one.
+  template <class Generator>
+  [[nodiscard]] std::vector<std::vector<double>> sample_observations_at(std::span<const double> values,
+                                                                         Generator& rng) const {
+    if (values.size() != constrained_dim())
+      throw std::invalid_argument("tyche::model::sample_observations_at: got " + std::to_string(values.size()) +
+                                  " values, expected " + std::to_string(constrained_dim()) +
+                                  " (constrained: a fit's draw or sample_prior's output)");
+    const std::vector<double> theta = unconstrain(values);
+    return sample_observations(std::span<const double>(theta), rng);
+  }
+  template <class Generator>
+  [[nodiscard]] std::vector<std::vector<double>> sample_observations_at(const std::vector<double>& values,
+                                                                         Generator& rng) const {
+    return sample_observations_at(std::span<const double>(values), rng);
   }
 
   [[nodiscard]] const Joint& joint() const { return joint_; }
