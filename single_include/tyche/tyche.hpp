@@ -4653,9 +4653,32 @@ inline constexpr bool support_known_v = detail::compute_support_known<std::remov
 
 namespace detail {
 
+/// Whether two nodes of type N always hold the same value: N is built from literals and
+/// parameters (a parameter is its name's) by rules, ops and reductions that carry no run-time
+/// value of their own. Not so for constants, data, an element or gather of a vector (the index),
+/// or anything above them: two `2.0 * v` may hold different 2.0s.
+template <class N>
+constexpr bool value_fixed_by_type();
+template <class L>
+struct all_values_fixed;
+template <class... Cs>
+struct all_values_fixed<meta::list<Cs...>> : std::bool_constant<(value_fixed_by_type<Cs>() && ...)> {};
+template <class N>
+constexpr bool value_fixed_by_type() {
+  constexpr node_kind k = kind_of<N>;
+  if constexpr (k == node_kind::literal || k == node_kind::param || k == node_kind::vector_param) return true;
+  else if constexpr (k == node_kind::constant || k == node_kind::data_vector || k == node_kind::data_matrix ||
+                     k == node_kind::param_element || k == node_kind::param_gather || k == node_kind::element)
+    return false;
+  else if constexpr (N::has_payload) return false;
+  else return all_values_fixed<children_t<N>>::value;
+}
+
 /// N is x − log_sum_exp(x) for one vector x (log_softmax(x); exp of it is softmax and the
 /// simplex transform's value): each element is ≤ 0, since log Σ exp x ≥ max x, which interval
-/// arithmetic cannot see (it treats the two x as unrelated).
+/// arithmetic cannot see (it treats the two x as unrelated). The two x are known to be one
+/// value only when their type says so (value_fixed_by_type): `2.0 * v - log_sum_exp(0.5 * v)`
+/// has two constants of one type, and its elements can be positive.
 template <class N>
 constexpr bool is_log_softmax() {
   if constexpr (kind_of<N> != node_kind::binary) {
@@ -4663,9 +4686,10 @@ constexpr bool is_log_softmax() {
   } else if constexpr (!std::is_same_v<typename N::rule_type, rules::subtract>) {
     return false;
   } else {
+    using A = meta::at<0, children_t<N>>;
     using B = meta::at<1, children_t<N>>;
     if constexpr (kind_of<B> != node_kind::log_sum_exp) return false;
-    else return std::is_same_v<meta::at<0, children_t<B>>, meta::at<0, children_t<N>>>;
+    else return std::is_same_v<meta::at<0, children_t<B>>, A> && value_fixed_by_type<A>();
   }
 }
 template <class N>
@@ -10756,11 +10780,13 @@ struct hmm_marginal_map {
     }
     // Γ's rows and ρ must be distributions, as Stan's hmm_marginal checks (it throws): where one
     // sums to other than 1 by more than 1e-8 (in float, where a softmax's rounding alone reaches
-    // 1e-7: 1e-5) the value is NaN — for the sampler a point whose log density is not finite,
-    // rather than a likelihood from a matrix that is not stochastic. Data were checked when the
-    // model was made (operations/hmm.hpp).
-    constexpr double tol = sizeof(element_type_t<T>) < sizeof(double) ? 1e-5 : 1e-8;
-    const T tolerance = lift<T>(tol), one = lift<T>(1.0), nan = lift<T>(NAN);
+    // 1e-7: 1e-5), or than 4 K ε where K values' rounding could reach that, the value is NaN — for
+    // the sampler a point whose log density is not finite, rather than a likelihood from a matrix
+    // that is not stochastic. Data were checked when the model was made (operations/hmm.hpp).
+    constexpr bool single = sizeof(element_type_t<T>) < sizeof(double);
+    const double rounding = 4.0 * static_cast<double>(k) * (single ? 1.1920929e-7 : 2.220446049250313e-16);
+    const double base = single ? 1e-5 : 1e-8;
+    const T tolerance = lift<T>(rounding > base ? rounding : base), one = lift<T>(1.0), nan = lift<T>(NAN);
     const auto require_one = [&](const T& sum) {
       log_l = math::select(sum - one <= tolerance, math::select(one - sum <= tolerance, log_l, nan), nan);
     };
@@ -10809,6 +10835,7 @@ struct hmm_marginal_map {
 }  // namespace tyche::ops
 // ----- end tyche/autodiff/hmm.hpp -----
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
@@ -10861,7 +10888,8 @@ void hmm_check_data(const Node& node, const char* arg, std::size_t piece, bool p
     for (std::size_t r = 0; r * rows < node.size(); ++r) {
       double total = 0;
       for (std::size_t j = 0; j < rows; ++j) total += node.ptr[r * rows + j];
-      if (!(std::fabs(total - 1) <= hmm_sum_tolerance)) {
+      const double tolerance = std::max(hmm_sum_tolerance, 4.0 * static_cast<double>(rows) * 2.220446049250313e-16);
+      if (!(std::fabs(total - 1) <= tolerance)) {
         const std::size_t row = piece ? piece : r + 1;
         const bool matrix = std::string_view(arg) == "Gamma";
         throw std::invalid_argument(
@@ -30646,29 +30674,41 @@ inline smc_summary summary(const result& r) {
     for (const auto& n : r.names) count += n.find('[') != std::string::npos && base_of(n) == base ? 1 : 0;
     return count;
   };
-  for (std::size_t i = 0; i < degenerate.size();) {
-    const smc_summary_row& first = out.rows[degenerate[i]];
-    const bool indexed = first.name.find('[') != std::string::npos;
-    const std::string base = base_of(first.name);
-    std::size_t j = i + 1, fewest = degenerate[i];
-    while (indexed && j < degenerate.size() && out.rows[degenerate[j]].name.find('[') != std::string::npos &&
-           base_of(out.rows[degenerate[j]].name) == base) {
-      if (out.rows[degenerate[j]].distinct < out.rows[fewest].distinct) fewest = degenerate[j];
-      ++j;
-    }
+  // Groups in the order their first row appears: a name alone, or every entry of an indexed
+  // name wherever its entries sit among the others (x[1], v[1], x[2], … of two paths).
+  struct group {
+    std::string base;
+    bool indexed = false;
+    std::vector<std::size_t> rows;
+  };
+  std::vector<group> groups;
+  for (const std::size_t row : degenerate) {
+    const std::string& name = out.rows[row].name;
+    const bool indexed = name.find('[') != std::string::npos;
+    const std::string base = base_of(name);
+    auto g = std::find_if(groups.begin(), groups.end(),
+                          [&](const group& x) { return indexed && x.indexed && x.base == base; });
+    if (g == groups.end()) groups.push_back({indexed ? base : name, indexed, {row}});
+    else g->rows.push_back(row);
+  }
+  for (const group& g : groups) {
+    const smc_summary_row& first = out.rows[g.rows.front()];
     char text[200];
     std::string head;
-    if (j - i == 1) {
+    if (g.rows.size() == 1) {
       std::snprintf(text, sizeof text, "%.1f distinct values per sweep among %zu particles (w_ess %.0f)",
                     first.distinct, r.particles, ess);
       head = first.name + ": " + text;
     } else {
+      std::size_t fewest = g.rows.front();
+      for (const std::size_t row : g.rows)
+        if (out.rows[row].distinct < out.rows[fewest].distinct) fewest = row;
       std::snprintf(text, sizeof text,
                     "%zu of its %zu entries have fewer than w_ess / 10 distinct values per sweep among %zu particles "
                     "(w_ess %.0f; %s the fewest, %.1f)",
-                    j - i, entries_of(base), r.particles, ess, out.rows[fewest].name.c_str(),
+                    g.rows.size(), entries_of(g.base), r.particles, ess, out.rows[fewest].name.c_str(),
                     out.rows[fewest].distinct);
-      head = base + ": " + text + " (" + first.name + " … " + out.rows[degenerate[j - 1]].name + ")";
+      head = g.base + ": " + text + " (" + first.name + " … " + out.rows[g.rows.back()].name + ")";
     }
     out.warnings.push_back(
         head +
@@ -30677,7 +30717,6 @@ inline smc_summary summary(const result& r) {
         "resampling since), so its estimate rests on about that many values per sweep. For a parameter use "
         "run_pimh or run_pg, which move it between sweeps, or NUTS (docs/smc.md, \"Static parameters\"); for an "
         "early state (smoothing) the same, or more particles");
-    i = j;
   }
   return out;
 }
@@ -30990,9 +31029,11 @@ class worker_pool {
   static constexpr double spin_seconds = 50e-6;
 
   /// threads = 0: one per CPU this process may run on (samplers::detail::available_cpus).
-  explicit worker_pool(std::size_t threads)
+  /// pools: how many pools of this size run at once (run_pmmh's chains, each with its own):
+  /// the threads spin only while all of them together fit on the CPUs.
+  explicit worker_pool(std::size_t threads, std::size_t pools = 1)
       : size_(threads == 0 ? std::size_t{samplers::detail::available_cpus()} : threads) {
-    spin_ = size_ <= samplers::detail::available_cpus();
+    spin_ = size_ * (pools < 1 ? 1 : pools) <= samplers::detail::available_cpus();
     spinning_.store(spin_);
     errors_.assign(size_, nullptr);
     workers_.reserve(size_ - 1);
@@ -33407,7 +33448,10 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   sc.ess_threshold = cfg.ess_threshold;
   sc.resampling = cfg.resampling;
   sc.engine = cfg.engine;
-  sc.threads = cfg.threads;
+  // threads = 0: the CPUs left to each chain of the chain_threads running at once (at least 1),
+  // not one per CPU each — chains × CPUs threads would contend for the CPUs.
+  sc.threads = cfg.threads > 0 ? cfg.threads
+                               : std::max<std::size_t>(1, tyche::samplers::detail::available_cpus() / chain_threads);
   sc.domain_error_zero_weight = true;  // a particle's std::domain_error: its weight 0 (in-process engine)
   detail::check_config(sc, f);
   // log Ẑ of a sweep, −∞ where every particle's weight went to 0 (the engines report that as an
@@ -33470,7 +33514,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   // steps them or the sweeps run on the fork engine.
   const auto particle_pool = [&](std::optional<detail::worker_pool>& p) -> detail::worker_pool* {
     if (!in_process || sc.threads == 1) return nullptr;
-    if (!p) p.emplace(sc.threads);
+    if (!p) p.emplace(sc.threads, chain_threads);
     return &*p;
   };
   const auto at_iteration = [](std::size_t c, std::size_t it) {

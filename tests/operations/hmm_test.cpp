@@ -213,6 +213,12 @@ TEST_CASE("hmm_marginal: Gamma's rows and rho must be distributions, as Stan che
   CHECK(by_hand.hi_closed);
   constexpr interval shifted = support_of<detail::node_t<decltype(exp(v - log_sum_exp(lr)))>>;  // not a softmax
   CHECK(shifted.hi == interval::inf);
+  // Two operands of one type that can hold different values (constants, data, indices) are not
+  // one x: exp(2 v - log_sum_exp(0.5 v)) exceeds 1 at v = (10, 0, 0).
+  const auto scaled = exp(2.0 * v - log_sum_exp(0.5 * v));
+  CHECK(support_of<detail::node_t<decltype(scaled)>>.hi == interval::inf);
+  static const std::vector<double> a{1.0, 2.0, 3.0}, b{0.0, 0.0, 0.0};
+  CHECK(support(detail::as_node(data(a) - log_sum_exp(data(b)))).hi > 0);
   CHECK_THROWS_WITH(hmm_marginal(o, data(row_sums_1_2), r),
                     Catch::Contains("'Gamma' row 1 sums to 1.2 (rows count from 1)") &&
                         Catch::Contains("summing to 1 (within 1e-8"));

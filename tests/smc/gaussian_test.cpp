@@ -319,10 +319,16 @@ TEST_CASE("smc summary: a parameter drawn once degenerates to a few values per s
       },
       [](const path_state& s, smc::predictions& p) {
         p("sigma", s.sigma);
-        for (std::size_t t = 0; t < s.x.size(); ++t) p("x", t + 1, s.x[t]);
+        // Two paths, their entries interleaved in the result's names (x[1], v[1], x[2], …).
+        for (std::size_t t = 0; t < s.x.size(); ++t) {
+          p("x", t + 1, s.x[t]);
+          p("v", t + 1, s.sigma * s.x[t]);
+        }
       });
   const auto paths = summary(smc::run_smc(with_path, {.particles = 500, .sweeps = 2, .seed = 4}));
-  REQUIRE(paths.warnings.size() == 2);
+  REQUIRE(paths.warnings.size() == 3);
+  CHECK(paths.warnings[2].find("v: ") == 0);
+  CHECK(paths.warnings[2].find(" of its 60 entries") != std::string::npos);
   CHECK(paths.warnings[0].find("sigma: ") == 0);
   INFO(paths.warnings[1]);
   CHECK(paths.warnings[1].find("x: ") == 0);

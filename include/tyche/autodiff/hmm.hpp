@@ -99,11 +99,13 @@ struct hmm_marginal_map {
     }
     // Γ's rows and ρ must be distributions, as Stan's hmm_marginal checks (it throws): where one
     // sums to other than 1 by more than 1e-8 (in float, where a softmax's rounding alone reaches
-    // 1e-7: 1e-5) the value is NaN — for the sampler a point whose log density is not finite,
-    // rather than a likelihood from a matrix that is not stochastic. Data were checked when the
-    // model was made (operations/hmm.hpp).
-    constexpr double tol = sizeof(element_type_t<T>) < sizeof(double) ? 1e-5 : 1e-8;
-    const T tolerance = lift<T>(tol), one = lift<T>(1.0), nan = lift<T>(NAN);
+    // 1e-7: 1e-5), or than 4 K ε where K values' rounding could reach that, the value is NaN — for
+    // the sampler a point whose log density is not finite, rather than a likelihood from a matrix
+    // that is not stochastic. Data were checked when the model was made (operations/hmm.hpp).
+    constexpr bool single = sizeof(element_type_t<T>) < sizeof(double);
+    const double rounding = 4.0 * static_cast<double>(k) * (single ? 1.1920929e-7 : 2.220446049250313e-16);
+    const double base = single ? 1e-5 : 1e-8;
+    const T tolerance = lift<T>(rounding > base ? rounding : base), one = lift<T>(1.0), nan = lift<T>(NAN);
     const auto require_one = [&](const T& sum) {
       log_l = math::select(sum - one <= tolerance, math::select(one - sum <= tolerance, log_l, nan), nan);
     };

@@ -213,9 +213,32 @@ inline constexpr bool support_known_v = detail::compute_support_known<std::remov
 
 namespace detail {
 
+/// Whether two nodes of type N always hold the same value: N is built from literals and
+/// parameters (a parameter is its name's) by rules, ops and reductions that carry no run-time
+/// value of their own. Not so for constants, data, an element or gather of a vector (the index),
+/// or anything above them: two `2.0 * v` may hold different 2.0s.
+template <class N>
+constexpr bool value_fixed_by_type();
+template <class L>
+struct all_values_fixed;
+template <class... Cs>
+struct all_values_fixed<meta::list<Cs...>> : std::bool_constant<(value_fixed_by_type<Cs>() && ...)> {};
+template <class N>
+constexpr bool value_fixed_by_type() {
+  constexpr node_kind k = kind_of<N>;
+  if constexpr (k == node_kind::literal || k == node_kind::param || k == node_kind::vector_param) return true;
+  else if constexpr (k == node_kind::constant || k == node_kind::data_vector || k == node_kind::data_matrix ||
+                     k == node_kind::param_element || k == node_kind::param_gather || k == node_kind::element)
+    return false;
+  else if constexpr (N::has_payload) return false;
+  else return all_values_fixed<children_t<N>>::value;
+}
+
 /// N is x − log_sum_exp(x) for one vector x (log_softmax(x); exp of it is softmax and the
 /// simplex transform's value): each element is ≤ 0, since log Σ exp x ≥ max x, which interval
-/// arithmetic cannot see (it treats the two x as unrelated).
+/// arithmetic cannot see (it treats the two x as unrelated). The two x are known to be one
+/// value only when their type says so (value_fixed_by_type): `2.0 * v - log_sum_exp(0.5 * v)`
+/// has two constants of one type, and its elements can be positive.
 template <class N>
 constexpr bool is_log_softmax() {
   if constexpr (kind_of<N> != node_kind::binary) {
@@ -223,9 +246,10 @@ constexpr bool is_log_softmax() {
   } else if constexpr (!std::is_same_v<typename N::rule_type, rules::subtract>) {
     return false;
   } else {
+    using A = meta::at<0, children_t<N>>;
     using B = meta::at<1, children_t<N>>;
     if constexpr (kind_of<B> != node_kind::log_sum_exp) return false;
-    else return std::is_same_v<meta::at<0, children_t<B>>, meta::at<0, children_t<N>>>;
+    else return std::is_same_v<meta::at<0, children_t<B>>, A> && value_fixed_by_type<A>();
   }
 }
 template <class N>

@@ -11,6 +11,7 @@
 #include <tyche/operations/functions.hpp>
 #include <tyche/scalar/format.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
@@ -63,7 +64,8 @@ void hmm_check_data(const Node& node, const char* arg, std::size_t piece, bool p
     for (std::size_t r = 0; r * rows < node.size(); ++r) {
       double total = 0;
       for (std::size_t j = 0; j < rows; ++j) total += node.ptr[r * rows + j];
-      if (!(std::fabs(total - 1) <= hmm_sum_tolerance)) {
+      const double tolerance = std::max(hmm_sum_tolerance, 4.0 * static_cast<double>(rows) * 2.220446049250313e-16);
+      if (!(std::fabs(total - 1) <= tolerance)) {
         const std::size_t row = piece ? piece : r + 1;
         const bool matrix = std::string_view(arg) == "Gamma";
         throw std::invalid_argument(

@@ -351,7 +351,10 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   sc.ess_threshold = cfg.ess_threshold;
   sc.resampling = cfg.resampling;
   sc.engine = cfg.engine;
-  sc.threads = cfg.threads;
+  // threads = 0: the CPUs left to each chain of the chain_threads running at once (at least 1),
+  // not one per CPU each — chains × CPUs threads would contend for the CPUs.
+  sc.threads = cfg.threads > 0 ? cfg.threads
+                               : std::max<std::size_t>(1, tyche::samplers::detail::available_cpus() / chain_threads);
   sc.domain_error_zero_weight = true;  // a particle's std::domain_error: its weight 0 (in-process engine)
   detail::check_config(sc, f);
   // log Ẑ of a sweep, −∞ where every particle's weight went to 0 (the engines report that as an
@@ -414,7 +417,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   // steps them or the sweeps run on the fork engine.
   const auto particle_pool = [&](std::optional<detail::worker_pool>& p) -> detail::worker_pool* {
     if (!in_process || sc.threads == 1) return nullptr;
-    if (!p) p.emplace(sc.threads);
+    if (!p) p.emplace(sc.threads, chain_threads);
     return &*p;
   };
   const auto at_iteration = [](std::size_t c, std::size_t it) {

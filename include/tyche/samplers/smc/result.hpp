@@ -309,29 +309,41 @@ inline smc_summary summary(const result& r) {
     for (const auto& n : r.names) count += n.find('[') != std::string::npos && base_of(n) == base ? 1 : 0;
     return count;
   };
-  for (std::size_t i = 0; i < degenerate.size();) {
-    const smc_summary_row& first = out.rows[degenerate[i]];
-    const bool indexed = first.name.find('[') != std::string::npos;
-    const std::string base = base_of(first.name);
-    std::size_t j = i + 1, fewest = degenerate[i];
-    while (indexed && j < degenerate.size() && out.rows[degenerate[j]].name.find('[') != std::string::npos &&
-           base_of(out.rows[degenerate[j]].name) == base) {
-      if (out.rows[degenerate[j]].distinct < out.rows[fewest].distinct) fewest = degenerate[j];
-      ++j;
-    }
+  // Groups in the order their first row appears: a name alone, or every entry of an indexed
+  // name wherever its entries sit among the others (x[1], v[1], x[2], … of two paths).
+  struct group {
+    std::string base;
+    bool indexed = false;
+    std::vector<std::size_t> rows;
+  };
+  std::vector<group> groups;
+  for (const std::size_t row : degenerate) {
+    const std::string& name = out.rows[row].name;
+    const bool indexed = name.find('[') != std::string::npos;
+    const std::string base = base_of(name);
+    auto g = std::find_if(groups.begin(), groups.end(),
+                          [&](const group& x) { return indexed && x.indexed && x.base == base; });
+    if (g == groups.end()) groups.push_back({indexed ? base : name, indexed, {row}});
+    else g->rows.push_back(row);
+  }
+  for (const group& g : groups) {
+    const smc_summary_row& first = out.rows[g.rows.front()];
     char text[200];
     std::string head;
-    if (j - i == 1) {
+    if (g.rows.size() == 1) {
       std::snprintf(text, sizeof text, "%.1f distinct values per sweep among %zu particles (w_ess %.0f)",
                     first.distinct, r.particles, ess);
       head = first.name + ": " + text;
     } else {
+      std::size_t fewest = g.rows.front();
+      for (const std::size_t row : g.rows)
+        if (out.rows[row].distinct < out.rows[fewest].distinct) fewest = row;
       std::snprintf(text, sizeof text,
                     "%zu of its %zu entries have fewer than w_ess / 10 distinct values per sweep among %zu particles "
                     "(w_ess %.0f; %s the fewest, %.1f)",
-                    j - i, entries_of(base), r.particles, ess, out.rows[fewest].name.c_str(),
+                    g.rows.size(), entries_of(g.base), r.particles, ess, out.rows[fewest].name.c_str(),
                     out.rows[fewest].distinct);
-      head = base + ": " + text + " (" + first.name + " … " + out.rows[degenerate[j - 1]].name + ")";
+      head = g.base + ": " + text + " (" + first.name + " … " + out.rows[g.rows.back()].name + ")";
     }
     out.warnings.push_back(
         head +
@@ -340,7 +352,6 @@ inline smc_summary summary(const result& r) {
         "resampling since), so its estimate rests on about that many values per sweep. For a parameter use "
         "run_pimh or run_pg, which move it between sweeps, or NUTS (docs/smc.md, \"Static parameters\"); for an "
         "early state (smoothing) the same, or more particles");
-    i = j;
   }
   return out;
 }

@@ -47,9 +47,11 @@ class worker_pool {
   static constexpr double spin_seconds = 50e-6;
 
   /// threads = 0: one per CPU this process may run on (samplers::detail::available_cpus).
-  explicit worker_pool(std::size_t threads)
+  /// pools: how many pools of this size run at once (run_pmmh's chains, each with its own):
+  /// the threads spin only while all of them together fit on the CPUs.
+  explicit worker_pool(std::size_t threads, std::size_t pools = 1)
       : size_(threads == 0 ? std::size_t{samplers::detail::available_cpus()} : threads) {
-    spin_ = size_ <= samplers::detail::available_cpus();
+    spin_ = size_ * (pools < 1 ? 1 : pools) <= samplers::detail::available_cpus();
     spinning_.store(spin_);
     errors_.assign(size_, nullptr);
     workers_.reserve(size_ - 1);
