@@ -5,8 +5,11 @@
 // and constraining of the draws included). Built by `bash bench/run.sh cuda` (target
 // bench_cuda_executor); without a GPU only the CPU rows are printed.
 //
-//   cuda_executor [--quick] [--data] [--share] [--split] [--blocks]
+//   cuda_executor [--quick] [--data] [--share] [--split] [--blocks] [--many]
 //
+// --many: eight schools at 16,384 and 131,072 chains only (GPU rows, warm-up 200, 100 draws, after
+// an unprinted call of 32 chains): the host's part of the call (seconds − device_seconds) where it
+// matters most.
 // --data: the data-heavy rows only. --share: whole_device's settings against each other
 // (cuda::tiles, cuda::chain_group, cuda::shared_gradient; share_rows below) on covertype and the
 // logistic regression. --split: whole_device's controllers in one kernel with the workers or in
@@ -215,13 +218,14 @@ void blocks_rows() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, data_only = false, share = false, split = false, blocks = false;
+  bool quick = false, data_only = false, share = false, split = false, blocks = false, many = false;
   for (int i = 1; i < argc; ++i) {
     quick = quick || std::strcmp(argv[i], "--quick") == 0;
     data_only = data_only || std::strcmp(argv[i], "--data") == 0;
     share = share || std::strcmp(argv[i], "--share") == 0;
     split = split || std::strcmp(argv[i], "--split") == 0;
     blocks = blocks || std::strcmp(argv[i], "--blocks") == 0;
+    many = many || std::strcmp(argv[i], "--many") == 0;
   }
   int devices = 0;
   const bool gpu = cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
@@ -244,6 +248,18 @@ int main(int argc, char** argv) {
   }
   if (blocks) {
     if (gpu) blocks_rows();
+    return 0;
+  }
+  if (many) {
+    if (gpu) {
+      // A first call, not printed, pays for the CUDA context and the module's load, which the
+      // full run's smaller rows pay for before 16,384 chains.
+      const auto es = tyche_test::eight_schools_model();
+      (void)tyche::nuts(es, {.chains = 32, .warmup = 10, .draws = 10, .executor = tyche::cuda{}});
+    }
+    if (gpu)
+      for (const int chains : {16384, 131072})
+        measure("eight_schools_noncentered", 8, tyche_test::eight_schools_model(), chains, tyche::cuda{}, 200, 100);
     return 0;
   }
   if (data_only) {

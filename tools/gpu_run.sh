@@ -8,14 +8,15 @@
 #                                      # each alone on the GPU, stopping new steps after LIMIT seconds
 #                                      # (default 470: the tests ~260, --blocks ~65, --quick --data
 #                                      # ~45 on an H200); STEPS: the benchmark steps to run, of
-#                                      # workers,split,blocks,data (default blocks,data); results
+#                                      # workers,split,blocks,data,many (default blocks,data); results
 #                                      # under $OUT (or build/gpu-run/out)
 #
 # Order: the executor test first (its checks against the emulation and the references; the
 # 100-d correlated Gaussian, one chain per thread, last), then the chosen benchmark steps:
 # bench/cuda_workers (the workers' pass alone), cuda_executor --split (whole_device's controllers
 # and gradients A/B), --blocks (the defaults with fewer worker blocks, more tiles) and --quick
-# --data (the data rows, float X), with nvidia-smi's SM clock sampled beside the benchmarks. Compare timings
+# --data (the data rows, float X) and --many (eight schools at 16,384 and 131,072 chains: the
+# host's part), with nvidia-smi's SM clock sampled beside the benchmarks. Compare timings
 # within one run only (two H200 machines differed 1.8x on the same code, docs/gpu.md).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -70,6 +71,7 @@ case "${1:-}" in
     [[ $steps == *,split,* ]] && step split 120 "$here/cuda_executor" --split
     [[ $steps == *,blocks,* ]] && step blocks 150 "$here/cuda_executor" --blocks
     [[ $steps == *,data,* ]] && step data 150 "$here/cuda_executor" --quick --data
+    [[ $steps == *,many,* ]] && step many 90 "$here/cuda_executor" --many
     kill "$monitor" 2>/dev/null || true
     cat "$out/log.txt" ;;
 esac
