@@ -30877,14 +30877,12 @@ inline void check_config(const config& cfg, const char* function) {
     throw std::invalid_argument(f + ": timeout_seconds must be positive (got " + std::to_string(cfg.timeout_seconds) + ")");
 }
 
-/// Rethrows the exception being handled — thrown by a particle's step in the in-process engine —
-/// with where it happened in front of its message: "tyche::smc: sweep 2, particle 17, observe 5
-/// (0-based): <message>". Only the standard exception types themselves are rebuilt (as the
+/// Rethrows the exception being handled — thrown by a particle's step or predict in the in-process
+/// engine — with `where` (where it happened) in front of its message, e.g. "tyche::smc: sweep 2,
+/// particle 17, observe 5 (0-based): <message>". Only the standard exception types themselves are rebuilt (as the
 /// same type); an exception of another type, the program's own or one derived from a standard
 /// one, passes unchanged, so that a caller who catches it by its type still can.
-[[noreturn]] inline void rethrow_from_step(const std::string& sweep, std::size_t particle, std::size_t observe) {
-  const std::string where = "tyche::smc: " + sweep + "particle " + std::to_string(particle) + ", observe " +
-                            std::to_string(observe) + " (0-based): ";
+[[noreturn]] inline void rethrow_with(const std::string& where) {
   try {
     throw;
   } catch (const std::exception& e) {
@@ -30900,6 +30898,14 @@ inline void check_config(const config& cfg, const char* function) {
     if (type == typeid(std::runtime_error)) throw std::runtime_error(where + e.what());
     throw;
   }
+}
+[[noreturn]] inline void rethrow_from_step(const std::string& sweep, std::size_t particle, std::size_t observe) {
+  rethrow_with("tyche::smc: " + sweep + "particle " + std::to_string(particle) + ", observe " +
+               std::to_string(observe) + " (0-based): ");
+}
+/// The same for an exception thrown by a particle's predict (after its last observe).
+[[noreturn]] inline void rethrow_from_predict(const std::string& sweep, std::size_t particle) {
+  rethrow_with("tyche::smc: " + sweep + "particle " + std::to_string(particle) + " (0-based), in predict: ");
 }
 
 /// The error for a NaN or +∞ log-likelihood.
@@ -31573,7 +31579,11 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
 
   for (std::size_t l = 0; l < L; ++l) {
     predicted[l].clear();
-    program.predict(states[l], predicted[l]);
+    try {
+      program.predict(states[l], predicted[l]);
+    } catch (...) {
+      rethrow_from_predict("", l);
+    }
   }
   const sweep_record record{0, log_evidence, true, seconds_since(start), final_ess};
   particle_set set = out.make_set(record, normalised_weights(log_w), L,
@@ -32713,8 +32723,9 @@ inline double sample_uniform() { return rng().uniform01(); }
 //         and its lineage, traced back through the ancestors, becomes the retained trace.
 //
 // Random numbers are keyed by (seed, sweep, particle, observe), never by thread, so results
-// do not depend on config::threads. An exception thrown by step or predict propagates
-// unchanged (the one from the lowest-numbered chunk of particles when several throw).
+// do not depend on config::threads. An exception thrown by step or predict propagates with
+// where it happened in front of its message (detail::rethrow_with; the one from the
+// lowest-numbered chunk of particles when several throw).
 
 #include <chrono>
 #include <cmath>
@@ -32845,7 +32856,11 @@ result run_in_process(const Program& program, algorithm method, const config& cf
 
     for (std::size_t l = 0; l < L; ++l) {
       predicted[l].clear();
-      program.predict(states[l], predicted[l]);
+      try {
+        program.predict(states[l], predicted[l]);
+      } catch (...) {
+        rethrow_from_predict("sweep " + std::to_string(m) + ", ", l);
+      }
     }
     const sweep_record record{m, log_evidence, true, seconds_since(start), final_ess};
     particle_set set = out.make_set(record, normalised_weights(log_w), L,
@@ -33165,6 +33180,7 @@ result run_pg(const Program& program, const config& cfg = {}) {
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <type_traits>
 #include <vector>
 
@@ -33514,7 +33530,14 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   // steps them or the sweeps run on the fork engine.
   const auto particle_pool = [&](std::optional<detail::worker_pool>& p) -> detail::worker_pool* {
     if (!in_process || sc.threads == 1) return nullptr;
-    if (!p) p.emplace(sc.threads, chain_threads);
+    if (!p) {
+      try {
+        p.emplace(sc.threads, chain_threads);
+      } catch (const std::system_error& e) {  // a thread that could not be started
+        throw std::runtime_error(std::string(f) + ": starting the threads for a chain's particles (config::threads = " +
+                                 std::to_string(sc.threads) + ") failed: " + e.what());
+      }
+    }
     return &*p;
   };
   const auto at_iteration = [](std::size_t c, std::size_t it) {

@@ -295,6 +295,15 @@ TEST_CASE("errors: densities and samplers check their arguments", "[smc]") {
       [](const double&, smc::predictions&) {});
   CHECK_THROWS_AS(smc::run_smc(own, {.particles = 4}), own_error);
   CHECK_THROWS_WITH(smc::run_smc(own, {.particles = 4}), "mine");
+  // predict's exceptions too, with the particle (2026-12-04: they came without a place).
+  const auto bad_predict = smc::stepwise(
+      0.0, 2, [](double&, std::size_t, tyche::counter_rng&) { return 0.0; },
+      [](const double&, smc::predictions& p) {
+        if (p.entries().empty()) throw std::out_of_range("no such path");
+      });
+  CHECK_THROWS_WITH(smc::run_pg(bad_predict, {.particles = 4, .sweeps = 2}),
+                    "tyche::smc: sweep 0, particle 0 (0-based), in predict: no such path");
+  CHECK_THROWS_AS(smc::run_smc(bad_predict, {.particles = 4}), std::out_of_range);
 }
 
 TEST_CASE("errors: config::domain_error_zero_weight gives a particle that throws std::domain_error weight 0",

@@ -225,7 +225,11 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
 
   for (std::size_t l = 0; l < L; ++l) {
     predicted[l].clear();
-    program.predict(states[l], predicted[l]);
+    try {
+      program.predict(states[l], predicted[l]);
+    } catch (...) {
+      rethrow_from_predict("", l);
+    }
   }
   const sweep_record record{0, log_evidence, true, seconds_since(start), final_ess};
   particle_set set = out.make_set(record, normalised_weights(log_w), L,

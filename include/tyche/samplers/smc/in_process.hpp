@@ -20,8 +20,9 @@
 //         and its lineage, traced back through the ancestors, becomes the retained trace.
 //
 // Random numbers are keyed by (seed, sweep, particle, observe), never by thread, so results
-// do not depend on config::threads. An exception thrown by step or predict propagates
-// unchanged (the one from the lowest-numbered chunk of particles when several throw).
+// do not depend on config::threads. An exception thrown by step or predict propagates with
+// where it happened in front of its message (detail::rethrow_with; the one from the
+// lowest-numbered chunk of particles when several throw).
 #pragma once
 #include <tyche/samplers/smc/config.hpp>
 #include <tyche/samplers/smc/detail/collector.hpp>
@@ -159,7 +160,11 @@ result run_in_process(const Program& program, algorithm method, const config& cf
 
     for (std::size_t l = 0; l < L; ++l) {
       predicted[l].clear();
-      program.predict(states[l], predicted[l]);
+      try {
+        program.predict(states[l], predicted[l]);
+      } catch (...) {
+        rethrow_from_predict("sweep " + std::to_string(m) + ", ", l);
+      }
     }
     const sweep_record record{m, log_evidence, true, seconds_since(start), final_ess};
     particle_set set = out.make_set(record, normalised_weights(log_w), L,

@@ -68,6 +68,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <type_traits>
 #include <vector>
 
@@ -417,7 +418,14 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   // steps them or the sweeps run on the fork engine.
   const auto particle_pool = [&](std::optional<detail::worker_pool>& p) -> detail::worker_pool* {
     if (!in_process || sc.threads == 1) return nullptr;
-    if (!p) p.emplace(sc.threads, chain_threads);
+    if (!p) {
+      try {
+        p.emplace(sc.threads, chain_threads);
+      } catch (const std::system_error& e) {  // a thread that could not be started
+        throw std::runtime_error(std::string(f) + ": starting the threads for a chain's particles (config::threads = " +
+                                 std::to_string(sc.threads) + ") failed: " + e.what());
+      }
+    }
     return &*p;
   };
   const auto at_iteration = [](std::size_t c, std::size_t it) {

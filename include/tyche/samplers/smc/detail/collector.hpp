@@ -121,14 +121,12 @@ inline void check_config(const config& cfg, const char* function) {
     throw std::invalid_argument(f + ": timeout_seconds must be positive (got " + std::to_string(cfg.timeout_seconds) + ")");
 }
 
-/// Rethrows the exception being handled — thrown by a particle's step in the in-process engine —
-/// with where it happened in front of its message: "tyche::smc: sweep 2, particle 17, observe 5
-/// (0-based): <message>". Only the standard exception types themselves are rebuilt (as the
+/// Rethrows the exception being handled — thrown by a particle's step or predict in the in-process
+/// engine — with `where` (where it happened) in front of its message, e.g. "tyche::smc: sweep 2,
+/// particle 17, observe 5 (0-based): <message>". Only the standard exception types themselves are rebuilt (as the
 /// same type); an exception of another type, the program's own or one derived from a standard
 /// one, passes unchanged, so that a caller who catches it by its type still can.
-[[noreturn]] inline void rethrow_from_step(const std::string& sweep, std::size_t particle, std::size_t observe) {
-  const std::string where = "tyche::smc: " + sweep + "particle " + std::to_string(particle) + ", observe " +
-                            std::to_string(observe) + " (0-based): ";
+[[noreturn]] inline void rethrow_with(const std::string& where) {
   try {
     throw;
   } catch (const std::exception& e) {
@@ -144,6 +142,14 @@ inline void check_config(const config& cfg, const char* function) {
     if (type == typeid(std::runtime_error)) throw std::runtime_error(where + e.what());
     throw;
   }
+}
+[[noreturn]] inline void rethrow_from_step(const std::string& sweep, std::size_t particle, std::size_t observe) {
+  rethrow_with("tyche::smc: " + sweep + "particle " + std::to_string(particle) + ", observe " +
+               std::to_string(observe) + " (0-based): ");
+}
+/// The same for an exception thrown by a particle's predict (after its last observe).
+[[noreturn]] inline void rethrow_from_predict(const std::string& sweep, std::size_t particle) {
+  rethrow_with("tyche::smc: " + sweep + "particle " + std::to_string(particle) + " (0-based), in predict: ");
 }
 
 /// The error for a NaN or +∞ log-likelihood.
