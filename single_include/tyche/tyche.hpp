@@ -31579,6 +31579,8 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
 
   for (std::size_t l = 0; l < L; ++l) {
     predicted[l].clear();
+    // (As in_process.hpp: a particle zeroed by a domain error predicts nothing.)
+    if (zero_on_domain_error && log_w[l] == minus_inf) continue;
     try {
       program.predict(states[l], predicted[l]);
     } catch (...) {
@@ -32723,9 +32725,9 @@ inline double sample_uniform() { return rng().uniform01(); }
 //         and its lineage, traced back through the ancestors, becomes the retained trace.
 //
 // Random numbers are keyed by (seed, sweep, particle, observe), never by thread, so results
-// do not depend on config::threads. An exception thrown by step or predict propagates with
-// where it happened in front of its message (detail::rethrow_with; the one from the
-// lowest-numbered chunk of particles when several throw).
+// do not depend on config::threads. An exception thrown by step or predict propagates (the one
+// from the lowest-numbered chunk of particles when several throw); one of the <stdexcept> types
+// themselves with where it happened in front of its message (detail::rethrow_with).
 
 #include <chrono>
 #include <cmath>
@@ -32856,6 +32858,10 @@ result run_in_process(const Program& program, algorithm method, const config& cf
 
     for (std::size_t l = 0; l < L; ++l) {
       predicted[l].clear();
+      // A particle whose step threw std::domain_error (zero_on_domain_error) has weight 0 and a
+      // state that may be anything: it predicts nothing (NaN in the set), so that a predict
+      // that cannot read such a state does not end the run.
+      if (zero_on_domain_error && log_w[l] == -std::numeric_limits<double>::infinity()) continue;
       try {
         program.predict(states[l], predicted[l]);
       } catch (...) {
@@ -33534,8 +33540,9 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       try {
         p.emplace(sc.threads, chain_threads);
       } catch (const std::system_error& e) {  // a thread that could not be started
-        throw std::runtime_error(std::string(f) + ": starting the threads for a chain's particles (config::threads = " +
-                                 std::to_string(sc.threads) + ") failed: " + e.what());
+        throw std::runtime_error(std::string(f) + ": starting " + std::to_string(sc.threads) +
+                                 " threads for a chain's particles (pmmh_config::threads = " +
+                                 std::to_string(cfg.threads) + ") failed: " + e.what());
       }
     }
     return &*p;
@@ -33736,7 +33743,15 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   // failed, as when the chains run one after another (the worker pool rethrows the lowest
   // block's), and the chains above a failed one stop at their next iteration: their results
   // would be thrown away.
-  detail::worker_pool pool(chain_threads);
+  std::optional<detail::worker_pool> chain_pool;
+  try {
+    chain_pool.emplace(chain_threads);
+  } catch (const std::system_error& e) {  // a thread that could not be started
+    throw std::runtime_error(std::string(f) + ": starting " + std::to_string(chain_threads) +
+                             " threads for the chains (pmmh_config::chain_threads = " +
+                             std::to_string(cfg.chain_threads) + ") failed: " + e.what());
+  }
+  detail::worker_pool& pool = *chain_pool;
   pool.run(cfg.chains, [&](std::size_t begin, std::size_t end) {
     for (std::size_t c = begin; c < end; ++c) {
       try {

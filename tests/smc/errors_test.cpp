@@ -341,4 +341,37 @@ TEST_CASE("errors: config::domain_error_zero_weight gives a particle that throws
   CHECK(threaded.log_evidence == thrown.log_evidence);
   CHECK(threaded.domain_errors == thrown.domain_errors);
   CHECK(threaded.first_domain_error == thrown.first_domain_error);
+  // A particle zeroed by a domain error does not predict (its state may be anything): a predict
+  // that cannot read such a state does not end the run, and the particle's column is NaN
+  // (2026-12-04: found by review; before, the predict's exception ended the run).
+  const auto poisoned = smc::stepwise(
+      0.0, 12,
+      [](double& x, std::size_t n, tyche::counter_rng& g) {
+        x += smc::sample_normal(g, 0, 0.6);
+        if (std::fabs(x) >= 2) {
+          x = std::nan("");
+          throw std::domain_error("left (-2, 2)");
+        }
+        return smc::normal_lpdf(0.1 * static_cast<double>(n), x, 1.0);
+      },
+      [](const double& x, smc::predictions& p) {
+        if (std::isnan(x)) throw std::logic_error("predict read a poisoned state");
+        p("x", x);
+      });
+  cfg.threads = 1;
+  const auto skipped = smc::run_smc(poisoned, cfg);
+  CHECK(skipped.log_evidence == thrown.log_evidence);
+  std::size_t zero = 0;
+  for (std::size_t k = 0; k < skipped.sets.size(); ++k)
+    for (std::size_t p = 0; p < skipped.sets[k].size(); ++p) {
+      if (skipped.sets[k].weights[p] == 0) {
+        ++zero;
+        CHECK(std::isnan(skipped.sets[k].value(p, 0)));
+      } else {
+        CHECK(skipped.sets[k].value(p, 0) == thrown.sets[k].value(p, 0));
+      }
+    }
+  CHECK(zero > 0);
+  cfg.domain_error_zero_weight = false;
+  CHECK_THROWS_AS(smc::run_smc(poisoned, cfg), std::domain_error);
 }

@@ -225,6 +225,8 @@ result run_correlated_sweep(const Program& program, const config& cfg, const dou
 
   for (std::size_t l = 0; l < L; ++l) {
     predicted[l].clear();
+    // (As in_process.hpp: a particle zeroed by a domain error predicts nothing.)
+    if (zero_on_domain_error && log_w[l] == minus_inf) continue;
     try {
       program.predict(states[l], predicted[l]);
     } catch (...) {

@@ -20,9 +20,9 @@
 //         and its lineage, traced back through the ancestors, becomes the retained trace.
 //
 // Random numbers are keyed by (seed, sweep, particle, observe), never by thread, so results
-// do not depend on config::threads. An exception thrown by step or predict propagates with
-// where it happened in front of its message (detail::rethrow_with; the one from the
-// lowest-numbered chunk of particles when several throw).
+// do not depend on config::threads. An exception thrown by step or predict propagates (the one
+// from the lowest-numbered chunk of particles when several throw); one of the <stdexcept> types
+// themselves with where it happened in front of its message (detail::rethrow_with).
 #pragma once
 #include <tyche/samplers/smc/config.hpp>
 #include <tyche/samplers/smc/detail/collector.hpp>
@@ -160,6 +160,10 @@ result run_in_process(const Program& program, algorithm method, const config& cf
 
     for (std::size_t l = 0; l < L; ++l) {
       predicted[l].clear();
+      // A particle whose step threw std::domain_error (zero_on_domain_error) has weight 0 and a
+      // state that may be anything: it predicts nothing (NaN in the set), so that a predict
+      // that cannot read such a state does not end the run.
+      if (zero_on_domain_error && log_w[l] == -std::numeric_limits<double>::infinity()) continue;
       try {
         program.predict(states[l], predicted[l]);
       } catch (...) {

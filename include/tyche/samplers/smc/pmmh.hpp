@@ -422,8 +422,9 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       try {
         p.emplace(sc.threads, chain_threads);
       } catch (const std::system_error& e) {  // a thread that could not be started
-        throw std::runtime_error(std::string(f) + ": starting the threads for a chain's particles (config::threads = " +
-                                 std::to_string(sc.threads) + ") failed: " + e.what());
+        throw std::runtime_error(std::string(f) + ": starting " + std::to_string(sc.threads) +
+                                 " threads for a chain's particles (pmmh_config::threads = " +
+                                 std::to_string(cfg.threads) + ") failed: " + e.what());
       }
     }
     return &*p;
@@ -624,7 +625,15 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   // failed, as when the chains run one after another (the worker pool rethrows the lowest
   // block's), and the chains above a failed one stop at their next iteration: their results
   // would be thrown away.
-  detail::worker_pool pool(chain_threads);
+  std::optional<detail::worker_pool> chain_pool;
+  try {
+    chain_pool.emplace(chain_threads);
+  } catch (const std::system_error& e) {  // a thread that could not be started
+    throw std::runtime_error(std::string(f) + ": starting " + std::to_string(chain_threads) +
+                             " threads for the chains (pmmh_config::chain_threads = " +
+                             std::to_string(cfg.chain_threads) + ") failed: " + e.what());
+  }
+  detail::worker_pool& pool = *chain_pool;
   pool.run(cfg.chains, [&](std::size_t begin, std::size_t end) {
     for (std::size_t c = begin; c < end; ++c) {
       try {
