@@ -74,7 +74,11 @@ int main(int argc, char** argv) {
       std::cout << "chains across " << mpi::size() << " ranks:\n" << summary(spread);
     }
   } catch (const std::exception& e) {
-    std::cerr << e.what() << "\n";  // the same message on every rank
+    // An error inside tyche's calls reaches every rank (the same message on each). One before
+    // them — this rank's data file missing or malformed — reaches this rank only, while the
+    // others wait in the next collective call: end the whole job.
+    std::cerr << "rank " << mpi::rank() << ": " << e.what() << "\n";
+    MPI_Abort(MPI_COMM_WORLD, 1);
     status = 1;
   }
   MPI_Finalize();

@@ -231,36 +231,49 @@ inline std::uint64_t hash_bytes(const void* data, std::size_t n, std::uint64_t h
   return h;
 }
 
-/// A hash of what every rank's call must agree on, so that the ranks make the same collective
-/// calls: the sampling settings, the initial values and the executor's settings that change
-/// results (not cpu::threads nor cuda::device, which may differ from machine to machine).
-inline std::uint64_t config_fingerprint(const nuts_config& cfg) {
-  std::uint64_t h = 1469598103934665603ULL;
-  auto add = [&](const auto& x) { h = hash_bytes(&x, sizeof x, h); };
-  add(cfg.chains), add(cfg.warmup), add(cfg.draws), add(cfg.seed), add(cfg.max_depth), add(cfg.adapt_delta);
-  add(cfg.first_chain), add(cfg.init_step_size), add(cfg.init_radius), add(cfg.metric), add(cfg.metric_estimator);
-  add(cfg.restart_stuck_chains), add(cfg.pool_metric), add(cfg.init.size()), add(cfg.init_inv_metric.size());
-  for (const auto& v : cfg.init) h = hash_bytes(v.data(), v.size() * sizeof(double), h);
-  h = hash_bytes(cfg.init_inv_metric.data(), cfg.init_inv_metric.size() * sizeof(double), h);
-  add(cfg.executor.index());
-  if (const cpu* c = std::get_if<cpu>(&cfg.executor)) add(c->lanes), add(c->schedule), add(c->lane_kernel), add(c->split);
-  if (const cuda* g = std::get_if<cuda>(&cfg.executor))
-    add(g->emulate), add(g->gradient), add(g->threads_per_block), add(g->draws_per_launch), add(g->tiles), add(g->chain_group), add(g->shared_gradient),
-        add(g->separate_controllers), add(g->worker_blocks);
-  return h;
+/// What every rank's call must agree on, so that the ranks make the same collective calls, as
+/// (setting, hash of its value) in a fixed order: the sampling settings, the initial values and
+/// the executor's settings that change results (not cpu::threads nor cuda::device, which may
+/// differ from machine to machine).
+inline std::vector<std::pair<const char*, std::uint64_t>> config_fingerprints(const nuts_config& cfg) {
+  std::vector<std::pair<const char*, std::uint64_t>> out;
+  auto add = [&](const char* name, const auto& x) { out.emplace_back(name, hash_bytes(&x, sizeof x)); };
+  add("chains", cfg.chains), add("warmup", cfg.warmup), add("draws", cfg.draws), add("seed", cfg.seed);
+  add("max_depth", cfg.max_depth), add("adapt_delta", cfg.adapt_delta), add("first_chain", cfg.first_chain);
+  add("init_step_size", cfg.init_step_size), add("init_radius", cfg.init_radius), add("metric", cfg.metric);
+  add("metric_estimator", cfg.metric_estimator), add("restart_stuck_chains", cfg.restart_stuck_chains);
+  add("pool_metric", cfg.pool_metric);
+  std::uint64_t h = hash_bytes(nullptr, 0);
+  for (const auto& v : cfg.init) h = hash_bytes(v.data(), v.size() * sizeof(double), hash_bytes(&h, sizeof h));
+  add("init", h);
+  add("init_inv_metric", hash_bytes(cfg.init_inv_metric.data(), cfg.init_inv_metric.size() * sizeof(double)));
+  add("executor (cpu or cuda)", cfg.executor.index());
+  const cpu c = std::holds_alternative<cpu>(cfg.executor) ? std::get<cpu>(cfg.executor) : cpu{};
+  add("cpu::lanes", c.lanes), add("cpu::schedule", c.schedule), add("cpu::lane_kernel", c.lane_kernel);
+  add("cpu::split", c.split);
+  const cuda g = std::holds_alternative<cuda>(cfg.executor) ? std::get<cuda>(cfg.executor) : cuda{};
+  add("cuda::emulate", g.emulate), add("cuda::gradient", g.gradient), add("cuda::threads_per_block", g.threads_per_block);
+  add("cuda::draws_per_launch", g.draws_per_launch), add("cuda::tiles", g.tiles), add("cuda::chain_group", g.chain_group);
+  add("cuda::shared_gradient", g.shared_gradient), add("cuda::separate_controllers", g.separate_controllers);
+  add("cuda::worker_blocks", g.worker_blocks);
+  return out;
 }
 
 /// Collective: throws on every rank unless every rank's configuration is rank 0's
-/// (config_fingerprint): ranks with other settings would make other collective calls, and wait.
+/// (config_fingerprints; the message names the first setting that differs): ranks with other
+/// settings would make other collective calls, and wait.
 inline void check_same_config(const nuts_config& cfg, const std::string& who, MPI_Comm comm) {
-  const std::uint64_t mine = config_fingerprint(cfg);
-  std::uint64_t first = mine;
-  MPI_Bcast(&first, 1, MPI_UINT64_T, 0, comm);
-  throw_if_any(mine == first ? std::string()
-                             : who + ": this rank's configuration differs from rank 0's (every rank must make the "
-                                     "call with the same chains, warm-up, draws, seed, initial values and executor "
-                                     "settings)",
-               comm);
+  const auto mine = config_fingerprints(cfg);
+  std::vector<std::uint64_t> first(mine.size());
+  for (std::size_t k = 0; k < mine.size(); ++k) first[k] = mine[k].second;
+  MPI_Bcast(first.data(), static_cast<int>(first.size()), MPI_UINT64_T, 0, comm);
+  std::string error;
+  for (std::size_t k = 0; k < mine.size() && error.empty(); ++k)
+    if (mine[k].second != first[k])
+      error = who + ": this rank's configuration differs from rank 0's in " + mine[k].first +
+              " (every rank must make the call with the same chains, warm-up, draws, seed, initial values and "
+              "executor settings; only cpu::threads and cuda::device may differ)";
+  throw_if_any(error, comm);
 }
 
 /// The log density of a data-sharded model as the sampler sees it: this rank's model (a
@@ -402,22 +415,34 @@ void check_same_parameters(const Model& m, MPI_Comm comm) {
     error = "tyche::mpi::nuts_sharded: this rank's model has the parameters (" + mine + ") but rank 0's has (" + first +
             "): every rank's model must declare the same parameters (docs/mpi.md)";
   throw_if_any(error, comm);
-  std::uint64_t sig[2] = {m.dim(), m.constrained_dim()};
+  // The same names on every rank (above), so the same count of constrained values: each one's
+  // values at three points, hashed, against rank 0's.
+  const std::vector<std::string> values = m.parameter_names();
+  std::vector<std::uint64_t> mine_h(values.size() + 1, hash_bytes(nullptr, 0));
+  mine_h.back() = m.dim();
   error = capture([&] {
     for (const double x : {-0.7, 0.3, 1.9}) {
       const std::vector<double> q(m.dim(), x);
       const auto c = m.constrain(std::span<const double>(q));
-      sig[1] = hash_bytes(c.data(), c.size() * sizeof(double), sig[1]);
+      for (std::size_t k = 0; k < c.size() && k < values.size(); ++k) mine_h[k] = hash_bytes(&c[k], sizeof(double), mine_h[k]);
     }
   });
   throw_if_any(error, comm);
-  std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(size(comm)));
-  MPI_Allgather(sig, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, comm);
-  if (sig[0] != all[0] || sig[1] != all[1])
-    error = "tyche::mpi::nuts_sharded: this rank's model has the parameters of rank 0's but not their supports or "
-            "sizes (it has " + std::to_string(m.dim()) + " unconstrained coordinates, rank 0's " + std::to_string(all[0]) +
-            "): declare them with the same transform on every rank — e.g. flat<\"sigma\">(positive()) where rank 0 "
-            "has a half-normal prior (docs/mpi.md)";
+  std::vector<std::uint64_t> first_h = mine_h;
+  MPI_Bcast(first_h.data(), static_cast<int>(first_h.size()), MPI_UINT64_T, 0, comm);
+  if (mine_h.back() != first_h.back()) {
+    error = "tyche::mpi::nuts_sharded: this rank's model has the parameters of rank 0's but another number of "
+            "unconstrained coordinates (" + std::to_string(m.dim()) + " here, " + std::to_string(first_h.back()) +
+            " on rank 0): declare each parameter with the transform of rank 0's prior (docs/mpi.md)";
+  } else {
+    for (std::size_t k = 0; k < values.size() && error.empty(); ++k)
+      if (mine_h[k] != first_h[k]) {
+        const std::string base = values[k].substr(0, values[k].find('['));
+        error = "tyche::mpi::nuts_sharded: this rank's '" + values[k] + "' is not constrained as rank 0's (another "
+                "support or transform): declare it with the transform of rank 0's prior, e.g. flat<\"" + base +
+                "\">(positive()) where rank 0 has a half-normal prior on " + base + " (docs/mpi.md)";
+      }
+  }
   throw_if_any(error, comm);
 }
 

@@ -140,6 +140,10 @@ TEST_CASE("summary: the divergences and the transitions at the maximum tree dept
   CHECK(s.divergent == 0);
   CHECK(s.at_max_depth == 2);
   CHECK_THAT(printed(s), Catch::Matchers::Contains("2 chains of 10 draws after warm-up; 0 divergent, 2 at the maximum tree depth (10)"));
+  // One chain: "1 chain of" (2026-12-04: a new user's summary said "1 chains of").
+  tyche::nuts_fit one = hand_made_fit(1, 10);
+  one.max_depth = 10;
+  CHECK_THAT(printed(tyche::summary(one)), Catch::Matchers::Contains("\n1 chain of 10 draws after warm-up"));
   fit.stats[0][1].divergent = true;
   const tyche::fit_summary t = tyche::summary(fit, 11);
   CHECK(t.divergent == 1);

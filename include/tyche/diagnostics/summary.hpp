@@ -160,7 +160,11 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
   for (const auto& r : out.rows)
     if (r.rhat > 1.01) {
       char buf[128];
-      std::snprintf(buf, sizeof buf, "%s: R-hat = %.3f > 1.01: the chains have not mixed", r.name.c_str(), r.rhat);
+      // Digits enough that the value printed is above 1.01 (1.0104 is not "1.010 > 1.01").
+      int digits = 3;
+      for (double scale = 1e3; digits < 8 && std::round(r.rhat * scale) / scale <= 1.01; scale *= 10) ++digits;
+      std::snprintf(buf, sizeof buf, "%s: R-hat = %.*f > 1.01: the chains have not mixed", r.name.c_str(), digits,
+                    r.rhat);
       out.warnings.emplace_back(buf);
     }
   return out;
@@ -199,7 +203,7 @@ TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary
     os << line;
   }
   if (s.method == "sample") {
-    os << s.chains << " chains of " << s.draws << " draws after warm-up";
+    os << s.chains << (s.chains == 1 ? " chain of " : " chains of ") << s.draws << " draws after warm-up";
     if (s.divergent >= 0)
       os << "; " << s.divergent << " divergent, " << s.at_max_depth << " at the maximum tree depth (" << s.max_depth
          << ")";
