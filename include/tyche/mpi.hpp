@@ -32,11 +32,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <optional>
+#include <span>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -46,13 +50,32 @@
 
 namespace tyche::mpi {
 
-/// This process's rank and the number of ranks of comm.
+namespace detail {
+/// Throws std::logic_error, naming the call, unless MPI is initialised and not yet finalised
+/// (MPI_Initialized and MPI_Finalized may be called at any time; any other MPI call before
+/// MPI_Init is an error that Open MPI reports by aborting the job, without naming tyche's call).
+inline void require_initialized(const char* who) {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized == 0)
+    throw std::logic_error(std::string(who) + ": MPI is not initialised: call MPI_Init (or MPI_Init_thread) at the "
+                           "start of main, before any tyche::mpi call (docs/mpi.md)");
+  if (finalized != 0)
+    throw std::logic_error(std::string(who) + ": MPI is already finalised: make tyche::mpi calls before MPI_Finalize");
+}
+}  // namespace detail
+
+/// This process's rank and the number of ranks of comm. Throw std::logic_error before MPI_Init or
+/// after MPI_Finalize.
 inline int rank(MPI_Comm comm = MPI_COMM_WORLD) {
+  detail::require_initialized("tyche::mpi::rank");
   int r = 0;
   MPI_Comm_rank(comm, &r);
   return r;
 }
 inline int size(MPI_Comm comm = MPI_COMM_WORLD) {
+  detail::require_initialized("tyche::mpi::size");
   int n = 1;
   MPI_Comm_size(comm, &n);
   return n;
@@ -446,6 +469,81 @@ void check_same_parameters(const Model& m, MPI_Comm comm) {
   throw_if_any(error, comm);
 }
 
+/// Collective: throws on every rank unless every rank's model has rank 0's parameters and gives
+/// rank 0's log density and gradient at three points of the unconstrained space (each coordinate
+/// −0.7, 0.3 and 1.9 plus 0.01 times its index) — what mpi::nuts needs, since every rank's chains
+/// are gathered into one fit: a rank that read other data (a stale file on one node, another
+/// path) would sample another posterior, which only R̂ might reveal. Values compared to 1e-10
+/// relative (the same binary gives the same bits; a node with other arithmetic may round
+/// otherwise); an evaluation that throws or is not finite must do so on rank 0 too.
+template <class Model>
+void check_same_density(const Model& m, const char* who, MPI_Comm comm) {
+  std::string mine_names;
+  std::string error = capture([&] {
+    for (const auto& name : m.parameter_names()) mine_names += name + ", ";
+  });
+  throw_if_any(error, comm);
+  if (!mine_names.empty()) mine_names.resize(mine_names.size() - 2);
+  const auto names = all_bytes(std::vector<char>(mine_names.begin(), mine_names.end()), comm);
+  const std::string first_names(names[0].begin(), names[0].end());
+  if (mine_names != first_names)
+    error = std::string(who) + ": this rank's model has the parameters (" + mine_names + ") but rank 0's has (" +
+            first_names + "): every rank must make the call with the same model and data (docs/mpi.md)";
+  throw_if_any(error, comm);
+  // Per point: the log density, then the gradient's 2-norm and its weighted sum (an error in one
+  // coordinate changes the latter), or NaN where the evaluation threw.
+  constexpr int points = 3;
+  constexpr double at[points] = {-0.7, 0.3, 1.9};
+  unsigned long long dims[2] = {static_cast<unsigned long long>(m.dim()), 0};
+  dims[1] = dims[0];
+  MPI_Bcast(&dims[1], 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  if (dims[0] != dims[1])
+    error = std::string(who) + ": this rank's model has " + std::to_string(dims[0]) +
+            " unconstrained coordinates but rank 0's has " + std::to_string(dims[1]) +
+            ": every rank must make the call with the same model and data (docs/mpi.md)";
+  throw_if_any(error, comm);
+  double mine[3 * points];
+  for (int p = 0; p < points; ++p) {
+    std::vector<double> q(m.dim()), g(m.dim());
+    for (std::size_t k = 0; k < q.size(); ++k) q[k] = at[p] + 0.01 * static_cast<double>(k);
+    double lp = std::numeric_limits<double>::quiet_NaN(), norm = lp, weighted = lp;
+    (void)capture([&] {
+      lp = m.log_prob_and_gradient(std::span<const double>(q), std::span<double>(g));
+      norm = weighted = 0;
+      for (std::size_t k = 0; k < g.size(); ++k) {
+        norm += g[k] * g[k];
+        weighted += g[k] * static_cast<double>(k + 1);
+      }
+      norm = std::sqrt(norm);
+    });
+    mine[3 * p] = lp, mine[3 * p + 1] = norm, mine[3 * p + 2] = weighted;
+  }
+  double first[3 * points];
+  std::memcpy(first, mine, sizeof mine);
+  MPI_Bcast(first, 3 * points, MPI_DOUBLE, 0, comm);
+  auto same = [](double a, double b) {
+    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+    if (std::isinf(a) || std::isinf(b)) return a == b;
+    return std::abs(a - b) <= 1e-10 * std::max({std::abs(a), std::abs(b), 1e-300});
+  };
+  for (int i = 0; i < 3 * points && error.empty(); ++i)
+    if (!same(mine[i], first[i])) {
+      std::ostringstream os;
+      os.precision(17);
+      os << who << ": this rank's model gives another "
+         << (i % 3 == 0 ? "log density" : "gradient") << " than rank 0's at the same point (every unconstrained "
+         << "coordinate " << at[i / 3] << " + 0.01 × its index): ";
+      if (i % 3 == 0)
+        os << mine[i] << " here, " << first[i] << " on rank 0";
+      else
+        os << "a gradient norm of " << mine[3 * (i / 3) + 1] << " here, " << first[3 * (i / 3) + 1] << " on rank 0";
+      os << ". Every rank must make the call with the same model and the same data: has this rank read another "
+            "data file? (For data split over the ranks, use mpi::nuts_sharded; docs/mpi.md)";
+      error = os.str();
+    }
+  throw_if_any(error, comm);
+}
+
 /// Throws unless MPI was initialised with at least MPI_THREAD_FUNNELED (MPI_Init_thread): a
 /// data-sharded rank's helper threads make no MPI call, but the process is then multithreaded,
 /// which MPI_THREAD_SINGLE (what MPI_Init may give) rules out.
@@ -541,8 +639,10 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
   static_assert(sampleable_model<Model>,
                 "tyche::mpi::nuts(model, config, comm) requires a model built with tyche::model(...)");
   const auto start = std::chrono::steady_clock::now();
+  detail::require_initialized("tyche::mpi::nuts");
   const int ranks = size(comm), me = rank(comm);
   detail::check_same_config(cfg, "tyche::mpi::nuts", comm);
+  detail::check_same_density(m, "tyche::mpi::nuts", comm);
   // What the executor's automatic settings resolve to for all the chains in one process (on rank
   // 0's machine), so that every rank runs its chains as that process would: the SIMD width, the
   // split of each evaluation, the GPU's gradient mode.
@@ -640,7 +740,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
 /// parts of each scalar chain's gradient on this rank's block (cpu::split: 0 splits into
 /// cpu_split_parts parts when the block reads at least cpu_split_data_values values; k > 1, k
 /// parts), added in part order, so that the draws depend on the parts, never on the threads; a
-/// rank's threads may differ from another's. fit.split: this rank's parts. A collective call:
+/// rank's threads may differ from another's. fit.split, fit.threads: this rank's. A collective call:
 /// every rank of comm makes it with the same configuration. fit.seconds is this rank's
 /// wall-clock time.
 template <class Model>
@@ -648,6 +748,7 @@ nuts_fit nuts_sharded(const Model& m, nuts_config cfg = {}, MPI_Comm comm = MPI_
   static_assert(sampleable_model<Model>,
                 "tyche::mpi::nuts_sharded(model, config, comm) requires a model built with tyche::model(...)");
   const auto start = std::chrono::steady_clock::now();
+  detail::require_initialized("tyche::mpi::nuts_sharded");
   detail::shard_threads shards;
   std::string error = detail::capture([&] {
     samplers::detail::check_config(cfg);
@@ -686,6 +787,7 @@ nuts_fit nuts_sharded(const Model& m, nuts_config cfg = {}, MPI_Comm comm = MPI_
     f.split = static_cast<int>(parts);
     return f;
   }, shards);
+  fit.threads = shards.threads;  // this rank's: the chains' thread and its helpers
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
 }

@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <utility>
 #include <stdexcept>
 #include <string>
@@ -204,6 +205,41 @@ TEST_CASE("mpi::nuts: a chain that fails on one rank ends the call on every rank
   CHECK_THROWS_WITH(mpi::nuts(m, cfg), Contains("tyche::mpi::nuts: pool_metric = true: chains on different ranks"));
 }
 
+TEST_CASE("mpi::nuts: a rank with other data or another model throws on every rank", "[mpi]") {
+  const nuts_config cfg{.chains = 2, .warmup = 20, .draws = 20, .seed = 1};
+  // One observation differs on rank 1 (a stale data file on one node): the chains of that rank
+  // would sample another posterior.
+  schools other;
+  if (mpi::rank() == 1) other.y[3] = 7.5;
+  const auto m = eight_schools(other);
+  CHECK_THROWS_WITH(mpi::nuts(m, cfg), Contains("tyche::mpi: rank 1: tyche::mpi::nuts: this rank's model gives another "
+                                                "log density than rank 0's at the same point") &&
+                                           Contains("read another data file"));
+  // One standard error differs: the same check.
+  schools sigma;
+  if (mpi::rank() == 1) sigma.sigma[0] = 14;
+  CHECK_THROWS_WITH(mpi::nuts(eight_schools(sigma), cfg), Contains("rank 1: tyche::mpi::nuts: this rank's model gives another"));
+  // Another parameter's name on rank 1.
+  auto renamed = [&] {
+    static const schools d;
+    if (mpi::rank() == 0) return mpi::nuts(eight_schools(d), cfg);
+    return mpi::nuts(model(
+                         [](const schools& s) {
+                           auto mu = normal<"mu">(0.0, 5.0);
+                           auto tau = half_cauchy<"sd">(5.0);
+                           auto theta_raw = std_normal<"theta_raw">(shape<8>);
+                           return joint(mu, tau, theta_raw,
+                                        normal(mu + tau * theta_raw, data(s.sigma)).observe(data(s.y)));
+                         },
+                         d),
+                     cfg);
+  };
+  CHECK_THROWS_WITH(renamed(), Contains("rank 1: tyche::mpi::nuts: this rank's model has the parameters (mu, sd, "));
+  // The same data on both ranks: no error (the fit is checked above).
+  static const schools same;
+  CHECK_NOTHROW(mpi::nuts(eight_schools(same), cfg));
+}
+
 namespace {
 
 /// n observations of y = 1.5 + 2 x + noise, and this rank's block of them.
@@ -350,6 +386,8 @@ TEST_CASE("mpi::nuts_sharded with threads: each rank's block evaluated in parts 
     CHECK(a.split == 4);
     CHECK(b.split == 4);
     CHECK(c.split == 1);
+    CHECK(a.threads == 1);  // this rank's threads, as given (it reported 1 for every count)
+    CHECK(b.threads == 3);
     CHECK(a.values == b.values);
     CHECK(a.gradient_evaluations == b.gradient_evaluations);
     CHECK(same_on_every_rank(b));
@@ -436,11 +474,19 @@ TEST_CASE("mpi::nuts_sharded: errors end the call on every rank", "[mpi]") {
 }
 
 int main(int argc, char* argv[]) {
+  // Before MPI_Init: tyche's message, not Open MPI's abort of the job.
+  bool named = false;
+  try {
+    (void)mpi::rank();
+  } catch (const std::logic_error& e) {
+    named = std::string(e.what()).starts_with("tyche::mpi::rank: MPI is not initialised: call MPI_Init");
+  }
+  if (!named) std::cerr << "mpi::rank() before MPI_Init did not throw tyche's std::logic_error\n";
   // FUNNELED: mpi::nuts_sharded with cpu::threads > 1 starts helper threads (only this thread
   // calls MPI).
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  const int failed = Catch::Session().run(argc, argv);
+  const int failed = Catch::Session().run(argc, argv) + (named ? 0 : 1);
   int worst = 0;
   MPI_Allreduce(&failed, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();
