@@ -11,8 +11,15 @@ Headers under include/tyche/backends/cuda/ are inlined too: <tyche/tyche.hpp> in
 under `#if defined(__CUDACC__)`, so the single header serves host compilers and nvcc alike
 (docs/gpu.md). --no-inline-cuda keeps their #include lines instead.
 
+The optional components' headers, <tyche/io/json_data.hpp> (CmdStan JSON data, with nlohmann-json)
+and <tyche/mpi.hpp> (with MPI), are written beside it as companions, under the same names
+(single_include/tyche/io/json_data.hpp, single_include/tyche/mpi.hpp), so that a program with
+only single_include/ on its include path includes them as it would from include/. A companion
+may include no tyche header but <tyche/tyche.hpp> (which then resolves to the single header);
+each is copied with the generated-file banner, and --check checks them too.
+
 Usage:
-    tools/amalgamate.py                    # (re)write single_include/tyche/tyche.hpp
+    tools/amalgamate.py                    # (re)write single_include/tyche/tyche.hpp and companions
     tools/amalgamate.py --output PATH      # write somewhere else
     tools/amalgamate.py --check            # exit 1 with a diff if the file is out of date
 """
@@ -29,6 +36,7 @@ INCLUDE_DIR = ROOT / "include"
 ENTRY = "tyche/tyche.hpp"
 DEFAULT_OUTPUT = ROOT / "single_include" / "tyche" / "tyche.hpp"
 CUDA_PREFIX = "tyche/backends/cuda/"
+COMPANIONS = ("tyche/io/json_data.hpp", "tyche/mpi.hpp")
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 PRAGMA_ONCE_RE = re.compile(r"^\s*#\s*pragma\s+once\b")
@@ -111,6 +119,51 @@ def generate(inline_cuda: bool = True) -> str:
     return BANNER.format(version=read_version()) + "#pragma once\n\n" + "".join(body)
 
 
+COMPANION_BANNER = """\
+// ================================================================================================
+// tyche {version} — {rel}, a companion of the single header (tyche/tyche.hpp beside it).
+//
+// GENERATED FILE — DO NOT EDIT. Copied by tools/amalgamate.py from include/{rel};
+// edit that header and run `python3 tools/amalgamate.py` instead.
+// ================================================================================================
+"""
+
+
+def generate_companion(rel: str) -> str:
+    """include/<rel> with the banner: it may include no tyche header but tyche/tyche.hpp."""
+    text = (INCLUDE_DIR / rel).read_text(encoding="utf-8").replace("\r\n", "\n")
+    for number, line in enumerate(text.splitlines(), 1):
+        m = INCLUDE_RE.match(line)
+        if m and m.group(2).startswith("tyche/") and m.group(2) != ENTRY:
+            raise AmalgamationError(
+                f"{rel}:{number}: a companion of the single header may include only <{ENTRY}> of "
+                f"tyche's headers, not <{m.group(2)}>")
+    return COMPANION_BANNER.format(version=read_version(), rel=rel) + text
+
+
+def check_or_write(output: Path, text: str, check: bool) -> int:
+    if check:
+        current = output.read_text(encoding="utf-8") if output.is_file() else ""
+        if current == text:
+            print(f"{output} is up to date")
+            return 0
+        diff = list(difflib.unified_diff(
+            current.splitlines(keepends=True), text.splitlines(keepends=True),
+            fromfile=f"{output} (committed)", tofile=f"{output} (regenerated)"))
+        print(f"{output} is out of date; run `python3 tools/amalgamate.py`. Diff head:")
+        sys.stdout.write("".join(diff[:60]))
+        if len(diff) > 60:
+            print(f"... ({len(diff) - 60} more diff lines)")
+        return 1
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if not output.is_file() or output.read_text(encoding="utf-8") != text:
+        output.write_text(text, encoding="utf-8", newline="\n")
+        print(f"wrote {output}")
+    else:
+        print(f"{output} unchanged")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT,
@@ -127,28 +180,18 @@ def main(argv: list[str]) -> int:
         print(f"amalgamate.py: error: {e}", file=sys.stderr)
         return 2
 
+    try:
+        companions = {rel: generate_companion(rel) for rel in COMPANIONS}
+    except AmalgamationError as e:
+        print(f"amalgamate.py: error: {e}", file=sys.stderr)
+        return 2
     output: Path = args.output
-    if args.check:
-        current = output.read_text(encoding="utf-8") if output.is_file() else ""
-        if current == text:
-            print(f"{output} is up to date")
-            return 0
-        diff = list(difflib.unified_diff(
-            current.splitlines(keepends=True), text.splitlines(keepends=True),
-            fromfile=f"{output} (committed)", tofile=f"{output} (regenerated)"))
-        print(f"{output} is out of date; run `python3 tools/amalgamate.py`. Diff head:")
-        sys.stdout.write("".join(diff[:60]))
-        if len(diff) > 60:
-            print(f"... ({len(diff) - 60} more diff lines)")
-        return 1
-
-    output.parent.mkdir(parents=True, exist_ok=True)
-    if not output.is_file() or output.read_text(encoding="utf-8") != text:
-        output.write_text(text, encoding="utf-8", newline="\n")
-        print(f"wrote {output}")
-    else:
-        print(f"{output} unchanged")
-    return 0
+    status = check_or_write(output, text, args.check)
+    # The companions under the same names, relative to the folder that holds tyche/tyche.hpp.
+    root = output.parent.parent
+    for rel, companion in companions.items():
+        status = max(status, check_or_write(root / rel, companion, args.check))
+    return status
 
 
 if __name__ == "__main__":

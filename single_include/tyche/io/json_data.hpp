@@ -1,0 +1,552 @@
+// ================================================================================================
+// tyche 0.1.0 — tyche/io/json_data.hpp, a companion of the single header (tyche/tyche.hpp beside it).
+//
+// GENERATED FILE — DO NOT EDIT. Copied by tools/amalgamate.py from include/tyche/io/json_data.hpp;
+// edit that header and run `python3 tools/amalgamate.py` instead.
+// ================================================================================================
+// tyche/io/json_data.hpp — reading data in the JSON format CmdStan uses: one object of named
+// variables, each a number (int or real) or an array of numbers; a matrix is a list of rows.
+//
+//     tyche::data_file d = tyche::read_json_data("eight_schools/data.json");
+//     int J = d.integer("J");
+//     const std::vector<double>& y = d.vector("y", J);      // length checked
+//     const tyche::matrix_data& X = d.matrix("X");           // row-major, rows × cols
+//     auto m = tyche::matvec(tyche::matrix(X.values.data(), X.rows, X.cols), ...);
+//
+// Optional part of tyche: it needs nlohmann-json (Debian: nlohmann-json3-dev; CMake:
+// find_package(nlohmann_json 3), target nlohmann_json::nlohmann_json, or tyche::io in-tree), and
+// it is NOT included by <tyche/tyche.hpp> nor part of the single header. It includes no other tyche
+// header, so it can be used next to the single header too.
+//
+// Values. Every number is stored as a double. JSON integers and reals are not told apart: an
+// integer is asked for with integer()/integers(), which accept any number with an integral value
+// that fits in an int (so 3 and 3.0, not 3.5). Like CmdStan, the strings "NaN", "Inf", "+Inf",
+// "-Inf", "Infinity", "+Infinity", "-Infinity" (any letter case) are read as NaN and ±infinity;
+// scalar(), vector() and matrix() reject such values unless given tyche::allow_non_finite.
+//
+// Errors. Every problem throws std::invalid_argument whose message starts with the file name (or
+// the name given to parse_json_data) and names the variable, the element and its value:
+//     data.json: no variable 'y' (variables: J, sigma)
+//     data.json: 'y' is a number, expected an array
+//     data.json: y[3] is a string ("abc"), expected a number
+//     data.json: X row 4 has 23 elements, expected 24
+//     data.json: y[2] = nan is not finite
+//     data.json: N = 3.5 is not an integer
+//     data.json: not valid JSON: parse error at line 3, column 9: ...
+// Element indices in messages are 1-based, as in Stan: y[1] is the first element of y, X[2, 3]
+// the third element of the second row of X, "row 4" the fourth row. (Indexing the returned
+// std::vector / matrix_data in C++ is 0-based as usual.)
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace tyche {
+
+/// A rows × cols matrix of data, row-major: element (i, j) (0-based) is values[i * cols + j].
+/// View it in a model with tyche::matrix(m.values.data(), m.rows, m.cols).
+struct matrix_data {
+  std::vector<double> values;
+  std::size_t rows = 0;
+  std::size_t cols = 0;
+};
+
+/// Tag: accept NaN and infinite values (written "NaN", "Inf", "-Inf" in the file).
+struct allow_non_finite_t {
+  explicit allow_non_finite_t() = default;
+};
+inline constexpr allow_non_finite_t allow_non_finite{};
+
+namespace detail::json_io {
+
+using json = nlohmann::ordered_json;  // ordered: names() and messages list variables in file order
+
+/// Deeper nesting than this is refused (it is no Stan data, and it bounds the recursion).
+inline constexpr std::size_t max_rank = 32;
+
+/// "1.5", "3", "nan", "inf", "-inf": the shortest text that reads back as x. (This header stands
+/// alone, beside the single header too, so it does not use tyche/scalar/format.hpp.)
+inline std::string format_number(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, x);
+  if (r.ec != std::errc{}) return "?";
+  return std::string(buf, r.ptr);
+}
+
+/// "a string (\"abc\")", "a boolean (true)", "null", "an object", "an array", "a number".
+inline std::string describe(const json& j) {
+  switch (j.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return std::string("a boolean (") + (j.get<bool>() ? "true" : "false") + ")";
+    case json::value_t::string: {
+      std::string s = j.get<std::string>();
+      if (s.size() > 40) s = s.substr(0, 37) + "...";
+      return "a string (\"" + s + "\")";
+    }
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "an array";
+    case json::value_t::binary: return "binary data";
+    case json::value_t::discarded: return "nothing";
+    default: return "a number";
+  }
+}
+
+inline bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+/// The value of a JSON number, or of one of CmdStan's strings for NaN and ±infinity.
+inline bool to_double(const json& j, double& out) {
+  if (j.is_number()) {
+    out = j.get<double>();
+    return true;
+  }
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    std::string_view v = s;
+    double sign = 1.0;
+    if (!v.empty() && (v.front() == '+' || v.front() == '-')) {
+      sign = v.front() == '-' ? -1.0 : 1.0;
+      v.remove_prefix(1);
+    }
+    if (iequals(v, "inf") || iequals(v, "infinity")) {
+      out = sign * std::numeric_limits<double>::infinity();
+      return true;
+    }
+    if (iequals(s, "nan")) {
+      out = std::numeric_limits<double>::quiet_NaN();
+      return true;
+    }
+  }
+  return false;
+}
+
+/// nlohmann's message without its "[json.exception.parse_error.101] " prefix: "parse error at
+/// line L, column C: ...".
+inline std::string strip_prefix(std::string what) {
+  if (const auto pos = what.find("] "); what.rfind("[json.exception.", 0) == 0 && pos != what.npos)
+    what.erase(0, pos + 2);
+  return what;
+}
+
+/// The message as it can be printed: control characters (a variable name may hold U+0000,
+/// which would end what() early) written back as JSON escapes: backslash, u, four hex digits.
+inline std::string printable(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      static constexpr char hex[] = "0123456789abcdef";
+      out += "\\u00";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/// "y[3]", "X[2, 5]" (1-based; index holds 0-based positions).
+inline std::string element_name(const std::string& var, const std::vector<std::size_t>& index) {
+  std::string s = var + "[";
+  for (std::size_t k = 0; k < index.size(); ++k) {
+    if (k) s += ", ";
+    s += std::to_string(index[k] + 1);
+  }
+  return s + "]";
+}
+
+/// One variable of the file, flattened: dims is empty for a scalar; values is row-major.
+struct variable {
+  std::string name;
+  std::string kind;               // describe() of the top-level JSON value
+  bool is_array = false;          // the top-level JSON value is an array
+  bool numeric = false;           // a number, or a rectangular array of numbers
+  std::string problem;            // why not numeric (the message, without the file prefix)
+  std::vector<std::size_t> dims;  // when numeric: {} for a number, else the array's shape
+  matrix_data data;               // when numeric: the values, row-major; rows/cols set for 2-d
+};
+
+/// Flattens j (an array of shape dims, checked) into out; index is the position being filled.
+/// Returns an empty string, or the problem found.
+inline std::string flatten(const json& j, const std::string& var,
+                           const std::vector<std::size_t>& dims, std::vector<std::size_t>& index,
+                           std::vector<double>& out) {
+  const std::size_t depth = index.size();
+  if (depth == dims.size()) {
+    double x = 0;
+    if (!to_double(j, x))
+      return element_name(var, index) + " is " + describe(j) + ", expected a number";
+    out.push_back(x);
+    return {};
+  }
+  // depth > 0 here unless j is the whole array, whose size defines dims[0].
+  const std::string what = depth == 0 ? "'" + var + "'"
+                           : dims.size() == 2 ? var + " row " + std::to_string(index[0] + 1)
+                                              : element_name(var, index);
+  if (!j.is_array())
+    return what + " is " + describe(j) + ", expected an array of " + std::to_string(dims[depth]) +
+           " elements";
+  if (j.size() != dims[depth])
+    return what + " has " + std::to_string(j.size()) + " elements, expected " +
+           std::to_string(dims[depth]);
+  index.push_back(0);
+  for (const auto& e : j) {
+    if (auto p = flatten(e, var, dims, index, out); !p.empty()) return p;
+    ++index.back();
+  }
+  index.pop_back();
+  return {};
+}
+
+inline variable make_variable(const std::string& name, const json& j) {
+  variable v;
+  v.name = name;
+  v.kind = describe(j);
+  v.is_array = j.is_array();
+  if (!v.is_array) {
+    double x = 0;
+    if (to_double(j, x)) {
+      v.numeric = true;
+      v.data.values.push_back(x);
+    } else {
+      v.problem = "'" + name + "' is " + v.kind + ", expected a number or an array of numbers";
+    }
+    return v;
+  }
+  // The shape, from the first element at each depth (iteratively: no recursion on bad input).
+  const json* p = &j;
+  while (p->is_array()) {
+    if (v.dims.size() == max_rank) {
+      v.problem = "'" + name + "' is nested more than " + std::to_string(max_rank) + " deep";
+      v.dims.clear();
+      return v;
+    }
+    v.dims.push_back(p->size());
+    if (p->empty()) break;
+    p = &p->front();
+  }
+  // No reserve(product of dims): a ragged array could claim a huge product in a small file.
+  std::vector<std::size_t> index;
+  v.problem = flatten(j, name, v.dims, index, v.data.values);
+  v.numeric = v.problem.empty();
+  if (!v.numeric) {
+    v.data.values.clear();
+    v.data.values.shrink_to_fit();
+  } else if (v.dims.size() == 2) {
+    v.data.rows = v.dims[0];
+    v.data.cols = v.dims[1];
+  }
+  // (a 1-d array keeps rows = cols = 0: only an empty one is also a 0 × 0 matrix)
+  return v;
+}
+
+inline std::string shape_text(const std::vector<std::size_t>& dims) {
+  std::string s;
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    if (k) s += " × ";
+    s += std::to_string(dims[k]);
+  }
+  return s;
+}
+
+/// "a number", "an array of 8 numbers", "a 5000 × 25 matrix", "a 2 × 3 × 4 array".
+inline std::string describe(const variable& v) {
+  if (!v.numeric) return v.kind;
+  if (v.dims.empty()) return "a number";
+  if (v.dims.size() == 1)
+    return "an array of " + std::to_string(v.dims[0]) + (v.dims[0] == 1 ? " number" : " numbers");
+  if (v.dims.size() == 2) return "a " + shape_text(v.dims) + " matrix";
+  return "a " + shape_text(v.dims) + " array";
+}
+
+}  // namespace detail::json_io
+
+/// The variables of one data file. Copyable and movable; the references returned by vector()
+/// and matrix() stay valid as long as the data_file lives (and is not assigned to).
+class data_file {
+ public:
+  data_file() = default;
+
+  /// The name used in messages: the path given to read_json_data, or the name given to
+  /// parse_json_data.
+  const std::string& source() const noexcept { return source_; }
+
+  bool contains(std::string_view name) const { return find(name) != nullptr; }
+
+  /// The variable names, in file order.
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    out.reserve(vars_.size());
+    for (const auto& v : vars_) out.push_back(v.name);
+    return out;
+  }
+
+  /// The shape of a numeric variable: {} for a number, {n} for an array, {rows, cols} for a
+  /// matrix (a 2-d array), and so on.
+  const std::vector<std::size_t>& dims(std::string_view name) const {
+    return numeric(name).dims;
+  }
+
+  /// A number (finite unless allow_non_finite is given).
+  double scalar(std::string_view name) const { return scalar_(name, false); }
+  double scalar(std::string_view name, allow_non_finite_t) const { return scalar_(name, true); }
+
+  /// A number with an integral value in int's range (3 or 3.0; not 3.5, nor NaN).
+  int integer(std::string_view name) const {
+    return to_int(number(name, "an integer"), std::string(name));
+  }
+
+  /// A one-dimensional array of numbers (finite unless allow_non_finite is given). The
+  /// reference is to storage inside *this.
+  const std::vector<double>& vector(std::string_view name) const {
+    return vector_(name, false);
+  }
+  const std::vector<double>& vector(std::string_view name, allow_non_finite_t) const {
+    return vector_(name, true);
+  }
+  /// The same, and its length must be `size`.
+  const std::vector<double>& vector(std::string_view name, std::size_t size) const {
+    return check_size(vector_(name, false), name, size);
+  }
+  const std::vector<double>& vector(std::string_view name, std::size_t size,
+                                    allow_non_finite_t) const {
+    return check_size(vector_(name, true), name, size);
+  }
+
+  /// A matrix: a list of rows, each with the same number of numbers (finite unless
+  /// allow_non_finite is given). An empty list is a 0 × 0 matrix.
+  const matrix_data& matrix(std::string_view name) const { return matrix_(name, false); }
+  const matrix_data& matrix(std::string_view name, allow_non_finite_t) const {
+    return matrix_(name, true);
+  }
+  /// The same, and it must be rows × cols.
+  const matrix_data& matrix(std::string_view name, std::size_t rows, std::size_t cols) const {
+    const auto& m = matrix_(name, false);
+    if (m.rows != rows || m.cols != cols)
+      fail("'" + std::string(name) + "' is " + std::to_string(m.rows) + " × " +
+           std::to_string(m.cols) + ", expected " + std::to_string(rows) + " × " +
+           std::to_string(cols));
+    return m;
+  }
+
+  /// A one-dimensional array of integers (each an integral value in int's range).
+  std::vector<int> integers(std::string_view name) const {
+    const auto& v = get(name);
+    if (!v.is_array) fail("'" + v.name + "' is " + v.kind + ", expected an array of integers");
+    if (!v.numeric) fail(v.problem);
+    if (v.dims.size() != 1)
+      fail("'" + v.name + "' is " + describe(v) + ", expected a 1-d array of integers");
+    std::vector<int> out;
+    out.reserve(v.data.values.size());
+    for (std::size_t i = 0; i < v.data.values.size(); ++i)
+      out.push_back(to_int(v.data.values[i], detail::json_io::element_name(v.name, {i})));
+    return out;
+  }
+  /// The same, and its length must be `size`.
+  std::vector<int> integers(std::string_view name, std::size_t size) const {
+    auto out = integers(name);
+    if (out.size() != size)
+      fail("'" + std::string(name) + "' has " + std::to_string(out.size()) +
+           " elements, expected " + std::to_string(size));
+    return out;
+  }
+
+ private:
+  friend data_file parse_json_data(std::string_view, std::string_view);
+
+  std::string source_;
+  std::vector<detail::json_io::variable> vars_;
+
+  static std::string describe(const detail::json_io::variable& v) {
+    return detail::json_io::describe(v);
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw std::invalid_argument(detail::json_io::printable(source_ + ": " + what));
+  }
+
+  const detail::json_io::variable* find(std::string_view name) const {
+    for (const auto& v : vars_)
+      if (v.name == name) return &v;
+    return nullptr;
+  }
+
+  const detail::json_io::variable& get(std::string_view name) const {
+    if (const auto* v = find(name)) return *v;
+    std::string list;
+    for (const auto& v : vars_) list += (list.empty() ? "" : ", ") + v.name;
+    fail("no variable '" + std::string(name) + "' (variables: " +
+         (list.empty() ? std::string("none") : list) + ")");
+  }
+
+  const detail::json_io::variable& numeric(std::string_view name) const {
+    const auto& v = get(name);
+    if (!v.numeric) fail(v.problem);
+    return v;
+  }
+
+  void check_finite(const std::vector<double>& xs, const detail::json_io::variable& v) const {
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      if (std::isfinite(xs[i])) continue;
+      std::vector<std::size_t> index;
+      if (v.dims.size() == 2 && v.dims[1] > 0) index = {i / v.dims[1], i % v.dims[1]};
+      else if (!v.dims.empty()) index = {i};
+      const std::string what =
+          index.empty() ? v.name : detail::json_io::element_name(v.name, index);
+      fail(what + " = " + detail::json_io::format_number(xs[i]) +
+           " is not finite (pass tyche::allow_non_finite to accept it)");
+    }
+  }
+
+  int to_int(double x, const std::string& what) const {
+    if (!(x == std::floor(x)) || std::isinf(x))
+      fail(what + " = " + detail::json_io::format_number(x) + " is not an integer");
+    if (x < static_cast<double>(std::numeric_limits<int>::min()) ||
+        x > static_cast<double>(std::numeric_limits<int>::max()))
+      fail(what + " = " + detail::json_io::format_number(x) + " is out of the range of int");
+    return static_cast<int>(x);
+  }
+
+  /// The value of a variable that must be a number (`expected` says what was asked for).
+  double number(std::string_view name, const char* expected) const {
+    const auto& v = get(name);
+    if (!v.numeric || !v.dims.empty())
+      fail("'" + v.name + "' is " + describe(v) + ", expected " + expected);
+    return v.data.values[0];
+  }
+
+  double scalar_(std::string_view name, bool non_finite_ok) const {
+    const double x = number(name, "a number");
+    if (!non_finite_ok && !std::isfinite(x))
+      fail(std::string(name) + " = " + detail::json_io::format_number(x) +
+           " is not finite (pass tyche::allow_non_finite to accept it)");
+    return x;
+  }
+
+  const std::vector<double>& vector_(std::string_view name, bool non_finite_ok) const {
+    const auto& v = get(name);
+    if (!v.is_array) fail("'" + v.name + "' is " + v.kind + ", expected an array");
+    if (!v.numeric) fail(v.problem);
+    if (v.dims.size() != 1)
+      fail("'" + v.name + "' is " + describe(v) + ", expected a 1-d array" +
+           (v.dims.size() == 2 ? " (use matrix())" : ""));
+    if (!non_finite_ok) check_finite(v.data.values, v);
+    return v.data.values;
+  }
+
+  const std::vector<double>& check_size(const std::vector<double>& xs, std::string_view name,
+                                        std::size_t size) const {
+    if (xs.size() != size)
+      fail("'" + std::string(name) + "' has " + std::to_string(xs.size()) +
+           " elements, expected " + std::to_string(size));
+    return xs;
+  }
+
+  const matrix_data& matrix_(std::string_view name, bool non_finite_ok) const {
+    const auto& v = get(name);
+    if (!v.is_array)
+      fail("'" + v.name + "' is " + v.kind + ", expected a matrix (a list of rows)");
+    if (!v.numeric) fail(v.problem);
+    const bool empty_list = v.dims.size() == 1 && v.dims[0] == 0;
+    if (v.dims.size() != 2 && !empty_list)
+      fail("'" + v.name + "' is " + describe(v) + ", expected a matrix (a list of rows)");
+    if (!non_finite_ok) check_finite(v.data.values, v);
+    return v.data;
+  }
+};
+
+// The reader's two entry points are where nlohmann-json's parser is instantiated: about 3.8 s of
+// g++ -O2 and 100 KB of code in every translation unit that reads a data file (2026-11-29). With
+// TYCHE_SEPARATE_DRIVER they are declared here and defined once, in the driver's source file
+// (src/tyche_nuts_driver.cpp includes this header where nlohmann-json is found); header-only, they
+// are inline functions as before. The same switch as config.hpp's TYCHE_DRIVER_INLINE and
+// TYCHE_DRIVER_BODIES, under names of its own: this header includes no other tyche header (a
+// single-header program takes it from include/, beside single_include/).
+#if defined(TYCHE_SEPARATE_DRIVER)
+#define TYCHE_DETAIL_JSON_INLINE
+#if defined(TYCHE_NUTS_DRIVER_SOURCE)
+#define TYCHE_DETAIL_JSON_BODIES 1
+#else
+#define TYCHE_DETAIL_JSON_BODIES 0
+#endif
+#else
+#define TYCHE_DETAIL_JSON_INLINE inline
+#define TYCHE_DETAIL_JSON_BODIES 1
+#endif
+
+/// Parses JSON text in CmdStan's data format. `source` names the text in error messages.
+TYCHE_DETAIL_JSON_INLINE data_file parse_json_data(std::string_view text, std::string_view source = "<json>")
+#if TYCHE_DETAIL_JSON_BODIES
+{
+  using detail::json_io::json;
+  data_file d;
+  d.source_ = std::string(source);
+  json j;
+  try {
+    j = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    d.fail("not valid JSON: " + detail::json_io::strip_prefix(e.what()) + " (byte " +
+           std::to_string(e.byte) + ")");
+  } catch (const json::exception& e) {  // e.g. out_of_range: a number too large for a double
+    d.fail("not valid JSON: " + detail::json_io::strip_prefix(e.what()));
+  }
+  if (!j.is_object())
+    d.fail("the top level is " + detail::json_io::describe(j) +
+           ", expected an object of named variables");
+  d.vars_.reserve(j.size());
+  for (const auto& [name, value] : j.items())
+    d.vars_.push_back(detail::json_io::make_variable(name, value));
+  return d;
+}
+#else
+;  // defined in the driver's source file (TYCHE_SEPARATE_DRIVER)
+#endif
+
+/// Reads a file in CmdStan's JSON data format; messages name it by `path` as given.
+TYCHE_DETAIL_JSON_INLINE data_file read_json_data(const std::string& path)
+#if TYCHE_DETAIL_JSON_BODIES
+{
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw std::invalid_argument(path + ": is a directory, not a data file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw std::invalid_argument(path + ": cannot open the data file (" +
+                                (std::filesystem::exists(path, ec) ? "not readable" : "no such file") +
+                                ")");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) throw std::invalid_argument(path + ": error while reading the data file");
+  return parse_json_data(buf.str(), path);
+}
+#else
+;  // defined in the driver's source file (TYCHE_SEPARATE_DRIVER)
+#endif
+
+}  // namespace tyche
