@@ -24,7 +24,8 @@
 //                    the best found (all seeds, and a run with tolerances that leave only the
 //                    gradient's norm): how often the run ends at the mode (row optimize: the
 //                    default, L-BFGS then Newton steps; row optimize_lbfgs_only: newton_steps = 0,
-//                    where CmdStan's convergence tests stop).
+//                    where CmdStan's convergence tests stop; optimize_bfgs_only: algorithm = bfgs,
+//                    newton_steps = 0; optimize_newton: algorithm = newton, CmdStan's Newton).
 //                    pathfinder: the fraction of those paths whose first draw's log density is at least the
 //                    5 % quantile of the NUTS draws' lp__: not left in the tails (an exact draw:
 //                    0.95; an approximation too concentrated near the mode counts here, not in
@@ -203,27 +204,36 @@ void run(const char* name, const Model& m, const std::filesystem::path& dir, int
   // tolerances that leave only the gradient's norm); `reached` is that fraction. Row
   // optimize_lbfgs_only: the same without the Newton steps after L-BFGS (newton_steps = 0, the
   // point Stan's L-BFGS returns).
-  row opt, lbfgs_only;
-  std::vector<double> modes, lbfgs_modes;
+  // Rows optimize_bfgs_only and optimize_newton: CmdStan's other algorithms (algorithm = bfgs
+  // without the Newton steps after it; algorithm = newton).
+  struct variant {
+    const char* name;
+    tyche::optimize_algorithm algorithm;
+    int newton_steps;
+    row r;
+    std::vector<double> found;
+  };
+  variant variants[] = {{"optimize", tyche::optimize_algorithm::lbfgs, 20, {}, {}},
+                        {"optimize_lbfgs_only", tyche::optimize_algorithm::lbfgs, 0, {}, {}},
+                        {"optimize_bfgs_only", tyche::optimize_algorithm::bfgs, 0, {}, {}},
+                        {"optimize_newton", tyche::optimize_algorithm::newton, 0, {}, {}}};
   for (int seed = 1; seed <= seeds; ++seed)
-    for (const bool newton : {true, false}) {
-      row& r = newton ? opt : lbfgs_only;
-      std::vector<double>& found = newton ? modes : lbfgs_modes;
+    for (variant& v : variants) {
       try {
         start = std::chrono::steady_clock::now();
-        const tyche::optimize_result o =
-            tyche::optimize(m, {.seed = static_cast<std::uint64_t>(seed), .newton_steps = newton ? 20 : 0});
-        r.seconds += since(start) / n;
-        r.gradients += static_cast<double>(o.gradient_evaluations) / n;
-        found.push_back(o.log_density);
+        const tyche::optimize_result o = tyche::optimize(
+            m, {.algorithm = v.algorithm, .seed = static_cast<std::uint64_t>(seed), .newton_steps = v.newton_steps});
+        v.r.seconds += since(start) / n;
+        v.r.gradients += static_cast<double>(o.gradient_evaluations) / n;
+        v.found.push_back(o.log_density);
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "  optimize seed %d%s: %s\n", seed, newton ? "" : " (newton_steps = 0)", e.what());
-        found.push_back(-INFINITY);
+        std::fprintf(stderr, "  %s seed %d: %s\n", v.name, seed, e.what());
+        v.found.push_back(-INFINITY);
       }
     }
   double best = -INFINITY;
-  for (double v : modes) best = std::max(best, v);
-  for (double v : lbfgs_modes) best = std::max(best, v);
+  for (const variant& v : variants)
+    for (double x : v.found) best = std::max(best, x);
   try {
     best = std::max(best, tyche::optimize(m, {.iterations = 100000, .tol_obj = 1e-30, .tol_rel_obj = 1e-10,
                                               .tol_rel_grad = 1e-10, .tol_param = 1e-30})
@@ -235,11 +245,11 @@ void run(const char* name, const Model& m, const std::filesystem::path& dir, int
     for (double v : found) at_mode += v >= best - 0.01 ? 1 : 0;
     return static_cast<double>(at_mode) / static_cast<double>(found.size());
   };
-  opt.max_z = opt.sd_ratio = opt.pareto_k = lbfgs_only.max_z = lbfgs_only.sd_ratio = lbfgs_only.pareto_k = std::nan("");
-  opt.reached = fraction_at_mode(modes);
-  lbfgs_only.reached = fraction_at_mode(lbfgs_modes);
-  print(name, "optimize", seeds, opt);
-  print(name, "optimize_lbfgs_only", seeds, lbfgs_only);
+  for (variant& v : variants) {
+    v.r.max_z = v.r.sd_ratio = v.r.pareto_k = std::nan("");
+    v.r.reached = fraction_at_mode(v.found);
+    print(name, v.name, seeds, v.r);
+  }
   pf.typical = paths > 0 ? static_cast<double>(typical) / paths : std::nan("");
   pf.reached = paths > 0 ? static_cast<double>(reached) / paths : std::nan("");
   vi.pareto_k = la.pareto_k = std::nan("");

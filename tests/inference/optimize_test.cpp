@@ -366,3 +366,127 @@ TEST_CASE("optimize: Newton steps take L-BFGS from a plateau short of kidiq's mo
   REQUIRE(edge.warnings.size() == 1);
   CHECK_THAT(edge.warnings[0], Contains("degenerate or at the edge of the support"));
 }
+
+TEST_CASE("optimize: CmdStan's bfgs and newton algorithms reach the closed-form mode, kidiq's mode, and warn at a saddle",
+          "[inference]") {
+  using namespace tyche;
+  const regression_data d = make_regression();
+  const auto m = regression_model(d);
+  std::vector<double> mean, cov;
+  closed_form(d, mean, cov);
+  // BFGS (the dense inverse Hessian): CmdStan's tests as L-BFGS's, the closed form to 1e-8 with
+  // tight tolerances (it stops at log p's rounding: a last step that changes nothing).
+  const optimize_config tight{.algorithm = optimize_algorithm::bfgs, .tol_obj = 1e-30, .tol_rel_obj = 1e-10,
+                              .tol_grad = 1e-7, .tol_rel_grad = 1e-10, .tol_param = 1e-30, .newton_steps = 0};
+  const optimize_result bfgs = optimize(m, tight);
+  INFO(bfgs.message << " after " << bfgs.iterations << " iterations");
+  CHECK(inference::converged(bfgs.termination));
+  for (std::size_t k = 0; k < 4; ++k) CHECK(std::fabs(bfgs.values[k] - mean[k]) < 1e-8);
+  // Newton: on this quadratic log density the first step lands on the mode (to the Hessian's
+  // rounding); the second changes log p by less than 1e-8, CmdStan's stopping rule.
+  const optimize_result newton = optimize(m, {.algorithm = optimize_algorithm::newton});
+  INFO(newton.message);
+  CHECK(newton.termination == inference::lbfgs_termination::absolute_objective);
+  CHECK(newton.iterations == 2);
+  CHECK_THAT(newton.message, Contains("Newton step changed the log density by at most 1e-8"));
+  for (std::size_t k = 0; k < 4; ++k) CHECK(std::fabs(newton.values[k] - mean[k]) < 1e-8);
+  CHECK(newton.gradient_evaluations >= 1 + 2 * (2 * 4 + 1));  // two Hessians of 2d gradients, two steps
+  CHECK(newton.warnings.empty());
+  // The iteration limit is an error, as for L-BFGS, with the last point.
+  CHECK_THROWS_WITH(optimize(m, {.algorithm = optimize_algorithm::newton, .iterations = 1}),
+                    Contains("not converged: Maximum number of iterations hit") && Contains("after 1 iterations"));
+
+  // kidiq from seed 3, where CmdStan's L-BFGS stops on a plateau (above): BFGS and Newton reach
+  // the mode (with tyche's Newton steps after BFGS, as after L-BFGS).
+  namespace te = tyche_examples;
+  const data_file file = read_json_data((te::posteriors_dir(__FILE__) / "kidiq-kidscore_interaction" / "data.json").string());
+  const auto p = te::kidiq_kidscore_interaction(file);
+  const optimize_result best = optimize(p.model, {.iterations = 100000, .tol_obj = 1e-30, .tol_rel_obj = 1e-10,
+                                                  .tol_grad = 1e-6, .tol_rel_grad = 1e-10, .tol_param = 1e-30,
+                                                  .newton_steps = 0});
+  for (const optimize_algorithm a : {optimize_algorithm::bfgs, optimize_algorithm::newton}) {
+    const optimize_result r = optimize(p.model, {.algorithm = a, .seed = 3});
+    INFO((a == optimize_algorithm::bfgs ? "bfgs: " : "newton: ") << r.message << " after " << r.iterations);
+    CHECK(r.log_density == Approx(best.log_density).margin(1e-8));
+    for (std::size_t k = 0; k < r.values.size(); ++k) CHECK(r.values[k] == Approx(best.values[k]).epsilon(1e-5));
+    CHECK(r.warnings.empty());
+  }
+
+  // The saddle of the test above, from (0, 0.5): Newton's step with the positive eigenvalue's
+  // sign flipped moves along y only (∂/∂x = 0 on x = 0) to (0, 0), where it stops with the
+  // warning that the Hessian is not negative definite.
+  auto x = flat<"x">();
+  auto y = flat<"y">();
+  const auto saddle = model(joint(x, y, target(-(x * x - 1.0) * (x * x - 1.0) - y * y)));
+  const optimize_result at = optimize(saddle, {.algorithm = optimize_algorithm::newton, .init = {0.0, 0.5}});
+  CHECK(at.value("x") == 0.0);
+  CHECK(std::fabs(at.value("y")) < 1e-8);
+  REQUIRE(at.warnings.size() == 1);
+  CHECK_THAT(at.warnings[0], Contains("not negative definite"));
+}
+
+TEST_CASE("BFGS's inverse Hessian: the update is (I − ρsyᵀ)H(I − ρysᵀ) + ρssᵀ from (s'y / y'y)·I, and L-BFGS "
+          "keeps only its last pairs",
+          "[inference]") {
+  using tyche::inference::detail::quasi_newton;
+  // Pairs from a quadratic f = ½xᵀAx (y = As) along four steps.
+  const std::size_t n = 4;
+  const double a[16] = {4, 1, 0.5, 0, 1, 3, 0.2, 0.1, 0.5, 0.2, 2, 0.3, 0, 0.1, 0.3, 1};
+  const std::vector<std::vector<double>> steps = {{1, 0, 0.5, 0}, {0.2, 1, 0, -0.3}, {0, 0.4, 1, 0.1}, {0.3, 0, -0.2, 1}};
+  quasi_newton<> dense(n, 5, true), limited(n, 1, false);
+  CHECK(dense.empty());
+  // Stan's form, by explicit matrix products.
+  std::vector<double> h(n * n, 0.0);
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const std::vector<double>& s = steps[k];
+    std::vector<double> y(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) y[i] += a[i * n + j] * s[j];
+    double sy = 0, yy = 0;
+    for (std::size_t i = 0; i < n; ++i) sy += s[i] * y[i], yy += y[i] * y[i];
+    const double rho = 1 / sy;
+    if (k == 0)
+      for (std::size_t i = 0; i < n; ++i) h[i * n + i] = sy / yy;
+    std::vector<double> v(n * n), vh(n * n, 0.0), next(n * n, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) v[i * n + j] = (i == j ? 1.0 : 0.0) - rho * s[i] * y[j];
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t l = 0; l < n; ++l) vh[i * n + j] += v[i * n + l] * h[l * n + j];
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        for (std::size_t l = 0; l < n; ++l) next[i * n + j] += vh[i * n + l] * v[j * n + l];
+        next[i * n + j] += rho * s[i] * s[j];
+      }
+    h = next;
+    dense.add(s, y);
+    limited.add(s, y);
+    // The direction −H·g against H's: the same to rounding; the secant equation H y = s.
+    const std::vector<double> g = {0.3, -1.2, 0.7, 0.05};
+    std::vector<double> p, hy;
+    dense.direction(g, p);
+    dense.direction(y, hy);
+    for (std::size_t i = 0; i < n; ++i) {
+      double expected = 0;
+      for (std::size_t j = 0; j < n; ++j) expected -= h[i * n + j] * g[j];
+      CHECK(p[i] == Approx(expected).epsilon(1e-12).margin(1e-14));
+      CHECK(-hy[i] == Approx(s[i]).epsilon(1e-12).margin(1e-14));
+    }
+  }
+  CHECK_FALSE(dense.empty());
+  // L-BFGS with one pair: the secant equation for the last pair only; the dense H holds all four
+  // (after four pairs of a 4-d quadratic along independent steps, BFGS's H is A⁻¹ only with
+  // exact line searches, so no more is claimed here).
+  std::vector<double> p_dense, p_limited;
+  const std::vector<double> g = {0.3, -1.2, 0.7, 0.05};
+  dense.direction(g, p_dense);
+  limited.direction(g, p_limited);
+  double differ = 0;
+  for (std::size_t i = 0; i < n; ++i) differ = std::max(differ, std::fabs(p_dense[i] - p_limited[i]));
+  CHECK(differ > 1e-3);
+  dense.clear();
+  CHECK(dense.empty());
+  std::vector<double> p_empty;
+  dense.direction(g, p_empty);
+  for (std::size_t i = 0; i < n; ++i) CHECK(p_empty[i] == -g[i]);
+}

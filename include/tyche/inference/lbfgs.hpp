@@ -81,6 +81,9 @@ struct lbfgs_settings {
   double tol_rel_grad = 1e7;   // in units of machine ε
   double tol_param = 1e-8;
   int history_size = 5;
+  /// false: L-BFGS (the last history_size pairs); true: BFGS, the whole n × n inverse Hessian
+  /// approximation (CmdStan's algorithm = bfgs; O(n²) memory and work per iteration).
+  bool dense = false;
 };
 
 /// Checks settings (any inference method's lbfgs part); `fn` prefixes the message.
@@ -304,6 +307,63 @@ void lbfgs_direction(const std::vector<std::vector<double>>& s, const std::vecto
   for (double& v : out) v = -v;
 }
 
+/// The quasi-Newton approximation H of the inverse Hessian of f = −log p, and the direction −H·∇f:
+/// L-BFGS's last `history` pairs (lbfgs_direction; with none, −∇f), or BFGS's dense n × n H
+/// (Nocedal & Wright eq. 6.17, as Stan's BFGSUpdate_HInv applies it: at the first pair after a
+/// reset H = (s'y / y'y)·I, then every pair H ← (I − ρsyᵀ)H(I − ρysᵀ) + ρssᵀ, ρ = 1 / s'y;
+/// computed as H − ρ(s(Hy)ᵀ + (Hy)sᵀ) + (ρ²·yᵀHy + ρ)ssᵀ, O(n²)).
+template <class = void>
+class quasi_newton {
+ public:
+  quasi_newton(std::size_t n, int history, bool dense) : n_(n), history_(history), dense_(dense) {}
+  [[nodiscard]] bool empty() const { return dense_ ? h_.empty() : s_.empty(); }
+  void clear() {
+    s_.clear();
+    y_.clear();
+    h_.clear();
+  }
+  void direction(const std::vector<double>& grad_f, std::vector<double>& out) const {
+    if (!dense_) return lbfgs_direction(s_, y_, grad_f, out);
+    out.assign(n_, 0.0);
+    if (h_.empty()) {
+      for (std::size_t i = 0; i < n_; ++i) out[i] = -grad_f[i];
+      return;
+    }
+    for (std::size_t i = 0; i < n_; ++i) out[i] = -dot(&h_[i * n_], grad_f.data(), n_);
+  }
+  /// A pair (step s, change of ∇f y) with positive curvature s'y.
+  void add(const std::vector<double>& step, const std::vector<double>& dg) {
+    if (!dense_) {
+      if (static_cast<int>(s_.size()) == history_) {
+        s_.erase(s_.begin());
+        y_.erase(y_.begin());
+      }
+      s_.push_back(step);
+      y_.push_back(dg);
+      return;
+    }
+    const double sy = dot(step.data(), dg.data(), n_), rho = 1 / sy;
+    if (h_.empty()) {
+      h_.assign(n_ * n_, 0.0);
+      const double scale = sy / dot(dg.data(), dg.data(), n_);
+      for (std::size_t i = 0; i < n_; ++i) h_[i * n_ + i] = scale;
+    }
+    std::vector<double> hy(n_);
+    for (std::size_t i = 0; i < n_; ++i) hy[i] = dot(&h_[i * n_], dg.data(), n_);
+    const double c = rho * rho * dot(dg.data(), hy.data(), n_) + rho;
+    for (std::size_t i = 0; i < n_; ++i)
+      for (std::size_t j = 0; j < n_; ++j)
+        h_[i * n_ + j] += c * step[i] * step[j] - rho * (step[i] * hy[j] + hy[i] * step[j]);
+  }
+
+ private:
+  std::size_t n_;
+  int history_;
+  bool dense_;
+  std::vector<std::vector<double>> s_, y_;  // L-BFGS: the last pairs, oldest first
+  std::vector<double> h_;                   // BFGS: H, row-major (empty until the first pair)
+};
+
 }  // namespace detail
 
 /// Maximises log p from x0 (where log p and its gradient must be finite) by L-BFGS with the
@@ -328,7 +388,7 @@ lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, 
     r.path_log_density.push_back(logp);
   };
   keep(r.x, g, lp);
-  std::vector<std::vector<double>> S, Y;  // the last history_size pairs, oldest first
+  detail::quasi_newton<> qn(n, s.history_size, s.dense);
   const double eps = std::numeric_limits<double>::epsilon();
   detail::line_search search{density, workspace.data(), r.evaluations};
   struct {
@@ -343,15 +403,13 @@ lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, 
     double alpha = 0, f_new = f;
     for (int attempt = 0; attempt < 2 && alpha == 0; ++attempt) {
       if (attempt == 1) {
-        if (S.empty()) break;  // already along the gradient
-        S.clear();
-        Y.clear();
+        if (qn.empty()) break;  // already along the gradient
+        qn.clear();
       }
-      detail::lbfgs_direction(S, Y, grad_f, p);
+      qn.direction(grad_f, p);
       double df0 = detail::dot(grad_f.data(), p.data(), n);
       if (!(df0 < 0)) {  // not a descent direction (rounding): fall back to the gradient
-        S.clear();
-        Y.clear();
+        qn.clear();
         for (std::size_t i = 0; i < n; ++i) p[i] = g[i];
         df0 = detail::dot(grad_f.data(), p.data(), n);
       }
@@ -359,7 +417,7 @@ lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, 
       // cleared), else Stan's: 1.01 × the minimiser in [1e-12, 1] of the cubic through the
       // previous step, at most 1.
       double alpha0 = s.init_alpha;
-      if (!S.empty() && previous.valid)
+      if (!qn.empty() && previous.valid)
         alpha0 = std::min(1.0, 1.01 * detail::cubic_step(previous.df0, previous.x1, previous.f1, previous.df1,
                                                        1e-12, 1.0));
       df_used = df0;
@@ -383,7 +441,7 @@ lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, 
     // to f_new with slope ∇f_new·p, at α. A step taken with the history empty (along the
     // gradient) is rescaled, as Stan rescales it, to the direction the scaled identity
     // H0 = (s'y / y'y)·I would give.
-    const bool was_empty = S.empty();
+    const bool was_empty = qn.empty();
     previous = {true, alpha, f_new - f_old, df_used, -detail::dot(g_new.data(), p.data(), n)};
     // The pair enters the history when it has positive curvature.
     const double sy = detail::dot(step.data(), dg.data(), n);
@@ -393,19 +451,12 @@ lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, 
       previous.df0 /= b0;
       previous.df1 /= b0;
     }
-    if (sy > eps * detail::dot(dg.data(), dg.data(), n)) {
-      if (static_cast<int>(S.size()) == s.history_size) {
-        S.erase(S.begin());
-        Y.erase(Y.begin());
-      }
-      S.push_back(step);
-      Y.push_back(dg);
-    }
+    if (sy > eps * detail::dot(dg.data(), dg.data(), n)) qn.add(step, dg);
     // Convergence, in CmdStan's order (BFGSMinimizer::step).
     const double df = std::fabs(f_old - f);
     const double gnorm = std::sqrt(detail::dot(g.data(), g.data(), n));
     for (std::size_t i = 0; i < n; ++i) grad_f[i] = -g[i];
-    detail::lbfgs_direction(S, Y, grad_f, p);
+    qn.direction(grad_f, p);
     // The relative tests on log p without its constant (f + C = −(log p − C)), as Stan's.
     const double f_rel = f + density.constant, f_old_rel = f_old + density.constant;
     const double relative_gradient = -detail::dot(grad_f.data(), p.data(), n) / std::max(std::fabs(f_rel), 1.0);

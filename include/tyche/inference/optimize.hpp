@@ -15,6 +15,7 @@
 #include <tyche/inference/model_density.hpp>
 #include <tyche/inference/psis.hpp>
 #include <tyche/random/philox.hpp>
+#include <tyche/samplers/nuts/low_rank.hpp>
 #include <tyche/scalar/format.hpp>
 
 #include <algorithm>
@@ -32,8 +33,15 @@
 
 namespace tyche {
 
-/// Settings of optimize(): CmdStan's optimize method (algorithm = lbfgs), with its defaults.
+/// CmdStan's optimize algorithms (`algorithm=`): L-BFGS (the default), BFGS with the dense
+/// inverse Hessian approximation (O(d²) per iteration; the same line search and convergence
+/// tests), and Newton's method with the Hessian by central differences of the gradient (2d
+/// gradients and O(d³) per iteration; CmdStan's stopping rule, a change of log p of at most 1e-8).
+enum class optimize_algorithm { lbfgs, bfgs, newton };
+
+/// Settings of optimize(): CmdStan's optimize method, with its defaults.
 struct optimize_config {
+  optimize_algorithm algorithm = optimize_algorithm::lbfgs;
   /// false (CmdStan's default): the mode of p(θ) without the log-Jacobian of the constraining
   /// transforms: the MAP estimate on the constrained scale (the MLE with flat priors). true: the
   /// mode on the unconstrained scale, the centre of laplace()'s Gaussian.
@@ -45,12 +53,12 @@ struct optimize_config {
   double tol_grad = 1e-8;
   double tol_rel_grad = 1e7;
   double tol_param = 1e-8;
-  int history_size = 5;
+  int history_size = 5;        // lbfgs only
   std::uint64_t seed = 1;      // the random initial point's stream
   double init_radius = 2.0;    // θ uniform on (−r, r), as Stan's init
   /// Initial values on the constrained scale, one per name of parameter_names(); empty: random.
   std::vector<double> init = {};
-  /// tyche's addition: after L-BFGS has converged, up to this many Newton steps with the Hessian
+  /// tyche's addition: after L-BFGS (or BFGS) has converged, up to this many Newton steps with the Hessian
   /// by central differences of the gradient, until the gain they predict is below rounding (0:
   /// none, Stan's result). L-BFGS's relative-gradient test can stop on a plateau short of the
   /// mode where the posterior is ill-conditioned (kidiq: 2.3 below the mode's log density from
@@ -113,7 +121,7 @@ namespace inference {
 template <class = void>
 lbfgs_settings settings_of(const optimize_config& c) {
   return {c.iterations, c.init_alpha, c.tol_obj, c.tol_rel_obj, c.tol_grad, c.tol_rel_grad, c.tol_param,
-          c.history_size};
+          c.history_size, c.algorithm == optimize_algorithm::bfgs};
 }
 
 template <class = void>
@@ -219,6 +227,78 @@ newton_outcome newton_refine(const log_density_function& density, std::vector<do
   return out;
 }
 
+/// CmdStan's algorithm = newton (Stan's newton_step and its optimize service): from x (where log
+/// p and its gradient are finite), up to `iterations` steps, each: H by central differences of
+/// the gradient (hessian()), its eigen-decomposition H = VΛVᵀ, the direction
+/// d = V·diag(1 / max(|λᵢ|, δ))·Vᵀ∇log p (H made negative definite by flipping the sign of its
+/// positive eigenvalues; δ = √ε·max(maxᵢ|λᵢ|, 1), so that a flat direction gets a bounded step),
+/// and the step x + t·d for the first t = 1, ½, ¼, … (down to 10⁻⁵⁰) where log p does not fall
+/// (no such t: x stays). Stops when a step changes log p by at most 1e-8, as CmdStan does:
+/// termination absolute_objective; or when no step raises log p although the quadratic model
+/// predicts a gain above log p's rounding (line_search_failed); or at the iteration limit.
+/// `last` says whether the last Hessian was finite and negative definite.
+template <class = void>
+lbfgs_result newton_method(const log_density_function& density, std::vector<double> x0, int iterations,
+                           newton_outcome& last) {
+  const std::size_t d = density.dim;
+  lbfgs_result r;
+  std::vector<double> workspace(density.workspace_size), g(d), xt(d), gt(d), dir(d), w(d), e(d), proj(d);
+  r.x = std::move(x0);
+  r.evaluations = 1;
+  double lp = density(r.x.data(), g.data(), workspace.data());
+  const double sqrt_eps = std::sqrt(std::numeric_limits<double>::epsilon());
+  r.termination = lbfgs_termination::max_iterations;
+  for (int it = 1; it <= iterations; ++it) {
+    r.iterations = it;
+    std::vector<double> h = hessian(density, r.x, r.evaluations);
+    last.finite_hessian = std::all_of(h.begin(), h.end(), [](double v) { return std::isfinite(v); });
+    if (!last.finite_hessian || !samplers::detail::symmetric_eigen(h.data(), w.data(), e.data(), d)) {
+      last.finite_hessian = false;
+      r.termination = lbfgs_termination::line_search_failed;
+      break;
+    }
+    double largest = 0;
+    for (const double l : w) largest = std::max(largest, std::fabs(l));
+    const double delta = sqrt_eps * std::max(largest, 1.0);
+    last.negative_definite = std::all_of(w.begin(), w.end(), [&](double l) { return l < 0; });
+    // proj = Vᵀg scaled, dir = V·proj (the eigenvectors are h's columns).
+    for (std::size_t k = 0; k < d; ++k) {
+      double v = 0;
+      for (std::size_t i = 0; i < d; ++i) v += h[i * d + k] * g[i];
+      proj[k] = v / std::max(std::fabs(w[k]), delta);
+    }
+    for (std::size_t i = 0; i < d; ++i) dir[i] = detail::dot(&h[i * d], proj.data(), d);
+    const double predicted = 0.5 * detail::dot(g.data(), dir.data(), d);
+    double t = 1, lt = lp;
+    bool moved = false;
+    for (; t >= 1e-50; t *= 0.5) {
+      for (std::size_t i = 0; i < d; ++i) xt[i] = r.x[i] + t * dir[i];
+      lt = density(xt.data(), gt.data(), workspace.data());
+      ++r.evaluations;
+      if (std::isfinite(lt) && lt >= lp) {
+        moved = true;
+        break;
+      }
+    }
+    const double before = lp;
+    if (moved) {
+      r.x.swap(xt);
+      g.swap(gt);
+      lp = lt;
+    } else if (predicted > 8 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::fabs(lp))) {
+      r.termination = lbfgs_termination::line_search_failed;
+      break;
+    }
+    if (std::fabs(lp - before) <= 1e-8) {
+      r.termination = lbfgs_termination::absolute_objective;
+      break;
+    }
+  }
+  r.gradient = g;
+  r.log_density = lp;
+  return r;
+}
+
 /// optimize() on a model's functions (compiled once per translation unit).
 template <class = void>
 optimize_result optimize(const model_functions& model, const optimize_config& cfg) {
@@ -230,9 +310,11 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   if (cfg.newton_steps < 0)
     throw std::invalid_argument(fn + "newton_steps = " + std::to_string(cfg.newton_steps) + " must be >= 0");
   std::vector<double> x0 = initial_point(model, density, cfg.init, cfg.init_radius, rng, fn);
-  lbfgs_result r = lbfgs(density, std::move(x0), settings_of(cfg));
   newton_outcome newton;
-  if (converged(r.termination) && cfg.newton_steps > 0 && density.dim <= cfg.newton_max_dim) {
+  const bool newton_algorithm = cfg.algorithm == optimize_algorithm::newton;
+  lbfgs_result r = newton_algorithm ? newton_method(density, std::move(x0), cfg.iterations, newton)
+                                    : lbfgs(density, std::move(x0), settings_of(cfg));
+  if (!newton_algorithm && converged(r.termination) && cfg.newton_steps > 0 && density.dim <= cfg.newton_max_dim) {
     // Until the predicted gain is at the rounding of log p.
     const double tolerance = 8 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::fabs(r.log_density));
     newton = newton_refine(density, r.x, r.gradient, r.log_density, r.evaluations, cfg.newton_steps, tolerance);
@@ -261,6 +343,13 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   out.gradient_evaluations = r.evaluations;
   out.termination = r.termination;
   out.message = lbfgs_message(r.termination);
+  if (newton_algorithm && r.termination == lbfgs_termination::absolute_objective)
+    out.message = "Convergence detected: a Newton step changed the log density by at most 1e-8";
+  if (newton_algorithm && r.termination == lbfgs_termination::line_search_failed)
+    out.message = newton.finite_hessian
+                      ? "No Newton step raised the log density, though the Hessian predicts a gain: no more "
+                        "progress can be made"
+                      : "The Hessian by differences of the gradient is not finite (the edge of the support?)";
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!converged(r.termination)) {
     std::string what = fn + "not converged: " + out.message + " (after " + std::to_string(r.iterations) +

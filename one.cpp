@@ -1,0 +1,5 @@
+#include <thread>
+#include <random>
+#include <sstream>
+#include <fstream>
+int main(){}
