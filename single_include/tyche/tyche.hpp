@@ -26293,6 +26293,9 @@ struct lbfgs_settings {
   double tol_rel_grad = 1e7;   // in units of machine ε
   double tol_param = 1e-8;
   int history_size = 5;
+  /// false: L-BFGS (the last history_size pairs); true: BFGS, the whole n × n inverse Hessian
+  /// approximation (CmdStan's algorithm = bfgs; O(n²) memory and work per iteration).
+  bool dense = false;
 };
 
 /// Checks settings (any inference method's lbfgs part); `fn` prefixes the message.
@@ -26516,6 +26519,63 @@ void lbfgs_direction(const std::vector<std::vector<double>>& s, const std::vecto
   for (double& v : out) v = -v;
 }
 
+/// The quasi-Newton approximation H of the inverse Hessian of f = −log p, and the direction −H·∇f:
+/// L-BFGS's last `history` pairs (lbfgs_direction; with none, −∇f), or BFGS's dense n × n H
+/// (Nocedal & Wright eq. 6.17, as Stan's BFGSUpdate_HInv applies it: at the first pair after a
+/// reset H = (s'y / y'y)·I, then every pair H ← (I − ρsyᵀ)H(I − ρysᵀ) + ρssᵀ, ρ = 1 / s'y;
+/// computed as H − ρ(s(Hy)ᵀ + (Hy)sᵀ) + (ρ²·yᵀHy + ρ)ssᵀ, O(n²)).
+template <class = void>
+class quasi_newton {
+ public:
+  quasi_newton(std::size_t n, int history, bool dense) : n_(n), history_(history), dense_(dense) {}
+  [[nodiscard]] bool empty() const { return dense_ ? h_.empty() : s_.empty(); }
+  void clear() {
+    s_.clear();
+    y_.clear();
+    h_.clear();
+  }
+  void direction(const std::vector<double>& grad_f, std::vector<double>& out) const {
+    if (!dense_) return lbfgs_direction(s_, y_, grad_f, out);
+    out.assign(n_, 0.0);
+    if (h_.empty()) {
+      for (std::size_t i = 0; i < n_; ++i) out[i] = -grad_f[i];
+      return;
+    }
+    for (std::size_t i = 0; i < n_; ++i) out[i] = -dot(&h_[i * n_], grad_f.data(), n_);
+  }
+  /// A pair (step s, change of ∇f y) with positive curvature s'y.
+  void add(const std::vector<double>& step, const std::vector<double>& dg) {
+    if (!dense_) {
+      if (static_cast<int>(s_.size()) == history_) {
+        s_.erase(s_.begin());
+        y_.erase(y_.begin());
+      }
+      s_.push_back(step);
+      y_.push_back(dg);
+      return;
+    }
+    const double sy = dot(step.data(), dg.data(), n_), rho = 1 / sy;
+    if (h_.empty()) {
+      h_.assign(n_ * n_, 0.0);
+      const double scale = sy / dot(dg.data(), dg.data(), n_);
+      for (std::size_t i = 0; i < n_; ++i) h_[i * n_ + i] = scale;
+    }
+    std::vector<double> hy(n_);
+    for (std::size_t i = 0; i < n_; ++i) hy[i] = dot(&h_[i * n_], dg.data(), n_);
+    const double c = rho * rho * dot(dg.data(), hy.data(), n_) + rho;
+    for (std::size_t i = 0; i < n_; ++i)
+      for (std::size_t j = 0; j < n_; ++j)
+        h_[i * n_ + j] += c * step[i] * step[j] - rho * (step[i] * hy[j] + hy[i] * step[j]);
+  }
+
+ private:
+  std::size_t n_;
+  int history_;
+  bool dense_;
+  std::vector<std::vector<double>> s_, y_;  // L-BFGS: the last pairs, oldest first
+  std::vector<double> h_;                   // BFGS: H, row-major (empty until the first pair)
+};
+
 }  // namespace detail
 
 /// Maximises log p from x0 (where log p and its gradient must be finite) by L-BFGS with the
@@ -26540,7 +26600,7 @@ lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, 
     r.path_log_density.push_back(logp);
   };
   keep(r.x, g, lp);
-  std::vector<std::vector<double>> S, Y;  // the last history_size pairs, oldest first
+  detail::quasi_newton<> qn(n, s.history_size, s.dense);
   const double eps = std::numeric_limits<double>::epsilon();
   detail::line_search search{density, workspace.data(), r.evaluations};
   struct {
@@ -26555,15 +26615,13 @@ lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, 
     double alpha = 0, f_new = f;
     for (int attempt = 0; attempt < 2 && alpha == 0; ++attempt) {
       if (attempt == 1) {
-        if (S.empty()) break;  // already along the gradient
-        S.clear();
-        Y.clear();
+        if (qn.empty()) break;  // already along the gradient
+        qn.clear();
       }
-      detail::lbfgs_direction(S, Y, grad_f, p);
+      qn.direction(grad_f, p);
       double df0 = detail::dot(grad_f.data(), p.data(), n);
       if (!(df0 < 0)) {  // not a descent direction (rounding): fall back to the gradient
-        S.clear();
-        Y.clear();
+        qn.clear();
         for (std::size_t i = 0; i < n; ++i) p[i] = g[i];
         df0 = detail::dot(grad_f.data(), p.data(), n);
       }
@@ -26571,7 +26629,7 @@ lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, 
       // cleared), else Stan's: 1.01 × the minimiser in [1e-12, 1] of the cubic through the
       // previous step, at most 1.
       double alpha0 = s.init_alpha;
-      if (!S.empty() && previous.valid)
+      if (!qn.empty() && previous.valid)
         alpha0 = std::min(1.0, 1.01 * detail::cubic_step(previous.df0, previous.x1, previous.f1, previous.df1,
                                                        1e-12, 1.0));
       df_used = df0;
@@ -26595,7 +26653,7 @@ lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, 
     // to f_new with slope ∇f_new·p, at α. A step taken with the history empty (along the
     // gradient) is rescaled, as Stan rescales it, to the direction the scaled identity
     // H0 = (s'y / y'y)·I would give.
-    const bool was_empty = S.empty();
+    const bool was_empty = qn.empty();
     previous = {true, alpha, f_new - f_old, df_used, -detail::dot(g_new.data(), p.data(), n)};
     // The pair enters the history when it has positive curvature.
     const double sy = detail::dot(step.data(), dg.data(), n);
@@ -26605,19 +26663,12 @@ lbfgs_result lbfgs(const log_density_function& density, std::vector<double> x0, 
       previous.df0 /= b0;
       previous.df1 /= b0;
     }
-    if (sy > eps * detail::dot(dg.data(), dg.data(), n)) {
-      if (static_cast<int>(S.size()) == s.history_size) {
-        S.erase(S.begin());
-        Y.erase(Y.begin());
-      }
-      S.push_back(step);
-      Y.push_back(dg);
-    }
+    if (sy > eps * detail::dot(dg.data(), dg.data(), n)) qn.add(step, dg);
     // Convergence, in CmdStan's order (BFGSMinimizer::step).
     const double df = std::fabs(f_old - f);
     const double gnorm = std::sqrt(detail::dot(g.data(), g.data(), n));
     for (std::size_t i = 0; i < n; ++i) grad_f[i] = -g[i];
-    detail::lbfgs_direction(S, Y, grad_f, p);
+    qn.direction(grad_f, p);
     // The relative tests on log p without its constant (f + C = −(log p − C)), as Stan's.
     const double f_rel = f + density.constant, f_old_rel = f_old + density.constant;
     const double relative_gradient = -detail::dot(grad_f.data(), p.data(), n) / std::max(std::fabs(f_rel), 1.0);
@@ -28617,8 +28668,15 @@ inline stan_csv read_stan_csv(const std::filesystem::path& file) {
 
 namespace tyche {
 
-/// Settings of optimize(): CmdStan's optimize method (algorithm = lbfgs), with its defaults.
+/// CmdStan's optimize algorithms (`algorithm=`): L-BFGS (the default), BFGS with the dense
+/// inverse Hessian approximation (O(d²) per iteration; the same line search and convergence
+/// tests), and Newton's method with the Hessian by central differences of the gradient (2d
+/// gradients and O(d³) per iteration; CmdStan's stopping rule, a change of log p of at most 1e-8).
+enum class optimize_algorithm { lbfgs, bfgs, newton };
+
+/// Settings of optimize(): CmdStan's optimize method, with its defaults.
 struct optimize_config {
+  optimize_algorithm algorithm = optimize_algorithm::lbfgs;
   /// false (CmdStan's default): the mode of p(θ) without the log-Jacobian of the constraining
   /// transforms: the MAP estimate on the constrained scale (the MLE with flat priors). true: the
   /// mode on the unconstrained scale, the centre of laplace()'s Gaussian.
@@ -28630,12 +28688,12 @@ struct optimize_config {
   double tol_grad = 1e-8;
   double tol_rel_grad = 1e7;
   double tol_param = 1e-8;
-  int history_size = 5;
+  int history_size = 5;        // lbfgs only
   std::uint64_t seed = 1;      // the random initial point's stream
   double init_radius = 2.0;    // θ uniform on (−r, r), as Stan's init
   /// Initial values on the constrained scale, one per name of parameter_names(); empty: random.
   std::vector<double> init = {};
-  /// tyche's addition: after L-BFGS has converged, up to this many Newton steps with the Hessian
+  /// tyche's addition: after L-BFGS (or BFGS) has converged, up to this many Newton steps with the Hessian
   /// by central differences of the gradient, until the gain they predict is below rounding (0:
   /// none, Stan's result). L-BFGS's relative-gradient test can stop on a plateau short of the
   /// mode where the posterior is ill-conditioned (kidiq: 2.3 below the mode's log density from
@@ -28698,7 +28756,7 @@ namespace inference {
 template <class = void>
 lbfgs_settings settings_of(const optimize_config& c) {
   return {c.iterations, c.init_alpha, c.tol_obj, c.tol_rel_obj, c.tol_grad, c.tol_rel_grad, c.tol_param,
-          c.history_size};
+          c.history_size, c.algorithm == optimize_algorithm::bfgs};
 }
 
 template <class = void>
@@ -28804,6 +28862,78 @@ newton_outcome newton_refine(const log_density_function& density, std::vector<do
   return out;
 }
 
+/// CmdStan's algorithm = newton (Stan's newton_step and its optimize service): from x (where log
+/// p and its gradient are finite), up to `iterations` steps, each: H by central differences of
+/// the gradient (hessian()), its eigen-decomposition H = VΛVᵀ, the direction
+/// d = V·diag(1 / max(|λᵢ|, δ))·Vᵀ∇log p (H made negative definite by flipping the sign of its
+/// positive eigenvalues; δ = √ε·max(maxᵢ|λᵢ|, 1), so that a flat direction gets a bounded step),
+/// and the step x + t·d for the first t = 1, ½, ¼, … (down to 10⁻⁵⁰) where log p does not fall
+/// (no such t: x stays). Stops when a step changes log p by at most 1e-8, as CmdStan does:
+/// termination absolute_objective; or when no step raises log p although the quadratic model
+/// predicts a gain above log p's rounding (line_search_failed); or at the iteration limit.
+/// `last` says whether the last Hessian was finite and negative definite.
+template <class = void>
+lbfgs_result newton_method(const log_density_function& density, std::vector<double> x0, int iterations,
+                           newton_outcome& last) {
+  const std::size_t d = density.dim;
+  lbfgs_result r;
+  std::vector<double> workspace(density.workspace_size), g(d), xt(d), gt(d), dir(d), w(d), e(d), proj(d);
+  r.x = std::move(x0);
+  r.evaluations = 1;
+  double lp = density(r.x.data(), g.data(), workspace.data());
+  const double sqrt_eps = std::sqrt(std::numeric_limits<double>::epsilon());
+  r.termination = lbfgs_termination::max_iterations;
+  for (int it = 1; it <= iterations; ++it) {
+    r.iterations = it;
+    std::vector<double> h = hessian(density, r.x, r.evaluations);
+    last.finite_hessian = std::all_of(h.begin(), h.end(), [](double v) { return std::isfinite(v); });
+    if (!last.finite_hessian || !samplers::detail::symmetric_eigen(h.data(), w.data(), e.data(), d)) {
+      last.finite_hessian = false;
+      r.termination = lbfgs_termination::line_search_failed;
+      break;
+    }
+    double largest = 0;
+    for (const double l : w) largest = std::max(largest, std::fabs(l));
+    const double delta = sqrt_eps * std::max(largest, 1.0);
+    last.negative_definite = std::all_of(w.begin(), w.end(), [&](double l) { return l < 0; });
+    // proj = Vᵀg scaled, dir = V·proj (the eigenvectors are h's columns).
+    for (std::size_t k = 0; k < d; ++k) {
+      double v = 0;
+      for (std::size_t i = 0; i < d; ++i) v += h[i * d + k] * g[i];
+      proj[k] = v / std::max(std::fabs(w[k]), delta);
+    }
+    for (std::size_t i = 0; i < d; ++i) dir[i] = detail::dot(&h[i * d], proj.data(), d);
+    const double predicted = 0.5 * detail::dot(g.data(), dir.data(), d);
+    double t = 1, lt = lp;
+    bool moved = false;
+    for (; t >= 1e-50; t *= 0.5) {
+      for (std::size_t i = 0; i < d; ++i) xt[i] = r.x[i] + t * dir[i];
+      lt = density(xt.data(), gt.data(), workspace.data());
+      ++r.evaluations;
+      if (std::isfinite(lt) && lt >= lp) {
+        moved = true;
+        break;
+      }
+    }
+    const double before = lp;
+    if (moved) {
+      r.x.swap(xt);
+      g.swap(gt);
+      lp = lt;
+    } else if (predicted > 8 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::fabs(lp))) {
+      r.termination = lbfgs_termination::line_search_failed;
+      break;
+    }
+    if (std::fabs(lp - before) <= 1e-8) {
+      r.termination = lbfgs_termination::absolute_objective;
+      break;
+    }
+  }
+  r.gradient = g;
+  r.log_density = lp;
+  return r;
+}
+
 /// optimize() on a model's functions (compiled once per translation unit).
 template <class = void>
 optimize_result optimize(const model_functions& model, const optimize_config& cfg) {
@@ -28815,9 +28945,11 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   if (cfg.newton_steps < 0)
     throw std::invalid_argument(fn + "newton_steps = " + std::to_string(cfg.newton_steps) + " must be >= 0");
   std::vector<double> x0 = initial_point(model, density, cfg.init, cfg.init_radius, rng, fn);
-  lbfgs_result r = lbfgs(density, std::move(x0), settings_of(cfg));
   newton_outcome newton;
-  if (converged(r.termination) && cfg.newton_steps > 0 && density.dim <= cfg.newton_max_dim) {
+  const bool newton_algorithm = cfg.algorithm == optimize_algorithm::newton;
+  lbfgs_result r = newton_algorithm ? newton_method(density, std::move(x0), cfg.iterations, newton)
+                                    : lbfgs(density, std::move(x0), settings_of(cfg));
+  if (!newton_algorithm && converged(r.termination) && cfg.newton_steps > 0 && density.dim <= cfg.newton_max_dim) {
     // Until the predicted gain is at the rounding of log p.
     const double tolerance = 8 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::fabs(r.log_density));
     newton = newton_refine(density, r.x, r.gradient, r.log_density, r.evaluations, cfg.newton_steps, tolerance);
@@ -28846,6 +28978,13 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   out.gradient_evaluations = r.evaluations;
   out.termination = r.termination;
   out.message = lbfgs_message(r.termination);
+  if (newton_algorithm && r.termination == lbfgs_termination::absolute_objective)
+    out.message = "Convergence detected: a Newton step changed the log density by at most 1e-8";
+  if (newton_algorithm && r.termination == lbfgs_termination::line_search_failed)
+    out.message = newton.finite_hessian
+                      ? "No Newton step raised the log density, though the Hessian predicts a gain: no more "
+                        "progress can be made"
+                      : "The Hessian by differences of the gradient is not finite (the edge of the support?)";
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!converged(r.termination)) {
     std::string what = fn + "not converged: " + out.message + " (after " + std::to_string(r.iterations) +
