@@ -187,10 +187,12 @@ def main(argv: list[str]) -> int:
         return 2
     output: Path = args.output
     status = check_or_write(output, text, args.check)
-    # The companions under the same names, relative to the folder that holds tyche/tyche.hpp.
-    root = output.parent.parent
-    for rel, companion in companions.items():
-        status = max(status, check_or_write(root / rel, companion, args.check))
+    # The companions under the same names, relative to the folder that holds tyche/tyche.hpp
+    # (only where the output is such a file: --output elsewhere writes or checks it alone).
+    if output.name == "tyche.hpp" and output.parent.name == "tyche":
+        root = output.parent.parent
+        for rel, companion in companions.items():
+            status = max(status, check_or_write(root / rel, companion, args.check))
     return status
 
 

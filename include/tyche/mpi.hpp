@@ -470,8 +470,8 @@ void check_same_parameters(const Model& m, MPI_Comm comm) {
 }
 
 /// Collective: throws on every rank unless every rank's model has rank 0's parameters and gives
-/// rank 0's log density and gradient at three points of the unconstrained space (each coordinate
-/// −0.7, 0.3 and 1.9 plus 0.01 times its index) — what mpi::nuts needs, since every rank's chains
+/// rank 0's log density and gradient at three points of the unconstrained space (coordinate k at
+/// −0.7, 0.3 and 1.9 plus 0.01·(k mod 64)) — what mpi::nuts needs, since every rank's chains
 /// are gathered into one fit: a rank that read other data (a stale file on one node, another
 /// path) would sample another posterior, which only R̂ might reveal. Values compared to 1e-10
 /// relative (the same binary gives the same bits; a node with other arithmetic may round
@@ -490,9 +490,10 @@ void check_same_density(const Model& m, const char* who, MPI_Comm comm) {
     error = std::string(who) + ": this rank's model has the parameters (" + mine_names + ") but rank 0's has (" +
             first_names + "): every rank must make the call with the same model and data (docs/mpi.md)";
   throw_if_any(error, comm);
-  // Per point: the log density, then the gradient's 2-norm and its weighted sum (an error in one
-  // coordinate changes the latter), or NaN where the evaluation threw.
-  constexpr int points = 3;
+  // Per point: the log density, the gradient's 2-norm, its weighted sum Σ (k + 1)·gₖ (an error in
+  // one coordinate changes it) and that sum's scale Σ (k + 1)·|gₖ|, or NaN where the evaluation
+  // threw.
+  constexpr int points = 3, per = 4;
   constexpr double at[points] = {-0.7, 0.3, 1.9};
   unsigned long long dims[2] = {static_cast<unsigned long long>(m.dim()), 0};
   dims[1] = dims[0];
@@ -502,45 +503,52 @@ void check_same_density(const Model& m, const char* who, MPI_Comm comm) {
             " unconstrained coordinates but rank 0's has " + std::to_string(dims[1]) +
             ": every rank must make the call with the same model and data (docs/mpi.md)";
   throw_if_any(error, comm);
-  double mine[3 * points];
+  double mine[per * points];
   for (int p = 0; p < points; ++p) {
     std::vector<double> q(m.dim()), g(m.dim());
-    for (std::size_t k = 0; k < q.size(); ++k) q[k] = at[p] + 0.01 * static_cast<double>(k);
-    double lp = std::numeric_limits<double>::quiet_NaN(), norm = lp, weighted = lp;
+    for (std::size_t k = 0; k < q.size(); ++k) q[k] = at[p] + 0.01 * static_cast<double>(k % 64);
+    double lp = std::numeric_limits<double>::quiet_NaN(), norm = lp, weighted = lp, scale = lp;
     (void)capture([&] {
       lp = m.log_prob_and_gradient(std::span<const double>(q), std::span<double>(g));
-      norm = weighted = 0;
+      norm = weighted = scale = 0;
       for (std::size_t k = 0; k < g.size(); ++k) {
         norm += g[k] * g[k];
         weighted += g[k] * static_cast<double>(k + 1);
+        scale += std::abs(g[k]) * static_cast<double>(k + 1);
       }
       norm = std::sqrt(norm);
     });
-    mine[3 * p] = lp, mine[3 * p + 1] = norm, mine[3 * p + 2] = weighted;
+    mine[per * p] = lp, mine[per * p + 1] = norm, mine[per * p + 2] = weighted, mine[per * p + 3] = scale;
   }
-  double first[3 * points];
+  double first[per * points];
   std::memcpy(first, mine, sizeof mine);
-  MPI_Bcast(first, 3 * points, MPI_DOUBLE, 0, comm);
-  auto same = [](double a, double b) {
+  MPI_Bcast(first, per * points, MPI_DOUBLE, 0, comm);
+  // Equal to 1e-10 relative to `size` (at least 1 for the log density, the sum's scale for the
+  // gradient's sums): another node's rounding passes, another datum does not.
+  auto same = [](double a, double b, double size) {
     if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
     if (std::isinf(a) || std::isinf(b)) return a == b;
-    return std::abs(a - b) <= 1e-10 * std::max({std::abs(a), std::abs(b), 1e-300});
+    return std::abs(a - b) <= 1e-10 * size;
   };
-  for (int i = 0; i < 3 * points && error.empty(); ++i)
-    if (!same(mine[i], first[i])) {
-      std::ostringstream os;
-      os.precision(17);
-      os << who << ": this rank's model gives another "
-         << (i % 3 == 0 ? "log density" : "gradient") << " than rank 0's at the same point (every unconstrained "
-         << "coordinate " << at[i / 3] << " + 0.01 × its index): ";
-      if (i % 3 == 0)
-        os << mine[i] << " here, " << first[i] << " on rank 0";
-      else
-        os << "a gradient norm of " << mine[3 * (i / 3) + 1] << " here, " << first[3 * (i / 3) + 1] << " on rank 0";
-      os << ". Every rank must make the call with the same model and the same data: has this rank read another "
-            "data file? (For data split over the ranks, use mpi::nuts_sharded; docs/mpi.md)";
-      error = os.str();
-    }
+  for (int p = 0; p < points && error.empty(); ++p) {
+    const double* a = mine + per * p;
+    const double* b = first + per * p;
+    const double gradient_size = std::max({a[3], b[3], std::numeric_limits<double>::min()});
+    const bool lp_same = same(a[0], b[0], std::max({std::abs(a[0]), std::abs(b[0]), 1.0}));
+    if (lp_same && same(a[1], b[1], gradient_size) && same(a[2], b[2], gradient_size)) continue;
+    std::ostringstream os;
+    os << who << ": this rank's model gives another " << (lp_same ? "gradient" : "log density")
+       << " than rank 0's at the same point (unconstrained coordinate k at " << at[p] << " + 0.01·(k mod 64)): ";
+    os.precision(17);
+    if (!lp_same)
+      os << a[0] << " here, " << b[0] << " on rank 0";
+    else
+      os << "gradient norm " << a[1] << " and weighted sum Σ(k + 1)·g[k] " << a[2] << " here, " << b[1] << " and "
+         << b[2] << " on rank 0";
+    os << ". Every rank must make the call with the same model and the same data: has this rank read another "
+          "data file? (For data split over the ranks, use mpi::nuts_sharded; docs/mpi.md)";
+    error = os.str();
+  }
   throw_if_any(error, comm);
 }
 
@@ -740,7 +748,8 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
 /// parts of each scalar chain's gradient on this rank's block (cpu::split: 0 splits into
 /// cpu_split_parts parts when the block reads at least cpu_split_data_values values; k > 1, k
 /// parts), added in part order, so that the draws depend on the parts, never on the threads; a
-/// rank's threads may differ from another's. fit.split, fit.threads: this rank's. A collective call:
+/// rank's threads may differ from another's. fit.split: this rank's parts (fit.threads is 1: the
+/// chains' thread; helpers are not counted, as nuts_fit::threads says). A collective call:
 /// every rank of comm makes it with the same configuration. fit.seconds is this rank's
 /// wall-clock time.
 template <class Model>
@@ -787,7 +796,6 @@ nuts_fit nuts_sharded(const Model& m, nuts_config cfg = {}, MPI_Comm comm = MPI_
     f.split = static_cast<int>(parts);
     return f;
   }, shards);
-  fit.threads = shards.threads;  // this rank's: the chains' thread and its helpers
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
 }

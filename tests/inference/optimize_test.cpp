@@ -423,6 +423,24 @@ TEST_CASE("optimize: CmdStan's bfgs and newton algorithms reach the closed-form 
   CHECK(std::fabs(at.value("y")) < 1e-8);
   REQUIRE(at.warnings.size() == 1);
   CHECK_THAT(at.warnings[0], Contains("not negative definite"));
+
+  // log p = −√|x|, convex on each side of its kink at 0: from 0.5 the step with the curvature's
+  // sign flipped lands on −0.5, where log p is the same, so CmdStan's rule stops there; the
+  // Hessian had predicted a gain of 0.35, and the warning says the point may not be a mode.
+  auto z = flat<"z">();
+  const auto kink = model(joint(z, target(-sqrt(abs(z)))));
+  const optimize_result k = optimize(kink, {.algorithm = optimize_algorithm::newton, .init = {0.5}});
+  CHECK(k.value("z") == Approx(-0.5).epsilon(1e-6));
+  CHECK(k.termination == inference::lbfgs_termination::absolute_objective);
+  // (and, since its curvature is positive, that the Hessian is not negative definite)
+  REQUIRE(k.warnings.size() == 2);
+  CHECK_THAT(k.warnings[0], Contains("not negative definite"));
+  CHECK_THAT(k.warnings[1], Contains("not smooth or not concave there") && Contains("gain of 0.35"));
+  // Newton ignores L-BFGS's settings: a history_size that L-BFGS would refuse is no error here.
+  CHECK_NOTHROW(optimize(m, {.algorithm = optimize_algorithm::newton, .history_size = 0}));
+  CHECK_THROWS_WITH(optimize(m, {.history_size = 0}), Contains("history_size = 0 must be >= 1"));
+  CHECK_THROWS_WITH(optimize(m, {.algorithm = optimize_algorithm::newton, .iterations = 0}),
+                    Contains("iterations = 0 must be >= 1"));
 }
 
 TEST_CASE("BFGS's inverse Hessian: the update is (I − ρsyᵀ)H(I − ρysᵀ) + ρssᵀ from (s'y / y'y)·I, and L-BFGS "

@@ -351,9 +351,10 @@ class quasi_newton {
     std::vector<double> hy(n_);
     for (std::size_t i = 0; i < n_; ++i) hy[i] = dot(&h_[i * n_], dg.data(), n_);
     const double c = rho * rho * dot(dg.data(), hy.data(), n_) + rho;
-    for (std::size_t i = 0; i < n_; ++i)
-      for (std::size_t j = 0; j < n_; ++j)
-        h_[i * n_ + j] += c * step[i] * step[j] - rho * (step[i] * hy[j] + hy[i] * step[j]);
+    for (std::size_t i = 0; i < n_; ++i)  // one triangle, mirrored: H stays exactly symmetric
+      for (std::size_t j = 0; j <= i; ++j)
+        h_[i * n_ + j] = h_[j * n_ + i] =
+            h_[i * n_ + j] + c * (step[i] * step[j]) - rho * (step[i] * hy[j] + hy[i] * step[j]);
   }
 
  private:

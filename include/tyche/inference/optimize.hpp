@@ -233,13 +233,14 @@ newton_outcome newton_refine(const log_density_function& density, std::vector<do
 /// d = V·diag(1 / max(|λᵢ|, δ))·Vᵀ∇log p (H made negative definite by flipping the sign of its
 /// positive eigenvalues; δ = √ε·max(maxᵢ|λᵢ|, 1), so that a flat direction gets a bounded step),
 /// and the step x + t·d for the first t = 1, ½, ¼, … (down to 10⁻⁵⁰) where log p does not fall
-/// (no such t: x stays). Stops when a step changes log p by at most 1e-8, as CmdStan does:
-/// termination absolute_objective; or when no step raises log p although the quadratic model
-/// predicts a gain above log p's rounding (line_search_failed); or at the iteration limit.
-/// `last` says whether the last Hessian was finite and negative definite.
+/// and x changes (no such t: x stays). Stops when an iteration changes log p by at most 1e-8, as
+/// CmdStan does: termination absolute_objective; or when no step is found although the quadratic
+/// model predicts a gain above log p's rounding, or the Hessian is not finite or cannot be
+/// decomposed (line_search_failed); or at the iteration limit. `last` says whether the last
+/// Hessian was finite, decomposed and negative definite, and the last step's predicted gain.
 template <class = void>
 lbfgs_result newton_method(const log_density_function& density, std::vector<double> x0, int iterations,
-                           newton_outcome& last) {
+                           newton_outcome& last, double& last_predicted, bool& eigen_failed) {
   const std::size_t d = density.dim;
   lbfgs_result r;
   std::vector<double> workspace(density.workspace_size), g(d), xt(d), gt(d), dir(d), w(d), e(d), proj(d);
@@ -252,8 +253,12 @@ lbfgs_result newton_method(const log_density_function& density, std::vector<doub
     r.iterations = it;
     std::vector<double> h = hessian(density, r.x, r.evaluations);
     last.finite_hessian = std::all_of(h.begin(), h.end(), [](double v) { return std::isfinite(v); });
-    if (!last.finite_hessian || !samplers::detail::symmetric_eigen(h.data(), w.data(), e.data(), d)) {
-      last.finite_hessian = false;
+    if (!last.finite_hessian) {
+      r.termination = lbfgs_termination::line_search_failed;
+      break;
+    }
+    if (!samplers::detail::symmetric_eigen(h.data(), w.data(), e.data(), d)) {
+      eigen_failed = true;
       r.termination = lbfgs_termination::line_search_failed;
       break;
     }
@@ -269,10 +274,16 @@ lbfgs_result newton_method(const log_density_function& density, std::vector<doub
     }
     for (std::size_t i = 0; i < d; ++i) dir[i] = detail::dot(&h[i * d], proj.data(), d);
     const double predicted = 0.5 * detail::dot(g.data(), dir.data(), d);
+    last_predicted = predicted;
     double t = 1, lt = lp;
     bool moved = false;
     for (; t >= 1e-50; t *= 0.5) {
-      for (std::size_t i = 0; i < d; ++i) xt[i] = r.x[i] + t * dir[i];
+      bool changed = false;
+      for (std::size_t i = 0; i < d; ++i) {
+        xt[i] = r.x[i] + t * dir[i];
+        changed = changed || xt[i] != r.x[i];
+      }
+      if (!changed) break;  // t·d below x's rounding: no smaller step moves
       lt = density(xt.data(), gt.data(), workspace.data());
       ++r.evaluations;
       if (std::isfinite(lt) && lt >= lp) {
@@ -303,17 +314,27 @@ lbfgs_result newton_method(const log_density_function& density, std::vector<doub
 template <class = void>
 optimize_result optimize(const model_functions& model, const optimize_config& cfg) {
   const std::string fn = "tyche::optimize: ";
-  check_lbfgs_settings(settings_of(cfg), fn);
+  if (cfg.algorithm != optimize_algorithm::newton) check_lbfgs_settings(settings_of(cfg), fn);
+  else if (cfg.iterations < 1)
+    throw std::invalid_argument(fn + "iterations = " + std::to_string(cfg.iterations) + " must be >= 1");
   const auto start = std::chrono::steady_clock::now();
   const log_density_function& density = model.density(cfg.jacobian);
   counter_rng rng(cfg.seed, 0);
-  if (cfg.newton_steps < 0)
+  if (cfg.algorithm != optimize_algorithm::newton && cfg.newton_steps < 0)
     throw std::invalid_argument(fn + "newton_steps = " + std::to_string(cfg.newton_steps) + " must be >= 0");
   std::vector<double> x0 = initial_point(model, density, cfg.init, cfg.init_radius, rng, fn);
   newton_outcome newton;
   const bool newton_algorithm = cfg.algorithm == optimize_algorithm::newton;
-  lbfgs_result r = newton_algorithm ? newton_method(density, std::move(x0), cfg.iterations, newton)
-                                    : lbfgs(density, std::move(x0), settings_of(cfg));
+  double last_predicted = 0;
+  bool eigen_failed = false;
+  lbfgs_result r = newton_algorithm
+                       ? newton_method(density, std::move(x0), cfg.iterations, newton, last_predicted, eigen_failed)
+                       : lbfgs(density, std::move(x0), settings_of(cfg));
+  // Newton stopped by CmdStan's rule (|Δ log p| ≤ 1e-8) where its quadratic model predicted a
+  // gain 100 times that: log p is not smooth or not concave there (a kink, a step across a
+  // symmetric valley), so the point may not be a mode.
+  const bool not_smooth =
+      newton_algorithm && r.termination == lbfgs_termination::absolute_objective && last_predicted > 1e-6;
   if (!newton_algorithm && converged(r.termination) && cfg.newton_steps > 0 && density.dim <= cfg.newton_max_dim) {
     // Until the predicted gain is at the rounding of log p.
     const double tolerance = 8 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::fabs(r.log_density));
@@ -328,6 +349,10 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   if (!newton.finite_hessian)
     out.warnings.push_back("the gradient is not finite a small step from the point returned (the edge of the "
                            "support?), so its Hessian, and whether it is a strict mode, could not be checked");
+  if (not_smooth)
+    out.warnings.push_back("the last Newton step changed the log density by at most 1e-8 where the Hessian predicted a "
+                           "gain of " + tyche::detail::format_number(last_predicted) +
+                           ": the log density is not smooth or not concave there, so the point may not be a mode");
   if (newton.slow > 0)
     out.warnings.push_back("Newton steps from where L-BFGS stopped gain ever less without converging (each " +
                            tyche::detail::format_number(std::round(newton.slow * 100) / 100) +
@@ -346,10 +371,11 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   if (newton_algorithm && r.termination == lbfgs_termination::absolute_objective)
     out.message = "Convergence detected: a Newton step changed the log density by at most 1e-8";
   if (newton_algorithm && r.termination == lbfgs_termination::line_search_failed)
-    out.message = newton.finite_hessian
-                      ? "No Newton step raised the log density, though the Hessian predicts a gain: no more "
-                        "progress can be made"
-                      : "The Hessian by differences of the gradient is not finite (the edge of the support?)";
+    out.message = !newton.finite_hessian ? "The Hessian by differences of the gradient is not finite (the edge of "
+                                           "the support?)"
+                  : eigen_failed ? "The Hessian's eigen-decomposition did not converge"
+                                 : "No Newton step raised the log density, though the Hessian predicts a gain: no more "
+                                   "progress can be made";
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!converged(r.termination)) {
     std::string what = fn + "not converged: " + out.message + " (after " + std::to_string(r.iterations) +

@@ -1,5 +1,0 @@
-#include <thread>
-#include <random>
-#include <sstream>
-#include <fstream>
-int main(){}
