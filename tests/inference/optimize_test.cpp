@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <random>
+#include <sstream>
 #include <vector>
 
 namespace {
@@ -507,4 +508,35 @@ TEST_CASE("BFGS's inverse Hessian: the update is (I − ρsyᵀ)H(I − ρysᵀ)
   std::vector<double> p_empty;
   dense.direction(g, p_empty);
   for (std::size_t i = 0; i < n; ++i) CHECK(p_empty[i] == -g[i]);
+}
+
+TEST_CASE("optimize: write_stan_csv writes CmdStan's optimize layout (lp__ without the constants), read back", "[inference]") {
+  using namespace tyche;
+  namespace te = tyche_examples;
+  const data_file file = read_json_data((te::posteriors_dir(__FILE__) / "kidiq-kidscore_interaction" / "data.json").string());
+  const auto p = te::kidiq_kidscore_interaction(file);
+  const optimize_result mode = optimize(p.model, {.algorithm = optimize_algorithm::newton, .seed = 3});
+  std::ostringstream os;
+  write_stan_csv(os, mode, {.model = "kidiq"});
+  std::istringstream in(os.str());
+  const stan_csv csv = read_stan_csv(in, "optimize");
+  REQUIRE(csv.rows == 1);
+  REQUIRE(csv.cols() == 1 + mode.values.size());
+  CHECK(csv.names[0] == "lp__");
+  CHECK(csv.names[2] == "beta.2");
+  CHECK(csv.config_value("method") == "optimize");
+  CHECK(csv.config_value("algorithm") == "newton");
+  CHECK(csv.config_value("jacobian") == "0");
+  CHECK(csv.config_value("model") == "kidiq");
+  for (std::size_t k = 0; k < mode.values.size(); ++k) CHECK(csv.at(0, k + 1) == mode.values[k]);  // round trip
+  // lp__ as CmdStan's optimize prints it for kidiq (rstan 2.21: log p − C = −1472.676 at the
+  // mode, docs/inference.md), not the log density with every constant.
+  CHECK(csv.at(0, 0) == Approx(-1472.676).margin(1e-3));
+  CHECK(mode.log_density - mode.constant == csv.at(0, 0));
+  CHECK(std::stod(*csv.config_value("log_density")) == mode.log_density);
+  // Sizes that disagree are refused.
+  optimize_result broken = mode;
+  broken.values.pop_back();
+  std::ostringstream sink;
+  CHECK_THROWS_WITH(write_stan_csv(sink, broken), Contains("holds 4 values for 5 names"));
 }

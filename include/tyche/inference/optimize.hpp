@@ -75,7 +75,13 @@ struct optimize_result {
   std::vector<double> unconstrained;  // θ at the mode
   std::vector<double> gradient;     // ∇log p at the mode (unconstrained scale)
   double log_density = 0;           // log p at the mode (with the log-Jacobian when jacobian)
+  /// The parameter-free part C of the folded log density (program::constant_term()): log_density
+  /// − constant is log p without the constants CmdStan's `~` statements drop, the lp__ its
+  /// optimize reports (equal on kidiq to its printed digits; where folding completes a square, C
+  /// holds more than Stan drops: docs/inference.md). write_stan_csv writes it as lp__.
+  double constant = 0;
   bool jacobian = false;
+  optimize_algorithm algorithm = optimize_algorithm::lbfgs;
   int iterations = 0;
   long long gradient_evaluations = 0;
   inference::lbfgs_termination termination = inference::lbfgs_termination::max_iterations;
@@ -363,7 +369,9 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   model.constrain_into(r.x.data(), out.values);
   out.gradient = r.gradient;
   out.log_density = r.log_density;
+  out.constant = density.constant;
   out.jacobian = cfg.jacobian;
+  out.algorithm = cfg.algorithm;
   out.iterations = r.iterations;
   out.gradient_evaluations = r.evaluations;
   out.termination = r.termination;
@@ -417,6 +425,7 @@ optimize_result mode_at(const model_functions& model, const std::vector<double>&
   out.gradient.resize(density.dim);
   out.log_density = density(out.unconstrained.data(), out.gradient.data(), workspace.data());
   out.gradient_evaluations = 1;
+  out.constant = density.constant;
   out.jacobian = jacobian;
   if (!std::isfinite(out.log_density)) {
     std::string what = fn + "the log density at the mode is " + tyche::detail::format_number(out.log_density);

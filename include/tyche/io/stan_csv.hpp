@@ -43,6 +43,7 @@
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/inference/fit.hpp>
+#include <tyche/inference/optimize.hpp>
 #include <tyche/samplers/nuts/adaptation.hpp>
 #include <tyche/samplers/nuts/config.hpp>
 
@@ -463,6 +464,45 @@ inline void write_stan_csv(std::ostream& os, const approximate_fit& fit, const s
   }
   os << out;
   if (!os) throw std::runtime_error(fn + "the stream failed while writing the " + fit.method + " draws");
+}
+
+/// Writes a mode from optimize() in the CSV layout CmdStan's optimize method writes: the
+/// configuration comments (`method = optimize`, its `algorithm` and `jacobian`), then `lp__`
+/// and the constrained values, one row. lp__ is log p without its parameter-free part
+/// (optimize_result::constant), as CmdStan reports it; the log density with every constant is
+/// in the comment `log_density`. CmdStanPy's and rstan's CSV readers, and read_stan_csv, read
+/// it. Throws std::invalid_argument for a result whose sizes disagree or a name that cannot be
+/// a column.
+inline void write_stan_csv(std::ostream& os, const optimize_result& mode, const stan_csv_options& options = {}) {
+  using namespace detail::stan_csv_impl;
+  const std::string fn = "tyche::write_stan_csv: ";
+  if (mode.values.size() != mode.names.size())
+    throw std::invalid_argument(fn + "the optimize_result holds " + std::to_string(mode.values.size()) +
+                                " values for " + std::to_string(mode.names.size()) + " names");
+  const char* algorithm = mode.algorithm == optimize_algorithm::bfgs     ? "bfgs"
+                          : mode.algorithm == optimize_algorithm::newton ? "newton"
+                                                                         : "lbfgs";
+  std::string out;
+  out += "# tyche_version = " + std::to_string(TYCHE_VERSION_MAJOR) + "." + std::to_string(TYCHE_VERSION_MINOR) + "." +
+         std::to_string(TYCHE_VERSION_PATCH) + "\n";
+  out += "# model = " + options.model + "\n";
+  out += "# method = optimize\n#   optimize\n#     algorithm = " + std::string(algorithm) + "\n";
+  out += std::string("#     jacobian = ") + (mode.jacobian ? "1" : "0") + "\n";
+  out += "#     iterations = " + std::to_string(mode.iterations) + "\n";
+  out += "# data\n#   file = " + options.data_file + "\n";
+  out += "# log_density = " + number(mode.log_density) + "\n";
+  out += "# " + mode.message + "\n";
+  out += "lp__";
+  for (const std::string& name : mode.names) out += "," + stan_csv_name(name);
+  out += '\n';
+  append_number(out, mode.log_density - mode.constant);
+  for (const double v : mode.values) {
+    out += ',';
+    append_number(out, v);
+  }
+  out += '\n';
+  os << out;
+  if (!os) throw std::runtime_error(fn + "the stream failed while writing the optimize result");
 }
 
 /// The contents of a CmdStan CSV file: column names as written (`theta.1`), the draws as a
