@@ -9908,6 +9908,15 @@ inline std::size_t index_of_name(const std::vector<std::string>& names, std::str
                           (names.empty() ? std::string("none") : known));
 }
 
+/// The first `most` names, comma-separated, then ", … (<n> in all)" when there are more: the
+/// list an error message gives of what a vector of values must hold.
+inline std::string first_names(const std::vector<std::string>& names, std::size_t most = 8) {
+  std::string listed;
+  for (std::size_t k = 0; k < names.size() && k < most; ++k) listed += (k ? ", " : "") + names[k];
+  if (names.size() > most) listed += ", … (" + std::to_string(names.size()) + " in all)";
+  return listed;
+}
+
 }  // namespace tyche::detail
 // ----- end tyche/scalar/format.hpp -----
 
@@ -23762,11 +23771,9 @@ TYCHE_DRIVER_INLINE void check_config_sizes(const nuts_config& cfg, std::size_t 
   auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: " + what); };
   for (std::size_t c = 0; c < cfg.init.size(); ++c)
     if (cfg.init[c].size() != constrained_dim) {
-      std::string listed;  // the first 8 names, in order
-      for (std::size_t k = 0; k < names.size() && k < 8; ++k) listed += (k ? ", " : "") + names[k];
-      if (names.size() > 8) listed += ", … (" + std::to_string(names.size()) + " in all)";
       fail("init[" + std::to_string(c) + "] holds " + std::to_string(cfg.init[c].size()) + " values, expected " +
-           std::to_string(constrained_dim) + " (one per name of parameter_names(), in order: " + listed + ")");
+           std::to_string(constrained_dim) + " (one per name of parameter_names(), in order: " +
+           tyche::detail::first_names(names) + ")");
     }
   if (cfg.init_inv_metric.empty()) return;
   const bool dense = stored_dense(cfg.metric);
@@ -26826,7 +26833,8 @@ std::vector<double> initial_point(const model_functions& model, const log_densit
   if (!init.empty()) {
     if (init.size() != model.constrained_dim)
       throw std::invalid_argument(fn + "init holds " + std::to_string(init.size()) + " values, expected " +
-                                  std::to_string(model.constrained_dim) + " (one per name of parameter_names())");
+                                  std::to_string(model.constrained_dim) + " (one per name of parameter_names(), in order: " +
+                                  tyche::detail::first_names(model.names) + ")");
     for (std::size_t k = 0; k < init.size(); ++k)
       if (!std::isfinite(init[k]))
         throw std::invalid_argument(fn + "init of " + model.names[k] + " is " + tyche::detail::format_number(init[k]));
@@ -28377,7 +28385,7 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!converged(r.termination)) {
     std::string what = fn + "not converged: " + out.message + " (after " + std::to_string(r.iterations) +
-                       " iterations; at the last point the log density is " +
+                       (r.iterations == 1 ? " iteration" : " iterations") + "; at the last point the log density is " +
                        tyche::detail::format_number(r.log_density) + " and the gradient's norm " +
                        tyche::detail::format_number(norm(r.gradient)) + ")";
     what += r.termination == lbfgs_termination::max_iterations
@@ -28397,7 +28405,8 @@ optimize_result mode_at(const model_functions& model, const std::vector<double>&
   const std::string fn = "tyche::laplace: ";
   if (values.size() != model.constrained_dim)
     throw std::invalid_argument(fn + "the mode holds " + std::to_string(values.size()) + " values, the model has " +
-                                std::to_string(model.constrained_dim) + " (one per name of parameter_names())");
+                                std::to_string(model.constrained_dim) + " (one per name of parameter_names(), in order: " +
+                                tyche::detail::first_names(model.names) + ")");
   for (std::size_t k = 0; k < values.size(); ++k)
     if (!std::isfinite(values[k]))
       throw std::invalid_argument(fn + "the mode's " + model.names[k] + " is " +
@@ -29004,8 +29013,7 @@ inline void write_stan_csv(std::ostream& os, const approximate_fit& fit, const s
 /// configuration comments (`method = optimize`, its `algorithm` and `jacobian`), then `lp__`
 /// and the constrained values, one row. lp__ is log p without its parameter-free part
 /// (optimize_result::constant), as CmdStan reports it; the log density with every constant is
-/// in the comment `log_density`. CmdStanPy's and rstan's CSV readers, and read_stan_csv, read
-/// it. Throws std::invalid_argument for a result whose sizes disagree or a name that cannot be
+/// in the comment `log_density`. read_stan_csv reads it. Throws std::invalid_argument for a result whose sizes disagree or a name that cannot be
 /// a column.
 inline void write_stan_csv(std::ostream& os, const optimize_result& mode, const stan_csv_options& options = {}) {
   using namespace detail::stan_csv_impl;
@@ -29022,10 +29030,11 @@ inline void write_stan_csv(std::ostream& os, const optimize_result& mode, const 
   out += "# model = " + options.model + "\n";
   out += "# method = optimize\n#   optimize\n#     algorithm = " + std::string(algorithm) + "\n";
   out += std::string("#     jacobian = ") + (mode.jacobian ? "1" : "0") + "\n";
-  out += "#     iterations = " + std::to_string(mode.iterations) + "\n";
   out += "# data\n#   file = " + options.data_file + "\n";
   out += "# log_density = " + number(mode.log_density) + "\n";
-  out += "# " + mode.message + "\n";
+  // Not configuration (no "key = value"): what the run did.
+  out += "# " + mode.message + " (" + std::to_string(mode.iterations) + " iterations, " +
+         std::to_string(mode.gradient_evaluations) + " gradient evaluations)\n";
   out += "lp__";
   for (const std::string& name : mode.names) out += "," + stan_csv_name(name);
   out += '\n';

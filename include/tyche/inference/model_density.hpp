@@ -138,7 +138,8 @@ std::vector<double> initial_point(const model_functions& model, const log_densit
   if (!init.empty()) {
     if (init.size() != model.constrained_dim)
       throw std::invalid_argument(fn + "init holds " + std::to_string(init.size()) + " values, expected " +
-                                  std::to_string(model.constrained_dim) + " (one per name of parameter_names())");
+                                  std::to_string(model.constrained_dim) + " (one per name of parameter_names(), in order: " +
+                                  tyche::detail::first_names(model.names) + ")");
     for (std::size_t k = 0; k < init.size(); ++k)
       if (!std::isfinite(init[k]))
         throw std::invalid_argument(fn + "init of " + model.names[k] + " is " + tyche::detail::format_number(init[k]));

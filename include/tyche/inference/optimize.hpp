@@ -387,7 +387,7 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!converged(r.termination)) {
     std::string what = fn + "not converged: " + out.message + " (after " + std::to_string(r.iterations) +
-                       " iterations; at the last point the log density is " +
+                       (r.iterations == 1 ? " iteration" : " iterations") + "; at the last point the log density is " +
                        tyche::detail::format_number(r.log_density) + " and the gradient's norm " +
                        tyche::detail::format_number(norm(r.gradient)) + ")";
     what += r.termination == lbfgs_termination::max_iterations
@@ -407,7 +407,8 @@ optimize_result mode_at(const model_functions& model, const std::vector<double>&
   const std::string fn = "tyche::laplace: ";
   if (values.size() != model.constrained_dim)
     throw std::invalid_argument(fn + "the mode holds " + std::to_string(values.size()) + " values, the model has " +
-                                std::to_string(model.constrained_dim) + " (one per name of parameter_names())");
+                                std::to_string(model.constrained_dim) + " (one per name of parameter_names(), in order: " +
+                                tyche::detail::first_names(model.names) + ")");
   for (std::size_t k = 0; k < values.size(); ++k)
     if (!std::isfinite(values[k]))
       throw std::invalid_argument(fn + "the mode's " + model.names[k] + " is " +

@@ -470,8 +470,7 @@ inline void write_stan_csv(std::ostream& os, const approximate_fit& fit, const s
 /// configuration comments (`method = optimize`, its `algorithm` and `jacobian`), then `lp__`
 /// and the constrained values, one row. lp__ is log p without its parameter-free part
 /// (optimize_result::constant), as CmdStan reports it; the log density with every constant is
-/// in the comment `log_density`. CmdStanPy's and rstan's CSV readers, and read_stan_csv, read
-/// it. Throws std::invalid_argument for a result whose sizes disagree or a name that cannot be
+/// in the comment `log_density`. read_stan_csv reads it. Throws std::invalid_argument for a result whose sizes disagree or a name that cannot be
 /// a column.
 inline void write_stan_csv(std::ostream& os, const optimize_result& mode, const stan_csv_options& options = {}) {
   using namespace detail::stan_csv_impl;
@@ -488,10 +487,11 @@ inline void write_stan_csv(std::ostream& os, const optimize_result& mode, const 
   out += "# model = " + options.model + "\n";
   out += "# method = optimize\n#   optimize\n#     algorithm = " + std::string(algorithm) + "\n";
   out += std::string("#     jacobian = ") + (mode.jacobian ? "1" : "0") + "\n";
-  out += "#     iterations = " + std::to_string(mode.iterations) + "\n";
   out += "# data\n#   file = " + options.data_file + "\n";
   out += "# log_density = " + number(mode.log_density) + "\n";
-  out += "# " + mode.message + "\n";
+  // Not configuration (no "key = value"): what the run did.
+  out += "# " + mode.message + " (" + std::to_string(mode.iterations) + " iterations, " +
+         std::to_string(mode.gradient_evaluations) + " gradient evaluations)\n";
   out += "lp__";
   for (const std::string& name : mode.names) out += "," + stan_csv_name(name);
   out += '\n';

@@ -154,11 +154,9 @@ TYCHE_DRIVER_INLINE void check_config_sizes(const nuts_config& cfg, std::size_t 
   auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: " + what); };
   for (std::size_t c = 0; c < cfg.init.size(); ++c)
     if (cfg.init[c].size() != constrained_dim) {
-      std::string listed;  // the first 8 names, in order
-      for (std::size_t k = 0; k < names.size() && k < 8; ++k) listed += (k ? ", " : "") + names[k];
-      if (names.size() > 8) listed += ", … (" + std::to_string(names.size()) + " in all)";
       fail("init[" + std::to_string(c) + "] holds " + std::to_string(cfg.init[c].size()) + " values, expected " +
-           std::to_string(constrained_dim) + " (one per name of parameter_names(), in order: " + listed + ")");
+           std::to_string(constrained_dim) + " (one per name of parameter_names(), in order: " +
+           tyche::detail::first_names(names) + ")");
     }
   if (cfg.init_inv_metric.empty()) return;
   const bool dense = stored_dense(cfg.metric);
