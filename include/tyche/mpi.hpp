@@ -418,6 +418,24 @@ std::string non_flat_parameter(const Model& m) {
   return {};
 }
 
+/// Collective: throws on every rank unless every rank's model has rank 0's parameter names, in
+/// order; the message, prefixed by `who`, lists both and ends with `rule`.
+template <class Model>
+void check_same_names(const Model& m, const char* who, const char* rule, MPI_Comm comm) {
+  std::string mine;
+  std::string error = capture([&] {
+    for (const auto& name : m.parameter_names()) mine += name + ", ";
+  });
+  throw_if_any(error, comm);
+  if (!mine.empty()) mine.resize(mine.size() - 2);
+  const auto names = all_bytes(std::vector<char>(mine.begin(), mine.end()), comm);
+  const std::string first(names[0].begin(), names[0].end());
+  if (mine != first)
+    error = std::string(who) + ": this rank's model has the parameters (" + mine + ") but rank 0's has (" + first +
+            "): " + rule + " (docs/mpi.md)";
+  throw_if_any(error, comm);
+}
+
 /// Collective: throws on every rank unless every rank's model has rank 0's parameters — the same
 /// names, dimensions and supports (constrain gives the same values, bit for bit, at three
 /// points) — as a data-sharded fit needs.
@@ -426,18 +444,7 @@ void check_same_parameters(const Model& m, MPI_Comm comm) {
   std::string error, found;
   if (rank(comm) != 0) error = capture([&] { found = non_flat_parameter(m); });
   throw_if_any(error.empty() ? found : error, comm);
-  std::string mine;
-  error = capture([&] {
-    for (const auto& name : m.parameter_names()) mine += name + ", ";
-  });
-  throw_if_any(error, comm);
-  if (!mine.empty()) mine.resize(mine.size() - 2);
-  const auto names = all_bytes(std::vector<char>(mine.begin(), mine.end()), comm);
-  const std::string first(names[0].begin(), names[0].end());
-  if (mine != first)
-    error = "tyche::mpi::nuts_sharded: this rank's model has the parameters (" + mine + ") but rank 0's has (" + first +
-            "): every rank's model must declare the same parameters (docs/mpi.md)";
-  throw_if_any(error, comm);
+  check_same_names(m, "tyche::mpi::nuts_sharded", "every rank's model must declare the same parameters", comm);
   // The same names on every rank (above), so the same count of constrained values: each one's
   // values at three points, hashed, against rank 0's.
   const std::vector<std::string> values = m.parameter_names();
@@ -478,18 +485,8 @@ void check_same_parameters(const Model& m, MPI_Comm comm) {
 /// otherwise); an evaluation that throws or is not finite must do so on rank 0 too.
 template <class Model>
 void check_same_density(const Model& m, const char* who, MPI_Comm comm) {
-  std::string mine_names;
-  std::string error = capture([&] {
-    for (const auto& name : m.parameter_names()) mine_names += name + ", ";
-  });
-  throw_if_any(error, comm);
-  if (!mine_names.empty()) mine_names.resize(mine_names.size() - 2);
-  const auto names = all_bytes(std::vector<char>(mine_names.begin(), mine_names.end()), comm);
-  const std::string first_names(names[0].begin(), names[0].end());
-  if (mine_names != first_names)
-    error = std::string(who) + ": this rank's model has the parameters (" + mine_names + ") but rank 0's has (" +
-            first_names + "): every rank must make the call with the same model and data (docs/mpi.md)";
-  throw_if_any(error, comm);
+  check_same_names(m, who, "every rank must make the call with the same model and data", comm);
+  std::string error;
   // Per point: the log density, the gradient's 2-norm, its weighted sum Σ (k + 1)·gₖ (an error in
   // one coordinate changes it) and that sum's scale Σ (k + 1)·|gₖ|, or NaN where the evaluation
   // threw.

@@ -29571,7 +29571,7 @@ pathfinder_path run_path(const log_density_function& density, std::vector<double
                                 const pathfinder_config& cfg, std::uint64_t stream) {
   pathfinder_path path;
   const lbfgs_settings settings{cfg.max_lbfgs_iters, cfg.init_alpha, cfg.tol_obj, cfg.tol_rel_obj, cfg.tol_grad,
-                                cfg.tol_rel_grad, cfg.tol_param, cfg.history_size};
+                                cfg.tol_rel_grad, cfg.tol_param, cfg.history_size, /*dense=*/false};
   const lbfgs_result r = lbfgs(density, std::move(x0), settings, true);
   path.iterations = r.iterations;
   path.evaluations = r.evaluations;
