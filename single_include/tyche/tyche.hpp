@@ -28713,6 +28713,15 @@ inline std::string stan_csv_name(std::string_view name) {
 namespace detail::stan_csv_impl {
 /// write_stan_csv's checks of its arguments (std::invalid_argument naming what is wrong), run
 /// by write_stan_csv_files for every chain before it creates any file.
+/// options.model and options.data_file go into comment lines: a line break would end the comment
+/// and start a line the reader takes as data or as the header.
+inline void check_one_line_options(const stan_csv_options& options, const std::string& fn) {
+  for (const auto* s : {&options.model, &options.data_file})
+    if (s->find_first_of("\r\n") != std::string::npos)
+      throw std::invalid_argument(fn + "options.model and options.data_file must be one line each (got " +
+                                  quote_name(*s) + ")");
+}
+
 inline void check_nuts_csv_arguments(const nuts_fit& fit, int chain, const nuts_config& config,
                                      const stan_csv_options& options) {
   const std::string fn = "tyche::write_stan_csv: ";
@@ -28739,10 +28748,7 @@ inline void check_nuts_csv_arguments(const nuts_fit& fit, int chain, const nuts_
       throw std::invalid_argument(fn + "options.warmup_seconds and options.sampling_seconds must be finite "
                                        "and >= 0 (got " + number(options.warmup_seconds) + " and " +
                                   number(options.sampling_seconds) + ")");
-  for (const auto* s : {&options.model, &options.data_file})
-    if (s->find_first_of("\r\n") != std::string::npos)
-      throw std::invalid_argument(fn + "options.model and options.data_file must be one line each (got " +
-                                  quote_name(*s) + ")");
+  check_one_line_options(options, fn);
 }
 }  // namespace detail::stan_csv_impl
 
@@ -28943,6 +28949,7 @@ inline void write_stan_csv(std::ostream& os, const approximate_fit& fit, const s
   else if (fit.method == "variational") lead = {"lp__", "log_p__", "log_g__"};
   else throw std::invalid_argument(fn + "an approximate_fit of method " + quote_name(fit.method) +
                                    ": expected laplace, pathfinder or variational");
+  check_one_line_options(options, fn);
   const std::size_t dim = fit.dim(), draws = static_cast<std::size_t>(fit.draws);
   if (fit.values.size() != 1 || fit.values[0].size() != draws * dim || fit.log_p.size() != 1 ||
       fit.log_q.size() != 1 || fit.log_p[0].size() != draws || fit.log_q[0].size() != draws)
@@ -29021,6 +29028,7 @@ inline void write_stan_csv(std::ostream& os, const optimize_result& mode, const 
   if (mode.values.size() != mode.names.size())
     throw std::invalid_argument(fn + "the optimize_result holds " + std::to_string(mode.values.size()) +
                                 " values for " + std::to_string(mode.names.size()) + " names");
+  check_one_line_options(options, fn);
   const char* algorithm = mode.algorithm == optimize_algorithm::bfgs     ? "bfgs"
                           : mode.algorithm == optimize_algorithm::newton ? "newton"
                                                                          : "lbfgs";
@@ -29033,7 +29041,8 @@ inline void write_stan_csv(std::ostream& os, const optimize_result& mode, const 
   out += "# data\n#   file = " + options.data_file + "\n";
   out += "# log_density = " + number(mode.log_density) + "\n";
   // Not configuration (no "key = value"): what the run did.
-  out += "# " + mode.message + " (" + std::to_string(mode.iterations) + " iterations, " +
+  out += "# " + (mode.message.empty() ? std::string("a mode given as values") : mode.message) + " (" +
+         std::to_string(mode.iterations) + (mode.iterations == 1 ? " iteration, " : " iterations, ") +
          std::to_string(mode.gradient_evaluations) + " gradient evaluations)\n";
   out += "lp__";
   for (const std::string& name : mode.names) out += "," + stan_csv_name(name);

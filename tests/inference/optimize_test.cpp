@@ -539,4 +539,6 @@ TEST_CASE("optimize: write_stan_csv writes CmdStan's optimize layout (lp__ witho
   broken.values.pop_back();
   std::ostringstream sink;
   CHECK_THROWS_WITH(write_stan_csv(sink, broken), Contains("holds 4 values for 5 names"));
+  // A line break in a comment would start a line the reader takes as the header.
+  CHECK_THROWS_WITH(write_stan_csv(sink, mode, {.model = "kidiq\nlp__,a"}), Contains("must be one line each"));
 }
