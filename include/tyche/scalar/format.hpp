@@ -65,6 +65,7 @@ inline std::size_t index_of_name(const std::vector<std::string>& names, std::str
 /// The first `most` names, comma-separated, then ", … (<n> in all)" when there are more: the
 /// list an error message gives of what a vector of values must hold.
 inline std::string first_names(const std::vector<std::string>& names, std::size_t most = 8) {
+  if (names.empty()) return "none";
   std::string listed;
   for (std::size_t k = 0; k < names.size() && k < most; ++k) listed += (k ? ", " : "") + names[k];
   if (names.size() > most) listed += ", … (" + std::to_string(names.size()) + " in all)";
