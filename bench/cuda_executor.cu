@@ -9,7 +9,8 @@
 //
 // --many: eight schools at 16,384 and 131,072 chains only (GPU rows, warm-up 200, 100 draws, after
 // a first call of 32 chains labelled cuda_first_call): the host's part of the call (seconds −
-// device_seconds) where it matters most.
+// device_seconds) where it matters most, with the chains initialised on the device (the default)
+// and on the host (cuda_init_on_host), and the default again (cuda_again).
 // --data: the data-heavy rows only. --share: whole_device's settings against each other
 // (cuda::tiles, cuda::chain_group, cuda::shared_gradient; share_rows below) on covertype and the
 // logistic regression. --split: whole_device's controllers in one kernel with the workers or in
@@ -256,8 +257,15 @@ int main(int argc, char** argv) {
       // A first call, not printed, pays for the CUDA context and the module's load, which the
       // full run's smaller rows pay for before 16,384 chains (measure's rows say any failure).
       measure("eight_schools_noncentered", 8, es, 32, tyche::cuda{}, 10, 10, "cuda_first_call");
-      for (const int chains : {16384, 131072})
+      // The default (initial points and step sizes found on the device), the host's
+      // initialisation (cuda_init_on_host, the CPU executor's code on the host's threads), and
+      // the default again (cuda_again: run-to-run noise).
+      for (const int chains : {16384, 131072}) {
         measure("eight_schools_noncentered", 8, es, chains, tyche::cuda{}, 200, 100);
+        measure("eight_schools_noncentered", 8, es, chains, tyche::cuda{.init_on_device = false}, 200, 100,
+                "cuda_init_on_host");
+        measure("eight_schools_noncentered", 8, es, chains, tyche::cuda{}, 200, 100, "cuda_again");
+      }
     }
     return 0;
   }

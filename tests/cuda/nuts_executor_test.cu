@@ -139,6 +139,10 @@ void first_transitions() {
   const auto gpu = tyche::nuts(m, cfg);
   cfg.executor = tyche::cuda{.emulate = true};
   compare_first_transitions(gpu, tyche::nuts(m, cfg), 20, "eight schools");
+  // The chains' initial points and step sizes found on the host's threads instead of the
+  // device's (cuda::init_on_device = false): the same start, to the device's rounding.
+  cfg.executor = tyche::cuda{.init_on_device = false};
+  compare_first_transitions(gpu, tyche::nuts(m, cfg), 20, "eight schools, chains started on the host");
 }
 
 // A logistic regression on 3,000 × 8 synthetic data (27,000 values per evaluation: the default
@@ -357,6 +361,23 @@ void nan_region() {
     for (double v : chain) below = below && v < 1.5;
   check(fit.divergences() > 0 && below, "NaN region: " + std::to_string(fit.divergences()) +
                                              " divergences, every draw below 1.5");
+  // Initial points drawn beyond 1.5 are drawn again, on the device as on the host (seed 10:
+  // 5 of the first 16 chains' first draws; device_executor_test).
+  nuts_config cfg{.chains = 64, .warmup = 0, .draws = 20, .seed = 10, .executor = cuda{}};
+  const auto gpu = nuts(m, cfg);
+  cfg.executor = cuda{.emulate = true};
+  compare_first_transitions(gpu, nuts(m, cfg), 20, "NaN region, initial points drawn again");
+  // A model no initial point can start: the host's message.
+  auto y = normal<"y">(0.0, 1.0);
+  const auto never = model(joint(y, target(lit<0> * sqrt(y * y - lit<5>))));
+  std::string what;
+  try {
+    (void)nuts(never, {.chains = 64, .warmup = 10, .draws = 10, .seed = 1, .executor = cuda{}});
+  } catch (const std::exception& e) {
+    what = e.what();
+  }
+  check(what.find("chain 1") != std::string::npos && what.find("100 attempts") != std::string::npos,
+        "no initial point: the host's message (" + what + ")");
 }
 
 void out_of_memory() {

@@ -193,6 +193,36 @@ TEST_CASE("counter_rng works with <random> distributions", "[random]") {
   CHECK(std::abs(sum / 60000) < 4.5 / std::sqrt(60000.0));
 }
 
+// counter_rng::uniform is what a chain's random initial point is drawn with on the host and on a
+// device (model::initial_point, device_chain_initialise); until it existed the host drew it with
+// std::uniform_real_distribution, so it must give libstdc++'s values, bit for bit, or every seed's
+// draws would have changed. The largest draws (x ≥ 2⁶⁴ − 2¹⁰, which rounds to 1) are the edge.
+TEST_CASE("counter_rng::uniform is libstdc++'s uniform_real_distribution", "[random]") {
+  for (const double r : {2.0, 1.5, 0.3, 1e-3, 7.0}) {
+    counter_rng a(5, 9), b(5, 9);
+    std::uniform_real_distribution<double> u(-r, r);
+    for (int i = 0; i < 20000; ++i) {
+      const double x = a.uniform(-r, r), y = u(b);
+      INFO("r = " << r << ", draw " << i);
+      REQUIRE(x == y);
+      REQUIRE(x >= -r);
+      REQUIRE(x < r);
+    }
+    REQUIRE(a == b);
+  }
+  // The top of the range: u rounds to 1 and is taken back to the largest double below 1.
+  struct top {
+    using result_type = std::uint64_t;
+    static constexpr result_type min() { return 0; }
+    static constexpr result_type max() { return ~result_type{0}; }
+    result_type operator()() { return ~result_type{0} - 5; }
+  } t;
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const double largest = u(t);
+  REQUIRE(largest == std::nextafter(1.0, 0.0));
+  REQUIRE(static_cast<double>(~std::uint64_t{0} - 5) * 0x1p-64 == 1.0);  // why uniform() clamps
+}
+
 TEST_CASE("uniform01 never returns 0 or 1", "[random]") {
   using tyche::uniform01_from_bits;
   // The extreme bit patterns, by construction.

@@ -259,3 +259,52 @@ TEST_CASE("emulated device executor: summary and the CmdStan CSV of its fit are 
     REQUIRE(ca.str().find("lp__") != std::string::npos);
   }
 }
+
+// The chains' random initial points and first step sizes found by the device's threads
+// (device_chain_initialise, cuda::init_on_device, the default) are the host's, bit for bit
+// emulated: the same draws of each chain's stream, the same retries. Every check_against_cpu
+// above starts its chains this way (except the one with given initial values); here the retries
+// and the failure.
+TEST_CASE("emulated device executor: chains start on the device where the host starts them", "[device_executor]") {
+  using namespace tyche;
+  // log p is NaN beyond x = 1.5: an initial point drawn there is drawn again. With seed 10 chains
+  // 1-16 draw 5 such points first (counted here on their streams), so retries happen.
+  auto x = normal<"x">(0.0, 1.0);
+  const auto m = model(joint(x, target(lit<0> * sqrt(lit<3, 2> - x))));
+  int retried = 0;
+  for (std::uint64_t c = 0; c < 16; ++c) retried += counter_rng(10, c).uniform(-2.0, 2.0) > 1.5 ? 1 : 0;
+  REQUIRE(retried == 5);
+  check_against_cpu(m, {.chains = 16, .warmup = 30, .draws = 10, .seed = 10});
+  // On the host (init_on_device = false): the same run.
+  nuts_config cfg{.chains = 16, .warmup = 30, .draws = 10, .seed = 10, .executor = cuda{.emulate = true}};
+  const auto on_device = nuts(m, cfg);
+  cfg.executor = cuda{.emulate = true, .init_on_device = false};
+  require_same_fit(on_device, nuts(m, cfg));
+  // The radius 0 (every attempt θ = 0) and another first step size.
+  check_against_cpu(eight_schools_model(), {.chains = 2, .warmup = 40, .draws = 10, .seed = 3, .init_radius = 0.0});
+  nuts_config small_step{.chains = 2, .warmup = 40, .draws = 10, .seed = 3};
+  small_step.init_step_size = 0.01;
+  check_against_cpu(eight_schools_model(), small_step);
+}
+
+TEST_CASE("emulated device executor: a chain that cannot start on the device gets the host's message",
+          "[device_executor]") {
+  using namespace tyche;
+  // log p is NaN for |x| < √5: every initial point in (−2, 2) fails.
+  auto x = normal<"x">(0.0, 1.0);
+  const auto m = model(joint(x, target(lit<0> * sqrt(x * x - lit<5>))));
+  auto message = [&](const cuda& exec) {
+    try {
+      (void)nuts(m, {.chains = 2, .warmup = 10, .draws = 10, .seed = 1, .executor = exec});
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string device = message(cuda{.emulate = true});
+  const std::string host = message(cuda{.emulate = true, .init_on_device = false});
+  INFO(device);
+  REQUIRE(device == host);
+  REQUIRE(device.find("chain 1") != std::string::npos);
+  REQUIRE(device.find("100") != std::string::npos);
+}

@@ -6,6 +6,7 @@
 #include <tyche/compile/program.hpp>
 #include <tyche/compile/relocate.hpp>
 #include <tyche/model/joint.hpp>
+#include <tyche/random/philox.hpp>
 #include <tyche/scalar/format.hpp>
 
 #include <algorithm>
@@ -151,9 +152,13 @@ class model_t {
   /// Stan's default initialisation: every coordinate of θ uniform on (−2, 2).
   template <class Generator>
   [[nodiscard]] std::vector<double> initial_point(Generator& rng, double radius = 2.0) const {
-    std::uniform_real_distribution<double> u(-radius, radius);
     std::vector<double> theta(dim());
-    for (auto& t : theta) t = u(rng);
+    if constexpr (std::is_same_v<Generator, counter_rng>) {  // as the device draws it (device_chain_initialise)
+      for (auto& t : theta) t = rng.uniform(-radius, radius);
+    } else {
+      std::uniform_real_distribution<double> u(-radius, radius);
+      for (auto& t : theta) t = u(rng);
+    }
     return theta;
   }
 

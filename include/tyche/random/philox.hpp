@@ -181,6 +181,16 @@ class counter_rng {
   /// Standard exponential (rate 1): −log(uniform01), from words 0 and 1 of one block.
   TYCHE_HD double exponential() { return exponential_from_bits(next_u64()); }
 
+  /// Uniform on [lo, hi) from next_u64(), as libstdc++'s std::uniform_real_distribution<double>
+  /// draws it from this generator (generate_canonical<double, 53> with one 64-bit draw: x / 2⁶⁴,
+  /// below 1; then u · (hi − lo) + lo), so that a chain's random initial point is the same in
+  /// device code (model::initial_point, device_chain_initialise), tested against <random>.
+  TYCHE_HD double uniform(double lo, double hi) {
+    double u = static_cast<double>(next_u64()) * 0x1p-64;
+    if (u >= 1.0) u = 0x1.fffffffffffffp-1;  // x ≥ 2⁶⁴ − 2¹⁰ rounds to 2⁶⁴: the largest double below 1
+    return u * (hi - lo) + lo;
+  }
+
   TYCHE_HD friend constexpr bool operator==(const counter_rng& a, const counter_rng& b) {
     return a.seed_ == b.seed_ && a.stream_ == b.stream_ && a.position_ == b.position_;
   }

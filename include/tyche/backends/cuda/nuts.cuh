@@ -42,6 +42,18 @@ __global__ void device_chains_setup_kernel(device_chain* states, double* buffers
                      init + static_cast<std::size_t>(c) * device_chain_init_size(r.layout, r.d));
 }
 
+/// The chains' random initial points and first step sizes (device_chain_initialise), one chain
+/// per thread.
+template <class Target>
+__global__ void device_chains_init_kernel(Target target, device_chain* states, double* buffers, device_run r,
+                                          int chains) {
+  const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (c >= chains) return;
+  device_chain state = states[c];
+  device_chain_initialise(target, state, buffers + static_cast<std::size_t>(c) * r.layout.total, r);
+  states[c] = state;
+}
+
 template <class Target>
 __global__ void device_chains_kernel(Target target, device_chain* states, double* buffers, device_run r,
                                      double* out_q, transition_stats* out_stats, int chains) {
@@ -513,6 +525,23 @@ class cuda_launcher {
     device_chains_setup_kernel<target_type><<<blocks(), exec_.threads_per_block>>>(states_, buffers_, r, init_dev, chains_);
     cuda_check(cudaGetLastError(), "launch (setup)");
     cuda_check(cudaDeviceSynchronize(), "setup kernel");
+    block_ = static_cast<std::size_t>(p.block);
+    d_ = r.d;
+  }
+
+  /// The chains' random initialisation on the device (device_chain_initialise, one chain per
+  /// thread); the states come back in `states`.
+  template <class Target>
+  void initialise(const device_plan& p, std::vector<device_chain>& states, const Target& target) {
+    const std::size_t n = states.size();
+    const device_run& r = p.run;
+    cuda_check(cudaMemcpy(states_, states.data(), n * sizeof(device_chain), cudaMemcpyHostToDevice), "cudaMemcpy (chains)");
+    cuda_check(cudaMemset(buffers_, 0, n * r.layout.total * sizeof(double)), "cudaMemset");
+    (void)cudaGetLastError();  // an earlier error of this thread is not this launch's
+    device_chains_init_kernel<Target><<<blocks(), exec_.threads_per_block>>>(target, states_, buffers_, r, chains_);
+    cuda_check(cudaGetLastError(), "launch (initialisation)");
+    cuda_check(cudaDeviceSynchronize(), "initialisation kernel");
+    read_states(states);
     block_ = static_cast<std::size_t>(p.block);
     d_ = r.d;
   }

@@ -177,6 +177,14 @@ struct cuda {
   /// the gradients in local memory ran 2.1x faster per leapfrog with 66 blocks than with 262;
   /// not measured with shared gradients; docs/gpu.md). The draws depend on it in the last bits.
   int worker_blocks = 0;
+  /// Random initial points and the first step size found by the device's threads, one chain per
+  /// thread (true), or by the host's threads, chain by chain (false: the CPU executor's code).
+  /// The same draws of each chain's stream either way, so the same start up to the device's
+  /// rounding (emulated: bit for bit). Given initial values (nuts_config::init), a given
+  /// initial metric or gradient = whole_device (one thread would evaluate all the data) start on
+  /// the host whatever this says. A chain that cannot start is reported as on the host (its
+  /// initialisation is repeated there for the message).
+  bool init_on_device = true;
 };
 
 /// A random initial point where Stan's step-size heuristic needs a step below this is rejected
@@ -285,7 +293,8 @@ struct nuts_fit {
   double adapt_delta = 0.8;            // the configured target acceptance statistic
   std::uint64_t seed = 1;              // the seed the chains' streams were keyed by
   double seconds = 0;                  // wall-clock time of the run (warm-up and sampling)
-  double device_seconds = 0;           // tyche::cuda: of which in the device's kernels (0 on the CPU)
+  double device_seconds = 0;           // tyche::cuda: of which in the device's kernels, initialisation
+                                       // included (0 on the CPU)
   /// [chain]: −1, or the chain from whose last draw this chain was run again because warm-up
   /// had left it stuck (nuts_config::restart_stuck_chains); its draws are the second run's.
   std::vector<int> restarted_from;

@@ -27,7 +27,8 @@ namespace tyche::samplers {
 
 /// Where a chain's buffers sit in its part of the executor's allocation, in values of double.
 struct device_chain_layout {
-  std::size_t kernel = 0, adapt = 0, metric = 0, chol = 0, factors = 0, q = 0, grad = 0, scratch = 0, workspace = 0;
+  std::size_t kernel = 0, adapt = 0, metric = 0, chol = 0, factors = 0, q = 0, grad = 0, scratch = 0, workspace = 0,
+              best = 0;
   std::size_t total = 0;  // doubles per chain
   std::size_t metric_size = 0, workspace_size = 0;
   bool dense = false, low_rank = false;
@@ -54,6 +55,7 @@ struct device_chain_layout {
     l.scratch = take(4 * d);
     l.workspace = take(workspace);
     l.workspace_size = workspace;
+    l.best = take(2 * d);  // device_chain_initialise: the best rejected initial point and its gradient
     l.total = at;
     return l;
   }
@@ -69,6 +71,10 @@ struct device_run {
   int until = 0;       // run each chain's iterations below this one (warm-up included)
   int first_draw = 0;  // the draw whose values go to row 0 of the output block
   int block = 0;       // draws per chain the output block holds
+  // device_chain_initialise: nuts_config's init_radius and init_step_size, min_initial_step_size,
+  // and whether nutpie's first metric is tried (metric_estimator nutpie, warm-up ≥ 20, diagonal).
+  double init_radius = 2, init_step_size = 1, min_init_step_size = 1e-8;
+  bool nutpie_first_metric = false;
 };
 
 /// A chain's state between launches.
@@ -99,6 +105,121 @@ TYCHE_HD inline void device_chain_setup(device_chain& c, double* buffer, const d
   if (l.low_rank && !low_rank_factors_from_matrix(buffer + l.metric, d, buffer + l.factors))
     c.status = nuts_status::invalid_metric;
   c.metric.bind(buffer + l.adapt);
+}
+
+/// A chain's random initialisation on the device, what nuts_chain::initialise does on the host
+/// without given initial values or metric (samplers/nuts/chain.hpp: random_initial_point, and
+/// nutpie's first metric), with the same draws of the chain's stream, so that the chain starts
+/// where the host would start it: the identity metric; up to 100 points θ uniform on
+/// (−init_radius, init_radius) until the log density and gradient are finite and Stan's step-size
+/// heuristic finds a step of at least min_init_step_size (else the point with the largest step);
+/// then, with nutpie_first_metric, 1/|∇ log p| as the metric if the heuristic finds a step with
+/// it. Writes the buffer's point, gradient, metric (and Cholesky factor, low-rank factors) and
+/// the chain's step size, log density, dual-averaging μ and stream position, binds the metric
+/// estimate. c.stream is the chain's stream, set by the caller, as are c.step and c.metric. A
+/// chain that cannot start gets a status that is not ok (the host then repeats the chain's
+/// initialisation, which says why in words).
+TYCHE_EXEC_CHECK_DISABLE
+template <class Target>
+TYCHE_HD void device_chain_initialise(const Target& target, device_chain& c, double* buffer, const device_run& r) {
+  const device_chain_layout& l = r.layout;
+  const std::size_t d = r.d;
+  double* q = buffer + l.q;
+  double* grad = buffer + l.grad;
+  double* metric = buffer + l.metric;
+  double* chol = l.dense ? buffer + l.chol : nullptr;
+  double* workspace = l.workspace_size > 0 ? buffer + l.workspace : nullptr;
+  double* scratch = buffer + l.scratch;
+  double* best_q = buffer + l.best;
+  double* best_grad = best_q + d;
+  for (std::size_t k = 0; k < l.metric_size; ++k) metric[k] = l.dense ? 0.0 : 1.0;
+  if (l.dense)
+    for (std::size_t i = 0; i < d; ++i) {
+      for (std::size_t j = 0; j < d; ++j) chol[i * d + j] = 0.0;
+      metric[i * d + i] = chol[i * d + i] = 1.0;
+    }
+  c.metric.bind(buffer + l.adapt);
+  c.iteration = 0;
+  c.leapfrogs = 0;
+  c.status = nuts_status::ok;
+  counter_rng rng(r.seed, c.stream, 0);
+  double log_density = 0, step = r.init_step_size;
+  auto evaluate = [&](const double* at, double* g) { return target(at, g, workspace); };
+  // Stan's heuristic from `step` at q; `step` is its result when the status is ok.
+  auto try_step = [&](double& eps) {
+    chain_streams<1> streams;
+    streams.seed = r.seed;
+    streams.set_lane(0, rng);
+    double e = eps;
+    const nuts_status s =
+        find_initial_step_size(&e, q, grad, log_density, metric, chol, l.dense, d, streams, evaluate, scratch);
+    rng = streams.lane(0);
+    if (s == nuts_status::ok) eps = e;
+    return s;
+  };
+  nuts_status failure = nuts_status::non_finite_start;  // no finite point: the host says which
+  double best_log_density = 0, best_step = -1;
+  bool found = false;
+  for (int attempt = 0; attempt < 100 && !found; ++attempt) {
+    for (std::size_t i = 0; i < d; ++i) q[i] = rng.uniform(-r.init_radius, r.init_radius);
+    log_density = evaluate(q, grad);
+    bool finite = log_density - log_density == 0;
+    for (std::size_t i = 0; i < d; ++i) finite = finite && grad[i] - grad[i] == 0;
+    if (!finite) continue;
+    step = r.init_step_size;
+    const nuts_status s = try_step(step);
+    if (r.init_radius == 0 || (s != nuts_status::ok && s != nuts_status::step_size_too_small)) {
+      c.status = s;  // θ = 0 every time: Stan's rule, the first finite point; or the chain's error
+      found = true;
+      break;
+    }
+    if (s == nuts_status::step_size_too_small) {
+      failure = s;
+      continue;
+    }
+    if (step >= r.min_init_step_size) {
+      found = true;
+      break;
+    }
+    if (step > best_step) {
+      best_step = step;
+      best_log_density = log_density;
+      for (std::size_t i = 0; i < d; ++i) {
+        best_q[i] = q[i];
+        best_grad[i] = grad[i];
+      }
+    }
+  }
+  if (!found) {
+    if (best_step <= 0) {
+      c.status = failure;
+      return;
+    }
+    for (std::size_t i = 0; i < d; ++i) {
+      q[i] = best_q[i];
+      grad[i] = best_grad[i];
+    }
+    log_density = best_log_density;
+    step = best_step;
+  }
+  if (c.status != nuts_status::ok) return;
+  if (r.nutpie_first_metric) {  // kept only if the heuristic finds a step with it
+    const double before = step;
+    metric_adaptation<double>::metric_from_gradient(metric, grad, d);
+    step = r.init_step_size;
+    if (try_step(step) != nuts_status::ok) {
+      for (std::size_t i = 0; i < d; ++i) metric[i] = 1.0;
+      step = before;
+    }
+  }
+  if (l.low_rank && !low_rank_factors_from_matrix(metric, d, buffer + l.factors)) {
+    c.status = nuts_status::invalid_metric;
+    return;
+  }
+  c.step.set_mu(::log(10 * step));
+  c.step_size = step;
+  c.log_density = log_density;
+  c.position = rng.position();
 }
 
 /// Values of `init` per chain for device_chain_setup.

@@ -1,8 +1,10 @@
 // tyche/samplers/nuts/device_executor.hpp — nuts() on the executor tyche::cuda: the host's part.
-// The chains are initialised here (nuts_chain::initialise: Stan's random initial point and first
-// step size, with the CPU executor's code and messages); everything after — every transition,
-// the warm-up, the draws — runs as device_chain_run (device_chain.hpp), one chain per thread, on
-// a launcher: the CUDA one (backends/cuda/nuts.cuh, in translation units compiled by nvcc) or
+// The chains' random initial points and first step sizes are found by device_chain_initialise
+// (device_chain.hpp), one chain per thread, on the launcher (cuda::init_on_device; given initial
+// values, a given metric or whole_device gradients: here, by nuts_chain::initialise, the CPU
+// executor's code; a chain that cannot start is initialised here again for its message);
+// everything after — every transition, the warm-up, the draws — runs as device_chain_run
+// (device_chain.hpp), one chain per thread, on a launcher: the CUDA one (backends/cuda/nuts.cuh, in translation units compiled by nvcc) or
 // the host one below (cuda{.emulate = true}: the same function called for one chain after
 // another). After each launch the block of draws comes back and is constrained here.
 //
@@ -170,6 +172,11 @@ inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, st
   r.layout = device_chain_layout::make(
       d, cfg.max_depth, cfg.metric, workspace,
       metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric)).buffer_size());
+  r.init_radius = cfg.init_radius;
+  r.init_step_size = cfg.init_step_size;
+  r.min_init_step_size = min_initial_step_size;
+  r.nutpie_first_metric = cfg.metric_estimator == metric_estimator::nutpie && cfg.init_inv_metric.empty() &&
+                          cfg.warmup >= 20 && !stored_dense(cfg.metric);  // as nuts_chain::initialise
   const std::size_t per_draw = checked_product(static_cast<std::size_t>(cfg.chains),
                                                d * sizeof(double) + sizeof(transition_stats), "a draw of every chain");
   const std::size_t fit = std::max<std::size_t>(1, (std::size_t(256) << 20) / per_draw);
@@ -211,6 +218,17 @@ class host_launcher {
     states_ = states;
     const std::size_t per = device_chain_init_size(r.layout, r.d);
     for (std::size_t c = 0; c < n; ++c) device_chain_setup(states_[c], buffers_.data() + c * r.layout.total, r, init.data() + c * per);
+  }
+  /// The chains' random initialisation (device_chain_initialise), one "thread" per chain; the
+  /// states come back in `states`.
+  template <class Target>
+  void initialise(const device_plan& p, std::vector<device_chain>& states, const Target& target) {
+    const device_run& r = p.run;
+    states_ = states;
+    for_each_chain(states_.size(), [&](std::size_t c) {
+      device_chain_initialise(target, states_[c], buffers_.data() + c * r.layout.total, r);
+    });
+    states = states_;
   }
   /// One "thread" per chain: the chains run on this machine's threads, each chain on one.
   template <class Target>
@@ -300,22 +318,14 @@ inline void throw_if_failed(const std::vector<device_chain>& states, const std::
   }
 }
 
-/// The device executor's run, on a launcher. Target: the host's view of the model
-/// (model_target: initialisation, constrain); device_target: what the launcher's threads
-/// evaluate.
-template <class Target, class DeviceTarget, class Launcher>
-nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Launcher& launcher,
-                    const nuts_config& cfg, const cuda& exec, std::vector<std::string> names) {
-  const std::size_t d = target.dim();
-  const device_plan plan = make_device_plan(cfg, exec, d, device_workspace_size(device_target, target.workspace_size(), d));
-  const device_run& base = plan.run;
-  const std::size_t n = static_cast<std::size_t>(cfg.chains);
-  launcher.reserve(plan, n);  // first: too many chains for the device's memory is said at once
-  nuts_fit fit = make_fit_frame(cfg, std::move(names));
-  const std::size_t per = device_chain_init_size(base.layout, d);
-
-  // Initialisation on the host, chain by chain (a chain that cannot start is an error).
-  std::vector<device_chain> states(n);
+/// The chains' initialisation on the host, chain by chain, with the CPU executor's code
+/// (nuts_chain::initialise; a chain that cannot start throws, naming it), into `states` and the
+/// launcher.
+template <class Target, class Launcher>
+void initialise_on_host(const Target& target, Launcher& launcher, const device_plan& plan, const nuts_config& cfg,
+                        nuts_fit& fit, std::vector<device_chain>& states) {
+  const std::size_t d = target.dim(), n = states.size();
+  const std::size_t per = device_chain_init_size(plan.run.layout, d);
   std::vector<double> init(n * per, 0.0);
   for_each_chain(n, [&](std::size_t c) {
     nuts_chain<Target> chain(target, cfg, static_cast<int>(c), fit);
@@ -331,9 +341,62 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
     std::copy(chain.q().begin(), chain.q().end(), at);
     std::copy(chain.grad().begin(), chain.grad().end(), at + d);
     std::copy(chain.inv_metric().begin(), chain.inv_metric().end(), at + 2 * d);
-    if (base.layout.dense) std::copy(chain.cholesky().begin(), chain.cholesky().end(), at + 2 * d + base.layout.metric_size);
+    if (plan.run.layout.dense)
+      std::copy(chain.cholesky().begin(), chain.cholesky().end(), at + 2 * d + plan.run.layout.metric_size);
   });
   launcher.setup(plan, states, init);
+}
+
+/// The chains' random initialisation on the launcher (device_chain_initialise). A chain that
+/// could not start there is initialised on the host again, which throws with the CPU executor's
+/// message (the same draws fail the same way); should it start there, the device's status is
+/// the error.
+template <class Target, class DeviceTarget, class Launcher>
+void initialise_on_device(const Target& target, const DeviceTarget& device_target, Launcher& launcher,
+                          const device_plan& plan, const nuts_config& cfg, nuts_fit& fit,
+                          std::vector<device_chain>& states) {
+  const std::size_t d = target.dim();
+  device_chain first;
+  first.step = step_size_adaptation<double>(adaptation_of(cfg));
+  first.metric = metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric));
+  for (std::size_t c = 0; c < states.size(); ++c) {
+    states[c] = first;
+    states[c].stream = static_cast<std::uint64_t>(cfg.first_chain) + c;  // nuts_chain's stream
+  }
+  launcher.initialise(plan, states, device_target);
+  for (std::size_t c = 0; c < states.size(); ++c)
+    if (states[c].status != nuts_status::ok) {
+      nuts_chain<Target> chain(target, cfg, static_cast<int>(c), fit);
+      chain.initialise();  // throws, naming the chain
+      throw std::runtime_error("tyche::nuts: chain " + std::to_string(cfg.first_chain + static_cast<int>(c) + 1) +
+                               ": its initialisation on the device failed (" + describe(states[c].status) +
+                               ") where the host's succeeded: cuda{.init_on_device = false} starts the chains on the "
+                               "host");
+    }
+}
+
+/// The device executor's run, on a launcher. Target: the host's view of the model
+/// (model_target: initialisation, constrain); device_target: what the launcher's threads
+/// evaluate; whole_device: the launcher's threads share each chain's gradient (the chains start
+/// on the host).
+template <class Target, class DeviceTarget, class Launcher>
+nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Launcher& launcher,
+                    const nuts_config& cfg, const cuda& exec, std::vector<std::string> names, bool whole_device) {
+  const std::size_t d = target.dim();
+  const device_plan plan = make_device_plan(cfg, exec, d, device_workspace_size(device_target, target.workspace_size(), d));
+  const device_run& base = plan.run;
+  const std::size_t n = static_cast<std::size_t>(cfg.chains);
+  launcher.reserve(plan, n);  // first: too many chains for the device's memory is said at once
+  nuts_fit fit = make_fit_frame(cfg, std::move(names));
+
+  std::vector<device_chain> states(n);
+  if (exec.init_on_device && !whole_device && cfg.init.empty() && cfg.init_inv_metric.empty()) {
+    const auto launched = std::chrono::steady_clock::now();
+    initialise_on_device(target, device_target, launcher, plan, cfg, fit, states);
+    fit.device_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
+  } else {
+    initialise_on_host(target, launcher, plan, cfg, fit, states);
+  }
 
   const double* block_q = nullptr;
   const transition_stats* block_stats = nullptr;

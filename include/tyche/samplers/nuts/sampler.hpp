@@ -446,9 +446,9 @@ nuts_fit run_nuts_emulated(const Target& target, const nuts_config& cfg, const c
   host_launcher launcher;
   nuts_fit fit;
   if (resolve_cuda_gradient(exec, cfg.chains, target.split_values()) == cuda_gradient::whole_device)
-    fit = run_device(target, parted_log_density<Target>{&target}, launcher, cfg, exec, std::move(names));
+    fit = run_device(target, parted_log_density<Target>{&target}, launcher, cfg, exec, std::move(names), true);
   else
-    fit = run_device(target, target_log_density<Target>{&target}, launcher, cfg, exec, std::move(names));
+    fit = run_device(target, target_log_density<Target>{&target}, launcher, cfg, exec, std::move(names), false);
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
 }
@@ -483,7 +483,8 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
     const bool whole_device = resolve_cuda_gradient(exec, cfg.chains, m.split_values()) == cuda_gradient::whole_device;
     cuda_launcher<view_type> launcher(m.program().view(), exec, cfg.chains, whole_device);
     // The host's part (initialisation, constrain) through the erased target too.
-    fit = run_device(model_erased_target(target), launcher.target(), launcher, cfg, exec, m.parameter_names());
+    fit = run_device(model_erased_target(target), launcher.target(), launcher, cfg, exec, m.parameter_names(),
+                     whole_device);
   } else if constexpr (Nvcc) {
     throw std::invalid_argument(
         "tyche::nuts: cuda: this model's program cannot be copied to a GPU: its view holds more than plain "
