@@ -471,6 +471,16 @@ class counter_rng {
   /// Standard exponential (rate 1): −log(uniform01), from words 0 and 1 of one block.
   TYCHE_HD double exponential() { return exponential_from_bits(next_u64()); }
 
+  /// Uniform on [lo, hi) from next_u64(), as libstdc++'s std::uniform_real_distribution<double>
+  /// draws it from this generator (generate_canonical<double, 53> with one 64-bit draw: x / 2⁶⁴,
+  /// below 1; then u · (hi − lo) + lo), so that a chain's random initial point is the same in
+  /// device code (model::initial_point, device_chain_initialise), tested against <random>.
+  TYCHE_HD double uniform(double lo, double hi) {
+    double u = static_cast<double>(next_u64()) * 0x1p-64;
+    if (u >= 1.0) u = 0x1.fffffffffffffp-1;  // x ≥ 2⁶⁴ − 2¹⁰ rounds to 2⁶⁴: the largest double below 1
+    return u * (hi - lo) + lo;
+  }
+
   TYCHE_HD friend constexpr bool operator==(const counter_rng& a, const counter_rng& b) {
     return a.seed_ == b.seed_ && a.stream_ == b.stream_ && a.position_ == b.position_;
   }
@@ -17750,9 +17760,13 @@ class model_t {
   /// Stan's default initialisation: every coordinate of θ uniform on (−2, 2).
   template <class Generator>
   [[nodiscard]] std::vector<double> initial_point(Generator& rng, double radius = 2.0) const {
-    std::uniform_real_distribution<double> u(-radius, radius);
     std::vector<double> theta(dim());
-    for (auto& t : theta) t = u(rng);
+    if constexpr (std::is_same_v<Generator, counter_rng>) {  // as the device draws it (device_chain_initialise)
+      for (auto& t : theta) t = rng.uniform(-radius, radius);
+    } else {
+      std::uniform_real_distribution<double> u(-radius, radius);
+      for (auto& t : theta) t = u(rng);
+    }
     return theta;
   }
 
@@ -21249,6 +21263,14 @@ struct cuda {
   /// the gradients in local memory ran 2.1x faster per leapfrog with 66 blocks than with 262;
   /// not measured with shared gradients; docs/gpu.md). The draws depend on it in the last bits.
   int worker_blocks = 0;
+  /// Random initial points and the first step size found by the device's threads, one chain per
+  /// thread (true), or by the host's threads, chain by chain (false: the CPU executor's code).
+  /// The same draws of each chain's stream either way, so the same start up to the device's
+  /// rounding (emulated: bit for bit). Given initial values (nuts_config::init), a given
+  /// initial metric or gradient = whole_device (one thread would evaluate all the data) start on
+  /// the host whatever this says. A chain that cannot start is reported as on the host (its
+  /// initialisation is repeated there for the message).
+  bool init_on_device = true;
 };
 
 /// A random initial point where Stan's step-size heuristic needs a step below this is rejected
@@ -21357,7 +21379,9 @@ struct nuts_fit {
   double adapt_delta = 0.8;            // the configured target acceptance statistic
   std::uint64_t seed = 1;              // the seed the chains' streams were keyed by
   double seconds = 0;                  // wall-clock time of the run (warm-up and sampling)
-  double device_seconds = 0;           // tyche::cuda: of which in the device's kernels (0 on the CPU)
+  double device_seconds = 0;           // tyche::cuda: of which in the device's kernels, initialisation
+                                       // included, and the host's work that overlaps the first launch
+                                       // where it outlasts it (0 on the CPU)
   /// [chain]: −1, or the chain from whose last draw this chain was run again because warm-up
   /// had left it stuck (nuts_config::restart_stuck_chains); its draws are the second run's.
   std::vector<int> restarted_from;
@@ -22849,10 +22873,12 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
 // ----- end tyche/samplers/nuts/cpu_executor.hpp -----
 // ----- begin tyche/samplers/nuts/device_executor.hpp -----
 // tyche/samplers/nuts/device_executor.hpp — nuts() on the executor tyche::cuda: the host's part.
-// The chains are initialised here (nuts_chain::initialise: Stan's random initial point and first
-// step size, with the CPU executor's code and messages); everything after — every transition,
-// the warm-up, the draws — runs as device_chain_run (device_chain.hpp), one chain per thread, on
-// a launcher: the CUDA one (backends/cuda/nuts.cuh, in translation units compiled by nvcc) or
+// The chains' random initial points and first step sizes are found by device_chain_initialise
+// (device_chain.hpp), one chain per thread, on the launcher (cuda::init_on_device; given initial
+// values, a given metric or whole_device gradients: here, by nuts_chain::initialise, the CPU
+// executor's code; a chain that cannot start is initialised here again for its message);
+// everything after — every transition, the warm-up, the draws — runs as device_chain_run
+// (device_chain.hpp), one chain per thread, on a launcher: the CUDA one (backends/cuda/nuts.cuh, in translation units compiled by nvcc) or
 // the host one below (cuda{.emulate = true}: the same function called for one chain after
 // another). After each launch the block of draws comes back and is constrained here.
 //
@@ -22882,7 +22908,8 @@ namespace tyche::samplers {
 
 /// Where a chain's buffers sit in its part of the executor's allocation, in values of double.
 struct device_chain_layout {
-  std::size_t kernel = 0, adapt = 0, metric = 0, chol = 0, factors = 0, q = 0, grad = 0, scratch = 0, workspace = 0;
+  std::size_t kernel = 0, adapt = 0, metric = 0, chol = 0, factors = 0, q = 0, grad = 0, scratch = 0, workspace = 0,
+              best = 0;
   std::size_t total = 0;  // doubles per chain
   std::size_t metric_size = 0, workspace_size = 0;
   bool dense = false, low_rank = false;
@@ -22909,6 +22936,7 @@ struct device_chain_layout {
     l.scratch = take(4 * d);
     l.workspace = take(workspace);
     l.workspace_size = workspace;
+    l.best = take(2 * d);  // device_chain_initialise: the best rejected initial point and its gradient
     l.total = at;
     return l;
   }
@@ -22924,6 +22952,10 @@ struct device_run {
   int until = 0;       // run each chain's iterations below this one (warm-up included)
   int first_draw = 0;  // the draw whose values go to row 0 of the output block
   int block = 0;       // draws per chain the output block holds
+  // device_chain_initialise: nuts_config's init_radius and init_step_size, min_initial_step_size,
+  // and whether nutpie's first metric is tried (metric_estimator nutpie, warm-up ≥ 20, diagonal).
+  double init_radius = 2, init_step_size = 1, min_init_step_size = 1e-8;
+  bool nutpie_first_metric = false;
 };
 
 /// A chain's state between launches.
@@ -22954,6 +22986,121 @@ TYCHE_HD inline void device_chain_setup(device_chain& c, double* buffer, const d
   if (l.low_rank && !low_rank_factors_from_matrix(buffer + l.metric, d, buffer + l.factors))
     c.status = nuts_status::invalid_metric;
   c.metric.bind(buffer + l.adapt);
+}
+
+/// A chain's random initialisation on the device, what nuts_chain::initialise does on the host
+/// without given initial values or metric (samplers/nuts/chain.hpp: random_initial_point, and
+/// nutpie's first metric), with the same draws of the chain's stream, so that the chain starts
+/// where the host would start it: the identity metric; up to 100 points θ uniform on
+/// (−init_radius, init_radius) until the log density and gradient are finite and Stan's step-size
+/// heuristic finds a step of at least min_init_step_size (else the point with the largest step);
+/// then, with nutpie_first_metric, 1/|∇ log p| as the metric if the heuristic finds a step with
+/// it. Writes the buffer's point, gradient, metric (and Cholesky factor, low-rank factors) and
+/// the chain's step size, log density, dual-averaging μ and stream position, binds the metric
+/// estimate. c.stream is the chain's stream, set by the caller, as are c.step and c.metric. A
+/// chain that cannot start gets a status that is not ok (the host then repeats the chain's
+/// initialisation, which says why in words).
+TYCHE_EXEC_CHECK_DISABLE
+template <class Target>
+TYCHE_HD void device_chain_initialise(const Target& target, device_chain& c, double* buffer, const device_run& r) {
+  const device_chain_layout& l = r.layout;
+  const std::size_t d = r.d;
+  double* q = buffer + l.q;
+  double* grad = buffer + l.grad;
+  double* metric = buffer + l.metric;
+  double* chol = l.dense ? buffer + l.chol : nullptr;
+  double* workspace = l.workspace_size > 0 ? buffer + l.workspace : nullptr;
+  double* scratch = buffer + l.scratch;
+  double* best_q = buffer + l.best;
+  double* best_grad = best_q + d;
+  for (std::size_t k = 0; k < l.metric_size; ++k) metric[k] = l.dense ? 0.0 : 1.0;
+  if (l.dense)
+    for (std::size_t i = 0; i < d; ++i) {
+      for (std::size_t j = 0; j < d; ++j) chol[i * d + j] = 0.0;
+      metric[i * d + i] = chol[i * d + i] = 1.0;
+    }
+  c.metric.bind(buffer + l.adapt);
+  c.iteration = 0;
+  c.leapfrogs = 0;
+  c.status = nuts_status::ok;
+  counter_rng rng(r.seed, c.stream, 0);
+  double log_density = 0, step = r.init_step_size;
+  auto evaluate = [&](const double* at, double* g) { return target(at, g, workspace); };
+  // Stan's heuristic from `step` at q; `step` is its result when the status is ok.
+  auto try_step = [&](double& eps) {
+    chain_streams<1> streams;
+    streams.seed = r.seed;
+    streams.set_lane(0, rng);
+    double e = eps;
+    const nuts_status s =
+        find_initial_step_size(&e, q, grad, log_density, metric, chol, l.dense, d, streams, evaluate, scratch);
+    rng = streams.lane(0);
+    if (s == nuts_status::ok) eps = e;
+    return s;
+  };
+  nuts_status failure = nuts_status::non_finite_start;  // no finite point: the host says which
+  double best_log_density = 0, best_step = -1;
+  bool found = false;
+  for (int attempt = 0; attempt < 100 && !found; ++attempt) {
+    for (std::size_t i = 0; i < d; ++i) q[i] = rng.uniform(-r.init_radius, r.init_radius);
+    log_density = evaluate(q, grad);
+    bool finite = log_density - log_density == 0;
+    for (std::size_t i = 0; i < d; ++i) finite = finite && grad[i] - grad[i] == 0;
+    if (!finite) continue;
+    step = r.init_step_size;
+    const nuts_status s = try_step(step);
+    if (r.init_radius == 0 || (s != nuts_status::ok && s != nuts_status::step_size_too_small)) {
+      c.status = s;  // θ = 0 every time: Stan's rule, the first finite point; or the chain's error
+      found = true;
+      break;
+    }
+    if (s == nuts_status::step_size_too_small) {
+      failure = s;
+      continue;
+    }
+    if (step >= r.min_init_step_size) {
+      found = true;
+      break;
+    }
+    if (step > best_step) {
+      best_step = step;
+      best_log_density = log_density;
+      for (std::size_t i = 0; i < d; ++i) {
+        best_q[i] = q[i];
+        best_grad[i] = grad[i];
+      }
+    }
+  }
+  if (!found) {
+    if (best_step <= 0) {
+      c.status = failure;
+      return;
+    }
+    for (std::size_t i = 0; i < d; ++i) {
+      q[i] = best_q[i];
+      grad[i] = best_grad[i];
+    }
+    log_density = best_log_density;
+    step = best_step;
+  }
+  if (c.status != nuts_status::ok) return;
+  if (r.nutpie_first_metric) {  // kept only if the heuristic finds a step with it
+    const double before = step;
+    metric_adaptation<double>::metric_from_gradient(metric, grad, d);
+    step = r.init_step_size;
+    if (try_step(step) != nuts_status::ok) {
+      for (std::size_t i = 0; i < d; ++i) metric[i] = 1.0;
+      step = before;
+    }
+  }
+  if (l.low_rank && !low_rank_factors_from_matrix(metric, d, buffer + l.factors)) {
+    c.status = nuts_status::invalid_metric;
+    return;
+  }
+  c.step.set_mu(::log(10 * step));
+  c.step_size = step;
+  c.log_density = log_density;
+  c.position = rng.position();
 }
 
 /// Values of `init` per chain for device_chain_setup.
@@ -23053,6 +23200,7 @@ TYCHE_HD void device_chain_run(const Target& target, device_chain& c, double* bu
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdio>
 #include <exception>
 #include <memory>
 #include <stdexcept>
@@ -23203,6 +23351,11 @@ inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, st
   r.layout = device_chain_layout::make(
       d, cfg.max_depth, cfg.metric, workspace,
       metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric)).buffer_size());
+  r.init_radius = cfg.init_radius;
+  r.init_step_size = cfg.init_step_size;
+  r.min_init_step_size = min_initial_step_size;
+  r.nutpie_first_metric = cfg.metric_estimator == metric_estimator::nutpie && cfg.init_inv_metric.empty() &&
+                          cfg.warmup >= 20 && !stored_dense(cfg.metric);  // as nuts_chain::initialise
   const std::size_t per_draw = checked_product(static_cast<std::size_t>(cfg.chains),
                                                d * sizeof(double) + sizeof(transition_stats), "a draw of every chain");
   const std::size_t fit = std::max<std::size_t>(1, (std::size_t(256) << 20) / per_draw);
@@ -23245,9 +23398,22 @@ class host_launcher {
     const std::size_t per = device_chain_init_size(r.layout, r.d);
     for (std::size_t c = 0; c < n; ++c) device_chain_setup(states_[c], buffers_.data() + c * r.layout.total, r, init.data() + c * per);
   }
-  /// One "thread" per chain: the chains run on this machine's threads, each chain on one.
+  /// The chains' random initialisation (device_chain_initialise), one "thread" per chain; the
+  /// states come back in `states`.
   template <class Target>
-  void launch(const Target& target, const device_run& r) {
+  void initialise(const device_plan& p, std::vector<device_chain>& states, const Target& target) {
+    const device_run& r = p.run;
+    states_ = states;
+    for_each_chain(states_.size(), [&](std::size_t c) {
+      device_chain_initialise(target, states_[c], buffers_.data() + c * r.layout.total, r);
+    });
+    states = states_;
+  }
+  /// One "thread" per chain: the chains run on this machine's threads, each chain on one; then
+  /// `during()`, the host's work that a GPU's launch overlaps.
+  template <class Target, class During>
+  void launch(const Target& target, const device_run& r, During&& during) {
+    during();
     for_each_chain(states_.size(), [&](std::size_t c) {
       device_chain_run(target, states_[c], buffers_.data() + c * r.layout.total, r,
                        out_q_.data() + c * static_cast<std::size_t>(r.block) * r.d,
@@ -23333,22 +23499,14 @@ inline void throw_if_failed(const std::vector<device_chain>& states, const std::
   }
 }
 
-/// The device executor's run, on a launcher. Target: the host's view of the model
-/// (model_target: initialisation, constrain); device_target: what the launcher's threads
-/// evaluate.
-template <class Target, class DeviceTarget, class Launcher>
-nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Launcher& launcher,
-                    const nuts_config& cfg, const cuda& exec, std::vector<std::string> names) {
-  const std::size_t d = target.dim();
-  const device_plan plan = make_device_plan(cfg, exec, d, device_workspace_size(device_target, target.workspace_size(), d));
-  const device_run& base = plan.run;
-  const std::size_t n = static_cast<std::size_t>(cfg.chains);
-  launcher.reserve(plan, n);  // first: too many chains for the device's memory is said at once
-  nuts_fit fit = make_fit_frame(cfg, std::move(names));
-  const std::size_t per = device_chain_init_size(base.layout, d);
-
-  // Initialisation on the host, chain by chain (a chain that cannot start is an error).
-  std::vector<device_chain> states(n);
+/// The chains' initialisation on the host, chain by chain, with the CPU executor's code
+/// (nuts_chain::initialise; a chain that cannot start throws, naming it), into `states` and the
+/// launcher.
+template <class Target, class Launcher>
+void initialise_on_host(const Target& target, Launcher& launcher, const device_plan& plan, const nuts_config& cfg,
+                        nuts_fit& fit, std::vector<device_chain>& states) {
+  const std::size_t d = target.dim(), n = states.size();
+  const std::size_t per = device_chain_init_size(plan.run.layout, d);
   std::vector<double> init(n * per, 0.0);
   for_each_chain(n, [&](std::size_t c) {
     nuts_chain<Target> chain(target, cfg, static_cast<int>(c), fit);
@@ -23364,23 +23522,103 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
     std::copy(chain.q().begin(), chain.q().end(), at);
     std::copy(chain.grad().begin(), chain.grad().end(), at + d);
     std::copy(chain.inv_metric().begin(), chain.inv_metric().end(), at + 2 * d);
-    if (base.layout.dense) std::copy(chain.cholesky().begin(), chain.cholesky().end(), at + 2 * d + base.layout.metric_size);
+    if (plan.run.layout.dense)
+      std::copy(chain.cholesky().begin(), chain.cholesky().end(), at + 2 * d + plan.run.layout.metric_size);
   });
   launcher.setup(plan, states, init);
+}
+
+/// The chains' random initialisation on the launcher (device_chain_initialise). A chain that
+/// could not start there is initialised on the host again, which throws with the CPU executor's
+/// message (the same draws fail the same way); should it start there, the device's status is
+/// the error.
+template <class Target, class DeviceTarget, class Launcher>
+void initialise_on_device(const Target& target, const DeviceTarget& device_target, Launcher& launcher,
+                          const device_plan& plan, const nuts_config& cfg, nuts_fit& fit,
+                          std::vector<device_chain>& states) {
+  const std::size_t d = target.dim();
+  device_chain first;
+  first.step = step_size_adaptation<double>(adaptation_of(cfg));
+  first.metric = metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric));
+  for (std::size_t c = 0; c < states.size(); ++c) {
+    states[c] = first;
+    states[c].stream = static_cast<std::uint64_t>(cfg.first_chain) + c;  // nuts_chain's stream
+  }
+  launcher.initialise(plan, states, device_target);
+  for (std::size_t c = 0; c < states.size(); ++c)
+    if (states[c].status != nuts_status::ok) {
+      nuts_chain<Target> chain(target, cfg, static_cast<int>(c), fit);
+      chain.initialise();  // throws, naming the chain
+      throw std::runtime_error("tyche::nuts: chain " + std::to_string(cfg.first_chain + static_cast<int>(c) + 1) +
+                               ": its initialisation on the device failed (" + describe(states[c].status) +
+                               ") where the host's succeeded: cuda{.init_on_device = false} starts the chains on the "
+                               "host");
+    }
+}
+
+/// The device executor's run, on a launcher. Target: the host's view of the model
+/// (model_target: initialisation, constrain); device_target: what the launcher's threads
+/// evaluate; whole_device: the launcher's threads share each chain's gradient (the chains start
+/// on the host).
+template <class Target, class DeviceTarget, class Launcher>
+nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Launcher& launcher,
+                    const nuts_config& cfg, const cuda& exec, std::vector<std::string> names, bool whole_device) {
+  const std::size_t d = target.dim();
+  const device_plan plan = make_device_plan(cfg, exec, d, device_workspace_size(device_target, target.workspace_size(), d));
+  const device_run& base = plan.run;
+  const std::size_t n = static_cast<std::size_t>(cfg.chains);
+#if defined(TYCHE_DEVICE_HOST_PROFILE)  // a diagnostic build: the host's steps' seconds on stderr
+  double profile[8] = {};  // reserve, frame, initialise, launches, read_states, read_block, constrain, end
+  auto tick = std::chrono::steady_clock::now();
+  auto lap = [&](int k) {
+    const auto now = std::chrono::steady_clock::now();
+    profile[k] += std::chrono::duration<double>(now - tick).count();
+    tick = now;
+  };
+#else
+  auto lap = [](int) {};
+#endif
+  launcher.reserve(plan, n);  // first: too many chains for the device's memory is said at once
+  lap(0);
+  nuts_fit fit = make_fit_frame(cfg, std::move(names));
+  lap(1);
+
+  std::vector<device_chain> states(n);
+  if (exec.init_on_device && !whole_device && cfg.init.empty() && cfg.init_inv_metric.empty()) {
+    const auto launched = std::chrono::steady_clock::now();
+    initialise_on_device(target, device_target, launcher, plan, cfg, fit, states);
+    fit.device_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
+  } else {
+    initialise_on_host(target, launcher, plan, cfg, fit, states);
+  }
+  lap(2);
 
   const double* block_q = nullptr;
   const transition_stats* block_stats = nullptr;
-  for (auto& v : fit.values) v.reserve(static_cast<std::size_t>(cfg.draws) * target.constrained_dim());
-  for (auto& v : fit.stats) v.reserve(static_cast<std::size_t>(cfg.draws));
+  // The fit's memory for the draws, on the host's threads while the first launch runs: 1.68 GB
+  // for 131,072 chains × 100 draws of eight schools, 0.25-0.59 s of page faults on an H200
+  // machine's 16 cores (2026-12-04), which nuts_chain's constructor paid while initialising when
+  // the chains started on the host.
+  bool reserved = false;
+  auto reserve_draws = [&] {
+    if (reserved) return;
+    reserved = true;
+    for_each_chain(n, [&](std::size_t c) {
+      fit.values[c].reserve(static_cast<std::size_t>(cfg.draws) * target.constrained_dim());
+      fit.stats[c].reserve(static_cast<std::size_t>(cfg.draws));
+    });
+  };
   int done = 0;
   for (const int end : plan.ends) {
     device_run r = base;
     r.until = end;
     r.first_draw = std::max(0, done - cfg.warmup);
     const auto launched = std::chrono::steady_clock::now();
-    launcher.launch(device_target, r);  // returns when the kernel has finished
+    launcher.launch(device_target, r, reserve_draws);  // returns when the kernel has finished
     fit.device_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
+    lap(3);
     launcher.read_states(states);  // a failed chain is reported now, not at the end of the run
+    lap(4);
     for (const auto& st : states)
       if (st.status != nuts_status::ok) {
         std::vector<double> metrics;
@@ -23389,6 +23627,7 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
       }
     if (end > cfg.warmup) {
       launcher.read_block(block_q, block_stats);
+      lap(5);
       const int rows = end - std::max(done, cfg.warmup);
       for_each_chain(n, [&](std::size_t c) {
         const std::size_t first = c * static_cast<std::size_t>(plan.block);
@@ -23396,6 +23635,7 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
         for (std::size_t at = first; at < first + static_cast<std::size_t>(rows); ++at)
           target.constrain(block_q + at * d, fit.values[c]);
       });
+      lap(6);
     }
     done = end;
     if (cfg.refresh > 0)
@@ -23414,6 +23654,13 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
   }
   fit.lanes = launcher.lanes();
   fit.utilization = launcher.utilization(states);
+  lap(7);
+#if defined(TYCHE_DEVICE_HOST_PROFILE)
+  std::fprintf(stderr,
+               "device host profile, %zu chains (s): reserve %.4f, frame %.4f, initialise %.4f, launches %.4f, "
+               "read_states %.4f, read_block %.4f, constrain %.4f, end %.4f\n",
+               n, profile[0], profile[1], profile[2], profile[3], profile[4], profile[5], profile[6], profile[7]);
+#endif
   return fit;
 }
 
@@ -24064,9 +24311,9 @@ nuts_fit run_nuts_emulated(const Target& target, const nuts_config& cfg, const c
   host_launcher launcher;
   nuts_fit fit;
   if (resolve_cuda_gradient(exec, cfg.chains, target.split_values()) == cuda_gradient::whole_device)
-    fit = run_device(target, parted_log_density<Target>{&target}, launcher, cfg, exec, std::move(names));
+    fit = run_device(target, parted_log_density<Target>{&target}, launcher, cfg, exec, std::move(names), true);
   else
-    fit = run_device(target, target_log_density<Target>{&target}, launcher, cfg, exec, std::move(names));
+    fit = run_device(target, target_log_density<Target>{&target}, launcher, cfg, exec, std::move(names), false);
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
 }
@@ -24101,7 +24348,8 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
     const bool whole_device = resolve_cuda_gradient(exec, cfg.chains, m.split_values()) == cuda_gradient::whole_device;
     cuda_launcher<view_type> launcher(m.program().view(), exec, cfg.chains, whole_device);
     // The host's part (initialisation, constrain) through the erased target too.
-    fit = run_device(model_erased_target(target), launcher.target(), launcher, cfg, exec, m.parameter_names());
+    fit = run_device(model_erased_target(target), launcher.target(), launcher, cfg, exec, m.parameter_names(),
+                     whole_device);
   } else if constexpr (Nvcc) {
     throw std::invalid_argument(
         "tyche::nuts: cuda: this model's program cannot be copied to a GPU: its view holds more than plain "
@@ -24330,10 +24578,12 @@ TYCHE_DETAIL_NUTS_DRIVER(extern)
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <map>
 #include <thread>
 #include <memory>
+#include <new>
 #include <type_traits>
 #include <stdexcept>
 #include <string>
@@ -24354,6 +24604,18 @@ __global__ void device_chains_setup_kernel(device_chain* states, double* buffers
   if (c >= chains) return;
   device_chain_setup(states[c], buffers + static_cast<std::size_t>(c) * r.layout.total, r,
                      init + static_cast<std::size_t>(c) * device_chain_init_size(r.layout, r.d));
+}
+
+/// The chains' random initial points and first step sizes (device_chain_initialise), one chain
+/// per thread.
+template <class Target>
+__global__ void device_chains_init_kernel(Target target, device_chain* states, double* buffers, device_run r,
+                                          int chains) {
+  const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (c >= chains) return;
+  device_chain state = states[c];
+  device_chain_initialise(target, state, buffers + static_cast<std::size_t>(c) * r.layout.total, r);
+  states[c] = state;
 }
 
 template <class Target>
@@ -24692,6 +24954,35 @@ __global__ void __launch_bounds__(grid_threads_per_block) device_grid_workers_ke
 #undef TYCHE_GRID_CLOCK
 #undef TYCHE_GRID_ADD
 
+/// Host memory the blocks of draws are copied into: page-locked (cudaMallocHost), which the copy
+/// engine writes directly, or ordinary memory where the driver refuses to lock that much.
+class host_buffer {
+ public:
+  host_buffer() = default;
+  host_buffer(const host_buffer&) = delete;
+  host_buffer& operator=(const host_buffer&) = delete;
+  ~host_buffer() {
+    if (p_ == nullptr) return;
+    if (pinned_) cudaFreeHost(p_);
+    else std::free(p_);
+  }
+  void* allocate(std::size_t bytes) {
+    if (cudaMallocHost(&p_, bytes) == cudaSuccess) {
+      pinned_ = true;
+      return p_;
+    }
+    (void)cudaGetLastError();  // not this run's error: ordinary memory instead
+    p_ = std::malloc(bytes);
+    if (p_ == nullptr) throw std::bad_alloc();
+    return p_;
+  }
+  [[nodiscard]] void* get() const { return p_; }
+
+ private:
+  void* p_ = nullptr;
+  bool pinned_ = false;
+};
+
 /// Device memory, freed with the object.
 class device_buffer {
  public:
@@ -24831,8 +25122,27 @@ class cuda_launcher {
     d_ = r.d;
   }
 
+  /// The chains' random initialisation on the device (device_chain_initialise, one chain per
+  /// thread); the states come back in `states`.
   template <class Target>
-  void launch(const Target& target, const device_run& r) {
+  void initialise(const device_plan& p, std::vector<device_chain>& states, const Target& target) {
+    const std::size_t n = states.size();
+    const device_run& r = p.run;
+    cuda_check(cudaMemcpy(states_, states.data(), n * sizeof(device_chain), cudaMemcpyHostToDevice), "cudaMemcpy (chains)");
+    cuda_check(cudaMemset(buffers_, 0, n * r.layout.total * sizeof(double)), "cudaMemset");
+    (void)cudaGetLastError();  // an earlier error of this thread is not this launch's
+    device_chains_init_kernel<Target><<<blocks(), exec_.threads_per_block>>>(target, states_, buffers_, r, chains_);
+    cuda_check(cudaGetLastError(), "launch (initialisation)");
+    cuda_check(cudaDeviceSynchronize(), "initialisation kernel");
+    read_states(states);
+    block_ = static_cast<std::size_t>(p.block);
+    d_ = r.d;
+  }
+
+  /// Runs the chains up to r.until; `during()` runs on this thread while the kernel does (the
+  /// host's own work of the run), and the call returns when both are done.
+  template <class Target, class During>
+  void launch(const Target& target, const device_run& r, During&& during) {
     (void)cudaGetLastError();  // an earlier error of this thread is not this launch's
     if (whole_device_) {
       // Separate controllers: on the controllers' stream (a non-blocking stream does not wait
@@ -24846,6 +25156,7 @@ class cuda_launcher {
       int chains = chains_;
       grid_exchange x = exchange_;
       if (separate_controllers()) {
+        during();
 #if TYCHE_CUDA_SEPARATE_CONTROLLERS
         launch_separate(view, run, chains, x);
 #endif
@@ -24854,6 +25165,7 @@ class cuda_launcher {
         cuda_check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&device_grid_kernel<View>),
                                                dim3(grid_blocks_), dim3(grid_threads_), args, grid_shared_bytes_, nullptr),
                    "cudaLaunchCooperativeKernel (whole_device)");
+        during();
         cuda_check(cudaDeviceSynchronize(), "NUTS kernel (whole_device)");
       }
       unsigned failed = 0;
@@ -24883,6 +25195,7 @@ class cuda_launcher {
     device_chains_kernel<Target><<<blocks(), exec_.threads_per_block>>>(target, states_, buffers_, r, out_q_, out_stats_,
                                                                         chains_);
     cuda_check(cudaGetLastError(), "launch");
+    during();
     cuda_check(cudaDeviceSynchronize(), "NUTS kernel");
   }
 
@@ -24890,13 +25203,14 @@ class cuda_launcher {
   /// (allocated at the first block; the draws' buffer is not zeroed first).
   void read_block(const double*& q, const transition_stats*& stats) {
     const std::size_t n = static_cast<std::size_t>(chains_), values = n * block_ * d_, rows = n * block_;
-    if (!host_q_) host_q_.reset(new double[values]);
-    if (!host_stats_) host_stats_.reset(new transition_stats[rows]);
-    cuda_check(cudaMemcpy(host_q_.get(), out_q_, values * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (draws)");
-    cuda_check(cudaMemcpy(host_stats_.get(), out_stats_, rows * sizeof(transition_stats), cudaMemcpyDeviceToHost),
+    auto* host_q = static_cast<double*>(host_q_.get() ? host_q_.get() : host_q_.allocate(values * sizeof(double)));
+    auto* host_stats = static_cast<transition_stats*>(
+        host_stats_.get() ? host_stats_.get() : host_stats_.allocate(rows * sizeof(transition_stats)));
+    cuda_check(cudaMemcpy(host_q, out_q_, values * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (draws)");
+    cuda_check(cudaMemcpy(host_stats, out_stats_, rows * sizeof(transition_stats), cudaMemcpyDeviceToHost),
                "cudaMemcpy (sampler statistics)");
-    q = host_q_.get();
-    stats = host_stats_.get();
+    q = host_q;
+    stats = host_stats;
   }
   void read_states(std::vector<device_chain>& states) const {
     states.resize(static_cast<std::size_t>(chains_));
@@ -25131,8 +25445,7 @@ class cuda_launcher {
   double* buffers_ = nullptr;
   double* out_q_ = nullptr;
   transition_stats* out_stats_ = nullptr;
-  std::unique_ptr<double[]> host_q_;                // read_block's copies on the host
-  std::unique_ptr<transition_stats[]> host_stats_;
+  host_buffer host_q_, host_stats_;  // read_block's copies on the host, page-locked where the driver allows
   std::size_t block_ = 0, d_ = 0;
   // cuda::separate_controllers: the flag the controllers set when they run (host-mapped), and
   // the two kernels' streams.

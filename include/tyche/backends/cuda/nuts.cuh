@@ -16,10 +16,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <map>
 #include <thread>
 #include <memory>
+#include <new>
 #include <type_traits>
 #include <stdexcept>
 #include <string>
@@ -390,6 +392,35 @@ __global__ void __launch_bounds__(grid_threads_per_block) device_grid_workers_ke
 #undef TYCHE_GRID_CLOCK
 #undef TYCHE_GRID_ADD
 
+/// Host memory the blocks of draws are copied into: page-locked (cudaMallocHost), which the copy
+/// engine writes directly, or ordinary memory where the driver refuses to lock that much.
+class host_buffer {
+ public:
+  host_buffer() = default;
+  host_buffer(const host_buffer&) = delete;
+  host_buffer& operator=(const host_buffer&) = delete;
+  ~host_buffer() {
+    if (p_ == nullptr) return;
+    if (pinned_) cudaFreeHost(p_);
+    else std::free(p_);
+  }
+  void* allocate(std::size_t bytes) {
+    if (cudaMallocHost(&p_, bytes) == cudaSuccess) {
+      pinned_ = true;
+      return p_;
+    }
+    (void)cudaGetLastError();  // not this run's error: ordinary memory instead
+    p_ = std::malloc(bytes);
+    if (p_ == nullptr) throw std::bad_alloc();
+    return p_;
+  }
+  [[nodiscard]] void* get() const { return p_; }
+
+ private:
+  void* p_ = nullptr;
+  bool pinned_ = false;
+};
+
 /// Device memory, freed with the object.
 class device_buffer {
  public:
@@ -546,8 +577,10 @@ class cuda_launcher {
     d_ = r.d;
   }
 
-  template <class Target>
-  void launch(const Target& target, const device_run& r) {
+  /// Runs the chains up to r.until; `during()` runs on this thread while the kernel does (the
+  /// host's own work of the run), and the call returns when both are done.
+  template <class Target, class During>
+  void launch(const Target& target, const device_run& r, During&& during) {
     (void)cudaGetLastError();  // an earlier error of this thread is not this launch's
     if (whole_device_) {
       // Separate controllers: on the controllers' stream (a non-blocking stream does not wait
@@ -561,6 +594,7 @@ class cuda_launcher {
       int chains = chains_;
       grid_exchange x = exchange_;
       if (separate_controllers()) {
+        during();
 #if TYCHE_CUDA_SEPARATE_CONTROLLERS
         launch_separate(view, run, chains, x);
 #endif
@@ -569,6 +603,7 @@ class cuda_launcher {
         cuda_check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&device_grid_kernel<View>),
                                                dim3(grid_blocks_), dim3(grid_threads_), args, grid_shared_bytes_, nullptr),
                    "cudaLaunchCooperativeKernel (whole_device)");
+        during();
         cuda_check(cudaDeviceSynchronize(), "NUTS kernel (whole_device)");
       }
       unsigned failed = 0;
@@ -598,6 +633,7 @@ class cuda_launcher {
     device_chains_kernel<Target><<<blocks(), exec_.threads_per_block>>>(target, states_, buffers_, r, out_q_, out_stats_,
                                                                         chains_);
     cuda_check(cudaGetLastError(), "launch");
+    during();
     cuda_check(cudaDeviceSynchronize(), "NUTS kernel");
   }
 
@@ -605,13 +641,14 @@ class cuda_launcher {
   /// (allocated at the first block; the draws' buffer is not zeroed first).
   void read_block(const double*& q, const transition_stats*& stats) {
     const std::size_t n = static_cast<std::size_t>(chains_), values = n * block_ * d_, rows = n * block_;
-    if (!host_q_) host_q_.reset(new double[values]);
-    if (!host_stats_) host_stats_.reset(new transition_stats[rows]);
-    cuda_check(cudaMemcpy(host_q_.get(), out_q_, values * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (draws)");
-    cuda_check(cudaMemcpy(host_stats_.get(), out_stats_, rows * sizeof(transition_stats), cudaMemcpyDeviceToHost),
+    auto* host_q = static_cast<double*>(host_q_.get() ? host_q_.get() : host_q_.allocate(values * sizeof(double)));
+    auto* host_stats = static_cast<transition_stats*>(
+        host_stats_.get() ? host_stats_.get() : host_stats_.allocate(rows * sizeof(transition_stats)));
+    cuda_check(cudaMemcpy(host_q, out_q_, values * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (draws)");
+    cuda_check(cudaMemcpy(host_stats, out_stats_, rows * sizeof(transition_stats), cudaMemcpyDeviceToHost),
                "cudaMemcpy (sampler statistics)");
-    q = host_q_.get();
-    stats = host_stats_.get();
+    q = host_q;
+    stats = host_stats;
   }
   void read_states(std::vector<device_chain>& states) const {
     states.resize(static_cast<std::size_t>(chains_));
@@ -846,8 +883,7 @@ class cuda_launcher {
   double* buffers_ = nullptr;
   double* out_q_ = nullptr;
   transition_stats* out_stats_ = nullptr;
-  std::unique_ptr<double[]> host_q_;                // read_block's copies on the host
-  std::unique_ptr<transition_stats[]> host_stats_;
+  host_buffer host_q_, host_stats_;  // read_block's copies on the host, page-locked where the driver allows
   std::size_t block_ = 0, d_ = 0;
   // cuda::separate_controllers: the flag the controllers set when they run (host-mapped), and
   // the two kernels' streams.

@@ -294,7 +294,8 @@ struct nuts_fit {
   std::uint64_t seed = 1;              // the seed the chains' streams were keyed by
   double seconds = 0;                  // wall-clock time of the run (warm-up and sampling)
   double device_seconds = 0;           // tyche::cuda: of which in the device's kernels, initialisation
-                                       // included (0 on the CPU)
+                                       // included, and the host's work that overlaps the first launch
+                                       // where it outlasts it (0 on the CPU)
   /// [chain]: −1, or the chain from whose last draw this chain was run again because warm-up
   /// had left it stuck (nuts_config::restart_stuck_chains); its draws are the second run's.
   std::vector<int> restarted_from;
