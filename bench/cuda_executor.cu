@@ -25,7 +25,9 @@
 // CSV on stdout: suite,model,n,chains,executor,value,unit with, per model, executor and number
 // of chains, the rows
 //   seconds                 wall time of the nuts() call
-//   device_seconds          (cuda) of which in the NUTS kernels (fit.device_seconds)
+//   device_seconds          (cuda) of which in the NUTS kernels (fit.device_seconds: since
+//                           2026-12-04 with the initialisation kernel, and the host's reservation
+//                           of the fit where it outlasts the first launch)
 //   device_leapfrogs_per_second  (cuda) leapfrogs / device_seconds
 //   leapfrogs_per_second    Σ n_leapfrog over all chains and iterations (warm-up included) / seconds
 //   min_bulk_ess_per_second the smallest bulk ESS over the parameters / seconds (chains ≤ 16,384)

@@ -278,7 +278,7 @@ inline std::vector<std::pair<const char*, std::uint64_t>> config_fingerprints(co
   add("cuda::emulate", g.emulate), add("cuda::gradient", g.gradient), add("cuda::threads_per_block", g.threads_per_block);
   add("cuda::draws_per_launch", g.draws_per_launch), add("cuda::tiles", g.tiles), add("cuda::chain_group", g.chain_group);
   add("cuda::shared_gradient", g.shared_gradient), add("cuda::separate_controllers", g.separate_controllers);
-  add("cuda::worker_blocks", g.worker_blocks);
+  add("cuda::worker_blocks", g.worker_blocks), add("cuda::init_on_device", g.init_on_device);
   return out;
 }
 

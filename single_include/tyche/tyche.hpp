@@ -475,8 +475,10 @@ class counter_rng {
   /// draws it from this generator (generate_canonical<double, 53> with one 64-bit draw: x / 2⁶⁴,
   /// below 1; then u · (hi − lo) + lo), so that a chain's random initial point is the same in
   /// device code (model::initial_point, device_chain_initialise), tested against <random>.
-  TYCHE_HD double uniform(double lo, double hi) {
-    double u = static_cast<double>(next_u64()) * 0x1p-64;
+  TYCHE_HD double uniform(double lo, double hi) { return uniform_from_bits(next_u64(), lo, hi); }
+  /// uniform()'s value for the 64 bits x.
+  TYCHE_HD static double uniform_from_bits(std::uint64_t x, double lo, double hi) {
+    double u = static_cast<double>(x) * 0x1p-64;
     if (u >= 1.0) u = 0x1.fffffffffffffp-1;  // x ≥ 2⁶⁴ − 2¹⁰ rounds to 2⁶⁴: the largest double below 1
     return u * (hi - lo) + lo;
   }
@@ -23568,7 +23570,10 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
   const device_run& base = plan.run;
   const std::size_t n = static_cast<std::size_t>(cfg.chains);
 #if defined(TYCHE_DEVICE_HOST_PROFILE)  // a diagnostic build: the host's steps' seconds on stderr
-  double profile[8] = {};  // reserve, frame, initialise, launches, read_states, read_block, constrain, end
+  // launcher.reserve (device memory, the data's copy); the fit's frame and its reservation of the
+  // draws (inside the first launch); initialise; launches (the kernels' wait); read_states;
+  // read_block; constrain; end
+  double profile[8] = {};
   auto tick = std::chrono::steady_clock::now();
   auto lap = [&](int k) {
     const auto now = std::chrono::steady_clock::now();
@@ -23603,10 +23608,18 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
   auto reserve_draws = [&] {
     if (reserved) return;
     reserved = true;
+    lap(3);
     for_each_chain(n, [&](std::size_t c) {
-      fit.values[c].reserve(static_cast<std::size_t>(cfg.draws) * target.constrained_dim());
-      fit.stats[c].reserve(static_cast<std::size_t>(cfg.draws));
+      try {
+        fit.values[c].reserve(static_cast<std::size_t>(cfg.draws) * target.constrained_dim());
+        fit.stats[c].reserve(static_cast<std::size_t>(cfg.draws));
+      } catch (const std::bad_alloc&) {  // nuts_chain's message
+        throw std::runtime_error("tyche::nuts: chain " + std::to_string(cfg.first_chain + static_cast<int>(c) + 1) +
+                                 ": no memory for its " + std::to_string(cfg.draws) + " draws of " +
+                                 std::to_string(target.constrained_dim()) + " values");
+      }
     });
+    lap(1);
   };
   int done = 0;
   for (const int end : plan.ends) {
@@ -25023,6 +25036,11 @@ class cuda_launcher {
                                   std::to_string(devices) + " CUDA devices");
     cuda_check(cudaSetDevice(exec.device), "cudaSetDevice");
     cuda_check(cudaFuncGetAttributes(&kernel_, device_chains_kernel<target_type>), "cudaFuncGetAttributes");
+    // The initialisation kernel's limits too: the block must fit both, the local memory the larger.
+    cudaFuncAttributes init{};
+    cuda_check(cudaFuncGetAttributes(&init, device_chains_init_kernel<target_type>), "cudaFuncGetAttributes");
+    kernel_.maxThreadsPerBlock = std::min(kernel_.maxThreadsPerBlock, init.maxThreadsPerBlock);
+    kernel_.localSizeBytes = std::max(kernel_.localSizeBytes, init.localSizeBytes);
     if (exec.threads_per_block > kernel_.maxThreadsPerBlock)
       throw std::invalid_argument("tyche::nuts: cuda: threads_per_block = " + std::to_string(exec.threads_per_block) +
                                   " is more than this model's kernel can run in a block (" +
@@ -25139,6 +25157,18 @@ class cuda_launcher {
     d_ = r.d;
   }
 
+  /// during() on the host while a launched kernel runs; should it throw, the kernel is waited for
+  /// first (its error, if any, is not this one's).
+  template <class During>
+  static void run_during(During& during) {
+    try {
+      during();
+    } catch (...) {
+      (void)cudaDeviceSynchronize();
+      throw;
+    }
+  }
+
   /// Runs the chains up to r.until; `during()` runs on this thread while the kernel does (the
   /// host's own work of the run), and the call returns when both are done.
   template <class Target, class During>
@@ -25156,7 +25186,7 @@ class cuda_launcher {
       int chains = chains_;
       grid_exchange x = exchange_;
       if (separate_controllers()) {
-        during();
+        run_during(during);
 #if TYCHE_CUDA_SEPARATE_CONTROLLERS
         launch_separate(view, run, chains, x);
 #endif
@@ -25165,7 +25195,7 @@ class cuda_launcher {
         cuda_check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&device_grid_kernel<View>),
                                                dim3(grid_blocks_), dim3(grid_threads_), args, grid_shared_bytes_, nullptr),
                    "cudaLaunchCooperativeKernel (whole_device)");
-        during();
+        run_during(during);
         cuda_check(cudaDeviceSynchronize(), "NUTS kernel (whole_device)");
       }
       unsigned failed = 0;
@@ -25195,7 +25225,7 @@ class cuda_launcher {
     device_chains_kernel<Target><<<blocks(), exec_.threads_per_block>>>(target, states_, buffers_, r, out_q_, out_stats_,
                                                                         chains_);
     cuda_check(cudaGetLastError(), "launch");
-    during();
+    run_during(during);
     cuda_check(cudaDeviceSynchronize(), "NUTS kernel");
   }
 

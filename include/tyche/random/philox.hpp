@@ -185,8 +185,10 @@ class counter_rng {
   /// draws it from this generator (generate_canonical<double, 53> with one 64-bit draw: x / 2⁶⁴,
   /// below 1; then u · (hi − lo) + lo), so that a chain's random initial point is the same in
   /// device code (model::initial_point, device_chain_initialise), tested against <random>.
-  TYCHE_HD double uniform(double lo, double hi) {
-    double u = static_cast<double>(next_u64()) * 0x1p-64;
+  TYCHE_HD double uniform(double lo, double hi) { return uniform_from_bits(next_u64(), lo, hi); }
+  /// uniform()'s value for the 64 bits x.
+  TYCHE_HD static double uniform_from_bits(std::uint64_t x, double lo, double hi) {
+    double u = static_cast<double>(x) * 0x1p-64;
     if (u >= 1.0) u = 0x1.fffffffffffffp-1;  // x ≥ 2⁶⁴ − 2¹⁰ rounds to 2⁶⁴: the largest double below 1
     return u * (hi - lo) + lo;
   }

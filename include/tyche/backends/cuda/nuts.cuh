@@ -461,6 +461,11 @@ class cuda_launcher {
                                   std::to_string(devices) + " CUDA devices");
     cuda_check(cudaSetDevice(exec.device), "cudaSetDevice");
     cuda_check(cudaFuncGetAttributes(&kernel_, device_chains_kernel<target_type>), "cudaFuncGetAttributes");
+    // The initialisation kernel's limits too: the block must fit both, the local memory the larger.
+    cudaFuncAttributes init{};
+    cuda_check(cudaFuncGetAttributes(&init, device_chains_init_kernel<target_type>), "cudaFuncGetAttributes");
+    kernel_.maxThreadsPerBlock = std::min(kernel_.maxThreadsPerBlock, init.maxThreadsPerBlock);
+    kernel_.localSizeBytes = std::max(kernel_.localSizeBytes, init.localSizeBytes);
     if (exec.threads_per_block > kernel_.maxThreadsPerBlock)
       throw std::invalid_argument("tyche::nuts: cuda: threads_per_block = " + std::to_string(exec.threads_per_block) +
                                   " is more than this model's kernel can run in a block (" +
@@ -577,6 +582,18 @@ class cuda_launcher {
     d_ = r.d;
   }
 
+  /// during() on the host while a launched kernel runs; should it throw, the kernel is waited for
+  /// first (its error, if any, is not this one's).
+  template <class During>
+  static void run_during(During& during) {
+    try {
+      during();
+    } catch (...) {
+      (void)cudaDeviceSynchronize();
+      throw;
+    }
+  }
+
   /// Runs the chains up to r.until; `during()` runs on this thread while the kernel does (the
   /// host's own work of the run), and the call returns when both are done.
   template <class Target, class During>
@@ -594,7 +611,7 @@ class cuda_launcher {
       int chains = chains_;
       grid_exchange x = exchange_;
       if (separate_controllers()) {
-        during();
+        run_during(during);
 #if TYCHE_CUDA_SEPARATE_CONTROLLERS
         launch_separate(view, run, chains, x);
 #endif
@@ -603,7 +620,7 @@ class cuda_launcher {
         cuda_check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&device_grid_kernel<View>),
                                                dim3(grid_blocks_), dim3(grid_threads_), args, grid_shared_bytes_, nullptr),
                    "cudaLaunchCooperativeKernel (whole_device)");
-        during();
+        run_during(during);
         cuda_check(cudaDeviceSynchronize(), "NUTS kernel (whole_device)");
       }
       unsigned failed = 0;
@@ -633,7 +650,7 @@ class cuda_launcher {
     device_chains_kernel<Target><<<blocks(), exec_.threads_per_block>>>(target, states_, buffers_, r, out_q_, out_stats_,
                                                                         chains_);
     cuda_check(cudaGetLastError(), "launch");
-    during();
+    run_during(during);
     cuda_check(cudaDeviceSynchronize(), "NUTS kernel");
   }
 

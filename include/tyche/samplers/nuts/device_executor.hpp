@@ -390,7 +390,10 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
   const device_run& base = plan.run;
   const std::size_t n = static_cast<std::size_t>(cfg.chains);
 #if defined(TYCHE_DEVICE_HOST_PROFILE)  // a diagnostic build: the host's steps' seconds on stderr
-  double profile[8] = {};  // reserve, frame, initialise, launches, read_states, read_block, constrain, end
+  // launcher.reserve (device memory, the data's copy); the fit's frame and its reservation of the
+  // draws (inside the first launch); initialise; launches (the kernels' wait); read_states;
+  // read_block; constrain; end
+  double profile[8] = {};
   auto tick = std::chrono::steady_clock::now();
   auto lap = [&](int k) {
     const auto now = std::chrono::steady_clock::now();
@@ -425,10 +428,18 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
   auto reserve_draws = [&] {
     if (reserved) return;
     reserved = true;
+    lap(3);
     for_each_chain(n, [&](std::size_t c) {
-      fit.values[c].reserve(static_cast<std::size_t>(cfg.draws) * target.constrained_dim());
-      fit.stats[c].reserve(static_cast<std::size_t>(cfg.draws));
+      try {
+        fit.values[c].reserve(static_cast<std::size_t>(cfg.draws) * target.constrained_dim());
+        fit.stats[c].reserve(static_cast<std::size_t>(cfg.draws));
+      } catch (const std::bad_alloc&) {  // nuts_chain's message
+        throw std::runtime_error("tyche::nuts: chain " + std::to_string(cfg.first_chain + static_cast<int>(c) + 1) +
+                                 ": no memory for its " + std::to_string(cfg.draws) + " draws of " +
+                                 std::to_string(target.constrained_dim()) + " values");
+      }
     });
+    lap(1);
   };
   int done = 0;
   for (const int end : plan.ends) {
