@@ -66,13 +66,16 @@
 #               with each sweep's particles on two threads instead (bench/pmmh.cpp):
 #               rows,chain_threads,threads,seconds,speedup,same_draws; --correlated: correlated
 #               PMMH against plain PMMH at 100 and 400 observations (ESS per second)
+#   json_rows   a logistic regression's JSON data file (581,012 x 54; --quick: 100,000 rows)
+#               read whole, then block 0 of 2, 4 and 8 of its rows (tyche::json_rows), each in a
+#               process of its own (bench/json_rows.cpp): mode,part,parts,seconds,max_rss_mb,rows
 #
 # --quick: fewer repetitions and a shorter minimum time (under a minute in all).
 # Build output and Google Benchmark's console output go to stderr. See docs/benchmarks.md.
 set -euo pipefail
 
 usage() {
-    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|lanes|chains_pass|iid_normal|adapt|arma_trap|inference|scale|stan|smc|pmmh|cuda [--quick]" >&2
+    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|lanes|chains_pass|iid_normal|adapt|arma_trap|inference|json_rows|scale|stan|smc|pmmh|cuda [--quick]" >&2
     exit 2
 }
 
@@ -143,6 +146,20 @@ case $suite in
             rm -f "$csv"
             echo "chains_pass: plotted docs/chains_pass.png" >&2
         fi
+        exit 0 ;;
+    json_rows)
+        # A data file of rows × 54 numbers (--quick: 100,000 rows, else 581,012: covertype's shape)
+        # read whole, then block 0 of 2, 4 and 8 (tyche::json_rows), each reading in a process of
+        # its own (its peak memory).
+        bench_release bench_json_rows
+        rows=581012
+        [ $quick -eq 1 ] && rows=100000
+        file=$(mktemp --suffix=.json)
+        trap 'rm -f "$file"' EXIT
+        "$build/bench/json_rows" --write "$file" --rows "$rows"
+        echo "mode,part,parts,seconds,max_rss_mb,rows"
+        "$build/bench/json_rows" --read "$file"
+        for parts in 2 4 8; do "$build/bench/json_rows" --read "$file" --part 0 --parts "$parts"; done
         exit 0 ;;
     scale)
         # One chain on two cores (bench/split.cpp), then tyche::mpi with 1 and 2 ranks

@@ -411,3 +411,110 @@ TEST_CASE("json_data: a ragged array whose first elements claim a huge shape", "
   const auto d = parse(text);
   CHECK_THROWS_WITH(d.dims("a"), Contains("a[1, 2] is a number, expected an array of 4000 elements"));
 }
+
+// ---- json_rows: a block of the rows of the large variables --------------------------------------
+
+TEST_CASE("json_data: json_rows parts put together are the whole file (diamonds, 1-7 parts)",
+          "[io][json_data][json_rows]") {
+  const fs::path file = posteriors_dir() / "diamonds-diamonds" / "data.json";
+  REQUIRE(fs::is_regular_file(file));
+  const auto whole = tyche::read_json_data(file.string());
+  const auto& X = whole.matrix("X");
+  const auto& Y = whole.vector("Y");
+  CHECK(whole.rows().total == 0);  // nothing cut
+  for (int parts = 1; parts <= 7; ++parts) {
+    std::vector<double> x, y;
+    std::size_t next = 0;
+    for (int part = 0; part < parts; ++part) {
+      INFO("part " << part << " of " << parts);
+      const auto d = tyche::read_json_data(file.string(), {.variables = {"X", "Y"}, .part = part, .parts = parts});
+      const tyche::data_rows r = d.rows();
+      CHECK(r.total == 5000);
+      CHECK(r.begin == next);  // contiguous, in order, the first 5000 mod parts one row longer
+      CHECK(r.size() == 5000 / static_cast<std::size_t>(parts) +
+                            (static_cast<std::size_t>(part) < 5000 % static_cast<std::size_t>(parts) ? 1 : 0));
+      next = r.end;
+      const auto& Xp = d.matrix("X");
+      CHECK(Xp.rows == r.size());
+      CHECK(Xp.cols == 25);
+      CHECK(d.vector("Y").size() == r.size());
+      x.insert(x.end(), Xp.values.begin(), Xp.values.end());
+      y.insert(y.end(), d.vector("Y").begin(), d.vector("Y").end());
+      CHECK(d.integer("N") == 5000);  // the other variables whole
+      CHECK(d.integer("K") == 25);
+      CHECK(d.names() == whole.names());
+    }
+    CHECK(next == 5000);
+    CHECK(x == X.values);  // bit for bit
+    CHECK(y == Y);
+  }
+  // an explicit range, from text
+  const auto d = tyche::read_json_data(file.string(), {.variables = {"Y", "X"}, .begin = 4990, .end = 5000});
+  CHECK(d.rows().begin == 4990);
+  CHECK(d.rows().end == 5000);
+  CHECK(d.vector("Y") == std::vector<double>(Y.end() - 10, Y.end()));
+  CHECK(std::equal(d.matrix("X").values.begin(), d.matrix("X").values.end(), X.values.end() - 250));
+}
+
+TEST_CASE("json_data: json_rows blocks of text; empty blocks keep the rows' shape", "[io][json_data][json_rows]") {
+  const std::string text = R"({"N": 5, "x": [[1, 2], [3, 4], [5, 6], [7, 8], [9, 10]], "y": [1, 0, 1, 0, 1], "z": [7]})";
+  const auto a = tyche::parse_json_data(text, "t.json", {.variables = {"x", "y"}, .part = 1, .parts = 2});
+  CHECK(a.rows().begin == 3);
+  CHECK(a.rows().end == 5);
+  CHECK(a.matrix("x").values == std::vector<double>{7, 8, 9, 10});
+  CHECK(a.dims("x") == std::vector<std::size_t>{2, 2});
+  CHECK(a.vector("y") == std::vector<double>{0, 1});
+  CHECK(a.vector("z") == std::vector<double>{7});
+  CHECK(a.scalar("N") == 5);
+  // more parts than rows: the last parts are empty, a matrix keeps its columns
+  const auto e = tyche::parse_json_data(text, "t.json", {.variables = {"x", "y"}, .part = 6, .parts = 7});
+  CHECK(e.rows().size() == 0);
+  CHECK(e.rows().begin == 5);
+  CHECK(e.matrix("x").rows == 0);
+  CHECK(e.matrix("x").cols == 2);
+  CHECK(e.dims("x") == std::vector<std::size_t>{0, 2});
+  CHECK(e.vector("y").empty());
+  const auto first = tyche::parse_json_data(text, "t.json", {.variables = {"x"}, .begin = 0, .end = 0});
+  CHECK(first.dims("x") == std::vector<std::size_t>{0, 2});
+  const auto one = tyche::parse_json_data(text, "t.json", {.variables = {"x"}, .begin = 0, .end = 1});
+  CHECK(one.matrix("x").values == std::vector<double>{1, 2});
+}
+
+TEST_CASE("json_data: json_rows errors name the variable, the file's row and the block", "[io][json_data][json_rows]") {
+  const std::string text = R"({"x": [[1, 2], [3, 4], [5, 6]], "y": [1, 2, 3], "s": 4, "short": [1, 2]})";
+  auto rows_of = [&](const std::string& t, const tyche::json_rows& r) { return tyche::parse_json_data(t, "t.json", r); };
+  CHECK_THROWS_WITH(rows_of(text, {.variables = {}}), Equals("t.json: json_rows names no variable whose rows to cut"));
+  CHECK_THROWS_WITH(rows_of(text, {.variables = {"w"}}),
+                    Equals("t.json: json_rows cuts the rows of 'w', which is not in the file (variables: x, y, s, short)"));
+  CHECK_THROWS_WITH(rows_of(text, {.variables = {"x", "s"}}),
+                    Equals("t.json: 's' is a number: json_rows cuts the rows of arrays only"));
+  CHECK_THROWS_WITH(rows_of(text, {.variables = {"x", "short"}}),
+                    Equals("t.json: 'short' has 2 rows and 'x' 3: json_rows cuts variables with the same number of rows"));
+  CHECK_THROWS_WITH(rows_of(text, {.variables = {"x"}, .part = 2, .parts = 2}),
+                    Equals("t.json: json_rows part 2 of 2: expected parts ≥ 1 and 0 ≤ part < parts"));
+  CHECK_THROWS_WITH(rows_of(text, {.variables = {"x"}, .part = 0, .parts = 0}),
+                    Equals("t.json: json_rows part 0 of 0: expected parts ≥ 1 and 0 ≤ part < parts"));
+  CHECK_THROWS_WITH(rows_of(text, {.variables = {"x"}, .begin = 2, .end = 1}),
+                    Equals("t.json: json_rows rows [2, 1): begin is past end"));
+  CHECK_THROWS_WITH(rows_of(text, {.variables = {"x", "y"}, .begin = 1, .end = 4}),
+                    Equals("t.json: json_rows rows [1, 4) of 'x', which has 3"));
+  CHECK_THROWS_WITH(rows_of("[1, 2]", {.variables = {"x"}}),
+                    Equals("t.json: the top level is an array, expected an object of named variables"));
+  CHECK_THROWS_WITH(rows_of(R"({"x": [[1, 2], [3, 4])", {.variables = {"x"}}), StartsWith("t.json: not valid JSON: parse error"));
+  // A bad value inside the block is named by the file's row; outside it, it is not read.
+  const std::string bad = R"({"x": [[1, 2], [3, "a"], [5, 6]], "y": [1, "nan", 3]})";
+  CHECK_THROWS_WITH(rows_of(bad, {.variables = {"x"}, .begin = 1, .end = 3}).matrix("x"),
+                    Equals("t.json: x[2, 2] is a string (\"a\"), expected a number"));
+  CHECK(rows_of(bad, {.variables = {"x"}, .begin = 2, .end = 3}).matrix("x").values == std::vector<double>{5, 6});
+  CHECK_THROWS_WITH(rows_of(bad, {.variables = {"x", "y"}, .begin = 1, .end = 2}).vector("y"),
+                    Equals("t.json: y[2] = nan is not finite (pass tyche::allow_non_finite to accept it)"));
+  CHECK(std::isnan(rows_of(bad, {.variables = {"y"}, .begin = 1, .end = 2}).vector("y", tyche::allow_non_finite)[0]));
+  // A block's rows must have the shape of the file's first row (the rest of the file is not read).
+  CHECK_THROWS_WITH(rows_of(R"({"x": [[1, 2], [3], [4]]})", {.variables = {"x"}, .begin = 1, .end = 3}),
+                    Equals("t.json: x row 2 has 1 elements, expected 2 (as row 1)"));
+  CHECK_THROWS_WITH(rows_of(R"({"x": [[1, 2], [3, 4], [4]]})", {.variables = {"x"}, .begin = 1, .end = 3}).matrix("x"),
+                    Equals("t.json: x row 3 has 1 elements, expected 2"));
+  // a file
+  CHECK_THROWS_WITH(tyche::read_json_data("/nonexistent/data.json", {.variables = {"x"}}),
+                    Equals("/nonexistent/data.json: cannot open the data file (no such file)"));
+}

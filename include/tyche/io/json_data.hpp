@@ -27,6 +27,11 @@
 //     data.json: y[2] = nan is not finite
 //     data.json: N = 3.5 is not an integer
 //     data.json: not valid JSON: parse error at line 3, column 9: ...
+// Rows of large variables (tyche::json_rows): read_json_data(path, {.variables = {"X", "y"},
+// .part = r, .parts = P}) keeps only block r of P of the rows of X and y (one process of P, each
+// holding its own block: docs/mpi.md), or .begin/.end an explicit range; the rows outside it are
+// skipped as they are parsed, never stored and not checked.
+//
 // Element indices in messages are 1-based, as in Stan: y[1] is the first element of y, X[2, 3]
 // the third element of the second row of X, "row 4" the fourth row. (Indexing the returned
 // std::vector / matrix_data in C++ is 0-based as usual.)
@@ -34,14 +39,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -184,13 +190,15 @@ struct variable {
   std::string problem;            // why not numeric (the message, without the file prefix)
   std::vector<std::size_t> dims;  // when numeric: {} for a number, else the array's shape
   matrix_data data;               // when numeric: the values, row-major; rows/cols set for 2-d
+  std::size_t first_row = 0;      // json_rows: the file's index of the first row kept (messages)
 };
 
 /// Flattens j (an array of shape dims, checked) into out; index is the position being filled.
 /// Returns an empty string, or the problem found.
+/// first_row: the file's index of j's first element (json_rows; messages name the file's rows).
 inline std::string flatten(const json& j, const std::string& var,
                            const std::vector<std::size_t>& dims, std::vector<std::size_t>& index,
-                           std::vector<double>& out) {
+                           std::vector<double>& out, std::size_t first_row = 0) {
   const std::size_t depth = index.size();
   if (depth == dims.size()) {
     double x = 0;
@@ -209,7 +217,7 @@ inline std::string flatten(const json& j, const std::string& var,
   if (j.size() != dims[depth])
     return what + " has " + std::to_string(j.size()) + " elements, expected " +
            std::to_string(dims[depth]);
-  index.push_back(0);
+  index.push_back(depth == 0 ? first_row : 0);
   for (const auto& e : j) {
     if (auto p = flatten(e, var, dims, index, out); !p.empty()) return p;
     ++index.back();
@@ -218,9 +226,10 @@ inline std::string flatten(const json& j, const std::string& var,
   return {};
 }
 
-inline variable make_variable(const std::string& name, const json& j) {
+inline variable make_variable(const std::string& name, const json& j, std::size_t first_row = 0) {
   variable v;
   v.name = name;
+  v.first_row = first_row;
   v.kind = describe(j);
   v.is_array = j.is_array();
   if (!v.is_array) {
@@ -247,7 +256,7 @@ inline variable make_variable(const std::string& name, const json& j) {
   }
   // No reserve(product of dims): a ragged array could claim a huge product in a small file.
   std::vector<std::size_t> index;
-  v.problem = flatten(j, name, v.dims, index, v.data.values);
+  v.problem = flatten(j, name, v.dims, index, v.data.values, first_row);
   v.numeric = v.problem.empty();
   if (!v.numeric) {
     v.data.values.clear();
@@ -269,6 +278,49 @@ inline std::string shape_text(const std::vector<std::size_t>& dims) {
   return s;
 }
 
+/// What the parser's callback does for json_rows (two passes where the block is a part of the
+/// rows: `count` learns each cut variable's number of rows and stores none of the file; `keep`
+/// stores the block's rows, and the file's first row where it is outside the block, for the shape
+/// of an empty block). Events come from nlohmann's callback parser: a variable's name is a key at
+/// depth 1, its array starts at depth 1, and its rows are values or arrays at depth 2; a row
+/// refused at its start is skipped with everything in it.
+struct row_cutter {
+  const std::vector<std::string>* names = nullptr;
+  bool counting = false;
+  std::size_t begin = 0, end = 0;
+  std::vector<std::size_t> rows;  // per name: rows seen
+  std::vector<int> seen;          // per name: 0 not in the file, 1 an array, 2 something else
+  int current = -1;               // the cut variable whose value is being parsed, or -1
+
+  explicit row_cutter(const std::vector<std::string>& n, bool count, std::size_t b, std::size_t e)
+      : names(&n), counting(count), begin(b), end(e), rows(n.size(), 0), seen(n.size(), 0) {}
+
+  bool operator()(int depth, json::parse_event_t event, json& parsed) {
+    using ev = json::parse_event_t;
+    if (depth == 1 && event == ev::key) {
+      current = -1;
+      const auto& key = parsed.get_ref<const std::string&>();
+      for (std::size_t k = 0; k < names->size(); ++k)
+        if ((*names)[k] == key) current = static_cast<int>(k);
+      return true;
+    }
+    if (depth == 1 && (event == ev::array_start || event == ev::object_start || event == ev::value)) {
+      if (current < 0) return !counting;  // another variable: stored when keeping, dropped when counting
+      const auto k = static_cast<std::size_t>(current);
+      seen[k] = event == ev::array_start ? 1 : 2;
+      rows[k] = 0;
+      return true;  // (not an array: kept, for the message)
+    }
+    if (depth == 2 && current >= 0 && seen[static_cast<std::size_t>(current)] == 1 &&
+        (event == ev::array_start || event == ev::object_start || event == ev::value)) {
+      const std::size_t r = rows[static_cast<std::size_t>(current)]++;
+      return !counting && ((r >= begin && r < end) || r == 0);
+    }
+    if (depth == 1 && (event == ev::array_end || event == ev::object_end)) current = -1;
+    return true;
+  }
+};
+
 /// "a number", "an array of 8 numbers", "a 5000 × 25 matrix", "a 2 × 3 × 4 array".
 inline std::string describe(const variable& v) {
   if (!v.numeric) return v.kind;
@@ -281,6 +333,29 @@ inline std::string describe(const variable& v) {
 
 }  // namespace detail::json_io
 
+/// Which rows of a data file's large variables to read (read_json_data(path, rows),
+/// parse_json_data(text, source, rows)): the first dimension of each variable named in
+/// `variables` — the same number n of rows in each, a vector's elements or a matrix's rows — is
+/// cut to the block of part `part` of `parts` (0 ≤ part < parts; the first n mod parts parts hold
+/// one row more, as tyche::mpi::block_of's blocks), or, where `end` is given, to rows
+/// [begin, end). The other variables are read whole. Rows outside the block are skipped as they
+/// are parsed (the file's first row is kept until the end, for the shape of an empty block): they
+/// are never stored, and not checked. Messages name the file's rows (X row 4 is the file's fourth
+/// row, whatever the block). A part takes two passes over the file (the first counts the rows).
+struct json_rows {
+  static constexpr std::size_t no_end = static_cast<std::size_t>(-1);
+  std::vector<std::string> variables;
+  int part = 0, parts = 1;
+  std::size_t begin = 0, end = no_end;
+};
+
+/// The rows a data_file holds of the variables json_rows cut: [begin, end) of `total` (all zero
+/// when nothing was cut).
+struct data_rows {
+  std::size_t begin = 0, end = 0, total = 0;
+  [[nodiscard]] std::size_t size() const { return end - begin; }
+};
+
 /// The variables of one data file. Copyable and movable; the references returned by vector()
 /// and matrix() stay valid as long as the data_file lives (and is not assigned to).
 class data_file {
@@ -292,6 +367,10 @@ class data_file {
   const std::string& source() const noexcept { return source_; }
 
   bool contains(std::string_view name) const { return find(name) != nullptr; }
+
+  /// The rows kept of the variables json_rows cut (read_json_data(path, rows)): [begin, end) of
+  /// the file's `total`; all zero for a file read whole.
+  const data_rows& rows() const noexcept { return rows_; }
 
   /// The variable names, in file order.
   std::vector<std::string> names() const {
@@ -373,9 +452,126 @@ class data_file {
 
  private:
   friend data_file parse_json_data(std::string_view, std::string_view);
+  friend data_file parse_json_data(std::string_view, std::string_view, const json_rows&);
+  friend data_file read_json_data(const std::string&);
+  friend data_file read_json_data(const std::string&, const json_rows&);
 
   std::string source_;
   std::vector<detail::json_io::variable> vars_;
+  data_rows rows_;
+
+  // parse() under the reader's messages: the file is not valid JSON, or not an object of variables.
+  template <class Parse>
+  static detail::json_io::json parsed_object(const data_file& d, Parse&& parse) {
+    using detail::json_io::json;
+    json j;
+    try {
+      j = parse();
+    } catch (const json::parse_error& e) {
+      d.fail("not valid JSON: " + detail::json_io::strip_prefix(e.what()) + " (byte " + std::to_string(e.byte) + ")");
+    } catch (const json::exception& e) {  // e.g. out_of_range: a number too large for a double
+      d.fail("not valid JSON: " + detail::json_io::strip_prefix(e.what()));
+    }
+    if (!j.is_object())
+      d.fail("the top level is " + detail::json_io::describe(j) + ", expected an object of named variables");
+    return j;
+  }
+
+  // The whole file: every variable converted, and its part of nlohmann's tree freed at once.
+  template <class Parse>
+  static data_file from_parse(std::string source, Parse&& parse) {
+    data_file d;
+    d.source_ = std::move(source);
+    detail::json_io::json j = parsed_object(d, parse);
+    d.vars_.reserve(j.size());
+    for (auto& [name, value] : j.items()) {
+      d.vars_.push_back(detail::json_io::make_variable(name, value));
+      value = nullptr;
+    }
+    return d;
+  }
+
+  // The json_rows reading: parse(cutter) parses the file with the cutter as nlohmann's callback
+  // (once per pass) and returns what it kept.
+  template <class Parse>
+  static data_file from_rows(std::string source, const json_rows& rows, Parse&& parse) {
+    using detail::json_io::json;
+    data_file d;
+    d.source_ = std::move(source);
+    const auto& names = rows.variables;
+    if (names.empty()) d.fail("json_rows names no variable whose rows to cut");
+    const bool by_part = rows.end == json_rows::no_end;
+    if (by_part && (rows.parts < 1 || rows.part < 0 || rows.part >= rows.parts))
+      d.fail("json_rows part " + std::to_string(rows.part) + " of " + std::to_string(rows.parts) +
+             ": expected parts ≥ 1 and 0 ≤ part < parts");
+    if (!by_part && rows.begin > rows.end)
+      d.fail("json_rows rows [" + std::to_string(rows.begin) + ", " + std::to_string(rows.end) +
+             "): begin is past end");
+    auto parsed = [&](detail::json_io::row_cutter& cutter) {
+      json j = parsed_object(d, [&] { return parse(cutter); });
+      for (std::size_t k = 0; k < names.size(); ++k) {
+        if (cutter.seen[k] == 0) {
+          std::string list;
+          for (const auto& [name, value] : j.items()) list += (list.empty() ? "" : ", ") + name;
+          d.fail("json_rows cuts the rows of '" + names[k] + "', which is not in the file (variables: " +
+                 (list.empty() ? std::string("none") : list) + ")");
+        }
+        if (cutter.seen[k] == 2)
+          d.fail("'" + names[k] + "' is " + detail::json_io::describe(j[names[k]]) +
+                 ": json_rows cuts the rows of arrays only");
+        if (cutter.rows[k] != cutter.rows[0])
+          d.fail("'" + names[k] + "' has " + std::to_string(cutter.rows[k]) + " rows and '" + names[0] + "' " +
+                 std::to_string(cutter.rows[0]) + ": json_rows cuts variables with the same number of rows");
+      }
+      return j;
+    };
+    std::size_t begin = rows.begin, end = rows.end;
+    if (by_part) {  // the first pass: the number of rows, none stored
+      detail::json_io::row_cutter count(names, true, 0, 0);
+      parsed(count);
+      const std::size_t n = count.rows[0], p = static_cast<std::size_t>(rows.parts),
+                        k = static_cast<std::size_t>(rows.part), base = n / p, extra = n % p;
+      begin = k * base + std::min(k, extra);
+      end = begin + base + (k < extra ? 1 : 0);
+    }
+    detail::json_io::row_cutter keep(names, false, begin, end);
+    json j = parsed(keep);
+    const std::size_t n = keep.rows[0];
+    if (end > n)
+      d.fail("json_rows rows [" + std::to_string(begin) + ", " + std::to_string(end) + ") of '" + names[0] +
+             "', which has " + std::to_string(n));
+    d.rows_ = {begin, end, n};
+    d.vars_.reserve(j.size());
+    for (auto& [name, value] : j.items()) {
+      bool cut = false;
+      for (const auto& c : names) cut = cut || c == name;
+      if (!cut) {
+        d.vars_.push_back(detail::json_io::make_variable(name, value));
+        continue;
+      }
+      json first;  // the file's first row, kept by the cutter outside the block
+      if (!(begin == 0 && end > 0) && !value.empty()) {
+        first = std::move(value[0]);
+        value.erase(0);
+      }
+      detail::json_io::variable v = detail::json_io::make_variable(name, value, begin);
+      if (v.numeric && first.is_array()) {  // the block's rows have the shape of the file's first
+        const detail::json_io::variable row = detail::json_io::make_variable(name, first);
+        if (row.numeric && value.empty()) {  // an empty block: its shape from the first row
+          v.dims.insert(v.dims.end(), row.dims.begin(), row.dims.end());
+          if (v.dims.size() == 2) v.data.cols = v.dims[1];
+        } else if (row.numeric && !std::equal(v.dims.begin() + 1, v.dims.end(), row.dims.begin(), row.dims.end())) {
+          const std::string got = detail::json_io::shape_text({v.dims.begin() + 1, v.dims.end()});
+          d.fail(name + " row " + std::to_string(begin + 1) +
+                 (row.dims.size() == 1 ? " has " + got + " elements, expected " : " is " + got + ", expected ") +
+                 detail::json_io::shape_text(row.dims) + " (as row 1)");
+        }
+      }
+      d.vars_.push_back(std::move(v));
+      value = nullptr;
+    }
+    return d;
+  }
 
   static std::string describe(const detail::json_io::variable& v) {
     return detail::json_io::describe(v);
@@ -409,8 +605,8 @@ class data_file {
     for (std::size_t i = 0; i < xs.size(); ++i) {
       if (std::isfinite(xs[i])) continue;
       std::vector<std::size_t> index;
-      if (v.dims.size() == 2 && v.dims[1] > 0) index = {i / v.dims[1], i % v.dims[1]};
-      else if (!v.dims.empty()) index = {i};
+      if (v.dims.size() == 2 && v.dims[1] > 0) index = {v.first_row + i / v.dims[1], i % v.dims[1]};
+      else if (!v.dims.empty()) index = {v.first_row + i};
       const std::string what =
           index.empty() ? v.name : detail::json_io::element_name(v.name, index);
       fail(what + " = " + detail::json_io::format_number(xs[i]) +
@@ -499,24 +695,7 @@ TYCHE_DETAIL_JSON_INLINE data_file parse_json_data(std::string_view text, std::s
 #if TYCHE_DETAIL_JSON_BODIES
 {
   using detail::json_io::json;
-  data_file d;
-  d.source_ = std::string(source);
-  json j;
-  try {
-    j = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    d.fail("not valid JSON: " + detail::json_io::strip_prefix(e.what()) + " (byte " +
-           std::to_string(e.byte) + ")");
-  } catch (const json::exception& e) {  // e.g. out_of_range: a number too large for a double
-    d.fail("not valid JSON: " + detail::json_io::strip_prefix(e.what()));
-  }
-  if (!j.is_object())
-    d.fail("the top level is " + detail::json_io::describe(j) +
-           ", expected an object of named variables");
-  d.vars_.reserve(j.size());
-  for (const auto& [name, value] : j.items())
-    d.vars_.push_back(detail::json_io::make_variable(name, value));
-  return d;
+  return data_file::from_parse(std::string(source), [&] { return json::parse(text.begin(), text.end()); });
 }
 #else
 ;  // defined in the driver's source file (TYCHE_SEPARATE_DRIVER)
@@ -534,10 +713,54 @@ TYCHE_DETAIL_JSON_INLINE data_file read_json_data(const std::string& path)
     throw std::invalid_argument(path + ": cannot open the data file (" +
                                 (std::filesystem::exists(path, ec) ? "not readable" : "no such file") +
                                 ")");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw std::invalid_argument(path + ": error while reading the data file");
-  return parse_json_data(buf.str(), path);
+  // Parsed from the stream, not read into a string first: the text is never held whole (a 320 MB
+  // file: 1,525 -> 872 MB of peak memory, 17.6-18.6 -> 10.6-13.6 s; bench/json_rows.cpp, 2026-12-04).
+  return data_file::from_parse(path, [&] {
+    detail::json_io::json j = detail::json_io::json::parse(in);
+    if (in.bad()) throw std::invalid_argument(path + ": error while reading the data file");
+    return j;
+  });
+}
+#else
+;  // defined in the driver's source file (TYCHE_SEPARATE_DRIVER)
+#endif
+
+/// Parses JSON text in CmdStan's data format, keeping only a block of the rows of the variables
+/// `rows` names (json_rows).
+TYCHE_DETAIL_JSON_INLINE data_file parse_json_data(std::string_view text, std::string_view source, const json_rows& rows)
+#if TYCHE_DETAIL_JSON_BODIES
+{
+  using detail::json_io::json;
+  return data_file::from_rows(std::string(source), rows, [&](detail::json_io::row_cutter& cutter) {
+    return json::parse(text.begin(), text.end(), std::ref(cutter));
+  });
+}
+#else
+;  // defined in the driver's source file (TYCHE_SEPARATE_DRIVER)
+#endif
+
+/// Reads a file in CmdStan's JSON data format, keeping only a block of the rows of the variables
+/// `rows` names (json_rows): one process's share of a data set too large to hold whole in each
+/// (tyche::mpi::nuts_sharded, docs/mpi.md). The file is parsed from the disk, not read into
+/// memory first; a part (json_rows::part, parts) reads it twice.
+TYCHE_DETAIL_JSON_INLINE data_file read_json_data(const std::string& path, const json_rows& rows)
+#if TYCHE_DETAIL_JSON_BODIES
+{
+  using detail::json_io::json;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw std::invalid_argument(path + ": is a directory, not a data file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw std::invalid_argument(path + ": cannot open the data file (" +
+                                (std::filesystem::exists(path, ec) ? "not readable" : "no such file") + ")");
+  return data_file::from_rows(path, rows, [&](detail::json_io::row_cutter& cutter) {
+    in.clear();
+    in.seekg(0);
+    json j = json::parse(in, std::ref(cutter));
+    if (in.bad()) throw std::invalid_argument(path + ": error while reading the data file");
+    return j;
+  });
 }
 #else
 ;  // defined in the driver's source file (TYCHE_SEPARATE_DRIVER)
