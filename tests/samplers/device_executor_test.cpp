@@ -289,9 +289,32 @@ TEST_CASE("emulated device executor: chains start on the device where the host s
   // ARMA(1,1): points in the non-invertible region, where the heuristic needs a step below
   // min_initial_step_size, are drawn again (with seed 4 it happens: keeping every such point on
   // the device fails this check). The fallback when all 100 attempts need such a step (the point
-  // with the largest step is kept) is not reached here.
+  // with the largest step is kept) is the next test case's.
   static const tyche_test::arma_data arma(tyche_test::arma_series());
   check_against_cpu(tyche_test::arma_trap_model(arma), {.chains = 16, .warmup = 0, .draws = 5, .seed = 4});
+}
+
+TEST_CASE("emulated device executor: where every attempt needs a tiny step, the device keeps the host's best point",
+          "[device_executor]") {
+  using namespace tyche;
+  // log p = −Σ exp(40 xᵢ²) over 30 coordinates started uniform on (−2, 2): a coordinate beyond
+  // |x| ≈ 0.85 makes the curvature so large that the step-size heuristic ends below
+  // min_initial_step_size (1e-8), and all 30 within it has odds of about 0.42³⁰ per attempt, so every
+  // one of the 100 attempts is rejected and each chain keeps the point where the heuristic found
+  // the largest step. Without warm-up the fit's step size is that step. (A Gaussian does not get
+  // here however narrow: the heuristic stops near its scale from any point.)
+  auto x = flat<"x">(real_line(), shape<30>);
+  const auto m = model(joint(x, target(-sum(exp(lit<40> * x * x)))));
+  const nuts_config cfg{.chains = 4, .warmup = 0, .draws = 3, .seed = 7};
+  check_against_cpu(m, cfg);
+  nuts_config emulated = cfg;
+  emulated.executor = cuda{.emulate = true};
+  const nuts_fit fit = nuts(m, emulated);
+  for (int c = 0; c < fit.chains; ++c) {
+    INFO("chain " << c + 1);
+    REQUIRE(fit.step_size[c] > 0);
+    REQUIRE(fit.step_size[c] < min_initial_step_size);
+  }
 }
 
 TEST_CASE("emulated device executor: a chain that cannot start on the device gets the host's message",
