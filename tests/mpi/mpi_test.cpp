@@ -18,6 +18,16 @@
 
 #include "support/arma.hpp"
 
+#if __has_include(<nlohmann/json.hpp>)  // json_rows: a rank's block of a data file
+#include <tyche/io/json_data.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#endif
+
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -245,6 +255,7 @@ namespace {
 /// n observations of y = 1.5 + 2 x + noise, and this rank's block of them.
 struct regression {
   std::vector<double> x, y;
+  regression() = default;
   regression(std::size_t n, mpi::block b) {
     for (std::size_t i = b.begin; i < b.end && i < n; ++i) {
       const double t = static_cast<double>(i) / static_cast<double>(n);
@@ -470,6 +481,56 @@ TEST_CASE("mpi::nuts_sharded: errors end the call on every rank", "[mpi]") {
                                                       {"x"}),
                     Contains("tyche::mpi: rank 1: the data of this rank are not finite") && Contains("chain 1"));
 }
+
+#if __has_include(<nlohmann/json.hpp>)
+TEST_CASE("mpi::nuts_sharded: each rank reads its block of a JSON data file (json_rows): the fit of the blocks "
+          "held in memory, bit for bit",
+          "[mpi][json_rows]") {
+  const std::size_t n = 101;
+  const regression whole(n, {0, n});
+  const regression mine(n, mpi::block_of(n));
+  // Rank 0 writes the data (every digit), the others wait; the file's name is rank 0's.
+  long id = mpi::rank() == 0 ? static_cast<long>(::getpid()) : 0;
+  MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("tyche_mpi_rows_" + std::to_string(id) + ".json")).string();
+  if (mpi::rank() == 0) {
+    std::ofstream out(path);
+    auto list = [&](const std::vector<double>& v) {
+      out << "[";
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.17g", v[i]);
+        out << (i ? ", " : "") << buf;
+      }
+      out << "]";
+    };
+    out << "{\"N\": " << n << ", \"x\": ";
+    list(whole.x);
+    out << ", \"y\": ";
+    list(whole.y);
+    out << "}\n";
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const data_file f = read_json_data(path, {.variables = {"x", "y"}, .part = mpi::rank(), .parts = mpi::size()});
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (mpi::rank() == 0) std::filesystem::remove(path);
+  CHECK(f.rows().begin == mpi::block_of(n).begin);
+  CHECK(f.rows().end == mpi::block_of(n).end);
+  CHECK(f.rows().total == n);
+  CHECK(f.integer("N") == static_cast<int>(n));
+  regression read;
+  read.x = f.vector("x");
+  read.y = f.vector("y");
+  CHECK(read.x == mine.x);  // bit for bit
+  CHECK(read.y == mine.y);
+  const nuts_config cfg{.chains = 2, .warmup = 20, .draws = 20, .seed = 5, .executor = cpu{.threads = 1, .lanes = 1}};
+  const bool first = mpi::rank() == 0;
+  const nuts_fit from_file = first ? mpi::nuts_sharded(with_priors_t(read), cfg) : mpi::nuts_sharded(without_priors_t(read), cfg);
+  const nuts_fit in_memory = first ? mpi::nuts_sharded(with_priors_t(mine), cfg) : mpi::nuts_sharded(without_priors_t(mine), cfg);
+  check_same_fit(from_file, in_memory);
+}
+#endif
 
 int main(int argc, char* argv[]) {
   // Before MPI_Init: tyche's message, not Open MPI's abort of the job.
