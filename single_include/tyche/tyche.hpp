@@ -23621,13 +23621,32 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
     });
     lap(1);
   };
+  // A block of draws read back is constrained into the fit while the next launch runs (its rows
+  // are on the host by then: a page-locked copy, or the emulation's buffer, which the next launch
+  // overwrites only after its during()); the last block after the last launch.
+  int pending_rows = 0;
+  auto constrain_block = [&] {
+    if (pending_rows == 0) return;
+    const std::size_t rows = static_cast<std::size_t>(pending_rows);
+    pending_rows = 0;
+    for_each_chain(n, [&](std::size_t c) {
+      const std::size_t first = c * static_cast<std::size_t>(plan.block);
+      fit.stats[c].insert(fit.stats[c].end(), block_stats + first, block_stats + first + rows);
+      for (std::size_t at = first; at < first + rows; ++at) target.constrain(block_q + at * d, fit.values[c]);
+    });
+    lap(6);
+  };
+  auto during = [&] {
+    reserve_draws();
+    constrain_block();
+  };
   int done = 0;
   for (const int end : plan.ends) {
     device_run r = base;
     r.until = end;
     r.first_draw = std::max(0, done - cfg.warmup);
     const auto launched = std::chrono::steady_clock::now();
-    launcher.launch(device_target, r, reserve_draws);  // returns when the kernel has finished
+    launcher.launch(device_target, r, during);  // returns when the kernel and during() have finished
     fit.device_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
     lap(3);
     launcher.read_states(states);  // a failed chain is reported now, not at the end of the run
@@ -23641,14 +23660,7 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
     if (end > cfg.warmup) {
       launcher.read_block(block_q, block_stats);
       lap(5);
-      const int rows = end - std::max(done, cfg.warmup);
-      for_each_chain(n, [&](std::size_t c) {
-        const std::size_t first = c * static_cast<std::size_t>(plan.block);
-        fit.stats[c].insert(fit.stats[c].end(), block_stats + first, block_stats + first + static_cast<std::size_t>(rows));
-        for (std::size_t at = first; at < first + static_cast<std::size_t>(rows); ++at)
-          target.constrain(block_q + at * d, fit.values[c]);
-      });
-      lap(6);
+      pending_rows = end - std::max(done, cfg.warmup);
     }
     done = end;
     if (cfg.refresh > 0)
@@ -23656,6 +23668,8 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
         report_progress(cfg, nuts_progress{static_cast<int>(c) + 1, done, cfg.warmup + cfg.draws, done <= cfg.warmup});
   }
 
+  reserve_draws();  // (no launch: no warm-up and no draws)
+  constrain_block();
   std::vector<double> metrics;
   launcher.read_metrics(base, metrics);
   throw_if_failed(states, metrics, base.layout.metric_size, cfg.first_chain);

@@ -284,6 +284,17 @@ inline std::string shape_text(const std::vector<std::size_t>& dims) {
   return s;
 }
 
+/// The data file at `path`, open for reading, or std::invalid_argument saying why not.
+inline std::ifstream open_data_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw std::invalid_argument(path + ": is a directory, not a data file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw std::invalid_argument(path + ": cannot open the data file (" +
+                                (std::filesystem::exists(path, ec) ? "not readable" : "no such file") + ")");
+  return in;
+}
+
 /// What the parser's callback does for json_rows (two passes where the block is a part of the
 /// rows: `count` learns each cut variable's number of rows and stores none of the file; `keep`
 /// stores the block's rows, and the file's first row where it is outside the block, for the shape
@@ -711,14 +722,7 @@ TYCHE_DETAIL_JSON_INLINE data_file parse_json_data(std::string_view text, std::s
 TYCHE_DETAIL_JSON_INLINE data_file read_json_data(const std::string& path)
 #if TYCHE_DETAIL_JSON_BODIES
 {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw std::invalid_argument(path + ": is a directory, not a data file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw std::invalid_argument(path + ": cannot open the data file (" +
-                                (std::filesystem::exists(path, ec) ? "not readable" : "no such file") +
-                                ")");
+  std::ifstream in = detail::json_io::open_data_file(path);
   // Parsed from the stream, not read into a string first: the text is never held whole (a 320 MB
   // file: 1,525 -> 872 MB of peak memory, 17.6-18.6 -> 10.6-13.6 s; bench/json_rows.cpp, 2026-12-04).
   return data_file::from_parse(path, [&] {
@@ -753,13 +757,7 @@ TYCHE_DETAIL_JSON_INLINE data_file read_json_data(const std::string& path, const
 #if TYCHE_DETAIL_JSON_BODIES
 {
   using detail::json_io::json;
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw std::invalid_argument(path + ": is a directory, not a data file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw std::invalid_argument(path + ": cannot open the data file (" +
-                                (std::filesystem::exists(path, ec) ? "not readable" : "no such file") + ")");
+  std::ifstream in = detail::json_io::open_data_file(path);
   return data_file::from_rows(path, rows, [&](detail::json_io::row_cutter& cutter) {
     in.clear();
     in.seekg(0);
