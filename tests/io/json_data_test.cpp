@@ -16,9 +16,14 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::Equals;
@@ -448,7 +453,7 @@ TEST_CASE("json_data: json_rows parts put together are the whole file (diamonds,
     CHECK(x == X.values);  // bit for bit
     CHECK(y == Y);
   }
-  // an explicit range, from text
+  // an explicit range
   const auto d = tyche::read_json_data(file.string(), {.variables = {"Y", "X"}, .begin = 4990, .end = 5000});
   CHECK(d.rows().begin == 4990);
   CHECK(d.rows().end == 5000);
@@ -509,12 +514,59 @@ TEST_CASE("json_data: json_rows errors name the variable, the file's row and the
   CHECK_THROWS_WITH(rows_of(bad, {.variables = {"x", "y"}, .begin = 1, .end = 2}).vector("y"),
                     Equals("t.json: y[2] = nan is not finite (pass tyche::allow_non_finite to accept it)"));
   CHECK(std::isnan(rows_of(bad, {.variables = {"y"}, .begin = 1, .end = 2}).vector("y", tyche::allow_non_finite)[0]));
-  // A block's rows must have the shape of the file's first row (the rest of the file is not read).
+  // A block's rows must have the shape of the file's first row (the rest of the file is not read),
+  // and a bad first row is every part's error, as the whole file's reading would report it.
   CHECK_THROWS_WITH(rows_of(R"({"x": [[1, 2], [3], [4]]})", {.variables = {"x"}, .begin = 1, .end = 3}),
-                    Equals("t.json: x row 2 has 1 elements, expected 2 (as row 1)"));
+                    Equals("t.json: x row 2 is an array of 1 number, expected an array of 2 numbers (as row 1)"));
+  CHECK_THROWS_WITH(rows_of(R"({"x": [[1, 2], 3, 4]})", {.variables = {"x"}, .begin = 1, .end = 3}),
+                    Equals("t.json: x row 2 is a number, expected an array of 2 numbers (as row 1)"));
+  CHECK_THROWS_WITH(rows_of(R"({"x": [1, [1, 2], [3, 4]]})", {.variables = {"x"}, .begin = 1, .end = 3}),
+                    Equals("t.json: x row 2 is an array of 2 numbers, expected a number (as row 1)"));
+  for (const tyche::json_rows& r : {tyche::json_rows{.variables = {"x"}, .begin = 1, .end = 2},
+                                   tyche::json_rows{.variables = {"x"}, .begin = 2, .end = 2}}) {
+    const auto first_bad = rows_of(R"({"x": [[1, "a"], [3, 4]]})", r);
+    CHECK_THROWS_WITH(first_bad.matrix("x"), Equals("t.json: x[1, 2] is a string (\"a\"), expected a number"));
+  }
+  CHECK_THROWS_WITH(parse(R"({"x": [[1, "a"], [3, 4]]})").matrix("x"),
+                    Equals("data.json: x[1, 2] is a string (\"a\"), expected a number"));  // the same, whole
+  // Messages of the accessors name the file's rows.
+  const std::string values = R"({"m": [[1, 2], [3, 4], [5, "nan"]], "k": [1, 2, 3, 4.5]})";
+  CHECK_THROWS_WITH(rows_of(values, {.variables = {"m"}, .begin = 2, .end = 3}).matrix("m"),
+                    Equals("t.json: m[3, 2] = nan is not finite (pass tyche::allow_non_finite to accept it)"));
+  CHECK_THROWS_WITH(rows_of(R"({"k": [1, 2, 3, 4.5]})", {.variables = {"k"}, .begin = 2, .end = 4}).integers("k"),
+                    Equals("t.json: k[4] = 4.5 is not an integer"));
+  // The two ways of naming a block are not mixed; a name is listed once.
+  CHECK_THROWS_WITH(rows_of(text, {.variables = {"x"}, .begin = 1}),
+                    Equals("t.json: json_rows rows begin = 1 without an end: give both, or a part"));
+  CHECK_THROWS_WITH(rows_of(text, {.variables = {"x"}, .part = 1, .parts = 2, .begin = 0, .end = 2}),
+                    Equals("t.json: json_rows part 1 of 2 and rows [0, 2): give one of the two"));
+  CHECK_THROWS_WITH(rows_of(text, {.variables = {"x", "y", "x"}}), Equals("t.json: json_rows names 'x' twice"));
   CHECK_THROWS_WITH(rows_of(R"({"x": [[1, 2], [3, 4], [4]]})", {.variables = {"x"}, .begin = 1, .end = 3}).matrix("x"),
                     Equals("t.json: x row 3 has 1 elements, expected 2"));
   // a file
   CHECK_THROWS_WITH(tyche::read_json_data("/nonexistent/data.json", {.variables = {"x"}}),
                     Equals("/nonexistent/data.json: cannot open the data file (no such file)"));
+}
+
+TEST_CASE("json_data: json_rows from a pipe: a range reads, a part (two passes) says why it cannot",
+          "[io][json_data][json_rows]") {
+  const fs::path fifo = fs::temp_directory_path() / ("tyche_json_rows_fifo_" + std::to_string(::getpid()));
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string text = R"({"x": [[1, 2], [3, 4], [5, 6]]})";
+  auto through_pipe = [&](const tyche::json_rows& r) {
+    std::thread writer([&] { std::ofstream(fifo) << text; });  // blocks until the reader opens it
+    std::string outcome;
+    try {
+      outcome = std::to_string(tyche::read_json_data(fifo.string(), r).matrix("x").rows) + " rows";
+    } catch (const std::invalid_argument& e) {
+      outcome = e.what();
+    }
+    writer.join();
+    return outcome;
+  };
+  CHECK(through_pipe({.variables = {"x"}, .begin = 1, .end = 3}) == "2 rows");
+  CHECK(through_pipe({.variables = {"x"}, .part = 1, .parts = 2}) ==
+        fifo.string() + ": json_rows part 1 of 2 reads the file twice, and it cannot go back to its start (a pipe?): "
+                        "read a regular file, or give the rows as .begin and .end");
+  fs::remove(fifo);
 }

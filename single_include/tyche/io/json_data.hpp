@@ -338,6 +338,13 @@ struct row_cutter {
   }
 };
 
+/// A row's shape in words: "a number", "an array of 2 numbers", "a 2 × 3 array".
+inline std::string row_text(const std::vector<std::size_t>& dims) {
+  if (dims.empty()) return "a number";
+  if (dims.size() == 1) return "an array of " + std::to_string(dims[0]) + (dims[0] == 1 ? " number" : " numbers");
+  return "a " + shape_text(dims) + " array";
+}
+
 /// "a number", "an array of 8 numbers", "a 5000 × 25 matrix", "a 2 × 3 × 4 array".
 inline std::string describe(const variable& v) {
   if (!v.numeric) return v.kind;
@@ -455,7 +462,7 @@ class data_file {
     std::vector<int> out;
     out.reserve(v.data.values.size());
     for (std::size_t i = 0; i < v.data.values.size(); ++i)
-      out.push_back(to_int(v.data.values[i], detail::json_io::element_name(v.name, {i})));
+      out.push_back(to_int(v.data.values[i], detail::json_io::element_name(v.name, {v.first_row + i})));
     return out;
   }
   /// The same, and its length must be `size`.
@@ -517,7 +524,15 @@ class data_file {
     d.source_ = std::move(source);
     const auto& names = rows.variables;
     if (names.empty()) d.fail("json_rows names no variable whose rows to cut");
+    for (std::size_t k = 0; k < names.size(); ++k)
+      for (std::size_t l = k + 1; l < names.size(); ++l)
+        if (names[k] == names[l]) d.fail("json_rows names '" + names[k] + "' twice");
     const bool by_part = rows.end == json_rows::no_end;
+    if (by_part && rows.begin != 0)
+      d.fail("json_rows rows begin = " + std::to_string(rows.begin) + " without an end: give both, or a part");
+    if (!by_part && (rows.part != 0 || rows.parts != 1))
+      d.fail("json_rows part " + std::to_string(rows.part) + " of " + std::to_string(rows.parts) + " and rows [" +
+             std::to_string(rows.begin) + ", " + std::to_string(rows.end) + "): give one of the two");
     if (by_part && (rows.parts < 1 || rows.part < 0 || rows.part >= rows.parts))
       d.fail("json_rows part " + std::to_string(rows.part) + " of " + std::to_string(rows.parts) +
              ": expected parts ≥ 1 and 0 ≤ part < parts");
@@ -566,22 +581,33 @@ class data_file {
         d.vars_.push_back(detail::json_io::make_variable(name, value));
         continue;
       }
-      json first;  // the file's first row, kept by the cutter outside the block
-      if (!(begin == 0 && end > 0) && !value.empty()) {
+      // The file's first row, which the cutter keeps outside the block too: every part reads it,
+      // so every part reports a bad row 1 as the whole file's reading would, and the block's rows
+      // must have its shape (an empty block takes it).
+      const bool first_outside = !(begin == 0 && end > 0) && !value.empty();
+      json first;
+      if (first_outside) {
         first = std::move(value[0]);
         value.erase(0);
       }
       detail::json_io::variable v = detail::json_io::make_variable(name, value, begin);
-      if (v.numeric && first.is_array()) {  // the block's rows have the shape of the file's first
-        const detail::json_io::variable row = detail::json_io::make_variable(name, first);
-        if (row.numeric && value.empty()) {  // an empty block: its shape from the first row
-          v.dims.insert(v.dims.end(), row.dims.begin(), row.dims.end());
+      if (first_outside) {
+        json one = json::array();
+        one.push_back(std::move(first));
+        const detail::json_io::variable row = detail::json_io::make_variable(name, one);  // [row 1]
+        const std::vector<std::size_t> want(row.dims.begin() + (row.dims.empty() ? 0 : 1), row.dims.end());
+        if (!row.numeric) {
+          v.numeric = false;
+          v.problem = row.problem;
+          v.dims.clear();
+          v.data = {};
+        } else if (v.numeric && value.empty()) {
+          v.dims.insert(v.dims.end(), want.begin(), want.end());
           if (v.dims.size() == 2) v.data.cols = v.dims[1];
-        } else if (row.numeric && !std::equal(v.dims.begin() + 1, v.dims.end(), row.dims.begin(), row.dims.end())) {
-          const std::string got = detail::json_io::shape_text({v.dims.begin() + 1, v.dims.end()});
-          d.fail(name + " row " + std::to_string(begin + 1) +
-                 (row.dims.size() == 1 ? " has " + got + " elements, expected " : " is " + got + ", expected ") +
-                 detail::json_io::shape_text(row.dims) + " (as row 1)");
+        } else if (v.numeric && !std::equal(v.dims.begin() + 1, v.dims.end(), want.begin(), want.end())) {
+          d.fail(name + " row " + std::to_string(begin + 1) + " is " +
+                 detail::json_io::row_text({v.dims.begin() + 1, v.dims.end()}) + ", expected " +
+                 detail::json_io::row_text(want) + " (as row 1)");
         }
       }
       d.vars_.push_back(std::move(v));
@@ -725,11 +751,9 @@ TYCHE_DETAIL_JSON_INLINE data_file read_json_data(const std::string& path)
   std::ifstream in = detail::json_io::open_data_file(path);
   // Parsed from the stream, not read into a string first: the text is never held whole (a 320 MB
   // file: 1,525 -> 872 MB of peak memory, 17.6-18.6 -> 10.6-13.6 s; bench/json_rows.cpp, 2026-12-04).
-  return data_file::from_parse(path, [&] {
-    detail::json_io::json j = detail::json_io::json::parse(in);
-    if (in.bad()) throw std::invalid_argument(path + ": error while reading the data file");
-    return j;
-  });
+  // (A read error part way through looks like the end of the text to nlohmann's stream reader:
+  // "not valid JSON: ... unexpected end of input".)
+  return data_file::from_parse(path, [&] { return detail::json_io::json::parse(in); });
 }
 #else
 ;  // defined in the driver's source file (TYCHE_SEPARATE_DRIVER)
@@ -758,12 +782,18 @@ TYCHE_DETAIL_JSON_INLINE data_file read_json_data(const std::string& path, const
 {
   using detail::json_io::json;
   std::ifstream in = detail::json_io::open_data_file(path);
+  int pass = 0;
   return data_file::from_rows(path, rows, [&](detail::json_io::row_cutter& cutter) {
-    in.clear();
-    in.seekg(0);
-    json j = json::parse(in, std::ref(cutter));
-    if (in.bad()) throw std::invalid_argument(path + ": error while reading the data file");
-    return j;
+    if (pass++ > 0) {  // the second pass of a part: from the start again
+      in.clear();
+      in.seekg(0);
+      if (!in)
+        throw std::invalid_argument(path + ": json_rows part " + std::to_string(rows.part) + " of " +
+                                    std::to_string(rows.parts) +
+                                    " reads the file twice, and it cannot go back to its start (a pipe?): read a "
+                                    "regular file, or give the rows as .begin and .end");
+    }
+    return json::parse(in, std::ref(cutter));
   });
 }
 #else
