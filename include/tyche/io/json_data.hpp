@@ -357,8 +357,9 @@ inline std::string describe(const variable& v) {
 /// cut to the block of part `part` of `parts` (0 ≤ part < parts; the first n mod parts parts hold
 /// one row more, as tyche::mpi::block_of's blocks), or, where `end` is given, to rows
 /// [begin, end). The other variables are read whole. Rows outside the block are skipped as they
-/// are parsed (the file's first row is kept until the end, for the shape of an empty block): they
-/// are never stored, and not checked. Messages name the file's rows (X row 4 is the file's fourth
+/// are parsed: they are never stored, and not checked — except the file's first row, which every
+/// part reads (the block's rows must have its shape, an empty block takes it, and a bad value in
+/// it is every part's error). Messages name the file's rows (X row 4 is the file's fourth
 /// row, whatever the block). A part takes two passes over the file (the first counts the rows).
 struct json_rows {
   static constexpr std::size_t no_end = static_cast<std::size_t>(-1);
