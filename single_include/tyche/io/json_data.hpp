@@ -297,8 +297,8 @@ inline std::ifstream open_data_file(const std::string& path) {
 
 /// What the parser's callback does for json_rows (two passes where the block is a part of the
 /// rows: `count` learns each cut variable's number of rows and stores none of the file; `keep`
-/// stores the block's rows, and the file's first row where it is outside the block, for the shape
-/// of an empty block). Events come from nlohmann's callback parser: a variable's name is a key at
+/// stores the block's rows, and the file's first row where it is outside the block: every part
+/// checks it). Events come from nlohmann's callback parser: a variable's name is a key at
 /// depth 1, its array starts at depth 1, and its rows are values or arrays at depth 2; a row
 /// refused at its start is skipped with everything in it.
 struct row_cutter {
