@@ -60,6 +60,37 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     fuzz_expected([&] { (void)d.integers(name, count); });
   }
   fuzz_expected([&] { (void)d.vector("no such variable"); fuzz_require(false); });
+  // The reader converts a top-level array's rows as they are parsed (detail::json_io::row_stream):
+  // each variable must be what make_variable makes of nlohmann's whole tree of it (the reader of
+  // before 2026-12-04): the same kind, shape, values, or the same message.
+  const auto tree = nlohmann::ordered_json::parse(text, nullptr, false);
+  fuzz_require(!tree.is_discarded() && tree.is_object());
+  std::size_t at = 0;
+  for (const auto& [name, value] : tree.items()) {
+    fuzz_require(at < d.names().size() && d.names()[at++] == name);
+    const auto v = tyche::detail::json_io::make_variable(name, value);
+    const std::vector<std::size_t>* dims = nullptr;
+    std::string message;
+    try {
+      dims = &d.dims(name);
+    } catch (const std::invalid_argument& e) {
+      message = e.what();
+    }
+    fuzz_require((dims != nullptr) == v.numeric);
+    if (!v.numeric) {
+      fuzz_require(message == tyche::detail::json_io::printable("fuzz.json: " + v.problem));
+      continue;
+    }
+    fuzz_require(*dims == v.dims);
+    if (v.dims.size() == 1 || v.dims.size() == 2) {
+      const std::vector<double>& mine = v.dims.size() == 1 ? d.vector(name, tyche::allow_non_finite)
+                                                           : d.matrix(name, tyche::allow_non_finite).values;
+      fuzz_require(mine.size() == v.data.values.size());
+      for (std::size_t i = 0; i < mine.size(); ++i)
+        fuzz_require(mine[i] == v.data.values[i] || (std::isnan(mine[i]) && std::isnan(v.data.values[i])));
+    }
+  }
+  fuzz_require(at == d.names().size());
   for (const std::string& name : d.names()) {
     const std::vector<std::size_t>* whole = nullptr;
     fuzz_expected([&] { whole = &d.dims(name); });

@@ -338,6 +338,85 @@ struct row_cutter {
   }
 };
 
+/// The whole file's reading with nlohmann's callback parser: each row of a top-level array (an
+/// element at depth 2) is flattened into its variable's values as soon as it ends, then dropped
+/// from the tree, so the file's numbers are held once, as doubles, not also as nlohmann's values.
+/// The shape and the messages are make_variable's: the dimensions below the first from the first
+/// row's first elements, each row checked against them (flatten, from the row's index).
+struct row_stream {
+  std::vector<variable> arrays;  // the top-level arrays (a name's last occurrence)
+  int current = -1;              // the index in arrays of the one being read, or -1
+  std::string key;               // the top-level key just read
+  std::vector<std::size_t> dims;  // the current array's shape: {0, the first row's shape...}
+  std::size_t rows = 0;
+
+  bool operator()(int depth, json::parse_event_t event, json& parsed) {
+    using ev = json::parse_event_t;
+    if (depth == 1) {
+      if (event == ev::key) key = parsed.get_ref<const std::string&>();
+      if (event == ev::array_start) start();
+      else if (event == ev::array_end && current >= 0) finish();
+      else if (event != ev::array_end) current = -1;  // another kind of value: stays in the tree
+      return true;
+    }
+    if (depth == 2 && current >= 0 && (event == ev::value || event == ev::array_end || event == ev::object_end)) {
+      convert(parsed);
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  void start() {
+    std::size_t at = arrays.size();
+    for (std::size_t k = 0; k < arrays.size(); ++k)
+      if (arrays[k].name == key) at = k;
+    if (at == arrays.size()) arrays.emplace_back();
+    variable& v = arrays[at] = variable{};
+    v.name = key;
+    v.kind = "an array";
+    v.is_array = true;
+    v.numeric = true;
+    current = static_cast<int>(at);
+    rows = 0;
+    dims.assign(1, 0);
+  }
+  void convert(const json& row) {
+    variable& v = arrays[static_cast<std::size_t>(current)];
+    const std::size_t r = rows++;
+    if (!v.numeric) return;  // a problem found already: the rest is not read
+    if (r == 0)              // the shape, from the first element at each depth
+      for (const json* p = &row; p->is_array(); p = &p->front()) {
+        if (dims.size() == max_rank) {
+          v.problem = "'" + v.name + "' is nested more than " + std::to_string(max_rank) + " deep";
+          v.numeric = false;
+          return;
+        }
+        dims.push_back(p->size());
+        if (p->empty()) break;
+      }
+    std::vector<std::size_t> index{r};
+    v.problem = flatten(row, v.name, dims, index, v.data.values);
+    v.numeric = v.problem.empty();
+  }
+  void finish() {
+    variable& v = arrays[static_cast<std::size_t>(current)];
+    current = -1;
+    if (!v.numeric) {
+      v.data.values.clear();
+      v.data.values.shrink_to_fit();
+      return;
+    }
+    dims[0] = rows;
+    if (rows == 0) dims.resize(1);  // [] (make_variable: the shape stops at an empty array)
+    v.dims = dims;
+    if (v.dims.size() == 2) {
+      v.data.rows = v.dims[0];
+      v.data.cols = v.dims[1];
+    }
+  }
+};
+
 /// A row's shape in words: "a number", "an array of 2 numbers", "a 2 × 3 array".
 inline std::string row_text(const std::vector<std::size_t>& dims) {
   if (dims.empty()) return "a number";
@@ -502,16 +581,21 @@ class data_file {
     return j;
   }
 
-  // The whole file: every variable converted, and its part of nlohmann's tree freed at once.
+  // The whole file: parse(stream) parses it with a row_stream as nlohmann's callback; the
+  // variables in file order, the arrays as the stream converted them.
   template <class Parse>
   static data_file from_parse(std::string source, Parse&& parse) {
     data_file d;
     d.source_ = std::move(source);
-    detail::json_io::json j = parsed_object(d, parse);
+    detail::json_io::row_stream stream;
+    detail::json_io::json j = parsed_object(d, [&] { return parse(stream); });
     d.vars_.reserve(j.size());
     for (auto& [name, value] : j.items()) {
-      d.vars_.push_back(detail::json_io::make_variable(name, value));
-      value = nullptr;
+      detail::json_io::variable* streamed = nullptr;
+      if (value.is_array())
+        for (auto& a : stream.arrays)
+          if (a.name == name) streamed = &a;
+      d.vars_.push_back(streamed ? std::move(*streamed) : detail::json_io::make_variable(name, value));
     }
     return d;
   }
@@ -739,7 +823,9 @@ TYCHE_DETAIL_JSON_INLINE data_file parse_json_data(std::string_view text, std::s
 #if TYCHE_DETAIL_JSON_BODIES
 {
   using detail::json_io::json;
-  return data_file::from_parse(std::string(source), [&] { return json::parse(text.begin(), text.end()); });
+  return data_file::from_parse(std::string(source), [&](detail::json_io::row_stream& stream) {
+    return json::parse(text.begin(), text.end(), std::ref(stream));
+  });
 }
 #else
 ;  // defined in the driver's source file (TYCHE_SEPARATE_DRIVER)
@@ -750,11 +836,15 @@ TYCHE_DETAIL_JSON_INLINE data_file read_json_data(const std::string& path)
 #if TYCHE_DETAIL_JSON_BODIES
 {
   std::ifstream in = detail::json_io::open_data_file(path);
-  // Parsed from the stream, not read into a string first: the text is never held whole (a 320 MB
-  // file: 1,525 -> 872 MB of peak memory, 17.6-18.6 -> 10.6-13.6 s; bench/json_rows.cpp, 2026-12-04).
+  // Parsed from the stream, not read into a string first, and each array's rows converted as they
+  // end (row_stream): neither the text nor nlohmann's tree of it is held whole (a 320 MB file:
+  // 1,525 MB of peak memory before, 872 MB parsing from the stream, 260 MB with row_stream;
+  // bench/json_rows.cpp, docs/benchmarks.md, 2026-12-04).
   // (A read error part way through looks like the end of the text to nlohmann's stream reader:
   // "not valid JSON: ... unexpected end of input".)
-  return data_file::from_parse(path, [&] { return detail::json_io::json::parse(in); });
+  return data_file::from_parse(path, [&](detail::json_io::row_stream& stream) {
+    return detail::json_io::json::parse(in, std::ref(stream));
+  });
 }
 #else
 ;  // defined in the driver's source file (TYCHE_SEPARATE_DRIVER)
