@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <sys/stat.h>
@@ -515,13 +516,16 @@ TEST_CASE("json_data: json_rows errors name the variable, the file's row and the
                     Equals("t.json: y[2] = nan is not finite (pass tyche::allow_non_finite to accept it)"));
   CHECK(std::isnan(rows_of(bad, {.variables = {"y"}, .begin = 1, .end = 2}).vector("y", tyche::allow_non_finite)[0]));
   // A block's rows must have the shape of the file's first row (the rest of the file is not read),
-  // and a bad first row is every part's error, as the whole file's reading would report it.
-  CHECK_THROWS_WITH(rows_of(R"({"x": [[1, 2], [3], [4]]})", {.variables = {"x"}, .begin = 1, .end = 3}),
-                    Equals("t.json: x row 2 is an array of 1 number, expected an array of 2 numbers (as row 1)"));
-  CHECK_THROWS_WITH(rows_of(R"({"x": [[1, 2], 3, 4]})", {.variables = {"x"}, .begin = 1, .end = 3}),
-                    Equals("t.json: x row 2 is a number, expected an array of 2 numbers (as row 1)"));
-  CHECK_THROWS_WITH(rows_of(R"({"x": [1, [1, 2], [3, 4]]})", {.variables = {"x"}, .begin = 1, .end = 3}),
-                    Equals("t.json: x row 2 is an array of 2 numbers, expected a number (as row 1)"));
+  // and a bad first row is every part's error: the messages of the whole file's reading.
+  for (const auto& [ragged, message] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"x": [[1, 2], [3], [4]]})", "x row 2 has 1 elements, expected 2"},
+           {R"({"x": [[1, 2], 3, 4]})", "x row 2 is a number, expected an array of 2 elements"},
+           {R"({"x": [1, [1, 2], [3, 4]]})", "x[2] is an array, expected a number"}}) {
+    INFO(ragged);
+    CHECK_THROWS_WITH(rows_of(ragged, {.variables = {"x"}, .begin = 1, .end = 3}).dims("x"), Equals("t.json: " + message));
+    CHECK_THROWS_WITH(rows_of(ragged, {.variables = {"x"}}).dims("x"), Equals("t.json: " + message));
+    CHECK_THROWS_WITH(parse(ragged).dims("x"), Equals("data.json: " + message));
+  }
   for (const tyche::json_rows& r : {tyche::json_rows{.variables = {"x"}, .begin = 1, .end = 2},
                                    tyche::json_rows{.variables = {"x"}, .begin = 2, .end = 2}}) {
     const auto first_bad = rows_of(R"({"x": [[1, "a"], [3, 4]]})", r);

@@ -289,22 +289,17 @@ inline std::ifstream open_data_file(const std::string& path) {
   return in;
 }
 
-/// What the parser's callback does for json_rows (two passes where the block is a part of the
-/// rows: `count` learns each cut variable's number of rows and stores none of the file; `keep`
-/// stores the block's rows, and the file's first row where it is outside the block: every part
-/// checks it). Events come from nlohmann's callback parser: a variable's name is a key at
+/// json_rows' first pass where the block is a part of the rows (nlohmann's callback parser):
+/// each cut variable's number of rows, with none of the file stored. A variable's name is a key at
 /// depth 1, its array starts at depth 1, and its rows are values or arrays at depth 2; a row
 /// refused at its start is skipped with everything in it.
 struct row_cutter {
   const std::vector<std::string>* names = nullptr;
-  bool counting = false;
-  std::size_t begin = 0, end = 0;
   std::vector<std::size_t> rows;  // per name: rows seen
   std::vector<int> seen;          // per name: 0 not in the file, 1 an array, 2 something else
   int current = -1;               // the cut variable whose value is being parsed, or -1
 
-  explicit row_cutter(const std::vector<std::string>& n, bool count, std::size_t b, std::size_t e)
-      : names(&n), counting(count), begin(b), end(e), rows(n.size(), 0), seen(n.size(), 0) {}
+  explicit row_cutter(const std::vector<std::string>& n) : names(&n), rows(n.size(), 0), seen(n.size(), 0) {}
 
   bool operator()(int depth, json::parse_event_t event, json& parsed) {
     using ev = json::parse_event_t;
@@ -316,7 +311,7 @@ struct row_cutter {
       return true;
     }
     if (depth == 1 && (event == ev::array_start || event == ev::object_start || event == ev::value)) {
-      if (current < 0) return !counting;  // another variable: stored when keeping, dropped when counting
+      if (current < 0) return false;  // another variable: dropped
       const auto k = static_cast<std::size_t>(current);
       seen[k] = event == ev::array_start ? 1 : 2;
       rows[k] = 0;
@@ -324,99 +319,135 @@ struct row_cutter {
     }
     if (depth == 2 && current >= 0 && seen[static_cast<std::size_t>(current)] == 1 &&
         (event == ev::array_start || event == ev::object_start || event == ev::value)) {
-      const std::size_t r = rows[static_cast<std::size_t>(current)]++;
-      return !counting && ((r >= begin && r < end) || r == 0);
+      ++rows[static_cast<std::size_t>(current)];
+      return false;
     }
     if (depth == 1 && (event == ev::array_end || event == ev::object_end)) current = -1;
     return true;
   }
 };
 
-/// The whole file's reading with nlohmann's callback parser: each row of a top-level array (an
-/// element at depth 2) is flattened into its variable's values as soon as it ends, then dropped
-/// from the tree, so the file's numbers are held once, as doubles, not also as nlohmann's values.
-/// The shape and the messages are make_variable's: the dimensions below the first from the first
-/// row's first elements, each row checked against them (flatten, from the row's index).
+/// The file's reading with nlohmann's callback parser: each row of a top-level array (an element
+/// at depth 2) is flattened into its variable's values as soon as it ends, then dropped from the
+/// tree, so the file's numbers are held once, as doubles, not also as nlohmann's values. The shape
+/// and the messages are make_variable's: the dimensions below the first from the first row's
+/// first elements, each row checked against them (flatten, from the row's index in the file).
+/// With json_rows (`cut`: the variables, [begin, end): the block) a cut variable's rows outside
+/// the block are refused at their start, except the file's first row, which is checked and gives
+/// the shape but is not kept.
 struct row_stream {
-  std::vector<variable> arrays;  // the top-level arrays (a name's last occurrence)
-  int current = -1;              // the index in arrays of the one being read, or -1
-  std::string key;               // the top-level key just read
-  std::vector<std::size_t> dims;  // the current array's shape: {0, the first row's shape...}
-  std::size_t rows = 0;
+  const std::vector<std::string>* cut = nullptr;
+  std::size_t begin = 0, end = 0;
+  std::vector<std::size_t> rows;  // per cut name: rows in the file (as row_cutter's)
+  std::vector<int> seen;          // per cut name: 0 not in the file, 1 an array, 2 something else
+  std::vector<variable> arrays;   // the top-level arrays, as converted (a name's last occurrence)
+
+  row_stream() = default;
+  row_stream(const std::vector<std::string>& names, std::size_t b, std::size_t e)
+      : cut(&names), begin(b), end(e), rows(names.size(), 0), seen(names.size(), 0) {}
 
   bool operator()(int depth, json::parse_event_t event, json& parsed) {
     using ev = json::parse_event_t;
     if (depth == 1) {
-      if (event == ev::key) key = parsed.get_ref<const std::string&>();
-      if (event == ev::array_start) start();
-      else if (event == ev::array_end && current >= 0) finish();
-      else if (event != ev::array_end) current = -1;  // another kind of value: stays in the tree
+      if (event == ev::key) {
+        key_ = parsed.get_ref<const std::string&>();
+        cut_index_ = -1;
+        if (cut != nullptr)
+          for (std::size_t k = 0; k < cut->size(); ++k)
+            if ((*cut)[k] == key_) cut_index_ = static_cast<int>(k);
+      } else if (event == ev::array_start) {
+        start();
+      } else if (event == ev::array_end && current_ >= 0) {
+        finish();
+      } else if (event != ev::array_end) {  // another kind of value: stays in the tree
+        current_ = -1;
+        if (cut_index_ >= 0 && (event == ev::value || event == ev::object_start))
+          seen[static_cast<std::size_t>(cut_index_)] = 2;
+      }
       return true;
     }
-    if (depth == 2 && current >= 0 && (event == ev::value || event == ev::array_end || event == ev::object_end)) {
-      convert(parsed);
-      return false;
+    if (depth != 2 || current_ < 0) return true;
+    if (event == ev::array_start || event == ev::object_start || event == ev::value) {
+      row_ = rows_++;
+      if (cutting_ && !(row_ == 0 || in_block(row_))) return false;  // skipped, with what is in it
+      if (event != ev::value) return true;                            // converted at its end
+    } else if (event != ev::array_end && event != ev::object_end) {
+      return true;
     }
-    return true;
+    convert(parsed);
+    return false;
   }
 
  private:
+  std::string key_;
+  int cut_index_ = -1;  // the key's index in *cut, or -1
+  int current_ = -1;    // the index in arrays of the array being read, or -1
+  bool cutting_ = false;
+  std::vector<std::size_t> dims_;  // the current array's shape: {0, the first row's shape...}
+  std::size_t rows_ = 0, row_ = 0, kept_ = 0;
+
+  bool in_block(std::size_t r) const { return r >= begin && r < end; }
+
   void start() {
     std::size_t at = arrays.size();
     for (std::size_t k = 0; k < arrays.size(); ++k)
-      if (arrays[k].name == key) at = k;
+      if (arrays[k].name == key_) at = k;
     if (at == arrays.size()) arrays.emplace_back();
     variable& v = arrays[at] = variable{};
-    v.name = key;
+    v.name = key_;
     v.kind = "an array";
     v.is_array = true;
     v.numeric = true;
-    current = static_cast<int>(at);
-    rows = 0;
-    dims.assign(1, 0);
+    cutting_ = cut_index_ >= 0;
+    if (cutting_) {
+      seen[static_cast<std::size_t>(cut_index_)] = 1;
+      v.first_row = begin;
+    }
+    current_ = static_cast<int>(at);
+    rows_ = kept_ = 0;
+    dims_.assign(1, 0);
   }
   void convert(const json& row) {
-    variable& v = arrays[static_cast<std::size_t>(current)];
-    const std::size_t r = rows++;
+    variable& v = arrays[static_cast<std::size_t>(current_)];
     if (!v.numeric) return;  // a problem found already: the rest is not read
-    if (r == 0)              // the shape, from the first element at each depth
+    if (row_ == 0)           // the shape, from the first element at each depth
       for (const json* p = &row; p->is_array(); p = &p->front()) {
-        if (dims.size() == max_rank) {
+        if (dims_.size() == max_rank) {
           v.problem = "'" + v.name + "' is nested more than " + std::to_string(max_rank) + " deep";
           v.numeric = false;
           return;
         }
-        dims.push_back(p->size());
+        dims_.push_back(p->size());
         if (p->empty()) break;
       }
-    std::vector<std::size_t> index{r};
-    v.problem = flatten(row, v.name, dims, index, v.data.values);
+    std::vector<std::size_t> index{row_};
+    if (cutting_ && !in_block(row_)) {  // the file's first row, outside the block: checked only
+      std::vector<double> ignored;
+      v.problem = flatten(row, v.name, dims_, index, ignored);
+    } else {
+      v.problem = flatten(row, v.name, dims_, index, v.data.values);
+      ++kept_;
+    }
     v.numeric = v.problem.empty();
   }
   void finish() {
-    variable& v = arrays[static_cast<std::size_t>(current)];
-    current = -1;
+    variable& v = arrays[static_cast<std::size_t>(current_)];
+    current_ = -1;
+    if (cutting_) rows[static_cast<std::size_t>(cut_index_)] = rows_;
     if (!v.numeric) {
       v.data.values.clear();
       v.data.values.shrink_to_fit();
       return;
     }
-    dims[0] = rows;
-    if (rows == 0) dims.resize(1);  // [] (make_variable: the shape stops at an empty array)
-    v.dims = dims;
+    dims_[0] = kept_;
+    if (rows_ == 0) dims_.resize(1);  // [] (make_variable: the shape stops at an empty array)
+    v.dims = dims_;
     if (v.dims.size() == 2) {
       v.data.rows = v.dims[0];
       v.data.cols = v.dims[1];
     }
   }
 };
-
-/// A row's shape in words: "a number", "an array of 2 numbers", "a 2 × 3 array".
-inline std::string row_text(const std::vector<std::size_t>& dims) {
-  if (dims.empty()) return "a number";
-  if (dims.size() == 1) return "an array of " + std::to_string(dims[0]) + (dims[0] == 1 ? " number" : " numbers");
-  return "a " + shape_text(dims) + " array";
-}
 
 /// "a number", "an array of 8 numbers", "a 5000 × 25 matrix", "a 2 × 3 × 4 array".
 inline std::string describe(const variable& v) {
@@ -575,14 +606,9 @@ class data_file {
     return j;
   }
 
-  // The whole file: parse(stream) parses it with a row_stream as nlohmann's callback; the
-  // variables in file order, the arrays as the stream converted them.
-  template <class Parse>
-  static data_file from_parse(std::string source, Parse&& parse) {
-    data_file d;
-    d.source_ = std::move(source);
-    detail::json_io::row_stream stream;
-    detail::json_io::json j = parsed_object(d, [&] { return parse(stream); });
+  // The file's variables in file order: the arrays as the stream converted them, the others from
+  // nlohmann's tree.
+  static void take_variables(data_file& d, detail::json_io::json& j, detail::json_io::row_stream& stream) {
     d.vars_.reserve(j.size());
     for (auto& [name, value] : j.items()) {
       detail::json_io::variable* streamed = nullptr;
@@ -591,11 +617,21 @@ class data_file {
           if (a.name == name) streamed = &a;
       d.vars_.push_back(streamed ? std::move(*streamed) : detail::json_io::make_variable(name, value));
     }
+  }
+
+  // The whole file: parse(stream) parses it with a row_stream as nlohmann's callback.
+  template <class Parse>
+  static data_file from_parse(std::string source, Parse&& parse) {
+    data_file d;
+    d.source_ = std::move(source);
+    detail::json_io::row_stream stream;
+    detail::json_io::json j = parsed_object(d, [&] { return parse(stream); });
+    take_variables(d, j, stream);
     return d;
   }
 
-  // The json_rows reading: parse(cutter) parses the file with the cutter as nlohmann's callback
-  // (once per pass) and returns what it kept.
+  // The json_rows reading: parse(callback) parses the file with a row_cutter (the first pass of a
+  // part) or a row_stream (the block) as nlohmann's callback.
   template <class Parse>
   static data_file from_rows(std::string source, const json_rows& rows, Parse&& parse) {
     using detail::json_io::json;
@@ -618,80 +654,41 @@ class data_file {
     if (!by_part && rows.begin > rows.end)
       d.fail("json_rows rows [" + std::to_string(rows.begin) + ", " + std::to_string(rows.end) +
              "): begin is past end");
-    auto parsed = [&](detail::json_io::row_cutter& cutter) {
-      json j = parsed_object(d, [&] { return parse(cutter); });
+    auto parsed = [&](auto& callback) {  // the file, and the cut variables checked
+      json j = parsed_object(d, [&] { return parse(callback); });
       for (std::size_t k = 0; k < names.size(); ++k) {
-        if (cutter.seen[k] == 0) {
+        if (callback.seen[k] == 0) {
           std::string list;
           for (const auto& [name, value] : j.items()) list += (list.empty() ? "" : ", ") + name;
           d.fail("json_rows cuts the rows of '" + names[k] + "', which is not in the file (variables: " +
                  (list.empty() ? std::string("none") : list) + ")");
         }
-        if (cutter.seen[k] == 2)
+        if (callback.seen[k] == 2)
           d.fail("'" + names[k] + "' is " + detail::json_io::describe(j[names[k]]) +
                  ": json_rows cuts the rows of arrays only");
-        if (cutter.rows[k] != cutter.rows[0])
-          d.fail("'" + names[k] + "' has " + std::to_string(cutter.rows[k]) + " rows and '" + names[0] + "' " +
-                 std::to_string(cutter.rows[0]) + ": json_rows cuts variables with the same number of rows");
+        if (callback.rows[k] != callback.rows[0])
+          d.fail("'" + names[k] + "' has " + std::to_string(callback.rows[k]) + " rows and '" + names[0] + "' " +
+                 std::to_string(callback.rows[0]) + ": json_rows cuts variables with the same number of rows");
       }
       return j;
     };
     std::size_t begin = rows.begin, end = rows.end;
     if (by_part) {  // the first pass: the number of rows, none stored
-      detail::json_io::row_cutter count(names, true, 0, 0);
+      detail::json_io::row_cutter count(names);
       parsed(count);
       const std::size_t n = count.rows[0], p = static_cast<std::size_t>(rows.parts),
                         k = static_cast<std::size_t>(rows.part), base = n / p, extra = n % p;
       begin = k * base + std::min(k, extra);
       end = begin + base + (k < extra ? 1 : 0);
     }
-    detail::json_io::row_cutter keep(names, false, begin, end);
-    json j = parsed(keep);
-    const std::size_t n = keep.rows[0];
+    detail::json_io::row_stream stream(names, begin, end);
+    json j = parsed(stream);
+    const std::size_t n = stream.rows[0];
     if (end > n)
       d.fail("json_rows rows [" + std::to_string(begin) + ", " + std::to_string(end) + ") of '" + names[0] +
              "', which has " + std::to_string(n));
     d.rows_ = {begin, end, n};
-    d.vars_.reserve(j.size());
-    for (auto& [name, value] : j.items()) {
-      bool cut = false;
-      for (const auto& c : names) cut = cut || c == name;
-      if (!cut) {
-        d.vars_.push_back(detail::json_io::make_variable(name, value));
-        continue;
-      }
-      // The file's first row, which the cutter keeps outside the block too: every part reads it,
-      // so every part reports a bad row 1 as the whole file's reading would, and the block's rows
-      // must have its shape (an empty block takes it).
-      const bool first_outside = !(begin == 0 && end > 0) && !value.empty();
-      json first;
-      if (first_outside) {
-        first = std::move(value[0]);
-        value.erase(0);
-      }
-      detail::json_io::variable v = detail::json_io::make_variable(name, value, begin);
-      if (first_outside) {
-        json one = json::array();
-        one.push_back(std::move(first));
-        const detail::json_io::variable row = detail::json_io::make_variable(name, one);  // [row 1]
-        const std::vector<std::size_t> want(row.dims.begin() + (row.dims.empty() ? 0 : 1), row.dims.end());
-        if (!row.numeric) {
-          v.numeric = false;
-          v.problem = row.problem;
-          v.dims.clear();
-          v.data = {};
-        } else if (v.numeric && value.empty()) {
-          v.dims.insert(v.dims.end(), want.begin(), want.end());
-          if (v.dims.size() == 2) v.data.cols = v.dims[1];
-        } else if (v.numeric && !std::equal(v.dims.begin() + 1, v.dims.end(), want.begin(), want.end())) {
-          d.fail(name + " row " + std::to_string(begin + 1) + " is " +
-                 detail::json_io::row_text({v.dims.begin() + 1, v.dims.end()}) + ", expected " +
-                 detail::json_io::row_text(want) + " (as row 1)");
-        }
-      }
-      d.vars_.push_back(std::move(v));
-      value = nullptr;
-    }
+    take_variables(d, j, stream);
     return d;
   }
 
@@ -850,8 +847,8 @@ TYCHE_DETAIL_JSON_INLINE data_file parse_json_data(std::string_view text, std::s
 #if TYCHE_DETAIL_JSON_BODIES
 {
   using detail::json_io::json;
-  return data_file::from_rows(std::string(source), rows, [&](detail::json_io::row_cutter& cutter) {
-    return json::parse(text.begin(), text.end(), std::ref(cutter));
+  return data_file::from_rows(std::string(source), rows, [&](auto& callback) {
+    return json::parse(text.begin(), text.end(), std::ref(callback));
   });
 }
 #else
@@ -868,7 +865,7 @@ TYCHE_DETAIL_JSON_INLINE data_file read_json_data(const std::string& path, const
   using detail::json_io::json;
   std::ifstream in = detail::json_io::open_data_file(path);
   int pass = 0;
-  return data_file::from_rows(path, rows, [&](detail::json_io::row_cutter& cutter) {
+  return data_file::from_rows(path, rows, [&](auto& callback) {
     if (pass++ > 0) {  // the second pass of a part: from the start again
       in.clear();
       in.seekg(0);
@@ -878,7 +875,7 @@ TYCHE_DETAIL_JSON_INLINE data_file read_json_data(const std::string& path, const
                                     " reads the file twice, and it cannot go back to its start (a pipe?): read a "
                                     "regular file, or give the rows as .begin and .end");
     }
-    return json::parse(in, std::ref(cutter));
+    return json::parse(in, std::ref(callback));
   });
 }
 #else
