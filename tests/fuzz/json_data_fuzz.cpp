@@ -23,6 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     d = tyche::parse_json_data(text, "fuzz.json");
   } catch (const std::invalid_argument& e) {
     fuzz_require(std::string_view(e.what()).rfind("fuzz.json: ", 0) == 0);
+    // Refused only where nlohmann refuses the text, or its top level is no object.
+    const auto tree = nlohmann::ordered_json::parse(text, nullptr, false);
+    fuzz_require(tree.is_discarded() || !tree.is_object());
     return 0;
   }
   for (const std::string& name : d.names()) {

@@ -492,6 +492,8 @@ TEST_CASE("json_data: json_rows errors name the variable, the file's row and the
   CHECK_THROWS_WITH(rows_of(text, {.variables = {}}), Equals("t.json: json_rows names no variable whose rows to cut"));
   CHECK_THROWS_WITH(rows_of(text, {.variables = {"w"}}),
                     Equals("t.json: json_rows cuts the rows of 'w', which is not in the file (variables: x, y, s, short)"));
+  CHECK_THROWS_WITH(rows_of(R"({"a": 1, "b": {"c": 2}, "d": [1, 2]})", {.variables = {"x"}, .part = 0, .parts = 2}),
+                    Equals("t.json: json_rows cuts the rows of 'x', which is not in the file (variables: a, b, d)"));
   CHECK_THROWS_WITH(rows_of(text, {.variables = {"x", "s"}}),
                     Equals("t.json: 's' is a number: json_rows cuts the rows of arrays only"));
   CHECK_THROWS_WITH(rows_of(text, {.variables = {"x", "short"}}),

@@ -295,6 +295,7 @@ inline std::ifstream open_data_file(const std::string& path) {
 /// refused at its start is skipped with everything in it.
 struct row_cutter {
   const std::vector<std::string>* names = nullptr;
+  std::vector<std::string> keys;  // the file's variables, in file order (the tree keeps only the cut ones)
   std::vector<std::size_t> rows;  // per name: rows seen
   std::vector<int> seen;          // per name: 0 not in the file, 1 an array, 2 something else
   int current = -1;               // the cut variable whose value is being parsed, or -1
@@ -306,6 +307,7 @@ struct row_cutter {
     if (depth == 1 && event == ev::key) {
       current = -1;
       const auto& key = parsed.get_ref<const std::string&>();
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
       for (std::size_t k = 0; k < names->size(); ++k)
         if ((*names)[k] == key) current = static_cast<int>(k);
       return true;
@@ -659,7 +661,10 @@ class data_file {
       for (std::size_t k = 0; k < names.size(); ++k) {
         if (callback.seen[k] == 0) {
           std::string list;
-          for (const auto& [name, value] : j.items()) list += (list.empty() ? "" : ", ") + name;
+          if constexpr (requires { callback.keys; })  // the counting pass: its tree lacks the others
+            for (const auto& name : callback.keys) list += (list.empty() ? "" : ", ") + name;
+          else
+            for (const auto& [name, value] : j.items()) list += (list.empty() ? "" : ", ") + name;
           d.fail("json_rows cuts the rows of '" + names[k] + "', which is not in the file (variables: " +
                  (list.empty() ? std::string("none") : list) + ")");
         }
