@@ -30,7 +30,9 @@
 // Rows of large variables (tyche::json_rows): read_json_data(path, {.variables = {"X", "y"},
 // .part = r, .parts = P}) keeps only block r of P of the rows of X and y (one process of P, each
 // holding its own block: docs/mpi.md), or .begin/.end an explicit range; the rows outside it are
-// skipped as they are parsed, never stored and not checked.
+// skipped as they are parsed, never stored and not checked (but the file's first row, which every
+// part checks). Every array's rows are converted to doubles as they are parsed, so neither the
+// text nor nlohmann's tree of it is held whole.
 //
 // Element indices in messages are 1-based, as in Stan: y[1] is the first element of y, X[2, 3]
 // the third element of the second row of X, "row 4" the fourth row. (Indexing the returned
