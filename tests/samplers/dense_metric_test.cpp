@@ -98,8 +98,9 @@ TEST_CASE("low-rank metric: the kernel's factored form is the matrix, and its mo
   using namespace tyche::samplers;
   constexpr std::size_t d = 3;
   const double sigma[d] = {2.0, 0.5, 1.0}, u[d] = {1 / std::sqrt(3.0), 1 / std::sqrt(3.0), 1 / std::sqrt(3.0)};
-  std::vector<double> factors(low_rank_factors_size(d), 0.0);
-  const detail::low_rank_layout at{d};
+  std::vector<double> factors(low_rank_factors_size(d, d), 0.0);
+  low_rank_identity(factors.data(), d, d);
+  const detail::low_rank_layout at{d, d};
   for (std::size_t i = 0; i < d; ++i) {
     factors[at.sigma() + i] = sigma[i];
     factors[at.directions() + i] = u[i];
@@ -130,6 +131,20 @@ TEST_CASE("low-rank metric: the kernel's factored form is the matrix, and its mo
     for (std::size_t j = 0; j < d; ++j) want += inv_metric[i * d + j] * p[j];
     CHECK(out[i] == Approx(want).epsilon(1e-14));
   }
+  // The heuristic's functions of the factors (low_rank_sharp, low_rank_momentum) do the kernel's
+  // arithmetic, bit for bit; low_rank_dense is the matrix.
+  {
+    double from_factors[d], z1[d] = {0.7, -0.1, 1.9}, z2[d] = {0.7, -0.1, 1.9}, t1[d], t2[d];
+    low_rank_sharp(factors.data(), d, p, from_factors);
+    for (std::size_t i = 0; i < d; ++i) CHECK(from_factors[i] == out[i]);
+    low_rank_momentum(factors.data(), d, z1, t1);
+    detail::momentum_low_rank(view, z2, t2, d);
+    for (std::size_t i = 0; i < d; ++i) CHECK(z1[i] == z2[i]);
+    double dense_form[d * d];
+    low_rank_dense(factors.data(), d, dense_form);
+    for (std::size_t q = 0; q < d * d; ++q) CHECK(dense_form[q] == Approx(inv_metric[q]).epsilon(1e-14));
+    CHECK(low_rank_dimension(factors.data(), factors.size()) == d);
+  }
   // Momenta: 60,000, each covariance within 4 standard errors of M's.
   chain_streams<1> rng;
   rng.seed = 43;
@@ -156,8 +171,8 @@ TEST_CASE("low-rank metric: the kernel's factored form is the matrix, and its mo
   REQUIRE(k.bind(storage.data(), storage.size(), d, 5, metric_kind::low_rank) == nuts_status::ok);
   CHECK(k.set_metric_low_rank(0, factors.data()) == nuts_status::ok);
   CHECK(k.set_metric(0, inv_metric) == nuts_status::invalid_metric);  // a low-rank kernel takes factors
-  std::vector<double> from_matrix(low_rank_factors_size(d));
-  REQUIRE(low_rank_factors_from_matrix(inv_metric, d, from_matrix.data()));
+  std::vector<double> from_matrix(low_rank_factors_size(d, d)), work(low_rank_matrix_workspace(d));
+  REQUIRE(low_rank_factors_from_matrix(inv_metric, d, d, from_matrix.data(), work.data()));
   CHECK(from_matrix[at.rank()] == 3);
   CHECK(k.set_metric_low_rank(0, from_matrix.data()) == nuts_status::ok);
   std::vector<double> decomposed(3 * d + d * d, 0.0);
@@ -175,10 +190,45 @@ TEST_CASE("low-rank metric: the kernel's factored form is the matrix, and its mo
     CHECK(out[i] == Approx(want).epsilon(1e-12));
   }
   const double identity[d * d] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-  REQUIRE(low_rank_factors_from_matrix(identity, d, from_matrix.data()));
+  REQUIRE(low_rank_factors_from_matrix(identity, d, d, from_matrix.data(), work.data()));
   CHECK(from_matrix[at.rank()] == 0);
   const double indefinite[d * d] = {1, 2, 0, 2, 1, 0, 0, 0, 1};
-  CHECK_FALSE(low_rank_factors_from_matrix(indefinite, d, from_matrix.data()));
+  CHECK_FALSE(low_rank_factors_from_matrix(indefinite, d, d, from_matrix.data(), work.data()));
+  // A diagonal matrix needs no decomposition: σ = √diag, k = 0 (work unused).
+  const double diagonal[d * d] = {4, 0, 0, 0, 0.25, 0, 0, 0, 9};
+  REQUIRE(low_rank_factors_from_matrix(diagonal, d, d, from_matrix.data(), static_cast<double*>(nullptr)));
+  CHECK(from_matrix[at.rank()] == 0);
+  CHECK(from_matrix[at.sigma()] == 2);
+  CHECK(from_matrix[at.sigma() + 1] == 0.5);
+  CHECK(from_matrix[at.sigma() + 2] == 3);
+  // Room for one direction: the matrix's three eigenvalues (1 + 8·… ) keep the one with the
+  // largest |log λ|, which for the matrix with eigenvalues 9, 1/4 and 2 is 9.
+  {
+    const double c = 1 / std::sqrt(2.0);
+    const double v[3][3] = {{c, c, 0}, {c, -c, 0}, {0, 0, 1}};  // orthonormal rows
+    const double lambda[3] = {9, 0.25, 2};
+    double m[d * d] = {};
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j < d; ++j)
+        for (std::size_t r = 0; r < 3; ++r) m[i * d + j] += lambda[r] * v[r][i] * v[r][j];
+    std::vector<double> one(low_rank_factors_size(d, 1)), two(low_rank_factors_size(d, 2));
+    REQUIRE(low_rank_factors_from_matrix(m, d, 1, one.data(), work.data()));
+    const detail::low_rank_layout at1{d, 1}, at2{d, 2};
+    CHECK(one[at1.rank()] == 1);
+    CHECK(one[at1.lambda_minus_one()] == Approx(8).epsilon(1e-12));
+    CHECK(std::fabs(one[at1.directions()] * c + one[at1.directions() + 1] * c) == Approx(1).epsilon(1e-12));
+    REQUIRE(low_rank_factors_from_matrix(m, d, 2, two.data(), work.data()));
+    CHECK(two[at2.rank()] == 2);  // 9 and 1/4 (|log| 2.20 and 1.39) before 2 (0.69), in λ's order
+    CHECK(two[at2.lambda_minus_one()] == Approx(0.25 - 1).epsilon(1e-12));
+    CHECK(two[at2.lambda_minus_one() + 1] == Approx(9 - 1).epsilon(1e-12));
+    // A kernel with room for one direction refuses factors with two.
+    std::vector<double> small(kernel::storage_size(d, 5, metric_kind::low_rank, 1));
+    kernel k1;
+    REQUIRE(k1.bind(small.data(), small.size(), d, 5, metric_kind::low_rank, 1) == nuts_status::ok);
+    CHECK(k1.set_metric_low_rank(0, one.data()) == nuts_status::ok);
+    CHECK(k1.set_metric_low_rank(0, two.data()) == nuts_status::invalid_metric);
+    CHECK(small.size() < storage.size());
+  }
   // Refused: σ not positive, λ not positive (λ − 1 ≤ −1), k above d.
   auto bad = factors;
   bad[at.sigma() + 1] = 0;
@@ -374,9 +424,39 @@ TEST_CASE("low-rank metric: recovers the top eigenvectors of a correlated Gaussi
     low_rank_settings options;
     options.cutoff = st.cutoff;
     if (st.cutoff == 1.0) options.gamma = 1e-12;
-    const int kept = low_rank_inverse_metric(x.data(), g.data(), n, d, out.data(), work.data(), options);
+    const std::size_t kmax = low_rank_max_rank(d, n);
+    std::vector<double> factors(low_rank_factors_size(d, kmax));
+    low_rank_identity(factors.data(), d, kmax);
+    const std::vector<double> x0 = x, g0 = g;  // (the estimate overwrites them)
+    const int kept = low_rank_inverse_metric(x.data(), g.data(), n, d, factors.data(), work.data(), options);
     INFO("d = " << d << ", n = " << n << ", cutoff " << st.cutoff << ": " << kept << " directions kept");
     REQUIRE(kept >= 3);
+    low_rank_dense(factors.data(), d, out.data());
+    // A cap of 2 directions (low_rank_settings::max_rank) keeps the two of these with the largest
+    // |log λ|, the same vectors bit for bit, in their order; the factors are then 2 + d + 2 + 2d
+    // values.
+    {
+      const detail::low_rank_layout all{d, kmax}, two{d, 2};
+      std::vector<std::pair<double, std::size_t>> by_size;
+      for (std::size_t r = 0; r < static_cast<std::size_t>(kept); ++r)
+        by_size.emplace_back(std::fabs(std::log1p(factors[all.lambda_minus_one() + r])), r);
+      std::sort(by_size.begin(), by_size.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+      std::size_t first = std::min(by_size[0].second, by_size[1].second), second = std::max(by_size[0].second, by_size[1].second);
+      low_rank_settings capped = options;
+      capped.max_rank = 2;
+      std::vector<double> x1 = x0, g1 = g0, small(low_rank_factors_size(d, 2));
+      CHECK(small.size() == 2 + 3 * d + 2);
+      low_rank_identity(small.data(), d, 2);
+      REQUIRE(low_rank_inverse_metric(x1.data(), g1.data(), n, d, small.data(), work.data(), capped) == 2);
+      CHECK(small[two.rank()] == 2);
+      for (std::size_t j = 0; j < d; ++j) {
+        CHECK(small[two.sigma() + j] == factors[all.sigma() + j]);
+        CHECK(small[two.directions() + j] == factors[all.directions() + first * d + j]);
+        CHECK(small[two.directions() + d + j] == factors[all.directions() + second * d + j]);
+      }
+      CHECK(small[two.lambda_minus_one()] == factors[all.lambda_minus_one() + first]);
+      CHECK(small[two.lambda_minus_one() + 1] == factors[all.lambda_minus_one() + second]);
+    }
     std::vector<double> sigma(d * d);
     for (std::size_t i = 0; i < d; ++i)
       for (std::size_t j = 0; j < d; ++j)

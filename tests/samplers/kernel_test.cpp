@@ -240,7 +240,7 @@ TEST_CASE("kernel: the step-size heuristic reports a step size that grows or shr
     g[0] = 0;
     return 0.0;
   };
-  CHECK(find_initial_step_size(&eps, q0, g0, 0.0, metric, static_cast<const double*>(nullptr), false, 1, rng, flat,
+  CHECK(find_initial_step_size(&eps, q0, g0, 0.0, metric, static_cast<const double*>(nullptr), metric_kind::diagonal, 1, rng, flat,
                                scratch) == nuts_status::step_size_too_large);
   // A target whose log density is NaN away from the start: ε halves (at most 200 times, as
   // Stan) and, from 1e-250, falls below 1e-300.
@@ -249,7 +249,7 @@ TEST_CASE("kernel: the step-size heuristic reports a step size that grows or shr
     return q[0] == 0.0 ? 0.0 : NAN;
   };
   eps = 1e-250;
-  CHECK(find_initial_step_size(&eps, q0, g0, 0.0, metric, static_cast<const double*>(nullptr), false, 1, rng, broken,
+  CHECK(find_initial_step_size(&eps, q0, g0, 0.0, metric, static_cast<const double*>(nullptr), metric_kind::diagonal, 1, rng, broken,
                                scratch) == nuts_status::step_size_too_small);
   // A standard normal: a step size near 1 (and the stream advanced by one normal per attempt).
   auto normal = [](const double* q, double* g) {
@@ -259,7 +259,7 @@ TEST_CASE("kernel: the step-size heuristic reports a step size that grows or shr
   const double q1[1] = {0.5}, g1[1] = {-0.5};
   eps = 1e-3;
   const std::uint64_t before = rng.position[0];
-  CHECK(find_initial_step_size(&eps, q1, g1, -0.125, metric, static_cast<const double*>(nullptr), false, 1, rng,
+  CHECK(find_initial_step_size(&eps, q1, g1, -0.125, metric, static_cast<const double*>(nullptr), metric_kind::diagonal, 1, rng,
                                normal, scratch) == nuts_status::ok);
   CHECK(eps > 0.1);
   CHECK(eps < 10);

@@ -299,7 +299,15 @@ inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, con
     out += "# Adaptation terminated\n# Step size = ";
     append_number(out, c < fit.step_size.size() ? fit.step_size[c] : std::nan(""));
     const std::vector<double> none;
-    const auto& inv_metric = c < fit.inv_metric.size() ? fit.inv_metric[c] : none;
+    std::vector<double> from_factors;  // a low-rank metric the fit keeps as factors alone (d > 1,000)
+    if ((c >= fit.inv_metric.size() || fit.inv_metric[c].empty()) && c < fit.inv_metric_factors.size() &&
+        !fit.inv_metric_factors[c].empty()) {
+      const auto& f = fit.inv_metric_factors[c];
+      const std::size_t d = samplers::low_rank_dimension(f.data(), f.size());
+      from_factors.assign(d * d, 0.0);
+      if (d > 0) samplers::low_rank_dense(f.data(), d, from_factors.data());
+    }
+    const auto& inv_metric = !from_factors.empty() ? from_factors : c < fit.inv_metric.size() ? fit.inv_metric[c] : none;
     // The metric is d × d for θ's dimension d, which is fewer than the columns when a matrix
     // variable writes its K² entries (fit.dim() counts those).
     const auto dim = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(inv_metric.size()))));

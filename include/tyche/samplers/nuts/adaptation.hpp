@@ -30,9 +30,15 @@ struct adaptation_config {
   /// √(var θ / var ∇log p)) instead of the draws' variance (Stan's). Diagonal metric only.
   bool gradients = false;
   /// The low-rank + diagonal metric from each window's draws and gradients (nutpie's,
-  /// samplers/nuts/low_rank.hpp), written as a dense M⁻¹; the windows are Stan's. Needs dense.
+  /// samplers/nuts/low_rank.hpp), written as its factors (low_rank_factors_size(d, kmax) values:
+  /// metric_adaptation::max_rank()); the windows are Stan's.
   bool low_rank = false;
   low_rank_settings low_rank_options = {};
+  /// Low rank: the chains whose windows one estimate takes (pooled: all of them; else 1), and
+  /// whether the initial metric is a d × d matrix (a user's: its directions may number d). With
+  /// low_rank_options.max_rank they set kmax (metric_adaptation::max_rank()).
+  std::size_t low_rank_chains = 1;
+  bool low_rank_full_init = false;
   /// nutpie's schedule for the gradient estimator (diagonal): the metric from every draw of a
   /// foreground estimate, a background estimate that replaces it every early_switch draws in the
   /// first early_window of warm-up and then in windows from main_window draws growing
@@ -128,17 +134,18 @@ class metric_adaptation {
   /// and gradient of the longest window, and the estimate's scratch).
   TYCHE_HD std::size_t buffer_size() const {
     if (nutpie_) return 8 * d_;  // foreground and background: draws' and gradients' mean and m2
-    if (low_rank_) return 2 * capacity_ * d_ + low_rank_workspace(d_, capacity_) + low_rank_factors_size(d_);
+    if (low_rank_) return 2 * capacity_ * d_ + low_rank_workspace(d_, capacity_);
     return dense_ ? 2 * d_ + d_ * d_ : (gradients_ ? 4 * d_ : 2 * d_);
   }
 
   TYCHE_HD metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
-      : d_(dim), dense_(dense), gradients_(c.gradients && !dense), low_rank_(c.low_rank && dense),
-        nutpie_(c.nutpie_schedule && c.gradients && !dense), pooled_(c.pooled),
+      : d_(dim), dense_(dense && !c.low_rank), gradients_(c.gradients && !dense), low_rank_(c.low_rank),
+        nutpie_(c.nutpie_schedule && c.gradients && !dense && !c.low_rank), pooled_(c.pooled),
         low_rank_options_(c.low_rank_options), num_warmup_(num_warmup) {
     if (num_warmup < 20) {  // too short for windows: the metric stays as it is
       num_warmup_ = 0;
       nutpie_ = false;
+      set_max_rank(c);
       return;
     }
     if (nutpie_) {
@@ -160,7 +167,13 @@ class metric_adaptation {
     next_window_ = init_buffer_ + window_size_ - 1;
     const int longest = num_warmup_ - init_buffer_ - term_buffer_;
     capacity_ = longest > 0 ? static_cast<std::size_t>(longest) : 0;
+    set_max_rank(c);
   }
+
+  /// Low rank: the most directions the metric holds (kmax of its factors): the user's cap
+  /// (low_rank_settings::max_rank), else d for a d × d initial metric, else the estimate's bound
+  /// min(d, 2 × the window draws it takes); 0 for the other metrics.
+  TYCHE_HD std::size_t max_rank() const { return kmax_; }
 
   /// Binds buffer_size() values (zeroed here).
   TYCHE_HD void bind(R* buffer) {
@@ -174,7 +187,6 @@ class metric_adaptation {
       draws_ = buffer;
       grads_ = buffer + capacity_ * d_;
       work_ = buffer + 2 * capacity_ * d_;
-      factors_ = work_ + low_rank_workspace(d_, capacity_);
       return;
     }
     mean_ = buffer;
@@ -190,8 +202,12 @@ class metric_adaptation {
     }
   }
 
-  /// The number of values of M⁻¹: d (diagonal) or d² (dense).
-  TYCHE_HD std::size_t metric_size() const { return dense_ ? d_ * d_ : d_; }
+  /// The number of values of M⁻¹: d (diagonal), d² (dense), or the low-rank factors
+  /// (low_rank_factors_size(d, max_rank())).
+  TYCHE_HD std::size_t metric_size() const {
+    return low_rank_ ? low_rank_factors_size(d_, kmax_) : dense_ ? d_ * d_ : d_;
+  }
+  TYCHE_HD bool low_rank() const { return low_rank_; }
 
   /// Adds draw q (unconstrained) and, for the gradient estimator, the gradient of log p there;
   /// at the end of a window writes the new M⁻¹ (metric_size() values) to inv_metric and
@@ -216,10 +232,9 @@ class metric_adaptation {
       const R n = static_cast<R>(count_);
       const std::size_t d = d_, size = metric_size();
       if (low_rank_) {  // fewer than 3 draws with gradients: the metric stays as it is
-        factors_fresh_ = count_ >= 3 && grad_count_ == count_;
-        if (factors_fresh_)
+        if (count_ >= 3 && grad_count_ == count_)
           low_rank_inverse_metric(draws_, grads_, static_cast<std::size_t>(count_), d, inv_metric, work_,
-                                  low_rank_options_, factors_);
+                                  low_rank_options_);
         count_ = grad_count_ = 0;
         ++counter_;
         return true;
@@ -252,11 +267,6 @@ class metric_adaptation {
 
   /// Whether learn() has closed a window whose metric waits for pool() (adaptation_config::pooled).
   TYCHE_HD bool pool_pending() const { return pending_; }
-
-  /// The factors (low_rank_factors_size(d) values) of the low-rank metric learn() has just
-  /// written, for the kernel's O(dk) form (nuts_kernel::set_metric_low_rank); null when the
-  /// window left the metric as it was (too few draws), or for the other estimates.
-  TYCHE_HD const R* low_rank_factors() const { return factors_fresh_ ? factors_ : nullptr; }
 
   /// Cross-chain pooling: the n estimates a[0 … n) (one per chain, in chain order, each with
   /// pool_pending(); the same dimension and settings) merge their windows' moments — Chan, Golub
@@ -291,15 +301,11 @@ class metric_adaptation {
       }
       // Fewer than 3 draws with gradients in all: the metric stays as it is, as for one chain.
       const bool fresh = total >= 3 && all_gradients;
-      if (fresh)
-        low_rank_inverse_metric(x, g, total, d, inv_metric[0], g + total * d, first.low_rank_options_, a[0]->factors_);
+      if (fresh) low_rank_inverse_metric(x, g, total, d, inv_metric[0], g + total * d, first.low_rank_options_);
       for (std::size_t c = 0; c < n; ++c) {
         metric_adaptation& m = *a[c];
-        if (fresh && c > 0) {
-          for (std::size_t k = 0; k < d * d; ++k) inv_metric[c][k] = inv_metric[0][k];
-          for (std::size_t k = 0; k < low_rank_factors_size(d); ++k) m.factors_[k] = a[0]->factors_[k];
-        }
-        m.factors_fresh_ = fresh;
+        if (fresh && c > 0)
+          for (std::size_t k = 0; k < first.metric_size(); ++k) inv_metric[c][k] = inv_metric[0][k];
         m.count_ = m.grad_count_ = 0;
         m.pending_ = false;
       }
@@ -394,7 +400,6 @@ class metric_adaptation {
   TYCHE_HD void discard_window() {
     if (low_rank_) count_ = grad_count_ = 0;
     else if (!nutpie_) reset();
-    factors_fresh_ = false;
     pending_ = false;
   }
 
@@ -567,8 +572,15 @@ class metric_adaptation {
 
   std::size_t d_ = 0;
   R *mean_ = nullptr, *delta_ = nullptr, *m2_ = nullptr, *grad_mean_ = nullptr, *grad_m2_ = nullptr;
-  R *draws_ = nullptr, *grads_ = nullptr, *work_ = nullptr, *factors_ = nullptr;  // low rank
-  bool factors_fresh_ = false;                                                  // learn() wrote factors_
+  R *draws_ = nullptr, *grads_ = nullptr, *work_ = nullptr;  // low rank
+  std::size_t kmax_ = 0;                                       // low rank: max_rank()
+  TYCHE_HD void set_max_rank(const adaptation_config& c) {
+    if (!low_rank_) return;
+    const std::size_t cap = c.low_rank_options.max_rank;
+    if (cap > 0) kmax_ = cap < d_ ? cap : d_;
+    else if (c.low_rank_full_init) kmax_ = d_;
+    else kmax_ = low_rank_max_rank(d_, capacity_ * (c.low_rank_chains > 0 ? c.low_rank_chains : 1));
+  }
   bool dense_ = false, gradients_ = false, low_rank_ = false, nutpie_ = false, pooled_ = false, pending_ = false;
   low_rank_settings low_rank_options_ = {};
   R *fg_ = nullptr, *bg_ = nullptr;  // nutpie: foreground and background moments

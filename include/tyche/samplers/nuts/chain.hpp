@@ -56,9 +56,12 @@ inline void report_progress(const nuts_config& cfg, const nuts_progress& p) {
   throw std::runtime_error("tyche::nuts: " + what + ": " + describe(s));
 }
 
-/// The warm-up settings of a configuration (Stan's, with its adapt_delta).
-inline adaptation_config adaptation_of(const nuts_config& cfg) {
+/// The warm-up settings of a configuration (Stan's, with its adapt_delta) for d coordinates.
+inline adaptation_config adaptation_of(const nuts_config& cfg, std::size_t d = 0) {
   adaptation_config ac;
+  ac.low_rank_options.max_rank = cfg.low_rank_max_rank;
+  ac.low_rank_chains = cfg.pool_metric && cfg.chains > 0 ? static_cast<std::size_t>(cfg.chains) : 1;
+  ac.low_rank_full_init = d > 1 && cfg.init_inv_metric.size() == d * d;
   ac.delta = cfg.adapt_delta;
   ac.gradients = cfg.metric_estimator != metric_estimator::draws;
   ac.nutpie_schedule = cfg.metric_estimator == metric_estimator::nutpie;
@@ -67,10 +70,47 @@ inline adaptation_config adaptation_of(const nuts_config& cfg) {
   return ac;
 }
 
+/// The most directions a chain's low-rank metric keeps for this configuration and d (0 for the
+/// other metrics): the kernels' and the chains' kmax.
+inline std::size_t low_rank_kmax(const nuts_config& cfg, std::size_t d) {
+  if (cfg.metric != metric_kind::low_rank) return 0;
+  return metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg, d), true).max_rank();
+}
+
+/// The largest d for which nuts_fit::inv_metric holds a low-rank metric as the d × d matrix
+/// (beyond it, the factors alone: nuts_fit::inv_metric_factors).
+inline constexpr std::size_t low_rank_fit_matrix_limit = 1000;
+
+/// Records chain c's adapted metric in the fit: `metric` as the chain keeps it (low rank: the
+/// factors, with the d × d matrix beside them while d ≤ low_rank_fit_matrix_limit).
+inline void record_metric(nuts_fit& fit, std::size_t c, metric_kind kind, const double* metric, std::size_t size,
+                          std::size_t d) {
+  if (kind != metric_kind::low_rank) {
+    fit.inv_metric[c].assign(metric, metric + size);
+    return;
+  }
+  fit.inv_metric_factors.at(c).assign(metric, metric + size);  // (sized with the fit: make_fit_frame)
+  if (d <= low_rank_fit_matrix_limit) {
+    fit.inv_metric[c].assign(d * d, 0.0);
+    low_rank_dense(metric, d, fit.inv_metric[c].data());
+  } else {
+    fit.inv_metric[c].clear();
+  }
+}
+
 /// The message of a failed warm-up step of chain `chain` (0-based); inv_metric: the metric it
-/// adapted.
-inline std::string warmup_error(int chain, const warmup_result& r, const std::vector<double>& inv_metric) {
+/// adapted (low rank: its factors).
+inline std::string warmup_error(int chain, const warmup_result& r, const std::vector<double>& inv_metric,
+                                bool low_rank = false) {
   const std::string who = "tyche::nuts: chain " + std::to_string(chain + 1);
+  if (r.bad_metric && low_rank) {
+    if (r.status == nuts_status::metric_not_positive_definite)
+      return who + ": the adapted low-rank inverse metric has a direction (" + std::to_string(r.where + 1) +
+             ") whose eigenvalue is not a positive finite number";
+    return who + ": the adapted low-rank inverse metric's scale σ[" + std::to_string(r.where) + "] = " +
+           std::to_string(2 + r.where < inv_metric.size() ? inv_metric[2 + r.where] : 0.0) +
+           " is not a positive finite number";
+  }
   if (r.bad_metric && r.status == nuts_status::metric_not_positive_definite)
     return who + ": the adapted dense inverse metric is not positive definite (pivot " + std::to_string(r.where) + ")";
   if (r.bad_metric)
@@ -86,7 +126,7 @@ class nuts_chain {
   nuts_chain(const Target& target, const nuts_config& cfg, int chain, nuts_fit& fit)
       : target_(target), cfg_(cfg), chain_(chain), fit_(fit), d_(target.dim()),
         rng_(cfg.seed, static_cast<std::uint64_t>(cfg.first_chain) + static_cast<std::uint64_t>(chain)), step_adapt_(adaptation_of(cfg)),
-        metric_adapt_(d_, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric)) {
+        metric_adapt_(d_, cfg.warmup, adaptation_of(cfg, d_), stored_dense(cfg.metric)) {
     // The chain's larger arrays are allocated here — on the thread that calls nuts(), for the
     // CPU executor — and first written by the thread that runs the chain (initialise,
     // end_iteration). Allocated there instead, they came from that thread's malloc arena, which
@@ -113,9 +153,12 @@ class nuts_chain {
   /// step size (Stan's heuristic); throws when there is none.
   void initialise() {
     const std::size_t d = d_;
-    const bool dense = stored_dense(cfg_.metric);
-    inv_metric_.assign(dense ? d * d : d, 0.0);
-    if (dense) {
+    const bool low_rank = cfg_.metric == metric_kind::low_rank;
+    const bool dense = cfg_.metric == metric_kind::dense;
+    inv_metric_.assign(low_rank ? metric_adapt_.metric_size() : dense ? d * d : d, 0.0);
+    if (low_rank) {
+      low_rank_identity(inv_metric_.data(), d, metric_adapt_.max_rank());
+    } else if (dense) {
       chol_.assign(d * d, 0.0);
       for (std::size_t i = 0; i < d; ++i) inv_metric_[i * d + i] = chol_[i * d + i] = 1.0;
     } else {
@@ -126,7 +169,23 @@ class nuts_chain {
     scratch_.assign(4 * d, 0.0);
     grad_.assign(d, 0.0);
     workspace_.assign(target_.workspace_size(), 0.0);
-    if (!cfg_.init_inv_metric.empty()) {  // sizes, values and symmetry checked before the chains start
+    if (!cfg_.init_inv_metric.empty() && low_rank) {  // the kernel's form: σ, and the matrix's directions
+      const std::vector<double>& m = cfg_.init_inv_metric;
+      bool ok = true;
+      if (m.size() == d) {
+        ok = low_rank_factors_from_diagonal(m.data(), d, metric_adapt_.max_rank(), inv_metric_.data());
+      } else {
+        std::vector<double> symmetric = m, work(low_rank_matrix_workspace(d));
+        for (std::size_t i = 0; i < d; ++i)
+          for (std::size_t j = 0; j < i; ++j)
+            symmetric[i * d + j] = symmetric[j * d + i] = 0.5 * (m[i * d + j] + m[j * d + i]);
+        ok = low_rank_factors_from_matrix(symmetric.data(), d, metric_adapt_.max_rank(), inv_metric_.data(),
+                                          work.data());
+      }
+      if (!ok)  // checked before
+        throw std::invalid_argument("tyche::nuts: init_inv_metric is not symmetric positive definite");
+      refresh_low_rank_matrix();
+    } else if (!cfg_.init_inv_metric.empty()) {  // sizes, values and symmetry checked before the chains start
       inv_metric_ = cfg_.init_inv_metric;
       if (dense) {
         for (std::size_t i = 0; i < d; ++i)  // symmetric to rounding: exactly, as the kernel needs it
@@ -161,13 +220,8 @@ class nuts_chain {
     } else {
       random_initial_point();
     }
-    if (cfg_.metric == metric_kind::low_rank) {  // the kernel's form of the initial metric
-      factors_.assign(low_rank_factors_size(d), 0.0);
-      if (!low_rank_factors_from_matrix(inv_metric_.data(), d, factors_.data()))  // checked before
-        throw std::invalid_argument("tyche::nuts: init_inv_metric is not symmetric positive definite");
-    }
     if (cfg_.metric_estimator == metric_estimator::nutpie && cfg_.init_inv_metric.empty() && cfg_.warmup >= 20 &&
-        !dense) {
+        cfg_.metric == metric_kind::diagonal) {
       // nutpie's first metric, 1/|∇log p| here, and Stan's heuristic with it (kept only if it
       // finds a step: else the identity and the step found with it).
       const std::vector<double> identity = inv_metric_;
@@ -303,9 +357,10 @@ class nuts_chain {
   void load(Kernel& k, int l, bool point, bool metric) {
     if (point) k.set_point(l, q_.data(), grad_.data(), log_density_);
     if (metric) {
-      const nuts_status s = factors_.empty()
-                                ? k.set_metric(l, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data())
-                                : k.set_metric_low_rank(l, factors_.data(), inv_metric_.data());
+      const nuts_status s =
+          cfg_.metric != metric_kind::low_rank
+              ? k.set_metric(l, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data())
+              : k.set_metric_low_rank(l, inv_metric_.data(), low_rank_matrix_.empty() ? nullptr : low_rank_matrix_.data());
       if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_number()));
     }
     const nuts_status s = k.set_step_size(l, step_size_);
@@ -334,7 +389,7 @@ class nuts_chain {
           chol_.empty() ? nullptr : chol_.data(), q_.data(), grad_.data(), log_density_, d_, streams,
           [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data(), meets_);
       rng_ = streams.lane(0);
-      if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
+      if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_, cfg_.metric == metric_kind::low_rank));
       if (r.metric_changed) take_new_metric();
       pool_pending_ = r.pool_pending;
     } else {
@@ -427,12 +482,8 @@ class nuts_chain {
     grad_ = other.grad_;
     log_density_ = other.log_density_;
     step_size_ = other.step_size_;
-    inv_metric_ = other.inv_metric_;
+    inv_metric_ = other.inv_metric_;  // (low rank: its matrix follows in after_pool's take_new_metric)
     metric_adapt_.discard_window();
-    if (!factors_.empty()) {
-      if (const double* f = other.metric_adapt_.low_rank_factors()) std::copy(f, f + factors_.size(), factors_.begin());
-      else factors_ = other.factors_;
-    }
     fit_.warmup_restarted_from[static_cast<std::size_t>(chain_)] = other.chain_;
     fit_.warmup_restarted_at[static_cast<std::size_t>(chain_)] = iteration_ - 1;
   }
@@ -448,7 +499,7 @@ class nuts_chain {
         chol_.empty() ? nullptr : chol_.data(), q_.data(), grad_.data(), log_density_, d_, streams,
         [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
     rng_ = streams.lane(0);
-    if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
+    if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_, cfg_.metric == metric_kind::low_rank));
     take_new_metric();
     if (done()) finish();
   }
@@ -473,7 +524,7 @@ class nuts_chain {
     double eps = step_size_;
     const nuts_status s = find_initial_step_size(
         &eps, q_.data(), grad_.data(), log_density_, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data(),
-        !chol_.empty(), d_, streams, [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
+        cfg_.metric, d_, streams, [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
     rng_ = streams.lane(0);
     if (s == nuts_status::ok) step_size_ = eps;
     return s;
@@ -481,7 +532,7 @@ class nuts_chain {
 
   void finish() {
     fit_.step_size[static_cast<std::size_t>(chain_)] = step_size_;
-    fit_.inv_metric[static_cast<std::size_t>(chain_)] = inv_metric_;
+    record_metric(fit_, static_cast<std::size_t>(chain_), cfg_.metric, inv_metric_.data(), inv_metric_.size(), d_);
   }
 
   const Target& target_;
@@ -493,14 +544,24 @@ class nuts_chain {
   step_size_adaptation<double> step_adapt_;
   metric_adaptation<double> metric_adapt_;
   std::vector<double> adapt_buffer_, inv_metric_, chol_, q_, grad_, scratch_, workspace_;
-  std::vector<double> factors_;  // metric = low_rank: inv_metric_ factored, as the kernel applies it
+  // metric = low_rank (inv_metric_ holds its factors): the d × d matrix a one-lane kernel
+  // applies where 2k ≥ d (then O(d·kmax) values too), so that loading it into a lane costs no
+  // O(d²k); empty where 2k < d.
+  std::vector<double> low_rank_matrix_;
+  void refresh_low_rank_matrix() {
+    const std::size_t d = d_;
+    if (cfg_.metric != metric_kind::low_rank || 2 * static_cast<std::size_t>(inv_metric_[0]) < d) {
+      low_rank_matrix_.clear();
+      return;
+    }
+    low_rank_matrix_.assign(d * d, 0.0);
+    low_rank_dense(inv_metric_.data(), d, low_rank_matrix_.data());
+  }
 
-  // A window (or the pooled windows) gave a new metric: the lanes reload it; a low-rank
-  // estimate's factors come with it (none when the window left the metric as it was).
+  // A window (or the pooled windows) gave a new metric: the lanes reload it.
   void take_new_metric() {
     ++metric_version_;
-    if (const double* f = factors_.empty() ? nullptr : metric_adapt_.low_rank_factors())
-      std::copy(f, f + factors_.size(), factors_.begin());
+    refresh_low_rank_matrix();
   }
   double log_density_ = 0, step_size_ = 1;
   unsigned metric_version_ = 0;

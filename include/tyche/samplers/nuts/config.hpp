@@ -222,9 +222,14 @@ struct nuts_config {
   /// strongly correlated posteriors of moderate dimension: O(d²) per leapfrog) or low_rank
   /// (nutpie's low-rank + diagonal, estimated from each window's draws and gradients whatever
   /// metric_estimator says; applied factored, O(dk) per leapfrog for k directions (the d × d
-  /// matrix where 2k ≥ d), but O(d²) memory per chain, and the window's draws and gradients,
-  /// 2·warmup·d values per chain, during warm-up).
+  /// matrix where 2k ≥ d), kept factored, O(d·kmax) memory per chain (low_rank_max_rank), plus
+  /// the window's draws and gradients, 2·warmup·d values per chain, during warm-up).
   samplers::metric_kind metric = samplers::metric_kind::diagonal;
+  /// metric = low_rank: the most directions a chain's metric keeps, kmax (the estimate keeps the
+  /// kmax with the largest |log λ| where it finds more), which bounds a chain's metric to
+  /// O(d·kmax) values. 0 (the default): no cap beyond the estimate's own, min(d, 2 × the draws
+  /// of the warm-up windows), or d with a d × d init_inv_metric.
+  std::size_t low_rank_max_rank = 0;
   /// How warm-up estimates the diagonal metric: draws (Stan's) or draws_and_gradients (nutpie's).
   samplers::metric_estimator metric_estimator = samplers::metric_estimator::draws;
   /// Cross-chain pooling of warm-up's metric estimate: at the end of each metric window (on
@@ -246,7 +251,7 @@ struct nuts_config {
   /// of pathfinder() (docs/inference.md).
   std::vector<std::vector<double>> init = {};
   /// The inverse metric warm-up starts from, on the unconstrained scale: d values (metric =
-  /// diagonal) or d × d row-major (dense); empty: the identity, as Stan. Warm-up replaces it at
+  /// diagonal) or d × d row-major (dense; low_rank: either); empty: the identity, as Stan. Warm-up replaces it at
   /// the end of its first slow window; with warmup = 0 it is the metric of every draw.
   /// approximate_fit::inverse_metric() (dense: inverse_metric(true)) gives it from a pathfinder()
   /// fit.
@@ -284,6 +289,10 @@ struct nuts_fit {
   std::vector<std::vector<samplers::transition_stats>> stats;  // [chain][draw]
   std::vector<double> step_size;                               // [chain]
   std::vector<std::vector<double>> inv_metric;                 // [chain]: diagonal, or d × d row-major
+                                                               // (low_rank: while d ≤ 1,000, else empty)
+  /// [chain], metric = low_rank: the metric's factors (samplers/nuts/low_rank.hpp: k, kmax, σ,
+  /// λ − 1, U; low_rank_dense gives the d × d matrix); empty for the other metrics.
+  std::vector<std::vector<double>> inv_metric_factors;
   long long gradient_evaluations = 0;  // leapfrog gradients of all chains, warm-up included
   int lanes = 1;                       // chains per SIMD group actually used
   int threads = 1;                     // CPU executor: threads that held chains (split helpers not counted)

@@ -230,8 +230,9 @@ class batch_lanes : public nuts_kernel<T> {
   static constexpr int width = kernel_type::width;
 
   batch_lanes(std::size_t d, const nuts_config& cfg, std::size_t workspace)
-      : storage_(kernel_type::storage_size(d, cfg.max_depth, cfg.metric)), workspace_(workspace) {
-    const nuts_status s = this->bind(storage_.data(), storage_.size(), d, cfg.max_depth, cfg.metric);
+      : storage_(kernel_type::storage_size(d, cfg.max_depth, cfg.metric, low_rank_kmax(cfg, d))), workspace_(workspace) {
+    const nuts_status s =
+        this->bind(storage_.data(), storage_.size(), d, cfg.max_depth, cfg.metric, low_rank_kmax(cfg, d));
     if (s != nuts_status::ok) throw_status(s, "max_depth = " + std::to_string(cfg.max_depth));
     this->rng().seed = cfg.seed;
   }
@@ -261,11 +262,13 @@ class chain_lanes {
   static constexpr int width = traits::width;
 
   chain_lanes(std::size_t d, const nuts_config& cfg, std::size_t workspace)
-      : d_(d), size_(kernel_type::storage_size(d, cfg.max_depth, cfg.metric)), storage_(size_ * width),
+      : d_(d), size_(kernel_type::storage_size(d, cfg.max_depth, cfg.metric, low_rank_kmax(cfg, d))),
+        storage_(size_ * width),
         q_(d), g_(d), workspace_(workspace), gradients_(d * width) {
     for (int l = 0; l < width; ++l) {
       const nuts_status s =
-          k_[l].bind(storage_.data() + size_ * static_cast<std::size_t>(l), size_, d, cfg.max_depth, cfg.metric);
+          k_[l].bind(storage_.data() + size_ * static_cast<std::size_t>(l), size_, d, cfg.max_depth, cfg.metric,
+                     low_rank_kmax(cfg, d));
       if (s != nuts_status::ok) throw_status(s, "max_depth = " + std::to_string(cfg.max_depth));
       k_[l].rng().seed = cfg.seed;
     }

@@ -7,8 +7,8 @@
 //
 // A chain's state between launches is a device_chain (trivially copyable) and its part of one
 // allocation of doubles laid out by device_chain_layout: the kernel's buffer, the metric
-// estimate's buffer, the inverse metric (and its Cholesky factor; for the low-rank metric its
-// factors too, the form the kernel applies), the point and gradient, the
+// estimate's buffer, the inverse metric (and its Cholesky factor; the low-rank metric as its
+// factors, the form the kernel applies, with the d × d matrix where 2k ≥ d), the point and gradient, the
 // step-size heuristic's scratch and the model's workspace. Each launch runs every chain up to a
 // given iteration and writes the draws of that stretch (unconstrained θ and the sampler
 // statistics) to an output block, which the host copies back and constrains.
@@ -27,29 +27,32 @@ namespace tyche::samplers {
 
 /// Where a chain's buffers sit in its part of the executor's allocation, in values of double.
 struct device_chain_layout {
-  std::size_t kernel = 0, adapt = 0, metric = 0, chol = 0, factors = 0, q = 0, grad = 0, scratch = 0, workspace = 0,
+  std::size_t kernel = 0, adapt = 0, metric = 0, chol = 0, matrix = 0, q = 0, grad = 0, scratch = 0, workspace = 0,
               best = 0;
   std::size_t total = 0;  // doubles per chain
   std::size_t metric_size = 0, workspace_size = 0;
+  std::size_t kmax = 0;  // low rank: the most directions (metric holds the factors)
   bool dense = false, low_rank = false;
 
+  /// kmax: the low-rank metric's most directions (low_rank_kmax; 0 for the other metrics).
   TYCHE_HD static device_chain_layout make(std::size_t d, int max_depth, metric_kind kind, std::size_t workspace,
-                                           std::size_t adapt_size) {
+                                           std::size_t adapt_size, std::size_t kmax = 0) {
     device_chain_layout l;
-    l.dense = stored_dense(kind);
+    l.dense = kind == metric_kind::dense;
     l.low_rank = kind == metric_kind::low_rank;
-    l.metric_size = l.dense ? d * d : d;
+    l.kmax = l.low_rank ? (kmax < d ? kmax : d) : 0;
+    l.metric_size = l.low_rank ? low_rank_factors_size(d, l.kmax) : l.dense ? d * d : d;
     std::size_t at = 0;
     auto take = [&](std::size_t n) {
       const std::size_t here = at;
       at += (n + 7) / 8 * 8;  // each buffer starts on 64 bytes
       return here;
     };
-    l.kernel = take(nuts_kernel<double>::storage_size(d, max_depth, kind));
+    l.kernel = take(nuts_kernel<double>::storage_size(d, max_depth, kind, l.kmax));
     l.adapt = take(adapt_size);  // metric_adaptation::buffer_size()
     l.metric = take(l.metric_size);
     l.chol = take(l.dense ? d * d : 0);
-    l.factors = take(l.low_rank ? low_rank_factors_size(d) : 0);
+    l.matrix = take(l.low_rank && 2 * l.kmax >= d ? d * d : 0);  // low_rank_dense of the factors where 2k ≥ d
     l.q = take(d);
     l.grad = take(d);
     l.scratch = take(4 * d);
@@ -90,10 +93,17 @@ struct device_chain {
   std::size_t where = 0;
 };
 
+/// Low rank: the d × d matrix of the chain's factors (at l.metric) into l.matrix where 2k ≥ d,
+/// for the kernel's one-lane form (nuts_kernel::set_metric_low_rank); returns it, or null.
+TYCHE_HD inline const double* device_low_rank_matrix(double* buffer, const device_chain_layout& l, std::size_t d) {
+  if (!l.low_rank || 2 * static_cast<std::size_t>(buffer[l.metric]) < d) return nullptr;
+  low_rank_dense(buffer + l.metric, d, buffer + l.matrix);
+  return buffer + l.matrix;
+}
+
 /// Puts a chain's initial values into its buffer: `init` holds θ (d), the gradient (d), the
-/// inverse metric (metric_size) and, dense, its Cholesky factor (d²); binds the metric estimate.
-/// A low-rank metric's factors are computed here from the matrix (invalid_metric in c.status when
-/// it is not positive definite).
+/// inverse metric (metric_size: low rank, its factors) and, dense, its Cholesky factor (d²);
+/// binds the metric estimate.
 TYCHE_HD inline void device_chain_setup(device_chain& c, double* buffer, const device_run& r, const double* init) {
   const device_chain_layout& l = r.layout;
   const std::size_t d = r.d;
@@ -102,8 +112,8 @@ TYCHE_HD inline void device_chain_setup(device_chain& c, double* buffer, const d
   for (std::size_t k = 0; k < l.metric_size; ++k) buffer[l.metric + k] = init[2 * d + k];
   if (l.dense)
     for (std::size_t k = 0; k < d * d; ++k) buffer[l.chol + k] = init[2 * d + l.metric_size + k];
-  if (l.low_rank && !low_rank_factors_from_matrix(buffer + l.metric, d, buffer + l.factors))
-    c.status = nuts_status::invalid_metric;
+  if (l.low_rank && low_rank_check(buffer + l.metric, d) != 0) c.status = nuts_status::invalid_metric;
+  else if (l.low_rank) device_low_rank_matrix(buffer, l, d);
   c.metric.bind(buffer + l.adapt);
 }
 
@@ -133,6 +143,7 @@ TYCHE_HD void device_chain_initialise(const Target& target, device_chain& c, dou
   double* best_q = buffer + l.best;
   double* best_grad = best_q + d;
   for (std::size_t k = 0; k < l.metric_size; ++k) metric[k] = l.dense ? 0.0 : 1.0;
+  if (l.low_rank) low_rank_identity(metric, d, l.kmax);
   if (l.dense)
     for (std::size_t i = 0; i < d; ++i) {
       for (std::size_t j = 0; j < d; ++j) chol[i * d + j] = 0.0;
@@ -152,7 +163,7 @@ TYCHE_HD void device_chain_initialise(const Target& target, device_chain& c, dou
     streams.set_lane(0, rng);
     double e = eps;
     const nuts_status s =
-        find_initial_step_size(&e, q, grad, log_density, metric, chol, l.dense, d, streams, evaluate, scratch);
+        find_initial_step_size(&e, q, grad, log_density, metric, chol, r.metric, d, streams, evaluate, scratch);
     rng = streams.lane(0);
     if (s == nuts_status::ok) eps = e;
     return s;
@@ -212,10 +223,6 @@ TYCHE_HD void device_chain_initialise(const Target& target, device_chain& c, dou
       step = before;
     }
   }
-  if (l.low_rank && !low_rank_factors_from_matrix(metric, d, buffer + l.factors)) {
-    c.status = nuts_status::invalid_metric;
-    return;
-  }
   c.step.set_mu(::log(10 * step));
   c.step_size = step;
   c.log_density = log_density;
@@ -244,12 +251,15 @@ TYCHE_HD void device_chain_run(const Target& target, device_chain& c, double* bu
   double* grad = buffer + l.grad;
   double* inv_metric = buffer + l.metric;
   double* chol = l.dense ? buffer + l.chol : nullptr;
-  double* factors = l.low_rank ? buffer + l.factors : nullptr;
   double* workspace = l.workspace_size > 0 ? buffer + l.workspace : nullptr;
   nuts_kernel<double> k;
-  nuts_status s = k.bind(buffer + l.kernel, l.adapt - l.kernel, d, r.max_depth, r.metric);
+  nuts_status s = k.bind(buffer + l.kernel, l.adapt - l.kernel, d, r.max_depth, r.metric, l.kmax);
+  // (low rank: the matrix is written when the metric changes, so a launch only reads it)
+  auto matrix = [&]() -> const double* {
+    return 2 * static_cast<std::size_t>(inv_metric[0]) >= d ? buffer + l.matrix : nullptr;
+  };
   if (s == nuts_status::ok)
-    s = factors ? k.set_metric_low_rank(0, factors, inv_metric) : k.set_metric(0, inv_metric, chol);
+    s = l.low_rank ? k.set_metric_low_rank(0, inv_metric, matrix()) : k.set_metric(0, inv_metric, chol);
   if (s != nuts_status::ok) {
     c.status = s;
     return;
@@ -289,10 +299,8 @@ TYCHE_HD void device_chain_run(const Target& target, device_chain& c, double* bu
         break;
       }
       if (w.metric_changed) {
-        if (factors) {  // the low-rank estimate's factors (none when the window kept the metric)
-          if (const double* f = c.metric.low_rank_factors())
-            for (std::size_t i = 0; i < low_rank_factors_size(d); ++i) factors[i] = f[i];
-          s = k.set_metric_low_rank(0, factors, inv_metric);
+        if (l.low_rank) {
+          s = k.set_metric_low_rank(0, inv_metric, device_low_rank_matrix(buffer, l, d));
         } else {
           s = k.set_metric(0, inv_metric, chol);
         }

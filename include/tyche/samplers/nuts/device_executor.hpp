@@ -172,12 +172,13 @@ inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, st
   r.metric = cfg.metric;
   r.layout = device_chain_layout::make(
       d, cfg.max_depth, cfg.metric, workspace,
-      metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric)).buffer_size());
+      metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg, d), stored_dense(cfg.metric)).buffer_size(),
+      low_rank_kmax(cfg, d));
   r.init_radius = cfg.init_radius;
   r.init_step_size = cfg.init_step_size;
   r.min_init_step_size = min_initial_step_size;
   r.nutpie_first_metric = cfg.metric_estimator == metric_estimator::nutpie && cfg.init_inv_metric.empty() &&
-                          cfg.warmup >= 20 && !stored_dense(cfg.metric);  // as nuts_chain::initialise
+                          cfg.warmup >= 20 && cfg.metric == metric_kind::diagonal;  // as nuts_chain::initialise
   const std::size_t per_draw = checked_product(static_cast<std::size_t>(cfg.chains),
                                                d * sizeof(double) + sizeof(transition_stats), "a draw of every chain");
   const std::size_t fit = std::max<std::size_t>(1, (std::size_t(256) << 20) / per_draw);
@@ -280,6 +281,7 @@ inline nuts_fit make_fit_frame(const nuts_config& cfg, std::vector<std::string> 
   fit.stats.resize(static_cast<std::size_t>(cfg.chains));
   fit.step_size.resize(static_cast<std::size_t>(cfg.chains));
   fit.inv_metric.resize(static_cast<std::size_t>(cfg.chains));
+  if (cfg.metric == metric_kind::low_rank) fit.inv_metric_factors.resize(static_cast<std::size_t>(cfg.chains));
   fit.restarted_from.assign(static_cast<std::size_t>(cfg.chains), -1);
   fit.warmup_restarted_from.assign(static_cast<std::size_t>(cfg.chains), -1);
   fit.warmup_restarted_at.assign(static_cast<std::size_t>(cfg.chains), -1);
@@ -306,7 +308,7 @@ inline double warp_utilization(const std::vector<device_chain>& states, int thre
 
 /// Throws for the first chain (in chain order) whose device status is not ok.
 inline void throw_if_failed(const std::vector<device_chain>& states, const std::vector<double>& metrics,
-                            std::size_t metric_size, int first_chain) {
+                            std::size_t metric_size, int first_chain, bool low_rank) {
   for (std::size_t c = 0; c < states.size(); ++c) {
     const device_chain& s = states[c];
     if (s.status == nuts_status::ok) continue;
@@ -316,7 +318,7 @@ inline void throw_if_failed(const std::vector<device_chain>& states, const std::
     w.where = s.where;
     const std::vector<double> m(metrics.begin() + static_cast<std::ptrdiff_t>(c * metric_size),
                                 metrics.begin() + static_cast<std::ptrdiff_t>((c + 1) * metric_size));
-    throw std::runtime_error(warmup_error(first_chain + static_cast<int>(c), w, m) + " (iteration " + std::to_string(s.iteration + 1) +
+    throw std::runtime_error(warmup_error(first_chain + static_cast<int>(c), w, m, low_rank) + " (iteration " + std::to_string(s.iteration + 1) +
                              ", executor cuda)");
   }
 }
@@ -335,7 +337,7 @@ void initialise_on_host(const Target& target, Launcher& launcher, const device_p
     chain.initialise();  // throws, naming the chain
     device_chain& s = states[c];
     s.step = chain.step_adaptation();
-    s.metric = metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric));
+    s.metric = metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg, d), stored_dense(cfg.metric));
     s.stream = chain.rng().stream();
     s.position = chain.rng().position();
     s.step_size = chain.step_size();
@@ -361,7 +363,7 @@ void initialise_on_device(const Target& target, const DeviceTarget& device_targe
   const std::size_t d = target.dim();
   device_chain first;
   first.step = step_size_adaptation<double>(adaptation_of(cfg));
-  first.metric = metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric));
+  first.metric = metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg, d), stored_dense(cfg.metric));
   for (std::size_t c = 0; c < states.size(); ++c) {
     states[c] = first;
     states[c].stream = static_cast<std::uint64_t>(cfg.first_chain) + c;  // nuts_chain's stream
@@ -475,7 +477,7 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
       if (st.status != nuts_status::ok) {
         std::vector<double> metrics;
         launcher.read_metrics(base, metrics);
-        throw_if_failed(states, metrics, base.layout.metric_size, cfg.first_chain);
+        throw_if_failed(states, metrics, base.layout.metric_size, cfg.first_chain, base.layout.low_rank);
       }
     if (end > cfg.warmup) {
       launcher.read_block(block_q, block_stats);
@@ -492,11 +494,10 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
   constrain_block();
   std::vector<double> metrics;
   launcher.read_metrics(base, metrics);
-  throw_if_failed(states, metrics, base.layout.metric_size, cfg.first_chain);
+  throw_if_failed(states, metrics, base.layout.metric_size, cfg.first_chain, base.layout.low_rank);
   for (std::size_t c = 0; c < n; ++c) {
     fit.step_size[c] = states[c].step_size;
-    fit.inv_metric[c].assign(metrics.begin() + static_cast<std::ptrdiff_t>(c * base.layout.metric_size),
-                             metrics.begin() + static_cast<std::ptrdiff_t>((c + 1) * base.layout.metric_size));
+    record_metric(fit, c, cfg.metric, metrics.data() + c * base.layout.metric_size, base.layout.metric_size, d);
     fit.gradient_evaluations += states[c].leapfrogs;
   }
   fit.lanes = launcher.lanes();

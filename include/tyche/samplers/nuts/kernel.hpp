@@ -78,9 +78,9 @@ struct transition_stats {
 /// where that costs less).
 enum class metric_kind { diagonal, dense, low_rank };
 
-/// Whether a chain keeps a metric of this kind as a d × d matrix (with its Cholesky factor): the
-/// estimates, the step-size heuristic and the fit's record of the metric do, for the low-rank kind
-/// too (beside the factors the kernel takes).
+/// Whether nuts_config::init_inv_metric and nuts_fit::inv_metric hold this kind as a d × d matrix:
+/// the dense kind, and the low-rank kind (whose chains keep it as factors, O(d·kmax) values:
+/// low_rank.hpp; the fit's matrix only while d ≤ 1,000, its factors always).
 TYCHE_HD constexpr bool stored_dense(metric_kind kind) { return kind != metric_kind::diagonal; }
 
 /// What a kernel call reports; the executors turn anything but ok into an exception that names
@@ -346,19 +346,32 @@ class nuts_kernel {
                 "bool* take); see tyche/concepts.hpp)");
   static constexpr int max_levels = max_supported_depth;
 
-  /// Values of T the kernel needs for dimension d, a maximum tree depth and a metric kind.
-  TYCHE_HD static std::size_t storage_size(std::size_t d, int max_depth, metric_kind kind) {
+  /// Values of T the kernel needs for dimension d, a maximum tree depth and a metric kind; for
+  /// the low-rank metric, room for kmax directions (at most d; the default: d).
+  TYCHE_HD static std::size_t storage_size(std::size_t d, int max_depth, metric_kind kind,
+                                           std::size_t kmax = static_cast<std::size_t>(-1)) {
     const std::size_t depth = max_depth < 1 ? 1 : static_cast<std::size_t>(max_depth);
-    const std::size_t metric = kind == metric_kind::dense ? 2 * d * d : kind == metric_kind::low_rank ? 3 * d + 2 * d * d : d;
+    const std::size_t metric =
+        kind == metric_kind::dense ? 2 * d * d : kind == metric_kind::low_rank ? low_rank_storage(d, kmax) : d;
     return (vectors_fixed + vectors_per_level * depth) * d + metric;
   }
+  /// The low-rank metric's part: σ (d), λ − 1 and λ^(−½) − 1 (kmax each), U (kmax × d), and the
+  /// d × d matrix only where one lane can use it (2·kmax ≥ d: it is then O(d·kmax) too).
+  TYCHE_HD static std::size_t low_rank_storage(std::size_t d, std::size_t kmax) {
+    const std::size_t k = kmax < d ? kmax : d;
+    return d + 2 * k + k * d + (low_rank_whole(d, k) ? d * d : 0);
+  }
+  TYCHE_HD static bool low_rank_whole(std::size_t d, std::size_t kmax) { return width == 1 && 2 * kmax >= d; }
 
   /// Binds the kernel to `size` values of T at `storage` (which must outlive it and stay
   /// unused by others). Lanes start idle, with the identity metric, step size 1, point 0.
-  TYCHE_HD nuts_status bind(T* storage, std::size_t size, std::size_t d, int max_depth, metric_kind kind) {
+  /// Low rank: room for kmax directions (at most d; the default: d).
+  TYCHE_HD nuts_status bind(T* storage, std::size_t size, std::size_t d, int max_depth, metric_kind kind,
+                            std::size_t kmax = static_cast<std::size_t>(-1)) {
     if (d == 0) return nuts_status::invalid_dimension;
     if (max_depth < 1 || max_depth > max_supported_depth) return nuts_status::invalid_max_depth;
-    if (size < storage_size(d, max_depth, kind)) return nuts_status::storage_too_small;
+    if (size < storage_size(d, max_depth, kind, kmax)) return nuts_status::storage_too_small;
+    kmax_ = kind == metric_kind::low_rank ? (kmax < d ? kmax : d) : 0;
     d_ = d;
     max_depth_ = max_depth;
     dense_ = kind == metric_kind::dense;
@@ -371,7 +384,7 @@ class nuts_kernel {
       for (std::size_t i = 0; i < n; ++i) v[i] = T(0);
       return v;
     };
-    metric_ = take(dense_ ? d * d : low_rank_ ? 3 * d + 2 * d * d : d);
+    metric_ = take(dense_ ? d * d : low_rank_ ? low_rank_storage(d, kmax_) : d);
     chol_ = dense_ ? take(d * d) : nullptr;
     cur_q_ = take(d);
     cur_g_ = take(d);
@@ -403,8 +416,8 @@ class nuts_kernel {
     const T one = T(real(1));
     if (!dense_) {  // diagonal, or low rank's σ (with k = 0: the identity)
       for (std::size_t i = 0; i < d; ++i) metric_[i] = one;
-      if (low_rank_)
-        for (std::size_t i = 0; i < d; ++i) metric_[3 * d + d * d + i * d + i] = one;
+      if (low_rank_ && low_rank_whole(d, kmax_))
+        for (std::size_t i = 0; i < d; ++i) low_rank_matrix()[i * d + i] = one;
     } else {
       for (std::size_t i = 0; i < d; ++i) metric_[i * d + i] = chol_[i * d + i] = one;
     }
@@ -481,45 +494,44 @@ class nuts_kernel {
   }
 
   /// Sets the lane's low-rank inverse metric M⁻¹ = S(I + U(Λ − I)Uᵀ)S from its factors
-  /// (low_rank_factors_size(d) values: low_rank_inverse_metric's, or low_rank_factors_from_matrix
-  /// of a d × d matrix). Checked: σ positive finite, k ≤ d, every λ positive finite. Applied in
-  /// O(dk) per leapfrog (k: the largest of the lanes') while 2k < d; with more directions the
-  /// d × d matrix costs less, and one lane uses it instead (a batch of lanes keeps the factors:
-  /// sharp_matrix): `matrix` (row-major, the same metric, as the chain keeps it), or without it
-  /// the matrix computed here from the factors (O(d²k)). The momentum is drawn from the factors
-  /// either way (once per transition).
+  /// (low_rank.hpp's layout: low_rank_inverse_metric's, low_rank_factors_from_matrix's or
+  /// low_rank_identity's). Checked: σ positive finite, k ≤ the kernel's kmax, every λ positive
+  /// finite. Applied in O(dk) per leapfrog (k: the largest of the lanes') while 2k < d; with more
+  /// directions the d × d matrix costs less, and one lane uses it instead (a batch of lanes keeps
+  /// the factors: sharp_matrix): `matrix` (row-major, the same metric: low_rank_dense of the
+  /// factors, as the chain keeps it), or without it the matrix computed here from the factors
+  /// (O(d²k), the same values). The momentum is drawn from the factors either way (once per
+  /// transition).
   TYCHE_HD nuts_status set_metric_low_rank(int lane, const real* factors, const real* matrix = nullptr) {
     const std::size_t d = d_;
     if (!low_rank_) return nuts_status::invalid_metric;
-    const detail::low_rank_layout at{d};
-    const real kr = factors[at.rank()];
-    if (!(kr >= 0) || !(kr <= static_cast<real>(d))) return nuts_status::invalid_metric;
-    const std::size_t k = static_cast<std::size_t>(kr);
-    if (check_diagonal_metric(factors + at.sigma(), d) != nuts_status::ok) return nuts_status::invalid_metric;
-    for (std::size_t r = 0; r < k; ++r) {
-      const real lambda = real(1) + factors[at.lambda_minus_one() + r];
-      if (!(lambda > 0) || lambda - lambda != 0) return nuts_status::metric_not_positive_definite;
-    }
-    T* sigma = metric_;
-    T* a = metric_ + d;
-    T* b = metric_ + 2 * d;
-    T* u = metric_ + 3 * d;
+    const int bad = low_rank_check(factors, d);
+    if (bad == 1) return nuts_status::invalid_metric;
+    if (bad == 2) return nuts_status::metric_not_positive_definite;
+    const detail::low_rank_layout at = detail::low_rank_layout::of(factors, d);
+    const std::size_t k = static_cast<std::size_t>(factors[at.rank()]);
+    if (k > kmax_) return nuts_status::invalid_metric;
+    const detail::low_rank_view<T> form = low_rank_form();
+    T* sigma = const_cast<T*>(form.sigma);
+    T* a = const_cast<T*>(form.a);
+    T* b = const_cast<T*>(form.b);
+    T* u = const_cast<T*>(form.u);
     for (std::size_t i = 0; i < d; ++i) traits::set(sigma[i], lane, factors[at.sigma() + i]);
-    for (std::size_t r = 0; r < d; ++r) {
+    for (std::size_t r = 0; r < kmax_; ++r) {
       const bool used = r < k;
       const real am1 = used ? factors[at.lambda_minus_one() + r] : real(0);
       traits::set(a[r], lane, am1);
       traits::set(b[r], lane, used ? real(1) / lane_traits<real>::sqrt(real(1) + am1) - real(1) : real(0));
       for (std::size_t i = 0; i < d; ++i) traits::set(u[r * d + i], lane, used ? factors[at.directions() + r * d + i] : real(0));
     }
-    T* whole = metric_ + 3 * d + d * d;  // S(I + U(Λ − I)Uᵀ)S, for one lane with 2k ≥ d
-    if (width == 1 && 2 * k >= d) {
+    T* whole = low_rank_matrix();  // S(I + U(Λ − I)Uᵀ)S, for one lane with 2k ≥ d
+    if (low_rank_whole(d, kmax_) && 2 * k >= d) {
       for (std::size_t i = 0; i < d; ++i)
         for (std::size_t j = 0; j <= i; ++j) {
           real v;
           if (matrix) {
             v = matrix[i * d + j];
-          } else {
+          } else {  // low_rank_dense's arithmetic
             v = i == j ? real(1) : real(0);
             for (std::size_t r = 0; r < k; ++r)
               v += factors[at.lambda_minus_one() + r] * factors[at.directions() + r * d + i] *
@@ -1171,12 +1183,14 @@ class nuts_kernel {
   TYCHE_HD void sharp_matrix(const T* p, T* out) const {
     if (!low_rank_) detail::sharp(metric_, true, p, out, d_);
     else if (width > 1 || 2 * rank_ < d_) detail::sharp_low_rank(low_rank_form(), p, out, d_);
-    else detail::sharp(metric_ + 3 * d_ + d_ * d_, true, p, out, d_);
+    else detail::sharp(low_rank_matrix(), true, p, out, d_);
   }
   TYCHE_HD detail::low_rank_view<T> low_rank_form() const {
-    const std::size_t d = d_;
-    return {metric_, metric_ + d, metric_ + 2 * d, metric_ + 3 * d, rank_};
+    const std::size_t d = d_, k = kmax_;
+    return {metric_, metric_ + d, metric_ + d + k, metric_ + d + 2 * k, rank_};
   }
+  // The d × d matrix of a one-lane low-rank kernel (allocated where 2·kmax ≥ d).
+  TYCHE_HD T* low_rank_matrix() const { return metric_ + d_ + 2 * kmax_ + kmax_ * d_; }
 
   // The transition of lane l ended: its statistics (the point is copied by copy_selected).
   TYCHE_HD void finish(int l) {
@@ -1201,6 +1215,7 @@ class nuts_kernel {
   int max_depth_ = 10;
   bool dense_ = false, low_rank_ = false;
   std::size_t rank_ = 0;                // low rank: the largest k of the lanes
+  std::size_t kmax_ = 0;                // low rank: the most directions a lane may have
   std::size_t lane_rank_[width] = {};  // each lane's k
   Rng rng_{};
 
@@ -1242,8 +1257,8 @@ namespace detail {
 /// check is disabled for its call of a host-only target too.
 TYCHE_EXEC_CHECK_DISABLE
 template <class R, class Rng, class Target>
-TYCHE_HD R trial_energy_change(R step, const R* q0, const R* grad0, R logp0, const R* metric, const R* chol, bool dense,
-                               std::size_t d, Rng& rng, Target& target, R* scratch) {
+TYCHE_HD R trial_energy_change(R step, const R* q0, const R* grad0, R logp0, const R* metric, const R* chol,
+                               metric_kind kind, std::size_t d, Rng& rng, Target& target, R* scratch) {
   R* q = scratch;
   R* p = scratch + d;
   R* g = scratch + 2 * d;
@@ -1254,13 +1269,28 @@ TYCHE_HD R trial_energy_change(R step, const R* q0, const R* grad0, R logp0, con
     g[i] = grad0[i];
   }
   rng.normals(p, d, take);
-  momentum_from_normals(metric, chol, dense, p, d);
-  const R h0 = -logp0 + R(0.5) * kinetic_energy_twice(metric, dense, p, d);
+  const bool dense = kind == metric_kind::dense;
+  // M⁻¹p·p, and for a low-rank metric (its factors in `metric`) as the kernel computes it.
+  auto kinetic_twice = [&]() {
+    if (kind != metric_kind::low_rank) return kinetic_energy_twice(metric, dense, p, d);
+    low_rank_sharp(metric, d, p, tmp);
+    R k = R(0);
+    for (std::size_t i = 0; i < d; ++i) k += p[i] * tmp[i];
+    return k;
+  };
+  if (kind == metric_kind::low_rank) low_rank_momentum(metric, d, p, tmp);
+  else momentum_from_normals(metric, chol, dense, p, d);
+  const R h0 = -logp0 + R(0.5) * kinetic_twice();
   for (std::size_t i = 0; i < d; ++i) p[i] += R(0.5) * step * g[i];
-  drift(metric, dense, step, q, p, tmp, d);
+  if (kind == metric_kind::low_rank) {
+    low_rank_sharp(metric, d, p, tmp);
+    for (std::size_t i = 0; i < d; ++i) q[i] += step * tmp[i];
+  } else {
+    drift(metric, dense, step, q, p, tmp, d);
+  }
   const R logp = target(q, g);
   for (std::size_t i = 0; i < d; ++i) p[i] += R(0.5) * step * g[i];
-  R h = -logp + R(0.5) * kinetic_energy_twice(metric, dense, p, d);
+  R h = -logp + R(0.5) * kinetic_twice();
   if (h != h) h = R(HUGE_VAL);
   return h0 - h;
 }
@@ -1268,19 +1298,20 @@ TYCHE_HD R trial_energy_change(R step, const R* q0, const R* grad0, R logp0, con
 
 /// Stan's heuristic for a first step size, for one chain (W = 1): double or halve ε until the
 /// acceptance of one leapfrog from a fresh momentum crosses 0.8. target(q, grad) returns log p
-/// at q and writes its gradient. q0, grad0, logp0: the current point; metric, chol: the
-/// chain's M⁻¹ (chol: its Cholesky factor, dense only); rng: the chain's generator (W = 1;
+/// at q and writes its gradient. q0, grad0, logp0: the current point; metric, chol, kind: the
+/// chain's M⁻¹ (the diagonal, the dense matrix with its Cholesky factor chol, or the low-rank
+/// metric's factors: its momenta and p♯ then from the factors, as the kernel's); rng: the chain's generator (W = 1;
 /// `normals` is called with d values per attempt). scratch: 4·d values. On return *eps holds
 /// the step size; an invalid or huge starting ε is returned unchanged.
 TYCHE_EXEC_CHECK_DISABLE
 template <class R, class Rng, class Target>
 TYCHE_HD nuts_status find_initial_step_size(R* eps, const R* q0, const R* grad0, R logp0, const R* metric,
-                                            const R* chol, bool dense, std::size_t d, Rng& rng, Target&& target,
+                                            const R* chol, metric_kind kind, std::size_t d, Rng& rng, Target&& target,
                                             R* scratch) {
   R e = *eps;
   if (!(e > 0) || e > R(1e7)) return nuts_status::ok;
   auto delta_h = [&](R step) {
-    return detail::trial_energy_change(step, q0, grad0, logp0, metric, chol, dense, d, rng, target, scratch);
+    return detail::trial_energy_change(step, q0, grad0, logp0, metric, chol, kind, d, rng, target, scratch);
   };
   const R log_08 = detail::lane_log(R(0.8));
   const int direction = delta_h(e) > log_08 ? 1 : -1;

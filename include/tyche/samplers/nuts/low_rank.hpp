@@ -12,7 +12,10 @@
 //   4. Σ = WΩWᵀ; the eigenvalues outside [1/c, c] (c = 2) and their vectors u = Qw are kept,
 //      the others set to 1: M⁻¹ = S(I + U(Ω − I)Uᵀ)S, S = diag(σ).
 //
-// Written out as the d × d matrix the kernel's dense metric takes. Kernel code: no allocation,
+// Kept as factors — σ, Ω − I and the directions U, at most kmax of them (the largest |log ω|
+// where more fall outside the band) — which the kernel applies in O(dk) per leapfrog and a chain
+// stores in O(d·kmax) (docs/design/low-rank-memory.md); low_rank_dense writes the d × d matrix
+// where it is wanted. Kernel code: no allocation,
 // no exception, TYCHE_HD; the eigen-decompositions are Householder tridiagonalisation and the
 // implicit QL algorithm (Wilkinson & Reinsch, Handbook for Automatic Computation II, tred2 and
 // tql2), O(m³).
@@ -28,6 +31,10 @@ namespace tyche::samplers {
 struct low_rank_settings {
   double gamma = 1e-5;  // regularisation of the projected sums of squares: PPᵀ/γ + I
   double cutoff = 2;    // eigenvalues in [1/cutoff, cutoff] are set to 1
+  /// The most directions kept (the factors' kmax): 0 = the subspace's bound, min(d, 2n) for
+  /// windows of n draws (low_rank_max_rank); a smaller cap keeps the directions with the largest
+  /// |log λ| and bounds a chain's memory to O(d·max_rank).
+  std::size_t max_rank = 0;
 };
 
 namespace detail {
@@ -214,60 +221,226 @@ TYCHE_HD inline std::size_t low_rank_subspace(std::size_t d, std::size_t n) { re
 }  // namespace detail
 
 /// The factors of a low-rank + diagonal inverse metric M⁻¹ = S(I + U(Λ − I)Uᵀ)S, as the kernel
-/// takes them (nuts_kernel::set_metric_low_rank): σ (d values, S = diag σ), then λ − 1 (d values,
-/// the first k used), d values of scratch, U (d × d, row p the unit vector u_p, the first k rows
-/// used; orthonormal), and k. low_rank_factors_size(d) values in all.
-TYCHE_HD inline std::size_t low_rank_factors_size(std::size_t d) { return 3 * d + d * d + 1; }
+/// takes them (nuts_kernel::set_metric_low_rank) and a chain keeps them: k (the directions in use)
+/// and kmax (the most it holds), then σ (d values, S = diag σ), λ − 1 (kmax values, the first k
+/// used) and U (kmax × d, row p the unit vector u_p, the first k rows used; orthonormal).
+/// low_rank_factors_size(d, kmax) = 2 + d + kmax + kmax·d values: O(d·kmax), where the d × d
+/// matrix M⁻¹ would be d² (docs/design/low-rank-memory.md). The array says its own kmax, so a
+/// reader needs only d.
+TYCHE_HD inline std::size_t low_rank_factors_size(std::size_t d, std::size_t kmax) { return 2 + d + kmax + kmax * d; }
 
 namespace detail {
 /// Where each part of the factors starts (low_rank_factors_size).
 struct low_rank_layout {
-  std::size_t d;
-  TYCHE_HD std::size_t sigma() const { return 0; }
-  TYCHE_HD std::size_t lambda_minus_one() const { return d; }
-  TYCHE_HD std::size_t scratch() const { return 2 * d; }
-  TYCHE_HD std::size_t directions() const { return 3 * d; }
-  TYCHE_HD std::size_t rank() const { return 3 * d + d * d; }
+  std::size_t d, kmax;
+  template <class R>
+  TYCHE_HD static low_rank_layout of(const R* factors, std::size_t d) {
+    return {d, static_cast<std::size_t>(factors[1])};
+  }
+  TYCHE_HD static constexpr std::size_t rank() { return 0; }
+  TYCHE_HD static constexpr std::size_t max_rank() { return 1; }
+  TYCHE_HD static constexpr std::size_t sigma() { return 2; }
+  TYCHE_HD std::size_t lambda_minus_one() const { return 2 + d; }
+  TYCHE_HD std::size_t directions() const { return 2 + d + kmax; }
+  TYCHE_HD std::size_t size() const { return low_rank_factors_size(d, kmax); }
 };
 }  // namespace detail
 
-/// The factors (low_rank_factors_size(d) values) of a symmetric positive-definite inverse metric
-/// given as a d × d row-major matrix m: S = I and m's eigen-decomposition, leaving out the
-/// directions whose eigenvalue is 1 to within 10⁻¹² (the identity has none, so k = 0). For a
-/// metric that did not come from the low-rank estimate (the initial identity, a user's
-/// init_inv_metric): k is then up to d. Returns false when m is not positive definite or not
-/// finite (factors then undefined).
+/// The most directions the low-rank estimate of windows of at most n draws (n summed over the
+/// chains when they pool) keeps in d dimensions: its subspace's min(d, 2n), or the user's cap
+/// (low_rank_settings::max_rank) when that is smaller and not 0.
+TYCHE_HD inline std::size_t low_rank_max_rank(std::size_t d, std::size_t n, std::size_t cap = 0) {
+  std::size_t k = 2 * n < d ? 2 * n : d;
+  if (cap > 0 && cap < k) k = cap;
+  return k;
+}
+
+/// The d of factors of `size` values (low_rank_factors_size(d, kmax) = size, kmax = factors[1]);
+/// 0 when no d fits.
 template <class R>
-TYCHE_HD bool low_rank_factors_from_matrix(const R* m, std::size_t d, R* factors) {
-  const detail::low_rank_layout at{d};
-  R* sigma = factors + at.sigma();
-  R* lambda = factors + at.lambda_minus_one();
-  R* v = factors + at.directions();
-  for (std::size_t k = 0; k < d * d; ++k) v[k] = m[k];
-  if (!detail::symmetric_eigen(v, lambda, factors + at.scratch(), d)) return false;
-  for (std::size_t i = 0; i < d; ++i)  // eigenvectors from columns to rows
-    for (std::size_t j = 0; j < i; ++j) {
-      const R t = v[i * d + j];
-      v[i * d + j] = v[j * d + i];
-      v[j * d + i] = t;
+TYCHE_HD std::size_t low_rank_dimension(const R* factors, std::size_t size) {
+  if (size < 3) return 0;
+  const std::size_t kmax = static_cast<std::size_t>(factors[1]);
+  const std::size_t rest = size - 2 - (kmax < size - 2 ? kmax : size - 2);
+  return rest % (1 + kmax) == 0 ? rest / (1 + kmax) : 0;
+}
+
+/// The identity as factors (k = 0, σ = 1), with room for kmax directions.
+template <class R>
+TYCHE_HD void low_rank_identity(R* factors, std::size_t d, std::size_t kmax) {
+  const detail::low_rank_layout at{d, kmax};
+  for (std::size_t i = 0; i < at.size(); ++i) factors[i] = R(0);
+  factors[at.max_rank()] = static_cast<R>(kmax);
+  for (std::size_t i = 0; i < d; ++i) factors[at.sigma() + i] = R(1);
+}
+
+/// The factors of a diagonal inverse metric (d positive variances): σ = √m, k = 0; false when a
+/// value is not positive and finite. The room for kmax directions is set.
+template <class R>
+TYCHE_HD bool low_rank_factors_from_diagonal(const R* m, std::size_t d, std::size_t kmax, R* factors) {
+  low_rank_identity(factors, d, kmax);
+  for (std::size_t i = 0; i < d; ++i) {
+    if (!(m[i] > R(0)) || !(m[i] - m[i] == R(0))) return false;
+    factors[detail::low_rank_layout::sigma() + i] = detail::lr_sqrt(m[i]);
+  }
+  return true;
+}
+
+/// Values of scratch low_rank_factors_from_matrix needs (d × d: the eigen-decomposition).
+TYCHE_HD inline std::size_t low_rank_matrix_workspace(std::size_t d) { return d * d + 2 * d; }
+
+namespace detail {
+/// Of the n candidate eigenvalues w[p] with keep[p] = 1, sets keep to 0 for all but the kmax
+/// whose |log w| is largest (ties: the first); the kept stay in their order.
+template <class R>
+TYCHE_HD void lr_keep_largest(const R* w, R* keep, std::size_t n, std::size_t kmax) {
+  std::size_t count = 0;
+  for (std::size_t p = 0; p < n; ++p) count += keep[p] != R(0) ? 1 : 0;
+  while (count > kmax) {  // drop the kept one with the smallest |log w| (only under a cap)
+    std::size_t drop = n;
+    R smallest = R(0);
+    for (std::size_t p = 0; p < n; ++p) {
+      if (keep[p] == R(0)) continue;
+      const R a = w[p] >= R(1) ? w[p] : R(1) / w[p];  // monotone in |log w|
+      if (drop == n || a < smallest) {
+        drop = p;
+        smallest = a;
+      }
     }
-  std::size_t kept = 0;
+    keep[drop] = R(0);
+    --count;
+  }
+}
+}  // namespace detail
+
+/// The factors (room for kmax directions) of a symmetric positive-definite inverse metric given
+/// as a d × d row-major matrix m: S = I and m's eigen-decomposition, leaving out the directions
+/// whose eigenvalue is 1 to within 10⁻¹² (the identity has none, so k = 0), and where more than
+/// kmax remain, all but the kmax with the largest |log λ|. A diagonal m needs no decomposition:
+/// S = √diag m, k = 0 (work unused; it may be null then). For a metric that did not come from the
+/// low-rank estimate (a user's init_inv_metric). work: low_rank_matrix_workspace(d) values.
+/// Returns false when m is not positive definite or not finite (factors then undefined).
+template <class R>
+TYCHE_HD bool low_rank_factors_from_matrix(const R* m, std::size_t d, std::size_t kmax, R* factors, R* work) {
+  bool diagonal = true;
+  for (std::size_t i = 0; i < d && diagonal; ++i)
+    for (std::size_t j = 0; j < d; ++j)
+      if (i != j && m[i * d + j] != R(0)) {
+        diagonal = false;
+        break;
+      }
+  if (diagonal) {
+    low_rank_identity(factors, d, kmax);
+    for (std::size_t i = 0; i < d; ++i) {
+      const R v = m[i * d + i];
+      if (!(v > R(0)) || !(v - v == R(0))) return false;
+      factors[detail::low_rank_layout::sigma() + i] = detail::lr_sqrt(v);
+    }
+    return true;
+  }
+  const detail::low_rank_layout at{d, kmax};
+  R* v = work;
+  R* lambda = work + d * d;
+  R* scratch = lambda + d;
+  for (std::size_t k = 0; k < d * d; ++k) v[k] = m[k];
+  if (!detail::symmetric_eigen(v, lambda, scratch, d)) return false;
+  R* keep = scratch;  // the decomposition's scratch, free now: 1 for a direction kept
   for (std::size_t p = 0; p < d; ++p) {
     const R l = lambda[p];
     if (!(l > R(0)) || !(l - l == R(0))) return false;
-    const R dev = l - R(1);
-    if (detail::lr_abs(dev) <= R(1e-12) * (l > R(1) ? l : R(1))) continue;
-    for (std::size_t j = 0; j < d; ++j) v[kept * d + j] = v[p * d + j];
-    lambda[kept] = dev;
+    keep[p] = detail::lr_abs(l - R(1)) <= R(1e-12) * (l > R(1) ? l : R(1)) ? R(0) : R(1);
+  }
+  detail::lr_keep_largest(lambda, keep, d, kmax);
+  low_rank_identity(factors, d, kmax);
+  std::size_t kept = 0;
+  for (std::size_t p = 0; p < d; ++p) {
+    if (keep[p] == R(0)) continue;
+    for (std::size_t j = 0; j < d; ++j) factors[at.directions() + kept * d + j] = v[j * d + p];  // column p
+    factors[at.lambda_minus_one() + kept] = lambda[p] - R(1);
     ++kept;
   }
-  for (std::size_t p = kept; p < d; ++p) {
-    lambda[p] = R(0);
-    for (std::size_t j = 0; j < d; ++j) v[p * d + j] = R(0);
-  }
-  for (std::size_t i = 0; i < d; ++i) sigma[i] = R(1);
   factors[at.rank()] = static_cast<R>(kept);
   return true;
+}
+
+/// The d × d row-major matrix M⁻¹ = S(I + U(Λ − I)Uᵀ)S of factors, in O(d²k) — the values the
+/// kernel's one-lane dense form, the chain and the fit take, computed the same way everywhere.
+template <class R>
+TYCHE_HD void low_rank_dense(const R* factors, std::size_t d, R* out) {
+  const detail::low_rank_layout at = detail::low_rank_layout::of(factors, d);
+  const std::size_t k = static_cast<std::size_t>(factors[at.rank()]);
+  for (std::size_t i = 0; i < d; ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      R v = i == j ? R(1) : R(0);
+      for (std::size_t r = 0; r < k; ++r)
+        v += factors[at.lambda_minus_one() + r] * factors[at.directions() + r * d + i] *
+             factors[at.directions() + r * d + j];
+      v *= factors[at.sigma() + i] * factors[at.sigma() + j];
+      out[i * d + j] = v;
+      out[j * d + i] = v;
+    }
+}
+
+/// Checks factors as a metric: k ≤ kmax, σ positive and finite, every used λ positive and finite.
+/// Returns invalid_metric-like codes as ints for the kernel and the warm-up: 0 ok, 1 a bad count
+/// or σ (where: the σ index), 2 a λ that is not positive (where: the direction).
+template <class R>
+TYCHE_HD int low_rank_check(const R* factors, std::size_t d, std::size_t* where = nullptr) {
+  const R kr = factors[detail::low_rank_layout::rank()], kmax = factors[detail::low_rank_layout::max_rank()];
+  if (!(kr >= R(0)) || !(kr <= kmax) || !(kmax <= static_cast<R>(d)) ||
+      kr != static_cast<R>(static_cast<std::size_t>(kr)))
+    return 1;
+  const detail::low_rank_layout at = detail::low_rank_layout::of(factors, d);
+  for (std::size_t i = 0; i < d; ++i) {
+    const R s = factors[at.sigma() + i];
+    if (!(s > R(0)) || !(s - s == R(0))) {
+      if (where) *where = i;
+      return 1;
+    }
+  }
+  const std::size_t k = static_cast<std::size_t>(kr);
+  for (std::size_t r = 0; r < k; ++r) {
+    const R lambda = R(1) + factors[at.lambda_minus_one() + r];
+    if (!(lambda > R(0)) || !(lambda - lambda == R(0))) {
+      if (where) *where = r;
+      return 2;
+    }
+  }
+  return 0;
+}
+
+/// out = M⁻¹p from the factors, O(dk); the arithmetic of the kernel's detail::sharp_low_rank.
+template <class R>
+TYCHE_HD void low_rank_sharp(const R* factors, std::size_t d, const R* p, R* out) {
+  const detail::low_rank_layout at = detail::low_rank_layout::of(factors, d);
+  const std::size_t k = static_cast<std::size_t>(factors[at.rank()]);
+  const R* sigma = factors + at.sigma();
+  for (std::size_t i = 0; i < d; ++i) out[i] = sigma[i] * p[i];
+  for (std::size_t r = 0; r < k; ++r) {
+    const R* u = factors + at.directions() + r * d;
+    R c = R(0);
+    for (std::size_t i = 0; i < d; ++i) c += u[i] * (sigma[i] * p[i]);
+    c *= factors[at.lambda_minus_one() + r];
+    for (std::size_t i = 0; i < d; ++i) out[i] += c * u[i];
+  }
+  for (std::size_t i = 0; i < d; ++i) out[i] *= sigma[i];
+}
+
+/// A momentum p ~ N(0, M) from d standard normals in p: p = S⁻¹(z + U(b ⊙ Uᵀz)), b = λ^(−½) − 1;
+/// the arithmetic of the kernel's detail::momentum_low_rank. tmp: d values.
+template <class R>
+TYCHE_HD void low_rank_momentum(const R* factors, std::size_t d, R* p, R* tmp) {
+  const detail::low_rank_layout at = detail::low_rank_layout::of(factors, d);
+  const std::size_t k = static_cast<std::size_t>(factors[at.rank()]);
+  for (std::size_t i = 0; i < d; ++i) tmp[i] = p[i];
+  for (std::size_t r = 0; r < k; ++r) {
+    const R* u = factors + at.directions() + r * d;
+    R c = R(0);
+    for (std::size_t i = 0; i < d; ++i) c += u[i] * p[i];
+    c *= R(1) / detail::lr_sqrt(R(1) + factors[at.lambda_minus_one() + r]) - R(1);
+    for (std::size_t i = 0; i < d; ++i) tmp[i] += c * u[i];
+  }
+  for (std::size_t i = 0; i < d; ++i) p[i] = tmp[i] / factors[at.sigma() + i];
 }
 
 /// Values of scratch low_rank_inverse_metric needs for n draws of dimension d.
@@ -277,15 +450,16 @@ TYCHE_HD inline std::size_t low_rank_workspace(std::size_t d, std::size_t n) {
 }
 
 /// The low-rank + diagonal inverse metric (top of this file) of n draws x and their gradients g
-/// of log p (row i: draw i, d values; both overwritten), written as a d × d row-major matrix to
-/// out; work: low_rank_workspace(d, n) values. Returns the number of eigen-directions kept, or
-/// −1 when the decomposition failed (out then holds the diagonal part alone, S²). n ≥ 2. With
-/// factors (low_rank_factors_size(d) values), the same metric as σ, Λ − I and U, the form the
-/// kernel applies in O(dk) per leapfrog (k = 0 when the decomposition failed).
+/// of log p (row i: draw i, d values; both overwritten), written as factors (σ, Λ − I, U and k:
+/// the form the kernel applies in O(dk) per leapfrog) to `factors`, whose kmax (factors[1], set
+/// by low_rank_identity) bounds the directions kept: where more eigenvalues fall outside
+/// [1/c, c], the kmax with the largest |log λ| (in the order of their λ). work:
+/// low_rank_workspace(d, n) values. Returns the number of eigen-directions kept, or −1 when the
+/// decomposition failed (the factors then hold the diagonal part alone, σ with k = 0). n ≥ 2.
 template <class R>
-TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R* out, R* work,
-                                     low_rank_settings settings = {}, R* factors = nullptr) {
-  const detail::low_rank_layout at{d};
+TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R* factors, R* work,
+                                     low_rank_settings settings = {}) {
+  const detail::low_rank_layout at = detail::low_rank_layout::of(factors, d);
   const std::size_t m = detail::low_rank_subspace(d, n);
   R* sigma = work;
   R* tmp = sigma + d;  // max(m, d) values
@@ -324,16 +498,8 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
       g[i * d + j] = (g[i * d + j] - mg) * s;
     }
   }
-  for (std::size_t k = 0; k < d * d; ++k) out[k] = 0;
-  for (std::size_t j = 0; j < d; ++j) out[j * d + j] = sigma[j] * sigma[j];
-  if (factors) {
-    for (std::size_t j = 0; j < d; ++j) {
-      factors[at.sigma() + j] = sigma[j];
-      factors[at.lambda_minus_one() + j] = 0;
-    }
-    for (std::size_t k = 0; k < d * d; ++k) factors[at.directions() + k] = 0;
-    factors[at.rank()] = 0;
-  }
+  low_rank_identity(factors, d, at.kmax);
+  for (std::size_t j = 0; j < d; ++j) factors[at.sigma() + j] = sigma[j];
 
   // 2. The subspace: Gram–Schmidt, twice, over the 2n vectors; those left with less than 10⁻⁸
   // of their length are in the span already.
@@ -394,7 +560,7 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
       cx[r * k + c] = cx[c * k + r] = sx;
       a[r * k + c] = a[c * k + r] = sg;
     }
-  auto fail = [&]() { return -1; };  // out holds S² already
+  auto fail = [&]() { return -1; };  // the factors hold σ and k = 0 already
   for (std::size_t r = 0; r < k * k; ++r) lg[r] = 0;
   for (std::size_t i = 0; i < k; ++i)  // Cholesky of Cg (in a) into lg
     for (std::size_t j = 0; j <= i; ++j) {
@@ -450,11 +616,13 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
   const R cut = static_cast<R>(settings.cutoff);
   for (std::size_t p = 0; p < k; ++p)
     if (!(w[p] > R(0)) || !(w[p] - w[p] == R(0))) return fail();
+  R* keep = e;  // free after the decomposition: 1 for a direction kept
+  for (std::size_t p = 0; p < k; ++p) keep[p] = w[p] <= cut && w[p] >= R(1) / cut ? R(0) : R(1);
+  detail::lr_keep_largest(w, keep, k, at.kmax);
   int kept = 0;
   for (std::size_t p = 0; p < k; ++p) {
-    const R lambda = w[p];
-    if (lambda <= cut && lambda >= R(1) / cut) continue;
-    ++kept;
+    if (keep[p] == R(0)) continue;
+    R* u_p = factors + at.directions() + static_cast<std::size_t>(kept) * d;  // the unit direction
     for (std::size_t j = 0; j < d; ++j) {
       R s = 0;
       if (m < d) {
@@ -462,17 +630,12 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
       } else {
         s = b[j * k + p];
       }
-      u[j] = s * sigma[j];
-      if (factors) factors[at.directions() + static_cast<std::size_t>(kept - 1) * d + j] = s;  // the unit direction
+      u_p[j] = s;
     }
-    const R scale = lambda - R(1);
-    for (std::size_t i = 0; i < d; ++i)
-      for (std::size_t j = 0; j < d; ++j) out[i * d + j] += scale * u[i] * u[j];
-    if (factors) {
-      factors[at.lambda_minus_one() + static_cast<std::size_t>(kept - 1)] = scale;
-      factors[at.rank()] = static_cast<R>(kept);
-    }
+    factors[at.lambda_minus_one() + static_cast<std::size_t>(kept)] = w[p] - R(1);
+    ++kept;
   }
+  factors[at.rank()] = static_cast<R>(kept);
   return kept;
 }
 

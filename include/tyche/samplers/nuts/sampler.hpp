@@ -159,11 +159,16 @@ TYCHE_DRIVER_INLINE void check_config_sizes(const nuts_config& cfg, std::size_t 
            tyche::detail::first_names(names) + ")");
     }
   if (cfg.init_inv_metric.empty()) return;
-  const bool dense = stored_dense(cfg.metric);
+  // (low_rank takes the diagonal or the d × d matrix)
+  const bool low_rank_diagonal = cfg.metric == metric_kind::low_rank && cfg.init_inv_metric.size() == dim;
+  const bool dense = stored_dense(cfg.metric) && !low_rank_diagonal;
   const std::size_t want = dense ? dim * dim : dim;
   if (cfg.init_inv_metric.size() != want)
     fail("init_inv_metric holds " + std::to_string(cfg.init_inv_metric.size()) + " values, expected " +
-         std::to_string(want) + (dense ? " (d × d, row-major, for the dense metric; d = " : " (the diagonal; d = ") +
+         std::to_string(want) +
+         (cfg.metric == metric_kind::low_rank ? " (d × d, row-major, or the diagonal's d, for the low-rank metric; d = "
+          : dense                             ? " (d × d, row-major, for the dense metric; d = "
+                                              : " (the diagonal; d = ") +
          std::to_string(dim) + " unconstrained coordinates)");
   if (!dense) {
     for (std::size_t k = 0; k < dim; ++k)
@@ -575,6 +580,14 @@ TYCHE_DRIVER_INLINE void restart_stuck_chains(nuts_fit& fit, const nuts_config& 
     const auto& partner = fit.values[static_cast<std::size_t>(s.from)];
     again.init = {std::vector<double>(partner.end() - static_cast<std::ptrdiff_t>(dim), partner.end())};
     again.init_inv_metric = fit.inv_metric[static_cast<std::size_t>(s.from)];
+    if (again.init_inv_metric.empty() && static_cast<std::size_t>(s.from) < fit.inv_metric_factors.size()) {
+      // a low-rank metric the fit keeps as factors alone: its d × d matrix, for this run only
+      const auto& f = fit.inv_metric_factors[static_cast<std::size_t>(s.from)];
+      const std::size_t d = low_rank_dimension(f.data(), f.size());
+      again.init_inv_metric.assign(d * d, 0.0);
+      if (d > 0) low_rank_dense(f.data(), d, again.init_inv_metric.data());
+      again.low_rank_max_rank = static_cast<std::size_t>(f[1]);  // no more directions than it has room for
+    }
     again.restart_stuck_chains = false;
     if (cfg.refresh > 0)  // progress under the chain's own number
       again.on_progress = [user = cfg.on_progress, chain = number](const nuts_progress& p) {
@@ -594,6 +607,7 @@ TYCHE_DRIVER_INLINE void restart_stuck_chains(nuts_fit& fit, const nuts_config& 
     fit.stats[c] = std::move(one.stats[0]);
     fit.step_size[c] = one.step_size[0];
     fit.inv_metric[c] = std::move(one.inv_metric[0]);
+    if (!one.inv_metric_factors.empty()) fit.inv_metric_factors[c] = std::move(one.inv_metric_factors[0]);
     fit.gradient_evaluations += one.gradient_evaluations;
     fit.seconds += one.seconds;
     fit.device_seconds += one.device_seconds;

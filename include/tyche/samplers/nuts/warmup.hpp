@@ -23,7 +23,8 @@ struct warmup_result {
 };
 
 /// After the metric estimate has written a new inverse metric at the end of warm-up transition
-/// `iteration`: its check (and Cholesky factor chol, dense), and when the estimate says so
+/// `iteration`: its check (and Cholesky factor chol, dense; low rank: inv_metric holds the
+/// factors, chol is null), and when the estimate says so
 /// Stan's step-size heuristic from the current point and a restart of dual averaging; at the
 /// last warm-up transition, the final step size. warmup_step's second half, and what a chain
 /// does once cross-chain pooling (adaptation_config::pooled) has given it its metric.
@@ -33,8 +34,13 @@ TYCHE_HD warmup_result after_new_metric(int iteration, int warmup, R& eps, step_
                                         const metric_adaptation<R>& metric, R* inv_metric, R* chol, const R* q,
                                         const R* grad, R logp, std::size_t d, Rng& rng, Target&& target, R* scratch) {
   warmup_result r;
-  const nuts_status s = chol != nullptr ? cholesky_lower(inv_metric, chol, d, &r.where)
-                                        : check_diagonal_metric(inv_metric, d, &r.where);
+  nuts_status s = nuts_status::ok;
+  if (metric.low_rank()) {  // its factors: σ (where: its index) or a direction's λ
+    const int bad = low_rank_check(inv_metric, d, &r.where);
+    s = bad == 0 ? nuts_status::ok : bad == 1 ? nuts_status::invalid_metric : nuts_status::metric_not_positive_definite;
+  } else {
+    s = chol != nullptr ? cholesky_lower(inv_metric, chol, d, &r.where) : check_diagonal_metric(inv_metric, d, &r.where);
+  }
   if (s != nuts_status::ok) {
     r.status = s;
     r.bad_metric = true;
@@ -42,7 +48,9 @@ TYCHE_HD warmup_result after_new_metric(int iteration, int warmup, R& eps, step_
   }
   r.metric_changed = true;
   if (metric.restarts_step_size()) {
-    r.status = find_initial_step_size(&eps, q, grad, logp, inv_metric, chol, chol != nullptr, d, rng, target, scratch);
+    const metric_kind kind =
+        metric.low_rank() ? metric_kind::low_rank : chol != nullptr ? metric_kind::dense : metric_kind::diagonal;
+    r.status = find_initial_step_size(&eps, q, grad, logp, inv_metric, chol, kind, d, rng, target, scratch);
     if (r.status != nuts_status::ok) return r;
     step.set_mu(detail::lane_log(R(10) * eps));
     step.restart();
