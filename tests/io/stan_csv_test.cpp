@@ -184,7 +184,7 @@ TEST_CASE("stan_csv: a NUTS fit written and read back, bit for bit", "[io][stan_
   }
 }
 
-TEST_CASE("stan_csv: a fit with a dense metric writes CmdStan's dense block", "[io][stan_csv]") {
+TEST_CASE("stan_csv: a fit with a dense or low-rank metric writes CmdStan's dense block", "[io][stan_csv]") {
   const auto m = eight_schools();
   tyche::nuts_config cfg{.chains = 1, .warmup = 150, .draws = 20, .seed = 8};
   cfg.metric = tyche::samplers::metric_kind::dense;
@@ -198,6 +198,21 @@ TEST_CASE("stan_csv: a fit with a dense metric writes CmdStan's dense block", "[
   CHECK(csv.dense_metric);
   REQUIRE(csv.inv_metric.size() == fit.dim() * fit.dim());
   for (std::size_t k = 0; k < csv.inv_metric.size(); ++k) CHECK(same_bits(csv.inv_metric[k], fit.inv_metric[0][k]));
+  // The low-rank metric writes the same block, from the fit's matrix, or — where the fit keeps
+  // the factors alone (d > 1,000) — from its factors.
+  cfg.metric = tyche::samplers::metric_kind::low_rank;
+  auto low_rank = tyche::nuts(m, cfg);
+  std::ostringstream with_matrix;
+  tyche::write_stan_csv(with_matrix, low_rank, 0, cfg);
+  REQUIRE(low_rank.inv_metric_factors.size() == 1);
+  low_rank.inv_metric[0].clear();
+  std::ostringstream from_factors;
+  tyche::write_stan_csv(from_factors, low_rank, 0, cfg);
+  CHECK(from_factors.str() == with_matrix.str());
+  std::istringstream again(from_factors.str());
+  const auto read = tyche::read_stan_csv(again);
+  CHECK(read.dense_metric);
+  CHECK(read.inv_metric.size() == fit.dim() * fit.dim());
   check_chain(csv, fit, 0);
 }
 

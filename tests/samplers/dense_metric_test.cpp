@@ -528,4 +528,88 @@ TEST_CASE("low-rank metric: adapts to and samples a strongly correlated Gaussian
   REQUIRE(low_rank.inv_metric[0].size() == d * d);
   INFO("mean leapfrogs: low rank " << mean_leapfrogs(low_rank) << ", diagonal " << mean_leapfrogs(diag));
   CHECK(mean_leapfrogs(low_rank) < 0.25 * mean_leapfrogs(diag));
+  // The fit keeps each chain's factors (room for d directions: 2 × 500 window draws ≥ d), and
+  // its matrix is theirs.
+  using namespace tyche::samplers;
+  for (int c = 0; c < cfg.chains; ++c) {
+    const auto& f = low_rank.inv_metric_factors[static_cast<std::size_t>(c)];
+    REQUIRE(f.size() == low_rank_factors_size(d, d));
+    CHECK(f[1] == d);
+    CHECK(f[0] > 0);
+    std::vector<double> dense(d * d);
+    low_rank_dense(f.data(), d, dense.data());
+    CHECK(dense == low_rank.inv_metric[static_cast<std::size_t>(c)]);
+  }
+  CHECK(diag.inv_metric_factors.empty());
+}
+
+TEST_CASE("low-rank metric: a cap on its directions bounds a chain's metric to O(d·kmax) and still samples",
+          "[nuts][low_rank]") {
+  // The 40-d Gaussian above with nuts_config::low_rank_max_rank = 6: every chain's factors have
+  // room for 6 directions (2 + d + 6 + 6d values, against d² = 1,600 for the matrix), keep at
+  // most 6, and the draws still have the right marginals.
+  using namespace tyche::samplers;
+  constexpr std::size_t d = 40, cap = 6;
+  const auto m = correlated_gaussian<d>(0.95);
+  tyche::nuts_config cfg{.chains = 4, .warmup = 1000, .draws = 1000, .seed = 20};
+  cfg.metric = metric_kind::low_rank;
+  cfg.low_rank_max_rank = cap;
+  const auto fit = tyche::nuts(m, cfg);
+  check_standard_marginals(fit, d);
+  for (const auto& f : fit.inv_metric_factors) {
+    REQUIRE(f.size() == 2 + d + cap + cap * d);
+    CHECK(f[1] == cap);
+    CHECK(f[0] >= 1);
+    CHECK(f[0] <= cap);
+  }
+  CHECK(detail::low_rank_kmax(cfg, d) == cap);
+  cfg.low_rank_max_rank = 0;
+  CHECK(detail::low_rank_kmax(cfg, d) == d);
+  CHECK(detail::low_rank_kmax(cfg, 5000) == 2 * 875);  // the windows' 875 draws, twice
+  cfg.pool_metric = true;
+  CHECK(detail::low_rank_kmax(cfg, 5000) == 5000);  // four chains' windows: 7,000 ≥ d
+  cfg.pool_metric = false;
+  cfg.metric = metric_kind::diagonal;
+  CHECK(detail::low_rank_kmax(cfg, d) == 0);
+}
+
+TEST_CASE("low-rank metric: init_inv_metric as a diagonal or a matrix, and the fit's record beyond d = 1,000",
+          "[nuts][low_rank]") {
+  using namespace tyche::samplers;
+  constexpr std::size_t d = 3;
+  const auto m = correlated_gaussian<d>(0.5);
+  tyche::nuts_config cfg{.chains = 1, .warmup = 0, .draws = 20, .seed = 3};
+  cfg.metric = metric_kind::low_rank;
+  // The diagonal: σ = √m, no direction; no warm-up, so it is the metric of every draw.
+  cfg.init_inv_metric = {4.0, 0.25, 9.0};
+  auto fit = tyche::nuts(m, cfg);
+  const auto& f = fit.inv_metric_factors[0];
+  REQUIRE(f.size() >= 2 + d);
+  CHECK(f[0] == 0);
+  CHECK(f[2] == 2.0);
+  CHECK(f[3] == 0.5);
+  CHECK(f[4] == 3.0);
+  CHECK(fit.inv_metric[0] == std::vector<double>{4, 0, 0, 0, 0.25, 0, 0, 0, 9});
+  // A matrix: its directions (room for d of them with a d × d init_inv_metric), the same matrix
+  // back in the fit to rounding.
+  cfg.init_inv_metric = {2.0, 0.5, 0.0, 0.5, 1.0, 0.2, 0.0, 0.2, 3.0};
+  fit = tyche::nuts(m, cfg);
+  CHECK(fit.inv_metric_factors[0][1] == d);
+  for (std::size_t k = 0; k < d * d; ++k) CHECK(fit.inv_metric[0][k] == Approx(cfg.init_inv_metric[k]).margin(1e-12));
+  // Neither d nor d² values: the message names both.
+  cfg.init_inv_metric = {1.0, 1.0};
+  CHECK_THROWS_WITH(tyche::nuts(m, cfg), Catch::Matchers::Contains("init_inv_metric holds 2 values, expected 9 (d × d, "
+                                                                   "row-major, or the diagonal's d, for the low-rank"));
+  // Beyond d = 1,000 the fit keeps the factors alone.
+  tyche::nuts_fit big;
+  big.inv_metric.resize(1);
+  big.inv_metric_factors.resize(1);
+  const std::size_t n = 1001;
+  std::vector<double> factors(low_rank_factors_size(n, 1));
+  low_rank_identity(factors.data(), n, 1);
+  factors[2] = 2.0;
+  detail::record_metric(big, 0, metric_kind::low_rank, factors.data(), factors.size(), n);
+  CHECK(big.inv_metric[0].empty());
+  CHECK(big.inv_metric_factors[0] == factors);
+  CHECK(low_rank_dimension(factors.data(), factors.size()) == n);
 }
