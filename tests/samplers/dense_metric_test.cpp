@@ -511,6 +511,48 @@ TEST_CASE("low-rank metric: recovers the top eigenvectors of a correlated Gaussi
   }
 }
 
+TEST_CASE("low-rank metric: the estimate in hundreds of dimensions finds the long direction", "[nuts][low_rank]") {
+  // x ~ N(0, S(I + 99uuᵀ)S), S log-spaced from 0.1 to 10, u = (±1)/√d: exact draws and
+  // gradients. With d = 400 and n = 100 (2n < d) and with n = 200 (2n = d, the whole space), the
+  // estimate keeps the direction u (cosine ≥ 0.98) with λ ≥ 10. Until 2026-12-04 it failed here
+  // (returned −1, the diagonal part alone): the eigenvalues of LᵀCxL span ~10¹⁶ and the smallest
+  // came out negative, so Σ had eigenvalues ≤ 0 (its exact bounds, B² ≥ I, now hold them).
+  using namespace tyche::samplers;
+  constexpr std::size_t d = 400;
+  for (const std::size_t n : {std::size_t(100), std::size_t(200)}) {
+    std::vector<double> s(d), u(d), x(n * d), g(n * d), z(d), y(d);
+    for (std::size_t i = 0; i < d; ++i) {
+      s[i] = std::pow(10.0, -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(d - 1));
+      u[i] = (i % 2 == 0 ? 1.0 : -1.0) / std::sqrt(static_cast<double>(d));
+    }
+    for (std::size_t r = 0; r < n; ++r) {
+      double zu = 0, yu = 0;
+      for (std::size_t i = 0; i < d; ++i) zu += (z[i] = lcg_normal()) * u[i];
+      for (std::size_t i = 0; i < d; ++i) yu += (y[i] = z[i] + 9 * zu * u[i]) * u[i];  // y ~ N(0, I + 99uuᵀ)
+      for (std::size_t i = 0; i < d; ++i) {
+        x[r * d + i] = s[i] * y[i];
+        g[r * d + i] = -(y[i] - 0.99 * yu * u[i]) / s[i];  // −Σ⁻¹x
+      }
+    }
+    const std::size_t kmax = low_rank_max_rank(d, n);
+    std::vector<double> factors(low_rank_factors_size(d, kmax)), work(low_rank_workspace(d, n));
+    low_rank_identity(factors.data(), d, kmax);
+    const int kept = low_rank_inverse_metric(x.data(), g.data(), n, d, factors.data(), work.data());
+    INFO("n = " << n << ": " << kept << " directions kept");
+    REQUIRE(kept >= 1);
+    const detail::low_rank_layout at{d, kmax};
+    std::size_t top = 0;
+    for (std::size_t r = 1; r < static_cast<std::size_t>(kept); ++r)
+      if (factors[at.lambda_minus_one() + r] > factors[at.lambda_minus_one() + top]) top = r;
+    double cosine = 0;
+    for (std::size_t i = 0; i < d; ++i) cosine += factors[at.directions() + top * d + i] * u[i];
+    INFO("largest λ " << 1 + factors[at.lambda_minus_one() + top] << ", cosine with u " << cosine);
+    CHECK(1 + factors[at.lambda_minus_one() + top] >= 10);
+    CHECK(std::fabs(cosine) >= 0.98);  // (measured 0.990 and 0.998)
+    CHECK(low_rank_check(factors.data(), d) == 0);
+  }
+}
+
 TEST_CASE("low-rank metric: adapts to and samples a strongly correlated Gaussian", "[nuts][low_rank]") {
   // 40-d, Σᵢⱼ = 0.95^|i−j|. Means within 4 MCSE of 0, variances within 10 % of 1, and far
   // shorter trajectories than with the diagonal metric (measured: about a tenth).

@@ -544,6 +544,7 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
 
   // 3. Cx, Cg (k × k), Cg = LLᵀ, B² = LᵀCxL, B = (B²)^½, Σ = L⁻ᵀBL⁻¹.
   const R inv_gamma = R(1) / static_cast<R>(settings.gamma);
+  R trace_cg = 0;  // (a bound on Σ's smallest eigenvalue, step 4)
   for (std::size_t r = 0; r < k; ++r)
     for (std::size_t c = 0; c <= r; ++c) {
       R sx = 0, sg = 0;
@@ -556,6 +557,7 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
       if (r == c) {
         sx += 1;
         sg += 1;
+        trace_cg += sg;
       }
       cx[r * k + c] = cx[c * k + r] = sx;
       a[r * k + c] = a[c * k + r] = sg;
@@ -588,10 +590,15 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
   for (std::size_t r = 0; r < k; ++r)
     for (std::size_t c = 0; c < r; ++c) b[c * k + r] = b[r * k + c];
   if (!detail::symmetric_eigen(b, w, e, k)) return fail();
+  // B² = LᵀCxL ≥ LᵀL ≅ Cg ≥ I exactly (Cx ≥ I, Cg ≥ I), but its eigenvalues span up to
+  // cond(Cx)·cond(Cg) — 10¹⁶ from a few hundred draws in a few hundred dimensions, with γ = 10⁻⁵ —
+  // and the smallest come out of the decomposition with errors of that order times ε, below 1 or
+  // negative (measured: −110 at d = 1,000, n = 500). Those are raised to 1, their exact bound:
+  // taken as computed, Σ had eigenvalues ≤ 0 and the estimate failed (its diagonal part alone).
   for (std::size_t r = 0; r < k; ++r) {  // a = B = V·diag(√λ)·Vᵀ
     for (std::size_t c = 0; c <= r; ++c) {
       R s = 0;
-      for (std::size_t p = 0; p < k; ++p) s += b[r * k + p] * b[c * k + p] * detail::lr_sqrt(w[p] > 0 ? w[p] : R(0));
+      for (std::size_t p = 0; p < k; ++p) s += b[r * k + p] * b[c * k + p] * detail::lr_sqrt(w[p] > R(1) ? w[p] : R(1));
       a[r * k + c] = a[c * k + r] = s;
     }
   }
@@ -615,7 +622,12 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
   if (!detail::symmetric_eigen(b, w, e, k)) return fail();
   const R cut = static_cast<R>(settings.cutoff);
   for (std::size_t p = 0; p < k; ++p)
-    if (!(w[p] > R(0)) || !(w[p] - w[p] == R(0))) return fail();
+    if (!(w[p] - w[p] == R(0))) return fail();
+  // Σ ≥ λmax(Cg)^(−½)·I ≥ (trace Cg)^(−½)·I exactly (ΣCgΣ = Cx ≥ I and Cg ≤ λmax·I give
+  // Σ² ≥ I/λmax); an eigenvalue computed below the bound is rounding (see B² above), raised to it.
+  const R floor = R(1) / detail::lr_sqrt(trace_cg);
+  for (std::size_t p = 0; p < k; ++p)
+    if (!(w[p] > floor)) w[p] = floor;
   R* keep = e;  // free after the decomposition: 1 for a direction kept
   for (std::size_t p = 0; p < k; ++p) keep[p] = w[p] <= cut && w[p] >= R(1) / cut ? R(0) : R(1);
   detail::lr_keep_largest(w, keep, k, at.kmax);
