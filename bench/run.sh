@@ -69,13 +69,16 @@
 #   json_rows   a logistic regression's JSON data file (581,012 x 54; --quick: 100,000 rows)
 #               read whole, then block 0 of 2, 4 and 8 of its rows (tyche::json_rows), each in a
 #               process of its own (bench/json_rows.cpp): mode,part,parts,seconds,max_rss_mb,rows
+#   low_rank_memory  a chain's peak memory and seconds with metric = diagonal, low_rank and
+#               low_rank with low_rank_max_rank = 20 in d = 1,000, 2,000 and 4,000 (--quick: 1,000),
+#               one fit per process (bench/low_rank_memory.cpp): d,metric,kmax,k,seconds,max_rss_mb
 #
 # --quick: fewer repetitions and a shorter minimum time (under a minute in all).
 # Build output and Google Benchmark's console output go to stderr. See docs/benchmarks.md.
 set -euo pipefail
 
 usage() {
-    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|lanes|chains_pass|iid_normal|adapt|arma_trap|inference|json_rows|scale|stan|smc|pmmh|cuda [--quick]" >&2
+    echo "usage: bash bench/run.sh gradients|compile|batching|nuts|nuts_step|lanes|chains_pass|iid_normal|adapt|arma_trap|inference|json_rows|low_rank_memory|scale|stan|smc|pmmh|cuda [--quick]" >&2
     exit 2
 }
 
@@ -160,6 +163,15 @@ case $suite in
         echo "mode,part,parts,seconds,max_rss_mb,rows"
         "$build/bench/json_rows" --read "$file"
         for parts in 2 4 8; do "$build/bench/json_rows" --read "$file" --part 0 --parts "$parts"; done
+        exit 0 ;;
+    low_rank_memory)
+        bench_release bench_low_rank_memory
+        dims=(1000 2000 4000)
+        [ $quick -eq 1 ] && dims=(1000)
+        echo "d,metric,kmax,k,seconds,max_rss_mb"
+        for d in "${dims[@]}"; do
+            for m in diagonal low_rank low_rank_20; do "$build/bench/low_rank_memory" "$d" "$m"; done
+        done
         exit 0 ;;
     scale)
         # One chain on two cores (bench/split.cpp), then tyche::mpi with 1 and 2 ranks
