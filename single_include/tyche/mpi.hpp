@@ -214,6 +214,7 @@ inline std::vector<char> chains_to_bytes(const nuts_fit& fit) {
     w.put_vector(fit.stats[k]);
     w.put(fit.step_size[k]);
     w.put_vector(fit.inv_metric[k]);
+    w.put_vector(k < fit.inv_metric_factors.size() ? fit.inv_metric_factors[k] : std::vector<double>{});
     w.put(k < fit.restarted_from.size() ? fit.restarted_from[k] : -1);
   }
   return std::move(w.bytes);
@@ -231,6 +232,7 @@ inline void append_chains(nuts_fit& fit, const std::vector<char>& bytes, double&
     fit.stats.push_back(r.get_vector<samplers::transition_stats>());
     fit.step_size.push_back(r.get<double>());
     fit.inv_metric.push_back(r.get_vector<double>());
+    fit.inv_metric_factors.push_back(r.get_vector<double>());
     fit.restarted_from.push_back(r.get<int>());
     fit.warmup_restarted_from.push_back(-1);  // chains across ranks do not pool (pool_metric is an error)
     fit.warmup_restarted_at.push_back(-1);

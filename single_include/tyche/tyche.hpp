@@ -18756,7 +18756,10 @@ struct chain_streams {
 //   4. Σ = WΩWᵀ; the eigenvalues outside [1/c, c] (c = 2) and their vectors u = Qw are kept,
 //      the others set to 1: M⁻¹ = S(I + U(Ω − I)Uᵀ)S, S = diag(σ).
 //
-// Written out as the d × d matrix the kernel's dense metric takes. Kernel code: no allocation,
+// Kept as factors — σ, Ω − I and the directions U, at most kmax of them (the largest |log ω|
+// where more fall outside the band) — which the kernel applies in O(dk) per leapfrog and a chain
+// stores in O(d·kmax) (docs/design/low-rank-memory.md); low_rank_dense writes the d × d matrix
+// where it is wanted. Kernel code: no allocation,
 // no exception, TYCHE_HD; the eigen-decompositions are Householder tridiagonalisation and the
 // implicit QL algorithm (Wilkinson & Reinsch, Handbook for Automatic Computation II, tred2 and
 // tql2), O(m³).
@@ -18770,6 +18773,10 @@ namespace tyche::samplers {
 struct low_rank_settings {
   double gamma = 1e-5;  // regularisation of the projected sums of squares: PPᵀ/γ + I
   double cutoff = 2;    // eigenvalues in [1/cutoff, cutoff] are set to 1
+  /// The most directions kept (the factors' kmax): 0 = the subspace's bound, min(d, 2n) for
+  /// windows of n draws (low_rank_max_rank); a smaller cap keeps the directions with the largest
+  /// |log λ| and bounds a chain's memory to O(d·max_rank).
+  std::size_t max_rank = 0;
 };
 
 namespace detail {
@@ -18956,60 +18963,226 @@ TYCHE_HD inline std::size_t low_rank_subspace(std::size_t d, std::size_t n) { re
 }  // namespace detail
 
 /// The factors of a low-rank + diagonal inverse metric M⁻¹ = S(I + U(Λ − I)Uᵀ)S, as the kernel
-/// takes them (nuts_kernel::set_metric_low_rank): σ (d values, S = diag σ), then λ − 1 (d values,
-/// the first k used), d values of scratch, U (d × d, row p the unit vector u_p, the first k rows
-/// used; orthonormal), and k. low_rank_factors_size(d) values in all.
-TYCHE_HD inline std::size_t low_rank_factors_size(std::size_t d) { return 3 * d + d * d + 1; }
+/// takes them (nuts_kernel::set_metric_low_rank) and a chain keeps them: k (the directions in use)
+/// and kmax (the most it holds), then σ (d values, S = diag σ), λ − 1 (kmax values, the first k
+/// used) and U (kmax × d, row p the unit vector u_p, the first k rows used; orthonormal).
+/// low_rank_factors_size(d, kmax) = 2 + d + kmax + kmax·d values: O(d·kmax), where the d × d
+/// matrix M⁻¹ would be d² (docs/design/low-rank-memory.md). The array says its own kmax, so a
+/// reader needs only d.
+TYCHE_HD inline std::size_t low_rank_factors_size(std::size_t d, std::size_t kmax) { return 2 + d + kmax + kmax * d; }
 
 namespace detail {
 /// Where each part of the factors starts (low_rank_factors_size).
 struct low_rank_layout {
-  std::size_t d;
-  TYCHE_HD std::size_t sigma() const { return 0; }
-  TYCHE_HD std::size_t lambda_minus_one() const { return d; }
-  TYCHE_HD std::size_t scratch() const { return 2 * d; }
-  TYCHE_HD std::size_t directions() const { return 3 * d; }
-  TYCHE_HD std::size_t rank() const { return 3 * d + d * d; }
+  std::size_t d, kmax;
+  template <class R>
+  TYCHE_HD static low_rank_layout of(const R* factors, std::size_t d) {
+    return {d, static_cast<std::size_t>(factors[1])};
+  }
+  TYCHE_HD static constexpr std::size_t rank() { return 0; }
+  TYCHE_HD static constexpr std::size_t max_rank() { return 1; }
+  TYCHE_HD static constexpr std::size_t sigma() { return 2; }
+  TYCHE_HD std::size_t lambda_minus_one() const { return 2 + d; }
+  TYCHE_HD std::size_t directions() const { return 2 + d + kmax; }
+  TYCHE_HD std::size_t size() const { return low_rank_factors_size(d, kmax); }
 };
 }  // namespace detail
 
-/// The factors (low_rank_factors_size(d) values) of a symmetric positive-definite inverse metric
-/// given as a d × d row-major matrix m: S = I and m's eigen-decomposition, leaving out the
-/// directions whose eigenvalue is 1 to within 10⁻¹² (the identity has none, so k = 0). For a
-/// metric that did not come from the low-rank estimate (the initial identity, a user's
-/// init_inv_metric): k is then up to d. Returns false when m is not positive definite or not
-/// finite (factors then undefined).
+/// The most directions the low-rank estimate of windows of at most n draws (n summed over the
+/// chains when they pool) keeps in d dimensions: its subspace's min(d, 2n), or the user's cap
+/// (low_rank_settings::max_rank) when that is smaller and not 0.
+TYCHE_HD inline std::size_t low_rank_max_rank(std::size_t d, std::size_t n, std::size_t cap = 0) {
+  std::size_t k = 2 * n < d ? 2 * n : d;
+  if (cap > 0 && cap < k) k = cap;
+  return k;
+}
+
+/// The d of factors of `size` values (low_rank_factors_size(d, kmax) = size, kmax = factors[1]);
+/// 0 when no d fits.
 template <class R>
-TYCHE_HD bool low_rank_factors_from_matrix(const R* m, std::size_t d, R* factors) {
-  const detail::low_rank_layout at{d};
-  R* sigma = factors + at.sigma();
-  R* lambda = factors + at.lambda_minus_one();
-  R* v = factors + at.directions();
-  for (std::size_t k = 0; k < d * d; ++k) v[k] = m[k];
-  if (!detail::symmetric_eigen(v, lambda, factors + at.scratch(), d)) return false;
-  for (std::size_t i = 0; i < d; ++i)  // eigenvectors from columns to rows
-    for (std::size_t j = 0; j < i; ++j) {
-      const R t = v[i * d + j];
-      v[i * d + j] = v[j * d + i];
-      v[j * d + i] = t;
+TYCHE_HD std::size_t low_rank_dimension(const R* factors, std::size_t size) {
+  if (size < 3) return 0;
+  const std::size_t kmax = static_cast<std::size_t>(factors[1]);
+  const std::size_t rest = size - 2 - (kmax < size - 2 ? kmax : size - 2);
+  return rest % (1 + kmax) == 0 ? rest / (1 + kmax) : 0;
+}
+
+/// The identity as factors (k = 0, σ = 1), with room for kmax directions.
+template <class R>
+TYCHE_HD void low_rank_identity(R* factors, std::size_t d, std::size_t kmax) {
+  const detail::low_rank_layout at{d, kmax};
+  for (std::size_t i = 0; i < at.size(); ++i) factors[i] = R(0);
+  factors[at.max_rank()] = static_cast<R>(kmax);
+  for (std::size_t i = 0; i < d; ++i) factors[at.sigma() + i] = R(1);
+}
+
+/// The factors of a diagonal inverse metric (d positive variances): σ = √m, k = 0; false when a
+/// value is not positive and finite. The room for kmax directions is set.
+template <class R>
+TYCHE_HD bool low_rank_factors_from_diagonal(const R* m, std::size_t d, std::size_t kmax, R* factors) {
+  low_rank_identity(factors, d, kmax);
+  for (std::size_t i = 0; i < d; ++i) {
+    if (!(m[i] > R(0)) || !(m[i] - m[i] == R(0))) return false;
+    factors[detail::low_rank_layout::sigma() + i] = detail::lr_sqrt(m[i]);
+  }
+  return true;
+}
+
+/// Values of scratch low_rank_factors_from_matrix needs (d × d: the eigen-decomposition).
+TYCHE_HD inline std::size_t low_rank_matrix_workspace(std::size_t d) { return d * d + 2 * d; }
+
+namespace detail {
+/// Of the n candidate eigenvalues w[p] with keep[p] = 1, sets keep to 0 for all but the kmax
+/// whose |log w| is largest (ties: the first); the kept stay in their order.
+template <class R>
+TYCHE_HD void lr_keep_largest(const R* w, R* keep, std::size_t n, std::size_t kmax) {
+  std::size_t count = 0;
+  for (std::size_t p = 0; p < n; ++p) count += keep[p] != R(0) ? 1 : 0;
+  while (count > kmax) {  // drop the kept one with the smallest |log w| (only under a cap)
+    std::size_t drop = n;
+    R smallest = R(0);
+    for (std::size_t p = 0; p < n; ++p) {
+      if (keep[p] == R(0)) continue;
+      const R a = w[p] >= R(1) ? w[p] : R(1) / w[p];  // monotone in |log w|
+      if (drop == n || a < smallest) {
+        drop = p;
+        smallest = a;
+      }
     }
-  std::size_t kept = 0;
+    keep[drop] = R(0);
+    --count;
+  }
+}
+}  // namespace detail
+
+/// The factors (room for kmax directions) of a symmetric positive-definite inverse metric given
+/// as a d × d row-major matrix m: S = I and m's eigen-decomposition, leaving out the directions
+/// whose eigenvalue is 1 to within 10⁻¹² (the identity has none, so k = 0), and where more than
+/// kmax remain, all but the kmax with the largest |log λ|. A diagonal m needs no decomposition:
+/// S = √diag m, k = 0 (work unused; it may be null then). For a metric that did not come from the
+/// low-rank estimate (a user's init_inv_metric). work: low_rank_matrix_workspace(d) values.
+/// Returns false when m is not positive definite or not finite (factors then undefined).
+template <class R>
+TYCHE_HD bool low_rank_factors_from_matrix(const R* m, std::size_t d, std::size_t kmax, R* factors, R* work) {
+  bool diagonal = true;
+  for (std::size_t i = 0; i < d && diagonal; ++i)
+    for (std::size_t j = 0; j < d; ++j)
+      if (i != j && m[i * d + j] != R(0)) {
+        diagonal = false;
+        break;
+      }
+  if (diagonal) {
+    low_rank_identity(factors, d, kmax);
+    for (std::size_t i = 0; i < d; ++i) {
+      const R v = m[i * d + i];
+      if (!(v > R(0)) || !(v - v == R(0))) return false;
+      factors[detail::low_rank_layout::sigma() + i] = detail::lr_sqrt(v);
+    }
+    return true;
+  }
+  const detail::low_rank_layout at{d, kmax};
+  R* v = work;
+  R* lambda = work + d * d;
+  R* scratch = lambda + d;
+  for (std::size_t k = 0; k < d * d; ++k) v[k] = m[k];
+  if (!detail::symmetric_eigen(v, lambda, scratch, d)) return false;
+  R* keep = scratch;  // the decomposition's scratch, free now: 1 for a direction kept
   for (std::size_t p = 0; p < d; ++p) {
     const R l = lambda[p];
     if (!(l > R(0)) || !(l - l == R(0))) return false;
-    const R dev = l - R(1);
-    if (detail::lr_abs(dev) <= R(1e-12) * (l > R(1) ? l : R(1))) continue;
-    for (std::size_t j = 0; j < d; ++j) v[kept * d + j] = v[p * d + j];
-    lambda[kept] = dev;
+    keep[p] = detail::lr_abs(l - R(1)) <= R(1e-12) * (l > R(1) ? l : R(1)) ? R(0) : R(1);
+  }
+  detail::lr_keep_largest(lambda, keep, d, kmax);
+  low_rank_identity(factors, d, kmax);
+  std::size_t kept = 0;
+  for (std::size_t p = 0; p < d; ++p) {
+    if (keep[p] == R(0)) continue;
+    for (std::size_t j = 0; j < d; ++j) factors[at.directions() + kept * d + j] = v[j * d + p];  // column p
+    factors[at.lambda_minus_one() + kept] = lambda[p] - R(1);
     ++kept;
   }
-  for (std::size_t p = kept; p < d; ++p) {
-    lambda[p] = R(0);
-    for (std::size_t j = 0; j < d; ++j) v[p * d + j] = R(0);
-  }
-  for (std::size_t i = 0; i < d; ++i) sigma[i] = R(1);
   factors[at.rank()] = static_cast<R>(kept);
   return true;
+}
+
+/// The d × d row-major matrix M⁻¹ = S(I + U(Λ − I)Uᵀ)S of factors, in O(d²k) — the values the
+/// kernel's one-lane dense form, the chain and the fit take, computed the same way everywhere.
+template <class R>
+TYCHE_HD void low_rank_dense(const R* factors, std::size_t d, R* out) {
+  const detail::low_rank_layout at = detail::low_rank_layout::of(factors, d);
+  const std::size_t k = static_cast<std::size_t>(factors[at.rank()]);
+  for (std::size_t i = 0; i < d; ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      R v = i == j ? R(1) : R(0);
+      for (std::size_t r = 0; r < k; ++r)
+        v += factors[at.lambda_minus_one() + r] * factors[at.directions() + r * d + i] *
+             factors[at.directions() + r * d + j];
+      v *= factors[at.sigma() + i] * factors[at.sigma() + j];
+      out[i * d + j] = v;
+      out[j * d + i] = v;
+    }
+}
+
+/// Checks factors as a metric: k ≤ kmax, σ positive and finite, every used λ positive and finite.
+/// Returns invalid_metric-like codes as ints for the kernel and the warm-up: 0 ok, 1 a bad count
+/// or σ (where: the σ index), 2 a λ that is not positive (where: the direction).
+template <class R>
+TYCHE_HD int low_rank_check(const R* factors, std::size_t d, std::size_t* where = nullptr) {
+  const R kr = factors[detail::low_rank_layout::rank()], kmax = factors[detail::low_rank_layout::max_rank()];
+  if (!(kr >= R(0)) || !(kr <= kmax) || !(kmax <= static_cast<R>(d)) ||
+      kr != static_cast<R>(static_cast<std::size_t>(kr)))
+    return 1;
+  const detail::low_rank_layout at = detail::low_rank_layout::of(factors, d);
+  for (std::size_t i = 0; i < d; ++i) {
+    const R s = factors[at.sigma() + i];
+    if (!(s > R(0)) || !(s - s == R(0))) {
+      if (where) *where = i;
+      return 1;
+    }
+  }
+  const std::size_t k = static_cast<std::size_t>(kr);
+  for (std::size_t r = 0; r < k; ++r) {
+    const R lambda = R(1) + factors[at.lambda_minus_one() + r];
+    if (!(lambda > R(0)) || !(lambda - lambda == R(0))) {
+      if (where) *where = r;
+      return 2;
+    }
+  }
+  return 0;
+}
+
+/// out = M⁻¹p from the factors, O(dk); the arithmetic of the kernel's detail::sharp_low_rank.
+template <class R>
+TYCHE_HD void low_rank_sharp(const R* factors, std::size_t d, const R* p, R* out) {
+  const detail::low_rank_layout at = detail::low_rank_layout::of(factors, d);
+  const std::size_t k = static_cast<std::size_t>(factors[at.rank()]);
+  const R* sigma = factors + at.sigma();
+  for (std::size_t i = 0; i < d; ++i) out[i] = sigma[i] * p[i];
+  for (std::size_t r = 0; r < k; ++r) {
+    const R* u = factors + at.directions() + r * d;
+    R c = R(0);
+    for (std::size_t i = 0; i < d; ++i) c += u[i] * (sigma[i] * p[i]);
+    c *= factors[at.lambda_minus_one() + r];
+    for (std::size_t i = 0; i < d; ++i) out[i] += c * u[i];
+  }
+  for (std::size_t i = 0; i < d; ++i) out[i] *= sigma[i];
+}
+
+/// A momentum p ~ N(0, M) from d standard normals in p: p = S⁻¹(z + U(b ⊙ Uᵀz)), b = λ^(−½) − 1;
+/// the arithmetic of the kernel's detail::momentum_low_rank. tmp: d values.
+template <class R>
+TYCHE_HD void low_rank_momentum(const R* factors, std::size_t d, R* p, R* tmp) {
+  const detail::low_rank_layout at = detail::low_rank_layout::of(factors, d);
+  const std::size_t k = static_cast<std::size_t>(factors[at.rank()]);
+  for (std::size_t i = 0; i < d; ++i) tmp[i] = p[i];
+  for (std::size_t r = 0; r < k; ++r) {
+    const R* u = factors + at.directions() + r * d;
+    R c = R(0);
+    for (std::size_t i = 0; i < d; ++i) c += u[i] * p[i];
+    c *= R(1) / detail::lr_sqrt(R(1) + factors[at.lambda_minus_one() + r]) - R(1);
+    for (std::size_t i = 0; i < d; ++i) tmp[i] += c * u[i];
+  }
+  for (std::size_t i = 0; i < d; ++i) p[i] = tmp[i] / factors[at.sigma() + i];
 }
 
 /// Values of scratch low_rank_inverse_metric needs for n draws of dimension d.
@@ -19019,15 +19192,16 @@ TYCHE_HD inline std::size_t low_rank_workspace(std::size_t d, std::size_t n) {
 }
 
 /// The low-rank + diagonal inverse metric (top of this file) of n draws x and their gradients g
-/// of log p (row i: draw i, d values; both overwritten), written as a d × d row-major matrix to
-/// out; work: low_rank_workspace(d, n) values. Returns the number of eigen-directions kept, or
-/// −1 when the decomposition failed (out then holds the diagonal part alone, S²). n ≥ 2. With
-/// factors (low_rank_factors_size(d) values), the same metric as σ, Λ − I and U, the form the
-/// kernel applies in O(dk) per leapfrog (k = 0 when the decomposition failed).
+/// of log p (row i: draw i, d values; both overwritten), written as factors (σ, Λ − I, U and k:
+/// the form the kernel applies in O(dk) per leapfrog) to `factors`, whose kmax (factors[1], set
+/// by low_rank_identity) bounds the directions kept: where more eigenvalues fall outside
+/// [1/c, c], the kmax with the largest |log λ| (in the order of their λ). work:
+/// low_rank_workspace(d, n) values. Returns the number of eigen-directions kept, or −1 when the
+/// decomposition failed (the factors then hold the diagonal part alone, σ with k = 0). n ≥ 2.
 template <class R>
-TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R* out, R* work,
-                                     low_rank_settings settings = {}, R* factors = nullptr) {
-  const detail::low_rank_layout at{d};
+TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R* factors, R* work,
+                                     low_rank_settings settings = {}) {
+  const detail::low_rank_layout at = detail::low_rank_layout::of(factors, d);
   const std::size_t m = detail::low_rank_subspace(d, n);
   R* sigma = work;
   R* tmp = sigma + d;  // max(m, d) values
@@ -19066,16 +19240,8 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
       g[i * d + j] = (g[i * d + j] - mg) * s;
     }
   }
-  for (std::size_t k = 0; k < d * d; ++k) out[k] = 0;
-  for (std::size_t j = 0; j < d; ++j) out[j * d + j] = sigma[j] * sigma[j];
-  if (factors) {
-    for (std::size_t j = 0; j < d; ++j) {
-      factors[at.sigma() + j] = sigma[j];
-      factors[at.lambda_minus_one() + j] = 0;
-    }
-    for (std::size_t k = 0; k < d * d; ++k) factors[at.directions() + k] = 0;
-    factors[at.rank()] = 0;
-  }
+  low_rank_identity(factors, d, at.kmax);
+  for (std::size_t j = 0; j < d; ++j) factors[at.sigma() + j] = sigma[j];
 
   // 2. The subspace: Gram–Schmidt, twice, over the 2n vectors; those left with less than 10⁻⁸
   // of their length are in the span already.
@@ -19120,6 +19286,7 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
 
   // 3. Cx, Cg (k × k), Cg = LLᵀ, B² = LᵀCxL, B = (B²)^½, Σ = L⁻ᵀBL⁻¹.
   const R inv_gamma = R(1) / static_cast<R>(settings.gamma);
+  R trace_cg = 0;  // (a bound on Σ's smallest eigenvalue, step 4)
   for (std::size_t r = 0; r < k; ++r)
     for (std::size_t c = 0; c <= r; ++c) {
       R sx = 0, sg = 0;
@@ -19132,11 +19299,12 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
       if (r == c) {
         sx += 1;
         sg += 1;
+        trace_cg += sg;
       }
       cx[r * k + c] = cx[c * k + r] = sx;
       a[r * k + c] = a[c * k + r] = sg;
     }
-  auto fail = [&]() { return -1; };  // out holds S² already
+  auto fail = [&]() { return -1; };  // the factors hold σ and k = 0 already
   for (std::size_t r = 0; r < k * k; ++r) lg[r] = 0;
   for (std::size_t i = 0; i < k; ++i)  // Cholesky of Cg (in a) into lg
     for (std::size_t j = 0; j <= i; ++j) {
@@ -19164,10 +19332,15 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
   for (std::size_t r = 0; r < k; ++r)
     for (std::size_t c = 0; c < r; ++c) b[c * k + r] = b[r * k + c];
   if (!detail::symmetric_eigen(b, w, e, k)) return fail();
+  // B² = LᵀCxL ≥ LᵀL ≅ Cg ≥ I exactly (Cx ≥ I, Cg ≥ I), but its eigenvalues span up to
+  // cond(Cx)·cond(Cg) — 10¹⁶ from a few hundred draws in a few hundred dimensions, with γ = 10⁻⁵ —
+  // and the smallest come out of the decomposition with errors of that order times ε, below 1 or
+  // negative (measured: −110 at d = 1,000, n = 500). Those are raised to 1, their exact bound:
+  // taken as computed, Σ had eigenvalues ≤ 0 and the estimate failed (its diagonal part alone).
   for (std::size_t r = 0; r < k; ++r) {  // a = B = V·diag(√λ)·Vᵀ
     for (std::size_t c = 0; c <= r; ++c) {
       R s = 0;
-      for (std::size_t p = 0; p < k; ++p) s += b[r * k + p] * b[c * k + p] * detail::lr_sqrt(w[p] > 0 ? w[p] : R(0));
+      for (std::size_t p = 0; p < k; ++p) s += b[r * k + p] * b[c * k + p] * detail::lr_sqrt(w[p] > R(1) ? w[p] : R(1));
       a[r * k + c] = a[c * k + r] = s;
     }
   }
@@ -19191,12 +19364,19 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
   if (!detail::symmetric_eigen(b, w, e, k)) return fail();
   const R cut = static_cast<R>(settings.cutoff);
   for (std::size_t p = 0; p < k; ++p)
-    if (!(w[p] > R(0)) || !(w[p] - w[p] == R(0))) return fail();
+    if (!(w[p] - w[p] == R(0))) return fail();
+  // Σ ≥ λmax(Cg)^(−½)·I ≥ (trace Cg)^(−½)·I exactly (ΣCgΣ = Cx ≥ I and Cg ≤ λmax·I give
+  // Σ² ≥ I/λmax); an eigenvalue computed below the bound is rounding (see B² above), raised to it.
+  const R floor = R(1) / detail::lr_sqrt(trace_cg);
+  for (std::size_t p = 0; p < k; ++p)
+    if (!(w[p] > floor)) w[p] = floor;
+  R* keep = e;  // free after the decomposition: 1 for a direction kept
+  for (std::size_t p = 0; p < k; ++p) keep[p] = w[p] <= cut && w[p] >= R(1) / cut ? R(0) : R(1);
+  detail::lr_keep_largest(w, keep, k, at.kmax);
   int kept = 0;
   for (std::size_t p = 0; p < k; ++p) {
-    const R lambda = w[p];
-    if (lambda <= cut && lambda >= R(1) / cut) continue;
-    ++kept;
+    if (keep[p] == R(0)) continue;
+    R* u_p = factors + at.directions() + static_cast<std::size_t>(kept) * d;  // the unit direction
     for (std::size_t j = 0; j < d; ++j) {
       R s = 0;
       if (m < d) {
@@ -19204,17 +19384,12 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
       } else {
         s = b[j * k + p];
       }
-      u[j] = s * sigma[j];
-      if (factors) factors[at.directions() + static_cast<std::size_t>(kept - 1) * d + j] = s;  // the unit direction
+      u_p[j] = s;
     }
-    const R scale = lambda - R(1);
-    for (std::size_t i = 0; i < d; ++i)
-      for (std::size_t j = 0; j < d; ++j) out[i * d + j] += scale * u[i] * u[j];
-    if (factors) {
-      factors[at.lambda_minus_one() + static_cast<std::size_t>(kept - 1)] = scale;
-      factors[at.rank()] = static_cast<R>(kept);
-    }
+    factors[at.lambda_minus_one() + static_cast<std::size_t>(kept)] = w[p] - R(1);
+    ++kept;
   }
+  factors[at.rank()] = static_cast<R>(kept);
   return kept;
 }
 
@@ -19264,9 +19439,9 @@ struct transition_stats {
 /// where that costs less).
 enum class metric_kind { diagonal, dense, low_rank };
 
-/// Whether a chain keeps a metric of this kind as a d × d matrix (with its Cholesky factor): the
-/// estimates, the step-size heuristic and the fit's record of the metric do, for the low-rank kind
-/// too (beside the factors the kernel takes).
+/// Whether nuts_config::init_inv_metric and nuts_fit::inv_metric hold this kind as a d × d matrix:
+/// the dense kind, and the low-rank kind (whose chains keep it as factors, O(d·kmax) values:
+/// low_rank.hpp; the fit's matrix only while d ≤ 1,000, its factors always).
 TYCHE_HD constexpr bool stored_dense(metric_kind kind) { return kind != metric_kind::diagonal; }
 
 /// What a kernel call reports; the executors turn anything but ok into an exception that names
@@ -19532,19 +19707,32 @@ class nuts_kernel {
                 "bool* take); see tyche/concepts.hpp)");
   static constexpr int max_levels = max_supported_depth;
 
-  /// Values of T the kernel needs for dimension d, a maximum tree depth and a metric kind.
-  TYCHE_HD static std::size_t storage_size(std::size_t d, int max_depth, metric_kind kind) {
+  /// Values of T the kernel needs for dimension d, a maximum tree depth and a metric kind; for
+  /// the low-rank metric, room for kmax directions (at most d; the default: d).
+  TYCHE_HD static std::size_t storage_size(std::size_t d, int max_depth, metric_kind kind,
+                                           std::size_t kmax = static_cast<std::size_t>(-1)) {
     const std::size_t depth = max_depth < 1 ? 1 : static_cast<std::size_t>(max_depth);
-    const std::size_t metric = kind == metric_kind::dense ? 2 * d * d : kind == metric_kind::low_rank ? 3 * d + 2 * d * d : d;
+    const std::size_t metric =
+        kind == metric_kind::dense ? 2 * d * d : kind == metric_kind::low_rank ? low_rank_storage(d, kmax) : d;
     return (vectors_fixed + vectors_per_level * depth) * d + metric;
   }
+  /// The low-rank metric's part: σ (d), λ − 1 and λ^(−½) − 1 (kmax each), U (kmax × d), and the
+  /// d × d matrix only where one lane can use it (2·kmax ≥ d: it is then O(d·kmax) too).
+  TYCHE_HD static std::size_t low_rank_storage(std::size_t d, std::size_t kmax) {
+    const std::size_t k = kmax < d ? kmax : d;
+    return d + 2 * k + k * d + (low_rank_whole(d, k) ? d * d : 0);
+  }
+  TYCHE_HD static bool low_rank_whole(std::size_t d, std::size_t kmax) { return width == 1 && 2 * kmax >= d; }
 
   /// Binds the kernel to `size` values of T at `storage` (which must outlive it and stay
   /// unused by others). Lanes start idle, with the identity metric, step size 1, point 0.
-  TYCHE_HD nuts_status bind(T* storage, std::size_t size, std::size_t d, int max_depth, metric_kind kind) {
+  /// Low rank: room for kmax directions (at most d; the default: d).
+  TYCHE_HD nuts_status bind(T* storage, std::size_t size, std::size_t d, int max_depth, metric_kind kind,
+                            std::size_t kmax = static_cast<std::size_t>(-1)) {
     if (d == 0) return nuts_status::invalid_dimension;
     if (max_depth < 1 || max_depth > max_supported_depth) return nuts_status::invalid_max_depth;
-    if (size < storage_size(d, max_depth, kind)) return nuts_status::storage_too_small;
+    if (size < storage_size(d, max_depth, kind, kmax)) return nuts_status::storage_too_small;
+    kmax_ = kind == metric_kind::low_rank ? (kmax < d ? kmax : d) : 0;
     d_ = d;
     max_depth_ = max_depth;
     dense_ = kind == metric_kind::dense;
@@ -19557,7 +19745,7 @@ class nuts_kernel {
       for (std::size_t i = 0; i < n; ++i) v[i] = T(0);
       return v;
     };
-    metric_ = take(dense_ ? d * d : low_rank_ ? 3 * d + 2 * d * d : d);
+    metric_ = take(dense_ ? d * d : low_rank_ ? low_rank_storage(d, kmax_) : d);
     chol_ = dense_ ? take(d * d) : nullptr;
     cur_q_ = take(d);
     cur_g_ = take(d);
@@ -19589,8 +19777,8 @@ class nuts_kernel {
     const T one = T(real(1));
     if (!dense_) {  // diagonal, or low rank's σ (with k = 0: the identity)
       for (std::size_t i = 0; i < d; ++i) metric_[i] = one;
-      if (low_rank_)
-        for (std::size_t i = 0; i < d; ++i) metric_[3 * d + d * d + i * d + i] = one;
+      if (low_rank_ && low_rank_whole(d, kmax_))
+        for (std::size_t i = 0; i < d; ++i) low_rank_matrix()[i * d + i] = one;
     } else {
       for (std::size_t i = 0; i < d; ++i) metric_[i * d + i] = chol_[i * d + i] = one;
     }
@@ -19667,45 +19855,44 @@ class nuts_kernel {
   }
 
   /// Sets the lane's low-rank inverse metric M⁻¹ = S(I + U(Λ − I)Uᵀ)S from its factors
-  /// (low_rank_factors_size(d) values: low_rank_inverse_metric's, or low_rank_factors_from_matrix
-  /// of a d × d matrix). Checked: σ positive finite, k ≤ d, every λ positive finite. Applied in
-  /// O(dk) per leapfrog (k: the largest of the lanes') while 2k < d; with more directions the
-  /// d × d matrix costs less, and one lane uses it instead (a batch of lanes keeps the factors:
-  /// sharp_matrix): `matrix` (row-major, the same metric, as the chain keeps it), or without it
-  /// the matrix computed here from the factors (O(d²k)). The momentum is drawn from the factors
-  /// either way (once per transition).
+  /// (low_rank.hpp's layout: low_rank_inverse_metric's, low_rank_factors_from_matrix's or
+  /// low_rank_identity's). Checked: σ positive finite, k ≤ the kernel's kmax, every λ positive
+  /// finite. Applied in O(dk) per leapfrog (k: the largest of the lanes') while 2k < d; with more
+  /// directions the d × d matrix costs less, and one lane uses it instead (a batch of lanes keeps
+  /// the factors: sharp_matrix): `matrix` (row-major, the same metric: low_rank_dense of the
+  /// factors, as the chain keeps it), or without it the matrix computed here from the factors
+  /// (O(d²k), the same values). The momentum is drawn from the factors either way (once per
+  /// transition).
   TYCHE_HD nuts_status set_metric_low_rank(int lane, const real* factors, const real* matrix = nullptr) {
     const std::size_t d = d_;
     if (!low_rank_) return nuts_status::invalid_metric;
-    const detail::low_rank_layout at{d};
-    const real kr = factors[at.rank()];
-    if (!(kr >= 0) || !(kr <= static_cast<real>(d))) return nuts_status::invalid_metric;
-    const std::size_t k = static_cast<std::size_t>(kr);
-    if (check_diagonal_metric(factors + at.sigma(), d) != nuts_status::ok) return nuts_status::invalid_metric;
-    for (std::size_t r = 0; r < k; ++r) {
-      const real lambda = real(1) + factors[at.lambda_minus_one() + r];
-      if (!(lambda > 0) || lambda - lambda != 0) return nuts_status::metric_not_positive_definite;
-    }
-    T* sigma = metric_;
-    T* a = metric_ + d;
-    T* b = metric_ + 2 * d;
-    T* u = metric_ + 3 * d;
+    const int bad = low_rank_check(factors, d);
+    if (bad == 1) return nuts_status::invalid_metric;
+    if (bad == 2) return nuts_status::metric_not_positive_definite;
+    const detail::low_rank_layout at = detail::low_rank_layout::of(factors, d);
+    const std::size_t k = static_cast<std::size_t>(factors[at.rank()]);
+    if (k > kmax_) return nuts_status::invalid_metric;
+    const detail::low_rank_view<T> form = low_rank_form();
+    T* sigma = const_cast<T*>(form.sigma);
+    T* a = const_cast<T*>(form.a);
+    T* b = const_cast<T*>(form.b);
+    T* u = const_cast<T*>(form.u);
     for (std::size_t i = 0; i < d; ++i) traits::set(sigma[i], lane, factors[at.sigma() + i]);
-    for (std::size_t r = 0; r < d; ++r) {
+    for (std::size_t r = 0; r < kmax_; ++r) {
       const bool used = r < k;
       const real am1 = used ? factors[at.lambda_minus_one() + r] : real(0);
       traits::set(a[r], lane, am1);
       traits::set(b[r], lane, used ? real(1) / lane_traits<real>::sqrt(real(1) + am1) - real(1) : real(0));
       for (std::size_t i = 0; i < d; ++i) traits::set(u[r * d + i], lane, used ? factors[at.directions() + r * d + i] : real(0));
     }
-    T* whole = metric_ + 3 * d + d * d;  // S(I + U(Λ − I)Uᵀ)S, for one lane with 2k ≥ d
-    if (width == 1 && 2 * k >= d) {
+    T* whole = low_rank_matrix();  // S(I + U(Λ − I)Uᵀ)S, for one lane with 2k ≥ d
+    if (low_rank_whole(d, kmax_) && 2 * k >= d) {
       for (std::size_t i = 0; i < d; ++i)
         for (std::size_t j = 0; j <= i; ++j) {
           real v;
           if (matrix) {
             v = matrix[i * d + j];
-          } else {
+          } else {  // low_rank_dense's arithmetic
             v = i == j ? real(1) : real(0);
             for (std::size_t r = 0; r < k; ++r)
               v += factors[at.lambda_minus_one() + r] * factors[at.directions() + r * d + i] *
@@ -20357,12 +20544,14 @@ class nuts_kernel {
   TYCHE_HD void sharp_matrix(const T* p, T* out) const {
     if (!low_rank_) detail::sharp(metric_, true, p, out, d_);
     else if (width > 1 || 2 * rank_ < d_) detail::sharp_low_rank(low_rank_form(), p, out, d_);
-    else detail::sharp(metric_ + 3 * d_ + d_ * d_, true, p, out, d_);
+    else detail::sharp(low_rank_matrix(), true, p, out, d_);
   }
   TYCHE_HD detail::low_rank_view<T> low_rank_form() const {
-    const std::size_t d = d_;
-    return {metric_, metric_ + d, metric_ + 2 * d, metric_ + 3 * d, rank_};
+    const std::size_t d = d_, k = kmax_;
+    return {metric_, metric_ + d, metric_ + d + k, metric_ + d + 2 * k, rank_};
   }
+  // The d × d matrix of a one-lane low-rank kernel (allocated where 2·kmax ≥ d).
+  TYCHE_HD T* low_rank_matrix() const { return metric_ + d_ + 2 * kmax_ + kmax_ * d_; }
 
   // The transition of lane l ended: its statistics (the point is copied by copy_selected).
   TYCHE_HD void finish(int l) {
@@ -20387,6 +20576,7 @@ class nuts_kernel {
   int max_depth_ = 10;
   bool dense_ = false, low_rank_ = false;
   std::size_t rank_ = 0;                // low rank: the largest k of the lanes
+  std::size_t kmax_ = 0;                // low rank: the most directions a lane may have
   std::size_t lane_rank_[width] = {};  // each lane's k
   Rng rng_{};
 
@@ -20428,8 +20618,8 @@ namespace detail {
 /// check is disabled for its call of a host-only target too.
 TYCHE_EXEC_CHECK_DISABLE
 template <class R, class Rng, class Target>
-TYCHE_HD R trial_energy_change(R step, const R* q0, const R* grad0, R logp0, const R* metric, const R* chol, bool dense,
-                               std::size_t d, Rng& rng, Target& target, R* scratch) {
+TYCHE_HD R trial_energy_change(R step, const R* q0, const R* grad0, R logp0, const R* metric, const R* chol,
+                               metric_kind kind, std::size_t d, Rng& rng, Target& target, R* scratch) {
   R* q = scratch;
   R* p = scratch + d;
   R* g = scratch + 2 * d;
@@ -20440,13 +20630,28 @@ TYCHE_HD R trial_energy_change(R step, const R* q0, const R* grad0, R logp0, con
     g[i] = grad0[i];
   }
   rng.normals(p, d, take);
-  momentum_from_normals(metric, chol, dense, p, d);
-  const R h0 = -logp0 + R(0.5) * kinetic_energy_twice(metric, dense, p, d);
+  const bool dense = kind == metric_kind::dense;
+  // M⁻¹p·p, and for a low-rank metric (its factors in `metric`) as the kernel computes it.
+  auto kinetic_twice = [&]() {
+    if (kind != metric_kind::low_rank) return kinetic_energy_twice(metric, dense, p, d);
+    low_rank_sharp(metric, d, p, tmp);
+    R k = R(0);
+    for (std::size_t i = 0; i < d; ++i) k += p[i] * tmp[i];
+    return k;
+  };
+  if (kind == metric_kind::low_rank) low_rank_momentum(metric, d, p, tmp);
+  else momentum_from_normals(metric, chol, dense, p, d);
+  const R h0 = -logp0 + R(0.5) * kinetic_twice();
   for (std::size_t i = 0; i < d; ++i) p[i] += R(0.5) * step * g[i];
-  drift(metric, dense, step, q, p, tmp, d);
+  if (kind == metric_kind::low_rank) {
+    low_rank_sharp(metric, d, p, tmp);
+    for (std::size_t i = 0; i < d; ++i) q[i] += step * tmp[i];
+  } else {
+    drift(metric, dense, step, q, p, tmp, d);
+  }
   const R logp = target(q, g);
   for (std::size_t i = 0; i < d; ++i) p[i] += R(0.5) * step * g[i];
-  R h = -logp + R(0.5) * kinetic_energy_twice(metric, dense, p, d);
+  R h = -logp + R(0.5) * kinetic_twice();
   if (h != h) h = R(HUGE_VAL);
   return h0 - h;
 }
@@ -20454,19 +20659,20 @@ TYCHE_HD R trial_energy_change(R step, const R* q0, const R* grad0, R logp0, con
 
 /// Stan's heuristic for a first step size, for one chain (W = 1): double or halve ε until the
 /// acceptance of one leapfrog from a fresh momentum crosses 0.8. target(q, grad) returns log p
-/// at q and writes its gradient. q0, grad0, logp0: the current point; metric, chol: the
-/// chain's M⁻¹ (chol: its Cholesky factor, dense only); rng: the chain's generator (W = 1;
+/// at q and writes its gradient. q0, grad0, logp0: the current point; metric, chol, kind: the
+/// chain's M⁻¹ (the diagonal, the dense matrix with its Cholesky factor chol, or the low-rank
+/// metric's factors: its momenta and p♯ then from the factors, as the kernel's); rng: the chain's generator (W = 1;
 /// `normals` is called with d values per attempt). scratch: 4·d values. On return *eps holds
 /// the step size; an invalid or huge starting ε is returned unchanged.
 TYCHE_EXEC_CHECK_DISABLE
 template <class R, class Rng, class Target>
 TYCHE_HD nuts_status find_initial_step_size(R* eps, const R* q0, const R* grad0, R logp0, const R* metric,
-                                            const R* chol, bool dense, std::size_t d, Rng& rng, Target&& target,
+                                            const R* chol, metric_kind kind, std::size_t d, Rng& rng, Target&& target,
                                             R* scratch) {
   R e = *eps;
   if (!(e > 0) || e > R(1e7)) return nuts_status::ok;
   auto delta_h = [&](R step) {
-    return detail::trial_energy_change(step, q0, grad0, logp0, metric, chol, dense, d, rng, target, scratch);
+    return detail::trial_energy_change(step, q0, grad0, logp0, metric, chol, kind, d, rng, target, scratch);
   };
   const R log_08 = detail::lane_log(R(0.8));
   const int direction = delta_h(e) > log_08 ? 1 : -1;
@@ -20519,9 +20725,15 @@ struct adaptation_config {
   /// √(var θ / var ∇log p)) instead of the draws' variance (Stan's). Diagonal metric only.
   bool gradients = false;
   /// The low-rank + diagonal metric from each window's draws and gradients (nutpie's,
-  /// samplers/nuts/low_rank.hpp), written as a dense M⁻¹; the windows are Stan's. Needs dense.
+  /// samplers/nuts/low_rank.hpp), written as its factors (low_rank_factors_size(d, kmax) values:
+  /// metric_adaptation::max_rank()); the windows are Stan's.
   bool low_rank = false;
   low_rank_settings low_rank_options = {};
+  /// Low rank: the chains whose windows one estimate takes (pooled: all of them; else 1), and
+  /// whether the initial metric is a d × d matrix (a user's: its directions may number d). With
+  /// low_rank_options.max_rank they set kmax (metric_adaptation::max_rank()).
+  std::size_t low_rank_chains = 1;
+  bool low_rank_full_init = false;
   /// nutpie's schedule for the gradient estimator (diagonal): the metric from every draw of a
   /// foreground estimate, a background estimate that replaces it every early_switch draws in the
   /// first early_window of warm-up and then in windows from main_window draws growing
@@ -20617,17 +20829,18 @@ class metric_adaptation {
   /// and gradient of the longest window, and the estimate's scratch).
   TYCHE_HD std::size_t buffer_size() const {
     if (nutpie_) return 8 * d_;  // foreground and background: draws' and gradients' mean and m2
-    if (low_rank_) return 2 * capacity_ * d_ + low_rank_workspace(d_, capacity_) + low_rank_factors_size(d_);
+    if (low_rank_) return 2 * capacity_ * d_ + low_rank_workspace(d_, capacity_);
     return dense_ ? 2 * d_ + d_ * d_ : (gradients_ ? 4 * d_ : 2 * d_);
   }
 
   TYCHE_HD metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
-      : d_(dim), dense_(dense), gradients_(c.gradients && !dense), low_rank_(c.low_rank && dense),
-        nutpie_(c.nutpie_schedule && c.gradients && !dense), pooled_(c.pooled),
+      : d_(dim), dense_(dense && !c.low_rank), gradients_(c.gradients && !dense), low_rank_(c.low_rank),
+        nutpie_(c.nutpie_schedule && c.gradients && !dense && !c.low_rank), pooled_(c.pooled),
         low_rank_options_(c.low_rank_options), num_warmup_(num_warmup) {
     if (num_warmup < 20) {  // too short for windows: the metric stays as it is
       num_warmup_ = 0;
       nutpie_ = false;
+      set_max_rank(c);
       return;
     }
     if (nutpie_) {
@@ -20649,7 +20862,13 @@ class metric_adaptation {
     next_window_ = init_buffer_ + window_size_ - 1;
     const int longest = num_warmup_ - init_buffer_ - term_buffer_;
     capacity_ = longest > 0 ? static_cast<std::size_t>(longest) : 0;
+    set_max_rank(c);
   }
+
+  /// Low rank: the most directions the metric holds (kmax of its factors): the user's cap
+  /// (low_rank_settings::max_rank), else d for a d × d initial metric, else the estimate's bound
+  /// min(d, 2 × the window draws it takes); 0 for the other metrics.
+  TYCHE_HD std::size_t max_rank() const { return kmax_; }
 
   /// Binds buffer_size() values (zeroed here).
   TYCHE_HD void bind(R* buffer) {
@@ -20663,7 +20882,6 @@ class metric_adaptation {
       draws_ = buffer;
       grads_ = buffer + capacity_ * d_;
       work_ = buffer + 2 * capacity_ * d_;
-      factors_ = work_ + low_rank_workspace(d_, capacity_);
       return;
     }
     mean_ = buffer;
@@ -20679,8 +20897,12 @@ class metric_adaptation {
     }
   }
 
-  /// The number of values of M⁻¹: d (diagonal) or d² (dense).
-  TYCHE_HD std::size_t metric_size() const { return dense_ ? d_ * d_ : d_; }
+  /// The number of values of M⁻¹: d (diagonal), d² (dense), or the low-rank factors
+  /// (low_rank_factors_size(d, max_rank())).
+  TYCHE_HD std::size_t metric_size() const {
+    return low_rank_ ? low_rank_factors_size(d_, kmax_) : dense_ ? d_ * d_ : d_;
+  }
+  TYCHE_HD bool low_rank() const { return low_rank_; }
 
   /// Adds draw q (unconstrained) and, for the gradient estimator, the gradient of log p there;
   /// at the end of a window writes the new M⁻¹ (metric_size() values) to inv_metric and
@@ -20705,10 +20927,9 @@ class metric_adaptation {
       const R n = static_cast<R>(count_);
       const std::size_t d = d_, size = metric_size();
       if (low_rank_) {  // fewer than 3 draws with gradients: the metric stays as it is
-        factors_fresh_ = count_ >= 3 && grad_count_ == count_;
-        if (factors_fresh_)
+        if (count_ >= 3 && grad_count_ == count_)
           low_rank_inverse_metric(draws_, grads_, static_cast<std::size_t>(count_), d, inv_metric, work_,
-                                  low_rank_options_, factors_);
+                                  low_rank_options_);
         count_ = grad_count_ = 0;
         ++counter_;
         return true;
@@ -20741,11 +20962,6 @@ class metric_adaptation {
 
   /// Whether learn() has closed a window whose metric waits for pool() (adaptation_config::pooled).
   TYCHE_HD bool pool_pending() const { return pending_; }
-
-  /// The factors (low_rank_factors_size(d) values) of the low-rank metric learn() has just
-  /// written, for the kernel's O(dk) form (nuts_kernel::set_metric_low_rank); null when the
-  /// window left the metric as it was (too few draws), or for the other estimates.
-  TYCHE_HD const R* low_rank_factors() const { return factors_fresh_ ? factors_ : nullptr; }
 
   /// Cross-chain pooling: the n estimates a[0 … n) (one per chain, in chain order, each with
   /// pool_pending(); the same dimension and settings) merge their windows' moments — Chan, Golub
@@ -20780,15 +20996,11 @@ class metric_adaptation {
       }
       // Fewer than 3 draws with gradients in all: the metric stays as it is, as for one chain.
       const bool fresh = total >= 3 && all_gradients;
-      if (fresh)
-        low_rank_inverse_metric(x, g, total, d, inv_metric[0], g + total * d, first.low_rank_options_, a[0]->factors_);
+      if (fresh) low_rank_inverse_metric(x, g, total, d, inv_metric[0], g + total * d, first.low_rank_options_);
       for (std::size_t c = 0; c < n; ++c) {
         metric_adaptation& m = *a[c];
-        if (fresh && c > 0) {
-          for (std::size_t k = 0; k < d * d; ++k) inv_metric[c][k] = inv_metric[0][k];
-          for (std::size_t k = 0; k < low_rank_factors_size(d); ++k) m.factors_[k] = a[0]->factors_[k];
-        }
-        m.factors_fresh_ = fresh;
+        if (fresh && c > 0)
+          for (std::size_t k = 0; k < first.metric_size(); ++k) inv_metric[c][k] = inv_metric[0][k];
         m.count_ = m.grad_count_ = 0;
         m.pending_ = false;
       }
@@ -20883,7 +21095,6 @@ class metric_adaptation {
   TYCHE_HD void discard_window() {
     if (low_rank_) count_ = grad_count_ = 0;
     else if (!nutpie_) reset();
-    factors_fresh_ = false;
     pending_ = false;
   }
 
@@ -21056,8 +21267,15 @@ class metric_adaptation {
 
   std::size_t d_ = 0;
   R *mean_ = nullptr, *delta_ = nullptr, *m2_ = nullptr, *grad_mean_ = nullptr, *grad_m2_ = nullptr;
-  R *draws_ = nullptr, *grads_ = nullptr, *work_ = nullptr, *factors_ = nullptr;  // low rank
-  bool factors_fresh_ = false;                                                  // learn() wrote factors_
+  R *draws_ = nullptr, *grads_ = nullptr, *work_ = nullptr;  // low rank
+  std::size_t kmax_ = 0;                                       // low rank: max_rank()
+  TYCHE_HD void set_max_rank(const adaptation_config& c) {
+    if (!low_rank_) return;
+    const std::size_t cap = c.low_rank_options.max_rank;
+    if (cap > 0) kmax_ = cap < d_ ? cap : d_;
+    else if (c.low_rank_full_init) kmax_ = d_;
+    else kmax_ = low_rank_max_rank(d_, capacity_ * (c.low_rank_chains > 0 ? c.low_rank_chains : 1));
+  }
   bool dense_ = false, gradients_ = false, low_rank_ = false, nutpie_ = false, pooled_ = false, pending_ = false;
   low_rank_settings low_rank_options_ = {};
   R *fg_ = nullptr, *bg_ = nullptr;  // nutpie: foreground and background moments
@@ -21310,9 +21528,14 @@ struct nuts_config {
   /// strongly correlated posteriors of moderate dimension: O(d²) per leapfrog) or low_rank
   /// (nutpie's low-rank + diagonal, estimated from each window's draws and gradients whatever
   /// metric_estimator says; applied factored, O(dk) per leapfrog for k directions (the d × d
-  /// matrix where 2k ≥ d), but O(d²) memory per chain, and the window's draws and gradients,
-  /// 2·warmup·d values per chain, during warm-up).
+  /// matrix where 2k ≥ d), kept factored, O(d·kmax) memory per chain (low_rank_max_rank), plus
+  /// the window's draws and gradients, 2·warmup·d values per chain, during warm-up).
   samplers::metric_kind metric = samplers::metric_kind::diagonal;
+  /// metric = low_rank: the most directions a chain's metric keeps, kmax (the estimate keeps the
+  /// kmax with the largest |log λ| where it finds more), which bounds a chain's metric to
+  /// O(d·kmax) values. 0 (the default): no cap beyond the estimate's own, min(d, 2 × the draws
+  /// of the warm-up windows), or d with a d × d init_inv_metric.
+  std::size_t low_rank_max_rank = 0;
   /// How warm-up estimates the diagonal metric: draws (Stan's) or draws_and_gradients (nutpie's).
   samplers::metric_estimator metric_estimator = samplers::metric_estimator::draws;
   /// Cross-chain pooling of warm-up's metric estimate: at the end of each metric window (on
@@ -21334,7 +21557,7 @@ struct nuts_config {
   /// of pathfinder() (docs/inference.md).
   std::vector<std::vector<double>> init = {};
   /// The inverse metric warm-up starts from, on the unconstrained scale: d values (metric =
-  /// diagonal) or d × d row-major (dense); empty: the identity, as Stan. Warm-up replaces it at
+  /// diagonal) or d × d row-major (dense; low_rank: either); empty: the identity, as Stan. Warm-up replaces it at
   /// the end of its first slow window; with warmup = 0 it is the metric of every draw.
   /// approximate_fit::inverse_metric() (dense: inverse_metric(true)) gives it from a pathfinder()
   /// fit.
@@ -21372,6 +21595,10 @@ struct nuts_fit {
   std::vector<std::vector<samplers::transition_stats>> stats;  // [chain][draw]
   std::vector<double> step_size;                               // [chain]
   std::vector<std::vector<double>> inv_metric;                 // [chain]: diagonal, or d × d row-major
+                                                               // (low_rank: while d ≤ 1,000, else empty)
+  /// [chain], metric = low_rank: the metric's factors (samplers/nuts/low_rank.hpp: k, kmax, σ,
+  /// λ − 1, U; low_rank_dense gives the d × d matrix); empty for the other metrics.
+  std::vector<std::vector<double>> inv_metric_factors;
   long long gradient_evaluations = 0;  // leapfrog gradients of all chains, warm-up included
   int lanes = 1;                       // chains per SIMD group actually used
   int threads = 1;                     // CPU executor: threads that held chains (split helpers not counted)
@@ -21456,7 +21683,8 @@ struct warmup_result {
 };
 
 /// After the metric estimate has written a new inverse metric at the end of warm-up transition
-/// `iteration`: its check (and Cholesky factor chol, dense), and when the estimate says so
+/// `iteration`: its check (and Cholesky factor chol, dense; low rank: inv_metric holds the
+/// factors, chol is null), and when the estimate says so
 /// Stan's step-size heuristic from the current point and a restart of dual averaging; at the
 /// last warm-up transition, the final step size. warmup_step's second half, and what a chain
 /// does once cross-chain pooling (adaptation_config::pooled) has given it its metric.
@@ -21466,8 +21694,13 @@ TYCHE_HD warmup_result after_new_metric(int iteration, int warmup, R& eps, step_
                                         const metric_adaptation<R>& metric, R* inv_metric, R* chol, const R* q,
                                         const R* grad, R logp, std::size_t d, Rng& rng, Target&& target, R* scratch) {
   warmup_result r;
-  const nuts_status s = chol != nullptr ? cholesky_lower(inv_metric, chol, d, &r.where)
-                                        : check_diagonal_metric(inv_metric, d, &r.where);
+  nuts_status s = nuts_status::ok;
+  if (metric.low_rank()) {  // its factors: σ (where: its index) or a direction's λ
+    const int bad = low_rank_check(inv_metric, d, &r.where);
+    s = bad == 0 ? nuts_status::ok : bad == 1 ? nuts_status::invalid_metric : nuts_status::metric_not_positive_definite;
+  } else {
+    s = chol != nullptr ? cholesky_lower(inv_metric, chol, d, &r.where) : check_diagonal_metric(inv_metric, d, &r.where);
+  }
   if (s != nuts_status::ok) {
     r.status = s;
     r.bad_metric = true;
@@ -21475,7 +21708,9 @@ TYCHE_HD warmup_result after_new_metric(int iteration, int warmup, R& eps, step_
   }
   r.metric_changed = true;
   if (metric.restarts_step_size()) {
-    r.status = find_initial_step_size(&eps, q, grad, logp, inv_metric, chol, chol != nullptr, d, rng, target, scratch);
+    const metric_kind kind =
+        metric.low_rank() ? metric_kind::low_rank : chol != nullptr ? metric_kind::dense : metric_kind::diagonal;
+    r.status = find_initial_step_size(&eps, q, grad, logp, inv_metric, chol, kind, d, rng, target, scratch);
     if (r.status != nuts_status::ok) return r;
     step.set_mu(detail::lane_log(R(10) * eps));
     step.restart();
@@ -21561,9 +21796,12 @@ inline void report_progress(const nuts_config& cfg, const nuts_progress& p) {
   throw std::runtime_error("tyche::nuts: " + what + ": " + describe(s));
 }
 
-/// The warm-up settings of a configuration (Stan's, with its adapt_delta).
-inline adaptation_config adaptation_of(const nuts_config& cfg) {
+/// The warm-up settings of a configuration (Stan's, with its adapt_delta) for d coordinates.
+inline adaptation_config adaptation_of(const nuts_config& cfg, std::size_t d = 0) {
   adaptation_config ac;
+  ac.low_rank_options.max_rank = cfg.low_rank_max_rank;
+  ac.low_rank_chains = cfg.pool_metric && cfg.chains > 0 ? static_cast<std::size_t>(cfg.chains) : 1;
+  ac.low_rank_full_init = d > 1 && cfg.init_inv_metric.size() == d * d;
   ac.delta = cfg.adapt_delta;
   ac.gradients = cfg.metric_estimator != metric_estimator::draws;
   ac.nutpie_schedule = cfg.metric_estimator == metric_estimator::nutpie;
@@ -21572,10 +21810,47 @@ inline adaptation_config adaptation_of(const nuts_config& cfg) {
   return ac;
 }
 
+/// The most directions a chain's low-rank metric keeps for this configuration and d (0 for the
+/// other metrics): the kernels' and the chains' kmax.
+inline std::size_t low_rank_kmax(const nuts_config& cfg, std::size_t d) {
+  if (cfg.metric != metric_kind::low_rank) return 0;
+  return metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg, d), true).max_rank();
+}
+
+/// The largest d for which nuts_fit::inv_metric holds a low-rank metric as the d × d matrix
+/// (beyond it, the factors alone: nuts_fit::inv_metric_factors).
+inline constexpr std::size_t low_rank_fit_matrix_limit = 1000;
+
+/// Records chain c's adapted metric in the fit: `metric` as the chain keeps it (low rank: the
+/// factors, with the d × d matrix beside them while d ≤ low_rank_fit_matrix_limit).
+inline void record_metric(nuts_fit& fit, std::size_t c, metric_kind kind, const double* metric, std::size_t size,
+                          std::size_t d) {
+  if (kind != metric_kind::low_rank) {
+    fit.inv_metric[c].assign(metric, metric + size);
+    return;
+  }
+  fit.inv_metric_factors.at(c).assign(metric, metric + size);  // (sized with the fit: make_fit_frame)
+  if (d <= low_rank_fit_matrix_limit) {
+    fit.inv_metric[c].assign(d * d, 0.0);
+    low_rank_dense(metric, d, fit.inv_metric[c].data());
+  } else {
+    fit.inv_metric[c].clear();
+  }
+}
+
 /// The message of a failed warm-up step of chain `chain` (0-based); inv_metric: the metric it
-/// adapted.
-inline std::string warmup_error(int chain, const warmup_result& r, const std::vector<double>& inv_metric) {
+/// adapted (low rank: its factors).
+inline std::string warmup_error(int chain, const warmup_result& r, const std::vector<double>& inv_metric,
+                                bool low_rank = false) {
   const std::string who = "tyche::nuts: chain " + std::to_string(chain + 1);
+  if (r.bad_metric && low_rank) {
+    if (r.status == nuts_status::metric_not_positive_definite)
+      return who + ": the adapted low-rank inverse metric has a direction (" + std::to_string(r.where + 1) +
+             ") whose eigenvalue is not a positive finite number";
+    return who + ": the adapted low-rank inverse metric's scale σ[" + std::to_string(r.where) + "] = " +
+           std::to_string(2 + r.where < inv_metric.size() ? inv_metric[2 + r.where] : 0.0) +
+           " is not a positive finite number";
+  }
   if (r.bad_metric && r.status == nuts_status::metric_not_positive_definite)
     return who + ": the adapted dense inverse metric is not positive definite (pivot " + std::to_string(r.where) + ")";
   if (r.bad_metric)
@@ -21591,7 +21866,7 @@ class nuts_chain {
   nuts_chain(const Target& target, const nuts_config& cfg, int chain, nuts_fit& fit)
       : target_(target), cfg_(cfg), chain_(chain), fit_(fit), d_(target.dim()),
         rng_(cfg.seed, static_cast<std::uint64_t>(cfg.first_chain) + static_cast<std::uint64_t>(chain)), step_adapt_(adaptation_of(cfg)),
-        metric_adapt_(d_, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric)) {
+        metric_adapt_(d_, cfg.warmup, adaptation_of(cfg, d_), stored_dense(cfg.metric)) {
     // The chain's larger arrays are allocated here — on the thread that calls nuts(), for the
     // CPU executor — and first written by the thread that runs the chain (initialise,
     // end_iteration). Allocated there instead, they came from that thread's malloc arena, which
@@ -21618,9 +21893,12 @@ class nuts_chain {
   /// step size (Stan's heuristic); throws when there is none.
   void initialise() {
     const std::size_t d = d_;
-    const bool dense = stored_dense(cfg_.metric);
-    inv_metric_.assign(dense ? d * d : d, 0.0);
-    if (dense) {
+    const bool low_rank = cfg_.metric == metric_kind::low_rank;
+    const bool dense = cfg_.metric == metric_kind::dense;
+    inv_metric_.assign(low_rank ? metric_adapt_.metric_size() : dense ? d * d : d, 0.0);
+    if (low_rank) {
+      low_rank_identity(inv_metric_.data(), d, metric_adapt_.max_rank());
+    } else if (dense) {
       chol_.assign(d * d, 0.0);
       for (std::size_t i = 0; i < d; ++i) inv_metric_[i * d + i] = chol_[i * d + i] = 1.0;
     } else {
@@ -21631,7 +21909,23 @@ class nuts_chain {
     scratch_.assign(4 * d, 0.0);
     grad_.assign(d, 0.0);
     workspace_.assign(target_.workspace_size(), 0.0);
-    if (!cfg_.init_inv_metric.empty()) {  // sizes, values and symmetry checked before the chains start
+    if (!cfg_.init_inv_metric.empty() && low_rank) {  // the kernel's form: σ, and the matrix's directions
+      const std::vector<double>& m = cfg_.init_inv_metric;
+      bool ok = true;
+      if (m.size() == d) {
+        ok = low_rank_factors_from_diagonal(m.data(), d, metric_adapt_.max_rank(), inv_metric_.data());
+      } else {
+        std::vector<double> symmetric = m, work(low_rank_matrix_workspace(d));
+        for (std::size_t i = 0; i < d; ++i)
+          for (std::size_t j = 0; j < i; ++j)
+            symmetric[i * d + j] = symmetric[j * d + i] = 0.5 * (m[i * d + j] + m[j * d + i]);
+        ok = low_rank_factors_from_matrix(symmetric.data(), d, metric_adapt_.max_rank(), inv_metric_.data(),
+                                          work.data());
+      }
+      if (!ok)  // checked before
+        throw std::invalid_argument("tyche::nuts: init_inv_metric is not symmetric positive definite");
+      refresh_low_rank_matrix();
+    } else if (!cfg_.init_inv_metric.empty()) {  // sizes, values and symmetry checked before the chains start
       inv_metric_ = cfg_.init_inv_metric;
       if (dense) {
         for (std::size_t i = 0; i < d; ++i)  // symmetric to rounding: exactly, as the kernel needs it
@@ -21666,13 +21960,8 @@ class nuts_chain {
     } else {
       random_initial_point();
     }
-    if (cfg_.metric == metric_kind::low_rank) {  // the kernel's form of the initial metric
-      factors_.assign(low_rank_factors_size(d), 0.0);
-      if (!low_rank_factors_from_matrix(inv_metric_.data(), d, factors_.data()))  // checked before
-        throw std::invalid_argument("tyche::nuts: init_inv_metric is not symmetric positive definite");
-    }
     if (cfg_.metric_estimator == metric_estimator::nutpie && cfg_.init_inv_metric.empty() && cfg_.warmup >= 20 &&
-        !dense) {
+        cfg_.metric == metric_kind::diagonal) {
       // nutpie's first metric, 1/|∇log p| here, and Stan's heuristic with it (kept only if it
       // finds a step: else the identity and the step found with it).
       const std::vector<double> identity = inv_metric_;
@@ -21808,9 +22097,10 @@ class nuts_chain {
   void load(Kernel& k, int l, bool point, bool metric) {
     if (point) k.set_point(l, q_.data(), grad_.data(), log_density_);
     if (metric) {
-      const nuts_status s = factors_.empty()
-                                ? k.set_metric(l, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data())
-                                : k.set_metric_low_rank(l, factors_.data(), inv_metric_.data());
+      const nuts_status s =
+          cfg_.metric != metric_kind::low_rank
+              ? k.set_metric(l, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data())
+              : k.set_metric_low_rank(l, inv_metric_.data(), low_rank_matrix_.empty() ? nullptr : low_rank_matrix_.data());
       if (s != nuts_status::ok) throw_status(s, "chain " + std::to_string(chain_number()));
     }
     const nuts_status s = k.set_step_size(l, step_size_);
@@ -21839,7 +22129,7 @@ class nuts_chain {
           chol_.empty() ? nullptr : chol_.data(), q_.data(), grad_.data(), log_density_, d_, streams,
           [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data(), meets_);
       rng_ = streams.lane(0);
-      if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
+      if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_, cfg_.metric == metric_kind::low_rank));
       if (r.metric_changed) take_new_metric();
       pool_pending_ = r.pool_pending;
     } else {
@@ -21932,12 +22222,8 @@ class nuts_chain {
     grad_ = other.grad_;
     log_density_ = other.log_density_;
     step_size_ = other.step_size_;
-    inv_metric_ = other.inv_metric_;
+    inv_metric_ = other.inv_metric_;  // (low rank: its matrix follows in after_pool's take_new_metric)
     metric_adapt_.discard_window();
-    if (!factors_.empty()) {
-      if (const double* f = other.metric_adapt_.low_rank_factors()) std::copy(f, f + factors_.size(), factors_.begin());
-      else factors_ = other.factors_;
-    }
     fit_.warmup_restarted_from[static_cast<std::size_t>(chain_)] = other.chain_;
     fit_.warmup_restarted_at[static_cast<std::size_t>(chain_)] = iteration_ - 1;
   }
@@ -21953,7 +22239,7 @@ class nuts_chain {
         chol_.empty() ? nullptr : chol_.data(), q_.data(), grad_.data(), log_density_, d_, streams,
         [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
     rng_ = streams.lane(0);
-    if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_));
+    if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_, cfg_.metric == metric_kind::low_rank));
     take_new_metric();
     if (done()) finish();
   }
@@ -21978,7 +22264,7 @@ class nuts_chain {
     double eps = step_size_;
     const nuts_status s = find_initial_step_size(
         &eps, q_.data(), grad_.data(), log_density_, inv_metric_.data(), chol_.empty() ? nullptr : chol_.data(),
-        !chol_.empty(), d_, streams, [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
+        cfg_.metric, d_, streams, [&](const double* q, double* g) { return evaluate(q, g); }, scratch_.data());
     rng_ = streams.lane(0);
     if (s == nuts_status::ok) step_size_ = eps;
     return s;
@@ -21986,7 +22272,7 @@ class nuts_chain {
 
   void finish() {
     fit_.step_size[static_cast<std::size_t>(chain_)] = step_size_;
-    fit_.inv_metric[static_cast<std::size_t>(chain_)] = inv_metric_;
+    record_metric(fit_, static_cast<std::size_t>(chain_), cfg_.metric, inv_metric_.data(), inv_metric_.size(), d_);
   }
 
   const Target& target_;
@@ -21998,14 +22284,24 @@ class nuts_chain {
   step_size_adaptation<double> step_adapt_;
   metric_adaptation<double> metric_adapt_;
   std::vector<double> adapt_buffer_, inv_metric_, chol_, q_, grad_, scratch_, workspace_;
-  std::vector<double> factors_;  // metric = low_rank: inv_metric_ factored, as the kernel applies it
+  // metric = low_rank (inv_metric_ holds its factors): the d × d matrix a one-lane kernel
+  // applies where 2k ≥ d (then O(d·kmax) values too), so that loading it into a lane costs no
+  // O(d²k); empty where 2k < d.
+  std::vector<double> low_rank_matrix_;
+  void refresh_low_rank_matrix() {
+    const std::size_t d = d_;
+    if (cfg_.metric != metric_kind::low_rank || 2 * static_cast<std::size_t>(inv_metric_[0]) < d) {
+      low_rank_matrix_.clear();
+      return;
+    }
+    low_rank_matrix_.assign(d * d, 0.0);
+    low_rank_dense(inv_metric_.data(), d, low_rank_matrix_.data());
+  }
 
-  // A window (or the pooled windows) gave a new metric: the lanes reload it; a low-rank
-  // estimate's factors come with it (none when the window left the metric as it was).
+  // A window (or the pooled windows) gave a new metric: the lanes reload it.
   void take_new_metric() {
     ++metric_version_;
-    if (const double* f = factors_.empty() ? nullptr : metric_adapt_.low_rank_factors())
-      std::copy(f, f + factors_.size(), factors_.begin());
+    refresh_low_rank_matrix();
   }
   double log_density_ = 0, step_size_ = 1;
   unsigned metric_version_ = 0;
@@ -22287,8 +22583,9 @@ class batch_lanes : public nuts_kernel<T> {
   static constexpr int width = kernel_type::width;
 
   batch_lanes(std::size_t d, const nuts_config& cfg, std::size_t workspace)
-      : storage_(kernel_type::storage_size(d, cfg.max_depth, cfg.metric)), workspace_(workspace) {
-    const nuts_status s = this->bind(storage_.data(), storage_.size(), d, cfg.max_depth, cfg.metric);
+      : storage_(kernel_type::storage_size(d, cfg.max_depth, cfg.metric, low_rank_kmax(cfg, d))), workspace_(workspace) {
+    const nuts_status s =
+        this->bind(storage_.data(), storage_.size(), d, cfg.max_depth, cfg.metric, low_rank_kmax(cfg, d));
     if (s != nuts_status::ok) throw_status(s, "max_depth = " + std::to_string(cfg.max_depth));
     this->rng().seed = cfg.seed;
   }
@@ -22318,11 +22615,13 @@ class chain_lanes {
   static constexpr int width = traits::width;
 
   chain_lanes(std::size_t d, const nuts_config& cfg, std::size_t workspace)
-      : d_(d), size_(kernel_type::storage_size(d, cfg.max_depth, cfg.metric)), storage_(size_ * width),
+      : d_(d), size_(kernel_type::storage_size(d, cfg.max_depth, cfg.metric, low_rank_kmax(cfg, d))),
+        storage_(size_ * width),
         q_(d), g_(d), workspace_(workspace), gradients_(d * width) {
     for (int l = 0; l < width; ++l) {
       const nuts_status s =
-          k_[l].bind(storage_.data() + size_ * static_cast<std::size_t>(l), size_, d, cfg.max_depth, cfg.metric);
+          k_[l].bind(storage_.data() + size_ * static_cast<std::size_t>(l), size_, d, cfg.max_depth, cfg.metric,
+                     low_rank_kmax(cfg, d));
       if (s != nuts_status::ok) throw_status(s, "max_depth = " + std::to_string(cfg.max_depth));
       k_[l].rng().seed = cfg.seed;
     }
@@ -22897,8 +23196,8 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
 //
 // A chain's state between launches is a device_chain (trivially copyable) and its part of one
 // allocation of doubles laid out by device_chain_layout: the kernel's buffer, the metric
-// estimate's buffer, the inverse metric (and its Cholesky factor; for the low-rank metric its
-// factors too, the form the kernel applies), the point and gradient, the
+// estimate's buffer, the inverse metric (and its Cholesky factor; the low-rank metric as its
+// factors, the form the kernel applies, with the d × d matrix where 2k ≥ d), the point and gradient, the
 // step-size heuristic's scratch and the model's workspace. Each launch runs every chain up to a
 // given iteration and writes the draws of that stretch (unconstrained θ and the sampler
 // statistics) to an output block, which the host copies back and constrains.
@@ -22910,29 +23209,32 @@ namespace tyche::samplers {
 
 /// Where a chain's buffers sit in its part of the executor's allocation, in values of double.
 struct device_chain_layout {
-  std::size_t kernel = 0, adapt = 0, metric = 0, chol = 0, factors = 0, q = 0, grad = 0, scratch = 0, workspace = 0,
+  std::size_t kernel = 0, adapt = 0, metric = 0, chol = 0, matrix = 0, q = 0, grad = 0, scratch = 0, workspace = 0,
               best = 0;
   std::size_t total = 0;  // doubles per chain
   std::size_t metric_size = 0, workspace_size = 0;
+  std::size_t kmax = 0;  // low rank: the most directions (metric holds the factors)
   bool dense = false, low_rank = false;
 
+  /// kmax: the low-rank metric's most directions (low_rank_kmax; 0 for the other metrics).
   TYCHE_HD static device_chain_layout make(std::size_t d, int max_depth, metric_kind kind, std::size_t workspace,
-                                           std::size_t adapt_size) {
+                                           std::size_t adapt_size, std::size_t kmax = 0) {
     device_chain_layout l;
-    l.dense = stored_dense(kind);
+    l.dense = kind == metric_kind::dense;
     l.low_rank = kind == metric_kind::low_rank;
-    l.metric_size = l.dense ? d * d : d;
+    l.kmax = l.low_rank ? (kmax < d ? kmax : d) : 0;
+    l.metric_size = l.low_rank ? low_rank_factors_size(d, l.kmax) : l.dense ? d * d : d;
     std::size_t at = 0;
     auto take = [&](std::size_t n) {
       const std::size_t here = at;
       at += (n + 7) / 8 * 8;  // each buffer starts on 64 bytes
       return here;
     };
-    l.kernel = take(nuts_kernel<double>::storage_size(d, max_depth, kind));
+    l.kernel = take(nuts_kernel<double>::storage_size(d, max_depth, kind, l.kmax));
     l.adapt = take(adapt_size);  // metric_adaptation::buffer_size()
     l.metric = take(l.metric_size);
     l.chol = take(l.dense ? d * d : 0);
-    l.factors = take(l.low_rank ? low_rank_factors_size(d) : 0);
+    l.matrix = take(l.low_rank && 2 * l.kmax >= d ? d * d : 0);  // low_rank_dense of the factors where 2k ≥ d
     l.q = take(d);
     l.grad = take(d);
     l.scratch = take(4 * d);
@@ -22973,10 +23275,17 @@ struct device_chain {
   std::size_t where = 0;
 };
 
+/// Low rank: the d × d matrix of the chain's factors (at l.metric) into l.matrix where 2k ≥ d,
+/// for the kernel's one-lane form (nuts_kernel::set_metric_low_rank); returns it, or null.
+TYCHE_HD inline const double* device_low_rank_matrix(double* buffer, const device_chain_layout& l, std::size_t d) {
+  if (!l.low_rank || 2 * static_cast<std::size_t>(buffer[l.metric]) < d) return nullptr;
+  low_rank_dense(buffer + l.metric, d, buffer + l.matrix);
+  return buffer + l.matrix;
+}
+
 /// Puts a chain's initial values into its buffer: `init` holds θ (d), the gradient (d), the
-/// inverse metric (metric_size) and, dense, its Cholesky factor (d²); binds the metric estimate.
-/// A low-rank metric's factors are computed here from the matrix (invalid_metric in c.status when
-/// it is not positive definite).
+/// inverse metric (metric_size: low rank, its factors) and, dense, its Cholesky factor (d²);
+/// binds the metric estimate.
 TYCHE_HD inline void device_chain_setup(device_chain& c, double* buffer, const device_run& r, const double* init) {
   const device_chain_layout& l = r.layout;
   const std::size_t d = r.d;
@@ -22985,8 +23294,8 @@ TYCHE_HD inline void device_chain_setup(device_chain& c, double* buffer, const d
   for (std::size_t k = 0; k < l.metric_size; ++k) buffer[l.metric + k] = init[2 * d + k];
   if (l.dense)
     for (std::size_t k = 0; k < d * d; ++k) buffer[l.chol + k] = init[2 * d + l.metric_size + k];
-  if (l.low_rank && !low_rank_factors_from_matrix(buffer + l.metric, d, buffer + l.factors))
-    c.status = nuts_status::invalid_metric;
+  if (l.low_rank && low_rank_check(buffer + l.metric, d) != 0) c.status = nuts_status::invalid_metric;
+  else if (l.low_rank) device_low_rank_matrix(buffer, l, d);
   c.metric.bind(buffer + l.adapt);
 }
 
@@ -23016,6 +23325,7 @@ TYCHE_HD void device_chain_initialise(const Target& target, device_chain& c, dou
   double* best_q = buffer + l.best;
   double* best_grad = best_q + d;
   for (std::size_t k = 0; k < l.metric_size; ++k) metric[k] = l.dense ? 0.0 : 1.0;
+  if (l.low_rank) low_rank_identity(metric, d, l.kmax);
   if (l.dense)
     for (std::size_t i = 0; i < d; ++i) {
       for (std::size_t j = 0; j < d; ++j) chol[i * d + j] = 0.0;
@@ -23035,7 +23345,7 @@ TYCHE_HD void device_chain_initialise(const Target& target, device_chain& c, dou
     streams.set_lane(0, rng);
     double e = eps;
     const nuts_status s =
-        find_initial_step_size(&e, q, grad, log_density, metric, chol, l.dense, d, streams, evaluate, scratch);
+        find_initial_step_size(&e, q, grad, log_density, metric, chol, r.metric, d, streams, evaluate, scratch);
     rng = streams.lane(0);
     if (s == nuts_status::ok) eps = e;
     return s;
@@ -23095,10 +23405,6 @@ TYCHE_HD void device_chain_initialise(const Target& target, device_chain& c, dou
       step = before;
     }
   }
-  if (l.low_rank && !low_rank_factors_from_matrix(metric, d, buffer + l.factors)) {
-    c.status = nuts_status::invalid_metric;
-    return;
-  }
   c.step.set_mu(::log(10 * step));
   c.step_size = step;
   c.log_density = log_density;
@@ -23127,12 +23433,15 @@ TYCHE_HD void device_chain_run(const Target& target, device_chain& c, double* bu
   double* grad = buffer + l.grad;
   double* inv_metric = buffer + l.metric;
   double* chol = l.dense ? buffer + l.chol : nullptr;
-  double* factors = l.low_rank ? buffer + l.factors : nullptr;
   double* workspace = l.workspace_size > 0 ? buffer + l.workspace : nullptr;
   nuts_kernel<double> k;
-  nuts_status s = k.bind(buffer + l.kernel, l.adapt - l.kernel, d, r.max_depth, r.metric);
+  nuts_status s = k.bind(buffer + l.kernel, l.adapt - l.kernel, d, r.max_depth, r.metric, l.kmax);
+  // (low rank: the matrix is written when the metric changes, so a launch only reads it)
+  auto matrix = [&]() -> const double* {
+    return 2 * static_cast<std::size_t>(inv_metric[0]) >= d ? buffer + l.matrix : nullptr;
+  };
   if (s == nuts_status::ok)
-    s = factors ? k.set_metric_low_rank(0, factors, inv_metric) : k.set_metric(0, inv_metric, chol);
+    s = l.low_rank ? k.set_metric_low_rank(0, inv_metric, matrix()) : k.set_metric(0, inv_metric, chol);
   if (s != nuts_status::ok) {
     c.status = s;
     return;
@@ -23172,10 +23481,8 @@ TYCHE_HD void device_chain_run(const Target& target, device_chain& c, double* bu
         break;
       }
       if (w.metric_changed) {
-        if (factors) {  // the low-rank estimate's factors (none when the window kept the metric)
-          if (const double* f = c.metric.low_rank_factors())
-            for (std::size_t i = 0; i < low_rank_factors_size(d); ++i) factors[i] = f[i];
-          s = k.set_metric_low_rank(0, factors, inv_metric);
+        if (l.low_rank) {
+          s = k.set_metric_low_rank(0, inv_metric, device_low_rank_matrix(buffer, l, d));
         } else {
           s = k.set_metric(0, inv_metric, chol);
         }
@@ -23352,12 +23659,13 @@ inline device_plan make_device_plan(const nuts_config& cfg, const cuda& exec, st
   r.metric = cfg.metric;
   r.layout = device_chain_layout::make(
       d, cfg.max_depth, cfg.metric, workspace,
-      metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric)).buffer_size());
+      metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg, d), stored_dense(cfg.metric)).buffer_size(),
+      low_rank_kmax(cfg, d));
   r.init_radius = cfg.init_radius;
   r.init_step_size = cfg.init_step_size;
   r.min_init_step_size = min_initial_step_size;
   r.nutpie_first_metric = cfg.metric_estimator == metric_estimator::nutpie && cfg.init_inv_metric.empty() &&
-                          cfg.warmup >= 20 && !stored_dense(cfg.metric);  // as nuts_chain::initialise
+                          cfg.warmup >= 20 && cfg.metric == metric_kind::diagonal;  // as nuts_chain::initialise
   const std::size_t per_draw = checked_product(static_cast<std::size_t>(cfg.chains),
                                                d * sizeof(double) + sizeof(transition_stats), "a draw of every chain");
   const std::size_t fit = std::max<std::size_t>(1, (std::size_t(256) << 20) / per_draw);
@@ -23460,6 +23768,7 @@ inline nuts_fit make_fit_frame(const nuts_config& cfg, std::vector<std::string> 
   fit.stats.resize(static_cast<std::size_t>(cfg.chains));
   fit.step_size.resize(static_cast<std::size_t>(cfg.chains));
   fit.inv_metric.resize(static_cast<std::size_t>(cfg.chains));
+  if (cfg.metric == metric_kind::low_rank) fit.inv_metric_factors.resize(static_cast<std::size_t>(cfg.chains));
   fit.restarted_from.assign(static_cast<std::size_t>(cfg.chains), -1);
   fit.warmup_restarted_from.assign(static_cast<std::size_t>(cfg.chains), -1);
   fit.warmup_restarted_at.assign(static_cast<std::size_t>(cfg.chains), -1);
@@ -23486,7 +23795,7 @@ inline double warp_utilization(const std::vector<device_chain>& states, int thre
 
 /// Throws for the first chain (in chain order) whose device status is not ok.
 inline void throw_if_failed(const std::vector<device_chain>& states, const std::vector<double>& metrics,
-                            std::size_t metric_size, int first_chain) {
+                            std::size_t metric_size, int first_chain, bool low_rank) {
   for (std::size_t c = 0; c < states.size(); ++c) {
     const device_chain& s = states[c];
     if (s.status == nuts_status::ok) continue;
@@ -23496,7 +23805,7 @@ inline void throw_if_failed(const std::vector<device_chain>& states, const std::
     w.where = s.where;
     const std::vector<double> m(metrics.begin() + static_cast<std::ptrdiff_t>(c * metric_size),
                                 metrics.begin() + static_cast<std::ptrdiff_t>((c + 1) * metric_size));
-    throw std::runtime_error(warmup_error(first_chain + static_cast<int>(c), w, m) + " (iteration " + std::to_string(s.iteration + 1) +
+    throw std::runtime_error(warmup_error(first_chain + static_cast<int>(c), w, m, low_rank) + " (iteration " + std::to_string(s.iteration + 1) +
                              ", executor cuda)");
   }
 }
@@ -23515,7 +23824,7 @@ void initialise_on_host(const Target& target, Launcher& launcher, const device_p
     chain.initialise();  // throws, naming the chain
     device_chain& s = states[c];
     s.step = chain.step_adaptation();
-    s.metric = metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric));
+    s.metric = metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg, d), stored_dense(cfg.metric));
     s.stream = chain.rng().stream();
     s.position = chain.rng().position();
     s.step_size = chain.step_size();
@@ -23541,7 +23850,7 @@ void initialise_on_device(const Target& target, const DeviceTarget& device_targe
   const std::size_t d = target.dim();
   device_chain first;
   first.step = step_size_adaptation<double>(adaptation_of(cfg));
-  first.metric = metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg), stored_dense(cfg.metric));
+  first.metric = metric_adaptation<double>(d, cfg.warmup, adaptation_of(cfg, d), stored_dense(cfg.metric));
   for (std::size_t c = 0; c < states.size(); ++c) {
     states[c] = first;
     states[c].stream = static_cast<std::uint64_t>(cfg.first_chain) + c;  // nuts_chain's stream
@@ -23655,7 +23964,7 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
       if (st.status != nuts_status::ok) {
         std::vector<double> metrics;
         launcher.read_metrics(base, metrics);
-        throw_if_failed(states, metrics, base.layout.metric_size, cfg.first_chain);
+        throw_if_failed(states, metrics, base.layout.metric_size, cfg.first_chain, base.layout.low_rank);
       }
     if (end > cfg.warmup) {
       launcher.read_block(block_q, block_stats);
@@ -23672,11 +23981,10 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
   constrain_block();
   std::vector<double> metrics;
   launcher.read_metrics(base, metrics);
-  throw_if_failed(states, metrics, base.layout.metric_size, cfg.first_chain);
+  throw_if_failed(states, metrics, base.layout.metric_size, cfg.first_chain, base.layout.low_rank);
   for (std::size_t c = 0; c < n; ++c) {
     fit.step_size[c] = states[c].step_size;
-    fit.inv_metric[c].assign(metrics.begin() + static_cast<std::ptrdiff_t>(c * base.layout.metric_size),
-                             metrics.begin() + static_cast<std::ptrdiff_t>((c + 1) * base.layout.metric_size));
+    record_metric(fit, c, cfg.metric, metrics.data() + c * base.layout.metric_size, base.layout.metric_size, d);
     fit.gradient_evaluations += states[c].leapfrogs;
   }
   fit.lanes = launcher.lanes();
@@ -24051,11 +24359,16 @@ TYCHE_DRIVER_INLINE void check_config_sizes(const nuts_config& cfg, std::size_t 
            tyche::detail::first_names(names) + ")");
     }
   if (cfg.init_inv_metric.empty()) return;
-  const bool dense = stored_dense(cfg.metric);
+  // (low_rank takes the diagonal or the d × d matrix)
+  const bool low_rank_diagonal = cfg.metric == metric_kind::low_rank && cfg.init_inv_metric.size() == dim;
+  const bool dense = stored_dense(cfg.metric) && !low_rank_diagonal;
   const std::size_t want = dense ? dim * dim : dim;
   if (cfg.init_inv_metric.size() != want)
     fail("init_inv_metric holds " + std::to_string(cfg.init_inv_metric.size()) + " values, expected " +
-         std::to_string(want) + (dense ? " (d × d, row-major, for the dense metric; d = " : " (the diagonal; d = ") +
+         std::to_string(want) +
+         (cfg.metric == metric_kind::low_rank ? " (d × d, row-major, or the diagonal's d, for the low-rank metric; d = "
+          : dense                             ? " (d × d, row-major, for the dense metric; d = "
+                                              : " (the diagonal; d = ") +
          std::to_string(dim) + " unconstrained coordinates)");
   if (!dense) {
     for (std::size_t k = 0; k < dim; ++k)
@@ -24467,6 +24780,14 @@ TYCHE_DRIVER_INLINE void restart_stuck_chains(nuts_fit& fit, const nuts_config& 
     const auto& partner = fit.values[static_cast<std::size_t>(s.from)];
     again.init = {std::vector<double>(partner.end() - static_cast<std::ptrdiff_t>(dim), partner.end())};
     again.init_inv_metric = fit.inv_metric[static_cast<std::size_t>(s.from)];
+    if (again.init_inv_metric.empty() && static_cast<std::size_t>(s.from) < fit.inv_metric_factors.size()) {
+      // a low-rank metric the fit keeps as factors alone: its d × d matrix, for this run only
+      const auto& f = fit.inv_metric_factors[static_cast<std::size_t>(s.from)];
+      const std::size_t d = low_rank_dimension(f.data(), f.size());
+      again.init_inv_metric.assign(d * d, 0.0);
+      if (d > 0) low_rank_dense(f.data(), d, again.init_inv_metric.data());
+      again.low_rank_max_rank = static_cast<std::size_t>(f[1]);  // no more directions than it has room for
+    }
     again.restart_stuck_chains = false;
     if (cfg.refresh > 0)  // progress under the chain's own number
       again.on_progress = [user = cfg.on_progress, chain = number](const nuts_progress& p) {
@@ -24486,6 +24807,7 @@ TYCHE_DRIVER_INLINE void restart_stuck_chains(nuts_fit& fit, const nuts_config& 
     fit.stats[c] = std::move(one.stats[0]);
     fit.step_size[c] = one.step_size[0];
     fit.inv_metric[c] = std::move(one.inv_metric[0]);
+    if (!one.inv_metric_factors.empty()) fit.inv_metric_factors[c] = std::move(one.inv_metric_factors[0]);
     fit.gradient_evaluations += one.gradient_evaluations;
     fit.seconds += one.seconds;
     fit.device_seconds += one.device_seconds;
@@ -29200,7 +29522,15 @@ inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, con
     out += "# Adaptation terminated\n# Step size = ";
     append_number(out, c < fit.step_size.size() ? fit.step_size[c] : std::nan(""));
     const std::vector<double> none;
-    const auto& inv_metric = c < fit.inv_metric.size() ? fit.inv_metric[c] : none;
+    std::vector<double> from_factors;  // a low-rank metric the fit keeps as factors alone (d > 1,000)
+    if ((c >= fit.inv_metric.size() || fit.inv_metric[c].empty()) && c < fit.inv_metric_factors.size() &&
+        !fit.inv_metric_factors[c].empty()) {
+      const auto& f = fit.inv_metric_factors[c];
+      const std::size_t d = samplers::low_rank_dimension(f.data(), f.size());
+      from_factors.assign(d * d, 0.0);
+      if (d > 0) samplers::low_rank_dense(f.data(), d, from_factors.data());
+    }
+    const auto& inv_metric = !from_factors.empty() ? from_factors : c < fit.inv_metric.size() ? fit.inv_metric[c] : none;
     // The metric is d × d for θ's dimension d, which is fewer than the columns when a matrix
     // variable writes its K² entries (fit.dim() counts those).
     const auto dim = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(inv_metric.size()))));
