@@ -226,7 +226,11 @@ inline void append_chains(nuts_fit& fit, const std::vector<char>& bytes, double&
     fit.stats.push_back(r.get_vector<samplers::transition_stats>());
     fit.step_size.push_back(r.get<double>());
     fit.inv_metric.push_back(r.get_vector<double>());
-    fit.inv_metric_factors.push_back(r.get_vector<double>());
+    std::vector<double> factors = r.get_vector<double>();  // (low rank only: else none, as nuts() leaves it)
+    if (!factors.empty() || !fit.inv_metric_factors.empty()) {
+      fit.inv_metric_factors.resize(fit.inv_metric.size() - 1);
+      fit.inv_metric_factors.push_back(std::move(factors));
+    }
     fit.restarted_from.push_back(r.get<int>());
     fit.warmup_restarted_from.push_back(-1);  // chains across ranks do not pool (pool_metric is an error)
     fit.warmup_restarted_at.push_back(-1);

@@ -64,6 +64,7 @@ void check_same_fit(const nuts_fit& a, const nuts_fit& b) {
   CHECK(a.values == b.values);  // bit for bit
   CHECK(a.step_size == b.step_size);
   CHECK(a.inv_metric == b.inv_metric);
+  CHECK(a.inv_metric_factors == b.inv_metric_factors);
   CHECK(a.restarted_from == b.restarted_from);
   CHECK(a.gradient_evaluations == b.gradient_evaluations);
   CHECK(a.lanes == b.lanes);
@@ -117,6 +118,8 @@ TEST_CASE("mpi::nuts: chains across ranks give the one-process fit, bit for bit"
       {.chains = 5, .warmup = 150, .draws = 100, .seed = 4, .executor = cpu{.threads = 1, .lanes = 1}},
       {.chains = 1, .warmup = 150, .draws = 100, .seed = 5},
       {.chains = 3, .warmup = 150, .draws = 100, .seed = 6, .first_chain = 3},
+      // The low-rank metric: its factors (nuts_fit::inv_metric_factors) travel with the chains.
+      {.chains = 3, .warmup = 150, .draws = 100, .seed = 8, .metric = samplers::metric_kind::low_rank},
       // The device executor (emulated on the host: the path a GPU per rank takes).
       {.chains = 3, .warmup = 100, .draws = 50, .seed = 7, .executor = cuda{.emulate = true}},
   };

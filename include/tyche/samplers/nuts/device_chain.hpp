@@ -36,7 +36,7 @@ struct device_chain_layout {
 
   /// kmax: the low-rank metric's most directions (low_rank_kmax; 0 for the other metrics).
   TYCHE_HD static device_chain_layout make(std::size_t d, int max_depth, metric_kind kind, std::size_t workspace,
-                                           std::size_t adapt_size, std::size_t kmax = 0) {
+                                           std::size_t adapt_size, std::size_t kmax) {
     device_chain_layout l;
     l.dense = kind == metric_kind::dense;
     l.low_rank = kind == metric_kind::low_rank;

@@ -580,13 +580,17 @@ TYCHE_DRIVER_INLINE void restart_stuck_chains(nuts_fit& fit, const nuts_config& 
     const auto& partner = fit.values[static_cast<std::size_t>(s.from)];
     again.init = {std::vector<double>(partner.end() - static_cast<std::ptrdiff_t>(dim), partner.end())};
     again.init_inv_metric = fit.inv_metric[static_cast<std::size_t>(s.from)];
-    if (again.init_inv_metric.empty() && static_cast<std::size_t>(s.from) < fit.inv_metric_factors.size()) {
-      // a low-rank metric the fit keeps as factors alone: its d × d matrix, for this run only
+    if (static_cast<std::size_t>(s.from) < fit.inv_metric_factors.size() &&
+        fit.inv_metric_factors[static_cast<std::size_t>(s.from)].size() > 2) {
+      // A low-rank metric: its d × d matrix (for this run only, where the fit keeps the factors
+      // alone), with the room for directions it had, not d (a d × d init_inv_metric's default).
       const auto& f = fit.inv_metric_factors[static_cast<std::size_t>(s.from)];
       const std::size_t d = low_rank_dimension(f.data(), f.size());
-      again.init_inv_metric.assign(d * d, 0.0);
-      if (d > 0) low_rank_dense(f.data(), d, again.init_inv_metric.data());
-      again.low_rank_max_rank = static_cast<std::size_t>(f[1]);  // no more directions than it has room for
+      if (again.init_inv_metric.empty()) {
+        again.init_inv_metric.assign(d * d, 0.0);
+        if (d > 0) low_rank_dense(f.data(), d, again.init_inv_metric.data());
+      }
+      if (f[1] >= 1) again.low_rank_max_rank = static_cast<std::size_t>(f[1]);
     }
     again.restart_stuck_chains = false;
     if (cfg.refresh > 0)  // progress under the chain's own number
