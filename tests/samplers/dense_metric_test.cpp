@@ -201,8 +201,11 @@ TEST_CASE("low-rank metric: the kernel's factored form is the matrix, and its mo
   CHECK(from_matrix[at.sigma()] == 2);
   CHECK(from_matrix[at.sigma() + 1] == 0.5);
   CHECK(from_matrix[at.sigma() + 2] == 3);
-  // Room for one direction: the matrix's three eigenvalues (1 + 8·… ) keep the one with the
-  // largest |log λ|, which for the matrix with eigenvalues 9, 1/4 and 2 is 9.
+  // Room for one or two directions: m = Σ λ vvᵀ with λ = 9, 1/4, 2 along (1, 1, 0)/√2,
+  // (1, −1, 0)/√2 and (0, 0, 1) has S = √diag m = (√4.625, √4.625, √2) and the correlation matrix
+  // S⁻¹mS⁻¹ eigenvalues 1 ± 8.75/9.25 along the first two and 1 along the third (left out). One
+  // direction of room keeps 1 − 8.75/9.25 (|log λ| 2.92 against 0.67), along (1, −1, 0)/√2; two
+  // keep both, in λ's order; the scales stay either way.
   {
     const double c = 1 / std::sqrt(2.0);
     const double v[3][3] = {{c, c, 0}, {c, -c, 0}, {0, 0, 1}};  // orthonormal rows
@@ -214,13 +217,23 @@ TEST_CASE("low-rank metric: the kernel's factored form is the matrix, and its mo
     std::vector<double> one(low_rank_factors_size(d, 1)), two(low_rank_factors_size(d, 2));
     REQUIRE(low_rank_factors_from_matrix(m, d, 1, one.data(), work.data()));
     const detail::low_rank_layout at1{d, 1}, at2{d, 2};
+    const double r = 8.75 / 9.25;
     CHECK(one[at1.rank()] == 1);
-    CHECK(one[at1.lambda_minus_one()] == Approx(8).epsilon(1e-12));
-    CHECK(std::fabs(one[at1.directions()] * c + one[at1.directions() + 1] * c) == Approx(1).epsilon(1e-12));
+    CHECK(one[at1.lambda_minus_one()] == Approx(-r).epsilon(1e-12));
+    CHECK(std::fabs(one[at1.directions()] * c - one[at1.directions() + 1] * c) == Approx(1).epsilon(1e-12));
+    CHECK(one[at1.sigma()] == Approx(std::sqrt(4.625)).epsilon(1e-14));
+    CHECK(one[at1.sigma() + 2] == Approx(std::sqrt(2.0)).epsilon(1e-14));
     REQUIRE(low_rank_factors_from_matrix(m, d, 2, two.data(), work.data()));
-    CHECK(two[at2.rank()] == 2);  // 9 and 1/4 (|log| 2.20 and 1.39) before 2 (0.69), in λ's order
-    CHECK(two[at2.lambda_minus_one()] == Approx(0.25 - 1).epsilon(1e-12));
-    CHECK(two[at2.lambda_minus_one() + 1] == Approx(9 - 1).epsilon(1e-12));
+    CHECK(two[at2.rank()] == 2);
+    CHECK(two[at2.lambda_minus_one()] == Approx(-r).epsilon(1e-12));
+    CHECK(two[at2.lambda_minus_one() + 1] == Approx(r).epsilon(1e-12));
+    double back[d * d];  // two directions: the matrix itself
+    low_rank_dense(two.data(), d, back);
+    for (std::size_t q = 0; q < d * d; ++q) CHECK(back[q] == Approx(m[q]).margin(1e-12));
+    // low_rank_copy into less room keeps the largest |log λ|, as the decomposition would.
+    std::vector<double> copied(low_rank_factors_size(d, 1)), keep(4);
+    low_rank_copy(two.data(), d, 1, copied.data(), keep.data());
+    CHECK(copied == one);
     // A kernel with room for one direction refuses factors with two.
     std::vector<double> small(kernel::storage_size(d, 5, metric_kind::low_rank, 1));
     kernel k1;
@@ -607,10 +620,18 @@ TEST_CASE("low-rank metric: a cap on its directions bounds a chain's metric to O
   CHECK(detail::low_rank_kmax(cfg, d) == cap);
   cfg.low_rank_max_rank = 0;
   CHECK(detail::low_rank_kmax(cfg, d) == d);
-  CHECK(detail::low_rank_kmax(cfg, 5000) == 2 * 875);  // the windows' 875 draws, twice
+  CHECK(detail::low_rank_kmax(cfg, 5000) == 2 * 500);  // the longest window's 500 draws, twice
   cfg.pool_metric = true;
-  CHECK(detail::low_rank_kmax(cfg, 5000) == 5000);  // four chains' windows: 7,000 ≥ d
+  CHECK(detail::low_rank_kmax(cfg, 5000) == 4000);  // four chains' windows pooled: 2 × 2,000
   cfg.pool_metric = false;
+  // A d × d init_inv_metric: room for every direction only where no window replaces it.
+  cfg.init_inv_metric.assign(400 * 400, 0.0);
+  cfg.warmup = 100;  // windows of 75 draws (15 + 75 + 10)
+  CHECK(detail::low_rank_kmax(cfg, 400) == 150);
+  cfg.warmup = 10;
+  CHECK(detail::low_rank_kmax(cfg, 400) == 400);
+  cfg.init_inv_metric.clear();
+  CHECK(detail::low_rank_kmax(cfg, 400) == 0);  // no window, the identity: no direction
   cfg.metric = metric_kind::diagonal;
   CHECK(detail::low_rank_kmax(cfg, d) == 0);
 }
@@ -638,6 +659,35 @@ TEST_CASE("low-rank metric: init_inv_metric as a diagonal or a matrix, and the f
   fit = tyche::nuts(m, cfg);
   CHECK(fit.inv_metric_factors[0][1] == d);
   for (std::size_t k = 0; k < d * d; ++k) CHECK(fit.inv_metric[0][k] == Approx(cfg.init_inv_metric[k]).margin(1e-12));
+  // Factors (nuts_config::init_inv_metric_factors): a fit's, taken as they are.
+  const auto factors_start = fit.inv_metric_factors[0];
+  cfg.init_inv_metric.clear();
+  cfg.init_inv_metric_factors = factors_start;
+  const auto from_factors = tyche::nuts(m, cfg);
+  // (room for its k = 2 directions where it had 3: no window will need more)
+  REQUIRE(factors_start[0] == 2);
+  CHECK(from_factors.inv_metric_factors[0].size() == tyche::samplers::low_rank_factors_size(d, 2));
+  CHECK(from_factors.inv_metric == fit.inv_metric);
+  CHECK(from_factors.values == fit.values);  // the same metric, the same draws
+  // Their errors: another metric, both starts, the wrong size, a σ or λ that is not positive.
+  cfg.metric = metric_kind::dense;
+  CHECK_THROWS_WITH(tyche::nuts(m, cfg), Catch::Matchers::Contains("init_inv_metric_factors is the low-rank metric's start"));
+  cfg.metric = metric_kind::low_rank;
+  cfg.init_inv_metric = {1.0, 1.0, 1.0};
+  CHECK_THROWS_WITH(tyche::nuts(m, cfg), Catch::Matchers::Contains("init_inv_metric and init_inv_metric_factors are both given"));
+  cfg.init_inv_metric.clear();
+  cfg.init_inv_metric_factors.pop_back();
+  CHECK_THROWS_WITH(tyche::nuts(m, cfg), Catch::Matchers::Contains("which are not the factors of a metric of d = 3"));
+  cfg.init_inv_metric_factors = factors_start;
+  cfg.init_inv_metric_factors[3] = -1;
+  CHECK_THROWS_WITH(tyche::nuts(m, cfg), Catch::Matchers::Contains("its scale σ[1] = -1 is not positive"));
+  cfg.init_inv_metric_factors = factors_start;
+  REQUIRE(factors_start[0] >= 1);
+  cfg.init_inv_metric_factors[2 + d] = -2;
+  CHECK_THROWS_WITH(tyche::nuts(m, cfg), Catch::Matchers::Contains("its direction 1 has λ − 1 = -2, so λ is not positive"));
+  cfg.init_inv_metric_factors[0] = 0.5;
+  CHECK_THROWS_WITH(tyche::nuts(m, cfg), Catch::Matchers::Contains("count of directions k = 0.5 is not an integer"));
+  cfg.init_inv_metric_factors.clear();
   // Neither d nor d² values: the message names both.
   cfg.init_inv_metric = {1.0, 1.0};
   CHECK_THROWS_WITH(tyche::nuts(m, cfg), Catch::Matchers::Contains("init_inv_metric holds 2 values, expected 9 (d × d, "

@@ -125,8 +125,20 @@ TEST_CASE("nuts from pathfinder: the initial values lie in the typical set and t
   CHECK(from_pf.init == pf.initial_values(4));
   CHECK(from_pf.init_inv_metric == pf.inverse_metric());
   nuts_config dense{.chains = 2, .seed = 2};
-  dense.metric = samplers::metric_kind::low_rank;
+  dense.metric = samplers::metric_kind::dense;
   CHECK(pathfinder_init(m, dense).init_inv_metric == pf.inverse_metric(true));
+  // The low-rank metric gets the covariance as factors, decomposed once (its matrix back to
+  // rounding), and nothing in init_inv_metric.
+  nuts_config low_rank{.chains = 2, .seed = 2};
+  low_rank.metric = samplers::metric_kind::low_rank;
+  const nuts_config lr = pathfinder_init(m, low_rank);
+  CHECK(lr.init_inv_metric.empty());
+  REQUIRE(samplers::low_rank_dimension(lr.init_inv_metric_factors.data(), lr.init_inv_metric_factors.size()) == 10);
+  std::vector<double> back(100);
+  samplers::low_rank_dense(lr.init_inv_metric_factors.data(), 10, back.data());
+  const std::vector<double> covariance = pf.inverse_metric(true);
+  for (std::size_t k = 0; k < 100; ++k) CHECK(back[k] == Approx(covariance[k]).margin(1e-10 * covariance[k / 10 * 11]));
+  CHECK_THROWS_WITH(pathfinder_init(m, lr), Contains("already holds init"));
   const nuts_fit started = nuts(m, from_pf);
   for (std::size_t i = 0; i < 10; ++i)
     CHECK(chain_mean(started, 1, i) == Approx(g.y[i]).margin(4 * g.s[i] / std::sqrt(100.0)));

@@ -545,8 +545,10 @@ approximate_fit pathfinder(const Model& m, const pathfinder_config& cfg = {}) {
 /// nuts()'s settings with each chain's initial values and the initial inverse metric taken from
 /// multi-path Pathfinder (Stan's init = pathfinder; cmdstanpy issue 787): cfg.init gets
 /// cfg.chains distinct draws of pathfinder(m, pf) (approximate_fit::initial_values), and
-/// cfg.init_inv_metric its variances (metric = diagonal) or covariance (dense, low_rank),
-/// which warm-up replaces at the end of its first window. pf's seed and init_radius are cfg's
+/// cfg.init_inv_metric its variances (metric = diagonal) or covariance (dense) — for low_rank
+/// cfg.init_inv_metric_factors, the covariance's factors (decomposed once here; the variances
+/// alone where the fit holds no covariance, d > 1,000) — which warm-up replaces at the end of
+/// its first window. pf's seed and init_radius are cfg's
 /// unless given. Throws std::invalid_argument when cfg already holds init or init_inv_metric, and
 /// Pathfinder's error (std::runtime_error, prefixed) when no path gives an approximation. The
 /// Pathfinder fit's warnings (a Pareto k̂ above 0.7) are lost here: call pathfinder() and
@@ -561,7 +563,7 @@ nuts_config pathfinder_init(const Model& m, nuts_config cfg, std::optional<pathf
                   "first argument is not one");
     return cfg;
   } else {
-    if (!cfg.init.empty() || !cfg.init_inv_metric.empty())
+    if (!cfg.init.empty() || !cfg.init_inv_metric.empty() || !cfg.init_inv_metric_factors.empty())
       throw std::invalid_argument("tyche::pathfinder_init: the nuts_config already holds init or init_inv_metric");
     if (cfg.chains < 1)
       throw std::invalid_argument("tyche::pathfinder_init: chains = " + std::to_string(cfg.chains) + " must be >= 1");
@@ -575,7 +577,30 @@ nuts_config pathfinder_init(const Model& m, nuts_config cfg, std::optional<pathf
       throw std::runtime_error(std::string("tyche::pathfinder_init: ") + e.what());
     }
     cfg.init = fit.initial_values(cfg.chains);
-    cfg.init_inv_metric = fit.inverse_metric(samplers::stored_dense(cfg.metric));
+    if (cfg.metric != samplers::metric_kind::low_rank) {
+      cfg.init_inv_metric = fit.inverse_metric(samplers::stored_dense(cfg.metric));
+      return cfg;
+    }
+    const std::size_t d = fit.variance.size();
+    std::vector<double>& f = cfg.init_inv_metric_factors;
+    f.assign(samplers::low_rank_factors_size(d, fit.covariance.empty() ? 0 : d), 0.0);
+    bool ok = false;
+    if (fit.covariance.empty()) {
+      ok = samplers::low_rank_factors_from_diagonal(fit.variance.data(), d, 0, f.data());
+    } else {
+      const std::vector<double> covariance = fit.inverse_metric(true);
+      std::vector<double> work(samplers::low_rank_matrix_workspace(d));
+      ok = samplers::low_rank_factors_from_matrix(covariance.data(), d, d, f.data(), work.data());
+      if (ok) {  // only the k directions it has: the rest of the room goes
+        std::vector<double> keep(2 * static_cast<std::size_t>(f[0])), small(f.size());
+        const std::size_t k = static_cast<std::size_t>(f[0]);
+        small.resize(samplers::low_rank_factors_size(d, k));
+        samplers::low_rank_copy(f.data(), d, k, small.data(), keep.data());
+        f = std::move(small);
+      }
+    }
+    if (!ok)
+      throw std::runtime_error("tyche::pathfinder_init: the approximation's covariance is not positive definite");
     return cfg;
   }
 }

@@ -34,11 +34,12 @@ struct adaptation_config {
   /// metric_adaptation::max_rank()); the windows are Stan's.
   bool low_rank = false;
   low_rank_settings low_rank_options = {};
-  /// Low rank: the chains whose windows one estimate takes (pooled: all of them; else 1), and
-  /// whether the initial metric is a d × d matrix (a user's: its directions may number d). With
+  /// Low rank: the chains whose windows one estimate takes (pooled: all of them; else 1), and the
+  /// directions the initial metric may have (d for a user's d × d matrix, k for factors, 0 for
+  /// the identity or a diagonal), all kept where no window replaces it. With
   /// low_rank_options.max_rank they set kmax (metric_adaptation::max_rank()).
   std::size_t low_rank_chains = 1;
-  bool low_rank_full_init = false;
+  std::size_t low_rank_init_rank = 0;
   /// nutpie's schedule for the gradient estimator (diagonal): the metric from every draw of a
   /// foreground estimate, a background estimate that replaces it every early_switch draws in the
   /// first early_window of warm-up and then in windows from main_window draws growing
@@ -139,7 +140,7 @@ class metric_adaptation {
   }
 
   TYCHE_HD metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
-      : d_(dim), dense_(dense && !c.low_rank), gradients_(c.gradients && !dense), low_rank_(c.low_rank),
+      : d_(dim), dense_(dense && !c.low_rank), gradients_(c.gradients && !dense && !c.low_rank), low_rank_(c.low_rank),
         nutpie_(c.nutpie_schedule && c.gradients && !dense && !c.low_rank), pooled_(c.pooled),
         low_rank_options_(c.low_rank_options), num_warmup_(num_warmup) {
     if (num_warmup < 20) {  // too short for windows: the metric stays as it is
@@ -165,14 +166,15 @@ class metric_adaptation {
     term_buffer_ = c.term_buffer;
     window_size_ = c.base_window;
     next_window_ = init_buffer_ + window_size_ - 1;
-    const int longest = num_warmup_ - init_buffer_ - term_buffer_;
-    capacity_ = longest > 0 ? static_cast<std::size_t>(longest) : 0;
+    capacity_ = longest_window();
     set_max_rank(c);
   }
 
   /// Low rank: the most directions the metric holds (kmax of its factors): the user's cap
-  /// (low_rank_settings::max_rank), else d for a d × d initial metric, else the estimate's bound
-  /// min(d, 2 × the window draws it takes); 0 for the other metrics.
+  /// (low_rank_settings::max_rank), else the estimate's bound min(d, 2 × the window draws it
+  /// takes) — or, when warm-up has no window to replace it, the initial metric's directions
+  /// (adaptation_config::low_rank_init_rank; otherwise an initial metric with more is cut to the
+  /// kmax with the largest |log λ|: the first window replaces it); 0 for the other metrics.
   TYCHE_HD std::size_t max_rank() const { return kmax_; }
 
   /// Binds buffer_size() values (zeroed here).
@@ -517,6 +519,24 @@ class metric_adaptation {
     return counter_ >= init_buffer_ && counter_ < num_warmup_ - term_buffer_ && counter_ != num_warmup_;
   }
   TYCHE_HD bool end_of_window() const { return counter_ == next_window_ && counter_ != num_warmup_; }
+  // The draws of the longest of Stan's windows (the last: 500 of 1000 warm-up iterations), which
+  // the low-rank estimate keeps: compute_next_window's schedule, run ahead.
+  TYCHE_HD int longest_window_draws() const {
+    const int last = num_warmup_ - term_buffer_ - 1;
+    int size = window_size_, end = init_buffer_ + window_size_ - 1, longest = end >= init_buffer_ ? size : 0;
+    while (end < last) {
+      size *= 2;
+      const int from = end;
+      end = from + size;
+      if (end != last && end + 2 * size >= num_warmup_ - term_buffer_) end = last;
+      if (end - from > longest) longest = end - from;
+    }
+    return longest;
+  }
+  TYCHE_HD std::size_t longest_window() const {
+    const int n = longest_window_draws();
+    return n > 0 ? static_cast<std::size_t>(n) : 0;
+  }
   TYCHE_HD void compute_next_window() {
     if (next_window_ == num_warmup_ - term_buffer_ - 1) return;
     window_size_ *= 2;
@@ -578,7 +598,7 @@ class metric_adaptation {
     if (!low_rank_) return;
     const std::size_t cap = c.low_rank_options.max_rank;
     if (cap > 0) kmax_ = cap < d_ ? cap : d_;
-    else if (c.low_rank_full_init) kmax_ = d_;
+    else if (capacity_ == 0) kmax_ = c.low_rank_init_rank < d_ ? c.low_rank_init_rank : d_;  // no window
     else kmax_ = low_rank_max_rank(d_, capacity_ * (c.low_rank_chains > 0 ? c.low_rank_chains : 1));
   }
   bool dense_ = false, gradients_ = false, low_rank_ = false, nutpie_ = false, pooled_ = false, pending_ = false;
@@ -587,7 +607,7 @@ class metric_adaptation {
   long fg_count_ = 0, bg_count_ = 0, updates_ = 0;
   int early_end_ = 0, final_start_ = 0, early_switch_ = 10;
   double growth_ = 1.5;
-  std::size_t capacity_ = 0;  // draws of the longest window
+  std::size_t capacity_ = 0;  // draws of the longest window (low rank keeps them)
   long count_ = 0, grad_count_ = 0;
   int num_warmup_ = 0;
   int init_buffer_ = 0, term_buffer_ = 0, window_size_ = 0, next_window_ = -1;

@@ -61,7 +61,8 @@ inline adaptation_config adaptation_of(const nuts_config& cfg, std::size_t d = 0
   adaptation_config ac;
   ac.low_rank_options.max_rank = cfg.low_rank_max_rank;
   ac.low_rank_chains = cfg.pool_metric && cfg.chains > 0 ? static_cast<std::size_t>(cfg.chains) : 1;
-  ac.low_rank_full_init = d > 1 && cfg.init_inv_metric.size() == d * d;
+  if (d > 1 && cfg.init_inv_metric.size() == d * d) ac.low_rank_init_rank = d;
+  if (cfg.init_inv_metric_factors.size() > 2) ac.low_rank_init_rank = static_cast<std::size_t>(cfg.init_inv_metric_factors[0]);
   ac.delta = cfg.adapt_delta;
   ac.gradients = cfg.metric_estimator != metric_estimator::draws;
   ac.nutpie_schedule = cfg.metric_estimator == metric_estimator::nutpie;
@@ -104,6 +105,10 @@ inline std::string warmup_error(int chain, const warmup_result& r, const std::ve
                                 bool low_rank = false) {
   const std::string who = "tyche::nuts: chain " + std::to_string(chain + 1);
   if (r.bad_metric && low_rank) {
+    if (r.where == static_cast<std::size_t>(-1))
+      return who + ": the adapted low-rank inverse metric's count of directions (" +
+             std::to_string(inv_metric.empty() ? 0.0 : inv_metric[0]) + ") is not an integer in [0, " +
+             std::to_string(inv_metric.size() > 1 ? inv_metric[1] : 0.0) + "]";
     if (r.status == nuts_status::metric_not_positive_definite)
       return who + ": the adapted low-rank inverse metric has a direction (" + std::to_string(r.where + 1) +
              ") whose eigenvalue is not a positive finite number";
@@ -169,7 +174,12 @@ class nuts_chain {
     scratch_.assign(4 * d, 0.0);
     grad_.assign(d, 0.0);
     workspace_.assign(target_.workspace_size(), 0.0);
-    if (!cfg_.init_inv_metric.empty() && low_rank) {  // the kernel's form: σ, and the matrix's directions
+    if (!cfg_.init_inv_metric_factors.empty() && low_rank) {  // (checked before: d, a valid metric)
+      const auto& f = cfg_.init_inv_metric_factors;
+      std::vector<double> keep(2 * static_cast<std::size_t>(f[0]));
+      low_rank_copy(f.data(), d, metric_adapt_.max_rank(), inv_metric_.data(), keep.data());
+      refresh_low_rank_matrix();
+    } else if (!cfg_.init_inv_metric.empty() && low_rank) {  // the kernel's form: σ, and the matrix's directions
       const std::vector<double>& m = cfg_.init_inv_metric;
       bool ok = true;
       if (m.size() == d) {

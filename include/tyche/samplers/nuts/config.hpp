@@ -228,7 +228,8 @@ struct nuts_config {
   /// metric = low_rank: the most directions a chain's metric keeps, kmax (the estimate keeps the
   /// kmax with the largest |log λ| where it finds more), which bounds a chain's metric to
   /// O(d·kmax) values. 0 (the default): no cap beyond the estimate's own, min(d, 2 × the draws
-  /// of the warm-up windows), or d with a d × d init_inv_metric.
+  /// of the warm-up windows), or d with a d × d init_inv_metric and warm-up too short for windows
+  /// (a d × d init_inv_metric is otherwise cut to its kmax directions with the largest |log λ|).
   std::size_t low_rank_max_rank = 0;
   /// How warm-up estimates the diagonal metric: draws (Stan's) or draws_and_gradients (nutpie's).
   samplers::metric_estimator metric_estimator = samplers::metric_estimator::draws;
@@ -256,6 +257,12 @@ struct nuts_config {
   /// approximate_fit::inverse_metric() (dense: inverse_metric(true)) gives it from a pathfinder()
   /// fit.
   std::vector<double> init_inv_metric = {};
+  /// metric = low_rank: the metric warm-up starts from as factors (samplers/nuts/low_rank.hpp's
+  /// layout [k, kmax, σ, λ − 1, U]: a fit's inv_metric_factors[c], or
+  /// low_rank_factors_from_matrix's), instead of init_inv_metric: no d × d matrix, nothing to
+  /// decompose. A chain with room for fewer directions (low_rank_max_rank) keeps those with the
+  /// largest |log λ|. pathfinder_init fills it for the low-rank metric.
+  std::vector<double> init_inv_metric_factors = {};
   /// A chain that warm-up left stuck — its step size below 10⁻³ of the largest chain's and its
   /// median log density below every log density of the chains that are not — is run again,
   /// warm-up included, from the last draw and the metric of a chain that is not stuck, on a

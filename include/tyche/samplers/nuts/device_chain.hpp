@@ -112,7 +112,8 @@ TYCHE_HD inline void device_chain_setup(device_chain& c, double* buffer, const d
   for (std::size_t k = 0; k < l.metric_size; ++k) buffer[l.metric + k] = init[2 * d + k];
   if (l.dense)
     for (std::size_t k = 0; k < d * d; ++k) buffer[l.chol + k] = init[2 * d + l.metric_size + k];
-  if (l.low_rank && low_rank_check(buffer + l.metric, d) != 0) c.status = nuts_status::invalid_metric;
+  const int bad = l.low_rank ? low_rank_check(buffer + l.metric, d) : 0;
+  if (bad != 0) c.status = bad == 2 ? nuts_status::metric_not_positive_definite : nuts_status::invalid_metric;
   else if (l.low_rank) device_low_rank_matrix(buffer, l, d);
   c.metric.bind(buffer + l.adapt);
 }

@@ -1270,7 +1270,9 @@ TYCHE_HD R trial_energy_change(R step, const R* q0, const R* grad0, R logp0, con
   }
   rng.normals(p, d, take);
   const bool dense = kind == metric_kind::dense;
-  // M⁻¹p·p, and for a low-rank metric (its factors in `metric`) as the kernel computes it.
+  // M⁻¹p·p; for a low-rank metric (its factors in `metric`) from the factors, the kernel's
+  // arithmetic where it applies the factors (2k < d, or a batch of lanes; one lane with 2k ≥ d
+  // applies the matrix, the same values to rounding).
   auto kinetic_twice = [&]() {
     if (kind != metric_kind::low_rank) return kinetic_energy_twice(metric, dense, p, d);
     low_rank_sharp(metric, d, p, tmp);

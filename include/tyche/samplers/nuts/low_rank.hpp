@@ -291,7 +291,7 @@ TYCHE_HD inline std::size_t low_rank_matrix_workspace(std::size_t d) { return d 
 
 namespace detail {
 /// Of the n candidate eigenvalues w[p] with keep[p] = 1, sets keep to 0 for all but the kmax
-/// whose |log w| is largest (ties: the first); the kept stay in their order.
+/// whose |log w| is largest (of equal ones, the first kept); the kept stay in their order.
 template <class R>
 TYCHE_HD void lr_keep_largest(const R* w, R* keep, std::size_t n, std::size_t kmax) {
   std::size_t count = 0;
@@ -302,7 +302,7 @@ TYCHE_HD void lr_keep_largest(const R* w, R* keep, std::size_t n, std::size_t km
     for (std::size_t p = 0; p < n; ++p) {
       if (keep[p] == R(0)) continue;
       const R a = w[p] >= R(1) ? w[p] : R(1) / w[p];  // monotone in |log w|
-      if (drop == n || a < smallest) {
+      if (drop == n || a <= smallest) {
         drop = p;
         smallest = a;
       }
@@ -314,12 +314,13 @@ TYCHE_HD void lr_keep_largest(const R* w, R* keep, std::size_t n, std::size_t km
 }  // namespace detail
 
 /// The factors (room for kmax directions) of a symmetric positive-definite inverse metric given
-/// as a d × d row-major matrix m: S = I and m's eigen-decomposition, leaving out the directions
-/// whose eigenvalue is 1 to within 10⁻¹² (the identity has none, so k = 0), and where more than
-/// kmax remain, all but the kmax with the largest |log λ|. A diagonal m needs no decomposition:
-/// S = √diag m, k = 0 (work unused; it may be null then). For a metric that did not come from the
-/// low-rank estimate (a user's init_inv_metric). work: low_rank_matrix_workspace(d) values.
-/// Returns false when m is not positive definite or not finite (factors then undefined).
+/// as a d × d row-major matrix m: S = √diag m and the eigen-decomposition of the correlation
+/// matrix S⁻¹mS⁻¹, leaving out the directions whose eigenvalue is 1 to within 10⁻¹², and where
+/// more than kmax remain, all but the kmax with the largest |log λ| — so that a cut keeps every
+/// coordinate's scale. A diagonal m needs no decomposition: k = 0 (work unused; it may be null
+/// then). For a metric that did not come from the low-rank estimate (a user's init_inv_metric,
+/// Pathfinder's covariance). work: low_rank_matrix_workspace(d) values. Returns false when m is
+/// not positive definite or not finite (factors then undefined).
 template <class R>
 TYCHE_HD bool low_rank_factors_from_matrix(const R* m, std::size_t d, std::size_t kmax, R* factors, R* work) {
   bool diagonal = true;
@@ -342,7 +343,15 @@ TYCHE_HD bool low_rank_factors_from_matrix(const R* m, std::size_t d, std::size_
   R* v = work;
   R* lambda = work + d * d;
   R* scratch = lambda + d;
-  for (std::size_t k = 0; k < d * d; ++k) v[k] = m[k];
+  for (std::size_t i = 0; i < d; ++i) {  // S, in scratch while the correlations are written
+    const R mii = m[i * d + i];
+    if (!(mii > R(0)) || !(mii - mii == R(0))) return false;
+    scratch[i] = detail::lr_sqrt(mii);
+  }
+  for (std::size_t i = 0; i < d; ++i)
+    for (std::size_t j = 0; j < d; ++j) v[i * d + j] = i == j ? R(1) : m[i * d + j] / (scratch[i] * scratch[j]);
+  low_rank_identity(factors, d, kmax);
+  for (std::size_t i = 0; i < d; ++i) factors[at.sigma() + i] = scratch[i];
   if (!detail::symmetric_eigen(v, lambda, scratch, d)) return false;
   R* keep = scratch;  // the decomposition's scratch, free now: 1 for a direction kept
   for (std::size_t p = 0; p < d; ++p) {
@@ -351,7 +360,6 @@ TYCHE_HD bool low_rank_factors_from_matrix(const R* m, std::size_t d, std::size_
     keep[p] = detail::lr_abs(l - R(1)) <= R(1e-12) * (l > R(1) ? l : R(1)) ? R(0) : R(1);
   }
   detail::lr_keep_largest(lambda, keep, d, kmax);
-  low_rank_identity(factors, d, kmax);
   std::size_t kept = 0;
   for (std::size_t p = 0; p < d; ++p) {
     if (keep[p] == R(0)) continue;
@@ -361,6 +369,30 @@ TYCHE_HD bool low_rank_factors_from_matrix(const R* m, std::size_t d, std::size_
   }
   factors[at.rank()] = static_cast<R>(kept);
   return true;
+}
+
+/// Factors `from` (any kmax) copied into `to`, whose room is kmax directions: σ, and the
+/// directions, all of them where they fit, else the kmax with the largest |log λ| (in their order).
+/// `to` may not alias `from`. keep: 2k values of scratch (k: `from`'s).
+template <class R>
+TYCHE_HD void low_rank_copy(const R* from, std::size_t d, std::size_t kmax, R* to, R* keep) {
+  const detail::low_rank_layout src = detail::low_rank_layout::of(from, d), dst{d, kmax};
+  const std::size_t k = static_cast<std::size_t>(from[src.rank()]);
+  low_rank_identity(to, d, kmax);
+  for (std::size_t i = 0; i < d; ++i) to[dst.sigma() + i] = from[src.sigma() + i];
+  for (std::size_t r = 0; r < k; ++r) keep[r] = R(1);
+  // (lr_keep_largest compares λ, here 1 + (λ − 1): keep[] holds λ's place while it decides)
+  R* lambda = keep + k;
+  for (std::size_t r = 0; r < k; ++r) lambda[r] = R(1) + from[src.lambda_minus_one() + r];
+  detail::lr_keep_largest(lambda, keep, k, kmax);
+  std::size_t kept = 0;
+  for (std::size_t r = 0; r < k; ++r) {
+    if (keep[r] == R(0)) continue;
+    to[dst.lambda_minus_one() + kept] = from[src.lambda_minus_one() + r];
+    for (std::size_t i = 0; i < d; ++i) to[dst.directions() + kept * d + i] = from[src.directions() + r * d + i];
+    ++kept;
+  }
+  to[dst.rank()] = static_cast<R>(kept);
 }
 
 /// The d × d row-major matrix M⁻¹ = S(I + U(Λ − I)Uᵀ)S of factors, in O(d²k) — the values the
@@ -381,15 +413,17 @@ TYCHE_HD void low_rank_dense(const R* factors, std::size_t d, R* out) {
     }
 }
 
-/// Checks factors as a metric: k ≤ kmax, σ positive and finite, every used λ positive and finite.
-/// Returns invalid_metric-like codes as ints for the kernel and the warm-up: 0 ok, 1 a bad count
-/// or σ (where: the σ index), 2 a λ that is not positive (where: the direction).
+/// Checks factors as a metric: k ≤ kmax ≤ d, σ positive and finite, every used λ positive and
+/// finite. Returns 0 (ok), 1 for a bad count (where: SIZE_MAX) or σ (where: its index), 2 for a λ
+/// that is not positive and finite (where: the direction).
 template <class R>
 TYCHE_HD int low_rank_check(const R* factors, std::size_t d, std::size_t* where = nullptr) {
   const R kr = factors[detail::low_rank_layout::rank()], kmax = factors[detail::low_rank_layout::max_rank()];
   if (!(kr >= R(0)) || !(kr <= kmax) || !(kmax <= static_cast<R>(d)) ||
-      kr != static_cast<R>(static_cast<std::size_t>(kr)))
+      kr != static_cast<R>(static_cast<std::size_t>(kr))) {
+    if (where) *where = static_cast<std::size_t>(-1);
     return 1;
+  }
   const detail::low_rank_layout at = detail::low_rank_layout::of(factors, d);
   for (std::size_t i = 0; i < d; ++i) {
     const R s = factors[at.sigma() + i];
@@ -452,8 +486,9 @@ TYCHE_HD inline std::size_t low_rank_workspace(std::size_t d, std::size_t n) {
 /// The low-rank + diagonal inverse metric (top of this file) of n draws x and their gradients g
 /// of log p (row i: draw i, d values; both overwritten), written as factors (σ, Λ − I, U and k:
 /// the form the kernel applies in O(dk) per leapfrog) to `factors`, whose kmax (factors[1], set
-/// by low_rank_identity) bounds the directions kept: where more eigenvalues fall outside
-/// [1/c, c], the kmax with the largest |log λ| (in the order of their λ). work:
+/// by low_rank_identity) and settings.max_rank (when not 0) bound the directions kept: where more
+/// eigenvalues fall outside [1/c, c], the kmax with the largest |log λ| (in the order of their
+/// λ). work:
 /// low_rank_workspace(d, n) values. Returns the number of eigen-directions kept, or −1 when the
 /// decomposition failed (the factors then hold the diagonal part alone, σ with k = 0). n ≥ 2.
 template <class R>
@@ -624,13 +659,15 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
   for (std::size_t p = 0; p < k; ++p)
     if (!(w[p] - w[p] == R(0))) return fail();
   // Σ ≥ λmax(Cg)^(−½)·I ≥ (trace Cg)^(−½)·I exactly (ΣCgΣ = Cx ≥ I and Cg ≤ λmax·I give
-  // Σ² ≥ I/λmax); an eigenvalue computed below the bound is rounding (see B² above), raised to it.
+  // Σ² ≥ I/λmax); an eigenvalue computed below the bound is rounding (see B² above).
+  // Such a direction is left out (λ = 1): its value says nothing, and raised to the bound it would
+  // have the largest |log λ| of all, first to be kept under a cap.
   const R floor = R(1) / detail::lr_sqrt(trace_cg);
-  for (std::size_t p = 0; p < k; ++p)
-    if (!(w[p] > floor)) w[p] = floor;
   R* keep = e;  // free after the decomposition: 1 for a direction kept
-  for (std::size_t p = 0; p < k; ++p) keep[p] = w[p] <= cut && w[p] >= R(1) / cut ? R(0) : R(1);
-  detail::lr_keep_largest(w, keep, k, at.kmax);
+  for (std::size_t p = 0; p < k; ++p)
+    keep[p] = !(w[p] > floor) || (w[p] <= cut && w[p] >= R(1) / cut) ? R(0) : R(1);
+  const std::size_t cap = settings.max_rank > 0 && settings.max_rank < at.kmax ? settings.max_rank : at.kmax;
+  detail::lr_keep_largest(w, keep, k, cap);
   int kept = 0;
   for (std::size_t p = 0; p < k; ++p) {
     if (keep[p] == R(0)) continue;

@@ -158,6 +158,32 @@ TYCHE_DRIVER_INLINE void check_config_sizes(const nuts_config& cfg, std::size_t 
            std::to_string(constrained_dim) + " (one per name of parameter_names(), in order: " +
            tyche::detail::first_names(names) + ")");
     }
+  if (!cfg.init_inv_metric_factors.empty()) {
+    const auto& f = cfg.init_inv_metric_factors;
+    if (cfg.metric != metric_kind::low_rank)
+      fail("init_inv_metric_factors is the low-rank metric's start: it needs metric = low_rank");
+    if (!cfg.init_inv_metric.empty()) fail("init_inv_metric and init_inv_metric_factors are both given: give one");
+    for (std::size_t k = 0; k < f.size(); ++k)
+      if (!std::isfinite(f[k]))
+        fail("init_inv_metric_factors[" + std::to_string(k) + "] = " + tyche::detail::format_number(f[k]) +
+             " is not finite");
+    if (f.size() < 2 + dim || low_rank_dimension(f.data(), f.size()) != dim)
+      fail("init_inv_metric_factors holds " + std::to_string(f.size()) +
+           " values, which are not the factors of a metric of d = " + std::to_string(dim) +
+           " coordinates (2 + d + kmax + kmax·d values, kmax = its second value)");
+    std::size_t where = 0;
+    const int bad = low_rank_check(f.data(), dim, &where);
+    if (bad == 1 && where == static_cast<std::size_t>(-1))
+      fail("init_inv_metric_factors: its count of directions k = " + tyche::detail::format_number(f[0]) +
+           " is not an integer in [0, kmax = " + tyche::detail::format_number(f[1]) + "]");
+    if (bad == 1)
+      fail("init_inv_metric_factors: its scale σ[" + std::to_string(where) + "] = " +
+           tyche::detail::format_number(f[2 + where]) + " is not positive");
+    if (bad == 2)
+      fail("init_inv_metric_factors: its direction " + std::to_string(where + 1) + " has λ − 1 = " +
+           tyche::detail::format_number(f[2 + dim + where]) + ", so λ is not positive");
+    return;
+  }
   if (cfg.init_inv_metric.empty()) return;
   // (low_rank takes the diagonal or the d × d matrix)
   const bool low_rank_diagonal = cfg.metric == metric_kind::low_rank && cfg.init_inv_metric.size() == dim;
@@ -582,14 +608,11 @@ TYCHE_DRIVER_INLINE void restart_stuck_chains(nuts_fit& fit, const nuts_config& 
     again.init_inv_metric = fit.inv_metric[static_cast<std::size_t>(s.from)];
     if (static_cast<std::size_t>(s.from) < fit.inv_metric_factors.size() &&
         fit.inv_metric_factors[static_cast<std::size_t>(s.from)].size() > 2) {
-      // A low-rank metric: its d × d matrix (for this run only, where the fit keeps the factors
-      // alone), with the room for directions it had, not d (a d × d init_inv_metric's default).
+      // A low-rank metric: its factors as they are (no d × d matrix to build and decompose again,
+      // σ kept), with the room for directions it had.
       const auto& f = fit.inv_metric_factors[static_cast<std::size_t>(s.from)];
-      const std::size_t d = low_rank_dimension(f.data(), f.size());
-      if (again.init_inv_metric.empty()) {
-        again.init_inv_metric.assign(d * d, 0.0);
-        if (d > 0) low_rank_dense(f.data(), d, again.init_inv_metric.data());
-      }
+      again.init_inv_metric.clear();
+      again.init_inv_metric_factors = f;  // (nothing to decompose, σ kept)
       if (f[1] >= 1) again.low_rank_max_rank = static_cast<std::size_t>(f[1]);
     }
     again.restart_stuck_chains = false;
