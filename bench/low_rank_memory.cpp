@@ -7,8 +7,8 @@
 //
 // The target: x ~ N(0, S(I + 99uuᵀ)S), S log-spaced from 0.1 to 10, u a fixed unit vector — one
 // direction the diagonal cannot capture, so that the estimate keeps one (k = 1) whatever room it
-// has. One chain, 300 warm-up iterations (Stan's windows: 75 + 175 + 50; the estimate's room,
-// 2 × 175 = 350 directions) and 100 draws.
+// has. One chain, 300 warm-up iterations (Stan's buffers 75 and 50, windows of 25, 50 and 100
+// draws; the estimate's room, 2 × 100 = 200 directions) and 100 draws.
 #include <tyche/tyche.hpp>
 
 #include <chrono>

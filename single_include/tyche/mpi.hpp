@@ -282,6 +282,9 @@ inline std::vector<std::pair<const char*, std::uint64_t>> config_fingerprints(co
   for (const auto& v : cfg.init) h = hash_bytes(v.data(), v.size() * sizeof(double), hash_bytes(&h, sizeof h));
   add("init", h);
   add("init_inv_metric", hash_bytes(cfg.init_inv_metric.data(), cfg.init_inv_metric.size() * sizeof(double)));
+  add("init_inv_metric_factors",
+      hash_bytes(cfg.init_inv_metric_factors.data(), cfg.init_inv_metric_factors.size() * sizeof(double)));
+  add("low_rank_max_rank", cfg.low_rank_max_rank);
   add("executor (cpu or cuda)", cfg.executor.index());
   const cpu c = std::holds_alternative<cpu>(cfg.executor) ? std::get<cpu>(cfg.executor) : cpu{};
   add("cpu::lanes", c.lanes), add("cpu::schedule", c.schedule), add("cpu::lane_kernel", c.lane_kernel);

@@ -19033,7 +19033,7 @@ TYCHE_HD inline std::size_t low_rank_matrix_workspace(std::size_t d) { return d 
 
 namespace detail {
 /// Of the n candidate eigenvalues w[p] with keep[p] = 1, sets keep to 0 for all but the kmax
-/// whose |log w| is largest (ties: the first); the kept stay in their order.
+/// whose |log w| is largest (of equal ones, the first kept); the kept stay in their order.
 template <class R>
 TYCHE_HD void lr_keep_largest(const R* w, R* keep, std::size_t n, std::size_t kmax) {
   std::size_t count = 0;
@@ -19044,7 +19044,7 @@ TYCHE_HD void lr_keep_largest(const R* w, R* keep, std::size_t n, std::size_t km
     for (std::size_t p = 0; p < n; ++p) {
       if (keep[p] == R(0)) continue;
       const R a = w[p] >= R(1) ? w[p] : R(1) / w[p];  // monotone in |log w|
-      if (drop == n || a < smallest) {
+      if (drop == n || a <= smallest) {
         drop = p;
         smallest = a;
       }
@@ -19056,12 +19056,13 @@ TYCHE_HD void lr_keep_largest(const R* w, R* keep, std::size_t n, std::size_t km
 }  // namespace detail
 
 /// The factors (room for kmax directions) of a symmetric positive-definite inverse metric given
-/// as a d × d row-major matrix m: S = I and m's eigen-decomposition, leaving out the directions
-/// whose eigenvalue is 1 to within 10⁻¹² (the identity has none, so k = 0), and where more than
-/// kmax remain, all but the kmax with the largest |log λ|. A diagonal m needs no decomposition:
-/// S = √diag m, k = 0 (work unused; it may be null then). For a metric that did not come from the
-/// low-rank estimate (a user's init_inv_metric). work: low_rank_matrix_workspace(d) values.
-/// Returns false when m is not positive definite or not finite (factors then undefined).
+/// as a d × d row-major matrix m: S = √diag m and the eigen-decomposition of the correlation
+/// matrix S⁻¹mS⁻¹, leaving out the directions whose eigenvalue is 1 to within 10⁻¹², and where
+/// more than kmax remain, all but the kmax with the largest |log λ| — so that a cut keeps every
+/// coordinate's scale. A diagonal m needs no decomposition: k = 0 (work unused; it may be null
+/// then). For a metric that did not come from the low-rank estimate (a user's init_inv_metric,
+/// Pathfinder's covariance). work: low_rank_matrix_workspace(d) values. Returns false when m is
+/// not positive definite or not finite (factors then undefined).
 template <class R>
 TYCHE_HD bool low_rank_factors_from_matrix(const R* m, std::size_t d, std::size_t kmax, R* factors, R* work) {
   bool diagonal = true;
@@ -19084,7 +19085,15 @@ TYCHE_HD bool low_rank_factors_from_matrix(const R* m, std::size_t d, std::size_
   R* v = work;
   R* lambda = work + d * d;
   R* scratch = lambda + d;
-  for (std::size_t k = 0; k < d * d; ++k) v[k] = m[k];
+  for (std::size_t i = 0; i < d; ++i) {  // S, in scratch while the correlations are written
+    const R mii = m[i * d + i];
+    if (!(mii > R(0)) || !(mii - mii == R(0))) return false;
+    scratch[i] = detail::lr_sqrt(mii);
+  }
+  for (std::size_t i = 0; i < d; ++i)
+    for (std::size_t j = 0; j < d; ++j) v[i * d + j] = i == j ? R(1) : m[i * d + j] / (scratch[i] * scratch[j]);
+  low_rank_identity(factors, d, kmax);
+  for (std::size_t i = 0; i < d; ++i) factors[at.sigma() + i] = scratch[i];
   if (!detail::symmetric_eigen(v, lambda, scratch, d)) return false;
   R* keep = scratch;  // the decomposition's scratch, free now: 1 for a direction kept
   for (std::size_t p = 0; p < d; ++p) {
@@ -19093,7 +19102,6 @@ TYCHE_HD bool low_rank_factors_from_matrix(const R* m, std::size_t d, std::size_
     keep[p] = detail::lr_abs(l - R(1)) <= R(1e-12) * (l > R(1) ? l : R(1)) ? R(0) : R(1);
   }
   detail::lr_keep_largest(lambda, keep, d, kmax);
-  low_rank_identity(factors, d, kmax);
   std::size_t kept = 0;
   for (std::size_t p = 0; p < d; ++p) {
     if (keep[p] == R(0)) continue;
@@ -19103,6 +19111,30 @@ TYCHE_HD bool low_rank_factors_from_matrix(const R* m, std::size_t d, std::size_
   }
   factors[at.rank()] = static_cast<R>(kept);
   return true;
+}
+
+/// Factors `from` (any kmax) copied into `to`, whose room is kmax directions: σ, and the
+/// directions, all of them where they fit, else the kmax with the largest |log λ| (in their order).
+/// `to` may not alias `from`. keep: 2k values of scratch (k: `from`'s).
+template <class R>
+TYCHE_HD void low_rank_copy(const R* from, std::size_t d, std::size_t kmax, R* to, R* keep) {
+  const detail::low_rank_layout src = detail::low_rank_layout::of(from, d), dst{d, kmax};
+  const std::size_t k = static_cast<std::size_t>(from[src.rank()]);
+  low_rank_identity(to, d, kmax);
+  for (std::size_t i = 0; i < d; ++i) to[dst.sigma() + i] = from[src.sigma() + i];
+  for (std::size_t r = 0; r < k; ++r) keep[r] = R(1);
+  // (lr_keep_largest compares λ, here 1 + (λ − 1): keep[] holds λ's place while it decides)
+  R* lambda = keep + k;
+  for (std::size_t r = 0; r < k; ++r) lambda[r] = R(1) + from[src.lambda_minus_one() + r];
+  detail::lr_keep_largest(lambda, keep, k, kmax);
+  std::size_t kept = 0;
+  for (std::size_t r = 0; r < k; ++r) {
+    if (keep[r] == R(0)) continue;
+    to[dst.lambda_minus_one() + kept] = from[src.lambda_minus_one() + r];
+    for (std::size_t i = 0; i < d; ++i) to[dst.directions() + kept * d + i] = from[src.directions() + r * d + i];
+    ++kept;
+  }
+  to[dst.rank()] = static_cast<R>(kept);
 }
 
 /// The d × d row-major matrix M⁻¹ = S(I + U(Λ − I)Uᵀ)S of factors, in O(d²k) — the values the
@@ -19123,15 +19155,17 @@ TYCHE_HD void low_rank_dense(const R* factors, std::size_t d, R* out) {
     }
 }
 
-/// Checks factors as a metric: k ≤ kmax, σ positive and finite, every used λ positive and finite.
-/// Returns invalid_metric-like codes as ints for the kernel and the warm-up: 0 ok, 1 a bad count
-/// or σ (where: the σ index), 2 a λ that is not positive (where: the direction).
+/// Checks factors as a metric: k ≤ kmax ≤ d, σ positive and finite, every used λ positive and
+/// finite. Returns 0 (ok), 1 for a bad count (where: SIZE_MAX) or σ (where: its index), 2 for a λ
+/// that is not positive and finite (where: the direction).
 template <class R>
 TYCHE_HD int low_rank_check(const R* factors, std::size_t d, std::size_t* where = nullptr) {
   const R kr = factors[detail::low_rank_layout::rank()], kmax = factors[detail::low_rank_layout::max_rank()];
   if (!(kr >= R(0)) || !(kr <= kmax) || !(kmax <= static_cast<R>(d)) ||
-      kr != static_cast<R>(static_cast<std::size_t>(kr)))
+      kr != static_cast<R>(static_cast<std::size_t>(kr))) {
+    if (where) *where = static_cast<std::size_t>(-1);
     return 1;
+  }
   const detail::low_rank_layout at = detail::low_rank_layout::of(factors, d);
   for (std::size_t i = 0; i < d; ++i) {
     const R s = factors[at.sigma() + i];
@@ -19194,8 +19228,9 @@ TYCHE_HD inline std::size_t low_rank_workspace(std::size_t d, std::size_t n) {
 /// The low-rank + diagonal inverse metric (top of this file) of n draws x and their gradients g
 /// of log p (row i: draw i, d values; both overwritten), written as factors (σ, Λ − I, U and k:
 /// the form the kernel applies in O(dk) per leapfrog) to `factors`, whose kmax (factors[1], set
-/// by low_rank_identity) bounds the directions kept: where more eigenvalues fall outside
-/// [1/c, c], the kmax with the largest |log λ| (in the order of their λ). work:
+/// by low_rank_identity) and settings.max_rank (when not 0) bound the directions kept: where more
+/// eigenvalues fall outside [1/c, c], the kmax with the largest |log λ| (in the order of their
+/// λ). work:
 /// low_rank_workspace(d, n) values. Returns the number of eigen-directions kept, or −1 when the
 /// decomposition failed (the factors then hold the diagonal part alone, σ with k = 0). n ≥ 2.
 template <class R>
@@ -19366,13 +19401,15 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
   for (std::size_t p = 0; p < k; ++p)
     if (!(w[p] - w[p] == R(0))) return fail();
   // Σ ≥ λmax(Cg)^(−½)·I ≥ (trace Cg)^(−½)·I exactly (ΣCgΣ = Cx ≥ I and Cg ≤ λmax·I give
-  // Σ² ≥ I/λmax); an eigenvalue computed below the bound is rounding (see B² above), raised to it.
+  // Σ² ≥ I/λmax); an eigenvalue computed below the bound is rounding (see B² above).
+  // Such a direction is left out (λ = 1): its value says nothing, and raised to the bound it would
+  // have the largest |log λ| of all, first to be kept under a cap.
   const R floor = R(1) / detail::lr_sqrt(trace_cg);
-  for (std::size_t p = 0; p < k; ++p)
-    if (!(w[p] > floor)) w[p] = floor;
   R* keep = e;  // free after the decomposition: 1 for a direction kept
-  for (std::size_t p = 0; p < k; ++p) keep[p] = w[p] <= cut && w[p] >= R(1) / cut ? R(0) : R(1);
-  detail::lr_keep_largest(w, keep, k, at.kmax);
+  for (std::size_t p = 0; p < k; ++p)
+    keep[p] = !(w[p] > floor) || (w[p] <= cut && w[p] >= R(1) / cut) ? R(0) : R(1);
+  const std::size_t cap = settings.max_rank > 0 && settings.max_rank < at.kmax ? settings.max_rank : at.kmax;
+  detail::lr_keep_largest(w, keep, k, cap);
   int kept = 0;
   for (std::size_t p = 0; p < k; ++p) {
     if (keep[p] == R(0)) continue;
@@ -20631,7 +20668,9 @@ TYCHE_HD R trial_energy_change(R step, const R* q0, const R* grad0, R logp0, con
   }
   rng.normals(p, d, take);
   const bool dense = kind == metric_kind::dense;
-  // M⁻¹p·p, and for a low-rank metric (its factors in `metric`) as the kernel computes it.
+  // M⁻¹p·p; for a low-rank metric (its factors in `metric`) from the factors, the kernel's
+  // arithmetic where it applies the factors (2k < d, or a batch of lanes; one lane with 2k ≥ d
+  // applies the matrix, the same values to rounding).
   auto kinetic_twice = [&]() {
     if (kind != metric_kind::low_rank) return kinetic_energy_twice(metric, dense, p, d);
     low_rank_sharp(metric, d, p, tmp);
@@ -20729,11 +20768,12 @@ struct adaptation_config {
   /// metric_adaptation::max_rank()); the windows are Stan's.
   bool low_rank = false;
   low_rank_settings low_rank_options = {};
-  /// Low rank: the chains whose windows one estimate takes (pooled: all of them; else 1), and
-  /// whether the initial metric is a d × d matrix (a user's: its directions may number d). With
+  /// Low rank: the chains whose windows one estimate takes (pooled: all of them; else 1), and the
+  /// directions the initial metric may have (d for a user's d × d matrix, k for factors, 0 for
+  /// the identity or a diagonal), all kept where no window replaces it. With
   /// low_rank_options.max_rank they set kmax (metric_adaptation::max_rank()).
   std::size_t low_rank_chains = 1;
-  bool low_rank_full_init = false;
+  std::size_t low_rank_init_rank = 0;
   /// nutpie's schedule for the gradient estimator (diagonal): the metric from every draw of a
   /// foreground estimate, a background estimate that replaces it every early_switch draws in the
   /// first early_window of warm-up and then in windows from main_window draws growing
@@ -20834,7 +20874,7 @@ class metric_adaptation {
   }
 
   TYCHE_HD metric_adaptation(std::size_t dim, int num_warmup, adaptation_config c = {}, bool dense = false)
-      : d_(dim), dense_(dense && !c.low_rank), gradients_(c.gradients && !dense), low_rank_(c.low_rank),
+      : d_(dim), dense_(dense && !c.low_rank), gradients_(c.gradients && !dense && !c.low_rank), low_rank_(c.low_rank),
         nutpie_(c.nutpie_schedule && c.gradients && !dense && !c.low_rank), pooled_(c.pooled),
         low_rank_options_(c.low_rank_options), num_warmup_(num_warmup) {
     if (num_warmup < 20) {  // too short for windows: the metric stays as it is
@@ -20860,14 +20900,15 @@ class metric_adaptation {
     term_buffer_ = c.term_buffer;
     window_size_ = c.base_window;
     next_window_ = init_buffer_ + window_size_ - 1;
-    const int longest = num_warmup_ - init_buffer_ - term_buffer_;
-    capacity_ = longest > 0 ? static_cast<std::size_t>(longest) : 0;
+    capacity_ = longest_window();
     set_max_rank(c);
   }
 
   /// Low rank: the most directions the metric holds (kmax of its factors): the user's cap
-  /// (low_rank_settings::max_rank), else d for a d × d initial metric, else the estimate's bound
-  /// min(d, 2 × the window draws it takes); 0 for the other metrics.
+  /// (low_rank_settings::max_rank), else the estimate's bound min(d, 2 × the window draws it
+  /// takes) — or, when warm-up has no window to replace it, the initial metric's directions
+  /// (adaptation_config::low_rank_init_rank; otherwise an initial metric with more is cut to the
+  /// kmax with the largest |log λ|: the first window replaces it); 0 for the other metrics.
   TYCHE_HD std::size_t max_rank() const { return kmax_; }
 
   /// Binds buffer_size() values (zeroed here).
@@ -21212,6 +21253,24 @@ class metric_adaptation {
     return counter_ >= init_buffer_ && counter_ < num_warmup_ - term_buffer_ && counter_ != num_warmup_;
   }
   TYCHE_HD bool end_of_window() const { return counter_ == next_window_ && counter_ != num_warmup_; }
+  // The draws of the longest of Stan's windows (the last: 500 of 1000 warm-up iterations), which
+  // the low-rank estimate keeps: compute_next_window's schedule, run ahead.
+  TYCHE_HD int longest_window_draws() const {
+    const int last = num_warmup_ - term_buffer_ - 1;
+    int size = window_size_, end = init_buffer_ + window_size_ - 1, longest = end >= init_buffer_ ? size : 0;
+    while (end < last) {
+      size *= 2;
+      const int from = end;
+      end = from + size;
+      if (end != last && end + 2 * size >= num_warmup_ - term_buffer_) end = last;
+      if (end - from > longest) longest = end - from;
+    }
+    return longest;
+  }
+  TYCHE_HD std::size_t longest_window() const {
+    const int n = longest_window_draws();
+    return n > 0 ? static_cast<std::size_t>(n) : 0;
+  }
   TYCHE_HD void compute_next_window() {
     if (next_window_ == num_warmup_ - term_buffer_ - 1) return;
     window_size_ *= 2;
@@ -21273,7 +21332,7 @@ class metric_adaptation {
     if (!low_rank_) return;
     const std::size_t cap = c.low_rank_options.max_rank;
     if (cap > 0) kmax_ = cap < d_ ? cap : d_;
-    else if (c.low_rank_full_init) kmax_ = d_;
+    else if (capacity_ == 0) kmax_ = c.low_rank_init_rank < d_ ? c.low_rank_init_rank : d_;  // no window
     else kmax_ = low_rank_max_rank(d_, capacity_ * (c.low_rank_chains > 0 ? c.low_rank_chains : 1));
   }
   bool dense_ = false, gradients_ = false, low_rank_ = false, nutpie_ = false, pooled_ = false, pending_ = false;
@@ -21282,7 +21341,7 @@ class metric_adaptation {
   long fg_count_ = 0, bg_count_ = 0, updates_ = 0;
   int early_end_ = 0, final_start_ = 0, early_switch_ = 10;
   double growth_ = 1.5;
-  std::size_t capacity_ = 0;  // draws of the longest window
+  std::size_t capacity_ = 0;  // draws of the longest window (low rank keeps them)
   long count_ = 0, grad_count_ = 0;
   int num_warmup_ = 0;
   int init_buffer_ = 0, term_buffer_ = 0, window_size_ = 0, next_window_ = -1;
@@ -21534,7 +21593,8 @@ struct nuts_config {
   /// metric = low_rank: the most directions a chain's metric keeps, kmax (the estimate keeps the
   /// kmax with the largest |log λ| where it finds more), which bounds a chain's metric to
   /// O(d·kmax) values. 0 (the default): no cap beyond the estimate's own, min(d, 2 × the draws
-  /// of the warm-up windows), or d with a d × d init_inv_metric.
+  /// of the warm-up windows), or d with a d × d init_inv_metric and warm-up too short for windows
+  /// (a d × d init_inv_metric is otherwise cut to its kmax directions with the largest |log λ|).
   std::size_t low_rank_max_rank = 0;
   /// How warm-up estimates the diagonal metric: draws (Stan's) or draws_and_gradients (nutpie's).
   samplers::metric_estimator metric_estimator = samplers::metric_estimator::draws;
@@ -21562,6 +21622,12 @@ struct nuts_config {
   /// approximate_fit::inverse_metric() (dense: inverse_metric(true)) gives it from a pathfinder()
   /// fit.
   std::vector<double> init_inv_metric = {};
+  /// metric = low_rank: the metric warm-up starts from as factors (samplers/nuts/low_rank.hpp's
+  /// layout [k, kmax, σ, λ − 1, U]: a fit's inv_metric_factors[c], or
+  /// low_rank_factors_from_matrix's), instead of init_inv_metric: no d × d matrix, nothing to
+  /// decompose. A chain with room for fewer directions (low_rank_max_rank) keeps those with the
+  /// largest |log λ|. pathfinder_init fills it for the low-rank metric.
+  std::vector<double> init_inv_metric_factors = {};
   /// A chain that warm-up left stuck — its step size below 10⁻³ of the largest chain's and its
   /// median log density below every log density of the chains that are not — is run again,
   /// warm-up included, from the last draw and the metric of a chain that is not stuck, on a
@@ -21801,7 +21867,8 @@ inline adaptation_config adaptation_of(const nuts_config& cfg, std::size_t d = 0
   adaptation_config ac;
   ac.low_rank_options.max_rank = cfg.low_rank_max_rank;
   ac.low_rank_chains = cfg.pool_metric && cfg.chains > 0 ? static_cast<std::size_t>(cfg.chains) : 1;
-  ac.low_rank_full_init = d > 1 && cfg.init_inv_metric.size() == d * d;
+  if (d > 1 && cfg.init_inv_metric.size() == d * d) ac.low_rank_init_rank = d;
+  if (cfg.init_inv_metric_factors.size() > 2) ac.low_rank_init_rank = static_cast<std::size_t>(cfg.init_inv_metric_factors[0]);
   ac.delta = cfg.adapt_delta;
   ac.gradients = cfg.metric_estimator != metric_estimator::draws;
   ac.nutpie_schedule = cfg.metric_estimator == metric_estimator::nutpie;
@@ -21844,6 +21911,10 @@ inline std::string warmup_error(int chain, const warmup_result& r, const std::ve
                                 bool low_rank = false) {
   const std::string who = "tyche::nuts: chain " + std::to_string(chain + 1);
   if (r.bad_metric && low_rank) {
+    if (r.where == static_cast<std::size_t>(-1))
+      return who + ": the adapted low-rank inverse metric's count of directions (" +
+             std::to_string(inv_metric.empty() ? 0.0 : inv_metric[0]) + ") is not an integer in [0, " +
+             std::to_string(inv_metric.size() > 1 ? inv_metric[1] : 0.0) + "]";
     if (r.status == nuts_status::metric_not_positive_definite)
       return who + ": the adapted low-rank inverse metric has a direction (" + std::to_string(r.where + 1) +
              ") whose eigenvalue is not a positive finite number";
@@ -21909,7 +21980,12 @@ class nuts_chain {
     scratch_.assign(4 * d, 0.0);
     grad_.assign(d, 0.0);
     workspace_.assign(target_.workspace_size(), 0.0);
-    if (!cfg_.init_inv_metric.empty() && low_rank) {  // the kernel's form: σ, and the matrix's directions
+    if (!cfg_.init_inv_metric_factors.empty() && low_rank) {  // (checked before: d, a valid metric)
+      const auto& f = cfg_.init_inv_metric_factors;
+      std::vector<double> keep(2 * static_cast<std::size_t>(f[0]));
+      low_rank_copy(f.data(), d, metric_adapt_.max_rank(), inv_metric_.data(), keep.data());
+      refresh_low_rank_matrix();
+    } else if (!cfg_.init_inv_metric.empty() && low_rank) {  // the kernel's form: σ, and the matrix's directions
       const std::vector<double>& m = cfg_.init_inv_metric;
       bool ok = true;
       if (m.size() == d) {
@@ -23294,7 +23370,8 @@ TYCHE_HD inline void device_chain_setup(device_chain& c, double* buffer, const d
   for (std::size_t k = 0; k < l.metric_size; ++k) buffer[l.metric + k] = init[2 * d + k];
   if (l.dense)
     for (std::size_t k = 0; k < d * d; ++k) buffer[l.chol + k] = init[2 * d + l.metric_size + k];
-  if (l.low_rank && low_rank_check(buffer + l.metric, d) != 0) c.status = nuts_status::invalid_metric;
+  const int bad = l.low_rank ? low_rank_check(buffer + l.metric, d) : 0;
+  if (bad != 0) c.status = bad == 2 ? nuts_status::metric_not_positive_definite : nuts_status::invalid_metric;
   else if (l.low_rank) device_low_rank_matrix(buffer, l, d);
   c.metric.bind(buffer + l.adapt);
 }
@@ -24358,6 +24435,32 @@ TYCHE_DRIVER_INLINE void check_config_sizes(const nuts_config& cfg, std::size_t 
            std::to_string(constrained_dim) + " (one per name of parameter_names(), in order: " +
            tyche::detail::first_names(names) + ")");
     }
+  if (!cfg.init_inv_metric_factors.empty()) {
+    const auto& f = cfg.init_inv_metric_factors;
+    if (cfg.metric != metric_kind::low_rank)
+      fail("init_inv_metric_factors is the low-rank metric's start: it needs metric = low_rank");
+    if (!cfg.init_inv_metric.empty()) fail("init_inv_metric and init_inv_metric_factors are both given: give one");
+    for (std::size_t k = 0; k < f.size(); ++k)
+      if (!std::isfinite(f[k]))
+        fail("init_inv_metric_factors[" + std::to_string(k) + "] = " + tyche::detail::format_number(f[k]) +
+             " is not finite");
+    if (f.size() < 2 + dim || low_rank_dimension(f.data(), f.size()) != dim)
+      fail("init_inv_metric_factors holds " + std::to_string(f.size()) +
+           " values, which are not the factors of a metric of d = " + std::to_string(dim) +
+           " coordinates (2 + d + kmax + kmax·d values, kmax = its second value)");
+    std::size_t where = 0;
+    const int bad = low_rank_check(f.data(), dim, &where);
+    if (bad == 1 && where == static_cast<std::size_t>(-1))
+      fail("init_inv_metric_factors: its count of directions k = " + tyche::detail::format_number(f[0]) +
+           " is not an integer in [0, kmax = " + tyche::detail::format_number(f[1]) + "]");
+    if (bad == 1)
+      fail("init_inv_metric_factors: its scale σ[" + std::to_string(where) + "] = " +
+           tyche::detail::format_number(f[2 + where]) + " is not positive");
+    if (bad == 2)
+      fail("init_inv_metric_factors: its direction " + std::to_string(where + 1) + " has λ − 1 = " +
+           tyche::detail::format_number(f[2 + dim + where]) + ", so λ is not positive");
+    return;
+  }
   if (cfg.init_inv_metric.empty()) return;
   // (low_rank takes the diagonal or the d × d matrix)
   const bool low_rank_diagonal = cfg.metric == metric_kind::low_rank && cfg.init_inv_metric.size() == dim;
@@ -24782,14 +24885,11 @@ TYCHE_DRIVER_INLINE void restart_stuck_chains(nuts_fit& fit, const nuts_config& 
     again.init_inv_metric = fit.inv_metric[static_cast<std::size_t>(s.from)];
     if (static_cast<std::size_t>(s.from) < fit.inv_metric_factors.size() &&
         fit.inv_metric_factors[static_cast<std::size_t>(s.from)].size() > 2) {
-      // A low-rank metric: its d × d matrix (for this run only, where the fit keeps the factors
-      // alone), with the room for directions it had, not d (a d × d init_inv_metric's default).
+      // A low-rank metric: its factors as they are (no d × d matrix to build and decompose again,
+      // σ kept), with the room for directions it had.
       const auto& f = fit.inv_metric_factors[static_cast<std::size_t>(s.from)];
-      const std::size_t d = low_rank_dimension(f.data(), f.size());
-      if (again.init_inv_metric.empty()) {
-        again.init_inv_metric.assign(d * d, 0.0);
-        if (d > 0) low_rank_dense(f.data(), d, again.init_inv_metric.data());
-      }
+      again.init_inv_metric.clear();
+      again.init_inv_metric_factors = f;  // (nothing to decompose, σ kept)
       if (f[1] >= 1) again.low_rank_max_rank = static_cast<std::size_t>(f[1]);
     }
     again.restart_stuck_chains = false;
@@ -30513,8 +30613,10 @@ approximate_fit pathfinder(const Model& m, const pathfinder_config& cfg = {}) {
 /// nuts()'s settings with each chain's initial values and the initial inverse metric taken from
 /// multi-path Pathfinder (Stan's init = pathfinder; cmdstanpy issue 787): cfg.init gets
 /// cfg.chains distinct draws of pathfinder(m, pf) (approximate_fit::initial_values), and
-/// cfg.init_inv_metric its variances (metric = diagonal) or covariance (dense, low_rank),
-/// which warm-up replaces at the end of its first window. pf's seed and init_radius are cfg's
+/// cfg.init_inv_metric its variances (metric = diagonal) or covariance (dense) — for low_rank
+/// cfg.init_inv_metric_factors, the covariance's factors (decomposed once here; the variances
+/// alone where the fit holds no covariance, d > 1,000) — which warm-up replaces at the end of
+/// its first window. pf's seed and init_radius are cfg's
 /// unless given. Throws std::invalid_argument when cfg already holds init or init_inv_metric, and
 /// Pathfinder's error (std::runtime_error, prefixed) when no path gives an approximation. The
 /// Pathfinder fit's warnings (a Pareto k̂ above 0.7) are lost here: call pathfinder() and
@@ -30529,7 +30631,7 @@ nuts_config pathfinder_init(const Model& m, nuts_config cfg, std::optional<pathf
                   "first argument is not one");
     return cfg;
   } else {
-    if (!cfg.init.empty() || !cfg.init_inv_metric.empty())
+    if (!cfg.init.empty() || !cfg.init_inv_metric.empty() || !cfg.init_inv_metric_factors.empty())
       throw std::invalid_argument("tyche::pathfinder_init: the nuts_config already holds init or init_inv_metric");
     if (cfg.chains < 1)
       throw std::invalid_argument("tyche::pathfinder_init: chains = " + std::to_string(cfg.chains) + " must be >= 1");
@@ -30543,7 +30645,30 @@ nuts_config pathfinder_init(const Model& m, nuts_config cfg, std::optional<pathf
       throw std::runtime_error(std::string("tyche::pathfinder_init: ") + e.what());
     }
     cfg.init = fit.initial_values(cfg.chains);
-    cfg.init_inv_metric = fit.inverse_metric(samplers::stored_dense(cfg.metric));
+    if (cfg.metric != samplers::metric_kind::low_rank) {
+      cfg.init_inv_metric = fit.inverse_metric(samplers::stored_dense(cfg.metric));
+      return cfg;
+    }
+    const std::size_t d = fit.variance.size();
+    std::vector<double>& f = cfg.init_inv_metric_factors;
+    f.assign(samplers::low_rank_factors_size(d, fit.covariance.empty() ? 0 : d), 0.0);
+    bool ok = false;
+    if (fit.covariance.empty()) {
+      ok = samplers::low_rank_factors_from_diagonal(fit.variance.data(), d, 0, f.data());
+    } else {
+      const std::vector<double> covariance = fit.inverse_metric(true);
+      std::vector<double> work(samplers::low_rank_matrix_workspace(d));
+      ok = samplers::low_rank_factors_from_matrix(covariance.data(), d, d, f.data(), work.data());
+      if (ok) {  // only the k directions it has: the rest of the room goes
+        std::vector<double> keep(2 * static_cast<std::size_t>(f[0])), small(f.size());
+        const std::size_t k = static_cast<std::size_t>(f[0]);
+        small.resize(samplers::low_rank_factors_size(d, k));
+        samplers::low_rank_copy(f.data(), d, k, small.data(), keep.data());
+        f = std::move(small);
+      }
+    }
+    if (!ok)
+      throw std::runtime_error("tyche::pathfinder_init: the approximation's covariance is not positive definite");
     return cfg;
   }
 }
