@@ -19753,11 +19753,12 @@ class nuts_kernel {
         kind == metric_kind::dense ? 2 * d * d : kind == metric_kind::low_rank ? low_rank_storage(d, kmax) : d;
     return (vectors_fixed + vectors_per_level * depth) * d + metric;
   }
-  /// The low-rank metric's part: σ (d), λ − 1 and λ^(−½) − 1 (kmax each), U (kmax × d), and the
-  /// d × d matrix only where one lane can use it (2·kmax ≥ d: it is then O(d·kmax) too).
+  /// The low-rank metric's part: σ and σ² (d each), λ − 1 and λ^(−½) − 1 (kmax each), U
+  /// (kmax × d), and the d × d matrix only where one lane can use it (2·kmax ≥ d: it is then
+  /// O(d·kmax) too).
   TYCHE_HD static std::size_t low_rank_storage(std::size_t d, std::size_t kmax) {
     const std::size_t k = kmax < d ? kmax : d;
-    return d + 2 * k + k * d + (low_rank_whole(d, k) ? d * d : 0);
+    return 2 * d + 2 * k + k * d + (low_rank_whole(d, k) ? d * d : 0);
   }
   TYCHE_HD static bool low_rank_whole(std::size_t d, std::size_t kmax) { return width == 1 && 2 * kmax >= d; }
 
@@ -19812,8 +19813,10 @@ class nuts_kernel {
       z_is_fwd_[l] = true;
     }
     const T one = T(real(1));
-    if (!dense_) {  // diagonal, or low rank's σ (with k = 0: the identity)
+    if (!dense_) {  // diagonal, or low rank's σ and σ² (with k = 0: the identity)
       for (std::size_t i = 0; i < d; ++i) metric_[i] = one;
+      if (low_rank_)
+        for (std::size_t i = 0; i < d; ++i) metric_[d + i] = one;
       if (low_rank_ && low_rank_whole(d, kmax_))
         for (std::size_t i = 0; i < d; ++i) low_rank_matrix()[i * d + i] = one;
     } else {
@@ -19914,7 +19917,10 @@ class nuts_kernel {
     T* a = const_cast<T*>(form.a);
     T* b = const_cast<T*>(form.b);
     T* u = const_cast<T*>(form.u);
-    for (std::size_t i = 0; i < d; ++i) traits::set(sigma[i], lane, factors[at.sigma() + i]);
+    for (std::size_t i = 0; i < d; ++i) {
+      traits::set(sigma[i], lane, factors[at.sigma() + i]);
+      traits::set(metric_[d + i], lane, factors[at.sigma() + i] * factors[at.sigma() + i]);  // σ²
+    }
     for (std::size_t r = 0; r < kmax_; ++r) {
       const bool used = r < k;
       const real am1 = used ? factors[at.lambda_minus_one() + r] : real(0);
@@ -19960,14 +19966,14 @@ class nuts_kernel {
     // The momentum, from the lanes' streams.
     rng_.normals(reinterpret_cast_real(normals_), d, start);
     T kinetic;
-    if (low_rank_) {
+    if (low_rank_ && rank_ > 0) {
       detail::momentum_low_rank(low_rank_form(), normals_, tmp_, d);
       sharp_matrix(normals_, tmp_);
       kinetic = T(0);
       for (std::size_t i = 0; i < d; ++i) kinetic += normals_[i] * tmp_[i];
     } else {
-      detail::momentum_from_normals(metric_, chol_, dense_, normals_, d);
-      kinetic = detail::kinetic_energy_twice(metric_, dense_, normals_, d);
+      detail::momentum_from_normals(diag_metric(), chol_, dense_, normals_, d);
+      kinetic = detail::kinetic_energy_twice(diag_metric(), dense_, normals_, d);
     }
     real kin[width];
     traits::store(kin, kinetic);
@@ -20013,7 +20019,7 @@ class nuts_kernel {
       p_fwd_fwd_[i] = traits::select(on, p, p_fwd_fwd_[i]);
       p_bck_bck_[i] = traits::select(on, p, p_bck_bck_[i]);
     }
-    if (!low_rank_) detail::sharp(metric_, dense_, normals_, tmp_, d);  // (low rank: tmp_ holds it already)
+    if (!low_rank_ || rank_ == 0) detail::sharp(diag_metric(), dense_, normals_, tmp_, d);  // (else tmp_ holds it)
     detail::copy_lanes(ps_fwd_fwd_, tmp_, on, d);
     detail::copy_lanes(ps_bck_bck_, tmp_, on, d);
     begin_doubling(go);  // depth 0 < max_depth: always at least one leapfrog
@@ -20127,8 +20133,8 @@ class nuts_kernel {
     const std::size_t d = d_;
     const T half = traits::load(half_eps_);
     T kinetic;
-    if (!dense_ && !low_rank_) {
-      const T* TYCHE_RESTRICT m = metric_;
+    if (diagonal_now()) {
+      const T* TYCHE_RESTRICT m = diag_metric();
       T* TYCHE_RESTRICT zp = z_.p;
       const T* TYCHE_RESTRICT zq = z_.q;
       const T* TYCHE_RESTRICT zg = z_.g;
@@ -20549,8 +20555,8 @@ class nuts_kernel {
     T* TYCHE_RESTRICT zp = z_.p;
     T* TYCHE_RESTRICT zq = z_.q;
     const T* TYCHE_RESTRICT zg = z_.g;
-    if (!dense_ && !low_rank_) {
-      const T* TYCHE_RESTRICT m = metric_;
+    if (diagonal_now()) {
+      const T* TYCHE_RESTRICT m = diag_metric();
       TYCHE_KERNEL_IVDEP
       for (std::size_t i = 0; i < d; ++i) {
         const T pi = zp[i] + half * zg[i];
@@ -20585,10 +20591,15 @@ class nuts_kernel {
   }
   TYCHE_HD detail::low_rank_view<T> low_rank_form() const {
     const std::size_t d = d_, k = kmax_;
-    return {metric_, metric_ + d, metric_ + d + k, metric_ + d + 2 * k, rank_};
+    return {metric_, metric_ + 2 * d, metric_ + 2 * d + k, metric_ + 2 * d + 2 * k, rank_};
   }
   // The d × d matrix of a one-lane low-rank kernel (allocated where 2·kmax ≥ d).
-  TYCHE_HD T* low_rank_matrix() const { return metric_ + d_ + 2 * kmax_ + kmax_ * d_; }
+  TYCHE_HD T* low_rank_matrix() const { return metric_ + 2 * d_ + 2 * kmax_ + kmax_ * d_; }
+  // The diagonal M⁻¹ the diagonal code paths apply: the diagonal metric, or a low-rank metric's
+  // σ² while no lane has a direction (k = 0: M⁻¹ = S², eight schools' estimate every time), so
+  // that such a metric costs what the diagonal one does (docs/nuts.md).
+  TYCHE_HD const T* diag_metric() const { return low_rank_ ? metric_ + d_ : metric_; }
+  TYCHE_HD bool diagonal_now() const { return !dense_ && (!low_rank_ || rank_ == 0); }
 
   // The transition of lane l ended: its statistics (the point is copied by copy_selected).
   TYCHE_HD void finish(int l) {
@@ -20669,8 +20680,9 @@ TYCHE_HD R trial_energy_change(R step, const R* q0, const R* grad0, R logp0, con
   rng.normals(p, d, take);
   const bool dense = kind == metric_kind::dense;
   // M⁻¹p·p; for a low-rank metric (its factors in `metric`) from the factors, the kernel's
-  // arithmetic where it applies the factors (2k < d, or a batch of lanes; one lane with 2k ≥ d
-  // applies the matrix, the same values to rounding).
+  // arithmetic where it applies the factors (0 < 2k < d, or a batch of lanes; one lane with
+  // 2k ≥ d applies the matrix, and with k = 0 the kernel applies σ² as a diagonal: the same
+  // values to rounding).
   auto kinetic_twice = [&]() {
     if (kind != metric_kind::low_rank) return kinetic_energy_twice(metric, dense, p, d);
     low_rank_sharp(metric, d, p, tmp);
