@@ -19001,7 +19001,7 @@ TYCHE_HD inline std::size_t low_rank_max_rank(std::size_t d, std::size_t n, std:
 /// 0 when no d fits.
 template <class R>
 TYCHE_HD std::size_t low_rank_dimension(const R* factors, std::size_t size) {
-  if (size < 3) return 0;
+  if (size < 3 || !(factors[1] >= R(0)) || !(factors[1] < static_cast<R>(size))) return 0;
   const std::size_t kmax = static_cast<std::size_t>(factors[1]);
   const std::size_t rest = size - 2 - (kmax < size - 2 ? kmax : size - 2);
   return rest % (1 + kmax) == 0 ? rest / (1 + kmax) : 0;
@@ -19650,8 +19650,8 @@ TYCHE_HD TYCHE_INLINE void swap_lanes(T* TYCHE_RESTRICT a, T* TYCHE_RESTRICT b,
   }
 }
 
-/// The low-rank form's arrays in the kernel: σ, λ − 1, λ^(−1/2) − 1 (d values each, the last two
-/// zero past a lane's k) and the directions U (row p: u_p, d values; zero past a lane's k).
+/// The low-rank form's arrays in the kernel: σ (d values), λ − 1 and λ^(−1/2) − 1 (kmax values
+/// each, zero past a lane's k) and the directions U (row p: u_p, d values; zero past a lane's k).
 template <class T>
 struct low_rank_view {
   const T* sigma;
@@ -19966,7 +19966,7 @@ class nuts_kernel {
     // The momentum, from the lanes' streams.
     rng_.normals(reinterpret_cast_real(normals_), d, start);
     T kinetic;
-    if (low_rank_ && rank_ > 0) {
+    if (low_rank_ && !diagonal_now()) {
       detail::momentum_low_rank(low_rank_form(), normals_, tmp_, d);
       sharp_matrix(normals_, tmp_);
       kinetic = T(0);
@@ -20019,7 +20019,7 @@ class nuts_kernel {
       p_fwd_fwd_[i] = traits::select(on, p, p_fwd_fwd_[i]);
       p_bck_bck_[i] = traits::select(on, p, p_bck_bck_[i]);
     }
-    if (!low_rank_ || rank_ == 0) detail::sharp(diag_metric(), dense_, normals_, tmp_, d);  // (else tmp_ holds it)
+    if (!low_rank_ || diagonal_now()) detail::sharp(diag_metric(), dense_, normals_, tmp_, d);  // (else tmp_ holds it)
     detail::copy_lanes(ps_fwd_fwd_, tmp_, on, d);
     detail::copy_lanes(ps_bck_bck_, tmp_, on, d);
     begin_doubling(go);  // depth 0 < max_depth: always at least one leapfrog
@@ -20595,11 +20595,14 @@ class nuts_kernel {
   }
   // The d × d matrix of a one-lane low-rank kernel (allocated where 2·kmax ≥ d).
   TYCHE_HD T* low_rank_matrix() const { return metric_ + 2 * d_ + 2 * kmax_ + kmax_ * d_; }
-  // The diagonal M⁻¹ the diagonal code paths apply: the diagonal metric, or a low-rank metric's
-  // σ² while no lane has a direction (k = 0: M⁻¹ = S², eight schools' estimate every time), so
-  // that such a metric costs what the diagonal one does (docs/nuts.md).
+  // The diagonal M⁻¹ the diagonal code paths apply: the diagonal metric, or a one-lane kernel's
+  // low-rank metric's σ² when it has no direction (k = 0: M⁻¹ = S², eight schools' estimate every
+  // time), so that such a metric costs what the diagonal one does (docs/nuts.md). Not for a batch
+  // of lanes: whether a lane took it would depend on the k of the chains beside it, and the
+  // program_counter schedule loads chains into lanes while others are mid-trajectory, so a
+  // chain's last bits would depend on its neighbours (a batch keeps the factors' arithmetic).
   TYCHE_HD const T* diag_metric() const { return low_rank_ ? metric_ + d_ : metric_; }
-  TYCHE_HD bool diagonal_now() const { return !dense_ && (!low_rank_ || rank_ == 0); }
+  TYCHE_HD bool diagonal_now() const { return !dense_ && (!low_rank_ || (width == 1 && rank_ == 0)); }
 
   // The transition of lane l ended: its statistics (the point is copied by copy_selected).
   TYCHE_HD void finish(int l) {
@@ -20628,8 +20631,8 @@ class nuts_kernel {
   std::size_t lane_rank_[width] = {};  // each lane's k
   Rng rng_{};
 
-  // Vectors (d values of T each; metric_ d or d², chol_ d² for a dense metric), in the bound
-  // buffer.
+  // Vectors (d values of T each; metric_ d, or d² for a dense metric, or low_rank_storage() for
+  // a low-rank one; chol_ d² for a dense metric), in the bound buffer.
   T *metric_ = nullptr, *chol_ = nullptr, *cur_q_ = nullptr, *cur_g_ = nullptr;
   phase z_, other_;  // the end being extended, and the other end
   T *sample_q_ = nullptr, *sample_g_ = nullptr;
@@ -21600,12 +21603,14 @@ struct nuts_config {
   /// (nutpie's low-rank + diagonal, estimated from each window's draws and gradients whatever
   /// metric_estimator says; applied factored, O(dk) per leapfrog for k directions (the d × d
   /// matrix where 2k ≥ d), kept factored, O(d·kmax) memory per chain (low_rank_max_rank), plus
-  /// the window's draws and gradients, 2·warmup·d values per chain, during warm-up).
+  /// the longest window's draws and gradients, 2·500·d values per chain at 1000 warm-up
+  /// iterations, during warm-up).
   samplers::metric_kind metric = samplers::metric_kind::diagonal;
   /// metric = low_rank: the most directions a chain's metric keeps, kmax (the estimate keeps the
   /// kmax with the largest |log λ| where it finds more), which bounds a chain's metric to
   /// O(d·kmax) values. 0 (the default): no cap beyond the estimate's own, min(d, 2 × the draws
-  /// of the warm-up windows), or d with a d × d init_inv_metric and warm-up too short for windows
+  /// of the longest warm-up window, × chains with pool_metric), or the start's directions (d
+  /// with a d × d init_inv_metric) where warm-up is too short for windows
   /// (a d × d init_inv_metric is otherwise cut to its kmax directions with the largest |log λ|).
   std::size_t low_rank_max_rank = 0;
   /// How warm-up estimates the diagonal metric: draws (Stan's) or draws_and_gradients (nutpie's).
@@ -23987,7 +23992,8 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
   lap(1);
 
   std::vector<device_chain> states(n);
-  if (exec.init_on_device && !whole_device && cfg.init.empty() && cfg.init_inv_metric.empty()) {
+  if (exec.init_on_device && !whole_device && cfg.init.empty() && cfg.init_inv_metric.empty() &&
+      cfg.init_inv_metric_factors.empty()) {
     const auto launched = std::chrono::steady_clock::now();
     initialise_on_device(target, device_target, launcher, plan, cfg, fit, states);
     fit.device_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
@@ -30644,7 +30650,8 @@ nuts_config pathfinder_init(const Model& m, nuts_config cfg, std::optional<pathf
     return cfg;
   } else {
     if (!cfg.init.empty() || !cfg.init_inv_metric.empty() || !cfg.init_inv_metric_factors.empty())
-      throw std::invalid_argument("tyche::pathfinder_init: the nuts_config already holds init or init_inv_metric");
+      throw std::invalid_argument(
+          "tyche::pathfinder_init: the nuts_config already holds init or init_inv_metric (or init_inv_metric_factors)");
     if (cfg.chains < 1)
       throw std::invalid_argument("tyche::pathfinder_init: chains = " + std::to_string(cfg.chains) + " must be >= 1");
     pathfinder_config settings = pf ? *pf : pathfinder_config{.seed = cfg.seed, .init_radius = cfg.init_radius};

@@ -669,6 +669,11 @@ TEST_CASE("low-rank metric: init_inv_metric as a diagonal or a matrix, and the f
   CHECK(from_factors.inv_metric_factors[0].size() == tyche::samplers::low_rank_factors_size(d, 2));
   CHECK(from_factors.inv_metric == fit.inv_metric);
   CHECK(from_factors.values == fit.values);  // the same metric, the same draws
+  // The device executor (emulated) starts from them too (its chains start on the device only
+  // without init, init_inv_metric and init_inv_metric_factors), with the CPU's draws.
+  cfg.executor = tyche::cuda{.emulate = true};
+  CHECK(tyche::nuts(m, cfg).values == from_factors.values);
+  cfg.executor = tyche::cpu{};
   // Their errors: another metric, both starts, the wrong size, a σ or λ that is not positive.
   cfg.metric = metric_kind::dense;
   CHECK_THROWS_WITH(tyche::nuts(m, cfg), Catch::Matchers::Contains("init_inv_metric_factors is the low-rank metric's start"));
@@ -677,6 +682,9 @@ TEST_CASE("low-rank metric: init_inv_metric as a diagonal or a matrix, and the f
   CHECK_THROWS_WITH(tyche::nuts(m, cfg), Catch::Matchers::Contains("init_inv_metric and init_inv_metric_factors are both given"));
   cfg.init_inv_metric.clear();
   cfg.init_inv_metric_factors.pop_back();
+  CHECK_THROWS_WITH(tyche::nuts(m, cfg), Catch::Matchers::Contains("which are not the factors of a metric of d = 3"));
+  cfg.init_inv_metric_factors = factors_start;
+  cfg.init_inv_metric_factors[1] = -1.5;  // a kmax that is no count: the same message, no crash
   CHECK_THROWS_WITH(tyche::nuts(m, cfg), Catch::Matchers::Contains("which are not the factors of a metric of d = 3"));
   cfg.init_inv_metric_factors = factors_start;
   cfg.init_inv_metric_factors[3] = -1;

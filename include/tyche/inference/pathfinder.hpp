@@ -564,7 +564,8 @@ nuts_config pathfinder_init(const Model& m, nuts_config cfg, std::optional<pathf
     return cfg;
   } else {
     if (!cfg.init.empty() || !cfg.init_inv_metric.empty() || !cfg.init_inv_metric_factors.empty())
-      throw std::invalid_argument("tyche::pathfinder_init: the nuts_config already holds init or init_inv_metric");
+      throw std::invalid_argument(
+          "tyche::pathfinder_init: the nuts_config already holds init or init_inv_metric (or init_inv_metric_factors)");
     if (cfg.chains < 1)
       throw std::invalid_argument("tyche::pathfinder_init: chains = " + std::to_string(cfg.chains) + " must be >= 1");
     pathfinder_config settings = pf ? *pf : pathfinder_config{.seed = cfg.seed, .init_radius = cfg.init_radius};

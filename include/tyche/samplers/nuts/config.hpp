@@ -223,12 +223,14 @@ struct nuts_config {
   /// (nutpie's low-rank + diagonal, estimated from each window's draws and gradients whatever
   /// metric_estimator says; applied factored, O(dk) per leapfrog for k directions (the d × d
   /// matrix where 2k ≥ d), kept factored, O(d·kmax) memory per chain (low_rank_max_rank), plus
-  /// the window's draws and gradients, 2·warmup·d values per chain, during warm-up).
+  /// the longest window's draws and gradients, 2·500·d values per chain at 1000 warm-up
+  /// iterations, during warm-up).
   samplers::metric_kind metric = samplers::metric_kind::diagonal;
   /// metric = low_rank: the most directions a chain's metric keeps, kmax (the estimate keeps the
   /// kmax with the largest |log λ| where it finds more), which bounds a chain's metric to
   /// O(d·kmax) values. 0 (the default): no cap beyond the estimate's own, min(d, 2 × the draws
-  /// of the warm-up windows), or d with a d × d init_inv_metric and warm-up too short for windows
+  /// of the longest warm-up window, × chains with pool_metric), or the start's directions (d
+  /// with a d × d init_inv_metric) where warm-up is too short for windows
   /// (a d × d init_inv_metric is otherwise cut to its kmax directions with the largest |log λ|).
   std::size_t low_rank_max_rank = 0;
   /// How warm-up estimates the diagonal metric: draws (Stan's) or draws_and_gradients (nutpie's).

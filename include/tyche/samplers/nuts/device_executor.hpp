@@ -411,7 +411,8 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
   lap(1);
 
   std::vector<device_chain> states(n);
-  if (exec.init_on_device && !whole_device && cfg.init.empty() && cfg.init_inv_metric.empty()) {
+  if (exec.init_on_device && !whole_device && cfg.init.empty() && cfg.init_inv_metric.empty() &&
+      cfg.init_inv_metric_factors.empty()) {
     const auto launched = std::chrono::steady_clock::now();
     initialise_on_device(target, device_target, launcher, plan, cfg, fit, states);
     fit.device_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();

@@ -252,8 +252,8 @@ TYCHE_HD TYCHE_INLINE void swap_lanes(T* TYCHE_RESTRICT a, T* TYCHE_RESTRICT b,
   }
 }
 
-/// The low-rank form's arrays in the kernel: σ, λ − 1, λ^(−1/2) − 1 (d values each, the last two
-/// zero past a lane's k) and the directions U (row p: u_p, d values; zero past a lane's k).
+/// The low-rank form's arrays in the kernel: σ (d values), λ − 1 and λ^(−1/2) − 1 (kmax values
+/// each, zero past a lane's k) and the directions U (row p: u_p, d values; zero past a lane's k).
 template <class T>
 struct low_rank_view {
   const T* sigma;
@@ -568,7 +568,7 @@ class nuts_kernel {
     // The momentum, from the lanes' streams.
     rng_.normals(reinterpret_cast_real(normals_), d, start);
     T kinetic;
-    if (low_rank_ && rank_ > 0) {
+    if (low_rank_ && !diagonal_now()) {
       detail::momentum_low_rank(low_rank_form(), normals_, tmp_, d);
       sharp_matrix(normals_, tmp_);
       kinetic = T(0);
@@ -621,7 +621,7 @@ class nuts_kernel {
       p_fwd_fwd_[i] = traits::select(on, p, p_fwd_fwd_[i]);
       p_bck_bck_[i] = traits::select(on, p, p_bck_bck_[i]);
     }
-    if (!low_rank_ || rank_ == 0) detail::sharp(diag_metric(), dense_, normals_, tmp_, d);  // (else tmp_ holds it)
+    if (!low_rank_ || diagonal_now()) detail::sharp(diag_metric(), dense_, normals_, tmp_, d);  // (else tmp_ holds it)
     detail::copy_lanes(ps_fwd_fwd_, tmp_, on, d);
     detail::copy_lanes(ps_bck_bck_, tmp_, on, d);
     begin_doubling(go);  // depth 0 < max_depth: always at least one leapfrog
@@ -1197,11 +1197,14 @@ class nuts_kernel {
   }
   // The d × d matrix of a one-lane low-rank kernel (allocated where 2·kmax ≥ d).
   TYCHE_HD T* low_rank_matrix() const { return metric_ + 2 * d_ + 2 * kmax_ + kmax_ * d_; }
-  // The diagonal M⁻¹ the diagonal code paths apply: the diagonal metric, or a low-rank metric's
-  // σ² while no lane has a direction (k = 0: M⁻¹ = S², eight schools' estimate every time), so
-  // that such a metric costs what the diagonal one does (docs/nuts.md).
+  // The diagonal M⁻¹ the diagonal code paths apply: the diagonal metric, or a one-lane kernel's
+  // low-rank metric's σ² when it has no direction (k = 0: M⁻¹ = S², eight schools' estimate every
+  // time), so that such a metric costs what the diagonal one does (docs/nuts.md). Not for a batch
+  // of lanes: whether a lane took it would depend on the k of the chains beside it, and the
+  // program_counter schedule loads chains into lanes while others are mid-trajectory, so a
+  // chain's last bits would depend on its neighbours (a batch keeps the factors' arithmetic).
   TYCHE_HD const T* diag_metric() const { return low_rank_ ? metric_ + d_ : metric_; }
-  TYCHE_HD bool diagonal_now() const { return !dense_ && (!low_rank_ || rank_ == 0); }
+  TYCHE_HD bool diagonal_now() const { return !dense_ && (!low_rank_ || (width == 1 && rank_ == 0)); }
 
   // The transition of lane l ended: its statistics (the point is copied by copy_selected).
   TYCHE_HD void finish(int l) {
@@ -1230,8 +1233,8 @@ class nuts_kernel {
   std::size_t lane_rank_[width] = {};  // each lane's k
   Rng rng_{};
 
-  // Vectors (d values of T each; metric_ d or d², chol_ d² for a dense metric), in the bound
-  // buffer.
+  // Vectors (d values of T each; metric_ d, or d² for a dense metric, or low_rank_storage() for
+  // a low-rank one; chol_ d² for a dense metric), in the bound buffer.
   T *metric_ = nullptr, *chol_ = nullptr, *cur_q_ = nullptr, *cur_g_ = nullptr;
   phase z_, other_;  // the end being extended, and the other end
   T *sample_q_ = nullptr, *sample_g_ = nullptr;

@@ -259,7 +259,7 @@ TYCHE_HD inline std::size_t low_rank_max_rank(std::size_t d, std::size_t n, std:
 /// 0 when no d fits.
 template <class R>
 TYCHE_HD std::size_t low_rank_dimension(const R* factors, std::size_t size) {
-  if (size < 3) return 0;
+  if (size < 3 || !(factors[1] >= R(0)) || !(factors[1] < static_cast<R>(size))) return 0;
   const std::size_t kmax = static_cast<std::size_t>(factors[1]);
   const std::size_t rest = size - 2 - (kmax < size - 2 ? kmax : size - 2);
   return rest % (1 + kmax) == 0 ? rest / (1 + kmax) : 0;
