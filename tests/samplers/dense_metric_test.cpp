@@ -562,8 +562,60 @@ TEST_CASE("low-rank metric: the estimate in hundreds of dimensions finds the lon
     INFO("largest λ " << 1 + factors[at.lambda_minus_one() + top] << ", cosine with u " << cosine);
     CHECK(1 + factors[at.lambda_minus_one() + top] >= 10);
     CHECK(std::fabs(cosine) >= 0.98);  // (measured 0.990 and 0.998)
+    // u, and at most one more: with n < d draws the gradients reach one direction the draws do not
+    // (u's part outside their span), where Cx is the regularisation's I alone and Σ comes out
+    // narrow (λ ≈ 0.006). Until 2026-12-05 (no n² in the sums) rounding added 21–28 more.
+    CHECK(kept <= 2);
     CHECK(low_rank_check(factors.data(), d) == 0);
   }
+}
+
+TEST_CASE("low-rank metric: no spurious direction where the draws do not span the space (n < d ≤ 2n)",
+          "[nuts][low_rank]") {
+  // x ~ N(0, S²), S log-spaced from 0.1 to 10: a diagonal covariance, so the exact estimate is
+  // σ = S with no direction (in the scaled coordinates a Gaussian's gradients are minus its
+  // draws: Cx = Cg, Σ = I). Until 2026-12-05 the estimate worked in the whole space wherever 2n ≥
+  // d, and with n < d draws its matrices were the regularisation's I in the directions no draw
+  // reaches beside ~n/γ in the others; rounding in B² (eigenvalues up to 10¹⁵) gave 27 spurious
+  // directions at d = 400, n = 250 (160 at d = 1,000, n = 500; a chain of 1,000 warm-up
+  // iterations on a 1,000-d diagonal Gaussian kept 106 and sampled at 0.68× the ESS per gradient
+  // of the diagonal metric). It now projects onto the span whenever n < d.
+  using namespace tyche::samplers;
+  constexpr std::size_t d = 400;
+  for (const std::size_t n : {std::size_t(100), std::size_t(250), std::size_t(399), std::size_t(450)}) {
+    std::vector<double> s(d), x(n * d), g(n * d);
+    for (std::size_t i = 0; i < d; ++i)
+      s[i] = std::pow(10.0, -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(d - 1));
+    for (std::size_t r = 0; r < n; ++r)
+      for (std::size_t i = 0; i < d; ++i) {
+        x[r * d + i] = s[i] * lcg_normal();
+        g[r * d + i] = -x[r * d + i] / (s[i] * s[i]);
+      }
+    const std::size_t kmax = low_rank_max_rank(d, n);
+    std::vector<double> factors(low_rank_factors_size(d, kmax)), work(low_rank_workspace(d, n));
+    low_rank_identity(factors.data(), d, kmax);
+    const int kept = low_rank_inverse_metric(x.data(), g.data(), n, d, factors.data(), work.data());
+    INFO("n = " << n << ": " << kept << " directions kept");
+    CHECK(kept == 0);
+    const detail::low_rank_layout at{d, kmax};
+    double worst = 0;  // σ = (var x / var g)^¼ against S
+    for (std::size_t i = 0; i < d; ++i) worst = std::max(worst, std::fabs(std::log(factors[at.sigma() + i] / s[i])));
+    INFO("largest |log(σ / S)|: " << worst);
+    CHECK(worst < 1e-8);  // (a Gaussian's: var x / var g = S⁴ exactly)
+  }
+}
+
+TEST_CASE("low-rank metric: the workspace holds every window shorter than the longest", "[nuts][low_rank]") {
+  // A window of n < d draws projects (its subspace is d × min(d, 2n)) where one of n ≥ d does not:
+  // the workspace for up to n draws covers both (a 1,000-warm-up run at d = 300 wrote past it).
+  using namespace tyche::samplers;
+  for (const std::size_t d : {std::size_t(2), std::size_t(10), std::size_t(300), std::size_t(1000)})
+    for (const std::size_t n : {std::size_t(2), std::size_t(25), std::size_t(200), std::size_t(500), std::size_t(2000)})
+      for (const std::size_t fewer : {std::size_t(2), n / 2, n - 1, std::min(n, d - 1)}) {
+        if (fewer < 2 || fewer > n) continue;
+        INFO("d = " << d << ", n = " << n << ", a window of " << fewer);
+        CHECK(low_rank_workspace(d, fewer) <= low_rank_workspace(d, n));
+      }
 }
 
 TEST_CASE("low-rank metric: adapts to and samples a strongly correlated Gaussian", "[nuts][low_rank]") {

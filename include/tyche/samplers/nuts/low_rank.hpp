@@ -6,7 +6,8 @@
 //      divergence); draws and gradients centred and scaled, xᵢ = (θᵢ − θ̄ᵢ)/σᵢ, gᵢ = (∂ᵢ − ∂̄ᵢ)·σᵢ;
 //   2. Q: an orthonormal basis of the span of the scaled draws and gradients (m ≤ min(d, 2n)
 //      directions; the identity when 2n ≥ d);
-//   3. in that subspace, Cx = PxPxᵀ/γ + I and Cg = PgPgᵀ/γ + I (P: the projections, γ = 10⁻⁵),
+//   3. in that subspace, Cx = PxPxᵀ/(n²γ) + I and Cg = PgPgᵀ/(n²γ) + I (P: the projections,
+//      γ = 10⁻⁵; the n² as nuts-rs scales draws and gradients by 1/n),
 //      and their SPD mean Σ, the solution of Σ·Cg·Σ = Cx (the Gaussian's covariance that
 //      minimises the Fisher divergence): with Cg = LLᵀ, Σ = L⁻ᵀ(LᵀCxL)^½L⁻¹;
 //   4. Σ = WΩWᵀ; the eigenvalues outside [1/c, c] (c = 2) and their vectors u = Qw are kept,
@@ -477,10 +478,24 @@ TYCHE_HD void low_rank_momentum(const R* factors, std::size_t d, R* p, R* tmp) {
   for (std::size_t i = 0; i < d; ++i) p[i] = tmp[i] / factors[at.sigma() + i];
 }
 
-/// Values of scratch low_rank_inverse_metric needs for n draws of dimension d.
+/// Values of scratch low_rank_inverse_metric needs for up to n draws of dimension d: for every
+/// count of draws from 2 to n, since a window of fewer draws may project onto a subspace (2n′ < d,
+/// with its basis: m·d values) where one of n does not. (Until 2026-12-05 this was the need of n
+/// draws alone, and a chain's window buffer, sized for its longest window, was written past its
+/// end by a shorter window that projects where the longest does not, 2·(that window) < d ≤
+/// 2·(the longest), at some d between 51 and 453 with 1,000 warm-up iterations: at d = 420 the
+/// 200-draw window needed 810,060 values and the buffer held 707,700. AddressSanitizer did not
+/// see it: the arrays written past the end lie beyond its redzone.)
 TYCHE_HD inline std::size_t low_rank_workspace(std::size_t d, std::size_t n) {
-  const std::size_t m = detail::low_rank_subspace(d, n);
-  return 2 * d + (m < d ? m * d : 0) + 4 * m * m + 2 * m + (m > d ? m : d);
+  auto exact = [d](std::size_t draws) {
+    const std::size_t m = detail::low_rank_subspace(d, draws);
+    return 2 * d + (m < d ? m * d : 0) + 4 * m * m + 2 * m + (m > d ? m : d);
+  };
+  const std::size_t most = exact(n);
+  if (2 * n < d) return most;  // (the need grows with the draws while they project)
+  const std::size_t projecting = (d - 1) / 2;  // the most draws that still project
+  const std::size_t need = projecting >= 2 ? exact(projecting) : 0;
+  return need > most ? need : most;
 }
 
 /// The low-rank + diagonal inverse metric (top of this file) of n draws x and their gradients g
@@ -578,7 +593,13 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
   if (k == 0) return 0;
 
   // 3. Cx, Cg (k × k), Cg = LLᵀ, B² = LᵀCxL, B = (B²)^½, Σ = L⁻ᵀBL⁻¹.
-  const R inv_gamma = R(1) / static_cast<R>(settings.gamma);
+  // Each sum of squares over n², as nuts-rs scales the draws by 1/(σn) and the gradients by σ/n
+  // (mass_matrix/low_rank.rs, rescale_points): the regularising I then weighs against ~1/(nγ)
+  // (200 at n = 500), not n/γ (5·10⁷). Without the n², B² below had eigenvalues up to ~10¹⁵ and
+  // rounding made spurious directions: 172 on a 1,000-d Gaussian with a diagonal covariance from
+  // 500 exact draws (none exist), 24 beside the one true direction of low_rank_test's 400-d
+  // Gaussian from 200 (now 0 and 2).
+  const R inv_gamma = R(1) / (static_cast<R>(settings.gamma) * nn * nn);
   R trace_cg = 0;  // (a bound on Σ's smallest eigenvalue, step 4)
   for (std::size_t r = 0; r < k; ++r)
     for (std::size_t c = 0; c <= r; ++c) {
