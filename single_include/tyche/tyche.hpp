@@ -18772,7 +18772,7 @@ namespace tyche::samplers {
 
 /// The settings of the low-rank estimate, nutpie's defaults.
 struct low_rank_settings {
-  double gamma = 1e-5;  // regularisation of the projected sums of squares: PPᵀ/γ + I
+  double gamma = 1e-5;  // regularisation of the projected sums of squares: PPᵀ/(n²γ) + I
   double cutoff = 2;    // eigenvalues in [1/cutoff, cutoff] are set to 1
   /// The most directions kept (the factors' kmax): 0 = the subspace's bound, min(d, 2n) for
   /// windows of n draws (low_rank_max_rank); a smaller cap keeps the directions with the largest
@@ -19351,8 +19351,8 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
   // (mass_matrix/low_rank.rs, rescale_points): the regularising I then weighs against ~1/(nγ)
   // (200 at n = 500), not n/γ (5·10⁷). Without the n², B² below had eigenvalues up to ~10¹⁵ and
   // rounding made spurious directions: 172 on a 1,000-d Gaussian with a diagonal covariance from
-  // 500 exact draws (none exist), 24 beside the one true direction of dense_metric_test's 400-d
-  // Gaussian from 200 (now 0 and 2).
+  // 500 exact draws (none exist), 23 beside the one true direction of dense_metric_test's 400-d
+  // Gaussian from 200 (now none, and one beside u).
   // The O(k²n) and O(k³) loops below run along rows (contiguous memory), each sum still taken
   // term by term in the order of its index (tmp and u: k-value rows of running sums), so the
   // numbers are the loops along columns' up to where g++ contracts a multiply and an add into
@@ -19419,10 +19419,10 @@ TYCHE_HD int low_rank_inverse_metric(R* x, R* g, std::size_t n, std::size_t d, R
     for (std::size_t c = 0; c < r; ++c) b[c * k + r] = b[r * k + c];
   if (!detail::symmetric_eigen(b, w, e, k)) return fail();
   // B² = LᵀCxL ≥ LᵀL ≅ Cg ≥ I exactly (Cx ≥ I, Cg ≥ I), but its eigenvalues span up to
-  // cond(Cx)·cond(Cg) — 10¹⁶ from a few hundred draws in a few hundred dimensions, with γ = 10⁻⁵ —
-  // and the smallest come out of the decomposition with errors of that order times ε, below 1 or
-  // negative (measured: −110 at d = 1,000, n = 500). Those are raised to 1, their exact bound:
-  // taken as computed, Σ had eigenvalues ≤ 0 and the estimate failed (its diagonal part alone).
+  // cond(Cx)·cond(Cg), and the smallest come out of the decomposition with errors of that order
+  // times ε: below 1, or negative. Those are raised to 1, their exact bound (taken as computed, Σ
+  // had eigenvalues ≤ 0 and the estimate failed: −110 measured at d = 1,000, n = 500 before the
+  // sums had their n², when the span was ~10¹⁶; with it, of order (1 + 1/(nγ))², 4·10⁴ at n = 500).
   for (std::size_t p = 0; p < k; ++p) w[p] = detail::lr_sqrt(w[p] > R(1) ? w[p] : R(1));  // √λ
   for (std::size_t r = 0; r < k; ++r) {  // a = B = V·diag(√λ)·Vᵀ
     for (std::size_t c = 0; c <= r; ++c) {
