@@ -21,6 +21,9 @@
 // (lockstep.hpp says how slots are counted for each schedule).
 //
 // Usage: batching [--quick] [--max-chains N]
+// trajectory_sync is one of the CPU executor's comparison modes, compiled only on request
+// (config.hpp).
+#define TYCHE_CPU_COMPARISON_MODES 1
 #include <tyche/tyche.hpp>
 
 #include "synthetic.hpp"

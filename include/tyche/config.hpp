@@ -88,6 +88,27 @@
 #endif
 #endif
 
+// TYCHE_CPU_COMPARISON_MODES: whether nuts() can run the CPU executor's two modes kept for
+// comparison, cpu::schedule = trajectory_sync (the autobatching paper's baseline: every chain waits
+// for the longest trajectory of each iteration) and cpu::lane_kernel = batch (a batch of chains as
+// the lanes of one kernel, its bookkeeping in SIMD with masks; slower than the default on the
+// models measured). Neither is ever chosen by default, and their code — two more schedules, and
+// the whole NUTS kernel for each SIMD batch type — cost every translation unit that calls nuts()
+// about a fifth of its compile time (examples/quickstart.cpp, g++ 12 -O2 -march=native on
+// AVX-512: 18.7 -> 15.1 s; docs/compile-time.md). So they are compiled where that costs a
+// program nothing more: in the separate driver's file (TYCHE_SEPARATE_DRIVER) and wherever this
+// is defined to 1 before tyche is included; elsewhere nuts() with either mode throws
+// std::invalid_argument that names this macro. Part of the driver's type (erased_target), so
+// files built with and without it name different drivers: with tyche::separate_driver define it
+// the same in every file (the program does not link otherwise).
+#ifndef TYCHE_CPU_COMPARISON_MODES
+#if defined(TYCHE_SEPARATE_DRIVER)
+#define TYCHE_CPU_COMPARISON_MODES 1
+#else
+#define TYCHE_CPU_COMPARISON_MODES 0
+#endif
+#endif
+
 // TYCHE_COLD marks functions that run only to explain an error (model_t::log_prob_terms): out
 // of line and optimised for size, which also keeps their compile time small.
 #if defined(__GNUC__) || defined(__clang__)

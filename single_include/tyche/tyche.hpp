@@ -118,6 +118,27 @@
 #endif
 #endif
 
+// TYCHE_CPU_COMPARISON_MODES: whether nuts() can run the CPU executor's two modes kept for
+// comparison, cpu::schedule = trajectory_sync (the autobatching paper's baseline: every chain waits
+// for the longest trajectory of each iteration) and cpu::lane_kernel = batch (a batch of chains as
+// the lanes of one kernel, its bookkeeping in SIMD with masks; slower than the default on the
+// models measured). Neither is ever chosen by default, and their code — two more schedules, and
+// the whole NUTS kernel for each SIMD batch type — cost every translation unit that calls nuts()
+// about a fifth of its compile time (examples/quickstart.cpp, g++ 12 -O2 -march=native on
+// AVX-512: 18.7 -> 15.1 s; docs/compile-time.md). So they are compiled where that costs a
+// program nothing more: in the separate driver's file (TYCHE_SEPARATE_DRIVER) and wherever this
+// is defined to 1 before tyche is included; elsewhere nuts() with either mode throws
+// std::invalid_argument that names this macro. Part of the driver's type (erased_target), so
+// files built with and without it name different drivers: with tyche::separate_driver define it
+// the same in every file (the program does not link otherwise).
+#ifndef TYCHE_CPU_COMPARISON_MODES
+#if defined(TYCHE_SEPARATE_DRIVER)
+#define TYCHE_CPU_COMPARISON_MODES 1
+#else
+#define TYCHE_CPU_COMPARISON_MODES 0
+#endif
+#endif
+
 // TYCHE_COLD marks functions that run only to explain an error (model_t::log_prob_terms): out
 // of line and optimised for size, which also keeps their compile time small.
 #if defined(__GNUC__) || defined(__clang__)
@@ -21474,7 +21495,8 @@ enum class metric_estimator { draws, draws_and_gradients, nutpie };
 /// How the CPU executor schedules the chains of its lanes: program_counter (default) lets
 /// every lane start its next transition as soon as its trajectory ends; trajectory_sync makes
 /// all chains wait for the longest trajectory of each iteration (the baseline of the
-/// autobatching paper's Figure 7, for benchmarks).
+/// autobatching paper's Figure 7, for benchmarks; a comparison mode, compiled only with
+/// TYCHE_CPU_COMPARISON_MODES or the separate driver: config.hpp).
 enum class lane_schedule { program_counter, trajectory_sync };
 }  // namespace samplers
 
@@ -21482,7 +21504,8 @@ enum class lane_schedule { program_counter, trajectory_sync };
 /// own, their gradients evaluated together as the lanes of one batch (per_chain, the default:
 /// the kernel's bookkeeping in each chain's own order), or all of them as the lanes of one
 /// kernel over the batch type (batch: the bookkeeping too in SIMD, with masks where the lanes'
-/// trajectories differ). Both give the same draws up to the fusing of multiply-adds
+/// trajectories differ; a comparison mode, compiled only with TYCHE_CPU_COMPARISON_MODES or the
+/// separate driver: tyche/config.hpp). Both give the same draws up to the fusing of multiply-adds
 /// (docs/design/nuts-kernel.md).
 enum class cpu_lane_kernel { per_chain, batch };
 
@@ -23293,6 +23316,32 @@ lane_counts run_trajectory_sync(const Target& target, const nuts_config& cfg,
   return {useful.load(), slots};
 }
 
+/// Whether the CPU executor compiles its comparison modes (cpu::schedule = trajectory_sync,
+/// cpu::lane_kernel = batch) for Target: as its comparison_modes says (erased_target, from
+/// TYCHE_CPU_COMPARISON_MODES), and always for a target that does not say.
+template <class Target>
+constexpr bool cpu_comparison_modes() {
+  if constexpr (requires { Target::comparison_modes; }) return Target::comparison_modes;
+  else return true;
+}
+
+/// Throws std::invalid_argument, naming the macro, for a comparison mode that is not compiled for
+/// Target (cpu_comparison_modes).
+template <class Target>
+void check_comparison_modes(const cpu& exec) {
+  if constexpr (!cpu_comparison_modes<Target>()) {
+    const char* mode = exec.schedule != lane_schedule::program_counter ? "cpu::schedule = trajectory_sync"
+                       : exec.lane_kernel != cpu_lane_kernel::per_chain ? "cpu::lane_kernel = batch"
+                                                                        : nullptr;
+    if (mode != nullptr)
+      throw std::invalid_argument(
+          std::string("tyche::nuts: ") + mode +
+          " is a mode kept for comparisons and is not compiled in this translation unit: define "
+          "TYCHE_CPU_COMPARISON_MODES to 1 before including tyche (in every file of the program), or "
+          "link tyche::separate_driver, whose driver has it (docs/nuts.md, \"The CPU executor\")");
+  }
+}
+
 /// Runs the chains with the CPU executor's settings, laid out as `layout` says (resolve_cpu_layout
 /// for these settings, chains and target); returns the gradient counts and sets fit.lanes and
 /// fit.threads.
@@ -23307,14 +23356,22 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
   auto run = [&]<class T>(std::type_identity<T>) {
     // One kernel per chain, the gradient batched (the default), or one kernel per batch of
     // chains (cpu::lane_kernel; docs/design/nuts-kernel.md says when each is faster).
+    // The comparison modes only where they are compiled (cpu_comparison_modes; run_nuts_erased
+    // refused them before this point otherwise).
+    constexpr bool comparison = cpu_comparison_modes<Target>();
     auto with = [&]<class Lanes>(std::type_identity<Lanes>) {
-      if (exec.schedule == lane_schedule::trajectory_sync)
-        return run_trajectory_sync<Lanes>(target, cfg, chains, threads, lanes, on_error);
+      if constexpr (comparison)
+        if (exec.schedule == lane_schedule::trajectory_sync)
+          return run_trajectory_sync<Lanes>(target, cfg, chains, threads, lanes, on_error);
       return run_program_counter<Lanes>(target, cfg, chains, threads, lanes, on_error);
     };
-    if constexpr (lane_traits<T>::width == 1) return with(std::type_identity<batch_lanes<T>>{});
-    else if (exec.lane_kernel == cpu_lane_kernel::batch) return with(std::type_identity<batch_lanes<T>>{});
-    else return with(std::type_identity<chain_lanes<T>>{});
+    if constexpr (lane_traits<T>::width == 1) {
+      return with(std::type_identity<batch_lanes<T>>{});
+    } else {
+      if constexpr (comparison)
+        if (exec.lane_kernel == cpu_lane_kernel::batch) return with(std::type_identity<batch_lanes<T>>{});
+      return with(std::type_identity<chain_lanes<T>>{});
+    }
   };
   constexpr int full = simd_lane_width, half = half_lane_width > 1 ? half_lane_width : 1;
   if constexpr (full > 1)
@@ -24587,8 +24644,9 @@ TYCHE_DRIVER_INLINE void check_config_sizes(const nuts_config& cfg, std::size_t 
 ///
 /// A template on the batch types, so that translation units built with different SIMD settings
 /// (-march, tyche::tyche beside tyche::simd) get distinct drivers instead of one inline function
-/// with two bodies.
-template <class Full, class Half>
+/// with two bodies; and on whether the CPU executor's comparison modes are compiled
+/// (TYCHE_CPU_COMPARISON_MODES, config.hpp), for the same reason.
+template <class Full, class Half, bool ComparisonModes = true>
 class erased_target {
   template <class T>
   using value_and_gradient_fn = T (*)(const void*, const T*, T*, T*);
@@ -24652,6 +24710,9 @@ class erased_target {
   }
 
  public:
+  /// Whether the CPU executor runs cpu::schedule = trajectory_sync and cpu::lane_kernel = batch
+  /// on this target (compiled only then: cpu_comparison_modes).
+  static constexpr bool comparison_modes = ComparisonModes;
   /// Views `target`, which must outlive this object.
   template <log_density_target Target>
   explicit erased_target(const Target& target)
@@ -24735,7 +24796,7 @@ class erased_target {
 };
 
 /// The driver's view of every model of this translation unit's SIMD settings.
-using model_erased_target = erased_target<lane_batch, half_lane_batch>;
+using model_erased_target = erased_target<lane_batch, half_lane_batch, TYCHE_CPU_COMPARISON_MODES != 0>;
 
 /// The parts of each evaluation of these chains on this target (cpu::split; 1: whole), as the
 /// CPU executor's layout says (resolve_cpu_layout); throws for a split the configuration or the
@@ -24759,6 +24820,7 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
   check_config_sizes(cfg, target.dim(), target.constrained_dim(), names);
   const cpu* executor = std::get_if<cpu>(&cfg.executor);
   if (executor == nullptr) throw std::logic_error("tyche::nuts: run_nuts_erased runs the CPU executor only");
+  samplers::detail::check_comparison_modes<Target>(*executor);
   // One layout for the whole run: the pool's helpers and the threads that hold chains add up.
   samplers::detail::cpu_layout layout =
       samplers::detail::resolve_cpu_layout(*executor, cfg.chains, samplers::detail::shape_of(target));

@@ -2,7 +2,8 @@
 // links tyche::simd, so this one is where one chain's loops over observations run one element
 // at a time (observation_batch_t<double> is double) and where nuts() has one lane. It is also
 // the test binary built header-only (no separate driver), where tyche::cuda{.emulate = true} is
-// not compiled unless TYCHE_DEVICE_EMULATION is defined (config.hpp).
+// not compiled unless TYCHE_DEVICE_EMULATION is defined, nor the CPU executor's comparison modes
+// without TYCHE_CPU_COMPARISON_MODES (config.hpp).
 #include <tyche/tyche.hpp>
 
 #include <catch2/catch.hpp>
@@ -20,6 +21,7 @@ using namespace tyche;
 static_assert(!TYCHE_HAS_XSIMD, "tests/headers/without_simd_test.cpp must be built without xsimd");
 static_assert(std::is_same_v<detail::observation_batch_t<double>, double>);
 static_assert(!TYCHE_DEVICE_EMULATION, "tests/headers/without_simd_test.cpp is built header-only, without the macro");
+static_assert(!TYCHE_CPU_COMPARISON_MODES, "tests/headers/without_simd_test.cpp is built header-only, without the macro");
 
 TEST_CASE("without SIMD: loops over observations and a streamed matvec agree with plain loops",
           "[headers][without_simd]") {
@@ -76,4 +78,22 @@ TEST_CASE("header-only without TYCHE_DEVICE_EMULATION: cuda{.emulate = true} say
   CHECK_THROWS_AS(nuts(m, cfg), std::invalid_argument);
   CHECK_THROWS_WITH(nuts(m, cfg), Catch::Contains("emulate = true") && Catch::Contains("TYCHE_DEVICE_EMULATION") &&
                                       Catch::Contains("tyche::separate_driver"));
+}
+
+TEST_CASE("header-only without TYCHE_CPU_COMPARISON_MODES: trajectory_sync and lane_kernel = batch say how to have them",
+          "[headers][without_simd]") {
+  const auto mu = normal<"mu">(0.0, 1.0);
+  const auto m = model(joint(mu));
+  nuts_config cfg{.chains = 2, .warmup = 50, .draws = 20, .seed = 1};
+  cfg.executor = cpu{.threads = 1, .schedule = samplers::lane_schedule::trajectory_sync};
+  CHECK_THROWS_AS(nuts(m, cfg), std::invalid_argument);
+  CHECK_THROWS_WITH(nuts(m, cfg), Catch::Contains("cpu::schedule = trajectory_sync") &&
+                                      Catch::Contains("TYCHE_CPU_COMPARISON_MODES") &&
+                                      Catch::Contains("tyche::separate_driver"));
+  cfg.executor = cpu{.threads = 1, .lane_kernel = cpu_lane_kernel::batch};
+  CHECK_THROWS_WITH(nuts(m, cfg), Catch::Contains("cpu::lane_kernel = batch") &&
+                                      Catch::Contains("TYCHE_CPU_COMPARISON_MODES"));
+  cfg.executor = cpu{.threads = 1};  // the defaults run
+  const auto fit = nuts(m, cfg);
+  CHECK(fit.values.size() == 2);
 }

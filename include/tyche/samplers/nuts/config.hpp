@@ -32,7 +32,8 @@ enum class metric_estimator { draws, draws_and_gradients, nutpie };
 /// How the CPU executor schedules the chains of its lanes: program_counter (default) lets
 /// every lane start its next transition as soon as its trajectory ends; trajectory_sync makes
 /// all chains wait for the longest trajectory of each iteration (the baseline of the
-/// autobatching paper's Figure 7, for benchmarks).
+/// autobatching paper's Figure 7, for benchmarks; a comparison mode, compiled only with
+/// TYCHE_CPU_COMPARISON_MODES or the separate driver: config.hpp).
 enum class lane_schedule { program_counter, trajectory_sync };
 }  // namespace samplers
 
@@ -40,7 +41,8 @@ enum class lane_schedule { program_counter, trajectory_sync };
 /// own, their gradients evaluated together as the lanes of one batch (per_chain, the default:
 /// the kernel's bookkeeping in each chain's own order), or all of them as the lanes of one
 /// kernel over the batch type (batch: the bookkeeping too in SIMD, with masks where the lanes'
-/// trajectories differ). Both give the same draws up to the fusing of multiply-adds
+/// trajectories differ; a comparison mode, compiled only with TYCHE_CPU_COMPARISON_MODES or the
+/// separate driver: tyche/config.hpp). Both give the same draws up to the fusing of multiply-adds
 /// (docs/design/nuts-kernel.md).
 enum class cpu_lane_kernel { per_chain, batch };
 

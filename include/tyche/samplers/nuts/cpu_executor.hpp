@@ -785,6 +785,32 @@ lane_counts run_trajectory_sync(const Target& target, const nuts_config& cfg,
   return {useful.load(), slots};
 }
 
+/// Whether the CPU executor compiles its comparison modes (cpu::schedule = trajectory_sync,
+/// cpu::lane_kernel = batch) for Target: as its comparison_modes says (erased_target, from
+/// TYCHE_CPU_COMPARISON_MODES), and always for a target that does not say.
+template <class Target>
+constexpr bool cpu_comparison_modes() {
+  if constexpr (requires { Target::comparison_modes; }) return Target::comparison_modes;
+  else return true;
+}
+
+/// Throws std::invalid_argument, naming the macro, for a comparison mode that is not compiled for
+/// Target (cpu_comparison_modes).
+template <class Target>
+void check_comparison_modes(const cpu& exec) {
+  if constexpr (!cpu_comparison_modes<Target>()) {
+    const char* mode = exec.schedule != lane_schedule::program_counter ? "cpu::schedule = trajectory_sync"
+                       : exec.lane_kernel != cpu_lane_kernel::per_chain ? "cpu::lane_kernel = batch"
+                                                                        : nullptr;
+    if (mode != nullptr)
+      throw std::invalid_argument(
+          std::string("tyche::nuts: ") + mode +
+          " is a mode kept for comparisons and is not compiled in this translation unit: define "
+          "TYCHE_CPU_COMPARISON_MODES to 1 before including tyche (in every file of the program), or "
+          "link tyche::separate_driver, whose driver has it (docs/nuts.md, \"The CPU executor\")");
+  }
+}
+
 /// Runs the chains with the CPU executor's settings, laid out as `layout` says (resolve_cpu_layout
 /// for these settings, chains and target); returns the gradient counts and sets fit.lanes and
 /// fit.threads.
@@ -799,14 +825,22 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
   auto run = [&]<class T>(std::type_identity<T>) {
     // One kernel per chain, the gradient batched (the default), or one kernel per batch of
     // chains (cpu::lane_kernel; docs/design/nuts-kernel.md says when each is faster).
+    // The comparison modes only where they are compiled (cpu_comparison_modes; run_nuts_erased
+    // refused them before this point otherwise).
+    constexpr bool comparison = cpu_comparison_modes<Target>();
     auto with = [&]<class Lanes>(std::type_identity<Lanes>) {
-      if (exec.schedule == lane_schedule::trajectory_sync)
-        return run_trajectory_sync<Lanes>(target, cfg, chains, threads, lanes, on_error);
+      if constexpr (comparison)
+        if (exec.schedule == lane_schedule::trajectory_sync)
+          return run_trajectory_sync<Lanes>(target, cfg, chains, threads, lanes, on_error);
       return run_program_counter<Lanes>(target, cfg, chains, threads, lanes, on_error);
     };
-    if constexpr (lane_traits<T>::width == 1) return with(std::type_identity<batch_lanes<T>>{});
-    else if (exec.lane_kernel == cpu_lane_kernel::batch) return with(std::type_identity<batch_lanes<T>>{});
-    else return with(std::type_identity<chain_lanes<T>>{});
+    if constexpr (lane_traits<T>::width == 1) {
+      return with(std::type_identity<batch_lanes<T>>{});
+    } else {
+      if constexpr (comparison)
+        if (exec.lane_kernel == cpu_lane_kernel::batch) return with(std::type_identity<batch_lanes<T>>{});
+      return with(std::type_identity<chain_lanes<T>>{});
+    }
   };
   constexpr int full = simd_lane_width, half = half_lane_width > 1 ? half_lane_width : 1;
   if constexpr (full > 1)

@@ -230,8 +230,9 @@ TYCHE_DRIVER_INLINE void check_config_sizes(const nuts_config& cfg, std::size_t 
 ///
 /// A template on the batch types, so that translation units built with different SIMD settings
 /// (-march, tyche::tyche beside tyche::simd) get distinct drivers instead of one inline function
-/// with two bodies.
-template <class Full, class Half>
+/// with two bodies; and on whether the CPU executor's comparison modes are compiled
+/// (TYCHE_CPU_COMPARISON_MODES, config.hpp), for the same reason.
+template <class Full, class Half, bool ComparisonModes = true>
 class erased_target {
   template <class T>
   using value_and_gradient_fn = T (*)(const void*, const T*, T*, T*);
@@ -295,6 +296,9 @@ class erased_target {
   }
 
  public:
+  /// Whether the CPU executor runs cpu::schedule = trajectory_sync and cpu::lane_kernel = batch
+  /// on this target (compiled only then: cpu_comparison_modes).
+  static constexpr bool comparison_modes = ComparisonModes;
   /// Views `target`, which must outlive this object.
   template <log_density_target Target>
   explicit erased_target(const Target& target)
@@ -378,7 +382,7 @@ class erased_target {
 };
 
 /// The driver's view of every model of this translation unit's SIMD settings.
-using model_erased_target = erased_target<lane_batch, half_lane_batch>;
+using model_erased_target = erased_target<lane_batch, half_lane_batch, TYCHE_CPU_COMPARISON_MODES != 0>;
 
 /// The parts of each evaluation of these chains on this target (cpu::split; 1: whole), as the
 /// CPU executor's layout says (resolve_cpu_layout); throws for a split the configuration or the
@@ -402,6 +406,7 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
   check_config_sizes(cfg, target.dim(), target.constrained_dim(), names);
   const cpu* executor = std::get_if<cpu>(&cfg.executor);
   if (executor == nullptr) throw std::logic_error("tyche::nuts: run_nuts_erased runs the CPU executor only");
+  samplers::detail::check_comparison_modes<Target>(*executor);
   // One layout for the whole run: the pool's helpers and the threads that hold chains add up.
   samplers::detail::cpu_layout layout =
       samplers::detail::resolve_cpu_layout(*executor, cfg.chains, samplers::detail::shape_of(target));
