@@ -1,9 +1,10 @@
-# cmake -DPROGRAM=<exe> -DEXPECTED=<file> -P tyche_run_and_compare.cmake
-# Runs PROGRAM; fails if it exits non-zero or, when EXPECTED exists, if its stdout differs from
-# EXPECTED's content (byte for byte). Without an EXPECTED file only the exit code is checked.
+# cmake -DPROGRAM=<exe> -DEXPECTED=<file> [-DARGS=<a;b>] -P tyche_run_and_compare.cmake
+# Runs PROGRAM (with the arguments ARGS, a ;-list); fails if it exits non-zero or, when EXPECTED
+# exists, if its stdout differs from EXPECTED's content (byte for byte). Without an EXPECTED file
+# only the exit code is checked.
 cmake_minimum_required(VERSION 3.25)
 
-execute_process(COMMAND ${PROGRAM} RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+execute_process(COMMAND ${PROGRAM} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out)
 message("${out}")
 if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${PROGRAM} exited with ${rc}")

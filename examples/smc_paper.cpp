@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <iostream>
+#include <string>
 #include <vector>
 
 using namespace tyche::smc;
@@ -39,7 +40,10 @@ void crp_mixture() {
 }
 // [figure-3]
 
-int main() {
+// smc_paper [sweeps]: the particle Gibbs sweeps of Figure 3 (10; the test suite runs 2: each
+// sweep's forks take seconds on a small virtual machine).
+int main(int argc, char** argv) {
+  const std::size_t crp_sweeps = argc > 1 ? static_cast<std::size_t>(std::stoul(argv[1])) : 10;
   // [run]
   const auto r = run_smc(gaussian, {.particles = 1000, .seed = 1});   // fork engine
   std::cout << summary(r) << "exact: mean 7.25, sd 0.913, log evidence -8.24\n\n";
@@ -57,5 +61,5 @@ int main() {
   std::cout << summary(chain) << "\n";
   // [stepwise]
 
-  std::cout << summary(run_pg(crp_mixture, {.particles = 100, .sweeps = 10, .seed = 1}));
+  std::cout << summary(run_pg(crp_mixture, {.particles = 100, .sweeps = crp_sweeps, .seed = 1}));
 }
