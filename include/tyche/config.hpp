@@ -95,12 +95,15 @@
 // models measured). Neither is ever chosen by default, and their code — two more schedules, and
 // the whole NUTS kernel for each SIMD batch type — cost every translation unit that calls nuts()
 // about a fifth of its compile time (examples/quickstart.cpp, g++ 12 -O2 -march=native on
-// AVX-512: 18.7 -> 15.1 s; docs/compile-time.md). So they are compiled where that costs a
-// program nothing more: in the separate driver's file (TYCHE_SEPARATE_DRIVER) and wherever this
-// is defined to 1 before tyche is included; elsewhere nuts() with either mode throws
-// std::invalid_argument that names this macro. Part of the driver's type (erased_target), so
-// files built with and without it name different drivers: with tyche::separate_driver define it
-// the same in every file (the program does not link otherwise).
+// AVX-512: 20.7 -> 15.4 s, medians of three; docs/compile-time.md). So they are compiled where
+// that costs a program nothing more: in the separate driver's file (TYCHE_SEPARATE_DRIVER, unless
+// this is defined to 0) and wherever this is defined to 1 before tyche is included; elsewhere
+// nuts() with either mode throws std::invalid_argument that names this macro. A template argument
+// of nuts() and mpi::nuts and part of the driver's type (erased_target_for), so header-only files
+// built with and without it may share a program (tests/headers/comparison_modes_a.cpp); with
+// tyche::separate_driver define it the same in every file (the program does not link otherwise).
+// In a target that precompiles <tyche/tyche.hpp>, define it on the command line (CMake:
+// target_compile_definitions), not by a #define in a file, which the precompiled header precedes.
 #ifndef TYCHE_CPU_COMPARISON_MODES
 #if defined(TYCHE_SEPARATE_DRIVER)
 #define TYCHE_CPU_COMPARISON_MODES 1

@@ -589,8 +589,9 @@ struct shard_threads {
 /// evaluates in parts); split = 0: cpu_split_parts when the rank has helper threads, its chains
 /// are scalar and its block reads at least cpu_split_data_values values per evaluation.
 /// data_values, matrix_values: all the ranks' (the lanes are chosen from them, as the run does).
-inline std::size_t shard_parts(const samplers::detail::model_erased_target& local, const shard_threads& t,
-                               std::size_t data_values, std::size_t matrix_values) {
+template <class Erased>
+std::size_t shard_parts(const Erased& local, const shard_threads& t, std::size_t data_values,
+                        std::size_t matrix_values) {
   const bool scalar = samplers::detail::resolve_lanes(t.lanes, t.chains, 1, data_values, matrix_values) == 1;
   if (t.split > 1 && !local.splittable())
     throw std::invalid_argument("tyche::mpi::nuts_sharded: split = " + std::to_string(t.split) +
@@ -601,6 +602,13 @@ inline std::size_t shard_parts(const samplers::detail::model_erased_target& loca
   return split ? static_cast<std::size_t>(cpu_split_parts) : 1;
 }
 
+/// tyche::nuts with this translation unit's settings and the caller's Comparison (mpi::nuts's
+/// template argument, from TYCHE_CPU_COMPARISON_MODES).
+template <bool Comparison, class Model>
+nuts_fit nuts_here(const Model& m, const nuts_config& cfg) {
+  return tyche::nuts<Model, TYCHE_CUDA_COMPILER != 0, tyche::lane_batch, TYCHE_DEVICE_EMULATION != 0, Comparison>(m, cfg);
+}
+
 /// Calls f(target) with the data-sharded log density of model m on this rank: rank 0's model
 /// with its log-Jacobian (its priors are the posterior's), every other rank's without (their
 /// parameters are declared flat: without the log-Jacobian they add nothing but their
@@ -609,9 +617,9 @@ inline std::size_t shard_parts(const samplers::detail::model_erased_target& loca
 /// threads first (samplers::detail::split_target), the parts added in part order: the fit does
 /// not depend on the threads. f's second argument: the parts (1: unsplit). The rank's model enters
 /// through the driver's erased target, so sharded_target has one instantiation per program.
-template <class Model, class F>
+template <class Model, bool Comparison = TYCHE_CPU_COMPARISON_MODES != 0, class F>
 decltype(auto) with_shard_target(const Model& m, MPI_Comm comm, F&& f, const shard_threads& t = {}) {
-  using samplers::detail::model_erased_target;
+  using model_erased_target = samplers::detail::erased_target_for<Comparison>;
   auto on = [&](const model_erased_target& local) {
     sharded_target<model_erased_target> whole(local, comm);
     std::size_t parts = 1;
@@ -654,7 +662,9 @@ decltype(auto) with_shard_target(const Model& m, MPI_Comm comm, F&& f, const sha
 /// fit.seconds is this rank's wall-clock time of the whole call. A collective call: every rank of
 /// comm makes it, with the same model (its data included) and configuration. With more ranks
 /// than chains, some ranks run none. Throws the same exception on every rank when a chain fails.
-template <class Model>
+/// (Comparison is not for callers: as tyche::nuts's, it keeps translation units built with and
+/// without TYCHE_CPU_COMPARISON_MODES apart.)
+template <class Model, bool Comparison = TYCHE_CPU_COMPARISON_MODES != 0>
 nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_COMM_WORLD) {
   static_assert(sampleable_model<Model>,
                 "tyche::mpi::nuts(model, config, comm) requires a model built with tyche::model(...)");
@@ -677,7 +687,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
     if (const cpu* exec = std::get_if<cpu>(&cfg.executor)) {
       const samplers::detail::model_target<Model> target(m);
       const samplers::detail::cpu_layout layout =
-          detail::one_process_layout(cfg, *exec, samplers::detail::model_erased_target(target));
+          detail::one_process_layout(cfg, *exec, samplers::detail::erased_target_for<Comparison>(target));
       resolved[0] = layout.lanes;
       resolved[1] = static_cast<int>(layout.parts);
     } else if (const cuda* gpu = std::get_if<cuda>(&cfg.executor)) {
@@ -705,7 +715,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
       local.init.assign(cfg.init.begin() + static_cast<std::ptrdiff_t>(mine.begin),
                         cfg.init.begin() + static_cast<std::ptrdiff_t>(mine.end));
     local.restart_stuck_chains = false;  // decided below, among all the chains
-    error = detail::capture([&] { part = tyche::nuts(m, local); });
+    error = detail::capture([&] { part = detail::nuts_here<Comparison>(m, local); });
   }
   detail::throw_if_any(error, comm);
 
@@ -728,7 +738,8 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
   if (cfg.restart_stuck_chains && !samplers::detail::find_stuck_chains(fit).empty()) {
     if (me == 0)
       error = detail::capture([&] {
-        samplers::detail::restart_stuck_chains(fit, cfg, [&](const nuts_config& again) { return tyche::nuts(m, again); });
+        samplers::detail::restart_stuck_chains(fit, cfg,
+                                               [&](const nuts_config& again) { return detail::nuts_here<Comparison>(m, again); });
       });
     detail::throw_if_any(error, comm);
     const auto chains = detail::broadcast_bytes(me == 0 ? detail::chains_to_bytes(fit) : std::vector<char>(), 0, comm);
@@ -764,7 +775,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
 /// chains' thread; helpers are not counted, as nuts_fit::threads says). A collective call:
 /// every rank of comm makes it with the same configuration. fit.seconds is this rank's
 /// wall-clock time.
-template <class Model>
+template <class Model, bool Comparison = TYCHE_CPU_COMPARISON_MODES != 0>
 nuts_fit nuts_sharded(const Model& m, nuts_config cfg = {}, MPI_Comm comm = MPI_COMM_WORLD) {
   static_assert(sampleable_model<Model>,
                 "tyche::mpi::nuts_sharded(model, config, comm) requires a model built with tyche::model(...)");
@@ -800,8 +811,8 @@ nuts_fit nuts_sharded(const Model& m, nuts_config cfg = {}, MPI_Comm comm = MPI_
   cpu unsplit = std::get<cpu>(cfg.executor);
   unsplit.split = 1;  // the rank's evaluation splits (with_shard_target), not the driver again
   cfg.executor = unsplit;
-  nuts_fit fit = detail::with_shard_target(m, comm, [&](const auto& target, std::size_t parts) {
-    const samplers::detail::model_erased_target erased(target);
+  nuts_fit fit = detail::with_shard_target<Model, Comparison>(m, comm, [&](const auto& target, std::size_t parts) {
+    const samplers::detail::erased_target_for<Comparison> erased(target);
     auto run = [&](const nuts_config& c) { return samplers::detail::run_nuts_erased(erased, c, m.parameter_names()); };
     nuts_fit f = run(cfg);
     samplers::detail::restart_stuck_chains(f, cfg, run);

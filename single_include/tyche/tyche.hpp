@@ -125,12 +125,15 @@
 // models measured). Neither is ever chosen by default, and their code — two more schedules, and
 // the whole NUTS kernel for each SIMD batch type — cost every translation unit that calls nuts()
 // about a fifth of its compile time (examples/quickstart.cpp, g++ 12 -O2 -march=native on
-// AVX-512: 18.7 -> 15.1 s; docs/compile-time.md). So they are compiled where that costs a
-// program nothing more: in the separate driver's file (TYCHE_SEPARATE_DRIVER) and wherever this
-// is defined to 1 before tyche is included; elsewhere nuts() with either mode throws
-// std::invalid_argument that names this macro. Part of the driver's type (erased_target), so
-// files built with and without it name different drivers: with tyche::separate_driver define it
-// the same in every file (the program does not link otherwise).
+// AVX-512: 20.7 -> 15.4 s, medians of three; docs/compile-time.md). So they are compiled where
+// that costs a program nothing more: in the separate driver's file (TYCHE_SEPARATE_DRIVER, unless
+// this is defined to 0) and wherever this is defined to 1 before tyche is included; elsewhere
+// nuts() with either mode throws std::invalid_argument that names this macro. A template argument
+// of nuts() and mpi::nuts and part of the driver's type (erased_target_for), so header-only files
+// built with and without it may share a program (tests/headers/comparison_modes_a.cpp); with
+// tyche::separate_driver define it the same in every file (the program does not link otherwise).
+// In a target that precompiles <tyche/tyche.hpp>, define it on the command line (CMake:
+// target_compile_definitions), not by a #define in a file, which the precompiled header precedes.
 #ifndef TYCHE_CPU_COMPARISON_MODES
 #if defined(TYCHE_SEPARATE_DRIVER)
 #define TYCHE_CPU_COMPARISON_MODES 1
@@ -21496,7 +21499,7 @@ enum class metric_estimator { draws, draws_and_gradients, nutpie };
 /// every lane start its next transition as soon as its trajectory ends; trajectory_sync makes
 /// all chains wait for the longest trajectory of each iteration (the baseline of the
 /// autobatching paper's Figure 7, for benchmarks; a comparison mode, compiled only with
-/// TYCHE_CPU_COMPARISON_MODES or the separate driver: config.hpp).
+/// TYCHE_CPU_COMPARISON_MODES or the separate driver: tyche/config.hpp).
 enum class lane_schedule { program_counter, trajectory_sync };
 }  // namespace samplers
 
@@ -23350,14 +23353,15 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
                     std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, nuts_fit& fit, OnError& on_error) {
   static_assert(log_density_target<Target>,
                 "tyche::samplers::detail::run_cpu(target, ...) requires a log_density_target (tyche/concepts.hpp)");
+  check_comparison_modes<Target>(exec);  // (run_nuts_erased checked already: for other callers)
   const int threads = layout.threads, lanes = layout.lanes;  // resolve_cpu_layout's, which split the target
   fit.lanes = lanes;
   fit.threads = threads;
   auto run = [&]<class T>(std::type_identity<T>) {
     // One kernel per chain, the gradient batched (the default), or one kernel per batch of
     // chains (cpu::lane_kernel; docs/design/nuts-kernel.md says when each is faster).
-    // The comparison modes only where they are compiled (cpu_comparison_modes; run_nuts_erased
-    // refused them before this point otherwise).
+    // The comparison modes only where they are compiled (cpu_comparison_modes; refused above
+    // otherwise).
     constexpr bool comparison = cpu_comparison_modes<Target>();
     auto with = [&]<class Lanes>(std::type_identity<Lanes>) {
       if constexpr (comparison)
@@ -24795,8 +24799,13 @@ class erased_target {
   terms_fn non_finite_terms_;   // null: the target cannot name its terms
 };
 
-/// The driver's view of every model of this translation unit's SIMD settings.
-using model_erased_target = erased_target<lane_batch, half_lane_batch, TYCHE_CPU_COMPARISON_MODES != 0>;
+/// The driver's view of every model of this translation unit's SIMD settings, with or without
+/// the CPU executor's comparison modes (TYCHE_CPU_COMPARISON_MODES). Templates that name it take
+/// the flag as a template argument defaulted from the macro (nuts(), mpi::nuts), so that files
+/// built with and without the macro instantiate different functions, not one with two bodies.
+template <bool ComparisonModes>
+using erased_target_for = erased_target<lane_batch, half_lane_batch, ComparisonModes>;
+using model_erased_target = erased_target_for<TYCHE_CPU_COMPARISON_MODES != 0>;
 
 /// The parts of each evaluation of these chains on this target (cpu::split; 1: whole), as the
 /// CPU executor's layout says (resolve_cpu_layout); throws for a split the configuration or the
@@ -24907,8 +24916,9 @@ nuts_fit run_nuts_emulated(const Target& target, const nuts_config& cfg, const c
 /// is compiled by nvcc; Emulation: TYCHE_DEVICE_EMULATION (config.hpp). Template arguments, so
 /// that translation units with different settings define different functions, not one inline
 /// function with two bodies.
-template <class Model, bool Nvcc, bool Emulation>
+template <class Model, bool Nvcc, bool Emulation, bool Comparison>
 nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec) {
+  using model_erased_target = erased_target_for<Comparison>;  // (see erased_target_for)
   const model_target<Model> target(m);
   // Emulated: through the erased target, so that a program built by a host compiler compiles the
   // device chain once per translation unit, not once per model (the arithmetic is the model's
@@ -25068,13 +25078,14 @@ TYCHE_DRIVER_INLINE void restart_stuck_chains(nuts_fit& fit, const nuts_config& 
 /// Batch (defaulted by nuts() from this translation unit's settings) make the instantiations of
 /// translation units compiled by nvcc, and with other SIMD settings, distinct functions: the same
 /// model type sampled from a .cu and a .cpp file of one program must not share one body.
-template <class Model, bool Nvcc, class Batch, bool Emulation>
+template <class Model, bool Nvcc, class Batch, bool Emulation, bool Comparison>
 nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
   static_assert(std::is_same_v<Batch, lane_batch>, "tyche::nuts: Batch is this translation unit's lane_batch");
   auto run = [&](const nuts_config& c) {
-    if (const cuda* gpu = std::get_if<cuda>(&c.executor)) return run_nuts_cuda<Model, Nvcc, Emulation>(m, c, *gpu);
+    if (const cuda* gpu = std::get_if<cuda>(&c.executor))
+      return run_nuts_cuda<Model, Nvcc, Emulation, Comparison>(m, c, *gpu);
     const model_target<Model> target(m);
-    return run_nuts_erased(model_erased_target(target), c, m.parameter_names());
+    return run_nuts_erased(erased_target_for<Comparison>(target), c, m.parameter_names());
   };
   nuts_fit fit = run(cfg);
   restart_stuck_chains(fit, cfg, run);
@@ -25084,11 +25095,11 @@ nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
 }  // namespace samplers::detail
 
 /// Runs NUTS on a model: config.chains chains of config.warmup + config.draws iterations, on
-/// the executor config.executor (tyche::cpu{} by default). (Nvcc, Batch and Emulation are not for
-/// callers: their defaults keep translation units with different compilers, SIMD settings and
-/// TYCHE_DEVICE_EMULATION apart.)
+/// the executor config.executor (tyche::cpu{} by default). (Nvcc, Batch, Emulation and Comparison
+/// are not for callers: their defaults keep translation units with different compilers, SIMD
+/// settings, TYCHE_DEVICE_EMULATION and TYCHE_CPU_COMPARISON_MODES apart.)
 template <class Model, bool Nvcc = TYCHE_CUDA_COMPILER != 0, class Batch = tyche::lane_batch,
-          bool Emulation = TYCHE_DEVICE_EMULATION != 0>
+          bool Emulation = TYCHE_DEVICE_EMULATION != 0, bool Comparison = TYCHE_CPU_COMPARISON_MODES != 0>
 nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
   if constexpr (!sampleable_model<Model>) {
     static_assert(sampleable_model<Model>,
@@ -25097,14 +25108,14 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
                   "normal(mu, 1.0).observe(tyche::data(y))))); the first argument is not one");
     return {};
   } else {
-    return samplers::detail::run_nuts<Model, Nvcc, Batch, Emulation>(m, cfg);
+    return samplers::detail::run_nuts<Model, Nvcc, Batch, Emulation, Comparison>(m, cfg);
   }
 }
 
 /// nuts(model, config) on the given executor: nuts(m, {.chains = 8}, tyche::cpu{.threads = 2})
 /// is nuts(m, {.chains = 8, .executor = tyche::cpu{.threads = 2}}).
 template <class Model, class Executor, bool Nvcc = TYCHE_CUDA_COMPILER != 0, class Batch = tyche::lane_batch,
-          bool Emulation = TYCHE_DEVICE_EMULATION != 0>
+          bool Emulation = TYCHE_DEVICE_EMULATION != 0, bool Comparison = TYCHE_CPU_COMPARISON_MODES != 0>
 nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
   if constexpr (!nuts_executor_type<Executor>) {
     static_assert(nuts_executor_type<Executor>,
@@ -25113,7 +25124,7 @@ nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
     return {};
   } else {
     cfg.executor = executor;
-    return nuts<Model, Nvcc, Batch, Emulation>(m, cfg);
+    return nuts<Model, Nvcc, Batch, Emulation, Comparison>(m, cfg);
   }
 }
 

@@ -33,7 +33,7 @@ enum class metric_estimator { draws, draws_and_gradients, nutpie };
 /// every lane start its next transition as soon as its trajectory ends; trajectory_sync makes
 /// all chains wait for the longest trajectory of each iteration (the baseline of the
 /// autobatching paper's Figure 7, for benchmarks; a comparison mode, compiled only with
-/// TYCHE_CPU_COMPARISON_MODES or the separate driver: config.hpp).
+/// TYCHE_CPU_COMPARISON_MODES or the separate driver: tyche/config.hpp).
 enum class lane_schedule { program_counter, trajectory_sync };
 }  // namespace samplers
 

@@ -819,14 +819,15 @@ lane_counts run_cpu(const Target& target, const nuts_config& cfg, const cpu& exe
                     std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, nuts_fit& fit, OnError& on_error) {
   static_assert(log_density_target<Target>,
                 "tyche::samplers::detail::run_cpu(target, ...) requires a log_density_target (tyche/concepts.hpp)");
+  check_comparison_modes<Target>(exec);  // (run_nuts_erased checked already: for other callers)
   const int threads = layout.threads, lanes = layout.lanes;  // resolve_cpu_layout's, which split the target
   fit.lanes = lanes;
   fit.threads = threads;
   auto run = [&]<class T>(std::type_identity<T>) {
     // One kernel per chain, the gradient batched (the default), or one kernel per batch of
     // chains (cpu::lane_kernel; docs/design/nuts-kernel.md says when each is faster).
-    // The comparison modes only where they are compiled (cpu_comparison_modes; run_nuts_erased
-    // refused them before this point otherwise).
+    // The comparison modes only where they are compiled (cpu_comparison_modes; refused above
+    // otherwise).
     constexpr bool comparison = cpu_comparison_modes<Target>();
     auto with = [&]<class Lanes>(std::type_identity<Lanes>) {
       if constexpr (comparison)

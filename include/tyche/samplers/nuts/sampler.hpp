@@ -381,8 +381,13 @@ class erased_target {
   terms_fn non_finite_terms_;   // null: the target cannot name its terms
 };
 
-/// The driver's view of every model of this translation unit's SIMD settings.
-using model_erased_target = erased_target<lane_batch, half_lane_batch, TYCHE_CPU_COMPARISON_MODES != 0>;
+/// The driver's view of every model of this translation unit's SIMD settings, with or without
+/// the CPU executor's comparison modes (TYCHE_CPU_COMPARISON_MODES). Templates that name it take
+/// the flag as a template argument defaulted from the macro (nuts(), mpi::nuts), so that files
+/// built with and without the macro instantiate different functions, not one with two bodies.
+template <bool ComparisonModes>
+using erased_target_for = erased_target<lane_batch, half_lane_batch, ComparisonModes>;
+using model_erased_target = erased_target_for<TYCHE_CPU_COMPARISON_MODES != 0>;
 
 /// The parts of each evaluation of these chains on this target (cpu::split; 1: whole), as the
 /// CPU executor's layout says (resolve_cpu_layout); throws for a split the configuration or the
@@ -493,8 +498,9 @@ nuts_fit run_nuts_emulated(const Target& target, const nuts_config& cfg, const c
 /// is compiled by nvcc; Emulation: TYCHE_DEVICE_EMULATION (config.hpp). Template arguments, so
 /// that translation units with different settings define different functions, not one inline
 /// function with two bodies.
-template <class Model, bool Nvcc, bool Emulation>
+template <class Model, bool Nvcc, bool Emulation, bool Comparison>
 nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec) {
+  using model_erased_target = erased_target_for<Comparison>;  // (see erased_target_for)
   const model_target<Model> target(m);
   // Emulated: through the erased target, so that a program built by a host compiler compiles the
   // device chain once per translation unit, not once per model (the arithmetic is the model's
@@ -654,13 +660,14 @@ TYCHE_DRIVER_INLINE void restart_stuck_chains(nuts_fit& fit, const nuts_config& 
 /// Batch (defaulted by nuts() from this translation unit's settings) make the instantiations of
 /// translation units compiled by nvcc, and with other SIMD settings, distinct functions: the same
 /// model type sampled from a .cu and a .cpp file of one program must not share one body.
-template <class Model, bool Nvcc, class Batch, bool Emulation>
+template <class Model, bool Nvcc, class Batch, bool Emulation, bool Comparison>
 nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
   static_assert(std::is_same_v<Batch, lane_batch>, "tyche::nuts: Batch is this translation unit's lane_batch");
   auto run = [&](const nuts_config& c) {
-    if (const cuda* gpu = std::get_if<cuda>(&c.executor)) return run_nuts_cuda<Model, Nvcc, Emulation>(m, c, *gpu);
+    if (const cuda* gpu = std::get_if<cuda>(&c.executor))
+      return run_nuts_cuda<Model, Nvcc, Emulation, Comparison>(m, c, *gpu);
     const model_target<Model> target(m);
-    return run_nuts_erased(model_erased_target(target), c, m.parameter_names());
+    return run_nuts_erased(erased_target_for<Comparison>(target), c, m.parameter_names());
   };
   nuts_fit fit = run(cfg);
   restart_stuck_chains(fit, cfg, run);
@@ -670,11 +677,11 @@ nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
 }  // namespace samplers::detail
 
 /// Runs NUTS on a model: config.chains chains of config.warmup + config.draws iterations, on
-/// the executor config.executor (tyche::cpu{} by default). (Nvcc, Batch and Emulation are not for
-/// callers: their defaults keep translation units with different compilers, SIMD settings and
-/// TYCHE_DEVICE_EMULATION apart.)
+/// the executor config.executor (tyche::cpu{} by default). (Nvcc, Batch, Emulation and Comparison
+/// are not for callers: their defaults keep translation units with different compilers, SIMD
+/// settings, TYCHE_DEVICE_EMULATION and TYCHE_CPU_COMPARISON_MODES apart.)
 template <class Model, bool Nvcc = TYCHE_CUDA_COMPILER != 0, class Batch = tyche::lane_batch,
-          bool Emulation = TYCHE_DEVICE_EMULATION != 0>
+          bool Emulation = TYCHE_DEVICE_EMULATION != 0, bool Comparison = TYCHE_CPU_COMPARISON_MODES != 0>
 nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
   if constexpr (!sampleable_model<Model>) {
     static_assert(sampleable_model<Model>,
@@ -683,14 +690,14 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}) {
                   "normal(mu, 1.0).observe(tyche::data(y))))); the first argument is not one");
     return {};
   } else {
-    return samplers::detail::run_nuts<Model, Nvcc, Batch, Emulation>(m, cfg);
+    return samplers::detail::run_nuts<Model, Nvcc, Batch, Emulation, Comparison>(m, cfg);
   }
 }
 
 /// nuts(model, config) on the given executor: nuts(m, {.chains = 8}, tyche::cpu{.threads = 2})
 /// is nuts(m, {.chains = 8, .executor = tyche::cpu{.threads = 2}}).
 template <class Model, class Executor, bool Nvcc = TYCHE_CUDA_COMPILER != 0, class Batch = tyche::lane_batch,
-          bool Emulation = TYCHE_DEVICE_EMULATION != 0>
+          bool Emulation = TYCHE_DEVICE_EMULATION != 0, bool Comparison = TYCHE_CPU_COMPARISON_MODES != 0>
 nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
   if constexpr (!nuts_executor_type<Executor>) {
     static_assert(nuts_executor_type<Executor>,
@@ -699,7 +706,7 @@ nuts_fit nuts(const Model& m, nuts_config cfg, const Executor& executor) {
     return {};
   } else {
     cfg.executor = executor;
-    return nuts<Model, Nvcc, Batch, Emulation>(m, cfg);
+    return nuts<Model, Nvcc, Batch, Emulation, Comparison>(m, cfg);
   }
 }
 
