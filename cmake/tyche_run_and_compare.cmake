@@ -1,5 +1,6 @@
-# cmake -DPROGRAM=<exe> -DEXPECTED=<file> [-DARGS=<a;b>] -P tyche_run_and_compare.cmake
-# Runs PROGRAM (with the arguments ARGS, a ;-list); fails if it exits non-zero or, when EXPECTED
+# cmake -DPROGRAM=<exe> -DEXPECTED=<file> [-DARGS=<arguments>] -P tyche_run_and_compare.cmake
+# Runs PROGRAM (with the arguments ARGS, a ;-list: written $<SEMICOLON> inside add_test, whose
+# arguments a plain ; would split); fails if it exits non-zero or, when EXPECTED
 # exists, if its stdout differs from EXPECTED's content (byte for byte). Without an EXPECTED file
 # only the exit code is checked.
 cmake_minimum_required(VERSION 3.25)
