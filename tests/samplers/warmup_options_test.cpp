@@ -8,6 +8,7 @@
 
 #include "../../examples/posteriordb.hpp"
 #include "support/arma.hpp"
+#include "support/golden_draws.hpp"
 #include "support/reference_summary.hpp"
 #include "support/sanitized.hpp"
 
@@ -377,9 +378,9 @@ TEST_CASE("nuts: no chain stays in an ARMA model's non-invertible region (an ini
   CHECK(found[0].chain == 3);
   CHECK(found[0].from == 0);
   CHECK(stuck.restarted_from == std::vector<int>{-1, -1, -1, -1});
-  // The CPU executor's default schedule (program_counter) holds the chains at each metric
-  // window's end, where the same rule finds chain 4 stuck at iteration 100: it goes on from chain
-  // 1's state then, and nothing is left for after the run. The trajectory_sync schedule and the
+  // With the CPU executor's default schedule (program_counter) the same rule runs at each metric
+  // window's end, on the chains' state there, and finds chain 4 stuck at iteration 100: it goes on
+  // from chain 1's state then, and nothing is left for after the run. The trajectory_sync schedule and the
   // device executor do not hold the chains there: chain 4 is run again after the run. Under
   // AddressSanitizer (tools/test.sh's clang tree, where the run again after the run made this
   // case take 26 s) the default only: the g++ tree runs all three (and device_executor_test runs
@@ -423,8 +424,44 @@ TEST_CASE("nuts: no chain stays in an ARMA model's non-invertible region (an ini
             }) == 1);
     }
   }
+  // No chain waits at a window's end for that rule: chain 4 runs on until the others have reached
+  // iteration 100 too, and then goes back to its state there (its stream's position, its
+  // iteration, its metric estimate) and takes chain 1's. So its draws do not depend on how far it
+  // ran meanwhile — one thread taking the chains in turn, or two threads — and they are what they
+  // were when every chain waited there (the values below were the same before the change, bit for
+  // bit, in every layout tried: docs/nuts.md).
+  {
+    // ... and written to tests/samplers/data/golden_draws/sse2/arma_restart.txt by the code that
+    // held every chain there (commit a78a5af), with the scalar kernel (lanes = 1), so the file
+    // does not depend on the machine's threads. The gradient count is not compared: chain 4's
+    // transitions between iteration 100 and its restart are counted now, and their draws dropped.
+    nuts_config golden = cfg;
+    golden.executor = cpu{.threads = 2, .lanes = 1};
+    nuts_fit fit = nuts(arma, golden);
+    fit.gradient_evaluations = 0;
+    const std::string difference = tyche_test::compare_golden(
+        __FILE__, "arma_restart",
+        "seed=5 chains=4 warmup=500 draws=300 max_depth=6 threads=2 lanes=1 init: chain 4 at theta=-1.5 "
+        "(gradient_evaluations not compared)",
+        fit);
+    if (difference == "no file") WARN("no golden draws of the restarted ARMA chain for " << tyche_test::golden_arch());
+    else CHECK(difference == "");
+  }
+  if (!tyche_test::address_sanitized) {
+    nuts_config one = cfg, two = cfg;
+    one.executor = cpu{.threads = 1, .lanes = 1};
+    two.executor = cpu{.threads = 2, .lanes = 1};
+    const nuts_fit a = nuts(arma, one), b = nuts(arma, two);
+    CHECK(a.warmup_restarted_from == std::vector<int>{-1, -1, -1, 0});
+    CHECK(b.warmup_restarted_from == std::vector<int>{-1, -1, -1, 0});
+    CHECK(b.warmup_restarted_at == std::vector<int>{-1, -1, -1, 99});
+    for (int c = 0; c < 4; ++c) CHECK(a.values[c] == b.values[c]);
+  }
   // The dense and low-rank metrics: the restarted chain's Cholesky factor (dense) and factors
-  // (low rank) come from the metric it takes, not from its own stuck window.
+  // (low rank) come from the metric it takes, not from its own stuck window. (Its own window's
+  // low-rank estimate, from where it is stuck, may fail the check — with g++ -O2 -march=native a
+  // direction's eigenvalue was not finite —: the chain is then held until the rule has run, and
+  // restarted; a first version of the watch failed the chain there.)
   if (!tyche_test::address_sanitized) {
     for (const auto kind : {samplers::metric_kind::dense, samplers::metric_kind::low_rank}) {
       nuts_config other = cfg;
@@ -439,6 +476,30 @@ TEST_CASE("nuts: no chain stays in an ARMA model's non-invertible region (an ini
         CHECK(mean_abs_theta(fit, c) < 1.0);
         CHECK(fit.step_size[c] > 1e-3);
       }
+    }
+  }
+}
+
+TEST_CASE("nuts: a chain that fails during warm-up does not hold up the others' check for stuck chains",
+          "[samplers][warmup]") {
+  // restart_stuck_chains' rule runs at each window's end when every unfinished chain has reached
+  // it (the watch, cpu_executor.hpp): a chain that fails before a window (iteration 100: its
+  // window closed at 99, the progress report of iteration 100 throws before its snapshot is
+  // counted) or after one (iteration 120: its snapshot of the first window is counted, that of
+  // the second is not) leaves the count; the others finish (and a held chain that has drawn its
+  // last draw is released), and the run reports the failed chain's error — no hang.
+  using namespace tyche;
+  const auto m = model(joint(normal<"x">(0.0, 1.0, shape<2>)));
+  for (const int when : {100, 120, 520}) {
+    nuts_config cfg{.chains = 4, .warmup = 500, .draws = 50, .seed = 7};
+    cfg.refresh = 20;
+    cfg.on_progress = [when](const nuts_progress& p) {
+      if (p.chain == 2 && p.iteration == when) throw std::runtime_error("chain 2 stops here");
+    };
+    for (const int threads : {1, 2}) {
+      INFO("iteration " << when << ", threads " << threads);
+      cfg.executor = cpu{.threads = threads, .lanes = 1};
+      CHECK_THROWS_WITH(nuts(m, cfg), Catch::Matchers::Contains("chain 2 stops here"));
     }
   }
 }

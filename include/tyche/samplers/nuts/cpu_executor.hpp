@@ -35,11 +35,14 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <type_traits>
 #include <vector>
 
@@ -368,8 +371,10 @@ class lane_block {
   /// Puts chain c into lane l, its state loaded (the point and metric only when the lane does
   /// not already hold them).
   void load(chain_type* c, int l) {
-    const bool same = resident[l] == c;
-    c->load(kernel, l, !same, !same || metric_version[l] != c->metric_version());
+    // (A new metric reloads the point too: a chain restarted during warm-up (the watch of
+    // run_program_counter) has both new; elsewhere the point is the one the lane holds.)
+    const bool same = resident[l] == c && metric_version[l] == c->metric_version();
+    c->load(kernel, l, !same, !same);
     owner[l] = c;
     resident[l] = c;
     metric_version[l] = c->metric_version();
@@ -423,9 +428,11 @@ void begin_lanes(Block& b, bool* start, OnError& on_error) {
 /// (its lane takes another chain) until every chain neither failed nor done is there; the thread
 /// whose chain arrives last pools their estimates (nuts_chain::pool_chains, in chain order) and
 /// puts them back in the queue, and threads whose lanes all wait sleep until then. Without it,
-/// the chains meet there the same way when restart_stuck_chains can use the meeting (two chains
-/// or more, Stan's windows: nuts_chain::meet_at_windows); nothing is pooled then, and a chain
-/// that is not stuck goes on as it would have.
+/// restart_stuck_chains' rule runs at each window's end without holding the chains there (two
+/// chains or more, Stan's windows: nuts_chain::meet_at_windows and its watch): each chain keeps a
+/// snapshot of its state there and goes on; when all have one, the rule runs on the snapshots, and
+/// a stuck chain goes back to its own and takes another's. Until 2026-12-05 the chains met there as
+/// they do to pool, which cost eight schools with 16 chains a fifth of its run (docs/nuts.md).
 template <class Lanes, class Target, class OnError>
 lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
                                 std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, int threads, int lanes,
@@ -547,12 +554,177 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     if (!ready.empty()) pool(std::move(ready));
     else if (none_left) pooled.notify_all();
   };
-  auto finished = [&] { arrive(nullptr); };
-  // A chain's error (inside its catch block): recorded; with pooling, the chain leaves the count.
-  auto fail = [&](int chain) {
-    on_error(chain);
-    if (pooling) arrive(nullptr);
+  // The watch (restart_stuck_chains without pool_metric; nuts_chain's "watch"): no chain waits
+  // at a window's end. Guarded by queue_mutex: `open_window`, the first window whose rule has not
+  // run; `arrived[w]`, the unfinished chains that hold their snapshot of window w; `held`, the
+  // chains that wait for a rule: one that has drawn its last draw (until every window's rule has
+  // run), or one whose new metric's check or step-size heuristic failed at a window's end
+  // (`deferred`: the error, which is the chain's unless that window's rule finds it stuck and
+  // restarts it: a stuck chain's own window's metric is never used). When every unfinished chain
+  // holds its snapshot of the open window, its rule runs (resolve): the chains it finds stuck drop
+  // their later snapshots and are restarted (at once if held, else at the end of their current
+  // transition, or when a lane takes them), and held chains whose rules have all run are released.
+  const bool watch = pooling && !cfg.pool_metric;
+  int open_window = 0;
+  std::vector<std::size_t> arrived;
+  std::vector<chain_type*> held;
+  std::vector<std::exception_ptr> deferred(chains.size());
+  enum class release { restart, fail, finish };
+  using released_chain = std::pair<chain_type*, release>;
+  auto index = [](const chain_type* c) { return static_cast<std::size_t>(c->chain()); };
+  auto arrivals = [&](int w) -> std::size_t& {  // (queue_mutex held)
+    if (arrived.size() <= static_cast<std::size_t>(w)) arrived.resize(static_cast<std::size_t>(w) + 1, 0);
+    return arrived[static_cast<std::size_t>(w)];
   };
+  // c's snapshots of the open window and after leave the counts (queue_mutex held).
+  auto withdraw = [&](chain_type* c, int from) {
+    for (int w = from; w < static_cast<int>(arrived.size()); ++w)
+      if (c->has_snapshot(w)) --arrived[static_cast<std::size_t>(w)];
+    c->forget_snapshots_from(from);
+  };
+  auto resolve = [&](std::vector<released_chain>& out) {  // (queue_mutex held)
+    bool any = false;
+    while (unfinished > 0 && arrivals(open_window) == unfinished) {
+      std::vector<chain_type*> at;
+      for (auto& c : chains)
+        if (c->has_snapshot(open_window)) at.push_back(c.get());
+      for (chain_type* s : chain_type::restart_stuck_at_window(at, open_window)) withdraw(s, open_window + 1);
+      ++open_window;
+      any = true;
+    }
+    if (!any) return;
+    std::vector<chain_type*> still;
+    for (chain_type* h : held) {
+      if (h->restart_pending()) {
+        deferred[index(h)] = nullptr;
+        out.emplace_back(h, release::restart);
+      } else if (deferred[index(h)] && h->windows_closed() <= open_window) {
+        out.emplace_back(h, release::fail);
+      } else if (!deferred[index(h)] && h->windows_closed() <= open_window) {
+        out.emplace_back(h, release::finish);  // (done: held chains without an error are)
+      } else {
+        still.push_back(h);
+      }
+    }
+    held.swap(still);
+  };
+  // A chain left the unfinished ones: failed (its snapshots withdrawn), or done (c null).
+  auto leave_watch = [&](chain_type* c, std::vector<released_chain>& out) {  // (queue_mutex held)
+    --unfinished;
+    if (c != nullptr) withdraw(c, open_window);
+    resolve(out);
+  };
+  std::function<void(std::vector<released_chain>)> process;  // (below: it and these call each other)
+  // A chain's error (inside its catch block): recorded; with pooling, the chain leaves the count.
+  auto fail_chain = [&](chain_type* c) {
+    on_error(c->chain());
+    if (!pooling) return;
+    if (!watch) return arrive(nullptr);
+    std::vector<released_chain> out;
+    {
+      std::lock_guard<std::mutex> lock(queue_mutex);
+      leave_watch(c, out);
+    }
+    pooled.notify_all();
+    if (!out.empty()) process(std::move(out));
+  };
+  // c's after_pool threw `error` at the end of its last window: held until that window's rule has
+  // run; restarted, when the rule found it stuck (true: it goes on); else it fails.
+  auto after_pool_failed = [&](chain_type* c, std::exception_ptr error) {
+    {
+      std::lock_guard<std::mutex> lock(queue_mutex);
+      if (!c->restart_pending() && c->windows_closed() > open_window) {
+        deferred[index(c)] = error;
+        held.push_back(c);
+        return false;
+      }
+    }
+    try {
+      if (!c->restart_pending()) std::rethrow_exception(error);
+      c->apply_restart();
+      return true;
+    } catch (...) {
+      fail_chain(c);
+      return false;
+    }
+  };
+  // c has closed a window (c->pool_pending()): its snapshot, then after_pool; true when it goes
+  // on, false when it is held or failed.
+  auto window_end = [&](chain_type* c) {
+    std::vector<released_chain> out;
+    {
+      std::lock_guard<std::mutex> lock(queue_mutex);
+      const int w = c->windows_closed() - 1;
+      c->take_snapshot(w);
+      ++arrivals(w);
+      resolve(out);
+    }
+    if (!out.empty()) {
+      pooled.notify_all();
+      process(std::move(out));
+    }
+    try {
+      c->after_pool();
+    } catch (...) {
+      return after_pool_failed(c, std::current_exception());
+    }
+    return true;
+  };
+  // After its last draw: true when the chain waits for the rules of windows it closed (held).
+  auto hold_when_done = [&](chain_type* c) {
+    std::lock_guard<std::mutex> lock(queue_mutex);
+    if (open_window >= c->windows_closed()) return false;
+    held.push_back(c);
+    return true;
+  };
+  // Released chains: restarted (then queued), failed, or done.
+  process = [&](std::vector<released_chain> work) {
+    while (!work.empty()) {
+      const auto [c, kind] = work.back();
+      work.pop_back();
+      if (kind == release::fail) {
+        try {
+          std::rethrow_exception(deferred[index(c)]);
+        } catch (...) {
+          fail_chain(c);
+        }
+        continue;
+      }
+      std::vector<released_chain> more;
+      if (kind == release::restart) {
+        try {
+          c->apply_restart();
+        } catch (...) {
+          fail_chain(c);
+          continue;
+        }
+      }
+      {
+        std::lock_guard<std::mutex> lock(queue_mutex);
+        if (kind == release::finish) {
+          leave_watch(nullptr, more);
+        } else {
+          thread_queue& q = home(c);
+          std::lock_guard<std::mutex> queue_lock(q.mutex);
+          q.chains.push_back(c);
+        }
+        ++pools;
+      }
+      pooled.notify_all();
+      work.insert(work.end(), more.begin(), more.end());
+    }
+  };
+  auto finished = [&] {
+    if (!watch) return arrive(nullptr);
+    std::vector<released_chain> out;
+    {
+      std::lock_guard<std::mutex> lock(queue_mutex);
+      leave_watch(nullptr, out);
+    }
+    pooled.notify_all();
+    if (!out.empty()) process(std::move(out));
+  };
+  auto fail = [&](int chain) { fail_chain(chains[static_cast<std::size_t>(chain)].get()); };
   auto worker = [&](std::size_t me) {
     const int k_blocks = lanes / w;
     std::vector<std::unique_ptr<block>> blocks;
@@ -570,6 +742,7 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
         bool done = false;
         try {
           if (!next->initialised()) next->initialise();
+          if (watch && next->restart_pending()) next->apply_restart();  // (found stuck while queued)
           done = next->done();  // (no iterations at all)
           if (!done) {
             b.load(next, l);
@@ -632,16 +805,30 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
         for (int l = 0; l < w; ++l) {
           if (!ended[l]) continue;
           chain_type* c = b.owner[l];
+          bool restarted = false;
           try {
             c->unload(b.kernel, l);
-            c->end_iteration(b.kernel.stats(l));
+            if (watch && c->restart_pending()) {  // found stuck: this transition is dropped
+              c->apply_restart();
+              restarted = true;
+            } else {
+              c->end_iteration(b.kernel.stats(l));
+            }
           } catch (...) {
             fail(c->chain());
             b.drop(l);
             rotate(b, l, nullptr, start);
             continue;
           }
-          if (pooling && c->pool_pending()) {
+          if (watch && !restarted) {
+            bool go_on = !c->pool_pending() || window_end(c);
+            if (go_on && c->done() && hold_when_done(c)) go_on = false;
+            if (!go_on) {  // held, or failed: the lane takes another chain
+              b.drop(l);
+              rotate(b, l, nullptr, start);
+              continue;
+            }
+          } else if (pooling && c->pool_pending()) {
             // It waits for the others; the lane forgets it (another lane may run it next, so its
             // point here goes stale) and takes another chain.
             arrive(c);

@@ -65,9 +65,9 @@ TYCHE_HD warmup_result after_new_metric(int iteration, int warmup, R& eps, step_
 /// (inv_metric, and its Cholesky factor chol when chol is not null: the dense metric) and, by
 /// Stan's heuristic with the generator rng (W = 1) and target(q, grad) → log p, a new eps.
 /// With cross-chain pooling, a window's end leaves the metric to metric_adaptation::pool() and
-/// after_new_metric() (pool_pending); with `defer` (the chains meet at the window's end without
-/// pooling: nuts_chain::meet_at_windows), the window's metric is written to inv_metric and its
-/// check and step size are left to after_new_metric() after the meeting (pool_pending too).
+/// after_new_metric() (pool_pending); with `defer` (restart_stuck_chains' check at the window's
+/// end without pooling: nuts_chain::meet_at_windows), the window's metric is written to
+/// inv_metric and its check and step size are left to after_new_metric() (pool_pending too).
 /// scratch: 4·d values.
 TYCHE_EXEC_CHECK_DISABLE
 template <class R, class Rng, class Target>
