@@ -15,8 +15,12 @@
 // otherwise idle machine). One CSV row per posterior, warm-up and scheme, and a ratio row per
 // posterior, warm-up and scheme other than Stan's:
 //
-//   posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,median_min_ess,median_seconds,median_ess_per_second,median_divergent,median_max_z,median_max_sd_error,seeds_off_reference
-//   posterior,warmup,<scheme>/draws,seeds,<median over seeds of the scheme's / Stan's ESS per gradient>,,,,<… per second>,,,,
+//   posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,median_min_ess,median_seconds,median_ess_per_second,median_divergent,median_max_z,median_max_sd_error,seeds_off_reference,total_seconds
+//   posterior,warmup,<scheme>/draws,seeds,<median over seeds of the scheme's / Stan's ESS per gradient>,,,,<… per second>,,,,,<total seconds / Stan's>
+//
+// total_seconds sums the nuts() calls' wall-clock seconds (the schemes alternate run by run,
+// seed by seed; median_seconds is nuts_fit::seconds, the executor's part); its ratio is steadier than the median of per-run ratios for runs of milliseconds — what
+// `--chains 16 --schemes draws,draws_no_restart` uses to price restart_stuck_chains' check.
 //
 // An ESS-per-gradient gain is no gain if the draws are wrong, so every run is also compared with
 // the posterior's reference (shared/posteriors/<name>/reference_summary.csv), parameter by
@@ -36,6 +40,7 @@
 #include <tyche/tyche.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -61,6 +66,7 @@ double median(std::vector<double> v) {
 struct outcome {
   double ess_per_gradient = 0, gradients = 0, min_ess = 0, seconds = 0, ess_per_second = 0;
   double divergent = 0;  // the fraction of the draws' transitions that diverged
+  double call_seconds = 0;  // the nuts() call's wall-clock seconds (total_seconds)
   // Against the reference (NaN without one): the largest z and |sd / ref.sd − 1| over the
   // parameters the reference names.
   double max_z = std::nan(""), max_sd_error = std::nan("");
@@ -102,7 +108,9 @@ outcome run_once(const Model& m, int warmup, const scheme& sc, std::uint64_t see
   cfg.metric_estimator = sc.estimator;
   cfg.pool_metric = sc.pooled;
   cfg.restart_stuck_chains = sc.restart;
+  const auto start = std::chrono::steady_clock::now();
   const tyche::nuts_fit fit = tyche::nuts(m, cfg);
+  const double call_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   double min_ess = INFINITY;
   outcome o;
   for (std::size_t k = 0; k < fit.dim(); ++k) {
@@ -133,6 +141,7 @@ outcome run_once(const Model& m, int warmup, const scheme& sc, std::uint64_t see
   o.seconds = fit.seconds;
   o.ess_per_second = min_ess / fit.seconds;
   o.divergent = static_cast<double>(fit.divergences()) / (static_cast<double>(fit.chains) * fit.draws);
+  o.call_seconds = call_seconds;
   return o;
 }
 
@@ -169,15 +178,21 @@ void run(const char* name, const Model& m, int seeds, int max_depth = 10) {
         ratios.push_back(o.ess_per_gradient / by[0][i].ess_per_gradient);
         time_ratios.push_back(o.ess_per_second / by[0][i].ess_per_second);
       }
+      double total = 0, total_first = 0;
+      for (std::size_t i = 0; i < by[k].size(); ++i) {
+        total += by[k][i].call_seconds;
+        total_first += by[0][i].call_seconds;
+      }
       std::printf("%s,%d,%s,%d,%.5g,%.0f,%.0f,%.3g,%.4g,%.4f,", name, warmup, schemes[k].name, seeds, median(epg),
                   median(grads), median(ess), median(secs), median(eps), median(divergent));
-      if (max_z.empty()) std::printf(",,\n");  // no reference
-      else std::printf("%.2f,%.3f,%d\n", median(max_z), median(max_sd_error), off);
+      if (max_z.empty()) std::printf(",,,%.4g\n", total);  // no reference
+      else std::printf("%.2f,%.3f,%d,%.4g\n", median(max_z), median(max_sd_error), off, total);
       if (k == 0) continue;
       const double r = median(ratios), rt = median(time_ratios);
       all_ratios[{warmup, schemes[k].name}].push_back(r);
       all_time_ratios[{warmup, schemes[k].name}].push_back(rt);
-      std::printf("%s,%d,%s/%s,%d,%.3f,,,,%.3f,,,,\n", name, warmup, schemes[k].name, schemes[0].name, seeds, r, rt);
+      std::printf("%s,%d,%s/%s,%d,%.3f,,,,%.3f,,,,,%.3f\n", name, warmup, schemes[k].name, schemes[0].name, seeds, r, rt,
+                  total / total_first);
     }
     std::fflush(stdout);
   }
@@ -224,7 +239,7 @@ int main(int argc, char** argv) {
   try {
     std::printf(
         "posterior,warmup,scheme,seeds,median_ess_per_gradient,median_gradients,median_min_ess,median_seconds,"
-        "median_ess_per_second,median_divergent,median_max_z,median_max_sd_error,seeds_off_reference\n");
+        "median_ess_per_second,median_divergent,median_max_z,median_max_sd_error,seeds_off_reference,total_seconds\n");
     const auto dir = te::posteriors_dir(__FILE__);
     auto data_of = [&](const char* p) { return tyche::read_json_data((dir / p / "data.json").string()); };
 #define TYCHE_BENCH_POSTERIOR(folder, fn, depth) \

@@ -49,8 +49,8 @@
 #               the draws' transitions that diverged: a gain in ESS per gradient with more of them
 #               is suspect),median_max_z,median_max_sd_error,seeds_off_reference (each run against
 #               the reference posterior, as the tests compare: the largest z and sd error over the
-#               parameters, and the runs outside the tests' limits z < 4, sd within 10 %), and
-#               ratio rows
+#               parameters, and the runs outside the tests' limits z < 4, sd within 10 %),
+#               total_seconds (the nuts() calls' wall-clock seconds summed), and ratio rows
 #   arma_trap   chains trapped in an ARMA(1,1)'s non-invertible region, 60 seeds x 4 chains
 #               (bench/arma_trap.cpp; Stan's side: bench/stan/arma_trap.R): one line per trapped
 #               chain and the count

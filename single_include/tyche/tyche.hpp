@@ -21896,9 +21896,9 @@ TYCHE_HD warmup_result after_new_metric(int iteration, int warmup, R& eps, step_
 /// (inv_metric, and its Cholesky factor chol when chol is not null: the dense metric) and, by
 /// Stan's heuristic with the generator rng (W = 1) and target(q, grad) → log p, a new eps.
 /// With cross-chain pooling, a window's end leaves the metric to metric_adaptation::pool() and
-/// after_new_metric() (pool_pending); with `defer` (the chains meet at the window's end without
-/// pooling: nuts_chain::meet_at_windows), the window's metric is written to inv_metric and its
-/// check and step size are left to after_new_metric() after the meeting (pool_pending too).
+/// after_new_metric() (pool_pending); with `defer` (restart_stuck_chains' check at the window's
+/// end without pooling: nuts_chain::meet_at_windows), the window's metric is written to
+/// inv_metric and its check and step size are left to after_new_metric() (pool_pending too).
 /// scratch: 4·d values.
 TYCHE_EXEC_CHECK_DISABLE
 template <class R, class Rng, class Target>
@@ -21928,16 +21928,18 @@ TYCHE_HD warmup_result warmup_step(int iteration, int warmup, R& eps, R accept_s
 // ----- end tyche/samplers/nuts/warmup.hpp -----
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
-#include <utility>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <iostream>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tyche::samplers::detail {
@@ -22313,6 +22315,7 @@ class nuts_chain {
       if (r.status != nuts_status::ok) throw std::runtime_error(warmup_error(chain_number() - 1, r, inv_metric_, cfg_.metric == metric_kind::low_rank));
       if (r.metric_changed) take_new_metric();
       pool_pending_ = r.pool_pending;
+      if (pool_pending_ && meets_) ++windows_closed_;
     } else {
       auto& values = fit_.values[static_cast<std::size_t>(chain_)];
       target_.constrain(q_.data(), values);
@@ -22330,13 +22333,13 @@ class nuts_chain {
   /// waits for theirs; with meet_at_windows (restart_stuck_chains, Stan's windows) it has its
   /// metric and waits to be checked against the others.
   [[nodiscard]] bool pool_pending() const { return pool_pending_; }
-  /// Without pool_metric, the chains meet at each metric window's end all the same when the
-  /// executor can hold them there (the CPU executor's program_counter schedule, two chains or
-  /// more, restart_stuck_chains, Stan's windows), so that a stuck chain is caught during warm-up
-  /// (pool_chains) and not only after the run. Each chain has its own window's metric when it
-  /// arrives; its check and Stan's step-size heuristic wait for the meeting (after_pool), where
-  /// they run on the same state with the same stream as they would have at the window's end: a
-  /// chain that is not stuck draws what it would have drawn without the meeting, bit for bit.
+  /// Without pool_metric, restart_stuck_chains checks the chains at each metric window's end all
+  /// the same where the executor can (the CPU executor's program_counter schedule, two chains or
+  /// more, Stan's windows), so that a stuck chain is caught during warm-up and not only after the
+  /// run: the watch below. A window's end then leaves the new metric's check and Stan's step-size
+  /// heuristic to after_pool (pool_pending), which the executor runs after take_snapshot, on the
+  /// same state with the same stream as at the window's end: a chain that is not stuck draws what
+  /// it would have drawn without the check, bit for bit.
   void meet_at_windows(bool on) { meets_ = on && !cfg_.pool_metric; }
 
   /// The chains' pooled metric (all of them pool_pending(); in chain order): written by the
@@ -22351,36 +22354,21 @@ class nuts_chain {
   /// merged moments towards the region it is stuck in), and it takes the point, step size and
   /// pooled metric of the next chain in chain order that is not stuck, then goes on with its own
   /// stream (after_pool: Stan's heuristic and dual averaging from there). Without pool_metric
-  /// (meet_at_windows) nothing is pooled: each chain has its own window's metric already, and a
-  /// stuck chain takes the other chain's point, step size and metric the same way (its own
-  /// window's metric, computed from the region it is stuck in, is neither checked nor used).
+  /// nothing is pooled: each chain has its own window's metric already, and a stuck chain takes
+  /// the other chain's point, step size and metric the same way (its own window's metric,
+  /// computed from the region it is stuck in, is neither checked nor used). (The CPU executor
+  /// does not hold the chains for that: the watch below, with the same result.)
   static void pool_chains(const std::vector<nuts_chain*>& chains) {
     if (chains.empty()) return;
     std::vector<nuts_chain*> pooled = chains;
     std::vector<std::pair<nuts_chain*, nuts_chain*>> restarts;  // (stuck, from)
     const nuts_config& cfg = chains.front()->cfg_;
     if (cfg.restart_stuck_chains && chains.size() >= 2 && cfg.metric_estimator != metric_estimator::nutpie) {
-      const std::size_t n = chains.size();
-      double largest = 0;
-      for (const nuts_chain* c : chains) largest = std::max(largest, c->step_size_);
-      std::vector<bool> small(n);
-      double lowest = INFINITY;  // the lowest log density of the chains whose step is not small
-      bool any_normal = false;   // (a chain to take a state from)
-      for (std::size_t i = 0; i < n; ++i) {
-        small[i] = !(chains[i]->step_size_ >= 1e-3 * largest);
-        any_normal = any_normal || !small[i];
-        if (!small[i]) lowest = std::min(lowest, chains[i]->log_density_);
-      }
+      restarts = stuck_among(chains, [](const nuts_chain& c) { return std::pair{c.step_size_, c.log_density_}; });
       pooled.clear();
-      for (std::size_t i = 0; i < n; ++i) {
-        if (!any_normal || !small[i] || !(chains[i]->log_density_ < lowest)) {
-          pooled.push_back(chains[i]);
-          continue;
-        }
-        std::size_t from = (i + 1) % n;
-        while (small[from]) from = (from + 1) % n;
-        restarts.emplace_back(chains[i], chains[from]);
-      }
+      for (nuts_chain* c : chains)
+        if (std::none_of(restarts.begin(), restarts.end(), [c](const auto& r) { return r.first == c; }))
+          pooled.push_back(c);
     }
     if (!cfg.pool_metric) {
       for (auto& [stuck, from] : restarts) stuck->restart_from(*from);
@@ -22407,6 +22395,119 @@ class nuts_chain {
     metric_adapt_.discard_window();
     fit_.warmup_restarted_from[static_cast<std::size_t>(chain_)] = other.chain_;
     fit_.warmup_restarted_at[static_cast<std::size_t>(chain_)] = iteration_ - 1;
+  }
+
+  /// The rule that finds stuck chains (find_stuck_chains' rule, on the chains' state at a
+  /// window's end: `at(chain)` gives its step size and log density there), over `chains` in
+  /// chain order: (stuck, the chain it takes the state of) pairs — a chain whose step size is
+  /// under 10⁻³ of the largest and whose log density is below every chain's that is not so
+  /// small; it takes the state of the next chain in chain order whose step is not small.
+  template <class At>
+  static std::vector<std::pair<nuts_chain*, nuts_chain*>> stuck_among(const std::vector<nuts_chain*>& chains, At at) {
+    std::vector<std::pair<nuts_chain*, nuts_chain*>> restarts;
+    const std::size_t n = chains.size();
+    if (n < 2) return restarts;
+    std::vector<std::pair<double, double>> state(n);  // (step size, log density)
+    double largest = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      state[i] = at(*chains[i]);
+      largest = std::max(largest, state[i].first);
+    }
+    std::vector<bool> small(n);
+    double lowest = INFINITY;  // the lowest log density of the chains whose step is not small
+    bool any_normal = false;   // (a chain to take a state from)
+    for (std::size_t i = 0; i < n; ++i) {
+      small[i] = !(state[i].first >= 1e-3 * largest);
+      any_normal = any_normal || !small[i];
+      if (!small[i]) lowest = std::min(lowest, state[i].second);
+    }
+    if (!any_normal) return restarts;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!small[i] || !(state[i].second < lowest)) continue;
+      std::size_t from = (i + 1) % n;
+      while (small[from]) from = (from + 1) % n;
+      restarts.emplace_back(chains[i], chains[from]);
+    }
+    return restarts;
+  }
+
+  // ---- The watch: restart_stuck_chains without waiting (docs/nuts.md, "Where the chains start").
+  // With meet_at_windows the CPU executor does not hold a chain at a metric window's end: the
+  // chain keeps what the rule reads and what a restart needs (take_snapshot, before after_pool),
+  // and goes on at once, as it would without the rule. When every unfinished chain has closed
+  // that window, the rule runs on the snapshots (restart_stuck_at_window); a stuck chain, wherever
+  // it is by then — further in warm-up, or drawing — goes back to its own snapshot (its stream's
+  // position, its iteration, the state of its metric estimate, the draws it had recorded) and
+  // takes the other chain's (apply_restart): what it would have done had every chain waited
+  // there, bit for bit. (The executor holds a chain that has drawn its last draw until every
+  // window's rule has run.)
+
+  /// The metric windows this chain has closed (with meet_at_windows).
+  [[nodiscard]] int windows_closed() const { return windows_closed_; }
+  /// Whether the chain holds its snapshot of window w.
+  [[nodiscard]] bool has_snapshot(int w) const {
+    return w >= 0 && static_cast<std::size_t>(w) < snapshots_.size() && snapshots_[static_cast<std::size_t>(w)].window == w;
+  }
+  /// Drops the snapshots of windows w and after (a chain restarted before them, or failed).
+  void forget_snapshots_from(int w) {
+    for (std::size_t k = static_cast<std::size_t>(std::max(w, 0)); k < snapshots_.size(); ++k) snapshots_[k].window = -1;
+  }
+  /// At the end of its metric window `window` (pool_pending(), before after_pool()): what the
+  /// rule reads (step size, log density) and what a restart needs, this chain's own (its
+  /// stream, iteration, metric estimate and the draws recorded) and another's (its point,
+  /// gradient and new metric).
+  void take_snapshot(int window) {
+    if (snapshots_.size() <= static_cast<std::size_t>(window)) snapshots_.resize(static_cast<std::size_t>(window) + 1);
+    window_snapshot& s = snapshots_[static_cast<std::size_t>(window)];
+    s.window = window;
+    s.windows_closed = windows_closed_;
+    s.iteration = iteration_;
+    s.recorded = fit_.stats[static_cast<std::size_t>(chain_)].size();
+    s.step_size = step_size_;
+    s.log_density = log_density_;
+    s.rng = rng_;
+    s.q = q_;
+    s.grad = grad_;
+    s.inv_metric = inv_metric_;
+    s.metric = metric_adapt_;
+  }
+  /// The rule over `chains` (each with its snapshot of window w, in chain order): each stuck
+  /// chain's restart scheduled from the other's snapshot; returns the stuck chains.
+  static std::vector<nuts_chain*> restart_stuck_at_window(const std::vector<nuts_chain*>& chains, int w) {
+    const auto at = [w](const nuts_chain& c) {
+      const window_snapshot& s = c.snapshots_[static_cast<std::size_t>(w)];
+      return std::pair{s.step_size, s.log_density};
+    };
+    std::vector<nuts_chain*> stuck;
+    for (auto& [chain, from] : stuck_among(chains, at)) {
+      chain->schedule_restart(*from, w);
+      stuck.push_back(chain);
+    }
+    return stuck;
+  }
+  /// Whether restart_stuck_at_window found this chain stuck and apply_restart has not run.
+  [[nodiscard]] bool restart_pending() const { return restart_pending_.load(std::memory_order_acquire); }
+  /// The chain back at its snapshot's window end, from the state of the chain the rule chose
+  /// (its snapshot of the same window): then after_pool (Stan's heuristic from there, with this
+  /// chain's own stream). Whatever the chain did since its snapshot is dropped (draws included).
+  void apply_restart() {
+    restart_pending_.store(false, std::memory_order_relaxed);
+    const window_snapshot& own = snapshots_[static_cast<std::size_t>(restart_.window)];
+    rng_ = own.rng;
+    iteration_ = own.iteration;
+    windows_closed_ = own.windows_closed;
+    metric_adapt_ = *own.metric;
+    metric_adapt_.discard_window();  // (the draws it added since, and its own window's)
+    fit_.values[static_cast<std::size_t>(chain_)].resize(own.recorded * target_.constrained_dim());
+    fit_.stats[static_cast<std::size_t>(chain_)].resize(own.recorded);
+    q_ = restart_.q;
+    grad_ = restart_.grad;
+    log_density_ = restart_.log_density;
+    step_size_ = restart_.step_size;
+    inv_metric_ = restart_.inv_metric;
+    fit_.warmup_restarted_from[static_cast<std::size_t>(chain_)] = restart_.from;
+    fit_.warmup_restarted_at[static_cast<std::size_t>(chain_)] = own.iteration - 1;
+    after_pool();
   }
 
   /// After pool_chains: this chain's check of its new metric and its step size.
@@ -22488,7 +22589,37 @@ class nuts_chain {
   unsigned metric_version_ = 0;
   int iteration_ = 0;
   bool initialised_ = false, pool_pending_ = false;
-  bool meets_ = false;      // meet_at_windows: waits at each window's end without pool_metric
+  bool meets_ = false;      // meet_at_windows: the watch's check at each window's end without pool_metric
+  int windows_closed_ = 0;  // (meet_at_windows) the metric windows closed
+  // The watch (above): the chain's state at each window's end, and a restart the rule
+  // scheduled (written by the thread that runs the rule, under the executor's lock; the chain's
+  // own thread reads it after restart_pending()).
+  struct window_snapshot {
+    int window = -1, windows_closed = 0, iteration = 0;
+    std::size_t recorded = 0;  // draws recorded (fit_.stats) at the window's end
+    double step_size = 0, log_density = 0;
+    counter_rng rng{0};
+    std::vector<double> q, grad, inv_metric;
+    std::optional<metric_adaptation<double>> metric;
+  };
+  std::vector<window_snapshot> snapshots_;  // by window
+  struct scheduled_restart {
+    int from = -1, window = 0;
+    double step_size = 0, log_density = 0;
+    std::vector<double> q, grad, inv_metric;
+  } restart_;
+  std::atomic<bool> restart_pending_{false};
+  void schedule_restart(const nuts_chain& from, int w) {
+    const window_snapshot& s = from.snapshots_[static_cast<std::size_t>(w)];
+    restart_.from = from.chain_;
+    restart_.window = w;
+    restart_.step_size = s.step_size;
+    restart_.log_density = s.log_density;
+    restart_.q = s.q;
+    restart_.grad = s.grad;
+    restart_.inv_metric = s.inv_metric;
+    restart_pending_.store(true, std::memory_order_release);
+  }
 };
 
 }  // namespace tyche::samplers::detail
@@ -22569,11 +22700,14 @@ inline unsigned available_cpus() {
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <type_traits>
 #include <vector>
 
@@ -22902,8 +23036,10 @@ class lane_block {
   /// Puts chain c into lane l, its state loaded (the point and metric only when the lane does
   /// not already hold them).
   void load(chain_type* c, int l) {
-    const bool same = resident[l] == c;
-    c->load(kernel, l, !same, !same || metric_version[l] != c->metric_version());
+    // (A new metric reloads the point too: a chain restarted during warm-up (the watch of
+    // run_program_counter) has both new; elsewhere the point is the one the lane holds.)
+    const bool same = resident[l] == c && metric_version[l] == c->metric_version();
+    c->load(kernel, l, !same, !same);
     owner[l] = c;
     resident[l] = c;
     metric_version[l] = c->metric_version();
@@ -22957,9 +23093,11 @@ void begin_lanes(Block& b, bool* start, OnError& on_error) {
 /// (its lane takes another chain) until every chain neither failed nor done is there; the thread
 /// whose chain arrives last pools their estimates (nuts_chain::pool_chains, in chain order) and
 /// puts them back in the queue, and threads whose lanes all wait sleep until then. Without it,
-/// the chains meet there the same way when restart_stuck_chains can use the meeting (two chains
-/// or more, Stan's windows: nuts_chain::meet_at_windows); nothing is pooled then, and a chain
-/// that is not stuck goes on as it would have.
+/// restart_stuck_chains' rule runs at each window's end without holding the chains there (two
+/// chains or more, Stan's windows: nuts_chain::meet_at_windows and its watch): each chain keeps a
+/// snapshot of its state there and goes on; when all have one, the rule runs on the snapshots, and
+/// a stuck chain goes back to its own and takes another's. Until 2026-12-05 the chains met there as
+/// they do to pool, which cost eight schools with 16 chains a fifth of its run (docs/nuts.md).
 template <class Lanes, class Target, class OnError>
 lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
                                 std::vector<std::unique_ptr<nuts_chain<Target>>>& chains, int threads, int lanes,
@@ -23081,12 +23219,200 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     if (!ready.empty()) pool(std::move(ready));
     else if (none_left) pooled.notify_all();
   };
-  auto finished = [&] { arrive(nullptr); };
-  // A chain's error (inside its catch block): recorded; with pooling, the chain leaves the count.
-  auto fail = [&](int chain) {
-    on_error(chain);
-    if (pooling) arrive(nullptr);
+  // The watch (restart_stuck_chains without pool_metric; nuts_chain's "watch"): no chain waits
+  // at a window's end. Guarded by queue_mutex: `open_window`, the first window whose rule has not
+  // run; `arrived[w]`, the unfinished chains that hold their snapshot of window w; `held`, the
+  // chains that wait for a rule: one that has drawn its last draw (until every window's rule has
+  // run), or one whose new metric's check or step-size heuristic failed at a window's end
+  // (`deferred`: the error, which is the chain's unless that window's rule finds it stuck and
+  // restarts it: a stuck chain's own window's metric is never used). When every unfinished chain
+  // holds its snapshot of the open window, its rule runs (resolve): the chains it finds stuck drop
+  // their later snapshots and are restarted (at once if held, else at the end of their current
+  // transition, or when a lane takes them), and held chains whose rules have all run are released.
+  const bool watch = pooling && !cfg.pool_metric;
+  int open_window = 0;
+  std::vector<std::size_t> arrived;
+  std::vector<chain_type*> held;
+  std::vector<std::exception_ptr> deferred(chains.size());
+  enum class release { restart, fail, finish };
+  using released_chain = std::pair<chain_type*, release>;
+  auto index = [](const chain_type* c) { return static_cast<std::size_t>(c->chain()); };
+  auto arrivals = [&](int w) -> std::size_t& {  // (queue_mutex held)
+    if (arrived.size() <= static_cast<std::size_t>(w)) arrived.resize(static_cast<std::size_t>(w) + 1, 0);
+    return arrived[static_cast<std::size_t>(w)];
   };
+  // c's snapshots of the open window and after leave the counts (queue_mutex held).
+  auto withdraw = [&](chain_type* c, int from) {
+    for (int w = from; w < static_cast<int>(arrived.size()); ++w)
+      if (c->has_snapshot(w)) --arrived[static_cast<std::size_t>(w)];
+    c->forget_snapshots_from(from);
+  };
+  auto resolve = [&](std::vector<released_chain>& out) {  // (queue_mutex held)
+    bool any = false;
+    while (unfinished > 0 && arrivals(open_window) == unfinished) {
+      std::vector<chain_type*> at;
+      for (auto& c : chains)
+        if (c->has_snapshot(open_window)) at.push_back(c.get());
+      for (chain_type* s : chain_type::restart_stuck_at_window(at, open_window)) withdraw(s, open_window + 1);
+      ++open_window;
+      any = true;
+    }
+    if (!any) return;
+    std::vector<chain_type*> still;
+    for (chain_type* h : held) {
+      if (h->restart_pending()) {
+        deferred[index(h)] = nullptr;
+        out.emplace_back(h, release::restart);
+      } else if (deferred[index(h)] && h->windows_closed() <= open_window) {
+        out.emplace_back(h, release::fail);
+      } else if (!deferred[index(h)] && h->windows_closed() <= open_window) {
+        out.emplace_back(h, release::finish);  // (done: held chains without an error are)
+      } else {
+        still.push_back(h);
+      }
+    }
+    held.swap(still);
+  };
+  // A chain left the unfinished ones: failed (its snapshots withdrawn), or done (c null).
+  auto leave_watch = [&](chain_type* c, std::vector<released_chain>& out) {  // (queue_mutex held)
+    --unfinished;
+    if (c != nullptr) withdraw(c, open_window);
+    resolve(out);
+  };
+  std::function<void(std::vector<released_chain>)> process;  // (below: it and these call each other)
+  auto leave = [&](chain_type* c) {  // leave_watch, then what it released
+    std::vector<released_chain> out;
+    {
+      std::lock_guard<std::mutex> lock(queue_mutex);
+      leave_watch(c, out);
+    }
+    pooled.notify_all();
+    if (!out.empty()) process(std::move(out));
+  };
+  // A chain's error (inside its catch block): recorded; with pooling, the chain leaves the count.
+  auto fail_chain = [&](chain_type* c) {
+    on_error(c->chain());
+    if (!pooling) return;
+    if (!watch) return arrive(nullptr);
+    leave(c);
+  };
+  // c's after_pool threw `error` at the end of its last window: held until that window's rule has
+  // run; restarted, when the rule found it stuck (true: it goes on); else it fails.
+  auto after_pool_failed = [&](chain_type* c, std::exception_ptr error) {
+    {
+      std::lock_guard<std::mutex> lock(queue_mutex);
+      if (!c->restart_pending() && c->windows_closed() > open_window) {
+        deferred[index(c)] = error;
+        held.push_back(c);
+        return false;
+      }
+    }
+    try {
+      if (!c->restart_pending()) std::rethrow_exception(error);
+      c->apply_restart();
+      return true;
+    } catch (...) {
+      fail_chain(c);
+      return false;
+    }
+  };
+  // c has closed a window (c->pool_pending()): its snapshot, then after_pool; true when it goes
+  // on, false when it is held or failed.
+  auto window_end = [&](chain_type* c) {
+    std::vector<released_chain> out;
+    bool flagged = false;  // found stuck at an earlier window since its transition ended
+    {
+      std::lock_guard<std::mutex> lock(queue_mutex);
+      flagged = c->restart_pending();
+      if (!flagged) {
+        const int w = c->windows_closed() - 1;
+        c->take_snapshot(w);
+        ++arrivals(w);
+        resolve(out);
+      }
+    }
+    if (flagged) {
+      try {
+        c->apply_restart();
+        return true;
+      } catch (...) {
+        fail_chain(c);
+        return false;
+      }
+    }
+    if (!out.empty()) {
+      pooled.notify_all();
+      process(std::move(out));
+    }
+    try {
+      c->after_pool();
+    } catch (...) {
+      return after_pool_failed(c, std::current_exception());
+    }
+    return true;
+  };
+  // After its last draw: true when the chain waits for the rules of windows it closed (held),
+  // or failed; false when it is finished, or was found stuck since its transition ended (then
+  // restarted: it goes on).
+  auto hold_when_done = [&](chain_type* c) {
+    {
+      std::lock_guard<std::mutex> lock(queue_mutex);
+      if (!c->restart_pending()) {
+        if (open_window >= c->windows_closed()) return false;
+        held.push_back(c);
+        return true;
+      }
+    }
+    try {
+      c->apply_restart();
+    } catch (...) {
+      fail_chain(c);
+      return true;
+    }
+    return false;
+  };
+  // Released chains: restarted (then queued), failed, or done.
+  process = [&](std::vector<released_chain> work) {
+    while (!work.empty()) {
+      const auto [c, kind] = work.back();
+      work.pop_back();
+      if (kind == release::fail) {
+        try {
+          std::rethrow_exception(deferred[index(c)]);
+        } catch (...) {
+          fail_chain(c);
+        }
+        continue;
+      }
+      std::vector<released_chain> more;
+      if (kind == release::restart) {
+        try {
+          c->apply_restart();
+        } catch (...) {
+          fail_chain(c);
+          continue;
+        }
+      }
+      {
+        std::lock_guard<std::mutex> lock(queue_mutex);
+        if (kind == release::finish) {
+          leave_watch(nullptr, more);
+        } else {
+          thread_queue& q = home(c);
+          std::lock_guard<std::mutex> queue_lock(q.mutex);
+          q.chains.push_back(c);
+        }
+        ++pools;
+      }
+      pooled.notify_all();
+      work.insert(work.end(), more.begin(), more.end());
+    }
+  };
+  auto finished = [&] {
+    if (!watch) return arrive(nullptr);
+    leave(nullptr);
+  };
+  auto fail = [&](int chain) { fail_chain(chains[static_cast<std::size_t>(chain)].get()); };
   auto worker = [&](std::size_t me) {
     const int k_blocks = lanes / w;
     std::vector<std::unique_ptr<block>> blocks;
@@ -23104,6 +23430,7 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
         bool done = false;
         try {
           if (!next->initialised()) next->initialise();
+          if (watch && next->restart_pending()) next->apply_restart();  // (found stuck while queued)
           done = next->done();  // (no iterations at all)
           if (!done) {
             b.load(next, l);
@@ -23166,16 +23493,30 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
         for (int l = 0; l < w; ++l) {
           if (!ended[l]) continue;
           chain_type* c = b.owner[l];
+          bool restarted = false;
           try {
             c->unload(b.kernel, l);
-            c->end_iteration(b.kernel.stats(l));
+            if (watch && c->restart_pending()) {  // found stuck: this transition is dropped
+              c->apply_restart();
+              restarted = true;
+            } else {
+              c->end_iteration(b.kernel.stats(l));
+            }
           } catch (...) {
             fail(c->chain());
             b.drop(l);
             rotate(b, l, nullptr, start);
             continue;
           }
-          if (pooling && c->pool_pending()) {
+          if (watch && !restarted) {
+            bool go_on = !c->pool_pending() || window_end(c);
+            if (go_on && c->done() && hold_when_done(c)) go_on = false;
+            if (!go_on) {  // held, or failed: the lane takes another chain
+              b.drop(l);
+              rotate(b, l, nullptr, start);
+              continue;
+            }
+          } else if (pooling && c->pool_pending()) {
             // It waits for the others; the lane forgets it (another lane may run it next, so its
             // point here goes stale) and takes another chain.
             arrive(c);

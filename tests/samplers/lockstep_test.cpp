@@ -313,8 +313,8 @@ TEST_CASE("program_counter: a thread whose queue runs dry takes another thread's
           "[nuts][lockstep]") {
   using namespace tyche;
   // Chain c waits in thread c mod 2's queue: with 3 or 5 chains, one chain per lane, thread 1 runs
-  // out first and takes chains queued for thread 0 (at the windows' meetings of
-  // restart_stuck_chains too, where every chain goes back to its own thread's queue).
+  // out first and takes chains queued for thread 0 (and a chain that has drawn its last draw
+  // may wait for restart_stuck_chains' rule of the last window, then leaves).
   const auto m = hierarchical();
   for (const int chains : {3, 5}) {
     INFO(chains << " chains");

@@ -615,11 +615,7 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     resolve(out);
   };
   std::function<void(std::vector<released_chain>)> process;  // (below: it and these call each other)
-  // A chain's error (inside its catch block): recorded; with pooling, the chain leaves the count.
-  auto fail_chain = [&](chain_type* c) {
-    on_error(c->chain());
-    if (!pooling) return;
-    if (!watch) return arrive(nullptr);
+  auto leave = [&](chain_type* c) {  // leave_watch, then what it released
     std::vector<released_chain> out;
     {
       std::lock_guard<std::mutex> lock(queue_mutex);
@@ -627,6 +623,13 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     }
     pooled.notify_all();
     if (!out.empty()) process(std::move(out));
+  };
+  // A chain's error (inside its catch block): recorded; with pooling, the chain leaves the count.
+  auto fail_chain = [&](chain_type* c) {
+    on_error(c->chain());
+    if (!pooling) return;
+    if (!watch) return arrive(nullptr);
+    leave(c);
   };
   // c's after_pool threw `error` at the end of its last window: held until that window's rule has
   // run; restarted, when the rule found it stuck (true: it goes on); else it fails.
@@ -652,12 +655,25 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
   // on, false when it is held or failed.
   auto window_end = [&](chain_type* c) {
     std::vector<released_chain> out;
+    bool flagged = false;  // found stuck at an earlier window since its transition ended
     {
       std::lock_guard<std::mutex> lock(queue_mutex);
-      const int w = c->windows_closed() - 1;
-      c->take_snapshot(w);
-      ++arrivals(w);
-      resolve(out);
+      flagged = c->restart_pending();
+      if (!flagged) {
+        const int w = c->windows_closed() - 1;
+        c->take_snapshot(w);
+        ++arrivals(w);
+        resolve(out);
+      }
+    }
+    if (flagged) {
+      try {
+        c->apply_restart();
+        return true;
+      } catch (...) {
+        fail_chain(c);
+        return false;
+      }
     }
     if (!out.empty()) {
       pooled.notify_all();
@@ -670,12 +686,25 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     }
     return true;
   };
-  // After its last draw: true when the chain waits for the rules of windows it closed (held).
+  // After its last draw: true when the chain waits for the rules of windows it closed (held),
+  // or failed; false when it is finished, or was found stuck since its transition ended (then
+  // restarted: it goes on).
   auto hold_when_done = [&](chain_type* c) {
-    std::lock_guard<std::mutex> lock(queue_mutex);
-    if (open_window >= c->windows_closed()) return false;
-    held.push_back(c);
-    return true;
+    {
+      std::lock_guard<std::mutex> lock(queue_mutex);
+      if (!c->restart_pending()) {
+        if (open_window >= c->windows_closed()) return false;
+        held.push_back(c);
+        return true;
+      }
+    }
+    try {
+      c->apply_restart();
+    } catch (...) {
+      fail_chain(c);
+      return true;
+    }
+    return false;
   };
   // Released chains: restarted (then queued), failed, or done.
   process = [&](std::vector<released_chain> work) {
@@ -716,13 +745,7 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
   };
   auto finished = [&] {
     if (!watch) return arrive(nullptr);
-    std::vector<released_chain> out;
-    {
-      std::lock_guard<std::mutex> lock(queue_mutex);
-      leave_watch(nullptr, out);
-    }
-    pooled.notify_all();
-    if (!out.empty()) process(std::move(out));
+    leave(nullptr);
   };
   auto fail = [&](int chain) { fail_chain(chains[static_cast<std::size_t>(chain)].get()); };
   auto worker = [&](std::size_t me) {
