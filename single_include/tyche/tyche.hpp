@@ -22328,10 +22328,10 @@ class nuts_chain {
     if (done() && !pool_pending_) finish();
   }
 
-  /// Whether the chain's last transition closed a metric window and the chain waits there for
-  /// the others (the executor holds it until pool_chains has run): with pool_metric its metric
-  /// waits for theirs; with meet_at_windows (restart_stuck_chains, Stan's windows) it has its
-  /// metric and waits to be checked against the others.
+  /// Whether the chain's last transition closed a metric window whose after_pool has not run:
+  /// with pool_metric its metric waits for the others' (the executor holds it until pool_chains
+  /// has run); with meet_at_windows (restart_stuck_chains, Stan's windows) it has its metric, and
+  /// the executor takes its snapshot and runs after_pool at once (the watch, below).
   [[nodiscard]] bool pool_pending() const { return pool_pending_; }
   /// Without pool_metric, restart_stuck_chains checks the chains at each metric window's end all
   /// the same where the executor can (the CPU executor's program_counter schedule, two chains or
@@ -22354,10 +22354,10 @@ class nuts_chain {
   /// merged moments towards the region it is stuck in), and it takes the point, step size and
   /// pooled metric of the next chain in chain order that is not stuck, then goes on with its own
   /// stream (after_pool: Stan's heuristic and dual averaging from there). Without pool_metric
-  /// nothing is pooled: each chain has its own window's metric already, and a stuck chain takes
-  /// the other chain's point, step size and metric the same way (its own window's metric,
-  /// computed from the region it is stuck in, is neither checked nor used). (The CPU executor
-  /// does not hold the chains for that: the watch below, with the same result.)
+  /// the rule runs without holding the chains (the watch, below), with what the same rule at a
+  /// meeting would give: a stuck chain takes the other's point, step size and metric (its own
+  /// window's metric, computed from the region it is stuck in, is neither checked nor used).
+  /// (For pool_metric only: the executor calls it with cfg.pool_metric.)
   static void pool_chains(const std::vector<nuts_chain*>& chains) {
     if (chains.empty()) return;
     std::vector<nuts_chain*> pooled = chains;
@@ -22369,10 +22369,6 @@ class nuts_chain {
       for (nuts_chain* c : chains)
         if (std::none_of(restarts.begin(), restarts.end(), [c](const auto& r) { return r.first == c; }))
           pooled.push_back(c);
-    }
-    if (!cfg.pool_metric) {
-      for (auto& [stuck, from] : restarts) stuck->restart_from(*from);
-      return;
     }
     std::vector<metric_adaptation<double>*> estimates;
     std::vector<double*> metrics;
@@ -22448,9 +22444,25 @@ class nuts_chain {
   [[nodiscard]] bool has_snapshot(int w) const {
     return w >= 0 && static_cast<std::size_t>(w) < snapshots_.size() && snapshots_[static_cast<std::size_t>(w)].window == w;
   }
+  /// Whether the chain holds a snapshot of window w or a later one.
+  [[nodiscard]] bool has_snapshot_from(int w) const {
+    for (std::size_t k = static_cast<std::size_t>(std::max(w, 0)); k < snapshots_.size(); ++k)
+      if (snapshots_[k].window == static_cast<int>(k)) return true;
+    return false;
+  }
   /// Drops the snapshots of windows w and after (a chain restarted before them, or failed).
   void forget_snapshots_from(int w) {
-    for (std::size_t k = static_cast<std::size_t>(std::max(w, 0)); k < snapshots_.size(); ++k) snapshots_[k].window = -1;
+    for (std::size_t k = static_cast<std::size_t>(std::max(w, 0)); k < snapshots_.size(); ++k) release_snapshot(static_cast<int>(k));
+  }
+  /// Drops the snapshot of window w and frees its memory (its rule has run and needs it no more).
+  void release_snapshot(int w) {
+    if (w < 0 || static_cast<std::size_t>(w) >= snapshots_.size()) return;
+    window_snapshot& s = snapshots_[static_cast<std::size_t>(w)];
+    s.window = -1;
+    std::vector<double>().swap(s.q);
+    std::vector<double>().swap(s.grad);
+    std::vector<double>().swap(s.inv_metric);
+    s.metric.reset();
   }
   /// At the end of its metric window `window` (pool_pending(), before after_pool()): what the
   /// rule reads (step size, log density) and what a restart needs, this chain's own (its
@@ -22472,7 +22484,8 @@ class nuts_chain {
     s.metric = metric_adapt_;
   }
   /// The rule over `chains` (each with its snapshot of window w, in chain order): each stuck
-  /// chain's restart scheduled from the other's snapshot; returns the stuck chains.
+  /// chain's restart scheduled from the other's snapshot; returns the stuck chains. The other
+  /// chains' snapshots of w are released (a stuck chain's, after apply_restart).
   static std::vector<nuts_chain*> restart_stuck_at_window(const std::vector<nuts_chain*>& chains, int w) {
     const auto at = [w](const nuts_chain& c) {
       const window_snapshot& s = c.snapshots_[static_cast<std::size_t>(w)];
@@ -22483,6 +22496,8 @@ class nuts_chain {
       chain->schedule_restart(*from, w);
       stuck.push_back(chain);
     }
+    for (nuts_chain* c : chains)
+      if (std::find(stuck.begin(), stuck.end(), c) == stuck.end()) c->release_snapshot(w);
     return stuck;
   }
   /// Whether restart_stuck_at_window found this chain stuck and apply_restart has not run.
@@ -22507,6 +22522,10 @@ class nuts_chain {
     inv_metric_ = restart_.inv_metric;
     fit_.warmup_restarted_from[static_cast<std::size_t>(chain_)] = restart_.from;
     fit_.warmup_restarted_at[static_cast<std::size_t>(chain_)] = own.iteration - 1;
+    std::vector<double>().swap(restart_.q);  // (held since the rule; its copies are the chain's now)
+    std::vector<double>().swap(restart_.grad);
+    std::vector<double>().swap(restart_.inv_metric);
+    release_snapshot(restart_.window);  // (no other thread reads a window whose rule has run)
     after_pool();
   }
 
@@ -23150,8 +23169,9 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
   };
   std::mutex queue_mutex;  // the pools' state below (taken before a thread queue's mutex, never after)
   std::atomic<long long> useful{0}, slots{0};
-  // Pooling (cfg.pool_metric, or the meetings of restart_stuck_chains: `pooling` says either),
-  // guarded by queue_mutex: the chains waiting for the others, and
+  // Pooling (cfg.pool_metric, or restart_stuck_chains' check at the windows' ends, the watch
+  // below: `pooling` says either), guarded by queue_mutex: the chains waiting for the others
+  // (pool_metric), and
   // `unfinished`, the chains neither failed nor done (a pool waits for all of them; an idle
   // thread sleeps until a pool queues chains or this is 0). `pools` counts the pools that have
   // queued chains, so that lanes left idle take them.
@@ -23263,7 +23283,7 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
       if (h->restart_pending()) {
         deferred[index(h)] = nullptr;
         out.emplace_back(h, release::restart);
-      } else if (deferred[index(h)] && h->windows_closed() <= open_window) {
+      } else if (deferred[index(h)] && !h->has_snapshot_from(open_window)) {
         out.emplace_back(h, release::fail);
       } else if (!deferred[index(h)] && h->windows_closed() <= open_window) {
         out.emplace_back(h, release::finish);  // (done: held chains without an error are)
@@ -23296,25 +23316,47 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     if (!watch) return arrive(nullptr);
     leave(c);
   };
-  // c's after_pool threw `error` at the end of its last window: held until that window's rule has
-  // run; restarted, when the rule found it stuck (true: it goes on); else it fails.
-  auto after_pool_failed = [&](chain_type* c, std::exception_ptr error) {
+  // A restarted chain waits in its thread's queue for a lane.
+  auto requeue = [&](chain_type* c) {
     {
       std::lock_guard<std::mutex> lock(queue_mutex);
-      if (!c->restart_pending() && c->windows_closed() > open_window) {
-        deferred[index(c)] = error;
-        held.push_back(c);
-        return false;
+      thread_queue& q = home(c);
+      std::lock_guard<std::mutex> queue_lock(q.mutex);
+      q.chains.push_back(c);
+      ++pools;
+    }
+    pooled.notify_all();
+  };
+  // A running chain's error (inside its catch block). With the watch, a chain that holds a
+  // snapshot of a window whose rule has not run may yet be found stuck there — and a stuck chain
+  // runs on where it is stuck, where it may fail (its own window's metric check, a step size
+  // that underflows): its error waits for that rule (held, `deferred`); if the rule finds it
+  // stuck it is restarted and the error dropped, as in a run where every chain waited at the
+  // window's end. Otherwise, and once the rule has run, it fails.
+  auto chain_error = [&](chain_type* c) {
+    if (watch) {
+      bool restart = false;
+      {
+        std::lock_guard<std::mutex> lock(queue_mutex);
+        restart = c->restart_pending();
+        if (!restart && c->has_snapshot_from(open_window)) {
+          deferred[index(c)] = std::current_exception();
+          held.push_back(c);
+          return;
+        }
+      }
+      if (restart) {
+        try {
+          c->apply_restart();
+        } catch (...) {
+          fail_chain(c);
+          return;
+        }
+        requeue(c);
+        return;
       }
     }
-    try {
-      if (!c->restart_pending()) std::rethrow_exception(error);
-      c->apply_restart();
-      return true;
-    } catch (...) {
-      fail_chain(c);
-      return false;
-    }
+    fail_chain(c);
   };
   // c has closed a window (c->pool_pending()): its snapshot, then after_pool; true when it goes
   // on, false when it is held or failed.
@@ -23347,7 +23389,8 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     try {
       c->after_pool();
     } catch (...) {
-      return after_pool_failed(c, std::current_exception());
+      chain_error(c);
+      return false;
     }
     return true;
   };
@@ -23412,7 +23455,7 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     if (!watch) return arrive(nullptr);
     leave(nullptr);
   };
-  auto fail = [&](int chain) { fail_chain(chains[static_cast<std::size_t>(chain)].get()); };
+  auto fail = [&](int chain) { chain_error(chains[static_cast<std::size_t>(chain)].get()); };
   auto worker = [&](std::size_t me) {
     const int k_blocks = lanes / w;
     std::vector<std::unique_ptr<block>> blocks;

@@ -417,10 +417,10 @@ class nuts_chain {
     if (done() && !pool_pending_) finish();
   }
 
-  /// Whether the chain's last transition closed a metric window and the chain waits there for
-  /// the others (the executor holds it until pool_chains has run): with pool_metric its metric
-  /// waits for theirs; with meet_at_windows (restart_stuck_chains, Stan's windows) it has its
-  /// metric and waits to be checked against the others.
+  /// Whether the chain's last transition closed a metric window whose after_pool has not run:
+  /// with pool_metric its metric waits for the others' (the executor holds it until pool_chains
+  /// has run); with meet_at_windows (restart_stuck_chains, Stan's windows) it has its metric, and
+  /// the executor takes its snapshot and runs after_pool at once (the watch, below).
   [[nodiscard]] bool pool_pending() const { return pool_pending_; }
   /// Without pool_metric, restart_stuck_chains checks the chains at each metric window's end all
   /// the same where the executor can (the CPU executor's program_counter schedule, two chains or
@@ -443,10 +443,10 @@ class nuts_chain {
   /// merged moments towards the region it is stuck in), and it takes the point, step size and
   /// pooled metric of the next chain in chain order that is not stuck, then goes on with its own
   /// stream (after_pool: Stan's heuristic and dual averaging from there). Without pool_metric
-  /// nothing is pooled: each chain has its own window's metric already, and a stuck chain takes
-  /// the other chain's point, step size and metric the same way (its own window's metric,
-  /// computed from the region it is stuck in, is neither checked nor used). (The CPU executor
-  /// does not hold the chains for that: the watch below, with the same result.)
+  /// the rule runs without holding the chains (the watch, below), with what the same rule at a
+  /// meeting would give: a stuck chain takes the other's point, step size and metric (its own
+  /// window's metric, computed from the region it is stuck in, is neither checked nor used).
+  /// (For pool_metric only: the executor calls it with cfg.pool_metric.)
   static void pool_chains(const std::vector<nuts_chain*>& chains) {
     if (chains.empty()) return;
     std::vector<nuts_chain*> pooled = chains;
@@ -458,10 +458,6 @@ class nuts_chain {
       for (nuts_chain* c : chains)
         if (std::none_of(restarts.begin(), restarts.end(), [c](const auto& r) { return r.first == c; }))
           pooled.push_back(c);
-    }
-    if (!cfg.pool_metric) {
-      for (auto& [stuck, from] : restarts) stuck->restart_from(*from);
-      return;
     }
     std::vector<metric_adaptation<double>*> estimates;
     std::vector<double*> metrics;
@@ -537,9 +533,25 @@ class nuts_chain {
   [[nodiscard]] bool has_snapshot(int w) const {
     return w >= 0 && static_cast<std::size_t>(w) < snapshots_.size() && snapshots_[static_cast<std::size_t>(w)].window == w;
   }
+  /// Whether the chain holds a snapshot of window w or a later one.
+  [[nodiscard]] bool has_snapshot_from(int w) const {
+    for (std::size_t k = static_cast<std::size_t>(std::max(w, 0)); k < snapshots_.size(); ++k)
+      if (snapshots_[k].window == static_cast<int>(k)) return true;
+    return false;
+  }
   /// Drops the snapshots of windows w and after (a chain restarted before them, or failed).
   void forget_snapshots_from(int w) {
-    for (std::size_t k = static_cast<std::size_t>(std::max(w, 0)); k < snapshots_.size(); ++k) snapshots_[k].window = -1;
+    for (std::size_t k = static_cast<std::size_t>(std::max(w, 0)); k < snapshots_.size(); ++k) release_snapshot(static_cast<int>(k));
+  }
+  /// Drops the snapshot of window w and frees its memory (its rule has run and needs it no more).
+  void release_snapshot(int w) {
+    if (w < 0 || static_cast<std::size_t>(w) >= snapshots_.size()) return;
+    window_snapshot& s = snapshots_[static_cast<std::size_t>(w)];
+    s.window = -1;
+    std::vector<double>().swap(s.q);
+    std::vector<double>().swap(s.grad);
+    std::vector<double>().swap(s.inv_metric);
+    s.metric.reset();
   }
   /// At the end of its metric window `window` (pool_pending(), before after_pool()): what the
   /// rule reads (step size, log density) and what a restart needs, this chain's own (its
@@ -561,7 +573,8 @@ class nuts_chain {
     s.metric = metric_adapt_;
   }
   /// The rule over `chains` (each with its snapshot of window w, in chain order): each stuck
-  /// chain's restart scheduled from the other's snapshot; returns the stuck chains.
+  /// chain's restart scheduled from the other's snapshot; returns the stuck chains. The other
+  /// chains' snapshots of w are released (a stuck chain's, after apply_restart).
   static std::vector<nuts_chain*> restart_stuck_at_window(const std::vector<nuts_chain*>& chains, int w) {
     const auto at = [w](const nuts_chain& c) {
       const window_snapshot& s = c.snapshots_[static_cast<std::size_t>(w)];
@@ -572,6 +585,8 @@ class nuts_chain {
       chain->schedule_restart(*from, w);
       stuck.push_back(chain);
     }
+    for (nuts_chain* c : chains)
+      if (std::find(stuck.begin(), stuck.end(), c) == stuck.end()) c->release_snapshot(w);
     return stuck;
   }
   /// Whether restart_stuck_at_window found this chain stuck and apply_restart has not run.
@@ -596,6 +611,10 @@ class nuts_chain {
     inv_metric_ = restart_.inv_metric;
     fit_.warmup_restarted_from[static_cast<std::size_t>(chain_)] = restart_.from;
     fit_.warmup_restarted_at[static_cast<std::size_t>(chain_)] = own.iteration - 1;
+    std::vector<double>().swap(restart_.q);  // (held since the rule; its copies are the chain's now)
+    std::vector<double>().swap(restart_.grad);
+    std::vector<double>().swap(restart_.inv_metric);
+    release_snapshot(restart_.window);  // (no other thread reads a window whose rule has run)
     after_pool();
   }
 

@@ -485,8 +485,9 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
   };
   std::mutex queue_mutex;  // the pools' state below (taken before a thread queue's mutex, never after)
   std::atomic<long long> useful{0}, slots{0};
-  // Pooling (cfg.pool_metric, or the meetings of restart_stuck_chains: `pooling` says either),
-  // guarded by queue_mutex: the chains waiting for the others, and
+  // Pooling (cfg.pool_metric, or restart_stuck_chains' check at the windows' ends, the watch
+  // below: `pooling` says either), guarded by queue_mutex: the chains waiting for the others
+  // (pool_metric), and
   // `unfinished`, the chains neither failed nor done (a pool waits for all of them; an idle
   // thread sleeps until a pool queues chains or this is 0). `pools` counts the pools that have
   // queued chains, so that lanes left idle take them.
@@ -598,7 +599,7 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
       if (h->restart_pending()) {
         deferred[index(h)] = nullptr;
         out.emplace_back(h, release::restart);
-      } else if (deferred[index(h)] && h->windows_closed() <= open_window) {
+      } else if (deferred[index(h)] && !h->has_snapshot_from(open_window)) {
         out.emplace_back(h, release::fail);
       } else if (!deferred[index(h)] && h->windows_closed() <= open_window) {
         out.emplace_back(h, release::finish);  // (done: held chains without an error are)
@@ -631,25 +632,47 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     if (!watch) return arrive(nullptr);
     leave(c);
   };
-  // c's after_pool threw `error` at the end of its last window: held until that window's rule has
-  // run; restarted, when the rule found it stuck (true: it goes on); else it fails.
-  auto after_pool_failed = [&](chain_type* c, std::exception_ptr error) {
+  // A restarted chain waits in its thread's queue for a lane.
+  auto requeue = [&](chain_type* c) {
     {
       std::lock_guard<std::mutex> lock(queue_mutex);
-      if (!c->restart_pending() && c->windows_closed() > open_window) {
-        deferred[index(c)] = error;
-        held.push_back(c);
-        return false;
+      thread_queue& q = home(c);
+      std::lock_guard<std::mutex> queue_lock(q.mutex);
+      q.chains.push_back(c);
+      ++pools;
+    }
+    pooled.notify_all();
+  };
+  // A running chain's error (inside its catch block). With the watch, a chain that holds a
+  // snapshot of a window whose rule has not run may yet be found stuck there — and a stuck chain
+  // runs on where it is stuck, where it may fail (its own window's metric check, a step size
+  // that underflows): its error waits for that rule (held, `deferred`); if the rule finds it
+  // stuck it is restarted and the error dropped, as in a run where every chain waited at the
+  // window's end. Otherwise, and once the rule has run, it fails.
+  auto chain_error = [&](chain_type* c) {
+    if (watch) {
+      bool restart = false;
+      {
+        std::lock_guard<std::mutex> lock(queue_mutex);
+        restart = c->restart_pending();
+        if (!restart && c->has_snapshot_from(open_window)) {
+          deferred[index(c)] = std::current_exception();
+          held.push_back(c);
+          return;
+        }
+      }
+      if (restart) {
+        try {
+          c->apply_restart();
+        } catch (...) {
+          fail_chain(c);
+          return;
+        }
+        requeue(c);
+        return;
       }
     }
-    try {
-      if (!c->restart_pending()) std::rethrow_exception(error);
-      c->apply_restart();
-      return true;
-    } catch (...) {
-      fail_chain(c);
-      return false;
-    }
+    fail_chain(c);
   };
   // c has closed a window (c->pool_pending()): its snapshot, then after_pool; true when it goes
   // on, false when it is held or failed.
@@ -682,7 +705,8 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     try {
       c->after_pool();
     } catch (...) {
-      return after_pool_failed(c, std::current_exception());
+      chain_error(c);
+      return false;
     }
     return true;
   };
@@ -747,7 +771,7 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
     if (!watch) return arrive(nullptr);
     leave(nullptr);
   };
-  auto fail = [&](int chain) { fail_chain(chains[static_cast<std::size_t>(chain)].get()); };
+  auto fail = [&](int chain) { chain_error(chains[static_cast<std::size_t>(chain)].get()); };
   auto worker = [&](std::size_t me) {
     const int k_blocks = lanes / w;
     std::vector<std::unique_ptr<block>> blocks;
