@@ -679,15 +679,29 @@ lane_counts run_program_counter(const Target& target, const nuts_config& cfg,
   auto window_end = [&](chain_type* c) {
     std::vector<released_chain> out;
     bool flagged = false;  // found stuck at an earlier window since its transition ended
+    std::exception_ptr no_memory;  // for the snapshot (a dense metric's d² values, say)
     {
       std::lock_guard<std::mutex> lock(queue_mutex);
       flagged = c->restart_pending();
       if (!flagged) {
         const int w = c->windows_closed() - 1;
-        c->take_snapshot(w);
-        ++arrivals(w);
-        resolve(out);
+        try {
+          c->take_snapshot(w);
+          ++arrivals(w);
+        } catch (...) {
+          c->release_snapshot(w);
+          no_memory = std::current_exception();
+        }
+        if (!no_memory) resolve(out);
       }
+    }
+    if (no_memory) {  // the chain's error, as any other (chain_error: it may wait for a rule)
+      try {
+        std::rethrow_exception(no_memory);
+      } catch (...) {
+        chain_error(c);
+      }
+      return false;
     }
     if (flagged) {
       try {
