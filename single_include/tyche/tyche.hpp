@@ -1387,10 +1387,10 @@ template <class R>
 auto matrix(const R& r, std::size_t rows, std::size_t cols, const char* name = nullptr) {
   using E = std::conditional_t<std::same_as<decltype(std::data(r)), const float*>, float, double>;
   if (std::size(r) != rows * cols)
-    throw std::invalid_argument("tyche::matrix(values, " + std::to_string(rows) + ", " +
-                                std::to_string(cols) + "): values has " +
-                                std::to_string(std::size(r)) + " elements, not " +
-                                std::to_string(rows * cols));
+    throw std::invalid_argument(
+        "tyche::matrix(values, " + std::to_string(rows) + ", " + std::to_string(cols) +
+        (name != nullptr ? ", \"" + std::string(name) + "\"): " + std::string(name) : std::string("): values")) +
+        " has " + std::to_string(std::size(r)) + " elements, not " + std::to_string(rows * cols));
   return basic_data_matrix<E>{{}, std::data(r), rows, cols, name};
 }
 
@@ -2489,6 +2489,7 @@ struct tanh {
 #include <cstddef>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 namespace tyche {
@@ -2531,6 +2532,68 @@ TYCHE_HD void cholesky_reverse(std::size_t m, const T* l, T* lb, T* c_adj) {
       }
     }
   }
+}
+
+/// An entry of a matrix row as T: data (double) broadcast to T's lanes, a T as it is.
+template <class T, class A>
+TYCHE_HD TYCHE_INLINE T row_value(const A& a) {
+  if constexpr (std::is_same_v<A, T>) return a;
+  else return lift<T>(a);
+}
+/// Σ_{j<n} a[j]·x[j] for the rows of the triangular solves (a: a row of L, data or T; x: the
+/// solved values). One chain of multiply-adds made each row latency bound (each add waits for
+/// the last: corr_gaussian_100's gradient, K = 100, 4.8 → 1.6 µs for double, docs/benchmarks.md); here
+/// the products go into independent partial sums, added pairwise at the end: for double with the
+/// SIMD backend, observation batches (two accumulators of a batch's width, the rest one at a
+/// time); otherwise (a batch of chains, the device, no SIMD backend) four accumulators of T. The
+/// last bits differ from a sum left to right.
+template <class A, class T>
+TYCHE_HD TYCHE_INLINE T triangular_dot(const A* a, const T* x, std::size_t n) {
+  using W = observation_batch_t<T>;
+  if constexpr (!std::is_same_v<W, T>) {  // T = double, the SIMD backend: W is a batch of doubles
+    using L = lane_ops<W>;
+    constexpr std::size_t w = L::size;
+    W s0 = W(0.0), s1 = W(0.0);
+    std::size_t j = 0;
+    for (; j + 2 * w <= n; j += 2 * w) {
+      s0 = s0 + L::load(a + j) * L::load(x + j);
+      s1 = s1 + L::load(a + j + w) * L::load(x + j + w);
+    }
+    if (j + w <= n) {
+      s0 = s0 + L::load(a + j) * L::load(x + j);
+      j += w;
+    }
+    T acc = L::sum(s0 + s1);
+    for (; j < n; ++j) acc = acc + a[j] * x[j];
+    return acc;
+  } else {
+    T s0 = lift<T>(0.0), s1 = s0, s2 = s0, s3 = s0;
+    std::size_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+      s0 = s0 + row_value<T>(a[j]) * x[j];
+      s1 = s1 + row_value<T>(a[j + 1]) * x[j + 1];
+      s2 = s2 + row_value<T>(a[j + 2]) * x[j + 2];
+      s3 = s3 + row_value<T>(a[j + 3]) * x[j + 3];
+    }
+    for (; j < n; ++j) s0 = s0 + row_value<T>(a[j]) * x[j];
+    return (s0 + s1) + (s2 + s3);
+  }
+}
+/// y[j] −= a[j]·s for j < n (a: a row of L, data or T): the back substitutions column by column,
+/// each solved value taken out of the ones before it at once, so that no row is a sum down a
+/// column (a stride of K) and the only chain is through y[j − 1]. For double with the SIMD
+/// backend, observation batches.
+template <class A, class T>
+TYCHE_HD TYCHE_INLINE void triangular_axpy(const A* a, const T s, T* y, std::size_t n) {
+  using W = observation_batch_t<T>;
+  std::size_t j = 0;
+  if constexpr (!std::is_same_v<W, T>) {
+    using L = lane_ops<W>;
+    constexpr std::size_t w = L::size;
+    const W sw = W(s);
+    for (; j + w <= n; j += w) L::store(y + j, L::load(y + j) - L::load(a + j) * sw);
+  }
+  for (; j < n; ++j) y[j] = y[j] - row_value<T>(a[j]) * s;
 }
 }  // namespace detail
 
@@ -2743,20 +2806,19 @@ struct lower_triangular_solve_view {
   template <class T>
   TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
     const T* r = in[0];
-    for (std::size_t i = 0; i < m; ++i) {
-      T acc = r[i];
-      for (std::size_t j = 0; j < i; ++j) acc = acc - lift<T>(l[i * k + j]) * out[j];
-      out[i] = acc * lift<T>(1.0 / l[i * k + i]);
-    }
+    for (std::size_t i = 0; i < m; ++i)
+      out[i] = (r[i] - detail::triangular_dot(l + i * k, out, i)) * lift<T>(1.0 / l[i * k + i]);
   }
   template <class T>
   TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
                         T* const* in_adj) const {
-    T* w = in_adj[0];  // zero on entry: w is built in place, from the last element down
+    // w is built in place (in_adj[0], zero on entry), column by column from the last: w starts
+    // as adj, and once wᵢ is final (wᵢ /= Lᵢᵢ) it is taken out of w₀ … wᵢ₋₁ with row i of L.
+    T* w = in_adj[0];
+    for (std::size_t i = 0; i < m; ++i) w[i] = adj[i];
     for (std::size_t i = m; i-- > 0;) {
-      T acc = adj[i];
-      for (std::size_t j = i + 1; j < m; ++j) acc = acc - lift<T>(l[j * k + i]) * w[j];
-      w[i] = acc * lift<T>(1.0 / l[i * k + i]);
+      w[i] = w[i] * lift<T>(1.0 / l[i * k + i]);
+      detail::triangular_axpy(l + i * k, w[i], w, i);
     }
   }
 };
@@ -3288,9 +3350,8 @@ struct cholesky_residual_map {
     for (std::size_t n = 0; n * k < m; ++n) {
       T* z = out + n * k;
       for (std::size_t i = 0; i < k; ++i) {
-        T acc = in[1][index(in_n[1], n, i)] - in[2][index(in_n[2], n, i)];
-        for (std::size_t j = 0; j < i; ++j) acc = acc - l[i * k + j] * z[j];
-        z[i] = acc / l[i * k + i];
+        const T r = in[1][index(in_n[1], n, i)] - in[2][index(in_n[2], n, i)];
+        z[i] = (r - detail::triangular_dot(l + i * k, z, i)) / l[i * k + i];
       }
     }
   }
@@ -3301,10 +3362,11 @@ struct cholesky_residual_map {
     for (std::size_t n = 0; n * k < m; ++n) {
       const T* z = out + n * k;
       const T* zb = adj + n * k;
+      // w = L⁻ᵀ z̄, column by column from the last (lower_triangular_solve_view's reverse).
+      for (std::size_t i = 0; i < k; ++i) w[i] = zb[i];
       for (std::size_t i = k; i-- > 0;) {
-        T acc = zb[i];
-        for (std::size_t j = i + 1; j < k; ++j) acc = acc - l[j * k + i] * w[j];
-        w[i] = acc / l[i * k + i];
+        w[i] = w[i] / l[i * k + i];
+        detail::triangular_axpy(l + i * k, w[i], w, i);
       }
       for (std::size_t i = 0; i < k; ++i) {
         in_adj[1][index(in_n[1], n, i)] += w[i];
@@ -27300,8 +27362,10 @@ struct approximate_fit {
 }  // namespace tyche
 // ----- end tyche/inference/fit.hpp -----
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <ostream>
 #include <string>
@@ -27328,6 +27392,10 @@ struct fit_summary {
   /// An approximation only: the Pareto k̂ of its draws' p / q (approximate_fit::pareto_k; NaN
   /// when not computed).
   double pareto_k = std::numeric_limits<double>::quiet_NaN();
+  /// Draws resampled with replacement (multi-path pathfinder): how many of them differ (−1
+  /// otherwise). Repeats are not new information, so the table's ess columns are at most this,
+  /// and each mcse at least sd / √(this).
+  int distinct_draws = -1;
 };
 
 /// E-BFMI of one chain (Betancourt 2016): Σ (E_n − E_{n−1})² / Σ (E_n − Ē)².
@@ -27476,6 +27544,25 @@ TYCHE_DRIVER_INLINE fit_summary summary(const approximate_fit& fit)
   detail::diagnostics::parameter_rows(fit, out);
   out.method = fit.method;
   out.pareto_k = fit.pareto_k;
+  const std::size_t d = fit.dim();
+  if (fit.resampled && d > 0 && !fit.values.empty() && fit.values[0].size() >= static_cast<std::size_t>(fit.draws) * d) {
+    // Rows compared byte for byte (a total order, NaN included): a repeat is a copy.
+    const double* v = fit.values[0].data();
+    std::vector<const double*> rows(static_cast<std::size_t>(fit.draws));
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = v + i * d;
+    std::sort(rows.begin(), rows.end(),
+              [d](const double* a, const double* b) { return std::memcmp(a, b, d * sizeof(double)) < 0; });
+    int distinct = rows.empty() ? 0 : 1;
+    for (std::size_t i = 1; i < rows.size(); ++i)
+      distinct += std::memcmp(rows[i - 1], rows[i], d * sizeof(double)) != 0 ? 1 : 0;
+    out.distinct_draws = distinct;
+    const double cap = distinct;
+    for (auto& r : out.rows) {
+      r.ess_bulk = std::min(r.ess_bulk, cap);
+      r.ess_tail = std::min(r.ess_tail, cap);
+      if (cap > 0) r.mcse = std::max(r.mcse, r.sd / std::sqrt(cap));
+    }
+  }
   out.warnings.insert(out.warnings.end(), fit.warnings.begin(), fit.warnings.end());
   return out;
 }
@@ -27512,6 +27599,8 @@ TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary
       std::snprintf(k, sizeof k, "; Pareto k %.2f (%s)", s.pareto_k, s.pareto_k <= 0.7 ? "<= 0.7: usable" : "> 0.7");
       os << k;
     }
+    if (s.distinct_draws >= 0)
+      os << "; " << s.distinct_draws << " distinct (resampled with replacement: ess at most that)";
     os << "\n(ess and rhat describe these draws, not how close the approximation is to the posterior)\n";
   }
   for (const auto& w : s.warnings) os << "warning: " << w << "\n";
@@ -29356,8 +29445,10 @@ inline std::ostream& operator<<(std::ostream& os, const waic_result& r) {
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <optional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -29431,6 +29522,37 @@ struct optimize_result {
     return values[tyche::detail::index_of_name(names, name, "tyche::optimize_result::value")];
   }
 };
+
+/// What optimize() found, as a table: how it ended (the algorithm, the Jacobian, iterations,
+/// gradients, CmdStan's termination line), the log density at the mode, then each parameter's
+/// constrained value, then any warnings. `std::cout << optimize(model)`.
+inline std::ostream& operator<<(std::ostream& os, const optimize_result& r) {
+  static constexpr const char* algorithms[] = {"L-BFGS", "BFGS", "Newton"};
+  char line[256];
+  std::snprintf(line, sizeof line, "optimize (%s, jacobian %s): %d iterations, %lld gradients, %.3g s\n",
+                algorithms[static_cast<int>(r.algorithm)], r.jacobian ? "on" : "off", r.iterations,
+                r.gradient_evaluations, r.seconds);
+  os << line;
+  if (!r.message.empty()) os << r.message << "\n";
+  if (r.newton_steps > 0) {
+    std::snprintf(line, sizeof line, "then %d Newton step%s, which gained %.3g in log density\n", r.newton_steps,
+                  r.newton_steps == 1 ? "" : "s", r.newton_gain);
+    os << line;
+  }
+  os << "log density at the mode: " << detail::format_number(r.log_density) << " (lp__ "
+     << detail::format_number(r.log_density - r.constant) << ")\n";
+  std::size_t width = 5;
+  for (const auto& n : r.names) width = std::max(width, n.size());
+  std::snprintf(line, sizeof line, "%-*s %s\n", static_cast<int>(width), "name", "value");
+  os << line;
+  for (std::size_t i = 0; i < r.names.size() && i < r.values.size(); ++i) {
+    std::snprintf(line, sizeof line, "%-*s %s\n", static_cast<int>(width), r.names[i].c_str(),
+                  detail::format_number(r.values[i]).c_str());
+    os << line;
+  }
+  for (const auto& w : r.warnings) os << "warning: " << w << "\n";
+  return os;
+}
 
 /// What optimize() throws when L-BFGS stopped without converging (the iteration limit, or a line
 /// search that could make no more progress): the message names the iterations, the gradient's

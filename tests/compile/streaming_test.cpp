@@ -405,4 +405,5 @@ TEST_CASE("streamed matvec: a matrix of floats agrees with the same values in do
                     Catch::Matchers::Contains("X[3, 2]"));
   // A float matrix of the wrong size is refused as a double one is.
   CHECK_THROWS_WITH(matrix(bad, 5, 3), Catch::Matchers::Contains("values has 12 elements, not 15"));
+  CHECK_THROWS_WITH(matrix(bad, 5, 3, "X"), Catch::Matchers::Contains("matrix(values, 5, 3, \"X\"): X has 12 elements, not 15"));
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -105,10 +106,26 @@ TEST_CASE("pathfinder: four paths resampled by PSIS give the posterior's moments
   CHECK(serial.values == fit.values);
   const fit_summary s = summary(fit);
   CHECK(s.method == "pathfinder");
+  // PSIS resampling repeats draws: the summary counts the distinct ones (here by a set of the
+  // rows), and no ess column exceeds that count.
+  REQUIRE(fit.resampled);
+  std::set<std::vector<double>> rows;
+  for (int i = 0; i < fit.draws; ++i)
+    rows.emplace(fit.values[0].begin() + i * 2, fit.values[0].begin() + (i + 1) * 2);
+  CHECK(s.distinct_draws == static_cast<int>(rows.size()));
+  CHECK(s.distinct_draws < fit.draws);
+  for (const auto& r : s.rows) {
+    CHECK(r.ess_bulk <= s.distinct_draws);
+    CHECK(r.ess_tail <= s.distinct_draws);
+    CHECK(r.mcse >= r.sd / std::sqrt(double(s.distinct_draws)));
+  }
   std::ostringstream text;
   text << s;
   CHECK_THAT(text.str(), Contains("1000 draws from the pathfinder approximation; Pareto k ") &&
+                             Contains("; " + std::to_string(s.distinct_draws) + " distinct (resampled with replacement") &&
                              Contains("(ess and rhat describe these draws, not how close the approximation is"));
+  // Draws that are not resampled (one path's Gaussian) are not counted.
+  CHECK(summary(pathfinder(m, {.num_paths = 1, .seed = 7})).distinct_draws == -1);
 }
 
 TEST_CASE("advi: mean-field recovers a product of Gaussians (means to 1e-2, sds to 5 %), full-rank a correlation",

@@ -219,6 +219,16 @@ TEST_CASE("optimize: jacobian = false is the MAP of the constrained value, jacob
   // From a given initial value (constrained scale).
   const optimize_result from = optimize(m, {.init = {4.0}});
   CHECK(from.value("sigma") == Approx(1.0).epsilon(1e-9));
+  // Printed: how it ended, the log density, each value by name.
+  std::ostringstream printed;
+  printed << unconstrained;
+  const std::string text = printed.str();
+  CHECK_THAT(text, Catch::Matchers::StartsWith("optimize (L-BFGS, jacobian on): " +
+                                               std::to_string(unconstrained.iterations) + " iterations, "));
+  CHECK_THAT(text, Catch::Matchers::Contains(unconstrained.message));
+  CHECK_THAT(text, Catch::Matchers::Contains("log density at the mode: " +
+                                             detail::format_number(unconstrained.log_density)));
+  CHECK_THAT(text, Catch::Matchers::Contains("\nsigma " + detail::format_number(unconstrained.value("sigma")) + "\n"));
 }
 
 TEST_CASE("optimize: a start where the log density is not finite, non-convergence and bad settings are errors that say so",

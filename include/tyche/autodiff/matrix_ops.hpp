@@ -447,9 +447,8 @@ struct cholesky_residual_map {
     for (std::size_t n = 0; n * k < m; ++n) {
       T* z = out + n * k;
       for (std::size_t i = 0; i < k; ++i) {
-        T acc = in[1][index(in_n[1], n, i)] - in[2][index(in_n[2], n, i)];
-        for (std::size_t j = 0; j < i; ++j) acc = acc - l[i * k + j] * z[j];
-        z[i] = acc / l[i * k + i];
+        const T r = in[1][index(in_n[1], n, i)] - in[2][index(in_n[2], n, i)];
+        z[i] = (r - detail::triangular_dot(l + i * k, z, i)) / l[i * k + i];
       }
     }
   }
@@ -460,10 +459,11 @@ struct cholesky_residual_map {
     for (std::size_t n = 0; n * k < m; ++n) {
       const T* z = out + n * k;
       const T* zb = adj + n * k;
+      // w = L⁻ᵀ z̄, column by column from the last (lower_triangular_solve_view's reverse).
+      for (std::size_t i = 0; i < k; ++i) w[i] = zb[i];
       for (std::size_t i = k; i-- > 0;) {
-        T acc = zb[i];
-        for (std::size_t j = i + 1; j < k; ++j) acc = acc - l[j * k + i] * w[j];
-        w[i] = acc / l[i * k + i];
+        w[i] = w[i] / l[i * k + i];
+        detail::triangular_axpy(l + i * k, w[i], w, i);
       }
       for (std::size_t i = 0; i < k; ++i) {
         in_adj[1][index(in_n[1], n, i)] += w[i];

@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 namespace tyche {
@@ -68,6 +69,68 @@ TYCHE_HD void cholesky_reverse(std::size_t m, const T* l, T* lb, T* c_adj) {
       }
     }
   }
+}
+
+/// An entry of a matrix row as T: data (double) broadcast to T's lanes, a T as it is.
+template <class T, class A>
+TYCHE_HD TYCHE_INLINE T row_value(const A& a) {
+  if constexpr (std::is_same_v<A, T>) return a;
+  else return lift<T>(a);
+}
+/// Σ_{j<n} a[j]·x[j] for the rows of the triangular solves (a: a row of L, data or T; x: the
+/// solved values). One chain of multiply-adds made each row latency bound (each add waits for
+/// the last: corr_gaussian_100's gradient, K = 100, 4.8 → 1.6 µs for double, docs/benchmarks.md); here
+/// the products go into independent partial sums, added pairwise at the end: for double with the
+/// SIMD backend, observation batches (two accumulators of a batch's width, the rest one at a
+/// time); otherwise (a batch of chains, the device, no SIMD backend) four accumulators of T. The
+/// last bits differ from a sum left to right.
+template <class A, class T>
+TYCHE_HD TYCHE_INLINE T triangular_dot(const A* a, const T* x, std::size_t n) {
+  using W = observation_batch_t<T>;
+  if constexpr (!std::is_same_v<W, T>) {  // T = double, the SIMD backend: W is a batch of doubles
+    using L = lane_ops<W>;
+    constexpr std::size_t w = L::size;
+    W s0 = W(0.0), s1 = W(0.0);
+    std::size_t j = 0;
+    for (; j + 2 * w <= n; j += 2 * w) {
+      s0 = s0 + L::load(a + j) * L::load(x + j);
+      s1 = s1 + L::load(a + j + w) * L::load(x + j + w);
+    }
+    if (j + w <= n) {
+      s0 = s0 + L::load(a + j) * L::load(x + j);
+      j += w;
+    }
+    T acc = L::sum(s0 + s1);
+    for (; j < n; ++j) acc = acc + a[j] * x[j];
+    return acc;
+  } else {
+    T s0 = lift<T>(0.0), s1 = s0, s2 = s0, s3 = s0;
+    std::size_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+      s0 = s0 + row_value<T>(a[j]) * x[j];
+      s1 = s1 + row_value<T>(a[j + 1]) * x[j + 1];
+      s2 = s2 + row_value<T>(a[j + 2]) * x[j + 2];
+      s3 = s3 + row_value<T>(a[j + 3]) * x[j + 3];
+    }
+    for (; j < n; ++j) s0 = s0 + row_value<T>(a[j]) * x[j];
+    return (s0 + s1) + (s2 + s3);
+  }
+}
+/// y[j] −= a[j]·s for j < n (a: a row of L, data or T): the back substitutions column by column,
+/// each solved value taken out of the ones before it at once, so that no row is a sum down a
+/// column (a stride of K) and the only chain is through y[j − 1]. For double with the SIMD
+/// backend, observation batches.
+template <class A, class T>
+TYCHE_HD TYCHE_INLINE void triangular_axpy(const A* a, const T s, T* y, std::size_t n) {
+  using W = observation_batch_t<T>;
+  std::size_t j = 0;
+  if constexpr (!std::is_same_v<W, T>) {
+    using L = lane_ops<W>;
+    constexpr std::size_t w = L::size;
+    const W sw = W(s);
+    for (; j + w <= n; j += w) L::store(y + j, L::load(y + j) - L::load(a + j) * sw);
+  }
+  for (; j < n; ++j) y[j] = y[j] - row_value<T>(a[j]) * s;
 }
 }  // namespace detail
 
@@ -280,20 +343,19 @@ struct lower_triangular_solve_view {
   template <class T>
   TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
     const T* r = in[0];
-    for (std::size_t i = 0; i < m; ++i) {
-      T acc = r[i];
-      for (std::size_t j = 0; j < i; ++j) acc = acc - lift<T>(l[i * k + j]) * out[j];
-      out[i] = acc * lift<T>(1.0 / l[i * k + i]);
-    }
+    for (std::size_t i = 0; i < m; ++i)
+      out[i] = (r[i] - detail::triangular_dot(l + i * k, out, i)) * lift<T>(1.0 / l[i * k + i]);
   }
   template <class T>
   TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
                         T* const* in_adj) const {
-    T* w = in_adj[0];  // zero on entry: w is built in place, from the last element down
+    // w is built in place (in_adj[0], zero on entry), column by column from the last: w starts
+    // as adj, and once wᵢ is final (wᵢ /= Lᵢᵢ) it is taken out of w₀ … wᵢ₋₁ with row i of L.
+    T* w = in_adj[0];
+    for (std::size_t i = 0; i < m; ++i) w[i] = adj[i];
     for (std::size_t i = m; i-- > 0;) {
-      T acc = adj[i];
-      for (std::size_t j = i + 1; j < m; ++j) acc = acc - lift<T>(l[j * k + i]) * w[j];
-      w[i] = acc * lift<T>(1.0 / l[i * k + i]);
+      w[i] = w[i] * lift<T>(1.0 / l[i * k + i]);
+      detail::triangular_axpy(l + i * k, w[i], w, i);
     }
   }
 };

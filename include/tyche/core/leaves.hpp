@@ -339,10 +339,10 @@ template <class R>
 auto matrix(const R& r, std::size_t rows, std::size_t cols, const char* name = nullptr) {
   using E = std::conditional_t<std::same_as<decltype(std::data(r)), const float*>, float, double>;
   if (std::size(r) != rows * cols)
-    throw std::invalid_argument("tyche::matrix(values, " + std::to_string(rows) + ", " +
-                                std::to_string(cols) + "): values has " +
-                                std::to_string(std::size(r)) + " elements, not " +
-                                std::to_string(rows * cols));
+    throw std::invalid_argument(
+        "tyche::matrix(values, " + std::to_string(rows) + ", " + std::to_string(cols) +
+        (name != nullptr ? ", \"" + std::string(name) + "\"): " + std::string(name) : std::string("): values")) +
+        " has " + std::to_string(std::size(r)) + " elements, not " + std::to_string(rows * cols));
   return basic_data_matrix<E>{{}, std::data(r), rows, cols, name};
 }
 

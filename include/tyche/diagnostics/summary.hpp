@@ -7,8 +7,10 @@
 #include <tyche/inference/fit.hpp>
 #include <tyche/samplers/nuts/config.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <ostream>
 #include <string>
@@ -35,6 +37,10 @@ struct fit_summary {
   /// An approximation only: the Pareto k̂ of its draws' p / q (approximate_fit::pareto_k; NaN
   /// when not computed).
   double pareto_k = std::numeric_limits<double>::quiet_NaN();
+  /// Draws resampled with replacement (multi-path pathfinder): how many of them differ (−1
+  /// otherwise). Repeats are not new information, so the table's ess columns are at most this,
+  /// and each mcse at least sd / √(this).
+  int distinct_draws = -1;
 };
 
 /// E-BFMI of one chain (Betancourt 2016): Σ (E_n − E_{n−1})² / Σ (E_n − Ē)².
@@ -183,6 +189,25 @@ TYCHE_DRIVER_INLINE fit_summary summary(const approximate_fit& fit)
   detail::diagnostics::parameter_rows(fit, out);
   out.method = fit.method;
   out.pareto_k = fit.pareto_k;
+  const std::size_t d = fit.dim();
+  if (fit.resampled && d > 0 && !fit.values.empty() && fit.values[0].size() >= static_cast<std::size_t>(fit.draws) * d) {
+    // Rows compared byte for byte (a total order, NaN included): a repeat is a copy.
+    const double* v = fit.values[0].data();
+    std::vector<const double*> rows(static_cast<std::size_t>(fit.draws));
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = v + i * d;
+    std::sort(rows.begin(), rows.end(),
+              [d](const double* a, const double* b) { return std::memcmp(a, b, d * sizeof(double)) < 0; });
+    int distinct = rows.empty() ? 0 : 1;
+    for (std::size_t i = 1; i < rows.size(); ++i)
+      distinct += std::memcmp(rows[i - 1], rows[i], d * sizeof(double)) != 0 ? 1 : 0;
+    out.distinct_draws = distinct;
+    const double cap = distinct;
+    for (auto& r : out.rows) {
+      r.ess_bulk = std::min(r.ess_bulk, cap);
+      r.ess_tail = std::min(r.ess_tail, cap);
+      if (cap > 0) r.mcse = std::max(r.mcse, r.sd / std::sqrt(cap));
+    }
+  }
   out.warnings.insert(out.warnings.end(), fit.warnings.begin(), fit.warnings.end());
   return out;
 }
@@ -219,6 +244,8 @@ TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary
       std::snprintf(k, sizeof k, "; Pareto k %.2f (%s)", s.pareto_k, s.pareto_k <= 0.7 ? "<= 0.7: usable" : "> 0.7");
       os << k;
     }
+    if (s.distinct_draws >= 0)
+      os << "; " << s.distinct_draws << " distinct (resampled with replacement: ess at most that)";
     os << "\n(ess and rhat describe these draws, not how close the approximation is to the posterior)\n";
   }
   for (const auto& w : s.warnings) os << "warning: " << w << "\n";

@@ -23,8 +23,10 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <optional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -98,6 +100,37 @@ struct optimize_result {
     return values[tyche::detail::index_of_name(names, name, "tyche::optimize_result::value")];
   }
 };
+
+/// What optimize() found, as a table: how it ended (the algorithm, the Jacobian, iterations,
+/// gradients, CmdStan's termination line), the log density at the mode, then each parameter's
+/// constrained value, then any warnings. `std::cout << optimize(model)`.
+inline std::ostream& operator<<(std::ostream& os, const optimize_result& r) {
+  static constexpr const char* algorithms[] = {"L-BFGS", "BFGS", "Newton"};
+  char line[256];
+  std::snprintf(line, sizeof line, "optimize (%s, jacobian %s): %d iterations, %lld gradients, %.3g s\n",
+                algorithms[static_cast<int>(r.algorithm)], r.jacobian ? "on" : "off", r.iterations,
+                r.gradient_evaluations, r.seconds);
+  os << line;
+  if (!r.message.empty()) os << r.message << "\n";
+  if (r.newton_steps > 0) {
+    std::snprintf(line, sizeof line, "then %d Newton step%s, which gained %.3g in log density\n", r.newton_steps,
+                  r.newton_steps == 1 ? "" : "s", r.newton_gain);
+    os << line;
+  }
+  os << "log density at the mode: " << detail::format_number(r.log_density) << " (lp__ "
+     << detail::format_number(r.log_density - r.constant) << ")\n";
+  std::size_t width = 5;
+  for (const auto& n : r.names) width = std::max(width, n.size());
+  std::snprintf(line, sizeof line, "%-*s %s\n", static_cast<int>(width), "name", "value");
+  os << line;
+  for (std::size_t i = 0; i < r.names.size() && i < r.values.size(); ++i) {
+    std::snprintf(line, sizeof line, "%-*s %s\n", static_cast<int>(width), r.names[i].c_str(),
+                  detail::format_number(r.values[i]).c_str());
+    os << line;
+  }
+  for (const auto& w : r.warnings) os << "warning: " << w << "\n";
+  return os;
+}
 
 /// What optimize() throws when L-BFGS stopped without converging (the iteration limit, or a line
 /// search that could make no more progress): the message names the iterations, the gradient's
