@@ -88,9 +88,22 @@ struct params_of_variables<meta::list<Vs...>> {
 /// is not a model and is not checked (docs/design/partial-evaluation.md, "Supports and checks").
 /// `auto`, as every check_supports(): instantiated where joint() calls it, so that clang's error
 /// names the user's line (docs/design/model-api.md).
+/// A named random variable's checks go through this function, whose first template argument
+/// spells the variable's name (random_variable_named<'t', 'a', 'u'>): a failed check's
+/// diagnostic then says which variable, where the term's own type shows its name only as
+/// packed numbers (fixed_string). `auto` too, for clang's notes.
+/// (The test of whether the distribution has checks instantiates them, an `auto` function's
+/// body being needed for its type: so it is made here too.)
+template <class Named, class T>
+auto check_variable_supports(const T& term) {
+  if constexpr (requires { term.distribution.check_supports(); }) term.distribution.check_supports();
+}
 template <class T>
 auto check_term_supports(const T& term) {
-  if constexpr (requires { term.distribution.check_supports(); }) term.distribution.check_supports();
+  if constexpr (requires { T::is_named_random_variable; })
+    check_variable_supports<typename spelled_name<T::name>::type>(term);
+  else if constexpr (requires { term.distribution.check_supports(); })
+    term.distribution.check_supports();
 }
 
 /// True when every parameter of Used is declared in Layout (by name); else the diagnostic above.
