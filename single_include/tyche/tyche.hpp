@@ -17387,7 +17387,30 @@ auto target(const E& e) {
   }
 }
 
+/// A quantity recorded with every draw, not a term of the log density: quantity<"theta">(e)
+/// among joint(...)'s terms, e any expression of the model's random variables and data (Stan's
+/// transformed parameters, and generated quantities that are functions of them). nuts(),
+/// laplace(), pathfinder() and advi() add its values to each draw after the parameters, under
+/// Stan's names ("theta[1]", …, or "theta" for a scalar), so summary(fit) and the CSV writer
+/// show them; model.quantities(θ) evaluates them at one point.
+template <fixed_string Name, class E>
+struct quantity_term {
+  static constexpr auto name = Name;
+  static constexpr bool is_quantity = true;  // what detail::is_quantity_term reads
+  E value;
+  auto log_density() const { return literal<0>{}; }
+};
+
+/// quantity<"theta">(mu + tau * theta_raw): see quantity_term.
+template <fixed_string Name, detail::operand E>
+auto quantity(const E& e) {
+  return quantity_term<Name, detail::node_t<E>>{detail::as_node(e)};
+}
+
 namespace detail {
+// By a member, as is_random_variable below.
+template <class T>
+struct is_quantity_term : std::bool_constant<requires { requires std::remove_cvref_t<T>::is_quantity == true; }> {};
 template <class T>
 struct is_log_density_term : std::false_type {};
 template <class E>
@@ -17530,6 +17553,11 @@ std::string describe_term(const T& t) {
     text += "' (";
     text += T::distribution_type::family;
     text += ")";
+    return text;
+  } else if constexpr (is_quantity_term<T>::value) {
+    text += "the quantity '";
+    text += T::name.str();
+    text += "'";
     return text;
   } else if constexpr (is_observed<T>::value) {
     text += std::remove_cvref_t<decltype(t.distribution)>::family;
@@ -17686,6 +17714,41 @@ constexpr bool variables_named_once(meta::list<Vs...>) {
     else return variables_share_name<name>();
   }
 }
+/// Instantiated for a quantity's name that another quantity or a random variable has (Name
+/// spells it).
+template <class Name>
+constexpr bool quantity_name_taken() {
+  static_assert(sizeof(Name) == 0,
+                "tyche::joint(terms...): a quantity<\"name\">(e) has the name of a random variable or of "
+                "another quantity: give it a name of its own. The name is spelled out, a character "
+                "at a time, in random_variable_named<...> (Name) of this diagnostic");
+  return false;
+}
+/// Whether A is a quantity and B a quantity or a random variable of A's name (A itself counts).
+template <class A, class B>
+constexpr bool quantity_named_as() {
+  if constexpr (is_quantity_term<A>::value && (is_quantity_term<B>::value || is_random_variable<B>::value))
+    return A::name == B::name;
+  else
+    return false;
+}
+template <class A, class... Ts>
+constexpr std::size_t quantity_name_count() {
+  return (std::size_t{quantity_named_as<A, Ts>()} + ... + 0);
+}
+/// True when no quantity among Ts shares its name with a random variable or another quantity.
+template <class... Ts>
+constexpr bool quantities_named_once() {
+  constexpr std::size_t n = sizeof...(Ts);
+  constexpr bool clash[] = {(quantity_name_count<Ts, Ts...>() > 1)..., false};
+  constexpr std::size_t first_clash = [&] {
+    std::size_t i = 0;
+    while (i < n && !clash[i]) ++i;
+    return i;
+  }();
+  if constexpr (first_clash == n) return true;
+  else return quantity_name_taken<typename spelled_name<meta::at<first_clash, meta::list<Ts...>>::name>::type>();
+}
 }  // namespace detail
 
 /// The joint distribution of random variables and observations: `joint(mu, tau, y_obs)`.
@@ -17694,14 +17757,18 @@ template <class... Terms>
 auto joint(const Terms&... terms) {
   static_assert(sizeof...(Terms) > 0, "tyche::joint(...) requires at least one term");
   static_assert(((detail::is_random_variable<Terms>::value || detail::is_observed<Terms>::value ||
-                  detail::is_log_density_term<Terms>::value) &&
+                  detail::is_log_density_term<Terms>::value || detail::is_quantity_term<Terms>::value) &&
                  ...),
                 "tyche::joint(terms...) requires every term to be a named random variable "
-                "(normal<\"mu\">(0, 1)), an observation (normal(mu, 1).observe(data(y))) or a "
-                "free log-density term (target(e))");
+                "(normal<\"mu\">(0, 1)), an observation (normal(mu, 1).observe(data(y))), a "
+                "free log-density term (target(e)) or a quantity (quantity<\"theta\">(e))");
   using J = joint_t<Terms...>;
   static_assert(detail::variables_named_once(typename J::variables{}),
                 "tyche::joint(terms...): every random variable needs a name of its own");
+  static_assert(detail::quantities_named_once<Terms...>(),
+                "tyche::joint(terms...): every quantity<\"name\">(e) needs a name of its own, not a "
+                "random variable's or another quantity's (the name is spelled out in "
+                "random_variable_named<...> of this diagnostic)");
   using used = params_of<detail::node_t<decltype(std::declval<const J&>().template log_density<true>())>>;
   // A variable missing from joint(...): every_variable_listed's own static_assert names it.
   [[maybe_unused]] constexpr bool listed = detail::every_variable_listed<typename J::layout, used>();
@@ -17723,6 +17790,7 @@ auto joint(const Terms&... terms) {
 #include <concepts>
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <random>
 #include <span>
 #include <stdexcept>
@@ -17777,6 +17845,37 @@ class model_t {
       }
     });
     return names;
+  }
+
+  /// Names of the model's quantities (quantity<"name">(e) terms of its joint), in order, Stan
+  /// style: "theta[1]", …, "theta[n]" for a vector, "name" for a scalar. Empty without any.
+  [[nodiscard]] std::vector<std::string> quantity_names() const {
+    std::vector<std::string> names;
+    for_each_quantity([&](const auto& q) {
+      using Q = std::remove_cvref_t<decltype(q)>;
+      const std::string name(Q::name.str());
+      if constexpr (is_vector_v<decltype(q.value)>) {
+        const std::size_t n = detail::value_count(q.value);
+        for (std::size_t i = 1; i <= n; ++i) names.push_back(name + "[" + std::to_string(i) + "]");
+      } else {
+        names.push_back(name);
+      }
+    });
+    return names;
+  }
+  /// The quantities' values at θ (unconstrained), in the order of quantity_names().
+  [[nodiscard]] std::vector<double> quantities(std::span<const double> theta) const {
+    check_size(theta.size(), "quantities");
+    std::vector<double> out;
+    for_each_quantity([&](const auto& q) {
+      const std::size_t at = out.size();
+      out.resize(at + detail::value_count(q.value));
+      detail::evaluate_at<layout>(q.value, layout_(), theta.data(), out.data() + at);
+    });
+    return out;
+  }
+  [[nodiscard]] std::vector<double> quantities(const std::vector<double>& theta) const {
+    return quantities(std::span<const double>(theta));
   }
 
   /// log p(θ) on the unconstrained space; with jacobian = false, without the log-Jacobian.
@@ -18076,6 +18175,13 @@ class model_t {
   }
   std::size_t offset(std::size_t k) const { return with_jacobian_.offset(k); }
 
+  /// f(quantity) for each quantity term, in order.
+  template <class F>
+  void for_each_quantity(F&& f) const {
+    for_each_term([&](const auto& t, std::size_t) {
+      if constexpr (detail::is_quantity_term<std::remove_cvref_t<decltype(t)>>::value) f(t);
+    });
+  }
   /// f(variable, k) for each random variable, k its 0-based place among them.
   template <class F>
   void for_each_variable(F&& f) const {
@@ -18354,6 +18460,9 @@ auto intervene_term(const T& t, const Replace& replace) {
   } else if constexpr (is_log_density_term<T>::value) {
     auto e = replace(t.value);
     return std::tuple<log_density_term<decltype(e)>>{{e}};
+  } else if constexpr (is_quantity_term<T>::value) {
+    auto e = detail::as_node(replace(t.value));
+    return std::tuple<quantity_term<T::name, decltype(e)>>{{e}};
   } else {
     auto d = substitute_distribution(t.distribution, replace);
     auto x = replace(t.value);
@@ -21533,6 +21642,73 @@ class metric_adaptation {
 // executor named by config.executor runs the chains (cpu_executor.hpp: threads × SIMD lanes).
 // Each chain draws from its own Philox stream (seed, chain), so its draws do not depend on the
 // number of chains, threads or lanes beside it, for a given batch width (cpu::lanes).
+// ----- begin tyche/model/quantities.hpp -----
+// tyche/model/quantities.hpp — a model's quantities (quantity<"name">(e) terms of its joint:
+// model/joint.hpp) added to a fit's draws after the parameters. Here, apart from model.hpp, so
+// that the samplers and the other inference methods, which only call it, need no model headers.
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tyche::detail {
+
+/// Adds a model's quantities (quantity<"name">(e) terms) to a fit's draws (nuts_fit,
+/// approximate_fit): each draw's θ from its parameters' values (model.unconstrain), the
+/// quantities at θ after them, and their names after the parameters'; fit.quantities counts the
+/// columns added. A draw whose values cannot be mapped back to θ (a value rounded onto its
+/// support's edge) gets NaN quantities. Nothing for a model without quantities.
+template <class Model, class Fit>
+void append_model_quantities(const Model& m, Fit& fit) {
+  const std::vector<std::string> q = m.quantity_names();
+  if (q.empty() || fit.quantities > 0) return;
+  const std::size_t p = fit.names.size(), k = q.size();
+  if (p != m.constrained_dim())
+    throw std::logic_error("tyche: a fit of " + std::to_string(p) + " values for a model of " +
+                           std::to_string(m.constrained_dim()) + " (append_quantities)");
+  const std::size_t draws = static_cast<std::size_t>(fit.draws);
+  for (auto& chain : fit.values) {
+    const std::size_t rows = p > 0 ? chain.size() / p : draws;
+    std::vector<double> out(rows * (p + k));
+    for (std::size_t d = 0; d < rows; ++d) {
+      const double* row = chain.data() + d * p;
+      std::copy(row, row + p, out.data() + d * (p + k));
+      double* dest = out.data() + d * (p + k) + p;
+      try {
+        const std::vector<double> values = m.quantities(m.unconstrain(std::span<const double>(row, p)));
+        std::copy(values.begin(), values.end(), dest);
+      } catch (const std::invalid_argument&) {
+        std::fill(dest, dest + k, std::numeric_limits<double>::quiet_NaN());
+      }
+    }
+    chain = std::move(out);
+  }
+  // An approximation's centre on the constrained scale (advi's first CSV row) gets the
+  // quantities at that centre (fit.mean, on the unconstrained scale).
+  if constexpr (requires { fit.mean_values; fit.mean; }) {
+    if (fit.mean_values.size() == p) {
+      std::vector<double> at_mean(k, std::numeric_limits<double>::quiet_NaN());
+      if (fit.mean.size() == m.dim()) at_mean = m.quantities(fit.mean);
+      fit.mean_values.insert(fit.mean_values.end(), at_mean.begin(), at_mean.end());
+    }
+  }
+  fit.names.insert(fit.names.end(), q.begin(), q.end());
+  fit.quantities = static_cast<int>(k);
+}
+/// append_model_quantities for a model built with tyche::model (other log-density targets have
+/// no quantities).
+template <class Model, class Fit>
+void append_quantities(const Model& m, Fit& fit) {
+  if constexpr (requires { m.quantity_names(); }) append_model_quantities(m, fit);
+}
+
+}  // namespace tyche::detail
+// ----- end tyche/model/quantities.hpp -----
 // ----- begin tyche/samplers/nuts/chain.hpp -----
 // tyche/samplers/nuts/chain.hpp — one chain between its transitions, on the host: its random
 // stream, its point, its step size and metric, its warm-up, what it records. An executor loads
@@ -21835,9 +22011,13 @@ struct nuts_config {
 /// The result of nuts(): per chain, the draws on the constrained scale and Stan's sampler
 /// statistics, plus the adapted step size and metric.
 struct nuts_fit {
-  std::vector<std::string> names;  // parameter names, Stan style
+  std::vector<std::string> names;  // parameter names, Stan style, then the quantities' names
   int chains = 0, draws = 0;
   std::vector<std::vector<double>> values;                     // [chain][draw * dim + k]
+  /// The last `quantities` names and values of each draw are the model's quantities
+  /// (quantity<"name">(e) terms, computed from the draw), not parameters: the values before
+  /// them are what model.unconstrain takes.
+  int quantities = 0;
   std::vector<std::vector<samplers::transition_stats>> stats;  // [chain][draw]
   std::vector<double> step_size;                               // [chain]
   std::vector<std::vector<double>> inv_metric;                 // [chain]: diagonal, or d × d row-major
@@ -25562,6 +25742,7 @@ nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
   };
   nuts_fit fit = run(cfg);
   restart_stuck_chains(fit, cfg, run);
+  tyche::detail::append_quantities(m, fit);  // the model's quantity<"name">(e) terms, after the parameters
   return fit;
 }
 
@@ -27260,6 +27441,9 @@ struct approximate_fit {
   std::vector<std::string> names;  // the constrained values' names, as nuts_fit's
   int chains = 1, draws = 0;       // one "chain" of independent draws
   std::vector<std::vector<double>> values;  // [chain][draw * dim + k], constrained
+  /// The last `quantities` names and values of each draw are the model's quantities
+  /// (quantity<"name">(e) terms, computed from the draw), as in nuts_fit.
+  int quantities = 0;
   /// Per draw: log p, the model's log density on the unconstrained scale (CmdStan's log_p__ /
   /// lp__; with the log-Jacobian, except for laplace at a mode found without it), and log q,
   /// the approximation's normalised log density there (log_g__ / lp_approx__, which CmdStan
@@ -27298,9 +27482,11 @@ struct approximate_fit {
     if (draws < 1 || values.empty() || values[0].size() < static_cast<std::size_t>(draws) * dim())
       throw std::invalid_argument("tyche::approximate_fit::initial_values: the fit has no draws");
     if (n < 1) throw std::invalid_argument("tyche::approximate_fit::initial_values: n = " + std::to_string(n) + " must be >= 1");
+    // The parameters' values of draw d (its quantities, after them, are not initial values).
+    const std::size_t parameters = dim() - static_cast<std::size_t>(quantities);
     auto draw = [&](std::size_t d) {
       return std::vector<double>(values[0].begin() + static_cast<std::ptrdiff_t>(d * dim()),
-                                 values[0].begin() + static_cast<std::ptrdiff_t>((d + 1) * dim()));
+                                 values[0].begin() + static_cast<std::ptrdiff_t>(d * dim() + parameters));
     };
     std::vector<std::vector<double>> out;
     for (int k = 0; k < n; ++k) {
@@ -28754,9 +28940,16 @@ namespace detail::loo_impl {
 /// observation names.
 template <class Model>
 std::vector<std::string> observations_of(const std::string& fn, const Model& m, const std::vector<std::string>& names) {
-  if (names != m.parameter_names())
+  // The fit's names: the model's parameters, then its quantities (quantity<"name">(e), which
+  // nuts() and the approximations add after them) or none of them (a fit read from a file).
+  std::vector<std::string> with_quantities = m.parameter_names();
+  if constexpr (requires { m.quantity_names(); }) {
+    const std::vector<std::string> q = m.quantity_names();
+    with_quantities.insert(with_quantities.end(), q.begin(), q.end());
+  }
+  if (names != m.parameter_names() && names != with_quantities)
   {
-    const std::vector<std::string> model_names = m.parameter_names();
+    const std::vector<std::string> model_names = with_quantities;
     std::string which;
     if (names.size() != model_names.size()) {
       which = "the fit has " + std::to_string(names.size()) + " values, the model " + std::to_string(model_names.size());
@@ -28784,7 +28977,9 @@ std::vector<double> log_likelihood_matrix(const Model& m, const std::vector<std:
   log_lik.reserve(chains * draws * n);
   for (std::size_t c = 0; c < chains; ++c)
     for (std::size_t d = 0; d < draws; ++d) {
-      const std::vector<double> theta = m.unconstrain(std::span<const double>(values[c].data() + d * dim, dim));
+      // The draw's parameters: its first constrained_dim() values (quantities may follow).
+      const std::vector<double> theta =
+          m.unconstrain(std::span<const double>(values[c].data() + d * dim, m.constrained_dim()));
       const std::vector<double> ll = m.pointwise_log_likelihood(theta);
       log_lik.insert(log_lik.end(), ll.begin(), ll.end());
     }
@@ -28855,7 +29050,7 @@ loo_result loo(const Model& m, const approximate_fit& fit) {
     const inference::model_functions f = inference::functions_of(m);
     std::vector<double> log_p(draws), grad(f.with_jacobian.dim), workspace(f.with_jacobian.workspace_size);
     for (std::size_t d = 0; d < draws; ++d) {
-      const std::vector<double> theta = m.unconstrain(std::span<const double>(fit.values[0].data() + d * dim, dim));
+      const std::vector<double> theta = m.unconstrain(std::span<const double>(fit.values[0].data() + d * dim, m.constrained_dim()));
       log_p[d] = f.with_jacobian(theta.data(), grad.data(), workspace.data());
     }
     r = loo_approximate_posterior(log_lik, draws, names.size(), log_p, fit.log_q[0], names);
@@ -28944,7 +29139,7 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
   std::size_t d = 0;
   for (std::size_t c = 0; c < chains; ++c)
     for (std::size_t k = 0; k < draws; ++k) {
-      const std::vector<double> t = m.unconstrain(std::span<const double>(fit.values[c].data() + k * dim, dim));
+      const std::vector<double> t = m.unconstrain(std::span<const double>(fit.values[c].data() + k * dim, m.constrained_dim()));
       d = t.size();
       theta.insert(theta.end(), t.begin(), t.end());
       const std::vector<double> ll = m.pointwise_log_likelihood(t);
@@ -30038,7 +30233,9 @@ approximate_fit laplace(const Model& m, const optimize_result& mode, const lapla
                   "argument is not one");
     return {};
   } else {
-    return inference::laplace(inference::functions_of(m), mode, cfg);
+    approximate_fit fit = inference::laplace(inference::functions_of(m), mode, cfg);
+    tyche::detail::append_quantities(m, fit);
+    return fit;
   }
 }
 
@@ -30053,7 +30250,9 @@ approximate_fit laplace(const Model& m, const std::vector<double>& mode, const l
     return laplace(m, optimize_result{}, cfg);  // whose static_assert says what is wrong
   } else {
     const inference::model_functions f = inference::functions_of(m);
-    return inference::laplace(f, inference::mode_at(f, mode, cfg.jacobian.value_or(true)), cfg);
+    approximate_fit fit = inference::laplace(f, inference::mode_at(f, mode, cfg.jacobian.value_or(true)), cfg);
+    tyche::detail::append_quantities(m, fit);
+    return fit;
   }
 }
 
@@ -31292,7 +31491,9 @@ approximate_fit pathfinder(const Model& m, const pathfinder_config& cfg = {}) {
                   "argument is not one");
     return {};
   } else {
-    return inference::pathfinder(inference::functions_of(m), cfg);
+    approximate_fit fit = inference::pathfinder(inference::functions_of(m), cfg);
+    tyche::detail::append_quantities(m, fit);
+    return fit;
   }
 }
 
@@ -31811,7 +32012,9 @@ approximate_fit advi(const Model& m, const advi_config& cfg = {}) {
                   "is not one");
     return {};
   } else {
-    return inference::advi(inference::functions_of(m), cfg);
+    approximate_fit fit = inference::advi(inference::functions_of(m), cfg);
+    tyche::detail::append_quantities(m, fit);
+    return fit;
   }
 }
 

@@ -329,3 +329,81 @@ TEST_CASE("laplace, advi and one pathfinder path report the Pareto k of their dr
   CHECK(std::isnan(laplace(scale, optimize(scale), {.draws = 100, .seed = 1}).pareto_k));
   CHECK(std::isfinite(laplace(scale, optimize(scale, {.jacobian = true}), {.draws = 100, .seed = 1}).pareto_k));
 }
+
+TEST_CASE("quantity<name>(e): each draw's values of an expression of the parameters, after them, from nuts() and the "
+          "approximations, in summary, the CSV and loo",
+          "[inference][quantities]") {
+  using namespace tyche;
+  static const std::vector<double> y{28, 8, -3, 7, -1, 1, 18, 12}, sigma{15, 10, 16, 11, 9, 11, 10, 18};
+  auto build = [](auto... quantities) {
+    auto mu = normal<"mu">(0.0, 5.0);
+    auto tau = half_cauchy<"tau">(5.0);
+    auto theta_raw = std_normal<"theta_raw">(shape<8>);
+    auto theta = mu + tau * theta_raw;
+    return model(joint(mu, tau, theta_raw, normal(theta, data(sigma)).observe(data(y)), quantities(theta, tau)...));
+  };
+  const auto plain = build();
+  const auto with = build([](const auto& theta, const auto&) { return quantity<"theta">(theta); },
+                          [](const auto&, const auto& tau) { return quantity<"tau2">(square(tau)); });
+  REQUIRE(with.quantity_names().size() == 9);
+  CHECK(with.quantity_names().front() == "theta[1]");
+  CHECK(with.quantity_names().back() == "tau2");
+  CHECK(plain.quantity_names().empty());
+  // The quantities are not in the density: the same θ, the same log density.
+  std::vector<double> point(10);
+  for (std::size_t i = 0; i < point.size(); ++i) point[i] = 0.1 * double(i) - 0.3;
+  CHECK(with.log_prob(point) == plain.log_prob(point));
+  const std::vector<double> q = with.quantities(point);
+  REQUIRE(q.size() == 9);
+  CHECK(q[2] == Approx(point[0] + std::exp(point[1]) * point[4]).epsilon(1e-14));
+  CHECK(q[8] == Approx(std::exp(2 * point[1])).epsilon(1e-14));
+
+  const nuts_config cfg{.chains = 2, .warmup = 150, .draws = 100, .seed = 3};
+  const nuts_fit a = nuts(plain, cfg), b = nuts(with, cfg);
+  CHECK(b.quantities == 9);
+  REQUIRE(b.dim() == a.dim() + 9);
+  CHECK(b.names.back() == "tau2");
+  bool same_parameters = true, quantities_right = true;
+  for (int c = 0; c < 2; ++c)
+    for (int d = 0; d < cfg.draws; ++d) {
+      const double* pa = a.values[c].data() + d * a.dim();
+      const double* pb = b.values[c].data() + d * b.dim();
+      for (std::size_t k = 0; k < a.dim(); ++k) same_parameters = same_parameters && pa[k] == pb[k];
+      for (std::size_t j = 0; j < 8; ++j)
+        quantities_right = quantities_right && std::fabs(pb[10 + j] - (pb[0] + pb[1] * pb[2 + j])) <= 1e-9 * (1 + std::fabs(pb[10 + j]));
+      quantities_right = quantities_right && std::fabs(pb[18] - pb[1] * pb[1]) <= 1e-9 * (1 + pb[18]);
+    }
+  CHECK(same_parameters);  // the draws of the parameters are the plain model's, bit for bit
+  CHECK(quantities_right);
+  const fit_summary s = summary(b);
+  REQUIRE(s.rows.size() == 19);
+  CHECK(s.rows[10].name == "theta[1]");
+  CHECK(s.rows[18].name == "tau2");
+  double tau2 = 0;  // by name, as a parameter's
+  for (const auto& chain : b.parameter("tau"))
+    for (double t : chain) tau2 += t * t / (2.0 * cfg.draws);
+  CHECK(b.mean_of("tau2") == Approx(tau2).epsilon(1e-12));
+  std::ostringstream csv;
+  write_stan_csv(csv, b, 0, cfg);
+  CHECK_THAT(csv.str(), Contains(",theta.8,tau2\n"));
+  // loo reads the parameters before the quantities: the same draws give the same answer.
+  CHECK(loo(with, b).elpd_loo == loo(plain, a).elpd_loo);
+  // The approximations add them too; their initial values for nuts() are the parameters'.
+  const approximate_fit pf = pathfinder(with, {.seed = 2});
+  CHECK(pf.quantities == 9);
+  CHECK(pf.dim() == 19);
+  REQUIRE(pf.initial_values(2).size() == 2);
+  CHECK(pf.initial_values(2)[0].size() == 10);
+  CHECK(nuts(with, {.chains = 2, .warmup = 50, .draws = 20, .seed = 1, .init = pf.initial_values(2)}).quantities == 9);
+  const approximate_fit vi = advi(with, {.seed = 1});
+  CHECK(vi.mean_values.size() == 19);
+  std::ostringstream vcsv;
+  write_stan_csv(vcsv, vi);
+  CHECK_THAT(vcsv.str(), Contains("tau2"));
+  CHECK(laplace(with, optimize(with, {.jacobian = true}), {.draws = 50, .seed = 1}).quantities == 9);
+  // An intervention keeps the quantities, with the variable fixed.
+  const auto fixed = do_<"mu">(with, 1.5);
+  REQUIRE(fixed.quantity_names().size() == 9);
+  std::vector<double> p9(9, 0.0);
+  CHECK(fixed.quantities(p9)[0] == Approx(1.5));
+}

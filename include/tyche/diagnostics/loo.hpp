@@ -275,9 +275,16 @@ namespace detail::loo_impl {
 /// observation names.
 template <class Model>
 std::vector<std::string> observations_of(const std::string& fn, const Model& m, const std::vector<std::string>& names) {
-  if (names != m.parameter_names())
+  // The fit's names: the model's parameters, then its quantities (quantity<"name">(e), which
+  // nuts() and the approximations add after them) or none of them (a fit read from a file).
+  std::vector<std::string> with_quantities = m.parameter_names();
+  if constexpr (requires { m.quantity_names(); }) {
+    const std::vector<std::string> q = m.quantity_names();
+    with_quantities.insert(with_quantities.end(), q.begin(), q.end());
+  }
+  if (names != m.parameter_names() && names != with_quantities)
   {
-    const std::vector<std::string> model_names = m.parameter_names();
+    const std::vector<std::string> model_names = with_quantities;
     std::string which;
     if (names.size() != model_names.size()) {
       which = "the fit has " + std::to_string(names.size()) + " values, the model " + std::to_string(model_names.size());
@@ -305,7 +312,9 @@ std::vector<double> log_likelihood_matrix(const Model& m, const std::vector<std:
   log_lik.reserve(chains * draws * n);
   for (std::size_t c = 0; c < chains; ++c)
     for (std::size_t d = 0; d < draws; ++d) {
-      const std::vector<double> theta = m.unconstrain(std::span<const double>(values[c].data() + d * dim, dim));
+      // The draw's parameters: its first constrained_dim() values (quantities may follow).
+      const std::vector<double> theta =
+          m.unconstrain(std::span<const double>(values[c].data() + d * dim, m.constrained_dim()));
       const std::vector<double> ll = m.pointwise_log_likelihood(theta);
       log_lik.insert(log_lik.end(), ll.begin(), ll.end());
     }
@@ -376,7 +385,7 @@ loo_result loo(const Model& m, const approximate_fit& fit) {
     const inference::model_functions f = inference::functions_of(m);
     std::vector<double> log_p(draws), grad(f.with_jacobian.dim), workspace(f.with_jacobian.workspace_size);
     for (std::size_t d = 0; d < draws; ++d) {
-      const std::vector<double> theta = m.unconstrain(std::span<const double>(fit.values[0].data() + d * dim, dim));
+      const std::vector<double> theta = m.unconstrain(std::span<const double>(fit.values[0].data() + d * dim, m.constrained_dim()));
       log_p[d] = f.with_jacobian(theta.data(), grad.data(), workspace.data());
     }
     r = loo_approximate_posterior(log_lik, draws, names.size(), log_p, fit.log_q[0], names);
@@ -465,7 +474,7 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
   std::size_t d = 0;
   for (std::size_t c = 0; c < chains; ++c)
     for (std::size_t k = 0; k < draws; ++k) {
-      const std::vector<double> t = m.unconstrain(std::span<const double>(fit.values[c].data() + k * dim, dim));
+      const std::vector<double> t = m.unconstrain(std::span<const double>(fit.values[c].data() + k * dim, m.constrained_dim()));
       d = t.size();
       theta.insert(theta.end(), t.begin(), t.end());
       const std::vector<double> ll = m.pointwise_log_likelihood(t);

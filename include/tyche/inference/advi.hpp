@@ -13,6 +13,7 @@
 #include <tyche/inference/fit.hpp>
 #include <tyche/inference/model_density.hpp>
 #include <tyche/inference/psis.hpp>
+#include <tyche/model/quantities.hpp>
 #include <tyche/random/philox.hpp>
 #include <tyche/scalar/format.hpp>
 
@@ -453,7 +454,9 @@ approximate_fit advi(const Model& m, const advi_config& cfg = {}) {
                   "is not one");
     return {};
   } else {
-    return inference::advi(inference::functions_of(m), cfg);
+    approximate_fit fit = inference::advi(inference::functions_of(m), cfg);
+    tyche::detail::append_quantities(m, fit);
+    return fit;
   }
 }
 

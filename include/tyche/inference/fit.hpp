@@ -23,6 +23,9 @@ struct approximate_fit {
   std::vector<std::string> names;  // the constrained values' names, as nuts_fit's
   int chains = 1, draws = 0;       // one "chain" of independent draws
   std::vector<std::vector<double>> values;  // [chain][draw * dim + k], constrained
+  /// The last `quantities` names and values of each draw are the model's quantities
+  /// (quantity<"name">(e) terms, computed from the draw), as in nuts_fit.
+  int quantities = 0;
   /// Per draw: log p, the model's log density on the unconstrained scale (CmdStan's log_p__ /
   /// lp__; with the log-Jacobian, except for laplace at a mode found without it), and log q,
   /// the approximation's normalised log density there (log_g__ / lp_approx__, which CmdStan
@@ -61,9 +64,11 @@ struct approximate_fit {
     if (draws < 1 || values.empty() || values[0].size() < static_cast<std::size_t>(draws) * dim())
       throw std::invalid_argument("tyche::approximate_fit::initial_values: the fit has no draws");
     if (n < 1) throw std::invalid_argument("tyche::approximate_fit::initial_values: n = " + std::to_string(n) + " must be >= 1");
+    // The parameters' values of draw d (its quantities, after them, are not initial values).
+    const std::size_t parameters = dim() - static_cast<std::size_t>(quantities);
     auto draw = [&](std::size_t d) {
       return std::vector<double>(values[0].begin() + static_cast<std::ptrdiff_t>(d * dim()),
-                                 values[0].begin() + static_cast<std::ptrdiff_t>((d + 1) * dim()));
+                                 values[0].begin() + static_cast<std::ptrdiff_t>(d * dim() + parameters));
     };
     std::vector<std::vector<double>> out;
     for (int k = 0; k < n; ++k) {

@@ -14,6 +14,7 @@
 #include <tyche/inference/lbfgs.hpp>
 #include <tyche/inference/model_density.hpp>
 #include <tyche/inference/psis.hpp>
+#include <tyche/model/quantities.hpp>
 #include <tyche/random/philox.hpp>
 #include <tyche/samplers/nuts/low_rank.hpp>
 #include <tyche/scalar/format.hpp>
@@ -603,7 +604,9 @@ approximate_fit laplace(const Model& m, const optimize_result& mode, const lapla
                   "argument is not one");
     return {};
   } else {
-    return inference::laplace(inference::functions_of(m), mode, cfg);
+    approximate_fit fit = inference::laplace(inference::functions_of(m), mode, cfg);
+    tyche::detail::append_quantities(m, fit);
+    return fit;
   }
 }
 
@@ -618,7 +621,9 @@ approximate_fit laplace(const Model& m, const std::vector<double>& mode, const l
     return laplace(m, optimize_result{}, cfg);  // whose static_assert says what is wrong
   } else {
     const inference::model_functions f = inference::functions_of(m);
-    return inference::laplace(f, inference::mode_at(f, mode, cfg.jacobian.value_or(true)), cfg);
+    approximate_fit fit = inference::laplace(f, inference::mode_at(f, mode, cfg.jacobian.value_or(true)), cfg);
+    tyche::detail::append_quantities(m, fit);
+    return fit;
   }
 }
 

@@ -17,6 +17,7 @@
 #include <tyche/inference/lbfgs.hpp>
 #include <tyche/inference/model_density.hpp>
 #include <tyche/inference/psis.hpp>
+#include <tyche/model/quantities.hpp>
 #include <tyche/random/philox.hpp>
 #include <tyche/samplers/nuts/config.hpp>
 #include <tyche/samplers/nuts/cpus.hpp>
@@ -538,7 +539,9 @@ approximate_fit pathfinder(const Model& m, const pathfinder_config& cfg = {}) {
                   "argument is not one");
     return {};
   } else {
-    return inference::pathfinder(inference::functions_of(m), cfg);
+    approximate_fit fit = inference::pathfinder(inference::functions_of(m), cfg);
+    tyche::detail::append_quantities(m, fit);
+    return fit;
   }
 }
 

@@ -44,6 +44,9 @@ auto intervene_term(const T& t, const Replace& replace) {
   } else if constexpr (is_log_density_term<T>::value) {
     auto e = replace(t.value);
     return std::tuple<log_density_term<decltype(e)>>{{e}};
+  } else if constexpr (is_quantity_term<T>::value) {
+    auto e = detail::as_node(replace(t.value));
+    return std::tuple<quantity_term<T::name, decltype(e)>>{{e}};
   } else {
     auto d = substitute_distribution(t.distribution, replace);
     auto x = replace(t.value);

@@ -41,7 +41,30 @@ auto target(const E& e) {
   }
 }
 
+/// A quantity recorded with every draw, not a term of the log density: quantity<"theta">(e)
+/// among joint(...)'s terms, e any expression of the model's random variables and data (Stan's
+/// transformed parameters, and generated quantities that are functions of them). nuts(),
+/// laplace(), pathfinder() and advi() add its values to each draw after the parameters, under
+/// Stan's names ("theta[1]", …, or "theta" for a scalar), so summary(fit) and the CSV writer
+/// show them; model.quantities(θ) evaluates them at one point.
+template <fixed_string Name, class E>
+struct quantity_term {
+  static constexpr auto name = Name;
+  static constexpr bool is_quantity = true;  // what detail::is_quantity_term reads
+  E value;
+  auto log_density() const { return literal<0>{}; }
+};
+
+/// quantity<"theta">(mu + tau * theta_raw): see quantity_term.
+template <fixed_string Name, detail::operand E>
+auto quantity(const E& e) {
+  return quantity_term<Name, detail::node_t<E>>{detail::as_node(e)};
+}
+
 namespace detail {
+// By a member, as is_random_variable below.
+template <class T>
+struct is_quantity_term : std::bool_constant<requires { requires std::remove_cvref_t<T>::is_quantity == true; }> {};
 template <class T>
 struct is_log_density_term : std::false_type {};
 template <class E>
@@ -184,6 +207,11 @@ std::string describe_term(const T& t) {
     text += "' (";
     text += T::distribution_type::family;
     text += ")";
+    return text;
+  } else if constexpr (is_quantity_term<T>::value) {
+    text += "the quantity '";
+    text += T::name.str();
+    text += "'";
     return text;
   } else if constexpr (is_observed<T>::value) {
     text += std::remove_cvref_t<decltype(t.distribution)>::family;
@@ -340,6 +368,41 @@ constexpr bool variables_named_once(meta::list<Vs...>) {
     else return variables_share_name<name>();
   }
 }
+/// Instantiated for a quantity's name that another quantity or a random variable has (Name
+/// spells it).
+template <class Name>
+constexpr bool quantity_name_taken() {
+  static_assert(sizeof(Name) == 0,
+                "tyche::joint(terms...): a quantity<\"name\">(e) has the name of a random variable or of "
+                "another quantity: give it a name of its own. The name is spelled out, a character "
+                "at a time, in random_variable_named<...> (Name) of this diagnostic");
+  return false;
+}
+/// Whether A is a quantity and B a quantity or a random variable of A's name (A itself counts).
+template <class A, class B>
+constexpr bool quantity_named_as() {
+  if constexpr (is_quantity_term<A>::value && (is_quantity_term<B>::value || is_random_variable<B>::value))
+    return A::name == B::name;
+  else
+    return false;
+}
+template <class A, class... Ts>
+constexpr std::size_t quantity_name_count() {
+  return (std::size_t{quantity_named_as<A, Ts>()} + ... + 0);
+}
+/// True when no quantity among Ts shares its name with a random variable or another quantity.
+template <class... Ts>
+constexpr bool quantities_named_once() {
+  constexpr std::size_t n = sizeof...(Ts);
+  constexpr bool clash[] = {(quantity_name_count<Ts, Ts...>() > 1)..., false};
+  constexpr std::size_t first_clash = [&] {
+    std::size_t i = 0;
+    while (i < n && !clash[i]) ++i;
+    return i;
+  }();
+  if constexpr (first_clash == n) return true;
+  else return quantity_name_taken<typename spelled_name<meta::at<first_clash, meta::list<Ts...>>::name>::type>();
+}
 }  // namespace detail
 
 /// The joint distribution of random variables and observations: `joint(mu, tau, y_obs)`.
@@ -348,14 +411,18 @@ template <class... Terms>
 auto joint(const Terms&... terms) {
   static_assert(sizeof...(Terms) > 0, "tyche::joint(...) requires at least one term");
   static_assert(((detail::is_random_variable<Terms>::value || detail::is_observed<Terms>::value ||
-                  detail::is_log_density_term<Terms>::value) &&
+                  detail::is_log_density_term<Terms>::value || detail::is_quantity_term<Terms>::value) &&
                  ...),
                 "tyche::joint(terms...) requires every term to be a named random variable "
-                "(normal<\"mu\">(0, 1)), an observation (normal(mu, 1).observe(data(y))) or a "
-                "free log-density term (target(e))");
+                "(normal<\"mu\">(0, 1)), an observation (normal(mu, 1).observe(data(y))), a "
+                "free log-density term (target(e)) or a quantity (quantity<\"theta\">(e))");
   using J = joint_t<Terms...>;
   static_assert(detail::variables_named_once(typename J::variables{}),
                 "tyche::joint(terms...): every random variable needs a name of its own");
+  static_assert(detail::quantities_named_once<Terms...>(),
+                "tyche::joint(terms...): every quantity<\"name\">(e) needs a name of its own, not a "
+                "random variable's or another quantity's (the name is spelled out in "
+                "random_variable_named<...> of this diagnostic)");
   using used = params_of<detail::node_t<decltype(std::declval<const J&>().template log_density<true>())>>;
   // A variable missing from joint(...): every_variable_listed's own static_assert names it.
   [[maybe_unused]] constexpr bool listed = detail::every_variable_listed<typename J::layout, used>();

@@ -14,6 +14,7 @@
 #include <concepts>
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <random>
 #include <span>
 #include <stdexcept>
@@ -68,6 +69,37 @@ class model_t {
       }
     });
     return names;
+  }
+
+  /// Names of the model's quantities (quantity<"name">(e) terms of its joint), in order, Stan
+  /// style: "theta[1]", …, "theta[n]" for a vector, "name" for a scalar. Empty without any.
+  [[nodiscard]] std::vector<std::string> quantity_names() const {
+    std::vector<std::string> names;
+    for_each_quantity([&](const auto& q) {
+      using Q = std::remove_cvref_t<decltype(q)>;
+      const std::string name(Q::name.str());
+      if constexpr (is_vector_v<decltype(q.value)>) {
+        const std::size_t n = detail::value_count(q.value);
+        for (std::size_t i = 1; i <= n; ++i) names.push_back(name + "[" + std::to_string(i) + "]");
+      } else {
+        names.push_back(name);
+      }
+    });
+    return names;
+  }
+  /// The quantities' values at θ (unconstrained), in the order of quantity_names().
+  [[nodiscard]] std::vector<double> quantities(std::span<const double> theta) const {
+    check_size(theta.size(), "quantities");
+    std::vector<double> out;
+    for_each_quantity([&](const auto& q) {
+      const std::size_t at = out.size();
+      out.resize(at + detail::value_count(q.value));
+      detail::evaluate_at<layout>(q.value, layout_(), theta.data(), out.data() + at);
+    });
+    return out;
+  }
+  [[nodiscard]] std::vector<double> quantities(const std::vector<double>& theta) const {
+    return quantities(std::span<const double>(theta));
   }
 
   /// log p(θ) on the unconstrained space; with jacobian = false, without the log-Jacobian.
@@ -367,6 +399,13 @@ class model_t {
   }
   std::size_t offset(std::size_t k) const { return with_jacobian_.offset(k); }
 
+  /// f(quantity) for each quantity term, in order.
+  template <class F>
+  void for_each_quantity(F&& f) const {
+    for_each_term([&](const auto& t, std::size_t) {
+      if constexpr (detail::is_quantity_term<std::remove_cvref_t<decltype(t)>>::value) f(t);
+    });
+  }
   /// f(variable, k) for each random variable, k its 0-based place among them.
   template <class F>
   void for_each_variable(F&& f) const {

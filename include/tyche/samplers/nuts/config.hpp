@@ -294,9 +294,13 @@ struct nuts_config {
 /// The result of nuts(): per chain, the draws on the constrained scale and Stan's sampler
 /// statistics, plus the adapted step size and metric.
 struct nuts_fit {
-  std::vector<std::string> names;  // parameter names, Stan style
+  std::vector<std::string> names;  // parameter names, Stan style, then the quantities' names
   int chains = 0, draws = 0;
   std::vector<std::vector<double>> values;                     // [chain][draw * dim + k]
+  /// The last `quantities` names and values of each draw are the model's quantities
+  /// (quantity<"name">(e) terms, computed from the draw), not parameters: the values before
+  /// them are what model.unconstrain takes.
+  int quantities = 0;
   std::vector<std::vector<samplers::transition_stats>> stats;  // [chain][draw]
   std::vector<double> step_size;                               // [chain]
   std::vector<std::vector<double>> inv_metric;                 // [chain]: diagonal, or d × d row-major

@@ -8,6 +8,7 @@
 #include <tyche/backends/simd/lanes.hpp>
 #include <tyche/concepts.hpp>
 #include <tyche/config.hpp>
+#include <tyche/model/quantities.hpp>
 #include <tyche/random/philox.hpp>
 #include <tyche/samplers/nuts/chain.hpp>
 #include <tyche/samplers/nuts/config.hpp>
@@ -671,6 +672,7 @@ nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
   };
   nuts_fit fit = run(cfg);
   restart_stuck_chains(fit, cfg, run);
+  tyche::detail::append_quantities(m, fit);  // the model's quantity<"name">(e) terms, after the parameters
   return fit;
 }
 
