@@ -606,7 +606,13 @@ std::size_t shard_parts(const Erased& local, const shard_threads& t, std::size_t
 /// template argument, from TYCHE_CPU_COMPARISON_MODES).
 template <bool Comparison, class Model>
 nuts_fit nuts_here(const Model& m, const nuts_config& cfg) {
-  return tyche::nuts<Model, TYCHE_CUDA_COMPILER != 0, tyche::lane_batch, TYCHE_DEVICE_EMULATION != 0, Comparison>(m, cfg);
+  // Without the model's quantities: mpi::nuts gathers the chains' parameters, then adds them.
+  // (Not a model: mpi::nuts's static_assert says so.)
+  if constexpr (sampleable_model<Model>)
+    return samplers::detail::run_nuts<Model, TYCHE_CUDA_COMPILER != 0, tyche::lane_batch, TYCHE_DEVICE_EMULATION != 0,
+                                      Comparison, false>(m, cfg);
+  else
+    return nuts_fit{};
 }
 
 /// Calls f(target) with the data-sharded log density of model m on this rank: rank 0's model
@@ -754,6 +760,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
       fit = std::move(again);
     }
   }
+  tyche::detail::append_quantities(m, fit);  // every rank holds every chain: each adds them
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
 }

@@ -17714,6 +17714,16 @@ constexpr bool variables_named_once(meta::list<Vs...>) {
     else return variables_share_name<name>();
   }
 }
+/// The parameters quantity term T reads (none for other terms).
+template <class T>
+struct quantity_params {
+  using type = meta::list<>;
+};
+template <class T>
+  requires is_quantity_term<T>::value
+struct quantity_params<T> {
+  using type = params_of<std::remove_cvref_t<decltype(std::declval<const T&>().value)>>;
+};
 /// Instantiated for a quantity's name that another quantity or a random variable has (Name
 /// spells it).
 template <class Name>
@@ -17769,7 +17779,9 @@ auto joint(const Terms&... terms) {
                 "tyche::joint(terms...): every quantity<\"name\">(e) needs a name of its own, not a "
                 "random variable's or another quantity's (the name is spelled out in "
                 "random_variable_named<...> of this diagnostic)");
-  using used = params_of<detail::node_t<decltype(std::declval<const J&>().template log_density<true>())>>;
+  // The parameters the density uses and those the quantities read.
+  using used = meta::concat<params_of<detail::node_t<decltype(std::declval<const J&>().template log_density<true>())>>,
+                            typename detail::quantity_params<Terms>::type...>;
   // A variable missing from joint(...): every_variable_listed's own static_assert names it.
   [[maybe_unused]] constexpr bool listed = detail::every_variable_listed<typename J::layout, used>();
   (detail::check_term_supports(terms), ...);
@@ -25731,7 +25743,9 @@ TYCHE_DRIVER_INLINE void restart_stuck_chains(nuts_fit& fit, const nuts_config& 
 /// Batch (defaulted by nuts() from this translation unit's settings) make the instantiations of
 /// translation units compiled by nvcc, and with other SIMD settings, distinct functions: the same
 /// model type sampled from a .cu and a .cpp file of one program must not share one body.
-template <class Model, bool Nvcc, class Batch, bool Emulation, bool Comparison>
+/// Quantities: whether the model's quantities (quantity<"name">(e)) are added to the fit here
+/// (tyche::mpi::nuts gathers the ranks' chains first, and adds them after).
+template <class Model, bool Nvcc, class Batch, bool Emulation, bool Comparison, bool Quantities = true>
 nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
   static_assert(std::is_same_v<Batch, lane_batch>, "tyche::nuts: Batch is this translation unit's lane_batch");
   auto run = [&](const nuts_config& c) {
@@ -25742,7 +25756,7 @@ nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
   };
   nuts_fit fit = run(cfg);
   restart_stuck_chains(fit, cfg, run);
-  tyche::detail::append_quantities(m, fit);  // the model's quantity<"name">(e) terms, after the parameters
+  if constexpr (Quantities) tyche::detail::append_quantities(m, fit);  // after the parameters
   return fit;
 }
 

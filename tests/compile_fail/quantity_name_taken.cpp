@@ -1,4 +1,4 @@
-// expect: a quantity<"name">\(e\) has the name of a random variable or of another quantity
+// expect: has the name of a random variable or of another quantity.*random_variable_named<'t', 'a', 'u'>|random_variable_named<'t', 'a', 'u'>.*has the name of a random variable or of another quantity
 // A quantity named like one of the model's random variables would be two columns of one name in
 // the fit: refused, with the name spelled out (random_variable_named<'t', 'a', 'u'>).
 #include <tyche/tyche.hpp>

@@ -19,17 +19,20 @@ using Catch::Matchers::Contains;
 namespace {
 constexpr std::size_t K = 4;
 
-/// Σᵢⱼ = sᵢ sⱼ ρ^|i−j|.
-std::vector<double> covariance() {
-  const double s[K] = {1.0, 2.0, 0.5, 1.5};
-  std::vector<double> c(K * K);
-  for (std::size_t i = 0; i < K; ++i)
-    for (std::size_t j = 0; j < K; ++j)
-      c[i * K + j] = s[i] * s[j] * std::pow(0.7, std::fabs(double(i) - double(j)));
+/// Σᵢⱼ = sᵢ sⱼ ρ^|i−j| (N × N; s repeats 1, 2, 0.5, 1.5).
+template <std::size_t N>
+std::vector<double> covariance_of() {
+  const double s[4] = {1.0, 2.0, 0.5, 1.5};
+  std::vector<double> c(N * N);
+  for (std::size_t i = 0; i < N; ++i)
+    for (std::size_t j = 0; j < N; ++j)
+      c[i * N + j] = s[i % 4] * s[j % 4] * std::pow(0.7, std::fabs(double(i) - double(j)));
   return c;
 }
+std::vector<double> covariance() { return covariance_of<K>(); }
 
 /// The log density by Gauss–Jordan elimination of [Σ | r] in long double.
+template <std::size_t K>
 long double reference_lpdf(const std::vector<double>& x, const std::vector<double>& mu,
                            const std::vector<double>& sigma) {
   long double a[K][K + 1];
@@ -52,9 +55,12 @@ long double reference_lpdf(const std::vector<double>& x, const std::vector<doubl
 }
 }  // namespace
 
-TEST_CASE("multi_normal: log density against an independent computation, and gradients",
-          "[distributions][multi_normal]") {
-  const auto sigma = covariance();
+/// The first test's checks for N × N (N = 19: the triangular solves' rows run their loops'
+/// bodies, not only the tails: four partial sums for a batch of chains, two SIMD batches of
+/// observations for double, autodiff/vector_ops.hpp's triangular_dot and triangular_axpy).
+template <std::size_t K>
+void check_multi_normal_against_reference() {
+  const auto sigma = covariance_of<K>();
   const auto l = detail::cholesky_lower(sigma.data(), K, "test");
   vector_param<"x", K> x;
   vector_param<"m", K> m;
@@ -62,7 +68,7 @@ TEST_CASE("multi_normal: log density against an independent computation, and gra
   const auto g = compile(multi_normal_cholesky(m, matrix(l.data(), K, K)).log_prob(x), x, m);
   for (const auto& p : tyche_test::random_points(50, 2 * K, -3, 3, 8)) {
     const std::vector<double> xv(p.begin(), p.begin() + K), mv(p.begin() + K, p.end());
-    const double ref = static_cast<double>(reference_lpdf(xv, mv, sigma));
+    const double ref = static_cast<double>(reference_lpdf<K>(xv, mv, sigma));
     CHECK(f.value(p) == Approx(ref).epsilon(1e-13));
     CHECK(g.value(p) == Approx(ref).epsilon(1e-13));
   }
@@ -71,6 +77,13 @@ TEST_CASE("multi_normal: log density against an independent computation, and gra
     tyche_test::check_gradient_at(g, p, "multi_normal_cholesky");
   }
   tyche_test::check_lanes(f, tyche_test::random_points(8, 2 * K, -3, 3, 10), "multi_normal (lanes)");
+  tyche_test::check_lanes(g, tyche_test::random_points(8, 2 * K, -3, 3, 11), "multi_normal_cholesky (lanes)");
+}
+
+TEST_CASE("multi_normal: log density against an independent computation, and gradients",
+          "[distributions][multi_normal]") {
+  check_multi_normal_against_reference<K>();
+  check_multi_normal_against_reference<19>();
 }
 
 TEST_CASE("multi_normal: draws have the mean and covariance", "[distributions][multi_normal]") {
@@ -139,18 +152,18 @@ TEST_CASE("multi_normal: errors name the entry", "[distributions][multi_normal]"
 
 // ---- the matrix as an expression of parameters ------------------------------------------------
 
-TEST_CASE("multi_normal_cholesky: a parameter L against the data L at equal values",
-          "[distributions][multi_normal][matrix]") {
-  // Value and gradient in x and mu of the parameter version equal the data version's at the
-  // same L; the gradient in L passes the property check (with the diagonal kept positive).
-  const auto sigma = covariance();
+/// Value and gradient in x and mu of the parameter version equal the data version's at the
+/// same L; the gradient in L passes the property check (with the diagonal kept positive); reps
+/// random L. N = 19 runs the loops' bodies (check_multi_normal_against_reference).
+template <std::size_t K>
+void check_parameter_l(int reps) {
   vector_param<"x", K> x;
   vector_param<"m", K> m;
   vector_param<"l", K * K> lp;
   const auto f = compile(multi_normal_cholesky(m, lp).log_prob(x), x, m, lp);
   std::mt19937_64 rng(4);
   std::uniform_real_distribution<double> u(-1, 1), d(0.4, 2);
-  for (int r = 0; r < 12; ++r) {
+  for (int r = 0; r < reps; ++r) {
     std::vector<double> l(K * K);
     for (std::size_t i = 0; i < K; ++i)
       for (std::size_t j = 0; j < K; ++j) l[i * K + j] = j < i ? u(rng) : (j == i ? d(rng) : 5 * u(rng));
@@ -167,8 +180,24 @@ TEST_CASE("multi_normal_cholesky: a parameter L against the data L at equal valu
     for (std::size_t i = 0; i < K; ++i)
       for (std::size_t j = i + 1; j < K; ++j) CHECK(gf[2 * K + i * K + j] == 0.0);
     tyche_test::check_gradient_at(f, all, "multi_normal_cholesky(m, l)");
-    if (r == 0) tyche_test::check_float(f, all, "multi_normal_cholesky(m, l) (float)");
+    if (r == 0) {
+      // (A random 19 × 19 triangular L is too ill-conditioned for float's 1e-4: K = 4 only.)
+      if constexpr (K <= 4) tyche_test::check_float(f, all, "multi_normal_cholesky(m, l) (float)");
+      std::vector<std::vector<double>> points;  // other x and mu, the same L
+      for (unsigned v = 0; v < 16; ++v) {
+        std::vector<double> q = tyche_test::random_points(1, 2 * K, -3, 3, 80 + v)[0];
+        q.insert(q.end(), l.begin(), l.end());
+        points.push_back(std::move(q));
+      }
+      tyche_test::check_lanes(f, points, "multi_normal_cholesky(m, l) (lanes)");
+    }
   }
+}
+
+TEST_CASE("multi_normal_cholesky: a parameter L against the data L at equal values",
+          "[distributions][multi_normal][matrix]") {
+  check_parameter_l<K>(12);
+  check_parameter_l<19>(2);
 }
 
 TEST_CASE("multi_normal: a parameter Sigma against the data Sigma, N observations",
@@ -202,9 +231,9 @@ TEST_CASE("multi_normal: a parameter Sigma against the data Sigma, N observation
     long double ref = 0, ref1 = 0, refn = 0;
     for (std::size_t r = 0; r < n; ++r) {
       const std::vector<double> yr(y.begin() + long(r * K), y.begin() + long(r * K + K));
-      ref += reference_lpdf(yr, mv, sig_v);
-      ref1 += reference_lpdf(yr, std::vector<double>(K, mv[0]), sig_v);
-      refn += reference_lpdf(yr, std::vector<double>(mmv.begin() + long(r * K), mmv.begin() + long(r * K + K)), sig_v);
+      ref += reference_lpdf<K>(yr, mv, sig_v);
+      ref1 += reference_lpdf<K>(yr, std::vector<double>(K, mv[0]), sig_v);
+      refn += reference_lpdf<K>(yr, std::vector<double>(mmv.begin() + long(r * K), mmv.begin() + long(r * K + K)), sig_v);
     }
     std::vector<double> pm = uu, p1 = uu, pn = uu;
     pm.insert(pm.end(), mv.begin(), mv.end());
@@ -265,7 +294,7 @@ TEST_CASE("multi_normal_cholesky: a hierarchical model with an LKJ prior",
     for (double t : tau) expected += std::log(2.0) - 0.5 * t * t - 0.5 * std::log(2 * M_PI);
     for (double x : mu) expected += -0.5 * (x / 5) * (x / 5) - std::log(5.0) - 0.5 * std::log(2 * M_PI);
     for (std::size_t r = 0; r < n; ++r)
-      expected += double(reference_lpdf(std::vector<double>(y.begin() + long(r * K), y.begin() + long(r * K + K)), mu, sigma));
+      expected += double(reference_lpdf<K>(std::vector<double>(y.begin() + long(r * K), y.begin() + long(r * K + K)), mu, sigma));
     CHECK(m.log_prob(theta, false) == Approx(expected).epsilon(1e-12));
     tyche_test::check_gradient_at(m.program(), theta, "lkj + multi_normal_cholesky model");
   }

@@ -61,6 +61,7 @@ void check_same_fit(const nuts_fit& a, const nuts_fit& b) {
   if (a.chains != b.chains || a.stats.size() != b.stats.size()) return;  // CHECK only: the other rank goes on
   CHECK(a.draws == b.draws);
   CHECK(a.names == b.names);
+  CHECK(a.quantities == b.quantities);
   CHECK(a.values == b.values);  // bit for bit
   CHECK(a.step_size == b.step_size);
   CHECK(a.inv_metric == b.inv_metric);
@@ -137,6 +138,18 @@ TEST_CASE("mpi::nuts: chains across ranks give the one-process fit, bit for bit"
   last.first_chain = 3;
   const nuts_fit all = nuts(m, six), tail = mpi::nuts(m, last);
   for (int c = 0; c < 3; ++c) CHECK(tail.values[c] == all.values[c + 3]);
+  // A model's quantities (quantity<"name">(e)): added after the chains are gathered, as one
+  // process adds them after its chains.
+  static const std::vector<double> y{1.2, 0.4, -0.3, 2.1};
+  auto mu = normal<"mu">(0.0, 5.0);
+  auto s = half_normal<"s">(2.0);
+  const auto q = model(joint(mu, s, normal(mu, s).observe(data(y)), quantity<"s2">(square(s)), quantity<"z">(mu / s)));
+  const nuts_config qc{.chains = 3, .warmup = 100, .draws = 50, .seed = 9};
+  const nuts_fit q_across = mpi::nuts(q, qc), q_one = nuts(q, qc);
+  CHECK(q_across.quantities == 2);
+  CHECK(q_across.names.back() == "z");
+  check_same_fit(q_across, q_one);  // the quantities' columns too
+  CHECK(same_on_every_rank(q_across));
 }
 
 TEST_CASE("mpi::nuts: a chain's gradient, or a batch's, splits as in one process", "[mpi]") {

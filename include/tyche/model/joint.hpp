@@ -368,6 +368,16 @@ constexpr bool variables_named_once(meta::list<Vs...>) {
     else return variables_share_name<name>();
   }
 }
+/// The parameters quantity term T reads (none for other terms).
+template <class T>
+struct quantity_params {
+  using type = meta::list<>;
+};
+template <class T>
+  requires is_quantity_term<T>::value
+struct quantity_params<T> {
+  using type = params_of<std::remove_cvref_t<decltype(std::declval<const T&>().value)>>;
+};
 /// Instantiated for a quantity's name that another quantity or a random variable has (Name
 /// spells it).
 template <class Name>
@@ -423,7 +433,9 @@ auto joint(const Terms&... terms) {
                 "tyche::joint(terms...): every quantity<\"name\">(e) needs a name of its own, not a "
                 "random variable's or another quantity's (the name is spelled out in "
                 "random_variable_named<...> of this diagnostic)");
-  using used = params_of<detail::node_t<decltype(std::declval<const J&>().template log_density<true>())>>;
+  // The parameters the density uses and those the quantities read.
+  using used = meta::concat<params_of<detail::node_t<decltype(std::declval<const J&>().template log_density<true>())>>,
+                            typename detail::quantity_params<Terms>::type...>;
   // A variable missing from joint(...): every_variable_listed's own static_assert names it.
   [[maybe_unused]] constexpr bool listed = detail::every_variable_listed<typename J::layout, used>();
   (detail::check_term_supports(terms), ...);

@@ -661,7 +661,9 @@ TYCHE_DRIVER_INLINE void restart_stuck_chains(nuts_fit& fit, const nuts_config& 
 /// Batch (defaulted by nuts() from this translation unit's settings) make the instantiations of
 /// translation units compiled by nvcc, and with other SIMD settings, distinct functions: the same
 /// model type sampled from a .cu and a .cpp file of one program must not share one body.
-template <class Model, bool Nvcc, class Batch, bool Emulation, bool Comparison>
+/// Quantities: whether the model's quantities (quantity<"name">(e)) are added to the fit here
+/// (tyche::mpi::nuts gathers the ranks' chains first, and adds them after).
+template <class Model, bool Nvcc, class Batch, bool Emulation, bool Comparison, bool Quantities = true>
 nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
   static_assert(std::is_same_v<Batch, lane_batch>, "tyche::nuts: Batch is this translation unit's lane_batch");
   auto run = [&](const nuts_config& c) {
@@ -672,7 +674,7 @@ nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
   };
   nuts_fit fit = run(cfg);
   restart_stuck_chains(fit, cfg, run);
-  tyche::detail::append_quantities(m, fit);  // the model's quantity<"name">(e) terms, after the parameters
+  if constexpr (Quantities) tyche::detail::append_quantities(m, fit);  // after the parameters
   return fit;
 }
 
