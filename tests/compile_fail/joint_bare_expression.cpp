@@ -1,4 +1,4 @@
-// expect: or a free log-density term \(target\(e\)\)
+// expect: a free log-density term \(target\(e\)\)
 #include <tyche/tyche.hpp>
 int main() {
   using namespace tyche;
