@@ -17875,6 +17875,12 @@ class model_t {
     });
     return names;
   }
+  /// The number of the quantities' values (quantity_names().size()).
+  [[nodiscard]] std::size_t quantity_count() const {
+    std::size_t n = 0;
+    for_each_quantity([&](const auto& q) { n += detail::value_count(q.value); });
+    return n;
+  }
   /// The quantities' values at θ (unconstrained), in the order of quantity_names().
   [[nodiscard]] std::vector<double> quantities(std::span<const double> theta) const {
     check_size(theta.size(), "quantities");
@@ -17948,8 +17954,10 @@ class model_t {
 
   /// θ from constrained values (the inverse of constrain). A value outside its variable's
   /// support throws, naming the variable, the index and the value.
+  /// A draw of a fit may hold the model's quantities after the parameters' values (a row of
+  /// nuts_fit::values): they are not read.
   [[nodiscard]] std::vector<double> unconstrain(std::span<const double> values) const {
-    if (values.size() != constrained_dim())
+    if (values.size() != constrained_dim() && values.size() != constrained_dim() + quantity_count())
       throw std::invalid_argument("tyche::model::unconstrain: got " + std::to_string(values.size()) +
                                   " values, expected " + std::to_string(constrained_dim()));
     std::vector<double> theta(dim(), 0.0);
@@ -18032,7 +18040,7 @@ class model_t {
   template <class Generator>
   [[nodiscard]] std::vector<std::vector<double>> sample_observations_at(std::span<const double> values,
                                                                          Generator& rng) const {
-    if (values.size() != constrained_dim())
+    if (values.size() != constrained_dim() && values.size() != constrained_dim() + quantity_count())
       throw std::invalid_argument("tyche::model::sample_observations_at: got " + std::to_string(values.size()) +
                                   " values, expected " + std::to_string(constrained_dim()) +
                                   " (constrained: a fit's draw or sample_prior's output)");
@@ -21711,6 +21719,19 @@ void append_model_quantities(const Model& m, Fit& fit) {
   }
   fit.names.insert(fit.names.end(), q.begin(), q.end());
   fit.quantities = static_cast<int>(k);
+}
+/// A mode's quantities (optimize_result): the model's quantities at the mode's θ, after the
+/// parameters' values and names; mode.quantities counts them.
+template <class Model, class Mode>
+void append_mode_quantities(const Model& m, Mode& mode) {
+  if constexpr (requires { m.quantity_names(); }) {
+    const std::vector<std::string> q = m.quantity_names();
+    if (q.empty() || mode.quantities > 0 || mode.unconstrained.size() != m.dim()) return;
+    const std::vector<double> values = m.quantities(mode.unconstrained);
+    mode.names.insert(mode.names.end(), q.begin(), q.end());
+    mode.values.insert(mode.values.end(), values.begin(), values.end());
+    mode.quantities = static_cast<int>(q.size());
+  }
 }
 /// append_model_quantities for a model built with tyche::model (other log-density targets have
 /// no quantities).
@@ -29716,8 +29737,11 @@ struct optimize_config {
 
 /// The mode optimize() found.
 struct optimize_result {
-  std::vector<std::string> names;   // parameter_names()
-  std::vector<double> values;       // constrained values at the mode
+  std::vector<std::string> names;   // parameter_names(), then quantity_names()
+  std::vector<double> values;       // constrained values at the mode (then the quantities')
+  /// The last `quantities` names and values are the model's quantities (quantity<"name">(e)) at
+  /// the mode, not parameters.
+  int quantities = 0;
   std::vector<double> unconstrained;  // θ at the mode
   std::vector<double> gradient;     // ∇log p at the mode (unconstrained scale)
   double log_density = 0;           // log p at the mode (with the log-Jacobian when jacobian)
@@ -30230,7 +30254,9 @@ optimize_result optimize(const Model& m, const optimize_config& cfg = {}) {
                   "argument is not one");
     return {};
   } else {
-    return inference::optimize(inference::functions_of(m), cfg);
+    optimize_result mode = inference::optimize(inference::functions_of(m), cfg);
+    tyche::detail::append_mode_quantities(m, mode);
+    return mode;
   }
 }
 
@@ -30264,7 +30290,12 @@ approximate_fit laplace(const Model& m, const std::vector<double>& mode, const l
     return laplace(m, optimize_result{}, cfg);  // whose static_assert says what is wrong
   } else {
     const inference::model_functions f = inference::functions_of(m);
-    approximate_fit fit = inference::laplace(f, inference::mode_at(f, mode, cfg.jacobian.value_or(true)), cfg);
+    // A mode's values may hold the model's quantities after the parameters' (optimize_result::
+    // values, a fit's draw): the parameters' are the mode.
+    std::vector<double> parameters = mode;
+    if (m.quantity_count() > 0 && parameters.size() == m.constrained_dim() + m.quantity_count())
+      parameters.resize(m.constrained_dim());
+    approximate_fit fit = inference::laplace(f, inference::mode_at(f, parameters, cfg.jacobian.value_or(true)), cfg);
     tyche::detail::append_quantities(m, fit);
     return fit;
   }

@@ -419,6 +419,26 @@ TEST_CASE("quantity<name>(e): each draw's values of an expression of the paramet
   write_stan_csv(vcsv, vi);
   CHECK_THAT(vcsv.str(), Contains("tau2"));
   CHECK(laplace(with, optimize(with, {.jacobian = true}), {.draws = 50, .seed = 1}).quantities == 9);
+  // optimize: the quantities at the mode, after the parameters (printed, by name); laplace at a
+  // mode given as those values reads the parameters'.
+  const optimize_result map = optimize(with, {.jacobian = true});
+  CHECK(map.quantities == 9);
+  REQUIRE(map.values.size() == 19);
+  CHECK(map.value("tau2") == Approx(map.value("tau") * map.value("tau")).epsilon(1e-12));
+  CHECK(map.value("theta[2]") == Approx(map.value("mu") + map.value("tau") * map.value("theta_raw[2]")).epsilon(1e-12));
+  std::ostringstream printed;
+  printed << map;
+  CHECK_THAT(printed.str(), Contains("\ntau2 "));
+  const approximate_fit at_values = laplace(with, map.values, {.draws = 50, .seed = 1});
+  CHECK(at_values.quantities == 9);
+  REQUIRE(at_values.mean.size() == map.unconstrained.size());
+  for (std::size_t k = 0; k < map.unconstrained.size(); ++k)
+    CHECK(at_values.mean[k] == Approx(map.unconstrained[k]).epsilon(1e-12).margin(1e-12));
+  // unconstrain reads a draw's parameters and leaves its quantities.
+  const std::vector<double> row(b.values[0].begin(), b.values[0].begin() + 19);
+  CHECK(with.unconstrain(row) == with.unconstrain(std::vector<double>(row.begin(), row.begin() + 10)));
+  CHECK_THROWS_WITH(with.unconstrain(std::vector<double>(row.begin(), row.begin() + 12)),
+                    Contains("got 12 values, expected 10"));
   // An intervention keeps the quantities, with the variable fixed.
   const auto fixed = do_<"mu">(with, 1.5);
   REQUIRE(fixed.quantity_names().size() == 9);

@@ -73,8 +73,11 @@ struct optimize_config {
 
 /// The mode optimize() found.
 struct optimize_result {
-  std::vector<std::string> names;   // parameter_names()
-  std::vector<double> values;       // constrained values at the mode
+  std::vector<std::string> names;   // parameter_names(), then quantity_names()
+  std::vector<double> values;       // constrained values at the mode (then the quantities')
+  /// The last `quantities` names and values are the model's quantities (quantity<"name">(e)) at
+  /// the mode, not parameters.
+  int quantities = 0;
   std::vector<double> unconstrained;  // θ at the mode
   std::vector<double> gradient;     // ∇log p at the mode (unconstrained scale)
   double log_density = 0;           // log p at the mode (with the log-Jacobian when jacobian)
@@ -587,7 +590,9 @@ optimize_result optimize(const Model& m, const optimize_config& cfg = {}) {
                   "argument is not one");
     return {};
   } else {
-    return inference::optimize(inference::functions_of(m), cfg);
+    optimize_result mode = inference::optimize(inference::functions_of(m), cfg);
+    tyche::detail::append_mode_quantities(m, mode);
+    return mode;
   }
 }
 
@@ -621,7 +626,12 @@ approximate_fit laplace(const Model& m, const std::vector<double>& mode, const l
     return laplace(m, optimize_result{}, cfg);  // whose static_assert says what is wrong
   } else {
     const inference::model_functions f = inference::functions_of(m);
-    approximate_fit fit = inference::laplace(f, inference::mode_at(f, mode, cfg.jacobian.value_or(true)), cfg);
+    // A mode's values may hold the model's quantities after the parameters' (optimize_result::
+    // values, a fit's draw): the parameters' are the mode.
+    std::vector<double> parameters = mode;
+    if (m.quantity_count() > 0 && parameters.size() == m.constrained_dim() + m.quantity_count())
+      parameters.resize(m.constrained_dim());
+    approximate_fit fit = inference::laplace(f, inference::mode_at(f, parameters, cfg.jacobian.value_or(true)), cfg);
     tyche::detail::append_quantities(m, fit);
     return fit;
   }

@@ -87,6 +87,12 @@ class model_t {
     });
     return names;
   }
+  /// The number of the quantities' values (quantity_names().size()).
+  [[nodiscard]] std::size_t quantity_count() const {
+    std::size_t n = 0;
+    for_each_quantity([&](const auto& q) { n += detail::value_count(q.value); });
+    return n;
+  }
   /// The quantities' values at θ (unconstrained), in the order of quantity_names().
   [[nodiscard]] std::vector<double> quantities(std::span<const double> theta) const {
     check_size(theta.size(), "quantities");
@@ -160,8 +166,10 @@ class model_t {
 
   /// θ from constrained values (the inverse of constrain). A value outside its variable's
   /// support throws, naming the variable, the index and the value.
+  /// A draw of a fit may hold the model's quantities after the parameters' values (a row of
+  /// nuts_fit::values): they are not read.
   [[nodiscard]] std::vector<double> unconstrain(std::span<const double> values) const {
-    if (values.size() != constrained_dim())
+    if (values.size() != constrained_dim() && values.size() != constrained_dim() + quantity_count())
       throw std::invalid_argument("tyche::model::unconstrain: got " + std::to_string(values.size()) +
                                   " values, expected " + std::to_string(constrained_dim()));
     std::vector<double> theta(dim(), 0.0);
@@ -244,7 +252,7 @@ class model_t {
   template <class Generator>
   [[nodiscard]] std::vector<std::vector<double>> sample_observations_at(std::span<const double> values,
                                                                          Generator& rng) const {
-    if (values.size() != constrained_dim())
+    if (values.size() != constrained_dim() && values.size() != constrained_dim() + quantity_count())
       throw std::invalid_argument("tyche::model::sample_observations_at: got " + std::to_string(values.size()) +
                                   " values, expected " + std::to_string(constrained_dim()) +
                                   " (constrained: a fit's draw or sample_prior's output)");

@@ -57,6 +57,19 @@ void append_model_quantities(const Model& m, Fit& fit) {
   fit.names.insert(fit.names.end(), q.begin(), q.end());
   fit.quantities = static_cast<int>(k);
 }
+/// A mode's quantities (optimize_result): the model's quantities at the mode's θ, after the
+/// parameters' values and names; mode.quantities counts them.
+template <class Model, class Mode>
+void append_mode_quantities(const Model& m, Mode& mode) {
+  if constexpr (requires { m.quantity_names(); }) {
+    const std::vector<std::string> q = m.quantity_names();
+    if (q.empty() || mode.quantities > 0 || mode.unconstrained.size() != m.dim()) return;
+    const std::vector<double> values = m.quantities(mode.unconstrained);
+    mode.names.insert(mode.names.end(), q.begin(), q.end());
+    mode.values.insert(mode.values.end(), values.begin(), values.end());
+    mode.quantities = static_cast<int>(q.size());
+  }
+}
 /// append_model_quantities for a model built with tyche::model (other log-density targets have
 /// no quantities).
 template <class Model, class Fit>
