@@ -255,7 +255,13 @@ TEST_CASE("model: non-finite data anywhere, and sizes that do not match, are nam
   auto theta = normal<"theta">(0.0, 1.0, shape<8>);
   CHECK_THROWS_WITH(model(joint(theta, normal(theta, 1.0).observe(data(y7)))),
                     Contains("normal(...).observe(y) (y has 7 values, argument 1 has 8 values (uses theta), "
-                             "argument 2 is a scalar)"));
+                             "argument 2 is a scalar): every vector argument must have as many values as y") &&
+                        !Contains("vector operands"));  // the internal operation's repetition left out
+  // y a scalar, two vector arguments of different sizes.
+  static const std::vector<double> x7(7, 1.0);
+  CHECK_THROWS_WITH(model(joint(theta, normal(theta, data(x7, "s")).observe(1.0))),
+                    Contains("argument 1 has 8 values (uses theta), argument 2 has 7 values (data 's')): "
+                             "its vector arguments must have the same number of values"));
   // Named data and named gather indices inside an argument are named too.
   static const std::vector<int> group8{0, 1, 2, 0, 1, 2, 0, 1};
   auto g3 = normal<"g">(0.0, 1.0, shape<3>);

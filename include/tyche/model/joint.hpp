@@ -229,6 +229,33 @@ std::string describe_term(const T& t) {
   }
 }
 
+/// For an observed term whose vector arguments differ in size from its y (or, y a scalar, from
+/// each other), what must hold ("" otherwise): describe_term already shows the sizes.
+template <class T>
+std::string size_mismatch_text(const T& t) {
+  if constexpr (is_observed<T>::value) {
+    constexpr bool vector_y = is_vector_v<decltype(as_node(t.value))>;
+    std::size_t want = 0;
+    if constexpr (vector_y) want = as_node(t.value).size();
+    bool differ = false;
+    std::apply([&](const auto&... a) {
+      auto check = [&](const auto& n) {
+        if constexpr (is_vector_v<decltype(n)>) {
+          if (want == 0) want = n.size();
+          else if (n.size() != want) differ = true;
+        }
+      };
+      (check(as_node(a)), ...);
+    }, t.distribution.arguments());
+    if (!differ) return {};
+    return vector_y ? "every vector argument must have as many values as y"
+                    : "its vector arguments must have the same number of values";
+  } else {
+    (void)t;
+    return {};
+  }
+}
+
 /// Term `index` of joint(...) (1-based) checked for data that no model can use: NaN or
 /// infinite data values (covariates, scales, bounds; an observed y is checked by observe()
 /// already) and NaN constants. Throws std::invalid_argument naming the term, the data (its
@@ -312,6 +339,10 @@ struct joint_t {
         return detail::as_node(t.log_density());
       }
     } catch (const std::invalid_argument& e) {
+      // Sizes that disagree are shown by the term's description; the operation that found them
+      // (an internal node such as bernoulli_logit_term) would only repeat them.
+      const std::string sizes = detail::size_mismatch_text(t);
+      if (!sizes.empty()) throw std::invalid_argument("tyche::joint(...): " + detail::describe_term(t) + ": " + sizes);
       throw std::invalid_argument("tyche::joint(...): " + detail::describe_term(t) + ": " + e.what());
     }
   }
