@@ -17,6 +17,7 @@
 #include <tyche/distributions.hpp>
 #include <tyche/model/joint.hpp>
 #include <tyche/model/model.hpp>
+#include <tyche/model/predictive.hpp>
 #include <tyche/distributions/random_variable.hpp>
 #include <tyche/transforms/bounds.hpp>
 #include <tyche/transforms/matrix.hpp>

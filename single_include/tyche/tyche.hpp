@@ -5112,15 +5112,18 @@ void check_argument(const char* call, const char* name, const N& n) {
         std::size_t count = 0;
         describe_data_at(n, i, where, count);
         if (count == 1 && where.rfind("data#1[", 0) == 0) where.erase(4, 2);  // data[i]
-        throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "] has support " +
-                                    to_string(si) + (where.empty() ? "" : " (" + where + ")"));
+        // A support of one point is the element's value, computed from data and constants.
+        // An element whose support is an interval depends on parameters: the escape hatch too.
+        throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "]" +
+                                    (si.lo == si.hi ? " = " + number_to_string(si.lo) : " has support " + to_string(si)) +
+                                    (where.empty() ? "" : " (" + where + ")") + (si.lo == si.hi ? "" : TYCHE_SUPPORT_HINT));
       }
       return;  // every element is inside; only the hull of all of them was not
     } else {
       // A support of one point is a constant's: nothing to vouch for. Otherwise the argument
       // depends on parameters, and the user may know more than the interval arithmetic.
-      const bool point = s.lo == s.hi;
-      throw std::invalid_argument(head + "its support is " + to_string(s) + (point ? "" : TYCHE_SUPPORT_HINT));
+      if (s.lo == s.hi) throw std::invalid_argument(head + "it is " + number_to_string(s.lo));
+      throw std::invalid_argument(head + "its support is " + to_string(s) + TYCHE_SUPPORT_HINT);
     }
   }
 }
@@ -9954,6 +9957,7 @@ template <class Expr, class Layout>
 #include <cstddef>
 #include <cmath>
 #include <cstdio>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -10004,6 +10008,24 @@ inline std::size_t index_of_name(const std::vector<std::string>& names, std::str
   if (names.size() > 12) known += ", … (" + std::to_string(names.size()) + " in all)";
   throw std::out_of_range(std::string(who) + ": no value named '" + std::string(name) + "'; the fit has " +
                           (names.empty() ? std::string("none") : known));
+}
+
+/// Draw d of chain c of a fit's values ([chain][draw * dim + k]): its dim values, a view.
+/// Throws std::out_of_range "<who>::draw: chain <c>, draw <d>, but the fit has ..." (both
+/// 0-based, as the vectors they index).
+inline std::span<const double> draw_of(const std::vector<std::vector<double>>& values, int chains, int draws,
+                                       std::size_t dim, int c, int d, const char* who) {
+  if (c < 0 || c >= chains || d < 0 || d >= draws)
+    throw std::out_of_range(std::string(who) + "::draw: chain " + std::to_string(c) + ", draw " + std::to_string(d) +
+                            ", but the fit has " + std::to_string(chains) + " chains of " + std::to_string(draws) +
+                            " draws (both count from 0)");
+  const auto& chain = values[static_cast<std::size_t>(c)];
+  const std::size_t at = static_cast<std::size_t>(d) * dim;
+  if (chain.size() < at + dim)
+    throw std::out_of_range(std::string(who) + "::draw: chain " + std::to_string(c) + " holds " +
+                            std::to_string(chain.size()) + " values, fewer than " + std::to_string(draws) +
+                            " draws of " + std::to_string(dim));
+  return std::span<const double>(chain.data() + at, dim);
 }
 
 /// The first `most` names, comma-separated, then ", … (<n> in all)" when there are more: the
@@ -11384,7 +11406,7 @@ struct distribution {
     if (problem)
       throw std::invalid_argument(std::string("tyche::") + Derived::family + "(...).observe(y): y[" +
                                   std::to_string(i + 1) + "] = " + tyche::detail::format_number(v) + " " +
-                                  problem);
+                                  problem + " (indices count from 1)");
   }
 };
 
@@ -17463,14 +17485,54 @@ struct params_of_variables<meta::list<Vs...>> {
 /// packed numbers (fixed_string). `auto` too, for clang's notes.
 /// (The test of whether the distribution has checks instantiates them, an `auto` function's
 /// body being needed for its type: so it is made here too.)
+template <class T>
+std::string describe_term(const T& t);
+/// A check that fails when the model is built (data, constants) says which variable too.
 template <class Named, class T>
 auto check_variable_supports(const T& term) {
-  if constexpr (requires { term.distribution.check_supports(); }) term.distribution.check_supports();
+  if constexpr (requires { term.distribution.check_supports(); }) {
+    try {
+      term.distribution.check_supports();
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("tyche::joint(...): " + describe_term(term) + ": " + e.what());
+    }
+  }
+}
+/// An observed term's checks likewise go through a function whose first template argument
+/// spells the random variables its arguments read (observation_reads<random_variable_named<'p',
+/// 'h', 'i'>, ...>): a variable declared with a support its use here does not allow
+/// (neg_binomial_2_log(eta, phi) with phi ~ normal) is then named in the diagnostic.
+template <class... Named>
+struct observation_reads {};
+template <class Tuple>
+struct observation_reads_of;
+template <class... As>
+struct observation_reads_of<std::tuple<As...>> {
+  template <class L>
+  struct spell;
+  template <class... Ps>
+  struct spell<meta::list<Ps...>> {
+    using type = observation_reads<typename spelled_name<Ps::name>::type...>;
+  };
+  using type = typename spell<meta::unique<meta::same, meta::concat<params_of<node_t<As>>...>>>::type;
+};
+template <class Reads, class T>
+auto check_observation_supports(const T& term) {
+  if constexpr (requires { term.distribution.check_supports(); }) {
+    try {
+      term.distribution.check_supports();
+    } catch (const std::invalid_argument& e) {  // the term, its sizes and the variables it reads
+      throw std::invalid_argument("tyche::joint(...): " + describe_term(term) + ": " + e.what());
+    }
+  }
 }
 template <class T>
 auto check_term_supports(const T& term) {
   if constexpr (requires { T::is_named_random_variable; })
     check_variable_supports<typename spelled_name<T::name>::type>(term);
+  else if constexpr (is_observed<T>::value)
+    check_observation_supports<
+        typename observation_reads_of<std::remove_cvref_t<decltype(term.distribution.arguments())>>::type>(term);
   else if constexpr (requires { term.distribution.check_supports(); })
     term.distribution.check_supports();
 }
@@ -17575,6 +17637,33 @@ std::string describe_term(const T& t) {
   }
 }
 
+/// For an observed term whose vector arguments differ in size from its y (or, y a scalar, from
+/// each other), what must hold ("" otherwise): describe_term already shows the sizes.
+template <class T>
+std::string size_mismatch_text(const T& t) {
+  if constexpr (is_observed<T>::value) {
+    constexpr bool vector_y = is_vector_v<decltype(as_node(t.value))>;
+    std::size_t want = 0;
+    if constexpr (vector_y) want = as_node(t.value).size();
+    bool differ = false;
+    std::apply([&](const auto&... a) {
+      auto check = [&](const auto& n) {
+        if constexpr (is_vector_v<decltype(n)>) {
+          if (want == 0) want = n.size();
+          else if (n.size() != want) differ = true;
+        }
+      };
+      (check(as_node(a)), ...);
+    }, t.distribution.arguments());
+    if (!differ) return {};
+    return vector_y ? "every vector argument must have as many values as y"
+                    : "its vector arguments must have the same number of values";
+  } else {
+    (void)t;
+    return {};
+  }
+}
+
 /// Term `index` of joint(...) (1-based) checked for data that no model can use: NaN or
 /// infinite data values (covariates, scales, bounds; an observed y is checked by observe()
 /// already) and NaN constants. Throws std::invalid_argument naming the term, the data (its
@@ -17658,6 +17747,10 @@ struct joint_t {
         return detail::as_node(t.log_density());
       }
     } catch (const std::invalid_argument& e) {
+      // Sizes that disagree are shown by the term's description; the operation that found them
+      // (an internal node such as bernoulli_logit_term) would only repeat them.
+      const std::string sizes = detail::size_mismatch_text(t);
+      if (!sizes.empty()) throw std::invalid_argument("tyche::joint(...): " + detail::describe_term(t) + ": " + sizes);
       throw std::invalid_argument("tyche::joint(...): " + detail::describe_term(t) + ": " + e.what());
     }
   }
@@ -17775,10 +17868,9 @@ auto joint(const Terms&... terms) {
   using J = joint_t<Terms...>;
   static_assert(detail::variables_named_once(typename J::variables{}),
                 "tyche::joint(terms...): every random variable needs a name of its own");
-  static_assert(detail::quantities_named_once<Terms...>(),
-                "tyche::joint(terms...): every quantity<\"name\">(e) needs a name of its own, not a "
-                "random variable's or another quantity's (the name is spelled out in "
-                "random_variable_named<...> of this diagnostic)");
+  // A quantity named as a variable or another quantity: quantity_name_taken's static_assert
+  // names it (one error, not a second one here).
+  [[maybe_unused]] constexpr bool named_once = detail::quantities_named_once<Terms...>();
   // The parameters the density uses and those the quantities read.
   using used = meta::concat<params_of<detail::node_t<decltype(std::declval<const J&>().template log_density<true>())>>,
                             typename detail::quantity_params<Terms>::type...>;
@@ -18044,7 +18136,13 @@ class model_t {
       throw std::invalid_argument("tyche::model::sample_observations_at: got " + std::to_string(values.size()) +
                                   " values, expected " + std::to_string(constrained_dim()) +
                                   " (constrained: a fit's draw or sample_prior's output)");
-    const std::vector<double> theta = unconstrain(values);
+    std::vector<double> theta;
+    try {
+      theta = unconstrain(values);
+    } catch (const std::invalid_argument& e) {  // (one draw: fit.draw(chain, d), not a misaligned slice)
+      throw std::invalid_argument(std::string("tyche::model::sample_observations_at: ") + e.what() +
+                                  " (values must be one draw, constrained: fit.draw(chain, d) or sample_prior's output)");
+    }
     return sample_observations(std::span<const double>(theta), rng);
   }
   template <class Generator>
@@ -18397,6 +18495,49 @@ auto model(const F&, Data&&) {
 
 }  // namespace tyche
 // ----- end tyche/model/model.hpp -----
+// ----- begin tyche/model/predictive.hpp -----
+// tyche/model/predictive.hpp — posterior_predictive(m, fit, rng): replicated observations for
+// every draw of a fit (Stan's y_rep in generated quantities, ArviZ's posterior_predictive group).
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tyche {
+
+/// Replicated observations of observed term `term` (0-based, in the order of the observed terms
+/// in joint(...)), one vector per draw of `fit` (a nuts_fit or an approximate_fit of model m),
+/// chain by chain: out[c * fit.draws + d] comes from fit.draw(c, d) (m.sample_observations_at).
+/// A posterior predictive check compares a statistic of each with the same statistic of y.
+/// Throws std::invalid_argument when the model has no observed term `term`, or naming the chain
+/// and draw whose values the model refuses.
+template <class Model, class Fit, class Generator>
+[[nodiscard]] std::vector<std::vector<double>> posterior_predictive(const Model& m, const Fit& fit, Generator& rng,
+                                                                    std::size_t term = 0) {
+  std::vector<std::vector<double>> out;
+  out.reserve(static_cast<std::size_t>(fit.chains) * static_cast<std::size_t>(fit.draws));
+  for (int c = 0; c < fit.chains; ++c)
+    for (int d = 0; d < fit.draws; ++d) {
+      std::vector<std::vector<double>> all;
+      try {
+        all = m.sample_observations_at(fit.draw(c, d), rng);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("tyche::posterior_predictive: chain " + std::to_string(c) + ", draw " +
+                                    std::to_string(d) + ": " + e.what());
+      }
+      if (term >= all.size())
+        throw std::invalid_argument("tyche::posterior_predictive: term = " + std::to_string(term) +
+                                    ", but the model has " + std::to_string(all.size()) +
+                                    " observed terms (counted from 0, in the order of joint(...))");
+      out.push_back(std::move(all[term]));
+    }
+  return out;
+}
+
+}  // namespace tyche
+// ----- end tyche/model/predictive.hpp -----
 // ----- begin tyche/model/intervention.hpp -----
 // tyche/model/intervention.hpp — do_<"name">(model, value): the model in which the random
 // variable `name` is fixed to `value` (Edward2's `do`, Pearl's intervention). Its prior term
@@ -18559,6 +18700,28 @@ constexpr bool do_variable_not_in_model() {
   return false;
 }
 
+/// A number that do_ fixes variable v to, checked against v's support where its bounds are
+/// numbers (phi ~ uniform(-1, 1) fixed to 1.2 would give a model whose density is NaN or
+/// -inf everywhere): throws std::invalid_argument naming the variable, the value and the support.
+template <fixed_string Name, class V>
+void check_intervention_value(const V& v, double x) {
+  const auto tr = v.transform();
+  using Tr = decltype(tr);
+  double l = -HUGE_VAL, h = HUGE_VAL;
+  bool inside = true;
+  if constexpr (requires { tr.lower; tr.upper; }) {
+    if (known_value(as_node(tr.lower), 0, &l) && known_value(as_node(tr.upper), 0, &h)) inside = Tr::contains(x, l, h);
+  } else if constexpr (requires { tr.lower; }) {
+    if (known_value(as_node(tr.lower), 0, &l)) inside = Tr::contains(x, l);
+  } else if constexpr (requires { tr.upper; }) {
+    if (known_value(as_node(tr.upper), 0, &h)) inside = Tr::contains(x, h);
+  }
+  if (!inside)
+    throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): the value " + format_number(x) +
+                                " is outside " + Name.str() + "'s support (" + format_number(l) + ", " +
+                                format_number(h) + ")");
+}
+
 }  // namespace detail
 
 /// The joint with random variable Name fixed to value (a number, or a data vector for a vector
@@ -18577,6 +18740,7 @@ auto do_(const joint_t<Terms...>& j, const Value& value) {
         throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): the value is " +
                                     detail::format_number(static_cast<double>(value)) +
                                     "; an intervention sets the variable to a finite number");
+      detail::check_intervention_value<Name>(std::get<index>(j.terms), static_cast<double>(value));
     }
     const auto& v = std::get<index>(j.terms);
     const auto r = detail::as_node(value);
@@ -21761,6 +21925,7 @@ void append_quantities(const Model& m, Fit& fit) {
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -22079,6 +22244,13 @@ struct nuts_fit {
   std::vector<int> warmup_restarted_from, warmup_restarted_at;
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }
+  /// Draw d of chain c (both from 0): its dim() values — the parameters' constrained values,
+  /// then the quantities' (the model's m.constrained_dim() + m.quantity_count(), not m.dim()) —
+  /// as a view into `values`. m.sample_observations_at(fit.draw(c, d), rng) is a posterior
+  /// predictive draw. Throws std::out_of_range naming the chain and draw.
+  [[nodiscard]] std::span<const double> draw(int c, int d) const {
+    return detail::draw_of(values, chains, draws, dim(), c, d, "tyche::nuts_fit");
+  }
   /// The column of the value named `name` ("mu", "theta[2]": Stan's names, 1-based); throws
   /// std::out_of_range naming the names there are when there is none.
   [[nodiscard]] std::size_t index(std::string_view name) const {
@@ -27461,6 +27633,7 @@ inline double quantile(std::span<const double> values, double p) {
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -27506,6 +27679,13 @@ struct approximate_fit {
   std::vector<std::string> warnings;
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }
+  /// Draw d of chain c (both from 0): its dim() values — the parameters' constrained values,
+  /// then the quantities' (the model's m.constrained_dim() + m.quantity_count(), not m.dim()) —
+  /// as a view into `values`. m.sample_observations_at(fit.draw(c, d), rng) is a posterior
+  /// predictive draw. Throws std::out_of_range naming the chain and draw.
+  [[nodiscard]] std::span<const double> draw(int c, int d) const {
+    return detail::draw_of(values, chains, draws, dim(), c, d, "tyche::approximate_fit");
+  }
 
   /// n sets of initial values for nuts() (nuts_config::init): draws spread evenly over the fit
   /// (draw ⌊k·draws/n⌋ for k = 0 … n − 1), on the constrained scale. Throws when the fit has no
@@ -27630,6 +27810,51 @@ struct fit_summary {
   /// otherwise). Repeats are not new information, so the table's ess columns are at most this,
   /// and each mcse at least sd / √(this).
   int distinct_draws = -1;
+
+  /// The largest R̂ and the smallest bulk and tail ESS over the rows (the checks every fit
+  /// gets: R̂ < 1.01, ESS > 100 per chain), NaN rows left out (a constant value has no R̂);
+  /// NaN when no row has one. worst_row(&summary_row::rhat) names the row.
+  [[nodiscard]] double max_rhat() const { return worst(&summary_row::rhat); }
+  [[nodiscard]] double min_ess_bulk() const { return worst(&summary_row::ess_bulk); }
+  [[nodiscard]] double min_ess_tail() const { return worst(&summary_row::ess_tail); }
+  /// The summary with only the rows of the values named: a name is a value's ("theta[2]") or a
+  /// whole variable's ("theta": its elements, in order) — Stan's `pars`. The counts and warnings
+  /// stay those of the whole fit. Throws std::out_of_range for a name no row has, listing names.
+  [[nodiscard]] fit_summary only(const std::vector<std::string>& names) const {
+    fit_summary out = *this;
+    out.rows.clear();
+    std::vector<std::string> all;
+    for (const auto& r : rows) all.push_back(r.name);
+    for (const auto& name : names) {
+      std::size_t found = 0;
+      for (const auto& r : rows)
+        if (r.name == name || (r.name.size() > name.size() && r.name.compare(0, name.size(), name) == 0 &&
+                               r.name[name.size()] == '[')) {
+          out.rows.push_back(r);
+          ++found;
+        }
+      if (found == 0) (void)detail::index_of_name(all, name, "tyche::fit_summary::only");  // throws, listing names
+    }
+    return out;
+  }
+  /// The row whose column `column` is worst (largest for rhat, else smallest), NaN rows left
+  /// out; nullptr when none has a value.
+  [[nodiscard]] const summary_row* worst_row(double summary_row::*column) const {
+    const bool largest = column == &summary_row::rhat;
+    const summary_row* found = nullptr;
+    for (const auto& r : rows) {
+      const double v = r.*column;
+      if (std::isnan(v)) continue;
+      if (found == nullptr || (largest ? v > found->*column : v < found->*column)) found = &r;
+    }
+    return found;
+  }
+
+ private:
+  [[nodiscard]] double worst(double summary_row::*column) const {
+    const summary_row* r = worst_row(column);
+    return r != nullptr ? r->*column : std::numeric_limits<double>::quiet_NaN();
+  }
 };
 
 /// E-BFMI of one chain (Betancourt 2016): Σ (E_n − E_{n−1})² / Σ (E_n − Ē)².
@@ -35353,6 +35578,25 @@ inline std::string pmmh_point(std::span<const double> theta) {
   return s + ")";
 }
 
+/// θ as make and log_prior see it: a span of its d values, stored with NaN after them, so that
+/// a program or prior that reads beyond θ (theta[2] where theta0 has 2 values) reads NaN — which
+/// the run then reports, naming θ's size — and not memory past the end of a vector.
+class padded_theta {
+ public:
+  static constexpr std::size_t padding = 16;
+  explicit padded_theta(std::size_t d) : values_(d + padding, std::numeric_limits<double>::quiet_NaN()), d_(d) {}
+  double& operator[](std::size_t k) { return values_[k]; }
+  double operator[](std::size_t k) const { return values_[k]; }
+  std::size_t size() const { return d_; }
+  const double* begin() const { return values_.data(); }
+  const double* end() const { return values_.data() + d_; }
+  operator std::span<const double>() const { return {values_.data(), d_}; }
+
+ private:
+  std::vector<double> values_;
+  std::size_t d_;
+};
+
 }  // namespace detail
 
 /// Particle marginal Metropolis–Hastings: `make(θ)` (θ a std::span<const double>) returns the
@@ -35397,6 +35641,8 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
         throw fail("parameter_names[" + std::to_string(q) + "] and [" + std::to_string(k) + "] are both '" +
                    cfg.parameter_names[k] + "'");
 
+  detail::padded_theta start(d);  // θ₀ as make sees it when the run needs a program before the chains
+  for (std::size_t k = 0; k < d; ++k) start[k] = theta0[k];
   // Chains at once: the in-process engine's sweeps are independent values, so chains run on
   // threads of their own; the fork engine's (processes, signals, shared memory) stay on one.
   using program_type = std::remove_cvref_t<decltype(make(std::span<const double>(theta0)))>;
@@ -35431,7 +35677,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
                    "resampling: give a key, tyche::smc::stepwise(initial, n, step, predict, key) with "
                    "key(const State&) -> double (e.g. the state's first coordinate)");
       else
-        observations = make(std::span<const double>(theta0)).observations;
+        observations = make(std::span<const double>(start)).observations;
     }
   }
   const std::size_t chain_threads =
@@ -35477,6 +35723,10 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   // the draws beyond them.
   // pool: the chain's threads for the sweep's particles (config::threads > 1, in-process engine),
   // kept from sweep to sweep (null: the sweep makes its own).
+  // For errors where a NaN may come from reading θ beyond its d values (padded_theta).
+  const std::string beyond_theta = " (theta has " + std::to_string(d) + " values, theta[0] ... theta[" +
+                                   std::to_string(d - 1) + "], as theta0 does: a make or log_prior that reads "
+                                   "beyond them reads nan)";
   const auto log_z = [&](std::span<const double> theta, std::uint64_t seed, result& r, const std::string& where,
                          domain_count* domain, const double* u, std::size_t* beyond, detail::worker_pool* pool) {
     try {
@@ -35508,8 +35758,9 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     } catch (const std::exception& e) {
       if (std::string_view(e.what()).find(detail::all_zero_words) != std::string_view::npos)
         return -std::numeric_limits<double>::infinity();
+      const bool nan = std::string_view(e.what()).find("nan") != std::string_view::npos;
       throw std::runtime_error(std::string(f) + ": " + where + ", the sweep at " + detail::pmmh_point(theta) +
-                               " failed: " + e.what());
+                               " failed: " + e.what() + (nan ? beyond_theta : std::string()));
     }
     if (domain != nullptr && r.domain_errors > 0) {
       if (domain->count == 0) domain->first = where + ", at " + detail::pmmh_point(theta) + ", " + r.first_domain_error;
@@ -35542,7 +35793,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     const double lp = static_cast<double>(log_prior(theta));
     if (std::isnan(lp) || lp == std::numeric_limits<double>::infinity())
       throw std::runtime_error(std::string(f) + ": " + where + ": log_prior" + detail::pmmh_point(theta) + " = " +
-                               detail::pmmh_number(lp) + "; it must be a number or -inf");
+                               detail::pmmh_number(lp) + "; it must be a number or -inf" + beyond_theta);
     return lp;
   };
   // The particle kept from an accepted sweep is chosen with a uniform of its own (from a hash of
@@ -35603,7 +35854,8 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       }
     };
 
-    std::vector<double> theta(d), proposal(d), chol(d * d), cov(d * d), mean(d), z(d), sd0(d);
+    detail::padded_theta theta(d), proposal(d);
+    std::vector<double> chol(d * d), cov(d * d), mean(d), z(d), sd0(d);
     counter_rng g(cfg.seed, c);
     // The start: θ₀, or θ₀ plus normal offsets, drawn again (up to 100 times) where the prior is 0.
     double lp = -std::numeric_limits<double>::infinity();
@@ -35635,10 +35887,17 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     }
     double ll = log_z(theta, seed0, r, "chain " + std::to_string(c) + ", its start", &co.domain,
                       correlated ? U.data() : nullptr, &co.beyond, particle_pool(inner));
-    if (!(ll > -std::numeric_limits<double>::infinity()))
+    if (!(ll > -std::numeric_limits<double>::infinity())) {
+      // Where the particles' steps threw (std::domain_error: weight 0), the first one says why.
+      std::string why;
+      if (co.domain.count > 0) {
+        why = "; the first of " + std::to_string(co.domain.count) + " domain errors: " + co.domain.first;
+        if (why.find("nan") != std::string::npos) why += beyond_theta;
+      }
       throw std::runtime_error(std::string(f) + ": chain " + std::to_string(c) + ": at the starting point " +
                                detail::pmmh_point(theta) + " every particle's weight went to 0 (the likelihood "
-                               "estimate is 0): start elsewhere or use more particles");
+                               "estimate is 0): start elsewhere or use more particles" + why);
+    }
     pick(r, pick_uniform(seed0));
     std::size_t accepted = 0, accepted_warm = 0;
     const std::size_t total = cfg.warmup + cfg.iterations;
@@ -35785,7 +36044,8 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   chains.clear();
 
   if (cfg.noise_runs >= 2) {
-    std::vector<double> at(d, 0.0);
+    detail::padded_theta at(d);
+    for (std::size_t k = 0; k < d; ++k) at[k] = 0.0;
     for (std::size_t i = 0; i < kept; ++i)
       for (std::size_t k = 0; k < d; ++k) at[k] += out.draws[i * d + k] / static_cast<double>(kept);
     if (prior_at(at, "the posterior mean") > -std::numeric_limits<double>::infinity()) {

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <set>
+#include <span>
 #include <sstream>
 #include <vector>
 
@@ -439,6 +441,56 @@ TEST_CASE("quantity<name>(e): each draw's values of an expression of the paramet
   CHECK(with.unconstrain(row) == with.unconstrain(std::vector<double>(row.begin(), row.begin() + 10)));
   CHECK_THROWS_WITH(with.unconstrain(std::vector<double>(row.begin(), row.begin() + 12)),
                     Contains("got 12 values, expected 10"));
+  // fit.draw(c, d): the draw's fit.dim() values (parameters, then quantities), whatever the
+  // model's dim() (10) and constrained_dim() (10).
+  const std::span<const double> last = b.draw(1, cfg.draws - 1);
+  REQUIRE(last.size() == 19);
+  CHECK(last.data() == b.values[1].data() + (cfg.draws - 1) * 19);
+  CHECK(pf.draw(0, 3).data() == pf.values[0].data() + 3 * 19);
+  CHECK_THROWS_WITH(b.draw(2, 0), Contains("tyche::nuts_fit::draw: chain 2, draw 0, but the fit has 2 chains of 100"));
+  CHECK_THROWS_WITH(b.draw(0, -1), Contains("draw -1"));
+  // posterior_predictive: one replicated y per draw, chain by chain, each from its draw (the same
+  // generator state gives sample_observations_at's values).
+  std::mt19937_64 rng_a(11), rng_b(11);
+  const std::vector<std::vector<double>> y_rep = posterior_predictive(with, b, rng_a);
+  REQUIRE(y_rep.size() == 200);
+  bool replicated = true;
+  for (int c = 0; c < 2; ++c)
+    for (int d = 0; d < cfg.draws; ++d)
+      replicated = replicated && y_rep[static_cast<std::size_t>(c * cfg.draws + d)] ==
+                                     with.sample_observations_at(b.draw(c, d), rng_b)[0];
+  CHECK(replicated);
+  CHECK(y_rep[0].size() == 8);
+  CHECK_THROWS_WITH(posterior_predictive(with, b, rng_a, 1), Contains("term = 1, but the model has 1 observed terms"));
+  // A misaligned slice (one draw's values shifted by one) is refused by name, not as unconstrain's.
+  std::vector<double> shifted(b.values[0].begin() + 1, b.values[0].begin() + 20);
+  shifted[1] = -1.0;  // where tau (> 0) is read
+  CHECK_THROWS_WITH(with.sample_observations_at(shifted, rng_a),
+                    Contains("tyche::model::sample_observations_at: ") && Contains("fit.draw(chain, d)"));
+  // The summary's worst rows.
+  const summary_row* worst = s.worst_row(&summary_row::rhat);
+  REQUIRE(worst != nullptr);
+  double max_rhat = 0, min_bulk = 1e300, min_tail = 1e300;
+  for (const auto& r : s.rows) {
+    if (!std::isnan(r.rhat)) max_rhat = std::max(max_rhat, r.rhat);
+    if (!std::isnan(r.ess_bulk)) min_bulk = std::min(min_bulk, r.ess_bulk);
+    if (!std::isnan(r.ess_tail)) min_tail = std::min(min_tail, r.ess_tail);
+  }
+  CHECK(s.max_rhat() == max_rhat);
+  CHECK(worst->rhat == max_rhat);
+  CHECK(s.min_ess_bulk() == min_bulk);
+  CHECK(s.min_ess_tail() == min_tail);
+  CHECK(std::isnan(fit_summary{}.max_rhat()));
+  // only(names): the rows of values and of whole variables (a quantity's too), in the order asked.
+  const fit_summary some = s.only({"tau2", "theta", "mu"});
+  REQUIRE(some.rows.size() == 10);
+  CHECK(some.rows[0].name == "tau2");
+  CHECK(some.rows[1].name == "theta[1]");
+  CHECK(some.rows[8].name == "theta[8]");
+  CHECK(some.rows[9].name == "mu");
+  CHECK(some.rows[9].mean == s.rows[0].mean);
+  CHECK(some.warnings == s.warnings);
+  CHECK_THROWS_WITH(s.only({"thet"}), Contains("tyche::fit_summary::only: no value named 'thet'"));
   // An intervention keeps the quantities, with the variable fixed.
   const auto fixed = do_<"mu">(with, 1.5);
   REQUIRE(fixed.quantity_names().size() == 9);

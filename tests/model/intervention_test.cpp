@@ -97,4 +97,17 @@ TEST_CASE("do_: a value that is not finite is refused, naming the variable", "[m
                     "finite number");
   CHECK_THROWS_AS(do_<"mu">(m, INFINITY), std::invalid_argument);
   CHECK(do_<"sigma">(m, 1.5).dim() == 1);
+  // A value outside the variable's support, where its bounds are numbers: the model would have
+  // no point with a finite density (a new user's do_<"phi">(m, 1.2), 2026-12-05).
+  CHECK_THROWS_WITH(do_<"sigma">(m, -0.5),
+                    "tyche::do_<\"sigma\">(model, value): the value -0.5 is outside sigma's support (0, inf)");
+  auto phi = uniform<"phi">(-1.0, 1.0);
+  const auto ar = model(joint(mu, phi, normal(mu * phi, 1.0).observe(data(y))));
+  CHECK_THROWS_WITH(do_<"phi">(ar, 1.2), Catch::Matchers::Contains("the value 1.2 is outside phi's support (-1, 1)"));
+  CHECK(do_<"phi">(ar, 0.95).dim() == 1);
+  // A bound that is another variable is not known here: the value passes (its density decides).
+  auto upper = lognormal<"upper">(0.0, 1.0);
+  auto bounded = uniform<"b">(0.0, upper);
+  const auto nested = model(joint(upper, bounded, normal(bounded, 1.0).observe(data(y))));
+  CHECK(do_<"b">(nested, 5.0).dim() == 1);
 }

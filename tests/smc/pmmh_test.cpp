@@ -308,6 +308,15 @@ TEST_CASE("PMMH: bad input is refused with a message that names it", "[smc][pmmh
   CHECK_THROWS_WITH(smc::run_pmmh(lg_program, nan_prior, {0.1, 0.0}, wide),
                     Contains("chain 0, iteration ") && Contains(": log_prior(") &&
                         Contains("it must be a number or -inf"));
+  // theta0 shorter than what make and log_prior read: beyond θ's values they read NaN (not memory
+  // past a vector), and the error says how many values θ has.
+  const auto first_only_prior = [](std::span<const double> t) { return std::fabs(t[0]) < 1 ? 0.0 : -INFINITY; };
+  CHECK_THROWS_WITH(smc::run_pmmh(lg_program, first_only_prior, {0.1}, small),
+                    Contains("chain 0: at the starting point (0.10000000000000001) every particle's weight went to 0") &&
+                        Contains("domain errors: ") && Contains("nan") &&
+                        Contains("(theta has 1 values, theta[0] ... theta[0], as theta0 does"));
+  CHECK_THROWS_WITH(smc::run_pmmh(lg_program, lg_log_prior, {0.1}, small),
+                    Contains("log_prior(0.10000000000000001) = nan") && Contains("theta has 1 values"));
   // A likelihood the filter cannot estimate at the start (every particle's weight 0).
   const auto impossible = [](std::span<const double>) {
     return smc::stepwise(

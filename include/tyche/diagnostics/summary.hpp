@@ -5,6 +5,7 @@
 #include <tyche/config.hpp>
 #include <tyche/diagnostics/convergence.hpp>
 #include <tyche/inference/fit.hpp>
+#include <tyche/scalar/format.hpp>
 #include <tyche/samplers/nuts/config.hpp>
 
 #include <algorithm>
@@ -41,6 +42,51 @@ struct fit_summary {
   /// otherwise). Repeats are not new information, so the table's ess columns are at most this,
   /// and each mcse at least sd / √(this).
   int distinct_draws = -1;
+
+  /// The largest R̂ and the smallest bulk and tail ESS over the rows (the checks every fit
+  /// gets: R̂ < 1.01, ESS > 100 per chain), NaN rows left out (a constant value has no R̂);
+  /// NaN when no row has one. worst_row(&summary_row::rhat) names the row.
+  [[nodiscard]] double max_rhat() const { return worst(&summary_row::rhat); }
+  [[nodiscard]] double min_ess_bulk() const { return worst(&summary_row::ess_bulk); }
+  [[nodiscard]] double min_ess_tail() const { return worst(&summary_row::ess_tail); }
+  /// The summary with only the rows of the values named: a name is a value's ("theta[2]") or a
+  /// whole variable's ("theta": its elements, in order) — Stan's `pars`. The counts and warnings
+  /// stay those of the whole fit. Throws std::out_of_range for a name no row has, listing names.
+  [[nodiscard]] fit_summary only(const std::vector<std::string>& names) const {
+    fit_summary out = *this;
+    out.rows.clear();
+    std::vector<std::string> all;
+    for (const auto& r : rows) all.push_back(r.name);
+    for (const auto& name : names) {
+      std::size_t found = 0;
+      for (const auto& r : rows)
+        if (r.name == name || (r.name.size() > name.size() && r.name.compare(0, name.size(), name) == 0 &&
+                               r.name[name.size()] == '[')) {
+          out.rows.push_back(r);
+          ++found;
+        }
+      if (found == 0) (void)detail::index_of_name(all, name, "tyche::fit_summary::only");  // throws, listing names
+    }
+    return out;
+  }
+  /// The row whose column `column` is worst (largest for rhat, else smallest), NaN rows left
+  /// out; nullptr when none has a value.
+  [[nodiscard]] const summary_row* worst_row(double summary_row::*column) const {
+    const bool largest = column == &summary_row::rhat;
+    const summary_row* found = nullptr;
+    for (const auto& r : rows) {
+      const double v = r.*column;
+      if (std::isnan(v)) continue;
+      if (found == nullptr || (largest ? v > found->*column : v < found->*column)) found = &r;
+    }
+    return found;
+  }
+
+ private:
+  [[nodiscard]] double worst(double summary_row::*column) const {
+    const summary_row* r = worst_row(column);
+    return r != nullptr ? r->*column : std::numeric_limits<double>::quiet_NaN();
+  }
 };
 
 /// E-BFMI of one chain (Betancourt 2016): Σ (E_n − E_{n−1})² / Σ (E_n − Ē)².

@@ -91,7 +91,7 @@ struct distribution {
     if (problem)
       throw std::invalid_argument(std::string("tyche::") + Derived::family + "(...).observe(y): y[" +
                                   std::to_string(i + 1) + "] = " + tyche::detail::format_number(v) + " " +
-                                  problem);
+                                  problem + " (indices count from 1)");
   }
 };
 

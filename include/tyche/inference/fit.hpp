@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -53,6 +54,13 @@ struct approximate_fit {
   std::vector<std::string> warnings;
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }
+  /// Draw d of chain c (both from 0): its dim() values — the parameters' constrained values,
+  /// then the quantities' (the model's m.constrained_dim() + m.quantity_count(), not m.dim()) —
+  /// as a view into `values`. m.sample_observations_at(fit.draw(c, d), rng) is a posterior
+  /// predictive draw. Throws std::out_of_range naming the chain and draw.
+  [[nodiscard]] std::span<const double> draw(int c, int d) const {
+    return detail::draw_of(values, chains, draws, dim(), c, d, "tyche::approximate_fit");
+  }
 
   /// n sets of initial values for nuts() (nuts_config::init): draws spread evenly over the fit
   /// (draw ⌊k·draws/n⌋ for k = 0 … n − 1), on the constrained scale. Throws when the fit has no

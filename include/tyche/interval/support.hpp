@@ -574,15 +574,18 @@ void check_argument(const char* call, const char* name, const N& n) {
         std::size_t count = 0;
         describe_data_at(n, i, where, count);
         if (count == 1 && where.rfind("data#1[", 0) == 0) where.erase(4, 2);  // data[i]
-        throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "] has support " +
-                                    to_string(si) + (where.empty() ? "" : " (" + where + ")"));
+        // A support of one point is the element's value, computed from data and constants.
+        // An element whose support is an interval depends on parameters: the escape hatch too.
+        throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "]" +
+                                    (si.lo == si.hi ? " = " + number_to_string(si.lo) : " has support " + to_string(si)) +
+                                    (where.empty() ? "" : " (" + where + ")") + (si.lo == si.hi ? "" : TYCHE_SUPPORT_HINT));
       }
       return;  // every element is inside; only the hull of all of them was not
     } else {
       // A support of one point is a constant's: nothing to vouch for. Otherwise the argument
       // depends on parameters, and the user may know more than the interval arithmetic.
-      const bool point = s.lo == s.hi;
-      throw std::invalid_argument(head + "its support is " + to_string(s) + (point ? "" : TYCHE_SUPPORT_HINT));
+      if (s.lo == s.hi) throw std::invalid_argument(head + "it is " + number_to_string(s.lo));
+      throw std::invalid_argument(head + "its support is " + to_string(s) + TYCHE_SUPPORT_HINT);
     }
   }
 }

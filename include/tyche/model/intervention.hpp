@@ -123,6 +123,28 @@ constexpr bool do_variable_not_in_model() {
   return false;
 }
 
+/// A number that do_ fixes variable v to, checked against v's support where its bounds are
+/// numbers (phi ~ uniform(-1, 1) fixed to 1.2 would give a model whose density is NaN or
+/// -inf everywhere): throws std::invalid_argument naming the variable, the value and the support.
+template <fixed_string Name, class V>
+void check_intervention_value(const V& v, double x) {
+  const auto tr = v.transform();
+  using Tr = decltype(tr);
+  double l = -HUGE_VAL, h = HUGE_VAL;
+  bool inside = true;
+  if constexpr (requires { tr.lower; tr.upper; }) {
+    if (known_value(as_node(tr.lower), 0, &l) && known_value(as_node(tr.upper), 0, &h)) inside = Tr::contains(x, l, h);
+  } else if constexpr (requires { tr.lower; }) {
+    if (known_value(as_node(tr.lower), 0, &l)) inside = Tr::contains(x, l);
+  } else if constexpr (requires { tr.upper; }) {
+    if (known_value(as_node(tr.upper), 0, &h)) inside = Tr::contains(x, h);
+  }
+  if (!inside)
+    throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): the value " + format_number(x) +
+                                " is outside " + Name.str() + "'s support (" + format_number(l) + ", " +
+                                format_number(h) + ")");
+}
+
 }  // namespace detail
 
 /// The joint with random variable Name fixed to value (a number, or a data vector for a vector
@@ -141,6 +163,7 @@ auto do_(const joint_t<Terms...>& j, const Value& value) {
         throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): the value is " +
                                     detail::format_number(static_cast<double>(value)) +
                                     "; an intervention sets the variable to a finite number");
+      detail::check_intervention_value<Name>(std::get<index>(j.terms), static_cast<double>(value));
     }
     const auto& v = std::get<index>(j.terms);
     const auto r = detail::as_node(value);

@@ -117,14 +117,54 @@ struct params_of_variables<meta::list<Vs...>> {
 /// packed numbers (fixed_string). `auto` too, for clang's notes.
 /// (The test of whether the distribution has checks instantiates them, an `auto` function's
 /// body being needed for its type: so it is made here too.)
+template <class T>
+std::string describe_term(const T& t);
+/// A check that fails when the model is built (data, constants) says which variable too.
 template <class Named, class T>
 auto check_variable_supports(const T& term) {
-  if constexpr (requires { term.distribution.check_supports(); }) term.distribution.check_supports();
+  if constexpr (requires { term.distribution.check_supports(); }) {
+    try {
+      term.distribution.check_supports();
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("tyche::joint(...): " + describe_term(term) + ": " + e.what());
+    }
+  }
+}
+/// An observed term's checks likewise go through a function whose first template argument
+/// spells the random variables its arguments read (observation_reads<random_variable_named<'p',
+/// 'h', 'i'>, ...>): a variable declared with a support its use here does not allow
+/// (neg_binomial_2_log(eta, phi) with phi ~ normal) is then named in the diagnostic.
+template <class... Named>
+struct observation_reads {};
+template <class Tuple>
+struct observation_reads_of;
+template <class... As>
+struct observation_reads_of<std::tuple<As...>> {
+  template <class L>
+  struct spell;
+  template <class... Ps>
+  struct spell<meta::list<Ps...>> {
+    using type = observation_reads<typename spelled_name<Ps::name>::type...>;
+  };
+  using type = typename spell<meta::unique<meta::same, meta::concat<params_of<node_t<As>>...>>>::type;
+};
+template <class Reads, class T>
+auto check_observation_supports(const T& term) {
+  if constexpr (requires { term.distribution.check_supports(); }) {
+    try {
+      term.distribution.check_supports();
+    } catch (const std::invalid_argument& e) {  // the term, its sizes and the variables it reads
+      throw std::invalid_argument("tyche::joint(...): " + describe_term(term) + ": " + e.what());
+    }
+  }
 }
 template <class T>
 auto check_term_supports(const T& term) {
   if constexpr (requires { T::is_named_random_variable; })
     check_variable_supports<typename spelled_name<T::name>::type>(term);
+  else if constexpr (is_observed<T>::value)
+    check_observation_supports<
+        typename observation_reads_of<std::remove_cvref_t<decltype(term.distribution.arguments())>>::type>(term);
   else if constexpr (requires { term.distribution.check_supports(); })
     term.distribution.check_supports();
 }
@@ -460,10 +500,9 @@ auto joint(const Terms&... terms) {
   using J = joint_t<Terms...>;
   static_assert(detail::variables_named_once(typename J::variables{}),
                 "tyche::joint(terms...): every random variable needs a name of its own");
-  static_assert(detail::quantities_named_once<Terms...>(),
-                "tyche::joint(terms...): every quantity<\"name\">(e) needs a name of its own, not a "
-                "random variable's or another quantity's (the name is spelled out in "
-                "random_variable_named<...> of this diagnostic)");
+  // A quantity named as a variable or another quantity: quantity_name_taken's static_assert
+  // names it (one error, not a second one here).
+  [[maybe_unused]] constexpr bool named_once = detail::quantities_named_once<Terms...>();
   // The parameters the density uses and those the quantities read.
   using used = meta::concat<params_of<detail::node_t<decltype(std::declval<const J&>().template log_density<true>())>>,
                             typename detail::quantity_params<Terms>::type...>;

@@ -256,7 +256,13 @@ class model_t {
       throw std::invalid_argument("tyche::model::sample_observations_at: got " + std::to_string(values.size()) +
                                   " values, expected " + std::to_string(constrained_dim()) +
                                   " (constrained: a fit's draw or sample_prior's output)");
-    const std::vector<double> theta = unconstrain(values);
+    std::vector<double> theta;
+    try {
+      theta = unconstrain(values);
+    } catch (const std::invalid_argument& e) {  // (one draw: fit.draw(chain, d), not a misaligned slice)
+      throw std::invalid_argument(std::string("tyche::model::sample_observations_at: ") + e.what() +
+                                  " (values must be one draw, constrained: fit.draw(chain, d) or sample_prior's output)");
+    }
     return sample_observations(std::span<const double>(theta), rng);
   }
   template <class Generator>

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cmath>
 #include <cstdio>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -60,6 +61,24 @@ inline std::size_t index_of_name(const std::vector<std::string>& names, std::str
   if (names.size() > 12) known += ", … (" + std::to_string(names.size()) + " in all)";
   throw std::out_of_range(std::string(who) + ": no value named '" + std::string(name) + "'; the fit has " +
                           (names.empty() ? std::string("none") : known));
+}
+
+/// Draw d of chain c of a fit's values ([chain][draw * dim + k]): its dim values, a view.
+/// Throws std::out_of_range "<who>::draw: chain <c>, draw <d>, but the fit has ..." (both
+/// 0-based, as the vectors they index).
+inline std::span<const double> draw_of(const std::vector<std::vector<double>>& values, int chains, int draws,
+                                       std::size_t dim, int c, int d, const char* who) {
+  if (c < 0 || c >= chains || d < 0 || d >= draws)
+    throw std::out_of_range(std::string(who) + "::draw: chain " + std::to_string(c) + ", draw " + std::to_string(d) +
+                            ", but the fit has " + std::to_string(chains) + " chains of " + std::to_string(draws) +
+                            " draws (both count from 0)");
+  const auto& chain = values[static_cast<std::size_t>(c)];
+  const std::size_t at = static_cast<std::size_t>(d) * dim;
+  if (chain.size() < at + dim)
+    throw std::out_of_range(std::string(who) + "::draw: chain " + std::to_string(c) + " holds " +
+                            std::to_string(chain.size()) + " values, fewer than " + std::to_string(draws) +
+                            " draws of " + std::to_string(dim));
+  return std::span<const double>(chain.data() + at, dim);
 }
 
 /// The first `most` names, comma-separated, then ", … (<n> in all)" when there are more: the

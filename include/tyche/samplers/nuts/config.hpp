@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -329,6 +330,13 @@ struct nuts_fit {
   std::vector<int> warmup_restarted_from, warmup_restarted_at;
 
   [[nodiscard]] std::size_t dim() const { return names.size(); }
+  /// Draw d of chain c (both from 0): its dim() values — the parameters' constrained values,
+  /// then the quantities' (the model's m.constrained_dim() + m.quantity_count(), not m.dim()) —
+  /// as a view into `values`. m.sample_observations_at(fit.draw(c, d), rng) is a posterior
+  /// predictive draw. Throws std::out_of_range naming the chain and draw.
+  [[nodiscard]] std::span<const double> draw(int c, int d) const {
+    return detail::draw_of(values, chains, draws, dim(), c, d, "tyche::nuts_fit");
+  }
   /// The column of the value named `name` ("mu", "theta[2]": Stan's names, 1-based); throws
   /// std::out_of_range naming the names there are when there is none.
   [[nodiscard]] std::size_t index(std::string_view name) const {

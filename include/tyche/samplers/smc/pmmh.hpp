@@ -247,6 +247,25 @@ inline std::string pmmh_point(std::span<const double> theta) {
   return s + ")";
 }
 
+/// θ as make and log_prior see it: a span of its d values, stored with NaN after them, so that
+/// a program or prior that reads beyond θ (theta[2] where theta0 has 2 values) reads NaN — which
+/// the run then reports, naming θ's size — and not memory past the end of a vector.
+class padded_theta {
+ public:
+  static constexpr std::size_t padding = 16;
+  explicit padded_theta(std::size_t d) : values_(d + padding, std::numeric_limits<double>::quiet_NaN()), d_(d) {}
+  double& operator[](std::size_t k) { return values_[k]; }
+  double operator[](std::size_t k) const { return values_[k]; }
+  std::size_t size() const { return d_; }
+  const double* begin() const { return values_.data(); }
+  const double* end() const { return values_.data() + d_; }
+  operator std::span<const double>() const { return {values_.data(), d_}; }
+
+ private:
+  std::vector<double> values_;
+  std::size_t d_;
+};
+
 }  // namespace detail
 
 /// Particle marginal Metropolis–Hastings: `make(θ)` (θ a std::span<const double>) returns the
@@ -291,6 +310,8 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
         throw fail("parameter_names[" + std::to_string(q) + "] and [" + std::to_string(k) + "] are both '" +
                    cfg.parameter_names[k] + "'");
 
+  detail::padded_theta start(d);  // θ₀ as make sees it when the run needs a program before the chains
+  for (std::size_t k = 0; k < d; ++k) start[k] = theta0[k];
   // Chains at once: the in-process engine's sweeps are independent values, so chains run on
   // threads of their own; the fork engine's (processes, signals, shared memory) stay on one.
   using program_type = std::remove_cvref_t<decltype(make(std::span<const double>(theta0)))>;
@@ -325,7 +346,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
                    "resampling: give a key, tyche::smc::stepwise(initial, n, step, predict, key) with "
                    "key(const State&) -> double (e.g. the state's first coordinate)");
       else
-        observations = make(std::span<const double>(theta0)).observations;
+        observations = make(std::span<const double>(start)).observations;
     }
   }
   const std::size_t chain_threads =
@@ -371,6 +392,10 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   // the draws beyond them.
   // pool: the chain's threads for the sweep's particles (config::threads > 1, in-process engine),
   // kept from sweep to sweep (null: the sweep makes its own).
+  // For errors where a NaN may come from reading θ beyond its d values (padded_theta).
+  const std::string beyond_theta = " (theta has " + std::to_string(d) + " values, theta[0] ... theta[" +
+                                   std::to_string(d - 1) + "], as theta0 does: a make or log_prior that reads "
+                                   "beyond them reads nan)";
   const auto log_z = [&](std::span<const double> theta, std::uint64_t seed, result& r, const std::string& where,
                          domain_count* domain, const double* u, std::size_t* beyond, detail::worker_pool* pool) {
     try {
@@ -402,8 +427,9 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     } catch (const std::exception& e) {
       if (std::string_view(e.what()).find(detail::all_zero_words) != std::string_view::npos)
         return -std::numeric_limits<double>::infinity();
+      const bool nan = std::string_view(e.what()).find("nan") != std::string_view::npos;
       throw std::runtime_error(std::string(f) + ": " + where + ", the sweep at " + detail::pmmh_point(theta) +
-                               " failed: " + e.what());
+                               " failed: " + e.what() + (nan ? beyond_theta : std::string()));
     }
     if (domain != nullptr && r.domain_errors > 0) {
       if (domain->count == 0) domain->first = where + ", at " + detail::pmmh_point(theta) + ", " + r.first_domain_error;
@@ -436,7 +462,7 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     const double lp = static_cast<double>(log_prior(theta));
     if (std::isnan(lp) || lp == std::numeric_limits<double>::infinity())
       throw std::runtime_error(std::string(f) + ": " + where + ": log_prior" + detail::pmmh_point(theta) + " = " +
-                               detail::pmmh_number(lp) + "; it must be a number or -inf");
+                               detail::pmmh_number(lp) + "; it must be a number or -inf" + beyond_theta);
     return lp;
   };
   // The particle kept from an accepted sweep is chosen with a uniform of its own (from a hash of
@@ -497,7 +523,8 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
       }
     };
 
-    std::vector<double> theta(d), proposal(d), chol(d * d), cov(d * d), mean(d), z(d), sd0(d);
+    detail::padded_theta theta(d), proposal(d);
+    std::vector<double> chol(d * d), cov(d * d), mean(d), z(d), sd0(d);
     counter_rng g(cfg.seed, c);
     // The start: θ₀, or θ₀ plus normal offsets, drawn again (up to 100 times) where the prior is 0.
     double lp = -std::numeric_limits<double>::infinity();
@@ -529,10 +556,17 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
     }
     double ll = log_z(theta, seed0, r, "chain " + std::to_string(c) + ", its start", &co.domain,
                       correlated ? U.data() : nullptr, &co.beyond, particle_pool(inner));
-    if (!(ll > -std::numeric_limits<double>::infinity()))
+    if (!(ll > -std::numeric_limits<double>::infinity())) {
+      // Where the particles' steps threw (std::domain_error: weight 0), the first one says why.
+      std::string why;
+      if (co.domain.count > 0) {
+        why = "; the first of " + std::to_string(co.domain.count) + " domain errors: " + co.domain.first;
+        if (why.find("nan") != std::string::npos) why += beyond_theta;
+      }
       throw std::runtime_error(std::string(f) + ": chain " + std::to_string(c) + ": at the starting point " +
                                detail::pmmh_point(theta) + " every particle's weight went to 0 (the likelihood "
-                               "estimate is 0): start elsewhere or use more particles");
+                               "estimate is 0): start elsewhere or use more particles" + why);
+    }
     pick(r, pick_uniform(seed0));
     std::size_t accepted = 0, accepted_warm = 0;
     const std::size_t total = cfg.warmup + cfg.iterations;
@@ -679,7 +713,8 @@ pmmh_result run_pmmh(const Make& make, const LogPrior& log_prior, std::vector<do
   chains.clear();
 
   if (cfg.noise_runs >= 2) {
-    std::vector<double> at(d, 0.0);
+    detail::padded_theta at(d);
+    for (std::size_t k = 0; k < d; ++k) at[k] = 0.0;
     for (std::size_t i = 0; i < kept; ++i)
       for (std::size_t k = 0; k < d; ++k) at[k] += out.draws[i * d + k] / static_cast<double>(kept);
     if (prior_at(at, "the posterior mean") > -std::numeric_limits<double>::infinity()) {
