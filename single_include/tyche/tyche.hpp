@@ -19920,7 +19920,11 @@ struct transition_stats {
   int tree_depth = 0;      // treedepth__
   int n_leapfrog = 0;      // n_leapfrog__
   bool divergent = false;  // divergent__
-  double energy = 0;       // energy__
+  /// The trajectory met a point whose log density (or energy) was not finite — NaN, or −∞ off
+  /// the support — which counts as a divergence: where the model is not defined, not where
+  /// its curvature defeats the step size (summary's divergence warning tells the two apart).
+  bool non_finite = false;
+  double energy = 0;  // energy__
 };
 
 /// The kind of metric (mass matrix) of the kinetic energy: diagonal, dense, or low-rank +
@@ -20452,6 +20456,7 @@ class nuts_kernel {
       depth_[l] = 0;
       n_leapfrog_[l] = 0;
       divergent_[l] = false;
+      non_finite_[l] = false;
       running_[l] = true;
       z_logp_[l] = other_logp_[l] = cur_logp_[l];
       z_is_fwd_[l] = true;  // both ends are the current point
@@ -20658,6 +20663,7 @@ class nuts_kernel {
     if (h != h) h = real(HUGE_VAL);  // NaN: +∞
     ++n_leapfrog_[l];
     if (h - H0_[l] > max_energy_error) divergent_[l] = true;
+    if (h == real(HUGE_VAL)) non_finite_[l] = true;
     carry_logp_[l] = z_logp_[l];
     carry_energy_[l] = h;
     // The leaf's weight exp(H0 − h) relative to exp(weight_scale); one exp also gives the
@@ -21067,6 +21073,7 @@ class nuts_kernel {
     s.tree_depth = depth_[l];
     s.n_leapfrog = n_leapfrog_[l];
     s.divergent = divergent_[l];
+    s.non_finite = non_finite_[l];
     s.accept_stat = n_leapfrog_[l] > 0 ? static_cast<double>(sum_metro_[l] / static_cast<real>(n_leapfrog_[l])) : 0.0;
     s.energy = static_cast<double>(sample_energy_[l]);
   }
@@ -21101,7 +21108,7 @@ class nuts_kernel {
   T *tmp_ = nullptr, *normals_ = nullptr;
 
   // Per lane.
-  bool running_[width] = {}, forward_[width] = {}, z_is_fwd_[width] = {}, divergent_[width] = {};
+  bool running_[width] = {}, forward_[width] = {}, z_is_fwd_[width] = {}, divergent_[width] = {}, non_finite_[width] = {};
   real step_size_[width] = {}, eps_[width] = {}, half_eps_[width] = {};
   real cur_logp_[width] = {}, z_logp_[width] = {}, other_logp_[width] = {};
   real H0_[width] = {}, sum_metro_[width] = {};
@@ -27942,10 +27949,21 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
   fit_summary out;
   detail::diagnostics::parameter_rows(fit, out);
   const int divergent = fit.divergences();
+  int non_finite = 0;  // of them, those whose trajectory met a log density that was NaN or −∞
+  for (const auto& chain : fit.stats)
+    for (const auto& s : chain) non_finite += s.divergent && s.non_finite ? 1 : 0;
   if (divergent > 0)
     out.warnings.push_back(std::to_string(divergent) + " of " + std::to_string(fit.chains * fit.draws) +
                            " transitions ended with a divergence: the posterior may be biased; "
                            "reparameterise, or raise adapt_delta");
+  if (non_finite > 0)
+    out.warnings.push_back(
+        std::to_string(non_finite) + " of the " + std::to_string(divergent) +
+        " divergent transitions met a log density that was NaN or -inf: the sampler stepped where the model "
+        "is not defined (m.log_prob_terms(theta) names the term), often a variable whose prior allows values "
+        "its use does not (an AR coefficient with |phi| < 1 intended, given an unbounded prior; a scale "
+        "that can be negative): give it a family or transform with that support (uniform(-1, 1), "
+        "half_normal), or, if only an edge of the support is reached, raise adapt_delta");
   int saturated = 0;
   for (const auto& chain : fit.stats)
     for (const auto& s : chain) saturated += s.tree_depth >= max_depth ? 1 : 0;

@@ -11,6 +11,7 @@
 #include <limits>
 #include <stdexcept>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "support/kernel_chain.hpp"
@@ -245,6 +246,47 @@ TEST_CASE("nuts: no initial point names the chain once, the last point and the l
                          Contains("(uses mu)") && Contains("), is -inf"));
     CHECK_THAT(what, !Contains("term 1 of") && !Contains("term 2 of"));
   }
+}
+
+TEST_CASE("nuts: divergences where the log density is NaN are told apart from those of the geometry", "[nuts]") {
+  using namespace tyche;
+  using Catch::Matchers::Contains;
+  auto has_warning = [](const fit_summary& s, const char* text) {
+    for (const auto& w : s.warnings)
+      if (w.find(text) != std::string::npos) return true;
+    return false;
+  };
+  // An AR coefficient meant to satisfy |phi| < 1 but given an unbounded prior: where |phi| > 1
+  // the stationary variance's log(1 − phi²) is NaN (assume_positive vouches for what is false).
+  auto phi = normal<"phi">(0.9, 0.3);
+  const auto ar = model(joint(phi, target(0.5 * log(assume_positive(1.0 - square(phi))))));
+  const nuts_fit bad = nuts(ar, {.chains = 2, .warmup = 300, .draws = 300, .seed = 5});
+  int divergent = 0, non_finite = 0;
+  for (const auto& chain : bad.stats)
+    for (const auto& st : chain) {
+      divergent += st.divergent ? 1 : 0;
+      non_finite += st.non_finite ? 1 : 0;
+      CHECK((!st.non_finite || st.divergent));  // a non-finite point always diverges
+    }
+  REQUIRE(divergent > 0);
+  // Most at the NaN; a few at |phi| just below 1, where log(1 − phi²) falls steeply (77 of 79).
+  CHECK(non_finite * 2 > divergent);
+  const fit_summary s = summary(bad);
+  CHECK(has_warning(s, "divergent transitions met a log density that was NaN or -inf"));
+  CHECK(has_warning(s, (std::to_string(non_finite) + " of the " + std::to_string(divergent) + " divergent").c_str()));
+  // The centred eight schools: divergences of the funnel's curvature, at finite log densities.
+  static const std::vector<double> y{28, 8, -3, 7, -1, 1, 18, 12}, sigma{15, 10, 16, 11, 9, 11, 10, 18};
+  auto mu = normal<"mu">(0.0, 5.0);
+  auto tau = half_cauchy<"tau">(5.0);
+  auto theta = normal<"theta">(mu, tau, shape<8>);
+  const auto centred = model(joint(mu, tau, theta, normal(theta, data(sigma)).observe(data(y))));
+  const nuts_fit funnel = nuts(centred, {.chains = 2, .warmup = 300, .draws = 300, .seed = 5});
+  REQUIRE(funnel.divergences() > 0);
+  int funnel_non_finite = 0;
+  for (const auto& chain : funnel.stats)
+    for (const auto& st : chain) funnel_non_finite += st.non_finite ? 1 : 0;
+  CHECK(funnel_non_finite == 0);
+  CHECK(!has_warning(summary(funnel), "met a log density that was NaN"));
 }
 
 TEST_CASE("model: log_prob_terms are the terms of joint(...) at a point, adding up to log_prob", "[nuts]") {

@@ -174,10 +174,21 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
   fit_summary out;
   detail::diagnostics::parameter_rows(fit, out);
   const int divergent = fit.divergences();
+  int non_finite = 0;  // of them, those whose trajectory met a log density that was NaN or −∞
+  for (const auto& chain : fit.stats)
+    for (const auto& s : chain) non_finite += s.divergent && s.non_finite ? 1 : 0;
   if (divergent > 0)
     out.warnings.push_back(std::to_string(divergent) + " of " + std::to_string(fit.chains * fit.draws) +
                            " transitions ended with a divergence: the posterior may be biased; "
                            "reparameterise, or raise adapt_delta");
+  if (non_finite > 0)
+    out.warnings.push_back(
+        std::to_string(non_finite) + " of the " + std::to_string(divergent) +
+        " divergent transitions met a log density that was NaN or -inf: the sampler stepped where the model "
+        "is not defined (m.log_prob_terms(theta) names the term), often a variable whose prior allows values "
+        "its use does not (an AR coefficient with |phi| < 1 intended, given an unbounded prior; a scale "
+        "that can be negative): give it a family or transform with that support (uniform(-1, 1), "
+        "half_normal), or, if only an edge of the support is reached, raise adapt_delta");
   int saturated = 0;
   for (const auto& chain : fit.stats)
     for (const auto& s : chain) saturated += s.tree_depth >= max_depth ? 1 : 0;
