@@ -238,6 +238,7 @@ TEST_CASE("nuts: no initial point names the chain once, the last point and the l
     CHECK_THAT(what, Contains("tyche::nuts: chain 1: no initial point with a finite log density and gradient in 100 attempts"));
     CHECK_THAT(what, Contains("the log density was -inf at mu = "));
     CHECK_THAT(what, Contains(", s = "));
+    CHECK_THAT(what, Contains(" (unconstrained θ = ("));
     CHECK_THAT(what, Contains("init_radius"));
     CHECK_THAT(what, !Contains("(chain 1)"));
     CHECK_THAT(what, !Contains("gradient was not finite"));
@@ -245,6 +246,20 @@ TEST_CASE("nuts: no initial point names the chain once, the last point and the l
     CHECK_THAT(what, Contains("there, term 3 of joint(...), normal(...).observe(y) (y has 1 values") &&
                          Contains("(uses mu)") && Contains("), is -inf"));
     CHECK_THAT(what, !Contains("term 1 of") && !Contains("term 2 of"));
+  }
+  // A scale is shown as its value (sigma > 0), not as the log sigma that θ holds.
+  auto sigma = half_normal<"sigma">(1.0);
+  const auto scaled = model(joint(mu, sigma, normal(mu, sigma).observe(data(y))));
+  try {
+    (void)nuts(scaled, {.chains = 1, .warmup = 10, .draws = 10, .seed = 3});
+    FAIL("nuts() should have thrown");
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    INFO(what);
+    const std::size_t at = what.find("sigma = ");
+    REQUIRE(at != std::string::npos);
+    CHECK(std::stod(what.substr(at + 8)) > 0);
+    CHECK_THAT(what, Contains(" (unconstrained θ = ("));
   }
 }
 

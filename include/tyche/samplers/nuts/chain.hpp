@@ -317,15 +317,29 @@ class nuts_chain {
                        "(θ uniform on (-" + number(cfg_.init_radius) + ", " + number(cfg_.init_radius) +
                        ") per unconstrained coordinate, init_radius); at the last, the log density was " +
                        number(log_density_) + " at ";
-    const std::size_t shown = d_ < 8 ? d_ : 8;
+    // The point as the model's values (sigma, not log sigma), where they can be computed; θ after.
+    std::vector<double> values;
+    try {
+      target_.constrain(q_.data(), values);
+    } catch (...) {
+      values.clear();
+    }
+    const bool by_value = values.size() == fit_.names.size() && !values.empty();
+    const std::size_t count = by_value ? values.size() : d_, shown = count < 8 ? count : 8;
     for (std::size_t k = 0; k < shown; ++k) {
       if (k > 0) text += ", ";
-      text += coordinate(k);
+      text += by_value ? fit_.names[k] : coordinate(k);
       text += " = ";
-      text += number(q_[k]);
+      text += number(by_value ? values[k] : q_[k]);
     }
-    if (shown < d_) text += ", … (unconstrained θ, " + std::to_string(d_) + " coordinates)";
-    else text += " (unconstrained θ)";
+    if (shown < count) text += ", …";
+    if (by_value) {
+      text += " (unconstrained θ = (";
+      for (std::size_t k = 0; k < d_ && k < 8; ++k) text += (k > 0 ? ", " : "") + number(q_[k]);
+      text += d_ > 8 ? ", …))" : "))";
+    } else {
+      text += shown < count ? " (unconstrained θ, " + std::to_string(d_) + " coordinates)" : " (unconstrained θ)";
+    }
     std::string bad;
     std::size_t bad_count = 0;
     for (std::size_t k = 0; k < d_; ++k)
