@@ -6562,9 +6562,17 @@ template <expression V>
 auto gather(const V& v, const std::vector<int>& idx, const char* name = nullptr) {
   return gather(v, std::span<const int>(idx), name);
 }
-/// A temporary index vector would dangle: keep the indices alive beside the data.
+/// A temporary index vector would dangle (the model keeps a view of the indices): one message
+/// that says so, not a "use of deleted function".
 template <expression V>
-auto gather(const V& v, std::vector<int>&& idx, const char* name = nullptr) = delete;
+auto gather(const V& v, std::vector<int>&& idx, const char* name = nullptr) {
+  static_assert(sizeof(V) == 0,
+                "tyche::gather(v, idx, name): idx is a temporary std::vector<int> (a function's result, "
+                "such as data_file::indices(...)), and the model keeps a view of it, which would dangle: "
+                "keep the indices in a variable that outlives the model, e.g. "
+                "const std::vector<int> g = f.indices(\"g\", N, J); ... gather(a, g, \"g\")");
+  return gather(v, std::span<const int>(idx), name);  // the same type as a valid call: no second error
+}
 /// Indices of another type (std::size_t, long, double, data(...)): one message instead of
 /// "no matching function" and three candidates.
 template <expression V, class Idx>
@@ -28009,16 +28017,30 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
       out.warnings.emplace_back(buf);
     }
   }
+  // R-hat above 1.01: a warning per value, or, for more than 3 values (a vector's elements), one
+  // that names the worst 3, largest first.
+  auto rhat_text = [](double rhat) {
+    char buf[32];
+    // Digits enough that the value printed is above 1.01 (1.0104 is not "1.010 > 1.01").
+    int digits = 3;
+    for (double scale = 1e3; digits < 8 && std::round(rhat * scale) / scale <= 1.01; scale *= 10) ++digits;
+    std::snprintf(buf, sizeof buf, "%.*f", digits, rhat);
+    return std::string(buf);
+  };
+  std::vector<const summary_row*> unmixed;
   for (const auto& r : out.rows)
-    if (r.rhat > 1.01) {
-      char buf[128];
-      // Digits enough that the value printed is above 1.01 (1.0104 is not "1.010 > 1.01").
-      int digits = 3;
-      for (double scale = 1e3; digits < 8 && std::round(r.rhat * scale) / scale <= 1.01; scale *= 10) ++digits;
-      std::snprintf(buf, sizeof buf, "%s: R-hat = %.*f > 1.01: the chains have not mixed", r.name.c_str(), digits,
-                    r.rhat);
-      out.warnings.emplace_back(buf);
-    }
+    if (r.rhat > 1.01) unmixed.push_back(&r);
+  if (unmixed.size() <= 3) {
+    for (const summary_row* r : unmixed)
+      out.warnings.push_back(r->name + ": R-hat = " + rhat_text(r->rhat) + " > 1.01: the chains have not mixed");
+  } else {
+    std::stable_sort(unmixed.begin(), unmixed.end(),
+                     [](const summary_row* a, const summary_row* b) { return a->rhat > b->rhat; });
+    std::string worst;
+    for (std::size_t k = 0; k < 3; ++k) worst += (k > 0 ? ", " : "") + unmixed[k]->name + " " + rhat_text(unmixed[k]->rhat);
+    out.warnings.push_back(std::to_string(unmixed.size()) + " values have R-hat > 1.01 (" + worst +
+                           ", …: the table has each): the chains have not mixed");
+  }
   return out;
 }
 #else

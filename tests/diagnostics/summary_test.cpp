@@ -181,3 +181,34 @@ TEST_CASE("nuts_fit: draws and means by name, and unknown names that say which n
                                                                   "'; 'z' has 3 values, z[1] … z[3] (indices count from 1"));
   CHECK_THROWS_WITH(fit.parameter(std::size_t{2}), Catch::Matchers::Contains("index 2, but the fit has 2 values"));
 }
+
+TEST_CASE("summary: R-hat warnings, one per value up to 3, then one line naming the worst 3", "[diagnostics][summary]") {
+  // Chains that sit at different levels: value k's chains are k apart, so its R-hat grows with k.
+  auto unmixed_fit = [](int values) {
+    tyche::nuts_fit fit;
+    for (int k = 0; k < values; ++k) fit.names.push_back("z[" + std::to_string(k + 1) + "]");
+    fit.chains = 2;
+    fit.draws = 50;
+    for (int c = 0; c < 2; ++c) {
+      std::vector<double> v;
+      for (int d = 0; d < 50; ++d)
+        for (int k = 0; k < values; ++k) v.push_back(std::sin(1.0 + 7.0 * d + 3.0 * k + c) + 0.6 * (k + 1) * c);
+      fit.values.push_back(v);
+      fit.stats.emplace_back(50);
+    }
+    return fit;
+  };
+  const tyche::fit_summary three = tyche::summary(unmixed_fit(3));
+  REQUIRE(three.max_rhat() > 1.01);
+  int separate = 0;
+  for (const auto& w : three.warnings) separate += w.find(": R-hat = ") != std::string::npos ? 1 : 0;
+  CHECK(separate == 3);
+  const tyche::fit_summary many = tyche::summary(unmixed_fit(6));
+  int unmixed = 0;
+  for (const auto& r : many.rows) unmixed += r.rhat > 1.01 ? 1 : 0;
+  REQUIRE(unmixed > 3);
+  CHECK(has_warning(many, std::to_string(unmixed) + " values have R-hat > 1.01 ("));
+  // The worst first.
+  CHECK(has_warning(many, "R-hat > 1.01 (" + many.worst_row(&tyche::summary_row::rhat)->name + " "));
+  CHECK(!has_warning(many, ": R-hat = "));
+}

@@ -90,6 +90,18 @@ TEST_CASE("json_data: every shared/posteriors/*/data.json reads, and every varia
   CHECK(files == 9);
 }
 
+TEST_CASE("json_data: Stan's 1-based indices as 0-based ones, each checked against its count", "[io][json_data]") {
+  using Catch::Matchers::Contains;
+  const auto d = parse(R"({"g": [1, 3, 2, 3], "h": [0, 1, 2], "k": [1, 2.5]})");
+  CHECK(d.indices("g", 4, 3) == std::vector<int>{0, 2, 1, 2});
+  // A 0-based file: refused at its first 0, by the file's own position and value.
+  CHECK_THROWS_WITH(d.indices("h", 3, 3), Contains("data.json: h[1] = 0 is outside 1 … 3"));
+  CHECK_THROWS_WITH(d.indices("g", 4, 2), Contains("g[2] = 3 is outside 1 … 2"));
+  CHECK_THROWS_WITH(d.indices("g", 5, 3), Contains("'g' has 4 elements, expected 5"));
+  CHECK_THROWS_WITH(d.indices("k", 2, 3), Contains("k[2] = 2.5 is not an integer"));
+  CHECK_THROWS_WITH(d.indices("g", 4, 0), Contains("count must be >= 1"));
+}
+
 TEST_CASE("json_data: eight_schools", "[io][json_data]") {
   const auto d = posterior("eight_schools-eight_schools_noncentered");
   CHECK(d.names() == std::vector<std::string>{"J", "y", "sigma"});  // file order

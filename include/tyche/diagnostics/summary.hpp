@@ -220,16 +220,30 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
       out.warnings.emplace_back(buf);
     }
   }
+  // R-hat above 1.01: a warning per value, or, for more than 3 values (a vector's elements), one
+  // that names the worst 3, largest first.
+  auto rhat_text = [](double rhat) {
+    char buf[32];
+    // Digits enough that the value printed is above 1.01 (1.0104 is not "1.010 > 1.01").
+    int digits = 3;
+    for (double scale = 1e3; digits < 8 && std::round(rhat * scale) / scale <= 1.01; scale *= 10) ++digits;
+    std::snprintf(buf, sizeof buf, "%.*f", digits, rhat);
+    return std::string(buf);
+  };
+  std::vector<const summary_row*> unmixed;
   for (const auto& r : out.rows)
-    if (r.rhat > 1.01) {
-      char buf[128];
-      // Digits enough that the value printed is above 1.01 (1.0104 is not "1.010 > 1.01").
-      int digits = 3;
-      for (double scale = 1e3; digits < 8 && std::round(r.rhat * scale) / scale <= 1.01; scale *= 10) ++digits;
-      std::snprintf(buf, sizeof buf, "%s: R-hat = %.*f > 1.01: the chains have not mixed", r.name.c_str(), digits,
-                    r.rhat);
-      out.warnings.emplace_back(buf);
-    }
+    if (r.rhat > 1.01) unmixed.push_back(&r);
+  if (unmixed.size() <= 3) {
+    for (const summary_row* r : unmixed)
+      out.warnings.push_back(r->name + ": R-hat = " + rhat_text(r->rhat) + " > 1.01: the chains have not mixed");
+  } else {
+    std::stable_sort(unmixed.begin(), unmixed.end(),
+                     [](const summary_row* a, const summary_row* b) { return a->rhat > b->rhat; });
+    std::string worst;
+    for (std::size_t k = 0; k < 3; ++k) worst += (k > 0 ? ", " : "") + unmixed[k]->name + " " + rhat_text(unmixed[k]->rhat);
+    out.warnings.push_back(std::to_string(unmixed.size()) + " values have R-hat > 1.01 (" + worst +
+                           ", …: the table has each): the chains have not mixed");
+  }
   return out;
 }
 #else

@@ -142,9 +142,17 @@ template <expression V>
 auto gather(const V& v, const std::vector<int>& idx, const char* name = nullptr) {
   return gather(v, std::span<const int>(idx), name);
 }
-/// A temporary index vector would dangle: keep the indices alive beside the data.
+/// A temporary index vector would dangle (the model keeps a view of the indices): one message
+/// that says so, not a "use of deleted function".
 template <expression V>
-auto gather(const V& v, std::vector<int>&& idx, const char* name = nullptr) = delete;
+auto gather(const V& v, std::vector<int>&& idx, const char* name = nullptr) {
+  static_assert(sizeof(V) == 0,
+                "tyche::gather(v, idx, name): idx is a temporary std::vector<int> (a function's result, "
+                "such as data_file::indices(...)), and the model keeps a view of it, which would dangle: "
+                "keep the indices in a variable that outlives the model, e.g. "
+                "const std::vector<int> g = f.indices(\"g\", N, J); ... gather(a, g, \"g\")");
+  return gather(v, std::span<const int>(idx), name);  // the same type as a valid call: no second error
+}
 /// Indices of another type (std::size_t, long, double, data(...)): one message instead of
 /// "no matching function" and three candidates.
 template <expression V, class Idx>

@@ -588,6 +588,22 @@ class data_file {
            " elements, expected " + std::to_string(size));
     return out;
   }
+  /// Stan's 1-based indices (a group, a category: each in 1 … count), `size` of them, as the
+  /// 0-based ints gather(v, idx, "name") takes: each minus 1. An element outside 1 … count is
+  /// refused with the file, its position in the file and its value — a file of 0-based indices
+  /// too, which would otherwise shift every group by one where the top index does not occur.
+  std::vector<int> indices(std::string_view name, std::size_t size, int count) const {
+    if (count < 1) fail("indices('" + std::string(name) + "', ..., count = " + std::to_string(count) + "): count must be >= 1");
+    auto out = integers(name, size);
+    const auto& v = get(name);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (out[i] < 1 || out[i] > count)
+        fail(detail::json_io::element_name(v.name, {v.first_row + i}) + " = " + std::to_string(out[i]) +
+             " is outside 1 … " + std::to_string(count) + " (indices() reads Stan's 1-based indices)");
+      --out[i];
+    }
+    return out;
+  }
 
  private:
   friend data_file parse_json_data(std::string_view, std::string_view);
