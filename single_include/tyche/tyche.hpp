@@ -19928,11 +19928,12 @@ struct transition_stats {
   int tree_depth = 0;      // treedepth__
   int n_leapfrog = 0;      // n_leapfrog__
   bool divergent = false;  // divergent__
+  double energy = 0;       // energy__
   /// The trajectory met a point whose log density (or energy) was not finite — NaN, or −∞ off
   /// the support — which counts as a divergence: where the model is not defined, not where
   /// its curvature defeats the step size (summary's divergence warning tells the two apart).
+  /// (Last, so that the seven CmdStan columns above keep their positions in braced lists.)
   bool non_finite = false;
-  double energy = 0;  // energy__
 };
 
 /// The kind of metric (mass matrix) of the kinetic energy: diagonal, dense, or low-rank +
@@ -35068,7 +35069,11 @@ result run_in_process(const Program& program, algorithm method, const config& cf
               increment[l] = program.step(states[l], n, g);
             }
           } catch (const std::domain_error& e) {
-            if (!zero_on_domain_error) rethrow_from_step("sweep " + std::to_string(m) + ", ", l, n);
+            if (!zero_on_domain_error)  // (a particle outside where its model is defined: say what else can be done)
+              throw std::domain_error("tyche::smc: sweep " + std::to_string(m) + ", particle " + std::to_string(l) +
+                                      ", observe " + std::to_string(n) + " (0-based): " + e.what() +
+                                      " (with config::domain_error_zero_weight = true such a particle gets weight 0 "
+                                      "instead and the sweep goes on; run_pmmh turns it on)");
             increment[l] = -std::numeric_limits<double>::infinity();
             domain.record(l, e.what());
             ++l;

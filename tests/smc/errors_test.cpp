@@ -324,8 +324,12 @@ TEST_CASE("errors: config::domain_error_zero_weight gives a particle that throws
         [](const double& x, smc::predictions& p) { p("x", x); });
   };
   smc::config cfg{.particles = 64, .sweeps = 3, .seed = 5, .ess_threshold = 0.3};
-  // Off (the default): the exception ends the run, unchanged.
+  // Off (the default): the exception ends the run, still a std::domain_error, with where it
+  // happened and the setting that would give the particle weight 0 instead.
   CHECK_THROWS_AS(smc::run_smc(walk(true), cfg), std::domain_error);
+  CHECK_THROWS_WITH(smc::run_smc(walk(true), cfg),
+                    Catch::Matchers::Contains("(0-based): x = ") && Catch::Matchers::Contains(" left (-2, 2)") &&
+                        Catch::Matchers::Contains("config::domain_error_zero_weight = true"));
   cfg.domain_error_zero_weight = true;
   const auto thrown = smc::run_smc(walk(true), cfg);
   const auto reference = smc::run_smc(walk(false), cfg);

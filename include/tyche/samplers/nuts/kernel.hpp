@@ -68,11 +68,12 @@ struct transition_stats {
   int tree_depth = 0;      // treedepth__
   int n_leapfrog = 0;      // n_leapfrog__
   bool divergent = false;  // divergent__
+  double energy = 0;       // energy__
   /// The trajectory met a point whose log density (or energy) was not finite — NaN, or −∞ off
   /// the support — which counts as a divergence: where the model is not defined, not where
   /// its curvature defeats the step size (summary's divergence warning tells the two apart).
+  /// (Last, so that the seven CmdStan columns above keep their positions in braced lists.)
   bool non_finite = false;
-  double energy = 0;  // energy__
 };
 
 /// The kind of metric (mass matrix) of the kinetic energy: diagonal, dense, or low-rank +

@@ -103,7 +103,11 @@ result run_in_process(const Program& program, algorithm method, const config& cf
               increment[l] = program.step(states[l], n, g);
             }
           } catch (const std::domain_error& e) {
-            if (!zero_on_domain_error) rethrow_from_step("sweep " + std::to_string(m) + ", ", l, n);
+            if (!zero_on_domain_error)  // (a particle outside where its model is defined: say what else can be done)
+              throw std::domain_error("tyche::smc: sweep " + std::to_string(m) + ", particle " + std::to_string(l) +
+                                      ", observe " + std::to_string(n) + " (0-based): " + e.what() +
+                                      " (with config::domain_error_zero_weight = true such a particle gets weight 0 "
+                                      "instead and the sweep goes on; run_pmmh turns it on)");
             increment[l] = -std::numeric_limits<double>::infinity();
             domain.record(l, e.what());
             ++l;
