@@ -265,7 +265,7 @@ TEST_CASE("support: data and constants are read when the model is built", "[part
 // ---- construction-time checks: the exact messages ---------------------------------------------
 
 // An observed term's check is prefixed with the term: its family, sizes and the variables its
-// arguments read (joint.hpp, check_observation_supports), then the family's own message.
+// arguments read (joint.hpp, check_variable_supports), then the family's own message.
 static bool observed_error(const std::string& what, const std::string& family, const std::string& message) {
   const std::string head = "tyche::joint(...): " + family + "(...).observe(y) (";
   return what.rfind(head, 0) == 0 && what.size() >= message.size() &&

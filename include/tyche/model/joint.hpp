@@ -119,7 +119,11 @@ struct params_of_variables<meta::list<Vs...>> {
 /// body being needed for its type: so it is made here too.)
 template <class T>
 std::string describe_term(const T& t);
-/// A check that fails when the model is built (data, constants) says which variable too.
+/// A check that fails when the model is built (data, constants) says which variable or term too.
+/// An observed term's checks go through it as well, Named then spelling the random variables
+/// its arguments read (observation_reads<random_variable_named<'p', 'h', 'i'>, ...>): a variable
+/// declared with a support its use there does not allow (neg_binomial_2_log(eta, phi) with phi ~
+/// normal) is then named in the diagnostic.
 template <class Named, class T>
 auto check_variable_supports(const T& term) {
   if constexpr (requires { term.distribution.check_supports(); }) {
@@ -130,10 +134,8 @@ auto check_variable_supports(const T& term) {
     }
   }
 }
-/// An observed term's checks likewise go through a function whose first template argument
-/// spells the random variables its arguments read (observation_reads<random_variable_named<'p',
-/// 'h', 'i'>, ...>): a variable declared with a support its use here does not allow
-/// (neg_binomial_2_log(eta, phi) with phi ~ normal) is then named in the diagnostic.
+/// The random variables an observed term's arguments read, spelled (Named of
+/// check_variable_supports for an observed term).
 template <class... Named>
 struct observation_reads {};
 template <class Tuple>
@@ -148,22 +150,12 @@ struct observation_reads_of<std::tuple<As...>> {
   };
   using type = typename spell<meta::unique<meta::same, meta::concat<params_of<node_t<As>>...>>>::type;
 };
-template <class Reads, class T>
-auto check_observation_supports(const T& term) {
-  if constexpr (requires { term.distribution.check_supports(); }) {
-    try {
-      term.distribution.check_supports();
-    } catch (const std::invalid_argument& e) {  // the term, its sizes and the variables it reads
-      throw std::invalid_argument("tyche::joint(...): " + describe_term(term) + ": " + e.what());
-    }
-  }
-}
 template <class T>
 auto check_term_supports(const T& term) {
   if constexpr (requires { T::is_named_random_variable; })
     check_variable_supports<typename spelled_name<T::name>::type>(term);
   else if constexpr (is_observed<T>::value)
-    check_observation_supports<
+    check_variable_supports<
         typename observation_reads_of<std::remove_cvref_t<decltype(term.distribution.arguments())>>::type>(term);
   else if constexpr (requires { term.distribution.check_supports(); })
     term.distribution.check_supports();
