@@ -17786,7 +17786,8 @@ template <class... Vs>
 constexpr bool variables_named_once(meta::list<Vs...>) {
   constexpr std::size_t n = sizeof...(Vs);
   constexpr auto first_repeat = [] {  // {i, j}: Vs[j] has Vs[i]'s name, i < j; {n, n} if none
-    std::size_t i = 0, found_i = n, found_j = n;
+    // maybe_unused: a joint with no random variable left (do_ fixed them all) has no Vs.
+    [[maybe_unused]] std::size_t i = 0, found_i = n, found_j = n;
     ([&]<class A>(std::type_identity<A>) {
       std::size_t j = 0;
       ([&]<class B>(std::type_identity<B>) {
@@ -18703,23 +18704,46 @@ constexpr bool do_variable_not_in_model() {
 /// A number that do_ fixes variable v to, checked against v's support where its bounds are
 /// numbers (phi ~ uniform(-1, 1) fixed to 1.2 would give a model whose density is NaN or
 /// -inf everywhere): throws std::invalid_argument naming the variable, the value and the support.
+/// Element i of the value (`at` "" for a number, "[i + 1]" for element i of a vector value).
+/// Bounds that are data vectors are read at i.
 template <fixed_string Name, class V>
-void check_intervention_value(const V& v, double x) {
+void check_intervention_value(const V& v, double x, std::size_t i = 0, const std::string& at = "") {
   const auto tr = v.transform();
   using Tr = decltype(tr);
+  if (!std::isfinite(x))
+    throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): " +
+                                (at.empty() ? std::string("the value") : "value" + at) + " is " + format_number(x) +
+                                "; an intervention sets the variable to a finite number" +
+                                (at.empty() ? "" : " (indices count from 1)"));
   double l = -HUGE_VAL, h = HUGE_VAL;
   bool inside = true;
   if constexpr (requires { tr.lower; tr.upper; }) {
-    if (known_value(as_node(tr.lower), 0, &l) && known_value(as_node(tr.upper), 0, &h)) inside = Tr::contains(x, l, h);
+    if (known_value(as_node(tr.lower), i, &l) && known_value(as_node(tr.upper), i, &h)) inside = Tr::contains(x, l, h);
   } else if constexpr (requires { tr.lower; }) {
-    if (known_value(as_node(tr.lower), 0, &l)) inside = Tr::contains(x, l);
+    if (known_value(as_node(tr.lower), i, &l)) inside = Tr::contains(x, l);
   } else if constexpr (requires { tr.upper; }) {
-    if (known_value(as_node(tr.upper), 0, &h)) inside = Tr::contains(x, h);
+    if (known_value(as_node(tr.upper), i, &h)) inside = Tr::contains(x, h);
   }
   if (!inside)
-    throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): the value " + format_number(x) +
-                                " is outside " + Name.str() + "'s support (" + format_number(l) + ", " +
-                                format_number(h) + ")");
+    throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): " +
+                                (at.empty() ? std::string("the value ") : "value" + at + " = ") + format_number(x) +
+                                " is outside " + Name.str() + at + "'s support (" + format_number(l) + ", " +
+                                format_number(h) + ")" + (at.empty() ? "" : " (indices count from 1)"));
+}
+
+/// A data vector that do_ fixes vector variable v to: as many values as the variable has
+/// (its constrained values: K × K for a K × K matrix variable), each finite and, where its
+/// bounds are numbers or data, inside them. Without this a wrong size or a NaN was reported
+/// by the first observed term that read the variable, as that term's error.
+template <fixed_string Name, class V, class R>
+void check_intervention_values(const V& v, const R& r) {
+  const std::size_t want = operand_size(as_node(v.value_expression())), got = r.size();
+  if (got != want)
+    throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): the value has " +
+                                std::to_string(got) + (got == 1 ? " value; " : " values; ") + Name.str() + " has " +
+                                std::to_string(want));
+  for (std::size_t i = 0; i < got; ++i)
+    check_intervention_value<Name>(v, static_cast<double>(r.ptr[i]), i, "[" + std::to_string(i + 1) + "]");
 }
 
 }  // namespace detail
@@ -18735,15 +18759,12 @@ auto do_(const joint_t<Terms...>& j, const Value& value) {
         typename detail::as_model_variables<meta::concat<typename detail::spelled_variable<Terms>::type...>>::type>();
     return j;
   } else {
-    if constexpr (std::is_arithmetic_v<Value>) {
-      if (!std::isfinite(static_cast<double>(value)))
-        throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): the value is " +
-                                    detail::format_number(static_cast<double>(value)) +
-                                    "; an intervention sets the variable to a finite number");
-      detail::check_intervention_value<Name>(std::get<index>(j.terms), static_cast<double>(value));
-    }
     const auto& v = std::get<index>(j.terms);
     const auto r = detail::as_node(value);
+    if constexpr (std::is_arithmetic_v<Value>)
+      detail::check_intervention_value<Name>(v, static_cast<double>(value));
+    else if constexpr (kind_of<decltype(r)> == node_kind::data_vector)
+      detail::check_intervention_values<Name>(v, r);
     const auto replace = [&](const auto& e) { return detail::replace_variable(v, r, e); };
     auto terms = std::apply(
         [&](const auto&... t) { return std::tuple_cat(detail::intervene_term<Name>(t, replace)...); },
@@ -22234,6 +22255,7 @@ struct nuts_fit {
   long long gradient_evaluations = 0;  // leapfrog gradients of all chains, warm-up included
   int lanes = 1;                       // chains per SIMD group actually used
   int threads = 1;                     // CPU executor: threads that held chains (split helpers not counted)
+  int helper_threads = 0;              // CPU executor: threads that only helped split evaluations (cpu::split)
   int split = 1;                       // parts of each evaluation (cpu::split) actually used
   double utilization = 1;              // useful lane gradients / lane slots evaluated
   int max_depth = 10;                  // the configured maximum tree depth (for summary's warning)
@@ -25720,6 +25742,7 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
       const split_target<Target> split(target, layout.parts, pool);
       nuts_fit fit = run_chains_cpu(Target(split), cfg, std::move(names), layout);
       fit.split = static_cast<int>(layout.parts);
+      fit.helper_threads = static_cast<int>(std::max(0, total - layout.threads));
       return fit;
     }
   }
@@ -27832,6 +27855,13 @@ struct fit_summary {
   /// otherwise). Repeats are not new information, so the table's ess columns are at most this,
   /// and each mcse at least sd / √(this).
   int distinct_draws = -1;
+  /// NUTS only: what the run used and cost, from the fit (nuts_fit's seconds, device_seconds,
+  /// gradient_evaluations, threads, helper_threads, lanes, split), printed under the table
+  /// ("ran 0.08 s, 71234 gradient evaluations: 4 chains on 2 threads, one at a time"), so that a
+  /// table pasted into a report says how it was made. gradient_evaluations −1: not reported.
+  double seconds = 0, device_seconds = 0;
+  long long gradient_evaluations = -1;
+  int threads = 0, helper_threads = 0, lanes = 0, split = 0;
 
   /// The largest R̂ and the smallest bulk and tail ESS over the rows (the checks every fit
   /// gets: R̂ < 1.01, ESS > 100 per chain), NaN rows left out (a constant value has no R̂);
@@ -27988,6 +28018,13 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
   out.divergent = divergent;
   out.at_max_depth = saturated;
   out.max_depth = max_depth;
+  out.seconds = fit.seconds;
+  out.device_seconds = fit.device_seconds;
+  out.gradient_evaluations = fit.gradient_evaluations;
+  out.threads = fit.threads;
+  out.helper_threads = fit.helper_threads;
+  out.lanes = fit.lanes;
+  out.split = fit.split;
   for (std::size_t c = 0; c < fit.warmup_restarted_from.size() && c < fit.warmup_restarted_at.size(); ++c)
     if (fit.warmup_restarted_from[c] >= 0)
       out.warnings.push_back("chain " + std::to_string(c + 1) + ": stuck at the end of a metric window of warm-up "
@@ -28094,6 +28131,32 @@ TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary
       os << "; " << s.divergent << " divergent, " << s.at_max_depth << " at the maximum tree depth (" << s.max_depth
          << ")";
     os << "\n";
+    if (s.gradient_evaluations > 0) {
+      // How the run was laid out: a user who asked for 2 threads and reads "1 thread" sees
+      // that the other helped split each evaluation (cpu::split).
+      char head[128];
+      if (s.device_seconds > 0)
+        std::snprintf(head, sizeof head, "ran %.3g s (%.3g s in the device's kernels), %lld gradient evaluations",
+                      s.seconds, s.device_seconds, s.gradient_evaluations);
+      else
+        std::snprintf(head, sizeof head, "ran %.3g s, %lld gradient evaluations", s.seconds, s.gradient_evaluations);
+      os << head << ": " << s.chains << (s.chains == 1 ? " chain" : " chains");
+      if (s.device_seconds > 0)
+        os << " on the device (tyche::cuda)";
+      else {
+        os << " on " << s.threads << (s.threads == 1 ? " thread" : " threads");
+        if (s.lanes > 1)
+          os << " in SIMD batches of " << s.lanes << " lanes";
+        else
+          os << ", one at a time";
+        if (s.split > 1) {
+          os << "; each evaluation split in " << s.split << " parts";
+          if (s.helper_threads > 0)
+            os << " with " << s.helper_threads << (s.helper_threads == 1 ? " helper thread" : " helper threads");
+        }
+      }
+      os << "\n";
+    }
   }
   else {
     // The table of an approximation's draws looks like a NUTS table, but its ess and rhat only

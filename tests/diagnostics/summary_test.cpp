@@ -149,6 +149,26 @@ TEST_CASE("summary: the divergences and the transitions at the maximum tree dept
   CHECK(t.divergent == 1);
   CHECK(t.at_max_depth == 0);
   CHECK_THAT(printed(t), Catch::Matchers::Contains("; 1 divergent, 0 at the maximum tree depth (11)"));
+  // A fit that did not report its run (gradient_evaluations 0, as hand made) prints no run line;
+  // one that did says how it was laid out and what it cost.
+  CHECK_THAT(printed(t), !Catch::Matchers::Contains("ran "));
+  fit.gradient_evaluations = 71234;
+  fit.seconds = 0.0812;
+  fit.threads = 2;
+  fit.lanes = 1;
+  CHECK_THAT(printed(tyche::summary(fit)),
+             Catch::Matchers::Contains("\nran 0.0812 s, 71234 gradient evaluations: 2 chains on 2 threads, one at a time\n"));
+  fit.threads = 1;
+  fit.helper_threads = 3;
+  fit.lanes = 4;
+  fit.split = 8;
+  CHECK_THAT(printed(tyche::summary(fit)),
+             Catch::Matchers::Contains("2 chains on 1 thread in SIMD batches of 4 lanes; each evaluation split in 8 "
+                                       "parts with 3 helper threads\n"));
+  fit.device_seconds = 0.05;
+  CHECK_THAT(printed(tyche::summary(fit)),
+             Catch::Matchers::Contains("ran 0.0812 s (0.05 s in the device's kernels), 71234 gradient evaluations: 2 "
+                                       "chains on the device (tyche::cuda)\n"));
 }
 
 TEST_CASE("nuts_fit: draws and means by name, and unknown names that say which names there are",

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <numbers>
 #include <vector>
 
 #include "support/property.hpp"
@@ -110,4 +111,40 @@ TEST_CASE("do_: a value that is not finite is refused, naming the variable", "[m
   auto bounded = uniform<"b">(0.0, upper);
   const auto nested = model(joint(upper, bounded, normal(bounded, 1.0).observe(data(y))));
   CHECK(do_<"b">(nested, 5.0).dim() == 1);
+}
+
+TEST_CASE("do_: a vector value is checked for its size, each element's finiteness and support", "[model][do]") {
+  // Before 2026-12-05 these were reported by the first observed term that read the variable, as
+  // that term's error ("normal(...).observe(y) ... argument 2 has 2 values"), not do_'s.
+  static const std::vector<double> y{0.3, -0.2, 0.1};
+  auto mu = normal<"mu">(0.0, 1.0);
+  auto sigma = half_normal<"sigma">(1.0, shape<3>);
+  const auto m = model(joint(mu, sigma, normal(mu, sigma).observe(data(y))));
+  static const std::vector<double> good{1.0, 2.0, 3.0}, shorter{1.0, 2.0}, longer{1.0, 2.0, 3.0, 4.0},
+      with_nan{1.0, NAN, 3.0}, negative{1.0, -2.0, 3.0};
+  const auto fixed = do_<"sigma">(m, data(good));
+  REQUIRE(fixed.dim() == 1);
+  // The value is used: y's density with sigma = (1, 2, 3) and mu's prior.
+  double expected = -0.5 * 0.1 * 0.1 - 0.5 * std::log(2 * std::numbers::pi);
+  for (std::size_t i = 0; i < 3; ++i)
+    expected += -0.5 * std::pow((y[i] - 0.1) / good[i], 2) - std::log(good[i]) - 0.5 * std::log(2 * std::numbers::pi);
+  CHECK(fixed.log_prob(std::vector<double>{0.1}) == Approx(expected).epsilon(1e-12));
+  CHECK_THROWS_WITH(do_<"sigma">(m, data(shorter)),
+                    "tyche::do_<\"sigma\">(model, value): the value has 2 values; sigma has 3");
+  CHECK_THROWS_WITH(do_<"sigma">(m, data(longer)),
+                    "tyche::do_<\"sigma\">(model, value): the value has 4 values; sigma has 3");
+  CHECK_THROWS_WITH(do_<"sigma">(m, data(with_nan)),
+                    "tyche::do_<\"sigma\">(model, value): value[2] is nan; an intervention sets the variable to a "
+                    "finite number (indices count from 1)");
+  CHECK_THROWS_WITH(do_<"sigma">(m, data(negative)),
+                    "tyche::do_<\"sigma\">(model, value): value[2] = -2 is outside sigma[2]'s support (0, inf) "
+                    "(indices count from 1)");
+  // Bounds that are data are read element by element.
+  static const std::vector<double> lo{0.0, 1.0, 2.0}, hi{1.0, 2.0, 3.0}, inside{0.5, 1.5, 2.5},
+      outside{0.5, 1.5, 3.5};
+  auto u = uniform<"u">(data(lo), data(hi));
+  const auto bounded = model(joint(u, normal(u, 1.0).observe(data(y))));
+  CHECK(do_<"u">(bounded, data(inside)).dim() == 0);
+  CHECK_THROWS_WITH(do_<"u">(bounded, data(outside)),
+                    Catch::Matchers::Contains("value[3] = 3.5 is outside u[3]'s support (2, 3)"));
 }

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -598,6 +599,14 @@ TEST_CASE("split: a chain's draws do not depend on the threads that evaluate its
     const nuts_fit lanes_two = nuts(m, cfg);
     CHECK(lanes_two.split == 8);
     CHECK(lanes_two.threads == 1);  // one batch: one thread holds it, the other helps
+    CHECK(lanes_two.helper_threads == 1);
+    CHECK(lanes_one.helper_threads == 0);
+    // summary says so: a user who asked for 2 threads and reads fit.threads == 1 sees the helper.
+    std::ostringstream printed;
+    printed << summary(lanes_two);
+    CHECK_THAT(printed.str(), Catch::Matchers::Contains(" gradient evaluations: " + std::to_string(w) +
+                                                        " chains on 1 thread in SIMD batches of " + std::to_string(w) +
+                                                        " lanes; each evaluation split in 8 parts with 1 helper thread\n"));
     CHECK(lanes_two.values == lanes_one.values);  // bit for bit
     cfg.executor = cpu{.threads = 2, .lanes = w, .split = 1};
     const nuts_fit lanes_whole = nuts(m, cfg);
@@ -627,6 +636,7 @@ TEST_CASE("split: 4 chains of a regression with much data on 2 threads run as on
     CHECK(fit.lanes == 4);
     CHECK(fit.split == cpu_split_parts);
     CHECK(fit.threads == 1);  // the batch's thread; the other helps with its parts
+    CHECK(fit.helper_threads == 1);
     // The draws are those of the batch on one thread, split alike (the threads do not matter).
     nuts_config alone = cfg;
     alone.executor = cpu{.threads = 1, .lanes = 4, .split = cpu_split_parts};
@@ -635,6 +645,7 @@ TEST_CASE("split: 4 chains of a regression with much data on 2 threads run as on
     CHECK(fit.lanes == 1);
     CHECK(fit.split == 1);
     CHECK(fit.threads == 2);
+    CHECK(fit.helper_threads == 0);
   }
 }
 

@@ -126,23 +126,46 @@ constexpr bool do_variable_not_in_model() {
 /// A number that do_ fixes variable v to, checked against v's support where its bounds are
 /// numbers (phi ~ uniform(-1, 1) fixed to 1.2 would give a model whose density is NaN or
 /// -inf everywhere): throws std::invalid_argument naming the variable, the value and the support.
+/// Element i of the value (`at` "" for a number, "[i + 1]" for element i of a vector value).
+/// Bounds that are data vectors are read at i.
 template <fixed_string Name, class V>
-void check_intervention_value(const V& v, double x) {
+void check_intervention_value(const V& v, double x, std::size_t i = 0, const std::string& at = "") {
   const auto tr = v.transform();
   using Tr = decltype(tr);
+  if (!std::isfinite(x))
+    throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): " +
+                                (at.empty() ? std::string("the value") : "value" + at) + " is " + format_number(x) +
+                                "; an intervention sets the variable to a finite number" +
+                                (at.empty() ? "" : " (indices count from 1)"));
   double l = -HUGE_VAL, h = HUGE_VAL;
   bool inside = true;
   if constexpr (requires { tr.lower; tr.upper; }) {
-    if (known_value(as_node(tr.lower), 0, &l) && known_value(as_node(tr.upper), 0, &h)) inside = Tr::contains(x, l, h);
+    if (known_value(as_node(tr.lower), i, &l) && known_value(as_node(tr.upper), i, &h)) inside = Tr::contains(x, l, h);
   } else if constexpr (requires { tr.lower; }) {
-    if (known_value(as_node(tr.lower), 0, &l)) inside = Tr::contains(x, l);
+    if (known_value(as_node(tr.lower), i, &l)) inside = Tr::contains(x, l);
   } else if constexpr (requires { tr.upper; }) {
-    if (known_value(as_node(tr.upper), 0, &h)) inside = Tr::contains(x, h);
+    if (known_value(as_node(tr.upper), i, &h)) inside = Tr::contains(x, h);
   }
   if (!inside)
-    throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): the value " + format_number(x) +
-                                " is outside " + Name.str() + "'s support (" + format_number(l) + ", " +
-                                format_number(h) + ")");
+    throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): " +
+                                (at.empty() ? std::string("the value ") : "value" + at + " = ") + format_number(x) +
+                                " is outside " + Name.str() + at + "'s support (" + format_number(l) + ", " +
+                                format_number(h) + ")" + (at.empty() ? "" : " (indices count from 1)"));
+}
+
+/// A data vector that do_ fixes vector variable v to: as many values as the variable has
+/// (its constrained values: K × K for a K × K matrix variable), each finite and, where its
+/// bounds are numbers or data, inside them. Without this a wrong size or a NaN was reported
+/// by the first observed term that read the variable, as that term's error.
+template <fixed_string Name, class V, class R>
+void check_intervention_values(const V& v, const R& r) {
+  const std::size_t want = operand_size(as_node(v.value_expression())), got = r.size();
+  if (got != want)
+    throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): the value has " +
+                                std::to_string(got) + (got == 1 ? " value; " : " values; ") + Name.str() + " has " +
+                                std::to_string(want));
+  for (std::size_t i = 0; i < got; ++i)
+    check_intervention_value<Name>(v, static_cast<double>(r.ptr[i]), i, "[" + std::to_string(i + 1) + "]");
 }
 
 }  // namespace detail
@@ -158,15 +181,12 @@ auto do_(const joint_t<Terms...>& j, const Value& value) {
         typename detail::as_model_variables<meta::concat<typename detail::spelled_variable<Terms>::type...>>::type>();
     return j;
   } else {
-    if constexpr (std::is_arithmetic_v<Value>) {
-      if (!std::isfinite(static_cast<double>(value)))
-        throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): the value is " +
-                                    detail::format_number(static_cast<double>(value)) +
-                                    "; an intervention sets the variable to a finite number");
-      detail::check_intervention_value<Name>(std::get<index>(j.terms), static_cast<double>(value));
-    }
     const auto& v = std::get<index>(j.terms);
     const auto r = detail::as_node(value);
+    if constexpr (std::is_arithmetic_v<Value>)
+      detail::check_intervention_value<Name>(v, static_cast<double>(value));
+    else if constexpr (kind_of<decltype(r)> == node_kind::data_vector)
+      detail::check_intervention_values<Name>(v, r);
     const auto replace = [&](const auto& e) { return detail::replace_variable(v, r, e); };
     auto terms = std::apply(
         [&](const auto&... t) { return std::tuple_cat(detail::intervene_term<Name>(t, replace)...); },

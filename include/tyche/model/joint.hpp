@@ -410,7 +410,8 @@ template <class... Vs>
 constexpr bool variables_named_once(meta::list<Vs...>) {
   constexpr std::size_t n = sizeof...(Vs);
   constexpr auto first_repeat = [] {  // {i, j}: Vs[j] has Vs[i]'s name, i < j; {n, n} if none
-    std::size_t i = 0, found_i = n, found_j = n;
+    // maybe_unused: a joint with no random variable left (do_ fixed them all) has no Vs.
+    [[maybe_unused]] std::size_t i = 0, found_i = n, found_j = n;
     ([&]<class A>(std::type_identity<A>) {
       std::size_t j = 0;
       ([&]<class B>(std::type_identity<B>) {

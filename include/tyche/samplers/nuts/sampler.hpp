@@ -423,6 +423,7 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
       const split_target<Target> split(target, layout.parts, pool);
       nuts_fit fit = run_chains_cpu(Target(split), cfg, std::move(names), layout);
       fit.split = static_cast<int>(layout.parts);
+      fit.helper_threads = static_cast<int>(std::max(0, total - layout.threads));
       return fit;
     }
   }
