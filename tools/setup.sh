@@ -6,9 +6,10 @@ set -euo pipefail
 # libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (the clang tree of tools/test.sh
 # is built with ASan and UBSan; tests/fuzz links libFuzzer); Debian's clang only recommends it.
 # libopenmpi-dev, openmpi-bin: the optional target tyche::mpi (<tyche/mpi.hpp>) and its test (mpirun).
+# make: GNU make, which builds tools/test.sh's two trees under one jobserver (tools/build_trees.mk).
 # lld: LLVM's linker, which tools/test.sh links the test trees' executables with (-DTYCHE_LINKER=lld:
 # several times faster than GNU ld on the sanitized test executables; CMakeLists.txt).
-packages=(cmake g++ clang libclang-rt-14-dev libboost-dev libxtensor-dev libxsimd-dev catch2 libbenchmark-dev
+packages=(cmake make g++ clang libclang-rt-14-dev libboost-dev libxtensor-dev libxsimd-dev catch2 libbenchmark-dev
           python3 nlohmann-json3-dev libopenmpi-dev openmpi-bin lld)
 
 missing=()

@@ -48,7 +48,7 @@ done
 other=""
 if [ -n "$clangxx" ]; then
     other="$root/build/clang"
-    say "configuring and building with $clangxx in build/clang"
+    say "configuring build/clang with $clangxx"
     # TYCHE_OTHER_BUILD_DIR empty: the clang tree gets no clang_suite test of its own.
     # CUDA (nvcc) is built in the gcc tree only.
     # TYCHE_LONG_TESTS=OFF: the long tests (label long) run in neither tree by default.
@@ -73,12 +73,11 @@ if [ -n "$clangxx" ]; then
         -DTYCHE_BUILD_BENCH=OFF -DTYCHE_HEADER_TESTS=OFF -DTYCHE_SINGLE_HEADER_TESTS=OFF \
         -DTYCHE_REPOSITORY_TESTS=OFF -DTYCHE_MPI_TESTS=OFF \
         -DTYCHE_SANITIZE=address,undefined
-    run cmake --build build/clang -j "$jobs"
 else
     say "clang++ not found: testing with g++ only"
 fi
 
-say "configuring and building with g++ in build/gcc"
+say "configuring build/gcc with g++"
 fresh_if_other_compiler build/gcc "$(command -v g++)"
 # The benchmarks are compiled here to check that they compile (none runs in the suite):
 # -fsyntax-only (TYCHE_BENCH_SYNTAX_ONLY, bench/CMakeLists.txt), which instantiates every template
@@ -107,7 +106,20 @@ run cmake -S . -B build/gcc "${common[@]}" -DCMAKE_CXX_COMPILER="$(command -v g+
     "-DTYCHE_TEST_SYNTAX_ONLY_FOLDERS=$syntax_only" \
     -DTYCHE_OTHER_BUILD_DIR="$other" "-DTYCHE_BENCH_FLAGS=-O1;-march=native" -DTYCHE_BENCH_SYNTAX_ONLY=ON \
     -DCMAKE_CUDA_ARCHITECTURES=90-virtual "-DCMAKE_CUDA_FLAGS_RELEASE=-O0 -Xcicc -O0"
-run cmake --build build/gcc -j "$jobs"
+
+# Both trees are built at once, under one GNU make jobserver ($jobs compiles at a time between
+# them; tools/build_trees.mk): one tree after the other left a core idle while each tree's last
+# long objects compiled (`cmake --build build/<tree>` builds one alone, as before).
+trees="build/gcc"
+if [ -n "$other" ]; then trees="build/clang build/gcc"; fi
+say "building $trees, $jobs compiles at a time between them"
+makefiles=1
+for t in $trees; do [ -f "$t/Makefile" ] || makefiles=0; done
+if [ "$makefiles" = 1 ]; then
+    run make -j "$jobs" -f tools/build_trees.mk "TREES=$trees"
+else  # a tree configured with another generator (CMAKE_GENERATOR=Ninja, say): one after the other
+    for t in $trees; do run cmake --build "$t" -j "$jobs"; done
+fi
 
 # The compile-fail tests (label compile_fail: ~120 cases, most compiled together in two batches,
 # tests compile_fail_batch_0/1, the rest alone; tests/compile_fail/README.md) run on every core

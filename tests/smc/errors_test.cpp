@@ -96,7 +96,7 @@ TEST_CASE("errors: a NaN log-likelihood names the particle and the observe (in-p
                     Catch::Contains("particle 0 passed NaN to observe 2"));
 }
 
-TEST_CASE("errors: a NaN log-likelihood names the particle and the observe (fork engine)", "[smc][fork]") {
+TEST_CASE("errors: a NaN log-likelihood names the particle and the observe (fork engine)", "[smc][fork][alone]") {
   const auto program = [] {
     smc::observe(0);
     smc::observe(smc::sample_uniform() < 0.3 ? std::numeric_limits<double>::quiet_NaN() : 0.0);
@@ -107,14 +107,14 @@ TEST_CASE("errors: a NaN log-likelihood names the particle and the observe (fork
   check_no_process_left();
 }
 
-TEST_CASE("errors: a program that throws in a particle (fork engine)", "[smc][fork]") {
+TEST_CASE("errors: a program that throws in a particle (fork engine)", "[smc][fork][alone]") {
   const auto program = failing(2, 0.2, [] { throw std::domain_error("boom"); });
   CHECK_THROWS_WITH(smc::run_smc(program, fork_config()),
                     Catch::Contains("threw: boom") && Catch::Contains("after 2 observes"));
   check_no_process_left();
 }
 
-TEST_CASE("errors: a particle that aborts or segfaults (fork engine, SMC and PG)", "[smc][fork]") {
+TEST_CASE("errors: a particle that aborts or segfaults (fork engine, SMC and PG)", "[smc][fork][alone]") {
   const auto aborts = failing(3, 0.1, [] { std::abort(); });
   CHECK_THROWS_WITH(smc::run_smc(aborts, fork_config()),
                     Catch::Contains("was killed by signal 6") && Catch::Contains("after observe 2 (0-based)"));
@@ -124,14 +124,14 @@ TEST_CASE("errors: a particle that aborts or segfaults (fork engine, SMC and PG)
   check_no_process_left();
 }
 
-TEST_CASE("errors: a particle that exits early (fork engine)", "[smc][fork]") {
+TEST_CASE("errors: a particle that exits early (fork engine)", "[smc][fork][alone]") {
   const auto program = failing(1, 0.2, [] { ::_exit(0); });
   CHECK_THROWS_WITH(smc::run_smc(program, fork_config()),
                     Catch::Contains("exited with status 0 before the end of the program"));
   check_no_process_left();
 }
 
-TEST_CASE("errors: programs must observe the same number of times (fork engine)", "[smc][fork]") {
+TEST_CASE("errors: programs must observe the same number of times (fork engine)", "[smc][fork][alone]") {
   const auto program = [] {
     smc::observe(0);
     if (smc::sample_uniform() < 0.5) smc::observe(0);
@@ -143,7 +143,7 @@ TEST_CASE("errors: programs must observe the same number of times (fork engine)"
   check_no_process_left();
 }
 
-TEST_CASE("errors: a particle that never reaches the next observe times out (fork engine)", "[smc][fork]") {
+TEST_CASE("errors: a particle that never reaches the next observe times out (fork engine)", "[smc][fork][alone]") {
   const auto program = failing(1, 0.05, [] { ::pause(); });
   smc::config cfg = fork_config();
   cfg.timeout_seconds = 0.5;
@@ -151,7 +151,7 @@ TEST_CASE("errors: a particle that never reaches the next observe times out (for
   check_no_process_left();
 }
 
-TEST_CASE("errors: an exception from on_sweep stops the fork engine's processes", "[smc][fork]") {
+TEST_CASE("errors: an exception from on_sweep stops the fork engine's processes", "[smc][fork][alone]") {
   smc::config cfg = fork_config(20);
   cfg.sweeps = 3;
   cfg.on_sweep = [](const smc::particle_set&) { throw std::runtime_error("stop here"); };
@@ -163,7 +163,7 @@ TEST_CASE("errors: an exception from on_sweep stops the fork engine's processes"
   check_no_process_left();
 }
 
-TEST_CASE("errors: a successful fork run leaves no process", "[smc][fork]") {
+TEST_CASE("errors: a successful fork run leaves no process", "[smc][fork][alone]") {
   const auto r = smc::run_pg(crp_program, {.particles = 20, .sweeps = 3, .seed = 2, .engine = smc::engine_kind::fork});
   CHECK(r.sweeps.size() == 3);
   check_no_process_left();
@@ -193,7 +193,7 @@ void busy_program() {
 }
 }  // namespace
 
-TEST_CASE("errors: a killed controller takes every process of the fork run with it", "[smc][fork]") {
+TEST_CASE("errors: a killed controller takes every process of the fork run with it", "[smc][fork][alone]") {
   for (int sig : {SIGKILL, SIGTERM, SIGINT}) {
     INFO("signal " << sig);
     const pid_t controller = ::fork();
@@ -223,7 +223,7 @@ TEST_CASE("errors: a killed controller takes every process of the fork run with 
   }
 }
 
-TEST_CASE("errors: a process the program forked that leaves the group (setsid) cannot hold the run", "[smc][fork]") {
+TEST_CASE("errors: a process the program forked that leaves the group (setsid) cannot hold the run", "[smc][fork][alone]") {
   // At observe 1 a few particles fork a child that makes itself a session leader and waits
   // forever: out of the particles' process group, it is killed by pid when the run ends.
   auto program = [](bool fail) {
