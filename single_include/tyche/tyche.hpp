@@ -25454,8 +25454,9 @@ TYCHE_DRIVER_INLINE void check_config(const nuts_config& cfg)
   for (std::size_t c = 0; c < cfg.init.size(); ++c)
     for (std::size_t k = 0; k < cfg.init[c].size(); ++k)
       if (!std::isfinite(cfg.init[c][k]))
-        fail("init[" + std::to_string(c) + "][" + std::to_string(k) + "] = " + tyche::detail::format_number(cfg.init[c][k]) +
-             " is not finite");
+        fail("init[" + std::to_string(c) + "][" + std::to_string(k) + "] (chain " + std::to_string(c + 1) + ", value " +
+             std::to_string(k + 1) + "; the indices in brackets are C++'s, from 0) = " +
+             tyche::detail::format_number(cfg.init[c][k]) + " is not finite");
   for (std::size_t k = 0; k < cfg.init_inv_metric.size(); ++k)
     if (!std::isfinite(cfg.init_inv_metric[k]))
       fail("init_inv_metric[" + std::to_string(k) + "] = " + tyche::detail::format_number(cfg.init_inv_metric[k]) +
@@ -25474,7 +25475,8 @@ TYCHE_DRIVER_INLINE void check_config_sizes(const nuts_config& cfg, std::size_t 
   auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: " + what); };
   for (std::size_t c = 0; c < cfg.init.size(); ++c)
     if (cfg.init[c].size() != constrained_dim) {
-      fail("init[" + std::to_string(c) + "] holds " + std::to_string(cfg.init[c].size()) + " values, expected " +
+      fail("init[" + std::to_string(c) + "] (chain " + std::to_string(c + 1) + "; the index in brackets is C++'s, from 0) holds " +
+           std::to_string(cfg.init[c].size()) + " values, expected " +
            std::to_string(constrained_dim) + " (one per name of parameter_names(), in order: " +
            tyche::detail::first_names(names) + ")");
     }
@@ -28926,6 +28928,7 @@ std::vector<double> diagonal(const std::vector<double>& m, std::size_t d) {
 #include <cstddef>
 #include <limits>
 #include <numeric>
+#include <string>
 #include <vector>
 
 namespace tyche::inference {
@@ -29043,6 +29046,26 @@ double importance_pareto_k(const std::vector<double>& log_p, const std::vector<d
   }
   if (!finite) return std::numeric_limits<double>::quiet_NaN();
   return psis(log_w).pareto_k;
+}
+
+/// The warning for an approximation whose draws fall where the log density is NaN or −∞
+/// (outside where the model is defined, or outside a support the model does not declare); empty
+/// when none does. k̂ alone missed it: a Laplace approximation with 263 of 1,000 draws where
+/// log(x) of an unbounded x was NaN reported k̂ = 0.47, "usable" (a new user, 2026-12-05).
+/// `kept`: whether those draws are among the draws returned (laplace, advi, a pathfinder run
+/// without resampling), or were left out by the importance weights (resampled pathfinder).
+inline std::string undefined_draws_warning(const std::vector<double>& log_p, bool kept) {
+  std::size_t bad = 0;
+  for (const double v : log_p) bad += std::isnan(v) || v == -std::numeric_limits<double>::infinity() ? 1 : 0;
+  if (bad == 0) return {};
+  return std::to_string(bad) + " of the " + std::to_string(log_p.size()) +
+         " draws fall where the log density is NaN or -inf: the approximation puts mass where the model is not "
+         "defined or the posterior has none (often a variable whose declared support is wider than where its "
+         "use is defined, such as log(x) with x unbounded)" +
+         (kept ? "; the table's means, sds and quantiles include those draws"
+               : "; the resampled draws leave them out, but the approximation is unreliable") +
+         ". Declare the variable's support (a family or transform with that support: lognormal, half_normal, "
+         "uniform(a, b)), or use nuts()";
 }
 
 /// n indices drawn with replacement with probabilities ∝ exp(log_w).
@@ -30398,8 +30421,10 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   if (newton.slow > 0)
     out.warnings.push_back("Newton steps from where L-BFGS stopped gain ever less without converging (each " +
                            tyche::detail::format_number(std::round(newton.slow * 100) / 100) +
-                           " of the one before): the maximum is degenerate or at the edge of the support (a "
-                           "parameter going to its bound, e.g. a scale to 0), so the point is not a strict mode");
+                           " of the one before): the maximum is degenerate, at the edge of the support (a "
+                           "parameter going to its bound, e.g. a scale to 0) or at infinity (a coefficient growing "
+                           "without bound: an improper posterior, such as a flat prior on a regression whose data "
+                           "are separable), so the point is not a strict mode");
   out.names = model.names;
   out.unconstrained = r.x;
   model.constrain_into(r.x.data(), out.values);
@@ -30427,7 +30452,9 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
                        tyche::detail::format_number(r.log_density) + " and the gradient's norm " +
                        tyche::detail::format_number(norm(r.gradient)) + ")";
     what += r.termination == lbfgs_termination::max_iterations
-                ? "; raise iterations, or start elsewhere (init)"
+                ? "; raise iterations, or start elsewhere (init) — unless the log density has no maximum: one "
+                  "that keeps rising (a coefficient growing without bound under a flat prior, a hierarchical scale "
+                  "going to 0) has no mode to find"
                 : "; the log density may be unbounded, flat or not smooth there";
     throw optimize_error(what, std::move(out));
   }
@@ -30559,6 +30586,7 @@ approximate_fit laplace(const model_functions& model, const optimize_result& mod
     ++fit.gradient_evaluations;
     model.constrain_into(x.data(), fit.values[0]);
   }
+  if (std::string w = undefined_draws_warning(fit.log_p[0], true); !w.empty()) fit.warnings.push_back(std::move(w));
   // How far the Gaussian is from the posterior: k̂ of the draws' p / q, where log p is the
   // posterior's on the unconstrained scale (with the log-Jacobian; without it, p is not the
   // density the Gaussian approximates there).
@@ -31761,6 +31789,12 @@ approximate_fit pathfinder(const model_functions& model, const pathfinder_config
   if (good.empty())
     throw std::runtime_error(fn + "every path failed (path 1: " + results[0].failure +
                              "); the log density may be unbounded or have no usable curvature");
+  {  // draws where the log density is NaN (stored as -inf) or -inf, over the paths that ran
+    std::vector<double> all_p;
+    for (std::size_t i : good) all_p.insert(all_p.end(), results[i].log_p.begin(), results[i].log_p.end());
+    const bool resampled = paths > 1 && cfg.psis_resample;
+    if (std::string w = undefined_draws_warning(all_p, !resampled); !w.empty()) fit.warnings.push_back(std::move(w));
+  }
   // The draws: one path's as they are; several paths' pooled and resampled by PSIS weights.
   // Either way fit.pareto_k is the k̂ of the draws' importance weights log p − log q (Yao et al.
   // 2018's diagnostic, as laplace and advi report it), with a warning above 0.7.
@@ -32367,6 +32401,7 @@ approximate_fit advi(const model_functions& model, const advi_config& cfg) {
     fit.log_p[0].push_back(density(zeta.data(), grad.data(), workspace.data()));
     model.constrain_into(zeta.data(), fit.values[0]);
   }
+  if (std::string w = undefined_draws_warning(fit.log_p[0], true); !w.empty()) fit.warnings.push_back(std::move(w));
   // The PSIS diagnostic of Yao et al. (2018): k̂ of the draws' p / q.
   fit.pareto_k = importance_pareto_k(fit.log_p[0], fit.log_q[0]);
   if (fit.pareto_k > 0.7)

@@ -73,8 +73,10 @@ TEST_CASE("nuts: bad init and init_inv_metric are errors naming them, before any
   CHECK_THROWS_WITH(nuts(m, {.chains = 3, .init = {{0.0, 1.0}, {0.0, 1.0}}}),
                     Contains("init holds 2 vectors of initial values: give one for every chain, or 3"));
   CHECK_THROWS_WITH(nuts(m, {.init = {{0.0}}}),
-                    Contains("init[0] holds 1 values, expected 2 (one per name of parameter_names(), in order: mu, sigma)"));
-  CHECK_THROWS_WITH(nuts(m, {.init = {{0.0, std::nan("")}}}), Contains("init[0][1] = nan is not finite"));
+                    Contains("init[0] (chain 1; the index in brackets is C++'s, from 0) holds 1 values, expected 2 (one "
+                             "per name of parameter_names(), in order: mu, sigma)"));
+  CHECK_THROWS_WITH(nuts(m, {.init = {{0.0, std::nan("")}}}),
+                    Contains("init[0][1] (chain 1, value 2; the indices in brackets are C++'s, from 0) = nan is not finite"));
   CHECK_THROWS_WITH(nuts(m, {.chains = 1, .init = {{0.0, -1.0}}}),
                     Contains("chain 1: init") && Contains("sigma = -1 is outside its support"));
   CHECK_THROWS_WITH(nuts(m, {.init_inv_metric = {1.0}}), Contains("init_inv_metric holds 1 values, expected 2"));

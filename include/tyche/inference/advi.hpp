@@ -429,6 +429,7 @@ approximate_fit advi(const model_functions& model, const advi_config& cfg) {
     fit.log_p[0].push_back(density(zeta.data(), grad.data(), workspace.data()));
     model.constrain_into(zeta.data(), fit.values[0]);
   }
+  if (std::string w = undefined_draws_warning(fit.log_p[0], true); !w.empty()) fit.warnings.push_back(std::move(w));
   // The PSIS diagnostic of Yao et al. (2018): k̂ of the draws' p / q.
   fit.pareto_k = importance_pareto_k(fit.log_p[0], fit.log_q[0]);
   if (fit.pareto_k > 0.7)

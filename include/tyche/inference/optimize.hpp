@@ -399,8 +399,10 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   if (newton.slow > 0)
     out.warnings.push_back("Newton steps from where L-BFGS stopped gain ever less without converging (each " +
                            tyche::detail::format_number(std::round(newton.slow * 100) / 100) +
-                           " of the one before): the maximum is degenerate or at the edge of the support (a "
-                           "parameter going to its bound, e.g. a scale to 0), so the point is not a strict mode");
+                           " of the one before): the maximum is degenerate, at the edge of the support (a "
+                           "parameter going to its bound, e.g. a scale to 0) or at infinity (a coefficient growing "
+                           "without bound: an improper posterior, such as a flat prior on a regression whose data "
+                           "are separable), so the point is not a strict mode");
   out.names = model.names;
   out.unconstrained = r.x;
   model.constrain_into(r.x.data(), out.values);
@@ -428,7 +430,9 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
                        tyche::detail::format_number(r.log_density) + " and the gradient's norm " +
                        tyche::detail::format_number(norm(r.gradient)) + ")";
     what += r.termination == lbfgs_termination::max_iterations
-                ? "; raise iterations, or start elsewhere (init)"
+                ? "; raise iterations, or start elsewhere (init) — unless the log density has no maximum: one "
+                  "that keeps rising (a coefficient growing without bound under a flat prior, a hierarchical scale "
+                  "going to 0) has no mode to find"
                 : "; the log density may be unbounded, flat or not smooth there";
     throw optimize_error(what, std::move(out));
   }
@@ -560,6 +564,7 @@ approximate_fit laplace(const model_functions& model, const optimize_result& mod
     ++fit.gradient_evaluations;
     model.constrain_into(x.data(), fit.values[0]);
   }
+  if (std::string w = undefined_draws_warning(fit.log_p[0], true); !w.empty()) fit.warnings.push_back(std::move(w));
   // How far the Gaussian is from the posterior: k̂ of the draws' p / q, where log p is the
   // posterior's on the unconstrained scale (with the log-Jacobian; without it, p is not the
   // density the Gaussian approximates there).

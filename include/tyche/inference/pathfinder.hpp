@@ -429,6 +429,12 @@ approximate_fit pathfinder(const model_functions& model, const pathfinder_config
   if (good.empty())
     throw std::runtime_error(fn + "every path failed (path 1: " + results[0].failure +
                              "); the log density may be unbounded or have no usable curvature");
+  {  // draws where the log density is NaN (stored as -inf) or -inf, over the paths that ran
+    std::vector<double> all_p;
+    for (std::size_t i : good) all_p.insert(all_p.end(), results[i].log_p.begin(), results[i].log_p.end());
+    const bool resampled = paths > 1 && cfg.psis_resample;
+    if (std::string w = undefined_draws_warning(all_p, !resampled); !w.empty()) fit.warnings.push_back(std::move(w));
+  }
   // The draws: one path's as they are; several paths' pooled and resampled by PSIS weights.
   // Either way fit.pareto_k is the k̂ of the draws' importance weights log p − log q (Yao et al.
   // 2018's diagnostic, as laplace and advi report it), with a warning above 0.7.

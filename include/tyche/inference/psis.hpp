@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <limits>
 #include <numeric>
+#include <string>
 #include <vector>
 
 namespace tyche::inference {
@@ -129,6 +130,26 @@ double importance_pareto_k(const std::vector<double>& log_p, const std::vector<d
   }
   if (!finite) return std::numeric_limits<double>::quiet_NaN();
   return psis(log_w).pareto_k;
+}
+
+/// The warning for an approximation whose draws fall where the log density is NaN or −∞
+/// (outside where the model is defined, or outside a support the model does not declare); empty
+/// when none does. k̂ alone missed it: a Laplace approximation with 263 of 1,000 draws where
+/// log(x) of an unbounded x was NaN reported k̂ = 0.47, "usable" (a new user, 2026-12-05).
+/// `kept`: whether those draws are among the draws returned (laplace, advi, a pathfinder run
+/// without resampling), or were left out by the importance weights (resampled pathfinder).
+inline std::string undefined_draws_warning(const std::vector<double>& log_p, bool kept) {
+  std::size_t bad = 0;
+  for (const double v : log_p) bad += std::isnan(v) || v == -std::numeric_limits<double>::infinity() ? 1 : 0;
+  if (bad == 0) return {};
+  return std::to_string(bad) + " of the " + std::to_string(log_p.size()) +
+         " draws fall where the log density is NaN or -inf: the approximation puts mass where the model is not "
+         "defined or the posterior has none (often a variable whose declared support is wider than where its "
+         "use is defined, such as log(x) with x unbounded)" +
+         (kept ? "; the table's means, sds and quantiles include those draws"
+               : "; the resampled draws leave them out, but the approximation is unreliable") +
+         ". Declare the variable's support (a family or transform with that support: lognormal, half_normal, "
+         "uniform(a, b)), or use nuts()";
 }
 
 /// n indices drawn with replacement with probabilities ∝ exp(log_w).

@@ -135,8 +135,9 @@ TYCHE_DRIVER_INLINE void check_config(const nuts_config& cfg)
   for (std::size_t c = 0; c < cfg.init.size(); ++c)
     for (std::size_t k = 0; k < cfg.init[c].size(); ++k)
       if (!std::isfinite(cfg.init[c][k]))
-        fail("init[" + std::to_string(c) + "][" + std::to_string(k) + "] = " + tyche::detail::format_number(cfg.init[c][k]) +
-             " is not finite");
+        fail("init[" + std::to_string(c) + "][" + std::to_string(k) + "] (chain " + std::to_string(c + 1) + ", value " +
+             std::to_string(k + 1) + "; the indices in brackets are C++'s, from 0) = " +
+             tyche::detail::format_number(cfg.init[c][k]) + " is not finite");
   for (std::size_t k = 0; k < cfg.init_inv_metric.size(); ++k)
     if (!std::isfinite(cfg.init_inv_metric[k]))
       fail("init_inv_metric[" + std::to_string(k) + "] = " + tyche::detail::format_number(cfg.init_inv_metric[k]) +
@@ -155,7 +156,8 @@ TYCHE_DRIVER_INLINE void check_config_sizes(const nuts_config& cfg, std::size_t 
   auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: " + what); };
   for (std::size_t c = 0; c < cfg.init.size(); ++c)
     if (cfg.init[c].size() != constrained_dim) {
-      fail("init[" + std::to_string(c) + "] holds " + std::to_string(cfg.init[c].size()) + " values, expected " +
+      fail("init[" + std::to_string(c) + "] (chain " + std::to_string(c + 1) + "; the index in brackets is C++'s, from 0) holds " +
+           std::to_string(cfg.init[c].size()) + " values, expected " +
            std::to_string(constrained_dim) + " (one per name of parameter_names(), in order: " +
            tyche::detail::first_names(names) + ")");
     }
