@@ -22627,7 +22627,7 @@ class nuts_chain {
       for (double g : grad_) finite = finite && std::isfinite(g);
       if (!finite)
         throw std::runtime_error(who + ": the log density or its gradient is not finite at the given initial "
-                                       "values (the log density is " + tyche::detail::format_number(log_density_) + ")");
+                                       "values: " + point_text() + " (start where every term is finite)");
       step_size_ = cfg_.init_step_size;
       find_step_size();
     } else {
@@ -22706,6 +22706,21 @@ class nuts_chain {
   /// What the last of the 100 attempts found: the log density, the point (by name, as far as
   /// θ's coordinates are the named values) and where the gradient was not finite.
   [[nodiscard]] std::string no_initial_point() const {
+    char radius[32];
+    std::snprintf(radius, sizeof radius, "%.6g", cfg_.init_radius);
+    return "tyche::nuts: chain " + std::to_string(chain_number()) +
+           ": no initial point with a finite log density and gradient in 100 attempts "
+           "(θ uniform on (-" + radius + ", " + radius + ") per unconstrained coordinate, init_radius); at the last, " +
+           point_text() +
+           ". A log density that is -inf or NaN everywhere usually means an observation outside its "
+           "family's support, a data value used as a scale that is ≤ 0, or a term no parameter value "
+           "can make finite: check the data, start from values inside the support (nuts_config::init), or print "
+           "explain(model) to see the terms";
+  }
+
+  /// "the log density was <lp> at <the point by name> (unconstrained θ = (…)); the gradient was
+  /// not finite in …; there, <the terms that were not finite>": q_, log_density_ and grad_.
+  [[nodiscard]] std::string point_text() const {
     auto number = [](double x) {
       char buf[32];
       std::snprintf(buf, sizeof buf, "%.6g", x);
@@ -22713,11 +22728,7 @@ class nuts_chain {
     };
     const bool named = fit_.names.size() == d_;  // no matrix variable: θ's coordinates are the names
     auto coordinate = [&](std::size_t k) { return named ? fit_.names[k] : "theta[" + std::to_string(k + 1) + "]"; };
-    std::string text = "tyche::nuts: chain " + std::to_string(chain_number()) +
-                       ": no initial point with a finite log density and gradient in 100 attempts "
-                       "(θ uniform on (-" + number(cfg_.init_radius) + ", " + number(cfg_.init_radius) +
-                       ") per unconstrained coordinate, init_radius); at the last, the log density was " +
-                       number(log_density_) + " at ";
+    std::string text = "the log density was " + number(log_density_) + " at ";
     // The point as the model's values (sigma, not log sigma), where they can be computed; θ after.
     std::vector<double> values;
     try {
@@ -22751,10 +22762,6 @@ class nuts_chain {
       const std::string terms = target_.non_finite_terms(q_.data());
       if (!terms.empty()) text += "; there, " + terms;
     }
-    text += ". A log density that is -inf or NaN everywhere usually means an observation outside its "
-            "family's support, a data value used as a scale that is ≤ 0, or a term no parameter value "
-            "can make finite: check the data, start from values inside the support (nuts_config::init), or print "
-            "explain(model) to see the terms";
     return text;
   }
 

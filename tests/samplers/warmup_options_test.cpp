@@ -80,6 +80,15 @@ TEST_CASE("nuts: bad init and init_inv_metric are errors naming them, before any
   CHECK_THROWS_WITH(nuts(m, {.chains = 1, .init = {{0.0, -1.0}}}),
                     Contains("chain 1: init") && Contains("sigma = -1 is outside its support"));
   CHECK_THROWS_WITH(nuts(m, {.init_inv_metric = {1.0}}), Contains("init_inv_metric holds 1 values, expected 2"));
+  // Inside the supports but where the log density is -inf: the point by name, and the term
+  // (a new user's message said only "the log density is -inf", 2026-12-05).
+  static const std::vector<double> y{1.0, 4.5};
+  auto theta = lognormal<"theta">(0.0, 2.0);
+  const auto bounded = model(joint(theta, uniform(0.0, theta).observe(data(y))));
+  CHECK_THROWS_WITH(nuts(bounded, {.chains = 1, .init = {{2.0}}}),
+                    Contains("chain 1: init: the log density or its gradient is not finite at the given initial "
+                             "values: the log density was -inf at theta = 2 (unconstrained θ = (0.693147))") &&
+                        Contains("; there, ") && Contains("uniform"));
   CHECK_THROWS_WITH(nuts(m, {.init_inv_metric = {1.0, 0.0}}), Contains("init_inv_metric[1] = 0 is not positive"));
   CHECK_THROWS_WITH(nuts(m, {.metric = samplers::metric_kind::dense, .init_inv_metric = {1.0, 2.0, 2.0, 1.0}}),
                     Contains("init_inv_metric is not symmetric positive definite"));
