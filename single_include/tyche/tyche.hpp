@@ -27700,6 +27700,10 @@ namespace tyche {
 struct approximate_fit {
   /// The method, as CmdStan names it: "laplace", "pathfinder" or "variational".
   std::string method;
+  /// The method's settings as CmdStan names them (variational: algorithm, iter, eta, …;
+  /// pathfinder: num_paths, num_draws, …; laplace: jacobian, draws), in CmdStan's order, as
+  /// text: write_stan_csv writes them under the method, where stan_csv::config_value reads them.
+  std::vector<std::pair<std::string, std::string>> settings;
   std::vector<std::string> names;  // the constrained values' names, as nuts_fit's
   int chains = 1, draws = 0;       // one "chain" of independent draws
   std::vector<std::vector<double>> values;  // [chain][draw * dim + k], constrained
@@ -30534,6 +30538,7 @@ approximate_fit laplace(const model_functions& model, const optimize_result& mod
                                   tyche::detail::format_number(mode.unconstrained[k]));
   approximate_fit fit;
   fit.method = "laplace";
+  fit.settings = {{"jacobian", mode.jacobian ? "1" : "0"}, {"draws", std::to_string(cfg.draws)}};
   fit.names = model.names;
   fit.draws = cfg.draws;
   fit.seed = cfg.seed;
@@ -31056,6 +31061,10 @@ inline void write_stan_csv(std::ostream& os, const approximate_fit& fit, const s
          std::to_string(TYCHE_VERSION_PATCH) + "\n";
   out += "# model = " + options.model + "\n";
   out += "# method = " + fit.method + "\n";
+  if (!fit.settings.empty()) {  // as CmdStan nests them under the method
+    out += "#   " + fit.method + "\n";
+    for (const auto& [key, value] : fit.settings) out += "#     " + key + " = " + value + "\n";
+  }
   out += "# data\n#   file = " + options.data_file + "\n";
   out += "# random\n#   seed = " + std::to_string(fit.seed) + "\n";
   if (!std::isnan(fit.pareto_k)) out += "# pareto_k = " + number(fit.pareto_k) + "\n";
@@ -31785,6 +31794,22 @@ approximate_fit pathfinder(const model_functions& model, const pathfinder_config
 
   approximate_fit fit;
   fit.method = "pathfinder";
+  {
+    using tyche::detail::format_number;
+    fit.settings = {{"init_alpha", format_number(cfg.init_alpha)},
+                    {"tol_obj", format_number(cfg.tol_obj)},
+                    {"tol_rel_obj", format_number(cfg.tol_rel_obj)},
+                    {"tol_grad", format_number(cfg.tol_grad)},
+                    {"tol_rel_grad", format_number(cfg.tol_rel_grad)},
+                    {"tol_param", format_number(cfg.tol_param)},
+                    {"history_size", std::to_string(cfg.history_size)},
+                    {"num_psis_draws", std::to_string(cfg.num_psis_draws)},
+                    {"num_paths", std::to_string(cfg.num_paths)},
+                    {"psis_resample", cfg.psis_resample ? "1" : "0"},
+                    {"max_lbfgs_iters", std::to_string(cfg.max_lbfgs_iters)},
+                    {"num_draws", std::to_string(cfg.num_draws)},
+                    {"num_elbo_draws", std::to_string(cfg.num_elbo_draws)}};
+  }
   fit.names = model.names;
   fit.seed = cfg.seed;
   std::vector<std::size_t> good;
@@ -32311,6 +32336,19 @@ approximate_fit advi(const model_functions& model, const advi_config& cfg) {
   advi_run run(density, cfg);
   approximate_fit fit;
   fit.method = "variational";
+  {
+    using tyche::detail::format_number;
+    fit.settings = {{"algorithm", cfg.algorithm == advi_algorithm::fullrank ? "fullrank" : "meanfield"},
+                    {"iter", std::to_string(cfg.iterations)},
+                    {"grad_samples", std::to_string(cfg.grad_samples)},
+                    {"elbo_samples", std::to_string(cfg.elbo_samples)},
+                    {"eta", format_number(cfg.eta)},
+                    {"engaged", cfg.adapt_engaged ? "1" : "0"},
+                    {"adapt_iter", std::to_string(cfg.adapt_iterations)},
+                    {"tol_rel_obj", format_number(cfg.tol_rel_obj)},
+                    {"eval_elbo", std::to_string(cfg.eval_elbo)},
+                    {"output_draws", std::to_string(cfg.output_samples)}};
+  }
   fit.names = model.names;
   fit.seed = cfg.seed;
   double eta = cfg.eta;

@@ -240,7 +240,10 @@ TEST_CASE("the draws of laplace, pathfinder and advi are written in CmdStan's CS
   }());
   const approximate_fit fits[] = {laplace(m, optimize(m, {.jacobian = true}), {.draws = 50}),
                                   pathfinder(m, {.num_draws = 50, .num_psis_draws = 50}),
-                                  advi(m, {.output_samples = 50})};
+                                  advi(m, {.algorithm = advi_algorithm::fullrank, .output_samples = 50})};
+  CHECK(fits[2].settings.at(0) == std::pair<std::string, std::string>{"algorithm", "fullrank"});
+  CHECK(fits[1].settings.at(8) == std::pair<std::string, std::string>{"num_paths", "4"});
+  CHECK(fits[0].settings.at(0) == std::pair<std::string, std::string>{"jacobian", "1"});
   const std::vector<std::string> heads[] = {{"log_p__", "log_g__", "mu", "sigma"},
                                             {"lp_approx__", "lp__", "mu", "sigma"},
                                             {"lp__", "log_p__", "log_g__", "mu", "sigma"}};
@@ -250,6 +253,10 @@ TEST_CASE("the draws of laplace, pathfinder and advi are written in CmdStan's CS
     const stan_csv back = read_stan_csv(io);
     CHECK(back.names == heads[f]);
     CHECK(back.config_value("method") == fits[f].method);
+    // The method's settings, as CmdStan writes them under the method (a new user found none,
+    // 2026-12-05: config_value("algorithm") was empty).
+    REQUIRE(!fits[f].settings.empty());
+    for (const auto& [key, value] : fits[f].settings) CHECK(back.config_value(key) == value);
     const std::size_t first = fits[f].method == "variational" ? 1 : 0;  // advi: the mean's row first
     REQUIRE(back.rows == 50 + first);
     const std::vector<double> sigma = back.column("sigma");

@@ -332,6 +332,19 @@ approximate_fit advi(const model_functions& model, const advi_config& cfg) {
   advi_run run(density, cfg);
   approximate_fit fit;
   fit.method = "variational";
+  {
+    using tyche::detail::format_number;
+    fit.settings = {{"algorithm", cfg.algorithm == advi_algorithm::fullrank ? "fullrank" : "meanfield"},
+                    {"iter", std::to_string(cfg.iterations)},
+                    {"grad_samples", std::to_string(cfg.grad_samples)},
+                    {"elbo_samples", std::to_string(cfg.elbo_samples)},
+                    {"eta", format_number(cfg.eta)},
+                    {"engaged", cfg.adapt_engaged ? "1" : "0"},
+                    {"adapt_iter", std::to_string(cfg.adapt_iterations)},
+                    {"tol_rel_obj", format_number(cfg.tol_rel_obj)},
+                    {"eval_elbo", std::to_string(cfg.eval_elbo)},
+                    {"output_draws", std::to_string(cfg.output_samples)}};
+  }
   fit.names = model.names;
   fit.seed = cfg.seed;
   double eta = cfg.eta;

@@ -21,6 +21,10 @@ namespace tyche {
 struct approximate_fit {
   /// The method, as CmdStan names it: "laplace", "pathfinder" or "variational".
   std::string method;
+  /// The method's settings as CmdStan names them (variational: algorithm, iter, eta, …;
+  /// pathfinder: num_paths, num_draws, …; laplace: jacobian, draws), in CmdStan's order, as
+  /// text: write_stan_csv writes them under the method, where stan_csv::config_value reads them.
+  std::vector<std::pair<std::string, std::string>> settings;
   std::vector<std::string> names;  // the constrained values' names, as nuts_fit's
   int chains = 1, draws = 0;       // one "chain" of independent draws
   std::vector<std::vector<double>> values;  // [chain][draw * dim + k], constrained

@@ -505,6 +505,7 @@ approximate_fit laplace(const model_functions& model, const optimize_result& mod
                                   tyche::detail::format_number(mode.unconstrained[k]));
   approximate_fit fit;
   fit.method = "laplace";
+  fit.settings = {{"jacobian", mode.jacobian ? "1" : "0"}, {"draws", std::to_string(cfg.draws)}};
   fit.names = model.names;
   fit.draws = cfg.draws;
   fit.seed = cfg.seed;

@@ -418,6 +418,22 @@ approximate_fit pathfinder(const model_functions& model, const pathfinder_config
 
   approximate_fit fit;
   fit.method = "pathfinder";
+  {
+    using tyche::detail::format_number;
+    fit.settings = {{"init_alpha", format_number(cfg.init_alpha)},
+                    {"tol_obj", format_number(cfg.tol_obj)},
+                    {"tol_rel_obj", format_number(cfg.tol_rel_obj)},
+                    {"tol_grad", format_number(cfg.tol_grad)},
+                    {"tol_rel_grad", format_number(cfg.tol_rel_grad)},
+                    {"tol_param", format_number(cfg.tol_param)},
+                    {"history_size", std::to_string(cfg.history_size)},
+                    {"num_psis_draws", std::to_string(cfg.num_psis_draws)},
+                    {"num_paths", std::to_string(cfg.num_paths)},
+                    {"psis_resample", cfg.psis_resample ? "1" : "0"},
+                    {"max_lbfgs_iters", std::to_string(cfg.max_lbfgs_iters)},
+                    {"num_draws", std::to_string(cfg.num_draws)},
+                    {"num_elbo_draws", std::to_string(cfg.num_elbo_draws)}};
+  }
   fit.names = model.names;
   fit.seed = cfg.seed;
   std::vector<std::size_t> good;

@@ -429,6 +429,10 @@ inline void write_stan_csv(std::ostream& os, const approximate_fit& fit, const s
          std::to_string(TYCHE_VERSION_PATCH) + "\n";
   out += "# model = " + options.model + "\n";
   out += "# method = " + fit.method + "\n";
+  if (!fit.settings.empty()) {  // as CmdStan nests them under the method
+    out += "#   " + fit.method + "\n";
+    for (const auto& [key, value] : fit.settings) out += "#     " + key + " = " + value + "\n";
+  }
   out += "# data\n#   file = " + options.data_file + "\n";
   out += "# random\n#   seed = " + std::to_string(fit.seed) + "\n";
   if (!std::isnan(fit.pareto_k)) out += "# pareto_k = " + number(fit.pareto_k) + "\n";
