@@ -505,6 +505,16 @@ TEST_CASE("quantity<name>(e): each draw's values of an expression of the paramet
   CHECK(fixed.quantities(p9)[0] == Approx(1.5));
 }
 
+namespace {
+// A 6-coordinate Gaussian whose L-BFGS from Stan's random start takes more than 2 iterations.
+auto fine_model_for_limits() {
+  using namespace tyche;
+  static const std::vector<double> y{3.0, -2.0, 5.0, 0.5, 8.0, -4.0}, s{0.05, 0.3, 1.0, 2.0, 0.1, 4.0};
+  auto mu = normal<"mu">(0.0, 10.0, shape<6>);
+  return model(joint(mu, normal(mu, data(s)).observe(data(y))));
+}
+}  // namespace
+
 TEST_CASE("approximations: draws where the log density is NaN or -inf are counted and warned about",
           "[inference][laplace][advi][pathfinder]") {
   using namespace tyche;
@@ -534,6 +544,13 @@ TEST_CASE("approximations: draws where the log density is NaN or -inf are counte
   CHECK_THAT(printed.str(), undefined);
   CHECK_THAT(printed.str(), Contains(std::to_string(nan_draws) + " of the 1000 draws"));
   CHECK(has(pathfinder(m, {.num_paths = 1, .seed = 3}), true) == 1);
+  // Paths cut short by max_lbfgs_iters say so.
+  const approximate_fit short_paths = pathfinder(fine_model_for_limits(), {.num_paths = 2, .max_lbfgs_iters = 2, .seed = 3});
+  bool said = false;
+  for (const auto& w : short_paths.warnings) said = said || w.find("paths stopped at max_lbfgs_iters = 2") != std::string::npos;
+  CHECK(said);
+  for (const auto& w : pathfinder(fine_model_for_limits(), {.num_paths = 2, .seed = 3}).warnings)
+    CHECK(w.find("stopped at max_lbfgs_iters") == std::string::npos);
   // The same model with x's support declared: no such warning.
   auto xp = lognormal<"x">(0.0, 1.0);
   const auto fine = model(joint(xp, target(log(xp))));
