@@ -22259,6 +22259,7 @@ struct nuts_fit {
   int split = 1;                       // parts of each evaluation (cpu::split) actually used
   double utilization = 1;              // useful lane gradients / lane slots evaluated
   int max_depth = 10;                  // the configured maximum tree depth (for summary's warning)
+  int warmup = 0;                      // the configured warm-up iterations (for summary's warning)
   double adapt_delta = 0.8;            // the configured target acceptance statistic
   std::uint64_t seed = 1;              // the seed the chains' streams were keyed by
   double seconds = 0;                  // wall-clock time of the run (warm-up and sampling)
@@ -24885,6 +24886,7 @@ class host_launcher {
 inline nuts_fit make_fit_frame(const nuts_config& cfg, std::vector<std::string> names) {
   nuts_fit fit;
   fit.max_depth = cfg.max_depth;
+  fit.warmup = cfg.warmup;
   fit.adapt_delta = cfg.adapt_delta;
   fit.seed = cfg.seed;
   fit.names = std::move(names);
@@ -28028,6 +28030,10 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
   if (saturated > 0)
     out.warnings.push_back(std::to_string(saturated) + " transitions hit the maximum tree depth " +
                            std::to_string(max_depth));
+  if (fit.warmup > 0 && fit.warmup < 20)  // samplers/nuts/adaptation.hpp: no metric window under 20
+    out.warnings.push_back("warm-up of " + std::to_string(fit.warmup) +
+                           " iterations is under 20: only the step size was adapted, not the metric (the "
+                           "identity, or init_inv_metric, was used); use warmup >= 150 (Stan's default is 1000)");
   out.divergent = divergent;
   out.at_max_depth = saturated;
   out.max_depth = max_depth;

@@ -149,6 +149,12 @@ TEST_CASE("summary: the divergences and the transitions at the maximum tree dept
   CHECK(t.divergent == 1);
   CHECK(t.at_max_depth == 0);
   CHECK_THAT(printed(t), Catch::Matchers::Contains("; 1 divergent, 0 at the maximum tree depth (11)"));
+  // A warm-up too short to adapt the metric says so (CmdStan warns too); 0 (none asked) does not.
+  CHECK_THAT(printed(t), !Catch::Matchers::Contains("warm-up of"));
+  fit.warmup = 10;
+  CHECK_THAT(printed(tyche::summary(fit)),
+             Catch::Matchers::Contains("warning: warm-up of 10 iterations is under 20: only the step size was adapted"));
+  fit.warmup = 0;
   // A fit that did not report its run (gradient_evaluations 0, as hand made) prints no run line;
   // one that did says how it was laid out and what it cost.
   CHECK_THAT(printed(t), !Catch::Matchers::Contains("ran "));

@@ -202,6 +202,10 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
   if (saturated > 0)
     out.warnings.push_back(std::to_string(saturated) + " transitions hit the maximum tree depth " +
                            std::to_string(max_depth));
+  if (fit.warmup > 0 && fit.warmup < 20)  // samplers/nuts/adaptation.hpp: no metric window under 20
+    out.warnings.push_back("warm-up of " + std::to_string(fit.warmup) +
+                           " iterations is under 20: only the step size was adapted, not the metric (the "
+                           "identity, or init_inv_metric, was used); use warmup >= 150 (Stan's default is 1000)");
   out.divergent = divergent;
   out.at_max_depth = saturated;
   out.max_depth = max_depth;

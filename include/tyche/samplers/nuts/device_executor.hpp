@@ -272,6 +272,7 @@ class host_launcher {
 inline nuts_fit make_fit_frame(const nuts_config& cfg, std::vector<std::string> names) {
   nuts_fit fit;
   fit.max_depth = cfg.max_depth;
+  fit.warmup = cfg.warmup;
   fit.adapt_delta = cfg.adapt_delta;
   fit.seed = cfg.seed;
   fit.names = std::move(names);
