@@ -32387,11 +32387,16 @@ approximate_fit advi(const model_functions& model, const advi_config& cfg) {
       }
     }
     if (best_eta == 0 || !(best > elbo_init))
-      throw std::runtime_error(fn + "every step size tried in adaptation (eta = 100, 10, 1, 0.1, 0.01, " +
-                               std::to_string(cfg.adapt_iterations) +
-                               " steps each) failed to improve the ELBO from the initial Gaussian (" +
-                               tyche::detail::format_number(elbo_init) +
-                               "); try another init or seed, or adapt_engaged = false with a small eta");
+      throw std::runtime_error(
+          fn + "every step size tried in adaptation (eta = 100, 10, 1, 0.1, 0.01, " +
+          std::to_string(cfg.adapt_iterations) + " steps each) failed to improve the ELBO from the initial Gaussian (" +
+          tyche::detail::format_number(elbo_init) + ")" +
+          (std::isfinite(elbo_init)
+               ? "; try another init or seed, or adapt_engaged = false with a small eta"
+               : ": the log density was NaN or -inf at some of the Gaussians' draws, where the model is not defined "
+                 "or has no mass (often a variable whose declared support is wider than where its use is defined, "
+                 "such as log(x) with x unbounded): declare the variable's support (a family or transform with "
+                 "bounds), or start where the model is defined (init)"));
     eta = best_eta;
   }
   // The run. With adaptation, a run whose gradient or ELBO becomes non-finite, or that ends with

@@ -544,6 +544,16 @@ TEST_CASE("approximations: draws where the log density is NaN or -inf are counte
   CHECK_THAT(printed.str(), undefined);
   CHECK_THAT(printed.str(), Contains(std::to_string(nan_draws) + " of the 1000 draws"));
   CHECK(has(pathfinder(m, {.num_paths = 1, .seed = 3}), true) == 1);
+  // ADVI either warns the same way or, where no step size improves a NaN ELBO, says why.
+  std::string advi_error;
+  approximate_fit vi;
+  try {
+    vi = advi(m, {.seed = 3});
+  } catch (const std::runtime_error& e) {
+    advi_error = e.what();
+  }
+  if (advi_error.empty()) CHECK(has(vi, true) == 1);
+  else CHECK_THAT(advi_error, Contains("the log density was NaN or -inf at some of the Gaussians' draws"));
   // Paths cut short by max_lbfgs_iters say so.
   const approximate_fit short_paths = pathfinder(fine_model_for_limits(), {.num_paths = 2, .max_lbfgs_iters = 2, .seed = 3});
   bool said = false;
