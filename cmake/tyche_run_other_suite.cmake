@@ -4,8 +4,8 @@
 # compile-fail tests (label compile_fail: -fsyntax-only compiles, most cases in two batches;
 # tests/compile_fail/README.md),
 # then everything else, both on every core at once, as the rest of the suite runs (the SMC fork
-# engine's tests are RUN_SERIAL: they count their executable's processes and time a failing
-# run). Fails when either part fails.
+# engine's error tests, smc_fork, are RUN_SERIAL: they count their executable's processes and time
+# a failing run). Fails when either part fails.
 cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
 execute_process(COMMAND ${CTEST} --test-dir ${TREE} --output-on-failure -L compile_fail -j ${cores}
                 RESULT_VARIABLE compile_fail_result)

@@ -125,8 +125,9 @@ fi
 # tests compile_fail_batch_0/1, the rest alone; tests/compile_fail/README.md) run on every core
 # at once; then everything else, also on every core, except the tests marked RUN_SERIAL, which
 # run alone: clang_suite (which runs the clang tree the same two ways, on every core itself)
-# and the SMC fork engine's tests (they count their executable's processes and time a failing
-# run). The exit code is 0 only when both runs pass.
+# and the SMC fork engine's error tests (smc_fork: they count their executable's processes and time
+# a failing run; its other tests run beside the rest as smc_fork_beside). The exit code is 0 only
+# when both runs pass.
 say "running the compile-fail tests of the g++ tree, $jobs at a time"
 status=0
 run ctest --test-dir build/gcc --output-on-failure -L compile_fail -j "$jobs" || status=$?

@@ -734,10 +734,15 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
   if (const cpu* exec = std::get_if<cpu>(&local.executor)) {
     fit.lanes = exec->lanes;
     fit.split = exec->split;
-    fit.threads = part.threads;  // this rank's
+    // Every rank's threads (those that held chains, and the split's helpers), summed.
+    int counts[2] = {mine.size() > 0 ? part.threads : 0, mine.size() > 0 ? part.helper_threads : 0}, sums[2] = {0, 0};
+    MPI_Allreduce(counts, sums, 2, MPI_INT, MPI_SUM, comm);
+    fit.threads = sums[0];
+    fit.helper_threads = sums[1];
   } else {
     fit.lanes = part.lanes;
   }
+  fit.ranks = ranks;
 
   // Stuck chains: found among all the chains (the same on every rank), run again on rank 0.
   fit.restarted_from.assign(static_cast<std::size_t>(fit.chains), -1);
@@ -757,6 +762,8 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
       again.lanes = fit.lanes;
       again.split = fit.split;
       again.threads = fit.threads;
+      again.helper_threads = fit.helper_threads;
+      again.ranks = fit.ranks;
       fit = std::move(again);
     }
   }
@@ -824,8 +831,13 @@ nuts_fit nuts_sharded(const Model& m, nuts_config cfg = {}, MPI_Comm comm = MPI_
     nuts_fit f = run(cfg);
     samplers::detail::restart_stuck_chains(f, cfg, run);
     f.split = static_cast<int>(parts);
+    f.helper_threads = parts > 1 ? shards.threads - 1 : 0;  // this rank's pool (with_shard_target)
     return f;
   }, shards);
+  // Every rank ran every chain on its shard, with the same settings: the sums over the ranks.
+  fit.ranks = size(comm);
+  fit.threads *= fit.ranks;
+  fit.helper_threads *= fit.ranks;
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
 }

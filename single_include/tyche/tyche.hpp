@@ -22256,6 +22256,8 @@ struct nuts_fit {
   int lanes = 1;                       // chains per SIMD group actually used
   int threads = 1;                     // CPU executor: threads that held chains (split helpers not counted)
   int helper_threads = 0;              // CPU executor: threads that only helped split evaluations (cpu::split)
+  int ranks = 1;                       // tyche::mpi: the processes that ran (threads, helper_threads and
+                                       // device_seconds are then sums over them; seconds is this rank's)
   int split = 1;                       // parts of each evaluation (cpu::split) actually used
   double utilization = 1;              // useful lane gradients / lane slots evaluated
   int max_depth = 10;                  // the configured maximum tree depth (for summary's warning)
@@ -22618,7 +22620,7 @@ class nuts_chain {
         try {
           q_ = target_.unconstrain(values);
         } catch (const std::exception& e) {
-          throw std::runtime_error(who + ": " + e.what());
+          throw std::invalid_argument(who + ": " + e.what());  // bad input, as optimize and the others say
         }
       } else {
         throw std::invalid_argument(who + ": this target cannot map constrained values to θ (unconstrain)");
@@ -22627,7 +22629,7 @@ class nuts_chain {
       bool finite = std::isfinite(log_density_);
       for (double g : grad_) finite = finite && std::isfinite(g);
       if (!finite)
-        throw std::runtime_error(who + ": the log density or its gradient is not finite at the given initial "
+        throw std::invalid_argument(who + ": the log density or its gradient is not finite at the given initial "
                                        "values: " + point_text() + " (start where every term is finite)");
       step_size_ = cfg_.init_step_size;
       find_step_size();
@@ -25463,8 +25465,9 @@ TYCHE_DRIVER_INLINE void check_config(const nuts_config& cfg)
   for (std::size_t c = 0; c < cfg.init.size(); ++c)
     for (std::size_t k = 0; k < cfg.init[c].size(); ++k)
       if (!std::isfinite(cfg.init[c][k]))
-        fail("init[" + std::to_string(c) + "][" + std::to_string(k) + "] (chain " + std::to_string(c + 1) + ", value " +
-             std::to_string(k + 1) + "; the indices in brackets are C++'s, from 0) = " +
+        fail("init[" + std::to_string(c) + "][" + std::to_string(k) + "] (" +
+             (cfg.init.size() == 1 ? std::string("every chain's") : "chain " + std::to_string(cfg.first_chain + c + 1) + ",") +
+             " value " + std::to_string(k + 1) + "; the indices in brackets are C++'s, from 0) = " +
              tyche::detail::format_number(cfg.init[c][k]) + " is not finite");
   for (std::size_t k = 0; k < cfg.init_inv_metric.size(); ++k)
     if (!std::isfinite(cfg.init_inv_metric[k]))
@@ -25484,7 +25487,9 @@ TYCHE_DRIVER_INLINE void check_config_sizes(const nuts_config& cfg, std::size_t 
   auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: " + what); };
   for (std::size_t c = 0; c < cfg.init.size(); ++c)
     if (cfg.init[c].size() != constrained_dim) {
-      fail("init[" + std::to_string(c) + "] (chain " + std::to_string(c + 1) + "; the index in brackets is C++'s, from 0) holds " +
+      fail("init[" + std::to_string(c) + "] (" +
+           (cfg.init.size() == 1 ? std::string("every chain's start") : "chain " + std::to_string(cfg.first_chain + c + 1)) +
+           "; the index in brackets is C++'s, from 0) holds " +
            std::to_string(cfg.init[c].size()) + " values, expected " +
            std::to_string(constrained_dim) + " (one per name of parameter_names(), in order: " +
            tyche::detail::first_names(names) + ")");
@@ -25772,15 +25777,18 @@ nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vecto
   for (int c = 0; c < cfg.chains; ++c) chains.push_back(std::make_unique<chain_type>(target, cfg, c, fit));
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(cfg.chains));
   auto record_error = [&](int c) {
-    try {
-      throw;
-    } catch (const std::exception& e) {
-      // Named once: a chain's own errors start "tyche::nuts: chain <c>: ".
+    // Named once: a chain's own errors start "tyche::nuts: chain <c>: ".
+    const auto named = [&](const std::exception& e) {
       const std::string what = e.what();
       const std::string number = std::to_string(cfg.first_chain + c + 1);
-      const bool named = what.rfind("tyche::nuts: chain " + number + ":", 0) == 0;
-      errors[static_cast<std::size_t>(c)] =
-          std::make_exception_ptr(std::runtime_error(named ? what : what + " (chain " + number + ")"));
+      return what.rfind("tyche::nuts: chain " + number + ":", 0) == 0 ? what : what + " (chain " + number + ")";
+    };
+    try {
+      throw;
+    } catch (const std::invalid_argument& e) {  // bad input (an init outside a support) stays so
+      errors[static_cast<std::size_t>(c)] = std::make_exception_ptr(std::invalid_argument(named(e)));
+    } catch (const std::exception& e) {
+      errors[static_cast<std::size_t>(c)] = std::make_exception_ptr(std::runtime_error(named(e)));
     } catch (...) {
       errors[static_cast<std::size_t>(c)] = std::current_exception();
     }
@@ -27876,7 +27884,7 @@ struct fit_summary {
   /// table pasted into a report says how it was made. gradient_evaluations −1: not reported.
   double seconds = 0, device_seconds = 0;
   long long gradient_evaluations = -1;
-  int threads = 0, helper_threads = 0, lanes = 0, split = 0;
+  int threads = 0, helper_threads = 0, lanes = 0, split = 0, ranks = 1;
 
   /// The largest R̂ and the smallest bulk and tail ESS over the rows (the checks every fit
   /// gets: R̂ < 1.01, ESS > 100 per chain), NaN rows left out (a constant value has no R̂);
@@ -28044,6 +28052,7 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
   out.helper_threads = fit.helper_threads;
   out.lanes = fit.lanes;
   out.split = fit.split;
+  out.ranks = fit.ranks;
   for (std::size_t c = 0; c < fit.warmup_restarted_from.size() && c < fit.warmup_restarted_at.size(); ++c)
     if (fit.warmup_restarted_from[c] >= 0)
       out.warnings.push_back("chain " + std::to_string(c + 1) + ": stuck at the end of a metric window of warm-up "
@@ -28155,15 +28164,17 @@ TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary
       // that the other helped split each evaluation (cpu::split).
       char head[128];
       if (s.device_seconds > 0)
-        std::snprintf(head, sizeof head, "ran %.3g s (%.3g s in the device's kernels), %lld gradient evaluations",
-                      s.seconds, s.device_seconds, s.gradient_evaluations);
+        std::snprintf(head, sizeof head, "ran %.3g s (%.3g s in the device's kernels%s), %lld gradient evaluations",
+                      s.seconds, s.device_seconds, s.ranks > 1 ? ", summed over the ranks" : "",
+                      s.gradient_evaluations);
       else
         std::snprintf(head, sizeof head, "ran %.3g s, %lld gradient evaluations", s.seconds, s.gradient_evaluations);
       os << head << ": " << s.chains << (s.chains == 1 ? " chain" : " chains");
       if (s.device_seconds > 0)
-        os << " on the device (tyche::cuda)";
+        os << " on the device executor (tyche::cuda)";
       else {
         os << " on " << s.threads << (s.threads == 1 ? " thread" : " threads");
+        if (s.ranks > 1) os << " of " << s.ranks << " MPI ranks";
         if (s.lanes > 1)
           os << " in SIMD batches of " << s.lanes << " lanes";
         else
@@ -29076,9 +29087,10 @@ inline std::string undefined_draws_warning(const std::vector<double>& log_p, boo
   for (const double v : log_p) bad += std::isnan(v) || v == -std::numeric_limits<double>::infinity() ? 1 : 0;
   if (bad == 0) return {};
   return std::to_string(bad) + " of the " + std::to_string(log_p.size()) +
-         " draws fall where the log density is NaN or -inf: the approximation puts mass where the model is not "
-         "defined or the posterior has none (often a variable whose declared support is wider than where its "
-         "use is defined, such as log(x) with x unbounded)" +
+         (kept ? " draws" : " draws of the paths (before resampling)") +
+         " fall where the log density is NaN or -inf: the approximation puts mass where the model is not defined "
+         "or the posterior has none (often a variable whose declared support is wider than where its use is "
+         "defined, such as log(x) with x unbounded)" +
          (kept ? "; the table's means, sds and quantiles include those draws"
                : "; the resampled draws leave them out, but the approximation is unreliable") +
          ". Declare the variable's support (a family or transform with that support: lognormal, half_normal, "

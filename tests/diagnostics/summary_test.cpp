@@ -174,7 +174,7 @@ TEST_CASE("summary: the divergences and the transitions at the maximum tree dept
   fit.device_seconds = 0.05;
   CHECK_THAT(printed(tyche::summary(fit)),
              Catch::Matchers::Contains("ran 0.0812 s (0.05 s in the device's kernels), 71234 gradient evaluations: 2 "
-                                       "chains on the device (tyche::cuda)\n"));
+                                       "chains on the device executor (tyche::cuda)\n"));
 }
 
 TEST_CASE("nuts_fit: draws and means by name, and unknown names that say which names there are",

@@ -28,6 +28,7 @@
 #include <fstream>
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -130,6 +131,9 @@ TEST_CASE("mpi::nuts: chains across ranks give the one-process fit, bit for bit"
     const nuts_fit one = nuts(m, cfg);
     check_same_fit(across, one);
     CHECK(same_on_every_rank(across));
+    CHECK(across.ranks == mpi::size());
+    // The threads of every rank that ran chains, summed (5 chains on one thread per rank: 2).
+    if (cfg.chains == 5) CHECK(across.threads == std::min(mpi::size(), cfg.chains));
   }
   // first_chain: a run of chains [3, 6) is chains 4 to 6 of a run of 6.
   nuts_config six{.chains = 6, .warmup = 150, .draws = 100, .seed = 6, .executor = cpu{.lanes = 1}};

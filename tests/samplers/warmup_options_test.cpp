@@ -73,10 +73,16 @@ TEST_CASE("nuts: bad init and init_inv_metric are errors naming them, before any
   CHECK_THROWS_WITH(nuts(m, {.chains = 3, .init = {{0.0, 1.0}, {0.0, 1.0}}}),
                     Contains("init holds 2 vectors of initial values: give one for every chain, or 3"));
   CHECK_THROWS_WITH(nuts(m, {.init = {{0.0}}}),
-                    Contains("init[0] (chain 1; the index in brackets is C++'s, from 0) holds 1 values, expected 2 (one "
-                             "per name of parameter_names(), in order: mu, sigma)"));
+                    Contains("init[0] (every chain's start; the index in brackets is C++'s, from 0) holds 1 values, "
+                             "expected 2 (one per name of parameter_names(), in order: mu, sigma)"));
   CHECK_THROWS_WITH(nuts(m, {.init = {{0.0, std::nan("")}}}),
-                    Contains("init[0][1] (chain 1, value 2; the indices in brackets are C++'s, from 0) = nan is not finite"));
+                    Contains("init[0][1] (every chain's value 2; the indices in brackets are C++'s, from 0) = nan is "
+                             "not finite"));
+  // One vector per chain: the chain's number, first_chain counted (a run of chains 4 and 5).
+  CHECK_THROWS_WITH(nuts(m, {.chains = 2, .first_chain = 3, .init = {{0.0, 1.0}, {0.0}}}),
+                    Contains("init[1] (chain 5; the index in brackets is C++'s, from 0) holds 1 values"));
+  CHECK_THROWS_WITH(nuts(m, {.chains = 2, .first_chain = 3, .init = {{0.0, 1.0}, {std::nan(""), 1.0}}}),
+                    Contains("init[1][0] (chain 5, value 1; the indices in brackets are C++'s, from 0) = nan"));
   CHECK_THROWS_WITH(nuts(m, {.chains = 1, .init = {{0.0, -1.0}}}),
                     Contains("chain 1: init") && Contains("sigma = -1 is outside its support"));
   CHECK_THROWS_WITH(nuts(m, {.init_inv_metric = {1.0}}), Contains("init_inv_metric holds 1 values, expected 2"));
@@ -85,6 +91,8 @@ TEST_CASE("nuts: bad init and init_inv_metric are errors naming them, before any
   static const std::vector<double> y{1.0, 4.5};
   auto theta = lognormal<"theta">(0.0, 2.0);
   const auto bounded = model(joint(theta, uniform(0.0, theta).observe(data(y))));
+  CHECK_THROWS_AS(nuts(m, {.chains = 1, .init = {{0.0, -1.0}}}), std::invalid_argument);  // as optimize's
+  CHECK_THROWS_AS(nuts(bounded, {.chains = 1, .init = {{2.0}}}), std::invalid_argument);
   CHECK_THROWS_WITH(nuts(bounded, {.chains = 1, .init = {{2.0}}}),
                     Contains("chain 1: init: the log density or its gradient is not finite at the given initial "
                              "values: the log density was -inf at theta = 2 (unconstrained θ = (0.693147))") &&

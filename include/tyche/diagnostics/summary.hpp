@@ -48,7 +48,7 @@ struct fit_summary {
   /// table pasted into a report says how it was made. gradient_evaluations −1: not reported.
   double seconds = 0, device_seconds = 0;
   long long gradient_evaluations = -1;
-  int threads = 0, helper_threads = 0, lanes = 0, split = 0;
+  int threads = 0, helper_threads = 0, lanes = 0, split = 0, ranks = 1;
 
   /// The largest R̂ and the smallest bulk and tail ESS over the rows (the checks every fit
   /// gets: R̂ < 1.01, ESS > 100 per chain), NaN rows left out (a constant value has no R̂);
@@ -216,6 +216,7 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
   out.helper_threads = fit.helper_threads;
   out.lanes = fit.lanes;
   out.split = fit.split;
+  out.ranks = fit.ranks;
   for (std::size_t c = 0; c < fit.warmup_restarted_from.size() && c < fit.warmup_restarted_at.size(); ++c)
     if (fit.warmup_restarted_from[c] >= 0)
       out.warnings.push_back("chain " + std::to_string(c + 1) + ": stuck at the end of a metric window of warm-up "
@@ -327,15 +328,17 @@ TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary
       // that the other helped split each evaluation (cpu::split).
       char head[128];
       if (s.device_seconds > 0)
-        std::snprintf(head, sizeof head, "ran %.3g s (%.3g s in the device's kernels), %lld gradient evaluations",
-                      s.seconds, s.device_seconds, s.gradient_evaluations);
+        std::snprintf(head, sizeof head, "ran %.3g s (%.3g s in the device's kernels%s), %lld gradient evaluations",
+                      s.seconds, s.device_seconds, s.ranks > 1 ? ", summed over the ranks" : "",
+                      s.gradient_evaluations);
       else
         std::snprintf(head, sizeof head, "ran %.3g s, %lld gradient evaluations", s.seconds, s.gradient_evaluations);
       os << head << ": " << s.chains << (s.chains == 1 ? " chain" : " chains");
       if (s.device_seconds > 0)
-        os << " on the device (tyche::cuda)";
+        os << " on the device executor (tyche::cuda)";
       else {
         os << " on " << s.threads << (s.threads == 1 ? " thread" : " threads");
+        if (s.ranks > 1) os << " of " << s.ranks << " MPI ranks";
         if (s.lanes > 1)
           os << " in SIMD batches of " << s.lanes << " lanes";
         else

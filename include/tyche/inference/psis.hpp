@@ -143,9 +143,10 @@ inline std::string undefined_draws_warning(const std::vector<double>& log_p, boo
   for (const double v : log_p) bad += std::isnan(v) || v == -std::numeric_limits<double>::infinity() ? 1 : 0;
   if (bad == 0) return {};
   return std::to_string(bad) + " of the " + std::to_string(log_p.size()) +
-         " draws fall where the log density is NaN or -inf: the approximation puts mass where the model is not "
-         "defined or the posterior has none (often a variable whose declared support is wider than where its "
-         "use is defined, such as log(x) with x unbounded)" +
+         (kept ? " draws" : " draws of the paths (before resampling)") +
+         " fall where the log density is NaN or -inf: the approximation puts mass where the model is not defined "
+         "or the posterior has none (often a variable whose declared support is wider than where its use is "
+         "defined, such as log(x) with x unbounded)" +
          (kept ? "; the table's means, sds and quantiles include those draws"
                : "; the resampled draws leave them out, but the approximation is unreliable") +
          ". Declare the variable's support (a family or transform with that support: lognormal, half_normal, "

@@ -216,7 +216,7 @@ class nuts_chain {
         try {
           q_ = target_.unconstrain(values);
         } catch (const std::exception& e) {
-          throw std::runtime_error(who + ": " + e.what());
+          throw std::invalid_argument(who + ": " + e.what());  // bad input, as optimize and the others say
         }
       } else {
         throw std::invalid_argument(who + ": this target cannot map constrained values to θ (unconstrain)");
@@ -225,7 +225,7 @@ class nuts_chain {
       bool finite = std::isfinite(log_density_);
       for (double g : grad_) finite = finite && std::isfinite(g);
       if (!finite)
-        throw std::runtime_error(who + ": the log density or its gradient is not finite at the given initial "
+        throw std::invalid_argument(who + ": the log density or its gradient is not finite at the given initial "
                                        "values: " + point_text() + " (start where every term is finite)");
       step_size_ = cfg_.init_step_size;
       find_step_size();

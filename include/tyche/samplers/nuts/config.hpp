@@ -313,6 +313,8 @@ struct nuts_fit {
   int lanes = 1;                       // chains per SIMD group actually used
   int threads = 1;                     // CPU executor: threads that held chains (split helpers not counted)
   int helper_threads = 0;              // CPU executor: threads that only helped split evaluations (cpu::split)
+  int ranks = 1;                       // tyche::mpi: the processes that ran (threads, helper_threads and
+                                       // device_seconds are then sums over them; seconds is this rank's)
   int split = 1;                       // parts of each evaluation (cpu::split) actually used
   double utilization = 1;              // useful lane gradients / lane slots evaluated
   int max_depth = 10;                  // the configured maximum tree depth (for summary's warning)

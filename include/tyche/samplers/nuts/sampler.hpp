@@ -135,8 +135,9 @@ TYCHE_DRIVER_INLINE void check_config(const nuts_config& cfg)
   for (std::size_t c = 0; c < cfg.init.size(); ++c)
     for (std::size_t k = 0; k < cfg.init[c].size(); ++k)
       if (!std::isfinite(cfg.init[c][k]))
-        fail("init[" + std::to_string(c) + "][" + std::to_string(k) + "] (chain " + std::to_string(c + 1) + ", value " +
-             std::to_string(k + 1) + "; the indices in brackets are C++'s, from 0) = " +
+        fail("init[" + std::to_string(c) + "][" + std::to_string(k) + "] (" +
+             (cfg.init.size() == 1 ? std::string("every chain's") : "chain " + std::to_string(cfg.first_chain + c + 1) + ",") +
+             " value " + std::to_string(k + 1) + "; the indices in brackets are C++'s, from 0) = " +
              tyche::detail::format_number(cfg.init[c][k]) + " is not finite");
   for (std::size_t k = 0; k < cfg.init_inv_metric.size(); ++k)
     if (!std::isfinite(cfg.init_inv_metric[k]))
@@ -156,7 +157,9 @@ TYCHE_DRIVER_INLINE void check_config_sizes(const nuts_config& cfg, std::size_t 
   auto fail = [](const std::string& what) { throw std::invalid_argument("tyche::nuts: " + what); };
   for (std::size_t c = 0; c < cfg.init.size(); ++c)
     if (cfg.init[c].size() != constrained_dim) {
-      fail("init[" + std::to_string(c) + "] (chain " + std::to_string(c + 1) + "; the index in brackets is C++'s, from 0) holds " +
+      fail("init[" + std::to_string(c) + "] (" +
+           (cfg.init.size() == 1 ? std::string("every chain's start") : "chain " + std::to_string(cfg.first_chain + c + 1)) +
+           "; the index in brackets is C++'s, from 0) holds " +
            std::to_string(cfg.init[c].size()) + " values, expected " +
            std::to_string(constrained_dim) + " (one per name of parameter_names(), in order: " +
            tyche::detail::first_names(names) + ")");
@@ -444,15 +447,18 @@ nuts_fit run_chains_cpu(const Target& target, const nuts_config& cfg, std::vecto
   for (int c = 0; c < cfg.chains; ++c) chains.push_back(std::make_unique<chain_type>(target, cfg, c, fit));
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(cfg.chains));
   auto record_error = [&](int c) {
-    try {
-      throw;
-    } catch (const std::exception& e) {
-      // Named once: a chain's own errors start "tyche::nuts: chain <c>: ".
+    // Named once: a chain's own errors start "tyche::nuts: chain <c>: ".
+    const auto named = [&](const std::exception& e) {
       const std::string what = e.what();
       const std::string number = std::to_string(cfg.first_chain + c + 1);
-      const bool named = what.rfind("tyche::nuts: chain " + number + ":", 0) == 0;
-      errors[static_cast<std::size_t>(c)] =
-          std::make_exception_ptr(std::runtime_error(named ? what : what + " (chain " + number + ")"));
+      return what.rfind("tyche::nuts: chain " + number + ":", 0) == 0 ? what : what + " (chain " + number + ")";
+    };
+    try {
+      throw;
+    } catch (const std::invalid_argument& e) {  // bad input (an init outside a support) stays so
+      errors[static_cast<std::size_t>(c)] = std::make_exception_ptr(std::invalid_argument(named(e)));
+    } catch (const std::exception& e) {
+      errors[static_cast<std::size_t>(c)] = std::make_exception_ptr(std::runtime_error(named(e)));
     } catch (...) {
       errors[static_cast<std::size_t>(c)] = std::current_exception();
     }
