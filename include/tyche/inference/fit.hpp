@@ -43,8 +43,9 @@ struct approximate_fit {
   std::vector<double> mean, covariance, variance;
   /// The constrained values of that mean (advi: the first row CmdStan's variational CSV holds).
   std::vector<double> mean_values;
-  /// Pareto k̂ of the importance weights log p − log q (pathfinder's PSIS; for laplace, with the
-  /// log-Jacobian, and advi, the diagnostic of Yao et al. 2018): above 0.7 the approximation is
+  /// Pareto k̂ of the importance weights log p − log q (pathfinder's PSIS; for laplace and advi
+  /// the diagnostic of Yao et al. 2018, log p with the log-Jacobian even where laplace's mode and
+  /// log_p are without it): above 0.7 the approximation is
   /// too far from the posterior for its draws to be trusted (a warning says so).
   double pareto_k = std::nan("");
   /// True when the draws were resampled by importance weights (multi-path pathfinder with

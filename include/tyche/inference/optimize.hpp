@@ -551,6 +551,10 @@ approximate_fit laplace(const model_functions& model, const optimize_result& mod
   fit.values[0].reserve(static_cast<std::size_t>(cfg.draws) * model.constrained_dim);
   counter_rng rng(cfg.seed, 1);  // (stream 0 is optimize()'s initial point of the same seed)
   std::vector<double> z(d), x(d), grad(d), workspace(density.workspace_size);
+  // Without the log-Jacobian, log p at the draws is not the posterior's density on the
+  // unconstrained scale: k̂ then takes the density with it at each draw (one more evaluation).
+  const log_density_function* posterior = mode.jacobian ? nullptr : &model.density(true);
+  std::vector<double> log_posterior, posterior_workspace(posterior ? posterior->workspace_size : 0);
   for (int n = 0; n < cfg.draws; ++n) {
     double zz = 0;
     for (double& v : z) {
@@ -563,20 +567,26 @@ approximate_fit laplace(const model_functions& model, const optimize_result& mod
     fit.log_q[0].push_back(-0.5 * static_cast<double>(d) * detail::log_two_pi + log_det_l - 0.5 * zz);
     fit.log_p[0].push_back(density(x.data(), grad.data(), workspace.data()));
     ++fit.gradient_evaluations;
+    if (posterior) {
+      log_posterior.push_back((*posterior)(x.data(), grad.data(), posterior_workspace.data()));
+      ++fit.gradient_evaluations;
+    }
     model.constrain_into(x.data(), fit.values[0]);
   }
   if (std::string w = undefined_draws_warning(fit.log_p[0], true); !w.empty()) fit.warnings.push_back(std::move(w));
   // How far the Gaussian is from the posterior: k̂ of the draws' p / q, where log p is the
-  // posterior's on the unconstrained scale (with the log-Jacobian; without it, p is not the
-  // density the Gaussian approximates there).
-  if (mode.jacobian) {
-    fit.pareto_k = importance_pareto_k(fit.log_p[0], fit.log_q[0]);
-    if (fit.pareto_k > 0.7)
-      fit.warnings.push_back("Pareto k = " + tyche::detail::format_number(std::round(fit.pareto_k * 100) / 100) +
-                             " > 0.7 for the draws' importance ratios p / q: the Gaussian at the mode is far from "
-                             "the posterior (skewed, heavy-tailed or a funnel), so its means and sds may be off "
-                             "(use nuts())");
-  }
+  // posterior's on the unconstrained scale, with the log-Jacobian whichever density the mode
+  // maximised (the draws stand for the posterior either way).
+  fit.pareto_k = importance_pareto_k(posterior ? log_posterior : fit.log_p[0], fit.log_q[0]);
+  if (fit.pareto_k > 0.7)
+    fit.warnings.push_back("Pareto k = " + tyche::detail::format_number(std::round(fit.pareto_k * 100) / 100) +
+                           " > 0.7 for the draws' importance ratios p / q" +
+                           (posterior ? " (p with the log-Jacobian)" : "") +
+                           ": the Gaussian at the mode is far from the posterior (skewed, heavy-tailed or a funnel" +
+                           (posterior ? "; a mode found without the Jacobian is not the unconstrained posterior's: "
+                                        "optimize with .jacobian = true centres it there"
+                                      : "") +
+                           "), so its means and sds may be off (use nuts())");
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
 }
