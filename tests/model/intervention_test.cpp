@@ -147,4 +147,14 @@ TEST_CASE("do_: a vector value is checked for its size, each element's finitenes
   CHECK(do_<"u">(bounded, data(inside)).dim() == 0);
   CHECK_THROWS_WITH(do_<"u">(bounded, data(outside)),
                     Catch::Matchers::Contains("value[3] = 3.5 is outside u[3]'s support (2, 3)"));
+  // A number fixes every element: each element's bounds are checked (only u[1]'s were).
+  CHECK_THROWS_WITH(do_<"u">(bounded, 0.5),
+                    "tyche::do_<\"u\">(model, value): the value 0.5 is outside u[2]'s support (1, 2) (indices count "
+                    "from 1)");
+  CHECK_THROWS_WITH(do_<"sigma">(m, -1.0), Catch::Matchers::Contains("the value -1 is outside sigma[1]'s support (0, inf)"));
+  const auto all_two = do_<"sigma">(m, 2.0);
+  double expected_two = -0.5 * 0.1 * 0.1 - 0.5 * std::log(2 * std::numbers::pi);
+  for (std::size_t i = 0; i < 3; ++i)
+    expected_two += -0.5 * std::pow((y[i] - 0.1) / 2.0, 2) - std::log(2.0) - 0.5 * std::log(2 * std::numbers::pi);
+  CHECK(all_two.log_prob(std::vector<double>{0.1}) == Approx(expected_two).epsilon(1e-12));
 }

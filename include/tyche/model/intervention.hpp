@@ -126,10 +126,12 @@ constexpr bool do_variable_not_in_model() {
 /// A number that do_ fixes variable v to, checked against v's support where its bounds are
 /// numbers (phi ~ uniform(-1, 1) fixed to 1.2 would give a model whose density is NaN or
 /// -inf everywhere): throws std::invalid_argument naming the variable, the value and the support.
-/// Element i of the value (`at` "" for a number, "[i + 1]" for element i of a vector value).
-/// Bounds that are data vectors are read at i.
+/// Element i of the value (`at` "" for a number, "[i + 1]" for element i of a vector value;
+/// `element`, the variable's element checked: `at`, or "[i + 1]" for a number that fixes every
+/// element of a vector variable). Bounds that are data vectors are read at i.
 template <fixed_string Name, class V>
-void check_intervention_value(const V& v, double x, std::size_t i = 0, const std::string& at = "") {
+void check_intervention_value(const V& v, double x, std::size_t i = 0, const std::string& at = "",
+                              const std::string& element = "") {
   const auto tr = v.transform();
   using Tr = decltype(tr);
   if (!std::isfinite(x))
@@ -149,8 +151,22 @@ void check_intervention_value(const V& v, double x, std::size_t i = 0, const std
   if (!inside)
     throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): " +
                                 (at.empty() ? std::string("the value ") : "value" + at + " = ") + format_number(x) +
-                                " is outside " + Name.str() + at + "'s support (" + format_number(l) + ", " +
-                                format_number(h) + ")" + (at.empty() ? "" : " (indices count from 1)"));
+                                " is outside " + Name.str() + (at.empty() ? element : at) + "'s support (" +
+                                format_number(l) + ", " + format_number(h) + ")" +
+                                (at.empty() && element.empty() ? "" : " (indices count from 1)"));
+}
+
+/// A number that do_ fixes every element of vector variable v to: checked against each
+/// element's bounds (data bounds differ from element to element; a number bound is checked once).
+template <fixed_string Name, class V>
+void check_intervention_number(const V& v, double x) {
+  if constexpr (is_vector_v<node_t<decltype(v.value_expression())>>) {
+    const std::size_t n = operand_size(as_node(v.value_expression()));
+    for (std::size_t i = 0; i < n; ++i)
+      check_intervention_value<Name>(v, x, i, "", "[" + std::to_string(i + 1) + "]");
+  } else {
+    check_intervention_value<Name>(v, x);
+  }
 }
 
 /// A data vector that do_ fixes vector variable v to: as many values as the variable has
@@ -184,7 +200,7 @@ auto do_(const joint_t<Terms...>& j, const Value& value) {
     const auto& v = std::get<index>(j.terms);
     const auto r = detail::as_node(value);
     if constexpr (std::is_arithmetic_v<Value>)
-      detail::check_intervention_value<Name>(v, static_cast<double>(value));
+      detail::check_intervention_number<Name>(v, static_cast<double>(value));
     else if constexpr (kind_of<decltype(r)> == node_kind::data_vector)
       detail::check_intervention_values<Name>(v, r);
     const auto replace = [&](const auto& e) { return detail::replace_variable(v, r, e); };
