@@ -13,15 +13,22 @@
 // each core, the default before chains were grouped across threads) and cpu{.threads = 2} (the
 // default: one batch, its evaluations split over both cores):
 //   chains4,<model>,<threads>,<lanes>,<split>,ms_per_chain_gradient,<ms>
+// First, the part pool's own cost (samplers/nuts/split_gradient.hpp): 2 parts that each spin for
+// `part` µs, on the calling thread and one helper, after 2,000 runs to let the scheduler place
+// the helper; the median wall time of 2,000 more runs and how many of their parts the helper ran:
+//   pool,<part µs>,median_us,<µs>,parts_on_helper,<of 2000>
+// (the ideal is the part's time and 2,000: each run's second part on the helper).
 // --quick: 58,101 rows of covertype.
 #include <tyche/tyche.hpp>
 
 #include "synthetic.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -74,10 +81,38 @@ void run_four(const char* name, const Model& m) {
   }
 }
 
+void pool_rows() {
+  using clock = std::chrono::steady_clock;
+  for (const double part_us : {5.0, 20.0, 100.0}) {
+    samplers::detail::part_pool pool(1);
+    const auto caller = std::this_thread::get_id();
+    int on_helper = 0;
+    std::vector<double> times;
+    for (int rep = -2000; rep < 2000; ++rep) {
+      std::atomic<int> elsewhere{0};
+      auto part = [&](std::size_t) {
+        if (std::this_thread::get_id() != caller) ++elsewhere;
+        const auto t = clock::now();
+        while (std::chrono::duration<double, std::micro>(clock::now() - t).count() < part_us) {
+        }
+      };
+      const auto t = clock::now();
+      pool.run(2, part);
+      if (rep >= 0) {
+        times.push_back(std::chrono::duration<double, std::micro>(clock::now() - t).count());
+        on_helper += elsewhere.load();
+      }
+    }
+    std::nth_element(times.begin(), times.begin() + 1000, times.end());
+    std::printf("pool,%.0f,median_us,%.1f,parts_on_helper,%d\n", part_us, times[1000], on_helper);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  pool_rows();
   {
     const tyche_bench::logistic_data d(10000, 100, 20261121);
     run("logistic_regression", logistic<100>(d));

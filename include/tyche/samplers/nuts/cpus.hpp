@@ -8,6 +8,8 @@
 // few CPUs there are. On Linux the affinity mask is the count (sched_getaffinity of the calling
 // thread: the process's mask unless the thread was given its own); elsewhere, or when the mask
 // cannot be read, hardware_concurrency().
+//
+// cpu_pause(): the spin-wait hint of the thread pools (the split gradient's, the SMC engine's).
 #pragma once
 
 #include <cstddef>
@@ -40,6 +42,16 @@ inline unsigned available_cpus() {
 #endif
   const unsigned n = std::thread::hardware_concurrency();
   return n > 0 ? n : 1u;
+}
+
+/// A spinning thread's hint to the CPU (x86 `pause`, ARM `yield`): it waits a few dozen cycles
+/// without leaving the CPU, and spares the core's resources meanwhile; nothing elsewhere.
+inline void cpu_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
 }
 
 }  // namespace tyche::samplers::detail

@@ -8,9 +8,11 @@
 #pragma once
 #include <tyche/concepts.hpp>
 #include <tyche/random/philox.hpp>
+#include <tyche/samplers/nuts/cpus.hpp>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -64,7 +66,7 @@ class part_pool {
       // short spin first (a helper's part usually ends within microseconds of this thread's),
       // then the condition variable.
       auto complete = [&] { return j.finished.load() == j.parts && j.workers.load() == 0; };
-      for (int spin = 0; spin < spin_limit && !complete(); ++spin) std::this_thread::yield();
+      spin_until(complete);
       std::unique_lock<std::mutex> lock(mutex_);
       jobs_.erase(std::find(jobs_.begin(), jobs_.end(), &j));
       done_.wait(lock, complete);
@@ -114,28 +116,58 @@ class part_pool {
     }
   }
 
+  // A job of the pool's with parts left to claim, or nullptr (the pool's mutex held).
+  job* open_job() const {
+    for (job* k : jobs_)
+      if (k->next.load() < k->parts) return k;
+    return nullptr;
+  }
+
+  // Waits for ready() by spinning, at most spin_time: cpu_pause, and every 16th turn a yield
+  // (another thread may need this CPU). Whether ready() held.
+  template <class Ready>
+  static bool spin_until(Ready&& ready) {
+    auto until = std::chrono::steady_clock::now() + spin_time;
+    for (unsigned i = 1;; ++i) {
+      if (ready()) return true;
+      if (i % 16 == 0) {
+        std::this_thread::yield();
+        if (std::chrono::steady_clock::now() >= until) return ready();
+      } else {
+        cpu_pause();
+      }
+    }
+  }
+
   void help() {
     std::unique_lock<std::mutex> lock(mutex_);
     std::size_t seen = generation_.load();
     for (;;) {
-      // A chain's next evaluation usually comes within microseconds: spin until a job newer
-      // than the last one seen arrives, a little before sleeping (the helper's core is one the
-      // chains left free).
-      lock.unlock();
-      for (int spin = 0; spin < spin_limit && generation_.load() == seen && !stopping_.load(); ++spin)
-        std::this_thread::yield();
-      lock.lock();
-      seen = generation_.load();
+      // A chain's next evaluation usually comes within microseconds: spin until a job with
+      // parts left arrives, and sleep only when none has come for spin_time. Two things made
+      // the helper miss small jobs before (2026-12-05; docs/benchmarks.md, "The split's helper
+      // spins"): it slept whenever the job it saw had all its parts claimed by their caller, and
+      // a wake-up through the condition variable takes tens of microseconds on a VM, more than a
+      // part of a small model's gradient, so it kept arriving late; and it spun on yields alone,
+      // with which the scheduler could leave it on its caller's CPU, taking turns with it.
       job* j = nullptr;
-      wake_.wait(lock, [&] {
-        if (stop_) return true;
-        for (job* k : jobs_)
-          if (k->next.load() < k->parts) {
-            j = k;
-            return true;
-          }
-        return false;
-      });
+      lock.unlock();
+      while (!j && spin_until([&] { return stopping_.load() || generation_.load() != seen; })) {
+        if (stopping_.load()) break;
+        lock.lock();
+        seen = generation_.load();
+        j = open_job();
+        if (!j) lock.unlock();  // a job came and its caller claimed every part: spin again
+      }
+      if (!lock.owns_lock()) lock.lock();
+      if (!j) {
+        wake_.wait(lock, [&] {
+          if (stop_) return true;
+          j = open_job();
+          return j != nullptr;
+        });
+        seen = generation_.load();
+      }
       if (stop_) return;
       ++j->workers;
       lock.unlock();
@@ -152,7 +184,9 @@ class part_pool {
   bool stop_ = false;       // guarded by mutex_
   std::atomic<std::size_t> generation_{0};  // jobs pushed so far, for the helpers' spin
   std::atomic<bool> stopping_{false};   // stop_, for the helpers' spin
-  static constexpr int spin_limit = 4000;  // yields before a helper or a caller sleeps
+  // How long a helper with nothing to do, or a caller whose parts are all claimed, spins
+  // before it sleeps.
+  static constexpr std::chrono::microseconds spin_time{2000};
 };
 
 /// A log_density_target whose evaluation is Inner's in `parts` parts on a part_pool, for double

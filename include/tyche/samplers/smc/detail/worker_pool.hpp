@@ -120,16 +120,9 @@ class worker_pool {
         std::this_thread::yield();
         if (std::chrono::steady_clock::now() >= until) return ready();
       } else {
-        pause();
+        samplers::detail::cpu_pause();
       }
     }
-  }
-  static void pause() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    asm volatile("yield");
-#endif
   }
 
   void stop() {
