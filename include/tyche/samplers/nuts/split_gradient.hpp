@@ -200,7 +200,7 @@ class split_target {
   [[nodiscard]] std::size_t dim() const { return inner_.dim(); }
   [[nodiscard]] std::size_t constrained_dim() const { return inner_.constrained_dim(); }
   [[nodiscard]] std::size_t workspace_size() const {
-    return std::max(inner_.workspace_size(), parts_ * (inner_.dim() + 1 + inner_.workspace_size()));
+    return std::max(inner_.workspace_size(), parts_ * part_stride());
   }
   [[nodiscard]] std::size_t data_values() const { return inner_.data_values(); }
   [[nodiscard]] std::size_t matrix_values() const { return inner_.matrix_values(); }
@@ -210,19 +210,26 @@ class split_target {
 
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
-    const std::size_t d = dim(), ws = inner_.workspace_size();
-    T* grads = workspace;                   // [part][d]
-    T* values = grads + parts_ * d;         // [part]
-    T* scratch = values + parts_;           // [part][ws]
+    // Each part's gradient, value and scratch in a block of its own, with `gap` elements of
+    // nothing after each: a part adds to its gradient row after row, and parts that run at
+    // once on two cores must not write to one cache line. Packed end to end, they did (the
+    // end of one part's gradient and the start of the next's), and the line went back and forth
+    // between the cores for every row: the two halves of logistic regression 10,000 × 100's
+    // gradient took 0.12–0.15 ms each alone and 0.2–0.3 ms at once on two cores (0.12–0.16 ms
+    // apart; docs/benchmarks.md, "The split's parts wrote to one cache line").
+    const std::size_t d = dim(), stride = part_stride();
+    auto grads = [&](std::size_t p) { return workspace + p * stride; };
+    auto value_of = [&](std::size_t p) -> T& { return workspace[p * stride + d + gap]; };
+    auto scratch = [&](std::size_t p) { return workspace + p * stride + d + 2 * gap; };
     auto part = [&](std::size_t p) {
-      values[p] = inner_.value_and_gradient_part(q, grads + p * d, scratch + p * ws, p, parts_);
+      value_of(p) = inner_.value_and_gradient_part(q, grads(p), scratch(p), p, parts_);
     };
     pool_.run(parts_, part);
-    T value = values[0];
-    for (std::size_t k = 0; k < d; ++k) grad[k] = grads[k];
+    T value = value_of(0);
+    for (std::size_t k = 0; k < d; ++k) grad[k] = grads(0)[k];
     for (std::size_t p = 1; p < parts_; ++p) {  // in part order: the same sums on every thread count
-      value += values[p];
-      for (std::size_t k = 0; k < d; ++k) grad[k] += grads[p * d + k];
+      value += value_of(p);
+      for (std::size_t k = 0; k < d; ++k) grad[k] += grads(p)[k];
     }
     return value;
   }
@@ -241,6 +248,12 @@ class split_target {
   [[nodiscard]] std::string non_finite_terms(const double* q) const { return inner_.non_finite_terms(q); }
 
  private:
+  // Elements between one part's blocks and the next's: 256 bytes of doubles (two cache lines,
+  // and the line the adjacent-line prefetcher pairs with it), more for a batch type.
+  static constexpr std::size_t gap = 32;
+  // One part's share of the workspace: its gradient, a gap, its value, a gap, its scratch, a gap.
+  [[nodiscard]] std::size_t part_stride() const { return inner_.dim() + gap + 1 + gap + inner_.workspace_size() + gap; }
+
   const Inner& inner_;
   std::size_t parts_;
   part_pool& pool_;
