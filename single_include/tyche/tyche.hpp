@@ -18704,10 +18704,12 @@ constexpr bool do_variable_not_in_model() {
 /// A number that do_ fixes variable v to, checked against v's support where its bounds are
 /// numbers (phi ~ uniform(-1, 1) fixed to 1.2 would give a model whose density is NaN or
 /// -inf everywhere): throws std::invalid_argument naming the variable, the value and the support.
-/// Element i of the value (`at` "" for a number, "[i + 1]" for element i of a vector value).
-/// Bounds that are data vectors are read at i.
+/// Element i of the value (`at` "" for a number, "[i + 1]" for element i of a vector value;
+/// `element`, the variable's element checked: `at`, or "[i + 1]" for a number that fixes every
+/// element of a vector variable). Bounds that are data vectors are read at i.
 template <fixed_string Name, class V>
-void check_intervention_value(const V& v, double x, std::size_t i = 0, const std::string& at = "") {
+void check_intervention_value(const V& v, double x, std::size_t i = 0, const std::string& at = "",
+                              const std::string& element = "") {
   const auto tr = v.transform();
   using Tr = decltype(tr);
   if (!std::isfinite(x))
@@ -18727,8 +18729,22 @@ void check_intervention_value(const V& v, double x, std::size_t i = 0, const std
   if (!inside)
     throw std::invalid_argument("tyche::do_<\"" + Name.str() + "\">(model, value): " +
                                 (at.empty() ? std::string("the value ") : "value" + at + " = ") + format_number(x) +
-                                " is outside " + Name.str() + at + "'s support (" + format_number(l) + ", " +
-                                format_number(h) + ")" + (at.empty() ? "" : " (indices count from 1)"));
+                                " is outside " + Name.str() + (at.empty() ? element : at) + "'s support (" +
+                                format_number(l) + ", " + format_number(h) + ")" +
+                                (at.empty() && element.empty() ? "" : " (indices count from 1)"));
+}
+
+/// A number that do_ fixes every element of vector variable v to: checked against each
+/// element's bounds (data bounds differ from element to element; a number bound is checked once).
+template <fixed_string Name, class V>
+void check_intervention_number(const V& v, double x) {
+  if constexpr (is_vector_v<node_t<decltype(v.value_expression())>>) {
+    const std::size_t n = operand_size(as_node(v.value_expression()));
+    for (std::size_t i = 0; i < n; ++i)
+      check_intervention_value<Name>(v, x, i, "", "[" + std::to_string(i + 1) + "]");
+  } else {
+    check_intervention_value<Name>(v, x);
+  }
 }
 
 /// A data vector that do_ fixes vector variable v to: as many values as the variable has
@@ -18762,7 +18778,7 @@ auto do_(const joint_t<Terms...>& j, const Value& value) {
     const auto& v = std::get<index>(j.terms);
     const auto r = detail::as_node(value);
     if constexpr (std::is_arithmetic_v<Value>)
-      detail::check_intervention_value<Name>(v, static_cast<double>(value));
+      detail::check_intervention_number<Name>(v, static_cast<double>(value));
     else if constexpr (kind_of<decltype(r)> == node_kind::data_vector)
       detail::check_intervention_values<Name>(v, r);
     const auto replace = [&](const auto& e) { return detail::replace_variable(v, r, e); };
@@ -23191,6 +23207,8 @@ class nuts_chain {
 // few CPUs there are. On Linux the affinity mask is the count (sched_getaffinity of the calling
 // thread: the process's mask unless the thread was given its own); elsewhere, or when the mask
 // cannot be read, hardware_concurrency().
+//
+// cpu_pause(): the spin-wait hint of the thread pools (the split gradient's, the SMC engine's).
 
 #include <cstddef>
 #include <thread>
@@ -23222,6 +23240,16 @@ inline unsigned available_cpus() {
 #endif
   const unsigned n = std::thread::hardware_concurrency();
   return n > 0 ? n : 1u;
+}
+
+/// A spinning thread's hint to the CPU (x86 `pause`, ARM `yield`): it waits a few dozen cycles
+/// without leaving the CPU, and spares the core's resources meanwhile; nothing elsewhere.
+inline void cpu_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
 }
 
 }  // namespace tyche::samplers::detail
@@ -25143,6 +25171,7 @@ nuts_fit run_device(const Target& target, const DeviceTarget& device_target, Lau
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -25196,7 +25225,7 @@ class part_pool {
       // short spin first (a helper's part usually ends within microseconds of this thread's),
       // then the condition variable.
       auto complete = [&] { return j.finished.load() == j.parts && j.workers.load() == 0; };
-      for (int spin = 0; spin < spin_limit && !complete(); ++spin) std::this_thread::yield();
+      spin_until(complete);
       std::unique_lock<std::mutex> lock(mutex_);
       jobs_.erase(std::find(jobs_.begin(), jobs_.end(), &j));
       done_.wait(lock, complete);
@@ -25246,28 +25275,57 @@ class part_pool {
     }
   }
 
+  // A job of the pool's with parts left to claim, or nullptr (the pool's mutex held).
+  job* open_job() const {
+    for (job* k : jobs_)
+      if (k->next.load() < k->parts) return k;
+    return nullptr;
+  }
+
+  // Waits for ready() by spinning, at most spin_time: cpu_pause, and every 16th turn a yield
+  // (another thread may need this CPU). Whether ready() held.
+  template <class Ready>
+  static bool spin_until(Ready&& ready) {
+    auto until = std::chrono::steady_clock::now() + spin_time;
+    for (unsigned i = 1;; ++i) {
+      if (ready()) return true;
+      if (i % 16 == 0) {
+        std::this_thread::yield();
+        if (std::chrono::steady_clock::now() >= until) return ready();
+      } else {
+        cpu_pause();
+      }
+    }
+  }
+
   void help() {
     std::unique_lock<std::mutex> lock(mutex_);
     std::size_t seen = generation_.load();
     for (;;) {
-      // A chain's next evaluation usually comes within microseconds: spin until a job newer
-      // than the last one seen arrives, a little before sleeping (the helper's core is one the
-      // chains left free).
-      lock.unlock();
-      for (int spin = 0; spin < spin_limit && generation_.load() == seen && !stopping_.load(); ++spin)
-        std::this_thread::yield();
-      lock.lock();
-      seen = generation_.load();
+      // A chain's next evaluation usually comes within microseconds: spin until a job with
+      // parts left arrives, and sleep only when none has come for spin_time. Before
+      // (2026-12-05; docs/benchmarks.md, "The split's parts wrote to one cache line; its helper
+      // slept") the helper slept whenever the job it saw had all its parts claimed by their
+      // caller, and a wake-up through the condition variable took longer on this VM than a
+      // part of a small gradient, so it kept arriving late: 2 parts of 5 µs took 18 µs a run.
       job* j = nullptr;
-      wake_.wait(lock, [&] {
-        if (stop_) return true;
-        for (job* k : jobs_)
-          if (k->next.load() < k->parts) {
-            j = k;
-            return true;
-          }
-        return false;
-      });
+      lock.unlock();
+      while (!j && spin_until([&] { return stopping_.load() || generation_.load() != seen; })) {
+        if (stopping_.load()) break;
+        lock.lock();
+        seen = generation_.load();
+        j = open_job();
+        if (!j) lock.unlock();  // a job came and its caller claimed every part: spin again
+      }
+      if (!lock.owns_lock()) lock.lock();
+      if (!j) {
+        wake_.wait(lock, [&] {
+          if (stop_) return true;
+          j = open_job();
+          return j != nullptr;
+        });
+        seen = generation_.load();
+      }
       if (stop_) return;
       ++j->workers;
       lock.unlock();
@@ -25284,7 +25342,9 @@ class part_pool {
   bool stop_ = false;       // guarded by mutex_
   std::atomic<std::size_t> generation_{0};  // jobs pushed so far, for the helpers' spin
   std::atomic<bool> stopping_{false};   // stop_, for the helpers' spin
-  static constexpr int spin_limit = 4000;  // yields before a helper or a caller sleeps
+  // How long a helper with nothing to do, or a caller whose parts are all claimed, spins
+  // before it sleeps.
+  static constexpr std::chrono::microseconds spin_time{2000};
 };
 
 /// A log_density_target whose evaluation is Inner's in `parts` parts on a part_pool, for double
@@ -25298,7 +25358,7 @@ class split_target {
   [[nodiscard]] std::size_t dim() const { return inner_.dim(); }
   [[nodiscard]] std::size_t constrained_dim() const { return inner_.constrained_dim(); }
   [[nodiscard]] std::size_t workspace_size() const {
-    return std::max(inner_.workspace_size(), parts_ * (inner_.dim() + 1 + inner_.workspace_size()));
+    return std::max(inner_.workspace_size(), parts_ * part_stride());
   }
   [[nodiscard]] std::size_t data_values() const { return inner_.data_values(); }
   [[nodiscard]] std::size_t matrix_values() const { return inner_.matrix_values(); }
@@ -25308,19 +25368,26 @@ class split_target {
 
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
-    const std::size_t d = dim(), ws = inner_.workspace_size();
-    T* grads = workspace;                   // [part][d]
-    T* values = grads + parts_ * d;         // [part]
-    T* scratch = values + parts_;           // [part][ws]
+    // Each part's gradient, value and scratch in a block of its own, with `gap` elements of
+    // nothing after each: a part adds to its gradient row after row, and parts that run at
+    // once on two cores must not write to one cache line. Packed end to end, they did (the
+    // end of one part's gradient and the start of the next's), and the line went back and forth
+    // between the cores for every row: the two halves of logistic regression 10,000 × 100's
+    // gradient took 0.12–0.15 ms each alone and 0.2–0.3 ms at once on two cores (0.12–0.16 ms
+    // apart; docs/benchmarks.md, "The split's parts wrote to one cache line; its helper slept").
+    const std::size_t d = dim(), stride = part_stride();
+    auto grads = [&](std::size_t p) { return workspace + p * stride; };
+    auto value_of = [&](std::size_t p) -> T& { return workspace[p * stride + d + gap]; };
+    auto scratch = [&](std::size_t p) { return workspace + p * stride + d + 2 * gap; };
     auto part = [&](std::size_t p) {
-      values[p] = inner_.value_and_gradient_part(q, grads + p * d, scratch + p * ws, p, parts_);
+      value_of(p) = inner_.value_and_gradient_part(q, grads(p), scratch(p), p, parts_);
     };
     pool_.run(parts_, part);
-    T value = values[0];
-    for (std::size_t k = 0; k < d; ++k) grad[k] = grads[k];
+    T value = value_of(0);
+    for (std::size_t k = 0; k < d; ++k) grad[k] = grads(0)[k];
     for (std::size_t p = 1; p < parts_; ++p) {  // in part order: the same sums on every thread count
-      value += values[p];
-      for (std::size_t k = 0; k < d; ++k) grad[k] += grads[p * d + k];
+      value += value_of(p);
+      for (std::size_t k = 0; k < d; ++k) grad[k] += grads(p)[k];
     }
     return value;
   }
@@ -25339,6 +25406,12 @@ class split_target {
   [[nodiscard]] std::string non_finite_terms(const double* q) const { return inner_.non_finite_terms(q); }
 
  private:
+  // Elements between one part's blocks and the next's: 256 bytes of doubles (two cache lines,
+  // and the line the adjacent-line prefetcher pairs with it), more for a batch type.
+  static constexpr std::size_t gap = 32;
+  // One part's share of the workspace: its gradient, a gap, its value, a gap, its scratch, a gap.
+  [[nodiscard]] std::size_t part_stride() const { return inner_.dim() + gap + 1 + gap + inner_.workspace_size() + gap; }
+
   const Inner& inner_;
   std::size_t parts_;
   part_pool& pool_;
@@ -27732,8 +27805,9 @@ struct approximate_fit {
   std::vector<double> mean, covariance, variance;
   /// The constrained values of that mean (advi: the first row CmdStan's variational CSV holds).
   std::vector<double> mean_values;
-  /// Pareto k̂ of the importance weights log p − log q (pathfinder's PSIS; for laplace, with the
-  /// log-Jacobian, and advi, the diagnostic of Yao et al. 2018): above 0.7 the approximation is
+  /// Pareto k̂ of the importance weights log p − log q (pathfinder's PSIS; for laplace and advi
+  /// the diagnostic of Yao et al. 2018, log p with the log-Jacobian even where laplace's mode and
+  /// log_p are without it): above 0.7 the approximation is
   /// too far from the posterior for its draws to be trusted (a warning says so).
   double pareto_k = std::nan("");
   /// True when the draws were resampled by importance weights (multi-path pathfinder with
@@ -30602,6 +30676,10 @@ approximate_fit laplace(const model_functions& model, const optimize_result& mod
   fit.values[0].reserve(static_cast<std::size_t>(cfg.draws) * model.constrained_dim);
   counter_rng rng(cfg.seed, 1);  // (stream 0 is optimize()'s initial point of the same seed)
   std::vector<double> z(d), x(d), grad(d), workspace(density.workspace_size);
+  // Without the log-Jacobian, log p at the draws is not the posterior's density on the
+  // unconstrained scale: k̂ then takes the density with it at each draw (one more evaluation).
+  const log_density_function* posterior = mode.jacobian ? nullptr : &model.density(true);
+  std::vector<double> log_posterior, posterior_workspace(posterior ? posterior->workspace_size : 0);
   for (int n = 0; n < cfg.draws; ++n) {
     double zz = 0;
     for (double& v : z) {
@@ -30614,20 +30692,26 @@ approximate_fit laplace(const model_functions& model, const optimize_result& mod
     fit.log_q[0].push_back(-0.5 * static_cast<double>(d) * detail::log_two_pi + log_det_l - 0.5 * zz);
     fit.log_p[0].push_back(density(x.data(), grad.data(), workspace.data()));
     ++fit.gradient_evaluations;
+    if (posterior) {
+      log_posterior.push_back((*posterior)(x.data(), grad.data(), posterior_workspace.data()));
+      ++fit.gradient_evaluations;
+    }
     model.constrain_into(x.data(), fit.values[0]);
   }
   if (std::string w = undefined_draws_warning(fit.log_p[0], true); !w.empty()) fit.warnings.push_back(std::move(w));
   // How far the Gaussian is from the posterior: k̂ of the draws' p / q, where log p is the
-  // posterior's on the unconstrained scale (with the log-Jacobian; without it, p is not the
-  // density the Gaussian approximates there).
-  if (mode.jacobian) {
-    fit.pareto_k = importance_pareto_k(fit.log_p[0], fit.log_q[0]);
-    if (fit.pareto_k > 0.7)
-      fit.warnings.push_back("Pareto k = " + tyche::detail::format_number(std::round(fit.pareto_k * 100) / 100) +
-                             " > 0.7 for the draws' importance ratios p / q: the Gaussian at the mode is far from "
-                             "the posterior (skewed, heavy-tailed or a funnel), so its means and sds may be off "
-                             "(use nuts())");
-  }
+  // posterior's on the unconstrained scale, with the log-Jacobian whichever density the mode
+  // maximised (the draws stand for the posterior either way).
+  fit.pareto_k = importance_pareto_k(posterior ? log_posterior : fit.log_p[0], fit.log_q[0]);
+  if (fit.pareto_k > 0.7)
+    fit.warnings.push_back("Pareto k = " + tyche::detail::format_number(std::round(fit.pareto_k * 100) / 100) +
+                           " > 0.7 for the draws' importance ratios p / q" +
+                           (posterior ? " (p with the log-Jacobian)" : "") +
+                           ": the Gaussian at the mode is far from the posterior (skewed, heavy-tailed or a funnel" +
+                           (posterior ? "; a mode found without the Jacobian is not the unconstrained posterior's: "
+                                        "optimize with .jacobian = true centres it there"
+                                      : "") +
+                           "), so its means and sds may be off (use nuts())");
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
 }
@@ -33546,16 +33630,9 @@ class worker_pool {
         std::this_thread::yield();
         if (std::chrono::steady_clock::now() >= until) return ready();
       } else {
-        pause();
+        samplers::detail::cpu_pause();
       }
     }
-  }
-  static void pause() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    asm volatile("yield");
-#endif
   }
 
   void stop() {

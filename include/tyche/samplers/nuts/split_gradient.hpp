@@ -144,12 +144,11 @@ class part_pool {
     std::size_t seen = generation_.load();
     for (;;) {
       // A chain's next evaluation usually comes within microseconds: spin until a job with
-      // parts left arrives, and sleep only when none has come for spin_time. Two things made
-      // the helper miss small jobs before (2026-12-05; docs/benchmarks.md, "The split's helper
-      // spins"): it slept whenever the job it saw had all its parts claimed by their caller, and
-      // a wake-up through the condition variable takes tens of microseconds on a VM, more than a
-      // part of a small model's gradient, so it kept arriving late; and it spun on yields alone,
-      // with which the scheduler could leave it on its caller's CPU, taking turns with it.
+      // parts left arrives, and sleep only when none has come for spin_time. Before
+      // (2026-12-05; docs/benchmarks.md, "The split's parts wrote to one cache line; its helper
+      // slept") the helper slept whenever the job it saw had all its parts claimed by their
+      // caller, and a wake-up through the condition variable took longer on this VM than a
+      // part of a small gradient, so it kept arriving late: 2 parts of 5 µs took 18 µs a run.
       job* j = nullptr;
       lock.unlock();
       while (!j && spin_until([&] { return stopping_.load() || generation_.load() != seen; })) {
@@ -216,7 +215,7 @@ class split_target {
     // end of one part's gradient and the start of the next's), and the line went back and forth
     // between the cores for every row: the two halves of logistic regression 10,000 × 100's
     // gradient took 0.12–0.15 ms each alone and 0.2–0.3 ms at once on two cores (0.12–0.16 ms
-    // apart; docs/benchmarks.md, "The split's parts wrote to one cache line").
+    // apart; docs/benchmarks.md, "The split's parts wrote to one cache line; its helper slept").
     const std::size_t d = dim(), stride = part_stride();
     auto grads = [&](std::size_t p) { return workspace + p * stride; };
     auto value_of = [&](std::size_t p) -> T& { return workspace[p * stride + d + gap]; };
