@@ -216,6 +216,9 @@ inline std::vector<char> chains_to_bytes(const nuts_fit& fit) {
     w.put_vector(fit.inv_metric[k]);
     w.put_vector(k < fit.inv_metric_factors.size() ? fit.inv_metric_factors[k] : std::vector<double>{});
     w.put(k < fit.restarted_from.size() ? fit.restarted_from[k] : -1);
+    constexpr double unmeasured = std::numeric_limits<double>::quiet_NaN();
+    w.put(k < fit.warmup_seconds.size() ? fit.warmup_seconds[k] : unmeasured);
+    w.put(k < fit.sampling_seconds.size() ? fit.sampling_seconds[k] : unmeasured);
   }
   return std::move(w.bytes);
 }
@@ -240,6 +243,8 @@ inline void append_chains(nuts_fit& fit, const std::vector<char>& bytes, double&
     fit.restarted_from.push_back(r.get<int>());
     fit.warmup_restarted_from.push_back(-1);  // chains across ranks do not pool (pool_metric is an error)
     fit.warmup_restarted_at.push_back(-1);
+    fit.warmup_seconds.push_back(r.get<double>());
+    fit.sampling_seconds.push_back(r.get<double>());
   }
   fit.chains += chains;
 }

@@ -22281,6 +22281,12 @@ struct nuts_fit {
   double adapt_delta = 0.8;            // the configured target acceptance statistic
   std::uint64_t seed = 1;              // the seed the chains' streams were keyed by
   double seconds = 0;                  // wall-clock time of the run (warm-up and sampling)
+  /// [chain], the CPU executor: wall-clock seconds from the chain's start (its initial point) to
+  /// the end of its last warm-up iteration, and from there to its last draw — what CmdStan's CSV
+  /// calls its elapsed warm-up and sampling times. Chains that share a thread take turns, so each
+  /// one's times include the others' work meanwhile. NaN where not measured (the device
+  /// executor, whose chains run their whole warm-up inside its kernels).
+  std::vector<double> warmup_seconds, sampling_seconds;
   double device_seconds = 0;           // tyche::cuda: of which in the device's kernels, initialisation
                                        // included, and the host's work that overlaps the first launch
                                        // where it outlasts it (0 on the CPU)
@@ -22438,6 +22444,7 @@ TYCHE_HD warmup_result warmup_step(int iteration, int warmup, R& eps, R accept_s
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -22579,6 +22586,7 @@ class nuts_chain {
   /// min_initial_step_size — the initial metric (init_inv_metric, or the identity) and the first
   /// step size (Stan's heuristic); throws when there is none.
   void initialise() {
+    started_ = std::chrono::steady_clock::now();
     const std::size_t d = d_;
     const bool low_rank = cfg_.metric == metric_kind::low_rank;
     const bool dense = cfg_.metric == metric_kind::dense;
@@ -22852,6 +22860,7 @@ class nuts_chain {
       fit_.stats[static_cast<std::size_t>(chain_)].push_back(s);
     }
     ++iteration_;
+    if (iteration_ == cfg_.warmup || iteration_ == cfg_.warmup + cfg_.draws) record_elapsed();  // (warm-up 0: at the end)
     if (cfg_.refresh > 0 &&
         (iteration_ == 1 || iteration_ % cfg_.refresh == 0 || iteration_ == cfg_.warmup + cfg_.draws))
       report_progress(cfg_, nuts_progress{chain_number(), iteration_, cfg_.warmup + cfg_.draws, iteration_ <= cfg_.warmup});
@@ -23101,6 +23110,19 @@ class nuts_chain {
     return s;
   }
 
+  // The elapsed times of nuts_fit::warmup_seconds and sampling_seconds, at the end of the last
+  // warm-up iteration and of the last draw (again after a restart from a snapshot).
+  void record_elapsed() {
+    const auto c = static_cast<std::size_t>(chain_);
+    if (c >= fit_.warmup_seconds.size() || c >= fit_.sampling_seconds.size()) return;
+    const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    if (iteration_ == cfg_.warmup) fit_.warmup_seconds[c] = since;
+    if (iteration_ == cfg_.warmup + cfg_.draws) {
+      if (cfg_.warmup == 0) fit_.warmup_seconds[c] = 0;
+      fit_.sampling_seconds[c] = since - fit_.warmup_seconds[c];
+    }
+  }
+
   void finish() {
     fit_.step_size[static_cast<std::size_t>(chain_)] = step_size_;
     record_metric(fit_, static_cast<std::size_t>(chain_), cfg_.metric, inv_metric_.data(), inv_metric_.size(), d_);
@@ -23112,6 +23134,7 @@ class nuts_chain {
   nuts_fit& fit_;
   std::size_t d_;
   counter_rng rng_;
+  std::chrono::steady_clock::time_point started_{};  // when initialise() ran (record_elapsed)
   step_size_adaptation<double> step_adapt_;
   metric_adaptation<double> metric_adapt_;
   std::vector<double> adapt_buffer_, inv_metric_, chol_, q_, grad_, scratch_, workspace_;
@@ -24668,6 +24691,7 @@ TYCHE_HD void device_chain_run(const Target& target, device_chain& c, double* bu
 #include <cstddef>
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -24930,6 +24954,8 @@ inline nuts_fit make_fit_frame(const nuts_config& cfg, std::vector<std::string> 
   fit.restarted_from.assign(static_cast<std::size_t>(cfg.chains), -1);
   fit.warmup_restarted_from.assign(static_cast<std::size_t>(cfg.chains), -1);
   fit.warmup_restarted_at.assign(static_cast<std::size_t>(cfg.chains), -1);
+  fit.warmup_seconds.assign(static_cast<std::size_t>(cfg.chains), std::numeric_limits<double>::quiet_NaN());
+  fit.sampling_seconds.assign(static_cast<std::size_t>(cfg.chains), std::numeric_limits<double>::quiet_NaN());
   return fit;
 }
 
@@ -26057,6 +26083,8 @@ TYCHE_DRIVER_INLINE void restart_stuck_chains(nuts_fit& fit, const nuts_config& 
     fit.values[c] = std::move(one.values[0]);
     fit.stats[c] = std::move(one.stats[0]);
     fit.step_size[c] = one.step_size[0];
+    if (c < fit.warmup_seconds.size() && !one.warmup_seconds.empty()) fit.warmup_seconds[c] = one.warmup_seconds[0];
+    if (c < fit.sampling_seconds.size() && !one.sampling_seconds.empty()) fit.sampling_seconds[c] = one.sampling_seconds[0];
     fit.inv_metric[c] = std::move(one.inv_metric[0]);
     if (!one.inv_metric_factors.empty()) fit.inv_metric_factors[c] = std::move(one.inv_metric_factors[0]);
     fit.gradient_evaluations += one.gradient_evaluations;
@@ -30122,8 +30150,10 @@ inline std::ostream& operator<<(std::ostream& os, const waic_result& r) {
 //   - lp__ is tyche's log density on the unconstrained space with the log-Jacobian and all
 //     normalising constants; Stan drops the constants of `~` statements, so lp__ differs from
 //     Stan's by a constant (and is the same up to that constant).
-//   - The elapsed times: nuts_fit does not record them, so they are taken from
-//     stan_csv_options (0 unless the caller measured them).
+//   - The elapsed times: the chain's own (nuts_fit::warmup_seconds, sampling_seconds: from its
+//     start to its last warm-up iteration, and from there to its last draw; chains that share a
+//     thread take turns, so each one's times include the others' work meanwhile), unless
+//     stan_csv_options gives others; 0 where neither does (the device executor).
 //   - Warm-up draws are not kept by nuts(), so save_warmup is always 0.
 //   - The first comment line is `# tyche_version = …`; CmdStan writes `# stan_version_major`
 //     and so on, which tyche does not claim.
@@ -30804,8 +30834,9 @@ namespace tyche {
 struct stan_csv_options {
   std::string model = "tyche_model";  // `# model = …`
   std::string data_file{};            // `# data / file = …`; empty when the data are not in a file
-  /// The elapsed times written at the end of every file, in seconds (nuts_fit does not record
-  /// them: measure them around nuts() if they matter; 0 means not measured).
+  /// The elapsed times written at the end of every file, in seconds; 0 and 0 (the default): the
+  /// chain's own, nuts_fit::warmup_seconds and sampling_seconds, where the executor measured
+  /// them (the CPU executor), else 0.
   double warmup_seconds = 0;
   double sampling_seconds = 0;
 };
@@ -31092,13 +31123,19 @@ inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, con
     }
   }
 
-  // Elapsed times, as CmdStan writes them.
+  // Elapsed times, as CmdStan writes them: the caller's, or the chain's own where the executor
+  // measured them (nuts_fit::warmup_seconds, sampling_seconds).
+  double warmup_seconds = options.warmup_seconds, sampling_seconds = options.sampling_seconds;
+  if (warmup_seconds == 0 && sampling_seconds == 0 && c < fit.warmup_seconds.size() && c < fit.sampling_seconds.size() &&
+      std::isfinite(fit.warmup_seconds[c]) && std::isfinite(fit.sampling_seconds[c])) {
+    warmup_seconds = fit.warmup_seconds[c];
+    sampling_seconds = fit.sampling_seconds[c];
+  }
   char times[256];
   std::snprintf(times, sizeof times,
                 "# \n#  Elapsed Time: %.3f seconds (Warm-up)\n#                %.3f seconds (Sampling)\n"
                 "#                %.3f seconds (Total)\n# \n",
-                options.warmup_seconds, options.sampling_seconds,
-                options.warmup_seconds + options.sampling_seconds);
+                warmup_seconds, sampling_seconds, warmup_seconds + sampling_seconds);
   out += times;
   os << out;
   if (!os) throw std::runtime_error(fn + "the stream failed while writing chain " + std::to_string(chain));

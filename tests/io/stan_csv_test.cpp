@@ -16,6 +16,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -254,13 +255,40 @@ TEST_CASE("stan_csv: the layout CmdStan writes", "[io][stan_csv]") {
   CHECK(std::count(lines[h + 4].begin(), lines[h + 4].end(), ',') == 9);
   REQUIRE(lines.size() == h + 5 + 1000 + 5);
   CHECK(lines[h + 5 + 1000] == "# ");
-  CHECK(lines[h + 5 + 1001] == "#  Elapsed Time: 0.000 seconds (Warm-up)");
-  CHECK(lines[h + 5 + 1002] == "#                0.000 seconds (Sampling)");
-  CHECK(lines[h + 5 + 1003] == "#                0.000 seconds (Total)");
+  // The chain's own elapsed times (the CPU executor measures them): its warm-up and its draws,
+  // each positive, together within the run's.
+  REQUIRE(fit.warmup_seconds.size() == 1);
+  REQUIRE(fit.sampling_seconds.size() == 1);
+  const double warm = fit.warmup_seconds[0], sampling = fit.sampling_seconds[0];
+  CHECK(warm > 0);
+  CHECK(sampling > 0);
+  CHECK(warm + sampling <= fit.seconds);
+  char expected[3][64];
+  std::snprintf(expected[0], sizeof expected[0], "#  Elapsed Time: %.3f seconds (Warm-up)", warm);
+  std::snprintf(expected[1], sizeof expected[1], "#                %.3f seconds (Sampling)", sampling);
+  std::snprintf(expected[2], sizeof expected[2], "#                %.3f seconds (Total)", warm + sampling);
+  CHECK(lines[h + 5 + 1001] == expected[0]);
+  CHECK(lines[h + 5 + 1002] == expected[1]);
+  CHECK(lines[h + 5 + 1003] == expected[2]);
   CHECK(lines[h + 5 + 1004] == "# ");
+  // The caller's times, where given, replace them; an executor that does not measure them (the
+  // device's) leaves NaN, and the file then says 0.
+  std::ostringstream given;
+  tyche::write_stan_csv(given, fit, 0, cfg, {.warmup_seconds = 2.5, .sampling_seconds = 1.25});
+  CHECK_THAT(given.str(), Contains("#  Elapsed Time: 2.500 seconds (Warm-up)\n#                1.250 seconds (Sampling)\n#"
+                                   "                3.750 seconds (Total)\n"));
+  auto unmeasured = fit;
+  unmeasured.warmup_seconds[0] = unmeasured.sampling_seconds[0] = std::numeric_limits<double>::quiet_NaN();
+  std::ostringstream zero;
+  tyche::write_stan_csv(zero, unmeasured, 0, cfg);
+  CHECK_THAT(zero.str(), Contains("#  Elapsed Time: 0.000 seconds (Warm-up)\n#                0.000 seconds (Sampling)\n"));
   // Non-default settings lose "(Default)"; without warm-up there is no adaptation block.
   const tyche::nuts_config other{.chains = 2, .warmup = 0, .draws = 5, .seed = 1, .max_depth = 6, .adapt_delta = 0.95};
   const auto fit2 = tyche::nuts(m, other);
+  REQUIRE(fit2.warmup_seconds.size() == 2);
+  CHECK(fit2.warmup_seconds[1] == 0);  // no warm-up
+  CHECK(fit2.sampling_seconds[1] >= 0);
+  CHECK(std::isfinite(fit2.sampling_seconds[1]));
   std::ostringstream os2;
   tyche::write_stan_csv(os2, fit2, 1, other);
   const std::string text = os2.str();

@@ -30,8 +30,10 @@
 //   - lp__ is tyche's log density on the unconstrained space with the log-Jacobian and all
 //     normalising constants; Stan drops the constants of `~` statements, so lp__ differs from
 //     Stan's by a constant (and is the same up to that constant).
-//   - The elapsed times: nuts_fit does not record them, so they are taken from
-//     stan_csv_options (0 unless the caller measured them).
+//   - The elapsed times: the chain's own (nuts_fit::warmup_seconds, sampling_seconds: from its
+//     start to its last warm-up iteration, and from there to its last draw; chains that share a
+//     thread take turns, so each one's times include the others' work meanwhile), unless
+//     stan_csv_options gives others; 0 where neither does (the device executor).
 //   - Warm-up draws are not kept by nuts(), so save_warmup is always 0.
 //   - The first comment line is `# tyche_version = …`; CmdStan writes `# stan_version_major`
 //     and so on, which tyche does not claim.
@@ -70,8 +72,9 @@ namespace tyche {
 struct stan_csv_options {
   std::string model = "tyche_model";  // `# model = …`
   std::string data_file{};            // `# data / file = …`; empty when the data are not in a file
-  /// The elapsed times written at the end of every file, in seconds (nuts_fit does not record
-  /// them: measure them around nuts() if they matter; 0 means not measured).
+  /// The elapsed times written at the end of every file, in seconds; 0 and 0 (the default): the
+  /// chain's own, nuts_fit::warmup_seconds and sampling_seconds, where the executor measured
+  /// them (the CPU executor), else 0.
   double warmup_seconds = 0;
   double sampling_seconds = 0;
 };
@@ -358,13 +361,19 @@ inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, con
     }
   }
 
-  // Elapsed times, as CmdStan writes them.
+  // Elapsed times, as CmdStan writes them: the caller's, or the chain's own where the executor
+  // measured them (nuts_fit::warmup_seconds, sampling_seconds).
+  double warmup_seconds = options.warmup_seconds, sampling_seconds = options.sampling_seconds;
+  if (warmup_seconds == 0 && sampling_seconds == 0 && c < fit.warmup_seconds.size() && c < fit.sampling_seconds.size() &&
+      std::isfinite(fit.warmup_seconds[c]) && std::isfinite(fit.sampling_seconds[c])) {
+    warmup_seconds = fit.warmup_seconds[c];
+    sampling_seconds = fit.sampling_seconds[c];
+  }
   char times[256];
   std::snprintf(times, sizeof times,
                 "# \n#  Elapsed Time: %.3f seconds (Warm-up)\n#                %.3f seconds (Sampling)\n"
                 "#                %.3f seconds (Total)\n# \n",
-                options.warmup_seconds, options.sampling_seconds,
-                options.warmup_seconds + options.sampling_seconds);
+                warmup_seconds, sampling_seconds, warmup_seconds + sampling_seconds);
   out += times;
   os << out;
   if (!os) throw std::runtime_error(fn + "the stream failed while writing chain " + std::to_string(chain));

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -159,6 +160,7 @@ class nuts_chain {
   /// min_initial_step_size — the initial metric (init_inv_metric, or the identity) and the first
   /// step size (Stan's heuristic); throws when there is none.
   void initialise() {
+    started_ = std::chrono::steady_clock::now();
     const std::size_t d = d_;
     const bool low_rank = cfg_.metric == metric_kind::low_rank;
     const bool dense = cfg_.metric == metric_kind::dense;
@@ -432,6 +434,7 @@ class nuts_chain {
       fit_.stats[static_cast<std::size_t>(chain_)].push_back(s);
     }
     ++iteration_;
+    if (iteration_ == cfg_.warmup || iteration_ == cfg_.warmup + cfg_.draws) record_elapsed();  // (warm-up 0: at the end)
     if (cfg_.refresh > 0 &&
         (iteration_ == 1 || iteration_ % cfg_.refresh == 0 || iteration_ == cfg_.warmup + cfg_.draws))
       report_progress(cfg_, nuts_progress{chain_number(), iteration_, cfg_.warmup + cfg_.draws, iteration_ <= cfg_.warmup});
@@ -681,6 +684,19 @@ class nuts_chain {
     return s;
   }
 
+  // The elapsed times of nuts_fit::warmup_seconds and sampling_seconds, at the end of the last
+  // warm-up iteration and of the last draw (again after a restart from a snapshot).
+  void record_elapsed() {
+    const auto c = static_cast<std::size_t>(chain_);
+    if (c >= fit_.warmup_seconds.size() || c >= fit_.sampling_seconds.size()) return;
+    const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    if (iteration_ == cfg_.warmup) fit_.warmup_seconds[c] = since;
+    if (iteration_ == cfg_.warmup + cfg_.draws) {
+      if (cfg_.warmup == 0) fit_.warmup_seconds[c] = 0;
+      fit_.sampling_seconds[c] = since - fit_.warmup_seconds[c];
+    }
+  }
+
   void finish() {
     fit_.step_size[static_cast<std::size_t>(chain_)] = step_size_;
     record_metric(fit_, static_cast<std::size_t>(chain_), cfg_.metric, inv_metric_.data(), inv_metric_.size(), d_);
@@ -692,6 +708,7 @@ class nuts_chain {
   nuts_fit& fit_;
   std::size_t d_;
   counter_rng rng_;
+  std::chrono::steady_clock::time_point started_{};  // when initialise() ran (record_elapsed)
   step_size_adaptation<double> step_adapt_;
   metric_adaptation<double> metric_adapt_;
   std::vector<double> adapt_buffer_, inv_metric_, chol_, q_, grad_, scratch_, workspace_;

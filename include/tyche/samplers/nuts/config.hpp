@@ -322,6 +322,12 @@ struct nuts_fit {
   double adapt_delta = 0.8;            // the configured target acceptance statistic
   std::uint64_t seed = 1;              // the seed the chains' streams were keyed by
   double seconds = 0;                  // wall-clock time of the run (warm-up and sampling)
+  /// [chain], the CPU executor: wall-clock seconds from the chain's start (its initial point) to
+  /// the end of its last warm-up iteration, and from there to its last draw — what CmdStan's CSV
+  /// calls its elapsed warm-up and sampling times. Chains that share a thread take turns, so each
+  /// one's times include the others' work meanwhile. NaN where not measured (the device
+  /// executor, whose chains run their whole warm-up inside its kernels).
+  std::vector<double> warmup_seconds, sampling_seconds;
   double device_seconds = 0;           // tyche::cuda: of which in the device's kernels, initialisation
                                        // included, and the host's work that overlaps the first launch
                                        // where it outlasts it (0 on the CPU)

@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -286,6 +287,8 @@ inline nuts_fit make_fit_frame(const nuts_config& cfg, std::vector<std::string> 
   fit.restarted_from.assign(static_cast<std::size_t>(cfg.chains), -1);
   fit.warmup_restarted_from.assign(static_cast<std::size_t>(cfg.chains), -1);
   fit.warmup_restarted_at.assign(static_cast<std::size_t>(cfg.chains), -1);
+  fit.warmup_seconds.assign(static_cast<std::size_t>(cfg.chains), std::numeric_limits<double>::quiet_NaN());
+  fit.sampling_seconds.assign(static_cast<std::size_t>(cfg.chains), std::numeric_limits<double>::quiet_NaN());
   return fit;
 }
 

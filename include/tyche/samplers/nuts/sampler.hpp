@@ -654,6 +654,8 @@ TYCHE_DRIVER_INLINE void restart_stuck_chains(nuts_fit& fit, const nuts_config& 
     fit.values[c] = std::move(one.values[0]);
     fit.stats[c] = std::move(one.stats[0]);
     fit.step_size[c] = one.step_size[0];
+    if (c < fit.warmup_seconds.size() && !one.warmup_seconds.empty()) fit.warmup_seconds[c] = one.warmup_seconds[0];
+    if (c < fit.sampling_seconds.size() && !one.sampling_seconds.empty()) fit.sampling_seconds[c] = one.sampling_seconds[0];
     fit.inv_metric[c] = std::move(one.inv_metric[0]);
     if (!one.inv_metric_factors.empty()) fit.inv_metric_factors[c] = std::move(one.inv_metric_factors[0]);
     fit.gradient_evaluations += one.gradient_evaluations;
