@@ -744,6 +744,12 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
     MPI_Allreduce(counts, sums, 2, MPI_INT, MPI_SUM, comm);
     fit.threads = sums[0];
     fit.helper_threads = sums[1];
+    double parts[2] = {mine.size() > 0 ? static_cast<double>(part.split_parts) : 0.0,
+                       mine.size() > 0 ? static_cast<double>(part.split_parts_by_helpers) : 0.0},
+           part_sums[2] = {0, 0};
+    MPI_Allreduce(parts, part_sums, 2, MPI_DOUBLE, MPI_SUM, comm);
+    fit.split_parts = static_cast<long long>(part_sums[0]);
+    fit.split_parts_by_helpers = static_cast<long long>(part_sums[1]);
   } else {
     fit.lanes = part.lanes;
   }
@@ -768,6 +774,8 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
       again.split = fit.split;
       again.threads = fit.threads;
       again.helper_threads = fit.helper_threads;
+      again.split_parts = fit.split_parts;
+      again.split_parts_by_helpers = fit.split_parts_by_helpers;
       again.ranks = fit.ranks;
       fit = std::move(again);
     }

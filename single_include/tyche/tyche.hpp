@@ -22275,6 +22275,10 @@ struct nuts_fit {
   int ranks = 1;                       // tyche::mpi: the processes that ran (threads, helper_threads and
                                        // device_seconds are then sums over them; seconds is this rank's)
   int split = 1;                       // parts of each evaluation (cpu::split) actually used
+  /// cpu::split: the parts evaluated, and how many of them the helper threads ran (the rest ran
+  /// on the chains' threads): with one helper, near half means the second core did its share;
+  /// near 0, that it was busy with something else. 0 and 0 unsplit (and for nuts_sharded).
+  long long split_parts = 0, split_parts_by_helpers = 0;
   double utilization = 1;              // useful lane gradients / lane slots evaluated
   int max_depth = 10;                  // the configured maximum tree depth (for summary's warning)
   int warmup = 0;                      // the configured warm-up iterations (for summary's warning)
@@ -25228,6 +25232,10 @@ class part_pool {
   part_pool& operator=(const part_pool&) = delete;
   ~part_pool() { stop(); }
   [[nodiscard]] int helpers() const { return static_cast<int>(threads_.size()); }
+  /// Parts run so far (of jobs of more than one part), and of those, the helpers': whether the
+  /// helpers' cores did the work they were there for (nuts_fit::split_parts_by_helpers).
+  [[nodiscard]] long long parts_run() const { return parts_run_.load(std::memory_order_relaxed); }
+  [[nodiscard]] long long parts_by_helpers() const { return parts_by_helpers_.load(std::memory_order_relaxed); }
 
   /// f(p) for every p in [0, parts), on this thread and the helpers; rethrows the first
   /// exception a part threw, once every part has ended.
@@ -25245,7 +25253,7 @@ class part_pool {
       }
       wake_.notify_all();
     }
-    work_on(j);
+    work_on(j, false);
     if (!threads_.empty() && parts > 1) {
       // Every part ended, and no helper still holds j (a helper's last claim reads j.next): a
       // short spin first (a helper's part usually ends within microseconds of this thread's),
@@ -25280,11 +25288,15 @@ class part_pool {
     for (auto& t : threads_) t.join();
   }
 
-  // Claims and runs parts of j until none is left.
-  void work_on(job& j) {
+  // Claims and runs parts of j until none is left (helper: on a helper thread).
+  void work_on(job& j, bool helper) {
     for (;;) {
       const std::size_t p = j.next.fetch_add(1);
       if (p >= j.parts) return;
+      if (j.parts > 1) {
+        parts_run_.fetch_add(1, std::memory_order_relaxed);
+        if (helper) parts_by_helpers_.fetch_add(1, std::memory_order_relaxed);
+      }
       std::exception_ptr error;
       try {
         j.call(j.context, p);
@@ -25355,7 +25367,7 @@ class part_pool {
       if (stop_) return;
       ++j->workers;
       lock.unlock();
-      work_on(*j);  // j stays alive: its caller waits until workers is 0 again
+      work_on(*j, true);  // j stays alive: its caller waits until workers is 0 again
       lock.lock();
       if (--j->workers == 0) done_.notify_all();
     }
@@ -25368,6 +25380,7 @@ class part_pool {
   bool stop_ = false;       // guarded by mutex_
   std::atomic<std::size_t> generation_{0};  // jobs pushed so far, for the helpers' spin
   std::atomic<bool> stopping_{false};   // stop_, for the helpers' spin
+  std::atomic<long long> parts_run_{0}, parts_by_helpers_{0};  // parts_run(), parts_by_helpers()
   // How long a helper with nothing to do, or a caller whose parts are all claimed, spins
   // before it sleeps.
   static constexpr std::chrono::microseconds spin_time{2000};
@@ -25858,6 +25871,8 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
       nuts_fit fit = run_chains_cpu(Target(split), cfg, std::move(names), layout);
       fit.split = static_cast<int>(layout.parts);
       fit.helper_threads = static_cast<int>(std::max(0, total - layout.threads));
+      fit.split_parts = pool.parts_run();
+      fit.split_parts_by_helpers = pool.parts_by_helpers();
       return fit;
     }
   }
@@ -27987,6 +28002,7 @@ struct fit_summary {
   double seconds = 0, device_seconds = 0;
   long long gradient_evaluations = -1;
   int threads = 0, helper_threads = 0, lanes = 0, split = 0, ranks = 1;
+  long long split_parts = 0, split_parts_by_helpers = 0;  // nuts_fit's: the share the helpers ran
 
   /// The largest R̂ and the smallest bulk and tail ESS over the rows (the checks every fit
   /// gets: R̂ < 1.01, ESS > 100 per chain), NaN rows left out (a constant value has no R̂);
@@ -28152,6 +28168,8 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
   out.gradient_evaluations = fit.gradient_evaluations;
   out.threads = fit.threads;
   out.helper_threads = fit.helper_threads;
+  out.split_parts = fit.split_parts;
+  out.split_parts_by_helpers = fit.split_parts_by_helpers;
   out.lanes = fit.lanes;
   out.split = fit.split;
   out.ranks = fit.ranks;
@@ -28283,8 +28301,15 @@ TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary
           os << ", one at a time";
         if (s.split > 1) {
           os << "; each evaluation split in " << s.split << " parts";
-          if (s.helper_threads > 0)
+          if (s.helper_threads > 0) {
             os << " with " << s.helper_threads << (s.helper_threads == 1 ? " helper thread" : " helper threads");
+            // What the helpers did, not only that they were there: on a busy machine their
+            // cores may run something else, and the chains' threads then run every part.
+            if (s.split_parts > 0)
+              os << ", which ran " << std::llround(100.0 * static_cast<double>(s.split_parts_by_helpers) /
+                                                   static_cast<double>(s.split_parts))
+                 << " % of them";
+          }
         }
       }
       os << "\n";

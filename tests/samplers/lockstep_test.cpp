@@ -577,6 +577,14 @@ TEST_CASE("split: a chain's draws do not depend on the threads that evaluate its
   CHECK(two.split == 8);
   CHECK(one.values == two.values);  // bit for bit
   CHECK(one.step_size == two.step_size);
+  // The parts counted: 8 per evaluation (every gradient and the initial points' evaluations),
+  // none by a helper without one; with one, the helper's are among them (how many depends on
+  // the machine's load).
+  CHECK(one.split_parts % 8 == 0);
+  CHECK(one.split_parts >= 8 * one.gradient_evaluations);
+  CHECK(one.split_parts_by_helpers == 0);
+  CHECK(two.split_parts == one.split_parts);
+  CHECK(two.split_parts_by_helpers <= two.split_parts);
   cfg.executor = cpu{.threads = 3, .lanes = 1, .split = 8};
   const nuts_fit three = nuts(m, cfg);
   CHECK(three.split == 8);
@@ -604,9 +612,13 @@ TEST_CASE("split: a chain's draws do not depend on the threads that evaluate its
     // summary says so: a user who asked for 2 threads and reads fit.threads == 1 sees the helper.
     std::ostringstream printed;
     printed << summary(lanes_two);
+    REQUIRE(lanes_two.split_parts > 0);
+    const long long percent = std::llround(100.0 * static_cast<double>(lanes_two.split_parts_by_helpers) /
+                                           static_cast<double>(lanes_two.split_parts));
     CHECK_THAT(printed.str(), Catch::Matchers::Contains(" gradient evaluations: " + std::to_string(w) +
                                                         " chains on 1 thread in SIMD batches of " + std::to_string(w) +
-                                                        " lanes; each evaluation split in 8 parts with 1 helper thread\n"));
+                                                        " lanes; each evaluation split in 8 parts with 1 helper thread, "
+                                                        "which ran " + std::to_string(percent) + " % of them\n"));
     CHECK(lanes_two.values == lanes_one.values);  // bit for bit
     cfg.executor = cpu{.threads = 2, .lanes = w, .split = 1};
     const nuts_fit lanes_whole = nuts(m, cfg);

@@ -49,6 +49,7 @@ struct fit_summary {
   double seconds = 0, device_seconds = 0;
   long long gradient_evaluations = -1;
   int threads = 0, helper_threads = 0, lanes = 0, split = 0, ranks = 1;
+  long long split_parts = 0, split_parts_by_helpers = 0;  // nuts_fit's: the share the helpers ran
 
   /// The largest R̂ and the smallest bulk and tail ESS over the rows (the checks every fit
   /// gets: R̂ < 1.01, ESS > 100 per chain), NaN rows left out (a constant value has no R̂);
@@ -214,6 +215,8 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
   out.gradient_evaluations = fit.gradient_evaluations;
   out.threads = fit.threads;
   out.helper_threads = fit.helper_threads;
+  out.split_parts = fit.split_parts;
+  out.split_parts_by_helpers = fit.split_parts_by_helpers;
   out.lanes = fit.lanes;
   out.split = fit.split;
   out.ranks = fit.ranks;
@@ -345,8 +348,15 @@ TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary
           os << ", one at a time";
         if (s.split > 1) {
           os << "; each evaluation split in " << s.split << " parts";
-          if (s.helper_threads > 0)
+          if (s.helper_threads > 0) {
             os << " with " << s.helper_threads << (s.helper_threads == 1 ? " helper thread" : " helper threads");
+            // What the helpers did, not only that they were there: on a busy machine their
+            // cores may run something else, and the chains' threads then run every part.
+            if (s.split_parts > 0)
+              os << ", which ran " << std::llround(100.0 * static_cast<double>(s.split_parts_by_helpers) /
+                                                   static_cast<double>(s.split_parts))
+                 << " % of them";
+          }
         }
       }
       os << "\n";

@@ -429,6 +429,8 @@ nuts_fit run_nuts_erased(const Target& target, const nuts_config& cfg, std::vect
       nuts_fit fit = run_chains_cpu(Target(split), cfg, std::move(names), layout);
       fit.split = static_cast<int>(layout.parts);
       fit.helper_threads = static_cast<int>(std::max(0, total - layout.threads));
+      fit.split_parts = pool.parts_run();
+      fit.split_parts_by_helpers = pool.parts_by_helpers();
       return fit;
     }
   }

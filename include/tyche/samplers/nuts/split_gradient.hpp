@@ -43,6 +43,10 @@ class part_pool {
   part_pool& operator=(const part_pool&) = delete;
   ~part_pool() { stop(); }
   [[nodiscard]] int helpers() const { return static_cast<int>(threads_.size()); }
+  /// Parts run so far (of jobs of more than one part), and of those, the helpers': whether the
+  /// helpers' cores did the work they were there for (nuts_fit::split_parts_by_helpers).
+  [[nodiscard]] long long parts_run() const { return parts_run_.load(std::memory_order_relaxed); }
+  [[nodiscard]] long long parts_by_helpers() const { return parts_by_helpers_.load(std::memory_order_relaxed); }
 
   /// f(p) for every p in [0, parts), on this thread and the helpers; rethrows the first
   /// exception a part threw, once every part has ended.
@@ -60,7 +64,7 @@ class part_pool {
       }
       wake_.notify_all();
     }
-    work_on(j);
+    work_on(j, false);
     if (!threads_.empty() && parts > 1) {
       // Every part ended, and no helper still holds j (a helper's last claim reads j.next): a
       // short spin first (a helper's part usually ends within microseconds of this thread's),
@@ -95,11 +99,15 @@ class part_pool {
     for (auto& t : threads_) t.join();
   }
 
-  // Claims and runs parts of j until none is left.
-  void work_on(job& j) {
+  // Claims and runs parts of j until none is left (helper: on a helper thread).
+  void work_on(job& j, bool helper) {
     for (;;) {
       const std::size_t p = j.next.fetch_add(1);
       if (p >= j.parts) return;
+      if (j.parts > 1) {
+        parts_run_.fetch_add(1, std::memory_order_relaxed);
+        if (helper) parts_by_helpers_.fetch_add(1, std::memory_order_relaxed);
+      }
       std::exception_ptr error;
       try {
         j.call(j.context, p);
@@ -170,7 +178,7 @@ class part_pool {
       if (stop_) return;
       ++j->workers;
       lock.unlock();
-      work_on(*j);  // j stays alive: its caller waits until workers is 0 again
+      work_on(*j, true);  // j stays alive: its caller waits until workers is 0 again
       lock.lock();
       if (--j->workers == 0) done_.notify_all();
     }
@@ -183,6 +191,7 @@ class part_pool {
   bool stop_ = false;       // guarded by mutex_
   std::atomic<std::size_t> generation_{0};  // jobs pushed so far, for the helpers' spin
   std::atomic<bool> stopping_{false};   // stop_, for the helpers' spin
+  std::atomic<long long> parts_run_{0}, parts_by_helpers_{0};  // parts_run(), parts_by_helpers()
   // How long a helper with nothing to do, or a caller whose parts are all claimed, spins
   // before it sleeps.
   static constexpr std::chrono::microseconds spin_time{2000};
