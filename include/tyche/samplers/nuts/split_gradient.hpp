@@ -148,8 +148,8 @@ class part_pool {
   }
 
   void help() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    std::size_t seen = generation_.load();
+    std::unique_lock<std::mutex> lock(mutex_);  // held at the top of every turn
+    std::size_t seen = 0;
     for (;;) {
       // A chain's next evaluation usually comes within microseconds: spin until a job with
       // parts left arrives, and sleep only when none has come for spin_time. Before
@@ -157,23 +157,26 @@ class part_pool {
       // slept") the helper slept whenever the job it saw had all its parts claimed by their
       // caller, and a wake-up through the condition variable took longer on this VM than a
       // part of a small gradient, so it kept arriving late: 2 parts of 5 µs took 18 µs a run.
-      job* j = nullptr;
-      lock.unlock();
-      while (!j && spin_until([&] { return stopping_.load() || generation_.load() != seen; })) {
-        if (stopping_.load()) break;
-        lock.lock();
-        seen = generation_.load();
-        j = open_job();
-        if (!j) lock.unlock();  // a job came and its caller claimed every part: spin again
-      }
-      if (!lock.owns_lock()) lock.lock();
-      if (!j) {
-        wake_.wait(lock, [&] {
-          if (stop_) return true;
+      // First a job already waiting (another chain thread's, pushed while this helper worked).
+      seen = generation_.load();
+      job* j = stop_ ? nullptr : open_job();
+      if (!j && !stop_) {
+        lock.unlock();
+        while (!j && spin_until([&] { return stopping_.load() || generation_.load() != seen; })) {
+          if (stopping_.load()) break;
+          lock.lock();
+          seen = generation_.load();
           j = open_job();
-          return j != nullptr;
-        });
-        seen = generation_.load();
+          if (!j) lock.unlock();  // a job came and its caller claimed every part: spin again
+        }
+        if (!lock.owns_lock()) lock.lock();
+        if (!j) {
+          wake_.wait(lock, [&] {
+            if (stop_) return true;
+            j = open_job();
+            return j != nullptr;
+          });
+        }
       }
       if (stop_) return;
       ++j->workers;
@@ -256,10 +259,12 @@ class split_target {
   [[nodiscard]] std::string non_finite_terms(const double* q) const { return inner_.non_finite_terms(q); }
 
  private:
-  // Elements between one part's blocks and the next's: 256 bytes of doubles (two cache lines,
-  // and the line the adjacent-line prefetcher pairs with it), more for a batch type.
+  // Elements left unused after each of a part's blocks: 256 bytes of doubles (four 64-byte
+  // lines, more than a line and the one the adjacent-line prefetcher pairs with it), more for a
+  // batch type.
   static constexpr std::size_t gap = 32;
-  // One part's share of the workspace: its gradient, a gap, its value, a gap, its scratch, a gap.
+  // One part's share of the workspace: its gradient, a gap, its value and gap − 1 more, its
+  // scratch, a gap (so part p + 1's gradient starts at least a gap after part p's scratch).
   [[nodiscard]] std::size_t part_stride() const { return inner_.dim() + gap + 1 + gap + inner_.workspace_size() + gap; }
 
   const Inner& inner_;
