@@ -730,6 +730,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
   double slots = 0;
   for (const auto& bytes : all) detail::append_chains(fit, bytes, slots);
   fit.utilization = slots > 0 ? static_cast<double>(fit.gradient_evaluations) / slots : 1.0;
+  if (const cuda* device = std::get_if<cuda>(&local.executor)) fit.emulated_device = device->emulate;
   if (const cpu* exec = std::get_if<cpu>(&local.executor)) {
     fit.lanes = exec->lanes;
     fit.split = exec->split;
@@ -769,6 +770,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
       again.threads = fit.threads;
       again.helper_threads = fit.helper_threads;
       again.split_parts = fit.split_parts;
+      again.emulated_device = fit.emulated_device;
       again.split_parts_by_helpers = fit.split_parts_by_helpers;
       again.ranks = fit.ranks;
       fit = std::move(again);

@@ -22294,6 +22294,7 @@ struct nuts_fit {
   double device_seconds = 0;           // tyche::cuda: of which in the device's kernels, initialisation
                                        // included, and the host's work that overlaps the first launch
                                        // where it outlasts it (0 on the CPU)
+  bool emulated_device = false;        // tyche::cuda{.emulate = true}: the device executor run on the host
   /// [chain]: −1, or the chain from whose last draw this chain was run again because warm-up
   /// had left it stuck (nuts_config::restart_stuck_chains); its draws are the second run's.
   std::vector<int> restarted_from;
@@ -25965,9 +25966,11 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
   // device chain once per translation unit, not once per model (the arithmetic is the model's
   // own value_and_gradient<double> either way).
   if (exec.emulate) {
-    if constexpr (Emulation)
-      return run_nuts_emulated(model_erased_target(target), cfg, exec, m.parameter_names());
-    else
+    if constexpr (Emulation) {
+      nuts_fit fit = run_nuts_emulated(model_erased_target(target), cfg, exec, m.parameter_names());
+      fit.emulated_device = true;
+      return fit;
+    } else
       throw std::invalid_argument(
           "tyche::nuts: tyche::cuda{.emulate = true} is not compiled into this translation unit: it costs every "
           "file that calls nuts() seconds of compile time, so a header-only build has it only with "
@@ -28005,6 +28008,7 @@ struct fit_summary {
   /// ("ran 0.08 s, 71234 gradient evaluations: 4 chains on 2 threads, one at a time"), so that a
   /// table pasted into a report says how it was made. gradient_evaluations −1: not reported.
   double seconds = 0, device_seconds = 0;
+  bool emulated_device = false;  // nuts_fit's: the device executor emulated on the host
   long long gradient_evaluations = -1;
   int threads = 0, helper_threads = 0, lanes = 0, split = 0, ranks = 1;
   long long split_parts = 0, split_parts_by_helpers = 0;  // nuts_fit's: the share the helpers ran
@@ -28170,6 +28174,7 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
   out.max_depth = max_depth;
   out.seconds = fit.seconds;
   out.device_seconds = fit.device_seconds;
+  out.emulated_device = fit.emulated_device;
   out.gradient_evaluations = fit.gradient_evaluations;
   out.threads = fit.threads;
   out.helper_threads = fit.helper_threads;
@@ -28289,14 +28294,15 @@ TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary
       // that the other helped split each evaluation (cpu::split).
       char head[128];
       if (s.device_seconds > 0)
-        std::snprintf(head, sizeof head, "ran %.3g s (%.3g s in the device's kernels%s), %lld gradient evaluations",
-                      s.seconds, s.device_seconds, s.ranks > 1 ? ", summed over the ranks" : "",
-                      s.gradient_evaluations);
+        std::snprintf(head, sizeof head, "ran %.3g s (%.3g s in the %sdevice's kernels%s), %lld gradient evaluations",
+                      s.seconds, s.device_seconds, s.emulated_device ? "emulated " : "",
+                      s.ranks > 1 ? ", summed over the ranks" : "", s.gradient_evaluations);
       else
         std::snprintf(head, sizeof head, "ran %.3g s, %lld gradient evaluations", s.seconds, s.gradient_evaluations);
       os << head << ": " << s.chains << (s.chains == 1 ? " chain" : " chains");
       if (s.device_seconds > 0)
-        os << " on the device executor (tyche::cuda)";
+        os << (s.emulated_device ? " on the device executor emulated on the host (tyche::cuda{.emulate = true})"
+                                 : " on the device executor (tyche::cuda)");
       else {
         os << " on " << s.threads << (s.threads == 1 ? " thread" : " threads");
         if (s.ranks > 1) os << " of " << s.ranks << " MPI ranks";

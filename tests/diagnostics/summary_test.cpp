@@ -175,6 +175,18 @@ TEST_CASE("summary: the divergences and the transitions at the maximum tree dept
   CHECK_THAT(printed(tyche::summary(fit)),
              Catch::Matchers::Contains("ran 0.0812 s (0.05 s in the device's kernels), 71234 gradient evaluations: 2 "
                                        "chains on the device executor (tyche::cuda)\n"));
+  fit.emulated_device = true;  // cuda{.emulate = true}: no GPU ran it
+  CHECK_THAT(printed(tyche::summary(fit)),
+             Catch::Matchers::Contains("ran 0.0812 s (0.05 s in the emulated device's kernels), 71234 gradient "
+                                       "evaluations: 2 chains on the device executor emulated on the host "
+                                       "(tyche::cuda{.emulate = true})\n"));
+  // The helpers' share of the split's parts, where counted.
+  fit.device_seconds = 0;
+  fit.emulated_device = false;
+  fit.split_parts = 800;
+  fit.split_parts_by_helpers = 301;
+  CHECK_THAT(printed(tyche::summary(fit)),
+             Catch::Matchers::Contains("each evaluation split in 8 parts with 3 helper threads, which ran 38 % of them\n"));
 }
 
 TEST_CASE("nuts_fit: draws and means by name, and unknown names that say which names there are",

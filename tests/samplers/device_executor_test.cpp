@@ -258,6 +258,9 @@ TEST_CASE("emulated device executor: summary and the CmdStan CSV of its fit are 
     return text.substr(0, at) + text.substr(text.find('\n', at + 1));
   };
   REQUIRE(without_run_line(sa.str()) == without_run_line(sb.str()));
+  CHECK(b.emulated_device);
+  CHECK_FALSE(a.emulated_device);
+  CHECK(sb.str().find("on the device executor emulated on the host (tyche::cuda{.emulate = true})") != std::string::npos);
   REQUIRE(sa.str().find("theta_raw") != std::string::npos);
   // The same files but for the elapsed times at the end: the CPU executor measures each chain's,
   // the device's does not (NaN in the fit, 0 in the file).

@@ -47,6 +47,7 @@ struct fit_summary {
   /// ("ran 0.08 s, 71234 gradient evaluations: 4 chains on 2 threads, one at a time"), so that a
   /// table pasted into a report says how it was made. gradient_evaluations −1: not reported.
   double seconds = 0, device_seconds = 0;
+  bool emulated_device = false;  // nuts_fit's: the device executor emulated on the host
   long long gradient_evaluations = -1;
   int threads = 0, helper_threads = 0, lanes = 0, split = 0, ranks = 1;
   long long split_parts = 0, split_parts_by_helpers = 0;  // nuts_fit's: the share the helpers ran
@@ -212,6 +213,7 @@ TYCHE_DRIVER_INLINE fit_summary summary(const nuts_fit& fit, int max_depth = 0)
   out.max_depth = max_depth;
   out.seconds = fit.seconds;
   out.device_seconds = fit.device_seconds;
+  out.emulated_device = fit.emulated_device;
   out.gradient_evaluations = fit.gradient_evaluations;
   out.threads = fit.threads;
   out.helper_threads = fit.helper_threads;
@@ -331,14 +333,15 @@ TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary
       // that the other helped split each evaluation (cpu::split).
       char head[128];
       if (s.device_seconds > 0)
-        std::snprintf(head, sizeof head, "ran %.3g s (%.3g s in the device's kernels%s), %lld gradient evaluations",
-                      s.seconds, s.device_seconds, s.ranks > 1 ? ", summed over the ranks" : "",
-                      s.gradient_evaluations);
+        std::snprintf(head, sizeof head, "ran %.3g s (%.3g s in the %sdevice's kernels%s), %lld gradient evaluations",
+                      s.seconds, s.device_seconds, s.emulated_device ? "emulated " : "",
+                      s.ranks > 1 ? ", summed over the ranks" : "", s.gradient_evaluations);
       else
         std::snprintf(head, sizeof head, "ran %.3g s, %lld gradient evaluations", s.seconds, s.gradient_evaluations);
       os << head << ": " << s.chains << (s.chains == 1 ? " chain" : " chains");
       if (s.device_seconds > 0)
-        os << " on the device executor (tyche::cuda)";
+        os << (s.emulated_device ? " on the device executor emulated on the host (tyche::cuda{.emulate = true})"
+                                 : " on the device executor (tyche::cuda)");
       else {
         os << " on " << s.threads << (s.threads == 1 ? " thread" : " threads");
         if (s.ranks > 1) os << " of " << s.ranks << " MPI ranks";

@@ -335,6 +335,7 @@ struct nuts_fit {
   double device_seconds = 0;           // tyche::cuda: of which in the device's kernels, initialisation
                                        // included, and the host's work that overlaps the first launch
                                        // where it outlasts it (0 on the CPU)
+  bool emulated_device = false;        // tyche::cuda{.emulate = true}: the device executor run on the host
   /// [chain]: −1, or the chain from whose last draw this chain was run again because warm-up
   /// had left it stuck (nuts_config::restart_stuck_chains); its draws are the second run's.
   std::vector<int> restarted_from;

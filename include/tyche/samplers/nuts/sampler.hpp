@@ -518,9 +518,11 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
   // device chain once per translation unit, not once per model (the arithmetic is the model's
   // own value_and_gradient<double> either way).
   if (exec.emulate) {
-    if constexpr (Emulation)
-      return run_nuts_emulated(model_erased_target(target), cfg, exec, m.parameter_names());
-    else
+    if constexpr (Emulation) {
+      nuts_fit fit = run_nuts_emulated(model_erased_target(target), cfg, exec, m.parameter_names());
+      fit.emulated_device = true;
+      return fit;
+    } else
       throw std::invalid_argument(
           "tyche::nuts: tyche::cuda{.emulate = true} is not compiled into this translation unit: it costs every "
           "file that calls nuts() seconds of compile time, so a header-only build has it only with "
