@@ -186,7 +186,7 @@ TEST_CASE("mpi::nuts: a chain's gradient, or a batch's, splits as in one process
   }
 }
 
-TEST_CASE("mpi: ranks called with other configurations throw, and do not wait", "[mpi]") {
+TEST_CASE("mpi: ranks called with other configurations throw, and do not wait", "[mpi][errors]") {
   static const schools d;
   const auto m = eight_schools(d);
   const nuts_config cfg{.chains = 2, .warmup = 20, .draws = 20, .seed = mpi::rank() == 0 ? 1u : 2u};
@@ -219,7 +219,7 @@ TEST_CASE("mpi::nuts: a chain that warm-up left stuck is run again from another 
   }
 }
 
-TEST_CASE("mpi::nuts: a chain that fails on one rank ends the call on every rank", "[mpi]") {
+TEST_CASE("mpi::nuts: a chain that fails on one rank ends the call on every rank", "[mpi][errors]") {
   static const schools d;
   const auto m = eight_schools(d);
   nuts_config cfg{.chains = 4, .warmup = 20, .draws = 20, .seed = 1};
@@ -235,7 +235,7 @@ TEST_CASE("mpi::nuts: a chain that fails on one rank ends the call on every rank
   CHECK_THROWS_WITH(mpi::nuts(m, cfg), Contains("tyche::mpi::nuts: pool_metric = true: chains on different ranks"));
 }
 
-TEST_CASE("mpi::nuts: a rank with other data or another model throws on every rank", "[mpi]") {
+TEST_CASE("mpi::nuts: a rank with other data or another model throws on every rank", "[mpi][errors]") {
   const nuts_config cfg{.chains = 2, .warmup = 20, .draws = 20, .seed = 1};
   // One observation differs on rank 1 (a stale data file on one node): the chains of that rank
   // would sample another posterior.
@@ -446,7 +446,7 @@ TEST_CASE("mpi::nuts_sharded with threads: each rank's block evaluated in parts 
   else check(without_priors_t(mine));
 }
 
-TEST_CASE("mpi::nuts_sharded: errors end the call on every rank", "[mpi]") {
+TEST_CASE("mpi::nuts_sharded: errors end the call on every rank", "[mpi][errors]") {
   const std::size_t n = 20;
   const regression mine(n, mpi::block_of(n));
   const nuts_config cfg{.chains = 1, .warmup = 10, .draws = 10, .seed = 1};
