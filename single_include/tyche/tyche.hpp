@@ -25401,7 +25401,7 @@ class split_target {
   [[nodiscard]] std::size_t dim() const { return inner_.dim(); }
   [[nodiscard]] std::size_t constrained_dim() const { return inner_.constrained_dim(); }
   [[nodiscard]] std::size_t workspace_size() const {
-    return std::max(inner_.workspace_size(), parts_ * part_stride());
+    return std::max(inner_.workspace_size(), gap + parts_ * part_stride());
   }
   [[nodiscard]] std::size_t data_values() const { return inner_.data_values(); }
   [[nodiscard]] std::size_t matrix_values() const { return inner_.matrix_values(); }
@@ -25419,9 +25419,10 @@ class split_target {
     // gradient took 0.12–0.15 ms each alone and 0.2–0.3 ms at once on two cores (0.12–0.16 ms
     // apart; docs/benchmarks.md, "The split's parts wrote to one cache line; its helper slept").
     const std::size_t d = dim(), stride = part_stride();
-    auto grads = [&](std::size_t p) { return workspace + p * stride; };
-    auto value_of = [&](std::size_t p) -> T& { return workspace[p * stride + d + gap]; };
-    auto scratch = [&](std::size_t p) { return workspace + p * stride + d + 2 * gap; };
+    T* blocks = workspace + gap;  // and a gap before the first: the workspace's neighbour on the heap
+    auto grads = [&](std::size_t p) { return blocks + p * stride; };
+    auto value_of = [&](std::size_t p) -> T& { return blocks[p * stride + d + gap]; };
+    auto scratch = [&](std::size_t p) { return blocks + p * stride + d + 2 * gap; };
     auto part = [&](std::size_t p) {
       value_of(p) = inner_.value_and_gradient_part(q, grads(p), scratch(p), p, parts_);
     };
