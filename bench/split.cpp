@@ -18,6 +18,12 @@
 // the helper; the median wall time of 2,000 more runs and how many of their parts the helper ran:
 //   pool,<part µs>,median_us,<µs>,parts_on_helper,<of 2000>
 // (the ideal is the part's time and 2,000: each run's second part on the helper).
+// Then where the default's threshold (cpu_split_data_values) sits: one chain (150 + 150
+// iterations, seed 1, the best of 3 runs) with cpu{.threads = 2, .split = 1} and .split = 8, on
+// logistic regressions of 250, 500, 1,000 and 2,500 rows × 100 and 2,500 × 10, and on an
+// elementwise Poisson regression (one covariate) of 12,500 and 25,000 rows:
+//   threshold,<model>,<split_values>,split_default,<parts split = 0 picks on 2 threads>,
+//     unsplit_ms,<ms per leapfrog>,split8_ms,<ms per leapfrog>,gain,<unsplit / split8>
 // --quick: 58,101 rows of covertype.
 #include <tyche/tyche.hpp>
 
@@ -26,6 +32,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <thread>
@@ -81,6 +88,52 @@ void run_four(const char* name, const Model& m) {
   }
 }
 
+// One threshold row (see the top of the file).
+template <class Model>
+void threshold_row(const char* name, const Model& m) {
+  auto best = [&m](int split, int* used) {
+    double b = 1e300;
+    for (int r = 0; r < 3; ++r) {
+      const nuts_fit fit =
+          nuts(m, {.chains = 1, .warmup = 150, .draws = 150, .seed = 1, .executor = cpu{.threads = 2, .split = split}});
+      b = std::min(b, 1e3 * fit.seconds / static_cast<double>(fit.gradient_evaluations));
+      *used = fit.split;
+    }
+    return b;
+  };
+  int used = 0;
+  const double unsplit = best(1, &used), split = best(8, &used);
+  best(0, &used);
+  std::printf("threshold,%s,%zu,split_default,%d,unsplit_ms,%.4f,split8_ms,%.4f,gain,%.2f\n", name, m.split_values(),
+              used, unsplit, split, unsplit / split);
+  std::fflush(stdout);
+}
+
+void threshold_rows() {
+  char name[64];
+  for (const std::size_t n : {250, 500, 1000, 2500}) {
+    const tyche_bench::logistic_data d(n, 100, 20261121);
+    std::snprintf(name, sizeof name, "logistic_%zux100", n);
+    threshold_row(name, logistic<100>(d));
+  }
+  {
+    const tyche_bench::logistic_data d(2500, 10, 20261121);
+    threshold_row("logistic_2500x10", logistic<10>(d));
+  }
+  for (const std::size_t n : {12500, 25000}) {
+    std::vector<double> x(n), counts(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      x[i] = std::sin(0.37 * static_cast<double>(i));
+      counts[i] = std::floor(3.0 + 2.0 * x[i] + 1.5 * std::cos(1.3 * static_cast<double>(i)));
+      if (counts[i] < 0) counts[i] = 0;
+    }
+    auto a = normal<"a">(0.0, 1.0);
+    auto b = normal<"b">(0.0, 1.0);
+    std::snprintf(name, sizeof name, "poisson_elementwise_%zu", n);
+    threshold_row(name, model(joint(a, b, poisson_log(a + b * data(x)).observe(data(counts)))));
+  }
+}
+
 void pool_rows() {
   using clock = std::chrono::steady_clock;
   for (const double part_us : {5.0, 20.0, 100.0}) {
@@ -113,6 +166,7 @@ void pool_rows() {
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   pool_rows();
+  threshold_rows();
   {
     const tyche_bench::logistic_data d(10000, 100, 20261121);
     run("logistic_regression", logistic<100>(d));

@@ -22050,9 +22050,13 @@ struct cpu {
 
 /// cpu::split = 0's parts, where it splits (a constant: the draws must not depend on the machine).
 inline constexpr int cpu_split_parts = 8;
-/// cpu::split = 0 splits models that read at least this many values of data per evaluation
-/// (bench/run.sh scale: the split gained from logistic regression 10,000 × 100, 10⁶ values, on).
-inline constexpr std::size_t cpu_split_data_values = 250000;
+/// cpu::split = 0 splits models that read at least this many values of data per evaluation in
+/// the loops the parts divide (bench/run.sh scale, its `threshold` rows, 2026-12-06, one chain,
+/// split = 8 against 1 on 2 threads: logistic regression 500 × 100 (50,500 values) 1.18×, 1,000 ×
+/// 100 1.56×, 2,500 × 100 2.01×, 250 × 100 0.94×; an elementwise Poisson regression of 25,000
+/// rows (75,000 values) 1.78×; docs/nuts.md). 250,000 until then, set before the split's parts
+/// stopped sharing a cache line.
+inline constexpr std::size_t cpu_split_data_values = 50000;
 
 /// How the CUDA executor computes each chain's log density and gradient (docs/gpu.md).
 enum class cuda_gradient {
