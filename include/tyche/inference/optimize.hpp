@@ -65,7 +65,9 @@ struct optimize_config {
   /// by central differences of the gradient, until the gain they predict is below rounding (0:
   /// none, Stan's result). L-BFGS's relative-gradient test can stop on a plateau short of the
   /// mode where the posterior is ill-conditioned (kidiq: 2.3 below the mode's log density from
-  /// 12 of 40 seeds); the steps take it there. Each costs 2d gradients and O(d³).
+  /// 12 of 40 seeds); the steps take it there. Each costs 2d gradients and O(d³). The steps are
+  /// also the checks behind optimize_result::warnings (a saddle point, a maximum at the edge of
+  /// the support or at infinity): with 0 none is made, as in Stan.
   int newton_steps = 20;
   /// The Newton steps above run only up to this many unconstrained dimensions.
   std::size_t newton_max_dim = 200;
