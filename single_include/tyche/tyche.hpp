@@ -17422,12 +17422,15 @@ auto target(const E& e) {
 /// transformed parameters, and generated quantities that are functions of them). nuts(),
 /// laplace(), pathfinder() and advi() add its values to each draw after the parameters, under
 /// Stan's names ("theta[1]", …, or "theta" for a scalar), so summary(fit) and the CSV writer
-/// show them; model.quantities(θ) evaluates them at one point.
+/// show them; model.quantities(θ) evaluates them at one point. A quantity that holds a matrix's
+/// entries (row major) is named "Omega[1,1]", …, "Omega[rows,cols]" when its shape is given
+/// (rows > 0: quantity<"Omega">(e, rows, cols)); an expression does not carry its values' shape.
 template <fixed_string Name, class E>
 struct quantity_term {
   static constexpr auto name = Name;
   static constexpr bool is_quantity = true;  // what detail::is_quantity_term reads
   E value;
+  std::size_t rows = 0, cols = 0;  ///< a matrix's shape (row major), or 0, 0: a vector or scalar
   auto log_density() const { return literal<0>{}; }
 };
 
@@ -17435,6 +17438,23 @@ struct quantity_term {
 template <fixed_string Name, detail::operand E>
 auto quantity(const E& e) {
   return quantity_term<Name, detail::node_t<E>>{detail::as_node(e)};
+}
+
+/// quantity<"Omega">(multiply_lower_tri_self_transpose(L_Omega), K, K): a quantity whose values
+/// are a rows × cols matrix's entries, row major, named "Omega[1,1]", "Omega[1,2]", …,
+/// "Omega[rows,cols]" (CmdStan's CSV writer writes Omega.1.1, …). Throws std::invalid_argument
+/// when rows · cols is not the number of values e has.
+template <fixed_string Name, detail::operand E>
+auto quantity(const E& e, std::size_t rows, std::size_t cols) {
+  quantity_term<Name, detail::node_t<E>> q{detail::as_node(e), rows, cols};
+  std::size_t n = 1;
+  if constexpr (is_vector_v<detail::node_t<E>>) n = q.value.size();
+  if (rows == 0 || cols == 0 || rows * cols != n)
+    throw std::invalid_argument("tyche::quantity<\"" + std::string(Name.str()) + "\">(e, " + std::to_string(rows) +
+                                ", " + std::to_string(cols) + "): a " + std::to_string(rows) + " × " +
+                                std::to_string(cols) + " matrix has " + std::to_string(rows * cols) +
+                                " entries, e has " + std::to_string(n) + (n == 1 ? " value" : " values"));
+  return q;
 }
 
 namespace detail {
@@ -17953,13 +17973,18 @@ class model_t {
   }
 
   /// Names of the model's quantities (quantity<"name">(e) terms of its joint), in order, Stan
-  /// style: "theta[1]", …, "theta[n]" for a vector, "name" for a scalar. Empty without any.
+  /// style: "theta[1]", …, "theta[n]" for a vector, "Omega[1,1]", …, "Omega[r,c]" for one
+  /// given a matrix shape (quantity<"Omega">(e, r, c)), "name" for a scalar. Empty without any.
   [[nodiscard]] std::vector<std::string> quantity_names() const {
     std::vector<std::string> names;
     for_each_quantity([&](const auto& q) {
       using Q = std::remove_cvref_t<decltype(q)>;
       const std::string name(Q::name.str());
-      if constexpr (is_vector_v<decltype(q.value)>) {
+      if (q.rows > 0) {
+        for (std::size_t i = 1; i <= q.rows; ++i)
+          for (std::size_t j = 1; j <= q.cols; ++j)
+            names.push_back(name + "[" + std::to_string(i) + "," + std::to_string(j) + "]");
+      } else if constexpr (is_vector_v<decltype(q.value)>) {
         const std::size_t n = detail::value_count(q.value);
         for (std::size_t i = 1; i <= n; ++i) names.push_back(name + "[" + std::to_string(i) + "]");
       } else {
@@ -18624,7 +18649,7 @@ auto intervene_term(const T& t, const Replace& replace) {
     return std::tuple<log_density_term<decltype(e)>>{{e}};
   } else if constexpr (is_quantity_term<T>::value) {
     auto e = detail::as_node(replace(t.value));
-    return std::tuple<quantity_term<T::name, decltype(e)>>{{e}};
+    return std::tuple<quantity_term<T::name, decltype(e)>>{{e, t.rows, t.cols}};
   } else {
     auto d = substitute_distribution(t.distribution, replace);
     auto x = replace(t.value);
@@ -18773,6 +18798,11 @@ auto do_(const joint_t<Terms...>& j, const Value& value) {
     (void)detail::do_variable_not_in_model<
         typename detail::spelled_name<Name>::type,
         typename detail::as_model_variables<meta::concat<typename detail::spelled_variable<Terms>::type...>>::type>();
+    return j;
+  } else if constexpr (!std::is_arithmetic_v<Value> && !detail::operand<Value>) {
+    static_assert(std::is_arithmetic_v<Value> || detail::operand<Value>,
+                  "tyche::do_<name>(model, value): the value is a number, or data(v) for a vector variable's "
+                  "values (a view of v, which must outlive the model): wrap a std::vector in data(...)");
     return j;
   } else {
     const auto& v = std::get<index>(j.terms);
@@ -30261,7 +30291,9 @@ struct optimize_config {
   /// by central differences of the gradient, until the gain they predict is below rounding (0:
   /// none, Stan's result). L-BFGS's relative-gradient test can stop on a plateau short of the
   /// mode where the posterior is ill-conditioned (kidiq: 2.3 below the mode's log density from
-  /// 12 of 40 seeds); the steps take it there. Each costs 2d gradients and O(d³).
+  /// 12 of 40 seeds); the steps take it there. Each costs 2d gradients and O(d³). The steps are
+  /// also the checks behind optimize_result::warnings (a saddle point, a maximum at the edge of
+  /// the support or at infinity): with 0 none is made, as in Stan.
   int newton_steps = 20;
   /// The Newton steps above run only up to this many unconstrained dimensions.
   std::size_t newton_max_dim = 200;

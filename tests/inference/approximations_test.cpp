@@ -517,6 +517,61 @@ TEST_CASE("quantity<name>(e): each draw's values of an expression of the paramet
   CHECK(fixed.quantities(p9)[0] == Approx(1.5));
 }
 
+TEST_CASE("quantity<name>(e, rows, cols): a matrix quantity is named by row and column, in summary and the CSV",
+          "[inference][quantities]") {
+  using namespace tyche;
+  constexpr std::size_t K = 3;
+  auto build = [](auto make) {
+    auto L = lkj_corr_cholesky<"L">(2.0, K);
+    auto tau = half_normal<"tau">(1.0, shape<K>);
+    return model(joint(L, tau, make(multiply_lower_tri_self_transpose(L), diag_pre_multiply(tau, L))));
+  };
+  const auto m = build([](const auto& omega, const auto&) { return quantity<"Omega">(omega, K, K); });
+  const std::vector<std::string> names = m.quantity_names();
+  REQUIRE(names.size() == K * K);
+  CHECK(names[0] == "Omega[1,1]");
+  CHECK(names[1] == "Omega[1,2]");
+  CHECK(names[3] == "Omega[2,1]");
+  CHECK(names[8] == "Omega[3,3]");
+  // The values are the correlation matrix's, row major: symmetric, ones on the diagonal.
+  std::vector<double> theta(m.dim());
+  for (std::size_t i = 0; i < theta.size(); ++i) theta[i] = 0.2 * double(i) - 0.4;
+  const std::vector<double> omega = m.quantities(theta);
+  REQUIRE(omega.size() == K * K);
+  for (std::size_t i = 0; i < K; ++i) {
+    CHECK(omega[i * K + i] == Approx(1.0).epsilon(1e-14));
+    for (std::size_t j = 0; j < i; ++j) CHECK(omega[i * K + j] == Approx(omega[j * K + i]).epsilon(1e-14));
+  }
+  CHECK(omega[1] != Approx(0.0).margin(1e-3));
+  // A rectangular shape names rows and columns as given (here 9 values as 1 × 9).
+  const auto wide = build([](const auto& omega, const auto&) { return quantity<"W">(omega, 1, K * K); });
+  CHECK(wide.quantity_names()[8] == "W[1,9]");
+  // Without a shape, the K² values are a vector's.
+  const auto flat = build([](const auto& omega, const auto&) { return quantity<"Omega">(omega); });
+  CHECK(flat.quantity_names()[3] == "Omega[4]");
+  // A shape that does not hold the values is refused, naming both counts.
+  CHECK_THROWS_WITH(build([](const auto& omega, const auto&) { return quantity<"Omega">(omega, 2, 2); }),
+                    Contains("tyche::quantity<\"Omega\">(e, 2, 2): a 2 × 2 matrix has 4 entries, e has 9 values"));
+  CHECK_THROWS_WITH(build([](const auto&, const auto& sigma) { return quantity<"S">(sigma, 0, 9); }),
+                    Contains("a 0 × 9 matrix has 0 entries, e has 9 values"));
+  // In a fit: the names after the parameters', in summary and in the CSV (CmdStan's Omega.1.1).
+  const nuts_config cfg{.chains = 1, .warmup = 100, .draws = 20, .seed = 5};
+  const nuts_fit fit = nuts(m, cfg);
+  REQUIRE(fit.names.size() == 2 * K * K + K);
+  CHECK(fit.names[K * K + K] == "Omega[1,1]");
+  CHECK(fit.names.back() == "Omega[3,3]");
+  const fit_summary s = summary(fit);
+  CHECK(s.only({"Omega"}).rows.size() == K * K);
+  std::ostringstream csv;
+  write_stan_csv(csv, fit, 0, cfg);
+  CHECK_THAT(csv.str(), Contains(",Omega.1.1,Omega.1.2,") && Contains(",Omega.3.3\n"));
+  // An intervention keeps the shape.
+  static const std::vector<double> half(K, 0.5);
+  const auto fixed = do_<"tau">(m, data(half));
+  REQUIRE(fixed.quantity_names().size() == K * K);
+  CHECK(fixed.quantity_names()[4] == "Omega[2,2]");
+}
+
 namespace {
 // A 6-coordinate Gaussian whose L-BFGS from Stan's random start takes more than 2 iterations.
 auto fine_model_for_limits() {

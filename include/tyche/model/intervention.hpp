@@ -46,7 +46,7 @@ auto intervene_term(const T& t, const Replace& replace) {
     return std::tuple<log_density_term<decltype(e)>>{{e}};
   } else if constexpr (is_quantity_term<T>::value) {
     auto e = detail::as_node(replace(t.value));
-    return std::tuple<quantity_term<T::name, decltype(e)>>{{e}};
+    return std::tuple<quantity_term<T::name, decltype(e)>>{{e, t.rows, t.cols}};
   } else {
     auto d = substitute_distribution(t.distribution, replace);
     auto x = replace(t.value);
@@ -195,6 +195,11 @@ auto do_(const joint_t<Terms...>& j, const Value& value) {
     (void)detail::do_variable_not_in_model<
         typename detail::spelled_name<Name>::type,
         typename detail::as_model_variables<meta::concat<typename detail::spelled_variable<Terms>::type...>>::type>();
+    return j;
+  } else if constexpr (!std::is_arithmetic_v<Value> && !detail::operand<Value>) {
+    static_assert(std::is_arithmetic_v<Value> || detail::operand<Value>,
+                  "tyche::do_<name>(model, value): the value is a number, or data(v) for a vector variable's "
+                  "values (a view of v, which must outlive the model): wrap a std::vector in data(...)");
     return j;
   } else {
     const auto& v = std::get<index>(j.terms);

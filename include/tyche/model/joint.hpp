@@ -46,12 +46,15 @@ auto target(const E& e) {
 /// transformed parameters, and generated quantities that are functions of them). nuts(),
 /// laplace(), pathfinder() and advi() add its values to each draw after the parameters, under
 /// Stan's names ("theta[1]", …, or "theta" for a scalar), so summary(fit) and the CSV writer
-/// show them; model.quantities(θ) evaluates them at one point.
+/// show them; model.quantities(θ) evaluates them at one point. A quantity that holds a matrix's
+/// entries (row major) is named "Omega[1,1]", …, "Omega[rows,cols]" when its shape is given
+/// (rows > 0: quantity<"Omega">(e, rows, cols)); an expression does not carry its values' shape.
 template <fixed_string Name, class E>
 struct quantity_term {
   static constexpr auto name = Name;
   static constexpr bool is_quantity = true;  // what detail::is_quantity_term reads
   E value;
+  std::size_t rows = 0, cols = 0;  ///< a matrix's shape (row major), or 0, 0: a vector or scalar
   auto log_density() const { return literal<0>{}; }
 };
 
@@ -59,6 +62,23 @@ struct quantity_term {
 template <fixed_string Name, detail::operand E>
 auto quantity(const E& e) {
   return quantity_term<Name, detail::node_t<E>>{detail::as_node(e)};
+}
+
+/// quantity<"Omega">(multiply_lower_tri_self_transpose(L_Omega), K, K): a quantity whose values
+/// are a rows × cols matrix's entries, row major, named "Omega[1,1]", "Omega[1,2]", …,
+/// "Omega[rows,cols]" (CmdStan's CSV writer writes Omega.1.1, …). Throws std::invalid_argument
+/// when rows · cols is not the number of values e has.
+template <fixed_string Name, detail::operand E>
+auto quantity(const E& e, std::size_t rows, std::size_t cols) {
+  quantity_term<Name, detail::node_t<E>> q{detail::as_node(e), rows, cols};
+  std::size_t n = 1;
+  if constexpr (is_vector_v<detail::node_t<E>>) n = q.value.size();
+  if (rows == 0 || cols == 0 || rows * cols != n)
+    throw std::invalid_argument("tyche::quantity<\"" + std::string(Name.str()) + "\">(e, " + std::to_string(rows) +
+                                ", " + std::to_string(cols) + "): a " + std::to_string(rows) + " × " +
+                                std::to_string(cols) + " matrix has " + std::to_string(rows * cols) +
+                                " entries, e has " + std::to_string(n) + (n == 1 ? " value" : " values"));
+  return q;
 }
 
 namespace detail {

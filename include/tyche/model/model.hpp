@@ -72,13 +72,18 @@ class model_t {
   }
 
   /// Names of the model's quantities (quantity<"name">(e) terms of its joint), in order, Stan
-  /// style: "theta[1]", …, "theta[n]" for a vector, "name" for a scalar. Empty without any.
+  /// style: "theta[1]", …, "theta[n]" for a vector, "Omega[1,1]", …, "Omega[r,c]" for one
+  /// given a matrix shape (quantity<"Omega">(e, r, c)), "name" for a scalar. Empty without any.
   [[nodiscard]] std::vector<std::string> quantity_names() const {
     std::vector<std::string> names;
     for_each_quantity([&](const auto& q) {
       using Q = std::remove_cvref_t<decltype(q)>;
       const std::string name(Q::name.str());
-      if constexpr (is_vector_v<decltype(q.value)>) {
+      if (q.rows > 0) {
+        for (std::size_t i = 1; i <= q.rows; ++i)
+          for (std::size_t j = 1; j <= q.cols; ++j)
+            names.push_back(name + "[" + std::to_string(i) + "," + std::to_string(j) + "]");
+      } else if constexpr (is_vector_v<decltype(q.value)>) {
         const std::size_t n = detail::value_count(q.value);
         for (std::size_t i = 1; i <= n; ++i) names.push_back(name + "[" + std::to_string(i) + "]");
       } else {
