@@ -572,6 +572,54 @@ TEST_CASE("quantity<name>(e, rows, cols): a matrix quantity is named by row and 
   CHECK(fixed.quantity_names()[4] == "Omega[2,2]");
 }
 
+TEST_CASE("quantities of a draw whose value was rounded onto its support's bound: from the nearest value inside, "
+          "not NaN",
+          "[inference][quantities]") {
+  using namespace tyche;
+  auto p = beta<"p">(2.0, 2.0);
+  auto sigma = half_normal<"sigma">(1.0);
+  auto u = uniform<"u">(-1.0, 3.0);
+  const auto m = model(joint(p, sigma, u, quantity<"s2">(square(sigma)), quantity<"two_p">(2.0 * p),
+                             quantity<"log_sigma">(log(sigma)), quantity<"u1">(u + 1.0)));
+  // What a transform's rounding stores: sigma = exp(−800) is 0, p = inv_logit(40) is 1.
+  CHECK(std::exp(-800.0) == 0.0);
+  CHECK(1.0 / (1.0 + std::exp(-40.0)) == 1.0);
+  CHECK_THROWS_WITH(m.unconstrain(std::vector<double>{1.0, 0.5, 0.0}), Contains("p = 1 is outside its support"));
+  const std::vector<double> edge = m.unconstrain_draw(std::vector<double>{1.0, 0.0, 3.0});
+  REQUIRE(edge.size() == 3);
+  for (double t : edge) CHECK(std::isfinite(t));
+  const std::vector<double> back = m.constrain(edge);
+  CHECK(back[0] > 1.0 - 1e-15);  // within rounding of the round trip through logit and inv_logit
+  CHECK(back[1] >= 0.0);
+  CHECK(back[1] < 1e-300);
+  CHECK(back[2] == Approx(3.0).epsilon(1e-15));
+  // Values beyond a bound are still refused.
+  CHECK_THROWS_WITH(m.unconstrain_draw(std::vector<double>{0.5, -0.1, 0.0}), Contains("sigma = -0.1 is outside"));
+  CHECK_THROWS(m.unconstrain_draw(std::vector<double>{std::nan(""), 0.5, 0.0}));
+  // In a fit: the edge draw's quantities are finite; a draw outside the support gets NaN.
+  nuts_fit fit;
+  fit.names = m.parameter_names();
+  fit.chains = 1;
+  fit.draws = 3;
+  fit.values = {{1.0, 0.0, -1.0, /**/ 0.25, 2.0, 0.5, /**/ 0.5, -1.0, 0.0}};
+  detail::append_quantities(m, fit);
+  REQUIRE(fit.quantities == 4);
+  REQUIRE(fit.values[0].size() == 3 * 7);
+  const double* d0 = fit.values[0].data();
+  CHECK(d0[3] >= 0.0);
+  CHECK(d0[3] < 1e-300);             // sigma²
+  CHECK(d0[4] == Approx(2.0));       // 2p
+  CHECK(d0[5] < -700.0);             // log sigma, finite
+  CHECK(std::isfinite(d0[5]));
+  CHECK(d0[6] == Approx(0.0).margin(1e-15));  // u + 1 at u = −1
+  const double* d1 = fit.values[0].data() + 7;
+  CHECK(d1[3] == Approx(4.0));
+  CHECK(d1[4] == Approx(0.5));
+  CHECK(d1[5] == Approx(std::log(2.0)));
+  const double* d2 = fit.values[0].data() + 14;
+  for (int k = 3; k < 7; ++k) CHECK(std::isnan(d2[k]));
+}
+
 namespace {
 // A 6-coordinate Gaussian whose L-BFGS from Stan's random start takes more than 2 iterations.
 auto fine_model_for_limits() {

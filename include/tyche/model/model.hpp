@@ -174,24 +174,19 @@ class model_t {
   /// A draw of a fit may hold the model's quantities after the parameters' values (a row of
   /// nuts_fit::values): they are not read.
   [[nodiscard]] std::vector<double> unconstrain(std::span<const double> values) const {
-    if (values.size() != constrained_dim() && values.size() != constrained_dim() + quantity_count())
-      throw std::invalid_argument("tyche::model::unconstrain: got " + std::to_string(values.size()) +
-                                  " values, expected " + std::to_string(constrained_dim()));
-    std::vector<double> theta(dim(), 0.0);
-    std::size_t at_value = 0;
-    for_each_variable([&](const auto& v, std::size_t k) {
-      if constexpr (whole_vector_transform<decltype(v)>) {
-        unconstrain_whole(v, values.data() + at_value, theta.data() + offset(k));
-      } else {
-        for (std::size_t i = 0; i < v.size(); ++i)
-          theta[offset(k) + i] = unconstrain_one(v, values[at_value + i], i, theta);
-      }
-      at_value += detail::value_count(v.value_expression());
-    });
-    return theta;
+    return unconstrain_values(values, false);
   }
   [[nodiscard]] std::vector<double> unconstrain(const std::vector<double>& values) const {
     return unconstrain(std::span<const double>(values));
+  }
+  /// unconstrain() of a sampler's draw, whose values a bounded variable's transform may have
+  /// rounded onto a finite bound (a scale of 1e-330 is stored as 0, a probability 1 − 1e-17 as
+  /// 1): such a value is taken as the nearest double inside the support (std::nextafter toward
+  /// it), so the draw still has a θ (finite, far out) — what the quantities of a fit are computed
+  /// at. Values beyond a bound, NaN, and the whole-vector transforms' values (simplex, matrices)
+  /// are checked as unconstrain() checks them.
+  [[nodiscard]] std::vector<double> unconstrain_draw(std::span<const double> values) const {
+    return unconstrain_values(values, true);
   }
 
   /// Stan's default initialisation: every coordinate of θ uniform on (−2, 2).
@@ -489,24 +484,48 @@ class model_t {
                                   where + "] = " + tyche::detail::format_number(x[k]) + " " + problem);
   }
 
+  std::vector<double> unconstrain_values(std::span<const double> values, bool from_edge) const {
+    if (values.size() != constrained_dim() && values.size() != constrained_dim() + quantity_count())
+      throw std::invalid_argument("tyche::model::unconstrain: got " + std::to_string(values.size()) +
+                                  " values, expected " + std::to_string(constrained_dim()));
+    std::vector<double> theta(dim(), 0.0);
+    std::size_t at_value = 0;
+    for_each_variable([&](const auto& v, std::size_t k) {
+      if constexpr (whole_vector_transform<decltype(v)>) {
+        unconstrain_whole(v, values.data() + at_value, theta.data() + offset(k));
+      } else {
+        for (std::size_t i = 0; i < v.size(); ++i)
+          theta[offset(k) + i] = unconstrain_one(v, values[at_value + i], i, theta, from_edge);
+      }
+      at_value += detail::value_count(v.value_expression());
+    });
+    return theta;
+  }
+
   /// The unconstrained coordinate of element i of variable v with constrained value x, bounds
-  /// evaluated at θ (earlier variables already filled in).
+  /// evaluated at θ (earlier variables already filled in). from_edge: a value exactly on a finite
+  /// bound is taken as the nearest double inside (unconstrain_draw).
   template <class V>
-  double unconstrain_one(const V& v, double x, std::size_t i, const std::vector<double>& theta) const {
+  double unconstrain_one(const V& v, double x, std::size_t i, const std::vector<double>& theta,
+                         bool from_edge = false) const {
     const auto tr = v.transform();
     using Tr = decltype(tr);
     bool inside = true;
     double u = x;
     if constexpr (requires { tr.lower; tr.upper; }) {
       const double l = value_at(tr.lower, i, theta), h = value_at(tr.upper, i, theta);
+      if (from_edge && l < h && x == l) x = std::nextafter(l, h);
+      if (from_edge && l < h && x == h) x = std::nextafter(h, l);
       inside = Tr::contains(x, l, h);
       if (inside) u = Tr::unconstrain(x, l, h);
     } else if constexpr (requires { tr.lower; }) {
       const double l = value_at(tr.lower, i, theta);
+      if (from_edge && x == l && std::isfinite(l)) x = std::nextafter(l, HUGE_VAL);
       inside = Tr::contains(x, l);
       if (inside) u = Tr::unconstrain(x, l);
     } else if constexpr (requires { tr.upper; }) {
       const double h = value_at(tr.upper, i, theta);
+      if (from_edge && x == h && std::isfinite(h)) x = std::nextafter(h, -HUGE_VAL);
       inside = Tr::contains(x, h);
       if (inside) u = Tr::unconstrain(x, h);
     } else {

@@ -18,8 +18,10 @@ namespace tyche::detail {
 /// Adds a model's quantities (quantity<"name">(e) terms) to a fit's draws (nuts_fit,
 /// approximate_fit): each draw's θ from its parameters' values (model.unconstrain), the
 /// quantities at θ after them, and their names after the parameters'; fit.quantities counts the
-/// columns added. A draw whose values cannot be mapped back to θ (a value rounded onto its
-/// support's edge) gets NaN quantities. Nothing for a model without quantities.
+/// columns added. A value that the sampler's transform rounded onto a finite bound is taken as
+/// the nearest double inside (model.unconstrain_draw); a draw whose values still cannot be mapped
+/// back to θ (a simplex's element rounded to 0) gets NaN quantities. Nothing for a model without
+/// quantities.
 template <class Model, class Fit>
 void append_model_quantities(const Model& m, Fit& fit) {
   const std::vector<std::string> q = m.quantity_names();
@@ -37,7 +39,11 @@ void append_model_quantities(const Model& m, Fit& fit) {
       std::copy(row, row + p, out.data() + d * (p + k));
       double* dest = out.data() + d * (p + k) + p;
       try {
-        const std::vector<double> values = m.quantities(m.unconstrain(std::span<const double>(row, p)));
+        const std::span<const double> draw(row, p);
+        std::vector<double> theta;
+        if constexpr (requires { m.unconstrain_draw(draw); }) theta = m.unconstrain_draw(draw);
+        else theta = m.unconstrain(draw);
+        const std::vector<double> values = m.quantities(theta);
         std::copy(values.begin(), values.end(), dest);
       } catch (const std::invalid_argument&) {
         std::fill(dest, dest + k, std::numeric_limits<double>::quiet_NaN());
