@@ -618,6 +618,25 @@ TEST_CASE("quantities of a draw whose value was rounded onto its support's bound
   CHECK(d1[5] == Approx(std::log(2.0)));
   const double* d2 = fit.values[0].data() + 14;
   for (int k = 3; k < 7; ++k) CHECK(std::isnan(d2[k]));
+
+  // The posterior predictive draws and the pointwise log-likelihood (loo's) of such a draw too.
+  static const std::vector<double> y{1, 1, 1, 1};
+  auto q = beta<"q">(2.0, 2.0);
+  const auto b = model(joint(q, bernoulli(q).observe(data(y))));
+  nuts_fit edge_fit;
+  edge_fit.names = b.parameter_names();
+  edge_fit.chains = 1;
+  edge_fit.draws = 3;
+  edge_fit.values = {{1.0, 0.5, 0.9}};
+  std::mt19937_64 rng(1);
+  const auto reps = posterior_predictive(b, edge_fit, rng);
+  REQUIRE(reps.size() == 3);
+  CHECK(reps[0] == y);  // q within rounding of 1: every replicate 1
+  const std::vector<double> log_lik = detail::loo_impl::log_likelihood_matrix(b, edge_fit.values, 1, 3, 1, y.size());
+  REQUIRE(log_lik.size() == 12);
+  CHECK(log_lik[0] <= 0.0);
+  CHECK(log_lik[0] > -1e-15);
+  CHECK(log_lik[4] == Approx(std::log(0.5)));
 }
 
 namespace {

@@ -304,7 +304,8 @@ std::vector<std::string> observations_of(const std::string& fn, const Model& m, 
   return observations;
 }
 
-/// log p(yᵢ | θ) of every draw, chain by chain (θ: model.unconstrain of the draw's values).
+/// log p(yᵢ | θ) of every draw, chain by chain (θ: model.unconstrain_draw of the draw's values:
+/// a value rounded onto its support's bound is taken as the nearest double inside).
 template <class Model>
 std::vector<double> log_likelihood_matrix(const Model& m, const std::vector<std::vector<double>>& values,
                                           std::size_t chains, std::size_t draws, std::size_t dim, std::size_t n) {
@@ -314,7 +315,7 @@ std::vector<double> log_likelihood_matrix(const Model& m, const std::vector<std:
     for (std::size_t d = 0; d < draws; ++d) {
       // The draw's parameters: its first constrained_dim() values (quantities may follow).
       const std::vector<double> theta =
-          m.unconstrain(std::span<const double>(values[c].data() + d * dim, m.constrained_dim()));
+          m.unconstrain_draw(std::span<const double>(values[c].data() + d * dim, m.constrained_dim()));
       const std::vector<double> ll = m.pointwise_log_likelihood(theta);
       log_lik.insert(log_lik.end(), ll.begin(), ll.end());
     }
@@ -385,7 +386,7 @@ loo_result loo(const Model& m, const approximate_fit& fit) {
     const inference::model_functions f = inference::functions_of(m);
     std::vector<double> log_p(draws), grad(f.with_jacobian.dim), workspace(f.with_jacobian.workspace_size);
     for (std::size_t d = 0; d < draws; ++d) {
-      const std::vector<double> theta = m.unconstrain(std::span<const double>(fit.values[0].data() + d * dim, m.constrained_dim()));
+      const std::vector<double> theta = m.unconstrain_draw(std::span<const double>(fit.values[0].data() + d * dim, m.constrained_dim()));
       log_p[d] = f.with_jacobian(theta.data(), grad.data(), workspace.data());
     }
     r = loo_approximate_posterior(log_lik, draws, names.size(), log_p, fit.log_q[0], names);
@@ -474,7 +475,7 @@ loo_result loo_moment_match(const Model& m, const nuts_fit& fit, const loo_momen
   std::size_t d = 0;
   for (std::size_t c = 0; c < chains; ++c)
     for (std::size_t k = 0; k < draws; ++k) {
-      const std::vector<double> t = m.unconstrain(std::span<const double>(fit.values[c].data() + k * dim, m.constrained_dim()));
+      const std::vector<double> t = m.unconstrain_draw(std::span<const double>(fit.values[c].data() + k * dim, m.constrained_dim()));
       d = t.size();
       theta.insert(theta.end(), t.begin(), t.end());
       const std::vector<double> ll = m.pointwise_log_likelihood(t);

@@ -258,7 +258,7 @@ class model_t {
                                   " (constrained: a fit's draw or sample_prior's output)");
     std::vector<double> theta;
     try {
-      theta = unconstrain(values);
+      theta = unconstrain_draw(values);  // a value rounded onto its bound: the nearest one inside
     } catch (const std::invalid_argument& e) {  // (one draw: fit.draw(chain, d), not a misaligned slice)
       throw std::invalid_argument(std::string("tyche::model::sample_observations_at: ") + e.what() +
                                   " (values must be one draw, constrained: fit.draw(chain, d) or sample_prior's output)");
