@@ -11,7 +11,7 @@ Headers under include/tyche/backends/cuda/ are inlined too: <tyche/tyche.hpp> in
 under `#if defined(__CUDACC__)`, so the single header serves host compilers and nvcc alike
 (docs/gpu.md). --no-inline-cuda keeps their #include lines instead.
 
-The optional components' headers, <tyche/io/json_data.hpp> (CmdStan JSON data, with nlohmann-json)
+The optional components' headers, <tyche/io/json_data.hpp> (CmdStan JSON data)
 and <tyche/mpi.hpp> (with MPI), are written beside it as companions, under the same names
 (single_include/tyche/io/json_data.hpp, single_include/tyche/mpi.hpp), so that a program with
 only single_include/ on its include path includes them as it would from include/. A companion

@@ -4,9 +4,16 @@
 // finding; so is a value that breaks what the accessor promises (checked with fuzz_require). Then
 // both halves of the rows of each variable (tyche::json_rows), against the whole file's: a variable
 // that reads whole as an array of numbers must read in parts, with the same values.
+//
+// The reader's JSON parser is its own (since 2026-12-06); nlohmann-json, the parser it replaced,
+// is the reference here: the reader refuses a text exactly where nlohmann-json refuses it (or its
+// top level is no object), and each variable is what make_variable makes of nlohmann-json's tree
+// of it — the same kind, shape and values, or the same message.
 #include <tyche/io/json_data.hpp>
 
 #include "fuzz_support.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstddef>
@@ -15,6 +22,40 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace {
+
+// nlohmann-json's value as the reader's (detail::json_io::value), arrays kept to the depth the
+// reader keeps them (its max_rank + 2 levels below a variable), without recursion past that.
+void to_reader_value(const nlohmann::ordered_json& j, tyche::detail::json_io::value& out, int levels) {
+  using kind = tyche::detail::json_io::value::kind;
+  switch (j.type()) {
+    case nlohmann::ordered_json::value_t::null: out.type = kind::null; return;
+    case nlohmann::ordered_json::value_t::boolean:
+      out.type = kind::boolean;
+      out.flag = j.get<bool>();
+      return;
+    case nlohmann::ordered_json::value_t::string:
+      out.type = kind::string;
+      out.text = j.get<std::string>();
+      return;
+    case nlohmann::ordered_json::value_t::object: out.type = kind::object; return;
+    case nlohmann::ordered_json::value_t::array:
+      out.type = kind::array;
+      if (levels <= 0) return;
+      for (const auto& e : j) {
+        out.items.emplace_back();
+        to_reader_value(e, out.items.back(), levels - 1);
+      }
+      return;
+    default:
+      out.type = kind::number;
+      out.number = j.get<double>();
+      return;
+  }
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(bytes), size);
@@ -63,15 +104,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     fuzz_expected([&] { (void)d.integers(name, count); });
   }
   fuzz_expected([&] { (void)d.vector("no such variable"); fuzz_require(false); });
-  // The reader converts a top-level array's rows as they are parsed (detail::json_io::row_stream):
-  // each variable must be what make_variable makes of nlohmann's whole tree of it (the reader of
-  // before 2026-12-04): the same kind, shape, values, or the same message.
+  // The reader converts a top-level array's rows as they are parsed (detail::json_io::reading):
+  // each variable must be what make_variable makes of nlohmann's whole tree of it: the same kind,
+  // shape, values, or the same message.
   const auto tree = nlohmann::ordered_json::parse(text, nullptr, false);
   fuzz_require(!tree.is_discarded() && tree.is_object());
   std::size_t at = 0;
   for (const auto& [name, value] : tree.items()) {
     fuzz_require(at < d.names().size() && d.names()[at++] == name);
-    const auto v = tyche::detail::json_io::make_variable(name, value);
+    tyche::detail::json_io::value converted;
+    to_reader_value(value, converted, static_cast<int>(tyche::detail::json_io::max_rank) + 2);
+    const auto v = tyche::detail::json_io::make_variable(name, converted);
     const std::vector<std::size_t>* dims = nullptr;
     std::string message;
     try {

@@ -2,7 +2,7 @@
 // values and shapes, the interplay with the core's data views, and one test per error message.
 //
 // test_io is also built against single_include/ (test_io_single_header), which holds only the
-// umbrella header; json_data.hpp is not part of it (it needs nlohmann-json) and includes no other
+// umbrella header; json_data.hpp is not part of it (an optional component) and includes no other
 // tyche header, so it is taken from include/ there.
 #if __has_include(<tyche/io/json_data.hpp>)
 #include <tyche/io/json_data.hpp>
@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -381,7 +382,7 @@ TEST_CASE("json_data: lengths checked against the expected ones", "[io][json_dat
   CHECK_THROWS_WITH(d.matrix("X", 2, 3), Contains("'X' is 2 × 2, expected 2 × 3"));
 }
 
-TEST_CASE("json_data: malformed JSON gives nlohmann's position", "[io][json_data]") {
+TEST_CASE("json_data: malformed JSON gives the line and column", "[io][json_data]") {
   CHECK_THROWS_AS(parse(R"({"y": [1, 2,)"), std::invalid_argument);
   CHECK_THROWS_WITH(parse(R"({"y": [1, 2,)"),
                     StartsWith("data.json: not valid JSON: parse error at line 1, column 13"));
@@ -393,6 +394,63 @@ TEST_CASE("json_data: malformed JSON gives nlohmann's position", "[io][json_data
   const std::string file = (fixtures / "malformed.json").string();
   CHECK_THROWS_WITH(tyche::read_json_data(file), StartsWith(file + ": not valid JSON") &&
                                                     Contains("line 3, column 14"));
+}
+
+TEST_CASE("json_data: the JSON parser: strings, escapes, UTF-8, numbers, and what it refuses", "[io][json_data]") {
+  // Escapes, and \u escapes (a surrogate pair too) as UTF-8; UTF-8 as it is.
+  const auto d = parse("{\"a\\\"b\\\\c\\/\\n\": 1, \"\\u00e9\\ud83d\\ude00\": 2, \"\xC3\xA9\": 3, \"s\": \"\\t\\r\\b\\f\"}");
+  CHECK(d.names() == std::vector<std::string>{"a\"b\\c/\n", "\xC3\xA9\xF0\x9F\x98\x80", "\xC3\xA9", "s"});
+  CHECK_THROWS_WITH(d.scalar("s"), Contains("'s' is a string"));
+  // Numbers: JSON's grammar, the nearest double, a double's range (too small: 0).
+  const auto n = parse(R"({"a": -0, "b": 1E+2, "c": 2.5e-320, "d": 1e-400, "e": 0.1, "f": 1.7976931348623157e308,
+                           "g": -12345678901234567890123, "h": 0e5})");
+  CHECK(n.scalar("a") == 0);
+  CHECK(n.scalar("b") == 100);
+  CHECK(n.scalar("c") == 2.5e-320);
+  CHECK(n.scalar("d") == 0);
+  CHECK(n.scalar("e") == 0.1);
+  CHECK(n.scalar("f") == std::numeric_limits<double>::max());
+  CHECK(n.scalar("g") == -12345678901234567890123.0);
+  CHECK(n.scalar("h") == 0);
+  for (const char* bad : {R"({"x": 01})", R"({"x": 1.})", R"({"x": .5})", R"({"x": +1})", R"({"x": -})", R"({"x": 1e})",
+                          R"({"x": 0x10})", R"({"x": [1, 2,]})", R"({"x": 1,})", R"({"x": 1} 2)", R"({x: 1})",
+                          R"({"x": tru})", R"({"x": "\q"})", R"({"x": "\u12g4"})", "{\"x\": \"\\ud800\"}",
+                          "{\"x\": \"\\udc00\"}", "{\"x\": \"\\ud800\\u0041\"}", "{\"x\": \"a\tb\"}",
+                          "{\"x\": \"\xC0\x80\"}", "{\"x\": \"\xED\xA0\x80\"}", "{\"x\": \"\xF4\x90\x80\x80\"}",
+                          "{\"x\": \"\x80\"}", "{\"x\": \"\xE2\x82\"}", "\xEF\xBB{}", R"({"x": "abc)"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(parse(bad), StartsWith("data.json: not valid JSON: parse error at line 1, column "));
+  }
+  CHECK_THROWS_WITH(parse(R"({"x": 1e999})"), Contains("the number 1e999 is out of the range of a double"));
+  CHECK_THROWS_WITH(parse("{\"x\": \"a\nb\"}"), Contains("a control character (U+000A) in a string must be escaped"));
+  CHECK_THROWS_WITH(parse(R"({"x": 1} 2)"), Contains("unexpected '2'; expected the end of the input"));
+  CHECK_THROWS_WITH(parse("{\n\n  \"x\": [1,\n 2,, 3]}"), Contains("parse error at line 4, column 4: unexpected ','") && Contains("(byte 18)"));
+  // A byte order mark at the start; whitespace of every kind; a NUL byte outside a string ends the
+  // input, as it did in nlohmann-json (one inside a string is a control character).
+  CHECK(parse("\xEF\xBB\xBF {\"x\":\t[1,\r\n2]}").vector("x") == std::vector<double>{1, 2});
+  CHECK(parse(std::string("{\"x\": 1}\0 garbage", 17)).scalar("x") == 1);
+  CHECK_THROWS_WITH(parse(std::string("{\"x\": 1\0}", 9)), Contains("unexpected end of input"));
+  CHECK_THROWS_WITH(parse(std::string("{\"x\": \"a\0\"}", 11)), Contains("control character (U+0000)"));
+  // Nesting of any depth is read without recursion beyond what is kept: an object or an array
+  // nested 200,000 deep.
+  const std::string objects = "{\"o\": " + std::string(200000, '[') + std::string(200000, ']') + ", \"p\": " +
+                              [] {
+                                std::string t;
+                                for (int i = 0; i < 200000; ++i) t += "{\"a\": ";
+                                return t + "1" + std::string(200000, '}');
+                              }() + "}";
+  const auto deep = parse(objects);
+  CHECK_THROWS_WITH(deep.vector("o"), Contains("'o' is nested more than 32 deep"));
+  CHECK_THROWS_WITH(deep.vector("p"), Contains("'p' is an object, expected an array"));
+  // From a file, across the reader's 64 KB blocks: the same as from memory.
+  std::string text = "{\"pad\": \"" + std::string(65530, 'x') + "\", \"y\": [1.25, 2.5, -3e-2], \"\xC3\xA9\": 7}";
+  const fs::path file = fs::temp_directory_path() / ("tyche_json_blocks_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file, std::ios::binary) << text;
+  const auto from_file = tyche::read_json_data(file.string());
+  fs::remove(file);
+  CHECK(from_file.vector("y") == std::vector<double>{1.25, 2.5, -3e-2});
+  CHECK(from_file.scalar("\xC3\xA9") == 7);
+  CHECK(from_file.names() == parse(text).names());
 }
 
 TEST_CASE("json_data: a file that does not exist", "[io][json_data]") {
@@ -410,9 +468,10 @@ TEST_CASE("json_data: hostile input does not crash", "[io][json_data]") {
   CHECK_THROWS_WITH(d.vector("a"), Contains("'a' is nested more than 32 deep"));
   CHECK_THROWS_WITH(d.matrix("a"), Contains("nested more than"));
   CHECK_THROWS_WITH(d.scalar("a"), Contains("'a' is an array, expected a number"));
-  // Numbers too large for a double are a parse error in nlohmann-json.
+  // Numbers too large for a double are a parse error (as in nlohmann-json, the parser of before).
   CHECK_THROWS_WITH(parse(R"({"x": 1e999})"), Contains("not valid JSON"));
-  // Duplicate names: the last one wins (nlohmann-json's rule).
+  // Duplicate names: the last one wins, at the first one's place (nlohmann-json's ordered object's
+  // rule, the parser of before).
   CHECK(parse(R"({"x": 1, "x": 2})").scalar("x") == 2);
 }
 

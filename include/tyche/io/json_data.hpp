@@ -7,10 +7,11 @@
 //     const tyche::matrix_data& X = d.matrix("X");           // row-major, rows × cols
 //     auto m = tyche::matvec(tyche::matrix(X.values.data(), X.rows, X.cols), ...);
 //
-// Optional part of tyche: it needs nlohmann-json (Debian: nlohmann-json3-dev; CMake:
-// find_package(nlohmann_json 3), target nlohmann_json::nlohmann_json, or tyche::io in-tree), and
-// it is NOT included by <tyche/tyche.hpp> nor part of the single header. It includes no other tyche
-// header, so it can be used next to the single header too.
+// Optional part of tyche (CMake: tyche::io): it is NOT included by <tyche/tyche.hpp> nor part of
+// the single header, so a program that reads no data file does not compile it. It includes no
+// other tyche header, so it can be used next to the single header too. It needs nothing but the
+// standard library: its JSON parser is its own (below; until 2026-12-06 it was nlohmann-json's,
+// which cost about 2.5 s of compile and 80 KB of code in every file that read data).
 //
 // Values. Every number is stored as a double. JSON integers and reals are not told apart: an
 // integer is asked for with integer()/integers(), which accept any number with an integral value
@@ -26,20 +27,18 @@
 //     data.json: X row 4 has 23 elements, expected 24
 //     data.json: y[2] = nan is not finite
 //     data.json: N = 3.5 is not an integer
-//     data.json: not valid JSON: parse error at line 3, column 9: ...
+//     data.json: not valid JSON: parse error at line 3, column 9: ... (byte 40)
 // Rows of large variables (tyche::json_rows): read_json_data(path, {.variables = {"X", "y"},
 // .part = r, .parts = P}) keeps only block r of P of the rows of X and y (one process of P, each
 // holding its own block: docs/mpi.md), or .begin/.end an explicit range; the rows outside it are
 // skipped as they are parsed, never stored and not checked (but the file's first row, which every
 // part checks). Every array's rows are converted to doubles as they are parsed, so neither the
-// text nor nlohmann's tree of it is held whole.
+// text nor a tree of it is held whole (a row at a time is).
 //
 // Element indices in messages are 1-based, as in Stan: y[1] is the first element of y, X[2, 3]
 // the third element of the second row of X, "row 4" the fourth row. (Indexing the returned
 // std::vector / matrix_data in C++ is 0-based as usual.)
 #pragma once
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -47,7 +46,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
-#include <functional>
+#include <istream>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -75,8 +74,6 @@ inline constexpr allow_non_finite_t allow_non_finite{};
 
 namespace detail::json_io {
 
-using json = nlohmann::ordered_json;  // ordered: names() and messages list variables in file order
-
 /// Deeper nesting than this is refused (it is no Stan data, and it bounds the recursion).
 inline constexpr std::size_t max_rank = 32;
 
@@ -90,23 +87,40 @@ inline std::string format_number(double x) {
   if (r.ec != std::errc{}) return "?";
   return std::string(buf, r.ptr);
 }
+/// A JSON value as the reader keeps it: a number, a string's text, a boolean, null, an array's
+/// elements — to a depth past max_rank; deeper ones are parsed and checked, not kept — or that
+/// it is an object (its members are checked, not kept: no Stan data is an object).
+struct value {
+  enum class kind : unsigned char { null, boolean, number, string, array, object };
+  kind type = kind::null;
+  bool flag = false;         // a boolean's value
+  double number = 0;         // a number's value
+  std::string text;          // a string's value (UTF-8)
+  std::vector<value> items;  // an array's elements, where kept
+
+  [[nodiscard]] bool is_array() const noexcept { return type == kind::array; }
+  [[nodiscard]] std::size_t size() const noexcept { return items.size(); }
+  [[nodiscard]] bool empty() const noexcept { return items.empty(); }
+  [[nodiscard]] const value& front() const { return items.front(); }
+  [[nodiscard]] auto begin() const noexcept { return items.begin(); }
+  [[nodiscard]] auto end() const noexcept { return items.end(); }
+};
 
 /// "a string (\"abc\")", "a boolean (true)", "null", "an object", "an array", "a number".
-inline std::string describe(const json& j) {
-  switch (j.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return std::string("a boolean (") + (j.get<bool>() ? "true" : "false") + ")";
-    case json::value_t::string: {
-      std::string s = j.get<std::string>();
+inline std::string describe(const value& j) {
+  switch (j.type) {
+    case value::kind::null: return "null";
+    case value::kind::boolean: return std::string("a boolean (") + (j.flag ? "true" : "false") + ")";
+    case value::kind::string: {
+      std::string s = j.text;
       if (s.size() > 40) s = s.substr(0, 37) + "...";
       return "a string (\"" + s + "\")";
     }
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::binary: return "binary data";
-    case json::value_t::discarded: return "nothing";
-    default: return "a number";
+    case value::kind::object: return "an object";
+    case value::kind::array: return "an array";
+    case value::kind::number: break;
   }
+  return "a number";
 }
 
 inline bool iequals(std::string_view a, std::string_view b) {
@@ -119,16 +133,14 @@ inline bool iequals(std::string_view a, std::string_view b) {
   }
   return true;
 }
-
 /// The value of a JSON number, or of one of CmdStan's strings for NaN and ±infinity.
-inline bool to_double(const json& j, double& out) {
-  if (j.is_number()) {
-    out = j.get<double>();
+inline bool to_double(const value& j, double& out) {
+  if (j.type == value::kind::number) {
+    out = j.number;
     return true;
   }
-  if (j.is_string()) {
-    const auto& s = j.get_ref<const std::string&>();
-    std::string_view v = s;
+  if (j.type == value::kind::string) {
+    std::string_view v = j.text;
     double sign = 1.0;
     if (!v.empty() && (v.front() == '+' || v.front() == '-')) {
       sign = v.front() == '-' ? -1.0 : 1.0;
@@ -138,7 +150,7 @@ inline bool to_double(const json& j, double& out) {
       out = sign * std::numeric_limits<double>::infinity();
       return true;
     }
-    if (iequals(s, "nan")) {
+    if (iequals(j.text, "nan")) {
       out = std::numeric_limits<double>::quiet_NaN();
       return true;
     }
@@ -146,13 +158,412 @@ inline bool to_double(const json& j, double& out) {
   return false;
 }
 
-/// nlohmann's message without its "[json.exception.parse_error.101] " prefix: "parse error at
-/// line L, column C: ...".
-inline std::string strip_prefix(std::string what) {
-  if (const auto pos = what.find("] "); what.rfind("[json.exception.", 0) == 0 && pos != what.npos)
-    what.erase(0, pos + 2);
-  return what;
-}
+/// Where the text is not valid JSON: the message ("parse error at line L, column C: ...", L and C
+/// counted from 1, C the column of the character that is wrong) and the byte (from 1) it is at.
+struct parse_failure {
+  std::string message;
+  std::size_t byte = 0;
+};
+
+/// A JSON parser (RFC 8259) of text in memory or of a stream read a block at a time, which keeps
+/// what the reader asks of it (value, above). It accepts what nlohmann-json 3.11, the parser it
+/// replaced, accepts and refuses what that refuses — strings of well-formed UTF-8 only, escaped
+/// control characters, paired surrogates, numbers in JSON's grammar and a double's range (a
+/// number too small for one is 0), a UTF-8 byte order mark at the start, and, as that one, a NUL
+/// byte outside a string taken as the end of the input (tests/fuzz/json_data_fuzz.cpp checks the
+/// two against each other) — and it never recurses deeper than the values it keeps, so nesting
+/// of any depth is read with a bounded stack.
+class parser {
+ public:
+  explicit parser(std::string_view text) : at_(text.data()), end_(text.data() + text.size()) {}
+  explicit parser(std::istream& in) : in_(&in), buffer_(std::size_t{1} << 16) {}
+  parser(const parser&) = delete;
+  parser& operator=(const parser&) = delete;
+
+  /// The next byte (0–255), or −1 at the end of the input or at a NUL byte.
+  int peek() {
+    const int c = peek_raw();
+    return c == 0 ? -1 : c;
+  }
+  /// Consumes the next byte.
+  void advance() {
+    const char c = *at_++;
+    ++byte_;
+    if (c == '\n') {
+      ++line_;
+      column_ = 0;
+    } else {
+      ++column_;
+    }
+  }
+  /// At the start: a UTF-8 byte order mark is skipped (and a text that starts with a part of one
+  /// is refused there).
+  void skip_byte_order_mark() {
+    if (peek_raw() != 0xEF) return;
+    advance();
+    if (peek_raw() != 0xBB) fail("an incomplete UTF-8 byte order mark");
+    advance();
+    if (peek_raw() != 0xBF) fail("an incomplete UTF-8 byte order mark");
+    advance();
+    line_ = 1;
+    column_ = 0;
+  }
+  void skip_whitespace() {
+    for (int c = peek(); c == ' ' || c == '\t' || c == '\n' || c == '\r'; c = peek()) advance();
+  }
+  /// Consumes c (after whitespace), or fails naming what was expected.
+  void expect(char c, const char* expected) {
+    skip_whitespace();
+    if (peek() != c) fail_unexpected(expected);
+    advance();
+  }
+  /// The end of the input (after whitespace), or a failure.
+  void expect_end() {
+    skip_whitespace();
+    if (peek() != -1) fail_unexpected("the end of the input");
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw parse_failure{"parse error at line " + std::to_string(line_) + ", column " + std::to_string(column_ + 1) +
+                            ": " + what,
+                        byte_ + 1};
+  }
+  /// "unexpected 'x'; expected …" at the next byte (or "unexpected end of input; expected …").
+  [[noreturn]] void fail_unexpected(const char* expected) {
+    const int c = peek();
+    std::string what = "unexpected ";
+    if (c == -1) {
+      what += "end of input";
+    } else if (c >= 0x20 && c < 0x7f) {
+      what += "'";
+      what += static_cast<char>(c);
+      what += "'";
+    } else {
+      static constexpr char hex[] = "0123456789ABCDEF";
+      what += "byte 0x";
+      what += hex[c >> 4];
+      what += hex[c & 15];
+    }
+    fail(what + "; expected " + expected);
+  }
+
+  /// One value, after whitespace, into *out (nullptr: checked only), its arrays' elements kept to
+  /// `levels` levels below it (0: the value's own kind only).
+  void parse_value(value* out, int levels) {
+    skip_whitespace();
+    const int c = peek();
+    if (c == '[' && out != nullptr && levels > 0) {
+      out->type = value::kind::array;
+      advance();
+      skip_whitespace();
+      if (peek() == ']') {
+        advance();
+        return;
+      }
+      for (;;) {
+        out->items.emplace_back();
+        parse_value(&out->items.back(), levels - 1);
+        skip_whitespace();
+        const int d = peek();
+        if (d == ']') {
+          advance();
+          return;
+        }
+        if (d != ',') fail_unexpected("',' or ']'");
+        advance();
+      }
+    }
+    if (c == '[' || c == '{') {
+      if (out != nullptr) out->type = c == '[' ? value::kind::array : value::kind::object;
+      skip_container();
+      return;
+    }
+    parse_scalar(out);
+  }
+
+  /// A string, after its opening quote is peeked: its text, UTF-8.
+  std::string parse_string() {
+    advance();  // "
+    std::string s;
+    for (;;) {
+      const int c = peek_raw();
+      if (c == -1) fail("unexpected end of input in a string; expected '\"'");
+      if (c == '"') {
+        advance();
+        return s;
+      }
+      if (c < 0x20)
+        fail("a control character (U+00" + hex2(c) + ") in a string must be escaped");
+      if (c == '\\') {
+        advance();
+        escape(s);
+        continue;
+      }
+      if (c < 0x80) {
+        s += static_cast<char>(c);
+        advance();
+        continue;
+      }
+      utf8(s, c);
+    }
+  }
+
+ private:
+  const char* at_ = nullptr;
+  const char* end_ = nullptr;
+  std::istream* in_ = nullptr;
+  std::vector<char> buffer_;
+  std::size_t line_ = 1, column_ = 0, byte_ = 0;
+
+  static std::string hex2(int c) {
+    static constexpr char hex[] = "0123456789ABCDEF";
+    return {hex[(c >> 4) & 15], hex[c & 15]};
+  }
+
+  /// The next byte, NUL included, or −1 at the end (a stream's read failing part way through
+  /// looks like the end of the input).
+  int peek_raw() {
+    if (at_ == end_ && !refill()) return -1;
+    return static_cast<unsigned char>(*at_);
+  }
+  bool refill() {
+    if (in_ == nullptr || !*in_) return false;
+    in_->read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    const auto got = static_cast<std::size_t>(in_->gcount());
+    at_ = buffer_.data();
+    end_ = at_ + got;
+    return got > 0;
+  }
+  // A number, a string, true, false or null (the next byte starts it).
+  void parse_scalar(value* out) {
+    const int c = peek();
+    if (c == '"') {
+      std::string s = parse_string();
+      if (out != nullptr) {
+        out->type = value::kind::string;
+        out->text = std::move(s);
+      }
+      return;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      const double x = parse_number();
+      if (out != nullptr) {
+        out->type = value::kind::number;
+        out->number = x;
+      }
+      return;
+    }
+    for (const char* word : {"true", "false", "null"}) {
+      if (c != word[0]) continue;
+      for (const char* w = word; *w != '\0'; ++w) {
+        if (peek() != static_cast<unsigned char>(*w)) fail_unexpected(("'" + std::string(word) + "'").c_str());
+        advance();
+      }
+      if (out != nullptr) {
+        out->type = word[0] == 'n' ? value::kind::null : value::kind::boolean;
+        out->flag = word[0] == 't';
+      }
+      return;
+    }
+    fail_unexpected("a value: a number, a string, an array, an object, true, false or null");
+  }
+
+  // An array or an object with everything in it, checked and not kept, without recursion: the
+  // closing brackets still to come on a stack.
+  void skip_container() {
+    std::vector<char> closers;
+    closers.push_back(peek() == '[' ? ']' : '}');
+    advance();
+    bool opened = true;  // just after the opening bracket: the closing one may come
+    for (;;) {
+      skip_whitespace();
+      if (opened && peek() == closers.back()) {
+        advance();
+        closers.pop_back();
+      } else {
+        if (closers.back() == '}') {  // a member: its name first
+          if (peek() != '"') fail_unexpected("a name in double quotes");
+          (void)parse_string();
+          expect(':', "':'");
+          skip_whitespace();
+        }
+        const int c = peek();
+        if (c == '[' || c == '{') {
+          closers.push_back(c == '[' ? ']' : '}');
+          advance();
+          opened = true;
+          continue;
+        }
+        parse_scalar(nullptr);
+      }
+      // after a value: a comma, or the container's end (and then the same in the one around it)
+      for (;;) {
+        if (closers.empty()) return;
+        skip_whitespace();
+        const int c = peek();
+        if (c == ',') {
+          advance();
+          opened = false;
+          break;
+        }
+        if (c != closers.back()) fail_unexpected(closers.back() == ']' ? "',' or ']'" : "',' or '}'");
+        advance();
+        closers.pop_back();
+      }
+    }
+  }
+
+  // A number in JSON's grammar, -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, as the double
+  // nearest to it (std::from_chars: correctly rounded, whatever the locale); one too large for a
+  // double is refused, one too small is ±0.
+  double parse_number() {
+    std::string token;
+    auto take = [&] {
+      token += static_cast<char>(peek());
+      advance();
+    };
+    auto digit = [&] {
+      const int c = peek();
+      return c >= '0' && c <= '9';
+    };
+    if (peek() == '-') take();
+    if (!digit()) fail_unexpected("a digit");
+    const bool leading_zero = peek() == '0';
+    take();
+    if (!leading_zero)
+      while (digit()) take();
+    if (peek() == '.') {
+      take();
+      if (!digit()) fail_unexpected("a digit after '.'");
+      while (digit()) take();
+    }
+    long long exponent = 0;
+    if (peek() == 'e' || peek() == 'E') {
+      take();
+      bool negative = false;
+      if (peek() == '+' || peek() == '-') {
+        negative = peek() == '-';
+        take();
+      }
+      if (!digit()) fail_unexpected("a digit in the exponent");
+      while (digit()) {
+        if (exponent < 1000000000) exponent = exponent * 10 + (peek() - '0');
+        take();
+      }
+      if (negative) exponent = -exponent;
+    }
+    double x = 0;
+    const auto r = std::from_chars(token.data(), token.data() + token.size(), x);
+    if (r.ec == std::errc::result_out_of_range) {
+      // Too large or too small: by the decimal exponent of the first significant digit.
+      long long lead = 0;  // digits before the point (leading zeros dropped), or −(zeros after it)
+      bool before_point = true, significant = false;
+      for (const char ch : token) {
+        if (ch == '-') continue;
+        if (ch == '.') {
+          before_point = false;
+          continue;
+        }
+        if (ch == 'e' || ch == 'E') break;
+        if (ch != '0') significant = true;
+        if (before_point && significant) ++lead;
+        if (!before_point && !significant) --lead;
+      }
+      if (significant && exponent + lead > 0) fail("the number " + token + " is out of the range of a double");
+      x = token[0] == '-' ? -0.0 : 0.0;
+    } else if (r.ec != std::errc{} || r.ptr != token.data() + token.size()) {
+      fail("the number " + token + " could not be read");
+    }
+    return x;
+  }
+
+  // The escape after a backslash, appended to s as UTF-8.
+  void escape(std::string& s) {
+    const int c = peek_raw();
+    switch (c) {
+      case '"': s += '"'; break;
+      case '\\': s += '\\'; break;
+      case '/': s += '/'; break;
+      case 'b': s += '\b'; break;
+      case 'f': s += '\f'; break;
+      case 'n': s += '\n'; break;
+      case 'r': s += '\r'; break;
+      case 't': s += '\t'; break;
+      case 'u': {
+        advance();
+        unsigned code = hex4();
+        if (code >= 0xDC00 && code <= 0xDFFF) fail("a low surrogate (\\u" + hex2(int(code >> 8)) + hex2(int(code & 255)) + ") without a high one before it");
+        if (code >= 0xD800 && code <= 0xDBFF) {
+          if (peek_raw() != '\\') fail("a high surrogate must be followed by a low one (\\uDC00 to \\uDFFF)");
+          advance();
+          if (peek_raw() != 'u') fail("a high surrogate must be followed by a low one (\\uDC00 to \\uDFFF)");
+          advance();
+          const unsigned low = hex4();
+          if (low < 0xDC00 || low > 0xDFFF) fail("a high surrogate must be followed by a low one (\\uDC00 to \\uDFFF)");
+          code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+        }
+        append_utf8(s, code);
+        return;
+      }
+      default: fail("an escape that is not one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX");
+    }
+    advance();
+  }
+  unsigned hex4() {
+    unsigned code = 0;
+    for (int k = 0; k < 4; ++k) {
+      const int c = peek_raw();
+      int h = -1;
+      if (c >= '0' && c <= '9') h = c - '0';
+      else if (c >= 'a' && c <= 'f') h = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F') h = c - 'A' + 10;
+      if (h < 0) fail("\\u must be followed by four hexadecimal digits");
+      code = code * 16 + static_cast<unsigned>(h);
+      advance();
+    }
+    return code;
+  }
+  static void append_utf8(std::string& s, unsigned code) {
+    if (code < 0x80) {
+      s += static_cast<char>(code);
+    } else if (code < 0x800) {
+      s += static_cast<char>(0xC0 | (code >> 6));
+      s += static_cast<char>(0x80 | (code & 0x3F));
+    } else if (code < 0x10000) {
+      s += static_cast<char>(0xE0 | (code >> 12));
+      s += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+      s += static_cast<char>(0x80 | (code & 0x3F));
+    } else {
+      s += static_cast<char>(0xF0 | (code >> 18));
+      s += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+      s += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+      s += static_cast<char>(0x80 | (code & 0x3F));
+    }
+  }
+  // A multi-byte UTF-8 character whose first byte is c (≥ 0x80), checked as RFC 3629's table
+  // (no overlong forms, no surrogates, nothing past U+10FFFF), appended to s.
+  void utf8(std::string& s, int c) {
+    int more = 0, low = 0x80, high = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) more = 1;
+    else if (c == 0xE0) more = 2, low = 0xA0;
+    else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) more = 2;
+    else if (c == 0xED) more = 2, high = 0x9F;
+    else if (c == 0xF0) more = 3, low = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3) more = 3;
+    else if (c == 0xF4) more = 3, high = 0x8F;
+    else fail("a string holds a byte (0x" + hex2(c) + ") that is not UTF-8");
+    s += static_cast<char>(c);
+    advance();
+    for (int k = 0; k < more; ++k) {
+      const int b = peek_raw();
+      if (b < low || b > high) fail("a string holds a byte sequence that is not UTF-8");
+      s += static_cast<char>(b);
+      advance();
+      low = 0x80;
+      high = 0xBF;
+    }
+  }
+};
 
 /// The message as it can be printed: control characters (a variable name may hold U+0000,
 /// which would end what() early) written back as JSON escapes: backslash, u, four hex digits.
@@ -194,11 +605,10 @@ struct variable {
   matrix_data data;               // when numeric: the values, row-major; rows/cols set for 2-d
   std::size_t first_row = 0;      // json_rows: the file's index of the first row kept (messages)
 };
-
 /// Flattens j (an array of shape dims, checked) into out; index is the position being filled.
 /// Returns an empty string, or the problem found.
 /// first_row: the file's index of j's first element (json_rows; messages name the file's rows).
-inline std::string flatten(const json& j, const std::string& var,
+inline std::string flatten(const value& j, const std::string& var,
                            const std::vector<std::size_t>& dims, std::vector<std::size_t>& index,
                            std::vector<double>& out, std::size_t first_row = 0) {
   const std::size_t depth = index.size();
@@ -228,7 +638,7 @@ inline std::string flatten(const json& j, const std::string& var,
   return {};
 }
 
-inline variable make_variable(const std::string& name, const json& j, std::size_t first_row = 0) {
+inline variable make_variable(const std::string& name, const value& j, std::size_t first_row = 0) {
   variable v;
   v.name = name;
   v.first_row = first_row;
@@ -245,7 +655,7 @@ inline variable make_variable(const std::string& name, const json& j, std::size_
     return v;
   }
   // The shape, from the first element at each depth (iteratively: no recursion on bad input).
-  const json* p = &j;
+  const value* p = &j;
   while (p->is_array()) {
     if (v.dims.size() == max_rank) {
       v.problem = "'" + name + "' is nested more than " + std::to_string(max_rank) + " deep";
@@ -290,169 +700,6 @@ inline std::ifstream open_data_file(const std::string& path) {
                                 (std::filesystem::exists(path, ec) ? "not readable" : "no such file") + ")");
   return in;
 }
-
-/// json_rows' first pass where the block is a part of the rows (nlohmann's callback parser):
-/// each cut variable's number of rows, with none of the file stored. A variable's name is a key at
-/// depth 1, its array starts at depth 1, and its rows are values or arrays at depth 2; a row
-/// refused at its start is skipped with everything in it.
-struct row_cutter {
-  const std::vector<std::string>* names = nullptr;
-  std::vector<std::string> keys;  // the file's variables, in file order (the tree keeps only the cut ones)
-  std::vector<std::size_t> rows;  // per name: rows seen
-  std::vector<int> seen;          // per name: 0 not in the file, 1 an array, 2 something else
-  int current = -1;               // the cut variable whose value is being parsed, or -1
-
-  explicit row_cutter(const std::vector<std::string>& n) : names(&n), rows(n.size(), 0), seen(n.size(), 0) {}
-
-  bool operator()(int depth, json::parse_event_t event, json& parsed) {
-    using ev = json::parse_event_t;
-    if (depth == 1 && event == ev::key) {
-      current = -1;
-      const auto& key = parsed.get_ref<const std::string&>();
-      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
-      for (std::size_t k = 0; k < names->size(); ++k)
-        if ((*names)[k] == key) current = static_cast<int>(k);
-      return true;
-    }
-    if (depth == 1 && (event == ev::array_start || event == ev::object_start || event == ev::value)) {
-      if (current < 0) return false;  // another variable: dropped
-      const auto k = static_cast<std::size_t>(current);
-      seen[k] = event == ev::array_start ? 1 : 2;
-      rows[k] = 0;
-      return true;  // (not an array: kept, for the message)
-    }
-    if (depth == 2 && current >= 0 && seen[static_cast<std::size_t>(current)] == 1 &&
-        (event == ev::array_start || event == ev::object_start || event == ev::value)) {
-      ++rows[static_cast<std::size_t>(current)];
-      return false;
-    }
-    if (depth == 1 && (event == ev::array_end || event == ev::object_end)) current = -1;
-    return true;
-  }
-};
-
-/// The file's reading with nlohmann's callback parser: each row of a top-level array (an element
-/// at depth 2) is flattened into its variable's values as soon as it ends, then dropped from the
-/// tree, so the file's numbers are held once, as doubles, not also as nlohmann's values. The shape
-/// and the messages are make_variable's: the dimensions below the first from the first row's
-/// first elements, each row checked against them (flatten, from the row's index in the file).
-/// With json_rows (`cut`: the variables, [begin, end): the block) a cut variable's rows outside
-/// the block are refused at their start, except the file's first row, which is checked and gives
-/// the shape but is not kept.
-struct row_stream {
-  const std::vector<std::string>* cut = nullptr;
-  std::size_t begin = 0, end = 0;
-  std::vector<std::size_t> rows;  // per cut name: rows in the file (as row_cutter's)
-  std::vector<int> seen;          // per cut name: 0 not in the file, 1 an array, 2 something else
-  std::vector<variable> arrays;   // the top-level arrays, as converted (a name's last occurrence)
-
-  row_stream() = default;
-  row_stream(const std::vector<std::string>& names, std::size_t b, std::size_t e)
-      : cut(&names), begin(b), end(e), rows(names.size(), 0), seen(names.size(), 0) {}
-
-  bool operator()(int depth, json::parse_event_t event, json& parsed) {
-    using ev = json::parse_event_t;
-    if (depth == 1) {
-      if (event == ev::key) {
-        key_ = parsed.get_ref<const std::string&>();
-        cut_index_ = -1;
-        if (cut != nullptr)
-          for (std::size_t k = 0; k < cut->size(); ++k)
-            if ((*cut)[k] == key_) cut_index_ = static_cast<int>(k);
-      } else if (event == ev::array_start) {
-        start();
-      } else if (event == ev::array_end && current_ >= 0) {
-        finish();
-      } else if (event != ev::array_end) {  // another kind of value: stays in the tree
-        current_ = -1;
-        if (cut_index_ >= 0 && (event == ev::value || event == ev::object_start))
-          seen[static_cast<std::size_t>(cut_index_)] = 2;
-      }
-      return true;
-    }
-    if (depth != 2 || current_ < 0) return true;
-    if (event == ev::array_start || event == ev::object_start || event == ev::value) {
-      row_ = rows_++;
-      if (cutting_ && !(row_ == 0 || in_block(row_))) return false;  // skipped, with what is in it
-      if (event != ev::value) return true;                            // converted at its end
-    } else if (event != ev::array_end && event != ev::object_end) {
-      return true;
-    }
-    convert(parsed);
-    return false;
-  }
-
- private:
-  std::string key_;
-  int cut_index_ = -1;  // the key's index in *cut, or -1
-  int current_ = -1;    // the index in arrays of the array being read, or -1
-  bool cutting_ = false;
-  std::vector<std::size_t> dims_;  // the current array's shape: {0, the first row's shape...}
-  std::size_t rows_ = 0, row_ = 0, kept_ = 0;
-
-  bool in_block(std::size_t r) const { return r >= begin && r < end; }
-
-  void start() {
-    std::size_t at = arrays.size();
-    for (std::size_t k = 0; k < arrays.size(); ++k)
-      if (arrays[k].name == key_) at = k;
-    if (at == arrays.size()) arrays.emplace_back();
-    variable& v = arrays[at] = variable{};
-    v.name = key_;
-    v.kind = "an array";
-    v.is_array = true;
-    v.numeric = true;
-    cutting_ = cut_index_ >= 0;
-    if (cutting_) {
-      seen[static_cast<std::size_t>(cut_index_)] = 1;
-      v.first_row = begin;
-    }
-    current_ = static_cast<int>(at);
-    rows_ = kept_ = 0;
-    dims_.assign(1, 0);
-  }
-  void convert(const json& row) {
-    variable& v = arrays[static_cast<std::size_t>(current_)];
-    if (!v.numeric) return;  // a problem found already: the rest is not read
-    if (row_ == 0)           // the shape, from the first element at each depth
-      for (const json* p = &row; p->is_array(); p = &p->front()) {
-        if (dims_.size() == max_rank) {
-          v.problem = "'" + v.name + "' is nested more than " + std::to_string(max_rank) + " deep";
-          v.numeric = false;
-          return;
-        }
-        dims_.push_back(p->size());
-        if (p->empty()) break;
-      }
-    std::vector<std::size_t> index{row_};
-    if (cutting_ && !in_block(row_)) {  // the file's first row, outside the block: checked only
-      std::vector<double> ignored;
-      v.problem = flatten(row, v.name, dims_, index, ignored);
-    } else {
-      v.problem = flatten(row, v.name, dims_, index, v.data.values);
-      ++kept_;
-    }
-    v.numeric = v.problem.empty();
-  }
-  void finish() {
-    variable& v = arrays[static_cast<std::size_t>(current_)];
-    current_ = -1;
-    if (cutting_) rows[static_cast<std::size_t>(cut_index_)] = rows_;
-    if (!v.numeric) {
-      v.data.values.clear();
-      v.data.values.shrink_to_fit();
-      return;
-    }
-    dims_[0] = kept_;
-    if (rows_ == 0) dims_.resize(1);  // [] (make_variable: the shape stops at an empty array)
-    v.dims = dims_;
-    if (v.dims.size() == 2) {
-      v.data.rows = v.dims[0];
-      v.data.cols = v.dims[1];
-    }
-  }
-};
-
 /// "a number", "an array of 8 numbers", "a 5000 × 25 matrix", "a 2 × 3 × 4 array".
 inline std::string describe(const variable& v) {
   if (!v.numeric) return v.kind;
@@ -462,6 +709,183 @@ inline std::string describe(const variable& v) {
   if (v.dims.size() == 2) return "a " + shape_text(v.dims) + " matrix";
   return "a " + shape_text(v.dims) + " array";
 }
+
+/// The reading of a data file (the whole of it, or json_rows' block, or json_rows' first pass,
+/// which counts rows): the variables in file order — a name given twice keeps its first place and
+/// its last value, as nlohmann-json's ordered object did — each top-level array converted a row
+/// (an element) at a time as it is parsed, so neither the text nor a tree of it is held whole, only
+/// the numbers, as doubles. A row's shape and messages are make_variable's: the dimensions below
+/// the first from the first row's first elements, each row checked against them (flatten, from
+/// the row's index in the file). With json_rows (`cut`: the variables; [begin, end): the block)
+/// a cut variable's rows outside the block are parsed and checked as JSON but not converted,
+/// except the file's first row, which is checked and gives the shape but is not kept; and once
+/// a variable's row has a problem, its later rows are not converted either.
+struct reading {
+  const std::vector<std::string>* cut = nullptr;  // json_rows' variables, or null: the whole file
+  bool counting = false;  // json_rows' first pass: the cut variables' rows counted, nothing kept
+  std::size_t begin = 0, end = 0;
+  std::vector<std::string> keys;    // every variable's name, in file order
+  std::vector<variable> variables;  // (not counting) the variables, in file order
+  std::vector<std::size_t> rows;    // per cut name: its rows in the file
+  std::vector<int> seen;            // per cut name: 0 not in the file, 1 an array, 2 something else
+  std::vector<std::string> kinds;   // per cut name seen as something else: describe() of it
+
+  /// Reads the document; "" or, where its top level is not an object, describe() of that.
+  std::string read(parser& p) {
+    if (cut != nullptr) {
+      rows.assign(cut->size(), 0);
+      seen.assign(cut->size(), 0);
+      kinds.assign(cut->size(), std::string());
+    }
+    p.skip_byte_order_mark();
+    p.skip_whitespace();
+    if (p.peek() != '{') {  // checked whole first: a syntax error is reported before the kind
+      value top;
+      p.parse_value(&top, 0);
+      p.expect_end();
+      return describe(top);
+    }
+    p.advance();
+    p.skip_whitespace();
+    if (p.peek() == '}') {
+      p.advance();
+    } else {
+      for (;;) {
+        p.skip_whitespace();
+        if (p.peek() != '"') p.fail_unexpected("a variable's name in double quotes");
+        const std::string name = p.parse_string();
+        p.expect(':', "':'");
+        p.skip_whitespace();
+        read_variable(p, name);
+        p.skip_whitespace();
+        const int c = p.peek();
+        if (c == '}') {
+          p.advance();
+          break;
+        }
+        if (c != ',') p.fail_unexpected("',' or '}'");
+        p.advance();
+      }
+    }
+    p.expect_end();
+    return {};
+  }
+
+ private:
+  void read_variable(parser& p, const std::string& name) {
+    if (std::find(keys.begin(), keys.end(), name) == keys.end()) keys.push_back(name);
+    int k = -1;  // the name's index in *cut
+    if (cut != nullptr)
+      for (std::size_t i = 0; i < cut->size(); ++i)
+        if ((*cut)[i] == name) k = static_cast<int>(i);
+    if (counting && k < 0) {  // another variable: not needed to count the rows
+      p.parse_value(nullptr, 0);
+      return;
+    }
+    if (p.peek() == '[') {
+      read_rows(p, name, k);
+      return;
+    }
+    value v;
+    p.parse_value(&v, static_cast<int>(max_rank) + 2);
+    if (k >= 0) {
+      seen[static_cast<std::size_t>(k)] = 2;
+      kinds[static_cast<std::size_t>(k)] = describe(v);
+    }
+    if (!counting) keep(make_variable(name, v));
+  }
+
+  // A top-level array, a row at a time.
+  void read_rows(parser& p, const std::string& name, int k) {
+    const bool cutting = k >= 0;
+    variable v;
+    v.name = name;
+    v.kind = "an array";
+    v.is_array = true;
+    v.numeric = true;
+    if (cutting) {
+      seen[static_cast<std::size_t>(k)] = 1;
+      v.first_row = begin;
+    }
+    std::vector<std::size_t> dims{0};  // {0, the first row's shape...}
+    std::size_t count = 0, kept = 0;
+    p.advance();  // [
+    p.skip_whitespace();
+    if (p.peek() == ']') {
+      p.advance();
+    } else {
+      for (;;) {
+        const std::size_t row = count++;
+        const bool outside = cutting && !(row >= begin && row < end);
+        if (counting || !v.numeric || (outside && row != 0)) {
+          p.parse_value(nullptr, 0);
+        } else {
+          value x;
+          p.parse_value(&x, static_cast<int>(max_rank) + 2);
+          convert(v, x, row, dims, outside ? nullptr : &kept);
+        }
+        p.skip_whitespace();
+        const int c = p.peek();
+        if (c == ']') {
+          p.advance();
+          break;
+        }
+        if (c != ',') p.fail_unexpected("',' or ']'");
+        p.advance();
+      }
+    }
+    if (cutting) rows[static_cast<std::size_t>(k)] = count;
+    if (counting) return;
+    if (!v.numeric) {
+      v.data.values.clear();
+      v.data.values.shrink_to_fit();
+    } else {
+      dims[0] = kept;
+      if (count == 0) dims.resize(1);  // [] (make_variable: the shape stops at an empty array)
+      v.dims = dims;
+      if (v.dims.size() == 2) {
+        v.data.rows = v.dims[0];
+        v.data.cols = v.dims[1];
+      }
+    }
+    keep(std::move(v));
+  }
+
+  // Row `row` of variable v into its values (kept: counts the rows kept; null: the file's first
+  // row outside json_rows' block, checked only). The shape from the first row.
+  static void convert(variable& v, const value& x, std::size_t row, std::vector<std::size_t>& dims,
+                      std::size_t* kept) {
+    if (row == 0)
+      for (const value* p = &x; p->is_array(); p = &p->front()) {
+        if (dims.size() == max_rank) {
+          v.problem = "'" + v.name + "' is nested more than " + std::to_string(max_rank) + " deep";
+          v.numeric = false;
+          return;
+        }
+        dims.push_back(p->size());
+        if (p->empty()) break;
+      }
+    std::vector<std::size_t> index{row};
+    if (kept == nullptr) {
+      std::vector<double> ignored;
+      v.problem = flatten(x, v.name, dims, index, ignored);
+    } else {
+      v.problem = flatten(x, v.name, dims, index, v.data.values);
+      ++*kept;
+    }
+    v.numeric = v.problem.empty();
+  }
+
+  // A name given again keeps its first place, with the new value.
+  void keep(variable v) {
+    for (auto& w : variables)
+      if (w.name == v.name) {
+        w = std::move(v);
+        return;
+      }
+    variables.push_back(std::move(v));
+  }
+};
 
 }  // namespace detail::json_io
 
@@ -609,52 +1033,32 @@ class data_file {
   std::vector<detail::json_io::variable> vars_;
   data_rows rows_;
 
-  // parse() under the reader's messages: the file is not valid JSON, or not an object of variables.
-  template <class Parse>
-  static detail::json_io::json parsed_object(const data_file& d, Parse&& parse) {
-    using detail::json_io::json;
-    json j;
+  // The document read with r from p under the reader's messages: not valid JSON, or not an
+  // object of variables.
+  static void read_document(const data_file& d, detail::json_io::reading& r, detail::json_io::parser& p) {
+    std::string top;
     try {
-      j = parse();
-    } catch (const json::parse_error& e) {
-      d.fail("not valid JSON: " + detail::json_io::strip_prefix(e.what()) + " (byte " + std::to_string(e.byte) + ")");
-    } catch (const json::exception& e) {  // e.g. out_of_range: a number too large for a double
-      d.fail("not valid JSON: " + detail::json_io::strip_prefix(e.what()));
+      top = r.read(p);
+    } catch (const detail::json_io::parse_failure& e) {
+      d.fail("not valid JSON: " + e.message + " (byte " + std::to_string(e.byte) + ")");
     }
-    if (!j.is_object())
-      d.fail("the top level is " + detail::json_io::describe(j) + ", expected an object of named variables");
-    return j;
+    if (!top.empty()) d.fail("the top level is " + top + ", expected an object of named variables");
   }
 
-  // The file's variables in file order: the arrays as the stream converted them, the others from
-  // nlohmann's tree.
-  static void take_variables(data_file& d, detail::json_io::json& j, detail::json_io::row_stream& stream) {
-    d.vars_.reserve(j.size());
-    for (auto& [name, value] : j.items()) {
-      detail::json_io::variable* streamed = nullptr;
-      if (value.is_array())
-        for (auto& a : stream.arrays)
-          if (a.name == name) streamed = &a;
-      d.vars_.push_back(streamed ? std::move(*streamed) : detail::json_io::make_variable(name, value));
-    }
-  }
-
-  // The whole file: parse(stream) parses it with a row_stream as nlohmann's callback.
-  template <class Parse>
-  static data_file from_parse(std::string source, Parse&& parse) {
+  // The whole file, from parser p.
+  static data_file from_parse(std::string source, detail::json_io::parser& p) {
     data_file d;
     d.source_ = std::move(source);
-    detail::json_io::row_stream stream;
-    detail::json_io::json j = parsed_object(d, [&] { return parse(stream); });
-    take_variables(d, j, stream);
+    detail::json_io::reading r;
+    read_document(d, r, p);
+    d.vars_ = std::move(r.variables);
     return d;
   }
 
-  // The json_rows reading: parse(callback) parses the file with a row_cutter (the first pass of a
-  // part) or a row_stream (the block) as nlohmann's callback.
-  template <class Parse>
-  static data_file from_rows(std::string source, const json_rows& rows, Parse&& parse) {
-    using detail::json_io::json;
+  // The json_rows reading: pass(d, r) reads the file with r (once for a range; twice for a part,
+  // the first pass counting the rows).
+  template <class Pass>
+  static data_file from_rows(std::string source, const json_rows& rows, Pass&& pass) {
     data_file d;
     d.source_ = std::move(source);
     const auto& names = rows.variables;
@@ -674,44 +1078,42 @@ class data_file {
     if (!by_part && rows.begin > rows.end)
       d.fail("json_rows rows [" + std::to_string(rows.begin) + ", " + std::to_string(rows.end) +
              "): begin is past end");
-    auto parsed = [&](auto& callback) {  // the file, and the cut variables checked
-      json j = parsed_object(d, [&] { return parse(callback); });
+    auto checked = [&](detail::json_io::reading& r) {  // the file read, and the cut variables checked
+      r.cut = &names;
+      pass(d, r);
       for (std::size_t k = 0; k < names.size(); ++k) {
-        if (callback.seen[k] == 0) {
+        if (r.seen[k] == 0) {
           std::string list;
-          if constexpr (requires { callback.keys; })  // the counting pass: its tree lacks the others
-            for (const auto& name : callback.keys) list += (list.empty() ? "" : ", ") + name;
-          else
-            for (const auto& [name, value] : j.items()) list += (list.empty() ? "" : ", ") + name;
+          for (const auto& name : r.keys) list += (list.empty() ? "" : ", ") + name;
           d.fail("json_rows cuts the rows of '" + names[k] + "', which is not in the file (variables: " +
                  (list.empty() ? std::string("none") : list) + ")");
         }
-        if (callback.seen[k] == 2)
-          d.fail("'" + names[k] + "' is " + detail::json_io::describe(j[names[k]]) +
-                 ": json_rows cuts the rows of arrays only");
-        if (callback.rows[k] != callback.rows[0])
-          d.fail("'" + names[k] + "' has " + std::to_string(callback.rows[k]) + " rows and '" + names[0] + "' " +
-                 std::to_string(callback.rows[0]) + ": json_rows cuts variables with the same number of rows");
+        if (r.seen[k] == 2) d.fail("'" + names[k] + "' is " + r.kinds[k] + ": json_rows cuts the rows of arrays only");
+        if (r.rows[k] != r.rows[0])
+          d.fail("'" + names[k] + "' has " + std::to_string(r.rows[k]) + " rows and '" + names[0] + "' " +
+                 std::to_string(r.rows[0]) + ": json_rows cuts variables with the same number of rows");
       }
-      return j;
     };
     std::size_t begin = rows.begin, end = rows.end;
     if (by_part) {  // the first pass: the number of rows, none stored
-      detail::json_io::row_cutter count(names);
-      parsed(count);
+      detail::json_io::reading count;
+      count.counting = true;
+      checked(count);
       const std::size_t n = count.rows[0], p = static_cast<std::size_t>(rows.parts),
                         k = static_cast<std::size_t>(rows.part), base = n / p, extra = n % p;
       begin = k * base + std::min(k, extra);
       end = begin + base + (k < extra ? 1 : 0);
     }
-    detail::json_io::row_stream stream(names, begin, end);
-    json j = parsed(stream);
-    const std::size_t n = stream.rows[0];
+    detail::json_io::reading r;
+    r.begin = begin;
+    r.end = end;
+    checked(r);
+    const std::size_t n = r.rows[0];
     if (end > n)
       d.fail("json_rows rows [" + std::to_string(begin) + ", " + std::to_string(end) + ") of '" + names[0] +
              "', which has " + std::to_string(n));
     d.rows_ = {begin, end, n};
-    take_variables(d, j, stream);
+    d.vars_ = std::move(r.variables);
     return d;
   }
 
@@ -813,11 +1215,11 @@ class data_file {
   }
 };
 
-// The reader's two entry points are where nlohmann-json's parser is instantiated: about 3.8 s of
-// g++ -O2 and 100 KB of code in every translation unit that reads a data file (2026-11-29). With
-// TYCHE_SEPARATE_DRIVER they are declared here and defined once, in the driver's source file
-// (src/tyche_nuts_driver.cpp includes this header where nlohmann-json is found); header-only, they
-// are inline functions as before. The same switch as config.hpp's TYCHE_DRIVER_INLINE and
+// The reader's four entry points: with TYCHE_SEPARATE_DRIVER they are declared here and defined
+// once, in the driver's source file (src/tyche_nuts_driver.cpp includes this header); header-only,
+// they are inline functions. (With nlohmann-json's parser, until 2026-12-06, that saved about 3.8 s
+// of g++ -O2 and 100 KB of code in every file that read a data file; with the reader's own parser
+// the difference is small.) The same switch as config.hpp's TYCHE_DRIVER_INLINE and
 // TYCHE_DRIVER_BODIES, under names of its own: this header includes no other tyche header (a
 // single-header program takes it from include/, beside single_include/).
 #if defined(TYCHE_SEPARATE_DRIVER)
@@ -836,10 +1238,8 @@ class data_file {
 TYCHE_DETAIL_JSON_INLINE data_file parse_json_data(std::string_view text, std::string_view source = "<json>")
 #if TYCHE_DETAIL_JSON_BODIES
 {
-  using detail::json_io::json;
-  return data_file::from_parse(std::string(source), [&](detail::json_io::row_stream& stream) {
-    return json::parse(text.begin(), text.end(), std::ref(stream));
-  });
+  detail::json_io::parser p(text);
+  return data_file::from_parse(std::string(source), p);
 }
 #else
 ;  // defined in the driver's source file (TYCHE_SEPARATE_DRIVER)
@@ -850,15 +1250,13 @@ TYCHE_DETAIL_JSON_INLINE data_file read_json_data(const std::string& path)
 #if TYCHE_DETAIL_JSON_BODIES
 {
   std::ifstream in = detail::json_io::open_data_file(path);
-  // Parsed from the stream, not read into a string first, and each array's rows converted as they
-  // end (row_stream): neither the text nor nlohmann's tree of it is held whole (a 320 MB file:
-  // 1,525 MB of peak memory before, 872 MB parsing from the stream, 260 MB with row_stream;
-  // bench/json_rows.cpp, docs/benchmarks.md, 2026-12-04).
-  // (A read error part way through looks like the end of the text to nlohmann's stream reader:
-  // "not valid JSON: ... unexpected end of input".)
-  return data_file::from_parse(path, [&](detail::json_io::row_stream& stream) {
-    return detail::json_io::json::parse(in, std::ref(stream));
-  });
+  // Parsed from the stream, 64 KB at a time, each array's rows converted as they end
+  // (detail::json_io::reading): neither the text nor a tree of it is held whole (a 320 MB file:
+  // 1,525 MB of peak memory with a tree of the whole file, 260 MB a row at a time;
+  // bench/json_rows.cpp, docs/benchmarks.md, 2026-12-04). A read error part way through looks
+  // like the end of the text: "not valid JSON: ... unexpected end of input".
+  detail::json_io::parser p(in);
+  return data_file::from_parse(path, p);
 }
 #else
 ;  // defined in the driver's source file (TYCHE_SEPARATE_DRIVER)
@@ -869,9 +1267,9 @@ TYCHE_DETAIL_JSON_INLINE data_file read_json_data(const std::string& path)
 TYCHE_DETAIL_JSON_INLINE data_file parse_json_data(std::string_view text, std::string_view source, const json_rows& rows)
 #if TYCHE_DETAIL_JSON_BODIES
 {
-  using detail::json_io::json;
-  return data_file::from_rows(std::string(source), rows, [&](auto& callback) {
-    return json::parse(text.begin(), text.end(), std::ref(callback));
+  return data_file::from_rows(std::string(source), rows, [&](const data_file& d, detail::json_io::reading& r) {
+    detail::json_io::parser p(text);
+    data_file::read_document(d, r, p);
   });
 }
 #else
@@ -885,10 +1283,9 @@ TYCHE_DETAIL_JSON_INLINE data_file parse_json_data(std::string_view text, std::s
 TYCHE_DETAIL_JSON_INLINE data_file read_json_data(const std::string& path, const json_rows& rows)
 #if TYCHE_DETAIL_JSON_BODIES
 {
-  using detail::json_io::json;
   std::ifstream in = detail::json_io::open_data_file(path);
   int pass = 0;
-  return data_file::from_rows(path, rows, [&](auto& callback) {
+  return data_file::from_rows(path, rows, [&](const data_file& d, detail::json_io::reading& r) {
     if (pass++ > 0) {  // the second pass of a part: from the start again
       in.clear();
       in.seekg(0);
@@ -898,7 +1295,8 @@ TYCHE_DETAIL_JSON_INLINE data_file read_json_data(const std::string& path, const
                                     " reads the file twice, and it cannot go back to its start (a pipe?): read a "
                                     "regular file, or give the rows as .begin and .end");
     }
-    return json::parse(in, std::ref(callback));
+    detail::json_io::parser p(in);
+    data_file::read_document(d, r, p);
   });
 }
 #else

@@ -1,5 +1,5 @@
-// tests/cmake/find_package: a consumer of the installed component io (tyche::io: nlohmann-json on
-// the include path). Parses a CmdStan-format JSON text and checks what it read; returns 0 on success.
+// tests/cmake/find_package: a consumer of the installed component io (tyche::io, which needs
+// nothing more). Parses a CmdStan-format JSON text and checks what it read; returns 0 on success.
 #include <tyche/io/json_data.hpp>
 
 #include <cstdio>
