@@ -1,7 +1,7 @@
 // bench/stan/json_var_context.hpp — a CmdStan-format JSON data file as a Stan var_context.
 //
 // StanHeaders 2.21 has no JSON reader (stan::json arrived with CmdStan 2.22), so the harness
-// parses the file with nlohmann-json, the library tyche::read_json_data uses, and hands the values
+// parses the file with nlohmann-json (tyche::read_json_data's parser until 2026-12-06), and hands the values
 // to stan::io::array_var_context. The rules are CmdStan's: a variable whose numbers are all JSON
 // integers (no decimal point or exponent) is an int variable, otherwise a real one; a scalar has no
 // dimensions; nested arrays are row lists, stored column-major as Stan's var_context requires.

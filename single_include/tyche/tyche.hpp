@@ -17449,7 +17449,7 @@ auto quantity(const E& e, std::size_t rows, std::size_t cols) {
   quantity_term<Name, detail::node_t<E>> q{detail::as_node(e), rows, cols};
   std::size_t n = 1;
   if constexpr (is_vector_v<detail::node_t<E>>) n = q.value.size();
-  if (rows == 0 || cols == 0 || rows * cols != n)
+  if (rows == 0 || cols == 0 || n % rows != 0 || n / rows != cols)
     throw std::invalid_argument("tyche::quantity<\"" + std::string(Name.str()) + "\">(e, " + std::to_string(rows) +
                                 ", " + std::to_string(cols) + "): a " + std::to_string(rows) + " × " +
                                 std::to_string(cols) + " matrix has " + std::to_string(rows * cols) +
@@ -18415,8 +18415,8 @@ class model_t {
     double u = x;
     if constexpr (requires { tr.lower; tr.upper; }) {
       const double l = value_at(tr.lower, i, theta), h = value_at(tr.upper, i, theta);
-      if (from_edge && l < h && x == l) x = std::nextafter(l, h);
-      if (from_edge && l < h && x == h) x = std::nextafter(h, l);
+      if (from_edge && l < h && x == l && std::isfinite(l)) x = std::nextafter(l, h);
+      if (from_edge && l < h && x == h && std::isfinite(h)) x = std::nextafter(h, l);
       inside = Tr::contains(x, l, h);
       if (inside) u = Tr::unconstrain(x, l, h);
     } else if constexpr (requires { tr.lower; }) {
@@ -18820,8 +18820,9 @@ auto do_(const joint_t<Terms...>& j, const Value& value) {
     return j;
   } else if constexpr (!std::is_arithmetic_v<Value> && !detail::operand<Value>) {
     static_assert(std::is_arithmetic_v<Value> || detail::operand<Value>,
-                  "tyche::do_<name>(model, value): the value is a number, or data(v) for a vector variable's "
-                  "values (a view of v, which must outlive the model): wrap a std::vector in data(...)");
+                  "tyche::do_<name>(model, value): the value is a number, or data(v) for a vector or matrix "
+                  "variable's values (a view of a std::vector v, row major, which must outlive the model): "
+                  "wrap a std::vector in data(...)");
     return j;
   } else {
     const auto& v = std::get<index>(j.terms);
@@ -21937,7 +21938,7 @@ class metric_adaptation {
 namespace tyche::detail {
 
 /// Adds a model's quantities (quantity<"name">(e) terms) to a fit's draws (nuts_fit,
-/// approximate_fit): each draw's θ from its parameters' values (model.unconstrain), the
+/// approximate_fit): each draw's θ from its parameters' values (model.unconstrain_draw), the
 /// quantities at θ after them, and their names after the parameters'; fit.quantities counts the
 /// columns added. A value that the sampler's transform rounded onto a finite bound is taken as
 /// the nearest double inside (model.unconstrain_draw); a draw whose values still cannot be mapped

@@ -1,4 +1,4 @@
-// expect: tyche::do_<name>\(model, value\): the value is a number, or data\(v\) for a vector variable's values
+// expect: tyche::do_<name>\(model, value\): the value is a number, or data\(v\) for a vector or matrix variable's values
 #include <tyche/tyche.hpp>
 
 #include <vector>

@@ -521,12 +521,11 @@ TEST_CASE("quantity<name>(e, rows, cols): a matrix quantity is named by row and 
           "[inference][quantities]") {
   using namespace tyche;
   constexpr std::size_t K = 3;
-  auto build = [](auto make) {
-    auto L = lkj_corr_cholesky<"L">(2.0, K);
-    auto tau = half_normal<"tau">(1.0, shape<K>);
-    return model(joint(L, tau, make(multiply_lower_tri_self_transpose(L), diag_pre_multiply(tau, L))));
-  };
-  const auto m = build([](const auto& omega, const auto&) { return quantity<"Omega">(omega, K, K); });
+  // (Written out, not built by a generic lambda: clang 14 refuses lkj_corr_cholesky<"L"> there.)
+  auto L = lkj_corr_cholesky<"L">(2.0, K);
+  auto tau = half_normal<"tau">(1.0, shape<K>);
+  const auto corr = multiply_lower_tri_self_transpose(L);
+  const auto m = model(joint(L, tau, quantity<"Omega">(corr, K, K)));
   const std::vector<std::string> names = m.quantity_names();
   REQUIRE(names.size() == K * K);
   CHECK(names[0] == "Omega[1,1]");
@@ -544,16 +543,17 @@ TEST_CASE("quantity<name>(e, rows, cols): a matrix quantity is named by row and 
   }
   CHECK(omega[1] != Approx(0.0).margin(1e-3));
   // A rectangular shape names rows and columns as given (here 9 values as 1 × 9).
-  const auto wide = build([](const auto& omega, const auto&) { return quantity<"W">(omega, 1, K * K); });
+  const auto wide = model(joint(L, tau, quantity<"W">(corr, 1, K * K)));
   CHECK(wide.quantity_names()[8] == "W[1,9]");
   // Without a shape, the K² values are a vector's.
-  const auto flat = build([](const auto& omega, const auto&) { return quantity<"Omega">(omega); });
+  const auto flat = model(joint(L, tau, quantity<"Omega">(corr)));
   CHECK(flat.quantity_names()[3] == "Omega[4]");
-  // A shape that does not hold the values is refused, naming both counts.
-  CHECK_THROWS_WITH(build([](const auto& omega, const auto&) { return quantity<"Omega">(omega, 2, 2); }),
+  // A shape that does not hold the values is refused, naming both counts (a product that wraps
+  // around too).
+  CHECK_THROWS_WITH(quantity<"Omega">(corr, 2, 2),
                     Contains("tyche::quantity<\"Omega\">(e, 2, 2): a 2 × 2 matrix has 4 entries, e has 9 values"));
-  CHECK_THROWS_WITH(build([](const auto&, const auto& sigma) { return quantity<"S">(sigma, 0, 9); }),
-                    Contains("a 0 × 9 matrix has 0 entries, e has 9 values"));
+  CHECK_THROWS_WITH(quantity<"S">(diag_pre_multiply(tau, L), 0, 9), Contains("a 0 × 9 matrix has 0 entries, e has 9 values"));
+  CHECK_THROWS_AS(quantity<"S">(corr, std::size_t{15811494920322472815u}, 7), std::invalid_argument);  // × 7 ≡ 9 mod 2⁶⁴
   // In a fit: the names after the parameters', in summary and in the CSV (CmdStan's Omega.1.1).
   const nuts_config cfg{.chains = 1, .warmup = 100, .draws = 20, .seed = 5};
   const nuts_fit fit = nuts(m, cfg);

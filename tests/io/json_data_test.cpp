@@ -405,6 +405,8 @@ TEST_CASE("json_data: the JSON parser: strings, escapes, UTF-8, numbers, and wha
   const auto n = parse(R"({"a": -0, "b": 1E+2, "c": 2.5e-320, "d": 1e-400, "e": 0.1, "f": 1.7976931348623157e308,
                            "g": -12345678901234567890123, "h": 0e5})");
   CHECK(n.scalar("a") == 0);
+  CHECK_FALSE(std::signbit(n.scalar("a")));  // -0 is the integer 0, as nlohmann-json read it
+  CHECK(std::signbit(parse(R"({"a": -0.0})").scalar("a")));
   CHECK(n.scalar("b") == 100);
   CHECK(n.scalar("c") == 2.5e-320);
   CHECK(n.scalar("d") == 0);
@@ -429,7 +431,9 @@ TEST_CASE("json_data: the JSON parser: strings, escapes, UTF-8, numbers, and wha
   // input, as it did in nlohmann-json (one inside a string is a control character).
   CHECK(parse("\xEF\xBB\xBF {\"x\":\t[1,\r\n2]}").vector("x") == std::vector<double>{1, 2});
   CHECK(parse(std::string("{\"x\": 1}\0 garbage", 17)).scalar("x") == 1);
-  CHECK_THROWS_WITH(parse(std::string("{\"x\": 1\0}", 9)), Contains("unexpected end of input"));
+  CHECK_THROWS_WITH(parse(std::string("{\"x\": 1\0}", 9)), Contains("unexpected NUL byte (taken as the end of the input)"));
+  CHECK_THROWS_WITH(parse(std::string("{\"x\": \"a\\")), Contains("unexpected end of input in a string; expected an escape"));
+  CHECK_THROWS_WITH(parse("{\"x\": 1e" + std::string(100, '9') + "}"), Contains("the number 1e" + std::string(35, '9') + "... is out"));
   CHECK_THROWS_WITH(parse(std::string("{\"x\": \"a\0\"}", 11)), Contains("control character (U+0000)"));
   // Nesting of any depth is read without recursion beyond what is kept: an object or an array
   // nested 200,000 deep.
@@ -442,15 +446,20 @@ TEST_CASE("json_data: the JSON parser: strings, escapes, UTF-8, numbers, and wha
   const auto deep = parse(objects);
   CHECK_THROWS_WITH(deep.vector("o"), Contains("'o' is nested more than 32 deep"));
   CHECK_THROWS_WITH(deep.vector("p"), Contains("'p' is an object, expected an array"));
-  // From a file, across the reader's 64 KB blocks: the same as from memory.
-  std::string text = "{\"pad\": \"" + std::string(65530, 'x') + "\", \"y\": [1.25, 2.5, -3e-2], \"\xC3\xA9\": 7}";
+  // From a file, across the reader's 64 KB blocks: the same as from memory, with the block's end
+  // in every place of a number, a name with an escape and a UTF-8 character, and a literal.
   const fs::path file = fs::temp_directory_path() / ("tyche_json_blocks_" + std::to_string(::getpid()) + ".json");
-  std::ofstream(file, std::ios::binary) << text;
-  const auto from_file = tyche::read_json_data(file.string());
+  const std::string tail = "\", \"y\": [1.2345678e-3, -25], \"\\u00e9\\n\xC3\xA9\xF0\x9F\x98\x80\": 7, \"t\": [true]}";
+  for (std::size_t shift = 0; shift < tail.size(); ++shift) {
+    const std::string text = "{\"pad\": \"" + std::string(65536 - 9 - tail.size() + shift, 'x') + tail;
+    INFO("the 64 KB boundary " << shift << " bytes into the tail");
+    std::ofstream(file, std::ios::binary) << text;
+    const auto from_file = tyche::read_json_data(file.string());
+    CHECK(from_file.vector("y") == std::vector<double>{1.2345678e-3, -25});
+    CHECK(from_file.scalar("\xC3\xA9\n\xC3\xA9\xF0\x9F\x98\x80") == 7);
+    CHECK(from_file.names() == parse(text).names());
+  }
   fs::remove(file);
-  CHECK(from_file.vector("y") == std::vector<double>{1.25, 2.5, -3e-2});
-  CHECK(from_file.scalar("\xC3\xA9") == 7);
-  CHECK(from_file.names() == parse(text).names());
 }
 
 TEST_CASE("json_data: a file that does not exist", "[io][json_data]") {

@@ -18,7 +18,6 @@
 
 #include "support/arma.hpp"
 
-#if __has_include(<nlohmann/json.hpp>)  // json_rows: a rank's block of a data file
 #include <tyche/io/json_data.hpp>
 
 #include <unistd.h>
@@ -26,7 +25,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#endif
 
 #include <algorithm>
 #include <cmath>
@@ -502,7 +500,6 @@ TEST_CASE("mpi::nuts_sharded: errors end the call on every rank", "[mpi][errors]
                     Contains("tyche::mpi: rank 1: the data of this rank are not finite") && Contains("chain 1"));
 }
 
-#if __has_include(<nlohmann/json.hpp>)
 TEST_CASE("mpi::nuts_sharded: each rank reads its block of a JSON data file (json_rows): the fit of the blocks "
           "held in memory, bit for bit",
           "[mpi][json_rows]") {
@@ -550,7 +547,6 @@ TEST_CASE("mpi::nuts_sharded: each rank reads its block of a JSON data file (jso
   const nuts_fit in_memory = first ? mpi::nuts_sharded(with_priors_t(mine), cfg) : mpi::nuts_sharded(without_priors_t(mine), cfg);
   check_same_fit(from_file, in_memory);
 }
-#endif
 
 int main(int argc, char* argv[]) {
   // Before MPI_Init: tyche's message, not Open MPI's abort of the job.

@@ -198,8 +198,9 @@ auto do_(const joint_t<Terms...>& j, const Value& value) {
     return j;
   } else if constexpr (!std::is_arithmetic_v<Value> && !detail::operand<Value>) {
     static_assert(std::is_arithmetic_v<Value> || detail::operand<Value>,
-                  "tyche::do_<name>(model, value): the value is a number, or data(v) for a vector variable's "
-                  "values (a view of v, which must outlive the model): wrap a std::vector in data(...)");
+                  "tyche::do_<name>(model, value): the value is a number, or data(v) for a vector or matrix "
+                  "variable's values (a view of a std::vector v, row major, which must outlive the model): "
+                  "wrap a std::vector in data(...)");
     return j;
   } else {
     const auto& v = std::get<index>(j.terms);

@@ -73,7 +73,7 @@ auto quantity(const E& e, std::size_t rows, std::size_t cols) {
   quantity_term<Name, detail::node_t<E>> q{detail::as_node(e), rows, cols};
   std::size_t n = 1;
   if constexpr (is_vector_v<detail::node_t<E>>) n = q.value.size();
-  if (rows == 0 || cols == 0 || rows * cols != n)
+  if (rows == 0 || cols == 0 || n % rows != 0 || n / rows != cols)
     throw std::invalid_argument("tyche::quantity<\"" + std::string(Name.str()) + "\">(e, " + std::to_string(rows) +
                                 ", " + std::to_string(cols) + "): a " + std::to_string(rows) + " × " +
                                 std::to_string(cols) + " matrix has " + std::to_string(rows * cols) +

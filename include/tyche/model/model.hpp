@@ -514,8 +514,8 @@ class model_t {
     double u = x;
     if constexpr (requires { tr.lower; tr.upper; }) {
       const double l = value_at(tr.lower, i, theta), h = value_at(tr.upper, i, theta);
-      if (from_edge && l < h && x == l) x = std::nextafter(l, h);
-      if (from_edge && l < h && x == h) x = std::nextafter(h, l);
+      if (from_edge && l < h && x == l && std::isfinite(l)) x = std::nextafter(l, h);
+      if (from_edge && l < h && x == h && std::isfinite(h)) x = std::nextafter(h, l);
       inside = Tr::contains(x, l, h);
       if (inside) u = Tr::unconstrain(x, l, h);
     } else if constexpr (requires { tr.lower; }) {

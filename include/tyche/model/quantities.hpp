@@ -16,7 +16,7 @@
 namespace tyche::detail {
 
 /// Adds a model's quantities (quantity<"name">(e) terms) to a fit's draws (nuts_fit,
-/// approximate_fit): each draw's θ from its parameters' values (model.unconstrain), the
+/// approximate_fit): each draw's θ from its parameters' values (model.unconstrain_draw), the
 /// quantities at θ after them, and their names after the parameters'; fit.quantities counts the
 /// columns added. A value that the sampler's transform rounded onto a finite bound is taken as
 /// the nearest double inside (model.unconstrain_draw); a draw whose values still cannot be mapped
