@@ -30934,11 +30934,11 @@ namespace tyche {
 struct stan_csv_options {
   std::string model = "tyche_model";  // `# model = …`
   std::string data_file{};            // `# data / file = …`; empty when the data are not in a file
-  /// The elapsed times written at the end of every file, in seconds; 0 and 0 (the default): the
-  /// chain's own, nuts_fit::warmup_seconds and sampling_seconds, where the executor measured
-  /// them (the CPU executor), else 0.
-  double warmup_seconds = 0;
-  double sampling_seconds = 0;
+  /// The elapsed times written at the end of every file, in seconds (0 and 0 write zeros); NaN
+  /// (the default) for either: the chain's own, nuts_fit::warmup_seconds or sampling_seconds,
+  /// where the executor measured them (the CPU executor), else 0.
+  double warmup_seconds = std::numeric_limits<double>::quiet_NaN();
+  double sampling_seconds = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// The sampler columns CmdStan writes before the parameters, in its order.
@@ -31066,10 +31066,10 @@ inline void check_nuts_csv_arguments(const nuts_fit& fit, int chain, const nuts_
                                 " sampler statistics, expected " + std::to_string(draws * dim) + " and " +
                                 std::to_string(draws));
   for (double t : {options.warmup_seconds, options.sampling_seconds})
-    if (!(t >= 0) || !std::isfinite(t))
+    if (!std::isnan(t) && (!(t >= 0) || !std::isfinite(t)))
       throw std::invalid_argument(fn + "options.warmup_seconds and options.sampling_seconds must be finite "
-                                       "and >= 0 (got " + number(options.warmup_seconds) + " and " +
-                                  number(options.sampling_seconds) + ")");
+                                       "and >= 0, or NaN for the chain's own (got " + number(options.warmup_seconds) +
+                                  " and " + number(options.sampling_seconds) + ")");
   check_one_line_options(options, fn);
 }
 }  // namespace detail::stan_csv_impl
@@ -31223,14 +31223,14 @@ inline void write_stan_csv(std::ostream& os, const nuts_fit& fit, int chain, con
     }
   }
 
-  // Elapsed times, as CmdStan writes them: the caller's, or the chain's own where the executor
-  // measured them (nuts_fit::warmup_seconds, sampling_seconds).
-  double warmup_seconds = options.warmup_seconds, sampling_seconds = options.sampling_seconds;
-  if (warmup_seconds == 0 && sampling_seconds == 0 && c < fit.warmup_seconds.size() && c < fit.sampling_seconds.size() &&
-      std::isfinite(fit.warmup_seconds[c]) && std::isfinite(fit.sampling_seconds[c])) {
-    warmup_seconds = fit.warmup_seconds[c];
-    sampling_seconds = fit.sampling_seconds[c];
-  }
+  // Elapsed times, as CmdStan writes them: the caller's, or (NaN) the chain's own where the
+  // executor measured them (nuts_fit::warmup_seconds, sampling_seconds), else 0.
+  auto own = [&](double given, const std::vector<double>& measured) {
+    if (!std::isnan(given)) return given;
+    return c < measured.size() && std::isfinite(measured[c]) ? measured[c] : 0.0;
+  };
+  const double warmup_seconds = own(options.warmup_seconds, fit.warmup_seconds);
+  const double sampling_seconds = own(options.sampling_seconds, fit.sampling_seconds);
   char times[256];
   std::snprintf(times, sizeof times,
                 "# \n#  Elapsed Time: %.3f seconds (Warm-up)\n#                %.3f seconds (Sampling)\n"

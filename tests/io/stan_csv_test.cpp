@@ -282,6 +282,14 @@ TEST_CASE("stan_csv: the layout CmdStan writes", "[io][stan_csv]") {
   std::ostringstream zero;
   tyche::write_stan_csv(zero, unmeasured, 0, cfg);
   CHECK_THAT(zero.str(), Contains("#  Elapsed Time: 0.000 seconds (Warm-up)\n#                0.000 seconds (Sampling)\n"));
+  // Zeros given are written (they were taken for "not given" before 2026-12-06), and one time given
+  // keeps the chain's own other one.
+  std::ostringstream forced;
+  tyche::write_stan_csv(forced, fit, 0, cfg, {.warmup_seconds = 0, .sampling_seconds = 0});
+  CHECK_THAT(forced.str(), Contains("#  Elapsed Time: 0.000 seconds (Warm-up)\n#                0.000 seconds (Sampling)\n"));
+  std::ostringstream half;
+  tyche::write_stan_csv(half, fit, 0, cfg, {.warmup_seconds = 7});
+  CHECK_THAT(half.str(), Contains("#  Elapsed Time: 7.000 seconds (Warm-up)\n" + std::string(expected[1]) + "\n"));
   // Non-default settings lose "(Default)"; without warm-up there is no adaptation block.
   const tyche::nuts_config other{.chains = 2, .warmup = 0, .draws = 5, .seed = 1, .max_depth = 6, .adapt_delta = 0.95};
   const auto fit2 = tyche::nuts(m, other);
@@ -430,7 +438,7 @@ TEST_CASE("stan_csv: the writer's errors", "[io][stan_csv]") {
                     StartsWith("tyche::stan_csv_name: parameter name 'y z' cannot be a CmdStan column name"));
   CHECK_THROWS_WITH(tyche::write_stan_csv(os, fit, 0, cfg, {.warmup_seconds = -1}),
                     Equals("tyche::write_stan_csv: options.warmup_seconds and options.sampling_seconds must be "
-                           "finite and >= 0 (got -1 and 0)"));
+                           "finite and >= 0, or NaN for the chain's own (got -1 and nan)"));
   CHECK_THROWS_WITH(tyche::write_stan_csv(os, fit, 0, cfg, {.model = "two\nlines"}),
                     Equals("tyche::write_stan_csv: options.model and options.data_file must be one line each "
                            "(got 'two\\nlines')"));
