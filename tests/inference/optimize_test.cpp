@@ -348,8 +348,12 @@ TEST_CASE("optimize: Newton steps take L-BFGS from a plateau short of kidiq's mo
   CHECK(mode.log_density == Approx(best.log_density).margin(1e-8));
   for (std::size_t k = 0; k < mode.values.size(); ++k) CHECK(mode.values[k] == Approx(best.values[k]).epsilon(1e-5));
   CHECK(mode.warnings.empty());
-  // newton_max_dim below the dimension (5): no steps.
-  CHECK(optimize(p.model, {.seed = 3, .newton_max_dim = 4}).log_density == stan.log_density);
+  // newton_max_dim below the dimension (5): the steps by conjugate gradients (no 5 × 5 Hessian)
+  // reach the mode too.
+  const optimize_result cg = optimize(p.model, {.seed = 3, .newton_max_dim = 4});
+  CHECK(cg.newton_steps >= 1);
+  CHECK(cg.log_density == Approx(best.log_density).margin(1e-8));
+  CHECK(cg.warnings.empty());
 
   // A saddle point: log p = −(x² − 1)² − y² has a minimum in x at x = 0; started at (0, 0.5),
   // L-BFGS moves along y only (∂/∂x is 0 on the line x = 0) to (0, 0), where the Hessian is not
@@ -376,6 +380,53 @@ TEST_CASE("optimize: Newton steps take L-BFGS from a plateau short of kidiq's mo
   CHECK(edge.gradient_evaluations < optimize(es.model, {.seed = 1, .newton_steps = 0}).gradient_evaluations + 100);
   REQUIRE(edge.warnings.size() == 1);
   CHECK_THAT(edge.warnings[0], Contains("degenerate, at the edge of the support") && Contains("or at infinity (a coefficient growing without bound"));
+}
+
+TEST_CASE("optimize above newton_max_dim: Newton steps by conjugate gradients on Hessian-vector products reach "
+          "the mode where L-BFGS stops short",
+          "[inference]") {
+  using namespace tyche;
+  // A 300-d Gaussian with an AR(1) covariance (ρ = 0.99; condition number ~4·10⁴): its mode is μ.
+  constexpr std::size_t d = 300;
+  static std::vector<double> mu(d), sigma(d * d);
+  for (std::size_t i = 0; i < d; ++i) mu[i] = 3 * std::sin(0.1 * static_cast<double>(i));
+  for (std::size_t i = 0; i < d; ++i)
+    for (std::size_t j = 0; j < d; ++j) sigma[i * d + j] = std::pow(0.99, std::fabs(double(i) - double(j)));
+  const auto m = model(joint(multi_normal<"x">(data(mu), matrix(sigma.data(), d, d))));
+  auto error = [&](const optimize_result& r) {
+    double e = 0;
+    for (std::size_t i = 0; i < d; ++i) e = std::max(e, std::fabs(r.values[i] - mu[i]));
+    return e;
+  };
+  const optimize_result stan = optimize(m, {.seed = 2, .newton_steps = 0});
+  const optimize_result cg = optimize(m, {.seed = 2});  // d = 300 > newton_max_dim = 200
+  INFO("L-BFGS alone " << error(stan) << ", with the CG Newton steps " << error(cg) << " after " << cg.newton_steps
+                       << " steps, " << cg.gradient_evaluations << " gradients");
+  CHECK(error(stan) > 1e-4);  // (3.4e-4 on 2026-12-06)
+  CHECK(error(cg) < 1e-5);
+  CHECK(cg.newton_steps >= 1);
+  CHECK(cg.warnings.empty());
+  CHECK(cg.log_density >= stan.log_density);
+  // The same steps where the dense ones would run (newton_max_dim below d): the linear
+  // regression's closed form to 1e-8, as the dense Newton steps reach it.
+  const regression_data rd = make_regression();
+  const auto reg = regression_model(rd);
+  std::vector<double> mean, cov;
+  closed_form(rd, mean, cov);
+  const optimize_result small = optimize(reg, {.newton_max_dim = 2});
+  CHECK(small.newton_steps >= 1);
+  for (std::size_t k = 0; k < mean.size(); ++k) CHECK(std::fabs(small.values[k] - mean[k]) < 1e-8);
+  CHECK(small.warnings.empty());
+  // A maximum at the edge of the support (eight schools' MAP without the Jacobian, τ → 0) still
+  // gets the warning through CG's steps.
+  namespace te = tyche_examples;
+  const auto es_dir = te::posteriors_dir(__FILE__) / "eight_schools-eight_schools_noncentered";
+  const data_file es_file = read_json_data((es_dir / "data.json").string());
+  const auto es = te::eight_schools_noncentered(es_file);
+  const optimize_result edge = optimize(es.model, {.seed = 1, .newton_max_dim = 2});
+  CHECK(edge.value("tau") < 0.01);
+  REQUIRE(edge.warnings.size() == 1);
+  CHECK_THAT(edge.warnings[0], Contains("degenerate, at the edge of the support"));
 }
 
 TEST_CASE("optimize: CmdStan's bfgs and newton algorithms reach the closed-form mode, kidiq's mode, and warn at a saddle",

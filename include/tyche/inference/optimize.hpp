@@ -69,7 +69,9 @@ struct optimize_config {
   /// also the checks behind optimize_result::warnings (a saddle point, a maximum at the edge of
   /// the support or at infinity): with 0 none is made, as in Stan.
   int newton_steps = 20;
-  /// The Newton steps above run only up to this many unconstrained dimensions.
+  /// Up to this many unconstrained dimensions the Newton steps above use the d × d Hessian; above
+  /// it (since 2026-12-06) conjugate gradients on Hessian-vector products (2 gradients each, O(d)
+  /// memory), which check only the curvature along the directions they explore.
   std::size_t newton_max_dim = 200;
 };
 
@@ -196,6 +198,85 @@ std::vector<double> hessian(const log_density_function& density, const std::vect
   return h;
 }
 
+/// What newton_cg_direction() found: CG's iterations (products with H), whether a product was
+/// not finite, and whether CG met a direction of non-negative curvature of log p.
+struct cg_outcome {
+  int iterations = 0;
+  bool finite = true;
+  bool negative_curvature = false;
+  bool unresolved = false;  // a direction's curvature within the differences' rounding: CG stopped there
+  bool converged = false;   // the residual reached the forcing tolerance
+};
+
+/// s ≈ (−H)⁻¹g at x by conjugate gradients (Hestenes–Stiefel; a truncated Newton step, Nocedal &
+/// Wright, Numerical Optimization, 2nd ed., algorithm 7.1), without H: each product (−H)v is
+/// −(∇log p(x + εv) − ∇log p(x − εv))/(2ε), ε = ∛eps·max(1, ‖x‖∞)/‖v‖∞ (2 gradients). CG stops
+/// when the residual is below min(½, ‖g‖)·‖g‖ (a forcing sequence for quadratic convergence of
+/// the outer steps, Nocedal & Wright theorem 7.2) or 10⁻¹²·‖g‖, after min(d, 250) products, where vᵀ(−H)v is below minus the
+/// differences' rounding (negative curvature: the caller takes no step), or where it is within
+/// it (a direction too flat to resolve: s as it was).
+template <class = void>
+cg_outcome newton_cg_direction(const log_density_function& density, const std::vector<double>& x,
+                               const std::vector<double>& g, std::vector<double>& s, long long& evaluations,
+                               std::vector<double>& workspace) {
+  const std::size_t d = density.dim;
+  cg_outcome out;
+  std::vector<double> r = g, p = g, ap(d), xs(d), gp(d), gm(d);
+  std::fill(s.begin(), s.end(), 0.0);
+  const double g_norm = std::sqrt(detail::dot(g.data(), g.data(), d));
+  const double stop = std::max(1e-12, std::min(0.5, g_norm)) * g_norm;
+  double x_scale = 1;
+  for (double v : x) x_scale = std::max(x_scale, std::fabs(v));
+  double rr = g_norm * g_norm;
+  const int max_iterations = static_cast<int>(std::min<std::size_t>(d, 250));
+  for (int k = 0; k < max_iterations; ++k) {
+    if (std::sqrt(rr) <= stop) {
+      out.converged = true;
+      break;
+    }
+    double p_scale = 0;
+    for (double v : p) p_scale = std::max(p_scale, std::fabs(v));
+    if (!(p_scale > 0)) break;
+    const double eps = std::cbrt(std::numeric_limits<double>::epsilon()) * x_scale / p_scale;
+    for (std::size_t i = 0; i < d; ++i) xs[i] = x[i] + eps * p[i];
+    density(xs.data(), gp.data(), workspace.data());
+    for (std::size_t i = 0; i < d; ++i) xs[i] = x[i] - eps * p[i];
+    density(xs.data(), gm.data(), workspace.data());
+    evaluations += 2;
+    for (std::size_t i = 0; i < d; ++i) ap[i] = -(gp[i] - gm[i]) / (2 * eps);  // (−H)p
+    if (!std::all_of(ap.begin(), ap.end(), [](double v) { return std::isfinite(v); })) {
+      out.finite = false;
+      return out;
+    }
+    const double curvature = detail::dot(p.data(), ap.data(), d);
+    // The product's rounding, ~eps·|∇log p|/ε per coordinate: a curvature within it is not
+    // resolved (a direction too flat for the differences), a curvature below −it is negative.
+    const double noise = 64 * std::numeric_limits<double>::epsilon() *
+                         (std::sqrt(detail::dot(gp.data(), gp.data(), d)) + std::sqrt(detail::dot(gm.data(), gm.data(), d))) *
+                         std::sqrt(detail::dot(p.data(), p.data(), d)) / (2 * eps);
+    if (curvature < -noise) {
+      out.negative_curvature = true;
+      return out;
+    }
+    if (!(curvature > noise)) {
+      out.unresolved = true;
+      break;
+    }
+    const double alpha = rr / curvature;
+    for (std::size_t i = 0; i < d; ++i) {
+      s[i] += alpha * p[i];
+      r[i] -= alpha * ap[i];
+    }
+    const double rr_next = detail::dot(r.data(), r.data(), d);
+    const double beta = rr_next / rr;
+    rr = rr_next;
+    for (std::size_t i = 0; i < d; ++i) p[i] = r[i] + beta * p[i];
+    out.iterations = k + 1;
+  }
+  if (std::sqrt(rr) <= stop) out.converged = true;
+  return out;
+}
+
 /// What newton_refine() did: the steps it took and the log density they gained, and whether
 /// the Hessian at the last point was negative definite.
 struct newton_outcome {
@@ -216,32 +297,55 @@ struct newton_outcome {
 /// steady ratio says the maximum is degenerate or at infinity (a scale going to 0), where more
 /// steps gain ever less (one such ratio can also come from a step that started outside the
 /// quadratic region). Each step costs 2d gradients and O(d³).
+///
+/// hessian_free (above optimize_config::newton_max_dim): the same steps with s from conjugate
+/// gradients on (−H)s = g instead, each product (−H)v by central differences of the gradient
+/// along v (2 gradients, O(d) memory: newton_cg_direction), so a step costs 2 gradients per CG
+/// iteration and no d × d matrix. Negative curvature met by CG counts as "not negative definite"
+/// (no step); CG explores only the directions the gradient reaches, so a saddle it does not meet
+/// goes unseen there.
 template <class = void>
 newton_outcome newton_refine(const log_density_function& density, std::vector<double>& x, std::vector<double>& g,
-                             double& f, long long& evaluations, int max_steps, double tolerance) {
+                             double& f, long long& evaluations, int max_steps, double tolerance,
+                             bool hessian_free = false) {
   const std::size_t d = density.dim;
   newton_outcome out;
   std::vector<double> workspace(density.workspace_size), s(d), xt(d), gt(d);
   double last_slope = 0;  // after a full step: its predicted gain's twice; else 0
   int slow_in_a_row = 0;
   for (int step = 0; step < max_steps; ++step) {
-    std::vector<double> l = hessian(density, x, evaluations);
-    // A gradient that is not finite a step away (the edge of the support): no Newton step.
-    if (!std::all_of(l.begin(), l.end(), [](double v) { return std::isfinite(v); })) {
-      out.finite_hessian = false;
-      break;
+    bool exact = true;  // the step solves (−H)s = g (not a truncated CG solve)
+    if (hessian_free) {
+      const cg_outcome cg = newton_cg_direction(density, x, g, s, evaluations, workspace);
+      exact = cg.converged;
+      if (!cg.finite) {
+        out.finite_hessian = false;
+        break;
+      }
+      if (cg.negative_curvature) {  // as a dense H that is not negative definite: no step
+        out.negative_definite = false;
+        break;
+      }
+      if (cg.iterations == 0) break;  // not even g's own curvature resolved: no step, nothing known
+    } else {
+      std::vector<double> l = hessian(density, x, evaluations);
+      // A gradient that is not finite a step away (the edge of the support): no Newton step.
+      if (!std::all_of(l.begin(), l.end(), [](double v) { return std::isfinite(v); })) {
+        out.finite_hessian = false;
+        break;
+      }
+      for (double& v : l) v = -v;
+      if (!detail::cholesky(l, d)) {
+        out.negative_definite = false;
+        break;
+      }
+      s = g;
+      detail::solve_lower(l, d, s.data());
+      detail::solve_upper_transposed(l, d, s.data());
     }
-    for (double& v : l) v = -v;
-    if (!detail::cholesky(l, d)) {
-      out.negative_definite = false;
-      break;
-    }
-    s = g;
-    detail::solve_lower(l, d, s.data());
-    detail::solve_upper_transposed(l, d, s.data());
     const double slope = detail::dot(g.data(), s.data(), d);  // gᵀ(−H)⁻¹g: twice the predicted gain
     if (!(0.5 * slope > tolerance)) break;
-    if (last_slope > 0 && slope > 0.1 * last_slope) {
+    if (last_slope > 0 && exact && slope > 0.1 * last_slope) {
       if (++slow_in_a_row == 2) {
         out.slow = slope / last_slope;
         break;
@@ -262,7 +366,9 @@ newton_outcome newton_refine(const log_density_function& density, std::vector<do
       }
     }
     if (!accepted) break;
-    last_slope = t == 1 ? slope : 0;
+    // The gains' ratio says something only between full, exact steps: a truncated CG step gains
+    // less than Newton's, whatever the maximum.
+    last_slope = t == 1 && exact ? slope : 0;
     out.gain += ft - f;
     ++out.steps;
     x.swap(xt);
@@ -380,10 +486,12 @@ optimize_result optimize(const model_functions& model, const optimize_config& cf
   // symmetric valley), so the point may not be a mode.
   const bool not_smooth =
       newton_algorithm && r.termination == lbfgs_termination::absolute_objective && last_predicted > 1e-6;
-  if (!newton_algorithm && converged(r.termination) && cfg.newton_steps > 0 && density.dim <= cfg.newton_max_dim) {
-    // Until the predicted gain is at the rounding of log p.
+  if (!newton_algorithm && converged(r.termination) && cfg.newton_steps > 0) {
+    // Until the predicted gain is at the rounding of log p; above newton_max_dim without the
+    // d × d Hessian (conjugate gradients on Hessian-vector products).
     const double tolerance = 8 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::fabs(r.log_density));
-    newton = newton_refine(density, r.x, r.gradient, r.log_density, r.evaluations, cfg.newton_steps, tolerance);
+    newton = newton_refine(density, r.x, r.gradient, r.log_density, r.evaluations, cfg.newton_steps, tolerance,
+                           density.dim > cfg.newton_max_dim);
   }
   optimize_result out;
   out.newton_steps = newton.steps;
