@@ -232,6 +232,16 @@ class parser {
     if (peek() != c) fail_unexpected(expected);
     advance();
   }
+  /// After an element of an array (close ']') or an object (close '}'): true and the comma
+  /// consumed where another element follows, false and the closing bracket consumed where the
+  /// container ends, else a failure.
+  bool more(char close) {
+    skip_whitespace();
+    const int c = peek();
+    if (c != ',' && c != close) fail_unexpected(close == ']' ? "',' or ']'" : "',' or '}'");
+    advance();
+    return c == ',';
+  }
   /// The end of the input (after whitespace), or a failure.
   void expect_end() {
     skip_whitespace();
@@ -277,18 +287,11 @@ class parser {
         advance();
         return;
       }
-      for (;;) {
+      do {
         out->items.emplace_back();
         parse_value(&out->items.back(), levels - 1);
-        skip_whitespace();
-        const int d = peek();
-        if (d == ']') {
-          advance();
-          return;
-        }
-        if (d != ',') fail_unexpected("',' or ']'");
-        advance();
-      }
+      } while (more(']'));
+      return;
     }
     if (c == '[' || c == '{') {
       if (out != nullptr) out->type = c == '[' ? value::kind::array : value::kind::object;
@@ -773,22 +776,14 @@ struct reading {
     if (p.peek() == '}') {
       p.advance();
     } else {
-      for (;;) {
+      do {
         p.skip_whitespace();
         if (p.peek() != '"') p.fail_unexpected("a variable's name in double quotes");
         const std::string name = p.parse_string();
         p.expect(':', "':'");
         p.skip_whitespace();
         read_variable(p, name);
-        p.skip_whitespace();
-        const int c = p.peek();
-        if (c == '}') {
-          p.advance();
-          break;
-        }
-        if (c != ',') p.fail_unexpected("',' or '}'");
-        p.advance();
-      }
+      } while (p.more('}'));
     }
     p.expect_end();
     return {};
@@ -837,7 +832,7 @@ struct reading {
     if (p.peek() == ']') {
       p.advance();
     } else {
-      for (;;) {
+      do {
         const std::size_t row = count++;
         const bool outside = cutting && !(row >= begin && row < end);
         if (counting || !v.numeric || (outside && row != 0)) {
@@ -847,15 +842,7 @@ struct reading {
           p.parse_value(&x, static_cast<int>(max_rank) + 2);
           convert(v, x, row, dims, outside ? nullptr : &kept);
         }
-        p.skip_whitespace();
-        const int c = p.peek();
-        if (c == ']') {
-          p.advance();
-          break;
-        }
-        if (c != ',') p.fail_unexpected("',' or ']'");
-        p.advance();
-      }
+      } while (p.more(']'));
     }
     if (cutting) rows[static_cast<std::size_t>(k)] = count;
     if (counting) return;
