@@ -18,13 +18,15 @@
 // the helper; the median wall time of 2,000 more runs and how many of their parts the helper ran:
 //   pool,<part µs>,median_us,<µs>,parts_on_helper,<of 2000>
 // (the ideal is the part's time and 2,000: each run's second part on the helper).
-// Then where the default's threshold (cpu_split_data_values) sits: one chain (150 + 150
+// Then where the default's threshold (cpu_split_min_work) sits: one chain (150 + 150
 // iterations, seed 1, the best of 3 runs) with cpu{.threads = 2, .split = 1} and .split = 8, on
-// logistic regressions of 250, 500, 1,000 and 2,500 rows × 100 and 2,500 × 10, and on an
-// elementwise Poisson regression (one covariate) of 12,500 and 25,000 rows:
-//   threshold,<model>,<split_values>,split_default,<parts split = 0 picks on 2 threads>,
-//     unsplit_ms,<ms per leapfrog>,split8_ms,<ms per leapfrog>,gain,<unsplit / split8>
-// --quick: 58,101 rows of covertype.
+// logistic regressions of 250, 500, 1,000 and 2,500 rows × 100, 500 and 1,000 × 50 and 250 to
+// 5,000 × 10, normal linear regressions of 2,500 and 10,000 × 10 (reduced to sufficient
+// statistics: nothing to split), an elementwise Poisson regression (one covariate) of 2,500 to
+// 25,000 rows and one with 200 group effects (gather) of 10,000 to 50,000 rows:
+//   threshold,<model>,<split_values>,<split_work>,split_default,<parts split = 0 picks on 2
+//     threads>,unsplit_ms,<ms per leapfrog>,split8_ms,<ms per leapfrog>,gain,<unsplit / split8>
+// --quick: 58,101 rows of covertype. --threshold: the pool and threshold rows only.
 #include <tyche/tyche.hpp>
 
 #include "synthetic.hpp"
@@ -104,8 +106,8 @@ void threshold_row(const char* name, const Model& m) {
   int used = 0;
   const double unsplit = best(1, &used), split = best(8, &used);
   best(0, &used);
-  std::printf("threshold,%s,%zu,split_default,%d,unsplit_ms,%.4f,split8_ms,%.4f,gain,%.2f\n", name, m.split_values(),
-              used, unsplit, split, unsplit / split);
+  std::printf("threshold,%s,%zu,%zu,split_default,%d,unsplit_ms,%.4f,split8_ms,%.4f,gain,%.2f\n", name,
+              m.split_values(), m.split_work(), used, unsplit, split, unsplit / split);
   std::fflush(stdout);
 }
 
@@ -116,11 +118,28 @@ void threshold_rows() {
     std::snprintf(name, sizeof name, "logistic_%zux100", n);
     threshold_row(name, logistic<100>(d));
   }
-  {
-    const tyche_bench::logistic_data d(2500, 10, 20261121);
-    threshold_row("logistic_2500x10", logistic<10>(d));
+  for (const std::size_t n : {500, 1000}) {
+    const tyche_bench::logistic_data d(n, 50, 20261121);
+    std::snprintf(name, sizeof name, "logistic_%zux50", n);
+    threshold_row(name, logistic<50>(d));
   }
-  for (const std::size_t n : {12500, 25000}) {
+  for (const std::size_t n : {250, 500, 1000, 2500, 5000}) {
+    const tyche_bench::logistic_data d(n, 10, 20261121);
+    std::snprintf(name, sizeof name, "logistic_%zux10", n);
+    threshold_row(name, logistic<10>(d));
+  }
+  for (const std::size_t n : {2500, 10000}) {
+    const tyche_bench::logistic_data d(n, 10, 20261121);
+    std::vector<double> y(n);
+    for (std::size_t i = 0; i < n; ++i) y[i] = 0.5 * d.y[i] + 0.3 * std::sin(0.7 * static_cast<double>(i));
+    auto alpha = normal<"alpha">(0.0, 1.0);
+    auto beta = normal<"beta">(0.0, 1.0, shape<10>);
+    auto sigma = half_normal<"sigma">(1.0);
+    std::snprintf(name, sizeof name, "linear_%zux10", n);
+    threshold_row(name, model(joint(alpha, beta, sigma,
+                                    normal(alpha + matvec(matrix(d.X, d.n, 10), beta), sigma).observe(data(y)))));
+  }
+  for (const std::size_t n : {2500, 5000, 12500, 25000}) {
     std::vector<double> x(n), counts(n);
     for (std::size_t i = 0; i < n; ++i) {
       x[i] = std::sin(0.37 * static_cast<double>(i));
@@ -131,6 +150,23 @@ void threshold_rows() {
     auto b = normal<"b">(0.0, 1.0);
     std::snprintf(name, sizeof name, "poisson_elementwise_%zu", n);
     threshold_row(name, model(joint(a, b, poisson_log(a + b * data(x)).observe(data(counts)))));
+  }
+  for (const std::size_t n : {10000, 25000, 50000}) {
+    constexpr std::size_t groups = 200;
+    std::vector<double> x(n), counts(n);
+    std::vector<int> g(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      x[i] = std::sin(0.37 * static_cast<double>(i));
+      g[i] = static_cast<int>((i * 7919) % groups);
+      counts[i] = std::floor(3.0 + 2.0 * x[i] + std::sin(0.1 * static_cast<double>(g[i])) + 1.5 * std::cos(1.3 * static_cast<double>(i)));
+      if (counts[i] < 0) counts[i] = 0;
+    }
+    auto a = normal<"a">(0.0, 1.0);
+    auto b = normal<"b">(0.0, 1.0);
+    auto s = half_normal<"s">(1.0);
+    auto z = std_normal<"z">(shape<groups>);
+    std::snprintf(name, sizeof name, "poisson_groups200_%zu", n);
+    threshold_row(name, model(joint(a, b, s, z, poisson_log(a + b * data(x) + s * gather(z, g)).observe(data(counts)))));
   }
 }
 
@@ -167,6 +203,7 @@ int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   pool_rows();
   threshold_rows();
+  if (argc > 1 && std::strcmp(argv[1], "--threshold") == 0) return 0;
   {
     const tyche_bench::logistic_data d(10000, 100, 20261121);
     run("logistic_regression", logistic<100>(d));

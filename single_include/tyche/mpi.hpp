@@ -592,7 +592,8 @@ struct shard_threads {
 /// The parts of this rank's scalar gradients (cpu::split's rule, with this rank's block of data
 /// and its helper threads): split ≥ 1 as given for scalar chains (k > 1 needs a model that
 /// evaluates in parts); split = 0: cpu_split_parts when the rank has helper threads, its chains
-/// are scalar and its block reads at least cpu_split_data_values values per evaluation.
+/// are scalar and its block's loops do at least cpu_split_min_work of work per evaluation
+/// (model_t::split_work).
 /// data_values, matrix_values: all the ranks' (the lanes are chosen from them, as the run does).
 template <class Erased>
 std::size_t shard_parts(const Erased& local, const shard_threads& t, std::size_t data_values,
@@ -603,7 +604,7 @@ std::size_t shard_parts(const Erased& local, const shard_threads& t, std::size_t
                                 ": this rank's model cannot evaluate its log density in parts");
   if (t.split >= 1) return scalar ? static_cast<std::size_t>(t.split) : 1;
   const bool split = local.splittable() && scalar && t.threads > 1 &&
-                     local.split_values() >= cpu_split_data_values;
+                     local.split_work() >= cpu_split_min_work;
   return split ? static_cast<std::size_t>(cpu_split_parts) : 1;
 }
 
@@ -798,7 +799,7 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
 /// rank holds the same numbers and the same fit), with config.executor a tyche::cpu: the chains
 /// run on one thread per rank (lanes as usual); with threads = n > 1, n − 1 more threads evaluate
 /// parts of each scalar chain's gradient on this rank's block (cpu::split: 0 splits into
-/// cpu_split_parts parts when the block reads at least cpu_split_data_values values; k > 1, k
+/// cpu_split_parts parts when the block's loops do at least cpu_split_min_work of work; k > 1, k
 /// parts), added in part order, so that the draws depend on the parts, never on the threads; a
 /// rank's threads may differ from another's. fit.split: this rank's parts (fit.threads is 1: the
 /// chains' thread; helpers are not counted, as nuts_fit::threads says). A collective call:

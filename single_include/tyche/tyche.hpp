@@ -9905,13 +9905,19 @@ template <class Expr, class Layout>
 }
 
 namespace detail {
-/// The data values the loop of a reduction reads per evaluation: its elementwise body (a streamed
-/// matvec's rows included) down to the leaves. A boundary — a scalar node, a buffered matvec, a
+/// What the loops of the fused sums read per evaluation (split_values_read, split_work_read).
+struct loop_reads {
+  std::size_t values = 0;         // data values, matrices included
+  std::size_t matrix_values = 0;  // of them, a streamed matvec's X
+  std::size_t matvec_rows = 0;    // rows of streamed matvecs
+};
+
+/// What the loop of a reduction reads per evaluation: its elementwise body (a streamed matvec's
+/// rows included) down to the leaves. A boundary — a scalar node, a buffered matvec, a
 /// vector_op — has a loop of its own, which is not counted.
 template <class N>
-std::size_t loop_values_in(N& n) {
-  std::size_t total = 0;
-  auto count = [&total](const auto*&, std::size_t c) { total += c; };
+void loop_reads_in(N& n, loop_reads& r) {
+  auto count = [&r](const auto*&, std::size_t c) { r.values += c; };
   if constexpr (is_leaf_v<N>) {
     for_each_data_buffer_in(n, count);
   } else if constexpr (is_elementwise_v<N>) {
@@ -9919,12 +9925,34 @@ std::size_t loop_values_in(N& n) {
       visit_data_buffers<typename N::rule_type, false>(n.rule, 0, count);
     else
       visit_data_buffers<N, false>(n, 0, count);
+    if constexpr (kind_of<N> == node_kind::matvec) {
+      r.matrix_values += n.x.rows * n.x.cols;
+      r.matvec_rows += n.x.rows;
+    }
     meta::static_for<children_t<N>::size>([&](auto i) {
       auto& c = const_cast<std::remove_cvref_t<decltype(n.template child<i>())>&>(n.template child<i>());
-      total += loop_values_in(c);
+      loop_reads_in(c, r);
     });
   }
-  return total;
+}
+
+/// loop_reads of every loop of a fused sum of the view's expression.
+template <class Expr, class Layout>
+loop_reads split_loop_reads(program_view<Expr, Layout>& view) {
+  using entries = outer_entries_t<Expr>;
+  loop_reads r;
+  meta::static_for<entries::size>([&](auto k) {
+    using E = meta::at<decltype(k)::value, entries>;
+    using N = typename E::node;
+    if constexpr (!is_vector_v<N> && fused_sign_v<Expr, E> != 0) {
+      auto& n = const_cast<N&>(at_path(view.expr, typename E::path{}));
+      meta::static_for<children_t<N>::size>([&](auto i) {
+        auto& c = const_cast<std::remove_cvref_t<decltype(n.template child<i>())>&>(n.template child<i>());
+        loop_reads_in(c, r);
+      });
+    }
+  });
+  return r;
 }
 }  // namespace detail
 
@@ -9932,24 +9960,34 @@ std::size_t loop_values_in(N& n) {
 /// (program_view::value_and_gradient_part): what the loops of the fused sums — the reductions
 /// reached from the log density by sums only, a likelihood over observations — read. The rest
 /// (a buffered operation's loop, a triangular solve with a data Cholesky factor, a scan's steps)
-/// every part repeats. What the GPU's whole_device gradient and the CPU's split gradient are
-/// chosen by (samplers/nuts/device_executor.hpp, sampler.hpp): they gain only from these.
+/// every part repeats. What the GPU's whole_device gradient is chosen by (samplers/nuts/
+/// device_executor.hpp): it gains only from these.
 template <class Expr, class Layout>
 [[nodiscard]] std::size_t split_values_read(program_view<Expr, Layout> view) {
-  using entries = detail::outer_entries_t<Expr>;
-  std::size_t total = 0;
-  meta::static_for<entries::size>([&](auto k) {
-    using E = meta::at<decltype(k)::value, entries>;
-    using N = typename E::node;
-    if constexpr (!is_vector_v<N> && detail::fused_sign_v<Expr, E> != 0) {
-      auto& n = const_cast<N&>(detail::at_path(view.expr, typename E::path{}));
-      meta::static_for<children_t<N>::size>([&](auto i) {
-        auto& c = const_cast<std::remove_cvref_t<decltype(n.template child<i>())>&>(n.template child<i>());
-        total += detail::loop_values_in(c);
-      });
-    }
-  });
-  return total;
+  return detail::split_loop_reads(view).values;
+}
+
+/// A streamed matvec row's own work (the row's link function and likelihood term, after its dot
+/// product), and the work of a value of X in that dot product, in units of one data value read
+/// by an elementwise loop: the CPU's costs per evaluation, one chain in double, measured
+/// (bench/split.cpp's threshold rows, 2026-12-06, AVX-512): an elementwise Poisson regression
+/// 0.23 ns per data value (its loop runs in SIMD over observations), a logistic regression's row
+/// 7 ns plus 0.075 ns per column (its dot product runs in SIMD over columns, its link once per
+/// row).
+inline constexpr std::size_t split_work_matvec_row = 30;
+inline constexpr std::size_t split_work_matrix_values_per_unit = 3;
+
+/// The work of the loops a split evaluation divides (split_values_read's), in units of one data
+/// value read by an elementwise loop: each value outside a streamed matvec's X counts 1, each of
+/// X's values 1/3 and each of its rows 30 more (split_work_matvec_row): a logistic regression
+/// of 2,500 × 10 does as much work per evaluation as an elementwise loop over 86,000 values,
+/// one of 250 × 100 as 16,000. The CPU executor splits an evaluation when it is large enough
+/// to pay for the parts (samplers/nuts/config.hpp, cpu_split_min_work).
+template <class Expr, class Layout>
+[[nodiscard]] std::size_t split_work_read(program_view<Expr, Layout> view) {
+  const detail::loop_reads r = detail::split_loop_reads(view);
+  return (r.values - r.matrix_values) + r.matrix_values / split_work_matrix_values_per_unit +
+         split_work_matvec_row * r.matvec_rows;
 }
 
 }  // namespace tyche
@@ -18053,6 +18091,10 @@ class model_t {
   /// observations): what a split evaluation divides among its parts (compile/relocate.hpp,
   /// split_values_read).
   [[nodiscard]] std::size_t split_values() const { return split_values_read(with_jacobian_.view()); }
+  /// The work of those loops, in units of one data value read by an elementwise loop (a streamed
+  /// matvec's rows and columns weighted by what they cost; compile/relocate.hpp,
+  /// split_work_read): what the CPU executor's automatic split is chosen by.
+  [[nodiscard]] std::size_t split_work() const { return split_work_read(with_jacobian_.view()); }
 
   /// The constrained values of θ, in layout order: constrained_dim() values (the length of θ
   /// unless a matrix variable gives its K² entries).
@@ -22097,8 +22139,9 @@ struct cpu {
   /// the chains leave free, the parts' sums added in part order. 1: never. 0 (the default):
   /// cpu_split_parts parts when the chains leave threads free (more threads than chains one at
   /// a time, or than batches of chains) and the model's loops over observations (the fused sums
-  /// the parts divide, model_t::split_values()) read at least cpu_split_data_values values of
-  /// data per evaluation; otherwise 1. The parts, not the threads, fix the sums: a chain's
+  /// the parts divide) do at least cpu_split_min_work of work per evaluation (model_t::
+  /// split_work(): their data values, a logistic regression's rows weighted by their cost);
+  /// otherwise 1. The parts, not the threads, fix the sums: a chain's
   /// draws are the same for every thread count with the same split and lanes, and differ in the
   /// last bits from split = 1 (nuts_fit::split says what a run used; docs/nuts.md).
   int split = 0;
@@ -22106,13 +22149,18 @@ struct cpu {
 
 /// cpu::split = 0's parts, where it splits (a constant: the draws must not depend on the machine).
 inline constexpr int cpu_split_parts = 8;
-/// cpu::split = 0 splits models that read at least this many values of data per evaluation in
-/// the loops the parts divide (bench/run.sh scale, its `threshold` rows, 2026-12-06, one chain,
-/// split = 8 against 1 on 2 threads: logistic regression 500 × 100 (50,500 values) 1.18×, 1,000 ×
-/// 100 1.56×, 2,500 × 100 2.01×, 250 × 100 0.94×; an elementwise Poisson regression of 25,000
-/// rows (75,000 values) 1.78×; docs/nuts.md). 250,000 until then, set before the split's parts
-/// stopped sharing a cache line.
-inline constexpr std::size_t cpu_split_data_values = 50000;
+/// cpu::split = 0 splits models whose loops that the parts divide do at least this much work per
+/// evaluation (model_t::split_work(), in units of one data value read by an elementwise loop:
+/// about 12 µs of one chain's gradient on the machine of docs/benchmarks.md). Measured by
+/// bench/run.sh scale's `threshold` rows (2026-12-06, one chain, split = 8 against 1 on 2
+/// threads, four runs; docs/nuts.md): from about 15 µs per gradient the split gained in every
+/// run (logistic regression 2,500 × 10, work 85,833: 1.33–1.79×; elementwise Poisson regression
+/// of 25,000 rows, 75,000: 1.35–1.76×); from 7 to 9 µs only when the second core was free
+/// (logistic 500 × 100, work 32,167: 0.71–1.16×; 1,000 × 50, 47,667: 0.72–1.36×; 1,000 × 10,
+/// 34,333: 0.76–1.55×). Until 2026-12-06 the rule counted data values alone (50,000; 250,000
+/// before the split's parts stopped sharing a cache line), which split the first two of those
+/// and not the logistic regression of 2,500 × 10 (27,500 values).
+inline constexpr std::size_t cpu_split_min_work = 50000;
 
 /// How the CUDA executor computes each chain's log density and gradient (docs/gpu.md).
 enum class cuda_gradient {
@@ -23433,9 +23481,10 @@ inline int resolve_lanes(int requested, int chains, int threads, std::size_t dat
 
 /// What a target tells the CPU executor's automatic settings (lanes = 0, split = 0): the values
 /// of data one evaluation reads, the part of them in matrices, the part the parts of a split
-/// evaluation divide (model_t::split_values), and whether it evaluates in parts at all.
+/// evaluation divide (model_t::split_values) and the work of those loops (model_t::split_work),
+/// and whether it evaluates in parts at all.
 struct target_shape {
-  std::size_t data_values = 0, matrix_values = 0, split_values = 0;
+  std::size_t data_values = 0, matrix_values = 0, split_values = 0, split_work = 0;
   bool splittable = false;          // a chain's evaluation (double) in parts
   bool batches_splittable = false;  // a batch of chains' evaluation in parts too
 };
@@ -23455,8 +23504,8 @@ struct cpu_layout {
 ///
 /// lanes = 0 takes default_lanes' width for a thread's ⌈chains / threads⌉ chains. Where that is
 /// 1 (too few chains per thread for a batch) for a model that both the lanes and the split gain
-/// on (its data mostly matrices, and enough of them in the fused sums: split_values ≥
-/// cpu_split_data_values), the chains fill batches from all of them instead — of the width (at
+/// on (its data mostly matrices, and enough work in the fused sums: split_work ≥
+/// cpu_split_min_work), the chains fill batches from all of them instead — of the width (at
 /// least min_default_lanes, at most the chains) that leaves fewer lanes empty — when that leaves
 /// threads free and the batches' parts (cpu_split_parts each) can still occupy every thread; the
 /// free threads then split each batch's evaluations. A batch shares each read of a row of X
@@ -23472,7 +23521,7 @@ inline constexpr cpu_layout plan_cpu_layout(int requested_lanes, int requested_s
   cpu_layout out;
   const int threads = std::min(total, chains);
   const bool may_split = s.splittable && (requested_split > 1 ||
-                                          (requested_split == 0 && s.split_values >= cpu_split_data_values));
+                                          (requested_split == 0 && s.split_work >= cpu_split_min_work));
   out.lanes = requested_lanes;
   if (requested_lanes == 0) {
     out.lanes = default_lanes((chains + threads - 1) / threads, width, half, s.data_values, s.matrix_values);
@@ -23533,6 +23582,8 @@ target_shape shape_of(const Target& target) {
   if constexpr (requires { target.data_values(); }) s.data_values = target.data_values();
   if constexpr (requires { target.matrix_values(); }) s.matrix_values = target.matrix_values();
   if constexpr (requires { target.split_values(); }) s.split_values = target.split_values();
+  if constexpr (requires { target.split_work(); }) s.split_work = target.split_work();
+  else s.split_work = s.split_values;
   if constexpr (requires { target.splittable(); }) s.splittable = target.splittable();
   if constexpr (requires { target.batches_splittable(); }) s.batches_splittable = target.batches_splittable();
   return s;
@@ -25466,6 +25517,7 @@ class split_target {
   [[nodiscard]] std::size_t data_values() const { return inner_.data_values(); }
   [[nodiscard]] std::size_t matrix_values() const { return inner_.matrix_values(); }
   [[nodiscard]] std::size_t split_values() const { return inner_.split_values(); }
+  [[nodiscard]] std::size_t split_work() const { return inner_.split_work(); }
   [[nodiscard]] bool splittable() const { return true; }
   [[nodiscard]] std::size_t parts() const { return parts_; }
 
@@ -25568,8 +25620,10 @@ class model_target {
   [[nodiscard]] std::size_t data_values() const { return model_.data_values(); }
   [[nodiscard]] std::size_t matrix_values() const { return model_.matrix_values(); }
   /// The part of data_values() a split evaluation divides (model_t::split_values): the GPU's
-  /// whole_device gradient and the CPU's split gradient are chosen by it.
+  /// whole_device gradient is chosen by it; and the work of those loops (model_t::split_work),
+  /// by which the CPU's split gradient is.
   [[nodiscard]] std::size_t split_values() const { return model_.split_values(); }
+  [[nodiscard]] std::size_t split_work() const { return model_.split_work(); }
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
     return view_.value_and_gradient(q, grad, workspace);
@@ -25790,6 +25844,11 @@ class erased_target {
     else return 0;
   }
   template <class Target>
+  static std::size_t split_work_of(const Target& target) {
+    if constexpr (requires { target.split_work(); }) return target.split_work();
+    else return split_values_of(target);
+  }
+  template <class Target>
   static void constrain_of(const void* self, const double* q, std::vector<double>& out) {
     static_cast<const Target*>(self)->constrain(q, out);
   }
@@ -25819,7 +25878,8 @@ class erased_target {
   explicit erased_target(const Target& target)
       : self_(&target), dim_(target.dim()), constrained_dim_(target.constrained_dim()),
         workspace_size_(target.workspace_size()), data_values_(data_values_of(target)),
-        matrix_values_(matrix_values_of(target)), split_values_(split_values_of(target)), double_(&value_and_gradient_of<Target, double>),
+        matrix_values_(matrix_values_of(target)), split_values_(split_values_of(target)),
+        split_work_(split_work_of(target)), double_(&value_and_gradient_of<Target, double>),
         full_(&value_and_gradient_of<Target, Full>), half_(&value_and_gradient_of<Target, half_type>),
         part_(parts_of<Target, double>()), full_part_(parts_of<Target, Full>()),
         half_part_(parts_of<Target, half_type>()), initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>),
@@ -25832,6 +25892,9 @@ class erased_target {
   [[nodiscard]] std::size_t data_values() const { return data_values_; }
   [[nodiscard]] std::size_t matrix_values() const { return matrix_values_; }
   [[nodiscard]] std::size_t split_values() const { return split_values_; }
+  /// The work of the loops a split divides (model_t::split_work; split_values where the target
+  /// does not say).
+  [[nodiscard]] std::size_t split_work() const { return split_work_; }
   /// T: double, Full or Half (lane_batch, half_lane_batch: the types the CPU executor evaluates).
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
@@ -25883,7 +25946,7 @@ class erased_target {
 
  private:
   const void* self_;
-  std::size_t dim_, constrained_dim_, workspace_size_, data_values_, matrix_values_, split_values_;
+  std::size_t dim_, constrained_dim_, workspace_size_, data_values_, matrix_values_, split_values_, split_work_;
   value_and_gradient_fn<double> double_;
   value_and_gradient_fn<Full> full_;
   value_and_gradient_fn<half_type> half_;

@@ -155,7 +155,7 @@ TEST_CASE("mpi::nuts: chains across ranks give the one-process fit, bit for bit"
 }
 
 TEST_CASE("mpi::nuts: a chain's gradient, or a batch's, splits as in one process", "[mpi]") {
-  // 2,500 × 100 data values (over cpu_split_data_values): with 2 chains on 2 threads one process
+  // 2,500 × 100 data values (work 160,833, over cpu_split_min_work): with 2 chains on 2 threads one process
   // does not split (no thread to spare) where a rank with 1 chain would; with 1 chain it splits;
   // 4 chains go in one batch, split.
   static const auto xy = [] {
@@ -167,7 +167,7 @@ TEST_CASE("mpi::nuts: a chain's gradient, or a batch's, splits as in one process
   auto alpha = normal<"alpha">(0.0, 1.0);
   auto beta = normal<"beta">(0.0, 1.0, shape<100>);
   const auto m = model(joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(xy.first, 2500, 100), beta)).observe(data(xy.second))));
-  REQUIRE(m.data_values() >= cpu_split_data_values);  // the same on every rank: no hang
+  REQUIRE(m.split_work() >= cpu_split_min_work);  // the same on every rank: no hang
   for (const int chains : {2, 1, 4}) {
     const nuts_config cfg{.chains = chains, .warmup = 20, .draws = 10, .seed = 9, .executor = cpu{.threads = 2}};
     const nuts_fit across = mpi::nuts(m, cfg);
@@ -435,7 +435,7 @@ TEST_CASE("mpi::nuts_sharded with threads: each rank's block evaluated in parts 
     }
     INFO("4 parts round differently from 1 (the parts are in the evaluation)");
     CHECK(differs);
-    // split = 0 does not split a block this small (cpu_split_data_values), whatever the threads.
+    // split = 0 does not split a block this small (cpu_split_min_work), whatever the threads.
     nuts_config automatic = one_thread;
     automatic.executor = cpu{.threads = 2, .lanes = 1};
     CHECK(mpi::nuts_sharded(part, automatic).split == 1);

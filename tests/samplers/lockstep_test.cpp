@@ -393,6 +393,12 @@ TEST_CASE("lanes = 0: a model's data values decide between chains in lanes and o
   CHECK(logistic(large).split_values() == 4400);
   CHECK(elementwise(large).split_values() == elementwise(large).data_values());
   CHECK(correlated.split_values() == 0);
+  // The work of those loops (what cpu::split = 0 is chosen by): an elementwise loop's values
+  // count one each; a streamed matvec's X a third each and its rows 30 each (its link function
+  // runs once per row, in scalar code, where an elementwise loop runs in SIMD).
+  CHECK(logistic(large).split_work() == 400 + 4000 / 3 + 30 * 400);
+  CHECK(elementwise(large).split_work() == elementwise(large).split_values());
+  CHECK(correlated.split_work() == 0);
   {
     using samplers::detail::resolve_cuda_gradient;
     CHECK(resolve_cuda_gradient(cuda{}, 4, correlated.split_values()) == cuda_gradient::per_thread);
@@ -408,6 +414,7 @@ TEST_CASE("lanes = 0: a model's data values decide between chains in lanes and o
     auto eta = matvec(matrix(large.X, large.y.size(), 10), beta);
     const auto twice = model(joint(beta, bernoulli_logit(eta).observe(data(large.y)), target(-0.5 * sum(square(eta)))));
     CHECK(twice.split_values() == large.y.size());
+    CHECK(twice.split_work() == large.y.size());  // the buffered matvec's rows are not the loop's
     CHECK(twice.data_values() > large.X.size());
   }
   const int w = simd_lane_width, h = half_lane_width;
@@ -634,13 +641,13 @@ TEST_CASE("split: a chain's draws do not depend on the threads that evaluate its
 TEST_CASE("split: 4 chains of a regression with much data on 2 threads run as one batch split over both",
           "[nuts][split]") {
   using namespace tyche;
-  // 25,000 × 10: 275,000 values in the likelihood's loop, over cpu_split_data_values.
+  // 25,000 × 10: 275,000 values in the likelihood's loop, work 858,333, over cpu_split_min_work.
   static const auto xy = split_test_rows(25000, 10, 8, -1.0);
   auto alpha = normal<"alpha">(0.0, 1.0);
   auto beta = normal<"beta">(0.0, 1.0, shape<10>);
   const auto m =
       model(joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(xy.first, 25000, 10), beta)).observe(data(xy.second))));
-  REQUIRE(m.split_values() >= cpu_split_data_values);
+  REQUIRE(m.split_work() >= cpu_split_min_work);
   const nuts_config cfg{.chains = 4, .warmup = 10, .draws = 5, .seed = 3, .executor = cpu{.threads = 2}};
   const nuts_fit fit = nuts(m, cfg);
   // A 4-lane batch where the build has one (AVX2's full width, AVX-512's half); else as before.
@@ -663,7 +670,7 @@ TEST_CASE("split: 4 chains of a regression with much data on 2 threads run as on
 
 TEST_CASE("the default layout: chains in batches from all the chains, split by the threads they leave free",
           "[nuts][split]") {
-  using tyche::cpu_split_data_values;
+  using tyche::cpu_split_min_work;
   using tyche::cpu_split_parts;
   using tyche::samplers::detail::cpu_layout;
   using tyche::samplers::detail::plan_cpu_layout;
@@ -673,6 +680,7 @@ TEST_CASE("the default layout: chains in batches from all the chains, split by t
   const target_shape heavy{.data_values = 1100000,
                            .matrix_values = 1000000,
                            .split_values = 1100000,
+                           .split_work = 733333,  // 100,000 + 1,000,000 / 3 + 30 × 10,000 rows
                            .splittable = true,
                            .batches_splittable = true};
   auto is = [](const cpu_layout& l, int lanes, int threads, std::size_t p) {
@@ -710,7 +718,7 @@ TEST_CASE("the default layout: chains in batches from all the chains, split by t
   is(plan_cpu_layout(4, 0, 4, 2, 8, 4, scalar_parts), 4, 1, 1);  // nor are its batches split
   // Below the split's threshold, or not splittable, or data not in matrices: as before.
   target_shape small = heavy;
-  small.split_values = cpu_split_data_values - 1;
+  small.split_work = cpu_split_min_work - 1;
   is(plan_cpu_layout(0, 0, 4, 2, 8, 4, small), 1, 2, 1);
   target_shape whole = heavy;
   whole.splittable = false;
@@ -718,6 +726,7 @@ TEST_CASE("the default layout: chains in batches from all the chains, split by t
   target_shape flat{.data_values = 1000000,
                     .matrix_values = 0,
                     .split_values = 1000000,
+                    .split_work = 1000000,
                     .splittable = true,
                     .batches_splittable = true};
   is(plan_cpu_layout(0, 0, 4, 2, 8, 4, flat), 1, 2, 1);
@@ -748,12 +757,12 @@ TEST_CASE("threads = 0 counts the CPUs this process may run on (its affinity mas
   CHECK(static_cast<unsigned>(CPU_COUNT(&mask)) == all);
   int first = 0;
   while (!CPU_ISSET(first, &mask)) ++first;
-  // A model whose sums read cpu_split_data_values values of data per evaluation.
-  std::vector<double> x(cpu_split_data_values / 2, 0.5), counts(cpu_split_data_values / 2, 1.0);
+  // A model whose sums do cpu_split_min_work of work per evaluation (elementwise: their values).
+  std::vector<double> x(cpu_split_min_work / 2, 0.5), counts(cpu_split_min_work / 2, 1.0);
   auto a = normal<"a">(0.0, 1.0);
   auto b = normal<"b">(0.0, 1.0);
   const auto m = model(joint(a, b, poisson_log(a + b * data(x)).observe(data(counts))));
-  REQUIRE(m.split_values() >= cpu_split_data_values);
+  REQUIRE(m.split_work() >= cpu_split_min_work);
   const samplers::detail::model_target<std::remove_cvref_t<decltype(m)>> target(m);
   const samplers::detail::model_erased_target erased(target);
   const nuts_config one_chain{.chains = 1, .executor = cpu{.lanes = 1}};
@@ -792,6 +801,11 @@ struct split_probe {
   [[nodiscard]] std::size_t data_values() const { return values; }
   [[nodiscard]] std::size_t split_values() const { return split; }
 };
+/// One that also says the work of those loops (model_t::split_work), which then decides.
+struct worked_split_probe : split_probe {
+  std::size_t work = 0;
+  [[nodiscard]] std::size_t split_work() const { return work; }
+};
 }  // namespace
 
 TEST_CASE("split: when cpu::split = 0 splits", "[nuts][split]") {
@@ -810,6 +824,11 @@ TEST_CASE("split: when cpu::split = 0 splits", "[nuts][split]") {
   CHECK(resolve_split(small, one, cpu{.threads = 2}) == 1);   // too little data to gain
   CHECK(resolve_split(unsplit, one, cpu{.threads = 2}) == 1);
   CHECK(resolve_split(cannot, one, cpu{.threads = 2}) == 1);
+  // The work decides where the target says it, not the values: a logistic regression of
+  // 2,500 × 10 (27,500 values, work 85,833) splits, one of 500 × 100 (50,500, work 32,167) not.
+  const worked_split_probe few_columns{{true, 27500, 27500}, 85833}, many_columns{{true, 50500, 50500}, 32167};
+  CHECK(resolve_split(few_columns, one, cpu{.threads = 2}) == static_cast<std::size_t>(tyche::cpu_split_parts));
+  CHECK(resolve_split(many_columns, one, cpu{.threads = 2}) == 1);
   CHECK(resolve_split(big, one, cpu{.threads = 2, .split = 1}) == 1);
   CHECK(resolve_split(small, one, cpu{.threads = 1, .split = 4}) == 4);  // explicit: whatever the data
   CHECK_THROWS_WITH(resolve_split(cannot, one, cpu{.split = 4}),

@@ -176,13 +176,19 @@ template <class Expr, class Layout>
 }
 
 namespace detail {
-/// The data values the loop of a reduction reads per evaluation: its elementwise body (a streamed
-/// matvec's rows included) down to the leaves. A boundary — a scalar node, a buffered matvec, a
+/// What the loops of the fused sums read per evaluation (split_values_read, split_work_read).
+struct loop_reads {
+  std::size_t values = 0;         // data values, matrices included
+  std::size_t matrix_values = 0;  // of them, a streamed matvec's X
+  std::size_t matvec_rows = 0;    // rows of streamed matvecs
+};
+
+/// What the loop of a reduction reads per evaluation: its elementwise body (a streamed matvec's
+/// rows included) down to the leaves. A boundary — a scalar node, a buffered matvec, a
 /// vector_op — has a loop of its own, which is not counted.
 template <class N>
-std::size_t loop_values_in(N& n) {
-  std::size_t total = 0;
-  auto count = [&total](const auto*&, std::size_t c) { total += c; };
+void loop_reads_in(N& n, loop_reads& r) {
+  auto count = [&r](const auto*&, std::size_t c) { r.values += c; };
   if constexpr (is_leaf_v<N>) {
     for_each_data_buffer_in(n, count);
   } else if constexpr (is_elementwise_v<N>) {
@@ -190,12 +196,34 @@ std::size_t loop_values_in(N& n) {
       visit_data_buffers<typename N::rule_type, false>(n.rule, 0, count);
     else
       visit_data_buffers<N, false>(n, 0, count);
+    if constexpr (kind_of<N> == node_kind::matvec) {
+      r.matrix_values += n.x.rows * n.x.cols;
+      r.matvec_rows += n.x.rows;
+    }
     meta::static_for<children_t<N>::size>([&](auto i) {
       auto& c = const_cast<std::remove_cvref_t<decltype(n.template child<i>())>&>(n.template child<i>());
-      total += loop_values_in(c);
+      loop_reads_in(c, r);
     });
   }
-  return total;
+}
+
+/// loop_reads of every loop of a fused sum of the view's expression.
+template <class Expr, class Layout>
+loop_reads split_loop_reads(program_view<Expr, Layout>& view) {
+  using entries = outer_entries_t<Expr>;
+  loop_reads r;
+  meta::static_for<entries::size>([&](auto k) {
+    using E = meta::at<decltype(k)::value, entries>;
+    using N = typename E::node;
+    if constexpr (!is_vector_v<N> && fused_sign_v<Expr, E> != 0) {
+      auto& n = const_cast<N&>(at_path(view.expr, typename E::path{}));
+      meta::static_for<children_t<N>::size>([&](auto i) {
+        auto& c = const_cast<std::remove_cvref_t<decltype(n.template child<i>())>&>(n.template child<i>());
+        loop_reads_in(c, r);
+      });
+    }
+  });
+  return r;
 }
 }  // namespace detail
 
@@ -203,24 +231,34 @@ std::size_t loop_values_in(N& n) {
 /// (program_view::value_and_gradient_part): what the loops of the fused sums — the reductions
 /// reached from the log density by sums only, a likelihood over observations — read. The rest
 /// (a buffered operation's loop, a triangular solve with a data Cholesky factor, a scan's steps)
-/// every part repeats. What the GPU's whole_device gradient and the CPU's split gradient are
-/// chosen by (samplers/nuts/device_executor.hpp, sampler.hpp): they gain only from these.
+/// every part repeats. What the GPU's whole_device gradient is chosen by (samplers/nuts/
+/// device_executor.hpp): it gains only from these.
 template <class Expr, class Layout>
 [[nodiscard]] std::size_t split_values_read(program_view<Expr, Layout> view) {
-  using entries = detail::outer_entries_t<Expr>;
-  std::size_t total = 0;
-  meta::static_for<entries::size>([&](auto k) {
-    using E = meta::at<decltype(k)::value, entries>;
-    using N = typename E::node;
-    if constexpr (!is_vector_v<N> && detail::fused_sign_v<Expr, E> != 0) {
-      auto& n = const_cast<N&>(detail::at_path(view.expr, typename E::path{}));
-      meta::static_for<children_t<N>::size>([&](auto i) {
-        auto& c = const_cast<std::remove_cvref_t<decltype(n.template child<i>())>&>(n.template child<i>());
-        total += detail::loop_values_in(c);
-      });
-    }
-  });
-  return total;
+  return detail::split_loop_reads(view).values;
+}
+
+/// A streamed matvec row's own work (the row's link function and likelihood term, after its dot
+/// product), and the work of a value of X in that dot product, in units of one data value read
+/// by an elementwise loop: the CPU's costs per evaluation, one chain in double, measured
+/// (bench/split.cpp's threshold rows, 2026-12-06, AVX-512): an elementwise Poisson regression
+/// 0.23 ns per data value (its loop runs in SIMD over observations), a logistic regression's row
+/// 7 ns plus 0.075 ns per column (its dot product runs in SIMD over columns, its link once per
+/// row).
+inline constexpr std::size_t split_work_matvec_row = 30;
+inline constexpr std::size_t split_work_matrix_values_per_unit = 3;
+
+/// The work of the loops a split evaluation divides (split_values_read's), in units of one data
+/// value read by an elementwise loop: each value outside a streamed matvec's X counts 1, each of
+/// X's values 1/3 and each of its rows 30 more (split_work_matvec_row): a logistic regression
+/// of 2,500 × 10 does as much work per evaluation as an elementwise loop over 86,000 values,
+/// one of 250 × 100 as 16,000. The CPU executor splits an evaluation when it is large enough
+/// to pay for the parts (samplers/nuts/config.hpp, cpu_split_min_work).
+template <class Expr, class Layout>
+[[nodiscard]] std::size_t split_work_read(program_view<Expr, Layout> view) {
+  const detail::loop_reads r = detail::split_loop_reads(view);
+  return (r.values - r.matrix_values) + r.matrix_values / split_work_matrix_values_per_unit +
+         split_work_matvec_row * r.matvec_rows;
 }
 
 }  // namespace tyche

@@ -152,6 +152,10 @@ class model_t {
   /// observations): what a split evaluation divides among its parts (compile/relocate.hpp,
   /// split_values_read).
   [[nodiscard]] std::size_t split_values() const { return split_values_read(with_jacobian_.view()); }
+  /// The work of those loops, in units of one data value read by an elementwise loop (a streamed
+  /// matvec's rows and columns weighted by what they cost; compile/relocate.hpp,
+  /// split_work_read): what the CPU executor's automatic split is chosen by.
+  [[nodiscard]] std::size_t split_work() const { return split_work_read(with_jacobian_.view()); }
 
   /// The constrained values of θ, in layout order: constrained_dim() values (the length of θ
   /// unless a matrix variable gives its K² entries).

@@ -82,8 +82,9 @@ struct cpu {
   /// the chains leave free, the parts' sums added in part order. 1: never. 0 (the default):
   /// cpu_split_parts parts when the chains leave threads free (more threads than chains one at
   /// a time, or than batches of chains) and the model's loops over observations (the fused sums
-  /// the parts divide, model_t::split_values()) read at least cpu_split_data_values values of
-  /// data per evaluation; otherwise 1. The parts, not the threads, fix the sums: a chain's
+  /// the parts divide) do at least cpu_split_min_work of work per evaluation (model_t::
+  /// split_work(): their data values, a logistic regression's rows weighted by their cost);
+  /// otherwise 1. The parts, not the threads, fix the sums: a chain's
   /// draws are the same for every thread count with the same split and lanes, and differ in the
   /// last bits from split = 1 (nuts_fit::split says what a run used; docs/nuts.md).
   int split = 0;
@@ -91,13 +92,18 @@ struct cpu {
 
 /// cpu::split = 0's parts, where it splits (a constant: the draws must not depend on the machine).
 inline constexpr int cpu_split_parts = 8;
-/// cpu::split = 0 splits models that read at least this many values of data per evaluation in
-/// the loops the parts divide (bench/run.sh scale, its `threshold` rows, 2026-12-06, one chain,
-/// split = 8 against 1 on 2 threads: logistic regression 500 × 100 (50,500 values) 1.18×, 1,000 ×
-/// 100 1.56×, 2,500 × 100 2.01×, 250 × 100 0.94×; an elementwise Poisson regression of 25,000
-/// rows (75,000 values) 1.78×; docs/nuts.md). 250,000 until then, set before the split's parts
-/// stopped sharing a cache line.
-inline constexpr std::size_t cpu_split_data_values = 50000;
+/// cpu::split = 0 splits models whose loops that the parts divide do at least this much work per
+/// evaluation (model_t::split_work(), in units of one data value read by an elementwise loop:
+/// about 12 µs of one chain's gradient on the machine of docs/benchmarks.md). Measured by
+/// bench/run.sh scale's `threshold` rows (2026-12-06, one chain, split = 8 against 1 on 2
+/// threads, four runs; docs/nuts.md): from about 15 µs per gradient the split gained in every
+/// run (logistic regression 2,500 × 10, work 85,833: 1.33–1.79×; elementwise Poisson regression
+/// of 25,000 rows, 75,000: 1.35–1.76×); from 7 to 9 µs only when the second core was free
+/// (logistic 500 × 100, work 32,167: 0.71–1.16×; 1,000 × 50, 47,667: 0.72–1.36×; 1,000 × 10,
+/// 34,333: 0.76–1.55×). Until 2026-12-06 the rule counted data values alone (50,000; 250,000
+/// before the split's parts stopped sharing a cache line), which split the first two of those
+/// and not the logistic regression of 2,500 × 10 (27,500 values).
+inline constexpr std::size_t cpu_split_min_work = 50000;
 
 /// How the CUDA executor computes each chain's log density and gradient (docs/gpu.md).
 enum class cuda_gradient {

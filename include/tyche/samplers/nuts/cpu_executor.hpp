@@ -119,9 +119,10 @@ inline int resolve_lanes(int requested, int chains, int threads, std::size_t dat
 
 /// What a target tells the CPU executor's automatic settings (lanes = 0, split = 0): the values
 /// of data one evaluation reads, the part of them in matrices, the part the parts of a split
-/// evaluation divide (model_t::split_values), and whether it evaluates in parts at all.
+/// evaluation divide (model_t::split_values) and the work of those loops (model_t::split_work),
+/// and whether it evaluates in parts at all.
 struct target_shape {
-  std::size_t data_values = 0, matrix_values = 0, split_values = 0;
+  std::size_t data_values = 0, matrix_values = 0, split_values = 0, split_work = 0;
   bool splittable = false;          // a chain's evaluation (double) in parts
   bool batches_splittable = false;  // a batch of chains' evaluation in parts too
 };
@@ -141,8 +142,8 @@ struct cpu_layout {
 ///
 /// lanes = 0 takes default_lanes' width for a thread's ⌈chains / threads⌉ chains. Where that is
 /// 1 (too few chains per thread for a batch) for a model that both the lanes and the split gain
-/// on (its data mostly matrices, and enough of them in the fused sums: split_values ≥
-/// cpu_split_data_values), the chains fill batches from all of them instead — of the width (at
+/// on (its data mostly matrices, and enough work in the fused sums: split_work ≥
+/// cpu_split_min_work), the chains fill batches from all of them instead — of the width (at
 /// least min_default_lanes, at most the chains) that leaves fewer lanes empty — when that leaves
 /// threads free and the batches' parts (cpu_split_parts each) can still occupy every thread; the
 /// free threads then split each batch's evaluations. A batch shares each read of a row of X
@@ -158,7 +159,7 @@ inline constexpr cpu_layout plan_cpu_layout(int requested_lanes, int requested_s
   cpu_layout out;
   const int threads = std::min(total, chains);
   const bool may_split = s.splittable && (requested_split > 1 ||
-                                          (requested_split == 0 && s.split_values >= cpu_split_data_values));
+                                          (requested_split == 0 && s.split_work >= cpu_split_min_work));
   out.lanes = requested_lanes;
   if (requested_lanes == 0) {
     out.lanes = default_lanes((chains + threads - 1) / threads, width, half, s.data_values, s.matrix_values);
@@ -219,6 +220,8 @@ target_shape shape_of(const Target& target) {
   if constexpr (requires { target.data_values(); }) s.data_values = target.data_values();
   if constexpr (requires { target.matrix_values(); }) s.matrix_values = target.matrix_values();
   if constexpr (requires { target.split_values(); }) s.split_values = target.split_values();
+  if constexpr (requires { target.split_work(); }) s.split_work = target.split_work();
+  else s.split_work = s.split_values;
   if constexpr (requires { target.splittable(); }) s.splittable = target.splittable();
   if constexpr (requires { target.batches_splittable(); }) s.batches_splittable = target.batches_splittable();
   return s;

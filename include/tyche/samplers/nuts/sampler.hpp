@@ -59,8 +59,10 @@ class model_target {
   [[nodiscard]] std::size_t data_values() const { return model_.data_values(); }
   [[nodiscard]] std::size_t matrix_values() const { return model_.matrix_values(); }
   /// The part of data_values() a split evaluation divides (model_t::split_values): the GPU's
-  /// whole_device gradient and the CPU's split gradient are chosen by it.
+  /// whole_device gradient is chosen by it; and the work of those loops (model_t::split_work),
+  /// by which the CPU's split gradient is.
   [[nodiscard]] std::size_t split_values() const { return model_.split_values(); }
+  [[nodiscard]] std::size_t split_work() const { return model_.split_work(); }
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
     return view_.value_and_gradient(q, grad, workspace);
@@ -281,6 +283,11 @@ class erased_target {
     else return 0;
   }
   template <class Target>
+  static std::size_t split_work_of(const Target& target) {
+    if constexpr (requires { target.split_work(); }) return target.split_work();
+    else return split_values_of(target);
+  }
+  template <class Target>
   static void constrain_of(const void* self, const double* q, std::vector<double>& out) {
     static_cast<const Target*>(self)->constrain(q, out);
   }
@@ -310,7 +317,8 @@ class erased_target {
   explicit erased_target(const Target& target)
       : self_(&target), dim_(target.dim()), constrained_dim_(target.constrained_dim()),
         workspace_size_(target.workspace_size()), data_values_(data_values_of(target)),
-        matrix_values_(matrix_values_of(target)), split_values_(split_values_of(target)), double_(&value_and_gradient_of<Target, double>),
+        matrix_values_(matrix_values_of(target)), split_values_(split_values_of(target)),
+        split_work_(split_work_of(target)), double_(&value_and_gradient_of<Target, double>),
         full_(&value_and_gradient_of<Target, Full>), half_(&value_and_gradient_of<Target, half_type>),
         part_(parts_of<Target, double>()), full_part_(parts_of<Target, Full>()),
         half_part_(parts_of<Target, half_type>()), initial_point_(&initial_point_of<Target>), constrain_(&constrain_of<Target>),
@@ -323,6 +331,9 @@ class erased_target {
   [[nodiscard]] std::size_t data_values() const { return data_values_; }
   [[nodiscard]] std::size_t matrix_values() const { return matrix_values_; }
   [[nodiscard]] std::size_t split_values() const { return split_values_; }
+  /// The work of the loops a split divides (model_t::split_work; split_values where the target
+  /// does not say).
+  [[nodiscard]] std::size_t split_work() const { return split_work_; }
   /// T: double, Full or Half (lane_batch, half_lane_batch: the types the CPU executor evaluates).
   template <class T>
   T value_and_gradient(const T* q, T* grad, T* workspace) const {
@@ -374,7 +385,7 @@ class erased_target {
 
  private:
   const void* self_;
-  std::size_t dim_, constrained_dim_, workspace_size_, data_values_, matrix_values_, split_values_;
+  std::size_t dim_, constrained_dim_, workspace_size_, data_values_, matrix_values_, split_values_, split_work_;
   value_and_gradient_fn<double> double_;
   value_and_gradient_fn<Full> full_;
   value_and_gradient_fn<half_type> half_;

@@ -216,6 +216,7 @@ class split_target {
   [[nodiscard]] std::size_t data_values() const { return inner_.data_values(); }
   [[nodiscard]] std::size_t matrix_values() const { return inner_.matrix_values(); }
   [[nodiscard]] std::size_t split_values() const { return inner_.split_values(); }
+  [[nodiscard]] std::size_t split_work() const { return inner_.split_work(); }
   [[nodiscard]] bool splittable() const { return true; }
   [[nodiscard]] std::size_t parts() const { return parts_; }
 
