@@ -3767,7 +3767,7 @@ inline void check_same_size(const char* op, std::size_t a, std::size_t b) {
 /// The named data below node n ("'x'", "'X'" for data(x, "x") and matrix(…, "X")), each once,
 /// appended to out (", " between them).
 template <class N>
-void named_data_below(const N& n, std::string& out) {
+TYCHE_COLD void named_data_below(const N& n, std::string& out) {
   auto add = [&out](const char* name) {
     if (name == nullptr) return;
     const std::string label = std::string("'") + name + "'";
@@ -3791,7 +3791,7 @@ void named_data_below(const N& n, std::string& out) {
 /// matrix(…, "X")), "uses theta, tau" (its random variables), "data 'x' with theta" (both),
 /// else "data".
 template <class N>
-std::string operand_reads(const N& n) {
+TYCHE_COLD std::string operand_reads(const N& n) {
   std::string data, uses;
   named_data_below(n, data);
   [&]<class... Ps>(meta::list<Ps...>) {
@@ -3804,13 +3804,16 @@ std::string operand_reads(const N& n) {
 /// check_same_size for an elementwise node's operands, saying what each reads: "tyche::add:
 /// vector operands have sizes 10 and 9 (the first: uses beta; the second: data 'x')".
 template <class NA, class NB>
-void check_operand_sizes(const char* op, const NA& a, const NB& b) {
-  if (a.size() == b.size()) return;
+TYCHE_COLD void throw_operand_sizes(const char* op, const NA& a, const NB& b) {
   std::string text = "tyche::";
   text += op;
   text += ": vector operands have sizes " + std::to_string(a.size()) + " and " + std::to_string(b.size());
   text += " (the first: " + operand_reads(a) + "; the second: " + operand_reads(b) + ")";
   throw std::invalid_argument(text);
+}
+template <class NA, class NB>
+void check_operand_sizes(const char* op, const NA& a, const NB& b) {
+  if (a.size() != b.size()) throw_operand_sizes(op, a, b);
 }
 
 template <class Rule, class A>
@@ -5066,7 +5069,7 @@ namespace detail {
 /// Appends "data[i] = v" for every data vector below n (by its name, data(y, "y"): "y[i] = v";
 /// unnamed ones numbered data#1, data#2, … when there are several).
 template <class N>
-void describe_data_at(const N& n, std::size_t i, std::string& out, std::size_t& count) {
+TYCHE_COLD void describe_data_at(const N& n, std::size_t i, std::string& out, std::size_t& count) {
   if constexpr (kind_of<N> == node_kind::data_vector) {
     ++count;
     out += (out.empty() ? "" : ", ") +
@@ -5091,12 +5094,21 @@ void describe_data_at(const N& n, std::size_t i, std::string& out, std::size_t& 
 /// read, is not inside Domain: for a vector argument over data, at the first index whose
 /// support is not, naming the index and the data values there.
 template <class Domain, class N>
+TYCHE_COLD void throw_argument(const char* call, const char* name, const N& n, const interval s);
+
+template <class Domain, class N>
 void check_argument(const char* call, const char* name, const N& n) {
-  if constexpr (support_known_v<N>) {
-    return;  // decided at compile time (argument_support_t)
-  } else {
+  if constexpr (!support_known_v<N>) {  // else decided at compile time (argument_support_t)
     const interval s = support(n);
-    if (s.subset_of(Domain::value)) return;
+    if (!s.subset_of(Domain::value)) throw_argument<Domain>(call, name, n, s);
+  }
+}
+
+/// check_argument's failure: the message, thrown (or nothing, where only the hull of the vector
+/// argument's elements' supports was outside Domain).
+template <class Domain, class N>
+void throw_argument(const char* call, const char* name, const N& n, const interval s) {
+  {
     const std::string head =
         std::string("tyche::") + call + ": " + name + " must be " + Domain::text + ", but ";
     if constexpr (is_vector_v<N>) {
@@ -17552,7 +17564,7 @@ struct params_of_variables<meta::list<Vs...>> {
 /// (The test of whether the distribution has checks instantiates them, an `auto` function's
 /// body being needed for its type: so it is made here too.)
 template <class T>
-std::string describe_term(const T& t);
+TYCHE_COLD std::string describe_term(const T& t);
 /// A check that fails when the model is built (data, constants) says which variable or term too.
 /// An observed term's checks go through it as well, Named then spelling the random variables
 /// its arguments read (observation_reads<random_variable_named<'p', 'h', 'i'>, ...>): a variable
@@ -17609,14 +17621,14 @@ constexpr bool every_variable_listed() {
 
 /// "data#k" for the k-th data leaf of a term, or the name it was given (data(y, "y")).
 template <class N>
-std::string data_label(const N& n, std::size_t k) {
+TYCHE_COLD std::string data_label(const N& n, std::size_t k) {
   return n.name ? std::string(n.name) : "data#" + std::to_string(k);
 }
 
 /// The first value below node n that no model can use: a data value that is NaN or infinite,
 /// or a constant that is NaN ("" when there is none). count numbers the data leaves met.
 template <class N>
-std::string first_non_finite(const N& n, std::size_t& count) {
+TYCHE_COLD std::string first_non_finite(const N& n, std::size_t& count) {
   if constexpr (kind_of<N> == node_kind::data_vector) {
     ++count;
     for (std::size_t i = 0; i < n.size(); ++i)
@@ -17647,7 +17659,7 @@ std::string first_non_finite(const N& n, std::size_t& count) {
 
 /// "has 8 values" for a vector node, "is a scalar" for a scalar.
 template <class N>
-std::string size_text(const N& n) {
+TYCHE_COLD std::string size_text(const N& n) {
   if constexpr (is_vector_v<N>) return "has " + std::to_string(n.size()) + " values";
   else return "is a scalar";
 }
@@ -17655,7 +17667,7 @@ std::string size_text(const N& n) {
 /// " (uses theta, tau)", " (data 'x' with theta)": the named data and the random variables node
 /// n reads (operand_reads; "" for unnamed data only).
 template <class N>
-std::string reads_text(const N& n) {
+TYCHE_COLD std::string reads_text(const N& n) {
   const std::string reads = operand_reads(n);
   return reads == "data" ? std::string() : " (" + reads + ")";
 }
@@ -17663,7 +17675,7 @@ std::string reads_text(const N& n) {
 /// What a term is, for messages: "the random variable 'mu' (normal)", "normal(...).observe(y)
 /// (y has 7 values, argument 1 has 8 values, argument 2 is a scalar)", "target(...)".
 template <class T>
-std::string describe_term(const T& t) {
+TYCHE_COLD std::string describe_term(const T& t) {
   // Built by appending: g++ 12 at -O2 warns (-Warray-bounds, a false positive in its
   // std::string operator+ chains, GCC PR 105651) on `std::string(a) + "..." + b` here.
   std::string text;
@@ -17698,7 +17710,7 @@ std::string describe_term(const T& t) {
 /// For an observed term whose vector arguments differ in size from its y (or, y a scalar, from
 /// each other), what must hold ("" otherwise): describe_term already shows the sizes.
 template <class T>
-std::string size_mismatch_text(const T& t) {
+TYCHE_COLD std::string size_mismatch_text(const T& t) {
   if constexpr (is_observed<T>::value) {
     constexpr bool vector_y = is_vector_v<decltype(as_node(t.value))>;
     std::size_t want = 0;
@@ -17727,7 +17739,7 @@ std::string size_mismatch_text(const T& t) {
 /// already) and NaN constants. Throws std::invalid_argument naming the term, the data (its
 /// name or its place) and the index.
 template <class T>
-void check_term_data(const T& t, std::size_t index) {
+TYCHE_COLD void check_term_data(const T& t, std::size_t index) {
   std::size_t count = 0;
   std::string found;
   if constexpr (is_random_variable<T>::value || is_observed<T>::value) {

@@ -260,7 +260,7 @@ inline void check_same_size(const char* op, std::size_t a, std::size_t b) {
 /// The named data below node n ("'x'", "'X'" for data(x, "x") and matrix(…, "X")), each once,
 /// appended to out (", " between them).
 template <class N>
-void named_data_below(const N& n, std::string& out) {
+TYCHE_COLD void named_data_below(const N& n, std::string& out) {
   auto add = [&out](const char* name) {
     if (name == nullptr) return;
     const std::string label = std::string("'") + name + "'";
@@ -284,7 +284,7 @@ void named_data_below(const N& n, std::string& out) {
 /// matrix(…, "X")), "uses theta, tau" (its random variables), "data 'x' with theta" (both),
 /// else "data".
 template <class N>
-std::string operand_reads(const N& n) {
+TYCHE_COLD std::string operand_reads(const N& n) {
   std::string data, uses;
   named_data_below(n, data);
   [&]<class... Ps>(meta::list<Ps...>) {
@@ -297,13 +297,16 @@ std::string operand_reads(const N& n) {
 /// check_same_size for an elementwise node's operands, saying what each reads: "tyche::add:
 /// vector operands have sizes 10 and 9 (the first: uses beta; the second: data 'x')".
 template <class NA, class NB>
-void check_operand_sizes(const char* op, const NA& a, const NB& b) {
-  if (a.size() == b.size()) return;
+TYCHE_COLD void throw_operand_sizes(const char* op, const NA& a, const NB& b) {
   std::string text = "tyche::";
   text += op;
   text += ": vector operands have sizes " + std::to_string(a.size()) + " and " + std::to_string(b.size());
   text += " (the first: " + operand_reads(a) + "; the second: " + operand_reads(b) + ")";
   throw std::invalid_argument(text);
+}
+template <class NA, class NB>
+void check_operand_sizes(const char* op, const NA& a, const NB& b) {
+  if (a.size() != b.size()) throw_operand_sizes(op, a, b);
 }
 
 template <class Rule, class A>

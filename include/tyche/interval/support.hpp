@@ -528,7 +528,7 @@ namespace detail {
 /// Appends "data[i] = v" for every data vector below n (by its name, data(y, "y"): "y[i] = v";
 /// unnamed ones numbered data#1, data#2, … when there are several).
 template <class N>
-void describe_data_at(const N& n, std::size_t i, std::string& out, std::size_t& count) {
+TYCHE_COLD void describe_data_at(const N& n, std::size_t i, std::string& out, std::size_t& count) {
   if constexpr (kind_of<N> == node_kind::data_vector) {
     ++count;
     out += (out.empty() ? "" : ", ") +
@@ -553,12 +553,21 @@ void describe_data_at(const N& n, std::size_t i, std::string& out, std::size_t& 
 /// read, is not inside Domain: for a vector argument over data, at the first index whose
 /// support is not, naming the index and the data values there.
 template <class Domain, class N>
+TYCHE_COLD void throw_argument(const char* call, const char* name, const N& n, const interval s);
+
+template <class Domain, class N>
 void check_argument(const char* call, const char* name, const N& n) {
-  if constexpr (support_known_v<N>) {
-    return;  // decided at compile time (argument_support_t)
-  } else {
+  if constexpr (!support_known_v<N>) {  // else decided at compile time (argument_support_t)
     const interval s = support(n);
-    if (s.subset_of(Domain::value)) return;
+    if (!s.subset_of(Domain::value)) throw_argument<Domain>(call, name, n, s);
+  }
+}
+
+/// check_argument's failure: the message, thrown (or nothing, where only the hull of the vector
+/// argument's elements' supports was outside Domain).
+template <class Domain, class N>
+void throw_argument(const char* call, const char* name, const N& n, const interval s) {
+  {
     const std::string head =
         std::string("tyche::") + call + ": " + name + " must be " + Domain::text + ", but ";
     if constexpr (is_vector_v<N>) {

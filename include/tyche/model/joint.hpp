@@ -138,7 +138,7 @@ struct params_of_variables<meta::list<Vs...>> {
 /// (The test of whether the distribution has checks instantiates them, an `auto` function's
 /// body being needed for its type: so it is made here too.)
 template <class T>
-std::string describe_term(const T& t);
+TYCHE_COLD std::string describe_term(const T& t);
 /// A check that fails when the model is built (data, constants) says which variable or term too.
 /// An observed term's checks go through it as well, Named then spelling the random variables
 /// its arguments read (observation_reads<random_variable_named<'p', 'h', 'i'>, ...>): a variable
@@ -195,14 +195,14 @@ constexpr bool every_variable_listed() {
 
 /// "data#k" for the k-th data leaf of a term, or the name it was given (data(y, "y")).
 template <class N>
-std::string data_label(const N& n, std::size_t k) {
+TYCHE_COLD std::string data_label(const N& n, std::size_t k) {
   return n.name ? std::string(n.name) : "data#" + std::to_string(k);
 }
 
 /// The first value below node n that no model can use: a data value that is NaN or infinite,
 /// or a constant that is NaN ("" when there is none). count numbers the data leaves met.
 template <class N>
-std::string first_non_finite(const N& n, std::size_t& count) {
+TYCHE_COLD std::string first_non_finite(const N& n, std::size_t& count) {
   if constexpr (kind_of<N> == node_kind::data_vector) {
     ++count;
     for (std::size_t i = 0; i < n.size(); ++i)
@@ -233,7 +233,7 @@ std::string first_non_finite(const N& n, std::size_t& count) {
 
 /// "has 8 values" for a vector node, "is a scalar" for a scalar.
 template <class N>
-std::string size_text(const N& n) {
+TYCHE_COLD std::string size_text(const N& n) {
   if constexpr (is_vector_v<N>) return "has " + std::to_string(n.size()) + " values";
   else return "is a scalar";
 }
@@ -241,7 +241,7 @@ std::string size_text(const N& n) {
 /// " (uses theta, tau)", " (data 'x' with theta)": the named data and the random variables node
 /// n reads (operand_reads; "" for unnamed data only).
 template <class N>
-std::string reads_text(const N& n) {
+TYCHE_COLD std::string reads_text(const N& n) {
   const std::string reads = operand_reads(n);
   return reads == "data" ? std::string() : " (" + reads + ")";
 }
@@ -249,7 +249,7 @@ std::string reads_text(const N& n) {
 /// What a term is, for messages: "the random variable 'mu' (normal)", "normal(...).observe(y)
 /// (y has 7 values, argument 1 has 8 values, argument 2 is a scalar)", "target(...)".
 template <class T>
-std::string describe_term(const T& t) {
+TYCHE_COLD std::string describe_term(const T& t) {
   // Built by appending: g++ 12 at -O2 warns (-Warray-bounds, a false positive in its
   // std::string operator+ chains, GCC PR 105651) on `std::string(a) + "..." + b` here.
   std::string text;
@@ -284,7 +284,7 @@ std::string describe_term(const T& t) {
 /// For an observed term whose vector arguments differ in size from its y (or, y a scalar, from
 /// each other), what must hold ("" otherwise): describe_term already shows the sizes.
 template <class T>
-std::string size_mismatch_text(const T& t) {
+TYCHE_COLD std::string size_mismatch_text(const T& t) {
   if constexpr (is_observed<T>::value) {
     constexpr bool vector_y = is_vector_v<decltype(as_node(t.value))>;
     std::size_t want = 0;
@@ -313,7 +313,7 @@ std::string size_mismatch_text(const T& t) {
 /// already) and NaN constants. Throws std::invalid_argument naming the term, the data (its
 /// name or its place) and the index.
 template <class T>
-void check_term_data(const T& t, std::size_t index) {
+TYCHE_COLD void check_term_data(const T& t, std::size_t index) {
   std::size_t count = 0;
   std::string found;
   if constexpr (is_random_variable<T>::value || is_observed<T>::value) {
