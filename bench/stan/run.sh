@@ -7,6 +7,8 @@
 #   nuts,<model>,<n>,4,<ESS/s>,<ESS/s>,ess_per_s,<ratio> NUTS, min bulk ESS per second of sampling
 #   nuts_total,...                                       the same, warm-up included
 #   compile,<model>,<n>,,<s>,<s>,s,<ratio>               source to runnable binary
+#   compile_separate,<model>,<n>,,<s>,<s>,s,<ratio>      the same with the model-independent code
+#                                                        built beforehand (step 8)
 #   edward2,covertype,<n>,<chains>,<ms>,<ms>,ms_per_leapfrog,<ratio>
 #                                                        Edward2's workload: ms per leapfrog of NUTS,
 #                                                        one chain both sides; tyche alone with 8
@@ -53,6 +55,14 @@
 #      against rstan::stanc's (measured inside R, without R's start-up) plus g++ on
 #      compile_stan.cpp (Stan: the generated model, its data, Stan's NUTS service); the two
 #      programs are run and must print the same gradient (to 1e-8 of its largest component).
+#      compile_tyche.cpp builds the one model it samples (-DBENCH_TYCHE_ONE, tyche_models.hpp),
+#      as Stan's program does. compile_separate rows: each system's fastest documented rebuild
+#      after an edit to the model — the model-independent code built once beforehand and not
+#      counted, the model's translation unit compiled and linked: Stan as CmdStan builds it
+#      (stanc's file alone with a precompiled stan/model/model_header.hpp, linked with
+#      compile_stan_driver.cpp's object: the NUTS service for stan::model::model_base, as
+#      CmdStan's main.o), tyche with tyche::separate_driver and a precompiled <tyche/tyche.hpp>
+#      (docs/compile-time.md); the same gradient check.
 #   9. Figures: stdout is copied to build/bench-stan/stan.csv (--quick: stan-quick.csv), and
 #      plot.sh draws docs/stan_ratios.png and docs/stan_covertype.png from it (--quick: into
 #      build/bench-stan/) when gnuplot is installed; without gnuplot the rows are unaffected.
@@ -182,6 +192,7 @@ for m in "${models[@]}"; do
         echo "bench/stan: building $out (tyche + Stan, one translation unit; about a minute)" >&2
         "$cxx" "${common[@]}" "${stan_flags[@]}" "${tyche_flags[@]}" \
             -DBENCH_STAN_MODEL="\"$build/$m.hpp\"" -DBENCH_TYCHE_TWIN="${m%_plain}" \
+            -DBENCH_TYCHE_ONE=1 -DBENCH_TYCHE_ONE_"${m%_plain}"=1 \
             "$here/harness.cpp" -o "$out.tmp" >&2
         mv "$out.tmp" "$out"
     fi
@@ -194,6 +205,7 @@ for m in "${main_models[@]}"; do
         echo "bench/stan: building $out (tyche::nuts + Stan's NUTS service; about two minutes)" >&2
         "$cxx" "${common[@]}" "${stan_flags[@]}" "${tyche_flags[@]}" \
             -DBENCH_STAN_MODEL="\"$build/$m.hpp\"" -DBENCH_TYCHE_TWIN="$m" \
+            -DBENCH_TYCHE_ONE=1 -DBENCH_TYCHE_ONE_"$m"=1 \
             "$here/nuts_harness.cpp" -o "$out.tmp" >&2
         mv "$out.tmp" "$out"
     fi
@@ -205,6 +217,7 @@ if want edward2 && needs_build "$out" "$here/leapfrog_harness.cpp" "$here/binary
     echo "bench/stan: building $out (Edward2's workload, tyche::nuts + Stan's NUTS service)" >&2
     "$cxx" "${common[@]}" "${stan_flags[@]}" "${tyche_flags[@]}" \
         -DBENCH_STAN_MODEL="\"$build/logistic_regression.hpp\"" \
+        -DBENCH_TYCHE_ONE=1 -DBENCH_TYCHE_ONE_logistic_regression=1 \
         "$here/leapfrog_harness.cpp" -o "$out.tmp" >&2
     mv "$out.tmp" "$out"
 fi
@@ -345,6 +358,7 @@ for m in "${compile_models[@]}"; do
     t_times=() s_times=()
     for _ in $(seq $compile_reps); do
         t_s=$(seconds "$cxx" "${common[@]}" "${tyche_flags[@]}" -DBENCH_TYCHE_TWIN="$m" \
+            -DBENCH_TYCHE_ONE=1 -DBENCH_TYCHE_ONE_"$m"=1 \
             "$here/compile_tyche.cpp" -o "$tmp/tyche_$m")
         t_times+=("$t_s")
         # stanc, timed inside R (R's and rstan's start-up, about 1.5 s, are not counted).
@@ -377,6 +391,68 @@ PY
     s=$(median "${s_times[@]}")
     awk -v m="$m" -v n="${n_of[$m]}" -v t="$t" -v s="$s" \
         'BEGIN {printf "compile,%s,%s,,%.2f,%.2f,s,%.2f\n", m, n, t, s, s / t}'
+done
+
+# ---- compile_separate rows -----------------------------------------------------------------------
+# Each system's fastest documented rebuild of one model: the model-independent code built once
+# beforehand and not counted (a precompiled header and a driver object each), then the model's own
+# translation unit compiled and linked. Stan as CmdStan builds it: stanc's file compiled alone
+# with a precompiled stan/model/model_header.hpp, linked with compile_stan_driver.cpp (Stan's NUTS
+# service instantiated once for stan::model::model_base, as CmdStan's main.o). tyche as
+# docs/compile-time.md says: compile_tyche.cpp with TYCHE_SEPARATE_DRIVER and a precompiled
+# <tyche/tyche.hpp>, linked with src/tyche_nuts_driver.cpp's object (tyche::separate_driver).
+# Same flags, same check of the two programs' gradients.
+if [ ${#compile_models[@]} -gt 0 ]; then
+    sep=$tmp/separate
+    mkdir -p "$sep/stan/stan/model" "$sep/tyche/tyche"
+    printf '#include <stan/model/model_header.hpp>\n' > "$sep/stan/stan/model/model_header.hpp"
+    printf '#include <tyche/tyche.hpp>\n' > "$sep/tyche/tyche/pch.hpp"
+    echo "bench/stan: compile_separate: the precompiled headers and driver objects (once, not counted)" >&2
+    "$cxx" "${common[@]}" "${stan_flags[@]}" -x c++-header "$sep/stan/stan/model/model_header.hpp" \
+        -o "$sep/stan/stan/model/model_header.hpp.gch"
+    "$cxx" "${common[@]}" "${stan_flags[@]}" -I"$here" -c "$here/compile_stan_driver.cpp" -o "$sep/stan_driver.o"
+    "$cxx" "${common[@]}" "${tyche_flags[@]}" -DTYCHE_SEPARATE_DRIVER -x c++-header "$sep/tyche/tyche/pch.hpp" \
+        -o "$sep/tyche/tyche/pch.hpp.gch"
+    "$cxx" "${common[@]}" "${tyche_flags[@]}" -DTYCHE_SEPARATE_DRIVER -c "$tyche_src/src/tyche_nuts_driver.cpp" \
+        -o "$sep/tyche_driver.o"
+fi
+for m in "${compile_models[@]}"; do
+    t_times=() s_times=()
+    for _ in $(seq $compile_reps); do
+        t_c=$(seconds "$cxx" "${common[@]}" "${tyche_flags[@]}" -DTYCHE_SEPARATE_DRIVER -Winvalid-pch \
+            -include "$sep/tyche/tyche/pch.hpp" -DBENCH_TYCHE_TWIN="$m" -DBENCH_TYCHE_ONE=1 \
+            -DBENCH_TYCHE_ONE_"$m"=1 -c "$here/compile_tyche.cpp" -o "$sep/tyche_$m.o")
+        t_l=$(seconds "$cxx" "${common[@]}" "$sep/tyche_$m.o" "$sep/tyche_driver.o" -pthread -o "$sep/tyche_$m")
+        t_times+=("$(awk -v a="$t_c" -v b="$t_l" 'BEGIN {printf "%.3f", a + b}')")
+        stanc_s=$(Rscript -e 'args <- commandArgs(TRUE); suppressPackageStartupMessages(library(rstan))
+            t <- system.time(x <- rstan::stanc(file = args[1], model_name = args[2]))
+            writeLines(x$cppcode, args[3]); cat(t[["user.self"]] + t[["sys.self"]])' \
+            "$here/models/$m.stan" "$m" "$sep/$m.hpp")
+        s_c=$(seconds "$cxx" "${common[@]}" "${stan_flags[@]}" -Winvalid-pch \
+            -include "$sep/stan/stan/model/model_header.hpp" -x c++ -c "$sep/$m.hpp" -o "$sep/stan_$m.o")
+        s_l=$(seconds "$cxx" "${common[@]}" "$sep/stan_$m.o" "$sep/stan_driver.o" -o "$sep/stan_$m")
+        s_times+=("$(awk -v a="$stanc_s" -v b="$s_c" -v c="$s_l" 'BEGIN {printf "%.3f", a + b + c}')")
+        echo "compile_separate,$m: tyche g++ $t_c s + link $t_l s; stan: stanc $stanc_s s + g++ $s_c s + link $s_l s" >&2
+    done
+    data=$build/data/${data_of[$m]}.json
+    t_out=$("$sep/tyche_$m" "$data" 2>/dev/null) && s_out=$("$sep/stan_$m" "$data" 2>/dev/null) ||
+        { echo "bench/stan: compile_separate,$m: a compiled program failed; no row" >&2; refused=1; continue; }
+    if ! python3 - "$t_out" "$s_out" <<'PY'
+import sys
+t, s = ([float(v) for v in a.split()] for a in sys.argv[1:3])
+scale = max(abs(v) for v in t[1:] + s[1:])
+ok = len(t) == len(s) and all(abs(a - b) <= 1e-8 * scale for a, b in zip(t[1:], s[1:]))
+sys.exit(0 if ok else 1)
+PY
+    then
+        echo "bench/stan: compile_separate,$m: the two programs print different gradients; no row" >&2
+        refused=1
+        continue
+    fi
+    t=$(median "${t_times[@]}")
+    s=$(median "${s_times[@]}")
+    awk -v m="$m" -v n="${n_of[$m]}" -v t="$t" -v s="$s" \
+        'BEGIN {printf "compile_separate,%s,%s,,%.2f,%.2f,s,%.2f\n", m, n, t, s, s / t}'
 done
 
 # ---- figures -------------------------------------------------------------------------------------

@@ -9,9 +9,31 @@
 //   glmm_poisson, logistic_regression,      defined here (docs/benchmarks.md, "tyche vs Stan")
 //   corr_gaussian_100
 //   covertype                               logistic_regression with K = 54, data in memory
+//
+// Each function returns `auto`, so the compiler builds its model — the types, the partial
+// evaluation, the gradient — wherever the function is defined, called or not. The compile rows
+// (bench/stan/run.sh) build one model per program, as Stan does: with -DBENCH_TYCHE_ONE=1 and
+// -DBENCH_TYCHE_ONE_<name>=1 this header defines that model alone (covertype goes with
+// logistic_regression).
 #pragma once
 
+#if !defined(BENCH_TYCHE_ONE)
 #include "posteriordb.hpp"  // examples/posteriordb.hpp (-I examples)
+#else
+#include "posteriordb/common.hpp"
+#if defined(BENCH_TYCHE_ONE_eight_schools_noncentered)
+#include "posteriordb/eight_schools.hpp"
+#endif
+#if defined(BENCH_TYCHE_ONE_kidiq)
+#include "posteriordb/kidiq.hpp"
+#endif
+#if defined(BENCH_TYCHE_ONE_arK)
+#include "posteriordb/ark.hpp"
+#endif
+#if defined(BENCH_TYCHE_ONE_low_dim_gauss_mix)
+#include "posteriordb/low_dim_gauss_mix.hpp"
+#endif
+#endif
 
 #include <cstddef>
 #include <memory>
@@ -19,14 +41,23 @@
 
 namespace tyche_bench {
 
+#if !defined(BENCH_TYCHE_ONE) || defined(BENCH_TYCHE_ONE_eight_schools_noncentered)
 using tyche_examples::eight_schools_noncentered;
+#endif
 
+#if !defined(BENCH_TYCHE_ONE) || defined(BENCH_TYCHE_ONE_kidiq)
 inline auto kidiq(const tyche::data_file& d) { return tyche_examples::kidiq_kidscore_interaction(d); }
+#endif
 
+#if !defined(BENCH_TYCHE_ONE) || defined(BENCH_TYCHE_ONE_arK)
 inline auto arK(const tyche::data_file& d) { return tyche_examples::ark(d); }
+#endif
 
+#if !defined(BENCH_TYCHE_ONE) || defined(BENCH_TYCHE_ONE_low_dim_gauss_mix)
 using tyche_examples::low_dim_gauss_mix;
+#endif
 
+#if !defined(BENCH_TYCHE_ONE) || defined(BENCH_TYCHE_ONE_glmm_poisson)
 // ---- glmm_poisson ------------------------------------------------------------------------------
 // Poisson GLMM, log link, random intercept per group (non-centred):
 //   alpha ~ normal(0, 5), beta ~ normal(0, 1), sigma_u ~ half_normal(1), z[g] ~ normal(0, 1),
@@ -65,6 +96,9 @@ inline auto glmm_poisson(const tyche::data_file& d) {
       });
 }
 
+#endif
+
+#if !defined(BENCH_TYCHE_ONE) || defined(BENCH_TYCHE_ONE_corr_gaussian_100)
 // ---- corr_gaussian_100 ---------------------------------------------------------------------------
 // x ~ multi_normal(mu, Sigma), x ∈ ℝ¹⁰⁰, mu and Sigma data (bench/stan/write_data.py). multi_normal
 // factors Sigma once, when the model is built (Stan's twin: cholesky_decompose in transformed
@@ -89,6 +123,9 @@ inline auto corr_gaussian_100(const tyche::data_file& d) {
       });
 }
 
+#endif
+
+#if !defined(BENCH_TYCHE_ONE) || defined(BENCH_TYCHE_ONE_logistic_regression)
 // ---- logistic_regression ---------------------------------------------------------------------
 // alpha ~ normal(0, 1), beta[k] ~ normal(0, 1), y[i] ~ bernoulli_logit(alpha + X[i] · beta), with
 // X an N × K data matrix, K = 100 a compile-time shape as in bench/nuts.cpp (the data:
@@ -142,5 +179,6 @@ inline auto covertype(std::vector<double> x, std::vector<double> y) {
   s->y = std::move(y);
   return logistic_regression_model<k>(std::move(s));
 }
+#endif
 
 }  // namespace tyche_bench
