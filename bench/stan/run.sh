@@ -77,7 +77,7 @@
 # both sides. TYCHE_SOURCE: the tyche checkout whose include/ and examples/ are measured (default:
 # this one). Exit status 1 if any row was refused.
 #
-# --only=SUITES (comma-separated: machine, gradient, nuts, edward2, compile) runs those suites
+# --only=SUITES (comma-separated: machine, gradient, nuts, edward2, compile, compile_separate) runs those suites
 # alone (for re-measuring one part after a change); its CSV goes to build/bench-stan/stan-only.csv
 # and no figures are drawn. The machine rows come with gradient and edward2 (their one_pass rows
 # need the bandwidth).
@@ -89,13 +89,13 @@ for a in "$@"; do
     case $a in
         --quick) quick=1 ;;
         --only=*) only=${a#--only=} ;;
-        *) echo "usage: bash bench/run.sh stan [--quick] [--only=machine,gradient,nuts,edward2,compile]" >&2; exit 2 ;;
+        *) echo "usage: bash bench/run.sh stan [--quick] [--only=machine,gradient,nuts,edward2,compile,compile_separate]" >&2; exit 2 ;;
     esac
 done
 for s in ${only//,/ }; do
     case $s in
-        machine|gradient|nuts|edward2|compile) ;;
-        *) echo "bench/stan: --only: unknown suite '$s' (machine, gradient, nuts, edward2, compile)" >&2; exit 2 ;;
+        machine|gradient|nuts|edward2|compile|compile_separate) ;;
+        *) echo "bench/stan: --only: unknown suite '$s' (machine, gradient, nuts, edward2, compile, compile_separate)" >&2; exit 2 ;;
     esac
 done
 want() {  # want SUITE: is SUITE measured in this run?
@@ -402,24 +402,54 @@ done
 # docs/compile-time.md says: compile_tyche.cpp with TYCHE_SEPARATE_DRIVER and a precompiled
 # <tyche/tyche.hpp>, linked with src/tyche_nuts_driver.cpp's object (tyche::separate_driver).
 # Same flags, same check of the two programs' gradients.
-if [ ${#compile_models[@]} -gt 0 ]; then
-    sep=$tmp/separate
+separate_models=("${main_models[@]}")
+[ $quick -eq 1 ] && separate_models=(eight_schools_noncentered)
+want compile_separate || separate_models=()
+sep=$tmp/separate
+# uses_pch HEADER COMPILE...: does this compile read HEADER's precompiled .gch? (g++ -H marks it
+# with "!"; -Winvalid-pch would say so, but the flags' -w silences it.)
+uses_pch() {
+    local gch=$1
+    shift
+    "$@" -H -fsyntax-only > "$sep/includes.txt" 2>&1 || return 1
+    grep -qF "! $gch" "$sep/includes.txt"
+}
+if [ ${#separate_models[@]} -gt 0 ]; then
     mkdir -p "$sep/stan/stan/model" "$sep/tyche/tyche"
     printf '#include <stan/model/model_header.hpp>\n' > "$sep/stan/stan/model/model_header.hpp"
-    printf '#include <tyche/tyche.hpp>\n' > "$sep/tyche/tyche/pch.hpp"
+    # The JSON reader's header too: its entry points are compiled in the driver's file, and Stan's
+    # reader is in its driver object.
+    printf '#include <tyche/tyche.hpp>\n#include <tyche/io/json_data.hpp>\n' > "$sep/tyche/tyche/pch.hpp"
     echo "bench/stan: compile_separate: the precompiled headers and driver objects (once, not counted)" >&2
-    "$cxx" "${common[@]}" "${stan_flags[@]}" -x c++-header "$sep/stan/stan/model/model_header.hpp" \
-        -o "$sep/stan/stan/model/model_header.hpp.gch"
-    "$cxx" "${common[@]}" "${stan_flags[@]}" -I"$here" -c "$here/compile_stan_driver.cpp" -o "$sep/stan_driver.o"
-    "$cxx" "${common[@]}" "${tyche_flags[@]}" -DTYCHE_SEPARATE_DRIVER -x c++-header "$sep/tyche/tyche/pch.hpp" \
-        -o "$sep/tyche/tyche/pch.hpp.gch"
-    "$cxx" "${common[@]}" "${tyche_flags[@]}" -DTYCHE_SEPARATE_DRIVER -c "$tyche_src/src/tyche_nuts_driver.cpp" \
-        -o "$sep/tyche_driver.o"
+    m=${separate_models[0]}
+    if ! { "$cxx" "${common[@]}" "${stan_flags[@]}" -x c++-header "$sep/stan/stan/model/model_header.hpp" \
+               -o "$sep/stan/stan/model/model_header.hpp.gch" &&
+           "$cxx" "${common[@]}" "${stan_flags[@]}" -I"$here" -c "$here/compile_stan_driver.cpp" \
+               -o "$sep/stan_driver.o" &&
+           "$cxx" "${common[@]}" "${tyche_flags[@]}" -DTYCHE_SEPARATE_DRIVER -x c++-header \
+               "$sep/tyche/tyche/pch.hpp" -o "$sep/tyche/tyche/pch.hpp.gch" &&
+           "$cxx" "${common[@]}" "${tyche_flags[@]}" -DTYCHE_SEPARATE_DRIVER \
+               -c "$tyche_src/src/tyche_nuts_driver.cpp" -o "$sep/tyche_driver.o" &&
+           Rscript -e 'x <- rstan::stanc(file = commandArgs(TRUE)[1], model_name = commandArgs(TRUE)[2])
+               writeLines(x$cppcode, commandArgs(TRUE)[3])' "$here/models/$m.stan" "$m" "$sep/$m.hpp" \
+               >/dev/null 2>&1; }; then
+        echo "bench/stan: compile_separate: building the precompiled headers or drivers failed; no rows" >&2
+        refused=1
+        separate_models=()
+    elif ! uses_pch "$sep/tyche/tyche/pch.hpp.gch" "$cxx" "${common[@]}" "${tyche_flags[@]}" \
+             -DTYCHE_SEPARATE_DRIVER -include "$sep/tyche/tyche/pch.hpp" -DBENCH_TYCHE_TWIN="$m" \
+             -DBENCH_TYCHE_ONE=1 -DBENCH_TYCHE_ONE_"$m"=1 "$here/compile_tyche.cpp" ||
+         ! uses_pch "$sep/stan/stan/model/model_header.hpp.gch" "$cxx" "${common[@]}" "${stan_flags[@]}" \
+             -include "$sep/stan/stan/model/model_header.hpp" -x c++ "$sep/$m.hpp"; then
+        echo "bench/stan: compile_separate: a precompiled header is not used (g++ -H); no rows" >&2
+        refused=1
+        separate_models=()
+    fi
 fi
-for m in "${compile_models[@]}"; do
+for m in "${separate_models[@]}"; do
     t_times=() s_times=()
     for _ in $(seq $compile_reps); do
-        t_c=$(seconds "$cxx" "${common[@]}" "${tyche_flags[@]}" -DTYCHE_SEPARATE_DRIVER -Winvalid-pch \
+        t_c=$(seconds "$cxx" "${common[@]}" "${tyche_flags[@]}" -DTYCHE_SEPARATE_DRIVER \
             -include "$sep/tyche/tyche/pch.hpp" -DBENCH_TYCHE_TWIN="$m" -DBENCH_TYCHE_ONE=1 \
             -DBENCH_TYCHE_ONE_"$m"=1 -c "$here/compile_tyche.cpp" -o "$sep/tyche_$m.o")
         t_l=$(seconds "$cxx" "${common[@]}" "$sep/tyche_$m.o" "$sep/tyche_driver.o" -pthread -o "$sep/tyche_$m")
@@ -428,7 +458,7 @@ for m in "${compile_models[@]}"; do
             t <- system.time(x <- rstan::stanc(file = args[1], model_name = args[2]))
             writeLines(x$cppcode, args[3]); cat(t[["user.self"]] + t[["sys.self"]])' \
             "$here/models/$m.stan" "$m" "$sep/$m.hpp")
-        s_c=$(seconds "$cxx" "${common[@]}" "${stan_flags[@]}" -Winvalid-pch \
+        s_c=$(seconds "$cxx" "${common[@]}" "${stan_flags[@]}" \
             -include "$sep/stan/stan/model/model_header.hpp" -x c++ -c "$sep/$m.hpp" -o "$sep/stan_$m.o")
         s_l=$(seconds "$cxx" "${common[@]}" "$sep/stan_$m.o" "$sep/stan_driver.o" -o "$sep/stan_$m")
         s_times+=("$(awk -v a="$stanc_s" -v b="$s_c" -v c="$s_l" 'BEGIN {printf "%.3f", a + b + c}')")

@@ -3801,16 +3801,17 @@ TYCHE_COLD std::string operand_reads(const N& n) {
   return "data " + data + (uses.empty() ? std::string() : " with " + uses.substr(5));
 }
 
-/// check_same_size for an elementwise node's operands, saying what each reads: "tyche::add:
-/// vector operands have sizes 10 and 9 (the first: uses beta; the second: data 'x')".
+/// check_operand_sizes' message, thrown.
 template <class NA, class NB>
-TYCHE_COLD void throw_operand_sizes(const char* op, const NA& a, const NB& b) {
+[[noreturn]] TYCHE_COLD void throw_operand_sizes(const char* op, const NA& a, const NB& b) {
   std::string text = "tyche::";
   text += op;
   text += ": vector operands have sizes " + std::to_string(a.size()) + " and " + std::to_string(b.size());
   text += " (the first: " + operand_reads(a) + "; the second: " + operand_reads(b) + ")";
   throw std::invalid_argument(text);
 }
+/// check_same_size for an elementwise node's operands, saying what each reads: "tyche::add:
+/// vector operands have sizes 10 and 9 (the first: uses beta; the second: data 'x')".
 template <class NA, class NB>
 void check_operand_sizes(const char* op, const NA& a, const NB& b) {
   if (a.size() != b.size()) throw_operand_sizes(op, a, b);
@@ -5089,54 +5090,54 @@ TYCHE_COLD void describe_data_at(const N& n, std::size_t i, std::string& out, st
   }
 }
 
+template <class Domain, class N>
+TYCHE_COLD void check_argument_slowly(const char* call, const char* name, const N& n, interval s);
+
 /// The construction-time check of a distribution argument (call: "normal(mu, sigma)", name:
 /// "sigma"). Throws std::invalid_argument when the support of node, with its data and constants
 /// read, is not inside Domain: for a vector argument over data, at the first index whose
 /// support is not, naming the index and the data values there.
 template <class Domain, class N>
-TYCHE_COLD void throw_argument(const char* call, const char* name, const N& n, const interval s);
-
-template <class Domain, class N>
 void check_argument(const char* call, const char* name, const N& n) {
   if constexpr (!support_known_v<N>) {  // else decided at compile time (argument_support_t)
     const interval s = support(n);
-    if (!s.subset_of(Domain::value)) throw_argument<Domain>(call, name, n, s);
+    if (!s.subset_of(Domain::value)) check_argument_slowly<Domain>(call, name, n, s);
   }
 }
 
-/// check_argument's failure: the message, thrown (or nothing, where only the hull of the vector
-/// argument's elements' supports was outside Domain).
+/// check_argument where the support s of the whole argument is not inside Domain (out of line
+/// and cold: the messages' code): a scalar's message is thrown; a vector's elements are checked
+/// one by one, and the message of the first outside Domain thrown — or nothing, where each
+/// element's support is inside and only their hull, s, was not.
 template <class Domain, class N>
-void throw_argument(const char* call, const char* name, const N& n, const interval s) {
-  {
-    const std::string head =
-        std::string("tyche::") + call + ": " + name + " must be " + Domain::text + ", but ";
-    if constexpr (is_vector_v<N>) {
-      for (std::size_t i = 0; i < n.size(); ++i) {
-        const interval si = support_at(n, i);
-        if (si.subset_of(Domain::value)) continue;
-        if constexpr (kind_of<N> == node_kind::data_vector) {  // (data 's' when data(s, "s"))
-          throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "] = " +
-                                      number_to_string(n.ptr[i]) +
-                                      (n.name != nullptr ? " (data '" + std::string(n.name) + "')" : std::string(" (data)")));
-        }
-        std::string where;
-        std::size_t count = 0;
-        describe_data_at(n, i, where, count);
-        if (count == 1 && where.rfind("data#1[", 0) == 0) where.erase(4, 2);  // data[i]
-        // A support of one point is the element's value, computed from data and constants.
-        // An element whose support is an interval depends on parameters: the escape hatch too.
-        throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "]" +
-                                    (si.lo == si.hi ? " = " + number_to_string(si.lo) : " has support " + to_string(si)) +
-                                    (where.empty() ? "" : " (" + where + ")") + (si.lo == si.hi ? "" : TYCHE_SUPPORT_HINT));
+TYCHE_COLD void check_argument_slowly(const char* call, const char* name, const N& n, const interval s) {
+  const std::string head =
+      std::string("tyche::") + call + ": " + name + " must be " + Domain::text + ", but ";
+  if constexpr (is_vector_v<N>) {
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      const interval si = support_at(n, i);
+      if (si.subset_of(Domain::value)) continue;
+      if constexpr (kind_of<N> == node_kind::data_vector) {  // (data 's' when data(s, "s"))
+        throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "] = " +
+                                    number_to_string(n.ptr[i]) +
+                                    (n.name != nullptr ? " (data '" + std::string(n.name) + "')" : std::string(" (data)")));
       }
-      return;  // every element is inside; only the hull of all of them was not
-    } else {
-      // A support of one point is a constant's: nothing to vouch for. Otherwise the argument
-      // depends on parameters, and the user may know more than the interval arithmetic.
-      if (s.lo == s.hi) throw std::invalid_argument(head + "it is " + number_to_string(s.lo));
-      throw std::invalid_argument(head + "its support is " + to_string(s) + TYCHE_SUPPORT_HINT);
+      std::string where;
+      std::size_t count = 0;
+      describe_data_at(n, i, where, count);
+      if (count == 1 && where.rfind("data#1[", 0) == 0) where.erase(4, 2);  // data[i]
+      // A support of one point is the element's value, computed from data and constants.
+      // An element whose support is an interval depends on parameters: the escape hatch too.
+      throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "]" +
+                                  (si.lo == si.hi ? " = " + number_to_string(si.lo) : " has support " + to_string(si)) +
+                                  (where.empty() ? "" : " (" + where + ")") + (si.lo == si.hi ? "" : TYCHE_SUPPORT_HINT));
     }
+    return;  // every element is inside; only the hull of all of them was not
+  } else {
+    // A support of one point is a constant's: nothing to vouch for. Otherwise the argument
+    // depends on parameters, and the user may know more than the interval arithmetic.
+    if (s.lo == s.hi) throw std::invalid_argument(head + "it is " + number_to_string(s.lo));
+    throw std::invalid_argument(head + "its support is " + to_string(s) + TYCHE_SUPPORT_HINT);
   }
 }
 
@@ -10575,12 +10576,15 @@ auto scan_impl(Step&& step, const Init& init, const Sequences&... sequences) {
   if (All && steps == 0)
     throw std::invalid_argument("tyche::scan_states(step, init, sequences...): the sequences are empty; there "
                                 "is no state after a step to return");
-  // "sequence 2 ('y')", "sequence 1 (uses z, sigma)": what each sequence is, for messages.
-  const std::array<std::string, S> described{[&] {
-    const std::string reads = detail::operand_reads(detail::as_node(sequences));
-    return reads.rfind("data '", 0) == 0 && reads.find(" with ") == std::string::npos ? reads.substr(5) : reads;
-  }()...};
-  auto sequence = [&](std::size_t s) { return "sequence " + std::to_string(s + 1) + " (" + described[s] + ")"; };
+  // "sequence 2 ('y')", "sequence 1 (uses z, sigma)": what sequence s is, for messages (built
+  // only for one: operand_reads is cold code).
+  auto sequence = [&](std::size_t s) {
+    std::string reads;
+    std::size_t k = 0;
+    ((k++ == s ? (void)(reads = detail::operand_reads(detail::as_node(sequences))) : (void)0), ...);
+    if (reads.rfind("data '", 0) == 0 && reads.find(" with ") == std::string::npos) reads = reads.substr(5);
+    return "sequence " + std::to_string(s + 1) + " (" + reads + ")";
+  };
   const std::string fn = All ? "tyche::scan_states(step, init, sequences...): " : "tyche::scan(step, init, sequences...): ";
   for (std::size_t s = 0; s < S; ++s) {
     if (lengths[s] != steps)
@@ -17628,7 +17632,7 @@ TYCHE_COLD std::string data_label(const N& n, std::size_t k) {
 /// The first value below node n that no model can use: a data value that is NaN or infinite,
 /// or a constant that is NaN ("" when there is none). count numbers the data leaves met.
 template <class N>
-TYCHE_COLD std::string first_non_finite(const N& n, std::size_t& count) {
+std::string first_non_finite(const N& n, std::size_t& count) {
   if constexpr (kind_of<N> == node_kind::data_vector) {
     ++count;
     for (std::size_t i = 0; i < n.size(); ++i)
@@ -17739,7 +17743,7 @@ TYCHE_COLD std::string size_mismatch_text(const T& t) {
 /// already) and NaN constants. Throws std::invalid_argument naming the term, the data (its
 /// name or its place) and the index.
 template <class T>
-TYCHE_COLD void check_term_data(const T& t, std::size_t index) {
+void check_term_data(const T& t, std::size_t index) {
   std::size_t count = 0;
   std::string found;
   if constexpr (is_random_variable<T>::value || is_observed<T>::value) {
@@ -22165,11 +22169,11 @@ inline constexpr int cpu_split_parts = 8;
 /// evaluation (model_t::split_work(), in units of one data value read by an elementwise loop:
 /// about 12 µs of one chain's gradient on the machine of docs/benchmarks.md). Measured by
 /// bench/run.sh scale's `threshold` rows (2026-12-06, one chain, split = 8 against 1 on 2
-/// threads, four runs; docs/nuts.md): from about 15 µs per gradient the split gained in every
-/// run (logistic regression 2,500 × 10, work 85,833: 1.33–1.79×; elementwise Poisson regression
-/// of 25,000 rows, 75,000: 1.35–1.76×); from 7 to 9 µs only when the second core was free
-/// (logistic 500 × 100, work 32,167: 0.71–1.16×; 1,000 × 50, 47,667: 0.72–1.36×; 1,000 × 10,
-/// 34,333: 0.76–1.55×). Until 2026-12-06 the rule counted data values alone (50,000; 250,000
+/// threads, four runs; docs/nuts.md): above 14 µs per gradient the split gained in every run
+/// but one model's two (logistic regression 2,500 × 10, work 85,833: 1.33–1.79×; elementwise
+/// Poisson regression of 25,000 rows, 75,000: 1.35–1.76×); from 7 to 9 µs only when the second
+/// core was free (logistic 500 × 100, work 32,166: 0.71–1.16×; 1,000 × 50, 47,666: 0.72–1.36×;
+/// 1,000 × 10, 34,333: 0.76–1.55×). Until 2026-12-06 the rule counted data values alone (50,000; 250,000
 /// before the split's parts stopped sharing a cache line), which split the first two of those
 /// and not the logistic regression of 2,500 × 10 (27,500 values).
 inline constexpr std::size_t cpu_split_min_work = 50000;

@@ -825,12 +825,38 @@ TEST_CASE("split: when cpu::split = 0 splits", "[nuts][split]") {
   CHECK(resolve_split(unsplit, one, cpu{.threads = 2}) == 1);
   CHECK(resolve_split(cannot, one, cpu{.threads = 2}) == 1);
   // The work decides where the target says it, not the values: a logistic regression of
-  // 2,500 × 10 (27,500 values, work 85,833) splits, one of 500 × 100 (50,500, work 32,167) not.
-  const worked_split_probe few_columns{{true, 27500, 27500}, 85833}, many_columns{{true, 50500, 50500}, 32167};
+  // 2,500 × 10 (27,500 values, work 85,833) splits, one of 500 × 100 (50,500, work 32,166) not.
+  const worked_split_probe few_columns{{true, 27500, 27500}, 85833}, many_columns{{true, 50500, 50500}, 32166};
   CHECK(resolve_split(few_columns, one, cpu{.threads = 2}) == static_cast<std::size_t>(tyche::cpu_split_parts));
   CHECK(resolve_split(many_columns, one, cpu{.threads = 2}) == 1);
   CHECK(resolve_split(big, one, cpu{.threads = 2, .split = 1}) == 1);
   CHECK(resolve_split(small, one, cpu{.threads = 1, .split = 4}) == 4);  // explicit: whatever the data
   CHECK_THROWS_WITH(resolve_split(cannot, one, cpu{.split = 4}),
                     Catch::Matchers::Contains("cannot evaluate its log density in parts"));
+}
+
+TEST_CASE("split: a model's split_work reaches the automatic split through the erased target",
+          "[nuts][split]") {
+  // The same two regressions as models: model_t::split_work → model_target → erased_target →
+  // resolve_split (and mpi::shard_parts reads the erased target alike).
+  using namespace tyche;
+  static const auto few = split_test_rows(2500, 10, 11, 0.5), many = split_test_rows(500, 100, 12, 0.5);
+  auto alpha = normal<"alpha">(0.0, 1.0);
+  auto beta10 = normal<"beta">(0.0, 1.0, shape<10>);
+  auto beta100 = normal<"beta">(0.0, 1.0, shape<100>);
+  const auto m10 =
+      model(joint(alpha, beta10, bernoulli_logit(alpha + matvec(matrix(few.first, 2500, 10), beta10)).observe(data(few.second))));
+  const auto m100 = model(
+      joint(alpha, beta100, bernoulli_logit(alpha + matvec(matrix(many.first, 500, 100), beta100)).observe(data(many.second))));
+  CHECK(m10.split_values() == 27500);
+  CHECK(m10.split_work() == 2500 + 25000 / 3 + 30 * 2500);
+  CHECK(m100.split_values() == 50500);
+  CHECK(m100.split_work() == 500 + 50000 / 3 + 30 * 500);
+  const samplers::detail::model_target<std::remove_cvref_t<decltype(m10)>> t10(m10);
+  const samplers::detail::model_target<std::remove_cvref_t<decltype(m100)>> t100(m100);
+  const samplers::detail::model_erased_target e10(t10), e100(t100);
+  CHECK(e10.split_work() == m10.split_work());
+  const nuts_config one{.chains = 1};
+  CHECK(samplers::detail::resolve_split(e10, one, cpu{.threads = 2}) == static_cast<std::size_t>(cpu_split_parts));
+  CHECK(samplers::detail::resolve_split(e100, one, cpu{.threads = 2}) == 1);
 }

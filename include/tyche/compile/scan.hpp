@@ -501,12 +501,15 @@ auto scan_impl(Step&& step, const Init& init, const Sequences&... sequences) {
   if (All && steps == 0)
     throw std::invalid_argument("tyche::scan_states(step, init, sequences...): the sequences are empty; there "
                                 "is no state after a step to return");
-  // "sequence 2 ('y')", "sequence 1 (uses z, sigma)": what each sequence is, for messages.
-  const std::array<std::string, S> described{[&] {
-    const std::string reads = detail::operand_reads(detail::as_node(sequences));
-    return reads.rfind("data '", 0) == 0 && reads.find(" with ") == std::string::npos ? reads.substr(5) : reads;
-  }()...};
-  auto sequence = [&](std::size_t s) { return "sequence " + std::to_string(s + 1) + " (" + described[s] + ")"; };
+  // "sequence 2 ('y')", "sequence 1 (uses z, sigma)": what sequence s is, for messages (built
+  // only for one: operand_reads is cold code).
+  auto sequence = [&](std::size_t s) {
+    std::string reads;
+    std::size_t k = 0;
+    ((k++ == s ? (void)(reads = detail::operand_reads(detail::as_node(sequences))) : (void)0), ...);
+    if (reads.rfind("data '", 0) == 0 && reads.find(" with ") == std::string::npos) reads = reads.substr(5);
+    return "sequence " + std::to_string(s + 1) + " (" + reads + ")";
+  };
   const std::string fn = All ? "tyche::scan_states(step, init, sequences...): " : "tyche::scan(step, init, sequences...): ";
   for (std::size_t s = 0; s < S; ++s) {
     if (lengths[s] != steps)

@@ -294,16 +294,17 @@ TYCHE_COLD std::string operand_reads(const N& n) {
   return "data " + data + (uses.empty() ? std::string() : " with " + uses.substr(5));
 }
 
-/// check_same_size for an elementwise node's operands, saying what each reads: "tyche::add:
-/// vector operands have sizes 10 and 9 (the first: uses beta; the second: data 'x')".
+/// check_operand_sizes' message, thrown.
 template <class NA, class NB>
-TYCHE_COLD void throw_operand_sizes(const char* op, const NA& a, const NB& b) {
+[[noreturn]] TYCHE_COLD void throw_operand_sizes(const char* op, const NA& a, const NB& b) {
   std::string text = "tyche::";
   text += op;
   text += ": vector operands have sizes " + std::to_string(a.size()) + " and " + std::to_string(b.size());
   text += " (the first: " + operand_reads(a) + "; the second: " + operand_reads(b) + ")";
   throw std::invalid_argument(text);
 }
+/// check_same_size for an elementwise node's operands, saying what each reads: "tyche::add:
+/// vector operands have sizes 10 and 9 (the first: uses beta; the second: data 'x')".
 template <class NA, class NB>
 void check_operand_sizes(const char* op, const NA& a, const NB& b) {
   if (a.size() != b.size()) throw_operand_sizes(op, a, b);

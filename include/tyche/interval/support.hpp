@@ -548,54 +548,54 @@ TYCHE_COLD void describe_data_at(const N& n, std::size_t i, std::string& out, st
   }
 }
 
+template <class Domain, class N>
+TYCHE_COLD void check_argument_slowly(const char* call, const char* name, const N& n, interval s);
+
 /// The construction-time check of a distribution argument (call: "normal(mu, sigma)", name:
 /// "sigma"). Throws std::invalid_argument when the support of node, with its data and constants
 /// read, is not inside Domain: for a vector argument over data, at the first index whose
 /// support is not, naming the index and the data values there.
 template <class Domain, class N>
-TYCHE_COLD void throw_argument(const char* call, const char* name, const N& n, const interval s);
-
-template <class Domain, class N>
 void check_argument(const char* call, const char* name, const N& n) {
   if constexpr (!support_known_v<N>) {  // else decided at compile time (argument_support_t)
     const interval s = support(n);
-    if (!s.subset_of(Domain::value)) throw_argument<Domain>(call, name, n, s);
+    if (!s.subset_of(Domain::value)) check_argument_slowly<Domain>(call, name, n, s);
   }
 }
 
-/// check_argument's failure: the message, thrown (or nothing, where only the hull of the vector
-/// argument's elements' supports was outside Domain).
+/// check_argument where the support s of the whole argument is not inside Domain (out of line
+/// and cold: the messages' code): a scalar's message is thrown; a vector's elements are checked
+/// one by one, and the message of the first outside Domain thrown — or nothing, where each
+/// element's support is inside and only their hull, s, was not.
 template <class Domain, class N>
-void throw_argument(const char* call, const char* name, const N& n, const interval s) {
-  {
-    const std::string head =
-        std::string("tyche::") + call + ": " + name + " must be " + Domain::text + ", but ";
-    if constexpr (is_vector_v<N>) {
-      for (std::size_t i = 0; i < n.size(); ++i) {
-        const interval si = support_at(n, i);
-        if (si.subset_of(Domain::value)) continue;
-        if constexpr (kind_of<N> == node_kind::data_vector) {  // (data 's' when data(s, "s"))
-          throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "] = " +
-                                      number_to_string(n.ptr[i]) +
-                                      (n.name != nullptr ? " (data '" + std::string(n.name) + "')" : std::string(" (data)")));
-        }
-        std::string where;
-        std::size_t count = 0;
-        describe_data_at(n, i, where, count);
-        if (count == 1 && where.rfind("data#1[", 0) == 0) where.erase(4, 2);  // data[i]
-        // A support of one point is the element's value, computed from data and constants.
-        // An element whose support is an interval depends on parameters: the escape hatch too.
-        throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "]" +
-                                    (si.lo == si.hi ? " = " + number_to_string(si.lo) : " has support " + to_string(si)) +
-                                    (where.empty() ? "" : " (" + where + ")") + (si.lo == si.hi ? "" : TYCHE_SUPPORT_HINT));
+TYCHE_COLD void check_argument_slowly(const char* call, const char* name, const N& n, const interval s) {
+  const std::string head =
+      std::string("tyche::") + call + ": " + name + " must be " + Domain::text + ", but ";
+  if constexpr (is_vector_v<N>) {
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      const interval si = support_at(n, i);
+      if (si.subset_of(Domain::value)) continue;
+      if constexpr (kind_of<N> == node_kind::data_vector) {  // (data 's' when data(s, "s"))
+        throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "] = " +
+                                    number_to_string(n.ptr[i]) +
+                                    (n.name != nullptr ? " (data '" + std::string(n.name) + "')" : std::string(" (data)")));
       }
-      return;  // every element is inside; only the hull of all of them was not
-    } else {
-      // A support of one point is a constant's: nothing to vouch for. Otherwise the argument
-      // depends on parameters, and the user may know more than the interval arithmetic.
-      if (s.lo == s.hi) throw std::invalid_argument(head + "it is " + number_to_string(s.lo));
-      throw std::invalid_argument(head + "its support is " + to_string(s) + TYCHE_SUPPORT_HINT);
+      std::string where;
+      std::size_t count = 0;
+      describe_data_at(n, i, where, count);
+      if (count == 1 && where.rfind("data#1[", 0) == 0) where.erase(4, 2);  // data[i]
+      // A support of one point is the element's value, computed from data and constants.
+      // An element whose support is an interval depends on parameters: the escape hatch too.
+      throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "]" +
+                                  (si.lo == si.hi ? " = " + number_to_string(si.lo) : " has support " + to_string(si)) +
+                                  (where.empty() ? "" : " (" + where + ")") + (si.lo == si.hi ? "" : TYCHE_SUPPORT_HINT));
     }
+    return;  // every element is inside; only the hull of all of them was not
+  } else {
+    // A support of one point is a constant's: nothing to vouch for. Otherwise the argument
+    // depends on parameters, and the user may know more than the interval arithmetic.
+    if (s.lo == s.hi) throw std::invalid_argument(head + "it is " + number_to_string(s.lo));
+    throw std::invalid_argument(head + "its support is " + to_string(s) + TYCHE_SUPPORT_HINT);
   }
 }
 

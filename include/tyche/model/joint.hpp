@@ -202,7 +202,7 @@ TYCHE_COLD std::string data_label(const N& n, std::size_t k) {
 /// The first value below node n that no model can use: a data value that is NaN or infinite,
 /// or a constant that is NaN ("" when there is none). count numbers the data leaves met.
 template <class N>
-TYCHE_COLD std::string first_non_finite(const N& n, std::size_t& count) {
+std::string first_non_finite(const N& n, std::size_t& count) {
   if constexpr (kind_of<N> == node_kind::data_vector) {
     ++count;
     for (std::size_t i = 0; i < n.size(); ++i)
@@ -313,7 +313,7 @@ TYCHE_COLD std::string size_mismatch_text(const T& t) {
 /// already) and NaN constants. Throws std::invalid_argument naming the term, the data (its
 /// name or its place) and the index.
 template <class T>
-TYCHE_COLD void check_term_data(const T& t, std::size_t index) {
+void check_term_data(const T& t, std::size_t index) {
   std::size_t count = 0;
   std::string found;
   if constexpr (is_random_variable<T>::value || is_observed<T>::value) {

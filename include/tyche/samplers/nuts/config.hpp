@@ -96,11 +96,11 @@ inline constexpr int cpu_split_parts = 8;
 /// evaluation (model_t::split_work(), in units of one data value read by an elementwise loop:
 /// about 12 µs of one chain's gradient on the machine of docs/benchmarks.md). Measured by
 /// bench/run.sh scale's `threshold` rows (2026-12-06, one chain, split = 8 against 1 on 2
-/// threads, four runs; docs/nuts.md): from about 15 µs per gradient the split gained in every
-/// run (logistic regression 2,500 × 10, work 85,833: 1.33–1.79×; elementwise Poisson regression
-/// of 25,000 rows, 75,000: 1.35–1.76×); from 7 to 9 µs only when the second core was free
-/// (logistic 500 × 100, work 32,167: 0.71–1.16×; 1,000 × 50, 47,667: 0.72–1.36×; 1,000 × 10,
-/// 34,333: 0.76–1.55×). Until 2026-12-06 the rule counted data values alone (50,000; 250,000
+/// threads, four runs; docs/nuts.md): above 14 µs per gradient the split gained in every run
+/// but one model's two (logistic regression 2,500 × 10, work 85,833: 1.33–1.79×; elementwise
+/// Poisson regression of 25,000 rows, 75,000: 1.35–1.76×); from 7 to 9 µs only when the second
+/// core was free (logistic 500 × 100, work 32,166: 0.71–1.16×; 1,000 × 50, 47,666: 0.72–1.36×;
+/// 1,000 × 10, 34,333: 0.76–1.55×). Until 2026-12-06 the rule counted data values alone (50,000; 250,000
 /// before the split's parts stopped sharing a cache line), which split the first two of those
 /// and not the logistic regression of 2,500 × 10 (27,500 values).
 inline constexpr std::size_t cpu_split_min_work = 50000;
