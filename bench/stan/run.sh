@@ -351,6 +351,43 @@ seconds() {  # CPU seconds (user + system) of "$@"; its output goes to stderr
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
+# stanc_seconds STAN OUT.hpp MODEL: rstan::stanc of STAN into OUT.hpp; prints its CPU seconds, timed
+# inside R (R's and rstan's start-up, about 1.5 s, are not counted).
+stanc_seconds() {
+    Rscript -e 'args <- commandArgs(TRUE); suppressPackageStartupMessages(library(rstan))
+        t <- system.time(x <- rstan::stanc(file = args[1], model_name = args[3]))
+        writeLines(x$cppcode, args[2]); cat(t[["user.self"]] + t[["sys.self"]])' "$1" "$2" "$3"
+}
+# compile_row SUITE MODEL TYCHE_PROGRAM STAN_PROGRAM: runs both programs on the model's data; when
+# they print the same gradient (normwise to 1e-8: at θ ~ uniform(−2, 2) some logistic_regression
+# components cancel to 1e-3 of the largest), prints the row from the medians of t_times and
+# s_times; else says why and sets refused.
+compile_row() {
+    local suite=$1 m=$2 data t_out s_out t s
+    data=$build/data/${data_of[$m]}.json
+    if ! t_out=$("$3" "$data" 2>/dev/null) || ! s_out=$("$4" "$data" 2>/dev/null); then
+        echo "bench/stan: $suite,$m: a compiled program failed; no row" >&2
+        refused=1
+        return 0
+    fi
+    if ! python3 - "$t_out" "$s_out" <<'PY'
+import sys
+t, s = ([float(v) for v in a.split()] for a in sys.argv[1:3])
+scale = max(abs(v) for v in t[1:] + s[1:])
+ok = len(t) == len(s) and all(abs(a - b) <= 1e-8 * scale for a, b in zip(t[1:], s[1:]))
+sys.exit(0 if ok else 1)
+PY
+    then
+        echo "bench/stan: $suite,$m: the two programs print different gradients; no row" >&2
+        refused=1
+        return 0
+    fi
+    t=$(median "${t_times[@]}")
+    s=$(median "${s_times[@]}")
+    awk -v suite="$suite" -v m="$m" -v n="${n_of[$m]}" -v t="$t" -v s="$s" \
+        'BEGIN {printf "%s,%s,%s,,%.2f,%.2f,s,%.2f\n", suite, m, n, t, s, s / t}'
+}
+
 compile_models=("${main_models[@]}")
 [ $quick -eq 1 ] && compile_models=(eight_schools_noncentered)
 want compile || compile_models=()
@@ -361,36 +398,13 @@ for m in "${compile_models[@]}"; do
             -DBENCH_TYCHE_ONE=1 -DBENCH_TYCHE_ONE_"$m"=1 \
             "$here/compile_tyche.cpp" -o "$tmp/tyche_$m")
         t_times+=("$t_s")
-        # stanc, timed inside R (R's and rstan's start-up, about 1.5 s, are not counted).
-        stanc_s=$(Rscript -e 'args <- commandArgs(TRUE); suppressPackageStartupMessages(library(rstan))
-            t <- system.time(x <- rstan::stanc(file = args[1], model_name = args[2]))
-            writeLines(x$cppcode, args[3]); cat(t[["user.self"]] + t[["sys.self"]])' \
-            "$here/models/$m.stan" "$m" "$tmp/$m.hpp")
+        stanc_s=$(stanc_seconds "$here/models/$m.stan" "$tmp/$m.hpp" "$m")
         cxx_s=$(seconds "$cxx" "${common[@]}" "${stan_flags[@]}" -I"$here" \
             -DBENCH_STAN_MODEL="\"$tmp/$m.hpp\"" "$here/compile_stan.cpp" -o "$tmp/stan_$m")
         s_times+=("$(awk -v a="$stanc_s" -v b="$cxx_s" 'BEGIN {printf "%.3f", a + b}')")
         echo "compile,$m: tyche $t_s s; stan: stanc $stanc_s s + g++ $cxx_s s (CPU seconds)" >&2
     done
-    data=$build/data/${data_of[$m]}.json
-    t_out=$("$tmp/tyche_$m" "$data" 2>/dev/null) && s_out=$("$tmp/stan_$m" "$data" 2>/dev/null) ||
-        { echo "bench/stan: compile,$m: a compiled program failed; no row" >&2; refused=1; continue; }
-    if ! python3 - "$t_out" "$s_out" <<'PY'
-import sys
-t, s = ([float(v) for v in a.split()] for a in sys.argv[1:3])
-# Normwise: at θ ~ uniform(−2, 2) some logistic_regression components cancel to 1e-3 of the largest.
-scale = max(abs(v) for v in t[1:] + s[1:])
-ok = len(t) == len(s) and all(abs(a - b) <= 1e-8 * scale for a, b in zip(t[1:], s[1:]))
-sys.exit(0 if ok else 1)
-PY
-    then
-        echo "bench/stan: compile,$m: the two programs print different gradients; no row" >&2
-        refused=1
-        continue
-    fi
-    t=$(median "${t_times[@]}")
-    s=$(median "${s_times[@]}")
-    awk -v m="$m" -v n="${n_of[$m]}" -v t="$t" -v s="$s" \
-        'BEGIN {printf "compile,%s,%s,,%.2f,%.2f,s,%.2f\n", m, n, t, s, s / t}'
+    compile_row compile "$m" "$tmp/tyche_$m" "$tmp/stan_$m"
 done
 
 # ---- compile_separate rows -----------------------------------------------------------------------
@@ -430,9 +444,7 @@ if [ ${#separate_models[@]} -gt 0 ]; then
                "$sep/tyche/tyche/pch.hpp" -o "$sep/tyche/tyche/pch.hpp.gch" &&
            "$cxx" "${common[@]}" "${tyche_flags[@]}" -DTYCHE_SEPARATE_DRIVER \
                -c "$tyche_src/src/tyche_nuts_driver.cpp" -o "$sep/tyche_driver.o" &&
-           Rscript -e 'x <- rstan::stanc(file = commandArgs(TRUE)[1], model_name = commandArgs(TRUE)[2])
-               writeLines(x$cppcode, commandArgs(TRUE)[3])' "$here/models/$m.stan" "$m" "$sep/$m.hpp" \
-               >/dev/null 2>&1; }; then
+           stanc_seconds "$here/models/$m.stan" "$sep/$m.hpp" "$m" >/dev/null 2>&1; }; then
         echo "bench/stan: compile_separate: building the precompiled headers or drivers failed; no rows" >&2
         refused=1
         separate_models=()
@@ -454,35 +466,14 @@ for m in "${separate_models[@]}"; do
             -DBENCH_TYCHE_ONE_"$m"=1 -c "$here/compile_tyche.cpp" -o "$sep/tyche_$m.o")
         t_l=$(seconds "$cxx" "${common[@]}" "$sep/tyche_$m.o" "$sep/tyche_driver.o" -pthread -o "$sep/tyche_$m")
         t_times+=("$(awk -v a="$t_c" -v b="$t_l" 'BEGIN {printf "%.3f", a + b}')")
-        stanc_s=$(Rscript -e 'args <- commandArgs(TRUE); suppressPackageStartupMessages(library(rstan))
-            t <- system.time(x <- rstan::stanc(file = args[1], model_name = args[2]))
-            writeLines(x$cppcode, args[3]); cat(t[["user.self"]] + t[["sys.self"]])' \
-            "$here/models/$m.stan" "$m" "$sep/$m.hpp")
+        stanc_s=$(stanc_seconds "$here/models/$m.stan" "$sep/$m.hpp" "$m")
         s_c=$(seconds "$cxx" "${common[@]}" "${stan_flags[@]}" \
             -include "$sep/stan/stan/model/model_header.hpp" -x c++ -c "$sep/$m.hpp" -o "$sep/stan_$m.o")
         s_l=$(seconds "$cxx" "${common[@]}" "$sep/stan_$m.o" "$sep/stan_driver.o" -o "$sep/stan_$m")
         s_times+=("$(awk -v a="$stanc_s" -v b="$s_c" -v c="$s_l" 'BEGIN {printf "%.3f", a + b + c}')")
         echo "compile_separate,$m: tyche g++ $t_c s + link $t_l s; stan: stanc $stanc_s s + g++ $s_c s + link $s_l s" >&2
     done
-    data=$build/data/${data_of[$m]}.json
-    t_out=$("$sep/tyche_$m" "$data" 2>/dev/null) && s_out=$("$sep/stan_$m" "$data" 2>/dev/null) ||
-        { echo "bench/stan: compile_separate,$m: a compiled program failed; no row" >&2; refused=1; continue; }
-    if ! python3 - "$t_out" "$s_out" <<'PY'
-import sys
-t, s = ([float(v) for v in a.split()] for a in sys.argv[1:3])
-scale = max(abs(v) for v in t[1:] + s[1:])
-ok = len(t) == len(s) and all(abs(a - b) <= 1e-8 * scale for a, b in zip(t[1:], s[1:]))
-sys.exit(0 if ok else 1)
-PY
-    then
-        echo "bench/stan: compile_separate,$m: the two programs print different gradients; no row" >&2
-        refused=1
-        continue
-    fi
-    t=$(median "${t_times[@]}")
-    s=$(median "${s_times[@]}")
-    awk -v m="$m" -v n="${n_of[$m]}" -v t="$t" -v s="$s" \
-        'BEGIN {printf "compile_separate,%s,%s,,%.2f,%.2f,s,%.2f\n", m, n, t, s, s / t}'
+    compile_row compile_separate "$m" "$sep/tyche_$m" "$sep/stan_$m"
 done
 
 # ---- figures -------------------------------------------------------------------------------------
