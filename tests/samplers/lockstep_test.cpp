@@ -837,26 +837,27 @@ TEST_CASE("split: when cpu::split = 0 splits", "[nuts][split]") {
 
 TEST_CASE("split: a model's split_work reaches the automatic split through the erased target",
           "[nuts][split]") {
-  // The same two regressions as models: model_t::split_work → model_target → erased_target →
-  // resolve_split (and mpi::shard_parts reads the erased target alike).
+  // model_t::split_work → model_target → erased_target → resolve_split (mpi::shard_parts reads
+  // the erased target alike), on logistic regressions of 2,500 × 10 (27,500 values, work 85,833:
+  // splits) and 400 × 10 (work 13,733: does not). The model is the type of the test "4 chains of
+  // a regression with much data" above, so no driver is compiled for it here.
   using namespace tyche;
-  static const auto few = split_test_rows(2500, 10, 11, 0.5), many = split_test_rows(500, 100, 12, 0.5);
-  auto alpha = normal<"alpha">(0.0, 1.0);
-  auto beta10 = normal<"beta">(0.0, 1.0, shape<10>);
-  auto beta100 = normal<"beta">(0.0, 1.0, shape<100>);
-  const auto m10 =
-      model(joint(alpha, beta10, bernoulli_logit(alpha + matvec(matrix(few.first, 2500, 10), beta10)).observe(data(few.second))));
-  const auto m100 = model(
-      joint(alpha, beta100, bernoulli_logit(alpha + matvec(matrix(many.first, 500, 100), beta100)).observe(data(many.second))));
-  CHECK(m10.split_values() == 27500);
-  CHECK(m10.split_work() == 2500 + 25000 / 3 + 30 * 2500);
-  CHECK(m100.split_values() == 50500);
-  CHECK(m100.split_work() == 500 + 50000 / 3 + 30 * 500);
-  const samplers::detail::model_target<std::remove_cvref_t<decltype(m10)>> t10(m10);
-  const samplers::detail::model_target<std::remove_cvref_t<decltype(m100)>> t100(m100);
-  const samplers::detail::model_erased_target e10(t10), e100(t100);
-  CHECK(e10.split_work() == m10.split_work());
+  static const auto big = split_test_rows(2500, 10, 11, 0.5), small = split_test_rows(400, 10, 12, 0.5);
+  auto regression = [](const std::pair<std::vector<double>, std::vector<double>>& xy) {
+    auto alpha = normal<"alpha">(0.0, 1.0);
+    auto beta = normal<"beta">(0.0, 1.0, shape<10>);
+    const std::size_t n = xy.second.size();
+    return model(joint(alpha, beta, bernoulli_logit(alpha + matvec(matrix(xy.first, n, 10), beta)).observe(data(xy.second))));
+  };
+  const auto m_big = regression(big), m_small = regression(small);
+  CHECK(m_big.split_values() == 27500);
+  CHECK(m_big.split_work() == 2500 + 25000 / 3 + 30 * 2500);
+  CHECK(m_small.split_work() == 400 + 4000 / 3 + 30 * 400);
+  using target_type = samplers::detail::model_target<std::remove_cvref_t<decltype(m_big)>>;
+  const target_type t_big(m_big), t_small(m_small);
+  const samplers::detail::model_erased_target e_big(t_big), e_small(t_small);
+  CHECK(e_big.split_work() == m_big.split_work());
   const nuts_config one{.chains = 1};
-  CHECK(samplers::detail::resolve_split(e10, one, cpu{.threads = 2}) == static_cast<std::size_t>(cpu_split_parts));
-  CHECK(samplers::detail::resolve_split(e100, one, cpu{.threads = 2}) == 1);
+  CHECK(samplers::detail::resolve_split(e_big, one, cpu{.threads = 2}) == static_cast<std::size_t>(cpu_split_parts));
+  CHECK(samplers::detail::resolve_split(e_small, one, cpu{.threads = 2}) == 1);
 }
