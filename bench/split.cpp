@@ -7,7 +7,7 @@
 // Prints, per model and setting:
 //   split,<model>,<threads>,<split>,ms_per_leapfrog,<wall ms / leapfrog gradient>
 //   split,<model>,<threads>,<split>,ms_per_gradient,<median of 30 evaluations at the last draw>
-// Then four chains (30 + 30 iterations each, seed 1), wall ms per chain-gradient (fit.seconds /
+// Then four chains (30 + 30 iterations each, seed 1; also of a logistic regression 2,500 × 10), wall ms per chain-gradient (fit.seconds /
 // fit.gradient_evaluations), with cpu{.threads = 1} (the default there: one batch of 4 lanes
 // in an AVX-512 build), cpu{.threads = 2, .lanes = 1, .split = 1} (two chains one at a time on
 // each core, the default before chains were grouped across threads) and cpu{.threads = 2} (the
@@ -204,6 +204,12 @@ int main(int argc, char** argv) {
   pool_rows();
   threshold_rows();
   if (argc > 1 && std::strcmp(argv[1], "--threshold") == 0) return 0;
+  {
+    // Four chains of a few-column regression (cpu::split = 0 splits it by its work since
+    // 2026-12-06: one batch over both cores instead of 2 + 2 scalar chains).
+    const tyche_bench::logistic_data d(2500, 10, 20261121);
+    run_four("logistic_2500x10", logistic<10>(d));
+  }
   {
     const tyche_bench::logistic_data d(10000, 100, 20261121);
     run("logistic_regression", logistic<100>(d));
