@@ -159,6 +159,55 @@ TEST_CASE("scan: a step returning a vector expression, two sequences", "[compile
   }
 }
 
+namespace {
+/// Whether a scan's forward pass evaluates the next state by value only (its own program, with
+/// F's θ), not from ∂F/∂a of the step's gradient.
+template <class S>
+constexpr bool forward_by_value(const S& s) {
+  return detail::node_t<S>::op_type::value_forward && sizeof(s) > 0;
+}
+}  // namespace
+
+TEST_CASE("scan: the forward pass reads the next state from a value-only program, in every form a step returns",
+          "[compile][scan]") {
+  static const std::vector<double> x{0.5, -0.2, 1.1, 0.3};
+  auto phi = normal<"phi">(0.0, 1.0);
+  auto sigma = half_normal<"sigma">(1.0);
+  // A scalar state; a tuple with a loop invariant hoisted (square(sigma)) and a log; a vector
+  // expression; every state (scan_states).
+  auto scalar = scan([&](const auto& st, const auto& xt) { return phi * st + sigma * xt; }, 0.25, data(x));
+  auto tuple = scan(
+      [&](const auto& st, const auto& xt) {
+        auto f = assume_positive(st[1] + square(sigma));
+        return std::tuple{st[0] + st[1] / f * (xt - st[0]), st[1] * square(sigma) / f + 0.1,
+                          st[2] - 0.5 * log(f) - 0.5 * square(xt - st[0]) / f};
+      },
+      std::tuple{0.0, 1.0, 0.0}, data(x));
+  auto vector = scan([&](const auto& st, const auto& xt) { return phi * st + xt; }, std::tuple{0.2, -0.1}, data(x));
+  auto states = scan_states([&](const auto& st, const auto& xt) { return phi * st + sigma * xt; }, 0.25, data(x));
+  CHECK(forward_by_value(scalar));
+  CHECK(forward_by_value(tuple));
+  CHECK(forward_by_value(vector));
+  CHECK(forward_by_value(states));
+  // The values the forward pass carries are the step's: the Kalman-like tuple against its loop.
+  const auto m = model(joint(phi, sigma, target(at(tuple, 2) + at(tuple, 0) - sum(square(states)))));
+  for (const auto& th : tyche_test::random_points(6, 2, -1.0, 1.0, 61)) {
+    const double p = th[0], sg = std::exp(th[1]);
+    double m0 = 0, p0 = 1, ll = 0, st = 0.25, sq = 0;
+    for (double v : x) {
+      const double f = p0 + sg * sg, r = v - m0;
+      ll += -0.5 * std::log(f) - 0.5 * r * r / f;
+      m0 += p0 / f * r;
+      p0 = p0 * sg * sg / f + 0.1;
+      st = p * st + sg * v;
+      sq += st * st;
+    }
+    const double want = normal_log(p, 0, 1) + normal_log(sg, 0, 1) + std::log(2.0) + th[1] + ll + m0 - sq;
+    CHECK(m.log_prob(th) == Approx(want).epsilon(1e-12));
+    tyche_test::check_gradient_at(m.program(), th, "value-only forward pass");
+  }
+}
+
 TEST_CASE("scan: float and SIMD lanes evaluate what double does", "[compile][scan]") {
   static const std::vector<double> y{0.3, 1.9, 2.4, -0.5, 0.1, 2.2};
   static const std::vector<double> y_first{y[0]}, y_rest(y.begin() + 1, y.end());

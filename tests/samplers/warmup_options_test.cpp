@@ -452,7 +452,9 @@ TEST_CASE("nuts: no chain stays in an ARMA model's non-invertible region (an ini
   {
     // ... and written to tests/samplers/data/golden_draws/sse2/arma_restart.txt by the code that
     // held every chain there (commit a78a5af), with the scalar kernel (lanes = 1), so the file
-    // does not depend on the machine's threads. The gradient count is not compared: chain 4's
+    // does not depend on the machine's threads; written again on 2026-12-06 by the same restart
+    // code when the scan's forward pass changed the model's log density in its last bits (the
+    // golden draws' README). The gradient count is not compared: chain 4's
     // transitions between iteration 100 and its restart are counted now, and their draws dropped.
     nuts_config golden = cfg;
     golden.executor = cpu{.threads = 2, .lanes = 1};

@@ -197,6 +197,16 @@ struct program_view {
     return value_and_gradient_part(theta, grad, workspace, 0, 1);
   }
 
+  /// f(θ), and ∇f(θ) added to grad[0 .. dim()) (not zeroed first): a loop that evaluates the
+  /// program many times accumulates the gradient of the parameters it shares in place (a scan's
+  /// reverse pass, compile/scan.hpp).
+  template <class T>
+  TYCHE_EVALUATION_ENTRY T value_and_add_gradient(const T* TYCHE_RESTRICT theta, T* TYCHE_RESTRICT grad,
+                                                  T* TYCHE_RESTRICT workspace = nullptr) const {
+    detail::evaluation<Expr, Layout, T, true> ev{expr, layout, ws_offsets, aliased, theta, grad, workspace};
+    return ev.run();
+  }
+
   /// Part `part` of `parts` (0 ≤ part < parts) of f(θ) and ∇f(θ): the values and gradients of
   /// the parts add up to value_and_gradient's. Each sum reached from the log density by sums
   /// only (a likelihood's loop over observations, a vector prior) runs over its share of the
@@ -345,11 +355,15 @@ std::size_t value_count(const E& e) {
   else return 1;
 }
 
-template <class Layout, bool Reduce = true, class Wrapped, class... Listed>
+/// Vector: whether the expression may be a vector, for a program evaluated by value only,
+/// element by element (a scan's next state, compile/scan.hpp); with Reduce its sums are
+/// rewritten where they are, but the root's loops are not merged or streamed (those rewrites are
+/// for a log density's sum).
+template <class Layout, bool Reduce = true, bool Vector = false, class Wrapped, class... Listed>
 auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
   using Expr = node_t<Wrapped>;
   const Expr e = as_node(wrapped);
-  static_assert(!is_vector_v<Expr>,
+  static_assert(Vector || !is_vector_v<Expr>,
                 "tyche::compile(f) requires 'f' to be a scalar expression; reduce vectors with "
                 "tyche::sum(...)");
   // A parameter missing from the layout has been named by the caller's own check (joint's
@@ -360,8 +374,8 @@ auto compile_with_layout(const Wrapped& wrapped, const Listed&... listed) {
                 "(scalar and vector, or two sizes fixed at compile time)");
   auto storage = std::make_shared<fold_storage>();
   auto folded = [&] {
-    if constexpr (Reduce) return stream_matvecs(merge_loops(fold<true>(e, *storage)));
-    else return fold<false>(e, *storage);
+    if constexpr (Reduce && !is_vector_v<Expr>) return stream_matvecs(merge_loops(fold<true>(e, *storage)));
+    else return fold<Reduce>(e, *storage);
   }();
   using F = decltype(folded);
   program_view<F, Layout> view{folded, {}, {}, {}, 0};

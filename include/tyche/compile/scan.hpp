@@ -8,12 +8,13 @@
 // when the model is built; what it returns is the step's graph, a type. That graph is compiled
 // once into a program of the step's vector–Jacobian product,
 //     F(a, s, x, p) = Σₖ aₖ · stepₖ(s, x, p),
-// where p are the model's parameters the lambda uses (captured random variables): its gradient
-// gives the next state (∂F/∂a) and, in the reverse pass, the adjoint of the state before (∂F/∂s)
-// and the parameters' share (∂F/∂p). The scan is a vector_op (docs/design/vector-ops.md) whose
-// operands are the initial state and those parameters; it runs the program N times forwards,
-// keeping the N + 1 states in its scratch space, and N times backwards. Compile time does not
-// depend on N. See docs/design/scan.md.
+// where p are the model's parameters the lambda uses (captured random variables): in the reverse
+// pass its gradient gives the adjoint of the state before (∂F/∂s) and the parameters' share
+// (∂F/∂p). The forward pass evaluates a second program, the next state's K values by value only
+// (the same θ; no reverse sweep). The scan is a vector_op (docs/design/vector-ops.md) whose
+// operands are the initial state and those parameters; it runs the value program N times
+// forwards, keeping the N + 1 states in its scratch space, and F's gradient N times backwards.
+// Compile time does not depend on N. See docs/design/scan.md.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/autodiff/vector_ops.hpp>
@@ -89,6 +90,36 @@ TYCHE_HD const void* program_address(const Program* p) {
   return p;
 }
 
+/// A scan's compiled programs, owned together: the step's vector–Jacobian product F (the reverse
+/// pass; also the forward pass where there is no Next) and Next, the next state's K values by
+/// value only (the forward pass: no reverse sweep to read them from ∂F/∂a). Next = void: none (a
+/// step whose next state could not be rewritten as F's was; the forward pass then reads ∂F/∂a).
+template <class Step, class Next = void>
+struct scan_programs {
+  using step_type = Step;
+  using next_type = Next;
+  Step step;
+  Next next;
+};
+template <class Step>
+struct scan_programs<Step, void> {
+  using step_type = Step;
+  using next_type = void;
+  Step step;
+};
+/// The view of a scan's Next program, or nothing.
+struct no_next_view {};
+template <class Next>
+struct next_view_of {
+  using type = typename Next::view_type;
+};
+template <>
+struct next_view_of<void> {
+  using type = no_next_view;
+};
+template <class Programs>
+using next_view_t = typename next_view_of<typename Programs::next_type>::type;
+
 /// The data sequences of a scan or tabulate: N pointers, read in device code too (std::array's
 /// operator[] is host code for nvcc).
 template <std::size_t N>
@@ -109,9 +140,9 @@ struct sequence_pointers {
 /// operands after the initial state (operand 0) and the sequences that are expressions.
 /// Exprs: bit s set when sequence s is an expression of the parameters (a latent innovation per
 /// step, `sigma * z`), read from an operand (1 + the number of such sequences before it) and
-/// given its adjoint there; a data sequence (bit clear) is read through its pointer. Program:
-/// the compiled F above, with θ laid out as (a: K, s: K, x: S, the Outer parameters in operand
-/// order). All = false: the result is the last state (K values); All = true (scan_states): every
+/// given its adjoint there; a data sequence (bit clear) is read through its pointer. Programs:
+/// scan_programs of the compiled F above, with θ laid out as (a: K, s: K, x: S, the Outer
+/// parameters in operand order), and of the next state's values with the same θ. All = false: the result is the last state (K values); All = true (scan_states): every
 /// state after a step, component by component (value k after step t at k·steps + t), K·steps
 /// values.
 ///
@@ -119,7 +150,7 @@ struct sequence_pointers {
 /// fold.hpp) moves the program into the model's fold_storage and leaves the op with a plain
 /// pointer to it (release_into), kept only to tell two scans apart: the folded op is values
 /// and pointers, so a model's view with a scan can be copied to a GPU.
-template <class Program, std::size_t K, std::size_t S, std::size_t Outer, bool All = false, bool Owning = true,
+template <class Programs, std::size_t K, std::size_t S, std::size_t Outer, bool All = false, bool Owning = true,
           unsigned Exprs = 0>
 struct scan_map {
   static constexpr const char* name = All ? "scan_states" : "scan";
@@ -127,7 +158,10 @@ struct scan_map {
   static constexpr bool reads_data_buffers = true;  // the sequences, and what the step reads
   template <class... Cs>
   static constexpr std::size_t extent = All ? dynamic_extent : K;
-  using view_type = typename Program::view_type;
+  using view_type = typename Programs::step_type::view_type;
+  using next_view_type = next_view_t<Programs>;
+  /// Whether the forward pass evaluates the next state by value only (Programs has Next).
+  static constexpr bool value_forward = !std::is_same_v<next_view_type, no_next_view>;
   /// Whether sequence i is an expression, and its operand.
   TYCHE_HD static constexpr bool is_expression(std::size_t i) { return ((Exprs >> i) & 1u) != 0; }
   TYCHE_HD static constexpr std::size_t operand_of(std::size_t i) {
@@ -137,8 +171,9 @@ struct scan_map {
   }
   static constexpr std::size_t first_outer = operand_of(S);
 
-  program_holder<Program, Owning> program;  // the step's program: owned before folding
-  view_type step;                           // its evaluable part
+  program_holder<Programs, Owning> program;  // the step's programs: owned before folding
+  view_type step;                            // F's evaluable part
+  next_view_type next;                       // the next state's (value_forward)
   sequence_pointers<S> sequences{};
   std::size_t steps = 0;
 
@@ -148,9 +183,9 @@ struct scan_map {
   /// The op of the folded tree: the program kept by `storage`, this op a view of it.
   template <class Storage>
     requires Owning
-  scan_map<Program, K, S, Outer, All, false, Exprs> release_into(Storage& storage) const {
+  scan_map<Programs, K, S, Outer, All, false, Exprs> release_into(Storage& storage) const {
     storage.keep(program);
-    return {program.get(), step, sequences, steps};
+    return {program.get(), step, next, sequences, steps};
   }
   /// f(sequence, steps) for each data sequence, then every buffer of the step's view (compile/
   /// relocate.hpp). The shared program keeps its own view, which evaluations do not read.
@@ -159,10 +194,13 @@ struct scan_map {
     for (auto& p : sequences)
       if (p != nullptr) f(p, steps);
     tyche::for_each_data_buffer(step, f);
+    if constexpr (value_forward) tyche::for_each_data_buffer(next, f);
   }
-  /// The N + 1 states, then θ, ∇F, the adjoint being carried, and the step's workspace.
+  /// The N + 1 states, then θ, ∇F, the adjoint being carried, F's workspace and Next's.
   std::size_t scratch_size(std::size_t, const std::size_t*) const {
-    return (steps + 1) * K + 2 * step.dim() + K + step.workspace_size;
+    std::size_t next_ws = 0;
+    if constexpr (value_forward) next_ws = next.workspace_size;
+    return (steps + 1) * K + 2 * step.dim() + K + step.workspace_size + next_ws;
   }
 
   /// θ's sequence values at step t.
@@ -188,8 +226,23 @@ struct scan_map {
     for (std::size_t t = 0; t < steps; ++t) {
       for (std::size_t k = 0; k < K; ++k) theta[K + k] = states[t * K + k];
       read_sequences(theta, in, t);
-      step.template value_and_gradient<T>(theta, grad, step.workspace_size > 0 ? ws : nullptr);
-      for (std::size_t k = 0; k < K; ++k) states[(t + 1) * K + k] = grad[k];
+      if constexpr (value_forward) {
+        // The next state by value only: its K values are Next's elements (a scalar for K = 1).
+        using NE = typename next_view_type::expression_type;
+        T* next_ws = ws + step.workspace_size;
+        detail::evaluation<NE, typename next_view_type::layout_type, T, false> ev{
+            next.expr, next.layout, next.ws_offsets, next.aliased, theta, nullptr,
+            next.workspace_size > 0 ? next_ws : nullptr};
+        if constexpr (is_vector_v<NE>) {
+          ev.prepare();
+          for (std::size_t k = 0; k < K; ++k) states[(t + 1) * K + k] = ev.element(k);
+        } else {
+          states[t + 1] = ev.run();
+        }
+      } else {
+        step.template value_and_gradient<T>(theta, grad, step.workspace_size > 0 ? ws : nullptr);
+        for (std::size_t k = 0; k < K; ++k) states[(t + 1) * K + k] = grad[k];
+      }
     }
     if constexpr (All) {
       for (std::size_t k = 0; k < K; ++k)
@@ -208,6 +261,11 @@ struct scan_map {
     T* carried = grad + step.dim();
     T* ws = carried + K;
     for (std::size_t k = 0; k < K; ++k) carried[k] = All ? adj[k * steps + steps - 1] : adj[k];
+    // The outer parameters' part of ∇F accumulates over the steps in place (each step's
+    // evaluation adds to it), and is added to their adjoints once, after the loop; the part of
+    // a, s and the sequences is zeroed before each step.
+    const std::size_t outer_at = 2 * K + S, dim = step.dim();
+    for (std::size_t i = outer_at; i < dim; ++i) grad[i] = lift<T>(0.0);
     for (std::size_t t = steps; t-- > 0;) {
       // With every state an output, the adjoint of the state after step t − 1 (s_t) is what its
       // own use adds to what flows back from step t (added below, once ∂F/∂s is known).
@@ -216,7 +274,8 @@ struct scan_map {
         theta[K + k] = states[t * K + k];
       }
       read_sequences(theta, in, t);
-      step.template value_and_gradient<T>(theta, grad, step.workspace_size > 0 ? ws : nullptr);
+      for (std::size_t i = 0; i < outer_at; ++i) grad[i] = lift<T>(0.0);
+      step.template value_and_add_gradient<T>(theta, grad, step.workspace_size > 0 ? ws : nullptr);
       for (std::size_t k = 0; k < K; ++k) carried[k] = grad[K + k];
       if constexpr (All) {
         if (t > 0)
@@ -226,10 +285,10 @@ struct scan_map {
         for (std::size_t s = 0; s < S; ++s)
           if (is_expression(s)) in_adj[operand_of(s)][t] += grad[2 * K + s];
       }
-      std::size_t o = 2 * K + S;
-      for (std::size_t j = first_outer; j < first_outer + Outer; ++j)
-        for (std::size_t i = 0; i < in_n[j]; ++i) in_adj[j][i] += grad[o++];
     }
+    std::size_t o = outer_at;
+    for (std::size_t j = first_outer; j < first_outer + Outer; ++j)
+      for (std::size_t i = 0; i < in_n[j]; ++i) in_adj[j][i] += grad[o++];
     for (std::size_t k = 0; k < K; ++k) in_adj[0][k] += carried[k];
   }
 };
@@ -469,6 +528,38 @@ namespace detail {
 template <class Seq>
 inline constexpr bool is_data_sequence_v = kind_of<detail::node_t<Seq>> == node_kind::data_vector;
 
+/// The next state's K values as one node, for a forward pass by value only (scan_map's Next):
+/// the tuple's values stacked, or what the step returned (a scalar for K = 1, a vector of K
+/// values), with its loop invariants hoisted as F's are (scan_objective's Σₖ aₖ · nextₖ visits
+/// the same subexpressions in the same order). std::tuple<> where the step's result is
+/// malformed (its errors are F's).
+template <std::size_t K, class Next>
+auto scan_next_rewritten(const Next& next) {
+  if constexpr (is_std_tuple<Next>::value) {
+    if constexpr (std::tuple_size_v<Next> != K) {
+      return std::tuple<>{};
+    } else if constexpr ([]<std::size_t... J>(std::index_sequence<J...>) {
+                           return (!is_vector_v<node_t<std::tuple_element_t<J, Next>>> && ...);
+                         }(std::make_index_sequence<K>{})) {
+      return hoist_rewrite<0>(
+          std::apply([](const auto&... e) { return make_vector_op(ops::stack_map{}, K, as_node(e)...); }, next));
+    } else {
+      return std::tuple<>{};
+    }
+  } else if constexpr (K == 1 || is_vector_v<node_t<Next>>) {
+    return hoist_rewrite<0>(as_node(next));
+  } else {
+    return std::tuple<>{};
+  }
+}
+/// Whether the next state's program reads the same θ as F's: the same hoisted subexpressions, in
+/// the same order (otherwise the forward pass reads ∂F/∂a, as without it).
+template <class NextRewritten, class Hoisted>
+constexpr bool scan_value_forward() {
+  if constexpr (std::is_same_v<NextRewritten, std::tuple<>>) return false;
+  else return std::is_same_v<std::remove_cvref_t<decltype(std::declval<NextRewritten>().second)>, Hoisted>;
+}
+
 template <bool All, class Step, class Init, class... Sequences>
 auto scan_impl(Step&& step, const Init& init, const Sequences&... sequences) {
   constexpr std::size_t S = sizeof...(Sequences);
@@ -551,10 +642,38 @@ auto scan_impl(Step&& step, const Init& init, const Sequences&... sequences) {
                                                     state_param{}, param<detail::scan_sequence_name<I>()>{}...);
   };
   using Program = decltype(build(std::make_index_sequence<S>{}));
-  auto program = std::make_shared<const Program>(build(std::make_index_sequence<S>{}));
-  auto outer_nodes = detail::scan_outer_nodes<outer>::make(*program, 2 + S, rewritten.second);
-  using Op = ops::scan_map<Program, K, S, outer::size, All, true, exprs>;
-  Op op{program, program->view(), ptrs, steps};
+  // The next state's K values as one node, for a forward pass by value only: the tuple's values
+  // stacked, or what the step returned (a scalar for K = 1, a vector of K values), its loop
+  // invariants hoisted as F's were — the same subexpressions in the same order, so both programs
+  // read the same θ (checked: otherwise, and where the step's result is malformed, whose errors
+  // are F's, there is no such program and the forward pass reads the state from ∂F/∂a).
+  const auto next_rewritten = detail::scan_next_rewritten<K>(next);
+  using NextRewritten = std::remove_const_t<decltype(next_rewritten)>;
+  constexpr bool value_forward = detail::scan_value_forward<NextRewritten, decltype(rewritten.second)>();
+  auto build_next = [&]<std::size_t... I>(const auto& node, std::index_sequence<I...>) {
+    using full_layout = meta::concat<meta::list<vector_param<detail::scan_adjoint_name, K>, state_param>,
+                                     meta::list<param<detail::scan_sequence_name<I>()>...>, outer>;
+    return detail::compile_with_layout<full_layout, false, true>(
+        node, vector_param<detail::scan_adjoint_name, K>{}, state_param{}, param<detail::scan_sequence_name<I>()>{}...);
+  };
+  auto programs = [&] {
+    if constexpr (value_forward) {
+      using NextProgram = decltype(build_next(next_rewritten.first, std::make_index_sequence<S>{}));
+      using Programs = ops::scan_programs<Program, NextProgram>;
+      return std::make_shared<const Programs>(
+          Programs{build(std::make_index_sequence<S>{}), build_next(next_rewritten.first, std::make_index_sequence<S>{})});
+    } else {
+      using Programs = ops::scan_programs<Program>;
+      return std::make_shared<const Programs>(Programs{build(std::make_index_sequence<S>{})});
+    }
+  }();
+  using Programs = std::remove_const_t<typename decltype(programs)::element_type>;
+  auto outer_nodes = detail::scan_outer_nodes<outer>::make(programs->step, 2 + S, rewritten.second);
+  using Op = ops::scan_map<Programs, K, S, outer::size, All, true, exprs>;
+  const Op op = [&] {
+    if constexpr (value_forward) return Op{programs, programs->step.view(), programs->next.view(), ptrs, steps};
+    else return Op{programs, programs->step.view(), {}, ptrs, steps};
+  }();
   const std::size_t m = All ? K * steps : K;
   // The operands: the initial state, the sequences that are expressions, the outer parameters.
   auto expression_sequences = std::tuple_cat([]<class Seq>(const Seq& seq) {
