@@ -371,8 +371,11 @@ TYCHE_DRIVER_INLINE std::ostream& operator<<(std::ostream& os, const fit_summary
     // posterior is k̂'s to say.
     os << s.draws << " draws from the " << s.method << " approximation";
     if (!std::isnan(s.pareto_k)) {
-      char k[64];
-      std::snprintf(k, sizeof k, "; Pareto k %.2f (%s)", s.pareto_k, s.pareto_k <= 0.7 ? "<= 0.7: usable" : "> 0.7");
+      // ≤ 0.7 says the importance weights are reliable, not that the draws are the posterior's:
+      // laplace understates a hierarchy's group scale with k̂ below it (docs/inference.md).
+      char k[128];
+      std::snprintf(k, sizeof k, "; Pareto k %.2f (%s)", s.pareto_k,
+                    s.pareto_k <= 0.7 ? "<= 0.7: close enough to reweight, not proof of the posterior" : "> 0.7");
       os << k;
     }
     if (s.distinct_draws >= 0)
