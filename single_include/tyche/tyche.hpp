@@ -10641,15 +10641,18 @@ auto scan_next_rewritten(const Next& next) {
     return std::tuple<>{};
   }
 }
-/// Whether the next state's program reads the same θ as F's: the same hoisted subexpressions, in
-/// the same order (otherwise the forward pass reads ∂F/∂a, as without it).
+/// Whether the next state's program may read F's θ: its hoisted subexpressions have the types of
+/// F's, in order (the values are the same by the order of the traversal, not by this check;
+/// otherwise the forward pass reads ∂F/∂a, as without it).
 template <class NextRewritten, class Hoisted>
 constexpr bool scan_value_forward() {
   if constexpr (std::is_same_v<NextRewritten, std::tuple<>>) return false;
   else return std::is_same_v<std::remove_cvref_t<decltype(std::declval<NextRewritten>().second)>, Hoisted>;
 }
 
-template <bool All, class Step, class Init, class... Sequences>
+/// ValueForward = false: the forward pass reads the next state from ∂F/∂a even where Next could
+/// be compiled (what a step whose hoisted subexpressions differ gets; for the tests).
+template <bool All, bool ValueForward = true, class Step, class Init, class... Sequences>
 auto scan_impl(Step&& step, const Init& init, const Sequences&... sequences) {
   constexpr std::size_t S = sizeof...(Sequences);
   static_assert(S > 0, "tyche::scan(step, init, sequences...) requires at least one sequence (data(y), or a "
@@ -10733,12 +10736,15 @@ auto scan_impl(Step&& step, const Init& init, const Sequences&... sequences) {
   using Program = decltype(build(std::make_index_sequence<S>{}));
   // The next state's K values as one node, for a forward pass by value only: the tuple's values
   // stacked, or what the step returned (a scalar for K = 1, a vector of K values), its loop
-  // invariants hoisted as F's were — the same subexpressions in the same order, so both programs
-  // read the same θ (checked: otherwise, and where the step's result is malformed, whose errors
-  // are F's, there is no such program and the forward pass reads the state from ∂F/∂a).
+  // invariants hoisted as F's were — the same subexpressions in the same order (hoist_rewrite
+  // visits F's Σₖ aₖ · nextₖ and the stacked nextₖ alike), so both programs read the same θ. The
+  // hoisted lists' types are compared too: where they differ (a product form that rewrote F's
+  // tree), and where the step's result is malformed (its errors are F's), there is no such
+  // program and the forward pass reads the state from ∂F/∂a.
   const auto next_rewritten = detail::scan_next_rewritten<K>(next);
   using NextRewritten = std::remove_const_t<decltype(next_rewritten)>;
-  constexpr bool value_forward = detail::scan_value_forward<NextRewritten, decltype(rewritten.second)>();
+  constexpr bool value_forward =
+      ValueForward && detail::scan_value_forward<NextRewritten, decltype(rewritten.second)>();
   auto build_next = [&]<std::size_t... I>(const auto& node, std::index_sequence<I...>) {
     using full_layout = meta::concat<meta::list<vector_param<detail::scan_adjoint_name, K>, state_param>,
                                      meta::list<param<detail::scan_sequence_name<I>()>...>, outer>;

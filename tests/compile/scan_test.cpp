@@ -208,6 +208,43 @@ TEST_CASE("scan: the forward pass reads the next state from a value-only program
   }
 }
 
+TEST_CASE("scan: the forward pass from the step's gradient (where no value-only program can be used) gives the same "
+          "log density and gradient",
+          "[compile][scan]") {
+  // detail::scan_impl<All, false> keeps the forward pass that reads the next state from ∂F/∂a:
+  // what a step gets whose hoisted subexpressions differ between F and its value-only program.
+  // Every form a step returns, against the default.
+  static const std::vector<double> x{0.5, -0.2, 1.1, 0.3, -0.4};
+  auto phi = normal<"phi">(0.0, 1.0);
+  auto sigma = half_normal<"sigma">(1.0);
+  auto kalman = [&](const auto& st, const auto& xt) {
+    auto f = assume_positive(st[1] + square(sigma));
+    return std::tuple{st[0] + st[1] / f * (xt - st[0]), st[1] * square(sigma) / f + 0.1,
+                      st[2] - 0.5 * log(f) - 0.5 * square(xt - st[0]) / f};
+  };
+  auto ar = [&](const auto& st, const auto& xt) { return phi * st + sigma * xt; };
+  const auto by_value = model(joint(
+      phi, sigma,
+      target(at(scan(kalman, std::tuple{0.0, 1.0, 0.0}, data(x)), 2) +
+             sum(square(scan_states(ar, 0.25, data(x)))) - sum(square(scan(ar, std::tuple{0.2, -0.1}, data(x)))))));
+  auto kalman_g = detail::scan_impl<false, false>(kalman, std::tuple{0.0, 1.0, 0.0}, data(x));
+  auto states_g = detail::scan_impl<true, false>(ar, 0.25, data(x));
+  auto vector_g = detail::scan_impl<false, false>(ar, std::tuple{0.2, -0.1}, data(x));
+  CHECK_FALSE(forward_by_value(kalman_g));
+  CHECK_FALSE(forward_by_value(states_g));
+  CHECK_FALSE(forward_by_value(vector_g));
+  const auto by_gradient =
+      model(joint(phi, sigma, target(at(kalman_g, 2) + sum(square(states_g)) - sum(square(vector_g)))));
+  for (const auto& th : tyche_test::random_points(6, 2, -1.0, 1.0, 67)) {
+    CHECK(by_gradient.log_prob(th) == Approx(by_value.log_prob(th)).epsilon(1e-13));
+    std::vector<double> g1(2), g2(2);
+    by_value.log_prob_and_gradient(th, g1);
+    by_gradient.log_prob_and_gradient(th, g2);
+    for (std::size_t i = 0; i < 2; ++i) CHECK(g2[i] == Approx(g1[i]).epsilon(1e-12));
+    tyche_test::check_gradient_at(by_gradient.program(), th, "forward pass from the gradient");
+  }
+}
+
 TEST_CASE("scan: float and SIMD lanes evaluate what double does", "[compile][scan]") {
   static const std::vector<double> y{0.3, 1.9, 2.4, -0.5, 0.1, 2.2};
   static const std::vector<double> y_first{y[0]}, y_rest(y.begin() + 1, y.end());
