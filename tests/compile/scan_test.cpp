@@ -168,80 +168,66 @@ constexpr bool forward_by_value(const S& s) {
 }
 }  // namespace
 
-TEST_CASE("scan: the forward pass reads the next state from a value-only program, in every form a step returns",
+TEST_CASE("scan: the forward pass reads the next state from a value-only program in every form a step returns, "
+          "and from the step's gradient where it cannot, with the same log density and gradient",
           "[compile][scan]") {
-  static const std::vector<double> x{0.5, -0.2, 1.1, 0.3};
-  auto phi = normal<"phi">(0.0, 1.0);
-  auto sigma = half_normal<"sigma">(1.0);
-  // A scalar state; a tuple with a loop invariant hoisted (square(sigma)) and a log; a vector
-  // expression; every state (scan_states).
-  auto scalar = scan([&](const auto& st, const auto& xt) { return phi * st + sigma * xt; }, 0.25, data(x));
-  auto tuple = scan(
-      [&](const auto& st, const auto& xt) {
-        auto f = assume_positive(st[1] + square(sigma));
-        return std::tuple{st[0] + st[1] / f * (xt - st[0]), st[1] * square(sigma) / f + 0.1,
-                          st[2] - 0.5 * log(f) - 0.5 * square(xt - st[0]) / f};
-      },
-      std::tuple{0.0, 1.0, 0.0}, data(x));
-  auto vector = scan([&](const auto& st, const auto& xt) { return phi * st + xt; }, std::tuple{0.2, -0.1}, data(x));
-  auto states = scan_states([&](const auto& st, const auto& xt) { return phi * st + sigma * xt; }, 0.25, data(x));
-  CHECK(forward_by_value(scalar));
-  CHECK(forward_by_value(tuple));
-  CHECK(forward_by_value(vector));
-  CHECK(forward_by_value(states));
-  // The values the forward pass carries are the step's: the Kalman-like tuple against its loop.
-  const auto m = model(joint(phi, sigma, target(at(tuple, 2) + at(tuple, 0) - sum(square(states)))));
-  for (const auto& th : tyche_test::random_points(6, 2, -1.0, 1.0, 61)) {
-    const double p = th[0], sg = std::exp(th[1]);
-    double m0 = 0, p0 = 1, ll = 0, st = 0.25, sq = 0;
-    for (double v : x) {
-      const double f = p0 + sg * sg, r = v - m0;
-      ll += -0.5 * std::log(f) - 0.5 * r * r / f;
-      m0 += p0 / f * r;
-      p0 = p0 * sg * sg / f + 0.1;
-      st = p * st + sg * v;
-      sq += st * st;
-    }
-    const double want = normal_log(p, 0, 1) + normal_log(sg, 0, 1) + std::log(2.0) + th[1] + ll + m0 - sq;
-    CHECK(m.log_prob(th) == Approx(want).epsilon(1e-12));
-    tyche_test::check_gradient_at(m.program(), th, "value-only forward pass");
-  }
-}
-
-TEST_CASE("scan: the forward pass from the step's gradient (where no value-only program can be used) gives the same "
-          "log density and gradient",
-          "[compile][scan]") {
-  // detail::scan_impl<All, false> keeps the forward pass that reads the next state from ∂F/∂a:
-  // what a step gets whose hoisted subexpressions differ between F and its value-only program.
-  // Every form a step returns, against the default.
   static const std::vector<double> x{0.5, -0.2, 1.1, 0.3, -0.4};
   auto phi = normal<"phi">(0.0, 1.0);
   auto sigma = half_normal<"sigma">(1.0);
+  // A tuple with a loop invariant hoisted (square(sigma)) and a log; a scalar state; every state
+  // (scan_states); a vector expression.
   auto kalman = [&](const auto& st, const auto& xt) {
     auto f = assume_positive(st[1] + square(sigma));
     return std::tuple{st[0] + st[1] / f * (xt - st[0]), st[1] * square(sigma) / f + 0.1,
                       st[2] - 0.5 * log(f) - 0.5 * square(xt - st[0]) / f};
   };
   auto ar = [&](const auto& st, const auto& xt) { return phi * st + sigma * xt; };
-  const auto by_value = model(joint(
-      phi, sigma,
-      target(at(scan(kalman, std::tuple{0.0, 1.0, 0.0}, data(x)), 2) +
-             sum(square(scan_states(ar, 0.25, data(x)))) - sum(square(scan(ar, std::tuple{0.2, -0.1}, data(x)))))));
+  auto kalman_v = scan(kalman, std::tuple{0.0, 1.0, 0.0}, data(x));
+  auto scalar_v = scan(ar, 0.25, data(x));
+  auto states_v = scan_states(ar, 0.25, data(x));
+  auto vector_v = scan(ar, std::tuple{0.2, -0.1}, data(x));
+  CHECK(forward_by_value(kalman_v));
+  CHECK(forward_by_value(scalar_v));
+  CHECK(forward_by_value(states_v));
+  CHECK(forward_by_value(vector_v));
+  // detail::scan_impl<All, false> keeps the forward pass that reads the next state from ∂F/∂a:
+  // what a step gets whose hoisted subexpressions differ between F and its value-only program.
   auto kalman_g = detail::scan_impl<false, false>(kalman, std::tuple{0.0, 1.0, 0.0}, data(x));
+  auto scalar_g = detail::scan_impl<false, false>(ar, 0.25, data(x));
   auto states_g = detail::scan_impl<true, false>(ar, 0.25, data(x));
   auto vector_g = detail::scan_impl<false, false>(ar, std::tuple{0.2, -0.1}, data(x));
   CHECK_FALSE(forward_by_value(kalman_g));
+  CHECK_FALSE(forward_by_value(scalar_g));
   CHECK_FALSE(forward_by_value(states_g));
   CHECK_FALSE(forward_by_value(vector_g));
-  const auto by_gradient =
-      model(joint(phi, sigma, target(at(kalman_g, 2) + sum(square(states_g)) - sum(square(vector_g)))));
-  for (const auto& th : tyche_test::random_points(6, 2, -1.0, 1.0, 67)) {
+  auto log_density = [&](const auto& k, const auto& s, const auto& all, const auto& v) {
+    return model(joint(phi, sigma, target(at(k, 2) + at(k, 0) - square(at(s, 0)) - sum(square(all)) + sum(v))));
+  };
+  const auto by_value = log_density(kalman_v, scalar_v, states_v, vector_v);
+  const auto by_gradient = log_density(kalman_g, scalar_g, states_g, vector_g);
+  for (const auto& th : tyche_test::random_points(6, 2, -1.0, 1.0, 61)) {
+    // The values the forward pass carries are the step's: against the loops.
+    const double p = th[0], sg = std::exp(th[1]);
+    double m0 = 0, p0 = 1, ll = 0, st = 0.25, sq = 0, v0 = 0.2, v1 = -0.1;
+    for (double xt : x) {
+      const double f = p0 + sg * sg, r = xt - m0;
+      ll += -0.5 * std::log(f) - 0.5 * r * r / f;
+      m0 += p0 / f * r;
+      p0 = p0 * sg * sg / f + 0.1;
+      st = p * st + sg * xt;
+      sq += st * st;
+      v0 = p * v0 + sg * xt;
+      v1 = p * v1 + sg * xt;
+    }
+    const double want = normal_log(p, 0, 1) + normal_log(sg, 0, 1) + std::log(2.0) + th[1] + ll + m0 - st * st - sq +
+                        v0 + v1;
+    CHECK(by_value.log_prob(th) == Approx(want).epsilon(1e-12));
+    tyche_test::check_gradient_at(by_value.program(), th, "value-only forward pass");
     CHECK(by_gradient.log_prob(th) == Approx(by_value.log_prob(th)).epsilon(1e-13));
     std::vector<double> g1(2), g2(2);
     by_value.log_prob_and_gradient(th, g1);
     by_gradient.log_prob_and_gradient(th, g2);
     for (std::size_t i = 0; i < 2; ++i) CHECK(g2[i] == Approx(g1[i]).epsilon(1e-12));
-    tyche_test::check_gradient_at(by_gradient.program(), th, "forward pass from the gradient");
   }
 }
 
