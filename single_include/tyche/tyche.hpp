@@ -26233,6 +26233,27 @@ nuts_fit run_nuts_emulated(const Target& target, const nuts_config& cfg, const c
   return fit;
 }
 
+/// The error of nuts() on tyche::cuda where this translation unit compiles neither the device
+/// executor (a host compiler: no GPU) nor, for cuda{.emulate = true}, its emulation. One function
+/// for every model: run_nuts() does not instantiate run_nuts_cuda<Model> for such a unit.
+[[noreturn]] TYCHE_DRIVER_INLINE void cuda_not_compiled(const cuda& exec)
+#if TYCHE_DRIVER_BODIES
+{
+  if (exec.emulate)
+    throw std::invalid_argument(
+        "tyche::nuts: tyche::cuda{.emulate = true} is not compiled into this translation unit: it costs every "
+        "file that calls nuts() seconds of compile time, so a header-only build has it only with "
+        "TYCHE_DEVICE_EMULATION defined to 1 before <tyche/tyche.hpp> is included (or with the CMake target "
+        "tyche::separate_driver, whose driver file has it; docs/gpu.md)");
+  throw std::invalid_argument(
+      "tyche::nuts: the executor tyche::cuda runs on a GPU only from a translation unit compiled by nvcc "
+      "(link the CMake target tyche::cuda; docs/gpu.md); this one was compiled by a host compiler. "
+      "tyche::cuda{.emulate = true} runs the same device code on this host");
+}
+#else
+;  // defined in the driver's source file (TYCHE_SEPARATE_DRIVER)
+#endif
+
 /// nuts() on the executor tyche::cuda (device_executor.hpp). Nvcc: whether this translation unit
 /// is compiled by nvcc; Emulation: TYCHE_DEVICE_EMULATION (config.hpp). Template arguments, so
 /// that translation units with different settings define different functions, not one inline
@@ -26250,11 +26271,7 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
       fit.emulated_device = true;
       return fit;
     } else
-      throw std::invalid_argument(
-          "tyche::nuts: tyche::cuda{.emulate = true} is not compiled into this translation unit: it costs every "
-          "file that calls nuts() seconds of compile time, so a header-only build has it only with "
-          "TYCHE_DEVICE_EMULATION defined to 1 before <tyche/tyche.hpp> is included (or with the CMake target "
-          "tyche::separate_driver, whose driver file has it; docs/gpu.md)");
+      cuda_not_compiled(exec);
   }
   check_config(cfg);
   check_config_sizes(cfg, m.dim(), m.constrained_dim(), m.parameter_names());
@@ -26274,10 +26291,7 @@ nuts_fit run_nuts_cuda(const Model& m, const nuts_config& cfg, const cuda& exec)
         "values and pointers to data (an op with an owning member, e.g. a std::shared_ptr, that folding does not "
         "release into the program's storage; docs/errors.md). Run it with tyche::cpu{} or tyche::cuda{.emulate = true}");
   } else {
-    throw std::invalid_argument(
-        "tyche::nuts: the executor tyche::cuda runs on a GPU only from a translation unit compiled by nvcc "
-        "(link the CMake target tyche::cuda; docs/gpu.md); this one was compiled by a host compiler. "
-        "tyche::cuda{.emulate = true} runs the same device code on this host");
+    cuda_not_compiled(exec);
   }
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
@@ -26409,8 +26423,12 @@ template <class Model, bool Nvcc, class Batch, bool Emulation, bool Comparison, 
 nuts_fit run_nuts(const Model& m, const nuts_config& cfg) {
   static_assert(std::is_same_v<Batch, lane_batch>, "tyche::nuts: Batch is this translation unit's lane_batch");
   auto run = [&](const nuts_config& c) {
-    if (const cuda* gpu = std::get_if<cuda>(&c.executor))
-      return run_nuts_cuda<Model, Nvcc, Emulation, Comparison>(m, c, *gpu);
+    if (const cuda* gpu = std::get_if<cuda>(&c.executor)) {
+      if constexpr (Nvcc || Emulation)
+        return run_nuts_cuda<Model, Nvcc, Emulation, Comparison>(m, c, *gpu);
+      else
+        cuda_not_compiled(*gpu);  // a host compiler's unit without the emulation: nothing per model
+    }
     const model_target<Model> target(m);
     return run_nuts_erased(erased_target_for<Comparison>(target), c, m.parameter_names());
   };

@@ -70,7 +70,7 @@ TEST_CASE("without SIMD: nuts() refuses lanes > 1 and samples every chain with l
   }
 }
 
-TEST_CASE("header-only without TYCHE_DEVICE_EMULATION: cuda{.emulate = true} says how to have it",
+TEST_CASE("header-only without TYCHE_DEVICE_EMULATION: cuda{.emulate = true} says how to have it, cuda{} needs nvcc",
           "[headers][without_simd]") {
   const auto mu = normal<"mu">(0.0, 1.0);
   const auto m = model(joint(mu));
@@ -78,6 +78,11 @@ TEST_CASE("header-only without TYCHE_DEVICE_EMULATION: cuda{.emulate = true} say
   CHECK_THROWS_AS(nuts(m, cfg), std::invalid_argument);
   CHECK_THROWS_WITH(nuts(m, cfg), Catch::Contains("emulate = true") && Catch::Contains("TYCHE_DEVICE_EMULATION") &&
                                       Catch::Contains("tyche::separate_driver"));
+  // The GPU itself, from a host compiler's translation unit (the same model-independent error
+  // function: run_nuts_cuda<Model> is not instantiated here).
+  const nuts_config gpu{.chains = 2, .warmup = 50, .draws = 20, .seed = 1, .executor = cuda{}};
+  CHECK_THROWS_WITH(nuts(m, gpu), Catch::Contains("compiled by nvcc") && Catch::Contains("host compiler") &&
+                                      Catch::Contains("emulate = true"));
 }
 
 TEST_CASE("header-only without TYCHE_CPU_COMPARISON_MODES: trajectory_sync and lane_kernel = batch say how to have them",
