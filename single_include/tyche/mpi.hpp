@@ -627,7 +627,8 @@ nuts_fit nuts_here(const Model& m, const nuts_config& cfg) {
 /// observations' terms), the ranks' values and gradients summed (sharded_target). With t's
 /// threads and split (nuts_sharded's cpu settings), this rank's own evaluation in parts on its
 /// threads first (samplers::detail::split_target), the parts added in part order: the fit does
-/// not depend on the threads. f's second argument: the parts (1: unsplit). The rank's model enters
+/// not depend on the threads. f's second argument: the parts (1: unsplit); a third, where f takes
+/// one, the helper threads' pool (null unsplit), which counts the parts run. The rank's model enters
 /// through the driver's erased target, so sharded_target has one instantiation per program.
 template <class Model, bool Comparison = TYCHE_CPU_COMPARISON_MODES != 0, class F>
 decltype(auto) with_shard_target(const Model& m, MPI_Comm comm, F&& f, const shard_threads& t = {}) {
@@ -645,10 +646,19 @@ decltype(auto) with_shard_target(const Model& m, MPI_Comm comm, F&& f, const sha
                    if (parts > 1) pool.emplace(t.threads - 1);
                  }),
                  comm);
-    if (parts == 1) return f(whole, parts);
+    // f(target, parts), or f(target, parts, pool) where f takes the pool (null unsplit): what its
+    // parts ran (part_pool::parts_run) is known when f's run ends.
+    auto call = [&](const auto& target) -> decltype(auto) {
+      using pool_pointer = const samplers::detail::part_pool*;
+      if constexpr (std::is_invocable_v<F&, decltype(target), std::size_t, pool_pointer>)
+        return f(target, parts, pool ? &*pool : pool_pointer{});
+      else
+        return f(target, parts);
+    };
+    if (parts == 1) return call(whole);
     const samplers::detail::split_target<model_erased_target> split(local, parts, *pool);
     const model_erased_target in_parts(split);
-    return f(sharded_target<model_erased_target>(in_parts, whole), parts);
+    return call(sharded_target<model_erased_target>(in_parts, whole));
   };
   // The rank's model_target is named: the erased views hold its address.
   if (rank(comm) == 0) {
@@ -741,17 +751,20 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
   if (const cpu* exec = std::get_if<cpu>(&local.executor)) {
     fit.lanes = exec->lanes;
     fit.split = exec->split;
-    // Every rank's threads (those that held chains, and the split's helpers), summed.
-    int counts[2] = {mine.size() > 0 ? part.threads : 0, mine.size() > 0 ? part.helper_threads : 0}, sums[2] = {0, 0};
-    MPI_Allreduce(counts, sums, 2, MPI_INT, MPI_SUM, comm);
-    fit.threads = sums[0];
-    fit.helper_threads = sums[1];
-    double parts[2] = {mine.size() > 0 ? static_cast<double>(part.split_parts) : 0.0,
-                       mine.size() > 0 ? static_cast<double>(part.split_parts_by_helpers) : 0.0},
-           part_sums[2] = {0, 0};
-    MPI_Allreduce(parts, part_sums, 2, MPI_DOUBLE, MPI_SUM, comm);
-    fit.split_parts = static_cast<long long>(part_sums[0]);
-    fit.split_parts_by_helpers = static_cast<long long>(part_sums[1]);
+    // Every rank's threads (those that held chains, and the split's helpers) and split parts,
+    // summed in one call (as doubles: counts below 2^53 are exact).
+    double mine_counts[4] = {0, 0, 0, 0}, sums[4] = {0, 0, 0, 0};
+    if (mine.size() > 0) {
+      mine_counts[0] = part.threads;
+      mine_counts[1] = part.helper_threads;
+      mine_counts[2] = static_cast<double>(part.split_parts);
+      mine_counts[3] = static_cast<double>(part.split_parts_by_helpers);
+    }
+    MPI_Allreduce(mine_counts, sums, 4, MPI_DOUBLE, MPI_SUM, comm);
+    fit.threads = static_cast<int>(sums[0]);
+    fit.helper_threads = static_cast<int>(sums[1]);
+    fit.split_parts = static_cast<long long>(sums[2]);
+    fit.split_parts_by_helpers = static_cast<long long>(sums[3]);
   } else {
     fit.lanes = part.lanes;
   }
@@ -801,8 +814,9 @@ nuts_fit nuts(const Model& m, const nuts_config& cfg = {}, MPI_Comm comm = MPI_C
 /// parts of each scalar chain's gradient on this rank's block (cpu::split: 0 splits into
 /// cpu_split_parts parts when the block's loops do at least cpu_split_min_work of work; k > 1, k
 /// parts), added in part order, so that the draws depend on the parts, never on the threads; a
-/// rank's threads may differ from another's. fit.split: this rank's parts (fit.threads is 1: the
-/// chains' thread; helpers are not counted, as nuts_fit::threads says). A collective call:
+/// rank's threads may differ from another's. fit.split: this rank's parts; fit.threads (the chains'
+/// thread of each rank), fit.helper_threads and fit.split_parts / split_parts_by_helpers (the
+/// parts the ranks' evaluations ran, and the helpers' share): sums over the ranks. A collective call:
 /// every rank of comm makes it with the same configuration. fit.seconds is this rank's
 /// wall-clock time.
 template <class Model, bool Comparison = TYCHE_CPU_COMPARISON_MODES != 0>
@@ -841,19 +855,33 @@ nuts_fit nuts_sharded(const Model& m, nuts_config cfg = {}, MPI_Comm comm = MPI_
   cpu unsplit = std::get<cpu>(cfg.executor);
   unsplit.split = 1;  // the rank's evaluation splits (with_shard_target), not the driver again
   cfg.executor = unsplit;
-  nuts_fit fit = detail::with_shard_target<Model, Comparison>(m, comm, [&](const auto& target, std::size_t parts) {
-    const samplers::detail::erased_target_for<Comparison> erased(target);
-    auto run = [&](const nuts_config& c) { return samplers::detail::run_nuts_erased(erased, c, m.parameter_names()); };
-    nuts_fit f = run(cfg);
-    samplers::detail::restart_stuck_chains(f, cfg, run);
-    f.split = static_cast<int>(parts);
-    f.helper_threads = parts > 1 ? shards.threads - 1 : 0;  // this rank's pool (with_shard_target)
-    return f;
-  }, shards);
-  // Every rank ran every chain on its shard, with the same settings: the sums over the ranks.
+  nuts_fit fit = detail::with_shard_target<Model, Comparison>(
+      m, comm,
+      [&](const auto& target, std::size_t parts, const samplers::detail::part_pool* pool) {
+        const samplers::detail::erased_target_for<Comparison> erased(target);
+        auto run = [&](const nuts_config& c) { return samplers::detail::run_nuts_erased(erased, c, m.parameter_names()); };
+        nuts_fit f = run(cfg);
+        samplers::detail::restart_stuck_chains(f, cfg, run);
+        f.split = static_cast<int>(parts);
+        f.helper_threads = parts > 1 ? shards.threads - 1 : 0;  // this rank's pool (with_shard_target)
+        if (pool) {  // the parts of this rank's evaluations, and the helpers' share
+          f.split_parts = pool->parts_run();
+          f.split_parts_by_helpers = pool->parts_by_helpers();
+        }
+        return f;
+      },
+      shards);
+  // Every rank ran every chain on its shard (the ranks' threads may differ): the sums over the
+  // ranks, in one call (as doubles: exact below 2^53).
   fit.ranks = size(comm);
-  fit.threads *= fit.ranks;
-  fit.helper_threads *= fit.ranks;
+  double mine_counts[4] = {static_cast<double>(fit.threads), static_cast<double>(fit.helper_threads),
+                           static_cast<double>(fit.split_parts), static_cast<double>(fit.split_parts_by_helpers)},
+         sums[4] = {0, 0, 0, 0};
+  MPI_Allreduce(mine_counts, sums, 4, MPI_DOUBLE, MPI_SUM, comm);
+  fit.threads = static_cast<int>(sums[0]);
+  fit.helper_threads = static_cast<int>(sums[1]);
+  fit.split_parts = static_cast<long long>(sums[2]);
+  fit.split_parts_by_helpers = static_cast<long long>(sums[3]);
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fit;
 }

@@ -22540,7 +22540,7 @@ struct nuts_fit {
   int split = 1;                       // parts of each evaluation (cpu::split) actually used
   /// cpu::split: the parts evaluated, and how many of them the helper threads ran (the rest ran
   /// on the chains' threads): with one helper, near half means the second core did its share;
-  /// near 0, that it was busy with something else. 0 and 0 unsplit (and for nuts_sharded).
+  /// near 0, that it was busy with something else. 0 and 0 unsplit. (tyche::mpi: sums over the ranks.)
   long long split_parts = 0, split_parts_by_helpers = 0;
   double utilization = 1;              // useful lane gradients / lane slots evaluated
   int max_depth = 10;                  // the configured maximum tree depth (for summary's warning)

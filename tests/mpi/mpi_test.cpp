@@ -418,12 +418,26 @@ TEST_CASE("mpi::nuts_sharded with threads: each rank's block evaluated in parts 
     CHECK(a.values == b.values);
     CHECK(a.gradient_evaluations == b.gradient_evaluations);
     CHECK(same_on_every_rank(b));
+    // The parts the ranks' evaluations ran, summed over the ranks: 4 per evaluation on each rank
+    // (every rank makes the same evaluations), whatever the threads; the helpers' share of them.
+    const long long ranks = mpi::size();
+    CHECK(a.split_parts == b.split_parts);
+    CHECK(a.split_parts % (4 * ranks) == 0);
+    CHECK(a.split_parts >= 4 * ranks * a.gradient_evaluations);
+    CHECK(a.split_parts_by_helpers == 0);  // one thread per rank: no helpers
+    CHECK(b.split_parts_by_helpers <= b.split_parts);
+    CHECK(b.helper_threads == 2 * ranks);
+    CHECK(a.threads == ranks);
+    CHECK(c.split_parts == 0);
+    CHECK(c.helper_threads == 0);
     // Ranks with different threads (machines with other core counts): the same fit.
     nuts_config mixed = one_thread;
     mixed.executor = cpu{.threads = mpi::rank() == 0 ? 2 : 1, .lanes = 1, .split = 4};
     const nuts_fit m = mpi::nuts_sharded(part, mixed);
     CHECK(m.values == a.values);
     CHECK(same_on_every_rank(m));
+    CHECK(m.helper_threads == 1);  // rank 0's one helper, summed over the ranks (the same on each)
+    CHECK(m.split_parts == a.split_parts);
     REQUIRE(a.values.size() == c.values.size());
     bool differs = false;
     for (std::size_t k = 0; k < a.values.size(); ++k) {
