@@ -26,7 +26,8 @@
 // 25,000 rows and one with 200 group effects (gather) of 10,000 to 50,000 rows:
 //   threshold,<model>,<split_values>,<split_work>,split_default,<parts split = 0 picks on 2
 //     threads>,unsplit_ms,<ms per leapfrog>,split8_ms,<ms per leapfrog>,gain,<unsplit / split8>
-// --quick: 58,101 rows of covertype. --threshold: the pool and threshold rows only.
+// --quick: 58,101 rows of covertype, and the threshold rows from one run of 50 + 50 iterations.
+// --threshold: the pool and threshold rows only.
 #include <tyche/tyche.hpp>
 
 #include "synthetic.hpp"
@@ -91,13 +92,15 @@ void run_four(const char* name, const Model& m) {
 }
 
 // One threshold row (see the top of the file).
+// quick: one run of 50 + 50 iterations instead of the best of 3 of 150 + 150.
 template <class Model>
-void threshold_row(const char* name, const Model& m) {
-  auto best = [&m](int split, int* used) {
+void threshold_row(const char* name, const Model& m, bool quick) {
+  const int runs = quick ? 1 : 3, iterations = quick ? 50 : 150;
+  auto best = [&m, runs, iterations](int split, int* used) {
     double b = 1e300;
-    for (int r = 0; r < 3; ++r) {
-      const nuts_fit fit =
-          nuts(m, {.chains = 1, .warmup = 150, .draws = 150, .seed = 1, .executor = cpu{.threads = 2, .split = split}});
+    for (int r = 0; r < runs; ++r) {
+      const nuts_fit fit = nuts(m, {.chains = 1, .warmup = iterations, .draws = iterations, .seed = 1,
+                                    .executor = cpu{.threads = 2, .split = split}});
       b = std::min(b, 1e3 * fit.seconds / static_cast<double>(fit.gradient_evaluations));
       *used = fit.split;
     }
@@ -111,22 +114,22 @@ void threshold_row(const char* name, const Model& m) {
   std::fflush(stdout);
 }
 
-void threshold_rows() {
+void threshold_rows(bool quick) {
   char name[64];
   for (const std::size_t n : {250, 500, 1000, 2500}) {
     const tyche_bench::logistic_data d(n, 100, 20261121);
     std::snprintf(name, sizeof name, "logistic_%zux100", n);
-    threshold_row(name, logistic<100>(d));
+    threshold_row(name, logistic<100>(d), quick);
   }
   for (const std::size_t n : {500, 1000}) {
     const tyche_bench::logistic_data d(n, 50, 20261121);
     std::snprintf(name, sizeof name, "logistic_%zux50", n);
-    threshold_row(name, logistic<50>(d));
+    threshold_row(name, logistic<50>(d), quick);
   }
   for (const std::size_t n : {250, 500, 1000, 2500, 5000}) {
     const tyche_bench::logistic_data d(n, 10, 20261121);
     std::snprintf(name, sizeof name, "logistic_%zux10", n);
-    threshold_row(name, logistic<10>(d));
+    threshold_row(name, logistic<10>(d), quick);
   }
   for (const std::size_t n : {2500, 10000}) {
     const tyche_bench::logistic_data d(n, 10, 20261121);
@@ -137,7 +140,8 @@ void threshold_rows() {
     auto sigma = half_normal<"sigma">(1.0);
     std::snprintf(name, sizeof name, "linear_%zux10", n);
     threshold_row(name, model(joint(alpha, beta, sigma,
-                                    normal(alpha + matvec(matrix(d.X, d.n, 10), beta), sigma).observe(data(y)))));
+                                    normal(alpha + matvec(matrix(d.X, d.n, 10), beta), sigma).observe(data(y)))),
+                  quick);
   }
   for (const std::size_t n : {2500, 5000, 12500, 25000}) {
     std::vector<double> x(n), counts(n);
@@ -149,7 +153,7 @@ void threshold_rows() {
     auto a = normal<"a">(0.0, 1.0);
     auto b = normal<"b">(0.0, 1.0);
     std::snprintf(name, sizeof name, "poisson_elementwise_%zu", n);
-    threshold_row(name, model(joint(a, b, poisson_log(a + b * data(x)).observe(data(counts)))));
+    threshold_row(name, model(joint(a, b, poisson_log(a + b * data(x)).observe(data(counts)))), quick);
   }
   for (const std::size_t n : {10000, 25000, 50000}) {
     constexpr std::size_t groups = 200;
@@ -166,7 +170,7 @@ void threshold_rows() {
     auto s = half_normal<"s">(1.0);
     auto z = std_normal<"z">(shape<groups>);
     std::snprintf(name, sizeof name, "poisson_groups200_%zu", n);
-    threshold_row(name, model(joint(a, b, s, z, poisson_log(a + b * data(x) + s * gather(z, g)).observe(data(counts)))));
+    threshold_row(name, model(joint(a, b, s, z, poisson_log(a + b * data(x) + s * gather(z, g)).observe(data(counts)))), quick);
   }
 }
 
@@ -202,7 +206,7 @@ void pool_rows() {
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   pool_rows();
-  threshold_rows();
+  threshold_rows(quick);
   if (argc > 1 && std::strcmp(argv[1], "--threshold") == 0) return 0;
   {
     // Four chains of a few-column regression (cpu::split = 0 splits it by its work since
