@@ -6152,6 +6152,8 @@ template <detail::operand A> requires expression<A> auto Phi(const A& a) { retur
 /// log Φ(a), finite where Φ(a) underflows (a < −38); std_normal_lcdf is Stan's name for it.
 template <detail::operand A> requires expression<A> auto log_Phi(const A& a) { return detail::make_unary<rules::log_Phi>(a); }
 template <detail::operand A> requires expression<A> auto std_normal_lcdf(const A& a) { return detail::make_unary<rules::log_Phi>(a); }
+/// log(1 − Φ(a)) = log Φ(−a), elementwise as std_normal_lcdf.
+template <detail::operand A> requires expression<A> auto std_normal_lccdf(const A& a) { return detail::make_unary<rules::log_Phi>(-detail::as_node(a)); }
 /// log I₀(a), I₀ the modified Bessel function of the first kind of order 0 (Stan's
 /// log_modified_bessel_first_kind(0, a)), without overflow for large a.
 template <detail::operand A> requires expression<A> auto log_bessel_i0(const A& a) { return detail::make_unary<rules::log_bessel_i0>(a); }
@@ -6255,6 +6257,14 @@ auto log1m(const A& a) {
   } else {
     return log1p(-detail::as_node(a));
   }
+}
+
+/// log(1 − eᵃ), a ≤ 0 (Stan's log1m_exp), as log(−expm1(a)): accurate where eᵃ is near 1
+/// (a log CDF near its upper end, P(X ≤ x) = 1 − e^{−t} for small t).
+template <detail::operand A>
+  requires expression<A>
+auto log1m_exp(const A& a) {
+  return log(-expm1(a));
 }
 
 /// log(eᵃ + eᵇ), elementwise (a scalar operand is broadcast).
@@ -13594,6 +13604,16 @@ struct exponential_distribution : distribution<exponential_distribution<Lambda>>
   auto log_prob(const X& x) const {
     return detail::total(log(lambda) - lambda * x);
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log1m_exp(-(lambda * x)));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(-(lambda * x));
+  }
   auto arguments() const { return std::tuple{lambda}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -13970,6 +13990,17 @@ struct frechet_distribution : distribution<frechet_distribution<Alpha, Sigma>> {
     const auto log_z = log(x / sigma);  // (x/σ)^{−α} = exp(−α log(x/σ)), log(x/σ) computed once
     return detail::total(log(alpha) - log(sigma) - (lit<1> + alpha) * log_z - exp(-(alpha * log_z)));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// (The CDF is exp(−(x/σ)^{−α}).)
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(-exp(-(alpha * log(x / sigma))));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log1m_exp(-exp(-(alpha * log(x / sigma)))));
+  }
   auto arguments() const { return std::tuple{alpha, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -14090,6 +14121,17 @@ struct gumbel_distribution : distribution<gumbel_distribution<Mu, Beta>> {
     const auto z = (x - mu) / beta;
     return detail::total(-log(beta) - z - exp(-z));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// (The CDF is exp(−e^{−z}).)
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(-exp((mu - x) / beta));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log1m_exp(-exp((mu - x) / beta)));
+  }
   auto arguments() const { return std::tuple{mu, beta}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -14144,6 +14186,17 @@ struct half_normal_distribution : distribution<half_normal_distribution<Sigma>> 
   auto log_prob(const X& x) const {
     return detail::total(lit<-1, 2> * square(x / sigma) - log(sigma) +
                          (detail::log_two - detail::half_log_two_pi));
+  }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// (P(X ≤ x) = erf(x / (σ√2)); P(X > x) = 2 Φ(−x/σ).)
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log(erf(x / sigma * std::numbers::sqrt2 * 0.5)));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log_Phi(-(x / sigma)) + std::numbers::ln2);
   }
   auto arguments() const { return std::tuple{sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -14589,6 +14642,16 @@ struct logistic_distribution : distribution<logistic_distribution<Mu, Sigma>> {
     const auto z = (x - mu) / sigma;
     return detail::total(log_logistic(z) + log1m_logistic(z) - log(sigma));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log_logistic((x - mu) / sigma));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log1m_logistic((x - mu) / sigma));
+  }
   auto arguments() const { return std::tuple{mu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -14648,6 +14711,17 @@ struct loglogistic_distribution : distribution<loglogistic_distribution<Alpha, B
     const auto log_z = log(x / alpha);
     return detail::total(log(beta) - log(alpha) + (beta - lit<1>) * log_z -
                          lit<2> * log1p_exp(beta * log_z));
+  }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// (The CDF is the logistic function of β log(x/α).)
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log_logistic(beta * log(x / alpha)));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log1m_logistic(beta * log(x / alpha)));
   }
   auto arguments() const { return std::tuple{alpha, beta}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -14719,6 +14793,16 @@ struct lognormal_distribution : distribution<lognormal_distribution<Mu, Sigma>> 
     const auto log_x = log(x);
     return detail::total(lit<-1, 2> * square((log_x - mu) / sigma) - log(sigma) - log_x -
                          detail::half_log_two_pi);
+  }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log_Phi((log(x) - mu) / sigma));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log_Phi((mu - log(x)) / sigma));
   }
   auto arguments() const { return std::tuple{mu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -15821,6 +15905,16 @@ struct normal_distribution : distribution<normal_distribution<Mu, Sigma>> {
     return detail::total(lit<-1, 2> * square((x - mu) / sigma) - log(sigma) -
                          detail::half_log_two_pi);
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log_Phi((x - mu) / sigma));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log_Phi((mu - x) / sigma));
+  }
   auto arguments() const { return std::tuple{mu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -16801,6 +16895,17 @@ struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
     const auto log_z = log(x / sigma);  // (x/σ)^α = exp(α log(x/σ)), log(x/σ) computed once
     return detail::total(log(alpha) - log(sigma) + (alpha - lit<1>) * log_z - exp(alpha * log_z));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// (With t = (x/σ)^α: log(1 − e^{−t}) and −t.)
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log1m_exp(-exp(alpha * log(x / sigma))));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(-exp(alpha * log(x / sigma)));
+  }
   auto arguments() const { return std::tuple{alpha, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -17309,6 +17414,112 @@ auto wishart_lpdf(const W& w, const Nu& nu, const S& s) {
 template <detail::operand Y>
 auto std_normal_lpdf(const Y& y) {
   return detail::log_density_at(std_normal(), y);
+}
+
+/// The log CDF and log complementary CDF (survival function) of the families that have them in
+/// closed form, summed over y, under Stan's names: normal_lcdf(y, mu, sigma) = Σ log P(Y ≤ yᵢ),
+/// normal_lccdf(y, mu, sigma) = Σ log P(Y > yᵢ) — a right-censored observation at yᵢ is
+/// target(weibull_lccdf(data(t_censored), alpha, sigma)). Each checks d's arguments and y's data
+/// values as observe() does. (Families whose CDF needs an incomplete gamma or beta function —
+/// gamma, beta, student_t, the counts — have none yet.)
+namespace detail {
+template <bool Upper, class Dist, class Y>
+auto log_cdf_at(const Dist& d, const Y& y) {
+  if constexpr (requires { d.check_supports(); }) d.check_supports();
+  const auto term = d.observe(y);
+  if constexpr (Upper) return term.distribution.log_ccdf(term.value);
+  else return term.distribution.log_cdf(term.value);
+}
+}  // namespace detail
+/// Σ log P(Y ≤ yᵢ), Y ~ normal(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto normal_lcdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(normal(mu, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ normal(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto normal_lccdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(normal(mu, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ lognormal(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto lognormal_lcdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(lognormal(mu, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ lognormal(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto lognormal_lccdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(lognormal(mu, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ exponential(lambda).
+template <detail::operand Y, detail::operand Lambda>
+auto exponential_lcdf(const Y& y, const Lambda& lambda) {
+  return detail::log_cdf_at<false>(exponential(lambda), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ exponential(lambda).
+template <detail::operand Y, detail::operand Lambda>
+auto exponential_lccdf(const Y& y, const Lambda& lambda) {
+  return detail::log_cdf_at<true>(exponential(lambda), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ weibull(alpha, sigma).
+template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
+auto weibull_lcdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(weibull(alpha, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ weibull(alpha, sigma).
+template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
+auto weibull_lccdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(weibull(alpha, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ logistic(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto logistic_lcdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(logistic(mu, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ logistic(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto logistic_lccdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(logistic(mu, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ loglogistic(alpha, beta).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto loglogistic_lcdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_cdf_at<false>(loglogistic(alpha, beta), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ loglogistic(alpha, beta).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto loglogistic_lccdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_cdf_at<true>(loglogistic(alpha, beta), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ gumbel(mu, beta).
+template <detail::operand Y, detail::operand Mu, detail::operand Beta>
+auto gumbel_lcdf(const Y& y, const Mu& mu, const Beta& beta) {
+  return detail::log_cdf_at<false>(gumbel(mu, beta), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ gumbel(mu, beta).
+template <detail::operand Y, detail::operand Mu, detail::operand Beta>
+auto gumbel_lccdf(const Y& y, const Mu& mu, const Beta& beta) {
+  return detail::log_cdf_at<true>(gumbel(mu, beta), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ frechet(alpha, sigma).
+template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
+auto frechet_lcdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(frechet(alpha, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ frechet(alpha, sigma).
+template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
+auto frechet_lccdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(frechet(alpha, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ half_normal(sigma).
+template <detail::operand Y, detail::operand Sigma>
+auto half_normal_lcdf(const Y& y, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(half_normal(sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ half_normal(sigma).
+template <detail::operand Y, detail::operand Sigma>
+auto half_normal_lccdf(const Y& y, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(half_normal(sigma), y);
 }
 
 /// The log density of each element of y under the distribution d, a vector of y's size

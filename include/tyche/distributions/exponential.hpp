@@ -18,6 +18,16 @@ struct exponential_distribution : distribution<exponential_distribution<Lambda>>
   auto log_prob(const X& x) const {
     return detail::total(log(lambda) - lambda * x);
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log1m_exp(-(lambda * x)));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(-(lambda * x));
+  }
   auto arguments() const { return std::tuple{lambda}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

@@ -22,6 +22,17 @@ struct frechet_distribution : distribution<frechet_distribution<Alpha, Sigma>> {
     const auto log_z = log(x / sigma);  // (x/σ)^{−α} = exp(−α log(x/σ)), log(x/σ) computed once
     return detail::total(log(alpha) - log(sigma) - (lit<1> + alpha) * log_z - exp(-(alpha * log_z)));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// (The CDF is exp(−(x/σ)^{−α}).)
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(-exp(-(alpha * log(x / sigma))));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log1m_exp(-exp(-(alpha * log(x / sigma)))));
+  }
   auto arguments() const { return std::tuple{alpha, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

@@ -22,6 +22,17 @@ struct gumbel_distribution : distribution<gumbel_distribution<Mu, Beta>> {
     const auto z = (x - mu) / beta;
     return detail::total(-log(beta) - z - exp(-z));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// (The CDF is exp(−e^{−z}).)
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(-exp((mu - x) / beta));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log1m_exp(-exp((mu - x) / beta)));
+  }
   auto arguments() const { return std::tuple{mu, beta}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

@@ -21,6 +21,17 @@ struct half_normal_distribution : distribution<half_normal_distribution<Sigma>> 
     return detail::total(lit<-1, 2> * square(x / sigma) - log(sigma) +
                          (detail::log_two - detail::half_log_two_pi));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// (P(X ≤ x) = erf(x / (σ√2)); P(X > x) = 2 Φ(−x/σ).)
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log(erf(x / sigma * std::numbers::sqrt2 * 0.5)));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log_Phi(-(x / sigma)) + std::numbers::ln2);
+  }
   auto arguments() const { return std::tuple{sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

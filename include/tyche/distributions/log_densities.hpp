@@ -309,6 +309,112 @@ auto std_normal_lpdf(const Y& y) {
   return detail::log_density_at(std_normal(), y);
 }
 
+/// The log CDF and log complementary CDF (survival function) of the families that have them in
+/// closed form, summed over y, under Stan's names: normal_lcdf(y, mu, sigma) = Σ log P(Y ≤ yᵢ),
+/// normal_lccdf(y, mu, sigma) = Σ log P(Y > yᵢ) — a right-censored observation at yᵢ is
+/// target(weibull_lccdf(data(t_censored), alpha, sigma)). Each checks d's arguments and y's data
+/// values as observe() does. (Families whose CDF needs an incomplete gamma or beta function —
+/// gamma, beta, student_t, the counts — have none yet.)
+namespace detail {
+template <bool Upper, class Dist, class Y>
+auto log_cdf_at(const Dist& d, const Y& y) {
+  if constexpr (requires { d.check_supports(); }) d.check_supports();
+  const auto term = d.observe(y);
+  if constexpr (Upper) return term.distribution.log_ccdf(term.value);
+  else return term.distribution.log_cdf(term.value);
+}
+}  // namespace detail
+/// Σ log P(Y ≤ yᵢ), Y ~ normal(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto normal_lcdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(normal(mu, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ normal(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto normal_lccdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(normal(mu, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ lognormal(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto lognormal_lcdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(lognormal(mu, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ lognormal(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto lognormal_lccdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(lognormal(mu, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ exponential(lambda).
+template <detail::operand Y, detail::operand Lambda>
+auto exponential_lcdf(const Y& y, const Lambda& lambda) {
+  return detail::log_cdf_at<false>(exponential(lambda), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ exponential(lambda).
+template <detail::operand Y, detail::operand Lambda>
+auto exponential_lccdf(const Y& y, const Lambda& lambda) {
+  return detail::log_cdf_at<true>(exponential(lambda), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ weibull(alpha, sigma).
+template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
+auto weibull_lcdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(weibull(alpha, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ weibull(alpha, sigma).
+template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
+auto weibull_lccdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(weibull(alpha, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ logistic(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto logistic_lcdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(logistic(mu, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ logistic(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto logistic_lccdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(logistic(mu, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ loglogistic(alpha, beta).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto loglogistic_lcdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_cdf_at<false>(loglogistic(alpha, beta), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ loglogistic(alpha, beta).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto loglogistic_lccdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_cdf_at<true>(loglogistic(alpha, beta), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ gumbel(mu, beta).
+template <detail::operand Y, detail::operand Mu, detail::operand Beta>
+auto gumbel_lcdf(const Y& y, const Mu& mu, const Beta& beta) {
+  return detail::log_cdf_at<false>(gumbel(mu, beta), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ gumbel(mu, beta).
+template <detail::operand Y, detail::operand Mu, detail::operand Beta>
+auto gumbel_lccdf(const Y& y, const Mu& mu, const Beta& beta) {
+  return detail::log_cdf_at<true>(gumbel(mu, beta), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ frechet(alpha, sigma).
+template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
+auto frechet_lcdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(frechet(alpha, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ frechet(alpha, sigma).
+template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
+auto frechet_lccdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(frechet(alpha, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ half_normal(sigma).
+template <detail::operand Y, detail::operand Sigma>
+auto half_normal_lcdf(const Y& y, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(half_normal(sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ half_normal(sigma).
+template <detail::operand Y, detail::operand Sigma>
+auto half_normal_lccdf(const Y& y, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(half_normal(sigma), y);
+}
+
 /// The log density of each element of y under the distribution d, a vector of y's size
 /// (a scalar for a scalar y): log d(y₁), log d(y₂), … — Stan's loop
 /// `for (n in 1:N) lp[n] = normal_lpdf(y[n] | mu, sigma)` is

@@ -25,6 +25,16 @@ struct logistic_distribution : distribution<logistic_distribution<Mu, Sigma>> {
     const auto z = (x - mu) / sigma;
     return detail::total(log_logistic(z) + log1m_logistic(z) - log(sigma));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log_logistic((x - mu) / sigma));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log1m_logistic((x - mu) / sigma));
+  }
   auto arguments() const { return std::tuple{mu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

@@ -26,6 +26,17 @@ struct loglogistic_distribution : distribution<loglogistic_distribution<Alpha, B
     return detail::total(log(beta) - log(alpha) + (beta - lit<1>) * log_z -
                          lit<2> * log1p_exp(beta * log_z));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// (The CDF is the logistic function of β log(x/α).)
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log_logistic(beta * log(x / alpha)));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log1m_logistic(beta * log(x / alpha)));
+  }
   auto arguments() const { return std::tuple{alpha, beta}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

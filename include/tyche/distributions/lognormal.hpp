@@ -22,6 +22,16 @@ struct lognormal_distribution : distribution<lognormal_distribution<Mu, Sigma>> 
     return detail::total(lit<-1, 2> * square((log_x - mu) / sigma) - log(sigma) - log_x -
                          detail::half_log_two_pi);
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log_Phi((log(x) - mu) / sigma));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log_Phi((mu - log(x)) / sigma));
+  }
   auto arguments() const { return std::tuple{mu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

@@ -65,6 +65,8 @@ template <detail::operand A> requires expression<A> auto Phi(const A& a) { retur
 /// log Φ(a), finite where Φ(a) underflows (a < −38); std_normal_lcdf is Stan's name for it.
 template <detail::operand A> requires expression<A> auto log_Phi(const A& a) { return detail::make_unary<rules::log_Phi>(a); }
 template <detail::operand A> requires expression<A> auto std_normal_lcdf(const A& a) { return detail::make_unary<rules::log_Phi>(a); }
+/// log(1 − Φ(a)) = log Φ(−a), elementwise as std_normal_lcdf.
+template <detail::operand A> requires expression<A> auto std_normal_lccdf(const A& a) { return detail::make_unary<rules::log_Phi>(-detail::as_node(a)); }
 /// log I₀(a), I₀ the modified Bessel function of the first kind of order 0 (Stan's
 /// log_modified_bessel_first_kind(0, a)), without overflow for large a.
 template <detail::operand A> requires expression<A> auto log_bessel_i0(const A& a) { return detail::make_unary<rules::log_bessel_i0>(a); }
@@ -168,6 +170,14 @@ auto log1m(const A& a) {
   } else {
     return log1p(-detail::as_node(a));
   }
+}
+
+/// log(1 − eᵃ), a ≤ 0 (Stan's log1m_exp), as log(−expm1(a)): accurate where eᵃ is near 1
+/// (a log CDF near its upper end, P(X ≤ x) = 1 − e^{−t} for small t).
+template <detail::operand A>
+  requires expression<A>
+auto log1m_exp(const A& a) {
+  return log(-expm1(a));
 }
 
 /// log(eᵃ + eᵇ), elementwise (a scalar operand is broadcast).
