@@ -15295,6 +15295,35 @@ auto multi_normal_cholesky(const Mu& mu, const Lx& l) {
   return detail::make_random_variable<Name>(d, detail::shape_for_multi_normal(mu, d.k));
 }
 
+namespace detail {
+/// Name ~ d (a multi_normal of K-vectors) as J vectors of K together, shape the J·K values: the
+/// size is checked to be a positive multiple of K, naming the variable.
+template <fixed_string Name, class D, class Shape>
+auto multi_normal_rows(const char* who, const D& d, Shape shape) {
+  static_assert(!std::is_same_v<Shape, scalar_shape>,
+                "tyche::multi_normal_cholesky<\"name\">(mu, L, shape) / multi_normal<\"name\">(mu, Sigma, shape): "
+                "shape gives the J*K values of J vectors of K (shape<J * K> or shape_of(J * K)); "
+                "without it the variable is one K-vector");
+  const std::size_t n = shape.size;
+  if (n == 0 || n % d.k != 0)
+    throw std::invalid_argument(std::string("tyche::") + who + ": " + Name.str() + " has " +
+                                std::to_string(n) + " values, which is not a positive multiple of K = " +
+                                std::to_string(d.k) + " (shape_of(J * K) holds J vectors of K, vector j at j*K)");
+  return make_random_variable<Name>(d, shape);
+}
+}  // namespace detail
+
+/// Name ~ multi_normal_cholesky(mu, L) for L an expression, J vectors of K together — Stan's
+/// `array[J] vector[K] Name; Name ~ multi_normal_cholesky(mu, L);`, e.g. correlated group
+/// effects: shape gives the J·K values (shape_of(J * K)), vector j at j·K (Name[j·K + k] is
+/// Stan's Name[j+1, k+1]); mu is one K-vector for all, a scalar, or J·K means.
+template <fixed_string Name, detail::operand Mu, class Lx, shape_tag Shape>
+  requires detail::matrix_expression<Lx>
+auto multi_normal_cholesky(const Mu& mu, const Lx& l, Shape shape) {
+  return detail::multi_normal_rows<Name>("multi_normal_cholesky<\"name\">(mu, L, shape)", multi_normal_cholesky(mu, l),
+                                         shape);
+}
+
 /// The distribution multi_normal(mu, Sigma) for Sigma an expression of K·K values (row major;
 /// only the lower triangle is read), e.g. a cov_matrix variable. Σ is factored at every
 /// evaluation (cholesky_decompose).
@@ -15311,6 +15340,24 @@ template <fixed_string Name, detail::operand Mu, class Sx>
 auto multi_normal(const Mu& mu, const Sx& sigma) {
   const auto d = multi_normal(mu, sigma);
   return detail::make_random_variable<Name>(d, detail::shape_for_multi_normal(mu, d.k));
+}
+
+/// The same with a data L (tyche::matrix(ptr, K, K), viewed: it must outlive the model), through
+/// the expression form's solve.
+template <fixed_string Name, detail::operand Mu, shape_tag Shape>
+auto multi_normal_cholesky(const Mu& mu, const data_matrix& l, Shape shape) {
+  if (l.rows != l.cols)
+    throw std::invalid_argument("tyche::multi_normal_cholesky<\"name\">(mu, L, shape): L is " + std::to_string(l.rows) +
+                                " x " + std::to_string(l.cols) + ", not square");
+  return multi_normal_cholesky<Name>(mu, data_vector<>{{}, l.ptr, l.rows * l.cols}, shape);
+}
+
+/// Name ~ multi_normal(mu, Sigma) for Sigma an expression, J vectors of K together (shape_of(J * K);
+/// as multi_normal_cholesky's three-argument form).
+template <fixed_string Name, detail::operand Mu, class Sx, shape_tag Shape>
+  requires detail::matrix_expression<Sx>
+auto multi_normal(const Mu& mu, const Sx& sigma, Shape shape) {
+  return detail::multi_normal_rows<Name>("multi_normal<\"name\">(mu, Sigma, shape)", multi_normal(mu, sigma), shape);
 }
 
 /// The distribution multi_normal(mu, Sigma) for a data covariance Sigma (factored now, copied).

@@ -308,6 +308,50 @@ TEST_CASE("multi_normal_cholesky: a hierarchical model with an LKJ prior",
   CHECK(ys[0].size() == n * K);
 }
 
+TEST_CASE("multi_normal_cholesky<\"b\">(mu, L, shape_of(J * K)): J group vectors, as J observed rows",
+          "[distributions][multi_normal][matrix]") {
+  // Stan's array[J] vector[K] b; b ~ multi_normal_cholesky(mu, diag_pre_multiply(tau, L_Omega)):
+  // the named J·K variable's log density and gradient equal those of a flat J·K parameter
+  // observed as J rows (the documented workaround before the three-argument form).
+  constexpr std::size_t J = 3;
+  auto named_rows = model([] {
+    auto l_omega = lkj_corr_cholesky<"L_Omega">(2.0, K);
+    auto tau = half_normal<"tau">(1.0, shape<K>);
+    auto mu = normal<"mu">(0.0, 5.0, shape<K>);
+    auto b = multi_normal_cholesky<"b">(mu, diag_pre_multiply(tau, l_omega), shape_of(J * K));
+    return joint(l_omega, tau, mu, b);
+  });
+  auto observed_rows = model([] {
+    auto l_omega = lkj_corr_cholesky<"L_Omega">(2.0, K);
+    auto tau = half_normal<"tau">(1.0, shape<K>);
+    auto mu = normal<"mu">(0.0, 5.0, shape<K>);
+    auto b = flat<"b">(shape_of(J * K));
+    return joint(l_omega, tau, mu, b, multi_normal_cholesky(mu, diag_pre_multiply(tau, l_omega)).observe(b));
+  });
+  REQUIRE(named_rows.dim() == observed_rows.dim());
+  CHECK(named_rows.parameter_names() == observed_rows.parameter_names());
+  for (const auto& theta : tyche_test::random_points(5, named_rows.dim(), -1, 1, 75)) {
+    CHECK(named_rows.log_prob(theta) == Approx(observed_rows.log_prob(theta)).epsilon(1e-13));
+    tyche_test::check_gradient_at(named_rows.program(), theta, "multi_normal_cholesky<b>(mu, L, shape_of(J * K))");
+  }
+  // A prior draw has J vectors of K.
+  std::mt19937_64 rng(3);
+  CHECK(named_rows.sample_prior(rng).size() == named_rows.constrained_dim());
+  // With a data L (viewed), and the data-L form's density for each row.
+  const auto sigma = covariance();
+  const auto lv = detail::cholesky_lower(sigma.data(), K, "test");
+  const std::vector<double> mu{1.0, -2.0, 0.0, 3.0};
+  auto data_rows = model([&] { return joint(multi_normal_cholesky<"x">(data(mu), matrix(lv.data(), K, K), shape<2 * K>)); });
+  auto one_row = model([&] { return joint(multi_normal_cholesky<"x">(data(mu), matrix(lv.data(), K, K))); });
+  for (const auto& p : tyche_test::random_points(5, 2 * K, -3, 3, 76)) {
+    const std::vector<double> first(p.begin(), p.begin() + K), second(p.begin() + K, p.end());
+    CHECK(data_rows.log_prob(p) == Approx(one_row.log_prob(first) + one_row.log_prob(second)).epsilon(1e-13));
+  }
+  // A size that is not J vectors of K names the variable.
+  CHECK_THROWS_WITH(model([&] { return joint(multi_normal_cholesky<"x">(data(mu), matrix(lv.data(), K, K), shape_of(7))); }),
+                    Catch::Contains("x has 7 values") && Catch::Contains("multiple of K = 4"));
+}
+
 TEST_CASE("multi_normal_cholesky with a parameter L: draws and do_", "[distributions][multi_normal][matrix]") {
   // Draws of a named x ~ multi_normal_cholesky(mu, L) with L = diag(tau) L_Omega at fixed
   // (intervened) values: mean mu and covariance L Lᵀ within 4.5 standard errors.
