@@ -3242,8 +3242,9 @@ struct data_matvec_map {
 };
 
 /// M v for a K × K matrix M given as its K² entries (row major, any vector expression: a
-/// Cholesky factor, diag_pre_multiply(tau, L), …) and a vector v of K values. Reverse:
-/// M̄ᵢⱼ += adjᵢ vⱼ, v̄ += Mᵀ adj. O(K²) each way.
+/// Cholesky factor, diag_pre_multiply(tau, L), …) and a vector v of K values — or of J·K values,
+/// J vectors of K, each multiplied by M (out block r = M v block r). Reverse:
+/// M̄ᵢⱼ += Σ_r adj_{r,i} v_{r,j}, v̄ block r += Mᵀ adj block r. O(J K²) each way.
 struct matvec_map {
   static constexpr const char* name = "matvec";
   static constexpr bool has_payload = true;
@@ -3253,24 +3254,30 @@ struct matvec_map {
   static constexpr std::size_t extent = extent_v<V>;
   bool operator==(const matvec_map&) const = default;
   template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
     const T* mat = in[0];
-    const T* v = in[1];
-    for (std::size_t i = 0; i < k; ++i) {
-      T acc = lift<T>(0.0);
-      for (std::size_t j = 0; j < k; ++j) acc = acc + mat[i * k + j] * v[j];
-      out[i] = acc;
+    for (std::size_t r = 0; r * k < m; ++r) {
+      const T* v = in[1] + r * k;
+      for (std::size_t i = 0; i < k; ++i) {
+        T acc = lift<T>(0.0);
+        for (std::size_t j = 0; j < k; ++j) acc = acc + mat[i * k + j] * v[j];
+        out[r * k + i] = acc;
+      }
     }
   }
   template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
                         T* const* in_adj) const {
     const T* mat = in[0];
-    const T* v = in[1];
-    for (std::size_t i = 0; i < k; ++i) {
-      for (std::size_t j = 0; j < k; ++j) {
-        in_adj[0][i * k + j] += adj[i] * v[j];
-        in_adj[1][j] += mat[i * k + j] * adj[i];
+    for (std::size_t r = 0; r * k < m; ++r) {
+      const T* v = in[1] + r * k;
+      const T* a = adj + r * k;
+      T* v_adj = in_adj[1] + r * k;
+      for (std::size_t i = 0; i < k; ++i) {
+        for (std::size_t j = 0; j < k; ++j) {
+          in_adj[0][i * k + j] += a[i] * v[j];
+          v_adj[j] += mat[i * k + j] * a[i];
+        }
       }
     }
   }
@@ -6941,28 +6948,40 @@ auto columns_dot_product(const A& a, const B& b) {
   return detail::dot_products<true>(a, b, "columns_dot_product(A, B)");
 }
 
+namespace detail {
+/// Whether a vector of nv values is J ≥ 1 vectors of the order of a square matrix of nm entries,
+/// or a size is not known at compile time.
+constexpr bool static_matvec_blocks(std::size_t nm, std::size_t nv) {
+  if (nm == dynamic_extent || nv == dynamic_extent) return true;
+  for (std::size_t k = 1; k * k <= nm; ++k)
+    if (k * k == nm) return nv % k == 0 && nv > 0;
+  return false;
+}
+}  // namespace detail
+
 /// M v for a K × K matrix M given as a vector expression of its K² entries (row major: a
 /// Cholesky factor, `diag_pre_multiply(tau, L_Omega)`, a matrix built from parameters) and a
-/// vector expression v of K values (parameters or data): Stan's `M * v`. For the Cholesky factor
-/// of a matrix C of parameters, cholesky_multiply(C, z) does the same without the K² buffer of L.
+/// vector expression v of K values (parameters or data): Stan's `M * v`. With v of J·K values,
+/// J vectors of K (vector j at j·K), M times each of them, J·K values: Stan's `(M * Z)'` for a
+/// K × J matrix Z — the non-centred form of correlated group effects,
+/// `matvec(diag_pre_multiply(tau, L_Omega), z)` with z ~ std_normal of J·K values. For the
+/// Cholesky factor of a matrix C of parameters, cholesky_multiply(C, z) does the same without the
+/// K² buffer of L.
 template <expression M, expression V>
   requires(!std::is_same_v<std::remove_cvref_t<M>, data_matrix>)
 auto matvec(const M& m, const V& v) {
   using NM = detail::node_t<M>;
   using NV = detail::node_t<V>;
-  static_assert(is_vector_v<NM> && is_vector_v<NV> &&
-                    (extent_v<NM> == dynamic_extent || extent_v<NV> == dynamic_extent ||
-                     extent_v<NM> == extent_v<NV> * extent_v<NV>),
-                "tyche::matvec(M, v) requires 'v' to be a vector expression of K values and 'M' one "
-                "of the K*K entries of a square matrix (row major)");
+  static_assert(is_vector_v<NM> && is_vector_v<NV> && detail::static_matvec_blocks(extent_v<NM>, extent_v<NV>),
+                "tyche::matvec(M, v) requires 'M' to be a vector expression of the K*K entries of a square "
+                "matrix (row major) and 'v' one of K values (or of J*K: J vectors of K)");
   const NM nm = detail::as_node(m);
   const NV nv = detail::as_node(v);
-  const std::size_t k = nv.size();
-  if (nm.size() != k * k)
-    throw std::invalid_argument("tyche::matvec(M, v): 'M' has " + std::to_string(nm.size()) +
-                                " entries but 'v' has size " + std::to_string(k) + " (M must be " +
-                                std::to_string(k) + " x " + std::to_string(k) + ", row major)");
-  return make_vector_op(ops::matvec_map{k}, k, nm, nv);
+  const std::size_t k = detail::matrix_order(nm.size(), "matvec(M, v)", "M");
+  if (nv.size() % k != 0 || nv.size() == 0)
+    throw std::invalid_argument("tyche::matvec(M, v): 'M' is " + std::to_string(k) + " x " + std::to_string(k) +
+                                " but 'v' has size " + std::to_string(nv.size()) + " (K values, or J*K: J vectors of K)");
+  return make_vector_op(ops::matvec_map{k}, nv.size(), nm, nv);
 }
 
 /// diag(v) M for a vector v of K values and a K × K matrix M given as its K² entries (row

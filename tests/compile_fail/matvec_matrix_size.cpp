@@ -1,5 +1,5 @@
-// expect: tyche::matvec\(M, v\) requires 'v' to be a vector expression of K values and 'M' one of the K\*K entries
-// A 3 x 3 matrix (9 entries, static) times a vector of 4 values.
+// expect: tyche::matvec\(M, v\) requires 'M' to be a vector expression of the K\*K entries of a square matrix \(row major\) and 'v' one of K values \(or of J\*K: J vectors of K\)
+// A 3 x 3 matrix (9 entries, static) times a vector of 4 values (neither 3 nor a multiple of 3).
 #include <tyche/tyche.hpp>
 
 int main() {

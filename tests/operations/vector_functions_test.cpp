@@ -304,7 +304,44 @@ TEST_CASE("matvec: a data matrix times any vector, a matrix of parameters times 
   CHECK_THROWS_WITH(matvec(x, exp(z)), Contains("tyche::matvec(X, v): X has 4 columns but v has size 3"));
   vector_param<"q"> q(4);
   CHECK_THROWS_AS(matvec(mm, q), std::invalid_argument);
-  CHECK_THROWS_WITH(matvec(mm, q), Contains("tyche::matvec(M, v): 'M' has 9 entries but 'v' has size 4"));
+  CHECK_THROWS_WITH(matvec(mm, q), Contains("tyche::matvec(M, v): 'M' is 3 x 3 but 'v' has size 4"));
+  vector_param<"p"> p8(8);
+  CHECK_THROWS_WITH(matvec(p8, z), Contains("'M' has 8 values") && Contains("square matrix"));
+}
+
+TEST_CASE("matvec(M, v) with v of J vectors of K: M times each (non-centred group effects)",
+          "[operations][vector_functions]") {
+  // b = matvec(diag_pre_multiply(exp(t), M), z) for z of 4 vectors of 3: Stan's
+  // (diag_pre_multiply(tau, L) * Z)' with Z 3 x 4, against four matvecs of 3, and its gradient.
+  vector_param<"t", 3> t;
+  vector_param<"m", 9> mm;
+  vector_param<"z", 12> z;
+  const vec w12{0.5, 1.5, -1.0, 0.25, 2.0, -0.5, 1.0, 0.75, -2.0, 0.3, -0.1, 1.2};
+  const auto f = compile(sum(data(w12) * matvec(diag_pre_multiply(exp(t), mm), z)) +
+                             log_sum_exp(matvec(mm, exp(z))),
+                         t, mm, z);
+  STATIC_REQUIRE(extent_v<decltype(matvec(mm, z))> == 12);
+  auto expected = [&](const vec& p) {
+    const vec tt = slice(p, 0, 3), m = slice(p, 3, 9), zz = slice(p, 12, 12);
+    vec dm = m;
+    for (std::size_t i = 0; i < 3; ++i)
+      for (std::size_t j = 0; j < 3; ++j) dm[i * 3 + j] *= std::exp(tt[i]);
+    double e = 0, acc = 0;
+    for (std::size_t r = 0; r < 4; ++r) {
+      const vec block = slice(zz, 3 * r, 3);
+      vec eblock = block;
+      for (double& v : eblock) v = std::exp(v);
+      const vec b = matvec_ref(dm, 3, 3, block), c = matvec_ref(m, 3, 3, eblock);
+      for (std::size_t i = 0; i < 3; ++i) {
+        e += w12[3 * r + i] * b[i];
+        acc += std::exp(c[i]);
+      }
+    }
+    return e + std::log(acc);
+  };
+  const auto pts = tyche_test::random_points(20, 24, -1.0, 1.0, 406);
+  for (const auto& p : pts) CHECK(f.value(p) == Approx(expected(p)).epsilon(1e-13));
+  check_program(f, pts, "matvec(M, v) of J vectors");
 }
 
 TEST_CASE("rows_dot_product and columns_dot_product: parameter and data matrices",

@@ -339,8 +339,9 @@ struct data_matvec_map {
 };
 
 /// M v for a K × K matrix M given as its K² entries (row major, any vector expression: a
-/// Cholesky factor, diag_pre_multiply(tau, L), …) and a vector v of K values. Reverse:
-/// M̄ᵢⱼ += adjᵢ vⱼ, v̄ += Mᵀ adj. O(K²) each way.
+/// Cholesky factor, diag_pre_multiply(tau, L), …) and a vector v of K values — or of J·K values,
+/// J vectors of K, each multiplied by M (out block r = M v block r). Reverse:
+/// M̄ᵢⱼ += Σ_r adj_{r,i} v_{r,j}, v̄ block r += Mᵀ adj block r. O(J K²) each way.
 struct matvec_map {
   static constexpr const char* name = "matvec";
   static constexpr bool has_payload = true;
@@ -350,24 +351,30 @@ struct matvec_map {
   static constexpr std::size_t extent = extent_v<V>;
   bool operator==(const matvec_map&) const = default;
   template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
     const T* mat = in[0];
-    const T* v = in[1];
-    for (std::size_t i = 0; i < k; ++i) {
-      T acc = lift<T>(0.0);
-      for (std::size_t j = 0; j < k; ++j) acc = acc + mat[i * k + j] * v[j];
-      out[i] = acc;
+    for (std::size_t r = 0; r * k < m; ++r) {
+      const T* v = in[1] + r * k;
+      for (std::size_t i = 0; i < k; ++i) {
+        T acc = lift<T>(0.0);
+        for (std::size_t j = 0; j < k; ++j) acc = acc + mat[i * k + j] * v[j];
+        out[r * k + i] = acc;
+      }
     }
   }
   template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
                         T* const* in_adj) const {
     const T* mat = in[0];
-    const T* v = in[1];
-    for (std::size_t i = 0; i < k; ++i) {
-      for (std::size_t j = 0; j < k; ++j) {
-        in_adj[0][i * k + j] += adj[i] * v[j];
-        in_adj[1][j] += mat[i * k + j] * adj[i];
+    for (std::size_t r = 0; r * k < m; ++r) {
+      const T* v = in[1] + r * k;
+      const T* a = adj + r * k;
+      T* v_adj = in_adj[1] + r * k;
+      for (std::size_t i = 0; i < k; ++i) {
+        for (std::size_t j = 0; j < k; ++j) {
+          in_adj[0][i * k + j] += a[i] * v[j];
+          v_adj[j] += mat[i * k + j] * a[i];
+        }
       }
     }
   }
