@@ -2313,6 +2313,25 @@ struct log1p_exp {
   }
 };
 
+/// log(1 − exp(−eʷ)): the log CDF 1 − e^{−t} of a Weibull, or the survival function of a Gumbel
+/// or Fréchet, at t = eʷ, one node so that neither tail loses it: log(−expm1(−t)) where t is
+/// moderate, w − t/2 where t < 2·10⁻⁹ (and eʷ underflows below w = −745, where the value is w),
+/// 0 where t overflows. d/dw = t / (eᵗ − 1), e^{w − t} for t > 30.
+struct log1m_exp_neg_exp {
+  static constexpr const char* name = "log1m_exp_neg_exp";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& w) const {
+    const T t = math::exp(w);
+    return math::select(w < lift<T>(-20.0), w - lift<T>(0.5) * t, math::log(-math::expm1(-t)));
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& w, T& dw) const {
+    const T t = math::exp(w);
+    dw = math::select(w < lift<T>(-20.0), lift<T>(1.0) - lift<T>(0.5) * t,
+                      math::select(t > lift<T>(30.0), math::exp(w - t), t / math::expm1(t)));
+    return math::select(w < lift<T>(-20.0), w - lift<T>(0.5) * t, math::log(-math::expm1(-t)));
+  }
+};
+
 /// log(eᵃ + eᵇ) = max(a, b) + log1p(e^−|a − b|): one exp and one log1p, never overflowing; one
 /// operand −∞ gives the other exactly. ∂/∂a = σ(a − b), ∂/∂b = 1 − σ(a − b).
 struct log_add_exp {
@@ -3431,7 +3450,116 @@ struct lkj_log_normaliser_map {
 // ----- begin tyche/autodiff/special.hpp -----
 // tyche/autodiff/special.hpp — value and derivative rules for special functions: lgamma,
 // digamma, erf, Phi (the standard normal CDF), log_Phi (its logarithm, without underflow),
-// log_bessel_i0 (log of the modified Bessel function I₀), and cos.
+// log_bessel_i0 (log of the modified Bessel function I₀), cos, and log_gamma_p / log_gamma_q
+// (the logarithms of the regularised incomplete gamma functions P(a, x) and Q(a, x)).
+// ----- begin tyche/scalar/inc_gamma.hpp -----
+// tyche/scalar/inc_gamma.hpp — the regularised incomplete gamma functions in log form,
+// log P(a, x) and log Q(a, x) = log(1 − P(a, x)), with their derivatives in a and x, for the
+// CDFs of the gamma family and the Poisson counts (autodiff/special.hpp's rules log_gamma_p and
+// log_gamma_q). Host and CUDA device code, double precision.
+//
+// P by its series for x < a + 1 and Q by its continued fraction (modified Lentz) otherwise, as
+// in Numerical Recipes §6.2 (Press et al., 3rd ed.); the other one as log(−expm1(·)) of that. The
+// derivative in a is that of the same iteration, carried along by forward-mode dual numbers in a
+// (the terms' derivatives converge with the terms); the derivative in x is the closed form
+// ∂P/∂x = x^(a−1) e^(−x) / Γ(a).
+
+namespace tyche::math {
+
+namespace detail {
+/// A number and its derivative in a: the arithmetic of forward-mode differentiation.
+struct dual_a {
+  double v = 0, d = 0;
+};
+TYCHE_HD inline dual_a operator+(dual_a p, dual_a q) { return {p.v + q.v, p.d + q.d}; }
+TYCHE_HD inline dual_a operator-(dual_a p, dual_a q) { return {p.v - q.v, p.d - q.d}; }
+TYCHE_HD inline dual_a operator*(dual_a p, dual_a q) { return {p.v * q.v, p.d * q.v + p.v * q.d}; }
+TYCHE_HD inline dual_a operator/(dual_a p, dual_a q) { return {p.v / q.v, (p.d * q.v - p.v * q.d) / (q.v * q.v)}; }
+TYCHE_HD inline dual_a constant_dual(double c) { return {c, 0.0}; }
+}  // namespace detail
+
+/// log P(a, x) and log Q(a, x) and their derivatives, a > 0, x ≥ 0.
+struct log_inc_gamma_result {
+  double log_p = 0, log_q = 0;      // log P(a, x), log Q(a, x)
+  double log_p_da = 0, log_p_dx = 0;  // ∂/∂a, ∂/∂x of log P
+  double log_q_da = 0, log_q_dx = 0;  // of log Q
+};
+
+/// log P(a, x), log Q(a, x) and their derivatives (see the top of the file). NaN for a ≤ 0,
+/// x < 0 or NaN arguments; at x = 0, log P = −∞ and log Q = 0 (derivatives 0); at x = ∞,
+/// log P = 0 and log Q = −∞.
+TYCHE_HD inline log_inc_gamma_result log_inc_gamma(double a, double x) {
+  using detail::dual_a;
+  log_inc_gamma_result r;
+  if (!(a > 0) || !(x >= 0)) {
+    const double nan = ::nan("");
+    r = {nan, nan, nan, nan, nan, nan};
+    return r;
+  }
+  if (x == 0) {
+    r.log_p = -INFINITY;
+    return r;
+  }
+  if (x == INFINITY) {
+    r.log_q = -INFINITY;
+    return r;
+  }
+  constexpr double eps = 1e-17;
+  constexpr double tiny = 1e-300;
+  constexpr int max_terms = 100000;
+  const double log_x = ::log(x);
+  // log of ∂P/∂x = x^(a−1) e^(−x) / Γ(a).
+  const double log_density = (a - 1) * log_x - x - ::lgamma(a);
+  const dual_a av{a, 1.0};
+  if (x < a + 1) {
+    // P = x^a e^(−x) / Γ(a + 1) · Σₙ xⁿ / ((a + 1)…(a + n)).
+    dual_a term = detail::constant_dual(1.0), sum = term;
+    const dual_a xd = detail::constant_dual(x);
+    for (int n = 1; n < max_terms; ++n) {
+      term = term * xd / (av + detail::constant_dual(n));
+      sum = sum + term;
+      if (term.v < sum.v * eps && ::fabs(term.d) < (sum.v + ::fabs(sum.d)) * eps) break;
+    }
+    r.log_p = a * log_x - x - ::lgamma(a + 1) + ::log(sum.v);
+    r.log_p_da = log_x - digamma(a + 1) + sum.d / sum.v;
+    r.log_q = ::log(-::expm1(r.log_p));
+    const double p_over_q = ::exp(r.log_p - r.log_q);
+    r.log_q_da = -p_over_q * r.log_p_da;
+  } else {
+    // Q = x^a e^(−x) / Γ(a) · 1 / (x + 1 − a − 1·(1 − a) / (x + 3 − a − 2·(2 − a) / (x + 5 − a − …))).
+    dual_a b = detail::constant_dual(x + 1) - av;
+    dual_a c = detail::constant_dual(1 / tiny);
+    dual_a d = detail::constant_dual(1) / b;
+    dual_a h = d;
+    for (int i = 1; i < max_terms; ++i) {
+      const dual_a an = detail::constant_dual(-i) * (detail::constant_dual(i) - av);
+      b = b + detail::constant_dual(2);
+      d = an * d + b;
+      if (::fabs(d.v) < tiny) d = detail::constant_dual(tiny);
+      c = b + an / c;
+      if (::fabs(c.v) < tiny) c = detail::constant_dual(tiny);
+      d = detail::constant_dual(1) / d;
+      const dual_a del = d * c;
+      h = h * del;
+      // Both the value and its derivative converged: at an integer a the fraction ends (a term
+      // aₙ = −n(n − a) is 0 and δ = 1 from there on), but the derivative's terms go on.
+      if (::fabs(del.v - 1) < eps && ::fabs(del.d) < eps * (1 + ::fabs(h.d / h.v))) break;
+    }
+    r.log_q = a * log_x - x - ::lgamma(a) + ::log(h.v);
+    r.log_q_da = log_x - digamma(a) + h.d / h.v;
+    r.log_p = ::log(-::expm1(r.log_q));
+    const double q_over_p = ::exp(r.log_q - r.log_p);
+    r.log_p_da = -q_over_p * r.log_q_da;
+  }
+  r.log_p_dx = ::exp(log_density - r.log_p);
+  r.log_q_dx = -::exp(log_density - r.log_q);
+  return r;
+}
+
+}  // namespace tyche::math
+// ----- end tyche/scalar/inc_gamma.hpp -----
+
+#include <cstddef>
 
 namespace tyche::rules {
 
@@ -3510,6 +3638,58 @@ struct cos {
   template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
     dx = -math::sin(x);
     return math::cos(x);
+  }
+};
+
+namespace detail {
+/// log P(a, x) (Upper = false) or log Q(a, x) (true) and its derivatives, lane by lane
+/// (scalar/inc_gamma.hpp computes one pair in double: an iteration whose length depends on the
+/// arguments).
+template <bool Upper, class T>
+TYCHE_HD T log_inc_gamma_lanes(const T& a, const T& x, T& da, T& dx) {
+  using E = element_type_t<T>;
+  using ops = tyche::detail::lane_ops<T>;
+  constexpr std::size_t lanes = ops::size;
+  E av[lanes], xv[lanes], v[lanes], dav[lanes], dxv[lanes];
+  ops::store(av, a);
+  ops::store(xv, x);
+  for (std::size_t i = 0; i < lanes; ++i) {
+    const math::log_inc_gamma_result r = math::log_inc_gamma(static_cast<double>(av[i]), static_cast<double>(xv[i]));
+    v[i] = static_cast<E>(Upper ? r.log_q : r.log_p);
+    dav[i] = static_cast<E>(Upper ? r.log_q_da : r.log_p_da);
+    dxv[i] = static_cast<E>(Upper ? r.log_q_dx : r.log_p_dx);
+  }
+  da = ops::load(dav);
+  dx = ops::load(dxv);
+  return ops::load(v);
+}
+}  // namespace detail
+
+/// log P(a, x), P the regularised lower incomplete gamma function (the CDF of gamma(a, 1) at x),
+/// a > 0, x ≥ 0; ∂/∂a by differentiating its series or continued fraction, ∂/∂x = x^(a−1) e^(−x)
+/// / (Γ(a) P).
+struct log_gamma_p {
+  static constexpr const char* name = "log_gamma_p";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD T value(const T& a, const T& x) const {
+    T da, dx;
+    return detail::log_inc_gamma_lanes<false>(a, x, da, dx);
+  }
+  template <class T> TYCHE_HD T value(const T& a, const T& x, T& da, T& dx) const {
+    return detail::log_inc_gamma_lanes<false>(a, x, da, dx);
+  }
+};
+
+/// log Q(a, x) = log(1 − P(a, x)), the upper one (the survival function of gamma(a, 1)).
+struct log_gamma_q {
+  static constexpr const char* name = "log_gamma_q";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD T value(const T& a, const T& x) const {
+    T da, dx;
+    return detail::log_inc_gamma_lanes<true>(a, x, da, dx);
+  }
+  template <class T> TYCHE_HD T value(const T& a, const T& x, T& da, T& dx) const {
+    return detail::log_inc_gamma_lanes<true>(a, x, da, dx);
   }
 };
 
@@ -6272,6 +6452,30 @@ template <detail::operand A>
   requires expression<A>
 auto log1m_exp(const A& a) {
   return log(-expm1(a));
+}
+
+namespace detail {
+/// log(1 − exp(−eʷ)), elementwise, accurate in both tails (rules::log1m_exp_neg_exp): the Weibull
+/// log CDF and the Gumbel and Fréchet survival functions.
+template <class W>
+auto log1m_exp_neg_exp(const W& w) {
+  return make_unary<rules::log1m_exp_neg_exp>(w);
+}
+}  // namespace detail
+
+/// log P(a, x) and log Q(a, x) = log(1 − P(a, x)), elementwise, P the regularised lower
+/// incomplete gamma function (Stan's gamma_p and gamma_q are their exponentials): the log CDF and
+/// survival function of gamma(a, 1) at x, a > 0, x ≥ 0; differentiable in both (scalar/
+/// inc_gamma.hpp). A scalar operand is broadcast.
+template <detail::operand A, detail::operand X>
+  requires(expression<A> || expression<X>)
+auto log_gamma_p(const A& a, const X& x) {
+  return detail::make_binary<rules::log_gamma_p>(a, x);
+}
+template <detail::operand A, detail::operand X>
+  requires(expression<A> || expression<X>)
+auto log_gamma_q(const A& a, const X& x) {
+  return detail::make_binary<rules::log_gamma_q>(a, x);
 }
 
 /// log(eᵃ + eᵇ), elementwise (a scalar operand is broadcast).
@@ -13168,6 +13372,17 @@ struct chi_square_distribution : distribution<chi_square_distribution<Nu>> {
     return detail::total((half_nu - lit<1>) * log(x) - lit<1, 2> * x - half_nu * detail::log_two -
                          lgamma(half_nu));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// (P(ν/2, x/2).)
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log_gamma_p(lit<1, 2> * nu, lit<1, 2> * x));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log_gamma_q(lit<1, 2> * nu, lit<1, 2> * x));
+  }
   auto arguments() const { return std::tuple{nu}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -13647,6 +13862,10 @@ struct exponential_distribution : distribution<exponential_distribution<Lambda>>
   static double mean(double l) { return 1.0 / l; }
   static double variance(double l) { return 1.0 / (l * l); }
   static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
+  /// P(X ≤ 0) = 0: a left-censored observation at 0 has no probability (log_densities.hpp's lcdf).
+  static const char* lcdf_problem(double v) {
+    return v == 0 ? "is 0, the lower bound of the support, where P(Y <= y) = 0 for every parameter value" : nullptr;
+  }
 };
 
 /// Name ~ exponential(lambda) (rate lambda), support (0, ∞), sampled as log Name.
@@ -14018,7 +14237,7 @@ struct frechet_distribution : distribution<frechet_distribution<Alpha, Sigma>> {
   }
   template <class X>
   auto log_ccdf(const X& x) const {
-    return detail::total(log1m_exp(-exp(-(alpha * log(x / sigma)))));
+    return detail::total(detail::log1m_exp_neg_exp(-(alpha * log(x / sigma))));
   }
   auto arguments() const { return std::tuple{alpha, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -14086,6 +14305,17 @@ struct gamma_distribution : distribution<gamma_distribution<Alpha, Beta>> {
   auto log_prob(const X& x) const {
     return detail::total(alpha * log(beta) - lgamma(alpha) + (alpha - lit<1>) * log(x) - beta * x);
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// (P(α, βx), the regularised incomplete gamma function, and Q.)
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log_gamma_p(alpha, beta * x));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log_gamma_q(alpha, beta * x));
+  }
   auto arguments() const { return std::tuple{alpha, beta}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -14149,7 +14379,7 @@ struct gumbel_distribution : distribution<gumbel_distribution<Mu, Beta>> {
   }
   template <class X>
   auto log_ccdf(const X& x) const {
-    return detail::total(log1m_exp(-exp((mu - x) / beta)));
+    return detail::total(detail::log1m_exp_neg_exp((mu - x) / beta));
   }
   auto arguments() const { return std::tuple{mu, beta}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -14231,6 +14461,10 @@ struct half_normal_distribution : distribution<half_normal_distribution<Sigma>> 
   static double mean(double s) { return s * std::sqrt(2.0 / std::numbers::pi); }
   static double variance(double s) { return s * s * (1.0 - 2.0 / std::numbers::pi); }
   static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
+  /// P(X ≤ 0) = 0: a left-censored observation at 0 has no probability (log_densities.hpp's lcdf).
+  static const char* lcdf_problem(double v) {
+    return v == 0 ? "is 0, the lower bound of the support, where P(Y <= y) = 0 for every parameter value" : nullptr;
+  }
 };
 
 /// Name ~ half-normal(sigma), support (0, ∞), sampled as log Name.
@@ -14340,6 +14574,17 @@ struct inv_chi_square_distribution : distribution<inv_chi_square_distribution<Nu
     return detail::total(-(half_nu + lit<1>) * log(x) - lit<1, 2> / x - half_nu * detail::log_two -
                          lgamma(half_nu));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// (1/X ~ chi_square(ν): P(X ≤ x) = Q(ν/2, 1/(2x)).)
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log_gamma_q(lit<1, 2> * nu, lit<1, 2> / x));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log_gamma_p(lit<1, 2> * nu, lit<1, 2> / x));
+  }
   auto arguments() const { return std::tuple{nu}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -14392,6 +14637,17 @@ struct inv_gamma_distribution : distribution<inv_gamma_distribution<Alpha, Beta>
   template <class X>
   auto log_prob(const X& x) const {
     return detail::total(alpha * log(beta) - lgamma(alpha) - (alpha + lit<1>) * log(x) - beta / x);
+  }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// (1/X ~ gamma(α, β): P(X ≤ x) = Q(α, β/x).)
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log_gamma_q(alpha, beta / x));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log_gamma_p(alpha, beta / x));
   }
   auto arguments() const { return std::tuple{alpha, beta}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -15086,7 +15342,10 @@ struct wishart_map {
 // gradient reaches L too, and multi_normal factors Σ at every evaluation (cholesky_decompose,
 // O(K³), NaN when Σ is not positive definite). x is a named K-vector, or N observations of K
 // values (N·K, row n at n·K); μ is a scalar, a vector of K (every row) or of N·K (one per row),
-// and the log density is the sum over the rows.
+// and the log density is the sum over the rows. J named vectors of K together (Stan's
+// array[J] vector[K] b, e.g. correlated group effects): multi_normal_cholesky<"b">(mu, L,
+// shape_of(J * K)) and multi_normal<"b">(mu, Sigma, shape_of(J * K)), vector j at j·K;
+// multi_normal_cholesky's form takes a data L (tyche::matrix) too.
 
 #include <cmath>
 #include <memory>
@@ -15365,9 +15624,7 @@ auto multi_normal(const Mu& mu, const Sx& sigma) {
 /// the expression form's solve.
 template <fixed_string Name, detail::operand Mu, shape_tag Shape>
 auto multi_normal_cholesky(const Mu& mu, const data_matrix& l, Shape shape) {
-  if (l.rows != l.cols)
-    throw std::invalid_argument("tyche::multi_normal_cholesky<\"name\">(mu, L, shape): L is " + std::to_string(l.rows) +
-                                " x " + std::to_string(l.cols) + ", not square");
+  detail::check_cholesky_factor(l, "multi_normal_cholesky<\"name\">(mu, L, shape)");
   return multi_normal_cholesky<Name>(mu, data_vector<>{{}, l.ptr, l.rows * l.cols}, shape);
 }
 
@@ -16560,6 +16817,17 @@ struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
   auto log_prob(const X& y) const {
     return detail::total(y * log(lambda) - lambda - lgamma(y + lit<1>));
   }
+  /// log P(Y ≤ y) and log P(Y > y) for counts y, summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored counts. (P(Y ≤ y) = Q(y + 1, λ), the regularised upper
+  /// incomplete gamma function.)
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total(log_gamma_q(y + lit<1>, lambda));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total(log_gamma_p(y + lit<1>, lambda));
+  }
   auto arguments() const { return std::tuple{lambda}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -16615,6 +16883,17 @@ struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> 
       // A scalar α: Σ (y α − e^α) reduces to α Σy − n e^α (compile/reduce_sum.hpp).
       return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
     }
+  }
+  /// log P(Y ≤ y) and log P(Y > y) for counts y, summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored counts. (P(Y ≤ y) = Q(y + 1, e^α), the regularised upper
+  /// incomplete gamma function.)
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total(log_gamma_q(y + lit<1>, exp(alpha)));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total(log_gamma_p(y + lit<1>, exp(alpha)));
   }
   auto arguments() const { return std::tuple{alpha}; }
   template <class G>
@@ -16966,7 +17245,7 @@ struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
   /// (With t = (x/σ)^α: log(1 − e^{−t}) and −t.)
   template <class X>
   auto log_cdf(const X& x) const {
-    return detail::total(log1m_exp(-exp(alpha * log(x / sigma))));
+    return detail::total(detail::log1m_exp_neg_exp(alpha * log(x / sigma)));
   }
   template <class X>
   auto log_ccdf(const X& x) const {
@@ -17224,6 +17503,9 @@ auto inv_wishart(const Nu& nu, const Sx& s) {
 }  // namespace tyche
 // ----- end tyche/distributions/wishart.hpp -----
 
+#include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace tyche {
@@ -17486,15 +17768,35 @@ auto std_normal_lpdf(const Y& y) {
 /// closed form, summed over y, under Stan's names: normal_lcdf(y, mu, sigma) = Σ log P(Y ≤ yᵢ),
 /// normal_lccdf(y, mu, sigma) = Σ log P(Y > yᵢ) — a right-censored observation at yᵢ is
 /// target(weibull_lccdf(data(t_censored), alpha, sigma)). Each checks d's arguments and y's data
-/// values as observe() does. (Families whose CDF needs an incomplete gamma or beta function —
-/// gamma, beta, student_t, the counts — have none yet.)
+/// values as observe() does. The gamma family (gamma, inv_gamma, chi_square, inv_chi_square) and
+/// the Poisson counts have theirs through the regularised incomplete gamma function
+/// (log_gamma_p, log_gamma_q); those that need an incomplete beta function (beta, student_t,
+/// the binomial and negative binomial counts) have none yet.
 namespace detail {
 template <bool Upper, class Dist, class Y>
 auto log_cdf_at(const Dist& d, const Y& y) {
   if constexpr (requires { d.check_supports(); }) d.check_supports();
   const auto term = d.observe(y);
-  if constexpr (Upper) return term.distribution.log_ccdf(term.value);
-  else return term.distribution.log_cdf(term.value);
+  if constexpr (Upper) {
+    return term.distribution.log_ccdf(term.value);
+  } else {
+    // A family whose support is closed at its lower bound (exponential, half_normal): P(Y ≤ y)
+    // = 0 there, a term that no parameter value makes finite; refused, naming the value.
+    if constexpr (requires(double v) { Dist::lcdf_problem(v); }) {
+      using N = std::remove_cvref_t<decltype(term.value)>;
+      auto check = [](double v, std::size_t i) {
+        if (const char* problem = Dist::lcdf_problem(v))
+          throw std::invalid_argument(std::string("tyche::") + Dist::family + "_lcdf(y, ...): y[" + std::to_string(i + 1) +
+                                      "] = " + tyche::detail::format_number(v) + " " + problem + " (indices count from 1)");
+      };
+      if constexpr (kind_of<N> == node_kind::data_vector) {
+        for (std::size_t i = 0; i < term.value.size(); ++i) check(term.value.ptr[i], i);
+      } else if constexpr (kind_of<N> == node_kind::constant) {
+        check(term.value.value, 0);
+      }
+    }
+    return term.distribution.log_cdf(term.value);
+  }
 }
 }  // namespace detail
 /// Σ log P(Y ≤ yᵢ), Y ~ normal(mu, sigma).
@@ -17588,6 +17890,67 @@ auto half_normal_lccdf(const Y& y, const Sigma& sigma) {
   return detail::log_cdf_at<true>(half_normal(sigma), y);
 }
 
+/// Σ log P(Y ≤ yᵢ), Y ~ gamma(alpha, beta).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto gamma_lcdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_cdf_at<false>(gamma(alpha, beta), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ gamma(alpha, beta).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto gamma_lccdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_cdf_at<true>(gamma(alpha, beta), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ inv_gamma(alpha, beta).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto inv_gamma_lcdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_cdf_at<false>(inv_gamma(alpha, beta), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ inv_gamma(alpha, beta).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto inv_gamma_lccdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_cdf_at<true>(inv_gamma(alpha, beta), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ chi_square(nu).
+template <detail::operand Y, detail::operand Nu>
+auto chi_square_lcdf(const Y& y, const Nu& nu) {
+  return detail::log_cdf_at<false>(chi_square(nu), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ chi_square(nu).
+template <detail::operand Y, detail::operand Nu>
+auto chi_square_lccdf(const Y& y, const Nu& nu) {
+  return detail::log_cdf_at<true>(chi_square(nu), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ inv_chi_square(nu).
+template <detail::operand Y, detail::operand Nu>
+auto inv_chi_square_lcdf(const Y& y, const Nu& nu) {
+  return detail::log_cdf_at<false>(inv_chi_square(nu), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ inv_chi_square(nu).
+template <detail::operand Y, detail::operand Nu>
+auto inv_chi_square_lccdf(const Y& y, const Nu& nu) {
+  return detail::log_cdf_at<true>(inv_chi_square(nu), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ poisson(lambda).
+template <detail::operand Y, detail::operand Lambda>
+auto poisson_lcdf(const Y& y, const Lambda& lambda) {
+  return detail::log_cdf_at<false>(poisson(lambda), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ poisson(lambda).
+template <detail::operand Y, detail::operand Lambda>
+auto poisson_lccdf(const Y& y, const Lambda& lambda) {
+  return detail::log_cdf_at<true>(poisson(lambda), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ poisson_log(alpha).
+template <detail::operand Y, detail::operand Alpha>
+auto poisson_log_lcdf(const Y& y, const Alpha& alpha) {
+  return detail::log_cdf_at<false>(poisson_log(alpha), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ poisson_log(alpha).
+template <detail::operand Y, detail::operand Alpha>
+auto poisson_log_lccdf(const Y& y, const Alpha& alpha) {
+  return detail::log_cdf_at<true>(poisson_log(alpha), y);
+}
+
 /// The log density of each element of y under the distribution d, a vector of y's size
 /// (a scalar for a scalar y): log d(y₁), log d(y₂), … — Stan's loop
 /// `for (n in 1:N) lp[n] = normal_lpdf(y[n] | mu, sigma)` is
@@ -17615,7 +17978,10 @@ auto pointwise_log_density(const Dist& d, const Y& y) {
 // tyche/distributions/log_mix.hpp — log_mix(theta, lp1, lp2): the log density of a two-component
 // mixture from the components' log densities (Stan's log_mix),
 //   log_mix(θ, λ₁, λ₂) = log(θ e^λ₁ + (1 − θ) e^λ₂),   0 ≤ θ ≤ 1,
-// elementwise for vector operands (sum the result for a vector of observations). To mix each
+// elementwise for vector operands (sum the result for a vector of observations): θ, λ₁ and λ₂
+// may each be a scalar or a vector of the common size, a scalar standing for every element
+// (a zero-inflated Poisson's zeros: log_mix(logistic(g0 + g1 * data(z0)), 0.0,
+// -exp(a0 + a1 * data(x0))), θ and λ₂ per observation, λ₁ = log 1). To mix each
 // observation of a vector y separately, observe the mixture of two distributions (## mixture
 // below): log_mix(θ, normal(m1, s), normal(m2, s)).observe(data(y)); or pass elementwise log
 // densities, target(sum(log_mix(θ, pointwise_log_density(normal(m1, s), data(y)),

@@ -2,21 +2,31 @@
 // log P(Y > y) of the families with a closed-form CDF, against Boost.Math's cdf and its complement
 // (Fréchet and log-logistic through the Weibull and logistic distributions of 1/X and log X), with
 // gradients against finite differences; sums over a data vector; the data checks observe() makes;
-// and a censored Weibull model's log density against one written by hand.
+// and a censored Weibull model's log density against one written by hand. The gamma family and
+// the Poisson counts through log_gamma_p / log_gamma_q (scalar/inc_gamma.hpp), checked against
+// Boost's gamma_p and gamma_q on both sides of its switch from series to continued fraction.
 #include "support/continuous_checks.hpp"
 
 #include <tyche/tyche.hpp>
 
+#include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/exponential.hpp>
 #include <boost/math/distributions/extreme_value.hpp>
+#include <boost/math/distributions/gamma.hpp>
+#include <boost/math/distributions/inverse_chi_squared.hpp>
+#include <boost/math/distributions/inverse_gamma.hpp>
 #include <boost/math/distributions/logistic.hpp>
 #include <boost/math/distributions/lognormal.hpp>
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/poisson.hpp>
 #include <boost/math/distributions/weibull.hpp>
+#include <boost/math/special_functions/gamma.hpp>
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <span>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 using namespace tyche;
@@ -64,7 +74,7 @@ TEST_CASE("lcdf, lccdf: closed-form families against Boost.Math, gradients by fi
       else tyche_test::check_log_density(compile(lognormal_lcdf(x, a, exp(b)), x, a, b), pts, ref, "lognormal" + side);
     }
     {
-      // From far in the lower tail (λx = 0.004: log(1 − e^{−λx}) needs expm1) to e^{−16}.
+      // From λx = 0.004 to 16 (the tails where 1 − e^{−λx} would lose digits: the next case).
       const auto pts = tyche_test::points_in(25, {{0.01, 6.0}, {-1.0, 1.0}}, 84);
       auto ref = [upper](const std::vector<double>& p) {
         return log_cdf(bm::exponential_distribution<double>(std::exp(p[1])), p[0], upper);
@@ -172,4 +182,153 @@ TEST_CASE("lccdf: a right-censored Weibull model's log density is the one writte
     for (const double v : censored) want += log_cdf(w, v, true);
     CHECK(m.log_prob(p) == Approx(want).epsilon(1e-12));
   }
+}
+
+TEST_CASE("log_gamma_p, log_gamma_q: against Boost.Math's gamma_p and gamma_q, gradients in a and x",
+          "[distributions][lcdf]") {
+  param<"a"> a;
+  param<"x"> x;
+  const auto lower = compile(log_gamma_p(a, x), a, x);
+  const auto upper = compile(log_gamma_q(a, x), a, x);
+  // Shapes from 0.05 to 40 and points from far below the mean to far above it: the series
+  // (x < a + 1) and the continued fraction (x ≥ a + 1), P and Q from 1e-60 to near 1.
+  std::vector<std::vector<double>> pts;
+  for (const double av : {0.05, 0.3, 1.0, 2.5, 7.0, 40.0})
+    for (const double ratio : {0.02, 0.3, 0.9, 1.0, 1.3, 3.0, 8.0}) pts.push_back({av, std::max(ratio * av, 0.01) + 0.5 * ratio});
+  tyche_test::check_log_density(lower, pts, [](const std::vector<double>& p) { return std::log(bm::gamma_p(p[0], p[1])); },
+                                "log_gamma_p(a, x)");
+  tyche_test::check_log_density(upper, pts, [](const std::vector<double>& p) { return std::log(bm::gamma_q(p[0], p[1])); },
+                                "log_gamma_q(a, x)");
+  // At x = 0: P = 0, Q = 1.
+  CHECK(lower.value(std::vector<double>{2.0, 0.0}) == -INFINITY);
+  CHECK(upper.value(std::vector<double>{2.0, 0.0}) == 0.0);
+}
+
+TEST_CASE("lcdf, lccdf of the gamma family and the Poisson counts against Boost.Math", "[distributions][lcdf]") {
+  param<"x"> x;
+  param<"a"> a;
+  param<"b"> b;
+  for (const bool upper : {false, true}) {
+    const std::string side = upper ? "_lccdf" : "_lcdf";
+    const auto pts = tyche_test::points_in(25, {{0.1, 6.0}, {-1.0, 1.5}, {-1.0, 1.0}}, 93);
+    {
+      // gamma(α, β) with rate β; Boost's gamma takes the scale 1/β.
+      auto ref = [upper](const std::vector<double>& p) {
+        return log_cdf(bm::gamma_distribution<double>(std::exp(p[1]), std::exp(-p[2])), p[0], upper);
+      };
+      if (upper) tyche_test::check_log_density(compile(gamma_lccdf(x, exp(a), exp(b)), x, a, b), pts, ref, "gamma" + side);
+      else tyche_test::check_log_density(compile(gamma_lcdf(x, exp(a), exp(b)), x, a, b), pts, ref, "gamma" + side);
+    }
+    {
+      auto ref = [upper](const std::vector<double>& p) {
+        return log_cdf(bm::inverse_gamma_distribution<double>(std::exp(p[1]), std::exp(p[2])), p[0], upper);
+      };
+      if (upper) tyche_test::check_log_density(compile(inv_gamma_lccdf(x, exp(a), exp(b)), x, a, b), pts, ref, "inv_gamma" + side);
+      else tyche_test::check_log_density(compile(inv_gamma_lcdf(x, exp(a), exp(b)), x, a, b), pts, ref, "inv_gamma" + side);
+    }
+    {
+      const auto pts2 = tyche_test::points_in(25, {{0.1, 8.0}, {-1.0, 1.5}}, 94);
+      auto ref = [upper](const std::vector<double>& p) {
+        return log_cdf(bm::chi_squared_distribution<double>(std::exp(p[1])), p[0], upper);
+      };
+      if (upper) tyche_test::check_log_density(compile(chi_square_lccdf(x, exp(a)), x, a), pts2, ref, "chi_square" + side);
+      else tyche_test::check_log_density(compile(chi_square_lcdf(x, exp(a)), x, a), pts2, ref, "chi_square" + side);
+      // inv_chi_square(ν): 1/X ~ chi_square(ν), Boost's inverse_chi_squared with its default scale 1/ν.
+      auto inv_ref = [upper](const std::vector<double>& p) {
+        return log_cdf(bm::inverse_chi_squared_distribution<double>(std::exp(p[1])), p[0], upper);
+      };
+      if (upper) tyche_test::check_log_density(compile(inv_chi_square_lccdf(x, exp(a)), x, a), pts2, inv_ref, "inv_chi_square" + side);
+      else tyche_test::check_log_density(compile(inv_chi_square_lcdf(x, exp(a)), x, a), pts2, inv_ref, "inv_chi_square" + side);
+    }
+  }
+  // Counts: P(Y ≤ k) and P(Y > k) summed over the data, for λ = e^a from 0.37 to 20.
+  const std::vector<double> k{0, 3, 1, 7, 2, 15};
+  const auto cdf = compile(poisson_lcdf(data(k), exp(a)), a);
+  const auto ccdf = compile(poisson_lccdf(data(k), exp(a)), a);
+  const auto cdf_log = compile(poisson_log_lcdf(data(k), a), a);
+  const auto ccdf_log = compile(poisson_log_lccdf(data(k), a), a);
+  std::vector<std::vector<double>> lambdas;
+  for (const auto& p : tyche_test::points_in(15, {{-1.0, 3.0}}, 95)) lambdas.push_back(p);
+  for (const bool upper : {false, true}) {
+    auto ref = [&k, upper](const std::vector<double>& p) {
+      double total = 0;
+      for (const double v : k) total += log_cdf(bm::poisson_distribution<double>(std::exp(p[0])), v, upper);
+      return total;
+    };
+    if (upper) {
+      tyche_test::check_log_density(ccdf, lambdas, ref, "poisson_lccdf");
+      tyche_test::check_log_density(ccdf_log, lambdas, ref, "poisson_log_lccdf");
+    } else {
+      tyche_test::check_log_density(cdf, lambdas, ref, "poisson_lcdf");
+      tyche_test::check_log_density(cdf_log, lambdas, ref, "poisson_log_lcdf");
+    }
+  }
+  // A count that is not one names it, as observe() does.
+  const std::vector<double> not_counts{1, 2.5};
+  CHECK_THROWS_WITH(poisson_lccdf(data(not_counts), exp(a)), Catch::Contains("y[2] = 2.5"));
+}
+
+TEST_CASE("lcdf, lccdf: finite in the tails where e^w underflows or overflows, with finite gradients",
+          "[distributions][lcdf]") {
+  // log(1 − exp(−eʷ)) is w where eʷ underflows (w < −745) and 0 where it overflows (w > 709),
+  // with derivative 1 and 0: a Weibull left-censored far below its scale, a Gumbel or Fréchet
+  // right-censored far above it.
+  param<"a"> a;
+  auto value_and_slope = [](const auto& prog, double at) {
+    std::vector<double> g(1), ws(prog.workspace_size());
+    const std::vector<double> th{at};
+    const double v = prog.value_and_gradient(std::span<const double>(th), std::span<double>(g), std::span<double>(ws));
+    return std::pair{v, g[0]};
+  };
+  const auto weibull_low = compile(weibull_lcdf(exp(a), 2.0, 1.0), a);  // w = 2a
+  const auto gumbel_high = compile(gumbel_lccdf(a, 0.0, 1.0), a);        // w = −a
+  const auto frechet_high = compile(frechet_lccdf(exp(a), 3.0, 1.0), a);  // w = −3a
+  struct expect { double at, value, slope; };
+  for (const auto& [at, value, slope] : {expect{-400.0, -800.0, 2.0}, expect{-15.0, -30.0, 2.0}}) {
+    const auto [v, g] = value_and_slope(weibull_low, at);
+    CHECK(v == Approx(value).epsilon(1e-14));
+    CHECK(g == Approx(slope).epsilon(1e-12));
+  }
+  for (const auto& [at, value, slope] : {expect{800.0, -800.0, -1.0}, expect{30.0, -30.0, -1.0}}) {
+    const auto [v, g] = value_and_slope(gumbel_high, at);
+    CHECK(v == Approx(value).epsilon(1e-12));
+    CHECK(g == Approx(slope).epsilon(1e-12));
+  }
+  {
+    const auto [v, g] = value_and_slope(frechet_high, 300.0);
+    CHECK(v == Approx(-900.0).epsilon(1e-14));
+    CHECK(g == Approx(-3.0).epsilon(1e-12));
+  }
+  // Where eʷ overflows the probability is 1: log 0 with slope 0, not NaN.
+  {
+    const auto [v, g] = value_and_slope(weibull_low, 400.0);
+    CHECK(v == 0.0);
+    CHECK(g == 0.0);
+  }
+  {
+    const auto [v, g] = value_and_slope(gumbel_high, -800.0);
+    CHECK(v == 0.0);
+    CHECK(g == 0.0);
+  }
+  // Between the tails, against Boost (the switch at w = −20 and the slope's at eʷ = 30).
+  for (const double at : {-10.5, -9.5, 0.0, 1.6, 1.8}) {
+    const double y = std::exp(at);
+    CHECK(value_and_slope(weibull_low, at).first ==
+          Approx(log_cdf(bm::weibull_distribution<double>(2.0, 1.0), y, false)).epsilon(1e-13));
+  }
+  tyche_test::check_log_density(weibull_low, {{-10.5}, {-9.5}, {0.0}, {1.6}, {1.8}},
+                                [](const std::vector<double>& p) {
+                                  return log_cdf(bm::weibull_distribution<double>(2.0, 1.0), std::exp(p[0]), false);
+                                },
+                                "weibull_lcdf(exp(a), 2, 1) near the switches");
+}
+
+TEST_CASE("lcdf: a left-censored observation at a support's closed lower bound is refused", "[distributions][lcdf]") {
+  param<"a"> a;
+  const std::vector<double> t{0.5, 0.0};
+  CHECK_THROWS_WITH(exponential_lcdf(data(t), exp(a)), Catch::Contains("exponential_lcdf(y, ...): y[2] = 0"));
+  CHECK_THROWS_WITH(half_normal_lcdf(data(t), exp(a)), Catch::Contains("half_normal_lcdf(y, ...): y[2] = 0"));
+  // The survival function at 0 is 1: allowed.
+  const auto survival = compile(exponential_lccdf(data(t), exp(a)), a);
+  CHECK(survival.value(std::vector<double>{0.3}) == Approx(-0.5 * std::exp(0.3)).epsilon(1e-14));
 }

@@ -337,6 +337,22 @@ TEST_CASE("multi_normal_cholesky<\"b\">(mu, L, shape_of(J * K)): J group vectors
   // A prior draw has J vectors of K.
   std::mt19937_64 rng(3);
   CHECK(named_rows.sample_prior(rng).size() == named_rows.constrained_dim());
+  // The covariance form, with Sigma a cov_matrix parameter.
+  auto named_cov = model([] {
+    auto s = flat<"Sigma">(cov_matrix(K));
+    auto b = multi_normal<"b">(0.0, s, shape_of(J * K));
+    return joint(s, b);
+  });
+  auto observed_cov = model([] {
+    auto s = flat<"Sigma">(cov_matrix(K));
+    auto b = flat<"b">(shape_of(J * K));
+    return joint(s, b, multi_normal(0.0, s).observe(b));
+  });
+  REQUIRE(named_cov.dim() == observed_cov.dim());
+  for (const auto& theta : tyche_test::random_points(5, named_cov.dim(), -0.5, 0.5, 77)) {
+    CHECK(named_cov.log_prob(theta) == Approx(observed_cov.log_prob(theta)).epsilon(1e-13));
+    tyche_test::check_gradient_at(named_cov.program(), theta, "multi_normal<b>(mu, Sigma, shape_of(J * K))");
+  }
   // With a data L (viewed), and the data-L form's density for each row.
   const auto sigma = covariance();
   const auto lv = detail::cholesky_lower(sigma.data(), K, "test");

@@ -70,6 +70,25 @@ struct log1p_exp {
   }
 };
 
+/// log(1 − exp(−eʷ)): the log CDF 1 − e^{−t} of a Weibull, or the survival function of a Gumbel
+/// or Fréchet, at t = eʷ, one node so that neither tail loses it: log(−expm1(−t)) where t is
+/// moderate, w − t/2 where t < 2·10⁻⁹ (and eʷ underflows below w = −745, where the value is w),
+/// 0 where t overflows. d/dw = t / (eᵗ − 1), e^{w − t} for t > 30.
+struct log1m_exp_neg_exp {
+  static constexpr const char* name = "log1m_exp_neg_exp";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& w) const {
+    const T t = math::exp(w);
+    return math::select(w < lift<T>(-20.0), w - lift<T>(0.5) * t, math::log(-math::expm1(-t)));
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& w, T& dw) const {
+    const T t = math::exp(w);
+    dw = math::select(w < lift<T>(-20.0), lift<T>(1.0) - lift<T>(0.5) * t,
+                      math::select(t > lift<T>(30.0), math::exp(w - t), t / math::expm1(t)));
+    return math::select(w < lift<T>(-20.0), w - lift<T>(0.5) * t, math::log(-math::expm1(-t)));
+  }
+};
+
 /// log(eᵃ + eᵇ) = max(a, b) + log1p(e^−|a − b|): one exp and one log1p, never overflowing; one
 /// operand −∞ gives the other exactly. ∂/∂a = σ(a − b), ∂/∂b = 1 − σ(a − b).
 struct log_add_exp {

@@ -1,11 +1,15 @@
 // tyche/autodiff/special.hpp — value and derivative rules for special functions: lgamma,
 // digamma, erf, Phi (the standard normal CDF), log_Phi (its logarithm, without underflow),
-// log_bessel_i0 (log of the modified Bessel function I₀), and cos.
+// log_bessel_i0 (log of the modified Bessel function I₀), cos, and log_gamma_p / log_gamma_q
+// (the logarithms of the regularised incomplete gamma functions P(a, x) and Q(a, x)).
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/backends/simd/batch.hpp>
+#include <tyche/scalar/inc_gamma.hpp>
 #include <tyche/scalar/math.hpp>
 #include <tyche/scalar/traits.hpp>
+
+#include <cstddef>
 
 namespace tyche::rules {
 
@@ -84,6 +88,58 @@ struct cos {
   template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
     dx = -math::sin(x);
     return math::cos(x);
+  }
+};
+
+namespace detail {
+/// log P(a, x) (Upper = false) or log Q(a, x) (true) and its derivatives, lane by lane
+/// (scalar/inc_gamma.hpp computes one pair in double: an iteration whose length depends on the
+/// arguments).
+template <bool Upper, class T>
+TYCHE_HD T log_inc_gamma_lanes(const T& a, const T& x, T& da, T& dx) {
+  using E = element_type_t<T>;
+  using ops = tyche::detail::lane_ops<T>;
+  constexpr std::size_t lanes = ops::size;
+  E av[lanes], xv[lanes], v[lanes], dav[lanes], dxv[lanes];
+  ops::store(av, a);
+  ops::store(xv, x);
+  for (std::size_t i = 0; i < lanes; ++i) {
+    const math::log_inc_gamma_result r = math::log_inc_gamma(static_cast<double>(av[i]), static_cast<double>(xv[i]));
+    v[i] = static_cast<E>(Upper ? r.log_q : r.log_p);
+    dav[i] = static_cast<E>(Upper ? r.log_q_da : r.log_p_da);
+    dxv[i] = static_cast<E>(Upper ? r.log_q_dx : r.log_p_dx);
+  }
+  da = ops::load(dav);
+  dx = ops::load(dxv);
+  return ops::load(v);
+}
+}  // namespace detail
+
+/// log P(a, x), P the regularised lower incomplete gamma function (the CDF of gamma(a, 1) at x),
+/// a > 0, x ≥ 0; ∂/∂a by differentiating its series or continued fraction, ∂/∂x = x^(a−1) e^(−x)
+/// / (Γ(a) P).
+struct log_gamma_p {
+  static constexpr const char* name = "log_gamma_p";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD T value(const T& a, const T& x) const {
+    T da, dx;
+    return detail::log_inc_gamma_lanes<false>(a, x, da, dx);
+  }
+  template <class T> TYCHE_HD T value(const T& a, const T& x, T& da, T& dx) const {
+    return detail::log_inc_gamma_lanes<false>(a, x, da, dx);
+  }
+};
+
+/// log Q(a, x) = log(1 − P(a, x)), the upper one (the survival function of gamma(a, 1)).
+struct log_gamma_q {
+  static constexpr const char* name = "log_gamma_q";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD T value(const T& a, const T& x) const {
+    T da, dx;
+    return detail::log_inc_gamma_lanes<true>(a, x, da, dx);
+  }
+  template <class T> TYCHE_HD T value(const T& a, const T& x, T& da, T& dx) const {
+    return detail::log_inc_gamma_lanes<true>(a, x, da, dx);
   }
 };
 

@@ -20,6 +20,17 @@ struct chi_square_distribution : distribution<chi_square_distribution<Nu>> {
     return detail::total((half_nu - lit<1>) * log(x) - lit<1, 2> * x - half_nu * detail::log_two -
                          lgamma(half_nu));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// (P(ν/2, x/2).)
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log_gamma_p(lit<1, 2> * nu, lit<1, 2> * x));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log_gamma_q(lit<1, 2> * nu, lit<1, 2> * x));
+  }
   auto arguments() const { return std::tuple{nu}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

@@ -42,6 +42,10 @@ struct exponential_distribution : distribution<exponential_distribution<Lambda>>
   static double mean(double l) { return 1.0 / l; }
   static double variance(double l) { return 1.0 / (l * l); }
   static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
+  /// P(X ≤ 0) = 0: a left-censored observation at 0 has no probability (log_densities.hpp's lcdf).
+  static const char* lcdf_problem(double v) {
+    return v == 0 ? "is 0, the lower bound of the support, where P(Y <= y) = 0 for every parameter value" : nullptr;
+  }
 };
 
 /// Name ~ exponential(lambda) (rate lambda), support (0, ∞), sampled as log Name.

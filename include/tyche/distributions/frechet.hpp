@@ -31,7 +31,7 @@ struct frechet_distribution : distribution<frechet_distribution<Alpha, Sigma>> {
   }
   template <class X>
   auto log_ccdf(const X& x) const {
-    return detail::total(log1m_exp(-exp(-(alpha * log(x / sigma)))));
+    return detail::total(detail::log1m_exp_neg_exp(-(alpha * log(x / sigma))));
   }
   auto arguments() const { return std::tuple{alpha, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the

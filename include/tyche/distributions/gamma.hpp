@@ -19,6 +19,17 @@ struct gamma_distribution : distribution<gamma_distribution<Alpha, Beta>> {
   auto log_prob(const X& x) const {
     return detail::total(alpha * log(beta) - lgamma(alpha) + (alpha - lit<1>) * log(x) - beta * x);
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// (P(α, βx), the regularised incomplete gamma function, and Q.)
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log_gamma_p(alpha, beta * x));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log_gamma_q(alpha, beta * x));
+  }
   auto arguments() const { return std::tuple{alpha, beta}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

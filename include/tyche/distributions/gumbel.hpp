@@ -31,7 +31,7 @@ struct gumbel_distribution : distribution<gumbel_distribution<Mu, Beta>> {
   }
   template <class X>
   auto log_ccdf(const X& x) const {
-    return detail::total(log1m_exp(-exp((mu - x) / beta)));
+    return detail::total(detail::log1m_exp_neg_exp((mu - x) / beta));
   }
   auto arguments() const { return std::tuple{mu, beta}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the

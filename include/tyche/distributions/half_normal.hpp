@@ -46,6 +46,10 @@ struct half_normal_distribution : distribution<half_normal_distribution<Sigma>> 
   static double mean(double s) { return s * std::sqrt(2.0 / std::numbers::pi); }
   static double variance(double s) { return s * s * (1.0 - 2.0 / std::numbers::pi); }
   static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
+  /// P(X ≤ 0) = 0: a left-censored observation at 0 has no probability (log_densities.hpp's lcdf).
+  static const char* lcdf_problem(double v) {
+    return v == 0 ? "is 0, the lower bound of the support, where P(Y <= y) = 0 for every parameter value" : nullptr;
+  }
 };
 
 /// Name ~ half-normal(sigma), support (0, ∞), sampled as log Name.

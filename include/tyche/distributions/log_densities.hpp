@@ -51,6 +51,9 @@
 #include <tyche/distributions/weibull.hpp>
 #include <tyche/distributions/wishart.hpp>
 
+#include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace tyche {
@@ -313,15 +316,35 @@ auto std_normal_lpdf(const Y& y) {
 /// closed form, summed over y, under Stan's names: normal_lcdf(y, mu, sigma) = Σ log P(Y ≤ yᵢ),
 /// normal_lccdf(y, mu, sigma) = Σ log P(Y > yᵢ) — a right-censored observation at yᵢ is
 /// target(weibull_lccdf(data(t_censored), alpha, sigma)). Each checks d's arguments and y's data
-/// values as observe() does. (Families whose CDF needs an incomplete gamma or beta function —
-/// gamma, beta, student_t, the counts — have none yet.)
+/// values as observe() does. The gamma family (gamma, inv_gamma, chi_square, inv_chi_square) and
+/// the Poisson counts have theirs through the regularised incomplete gamma function
+/// (log_gamma_p, log_gamma_q); those that need an incomplete beta function (beta, student_t,
+/// the binomial and negative binomial counts) have none yet.
 namespace detail {
 template <bool Upper, class Dist, class Y>
 auto log_cdf_at(const Dist& d, const Y& y) {
   if constexpr (requires { d.check_supports(); }) d.check_supports();
   const auto term = d.observe(y);
-  if constexpr (Upper) return term.distribution.log_ccdf(term.value);
-  else return term.distribution.log_cdf(term.value);
+  if constexpr (Upper) {
+    return term.distribution.log_ccdf(term.value);
+  } else {
+    // A family whose support is closed at its lower bound (exponential, half_normal): P(Y ≤ y)
+    // = 0 there, a term that no parameter value makes finite; refused, naming the value.
+    if constexpr (requires(double v) { Dist::lcdf_problem(v); }) {
+      using N = std::remove_cvref_t<decltype(term.value)>;
+      auto check = [](double v, std::size_t i) {
+        if (const char* problem = Dist::lcdf_problem(v))
+          throw std::invalid_argument(std::string("tyche::") + Dist::family + "_lcdf(y, ...): y[" + std::to_string(i + 1) +
+                                      "] = " + tyche::detail::format_number(v) + " " + problem + " (indices count from 1)");
+      };
+      if constexpr (kind_of<N> == node_kind::data_vector) {
+        for (std::size_t i = 0; i < term.value.size(); ++i) check(term.value.ptr[i], i);
+      } else if constexpr (kind_of<N> == node_kind::constant) {
+        check(term.value.value, 0);
+      }
+    }
+    return term.distribution.log_cdf(term.value);
+  }
 }
 }  // namespace detail
 /// Σ log P(Y ≤ yᵢ), Y ~ normal(mu, sigma).
@@ -413,6 +436,67 @@ auto half_normal_lcdf(const Y& y, const Sigma& sigma) {
 template <detail::operand Y, detail::operand Sigma>
 auto half_normal_lccdf(const Y& y, const Sigma& sigma) {
   return detail::log_cdf_at<true>(half_normal(sigma), y);
+}
+
+/// Σ log P(Y ≤ yᵢ), Y ~ gamma(alpha, beta).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto gamma_lcdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_cdf_at<false>(gamma(alpha, beta), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ gamma(alpha, beta).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto gamma_lccdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_cdf_at<true>(gamma(alpha, beta), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ inv_gamma(alpha, beta).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto inv_gamma_lcdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_cdf_at<false>(inv_gamma(alpha, beta), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ inv_gamma(alpha, beta).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto inv_gamma_lccdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_cdf_at<true>(inv_gamma(alpha, beta), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ chi_square(nu).
+template <detail::operand Y, detail::operand Nu>
+auto chi_square_lcdf(const Y& y, const Nu& nu) {
+  return detail::log_cdf_at<false>(chi_square(nu), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ chi_square(nu).
+template <detail::operand Y, detail::operand Nu>
+auto chi_square_lccdf(const Y& y, const Nu& nu) {
+  return detail::log_cdf_at<true>(chi_square(nu), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ inv_chi_square(nu).
+template <detail::operand Y, detail::operand Nu>
+auto inv_chi_square_lcdf(const Y& y, const Nu& nu) {
+  return detail::log_cdf_at<false>(inv_chi_square(nu), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ inv_chi_square(nu).
+template <detail::operand Y, detail::operand Nu>
+auto inv_chi_square_lccdf(const Y& y, const Nu& nu) {
+  return detail::log_cdf_at<true>(inv_chi_square(nu), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ poisson(lambda).
+template <detail::operand Y, detail::operand Lambda>
+auto poisson_lcdf(const Y& y, const Lambda& lambda) {
+  return detail::log_cdf_at<false>(poisson(lambda), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ poisson(lambda).
+template <detail::operand Y, detail::operand Lambda>
+auto poisson_lccdf(const Y& y, const Lambda& lambda) {
+  return detail::log_cdf_at<true>(poisson(lambda), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ poisson_log(alpha).
+template <detail::operand Y, detail::operand Alpha>
+auto poisson_log_lcdf(const Y& y, const Alpha& alpha) {
+  return detail::log_cdf_at<false>(poisson_log(alpha), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ poisson_log(alpha).
+template <detail::operand Y, detail::operand Alpha>
+auto poisson_log_lccdf(const Y& y, const Alpha& alpha) {
+  return detail::log_cdf_at<true>(poisson_log(alpha), y);
 }
 
 /// The log density of each element of y under the distribution d, a vector of y's size

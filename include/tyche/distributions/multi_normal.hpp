@@ -13,7 +13,10 @@
 // gradient reaches L too, and multi_normal factors Σ at every evaluation (cholesky_decompose,
 // O(K³), NaN when Σ is not positive definite). x is a named K-vector, or N observations of K
 // values (N·K, row n at n·K); μ is a scalar, a vector of K (every row) or of N·K (one per row),
-// and the log density is the sum over the rows.
+// and the log density is the sum over the rows. J named vectors of K together (Stan's
+// array[J] vector[K] b, e.g. correlated group effects): multi_normal_cholesky<"b">(mu, L,
+// shape_of(J * K)) and multi_normal<"b">(mu, Sigma, shape_of(J * K)), vector j at j·K;
+// multi_normal_cholesky's form takes a data L (tyche::matrix) too.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/autodiff/matrix_ops.hpp>
@@ -300,9 +303,7 @@ auto multi_normal(const Mu& mu, const Sx& sigma) {
 /// the expression form's solve.
 template <fixed_string Name, detail::operand Mu, shape_tag Shape>
 auto multi_normal_cholesky(const Mu& mu, const data_matrix& l, Shape shape) {
-  if (l.rows != l.cols)
-    throw std::invalid_argument("tyche::multi_normal_cholesky<\"name\">(mu, L, shape): L is " + std::to_string(l.rows) +
-                                " x " + std::to_string(l.cols) + ", not square");
+  detail::check_cholesky_factor(l, "multi_normal_cholesky<\"name\">(mu, L, shape)");
   return multi_normal_cholesky<Name>(mu, data_vector<>{{}, l.ptr, l.rows * l.cols}, shape);
 }
 

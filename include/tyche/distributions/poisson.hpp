@@ -21,6 +21,17 @@ struct poisson_distribution : distribution<poisson_distribution<Lambda>> {
   auto log_prob(const X& y) const {
     return detail::total(y * log(lambda) - lambda - lgamma(y + lit<1>));
   }
+  /// log P(Y ≤ y) and log P(Y > y) for counts y, summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored counts. (P(Y ≤ y) = Q(y + 1, λ), the regularised upper
+  /// incomplete gamma function.)
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total(log_gamma_q(y + lit<1>, lambda));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total(log_gamma_p(y + lit<1>, lambda));
+  }
   auto arguments() const { return std::tuple{lambda}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

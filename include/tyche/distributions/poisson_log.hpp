@@ -28,6 +28,17 @@ struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> 
       return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
     }
   }
+  /// log P(Y ≤ y) and log P(Y > y) for counts y, summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored counts. (P(Y ≤ y) = Q(y + 1, e^α), the regularised upper
+  /// incomplete gamma function.)
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total(log_gamma_q(y + lit<1>, exp(alpha)));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total(log_gamma_p(y + lit<1>, exp(alpha)));
+  }
   auto arguments() const { return std::tuple{alpha}; }
   template <class G>
   static double draw(G& rng, double a) {

@@ -26,7 +26,7 @@ struct weibull_distribution : distribution<weibull_distribution<Alpha, Sigma>> {
   /// (With t = (x/σ)^α: log(1 − e^{−t}) and −t.)
   template <class X>
   auto log_cdf(const X& x) const {
-    return detail::total(log1m_exp(-exp(alpha * log(x / sigma))));
+    return detail::total(detail::log1m_exp_neg_exp(alpha * log(x / sigma)));
   }
   template <class X>
   auto log_ccdf(const X& x) const {

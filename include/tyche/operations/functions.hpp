@@ -180,6 +180,30 @@ auto log1m_exp(const A& a) {
   return log(-expm1(a));
 }
 
+namespace detail {
+/// log(1 − exp(−eʷ)), elementwise, accurate in both tails (rules::log1m_exp_neg_exp): the Weibull
+/// log CDF and the Gumbel and Fréchet survival functions.
+template <class W>
+auto log1m_exp_neg_exp(const W& w) {
+  return make_unary<rules::log1m_exp_neg_exp>(w);
+}
+}  // namespace detail
+
+/// log P(a, x) and log Q(a, x) = log(1 − P(a, x)), elementwise, P the regularised lower
+/// incomplete gamma function (Stan's gamma_p and gamma_q are their exponentials): the log CDF and
+/// survival function of gamma(a, 1) at x, a > 0, x ≥ 0; differentiable in both (scalar/
+/// inc_gamma.hpp). A scalar operand is broadcast.
+template <detail::operand A, detail::operand X>
+  requires(expression<A> || expression<X>)
+auto log_gamma_p(const A& a, const X& x) {
+  return detail::make_binary<rules::log_gamma_p>(a, x);
+}
+template <detail::operand A, detail::operand X>
+  requires(expression<A> || expression<X>)
+auto log_gamma_q(const A& a, const X& x) {
+  return detail::make_binary<rules::log_gamma_q>(a, x);
+}
+
 /// log(eᵃ + eᵇ), elementwise (a scalar operand is broadcast).
 template <detail::operand A, detail::operand B>
   requires(expression<A> || expression<B>)
