@@ -22,7 +22,10 @@ struct dual_a {
 TYCHE_HD inline dual_a operator+(dual_a p, dual_a q) { return {p.v + q.v, p.d + q.d}; }
 TYCHE_HD inline dual_a operator-(dual_a p, dual_a q) { return {p.v - q.v, p.d - q.d}; }
 TYCHE_HD inline dual_a operator*(dual_a p, dual_a q) { return {p.v * q.v, p.d * q.v + p.v * q.d}; }
-TYCHE_HD inline dual_a operator/(dual_a p, dual_a q) { return {p.v / q.v, (p.d * q.v - p.v * q.d) / (q.v * q.v)}; }
+TYCHE_HD inline dual_a operator/(dual_a p, dual_a q) {  // one division
+  const double r = 1 / q.v, v = p.v * r;
+  return {v, (p.d - v * q.d) * r};
+}
 TYCHE_HD inline dual_a constant_dual(double c) { return {c, 0.0}; }
 }  // namespace detail
 
@@ -56,8 +59,10 @@ TYCHE_HD inline log_inc_gamma_result log_inc_gamma(double a, double x) {
   constexpr double tiny = 1e-300;
   constexpr int max_terms = 100000;
   const double log_x = ::log(x);
-  // log of ∂P/∂x = x^(a−1) e^(−x) / Γ(a).
+  // log of ∂P/∂x = x^(a−1) e^(−x) / Γ(a); the prefactors below are x^a e^(−x) / Γ(a + 1) and
+  // x^a e^(−x) / Γ(a) (one lgamma and one digamma: Γ(a + 1) = a Γ(a), ψ(a + 1) = ψ(a) + 1/a).
   const double log_density = (a - 1) * log_x - x - ::lgamma(a);
+  const double psi = digamma(a);
   const dual_a av{a, 1.0};
   if (x < a + 1) {
     // P = x^a e^(−x) / Γ(a + 1) · Σₙ xⁿ / ((a + 1)…(a + n)).
@@ -68,8 +73,8 @@ TYCHE_HD inline log_inc_gamma_result log_inc_gamma(double a, double x) {
       sum = sum + term;
       if (term.v < sum.v * eps && ::fabs(term.d) < (sum.v + ::fabs(sum.d)) * eps) break;
     }
-    r.log_p = a * log_x - x - ::lgamma(a + 1) + ::log(sum.v);
-    r.log_p_da = log_x - digamma(a + 1) + sum.d / sum.v;
+    r.log_p = log_density + log_x - ::log(a) + ::log(sum.v);
+    r.log_p_da = log_x - (psi + 1 / a) + sum.d / sum.v;
     r.log_q = ::log(-::expm1(r.log_p));
     const double p_over_q = ::exp(r.log_p - r.log_q);
     r.log_q_da = -p_over_q * r.log_p_da;
@@ -93,8 +98,8 @@ TYCHE_HD inline log_inc_gamma_result log_inc_gamma(double a, double x) {
       // aₙ = −n(n − a) is 0 and δ = 1 from there on), but the derivative's terms go on.
       if (::fabs(del.v - 1) < eps && ::fabs(del.d) < eps * (1 + ::fabs(h.d / h.v))) break;
     }
-    r.log_q = a * log_x - x - ::lgamma(a) + ::log(h.v);
-    r.log_q_da = log_x - digamma(a) + h.d / h.v;
+    r.log_q = log_density + log_x + ::log(h.v);
+    r.log_q_da = log_x - psi + h.d / h.v;
     r.log_p = ::log(-::expm1(r.log_q));
     const double q_over_p = ::exp(r.log_q - r.log_p);
     r.log_p_da = -q_over_p * r.log_q_da;
