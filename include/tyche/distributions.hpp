@@ -10,6 +10,7 @@
 #include <tyche/distributions/categorical.hpp>
 #include <tyche/distributions/categorical_logit_glm.hpp>
 #include <tyche/distributions/cauchy.hpp>
+#include <tyche/distributions/censored.hpp>
 #include <tyche/distributions/chi_square.hpp>
 #include <tyche/distributions/constrained.hpp>
 #include <tyche/distributions/dirichlet.hpp>

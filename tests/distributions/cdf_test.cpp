@@ -24,6 +24,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <random>
 #include <span>
 #include <stdexcept>
 #include <utility>
@@ -331,4 +332,43 @@ TEST_CASE("lcdf: a left-censored observation at a support's closed lower bound i
   // The survival function at 0 is 1: allowed.
   const auto survival = compile(exponential_lccdf(data(t), exp(a)), a);
   CHECK(survival.value(std::vector<double>{0.3}) == Approx(-0.5 * std::exp(0.3)).epsilon(1e-14));
+}
+
+TEST_CASE("right_censored(d), left_censored(d): observations through the CDF, counted by loo one by one",
+          "[distributions][lcdf]") {
+  const std::vector<double> observed{0.7, 1.9, 1.1, 2.6, 0.3}, censored{1.5, 3.0}, early{0.2};
+  auto alpha = lognormal<"alpha">(0.0, 1.0);
+  auto sigma = lognormal<"sigma">(0.0, 1.0);
+  const auto as_terms = model(joint(alpha, sigma, weibull(alpha, sigma).observe(data(observed)),
+                                    right_censored(weibull(alpha, sigma)).observe(data(censored, "t_censored")),
+                                    left_censored(weibull(alpha, sigma)).observe(data(early, "t_early"))));
+  const auto as_targets = model(joint(alpha, sigma, weibull(alpha, sigma).observe(data(observed)),
+                                      target(weibull_lccdf(data(censored), alpha, sigma)),
+                                      target(weibull_lcdf(data(early), alpha, sigma))));
+  for (const auto& p : tyche_test::points_in(8, {{-0.7, 0.9}, {-0.7, 0.9}}, 96)) {
+    CHECK(as_terms.log_prob(p) == Approx(as_targets.log_prob(p)).epsilon(1e-14));
+    // One log-likelihood value per observation, the censored ones log P(T > t) and log P(T ≤ t).
+    const auto ll = as_terms.pointwise_log_likelihood(p);
+    REQUIRE(ll.size() == observed.size() + censored.size() + early.size());
+    const bm::weibull_distribution<double> w(std::exp(p[0]), std::exp(p[1]));
+    for (std::size_t i = 0; i < censored.size(); ++i)
+      CHECK(ll[observed.size() + i] == Approx(log_cdf(w, censored[i], true)).epsilon(1e-12));
+    CHECK(ll.back() == Approx(log_cdf(w, early[0], false)).epsilon(1e-12));
+  }
+  const auto names = as_terms.observation_names();
+  REQUIRE(names.size() == 8);
+  CHECK(names[5] == "t_censored[1]");
+  CHECK(names[7] == "t_early[1]");
+  // The family's data checks, and left censoring's refusal of a value with probability 0.
+  const std::vector<double> negative{1.0, -2.0}, zero{0.0};
+  CHECK_THROWS_WITH(right_censored(weibull(alpha, sigma)).observe(data(negative)), Catch::Contains("y[2] = -2"));
+  auto rate = lognormal<"rate">(0.0, 1.0);
+  CHECK_THROWS_WITH(left_censored(exponential(rate)).observe(data(zero)), Catch::Contains("y[1] = 0"));
+  CHECK_NOTHROW(right_censored(exponential(rate)).observe(data(zero)));
+  // A replicate of a censored term is a draw of T (here: positive, as a Weibull's).
+  std::mt19937_64 rng(7);
+  const auto reps = as_terms.sample_observations(std::vector<double>{0.2, 0.1}, rng);
+  REQUIRE(reps.size() == 3);
+  REQUIRE(reps[1].size() == censored.size());
+  for (const double v : reps[1]) CHECK(v > 0);
 }
