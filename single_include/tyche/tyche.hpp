@@ -17589,9 +17589,6 @@ auto inv_wishart(const Nu& nu, const Sx& s) {
 }  // namespace tyche
 // ----- end tyche/distributions/wishart.hpp -----
 
-#include <cstddef>
-#include <stdexcept>
-#include <string>
 #include <type_traits>
 
 namespace tyche {
@@ -17861,28 +17858,7 @@ auto std_normal_lpdf(const Y& y) {
 namespace detail {
 template <bool Upper, class Dist, class Y>
 auto log_cdf_at(const Dist& d, const Y& y) {
-  if constexpr (requires { d.check_supports(); }) d.check_supports();
-  const auto term = d.observe(y);
-  if constexpr (Upper) {
-    return term.distribution.log_ccdf(term.value);
-  } else {
-    // A family whose support is closed at its lower bound (exponential, half_normal): P(Y ≤ y)
-    // = 0 there, a term that no parameter value makes finite; refused, naming the value.
-    if constexpr (requires(double v) { Dist::lcdf_problem(v); }) {
-      using N = std::remove_cvref_t<decltype(term.value)>;
-      auto check = [](double v, std::size_t i) {
-        if (const char* problem = Dist::lcdf_problem(v))
-          throw std::invalid_argument(std::string("tyche::") + Dist::family + "_lcdf(y, ...): y[" + std::to_string(i + 1) +
-                                      "] = " + tyche::detail::format_number(v) + " " + problem + " (indices count from 1)");
-      };
-      if constexpr (kind_of<N> == node_kind::data_vector) {
-        for (std::size_t i = 0; i < term.value.size(); ++i) check(term.value.ptr[i], i);
-      } else if constexpr (kind_of<N> == node_kind::constant) {
-        check(term.value.value, 0);
-      }
-    }
-    return term.distribution.log_cdf(term.value);
-  }
+  return log_density_at(make_censored<Upper>(d), y);  // censored.hpp: d's checks, and left censoring's
 }
 }  // namespace detail
 /// Σ log P(Y ≤ yᵢ), Y ~ normal(mu, sigma).
