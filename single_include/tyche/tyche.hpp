@@ -3451,7 +3451,137 @@ struct lkj_log_normaliser_map {
 // tyche/autodiff/special.hpp — value and derivative rules for special functions: lgamma,
 // digamma, erf, Phi (the standard normal CDF), log_Phi (its logarithm, without underflow),
 // log_bessel_i0 (log of the modified Bessel function I₀), cos, and log_gamma_p / log_gamma_q
-// (the logarithms of the regularised incomplete gamma functions P(a, x) and Q(a, x)).
+// (the logarithms of the regularised incomplete gamma functions P(a, x) and Q(a, x)); and the
+// vector op ops::log_inc_beta_map (log I_x(a, b), the regularised incomplete beta function, of
+// three operands).
+// ----- begin tyche/scalar/inc_beta.hpp -----
+// tyche/scalar/inc_beta.hpp — the regularised incomplete beta function in log form,
+// log I_x(a, b) and log(1 − I_x(a, b)), with their derivatives in a, b and x, for the CDFs of
+// the beta family and the binomial and negative binomial counts (autodiff/special.hpp's op
+// log_inc_beta_map). Host and CUDA device code, double precision.
+//
+// I_x(a, b) = x^a (1 − x)^b / (a B(a, b)) · 1/(1 + d₁/(1 + d₂/(1 + …))), the continued fraction
+// of Numerical Recipes §6.4 (Press et al., 3rd ed.), evaluated by modified Lentz where
+// x < (a + 1)/(a + b + 2), and through 1 − I_{1−x}(b, a) elsewhere; the derivatives in a and b
+// are those of the same iteration, carried by forward-mode dual numbers (as scalar/inc_gamma.hpp),
+// the one in x the closed form x^(a−1) (1 − x)^(b−1) / B(a, b).
+
+namespace tyche::math {
+
+namespace detail {
+/// A number and its derivatives in two variables (p, q).
+struct dual2 {
+  double v = 0, dp = 0, dq = 0;
+};
+TYCHE_HD inline dual2 operator+(dual2 x, dual2 y) { return {x.v + y.v, x.dp + y.dp, x.dq + y.dq}; }
+TYCHE_HD inline dual2 operator-(dual2 x, dual2 y) { return {x.v - y.v, x.dp - y.dp, x.dq - y.dq}; }
+TYCHE_HD inline dual2 operator*(dual2 x, dual2 y) {
+  return {x.v * y.v, x.dp * y.v + x.v * y.dp, x.dq * y.v + x.v * y.dq};
+}
+TYCHE_HD inline dual2 operator/(dual2 x, dual2 y) {  // one division
+  const double r = 1 / y.v, v = x.v * r;
+  return {v, (x.dp - v * y.dp) * r, (x.dq - v * y.dq) * r};
+}
+TYCHE_HD inline dual2 constant_dual2(double c) { return {c, 0.0, 0.0}; }
+
+/// log of x^p (1 − x)^q / (p B(p, q)) · cf(p, q, x), 0 < x < 1, and its derivatives in p and q.
+TYCHE_HD inline dual2 log_inc_beta_fraction(double p, double q, double x) {
+  constexpr double eps = 1e-16;
+  constexpr double tiny = 1e-300;
+  constexpr int max_terms = 100000;
+  const dual2 pd{p, 1.0, 0.0}, qd{q, 0.0, 1.0}, xd = constant_dual2(x), one = constant_dual2(1.0);
+  const dual2 pq = pd + qd, p1 = pd + one, pm1 = pd - one;
+  dual2 c = one;
+  dual2 d = one - pq * xd / p1;
+  if (::fabs(d.v) < tiny) d = constant_dual2(tiny);
+  d = one / d;
+  dual2 h = d;
+  for (int m = 1; m < max_terms; ++m) {
+    const dual2 md = constant_dual2(m), m2 = constant_dual2(2.0 * m);
+    // d_{2m} = m (q − m) x / ((p − 1 + 2m)(p + 2m))
+    dual2 an = md * (qd - md) * xd / ((pm1 + m2) * (pd + m2));
+    d = one + an * d;
+    if (::fabs(d.v) < tiny) d = constant_dual2(tiny);
+    c = one + an / c;
+    if (::fabs(c.v) < tiny) c = constant_dual2(tiny);
+    d = one / d;
+    h = h * d * c;
+    // d_{2m+1} = −(p + m)(p + q + m) x / ((p + 2m)(p + 1 + 2m))
+    an = constant_dual2(-1.0) * (pd + md) * (pq + md) * xd / ((pd + m2) * (p1 + m2));
+    d = one + an * d;
+    if (::fabs(d.v) < tiny) d = constant_dual2(tiny);
+    c = one + an / c;
+    if (::fabs(c.v) < tiny) c = constant_dual2(tiny);
+    d = one / d;
+    const dual2 del = d * c;
+    h = h * del;
+    // The value and both derivatives converged (at an integer q the fraction's value ends, its
+    // derivatives do not: scalar/inc_gamma.hpp).
+    const double scale = 1 + ::fabs(h.dp / h.v) + ::fabs(h.dq / h.v);
+    if (::fabs(del.v - 1) < eps && ::fabs(del.dp) < eps * scale && ::fabs(del.dq) < eps * scale) break;
+  }
+  const double lbeta = ::lgamma(p) + ::lgamma(q) - ::lgamma(p + q);
+  const double psi_pq = digamma(p + q);
+  dual2 r;
+  r.v = p * ::log(x) + q * ::log1p(-x) - lbeta - ::log(p) + ::log(h.v);
+  r.dp = ::log(x) - digamma(p) + psi_pq - 1 / p + h.dp / h.v;
+  r.dq = ::log1p(-x) - digamma(q) + psi_pq + h.dq / h.v;
+  return r;
+}
+}  // namespace detail
+
+/// log I_x(a, b), log(1 − I_x(a, b)) and their derivatives.
+struct log_inc_beta_result {
+  double log_i = 0, log_1m_i = 0;                // log I, log(1 − I)
+  double log_i_da = 0, log_i_db = 0, log_i_dx = 0;  // of log I
+  double log_1m_i_da = 0, log_1m_i_db = 0, log_1m_i_dx = 0;
+};
+
+/// log I_x(a, b) and log(1 − I_x(a, b)) with their derivatives (see the top of the file): a ≥ 0,
+/// b > 0, 0 ≤ x ≤ 1, NaN elsewhere. a = 0 (a binomial count at its number of trials) gives I = 1;
+/// x = 0 gives I = 0 and x = 1 gives I = 1 (derivatives 0 there).
+TYCHE_HD inline log_inc_beta_result log_inc_beta(double a, double b, double x) {
+  log_inc_beta_result r;
+  if (!(a >= 0) || !(b > 0) || !(x >= 0) || !(x <= 1)) {
+    const double nan = ::nan("");
+    r = {nan, nan, nan, nan, nan, nan, nan, nan};
+    return r;
+  }
+  if (a == 0 || x == 1) {
+    r.log_1m_i = -INFINITY;
+    return r;
+  }
+  if (x == 0) {
+    r.log_i = -INFINITY;
+    return r;
+  }
+  const double log_density = (a - 1) * ::log(x) + (b - 1) * ::log1p(-x) - (::lgamma(a) + ::lgamma(b) - ::lgamma(a + b));
+  if (x < (a + 1) / (a + b + 2)) {
+    const detail::dual2 f = detail::log_inc_beta_fraction(a, b, x);
+    r.log_i = f.v;
+    r.log_i_da = f.dp;
+    r.log_i_db = f.dq;
+    r.log_1m_i = ::log(-::expm1(r.log_i));
+    const double ratio = -::exp(r.log_i - r.log_1m_i);  // −I / (1 − I)
+    r.log_1m_i_da = ratio * r.log_i_da;
+    r.log_1m_i_db = ratio * r.log_i_db;
+  } else {
+    const detail::dual2 f = detail::log_inc_beta_fraction(b, a, 1 - x);  // log(1 − I_x(a, b))
+    r.log_1m_i = f.v;
+    r.log_1m_i_da = f.dq;
+    r.log_1m_i_db = f.dp;
+    r.log_i = ::log(-::expm1(r.log_1m_i));
+    const double ratio = -::exp(r.log_1m_i - r.log_i);
+    r.log_i_da = ratio * r.log_1m_i_da;
+    r.log_i_db = ratio * r.log_1m_i_db;
+  }
+  r.log_i_dx = ::exp(log_density - r.log_i);
+  r.log_1m_i_dx = -::exp(log_density - r.log_1m_i);
+  return r;
+}
+
+}  // namespace tyche::math
+// ----- end tyche/scalar/inc_beta.hpp -----
 // ----- begin tyche/scalar/inc_gamma.hpp -----
 // tyche/scalar/inc_gamma.hpp — the regularised incomplete gamma functions in log form,
 // log P(a, x) and log Q(a, x) = log(1 − P(a, x)), with their derivatives in a and x, for the
@@ -3699,6 +3829,62 @@ struct log_gamma_q {
 };
 
 }  // namespace tyche::rules
+
+namespace tyche::ops {
+
+/// log I_x(a, b) (Upper = false) or log(1 − I_x(a, b)) (Upper = true), elementwise over m values,
+/// of the operands a, b, x in that order, each a scalar or m values (scalar/inc_beta.hpp, lane by
+/// lane). An op of three operands, so a vector op: its values held in a buffer; the reverse pass
+/// evaluates the derivatives again (the iteration is not kept).
+template <bool Upper>
+struct log_inc_beta_map {
+  static constexpr const char* name = Upper ? "log1m_inc_beta" : "log_inc_beta";
+  static constexpr bool has_payload = false;
+  template <class A, class B, class X>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const log_inc_beta_map&) const = default;
+
+  /// Element i's value, and its three derivatives where d is given.
+  template <class T>
+  TYCHE_HD static T at(std::size_t i, const T* const* in, const std::size_t* in_n, T* d) {
+    using E = element_type_t<T>;
+    using lanes_of = tyche::detail::lane_ops<T>;
+    constexpr std::size_t lanes = lanes_of::size;
+    E a[lanes], b[lanes], x[lanes], v[lanes], da[lanes], db[lanes], dx[lanes];
+    lanes_of::store(a, in[0][in_n[0] > 1 ? i : 0]);
+    lanes_of::store(b, in[1][in_n[1] > 1 ? i : 0]);
+    lanes_of::store(x, in[2][in_n[2] > 1 ? i : 0]);
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const math::log_inc_beta_result r =
+          math::log_inc_beta(static_cast<double>(a[l]), static_cast<double>(b[l]), static_cast<double>(x[l]));
+      v[l] = static_cast<E>(Upper ? r.log_1m_i : r.log_i);
+      da[l] = static_cast<E>(Upper ? r.log_1m_i_da : r.log_i_da);
+      db[l] = static_cast<E>(Upper ? r.log_1m_i_db : r.log_i_db);
+      dx[l] = static_cast<E>(Upper ? r.log_1m_i_dx : r.log_i_dx);
+    }
+    if (d != nullptr) {
+      d[0] = lanes_of::load(da);
+      d[1] = lanes_of::load(db);
+      d[2] = lanes_of::load(dx);
+    }
+    return lanes_of::load(v);
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = at<T>(i, in, in_n, nullptr);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < m; ++i) {
+      T d[3];
+      (void)at<T>(i, in, in_n, d);
+      for (std::size_t j = 0; j < 3; ++j) in_adj[j][in_n[j] > 1 ? i : 0] += adj[i] * d[j];
+    }
+  }
+};
+
+}  // namespace tyche::ops
 // ----- end tyche/autodiff/special.hpp -----
 // ----- begin tyche/core/nodes.hpp -----
 // tyche/core/nodes.hpp — the operation nodes (unary and binary, elementwise with scalar
@@ -6457,6 +6643,41 @@ template <detail::operand A>
   requires expression<A>
 auto log1m_exp(const A& a) {
   return log(-expm1(a));
+}
+
+namespace detail {
+/// log I_x(a, b) (Upper = false) or log(1 − I_x(a, b)) of three operands, each a scalar or a
+/// vector of the common size (checked, naming fn): a vector of that size (1 for three scalars).
+template <bool Upper, class A, class B, class X>
+auto log_inc_beta_of(const A& a, const B& b, const X& x, const char* fn) {
+  const auto an = as_node(a);
+  const auto bn = as_node(b);
+  const auto xn = as_node(x);
+  const std::size_t sizes[3] = {operand_size(an), operand_size(bn), operand_size(xn)};
+  std::size_t m = 1;
+  for (const std::size_t n : sizes) m = n > 1 ? n : m;
+  for (const std::size_t n : sizes)
+    if (n != 1 && n != m)
+      throw std::invalid_argument(std::string("tyche::") + fn + ": the operands' sizes " + std::to_string(sizes[0]) +
+                                  ", " + std::to_string(sizes[1]) + ", " + std::to_string(sizes[2]) +
+                                  " differ (each a scalar or a vector of one size)");
+  return make_vector_op(ops::log_inc_beta_map<Upper>{}, m, an, bn, xn);
+}
+}  // namespace detail
+
+/// log I_x(a, b) and log(1 − I_x(a, b)), I the regularised incomplete beta function (Stan's
+/// inc_beta, in log form): the log CDF and survival function of beta(a, b) at x, a > 0, b > 0,
+/// 0 ≤ x ≤ 1; differentiable in a, b and x (scalar/inc_beta.hpp). Elementwise, each operand a
+/// scalar or a vector of the common size; the values are a vector (of 1 for three scalars).
+template <detail::operand A, detail::operand B, detail::operand X>
+  requires(expression<A> || expression<B> || expression<X>)
+auto log_inc_beta(const A& a, const B& b, const X& x) {
+  return detail::log_inc_beta_of<false>(a, b, x, "log_inc_beta(a, b, x)");
+}
+template <detail::operand A, detail::operand B, detail::operand X>
+  requires(expression<A> || expression<B> || expression<X>)
+auto log1m_inc_beta(const A& a, const B& b, const X& x) {
+  return detail::log_inc_beta_of<true>(a, b, x, "log1m_inc_beta(a, b, x)");
 }
 
 namespace detail {
@@ -12346,6 +12567,17 @@ struct beta_distribution : distribution<beta_distribution<A, B>> {
     return detail::total(lgamma(a + b) - lgamma(a) - lgamma(b) + (a - lit<1>) * log(x) +
                          (b - lit<1>) * log1p(-x));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// (I_x(a, b), the regularised incomplete beta function.)
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log_inc_beta(a, b, x));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log1m_inc_beta(a, b, x));
+  }
   auto arguments() const { return std::tuple{a, b}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -12473,6 +12705,17 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
   auto log_prob(const X& y) const {
     return detail::total(y * log(p) + (n - y) * log1p(-p) +
                          (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
+  }
+  /// log P(Y ≤ y) and log P(Y > y) for counts y, summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored counts.
+  /// (P(Y ≤ y) = I_{1−p}(n − y, y + 1); 1 at y = n.)
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total(log_inc_beta(n - y, y + lit<1>, lit<1> - p));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total(log1m_inc_beta(n - y, y + lit<1>, lit<1> - p));
   }
   auto arguments() const { return std::tuple{n, p}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -12669,6 +12912,17 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
     // (streamed: one read of X per gradient).
     return detail::total(y * alpha + n * log1m_logistic(alpha) +
                          (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
+  }
+  /// log P(Y ≤ y) and log P(Y > y) for counts y, summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored counts.
+  /// (P(Y ≤ y) = I_{1−p}(n − y, y + 1), 1 − p = logistic(−α); 1 at y = n.)
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total(log_inc_beta(n - y, y + lit<1>, logistic(-alpha)));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total(log1m_inc_beta(n - y, y + lit<1>, logistic(-alpha)));
   }
   auto arguments() const { return std::tuple{n, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -13364,7 +13618,7 @@ auto half_cauchy(const Sigma& sigma) {
 // before tᵢ; for observations only:
 //   log p(t | right_censored(d)) = Σ log P(T > tᵢ),   log p(t | left_censored(d)) = Σ log P(T ≤ tᵢ),
 // d's *_lccdf / *_lcdf (log_densities.hpp lists the families that have them: the closed-form
-// ones, the gamma family and the Poisson counts). Unlike target(weibull_lccdf(...)), the values
+// ones, the gamma and beta families, the Poisson, binomial and negative binomial counts). Unlike target(weibull_lccdf(...)), the values
 // are observations: loo(m, fit) counts each as one (its pointwise log-likelihood is log P(T > tᵢ)),
 // observation_names() names them, and d's data checks apply. A replicate drawn from the term
 // (posterior_predictive, sample_observations) is a draw of T itself, uncensored.
@@ -13413,8 +13667,8 @@ auto make_censored(const Dist& d) {
                 }) {
     static_assert(requires(const Dist& x, const data_vector<>& y) { x.log_ccdf(y); },
                   "tyche::right_censored(d) / left_censored(d): d's family has no log CDF (log_cdf / log_ccdf: "
-                  "the families with a closed-form CDF, the gamma family and the Poisson counts have them; "
-                  "docs/reference/distributions.md)");
+                  "the families with a closed-form CDF, the gamma and beta families and the Poisson, binomial "
+                  "and negative binomial counts have them; docs/reference/distributions.md)");
     return censored_distribution<Dist, Upper>{{}, d};
   } else {
     return censored_distribution<Dist, Upper>{{}, d};
@@ -16194,6 +16448,17 @@ struct neg_binomial_2_distribution : distribution<neg_binomial_2_distribution<Mu
     return detail::total(lgamma(y + phi) - lgamma(phi) - y * log1p(phi / mu) -
                          phi * log1p(mu / phi) - lgamma(y + lit<1>));
   }
+  /// log P(Y ≤ y) and log P(Y > y) for counts y, summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored counts.
+  /// (P(Y ≤ y) = I_{φ/(μ+φ)}(φ, y + 1).)
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total(log_inc_beta(phi, y + lit<1>, phi / (mu + phi)));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total(log1m_inc_beta(phi, y + lit<1>, phi / (mu + phi)));
+  }
   auto arguments() const { return std::tuple{mu, phi}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -16262,6 +16527,17 @@ struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distrib
     // loop reads a linear predictor's matvec once (streamed: one read of X per gradient).
     return detail::total(y * eta - y * log(phi) - (y + phi) * log1p_exp(eta - log(phi)) + lgamma(y + phi) -
                          lgamma(phi) - lgamma(y + lit<1>));
+  }
+  /// log P(Y ≤ y) and log P(Y > y) for counts y, summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored counts.
+  /// (P(Y ≤ y) = I_{φ/(e^η+φ)}(φ, y + 1), φ/(e^η + φ) = logistic(log φ − η).)
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total(log_inc_beta(phi, y + lit<1>, logistic(log(phi) - eta)));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total(log1m_inc_beta(phi, y + lit<1>, logistic(log(phi) - eta)));
   }
   auto arguments() const { return std::tuple{eta, phi}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -17853,8 +18129,8 @@ auto std_normal_lpdf(const Y& y) {
 /// target(weibull_lccdf(data(t_censored), alpha, sigma)). Each checks d's arguments and y's data
 /// values as observe() does. The gamma family (gamma, inv_gamma, chi_square, inv_chi_square) and
 /// the Poisson counts have theirs through the regularised incomplete gamma function
-/// (log_gamma_p, log_gamma_q); those that need an incomplete beta function (beta, student_t,
-/// the binomial and negative binomial counts) have none yet.
+/// (log_gamma_p, log_gamma_q), beta and the binomial and negative binomial counts through the
+/// regularised incomplete beta function (log_inc_beta, log1m_inc_beta).
 namespace detail {
 template <bool Upper, class Dist, class Y>
 auto log_cdf_at(const Dist& d, const Y& y) {
@@ -18011,6 +18287,57 @@ auto poisson_log_lcdf(const Y& y, const Alpha& alpha) {
 template <detail::operand Y, detail::operand Alpha>
 auto poisson_log_lccdf(const Y& y, const Alpha& alpha) {
   return detail::log_cdf_at<true>(poisson_log(alpha), y);
+}
+
+/// Σ log P(Y ≤ yᵢ), Y ~ beta(a, b).
+template <detail::operand Y, detail::operand A, detail::operand B>
+auto beta_lcdf(const Y& y, const A& a, const B& b) {
+  return detail::log_cdf_at<false>(beta(a, b), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ beta(a, b).
+template <detail::operand Y, detail::operand A, detail::operand B>
+auto beta_lccdf(const Y& y, const A& a, const B& b) {
+  return detail::log_cdf_at<true>(beta(a, b), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ neg_binomial_2(mu, phi).
+template <detail::operand Y, detail::operand Mu, detail::operand Phi>
+auto neg_binomial_2_lcdf(const Y& y, const Mu& mu, const Phi& phi) {
+  return detail::log_cdf_at<false>(neg_binomial_2(mu, phi), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ neg_binomial_2(mu, phi).
+template <detail::operand Y, detail::operand Mu, detail::operand Phi>
+auto neg_binomial_2_lccdf(const Y& y, const Mu& mu, const Phi& phi) {
+  return detail::log_cdf_at<true>(neg_binomial_2(mu, phi), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ neg_binomial_2_log(eta, phi).
+template <detail::operand Y, detail::operand Eta, detail::operand Phi>
+auto neg_binomial_2_log_lcdf(const Y& y, const Eta& eta, const Phi& phi) {
+  return detail::log_cdf_at<false>(neg_binomial_2_log(eta, phi), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ neg_binomial_2_log(eta, phi).
+template <detail::operand Y, detail::operand Eta, detail::operand Phi>
+auto neg_binomial_2_log_lccdf(const Y& y, const Eta& eta, const Phi& phi) {
+  return detail::log_cdf_at<true>(neg_binomial_2_log(eta, phi), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ binomial(n, p).
+template <detail::operand Y, detail::operand N, detail::operand P>
+auto binomial_lcdf(const Y& y, const N& n, const P& p) {
+  return detail::log_cdf_at<false>(binomial(n, p), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ binomial(n, p).
+template <detail::operand Y, detail::operand N, detail::operand P>
+auto binomial_lccdf(const Y& y, const N& n, const P& p) {
+  return detail::log_cdf_at<true>(binomial(n, p), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ binomial_logit(n, alpha).
+template <detail::operand Y, detail::operand N, detail::operand Alpha>
+auto binomial_logit_lcdf(const Y& y, const N& n, const Alpha& alpha) {
+  return detail::log_cdf_at<false>(binomial_logit(n, alpha), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ binomial_logit(n, alpha).
+template <detail::operand Y, detail::operand N, detail::operand Alpha>
+auto binomial_logit_lccdf(const Y& y, const N& n, const Alpha& alpha) {
+  return detail::log_cdf_at<true>(binomial_logit(n, alpha), y);
 }
 
 /// The log density of each element of y under the distribution d, a vector of y's size

@@ -9,6 +9,8 @@
 
 #include <tyche/tyche.hpp>
 
+#include <boost/math/distributions/beta.hpp>
+#include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/exponential.hpp>
 #include <boost/math/distributions/extreme_value.hpp>
@@ -16,14 +18,17 @@
 #include <boost/math/distributions/inverse_chi_squared.hpp>
 #include <boost/math/distributions/inverse_gamma.hpp>
 #include <boost/math/distributions/logistic.hpp>
+#include <boost/math/distributions/negative_binomial.hpp>
 #include <boost/math/distributions/lognormal.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/poisson.hpp>
 #include <boost/math/distributions/weibull.hpp>
+#include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/gamma.hpp>
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <span>
 #include <stdexcept>
@@ -372,4 +377,82 @@ TEST_CASE("right_censored(d), left_censored(d): observations through the CDF, co
   REQUIRE(reps.size() == 3);
   REQUIRE(reps[1].size() == censored.size());
   for (const double v : reps[1]) CHECK(v > 0);
+}
+
+TEST_CASE("log_inc_beta, log1m_inc_beta: against Boost.Math's ibeta and ibetac, gradients in a, b and x",
+          "[distributions][lcdf]") {
+  param<"a"> a;
+  param<"b"> b;
+  param<"x"> x;
+  const auto lower = compile(sum(log_inc_beta(a, b, x)), a, b, x);
+  const auto upper = compile(sum(log1m_inc_beta(a, b, x)), a, b, x);
+  // Both sides of the switch at x = (a + 1)/(a + b + 2), integer and fractional b, I from 1e-40 to
+  // near 1.
+  std::vector<std::vector<double>> pts;
+  for (const double av : {0.3, 1.0, 2.5, 12.0})
+    for (const double bv : {0.5, 1.0, 3.0, 20.0})
+      for (const double xv : {0.02, 0.3, 0.6, 0.97}) pts.push_back({av, bv, xv});
+  tyche_test::check_log_density(lower, pts, [](const std::vector<double>& p) { return std::log(bm::ibeta(p[0], p[1], p[2])); },
+                                "log_inc_beta(a, b, x)");
+  tyche_test::check_log_density(upper, pts, [](const std::vector<double>& p) { return std::log(bm::ibetac(p[0], p[1], p[2])); },
+                                "log1m_inc_beta(a, b, x)");
+  // Operands of different sizes are refused, naming them.
+  vector_param<"v", 3> v;
+  vector_param<"w", 2> w;
+  CHECK_THROWS_WITH(log_inc_beta(v, w, x), Catch::Contains("log_inc_beta(a, b, x)") && Catch::Contains("3, 2, 1"));
+}
+
+TEST_CASE("lcdf, lccdf of beta and of the binomial and negative binomial counts against Boost.Math",
+          "[distributions][lcdf]") {
+  param<"x"> x;
+  param<"a"> a;
+  param<"b"> b;
+  const auto pts = tyche_test::points_in(20, {{0.03, 0.97}, {-1.0, 1.5}, {-1.0, 1.5}}, 97);
+  for (const bool upper : {false, true}) {
+    auto ref = [upper](const std::vector<double>& p) {
+      return log_cdf(bm::beta_distribution<double>(std::exp(p[1]), std::exp(p[2])), p[0], upper);
+    };
+    if (upper) tyche_test::check_log_density(compile(beta_lccdf(x, exp(a), exp(b)), x, a, b), pts, ref, "beta_lccdf");
+    else tyche_test::check_log_density(compile(beta_lcdf(x, exp(a), exp(b)), x, a, b), pts, ref, "beta_lcdf");
+  }
+  // Counts, summed over the data: neg_binomial_2(μ, φ) is Boost's negative_binomial(r = φ,
+  // p = φ/(μ + φ)); binomial(n, p) with n = 12 (a count at n: P(Y ≤ n) = 1).
+  const std::vector<double> k{0, 3, 1, 7, 2, 12};
+  const auto lam = tyche_test::points_in(12, {{-1.0, 2.0}, {-1.0, 2.0}}, 98);
+  const auto logits = tyche_test::points_in(12, {{-2.0, 2.0}}, 99);
+  for (const bool upper : {false, true}) {
+    auto nb_ref = [&k, upper](const std::vector<double>& p) {
+      const double mu = std::exp(p[0]), phi = std::exp(p[1]);
+      double total = 0;
+      for (const double v : k) total += log_cdf(bm::negative_binomial_distribution<double>(phi, phi / (mu + phi)), v, upper);
+      return total;
+    };
+    auto bin_ref = [&k, upper](const std::vector<double>& p) {
+      const double prob = 1 / (1 + std::exp(-p[0]));
+      double total = 0;
+      for (const double v : k) {
+        if (upper && v == 12) return -std::numeric_limits<double>::infinity();
+        total += v == 12 ? 0.0 : log_cdf(bm::binomial_distribution<double>(12, prob), v, upper);
+      }
+      return total;
+    };
+    if (upper) {
+      tyche_test::check_log_density(compile(neg_binomial_2_lccdf(data(k), exp(a), exp(b)), a, b), lam, nb_ref, "neg_binomial_2_lccdf");
+      tyche_test::check_log_density(compile(neg_binomial_2_log_lccdf(data(k), a, exp(b)), a, b), lam, nb_ref, "neg_binomial_2_log_lccdf");
+    } else {
+      tyche_test::check_log_density(compile(neg_binomial_2_lcdf(data(k), exp(a), exp(b)), a, b), lam, nb_ref, "neg_binomial_2_lcdf");
+      tyche_test::check_log_density(compile(neg_binomial_2_log_lcdf(data(k), a, exp(b)), a, b), lam, nb_ref, "neg_binomial_2_log_lcdf");
+      // (P(Y > 12) = 0 makes the upper sum −∞: the binomial's survival function is checked below
+      // without the count at n.)
+      tyche_test::check_log_density(compile(binomial_logit_lcdf(data(k), 12.0, a), a), logits, bin_ref, "binomial_logit_lcdf");
+      tyche_test::check_log_density(compile(binomial_lcdf(data(k), 12.0, logistic(a)), a), logits, bin_ref, "binomial_lcdf");
+    }
+  }
+  const std::vector<double> below_n{0, 3, 11};
+  const auto bin_upper = compile(binomial_lccdf(data(below_n), 12.0, logistic(a)), a);
+  tyche_test::check_log_density(bin_upper, logits, [&below_n](const std::vector<double>& p) {
+    double total = 0;
+    for (const double v : below_n) total += log_cdf(bm::binomial_distribution<double>(12, 1 / (1 + std::exp(-p[0]))), v, true);
+    return total;
+  }, "binomial_lccdf");
 }

@@ -1,10 +1,14 @@
 // tyche/autodiff/special.hpp — value and derivative rules for special functions: lgamma,
 // digamma, erf, Phi (the standard normal CDF), log_Phi (its logarithm, without underflow),
 // log_bessel_i0 (log of the modified Bessel function I₀), cos, and log_gamma_p / log_gamma_q
-// (the logarithms of the regularised incomplete gamma functions P(a, x) and Q(a, x)).
+// (the logarithms of the regularised incomplete gamma functions P(a, x) and Q(a, x)); and the
+// vector op ops::log_inc_beta_map (log I_x(a, b), the regularised incomplete beta function, of
+// three operands).
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/backends/simd/batch.hpp>
+#include <tyche/core/expr.hpp>
+#include <tyche/scalar/inc_beta.hpp>
 #include <tyche/scalar/inc_gamma.hpp>
 #include <tyche/scalar/math.hpp>
 #include <tyche/scalar/traits.hpp>
@@ -144,3 +148,59 @@ struct log_gamma_q {
 };
 
 }  // namespace tyche::rules
+
+namespace tyche::ops {
+
+/// log I_x(a, b) (Upper = false) or log(1 − I_x(a, b)) (Upper = true), elementwise over m values,
+/// of the operands a, b, x in that order, each a scalar or m values (scalar/inc_beta.hpp, lane by
+/// lane). An op of three operands, so a vector op: its values held in a buffer; the reverse pass
+/// evaluates the derivatives again (the iteration is not kept).
+template <bool Upper>
+struct log_inc_beta_map {
+  static constexpr const char* name = Upper ? "log1m_inc_beta" : "log_inc_beta";
+  static constexpr bool has_payload = false;
+  template <class A, class B, class X>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const log_inc_beta_map&) const = default;
+
+  /// Element i's value, and its three derivatives where d is given.
+  template <class T>
+  TYCHE_HD static T at(std::size_t i, const T* const* in, const std::size_t* in_n, T* d) {
+    using E = element_type_t<T>;
+    using lanes_of = tyche::detail::lane_ops<T>;
+    constexpr std::size_t lanes = lanes_of::size;
+    E a[lanes], b[lanes], x[lanes], v[lanes], da[lanes], db[lanes], dx[lanes];
+    lanes_of::store(a, in[0][in_n[0] > 1 ? i : 0]);
+    lanes_of::store(b, in[1][in_n[1] > 1 ? i : 0]);
+    lanes_of::store(x, in[2][in_n[2] > 1 ? i : 0]);
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const math::log_inc_beta_result r =
+          math::log_inc_beta(static_cast<double>(a[l]), static_cast<double>(b[l]), static_cast<double>(x[l]));
+      v[l] = static_cast<E>(Upper ? r.log_1m_i : r.log_i);
+      da[l] = static_cast<E>(Upper ? r.log_1m_i_da : r.log_i_da);
+      db[l] = static_cast<E>(Upper ? r.log_1m_i_db : r.log_i_db);
+      dx[l] = static_cast<E>(Upper ? r.log_1m_i_dx : r.log_i_dx);
+    }
+    if (d != nullptr) {
+      d[0] = lanes_of::load(da);
+      d[1] = lanes_of::load(db);
+      d[2] = lanes_of::load(dx);
+    }
+    return lanes_of::load(v);
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = at<T>(i, in, in_n, nullptr);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < m; ++i) {
+      T d[3];
+      (void)at<T>(i, in, in_n, d);
+      for (std::size_t j = 0; j < 3; ++j) in_adj[j][in_n[j] > 1 ? i : 0] += adj[i] * d[j];
+    }
+  }
+};
+
+}  // namespace tyche::ops

@@ -21,6 +21,17 @@ struct beta_distribution : distribution<beta_distribution<A, B>> {
     return detail::total(lgamma(a + b) - lgamma(a) - lgamma(b) + (a - lit<1>) * log(x) +
                          (b - lit<1>) * log1p(-x));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// (I_x(a, b), the regularised incomplete beta function.)
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log_inc_beta(a, b, x));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log1m_inc_beta(a, b, x));
+  }
   auto arguments() const { return std::tuple{a, b}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

@@ -29,6 +29,17 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
     return detail::total(y * alpha + n * log1m_logistic(alpha) +
                          (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
   }
+  /// log P(Y ≤ y) and log P(Y > y) for counts y, summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored counts.
+  /// (P(Y ≤ y) = I_{1−p}(n − y, y + 1), 1 − p = logistic(−α); 1 at y = n.)
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total(log_inc_beta(n - y, y + lit<1>, logistic(-alpha)));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total(log1m_inc_beta(n - y, y + lit<1>, logistic(-alpha)));
+  }
   auto arguments() const { return std::tuple{n, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

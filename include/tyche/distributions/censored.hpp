@@ -4,7 +4,7 @@
 // before tᵢ; for observations only:
 //   log p(t | right_censored(d)) = Σ log P(T > tᵢ),   log p(t | left_censored(d)) = Σ log P(T ≤ tᵢ),
 // d's *_lccdf / *_lcdf (log_densities.hpp lists the families that have them: the closed-form
-// ones, the gamma family and the Poisson counts). Unlike target(weibull_lccdf(...)), the values
+// ones, the gamma and beta families, the Poisson, binomial and negative binomial counts). Unlike target(weibull_lccdf(...)), the values
 // are observations: loo(m, fit) counts each as one (its pointwise log-likelihood is log P(T > tᵢ)),
 // observation_names() names them, and d's data checks apply. A replicate drawn from the term
 // (posterior_predictive, sample_observations) is a draw of T itself, uncensored.
@@ -56,8 +56,8 @@ auto make_censored(const Dist& d) {
                 }) {
     static_assert(requires(const Dist& x, const data_vector<>& y) { x.log_ccdf(y); },
                   "tyche::right_censored(d) / left_censored(d): d's family has no log CDF (log_cdf / log_ccdf: "
-                  "the families with a closed-form CDF, the gamma family and the Poisson counts have them; "
-                  "docs/reference/distributions.md)");
+                  "the families with a closed-form CDF, the gamma and beta families and the Poisson, binomial "
+                  "and negative binomial counts have them; docs/reference/distributions.md)");
     return censored_distribution<Dist, Upper>{{}, d};
   } else {
     return censored_distribution<Dist, Upper>{{}, d};

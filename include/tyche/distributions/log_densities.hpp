@@ -316,8 +316,8 @@ auto std_normal_lpdf(const Y& y) {
 /// target(weibull_lccdf(data(t_censored), alpha, sigma)). Each checks d's arguments and y's data
 /// values as observe() does. The gamma family (gamma, inv_gamma, chi_square, inv_chi_square) and
 /// the Poisson counts have theirs through the regularised incomplete gamma function
-/// (log_gamma_p, log_gamma_q); those that need an incomplete beta function (beta, student_t,
-/// the binomial and negative binomial counts) have none yet.
+/// (log_gamma_p, log_gamma_q), beta and the binomial and negative binomial counts through the
+/// regularised incomplete beta function (log_inc_beta, log1m_inc_beta).
 namespace detail {
 template <bool Upper, class Dist, class Y>
 auto log_cdf_at(const Dist& d, const Y& y) {
@@ -474,6 +474,57 @@ auto poisson_log_lcdf(const Y& y, const Alpha& alpha) {
 template <detail::operand Y, detail::operand Alpha>
 auto poisson_log_lccdf(const Y& y, const Alpha& alpha) {
   return detail::log_cdf_at<true>(poisson_log(alpha), y);
+}
+
+/// Σ log P(Y ≤ yᵢ), Y ~ beta(a, b).
+template <detail::operand Y, detail::operand A, detail::operand B>
+auto beta_lcdf(const Y& y, const A& a, const B& b) {
+  return detail::log_cdf_at<false>(beta(a, b), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ beta(a, b).
+template <detail::operand Y, detail::operand A, detail::operand B>
+auto beta_lccdf(const Y& y, const A& a, const B& b) {
+  return detail::log_cdf_at<true>(beta(a, b), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ neg_binomial_2(mu, phi).
+template <detail::operand Y, detail::operand Mu, detail::operand Phi>
+auto neg_binomial_2_lcdf(const Y& y, const Mu& mu, const Phi& phi) {
+  return detail::log_cdf_at<false>(neg_binomial_2(mu, phi), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ neg_binomial_2(mu, phi).
+template <detail::operand Y, detail::operand Mu, detail::operand Phi>
+auto neg_binomial_2_lccdf(const Y& y, const Mu& mu, const Phi& phi) {
+  return detail::log_cdf_at<true>(neg_binomial_2(mu, phi), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ neg_binomial_2_log(eta, phi).
+template <detail::operand Y, detail::operand Eta, detail::operand Phi>
+auto neg_binomial_2_log_lcdf(const Y& y, const Eta& eta, const Phi& phi) {
+  return detail::log_cdf_at<false>(neg_binomial_2_log(eta, phi), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ neg_binomial_2_log(eta, phi).
+template <detail::operand Y, detail::operand Eta, detail::operand Phi>
+auto neg_binomial_2_log_lccdf(const Y& y, const Eta& eta, const Phi& phi) {
+  return detail::log_cdf_at<true>(neg_binomial_2_log(eta, phi), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ binomial(n, p).
+template <detail::operand Y, detail::operand N, detail::operand P>
+auto binomial_lcdf(const Y& y, const N& n, const P& p) {
+  return detail::log_cdf_at<false>(binomial(n, p), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ binomial(n, p).
+template <detail::operand Y, detail::operand N, detail::operand P>
+auto binomial_lccdf(const Y& y, const N& n, const P& p) {
+  return detail::log_cdf_at<true>(binomial(n, p), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ binomial_logit(n, alpha).
+template <detail::operand Y, detail::operand N, detail::operand Alpha>
+auto binomial_logit_lcdf(const Y& y, const N& n, const Alpha& alpha) {
+  return detail::log_cdf_at<false>(binomial_logit(n, alpha), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ binomial_logit(n, alpha).
+template <detail::operand Y, detail::operand N, detail::operand Alpha>
+auto binomial_logit_lccdf(const Y& y, const N& n, const Alpha& alpha) {
+  return detail::log_cdf_at<true>(binomial_logit(n, alpha), y);
 }
 
 /// The log density of each element of y under the distribution d, a vector of y's size

@@ -29,6 +29,17 @@ struct neg_binomial_2_distribution : distribution<neg_binomial_2_distribution<Mu
     return detail::total(lgamma(y + phi) - lgamma(phi) - y * log1p(phi / mu) -
                          phi * log1p(mu / phi) - lgamma(y + lit<1>));
   }
+  /// log P(Y ≤ y) and log P(Y > y) for counts y, summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored counts.
+  /// (P(Y ≤ y) = I_{φ/(μ+φ)}(φ, y + 1).)
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total(log_inc_beta(phi, y + lit<1>, phi / (mu + phi)));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total(log1m_inc_beta(phi, y + lit<1>, phi / (mu + phi)));
+  }
   auto arguments() const { return std::tuple{mu, phi}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

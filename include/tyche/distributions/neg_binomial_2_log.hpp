@@ -34,6 +34,17 @@ struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distrib
     return detail::total(y * eta - y * log(phi) - (y + phi) * log1p_exp(eta - log(phi)) + lgamma(y + phi) -
                          lgamma(phi) - lgamma(y + lit<1>));
   }
+  /// log P(Y ≤ y) and log P(Y > y) for counts y, summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored counts.
+  /// (P(Y ≤ y) = I_{φ/(e^η+φ)}(φ, y + 1), φ/(e^η + φ) = logistic(log φ − η).)
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total(log_inc_beta(phi, y + lit<1>, logistic(log(phi) - eta)));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total(log1m_inc_beta(phi, y + lit<1>, logistic(log(phi) - eta)));
+  }
   auto arguments() const { return std::tuple{eta, phi}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

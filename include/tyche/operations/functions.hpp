@@ -181,6 +181,41 @@ auto log1m_exp(const A& a) {
 }
 
 namespace detail {
+/// log I_x(a, b) (Upper = false) or log(1 − I_x(a, b)) of three operands, each a scalar or a
+/// vector of the common size (checked, naming fn): a vector of that size (1 for three scalars).
+template <bool Upper, class A, class B, class X>
+auto log_inc_beta_of(const A& a, const B& b, const X& x, const char* fn) {
+  const auto an = as_node(a);
+  const auto bn = as_node(b);
+  const auto xn = as_node(x);
+  const std::size_t sizes[3] = {operand_size(an), operand_size(bn), operand_size(xn)};
+  std::size_t m = 1;
+  for (const std::size_t n : sizes) m = n > 1 ? n : m;
+  for (const std::size_t n : sizes)
+    if (n != 1 && n != m)
+      throw std::invalid_argument(std::string("tyche::") + fn + ": the operands' sizes " + std::to_string(sizes[0]) +
+                                  ", " + std::to_string(sizes[1]) + ", " + std::to_string(sizes[2]) +
+                                  " differ (each a scalar or a vector of one size)");
+  return make_vector_op(ops::log_inc_beta_map<Upper>{}, m, an, bn, xn);
+}
+}  // namespace detail
+
+/// log I_x(a, b) and log(1 − I_x(a, b)), I the regularised incomplete beta function (Stan's
+/// inc_beta, in log form): the log CDF and survival function of beta(a, b) at x, a > 0, b > 0,
+/// 0 ≤ x ≤ 1; differentiable in a, b and x (scalar/inc_beta.hpp). Elementwise, each operand a
+/// scalar or a vector of the common size; the values are a vector (of 1 for three scalars).
+template <detail::operand A, detail::operand B, detail::operand X>
+  requires(expression<A> || expression<B> || expression<X>)
+auto log_inc_beta(const A& a, const B& b, const X& x) {
+  return detail::log_inc_beta_of<false>(a, b, x, "log_inc_beta(a, b, x)");
+}
+template <detail::operand A, detail::operand B, detail::operand X>
+  requires(expression<A> || expression<B> || expression<X>)
+auto log1m_inc_beta(const A& a, const B& b, const X& x) {
+  return detail::log_inc_beta_of<true>(a, b, x, "log1m_inc_beta(a, b, x)");
+}
+
+namespace detail {
 /// log(1 − exp(−eʷ)), elementwise, accurate in both tails (rules::log1m_exp_neg_exp): the Weibull
 /// log CDF and the Gumbel and Fréchet survival functions.
 template <class W>
