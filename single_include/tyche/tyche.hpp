@@ -1495,6 +1495,12 @@ TYCHE_HD inline float  log_step(float x) { return x >= 0 ? 0.0f : -HUGE_VALF; }
 TYCHE_HD inline double log1p_unit(double e, double, double) { return ::log1p(e); }
 TYCHE_HD inline float log1p_unit(float e, float, float) { return ::log1pf(e); }
 
+/// log(1 − eˡ), l ≤ 0, without losing either side (Mächler 2012, "Accurately computing
+/// log(1 − exp(−|a|))": log(−expm1(l)) above −log 2, log1p(−eˡ) below).
+TYCHE_HD inline double log1m_exp_scalar(double l) {
+  return l > -0.693147180559945309 ? ::log(-::expm1(l)) : ::log1p(-::exp(l));
+}
+
 inline constexpr double pi = 3.14159265358979323846;
 inline constexpr double inv_sqrt_two = 0.70710678118654752440;
 inline constexpr double inv_sqrt_two_pi = 0.39894228040143267794;
@@ -3484,11 +3490,15 @@ TYCHE_HD inline dual2 operator/(dual2 x, dual2 y) {  // one division
 }
 TYCHE_HD inline dual2 constant_dual2(double c) { return {c, 0.0, 0.0}; }
 
-/// log of x^p (1 − x)^q / (p B(p, q)) · cf(p, q, x), 0 < x < 1, and its derivatives in p and q.
-TYCHE_HD inline dual2 log_inc_beta_fraction(double p, double q, double x) {
-  constexpr double eps = 1e-16;
+
+/// log of x^p y^q / (p B(p, q)) · cf(p, q, x), 0 < x < 1 and y = 1 − x (given: a complement the
+/// caller has more accurately than 1 − x), and its derivatives in p and q. NaN where the
+/// fraction has not converged in max_terms.
+TYCHE_HD inline dual2 log_inc_beta_fraction(double p, double q, double x, double y) {
+  constexpr double eps = 2.220446049250313e-16;  // the double's epsilon
   constexpr double tiny = 1e-300;
   constexpr int max_terms = 100000;
+  bool converged = false;
   const dual2 pd{p, 1.0, 0.0}, qd{q, 0.0, 1.0}, xd = constant_dual2(x), one = constant_dual2(1.0);
   const dual2 pq = pd + qd, p1 = pd + one, pm1 = pd - one;
   dual2 c = one;
@@ -3518,14 +3528,23 @@ TYCHE_HD inline dual2 log_inc_beta_fraction(double p, double q, double x) {
     // The value and both derivatives converged (at an integer q the fraction's value ends, its
     // derivatives do not: scalar/inc_gamma.hpp).
     const double scale = 1 + ::fabs(h.dp / h.v) + ::fabs(h.dq / h.v);
-    if (::fabs(del.v - 1) < eps && ::fabs(del.dp) < eps * scale && ::fabs(del.dq) < eps * scale) break;
+    if (::fabs(del.v - 1) <= 2 * eps && ::fabs(del.dp) <= 8 * eps * scale && ::fabs(del.dq) <= 8 * eps * scale) {
+      converged = true;
+      break;
+    }
   }
-  const double lbeta = ::lgamma(p) + ::lgamma(q) - ::lgamma(p + q);
+  if (!converged) {
+    const double nan = ::nan("");
+    return {nan, nan, nan};
+  }
+  // log(x^p y^q / (p B(p, q))) = p log x + q log y − (lgamma(p + 1) + lgamma(q) − lgamma(p + q)),
+  // with ψ(p + 1) for ψ(p) + 1/p (no cancellation for a small p).
+  const double lbeta_p = ::lgamma(p + 1) + ::lgamma(q) - ::lgamma(p + q);
   const double psi_pq = digamma(p + q);
   dual2 r;
-  r.v = p * ::log(x) + q * ::log1p(-x) - lbeta - ::log(p) + ::log(h.v);
-  r.dp = ::log(x) - digamma(p) + psi_pq - 1 / p + h.dp / h.v;
-  r.dq = ::log1p(-x) - digamma(q) + psi_pq + h.dq / h.v;
+  r.v = p * ::log(x) + q * ::log(y) - lbeta_p + ::log(h.v);
+  r.dp = ::log(x) - digamma(p + 1) + psi_pq + h.dp / h.v;
+  r.dq = ::log(y) - digamma(q) + psi_pq + h.dq / h.v;
   return r;
 }
 }  // namespace detail
@@ -3538,16 +3557,18 @@ struct log_inc_beta_result {
 };
 
 /// log I_x(a, b) and log(1 − I_x(a, b)) with their derivatives (see the top of the file): a ≥ 0,
-/// b > 0, 0 ≤ x ≤ 1, NaN elsewhere. a = 0 (a binomial count at its number of trials) gives I = 1;
-/// x = 0 gives I = 0 and x = 1 gives I = 1 (derivatives 0 there).
-TYCHE_HD inline log_inc_beta_result log_inc_beta(double a, double b, double x) {
+/// b > 0, 0 ≤ x ≤ 1, y = 1 − x (the caller's complement, used where 1 − x is needed: given
+/// separately it keeps the digits of a small 1 − x, a binomial's p), NaN elsewhere. a = 0 (a
+/// binomial count at its number of trials) gives I = 1; x = 0 gives I = 0 and x = 1 gives I = 1
+/// (derivatives 0 there). The derivative in x is the total one along y = 1 − x.
+TYCHE_HD inline log_inc_beta_result log_inc_beta(double a, double b, double x, double y) {
   log_inc_beta_result r;
-  if (!(a >= 0) || !(b > 0) || !(x >= 0) || !(x <= 1)) {
+  if (!(a >= 0) || !(b > 0) || !(x >= 0) || !(x <= 1) || !(y >= 0) || !(y <= 1)) {
     const double nan = ::nan("");
     r = {nan, nan, nan, nan, nan, nan, nan, nan};
     return r;
   }
-  if (a == 0 || x == 1) {
+  if (a == 0 || x == 1 || y == 0) {
     r.log_1m_i = -INFINITY;
     return r;
   }
@@ -3555,22 +3576,22 @@ TYCHE_HD inline log_inc_beta_result log_inc_beta(double a, double b, double x) {
     r.log_i = -INFINITY;
     return r;
   }
-  const double log_density = (a - 1) * ::log(x) + (b - 1) * ::log1p(-x) - (::lgamma(a) + ::lgamma(b) - ::lgamma(a + b));
+  const double log_density = (a - 1) * ::log(x) + (b - 1) * ::log(y) - (::lgamma(a) + ::lgamma(b) - ::lgamma(a + b));
   if (x < (a + 1) / (a + b + 2)) {
-    const detail::dual2 f = detail::log_inc_beta_fraction(a, b, x);
+    const detail::dual2 f = detail::log_inc_beta_fraction(a, b, x, y);
     r.log_i = f.v;
     r.log_i_da = f.dp;
     r.log_i_db = f.dq;
-    r.log_1m_i = ::log(-::expm1(r.log_i));
+    r.log_1m_i = log1m_exp_scalar(r.log_i);
     const double ratio = -::exp(r.log_i - r.log_1m_i);  // −I / (1 − I)
     r.log_1m_i_da = ratio * r.log_i_da;
     r.log_1m_i_db = ratio * r.log_i_db;
   } else {
-    const detail::dual2 f = detail::log_inc_beta_fraction(b, a, 1 - x);  // log(1 − I_x(a, b))
+    const detail::dual2 f = detail::log_inc_beta_fraction(b, a, y, x);  // log(1 − I_x(a, b))
     r.log_1m_i = f.v;
     r.log_1m_i_da = f.dq;
     r.log_1m_i_db = f.dp;
-    r.log_i = ::log(-::expm1(r.log_1m_i));
+    r.log_i = log1m_exp_scalar(r.log_1m_i);
     const double ratio = -::exp(r.log_1m_i - r.log_i);
     r.log_i_da = ratio * r.log_1m_i_da;
     r.log_i_db = ratio * r.log_1m_i_db;
@@ -3579,6 +3600,9 @@ TYCHE_HD inline log_inc_beta_result log_inc_beta(double a, double b, double x) {
   r.log_1m_i_dx = -::exp(log_density - r.log_1m_i);
   return r;
 }
+
+/// The same with y = 1 − x.
+TYCHE_HD inline log_inc_beta_result log_inc_beta(double a, double b, double x) { return log_inc_beta(a, b, x, 1 - x); }
 
 }  // namespace tyche::math
 // ----- end tyche/scalar/inc_beta.hpp -----
@@ -3637,30 +3661,36 @@ TYCHE_HD inline log_inc_gamma_result log_inc_gamma(double a, double x) {
     r.log_q = -INFINITY;
     return r;
   }
-  constexpr double eps = 1e-17;
+  constexpr double eps = 2.220446049250313e-16;  // the double's epsilon
   constexpr double tiny = 1e-300;
   constexpr int max_terms = 100000;
   const double log_x = ::log(x);
-  // log of ∂P/∂x = x^(a−1) e^(−x) / Γ(a); the prefactors below are x^a e^(−x) / Γ(a + 1) and
-  // x^a e^(−x) / Γ(a) (one lgamma and one digamma: Γ(a + 1) = a Γ(a), ψ(a + 1) = ψ(a) + 1/a).
-  const double log_density = (a - 1) * log_x - x - ::lgamma(a);
-  const double psi = digamma(a);
   const dual_a av{a, 1.0};
+  bool converged = false;
+  double log_density = 0;  // log of ∂P/∂x = x^(a−1) e^(−x) / Γ(a)
   if (x < a + 1) {
+    // lgamma and ψ of a + 1, not of a (no cancellation with 1/a for a small a).
+    const double lgamma_a1 = ::lgamma(a + 1);
+    log_density = (a - 1) * log_x - x - (lgamma_a1 - ::log(a));
     // P = x^a e^(−x) / Γ(a + 1) · Σₙ xⁿ / ((a + 1)…(a + n)).
     dual_a term = detail::constant_dual(1.0), sum = term;
     const dual_a xd = detail::constant_dual(x);
     for (int n = 1; n < max_terms; ++n) {
       term = term * xd / (av + detail::constant_dual(n));
       sum = sum + term;
-      if (term.v < sum.v * eps && ::fabs(term.d) < (sum.v + ::fabs(sum.d)) * eps) break;
+      if (term.v <= sum.v * eps && ::fabs(term.d) <= (sum.v + ::fabs(sum.d)) * eps) {
+        converged = true;
+        break;
+      }
     }
-    r.log_p = log_density + log_x - ::log(a) + ::log(sum.v);
-    r.log_p_da = log_x - (psi + 1 / a) + sum.d / sum.v;
-    r.log_q = ::log(-::expm1(r.log_p));
+    r.log_p = a * log_x - x - lgamma_a1 + ::log(sum.v);
+    r.log_p_da = log_x - digamma(a + 1) + sum.d / sum.v;
+    r.log_q = log1m_exp_scalar(r.log_p);
     const double p_over_q = ::exp(r.log_p - r.log_q);
     r.log_q_da = -p_over_q * r.log_p_da;
   } else {
+    const double lgamma_a = ::lgamma(a);
+    log_density = (a - 1) * log_x - x - lgamma_a;
     // Q = x^a e^(−x) / Γ(a) · 1 / (x + 1 − a − 1·(1 − a) / (x + 3 − a − 2·(2 − a) / (x + 5 − a − …))).
     dual_a b = detail::constant_dual(x + 1) - av;
     dual_a c = detail::constant_dual(1 / tiny);
@@ -3678,13 +3708,21 @@ TYCHE_HD inline log_inc_gamma_result log_inc_gamma(double a, double x) {
       h = h * del;
       // Both the value and its derivative converged: at an integer a the fraction ends (a term
       // aₙ = −n(n − a) is 0 and δ = 1 from there on), but the derivative's terms go on.
-      if (::fabs(del.v - 1) < eps && ::fabs(del.d) < eps * (1 + ::fabs(h.d / h.v))) break;
+      if (::fabs(del.v - 1) <= 2 * eps && ::fabs(del.d) <= 8 * eps * (1 + ::fabs(h.d / h.v))) {
+        converged = true;
+        break;
+      }
     }
-    r.log_q = log_density + log_x + ::log(h.v);
-    r.log_q_da = log_x - psi + h.d / h.v;
-    r.log_p = ::log(-::expm1(r.log_q));
+    r.log_q = a * log_x - x - lgamma_a + ::log(h.v);
+    r.log_q_da = log_x - digamma(a) + h.d / h.v;
+    r.log_p = log1m_exp_scalar(r.log_q);
     const double q_over_p = ::exp(r.log_q - r.log_p);
     r.log_p_da = -q_over_p * r.log_q_da;
+  }
+  if (!converged) {  // not within max_terms (shapes beyond 10⁸): NaN, not a truncated value
+    const double nan = ::nan("");
+    r = {nan, nan, nan, nan, nan, nan};
+    return r;
   }
   r.log_p_dx = ::exp(log_density - r.log_p);
   r.log_q_dx = -::exp(log_density - r.log_q);
@@ -3833,30 +3871,33 @@ struct log_gamma_q {
 namespace tyche::ops {
 
 /// log I_x(a, b) (Upper = false) or log(1 − I_x(a, b)) (Upper = true), elementwise over m values,
-/// of the operands a, b, x in that order, each a scalar or m values (scalar/inc_beta.hpp, lane by
-/// lane). An op of three operands, so a vector op: its values held in a buffer; the reverse pass
-/// evaluates the derivatives again (the iteration is not kept).
+/// of the operands a, b, x, y in that order, y = 1 − x (the caller's complement, accurate where
+/// 1 − x is small: scalar/inc_beta.hpp), each a scalar or m values (lane by lane). An op of four
+/// operands, so a vector op: its values held in a buffer; the reverse pass evaluates the
+/// derivatives again (the iteration is not kept). The derivative in x is the total one along
+/// y = 1 − x, so none goes to y.
 template <bool Upper>
 struct log_inc_beta_map {
   static constexpr const char* name = Upper ? "log1m_inc_beta" : "log_inc_beta";
   static constexpr bool has_payload = false;
-  template <class A, class B, class X>
+  template <class A, class B, class X, class Y>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const log_inc_beta_map&) const = default;
 
-  /// Element i's value, and its three derivatives where d is given.
+  /// Element i's value, and its derivatives in a, b and x where d is given.
   template <class T>
   TYCHE_HD static T at(std::size_t i, const T* const* in, const std::size_t* in_n, T* d) {
     using E = element_type_t<T>;
     using lanes_of = tyche::detail::lane_ops<T>;
     constexpr std::size_t lanes = lanes_of::size;
-    E a[lanes], b[lanes], x[lanes], v[lanes], da[lanes], db[lanes], dx[lanes];
+    E a[lanes], b[lanes], x[lanes], y[lanes], v[lanes], da[lanes], db[lanes], dx[lanes];
     lanes_of::store(a, in[0][in_n[0] > 1 ? i : 0]);
     lanes_of::store(b, in[1][in_n[1] > 1 ? i : 0]);
     lanes_of::store(x, in[2][in_n[2] > 1 ? i : 0]);
+    lanes_of::store(y, in[3][in_n[3] > 1 ? i : 0]);
     for (std::size_t l = 0; l < lanes; ++l) {
-      const math::log_inc_beta_result r =
-          math::log_inc_beta(static_cast<double>(a[l]), static_cast<double>(b[l]), static_cast<double>(x[l]));
+      const math::log_inc_beta_result r = math::log_inc_beta(static_cast<double>(a[l]), static_cast<double>(b[l]),
+                                                             static_cast<double>(x[l]), static_cast<double>(y[l]));
       v[l] = static_cast<E>(Upper ? r.log_1m_i : r.log_i);
       da[l] = static_cast<E>(Upper ? r.log_1m_i_da : r.log_i_da);
       db[l] = static_cast<E>(Upper ? r.log_1m_i_db : r.log_i_db);
@@ -6646,22 +6687,24 @@ auto log1m_exp(const A& a) {
 }
 
 namespace detail {
-/// log I_x(a, b) (Upper = false) or log(1 − I_x(a, b)) of three operands, each a scalar or a
-/// vector of the common size (checked, naming fn): a vector of that size (1 for three scalars).
-template <bool Upper, class A, class B, class X>
-auto log_inc_beta_of(const A& a, const B& b, const X& x, const char* fn) {
+/// log I_x(a, b) (Upper = false) or log(1 − I_x(a, b)) of the operands a, b, x and y = 1 − x
+/// (given separately where the caller has it more accurately: a binomial's p), each a scalar or a
+/// vector of the common size (checked, naming fn): a vector of that size (1 for scalars).
+template <bool Upper, class A, class B, class X, class Y>
+auto log_inc_beta_of(const A& a, const B& b, const X& x, const Y& y, const char* fn) {
   const auto an = as_node(a);
   const auto bn = as_node(b);
   const auto xn = as_node(x);
-  const std::size_t sizes[3] = {operand_size(an), operand_size(bn), operand_size(xn)};
+  const auto yn = as_node(y);
+  const std::size_t sizes[4] = {operand_size(an), operand_size(bn), operand_size(xn), operand_size(yn)};
   std::size_t m = 1;
-  for (const std::size_t n : sizes) m = n > 1 ? n : m;
+  for (const std::size_t n : sizes) m = n != 1 ? n : m;
   for (const std::size_t n : sizes)
     if (n != 1 && n != m)
       throw std::invalid_argument(std::string("tyche::") + fn + ": the operands' sizes " + std::to_string(sizes[0]) +
                                   ", " + std::to_string(sizes[1]) + ", " + std::to_string(sizes[2]) +
                                   " differ (each a scalar or a vector of one size)");
-  return make_vector_op(ops::log_inc_beta_map<Upper>{}, m, an, bn, xn);
+  return make_vector_op(ops::log_inc_beta_map<Upper>{}, m, an, bn, xn, yn);
 }
 }  // namespace detail
 
@@ -6672,12 +6715,12 @@ auto log_inc_beta_of(const A& a, const B& b, const X& x, const char* fn) {
 template <detail::operand A, detail::operand B, detail::operand X>
   requires(expression<A> || expression<B> || expression<X>)
 auto log_inc_beta(const A& a, const B& b, const X& x) {
-  return detail::log_inc_beta_of<false>(a, b, x, "log_inc_beta(a, b, x)");
+  return detail::log_inc_beta_of<false>(a, b, x, lit<1> - x, "log_inc_beta(a, b, x)");
 }
 template <detail::operand A, detail::operand B, detail::operand X>
   requires(expression<A> || expression<B> || expression<X>)
 auto log1m_inc_beta(const A& a, const B& b, const X& x) {
-  return detail::log_inc_beta_of<true>(a, b, x, "log1m_inc_beta(a, b, x)");
+  return detail::log_inc_beta_of<true>(a, b, x, lit<1> - x, "log1m_inc_beta(a, b, x)");
 }
 
 namespace detail {
@@ -12670,11 +12713,12 @@ std::size_t known_size(const N& n) {
 
 /// The checks on the number of trials n of a count family observed at y (both nodes): n is a
 /// non-negative integer and y ≤ n, elementwise. Nothing is checked unless both are known.
+/// at_n_impossible: a count equal to n is refused too (right censoring: P(Y > n) = 0).
 template <class Y, class N>
-void check_trials(const char* family, const Y& y, const N& n) {
+void check_trials(const char* family, const Y& y, const N& n, bool at_n_impossible = false) {
   if constexpr (known_values_v<Y> && known_values_v<N>) {
     const std::size_t ny = known_size(y), nn = known_size(n);
-    const std::size_t count = std::max(ny, nn);
+    const std::size_t count = ny == 0 || nn == 0 ? 0 : std::max(ny, nn);  // no data: nothing to compare
     auto fail = [&](const std::string& what) {
       throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): " + what);
     };
@@ -12690,6 +12734,9 @@ void check_trials(const char* family, const Y& y, const N& n) {
       const std::size_t iy = ny == 1 ? 0 : i, in = nn == 1 ? 0 : i;
       const double v = known_value(y, iy), m = known_value(n, in);
       if (v > m) fail(at("y", iy, v) + " exceeds the number of trials " + at("n", in, m));
+      if (at_n_impossible && v == m)
+        fail(at("y", iy, v) + " is the number of trials " + at("n", in, m) +
+             ": right-censored there, P(Y > y) = 0 for every parameter value");
     }
   }
 }
@@ -12711,11 +12758,11 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
   /// (P(Y ≤ y) = I_{1−p}(n − y, y + 1); 1 at y = n.)
   template <class X>
   auto log_cdf(const X& y) const {
-    return detail::total(log_inc_beta(n - y, y + lit<1>, lit<1> - p));
+    return detail::total(detail::log_inc_beta_of<false>(n - y, y + lit<1>, lit<1> - p, p, "binomial_lcdf"));
   }
   template <class X>
   auto log_ccdf(const X& y) const {
-    return detail::total(log1m_inc_beta(n - y, y + lit<1>, lit<1> - p));
+    return detail::total(detail::log_inc_beta_of<true>(n - y, y + lit<1>, lit<1> - p, p, "binomial_lccdf"));
   }
   auto arguments() const { return std::tuple{n, p}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -12734,6 +12781,11 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
   template <class Y>
   void check_observed(const Y& y) const {
     detail::check_trials(family, y, n);
+  }
+  /// check_observed's checks and, for right censoring (censored.hpp), y < n.
+  template <class Y>
+  void check_right_censored(const Y& y) const {
+    detail::check_trials(family, y, n, true);
   }
   template <class G>
   static double draw(G& rng, double trials, double pr) {
@@ -12918,11 +12970,11 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
   /// (P(Y ≤ y) = I_{1−p}(n − y, y + 1), 1 − p = logistic(−α); 1 at y = n.)
   template <class X>
   auto log_cdf(const X& y) const {
-    return detail::total(log_inc_beta(n - y, y + lit<1>, logistic(-alpha)));
+    return detail::total(detail::log_inc_beta_of<false>(n - y, y + lit<1>, logistic(-alpha), logistic(alpha), "binomial_logit_lcdf"));
   }
   template <class X>
   auto log_ccdf(const X& y) const {
-    return detail::total(log1m_inc_beta(n - y, y + lit<1>, logistic(-alpha)));
+    return detail::total(detail::log_inc_beta_of<true>(n - y, y + lit<1>, logistic(-alpha), logistic(alpha), "binomial_logit_lccdf"));
   }
   auto arguments() const { return std::tuple{n, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -12937,6 +12989,11 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
   template <class Y>
   void check_observed(const Y& y) const {
     detail::check_trials(family, y, n);
+  }
+  /// check_observed's checks and, for right censoring (censored.hpp), y < n.
+  template <class Y>
+  void check_right_censored(const Y& y) const {
+    detail::check_trials(family, y, n, true);
   }
   static double probability(double a) { return 1.0 / (1.0 + std::exp(-a)); }
   template <class G>
@@ -13649,6 +13706,13 @@ struct censored_distribution : distribution<censored_distribution<Dist, Upper>> 
   auto check_supports() const {
     if constexpr (requires { base.check_supports(); }) base.check_supports();
   }
+  /// Dist's checks of the observed values that read its arguments (a binomial's y ≤ n), and for
+  /// right censoring its refusal of a value where P(X > x) = 0 (a binomial count at n).
+  template <class Y>
+  void check_observed(const Y& y) const {
+    if constexpr (Upper && requires { base.check_right_censored(y); }) base.check_right_censored(y);
+    else if constexpr (requires { base.check_observed(y); }) base.check_observed(y);
+  }
   /// Dist's checks of a value, and for left censoring its refusal of a value where P(X ≤ x) = 0.
   static const char* observation_problem(double v) {
     if constexpr (requires { Dist::observation_problem(v); })
@@ -13665,7 +13729,10 @@ auto make_censored(const Dist& d) {
                   x.log_ccdf(y);
                   x.log_cdf(y);
                 }) {
-    static_assert(requires(const Dist& x, const data_vector<>& y) { x.log_ccdf(y); },
+    static_assert(requires(const Dist& x, const data_vector<>& y) {
+                    x.log_ccdf(y);
+                    x.log_cdf(y);
+                  },
                   "tyche::right_censored(d) / left_censored(d): d's family has no log CDF (log_cdf / log_ccdf: "
                   "the families with a closed-form CDF, the gamma and beta families and the Poisson, binomial "
                   "and negative binomial counts have them; docs/reference/distributions.md)");
@@ -16453,11 +16520,11 @@ struct neg_binomial_2_distribution : distribution<neg_binomial_2_distribution<Mu
   /// (P(Y ≤ y) = I_{φ/(μ+φ)}(φ, y + 1).)
   template <class X>
   auto log_cdf(const X& y) const {
-    return detail::total(log_inc_beta(phi, y + lit<1>, phi / (mu + phi)));
+    return detail::total(detail::log_inc_beta_of<false>(phi, y + lit<1>, phi / (mu + phi), mu / (mu + phi), "neg_binomial_2_lcdf"));
   }
   template <class X>
   auto log_ccdf(const X& y) const {
-    return detail::total(log1m_inc_beta(phi, y + lit<1>, phi / (mu + phi)));
+    return detail::total(detail::log_inc_beta_of<true>(phi, y + lit<1>, phi / (mu + phi), mu / (mu + phi), "neg_binomial_2_lccdf"));
   }
   auto arguments() const { return std::tuple{mu, phi}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -16533,11 +16600,11 @@ struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distrib
   /// (P(Y ≤ y) = I_{φ/(e^η+φ)}(φ, y + 1), φ/(e^η + φ) = logistic(log φ − η).)
   template <class X>
   auto log_cdf(const X& y) const {
-    return detail::total(log_inc_beta(phi, y + lit<1>, logistic(log(phi) - eta)));
+    return detail::total(detail::log_inc_beta_of<false>(phi, y + lit<1>, logistic(log(phi) - eta), logistic(eta - log(phi)), "neg_binomial_2_log_lcdf"));
   }
   template <class X>
   auto log_ccdf(const X& y) const {
-    return detail::total(log1m_inc_beta(phi, y + lit<1>, logistic(log(phi) - eta)));
+    return detail::total(detail::log_inc_beta_of<true>(phi, y + lit<1>, logistic(log(phi) - eta), logistic(eta - log(phi)), "neg_binomial_2_log_lccdf"));
   }
   auto arguments() const { return std::tuple{eta, phi}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the

@@ -448,6 +448,22 @@ TEST_CASE("lcdf, lccdf of beta and of the binomial and negative binomial counts 
       tyche_test::check_log_density(compile(binomial_lcdf(data(k), 12.0, logistic(a)), a), logits, bin_ref, "binomial_lcdf");
     }
   }
+  // The trials checked as observe() checks them; a count at n right-censored is refused
+  // (P(Y > n) = 0), and no data at all is no term.
+  const std::vector<double> above_n{2, 13};
+  CHECK_THROWS_WITH(binomial_lcdf(data(above_n), 12.0, logistic(a)), Catch::Contains("exceeds the number of trials"));
+  CHECK_THROWS_WITH(binomial_lccdf(data(k), 12.0, logistic(a)), Catch::Contains("y[6] = 12 is the number of trials"));
+  CHECK_NOTHROW(binomial_lcdf(data(k), 12.0, logistic(a)));
+  const std::vector<double> none;
+  CHECK(compile(binomial_logit_lcdf(data(none), 12.0, a) + a, a).value(std::vector<double>{0.5}) == 0.5);
+  // A rare event keeps its digits: P(Y > 0) = 1 − (1 − p)^1000 at p = logistic(−25), ~1.4e-8,
+  // from the complement p given beside 1 − p (1 − p rounded would leave it ~1e-5 off).
+  const std::vector<double> zero_count{0};
+  const auto rare = compile(binomial_logit_lccdf(data(zero_count), 1000.0, a), a);
+  for (const double at : {-25.0, -18.0, -12.0}) {
+    const double prob = 1 / (1 + std::exp(-at));
+    CHECK(rare.value(std::vector<double>{at}) == Approx(std::log(-std::expm1(1000 * std::log1p(-prob)))).epsilon(1e-12));
+  }
   const std::vector<double> below_n{0, 3, 11};
   const auto bin_upper = compile(binomial_lccdf(data(below_n), 12.0, logistic(a)), a);
   tyche_test::check_log_density(bin_upper, logits, [&below_n](const std::vector<double>& p) {

@@ -152,30 +152,33 @@ struct log_gamma_q {
 namespace tyche::ops {
 
 /// log I_x(a, b) (Upper = false) or log(1 − I_x(a, b)) (Upper = true), elementwise over m values,
-/// of the operands a, b, x in that order, each a scalar or m values (scalar/inc_beta.hpp, lane by
-/// lane). An op of three operands, so a vector op: its values held in a buffer; the reverse pass
-/// evaluates the derivatives again (the iteration is not kept).
+/// of the operands a, b, x, y in that order, y = 1 − x (the caller's complement, accurate where
+/// 1 − x is small: scalar/inc_beta.hpp), each a scalar or m values (lane by lane). An op of four
+/// operands, so a vector op: its values held in a buffer; the reverse pass evaluates the
+/// derivatives again (the iteration is not kept). The derivative in x is the total one along
+/// y = 1 − x, so none goes to y.
 template <bool Upper>
 struct log_inc_beta_map {
   static constexpr const char* name = Upper ? "log1m_inc_beta" : "log_inc_beta";
   static constexpr bool has_payload = false;
-  template <class A, class B, class X>
+  template <class A, class B, class X, class Y>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const log_inc_beta_map&) const = default;
 
-  /// Element i's value, and its three derivatives where d is given.
+  /// Element i's value, and its derivatives in a, b and x where d is given.
   template <class T>
   TYCHE_HD static T at(std::size_t i, const T* const* in, const std::size_t* in_n, T* d) {
     using E = element_type_t<T>;
     using lanes_of = tyche::detail::lane_ops<T>;
     constexpr std::size_t lanes = lanes_of::size;
-    E a[lanes], b[lanes], x[lanes], v[lanes], da[lanes], db[lanes], dx[lanes];
+    E a[lanes], b[lanes], x[lanes], y[lanes], v[lanes], da[lanes], db[lanes], dx[lanes];
     lanes_of::store(a, in[0][in_n[0] > 1 ? i : 0]);
     lanes_of::store(b, in[1][in_n[1] > 1 ? i : 0]);
     lanes_of::store(x, in[2][in_n[2] > 1 ? i : 0]);
+    lanes_of::store(y, in[3][in_n[3] > 1 ? i : 0]);
     for (std::size_t l = 0; l < lanes; ++l) {
-      const math::log_inc_beta_result r =
-          math::log_inc_beta(static_cast<double>(a[l]), static_cast<double>(b[l]), static_cast<double>(x[l]));
+      const math::log_inc_beta_result r = math::log_inc_beta(static_cast<double>(a[l]), static_cast<double>(b[l]),
+                                                             static_cast<double>(x[l]), static_cast<double>(y[l]));
       v[l] = static_cast<E>(Upper ? r.log_1m_i : r.log_i);
       da[l] = static_cast<E>(Upper ? r.log_1m_i_da : r.log_i_da);
       db[l] = static_cast<E>(Upper ? r.log_1m_i_db : r.log_i_db);

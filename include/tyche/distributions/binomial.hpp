@@ -47,11 +47,12 @@ std::size_t known_size(const N& n) {
 
 /// The checks on the number of trials n of a count family observed at y (both nodes): n is a
 /// non-negative integer and y ≤ n, elementwise. Nothing is checked unless both are known.
+/// at_n_impossible: a count equal to n is refused too (right censoring: P(Y > n) = 0).
 template <class Y, class N>
-void check_trials(const char* family, const Y& y, const N& n) {
+void check_trials(const char* family, const Y& y, const N& n, bool at_n_impossible = false) {
   if constexpr (known_values_v<Y> && known_values_v<N>) {
     const std::size_t ny = known_size(y), nn = known_size(n);
-    const std::size_t count = std::max(ny, nn);
+    const std::size_t count = ny == 0 || nn == 0 ? 0 : std::max(ny, nn);  // no data: nothing to compare
     auto fail = [&](const std::string& what) {
       throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): " + what);
     };
@@ -67,6 +68,9 @@ void check_trials(const char* family, const Y& y, const N& n) {
       const std::size_t iy = ny == 1 ? 0 : i, in = nn == 1 ? 0 : i;
       const double v = known_value(y, iy), m = known_value(n, in);
       if (v > m) fail(at("y", iy, v) + " exceeds the number of trials " + at("n", in, m));
+      if (at_n_impossible && v == m)
+        fail(at("y", iy, v) + " is the number of trials " + at("n", in, m) +
+             ": right-censored there, P(Y > y) = 0 for every parameter value");
     }
   }
 }
@@ -88,11 +92,11 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
   /// (P(Y ≤ y) = I_{1−p}(n − y, y + 1); 1 at y = n.)
   template <class X>
   auto log_cdf(const X& y) const {
-    return detail::total(log_inc_beta(n - y, y + lit<1>, lit<1> - p));
+    return detail::total(detail::log_inc_beta_of<false>(n - y, y + lit<1>, lit<1> - p, p, "binomial_lcdf"));
   }
   template <class X>
   auto log_ccdf(const X& y) const {
-    return detail::total(log1m_inc_beta(n - y, y + lit<1>, lit<1> - p));
+    return detail::total(detail::log_inc_beta_of<true>(n - y, y + lit<1>, lit<1> - p, p, "binomial_lccdf"));
   }
   auto arguments() const { return std::tuple{n, p}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -111,6 +115,11 @@ struct binomial_distribution : distribution<binomial_distribution<N, P>> {
   template <class Y>
   void check_observed(const Y& y) const {
     detail::check_trials(family, y, n);
+  }
+  /// check_observed's checks and, for right censoring (censored.hpp), y < n.
+  template <class Y>
+  void check_right_censored(const Y& y) const {
+    detail::check_trials(family, y, n, true);
   }
   template <class G>
   static double draw(G& rng, double trials, double pr) {

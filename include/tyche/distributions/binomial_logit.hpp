@@ -34,11 +34,11 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
   /// (P(Y ≤ y) = I_{1−p}(n − y, y + 1), 1 − p = logistic(−α); 1 at y = n.)
   template <class X>
   auto log_cdf(const X& y) const {
-    return detail::total(log_inc_beta(n - y, y + lit<1>, logistic(-alpha)));
+    return detail::total(detail::log_inc_beta_of<false>(n - y, y + lit<1>, logistic(-alpha), logistic(alpha), "binomial_logit_lcdf"));
   }
   template <class X>
   auto log_ccdf(const X& y) const {
-    return detail::total(log1m_inc_beta(n - y, y + lit<1>, logistic(-alpha)));
+    return detail::total(detail::log_inc_beta_of<true>(n - y, y + lit<1>, logistic(-alpha), logistic(alpha), "binomial_logit_lccdf"));
   }
   auto arguments() const { return std::tuple{n, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -53,6 +53,11 @@ struct binomial_logit_distribution : distribution<binomial_logit_distribution<N,
   template <class Y>
   void check_observed(const Y& y) const {
     detail::check_trials(family, y, n);
+  }
+  /// check_observed's checks and, for right censoring (censored.hpp), y < n.
+  template <class Y>
+  void check_right_censored(const Y& y) const {
+    detail::check_trials(family, y, n, true);
   }
   static double probability(double a) { return 1.0 / (1.0 + std::exp(-a)); }
   template <class G>

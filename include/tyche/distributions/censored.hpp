@@ -38,6 +38,13 @@ struct censored_distribution : distribution<censored_distribution<Dist, Upper>> 
   auto check_supports() const {
     if constexpr (requires { base.check_supports(); }) base.check_supports();
   }
+  /// Dist's checks of the observed values that read its arguments (a binomial's y ≤ n), and for
+  /// right censoring its refusal of a value where P(X > x) = 0 (a binomial count at n).
+  template <class Y>
+  void check_observed(const Y& y) const {
+    if constexpr (Upper && requires { base.check_right_censored(y); }) base.check_right_censored(y);
+    else if constexpr (requires { base.check_observed(y); }) base.check_observed(y);
+  }
   /// Dist's checks of a value, and for left censoring its refusal of a value where P(X ≤ x) = 0.
   static const char* observation_problem(double v) {
     if constexpr (requires { Dist::observation_problem(v); })
@@ -54,7 +61,10 @@ auto make_censored(const Dist& d) {
                   x.log_ccdf(y);
                   x.log_cdf(y);
                 }) {
-    static_assert(requires(const Dist& x, const data_vector<>& y) { x.log_ccdf(y); },
+    static_assert(requires(const Dist& x, const data_vector<>& y) {
+                    x.log_ccdf(y);
+                    x.log_cdf(y);
+                  },
                   "tyche::right_censored(d) / left_censored(d): d's family has no log CDF (log_cdf / log_ccdf: "
                   "the families with a closed-form CDF, the gamma and beta families and the Poisson, binomial "
                   "and negative binomial counts have them; docs/reference/distributions.md)");

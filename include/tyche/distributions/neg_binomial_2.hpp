@@ -34,11 +34,11 @@ struct neg_binomial_2_distribution : distribution<neg_binomial_2_distribution<Mu
   /// (P(Y ≤ y) = I_{φ/(μ+φ)}(φ, y + 1).)
   template <class X>
   auto log_cdf(const X& y) const {
-    return detail::total(log_inc_beta(phi, y + lit<1>, phi / (mu + phi)));
+    return detail::total(detail::log_inc_beta_of<false>(phi, y + lit<1>, phi / (mu + phi), mu / (mu + phi), "neg_binomial_2_lcdf"));
   }
   template <class X>
   auto log_ccdf(const X& y) const {
-    return detail::total(log1m_inc_beta(phi, y + lit<1>, phi / (mu + phi)));
+    return detail::total(detail::log_inc_beta_of<true>(phi, y + lit<1>, phi / (mu + phi), mu / (mu + phi), "neg_binomial_2_lccdf"));
   }
   auto arguments() const { return std::tuple{mu, phi}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the

@@ -39,11 +39,11 @@ struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distrib
   /// (P(Y ≤ y) = I_{φ/(e^η+φ)}(φ, y + 1), φ/(e^η + φ) = logistic(log φ − η).)
   template <class X>
   auto log_cdf(const X& y) const {
-    return detail::total(log_inc_beta(phi, y + lit<1>, logistic(log(phi) - eta)));
+    return detail::total(detail::log_inc_beta_of<false>(phi, y + lit<1>, logistic(log(phi) - eta), logistic(eta - log(phi)), "neg_binomial_2_log_lcdf"));
   }
   template <class X>
   auto log_ccdf(const X& y) const {
-    return detail::total(log1m_inc_beta(phi, y + lit<1>, logistic(log(phi) - eta)));
+    return detail::total(detail::log_inc_beta_of<true>(phi, y + lit<1>, logistic(log(phi) - eta), logistic(eta - log(phi)), "neg_binomial_2_log_lccdf"));
   }
   auto arguments() const { return std::tuple{eta, phi}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the

@@ -181,22 +181,24 @@ auto log1m_exp(const A& a) {
 }
 
 namespace detail {
-/// log I_x(a, b) (Upper = false) or log(1 − I_x(a, b)) of three operands, each a scalar or a
-/// vector of the common size (checked, naming fn): a vector of that size (1 for three scalars).
-template <bool Upper, class A, class B, class X>
-auto log_inc_beta_of(const A& a, const B& b, const X& x, const char* fn) {
+/// log I_x(a, b) (Upper = false) or log(1 − I_x(a, b)) of the operands a, b, x and y = 1 − x
+/// (given separately where the caller has it more accurately: a binomial's p), each a scalar or a
+/// vector of the common size (checked, naming fn): a vector of that size (1 for scalars).
+template <bool Upper, class A, class B, class X, class Y>
+auto log_inc_beta_of(const A& a, const B& b, const X& x, const Y& y, const char* fn) {
   const auto an = as_node(a);
   const auto bn = as_node(b);
   const auto xn = as_node(x);
-  const std::size_t sizes[3] = {operand_size(an), operand_size(bn), operand_size(xn)};
+  const auto yn = as_node(y);
+  const std::size_t sizes[4] = {operand_size(an), operand_size(bn), operand_size(xn), operand_size(yn)};
   std::size_t m = 1;
-  for (const std::size_t n : sizes) m = n > 1 ? n : m;
+  for (const std::size_t n : sizes) m = n != 1 ? n : m;
   for (const std::size_t n : sizes)
     if (n != 1 && n != m)
       throw std::invalid_argument(std::string("tyche::") + fn + ": the operands' sizes " + std::to_string(sizes[0]) +
                                   ", " + std::to_string(sizes[1]) + ", " + std::to_string(sizes[2]) +
                                   " differ (each a scalar or a vector of one size)");
-  return make_vector_op(ops::log_inc_beta_map<Upper>{}, m, an, bn, xn);
+  return make_vector_op(ops::log_inc_beta_map<Upper>{}, m, an, bn, xn, yn);
 }
 }  // namespace detail
 
@@ -207,12 +209,12 @@ auto log_inc_beta_of(const A& a, const B& b, const X& x, const char* fn) {
 template <detail::operand A, detail::operand B, detail::operand X>
   requires(expression<A> || expression<B> || expression<X>)
 auto log_inc_beta(const A& a, const B& b, const X& x) {
-  return detail::log_inc_beta_of<false>(a, b, x, "log_inc_beta(a, b, x)");
+  return detail::log_inc_beta_of<false>(a, b, x, lit<1> - x, "log_inc_beta(a, b, x)");
 }
 template <detail::operand A, detail::operand B, detail::operand X>
   requires(expression<A> || expression<B> || expression<X>)
 auto log1m_inc_beta(const A& a, const B& b, const X& x) {
-  return detail::log_inc_beta_of<true>(a, b, x, "log1m_inc_beta(a, b, x)");
+  return detail::log_inc_beta_of<true>(a, b, x, lit<1> - x, "log1m_inc_beta(a, b, x)");
 }
 
 namespace detail {

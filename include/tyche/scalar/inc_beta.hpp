@@ -30,11 +30,15 @@ TYCHE_HD inline dual2 operator/(dual2 x, dual2 y) {  // one division
 }
 TYCHE_HD inline dual2 constant_dual2(double c) { return {c, 0.0, 0.0}; }
 
-/// log of x^p (1 − x)^q / (p B(p, q)) · cf(p, q, x), 0 < x < 1, and its derivatives in p and q.
-TYCHE_HD inline dual2 log_inc_beta_fraction(double p, double q, double x) {
-  constexpr double eps = 1e-16;
+
+/// log of x^p y^q / (p B(p, q)) · cf(p, q, x), 0 < x < 1 and y = 1 − x (given: a complement the
+/// caller has more accurately than 1 − x), and its derivatives in p and q. NaN where the
+/// fraction has not converged in max_terms.
+TYCHE_HD inline dual2 log_inc_beta_fraction(double p, double q, double x, double y) {
+  constexpr double eps = 2.220446049250313e-16;  // the double's epsilon
   constexpr double tiny = 1e-300;
   constexpr int max_terms = 100000;
+  bool converged = false;
   const dual2 pd{p, 1.0, 0.0}, qd{q, 0.0, 1.0}, xd = constant_dual2(x), one = constant_dual2(1.0);
   const dual2 pq = pd + qd, p1 = pd + one, pm1 = pd - one;
   dual2 c = one;
@@ -64,14 +68,23 @@ TYCHE_HD inline dual2 log_inc_beta_fraction(double p, double q, double x) {
     // The value and both derivatives converged (at an integer q the fraction's value ends, its
     // derivatives do not: scalar/inc_gamma.hpp).
     const double scale = 1 + ::fabs(h.dp / h.v) + ::fabs(h.dq / h.v);
-    if (::fabs(del.v - 1) < eps && ::fabs(del.dp) < eps * scale && ::fabs(del.dq) < eps * scale) break;
+    if (::fabs(del.v - 1) <= 2 * eps && ::fabs(del.dp) <= 8 * eps * scale && ::fabs(del.dq) <= 8 * eps * scale) {
+      converged = true;
+      break;
+    }
   }
-  const double lbeta = ::lgamma(p) + ::lgamma(q) - ::lgamma(p + q);
+  if (!converged) {
+    const double nan = ::nan("");
+    return {nan, nan, nan};
+  }
+  // log(x^p y^q / (p B(p, q))) = p log x + q log y − (lgamma(p + 1) + lgamma(q) − lgamma(p + q)),
+  // with ψ(p + 1) for ψ(p) + 1/p (no cancellation for a small p).
+  const double lbeta_p = ::lgamma(p + 1) + ::lgamma(q) - ::lgamma(p + q);
   const double psi_pq = digamma(p + q);
   dual2 r;
-  r.v = p * ::log(x) + q * ::log1p(-x) - lbeta - ::log(p) + ::log(h.v);
-  r.dp = ::log(x) - digamma(p) + psi_pq - 1 / p + h.dp / h.v;
-  r.dq = ::log1p(-x) - digamma(q) + psi_pq + h.dq / h.v;
+  r.v = p * ::log(x) + q * ::log(y) - lbeta_p + ::log(h.v);
+  r.dp = ::log(x) - digamma(p + 1) + psi_pq + h.dp / h.v;
+  r.dq = ::log(y) - digamma(q) + psi_pq + h.dq / h.v;
   return r;
 }
 }  // namespace detail
@@ -84,16 +97,18 @@ struct log_inc_beta_result {
 };
 
 /// log I_x(a, b) and log(1 − I_x(a, b)) with their derivatives (see the top of the file): a ≥ 0,
-/// b > 0, 0 ≤ x ≤ 1, NaN elsewhere. a = 0 (a binomial count at its number of trials) gives I = 1;
-/// x = 0 gives I = 0 and x = 1 gives I = 1 (derivatives 0 there).
-TYCHE_HD inline log_inc_beta_result log_inc_beta(double a, double b, double x) {
+/// b > 0, 0 ≤ x ≤ 1, y = 1 − x (the caller's complement, used where 1 − x is needed: given
+/// separately it keeps the digits of a small 1 − x, a binomial's p), NaN elsewhere. a = 0 (a
+/// binomial count at its number of trials) gives I = 1; x = 0 gives I = 0 and x = 1 gives I = 1
+/// (derivatives 0 there). The derivative in x is the total one along y = 1 − x.
+TYCHE_HD inline log_inc_beta_result log_inc_beta(double a, double b, double x, double y) {
   log_inc_beta_result r;
-  if (!(a >= 0) || !(b > 0) || !(x >= 0) || !(x <= 1)) {
+  if (!(a >= 0) || !(b > 0) || !(x >= 0) || !(x <= 1) || !(y >= 0) || !(y <= 1)) {
     const double nan = ::nan("");
     r = {nan, nan, nan, nan, nan, nan, nan, nan};
     return r;
   }
-  if (a == 0 || x == 1) {
+  if (a == 0 || x == 1 || y == 0) {
     r.log_1m_i = -INFINITY;
     return r;
   }
@@ -101,22 +116,22 @@ TYCHE_HD inline log_inc_beta_result log_inc_beta(double a, double b, double x) {
     r.log_i = -INFINITY;
     return r;
   }
-  const double log_density = (a - 1) * ::log(x) + (b - 1) * ::log1p(-x) - (::lgamma(a) + ::lgamma(b) - ::lgamma(a + b));
+  const double log_density = (a - 1) * ::log(x) + (b - 1) * ::log(y) - (::lgamma(a) + ::lgamma(b) - ::lgamma(a + b));
   if (x < (a + 1) / (a + b + 2)) {
-    const detail::dual2 f = detail::log_inc_beta_fraction(a, b, x);
+    const detail::dual2 f = detail::log_inc_beta_fraction(a, b, x, y);
     r.log_i = f.v;
     r.log_i_da = f.dp;
     r.log_i_db = f.dq;
-    r.log_1m_i = ::log(-::expm1(r.log_i));
+    r.log_1m_i = log1m_exp_scalar(r.log_i);
     const double ratio = -::exp(r.log_i - r.log_1m_i);  // −I / (1 − I)
     r.log_1m_i_da = ratio * r.log_i_da;
     r.log_1m_i_db = ratio * r.log_i_db;
   } else {
-    const detail::dual2 f = detail::log_inc_beta_fraction(b, a, 1 - x);  // log(1 − I_x(a, b))
+    const detail::dual2 f = detail::log_inc_beta_fraction(b, a, y, x);  // log(1 − I_x(a, b))
     r.log_1m_i = f.v;
     r.log_1m_i_da = f.dq;
     r.log_1m_i_db = f.dp;
-    r.log_i = ::log(-::expm1(r.log_1m_i));
+    r.log_i = log1m_exp_scalar(r.log_1m_i);
     const double ratio = -::exp(r.log_1m_i - r.log_i);
     r.log_i_da = ratio * r.log_1m_i_da;
     r.log_i_db = ratio * r.log_1m_i_db;
@@ -125,5 +140,8 @@ TYCHE_HD inline log_inc_beta_result log_inc_beta(double a, double b, double x) {
   r.log_1m_i_dx = -::exp(log_density - r.log_1m_i);
   return r;
 }
+
+/// The same with y = 1 − x.
+TYCHE_HD inline log_inc_beta_result log_inc_beta(double a, double b, double x) { return log_inc_beta(a, b, x, 1 - x); }
 
 }  // namespace tyche::math

@@ -55,30 +55,36 @@ TYCHE_HD inline log_inc_gamma_result log_inc_gamma(double a, double x) {
     r.log_q = -INFINITY;
     return r;
   }
-  constexpr double eps = 1e-17;
+  constexpr double eps = 2.220446049250313e-16;  // the double's epsilon
   constexpr double tiny = 1e-300;
   constexpr int max_terms = 100000;
   const double log_x = ::log(x);
-  // log of ∂P/∂x = x^(a−1) e^(−x) / Γ(a); the prefactors below are x^a e^(−x) / Γ(a + 1) and
-  // x^a e^(−x) / Γ(a) (one lgamma and one digamma: Γ(a + 1) = a Γ(a), ψ(a + 1) = ψ(a) + 1/a).
-  const double log_density = (a - 1) * log_x - x - ::lgamma(a);
-  const double psi = digamma(a);
   const dual_a av{a, 1.0};
+  bool converged = false;
+  double log_density = 0;  // log of ∂P/∂x = x^(a−1) e^(−x) / Γ(a)
   if (x < a + 1) {
+    // lgamma and ψ of a + 1, not of a (no cancellation with 1/a for a small a).
+    const double lgamma_a1 = ::lgamma(a + 1);
+    log_density = (a - 1) * log_x - x - (lgamma_a1 - ::log(a));
     // P = x^a e^(−x) / Γ(a + 1) · Σₙ xⁿ / ((a + 1)…(a + n)).
     dual_a term = detail::constant_dual(1.0), sum = term;
     const dual_a xd = detail::constant_dual(x);
     for (int n = 1; n < max_terms; ++n) {
       term = term * xd / (av + detail::constant_dual(n));
       sum = sum + term;
-      if (term.v < sum.v * eps && ::fabs(term.d) < (sum.v + ::fabs(sum.d)) * eps) break;
+      if (term.v <= sum.v * eps && ::fabs(term.d) <= (sum.v + ::fabs(sum.d)) * eps) {
+        converged = true;
+        break;
+      }
     }
-    r.log_p = log_density + log_x - ::log(a) + ::log(sum.v);
-    r.log_p_da = log_x - (psi + 1 / a) + sum.d / sum.v;
-    r.log_q = ::log(-::expm1(r.log_p));
+    r.log_p = a * log_x - x - lgamma_a1 + ::log(sum.v);
+    r.log_p_da = log_x - digamma(a + 1) + sum.d / sum.v;
+    r.log_q = log1m_exp_scalar(r.log_p);
     const double p_over_q = ::exp(r.log_p - r.log_q);
     r.log_q_da = -p_over_q * r.log_p_da;
   } else {
+    const double lgamma_a = ::lgamma(a);
+    log_density = (a - 1) * log_x - x - lgamma_a;
     // Q = x^a e^(−x) / Γ(a) · 1 / (x + 1 − a − 1·(1 − a) / (x + 3 − a − 2·(2 − a) / (x + 5 − a − …))).
     dual_a b = detail::constant_dual(x + 1) - av;
     dual_a c = detail::constant_dual(1 / tiny);
@@ -96,13 +102,21 @@ TYCHE_HD inline log_inc_gamma_result log_inc_gamma(double a, double x) {
       h = h * del;
       // Both the value and its derivative converged: at an integer a the fraction ends (a term
       // aₙ = −n(n − a) is 0 and δ = 1 from there on), but the derivative's terms go on.
-      if (::fabs(del.v - 1) < eps && ::fabs(del.d) < eps * (1 + ::fabs(h.d / h.v))) break;
+      if (::fabs(del.v - 1) <= 2 * eps && ::fabs(del.d) <= 8 * eps * (1 + ::fabs(h.d / h.v))) {
+        converged = true;
+        break;
+      }
     }
-    r.log_q = log_density + log_x + ::log(h.v);
-    r.log_q_da = log_x - psi + h.d / h.v;
-    r.log_p = ::log(-::expm1(r.log_q));
+    r.log_q = a * log_x - x - lgamma_a + ::log(h.v);
+    r.log_q_da = log_x - digamma(a) + h.d / h.v;
+    r.log_p = log1m_exp_scalar(r.log_q);
     const double q_over_p = ::exp(r.log_q - r.log_p);
     r.log_p_da = -q_over_p * r.log_q_da;
+  }
+  if (!converged) {  // not within max_terms (shapes beyond 10⁸): NaN, not a truncated value
+    const double nan = ::nan("");
+    r = {nan, nan, nan, nan, nan, nan};
+    return r;
   }
   r.log_p_dx = ::exp(log_density - r.log_p);
   r.log_q_dx = -::exp(log_density - r.log_q);

@@ -59,6 +59,12 @@ TYCHE_HD inline float  log_step(float x) { return x >= 0 ? 0.0f : -HUGE_VALF; }
 TYCHE_HD inline double log1p_unit(double e, double, double) { return ::log1p(e); }
 TYCHE_HD inline float log1p_unit(float e, float, float) { return ::log1pf(e); }
 
+/// log(1 − eˡ), l ≤ 0, without losing either side (Mächler 2012, "Accurately computing
+/// log(1 − exp(−|a|))": log(−expm1(l)) above −log 2, log1p(−eˡ) below).
+TYCHE_HD inline double log1m_exp_scalar(double l) {
+  return l > -0.693147180559945309 ? ::log(-::expm1(l)) : ::log1p(-::exp(l));
+}
+
 inline constexpr double pi = 3.14159265358979323846;
 inline constexpr double inv_sqrt_two = 0.70710678118654752440;
 inline constexpr double inv_sqrt_two_pi = 0.39894228040143267794;
