@@ -1419,7 +1419,7 @@ data_matrix matrix(const X& x) {
 // their value and derivative rules in autodiff/.
 // ----- begin tyche/autodiff/arithmetic.hpp -----
 // tyche/autodiff/arithmetic.hpp — value and derivative rules for arithmetic: negation, the
-// four operations, square, inverse, sqrt, abs and powers.
+// four operations, square, inverse, sqrt, abs, powers, fmin and fmax.
 //
 // A unary rule R has `R::value(x)` and `R::value(x, dx)`, the second also setting dy/dx; a
 // binary rule has `value(a, b)` and `value(a, b, da, db)`. The evaluator stores the partial
@@ -1464,6 +1464,8 @@ TYCHE_HD inline double cos(double x) { return ::cos(x); }
 TYCHE_HD inline float  cos(float x) { return ::cosf(x); }
 TYCHE_HD inline double sin(double x) { return ::sin(x); }
 TYCHE_HD inline float  sin(float x) { return ::sinf(x); }
+TYCHE_HD inline double atan(double x) { return ::atan(x); }
+TYCHE_HD inline float  atan(float x) { return ::atanf(x); }
 TYCHE_HD inline double erf(double x) { return ::erf(x); }
 TYCHE_HD inline float  erf(float x) { return ::erff(x); }
 TYCHE_HD inline double erfc(double x) { return ::erfc(x); }
@@ -1476,6 +1478,8 @@ TYCHE_HD inline double pow(double x, double y) { return ::pow(x, y); }
 TYCHE_HD inline float  pow(float x, float y) { return ::powf(x, y); }
 TYCHE_HD inline double max(double x, double y) { return x > y ? x : y; }
 TYCHE_HD inline float  max(float x, float y) { return x > y ? x : y; }
+TYCHE_HD inline double min(double x, double y) { return x < y ? x : y; }
+TYCHE_HD inline float  min(float x, float y) { return x < y ? x : y; }
 TYCHE_HD inline double select(bool c, double a, double b) { return c ? a : b; }
 TYCHE_HD inline float  select(bool c, float a, float b) { return c ? a : b; }
 TYCHE_HD inline double sign_of(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0); }
@@ -2000,6 +2004,8 @@ xsimd::batch<E, A> cos(const xsimd::batch<E, A>& x) { return xsimd::cos(x); }
 template <class E, class A>
 xsimd::batch<E, A> sin(const xsimd::batch<E, A>& x) { return xsimd::sin(x); }
 template <class E, class A>
+xsimd::batch<E, A> atan(const xsimd::batch<E, A>& x) { return xsimd::atan(x); }
+template <class E, class A>
 xsimd::batch<E, A> erf(const xsimd::batch<E, A>& x) { return xsimd::erf(x); }
 template <class E, class A>
 xsimd::batch<E, A> erfc(const xsimd::batch<E, A>& x) { return xsimd::erfc(x); }
@@ -2014,6 +2020,10 @@ xsimd::batch<E, A> pow(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y)
 template <class E, class A>
 xsimd::batch<E, A> max(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y) {
   return xsimd::max(x, y);
+}
+template <class E, class A>
+xsimd::batch<E, A> min(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y) {
+  return xsimd::min(x, y);
 }
 template <class E, class A>
 xsimd::batch<E, A> select(const xsimd::batch_bool<E, A>& c, const xsimd::batch<E, A>& a,
@@ -2246,6 +2256,33 @@ struct pow {
     da = b * math::pow(a, b - lift<T>(1.0));
     db = y * math::log(a);
     return y;
+  }
+};
+
+/// fmin(a, b), the smaller of the two (Stan's fmin); the derivative goes to the operand chosen,
+/// a where they are equal.
+struct fmin {
+  static constexpr const char* name = "fmin";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b) const { return math::min(a, b); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b, T& da, T& db) const {
+    const auto first = a <= b;
+    da = math::select(first, lift<T>(1.0), lift<T>(0.0));
+    db = lift<T>(1.0) - da;
+    return math::select(first, a, b);
+  }
+};
+
+/// fmax(a, b), the larger of the two (Stan's fmax); the derivative as fmin's.
+struct fmax {
+  static constexpr const char* name = "fmax";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b) const { return math::max(a, b); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b, T& da, T& db) const {
+    const auto first = a >= b;
+    da = math::select(first, lift<T>(1.0), lift<T>(0.0));
+    db = lift<T>(1.0) - da;
+    return math::select(first, a, b);
   }
 };
 
@@ -3456,10 +3493,11 @@ struct lkj_log_normaliser_map {
 // ----- begin tyche/autodiff/special.hpp -----
 // tyche/autodiff/special.hpp — value and derivative rules for special functions: lgamma,
 // digamma, erf, Phi (the standard normal CDF), log_Phi (its logarithm, without underflow),
-// log_bessel_i0 (log of the modified Bessel function I₀), cos, and log_gamma_p / log_gamma_q
-// (the logarithms of the regularised incomplete gamma functions P(a, x) and Q(a, x)); and the
-// vector op ops::log_inc_beta_map (log I_x(a, b), the regularised incomplete beta function, of
-// three operands).
+// log_bessel_i0 (log of the modified Bessel function I₀), cos, sin, atan, log_gamma_p /
+// log_gamma_q (the logarithms of the regularised incomplete gamma functions P(a, x) and Q(a, x)),
+// and the log CDFs of the standard Cauchy, Laplace and Student's t (cauchy_lcdf, laplace_lcdf,
+// student_t_lcdf); and the vector op ops::log_inc_beta_map (log I_x(a, b), the regularised
+// incomplete beta function, of three operands).
 // ----- begin tyche/scalar/inc_beta.hpp -----
 // tyche/scalar/inc_beta.hpp — the regularised incomplete beta function in log form,
 // log I_x(a, b) and log(1 − I_x(a, b)), with their derivatives in a, b and x, for the CDFs of
@@ -3603,6 +3641,50 @@ TYCHE_HD inline log_inc_beta_result log_inc_beta(double a, double b, double x, d
 
 /// The same with y = 1 − x.
 TYCHE_HD inline log_inc_beta_result log_inc_beta(double a, double b, double x) { return log_inc_beta(a, b, x, 1 - x); }
+
+/// log P(T ≤ t) and log P(T > t) of Student's t with ν degrees of freedom, with their
+/// derivatives in ν and t.
+struct student_t_log_cdf_result {
+  double lcdf = 0, lccdf = 0;
+  double lcdf_dnu = 0, lccdf_dnu = 0, lcdf_dt = 0, lccdf_dt = 0;
+};
+
+/// Student's t CDF in log form: P(T ≤ −|t|) = I_x(ν/2, 1/2) / 2 with x = ν/(ν + t²) and
+/// 1 − x = t²/(ν + t²) (Abramowitz & Stegun 26.7.1 and 26.5.27), the far tail computed as such and
+/// the near side as log(1 − ·), so that neither tail cancels. ∂/∂ν through I's derivatives in a
+/// and x (dx/dν = t²/(ν + t²)²); ∂/∂t = f(t)/P from the density f (finite at t = 0, where x = 1
+/// and dx/dt = 0). NaN for ν ≤ 0 or a NaN operand; t = ±∞ gives the limits.
+TYCHE_HD inline student_t_log_cdf_result student_t_log_cdf(double nu, double t) {
+  student_t_log_cdf_result r;
+  if (!(nu > 0) || t != t) {
+    const double nan = ::nan("");
+    r = {nan, nan, nan, nan, nan, nan};
+    return r;
+  }
+  if (t == INFINITY || t == -INFINITY) {
+    (t > 0 ? r.lccdf : r.lcdf) = -INFINITY;
+    return r;
+  }
+  const double t2 = t * t;
+  const double s = nu + t2;
+  const log_inc_beta_result b = log_inc_beta(0.5 * nu, 0.5, nu / s, t2 / s);
+  constexpr double log_two = 0.69314718055994530942;
+  const double far = b.log_i - log_two;  // log P(T ≤ −|t|)
+  const double far_dnu = 0.5 * b.log_i_da + b.log_i_dx * (t2 / (s * s));
+  const double near = log1m_exp_scalar(far);
+  const double near_dnu = -::exp(far - near) * far_dnu;
+  if (t < 0) {
+    r.lcdf = far, r.lcdf_dnu = far_dnu, r.lccdf = near, r.lccdf_dnu = near_dnu;
+  } else {
+    r.lcdf = near, r.lcdf_dnu = near_dnu, r.lccdf = far, r.lccdf_dnu = far_dnu;
+  }
+  constexpr double log_pi = 1.14472988584940017414;
+  const double log_density = ::lgamma(0.5 * (nu + 1)) - ::lgamma(0.5 * nu) - 0.5 * (::log(nu) + log_pi) -
+                             0.5 * (nu + 1) * ::log1p(t2 / nu);
+  r.lcdf_dt = ::exp(log_density - r.lcdf);
+  r.lccdf_dt = -::exp(log_density - r.lccdf);
+  return r;
+}
 
 }  // namespace tyche::math
 // ----- end tyche/scalar/inc_beta.hpp -----
@@ -3814,6 +3896,63 @@ struct cos {
   }
 };
 
+/// sin x; d/dx = cos x.
+struct sin {
+  static constexpr const char* name = "sin";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::sin(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = math::cos(x);
+    return math::sin(x);
+  }
+};
+
+/// atan x; d/dx = 1/(1 + x²).
+struct atan {
+  static constexpr const char* name = "atan";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::atan(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(1.0) / (lift<T>(1.0) + x * x);
+    return math::atan(x);
+  }
+};
+
+/// log P(Z ≤ z) of the standard Cauchy: log(1/2 + atan(z)/π), and atan(−1/z)/π for z < 0 (the
+/// same number without the cancellation in the lower tail); d/dz = 1/(π (1 + z²) P).
+struct cauchy_lcdf {
+  static constexpr const char* name = "cauchy_lcdf";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T probability(const T& z) const {
+    const T inv_pi = lift<T>(0.31830988618379067154);
+    return math::select(z < lift<T>(0.0), math::atan(-lift<T>(1.0) / z) * inv_pi,
+                        lift<T>(0.5) + math::atan(z) * inv_pi);
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& z) const { return math::log(probability(z)); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& z, T& dz) const {
+    const T p = probability(z);
+    dz = lift<T>(0.31830988618379067154) / ((lift<T>(1.0) + z * z) * p);
+    return math::log(p);
+  }
+};
+
+/// log P(Z ≤ z) of the standard Laplace (double exponential): z − log 2 for z < 0,
+/// log(1 − e^(−z)/2) for z ≥ 0; d/dz = 1 and e^(−z)/(2 − e^(−z)).
+struct laplace_lcdf {
+  static constexpr const char* name = "laplace_lcdf";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& z) const {
+    const T e = math::exp(-math::abs(z));
+    return math::select(z < lift<T>(0.0), z - lift<T>(0.69314718055994530942), math::log1p(lift<T>(-0.5) * e));
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& z, T& dz) const {
+    const T e = math::exp(-math::abs(z));
+    const auto below = z < lift<T>(0.0);
+    dz = math::select(below, lift<T>(1.0), e / (lift<T>(2.0) - e));
+    return math::select(below, z - lift<T>(0.69314718055994530942), math::log1p(lift<T>(-0.5) * e));
+  }
+};
+
 namespace detail {
 /// log P(a, x) (Upper = false) or log Q(a, x) (true) and its derivatives, lane by lane
 /// (scalar/inc_gamma.hpp computes one pair in double: an iteration whose length depends on the
@@ -3863,6 +4002,37 @@ struct log_gamma_q {
   }
   template <class T> TYCHE_HD T value(const T& a, const T& x, T& da, T& dx) const {
     return detail::log_inc_gamma_lanes<true>(a, x, da, dx);
+  }
+};
+
+/// log P(T ≤ t) (Upper = false) or log P(T > t) (true) of Student's t with ν degrees of freedom,
+/// operands (ν, t), lane by lane (scalar/inc_beta.hpp's student_t_log_cdf: the regularised
+/// incomplete beta function, an iteration whose length depends on the arguments).
+template <bool Upper>
+struct student_t_lcdf {
+  static constexpr const char* name = Upper ? "student_t_lccdf" : "student_t_lcdf";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD T value(const T& nu, const T& t, T& dnu, T& dt) const {
+    using E = element_type_t<T>;
+    using ops = tyche::detail::lane_ops<T>;
+    constexpr std::size_t lanes = ops::size;
+    E nv[lanes], tv[lanes], v[lanes], dn[lanes], dtv[lanes];
+    ops::store(nv, nu);
+    ops::store(tv, t);
+    for (std::size_t i = 0; i < lanes; ++i) {
+      const math::student_t_log_cdf_result r =
+          math::student_t_log_cdf(static_cast<double>(nv[i]), static_cast<double>(tv[i]));
+      v[i] = static_cast<E>(Upper ? r.lccdf : r.lcdf);
+      dn[i] = static_cast<E>(Upper ? r.lccdf_dnu : r.lcdf_dnu);
+      dtv[i] = static_cast<E>(Upper ? r.lccdf_dt : r.lcdf_dt);
+    }
+    dnu = ops::load(dn);
+    dt = ops::load(dtv);
+    return ops::load(v);
+  }
+  template <class T> TYCHE_HD T value(const T& nu, const T& t) const {
+    T dnu, dt;
+    return value(nu, t, dnu, dt);
   }
 };
 
@@ -4676,6 +4846,7 @@ inline constexpr known_point log_logistic_points[] = {{-inf, -inf}, {inf, 0.0}};
 inline constexpr known_point log1m_logistic_points[] = {{-inf, 0.0}, {inf, -inf}};  // decreasing
 inline constexpr known_point odd_unit_points[] = {{-inf, -1.0}, {0.0, 0.0}, {inf, 1.0}};  // tanh, erf
 inline constexpr known_point digamma_points[] = {{0.0, -inf}, {inf, inf}};
+inline constexpr known_point atan_points[] = {{-inf, -1.57079632679489661923}, {0.0, 0.0}, {inf, 1.57079632679489661923}};
 
 /// The closed domain of a function; outside it the image is the whole line.
 constexpr bool inside(const interval& a, double lo) { return a.is_empty() || a.lo >= lo; }
@@ -4747,6 +4918,23 @@ constexpr interval cos(const interval& a) {
   if (a.is_empty()) return a;
   return interval::closed(-1.0, 1.0);
 }
+/// sin x: [−1, 1] (not narrowed for short intervals).
+constexpr interval sin(const interval& a) { return cos(a); }
+/// atan x: (−π/2, π/2), increasing.
+constexpr interval atan(const interval& a) {
+  return detail::iv::increasing_image(a, [](double x) { return std::atan(x); }, detail::iv::atan_points);
+}
+/// fmin(a, b) and fmax(a, b): each end the smaller (larger) of the operands' ends.
+constexpr interval fmin(const interval& a, const interval& b) {
+  if (a.is_empty() || b.is_empty()) return interval::empty();
+  interval r;
+  r.lo = a.lo < b.lo ? a.lo : b.lo;
+  r.lo_closed = (a.lo == r.lo && a.lo_closed) || (b.lo == r.lo && b.lo_closed);
+  r.hi = a.hi < b.hi ? a.hi : b.hi;
+  r.hi_closed = a.hi == b.hi ? (a.hi_closed || b.hi_closed) : (a.hi < b.hi ? a.hi_closed : b.hi_closed);
+  return r;
+}
+constexpr interval fmax(const interval& a, const interval& b) { return -fmin(-a, -b); }
 
 /// step(x) (0 for x < 0, else 1): {1} where x ≥ 0, {0} where x < 0, else [0, 1].
 constexpr interval step(const interval& a) {
@@ -5046,13 +5234,13 @@ inline constexpr bool known_unary_rule_v =
     std::is_same_v<Rule, rules::digamma> || std::is_same_v<Rule, rules::erf> ||
     std::is_same_v<Rule, rules::Phi> || std::is_same_v<Rule, rules::log_Phi> ||
     std::is_same_v<Rule, rules::log_bessel_i0> || std::is_same_v<Rule, rules::cos> ||
-    is_assume_rule<Rule>::value;
+    std::is_same_v<Rule, rules::sin> || std::is_same_v<Rule, rules::atan> || is_assume_rule<Rule>::value;
 
 template <class Rule>
 inline constexpr bool known_binary_rule_v =
     std::is_same_v<Rule, rules::add> || std::is_same_v<Rule, rules::subtract> ||
     std::is_same_v<Rule, rules::multiply> || std::is_same_v<Rule, rules::divide> ||
-    std::is_same_v<Rule, rules::pow>;
+    std::is_same_v<Rule, rules::pow> || std::is_same_v<Rule, rules::fmin> || std::is_same_v<Rule, rules::fmax>;
 
 template <class S>
 constexpr interval assumed_support(rules::assume_support<S>) { return S::value; }
@@ -5084,6 +5272,8 @@ constexpr interval unary_image(const Rule& r, const interval& a) {
   else if constexpr (std::is_same_v<Rule, rules::log_Phi>) return log_Phi(a);
   else if constexpr (std::is_same_v<Rule, rules::log_bessel_i0>) return log_bessel_i0(a);
   else if constexpr (std::is_same_v<Rule, rules::cos>) return cos(a);
+  else if constexpr (std::is_same_v<Rule, rules::sin>) return sin(a);
+  else if constexpr (std::is_same_v<Rule, rules::atan>) return atan(a);
   else if constexpr (is_assume_rule<Rule>::value) return assumed_support(r);
   else return interval::whole();
 }
@@ -5095,6 +5285,8 @@ constexpr interval binary_image(const interval& a, const interval& b) {
   else if constexpr (std::is_same_v<Rule, rules::multiply>) return a * b;
   else if constexpr (std::is_same_v<Rule, rules::divide>) return a / b;
   else if constexpr (std::is_same_v<Rule, rules::pow>) return pow(a, b);
+  else if constexpr (std::is_same_v<Rule, rules::fmin>) return fmin(a, b);
+  else if constexpr (std::is_same_v<Rule, rules::fmax>) return fmax(a, b);
   else return interval::whole();
 }
 
@@ -6577,6 +6769,8 @@ template <detail::operand A> requires expression<A> auto std_normal_lccdf(const 
 /// log_modified_bessel_first_kind(0, a)), without overflow for large a.
 template <detail::operand A> requires expression<A> auto log_bessel_i0(const A& a) { return detail::make_unary<rules::log_bessel_i0>(a); }
 template <detail::operand A> requires expression<A> auto cos(const A& a) { return detail::make_unary<rules::cos>(a); }
+template <detail::operand A> requires expression<A> auto sin(const A& a) { return detail::make_unary<rules::sin>(a); }
+template <detail::operand A> requires expression<A> auto atan(const A& a) { return detail::make_unary<rules::atan>(a); }
 template <detail::operand A> requires expression<A> auto abs(const A& a) { return detail::make_unary<rules::abs>(a); }
 /// Stan's step(a): 0 where a < 0, else 1, with derivative 0 (an indicator: step(s - t - 0.5) is 1
 /// where t < s for integers s, t).
@@ -6746,6 +6940,38 @@ template <detail::operand A, detail::operand X>
 auto log_gamma_q(const A& a, const X& x) {
   return detail::make_binary<rules::log_gamma_q>(a, x);
 }
+
+/// fmin(a, b) / fmax(a, b): the smaller / larger of a and b, elementwise (a scalar operand is
+/// broadcast); the derivative goes to the operand chosen (a where they are equal).
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto fmin(const A& a, const B& b) {
+  return detail::make_binary<rules::fmin>(a, b);
+}
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto fmax(const A& a, const B& b) {
+  return detail::make_binary<rules::fmax>(a, b);
+}
+
+namespace detail {
+/// log P(Z ≤ z) of the standard Cauchy and the standard Laplace, elementwise (the cauchy,
+/// half_cauchy and double_exponential log CDFs; rules::cauchy_lcdf, rules::laplace_lcdf).
+template <class Z>
+auto cauchy_lcdf(const Z& z) {
+  return make_unary<rules::cauchy_lcdf>(z);
+}
+template <class Z>
+auto laplace_lcdf(const Z& z) {
+  return make_unary<rules::laplace_lcdf>(z);
+}
+/// log P(T ≤ t) (Upper = false) or log P(T > t) of Student's t with nu degrees of freedom,
+/// elementwise (rules::student_t_lcdf).
+template <bool Upper, class Nu, class T>
+auto student_t_lcdf(const Nu& nu, const T& t) {
+  return make_binary<rules::student_t_lcdf<Upper>>(nu, t);
+}
+}  // namespace detail
 
 /// log(eᵃ + eᵇ), elementwise (a scalar operand is broadcast).
 template <detail::operand A, detail::operand B>
@@ -12379,6 +12605,7 @@ namespace tyche::detail {
 
 inline constexpr double log_two = 0.69314718055994530942;
 inline constexpr double log_pi = 1.14472988584940017414;
+inline constexpr double log_two_over_pi = -0.45158270528945486473;  // log(2/π)
 inline constexpr double half_log_two_pi = 0.91893853320467274178;  // ½ log(2π)
 
 // What observe(y) says of a value y outside a family's support (nullptr when y is inside): each
@@ -12517,6 +12744,17 @@ struct bernoulli_distribution : distribution<bernoulli_distribution<P>> {
   auto log_prob(const X& y) const {
     return detail::total(y * log(p) + (lit<1> - y) * log1p(-p));
   }
+  /// log P(Y ≤ y) and log P(Y > y), summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// P(Y ≤ 0) = 1 − p, P(Y ≤ 1) = 1; P(Y > 0) = p (and P(Y > 1) = 0, refused: lccdf_problem).
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total((lit<1> - y) * log1p(-p));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total((lit<1> - y) * log(p));
+  }
   auto arguments() const { return std::tuple{p}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -12531,6 +12769,10 @@ struct bernoulli_distribution : distribution<bernoulli_distribution<P>> {
   static double mean(double pr) { return pr; }
   static double variance(double pr) { return pr * (1.0 - pr); }
   static const char* observation_problem(double v) { return detail::binary_problem(v); }
+  /// P(Y > 1) = 0: a right-censored observation at 1 has no probability (log_densities.hpp's lccdf).
+  static const char* lccdf_problem(double v) {
+    return v == 1 ? "is 1, the upper bound of the support, where P(Y > y) = 0 for every parameter value" : nullptr;
+  }
 };
 
 /// The distribution bernoulli(p), to observe data: `bernoulli(p).observe(data(y))`.
@@ -12570,6 +12812,17 @@ struct bernoulli_logit_distribution : distribution<bernoulli_logit_distribution<
       return detail::total(y * log_logistic(alpha) + (lit<1> - y) * log1m_logistic(alpha));
     }
   }
+  /// log P(Y ≤ y) and log P(Y > y), summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// As bernoulli's with p = logistic(α): P(Y ≤ 0) = 1 − p, P(Y > 0) = p.
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total((lit<1> - y) * log1m_logistic(alpha));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total((lit<1> - y) * log_logistic(alpha));
+  }
   auto arguments() const { return std::tuple{alpha}; }
   static double probability(double a) { return 1.0 / (1.0 + std::exp(-a)); }
   template <class G>
@@ -12577,6 +12830,10 @@ struct bernoulli_logit_distribution : distribution<bernoulli_logit_distribution<
   static double mean(double a) { return probability(a); }
   static double variance(double a) { return probability(a) * probability(-a); }
   static const char* observation_problem(double v) { return detail::binary_problem(v); }
+  /// P(Y > 1) = 0: a right-censored observation at 1 has no probability (log_densities.hpp's lccdf).
+  static const char* lccdf_problem(double v) {
+    return v == 1 ? "is 1, the upper bound of the support, where P(Y > y) = 0 for every parameter value" : nullptr;
+  }
 };
 
 /// The distribution bernoulli_logit(alpha): `bernoulli_logit(a + b * x).observe(data(y))`.
@@ -12897,6 +13154,19 @@ struct beta_proportion_distribution : distribution<beta_proportion_distribution<
     const auto b = (lit<1> - mu) * kappa;
     return detail::total(lgamma(kappa) - lgamma(a) - lgamma(b) + (a - lit<1>) * log(x) +
                          (b - lit<1>) * log1p(-x));
+  }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// I_x(μκ, (1 − μ)κ), the beta family's (log_inc_beta).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(
+        detail::log_inc_beta_of<false>(mu * kappa, (lit<1> - mu) * kappa, x, lit<1> - x, "beta_proportion_lcdf"));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(
+        detail::log_inc_beta_of<true>(mu * kappa, (lit<1> - mu) * kappa, x, lit<1> - x, "beta_proportion_lccdf"));
   }
   auto arguments() const { return std::tuple{mu, kappa}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -13611,6 +13881,17 @@ struct cauchy_distribution : distribution<cauchy_distribution<Mu, Sigma>> {
   auto log_prob(const X& x) const {
     return detail::total(-log1p(square((x - mu) / sigma)) - log(sigma) - detail::log_pi);
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// log(1/2 + atan(z)/π), z = (x − μ)/σ, without cancellation in either tail (rules::cauchy_lcdf).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(detail::cauchy_lcdf((x - mu) / sigma));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(detail::cauchy_lcdf((mu - x) / sigma));
+  }
   auto arguments() const { return std::tuple{mu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -13633,6 +13914,17 @@ struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> 
   auto log_prob(const X& x) const {
     return detail::total(-log1p(square(x / sigma)) - log(sigma) + (detail::log_two - detail::log_pi));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// P(X ≤ x) = (2/π) atan(x/σ) and P(X > x) = (2/π) atan(σ/x).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log(atan(x / sigma)) + detail::log_two_over_pi);
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log(atan(sigma / x)) + detail::log_two_over_pi);
+  }
   auto arguments() const { return std::tuple{sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -13645,6 +13937,10 @@ struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> 
   template <class G>
   static double draw(G& rng, double s) { return std::fabs(std::cauchy_distribution<double>(0.0, s)(rng)); }
   static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
+  /// P(X ≤ 0) = 0: a left-censored observation at 0 has no probability (log_densities.hpp's lcdf).
+  static const char* lcdf_problem(double v) {
+    return v == 0 ? "is 0, the lower bound of the support, where P(Y <= y) = 0 for every parameter value" : nullptr;
+  }
 };
 
 template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
@@ -13675,7 +13971,8 @@ auto half_cauchy(const Sigma& sigma) {
 // before tᵢ; for observations only:
 //   log p(t | right_censored(d)) = Σ log P(T > tᵢ),   log p(t | left_censored(d)) = Σ log P(T ≤ tᵢ),
 // d's *_lccdf / *_lcdf (log_densities.hpp lists the families that have them: the closed-form
-// ones, the gamma and beta families, the Poisson, binomial and negative binomial counts). Unlike target(weibull_lccdf(...)), the values
+// ones, the gamma and beta families, Student's t, the Bernoulli, Poisson, binomial and negative
+// binomial counts). Unlike target(weibull_lccdf(...)), the values
 // are observations: loo(m, fit) counts each as one (its pointwise log-likelihood is log P(T > tᵢ)),
 // observation_names() names them, and d's data checks apply. A replicate drawn from the term
 // (posterior_predictive, sample_observations) is a draw of T itself, uncensored.
@@ -13713,11 +14010,13 @@ struct censored_distribution : distribution<censored_distribution<Dist, Upper>> 
     if constexpr (Upper && requires { base.check_right_censored(y); }) base.check_right_censored(y);
     else if constexpr (requires { base.check_observed(y); }) base.check_observed(y);
   }
-  /// Dist's checks of a value, and for left censoring its refusal of a value where P(X ≤ x) = 0.
+  /// Dist's checks of a value, and its refusal of a value where P(X ≤ x) = 0 (left censoring) or
+  /// P(X > x) = 0 (right censoring).
   static const char* observation_problem(double v) {
     if constexpr (requires { Dist::observation_problem(v); })
       if (const char* p = Dist::observation_problem(v)) return p;
     if constexpr (!Upper && requires { Dist::lcdf_problem(v); }) return Dist::lcdf_problem(v);
+    if constexpr (Upper && requires { Dist::lccdf_problem(v); }) return Dist::lccdf_problem(v);
     return nullptr;
   }
 };
@@ -13734,8 +14033,9 @@ auto make_censored(const Dist& d) {
                     x.log_cdf(y);
                   },
                   "tyche::right_censored(d) / left_censored(d): d's family has no log CDF (log_cdf / log_ccdf: "
-                  "the families with a closed-form CDF, the gamma and beta families and the Poisson, binomial "
-                  "and negative binomial counts have them; docs/reference/distributions.md)");
+                  "the families with a closed-form CDF, the gamma and beta families, Student's t and the "
+                  "Bernoulli, Poisson, binomial and negative binomial counts have them; "
+                  "docs/reference/distributions.md)");
     return censored_distribution<Dist, Upper>{{}, d};
   } else {
     return censored_distribution<Dist, Upper>{{}, d};
@@ -14133,6 +14433,17 @@ struct double_exponential_distribution : distribution<double_exponential_distrib
   auto log_prob(const X& x) const {
     return detail::total(-abs(x - mu) / sigma - log(sigma) - detail::log_two);
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// z − log 2 below μ, log(1 − e^(−z)/2) above, z = (x − μ)/σ (rules::laplace_lcdf).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(detail::laplace_lcdf((x - mu) / sigma));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(detail::laplace_lcdf((mu - x) / sigma));
+  }
   auto arguments() const { return std::tuple{mu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -14190,6 +14501,27 @@ struct exp_mod_normal_distribution : distribution<exp_mod_normal_distribution<Mu
     const auto lambda_sigma = lambda * sigma;
     return detail::total(log(lambda) + lambda * (mu - x) + lit<1, 2> * square(lambda_sigma) +
                          log_Phi((x - mu) / sigma - lambda_sigma));
+  }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// P(X ≤ x) = Φ(z) − e^v with v = λ(μ − x) + (λσ)²/2 + log Φ(z − λσ), z = (x − μ)/σ: in log form
+  /// log Φ(z) + log(1 − e^(v − log Φ(z))) (the difference clamped at 0 against rounding), and
+  /// P(X > x) = Φ(−z) + e^v as log_sum_exp.
+  template <class X>
+  auto log_cdf(const X& x) const {
+    const auto z = (x - mu) / sigma;
+    const auto lambda_sigma = lambda * sigma;
+    const auto log_phi_z = log_Phi(z);
+    return detail::total(log_phi_z + log1m_exp(fmin(lambda * (mu - x) + lit<1, 2> * square(lambda_sigma) +
+                                                         log_Phi(z - lambda_sigma) - log_phi_z,
+                                                     lit<0>)));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    const auto z = (x - mu) / sigma;
+    const auto lambda_sigma = lambda * sigma;
+    return detail::total(
+        log_sum_exp(log_Phi(-z), lambda * (mu - x) + lit<1, 2> * square(lambda_sigma) + log_Phi(z - lambda_sigma)));
   }
   auto arguments() const { return std::tuple{mu, sigma, lambda}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -14914,6 +15246,24 @@ struct half_student_t_distribution : distribution<half_student_t_distribution<Nu
                          log(sigma) - half_nu_plus_half * log1p(square(x / sigma) / nu) +
                          (detail::log_two - 0.5 * detail::log_pi));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// P(X > x) = I_u(ν/2, 1/2) with u = ν/(ν + z²), z = x/σ, and 1 − u = z²/(ν + z²) given
+  /// beside it (a small z keeps its digits).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(tail<true>(x));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(tail<false>(x));
+  }
+  template <bool Upper, class X>
+  auto tail(const X& x) const {
+    const auto z2 = square(x / sigma);
+    return detail::log_inc_beta_of<Upper>(lit<1, 2> * nu, lit<1, 2>, nu / (nu + z2), z2 / (nu + z2),
+                                          Upper ? "half_student_t_lcdf" : "half_student_t_lccdf");
+  }
   auto arguments() const { return std::tuple{nu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -14946,6 +15296,10 @@ struct half_student_t_distribution : distribution<half_student_t_distribution<Nu
     return n > 1 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
   }
   static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
+  /// P(X ≤ 0) = 0: a left-censored observation at 0 has no probability (log_densities.hpp's lcdf).
+  static const char* lcdf_problem(double v) {
+    return v == 0 ? "is 0, the lower bound of the support, where P(Y <= y) = 0 for every parameter value" : nullptr;
+  }
 };
 
 /// Name ~ half-Student-t(nu, sigma), support (0, ∞), sampled as log Name.
@@ -17101,6 +17455,24 @@ struct pareto_distribution : distribution<pareto_distribution<YMin, Alpha>> {
   void check_observed(const Y& y) const {
     detail::check_observed_bound(family, y, detail::as_node(y_min), "y_min", true);
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// log P(X > x) = α log(y_min / x), and 0 below y_min (fmin, where y_min depends on parameters;
+  /// else check_observed refused such an x); log P(X ≤ x) = log(1 − P(X > x)).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log1m_exp(upper_tail(x)));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(upper_tail(x));
+  }
+  template <class X>
+  auto upper_tail(const X& x) const {
+    using namespace detail;
+    if constexpr (known_leaf_v<node_t<X>> && known_leaf_v<node_t<YMin>>) return alpha * log(y_min / x);
+    else return alpha * fmin(log(y_min / x), lit<0>);
+  }
   auto arguments() const { return std::tuple{y_min, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -17180,6 +17552,24 @@ struct pareto_type_2_distribution : distribution<pareto_type_2_distribution<Mu, 
   template <class Y>
   void check_observed(const Y& y) const {
     detail::check_observed_bound(family, y, detail::as_node(mu), "mu", true);
+  }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// log P(X > x) = −α log(1 + (x − μ)/λ), and 0 below μ (fmax, where μ depends on parameters;
+  /// else check_observed refused such an x); log P(X ≤ x) = log(1 − P(X > x)).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log1m_exp(upper_tail(x)));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(upper_tail(x));
+  }
+  template <class X>
+  auto upper_tail(const X& x) const {
+    using namespace detail;
+    if constexpr (known_leaf_v<node_t<X>> && known_leaf_v<node_t<Mu>>) return -(alpha * log1p((x - mu) / lambda));
+    else return -(alpha * log1p(fmax(x - mu, lit<0>) / lambda));
   }
   auto arguments() const { return std::tuple{mu, lambda, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -17441,6 +17831,17 @@ struct student_t_distribution : distribution<student_t_distribution<Nu, Mu, Sigm
                          log(sigma) - half_nu_plus_half * log1p(square((x - mu) / sigma) / nu) -
                          0.5 * detail::log_pi);
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// Through the regularised incomplete beta function (rules::student_t_lcdf).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(detail::student_t_lcdf<false>(nu, (x - mu) / sigma));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(detail::student_t_lcdf<true>(nu, (x - mu) / sigma));
+  }
   auto arguments() const { return std::tuple{nu, mu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -17523,6 +17924,25 @@ struct uniform_distribution : distribution<uniform_distribution<A, B>> {
   void check_observed(const Y& y) const {
     detail::check_observed_bound(family, y, detail::as_node(a), "a", true);
     detail::check_observed_bound(family, y, detail::as_node(b), "b", false);
+  }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// log((x − a)/(b − a)) and log((b − x)/(b − a)); where a bound depends on parameters, x is
+  /// first clamped to [a, b] (fmin, fmax: P(X ≤ x) is 0 below a and 1 above b), elsewhere
+  /// check_observed refused an x outside.
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log(clamped(x) - a) - log(b - a));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log(b - clamped(x)) - log(b - a));
+  }
+  template <class X>
+  auto clamped(const X& x) const {
+    using namespace detail;
+    if constexpr (known_leaf_v<node_t<X>> && known_leaf_v<node_t<A>> && known_leaf_v<node_t<B>>) return as_node(x);
+    else return fmin(fmax(x, a), b);
   }
   auto arguments() const { return std::tuple{a, b}; }
   /// b − a > 0. Read as a Line, b − a often proves it where a and b alone do not:
@@ -18196,8 +18616,9 @@ auto std_normal_lpdf(const Y& y) {
 /// target(weibull_lccdf(data(t_censored), alpha, sigma)). Each checks d's arguments and y's data
 /// values as observe() does. The gamma family (gamma, inv_gamma, chi_square, inv_chi_square) and
 /// the Poisson counts have theirs through the regularised incomplete gamma function
-/// (log_gamma_p, log_gamma_q), beta and the binomial and negative binomial counts through the
-/// regularised incomplete beta function (log_inc_beta, log1m_inc_beta).
+/// (log_gamma_p, log_gamma_q), beta, beta_proportion, Student's t (one node, rules::student_t_lcdf)
+/// and the binomial and negative binomial counts through the regularised incomplete beta function
+/// (log_inc_beta, log1m_inc_beta).
 namespace detail {
 template <bool Upper, class Dist, class Y>
 auto log_cdf_at(const Dist& d, const Y& y) {
@@ -18293,6 +18714,127 @@ auto half_normal_lcdf(const Y& y, const Sigma& sigma) {
 template <detail::operand Y, detail::operand Sigma>
 auto half_normal_lccdf(const Y& y, const Sigma& sigma) {
   return detail::log_cdf_at<true>(half_normal(sigma), y);
+}
+
+/// Σ log P(Y ≤ yᵢ), Y ~ student_t(nu, mu, sigma).
+template <detail::operand Y, detail::operand Nu, detail::operand Mu, detail::operand Sigma>
+auto student_t_lcdf(const Y& y, const Nu& nu, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(student_t(nu, mu, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ student_t(nu, mu, sigma).
+template <detail::operand Y, detail::operand Nu, detail::operand Mu, detail::operand Sigma>
+auto student_t_lccdf(const Y& y, const Nu& nu, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(student_t(nu, mu, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ half_student_t(nu, sigma).
+template <detail::operand Y, detail::operand Nu, detail::operand Sigma>
+auto half_student_t_lcdf(const Y& y, const Nu& nu, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(half_student_t(nu, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ half_student_t(nu, sigma).
+template <detail::operand Y, detail::operand Nu, detail::operand Sigma>
+auto half_student_t_lccdf(const Y& y, const Nu& nu, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(half_student_t(nu, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ cauchy(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto cauchy_lcdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(cauchy(mu, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ cauchy(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto cauchy_lccdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(cauchy(mu, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ half_cauchy(sigma).
+template <detail::operand Y, detail::operand Sigma>
+auto half_cauchy_lcdf(const Y& y, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(half_cauchy(sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ half_cauchy(sigma).
+template <detail::operand Y, detail::operand Sigma>
+auto half_cauchy_lccdf(const Y& y, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(half_cauchy(sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ double_exponential(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto double_exponential_lcdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(double_exponential(mu, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ double_exponential(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto double_exponential_lccdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(double_exponential(mu, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ pareto(y_min, alpha).
+template <detail::operand Y, detail::operand YMin, detail::operand Alpha>
+auto pareto_lcdf(const Y& y, const YMin& y_min, const Alpha& alpha) {
+  return detail::log_cdf_at<false>(pareto(y_min, alpha), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ pareto(y_min, alpha).
+template <detail::operand Y, detail::operand YMin, detail::operand Alpha>
+auto pareto_lccdf(const Y& y, const YMin& y_min, const Alpha& alpha) {
+  return detail::log_cdf_at<true>(pareto(y_min, alpha), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ pareto_type_2(mu, lambda, alpha).
+template <detail::operand Y, detail::operand Mu, detail::operand Lambda, detail::operand Alpha>
+auto pareto_type_2_lcdf(const Y& y, const Mu& mu, const Lambda& lambda, const Alpha& alpha) {
+  return detail::log_cdf_at<false>(pareto_type_2(mu, lambda, alpha), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ pareto_type_2(mu, lambda, alpha).
+template <detail::operand Y, detail::operand Mu, detail::operand Lambda, detail::operand Alpha>
+auto pareto_type_2_lccdf(const Y& y, const Mu& mu, const Lambda& lambda, const Alpha& alpha) {
+  return detail::log_cdf_at<true>(pareto_type_2(mu, lambda, alpha), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ uniform(a, b).
+template <detail::operand Y, detail::operand A, detail::operand B>
+auto uniform_lcdf(const Y& y, const A& a, const B& b) {
+  return detail::log_cdf_at<false>(uniform(a, b), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ uniform(a, b).
+template <detail::operand Y, detail::operand A, detail::operand B>
+auto uniform_lccdf(const Y& y, const A& a, const B& b) {
+  return detail::log_cdf_at<true>(uniform(a, b), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ beta_proportion(mu, kappa).
+template <detail::operand Y, detail::operand Mu, detail::operand Kappa>
+auto beta_proportion_lcdf(const Y& y, const Mu& mu, const Kappa& kappa) {
+  return detail::log_cdf_at<false>(beta_proportion(mu, kappa), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ beta_proportion(mu, kappa).
+template <detail::operand Y, detail::operand Mu, detail::operand Kappa>
+auto beta_proportion_lccdf(const Y& y, const Mu& mu, const Kappa& kappa) {
+  return detail::log_cdf_at<true>(beta_proportion(mu, kappa), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ exp_mod_normal(mu, sigma, lambda).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma, detail::operand Lambda>
+auto exp_mod_normal_lcdf(const Y& y, const Mu& mu, const Sigma& sigma, const Lambda& lambda) {
+  return detail::log_cdf_at<false>(exp_mod_normal(mu, sigma, lambda), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ exp_mod_normal(mu, sigma, lambda).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma, detail::operand Lambda>
+auto exp_mod_normal_lccdf(const Y& y, const Mu& mu, const Sigma& sigma, const Lambda& lambda) {
+  return detail::log_cdf_at<true>(exp_mod_normal(mu, sigma, lambda), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ bernoulli(p).
+template <detail::operand Y, detail::operand P>
+auto bernoulli_lcdf(const Y& y, const P& p) {
+  return detail::log_cdf_at<false>(bernoulli(p), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ bernoulli(p).
+template <detail::operand Y, detail::operand P>
+auto bernoulli_lccdf(const Y& y, const P& p) {
+  return detail::log_cdf_at<true>(bernoulli(p), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ bernoulli_logit(alpha).
+template <detail::operand Y, detail::operand Alpha>
+auto bernoulli_logit_lcdf(const Y& y, const Alpha& alpha) {
+  return detail::log_cdf_at<false>(bernoulli_logit(alpha), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ bernoulli_logit(alpha).
+template <detail::operand Y, detail::operand Alpha>
+auto bernoulli_logit_lccdf(const Y& y, const Alpha& alpha) {
+  return detail::log_cdf_at<true>(bernoulli_logit(alpha), y);
 }
 
 /// Σ log P(Y ≤ yᵢ), Y ~ gamma(alpha, beta).

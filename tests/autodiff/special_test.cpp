@@ -15,6 +15,7 @@
 #include <vector>
 
 using namespace tyche;
+using tyche_test::check_binary;
 using tyche_test::check_unary;
 
 TEST_CASE("special: rules pass the property check", "[autodiff][special]") {
@@ -35,6 +36,18 @@ TEST_CASE("special: rules pass the property check", "[autodiff][special]") {
   // Across the switch from the power series to the asymptotic expansion (|x| = 20); even.
   check_unary("log_bessel_i0", [](auto e) { return log_bessel_i0(e); }, -45, 45);
   check_unary("cos", [](auto e) { return cos(e); }, -7, 7);
+  check_unary("sin", [](auto e) { return sin(e); }, -7, 7);
+  check_unary("atan", [](auto e) { return atan(e); }, -20, 20);
+  check_binary("fmin", [](auto a, auto b) { return fmin(a, b); }, -3, 3, -3, 3);
+  {
+    // fmax: the derivative goes to the larger operand (one scalar program; fmin has the whole check).
+    param<"a"> a;
+    param<"b"> b;
+    const auto larger = compile(fmax(a, b) * b, a, b);
+    const auto pts = tyche_test::random_points(20, 2, -3, 3, 4321);
+    for (const auto& pt : pts) tyche_test::check_gradient_at(larger, pt, "fmax(a, b) * b");
+    tyche_test::check_lanes(larger, pts, "fmax(a, b) * b");
+  }
 }
 
 TEST_CASE("special: digamma and trigamma agree with Boost.Math", "[autodiff][special][math]") {

@@ -10,18 +10,24 @@
 #include <tyche/tyche.hpp>
 
 #include <boost/math/distributions/beta.hpp>
+#include <boost/math/distributions/bernoulli.hpp>
 #include <boost/math/distributions/binomial.hpp>
+#include <boost/math/distributions/cauchy.hpp>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/exponential.hpp>
 #include <boost/math/distributions/extreme_value.hpp>
 #include <boost/math/distributions/gamma.hpp>
 #include <boost/math/distributions/inverse_chi_squared.hpp>
 #include <boost/math/distributions/inverse_gamma.hpp>
+#include <boost/math/distributions/laplace.hpp>
 #include <boost/math/distributions/logistic.hpp>
 #include <boost/math/distributions/negative_binomial.hpp>
 #include <boost/math/distributions/lognormal.hpp>
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/pareto.hpp>
 #include <boost/math/distributions/poisson.hpp>
+#include <boost/math/distributions/students_t.hpp>
+#include <boost/math/distributions/uniform.hpp>
 #include <boost/math/distributions/weibull.hpp>
 #include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/gamma.hpp>
@@ -471,4 +477,187 @@ TEST_CASE("lcdf, lccdf of beta and of the binomial and negative binomial counts 
     for (const double v : below_n) total += log_cdf(bm::binomial_distribution<double>(12, 1 / (1 + std::exp(-p[0]))), v, true);
     return total;
   }, "binomial_lccdf");
+}
+
+// The rest of the families with a CDF in closed form or through the incomplete beta function.
+// Each program is log P(X ≤ x) + 2 log P(X > x) (one compile for both functions; a wrong one
+// cannot hide behind the other with the weights unequal), against Boost.Math: Student's t and
+// its half (P(|T| ≤ z) = 1 − 2 P(T ≤ −z)), Cauchy and its half, Laplace (double exponential),
+// Pareto, Pareto type II (Lomax of x − μ: P(X > x) = (1 + (x − μ)/λ)^−α), uniform, beta_proportion
+// (beta(μκ, (1 − μ)κ)), the exponentially modified normal (by quadrature of its density below),
+// and Bernoulli counts.
+TEST_CASE("lcdf + 2 lccdf of student_t, cauchy, double_exponential, pareto, uniform and the rest, against Boost.Math",
+          "[distributions][lcdf]") {
+  param<"x"> x;
+  param<"a"> a;
+  param<"b"> b;
+  param<"c"> c;
+  auto both = [](auto&& d, double v) {
+    return std::log(bm::cdf(d, v)) + 2 * std::log(bm::cdf(bm::complement(d, v)));
+  };
+  {
+    // ν from 0.37 to 20; t from −8 to 8 (both tails), μ and σ parameters.
+    const auto pts = tyche_test::points_in(30, {{-6.0, 6.0}, {-1.0, 3.0}, {-1.0, 1.0}, {-0.7, 0.7}}, 101);
+    auto ref = [&](const std::vector<double>& p) {
+      const double nu = std::exp(p[1]), mu = p[2], sigma = std::exp(p[3]);
+      return both(bm::students_t_distribution<double>(nu), (p[0] - mu) / sigma);
+    };
+    const auto t = compile(student_t_lcdf(x, exp(a), b, exp(c)) + 2 * student_t_lccdf(x, exp(a), b, exp(c)), x, a, b, c);
+    tyche_test::check_log_density(t, pts, ref, "student_t_lcdf + 2 student_t_lccdf");
+    tyche_test::check_lanes(t, pts, "student_t_lcdf + 2 student_t_lccdf");  // SIMD chains, lane by lane
+  }
+  {
+    const auto pts = tyche_test::points_in(20, {{0.05, 6.0}, {-1.0, 3.0}, {-0.7, 0.7}}, 102);
+    auto ref = [](const std::vector<double>& p) {
+      const double nu = std::exp(p[1]), z = p[0] / std::exp(p[2]);
+      const double tail = bm::cdf(bm::students_t_distribution<double>(nu), -z);  // P(T ≤ −z)
+      return std::log1p(-2 * tail) + 2 * std::log(2 * tail);
+    };
+    tyche_test::check_log_density(
+        compile(half_student_t_lcdf(x, exp(a), exp(b)) + 2 * half_student_t_lccdf(x, exp(a), exp(b)), x, a, b), pts, ref,
+        "half_student_t_lcdf + 2 half_student_t_lccdf");
+  }
+  {
+    const auto pts = tyche_test::points_in(20, {{-30.0, 30.0}, {-1.0, 1.5}, {-1.0, 1.0}}, 103);
+    auto ref = [&](const std::vector<double>& p) {
+      return both(bm::cauchy_distribution<double>(p[1], std::exp(p[2])), p[0]);
+    };
+    const auto cy = compile(cauchy_lcdf(x, a, exp(b)) + 2 * cauchy_lccdf(x, a, exp(b)), x, a, b);
+    tyche_test::check_log_density(cy, pts, ref, "cauchy_lcdf + 2 cauchy_lccdf");
+    tyche_test::check_lanes(cy, pts, "cauchy_lcdf + 2 cauchy_lccdf");
+    const auto half_pts = tyche_test::points_in(20, {{0.05, 30.0}, {-1.0, 1.0}}, 104);
+    auto half_ref = [](const std::vector<double>& p) {
+      const double tail = bm::cdf(bm::cauchy_distribution<double>(0.0, std::exp(p[1])), -p[0]);
+      return std::log1p(-2 * tail) + 2 * std::log(2 * tail);
+    };
+    tyche_test::check_log_density(compile(half_cauchy_lcdf(x, exp(a)) + 2 * half_cauchy_lccdf(x, exp(a)), x, a),
+                                  half_pts, half_ref, "half_cauchy_lcdf + 2 half_cauchy_lccdf");
+  }
+  {
+    const auto pts = tyche_test::points_in(20, {{-5.0, 5.0}, {-1.0, 1.5}, {-1.0, 1.0}}, 105);
+    auto ref = [&](const std::vector<double>& p) {
+      return both(bm::laplace_distribution<double>(p[1], std::exp(p[2])), p[0]);
+    };
+    const auto de = compile(double_exponential_lcdf(x, a, exp(b)) + 2 * double_exponential_lccdf(x, a, exp(b)), x, a, b);
+    tyche_test::check_log_density(de, pts, ref, "double_exponential_lcdf + 2 double_exponential_lccdf");
+    tyche_test::check_lanes(de, pts, "double_exponential_lcdf + 2 double_exponential_lccdf");
+  }
+  {
+    // pareto(y_min, α) with y_min = 0.5 (data) and as a parameter e^b ∈ (0.37, 0.45).
+    const auto pts = tyche_test::points_in(20, {{0.6, 8.0}, {-1.0, 1.5}, {-1.0, -0.8}}, 106);
+    auto ref = [&](const std::vector<double>& p) {
+      return both(bm::pareto_distribution<double>(std::exp(p[2]), std::exp(p[1])), p[0]);
+    };
+    tyche_test::check_log_density(
+        compile(pareto_lcdf(x, exp(b), exp(a)) + 2 * pareto_lccdf(x, exp(b), exp(a)), x, a, b), pts, ref,
+        "pareto_lcdf + 2 pareto_lccdf");
+    // pareto_type_2(μ, λ, α): 1 + (x − μ)/λ is a Pareto(1, α) variable.
+    const auto pts2 = tyche_test::points_in(20, {{0.1, 8.0}, {-1.0, 1.0}, {-1.0, 1.0}, {-2.0, 0.0}}, 107);
+    auto ref2 = [&](const std::vector<double>& p) {
+      const double mu = p[3], lambda = std::exp(p[2]), alpha = std::exp(p[1]);
+      return both(bm::pareto_distribution<double>(1.0, alpha), 1 + (p[0] - mu) / lambda);
+    };
+    tyche_test::check_log_density(
+        compile(pareto_type_2_lcdf(x, c, exp(b), exp(a)) + 2 * pareto_type_2_lccdf(x, c, exp(b), exp(a)), x, a, b, c),
+        pts2, ref2, "pareto_type_2_lcdf + 2 pareto_type_2_lccdf");
+  }
+  {
+    // uniform(−e^a, e^b) with parameter bounds in (−0.6, −0.37) and (2, 3), x inside.
+    const auto pts = tyche_test::points_in(20, {{-0.35, 1.9}, {-1.0, -0.5}, {0.7, 1.1}}, 108);
+    auto ref = [&](const std::vector<double>& p) {
+      return both(bm::uniform_distribution<double>(-std::exp(p[1]), std::exp(p[2])), p[0]);
+    };
+    tyche_test::check_log_density(compile(uniform_lcdf(x, -exp(a), exp(b)) + 2 * uniform_lccdf(x, -exp(a), exp(b)), x, a, b),
+                                  pts, ref, "uniform_lcdf + 2 uniform_lccdf");
+  }
+  {
+    // beta_proportion(μ, κ): μ = logistic(a), κ = e^b.
+    const auto pts = tyche_test::points_in(20, {{0.03, 0.97}, {-1.5, 1.5}, {0.0, 3.0}}, 109);
+    auto ref = [&](const std::vector<double>& p) {
+      const double mu = 1 / (1 + std::exp(-p[1])), kappa = std::exp(p[2]);
+      return both(bm::beta_distribution<double>(mu * kappa, (1 - mu) * kappa), p[0]);
+    };
+    tyche_test::check_log_density(
+        compile(beta_proportion_lcdf(x, logistic(a), exp(b)) + 2 * beta_proportion_lccdf(x, logistic(a), exp(b)), x, a, b),
+        pts, ref, "beta_proportion_lcdf + 2 beta_proportion_lccdf");
+  }
+  {
+    // exp_mod_normal(μ, σ, λ): P(X ≤ x) = Φ(z) − exp(−λ(x − μ) + λ²σ²/2) Φ(z − λσ), z = (x − μ)/σ,
+    // evaluated in long double where it does not cancel much (the points keep P ≥ 1e-4).
+    const auto pts = tyche_test::points_in(20, {{-1.0, 4.0}, {-0.5, 0.5}, {-0.7, 0.3}, {-0.7, 0.7}}, 110);
+    auto ref = [](const std::vector<double>& p) {
+      const long double v = p[0], mu = p[1], sigma = std::exp(p[2]), lambda = std::exp(p[3]);
+      const long double z = (v - mu) / sigma;
+      auto phi = [](long double t) { return 0.5L * std::erfc(-t / std::sqrt(2.0L)); };
+      const long double cdf =
+          phi(z) - std::exp(-lambda * (v - mu) + lambda * lambda * sigma * sigma / 2) * phi(z - lambda * sigma);
+      return static_cast<double>(std::log(cdf) + 2 * std::log1p(-cdf));
+    };
+    tyche_test::check_log_density(
+        compile(exp_mod_normal_lcdf(x, a, exp(b), exp(c)) + 2 * exp_mod_normal_lccdf(x, a, exp(b), exp(c)), x, a, b, c),
+        pts, ref, "exp_mod_normal_lcdf + 2 exp_mod_normal_lccdf", 1e-9);
+  }
+  {
+    // Bernoulli counts: P(Y ≤ 0) = 1 − p, P(Y ≤ 1) = 1, P(Y > 0) = p; right-censoring a 1 is
+    // refused (P(Y > 1) = 0), naming the index.
+    const std::vector<double> y{0, 1, 0, 0, 1};
+    const std::vector<double> zeros{0, 0};
+    const auto logits = tyche_test::points_in(10, {{-3.0, 3.0}}, 111);
+    auto ref = [&](const std::vector<double>& p) {
+      const double prob = 1 / (1 + std::exp(-p[0]));
+      double total = 0;
+      for (const double v : y) total += std::log(bm::cdf(bm::bernoulli_distribution<double>(prob), v));
+      for (const double v : zeros) total += 2 * std::log(bm::cdf(bm::complement(bm::bernoulli_distribution<double>(prob), v)));
+      return total;
+    };
+    tyche_test::check_log_density(
+        compile(bernoulli_lcdf(data(y), logistic(a)) + 2 * bernoulli_lccdf(data(zeros), logistic(a)), a), logits, ref,
+        "bernoulli_lcdf + 2 bernoulli_lccdf");
+    tyche_test::check_log_density(
+        compile(bernoulli_logit_lcdf(data(y), a) + 2 * bernoulli_logit_lccdf(data(zeros), a), a), logits, ref,
+        "bernoulli_logit_lcdf + 2 bernoulli_logit_lccdf");
+    CHECK_THROWS_WITH(bernoulli_lccdf(data(y), logistic(a)), Catch::Contains("y[2] = 1 is 1, the upper bound"));
+    CHECK_THROWS_WITH(bernoulli_logit_lccdf(data(y), a), Catch::Contains("y[2] = 1"));
+  }
+  // A left-censored observation at 0 of a half family has no probability.
+  const std::vector<double> at_zero{1.0, 0.0};
+  CHECK_THROWS_WITH(half_student_t_lcdf(data(at_zero), 3.0, exp(a)), Catch::Contains("y[2] = 0 is 0"));
+  CHECK_THROWS_WITH(half_cauchy_lcdf(data(at_zero), exp(a)), Catch::Contains("y[2] = 0 is 0"));
+}
+
+// The tails where the CDF itself would round to 0 or 1: Student's t and Cauchy far out (the far
+// tail computed as such, never as 1 − P), Laplace on both sides; values against Boost (in long
+// double for Student's t), gradients finite.
+TEST_CASE("lcdf, lccdf: Student's t, Cauchy and Laplace in the far tails", "[distributions][lcdf]") {
+  param<"x"> x;
+  param<"a"> a;
+  const auto t_lo = compile(student_t_lcdf(x, exp(a), 0.0, 1.0), x, a);
+  const auto t_hi = compile(student_t_lccdf(x, exp(a), 0.0, 1.0), x, a);
+  for (const double nu : {0.5, 1.0, 3.0, 30.0, 300.0})
+    for (const double at : {-1e6, -1e3, -40.0, -9.0, -1e-3, 0.0, 2.5}) {
+      INFO("nu = " << nu << ", t = " << at);
+      // In long double, which holds P(T ≤ −1000) = e^−1221 at ν = 300.
+      const bm::students_t_distribution<long double> d(nu);
+      const double expected = static_cast<double>(std::log(bm::cdf(d, static_cast<long double>(at))));
+      const std::vector<double> pt{at, std::log(nu)};
+      CHECK(t_lo.value(pt) == Approx(expected).epsilon(1e-11));
+      CHECK(t_hi.value(std::vector<double>{-at, std::log(nu)}) == Approx(expected).epsilon(1e-11));
+      std::vector<double> g(2), ws(t_lo.workspace_size());
+      t_lo.value_and_gradient(std::span<const double>(pt), std::span<double>(g), std::span<double>(ws));
+      CHECK(std::isfinite(g[0]));
+      CHECK(std::isfinite(g[1]));
+    }
+  const auto c_lo = compile(cauchy_lcdf(x, 0.0, 1.0), x);
+  const auto l_lo = compile(double_exponential_lcdf(x, 0.0, 1.0) + double_exponential_lccdf(x, 0.0, 1.0), x);
+  for (const double at : {-1e12, -1e5, -30.0, 0.0, 30.0, 1e5}) {
+    INFO("x = " << at);
+    CHECK(c_lo.value(std::vector<double>{at}) ==
+          Approx(std::log(bm::cdf(bm::cauchy_distribution<double>(0.0, 1.0), at))).epsilon(1e-13));
+  }
+  for (const double at : {-700.0, -40.0, -0.5, 0.0, 0.5, 40.0, 700.0}) {
+    INFO("x = " << at);
+    const double expected = at < 0 ? at - std::log(2.0) + std::log1p(-0.5 * std::exp(at))
+                                   : std::log1p(-0.5 * std::exp(-at)) - at - std::log(2.0);
+    CHECK(l_lo.value(std::vector<double>{at}) == Approx(expected).epsilon(1e-13));
+  }
 }

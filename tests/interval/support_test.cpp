@@ -116,6 +116,14 @@ static_assert(log_logistic(whole) == interval::open(-inf, 0));
 static_assert(log1m_logistic(whole) == interval::open(-inf, 0));
 static_assert(log1m_logistic(nonneg) == interval::open(-inf, 0));
 static_assert(tanh(whole) == interval::open(-1, 1) && tanh(nonneg) == interval::closed_open(0, 1));
+static_assert(atan(whole) == interval::open(-1.57079632679489661923, 1.57079632679489661923) &&
+              atan(nonneg) == interval::closed_open(0, 1.57079632679489661923));
+static_assert(sin(pos) == interval::closed(-1, 1));
+// fmin, fmax: each end the smaller (larger) of the two, attained where the end chosen is
+static_assert(fmin(pos, interval::closed(-1, 1)) == interval::closed(-1, 1));
+static_assert(fmin(pos, interval::point(1)) == interval::open_closed(0, 1));
+static_assert(fmax(whole, interval::point(0)) == nonneg);
+static_assert(fmax(interval::open(0, 1), interval::closed_open(0, 2)) == interval::closed_open(0, 2));
 static_assert(erf(whole) == interval::open(-1, 1));
 static_assert(Phi(whole) == unit_open && Phi(interval::open_closed(-inf, 0)) == interval::open_closed(0, 0.5));
 static_assert(lgamma(pos).lo < -0.1214862905 && lgamma(pos).lo > -0.1214862906 && lgamma(pos).hi == inf);
@@ -202,6 +210,8 @@ static_assert(support_of_value<decltype(flat<"w">(greater_than(std::declval<p_t>
 // expressions
 static_assert(support_of<decltype(lit<2> + lit<3> * logistic(param<"x">{}))> == interval::open(2, 5));
 static_assert(support_of<decltype(exp(param<"a">{}) + square(param<"b">{}))> == pos);
+static_assert(support_of<decltype(fmax(param<"a">{}, lit<0>))> == nonneg);
+static_assert(support_of<decltype(atan(exp(param<"a">{})))> == interval::open(0, 1.57079632679489661923));
 static_assert(support_of<decltype(lit<1> / (lit<1> + exp(-param<"a">{})))> == interval::open(0, 1));
 static_assert(support_of<decltype(log1p(exp(param<"a">{})))> == pos);
 static_assert(support_of<decltype(pow(exp(param<"a">{}), lit<2>))> == pos);

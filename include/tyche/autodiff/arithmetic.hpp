@@ -1,5 +1,5 @@
 // tyche/autodiff/arithmetic.hpp — value and derivative rules for arithmetic: negation, the
-// four operations, square, inverse, sqrt, abs and powers.
+// four operations, square, inverse, sqrt, abs, powers, fmin and fmax.
 //
 // A unary rule R has `R::value(x)` and `R::value(x, dx)`, the second also setting dy/dx; a
 // binary rule has `value(a, b)` and `value(a, b, da, db)`. The evaluator stores the partial
@@ -167,6 +167,33 @@ struct pow {
     da = b * math::pow(a, b - lift<T>(1.0));
     db = y * math::log(a);
     return y;
+  }
+};
+
+/// fmin(a, b), the smaller of the two (Stan's fmin); the derivative goes to the operand chosen,
+/// a where they are equal.
+struct fmin {
+  static constexpr const char* name = "fmin";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b) const { return math::min(a, b); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b, T& da, T& db) const {
+    const auto first = a <= b;
+    da = math::select(first, lift<T>(1.0), lift<T>(0.0));
+    db = lift<T>(1.0) - da;
+    return math::select(first, a, b);
+  }
+};
+
+/// fmax(a, b), the larger of the two (Stan's fmax); the derivative as fmin's.
+struct fmax {
+  static constexpr const char* name = "fmax";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b) const { return math::max(a, b); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& a, const T& b, T& da, T& db) const {
+    const auto first = a >= b;
+    da = math::select(first, lift<T>(1.0), lift<T>(0.0));
+    db = lift<T>(1.0) - da;
+    return math::select(first, a, b);
   }
 };
 

@@ -1,9 +1,10 @@
 // tyche/autodiff/special.hpp — value and derivative rules for special functions: lgamma,
 // digamma, erf, Phi (the standard normal CDF), log_Phi (its logarithm, without underflow),
-// log_bessel_i0 (log of the modified Bessel function I₀), cos, and log_gamma_p / log_gamma_q
-// (the logarithms of the regularised incomplete gamma functions P(a, x) and Q(a, x)); and the
-// vector op ops::log_inc_beta_map (log I_x(a, b), the regularised incomplete beta function, of
-// three operands).
+// log_bessel_i0 (log of the modified Bessel function I₀), cos, sin, atan, log_gamma_p /
+// log_gamma_q (the logarithms of the regularised incomplete gamma functions P(a, x) and Q(a, x)),
+// and the log CDFs of the standard Cauchy, Laplace and Student's t (cauchy_lcdf, laplace_lcdf,
+// student_t_lcdf); and the vector op ops::log_inc_beta_map (log I_x(a, b), the regularised
+// incomplete beta function, of three operands).
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/backends/simd/batch.hpp>
@@ -95,6 +96,63 @@ struct cos {
   }
 };
 
+/// sin x; d/dx = cos x.
+struct sin {
+  static constexpr const char* name = "sin";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::sin(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = math::cos(x);
+    return math::sin(x);
+  }
+};
+
+/// atan x; d/dx = 1/(1 + x²).
+struct atan {
+  static constexpr const char* name = "atan";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::atan(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(1.0) / (lift<T>(1.0) + x * x);
+    return math::atan(x);
+  }
+};
+
+/// log P(Z ≤ z) of the standard Cauchy: log(1/2 + atan(z)/π), and atan(−1/z)/π for z < 0 (the
+/// same number without the cancellation in the lower tail); d/dz = 1/(π (1 + z²) P).
+struct cauchy_lcdf {
+  static constexpr const char* name = "cauchy_lcdf";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T probability(const T& z) const {
+    const T inv_pi = lift<T>(0.31830988618379067154);
+    return math::select(z < lift<T>(0.0), math::atan(-lift<T>(1.0) / z) * inv_pi,
+                        lift<T>(0.5) + math::atan(z) * inv_pi);
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& z) const { return math::log(probability(z)); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& z, T& dz) const {
+    const T p = probability(z);
+    dz = lift<T>(0.31830988618379067154) / ((lift<T>(1.0) + z * z) * p);
+    return math::log(p);
+  }
+};
+
+/// log P(Z ≤ z) of the standard Laplace (double exponential): z − log 2 for z < 0,
+/// log(1 − e^(−z)/2) for z ≥ 0; d/dz = 1 and e^(−z)/(2 − e^(−z)).
+struct laplace_lcdf {
+  static constexpr const char* name = "laplace_lcdf";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& z) const {
+    const T e = math::exp(-math::abs(z));
+    return math::select(z < lift<T>(0.0), z - lift<T>(0.69314718055994530942), math::log1p(lift<T>(-0.5) * e));
+  }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& z, T& dz) const {
+    const T e = math::exp(-math::abs(z));
+    const auto below = z < lift<T>(0.0);
+    dz = math::select(below, lift<T>(1.0), e / (lift<T>(2.0) - e));
+    return math::select(below, z - lift<T>(0.69314718055994530942), math::log1p(lift<T>(-0.5) * e));
+  }
+};
+
 namespace detail {
 /// log P(a, x) (Upper = false) or log Q(a, x) (true) and its derivatives, lane by lane
 /// (scalar/inc_gamma.hpp computes one pair in double: an iteration whose length depends on the
@@ -144,6 +202,37 @@ struct log_gamma_q {
   }
   template <class T> TYCHE_HD T value(const T& a, const T& x, T& da, T& dx) const {
     return detail::log_inc_gamma_lanes<true>(a, x, da, dx);
+  }
+};
+
+/// log P(T ≤ t) (Upper = false) or log P(T > t) (true) of Student's t with ν degrees of freedom,
+/// operands (ν, t), lane by lane (scalar/inc_beta.hpp's student_t_log_cdf: the regularised
+/// incomplete beta function, an iteration whose length depends on the arguments).
+template <bool Upper>
+struct student_t_lcdf {
+  static constexpr const char* name = Upper ? "student_t_lccdf" : "student_t_lcdf";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD T value(const T& nu, const T& t, T& dnu, T& dt) const {
+    using E = element_type_t<T>;
+    using ops = tyche::detail::lane_ops<T>;
+    constexpr std::size_t lanes = ops::size;
+    E nv[lanes], tv[lanes], v[lanes], dn[lanes], dtv[lanes];
+    ops::store(nv, nu);
+    ops::store(tv, t);
+    for (std::size_t i = 0; i < lanes; ++i) {
+      const math::student_t_log_cdf_result r =
+          math::student_t_log_cdf(static_cast<double>(nv[i]), static_cast<double>(tv[i]));
+      v[i] = static_cast<E>(Upper ? r.lccdf : r.lcdf);
+      dn[i] = static_cast<E>(Upper ? r.lccdf_dnu : r.lcdf_dnu);
+      dtv[i] = static_cast<E>(Upper ? r.lccdf_dt : r.lcdf_dt);
+    }
+    dnu = ops::load(dn);
+    dt = ops::load(dtv);
+    return ops::load(v);
+  }
+  template <class T> TYCHE_HD T value(const T& nu, const T& t) const {
+    T dnu, dt;
+    return value(nu, t, dnu, dt);
   }
 };
 

@@ -20,6 +20,17 @@ struct bernoulli_distribution : distribution<bernoulli_distribution<P>> {
   auto log_prob(const X& y) const {
     return detail::total(y * log(p) + (lit<1> - y) * log1p(-p));
   }
+  /// log P(Y ≤ y) and log P(Y > y), summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// P(Y ≤ 0) = 1 − p, P(Y ≤ 1) = 1; P(Y > 0) = p (and P(Y > 1) = 0, refused: lccdf_problem).
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total((lit<1> - y) * log1p(-p));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total((lit<1> - y) * log(p));
+  }
   auto arguments() const { return std::tuple{p}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -34,6 +45,10 @@ struct bernoulli_distribution : distribution<bernoulli_distribution<P>> {
   static double mean(double pr) { return pr; }
   static double variance(double pr) { return pr * (1.0 - pr); }
   static const char* observation_problem(double v) { return detail::binary_problem(v); }
+  /// P(Y > 1) = 0: a right-censored observation at 1 has no probability (log_densities.hpp's lccdf).
+  static const char* lccdf_problem(double v) {
+    return v == 1 ? "is 1, the upper bound of the support, where P(Y > y) = 0 for every parameter value" : nullptr;
+  }
 };
 
 /// The distribution bernoulli(p), to observe data: `bernoulli(p).observe(data(y))`.

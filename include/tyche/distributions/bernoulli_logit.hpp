@@ -27,6 +27,17 @@ struct bernoulli_logit_distribution : distribution<bernoulli_logit_distribution<
       return detail::total(y * log_logistic(alpha) + (lit<1> - y) * log1m_logistic(alpha));
     }
   }
+  /// log P(Y ≤ y) and log P(Y > y), summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// As bernoulli's with p = logistic(α): P(Y ≤ 0) = 1 − p, P(Y > 0) = p.
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total((lit<1> - y) * log1m_logistic(alpha));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total((lit<1> - y) * log_logistic(alpha));
+  }
   auto arguments() const { return std::tuple{alpha}; }
   static double probability(double a) { return 1.0 / (1.0 + std::exp(-a)); }
   template <class G>
@@ -34,6 +45,10 @@ struct bernoulli_logit_distribution : distribution<bernoulli_logit_distribution<
   static double mean(double a) { return probability(a); }
   static double variance(double a) { return probability(a) * probability(-a); }
   static const char* observation_problem(double v) { return detail::binary_problem(v); }
+  /// P(Y > 1) = 0: a right-censored observation at 1 has no probability (log_densities.hpp's lccdf).
+  static const char* lccdf_problem(double v) {
+    return v == 1 ? "is 1, the upper bound of the support, where P(Y > y) = 0 for every parameter value" : nullptr;
+  }
 };
 
 /// The distribution bernoulli_logit(alpha): `bernoulli_logit(a + b * x).observe(data(y))`.

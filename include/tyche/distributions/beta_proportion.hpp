@@ -24,6 +24,19 @@ struct beta_proportion_distribution : distribution<beta_proportion_distribution<
     return detail::total(lgamma(kappa) - lgamma(a) - lgamma(b) + (a - lit<1>) * log(x) +
                          (b - lit<1>) * log1p(-x));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// I_x(μκ, (1 − μ)κ), the beta family's (log_inc_beta).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(
+        detail::log_inc_beta_of<false>(mu * kappa, (lit<1> - mu) * kappa, x, lit<1> - x, "beta_proportion_lcdf"));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(
+        detail::log_inc_beta_of<true>(mu * kappa, (lit<1> - mu) * kappa, x, lit<1> - x, "beta_proportion_lccdf"));
+  }
   auto arguments() const { return std::tuple{mu, kappa}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

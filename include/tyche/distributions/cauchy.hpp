@@ -21,6 +21,17 @@ struct cauchy_distribution : distribution<cauchy_distribution<Mu, Sigma>> {
   auto log_prob(const X& x) const {
     return detail::total(-log1p(square((x - mu) / sigma)) - log(sigma) - detail::log_pi);
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// log(1/2 + atan(z)/π), z = (x − μ)/σ, without cancellation in either tail (rules::cauchy_lcdf).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(detail::cauchy_lcdf((x - mu) / sigma));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(detail::cauchy_lcdf((mu - x) / sigma));
+  }
   auto arguments() const { return std::tuple{mu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -43,6 +54,17 @@ struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> 
   auto log_prob(const X& x) const {
     return detail::total(-log1p(square(x / sigma)) - log(sigma) + (detail::log_two - detail::log_pi));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// P(X ≤ x) = (2/π) atan(x/σ) and P(X > x) = (2/π) atan(σ/x).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log(atan(x / sigma)) + detail::log_two_over_pi);
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log(atan(sigma / x)) + detail::log_two_over_pi);
+  }
   auto arguments() const { return std::tuple{sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -55,6 +77,10 @@ struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> 
   template <class G>
   static double draw(G& rng, double s) { return std::fabs(std::cauchy_distribution<double>(0.0, s)(rng)); }
   static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
+  /// P(X ≤ 0) = 0: a left-censored observation at 0 has no probability (log_densities.hpp's lcdf).
+  static const char* lcdf_problem(double v) {
+    return v == 0 ? "is 0, the lower bound of the support, where P(Y <= y) = 0 for every parameter value" : nullptr;
+  }
 };
 
 template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>

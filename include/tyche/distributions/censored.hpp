@@ -4,7 +4,8 @@
 // before tᵢ; for observations only:
 //   log p(t | right_censored(d)) = Σ log P(T > tᵢ),   log p(t | left_censored(d)) = Σ log P(T ≤ tᵢ),
 // d's *_lccdf / *_lcdf (log_densities.hpp lists the families that have them: the closed-form
-// ones, the gamma and beta families, the Poisson, binomial and negative binomial counts). Unlike target(weibull_lccdf(...)), the values
+// ones, the gamma and beta families, Student's t, the Bernoulli, Poisson, binomial and negative
+// binomial counts). Unlike target(weibull_lccdf(...)), the values
 // are observations: loo(m, fit) counts each as one (its pointwise log-likelihood is log P(T > tᵢ)),
 // observation_names() names them, and d's data checks apply. A replicate drawn from the term
 // (posterior_predictive, sample_observations) is a draw of T itself, uncensored.
@@ -45,11 +46,13 @@ struct censored_distribution : distribution<censored_distribution<Dist, Upper>> 
     if constexpr (Upper && requires { base.check_right_censored(y); }) base.check_right_censored(y);
     else if constexpr (requires { base.check_observed(y); }) base.check_observed(y);
   }
-  /// Dist's checks of a value, and for left censoring its refusal of a value where P(X ≤ x) = 0.
+  /// Dist's checks of a value, and its refusal of a value where P(X ≤ x) = 0 (left censoring) or
+  /// P(X > x) = 0 (right censoring).
   static const char* observation_problem(double v) {
     if constexpr (requires { Dist::observation_problem(v); })
       if (const char* p = Dist::observation_problem(v)) return p;
     if constexpr (!Upper && requires { Dist::lcdf_problem(v); }) return Dist::lcdf_problem(v);
+    if constexpr (Upper && requires { Dist::lccdf_problem(v); }) return Dist::lccdf_problem(v);
     return nullptr;
   }
 };
@@ -66,8 +69,9 @@ auto make_censored(const Dist& d) {
                     x.log_cdf(y);
                   },
                   "tyche::right_censored(d) / left_censored(d): d's family has no log CDF (log_cdf / log_ccdf: "
-                  "the families with a closed-form CDF, the gamma and beta families and the Poisson, binomial "
-                  "and negative binomial counts have them; docs/reference/distributions.md)");
+                  "the families with a closed-form CDF, the gamma and beta families, Student's t and the "
+                  "Bernoulli, Poisson, binomial and negative binomial counts have them; "
+                  "docs/reference/distributions.md)");
     return censored_distribution<Dist, Upper>{{}, d};
   } else {
     return censored_distribution<Dist, Upper>{{}, d};

@@ -20,6 +20,17 @@ struct double_exponential_distribution : distribution<double_exponential_distrib
   auto log_prob(const X& x) const {
     return detail::total(-abs(x - mu) / sigma - log(sigma) - detail::log_two);
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// z − log 2 below μ, log(1 − e^(−z)/2) above, z = (x − μ)/σ (rules::laplace_lcdf).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(detail::laplace_lcdf((x - mu) / sigma));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(detail::laplace_lcdf((mu - x) / sigma));
+  }
   auto arguments() const { return std::tuple{mu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

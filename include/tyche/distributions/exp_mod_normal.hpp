@@ -25,6 +25,27 @@ struct exp_mod_normal_distribution : distribution<exp_mod_normal_distribution<Mu
     return detail::total(log(lambda) + lambda * (mu - x) + lit<1, 2> * square(lambda_sigma) +
                          log_Phi((x - mu) / sigma - lambda_sigma));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// P(X ≤ x) = Φ(z) − e^v with v = λ(μ − x) + (λσ)²/2 + log Φ(z − λσ), z = (x − μ)/σ: in log form
+  /// log Φ(z) + log(1 − e^(v − log Φ(z))) (the difference clamped at 0 against rounding), and
+  /// P(X > x) = Φ(−z) + e^v as log_sum_exp.
+  template <class X>
+  auto log_cdf(const X& x) const {
+    const auto z = (x - mu) / sigma;
+    const auto lambda_sigma = lambda * sigma;
+    const auto log_phi_z = log_Phi(z);
+    return detail::total(log_phi_z + log1m_exp(fmin(lambda * (mu - x) + lit<1, 2> * square(lambda_sigma) +
+                                                         log_Phi(z - lambda_sigma) - log_phi_z,
+                                                     lit<0>)));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    const auto z = (x - mu) / sigma;
+    const auto lambda_sigma = lambda * sigma;
+    return detail::total(
+        log_sum_exp(log_Phi(-z), lambda * (mu - x) + lit<1, 2> * square(lambda_sigma) + log_Phi(z - lambda_sigma)));
+  }
   auto arguments() const { return std::tuple{mu, sigma, lambda}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

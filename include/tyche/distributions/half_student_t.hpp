@@ -28,6 +28,24 @@ struct half_student_t_distribution : distribution<half_student_t_distribution<Nu
                          log(sigma) - half_nu_plus_half * log1p(square(x / sigma) / nu) +
                          (detail::log_two - 0.5 * detail::log_pi));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// P(X > x) = I_u(ν/2, 1/2) with u = ν/(ν + z²), z = x/σ, and 1 − u = z²/(ν + z²) given
+  /// beside it (a small z keeps its digits).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(tail<true>(x));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(tail<false>(x));
+  }
+  template <bool Upper, class X>
+  auto tail(const X& x) const {
+    const auto z2 = square(x / sigma);
+    return detail::log_inc_beta_of<Upper>(lit<1, 2> * nu, lit<1, 2>, nu / (nu + z2), z2 / (nu + z2),
+                                          Upper ? "half_student_t_lcdf" : "half_student_t_lccdf");
+  }
   auto arguments() const { return std::tuple{nu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -60,6 +78,10 @@ struct half_student_t_distribution : distribution<half_student_t_distribution<Nu
     return n > 1 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
   }
   static const char* observation_problem(double v) { return detail::nonnegative_problem(v); }
+  /// P(X ≤ 0) = 0: a left-censored observation at 0 has no probability (log_densities.hpp's lcdf).
+  static const char* lcdf_problem(double v) {
+    return v == 0 ? "is 0, the lower bound of the support, where P(Y <= y) = 0 for every parameter value" : nullptr;
+  }
 };
 
 /// Name ~ half-Student-t(nu, sigma), support (0, ∞), sampled as log Name.

@@ -316,8 +316,9 @@ auto std_normal_lpdf(const Y& y) {
 /// target(weibull_lccdf(data(t_censored), alpha, sigma)). Each checks d's arguments and y's data
 /// values as observe() does. The gamma family (gamma, inv_gamma, chi_square, inv_chi_square) and
 /// the Poisson counts have theirs through the regularised incomplete gamma function
-/// (log_gamma_p, log_gamma_q), beta and the binomial and negative binomial counts through the
-/// regularised incomplete beta function (log_inc_beta, log1m_inc_beta).
+/// (log_gamma_p, log_gamma_q), beta, beta_proportion, Student's t (one node, rules::student_t_lcdf)
+/// and the binomial and negative binomial counts through the regularised incomplete beta function
+/// (log_inc_beta, log1m_inc_beta).
 namespace detail {
 template <bool Upper, class Dist, class Y>
 auto log_cdf_at(const Dist& d, const Y& y) {
@@ -413,6 +414,127 @@ auto half_normal_lcdf(const Y& y, const Sigma& sigma) {
 template <detail::operand Y, detail::operand Sigma>
 auto half_normal_lccdf(const Y& y, const Sigma& sigma) {
   return detail::log_cdf_at<true>(half_normal(sigma), y);
+}
+
+/// Σ log P(Y ≤ yᵢ), Y ~ student_t(nu, mu, sigma).
+template <detail::operand Y, detail::operand Nu, detail::operand Mu, detail::operand Sigma>
+auto student_t_lcdf(const Y& y, const Nu& nu, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(student_t(nu, mu, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ student_t(nu, mu, sigma).
+template <detail::operand Y, detail::operand Nu, detail::operand Mu, detail::operand Sigma>
+auto student_t_lccdf(const Y& y, const Nu& nu, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(student_t(nu, mu, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ half_student_t(nu, sigma).
+template <detail::operand Y, detail::operand Nu, detail::operand Sigma>
+auto half_student_t_lcdf(const Y& y, const Nu& nu, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(half_student_t(nu, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ half_student_t(nu, sigma).
+template <detail::operand Y, detail::operand Nu, detail::operand Sigma>
+auto half_student_t_lccdf(const Y& y, const Nu& nu, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(half_student_t(nu, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ cauchy(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto cauchy_lcdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(cauchy(mu, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ cauchy(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto cauchy_lccdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(cauchy(mu, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ half_cauchy(sigma).
+template <detail::operand Y, detail::operand Sigma>
+auto half_cauchy_lcdf(const Y& y, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(half_cauchy(sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ half_cauchy(sigma).
+template <detail::operand Y, detail::operand Sigma>
+auto half_cauchy_lccdf(const Y& y, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(half_cauchy(sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ double_exponential(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto double_exponential_lcdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(double_exponential(mu, sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ double_exponential(mu, sigma).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
+auto double_exponential_lccdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(double_exponential(mu, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ pareto(y_min, alpha).
+template <detail::operand Y, detail::operand YMin, detail::operand Alpha>
+auto pareto_lcdf(const Y& y, const YMin& y_min, const Alpha& alpha) {
+  return detail::log_cdf_at<false>(pareto(y_min, alpha), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ pareto(y_min, alpha).
+template <detail::operand Y, detail::operand YMin, detail::operand Alpha>
+auto pareto_lccdf(const Y& y, const YMin& y_min, const Alpha& alpha) {
+  return detail::log_cdf_at<true>(pareto(y_min, alpha), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ pareto_type_2(mu, lambda, alpha).
+template <detail::operand Y, detail::operand Mu, detail::operand Lambda, detail::operand Alpha>
+auto pareto_type_2_lcdf(const Y& y, const Mu& mu, const Lambda& lambda, const Alpha& alpha) {
+  return detail::log_cdf_at<false>(pareto_type_2(mu, lambda, alpha), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ pareto_type_2(mu, lambda, alpha).
+template <detail::operand Y, detail::operand Mu, detail::operand Lambda, detail::operand Alpha>
+auto pareto_type_2_lccdf(const Y& y, const Mu& mu, const Lambda& lambda, const Alpha& alpha) {
+  return detail::log_cdf_at<true>(pareto_type_2(mu, lambda, alpha), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ uniform(a, b).
+template <detail::operand Y, detail::operand A, detail::operand B>
+auto uniform_lcdf(const Y& y, const A& a, const B& b) {
+  return detail::log_cdf_at<false>(uniform(a, b), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ uniform(a, b).
+template <detail::operand Y, detail::operand A, detail::operand B>
+auto uniform_lccdf(const Y& y, const A& a, const B& b) {
+  return detail::log_cdf_at<true>(uniform(a, b), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ beta_proportion(mu, kappa).
+template <detail::operand Y, detail::operand Mu, detail::operand Kappa>
+auto beta_proportion_lcdf(const Y& y, const Mu& mu, const Kappa& kappa) {
+  return detail::log_cdf_at<false>(beta_proportion(mu, kappa), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ beta_proportion(mu, kappa).
+template <detail::operand Y, detail::operand Mu, detail::operand Kappa>
+auto beta_proportion_lccdf(const Y& y, const Mu& mu, const Kappa& kappa) {
+  return detail::log_cdf_at<true>(beta_proportion(mu, kappa), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ exp_mod_normal(mu, sigma, lambda).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma, detail::operand Lambda>
+auto exp_mod_normal_lcdf(const Y& y, const Mu& mu, const Sigma& sigma, const Lambda& lambda) {
+  return detail::log_cdf_at<false>(exp_mod_normal(mu, sigma, lambda), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ exp_mod_normal(mu, sigma, lambda).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma, detail::operand Lambda>
+auto exp_mod_normal_lccdf(const Y& y, const Mu& mu, const Sigma& sigma, const Lambda& lambda) {
+  return detail::log_cdf_at<true>(exp_mod_normal(mu, sigma, lambda), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ bernoulli(p).
+template <detail::operand Y, detail::operand P>
+auto bernoulli_lcdf(const Y& y, const P& p) {
+  return detail::log_cdf_at<false>(bernoulli(p), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ bernoulli(p).
+template <detail::operand Y, detail::operand P>
+auto bernoulli_lccdf(const Y& y, const P& p) {
+  return detail::log_cdf_at<true>(bernoulli(p), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ bernoulli_logit(alpha).
+template <detail::operand Y, detail::operand Alpha>
+auto bernoulli_logit_lcdf(const Y& y, const Alpha& alpha) {
+  return detail::log_cdf_at<false>(bernoulli_logit(alpha), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ bernoulli_logit(alpha).
+template <detail::operand Y, detail::operand Alpha>
+auto bernoulli_logit_lccdf(const Y& y, const Alpha& alpha) {
+  return detail::log_cdf_at<true>(bernoulli_logit(alpha), y);
 }
 
 /// Σ log P(Y ≤ yᵢ), Y ~ gamma(alpha, beta).

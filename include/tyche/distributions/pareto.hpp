@@ -35,6 +35,24 @@ struct pareto_distribution : distribution<pareto_distribution<YMin, Alpha>> {
   void check_observed(const Y& y) const {
     detail::check_observed_bound(family, y, detail::as_node(y_min), "y_min", true);
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// log P(X > x) = α log(y_min / x), and 0 below y_min (fmin, where y_min depends on parameters;
+  /// else check_observed refused such an x); log P(X ≤ x) = log(1 − P(X > x)).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log1m_exp(upper_tail(x)));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(upper_tail(x));
+  }
+  template <class X>
+  auto upper_tail(const X& x) const {
+    using namespace detail;
+    if constexpr (known_leaf_v<node_t<X>> && known_leaf_v<node_t<YMin>>) return alpha * log(y_min / x);
+    else return alpha * fmin(log(y_min / x), lit<0>);
+  }
   auto arguments() const { return std::tuple{y_min, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

@@ -36,6 +36,24 @@ struct pareto_type_2_distribution : distribution<pareto_type_2_distribution<Mu, 
   void check_observed(const Y& y) const {
     detail::check_observed_bound(family, y, detail::as_node(mu), "mu", true);
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// log P(X > x) = −α log(1 + (x − μ)/λ), and 0 below μ (fmax, where μ depends on parameters;
+  /// else check_observed refused such an x); log P(X ≤ x) = log(1 − P(X > x)).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log1m_exp(upper_tail(x)));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(upper_tail(x));
+  }
+  template <class X>
+  auto upper_tail(const X& x) const {
+    using namespace detail;
+    if constexpr (known_leaf_v<node_t<X>> && known_leaf_v<node_t<Mu>>) return -(alpha * log1p((x - mu) / lambda));
+    else return -(alpha * log1p(fmax(x - mu, lit<0>) / lambda));
+  }
   auto arguments() const { return std::tuple{mu, lambda, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

@@ -26,6 +26,17 @@ struct student_t_distribution : distribution<student_t_distribution<Nu, Mu, Sigm
                          log(sigma) - half_nu_plus_half * log1p(square((x - mu) / sigma) / nu) -
                          0.5 * detail::log_pi);
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// Through the regularised incomplete beta function (rules::student_t_lcdf).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(detail::student_t_lcdf<false>(nu, (x - mu) / sigma));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(detail::student_t_lcdf<true>(nu, (x - mu) / sigma));
+  }
   auto arguments() const { return std::tuple{nu, mu, sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

@@ -42,6 +42,25 @@ struct uniform_distribution : distribution<uniform_distribution<A, B>> {
     detail::check_observed_bound(family, y, detail::as_node(a), "a", true);
     detail::check_observed_bound(family, y, detail::as_node(b), "b", false);
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  /// log((x − a)/(b − a)) and log((b − x)/(b − a)); where a bound depends on parameters, x is
+  /// first clamped to [a, b] (fmin, fmax: P(X ≤ x) is 0 below a and 1 above b), elsewhere
+  /// check_observed refused an x outside.
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log(clamped(x) - a) - log(b - a));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log(b - clamped(x)) - log(b - a));
+  }
+  template <class X>
+  auto clamped(const X& x) const {
+    using namespace detail;
+    if constexpr (known_leaf_v<node_t<X>> && known_leaf_v<node_t<A>> && known_leaf_v<node_t<B>>) return as_node(x);
+    else return fmin(fmax(x, a), b);
+  }
   auto arguments() const { return std::tuple{a, b}; }
   /// b − a > 0. Read as a Line, b − a often proves it where a and b alone do not:
   /// uniform(mu − 1, mu + 1) has b − a = 0·mu + 2, support [2, 2].

@@ -382,6 +382,7 @@ inline constexpr known_point log_logistic_points[] = {{-inf, -inf}, {inf, 0.0}};
 inline constexpr known_point log1m_logistic_points[] = {{-inf, 0.0}, {inf, -inf}};  // decreasing
 inline constexpr known_point odd_unit_points[] = {{-inf, -1.0}, {0.0, 0.0}, {inf, 1.0}};  // tanh, erf
 inline constexpr known_point digamma_points[] = {{0.0, -inf}, {inf, inf}};
+inline constexpr known_point atan_points[] = {{-inf, -1.57079632679489661923}, {0.0, 0.0}, {inf, 1.57079632679489661923}};
 
 /// The closed domain of a function; outside it the image is the whole line.
 constexpr bool inside(const interval& a, double lo) { return a.is_empty() || a.lo >= lo; }
@@ -453,6 +454,23 @@ constexpr interval cos(const interval& a) {
   if (a.is_empty()) return a;
   return interval::closed(-1.0, 1.0);
 }
+/// sin x: [−1, 1] (not narrowed for short intervals).
+constexpr interval sin(const interval& a) { return cos(a); }
+/// atan x: (−π/2, π/2), increasing.
+constexpr interval atan(const interval& a) {
+  return detail::iv::increasing_image(a, [](double x) { return std::atan(x); }, detail::iv::atan_points);
+}
+/// fmin(a, b) and fmax(a, b): each end the smaller (larger) of the operands' ends.
+constexpr interval fmin(const interval& a, const interval& b) {
+  if (a.is_empty() || b.is_empty()) return interval::empty();
+  interval r;
+  r.lo = a.lo < b.lo ? a.lo : b.lo;
+  r.lo_closed = (a.lo == r.lo && a.lo_closed) || (b.lo == r.lo && b.lo_closed);
+  r.hi = a.hi < b.hi ? a.hi : b.hi;
+  r.hi_closed = a.hi == b.hi ? (a.hi_closed || b.hi_closed) : (a.hi < b.hi ? a.hi_closed : b.hi_closed);
+  return r;
+}
+constexpr interval fmax(const interval& a, const interval& b) { return -fmin(-a, -b); }
 
 /// step(x) (0 for x < 0, else 1): {1} where x ≥ 0, {0} where x < 0, else [0, 1].
 constexpr interval step(const interval& a) {

@@ -85,13 +85,13 @@ inline constexpr bool known_unary_rule_v =
     std::is_same_v<Rule, rules::digamma> || std::is_same_v<Rule, rules::erf> ||
     std::is_same_v<Rule, rules::Phi> || std::is_same_v<Rule, rules::log_Phi> ||
     std::is_same_v<Rule, rules::log_bessel_i0> || std::is_same_v<Rule, rules::cos> ||
-    is_assume_rule<Rule>::value;
+    std::is_same_v<Rule, rules::sin> || std::is_same_v<Rule, rules::atan> || is_assume_rule<Rule>::value;
 
 template <class Rule>
 inline constexpr bool known_binary_rule_v =
     std::is_same_v<Rule, rules::add> || std::is_same_v<Rule, rules::subtract> ||
     std::is_same_v<Rule, rules::multiply> || std::is_same_v<Rule, rules::divide> ||
-    std::is_same_v<Rule, rules::pow>;
+    std::is_same_v<Rule, rules::pow> || std::is_same_v<Rule, rules::fmin> || std::is_same_v<Rule, rules::fmax>;
 
 template <class S>
 constexpr interval assumed_support(rules::assume_support<S>) { return S::value; }
@@ -123,6 +123,8 @@ constexpr interval unary_image(const Rule& r, const interval& a) {
   else if constexpr (std::is_same_v<Rule, rules::log_Phi>) return log_Phi(a);
   else if constexpr (std::is_same_v<Rule, rules::log_bessel_i0>) return log_bessel_i0(a);
   else if constexpr (std::is_same_v<Rule, rules::cos>) return cos(a);
+  else if constexpr (std::is_same_v<Rule, rules::sin>) return sin(a);
+  else if constexpr (std::is_same_v<Rule, rules::atan>) return atan(a);
   else if constexpr (is_assume_rule<Rule>::value) return assumed_support(r);
   else return interval::whole();
 }
@@ -134,6 +136,8 @@ constexpr interval binary_image(const interval& a, const interval& b) {
   else if constexpr (std::is_same_v<Rule, rules::multiply>) return a * b;
   else if constexpr (std::is_same_v<Rule, rules::divide>) return a / b;
   else if constexpr (std::is_same_v<Rule, rules::pow>) return pow(a, b);
+  else if constexpr (std::is_same_v<Rule, rules::fmin>) return fmin(a, b);
+  else if constexpr (std::is_same_v<Rule, rules::fmax>) return fmax(a, b);
   else return interval::whole();
 }
 

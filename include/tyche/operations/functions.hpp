@@ -71,6 +71,8 @@ template <detail::operand A> requires expression<A> auto std_normal_lccdf(const 
 /// log_modified_bessel_first_kind(0, a)), without overflow for large a.
 template <detail::operand A> requires expression<A> auto log_bessel_i0(const A& a) { return detail::make_unary<rules::log_bessel_i0>(a); }
 template <detail::operand A> requires expression<A> auto cos(const A& a) { return detail::make_unary<rules::cos>(a); }
+template <detail::operand A> requires expression<A> auto sin(const A& a) { return detail::make_unary<rules::sin>(a); }
+template <detail::operand A> requires expression<A> auto atan(const A& a) { return detail::make_unary<rules::atan>(a); }
 template <detail::operand A> requires expression<A> auto abs(const A& a) { return detail::make_unary<rules::abs>(a); }
 /// Stan's step(a): 0 where a < 0, else 1, with derivative 0 (an indicator: step(s - t - 0.5) is 1
 /// where t < s for integers s, t).
@@ -240,6 +242,38 @@ template <detail::operand A, detail::operand X>
 auto log_gamma_q(const A& a, const X& x) {
   return detail::make_binary<rules::log_gamma_q>(a, x);
 }
+
+/// fmin(a, b) / fmax(a, b): the smaller / larger of a and b, elementwise (a scalar operand is
+/// broadcast); the derivative goes to the operand chosen (a where they are equal).
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto fmin(const A& a, const B& b) {
+  return detail::make_binary<rules::fmin>(a, b);
+}
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto fmax(const A& a, const B& b) {
+  return detail::make_binary<rules::fmax>(a, b);
+}
+
+namespace detail {
+/// log P(Z ≤ z) of the standard Cauchy and the standard Laplace, elementwise (the cauchy,
+/// half_cauchy and double_exponential log CDFs; rules::cauchy_lcdf, rules::laplace_lcdf).
+template <class Z>
+auto cauchy_lcdf(const Z& z) {
+  return make_unary<rules::cauchy_lcdf>(z);
+}
+template <class Z>
+auto laplace_lcdf(const Z& z) {
+  return make_unary<rules::laplace_lcdf>(z);
+}
+/// log P(T ≤ t) (Upper = false) or log P(T > t) of Student's t with nu degrees of freedom,
+/// elementwise (rules::student_t_lcdf).
+template <bool Upper, class Nu, class T>
+auto student_t_lcdf(const Nu& nu, const T& t) {
+  return make_binary<rules::student_t_lcdf<Upper>>(nu, t);
+}
+}  // namespace detail
 
 /// log(eᵃ + eᵇ), elementwise (a scalar operand is broadcast).
 template <detail::operand A, detail::operand B>

@@ -28,6 +28,8 @@ TYCHE_HD inline double cos(double x) { return ::cos(x); }
 TYCHE_HD inline float  cos(float x) { return ::cosf(x); }
 TYCHE_HD inline double sin(double x) { return ::sin(x); }
 TYCHE_HD inline float  sin(float x) { return ::sinf(x); }
+TYCHE_HD inline double atan(double x) { return ::atan(x); }
+TYCHE_HD inline float  atan(float x) { return ::atanf(x); }
 TYCHE_HD inline double erf(double x) { return ::erf(x); }
 TYCHE_HD inline float  erf(float x) { return ::erff(x); }
 TYCHE_HD inline double erfc(double x) { return ::erfc(x); }
@@ -40,6 +42,8 @@ TYCHE_HD inline double pow(double x, double y) { return ::pow(x, y); }
 TYCHE_HD inline float  pow(float x, float y) { return ::powf(x, y); }
 TYCHE_HD inline double max(double x, double y) { return x > y ? x : y; }
 TYCHE_HD inline float  max(float x, float y) { return x > y ? x : y; }
+TYCHE_HD inline double min(double x, double y) { return x < y ? x : y; }
+TYCHE_HD inline float  min(float x, float y) { return x < y ? x : y; }
 TYCHE_HD inline double select(bool c, double a, double b) { return c ? a : b; }
 TYCHE_HD inline float  select(bool c, float a, float b) { return c ? a : b; }
 TYCHE_HD inline double sign_of(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0); }

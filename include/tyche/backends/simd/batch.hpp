@@ -281,6 +281,8 @@ xsimd::batch<E, A> cos(const xsimd::batch<E, A>& x) { return xsimd::cos(x); }
 template <class E, class A>
 xsimd::batch<E, A> sin(const xsimd::batch<E, A>& x) { return xsimd::sin(x); }
 template <class E, class A>
+xsimd::batch<E, A> atan(const xsimd::batch<E, A>& x) { return xsimd::atan(x); }
+template <class E, class A>
 xsimd::batch<E, A> erf(const xsimd::batch<E, A>& x) { return xsimd::erf(x); }
 template <class E, class A>
 xsimd::batch<E, A> erfc(const xsimd::batch<E, A>& x) { return xsimd::erfc(x); }
@@ -295,6 +297,10 @@ xsimd::batch<E, A> pow(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y)
 template <class E, class A>
 xsimd::batch<E, A> max(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y) {
   return xsimd::max(x, y);
+}
+template <class E, class A>
+xsimd::batch<E, A> min(const xsimd::batch<E, A>& x, const xsimd::batch<E, A>& y) {
+  return xsimd::min(x, y);
 }
 template <class E, class A>
 xsimd::batch<E, A> select(const xsimd::batch_bool<E, A>& c, const xsimd::batch<E, A>& a,

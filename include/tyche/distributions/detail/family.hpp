@@ -23,6 +23,7 @@ namespace tyche::detail {
 
 inline constexpr double log_two = 0.69314718055994530942;
 inline constexpr double log_pi = 1.14472988584940017414;
+inline constexpr double log_two_over_pi = -0.45158270528945486473;  // log(2/π)
 inline constexpr double half_log_two_pi = 0.91893853320467274178;  // ½ log(2π)
 
 // What observe(y) says of a value y outside a family's support (nullptr when y is inside): each
