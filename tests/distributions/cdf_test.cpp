@@ -661,3 +661,41 @@ TEST_CASE("lcdf, lccdf: Student's t, Cauchy and Laplace in the far tails", "[dis
     CHECK(l_lo.value(std::vector<double>{at}) == Approx(expected).epsilon(1e-13));
   }
 }
+
+// Large shapes: the normalising terms by Loader's Stirling-error and deviance forms
+// (scalar/math.hpp), not as differences of lgamma values of size a log a. Against Boost.Math,
+// whose gamma_p / gamma_q and ibeta keep full precision there: a Poisson count of 10⁴–10⁶ near
+// its mean, a negative binomial with φ = 10⁸ (before: 3e-11 and 1e-7 relative), Student's t
+// with ν = 10⁶.
+TEST_CASE("log_gamma_p, log_inc_beta: full precision at large shapes", "[distributions][lcdf]") {
+  for (const double a : {1e3, 1e4, 1e5, 1e6})
+    for (const double k : {-3.0, -0.5, 0.0, 2.0}) {
+      const double x = a + k * std::sqrt(a);
+      INFO("a = " << a << ", x = " << x);
+      const math::log_inc_gamma_result r = math::log_inc_gamma(a, x);
+      CHECK(r.log_p == Approx(std::log(bm::gamma_p(a, x))).epsilon(1e-12));
+      CHECK(r.log_q == Approx(std::log(bm::gamma_q(a, x))).epsilon(1e-12));
+    }
+  for (const double phi : {1e4, 1e6, 1e8})
+    for (const double y : {3.0, 10.0, 18.0}) {
+      // neg_binomial_2(μ = 10, φ): P(Y ≤ y) = I_{φ/(μ+φ)}(φ, y + 1) = 1 − I_q(y + 1, φ) with the
+      // complement q = μ/(μ + φ) given exactly (the rounding of 1 − q alone moves I by 1e-9 at
+      // φ = 10⁸: the reference takes q).
+      const double q = 10 / (10 + phi);
+      INFO("phi = " << phi << ", y = " << y);
+      const math::log_inc_beta_result r = math::log_inc_beta(phi, y + 1, phi / (10 + phi), q);
+      // What is left is the continued fraction's own cancellation where x is within q of 1
+      // (its first term 1 − (a + b)x/(a + 1) is of size q): about ε/q relative, 2e-10 at φ = 10⁸.
+      const double tol = std::max(1e-12, 4 * 2.2e-16 / q);
+      CHECK(r.log_i == Approx(std::log(bm::ibetac(y + 1, phi, q))).epsilon(tol));
+      CHECK(r.log_1m_i == Approx(std::log(bm::ibeta(y + 1, phi, q))).epsilon(tol));
+    }
+  for (const double nu : {1e3, 1e6})
+    for (const double t : {-4.0, -0.3, 1.5}) {
+      INFO("nu = " << nu << ", t = " << t);
+      const bm::students_t_distribution<double> d(nu);
+      const double tol = std::max(1e-12, 4 * 2.2e-16 * (nu + t * t) / (t * t));  // the same, 1 − x = t²/(ν + t²)
+      CHECK(math::student_t_log_cdf(nu, t).lcdf == Approx(std::log(bm::cdf(d, t))).epsilon(tol));
+      CHECK(math::student_t_log_cdf(nu, t).lccdf == Approx(std::log(bm::cdf(bm::complement(d, t)))).epsilon(tol));
+    }
+}
