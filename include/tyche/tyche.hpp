@@ -6,6 +6,7 @@
 #include <tyche/core/expr.hpp>
 #include <tyche/core/leaves.hpp>
 #include <tyche/operations/functions.hpp>
+#include <tyche/operations/stan_functions.hpp>
 #include <tyche/operations/vectors.hpp>
 #include <tyche/operations/matrices.hpp>
 #include <tyche/compile/program.hpp>

@@ -782,13 +782,29 @@ struct concat_impl<list<As...>, list<Bs...>, Rest...> {
 template <class... Ls>
 using concat = typename concat_impl<Ls...>::type;
 
+/// Element I of a list, found by overload resolution on a class that derives from indexed<0, T0>,
+/// indexed<1, T1>, …: one such class per list (shared by all its lookups) and no instantiation
+/// per step. (A recursion at_impl<I, list<T, Ts...>> : at_impl<I − 1, list<Ts...>> instantiated
+/// I classes per lookup, each naming the rest of the list: O(N²) classes whose arguments are
+/// whole expression types — 23,710 of them for a model with a clamp written from step(), most of
+/// its 120 s of clang -O0.)
+template <std::size_t I, class T>
+struct indexed {
+  using type = T;
+};
+template <class Seq, class... Ts>
+struct indexer;
+template <std::size_t... Is, class... Ts>
+struct indexer<std::index_sequence<Is...>, Ts...> : indexed<Is, Ts>... {};
+template <std::size_t I, class T>
+indexed<I, T> pick(const indexed<I, T>&);  // declared only: its return type is the answer
+
 template <std::size_t I, class L>
 struct at_impl;
-template <std::size_t I, class T, class... Ts>
-struct at_impl<I, list<T, Ts...>> : at_impl<I - 1, list<Ts...>> {};
-template <class T, class... Ts>
-struct at_impl<0, list<T, Ts...>> {
-  using type = T;
+template <std::size_t I, class... Ts>
+struct at_impl<I, list<Ts...>> {
+  static_assert(I < sizeof...(Ts), "tyche::meta::at: index past the end of the list");
+  using type = typename decltype(pick<I>(std::declval<const indexer<std::index_sequence_for<Ts...>, Ts...>&>()))::type;
 };
 /// The I-th element of a type list.
 template <std::size_t I, class L>
@@ -815,23 +831,35 @@ struct count_equal<Eq, T, list<Ts...>> {
   static constexpr std::size_t value = (std::size_t{0} + ... + (Eq<Ts, T>::value ? 1 : 0));
 };
 
-/// L without later duplicates (under Eq), first occurrences kept in order.
-template <template <class, class> class Eq, class Done, class Todo>
+/// L without later duplicates (under Eq, an equivalence), first occurrences kept in order: the
+/// indices of the first occurrences computed in one constant expression, the list picked by
+/// them. (A recursion over a Done and a Todo list instantiated one class per element, each
+/// naming both lists: O(N²) in the size of the types' names.)
+template <template <class, class> class Eq, class L>
 struct unique_impl;
-template <template <class, class> class Eq, class Done>
-struct unique_impl<Eq, Done, list<>> {
-  using type = Done;
+template <template <class, class> class Eq>
+struct unique_impl<Eq, list<>> {
+  using type = list<>;
 };
-template <template <class, class> class Eq, class... Ds, class T, class... Ts>
-struct unique_impl<Eq, list<Ds...>, list<T, Ts...>> {
-  using type = typename unique_impl<
-      Eq,
-      std::conditional_t<(find_if_equal<Eq, T, list<Ds...>>::value < sizeof...(Ds)), list<Ds...>,
-                         list<Ds..., T>>,
-      list<Ts...>>::type;
+template <template <class, class> class Eq, class... Ts>
+struct unique_impl<Eq, list<Ts...>> {
+  struct kept_t {
+    std::size_t index[sizeof...(Ts)] = {};
+    std::size_t count = 0;
+  };
+  static constexpr kept_t kept = [] {
+    constexpr std::size_t first[] = {find_if_equal<Eq, Ts, list<Ts...>>::value...};
+    kept_t k;
+    for (std::size_t i = 0; i < sizeof...(Ts); ++i)
+      if (first[i] == i) k.index[k.count++] = i;
+    return k;
+  }();
+  template <std::size_t... J>
+  static list<at<kept.index[J], list<Ts...>>...> pick_kept(std::index_sequence<J...>);
+  using type = decltype(pick_kept(std::make_index_sequence<kept.count>{}));
 };
 template <template <class, class> class Eq, class L>
-using unique = typename unique_impl<Eq, list<>, L>::type;
+using unique = typename unique_impl<Eq, L>::type;
 
 template <class A, class B>
 using same = std::is_same<A, B>;
@@ -1466,6 +1494,26 @@ TYCHE_HD inline double sin(double x) { return ::sin(x); }
 TYCHE_HD inline float  sin(float x) { return ::sinf(x); }
 TYCHE_HD inline double atan(double x) { return ::atan(x); }
 TYCHE_HD inline float  atan(float x) { return ::atanf(x); }
+TYCHE_HD inline double tan(double x) { return ::tan(x); }
+TYCHE_HD inline float  tan(float x) { return ::tanf(x); }
+TYCHE_HD inline double asin(double x) { return ::asin(x); }
+TYCHE_HD inline float  asin(float x) { return ::asinf(x); }
+TYCHE_HD inline double acos(double x) { return ::acos(x); }
+TYCHE_HD inline float  acos(float x) { return ::acosf(x); }
+TYCHE_HD inline double sinh(double x) { return ::sinh(x); }
+TYCHE_HD inline float  sinh(float x) { return ::sinhf(x); }
+TYCHE_HD inline double cosh(double x) { return ::cosh(x); }
+TYCHE_HD inline float  cosh(float x) { return ::coshf(x); }
+TYCHE_HD inline double asinh(double x) { return ::asinh(x); }
+TYCHE_HD inline float  asinh(float x) { return ::asinhf(x); }
+TYCHE_HD inline double acosh(double x) { return ::acosh(x); }
+TYCHE_HD inline float  acosh(float x) { return ::acoshf(x); }
+TYCHE_HD inline double atanh(double x) { return ::atanh(x); }
+TYCHE_HD inline float  atanh(float x) { return ::atanhf(x); }
+TYCHE_HD inline double cbrt(double x) { return ::cbrt(x); }
+TYCHE_HD inline float  cbrt(float x) { return ::cbrtf(x); }
+TYCHE_HD inline double atan2(double y, double x) { return ::atan2(y, x); }
+TYCHE_HD inline float  atan2(float y, float x) { return ::atan2f(y, x); }
 TYCHE_HD inline double erf(double x) { return ::erf(x); }
 TYCHE_HD inline float  erf(float x) { return ::erff(x); }
 TYCHE_HD inline double erfc(double x) { return ::erfc(x); }
@@ -1693,6 +1741,30 @@ TYCHE_HD inline double bessel_i1_over_i0(double x) {
 TYCHE_HD inline float bessel_i1_over_i0(float x) {
   return static_cast<float>(bessel_i1_over_i0(double(x)));
 }
+
+/// Φ⁻¹(p), the standard normal quantile (Stan's inv_Phi), 0 ≤ p ≤ 1: Abramowitz & Stegun
+/// 26.2.23's rational approximation of the tail quantile (error < 4.5e-4) as the start, then
+/// Newton's method on log Φ(z) = log p, which is concave in z: after the first step every
+/// iterate lies below the root and rises to it (quadratically: four steps from 4.5e-4 reach
+/// the double's precision; the loop stops when a step no longer moves z). Above p = 1/2 by the
+/// symmetry Φ⁻¹(p) = −Φ⁻¹(1 − p) (1 − p exact there). p = 0, 1 give ∓∞; outside [0, 1], NaN.
+TYCHE_HD inline double inv_Phi(double p) {
+  if (!(p >= 0 && p <= 1)) return ::nan("");
+  if (p == 0) return -HUGE_VAL;
+  if (p == 1) return HUGE_VAL;
+  const bool upper = p > 0.5;
+  const double q = upper ? 1 - p : p;  // the lower tail's probability, ≤ 1/2
+  const double log_q = ::log(q);
+  const double t = ::sqrt(-2 * log_q);
+  double z = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) / (1 + t * (1.432788 + t * (0.189269 + t * 0.001308))));
+  for (int i = 0; i < 8; ++i) {
+    const double step = (log_Phi(z) - log_q) / phi_over_Phi(z);
+    z -= step;
+    if (::fabs(step) <= 1e-15 * (1 + ::fabs(z))) break;
+  }
+  return upper ? -z : z;
+}
+TYCHE_HD inline float inv_Phi(float p) { return static_cast<float>(inv_Phi(static_cast<double>(p))); }
 
 }  // namespace tyche::math
 // ----- end tyche/scalar/math.hpp -----
@@ -2038,6 +2110,26 @@ xsimd::batch<E, A> sin(const xsimd::batch<E, A>& x) { return xsimd::sin(x); }
 template <class E, class A>
 xsimd::batch<E, A> atan(const xsimd::batch<E, A>& x) { return xsimd::atan(x); }
 template <class E, class A>
+xsimd::batch<E, A> tan(const xsimd::batch<E, A>& x) { return xsimd::tan(x); }
+template <class E, class A>
+xsimd::batch<E, A> asin(const xsimd::batch<E, A>& x) { return xsimd::asin(x); }
+template <class E, class A>
+xsimd::batch<E, A> acos(const xsimd::batch<E, A>& x) { return xsimd::acos(x); }
+template <class E, class A>
+xsimd::batch<E, A> sinh(const xsimd::batch<E, A>& x) { return xsimd::sinh(x); }
+template <class E, class A>
+xsimd::batch<E, A> cosh(const xsimd::batch<E, A>& x) { return xsimd::cosh(x); }
+template <class E, class A>
+xsimd::batch<E, A> asinh(const xsimd::batch<E, A>& x) { return xsimd::asinh(x); }
+template <class E, class A>
+xsimd::batch<E, A> acosh(const xsimd::batch<E, A>& x) { return xsimd::acosh(x); }
+template <class E, class A>
+xsimd::batch<E, A> atanh(const xsimd::batch<E, A>& x) { return xsimd::atanh(x); }
+template <class E, class A>
+xsimd::batch<E, A> cbrt(const xsimd::batch<E, A>& x) { return xsimd::cbrt(x); }
+template <class E, class A>
+xsimd::batch<E, A> atan2(const xsimd::batch<E, A>& y, const xsimd::batch<E, A>& x) { return xsimd::atan2(y, x); }
+template <class E, class A>
 xsimd::batch<E, A> erf(const xsimd::batch<E, A>& x) { return xsimd::erf(x); }
 template <class E, class A>
 xsimd::batch<E, A> erfc(const xsimd::batch<E, A>& x) { return xsimd::erfc(x); }
@@ -2093,6 +2185,12 @@ xsimd::batch<E, A> per_lane(F f, const xsimd::batch<E, A>& x) {
 template <class A>
 xsimd::batch<float, A> lgamma(const xsimd::batch<float, A>& x) {
   return per_lane([](float v) { return ::lgammaf(v); }, x);
+}
+
+/// Φ⁻¹ (scalar/math.hpp's Newton iteration) lane by lane.
+template <class E, class A>
+xsimd::batch<E, A> inv_Phi(const xsimd::batch<E, A>& x) {
+  return per_lane([](E v) { return inv_Phi(v); }, x);
 }
 
 /// Digamma and trigamma (scalar/math.hpp) lane by lane: xsimd has neither.
@@ -3964,6 +4062,144 @@ struct atan {
   }
 };
 
+/// tan x; d/dx = 1 + tan² x.
+struct tan {
+  static constexpr const char* name = "tan";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::tan(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T y = math::tan(x);
+    dx = lift<T>(1.0) + y * y;
+    return y;
+  }
+};
+
+/// asin x, |x| ≤ 1; d/dx = 1/√(1 − x²).
+struct asin {
+  static constexpr const char* name = "asin";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::asin(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(1.0) / math::sqrt(lift<T>(1.0) - x * x);
+    return math::asin(x);
+  }
+};
+
+/// acos x, |x| ≤ 1; d/dx = −1/√(1 − x²).
+struct acos {
+  static constexpr const char* name = "acos";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::acos(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = -(lift<T>(1.0) / math::sqrt(lift<T>(1.0) - x * x));
+    return math::acos(x);
+  }
+};
+
+/// sinh x; d/dx = cosh x.
+struct sinh {
+  static constexpr const char* name = "sinh";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::sinh(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = math::cosh(x);
+    return math::sinh(x);
+  }
+};
+
+/// cosh x; d/dx = sinh x.
+struct cosh {
+  static constexpr const char* name = "cosh";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::cosh(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = math::sinh(x);
+    return math::cosh(x);
+  }
+};
+
+/// asinh x; d/dx = 1/√(x² + 1).
+struct asinh {
+  static constexpr const char* name = "asinh";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::asinh(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(1.0) / math::sqrt(x * x + lift<T>(1.0));
+    return math::asinh(x);
+  }
+};
+
+/// acosh x, x ≥ 1; d/dx = 1/√(x² − 1).
+struct acosh {
+  static constexpr const char* name = "acosh";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::acosh(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(1.0) / math::sqrt(x * x - lift<T>(1.0));
+    return math::acosh(x);
+  }
+};
+
+/// atanh x, |x| < 1; d/dx = 1/(1 − x²).
+struct atanh {
+  static constexpr const char* name = "atanh";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::atanh(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(1.0) / (lift<T>(1.0) - x * x);
+    return math::atanh(x);
+  }
+};
+
+/// erfc x = 1 − erf x, accurate where it is small; d/dx = −2/√π e^(−x²).
+struct erfc {
+  static constexpr const char* name = "erfc";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::erfc(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = -(lift<T>(math::two_over_sqrt_pi) * math::exp(-(x * x)));
+    return math::erfc(x);
+  }
+};
+
+/// ∛x; d/dx = 1/(3 ∛x²).
+struct cbrt {
+  static constexpr const char* name = "cbrt";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::cbrt(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T y = math::cbrt(x);
+    dx = lift<T>(1.0) / (lift<T>(3.0) * y * y);
+    return y;
+  }
+};
+
+/// Φ⁻¹(p), the standard normal quantile (scalar/math.hpp), 0 ≤ p ≤ 1; d/dp = 1/φ(Φ⁻¹(p)) =
+/// √(2π) e^(z²/2).
+struct inv_Phi {
+  static constexpr const char* name = "inv_Phi";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::inv_Phi(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T z = math::inv_Phi(x);
+    dx = lift<T>(2.50662827463100050242) * math::exp(lift<T>(0.5) * z * z);
+    return z;
+  }
+};
+
+/// atan2(y, x), the angle of the point (x, y); ∂/∂y = x/(x² + y²), ∂/∂x = −y/(x² + y²).
+struct atan2 {
+  static constexpr const char* name = "atan2";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& y, const T& x) const { return math::atan2(y, x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& y, const T& x, T& dy, T& dx) const {
+    const T r = lift<T>(1.0) / (x * x + y * y);
+    dy = x * r;
+    dx = -(y * r);
+    return math::atan2(y, x);
+  }
+};
+
 /// log P(Z ≤ z) of the standard Cauchy: log(1/2 + atan(z)/π), and atan(−1/z)/π for z < 0 (the
 /// same number without the cancellation in the lower tail); d/dz = 1/(π (1 + z²) P).
 struct cauchy_lcdf {
@@ -4892,6 +5128,13 @@ inline constexpr known_point log_logistic_points[] = {{-inf, -inf}, {inf, 0.0}};
 inline constexpr known_point log1m_logistic_points[] = {{-inf, 0.0}, {inf, -inf}};  // decreasing
 inline constexpr known_point odd_unit_points[] = {{-inf, -1.0}, {0.0, 0.0}, {inf, 1.0}};  // tanh, erf
 inline constexpr known_point digamma_points[] = {{0.0, -inf}, {inf, inf}};
+inline constexpr known_point odd_points[] = {{-inf, -inf}, {0.0, 0.0}, {inf, inf}};  // sinh, asinh, cbrt
+inline constexpr known_point asin_points[] = {{-1.0, -1.57079632679489661923}, {0.0, 0.0}, {1.0, 1.57079632679489661923}};
+inline constexpr known_point acos_points[] = {{-1.0, 3.14159265358979323846}, {0.0, 1.57079632679489661923}, {1.0, 0.0}};
+inline constexpr known_point acosh_points[] = {{1.0, 0.0}, {inf, inf}};
+inline constexpr known_point atanh_points[] = {{-1.0, -inf}, {0.0, 0.0}, {1.0, inf}};
+inline constexpr known_point erfc_points[] = {{-inf, 2.0}, {0.0, 1.0}, {inf, 0.0}};
+inline constexpr known_point inv_phi_points[] = {{0.0, -inf}, {0.5, 0.0}, {1.0, inf}};
 inline constexpr known_point atan_points[] = {{-inf, -1.57079632679489661923}, {0.0, 0.0}, {inf, 1.57079632679489661923}};
 
 /// The closed domain of a function; outside it the image is the whole line.
@@ -4970,6 +5213,49 @@ constexpr interval sin(const interval& a) { return cos(a); }
 constexpr interval atan(const interval& a) {
   return detail::iv::increasing_image(a, [](double x) { return std::atan(x); }, detail::iv::atan_points);
 }
+/// asin x, acos x: domain [−1, 1]; [−π/2, π/2] increasing, [0, π] decreasing.
+constexpr interval asin(const interval& a) {
+  if (!detail::iv::inside(a, -1.0) || a.hi > 1) return interval::whole();
+  return detail::iv::increasing_image(a, [](double x) { return std::asin(x); }, detail::iv::asin_points);
+}
+constexpr interval acos(const interval& a) {
+  if (!detail::iv::inside(a, -1.0) || a.hi > 1) return interval::whole();
+  return detail::iv::decreasing_image(a, [](double x) { return std::acos(x); }, detail::iv::acos_points);
+}
+/// sinh, asinh and the cube root: increasing and odd.
+constexpr interval sinh(const interval& a) {
+  return detail::iv::increasing_image(a, [](double x) { return std::sinh(x); }, detail::iv::odd_points);
+}
+constexpr interval asinh(const interval& a) {
+  return detail::iv::increasing_image(a, [](double x) { return std::asinh(x); }, detail::iv::odd_points);
+}
+constexpr interval cbrt(const interval& a) {
+  return detail::iv::increasing_image(a, [](double x) { return std::cbrt(x); }, detail::iv::odd_points);
+}
+/// cosh x: [1, ∞) (not narrowed).
+constexpr interval cosh(const interval& a) {
+  if (a.is_empty()) return a;
+  return interval::closed_open(1.0, interval::inf);
+}
+/// acosh x: domain [1, ∞), image [0, ∞); atanh x: domain (−1, 1), the whole line.
+constexpr interval acosh(const interval& a) {
+  if (!detail::iv::inside(a, 1.0)) return interval::whole();
+  return detail::iv::increasing_image(a, [](double x) { return std::acosh(x); }, detail::iv::acosh_points);
+}
+constexpr interval atanh(const interval& a) {
+  if (!detail::iv::inside(a, -1.0) || a.hi > 1) return interval::whole();
+  return detail::iv::increasing_image(a, [](double x) { return std::atanh(x); }, detail::iv::atanh_points);
+}
+/// erfc x: (0, 2), decreasing.
+constexpr interval erfc(const interval& a) {
+  return detail::iv::decreasing_image(a, [](double x) { return std::erfc(x); }, detail::iv::erfc_points);
+}
+/// Φ⁻¹(p): domain [0, 1], increasing onto the whole line.
+constexpr interval inv_Phi(const interval& a) {
+  if (!detail::iv::inside(a, 0.0) || a.hi > 1) return interval::whole();
+  return detail::iv::increasing_image(a, [](double x) { return math::inv_Phi(x); }, detail::iv::inv_phi_points);
+}
+
 /// fmin(a, b) and fmax(a, b): each end the smaller (larger) of the operands' ends.
 constexpr interval fmin(const interval& a, const interval& b) {
   if (a.is_empty() || b.is_empty()) return interval::empty();
@@ -5280,13 +5566,24 @@ inline constexpr bool known_unary_rule_v =
     std::is_same_v<Rule, rules::digamma> || std::is_same_v<Rule, rules::erf> ||
     std::is_same_v<Rule, rules::Phi> || std::is_same_v<Rule, rules::log_Phi> ||
     std::is_same_v<Rule, rules::log_bessel_i0> || std::is_same_v<Rule, rules::cos> ||
-    std::is_same_v<Rule, rules::sin> || std::is_same_v<Rule, rules::atan> || is_assume_rule<Rule>::value;
+    std::is_same_v<Rule, rules::sin> || std::is_same_v<Rule, rules::atan> ||
+    std::is_same_v<Rule, rules::asin> ||
+    std::is_same_v<Rule, rules::acos> ||
+    std::is_same_v<Rule, rules::sinh> ||
+    std::is_same_v<Rule, rules::cosh> ||
+    std::is_same_v<Rule, rules::asinh> ||
+    std::is_same_v<Rule, rules::acosh> ||
+    std::is_same_v<Rule, rules::atanh> ||
+    std::is_same_v<Rule, rules::erfc> ||
+    std::is_same_v<Rule, rules::cbrt> ||
+    std::is_same_v<Rule, rules::inv_Phi> || is_assume_rule<Rule>::value;
 
 template <class Rule>
 inline constexpr bool known_binary_rule_v =
     std::is_same_v<Rule, rules::add> || std::is_same_v<Rule, rules::subtract> ||
     std::is_same_v<Rule, rules::multiply> || std::is_same_v<Rule, rules::divide> ||
-    std::is_same_v<Rule, rules::pow> || std::is_same_v<Rule, rules::fmin> || std::is_same_v<Rule, rules::fmax>;
+    std::is_same_v<Rule, rules::pow> || std::is_same_v<Rule, rules::fmin> || std::is_same_v<Rule, rules::fmax> ||
+    std::is_same_v<Rule, rules::atan2>;
 
 template <class S>
 constexpr interval assumed_support(rules::assume_support<S>) { return S::value; }
@@ -5320,6 +5617,16 @@ constexpr interval unary_image(const Rule& r, const interval& a) {
   else if constexpr (std::is_same_v<Rule, rules::cos>) return cos(a);
   else if constexpr (std::is_same_v<Rule, rules::sin>) return sin(a);
   else if constexpr (std::is_same_v<Rule, rules::atan>) return atan(a);
+  else if constexpr (std::is_same_v<Rule, rules::asin>) return asin(a);
+  else if constexpr (std::is_same_v<Rule, rules::acos>) return acos(a);
+  else if constexpr (std::is_same_v<Rule, rules::sinh>) return sinh(a);
+  else if constexpr (std::is_same_v<Rule, rules::cosh>) return cosh(a);
+  else if constexpr (std::is_same_v<Rule, rules::asinh>) return asinh(a);
+  else if constexpr (std::is_same_v<Rule, rules::acosh>) return acosh(a);
+  else if constexpr (std::is_same_v<Rule, rules::atanh>) return atanh(a);
+  else if constexpr (std::is_same_v<Rule, rules::erfc>) return erfc(a);
+  else if constexpr (std::is_same_v<Rule, rules::cbrt>) return cbrt(a);
+  else if constexpr (std::is_same_v<Rule, rules::inv_Phi>) return inv_Phi(a);
   else if constexpr (is_assume_rule<Rule>::value) return assumed_support(r);
   else return interval::whole();
 }
@@ -5333,6 +5640,7 @@ constexpr interval binary_image(const interval& a, const interval& b) {
   else if constexpr (std::is_same_v<Rule, rules::pow>) return pow(a, b);
   else if constexpr (std::is_same_v<Rule, rules::fmin>) return fmin(a, b);
   else if constexpr (std::is_same_v<Rule, rules::fmax>) return fmax(a, b);
+  else if constexpr (std::is_same_v<Rule, rules::atan2>) return interval::closed(-3.14159265358979323846, 3.14159265358979323846);
   else return interval::whole();
 }
 
@@ -7198,6 +7506,218 @@ auto operator*(const data_matrix_f& x, const V& v) {
 
 }  // namespace tyche
 // ----- end tyche/operations/functions.hpp -----
+// ----- begin tyche/operations/stan_functions.hpp -----
+// tyche/operations/stan_functions.hpp — the rest of Stan's real-valued functions under Stan's
+// names: trigonometric and hyperbolic functions, erfc, Φ⁻¹ (inv_Phi), atan2 (each one node,
+// rules in autodiff/special.hpp, supports in interval/interval.hpp), and the ones that are
+// compositions of existing nodes (logit, log_diff_exp, lbeta, lchoose, log10, hypot, …, whose
+// gradients and supports come from their parts), Stan's constants (pi(), sqrt2(), log2(),
+// log10(); not e(), a name too short to take from users' code) and the summaries of a vector (mean, variance, sd, dot_self, squared_distance,
+// norm1, norm2). docs/reference/functions.md lists them with the Stan functions still missing.
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace tyche {
+
+// Stan's constants, as doubles (an operand like any number).
+constexpr double pi() { return 3.14159265358979323846; }
+constexpr double sqrt2() { return 1.41421356237309504880; }
+constexpr double log2() { return 0.69314718055994530942; }
+constexpr double log10() { return 2.30258509299404568402; }
+
+// clang-format off
+// One node each.
+template <detail::operand A> requires expression<A> auto tan(const A& a) { return detail::make_unary<rules::tan>(a); }
+template <detail::operand A> requires expression<A> auto asin(const A& a) { return detail::make_unary<rules::asin>(a); }
+template <detail::operand A> requires expression<A> auto acos(const A& a) { return detail::make_unary<rules::acos>(a); }
+template <detail::operand A> requires expression<A> auto sinh(const A& a) { return detail::make_unary<rules::sinh>(a); }
+template <detail::operand A> requires expression<A> auto cosh(const A& a) { return detail::make_unary<rules::cosh>(a); }
+template <detail::operand A> requires expression<A> auto asinh(const A& a) { return detail::make_unary<rules::asinh>(a); }
+template <detail::operand A> requires expression<A> auto acosh(const A& a) { return detail::make_unary<rules::acosh>(a); }
+template <detail::operand A> requires expression<A> auto atanh(const A& a) { return detail::make_unary<rules::atanh>(a); }
+template <detail::operand A> requires expression<A> auto cbrt(const A& a) { return detail::make_unary<rules::cbrt>(a); }
+/// 1 − erf(a), accurate where it is small (erfc(10) = 2e-45).
+template <detail::operand A> requires expression<A> auto erfc(const A& a) { return detail::make_unary<rules::erfc>(a); }
+/// Φ⁻¹(p), the standard normal quantile, 0 ≤ p ≤ 1 (scalar/math.hpp: Newton's method on log Φ
+/// from Abramowitz & Stegun 26.2.23, to the double's precision; about 0.2 µs).
+template <detail::operand A> requires expression<A> auto inv_Phi(const A& a) { return detail::make_unary<rules::inv_Phi>(a); }
+// clang-format on
+
+/// atan2(y, x), the angle of (x, y) in [−π, π], elementwise.
+template <detail::operand Y, detail::operand X>
+  requires(expression<Y> || expression<X>)
+auto atan2(const Y& y, const X& x) {
+  return detail::make_binary<rules::atan2>(y, x);
+}
+
+// Compositions. Operands are numbers, data or expressions; at least one an expression.
+
+/// log(u / (1 − u)), 0 < u < 1.
+template <detail::operand U>
+  requires expression<U>
+auto logit(const U& u) {
+  return log(u) - log1m(u);
+}
+/// log inv_logit(x) and log(1 − inv_logit(x)): log_logistic, log1m_logistic.
+template <detail::operand X>
+  requires expression<X>
+auto log_inv_logit(const X& x) {
+  return log_logistic(x);
+}
+template <detail::operand X>
+  requires expression<X>
+auto log1m_inv_logit(const X& x) {
+  return log1m_logistic(x);
+}
+/// log(eᵃ − eᵇ), a ≥ b: a + log(1 − e^(b − a)).
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto log_diff_exp(const A& a, const B& b) {
+  return detail::as_node(a) + log1m_exp(detail::as_node(b) - detail::as_node(a));
+}
+/// log₁₀ a, log₂ a, 2ᵃ.
+template <detail::operand A>
+  requires expression<A>
+auto log10(const A& a) {
+  return log(a) * (1 / log10());
+}
+template <detail::operand A>
+  requires expression<A>
+auto log2(const A& a) {
+  return log(a) * (1 / log2());
+}
+template <detail::operand A>
+  requires expression<A>
+auto exp2(const A& a) {
+  return exp(detail::as_node(a) * log2());
+}
+/// 1/a, 1/√a, 1/a².
+template <detail::operand A>
+  requires expression<A>
+auto inv(const A& a) {
+  return detail::make_unary<rules::inverse>(a);
+}
+template <detail::operand A>
+  requires expression<A>
+auto inv_sqrt(const A& a) {
+  return inv(sqrt(a));
+}
+template <detail::operand A>
+  requires expression<A>
+auto inv_square(const A& a) {
+  return inv(square(a));
+}
+/// |a| (Stan's fabs), max(a − b, 0) (fdim), √(a² + b²) (hypot).
+template <detail::operand A>
+  requires expression<A>
+auto fabs(const A& a) {
+  return abs(a);
+}
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto fdim(const A& a, const B& b) {
+  return fmax(detail::as_node(a) - detail::as_node(b), lit<0>);
+}
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto hypot(const A& a, const B& b) {
+  return sqrt(square(detail::as_node(a)) + square(detail::as_node(b)));
+}
+/// log B(a, b) = log Γ(a) + log Γ(b) − log Γ(a + b).
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto lbeta(const A& a, const B& b) {
+  const auto an = detail::as_node(a);
+  const auto bn = detail::as_node(b);
+  return lgamma(an) + lgamma(bn) - lgamma(an + bn);
+}
+/// log of the binomial coefficient (n choose k), real n ≥ k ≥ 0 (Stan's lchoose and
+/// binomial_coefficient_log).
+template <detail::operand N, detail::operand K>
+  requires(expression<N> || expression<K>)
+auto lchoose(const N& n, const K& k) {
+  const auto nn = detail::as_node(n);
+  const auto kn = detail::as_node(k);
+  return lgamma(nn + lit<1>) - lgamma(kn + lit<1>) - lgamma(nn - kn + lit<1>);
+}
+/// a log b (Stan's lmultiply, multiply_log). Unlike Stan's it is NaN, not 0, at a = b = 0.
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto lmultiply(const A& a, const B& b) {
+  return detail::as_node(a) * log(detail::as_node(b));
+}
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto multiply_log(const A& a, const B& b) {
+  return lmultiply(a, b);
+}
+/// Stan's logistic approximation of Φ: inv_logit(0.07056 x³ + 1.5976 x).
+template <detail::operand X>
+  requires expression<X>
+auto Phi_approx(const X& x) {
+  const auto xn = detail::as_node(x);
+  return logistic(0.07056 * (xn * square(xn)) + 1.5976 * xn);
+}
+/// Γ(a) = exp(log Γ(a)), a > 0.
+template <detail::operand A>
+  requires expression<A>
+auto tgamma(const A& a) {
+  return exp(lgamma(a));
+}
+
+// Summaries of a vector expression (of n ≥ 1 elements; variance and sd need n ≥ 2).
+namespace detail {
+template <class V>
+double vector_count(const V& v, const char* fn, std::size_t at_least) {
+  static_assert(is_vector_v<node_t<V>>, "tyche::mean / variance / sd: the operand must be a vector expression");
+  const std::size_t n = operand_size(as_node(v));
+  if (n < at_least)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": the vector has " + std::to_string(n) +
+                                " elements; it needs at least " + std::to_string(at_least));
+  return static_cast<double>(n);
+}
+}  // namespace detail
+/// (1/n) Σᵢ vᵢ.
+template <expression V>
+auto mean(const V& v) {
+  return sum(v) * (1 / detail::vector_count(v, "mean(v)", 1));
+}
+/// Σᵢ (vᵢ − v̄)² / (n − 1), the sample variance (Stan's variance), and its square root (sd).
+template <expression V>
+auto variance(const V& v) {
+  const double n = detail::vector_count(v, "variance(v)", 2);
+  const auto vn = detail::as_node(v);
+  return sum(square(vn - sum(vn) * (1 / n))) * (1 / (n - 1));
+}
+template <expression V>
+auto sd(const V& v) {
+  return sqrt(variance(v));
+}
+/// Σᵢ vᵢ², Σᵢ (aᵢ − bᵢ)², Σᵢ |vᵢ|, √(Σᵢ vᵢ²).
+template <expression V>
+auto dot_self(const V& v) {
+  static_assert(is_vector_v<detail::node_t<V>>, "tyche::dot_self(v) requires a vector expression");
+  return sum(square(v));
+}
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto squared_distance(const A& a, const B& b) {
+  return sum(square(detail::as_node(a) - detail::as_node(b)));
+}
+template <expression V>
+auto norm1(const V& v) {
+  static_assert(is_vector_v<detail::node_t<V>>, "tyche::norm1(v) requires a vector expression");
+  return sum(abs(v));
+}
+template <expression V>
+auto norm2(const V& v) {
+  return sqrt(dot_self(v));
+}
+
+}  // namespace tyche
+// ----- end tyche/operations/stan_functions.hpp -----
 // ----- begin tyche/operations/vectors.hpp -----
 // tyche/operations/vectors.hpp — the functions that make vectors that are not elementwise:
 // cumulative_sum, linear_recurrence, cholesky_multiply, gather, rep_vector, append_row,
@@ -14032,9 +14552,14 @@ struct censored_distribution : distribution<censored_distribution<Dist, Upper>> 
   Dist base;
   template <class X>
   auto log_prob(const X& x) const {
-    if constexpr (Upper) return base.log_ccdf(x);
+    if constexpr (!has_cdf) return detail::total(lit<0> * x);  // after make_censored's static_assert: no more errors
+    else if constexpr (Upper) return base.log_ccdf(x);
     else return base.log_cdf(x);
   }
+  static constexpr bool has_cdf = requires(const Dist& d, const data_vector<>& y) {
+    d.log_ccdf(y);
+    d.log_cdf(y);
+  };
   auto arguments() const { return base.arguments(); }
   /// The same censoring of Dist with other arguments (do_ substitutes into them).
   template <class... A>
@@ -14070,14 +14595,8 @@ struct censored_distribution : distribution<censored_distribution<Dist, Upper>> 
 namespace detail {
 template <bool Upper, class Dist>
 auto make_censored(const Dist& d) {
-  if constexpr (!requires(const Dist& x, const data_vector<>& y) {
-                  x.log_ccdf(y);
-                  x.log_cdf(y);
-                }) {
-    static_assert(requires(const Dist& x, const data_vector<>& y) {
-                    x.log_ccdf(y);
-                    x.log_cdf(y);
-                  },
+  if constexpr (!censored_distribution<Dist, Upper>::has_cdf) {
+    static_assert(censored_distribution<Dist, Upper>::has_cdf,
                   "tyche::right_censored(d) / left_censored(d): d's family has no log CDF (log_cdf / log_ccdf: "
                   "the families with a closed-form CDF, the gamma and beta families, Student's t and the "
                   "Bernoulli, Poisson, binomial and negative binomial counts have them; "

@@ -3,6 +3,7 @@
 // references (erfc, std::cyl_bessel_i).
 #include <tyche/tyche.hpp>
 
+#include <boost/math/distributions/normal.hpp>
 #include <boost/math/special_functions/digamma.hpp>
 #include <boost/math/special_functions/trigamma.hpp>
 
@@ -39,6 +40,37 @@ TEST_CASE("special: rules pass the property check", "[autodiff][special]") {
   check_unary("sin", [](auto e) { return sin(e); }, -7, 7);
   check_unary("atan", [](auto e) { return atan(e); }, -20, 20);
   check_binary("fmin", [](auto a, auto b) { return fmin(a, b); }, -3, 3, -3, 3);
+  // Stan's other one-node functions (operations/stan_functions.hpp), each on one program: a sum
+  // over a vector of three (the elementwise loop and its reverse pass), gradients against finite
+  // differences, SIMD lanes against doubles, floats against doubles (the evaluator's other paths
+  // are the same for every rule, and checked in full above).
+  auto light = [](const std::string& name, auto f, double lo, double hi) {
+    vector_param<"v", 3> v;
+    const auto prog = compile(sum(f(v)));
+    const auto pts = tyche_test::random_points(25, 3, lo, hi, 2468);
+    for (const auto& pt : pts) tyche_test::check_gradient_at(prog, pt, "sum(" + name + "(v))");
+    tyche_test::check_lanes(prog, pts, "sum(" + name + "(v))");
+    tyche_test::check_float(prog, pts[0], "sum(" + name + "(v))");
+  };
+  light("tan", [](auto e) { return tan(e); }, -1.4, 1.4);
+  light("asin", [](auto e) { return asin(e); }, -0.95, 0.95);
+  light("acos", [](auto e) { return acos(e); }, -0.95, 0.95);
+  light("sinh", [](auto e) { return sinh(e); }, -5, 5);
+  light("cosh", [](auto e) { return cosh(e); }, -5, 5);
+  light("asinh", [](auto e) { return asinh(e); }, -20, 20);
+  light("acosh", [](auto e) { return acosh(e); }, 1.05, 20);
+  light("atanh", [](auto e) { return atanh(e); }, -0.95, 0.95);
+  light("erfc", [](auto e) { return erfc(e); }, -3, 5);
+  light("cbrt", [](auto e) { return cbrt(e); }, 0.1, 20);
+  light("inv_Phi", [](auto e) { return inv_Phi(e); }, 0.001, 0.999);
+  {
+    param<"a"> a;
+    param<"b"> b;
+    const auto angle = compile(atan2(a, b), a, b);
+    const auto pts = tyche_test::random_points(20, 2, -3, 3, 1357);
+    for (const auto& pt : pts) tyche_test::check_gradient_at(angle, pt, "atan2(a, b)");
+    tyche_test::check_lanes(angle, pts, "atan2(a, b)");
+  }
   {
     // fmax: the derivative goes to the larger operand (one scalar program; fmin has the whole check).
     param<"a"> a;
@@ -144,4 +176,21 @@ TEST_CASE("special: supports of log_Phi, log_bessel_i0 and cos", "[autodiff][spe
   CHECK(support(log_bessel_i0(data(e))).lo == 0.0);
   CHECK(support(log_bessel_i0(data(e))).hi == Approx(std::log(std::cyl_bessel_i(0.0, 1.5))).epsilon(1e-14));
   CHECK(support(log_Phi(data(d))).hi < 0.0);
+}
+
+TEST_CASE("special: inv_Phi against Boost.Math's normal quantile, to the double's precision, in both tails",
+          "[autodiff][special][math]") {
+  const boost::math::normal_distribution<double> std_normal;
+  for (const double p : {1e-300, 1e-100, 1e-20, 1e-8, 0.001, 0.02425, 0.1, 0.3, 0.5, 0.7, 0.97575, 0.999, 1 - 1e-9,
+                         1 - 1e-15}) {
+    INFO("p = " << p);
+    CHECK(math::inv_Phi(p) == Approx(boost::math::quantile(std_normal, p)).epsilon(4e-15).margin(1e-15));
+  }
+  CHECK(math::inv_Phi(0.0) == -std::numeric_limits<double>::infinity());
+  CHECK(math::inv_Phi(1.0) == std::numeric_limits<double>::infinity());
+  CHECK(std::isnan(math::inv_Phi(-0.1)));
+  CHECK(std::isnan(math::inv_Phi(1.5)));
+  CHECK(std::isnan(math::inv_Phi(std::numeric_limits<double>::quiet_NaN())));
+  // Φ(Φ⁻¹(p)) = p across the range.
+  for (double p = 0.0005; p < 1; p += 0.0137) CHECK(0.5 * std::erfc(-math::inv_Phi(p) / std::sqrt(2.0)) == Approx(p).epsilon(1e-14));
 }

@@ -119,6 +119,15 @@ static_assert(tanh(whole) == interval::open(-1, 1) && tanh(nonneg) == interval::
 static_assert(atan(whole) == interval::open(-1.57079632679489661923, 1.57079632679489661923) &&
               atan(nonneg) == interval::closed_open(0, 1.57079632679489661923));
 static_assert(sin(pos) == interval::closed(-1, 1));
+static_assert(asin(interval::closed(-1, 1)) == interval::closed(-1.57079632679489661923, 1.57079632679489661923) &&
+              asin(interval::closed(-2, 0)) == whole);
+static_assert(acos(interval::closed(0, 1)) == interval::closed(0, 1.57079632679489661923));
+static_assert(sinh(nonneg) == nonneg && asinh(whole) == whole && cbrt(pos) == pos);
+static_assert(cosh(whole) == interval::closed_open(1, inf));
+static_assert(acosh(interval::closed_open(1, inf)) == nonneg && acosh(whole) == whole);
+static_assert(atanh(interval::open(-1, 1)) == whole && atanh(interval::closed_open(0, 1)) == nonneg);
+static_assert(erfc(whole) == interval::open(0, 2) && erfc(nonneg) == interval::open_closed(0, 1));
+static_assert(inv_Phi(unit_open) == whole && inv_Phi(interval::closed_open(0.5, 1)) == nonneg);
 // fmin, fmax: each end the smaller (larger) of the two, attained where the end chosen is
 static_assert(fmin(pos, interval::closed(-1, 1)) == interval::closed(-1, 1));
 static_assert(fmin(pos, interval::point(1)) == interval::open_closed(0, 1));

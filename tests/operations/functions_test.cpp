@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <numbers>
+#include <span>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -93,4 +95,60 @@ TEST_CASE("operations: at(v, k) picks an element, through elementwise operations
   const std::vector<double> d{4.0, 5.0};
   CHECK(compile(at(data(d), 1) * m).value(std::vector<double>{2.0}) == 10.0);
   CHECK_THROWS_WITH(at(v, 3), Contains("index 3") && Contains("size 3"));
+}
+
+TEST_CASE("operations: Stan's compositions (logit, log_diff_exp, lbeta, lchoose, log10, hypot, mean, sd, ...) "
+          "against the same formulas in double, with gradients",
+          "[core][operations]") {
+  param<"a"> a;
+  param<"b"> b;
+  vector_param<"v", 4> v;
+  // a ∈ (0.1, 0.9), b ∈ (1.2, 3): every function inside its domain; weights 1, 2, 3, … so that
+  // no error hides behind another.
+  const auto prog = compile(logit(a) + 2 * log_diff_exp(b, a) + 3 * lbeta(a, b) + 4 * lchoose(b + 3.0, a) +
+                                5 * log10(b) + 6 * log2(b) + 7 * exp2(a) + 8 * inv(b) + 9 * inv_sqrt(b) +
+                                10 * inv_square(b) + 11 * fabs(a - 0.5) + 12 * fdim(b, 2.0) + 13 * hypot(a, b) +
+                                14 * lmultiply(a, b) + 15 * Phi_approx(a - b) + 16 * tgamma(b) +
+                                17 * log_inv_logit(a) + 18 * log1m_inv_logit(b) + 19 * mean(v) + 20 * sd(v) +
+                                21 * variance(v) + 22 * dot_self(v) + 23 * squared_distance(v, a) + 24 * norm1(v) +
+                                25 * norm2(v) + pi() * a + sqrt2() * b + log2() + log10(),
+                            a, b, v);
+  auto reference = [](const std::vector<double>& x) {
+    const double av = x[0], bv = x[1];
+    const double* w = &x[2];
+    const double m = (w[0] + w[1] + w[2] + w[3]) / 4;
+    double ss = 0, sq = 0, sd2 = 0, l1 = 0;
+    for (int i = 0; i < 4; ++i) {
+      ss += (w[i] - m) * (w[i] - m);
+      sq += w[i] * w[i];
+      sd2 += (w[i] - av) * (w[i] - av);
+      l1 += std::fabs(w[i]);
+    }
+    const double var = ss / 3;
+    const double pa = 1 / (1 + std::exp(-av)), pb = 1 / (1 + std::exp(-bv));
+    const double z = av - bv;
+    return std::log(av / (1 - av)) + 2 * std::log(std::exp(bv) - std::exp(av)) +
+           3 * (std::lgamma(av) + std::lgamma(bv) - std::lgamma(av + bv)) +
+           4 * (std::lgamma(bv + 4) - std::lgamma(av + 1) - std::lgamma(bv + 3 - av + 1)) + 5 * std::log10(bv) +
+           6 * std::log2(bv) + 7 * std::exp2(av) + 8 / bv + 9 / std::sqrt(bv) + 10 / (bv * bv) +
+           11 * std::fabs(av - 0.5) + 12 * std::fdim(bv, 2.0) + 13 * std::hypot(av, bv) + 14 * av * std::log(bv) +
+           15 / (1 + std::exp(-(0.07056 * z * z * z + 1.5976 * z))) + 16 * std::tgamma(bv) + 17 * std::log(pa) +
+           18 * std::log1p(-pb) + 19 * m + 20 * std::sqrt(var) + 21 * var + 22 * sq + 23 * sd2 + 24 * l1 +
+           25 * std::sqrt(sq) + std::numbers::pi * av + std::sqrt(2.0) * bv + std::log(2.0) + std::log(10.0);
+  };
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<double> ua(0.1, 0.9), ub(1.2, 3.0), uv(-2, 2);
+  std::vector<double> ws(prog.workspace_size());
+  for (int k = 0; k < 20; ++k) {
+    std::vector<double> x{ua(rng), ub(rng), uv(rng), uv(rng), uv(rng), uv(rng)};
+    if (std::fabs(x[1] - 2.0) < 0.01) x[1] += 0.05;  // away from fdim's kink
+    CHECK(prog.value(std::span<const double>(x), std::span<double>(ws)) == Approx(reference(x)).epsilon(1e-12));
+    tyche_test::check_gradient_at(prog, x, "Stan's compositions");
+  }
+  // The summaries need enough elements; the sizes are named.
+  const std::vector<double> one{1.0};
+  CHECK_THROWS_WITH(variance(data(one)), Contains("variance(v): the vector has 1 elements; it needs at least 2"));
+  // Supports follow the parts: inv(exp(a)) > 0, so its log compiles; tgamma > 0.
+  STATIC_REQUIRE(support_of<decltype(inv(exp(a)))> == interval::positive());
+  STATIC_REQUIRE(support_of<decltype(norm2(v))> == interval::nonnegative());
 }

@@ -118,6 +118,144 @@ struct atan {
   }
 };
 
+/// tan x; d/dx = 1 + tan² x.
+struct tan {
+  static constexpr const char* name = "tan";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::tan(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T y = math::tan(x);
+    dx = lift<T>(1.0) + y * y;
+    return y;
+  }
+};
+
+/// asin x, |x| ≤ 1; d/dx = 1/√(1 − x²).
+struct asin {
+  static constexpr const char* name = "asin";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::asin(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(1.0) / math::sqrt(lift<T>(1.0) - x * x);
+    return math::asin(x);
+  }
+};
+
+/// acos x, |x| ≤ 1; d/dx = −1/√(1 − x²).
+struct acos {
+  static constexpr const char* name = "acos";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::acos(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = -(lift<T>(1.0) / math::sqrt(lift<T>(1.0) - x * x));
+    return math::acos(x);
+  }
+};
+
+/// sinh x; d/dx = cosh x.
+struct sinh {
+  static constexpr const char* name = "sinh";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::sinh(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = math::cosh(x);
+    return math::sinh(x);
+  }
+};
+
+/// cosh x; d/dx = sinh x.
+struct cosh {
+  static constexpr const char* name = "cosh";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::cosh(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = math::sinh(x);
+    return math::cosh(x);
+  }
+};
+
+/// asinh x; d/dx = 1/√(x² + 1).
+struct asinh {
+  static constexpr const char* name = "asinh";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::asinh(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(1.0) / math::sqrt(x * x + lift<T>(1.0));
+    return math::asinh(x);
+  }
+};
+
+/// acosh x, x ≥ 1; d/dx = 1/√(x² − 1).
+struct acosh {
+  static constexpr const char* name = "acosh";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::acosh(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(1.0) / math::sqrt(x * x - lift<T>(1.0));
+    return math::acosh(x);
+  }
+};
+
+/// atanh x, |x| < 1; d/dx = 1/(1 − x²).
+struct atanh {
+  static constexpr const char* name = "atanh";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::atanh(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = lift<T>(1.0) / (lift<T>(1.0) - x * x);
+    return math::atanh(x);
+  }
+};
+
+/// erfc x = 1 − erf x, accurate where it is small; d/dx = −2/√π e^(−x²).
+struct erfc {
+  static constexpr const char* name = "erfc";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::erfc(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = -(lift<T>(math::two_over_sqrt_pi) * math::exp(-(x * x)));
+    return math::erfc(x);
+  }
+};
+
+/// ∛x; d/dx = 1/(3 ∛x²).
+struct cbrt {
+  static constexpr const char* name = "cbrt";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::cbrt(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T y = math::cbrt(x);
+    dx = lift<T>(1.0) / (lift<T>(3.0) * y * y);
+    return y;
+  }
+};
+
+/// Φ⁻¹(p), the standard normal quantile (scalar/math.hpp), 0 ≤ p ≤ 1; d/dp = 1/φ(Φ⁻¹(p)) =
+/// √(2π) e^(z²/2).
+struct inv_Phi {
+  static constexpr const char* name = "inv_Phi";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::inv_Phi(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    const T z = math::inv_Phi(x);
+    dx = lift<T>(2.50662827463100050242) * math::exp(lift<T>(0.5) * z * z);
+    return z;
+  }
+};
+
+/// atan2(y, x), the angle of the point (x, y); ∂/∂y = x/(x² + y²), ∂/∂x = −y/(x² + y²).
+struct atan2 {
+  static constexpr const char* name = "atan2";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& y, const T& x) const { return math::atan2(y, x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& y, const T& x, T& dy, T& dx) const {
+    const T r = lift<T>(1.0) / (x * x + y * y);
+    dy = x * r;
+    dx = -(y * r);
+    return math::atan2(y, x);
+  }
+};
+
 /// log P(Z ≤ z) of the standard Cauchy: log(1/2 + atan(z)/π), and atan(−1/z)/π for z < 0 (the
 /// same number without the cancellation in the lower tail); d/dz = 1/(π (1 + z²) P).
 struct cauchy_lcdf {

@@ -105,13 +105,29 @@ struct concat_impl<list<As...>, list<Bs...>, Rest...> {
 template <class... Ls>
 using concat = typename concat_impl<Ls...>::type;
 
+/// Element I of a list, found by overload resolution on a class that derives from indexed<0, T0>,
+/// indexed<1, T1>, …: one such class per list (shared by all its lookups) and no instantiation
+/// per step. (A recursion at_impl<I, list<T, Ts...>> : at_impl<I − 1, list<Ts...>> instantiated
+/// I classes per lookup, each naming the rest of the list: O(N²) classes whose arguments are
+/// whole expression types — 23,710 of them for a model with a clamp written from step(), most of
+/// its 120 s of clang -O0.)
+template <std::size_t I, class T>
+struct indexed {
+  using type = T;
+};
+template <class Seq, class... Ts>
+struct indexer;
+template <std::size_t... Is, class... Ts>
+struct indexer<std::index_sequence<Is...>, Ts...> : indexed<Is, Ts>... {};
+template <std::size_t I, class T>
+indexed<I, T> pick(const indexed<I, T>&);  // declared only: its return type is the answer
+
 template <std::size_t I, class L>
 struct at_impl;
-template <std::size_t I, class T, class... Ts>
-struct at_impl<I, list<T, Ts...>> : at_impl<I - 1, list<Ts...>> {};
-template <class T, class... Ts>
-struct at_impl<0, list<T, Ts...>> {
-  using type = T;
+template <std::size_t I, class... Ts>
+struct at_impl<I, list<Ts...>> {
+  static_assert(I < sizeof...(Ts), "tyche::meta::at: index past the end of the list");
+  using type = typename decltype(pick<I>(std::declval<const indexer<std::index_sequence_for<Ts...>, Ts...>&>()))::type;
 };
 /// The I-th element of a type list.
 template <std::size_t I, class L>
@@ -138,23 +154,35 @@ struct count_equal<Eq, T, list<Ts...>> {
   static constexpr std::size_t value = (std::size_t{0} + ... + (Eq<Ts, T>::value ? 1 : 0));
 };
 
-/// L without later duplicates (under Eq), first occurrences kept in order.
-template <template <class, class> class Eq, class Done, class Todo>
+/// L without later duplicates (under Eq, an equivalence), first occurrences kept in order: the
+/// indices of the first occurrences computed in one constant expression, the list picked by
+/// them. (A recursion over a Done and a Todo list instantiated one class per element, each
+/// naming both lists: O(N²) in the size of the types' names.)
+template <template <class, class> class Eq, class L>
 struct unique_impl;
-template <template <class, class> class Eq, class Done>
-struct unique_impl<Eq, Done, list<>> {
-  using type = Done;
+template <template <class, class> class Eq>
+struct unique_impl<Eq, list<>> {
+  using type = list<>;
 };
-template <template <class, class> class Eq, class... Ds, class T, class... Ts>
-struct unique_impl<Eq, list<Ds...>, list<T, Ts...>> {
-  using type = typename unique_impl<
-      Eq,
-      std::conditional_t<(find_if_equal<Eq, T, list<Ds...>>::value < sizeof...(Ds)), list<Ds...>,
-                         list<Ds..., T>>,
-      list<Ts...>>::type;
+template <template <class, class> class Eq, class... Ts>
+struct unique_impl<Eq, list<Ts...>> {
+  struct kept_t {
+    std::size_t index[sizeof...(Ts)] = {};
+    std::size_t count = 0;
+  };
+  static constexpr kept_t kept = [] {
+    constexpr std::size_t first[] = {find_if_equal<Eq, Ts, list<Ts...>>::value...};
+    kept_t k;
+    for (std::size_t i = 0; i < sizeof...(Ts); ++i)
+      if (first[i] == i) k.index[k.count++] = i;
+    return k;
+  }();
+  template <std::size_t... J>
+  static list<at<kept.index[J], list<Ts...>>...> pick_kept(std::index_sequence<J...>);
+  using type = decltype(pick_kept(std::make_index_sequence<kept.count>{}));
 };
 template <template <class, class> class Eq, class L>
-using unique = typename unique_impl<Eq, list<>, L>::type;
+using unique = typename unique_impl<Eq, L>::type;
 
 template <class A, class B>
 using same = std::is_same<A, B>;

@@ -22,9 +22,14 @@ struct censored_distribution : distribution<censored_distribution<Dist, Upper>> 
   Dist base;
   template <class X>
   auto log_prob(const X& x) const {
-    if constexpr (Upper) return base.log_ccdf(x);
+    if constexpr (!has_cdf) return detail::total(lit<0> * x);  // after make_censored's static_assert: no more errors
+    else if constexpr (Upper) return base.log_ccdf(x);
     else return base.log_cdf(x);
   }
+  static constexpr bool has_cdf = requires(const Dist& d, const data_vector<>& y) {
+    d.log_ccdf(y);
+    d.log_cdf(y);
+  };
   auto arguments() const { return base.arguments(); }
   /// The same censoring of Dist with other arguments (do_ substitutes into them).
   template <class... A>
@@ -60,14 +65,8 @@ struct censored_distribution : distribution<censored_distribution<Dist, Upper>> 
 namespace detail {
 template <bool Upper, class Dist>
 auto make_censored(const Dist& d) {
-  if constexpr (!requires(const Dist& x, const data_vector<>& y) {
-                  x.log_ccdf(y);
-                  x.log_cdf(y);
-                }) {
-    static_assert(requires(const Dist& x, const data_vector<>& y) {
-                    x.log_ccdf(y);
-                    x.log_cdf(y);
-                  },
+  if constexpr (!censored_distribution<Dist, Upper>::has_cdf) {
+    static_assert(censored_distribution<Dist, Upper>::has_cdf,
                   "tyche::right_censored(d) / left_censored(d): d's family has no log CDF (log_cdf / log_ccdf: "
                   "the families with a closed-form CDF, the gamma and beta families, Student's t and the "
                   "Bernoulli, Poisson, binomial and negative binomial counts have them; "

@@ -382,6 +382,13 @@ inline constexpr known_point log_logistic_points[] = {{-inf, -inf}, {inf, 0.0}};
 inline constexpr known_point log1m_logistic_points[] = {{-inf, 0.0}, {inf, -inf}};  // decreasing
 inline constexpr known_point odd_unit_points[] = {{-inf, -1.0}, {0.0, 0.0}, {inf, 1.0}};  // tanh, erf
 inline constexpr known_point digamma_points[] = {{0.0, -inf}, {inf, inf}};
+inline constexpr known_point odd_points[] = {{-inf, -inf}, {0.0, 0.0}, {inf, inf}};  // sinh, asinh, cbrt
+inline constexpr known_point asin_points[] = {{-1.0, -1.57079632679489661923}, {0.0, 0.0}, {1.0, 1.57079632679489661923}};
+inline constexpr known_point acos_points[] = {{-1.0, 3.14159265358979323846}, {0.0, 1.57079632679489661923}, {1.0, 0.0}};
+inline constexpr known_point acosh_points[] = {{1.0, 0.0}, {inf, inf}};
+inline constexpr known_point atanh_points[] = {{-1.0, -inf}, {0.0, 0.0}, {1.0, inf}};
+inline constexpr known_point erfc_points[] = {{-inf, 2.0}, {0.0, 1.0}, {inf, 0.0}};
+inline constexpr known_point inv_phi_points[] = {{0.0, -inf}, {0.5, 0.0}, {1.0, inf}};
 inline constexpr known_point atan_points[] = {{-inf, -1.57079632679489661923}, {0.0, 0.0}, {inf, 1.57079632679489661923}};
 
 /// The closed domain of a function; outside it the image is the whole line.
@@ -460,6 +467,49 @@ constexpr interval sin(const interval& a) { return cos(a); }
 constexpr interval atan(const interval& a) {
   return detail::iv::increasing_image(a, [](double x) { return std::atan(x); }, detail::iv::atan_points);
 }
+/// asin x, acos x: domain [−1, 1]; [−π/2, π/2] increasing, [0, π] decreasing.
+constexpr interval asin(const interval& a) {
+  if (!detail::iv::inside(a, -1.0) || a.hi > 1) return interval::whole();
+  return detail::iv::increasing_image(a, [](double x) { return std::asin(x); }, detail::iv::asin_points);
+}
+constexpr interval acos(const interval& a) {
+  if (!detail::iv::inside(a, -1.0) || a.hi > 1) return interval::whole();
+  return detail::iv::decreasing_image(a, [](double x) { return std::acos(x); }, detail::iv::acos_points);
+}
+/// sinh, asinh and the cube root: increasing and odd.
+constexpr interval sinh(const interval& a) {
+  return detail::iv::increasing_image(a, [](double x) { return std::sinh(x); }, detail::iv::odd_points);
+}
+constexpr interval asinh(const interval& a) {
+  return detail::iv::increasing_image(a, [](double x) { return std::asinh(x); }, detail::iv::odd_points);
+}
+constexpr interval cbrt(const interval& a) {
+  return detail::iv::increasing_image(a, [](double x) { return std::cbrt(x); }, detail::iv::odd_points);
+}
+/// cosh x: [1, ∞) (not narrowed).
+constexpr interval cosh(const interval& a) {
+  if (a.is_empty()) return a;
+  return interval::closed_open(1.0, interval::inf);
+}
+/// acosh x: domain [1, ∞), image [0, ∞); atanh x: domain (−1, 1), the whole line.
+constexpr interval acosh(const interval& a) {
+  if (!detail::iv::inside(a, 1.0)) return interval::whole();
+  return detail::iv::increasing_image(a, [](double x) { return std::acosh(x); }, detail::iv::acosh_points);
+}
+constexpr interval atanh(const interval& a) {
+  if (!detail::iv::inside(a, -1.0) || a.hi > 1) return interval::whole();
+  return detail::iv::increasing_image(a, [](double x) { return std::atanh(x); }, detail::iv::atanh_points);
+}
+/// erfc x: (0, 2), decreasing.
+constexpr interval erfc(const interval& a) {
+  return detail::iv::decreasing_image(a, [](double x) { return std::erfc(x); }, detail::iv::erfc_points);
+}
+/// Φ⁻¹(p): domain [0, 1], increasing onto the whole line.
+constexpr interval inv_Phi(const interval& a) {
+  if (!detail::iv::inside(a, 0.0) || a.hi > 1) return interval::whole();
+  return detail::iv::increasing_image(a, [](double x) { return math::inv_Phi(x); }, detail::iv::inv_phi_points);
+}
+
 /// fmin(a, b) and fmax(a, b): each end the smaller (larger) of the operands' ends.
 constexpr interval fmin(const interval& a, const interval& b) {
   if (a.is_empty() || b.is_empty()) return interval::empty();

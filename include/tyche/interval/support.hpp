@@ -85,13 +85,24 @@ inline constexpr bool known_unary_rule_v =
     std::is_same_v<Rule, rules::digamma> || std::is_same_v<Rule, rules::erf> ||
     std::is_same_v<Rule, rules::Phi> || std::is_same_v<Rule, rules::log_Phi> ||
     std::is_same_v<Rule, rules::log_bessel_i0> || std::is_same_v<Rule, rules::cos> ||
-    std::is_same_v<Rule, rules::sin> || std::is_same_v<Rule, rules::atan> || is_assume_rule<Rule>::value;
+    std::is_same_v<Rule, rules::sin> || std::is_same_v<Rule, rules::atan> ||
+    std::is_same_v<Rule, rules::asin> ||
+    std::is_same_v<Rule, rules::acos> ||
+    std::is_same_v<Rule, rules::sinh> ||
+    std::is_same_v<Rule, rules::cosh> ||
+    std::is_same_v<Rule, rules::asinh> ||
+    std::is_same_v<Rule, rules::acosh> ||
+    std::is_same_v<Rule, rules::atanh> ||
+    std::is_same_v<Rule, rules::erfc> ||
+    std::is_same_v<Rule, rules::cbrt> ||
+    std::is_same_v<Rule, rules::inv_Phi> || is_assume_rule<Rule>::value;
 
 template <class Rule>
 inline constexpr bool known_binary_rule_v =
     std::is_same_v<Rule, rules::add> || std::is_same_v<Rule, rules::subtract> ||
     std::is_same_v<Rule, rules::multiply> || std::is_same_v<Rule, rules::divide> ||
-    std::is_same_v<Rule, rules::pow> || std::is_same_v<Rule, rules::fmin> || std::is_same_v<Rule, rules::fmax>;
+    std::is_same_v<Rule, rules::pow> || std::is_same_v<Rule, rules::fmin> || std::is_same_v<Rule, rules::fmax> ||
+    std::is_same_v<Rule, rules::atan2>;
 
 template <class S>
 constexpr interval assumed_support(rules::assume_support<S>) { return S::value; }
@@ -125,6 +136,16 @@ constexpr interval unary_image(const Rule& r, const interval& a) {
   else if constexpr (std::is_same_v<Rule, rules::cos>) return cos(a);
   else if constexpr (std::is_same_v<Rule, rules::sin>) return sin(a);
   else if constexpr (std::is_same_v<Rule, rules::atan>) return atan(a);
+  else if constexpr (std::is_same_v<Rule, rules::asin>) return asin(a);
+  else if constexpr (std::is_same_v<Rule, rules::acos>) return acos(a);
+  else if constexpr (std::is_same_v<Rule, rules::sinh>) return sinh(a);
+  else if constexpr (std::is_same_v<Rule, rules::cosh>) return cosh(a);
+  else if constexpr (std::is_same_v<Rule, rules::asinh>) return asinh(a);
+  else if constexpr (std::is_same_v<Rule, rules::acosh>) return acosh(a);
+  else if constexpr (std::is_same_v<Rule, rules::atanh>) return atanh(a);
+  else if constexpr (std::is_same_v<Rule, rules::erfc>) return erfc(a);
+  else if constexpr (std::is_same_v<Rule, rules::cbrt>) return cbrt(a);
+  else if constexpr (std::is_same_v<Rule, rules::inv_Phi>) return inv_Phi(a);
   else if constexpr (is_assume_rule<Rule>::value) return assumed_support(r);
   else return interval::whole();
 }
@@ -138,6 +159,7 @@ constexpr interval binary_image(const interval& a, const interval& b) {
   else if constexpr (std::is_same_v<Rule, rules::pow>) return pow(a, b);
   else if constexpr (std::is_same_v<Rule, rules::fmin>) return fmin(a, b);
   else if constexpr (std::is_same_v<Rule, rules::fmax>) return fmax(a, b);
+  else if constexpr (std::is_same_v<Rule, rules::atan2>) return interval::closed(-3.14159265358979323846, 3.14159265358979323846);
   else return interval::whole();
 }
 

@@ -283,6 +283,26 @@ xsimd::batch<E, A> sin(const xsimd::batch<E, A>& x) { return xsimd::sin(x); }
 template <class E, class A>
 xsimd::batch<E, A> atan(const xsimd::batch<E, A>& x) { return xsimd::atan(x); }
 template <class E, class A>
+xsimd::batch<E, A> tan(const xsimd::batch<E, A>& x) { return xsimd::tan(x); }
+template <class E, class A>
+xsimd::batch<E, A> asin(const xsimd::batch<E, A>& x) { return xsimd::asin(x); }
+template <class E, class A>
+xsimd::batch<E, A> acos(const xsimd::batch<E, A>& x) { return xsimd::acos(x); }
+template <class E, class A>
+xsimd::batch<E, A> sinh(const xsimd::batch<E, A>& x) { return xsimd::sinh(x); }
+template <class E, class A>
+xsimd::batch<E, A> cosh(const xsimd::batch<E, A>& x) { return xsimd::cosh(x); }
+template <class E, class A>
+xsimd::batch<E, A> asinh(const xsimd::batch<E, A>& x) { return xsimd::asinh(x); }
+template <class E, class A>
+xsimd::batch<E, A> acosh(const xsimd::batch<E, A>& x) { return xsimd::acosh(x); }
+template <class E, class A>
+xsimd::batch<E, A> atanh(const xsimd::batch<E, A>& x) { return xsimd::atanh(x); }
+template <class E, class A>
+xsimd::batch<E, A> cbrt(const xsimd::batch<E, A>& x) { return xsimd::cbrt(x); }
+template <class E, class A>
+xsimd::batch<E, A> atan2(const xsimd::batch<E, A>& y, const xsimd::batch<E, A>& x) { return xsimd::atan2(y, x); }
+template <class E, class A>
 xsimd::batch<E, A> erf(const xsimd::batch<E, A>& x) { return xsimd::erf(x); }
 template <class E, class A>
 xsimd::batch<E, A> erfc(const xsimd::batch<E, A>& x) { return xsimd::erfc(x); }
@@ -338,6 +358,12 @@ xsimd::batch<E, A> per_lane(F f, const xsimd::batch<E, A>& x) {
 template <class A>
 xsimd::batch<float, A> lgamma(const xsimd::batch<float, A>& x) {
   return per_lane([](float v) { return ::lgammaf(v); }, x);
+}
+
+/// Φ⁻¹ (scalar/math.hpp's Newton iteration) lane by lane.
+template <class E, class A>
+xsimd::batch<E, A> inv_Phi(const xsimd::batch<E, A>& x) {
+  return per_lane([](E v) { return inv_Phi(v); }, x);
 }
 
 /// Digamma and trigamma (scalar/math.hpp) lane by lane: xsimd has neither.
