@@ -303,18 +303,18 @@ TEST_CASE("support checks: data decide at model construction", "[partial_eval][s
                          "argument 2 has 3 values (uses mu)): tyche::normal(mu, sigma): "));
   CHECK(observed_error(thrown([&] { (void)joint(mu, normal(mu, exp(mu) * data(s)).observe(data(y))); }), "normal",
         "tyche::normal(mu, sigma): sigma must be > 0, but sigma[2] has support (-inf, 0) "
-        "(data[2] = -0.5)" TYCHE_SUPPORT_HINT));
+        "(computed from data[2] = -0.5)" TYCHE_SUPPORT_HINT));
   CHECK(observed_error(thrown([&] { (void)joint(mu, normal(mu, data(good) - data(s)).observe(data(y))); }), "normal",
         "tyche::normal(mu, sigma): sigma must be > 0, but sigma[1] = 0 "
-        "(data#1[1] = 1, data#2[1] = 1)"));
+        "(computed from data#1[1] = 1, data#2[1] = 1)"));
   // Data named in data(values, "name") are named in the message.
   CHECK(observed_error(thrown([&] { (void)joint(mu, normal(mu, data(s, "s")).observe(data(y))); }), "normal",
         "tyche::normal(mu, sigma): sigma must be > 0, but sigma[2] = -0.5 (data 's')"));
   CHECK(observed_error(thrown([&] { (void)joint(mu, normal(mu, exp(mu) * data(s, "s")).observe(data(y))); }), "normal",
-        "tyche::normal(mu, sigma): sigma must be > 0, but sigma[2] has support (-inf, 0) (s[2] = -0.5)" TYCHE_SUPPORT_HINT));
+        "tyche::normal(mu, sigma): sigma must be > 0, but sigma[2] has support (-inf, 0) (computed from s[2] = -0.5)" TYCHE_SUPPORT_HINT));
   CHECK(observed_error(thrown([&] { (void)joint(mu, normal(mu, data(good, "good") - data(s)).observe(data(y))); }), "normal",
         "tyche::normal(mu, sigma): sigma must be > 0, but sigma[1] = 0 "
-        "(good[1] = 1, data#2[1] = 1)"));
+        "(computed from good[1] = 1, data#2[1] = 1)"));
   CHECK(thrown([&] { (void)joint(mu, normal<"x">(mu, -1.0)); }) ==
         "tyche::joint(...): the random variable 'x' (normal): tyche::normal(mu, sigma): sigma must be > 0, "
         "but it is -1");
@@ -336,7 +336,7 @@ TEST_CASE("support checks: every kind of domain", "[partial_eval][support]") {
   CHECK(observed_error(thrown([&] { (void)joint(a, bernoulli(data(p)).observe(data(y))); }), "bernoulli",
         "tyche::bernoulli(p): p must be in [0, 1], but p[3] = 1.5 (data)"));
   CHECK(observed_error(thrown([&] { (void)joint(a, binomial(lit<3> - data(k), logistic(a)).observe(data(counts))); }), "binomial",
-        "tyche::binomial(n, p): n must be >= 0, but n[3] = -1 (data[3] = 4)"));
+        "tyche::binomial(n, p): n must be >= 0, but n[3] = -1 (computed from data[3] = 4)"));
   CHECK(thrown([&] { (void)joint(a, tyche::gamma<"g">(2.0, 0.0)); }) ==
         "tyche::joint(...): the random variable 'g' (gamma): tyche::gamma(alpha, beta): beta must be > 0, but "
         "it is 0");

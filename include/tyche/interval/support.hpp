@@ -614,7 +614,8 @@ TYCHE_COLD void check_argument_slowly(const char* call, const char* name, const 
       // An element whose support is an interval depends on parameters: the escape hatch too.
       throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "]" +
                                   (si.lo == si.hi ? " = " + number_to_string(si.lo) : " has support " + to_string(si)) +
-                                  (where.empty() ? "" : " (" + where + ")") + (si.lo == si.hi ? "" : TYCHE_SUPPORT_HINT));
+                                  (where.empty() ? "" : " (computed from " + where + ")") +
+                                  (si.lo == si.hi ? "" : TYCHE_SUPPORT_HINT));
     }
     return;  // every element is inside; only the hull of all of them was not
   } else {
