@@ -100,7 +100,9 @@ lines = [
     "`fmax`) where a bound depends on parameters. Not yet: skew_normal, von_mises, beta_binomial.",
     "`exponential_lcdf`, `half_normal_lcdf`, `half_student_t_lcdf` and",
     "`half_cauchy_lcdf` refuse a y of 0, the closed end of their support, where P(Y ≤ y) is 0 for",
-    "every parameter value; `bernoulli_lccdf` refuses a y of 1 (P(Y > 1) = 0).",
+    "every parameter value; `bernoulli_lccdf` and `bernoulli_logit_lccdf` refuse a y of 1 (P(Y > 1) =",
+    "0). exp_mod_normal's log CDF is log Φ(z) + log(1 − e^(v − log Φ(z))) as Stan's: far in the lower",
+    "tail (|z|³ beyond λσ/ε, |z| ≈ 1.6e5 at λσ = 1) the difference rounds to 0 and it is −∞.",
     "",
 ]
 for h in headers:

@@ -804,7 +804,7 @@ struct at_impl;
 template <std::size_t I, class... Ts>
 struct at_impl<I, list<Ts...>> {
   static_assert(I < sizeof...(Ts), "tyche::meta::at: index past the end of the list");
-  using type = typename decltype(pick<I>(std::declval<const indexer<std::index_sequence_for<Ts...>, Ts...>&>()))::type;
+  using type = typename decltype(tyche::meta::pick<I>(std::declval<const indexer<std::index_sequence_for<Ts...>, Ts...>&>()))::type;
 };
 /// The I-th element of a type list.
 template <std::size_t I, class L>
@@ -920,6 +920,15 @@ namespace tyche {
 template <class Derived>
 struct expr {
   TYCHE_HD constexpr const Derived& derived() const { return static_cast<const Derived&>(*this); }
+  /// Element k (0-based) of a vector expression, as a scalar expression: at(*this, k)
+  /// (operations/functions.hpp, found when the call is instantiated), so that `mu[0]` works on
+  /// any vector expression as on a random variable. A data view keeps its own operator[] (the
+  /// value, for the evaluator).
+  template <class K>
+    requires std::integral<K>
+  auto operator[](K k) const {
+    return at(derived(), static_cast<std::size_t>(k));
+  }
 };
 
 /// The kinds of node; the evaluator dispatches on them at compile time.
@@ -1742,16 +1751,30 @@ TYCHE_HD inline float bessel_i1_over_i0(float x) {
   return static_cast<float>(bessel_i1_over_i0(double(x)));
 }
 
-/// Φ⁻¹(p), the standard normal quantile (Stan's inv_Phi), 0 ≤ p ≤ 1: Abramowitz & Stegun
-/// 26.2.23's rational approximation of the tail quantile (error < 4.5e-4) as the start, then
-/// Newton's method on log Φ(z) = log p, which is concave in z: after the first step every
-/// iterate lies below the root and rises to it (quadratically: four steps from 4.5e-4 reach
-/// the double's precision; the loop stops when a step no longer moves z). Above p = 1/2 by the
-/// symmetry Φ⁻¹(p) = −Φ⁻¹(1 − p) (1 − p exact there). p = 0, 1 give ∓∞; outside [0, 1], NaN.
+/// Φ⁻¹(p), the standard normal quantile (Stan's inv_Phi), 0 ≤ p ≤ 1. In the tails (p < 1/4,
+/// p > 3/4): Abramowitz & Stegun 26.2.23's rational approximation of the tail quantile (error
+/// < 4.5e-4) as the start, then Newton's method on log Φ(z) = log p, which is concave in z: after
+/// the first step every iterate lies below the root and rises to it (quadratically: three or
+/// four steps reach the double's precision; the loop stops when a step no longer moves z), the
+/// upper tail by the symmetry Φ⁻¹(p) = −Φ⁻¹(1 − p) (1 − p exact there). In the centre Newton on
+/// erf (below), relative to z. p = 0, 1 give ∓∞; outside [0, 1], NaN.
 TYCHE_HD inline double inv_Phi(double p) {
   if (!(p >= 0 && p <= 1)) return ::nan("");
   if (p == 0) return -HUGE_VAL;
   if (p == 1) return HUGE_VAL;
+  if (p >= 0.25 && p <= 0.75) {
+    // The centre: log Φ's Newton steps would give z to 1e-16 absolute only. Solve
+    // erf(z/√2) = 2p − 1 instead (2p − 1 exact here, erf accurate relative to its value):
+    // Newton from the first-order z = r √(π/2), to relative precision (z = 0 at p = 1/2).
+    const double r = 2 * p - 1;
+    double z = r * 1.25331413731550025121;
+    for (int i = 0; i < 8 && z != 0; ++i) {
+      const double step = (::erf(z * inv_sqrt_two) - r) / (0.79788456080286535588 * ::exp(-0.5 * z * z));
+      z -= step;
+      if (::fabs(step) <= 1e-16 * ::fabs(z)) break;
+    }
+    return z;
+  }
   const bool upper = p > 0.5;
   const double q = upper ? 1 - p : p;  // the lower tail's probability, ≤ 1/2
   const double log_q = ::log(q);
@@ -3739,8 +3762,10 @@ struct log_inc_beta_result {
 /// log I_x(a, b) and log(1 − I_x(a, b)) with their derivatives (see the top of the file): a ≥ 0,
 /// b > 0, 0 ≤ x ≤ 1, y = 1 − x (the caller's complement, used where 1 − x is needed: given
 /// separately it keeps the digits of a small 1 − x, a binomial's p), NaN elsewhere. a = 0 (a
-/// binomial count at its number of trials) gives I = 1; x = 0 gives I = 0 and x = 1 gives I = 1
-/// (derivatives 0 there). The derivative in x is the total one along y = 1 − x.
+/// binomial count at its number of trials) gives I = 1; x = 0 gives I = 0 and y = 0 gives I = 1
+/// (derivatives 0 there); x = 1 with a complement y > 0 is computed from y (a complement below
+/// the double's 1e-16 near 1: Student's t near t = 0). The derivative in x is the total one along
+/// y = 1 − x.
 TYCHE_HD inline log_inc_beta_result log_inc_beta(double a, double b, double x, double y) {
   log_inc_beta_result r;
   if (!(a >= 0) || !(b > 0) || !(x >= 0) || !(x <= 1) || !(y >= 0) || !(y <= 1)) {
@@ -3748,7 +3773,7 @@ TYCHE_HD inline log_inc_beta_result log_inc_beta(double a, double b, double x, d
     r = {nan, nan, nan, nan, nan, nan, nan, nan};
     return r;
   }
-  if (a == 0 || x == 1 || y == 0) {
+  if (a == 0 || y == 0) {
     r.log_1m_i = -INFINITY;
     return r;
   }
@@ -5263,7 +5288,8 @@ constexpr interval fmin(const interval& a, const interval& b) {
   r.lo = a.lo < b.lo ? a.lo : b.lo;
   r.lo_closed = (a.lo == r.lo && a.lo_closed) || (b.lo == r.lo && b.lo_closed);
   r.hi = a.hi < b.hi ? a.hi : b.hi;
-  r.hi_closed = a.hi == b.hi ? (a.hi_closed || b.hi_closed) : (a.hi < b.hi ? a.hi_closed : b.hi_closed);
+  // The larger end is reached only where both operands reach it.
+  r.hi_closed = a.hi == b.hi ? (a.hi_closed && b.hi_closed) : (a.hi < b.hi ? a.hi_closed : b.hi_closed);
   return r;
 }
 constexpr interval fmax(const interval& a, const interval& b) { return -fmin(-a, -b); }
@@ -6095,7 +6121,8 @@ TYCHE_COLD void check_argument_slowly(const char* call, const char* name, const 
       // An element whose support is an interval depends on parameters: the escape hatch too.
       throw std::invalid_argument(head + name + "[" + std::to_string(i + 1) + "]" +
                                   (si.lo == si.hi ? " = " + number_to_string(si.lo) : " has support " + to_string(si)) +
-                                  (where.empty() ? "" : " (" + where + ")") + (si.lo == si.hi ? "" : TYCHE_SUPPORT_HINT));
+                                  (where.empty() ? "" : " (computed from " + where + ")") +
+                                  (si.lo == si.hi ? "" : TYCHE_SUPPORT_HINT));
     }
     return;  // every element is inside; only the hull of all of them was not
   } else {
@@ -13315,7 +13342,7 @@ struct bernoulli_distribution : distribution<bernoulli_distribution<P>> {
   /// P(Y ≤ 0) = 1 − p, P(Y ≤ 1) = 1; P(Y > 0) = p (and P(Y > 1) = 0, refused: lccdf_problem).
   template <class X>
   auto log_cdf(const X& y) const {
-    return detail::total((lit<1> - y) * log1p(-p));
+    return detail::total((lit<1> - y) * log1m(p));
   }
   template <class X>
   auto log_ccdf(const X& y) const {
@@ -14482,14 +14509,15 @@ struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> 
   }
   /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
   /// (log_densities.hpp), e.g. censored observations.
-  /// P(X ≤ x) = (2/π) atan(x/σ) and P(X > x) = (2/π) atan(σ/x).
+  /// P(X ≤ x) = (2/π) atan(x/σ) and P(X > x) = (2/π) atan(σ/x), the latter as atan2(σ, x) (finite
+  /// with its gradient at x = 0).
   template <class X>
   auto log_cdf(const X& x) const {
     return detail::total(log(atan(x / sigma)) + detail::log_two_over_pi);
   }
   template <class X>
   auto log_ccdf(const X& x) const {
-    return detail::total(log(atan(sigma / x)) + detail::log_two_over_pi);
+    return detail::total(log(atan2(sigma, x)) + detail::log_two_over_pi);
   }
   auto arguments() const { return std::tuple{sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the

@@ -694,8 +694,64 @@ TEST_CASE("log_gamma_p, log_inc_beta: full precision at large shapes", "[distrib
     for (const double t : {-4.0, -0.3, 1.5}) {
       INFO("nu = " << nu << ", t = " << t);
       const bm::students_t_distribution<double> d(nu);
-      const double tol = std::max(1e-12, 4 * 2.2e-16 * (nu + t * t) / (t * t));  // the same, 1 − x = t²/(ν + t²)
+      // The same ε/(1 − x), 1 − x = t²/(ν + t²), where the fraction runs on x (t = −4: 1.2e-12 and
+      // 1.3e-11 relative against mpmath); on the complement (t = −0.3) it is 1e-16.
+      const double tol = std::max(1e-12, 4 * 2.2e-16 * (nu + t * t) / (t * t));
       CHECK(math::student_t_log_cdf(nu, t).lcdf == Approx(std::log(bm::cdf(d, t))).epsilon(tol));
-      CHECK(math::student_t_log_cdf(nu, t).lccdf == Approx(std::log(bm::cdf(bm::complement(d, t)))).epsilon(tol));
+      CHECK(math::student_t_log_cdf(nu, t).lccdf == Approx(std::log(bm::cdf(bm::complement(d, t)))).epsilon(tol).margin(1e-16));
     }
+}
+
+// Arguments near the ends: Student's t and its half near 0 (x = ν/(ν + t²) rounds to 1, the
+// complement t²/(ν + t²) keeps the digits; before, the half's log CDF was −∞ below x = 1e-8), the
+// clamps of pareto, pareto_type_2 and uniform where a bound is a parameter and y lies outside
+// the support, and pareto with its bound as data against Boost.Math.
+TEST_CASE("lcdf, lccdf: near the centre of Student's t, and outside a support whose bound is a parameter",
+          "[distributions][lcdf]") {
+  param<"x"> x;
+  param<"a"> a;
+  const auto half = compile(half_student_t_lcdf(x, 3.0, exp(a)), x, a);
+  const auto whole = compile(student_t_lcdf(x, 3.0, 0.0, exp(a)), x, a);
+  for (const double v : {1e-12, 1e-9, 1e-8, 2e-8, 1e-5}) {
+    INFO("x = " << v);
+    const double u = v * v / (3 + v * v);
+    // P(|T| ≤ v) = I_u(1/2, 3/2); P(T ≤ −v) = (1 − I_u(1/2, 3/2)) / 2.
+    CHECK(half.value(std::vector<double>{v, 0.0}) == Approx(std::log(bm::ibeta(0.5, 1.5, u))).epsilon(1e-13));
+    CHECK(whole.value(std::vector<double>{-v, 0.0}) == Approx(std::log(0.5) + std::log1p(-bm::ibeta(0.5, 1.5, u))).epsilon(1e-15));
+    // P(|T| ≤ x/σ) ∝ x/σ here: ∂/∂x = 1/x and ∂/∂log σ = −1 (finite differences cannot step
+    // below x).
+    std::vector<double> g(2), ws(half.workspace_size());
+    half.value_and_gradient(std::span<const double>(std::vector<double>{v, 0.0}), std::span<double>(g), std::span<double>(ws));
+    CHECK(g[0] * v == Approx(1.0).epsilon(1e-6));
+    CHECK(g[1] == Approx(-1.0).epsilon(1e-6));
+  }
+  tyche_test::check_gradient_at(whole, {-1e-8, 0.0}, "student_t_lcdf near 0");
+  // A y below a bound that is a parameter: P(Y ≤ y) = 0, P(Y > y) = 1 (pareto's y_min = e^a,
+  // pareto_type_2's μ = a, uniform's a = −e^a); above uniform's b: P(Y ≤ y) = 1.
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> at{0.0};
+  CHECK(compile(pareto_lcdf(0.5, exp(a), 2.0), a).value(at) == -inf);
+  CHECK(compile(pareto_lccdf(0.5, exp(a), 2.0), a).value(at) == 0.0);
+  CHECK(compile(pareto_type_2_lcdf(-0.5, a, 1.0, 2.0), a).value(at) == -inf);
+  CHECK(compile(pareto_type_2_lccdf(-0.5, a, 1.0, 2.0), a).value(at) == 0.0);
+  CHECK(compile(uniform_lcdf(-1.5, -exp(a), exp(a)), a).value(at) == -inf);
+  CHECK(compile(uniform_lccdf(-1.5, -exp(a), exp(a)), a).value(at) == 0.0);
+  CHECK(compile(uniform_lcdf(1.5, -exp(a), exp(a)), a).value(at) == 0.0);
+  CHECK(compile(uniform_lccdf(1.5, -exp(a), exp(a)), a).value(at) == -inf);
+  // The bound as data (no clamp): pareto(0.5, e^a) over data above it, against Boost.
+  const std::vector<double> y{0.7, 1.3, 6.0};
+  const auto pts = tyche_test::points_in(10, {{-1.0, 1.0}}, 112);
+  tyche_test::check_log_density(compile(pareto_lcdf(data(y), 0.5, exp(a)) + 2 * pareto_lccdf(data(y), 0.5, exp(a)), a), pts,
+                                [&](const std::vector<double>& p) {
+                                  const bm::pareto_distribution<double> d(0.5, std::exp(p[0]));
+                                  double total = 0;
+                                  for (const double v : y) total += std::log(bm::cdf(d, v)) + 2 * std::log(bm::cdf(bm::complement(d, v)));
+                                  return total;
+                                },
+                                "pareto_lcdf + 2 pareto_lccdf, y_min data");
+  // half_cauchy's survival function at 0 is 1, with a finite gradient (atan2).
+  const std::vector<double> zero{0.0};
+  const auto hc = compile(half_cauchy_lccdf(data(zero), exp(a)), a);
+  CHECK(hc.value(at) == Approx(0.0).margin(1e-15));
+  tyche_test::check_gradient_at(hc, {0.3}, "half_cauchy_lccdf at 0");
 }

@@ -132,7 +132,8 @@ static_assert(inv_Phi(unit_open) == whole && inv_Phi(interval::closed_open(0.5, 
 static_assert(fmin(pos, interval::closed(-1, 1)) == interval::closed(-1, 1));
 static_assert(fmin(pos, interval::point(1)) == interval::open_closed(0, 1));
 static_assert(fmax(whole, interval::point(0)) == nonneg);
-static_assert(fmax(interval::open(0, 1), interval::closed_open(0, 2)) == interval::closed_open(0, 2));
+static_assert(fmax(interval::open(0, 1), interval::closed_open(0, 2)) == interval::open(0, 2));  // 0 needs both at 0
+static_assert(fmin(interval::closed(0, 1), interval::closed_open(-1, 1)) == interval::closed_open(-1, 1));
 static_assert(erf(whole) == interval::open(-1, 1));
 static_assert(Phi(whole) == unit_open && Phi(interval::open_closed(-inf, 0)) == interval::open_closed(0, 0.5));
 static_assert(lgamma(pos).lo < -0.1214862905 && lgamma(pos).lo > -0.1214862906 && lgamma(pos).hi == inf);

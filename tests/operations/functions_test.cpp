@@ -97,7 +97,8 @@ TEST_CASE("operations: at(v, k) picks an element, through elementwise operations
   CHECK_THROWS_WITH(at(v, 3), Contains("index 3") && Contains("size 3"));
 }
 
-TEST_CASE("operations: Stan's compositions (logit, log_diff_exp, lbeta, lchoose, log10, hypot, mean, sd, ...) "
+TEST_CASE("operations: Stan's compositions (logit, log_diff_exp, lbeta, lchoose, log10, hypot, mean, sd, ...) and "
+          "an element by [] "
           "against the same formulas in double, with gradients",
           "[core][operations]") {
   param<"a"> a;
@@ -111,7 +112,7 @@ TEST_CASE("operations: Stan's compositions (logit, log_diff_exp, lbeta, lchoose,
                                 14 * lmultiply(a, b) + 15 * Phi_approx(a - b) + 16 * tgamma(b) +
                                 17 * log_inv_logit(a) + 18 * log1m_inv_logit(b) + 19 * mean(v) + 20 * sd(v) +
                                 21 * variance(v) + 22 * dot_self(v) + 23 * squared_distance(v, a) + 24 * norm1(v) +
-                                25 * norm2(v) + pi() * a + sqrt2() * b + log2() + log10(),
+                                25 * norm2(v) + pi() * a + sqrt2() * b + log2() + log10() + 26 * (v * a)[2],
                             a, b, v);
   auto reference = [](const std::vector<double>& x) {
     const double av = x[0], bv = x[1];
@@ -134,7 +135,8 @@ TEST_CASE("operations: Stan's compositions (logit, log_diff_exp, lbeta, lchoose,
            11 * std::fabs(av - 0.5) + 12 * std::fdim(bv, 2.0) + 13 * std::hypot(av, bv) + 14 * av * std::log(bv) +
            15 / (1 + std::exp(-(0.07056 * z * z * z + 1.5976 * z))) + 16 * std::tgamma(bv) + 17 * std::log(pa) +
            18 * std::log1p(-pb) + 19 * m + 20 * std::sqrt(var) + 21 * var + 22 * sq + 23 * sd2 + 24 * l1 +
-           25 * std::sqrt(sq) + std::numbers::pi * av + std::sqrt(2.0) * bv + std::log(2.0) + std::log(10.0);
+           25 * std::sqrt(sq) + std::numbers::pi * av + std::sqrt(2.0) * bv + std::log(2.0) + std::log(10.0) +
+           26 * w[2] * av;
   };
   std::mt19937_64 rng(31);
   std::uniform_real_distribution<double> ua(0.1, 0.9), ub(1.2, 3.0), uv(-2, 2);

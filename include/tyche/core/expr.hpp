@@ -17,6 +17,15 @@ namespace tyche {
 template <class Derived>
 struct expr {
   TYCHE_HD constexpr const Derived& derived() const { return static_cast<const Derived&>(*this); }
+  /// Element k (0-based) of a vector expression, as a scalar expression: at(*this, k)
+  /// (operations/functions.hpp, found when the call is instantiated), so that `mu[0]` works on
+  /// any vector expression as on a random variable. A data view keeps its own operator[] (the
+  /// value, for the evaluator).
+  template <class K>
+    requires std::integral<K>
+  auto operator[](K k) const {
+    return at(derived(), static_cast<std::size_t>(k));
+  }
 };
 
 /// The kinds of node; the evaluator dispatches on them at compile time.

@@ -127,7 +127,7 @@ struct at_impl;
 template <std::size_t I, class... Ts>
 struct at_impl<I, list<Ts...>> {
   static_assert(I < sizeof...(Ts), "tyche::meta::at: index past the end of the list");
-  using type = typename decltype(pick<I>(std::declval<const indexer<std::index_sequence_for<Ts...>, Ts...>&>()))::type;
+  using type = typename decltype(tyche::meta::pick<I>(std::declval<const indexer<std::index_sequence_for<Ts...>, Ts...>&>()))::type;
 };
 /// The I-th element of a type list.
 template <std::size_t I, class L>

@@ -25,7 +25,7 @@ struct bernoulli_distribution : distribution<bernoulli_distribution<P>> {
   /// P(Y ≤ 0) = 1 − p, P(Y ≤ 1) = 1; P(Y > 0) = p (and P(Y > 1) = 0, refused: lccdf_problem).
   template <class X>
   auto log_cdf(const X& y) const {
-    return detail::total((lit<1> - y) * log1p(-p));
+    return detail::total((lit<1> - y) * log1m(p));
   }
   template <class X>
   auto log_ccdf(const X& y) const {

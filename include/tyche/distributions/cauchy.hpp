@@ -4,6 +4,7 @@
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/distributions/detail/family.hpp>
+#include <tyche/operations/stan_functions.hpp>
 
 #include <cmath>
 #include <random>
@@ -56,14 +57,15 @@ struct half_cauchy_distribution : distribution<half_cauchy_distribution<Sigma>> 
   }
   /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
   /// (log_densities.hpp), e.g. censored observations.
-  /// P(X ≤ x) = (2/π) atan(x/σ) and P(X > x) = (2/π) atan(σ/x).
+  /// P(X ≤ x) = (2/π) atan(x/σ) and P(X > x) = (2/π) atan(σ/x), the latter as atan2(σ, x) (finite
+  /// with its gradient at x = 0).
   template <class X>
   auto log_cdf(const X& x) const {
     return detail::total(log(atan(x / sigma)) + detail::log_two_over_pi);
   }
   template <class X>
   auto log_ccdf(const X& x) const {
-    return detail::total(log(atan(sigma / x)) + detail::log_two_over_pi);
+    return detail::total(log(atan2(sigma, x)) + detail::log_two_over_pi);
   }
   auto arguments() const { return std::tuple{sigma}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the

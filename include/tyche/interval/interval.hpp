@@ -517,7 +517,8 @@ constexpr interval fmin(const interval& a, const interval& b) {
   r.lo = a.lo < b.lo ? a.lo : b.lo;
   r.lo_closed = (a.lo == r.lo && a.lo_closed) || (b.lo == r.lo && b.lo_closed);
   r.hi = a.hi < b.hi ? a.hi : b.hi;
-  r.hi_closed = a.hi == b.hi ? (a.hi_closed || b.hi_closed) : (a.hi < b.hi ? a.hi_closed : b.hi_closed);
+  // The larger end is reached only where both operands reach it.
+  r.hi_closed = a.hi == b.hi ? (a.hi_closed && b.hi_closed) : (a.hi < b.hi ? a.hi_closed : b.hi_closed);
   return r;
 }
 constexpr interval fmax(const interval& a, const interval& b) { return -fmin(-a, -b); }

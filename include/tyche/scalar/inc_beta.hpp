@@ -111,8 +111,10 @@ struct log_inc_beta_result {
 /// log I_x(a, b) and log(1 − I_x(a, b)) with their derivatives (see the top of the file): a ≥ 0,
 /// b > 0, 0 ≤ x ≤ 1, y = 1 − x (the caller's complement, used where 1 − x is needed: given
 /// separately it keeps the digits of a small 1 − x, a binomial's p), NaN elsewhere. a = 0 (a
-/// binomial count at its number of trials) gives I = 1; x = 0 gives I = 0 and x = 1 gives I = 1
-/// (derivatives 0 there). The derivative in x is the total one along y = 1 − x.
+/// binomial count at its number of trials) gives I = 1; x = 0 gives I = 0 and y = 0 gives I = 1
+/// (derivatives 0 there); x = 1 with a complement y > 0 is computed from y (a complement below
+/// the double's 1e-16 near 1: Student's t near t = 0). The derivative in x is the total one along
+/// y = 1 − x.
 TYCHE_HD inline log_inc_beta_result log_inc_beta(double a, double b, double x, double y) {
   log_inc_beta_result r;
   if (!(a >= 0) || !(b > 0) || !(x >= 0) || !(x <= 1) || !(y >= 0) || !(y <= 1)) {
@@ -120,7 +122,7 @@ TYCHE_HD inline log_inc_beta_result log_inc_beta(double a, double b, double x, d
     r = {nan, nan, nan, nan, nan, nan, nan, nan};
     return r;
   }
-  if (a == 0 || x == 1 || y == 0) {
+  if (a == 0 || y == 0) {
     r.log_1m_i = -INFINITY;
     return r;
   }
