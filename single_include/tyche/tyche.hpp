@@ -3854,6 +3854,70 @@ TYCHE_HD inline student_t_log_cdf_result student_t_log_cdf(double nu, double t) 
   return r;
 }
 
+/// log P(Y ≤ y) and log P(Y > y) of beta_binomial(n, a, b), with their derivatives in a and b.
+struct beta_binomial_log_cdf_result {
+  double lcdf = 0, lccdf = 0;
+  double lcdf_da = 0, lcdf_db = 0, lccdf_da = 0, lccdf_db = 0;
+};
+
+/// The beta-binomial CDF by summing its probabilities on the side of y away from the mean (the
+/// smaller probability, kept to full relative precision; the other side as log(1 − ·)):
+/// P(Y = k) = C(n, k) B(k + a, n − k + b) / B(a, b), from the term next to y outwards by the ratio
+/// of neighbours, so no term overflows; ∂ log P(Y = k)/∂a = ψ(k + a) − ψ(n + a + b) − ψ(a) +
+/// ψ(a + b) (and in b with n − k + b), the ψ's stepped by ψ(x + 1) = ψ(x) + 1/x; the side's
+/// derivative is the probability-weighted mean of its terms'. O(min(y + 1, n − y)) terms. n and y
+/// whole numbers, 0 ≤ y, a > 0, b > 0 (NaN elsewhere); y ≥ n gives P(Y ≤ y) = 1.
+TYCHE_HD inline beta_binomial_log_cdf_result beta_binomial_log_cdf(double n, double a, double b, double y) {
+  beta_binomial_log_cdf_result r;
+  if (!(n >= 0) || !(a > 0) || !(b > 0) || !(y >= 0) || n != ::floor(n) || y != ::floor(y)) {
+    const double nan = ::nan("");
+    r = {nan, nan, nan, nan, nan, nan};
+    return r;
+  }
+  if (y >= n) {
+    r.lccdf = -INFINITY;
+    return r;
+  }
+  const bool lower = y < n * a / (a + b);  // sum P(Y ≤ y) where y is below the mean
+  double k = lower ? y : y + 1;            // the term next to y, then outwards
+  const double psi_nab = digamma(n + a + b), psi_ab = digamma(a + b), psi_a = digamma(a), psi_b = digamma(b);
+  double psi_ka = digamma(k + a), psi_nkb = digamma(n - k + b);
+  const double log_first = ::lgamma(n + 1) - ::lgamma(k + 1) - ::lgamma(n - k + 1) + ::lgamma(k + a) +
+                           ::lgamma(n - k + b) - ::lgamma(n + a + b) + ::lgamma(a + b) - ::lgamma(a) - ::lgamma(b);
+  double t = 1, sum = 0, sum_da = 0, sum_db = 0, log_scale = 0;
+  for (;;) {
+    sum += t;
+    sum_da += t * (psi_ka - psi_nab - psi_a + psi_ab);
+    sum_db += t * (psi_nkb - psi_nab - psi_b + psi_ab);
+    if (lower ? k == 0 : k == n) break;
+    if (lower) {  // P(k − 1) / P(k) = k (n − k + b) / ((n − k + 1)(k − 1 + a))
+      t *= k * (n - k + b) / ((n - k + 1) * (k - 1 + a));
+      k -= 1;
+      psi_ka -= 1 / (k + a);
+      psi_nkb += 1 / (n - k - 1 + b);
+    } else {  // P(k + 1) / P(k) = (n − k)(k + a) / ((k + 1)(n − k − 1 + b))
+      t *= (n - k) * (k + a) / ((k + 1) * (n - k - 1 + b));
+      psi_ka += 1 / (k + a);
+      psi_nkb -= 1 / (n - k - 1 + b);
+      k += 1;
+    }
+    if (t > 1e250) {  // a U-shaped pmf rising away from y: keep the sums finite
+      sum *= 1e-250, sum_da *= 1e-250, sum_db *= 1e-250, t *= 1e-250;
+      log_scale += 575.64627324851142;  // 250 log 10
+    }
+  }
+  const double side = log_first + log_scale + ::log(sum);
+  const double side_da = sum_da / sum, side_db = sum_db / sum;
+  const double other = log1m_exp_scalar(side);
+  const double ratio = -::exp(side - other);
+  if (lower) {
+    r = {side, other, side_da, side_db, ratio * side_da, ratio * side_db};
+  } else {
+    r = {other, side, ratio * side_da, ratio * side_db, side_da, side_db};
+  }
+  return r;
+}
+
 }  // namespace tyche::math
 // ----- end tyche/scalar/inc_beta.hpp -----
 // ----- begin tyche/scalar/inc_gamma.hpp -----
@@ -4353,6 +4417,58 @@ namespace tyche::ops {
 /// operands, so a vector op: its values held in a buffer; the reverse pass evaluates the
 /// derivatives again (the iteration is not kept). The derivative in x is the total one along
 /// y = 1 − x, so none goes to y.
+/// log P(Y ≤ y) (Upper = false) or log P(Y > y) (true) of beta_binomial(n, a, b), elementwise
+/// over m values, of the operands n, a, b, y in that order, each a scalar or m values (scalar/
+/// inc_beta.hpp's beta_binomial_log_cdf, lane by lane: a sum whose length depends on the
+/// arguments). n and y are counts (data): no derivative goes to them.
+template <bool Upper>
+struct beta_binomial_lcdf_map {
+  static constexpr const char* name = Upper ? "beta_binomial_lccdf" : "beta_binomial_lcdf";
+  static constexpr bool has_payload = false;
+  template <class N, class A, class B, class Y>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const beta_binomial_lcdf_map&) const = default;
+
+  template <class T>
+  TYCHE_HD static T at(std::size_t i, const T* const* in, const std::size_t* in_n, T* d) {
+    using E = element_type_t<T>;
+    using lanes_of = tyche::detail::lane_ops<T>;
+    constexpr std::size_t lanes = lanes_of::size;
+    E n[lanes], a[lanes], b[lanes], y[lanes], v[lanes], da[lanes], db[lanes];
+    lanes_of::store(n, in[0][in_n[0] > 1 ? i : 0]);
+    lanes_of::store(a, in[1][in_n[1] > 1 ? i : 0]);
+    lanes_of::store(b, in[2][in_n[2] > 1 ? i : 0]);
+    lanes_of::store(y, in[3][in_n[3] > 1 ? i : 0]);
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const math::beta_binomial_log_cdf_result r = math::beta_binomial_log_cdf(
+          static_cast<double>(n[l]), static_cast<double>(a[l]), static_cast<double>(b[l]), static_cast<double>(y[l]));
+      v[l] = static_cast<E>(Upper ? r.lccdf : r.lcdf);
+      da[l] = static_cast<E>(Upper ? r.lccdf_da : r.lcdf_da);
+      db[l] = static_cast<E>(Upper ? r.lccdf_db : r.lcdf_db);
+    }
+    if (d != nullptr) {
+      d[0] = lift<T>(0.0);
+      d[1] = lanes_of::load(da);
+      d[2] = lanes_of::load(db);
+      d[3] = lift<T>(0.0);
+    }
+    return lanes_of::load(v);
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = at<T>(i, in, in_n, nullptr);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < m; ++i) {
+      T d[4];
+      (void)at<T>(i, in, in_n, d);
+      for (std::size_t j = 1; j < 3; ++j) in_adj[j][in_n[j] > 1 ? i : 0] += adj[i] * d[j];
+    }
+  }
+};
+
 template <bool Upper>
 struct log_inc_beta_map {
   static constexpr const char* name = Upper ? "log1m_inc_beta" : "log_inc_beta";
@@ -7568,7 +7684,7 @@ template <detail::operand A> requires expression<A> auto cbrt(const A& a) { retu
 /// 1 − erf(a), accurate where it is small (erfc(10) = 2e-45).
 template <detail::operand A> requires expression<A> auto erfc(const A& a) { return detail::make_unary<rules::erfc>(a); }
 /// Φ⁻¹(p), the standard normal quantile, 0 ≤ p ≤ 1 (scalar/math.hpp: Newton's method on log Φ
-/// from Abramowitz & Stegun 26.2.23, to the double's precision; about 0.2 µs).
+/// in the tails and on erf in the centre, to the double's relative precision).
 template <detail::operand A> requires expression<A> auto inv_Phi(const A& a) { return detail::make_unary<rules::inv_Phi>(a); }
 // clang-format on
 
@@ -13659,7 +13775,10 @@ TYCHE_OBSERVED_ONLY_FAMILY(binomial)
 // ----- end tyche/distributions/binomial.hpp -----
 
 #include <cmath>
+#include <cstddef>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 
 namespace tyche {
@@ -13675,6 +13794,36 @@ struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A
     return detail::total(lgamma(y + a) + lgamma(n - y + b) - lgamma(n + a + b) + lgamma(a + b) -
                          lgamma(a) - lgamma(b) +
                          (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
+  }
+  /// log P(Y ≤ y) and log P(Y > y), summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored counts. By summing the probabilities on the side of y
+  /// away from the mean (rules in autodiff/special.hpp, ops::beta_binomial_lcdf_map;
+  /// scalar/inc_beta.hpp): O(min(y, n − y)) terms per count.
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total(tail<false>(y));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total(tail<true>(y));
+  }
+  template <bool Upper, class X>
+  auto tail(const X& y) const {
+    const auto nn = detail::as_node(n);
+    const auto an = detail::as_node(a);
+    const auto bn = detail::as_node(b);
+    const auto yn = detail::as_node(y);
+    const std::size_t sizes[4] = {detail::operand_size(nn), detail::operand_size(an), detail::operand_size(bn),
+                                  detail::operand_size(yn)};
+    std::size_t m = 1;
+    for (const std::size_t s : sizes) m = s != 1 ? s : m;
+    for (const std::size_t s : sizes)
+      if (s != 1 && s != m)
+        throw std::invalid_argument(std::string("tyche::beta_binomial_") + (Upper ? "lccdf" : "lcdf") +
+                                    "(y, n, a, b): the sizes of y (" + std::to_string(sizes[3]) + "), n (" +
+                                    std::to_string(sizes[0]) + "), a (" + std::to_string(sizes[1]) + ") and b (" +
+                                    std::to_string(sizes[2]) + ") differ (each a scalar or a vector of one size)");
+    return make_vector_op(ops::beta_binomial_lcdf_map<Upper>{}, m, nn, an, bn, yn);
   }
   auto arguments() const { return std::tuple{n, a, b}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -13697,6 +13846,11 @@ struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A
   template <class Y>
   void check_observed(const Y& y) const {
     detail::check_trials(family, y, n);
+  }
+  /// check_observed's checks and, for right censoring (censored.hpp), y < n (P(Y > n) = 0).
+  template <class Y>
+  void check_right_censored(const Y& y) const {
+    detail::check_trials(family, y, n, true);
   }
   /// p ~ beta(a, b) (as X / (X + Y) for X ~ gamma(a), Y ~ gamma(b)), then binomial(n, p).
   template <class G>
@@ -14565,8 +14719,8 @@ auto half_cauchy(const Sigma& sigma) {
 // before tᵢ; for observations only:
 //   log p(t | right_censored(d)) = Σ log P(T > tᵢ),   log p(t | left_censored(d)) = Σ log P(T ≤ tᵢ),
 // d's *_lccdf / *_lcdf (log_densities.hpp lists the families that have them: the closed-form
-// ones, the gamma and beta families, Student's t, the Bernoulli, Poisson, binomial and negative
-// binomial counts). Unlike target(weibull_lccdf(...)), the values
+// ones, the gamma and beta families, Student's t, the Bernoulli, Poisson, binomial, beta-binomial
+// and negative binomial counts). Unlike target(weibull_lccdf(...)), the values
 // are observations: loo(m, fit) counts each as one (its pointwise log-likelihood is log P(T > tᵢ)),
 // observation_names() names them, and d's data checks apply. A replicate drawn from the term
 // (posterior_predictive, sample_observations) is a draw of T itself, uncensored.
@@ -14627,7 +14781,7 @@ auto make_censored(const Dist& d) {
     static_assert(censored_distribution<Dist, Upper>::has_cdf,
                   "tyche::right_censored(d) / left_censored(d): d's family has no log CDF (log_cdf / log_ccdf: "
                   "the families with a closed-form CDF, the gamma and beta families, Student's t and the "
-                  "Bernoulli, Poisson, binomial and negative binomial counts have them; "
+                  "Bernoulli, Poisson, binomial, beta-binomial and negative binomial counts have them; "
                   "docs/reference/distributions.md)");
     return censored_distribution<Dist, Upper>{{}, d};
   } else {
@@ -19428,6 +19582,17 @@ auto bernoulli_logit_lcdf(const Y& y, const Alpha& alpha) {
 template <detail::operand Y, detail::operand Alpha>
 auto bernoulli_logit_lccdf(const Y& y, const Alpha& alpha) {
   return detail::log_cdf_at<true>(bernoulli_logit(alpha), y);
+}
+
+/// Σ log P(Y ≤ yᵢ), Y ~ beta_binomial(n, a, b).
+template <detail::operand Y, detail::operand N, detail::operand A, detail::operand B>
+auto beta_binomial_lcdf(const Y& y, const N& n, const A& a, const B& b) {
+  return detail::log_cdf_at<false>(beta_binomial(n, a, b), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ beta_binomial(n, a, b).
+template <detail::operand Y, detail::operand N, detail::operand A, detail::operand B>
+auto beta_binomial_lccdf(const Y& y, const N& n, const A& a, const B& b) {
+  return detail::log_cdf_at<true>(beta_binomial(n, a, b), y);
 }
 
 /// Σ log P(Y ≤ yᵢ), Y ~ gamma(alpha, beta).

@@ -728,16 +728,17 @@ TEST_CASE("lcdf, lccdf: near the centre of Student's t, and outside a support wh
   tyche_test::check_gradient_at(whole, {-1e-8, 0.0}, "student_t_lcdf near 0");
   // A y below a bound that is a parameter: P(Y ≤ y) = 0, P(Y > y) = 1 (pareto's y_min = e^a,
   // pareto_type_2's μ = a, uniform's a = −e^a); above uniform's b: P(Y ≤ y) = 1.
-  const double inf = std::numeric_limits<double>::infinity();
+  // Two programs (one compile each): the log probabilities that are 0 summed with weights, and
+  // the probabilities that are 0 as exp of the log ones (any −∞ missed would leave a weight).
   const std::vector<double> at{0.0};
-  CHECK(compile(pareto_lcdf(0.5, exp(a), 2.0), a).value(at) == -inf);
-  CHECK(compile(pareto_lccdf(0.5, exp(a), 2.0), a).value(at) == 0.0);
-  CHECK(compile(pareto_type_2_lcdf(-0.5, a, 1.0, 2.0), a).value(at) == -inf);
-  CHECK(compile(pareto_type_2_lccdf(-0.5, a, 1.0, 2.0), a).value(at) == 0.0);
-  CHECK(compile(uniform_lcdf(-1.5, -exp(a), exp(a)), a).value(at) == -inf);
-  CHECK(compile(uniform_lccdf(-1.5, -exp(a), exp(a)), a).value(at) == 0.0);
-  CHECK(compile(uniform_lcdf(1.5, -exp(a), exp(a)), a).value(at) == 0.0);
-  CHECK(compile(uniform_lccdf(1.5, -exp(a), exp(a)), a).value(at) == -inf);
+  CHECK(compile(pareto_lccdf(0.5, exp(a), 2.0) + 2 * pareto_type_2_lccdf(-0.5, a, 1.0, 2.0) +
+                    3 * uniform_lccdf(-1.5, -exp(a), exp(a)) + 4 * uniform_lcdf(1.5, -exp(a), exp(a)),
+                a)
+            .value(at) == 0.0);
+  CHECK(compile(exp(pareto_lcdf(0.5, exp(a), 2.0)) + 2 * exp(pareto_type_2_lcdf(-0.5, a, 1.0, 2.0)) +
+                    3 * exp(uniform_lcdf(-1.5, -exp(a), exp(a))) + 4 * exp(uniform_lccdf(1.5, -exp(a), exp(a))),
+                a)
+            .value(at) == 0.0);
   // The bound as data (no clamp): pareto(0.5, e^a) over data above it, against Boost.
   const std::vector<double> y{0.7, 1.3, 6.0};
   const auto pts = tyche_test::points_in(10, {{-1.0, 1.0}}, 112);
@@ -754,4 +755,46 @@ TEST_CASE("lcdf, lccdf: near the centre of Student's t, and outside a support wh
   const auto hc = compile(half_cauchy_lccdf(data(zero), exp(a)), a);
   CHECK(hc.value(at) == Approx(0.0).margin(1e-15));
   tyche_test::check_gradient_at(hc, {0.3}, "half_cauchy_lccdf at 0");
+}
+
+// beta_binomial(n, a, b): log P(Y ≤ y) + 2 log P(Y > y) summed over counts on both sides of the
+// mean, a and b from 0.37 (U-shaped) to 7, against the sum of the probabilities in long double
+// written here (lgamma per term); with gradients. A count at n right-censored is refused.
+TEST_CASE("lcdf + 2 lccdf of beta_binomial against a direct sum", "[distributions][lcdf]") {
+  param<"a"> a;
+  param<"b"> b;
+  const std::vector<double> k{0, 3, 11, 7, 1, 12};
+  const std::vector<double> upper_k{0, 3, 11, 7, 1};
+  auto log_pmf = [](long double n, long double sa, long double sb, long double j) {
+    return std::lgamma(n + 1) - std::lgamma(j + 1) - std::lgamma(n - j + 1) + std::lgamma(j + sa) +
+           std::lgamma(n - j + sb) - std::lgamma(n + sa + sb) + std::lgamma(sa + sb) - std::lgamma(sa) - std::lgamma(sb);
+  };
+  auto side = [&](double n, double sa, double sb, double y, bool upper) {
+    long double total = 0;
+    for (double j = 0; j <= n; ++j)
+      if (upper ? j > y : j <= y) total += std::exp(log_pmf(n, sa, sb, j));
+    return static_cast<double>(std::log(total));
+  };
+  const auto pts = tyche_test::points_in(15, {{-1.0, 2.0}, {-1.0, 2.0}}, 113);
+  tyche_test::check_log_density(
+      compile(beta_binomial_lcdf(data(k), 12.0, exp(a), exp(b)) + 2 * beta_binomial_lccdf(data(upper_k), 12.0, exp(a), exp(b)),
+              a, b),
+      pts,
+      [&](const std::vector<double>& p) {
+        double total = 0;
+        for (const double v : k) total += side(12, std::exp(p[0]), std::exp(p[1]), v, false);
+        for (const double v : upper_k) total += 2 * side(12, std::exp(p[0]), std::exp(p[1]), v, true);
+        return total;
+      },
+      "beta_binomial_lcdf + 2 beta_binomial_lccdf");
+  // 2,000 trials, counts on both sides of the mean (P(Y ≤ 100) = 3.8e-5 at a = b = 5); the
+  // long double reference holds log P to about 1e-15 absolute.
+  for (const double y : {100.0, 900.0, 1000.0, 1700.0}) {
+    INFO("y = " << y);
+    const math::beta_binomial_log_cdf_result r = math::beta_binomial_log_cdf(2000, 5, 5, y);
+    CHECK(r.lcdf == Approx(side(2000, 5, 5, y, false)).epsilon(1e-11).margin(1e-14));
+    CHECK(r.lccdf == Approx(side(2000, 5, 5, y, true)).epsilon(1e-11).margin(1e-14));
+  }
+  CHECK_THROWS_WITH(beta_binomial_lccdf(data(k), 12.0, exp(a), exp(b)), Catch::Contains("y[6] = 12 is the number of trials"));
+  CHECK(std::isnan(math::beta_binomial_log_cdf(10, 1, 1, 2.5).lcdf));
 }

@@ -384,6 +384,58 @@ namespace tyche::ops {
 /// operands, so a vector op: its values held in a buffer; the reverse pass evaluates the
 /// derivatives again (the iteration is not kept). The derivative in x is the total one along
 /// y = 1 − x, so none goes to y.
+/// log P(Y ≤ y) (Upper = false) or log P(Y > y) (true) of beta_binomial(n, a, b), elementwise
+/// over m values, of the operands n, a, b, y in that order, each a scalar or m values (scalar/
+/// inc_beta.hpp's beta_binomial_log_cdf, lane by lane: a sum whose length depends on the
+/// arguments). n and y are counts (data): no derivative goes to them.
+template <bool Upper>
+struct beta_binomial_lcdf_map {
+  static constexpr const char* name = Upper ? "beta_binomial_lccdf" : "beta_binomial_lcdf";
+  static constexpr bool has_payload = false;
+  template <class N, class A, class B, class Y>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const beta_binomial_lcdf_map&) const = default;
+
+  template <class T>
+  TYCHE_HD static T at(std::size_t i, const T* const* in, const std::size_t* in_n, T* d) {
+    using E = element_type_t<T>;
+    using lanes_of = tyche::detail::lane_ops<T>;
+    constexpr std::size_t lanes = lanes_of::size;
+    E n[lanes], a[lanes], b[lanes], y[lanes], v[lanes], da[lanes], db[lanes];
+    lanes_of::store(n, in[0][in_n[0] > 1 ? i : 0]);
+    lanes_of::store(a, in[1][in_n[1] > 1 ? i : 0]);
+    lanes_of::store(b, in[2][in_n[2] > 1 ? i : 0]);
+    lanes_of::store(y, in[3][in_n[3] > 1 ? i : 0]);
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const math::beta_binomial_log_cdf_result r = math::beta_binomial_log_cdf(
+          static_cast<double>(n[l]), static_cast<double>(a[l]), static_cast<double>(b[l]), static_cast<double>(y[l]));
+      v[l] = static_cast<E>(Upper ? r.lccdf : r.lcdf);
+      da[l] = static_cast<E>(Upper ? r.lccdf_da : r.lcdf_da);
+      db[l] = static_cast<E>(Upper ? r.lccdf_db : r.lcdf_db);
+    }
+    if (d != nullptr) {
+      d[0] = lift<T>(0.0);
+      d[1] = lanes_of::load(da);
+      d[2] = lanes_of::load(db);
+      d[3] = lift<T>(0.0);
+    }
+    return lanes_of::load(v);
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = at<T>(i, in, in_n, nullptr);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < m; ++i) {
+      T d[4];
+      (void)at<T>(i, in, in_n, d);
+      for (std::size_t j = 1; j < 3; ++j) in_adj[j][in_n[j] > 1 ? i : 0] += adj[i] * d[j];
+    }
+  }
+};
+
 template <bool Upper>
 struct log_inc_beta_map {
   static constexpr const char* name = Upper ? "log1m_inc_beta" : "log_inc_beta";

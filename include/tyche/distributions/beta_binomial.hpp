@@ -10,7 +10,10 @@
 #include <tyche/distributions/detail/family.hpp>
 
 #include <cmath>
+#include <cstddef>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 
 namespace tyche {
@@ -26,6 +29,36 @@ struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A
     return detail::total(lgamma(y + a) + lgamma(n - y + b) - lgamma(n + a + b) + lgamma(a + b) -
                          lgamma(a) - lgamma(b) +
                          (lgamma(n + lit<1>) - lgamma(y + lit<1>) - lgamma(n - y + lit<1>)));
+  }
+  /// log P(Y ≤ y) and log P(Y > y), summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored counts. By summing the probabilities on the side of y
+  /// away from the mean (rules in autodiff/special.hpp, ops::beta_binomial_lcdf_map;
+  /// scalar/inc_beta.hpp): O(min(y, n − y)) terms per count.
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total(tail<false>(y));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total(tail<true>(y));
+  }
+  template <bool Upper, class X>
+  auto tail(const X& y) const {
+    const auto nn = detail::as_node(n);
+    const auto an = detail::as_node(a);
+    const auto bn = detail::as_node(b);
+    const auto yn = detail::as_node(y);
+    const std::size_t sizes[4] = {detail::operand_size(nn), detail::operand_size(an), detail::operand_size(bn),
+                                  detail::operand_size(yn)};
+    std::size_t m = 1;
+    for (const std::size_t s : sizes) m = s != 1 ? s : m;
+    for (const std::size_t s : sizes)
+      if (s != 1 && s != m)
+        throw std::invalid_argument(std::string("tyche::beta_binomial_") + (Upper ? "lccdf" : "lcdf") +
+                                    "(y, n, a, b): the sizes of y (" + std::to_string(sizes[3]) + "), n (" +
+                                    std::to_string(sizes[0]) + "), a (" + std::to_string(sizes[1]) + ") and b (" +
+                                    std::to_string(sizes[2]) + ") differ (each a scalar or a vector of one size)");
+    return make_vector_op(ops::beta_binomial_lcdf_map<Upper>{}, m, nn, an, bn, yn);
   }
   auto arguments() const { return std::tuple{n, a, b}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
@@ -48,6 +81,11 @@ struct beta_binomial_distribution : distribution<beta_binomial_distribution<N, A
   template <class Y>
   void check_observed(const Y& y) const {
     detail::check_trials(family, y, n);
+  }
+  /// check_observed's checks and, for right censoring (censored.hpp), y < n (P(Y > n) = 0).
+  template <class Y>
+  void check_right_censored(const Y& y) const {
+    detail::check_trials(family, y, n, true);
   }
   /// p ~ beta(a, b) (as X / (X + Y) for X ~ gamma(a), Y ~ gamma(b)), then binomial(n, p).
   template <class G>

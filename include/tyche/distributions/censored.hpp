@@ -4,8 +4,8 @@
 // before tᵢ; for observations only:
 //   log p(t | right_censored(d)) = Σ log P(T > tᵢ),   log p(t | left_censored(d)) = Σ log P(T ≤ tᵢ),
 // d's *_lccdf / *_lcdf (log_densities.hpp lists the families that have them: the closed-form
-// ones, the gamma and beta families, Student's t, the Bernoulli, Poisson, binomial and negative
-// binomial counts). Unlike target(weibull_lccdf(...)), the values
+// ones, the gamma and beta families, Student's t, the Bernoulli, Poisson, binomial, beta-binomial
+// and negative binomial counts). Unlike target(weibull_lccdf(...)), the values
 // are observations: loo(m, fit) counts each as one (its pointwise log-likelihood is log P(T > tᵢ)),
 // observation_names() names them, and d's data checks apply. A replicate drawn from the term
 // (posterior_predictive, sample_observations) is a draw of T itself, uncensored.
@@ -69,7 +69,7 @@ auto make_censored(const Dist& d) {
     static_assert(censored_distribution<Dist, Upper>::has_cdf,
                   "tyche::right_censored(d) / left_censored(d): d's family has no log CDF (log_cdf / log_ccdf: "
                   "the families with a closed-form CDF, the gamma and beta families, Student's t and the "
-                  "Bernoulli, Poisson, binomial and negative binomial counts have them; "
+                  "Bernoulli, Poisson, binomial, beta-binomial and negative binomial counts have them; "
                   "docs/reference/distributions.md)");
     return censored_distribution<Dist, Upper>{{}, d};
   } else {

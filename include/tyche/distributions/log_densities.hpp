@@ -537,6 +537,17 @@ auto bernoulli_logit_lccdf(const Y& y, const Alpha& alpha) {
   return detail::log_cdf_at<true>(bernoulli_logit(alpha), y);
 }
 
+/// Σ log P(Y ≤ yᵢ), Y ~ beta_binomial(n, a, b).
+template <detail::operand Y, detail::operand N, detail::operand A, detail::operand B>
+auto beta_binomial_lcdf(const Y& y, const N& n, const A& a, const B& b) {
+  return detail::log_cdf_at<false>(beta_binomial(n, a, b), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ beta_binomial(n, a, b).
+template <detail::operand Y, detail::operand N, detail::operand A, detail::operand B>
+auto beta_binomial_lccdf(const Y& y, const N& n, const A& a, const B& b) {
+  return detail::log_cdf_at<true>(beta_binomial(n, a, b), y);
+}
+
 /// Σ log P(Y ≤ yᵢ), Y ~ gamma(alpha, beta).
 template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
 auto gamma_lcdf(const Y& y, const Alpha& alpha, const Beta& beta) {

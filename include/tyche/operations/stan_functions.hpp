@@ -37,7 +37,7 @@ template <detail::operand A> requires expression<A> auto cbrt(const A& a) { retu
 /// 1 − erf(a), accurate where it is small (erfc(10) = 2e-45).
 template <detail::operand A> requires expression<A> auto erfc(const A& a) { return detail::make_unary<rules::erfc>(a); }
 /// Φ⁻¹(p), the standard normal quantile, 0 ≤ p ≤ 1 (scalar/math.hpp: Newton's method on log Φ
-/// from Abramowitz & Stegun 26.2.23, to the double's precision; about 0.2 µs).
+/// in the tails and on erf in the centre, to the double's relative precision).
 template <detail::operand A> requires expression<A> auto inv_Phi(const A& a) { return detail::make_unary<rules::inv_Phi>(a); }
 // clang-format on
 
