@@ -1647,6 +1647,32 @@ TYCHE_HD inline double trigamma(double x) {
 }
 TYCHE_HD inline float trigamma(float x) { return static_cast<float>(trigamma(double(x))); }
 
+/// Tetragamma ψ₂(x) = d/dx ψ₁(x): recurrence ψ₂(x) = ψ₂(x+1) − 2/x³ to x ≥ 10, then
+/// ψ₂(x) ~ −1/x² − 1/x³ − Σ (2k+1) B₂ₖ/x²ᵏ⁺² (A&S 6.4.11 with n = 2); reflection
+/// ψ₂(1−x) − ψ₂(x) = 2π³ cot(πx)/sin²(πx) (the second derivative of ψ(1−x) − ψ(x) = π cot πx).
+TYCHE_HD inline double tetragamma(double x) {
+  double shift = 0.0;
+  if (x <= 0.0) {
+    if (x == ::floor(x)) return ::nan("");
+    const double s = ::sin(pi * x);
+    return tetragamma(1.0 - x) - 2.0 * pi * pi * pi * ::cos(pi * x) / (s * s * s);
+  }
+  while (x < 10.0) {
+    shift -= 2.0 / (x * x * x);
+    x += 1.0;
+  }
+  const double r = 1.0 / (x * x);
+  const double series =
+      r + r / x +
+      r * r *
+          (1.0 / 2 -
+           r * (1.0 / 6 -
+                r * (1.0 / 6 -
+                     r * (3.0 / 10 - r * (5.0 / 6 - r * (691.0 / 210 - r * (35.0 / 2 - r * (3617.0 / 30))))))));
+  return shift - series;
+}
+TYCHE_HD inline float tetragamma(float x) { return static_cast<float>(tetragamma(double(x))); }
+
 /// f(z) = 1 / (√π e^{z²} erfc(z)) for z ≥ 5.6 by the continued fraction of A&S 7.1.14,
 ///   2 e^{z²} ∫_z^∞ e^{−t²} dt = 1/(z + (1/2)/(z + 1/(z + (3/2)/(z + 2/(z + …))))),
 /// i.e. f(z) = z + (1/2)/(z + (2/2)/(z + (3/2)/(…))), evaluated bottom-up from 20 levels: for
@@ -2216,7 +2242,7 @@ xsimd::batch<E, A> inv_Phi(const xsimd::batch<E, A>& x) {
   return per_lane([](E v) { return inv_Phi(v); }, x);
 }
 
-/// Digamma and trigamma (scalar/math.hpp) lane by lane: xsimd has neither.
+/// Digamma, trigamma and tetragamma (scalar/math.hpp) lane by lane: xsimd has none of them.
 template <class E, class A>
 xsimd::batch<E, A> digamma(const xsimd::batch<E, A>& x) {
   return per_lane([](E v) { return digamma(v); }, x);
@@ -2224,6 +2250,10 @@ xsimd::batch<E, A> digamma(const xsimd::batch<E, A>& x) {
 template <class E, class A>
 xsimd::batch<E, A> trigamma(const xsimd::batch<E, A>& x) {
   return per_lane([](E v) { return trigamma(v); }, x);
+}
+template <class E, class A>
+xsimd::batch<E, A> tetragamma(const xsimd::batch<E, A>& x) {
+  return per_lane([](E v) { return tetragamma(v); }, x);
 }
 
 /// log Φ and its derivative φ/Φ, log I₀ and its derivative I₁/I₀ (scalar/math.hpp) lane by
@@ -4046,6 +4076,129 @@ TYCHE_HD inline log_inc_gamma_result log_inc_gamma(double a, double x) {
 
 }  // namespace tyche::math
 // ----- end tyche/scalar/inc_gamma.hpp -----
+// ----- begin tyche/scalar/owens_t.hpp -----
+// tyche/scalar/owens_t.hpp — Owen's T function and the skew normal distribution's log CDF, with
+// their derivatives. Host and CUDA device code, double precision.
+//
+// T(h, a) = (1/2π) ∫₀ᵃ e^(−h²(1+x²)/2) / (1 + x²) dx (Owen 1956). For |a| ≤ 1 the integral is
+// taken as e^(−h²/2)/(2π) ∫₀ᵃ e^(−h²x²/2)/(1 + x²) dx by 20-point Gauss–Legendre quadrature over
+// [0, min(a, 8.6/h)] (beyond 8.6/h the Gaussian factor is below e^(−37) of its value at 0): the
+// integrand is positive, so T has the double's relative precision for every h, down to its
+// underflow near h = 38. For |a| > 1, Owen's identity (Owen 1956, eq. 2.3; Patefield & Tandy
+// 2000) T(h, a) = ½Q(h) + ½Q(ah) − Q(h)Q(ah) − T(ah, 1/a) for h ≥ 0, Q = 1 − Φ, whose terms do
+// not cancel (T(ah, 1/a) ≤ ½Q(ah)Φ(ah)). T is even in h and odd in a; ∂T/∂h = −φ(h)(Φ(ah) − ½),
+// ∂T/∂a = e^(−h²(1+a²)/2) / (2π(1 + a²)).
+//
+// The skew normal CDF (Azzalini 1985) is F(z; α) = Φ(z) − 2T(z, α), and 1 − F(z; α) = F(−z; −α).
+// Where z < 0 and α > 0 (the light tail: F ≪ Φ(z)) the difference cancels; there, for α|z| ≥ 3,
+// F(z; α) = 2[T(z, ∞) − T(z, α)] = (1/π) ∫_α^∞ e^(−z²(1+x²)/2)/(1 + x²) dx is computed directly:
+// with x² = α² + 2t/z²,
+//   F = e^(−z²(1+α²)/2) / (π z²) ∫₀^∞ e^(−t) / (√(α² + 2t/z²) (1 + α² + 2t/z²)) dt,
+// five Gauss–Legendre panels of width 8 in t (e^(−40) left out); the integrand's singularity at
+// t = −α²z²/2 ≤ −4.5 keeps each panel's error near the double's precision. Below α|z| = 3 the
+// difference loses at most log₁₀((1 + α²)/(2Φ(−3))) digits.
+
+#include <cmath>
+
+namespace tyche::math {
+
+namespace detail {
+/// Σ wᵢ f(xᵢ) over the 20-point Gauss–Legendre rule on [lo, hi].
+template <class F>
+TYCHE_HD inline double gauss_legendre_20(double lo, double hi, F f) {
+  constexpr double x[10] = {0.0765265211334973337546, 0.22778585114164507808, 0.373706088715419560673,
+                            0.510867001950827098004,  0.636053680726515025453, 0.746331906460150792614,
+                            0.839116971822218823395,  0.912234428251325905868, 0.963971927277913791268,
+                            0.993128599185094924786};
+  constexpr double w[10] = {0.152753387130725850698, 0.149172986472603746788, 0.142096109318382051329,
+                            0.131688638449176626898, 0.118194531961518417312, 0.101930119817240435037,
+                            0.0832767415767047487248, 0.0626720483341090635695, 0.040601429800386941331,
+                            0.0176140071391521183119};
+  const double c = 0.5 * (lo + hi), r = 0.5 * (hi - lo);
+  double s = 0.0;
+  for (int i = 0; i < 10; ++i) s += w[i] * (f(c - r * x[i]) + f(c + r * x[i]));
+  return s * r;
+}
+/// Q(x) = 1 − Φ(x) = erfc(x/√2)/2.
+TYCHE_HD inline double normal_q(double x) { return 0.5 * ::erfc(x * inv_sqrt_two); }
+/// T(h, a) for h ≥ 0, a ≥ 0.
+TYCHE_HD inline double owens_t_nonnegative(double h, double a) {
+  if (a <= 1.0) {
+    const double top = h * a > 8.6 ? 8.6 / h : a;
+    const double hh = h * h;
+    const double integral = gauss_legendre_20(0.0, top, [hh](double x) { return ::exp(-0.5 * hh * x * x) / (1.0 + x * x); });
+    return ::exp(-0.5 * hh) * integral / (2.0 * pi);
+  }
+  if (a == HUGE_VAL) return 0.5 * normal_q(h);
+  const double ah = a * h, qh = normal_q(h), qah = normal_q(ah);
+  return 0.5 * qh + 0.5 * qah - qh * qah - owens_t_nonnegative(ah, 1.0 / a);
+}
+}  // namespace detail
+
+/// Owen's T function T(h, a).
+TYCHE_HD inline double owens_t(double h, double a) {
+  if (h != h || a != a) return ::nan("");
+  const double t = detail::owens_t_nonnegative(::fabs(h), ::fabs(a));
+  return a < 0 ? -t : t;
+}
+
+struct owens_t_result {
+  double v = 0, dh = 0, da = 0;
+};
+/// T(h, a) and its two partial derivatives.
+TYCHE_HD inline owens_t_result owens_t_with_derivatives(double h, double a) {
+  owens_t_result r;
+  r.v = owens_t(h, a);
+  const double phi_h = inv_sqrt_two_pi * ::exp(-0.5 * h * h);
+  r.dh = -phi_h * 0.5 * ::erf(a * h * inv_sqrt_two);
+  r.da = ::exp(-0.5 * h * h * (1.0 + a * a)) / (2.0 * pi * (1.0 + a * a));
+  return r;
+}
+
+struct skew_normal_log_cdf_result {
+  double v = 0, dz = 0, dalpha = 0;
+};
+
+namespace detail {
+/// log F(z; α) for z ≤ 0.
+TYCHE_HD inline double skew_normal_log_cdf_left(double z, double alpha) {
+  if (alpha > 0 && -alpha * z >= 3.0) {  // the light tail, by the integral of the header comment
+    const double zz = z * z, a2 = alpha * alpha;
+    double integral = 0.0;
+    for (int k = 0; k < 5; ++k)
+      integral += gauss_legendre_20(8.0 * k, 8.0 * (k + 1), [zz, a2](double t) {
+        const double s = a2 + 2.0 * t / zz;
+        return ::exp(-t) / (::sqrt(s) * (1.0 + s));
+      });
+    return -0.5 * zz * (1.0 + a2) + ::log(integral / (pi * zz));
+  }
+  // Φ(z) − 2T(z, α): a sum where α ≤ 0; where α > 0, F ≥ Φ(z)·2Φ(−3)/(1 + α²) roughly.
+  return ::log(0.5 * ::erfc(-z * inv_sqrt_two) - 2.0 * owens_t(z, alpha));
+}
+}  // namespace detail
+
+/// log F(z; α) of the standard skew normal (ξ = 0, ω = 1) and its derivatives in z and α. For
+/// z > 0, log F = log(1 − F(−z; −α)): the complement computed as F at z ≤ 0, so that log F keeps
+/// its relative precision where F is near 1.
+TYCHE_HD inline skew_normal_log_cdf_result skew_normal_log_cdf(double z, double alpha) {
+  skew_normal_log_cdf_result r;
+  if (z != z || alpha != alpha) {
+    r.v = r.dz = r.dalpha = ::nan("");
+    return r;
+  }
+  const double log_f =
+      z <= 0 ? detail::skew_normal_log_cdf_left(z, alpha) : ::log1p(-::exp(detail::skew_normal_log_cdf_left(-z, -alpha)));
+  // ∂F/∂z = 2φ(z)Φ(αz), ∂F/∂α = −e^(−z²(1+α²)/2) / (π(1 + α²)), divided by F in log form (F
+  // itself underflows where z²(1 + α²)/2 > 745).
+  const double one_a2 = 1.0 + alpha * alpha;
+  r.v = log_f;
+  r.dz = ::exp(0.5 * ::log(2.0 / pi) - 0.5 * z * z + log_Phi(alpha * z) - log_f);
+  r.dalpha = -::exp(-0.5 * z * z * one_a2 - ::log(pi * one_a2) - log_f);
+  return r;
+}
+
+}  // namespace tyche::math
+// ----- end tyche/scalar/owens_t.hpp -----
 
 #include <cstddef>
 
@@ -4068,6 +4221,17 @@ struct digamma {
   template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
     dx = math::trigamma(x);
     return math::digamma(x);
+  }
+};
+
+/// ψ₁(x), d/dx = ψ₂(x) (scalar/math.hpp).
+struct trigamma {
+  static constexpr const char* name = "trigamma";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::trigamma(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = math::tetragamma(x);
+    return math::trigamma(x);
   }
 };
 
@@ -4404,6 +4568,64 @@ struct student_t_lcdf {
   template <class T> TYCHE_HD T value(const T& nu, const T& t) const {
     T dnu, dt;
     return value(nu, t, dnu, dt);
+  }
+};
+
+/// Owen's T function T(h, a) (scalar/owens_t.hpp), lane by lane; ∂/∂h = −φ(h)(Φ(ah) − ½),
+/// ∂/∂a = e^(−h²(1+a²)/2) / (2π(1 + a²)).
+struct owens_t {
+  static constexpr const char* name = "owens_t";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD T value(const T& h, const T& a, T& dh, T& da) const {
+    using E = element_type_t<T>;
+    using ops = tyche::detail::lane_ops<T>;
+    constexpr std::size_t lanes = ops::size;
+    E hv[lanes], av[lanes], v[lanes], dhv[lanes], dav[lanes];
+    ops::store(hv, h);
+    ops::store(av, a);
+    for (std::size_t i = 0; i < lanes; ++i) {
+      const math::owens_t_result r = math::owens_t_with_derivatives(static_cast<double>(hv[i]), static_cast<double>(av[i]));
+      v[i] = static_cast<E>(r.v);
+      dhv[i] = static_cast<E>(r.dh);
+      dav[i] = static_cast<E>(r.da);
+    }
+    dh = ops::load(dhv);
+    da = ops::load(dav);
+    return ops::load(v);
+  }
+  template <class T> TYCHE_HD T value(const T& h, const T& a) const {
+    T dh, da;
+    return value(h, a, dh, da);
+  }
+};
+
+/// log F(z; α) of the standard skew normal, F(z; α) = Φ(z) − 2T(z, α), operands (z, α), lane by
+/// lane (scalar/owens_t.hpp: the light tail without cancellation); the log survival function
+/// is log F(−z; −α).
+struct skew_normal_lcdf {
+  static constexpr const char* name = "skew_normal_lcdf";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD T value(const T& z, const T& alpha, T& dz, T& dalpha) const {
+    using E = element_type_t<T>;
+    using ops = tyche::detail::lane_ops<T>;
+    constexpr std::size_t lanes = ops::size;
+    E zv[lanes], av[lanes], v[lanes], dzv[lanes], dav[lanes];
+    ops::store(zv, z);
+    ops::store(av, alpha);
+    for (std::size_t i = 0; i < lanes; ++i) {
+      const math::skew_normal_log_cdf_result r =
+          math::skew_normal_log_cdf(static_cast<double>(zv[i]), static_cast<double>(av[i]));
+      v[i] = static_cast<E>(r.v);
+      dzv[i] = static_cast<E>(r.dz);
+      dav[i] = static_cast<E>(r.dalpha);
+    }
+    dz = ops::load(dzv);
+    dalpha = ops::load(dav);
+    return ops::load(v);
+  }
+  template <class T> TYCHE_HD T value(const T& z, const T& alpha) const {
+    T dz, dalpha;
+    return value(z, alpha, dz, dalpha);
   }
 };
 
@@ -5269,6 +5491,7 @@ inline constexpr known_point log_logistic_points[] = {{-inf, -inf}, {inf, 0.0}};
 inline constexpr known_point log1m_logistic_points[] = {{-inf, 0.0}, {inf, -inf}};  // decreasing
 inline constexpr known_point odd_unit_points[] = {{-inf, -1.0}, {0.0, 0.0}, {inf, 1.0}};  // tanh, erf
 inline constexpr known_point digamma_points[] = {{0.0, -inf}, {inf, inf}};
+inline constexpr known_point trigamma_points[] = {{0.0, inf}, {inf, 0.0}};
 inline constexpr known_point odd_points[] = {{-inf, -inf}, {0.0, 0.0}, {inf, inf}};  // sinh, asinh, cbrt
 inline constexpr known_point asin_points[] = {{-1.0, -1.57079632679489661923}, {0.0, 0.0}, {1.0, 1.57079632679489661923}};
 inline constexpr known_point acos_points[] = {{-1.0, 3.14159265358979323846}, {0.0, 1.57079632679489661923}, {1.0, 0.0}};
@@ -5481,6 +5704,14 @@ constexpr interval digamma(const interval& a) {
   if (!(a.lo > 0 || (a.lo == 0 && !a.lo_closed))) return interval::whole();
   return detail::iv::increasing_image(a, [](double x) { return math::digamma(x); },
                                       detail::iv::digamma_points);
+}
+
+/// trigamma(x): decreasing on (0, ∞) from +∞ to 0; positive everywhere (a sum of 1/(x + n)²).
+constexpr interval trigamma(const interval& a) {
+  if (a.is_empty()) return a;
+  if (!(a.lo > 0 || (a.lo == 0 && !a.lo_closed))) return interval::open(0.0, interval::inf);
+  return detail::iv::decreasing_image(a, [](double x) { return math::trigamma(x); },
+                                      detail::iv::trigamma_points);
 }
 
 namespace detail::iv {
@@ -5705,7 +5936,8 @@ inline constexpr bool known_unary_rule_v =
     std::is_same_v<Rule, rules::log1p_exp> || std::is_same_v<Rule, rules::logistic> ||
     std::is_same_v<Rule, rules::log_logistic> || std::is_same_v<Rule, rules::log1m_logistic> ||
     std::is_same_v<Rule, rules::tanh> || std::is_same_v<Rule, rules::lgamma> ||
-    std::is_same_v<Rule, rules::digamma> || std::is_same_v<Rule, rules::erf> ||
+    std::is_same_v<Rule, rules::digamma> || std::is_same_v<Rule, rules::trigamma> ||
+    std::is_same_v<Rule, rules::erf> ||
     std::is_same_v<Rule, rules::Phi> || std::is_same_v<Rule, rules::log_Phi> ||
     std::is_same_v<Rule, rules::log_bessel_i0> || std::is_same_v<Rule, rules::cos> ||
     std::is_same_v<Rule, rules::sin> || std::is_same_v<Rule, rules::atan> ||
@@ -5725,7 +5957,7 @@ inline constexpr bool known_binary_rule_v =
     std::is_same_v<Rule, rules::add> || std::is_same_v<Rule, rules::subtract> ||
     std::is_same_v<Rule, rules::multiply> || std::is_same_v<Rule, rules::divide> ||
     std::is_same_v<Rule, rules::pow> || std::is_same_v<Rule, rules::fmin> || std::is_same_v<Rule, rules::fmax> ||
-    std::is_same_v<Rule, rules::atan2>;
+    std::is_same_v<Rule, rules::atan2> || std::is_same_v<Rule, rules::owens_t>;
 
 template <class S>
 constexpr interval assumed_support(rules::assume_support<S>) { return S::value; }
@@ -5752,6 +5984,7 @@ constexpr interval unary_image(const Rule& r, const interval& a) {
   else if constexpr (std::is_same_v<Rule, rules::tanh>) return tanh(a);
   else if constexpr (std::is_same_v<Rule, rules::lgamma>) return lgamma(a);
   else if constexpr (std::is_same_v<Rule, rules::digamma>) return digamma(a);
+  else if constexpr (std::is_same_v<Rule, rules::trigamma>) return trigamma(a);
   else if constexpr (std::is_same_v<Rule, rules::erf>) return erf(a);
   else if constexpr (std::is_same_v<Rule, rules::Phi>) return Phi(a);
   else if constexpr (std::is_same_v<Rule, rules::log_Phi>) return log_Phi(a);
@@ -5783,6 +6016,7 @@ constexpr interval binary_image(const interval& a, const interval& b) {
   else if constexpr (std::is_same_v<Rule, rules::fmin>) return fmin(a, b);
   else if constexpr (std::is_same_v<Rule, rules::fmax>) return fmax(a, b);
   else if constexpr (std::is_same_v<Rule, rules::atan2>) return interval::closed(-3.14159265358979323846, 3.14159265358979323846);
+  else if constexpr (std::is_same_v<Rule, rules::owens_t>) return interval::closed(-0.25, 0.25);
   else return interval::whole();
 }
 
@@ -7249,6 +7483,7 @@ template <detail::operand A> requires expression<A> auto square(const A& a) { re
 template <detail::operand A> requires expression<A> auto inverse(const A& a) { return detail::line_normal_form(detail::make_unary<rules::inverse>(a)); }
 template <detail::operand A> requires expression<A> auto lgamma(const A& a) { return detail::make_unary<rules::lgamma>(a); }
 template <detail::operand A> requires expression<A> auto digamma(const A& a) { return detail::make_unary<rules::digamma>(a); }
+template <detail::operand A> requires expression<A> auto trigamma(const A& a) { return detail::make_unary<rules::trigamma>(a); }
 template <detail::operand A> requires expression<A> auto logistic(const A& a) { return detail::make_unary<rules::logistic>(a); }
 template <detail::operand A> requires expression<A> auto inv_logit(const A& a) { return detail::make_unary<rules::logistic>(a); }
 template <detail::operand A> requires expression<A> auto log_logistic(const A& a) { return detail::make_unary<rules::log_logistic>(a); }
@@ -7467,6 +7702,11 @@ auto laplace_lcdf(const Z& z) {
 template <bool Upper, class Nu, class T>
 auto student_t_lcdf(const Nu& nu, const T& t) {
   return make_binary<rules::student_t_lcdf<Upper>>(nu, t);
+}
+/// log F(z; α) of the standard skew normal, elementwise (rules::skew_normal_lcdf).
+template <class Z, class Alpha>
+auto skew_normal_lcdf(const Z& z, const Alpha& alpha) {
+  return make_binary<rules::skew_normal_lcdf>(z, alpha);
 }
 }  // namespace detail
 
@@ -7695,6 +7935,14 @@ auto atan2(const Y& y, const X& x) {
   return detail::make_binary<rules::atan2>(y, x);
 }
 
+/// Owen's T function T(h, a) = (1/2π) ∫₀ᵃ e^(−h²(1+x²)/2) / (1 + x²) dx, elementwise
+/// (scalar/owens_t.hpp: to the double's relative precision), |T| ≤ 1/4.
+template <detail::operand H, detail::operand A>
+  requires(expression<H> || expression<A>)
+auto owens_t(const H& h, const A& a) {
+  return detail::make_binary<rules::owens_t>(h, a);
+}
+
 // Compositions. Operands are numbers, data or expressions; at least one an expression.
 
 /// log(u / (1 − u)), 0 < u < 1.
@@ -7808,6 +8056,57 @@ template <detail::operand A>
   requires expression<A>
 auto tgamma(const A& a) {
   return exp(lgamma(a));
+}
+
+/// The regularised incomplete beta function I_x(a, b) and the regularised incomplete gamma
+/// functions P(a, x), Q(a, x) (Stan's inc_beta, gamma_p, gamma_q): the exponentials of
+/// log_inc_beta, log_gamma_p, log_gamma_q (functions.hpp). inc_beta of three scalars is a scalar.
+template <detail::operand A, detail::operand B, detail::operand X>
+  requires(expression<A> || expression<B> || expression<X>)
+auto inc_beta(const A& a, const B& b, const X& x) {
+  if constexpr (is_vector_v<detail::node_t<A>> || is_vector_v<detail::node_t<B>> ||
+                is_vector_v<detail::node_t<X>>)
+    return exp(log_inc_beta(a, b, x));
+  else
+    return exp(at(log_inc_beta(a, b, x), 0));
+}
+template <detail::operand A, detail::operand X>
+  requires(expression<A> || expression<X>)
+auto gamma_p(const A& a, const X& x) {
+  return exp(log_gamma_p(a, x));
+}
+template <detail::operand A, detail::operand X>
+  requires(expression<A> || expression<X>)
+auto gamma_q(const A& a, const X& x) {
+  return exp(log_gamma_q(a, x));
+}
+/// a·b + c (Stan's fma; one rounding or two, as the compiler contracts it).
+template <detail::operand A, detail::operand B, detail::operand C>
+  requires(expression<A> || expression<B> || expression<C>)
+auto fma(const A& a, const B& b, const C& c) {
+  return detail::as_node(a) * detail::as_node(b) + detail::as_node(c);
+}
+/// 1 where x > 0, else 0 (Stan's int_step; step(x) is 1 at x = 0), derivative 0.
+template <detail::operand X>
+  requires expression<X>
+auto int_step(const X& x) {
+  return lit<1> - step(-detail::as_node(x));
+}
+/// log(inv_logit(x) − inv_logit(y)), x > y: x + log(1 − e^(y − x)) − log(1 + eˣ) − log(1 + eʸ).
+template <detail::operand X, detail::operand Y>
+  requires(expression<X> || expression<Y>)
+auto log_inv_logit_diff(const X& x, const Y& y) {
+  const auto xn = detail::as_node(x);
+  const auto yn = detail::as_node(y);
+  return xn + log1m_exp(yn - xn) - log1p_exp(xn) - log1p_exp(yn);
+}
+/// −(y log ŷ + (1 − y) log(1 − ŷ)) for outcomes y in {0, 1} (Stan's binary_log_loss), 0 < ŷ < 1.
+template <detail::operand Y, detail::operand P>
+  requires(expression<Y> || expression<P>)
+auto binary_log_loss(const Y& y, const P& y_hat) {
+  const auto yn = detail::as_node(y);
+  const auto pn = detail::as_node(y_hat);
+  return -(yn * log(pn) + (lit<1> - yn) * log1m(pn));
 }
 
 // Summaries of a vector expression (of n ≥ 1 elements; variance and sd need n ≥ 2).
@@ -18507,6 +18806,17 @@ struct skew_normal_distribution : distribution<skew_normal_distribution<Xi, Omeg
     return detail::total(log_Phi(alpha * z) - lit<1, 2> * square(z) - log(omega) +
                          (detail::log_two - detail::half_log_two_pi));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations. F(z; α) = Φ(z) − 2T(z, α), T Owen's
+  /// function, and 1 − F(z; α) = F(−z; −α) (rules::skew_normal_lcdf, scalar/owens_t.hpp).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(detail::skew_normal_lcdf((x - xi) / omega, alpha));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(detail::skew_normal_lcdf((xi - x) / omega, -detail::as_node(alpha)));
+  }
   auto arguments() const { return std::tuple{xi, omega, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
@@ -19512,6 +19822,16 @@ auto double_exponential_lcdf(const Y& y, const Mu& mu, const Sigma& sigma) {
 template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
 auto double_exponential_lccdf(const Y& y, const Mu& mu, const Sigma& sigma) {
   return detail::log_cdf_at<true>(double_exponential(mu, sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ skew_normal(xi, omega, alpha).
+template <detail::operand Y, detail::operand Xi, detail::operand Omega, detail::operand Alpha>
+auto skew_normal_lcdf(const Y& y, const Xi& xi, const Omega& omega, const Alpha& alpha) {
+  return detail::log_cdf_at<false>(skew_normal(xi, omega, alpha), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ skew_normal(xi, omega, alpha).
+template <detail::operand Y, detail::operand Xi, detail::operand Omega, detail::operand Alpha>
+auto skew_normal_lccdf(const Y& y, const Xi& xi, const Omega& omega, const Alpha& alpha) {
+  return detail::log_cdf_at<true>(skew_normal(xi, omega, alpha), y);
 }
 /// Σ log P(Y ≤ yᵢ), Y ~ pareto(y_min, alpha).
 template <detail::operand Y, detail::operand YMin, detail::operand Alpha>

@@ -5,6 +5,7 @@
 
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/special_functions/digamma.hpp>
+#include <boost/math/special_functions/polygamma.hpp>
 #include <boost/math/special_functions/trigamma.hpp>
 
 #include "support/property.hpp"
@@ -61,6 +62,7 @@ TEST_CASE("special: rules pass the property check", "[autodiff][special]") {
   light("erfc", [](auto e) { return erfc(e); }, -3, 5);
   light("cbrt", [](auto e) { return cbrt(e); }, 0.1, 20);
   light("inv_Phi", [](auto e) { return inv_Phi(e); }, 0.001, 0.999);
+  light("trigamma", [](auto e) { return trigamma(e); }, 0.2, 15);
   {
     param<"a"> a;
     param<"b"> b;
@@ -82,13 +84,23 @@ TEST_CASE("special: rules pass the property check", "[autodiff][special]") {
   }
 }
 
-TEST_CASE("special: digamma and trigamma agree with Boost.Math", "[autodiff][special][math]") {
+TEST_CASE("special: digamma, trigamma and tetragamma agree with Boost.Math", "[autodiff][special][math]") {
   for (double x : {1e-3, 0.1, 0.5, 1.0, 1.5, 2.0, 3.7, 9.99, 10.0, 25.0, 1e3, 1e6, -0.5, -1.3,
                    -7.25}) {
     INFO("x = " << x);
     CHECK(math::digamma(x) == Approx(boost::math::digamma(x)).epsilon(1e-13).margin(1e-14));
     CHECK(math::trigamma(x) == Approx(boost::math::trigamma(x)).epsilon(1e-13));
+    CHECK(math::tetragamma(x) == Approx(boost::math::polygamma(2, x)).epsilon(1e-13));
   }
+  CHECK(std::isnan(math::tetragamma(-1.0)));
+  // trigamma(x) is positive everywhere, decreasing from +∞ to 0 on (0, ∞).
+  param<"x"> x;
+  static_assert(support_of<decltype(trigamma(exp(x)))> == interval::open(0.0, interval::inf));
+  static_assert(support_of<decltype(trigamma(x))> == interval::open(0.0, interval::inf));
+  const std::vector<double> d{0.5, 4.0};
+  const interval s = support(trigamma(data(d)));
+  CHECK(s.lo == Approx(boost::math::trigamma(4.0)).epsilon(1e-14));
+  CHECK(s.hi == Approx(boost::math::trigamma(0.5)).epsilon(1e-14));
   CHECK(std::isnan(math::digamma(0.0)));
   CHECK(std::isnan(math::digamma(-2.0)));
   CHECK(std::isnan(math::trigamma(-3.0)));

@@ -26,11 +26,13 @@
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/pareto.hpp>
 #include <boost/math/distributions/poisson.hpp>
+#include <boost/math/distributions/skew_normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <boost/math/distributions/uniform.hpp>
 #include <boost/math/distributions/weibull.hpp>
 #include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/gamma.hpp>
+#include <boost/math/special_functions/owens_t.hpp>
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -797,4 +799,96 @@ TEST_CASE("lcdf + 2 lccdf of beta_binomial against a direct sum", "[distribution
   }
   CHECK_THROWS_WITH(beta_binomial_lccdf(data(k), 12.0, exp(a), exp(b)), Catch::Contains("y[6] = 12 is the number of trials"));
   CHECK(std::isnan(math::beta_binomial_log_cdf(10, 1, 1, 2.5).lcdf));
+}
+
+// Owen's T (scalar/owens_t.hpp) against Boost.Math's owens_t; the skew normal's log CDF and log
+// survival function against Boost's skew_normal distribution where its cdf keeps its precision,
+// and in the light tail (z < 0 with α > 0, and its mirror for the survival function), where
+// Φ(z) − 2T(z, α) cancels, against log F from mpmath at 40 digits by direct quadrature of
+// F(z; α) = 2 ∫_{−∞}^z φ(t) Φ(αt) dt (a formula the code does not use).
+TEST_CASE("owens_t and skew_normal_lcdf / lccdf: against Boost.Math, and in the light tail against mpmath",
+          "[distributions][lcdf]") {
+  for (const double h : {0.0, 1e-3, 0.1, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 12.0, 20.0, 30.0, -2.0})
+    for (const double a : {1e-3, 0.1, 0.5, 0.9, 1.0, 1.1, 2.0, 5.0, 100.0, 1e4, -0.7, -3.0}) {
+      INFO("h = " << h << ", a = " << a);
+      // The a > 1 side goes through T(ah, 1/a): ah's rounding alone moves T by ~h²a·ε relatively.
+      CHECK(math::owens_t(h, a) == Approx(bm::owens_t(h, a)).epsilon(1e-13));
+    }
+  param<"x"> x;
+  param<"a"> a;
+  param<"b"> b;
+  param<"c"> c;
+  {
+    const auto pts = tyche_test::points_in(20, {{-2.0, 2.0}, {-3.0, 3.0}}, 211);
+    const auto t = compile(owens_t(x, a), x, a);
+    for (const auto& pt : pts) {
+      CHECK(t.value(pt) == Approx(bm::owens_t(pt[0], pt[1])).epsilon(1e-13));
+      tyche_test::check_gradient_at(t, pt, "owens_t(h, a)");
+    }
+    tyche_test::check_lanes(t, pts, "owens_t(h, a)");
+    STATIC_REQUIRE(support_of<decltype(owens_t(x, a))> == interval::closed(-0.25, 0.25));
+  }
+  {
+    // x, α, ξ, log ω where both probabilities stay above 1e-8 (Boost's cdf is Φ(z) − 2T(z, α)).
+    const auto pts = tyche_test::points_in(30, {{-2.0, 2.0}, {-2.0, 2.0}, {-0.5, 0.5}, {-0.5, 0.5}}, 212);
+    auto ref = [](const std::vector<double>& p) {
+      const bm::skew_normal_distribution<double> d(p[2], std::exp(p[3]), p[1]);
+      return std::log(bm::cdf(d, p[0])) + 2 * std::log(bm::cdf(bm::complement(d, p[0])));
+    };
+    const auto sn = compile(skew_normal_lcdf(x, b, exp(c), a) + 2 * skew_normal_lccdf(x, b, exp(c), a), x, a, b, c);
+    tyche_test::check_log_density(sn, pts, ref, "skew_normal_lcdf + 2 skew_normal_lccdf");
+    tyche_test::check_lanes(sn, pts, "skew_normal_lcdf + 2 skew_normal_lccdf");
+  }
+  {
+    // The light tail: log P(Z ≤ z) for z < 0, α > 0, and the same numbers as log P(Z > −z) at
+    // −α; near 1: log P(Z ≤ z) for z > 0, α < 0 (log1p of the light tail's probability).
+    const auto lo = compile(skew_normal_lcdf(x, 0.0, 1.0, a), x, a);
+    const auto hi = compile(skew_normal_lccdf(x, 0.0, 1.0, a), x, a);
+    const struct {
+      double z, alpha, log_f;
+    } light[] = {{-8.0, 100.0, -320051.1192282094133404108}, {-5.0, 20.0, -5025.85359880832024293264},
+                 {-3.0, 5.0, -125.222288814659194526421},   {-2.0, 3.5, -32.92241118912169105696326},
+                 {-1.0, 20.0, -210.6418467598317211607052}, {-0.5, 100.0, -1263.7002443224056038122}},
+      near_one[] = {{1.0, -20.0, -3.306802781761018221258282e-92},
+                    {2.0, -3.0, -5.089125975192250775016931e-12},
+                    {4.0, -3.0, -1.174329125216519370075545e-38}};
+    for (const auto& p : light) {
+      INFO("z = " << p.z << ", alpha = " << p.alpha);
+      CHECK(lo.value(std::vector<double>{p.z, p.alpha}) == Approx(p.log_f).epsilon(1e-12));
+      CHECK(hi.value(std::vector<double>{-p.z, -p.alpha}) == Approx(p.log_f).epsilon(1e-12));
+      tyche_test::check_gradient_at(lo, std::vector<double>{p.z, p.alpha}, "skew_normal_lcdf in the light tail");
+    }
+    for (const auto& p : near_one) {
+      INFO("z = " << p.z << ", alpha = " << p.alpha);
+      CHECK(lo.value(std::vector<double>{p.z, p.alpha}) == Approx(p.log_f).epsilon(1e-9));
+    }
+    // Where even F underflows (z²(1 + α²)/2 > 745): log F and its gradient stay finite.
+    std::vector<double> g(2), ws(lo.workspace_size());
+    const std::vector<double> deep{-30.0, 5.0};
+    CHECK(lo.value_and_gradient(std::span<const double>(deep), std::span<double>(g), std::span<double>(ws)) ==
+          Approx(-11712.8).epsilon(1e-5));
+    CHECK(std::isfinite(g[0]));
+    CHECK(std::isfinite(g[1]));
+  }
+  {
+    // Right-censored observations of a skew normal: the model's log density is the one written
+    // with skew_normal_lpdf and skew_normal_lccdf.
+    const std::vector<double> y{0.3, 1.2, -0.4}, cens{2.0, 2.0};
+    auto m1 = model([&] {
+      auto xi = normal<"xi">(0.0, 1.0);
+      auto omega = lognormal<"omega">(0.0, 1.0);
+      auto alpha = normal<"alpha">(0.0, 3.0);
+      return joint(xi, omega, alpha, skew_normal(xi, omega, alpha).observe(data(y)),
+                   right_censored(skew_normal(xi, omega, alpha)).observe(data(cens)));
+    });
+    auto m2 = model([&] {
+      auto xi = normal<"xi">(0.0, 1.0);
+      auto omega = lognormal<"omega">(0.0, 1.0);
+      auto alpha = normal<"alpha">(0.0, 3.0);
+      return joint(xi, omega, alpha, target(skew_normal_lpdf(data(y), xi, omega, alpha)),
+                   target(skew_normal_lccdf(data(cens), xi, omega, alpha)));
+    });
+    for (const auto& pt : tyche_test::points_in(5, {{-1.0, 1.0}, {-0.5, 0.5}, {-3.0, 3.0}}, 213))
+      CHECK(m1.log_prob(pt) == Approx(m2.log_prob(pt)).epsilon(1e-13));
+  }
 }

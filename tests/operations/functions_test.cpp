@@ -2,6 +2,8 @@
 // property check, numerical stability, and size errors.
 #include <tyche/tyche.hpp>
 
+#include <boost/math/special_functions/beta.hpp>
+#include <boost/math/special_functions/gamma.hpp>
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -119,6 +121,12 @@ TEST_CASE("operations: Stan's compositions (logit, log_diff_exp, lbeta, lchoose,
   const auto p3 = compile(19 * mean(v) + 20 * sd(v) + 21 * variance(v) + 22 * dot_self(v) + 23 * squared_distance(v, a) +
                               24 * norm1(v) + 25 * norm2(v) + 26 * (v * a)[2],
                           a, v);
+  // Stan's inc_beta, gamma_p / gamma_q, fma, int_step, log_inv_logit_diff, binary_log_loss
+  // (inc_beta of three scalars is a scalar).
+  const auto p4 = compile(27 * inc_beta(a, b, 0.3) + 28 * gamma_p(b, a) + 29 * gamma_q(b, a + 1.0) +
+                              30 * fma(a, b, 2.0) + 31 * int_step(a - 0.5) + 32 * log_inv_logit_diff(b, a) +
+                              33 * binary_log_loss(1.0, a) + 34 * binary_log_loss(0.0, a),
+                          a, b);
   auto reference = [](const std::vector<double>& x) {
     const double av = x[0], bv = x[1];
     const double* w = &x[2];
@@ -143,11 +151,14 @@ TEST_CASE("operations: Stan's compositions (logit, log_diff_exp, lbeta, lchoose,
                       std::sqrt(2.0) * bv + std::log(2.0) + std::log(10.0);
     const double r3 = 19 * m + 20 * std::sqrt(var) + 21 * var + 22 * sq + 23 * sd2 + 24 * l1 + 25 * std::sqrt(sq) +
                       26 * w[2] * av;
-    return std::vector<double>{r1, r2, r3};
+    const double r4 = 27 * boost::math::ibeta(av, bv, 0.3) + 28 * boost::math::gamma_p(bv, av) +
+                      29 * boost::math::gamma_q(bv, av + 1) + 30 * (av * bv + 2) + 31 * (av > 0.5 ? 1.0 : 0.0) +
+                      32 * std::log(pb - pa) - 33 * std::log(av) - 34 * std::log1p(-av);
+    return std::vector<double>{r1, r2, r3, r4};
   };
   std::mt19937_64 rng(31);
   std::uniform_real_distribution<double> ua(0.1, 0.9), ub(1.2, 3.0), uv(-2, 2);
-  std::vector<double> ws(std::max({p1.workspace_size(), p2.workspace_size(), p3.workspace_size()}));
+  std::vector<double> ws(std::max({p1.workspace_size(), p2.workspace_size(), p3.workspace_size(), p4.workspace_size()}));
   for (int k = 0; k < 20; ++k) {
     std::vector<double> x{ua(rng), ub(rng), uv(rng), uv(rng), uv(rng), uv(rng)};
     if (std::fabs(x[1] - 2.0) < 0.01) x[1] += 0.05;  // away from fdim's kink
@@ -159,6 +170,8 @@ TEST_CASE("operations: Stan's compositions (logit, log_diff_exp, lbeta, lchoose,
     tyche_test::check_gradient_at(p1, ab, "Stan's compositions, first nine");
     tyche_test::check_gradient_at(p2, ab, "Stan's compositions, second nine");
     tyche_test::check_gradient_at(p3, av, "summaries of a vector and v[k]");
+    CHECK(p4.value(std::span<const double>(ab), std::span<double>(ws)) == Approx(want[3]).epsilon(1e-12));
+    if (std::fabs(x[0] - 0.5) > 0.01) tyche_test::check_gradient_at(p4, ab, "inc_beta, gamma_p, fma, ...");
   }
   // The summaries need enough elements; the sizes are named.
   const std::vector<double> one{1.0};

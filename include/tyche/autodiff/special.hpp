@@ -12,6 +12,7 @@
 #include <tyche/scalar/inc_beta.hpp>
 #include <tyche/scalar/inc_gamma.hpp>
 #include <tyche/scalar/math.hpp>
+#include <tyche/scalar/owens_t.hpp>
 #include <tyche/scalar/traits.hpp>
 
 #include <cstddef>
@@ -35,6 +36,17 @@ struct digamma {
   template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
     dx = math::trigamma(x);
     return math::digamma(x);
+  }
+};
+
+/// ψ₁(x), d/dx = ψ₂(x) (scalar/math.hpp).
+struct trigamma {
+  static constexpr const char* name = "trigamma";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return math::trigamma(x); }
+  template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
+    dx = math::tetragamma(x);
+    return math::trigamma(x);
   }
 };
 
@@ -371,6 +383,64 @@ struct student_t_lcdf {
   template <class T> TYCHE_HD T value(const T& nu, const T& t) const {
     T dnu, dt;
     return value(nu, t, dnu, dt);
+  }
+};
+
+/// Owen's T function T(h, a) (scalar/owens_t.hpp), lane by lane; ∂/∂h = −φ(h)(Φ(ah) − ½),
+/// ∂/∂a = e^(−h²(1+a²)/2) / (2π(1 + a²)).
+struct owens_t {
+  static constexpr const char* name = "owens_t";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD T value(const T& h, const T& a, T& dh, T& da) const {
+    using E = element_type_t<T>;
+    using ops = tyche::detail::lane_ops<T>;
+    constexpr std::size_t lanes = ops::size;
+    E hv[lanes], av[lanes], v[lanes], dhv[lanes], dav[lanes];
+    ops::store(hv, h);
+    ops::store(av, a);
+    for (std::size_t i = 0; i < lanes; ++i) {
+      const math::owens_t_result r = math::owens_t_with_derivatives(static_cast<double>(hv[i]), static_cast<double>(av[i]));
+      v[i] = static_cast<E>(r.v);
+      dhv[i] = static_cast<E>(r.dh);
+      dav[i] = static_cast<E>(r.da);
+    }
+    dh = ops::load(dhv);
+    da = ops::load(dav);
+    return ops::load(v);
+  }
+  template <class T> TYCHE_HD T value(const T& h, const T& a) const {
+    T dh, da;
+    return value(h, a, dh, da);
+  }
+};
+
+/// log F(z; α) of the standard skew normal, F(z; α) = Φ(z) − 2T(z, α), operands (z, α), lane by
+/// lane (scalar/owens_t.hpp: the light tail without cancellation); the log survival function
+/// is log F(−z; −α).
+struct skew_normal_lcdf {
+  static constexpr const char* name = "skew_normal_lcdf";
+  static constexpr bool has_payload = false;
+  template <class T> TYCHE_HD T value(const T& z, const T& alpha, T& dz, T& dalpha) const {
+    using E = element_type_t<T>;
+    using ops = tyche::detail::lane_ops<T>;
+    constexpr std::size_t lanes = ops::size;
+    E zv[lanes], av[lanes], v[lanes], dzv[lanes], dav[lanes];
+    ops::store(zv, z);
+    ops::store(av, alpha);
+    for (std::size_t i = 0; i < lanes; ++i) {
+      const math::skew_normal_log_cdf_result r =
+          math::skew_normal_log_cdf(static_cast<double>(zv[i]), static_cast<double>(av[i]));
+      v[i] = static_cast<E>(r.v);
+      dzv[i] = static_cast<E>(r.dz);
+      dav[i] = static_cast<E>(r.dalpha);
+    }
+    dz = ops::load(dzv);
+    dalpha = ops::load(dav);
+    return ops::load(v);
+  }
+  template <class T> TYCHE_HD T value(const T& z, const T& alpha) const {
+    T dz, dalpha;
+    return value(z, alpha, dz, dalpha);
   }
 };
 

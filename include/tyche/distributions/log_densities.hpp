@@ -466,6 +466,16 @@ template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
 auto double_exponential_lccdf(const Y& y, const Mu& mu, const Sigma& sigma) {
   return detail::log_cdf_at<true>(double_exponential(mu, sigma), y);
 }
+/// Σ log P(Y ≤ yᵢ), Y ~ skew_normal(xi, omega, alpha).
+template <detail::operand Y, detail::operand Xi, detail::operand Omega, detail::operand Alpha>
+auto skew_normal_lcdf(const Y& y, const Xi& xi, const Omega& omega, const Alpha& alpha) {
+  return detail::log_cdf_at<false>(skew_normal(xi, omega, alpha), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ skew_normal(xi, omega, alpha).
+template <detail::operand Y, detail::operand Xi, detail::operand Omega, detail::operand Alpha>
+auto skew_normal_lccdf(const Y& y, const Xi& xi, const Omega& omega, const Alpha& alpha) {
+  return detail::log_cdf_at<true>(skew_normal(xi, omega, alpha), y);
+}
 /// Σ log P(Y ≤ yᵢ), Y ~ pareto(y_min, alpha).
 template <detail::operand Y, detail::operand YMin, detail::operand Alpha>
 auto pareto_lcdf(const Y& y, const YMin& y_min, const Alpha& alpha) {

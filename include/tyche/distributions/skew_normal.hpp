@@ -26,6 +26,17 @@ struct skew_normal_distribution : distribution<skew_normal_distribution<Xi, Omeg
     return detail::total(log_Phi(alpha * z) - lit<1, 2> * square(z) - log(omega) +
                          (detail::log_two - detail::half_log_two_pi));
   }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations. F(z; α) = Φ(z) − 2T(z, α), T Owen's
+  /// function, and 1 − F(z; α) = F(−z; −α) (rules::skew_normal_lcdf, scalar/owens_t.hpp).
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(detail::skew_normal_lcdf((x - xi) / omega, alpha));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(detail::skew_normal_lcdf((xi - x) / omega, -detail::as_node(alpha)));
+  }
   auto arguments() const { return std::tuple{xi, omega, alpha}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the
   /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").

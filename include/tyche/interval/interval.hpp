@@ -382,6 +382,7 @@ inline constexpr known_point log_logistic_points[] = {{-inf, -inf}, {inf, 0.0}};
 inline constexpr known_point log1m_logistic_points[] = {{-inf, 0.0}, {inf, -inf}};  // decreasing
 inline constexpr known_point odd_unit_points[] = {{-inf, -1.0}, {0.0, 0.0}, {inf, 1.0}};  // tanh, erf
 inline constexpr known_point digamma_points[] = {{0.0, -inf}, {inf, inf}};
+inline constexpr known_point trigamma_points[] = {{0.0, inf}, {inf, 0.0}};
 inline constexpr known_point odd_points[] = {{-inf, -inf}, {0.0, 0.0}, {inf, inf}};  // sinh, asinh, cbrt
 inline constexpr known_point asin_points[] = {{-1.0, -1.57079632679489661923}, {0.0, 0.0}, {1.0, 1.57079632679489661923}};
 inline constexpr known_point acos_points[] = {{-1.0, 3.14159265358979323846}, {0.0, 1.57079632679489661923}, {1.0, 0.0}};
@@ -594,6 +595,14 @@ constexpr interval digamma(const interval& a) {
   if (!(a.lo > 0 || (a.lo == 0 && !a.lo_closed))) return interval::whole();
   return detail::iv::increasing_image(a, [](double x) { return math::digamma(x); },
                                       detail::iv::digamma_points);
+}
+
+/// trigamma(x): decreasing on (0, ∞) from +∞ to 0; positive everywhere (a sum of 1/(x + n)²).
+constexpr interval trigamma(const interval& a) {
+  if (a.is_empty()) return a;
+  if (!(a.lo > 0 || (a.lo == 0 && !a.lo_closed))) return interval::open(0.0, interval::inf);
+  return detail::iv::decreasing_image(a, [](double x) { return math::trigamma(x); },
+                                      detail::iv::trigamma_points);
 }
 
 namespace detail::iv {

@@ -82,7 +82,8 @@ inline constexpr bool known_unary_rule_v =
     std::is_same_v<Rule, rules::log1p_exp> || std::is_same_v<Rule, rules::logistic> ||
     std::is_same_v<Rule, rules::log_logistic> || std::is_same_v<Rule, rules::log1m_logistic> ||
     std::is_same_v<Rule, rules::tanh> || std::is_same_v<Rule, rules::lgamma> ||
-    std::is_same_v<Rule, rules::digamma> || std::is_same_v<Rule, rules::erf> ||
+    std::is_same_v<Rule, rules::digamma> || std::is_same_v<Rule, rules::trigamma> ||
+    std::is_same_v<Rule, rules::erf> ||
     std::is_same_v<Rule, rules::Phi> || std::is_same_v<Rule, rules::log_Phi> ||
     std::is_same_v<Rule, rules::log_bessel_i0> || std::is_same_v<Rule, rules::cos> ||
     std::is_same_v<Rule, rules::sin> || std::is_same_v<Rule, rules::atan> ||
@@ -102,7 +103,7 @@ inline constexpr bool known_binary_rule_v =
     std::is_same_v<Rule, rules::add> || std::is_same_v<Rule, rules::subtract> ||
     std::is_same_v<Rule, rules::multiply> || std::is_same_v<Rule, rules::divide> ||
     std::is_same_v<Rule, rules::pow> || std::is_same_v<Rule, rules::fmin> || std::is_same_v<Rule, rules::fmax> ||
-    std::is_same_v<Rule, rules::atan2>;
+    std::is_same_v<Rule, rules::atan2> || std::is_same_v<Rule, rules::owens_t>;
 
 template <class S>
 constexpr interval assumed_support(rules::assume_support<S>) { return S::value; }
@@ -129,6 +130,7 @@ constexpr interval unary_image(const Rule& r, const interval& a) {
   else if constexpr (std::is_same_v<Rule, rules::tanh>) return tanh(a);
   else if constexpr (std::is_same_v<Rule, rules::lgamma>) return lgamma(a);
   else if constexpr (std::is_same_v<Rule, rules::digamma>) return digamma(a);
+  else if constexpr (std::is_same_v<Rule, rules::trigamma>) return trigamma(a);
   else if constexpr (std::is_same_v<Rule, rules::erf>) return erf(a);
   else if constexpr (std::is_same_v<Rule, rules::Phi>) return Phi(a);
   else if constexpr (std::is_same_v<Rule, rules::log_Phi>) return log_Phi(a);
@@ -160,6 +162,7 @@ constexpr interval binary_image(const interval& a, const interval& b) {
   else if constexpr (std::is_same_v<Rule, rules::fmin>) return fmin(a, b);
   else if constexpr (std::is_same_v<Rule, rules::fmax>) return fmax(a, b);
   else if constexpr (std::is_same_v<Rule, rules::atan2>) return interval::closed(-3.14159265358979323846, 3.14159265358979323846);
+  else if constexpr (std::is_same_v<Rule, rules::owens_t>) return interval::closed(-0.25, 0.25);
   else return interval::whole();
 }
 

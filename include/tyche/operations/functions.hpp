@@ -54,6 +54,7 @@ template <detail::operand A> requires expression<A> auto square(const A& a) { re
 template <detail::operand A> requires expression<A> auto inverse(const A& a) { return detail::line_normal_form(detail::make_unary<rules::inverse>(a)); }
 template <detail::operand A> requires expression<A> auto lgamma(const A& a) { return detail::make_unary<rules::lgamma>(a); }
 template <detail::operand A> requires expression<A> auto digamma(const A& a) { return detail::make_unary<rules::digamma>(a); }
+template <detail::operand A> requires expression<A> auto trigamma(const A& a) { return detail::make_unary<rules::trigamma>(a); }
 template <detail::operand A> requires expression<A> auto logistic(const A& a) { return detail::make_unary<rules::logistic>(a); }
 template <detail::operand A> requires expression<A> auto inv_logit(const A& a) { return detail::make_unary<rules::logistic>(a); }
 template <detail::operand A> requires expression<A> auto log_logistic(const A& a) { return detail::make_unary<rules::log_logistic>(a); }
@@ -272,6 +273,11 @@ auto laplace_lcdf(const Z& z) {
 template <bool Upper, class Nu, class T>
 auto student_t_lcdf(const Nu& nu, const T& t) {
   return make_binary<rules::student_t_lcdf<Upper>>(nu, t);
+}
+/// log F(z; α) of the standard skew normal, elementwise (rules::skew_normal_lcdf).
+template <class Z, class Alpha>
+auto skew_normal_lcdf(const Z& z, const Alpha& alpha) {
+  return make_binary<rules::skew_normal_lcdf>(z, alpha);
 }
 }  // namespace detail
 

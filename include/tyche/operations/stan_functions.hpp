@@ -48,6 +48,14 @@ auto atan2(const Y& y, const X& x) {
   return detail::make_binary<rules::atan2>(y, x);
 }
 
+/// Owen's T function T(h, a) = (1/2π) ∫₀ᵃ e^(−h²(1+x²)/2) / (1 + x²) dx, elementwise
+/// (scalar/owens_t.hpp: to the double's relative precision), |T| ≤ 1/4.
+template <detail::operand H, detail::operand A>
+  requires(expression<H> || expression<A>)
+auto owens_t(const H& h, const A& a) {
+  return detail::make_binary<rules::owens_t>(h, a);
+}
+
 // Compositions. Operands are numbers, data or expressions; at least one an expression.
 
 /// log(u / (1 − u)), 0 < u < 1.
@@ -161,6 +169,57 @@ template <detail::operand A>
   requires expression<A>
 auto tgamma(const A& a) {
   return exp(lgamma(a));
+}
+
+/// The regularised incomplete beta function I_x(a, b) and the regularised incomplete gamma
+/// functions P(a, x), Q(a, x) (Stan's inc_beta, gamma_p, gamma_q): the exponentials of
+/// log_inc_beta, log_gamma_p, log_gamma_q (functions.hpp). inc_beta of three scalars is a scalar.
+template <detail::operand A, detail::operand B, detail::operand X>
+  requires(expression<A> || expression<B> || expression<X>)
+auto inc_beta(const A& a, const B& b, const X& x) {
+  if constexpr (is_vector_v<detail::node_t<A>> || is_vector_v<detail::node_t<B>> ||
+                is_vector_v<detail::node_t<X>>)
+    return exp(log_inc_beta(a, b, x));
+  else
+    return exp(at(log_inc_beta(a, b, x), 0));
+}
+template <detail::operand A, detail::operand X>
+  requires(expression<A> || expression<X>)
+auto gamma_p(const A& a, const X& x) {
+  return exp(log_gamma_p(a, x));
+}
+template <detail::operand A, detail::operand X>
+  requires(expression<A> || expression<X>)
+auto gamma_q(const A& a, const X& x) {
+  return exp(log_gamma_q(a, x));
+}
+/// a·b + c (Stan's fma; one rounding or two, as the compiler contracts it).
+template <detail::operand A, detail::operand B, detail::operand C>
+  requires(expression<A> || expression<B> || expression<C>)
+auto fma(const A& a, const B& b, const C& c) {
+  return detail::as_node(a) * detail::as_node(b) + detail::as_node(c);
+}
+/// 1 where x > 0, else 0 (Stan's int_step; step(x) is 1 at x = 0), derivative 0.
+template <detail::operand X>
+  requires expression<X>
+auto int_step(const X& x) {
+  return lit<1> - step(-detail::as_node(x));
+}
+/// log(inv_logit(x) − inv_logit(y)), x > y: x + log(1 − e^(y − x)) − log(1 + eˣ) − log(1 + eʸ).
+template <detail::operand X, detail::operand Y>
+  requires(expression<X> || expression<Y>)
+auto log_inv_logit_diff(const X& x, const Y& y) {
+  const auto xn = detail::as_node(x);
+  const auto yn = detail::as_node(y);
+  return xn + log1m_exp(yn - xn) - log1p_exp(xn) - log1p_exp(yn);
+}
+/// −(y log ŷ + (1 − y) log(1 − ŷ)) for outcomes y in {0, 1} (Stan's binary_log_loss), 0 < ŷ < 1.
+template <detail::operand Y, detail::operand P>
+  requires(expression<Y> || expression<P>)
+auto binary_log_loss(const Y& y, const P& y_hat) {
+  const auto yn = detail::as_node(y);
+  const auto pn = detail::as_node(y_hat);
+  return -(yn * log(pn) + (lit<1> - yn) * log1m(pn));
 }
 
 // Summaries of a vector expression (of n ≥ 1 elements; variance and sd need n ≥ 2).

@@ -174,6 +174,32 @@ TYCHE_HD inline double trigamma(double x) {
 }
 TYCHE_HD inline float trigamma(float x) { return static_cast<float>(trigamma(double(x))); }
 
+/// Tetragamma ψ₂(x) = d/dx ψ₁(x): recurrence ψ₂(x) = ψ₂(x+1) − 2/x³ to x ≥ 10, then
+/// ψ₂(x) ~ −1/x² − 1/x³ − Σ (2k+1) B₂ₖ/x²ᵏ⁺² (A&S 6.4.11 with n = 2); reflection
+/// ψ₂(1−x) − ψ₂(x) = 2π³ cot(πx)/sin²(πx) (the second derivative of ψ(1−x) − ψ(x) = π cot πx).
+TYCHE_HD inline double tetragamma(double x) {
+  double shift = 0.0;
+  if (x <= 0.0) {
+    if (x == ::floor(x)) return ::nan("");
+    const double s = ::sin(pi * x);
+    return tetragamma(1.0 - x) - 2.0 * pi * pi * pi * ::cos(pi * x) / (s * s * s);
+  }
+  while (x < 10.0) {
+    shift -= 2.0 / (x * x * x);
+    x += 1.0;
+  }
+  const double r = 1.0 / (x * x);
+  const double series =
+      r + r / x +
+      r * r *
+          (1.0 / 2 -
+           r * (1.0 / 6 -
+                r * (1.0 / 6 -
+                     r * (3.0 / 10 - r * (5.0 / 6 - r * (691.0 / 210 - r * (35.0 / 2 - r * (3617.0 / 30))))))));
+  return shift - series;
+}
+TYCHE_HD inline float tetragamma(float x) { return static_cast<float>(tetragamma(double(x))); }
+
 /// f(z) = 1 / (√π e^{z²} erfc(z)) for z ≥ 5.6 by the continued fraction of A&S 7.1.14,
 ///   2 e^{z²} ∫_z^∞ e^{−t²} dt = 1/(z + (1/2)/(z + 1/(z + (3/2)/(z + 2/(z + …))))),
 /// i.e. f(z) = z + (1/2)/(z + (2/2)/(z + (3/2)/(…))), evaluated bottom-up from 20 levels: for

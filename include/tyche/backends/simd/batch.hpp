@@ -366,7 +366,7 @@ xsimd::batch<E, A> inv_Phi(const xsimd::batch<E, A>& x) {
   return per_lane([](E v) { return inv_Phi(v); }, x);
 }
 
-/// Digamma and trigamma (scalar/math.hpp) lane by lane: xsimd has neither.
+/// Digamma, trigamma and tetragamma (scalar/math.hpp) lane by lane: xsimd has none of them.
 template <class E, class A>
 xsimd::batch<E, A> digamma(const xsimd::batch<E, A>& x) {
   return per_lane([](E v) { return digamma(v); }, x);
@@ -374,6 +374,10 @@ xsimd::batch<E, A> digamma(const xsimd::batch<E, A>& x) {
 template <class E, class A>
 xsimd::batch<E, A> trigamma(const xsimd::batch<E, A>& x) {
   return per_lane([](E v) { return trigamma(v); }, x);
+}
+template <class E, class A>
+xsimd::batch<E, A> tetragamma(const xsimd::batch<E, A>& x) {
+  return per_lane([](E v) { return tetragamma(v); }, x);
 }
 
 /// log Φ and its derivative φ/Φ, log I₀ and its derivative I₁/I₀ (scalar/math.hpp) lane by
