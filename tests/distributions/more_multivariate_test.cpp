@@ -418,6 +418,68 @@ TEST_CASE("multinomial / multinomial_logit: data errors name the index and value
                     Contains("theta must be >= 0, but theta[2] = -0.2"));
 }
 
+TEST_CASE("multinomial / multinomial_logit of N rows of K counts (a data matrix): each row its own multinomial",
+          "[distributions][multinomial]") {
+  // Stan's for (n) y[n] ~ multinomial_logit(gamma[n]): rows of different totals.
+  const std::vector<double> y{3, 0, 5, 1, 1, 1, 0, 7, 2, 4, 4, 0};  // 4 rows of 3
+  const auto ym = matrix(y, 4, 3);
+  vector_param<"g", 12> g;  // a γ per row, row after row
+  vector_param<"h", 3> h;   // one γ for every row
+  const auto by_row = compile(multinomial_logit(g).log_prob(ym), g);
+  const auto shared = compile(multinomial_logit(h).log_prob(ym), h);
+  const auto theta_rows = compile(multinomial(exp(g)).log_prob(ym), g);  // θ need not sum to 1 here
+  auto rows_ref = [&](const std::vector<double>& a, bool logit, bool per_row) {
+    long double total = 0;
+    for (std::size_t r = 0; r < 4; ++r) {
+      const std::vector<double> yr(y.begin() + 3 * r, y.begin() + 3 * r + 3);
+      const std::size_t at = per_row ? 3 * r : 0;
+      const std::vector<double> ar(a.begin() + at, a.begin() + at + 3);
+      std::vector<long double> th;
+      if (logit) th = softmax(ar);
+      else
+        for (double v : ar) th.push_back(std::exp(static_cast<long double>(v)));
+      total += multinomial_boost(yr, th);
+    }
+    return total;
+  };
+  for (const auto& p : tyche_test::random_points(10, 12, -2, 2, 221)) {
+    tyche_test::discrete::check_log_pmf(by_row.value(p), rows_ref(p, true, true), "multinomial_logit, N rows of K");
+    tyche_test::discrete::check_log_pmf(theta_rows.value(p), rows_ref(p, false, true), "multinomial, N rows of K");
+    tyche_test::check_gradient_at(by_row, p, "multinomial_logit, N rows of K");
+    tyche_test::check_gradient_at(theta_rows, p, "multinomial, N rows of K");
+  }
+  for (const auto& p : tyche_test::random_points(10, 3, -2, 2, 222)) {
+    tyche_test::discrete::check_log_pmf(shared.value(p), rows_ref(p, true, false), "multinomial_logit, one gamma");
+    tyche_test::check_gradient_at(shared, p, "multinomial_logit, one gamma");
+  }
+  tyche_test::check_lanes(by_row, tyche_test::random_points(8, 12, -2, 2, 223), "multinomial_logit rows (lanes)");
+  // Not the same as one multinomial over the 12 counts (what a flat vector means).
+  const auto flat = compile(multinomial_logit(g).log_prob(data(y)), g);
+  const std::vector<double> p0(12, 0.3);
+  CHECK(std::fabs(flat.value(p0) - by_row.value(p0)) > 1.0);
+
+  // A model: the rows' predictive draws keep each row's observed total.
+  auto m = model([&] {
+    auto beta = normal<"beta">(0.0, 1.0, shape<3>);
+    return joint(beta, multinomial_logit(beta).observe(ym));
+  });
+  std::mt19937_64 rng(7);
+  const auto obs = m.sample_observations(std::vector<double>{0.2, -0.3, 0.1}, rng);
+  REQUIRE(obs.size() == 1);
+  REQUIRE(obs[0].size() == 12);
+  for (std::size_t r = 0; r < 4; ++r) CHECK(obs[0][3 * r] + obs[0][3 * r + 1] + obs[0][3 * r + 2] == y[3 * r] + y[3 * r + 1] + y[3 * r + 2]);
+
+  // Errors name the size, the row and the column.
+  vector_param<"five", 5> five;
+  CHECK_THROWS_WITH(multinomial_logit(five).observe(ym),
+                    Contains("gamma has size 5 but y is 4 rows of 3 counts: it needs 3 values (shared by the rows) or 12"));
+  std::vector<double> bad = y;
+  bad[5] = 0.5;
+  CHECK_THROWS_WITH(multinomial_logit(h).observe(matrix(bad, 4, 3)), Contains("y[2, 3] = 0.5 is not a non-negative integer count"));
+  const std::vector<double> theta_rows_data{0.2, 0.3, 0.5, 0.2, 0.2, 0.2, 0.1, 0.1, 0.8, 1.0, 0.0, 0.0};
+  CHECK_THROWS_WITH(multinomial(data(theta_rows_data)).observe(ym), Contains("theta row 2 sums to 0.6, not 1"));
+}
+
 // ---- multi_student_t, multi_student_t_cholesky ----------------------------------------------------
 
 namespace {

@@ -188,6 +188,59 @@ struct cumulative_sum_map {
   }
 };
 
+/// The rows of a multinomial or multinomial_logit observation of N rows of K counts
+/// (distributions/multinomial.hpp): operands y (N·K counts, data) and the argument a (θ or γ),
+/// K values shared by the rows or N·K row after row; value n is the log density of row n without
+/// its multinomial coefficient: Σₖ yₙₖ log θₙₖ, or (logit) Σₖ yₙₖ γₙₖ − Nₙ log Σₖ exp γₙₖ with
+/// Nₙ = Σₖ yₙₖ. Reverse: ∂/∂θₙₖ = adjₙ yₙₖ / θₙₖ, ∂/∂γₙₖ = adjₙ (yₙₖ − Nₙ softmax(γₙ)ₖ); none to y.
+struct multinomial_rows_map {
+  static constexpr const char* name = "multinomial_rows";
+  static constexpr bool has_payload = true;
+  template <class Y, class A>
+  static constexpr std::size_t extent = dynamic_extent;
+  std::size_t k = 1;   // counts per row
+  bool logit = false;  // γ (log-odds) rather than θ (probabilities)
+  bool operator==(const multinomial_rows_map&) const = default;
+  template <class T>
+  TYCHE_HD static T row_log_sum_exp(const T* g, std::size_t k) {
+    T top = g[0];
+    for (std::size_t j = 1; j < k; ++j) top = math::max(top, g[j]);
+    T acc = lift<T>(0.0);
+    for (std::size_t j = 0; j < k; ++j) acc = acc + math::exp(g[j] - top);
+    return top + math::log(acc);
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    for (std::size_t n = 0; n < m; ++n) {
+      const T* y = in[0] + n * k;
+      const T* a = in[1] + (in_n[1] == k ? 0 : n * k);
+      T dot = lift<T>(0.0), total = lift<T>(0.0);
+      for (std::size_t j = 0; j < k; ++j) {
+        dot = dot + y[j] * (logit ? a[j] : math::log(a[j]));
+        total = total + y[j];
+      }
+      out[n] = logit ? dot - total * row_log_sum_exp(a, k) : dot;
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    for (std::size_t n = 0; n < m; ++n) {
+      const std::size_t at = in_n[1] == k ? 0 : n * k;
+      const T* y = in[0] + n * k;
+      const T* a = in[1] + at;
+      if (logit) {
+        T total = lift<T>(0.0);
+        for (std::size_t j = 0; j < k; ++j) total = total + y[j];
+        const T lse = row_log_sum_exp(a, k);
+        for (std::size_t j = 0; j < k; ++j) in_adj[1][at + j] += adj[n] * (y[j] - total * math::exp(a[j] - lse));
+      } else {
+        for (std::size_t j = 0; j < k; ++j) in_adj[1][at + j] += adj[n] * y[j] / a[j];
+      }
+    }
+  }
+};
+
 /// The operands (scalars and vectors) one after another: append_row(a, b) and to_vector(x...)
 /// (operations/vectors.hpp), and the coefficient vector w of a residual sum of squares
 /// Σ(y − s − Zw)² whose predictor mixes scalar coefficients and a vector parameter

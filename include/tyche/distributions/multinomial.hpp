@@ -5,14 +5,19 @@
 // the second being the first at θ = softmax(γ) (Stan Functions Reference, "Multinomial
 // distribution" and "Multinomial distribution, logit parameterization"). y is one vector of K
 // counts (data): the multinomial coefficient is a constant computed when the model is built,
-// and N log Σ exp γ takes one log-sum-exp. theta is typically a simplex parameter,
+// and N log Σ exp γ takes one log-sum-exp. Or y is N rows of K counts, a data matrix
+// (`observe(matrix(y, N, K))`, Stan's `for (n) y[n] ~ multinomial_logit(gamma[n])`): each row is
+// its own multinomial, with θ or γ of K values (the same for every row) or of N·K values (row
+// after row); a flat vector of N·K counts would be one multinomial over N·K categories. theta is typically a simplex parameter,
 // `auto theta = dirichlet<"theta">(data(alpha)); multinomial(theta).observe(data(y))`; a θₖ of
 // exactly 0 gives NaN (0 · log 0), as bernoulli's p = 0 does. Predictive draws keep the
-// observed total N.
+// observed total N (each row's, for N rows).
 //
 // Data checks (std::invalid_argument naming the index and the value):
 //   y[i] = v is not a non-negative integer count
 //   y has size n but theta has size K                  (gamma for multinomial_logit)
+//   theta has size s but y is N rows of K counts: it needs K values or N·K
+//   y[n, k] = v is not a non-negative integer count
 //   theta must be >= 0, but theta[k] = v (data)        theta sums to s, not 1   (theta data)
 #pragma once
 #include <tyche/config.hpp>
@@ -61,6 +66,37 @@ auto multinomial_log_coefficient(const char* family, const char* argument, const
   }
 }
 
+/// The same for y = N rows of K counts (a data matrix): the argument has K values (shared by the
+/// rows) or N·K; returns Σₙ [log Γ(Nₙ + 1) − Σₖ log Γ(yₙₖ + 1)] and sets total to Σₙ Nₙ.
+template <class V, class E>
+double multinomial_rows_log_coefficient(const char* family, const char* argument, const V& v,
+                                        const basic_data_matrix<E>& y, double& total) {
+  static_assert(std::is_same_v<E, double>, "tyche::multinomial / multinomial_logit: y must be a matrix of doubles");
+  const std::string head = std::string("tyche::") + family + "(...).observe(y): ";
+  const std::size_t rows = y.rows, k = y.cols;
+  if (v.size() != k && v.size() != rows * k)
+    throw std::invalid_argument(head + argument + " has size " + std::to_string(v.size()) + " but y is " +
+                                std::to_string(rows) + " rows of " + std::to_string(k) + " counts: it needs " +
+                                std::to_string(k) + " values (shared by the rows) or " + std::to_string(rows * k) +
+                                " (row after row)");
+  double log_c = 0;
+  total = 0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    double row_total = 0;
+    for (std::size_t c = 0; c < k; ++c) {
+      const double x = y.ptr[r * k + c];
+      if (const char* problem = count_problem(x); problem || !std::isfinite(x))
+        throw std::invalid_argument(head + "y[" + std::to_string(r + 1) + ", " + std::to_string(c + 1) + "] = " +
+                                    tyche::detail::format_number(x) + " " + (problem ? problem : "is not finite"));
+      row_total += x;
+      log_c -= std::lgamma(x + 1);
+    }
+    log_c += std::lgamma(row_total + 1);
+    total += row_total;
+  }
+  return log_c;
+}
+
 /// K counts summing to `total`, drawn with probabilities p (not necessarily normalised) as
 /// successive binomials: yₖ ~ binomial(N − Σ_{j<k} yⱼ, pₖ / Σ_{j≥k} pⱼ).
 template <class G>
@@ -79,6 +115,30 @@ std::vector<double> draw_counts(G& rng, std::size_t k, double total, const std::
   if (k > 0) y[k - 1] += static_cast<double>(remaining);
   return y;
 }
+
+/// Predictive draws for N rows of K counts (rows_k = K, y the observed counts): each row keeps
+/// its observed total; p holds K probabilities (or log-odds, logit) for every row, or N·K.
+template <class G>
+std::vector<double> draw_count_rows(G& rng, std::size_t rows_k, const double* y, std::size_t n,
+                                    const std::vector<double>& p, bool logit) {
+  std::vector<double> out;
+  out.reserve(n);
+  for (std::size_t r = 0; r * rows_k < n; ++r) {
+    double total = 0;
+    for (std::size_t c = 0; c < rows_k; ++c) total += y[r * rows_k + c];
+    const std::size_t at = p.size() == rows_k ? 0 : r * rows_k;
+    std::vector<double> q(p.begin() + static_cast<std::ptrdiff_t>(at),
+                          p.begin() + static_cast<std::ptrdiff_t>(at + rows_k));
+    if (logit) {
+      double top = -HUGE_VAL;
+      for (double v : q) top = std::max(top, v);
+      for (double& v : q) v = std::exp(v - top);
+    }
+    const std::vector<double> row = draw_counts(rng, rows_k, total, q);
+    out.insert(out.end(), row.begin(), row.end());
+  }
+  return out;
+}
 }  // namespace detail
 
 template <class Theta>
@@ -86,26 +146,44 @@ struct multinomial_distribution : distribution<multinomial_distribution<Theta>> 
   static constexpr const char* family = "multinomial";
   Theta theta;
   double trials = 0;  // N of the observed counts (set by observe), for predictive draws
+  std::size_t rows_k = 0;  // K when y is N rows of K counts (set by observe), else 0
+  std::size_t rows_n = 0;  // and N
+  const double* rows_y = nullptr;  // those counts, for predictive draws
   template <class X>
   auto log_prob(const X& x) const {
     const auto y = detail::as_node(x);
     double total = 0;
-    const double log_c = detail::multinomial_log_coefficient(family, "theta", theta, y, total);
-    if constexpr (is_vector_v<Theta>) return constant{log_c} + sum(y * log(theta));
-    else return constant{log_c};  // a static_assert has said why
+    if constexpr (kind_of<decltype(y)> == node_kind::data_matrix) {  // N rows of K counts
+      static_assert(is_vector_v<Theta>, "tyche::multinomial(theta): theta must be a vector of K values");
+      const double log_c = detail::multinomial_rows_log_coefficient(family, "theta", theta, y, total);
+      return constant{log_c} + sum(make_vector_op(ops::multinomial_rows_map{y.cols, false}, y.rows,
+                                                  data(y.ptr, y.rows * y.cols), theta));
+    } else {
+      const double log_c = detail::multinomial_log_coefficient(family, "theta", theta, y, total);
+      if constexpr (is_vector_v<Theta>) return constant{log_c} + sum(y * log(theta));
+      else return constant{log_c};  // a static_assert has said why
+    }
   }
   /// The distribution as it observes y (counts, checked by distribution::observe): y's size
-  /// checked, its total N kept for predictive draws.
+  /// checked, its total N kept for predictive draws (for N rows, the rows themselves).
   template <class Y>
   auto observing(const Y& y) const {
     auto d = *this;
-    (void)detail::multinomial_log_coefficient(family, "theta", theta, y, d.trials);
+    if constexpr (kind_of<Y> == node_kind::data_matrix) {
+      (void)detail::multinomial_rows_log_coefficient(family, "theta", theta, y, d.trials);
+      d.rows_k = y.cols;
+      d.rows_n = y.rows;
+      d.rows_y = y.ptr;
+      d.check_rows();
+    } else {
+      (void)detail::multinomial_log_coefficient(family, "theta", theta, y, d.trials);
+    }
     return d;
   }
   auto arguments() const { return std::tuple{theta}; }
   template <class T2>
   auto with_arguments(const T2& t) const {
-    return multinomial_distribution<T2>{{}, t, trials};
+    return multinomial_distribution<T2>{{}, t, trials, rows_k, rows_n, rows_y};
   }
   /// theta ≥ 0 (at compile time where the types decide); for data, also Σ θₖ = 1.
   auto check_supports() const {
@@ -113,18 +191,28 @@ struct multinomial_distribution : distribution<multinomial_distribution<Theta>> 
                   "tyche::multinomial(theta): theta must be >= 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside [0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::nonnegative>("multinomial(theta)", "theta", theta);
+    if (rows_k == 0) check_rows();
+  }
+  /// A data theta sums to 1 (each row of K where y is N rows and theta N·K values).
+  void check_rows() const {
     if constexpr (kind_of<Theta> == node_kind::data_vector) {
-      double s = 0;
-      for (std::size_t k = 0; k < theta.size(); ++k) s += theta.ptr[k];
-      if (!(std::fabs(s - 1) <= 1e-8 * double(theta.size())))
-        throw std::invalid_argument("tyche::multinomial(theta): theta sums to " + tyche::detail::format_number(s) +
-                                    ", not 1 (theta must be a simplex)");
+      const std::size_t k = rows_k != 0 && theta.size() != rows_k ? rows_k : theta.size();
+      for (std::size_t r = 0; r * k < theta.size(); ++r) {
+        double s = 0;
+        for (std::size_t j = 0; j < k; ++j) s += theta.ptr[r * k + j];
+        if (!(std::fabs(s - 1) <= 1e-8 * double(k)))
+          throw std::invalid_argument("tyche::multinomial(theta): theta" +
+                                      (k == theta.size() ? std::string() : " row " + std::to_string(r + 1)) +
+                                      " sums to " + tyche::detail::format_number(s) + ", not 1 (theta must be a simplex)");
+      }
     }
   }
   static constexpr bool whole_arguments = true;
-  /// K counts with the observed total N.
+  /// K counts with the observed total N; for N rows (rows_k > 0), N·K counts, each row with its
+  /// observed total (n, the observation's size as a matrix, is not N·K).
   template <class G>
   std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& t) const {
+    if (rows_k != 0) return detail::draw_count_rows(rng, rows_k, rows_y, rows_n * rows_k, t, false);
     return detail::draw_counts(rng, n, trials, t);
   }
   static const char* observation_problem(double v) { return detail::count_problem(v); }
@@ -135,28 +223,46 @@ struct multinomial_logit_distribution : distribution<multinomial_logit_distribut
   static constexpr const char* family = "multinomial_logit";
   Gamma gamma;
   double trials = 0;
+  std::size_t rows_k = 0;  // K when y is N rows of K counts (set by observe), else 0
+  std::size_t rows_n = 0;
+  const double* rows_y = nullptr;
   template <class X>
   auto log_prob(const X& x) const {
     const auto y = detail::as_node(x);
     double total = 0;
-    const double log_c = detail::multinomial_log_coefficient(family, "gamma", gamma, y, total);
-    if constexpr (is_vector_v<Gamma>) return constant{log_c} + sum(y * gamma) - constant{total} * log_sum_exp(gamma);
-    else return constant{log_c};  // a static_assert has said why
+    if constexpr (kind_of<decltype(y)> == node_kind::data_matrix) {  // N rows of K counts
+      static_assert(is_vector_v<Gamma>, "tyche::multinomial_logit(gamma): gamma must be a vector of K values");
+      const double log_c = detail::multinomial_rows_log_coefficient(family, "gamma", gamma, y, total);
+      return constant{log_c} + sum(make_vector_op(ops::multinomial_rows_map{y.cols, true}, y.rows,
+                                                  data(y.ptr, y.rows * y.cols), gamma));
+    } else {
+      const double log_c = detail::multinomial_log_coefficient(family, "gamma", gamma, y, total);
+      if constexpr (is_vector_v<Gamma>) return constant{log_c} + sum(y * gamma) - constant{total} * log_sum_exp(gamma);
+      else return constant{log_c};  // a static_assert has said why
+    }
   }
   template <class Y>
   auto observing(const Y& y) const {
     auto d = *this;
-    (void)detail::multinomial_log_coefficient(family, "gamma", gamma, y, d.trials);
+    if constexpr (kind_of<Y> == node_kind::data_matrix) {
+      (void)detail::multinomial_rows_log_coefficient(family, "gamma", gamma, y, d.trials);
+      d.rows_k = y.cols;
+      d.rows_n = y.rows;
+      d.rows_y = y.ptr;
+    } else {
+      (void)detail::multinomial_log_coefficient(family, "gamma", gamma, y, d.trials);
+    }
     return d;
   }
   auto arguments() const { return std::tuple{gamma}; }
   template <class G2>
   auto with_arguments(const G2& g) const {
-    return multinomial_logit_distribution<G2>{{}, g, trials};
+    return multinomial_logit_distribution<G2>{{}, g, trials, rows_k, rows_n, rows_y};
   }
   static constexpr bool whole_arguments = true;
   template <class G>
   std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& g) const {
+    if (rows_k != 0) return detail::draw_count_rows(rng, rows_k, rows_y, rows_n * rows_k, g, true);
     double top = -HUGE_VAL;
     for (double v : g) top = std::max(top, v);
     std::vector<double> p(g.size());
