@@ -2896,18 +2896,24 @@ struct cumulative_sum_map {
   }
 };
 
-/// The rows of a multinomial or multinomial_logit observation of N rows of K counts
-/// (distributions/multinomial.hpp): operands y (N·K counts, data) and the argument a (θ or γ),
-/// K values shared by the rows or N·K row after row; value n is the log density of row n without
-/// its multinomial coefficient: Σₖ yₙₖ log θₙₖ, or (logit) Σₖ yₙₖ γₙₖ − Nₙ log Σₖ exp γₙₖ with
-/// Nₙ = Σₖ yₙₖ. Reverse: ∂/∂θₙₖ = adjₙ yₙₖ / θₙₖ, ∂/∂γₙₖ = adjₙ (yₙₖ − Nₙ softmax(γₙ)ₖ); none to y.
+/// The rows of a multinomial, multinomial_logit or dirichlet_multinomial observation of N rows
+/// of K counts (distributions/multinomial.hpp): operands y (N·K counts, data) and the argument a
+/// (θ, γ or α), K values shared by the rows or N·K row after row; value n is the log density of
+/// row n without the terms of y alone (its multinomial coefficient):
+///   θ:  Σₖ yₙₖ log θₙₖ                                   ∂/∂θₙₖ = adjₙ yₙₖ / θₙₖ
+///   γ:  Σₖ yₙₖ γₙₖ − Nₙ log Σₖ exp γₙₖ                    ∂/∂γₙₖ = adjₙ (yₙₖ − Nₙ softmax(γₙ)ₖ)
+///   α:  log Γ(Aₙ) − log Γ(Nₙ + Aₙ) + Σₖ [log Γ(yₙₖ + αₙₖ) − log Γ(αₙₖ)]
+///       ∂/∂αₙₖ = adjₙ (ψ(Aₙ) − ψ(Nₙ + Aₙ) + ψ(yₙₖ + αₙₖ) − ψ(αₙₖ))
+/// with Nₙ = Σₖ yₙₖ, Aₙ = Σₖ αₙₖ. No derivative goes to y.
 struct multinomial_rows_map {
+  enum form_t : int { probabilities = 0, logit = 1, dirichlet = 2 };
   static constexpr const char* name = "multinomial_rows";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;  // y is an operand
   template <class Y, class A>
   static constexpr std::size_t extent = dynamic_extent;
-  std::size_t k = 1;   // counts per row
-  bool logit = false;  // γ (log-odds) rather than θ (probabilities)
+  std::size_t k = 1;  // counts per row
+  form_t form = probabilities;
   bool operator==(const multinomial_rows_map&) const = default;
   template <class T>
   TYCHE_HD static T row_log_sum_exp(const T* g, std::size_t k) {
@@ -2922,12 +2928,17 @@ struct multinomial_rows_map {
     for (std::size_t n = 0; n < m; ++n) {
       const T* y = in[0] + n * k;
       const T* a = in[1] + (in_n[1] == k ? 0 : n * k);
-      T dot = lift<T>(0.0), total = lift<T>(0.0);
+      T acc = lift<T>(0.0), total = lift<T>(0.0), a0 = lift<T>(0.0);
       for (std::size_t j = 0; j < k; ++j) {
-        dot = dot + y[j] * (logit ? a[j] : math::log(a[j]));
+        if (form == probabilities) acc = acc + y[j] * math::log(a[j]);
+        else if (form == logit) acc = acc + y[j] * a[j];
+        else acc = acc + (math::lgamma(y[j] + a[j]) - math::lgamma(a[j]));
         total = total + y[j];
+        a0 = a0 + a[j];
       }
-      out[n] = logit ? dot - total * row_log_sum_exp(a, k) : dot;
+      if (form == logit) acc = acc - total * row_log_sum_exp(a, k);
+      else if (form == dirichlet) acc = acc + (math::lgamma(a0) - math::lgamma(total + a0));
+      out[n] = acc;
     }
   }
   template <class T>
@@ -2937,11 +2948,18 @@ struct multinomial_rows_map {
       const std::size_t at = in_n[1] == k ? 0 : n * k;
       const T* y = in[0] + n * k;
       const T* a = in[1] + at;
-      if (logit) {
-        T total = lift<T>(0.0);
-        for (std::size_t j = 0; j < k; ++j) total = total + y[j];
+      T total = lift<T>(0.0), a0 = lift<T>(0.0);
+      for (std::size_t j = 0; j < k; ++j) {
+        total = total + y[j];
+        a0 = a0 + a[j];
+      }
+      if (form == logit) {
         const T lse = row_log_sum_exp(a, k);
         for (std::size_t j = 0; j < k; ++j) in_adj[1][at + j] += adj[n] * (y[j] - total * math::exp(a[j] - lse));
+      } else if (form == dirichlet) {
+        const T common = math::digamma(a0) - math::digamma(total + a0);
+        for (std::size_t j = 0; j < k; ++j)
+          in_adj[1][at + j] += adj[n] * (common + math::digamma(y[j] + a[j]) - math::digamma(a[j]));
       } else {
         for (std::size_t j = 0; j < k; ++j) in_adj[1][at + j] += adj[n] * y[j] / a[j];
       }
@@ -3536,6 +3554,87 @@ struct data_matvec_map {
     T* vb = in_adj[0];
     for (std::size_t r = 0; r < rows; ++r)
       for (std::size_t c = 0; c < cols; ++c) vb[c] += lift<T>(x[r * cols + c]) * adj[r];
+  }
+};
+
+/// The squared-exponential covariance of n points x₁ … xₙ in d dimensions (a data matrix of n
+/// rows, row major, viewed: it must outlive the model), operands α and ρ (scalars):
+/// Kᵢⱼ = α² exp(−‖xᵢ − xⱼ‖² / (2ρ²)), the n² entries row major (Stan's gp_exp_quad_cov).
+/// Reverse: ᾱ = Σ adjᵢⱼ 2α eᵢⱼ, ρ̄ = Σ adjᵢⱼ α² eᵢⱼ ‖xᵢ − xⱼ‖² / ρ³, eᵢⱼ = exp(…) computed again.
+/// O(n² d) each way.
+struct gp_exp_quad_cov_map {
+  static constexpr const char* name = "gp_exp_quad_cov";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
+  const double* x = nullptr;
+  std::size_t n = 0;
+  std::size_t d = 1;
+  template <class A, class R>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const gp_exp_quad_cov_map&) const = default;
+  /// f(x, n · d) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    if (x != nullptr) f(x, n * d);
+  }
+  TYCHE_HD double squared_distance(std::size_t i, std::size_t j) const {
+    double s = 0.0;
+    for (std::size_t c = 0; c < d; ++c) {
+      const double t = x[i * d + c] - x[j * d + c];
+      s += t * t;
+    }
+    return s;
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T a2 = in[0][0] * in[0][0];
+    const T scale = lift<T>(-0.5) / (in[1][0] * in[1][0]);
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i * n + i] = a2;
+      for (std::size_t j = 0; j < i; ++j) out[i * n + j] = out[j * n + i] = a2 * math::exp(scale * lift<T>(squared_distance(i, j)));
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const T alpha = in[0][0], rho = in[1][0];
+    const T scale = lift<T>(-0.5) / (rho * rho);
+    T ga = lift<T>(0.0), gr = lift<T>(0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      ga = ga + adj[i * n + i];
+      for (std::size_t j = 0; j < i; ++j) {
+        const T d2 = lift<T>(squared_distance(i, j));
+        const T e = math::exp(scale * d2);
+        const T a = adj[i * n + j] + adj[j * n + i];
+        ga = ga + a * e;
+        gr = gr + a * e * d2;
+      }
+    }
+    in_adj[0][0] += lift<T>(2.0) * alpha * ga;
+    in_adj[1][0] += alpha * alpha * gr / (rho * rho * rho);
+  }
+};
+
+/// K + diag(v) for a K × K matrix given as its K² entries (row major) and v a scalar (added to
+/// every diagonal entry) or K values: Stan's add_diag. Reverse: K̄ += adj, v̄ += adj's diagonal.
+struct add_diag_map {
+  static constexpr const char* name = "add_diag";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 0;
+  template <class M, class V>
+  static constexpr std::size_t extent = extent_v<M>;
+  bool operator==(const add_diag_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = in[0][i];
+    for (std::size_t i = 0; i < k; ++i) out[i * k + i] = out[i * k + i] + in[1][in_n[1] == 1 ? 0 : i];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < m; ++i) in_adj[0][i] += adj[i];
+    for (std::size_t i = 0; i < k; ++i) in_adj[1][in_n[1] == 1 ? 0 : i] += adj[i * k + i];
   }
 };
 
@@ -8593,7 +8692,8 @@ auto segment(const V& v, std::size_t i, std::size_t len) {
 // tyche/operations/matrices.hpp — the functions users call with K × K matrices given as vectors
 // of their K² entries in row-major order (entry (i, j) at i·K + j, 0-based):
 // diag_pre_multiply, multiply_lower_tri_self_transpose, cholesky_decompose, matvec(M, v),
-// rows_dot_product and columns_dot_product (which take data matrices too), Stan's functions of
+// rows_dot_product and columns_dot_product (which take data matrices too), gp_exp_quad_cov (of
+// data points) and add_diag, Stan's functions of
 // the same names (`diag_pre_multiply(tau, L_Omega)`). Each makes a vector_op node whose op is in
 // autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
 
@@ -8774,6 +8874,55 @@ auto multiply_lower_tri_self_transpose(const L& l) {
   const N n = detail::as_node(l);
   const std::size_t k = detail::matrix_order(n.size(), "multiply_lower_tri_self_transpose(L)", "L");
   return make_vector_op(ops::multiply_lower_tri_self_transpose_map{k}, n.size(), n);
+}
+
+/// The squared-exponential (exponentiated quadratic) covariance matrix of the points x with
+/// marginal standard deviation alpha and length-scale rho: Kᵢⱼ = α² exp(−‖xᵢ − xⱼ‖² / (2ρ²)),
+/// Stan's gp_exp_quad_cov(x, alpha, rho). x is data: `data(x)` for n points on a line, or
+/// `matrix(x, n, d)` for n points in d dimensions (one per row; viewed, so it must outlive the
+/// model). The n² entries, row major: an argument of cholesky_decompose, multi_normal, add_diag.
+template <detail::operand A, detail::operand R>
+auto gp_exp_quad_cov(const data_matrix& x, const A& alpha, const R& rho) {
+  using NA = detail::node_t<A>;
+  using NR = detail::node_t<R>;
+  static_assert(!is_vector_v<NA> && !is_vector_v<NR>,
+                "tyche::gp_exp_quad_cov(x, alpha, rho): alpha and rho must be scalars");
+  detail::check_matrix_finite(x, "gp_exp_quad_cov(x, alpha, rho)", "x");
+  return make_vector_op(ops::gp_exp_quad_cov_map{x.ptr, x.rows, x.cols}, x.rows * x.rows, detail::as_node(alpha),
+                        detail::as_node(rho));
+}
+template <detail::operand A, detail::operand R>
+auto gp_exp_quad_cov(const data_vector<>& x, const A& alpha, const R& rho) {
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (!std::isfinite(x.ptr[i]))
+      throw std::invalid_argument("tyche::gp_exp_quad_cov(x, alpha, rho): " + std::string(x.name ? x.name : "x") +
+                                  "[" + std::to_string(i + 1) + "] = " + std::to_string(x.ptr[i]) +
+                                  "; data must be finite");
+  return gp_exp_quad_cov(matrix(x.ptr, x.size(), 1, x.name), alpha, rho);
+}
+/// The same under Stan's older name.
+template <class X, detail::operand A, detail::operand R>
+auto cov_exp_quad(const X& x, const A& alpha, const R& rho) -> decltype(gp_exp_quad_cov(x, alpha, rho)) {
+  return gp_exp_quad_cov(x, alpha, rho);
+}
+
+/// K + diag(v) for a K × K matrix given as its K² entries (row major) and v a scalar (added to
+/// each diagonal entry: a noise variance, a jitter) or a vector of K values: Stan's add_diag.
+template <expression M, detail::operand V>
+auto add_diag(const M& m, const V& v) {
+  using NM = detail::node_t<M>;
+  using NV = detail::node_t<V>;
+  static_assert(is_vector_v<NM>, "tyche::add_diag(M, v) requires 'M' (the K*K entries of a matrix, row major) to be "
+                                 "a vector expression");
+  const NM nm = detail::as_node(m);
+  const NV nv = detail::as_node(v);
+  const std::size_t k = detail::matrix_order(nm.size(), "add_diag(M, v)", "M");
+  if constexpr (is_vector_v<NV>) {
+    if (nv.size() != k)
+      throw std::invalid_argument("tyche::add_diag(M, v): 'M' is " + std::to_string(k) + " x " + std::to_string(k) +
+                                  " but 'v' has size " + std::to_string(nv.size()) + " (a scalar or K values)");
+  }
+  return make_vector_op(ops::add_diag_map{k}, nm.size(), nm, nv);
 }
 
 /// The lower Cholesky factor of a symmetric positive-definite K × K matrix given as its K²
@@ -17759,10 +17908,13 @@ auto multi_student_t_cholesky(const Nu& nu, const Mu& mu, const Lx& l) {
 }  // namespace tyche
 // ----- end tyche/distributions/multi_student_t.hpp -----
 // ----- begin tyche/distributions/multinomial.hpp -----
-// tyche/distributions/multinomial.hpp — multinomial(theta) and multinomial_logit(gamma), for observations only.
+// tyche/distributions/multinomial.hpp — multinomial(theta), multinomial_logit(gamma) and
+// dirichlet_multinomial(alpha), for observations only.
 //   log p(y | θ) = log Γ(N + 1) − Σₖ log Γ(yₖ + 1) + Σₖ yₖ log θₖ,   N = Σₖ yₖ,
 //   y ∈ {0, 1, …}ᴷ, θ a simplex (θₖ ≥ 0, Σₖ θₖ = 1);
 //   log p(y | γ) = log Γ(N + 1) − Σₖ log Γ(yₖ + 1) + Σₖ yₖ γₖ − N log Σₖ exp γₖ,   γ ∈ ℝᴷ,
+//   log p(y | α) = log Γ(A) + log Γ(N + 1) − log Γ(N + A) + Σₖ [log Γ(yₖ + αₖ) − log Γ(αₖ) − log Γ(yₖ + 1)],
+//   A = Σₖ αₖ, αₖ > 0 (dirichlet_multinomial: θ ~ dirichlet(α) integrated out),
 // the second being the first at θ = softmax(γ) (Stan Functions Reference, "Multinomial
 // distribution" and "Multinomial distribution, logit parameterization"). y is one vector of K
 // counts (data): the multinomial coefficient is a constant computed when the model is built,
@@ -17912,7 +18064,7 @@ struct multinomial_distribution : distribution<multinomial_distribution<Theta>> 
     if constexpr (kind_of<decltype(y)> == node_kind::data_matrix) {  // N rows of K counts
       static_assert(is_vector_v<Theta>, "tyche::multinomial(theta): theta must be a vector of K values");
       const double log_c = detail::multinomial_rows_log_coefficient(family, "theta", theta, y, total);
-      return constant{log_c} + sum(make_vector_op(ops::multinomial_rows_map{y.cols, false}, y.rows,
+      return constant{log_c} + sum(make_vector_op(ops::multinomial_rows_map{y.cols, ops::multinomial_rows_map::probabilities}, y.rows,
                                                   data(y.ptr, y.rows * y.cols), theta));
     } else {
       const double log_c = detail::multinomial_log_coefficient(family, "theta", theta, y, total);
@@ -17989,7 +18141,7 @@ struct multinomial_logit_distribution : distribution<multinomial_logit_distribut
     if constexpr (kind_of<decltype(y)> == node_kind::data_matrix) {  // N rows of K counts
       static_assert(is_vector_v<Gamma>, "tyche::multinomial_logit(gamma): gamma must be a vector of K values");
       const double log_c = detail::multinomial_rows_log_coefficient(family, "gamma", gamma, y, total);
-      return constant{log_c} + sum(make_vector_op(ops::multinomial_rows_map{y.cols, true}, y.rows,
+      return constant{log_c} + sum(make_vector_op(ops::multinomial_rows_map{y.cols, ops::multinomial_rows_map::logit}, y.rows,
                                                   data(y.ptr, y.rows * y.cols), gamma));
     } else {
       const double log_c = detail::multinomial_log_coefficient(family, "gamma", gamma, y, total);
@@ -18028,6 +18180,84 @@ struct multinomial_logit_distribution : distribution<multinomial_logit_distribut
   static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
+/// dirichlet_multinomial(alpha): counts whose probabilities are drawn from dirichlet(alpha), for
+/// observations only (Stan's dirichlet_multinomial):
+///   log p(y | α) = log Γ(A) + log Γ(N + 1) − log Γ(N + A) + Σₖ [log Γ(yₖ + αₖ) − log Γ(αₖ) − log Γ(yₖ + 1)],
+/// A = Σₖ αₖ, αₖ > 0; y one vector of K counts or N rows of K (a data matrix, α of K or N·K
+/// values) as for multinomial.
+template <class Alpha>
+struct dirichlet_multinomial_distribution : distribution<dirichlet_multinomial_distribution<Alpha>> {
+  static constexpr const char* family = "dirichlet_multinomial";
+  Alpha alpha;
+  double trials = 0;
+  std::size_t rows_k = 0;  // K when y is N rows of K counts (set by observe), else 0
+  std::size_t rows_n = 0;
+  const double* rows_y = nullptr;
+  template <class X>
+  auto log_prob(const X& x) const {
+    static_assert(is_vector_v<Alpha>, "tyche::dirichlet_multinomial(alpha): alpha must be a vector of K values");
+    const auto y = detail::as_node(x);
+    double total = 0;
+    if constexpr (kind_of<decltype(y)> == node_kind::data_matrix) {
+      const double log_c = detail::multinomial_rows_log_coefficient(family, "alpha", alpha, y, total);
+      return constant{log_c} + sum(make_vector_op(ops::multinomial_rows_map{y.cols, ops::multinomial_rows_map::dirichlet},
+                                                  y.rows, data(y.ptr, y.rows * y.cols), alpha));
+    } else {
+      const double log_c = detail::multinomial_log_coefficient(family, "alpha", alpha, y, total);
+      if constexpr (kind_of<decltype(y)> == node_kind::data_vector && is_vector_v<Alpha>)
+        return constant{log_c} + sum(make_vector_op(ops::multinomial_rows_map{y.size(), ops::multinomial_rows_map::dirichlet},
+                                                    1, y, alpha));
+      else return constant{log_c};  // a static_assert has said why
+    }
+  }
+  template <class Y>
+  auto observing(const Y& y) const {
+    auto d = *this;
+    if constexpr (kind_of<Y> == node_kind::data_matrix) {
+      (void)detail::multinomial_rows_log_coefficient(family, "alpha", alpha, y, d.trials);
+      d.rows_k = y.cols;
+      d.rows_n = y.rows;
+      d.rows_y = y.ptr;
+    } else {
+      (void)detail::multinomial_log_coefficient(family, "alpha", alpha, y, d.trials);
+    }
+    return d;
+  }
+  auto arguments() const { return std::tuple{alpha}; }
+  template <class A2>
+  auto with_arguments(const A2& a) const {
+    return dirichlet_multinomial_distribution<A2>{{}, a, trials, rows_k, rows_n, rows_y};
+  }
+  auto check_supports() const {
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::dirichlet_multinomial(alpha): alpha must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+    detail::check_argument<domains::positive>("dirichlet_multinomial(alpha)", "alpha", alpha);
+  }
+  static constexpr bool whole_arguments = true;
+  /// Probabilities from dirichlet(α) (normalised gammas), then counts with the observed total
+  /// (each row's, for N rows).
+  template <class G>
+  std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& a) const {
+    auto probabilities = [&](std::size_t at, std::size_t k) {
+      std::vector<double> p(k);
+      for (std::size_t j = 0; j < k; ++j) p[j] = std::gamma_distribution<double>(a[at + j], 1.0)(rng);
+      return p;
+    };
+    if (rows_k == 0) return detail::draw_counts(rng, n, trials, probabilities(0, a.size()));
+    std::vector<double> out;
+    for (std::size_t r = 0; r < rows_n; ++r) {
+      double total = 0;
+      for (std::size_t c = 0; c < rows_k; ++c) total += rows_y[r * rows_k + c];
+      const std::vector<double> row =
+          detail::draw_counts(rng, rows_k, total, probabilities(a.size() == rows_k ? 0 : r * rows_k, rows_k));
+      out.insert(out.end(), row.begin(), row.end());
+    }
+    return out;
+  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
+};
+
 /// The distribution multinomial(theta), to observe one vector of K counts:
 /// `multinomial(theta).observe(data(y))`.
 template <detail::operand Theta>
@@ -18040,7 +18270,14 @@ auto multinomial_logit(const Gamma& gamma) {
   return detail::make_distribution<multinomial_logit_distribution>(gamma);
 }
 
+/// The distribution dirichlet_multinomial(alpha): `dirichlet_multinomial(alpha).observe(data(y))`.
+template <detail::operand Alpha>
+auto dirichlet_multinomial(const Alpha& alpha) {
+  return detail::make_distribution<dirichlet_multinomial_distribution>(alpha);
+}
+
 TYCHE_OBSERVED_ONLY_FAMILY(multinomial)
+TYCHE_OBSERVED_ONLY_FAMILY(dirichlet_multinomial)
 TYCHE_OBSERVED_ONLY_FAMILY(multinomial_logit)
 
 }  // namespace tyche
@@ -19743,6 +19980,11 @@ auto multinomial_lpmf(const Y& y, const Theta& theta) {
 template <detail::operand Y, detail::operand Gamma>
 auto multinomial_logit_lpmf(const Y& y, const Gamma& gamma) {
   return detail::log_density_at(multinomial_logit(gamma), y);
+}
+/// log dirichlet_multinomial(y | alpha) of one vector y of K counts.
+template <detail::operand Y, detail::operand Alpha>
+auto dirichlet_multinomial_lpmf(const Y& y, const Alpha& alpha) {
+  return detail::log_density_at(dirichlet_multinomial(alpha), y);
 }
 /// log neg_binomial_2(y | mu, phi), summed over y.
 template <detail::operand Y, detail::operand Mu, detail::operand Phi>

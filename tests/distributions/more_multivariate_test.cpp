@@ -480,6 +480,60 @@ TEST_CASE("multinomial / multinomial_logit of N rows of K counts (a data matrix)
   CHECK_THROWS_WITH(multinomial(data(theta_rows_data)).observe(ym), Contains("theta row 2 sums to 0.6, not 1"));
 }
 
+TEST_CASE("dirichlet_multinomial: log pmf against Boost.Math's lgamma, gradients, N rows, draws, errors",
+          "[distributions][multinomial]") {
+  auto reference = [](const std::vector<double>& y, const std::vector<double>& alpha) {
+    long double n = 0, a0 = 0, lp = 0;
+    for (std::size_t k = 0; k < y.size(); ++k) {
+      const long double yk = y[k], ak = alpha[k];
+      n += yk;
+      a0 += ak;
+      lp += boost::math::lgamma(yk + ak) - boost::math::lgamma(ak) - boost::math::lgamma(yk + 1);
+    }
+    return lp + boost::math::lgamma(a0) + boost::math::lgamma(n + 1) - boost::math::lgamma(n + a0);
+  };
+  const std::vector<double> y{3, 0, 5, 2};
+  vector_param<"u", 4> u;
+  const auto f = compile(dirichlet_multinomial(exp(u)).log_prob(data(y)) + dirichlet_multinomial_lpmf(data(y), exp(u)), u);
+  const std::vector<double> y_rows{3, 0, 5, 2, 1, 1, 0, 7, 0, 0, 0, 1};  // 3 rows of 4
+  const auto rows = compile(dirichlet_multinomial(exp(u)).log_prob(matrix(y_rows, 3, 4)), u);
+  for (const auto& p : tyche_test::random_points(20, 4, -2, 2, 231)) {
+    std::vector<double> a;
+    for (double v : p) a.push_back(std::exp(v));
+    tyche_test::discrete::check_log_pmf(f.value(p), 2 * reference(y, a), "dirichlet_multinomial");
+    long double by_row = 0;
+    for (std::size_t r = 0; r < 3; ++r)
+      by_row += reference(std::vector<double>(y_rows.begin() + 4 * r, y_rows.begin() + 4 * r + 4), a);
+    tyche_test::discrete::check_log_pmf(rows.value(p), by_row, "dirichlet_multinomial, N rows");
+  }
+  for (const auto& p : tyche_test::random_points(6, 4, -2, 2, 232)) {
+    tyche_test::check_gradient_at(f, p, "dirichlet_multinomial");
+    tyche_test::check_gradient_at(rows, p, "dirichlet_multinomial, N rows");
+  }
+  tyche_test::check_lanes(rows, tyche_test::random_points(8, 4, -2, 2, 233), "dirichlet_multinomial (lanes)");
+  // Draws: the observed total, and the mean N αₖ / A.
+  const std::vector<double> alpha{1.0, 2.0, 0.5, 4.5};  // A = 8
+  const std::vector<double> y20{4, 1, 0, 15};          // N = 20
+  const auto d = dirichlet_multinomial(data(alpha)).observe(data(y20)).distribution;
+  std::mt19937_64 rng(41);
+  std::vector<std::vector<double>> counts(4);
+  for (std::size_t r = 0; r < tyche_test::discrete::sample_size; ++r) {
+    const auto x = d.draw_all(rng, 4, alpha);
+    REQUIRE(x[0] + x[1] + x[2] + x[3] == 20.0);
+    for (int k = 0; k < 4; ++k) counts[k].push_back(x[k]);
+  }
+  for (int k = 0; k < 4; ++k) {
+    // Var = N pₖ (1 − pₖ) (N + A) / (1 + A).
+    const double pk = alpha[k] / 8.0;
+    tyche_test::discrete::check_moments(counts[k], 20 * pk, 20 * pk * (1 - pk) * 28.0 / 9.0, "dirichlet_multinomial draws");
+  }
+  // alpha must be positive; sizes and counts are named.
+  const std::vector<double> zero_alpha{1.0, 0.0, 1.0, 1.0};
+  CHECK_THROWS_WITH(dirichlet_multinomial_lpmf(data(y), data(zero_alpha)), Contains("alpha must be > 0"));
+  vector_param<"three", 3> three;
+  CHECK_THROWS_WITH(dirichlet_multinomial(exp(three)).observe(data(y)), Contains("y has size 4 but alpha has size 3"));
+}
+
 // ---- multi_student_t, multi_student_t_cholesky ----------------------------------------------------
 
 namespace {

@@ -1,6 +1,6 @@
 // Stan's vector functions as expressions (tyche/operations/vectors.hpp, matrices.hpp,
 // functions.hpp): softmax, log_softmax, rep_vector, append_row / append, to_vector, head, tail,
-// segment, rows_dot_product, columns_dot_product, and matvec with a matrix or a vector that is
+// segment, rows_dot_product, columns_dot_product, gp_exp_quad_cov, add_diag, and matvec with a matrix or a vector that is
 // not a bare parameter. Each: values against plain loops written here, gradients through the
 // shared property check (Richardson finite differences), SIMD lanes against scalar, float against
 // double; static sizes, size errors, and a multinomial-logit model against its log density
@@ -342,6 +342,76 @@ TEST_CASE("matvec(M, v) with v of J vectors of K: M times each (non-centred grou
   const auto pts = tyche_test::random_points(20, 24, -1.0, 1.0, 406);
   for (const auto& p : pts) CHECK(f.value(p) == Approx(expected(p)).epsilon(1e-13));
   check_program(f, pts, "matvec(M, v) of J vectors");
+}
+
+TEST_CASE("gp_exp_quad_cov and add_diag: a Gaussian process's covariance, values and gradients",
+          "[operations][vector_functions]") {
+  // Points on a line (data(x)) and in two dimensions (matrix(x2, 4, 2)); the covariance weighted
+  // by data (every entry's derivative reaches alpha and rho) and a GP regression's log density
+  // (add_diag of the noise variance, cholesky_decompose, multi_normal_cholesky) against a
+  // Cholesky factor and a determinant computed here.
+  const vec x{-1.0, 0.3, 0.9, 2.5}, x2{0.0, 0.0, 1.0, 0.5, -0.5, 1.5, 2.0, -1.0}, y{0.4, -0.2, 0.8, 1.1};
+  vec w16(16);
+  for (std::size_t i = 0; i < 16; ++i) w16[i] = 0.1 * double(i) - 0.7;
+  param<"a"> a;
+  param<"r"> r;
+  param<"s"> s;
+  const auto f = compile(sum(data(w16) * gp_exp_quad_cov(data(x), exp(a), exp(r))) +
+                             sum(data(w16) * gp_exp_quad_cov(matrix(x2, 4, 2), exp(a), exp(r))),
+                         a, r);
+  auto cov = [](const vec& pts, std::size_t d, double alpha, double rho) {
+    const std::size_t n = pts.size() / d;
+    vec k(n * n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        double d2 = 0;
+        for (std::size_t c = 0; c < d; ++c) d2 += (pts[i * d + c] - pts[j * d + c]) * (pts[i * d + c] - pts[j * d + c]);
+        k[i * n + j] = alpha * alpha * std::exp(-d2 / (2 * rho * rho));
+      }
+    return k;
+  };
+  const auto pts = tyche_test::random_points(15, 2, -1.0, 1.0, 407);
+  for (const auto& p : pts) {
+    const vec k1 = cov(x, 1, std::exp(p[0]), std::exp(p[1])), k2 = cov(x2, 2, std::exp(p[0]), std::exp(p[1]));
+    CHECK(f.value(p) == Approx(dot_ref(w16, k1) + dot_ref(w16, k2)).epsilon(1e-13));
+  }
+  check_program(f, pts, "gp_exp_quad_cov");
+  const auto gp = compile(
+      multi_normal_cholesky(0.0, cholesky_decompose(add_diag(gp_exp_quad_cov(data(x), exp(a), exp(r)), square(exp(s)))))
+          .log_prob(data(y)),
+      a, r, s);
+  const auto gp_pts = tyche_test::random_points(10, 3, -1.0, 1.0, 408);
+  for (const auto& p : gp_pts) {
+    vec k = cov(x, 1, std::exp(p[0]), std::exp(p[1]));
+    for (std::size_t i = 0; i < 4; ++i) k[i * 4 + i] += std::exp(2 * p[2]);
+    vec l(16, 0.0);  // Cholesky factor
+    for (std::size_t i = 0; i < 4; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        double acc = k[i * 4 + j];
+        for (std::size_t q = 0; q < j; ++q) acc -= l[i * 4 + q] * l[j * 4 + q];
+        l[i * 4 + j] = i == j ? std::sqrt(acc) : acc / l[j * 4 + j];
+      }
+    vec z(4);
+    double log_det = 0, quad = 0;
+    for (std::size_t i = 0; i < 4; ++i) {
+      double acc = y[i];
+      for (std::size_t q = 0; q < i; ++q) acc -= l[i * 4 + q] * z[q];
+      z[i] = acc / l[i * 4 + i];
+      log_det += std::log(l[i * 4 + i]);
+      quad += z[i] * z[i];
+    }
+    CHECK(gp.value(p) == Approx(-0.5 * quad - log_det - 2 * std::log(2 * 3.14159265358979323846)).epsilon(1e-12));
+    tyche_test::check_gradient_at(gp, p, "a GP regression's log density");
+  }
+  // add_diag with a vector of K values; sizes and data are checked.
+  vector_param<"v", 4> v;
+  vector_param<"m", 16> m;
+  const auto ad = compile(sum(data(w16) * add_diag(m, exp(v))), m, v);
+  check_program(ad, tyche_test::random_points(5, 20, -1.0, 1.0, 409), "add_diag(M, v)");
+  vector_param<"three", 3> three;
+  CHECK_THROWS_WITH(add_diag(m, three), Contains("'M' is 4 x 4 but 'v' has size 3"));
+  const vec bad{0.0, std::nan(""), 1.0};
+  CHECK_THROWS_WITH(gp_exp_quad_cov(data(bad, "x"), 1.0, exp(a)), Contains("x[2] = nan; data must be finite"));
 }
 
 TEST_CASE("rows_dot_product and columns_dot_product: parameter and data matrices",

@@ -338,6 +338,87 @@ struct data_matvec_map {
   }
 };
 
+/// The squared-exponential covariance of n points x₁ … xₙ in d dimensions (a data matrix of n
+/// rows, row major, viewed: it must outlive the model), operands α and ρ (scalars):
+/// Kᵢⱼ = α² exp(−‖xᵢ − xⱼ‖² / (2ρ²)), the n² entries row major (Stan's gp_exp_quad_cov).
+/// Reverse: ᾱ = Σ adjᵢⱼ 2α eᵢⱼ, ρ̄ = Σ adjᵢⱼ α² eᵢⱼ ‖xᵢ − xⱼ‖² / ρ³, eᵢⱼ = exp(…) computed again.
+/// O(n² d) each way.
+struct gp_exp_quad_cov_map {
+  static constexpr const char* name = "gp_exp_quad_cov";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
+  const double* x = nullptr;
+  std::size_t n = 0;
+  std::size_t d = 1;
+  template <class A, class R>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const gp_exp_quad_cov_map&) const = default;
+  /// f(x, n · d) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    if (x != nullptr) f(x, n * d);
+  }
+  TYCHE_HD double squared_distance(std::size_t i, std::size_t j) const {
+    double s = 0.0;
+    for (std::size_t c = 0; c < d; ++c) {
+      const double t = x[i * d + c] - x[j * d + c];
+      s += t * t;
+    }
+    return s;
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T a2 = in[0][0] * in[0][0];
+    const T scale = lift<T>(-0.5) / (in[1][0] * in[1][0]);
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i * n + i] = a2;
+      for (std::size_t j = 0; j < i; ++j) out[i * n + j] = out[j * n + i] = a2 * math::exp(scale * lift<T>(squared_distance(i, j)));
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const T alpha = in[0][0], rho = in[1][0];
+    const T scale = lift<T>(-0.5) / (rho * rho);
+    T ga = lift<T>(0.0), gr = lift<T>(0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      ga = ga + adj[i * n + i];
+      for (std::size_t j = 0; j < i; ++j) {
+        const T d2 = lift<T>(squared_distance(i, j));
+        const T e = math::exp(scale * d2);
+        const T a = adj[i * n + j] + adj[j * n + i];
+        ga = ga + a * e;
+        gr = gr + a * e * d2;
+      }
+    }
+    in_adj[0][0] += lift<T>(2.0) * alpha * ga;
+    in_adj[1][0] += alpha * alpha * gr / (rho * rho * rho);
+  }
+};
+
+/// K + diag(v) for a K × K matrix given as its K² entries (row major) and v a scalar (added to
+/// every diagonal entry) or K values: Stan's add_diag. Reverse: K̄ += adj, v̄ += adj's diagonal.
+struct add_diag_map {
+  static constexpr const char* name = "add_diag";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 0;
+  template <class M, class V>
+  static constexpr std::size_t extent = extent_v<M>;
+  bool operator==(const add_diag_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = in[0][i];
+    for (std::size_t i = 0; i < k; ++i) out[i * k + i] = out[i * k + i] + in[1][in_n[1] == 1 ? 0 : i];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < m; ++i) in_adj[0][i] += adj[i];
+    for (std::size_t i = 0; i < k; ++i) in_adj[1][in_n[1] == 1 ? 0 : i] += adj[i * k + i];
+  }
+};
+
 /// M v for a K × K matrix M given as its K² entries (row major, any vector expression: a
 /// Cholesky factor, diag_pre_multiply(tau, L), …) and a vector v of K values — or of J·K values,
 /// J vectors of K, each multiplied by M (out block r = M v block r). Reverse:

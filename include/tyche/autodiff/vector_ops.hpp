@@ -188,18 +188,24 @@ struct cumulative_sum_map {
   }
 };
 
-/// The rows of a multinomial or multinomial_logit observation of N rows of K counts
-/// (distributions/multinomial.hpp): operands y (N·K counts, data) and the argument a (θ or γ),
-/// K values shared by the rows or N·K row after row; value n is the log density of row n without
-/// its multinomial coefficient: Σₖ yₙₖ log θₙₖ, or (logit) Σₖ yₙₖ γₙₖ − Nₙ log Σₖ exp γₙₖ with
-/// Nₙ = Σₖ yₙₖ. Reverse: ∂/∂θₙₖ = adjₙ yₙₖ / θₙₖ, ∂/∂γₙₖ = adjₙ (yₙₖ − Nₙ softmax(γₙ)ₖ); none to y.
+/// The rows of a multinomial, multinomial_logit or dirichlet_multinomial observation of N rows
+/// of K counts (distributions/multinomial.hpp): operands y (N·K counts, data) and the argument a
+/// (θ, γ or α), K values shared by the rows or N·K row after row; value n is the log density of
+/// row n without the terms of y alone (its multinomial coefficient):
+///   θ:  Σₖ yₙₖ log θₙₖ                                   ∂/∂θₙₖ = adjₙ yₙₖ / θₙₖ
+///   γ:  Σₖ yₙₖ γₙₖ − Nₙ log Σₖ exp γₙₖ                    ∂/∂γₙₖ = adjₙ (yₙₖ − Nₙ softmax(γₙ)ₖ)
+///   α:  log Γ(Aₙ) − log Γ(Nₙ + Aₙ) + Σₖ [log Γ(yₙₖ + αₙₖ) − log Γ(αₙₖ)]
+///       ∂/∂αₙₖ = adjₙ (ψ(Aₙ) − ψ(Nₙ + Aₙ) + ψ(yₙₖ + αₙₖ) − ψ(αₙₖ))
+/// with Nₙ = Σₖ yₙₖ, Aₙ = Σₖ αₙₖ. No derivative goes to y.
 struct multinomial_rows_map {
+  enum form_t : int { probabilities = 0, logit = 1, dirichlet = 2 };
   static constexpr const char* name = "multinomial_rows";
   static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;  // y is an operand
   template <class Y, class A>
   static constexpr std::size_t extent = dynamic_extent;
-  std::size_t k = 1;   // counts per row
-  bool logit = false;  // γ (log-odds) rather than θ (probabilities)
+  std::size_t k = 1;  // counts per row
+  form_t form = probabilities;
   bool operator==(const multinomial_rows_map&) const = default;
   template <class T>
   TYCHE_HD static T row_log_sum_exp(const T* g, std::size_t k) {
@@ -214,12 +220,17 @@ struct multinomial_rows_map {
     for (std::size_t n = 0; n < m; ++n) {
       const T* y = in[0] + n * k;
       const T* a = in[1] + (in_n[1] == k ? 0 : n * k);
-      T dot = lift<T>(0.0), total = lift<T>(0.0);
+      T acc = lift<T>(0.0), total = lift<T>(0.0), a0 = lift<T>(0.0);
       for (std::size_t j = 0; j < k; ++j) {
-        dot = dot + y[j] * (logit ? a[j] : math::log(a[j]));
+        if (form == probabilities) acc = acc + y[j] * math::log(a[j]);
+        else if (form == logit) acc = acc + y[j] * a[j];
+        else acc = acc + (math::lgamma(y[j] + a[j]) - math::lgamma(a[j]));
         total = total + y[j];
+        a0 = a0 + a[j];
       }
-      out[n] = logit ? dot - total * row_log_sum_exp(a, k) : dot;
+      if (form == logit) acc = acc - total * row_log_sum_exp(a, k);
+      else if (form == dirichlet) acc = acc + (math::lgamma(a0) - math::lgamma(total + a0));
+      out[n] = acc;
     }
   }
   template <class T>
@@ -229,11 +240,18 @@ struct multinomial_rows_map {
       const std::size_t at = in_n[1] == k ? 0 : n * k;
       const T* y = in[0] + n * k;
       const T* a = in[1] + at;
-      if (logit) {
-        T total = lift<T>(0.0);
-        for (std::size_t j = 0; j < k; ++j) total = total + y[j];
+      T total = lift<T>(0.0), a0 = lift<T>(0.0);
+      for (std::size_t j = 0; j < k; ++j) {
+        total = total + y[j];
+        a0 = a0 + a[j];
+      }
+      if (form == logit) {
         const T lse = row_log_sum_exp(a, k);
         for (std::size_t j = 0; j < k; ++j) in_adj[1][at + j] += adj[n] * (y[j] - total * math::exp(a[j] - lse));
+      } else if (form == dirichlet) {
+        const T common = math::digamma(a0) - math::digamma(total + a0);
+        for (std::size_t j = 0; j < k; ++j)
+          in_adj[1][at + j] += adj[n] * (common + math::digamma(y[j] + a[j]) - math::digamma(a[j]));
       } else {
         for (std::size_t j = 0; j < k; ++j) in_adj[1][at + j] += adj[n] * y[j] / a[j];
       }

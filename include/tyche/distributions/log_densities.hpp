@@ -228,6 +228,11 @@ template <detail::operand Y, detail::operand Gamma>
 auto multinomial_logit_lpmf(const Y& y, const Gamma& gamma) {
   return detail::log_density_at(multinomial_logit(gamma), y);
 }
+/// log dirichlet_multinomial(y | alpha) of one vector y of K counts.
+template <detail::operand Y, detail::operand Alpha>
+auto dirichlet_multinomial_lpmf(const Y& y, const Alpha& alpha) {
+  return detail::log_density_at(dirichlet_multinomial(alpha), y);
+}
 /// log neg_binomial_2(y | mu, phi), summed over y.
 template <detail::operand Y, detail::operand Mu, detail::operand Phi>
 auto neg_binomial_2_lpmf(const Y& y, const Mu& mu, const Phi& phi) {

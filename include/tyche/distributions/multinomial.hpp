@@ -1,7 +1,10 @@
-// tyche/distributions/multinomial.hpp — multinomial(theta) and multinomial_logit(gamma), for observations only.
+// tyche/distributions/multinomial.hpp — multinomial(theta), multinomial_logit(gamma) and
+// dirichlet_multinomial(alpha), for observations only.
 //   log p(y | θ) = log Γ(N + 1) − Σₖ log Γ(yₖ + 1) + Σₖ yₖ log θₖ,   N = Σₖ yₖ,
 //   y ∈ {0, 1, …}ᴷ, θ a simplex (θₖ ≥ 0, Σₖ θₖ = 1);
 //   log p(y | γ) = log Γ(N + 1) − Σₖ log Γ(yₖ + 1) + Σₖ yₖ γₖ − N log Σₖ exp γₖ,   γ ∈ ℝᴷ,
+//   log p(y | α) = log Γ(A) + log Γ(N + 1) − log Γ(N + A) + Σₖ [log Γ(yₖ + αₖ) − log Γ(αₖ) − log Γ(yₖ + 1)],
+//   A = Σₖ αₖ, αₖ > 0 (dirichlet_multinomial: θ ~ dirichlet(α) integrated out),
 // the second being the first at θ = softmax(γ) (Stan Functions Reference, "Multinomial
 // distribution" and "Multinomial distribution, logit parameterization"). y is one vector of K
 // counts (data): the multinomial coefficient is a constant computed when the model is built,
@@ -156,7 +159,7 @@ struct multinomial_distribution : distribution<multinomial_distribution<Theta>> 
     if constexpr (kind_of<decltype(y)> == node_kind::data_matrix) {  // N rows of K counts
       static_assert(is_vector_v<Theta>, "tyche::multinomial(theta): theta must be a vector of K values");
       const double log_c = detail::multinomial_rows_log_coefficient(family, "theta", theta, y, total);
-      return constant{log_c} + sum(make_vector_op(ops::multinomial_rows_map{y.cols, false}, y.rows,
+      return constant{log_c} + sum(make_vector_op(ops::multinomial_rows_map{y.cols, ops::multinomial_rows_map::probabilities}, y.rows,
                                                   data(y.ptr, y.rows * y.cols), theta));
     } else {
       const double log_c = detail::multinomial_log_coefficient(family, "theta", theta, y, total);
@@ -233,7 +236,7 @@ struct multinomial_logit_distribution : distribution<multinomial_logit_distribut
     if constexpr (kind_of<decltype(y)> == node_kind::data_matrix) {  // N rows of K counts
       static_assert(is_vector_v<Gamma>, "tyche::multinomial_logit(gamma): gamma must be a vector of K values");
       const double log_c = detail::multinomial_rows_log_coefficient(family, "gamma", gamma, y, total);
-      return constant{log_c} + sum(make_vector_op(ops::multinomial_rows_map{y.cols, true}, y.rows,
+      return constant{log_c} + sum(make_vector_op(ops::multinomial_rows_map{y.cols, ops::multinomial_rows_map::logit}, y.rows,
                                                   data(y.ptr, y.rows * y.cols), gamma));
     } else {
       const double log_c = detail::multinomial_log_coefficient(family, "gamma", gamma, y, total);
@@ -272,6 +275,84 @@ struct multinomial_logit_distribution : distribution<multinomial_logit_distribut
   static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
 
+/// dirichlet_multinomial(alpha): counts whose probabilities are drawn from dirichlet(alpha), for
+/// observations only (Stan's dirichlet_multinomial):
+///   log p(y | α) = log Γ(A) + log Γ(N + 1) − log Γ(N + A) + Σₖ [log Γ(yₖ + αₖ) − log Γ(αₖ) − log Γ(yₖ + 1)],
+/// A = Σₖ αₖ, αₖ > 0; y one vector of K counts or N rows of K (a data matrix, α of K or N·K
+/// values) as for multinomial.
+template <class Alpha>
+struct dirichlet_multinomial_distribution : distribution<dirichlet_multinomial_distribution<Alpha>> {
+  static constexpr const char* family = "dirichlet_multinomial";
+  Alpha alpha;
+  double trials = 0;
+  std::size_t rows_k = 0;  // K when y is N rows of K counts (set by observe), else 0
+  std::size_t rows_n = 0;
+  const double* rows_y = nullptr;
+  template <class X>
+  auto log_prob(const X& x) const {
+    static_assert(is_vector_v<Alpha>, "tyche::dirichlet_multinomial(alpha): alpha must be a vector of K values");
+    const auto y = detail::as_node(x);
+    double total = 0;
+    if constexpr (kind_of<decltype(y)> == node_kind::data_matrix) {
+      const double log_c = detail::multinomial_rows_log_coefficient(family, "alpha", alpha, y, total);
+      return constant{log_c} + sum(make_vector_op(ops::multinomial_rows_map{y.cols, ops::multinomial_rows_map::dirichlet},
+                                                  y.rows, data(y.ptr, y.rows * y.cols), alpha));
+    } else {
+      const double log_c = detail::multinomial_log_coefficient(family, "alpha", alpha, y, total);
+      if constexpr (kind_of<decltype(y)> == node_kind::data_vector && is_vector_v<Alpha>)
+        return constant{log_c} + sum(make_vector_op(ops::multinomial_rows_map{y.size(), ops::multinomial_rows_map::dirichlet},
+                                                    1, y, alpha));
+      else return constant{log_c};  // a static_assert has said why
+    }
+  }
+  template <class Y>
+  auto observing(const Y& y) const {
+    auto d = *this;
+    if constexpr (kind_of<Y> == node_kind::data_matrix) {
+      (void)detail::multinomial_rows_log_coefficient(family, "alpha", alpha, y, d.trials);
+      d.rows_k = y.cols;
+      d.rows_n = y.rows;
+      d.rows_y = y.ptr;
+    } else {
+      (void)detail::multinomial_log_coefficient(family, "alpha", alpha, y, d.trials);
+    }
+    return d;
+  }
+  auto arguments() const { return std::tuple{alpha}; }
+  template <class A2>
+  auto with_arguments(const A2& a) const {
+    return dirichlet_multinomial_distribution<A2>{{}, a, trials, rows_k, rows_n, rows_y};
+  }
+  auto check_supports() const {
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::dirichlet_multinomial(alpha): alpha must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+    detail::check_argument<domains::positive>("dirichlet_multinomial(alpha)", "alpha", alpha);
+  }
+  static constexpr bool whole_arguments = true;
+  /// Probabilities from dirichlet(α) (normalised gammas), then counts with the observed total
+  /// (each row's, for N rows).
+  template <class G>
+  std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& a) const {
+    auto probabilities = [&](std::size_t at, std::size_t k) {
+      std::vector<double> p(k);
+      for (std::size_t j = 0; j < k; ++j) p[j] = std::gamma_distribution<double>(a[at + j], 1.0)(rng);
+      return p;
+    };
+    if (rows_k == 0) return detail::draw_counts(rng, n, trials, probabilities(0, a.size()));
+    std::vector<double> out;
+    for (std::size_t r = 0; r < rows_n; ++r) {
+      double total = 0;
+      for (std::size_t c = 0; c < rows_k; ++c) total += rows_y[r * rows_k + c];
+      const std::vector<double> row =
+          detail::draw_counts(rng, rows_k, total, probabilities(a.size() == rows_k ? 0 : r * rows_k, rows_k));
+      out.insert(out.end(), row.begin(), row.end());
+    }
+    return out;
+  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
+};
+
 /// The distribution multinomial(theta), to observe one vector of K counts:
 /// `multinomial(theta).observe(data(y))`.
 template <detail::operand Theta>
@@ -284,7 +365,14 @@ auto multinomial_logit(const Gamma& gamma) {
   return detail::make_distribution<multinomial_logit_distribution>(gamma);
 }
 
+/// The distribution dirichlet_multinomial(alpha): `dirichlet_multinomial(alpha).observe(data(y))`.
+template <detail::operand Alpha>
+auto dirichlet_multinomial(const Alpha& alpha) {
+  return detail::make_distribution<dirichlet_multinomial_distribution>(alpha);
+}
+
 TYCHE_OBSERVED_ONLY_FAMILY(multinomial)
+TYCHE_OBSERVED_ONLY_FAMILY(dirichlet_multinomial)
 TYCHE_OBSERVED_ONLY_FAMILY(multinomial_logit)
 
 }  // namespace tyche

@@ -1,7 +1,8 @@
 // tyche/operations/matrices.hpp — the functions users call with K × K matrices given as vectors
 // of their K² entries in row-major order (entry (i, j) at i·K + j, 0-based):
 // diag_pre_multiply, multiply_lower_tri_self_transpose, cholesky_decompose, matvec(M, v),
-// rows_dot_product and columns_dot_product (which take data matrices too), Stan's functions of
+// rows_dot_product and columns_dot_product (which take data matrices too), gp_exp_quad_cov (of
+// data points) and add_diag, Stan's functions of
 // the same names (`diag_pre_multiply(tau, L_Omega)`). Each makes a vector_op node whose op is in
 // autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
 #pragma once
@@ -187,6 +188,55 @@ auto multiply_lower_tri_self_transpose(const L& l) {
   const N n = detail::as_node(l);
   const std::size_t k = detail::matrix_order(n.size(), "multiply_lower_tri_self_transpose(L)", "L");
   return make_vector_op(ops::multiply_lower_tri_self_transpose_map{k}, n.size(), n);
+}
+
+/// The squared-exponential (exponentiated quadratic) covariance matrix of the points x with
+/// marginal standard deviation alpha and length-scale rho: Kᵢⱼ = α² exp(−‖xᵢ − xⱼ‖² / (2ρ²)),
+/// Stan's gp_exp_quad_cov(x, alpha, rho). x is data: `data(x)` for n points on a line, or
+/// `matrix(x, n, d)` for n points in d dimensions (one per row; viewed, so it must outlive the
+/// model). The n² entries, row major: an argument of cholesky_decompose, multi_normal, add_diag.
+template <detail::operand A, detail::operand R>
+auto gp_exp_quad_cov(const data_matrix& x, const A& alpha, const R& rho) {
+  using NA = detail::node_t<A>;
+  using NR = detail::node_t<R>;
+  static_assert(!is_vector_v<NA> && !is_vector_v<NR>,
+                "tyche::gp_exp_quad_cov(x, alpha, rho): alpha and rho must be scalars");
+  detail::check_matrix_finite(x, "gp_exp_quad_cov(x, alpha, rho)", "x");
+  return make_vector_op(ops::gp_exp_quad_cov_map{x.ptr, x.rows, x.cols}, x.rows * x.rows, detail::as_node(alpha),
+                        detail::as_node(rho));
+}
+template <detail::operand A, detail::operand R>
+auto gp_exp_quad_cov(const data_vector<>& x, const A& alpha, const R& rho) {
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (!std::isfinite(x.ptr[i]))
+      throw std::invalid_argument("tyche::gp_exp_quad_cov(x, alpha, rho): " + std::string(x.name ? x.name : "x") +
+                                  "[" + std::to_string(i + 1) + "] = " + std::to_string(x.ptr[i]) +
+                                  "; data must be finite");
+  return gp_exp_quad_cov(matrix(x.ptr, x.size(), 1, x.name), alpha, rho);
+}
+/// The same under Stan's older name.
+template <class X, detail::operand A, detail::operand R>
+auto cov_exp_quad(const X& x, const A& alpha, const R& rho) -> decltype(gp_exp_quad_cov(x, alpha, rho)) {
+  return gp_exp_quad_cov(x, alpha, rho);
+}
+
+/// K + diag(v) for a K × K matrix given as its K² entries (row major) and v a scalar (added to
+/// each diagonal entry: a noise variance, a jitter) or a vector of K values: Stan's add_diag.
+template <expression M, detail::operand V>
+auto add_diag(const M& m, const V& v) {
+  using NM = detail::node_t<M>;
+  using NV = detail::node_t<V>;
+  static_assert(is_vector_v<NM>, "tyche::add_diag(M, v) requires 'M' (the K*K entries of a matrix, row major) to be "
+                                 "a vector expression");
+  const NM nm = detail::as_node(m);
+  const NV nv = detail::as_node(v);
+  const std::size_t k = detail::matrix_order(nm.size(), "add_diag(M, v)", "M");
+  if constexpr (is_vector_v<NV>) {
+    if (nv.size() != k)
+      throw std::invalid_argument("tyche::add_diag(M, v): 'M' is " + std::to_string(k) + " x " + std::to_string(k) +
+                                  " but 'v' has size " + std::to_string(nv.size()) + " (a scalar or K values)");
+  }
+  return make_vector_op(ops::add_diag_map{k}, nm.size(), nm, nv);
 }
 
 /// The lower Cholesky factor of a symmetric positive-definite K × K matrix given as its K²
