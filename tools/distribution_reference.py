@@ -109,7 +109,8 @@ lines = [
     "`exponential_lcdf`, `half_normal_lcdf`, `half_student_t_lcdf` and",
     "`half_cauchy_lcdf` refuse a y of 0, the closed end of their support, where P(Y ≤ y) is 0 for",
     "every parameter value; `bernoulli_lccdf` and `bernoulli_logit_lccdf` refuse a y of 1 (P(Y > 1) =",
-    "0). exp_mod_normal's log CDF is log Φ(z) + log(1 − e^(v − log Φ(z))) as Stan's: far in the lower",
+    "0), and `uniform_lcdf` / `pareto_lcdf` / `pareto_type_2_lcdf` a y at a lower bound that is data,",
+    "`uniform_lccdf` one at its upper bound. exp_mod_normal's log CDF is log Φ(z) + log(1 − e^(v − log Φ(z))) as Stan's: far in the lower",
     "tail (|z|³ beyond λσ/ε, |z| ≈ 1.6e5 at λσ = 1) the difference rounds to 0 and it is −∞.",
     "",
 ]

@@ -1602,6 +1602,10 @@ TYCHE_HD inline double deviance_term(double a, double m) {
   return a * ::log(a / m) + m - a;
 }
 
+/// x − 2·round(x/2) ∈ [−1, 1]: sin(πx), cos(πx) and tan(πx) of the reduced argument keep their
+/// precision where πx itself would have lost it (the reflections below at large negative x).
+TYCHE_HD inline double reduce_mod_two(double x) { return x - 2.0 * ::nearbyint(0.5 * x); }
+
 /// Digamma ψ(x) = d/dx log Γ(x): upward recurrence to x ≥ 10, then the asymptotic series
 /// ψ(x) ~ log x − 1/(2x) − Σ B₂ₖ/(2k x²ᵏ) (Abramowitz & Stegun 6.3.18); reflection
 /// ψ(1−x) − ψ(x) = π cot(πx) for x < 0. Relative error below 1e-14 away from the poles.
@@ -1609,7 +1613,7 @@ TYCHE_HD inline double digamma(double x) {
   double shift = 0.0;
   if (x <= 0.0) {
     if (x == ::floor(x)) return ::nan("");  // pole
-    return digamma(1.0 - x) - pi / ::tan(pi * x);
+    return digamma(1.0 - x) - pi / ::tan(pi * reduce_mod_two(x));
   }
   while (x < 10.0) {
     shift -= 1.0 / x;
@@ -1630,7 +1634,7 @@ TYCHE_HD inline double trigamma(double x) {
   double shift = 0.0;
   if (x <= 0.0) {
     if (x == ::floor(x)) return ::nan("");
-    const double s = ::sin(pi * x);
+    const double s = ::sin(pi * reduce_mod_two(x));
     return -trigamma(1.0 - x) + pi * pi / (s * s);
   }
   while (x < 10.0) {
@@ -1654,8 +1658,9 @@ TYCHE_HD inline double tetragamma(double x) {
   double shift = 0.0;
   if (x <= 0.0) {
     if (x == ::floor(x)) return ::nan("");
-    const double s = ::sin(pi * x);
-    return tetragamma(1.0 - x) - 2.0 * pi * pi * pi * ::cos(pi * x) / (s * s * s);
+    const double r = reduce_mod_two(x), s = ::sin(pi * r);
+    const double c = ::sin(pi * (0.5 - ::fabs(r)));  // cos(πr), exactly 0 at half-integers
+    return tetragamma(1.0 - x) - 2.0 * pi * pi * pi * c / (s * s * s);
   }
   while (x < 10.0) {
     shift -= 2.0 / (x * x * x);
@@ -4248,7 +4253,10 @@ TYCHE_HD inline log_inc_gamma_result log_inc_gamma(double a, double x) {
 //   F = e^(−z²(1+α²)/2) / (π z²) ∫₀^∞ e^(−t) / (√(α² + 2t/z²) (1 + α² + 2t/z²)) dt,
 // five Gauss–Legendre panels of width 8 in t (e^(−40) left out); the integrand's singularity at
 // t = −α²z²/2 ≤ −4.5 keeps each panel's error near the double's precision. Below α|z| = 3 the
-// difference loses at most log₁₀((1 + α²)/(2Φ(−3))) digits.
+// difference loses at most log₁₀((1 + α²)/(2Φ(−3))) digits for α ≤ 1; for α > 1 (and α|z| < 3)
+// F = 2T(α|z|, 1/α) − Q(α|z|) erf(|z|/√2) (from the identity above) does not cancel. Where the
+// difference is a sum (α ≤ 0) or cancels little, Q and T are computed scaled by e^(z²/2), so log F
+// stays finite far into the heavy tail (a normal's log CDF at z = −10⁴).
 
 #include <cmath>
 
@@ -4275,6 +4283,7 @@ TYCHE_HD inline double gauss_legendre_20(double lo, double hi, F f) {
 TYCHE_HD inline double normal_q(double x) { return 0.5 * ::erfc(x * inv_sqrt_two); }
 /// T(h, a) for h ≥ 0, a ≥ 0.
 TYCHE_HD inline double owens_t_nonnegative(double h, double a) {
+  if (h == HUGE_VAL) return 0.0;
   if (a <= 1.0) {
     const double top = h * a > 8.6 ? 8.6 / h : a;
     const double hh = h * h;
@@ -4284,6 +4293,26 @@ TYCHE_HD inline double owens_t_nonnegative(double h, double a) {
   if (a == HUGE_VAL) return 0.5 * normal_q(h);
   const double ah = a * h, qh = normal_q(h), qah = normal_q(ah);
   return 0.5 * qh + 0.5 * qah - qh * qah - owens_t_nonnegative(ah, 1.0 / a);
+}
+/// e^(h²/2) Q(h) for h ≥ 0, finite where Q underflows (scalar/math.hpp's continued fraction of
+/// erfc above h = 8).
+TYCHE_HD inline double normal_q_scaled(double h) {
+  if (h < 8.0) return ::exp(0.5 * h * h) * normal_q(h);
+  return 0.28209479177387814347 / erfc_continued_fraction(h * inv_sqrt_two);  // 1/(2√π f(h/√2))
+}
+/// e^(h²/2) T(h, a) for h ≥ 0, a ≥ 0: the same quadrature and identity as owens_t_nonnegative,
+/// without the factor that underflows where h > 38.
+TYCHE_HD inline double owens_t_scaled(double h, double a) {
+  if (h == HUGE_VAL) return 0.0;
+  if (a <= 1.0) {
+    const double top = h * a > 8.6 ? 8.6 / h : a;
+    const double hh = h * h;
+    return gauss_legendre_20(0.0, top, [hh](double x) { return ::exp(-0.5 * hh * x * x) / (1.0 + x * x); }) / (2.0 * pi);
+  }
+  if (a == HUGE_VAL) return 0.5 * normal_q_scaled(h);
+  const double ah = a * h, qs = normal_q_scaled(h);
+  const double e = ::exp(-0.5 * (a - 1.0) * (a + 1.0) * h * h);  // e^(h²/2) / e^((ah)²/2)
+  return 0.5 * qs + (0.5 * normal_q_scaled(ah) - owens_t_scaled(ah, 1.0 / a)) * e - qs * normal_q(ah);
 }
 }  // namespace detail
 
@@ -4312,9 +4341,11 @@ struct skew_normal_log_cdf_result {
 };
 
 namespace detail {
-/// log F(z; α) for z ≤ 0.
+/// log F(z; α) for z ≤ 0, h = −z.
 TYCHE_HD inline double skew_normal_log_cdf_left(double z, double alpha) {
-  if (alpha > 0 && -alpha * z >= 3.0) {  // the light tail, by the integral of the header comment
+  const double h = -z;
+  if (h == HUGE_VAL) return -HUGE_VAL;
+  if (alpha > 0 && alpha * h >= 3.0) {  // the light tail, by the integral of the header comment
     const double zz = z * z, a2 = alpha * alpha;
     double integral = 0.0;
     for (int k = 0; k < 5; ++k)
@@ -4324,8 +4355,14 @@ TYCHE_HD inline double skew_normal_log_cdf_left(double z, double alpha) {
       });
     return -0.5 * zz * (1.0 + a2) + ::log(integral / (pi * zz));
   }
-  // Φ(z) − 2T(z, α): a sum where α ≤ 0; where α > 0, F ≥ Φ(z)·2Φ(−3)/(1 + α²) roughly.
-  return ::log(0.5 * ::erfc(-z * inv_sqrt_two) - 2.0 * owens_t(z, alpha));
+  if (alpha > 1.0) {  // αh < 3 with α > 1 (h < 3): F = 2T(αh, 1/α) − Q(αh) erf(h/√2), Owen's identity
+    const double ah = alpha * h;
+    return ::log(2.0 * owens_t_nonnegative(ah, 1.0 / alpha) - normal_q(ah) * ::erf(h * inv_sqrt_two));
+  }
+  // F = Q(h) − 2T(h, α), both scaled by e^(h²/2): a sum where α ≤ 0; where 0 < α ≤ 1 (αh < 3),
+  // F ≥ Q(h)·2Φ(−3)/(1 + α²) roughly, so the difference keeps all but about 2.5 digits.
+  const double t = owens_t_scaled(h, ::fabs(alpha));
+  return -0.5 * h * h + ::log(normal_q_scaled(h) - 2.0 * (alpha < 0 ? -t : t));
 }
 }  // namespace detail
 
@@ -4340,6 +4377,10 @@ TYCHE_HD inline skew_normal_log_cdf_result skew_normal_log_cdf(double z, double 
   }
   const double log_f =
       z <= 0 ? detail::skew_normal_log_cdf_left(z, alpha) : ::log1p(-::exp(detail::skew_normal_log_cdf_left(-z, -alpha)));
+  if (z == HUGE_VAL || z == -HUGE_VAL) {  // F = 1 or 0, flat
+    r.v = log_f;
+    return r;
+  }
   // ∂F/∂z = 2φ(z)Φ(αz), ∂F/∂α = −e^(−z²(1+α²)/2) / (π(1 + α²)), divided by F in log form (F
   // itself underflows where z²(1 + α²)/2 > 745).
   const double one_a2 = 1.0 + alpha * alpha;
@@ -8696,6 +8737,100 @@ auto segment(const V& v, std::size_t i, std::size_t len) {
 // data points) and add_diag, Stan's functions of
 // the same names (`diag_pre_multiply(tau, L_Omega)`). Each makes a vector_op node whose op is in
 // autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
+// ----- begin tyche/scalar/format.hpp -----
+// tyche/scalar/format.hpp — numbers in messages: the shortest decimal text that reads back to
+// the same double where it has at most 10 significant digits ("0.1", "-1e-09", "3",
+// "2147483648"), else 10 significant digits ("0.96" for 0.9600000000000001, the rounding noise
+// of a sum); "nan", "inf", "-inf". (std::to_string would print "0.100000", "-0.000000".)
+
+#include <algorithm>
+#include <charconv>
+#include <cstddef>
+#include <cmath>
+#include <cstdio>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+namespace tyche::detail {
+
+inline std::string format_number(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, x);
+  if (r.ec != std::errc{}) return "?";
+  const std::string shortest(buf, r.ptr);
+  int digits = 0;
+  for (const char c : shortest) {
+    if (c == 'e') break;
+    digits += c >= '0' && c <= '9' ? 1 : 0;
+  }
+  if (digits <= 10) return shortest;
+  std::snprintf(buf, sizeof buf, "%.10g", x);
+  return buf;
+}
+
+/// The position of `name` in `names` (a fit's values: "mu", "theta[2]"); throws
+/// std::out_of_range "<who>: no value named '<name>'; the fit has <the first names>".
+inline std::size_t index_of_name(const std::vector<std::string>& names, std::string_view name, const char* who) {
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (names[k] == name) return k;
+  // A vector's or matrix's element asked for by a wrong index, or the whole variable by its name:
+  // its elements' first and last names, which show how they are indexed.
+  const std::string_view base = name.substr(0, name.find('['));
+  std::size_t first = names.size(), last = 0, count = 0;
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (names[k].size() > base.size() && names[k].compare(0, base.size(), base) == 0 && names[k][base.size()] == '[') {
+      first = std::min(first, k);
+      last = k;
+      ++count;
+    }
+  if (count > 0)
+    throw std::out_of_range(std::string(who) + ": no value named '" + std::string(name) + "'; '" + std::string(base) +
+                            "' has " + std::to_string(count) + " values, " + names[first] +
+                            (count > 1 ? " … " + names[last] : std::string()) +
+                            " (indices count from 1, as in Stan)");
+  std::string known;
+  for (std::size_t k = 0; k < names.size() && k < 12; ++k) known += (k > 0 ? ", " : "") + names[k];
+  if (names.size() > 12) known += ", … (" + std::to_string(names.size()) + " in all)";
+  throw std::out_of_range(std::string(who) + ": no value named '" + std::string(name) + "'; the fit has " +
+                          (names.empty() ? std::string("none") : known));
+}
+
+/// Draw d of chain c of a fit's values ([chain][draw * dim + k]): its dim values, a view.
+/// Throws std::out_of_range "<who>::draw: chain <c>, draw <d>, but the fit has ..." (both
+/// 0-based, as the vectors they index).
+inline std::span<const double> draw_of(const std::vector<std::vector<double>>& values, int chains, int draws,
+                                       std::size_t dim, int c, int d, const char* who) {
+  if (c < 0 || c >= chains || d < 0 || d >= draws)
+    throw std::out_of_range(std::string(who) + "::draw: chain " + std::to_string(c) + ", draw " + std::to_string(d) +
+                            ", but the fit has " + std::to_string(chains) + " chains of " + std::to_string(draws) +
+                            " draws (both count from 0)");
+  const auto& chain = values[static_cast<std::size_t>(c)];
+  const std::size_t at = static_cast<std::size_t>(d) * dim;
+  if (chain.size() < at + dim)
+    throw std::out_of_range(std::string(who) + "::draw: chain " + std::to_string(c) + " holds " +
+                            std::to_string(chain.size()) + " values, fewer than " + std::to_string(draws) +
+                            " draws of " + std::to_string(dim));
+  return std::span<const double>(chain.data() + at, dim);
+}
+
+/// The first `most` names, comma-separated, then ", … (<n> in all)" when there are more: the
+/// list an error message gives of what a vector of values must hold.
+inline std::string first_names(const std::vector<std::string>& names, std::size_t most = 8) {
+  if (names.empty()) return "none";
+  std::string listed;
+  for (std::size_t k = 0; k < names.size() && k < most; ++k) listed += (k ? ", " : "") + names[k];
+  if (names.size() > most) listed += ", … (" + std::to_string(names.size()) + " in all)";
+  return listed;
+}
+
+}  // namespace tyche::detail
+// ----- end tyche/scalar/format.hpp -----
 
 #include <cmath>
 #include <cstddef>
@@ -8881,13 +9016,22 @@ auto multiply_lower_tri_self_transpose(const L& l) {
 /// Stan's gp_exp_quad_cov(x, alpha, rho). x is data: `data(x)` for n points on a line, or
 /// `matrix(x, n, d)` for n points in d dimensions (one per row; viewed, so it must outlive the
 /// model). The n² entries, row major: an argument of cholesky_decompose, multi_normal, add_diag.
+/// alpha and rho must be positive (their supports, or their values where they are numbers or data).
 template <detail::operand A, detail::operand R>
 auto gp_exp_quad_cov(const data_matrix& x, const A& alpha, const R& rho) {
   using NA = detail::node_t<A>;
   using NR = detail::node_t<R>;
   static_assert(!is_vector_v<NA> && !is_vector_v<NR>,
                 "tyche::gp_exp_quad_cov(x, alpha, rho): alpha and rho must be scalars");
+  static_assert(argument_support_t<NA, domains::positive>::ok,
+                "tyche::gp_exp_quad_cov(x, alpha, rho): alpha must be > 0, but its support (spelled out in "
+                "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+  static_assert(argument_support_t<NR, domains::positive>::ok,
+                "tyche::gp_exp_quad_cov(x, alpha, rho): rho must be > 0, but its support (spelled out in "
+                "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
   detail::check_matrix_finite(x, "gp_exp_quad_cov(x, alpha, rho)", "x");
+  detail::check_argument<domains::positive>("gp_exp_quad_cov(x, alpha, rho)", "alpha", detail::as_node(alpha));
+  detail::check_argument<domains::positive>("gp_exp_quad_cov(x, alpha, rho)", "rho", detail::as_node(rho));
   return make_vector_op(ops::gp_exp_quad_cov_map{x.ptr, x.rows, x.cols}, x.rows * x.rows, detail::as_node(alpha),
                         detail::as_node(rho));
 }
@@ -8896,7 +9040,7 @@ auto gp_exp_quad_cov(const data_vector<>& x, const A& alpha, const R& rho) {
   for (std::size_t i = 0; i < x.size(); ++i)
     if (!std::isfinite(x.ptr[i]))
       throw std::invalid_argument("tyche::gp_exp_quad_cov(x, alpha, rho): " + std::string(x.name ? x.name : "x") +
-                                  "[" + std::to_string(i + 1) + "] = " + std::to_string(x.ptr[i]) +
+                                  "[" + std::to_string(i + 1) + "] = " + detail::format_number(x.ptr[i]) +
                                   "; data must be finite");
   return gp_exp_quad_cov(matrix(x.ptr, x.size(), 1, x.name), alpha, rho);
 }
@@ -11730,6 +11874,7 @@ auto compile(const Expr& f, const Params&... params) {
 // Covered (count in T): data_vector (size), data_matrix (rows·cols), param_gather (n indices,
 // of its Index type), residual_squares_node (3 + 2k + k² statistics); ops gather_map (n
 // indices), lower_triangular_solve_map (k²), data_matvec_map and rows_dot_product_map (rows·cols),
+// gp_exp_quad_cov_map (n points · d),
 // ordinal_map (m categories), scan_map (steps per sequence) and tabulate_map (m per sequence),
 // these two followed by the buffers of the step's or element's own program_view.
 
@@ -11958,100 +12103,6 @@ template <class Expr, class Layout>
 
 }  // namespace tyche
 // ----- end tyche/compile/relocate.hpp -----
-// ----- begin tyche/scalar/format.hpp -----
-// tyche/scalar/format.hpp — numbers in messages: the shortest decimal text that reads back to
-// the same double where it has at most 10 significant digits ("0.1", "-1e-09", "3",
-// "2147483648"), else 10 significant digits ("0.96" for 0.9600000000000001, the rounding noise
-// of a sum); "nan", "inf", "-inf". (std::to_string would print "0.100000", "-0.000000".)
-
-#include <algorithm>
-#include <charconv>
-#include <cstddef>
-#include <cmath>
-#include <cstdio>
-#include <span>
-#include <stdexcept>
-#include <string>
-#include <string_view>
-#include <system_error>
-#include <vector>
-
-namespace tyche::detail {
-
-inline std::string format_number(double x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, x);
-  if (r.ec != std::errc{}) return "?";
-  const std::string shortest(buf, r.ptr);
-  int digits = 0;
-  for (const char c : shortest) {
-    if (c == 'e') break;
-    digits += c >= '0' && c <= '9' ? 1 : 0;
-  }
-  if (digits <= 10) return shortest;
-  std::snprintf(buf, sizeof buf, "%.10g", x);
-  return buf;
-}
-
-/// The position of `name` in `names` (a fit's values: "mu", "theta[2]"); throws
-/// std::out_of_range "<who>: no value named '<name>'; the fit has <the first names>".
-inline std::size_t index_of_name(const std::vector<std::string>& names, std::string_view name, const char* who) {
-  for (std::size_t k = 0; k < names.size(); ++k)
-    if (names[k] == name) return k;
-  // A vector's or matrix's element asked for by a wrong index, or the whole variable by its name:
-  // its elements' first and last names, which show how they are indexed.
-  const std::string_view base = name.substr(0, name.find('['));
-  std::size_t first = names.size(), last = 0, count = 0;
-  for (std::size_t k = 0; k < names.size(); ++k)
-    if (names[k].size() > base.size() && names[k].compare(0, base.size(), base) == 0 && names[k][base.size()] == '[') {
-      first = std::min(first, k);
-      last = k;
-      ++count;
-    }
-  if (count > 0)
-    throw std::out_of_range(std::string(who) + ": no value named '" + std::string(name) + "'; '" + std::string(base) +
-                            "' has " + std::to_string(count) + " values, " + names[first] +
-                            (count > 1 ? " … " + names[last] : std::string()) +
-                            " (indices count from 1, as in Stan)");
-  std::string known;
-  for (std::size_t k = 0; k < names.size() && k < 12; ++k) known += (k > 0 ? ", " : "") + names[k];
-  if (names.size() > 12) known += ", … (" + std::to_string(names.size()) + " in all)";
-  throw std::out_of_range(std::string(who) + ": no value named '" + std::string(name) + "'; the fit has " +
-                          (names.empty() ? std::string("none") : known));
-}
-
-/// Draw d of chain c of a fit's values ([chain][draw * dim + k]): its dim values, a view.
-/// Throws std::out_of_range "<who>::draw: chain <c>, draw <d>, but the fit has ..." (both
-/// 0-based, as the vectors they index).
-inline std::span<const double> draw_of(const std::vector<std::vector<double>>& values, int chains, int draws,
-                                       std::size_t dim, int c, int d, const char* who) {
-  if (c < 0 || c >= chains || d < 0 || d >= draws)
-    throw std::out_of_range(std::string(who) + "::draw: chain " + std::to_string(c) + ", draw " + std::to_string(d) +
-                            ", but the fit has " + std::to_string(chains) + " chains of " + std::to_string(draws) +
-                            " draws (both count from 0)");
-  const auto& chain = values[static_cast<std::size_t>(c)];
-  const std::size_t at = static_cast<std::size_t>(d) * dim;
-  if (chain.size() < at + dim)
-    throw std::out_of_range(std::string(who) + "::draw: chain " + std::to_string(c) + " holds " +
-                            std::to_string(chain.size()) + " values, fewer than " + std::to_string(draws) +
-                            " draws of " + std::to_string(dim));
-  return std::span<const double>(chain.data() + at, dim);
-}
-
-/// The first `most` names, comma-separated, then ", … (<n> in all)" when there are more: the
-/// list an error message gives of what a vector of values must hold.
-inline std::string first_names(const std::vector<std::string>& names, std::size_t most = 8) {
-  if (names.empty()) return "none";
-  std::string listed;
-  for (std::size_t k = 0; k < names.size() && k < most; ++k) listed += (k ? ", " : "") + names[k];
-  if (names.size() > most) listed += ", … (" + std::to_string(names.size()) + " in all)";
-  return listed;
-}
-
-}  // namespace tyche::detail
-// ----- end tyche/scalar/format.hpp -----
 
 #include <array>
 #include <cmath>
@@ -13857,7 +13908,8 @@ bool known_value(const N& n, std::size_t i, double* out) {
 /// bound. (Where either depends on parameters the family's observed_log_prob is −∞ outside
 /// instead: support_guard.)
 template <class Y, class B>
-void check_observed_bound(const char* family, const Y& y, const B& bound, const char* bound_name, bool lower) {
+void check_observed_bound(const char* family, const Y& y, const B& bound, const char* bound_name, bool lower,
+                          bool censored_there = false) {
   const std::size_t ny = operand_size(y), nb = operand_size(bound);
   const std::size_t n = ny > nb ? ny : nb;
   for (std::size_t i = 0; i < n; ++i) {
@@ -13870,6 +13922,16 @@ void check_observed_bound(const char* family, const Y& y, const B& bound, const 
       text += bound_name;
       if constexpr (is_vector_v<B>) text += "[" + std::to_string(i + 1) + "]";
       text += " = " + format_number(bi) + ", outside the family's support";
+      throw std::invalid_argument(text);
+    }
+    if (censored_there && yi == bi) {  // P(Y ≤ lower bound) = 0, P(Y > upper bound) = 0
+      std::string text = "tyche::";
+      text += family;
+      text += "(...).observe(y): y[" + std::to_string(i + 1) + "] = " + format_number(yi) + " is the support's " +
+              (lower ? "lower bound " : "upper bound ") + bound_name;
+      if constexpr (is_vector_v<B>) text += "[" + std::to_string(i + 1) + "]";
+      text += lower ? ": left-censored there, P(Y <= y) = 0 for every parameter value"
+                    : ": right-censored there, P(Y > y) = 0 for every parameter value";
       throw std::invalid_argument(text);
     }
   }
@@ -15257,11 +15319,13 @@ struct censored_distribution : distribution<censored_distribution<Dist, Upper>> 
   auto check_supports() const {
     if constexpr (requires { base.check_supports(); }) base.check_supports();
   }
-  /// Dist's checks of the observed values that read its arguments (a binomial's y ≤ n), and for
-  /// right censoring its refusal of a value where P(X > x) = 0 (a binomial count at n).
+  /// Dist's checks of the observed values that read its arguments (a binomial's y ≤ n), and its
+  /// refusal of a value where P(X > x) = 0 for right censoring (a binomial count at n, uniform's
+  /// upper bound) or P(X ≤ x) = 0 for left censoring (the lower bound of uniform and pareto).
   template <class Y>
   void check_observed(const Y& y) const {
     if constexpr (Upper && requires { base.check_right_censored(y); }) base.check_right_censored(y);
+    else if constexpr (!Upper && requires { base.check_left_censored(y); }) base.check_left_censored(y);
     else if constexpr (requires { base.check_observed(y); }) base.check_observed(y);
   }
   /// Dist's checks of a value, and its refusal of a value where P(X ≤ x) = 0 (left censoring) or
@@ -17908,8 +17972,7 @@ auto multi_student_t_cholesky(const Nu& nu, const Mu& mu, const Lx& l) {
 }  // namespace tyche
 // ----- end tyche/distributions/multi_student_t.hpp -----
 // ----- begin tyche/distributions/multinomial.hpp -----
-// tyche/distributions/multinomial.hpp — multinomial(theta), multinomial_logit(gamma) and
-// dirichlet_multinomial(alpha), for observations only.
+// tyche/distributions/multinomial.hpp — multinomial(theta), multinomial_logit(gamma), dirichlet_multinomial(alpha): observed only.
 //   log p(y | θ) = log Γ(N + 1) − Σₖ log Γ(yₖ + 1) + Σₖ yₖ log θₖ,   N = Σₖ yₖ,
 //   y ∈ {0, 1, …}ᴷ, θ a simplex (θₖ ≥ 0, Σₖ θₖ = 1);
 //   log p(y | γ) = log Γ(N + 1) − Σₖ log Γ(yₖ + 1) + Σₖ yₖ γₖ − N log Σₖ exp γₖ,   γ ∈ ℝᴷ,
@@ -17979,7 +18042,7 @@ auto multinomial_log_coefficient(const char* family, const char* argument, const
 template <class V, class E>
 double multinomial_rows_log_coefficient(const char* family, const char* argument, const V& v,
                                         const basic_data_matrix<E>& y, double& total) {
-  static_assert(std::is_same_v<E, double>, "tyche::multinomial / multinomial_logit: y must be a matrix of doubles");
+  static_assert(std::is_same_v<E, double>, "tyche: observed counts y must be a matrix of doubles, matrix(y, N, K)");
   const std::string head = std::string("tyche::") + family + "(...).observe(y): ";
   const std::size_t rows = y.rows, k = y.cols;
   if (v.size() != k && v.size() != rows * k)
@@ -18239,9 +18302,18 @@ struct dirichlet_multinomial_distribution : distribution<dirichlet_multinomial_d
   /// (each row's, for N rows).
   template <class G>
   std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& a) const {
+    // Gamma(αⱼ) draws in log form, log G(αⱼ + 1) + log(U)/αⱼ (Marsaglia & Tsang 2000, §6), then
+    // normalised from their largest: a small α makes draws that underflow to 0 as plain gammas.
     auto probabilities = [&](std::size_t at, std::size_t k) {
       std::vector<double> p(k);
-      for (std::size_t j = 0; j < k; ++j) p[j] = std::gamma_distribution<double>(a[at + j], 1.0)(rng);
+      double top = -HUGE_VAL;
+      std::uniform_real_distribution<double> u(0.0, 1.0);
+      for (std::size_t j = 0; j < k; ++j) {
+        const double aj = a[at + j];
+        p[j] = std::log(std::gamma_distribution<double>(aj + 1.0, 1.0)(rng)) + std::log(1.0 - u(rng)) / aj;
+        top = std::max(top, p[j]);
+      }
+      for (double& v : p) v = std::exp(v - top);
       return p;
     };
     if (rows_k == 0) return detail::draw_counts(rng, n, trials, probabilities(0, a.size()));
@@ -18897,6 +18969,12 @@ struct pareto_distribution : distribution<pareto_distribution<YMin, Alpha>> {
   void check_observed(const Y& y) const {
     detail::check_observed_bound(family, y, detail::as_node(y_min), "y_min", true);
   }
+  /// check_observed's check, refusing also y = y_min for left censoring where it is known
+  /// (censored.hpp): P(Y ≤ y_min) = 0 for every parameter value.
+  template <class Y>
+  void check_left_censored(const Y& y) const {
+    detail::check_observed_bound(family, y, detail::as_node(y_min), "y_min", true, true);
+  }
   /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
   /// (log_densities.hpp), e.g. censored observations.
   /// log P(X > x) = α log(y_min / x), and 0 below y_min (fmin, where y_min depends on parameters;
@@ -18994,6 +19072,12 @@ struct pareto_type_2_distribution : distribution<pareto_type_2_distribution<Mu, 
   template <class Y>
   void check_observed(const Y& y) const {
     detail::check_observed_bound(family, y, detail::as_node(mu), "mu", true);
+  }
+  /// check_observed's check, refusing also y = mu for left censoring where it is known
+  /// (censored.hpp): P(Y ≤ mu) = 0 for every parameter value.
+  template <class Y>
+  void check_left_censored(const Y& y) const {
+    detail::check_observed_bound(family, y, detail::as_node(mu), "mu", true, true);
   }
   /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
   /// (log_densities.hpp), e.g. censored observations.
@@ -19377,6 +19461,18 @@ struct uniform_distribution : distribution<uniform_distribution<A, B>> {
   void check_observed(const Y& y) const {
     detail::check_observed_bound(family, y, detail::as_node(a), "a", true);
     detail::check_observed_bound(family, y, detail::as_node(b), "b", false);
+  }
+  /// check_observed's checks, refusing also y = a for left censoring and y = b for right
+  /// censoring where the bound is known (censored.hpp): probability 0 for every parameter value.
+  template <class Y>
+  void check_left_censored(const Y& y) const {
+    detail::check_observed_bound(family, y, detail::as_node(a), "a", true, true);
+    detail::check_observed_bound(family, y, detail::as_node(b), "b", false);
+  }
+  template <class Y>
+  void check_right_censored(const Y& y) const {
+    detail::check_observed_bound(family, y, detail::as_node(a), "a", true);
+    detail::check_observed_bound(family, y, detail::as_node(b), "b", false, true);
   }
   /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
   /// (log_densities.hpp), e.g. censored observations.

@@ -15,6 +15,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
@@ -365,4 +366,29 @@ TEST_CASE("for_each_data_buffer: multi_normal, multi_normal_cholesky, rows_dot_p
     fill_nan(d.yc);
   });
   CHECK(buffers == 5);
+}
+
+TEST_CASE("for_each_data_buffer: a Gaussian process's points (gp_exp_quad_cov_map)", "[relocate][compile]") {
+  // The covariance once in the tree (inside multi_normal_cholesky it would appear twice, the
+  // second copy aliased to the first at run time and so never read).
+  std::vector<double> x2{0.0, 0.0, 1.0, 0.5, -0.5, 1.5, 2.0, -1.0};  // 4 points in 2 dimensions
+  std::vector<double> y{0.4, -0.2, 0.8, 1.1};
+  std::vector<double> w(16);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = 0.1 * double(i) - 0.7;
+  auto alpha = lognormal<"alpha">(0.0, 1.0);
+  auto rho = lognormal<"rho">(0.0, 1.0);
+  const auto m = model(joint(alpha, rho, normal(0.0, alpha).observe(data(y)),
+                             target(sum(data(w) * gp_exp_quad_cov(matrix(x2, 4, 2), alpha, rho)))));
+  const auto view = m.program().view();
+  std::vector<std::size_t> counts;
+  auto copy = view;
+  for_each_data_buffer(copy, [&]<class T>(const T*&, std::size_t c) { counts.push_back(c); });
+  std::sort(counts.begin(), counts.end());
+  CHECK(counts == std::vector<std::size_t>{8, 16});  // y: folded into its sufficient statistics
+  const std::size_t buffers = check_relocation(view, [&] {
+    fill_nan(x2);
+    fill_nan(y);
+    fill_nan(w);
+  });
+  CHECK(buffers == 2);
 }

@@ -458,16 +458,13 @@ TEST_CASE("multinomial / multinomial_logit of N rows of K counts (a data matrix)
   const std::vector<double> p0(12, 0.3);
   CHECK(std::fabs(flat.value(p0) - by_row.value(p0)) > 1.0);
 
-  // A model: the rows' predictive draws keep each row's observed total.
-  auto m = model([&] {
-    auto beta = normal<"beta">(0.0, 1.0, shape<3>);
-    return joint(beta, multinomial_logit(beta).observe(ym));
-  });
+  // Predictive draws (what posterior_predictive calls) keep each row's observed total.
+  const std::vector<double> shared_gamma{0.2, -0.3, 0.1};
+  const auto d = multinomial_logit(data(shared_gamma)).observe(ym).distribution;
   std::mt19937_64 rng(7);
-  const auto obs = m.sample_observations(std::vector<double>{0.2, -0.3, 0.1}, rng);
-  REQUIRE(obs.size() == 1);
-  REQUIRE(obs[0].size() == 12);
-  for (std::size_t r = 0; r < 4; ++r) CHECK(obs[0][3 * r] + obs[0][3 * r + 1] + obs[0][3 * r + 2] == y[3 * r] + y[3 * r + 1] + y[3 * r + 2]);
+  const auto obs = d.draw_all(rng, 1, shared_gamma);
+  REQUIRE(obs.size() == 12);
+  for (std::size_t r = 0; r < 4; ++r) CHECK(obs[3 * r] + obs[3 * r + 1] + obs[3 * r + 2] == y[3 * r] + y[3 * r + 1] + y[3 * r + 2]);
 
   // Errors name the size, the row and the column.
   vector_param<"five", 5> five;

@@ -44,11 +44,13 @@ struct censored_distribution : distribution<censored_distribution<Dist, Upper>> 
   auto check_supports() const {
     if constexpr (requires { base.check_supports(); }) base.check_supports();
   }
-  /// Dist's checks of the observed values that read its arguments (a binomial's y ≤ n), and for
-  /// right censoring its refusal of a value where P(X > x) = 0 (a binomial count at n).
+  /// Dist's checks of the observed values that read its arguments (a binomial's y ≤ n), and its
+  /// refusal of a value where P(X > x) = 0 for right censoring (a binomial count at n, uniform's
+  /// upper bound) or P(X ≤ x) = 0 for left censoring (the lower bound of uniform and pareto).
   template <class Y>
   void check_observed(const Y& y) const {
     if constexpr (Upper && requires { base.check_right_censored(y); }) base.check_right_censored(y);
+    else if constexpr (!Upper && requires { base.check_left_censored(y); }) base.check_left_censored(y);
     else if constexpr (requires { base.check_observed(y); }) base.check_observed(y);
   }
   /// Dist's checks of a value, and its refusal of a value where P(X ≤ x) = 0 (left censoring) or

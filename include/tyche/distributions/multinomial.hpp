@@ -1,5 +1,4 @@
-// tyche/distributions/multinomial.hpp — multinomial(theta), multinomial_logit(gamma) and
-// dirichlet_multinomial(alpha), for observations only.
+// tyche/distributions/multinomial.hpp — multinomial(theta), multinomial_logit(gamma), dirichlet_multinomial(alpha): observed only.
 //   log p(y | θ) = log Γ(N + 1) − Σₖ log Γ(yₖ + 1) + Σₖ yₖ log θₖ,   N = Σₖ yₖ,
 //   y ∈ {0, 1, …}ᴷ, θ a simplex (θₖ ≥ 0, Σₖ θₖ = 1);
 //   log p(y | γ) = log Γ(N + 1) − Σₖ log Γ(yₖ + 1) + Σₖ yₖ γₖ − N log Σₖ exp γₖ,   γ ∈ ℝᴷ,
@@ -74,7 +73,7 @@ auto multinomial_log_coefficient(const char* family, const char* argument, const
 template <class V, class E>
 double multinomial_rows_log_coefficient(const char* family, const char* argument, const V& v,
                                         const basic_data_matrix<E>& y, double& total) {
-  static_assert(std::is_same_v<E, double>, "tyche::multinomial / multinomial_logit: y must be a matrix of doubles");
+  static_assert(std::is_same_v<E, double>, "tyche: observed counts y must be a matrix of doubles, matrix(y, N, K)");
   const std::string head = std::string("tyche::") + family + "(...).observe(y): ";
   const std::size_t rows = y.rows, k = y.cols;
   if (v.size() != k && v.size() != rows * k)
@@ -334,9 +333,18 @@ struct dirichlet_multinomial_distribution : distribution<dirichlet_multinomial_d
   /// (each row's, for N rows).
   template <class G>
   std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& a) const {
+    // Gamma(αⱼ) draws in log form, log G(αⱼ + 1) + log(U)/αⱼ (Marsaglia & Tsang 2000, §6), then
+    // normalised from their largest: a small α makes draws that underflow to 0 as plain gammas.
     auto probabilities = [&](std::size_t at, std::size_t k) {
       std::vector<double> p(k);
-      for (std::size_t j = 0; j < k; ++j) p[j] = std::gamma_distribution<double>(a[at + j], 1.0)(rng);
+      double top = -HUGE_VAL;
+      std::uniform_real_distribution<double> u(0.0, 1.0);
+      for (std::size_t j = 0; j < k; ++j) {
+        const double aj = a[at + j];
+        p[j] = std::log(std::gamma_distribution<double>(aj + 1.0, 1.0)(rng)) + std::log(1.0 - u(rng)) / aj;
+        top = std::max(top, p[j]);
+      }
+      for (double& v : p) v = std::exp(v - top);
       return p;
     };
     if (rows_k == 0) return detail::draw_counts(rng, n, trials, probabilities(0, a.size()));

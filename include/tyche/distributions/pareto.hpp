@@ -35,6 +35,12 @@ struct pareto_distribution : distribution<pareto_distribution<YMin, Alpha>> {
   void check_observed(const Y& y) const {
     detail::check_observed_bound(family, y, detail::as_node(y_min), "y_min", true);
   }
+  /// check_observed's check, refusing also y = y_min for left censoring where it is known
+  /// (censored.hpp): P(Y ≤ y_min) = 0 for every parameter value.
+  template <class Y>
+  void check_left_censored(const Y& y) const {
+    detail::check_observed_bound(family, y, detail::as_node(y_min), "y_min", true, true);
+  }
   /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
   /// (log_densities.hpp), e.g. censored observations.
   /// log P(X > x) = α log(y_min / x), and 0 below y_min (fmin, where y_min depends on parameters;

@@ -36,6 +36,12 @@ struct pareto_type_2_distribution : distribution<pareto_type_2_distribution<Mu, 
   void check_observed(const Y& y) const {
     detail::check_observed_bound(family, y, detail::as_node(mu), "mu", true);
   }
+  /// check_observed's check, refusing also y = mu for left censoring where it is known
+  /// (censored.hpp): P(Y ≤ mu) = 0 for every parameter value.
+  template <class Y>
+  void check_left_censored(const Y& y) const {
+    detail::check_observed_bound(family, y, detail::as_node(mu), "mu", true, true);
+  }
   /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
   /// (log_densities.hpp), e.g. censored observations.
   /// log P(X > x) = −α log(1 + (x − μ)/λ), and 0 below μ (fmax, where μ depends on parameters;

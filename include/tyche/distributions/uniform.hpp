@@ -42,6 +42,18 @@ struct uniform_distribution : distribution<uniform_distribution<A, B>> {
     detail::check_observed_bound(family, y, detail::as_node(a), "a", true);
     detail::check_observed_bound(family, y, detail::as_node(b), "b", false);
   }
+  /// check_observed's checks, refusing also y = a for left censoring and y = b for right
+  /// censoring where the bound is known (censored.hpp): probability 0 for every parameter value.
+  template <class Y>
+  void check_left_censored(const Y& y) const {
+    detail::check_observed_bound(family, y, detail::as_node(a), "a", true, true);
+    detail::check_observed_bound(family, y, detail::as_node(b), "b", false);
+  }
+  template <class Y>
+  void check_right_censored(const Y& y) const {
+    detail::check_observed_bound(family, y, detail::as_node(a), "a", true);
+    detail::check_observed_bound(family, y, detail::as_node(b), "b", false, true);
+  }
   /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
   /// (log_densities.hpp), e.g. censored observations.
   /// log((x − a)/(b − a)) and log((b − x)/(b − a)); where a bound depends on parameters, x is

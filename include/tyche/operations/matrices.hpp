@@ -10,6 +10,8 @@
 #include <tyche/autodiff/matrix_ops.hpp>
 #include <tyche/core/leaves.hpp>
 #include <tyche/core/nodes.hpp>
+#include <tyche/interval/support.hpp>
+#include <tyche/scalar/format.hpp>
 
 #include <cmath>
 #include <cstddef>
@@ -195,13 +197,22 @@ auto multiply_lower_tri_self_transpose(const L& l) {
 /// Stan's gp_exp_quad_cov(x, alpha, rho). x is data: `data(x)` for n points on a line, or
 /// `matrix(x, n, d)` for n points in d dimensions (one per row; viewed, so it must outlive the
 /// model). The n² entries, row major: an argument of cholesky_decompose, multi_normal, add_diag.
+/// alpha and rho must be positive (their supports, or their values where they are numbers or data).
 template <detail::operand A, detail::operand R>
 auto gp_exp_quad_cov(const data_matrix& x, const A& alpha, const R& rho) {
   using NA = detail::node_t<A>;
   using NR = detail::node_t<R>;
   static_assert(!is_vector_v<NA> && !is_vector_v<NR>,
                 "tyche::gp_exp_quad_cov(x, alpha, rho): alpha and rho must be scalars");
+  static_assert(argument_support_t<NA, domains::positive>::ok,
+                "tyche::gp_exp_quad_cov(x, alpha, rho): alpha must be > 0, but its support (spelled out in "
+                "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+  static_assert(argument_support_t<NR, domains::positive>::ok,
+                "tyche::gp_exp_quad_cov(x, alpha, rho): rho must be > 0, but its support (spelled out in "
+                "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
   detail::check_matrix_finite(x, "gp_exp_quad_cov(x, alpha, rho)", "x");
+  detail::check_argument<domains::positive>("gp_exp_quad_cov(x, alpha, rho)", "alpha", detail::as_node(alpha));
+  detail::check_argument<domains::positive>("gp_exp_quad_cov(x, alpha, rho)", "rho", detail::as_node(rho));
   return make_vector_op(ops::gp_exp_quad_cov_map{x.ptr, x.rows, x.cols}, x.rows * x.rows, detail::as_node(alpha),
                         detail::as_node(rho));
 }
@@ -210,7 +221,7 @@ auto gp_exp_quad_cov(const data_vector<>& x, const A& alpha, const R& rho) {
   for (std::size_t i = 0; i < x.size(); ++i)
     if (!std::isfinite(x.ptr[i]))
       throw std::invalid_argument("tyche::gp_exp_quad_cov(x, alpha, rho): " + std::string(x.name ? x.name : "x") +
-                                  "[" + std::to_string(i + 1) + "] = " + std::to_string(x.ptr[i]) +
+                                  "[" + std::to_string(i + 1) + "] = " + detail::format_number(x.ptr[i]) +
                                   "; data must be finite");
   return gp_exp_quad_cov(matrix(x.ptr, x.size(), 1, x.name), alpha, rho);
 }

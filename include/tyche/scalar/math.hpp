@@ -129,6 +129,10 @@ TYCHE_HD inline double deviance_term(double a, double m) {
   return a * ::log(a / m) + m - a;
 }
 
+/// x − 2·round(x/2) ∈ [−1, 1]: sin(πx), cos(πx) and tan(πx) of the reduced argument keep their
+/// precision where πx itself would have lost it (the reflections below at large negative x).
+TYCHE_HD inline double reduce_mod_two(double x) { return x - 2.0 * ::nearbyint(0.5 * x); }
+
 /// Digamma ψ(x) = d/dx log Γ(x): upward recurrence to x ≥ 10, then the asymptotic series
 /// ψ(x) ~ log x − 1/(2x) − Σ B₂ₖ/(2k x²ᵏ) (Abramowitz & Stegun 6.3.18); reflection
 /// ψ(1−x) − ψ(x) = π cot(πx) for x < 0. Relative error below 1e-14 away from the poles.
@@ -136,7 +140,7 @@ TYCHE_HD inline double digamma(double x) {
   double shift = 0.0;
   if (x <= 0.0) {
     if (x == ::floor(x)) return ::nan("");  // pole
-    return digamma(1.0 - x) - pi / ::tan(pi * x);
+    return digamma(1.0 - x) - pi / ::tan(pi * reduce_mod_two(x));
   }
   while (x < 10.0) {
     shift -= 1.0 / x;
@@ -157,7 +161,7 @@ TYCHE_HD inline double trigamma(double x) {
   double shift = 0.0;
   if (x <= 0.0) {
     if (x == ::floor(x)) return ::nan("");
-    const double s = ::sin(pi * x);
+    const double s = ::sin(pi * reduce_mod_two(x));
     return -trigamma(1.0 - x) + pi * pi / (s * s);
   }
   while (x < 10.0) {
@@ -181,8 +185,9 @@ TYCHE_HD inline double tetragamma(double x) {
   double shift = 0.0;
   if (x <= 0.0) {
     if (x == ::floor(x)) return ::nan("");
-    const double s = ::sin(pi * x);
-    return tetragamma(1.0 - x) - 2.0 * pi * pi * pi * ::cos(pi * x) / (s * s * s);
+    const double r = reduce_mod_two(x), s = ::sin(pi * r);
+    const double c = ::sin(pi * (0.5 - ::fabs(r)));  // cos(πr), exactly 0 at half-integers
+    return tetragamma(1.0 - x) - 2.0 * pi * pi * pi * c / (s * s * s);
   }
   while (x < 10.0) {
     shift -= 2.0 / (x * x * x);

@@ -17,7 +17,10 @@
 //   F = e^(−z²(1+α²)/2) / (π z²) ∫₀^∞ e^(−t) / (√(α² + 2t/z²) (1 + α² + 2t/z²)) dt,
 // five Gauss–Legendre panels of width 8 in t (e^(−40) left out); the integrand's singularity at
 // t = −α²z²/2 ≤ −4.5 keeps each panel's error near the double's precision. Below α|z| = 3 the
-// difference loses at most log₁₀((1 + α²)/(2Φ(−3))) digits.
+// difference loses at most log₁₀((1 + α²)/(2Φ(−3))) digits for α ≤ 1; for α > 1 (and α|z| < 3)
+// F = 2T(α|z|, 1/α) − Q(α|z|) erf(|z|/√2) (from the identity above) does not cancel. Where the
+// difference is a sum (α ≤ 0) or cancels little, Q and T are computed scaled by e^(z²/2), so log F
+// stays finite far into the heavy tail (a normal's log CDF at z = −10⁴).
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/scalar/math.hpp>
@@ -47,6 +50,7 @@ TYCHE_HD inline double gauss_legendre_20(double lo, double hi, F f) {
 TYCHE_HD inline double normal_q(double x) { return 0.5 * ::erfc(x * inv_sqrt_two); }
 /// T(h, a) for h ≥ 0, a ≥ 0.
 TYCHE_HD inline double owens_t_nonnegative(double h, double a) {
+  if (h == HUGE_VAL) return 0.0;
   if (a <= 1.0) {
     const double top = h * a > 8.6 ? 8.6 / h : a;
     const double hh = h * h;
@@ -56,6 +60,26 @@ TYCHE_HD inline double owens_t_nonnegative(double h, double a) {
   if (a == HUGE_VAL) return 0.5 * normal_q(h);
   const double ah = a * h, qh = normal_q(h), qah = normal_q(ah);
   return 0.5 * qh + 0.5 * qah - qh * qah - owens_t_nonnegative(ah, 1.0 / a);
+}
+/// e^(h²/2) Q(h) for h ≥ 0, finite where Q underflows (scalar/math.hpp's continued fraction of
+/// erfc above h = 8).
+TYCHE_HD inline double normal_q_scaled(double h) {
+  if (h < 8.0) return ::exp(0.5 * h * h) * normal_q(h);
+  return 0.28209479177387814347 / erfc_continued_fraction(h * inv_sqrt_two);  // 1/(2√π f(h/√2))
+}
+/// e^(h²/2) T(h, a) for h ≥ 0, a ≥ 0: the same quadrature and identity as owens_t_nonnegative,
+/// without the factor that underflows where h > 38.
+TYCHE_HD inline double owens_t_scaled(double h, double a) {
+  if (h == HUGE_VAL) return 0.0;
+  if (a <= 1.0) {
+    const double top = h * a > 8.6 ? 8.6 / h : a;
+    const double hh = h * h;
+    return gauss_legendre_20(0.0, top, [hh](double x) { return ::exp(-0.5 * hh * x * x) / (1.0 + x * x); }) / (2.0 * pi);
+  }
+  if (a == HUGE_VAL) return 0.5 * normal_q_scaled(h);
+  const double ah = a * h, qs = normal_q_scaled(h);
+  const double e = ::exp(-0.5 * (a - 1.0) * (a + 1.0) * h * h);  // e^(h²/2) / e^((ah)²/2)
+  return 0.5 * qs + (0.5 * normal_q_scaled(ah) - owens_t_scaled(ah, 1.0 / a)) * e - qs * normal_q(ah);
 }
 }  // namespace detail
 
@@ -84,9 +108,11 @@ struct skew_normal_log_cdf_result {
 };
 
 namespace detail {
-/// log F(z; α) for z ≤ 0.
+/// log F(z; α) for z ≤ 0, h = −z.
 TYCHE_HD inline double skew_normal_log_cdf_left(double z, double alpha) {
-  if (alpha > 0 && -alpha * z >= 3.0) {  // the light tail, by the integral of the header comment
+  const double h = -z;
+  if (h == HUGE_VAL) return -HUGE_VAL;
+  if (alpha > 0 && alpha * h >= 3.0) {  // the light tail, by the integral of the header comment
     const double zz = z * z, a2 = alpha * alpha;
     double integral = 0.0;
     for (int k = 0; k < 5; ++k)
@@ -96,8 +122,14 @@ TYCHE_HD inline double skew_normal_log_cdf_left(double z, double alpha) {
       });
     return -0.5 * zz * (1.0 + a2) + ::log(integral / (pi * zz));
   }
-  // Φ(z) − 2T(z, α): a sum where α ≤ 0; where α > 0, F ≥ Φ(z)·2Φ(−3)/(1 + α²) roughly.
-  return ::log(0.5 * ::erfc(-z * inv_sqrt_two) - 2.0 * owens_t(z, alpha));
+  if (alpha > 1.0) {  // αh < 3 with α > 1 (h < 3): F = 2T(αh, 1/α) − Q(αh) erf(h/√2), Owen's identity
+    const double ah = alpha * h;
+    return ::log(2.0 * owens_t_nonnegative(ah, 1.0 / alpha) - normal_q(ah) * ::erf(h * inv_sqrt_two));
+  }
+  // F = Q(h) − 2T(h, α), both scaled by e^(h²/2): a sum where α ≤ 0; where 0 < α ≤ 1 (αh < 3),
+  // F ≥ Q(h)·2Φ(−3)/(1 + α²) roughly, so the difference keeps all but about 2.5 digits.
+  const double t = owens_t_scaled(h, ::fabs(alpha));
+  return -0.5 * h * h + ::log(normal_q_scaled(h) - 2.0 * (alpha < 0 ? -t : t));
 }
 }  // namespace detail
 
@@ -112,6 +144,10 @@ TYCHE_HD inline skew_normal_log_cdf_result skew_normal_log_cdf(double z, double 
   }
   const double log_f =
       z <= 0 ? detail::skew_normal_log_cdf_left(z, alpha) : ::log1p(-::exp(detail::skew_normal_log_cdf_left(-z, -alpha)));
+  if (z == HUGE_VAL || z == -HUGE_VAL) {  // F = 1 or 0, flat
+    r.v = log_f;
+    return r;
+  }
   // ∂F/∂z = 2φ(z)Φ(αz), ∂F/∂α = −e^(−z²(1+α²)/2) / (π(1 + α²)), divided by F in log form (F
   // itself underflows where z²(1 + α²)/2 > 745).
   const double one_a2 = 1.0 + alpha * alpha;

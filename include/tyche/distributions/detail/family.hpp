@@ -65,7 +65,8 @@ bool known_value(const N& n, std::size_t i, double* out) {
 /// bound. (Where either depends on parameters the family's observed_log_prob is −∞ outside
 /// instead: support_guard.)
 template <class Y, class B>
-void check_observed_bound(const char* family, const Y& y, const B& bound, const char* bound_name, bool lower) {
+void check_observed_bound(const char* family, const Y& y, const B& bound, const char* bound_name, bool lower,
+                          bool censored_there = false) {
   const std::size_t ny = operand_size(y), nb = operand_size(bound);
   const std::size_t n = ny > nb ? ny : nb;
   for (std::size_t i = 0; i < n; ++i) {
@@ -78,6 +79,16 @@ void check_observed_bound(const char* family, const Y& y, const B& bound, const 
       text += bound_name;
       if constexpr (is_vector_v<B>) text += "[" + std::to_string(i + 1) + "]";
       text += " = " + format_number(bi) + ", outside the family's support";
+      throw std::invalid_argument(text);
+    }
+    if (censored_there && yi == bi) {  // P(Y ≤ lower bound) = 0, P(Y > upper bound) = 0
+      std::string text = "tyche::";
+      text += family;
+      text += "(...).observe(y): y[" + std::to_string(i + 1) + "] = " + format_number(yi) + " is the support's " +
+              (lower ? "lower bound " : "upper bound ") + bound_name;
+      if constexpr (is_vector_v<B>) text += "[" + std::to_string(i + 1) + "]";
+      text += lower ? ": left-censored there, P(Y <= y) = 0 for every parameter value"
+                    : ": right-censored there, P(Y > y) = 0 for every parameter value";
       throw std::invalid_argument(text);
     }
   }
