@@ -304,26 +304,42 @@ struct laplace_lcdf {
 };
 
 namespace detail {
+/// A value and its two partial derivatives, in double (what lanes_of_binary's f returns).
+struct value_and_partials {
+  double v = 0, d0 = 0, d1 = 0;
+};
+/// f(x, y) → value_and_partials applied lane by lane to the lanes of x and y (for the scalar
+/// functions whose iteration or branches depend on the arguments: scalar/inc_gamma.hpp,
+/// inc_beta.hpp, owens_t.hpp); the partial derivatives into dx, dy.
+template <class T, class F>
+TYCHE_HD T lanes_of_binary(const T& x, const T& y, T& dx, T& dy, F f) {
+  using E = element_type_t<T>;
+  using ops = tyche::detail::lane_ops<T>;
+  constexpr std::size_t lanes = ops::size;
+  E xv[lanes], yv[lanes], v[lanes], d0[lanes], d1[lanes];
+  ops::store(xv, x);
+  ops::store(yv, y);
+  for (std::size_t i = 0; i < lanes; ++i) {
+    const value_and_partials r = f(static_cast<double>(xv[i]), static_cast<double>(yv[i]));
+    v[i] = static_cast<E>(r.v);
+    d0[i] = static_cast<E>(r.d0);
+    d1[i] = static_cast<E>(r.d1);
+  }
+  dx = ops::load(d0);
+  dy = ops::load(d1);
+  return ops::load(v);
+}
+
 /// log P(a, x) (Upper = false) or log Q(a, x) (true) and its derivatives, lane by lane
 /// (scalar/inc_gamma.hpp computes one pair in double: an iteration whose length depends on the
 /// arguments).
 template <bool Upper, class T>
 TYCHE_HD T log_inc_gamma_lanes(const T& a, const T& x, T& da, T& dx) {
-  using E = element_type_t<T>;
-  using ops = tyche::detail::lane_ops<T>;
-  constexpr std::size_t lanes = ops::size;
-  E av[lanes], xv[lanes], v[lanes], dav[lanes], dxv[lanes];
-  ops::store(av, a);
-  ops::store(xv, x);
-  for (std::size_t i = 0; i < lanes; ++i) {
-    const math::log_inc_gamma_result r = math::log_inc_gamma(static_cast<double>(av[i]), static_cast<double>(xv[i]));
-    v[i] = static_cast<E>(Upper ? r.log_q : r.log_p);
-    dav[i] = static_cast<E>(Upper ? r.log_q_da : r.log_p_da);
-    dxv[i] = static_cast<E>(Upper ? r.log_q_dx : r.log_p_dx);
-  }
-  da = ops::load(dav);
-  dx = ops::load(dxv);
-  return ops::load(v);
+  return lanes_of_binary(a, x, da, dx, [](double av, double xv) {
+    const math::log_inc_gamma_result r = math::log_inc_gamma(av, xv);
+    return Upper ? value_and_partials{r.log_q, r.log_q_da, r.log_q_dx}
+                 : value_and_partials{r.log_p, r.log_p_da, r.log_p_dx};
+  });
 }
 }  // namespace detail
 
@@ -363,22 +379,11 @@ struct student_t_lcdf {
   static constexpr const char* name = Upper ? "student_t_lccdf" : "student_t_lcdf";
   static constexpr bool has_payload = false;
   template <class T> TYCHE_HD T value(const T& nu, const T& t, T& dnu, T& dt) const {
-    using E = element_type_t<T>;
-    using ops = tyche::detail::lane_ops<T>;
-    constexpr std::size_t lanes = ops::size;
-    E nv[lanes], tv[lanes], v[lanes], dn[lanes], dtv[lanes];
-    ops::store(nv, nu);
-    ops::store(tv, t);
-    for (std::size_t i = 0; i < lanes; ++i) {
-      const math::student_t_log_cdf_result r =
-          math::student_t_log_cdf(static_cast<double>(nv[i]), static_cast<double>(tv[i]));
-      v[i] = static_cast<E>(Upper ? r.lccdf : r.lcdf);
-      dn[i] = static_cast<E>(Upper ? r.lccdf_dnu : r.lcdf_dnu);
-      dtv[i] = static_cast<E>(Upper ? r.lccdf_dt : r.lcdf_dt);
-    }
-    dnu = ops::load(dn);
-    dt = ops::load(dtv);
-    return ops::load(v);
+    return detail::lanes_of_binary(nu, t, dnu, dt, [](double n, double tv) {
+      const math::student_t_log_cdf_result r = math::student_t_log_cdf(n, tv);
+      return Upper ? detail::value_and_partials{r.lccdf, r.lccdf_dnu, r.lccdf_dt}
+                   : detail::value_and_partials{r.lcdf, r.lcdf_dnu, r.lcdf_dt};
+    });
   }
   template <class T> TYCHE_HD T value(const T& nu, const T& t) const {
     T dnu, dt;
@@ -392,21 +397,10 @@ struct owens_t {
   static constexpr const char* name = "owens_t";
   static constexpr bool has_payload = false;
   template <class T> TYCHE_HD T value(const T& h, const T& a, T& dh, T& da) const {
-    using E = element_type_t<T>;
-    using ops = tyche::detail::lane_ops<T>;
-    constexpr std::size_t lanes = ops::size;
-    E hv[lanes], av[lanes], v[lanes], dhv[lanes], dav[lanes];
-    ops::store(hv, h);
-    ops::store(av, a);
-    for (std::size_t i = 0; i < lanes; ++i) {
-      const math::owens_t_result r = math::owens_t_with_derivatives(static_cast<double>(hv[i]), static_cast<double>(av[i]));
-      v[i] = static_cast<E>(r.v);
-      dhv[i] = static_cast<E>(r.dh);
-      dav[i] = static_cast<E>(r.da);
-    }
-    dh = ops::load(dhv);
-    da = ops::load(dav);
-    return ops::load(v);
+    return detail::lanes_of_binary(h, a, dh, da, [](double hv, double av) {
+      const math::owens_t_result r = math::owens_t_with_derivatives(hv, av);
+      return detail::value_and_partials{r.v, r.dh, r.da};
+    });
   }
   template <class T> TYCHE_HD T value(const T& h, const T& a) const {
     T dh, da;
@@ -421,22 +415,10 @@ struct skew_normal_lcdf {
   static constexpr const char* name = "skew_normal_lcdf";
   static constexpr bool has_payload = false;
   template <class T> TYCHE_HD T value(const T& z, const T& alpha, T& dz, T& dalpha) const {
-    using E = element_type_t<T>;
-    using ops = tyche::detail::lane_ops<T>;
-    constexpr std::size_t lanes = ops::size;
-    E zv[lanes], av[lanes], v[lanes], dzv[lanes], dav[lanes];
-    ops::store(zv, z);
-    ops::store(av, alpha);
-    for (std::size_t i = 0; i < lanes; ++i) {
-      const math::skew_normal_log_cdf_result r =
-          math::skew_normal_log_cdf(static_cast<double>(zv[i]), static_cast<double>(av[i]));
-      v[i] = static_cast<E>(r.v);
-      dzv[i] = static_cast<E>(r.dz);
-      dav[i] = static_cast<E>(r.dalpha);
-    }
-    dz = ops::load(dzv);
-    dalpha = ops::load(dav);
-    return ops::load(v);
+    return detail::lanes_of_binary(z, alpha, dz, dalpha, [](double zv, double av) {
+      const math::skew_normal_log_cdf_result r = math::skew_normal_log_cdf(zv, av);
+      return detail::value_and_partials{r.v, r.dz, r.dalpha};
+    });
   }
   template <class T> TYCHE_HD T value(const T& z, const T& alpha) const {
     T dz, dalpha;

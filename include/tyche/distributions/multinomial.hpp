@@ -141,16 +141,34 @@ std::vector<double> draw_count_rows(G& rng, std::size_t rows_k, const double* y,
   }
   return out;
 }
+
+/// What a family of counts reads from the counts it observes (observing): the total N, for
+/// predictive draws, and for N rows of K (a data matrix) K, N and the counts themselves (a view
+/// of the observed data, which outlives the model); y's checks against the argument's size.
+struct observed_counts {
+  double trials = 0;
+  std::size_t rows_k = 0;  // K when y is N rows of K counts, else 0
+  std::size_t rows_n = 0;  // N
+  const double* rows_y = nullptr;
+  template <class V, class Y>
+  void read(const char* family, const char* argument, const V& v, const Y& y) {
+    if constexpr (kind_of<Y> == node_kind::data_matrix) {
+      (void)multinomial_rows_log_coefficient(family, argument, v, y, trials);
+      rows_k = y.cols;
+      rows_n = y.rows;
+      rows_y = y.ptr;
+    } else {
+      (void)multinomial_log_coefficient(family, argument, v, y, trials);
+    }
+  }
+};
 }  // namespace detail
 
 template <class Theta>
 struct multinomial_distribution : distribution<multinomial_distribution<Theta>> {
   static constexpr const char* family = "multinomial";
   Theta theta;
-  double trials = 0;  // N of the observed counts (set by observe), for predictive draws
-  std::size_t rows_k = 0;  // K when y is N rows of K counts (set by observe), else 0
-  std::size_t rows_n = 0;  // and N
-  const double* rows_y = nullptr;  // those counts, for predictive draws
+  detail::observed_counts counts = {};  // set by observe
   template <class X>
   auto log_prob(const X& x) const {
     const auto y = detail::as_node(x);
@@ -171,21 +189,14 @@ struct multinomial_distribution : distribution<multinomial_distribution<Theta>> 
   template <class Y>
   auto observing(const Y& y) const {
     auto d = *this;
-    if constexpr (kind_of<Y> == node_kind::data_matrix) {
-      (void)detail::multinomial_rows_log_coefficient(family, "theta", theta, y, d.trials);
-      d.rows_k = y.cols;
-      d.rows_n = y.rows;
-      d.rows_y = y.ptr;
-      d.check_rows();
-    } else {
-      (void)detail::multinomial_log_coefficient(family, "theta", theta, y, d.trials);
-    }
+    d.counts.read(family, "theta", theta, y);
+    if (d.counts.rows_k != 0) d.check_rows();
     return d;
   }
   auto arguments() const { return std::tuple{theta}; }
   template <class T2>
   auto with_arguments(const T2& t) const {
-    return multinomial_distribution<T2>{{}, t, trials, rows_k, rows_n, rows_y};
+    return multinomial_distribution<T2>{{}, t, counts};
   }
   /// theta ≥ 0 (at compile time where the types decide); for data, also Σ θₖ = 1.
   auto check_supports() const {
@@ -193,12 +204,12 @@ struct multinomial_distribution : distribution<multinomial_distribution<Theta>> 
                   "tyche::multinomial(theta): theta must be >= 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside [0, inf)" TYCHE_SUPPORT_HINT);
     detail::check_argument<domains::nonnegative>("multinomial(theta)", "theta", theta);
-    if (rows_k == 0) check_rows();
+    if (counts.rows_k == 0) check_rows();
   }
   /// A data theta sums to 1 (each row of K where y is N rows and theta N·K values).
   void check_rows() const {
     if constexpr (kind_of<Theta> == node_kind::data_vector) {
-      const std::size_t k = rows_k != 0 && theta.size() != rows_k ? rows_k : theta.size();
+      const std::size_t k = counts.rows_k != 0 && theta.size() != counts.rows_k ? counts.rows_k : theta.size();
       for (std::size_t r = 0; r * k < theta.size(); ++r) {
         double s = 0;
         for (std::size_t j = 0; j < k; ++j) s += theta.ptr[r * k + j];
@@ -214,8 +225,9 @@ struct multinomial_distribution : distribution<multinomial_distribution<Theta>> 
   /// observed total (n, the observation's size as a matrix, is not N·K).
   template <class G>
   std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& t) const {
-    if (rows_k != 0) return detail::draw_count_rows(rng, rows_k, rows_y, rows_n * rows_k, t, false);
-    return detail::draw_counts(rng, n, trials, t);
+    if (counts.rows_k != 0)
+      return detail::draw_count_rows(rng, counts.rows_k, counts.rows_y, counts.rows_n * counts.rows_k, t, false);
+    return detail::draw_counts(rng, n, counts.trials, t);
   }
   static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
@@ -224,10 +236,7 @@ template <class Gamma>
 struct multinomial_logit_distribution : distribution<multinomial_logit_distribution<Gamma>> {
   static constexpr const char* family = "multinomial_logit";
   Gamma gamma;
-  double trials = 0;
-  std::size_t rows_k = 0;  // K when y is N rows of K counts (set by observe), else 0
-  std::size_t rows_n = 0;
-  const double* rows_y = nullptr;
+  detail::observed_counts counts = {};  // set by observe
   template <class X>
   auto log_prob(const X& x) const {
     const auto y = detail::as_node(x);
@@ -246,30 +255,24 @@ struct multinomial_logit_distribution : distribution<multinomial_logit_distribut
   template <class Y>
   auto observing(const Y& y) const {
     auto d = *this;
-    if constexpr (kind_of<Y> == node_kind::data_matrix) {
-      (void)detail::multinomial_rows_log_coefficient(family, "gamma", gamma, y, d.trials);
-      d.rows_k = y.cols;
-      d.rows_n = y.rows;
-      d.rows_y = y.ptr;
-    } else {
-      (void)detail::multinomial_log_coefficient(family, "gamma", gamma, y, d.trials);
-    }
+    d.counts.read(family, "gamma", gamma, y);
     return d;
   }
   auto arguments() const { return std::tuple{gamma}; }
   template <class G2>
   auto with_arguments(const G2& g) const {
-    return multinomial_logit_distribution<G2>{{}, g, trials, rows_k, rows_n, rows_y};
+    return multinomial_logit_distribution<G2>{{}, g, counts};
   }
   static constexpr bool whole_arguments = true;
   template <class G>
   std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& g) const {
-    if (rows_k != 0) return detail::draw_count_rows(rng, rows_k, rows_y, rows_n * rows_k, g, true);
+    if (counts.rows_k != 0)
+      return detail::draw_count_rows(rng, counts.rows_k, counts.rows_y, counts.rows_n * counts.rows_k, g, true);
     double top = -HUGE_VAL;
     for (double v : g) top = std::max(top, v);
     std::vector<double> p(g.size());
     for (std::size_t k = 0; k < g.size(); ++k) p[k] = std::exp(g[k] - top);
-    return detail::draw_counts(rng, n, trials, p);
+    return detail::draw_counts(rng, n, counts.trials, p);
   }
   static const char* observation_problem(double v) { return detail::count_problem(v); }
 };
@@ -283,10 +286,7 @@ template <class Alpha>
 struct dirichlet_multinomial_distribution : distribution<dirichlet_multinomial_distribution<Alpha>> {
   static constexpr const char* family = "dirichlet_multinomial";
   Alpha alpha;
-  double trials = 0;
-  std::size_t rows_k = 0;  // K when y is N rows of K counts (set by observe), else 0
-  std::size_t rows_n = 0;
-  const double* rows_y = nullptr;
+  detail::observed_counts counts = {};  // set by observe
   template <class X>
   auto log_prob(const X& x) const {
     static_assert(is_vector_v<Alpha>, "tyche::dirichlet_multinomial(alpha): alpha must be a vector of K values");
@@ -307,20 +307,13 @@ struct dirichlet_multinomial_distribution : distribution<dirichlet_multinomial_d
   template <class Y>
   auto observing(const Y& y) const {
     auto d = *this;
-    if constexpr (kind_of<Y> == node_kind::data_matrix) {
-      (void)detail::multinomial_rows_log_coefficient(family, "alpha", alpha, y, d.trials);
-      d.rows_k = y.cols;
-      d.rows_n = y.rows;
-      d.rows_y = y.ptr;
-    } else {
-      (void)detail::multinomial_log_coefficient(family, "alpha", alpha, y, d.trials);
-    }
+    d.counts.read(family, "alpha", alpha, y);
     return d;
   }
   auto arguments() const { return std::tuple{alpha}; }
   template <class A2>
   auto with_arguments(const A2& a) const {
-    return dirichlet_multinomial_distribution<A2>{{}, a, trials, rows_k, rows_n, rows_y};
+    return dirichlet_multinomial_distribution<A2>{{}, a, counts};
   }
   auto check_supports() const {
     static_assert(argument_support_t<Alpha, domains::positive>::ok,
@@ -347,13 +340,13 @@ struct dirichlet_multinomial_distribution : distribution<dirichlet_multinomial_d
       for (double& v : p) v = std::exp(v - top);
       return p;
     };
-    if (rows_k == 0) return detail::draw_counts(rng, n, trials, probabilities(0, a.size()));
+    const std::size_t k = counts.rows_k;
+    if (k == 0) return detail::draw_counts(rng, n, counts.trials, probabilities(0, a.size()));
     std::vector<double> out;
-    for (std::size_t r = 0; r < rows_n; ++r) {
+    for (std::size_t r = 0; r < counts.rows_n; ++r) {
       double total = 0;
-      for (std::size_t c = 0; c < rows_k; ++c) total += rows_y[r * rows_k + c];
-      const std::vector<double> row =
-          detail::draw_counts(rng, rows_k, total, probabilities(a.size() == rows_k ? 0 : r * rows_k, rows_k));
+      for (std::size_t c = 0; c < k; ++c) total += counts.rows_y[r * k + c];
+      const std::vector<double> row = detail::draw_counts(rng, k, total, probabilities(a.size() == k ? 0 : r * k, k));
       out.insert(out.end(), row.begin(), row.end());
     }
     return out;
