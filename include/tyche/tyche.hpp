@@ -12,6 +12,7 @@
 #include <tyche/compile/program.hpp>
 #include <tyche/compile/scan.hpp>
 #include <tyche/compile/tabulate.hpp>
+#include <tyche/compile/ode.hpp>
 #include <tyche/compile/relocate.hpp>
 #include <tyche/operations/hmm.hpp>
 #include <tyche/compile/explain.hpp>

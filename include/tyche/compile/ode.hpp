@@ -1,0 +1,542 @@
+// tyche/compile/ode.hpp — ode_rk45(f, y0, t0, ts): the solution of an ordinary differential
+// equation dy/dt = f(t, y) at the output times ts, with its gradient, written as a lambda.
+//
+// As with scan (compile/scan.hpp), the lambda is called once, on placeholder expressions (the
+// time t and the state y of K values), when the model is built; what it returns is the right-
+// hand side's graph, a type, compiled once into a program of
+//     G(a, y, t, p) = Σₖ aₖ · fₖ(t, y, p),
+// p the model's parameters the lambda uses (captured random variables; loop invariants such as
+// CL / V hoisted out as scan hoists them). One evaluation of G's gradient with a = eₖ gives f
+// (∂G/∂a) and row k of the Jacobians ∂f/∂y and ∂f/∂p, so K gradient evaluations give f and both
+// Jacobians at a point. The solver integrates the state and its forward sensitivities
+// S = ∂y/∂(y0, p) together (dS/dt = ∂f/∂y · S + [0 | ∂f/∂p], S(t0) = [I | 0]: Stan's coupled
+// system) by the Dormand–Prince 5(4) pair with an adaptive step, the error controlled over the
+// state and its sensitivities; it steps to each output time exactly. The node is a vector_op
+// (docs/design/vector-ops.md) whose operands are y0 and those parameters; its forward pass
+// solves and keeps S at each output time, its reverse pass is adjᵀ S. Each chain (each SIMD
+// lane) is solved in double with its own steps. See docs/design/ode.md.
+#pragma once
+#include <tyche/config.hpp>
+#include <tyche/autodiff/vector_ops.hpp>
+#include <tyche/compile/program.hpp>
+#include <tyche/compile/scan.hpp>
+#include <tyche/core/leaves.hpp>
+#include <tyche/core/nodes.hpp>
+#include <tyche/scalar/format.hpp>
+#include <tyche/scalar/traits.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tyche {
+
+namespace detail {
+/// The placeholder of the time t the right-hand side is evaluated at ("__scan_" so that scan's
+/// hoisting and outer-parameter lists treat it as a placeholder, not a model parameter).
+inline constexpr fixed_string ode_time_name = "__scan_time";
+
+/// What the solver needs besides the right-hand side: the start, the output times, tolerances.
+struct ode_settings {
+  double t0 = 0;
+  const double* times = nullptr;  // n output times, t0 < times[0] ≤ times[1] ≤ …
+  std::size_t n = 0;
+  double relative_tolerance = 1e-6;
+  double absolute_tolerance = 1e-6;
+  std::size_t max_num_steps = 1000000;  // steps (accepted or not) between two output times
+};
+
+/// Whether x is finite (host and device: inf − inf and NaN − NaN are NaN).
+TYCHE_HD inline bool ode_finite(double x) { return x - x == 0.0; }
+
+/// The Dormand–Prince 5(4) tableau (Dormand & Prince 1980; Hairer, Nørsett & Wanner, Solving
+/// ODEs I, table II.5.2): nodes c, stages a, the fifth-order weights b (the last stage's row,
+/// FSAL) and e = b − b̂, b̂ the embedded fourth-order weights.
+struct dopri5 {
+  static constexpr double c2 = 1.0 / 5, c3 = 3.0 / 10, c4 = 4.0 / 5, c5 = 8.0 / 9;
+  static constexpr double a21 = 1.0 / 5;
+  static constexpr double a31 = 3.0 / 40, a32 = 9.0 / 40;
+  static constexpr double a41 = 44.0 / 45, a42 = -56.0 / 15, a43 = 32.0 / 9;
+  static constexpr double a51 = 19372.0 / 6561, a52 = -25360.0 / 2187, a53 = 64448.0 / 6561, a54 = -212.0 / 729;
+  static constexpr double a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247, a64 = 49.0 / 176,
+                          a65 = -5103.0 / 18656;
+  static constexpr double b1 = 35.0 / 384, b3 = 500.0 / 1113, b4 = 125.0 / 192, b5 = -2187.0 / 6784, b6 = 11.0 / 84;
+  static constexpr double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200,
+                          e6 = 22.0 / 525, e7 = -1.0 / 40;
+};
+
+/// The doubles one solve needs besides its inputs and outputs: θ and the gradient of the
+/// right-hand side's program (dim each), its workspace, the Jacobian (K × Q) and the coupled
+/// state u = (y, S) of C = K (1 + Q) values with its seven stages and two more vectors.
+TYCHE_HD inline std::size_t ode_solver_doubles(std::size_t k, std::size_t q, std::size_t dim, std::size_t ws) {
+  const std::size_t c = k * (1 + q);
+  return 2 * dim + ws + k * q + 10 * c;
+}
+
+/// The coupled system's derivative at (t, u): u = (y: K values, S: K × Q row-major), du = (f,
+/// ∂f/∂y · S + [0 | ∂f/∂p]). θ's a, y and t are set here; its parameters (after 2K + 1) are
+/// the caller's. Q = K + P (the sensitivities' columns: y0, then the P parameters).
+template <std::size_t K, class View>
+TYCHE_HD void ode_coupled_rhs(const View& rhs, std::size_t q, double t, const double* u, double* du, double* theta,
+                              double* grad, double* ws, double* jac) {
+  const std::size_t p = q - K;
+  for (std::size_t k = 0; k < K; ++k) theta[K + k] = u[k];
+  theta[2 * K] = t;
+  for (std::size_t k = 0; k < K; ++k) {
+    for (std::size_t j = 0; j < K; ++j) theta[j] = j == k ? 1.0 : 0.0;
+    rhs.template value_and_gradient<double>(theta, grad, ws);
+    if (k == 0)
+      for (std::size_t j = 0; j < K; ++j) du[j] = grad[j];  // ∂G/∂aⱼ = fⱼ, whatever a is
+    for (std::size_t l = 0; l < K; ++l) jac[k * q + l] = grad[K + l];
+    for (std::size_t l = 0; l < p; ++l) jac[k * q + K + l] = grad[2 * K + 1 + l];
+  }
+  const double* s = u + K;
+  double* ds = du + K;
+  for (std::size_t k = 0; k < K; ++k)
+    for (std::size_t j = 0; j < q; ++j) {
+      double v = j >= K ? jac[k * q + j] : 0.0;
+      for (std::size_t l = 0; l < K; ++l) v += jac[k * q + l] * s[l * q + j];
+      ds[k * q + j] = v;
+    }
+}
+
+/// Solves dy/dt = f(t, y), y(t0) = y0, for one chain in double: q holds y0 (K values) then the
+/// right-hand side's P parameters; out[k·n + r] is yₖ at times[r], sens[(k·n + r)·Q + j] its
+/// derivative by q[j]. w: ode_solver_doubles(K, Q, dim, workspace) doubles. False where the
+/// solve failed (a non-finite start or derivative at it, max_num_steps steps between two
+/// output times, or a step size that no longer moves t): the caller then gives NaN.
+template <std::size_t K, class View>
+TYCHE_HD bool ode_rk45_solve(const View& rhs, const ode_settings& s, std::size_t q, const double* qv, double* out,
+                             double* sens, double* w) {
+  using tab = dopri5;
+  const std::size_t dim = rhs.dim(), p = q - K, c = K * (1 + q);
+  double* theta = w;
+  double* grad = theta + dim;
+  double* ws = grad + dim;
+  double* jac = ws + rhs.workspace_size;
+  double* u = jac + K * q;
+  double* k1 = u + c;
+  double* k2 = k1 + c;
+  double* k3 = k2 + c;
+  double* k4 = k3 + c;
+  double* k5 = k4 + c;
+  double* k6 = k5 + c;
+  double* k7 = k6 + c;
+  double* tmp = k7 + c;
+  double* unew = tmp + c;
+  double* wsp = rhs.workspace_size > 0 ? ws : nullptr;
+  for (std::size_t i = 0; i < q; ++i)
+    if (!ode_finite(qv[i])) return false;
+  for (std::size_t l = 0; l < p; ++l) theta[2 * K + 1 + l] = qv[K + l];
+  for (std::size_t k = 0; k < K; ++k) {
+    u[k] = qv[k];
+    for (std::size_t j = 0; j < q; ++j) u[K + k * q + j] = j == k ? 1.0 : 0.0;
+  }
+  const double rtol = s.relative_tolerance, atol = s.absolute_tolerance;
+  double t = s.t0;
+  ode_coupled_rhs<K>(rhs, q, t, u, k1, theta, grad, wsp, jac);
+  for (std::size_t i = 0; i < c; ++i)
+    if (!ode_finite(k1[i])) return false;
+
+  // The first step (Hairer, Nørsett & Wanner, II.4, "starting step size"): from the sizes of
+  // y0, f(t0, y0) and a difference estimate of f's derivative, in RMS norms scaled by the
+  // tolerances.
+  double h;
+  {
+    double d0 = 0, d1 = 0;
+    for (std::size_t i = 0; i < c; ++i) {
+      const double sc = atol + rtol * ::fabs(u[i]);
+      d0 += (u[i] / sc) * (u[i] / sc);
+      d1 += (k1[i] / sc) * (k1[i] / sc);
+    }
+    d0 = ::sqrt(d0 / double(c));
+    d1 = ::sqrt(d1 / double(c));
+    double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+    const double span = s.times[s.n - 1] - t;
+    if (h0 > span) h0 = span;
+    for (std::size_t i = 0; i < c; ++i) tmp[i] = u[i] + h0 * k1[i];
+    ode_coupled_rhs<K>(rhs, q, t + h0, tmp, k2, theta, grad, wsp, jac);
+    double d2 = 0;
+    for (std::size_t i = 0; i < c; ++i) {
+      const double sc = atol + rtol * ::fabs(u[i]);
+      d2 += ((k2[i] - k1[i]) / sc) * ((k2[i] - k1[i]) / sc);
+    }
+    d2 = ::sqrt(d2 / double(c)) / h0;
+    const double dm = d1 > d2 ? d1 : d2;
+    const double h1 = (dm <= 1e-15 || !ode_finite(dm)) ? (h0 * 1e-3 > 1e-6 ? h0 * 1e-3 : 1e-6) : ::pow(0.01 / dm, 0.2);
+    h = 100 * h0 < h1 ? 100 * h0 : h1;
+  }
+
+  for (std::size_t r = 0; r < s.n; ++r) {
+    const double tout = s.times[r];
+    std::size_t steps = 0;
+    bool rejected = false;
+    while (t < tout) {
+      if (++steps > s.max_num_steps) return false;
+      const bool last = t + h >= tout;
+      const double hh = last ? tout - t : h;
+      if (!(hh > 0) || t + hh == t) return false;
+      for (std::size_t i = 0; i < c; ++i) tmp[i] = u[i] + hh * tab::a21 * k1[i];
+      ode_coupled_rhs<K>(rhs, q, t + tab::c2 * hh, tmp, k2, theta, grad, wsp, jac);
+      for (std::size_t i = 0; i < c; ++i) tmp[i] = u[i] + hh * (tab::a31 * k1[i] + tab::a32 * k2[i]);
+      ode_coupled_rhs<K>(rhs, q, t + tab::c3 * hh, tmp, k3, theta, grad, wsp, jac);
+      for (std::size_t i = 0; i < c; ++i)
+        tmp[i] = u[i] + hh * (tab::a41 * k1[i] + tab::a42 * k2[i] + tab::a43 * k3[i]);
+      ode_coupled_rhs<K>(rhs, q, t + tab::c4 * hh, tmp, k4, theta, grad, wsp, jac);
+      for (std::size_t i = 0; i < c; ++i)
+        tmp[i] = u[i] + hh * (tab::a51 * k1[i] + tab::a52 * k2[i] + tab::a53 * k3[i] + tab::a54 * k4[i]);
+      ode_coupled_rhs<K>(rhs, q, t + tab::c5 * hh, tmp, k5, theta, grad, wsp, jac);
+      for (std::size_t i = 0; i < c; ++i)
+        tmp[i] = u[i] + hh * (tab::a61 * k1[i] + tab::a62 * k2[i] + tab::a63 * k3[i] + tab::a64 * k4[i] +
+                              tab::a65 * k5[i]);
+      const double tn = last ? tout : t + hh;
+      ode_coupled_rhs<K>(rhs, q, tn, tmp, k6, theta, grad, wsp, jac);
+      for (std::size_t i = 0; i < c; ++i)
+        unew[i] = u[i] + hh * (tab::b1 * k1[i] + tab::b3 * k3[i] + tab::b4 * k4[i] + tab::b5 * k5[i] + tab::b6 * k6[i]);
+      ode_coupled_rhs<K>(rhs, q, tn, unew, k7, theta, grad, wsp, jac);
+      // The error estimate in the max norm over the state and its sensitivities (as Stan's
+      // coupled system controls it), each scaled by atol + rtol · max(|u|, |u_new|).
+      double err = 0;
+      for (std::size_t i = 0; i < c; ++i) {
+        const double e = hh * (tab::e1 * k1[i] + tab::e3 * k3[i] + tab::e4 * k4[i] + tab::e5 * k5[i] +
+                               tab::e6 * k6[i] + tab::e7 * k7[i]);
+        const double a = ::fabs(u[i]), b = ::fabs(unew[i]);
+        const double r_i = ::fabs(e) / (atol + rtol * (a > b ? a : b));
+        if (!(r_i <= err)) err = r_i;  // a NaN stays NaN
+      }
+      if (err <= 1.0) {
+        double fac = err == 0 ? 5.0 : 0.9 * ::pow(err, -0.2);
+        if (fac > 5.0) fac = 5.0;
+        if (fac < 0.2) fac = 0.2;
+        if (rejected && fac > 1.0) fac = 1.0;
+        t = tn;
+        for (std::size_t i = 0; i < c; ++i) {
+          u[i] = unew[i];
+          k1[i] = k7[i];  // first same as last
+        }
+        const double hn = hh * fac;
+        h = last && hn < h ? h : hn;  // a step cut short at an output time keeps the step size
+        rejected = false;
+      } else {
+        const double fac = ode_finite(err) ? 0.9 * ::pow(err, -0.2) : 0.2;
+        h = hh * (fac < 0.2 ? 0.2 : fac);
+        rejected = true;
+      }
+    }
+    for (std::size_t k = 0; k < K; ++k) {
+      out[k * s.n + r] = u[k];
+      for (std::size_t j = 0; j < q; ++j) sens[(k * s.n + r) * q + j] = u[K + k * q + j];
+    }
+  }
+  return true;
+}
+
+/// The first 8-byte-aligned address at or after p.
+template <class T>
+TYCHE_HD double* aligned_doubles(T* p) {
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+  return reinterpret_cast<double*>((a + 7) & ~std::uintptr_t(7));
+}
+}  // namespace detail
+
+namespace ops {
+
+/// The op of an ODE solution: K state values at n output times, the right-hand side's program
+/// (θ = (a: K, y: K, t, the Outer parameters in operand order)); operand 0 is y0, operands
+/// 1 … Outer the parameters. Values: component k at output time r at k·n + r (scan_states'
+/// order). Owning: as scan_map's (the program moves into the model's fold_storage when the
+/// model is folded).
+template <class Program, std::size_t K, std::size_t Outer, bool Owning = true>
+struct ode_map {
+  static constexpr const char* name = "ode_rk45";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;  // the output times, and what f reads
+  template <class... Cs>
+  static constexpr std::size_t extent = dynamic_extent;
+  using view_type = typename Program::view_type;
+
+  program_holder<Program, Owning> program;  // the right-hand side's program: owned before folding
+  view_type rhs;                            // its evaluable part
+  detail::ode_settings settings{};
+
+  bool operator==(const ode_map& o) const {
+    return program_address(program) == program_address(o.program) && settings.times == o.settings.times &&
+           settings.n == o.settings.n && settings.t0 == o.settings.t0 &&
+           settings.relative_tolerance == o.settings.relative_tolerance &&
+           settings.absolute_tolerance == o.settings.absolute_tolerance &&
+           settings.max_num_steps == o.settings.max_num_steps;
+  }
+  /// The op of the folded tree: the program kept by `storage`, this op a view of it.
+  template <class Storage>
+    requires Owning
+  ode_map<Program, K, Outer, false> release_into(Storage& storage) const {
+    storage.keep(program);
+    return {program.get(), rhs, settings};
+  }
+  /// f(times, n), then every buffer of the right-hand side's view (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    f(settings.times, settings.n);
+    tyche::for_each_data_buffer(rhs, f);
+  }
+  /// Q: the sensitivities' columns, y0's K and the parameters'.
+  TYCHE_HD std::size_t columns() const { return rhs.dim() - K - 1; }
+  /// S at the output times (m·Q values of T), then room for the lanes' solves in double: each
+  /// lane's inputs, values and sensitivities, and one solver's workspace (twice the doubles in
+  /// T's, so that a float or a batch of floats holds them too, and one more for alignment).
+  std::size_t scratch_size(std::size_t m, const std::size_t*) const {
+    const std::size_t q = columns();
+    return m * q + 2 * (q + m + m * q + detail::ode_solver_doubles(K, q, rhs.dim(), rhs.workspace_size)) + 1;
+  }
+
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n, T* scratch) const {
+    using E = element_type_t<T>;
+    using lanes = tyche::detail::lane_ops<T>;
+    constexpr std::size_t L = lanes::size;
+    const std::size_t q = columns();
+    T* sens = scratch;
+    double* qs = detail::aligned_doubles(scratch + m * q);
+    double* outs = qs + L * q;
+    double* senss = outs + L * m;
+    double* w = senss + L * m * q;
+    // Each lane's inputs in double: y0, then the parameters in operand order.
+    {
+      E buf[L];
+      std::size_t i = 0;
+      for (std::size_t j = 0; j < 1 + Outer; ++j)
+        for (std::size_t k = 0; k < in_n[j]; ++k, ++i) {
+          lanes::store(buf, in[j][k]);
+          for (std::size_t l = 0; l < L; ++l) qs[l * q + i] = static_cast<double>(buf[l]);
+        }
+    }
+    for (std::size_t l = 0; l < L; ++l)
+      if (!detail::ode_rk45_solve<K>(rhs, settings, q, qs + l * q, outs + l * m, senss + l * m * q, w)) {
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        for (std::size_t i = 0; i < m; ++i) outs[l * m + i] = nan;
+        for (std::size_t i = 0; i < m * q; ++i) senss[l * m * q + i] = nan;
+      }
+    E buf[L];
+    for (std::size_t i = 0; i < m; ++i) {
+      for (std::size_t l = 0; l < L; ++l) buf[l] = static_cast<E>(outs[l * m + i]);
+      out[i] = lanes::load(buf);
+    }
+    for (std::size_t i = 0; i < m * q; ++i) {
+      for (std::size_t l = 0; l < L; ++l) buf[l] = static_cast<E>(senss[l * m * q + i]);
+      sens[i] = lanes::load(buf);
+    }
+  }
+
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t* in_n,
+                        T* const* in_adj, T* scratch) const {
+    const std::size_t q = columns();
+    const T* sens = scratch;
+    std::size_t col = 0;
+    for (std::size_t j = 0; j < 1 + Outer; ++j)
+      for (std::size_t k = 0; k < in_n[j]; ++k, ++col) {
+        T acc = lift<T>(0.0);
+        for (std::size_t i = 0; i < m; ++i) acc += adj[i] * sens[i * q + col];
+        in_adj[j][k] += acc;
+      }
+  }
+};
+
+}  // namespace ops
+
+namespace detail {
+
+/// Instantiated when f returns a tuple of Returned values for a state of State values.
+template <std::size_t Returned, std::size_t State>
+constexpr bool ode_rhs_size_mismatch() {
+  static_assert(Returned == State,
+                "tyche::ode_rk45(f, y0, t0, ts): f(t, y) returns a tuple whose size is not the state's size "
+                "(that of 'y0'); the two sizes are Returned and State in this diagnostic");
+  return false;
+}
+/// Instantiated when f cannot be called as f(t, y).
+template <std::size_t State>
+constexpr bool ode_rhs_arity_mismatch() {
+  static_assert(State != State,
+                "tyche::ode_rk45(f, y0, t0, ts) requires f(t, y) to take the time and the state (a scalar "
+                "expression for a state of one value, else y with y[k]) and to return dy/dt; the state's size is "
+                "State in this diagnostic");
+  return false;
+}
+
+/// Σₖ aₖ · fₖ for what f returned: a scalar (K = 1), a std::tuple of K scalars, or a vector
+/// expression of K values.
+template <std::size_t K, class R>
+auto ode_objective(const R& r) {
+  const vector_param<scan_adjoint_name, K> a{};
+  if constexpr (is_std_tuple<R>::value) {
+    if constexpr (std::tuple_size_v<R> != K) {
+      (void)ode_rhs_size_mismatch<std::tuple_size_v<R>, K>();
+      return at(a, 0) * at(vector_param<scan_state_name, K>{}, 0);  // of the right form: no further errors
+    } else {
+      return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        static_assert((!is_vector_v<node_t<std::tuple_element_t<I, R>>> && ...),
+                      "tyche::ode_rk45(f, y0, t0, ts): a tuple returned by f must hold scalar expressions");
+        return ((at(a, I) * std::get<I>(r)) + ...);
+      }(std::make_index_sequence<K>{});
+    }
+  } else if constexpr (!is_vector_v<node_t<R>>) {
+    static_assert(K == 1,
+                  "tyche::ode_rk45(f, y0, t0, ts): f returns a scalar but the state has more than one value; "
+                  "return a std::tuple of dy_k/dt");
+    return at(a, 0) * r;
+  } else {
+    const auto n = as_node(r);
+    if (n.size() != K)
+      throw std::invalid_argument("tyche::ode_rk45(f, y0, t0, ts): f returns a vector of size " +
+                                  std::to_string(n.size()) + ", the state has size " + std::to_string(K));
+    return sum(a * n);
+  }
+}
+
+/// Whether Ts is a data vector (data(ts)).
+template <class Ts>
+constexpr bool ode_times_are_data() {
+  if constexpr (expression<Ts>) return kind_of<node_t<Ts>> == node_kind::data_vector;
+  else return false;
+}
+
+/// The node, for a state of K values, once the inputs are checked (ode_rk45_impl).
+template <std::size_t K, class F, class InitNode, class Times>
+auto ode_rk45_build(F&& f, const InitNode& init_node, double t0, const Times& times, double rtol, double atol,
+                    long long max_num_steps) {
+  // The right-hand side's graph, from placeholders.
+  using state_param = vector_param<scan_state_name, K>;
+  using time_param = param<ode_time_name>;
+  auto rhs = [&] {
+    using Y = std::conditional_t<K == 1, param_element<state_param>, scan_state<K>>;
+    if constexpr (!std::is_invocable_v<F&, time_param, Y>) {
+      (void)ode_rhs_arity_mismatch<K>();
+      if constexpr (K == 1) return at(state_param{}, 0) + 0.0;
+      else return state_param{} + 0.0;
+    } else if constexpr (K == 1) {
+      return f(time_param{}, at(state_param{}, 0));
+    } else {
+      return f(time_param{}, scan_state<K>{});
+    }
+  }();
+  const auto rewritten = hoist_rewrite<0>(as_node(ode_objective<K>(rhs)));
+  const auto& objective = rewritten.first;
+  using G = node_t<decltype(objective)>;
+  using outer = typename outer_params<params_of<G>>::type;
+  using layout = meta::concat<meta::list<vector_param<scan_adjoint_name, K>, state_param, time_param>, outer>;
+  using Program = decltype(compile_with_layout<layout>(objective, vector_param<scan_adjoint_name, K>{}, state_param{},
+                                                       time_param{}));
+  auto program = std::make_shared<const Program>(
+      compile_with_layout<layout>(objective, vector_param<scan_adjoint_name, K>{}, state_param{}, time_param{}));
+  auto outer_nodes = scan_outer_nodes<outer>::make(*program, 3, rewritten.second);
+  using Op = ops::ode_map<Program, K, outer::size, true>;
+  const ode_settings settings{t0, times.ptr, times.size(), rtol, atol, static_cast<std::size_t>(max_num_steps)};
+  const Op op{program, program->view(), settings};
+  return std::apply([&](const auto&... p) { return make_vector_op(op, K * times.size(), init_node, p...); },
+                    outer_nodes);
+}
+
+/// The output times finite, after t0 and in order; the tolerances positive (one function for
+/// every model: not a template).
+inline void ode_check_inputs(const double* ts, std::size_t n, const std::string& ts_name, double t0,
+                             double rtol, double atol, long long max_num_steps) {
+  const std::string fn = "tyche::ode_rk45(f, y0, t0, ts): ";
+  if (!std::isfinite(t0)) throw std::invalid_argument(fn + "t0 is " + format_number(t0) + "; it must be finite");
+  if (n == 0) throw std::invalid_argument(fn + "the output times " + ts_name + " are empty");
+  for (std::size_t r = 0; r < n; ++r) {
+    const double v = ts[r];
+    const std::string at_r = "the output times " + ts_name + " have value " + format_number(v) + " at index " +
+                             std::to_string(r + 1) + " (1-based)";
+    if (!std::isfinite(v)) throw std::invalid_argument(fn + at_r + "; output times must be finite");
+    if (r == 0 && !(v > t0))
+      throw std::invalid_argument(fn + at_r + ", not after t0 = " + format_number(t0) +
+                                  "; every output time must be greater than t0");
+    if (r > 0 && v < ts[r - 1])
+      throw std::invalid_argument(fn + at_r + ", before the one at index " + std::to_string(r) + " (" +
+                                  format_number(ts[r - 1]) + "); output times must be in increasing order");
+  }
+  if (!(rtol > 0) || !std::isfinite(rtol))
+    throw std::invalid_argument(fn + "relative_tolerance is " + format_number(rtol) +
+                                "; it must be positive and finite");
+  if (!(atol > 0) || !std::isfinite(atol))
+    throw std::invalid_argument(fn + "absolute_tolerance is " + format_number(atol) +
+                                "; it must be positive and finite");
+  if (max_num_steps <= 0)
+    throw std::invalid_argument(fn + "max_num_steps is " + std::to_string(max_num_steps) + "; it must be positive");
+}
+
+template <class F, class Init, class Ts>
+auto ode_rk45_impl(F&& f, const Init& y0, double t0, const Ts& ts, double rtol, double atol,
+                   long long max_num_steps) {
+  const auto init_node = scan_initial_node(y0);
+  using InitNode = std::remove_cvref_t<decltype(init_node)>;
+  constexpr std::size_t K = is_vector_v<InitNode> ? InitNode::extent : 1;
+  static_assert(K != dynamic_extent,
+                "tyche::ode_rk45(f, y0, t0, ts) requires the state's size to be known at compile time: make "
+                "'y0' with shape<K>, or a std::tuple of scalars");
+  if constexpr (K == dynamic_extent) {
+    return 0.0;  // no further errors
+  } else {
+    const auto times = as_node(ts);
+    const std::string reads = operand_reads(times);  // "ts", or "ts ('times')" for data(times, "times")
+    const bool named = reads.rfind("data '", 0) == 0 && reads.find(" with ") == std::string::npos;
+    ode_check_inputs(times.ptr, times.size(), named ? "ts (" + reads.substr(5) + ")" : std::string("ts"), t0, rtol,
+                     atol, max_num_steps);
+    return ode_rk45_build<K>(std::forward<F>(f), init_node, t0, times, rtol, atol, max_num_steps);
+  }
+}
+}  // namespace detail
+
+/// ode_rk45 with its tolerances and step limit given (Stan's ode_rk45_tol): the error of each
+/// step, in the max norm over the state and its sensitivities, is kept below
+/// absolute_tolerance + relative_tolerance · |value|; max_num_steps bounds the steps (accepted
+/// or rejected) between two output times.
+template <class F, class Init, class Ts>
+auto ode_rk45_tol(F&& f, const Init& y0, double t0, const Ts& ts, double relative_tolerance,
+                  double absolute_tolerance, long long max_num_steps) {
+  static_assert(detail::ode_times_are_data<Ts>(),
+                "tyche::ode_rk45(f, y0, t0, ts) requires the output times ts as data: data(ts) of a "
+                "std::vector<double>");
+  if constexpr (detail::ode_times_are_data<Ts>())
+    return detail::ode_rk45_impl(std::forward<F>(f), y0, t0, ts, relative_tolerance, absolute_tolerance,
+                                 max_num_steps);
+  else
+    return 0.0;
+}
+
+/// The solution of dy/dt = f(t, y), y(t0) = y0, at the output times ts (Stan's ode_rk45):
+/// y0 is a scalar (one state value), a vector expression of a size known at compile time, or a
+/// std::tuple of scalar expressions; it may depend on the model's parameters. f(t, y) receives
+/// the time (a scalar expression) and the state (a scalar expression for one value, else y with
+/// y[k]) and returns dy/dt in the same form: a scalar, a std::tuple of K scalars, or a vector
+/// expression of K values. It may use any random variable or data of the model (capture them)
+/// and any elementwise function. t0 is a number; ts = data(times), the output times, after t0
+/// and in increasing order. The result is a vector of K·N values, component by component: yₖ at
+/// ts[r] at index k·N + r (0-based), so segment(sol, k·N + 1, N) is component k's path
+/// (1-based, as Stan's segment); for one state value, the path itself.
+///
+/// The Dormand–Prince 5(4) method with an adaptive step (relative and absolute tolerance 1e-6,
+/// at most 10⁶ steps between two output times: ode_rk45_tol sets them), the gradient by forward
+/// sensitivities. Where a solve fails (those steps run out; f not finite at the start) the values
+/// are NaN, so the log density is NaN and the sampler rejects that point as Stan does. For stiff
+/// systems an explicit method needs very many steps: tighten the priors or raise max_num_steps.
+///
+/// Example, one-compartment oral absorption (gut and central amounts; CL, V, ka random variables):
+///     auto sol = ode_rk45([&](const auto& t, const auto& a) {
+///         return std::tuple{-ka * a[0], ka * a[0] - CL / V * a[1]}; },
+///       std::tuple{dose, 0.0}, 0.0, data(times));
+///     lognormal(log(assume_positive(segment(sol, N + 1, N) / V)), sigma).observe(data(conc))
+template <class F, class Init, class Ts>
+auto ode_rk45(F&& f, const Init& y0, double t0, const Ts& ts) {
+  return ode_rk45_tol(std::forward<F>(f), y0, t0, ts, 1e-6, 1e-6, 1000000);
+}
+
+}  // namespace tyche

@@ -1,0 +1,262 @@
+// ode_rk45(f, y0, t0, ts) (tyche/compile/ode.hpp): ODE solutions and their gradients against
+// closed forms — exponential decay, a forced linear equation (f depends on t), one-compartment
+// oral absorption (two states, parameters in f and in y0) —, a nonlinear system (Lotka–Volterra)
+// against finite differences of tightly solved values, the tolerances doing what they say, SIMD
+// lanes and float, bad input named, and a solve that runs out of steps giving NaN.
+#include <tyche/tyche.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+#include <stdexcept>
+#include <vector>
+
+#include "support/property.hpp"
+#include "support/reference_math.hpp"
+
+using namespace tyche;
+using tyche_test::normal_log;
+
+namespace {
+/// Richardson-extrapolated central difference of g at x in coordinate k.
+double derivative(const std::function<double(const std::vector<double>&)>& g, std::vector<double> x, std::size_t k) {
+  const double x0 = x[k], h = 1e-3 * std::max(1.0, std::fabs(x0));
+  auto central = [&](double s) {
+    x[k] = x0 + s;
+    const double up = g(x);
+    x[k] = x0 - s;
+    const double down = g(x);
+    return (up - down) / (2 * s);
+  };
+  const double d1 = central(h), d2 = central(h / 2), d4 = central(h / 4);
+  const double r1 = (4 * d2 - d1) / 3, r2 = (4 * d4 - d2) / 3;
+  return (16 * r2 - r1) / 15;
+}
+
+/// The model's gradient at th against `reference`'s value and its finite differences (a closed
+/// form, smooth in th): relative tolerance tol.
+template <class M>
+void check_against(const M& m, const std::function<double(const std::vector<double>&)>& reference,
+                   const std::vector<double>& th, double tol, const char* what) {
+  INFO(what);
+  std::vector<double> g(th.size());
+  const double v = m.log_prob_and_gradient(th, g);
+  CHECK(v == Approx(reference(th)).epsilon(tol));
+  for (std::size_t k = 0; k < th.size(); ++k) {
+    const double want = derivative(reference, th, k);
+    INFO("coordinate " << k << ": gradient " << g[k] << ", reference " << want);
+    CHECK(std::fabs(g[k] - want) <= tol * std::max(1.0, std::fabs(want)));
+  }
+}
+
+const std::vector<double> decay_times{0.25, 0.5, 1.0, 1.0, 2.0, 4.5, 8.0};
+const std::vector<double> decay_obs{4.1, 3.4, 2.2, 2.3, 1.0, 0.15, 0.02};
+
+// y' = -k y, y(0) = y0: y(t) = y0 e^(-kt).
+auto decay_model(double rtol, double atol) {
+  auto k = normal<"k">(0.5, 0.2);
+  auto y0 = normal<"y0">(5.0, 1.0);
+  auto y = ode_rk45_tol([&](const auto&, const auto& yt) { return -k * yt; }, y0, 0.0, data(decay_times), rtol,
+                        atol, 100000);
+  return model(joint(k, y0, normal(y, 0.1).observe(data(decay_obs))));
+}
+double decay_reference(const std::vector<double>& th) {
+  double lp = normal_log(th[0], 0.5, 0.2) + normal_log(th[1], 5.0, 1.0);
+  for (std::size_t r = 0; r < decay_times.size(); ++r)
+    lp += normal_log(decay_obs[r], th[1] * std::exp(-th[0] * decay_times[r]), 0.1);
+  return lp;
+}
+}  // namespace
+
+TEST_CASE("ode_rk45: exponential decay against its closed form, value and gradient", "[compile][ode]") {
+  const auto m = decay_model(1e-10, 1e-10);
+  REQUIRE(m.dim() == 2);
+  for (const auto& th : tyche_test::random_points(6, 2, 0.1, 1.5, 71)) {
+    std::vector<double> p{th[0], 3.0 + 2 * th[1]};
+    check_against(m, decay_reference, p, 1e-8, "decay, tolerances 1e-10");
+  }
+}
+
+TEST_CASE("ode_rk45: the tolerances bound the error", "[compile][ode]") {
+  // The solution's error at each tolerance: within a small multiple of it (the local errors add
+  // up over the steps), and smaller as the tolerance shrinks.
+  const std::vector<double> th{0.7, 4.0};
+  double previous = 1.0;
+  std::vector<double> truth(decay_times.size());
+  for (std::size_t r = 0; r < truth.size(); ++r) truth[r] = 4.0 * std::exp(-0.7 * decay_times[r]);
+  for (double tol : {1e-4, 1e-6, 1e-8, 1e-10}) {
+    auto k = flat<"k">();
+    auto y0 = flat<"y0">();
+    auto y = ode_rk45_tol([&](const auto&, const auto& yt) { return -k * yt; }, y0, 0.0, data(decay_times), tol,
+                          tol, 100000);
+    // the squared error summed over the output times, as the log density (flat priors)
+    const auto m = model(joint(k, y0, target(sum(square(y - data(truth))))));
+    const double err = std::sqrt(m.log_prob(th));
+    INFO("tolerance " << tol << ": error " << err);
+    CHECK(err <= 50 * tol * 4.0);
+    CHECK(err < previous);
+    previous = err;
+  }
+}
+
+TEST_CASE("ode_rk45: f that depends on t (a forced linear equation)", "[compile][ode]") {
+  // y' = cos(t) − k y, y(0) = y0: y(t) = (k cos t + sin t)/(1 + k²) + (y0 − k/(1 + k²)) e^(−kt).
+  static const std::vector<double> ts{0.3, 1.1, 2.0, 3.7, 6.0};
+  static const std::vector<double> obs{1.2, 0.9, 0.4, -0.5, 0.6};
+  auto k = normal<"k">(1.0, 0.5);
+  auto y0 = normal<"y0">(1.0, 1.0);
+  auto y = ode_rk45_tol([&](const auto& t, const auto& yt) { return cos(t) - k * yt; }, y0, 0.0, data(ts), 1e-11,
+                        1e-11, 100000);
+  const auto m = model(joint(k, y0, normal(y, 0.3).observe(data(obs))));
+  auto reference = [](const std::vector<double>& th) {
+    const double kk = th[0], a = th[1], c = 1 + kk * kk;
+    double lp = normal_log(kk, 1.0, 0.5) + normal_log(a, 1.0, 1.0);
+    for (std::size_t r = 0; r < ts.size(); ++r) {
+      const double t = ts[r];
+      const double yt = (kk * std::cos(t) + std::sin(t)) / c + (a - kk / c) * std::exp(-kk * t);
+      lp += normal_log(obs[r], yt, 0.3);
+    }
+    return lp;
+  };
+  for (const auto& th : tyche_test::random_points(5, 2, 0.2, 2.0, 72)) check_against(m, reference, th, 1e-8, "forced");
+}
+
+namespace {
+// One-compartment oral absorption: gut a₀' = −ka a₀, central a₁' = ka a₀ − (CL/V) a₁, a(0) =
+// (D, 0); the concentration a₁/V observed with lognormal error. Closed form: a₁(t) = D ka/(ka − ke)
+// (e^(−ke t) − e^(−ka t)), ke = CL/V. Parameters on the log scale (lognormal priors).
+const std::vector<double> pk_times{0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 12.0, 24.0};
+const std::vector<double> pk_conc{2.1, 3.0, 3.2, 2.6, 1.9, 1.4, 0.75, 0.12};
+constexpr double pk_dose = 100.0;
+
+template <class Dose, class... Extra>
+auto pk_model(const Dose& dose, double tol, const Extra&... extra) {
+  auto CL = lognormal<"CL">(std::log(5.0), 0.5);
+  auto V = lognormal<"V">(std::log(30.0), 0.5);
+  auto ka = lognormal<"ka">(0.0, 0.5);
+  auto sigma = lognormal<"sigma">(std::log(0.2), 0.5);
+  const std::size_t n = pk_times.size();
+  auto sol = ode_rk45_tol(
+      [&](const auto&, const auto& a) { return std::tuple{-ka * a[0], ka * a[0] - CL / V * a[1]}; },
+      std::tuple{dose, 0.0}, 0.0, data(pk_times), tol, tol, 100000);
+  auto conc = segment(sol, n + 1, n) / V;
+  return model(joint(extra..., CL, V, ka, sigma, lognormal(log(assume_positive(conc)), sigma).observe(data(pk_conc))));
+}
+double pk_reference(const std::vector<double>& th, double dose) {
+  const double lcl = th[0], lv = th[1], lka = th[2], ls = th[3];
+  const double cl = std::exp(lcl), v = std::exp(lv), ka = std::exp(lka), s = std::exp(ls), ke = cl / v;
+  auto lognormal_log = [](double y, double mu, double sd) { return normal_log(std::log(y), mu, sd) - std::log(y); };
+  // each lognormal prior on the log scale: the density of log x is the lognormal's times x
+  double lp = lognormal_log(cl, std::log(5.0), 0.5) + lcl + lognormal_log(v, std::log(30.0), 0.5) + lv +
+              lognormal_log(ka, 0.0, 0.5) + lka + lognormal_log(s, std::log(0.2), 0.5) + ls;
+  for (std::size_t r = 0; r < pk_times.size(); ++r) {
+    const double t = pk_times[r];
+    const double a1 = dose * ka / (ka - ke) * (std::exp(-ke * t) - std::exp(-ka * t));
+    lp += lognormal_log(pk_conc[r], std::log(a1 / v), s);
+  }
+  return lp;
+}
+}  // namespace
+
+TEST_CASE("ode_rk45: oral absorption (two states) against its closed form", "[compile][ode]") {
+  const auto m = pk_model(pk_dose, 1e-10);
+  REQUIRE(m.dim() == 4);
+  for (const auto& th : tyche_test::random_points(5, 4, -0.4, 0.4, 73)) {
+    const std::vector<double> p{std::log(5.0) + th[0], std::log(30.0) + th[1], th[2], std::log(0.2) + th[3]};
+    check_against(m, [](const std::vector<double>& x) { return pk_reference(x, pk_dose); }, p, 1e-7, "pk");
+  }
+}
+
+TEST_CASE("ode_rk45: an initial state that is a parameter gets its gradient", "[compile][ode]") {
+  // The dose a random variable: y0's sensitivities (S(t0) = I) carry its gradient.
+  auto D = lognormal<"D">(std::log(100.0), 0.2);
+  const auto m = pk_model(D, 1e-10, D);
+  REQUIRE(m.dim() == 5);
+  const std::vector<double> p{std::log(90.0), std::log(4.5), std::log(28.0), 0.2, std::log(0.25)};
+  auto reference = [](const std::vector<double>& x) {
+    const double d = std::exp(x[0]);
+    return normal_log(x[0], std::log(100.0), 0.2) + pk_reference({x[1], x[2], x[3], x[4]}, d);
+  };
+  check_against(m, reference, p, 1e-7, "pk with the dose a parameter");
+}
+
+TEST_CASE("ode_rk45: Lotka-Volterra against finite differences; SIMD lanes and float", "[compile][ode]") {
+  // u' = (α − β v) u, v' = (−γ + δ u) v: no closed form. The gradient against Richardson
+  // differences of the model's own log density solved to 1e-12 (its values smooth to ~1e-11).
+  static const std::vector<double> ts{1.0, 2.0, 3.0, 4.0, 5.0, 6.0};
+  static const std::vector<double> u_obs{0.8, 0.5, 0.7, 1.6, 2.4, 0.9};
+  auto theta = lognormal<"theta">(0.0, 0.5, shape<4>);
+  auto z0 = lognormal<"z0">(0.0, 0.5, shape<2>);
+  auto sol = ode_rk45_tol(
+      [&](const auto&, const auto& z) {
+        return std::tuple{(theta[0] - theta[1] * z[1]) * z[0], (theta[3] * z[0] - theta[2]) * z[1]};
+      },
+      z0, 0.0, data(ts), 1e-12, 1e-12, 1000000);
+  const auto m = model(joint(theta, z0, normal(head(sol, 6), 0.2).observe(data(u_obs))));
+  REQUIRE(m.dim() == 6);
+  const std::vector<double> th{0.1, -0.3, 0.05, -0.2, 0.15, -0.4};
+  auto value = [&](const std::vector<double>& x) { return m.log_prob(x); };
+  check_against(m, value, th, 1e-6, "Lotka-Volterra");
+  // Lanes: each lane's solve is the double one, so lanes equal it (to the property's 1e-12).
+  tyche_test::check_lanes(m.program(), tyche_test::random_points(8, 6, -0.3, 0.3, 74), "Lotka-Volterra lanes");
+  tyche_test::check_float(m.program(), th, "Lotka-Volterra float");
+}
+
+TEST_CASE("ode_rk45: a vector state (shape<K>) and a vector returned by f", "[compile][ode]") {
+  // y' = −k ∘ y for a vector y0 of 3 values, f returning a vector expression.
+  static const std::vector<double> ts{0.5, 1.5};
+  auto k = lognormal<"k">(0.0, 0.5, shape<3>);
+  auto y0 = normal<"y0">(2.0, 0.5, shape<3>);
+  auto sol = ode_rk45_tol([&](const auto&, const auto& y) { return -k * y; }, y0, 0.0, data(ts), 1e-11, 1e-11,
+                          100000);
+  const auto m = model(joint(k, y0, target(-0.5 * sum(square(sol)))));
+  const std::vector<double> th{0.1, -0.2, 0.3, 1.8, 2.1, 2.4};
+  // against the same model written by hand: sum of squares of y0 e^(−k t)
+  auto k2 = lognormal<"k">(0.0, 0.5, shape<3>);
+  auto y02 = normal<"y0">(2.0, 0.5, shape<3>);
+  const auto hand = model(joint(k2, y02,
+                                target(-0.5 * (sum(square(y02 * exp(-k2 * 0.5))) + sum(square(y02 * exp(-k2 * 1.5)))))));
+  check_against(m, [&](const std::vector<double>& x) { return hand.log_prob(x); }, th, 1e-8, "vector state");
+}
+
+TEST_CASE("ode_rk45: bad input is named", "[compile][ode]") {
+  auto k = normal<"k">(0.5, 0.2);
+  auto f = [&](const auto&, const auto& y) { return -k * y; };
+  static const std::vector<double> unordered{1.0, 3.0, 2.0}, early{0.0, 1.0}, bad{1.0, NAN};
+  static const std::vector<double> ok{1.0, 2.0}, none{};
+  CHECK_THROWS_WITH(ode_rk45(f, 1.0, 0.0, data(unordered, "times")),
+                    Catch::Matchers::Contains("ts ('times') have value 2 at index 3 (1-based), before the one at index 2 (3)"));
+  CHECK_THROWS_WITH(ode_rk45(f, 1.0, 0.0, data(early)),
+                    Catch::Matchers::Contains("value 0 at index 1 (1-based), not after t0 = 0"));
+  CHECK_THROWS_WITH(ode_rk45(f, 1.0, 0.0, data(bad)),
+                    Catch::Matchers::Contains("value nan at index 2 (1-based); output times must be finite"));
+  CHECK_THROWS_WITH(ode_rk45(f, 1.0, 0.0, data(none)), Catch::Matchers::Contains("are empty"));
+  CHECK_THROWS_WITH(ode_rk45(f, 1.0, NAN, data(ok)), Catch::Matchers::Contains("t0 is nan"));
+  CHECK_THROWS_WITH(ode_rk45_tol(f, 1.0, 0.0, data(ok), 0.0, 1e-6, 100),
+                    Catch::Matchers::Contains("relative_tolerance is 0; it must be positive"));
+  CHECK_THROWS_WITH(ode_rk45_tol(f, 1.0, 0.0, data(ok), 1e-6, -1.0, 100),
+                    Catch::Matchers::Contains("absolute_tolerance is -1"));
+  CHECK_THROWS_WITH(ode_rk45_tol(f, 1.0, 0.0, data(ok), 1e-6, 1e-6, 0),
+                    Catch::Matchers::Contains("max_num_steps is 0"));
+  auto z0 = normal<"z0">(0.0, 1.0, shape<2>);
+  auto v = normal<"v">(0.0, 1.0, shape_of(3));  // a size known at run time only
+  CHECK_THROWS_WITH(ode_rk45([&](const auto&, const auto&) { return v; }, z0, 0.0, data(ok)),
+                    Catch::Matchers::Contains("f returns a vector of size 3, the state has size 2"));
+}
+
+TEST_CASE("ode_rk45: a solve that runs out of steps gives NaN, not an error or a wrong value", "[compile][ode]") {
+  // A stiff decay (k = 1e4) over [0, 10] with at most 50 steps between output times.
+  static const std::vector<double> ts{10.0};
+  auto k = normal<"k">(1e4, 1.0);
+  auto y = ode_rk45_tol([&](const auto&, const auto& yt) { return -k * yt; }, 1.0, 0.0, data(ts), 1e-6, 1e-6, 50);
+  const auto m = model(joint(k, target(-square(at(y, 0)))));
+  std::vector<double> g(1);
+  CHECK(std::isnan(m.log_prob_and_gradient(std::vector<double>{1e4}, g)));
+  // Enough steps: the value (about 0) and a finite gradient.
+  auto y2 = ode_rk45_tol([&](const auto&, const auto& yt) { return -k * yt; }, 1.0, 0.0, data(ts), 1e-6, 1e-6, 100000);
+  const auto m2 = model(joint(k, target(-square(at(y2, 0)))));
+  const double v = m2.log_prob_and_gradient(std::vector<double>{1e4}, g);
+  CHECK(std::isfinite(v));
+  CHECK(std::isfinite(g[0]));
+}
