@@ -156,10 +156,10 @@ echo "bench/stan: $stamp" >&2
 # compared with the same tyche twin, tyche_bench::<m>.
 models=(eight_schools_noncentered arK arK_plain low_dim_gauss_mix low_dim_gauss_mix_plain kidiq
         kidiq_plain glmm_poisson glmm_poisson_plain logistic_regression logistic_regression_plain
-        corr_gaussian_100 corr_gaussian_100_plain)
+        corr_gaussian_100 corr_gaussian_100_plain pk_ode)
 # Every main model has a gradient row, NUTS rows and a compile row.
 main_models=(eight_schools_noncentered arK low_dim_gauss_mix kidiq glmm_poisson logistic_regression
-             corr_gaussian_100)
+             corr_gaussian_100 pk_ode)
 
 # stanc: models/<m>.stan -> build/bench-stan/<m>.hpp when the .stan file is newer.
 stale=()
@@ -288,6 +288,8 @@ gradient_row glmm_poisson 500 "$build/data/glmm_poisson.json"
 gradient_row logistic_regression 10000 "$build/data/logistic_regression.json" --radius 0.1
 # n = 100: the dimension (no observations; mu and Sigma are the data).
 gradient_row corr_gaussian_100 100 "$build/data/corr_gaussian_100.json"
+# n = 12: the observation times (an ODE solved to 1e-10 by both; bench/stan/models/pk_ode.stan).
+gradient_row pk_ode 12 "$build/data/pk_ode.json"
 gradient_row arK_plain 200 "$build/data/arK.json"
 gradient_row low_dim_gauss_mix_plain 1000 "$build/data/low_dim_gauss_mix.json"
 for n in 100 200 400 434; do
@@ -309,11 +311,11 @@ fi
 
 # ---- NUTS rows -----------------------------------------------------------------------------------
 declare -A n_of=([eight_schools_noncentered]=8 [arK]=200 [low_dim_gauss_mix]=1000 [kidiq]=434
-                 [glmm_poisson]=500 [logistic_regression]=10000 [corr_gaussian_100]=100)
+                 [glmm_poisson]=500 [logistic_regression]=10000 [corr_gaussian_100]=100 [pk_ode]=12)
 declare -A data_of=([eight_schools_noncentered]=eight_schools_noncentered [arK]=arK
                     [low_dim_gauss_mix]=low_dim_gauss_mix [kidiq]=kidiq_434
                     [glmm_poisson]=glmm_poisson [logistic_regression]=logistic_regression
-                    [corr_gaussian_100]=corr_gaussian_100)
+                    [corr_gaussian_100]=corr_gaussian_100 [pk_ode]=pk_ode)
 want nuts && for m in "${main_models[@]}"; do
     # logistic_regression takes minutes (about 60,000 gradients of ~1 ms per system): not in --quick.
     [ $quick -eq 1 ] && [ "$m" = logistic_regression ] && continue

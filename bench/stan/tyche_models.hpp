@@ -9,6 +9,7 @@
 //   glmm_poisson, logistic_regression,      defined here (docs/benchmarks.md, "tyche vs Stan")
 //   corr_gaussian_100
 //   covertype                               logistic_regression with K = 54, data in memory
+//   pk_ode                                  ode_rk45, tolerances from the data file
 //
 // Each function returns `auto`, so the compiler builds its model — the types, the partial
 // evaluation, the gradient — wherever the function is defined, called or not. The compile rows
@@ -178,6 +179,41 @@ inline auto covertype(std::vector<double> x, std::vector<double> y) {
   s->x.values = std::move(x);
   s->y = std::move(y);
   return logistic_regression_model<k>(std::move(s));
+}
+#endif
+
+#if !defined(BENCH_TYCHE_ONE) || defined(BENCH_TYCHE_ONE_pk_ode)
+// ---- pk_ode ----------------------------------------------------------------------------------------
+// One-compartment oral absorption by ode_rk45 (bench/stan/models/pk_ode.stan): g' = −ka g,
+// c' = ka g − (CL/V) c, (g, c)(0) = (dose, 0); conc ~ lognormal(log(c/V), sigma); CL, V, ka, sigma
+// lognormal priors. ode_rk45_tol with the data file's rel_tol, abs_tol and max_num_steps.
+// θ = (log CL, log V, log ka, log sigma).
+struct pk_ode_data {
+  std::vector<double> ts, conc;
+  double dose = 0, rel_tol = 0, abs_tol = 0;
+  long long max_num_steps = 0;
+};
+inline auto pk_ode(const tyche::data_file& d) {
+  using namespace tyche;
+  const auto n = static_cast<std::size_t>(d.integer("N"));
+  auto s = std::make_unique<pk_ode_data>();
+  s->ts = d.vector("ts", n);
+  s->conc = d.vector("conc", n);
+  s->dose = d.scalar("dose");
+  s->rel_tol = d.scalar("rel_tol");
+  s->abs_tol = d.scalar("abs_tol");
+  s->max_num_steps = d.integer("max_num_steps");
+  return tyche_examples::detail::make_posterior(std::unique_ptr<const pk_ode_data>(std::move(s)), [](const pk_ode_data& s) {
+    auto CL = lognormal<"CL">(std::log(5.0), 0.5);
+    auto V = lognormal<"V">(std::log(30.0), 0.5);
+    auto ka = lognormal<"ka">(0.0, 0.5);
+    auto sigma = lognormal<"sigma">(std::log(0.2), 0.5);
+    const std::size_t n = s.ts.size();
+    auto sol = ode_rk45_tol([&](const auto&, const auto& y) { return std::tuple{-ka * y[0], ka * y[0] - CL / V * y[1]}; },
+                            std::tuple{s.dose, 0.0}, 0.0, data(s.ts), s.rel_tol, s.abs_tol, s.max_num_steps);
+    auto conc = assume_positive(segment(sol, n + 1, n) / V);
+    return model(joint(CL, V, ka, sigma, lognormal(log(conc), sigma).observe(data(s.conc))));
+  });
 }
 #endif
 

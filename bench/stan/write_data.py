@@ -12,6 +12,7 @@ which turns the same file into a stan::io::array_var_context) read these very fi
   low_dim_gauss_mix.json           ../shared/posteriors/low_dim_gauss_mix-low_dim_gauss_mix
   glmm_poisson.json                synthetic, seed 20261121 (see glmm_poisson below)
   corr_gaussian_100.json           synthetic, seed 20261121 (see corr_gaussian below)
+  pk_ode.json                      synthetic, seed 79 (see pk_ode below)
 (logistic_regression.json, the 10,000 x 100 data of bench/synthetic.hpp, is written by
 write_logistic_data.cpp.)
 
@@ -89,6 +90,19 @@ def corr_gaussian(k=100):
     return {"K": k, "mu": mu, "Sigma": sigma}
 
 
+def pk_ode():
+    """One-compartment oral absorption (bench/stan/models/pk_ode.stan): 12 concentrations of
+    CL = 5, V = 30, ka = 1.2 after a dose of 100, lognormal error sigma = 0.15, seed 79; the ODE
+    solved to 1e-10 (rel_tol = abs_tol) by both systems, so that their gradients agree to 1e-8."""
+    rng = random.Random(79)
+    ts = [0.25, 0.5, 1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24]
+    ke, ka = 5.0 / 30.0, 1.2
+    conc = [round(100 * ka / (30 * (ka - ke)) * (math.exp(-ke * t) - math.exp(-ka * t))
+                  * math.exp(0.15 * rng.gauss(0, 1)), 6) for t in ts]
+    return {"N": len(ts), "ts": ts, "conc": conc, "dose": 100.0, "rel_tol": 1e-10, "abs_tol": 1e-10,
+            "max_num_steps": 1000000}
+
+
 def write(path, data):
     text = json.dumps(data, indent=1) + "\n"
     if os.path.exists(path):
@@ -124,6 +138,7 @@ def main():
     write(os.path.join(out, "low_dim_gauss_mix.json"), load("low_dim_gauss_mix-low_dim_gauss_mix"))
     write(os.path.join(out, "glmm_poisson.json"), glmm_poisson())
     write(os.path.join(out, "corr_gaussian_100.json"), corr_gaussian())
+    write(os.path.join(out, "pk_ode.json"), pk_ode())
 
 
 if __name__ == "__main__":

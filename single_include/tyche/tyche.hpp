@@ -12475,7 +12475,7 @@ template <class... Ps>
 struct uses_placeholder<meta::list<Ps...>> : std::bool_constant<(is_scan_placeholder_v<Ps> || ...)> {};
 
 /// A scalar unary or binary node whose parameters are all the model's (none a placeholder).
-template <class N>
+template <class N, bool OfOneParameter = true>
 constexpr bool hoistable() {
   if constexpr (is_vector_v<N>) {
     return false;
@@ -12483,7 +12483,16 @@ constexpr bool hoistable() {
     return false;
   } else {
     using Ps = params_of<N>;
-    return Ps::size > 0 && !uses_placeholder<Ps>::value;
+    if constexpr (Ps::size == 0 || uses_placeholder<Ps>::value) return false;
+    // A function of one scalar parameter: hoisted right above the parameter (exp(θ) of
+    // −exp(θ)), so that every use of a random variable is the same subexpression (ode_rk45 then
+    // gives them one sensitivity column: compile/ode.hpp).
+    else if constexpr (!OfOneParameter && Ps::size == 1 && kind_of<meta::at<0, Ps>> == node_kind::param) {
+      if constexpr (kind_of<N> == node_kind::unary) return kind_of<meta::at<0, children_t<N>>> == node_kind::param;
+      else
+        return kind_of<meta::at<0, children_t<N>>> == node_kind::param ||
+               kind_of<meta::at<1, children_t<N>>> == node_kind::param;
+    } else return true;
   }
 }
 
@@ -12492,60 +12501,64 @@ struct hoisted_support {
   static constexpr interval value = support_of<N>;
 };
 
-template <class N>
+template <class N, bool OfOneParameter = true>
 constexpr std::size_t hoist_count() {
-  if constexpr (hoistable<N>()) {
+  if constexpr (hoistable<N, OfOneParameter>()) {
     return 1;
   } else if constexpr (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::sum ||
                        kind_of<N> == node_kind::log_sum_exp) {
-    return hoist_count<meta::at<0, children_t<N>>>();
+    return hoist_count<meta::at<0, children_t<N>>, OfOneParameter>();
   } else if constexpr (kind_of<N> == node_kind::binary) {
-    return hoist_count<meta::at<0, children_t<N>>>() + hoist_count<meta::at<1, children_t<N>>>();
+    return hoist_count<meta::at<0, children_t<N>>, OfOneParameter>() +
+           hoist_count<meta::at<1, children_t<N>>, OfOneParameter>();
   } else if constexpr (kind_of<N> == node_kind::vector_op || kind_of<N> == node_kind::element) {
-    return []<class... Cs>(meta::list<Cs...>) { return (std::size_t{0} + ... + hoist_count<Cs>()); }(children_t<N>{});
+    return []<class... Cs>(meta::list<Cs...>) {
+      return (std::size_t{0} + ... + hoist_count<Cs, OfOneParameter>());
+    }(children_t<N>{});
   } else {
     return 0;
   }
 }
 
 /// The node with its hoistable subexpressions replaced by placeholders numbered from I, and the
-/// subexpressions (a std::tuple, in the placeholders' order).
-template <std::size_t I, class N>
+/// subexpressions (a std::tuple, in the placeholders' order). OfOneParameter = false: a function
+/// of one scalar parameter is hoisted only right above it (the exp(θ) of −exp(θ)).
+template <std::size_t I, bool OfOneParameter = true, class N>
 auto hoist_rewrite(const N& n) {
-  if constexpr (hoistable<N>()) {
+  if constexpr (hoistable<N, OfOneParameter>()) {
     using P = param<hoist_name<I>()>;
     using R = rules::assume_support<hoisted_support<N>>;
     return std::pair{unary_node<R, P>{{}, R{}, P{}}, std::tuple<N>{n}};
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    auto [a, h] = hoist_rewrite<I>(n.a);
+    auto [a, h] = hoist_rewrite<I, OfOneParameter>(n.a);
     return std::pair{unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a}, h};
   } else if constexpr (kind_of<N> == node_kind::binary) {
-    auto [a, ha] = hoist_rewrite<I>(n.a);
-    auto [b, hb] = hoist_rewrite<I + hoist_count<meta::at<0, children_t<N>>>()>(n.b);
+    auto [a, ha] = hoist_rewrite<I, OfOneParameter>(n.a);
+    auto [b, hb] = hoist_rewrite<I + hoist_count<meta::at<0, children_t<N>>, OfOneParameter>(), OfOneParameter>(n.b);
     return std::pair{binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b},
                      std::tuple_cat(ha, hb)};
   } else if constexpr (kind_of<N> == node_kind::sum) {
-    auto [a, h] = hoist_rewrite<I>(n.a);
+    auto [a, h] = hoist_rewrite<I, OfOneParameter>(n.a);
     return std::pair{sum_node<decltype(a)>{{}, a}, h};
   } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
-    auto [a, h] = hoist_rewrite<I>(n.a);
+    auto [a, h] = hoist_rewrite<I, OfOneParameter>(n.a);
     return std::pair{log_sum_exp_node<decltype(a)>{{}, a}, h};
-  } else if constexpr (kind_of<N> == node_kind::element && hoist_count<N>() > 0) {
-    auto [v, h] = hoist_rewrite<I>(n.v);
+  } else if constexpr (kind_of<N> == node_kind::element && hoist_count<N, OfOneParameter>() > 0) {
+    auto [v, h] = hoist_rewrite<I, OfOneParameter>(n.v);
     using V = decltype(v);
     if constexpr (is_buffered_v<V>) return std::pair{element_node<V>{{}, v, n.index}, h};
     else return std::pair{at(v, n.index), h};
-  } else if constexpr (kind_of<N> == node_kind::vector_op && hoist_count<N>() > 0) {
+  } else if constexpr (kind_of<N> == node_kind::vector_op && hoist_count<N, OfOneParameter>() > 0) {
     return [&]<std::size_t... J>(std::index_sequence<J...>) {
       using Cs = children_t<N>;
       constexpr std::array<std::size_t, sizeof...(J) + 1> first = [] {
         std::array<std::size_t, sizeof...(J) + 1> f{};
         std::size_t k = 0;
-        ((f[J] = k, k += hoist_count<meta::at<J, Cs>>()), ...);
+        ((f[J] = k, k += hoist_count<meta::at<J, Cs>, OfOneParameter>()), ...);
         f[sizeof...(J)] = k;
         return f;
       }();
-      auto parts = std::tuple{hoist_rewrite<I + first[J]>(n.template child<J>())...};
+      auto parts = std::tuple{hoist_rewrite<I + first[J], OfOneParameter>(n.template child<J>())...};
       return std::pair{make_vector_op(n.op, n.m, std::get<J>(parts).first...),
                        std::tuple_cat(std::get<J>(parts).second...)};
     }(std::make_index_sequence<children_t<N>::size>{});
@@ -12997,11 +13010,53 @@ auto tabulate(std::size_t n, F&& f, const Sequences&... sequences) {
 // (docs/design/vector-ops.md) whose operands are y0 and those parameters; its forward pass
 // solves and keeps S at each output time, its reverse pass is adjᵀ S. Each chain (each SIMD
 // lane) is solved in double with its own steps. See docs/design/ode.md.
+// ----- begin tyche/compile/substitute.hpp -----
+// tyche/compile/substitute.hpp — substitute<Target>(e, r): e with every subtree of type Target
+// replaced by r. Used by do_ (an intervened variable's value becomes a constant); a general
+// tree rewrite over the core's node kinds.
+
+#include <type_traits>
+
+namespace tyche {
+
+/// Replaces every subtree of type Target in e by r (leaves e unchanged where Target is absent).
+template <class Target, class E, class R>
+auto substitute(const E& wrapped, const R& r) {
+  using N = detail::node_t<E>;
+  const N n = detail::as_node(wrapped);
+  if constexpr (std::is_same_v<N, Target>) {
+    return detail::as_node(r);
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    auto a = substitute<Target>(n.a, r);
+    return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
+  } else if constexpr (kind_of<N> == node_kind::binary) {
+    auto a = substitute<Target>(n.a, r);
+    auto b = substitute<Target>(n.b, r);
+    return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
+  } else if constexpr (kind_of<N> == node_kind::sum) {
+    auto a = substitute<Target>(n.a, r);
+    return sum_node<decltype(a)>{{}, a};
+  } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
+    auto a = substitute<Target>(n.a, r);
+    return log_sum_exp_node<decltype(a)>{{}, a};
+  } else if constexpr (kind_of<N> == node_kind::vector_op) {
+    return rebuild_vector_op(n, [&](const auto& c) { return substitute<Target>(c, r); });
+  } else if constexpr (kind_of<N> == node_kind::element) {
+    auto v = substitute<Target>(n.v, r);
+    using V = decltype(v);
+    if constexpr (is_buffered_v<V>) return element_node<V>{{}, v, n.index};
+    else return at(v, n.index);  // the vector became something else: take its element
+  } else {
+    return n;  // leaves, and matvec (a data matrix times a parameter vector)
+  }
+}
+
+}  // namespace tyche
+// ----- end tyche/compile/substitute.hpp -----
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -13080,6 +13135,25 @@ TYCHE_HD void ode_coupled_rhs(const View& rhs, std::size_t q, double t, const do
     }
 }
 
+/// The step's error estimate hh·Σ eᵢ kᵢ in the max norm over the c values of the state and its
+/// sensitivities (as Stan's coupled system controls it), each scaled by atol + rtol ·
+/// max(|u|, |u_new|); NaN where any value's is (f not finite at a stage: the step is rejected).
+TYCHE_HD inline double ode_error_norm(std::size_t c, double hh, const double* k1, const double* k3, const double* k4,
+                                      const double* k5, const double* k6, const double* k7, const double* u,
+                                      const double* unew, double atol, double rtol) {
+  using tab = dopri5;
+  double err = 0;
+  for (std::size_t i = 0; i < c; ++i) {
+    const double e = hh * (tab::e1 * k1[i] + tab::e3 * k3[i] + tab::e4 * k4[i] + tab::e5 * k5[i] + tab::e6 * k6[i] +
+                           tab::e7 * k7[i]);
+    const double a = ::fabs(u[i]), b = ::fabs(unew[i]);
+    const double r = ::fabs(e) / (atol + rtol * (a > b ? a : b));
+    if (r != r) return r;
+    if (r > err) err = r;
+  }
+  return err;
+}
+
 /// Solves dy/dt = f(t, y), y(t0) = y0, for one chain in double: q holds y0 (K values) then the
 /// right-hand side's P parameters; out[k·n + r] is yₖ at times[r], sens[(k·n + r)·Q + j] its
 /// derivative by q[j]. w: ode_solver_doubles(K, Q, dim, workspace) doubles. False where the
@@ -13132,6 +13206,7 @@ TYCHE_HD bool ode_rk45_solve(const View& rhs, const ode_settings& s, std::size_t
     d0 = ::sqrt(d0 / double(c));
     d1 = ::sqrt(d1 / double(c));
     double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+    if (!(h0 > 0) || !ode_finite(h0)) h0 = 1e-6;  // d1 overflowed
     const double span = s.times[s.n - 1] - t;
     if (h0 > span) h0 = span;
     for (std::size_t i = 0; i < c; ++i) tmp[i] = u[i] + h0 * k1[i];
@@ -13153,7 +13228,7 @@ TYCHE_HD bool ode_rk45_solve(const View& rhs, const ode_settings& s, std::size_t
     bool rejected = false;
     while (t < tout) {
       if (++steps > s.max_num_steps) return false;
-      const bool last = t + h >= tout;
+      const bool last = t + 1.01 * h >= tout;  // stretched to the output time rather than a sliver after it
       const double hh = last ? tout - t : h;
       if (!(hh > 0) || t + hh == t) return false;
       for (std::size_t i = 0; i < c; ++i) tmp[i] = u[i] + hh * tab::a21 * k1[i];
@@ -13174,16 +13249,7 @@ TYCHE_HD bool ode_rk45_solve(const View& rhs, const ode_settings& s, std::size_t
       for (std::size_t i = 0; i < c; ++i)
         unew[i] = u[i] + hh * (tab::b1 * k1[i] + tab::b3 * k3[i] + tab::b4 * k4[i] + tab::b5 * k5[i] + tab::b6 * k6[i]);
       ode_coupled_rhs<K>(rhs, q, tn, unew, k7, theta, grad, wsp, jac);
-      // The error estimate in the max norm over the state and its sensitivities (as Stan's
-      // coupled system controls it), each scaled by atol + rtol · max(|u|, |u_new|).
-      double err = 0;
-      for (std::size_t i = 0; i < c; ++i) {
-        const double e = hh * (tab::e1 * k1[i] + tab::e3 * k3[i] + tab::e4 * k4[i] + tab::e5 * k5[i] +
-                               tab::e6 * k6[i] + tab::e7 * k7[i]);
-        const double a = ::fabs(u[i]), b = ::fabs(unew[i]);
-        const double r_i = ::fabs(e) / (atol + rtol * (a > b ? a : b));
-        if (!(r_i <= err)) err = r_i;  // a NaN stays NaN
-      }
+      const double err = ode_error_norm(c, hh, k1, k3, k4, k5, k6, k7, u, unew, atol, rtol);
       if (err <= 1.0) {
         double fac = err == 0 ? 5.0 : 0.9 * ::pow(err, -0.2);
         if (fac > 5.0) fac = 5.0;
@@ -13195,7 +13261,7 @@ TYCHE_HD bool ode_rk45_solve(const View& rhs, const ode_settings& s, std::size_t
           k1[i] = k7[i];  // first same as last
         }
         const double hn = hh * fac;
-        h = last && hn < h ? h : hn;  // a step cut short at an output time keeps the step size
+        h = last && hh < h && hn < h ? h : hn;  // a step cut short at an output time keeps the step size
         rejected = false;
       } else {
         const double fac = ode_finite(err) ? 0.9 * ::pow(err, -0.2) : 0.2;
@@ -13292,7 +13358,7 @@ struct ode_map {
     }
     for (std::size_t l = 0; l < L; ++l)
       if (!detail::ode_rk45_solve<K>(rhs, settings, q, qs + l * q, outs + l * m, senss + l * m * q, w)) {
-        const double nan = std::numeric_limits<double>::quiet_NaN();
+        const double nan = ::nan("");
         for (std::size_t i = 0; i < m; ++i) outs[l * m + i] = nan;
         for (std::size_t i = 0; i < m * q; ++i) senss[l * m * q + i] = nan;
       }
@@ -13381,6 +13447,72 @@ constexpr bool ode_times_are_data() {
   else return false;
 }
 
+/// The sensitivity columns of the right-hand side's parameters L: one per scalar, a vector's
+/// size (a size known only at run time counted as large).
+template <class L>
+struct ode_columns;
+template <class... Ps>
+struct ode_columns<meta::list<Ps...>> {
+  template <class P>
+  static constexpr std::size_t of() {
+    if constexpr (kind_of<P> == node_kind::vector_param) return P::extent == dynamic_extent ? 1000000 : P::extent;
+    else return 1;
+  }
+  static constexpr std::size_t value = (std::size_t{0} + ... + of<Ps>());
+};
+
+/// Whether node N holds no run-time value (a constant, data, a rule's payload): two of the same
+/// type are the same function of the parameters.
+template <class N>
+constexpr bool ode_payload_free() {
+  if constexpr (kind_of<N> == node_kind::param || kind_of<N> == node_kind::param_element ||
+                kind_of<N> == node_kind::literal) {
+    return true;
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    return !N::has_payload && ode_payload_free<meta::at<0, children_t<N>>>();
+  } else if constexpr (kind_of<N> == node_kind::binary) {
+    return !N::has_payload && ode_payload_free<meta::at<0, children_t<N>>>() &&
+           ode_payload_free<meta::at<1, children_t<N>>>();
+  } else {
+    return false;
+  }
+}
+
+/// The first hoisted subexpression of the same type as subexpression J (J itself if none, or
+/// if it holds run-time values).
+template <std::size_t J, class Tuple>
+constexpr std::size_t ode_first_same() {
+  using H = std::tuple_element_t<J, Tuple>;
+  if constexpr (!ode_payload_free<H>()) {
+    return J;
+  } else {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      std::size_t first = J;
+      ((first = (first == J && std::is_same_v<std::tuple_element_t<I, Tuple>, H>) ? I : first), ...);
+      return first;
+    }(std::make_index_sequence<J>{});
+  }
+}
+
+/// (node, hoisted) with each placeholder whose subexpression repeats an earlier one's (ka's
+/// exp(θ), used in two terms of f) replaced by the earlier placeholder: one parameter of f, so
+/// one sensitivity column. The hoisted tuple is kept whole (an unused entry is not an operand).
+template <std::size_t J, class Pair>
+auto ode_dedupe_hoists(const Pair& p) {
+  using Tuple = std::remove_cvref_t<decltype(p.second)>;
+  if constexpr (J == std::tuple_size_v<Tuple>) {
+    return p;
+  } else {
+    constexpr std::size_t first = ode_first_same<J, Tuple>();
+    if constexpr (first == J) {
+      return ode_dedupe_hoists<J + 1>(p);
+    } else {
+      auto node = substitute<param<hoist_name<J>()>>(p.first, param<hoist_name<first>()>{});
+      return ode_dedupe_hoists<J + 1>(std::pair{node, p.second});
+    }
+  }
+}
+
 /// The node, for a state of K values, once the inputs are checked (ode_rk45_impl).
 template <std::size_t K, class F, class InitNode, class Times>
 auto ode_rk45_build(F&& f, const InitNode& init_node, double t0, const Times& times, double rtol, double atol,
@@ -13400,7 +13532,21 @@ auto ode_rk45_build(F&& f, const InitNode& init_node, double t0, const Times& ti
       return f(time_param{}, scan_state<K>{});
     }
   }();
-  const auto rewritten = hoist_rewrite<0>(as_node(ode_objective<K>(rhs)));
+  // Loop invariants out (as scan hoists them), where that does not add sensitivity columns: a
+  // hoisted subexpression is one column (CL / V for CL and V), but one whose parameters are used
+  // elsewhere in f too adds one. A function of one parameter is hoisted right above it (ka's
+  // exp(θ), not −ka), and the same subexpression hoisted twice is one column (ode_dedupe_hoists).
+  // Of the hoisted and the plain form, the one with fewer columns is compiled (the hoisted one on
+  // a tie: f then evaluates less).
+  const auto raw = as_node(ode_objective<K>(rhs));
+  using Hoisted = decltype(ode_dedupe_hoists<0>(hoist_rewrite<0, false>(raw)));
+  constexpr bool hoist =
+      ode_columns<typename outer_params<params_of<node_t<typename Hoisted::first_type>>>::type>::value <=
+      ode_columns<typename outer_params<params_of<node_t<decltype(raw)>>>::type>::value;
+  const auto rewritten = [&] {
+    if constexpr (hoist) return ode_dedupe_hoists<0>(hoist_rewrite<0, false>(raw));
+    else return std::pair{raw, std::tuple<>{}};
+  }();
   const auto& objective = rewritten.first;
   using G = node_t<decltype(objective)>;
   using outer = typename outer_params<params_of<G>>::type;
@@ -13434,7 +13580,7 @@ inline void ode_check_inputs(const double* ts, std::size_t n, const std::string&
                                   "; every output time must be greater than t0");
     if (r > 0 && v < ts[r - 1])
       throw std::invalid_argument(fn + at_r + ", before the one at index " + std::to_string(r) + " (" +
-                                  format_number(ts[r - 1]) + "); output times must be in increasing order");
+                                  format_number(ts[r - 1]) + "); output times must be in non-decreasing order");
   }
   if (!(rtol > 0) || !std::isfinite(rtol))
     throw std::invalid_argument(fn + "relative_tolerance is " + format_number(rtol) +
@@ -13492,7 +13638,7 @@ auto ode_rk45_tol(F&& f, const Init& y0, double t0, const Ts& ts, double relativ
 /// y[k]) and returns dy/dt in the same form: a scalar, a std::tuple of K scalars, or a vector
 /// expression of K values. It may use any random variable or data of the model (capture them)
 /// and any elementwise function. t0 is a number; ts = data(times), the output times, after t0
-/// and in increasing order. The result is a vector of K·N values, component by component: yₖ at
+/// and in non-decreasing order. The result is a vector of K·N values, component by component: yₖ at
 /// ts[r] at index k·N + r (0-based), so segment(sol, k·N + 1, N) is component k's path
 /// (1-based, as Stan's segment); for one state value, the path itself.
 ///
@@ -22511,49 +22657,6 @@ template <class Model, class Fit, class Generator>
 // variable `name` is fixed to `value` (Edward2's `do`, Pearl's intervention). Its prior term
 // and log-Jacobian disappear, it leaves θ, and every expression that used it (other variables'
 // arguments, likelihoods) sees the value instead.
-// ----- begin tyche/compile/substitute.hpp -----
-// tyche/compile/substitute.hpp — substitute<Target>(e, r): e with every subtree of type Target
-// replaced by r. Used by do_ (an intervened variable's value becomes a constant); a general
-// tree rewrite over the core's node kinds.
-
-#include <type_traits>
-
-namespace tyche {
-
-/// Replaces every subtree of type Target in e by r (leaves e unchanged where Target is absent).
-template <class Target, class E, class R>
-auto substitute(const E& wrapped, const R& r) {
-  using N = detail::node_t<E>;
-  const N n = detail::as_node(wrapped);
-  if constexpr (std::is_same_v<N, Target>) {
-    return detail::as_node(r);
-  } else if constexpr (kind_of<N> == node_kind::unary) {
-    auto a = substitute<Target>(n.a, r);
-    return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
-  } else if constexpr (kind_of<N> == node_kind::binary) {
-    auto a = substitute<Target>(n.a, r);
-    auto b = substitute<Target>(n.b, r);
-    return binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b};
-  } else if constexpr (kind_of<N> == node_kind::sum) {
-    auto a = substitute<Target>(n.a, r);
-    return sum_node<decltype(a)>{{}, a};
-  } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
-    auto a = substitute<Target>(n.a, r);
-    return log_sum_exp_node<decltype(a)>{{}, a};
-  } else if constexpr (kind_of<N> == node_kind::vector_op) {
-    return rebuild_vector_op(n, [&](const auto& c) { return substitute<Target>(c, r); });
-  } else if constexpr (kind_of<N> == node_kind::element) {
-    auto v = substitute<Target>(n.v, r);
-    using V = decltype(v);
-    if constexpr (is_buffered_v<V>) return element_node<V>{{}, v, n.index};
-    else return at(v, n.index);  // the vector became something else: take its element
-  } else {
-    return n;  // leaves, and matvec (a data matrix times a parameter vector)
-  }
-}
-
-}  // namespace tyche
-// ----- end tyche/compile/substitute.hpp -----
 
 #include <cmath>
 #include <stdexcept>

@@ -260,3 +260,37 @@ TEST_CASE("ode_rk45: a solve that runs out of steps gives NaN, not an error or a
   CHECK(std::isfinite(v));
   CHECK(std::isfinite(g[0]));
 }
+
+TEST_CASE("ode_rk45: sensitivity columns — loop invariants hoisted only where that saves columns", "[compile][ode]") {
+  // The solver carries ∂y/∂(y0, p) for f's parameters p: K + P columns. CL / V is hoisted (one
+  // column for two parameters); −ka stays in place (ka is used alone too: hoisting it would add
+  // a column); in the SIR form −beta beside beta likewise.
+  static const std::vector<double> ts{1.0, 2.0};
+  auto CL = lognormal<"CL">(0.0, 1.0);
+  auto V = lognormal<"V">(0.0, 1.0);
+  auto ka = lognormal<"ka">(0.0, 1.0);
+  auto pk = ode_rk45([&](const auto&, const auto& y) { return std::tuple{-ka * y[0], ka * y[0] - CL / V * y[1]}; },
+                     std::tuple{100.0, 0.0}, 0.0, data(ts));
+  CHECK(detail::as_node(pk).op.columns() == 2 + 2);
+  auto beta = lognormal<"beta">(0.0, 1.0);
+  auto gamma = lognormal<"gamma">(0.0, 1.0);
+  auto sir = ode_rk45(
+      [&](const auto&, const auto& y) {
+        return std::tuple{-beta * y[0] * y[1], beta * y[0] * y[1] - gamma * y[1], gamma * y[1]};
+      },
+      std::tuple{0.99, 0.01, 0.0}, 0.0, data(ts));
+  CHECK(detail::as_node(sir).op.columns() == 3 + 2);
+}
+
+TEST_CASE("ode_rk45: a stage where f is not finite makes the step's error NaN (a rejection)", "[compile][ode]") {
+  // f NaN in the first value's row only (a trial point outside f's domain), the rows after it
+  // finite and small: the norm must be NaN, not the largest finite value after the NaN (which
+  // accepted the step and carried the NaN into every later one; found by review).
+  const double nan = std::nan("");
+  const double u[3] = {0.4, 1.0, 2.0}, unew[3] = {nan, 1.0, 2.0};
+  const double k[3] = {nan, 1e-3, 1e-3}, zero[3] = {0, 0, 0};
+  const double err = detail::ode_error_norm(3, 0.1, k, zero, zero, zero, zero, zero, u, unew, 1e-6, 1e-6);
+  CHECK(std::isnan(err));
+  const double finite = detail::ode_error_norm(2, 0.1, zero, zero, zero, zero, zero, k + 1, u + 1, unew + 1, 1e-6, 1e-6);
+  CHECK(std::isfinite(finite));
+}

@@ -20,6 +20,7 @@
 #include <tyche/autodiff/vector_ops.hpp>
 #include <tyche/compile/program.hpp>
 #include <tyche/compile/scan.hpp>
+#include <tyche/compile/substitute.hpp>
 #include <tyche/core/leaves.hpp>
 #include <tyche/core/nodes.hpp>
 #include <tyche/scalar/format.hpp>
@@ -28,7 +29,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -107,6 +107,25 @@ TYCHE_HD void ode_coupled_rhs(const View& rhs, std::size_t q, double t, const do
     }
 }
 
+/// The step's error estimate hh·Σ eᵢ kᵢ in the max norm over the c values of the state and its
+/// sensitivities (as Stan's coupled system controls it), each scaled by atol + rtol ·
+/// max(|u|, |u_new|); NaN where any value's is (f not finite at a stage: the step is rejected).
+TYCHE_HD inline double ode_error_norm(std::size_t c, double hh, const double* k1, const double* k3, const double* k4,
+                                      const double* k5, const double* k6, const double* k7, const double* u,
+                                      const double* unew, double atol, double rtol) {
+  using tab = dopri5;
+  double err = 0;
+  for (std::size_t i = 0; i < c; ++i) {
+    const double e = hh * (tab::e1 * k1[i] + tab::e3 * k3[i] + tab::e4 * k4[i] + tab::e5 * k5[i] + tab::e6 * k6[i] +
+                           tab::e7 * k7[i]);
+    const double a = ::fabs(u[i]), b = ::fabs(unew[i]);
+    const double r = ::fabs(e) / (atol + rtol * (a > b ? a : b));
+    if (r != r) return r;
+    if (r > err) err = r;
+  }
+  return err;
+}
+
 /// Solves dy/dt = f(t, y), y(t0) = y0, for one chain in double: q holds y0 (K values) then the
 /// right-hand side's P parameters; out[k·n + r] is yₖ at times[r], sens[(k·n + r)·Q + j] its
 /// derivative by q[j]. w: ode_solver_doubles(K, Q, dim, workspace) doubles. False where the
@@ -159,6 +178,7 @@ TYCHE_HD bool ode_rk45_solve(const View& rhs, const ode_settings& s, std::size_t
     d0 = ::sqrt(d0 / double(c));
     d1 = ::sqrt(d1 / double(c));
     double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+    if (!(h0 > 0) || !ode_finite(h0)) h0 = 1e-6;  // d1 overflowed
     const double span = s.times[s.n - 1] - t;
     if (h0 > span) h0 = span;
     for (std::size_t i = 0; i < c; ++i) tmp[i] = u[i] + h0 * k1[i];
@@ -180,7 +200,7 @@ TYCHE_HD bool ode_rk45_solve(const View& rhs, const ode_settings& s, std::size_t
     bool rejected = false;
     while (t < tout) {
       if (++steps > s.max_num_steps) return false;
-      const bool last = t + h >= tout;
+      const bool last = t + 1.01 * h >= tout;  // stretched to the output time rather than a sliver after it
       const double hh = last ? tout - t : h;
       if (!(hh > 0) || t + hh == t) return false;
       for (std::size_t i = 0; i < c; ++i) tmp[i] = u[i] + hh * tab::a21 * k1[i];
@@ -201,16 +221,7 @@ TYCHE_HD bool ode_rk45_solve(const View& rhs, const ode_settings& s, std::size_t
       for (std::size_t i = 0; i < c; ++i)
         unew[i] = u[i] + hh * (tab::b1 * k1[i] + tab::b3 * k3[i] + tab::b4 * k4[i] + tab::b5 * k5[i] + tab::b6 * k6[i]);
       ode_coupled_rhs<K>(rhs, q, tn, unew, k7, theta, grad, wsp, jac);
-      // The error estimate in the max norm over the state and its sensitivities (as Stan's
-      // coupled system controls it), each scaled by atol + rtol · max(|u|, |u_new|).
-      double err = 0;
-      for (std::size_t i = 0; i < c; ++i) {
-        const double e = hh * (tab::e1 * k1[i] + tab::e3 * k3[i] + tab::e4 * k4[i] + tab::e5 * k5[i] +
-                               tab::e6 * k6[i] + tab::e7 * k7[i]);
-        const double a = ::fabs(u[i]), b = ::fabs(unew[i]);
-        const double r_i = ::fabs(e) / (atol + rtol * (a > b ? a : b));
-        if (!(r_i <= err)) err = r_i;  // a NaN stays NaN
-      }
+      const double err = ode_error_norm(c, hh, k1, k3, k4, k5, k6, k7, u, unew, atol, rtol);
       if (err <= 1.0) {
         double fac = err == 0 ? 5.0 : 0.9 * ::pow(err, -0.2);
         if (fac > 5.0) fac = 5.0;
@@ -222,7 +233,7 @@ TYCHE_HD bool ode_rk45_solve(const View& rhs, const ode_settings& s, std::size_t
           k1[i] = k7[i];  // first same as last
         }
         const double hn = hh * fac;
-        h = last && hn < h ? h : hn;  // a step cut short at an output time keeps the step size
+        h = last && hh < h && hn < h ? h : hn;  // a step cut short at an output time keeps the step size
         rejected = false;
       } else {
         const double fac = ode_finite(err) ? 0.9 * ::pow(err, -0.2) : 0.2;
@@ -319,7 +330,7 @@ struct ode_map {
     }
     for (std::size_t l = 0; l < L; ++l)
       if (!detail::ode_rk45_solve<K>(rhs, settings, q, qs + l * q, outs + l * m, senss + l * m * q, w)) {
-        const double nan = std::numeric_limits<double>::quiet_NaN();
+        const double nan = ::nan("");
         for (std::size_t i = 0; i < m; ++i) outs[l * m + i] = nan;
         for (std::size_t i = 0; i < m * q; ++i) senss[l * m * q + i] = nan;
       }
@@ -408,6 +419,72 @@ constexpr bool ode_times_are_data() {
   else return false;
 }
 
+/// The sensitivity columns of the right-hand side's parameters L: one per scalar, a vector's
+/// size (a size known only at run time counted as large).
+template <class L>
+struct ode_columns;
+template <class... Ps>
+struct ode_columns<meta::list<Ps...>> {
+  template <class P>
+  static constexpr std::size_t of() {
+    if constexpr (kind_of<P> == node_kind::vector_param) return P::extent == dynamic_extent ? 1000000 : P::extent;
+    else return 1;
+  }
+  static constexpr std::size_t value = (std::size_t{0} + ... + of<Ps>());
+};
+
+/// Whether node N holds no run-time value (a constant, data, a rule's payload): two of the same
+/// type are the same function of the parameters.
+template <class N>
+constexpr bool ode_payload_free() {
+  if constexpr (kind_of<N> == node_kind::param || kind_of<N> == node_kind::param_element ||
+                kind_of<N> == node_kind::literal) {
+    return true;
+  } else if constexpr (kind_of<N> == node_kind::unary) {
+    return !N::has_payload && ode_payload_free<meta::at<0, children_t<N>>>();
+  } else if constexpr (kind_of<N> == node_kind::binary) {
+    return !N::has_payload && ode_payload_free<meta::at<0, children_t<N>>>() &&
+           ode_payload_free<meta::at<1, children_t<N>>>();
+  } else {
+    return false;
+  }
+}
+
+/// The first hoisted subexpression of the same type as subexpression J (J itself if none, or
+/// if it holds run-time values).
+template <std::size_t J, class Tuple>
+constexpr std::size_t ode_first_same() {
+  using H = std::tuple_element_t<J, Tuple>;
+  if constexpr (!ode_payload_free<H>()) {
+    return J;
+  } else {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      std::size_t first = J;
+      ((first = (first == J && std::is_same_v<std::tuple_element_t<I, Tuple>, H>) ? I : first), ...);
+      return first;
+    }(std::make_index_sequence<J>{});
+  }
+}
+
+/// (node, hoisted) with each placeholder whose subexpression repeats an earlier one's (ka's
+/// exp(θ), used in two terms of f) replaced by the earlier placeholder: one parameter of f, so
+/// one sensitivity column. The hoisted tuple is kept whole (an unused entry is not an operand).
+template <std::size_t J, class Pair>
+auto ode_dedupe_hoists(const Pair& p) {
+  using Tuple = std::remove_cvref_t<decltype(p.second)>;
+  if constexpr (J == std::tuple_size_v<Tuple>) {
+    return p;
+  } else {
+    constexpr std::size_t first = ode_first_same<J, Tuple>();
+    if constexpr (first == J) {
+      return ode_dedupe_hoists<J + 1>(p);
+    } else {
+      auto node = substitute<param<hoist_name<J>()>>(p.first, param<hoist_name<first>()>{});
+      return ode_dedupe_hoists<J + 1>(std::pair{node, p.second});
+    }
+  }
+}
+
 /// The node, for a state of K values, once the inputs are checked (ode_rk45_impl).
 template <std::size_t K, class F, class InitNode, class Times>
 auto ode_rk45_build(F&& f, const InitNode& init_node, double t0, const Times& times, double rtol, double atol,
@@ -427,7 +504,21 @@ auto ode_rk45_build(F&& f, const InitNode& init_node, double t0, const Times& ti
       return f(time_param{}, scan_state<K>{});
     }
   }();
-  const auto rewritten = hoist_rewrite<0>(as_node(ode_objective<K>(rhs)));
+  // Loop invariants out (as scan hoists them), where that does not add sensitivity columns: a
+  // hoisted subexpression is one column (CL / V for CL and V), but one whose parameters are used
+  // elsewhere in f too adds one. A function of one parameter is hoisted right above it (ka's
+  // exp(θ), not −ka), and the same subexpression hoisted twice is one column (ode_dedupe_hoists).
+  // Of the hoisted and the plain form, the one with fewer columns is compiled (the hoisted one on
+  // a tie: f then evaluates less).
+  const auto raw = as_node(ode_objective<K>(rhs));
+  using Hoisted = decltype(ode_dedupe_hoists<0>(hoist_rewrite<0, false>(raw)));
+  constexpr bool hoist =
+      ode_columns<typename outer_params<params_of<node_t<typename Hoisted::first_type>>>::type>::value <=
+      ode_columns<typename outer_params<params_of<node_t<decltype(raw)>>>::type>::value;
+  const auto rewritten = [&] {
+    if constexpr (hoist) return ode_dedupe_hoists<0>(hoist_rewrite<0, false>(raw));
+    else return std::pair{raw, std::tuple<>{}};
+  }();
   const auto& objective = rewritten.first;
   using G = node_t<decltype(objective)>;
   using outer = typename outer_params<params_of<G>>::type;
@@ -461,7 +552,7 @@ inline void ode_check_inputs(const double* ts, std::size_t n, const std::string&
                                   "; every output time must be greater than t0");
     if (r > 0 && v < ts[r - 1])
       throw std::invalid_argument(fn + at_r + ", before the one at index " + std::to_string(r) + " (" +
-                                  format_number(ts[r - 1]) + "); output times must be in increasing order");
+                                  format_number(ts[r - 1]) + "); output times must be in non-decreasing order");
   }
   if (!(rtol > 0) || !std::isfinite(rtol))
     throw std::invalid_argument(fn + "relative_tolerance is " + format_number(rtol) +
@@ -519,7 +610,7 @@ auto ode_rk45_tol(F&& f, const Init& y0, double t0, const Ts& ts, double relativ
 /// y[k]) and returns dy/dt in the same form: a scalar, a std::tuple of K scalars, or a vector
 /// expression of K values. It may use any random variable or data of the model (capture them)
 /// and any elementwise function. t0 is a number; ts = data(times), the output times, after t0
-/// and in increasing order. The result is a vector of K·N values, component by component: yₖ at
+/// and in non-decreasing order. The result is a vector of K·N values, component by component: yₖ at
 /// ts[r] at index k·N + r (0-based), so segment(sol, k·N + 1, N) is component k's path
 /// (1-based, as Stan's segment); for one state value, the path itself.
 ///

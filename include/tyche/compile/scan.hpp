@@ -415,7 +415,7 @@ template <class... Ps>
 struct uses_placeholder<meta::list<Ps...>> : std::bool_constant<(is_scan_placeholder_v<Ps> || ...)> {};
 
 /// A scalar unary or binary node whose parameters are all the model's (none a placeholder).
-template <class N>
+template <class N, bool OfOneParameter = true>
 constexpr bool hoistable() {
   if constexpr (is_vector_v<N>) {
     return false;
@@ -423,7 +423,16 @@ constexpr bool hoistable() {
     return false;
   } else {
     using Ps = params_of<N>;
-    return Ps::size > 0 && !uses_placeholder<Ps>::value;
+    if constexpr (Ps::size == 0 || uses_placeholder<Ps>::value) return false;
+    // A function of one scalar parameter: hoisted right above the parameter (exp(θ) of
+    // −exp(θ)), so that every use of a random variable is the same subexpression (ode_rk45 then
+    // gives them one sensitivity column: compile/ode.hpp).
+    else if constexpr (!OfOneParameter && Ps::size == 1 && kind_of<meta::at<0, Ps>> == node_kind::param) {
+      if constexpr (kind_of<N> == node_kind::unary) return kind_of<meta::at<0, children_t<N>>> == node_kind::param;
+      else
+        return kind_of<meta::at<0, children_t<N>>> == node_kind::param ||
+               kind_of<meta::at<1, children_t<N>>> == node_kind::param;
+    } else return true;
   }
 }
 
@@ -432,60 +441,64 @@ struct hoisted_support {
   static constexpr interval value = support_of<N>;
 };
 
-template <class N>
+template <class N, bool OfOneParameter = true>
 constexpr std::size_t hoist_count() {
-  if constexpr (hoistable<N>()) {
+  if constexpr (hoistable<N, OfOneParameter>()) {
     return 1;
   } else if constexpr (kind_of<N> == node_kind::unary || kind_of<N> == node_kind::sum ||
                        kind_of<N> == node_kind::log_sum_exp) {
-    return hoist_count<meta::at<0, children_t<N>>>();
+    return hoist_count<meta::at<0, children_t<N>>, OfOneParameter>();
   } else if constexpr (kind_of<N> == node_kind::binary) {
-    return hoist_count<meta::at<0, children_t<N>>>() + hoist_count<meta::at<1, children_t<N>>>();
+    return hoist_count<meta::at<0, children_t<N>>, OfOneParameter>() +
+           hoist_count<meta::at<1, children_t<N>>, OfOneParameter>();
   } else if constexpr (kind_of<N> == node_kind::vector_op || kind_of<N> == node_kind::element) {
-    return []<class... Cs>(meta::list<Cs...>) { return (std::size_t{0} + ... + hoist_count<Cs>()); }(children_t<N>{});
+    return []<class... Cs>(meta::list<Cs...>) {
+      return (std::size_t{0} + ... + hoist_count<Cs, OfOneParameter>());
+    }(children_t<N>{});
   } else {
     return 0;
   }
 }
 
 /// The node with its hoistable subexpressions replaced by placeholders numbered from I, and the
-/// subexpressions (a std::tuple, in the placeholders' order).
-template <std::size_t I, class N>
+/// subexpressions (a std::tuple, in the placeholders' order). OfOneParameter = false: a function
+/// of one scalar parameter is hoisted only right above it (the exp(θ) of −exp(θ)).
+template <std::size_t I, bool OfOneParameter = true, class N>
 auto hoist_rewrite(const N& n) {
-  if constexpr (hoistable<N>()) {
+  if constexpr (hoistable<N, OfOneParameter>()) {
     using P = param<hoist_name<I>()>;
     using R = rules::assume_support<hoisted_support<N>>;
     return std::pair{unary_node<R, P>{{}, R{}, P{}}, std::tuple<N>{n}};
   } else if constexpr (kind_of<N> == node_kind::unary) {
-    auto [a, h] = hoist_rewrite<I>(n.a);
+    auto [a, h] = hoist_rewrite<I, OfOneParameter>(n.a);
     return std::pair{unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a}, h};
   } else if constexpr (kind_of<N> == node_kind::binary) {
-    auto [a, ha] = hoist_rewrite<I>(n.a);
-    auto [b, hb] = hoist_rewrite<I + hoist_count<meta::at<0, children_t<N>>>()>(n.b);
+    auto [a, ha] = hoist_rewrite<I, OfOneParameter>(n.a);
+    auto [b, hb] = hoist_rewrite<I + hoist_count<meta::at<0, children_t<N>>, OfOneParameter>(), OfOneParameter>(n.b);
     return std::pair{binary_node<typename N::rule_type, decltype(a), decltype(b)>{{}, n.rule, a, b},
                      std::tuple_cat(ha, hb)};
   } else if constexpr (kind_of<N> == node_kind::sum) {
-    auto [a, h] = hoist_rewrite<I>(n.a);
+    auto [a, h] = hoist_rewrite<I, OfOneParameter>(n.a);
     return std::pair{sum_node<decltype(a)>{{}, a}, h};
   } else if constexpr (kind_of<N> == node_kind::log_sum_exp) {
-    auto [a, h] = hoist_rewrite<I>(n.a);
+    auto [a, h] = hoist_rewrite<I, OfOneParameter>(n.a);
     return std::pair{log_sum_exp_node<decltype(a)>{{}, a}, h};
-  } else if constexpr (kind_of<N> == node_kind::element && hoist_count<N>() > 0) {
-    auto [v, h] = hoist_rewrite<I>(n.v);
+  } else if constexpr (kind_of<N> == node_kind::element && hoist_count<N, OfOneParameter>() > 0) {
+    auto [v, h] = hoist_rewrite<I, OfOneParameter>(n.v);
     using V = decltype(v);
     if constexpr (is_buffered_v<V>) return std::pair{element_node<V>{{}, v, n.index}, h};
     else return std::pair{at(v, n.index), h};
-  } else if constexpr (kind_of<N> == node_kind::vector_op && hoist_count<N>() > 0) {
+  } else if constexpr (kind_of<N> == node_kind::vector_op && hoist_count<N, OfOneParameter>() > 0) {
     return [&]<std::size_t... J>(std::index_sequence<J...>) {
       using Cs = children_t<N>;
       constexpr std::array<std::size_t, sizeof...(J) + 1> first = [] {
         std::array<std::size_t, sizeof...(J) + 1> f{};
         std::size_t k = 0;
-        ((f[J] = k, k += hoist_count<meta::at<J, Cs>>()), ...);
+        ((f[J] = k, k += hoist_count<meta::at<J, Cs>, OfOneParameter>()), ...);
         f[sizeof...(J)] = k;
         return f;
       }();
-      auto parts = std::tuple{hoist_rewrite<I + first[J]>(n.template child<J>())...};
+      auto parts = std::tuple{hoist_rewrite<I + first[J], OfOneParameter>(n.template child<J>())...};
       return std::pair{make_vector_op(n.op, n.m, std::get<J>(parts).first...),
                        std::tuple_cat(std::get<J>(parts).second...)};
     }(std::make_index_sequence<children_t<N>::size>{});
