@@ -185,9 +185,10 @@ inline auto covertype(std::vector<double> x, std::vector<double> y) {
 #if !defined(BENCH_TYCHE_ONE) || defined(BENCH_TYCHE_ONE_pk_ode)
 // ---- pk_ode ----------------------------------------------------------------------------------------
 // One-compartment oral absorption by ode_rk45 (bench/stan/models/pk_ode.stan): g' = −ka g,
-// c' = ka g − (CL/V) c, (g, c)(0) = (dose, 0); conc ~ lognormal(log(c/V), sigma); CL, V, ka, sigma
-// lognormal priors. ode_rk45_tol with the data file's rel_tol, abs_tol and max_num_steps.
-// θ = (log CL, log V, log ka, log sigma).
+// c' = ka g − (CL/V) c, (g, c)(0) = (dose, 0), ka = CL/V + kd (absorption faster than elimination:
+// no flip-flop mode); conc ~ lognormal(log(c/V), sigma); CL, V, kd, sigma lognormal priors.
+// ode_rk45_tol with the data file's rel_tol, abs_tol and max_num_steps.
+// θ = (log CL, log V, log kd, log sigma).
 struct pk_ode_data {
   std::vector<double> ts, conc;
   double dose = 0, rel_tol = 0, abs_tol = 0;
@@ -206,13 +207,14 @@ inline auto pk_ode(const tyche::data_file& d) {
   return tyche_examples::detail::make_posterior(std::unique_ptr<const pk_ode_data>(std::move(s)), [](const pk_ode_data& s) {
     auto CL = lognormal<"CL">(std::log(5.0), 0.5);
     auto V = lognormal<"V">(std::log(30.0), 0.5);
-    auto ka = lognormal<"ka">(0.0, 0.5);
+    auto kd = lognormal<"kd">(0.0, 0.5);
     auto sigma = lognormal<"sigma">(std::log(0.2), 0.5);
+    auto ka = CL / V + kd;
     const std::size_t n = s.ts.size();
     auto sol = ode_rk45_tol([&](const auto&, const auto& y) { return std::tuple{-ka * y[0], ka * y[0] - CL / V * y[1]}; },
                             std::tuple{s.dose, 0.0}, 0.0, data(s.ts), s.rel_tol, s.abs_tol, s.max_num_steps);
     auto conc = assume_positive(segment(sol, n + 1, n) / V);
-    return model(joint(CL, V, ka, sigma, lognormal(log(conc), sigma).observe(data(s.conc))));
+    return model(joint(CL, V, kd, sigma, lognormal(log(conc), sigma).observe(data(s.conc))));
   });
 }
 #endif

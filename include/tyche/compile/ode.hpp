@@ -439,7 +439,7 @@ template <class N>
 constexpr bool ode_payload_free() {
   if constexpr (kind_of<N> == node_kind::param || kind_of<N> == node_kind::param_element ||
                 kind_of<N> == node_kind::literal) {
-    return true;
+    return !N::has_payload;  // an element's index is a run-time value: theta[0] and theta[1] share a type
   } else if constexpr (kind_of<N> == node_kind::unary) {
     return !N::has_payload && ode_payload_free<meta::at<0, children_t<N>>>();
   } else if constexpr (kind_of<N> == node_kind::binary) {
