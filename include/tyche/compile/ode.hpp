@@ -84,7 +84,7 @@ TYCHE_HD inline std::size_t ode_solver_doubles(std::size_t k, std::size_t q, std
 /// ∂f/∂y · S + [0 | ∂f/∂p]). θ's a, y and t are set here; its parameters (after 2K + 1) are
 /// the caller's. Q = K + P (the sensitivities' columns: y0, then the P parameters).
 template <std::size_t K, class View>
-TYCHE_HD void ode_coupled_rhs(const View& rhs, std::size_t q, double t, const double* u, double* du, double* theta,
+TYCHE_HD TYCHE_NOINLINE void ode_coupled_rhs(const View& rhs, std::size_t q, double t, const double* u, double* du, double* theta,
                               double* grad, double* ws, double* jac) {
   const std::size_t p = q - K;
   for (std::size_t k = 0; k < K; ++k) theta[K + k] = u[k];
