@@ -339,6 +339,21 @@ TEST_CASE("for_each_data_buffer: scan and tabulate (sequences, and the data of t
   CHECK(buffers == 5);  // the element's cat, t and folded lgamma; the scan's and q's sequence
 }
 
+TEST_CASE("for_each_data_buffer: ode_rk45 (the output times)", "[relocate][compile]") {
+  // The op reads its output times through a pointer (the right-hand side's program reads no
+  // data here): a GPU copy must carry them, and the solve must read the copy.
+  regression_data d;
+  auto k = lognormal<"k">(0.0, 0.5);
+  auto c = normal<"c">(0.0, 1.0);
+  auto sol = ode_rk45([&](const auto& t, const auto& y) { return std::tuple{-k * y[0] + c * sin(t), k * y[0] - y[1]}; },
+                      std::tuple{1.0, 0.0}, -1.0, data(d.t));
+  const auto m = model(joint(k, c, target(-sum(square(sol)))));
+  const auto view = m.program().view();
+  CHECK(count_into(view, {range_of(d.t)}) == 1);
+  const std::size_t buffers = check_relocation(view, [&] { fill_nan(d.t); });
+  CHECK(buffers == 2);  // the output times, and y0 = (1, 0) folded into a vector of the program's storage
+}
+
 TEST_CASE("for_each_data_buffer: multi_normal, multi_normal_cholesky, rows_dot_product with data",
           "[relocate][compile]") {
   regression_data d;
