@@ -326,3 +326,36 @@ TEST_CASE("ode_rk45: a stage where f is not finite makes the step's error NaN (a
   const double finite = detail::ode_error_norm(2, 0.1, zero, zero, zero, zero, zero, k + 1, u + 1, unew + 1, 1e-6, 1e-6);
   CHECK(std::isfinite(finite));
 }
+
+TEST_CASE("ode_rk45: two doses by two solves, the second starting from the first's state", "[compile][ode]") {
+  // Oral doses of 100 at t = 0 and 60 at t = 6: the first solve runs to the second dose's time,
+  // the second starts from its state with the dose added to the gut (y0 an expression of the
+  // first solve: its sensitivities carry the gradient through). The system is linear, so the
+  // concentration is the sum of the single-dose curves.
+  static const std::vector<double> ts1{1.0, 2.0, 4.0, 6.0}, ts2{8.0, 12.0, 24.0};
+  static const std::vector<double> obs1{2.2, 3.0, 2.6}, obs2{3.4, 2.1, 0.4};
+  auto CL = lognormal<"CL">(std::log(5.0), 0.5);
+  auto V = lognormal<"V">(std::log(30.0), 0.5);
+  auto ka = lognormal<"ka">(0.0, 0.5);
+  auto f = [&](const auto&, const auto& y) { return std::tuple{-ka * y[0], ka * y[0] - CL / V * y[1]}; };
+  auto sol1 = ode_rk45_tol(f, std::tuple{100.0, 0.0}, 0.0, data(ts1), 1e-10, 1e-10, 100000);
+  auto sol2 = ode_rk45_tol(f, std::tuple{at(sol1, 3) + 60.0, at(sol1, 7)}, 6.0, data(ts2), 1e-10, 1e-10, 100000);
+  auto c1 = assume_positive(segment(sol1, 5, 3) / V);  // the central amount at t = 1, 2, 4
+  auto c2 = assume_positive(segment(sol2, 4, 3) / V);  // at t = 8, 12, 24
+  const auto m = model(joint(CL, V, ka, lognormal(log(c1), 0.2).observe(data(obs1)),
+                             lognormal(log(c2), 0.2).observe(data(obs2))));
+  auto reference = [](const std::vector<double>& x) {
+    const double cl = std::exp(x[0]), v = std::exp(x[1]), k_a = std::exp(x[2]), ke = cl / v;
+    auto curve = [&](double dose, double t) { return dose * k_a / (k_a - ke) * (std::exp(-ke * t) - std::exp(-k_a * t)); };
+    auto lognormal_log = [](double y, double mu, double sd) { return normal_log(std::log(y), mu, sd) - std::log(y); };
+    double lp = normal_log(x[0], std::log(5.0), 0.5) + normal_log(x[1], std::log(30.0), 0.5) + normal_log(x[2], 0.0, 0.5);
+    for (int r = 0; r < 3; ++r) lp += lognormal_log(obs1[r], std::log(curve(100.0, ts1[r]) / v), 0.2);
+    for (int r = 0; r < 3; ++r)
+      lp += lognormal_log(obs2[r], std::log((curve(100.0, ts2[r]) + curve(60.0, ts2[r] - 6.0)) / v), 0.2);
+    return lp;
+  };
+  for (const auto& th : tyche_test::random_points(3, 3, -0.3, 0.3, 75)) {
+    const std::vector<double> p{std::log(5.0) + th[0], std::log(30.0) + th[1], th[2]};
+    check_against(m, reference, p, 1e-7, "two doses");
+  }
+}
