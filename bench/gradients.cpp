@@ -998,14 +998,14 @@ struct pk_rhs_hand {
 struct pk_hand {
   const pk_data* d;
   double operator()(const double* __restrict th, double* __restrict g) const {
-    constexpr std::size_t n = 12, q = 4;  // sensitivities' columns: y0 (2), ka, ke
+    constexpr std::size_t n = 12, q = 2;  // sensitivities' columns: ka, ke (y0 is a constant)
     const double lcl = th[0], lv = th[1], lka = th[2], ls = th[3];
     const double ka = std::exp(lka), ke = std::exp(lcl - lv), s = std::exp(ls);
     thread_local std::vector<double> out(2 * n), sens(2 * n * q),
         w(tyche::detail::ode_solver_doubles(2, q, 7, 0));
-    const double qv[q] = {100.0, 0.0, ka, ke};
+    const double qv[4] = {100.0, 0.0, ka, ke};  // y0, then the parameters
     const tyche::detail::ode_settings set{0.0, d->times.data(), n, 1e-6, 1e-6, 1000000};
-    if (!tyche::detail::ode_rk45_solve<2>(pk_rhs_hand{}, set, q, qv, out.data(), sens.data(), w.data()))
+    if (!tyche::detail::ode_rk45_solve<2>(pk_rhs_hand{}, set, q, 0, qv, out.data(), sens.data(), w.data()))
       return std::nan("");
     // priors: normal on each log (the lognormal and its log-Jacobian)
     const double m[4] = {std::log(5.0), std::log(30.0), 0.0, std::log(0.2)};
@@ -1021,8 +1021,8 @@ struct pk_hand {
       lp += -d->log_conc[r] - ls - half_log_two_pi - 0.5 * e * e;
       const double dmu = e / s;  // ∂/∂μ
       g_mu += dmu;
-      g_ka += dmu / c * sens[(n + r) * q + 2];
-      g_ke += dmu / c * sens[(n + r) * q + 3];
+      g_ka += dmu / c * sens[(n + r) * q + 0];
+      g_ke += dmu / c * sens[(n + r) * q + 1];
       g_s += e * e - 1;
     }
     g[0] += g_ke * ke;

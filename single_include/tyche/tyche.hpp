@@ -13102,20 +13102,23 @@ struct dopri5 {
 };
 
 /// The doubles one solve needs besides its inputs and outputs: θ and the gradient of the
-/// right-hand side's program (dim each), its workspace, the Jacobian (K × Q) and the coupled
-/// state u = (y, S) of C = K (1 + Q) values with its seven stages and two more vectors.
+/// right-hand side's program (dim each), its workspace, the Jacobians (K × (K + P), P = dim −
+/// 2K − 1) and the coupled state u = (y, S) of C = K (1 + Q) values (Q columns of S) with its
+/// seven stages and two more vectors.
 TYCHE_HD inline std::size_t ode_solver_doubles(std::size_t k, std::size_t q, std::size_t dim, std::size_t ws) {
   const std::size_t c = k * (1 + q);
-  return 2 * dim + ws + k * q + 10 * c;
+  return 2 * dim + ws + k * (dim - k - 1) + 10 * c;
 }
 
 /// The coupled system's derivative at (t, u): u = (y: K values, S: K × Q row-major), du = (f,
 /// ∂f/∂y · S + [0 | ∂f/∂p]). θ's a, y and t are set here; its parameters (after 2K + 1) are
-/// the caller's. Q = K + P (the sensitivities' columns: y0, then the P parameters).
+/// the caller's. Q = y0c + P: the sensitivities' columns, y0's (y0c = K; none, y0c = 0, where y0
+/// is a constant), then the P parameters'. jac: ∂f/∂y and ∂f/∂p, K rows of K + P.
 template <std::size_t K, class View>
-TYCHE_HD TYCHE_NOINLINE void ode_coupled_rhs(const View& rhs, std::size_t q, double t, const double* u, double* du, double* theta,
-                              double* grad, double* ws, double* jac) {
-  const std::size_t p = q - K;
+TYCHE_HD TYCHE_NOINLINE void ode_coupled_rhs(const View& rhs, std::size_t q, std::size_t y0c, double t,
+                                             const double* u, double* du, double* theta, double* grad, double* ws,
+                                             double* jac) {
+  const std::size_t p = rhs.dim() - 2 * K - 1, nj = K + p;
   for (std::size_t k = 0; k < K; ++k) theta[K + k] = u[k];
   theta[2 * K] = t;
   for (std::size_t k = 0; k < K; ++k) {
@@ -13123,15 +13126,15 @@ TYCHE_HD TYCHE_NOINLINE void ode_coupled_rhs(const View& rhs, std::size_t q, dou
     rhs.template value_and_gradient<double>(theta, grad, ws);
     if (k == 0)
       for (std::size_t j = 0; j < K; ++j) du[j] = grad[j];  // ∂G/∂aⱼ = fⱼ, whatever a is
-    for (std::size_t l = 0; l < K; ++l) jac[k * q + l] = grad[K + l];
-    for (std::size_t l = 0; l < p; ++l) jac[k * q + K + l] = grad[2 * K + 1 + l];
+    for (std::size_t l = 0; l < K; ++l) jac[k * nj + l] = grad[K + l];
+    for (std::size_t l = 0; l < p; ++l) jac[k * nj + K + l] = grad[2 * K + 1 + l];
   }
   const double* s = u + K;
   double* ds = du + K;
   for (std::size_t k = 0; k < K; ++k)
     for (std::size_t j = 0; j < q; ++j) {
-      double v = j >= K ? jac[k * q + j] : 0.0;
-      for (std::size_t l = 0; l < K; ++l) v += jac[k * q + l] * s[l * q + j];
+      double v = j >= y0c ? jac[k * nj + K + (j - y0c)] : 0.0;
+      for (std::size_t l = 0; l < K; ++l) v += jac[k * nj + l] * s[l * q + j];
       ds[k * q + j] = v;
     }
 }
@@ -13155,21 +13158,23 @@ TYCHE_HD inline double ode_error_norm(std::size_t c, double hh, const double* k1
   return err;
 }
 
-/// Solves dy/dt = f(t, y), y(t0) = y0, for one chain in double: q holds y0 (K values) then the
+/// Solves dy/dt = f(t, y), y(t0) = y0, for one chain in double: qv holds y0 (K values) then the
 /// right-hand side's P parameters; out[k·n + r] is yₖ at times[r], sens[(k·n + r)·Q + j] its
-/// derivative by q[j]. w: ode_solver_doubles(K, Q, dim, workspace) doubles. False where the
+/// derivative by column j: y0's K values (y0c = K; y0c = 0: none, y0 a constant), then the P
+/// parameters. w: ode_solver_doubles(K, Q, dim, workspace) doubles. False where the
 /// solve failed (a non-finite start or derivative at it, max_num_steps steps between two
 /// output times, or a step size that no longer moves t): the caller then gives NaN.
 template <std::size_t K, class View>
-TYCHE_HD bool ode_rk45_solve(const View& rhs, const ode_settings& s, std::size_t q, const double* qv, double* out,
+TYCHE_HD bool ode_rk45_solve(const View& rhs, const ode_settings& s, std::size_t q, std::size_t y0c, const double* qv,
+                             double* out,
                              double* sens, double* w) {
   using tab = dopri5;
-  const std::size_t dim = rhs.dim(), p = q - K, c = K * (1 + q);
+  const std::size_t dim = rhs.dim(), p = dim - 2 * K - 1, c = K * (1 + q);
   double* theta = w;
   double* grad = theta + dim;
   double* ws = grad + dim;
   double* jac = ws + rhs.workspace_size;
-  double* u = jac + K * q;
+  double* u = jac + K * (K + p);
   double* k1 = u + c;
   double* k2 = k1 + c;
   double* k3 = k2 + c;
@@ -13180,16 +13185,16 @@ TYCHE_HD bool ode_rk45_solve(const View& rhs, const ode_settings& s, std::size_t
   double* tmp = k7 + c;
   double* unew = tmp + c;
   double* wsp = rhs.workspace_size > 0 ? ws : nullptr;
-  for (std::size_t i = 0; i < q; ++i)
+  for (std::size_t i = 0; i < K + p; ++i)
     if (!ode_finite(qv[i])) return false;
   for (std::size_t l = 0; l < p; ++l) theta[2 * K + 1 + l] = qv[K + l];
   for (std::size_t k = 0; k < K; ++k) {
     u[k] = qv[k];
-    for (std::size_t j = 0; j < q; ++j) u[K + k * q + j] = j == k ? 1.0 : 0.0;
+    for (std::size_t j = 0; j < q; ++j) u[K + k * q + j] = j == k && j < y0c ? 1.0 : 0.0;
   }
   const double rtol = s.relative_tolerance, atol = s.absolute_tolerance;
   double t = s.t0;
-  ode_coupled_rhs<K>(rhs, q, t, u, k1, theta, grad, wsp, jac);
+  ode_coupled_rhs<K>(rhs, q, y0c, t, u, k1, theta, grad, wsp, jac);
   for (std::size_t i = 0; i < c; ++i)
     if (!ode_finite(k1[i])) return false;
 
@@ -13211,7 +13216,7 @@ TYCHE_HD bool ode_rk45_solve(const View& rhs, const ode_settings& s, std::size_t
     const double span = s.times[s.n - 1] - t;
     if (h0 > span) h0 = span;
     for (std::size_t i = 0; i < c; ++i) tmp[i] = u[i] + h0 * k1[i];
-    ode_coupled_rhs<K>(rhs, q, t + h0, tmp, k2, theta, grad, wsp, jac);
+    ode_coupled_rhs<K>(rhs, q, y0c, t + h0, tmp, k2, theta, grad, wsp, jac);
     double d2 = 0;
     for (std::size_t i = 0; i < c; ++i) {
       const double sc = atol + rtol * ::fabs(u[i]);
@@ -13233,23 +13238,23 @@ TYCHE_HD bool ode_rk45_solve(const View& rhs, const ode_settings& s, std::size_t
       const double hh = last ? tout - t : h;
       if (!(hh > 0) || t + hh == t) return false;
       for (std::size_t i = 0; i < c; ++i) tmp[i] = u[i] + hh * tab::a21 * k1[i];
-      ode_coupled_rhs<K>(rhs, q, t + tab::c2 * hh, tmp, k2, theta, grad, wsp, jac);
+      ode_coupled_rhs<K>(rhs, q, y0c, t + tab::c2 * hh, tmp, k2, theta, grad, wsp, jac);
       for (std::size_t i = 0; i < c; ++i) tmp[i] = u[i] + hh * (tab::a31 * k1[i] + tab::a32 * k2[i]);
-      ode_coupled_rhs<K>(rhs, q, t + tab::c3 * hh, tmp, k3, theta, grad, wsp, jac);
+      ode_coupled_rhs<K>(rhs, q, y0c, t + tab::c3 * hh, tmp, k3, theta, grad, wsp, jac);
       for (std::size_t i = 0; i < c; ++i)
         tmp[i] = u[i] + hh * (tab::a41 * k1[i] + tab::a42 * k2[i] + tab::a43 * k3[i]);
-      ode_coupled_rhs<K>(rhs, q, t + tab::c4 * hh, tmp, k4, theta, grad, wsp, jac);
+      ode_coupled_rhs<K>(rhs, q, y0c, t + tab::c4 * hh, tmp, k4, theta, grad, wsp, jac);
       for (std::size_t i = 0; i < c; ++i)
         tmp[i] = u[i] + hh * (tab::a51 * k1[i] + tab::a52 * k2[i] + tab::a53 * k3[i] + tab::a54 * k4[i]);
-      ode_coupled_rhs<K>(rhs, q, t + tab::c5 * hh, tmp, k5, theta, grad, wsp, jac);
+      ode_coupled_rhs<K>(rhs, q, y0c, t + tab::c5 * hh, tmp, k5, theta, grad, wsp, jac);
       for (std::size_t i = 0; i < c; ++i)
         tmp[i] = u[i] + hh * (tab::a61 * k1[i] + tab::a62 * k2[i] + tab::a63 * k3[i] + tab::a64 * k4[i] +
                               tab::a65 * k5[i]);
       const double tn = last ? tout : t + hh;
-      ode_coupled_rhs<K>(rhs, q, tn, tmp, k6, theta, grad, wsp, jac);
+      ode_coupled_rhs<K>(rhs, q, y0c, tn, tmp, k6, theta, grad, wsp, jac);
       for (std::size_t i = 0; i < c; ++i)
         unew[i] = u[i] + hh * (tab::b1 * k1[i] + tab::b3 * k3[i] + tab::b4 * k4[i] + tab::b5 * k5[i] + tab::b6 * k6[i]);
-      ode_coupled_rhs<K>(rhs, q, tn, unew, k7, theta, grad, wsp, jac);
+      ode_coupled_rhs<K>(rhs, q, y0c, tn, unew, k7, theta, grad, wsp, jac);
       const double err = ode_error_norm(c, hh, k1, k3, k4, k5, k6, k7, u, unew, atol, rtol);
       if (err <= 1.0) {
         double fac = err == 0 ? 5.0 : 0.9 * ::pow(err, -0.2);
@@ -13291,9 +13296,10 @@ namespace ops {
 /// The op of an ODE solution: K state values at n output times, the right-hand side's program
 /// (θ = (a: K, y: K, t, the Outer parameters in operand order)); operand 0 is y0, operands
 /// 1 … Outer the parameters. Values: component k at output time r at k·n + r (scan_states'
-/// order). Owning: as scan_map's (the program moves into the model's fold_storage when the
-/// model is folded).
-template <class Program, std::size_t K, std::size_t Outer, bool Owning = true>
+/// order). Y0: y0 depends on parameters, so its K sensitivity columns are carried (a constant
+/// y0, a dose, needs none: a third fewer columns for a PK model). Owning: as scan_map's (the
+/// program moves into the model's fold_storage when the model is folded).
+template <class Program, std::size_t K, std::size_t Outer, bool Y0 = true, bool Owning = true>
 struct ode_map {
   static constexpr const char* name = "ode_rk45";
   static constexpr bool has_payload = true;
@@ -13316,7 +13322,7 @@ struct ode_map {
   /// The op of the folded tree: the program kept by `storage`, this op a view of it.
   template <class Storage>
     requires Owning
-  ode_map<Program, K, Outer, false> release_into(Storage& storage) const {
+  ode_map<Program, K, Outer, Y0, false> release_into(Storage& storage) const {
     storage.keep(program);
     return {program.get(), rhs, settings};
   }
@@ -13326,14 +13332,16 @@ struct ode_map {
     f(settings.times, settings.n);
     tyche::for_each_data_buffer(rhs, f);
   }
-  /// Q: the sensitivities' columns, y0's K and the parameters'.
-  TYCHE_HD std::size_t columns() const { return rhs.dim() - K - 1; }
+  /// The inputs of a solve: y0's K values and the P parameters.
+  TYCHE_HD std::size_t inputs() const { return rhs.dim() - K - 1; }
+  /// Q: the sensitivities' columns, y0's K (if Y0) and the parameters'.
+  TYCHE_HD std::size_t columns() const { return Y0 ? inputs() : inputs() - K; }
   /// S at the output times (m·Q values of T), then room for the lanes' solves in double: each
   /// lane's inputs, values and sensitivities, and one solver's workspace (twice the doubles in
   /// T's, so that a float or a batch of floats holds them too, and one more for alignment).
   std::size_t scratch_size(std::size_t m, const std::size_t*) const {
     const std::size_t q = columns();
-    return m * q + 2 * (q + m + m * q + detail::ode_solver_doubles(K, q, rhs.dim(), rhs.workspace_size)) + 1;
+    return m * q + 2 * (inputs() + m + m * q + detail::ode_solver_doubles(K, q, rhs.dim(), rhs.workspace_size)) + 1;
   }
 
   template <class T>
@@ -13341,10 +13349,10 @@ struct ode_map {
     using E = element_type_t<T>;
     using lanes = tyche::detail::lane_ops<T>;
     constexpr std::size_t L = lanes::size;
-    const std::size_t q = columns();
+    const std::size_t q = columns(), nin = inputs();
     T* sens = scratch;
     double* qs = detail::aligned_doubles(scratch + m * q);
-    double* outs = qs + L * q;
+    double* outs = qs + L * nin;
     double* senss = outs + L * m;
     double* w = senss + L * m * q;
     // Each lane's inputs in double: y0, then the parameters in operand order.
@@ -13354,11 +13362,11 @@ struct ode_map {
       for (std::size_t j = 0; j < 1 + Outer; ++j)
         for (std::size_t k = 0; k < in_n[j]; ++k, ++i) {
           lanes::store(buf, in[j][k]);
-          for (std::size_t l = 0; l < L; ++l) qs[l * q + i] = static_cast<double>(buf[l]);
+          for (std::size_t l = 0; l < L; ++l) qs[l * nin + i] = static_cast<double>(buf[l]);
         }
     }
     for (std::size_t l = 0; l < L; ++l)
-      if (!detail::ode_rk45_solve<K>(rhs, settings, q, qs + l * q, outs + l * m, senss + l * m * q, w)) {
+      if (!detail::ode_rk45_solve<K>(rhs, settings, q, Y0 ? K : 0, qs + l * nin, outs + l * m, senss + l * m * q, w)) {
         const double nan = ::nan("");
         for (std::size_t i = 0; i < m; ++i) outs[l * m + i] = nan;
         for (std::size_t i = 0; i < m * q; ++i) senss[l * m * q + i] = nan;
@@ -13380,7 +13388,7 @@ struct ode_map {
     const std::size_t q = columns();
     const T* sens = scratch;
     std::size_t col = 0;
-    for (std::size_t j = 0; j < 1 + Outer; ++j)
+    for (std::size_t j = Y0 ? 0 : 1; j < 1 + Outer; ++j)
       for (std::size_t k = 0; k < in_n[j]; ++k, ++col) {
         T acc = lift<T>(0.0);
         for (std::size_t i = 0; i < m; ++i) acc += adj[i] * sens[i * q + col];
@@ -13557,7 +13565,7 @@ auto ode_rk45_build(F&& f, const InitNode& init_node, double t0, const Times& ti
   auto program = std::make_shared<const Program>(
       compile_with_layout<layout>(objective, vector_param<scan_adjoint_name, K>{}, state_param{}, time_param{}));
   auto outer_nodes = scan_outer_nodes<outer>::make(*program, 3, rewritten.second);
-  using Op = ops::ode_map<Program, K, outer::size, true>;
+  using Op = ops::ode_map<Program, K, outer::size, (params_of<InitNode>::size > 0), true>;
   const ode_settings settings{t0, times.ptr, times.size(), rtol, atol, static_cast<std::size_t>(max_num_steps)};
   const Op op{program, program->view(), settings};
   return std::apply([&](const auto&... p) { return make_vector_op(op, K * times.size(), init_node, p...); },

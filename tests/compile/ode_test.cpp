@@ -294,16 +294,21 @@ TEST_CASE("ode_rk45: a solve that runs out of steps gives NaN, not an error or a
 }
 
 TEST_CASE("ode_rk45: sensitivity columns — loop invariants hoisted only where that saves columns", "[compile][ode]") {
-  // The solver carries ∂y/∂(y0, p) for f's parameters p: K + P columns. CL / V is hoisted (one
-  // column for two parameters); −ka stays in place (ka is used alone too: hoisting it would add
-  // a column); in the SIR form −beta beside beta likewise.
+  // The solver carries ∂y/∂(y0, p) for f's parameters p: K + P columns, or P where y0 is a
+  // constant. CL / V is hoisted (one column for two parameters); ka's exp(θ) is hoisted once
+  // for −ka and ka (the same subexpression); in the SIR form −beta beside beta likewise.
   static const std::vector<double> ts{1.0, 2.0};
   auto CL = lognormal<"CL">(0.0, 1.0);
   auto V = lognormal<"V">(0.0, 1.0);
   auto ka = lognormal<"ka">(0.0, 1.0);
   auto pk = ode_rk45([&](const auto&, const auto& y) { return std::tuple{-ka * y[0], ka * y[0] - CL / V * y[1]}; },
                      std::tuple{100.0, 0.0}, 0.0, data(ts));
-  CHECK(detail::as_node(pk).op.columns() == 2 + 2);
+  CHECK(detail::as_node(pk).op.columns() == 2);
+  CHECK(detail::as_node(pk).op.inputs() == 2 + 2);
+  auto D = lognormal<"D">(std::log(100.0), 0.2);  // y0 a parameter: its K columns too
+  auto pk_dose = ode_rk45([&](const auto&, const auto& y) { return std::tuple{-ka * y[0], ka * y[0] - CL / V * y[1]}; },
+                          std::tuple{D, 0.0}, 0.0, data(ts));
+  CHECK(detail::as_node(pk_dose).op.columns() == 2 + 2);
   auto beta = lognormal<"beta">(0.0, 1.0);
   auto gamma = lognormal<"gamma">(0.0, 1.0);
   auto sir = ode_rk45(
@@ -311,7 +316,7 @@ TEST_CASE("ode_rk45: sensitivity columns — loop invariants hoisted only where 
         return std::tuple{-beta * y[0] * y[1], beta * y[0] * y[1] - gamma * y[1], gamma * y[1]};
       },
       std::tuple{0.99, 0.01, 0.0}, 0.0, data(ts));
-  CHECK(detail::as_node(sir).op.columns() == 3 + 2);
+  CHECK(detail::as_node(sir).op.columns() == 2);
 }
 
 TEST_CASE("ode_rk45: a stage where f is not finite makes the step's error NaN (a rejection)", "[compile][ode]") {
