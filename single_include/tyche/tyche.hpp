@@ -9452,6 +9452,13 @@ inline constexpr std::size_t layout_index_v = [] {
   }
 }();
 
+/// Whether node N or a node below it is a vector (a loop runs over it when N is evaluated).
+template <class N>
+constexpr bool has_vector_node() {
+  if constexpr (is_vector_v<N>) return true;
+  else return []<class... Cs>(meta::list<Cs...>) { return (has_vector_node<Cs>() || ...); }(children_t<N>{});
+}
+
 /// One evaluation of Root at one point θ, with scalar type T. Grad selects value-only or
 /// value-and-gradient. Constructed, run once, discarded.
 template <class Root, class Layout, class T, bool Grad>
@@ -9460,8 +9467,12 @@ struct evaluation {
   using outer_state = slots<outer_entries, T>;
 
   // Copies, not references: grad may point anywhere, but not into this local object, so the
-  // compiler can keep payloads (constants, data pointers, offsets) in registers.
-  Root root;
+  // compiler can keep payloads (constants, data pointers, offsets) in registers. Except for an
+  // expression without loops (an ODE's right-hand side, a scalar scan step: a few dozen
+  // operations, evaluated millions of times): its payloads are read once each, and the copy —
+  // wide stores to the stack read back 8 bytes at a time, a store-forwarding stall — cost more
+  // than the evaluation (an ODE's gradient 19.5 → 13.5 µs with AVX-512, docs/benchmarks.md).
+  std::conditional_t<has_vector_node<Root>(), Root, const Root&> root;
   param_offsets<Layout> layout;
   const std::size_t* ws_offsets;
   const bool* aliased;  // per outer slot: equal to its alias candidate (graph.hpp)
@@ -13470,29 +13481,12 @@ struct ode_columns<meta::list<Ps...>> {
   static constexpr std::size_t value = (std::size_t{0} + ... + of<Ps>());
 };
 
-/// Whether node N holds no run-time value (a constant, data, a rule's payload): two of the same
-/// type are the same function of the parameters.
-template <class N>
-constexpr bool ode_payload_free() {
-  if constexpr (kind_of<N> == node_kind::param || kind_of<N> == node_kind::param_element ||
-                kind_of<N> == node_kind::literal) {
-    return !N::has_payload;  // an element's index is a run-time value: theta[0] and theta[1] share a type
-  } else if constexpr (kind_of<N> == node_kind::unary) {
-    return !N::has_payload && ode_payload_free<meta::at<0, children_t<N>>>();
-  } else if constexpr (kind_of<N> == node_kind::binary) {
-    return !N::has_payload && ode_payload_free<meta::at<0, children_t<N>>>() &&
-           ode_payload_free<meta::at<1, children_t<N>>>();
-  } else {
-    return false;
-  }
-}
-
 /// The first hoisted subexpression of the same type as subexpression J (J itself if none, or
-/// if it holds run-time values).
+/// if it holds run-time values: not shareable_v, e.g. an element's index).
 template <std::size_t J, class Tuple>
 constexpr std::size_t ode_first_same() {
   using H = std::tuple_element_t<J, Tuple>;
-  if constexpr (!ode_payload_free<H>()) {
+  if constexpr (!shareable_v<H>) {
     return J;
   } else {
     return []<std::size_t... I>(std::index_sequence<I...>) {

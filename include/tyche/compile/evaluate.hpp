@@ -201,6 +201,13 @@ inline constexpr std::size_t layout_index_v = [] {
   }
 }();
 
+/// Whether node N or a node below it is a vector (a loop runs over it when N is evaluated).
+template <class N>
+constexpr bool has_vector_node() {
+  if constexpr (is_vector_v<N>) return true;
+  else return []<class... Cs>(meta::list<Cs...>) { return (has_vector_node<Cs>() || ...); }(children_t<N>{});
+}
+
 /// One evaluation of Root at one point θ, with scalar type T. Grad selects value-only or
 /// value-and-gradient. Constructed, run once, discarded.
 template <class Root, class Layout, class T, bool Grad>
@@ -209,8 +216,12 @@ struct evaluation {
   using outer_state = slots<outer_entries, T>;
 
   // Copies, not references: grad may point anywhere, but not into this local object, so the
-  // compiler can keep payloads (constants, data pointers, offsets) in registers.
-  Root root;
+  // compiler can keep payloads (constants, data pointers, offsets) in registers. Except for an
+  // expression without loops (an ODE's right-hand side, a scalar scan step: a few dozen
+  // operations, evaluated millions of times): its payloads are read once each, and the copy —
+  // wide stores to the stack read back 8 bytes at a time, a store-forwarding stall — cost more
+  // than the evaluation (an ODE's gradient 19.5 → 13.5 µs with AVX-512, docs/benchmarks.md).
+  std::conditional_t<has_vector_node<Root>(), Root, const Root&> root;
   param_offsets<Layout> layout;
   const std::size_t* ws_offsets;
   const bool* aliased;  // per outer slot: equal to its alias candidate (graph.hpp)

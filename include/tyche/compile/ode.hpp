@@ -441,29 +441,12 @@ struct ode_columns<meta::list<Ps...>> {
   static constexpr std::size_t value = (std::size_t{0} + ... + of<Ps>());
 };
 
-/// Whether node N holds no run-time value (a constant, data, a rule's payload): two of the same
-/// type are the same function of the parameters.
-template <class N>
-constexpr bool ode_payload_free() {
-  if constexpr (kind_of<N> == node_kind::param || kind_of<N> == node_kind::param_element ||
-                kind_of<N> == node_kind::literal) {
-    return !N::has_payload;  // an element's index is a run-time value: theta[0] and theta[1] share a type
-  } else if constexpr (kind_of<N> == node_kind::unary) {
-    return !N::has_payload && ode_payload_free<meta::at<0, children_t<N>>>();
-  } else if constexpr (kind_of<N> == node_kind::binary) {
-    return !N::has_payload && ode_payload_free<meta::at<0, children_t<N>>>() &&
-           ode_payload_free<meta::at<1, children_t<N>>>();
-  } else {
-    return false;
-  }
-}
-
 /// The first hoisted subexpression of the same type as subexpression J (J itself if none, or
-/// if it holds run-time values).
+/// if it holds run-time values: not shareable_v, e.g. an element's index).
 template <std::size_t J, class Tuple>
 constexpr std::size_t ode_first_same() {
   using H = std::tuple_element_t<J, Tuple>;
-  if constexpr (!ode_payload_free<H>()) {
+  if constexpr (!shareable_v<H>) {
     return J;
   } else {
     return []<std::size_t... I>(std::index_sequence<I...>) {
