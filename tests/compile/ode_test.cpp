@@ -2,7 +2,10 @@
 // closed forms — exponential decay, a forced linear equation (f depends on t), one-compartment
 // oral absorption (two states, parameters in f and in y0) —, a nonlinear system (Lotka–Volterra)
 // against finite differences of tightly solved values, the tolerances doing what they say, SIMD
-// lanes and float, bad input named, and a solve that runs out of steps giving NaN.
+// lanes and float, bad input named, and a solve that runs out of steps giving NaN. ode_stiff
+// (Rosenbrock-W): the same closed forms, a stiff absorption that ode_rk45 cannot solve in the
+// steps ode_stiff needs, Robertson's chemical kinetics against published values and ode_rk45,
+// and its LU factorisation.
 #include <tyche/tyche.hpp>
 
 #include <catch2/catch.hpp>
@@ -130,16 +133,18 @@ const std::vector<double> pk_times{0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 12.0, 24.0};
 const std::vector<double> pk_conc{2.1, 3.0, 3.2, 2.6, 1.9, 1.4, 0.75, 0.12};
 constexpr double pk_dose = 100.0;
 
-template <class Dose, class... Extra>
+template <bool Stiff = false, class Dose, class... Extra>
 auto pk_model(const Dose& dose, double tol, const Extra&... extra) {
   auto CL = lognormal<"CL">(std::log(5.0), 0.5);
   auto V = lognormal<"V">(std::log(30.0), 0.5);
   auto ka = lognormal<"ka">(0.0, 0.5);
   auto sigma = lognormal<"sigma">(std::log(0.2), 0.5);
   const std::size_t n = pk_times.size();
-  auto sol = ode_rk45_tol(
-      [&](const auto&, const auto& a) { return std::tuple{-ka * a[0], ka * a[0] - CL / V * a[1]}; },
-      std::tuple{dose, 0.0}, 0.0, data(pk_times), tol, tol, 100000);
+  auto f = [&](const auto&, const auto& a) { return std::tuple{-ka * a[0], ka * a[0] - CL / V * a[1]}; };
+  auto sol = [&] {
+    if constexpr (Stiff) return ode_stiff_tol(f, std::tuple{dose, 0.0}, 0.0, data(pk_times), tol, tol, 100000);
+    else return ode_rk45_tol(f, std::tuple{dose, 0.0}, 0.0, data(pk_times), tol, tol, 100000);
+  }();
   auto conc = segment(sol, n + 1, n) / V;
   return model(joint(extra..., CL, V, ka, sigma, lognormal(log(assume_positive(conc)), sigma).observe(data(pk_conc))));
 }
@@ -264,6 +269,9 @@ TEST_CASE("ode_rk45: bad input is named", "[compile][ode]") {
   CHECK_THROWS_WITH(ode_rk45(f, 1.0, 0.0, data(bad)),
                     Catch::Matchers::Contains("value nan at index 2 (1-based); output times must be finite"));
   CHECK_THROWS_WITH(ode_rk45(f, 1.0, 0.0, data(none)), Catch::Matchers::Contains("are empty"));
+  CHECK_THROWS_WITH(ode_stiff(f, 1.0, 0.0, data(early)),
+                    Catch::Matchers::Contains("tyche::ode_stiff(f, y0, t0, ts): the output times ts have value 0"));
+  CHECK_THROWS_WITH(ode_stiff_tol(f, 1.0, 0.0, data(ok), 1e-6, 1e-6, -3), Catch::Matchers::Contains("max_num_steps is -3"));
   CHECK_THROWS_WITH(ode_rk45(f, 1.0, NAN, data(ok)), Catch::Matchers::Contains("t0 is nan"));
   CHECK_THROWS_WITH(ode_rk45_tol(f, 1.0, 0.0, data(ok), 0.0, 1e-6, 100),
                     Catch::Matchers::Contains("relative_tolerance is 0; it must be positive"));
@@ -363,4 +371,129 @@ TEST_CASE("ode_rk45: two doses by two solves, the second starting from the first
     const std::vector<double> p{std::log(5.0) + th[0], std::log(30.0) + th[1], th[2]};
     check_against(m, reference, p, 1e-7, "two doses");
   }
+}
+
+TEST_CASE("ode_stiff: closed forms — f that depends on t, oral absorption with the dose a parameter",
+          "[compile][ode]") {
+  // The forced linear equation y' = cos t − k y (∂f/∂t enters the stages), k from 0.2 to 2 and
+  // a stiff k = 500.
+  static const std::vector<double> ts{0.3, 1.1, 2.0, 3.7, 6.0};
+  static const std::vector<double> obs{1.2, 0.9, 0.4, -0.5, 0.6};
+  auto k = normal<"k">(1.0, 0.5);
+  auto y0 = normal<"y0">(1.0, 1.0);
+  auto y = ode_stiff_tol([&](const auto& t, const auto& yt) { return cos(t) - k * yt; }, y0, 0.0, data(ts), 1e-11,
+                         1e-11, 1000000);
+  const auto m = model(joint(k, y0, normal(y, 0.3).observe(data(obs))));
+  auto reference = [](const std::vector<double>& th) {
+    const double kk = th[0], a = th[1], c = 1 + kk * kk;
+    double lp = normal_log(kk, 1.0, 0.5) + normal_log(a, 1.0, 1.0);
+    for (std::size_t r = 0; r < ts.size(); ++r) {
+      const double t = ts[r];
+      const double yt = (kk * std::cos(t) + std::sin(t)) / c + (a - kk / c) * std::exp(-kk * t);
+      lp += normal_log(obs[r], yt, 0.3);
+    }
+    return lp;
+  };
+  for (const auto& th : tyche_test::random_points(3, 2, 0.2, 2.0, 76)) check_against(m, reference, th, 1e-7, "forced");
+  check_against(m, reference, {500.0, 1.5}, 1e-7, "forced, stiff");
+  // Oral absorption, the dose a parameter (y0's sensitivity columns).
+  auto D = lognormal<"D">(std::log(100.0), 0.2);
+  const auto pk = pk_model<true>(D, 1e-11, D);
+  auto pk_ref = [](const std::vector<double>& x) {
+    return normal_log(x[0], std::log(100.0), 0.2) + pk_reference({x[1], x[2], x[3], x[4]}, std::exp(x[0]));
+  };
+  check_against(pk, pk_ref, {std::log(90.0), std::log(4.5), std::log(28.0), 0.2, std::log(0.25)}, 1e-7, "pk, dose");
+}
+
+TEST_CASE("ode_stiff: a stiff absorption in the steps ode_rk45 runs out of", "[compile][ode]") {
+  // ka = 1e5 against an elimination rate of 0.3: the explicit method's step is bound by 3.3 / ka
+  // over the whole interval (about 1.4e5 steps to t = 4), the Rosenbrock-W method's only while
+  // the fast component moves (65–280 steps here at tolerances 1e-4 … 1e-6).
+  static const std::vector<double> ts{0.5, 1.0, 2.0, 4.0};
+  static const std::vector<double> obs{9.0, 7.5, 5.4, 3.0};
+  auto lka = normal<"lka">(std::log(1e5), 1.0);
+  auto lke = normal<"lke">(std::log(0.3), 1.0);
+  auto ka = exp(lka);
+  auto ke = exp(lke);
+  auto f = [&](const auto&, const auto& a) { return std::tuple{-ka * a[0], ka * a[0] - ke * a[1]}; };
+  auto stiff = ode_stiff_tol(f, std::tuple{10.0, 0.0}, 0.0, data(ts), 1e-6, 1e-6, 1000);
+  auto explicit_ = ode_rk45_tol(f, std::tuple{10.0, 0.0}, 0.0, data(ts), 1e-6, 1e-6, 1000);
+  const auto m = model(joint(lka, lke, normal(segment(stiff, 5, 4), 0.5).observe(data(obs))));
+  const auto m_explicit = model(joint(lka, lke, normal(segment(explicit_, 5, 4), 0.5).observe(data(obs))));
+  auto reference = [](const std::vector<double>& x) {
+    const double Ka = std::exp(x[0]), Ke = std::exp(x[1]);
+    double lp = normal_log(x[0], std::log(1e5), 1.0) + normal_log(x[1], std::log(0.3), 1.0);
+    for (std::size_t r = 0; r < ts.size(); ++r)
+      lp += normal_log(obs[r], 10 * Ka / (Ka - Ke) * (std::exp(-Ke * ts[r]) - std::exp(-Ka * ts[r])), 0.5);
+    return lp;
+  };
+  const std::vector<double> th{std::log(1.2e5), std::log(0.25)};
+  std::vector<double> g(2);
+  CHECK(std::isnan(m_explicit.log_prob_and_gradient(th, g)));
+  // At tolerances 1e-6 (the error of the values about 1e-6 relative, so the log density's
+  // about 1e-4 absolute here): the closed form and its gradient.
+  const double v = m.log_prob_and_gradient(th, g);
+  CHECK(v == Approx(reference(th)).margin(1e-3));
+  CHECK(g[0] == Approx(derivative(reference, th, 0)).margin(1e-3));
+  CHECK(g[1] == Approx(derivative(reference, th, 1)).epsilon(1e-4));
+}
+
+TEST_CASE("ode_stiff: Robertson's chemical kinetics against published values and ode_rk45", "[compile][ode]") {
+  // y₁' = −k₁y₁ + k₃y₂y₃, y₂' = k₁y₁ − k₃y₂y₃ − k₂y₂², y₃' = k₂y₂² (k = 0.04, 3·10⁷, 10⁴): rate
+  // constants nine orders apart. The values at t = 40 against Hairer & Wanner, Solving ODEs II
+  // (IV.10); at t = 0.4 and 4 against ode_rk45 solved to 1e-12 (about 10⁴ steps, bound by
+  // stability: the reason for a stiff solver); the gradient against finite differences of the
+  // model's own log density; lanes and float.
+  static const std::vector<double> ts{0.4, 4.0, 40.0}, ts_early{0.4, 4.0};
+  static const std::vector<double> obs{0.98, 0.9, 0.72, 3e-5, 2e-5, 1e-5, 0.015, 0.09, 0.28};
+  static const std::vector<double> scale{0.01, 0.01, 0.01, 1e-5, 1e-5, 1e-5, 0.01, 0.01, 0.01};
+  auto lk = normal<"lk">(0.0, 1.0, shape<3>);  // log(k / (0.04, 3e7, 1e4))
+  auto k1 = 0.04 * exp(lk[0]);
+  auto k2 = 3e7 * exp(lk[1]);
+  auto k3 = 1e4 * exp(lk[2]);
+  auto f = [&](const auto&, const auto& y) {
+    return std::tuple{-k1 * y[0] + k3 * y[1] * y[2], k1 * y[0] - k3 * y[1] * y[2] - k2 * y[1] * y[1],
+                      k2 * y[1] * y[1]};
+  };
+  const std::vector<double> zero{0.0, 0.0, 0.0};
+  const double prior = -1.5 * std::log(2 * std::acos(-1.0));  // the three normal(0, 1) priors at 0
+  {
+    // Values as weighted sums (each term about 1: one solve checks several values), the log
+    // density of a model that is the prior plus the sum.
+    auto sol = ode_stiff_tol(f, std::tuple{1.0, 0.0, 0.0}, 0.0, data(ts), 1e-10, 1e-14, 100000);
+    auto ref = ode_rk45_tol(f, std::tuple{1.0, 0.0, 0.0}, 0.0, data(ts_early), 1e-12, 1e-16, 1000000);
+    auto weighted = [&](const auto& solution, const std::vector<double>& w) {
+      return model(joint(lk, target(sum(solution * data(w))))).log_prob(zero) - prior;
+    };
+    static const std::vector<double> w_ref{1.0, 1.0, 3e4, 4e4, 60.0, 10.0};
+    static const std::vector<double> w_sol{1.0, 1.0, 1.0, 3e4, 4e4, 1e5, 60.0, 10.0, 1.0};
+    const double published = 0.7158270687193 + 1e5 * 9.185534764e-6 + 0.2841637457;  // t = 40
+    CHECK(weighted(sol, w_sol) == Approx(weighted(ref, w_ref) + published).epsilon(1e-9));
+  }
+  // The gradient, lanes and float at tolerances 1e-8 (the gradient's finite differences of the
+  // solve's own values: smooth to ~1e-9 there).
+  auto sol = ode_stiff_tol(f, std::tuple{1.0, 0.0, 0.0}, 0.0, data(ts), 1e-8, 1e-12, 100000);
+  const auto m = model(joint(lk, normal(sol, data(scale)).observe(data(obs))));
+  const std::vector<double> th{0.1, -0.2, 0.15};
+  auto value = [&](const std::vector<double>& x) { return m.log_prob(x); };
+  check_against(m, value, th, 1e-6, "Robertson");
+  tyche_test::check_lanes(m.program(), tyche_test::random_points(2, 3, -0.2, 0.2, 77), "Robertson lanes");
+  tyche_test::check_float(m.program(), th, "Robertson float");
+}
+
+TEST_CASE("ode_stiff: its LU factorisation pivots and solves", "[compile][ode]") {
+  // A first pivot of zero (row exchange needed); M x = b with x = (1, −2, 3), b by hand; a
+  // strided right-hand side (a sensitivity column); a singular matrix reported.
+  double m[9] = {0, 2, 1, 1, 1, 1, 4, -1, 2};
+  std::size_t piv[3];
+  REQUIRE(detail::ode_lu<3>(m, piv));
+  double b[6] = {-1, 0, 2, 0, 12, 0};  // b = M (1, −2, 3) = (−1, 2, 12), stride 2
+  detail::ode_lu_solve<3>(m, piv, b, 2);
+  CHECK(b[0] == Approx(1.0).epsilon(1e-14));
+  CHECK(b[2] == Approx(-2.0).epsilon(1e-14));
+  CHECK(b[4] == Approx(3.0).epsilon(1e-14));
+  CHECK(b[1] == 0.0);
+  double singular[4] = {1, 2, 2, 4};
+  std::size_t piv2[2];
+  CHECK_FALSE(detail::ode_lu<2>(singular, piv2));
 }

@@ -1,4 +1,4 @@
-// expect: ode_rk45\(f, y0, t0, ts\) requires the state's size to be known at compile time
+// expect: ode_stiff\(f, y0, t0, ts\) requires the state's size to be known at compile time
 // y0 as data(v): its size is known only at run time, so the state's cannot be.
 #include <tyche/tyche.hpp>
 #include <vector>
