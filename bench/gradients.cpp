@@ -963,12 +963,15 @@ struct categorical_glm_hand {
 // written by hand (p = (ka, ke)), and the likelihood's gradient through the sensitivities by hand:
 // the row measures what compiling f from an expression costs against writing it out.
 
+// pk_stiff: the same with ka = 200 (absorbed within minutes, observed over a day: stiff) by
+// ode_stiff, its twin by tyche::detail::ode_stiff_solve.
+
 struct pk_data {
   std::vector<double> times{0.25, 0.5, 1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24}, conc, log_conc;
-  pk_data() {
+  explicit pk_data(double ka = 1.2) {
     std::mt19937_64 rng(7);
     std::normal_distribution<double> z(0, 1);
-    const double ke = 5.0 / 30.0, ka = 1.2;
+    const double ke = 5.0 / 30.0;
     for (const double t : times) {
       conc.push_back(100 * ka / (30 * (ka - ke)) * (std::exp(-ke * t) - std::exp(-ka * t)) * std::exp(0.15 * z(rng)));
       log_conc.push_back(std::log(conc.back()));
@@ -995,20 +998,23 @@ struct pk_rhs_hand {
   }
 };
 
-struct pk_hand {
+template <bool Stiff>
+struct pk_hand_t {
   const pk_data* d;
   double operator()(const double* __restrict th, double* __restrict g) const {
     constexpr std::size_t n = 12, q = 2;  // sensitivities' columns: ka, ke (y0 is a constant)
     const double lcl = th[0], lv = th[1], lka = th[2], ls = th[3];
     const double ka = std::exp(lka), ke = std::exp(lcl - lv), s = std::exp(ls);
     thread_local std::vector<double> out(2 * n), sens(2 * n * q),
-        w(tyche::detail::ode_solver_doubles(2, q, 7, 0));
+        w(Stiff ? tyche::detail::ode_stiff_doubles(2, q, 7, 0) : tyche::detail::ode_solver_doubles(2, q, 7, 0));
     const double qv[4] = {100.0, 0.0, ka, ke};  // y0, then the parameters
     const tyche::detail::ode_settings set{0.0, d->times.data(), n, 1e-6, 1e-6, 1000000};
-    if (!tyche::detail::ode_rk45_solve<2>(pk_rhs_hand{}, set, q, 0, qv, out.data(), sens.data(), w.data()))
-      return std::nan("");
+    const bool solved =
+        Stiff ? tyche::detail::ode_stiff_solve<2>(pk_rhs_hand{}, set, q, 0, qv, out.data(), sens.data(), w.data())
+              : tyche::detail::ode_rk45_solve<2>(pk_rhs_hand{}, set, q, 0, qv, out.data(), sens.data(), w.data());
+    if (!solved) return std::nan("");
     // priors: normal on each log (the lognormal and its log-Jacobian)
-    const double m[4] = {std::log(5.0), std::log(30.0), 0.0, std::log(0.2)};
+    const double m[4] = {std::log(5.0), std::log(30.0), Stiff ? std::log(200.0) : 0.0, std::log(0.2)};
     double lp = 0;
     for (int i = 0; i < 4; ++i) {
       const double z = (th[i] - m[i]) / 0.5;
@@ -1032,6 +1038,8 @@ struct pk_hand {
     return lp;
   }
 };
+
+using pk_hand = pk_hand_t<false>;
 
 /// Registers <name>: a model m (heap, kept alive by the closures) against a twin.
 template <class Model, class Hand>
@@ -1480,6 +1488,24 @@ int main(int argc, char** argv) {
     };
     auto pk_model = std::make_shared<decltype(make())>(make());
     register_model("pk_ode", pk_model, pk_hand{&pd}, {std::log(4.5), std::log(32.0), 0.1, std::log(0.18)});
+  }
+  // --- pk_stiff by ode_stiff ---
+  {
+    static const pk_data pd(200.0);
+    auto make = [] {
+      auto CL = lognormal<"CL">(std::log(5.0), 0.5);
+      auto V = lognormal<"V">(std::log(30.0), 0.5);
+      auto ka = lognormal<"ka">(std::log(200.0), 0.5);
+      auto sigma = lognormal<"sigma">(std::log(0.2), 0.5);
+      const std::size_t n = pd.times.size();
+      auto sol = ode_stiff([=](const auto&, const auto& y) { return std::tuple{-ka * y[0], ka * y[0] - CL / V * y[1]}; },
+                           std::tuple{100.0, 0.0}, 0.0, data(pd.times));
+      auto conc = assume_positive(segment(sol, n + 1, n) / V);
+      return model(joint(CL, V, ka, sigma, lognormal(log(conc), sigma).observe(data(pd.conc))));
+    };
+    auto pk_model = std::make_shared<decltype(make())>(make());
+    register_model("pk_stiff", pk_model, pk_hand_t<true>{&pd},
+                   {std::log(4.5), std::log(32.0), std::log(180.0), std::log(0.18)});
   }
 
   std::fprintf(stderr, "gradients: all tyche programs agree with their hand-written twins\n");

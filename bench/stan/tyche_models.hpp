@@ -10,6 +10,7 @@
 //   corr_gaussian_100
 //   covertype                               logistic_regression with K = 54, data in memory
 //   pk_ode                                  ode_rk45, tolerances from the data file
+//   pk_stiff                                ode_stiff (absorption 1,200x elimination), likewise
 //
 // Each function returns `auto`, so the compiler builds its model — the types, the partial
 // evaluation, the gradient — wherever the function is defined, called or not. The compile rows
@@ -182,19 +183,20 @@ inline auto covertype(std::vector<double> x, std::vector<double> y) {
 }
 #endif
 
-#if !defined(BENCH_TYCHE_ONE) || defined(BENCH_TYCHE_ONE_pk_ode)
-// ---- pk_ode ----------------------------------------------------------------------------------------
-// One-compartment oral absorption by ode_rk45 (bench/stan/models/pk_ode.stan): g' = −ka g,
+#if !defined(BENCH_TYCHE_ONE) || defined(BENCH_TYCHE_ONE_pk_ode) || defined(BENCH_TYCHE_ONE_pk_stiff)
+// ---- pk_ode, pk_stiff -------------------------------------------------------------------------------
+// One-compartment oral absorption (bench/stan/models/pk_ode.stan, pk_stiff.stan): g' = −ka g,
 // c' = ka g − (CL/V) c, (g, c)(0) = (dose, 0), ka = CL/V + kd (absorption faster than elimination:
-// no flip-flop mode); conc ~ lognormal(log(c/V), sigma); CL, V, kd, sigma lognormal priors.
-// ode_rk45_tol with the data file's rel_tol, abs_tol and max_num_steps.
-// θ = (log CL, log V, log kd, log sigma).
+// no flip-flop mode); conc ~ lognormal(log(c/V), sigma); CL, V, kd, sigma lognormal priors, kd's
+// median 1 (pk_ode, ode_rk45_tol) or 200 (pk_stiff, ode_stiff_tol), with the data file's rel_tol,
+// abs_tol and max_num_steps. θ = (log CL, log V, log kd, log sigma).
 struct pk_ode_data {
   std::vector<double> ts, conc;
   double dose = 0, rel_tol = 0, abs_tol = 0;
   long long max_num_steps = 0;
 };
-inline auto pk_ode(const tyche::data_file& d) {
+template <bool Stiff>
+auto pk_one_compartment(const tyche::data_file& d) {
   using namespace tyche;
   const auto n = static_cast<std::size_t>(d.integer("N"));
   auto s = std::make_unique<pk_ode_data>();
@@ -207,16 +209,27 @@ inline auto pk_ode(const tyche::data_file& d) {
   return tyche_examples::detail::make_posterior(std::unique_ptr<const pk_ode_data>(std::move(s)), [](const pk_ode_data& s) {
     auto CL = lognormal<"CL">(std::log(5.0), 0.5);
     auto V = lognormal<"V">(std::log(30.0), 0.5);
-    auto kd = lognormal<"kd">(0.0, 0.5);
+    auto kd = lognormal<"kd">(Stiff ? std::log(200.0) : 0.0, 0.5);
     auto sigma = lognormal<"sigma">(std::log(0.2), 0.5);
     auto ka = CL / V + kd;
     const std::size_t n = s.ts.size();
-    auto sol = ode_rk45_tol([&](const auto&, const auto& y) { return std::tuple{-ka * y[0], ka * y[0] - CL / V * y[1]}; },
-                            std::tuple{s.dose, 0.0}, 0.0, data(s.ts), s.rel_tol, s.abs_tol, s.max_num_steps);
+    auto f = [&](const auto&, const auto& y) { return std::tuple{-ka * y[0], ka * y[0] - CL / V * y[1]}; };
+    auto sol = [&] {
+      if constexpr (Stiff)
+        return ode_stiff_tol(f, std::tuple{s.dose, 0.0}, 0.0, data(s.ts), s.rel_tol, s.abs_tol, s.max_num_steps);
+      else
+        return ode_rk45_tol(f, std::tuple{s.dose, 0.0}, 0.0, data(s.ts), s.rel_tol, s.abs_tol, s.max_num_steps);
+    }();
     auto conc = assume_positive(segment(sol, n + 1, n) / V);
     return model(joint(CL, V, kd, sigma, lognormal(log(conc), sigma).observe(data(s.conc))));
   });
 }
+#endif
+#if !defined(BENCH_TYCHE_ONE) || defined(BENCH_TYCHE_ONE_pk_ode)
+inline auto pk_ode(const tyche::data_file& d) { return pk_one_compartment<false>(d); }
+#endif
+#if !defined(BENCH_TYCHE_ONE) || defined(BENCH_TYCHE_ONE_pk_stiff)
+inline auto pk_stiff(const tyche::data_file& d) { return pk_one_compartment<true>(d); }
 #endif
 
 }  // namespace tyche_bench

@@ -13,6 +13,7 @@ which turns the same file into a stan::io::array_var_context) read these very fi
   glmm_poisson.json                synthetic, seed 20261121 (see glmm_poisson below)
   corr_gaussian_100.json           synthetic, seed 20261121 (see corr_gaussian below)
   pk_ode.json                      synthetic, seed 79 (see pk_ode below)
+  pk_stiff.json                    synthetic, seed 80 (see pk_stiff below)
 (logistic_regression.json, the 10,000 x 100 data of bench/synthetic.hpp, is written by
 write_logistic_data.cpp.)
 
@@ -103,6 +104,21 @@ def pk_ode():
             "max_num_steps": 1000000}
 
 
+def pk_stiff():
+    """The stiff one-compartment model (bench/stan/models/pk_stiff.stan): 12 concentrations of
+    CL = 5, V = 30, ka = CL / V + 200 after a dose of 100, lognormal error sigma = 0.15, seed 80;
+    the ODE solved at Stan's ode_bdf defaults, rel_tol = abs_tol = 1e-6, by both systems' stiff
+    solvers (what their users get; bench/stan/run.sh says how close the two are there)."""
+    rng = random.Random(80)
+    ts = [0.25, 0.5, 1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24]
+    ke = 5.0 / 30.0
+    ka = ke + 200.0
+    conc = [round(100 * ka / (30 * (ka - ke)) * (math.exp(-ke * t) - math.exp(-ka * t))
+                  * math.exp(0.15 * rng.gauss(0, 1)), 6) for t in ts]
+    return {"N": len(ts), "ts": ts, "conc": conc, "dose": 100.0, "rel_tol": 1e-6, "abs_tol": 1e-6,
+            "max_num_steps": 1000000}
+
+
 def write(path, data):
     text = json.dumps(data, indent=1) + "\n"
     if os.path.exists(path):
@@ -139,6 +155,7 @@ def main():
     write(os.path.join(out, "glmm_poisson.json"), glmm_poisson())
     write(os.path.join(out, "corr_gaussian_100.json"), corr_gaussian())
     write(os.path.join(out, "pk_ode.json"), pk_ode())
+    write(os.path.join(out, "pk_stiff.json"), pk_stiff())
 
 
 if __name__ == "__main__":

@@ -438,22 +438,20 @@ TYCHE_HD bool ode_stiff_solve(const View& rhs, const ode_settings& s, std::size_
         ode_coupled_rhs<K>(rhs, q, y0c, last ? tout : t + hh, tmp, k4, theta, grad, wsp, jac);
         for (std::size_t i = 0; i < c; ++i) tmp[i] = tab::g41 * k1[i] + tab::g42 * k2[i] + tab::g43 * k3[i];
         stage(k4, k4, hh, tab::g41 + tab::g42 + tab::g43 + tab::gamma, tmp);
-        // The new values (in tmp) and the error, in the max norm over the state and its
-        // sensitivities (as ode_rk45's), NaN where any stage was not finite.
+        // The new values (in tmp) and the error, in the RMS norm over the state and its
+        // sensitivities (as CVODES, which Stan's ode_bdf calls, and Hairer's RODAS measure it;
+        // ode_rk45 takes the max norm, as Stan's odeint does), NaN where any stage was not finite.
         err = 0;
         for (std::size_t i = 0; i < c; ++i) {
           const double un = u[i] + tab::b1 * k1[i] + tab::b2 * k2[i] + tab::b3 * k3[i] + tab::b4 * k4[i];
           const double e = (tab::b1 - tab::bh1) * k1[i] + (tab::b2 - tab::bh2) * k2[i] +
                            (tab::b3 - tab::bh3) * k3[i] + (tab::b4 - tab::bh4) * k4[i];
           const double a = ::fabs(u[i]), b = ::fabs(un);
-          const double ri = ::fabs(e) / (atol + rtol * (a > b ? a : b));
+          const double ri = e / (atol + rtol * (a > b ? a : b));
           tmp[i] = un;
-          if (ri != ri) {
-            err = ri;
-            break;
-          }
-          if (ri > err) err = ri;
+          err += ri * ri;
         }
+        err = ::sqrt(err / double(c));
       }
       const double tn = last ? tout : t + hh;
       if (err <= 1.0 && !at_start(tn, tmp)) {
@@ -695,8 +693,36 @@ constexpr std::size_t ode_first_same() {
   }
 }
 
+/// What a negation negates (void for any other node).
+template <class N>
+struct ode_negated {
+  using type = void;
+};
+template <class A>
+struct ode_negated<unary_node<rules::negate, A>> {
+  using type = A;
+};
+
+/// The hoisted subexpression whose negation subexpression J is (−ka beside ka, ka = CL/V + kd:
+/// not a function of one parameter, so hoisted whole both times), J itself if none.
+template <std::size_t J, class Tuple>
+constexpr std::size_t ode_negation_of() {
+  using H = std::tuple_element_t<J, Tuple>;
+  using A = typename ode_negated<node_t<H>>::type;
+  if constexpr (!shareable_v<H> || std::is_void_v<A>) {
+    return J;
+  } else {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      std::size_t of = J;
+      ((of = (of == J && I != J && std::is_same_v<node_t<std::tuple_element_t<I, Tuple>>, A>) ? I : of), ...);
+      return of;
+    }(std::make_index_sequence<std::tuple_size_v<Tuple>>{});
+  }
+}
+
 /// (node, hoisted) with each placeholder whose subexpression repeats an earlier one's (ka's
-/// exp(θ), used in two terms of f) replaced by the earlier placeholder: one parameter of f, so
+/// exp(θ), used in two terms of f) replaced by the earlier placeholder, and each whose
+/// subexpression is another's negation by that one's placeholder negated: one parameter of f, so
 /// one sensitivity column. The hoisted tuple is kept whole (an unused entry is not an operand).
 template <std::size_t J, class Pair>
 auto ode_dedupe_hoists(const Pair& p) {
@@ -705,7 +731,12 @@ auto ode_dedupe_hoists(const Pair& p) {
     return p;
   } else {
     constexpr std::size_t first = ode_first_same<J, Tuple>();
-    if constexpr (first == J) {
+    constexpr std::size_t negation_of = ode_negation_of<J, Tuple>();
+    if constexpr (first == J && negation_of != J) {
+      constexpr std::size_t target = ode_first_same<negation_of, Tuple>();  // that one's placeholder, deduplicated
+      auto node = substitute<param<hoist_name<J>()>>(p.first, -param<hoist_name<target>()>{});
+      return ode_dedupe_hoists<J + 1>(std::pair{node, p.second});
+    } else if constexpr (first == J) {
       return ode_dedupe_hoists<J + 1>(p);
     } else {
       auto node = substitute<param<hoist_name<J>()>>(p.first, param<hoist_name<first>()>{});
