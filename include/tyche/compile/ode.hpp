@@ -390,10 +390,14 @@ TYCHE_HD bool ode_stiff_solve(const View& rhs, const ode_settings& s, std::size_
   const double rtol = s.relative_tolerance, atol = s.absolute_tolerance;
   double t = s.t0;
   // The derivative, ∂f/∂y and ∂f/∂t at (tt, uu), a step's start; false where not finite.
+  // A W-method keeps its order whatever matrix and time derivative it is given, so a
+  // non-finite entry of ∂f/∂y or ∂f/∂t (√t at t = 0) is taken as 0 rather than failing the solve.
   const auto at_start = [&](double tt, const double* uu) {
     ode_coupled_rhs<K>(rhs, q, y0c, tt, uu, f0, theta, grad, wsp, jac, ft);
-    for (std::size_t i = 0; i < K; ++i)
-      for (std::size_t l = 0; l < K; ++l) jy[i * K + l] = jac[i * nj + l];
+    for (std::size_t i = 0; i < K; ++i) {
+      for (std::size_t l = 0; l < K; ++l) jy[i * K + l] = ode_finite(jac[i * nj + l]) ? jac[i * nj + l] : 0.0;
+      if (!ode_finite(ft[i])) ft[i] = 0.0;
+    }
     for (std::size_t i = 0; i < c; ++i)
       if (!ode_finite(f0[i])) return false;
     return true;
@@ -438,20 +442,30 @@ TYCHE_HD bool ode_stiff_solve(const View& rhs, const ode_settings& s, std::size_
         ode_coupled_rhs<K>(rhs, q, y0c, last ? tout : t + hh, tmp, k4, theta, grad, wsp, jac);
         for (std::size_t i = 0; i < c; ++i) tmp[i] = tab::g41 * k1[i] + tab::g42 * k2[i] + tab::g43 * k3[i];
         stage(k4, k4, hh, tab::g41 + tab::g42 + tab::g43 + tab::gamma, tmp);
-        // The new values (in tmp) and the error, in the RMS norm over the state and its
-        // sensitivities (as CVODES, which Stan's ode_bdf calls, and Hairer's RODAS measure it;
-        // ode_rk45 takes the max norm, as Stan's odeint does), NaN where any stage was not finite.
-        err = 0;
+        // The new values (in tmp) and the error: the largest of the RMS norms of the state's
+        // and of each sensitivity column's scaled errors (as CVODES measures them with
+        // sensitivity error control, Stan's ode_bdf setting; ode_rk45 takes the max norm over
+        // every value, as Stan's odeint does), NaN where any stage was not finite.
         for (std::size_t i = 0; i < c; ++i) {
           const double un = u[i] + tab::b1 * k1[i] + tab::b2 * k2[i] + tab::b3 * k3[i] + tab::b4 * k4[i];
           const double e = (tab::b1 - tab::bh1) * k1[i] + (tab::b2 - tab::bh2) * k2[i] +
                            (tab::b3 - tab::bh3) * k3[i] + (tab::b4 - tab::bh4) * k4[i];
           const double a = ::fabs(u[i]), b = ::fabs(un);
-          const double ri = e / (atol + rtol * (a > b ? a : b));
+          r[i] = e / (atol + rtol * (a > b ? a : b));
           tmp[i] = un;
-          err += ri * ri;
         }
-        err = ::sqrt(err / double(c));
+        err = 0;
+        for (std::size_t b = 0; b <= q; ++b) {
+          const std::size_t off = b == 0 ? 0 : K + (b - 1), stride = b == 0 ? 1 : q;
+          double sq = 0;
+          for (std::size_t l = 0; l < K; ++l) sq += r[off + l * stride] * r[off + l * stride];
+          const double nb = ::sqrt(sq / double(K));
+          if (nb != nb) {
+            err = nb;
+            break;
+          }
+          if (nb > err) err = nb;
+        }
       }
       const double tn = last ? tout : t + hh;
       if (err <= 1.0 && !at_start(tn, tmp)) {
@@ -739,8 +753,17 @@ auto ode_dedupe_hoists(const Pair& p) {
     } else if constexpr (first == J) {
       return ode_dedupe_hoists<J + 1>(p);
     } else {
-      auto node = substitute<param<hoist_name<J>()>>(p.first, param<hoist_name<first>()>{});
-      return ode_dedupe_hoists<J + 1>(std::pair{node, p.second});
+      // A repeat of `first`: its placeholder, or, where `first` was itself a negation replaced by
+      // another's placeholder negated, that.
+      constexpr std::size_t first_negates = ode_negation_of<first, Tuple>();
+      if constexpr (first_negates != first) {
+        auto node = substitute<param<hoist_name<J>()>>(
+            p.first, -param<hoist_name<ode_first_same<first_negates, Tuple>()>()>{});
+        return ode_dedupe_hoists<J + 1>(std::pair{node, p.second});
+      } else {
+        auto node = substitute<param<hoist_name<J>()>>(p.first, param<hoist_name<first>()>{});
+        return ode_dedupe_hoists<J + 1>(std::pair{node, p.second});
+      }
     }
   }
 }
