@@ -13907,6 +13907,17 @@ auto ode_impl(F&& f, const Init& y0, double t0, const Ts& ts, double rtol, doubl
     return ode_build<K, Stiff>(std::forward<F>(f), init_node, t0, times, rtol, atol, max_num_steps);
   }
 }
+/// ode_rk45_tol (Stiff false) and ode_stiff_tol: the output times checked to be data, then built.
+template <bool Stiff, class F, class Init, class Ts>
+auto ode_tol(F&& f, const Init& y0, double t0, const Ts& ts, double rtol, double atol, long long max_num_steps) {
+  static_assert(ode_times_are_data<Ts>(),
+                "tyche::ode_rk45/ode_stiff(f, y0, t0, ts) requires the output times ts as data: data(ts) of a "
+                "std::vector<double>");
+  if constexpr (ode_times_are_data<Ts>())
+    return ode_impl<Stiff>(std::forward<F>(f), y0, t0, ts, rtol, atol, max_num_steps);
+  else
+    return 0.0;
+}
 }  // namespace detail
 
 /// ode_rk45 with its tolerances and step limit given (Stan's ode_rk45_tol): the error of each
@@ -13916,14 +13927,8 @@ auto ode_impl(F&& f, const Init& y0, double t0, const Ts& ts, double rtol, doubl
 template <class F, class Init, class Ts>
 auto ode_rk45_tol(F&& f, const Init& y0, double t0, const Ts& ts, double relative_tolerance,
                   double absolute_tolerance, long long max_num_steps) {
-  static_assert(detail::ode_times_are_data<Ts>(),
-                "tyche::ode_rk45/ode_stiff(f, y0, t0, ts) requires the output times ts as data: data(ts) of a "
-                "std::vector<double>");
-  if constexpr (detail::ode_times_are_data<Ts>())
-    return detail::ode_impl<false>(std::forward<F>(f), y0, t0, ts, relative_tolerance, absolute_tolerance,
-                                   max_num_steps);
-  else
-    return 0.0;
+  return detail::ode_tol<false>(std::forward<F>(f), y0, t0, ts, relative_tolerance, absolute_tolerance,
+                                max_num_steps);
 }
 
 /// The solution of dy/dt = f(t, y), y(t0) = y0, at the output times ts (Stan's ode_rk45):
@@ -13941,7 +13946,7 @@ auto ode_rk45_tol(F&& f, const Init& y0, double t0, const Ts& ts, double relativ
 /// at most 10⁶ steps between two output times: ode_rk45_tol sets them), the gradient by forward
 /// sensitivities. Where a solve fails (those steps run out; f not finite at the start) the values
 /// are NaN, so the log density is NaN and the sampler rejects that point as Stan does. For stiff
-/// systems an explicit method needs very many steps: tighten the priors or raise max_num_steps.
+/// systems an explicit method needs very many steps: ode_stiff is the solver for them.
 ///
 /// Example, one-compartment oral absorption (gut and central amounts; CL, V, ka random variables):
 ///     auto sol = ode_rk45([&](const auto& t, const auto& a) {
@@ -13958,14 +13963,8 @@ auto ode_rk45(F&& f, const Init& y0, double t0, const Ts& ts) {
 template <class F, class Init, class Ts>
 auto ode_stiff_tol(F&& f, const Init& y0, double t0, const Ts& ts, double relative_tolerance,
                    double absolute_tolerance, long long max_num_steps) {
-  static_assert(detail::ode_times_are_data<Ts>(),
-                "tyche::ode_rk45/ode_stiff(f, y0, t0, ts) requires the output times ts as data: data(ts) of a "
-                "std::vector<double>");
-  if constexpr (detail::ode_times_are_data<Ts>())
-    return detail::ode_impl<true>(std::forward<F>(f), y0, t0, ts, relative_tolerance, absolute_tolerance,
-                                  max_num_steps);
-  else
-    return 0.0;
+  return detail::ode_tol<true>(std::forward<F>(f), y0, t0, ts, relative_tolerance, absolute_tolerance,
+                               max_num_steps);
 }
 
 /// The solution of a stiff ODE dy/dt = f(t, y), y(t0) = y0, at the output times ts: the same

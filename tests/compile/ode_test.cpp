@@ -103,26 +103,31 @@ TEST_CASE("ode_rk45: the tolerances bound the error", "[compile][ode]") {
   }
 }
 
+namespace {
+// y' = cos(t) − k y, y(0) = y0: y(t) = (k cos t + sin t)/(1 + k²) + (y0 − k/(1 + k²)) e^(−kt),
+// observed at five times; k ~ normal(1, 0.5), y0 ~ normal(1, 1).
+const std::vector<double> forced_times{0.3, 1.1, 2.0, 3.7, 6.0};
+const std::vector<double> forced_obs{1.2, 0.9, 0.4, -0.5, 0.6};
+double forced_reference(const std::vector<double>& th) {
+  const double kk = th[0], a = th[1], c = 1 + kk * kk;
+  double lp = normal_log(kk, 1.0, 0.5) + normal_log(a, 1.0, 1.0);
+  for (std::size_t r = 0; r < forced_times.size(); ++r) {
+    const double t = forced_times[r];
+    const double yt = (kk * std::cos(t) + std::sin(t)) / c + (a - kk / c) * std::exp(-kk * t);
+    lp += normal_log(forced_obs[r], yt, 0.3);
+  }
+  return lp;
+}
+}  // namespace
+
 TEST_CASE("ode_rk45: f that depends on t (a forced linear equation)", "[compile][ode]") {
-  // y' = cos(t) − k y, y(0) = y0: y(t) = (k cos t + sin t)/(1 + k²) + (y0 − k/(1 + k²)) e^(−kt).
-  static const std::vector<double> ts{0.3, 1.1, 2.0, 3.7, 6.0};
-  static const std::vector<double> obs{1.2, 0.9, 0.4, -0.5, 0.6};
   auto k = normal<"k">(1.0, 0.5);
   auto y0 = normal<"y0">(1.0, 1.0);
-  auto y = ode_rk45_tol([&](const auto& t, const auto& yt) { return cos(t) - k * yt; }, y0, 0.0, data(ts), 1e-11,
-                        1e-11, 100000);
-  const auto m = model(joint(k, y0, normal(y, 0.3).observe(data(obs))));
-  auto reference = [](const std::vector<double>& th) {
-    const double kk = th[0], a = th[1], c = 1 + kk * kk;
-    double lp = normal_log(kk, 1.0, 0.5) + normal_log(a, 1.0, 1.0);
-    for (std::size_t r = 0; r < ts.size(); ++r) {
-      const double t = ts[r];
-      const double yt = (kk * std::cos(t) + std::sin(t)) / c + (a - kk / c) * std::exp(-kk * t);
-      lp += normal_log(obs[r], yt, 0.3);
-    }
-    return lp;
-  };
-  for (const auto& th : tyche_test::random_points(5, 2, 0.2, 2.0, 72)) check_against(m, reference, th, 1e-8, "forced");
+  auto y = ode_rk45_tol([&](const auto& t, const auto& yt) { return cos(t) - k * yt; }, y0, 0.0, data(forced_times),
+                        1e-11, 1e-11, 100000);
+  const auto m = model(joint(k, y0, normal(y, 0.3).observe(data(forced_obs))));
+  for (const auto& th : tyche_test::random_points(5, 2, 0.2, 2.0, 72))
+    check_against(m, forced_reference, th, 1e-8, "forced");
 }
 
 namespace {
@@ -402,25 +407,14 @@ TEST_CASE("ode_stiff: closed forms — f that depends on t, oral absorption with
           "[compile][ode]") {
   // The forced linear equation y' = cos t − k y (∂f/∂t enters the stages), k from 0.2 to 2 and
   // a stiff k = 500.
-  static const std::vector<double> ts{0.3, 1.1, 2.0, 3.7, 6.0};
-  static const std::vector<double> obs{1.2, 0.9, 0.4, -0.5, 0.6};
   auto k = normal<"k">(1.0, 0.5);
   auto y0 = normal<"y0">(1.0, 1.0);
-  auto y = ode_stiff_tol([&](const auto& t, const auto& yt) { return cos(t) - k * yt; }, y0, 0.0, data(ts), 1e-11,
-                         1e-11, 1000000);
-  const auto m = model(joint(k, y0, normal(y, 0.3).observe(data(obs))));
-  auto reference = [](const std::vector<double>& th) {
-    const double kk = th[0], a = th[1], c = 1 + kk * kk;
-    double lp = normal_log(kk, 1.0, 0.5) + normal_log(a, 1.0, 1.0);
-    for (std::size_t r = 0; r < ts.size(); ++r) {
-      const double t = ts[r];
-      const double yt = (kk * std::cos(t) + std::sin(t)) / c + (a - kk / c) * std::exp(-kk * t);
-      lp += normal_log(obs[r], yt, 0.3);
-    }
-    return lp;
-  };
-  for (const auto& th : tyche_test::random_points(3, 2, 0.2, 2.0, 76)) check_against(m, reference, th, 1e-7, "forced");
-  check_against(m, reference, {500.0, 1.5}, 1e-7, "forced, stiff");
+  auto y = ode_stiff_tol([&](const auto& t, const auto& yt) { return cos(t) - k * yt; }, y0, 0.0,
+                         data(forced_times), 1e-11, 1e-11, 1000000);
+  const auto m = model(joint(k, y0, normal(y, 0.3).observe(data(forced_obs))));
+  for (const auto& th : tyche_test::random_points(3, 2, 0.2, 2.0, 76))
+    check_against(m, forced_reference, th, 1e-7, "forced");
+  check_against(m, forced_reference, {500.0, 1.5}, 1e-7, "forced, stiff");
   // Oral absorption, the dose a parameter (y0's sensitivity columns).
   auto D = lognormal<"D">(std::log(100.0), 0.2);
   const auto pk = pk_model<true>(D, 1e-11, D);
