@@ -27,7 +27,7 @@
 //     Stan function whose dropped "constant" depends on the parameters, as poisson_log_glm's
 //     did in Stan 2.21: stan-dev/math#1498, fixed in 2.22).
 // --agree E replaces the 1e-8 of these checks (pk_stiff: two stiff solvers of different methods
-// agree to ~3e-7 relative at tolerances 1e-10; the closed form says which is the closer).
+// at Stan's default tolerances, 1e-6, agree to ~1e-3; the closed form says which is the closer).
 // If any check fails it prints what differs and exits with status 1 without a row. Otherwise it
 // prints the agreement figures on stderr and one CSV row on stdout:
 //   gradient,NAME,N,1,<tyche ns>,<stan ns>,ns,<stan / tyche>

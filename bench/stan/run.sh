@@ -294,10 +294,10 @@ gradient_row corr_gaussian_100 100 "$build/data/corr_gaussian_100.json"
 # n = 12: the observation times (an ODE solved to 1e-10 by both; bench/stan/models/pk_ode.stan).
 gradient_row pk_ode 12 "$build/data/pk_ode.json"
 # The stiff variant: Stan's integrate_ode_bdf against tyche's ode_stiff at Stan's defaults
-# (rel_tol = abs_tol = 1e-6): two methods whose errors differ, so their log densities agree to
-# ~2e-4 relative there, the gradients to ~6e-4 (at the first point Stan's log density is 0.17 from
-# the closed form's, tyche's 0.03: docs/benchmarks.md): agreement asked to 1e-3.
-gradient_row pk_stiff 12 "$build/data/pk_stiff.json" --agree 1e-3
+# (rel_tol = abs_tol = 1e-6): two methods whose errors differ, so their gradients agree to ~1e-3
+# relative there (at the first point Stan's gradient is 1.1e-3 from the closed form's, tyche's
+# 4.6e-5; the log densities 0.60 and 0.056 from it: docs/benchmarks.md): agreement asked to 2e-3.
+gradient_row pk_stiff 12 "$build/data/pk_stiff.json" --agree 2e-3
 gradient_row arK_plain 200 "$build/data/arK.json"
 gradient_row low_dim_gauss_mix_plain 1000 "$build/data/low_dim_gauss_mix.json"
 for n in 100 200 400 434; do

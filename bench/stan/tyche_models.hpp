@@ -188,8 +188,8 @@ inline auto covertype(std::vector<double> x, std::vector<double> y) {
 // One-compartment oral absorption (bench/stan/models/pk_ode.stan, pk_stiff.stan): g' = −ka g,
 // c' = ka g − (CL/V) c, (g, c)(0) = (dose, 0), ka = CL/V + kd (absorption faster than elimination:
 // no flip-flop mode); conc ~ lognormal(log(c/V), sigma); CL, V, kd, sigma lognormal priors, kd's
-// median 1 (pk_ode, ode_rk45_tol) or 200 (pk_stiff, ode_stiff_tol), with the data file's rel_tol,
-// abs_tol and max_num_steps. θ = (log CL, log V, log kd, log sigma).
+// median 1; pk_stiff: ka = CL/V + 200 kd, by ode_stiff_tol (pk_ode: ode_rk45_tol), with the data
+// file's rel_tol, abs_tol and max_num_steps. θ = (log CL, log V, log kd, log sigma).
 struct pk_ode_data {
   std::vector<double> ts, conc;
   double dose = 0, rel_tol = 0, abs_tol = 0;
@@ -209,9 +209,12 @@ auto pk_one_compartment(const tyche::data_file& d) {
   return tyche_examples::detail::make_posterior(std::unique_ptr<const pk_ode_data>(std::move(s)), [](const pk_ode_data& s) {
     auto CL = lognormal<"CL">(std::log(5.0), 0.5);
     auto V = lognormal<"V">(std::log(30.0), 0.5);
-    auto kd = lognormal<"kd">(Stiff ? std::log(200.0) : 0.0, 0.5);
+    auto kd = lognormal<"kd">(0.0, 0.5);
     auto sigma = lognormal<"sigma">(std::log(0.2), 0.5);
-    auto ka = CL / V + kd;
+    auto ka = [&] {
+      if constexpr (Stiff) return CL / V + 200.0 * kd;
+      else return CL / V + kd;
+    }();
     const std::size_t n = s.ts.size();
     auto f = [&](const auto&, const auto& y) { return std::tuple{-ka * y[0], ka * y[0] - CL / V * y[1]}; };
     auto sol = [&] {
