@@ -1,6 +1,6 @@
 // Stan's vector functions as expressions (tyche/operations/vectors.hpp, matrices.hpp,
 // functions.hpp): softmax, log_softmax, rep_vector, append_row / append, to_vector, head, tail,
-// segment, rows_dot_product, columns_dot_product, gp_exp_quad_cov, add_diag, and matvec with a matrix or a vector that is
+// segment, rows_dot_product, columns_dot_product, gp_exp_quad_cov and the other stationary kernels, add_diag, and matvec with a matrix or a vector that is
 // not a bare parameter. Each: values against plain loops written here, gradients through the
 // shared property check (Richardson finite differences), SIMD lanes against scalar, float against
 // double; static sizes, size errors, and a multinomial-logit model against its log density
@@ -412,6 +412,72 @@ TEST_CASE("gp_exp_quad_cov and add_diag: a Gaussian process's covariance, values
   CHECK_THROWS_WITH(add_diag(m, three), Contains("'M' is 4 x 4 but 'v' has size 3"));
   const vec bad{0.0, std::nan(""), 1.0};
   CHECK_THROWS_WITH(gp_exp_quad_cov(data(bad, "x"), 1.0, exp(a)), Contains("x[2] = nan; data must be finite"));
+}
+
+TEST_CASE("gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov: values and gradients",
+          "[operations][vector_functions]") {
+  // Each kernel on points on a line and in two dimensions, weighted by data (every entry's
+  // derivative reaches alpha, rho and the period): values against the formulas written here
+  // (Stan's functions' definitions), gradients, lanes and float through the property check.
+  const vec x{-1.0, 0.3, 0.9, 2.5}, x2{0.0, 0.0, 1.0, 0.5, -0.5, 1.5, 2.0, -1.0};
+  vec w16(16);
+  for (std::size_t i = 0; i < 16; ++i) w16[i] = 0.1 * double(i) - 0.7;
+  param<"a"> a;
+  param<"r"> r;
+  param<"p"> per;
+  const double pi = 3.14159265358979323846;
+  // kind 0 exponential, 1 Matérn 3/2, 2 Matérn 5/2, 3 periodic
+  auto cov = [&](int kind, const vec& pts, std::size_t d, double alpha, double rho, double period) {
+    const std::size_t n = pts.size() / d;
+    vec k(n * n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        double d2 = 0;
+        for (std::size_t c = 0; c < d; ++c) d2 += (pts[i * d + c] - pts[j * d + c]) * (pts[i * d + c] - pts[j * d + c]);
+        const double dist = std::sqrt(d2), s3 = std::sqrt(3.0) * dist / rho, s5 = std::sqrt(5.0) * dist / rho;
+        const double e = kind == 0   ? std::exp(-dist / rho)
+                         : kind == 1 ? (1 + s3) * std::exp(-s3)
+                         : kind == 2 ? (1 + s5 + 5 * d2 / (3 * rho * rho)) * std::exp(-s5)
+                                     : std::exp(-2 * std::pow(std::sin(pi * dist / period), 2) / (rho * rho));
+        k[i * n + j] = alpha * alpha * e;
+      }
+    return k;
+  };
+  const auto pts = tyche_test::random_points(8, 3, -1.0, 1.0, 410);
+  auto check_kernel = [&](int kind, const auto& f, const char* what) {
+    INFO(what);
+    for (const auto& p : pts) {
+      const double alpha = std::exp(p[0]), rho = std::exp(p[1]), period = std::exp(p[2]);
+      const vec k1 = cov(kind, x, 1, alpha, rho, period), k2 = cov(kind, x2, 2, alpha, rho, period);
+      CHECK(f.value(p) == Approx(dot_ref(w16, k1) + dot_ref(w16, k2)).epsilon(1e-12));
+    }
+    check_program(f, pts, what);
+  };
+  check_kernel(0,
+               compile(sum(data(w16) * gp_exponential_cov(data(x), exp(a), exp(r))) +
+                           sum(data(w16) * gp_exponential_cov(matrix(x2, 4, 2), exp(a), exp(r))) + 0.0 * per,
+                       a, r, per),
+               "gp_exponential_cov");
+  check_kernel(1,
+               compile(sum(data(w16) * gp_matern32_cov(data(x), exp(a), exp(r))) +
+                           sum(data(w16) * gp_matern32_cov(matrix(x2, 4, 2), exp(a), exp(r))) + 0.0 * per,
+                       a, r, per),
+               "gp_matern32_cov");
+  check_kernel(2,
+               compile(sum(data(w16) * gp_matern52_cov(data(x), exp(a), exp(r))) +
+                           sum(data(w16) * gp_matern52_cov(matrix(x2, 4, 2), exp(a), exp(r))) + 0.0 * per,
+                       a, r, per),
+               "gp_matern52_cov");
+  check_kernel(3,
+               compile(sum(data(w16) * gp_periodic_cov(data(x), exp(a), exp(r), exp(per))) +
+                           sum(data(w16) * gp_periodic_cov(matrix(x2, 4, 2), exp(a), exp(r), exp(per))),
+                       a, r, per),
+               "gp_periodic_cov");
+  // Bad input named: data not finite, a number that is not positive.
+  const vec bad{0.0, std::nan(""), 1.0};
+  CHECK_THROWS_WITH(gp_matern32_cov(data(bad, "x"), 1.0, exp(a)),
+                    Contains("gp_matern32_cov(x, alpha, rho): x[2] = nan; data must be finite"));
+  CHECK_THROWS_WITH(gp_periodic_cov(data(x), 1.0, exp(a), -2.0), Contains("period"));
 }
 
 TEST_CASE("rows_dot_product and columns_dot_product: parameter and data matrices",

@@ -396,6 +396,110 @@ struct gp_exp_quad_cov_map {
   }
 };
 
+/// The stationary covariance kernels besides the squared exponential (Stan's gp_*_cov), as
+/// functions of the distance r = ‖xᵢ − xⱼ‖: exponential α² e^(−r/ρ); Matérn 3/2
+/// α² (1 + s) e^(−s), s = √3 r/ρ; Matérn 5/2 α² (1 + s + s²/3) e^(−s), s = √5 r/ρ; periodic
+/// α² exp(−2 sin²(π r/p) / ρ²) with the period p a third operand.
+enum class gp_kernel { exponential, matern32, matern52, periodic };
+
+/// The covariance of n points x₁ … xₙ in d dimensions (a data matrix of n rows, row major,
+/// viewed) under kernel Kind, operands α, ρ (and p for the periodic kernel), the n² entries row
+/// major. Reverse, with e = k/α² at each pair: ᾱ = Σ adj 2α e; ρ̄ from ∂e/∂ρ — exponential
+/// e r/ρ², Matérn 3/2 s² e^(−s)/ρ, Matérn 5/2 s² (1 + s) e^(−s)/(3ρ), periodic 4 e sin²(u)/ρ³ (u =
+/// π r/p), and p̄ from ∂e/∂p = 2π r e sin(2u)/(ρ² p²). O(n² d) each way.
+template <gp_kernel Kind>
+struct gp_cov_map {
+  static constexpr const char* name = Kind == gp_kernel::exponential ? "gp_exponential_cov"
+                                      : Kind == gp_kernel::matern32  ? "gp_matern32_cov"
+                                      : Kind == gp_kernel::matern52  ? "gp_matern52_cov"
+                                                                     : "gp_periodic_cov";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
+  const double* x = nullptr;
+  std::size_t n = 0;
+  std::size_t d = 1;
+  template <class... Operands>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const gp_cov_map&) const = default;
+  /// f(x, n · d) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    if (x != nullptr) f(x, n * d);
+  }
+  TYCHE_HD double distance(std::size_t i, std::size_t j) const {
+    double s = 0.0;
+    for (std::size_t c = 0; c < d; ++c) {
+      const double t = x[i * d + c] - x[j * d + c];
+      s += t * t;
+    }
+    return ::sqrt(s);
+  }
+  /// e = k/α² at distance r, and (with Grad) the pieces of its derivatives: gr (ρ's, up to the
+  /// factor applied once in reverse) and gp (p's, periodic only).
+  template <class T>
+  TYCHE_HD T unit(double r, const T& rho, const T* p, T* gr = nullptr, T* gp = nullptr) const {
+    if constexpr (Kind == gp_kernel::exponential) {
+      const T e = math::exp(lift<T>(-r) / rho);
+      if (gr) *gr = e * lift<T>(r);
+      return e;
+    } else if constexpr (Kind == gp_kernel::matern32 || Kind == gp_kernel::matern52) {
+      constexpr double root = Kind == gp_kernel::matern32 ? 1.7320508075688772 : 2.2360679774997897;
+      const T s = lift<T>(root * r) / rho;
+      const T ex = math::exp(-s);
+      if constexpr (Kind == gp_kernel::matern32) {
+        if (gr) *gr = s * s * ex;
+        return (lift<T>(1.0) + s) * ex;
+      } else {
+        if (gr) *gr = s * s * (lift<T>(1.0) + s) * ex;
+        return (lift<T>(1.0) + s + s * s * lift<T>(1.0 / 3)) * ex;
+      }
+    } else {
+      const T u = lift<T>(3.14159265358979323846 * r) / p[0];
+      const T sn = math::sin(u);
+      const T e = math::exp(lift<T>(-2.0) * sn * sn / (rho * rho));
+      if (gr) *gr = e * sn * sn;
+      if (gp) *gp = e * lift<T>(r) * math::sin(lift<T>(2.0) * u);
+      return e;
+    }
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T a2 = in[0][0] * in[0][0];
+    const T* p = Kind == gp_kernel::periodic ? in[2] : nullptr;
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i * n + i] = a2;
+      for (std::size_t j = 0; j < i; ++j) out[i * n + j] = out[j * n + i] = a2 * unit<T>(distance(i, j), in[1][0], p);
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const T alpha = in[0][0], rho = in[1][0];
+    const T* p = Kind == gp_kernel::periodic ? in[2] : nullptr;
+    T ga = lift<T>(0.0), gr = lift<T>(0.0), gp = lift<T>(0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      ga = ga + adj[i * n + i];
+      for (std::size_t j = 0; j < i; ++j) {
+        T dr = lift<T>(0.0), dp = lift<T>(0.0);
+        const T e = unit<T>(distance(i, j), rho, p, &dr, &dp);
+        const T a = adj[i * n + j] + adj[j * n + i];
+        ga = ga + a * e;
+        gr = gr + a * dr;
+        if constexpr (Kind == gp_kernel::periodic) gp = gp + a * dp;
+      }
+    }
+    const T a2 = alpha * alpha;
+    in_adj[0][0] += lift<T>(2.0) * alpha * ga;
+    if constexpr (Kind == gp_kernel::exponential) in_adj[1][0] += a2 * gr / (rho * rho);
+    else if constexpr (Kind == gp_kernel::matern32) in_adj[1][0] += a2 * gr / rho;
+    else if constexpr (Kind == gp_kernel::matern52) in_adj[1][0] += a2 * gr / (lift<T>(3.0) * rho);
+    else {
+      in_adj[1][0] += lift<T>(4.0) * a2 * gr / (rho * rho * rho);
+      in_adj[2][0] += lift<T>(2.0 * 3.14159265358979323846) * a2 * gp / (rho * rho * p[0] * p[0]);
+    }
+  }
+};
+
 /// K + diag(v) for a K × K matrix given as its K² entries (row major) and v a scalar (added to
 /// every diagonal entry) or K values: Stan's add_diag. Reverse: K̄ += adj, v̄ += adj's diagonal.
 struct add_diag_map {

@@ -1,8 +1,9 @@
 // tyche/operations/matrices.hpp — the functions users call with K × K matrices given as vectors
 // of their K² entries in row-major order (entry (i, j) at i·K + j, 0-based):
 // diag_pre_multiply, multiply_lower_tri_self_transpose, cholesky_decompose, matvec(M, v),
-// rows_dot_product and columns_dot_product (which take data matrices too), gp_exp_quad_cov (of
-// data points) and add_diag, Stan's functions of
+// rows_dot_product and columns_dot_product (which take data matrices too), gp_exp_quad_cov,
+// gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov (of data points) and
+// add_diag, Stan's functions of
 // the same names (`diag_pre_multiply(tau, L_Omega)`). Each makes a vector_op node whose op is in
 // autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
 #pragma once
@@ -229,6 +230,76 @@ auto gp_exp_quad_cov(const data_vector<>& x, const A& alpha, const R& rho) {
 template <class X, detail::operand A, detail::operand R>
 auto cov_exp_quad(const X& x, const A& alpha, const R& rho) -> decltype(gp_exp_quad_cov(x, alpha, rho)) {
   return gp_exp_quad_cov(x, alpha, rho);
+}
+
+namespace detail {
+/// A data vector's points as a matrix of one column (each value checked finite, named fn).
+inline data_matrix gp_points(const data_vector<>& x, const char* fn) {
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (!std::isfinite(x.ptr[i]))
+      throw std::invalid_argument(std::string("tyche::") + fn + ": " + std::string(x.name ? x.name : "x") + "[" +
+                                  std::to_string(i + 1) + "] = " + format_number(x.ptr[i]) + "; data must be finite");
+  return matrix(x.ptr, x.size(), 1, x.name);
+}
+inline data_matrix gp_points(const data_matrix& x, const char* fn) {
+  check_matrix_finite(x, fn, "x");
+  return x;
+}
+/// gp_exponential_cov, gp_matern32_cov, gp_matern52_cov and gp_periodic_cov: the parameters'
+/// supports checked (at compile time from their types, at run time where they are numbers or
+/// data), then the op of kernel Kind.
+template <ops::gp_kernel Kind, class X, class A, class R, class... P>
+auto gp_kernel_cov(const X& x, const char* fn, const A& alpha, const R& rho, const P&... period) {
+  using NA = node_t<A>;
+  using NR = node_t<R>;
+  static_assert(!is_vector_v<NA> && !is_vector_v<NR> && (!is_vector_v<node_t<P>> && ...),
+                "tyche::gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov(x, alpha, rho[, "
+                "period]): alpha, rho and period must be scalars");
+  static_assert(argument_support_t<NA, domains::positive>::ok,
+                "tyche::gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov(x, alpha, rho[, "
+                "period]): alpha (the marginal standard deviation) must be > 0, but its support (spelled out in "
+                "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+  static_assert(argument_support_t<NR, domains::positive>::ok,
+                "tyche::gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov(x, alpha, rho[, "
+                "period]): rho (the length-scale) must be > 0, but its support (spelled out in "
+                "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+  static_assert((argument_support_t<node_t<P>, domains::positive>::ok && ...),
+                "tyche::gp_periodic_cov(x, alpha, rho, period): period must be > 0, but its support (spelled out "
+                "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+  const data_matrix pts = gp_points(x, fn);
+  check_argument<domains::positive>(fn, "alpha", as_node(alpha));
+  check_argument<domains::positive>(fn, "rho", as_node(rho));
+  (check_argument<domains::positive>(fn, "period", as_node(period)), ...);
+  return make_vector_op(ops::gp_cov_map<Kind>{pts.ptr, pts.rows, pts.cols}, pts.rows * pts.rows, as_node(alpha),
+                        as_node(rho), as_node(period)...);
+}
+}  // namespace detail
+
+/// The exponential (Matérn 1/2) covariance matrix of the points x: Kᵢⱼ = α² exp(−‖xᵢ − xⱼ‖/ρ),
+/// Stan's gp_exponential_cov(x, alpha, rho). x as for gp_exp_quad_cov: `data(x)` for points on a
+/// line, `matrix(x, n, d)` in d dimensions (viewed). The n² entries, row major.
+template <class X, detail::operand A, detail::operand R>
+auto gp_exponential_cov(const X& x, const A& alpha, const R& rho) {
+  return detail::gp_kernel_cov<ops::gp_kernel::exponential>(x, "gp_exponential_cov(x, alpha, rho)", alpha, rho);
+}
+/// The Matérn 3/2 covariance: Kᵢⱼ = α² (1 + √3 r/ρ) exp(−√3 r/ρ), r = ‖xᵢ − xⱼ‖ (Stan's
+/// gp_matern32_cov). As gp_exponential_cov otherwise.
+template <class X, detail::operand A, detail::operand R>
+auto gp_matern32_cov(const X& x, const A& alpha, const R& rho) {
+  return detail::gp_kernel_cov<ops::gp_kernel::matern32>(x, "gp_matern32_cov(x, alpha, rho)", alpha, rho);
+}
+/// The Matérn 5/2 covariance: Kᵢⱼ = α² (1 + √5 r/ρ + 5r²/(3ρ²)) exp(−√5 r/ρ) (Stan's
+/// gp_matern52_cov). As gp_exponential_cov otherwise.
+template <class X, detail::operand A, detail::operand R>
+auto gp_matern52_cov(const X& x, const A& alpha, const R& rho) {
+  return detail::gp_kernel_cov<ops::gp_kernel::matern52>(x, "gp_matern52_cov(x, alpha, rho)", alpha, rho);
+}
+/// The periodic covariance: Kᵢⱼ = α² exp(−2 sin²(π ‖xᵢ − xⱼ‖/p) / ρ²) with period p (Stan's
+/// gp_periodic_cov(x, sigma, l, p)). As gp_exponential_cov otherwise; p must be > 0.
+template <class X, detail::operand A, detail::operand R, detail::operand P>
+auto gp_periodic_cov(const X& x, const A& alpha, const R& rho, const P& period) {
+  return detail::gp_kernel_cov<ops::gp_kernel::periodic>(x, "gp_periodic_cov(x, alpha, rho, period)", alpha, rho,
+                                                         period);
 }
 
 /// K + diag(v) for a K × K matrix given as its K² entries (row major) and v a scalar (added to
