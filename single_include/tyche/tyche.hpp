@@ -3670,12 +3670,14 @@ struct gp_cov_map {
       constexpr double root = Kind == gp_kernel::matern32 ? 1.7320508075688772 : 2.2360679774997897;
       const T s = lift<T>(root * r) / rho;
       const T ex = math::exp(-s);
+      // e^(−s) first: at a length-scale so small that s³ overflows a float, e^(−s) is already 0
+      // and the product must be 0, not inf · 0 (found by review).
       if constexpr (Kind == gp_kernel::matern32) {
-        if (gr) *gr = s * s * ex;
+        if (gr) *gr = ex * s * s;
         return (lift<T>(1.0) + s) * ex;
       } else {
-        if (gr) *gr = s * s * (lift<T>(1.0) + s) * ex;
-        return (lift<T>(1.0) + s + s * s * lift<T>(1.0 / 3)) * ex;
+        if (gr) *gr = ex * s * s * (lift<T>(1.0) + s);
+        return ex * (lift<T>(1.0) + s + s * s * lift<T>(1.0 / 3));
       }
     } else {
       const T u = lift<T>(3.14159265358979323846 * r) / p[0];

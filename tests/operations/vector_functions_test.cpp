@@ -418,8 +418,9 @@ TEST_CASE("gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov
           "[operations][vector_functions]") {
   // Each kernel on points on a line and in two dimensions, weighted by data (every entry's
   // derivative reaches alpha, rho and the period): values against the formulas written here
-  // (Stan's functions' definitions), gradients, lanes and float through the property check.
-  const vec x{-1.0, 0.3, 0.9, 2.5}, x2{0.0, 0.0, 1.0, 0.5, -0.5, 1.5, 2.0, -1.0};
+  // (Stan's functions' definitions), gradients, lanes and float through the property check. x2
+  // repeats a point (r = 0: no division by the distance).
+  const vec x{-1.0, 0.3, 0.9, 2.5}, x2{0.0, 0.0, 1.0, 0.5, -0.5, 1.5, 0.0, 0.0};
   vec w16(16);
   for (std::size_t i = 0; i < 16; ++i) w16[i] = 0.1 * double(i) - 0.7;
   param<"a"> a;
@@ -477,7 +478,8 @@ TEST_CASE("gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov
   const vec bad{0.0, std::nan(""), 1.0};
   CHECK_THROWS_WITH(gp_matern32_cov(data(bad, "x"), 1.0, exp(a)),
                     Contains("gp_matern32_cov(x, alpha, rho): x[2] = nan; data must be finite"));
-  CHECK_THROWS_WITH(gp_periodic_cov(data(x), 1.0, exp(a), -2.0), Contains("period"));
+  CHECK_THROWS_WITH(gp_periodic_cov(data(x), 1.0, exp(a), -2.0),
+                    Contains("gp_periodic_cov(x, alpha, rho, period): period must be") && Contains("it is -2"));
 }
 
 TEST_CASE("rows_dot_product and columns_dot_product: parameter and data matrices",
