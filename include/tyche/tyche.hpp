@@ -13,6 +13,7 @@
 #include <tyche/compile/scan.hpp>
 #include <tyche/compile/tabulate.hpp>
 #include <tyche/compile/ode.hpp>
+#include <tyche/compile/algebra_solver.hpp>
 #include <tyche/compile/relocate.hpp>
 #include <tyche/operations/hmm.hpp>
 #include <tyche/compile/explain.hpp>

@@ -12046,8 +12046,8 @@ auto compile(const Expr& f, const Params&... params) {
 // indices), lower_triangular_solve_map (k²), data_matvec_map and rows_dot_product_map (rows·cols),
 // gp_exp_quad_cov_map and gp_cov_map (n points · d),
 // ordinal_map (m categories), scan_map (steps per sequence), tabulate_map (m per sequence) and
-// ode_map (n output times), these three followed by the buffers of the step's, element's or
-// right-hand side's own program_view.
+// ode_map (n output times; an algebraic equation's none), these three followed by the buffers
+// of the step's, element's or right-hand side's own program_view.
 
 #include <cstddef>
 #include <type_traits>
@@ -13261,6 +13261,10 @@ namespace detail {
 inline constexpr fixed_string ode_time_name = "__scan_time";
 
 /// What the solver needs besides the right-hand side: the start, the output times, tolerances.
+/// An algebraic equation's solve (compile/algebra_solver.hpp) has no times (null, n = 1: one
+/// value per unknown) and reads relative_tolerance as its step tolerance (solve_newton's
+/// scaling_step_size, solve_powell's relative_tolerance), absolute_tolerance as its
+/// function_tolerance and max_num_steps as its iterations.
 struct ode_settings {
   double t0 = 0;
   const double* times = nullptr;  // n output times, t0 < times[0] ≤ times[1] ≤ …
@@ -13715,6 +13719,36 @@ TYCHE_HD bool ode_stiff_solve(const View& rhs, const ode_settings& s, std::size_
   return true;
 }
 
+/// The solvers ode_map runs, one type each: its name (for messages), whether its equation is
+/// algebraic (f(x) = 0, compile/algebra_solver.hpp) rather than an ODE, the doubles of
+/// workspace one solve needs, and the solve itself. A solve reads qv (the K initial values, or
+/// the guess, then the P parameters) and writes the K values at each of the n output times (n =
+/// 1 for an algebraic equation) and their sensitivities by the Q columns; false where it failed.
+struct ode_rk45_method {
+  static constexpr const char* name = "ode_rk45";
+  static constexpr bool algebraic = false;
+  TYCHE_HD static std::size_t doubles(std::size_t k, std::size_t q, std::size_t dim, std::size_t ws) {
+    return ode_solver_doubles(k, q, dim, ws);
+  }
+  template <std::size_t K, class View>
+  TYCHE_HD static bool solve(const View& rhs, const ode_settings& s, std::size_t q, std::size_t y0c, const double* qv,
+                             double* out, double* sens, double* w) {
+    return ode_rk45_solve<K>(rhs, s, q, y0c, qv, out, sens, w);
+  }
+};
+struct ode_stiff_method {
+  static constexpr const char* name = "ode_stiff";
+  static constexpr bool algebraic = false;
+  TYCHE_HD static std::size_t doubles(std::size_t k, std::size_t q, std::size_t dim, std::size_t ws) {
+    return ode_stiff_doubles(k, q, dim, ws);
+  }
+  template <std::size_t K, class View>
+  TYCHE_HD static bool solve(const View& rhs, const ode_settings& s, std::size_t q, std::size_t y0c, const double* qv,
+                             double* out, double* sens, double* w) {
+    return ode_stiff_solve<K>(rhs, s, q, y0c, qv, out, sens, w);
+  }
+};
+
 /// The first 8-byte-aligned address at or after p.
 template <class T>
 TYCHE_HD double* aligned_doubles(T* p) {
@@ -13729,12 +13763,15 @@ namespace ops {
 /// (θ = (a: K, y: K, t, the Outer parameters in operand order)); operand 0 is y0, operands
 /// 1 … Outer the parameters. Values: component k at output time r at k·n + r (scan_states'
 /// order). Y0: y0 depends on parameters, so its K sensitivity columns are carried (a constant
-/// y0, a dose, needs none: a third fewer columns for a PK model). Stiff: solved by
-/// ode_stiff_solve (Rosenbrock-W), else by ode_rk45_solve. Owning: as scan_map's (the program
-/// moves into the model's fold_storage when the model is folded).
-template <class Program, std::size_t K, std::size_t Outer, bool Y0 = true, bool Stiff = false, bool Owning = true>
+/// y0, a dose, needs none: a third fewer columns for a PK model). Method: the solver
+/// (detail::ode_rk45_method, ode_stiff_method, or an algebraic equation's solve_newton_method or
+/// solve_powell_method: then operand 0 is the guess, never carried, and there is one "output
+/// time", the root). Owning: as scan_map's (the program moves into the model's fold_storage when
+/// the model is folded).
+template <class Program, std::size_t K, std::size_t Outer, bool Y0 = true, class Method = detail::ode_rk45_method,
+          bool Owning = true>
 struct ode_map {
-  static constexpr const char* name = Stiff ? "ode_stiff" : "ode_rk45";
+  static constexpr const char* name = Method::name;
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = true;  // the output times, and what f reads
   template <class... Cs>
@@ -13755,14 +13792,14 @@ struct ode_map {
   /// The op of the folded tree: the program kept by `storage`, this op a view of it.
   template <class Storage>
     requires Owning
-  ode_map<Program, K, Outer, Y0, Stiff, false> release_into(Storage& storage) const {
+  ode_map<Program, K, Outer, Y0, Method, false> release_into(Storage& storage) const {
     storage.keep(program);
     return {program.get(), rhs, settings};
   }
   /// f(times, n), then every buffer of the right-hand side's view (compile/relocate.hpp).
   template <class F>
   void for_each_data_buffer(std::size_t, F&& f) {
-    f(settings.times, settings.n);
+    if (settings.times) f(settings.times, settings.n);  // none for an algebraic equation
     tyche::for_each_data_buffer(rhs, f);
   }
   /// The inputs of a solve: y0's K values and the P parameters.
@@ -13774,8 +13811,7 @@ struct ode_map {
   /// T's, so that a float or a batch of floats holds them too, and one more for alignment).
   std::size_t scratch_size(std::size_t m, const std::size_t*) const {
     const std::size_t q = columns();
-    const std::size_t w = Stiff ? detail::ode_stiff_doubles(K, q, rhs.dim(), rhs.workspace_size)
-                                : detail::ode_solver_doubles(K, q, rhs.dim(), rhs.workspace_size);
+    const std::size_t w = Method::doubles(K, q, rhs.dim(), rhs.workspace_size);
     return m * q + 2 * (inputs() + m + m * q + w) + 1;
   }
 
@@ -13801,10 +13837,8 @@ struct ode_map {
         }
     }
     for (std::size_t l = 0; l < L; ++l)
-      if (!(Stiff ? detail::ode_stiff_solve<K>(rhs, settings, q, Y0 ? K : 0, qs + l * nin, outs + l * m,
-                                               senss + l * m * q, w)
-                  : detail::ode_rk45_solve<K>(rhs, settings, q, Y0 ? K : 0, qs + l * nin, outs + l * m,
-                                              senss + l * m * q, w))) {
+      if (!Method::template solve<K>(rhs, settings, q, Y0 ? K : 0, qs + l * nin, outs + l * m, senss + l * m * q,
+                                     w)) {
         const double nan = ::nan("");
         for (std::size_t i = 0; i < m; ++i) outs[l * m + i] = nan;
         for (std::size_t i = 0; i < m * q; ++i) senss[l * m * q + i] = nan;
@@ -13857,32 +13891,62 @@ constexpr bool ode_rhs_arity_mismatch() {
   return false;
 }
 
+/// Instantiated when an algebraic equation's f returns a tuple of Returned values for Unknowns
+/// unknowns (compile/algebra_solver.hpp).
+template <std::size_t Returned, std::size_t Unknowns>
+constexpr bool algebra_rhs_size_mismatch() {
+  static_assert(Returned == Unknowns,
+                "tyche::solve_newton/solve_powell(f, guess): f(x) returns a tuple whose size is not the number of "
+                "unknowns (the size of 'guess'); the two sizes are Returned and Unknowns in this diagnostic");
+  return false;
+}
+/// Instantiated when an algebraic equation's f cannot be called as f(x).
+template <std::size_t Unknowns>
+constexpr bool algebra_rhs_arity_mismatch() {
+  static_assert(Unknowns != Unknowns,
+                "tyche::solve_newton/solve_powell(f, guess) requires f(x) to take the unknowns (a scalar expression "
+                "for one unknown, else x with x[k]) and to return the K residuals whose root is sought; the number of "
+                "unknowns is Unknowns in this diagnostic");
+  return false;
+}
+
 /// Σₖ aₖ · fₖ for what f returned: a scalar (K = 1), a std::tuple of K scalars, or a vector
-/// expression of K values.
-template <std::size_t K, class R>
+/// expression of K values. Algebraic: f is an algebraic equation's (the messages say so).
+template <std::size_t K, bool Algebraic, class R>
 auto ode_objective(const R& r, const char* fn) {
   const vector_param<scan_adjoint_name, K> a{};
   if constexpr (is_std_tuple<R>::value) {
     if constexpr (std::tuple_size_v<R> != K) {
-      (void)ode_rhs_size_mismatch<std::tuple_size_v<R>, K>();
+      if constexpr (Algebraic) (void)algebra_rhs_size_mismatch<std::tuple_size_v<R>, K>();
+      else (void)ode_rhs_size_mismatch<std::tuple_size_v<R>, K>();
       return at(a, 0) * at(vector_param<scan_state_name, K>{}, 0);  // of the right form: no further errors
     } else {
       return [&]<std::size_t... I>(std::index_sequence<I...>) {
-        static_assert((!is_vector_v<node_t<std::tuple_element_t<I, R>>> && ...),
+        constexpr bool scalars = (!is_vector_v<node_t<std::tuple_element_t<I, R>>> && ...);
+        static_assert(scalars || Algebraic,
                       "tyche::ode_rk45/ode_stiff(f, y0, t0, ts): a tuple returned by f must hold scalar expressions");
+        static_assert(scalars || !Algebraic,
+                      "tyche::solve_newton/solve_powell(f, guess): a tuple returned by f must hold scalar expressions");
         return ((at(a, I) * std::get<I>(r)) + ...);
       }(std::make_index_sequence<K>{});
     }
   } else if constexpr (!is_vector_v<node_t<R>>) {
-    static_assert(K == 1,
+    static_assert(K == 1 || Algebraic,
                   "tyche::ode_rk45/ode_stiff(f, y0, t0, ts): f returns a scalar but the state has more than one value; "
                   "return a std::tuple of dy_k/dt");
+    static_assert(K == 1 || !Algebraic,
+                  "tyche::solve_newton/solve_powell(f, guess): f returns a scalar but there is more than one unknown; "
+                  "return a std::tuple of the K residuals");
     return at(a, 0) * r;
   } else {
     const auto n = as_node(r);
     if (n.size() != K)
-      throw std::invalid_argument(std::string("tyche::") + fn + "(f, y0, t0, ts): f returns a vector of size " +
-                                  std::to_string(n.size()) + ", the state has size " + std::to_string(K));
+      throw std::invalid_argument(std::string("tyche::") + fn +
+                                  (Algebraic ? "(f, guess): f returns a vector of size " + std::to_string(n.size()) +
+                                                   ", there are " + std::to_string(K) + " unknowns"
+                                             : "(f, y0, t0, ts): f returns a vector of size " +
+                                                   std::to_string(n.size()) + ", the state has size " +
+                                                   std::to_string(K)));
     return sum(a * n);
   }
 }
@@ -13985,24 +14049,27 @@ auto ode_dedupe_hoists(const Pair& p) {
   }
 }
 
-/// The node, for a state of K values, once the inputs are checked (ode_impl); Stiff: the
-/// Rosenbrock-W solver, else Dormand–Prince.
-template <std::size_t K, bool Stiff, class F, class InitNode, class Times>
-auto ode_build(F&& f, const InitNode& init_node, double t0, const Times& times, double rtol, double atol,
-               long long max_num_steps) {
+/// The node, for a state of K values (an algebraic equation's K unknowns), once the inputs are
+/// checked (ode_impl, algebra_solver.hpp's solve_impl); Method: the solver (ode_map's). An ODE's
+/// n output times are at `times`; an algebraic equation has none (null, n = 1).
+template <std::size_t K, class Method, class F, class InitNode>
+auto ode_build(F&& f, const InitNode& init_node, double t0, const double* times, std::size_t n, double rtol,
+               double atol, long long max_num_steps) {
   // The right-hand side's graph, from placeholders.
   using state_param = vector_param<scan_state_name, K>;
   using time_param = param<ode_time_name>;
+  using Y = std::conditional_t<K == 1, param_element<state_param>, scan_state<K>>;
   auto rhs = [&] {
-    using Y = std::conditional_t<K == 1, param_element<state_param>, scan_state<K>>;
-    if constexpr (!std::is_invocable_v<F&, time_param, Y>) {
-      (void)ode_rhs_arity_mismatch<K>();
+    constexpr bool callable = Method::algebraic ? std::is_invocable_v<F&, Y> : std::is_invocable_v<F&, time_param, Y>;
+    if constexpr (!callable) {
+      if constexpr (Method::algebraic) (void)algebra_rhs_arity_mismatch<K>();
+      else (void)ode_rhs_arity_mismatch<K>();
       if constexpr (K == 1) return at(state_param{}, 0) + 0.0;
       else return state_param{} + 0.0;
-    } else if constexpr (K == 1) {
-      return f(time_param{}, at(state_param{}, 0));
+    } else if constexpr (Method::algebraic) {
+      return f(Y{});
     } else {
-      return f(time_param{}, scan_state<K>{});
+      return f(time_param{}, Y{});
     }
   }();
   // Loop invariants out (as scan hoists them), where that does not add sensitivity columns: a
@@ -14010,8 +14077,8 @@ auto ode_build(F&& f, const InitNode& init_node, double t0, const Times& times, 
   // elsewhere in f too adds one. A function of one parameter is hoisted right above it (ka's
   // exp(θ), not −ka), and the same subexpression hoisted twice is one column (ode_dedupe_hoists).
   // Of the hoisted and the plain form, the one with fewer columns is compiled (the hoisted one on
-  // a tie: f then evaluates less).
-  const auto raw = as_node(ode_objective<K>(rhs, Stiff ? "ode_stiff" : "ode_rk45"));
+  // a tie: f then evaluates less). An algebraic equation's program has the time too (unused).
+  const auto raw = as_node(ode_objective<K, Method::algebraic>(rhs, Method::name));
   using Hoisted = decltype(ode_dedupe_hoists<0>(hoist_rewrite<0, false>(raw)));
   constexpr bool hoist =
       ode_columns<typename outer_params<params_of<node_t<typename Hoisted::first_type>>>::type>::value <=
@@ -14029,11 +14096,11 @@ auto ode_build(F&& f, const InitNode& init_node, double t0, const Times& times, 
   auto program = std::make_shared<const Program>(
       compile_with_layout<layout>(objective, vector_param<scan_adjoint_name, K>{}, state_param{}, time_param{}));
   auto outer_nodes = scan_outer_nodes<outer>::make(*program, 3, rewritten.second);
-  using Op = ops::ode_map<Program, K, outer::size, (params_of<InitNode>::size > 0), Stiff, true>;
-  const ode_settings settings{t0, times.ptr, times.size(), rtol, atol, static_cast<std::size_t>(max_num_steps)};
+  constexpr bool y0_columns = !Method::algebraic && params_of<InitNode>::size > 0;
+  using Op = ops::ode_map<Program, K, outer::size, y0_columns, Method, true>;
+  const ode_settings settings{t0, times, n, rtol, atol, static_cast<std::size_t>(max_num_steps)};
   const Op op{program, program->view(), settings};
-  return std::apply([&](const auto&... p) { return make_vector_op(op, K * times.size(), init_node, p...); },
-                    outer_nodes);
+  return std::apply([&](const auto&... p) { return make_vector_op(op, K * n, init_node, p...); }, outer_nodes);
 }
 
 /// The output times finite, after t0 and in order; the tolerances positive (one function for
@@ -14065,7 +14132,7 @@ inline void ode_check_inputs(const char* name, const double* ts, std::size_t n, 
     throw std::invalid_argument(fn + "max_num_steps is " + std::to_string(max_num_steps) + "; it must be positive");
 }
 
-template <bool Stiff, class F, class Init, class Ts>
+template <class Method, class F, class Init, class Ts>
 auto ode_impl(F&& f, const Init& y0, double t0, const Ts& ts, double rtol, double atol, long long max_num_steps) {
   const auto init_node = scan_initial_node(y0);
   using InitNode = std::remove_cvref_t<decltype(init_node)>;
@@ -14079,19 +14146,19 @@ auto ode_impl(F&& f, const Init& y0, double t0, const Ts& ts, double rtol, doubl
     const auto times = as_node(ts);
     const std::string reads = operand_reads(times);  // "ts", or "ts ('times')" for data(times, "times")
     const bool named = reads.rfind("data '", 0) == 0 && reads.find(" with ") == std::string::npos;
-    ode_check_inputs(Stiff ? "ode_stiff" : "ode_rk45", times.ptr, times.size(), named ? "ts (" + reads.substr(5) + ")" : std::string("ts"), t0, rtol,
-                     atol, max_num_steps);
-    return ode_build<K, Stiff>(std::forward<F>(f), init_node, t0, times, rtol, atol, max_num_steps);
+    ode_check_inputs(Method::name, times.ptr, times.size(), named ? "ts (" + reads.substr(5) + ")" : std::string("ts"),
+                     t0, rtol, atol, max_num_steps);
+    return ode_build<K, Method>(std::forward<F>(f), init_node, t0, times.ptr, times.size(), rtol, atol, max_num_steps);
   }
 }
-/// ode_rk45_tol (Stiff false) and ode_stiff_tol: the output times checked to be data, then built.
-template <bool Stiff, class F, class Init, class Ts>
+/// ode_rk45_tol and ode_stiff_tol: the output times checked to be data, then built.
+template <class Method, class F, class Init, class Ts>
 auto ode_tol(F&& f, const Init& y0, double t0, const Ts& ts, double rtol, double atol, long long max_num_steps) {
   static_assert(ode_times_are_data<Ts>(),
                 "tyche::ode_rk45/ode_stiff(f, y0, t0, ts) requires the output times ts as data: data(ts) of a "
                 "std::vector<double>");
   if constexpr (ode_times_are_data<Ts>())
-    return ode_impl<Stiff>(std::forward<F>(f), y0, t0, ts, rtol, atol, max_num_steps);
+    return ode_impl<Method>(std::forward<F>(f), y0, t0, ts, rtol, atol, max_num_steps);
   else
     return 0.0;
 }
@@ -14104,7 +14171,7 @@ auto ode_tol(F&& f, const Init& y0, double t0, const Ts& ts, double rtol, double
 template <class F, class Init, class Ts>
 auto ode_rk45_tol(F&& f, const Init& y0, double t0, const Ts& ts, double relative_tolerance,
                   double absolute_tolerance, long long max_num_steps) {
-  return detail::ode_tol<false>(std::forward<F>(f), y0, t0, ts, relative_tolerance, absolute_tolerance,
+  return detail::ode_tol<detail::ode_rk45_method>(std::forward<F>(f), y0, t0, ts, relative_tolerance, absolute_tolerance,
                                 max_num_steps);
 }
 
@@ -14140,7 +14207,7 @@ auto ode_rk45(F&& f, const Init& y0, double t0, const Ts& ts) {
 template <class F, class Init, class Ts>
 auto ode_stiff_tol(F&& f, const Init& y0, double t0, const Ts& ts, double relative_tolerance,
                    double absolute_tolerance, long long max_num_steps) {
-  return detail::ode_tol<true>(std::forward<F>(f), y0, t0, ts, relative_tolerance, absolute_tolerance,
+  return detail::ode_tol<detail::ode_stiff_method>(std::forward<F>(f), y0, t0, ts, relative_tolerance, absolute_tolerance,
                                max_num_steps);
 }
 
@@ -14160,6 +14227,432 @@ auto ode_stiff(F&& f, const Init& y0, double t0, const Ts& ts) {
 
 }  // namespace tyche
 // ----- end tyche/compile/ode.hpp -----
+// ----- begin tyche/compile/algebra_solver.hpp -----
+// tyche/compile/algebra_solver.hpp — solve_newton(f, guess) and solve_powell(f, guess): the root
+// x of a system of K algebraic equations f(x) = 0, written as a lambda, with its gradient by the
+// implicit function theorem (Stan's solve_newton and solve_powell).
+//
+// The equations are compiled as an ODE's right-hand side is (compile/ode.hpp): the lambda is
+// called once on placeholders, its K residuals become the program G(a, x, p) = Σₖ aₖ fₖ(x, p),
+// p the model's parameters f uses (loop invariants hoisted as one column each), and K gradient
+// evaluations give f, ∂f/∂x and ∂f/∂p at a point. The node is the same op (ops::ode_map) with an
+// algebraic method: its forward pass finds the root of each chain (each SIMD lane) in double and
+// keeps S = ∂x/∂p = −(∂f/∂x)⁻¹ ∂f/∂p there; its reverse pass is adjᵀ S, as an ODE's. The guess is
+// the op's operand 0 and carries no derivative: the root does not depend on it.
+//
+// solve_newton: Newton's method with a backtracking line search on ½‖f‖² (Dennis & Schnabel,
+// Numerical Methods for Unconstrained Optimization and Nonlinear Equations, 1983, 6.3; KINSOL's
+// line-search strategy, which Stan's solve_newton runs); solve_powell: Powell's hybrid (dogleg)
+// trust-region method (Powell 1970; MINPACK's hybrj, which Stan's solve_powell runs through
+// Eigen), both with the exact Jacobian at every iterate. See docs/design/ode.md, "Algebraic
+// equations".
+
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tyche {
+
+namespace detail {
+
+/// The doubles one algebraic solve needs besides its inputs and outputs: θ, the gradient and
+/// the workspace of the equations' program, the Jacobians (K × (K + P)), ∂f/∂x's factors and
+/// eight vectors of K.
+TYCHE_HD inline std::size_t algebra_solver_doubles(std::size_t k, std::size_t, std::size_t dim, std::size_t ws) {
+  return 2 * dim + ws + k * (dim - k - 1) + k * k + 8 * k;
+}
+
+/// The residuals f(x) (K values) by one gradient evaluation of G (∂G/∂aⱼ = fⱼ); θ's parameters
+/// are the caller's.
+template <std::size_t K, class View>
+TYCHE_HD void algebra_residuals(const View& rhs, const double* x, double* f, double* theta, double* grad,
+                                double* ws) {
+  for (std::size_t k = 0; k < K; ++k) {
+    theta[k] = k == 0 ? 1.0 : 0.0;
+    theta[K + k] = x[k];
+  }
+  rhs.template value_and_gradient<double>(theta, grad, ws);
+  for (std::size_t k = 0; k < K; ++k) f[k] = grad[k];
+}
+
+/// Σ vᵢ² over K values; +∞ where any is not finite (a trial point where f is not finite is as
+/// bad as can be).
+template <std::size_t K>
+TYCHE_HD double algebra_squared_norm(const double* v) {
+  double s = 0;
+  for (std::size_t k = 0; k < K; ++k) s += v[k] * v[k];
+  return ode_finite(s) ? s : HUGE_VAL;
+}
+
+/// The workspace of one algebraic solve, carved from w, and the steps both methods share.
+template <std::size_t K, class View>
+struct algebra_workspace {
+  const View& rhs;
+  std::size_t p, nj;
+  double *theta, *grad, *ws, *jac, *lu, *x, *f, *step, *xn, *fn, *g, *v;
+  std::size_t piv[K];
+
+  TYCHE_HD algebra_workspace(const View& r, double* w)
+      : rhs(r), p(r.dim() - 2 * K - 1), nj(K + p), theta(w), grad(theta + r.dim()), ws(grad + r.dim()),
+        jac(ws + r.workspace_size), lu(jac + K * nj), x(lu + K * K), f(x + K), step(f + K), xn(step + K),
+        fn(xn + K), g(fn + K), v(g + K), piv{} {
+    if (r.workspace_size == 0) ws = nullptr;
+  }
+  /// θ from qv (the guess, then the P parameters); false where a value is not finite.
+  TYCHE_HD bool start(const double* qv) {
+    for (std::size_t i = 0; i < K + p; ++i)
+      if (!ode_finite(qv[i])) return false;
+    for (std::size_t l = 0; l < p; ++l) theta[2 * K + 1 + l] = qv[K + l];
+    theta[2 * K] = 0.0;  // the time slot of the program's layout, unused
+    for (std::size_t k = 0; k < K; ++k) x[k] = qv[k];
+    return true;
+  }
+  /// f and the Jacobians at x (K gradient evaluations); ‖f‖², +∞ where f is not finite.
+  TYCHE_HD double evaluate_at_x() {
+    ode_coupled_rhs<K>(rhs, 0, 0, 0.0, x, f, theta, grad, ws, jac);
+    return algebra_squared_norm<K>(f);
+  }
+  /// ‖f‖² at xn (one gradient evaluation), f(xn) in fn.
+  TYCHE_HD double evaluate_at_xn() {
+    algebra_residuals<K>(rhs, xn, fn, theta, grad, ws);
+    return algebra_squared_norm<K>(fn);
+  }
+  /// ∂f/∂x's LU factors; false where singular or not finite.
+  TYCHE_HD bool factor() {
+    for (std::size_t i = 0; i < K; ++i)
+      for (std::size_t l = 0; l < K; ++l) lu[i * K + l] = jac[i * nj + l];
+    return ode_lu<K>(lu, piv);
+  }
+  /// The Newton step −(∂f/∂x)⁻¹ f (after factor()).
+  TYCHE_HD void newton_step() {
+    for (std::size_t k = 0; k < K; ++k) step[k] = -f[k];
+    ode_lu_solve<K>(lu, piv, step, 1);
+  }
+  /// One full Newton step from a point where ‖f‖ is within the tolerance, kept if ‖f‖ does not
+  /// grow: quadratic convergence takes the root from the tolerance to about its square.
+  TYCHE_HD void polish(double& f2) {
+    if (f2 == 0.0 || !factor()) return;
+    newton_step();
+    for (std::size_t k = 0; k < K; ++k) xn[k] = x[k] + step[k];
+    if (evaluate_at_xn() <= f2) {
+      for (std::size_t k = 0; k < K; ++k) x[k] = xn[k];
+      f2 = evaluate_at_x();
+    }
+  }
+  /// The root's values and S = −(∂f/∂x)⁻¹ ∂f/∂p (K × Q, Q = P) at x; false where ∂f/∂x is singular.
+  TYCHE_HD bool finish(std::size_t q, double* out, double* sens) {
+    if (!factor()) return false;
+    for (std::size_t k = 0; k < K; ++k) {
+      out[k] = x[k];
+      for (std::size_t j = 0; j < q; ++j) sens[k * q + j] = -jac[k * nj + K + j];
+    }
+    for (std::size_t j = 0; j < q; ++j) ode_lu_solve<K>(lu, piv, sens + j, q);
+    return true;
+  }
+};
+
+/// Newton's method with a backtracking line search, for one chain in double: qv holds the
+/// guess (K values) then the P parameters; out the root, sens its derivatives by the Q = P
+/// parameters. Each iteration takes the Newton step p = −(∂f/∂x)⁻¹ f (at most 1000 · max(‖x‖, 1)
+/// long), then x + λp with the largest λ of 1, … (each a quadratic model's minimiser, within
+/// [0.1λ, 0.5λ]) that decreases ½‖f‖² by at least 10⁻⁴ λ‖f‖² (Armijo). It stops when ‖f‖ (the
+/// Euclidean norm, as Stan checks the root) is within function_tolerance, after one more full
+/// step (polish); it fails where λ falls below scaling_step_size / (max |pᵢ| / max(|xᵢ|, 1))
+/// (KINSOL's scaled step tolerance: no progress) with ‖f‖ above the tolerance, where ∂f/∂x is
+/// singular, or after max_num_steps iterations.
+template <std::size_t K, class View>
+TYCHE_HD bool algebra_newton_solve(const View& rhs, const ode_settings& s, std::size_t q, std::size_t, const double* qv,
+                                   double* out, double* sens, double* w) {
+  algebra_workspace<K, View> a(rhs, w);
+  if (!a.start(qv)) return false;
+  const double ftol2 = s.absolute_tolerance * s.absolute_tolerance;
+  double f2 = a.evaluate_at_x();
+  if (!(f2 < HUGE_VAL)) return false;
+  for (std::size_t iter = 0;; ++iter) {
+    if (f2 <= ftol2) {
+      a.polish(f2);
+      break;
+    }
+    if (iter >= s.max_num_steps || !a.factor()) return false;
+    a.newton_step();
+    double xnorm = 0, pnorm = 0, rel = 0;
+    for (std::size_t k = 0; k < K; ++k) {
+      xnorm += a.x[k] * a.x[k];
+      pnorm += a.step[k] * a.step[k];
+    }
+    xnorm = ::sqrt(xnorm);
+    pnorm = ::sqrt(pnorm);
+    const double longest = 1000.0 * (xnorm > 1.0 ? xnorm : 1.0);
+    if (!ode_finite(pnorm)) return false;
+    const double shrink = pnorm > longest ? longest / pnorm : 1.0;
+    for (std::size_t k = 0; k < K; ++k) {
+      a.step[k] *= shrink;
+      const double ax = ::fabs(a.x[k]);
+      const double r = ::fabs(a.step[k]) / (ax > 1.0 ? ax : 1.0);
+      if (r > rel) rel = r;
+    }
+    if (rel == 0.0) return false;  // no step, and f not within the tolerance
+    const double lambda_min = s.relative_tolerance / rel;
+    double lambda = 1.0;
+    for (;;) {
+      for (std::size_t k = 0; k < K; ++k) a.xn[k] = a.x[k] + lambda * a.step[k];
+      const double fn2 = a.evaluate_at_xn();
+      if (fn2 <= f2 * (1.0 - 2e-4 * lambda)) break;
+      // The minimiser of the quadratic through ½‖f‖² at 0 (slope −‖f‖²) and at λ.
+      double next = fn2 < HUGE_VAL ? f2 * lambda * lambda / (fn2 - f2 + 2.0 * f2 * lambda) : 0.1 * lambda;
+      if (!(next >= 0.1 * lambda)) next = 0.1 * lambda;
+      if (next > 0.5 * lambda) next = 0.5 * lambda;
+      lambda = next;
+      if (lambda < lambda_min) return false;  // no progress along the Newton direction
+    }
+    for (std::size_t k = 0; k < K; ++k) a.x[k] = a.xn[k];
+    f2 = a.evaluate_at_x();
+  }
+  return a.finish(q, out, sens);
+}
+
+/// Powell's hybrid (dogleg) method, for one chain in double (arguments as
+/// algebra_newton_solve's). A trust region of radius Δ (initially 100 · ‖guess‖, or 100) around
+/// x: the step is the Newton step where it lies inside, else the point where the dogleg path —
+/// to the Cauchy point (the minimiser of the linear model ‖f + ∂f/∂x p‖² along −∂f/∂xᵀ f), then
+/// on to the Newton step — leaves the region (along −∂f/∂xᵀ f where ∂f/∂x is singular). A step
+/// is taken where the actual decrease of ‖f‖² is more than 10⁻⁴ of the model's; Δ shrinks to a
+/// quarter of the step where that ratio is below 1/4 and grows to twice the step where it is
+/// above 3/4. It stops when a step taken is within relative_tolerance · ‖x‖ (MINPACK's xtol,
+/// the test Stan's solve_powell sets) or f is exactly 0, and succeeds if ‖f‖ is then within
+/// function_tolerance; it fails otherwise, after max_num_steps iterations, or where ∂f/∂x is
+/// singular at the root.
+template <std::size_t K, class View>
+TYCHE_HD bool algebra_powell_solve(const View& rhs, const ode_settings& s, std::size_t q, std::size_t, const double* qv,
+                                   double* out, double* sens, double* w) {
+  algebra_workspace<K, View> a(rhs, w);
+  if (!a.start(qv)) return false;
+  const double ftol2 = s.absolute_tolerance * s.absolute_tolerance;
+  double f2 = a.evaluate_at_x();
+  if (!(f2 < HUGE_VAL)) return false;
+  const auto norm = [](const double* v) {
+    double t = 0;
+    for (std::size_t k = 0; k < K; ++k) t += v[k] * v[k];
+    return ::sqrt(t);
+  };
+  double delta = 100.0 * norm(a.x);
+  if (!(delta > 0)) delta = 100.0;
+  for (std::size_t iter = 0;; ++iter) {
+    if (f2 == 0.0 || (iter >= s.max_num_steps && f2 <= ftol2)) break;
+    if (iter >= s.max_num_steps) return false;
+    // g = ∂f/∂xᵀ f, the gradient of ½‖f‖².
+    for (std::size_t l = 0; l < K; ++l) {
+      double t = 0;
+      for (std::size_t k = 0; k < K; ++k) t += a.jac[k * a.nj + l] * a.f[k];
+      a.g[l] = t;
+    }
+    bool newton = a.factor();
+    if (newton) {
+      a.newton_step();
+      newton = ode_finite(norm(a.step));
+    }
+    if (!(newton && norm(a.step) <= delta)) {
+      double jg2 = 0;
+      for (std::size_t k = 0; k < K; ++k) {
+        double t = 0;
+        for (std::size_t l = 0; l < K; ++l) t += a.jac[k * a.nj + l] * a.g[l];
+        jg2 += t * t;
+      }
+      const double gn = norm(a.g);
+      if (!(gn > 0) || !(jg2 > 0)) return false;  // a stationary point of ‖f‖² that is not a root
+      const double alpha = gn * gn / jg2;         // the Cauchy point is −αg
+      if (!newton || alpha * gn >= delta) {
+        for (std::size_t k = 0; k < K; ++k) a.step[k] = -delta / gn * a.g[k];
+      } else {
+        // −αg + τ (p_N + αg) with ‖·‖ = Δ, τ in (0, 1].
+        double dd = 0, cd = 0, cc = 0;
+        for (std::size_t k = 0; k < K; ++k) {
+          const double c = -alpha * a.g[k], d = a.step[k] - c;
+          dd += d * d;
+          cd += c * d;
+          cc += c * c;
+        }
+        const double disc = cd * cd + dd * (delta * delta - cc);
+        const double tau = dd > 0 ? (-cd + ::sqrt(disc > 0 ? disc : 0.0)) / dd : 0.0;
+        for (std::size_t k = 0; k < K; ++k) {
+          const double c = -alpha * a.g[k];
+          a.step[k] = c + tau * (a.step[k] - c);
+        }
+      }
+    }
+    // The linear model's decrease ‖f‖² − ‖f + ∂f/∂x p‖², and the actual one.
+    double model2 = 0;
+    for (std::size_t k = 0; k < K; ++k) {
+      double t = a.f[k];
+      for (std::size_t l = 0; l < K; ++l) t += a.jac[k * a.nj + l] * a.step[l];
+      model2 += t * t;
+    }
+    const double predicted = f2 - model2;
+    for (std::size_t k = 0; k < K; ++k) a.xn[k] = a.x[k] + a.step[k];
+    const double fn2 = a.evaluate_at_xn();
+    const double ratio = predicted > 0 ? (f2 - fn2) / predicted : -1.0;
+    const double pn = norm(a.step);
+    if (ratio < 0.25) delta = 0.25 * pn;
+    else if (ratio > 0.75 && 2.0 * pn > delta) delta = 2.0 * pn;
+    if (ratio > 1e-4) {
+      for (std::size_t k = 0; k < K; ++k) a.x[k] = a.xn[k];
+      f2 = a.evaluate_at_x();
+      if (!(f2 < HUGE_VAL)) return false;
+      if (pn <= s.relative_tolerance * norm(a.x)) break;
+    } else if (delta <= s.relative_tolerance * norm(a.x)) {
+      break;  // the region has shrunk to nothing around a point that is no root (or is one)
+    }
+  }
+  if (f2 > ftol2) return false;
+  return a.finish(q, out, sens);
+}
+
+struct solve_newton_method {
+  static constexpr const char* name = "solve_newton";
+  static constexpr bool algebraic = true;
+  TYCHE_HD static std::size_t doubles(std::size_t k, std::size_t q, std::size_t dim, std::size_t ws) {
+    return algebra_solver_doubles(k, q, dim, ws);
+  }
+  template <std::size_t K, class View>
+  TYCHE_HD static bool solve(const View& rhs, const ode_settings& s, std::size_t q, std::size_t y0c, const double* qv,
+                             double* out, double* sens, double* w) {
+    return algebra_newton_solve<K>(rhs, s, q, y0c, qv, out, sens, w);
+  }
+};
+struct solve_powell_method {
+  static constexpr const char* name = "solve_powell";
+  static constexpr bool algebraic = true;
+  TYCHE_HD static std::size_t doubles(std::size_t k, std::size_t q, std::size_t dim, std::size_t ws) {
+    return algebra_solver_doubles(k, q, dim, ws);
+  }
+  template <std::size_t K, class View>
+  TYCHE_HD static bool solve(const View& rhs, const ode_settings& s, std::size_t q, std::size_t y0c, const double* qv,
+                             double* out, double* sens, double* w) {
+    return algebra_powell_solve<K>(rhs, s, q, y0c, qv, out, sens, w);
+  }
+};
+
+/// The guess's values where they are numbers (a number, or a std::tuple of numbers), checked
+/// finite: the message names the function, the index and the value.
+template <class Guess>
+void algebra_check_guess(const char* fn, const Guess& guess) {
+  const auto check = [&](double v, std::size_t i) {
+    if (!std::isfinite(v))
+      throw std::invalid_argument(std::string("tyche::") + fn + "(f, guess): the guess has value " +
+                                  format_number(v) + " at index " + std::to_string(i + 1) +
+                                  " (1-based); it must be finite");
+  };
+  if constexpr (std::is_arithmetic_v<Guess>) {
+    check(static_cast<double>(guess), 0);
+  } else if constexpr (is_std_tuple<Guess>::value) {
+    std::size_t i = 0;
+    std::apply(
+        [&](const auto&... e) {
+          (
+              [&](const auto& v) {
+                if constexpr (std::is_arithmetic_v<std::remove_cvref_t<decltype(v)>>) check(static_cast<double>(v), i);
+                ++i;
+              }(e),
+              ...);
+        },
+        guess);
+  }
+}
+
+/// The tolerances checked, then the node (ode_build with an algebraic Method).
+template <class Method, class F, class Guess>
+auto solve_impl(F&& f, const Guess& guess, double step_tolerance, const char* step_name, double function_tolerance,
+                long long max_num_steps) {
+  const auto init_node = scan_initial_node(guess);
+  using InitNode = std::remove_cvref_t<decltype(init_node)>;
+  constexpr std::size_t K = is_vector_v<InitNode> ? InitNode::extent : 1;
+  static_assert(K != dynamic_extent,
+                "tyche::solve_newton/solve_powell(f, guess) requires the number of unknowns to be known at compile "
+                "time: give 'guess' as a std::tuple of numbers (or a number for one unknown)");
+  if constexpr (K == dynamic_extent) {
+    return 0.0;  // no further errors
+  } else {
+    const std::string fn = std::string("tyche::") + Method::name + "(f, guess): ";
+    if (!(step_tolerance >= 0) || !std::isfinite(step_tolerance))
+      throw std::invalid_argument(fn + step_name + " is " + format_number(step_tolerance) +
+                                  "; it must be non-negative and finite");
+    if (!(function_tolerance > 0) || !std::isfinite(function_tolerance))
+      throw std::invalid_argument(fn + "function_tolerance is " + format_number(function_tolerance) +
+                                  "; it must be positive and finite");
+    if (max_num_steps <= 0)
+      throw std::invalid_argument(fn + "max_num_steps is " + std::to_string(max_num_steps) + "; it must be positive");
+    algebra_check_guess(Method::name, guess);
+    auto root = ode_build<K, Method>(std::forward<F>(f), init_node, 0.0, nullptr, 1, step_tolerance,
+                                     function_tolerance, max_num_steps);
+    if constexpr (is_vector_v<InitNode>) return root;
+    else return at(root, 0);  // one unknown, guessed by a scalar: the root as a scalar
+  }
+}
+
+}  // namespace detail
+
+/// solve_newton with its tolerances given (Stan's solve_newton_tol): a line search fails where
+/// its step falls below scaling_step_size (relative to max(|xᵢ|, 1)); the root is accepted where
+/// ‖f(x)‖ ≤ function_tolerance; max_num_steps bounds the iterations.
+template <class F, class Guess>
+auto solve_newton_tol(F&& f, const Guess& guess, double scaling_step_size, double function_tolerance,
+                      long long max_num_steps) {
+  return detail::solve_impl<detail::solve_newton_method>(std::forward<F>(f), guess, scaling_step_size,
+                                                         "scaling_step_size", function_tolerance, max_num_steps);
+}
+
+/// The root x of the K equations f(x) = 0 (Stan's solve_newton), with its gradient by the
+/// implicit function theorem: ∂x/∂p = −(∂f/∂x)⁻¹ ∂f/∂p at the root, for every parameter p that
+/// f uses. f(x) receives the unknowns (a scalar expression for one, else x with x[k]) and returns
+/// the K residuals: a scalar, a std::tuple of K scalars, or a vector expression of K values. It
+/// may use any random variable or data of the model (capture them) and any elementwise function.
+/// guess: a number (one unknown) or a std::tuple of K numbers or scalar expressions; no
+/// derivative flows through it. The result is a vector expression of the K unknowns (x[k]), or
+/// for a scalar guess a scalar expression.
+///
+/// Newton's method with a backtracking line search, the exact Jacobian at every iterate
+/// (scaling_step_size 10⁻³, function_tolerance 10⁻⁶ in the Euclidean norm, at most 200
+/// iterations: solve_newton_tol sets them), and one more Newton step once ‖f‖ is within the
+/// tolerance (the root to about the tolerance's square). Where it fails (no progress, a singular
+/// Jacobian, the iterations run out) the values are NaN, so the log density is NaN and the
+/// sampler rejects that point, as Stan rejects where its solver throws. solve_powell is the more
+/// robust of the two far from the root.
+///
+/// Example, a steady state: the amount x with ka · dose = CL/V · x + x² · kq (ka, CL, V, kq random
+/// variables):
+///     auto x = solve_newton([&](const auto& x) { return ka * dose - CL / V * x - kq * x * x; }, 1.0);
+template <class F, class Guess>
+auto solve_newton(F&& f, const Guess& guess) {
+  return solve_newton_tol(std::forward<F>(f), guess, 1e-3, 1e-6, 200);
+}
+
+/// solve_powell with its tolerances given (Stan's solve_powell_tol): the iterations stop when a
+/// step is within relative_tolerance · ‖x‖; the root is accepted where ‖f(x)‖ ≤
+/// function_tolerance; max_num_steps bounds the iterations.
+template <class F, class Guess>
+auto solve_powell_tol(F&& f, const Guess& guess, double relative_tolerance, double function_tolerance,
+                      long long max_num_steps) {
+  return detail::solve_impl<detail::solve_powell_method>(std::forward<F>(f), guess, relative_tolerance,
+                                                         "relative_tolerance", function_tolerance, max_num_steps);
+}
+
+/// The root x of f(x) = 0 (Stan's solve_powell): the same arguments, result, gradient and
+/// failures as solve_newton, by Powell's hybrid (dogleg) trust-region method with the exact
+/// Jacobian (relative_tolerance 10⁻¹⁰, function_tolerance 10⁻⁶, at most 200 iterations:
+/// solve_powell_tol sets them). A trust region keeps the steps where the linear model holds, so
+/// it finds roots from guesses where Newton's line search stalls (a singular Jacobian on the way
+/// included).
+template <class F, class Guess>
+auto solve_powell(F&& f, const Guess& guess) {
+  return solve_powell_tol(std::forward<F>(f), guess, 1e-10, 1e-6, 200);
+}
+
+}  // namespace tyche
+// ----- end tyche/compile/algebra_solver.hpp -----
 // ----- begin tyche/operations/hmm.hpp -----
 // tyche/operations/hmm.hpp — hmm_marginal(log_omega, Gamma, rho): the log marginal likelihood
 // of a hidden Markov model, its discrete states summed out by the forward algorithm, with the

@@ -354,6 +354,19 @@ TEST_CASE("for_each_data_buffer: ode_rk45 (the output times)", "[relocate][compi
   CHECK(buffers == 2);  // the output times, and y0 = (1, 0) folded into a vector of the program's storage
 }
 
+TEST_CASE("for_each_data_buffer: solve_newton (no output times; the data its equation reads)", "[relocate][compile]") {
+  // The algebraic solver's op has no output times (a null pointer, not visited); what its
+  // equation reads is in the equation's program view.
+  regression_data d;
+  auto k = lognormal<"k">(0.0, 0.5);
+  auto root = solve_newton([&](const auto& x) { return x * x * x + sum(exp(data(d.yc) * x)) - k; }, 0.5);
+  const auto m = model(joint(k, target(-square(root))));
+  const auto view = m.program().view();
+  CHECK(count_into(view, {range_of(d.yc)}) == 1);
+  const std::size_t buffers = check_relocation(view, [&] { fill_nan(d.yc); });
+  CHECK(buffers == 1);  // y_c, read in the equation (not foldable: exp(y_c · x))
+}
+
 TEST_CASE("for_each_data_buffer: multi_normal, multi_normal_cholesky, rows_dot_product with data",
           "[relocate][compile]") {
   regression_data d;

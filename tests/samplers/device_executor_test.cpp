@@ -80,10 +80,13 @@ TEST_CASE("emulated device executor: the CPU executor's draws, a regression", "[
   check_against_cpu(small_regression(), {.chains = 2, .warmup = 120, .draws = 50, .seed = 5});
 }
 
-TEST_CASE("emulated device executor: the CPU executor's draws, an ODE (ode_rk45's solver in device code)",
+TEST_CASE("emulated device executor: the CPU executor's draws, an ODE and an algebraic equation (ode_rk45's and "
+          "solve_newton's solvers in device code)",
           "[device_executor]") {
   // One-compartment oral absorption: the op's forward and reverse passes (the adaptive solver,
-  // its scratch, the sensitivities) run in the device kernel's code, one chain per thread.
+  // its scratch, the sensitivities) run in the device kernel's code, one chain per thread; and a
+  // steady state with a saturable term, ka · 100 = CL/V · x + 0.01 x², weakly observed (Newton's
+  // iterations and the implicit function theorem's gradient, likewise).
   static const std::vector<double> ts{0.5, 1.0, 2.0, 4.0, 8.0, 12.0};
   static const std::vector<double> conc{2.0, 2.9, 3.1, 2.5, 1.4, 0.8};
   // On the scale of the typical values (θ = 0 at CL = 5, V = 30, kd = 1), started near it: the
@@ -99,7 +102,9 @@ TEST_CASE("emulated device executor: the CPU executor's draws, an ODE (ode_rk45'
   auto sol = tyche::ode_rk45([&](const auto&, const auto& y) { return std::tuple{-ka * y[0], ka * y[0] - CL / V * y[1]}; },
                              std::tuple{100.0, 0.0}, 0.0, tyche::data(ts));
   auto c = tyche::assume_positive(tyche::segment(sol, ts.size() + 1, ts.size()) / V);
-  const auto m = tyche::model(tyche::joint(a, b, e, sigma, tyche::lognormal(log(c), sigma).observe(tyche::data(conc))));
+  auto steady = tyche::solve_newton([&](const auto& x) { return ka * 100.0 - CL / V * x - 0.01 * x * x; }, 100.0);
+  const auto m = tyche::model(tyche::joint(a, b, e, sigma, tyche::lognormal(log(c), sigma).observe(tyche::data(conc)),
+                                           tyche::target(-0.5 * square((steady - 100.0) / 50.0))));
   check_against_cpu(m, {.chains = 2, .warmup = 60, .draws = 20, .seed = 3, .init_radius = 0.5});
 }
 

@@ -44,6 +44,10 @@ namespace detail {
 inline constexpr fixed_string ode_time_name = "__scan_time";
 
 /// What the solver needs besides the right-hand side: the start, the output times, tolerances.
+/// An algebraic equation's solve (compile/algebra_solver.hpp) has no times (null, n = 1: one
+/// value per unknown) and reads relative_tolerance as its step tolerance (solve_newton's
+/// scaling_step_size, solve_powell's relative_tolerance), absolute_tolerance as its
+/// function_tolerance and max_num_steps as its iterations.
 struct ode_settings {
   double t0 = 0;
   const double* times = nullptr;  // n output times, t0 < times[0] ≤ times[1] ≤ …
@@ -498,6 +502,36 @@ TYCHE_HD bool ode_stiff_solve(const View& rhs, const ode_settings& s, std::size_
   return true;
 }
 
+/// The solvers ode_map runs, one type each: its name (for messages), whether its equation is
+/// algebraic (f(x) = 0, compile/algebra_solver.hpp) rather than an ODE, the doubles of
+/// workspace one solve needs, and the solve itself. A solve reads qv (the K initial values, or
+/// the guess, then the P parameters) and writes the K values at each of the n output times (n =
+/// 1 for an algebraic equation) and their sensitivities by the Q columns; false where it failed.
+struct ode_rk45_method {
+  static constexpr const char* name = "ode_rk45";
+  static constexpr bool algebraic = false;
+  TYCHE_HD static std::size_t doubles(std::size_t k, std::size_t q, std::size_t dim, std::size_t ws) {
+    return ode_solver_doubles(k, q, dim, ws);
+  }
+  template <std::size_t K, class View>
+  TYCHE_HD static bool solve(const View& rhs, const ode_settings& s, std::size_t q, std::size_t y0c, const double* qv,
+                             double* out, double* sens, double* w) {
+    return ode_rk45_solve<K>(rhs, s, q, y0c, qv, out, sens, w);
+  }
+};
+struct ode_stiff_method {
+  static constexpr const char* name = "ode_stiff";
+  static constexpr bool algebraic = false;
+  TYCHE_HD static std::size_t doubles(std::size_t k, std::size_t q, std::size_t dim, std::size_t ws) {
+    return ode_stiff_doubles(k, q, dim, ws);
+  }
+  template <std::size_t K, class View>
+  TYCHE_HD static bool solve(const View& rhs, const ode_settings& s, std::size_t q, std::size_t y0c, const double* qv,
+                             double* out, double* sens, double* w) {
+    return ode_stiff_solve<K>(rhs, s, q, y0c, qv, out, sens, w);
+  }
+};
+
 /// The first 8-byte-aligned address at or after p.
 template <class T>
 TYCHE_HD double* aligned_doubles(T* p) {
@@ -512,12 +546,15 @@ namespace ops {
 /// (θ = (a: K, y: K, t, the Outer parameters in operand order)); operand 0 is y0, operands
 /// 1 … Outer the parameters. Values: component k at output time r at k·n + r (scan_states'
 /// order). Y0: y0 depends on parameters, so its K sensitivity columns are carried (a constant
-/// y0, a dose, needs none: a third fewer columns for a PK model). Stiff: solved by
-/// ode_stiff_solve (Rosenbrock-W), else by ode_rk45_solve. Owning: as scan_map's (the program
-/// moves into the model's fold_storage when the model is folded).
-template <class Program, std::size_t K, std::size_t Outer, bool Y0 = true, bool Stiff = false, bool Owning = true>
+/// y0, a dose, needs none: a third fewer columns for a PK model). Method: the solver
+/// (detail::ode_rk45_method, ode_stiff_method, or an algebraic equation's solve_newton_method or
+/// solve_powell_method: then operand 0 is the guess, never carried, and there is one "output
+/// time", the root). Owning: as scan_map's (the program moves into the model's fold_storage when
+/// the model is folded).
+template <class Program, std::size_t K, std::size_t Outer, bool Y0 = true, class Method = detail::ode_rk45_method,
+          bool Owning = true>
 struct ode_map {
-  static constexpr const char* name = Stiff ? "ode_stiff" : "ode_rk45";
+  static constexpr const char* name = Method::name;
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = true;  // the output times, and what f reads
   template <class... Cs>
@@ -538,14 +575,14 @@ struct ode_map {
   /// The op of the folded tree: the program kept by `storage`, this op a view of it.
   template <class Storage>
     requires Owning
-  ode_map<Program, K, Outer, Y0, Stiff, false> release_into(Storage& storage) const {
+  ode_map<Program, K, Outer, Y0, Method, false> release_into(Storage& storage) const {
     storage.keep(program);
     return {program.get(), rhs, settings};
   }
   /// f(times, n), then every buffer of the right-hand side's view (compile/relocate.hpp).
   template <class F>
   void for_each_data_buffer(std::size_t, F&& f) {
-    f(settings.times, settings.n);
+    if (settings.times) f(settings.times, settings.n);  // none for an algebraic equation
     tyche::for_each_data_buffer(rhs, f);
   }
   /// The inputs of a solve: y0's K values and the P parameters.
@@ -557,8 +594,7 @@ struct ode_map {
   /// T's, so that a float or a batch of floats holds them too, and one more for alignment).
   std::size_t scratch_size(std::size_t m, const std::size_t*) const {
     const std::size_t q = columns();
-    const std::size_t w = Stiff ? detail::ode_stiff_doubles(K, q, rhs.dim(), rhs.workspace_size)
-                                : detail::ode_solver_doubles(K, q, rhs.dim(), rhs.workspace_size);
+    const std::size_t w = Method::doubles(K, q, rhs.dim(), rhs.workspace_size);
     return m * q + 2 * (inputs() + m + m * q + w) + 1;
   }
 
@@ -584,10 +620,8 @@ struct ode_map {
         }
     }
     for (std::size_t l = 0; l < L; ++l)
-      if (!(Stiff ? detail::ode_stiff_solve<K>(rhs, settings, q, Y0 ? K : 0, qs + l * nin, outs + l * m,
-                                               senss + l * m * q, w)
-                  : detail::ode_rk45_solve<K>(rhs, settings, q, Y0 ? K : 0, qs + l * nin, outs + l * m,
-                                              senss + l * m * q, w))) {
+      if (!Method::template solve<K>(rhs, settings, q, Y0 ? K : 0, qs + l * nin, outs + l * m, senss + l * m * q,
+                                     w)) {
         const double nan = ::nan("");
         for (std::size_t i = 0; i < m; ++i) outs[l * m + i] = nan;
         for (std::size_t i = 0; i < m * q; ++i) senss[l * m * q + i] = nan;
@@ -640,32 +674,62 @@ constexpr bool ode_rhs_arity_mismatch() {
   return false;
 }
 
+/// Instantiated when an algebraic equation's f returns a tuple of Returned values for Unknowns
+/// unknowns (compile/algebra_solver.hpp).
+template <std::size_t Returned, std::size_t Unknowns>
+constexpr bool algebra_rhs_size_mismatch() {
+  static_assert(Returned == Unknowns,
+                "tyche::solve_newton/solve_powell(f, guess): f(x) returns a tuple whose size is not the number of "
+                "unknowns (the size of 'guess'); the two sizes are Returned and Unknowns in this diagnostic");
+  return false;
+}
+/// Instantiated when an algebraic equation's f cannot be called as f(x).
+template <std::size_t Unknowns>
+constexpr bool algebra_rhs_arity_mismatch() {
+  static_assert(Unknowns != Unknowns,
+                "tyche::solve_newton/solve_powell(f, guess) requires f(x) to take the unknowns (a scalar expression "
+                "for one unknown, else x with x[k]) and to return the K residuals whose root is sought; the number of "
+                "unknowns is Unknowns in this diagnostic");
+  return false;
+}
+
 /// Σₖ aₖ · fₖ for what f returned: a scalar (K = 1), a std::tuple of K scalars, or a vector
-/// expression of K values.
-template <std::size_t K, class R>
+/// expression of K values. Algebraic: f is an algebraic equation's (the messages say so).
+template <std::size_t K, bool Algebraic, class R>
 auto ode_objective(const R& r, const char* fn) {
   const vector_param<scan_adjoint_name, K> a{};
   if constexpr (is_std_tuple<R>::value) {
     if constexpr (std::tuple_size_v<R> != K) {
-      (void)ode_rhs_size_mismatch<std::tuple_size_v<R>, K>();
+      if constexpr (Algebraic) (void)algebra_rhs_size_mismatch<std::tuple_size_v<R>, K>();
+      else (void)ode_rhs_size_mismatch<std::tuple_size_v<R>, K>();
       return at(a, 0) * at(vector_param<scan_state_name, K>{}, 0);  // of the right form: no further errors
     } else {
       return [&]<std::size_t... I>(std::index_sequence<I...>) {
-        static_assert((!is_vector_v<node_t<std::tuple_element_t<I, R>>> && ...),
+        constexpr bool scalars = (!is_vector_v<node_t<std::tuple_element_t<I, R>>> && ...);
+        static_assert(scalars || Algebraic,
                       "tyche::ode_rk45/ode_stiff(f, y0, t0, ts): a tuple returned by f must hold scalar expressions");
+        static_assert(scalars || !Algebraic,
+                      "tyche::solve_newton/solve_powell(f, guess): a tuple returned by f must hold scalar expressions");
         return ((at(a, I) * std::get<I>(r)) + ...);
       }(std::make_index_sequence<K>{});
     }
   } else if constexpr (!is_vector_v<node_t<R>>) {
-    static_assert(K == 1,
+    static_assert(K == 1 || Algebraic,
                   "tyche::ode_rk45/ode_stiff(f, y0, t0, ts): f returns a scalar but the state has more than one value; "
                   "return a std::tuple of dy_k/dt");
+    static_assert(K == 1 || !Algebraic,
+                  "tyche::solve_newton/solve_powell(f, guess): f returns a scalar but there is more than one unknown; "
+                  "return a std::tuple of the K residuals");
     return at(a, 0) * r;
   } else {
     const auto n = as_node(r);
     if (n.size() != K)
-      throw std::invalid_argument(std::string("tyche::") + fn + "(f, y0, t0, ts): f returns a vector of size " +
-                                  std::to_string(n.size()) + ", the state has size " + std::to_string(K));
+      throw std::invalid_argument(std::string("tyche::") + fn +
+                                  (Algebraic ? "(f, guess): f returns a vector of size " + std::to_string(n.size()) +
+                                                   ", there are " + std::to_string(K) + " unknowns"
+                                             : "(f, y0, t0, ts): f returns a vector of size " +
+                                                   std::to_string(n.size()) + ", the state has size " +
+                                                   std::to_string(K)));
     return sum(a * n);
   }
 }
@@ -768,24 +832,27 @@ auto ode_dedupe_hoists(const Pair& p) {
   }
 }
 
-/// The node, for a state of K values, once the inputs are checked (ode_impl); Stiff: the
-/// Rosenbrock-W solver, else Dormand–Prince.
-template <std::size_t K, bool Stiff, class F, class InitNode, class Times>
-auto ode_build(F&& f, const InitNode& init_node, double t0, const Times& times, double rtol, double atol,
-               long long max_num_steps) {
+/// The node, for a state of K values (an algebraic equation's K unknowns), once the inputs are
+/// checked (ode_impl, algebra_solver.hpp's solve_impl); Method: the solver (ode_map's). An ODE's
+/// n output times are at `times`; an algebraic equation has none (null, n = 1).
+template <std::size_t K, class Method, class F, class InitNode>
+auto ode_build(F&& f, const InitNode& init_node, double t0, const double* times, std::size_t n, double rtol,
+               double atol, long long max_num_steps) {
   // The right-hand side's graph, from placeholders.
   using state_param = vector_param<scan_state_name, K>;
   using time_param = param<ode_time_name>;
+  using Y = std::conditional_t<K == 1, param_element<state_param>, scan_state<K>>;
   auto rhs = [&] {
-    using Y = std::conditional_t<K == 1, param_element<state_param>, scan_state<K>>;
-    if constexpr (!std::is_invocable_v<F&, time_param, Y>) {
-      (void)ode_rhs_arity_mismatch<K>();
+    constexpr bool callable = Method::algebraic ? std::is_invocable_v<F&, Y> : std::is_invocable_v<F&, time_param, Y>;
+    if constexpr (!callable) {
+      if constexpr (Method::algebraic) (void)algebra_rhs_arity_mismatch<K>();
+      else (void)ode_rhs_arity_mismatch<K>();
       if constexpr (K == 1) return at(state_param{}, 0) + 0.0;
       else return state_param{} + 0.0;
-    } else if constexpr (K == 1) {
-      return f(time_param{}, at(state_param{}, 0));
+    } else if constexpr (Method::algebraic) {
+      return f(Y{});
     } else {
-      return f(time_param{}, scan_state<K>{});
+      return f(time_param{}, Y{});
     }
   }();
   // Loop invariants out (as scan hoists them), where that does not add sensitivity columns: a
@@ -793,8 +860,8 @@ auto ode_build(F&& f, const InitNode& init_node, double t0, const Times& times, 
   // elsewhere in f too adds one. A function of one parameter is hoisted right above it (ka's
   // exp(θ), not −ka), and the same subexpression hoisted twice is one column (ode_dedupe_hoists).
   // Of the hoisted and the plain form, the one with fewer columns is compiled (the hoisted one on
-  // a tie: f then evaluates less).
-  const auto raw = as_node(ode_objective<K>(rhs, Stiff ? "ode_stiff" : "ode_rk45"));
+  // a tie: f then evaluates less). An algebraic equation's program has the time too (unused).
+  const auto raw = as_node(ode_objective<K, Method::algebraic>(rhs, Method::name));
   using Hoisted = decltype(ode_dedupe_hoists<0>(hoist_rewrite<0, false>(raw)));
   constexpr bool hoist =
       ode_columns<typename outer_params<params_of<node_t<typename Hoisted::first_type>>>::type>::value <=
@@ -812,11 +879,11 @@ auto ode_build(F&& f, const InitNode& init_node, double t0, const Times& times, 
   auto program = std::make_shared<const Program>(
       compile_with_layout<layout>(objective, vector_param<scan_adjoint_name, K>{}, state_param{}, time_param{}));
   auto outer_nodes = scan_outer_nodes<outer>::make(*program, 3, rewritten.second);
-  using Op = ops::ode_map<Program, K, outer::size, (params_of<InitNode>::size > 0), Stiff, true>;
-  const ode_settings settings{t0, times.ptr, times.size(), rtol, atol, static_cast<std::size_t>(max_num_steps)};
+  constexpr bool y0_columns = !Method::algebraic && params_of<InitNode>::size > 0;
+  using Op = ops::ode_map<Program, K, outer::size, y0_columns, Method, true>;
+  const ode_settings settings{t0, times, n, rtol, atol, static_cast<std::size_t>(max_num_steps)};
   const Op op{program, program->view(), settings};
-  return std::apply([&](const auto&... p) { return make_vector_op(op, K * times.size(), init_node, p...); },
-                    outer_nodes);
+  return std::apply([&](const auto&... p) { return make_vector_op(op, K * n, init_node, p...); }, outer_nodes);
 }
 
 /// The output times finite, after t0 and in order; the tolerances positive (one function for
@@ -848,7 +915,7 @@ inline void ode_check_inputs(const char* name, const double* ts, std::size_t n, 
     throw std::invalid_argument(fn + "max_num_steps is " + std::to_string(max_num_steps) + "; it must be positive");
 }
 
-template <bool Stiff, class F, class Init, class Ts>
+template <class Method, class F, class Init, class Ts>
 auto ode_impl(F&& f, const Init& y0, double t0, const Ts& ts, double rtol, double atol, long long max_num_steps) {
   const auto init_node = scan_initial_node(y0);
   using InitNode = std::remove_cvref_t<decltype(init_node)>;
@@ -862,19 +929,19 @@ auto ode_impl(F&& f, const Init& y0, double t0, const Ts& ts, double rtol, doubl
     const auto times = as_node(ts);
     const std::string reads = operand_reads(times);  // "ts", or "ts ('times')" for data(times, "times")
     const bool named = reads.rfind("data '", 0) == 0 && reads.find(" with ") == std::string::npos;
-    ode_check_inputs(Stiff ? "ode_stiff" : "ode_rk45", times.ptr, times.size(), named ? "ts (" + reads.substr(5) + ")" : std::string("ts"), t0, rtol,
-                     atol, max_num_steps);
-    return ode_build<K, Stiff>(std::forward<F>(f), init_node, t0, times, rtol, atol, max_num_steps);
+    ode_check_inputs(Method::name, times.ptr, times.size(), named ? "ts (" + reads.substr(5) + ")" : std::string("ts"),
+                     t0, rtol, atol, max_num_steps);
+    return ode_build<K, Method>(std::forward<F>(f), init_node, t0, times.ptr, times.size(), rtol, atol, max_num_steps);
   }
 }
-/// ode_rk45_tol (Stiff false) and ode_stiff_tol: the output times checked to be data, then built.
-template <bool Stiff, class F, class Init, class Ts>
+/// ode_rk45_tol and ode_stiff_tol: the output times checked to be data, then built.
+template <class Method, class F, class Init, class Ts>
 auto ode_tol(F&& f, const Init& y0, double t0, const Ts& ts, double rtol, double atol, long long max_num_steps) {
   static_assert(ode_times_are_data<Ts>(),
                 "tyche::ode_rk45/ode_stiff(f, y0, t0, ts) requires the output times ts as data: data(ts) of a "
                 "std::vector<double>");
   if constexpr (ode_times_are_data<Ts>())
-    return ode_impl<Stiff>(std::forward<F>(f), y0, t0, ts, rtol, atol, max_num_steps);
+    return ode_impl<Method>(std::forward<F>(f), y0, t0, ts, rtol, atol, max_num_steps);
   else
     return 0.0;
 }
@@ -887,7 +954,7 @@ auto ode_tol(F&& f, const Init& y0, double t0, const Ts& ts, double rtol, double
 template <class F, class Init, class Ts>
 auto ode_rk45_tol(F&& f, const Init& y0, double t0, const Ts& ts, double relative_tolerance,
                   double absolute_tolerance, long long max_num_steps) {
-  return detail::ode_tol<false>(std::forward<F>(f), y0, t0, ts, relative_tolerance, absolute_tolerance,
+  return detail::ode_tol<detail::ode_rk45_method>(std::forward<F>(f), y0, t0, ts, relative_tolerance, absolute_tolerance,
                                 max_num_steps);
 }
 
@@ -923,7 +990,7 @@ auto ode_rk45(F&& f, const Init& y0, double t0, const Ts& ts) {
 template <class F, class Init, class Ts>
 auto ode_stiff_tol(F&& f, const Init& y0, double t0, const Ts& ts, double relative_tolerance,
                    double absolute_tolerance, long long max_num_steps) {
-  return detail::ode_tol<true>(std::forward<F>(f), y0, t0, ts, relative_tolerance, absolute_tolerance,
+  return detail::ode_tol<detail::ode_stiff_method>(std::forward<F>(f), y0, t0, ts, relative_tolerance, absolute_tolerance,
                                max_num_steps);
 }
 

@@ -31,8 +31,8 @@
 // indices), lower_triangular_solve_map (k²), data_matvec_map and rows_dot_product_map (rows·cols),
 // gp_exp_quad_cov_map and gp_cov_map (n points · d),
 // ordinal_map (m categories), scan_map (steps per sequence), tabulate_map (m per sequence) and
-// ode_map (n output times), these three followed by the buffers of the step's, element's or
-// right-hand side's own program_view.
+// ode_map (n output times; an algebraic equation's none), these three followed by the buffers
+// of the step's, element's or right-hand side's own program_view.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/compile/graph.hpp>

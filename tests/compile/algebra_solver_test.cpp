@@ -1,0 +1,228 @@
+// solve_newton(f, guess) and solve_powell(f, guess) (tyche/compile/algebra_solver.hpp): roots and
+// their gradients (the implicit function theorem) against closed forms — one unknown, two
+// coupled unknowns, three unknowns from a vector-valued f —, a guess from which Newton's method
+// without its line search diverges (atan), the root polished past the tolerance, SIMD lanes and
+// float, the sensitivity columns, bad input named, and every failure (no root, a local minimum
+// of ‖f‖ that is not a root, the iterations run out) giving NaN, never a wrong value.
+#include <tyche/tyche.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+#include <stdexcept>
+#include <vector>
+
+#include "support/property.hpp"
+#include "support/reference_math.hpp"
+
+using namespace tyche;
+using tyche_test::normal_log;
+
+namespace {
+/// Richardson-extrapolated central difference of g at x in coordinate k.
+double derivative(const std::function<double(const std::vector<double>&)>& g, std::vector<double> x, std::size_t k) {
+  const double x0 = x[k], h = 1e-3 * std::max(1.0, std::fabs(x0));
+  auto central = [&](double s) {
+    x[k] = x0 + s;
+    const double up = g(x);
+    x[k] = x0 - s;
+    const double down = g(x);
+    return (up - down) / (2 * s);
+  };
+  const double d1 = central(h), d2 = central(h / 2), d4 = central(h / 4);
+  const double r1 = (4 * d2 - d1) / 3, r2 = (4 * d4 - d2) / 3;
+  return (16 * r2 - r1) / 15;
+}
+
+/// The model's value and gradient at th against a closed form's value and its finite
+/// differences: relative tolerance tol.
+template <class M>
+void check_against(const M& m, const std::function<double(const std::vector<double>&)>& reference,
+                   const std::vector<double>& th, double tol, const char* what) {
+  INFO(what);
+  std::vector<double> g(th.size());
+  const double v = m.log_prob_and_gradient(th, g);
+  CHECK(v == Approx(reference(th)).epsilon(tol));
+  for (std::size_t k = 0; k < th.size(); ++k) {
+    const double want = derivative(reference, th, k);
+    INFO("coordinate " << k << ": gradient " << g[k] << ", reference " << want);
+    CHECK(std::fabs(g[k] - want) <= tol * std::max(1.0, std::fabs(want)));
+  }
+}
+
+const std::vector<double> obs{1.3, 0.8, 1.1};
+
+// x² = c, c ~ lognormal(0, 1): x = √c from a positive guess (GuessIsC: c itself, a parameter);
+// x observed with sd 0.5.
+template <bool Powell, bool GuessIsC>
+auto square_root_model(double guess) {
+  auto c = lognormal<"c">(0.0, 1.0);
+  auto f = [&](const auto& x) { return x * x - c; };
+  auto root = [&] {
+    if constexpr (Powell && GuessIsC) return solve_powell(f, c);
+    else if constexpr (Powell) return solve_powell(f, guess);
+    else if constexpr (GuessIsC) return solve_newton(f, c);
+    else return solve_newton(f, guess);
+  }();
+  return model(joint(c, normal(root, 0.5).observe(data(obs))));
+}
+double square_root_reference(const std::vector<double>& th) {
+  double lp = normal_log(th[0], 0.0, 1.0);
+  for (double y : obs) lp += normal_log(y, std::exp(0.5 * th[0]), 0.5);
+  return lp;
+}
+}  // namespace
+
+TEST_CASE("solve_newton, solve_powell: one unknown against its closed form, the guess a number or a parameter",
+          "[compile][algebra_solver]") {
+  // With the default tolerances (function_tolerance 1e-6), the value to 1e-10: the Newton step
+  // after the tolerance is met (solve_newton), the relative step tolerance 1e-10 (solve_powell).
+  const auto newton = square_root_model<false, false>(1.0);
+  const auto newton_c = square_root_model<false, true>(0.0);  // the guess is c itself: no derivative through it
+  const auto powell = square_root_model<true, false>(3.0);
+  for (const auto& th : tyche_test::random_points(5, 1, -2.0, 2.0, 81)) {
+    check_against(newton, square_root_reference, th, 1e-8, "solve_newton, guess 1");
+    check_against(newton_c, square_root_reference, th, 1e-8, "solve_newton, guess c");
+    check_against(powell, square_root_reference, th, 1e-8, "solve_powell, guess 3");
+    CHECK(newton.log_prob(th) == Approx(square_root_reference(th)).epsilon(1e-12));
+  }
+}
+
+namespace {
+// Two coupled unknowns: x₀² + x₁² = r², x₁ = m x₀ (a circle and a line through 0), r ~
+// lognormal(0, 0.5), m ~ normal(0.5, 0.5): x₀ = r/√(1 + m²), x₁ = m x₀ (the root with x₀ > 0,
+// nearer the guess (1, 1)).
+const std::vector<double> obs2{0.7, 0.5};
+template <bool Powell>
+auto circle_model() {
+  auto r = lognormal<"r">(0.0, 0.5);
+  auto m = normal<"m">(0.5, 0.5);
+  auto f = [&](const auto& x) { return std::tuple{x[0] * x[0] + x[1] * x[1] - r * r, x[1] - m * x[0]}; };
+  auto root = [&] {
+    if constexpr (Powell) return solve_powell(f, std::tuple{1.0, 1.0});
+    else return solve_newton(f, std::tuple{1.0, 1.0});
+  }();
+  return model(joint(r, m, normal(root, 0.2).observe(data(obs2))));
+}
+double circle_reference(const std::vector<double>& th) {
+  const double r = std::exp(th[0]), m = th[1], x0 = r / std::sqrt(1 + m * m);
+  return normal_log(th[0], 0.0, 0.5) + normal_log(m, 0.5, 0.5) + normal_log(obs2[0], x0, 0.2) +
+         normal_log(obs2[1], m * x0, 0.2);
+}
+}  // namespace
+
+TEST_CASE("solve_newton, solve_powell: two coupled unknowns against the closed form; SIMD lanes and float",
+          "[compile][algebra_solver]") {
+  const auto newton = circle_model<false>();
+  const auto powell = circle_model<true>();
+  REQUIRE(newton.dim() == 2);
+  for (const auto& th : tyche_test::random_points(5, 2, -1.0, 1.0, 82)) {
+    check_against(newton, circle_reference, th, 1e-8, "circle, solve_newton");
+    check_against(powell, circle_reference, th, 1e-8, "circle, solve_powell");
+  }
+  // Each lane is solved in double on its own: lanes equal the double evaluation.
+  tyche_test::check_lanes(newton.program(), tyche_test::random_points(8, 2, -0.8, 0.8, 83), "circle lanes");
+  tyche_test::check_float(powell.program(), {0.2, 0.4}, "circle float");
+}
+
+TEST_CASE("solve_newton, solve_powell: three unknowns from a vector-valued f", "[compile][algebra_solver]") {
+  // x ∘ x = c for c ~ lognormal(0, 0.5) of 3 values: x = √c, f returning a vector expression.
+  static const std::vector<double> obs3{1.1, 0.9, 1.4};
+  auto c = lognormal<"c">(0.0, 0.5, shape<3>);
+  auto root = solve_powell([&](const auto& x) { return x * x - c; }, std::tuple{2.0, 2.0, 2.0});
+  const auto m = model(joint(c, normal(root, 0.3).observe(data(obs3))));
+  auto reference = [](const std::vector<double>& th) {
+    double lp = 0;
+    for (std::size_t i = 0; i < 3; ++i)
+      lp += normal_log(th[i], 0.0, 0.5) + normal_log(obs3[i], std::exp(0.5 * th[i]), 0.3);
+    return lp;
+  };
+  check_against(m, reference, {0.3, -0.4, 0.1}, 1e-8, "vector f");
+}
+
+TEST_CASE("solve_newton, solve_powell: a guess from which Newton's method without a line search diverges",
+          "[compile][algebra_solver]") {
+  // atan(x) = θ from x = 10: the full Newton step goes to −88 and on outwards; the line search
+  // (solve_newton) and the trust region (solve_powell) reach tan θ.
+  auto theta = normal<"theta">(0.5, 0.1);
+  auto f = [&](const auto& x) { return atan(x) - theta; };
+  const auto newton = model(joint(theta, target(-square(solve_newton(f, 10.0) - 0.4))));
+  const auto powell = model(joint(theta, target(-square(solve_powell(f, 10.0) - 0.4))));
+  auto reference = [](const std::vector<double>& th) {
+    return normal_log(th[0], 0.5, 0.1) - (std::tan(th[0]) - 0.4) * (std::tan(th[0]) - 0.4);
+  };
+  for (double th : {0.3, 0.5, 0.9}) {
+    check_against(newton, reference, {th}, 1e-8, "atan, solve_newton");
+    check_against(powell, reference, {th}, 1e-8, "atan, solve_powell");
+  }
+}
+
+TEST_CASE("solve_newton, solve_powell: failures give NaN, not an error or a wrong value", "[compile][algebra_solver]") {
+  // c flat: the log density is the root itself.
+  std::vector<double> g(1);
+  auto c = flat<"c">();
+  const auto root_at = [&](const auto& root, double cv) {
+    return model(joint(c, target(root))).log_prob_and_gradient(std::vector<double>{cv}, g);
+  };
+  // x² + c = 0 has no real root for c > 0.
+  auto none = [&](const auto& x) { return x * x + c; };
+  CHECK(std::isnan(root_at(solve_newton(none, 1.0), 1.1)));
+  CHECK(std::isnan(root_at(solve_powell(none, 1.0), 1.1)));
+  // x³ − 2x + c at c = 2, from 0: ‖f‖ has a local minimum near x = 0.82 that is not a root
+  // (the root is near −1.77); from −2 both methods find the root.
+  auto local = [&](const auto& x) { return x * x * x - 2.0 * x + c; };
+  CHECK(std::isnan(root_at(solve_newton(local, 0.0), 2.0)));
+  CHECK(std::isnan(root_at(solve_powell(local, 0.0), 2.0)));
+  const double root = root_at(solve_powell(local, -2.0), 2.0);
+  CHECK(std::fabs(root * root * root - 2.0 * root + 2.0) < 1e-12);
+  CHECK(g[0] == Approx(-1.0 / (3 * root * root - 2.0)).epsilon(1e-10));  // −(∂f/∂x)⁻¹ ∂f/∂c
+  CHECK(root_at(solve_newton(local, -2.0), 2.0) == Approx(root).epsilon(1e-12));
+  // x³ = c from 1000: 3 iterations are not enough, the default 200 are.
+  auto cube = [&](const auto& x) { return x * x * x - c; };
+  CHECK(std::isnan(root_at(solve_newton_tol(cube, 1000.0, 1e-3, 1e-6, 3), 8.0)));
+  CHECK(std::isnan(root_at(solve_powell_tol(cube, 1000.0, 1e-10, 1e-6, 3), 8.0)));
+  CHECK(root_at(solve_newton(cube, 1000.0), 8.0) == Approx(2.0).epsilon(1e-12));
+  CHECK(g[0] == Approx(1.0 / 12).epsilon(1e-10));  // d c^(1/3) / dc = c^(−2/3) / 3
+  CHECK(root_at(solve_powell(cube, 1000.0), 8.0) == Approx(2.0).epsilon(1e-12));
+}
+
+TEST_CASE("solve_newton, solve_powell: bad input is named", "[compile][algebra_solver]") {
+  auto c = lognormal<"c">(0.0, 1.0);
+  auto f = [&](const auto& x) { return x * x - c; };
+  auto f2 = [&](const auto& x) { return std::tuple{x[0] - c, x[1] - x[0]}; };
+  CHECK_THROWS_WITH(solve_newton(f, NAN),
+                    Catch::Matchers::Contains("tyche::solve_newton(f, guess): the guess has value nan at index 1"));
+  CHECK_THROWS_WITH(solve_powell(f2, std::tuple{1.0, INFINITY}),
+                    Catch::Matchers::Contains("tyche::solve_powell(f, guess): the guess has value inf at index 2"));
+  CHECK_THROWS_WITH(solve_newton_tol(f, 1.0, -1.0, 1e-6, 10),
+                    Catch::Matchers::Contains("scaling_step_size is -1; it must be non-negative"));
+  CHECK_THROWS_WITH(solve_powell_tol(f, 1.0, NAN, 1e-6, 10), Catch::Matchers::Contains("relative_tolerance is nan"));
+  CHECK_THROWS_WITH(solve_powell_tol(f, 1.0, 1e-10, 0.0, 10),
+                    Catch::Matchers::Contains("function_tolerance is 0; it must be positive"));
+  CHECK_THROWS_WITH(solve_newton_tol(f, 1.0, 1e-3, 1e-6, 0), Catch::Matchers::Contains("max_num_steps is 0"));
+  auto v = normal<"v">(0.0, 1.0, shape_of(3));  // a size known at run time only
+  CHECK_THROWS_WITH(solve_powell([&](const auto&) { return v; }, std::tuple{1.0, 1.0}),
+                    Catch::Matchers::Contains("f returns a vector of size 3, there are 2 unknowns"));
+}
+
+TEST_CASE("solve_newton: sensitivity columns — loop invariants hoisted as one column", "[compile][algebra_solver]") {
+  // A steady state of two compartments: ka·D = ke·x₀ + kq·x₀², x₁ = x₀·ke: the root's
+  // derivatives by ka and by ke = CL / V (hoisted: one column for CL and V) and kq.
+  auto CL = lognormal<"CL">(0.0, 1.0);
+  auto V = lognormal<"V">(0.0, 1.0);
+  auto ka = lognormal<"ka">(0.0, 1.0);
+  auto kq = lognormal<"kq">(-2.0, 0.5);
+  auto root = solve_newton(
+      [&](const auto& x) { return std::tuple{ka * 10.0 - CL / V * x[0] - kq * x[0] * x[0], x[1] - x[0] * (CL / V)}; },
+      std::tuple{1.0, 1.0});
+  CHECK(detail::as_node(root).op.columns() == 3);
+  const auto m = model(joint(CL, V, ka, kq, normal(root, 0.5).observe(data(obs2))));
+  auto reference = [](const std::vector<double>& th) {
+    const double cl = std::exp(th[0]), v = std::exp(th[1]), ka_ = std::exp(th[2]), kq_ = std::exp(th[3]);
+    const double ke = cl / v, x0 = (-ke + std::sqrt(ke * ke + 4 * kq_ * ka_ * 10.0)) / (2 * kq_);
+    return normal_log(th[0], 0.0, 1.0) + normal_log(th[1], 0.0, 1.0) + normal_log(th[2], 0.0, 1.0) +
+           normal_log(th[3], -2.0, 0.5) + normal_log(obs2[0], x0, 0.5) + normal_log(obs2[1], x0 * ke, 0.5);
+  };
+  check_against(m, reference, {0.2, -0.1, 0.3, -1.8}, 1e-8, "steady state");
+}
