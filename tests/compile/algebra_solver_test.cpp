@@ -1,9 +1,10 @@
 // solve_newton(f, guess) and solve_powell(f, guess) (tyche/compile/algebra_solver.hpp): roots and
 // their gradients (the implicit function theorem) against closed forms — one unknown, two
-// coupled unknowns, three unknowns from a vector-valued f —, a guess from which Newton's method
-// without its line search diverges (atan), the root polished past the tolerance, SIMD lanes and
-// float, the sensitivity columns, bad input named, and every failure (no root, a local minimum
-// of ‖f‖ that is not a root, the iterations run out) giving NaN, never a wrong value.
+// coupled unknowns, Rosenbrock's equations (Powell's dogleg path), three unknowns from a
+// vector-valued f —, a guess from which Newton's method without its line search diverges (atan),
+// residuals too large to square, the root polished past the tolerance, SIMD lanes and float, the
+// sensitivity columns, bad input named, and every failure (no root, a local minimum of ‖f‖ that
+// is not a root, the iterations run out) giving NaN, never a wrong value.
 #include <tyche/tyche.hpp>
 
 #include <catch2/catch.hpp>
@@ -81,10 +82,12 @@ TEST_CASE("solve_newton, solve_powell: one unknown against its closed form, the 
   const auto newton = square_root_model<false, false>(1.0);
   const auto newton_c = square_root_model<false, true>(0.0);  // the guess is c itself: no derivative through it
   const auto powell = square_root_model<true, false>(3.0);
+  const auto powell_c = square_root_model<true, true>(0.0);
   for (const auto& th : tyche_test::random_points(5, 1, -2.0, 2.0, 81)) {
     check_against(newton, square_root_reference, th, 1e-8, "solve_newton, guess 1");
     check_against(newton_c, square_root_reference, th, 1e-8, "solve_newton, guess c");
     check_against(powell, square_root_reference, th, 1e-8, "solve_powell, guess 3");
+    check_against(powell_c, square_root_reference, th, 1e-8, "solve_powell, guess c");
     CHECK(newton.log_prob(th) == Approx(square_root_reference(th)).epsilon(1e-12));
   }
 }
@@ -123,22 +126,64 @@ TEST_CASE("solve_newton, solve_powell: two coupled unknowns against the closed f
   }
   // Each lane is solved in double on its own: lanes equal the double evaluation.
   tyche_test::check_lanes(newton.program(), tyche_test::random_points(8, 2, -0.8, 0.8, 83), "circle lanes");
-  tyche_test::check_float(powell.program(), {0.2, 0.4}, "circle float");
+  tyche_test::check_float(powell.program(), {0.2, 0.4}, "circle float, solve_powell");
+  tyche_test::check_float(newton.program(), {-0.3, 0.7}, "circle float, solve_newton");
+}
+
+TEST_CASE("solve_powell, solve_newton: Rosenbrock's equations from (-1.2, 1), the dogleg path", "[compile][algebra_solver]") {
+  // 10 (x₁ − x₀²) = 0, c − x₀ = 0: the root (c, c²). From (−1.2, 1) the Newton step leaves
+  // Powell's first trust regions, so its steps follow the dogleg path (through the Cauchy point)
+  // and some are rejected; Newton's line search gets there too.
+  auto c = normal<"c">(1.0, 0.2);
+  auto f = [&](const auto& x) { return std::tuple{10.0 * (x[1] - x[0] * x[0]), c - x[0]}; };
+  auto fit = [&](const auto& root) {
+    return model(joint(c, target(-0.5 * square(root[0] - 0.9) - 0.5 * square(root[1] - 0.8))));
+  };
+  const auto powell = fit(solve_powell(f, std::tuple{-1.2, 1.0}));
+  const auto newton = fit(solve_newton(f, std::tuple{-1.2, 1.0}));
+  auto reference = [](const std::vector<double>& th) {
+    const double x = th[0];
+    return normal_log(x, 1.0, 0.2) - 0.5 * (x - 0.9) * (x - 0.9) - 0.5 * (x * x - 0.8) * (x * x - 0.8);
+  };
+  for (double th : {0.7, 1.0, 1.4}) {
+    check_against(powell, reference, {th}, 1e-8, "Rosenbrock, solve_powell");
+    check_against(newton, reference, {th}, 1e-8, "Rosenbrock, solve_newton");
+  }
+}
+
+TEST_CASE("solve_newton, solve_powell: residuals too large to square are not taken for infinite",
+          "[compile][algebra_solver]") {
+  // ‖f‖ near 1e160 at the guess (‖f‖² would overflow): the iterations start and find the root.
+  std::vector<double> g(1);
+  auto c = flat<"c">();
+  auto huge = [&](const auto& x) { return 1e160 * (x - c); };
+  CHECK(model(joint(c, target(solve_newton(huge, 0.0)))).log_prob_and_gradient(std::vector<double>{2.5}, g) ==
+        Approx(2.5).epsilon(1e-12));
+  CHECK(g[0] == Approx(1.0).epsilon(1e-10));
+  CHECK(model(joint(c, target(solve_powell(huge, 0.0)))).log_prob_and_gradient(std::vector<double>{2.5}, g) ==
+        Approx(2.5).epsilon(1e-12));
+  // exp(x) = c from x = 400 (f about 5e173): Newton's steps of about −1 reach log c.
+  auto grow = [&](const auto& x) { return exp(x) - c; };
+  CHECK(model(joint(c, target(solve_newton_tol(grow, 400.0, 1e-3, 1e-6, 1000))))
+            .log_prob_and_gradient(std::vector<double>{2.0}, g) == Approx(std::log(2.0)).epsilon(1e-12));
+  CHECK(g[0] == Approx(0.5).epsilon(1e-10));
 }
 
 TEST_CASE("solve_newton, solve_powell: three unknowns from a vector-valued f", "[compile][algebra_solver]") {
   // x ∘ x = c for c ~ lognormal(0, 0.5) of 3 values: x = √c, f returning a vector expression.
   static const std::vector<double> obs3{1.1, 0.9, 1.4};
   auto c = lognormal<"c">(0.0, 0.5, shape<3>);
-  auto root = solve_powell([&](const auto& x) { return x * x - c; }, std::tuple{2.0, 2.0, 2.0});
-  const auto m = model(joint(c, normal(root, 0.3).observe(data(obs3))));
+  auto f = [&](const auto& x) { return x * x - c; };
+  const auto m = model(joint(c, normal(solve_powell(f, std::tuple{2.0, 2.0, 2.0}), 0.3).observe(data(obs3))));
+  const auto mn = model(joint(c, normal(solve_newton(f, std::tuple{2.0, 2.0, 2.0}), 0.3).observe(data(obs3))));
   auto reference = [](const std::vector<double>& th) {
     double lp = 0;
     for (std::size_t i = 0; i < 3; ++i)
       lp += normal_log(th[i], 0.0, 0.5) + normal_log(obs3[i], std::exp(0.5 * th[i]), 0.3);
     return lp;
   };
-  check_against(m, reference, {0.3, -0.4, 0.1}, 1e-8, "vector f");
+  check_against(m, reference, {0.3, -0.4, 0.1}, 1e-8, "vector f, solve_powell");
+  check_against(mn, reference, {0.3, -0.4, 0.1}, 1e-8, "vector f, solve_newton");
 }
 
 TEST_CASE("solve_newton, solve_powell: a guess from which Newton's method without a line search diverges",

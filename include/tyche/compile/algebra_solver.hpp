@@ -55,13 +55,21 @@ TYCHE_HD void algebra_residuals(const View& rhs, const double* x, double* f, dou
   for (std::size_t k = 0; k < K; ++k) f[k] = grad[k];
 }
 
-/// Σ vᵢ² over K values; +∞ where any is not finite (a trial point where f is not finite is as
-/// bad as can be).
+/// ‖v‖ (Euclidean) over K values, scaled by the largest |vᵢ| so that it does not overflow before
+/// the norm itself does; +∞ where any value is not finite (a trial point where f is not finite is
+/// as bad as can be).
 template <std::size_t K>
-TYCHE_HD double algebra_squared_norm(const double* v) {
+TYCHE_HD double algebra_norm(const double* v) {
+  double m = 0;
+  for (std::size_t k = 0; k < K; ++k) {
+    if (!ode_finite(v[k])) return HUGE_VAL;
+    const double a = ::fabs(v[k]);
+    if (a > m) m = a;
+  }
+  if (m == 0.0) return 0.0;
   double s = 0;
-  for (std::size_t k = 0; k < K; ++k) s += v[k] * v[k];
-  return ode_finite(s) ? s : HUGE_VAL;
+  for (std::size_t k = 0; k < K; ++k) s += (v[k] / m) * (v[k] / m);
+  return m * ::sqrt(s);
 }
 
 /// The workspace of one algebraic solve, carved from w, and the steps both methods share.
@@ -87,15 +95,15 @@ struct algebra_workspace {
     for (std::size_t k = 0; k < K; ++k) x[k] = qv[k];
     return true;
   }
-  /// f and the Jacobians at x (K gradient evaluations); ‖f‖², +∞ where f is not finite.
+  /// f and the Jacobians at x (K gradient evaluations); ‖f‖, +∞ where f is not finite.
   TYCHE_HD double evaluate_at_x() {
     ode_coupled_rhs<K>(rhs, 0, 0, 0.0, x, f, theta, grad, ws, jac);
-    return algebra_squared_norm<K>(f);
+    return algebra_norm<K>(f);
   }
-  /// ‖f‖² at xn (one gradient evaluation), f(xn) in fn.
+  /// ‖f‖ at xn (one gradient evaluation), f(xn) in fn.
   TYCHE_HD double evaluate_at_xn() {
     algebra_residuals<K>(rhs, xn, fn, theta, grad, ws);
-    return algebra_squared_norm<K>(fn);
+    return algebra_norm<K>(fn);
   }
   /// ∂f/∂x's LU factors; false where singular or not finite.
   TYCHE_HD bool factor() {
@@ -110,13 +118,13 @@ struct algebra_workspace {
   }
   /// One full Newton step from a point where ‖f‖ is within the tolerance, kept if ‖f‖ does not
   /// grow: quadratic convergence takes the root from the tolerance to about its square.
-  TYCHE_HD void polish(double& f2) {
-    if (f2 == 0.0 || !factor()) return;
+  TYCHE_HD void polish(double& fnorm) {
+    if (fnorm == 0.0 || !factor()) return;
     newton_step();
     for (std::size_t k = 0; k < K; ++k) xn[k] = x[k] + step[k];
-    if (evaluate_at_xn() <= f2) {
+    if (evaluate_at_xn() <= fnorm) {
       for (std::size_t k = 0; k < K; ++k) x[k] = xn[k];
-      f2 = evaluate_at_x();
+      fnorm = evaluate_at_x();
     }
   }
   /// The root's values and S = −(∂f/∂x)⁻¹ ∂f/∂p (K × Q, Q = P) at x; false where ∂f/∂x is singular.
@@ -134,59 +142,59 @@ struct algebra_workspace {
 /// Newton's method with a backtracking line search, for one chain in double: qv holds the
 /// guess (K values) then the P parameters; out the root, sens its derivatives by the Q = P
 /// parameters. Each iteration takes the Newton step p = −(∂f/∂x)⁻¹ f (at most 1000 · max(‖x‖, 1)
-/// long), then x + λp with the largest λ of 1, … (each a quadratic model's minimiser, within
-/// [0.1λ, 0.5λ]) that decreases ½‖f‖² by at least 10⁻⁴ λ‖f‖² (Armijo). It stops when ‖f‖ (the
-/// Euclidean norm, as Stan checks the root) is within function_tolerance, after one more full
-/// step (polish); it fails where λ falls below scaling_step_size / (max |pᵢ| / max(|xᵢ|, 1))
-/// (KINSOL's scaled step tolerance: no progress) with ‖f‖ above the tolerance, where ∂f/∂x is
-/// singular, or after max_num_steps iterations.
+/// long), then x + λp with the largest λ of 1, … (each the minimiser of a quadratic model of
+/// ‖f‖², within [0.1λ, 0.5λ]) at which ‖f‖ falls by at least the fraction 10⁻⁴ λ (sufficient
+/// decrease). It stops when ‖f‖ (Euclidean) is within function_tolerance, after one more full
+/// step (polish); it fails where λ falls below scaling_step_size / (max |pᵢ| / (|xᵢ| + 1))
+/// (KINSOL's scaled step) or the step no longer moves x, with ‖f‖ above the tolerance, where ∂f/∂x
+/// is singular, or after max_num_steps iterations.
 template <std::size_t K, class View>
 TYCHE_HD bool algebra_newton_solve(const View& rhs, const ode_settings& s, std::size_t q, std::size_t, const double* qv,
                                    double* out, double* sens, double* w) {
   algebra_workspace<K, View> a(rhs, w);
   if (!a.start(qv)) return false;
-  const double ftol2 = s.absolute_tolerance * s.absolute_tolerance;
-  double f2 = a.evaluate_at_x();
-  if (!(f2 < HUGE_VAL)) return false;
+  const double ftol = s.absolute_tolerance;
+  double fnorm = a.evaluate_at_x();
+  if (!(fnorm < HUGE_VAL)) return false;
   for (std::size_t iter = 0;; ++iter) {
-    if (f2 <= ftol2) {
-      a.polish(f2);
+    if (fnorm <= ftol) {
+      a.polish(fnorm);
       break;
     }
     if (iter >= s.max_num_steps || !a.factor()) return false;
     a.newton_step();
-    double xnorm = 0, pnorm = 0, rel = 0;
-    for (std::size_t k = 0; k < K; ++k) {
-      xnorm += a.x[k] * a.x[k];
-      pnorm += a.step[k] * a.step[k];
-    }
+    double xnorm = 0, rel = 0;
+    for (std::size_t k = 0; k < K; ++k) xnorm += a.x[k] * a.x[k];
     xnorm = ::sqrt(xnorm);
-    pnorm = ::sqrt(pnorm);
+    const double pnorm = algebra_norm<K>(a.step);
+    if (!(pnorm < HUGE_VAL)) return false;
     const double longest = 1000.0 * (xnorm > 1.0 ? xnorm : 1.0);
-    if (!ode_finite(pnorm)) return false;
     const double shrink = pnorm > longest ? longest / pnorm : 1.0;
     for (std::size_t k = 0; k < K; ++k) {
       a.step[k] *= shrink;
-      const double ax = ::fabs(a.x[k]);
-      const double r = ::fabs(a.step[k]) / (ax > 1.0 ? ax : 1.0);
+      const double r = ::fabs(a.step[k]) / (::fabs(a.x[k]) + 1.0);
       if (r > rel) rel = r;
     }
-    if (rel == 0.0) return false;  // no step, and f not within the tolerance
-    const double lambda_min = s.relative_tolerance / rel;
+    if (!(rel > 0)) return false;  // no step, and f not within the tolerance
+    // Below λ_min (and below a step of 10⁻¹⁶ relative to x, where scaling_step_size is 0) the
+    // iterations make no progress.
+    const double lambda_min = (s.relative_tolerance > 1e-16 ? s.relative_tolerance : 1e-16) / rel;
     double lambda = 1.0;
     for (;;) {
       for (std::size_t k = 0; k < K; ++k) a.xn[k] = a.x[k] + lambda * a.step[k];
-      const double fn2 = a.evaluate_at_xn();
-      if (fn2 <= f2 * (1.0 - 2e-4 * lambda)) break;
-      // The minimiser of the quadratic through ½‖f‖² at 0 (slope −‖f‖²) and at λ.
-      double next = fn2 < HUGE_VAL ? f2 * lambda * lambda / (fn2 - f2 + 2.0 * f2 * lambda) : 0.1 * lambda;
+      const double fn = a.evaluate_at_xn();
+      if (fnorm - fn >= 1e-4 * lambda * fnorm) break;
+      // The minimiser of the quadratic through ‖f‖² at 0 (slope −2‖f‖²) and at λ, from the
+      // ratio r = ‖f(x + λp)‖ / ‖f(x)‖ (r² may overflow: λ then shrinks tenfold).
+      const double r = fn / fnorm;
+      double next = lambda * lambda / (r * r - 1.0 + 2.0 * lambda);
       if (!(next >= 0.1 * lambda)) next = 0.1 * lambda;
       if (next > 0.5 * lambda) next = 0.5 * lambda;
       lambda = next;
       if (lambda < lambda_min) return false;  // no progress along the Newton direction
     }
     for (std::size_t k = 0; k < K; ++k) a.x[k] = a.xn[k];
-    f2 = a.evaluate_at_x();
+    fnorm = a.evaluate_at_x();
   }
   return a.finish(q, out, sens);
 }
@@ -195,59 +203,59 @@ TYCHE_HD bool algebra_newton_solve(const View& rhs, const ode_settings& s, std::
 /// algebra_newton_solve's). A trust region of radius Δ (initially 100 · ‖guess‖, or 100) around
 /// x: the step is the Newton step where it lies inside, else the point where the dogleg path —
 /// to the Cauchy point (the minimiser of the linear model ‖f + ∂f/∂x p‖² along −∂f/∂xᵀ f), then
-/// on to the Newton step — leaves the region (along −∂f/∂xᵀ f where ∂f/∂x is singular). A step
-/// is taken where the actual decrease of ‖f‖² is more than 10⁻⁴ of the model's; Δ shrinks to a
-/// quarter of the step where that ratio is below 1/4 and grows to twice the step where it is
-/// above 3/4. It stops when a step taken is within relative_tolerance · ‖x‖ (MINPACK's xtol,
-/// the test Stan's solve_powell sets) or f is exactly 0, and succeeds if ‖f‖ is then within
-/// function_tolerance; it fails otherwise, after max_num_steps iterations, or where ∂f/∂x is
+/// on to the Newton step — leaves the region (where ∂f/∂x is singular: the Cauchy point, or where
+/// the path to it leaves the region). A step is taken where the actual decrease of ‖f‖² is more
+/// than 10⁻⁴ of the model's; Δ shrinks to a quarter of the step where that ratio is below 1/4 and
+/// grows to twice the step where it is above 3/4. It stops when a step taken is within
+/// relative_tolerance · ‖x‖ (MINPACK's xtol test, which Stan's solve_powell sets) or f is exactly
+/// 0, and succeeds if ‖f‖ (Euclidean, as Stan checks) is then within function_tolerance (or is
+/// within it when the max_num_steps iterations run out); it fails otherwise, or where ∂f/∂x is
 /// singular at the root.
 template <std::size_t K, class View>
 TYCHE_HD bool algebra_powell_solve(const View& rhs, const ode_settings& s, std::size_t q, std::size_t, const double* qv,
                                    double* out, double* sens, double* w) {
   algebra_workspace<K, View> a(rhs, w);
   if (!a.start(qv)) return false;
-  const double ftol2 = s.absolute_tolerance * s.absolute_tolerance;
-  double f2 = a.evaluate_at_x();
-  if (!(f2 < HUGE_VAL)) return false;
-  const auto norm = [](const double* v) {
-    double t = 0;
-    for (std::size_t k = 0; k < K; ++k) t += v[k] * v[k];
-    return ::sqrt(t);
-  };
-  double delta = 100.0 * norm(a.x);
+  double fnorm = a.evaluate_at_x();
+  if (!(fnorm < HUGE_VAL)) return false;
+  double delta = 100.0 * algebra_norm<K>(a.x);
   if (!(delta > 0)) delta = 100.0;
   for (std::size_t iter = 0;; ++iter) {
-    if (f2 == 0.0 || (iter >= s.max_num_steps && f2 <= ftol2)) break;
+    if (fnorm == 0.0 || (iter >= s.max_num_steps && fnorm <= s.absolute_tolerance)) break;
     if (iter >= s.max_num_steps) return false;
-    // g = ∂f/∂xᵀ f, the gradient of ½‖f‖².
+    // g = ∂f/∂xᵀ f / ‖f‖, the direction of steepest ascent of ½‖f‖² (scaled by 1/‖f‖: no
+    // overflow), and the Newton step where ∂f/∂x is regular.
     for (std::size_t l = 0; l < K; ++l) {
       double t = 0;
-      for (std::size_t k = 0; k < K; ++k) t += a.jac[k * a.nj + l] * a.f[k];
+      for (std::size_t k = 0; k < K; ++k) t += a.jac[k * a.nj + l] * (a.f[k] / fnorm);
       a.g[l] = t;
     }
     bool newton = a.factor();
     if (newton) {
       a.newton_step();
-      newton = ode_finite(norm(a.step));
+      newton = algebra_norm<K>(a.step) < HUGE_VAL;
     }
-    if (!(newton && norm(a.step) <= delta)) {
-      double jg2 = 0;
+    if (!(newton && algebra_norm<K>(a.step) <= delta)) {
+      // The Cauchy point −α g ‖f‖, α = ‖g‖² / ‖∂f/∂x g‖² (the minimiser of the linear model
+      // along −g).
       for (std::size_t k = 0; k < K; ++k) {
         double t = 0;
         for (std::size_t l = 0; l < K; ++l) t += a.jac[k * a.nj + l] * a.g[l];
-        jg2 += t * t;
+        a.v[k] = t;
       }
-      const double gn = norm(a.g);
-      if (!(gn > 0) || !(jg2 > 0)) return false;  // a stationary point of ‖f‖² that is not a root
-      const double alpha = gn * gn / jg2;         // the Cauchy point is −αg
-      if (!newton || alpha * gn >= delta) {
-        for (std::size_t k = 0; k < K; ++k) a.step[k] = -delta / gn * a.g[k];
+      const double gn = algebra_norm<K>(a.g), jgn = algebra_norm<K>(a.v);
+      if (!(gn > 0) || !(jgn > 0) || !(gn < HUGE_VAL) || !(jgn < HUGE_VAL))
+        return false;  // a stationary point of ‖f‖ that is not a root
+      const double cauchy = (gn / jgn) * (gn / jgn) * fnorm;  // −cauchy · g is the Cauchy point
+      if (cauchy * gn >= delta) {
+        for (std::size_t k = 0; k < K; ++k) a.step[k] = -delta / gn * a.g[k];  // to the region's edge
+      } else if (!newton) {
+        for (std::size_t k = 0; k < K; ++k) a.step[k] = -cauchy * a.g[k];
       } else {
-        // −αg + τ (p_N + αg) with ‖·‖ = Δ, τ in (0, 1].
+        // From the Cauchy point c towards the Newton step: c + τ (p_N − c) with ‖·‖ = Δ, τ in (0, 1].
         double dd = 0, cd = 0, cc = 0;
         for (std::size_t k = 0; k < K; ++k) {
-          const double c = -alpha * a.g[k], d = a.step[k] - c;
+          const double c = -cauchy * a.g[k], d = a.step[k] - c;
           dd += d * d;
           cd += c * d;
           cc += c * c;
@@ -255,35 +263,35 @@ TYCHE_HD bool algebra_powell_solve(const View& rhs, const ode_settings& s, std::
         const double disc = cd * cd + dd * (delta * delta - cc);
         const double tau = dd > 0 ? (-cd + ::sqrt(disc > 0 ? disc : 0.0)) / dd : 0.0;
         for (std::size_t k = 0; k < K; ++k) {
-          const double c = -alpha * a.g[k];
+          const double c = -cauchy * a.g[k];
           a.step[k] = c + tau * (a.step[k] - c);
         }
       }
     }
-    // The linear model's decrease ‖f‖² − ‖f + ∂f/∂x p‖², and the actual one.
-    double model2 = 0;
+    // The linear model's decrease of ‖f‖² and the actual one, both relative to ‖f‖².
     for (std::size_t k = 0; k < K; ++k) {
       double t = a.f[k];
       for (std::size_t l = 0; l < K; ++l) t += a.jac[k * a.nj + l] * a.step[l];
-      model2 += t * t;
+      a.v[k] = t / fnorm;
     }
-    const double predicted = f2 - model2;
+    const double model = algebra_norm<K>(a.v);
+    const double predicted = 1.0 - model * model;
     for (std::size_t k = 0; k < K; ++k) a.xn[k] = a.x[k] + a.step[k];
-    const double fn2 = a.evaluate_at_xn();
-    const double ratio = predicted > 0 ? (f2 - fn2) / predicted : -1.0;
-    const double pn = norm(a.step);
+    const double r = a.evaluate_at_xn() / fnorm;
+    const double ratio = predicted > 0 ? (1.0 - r * r) / predicted : -1.0;
+    const double pn = algebra_norm<K>(a.step);
     if (ratio < 0.25) delta = 0.25 * pn;
     else if (ratio > 0.75 && 2.0 * pn > delta) delta = 2.0 * pn;
     if (ratio > 1e-4) {
       for (std::size_t k = 0; k < K; ++k) a.x[k] = a.xn[k];
-      f2 = a.evaluate_at_x();
-      if (!(f2 < HUGE_VAL)) return false;
-      if (pn <= s.relative_tolerance * norm(a.x)) break;
-    } else if (delta <= s.relative_tolerance * norm(a.x)) {
+      fnorm = a.evaluate_at_x();
+      if (!(fnorm < HUGE_VAL)) return false;
+      if (pn <= s.relative_tolerance * algebra_norm<K>(a.x)) break;
+    } else if (delta <= s.relative_tolerance * algebra_norm<K>(a.x)) {
       break;  // the region has shrunk to nothing around a point that is no root (or is one)
     }
   }
-  if (f2 > ftol2) return false;
+  if (fnorm > s.absolute_tolerance) return false;
   return a.finish(q, out, sens);
 }
 
@@ -339,10 +347,19 @@ void algebra_check_guess(const char* fn, const Guess& guess) {
   }
 }
 
-/// The tolerances checked, then the node (ode_build with an algebraic Method).
+/// Whether a tuple guess holds scalars (numbers or scalar expressions), one per unknown.
+template <class Guess>
+constexpr bool algebra_guess_of_scalars() {
+  if constexpr (is_std_tuple<Guess>::value)
+    return []<class... E>(std::tuple<E...>*) { return (!is_vector_v<node_t<E>> && ...); }(static_cast<Guess*>(nullptr));
+  else
+    return true;
+}
+
+/// The tolerances and the guess checked, then the node (ode_build with an algebraic Method).
 template <class Method, class F, class Guess>
-auto solve_impl(F&& f, const Guess& guess, double step_tolerance, const char* step_name, double function_tolerance,
-                long long max_num_steps) {
+auto solve_checked(F&& f, const Guess& guess, double step_tolerance, const char* step_name, double function_tolerance,
+                   long long max_num_steps) {
   const auto init_node = scan_initial_node(guess);
   using InitNode = std::remove_cvref_t<decltype(init_node)>;
   constexpr std::size_t K = is_vector_v<InitNode> ? InitNode::extent : 1;
@@ -369,11 +386,26 @@ auto solve_impl(F&& f, const Guess& guess, double step_tolerance, const char* st
   }
 }
 
+/// solve_newton_tol's and solve_powell_tol's body: a tuple guess checked to hold scalars first.
+template <class Method, class F, class Guess>
+auto solve_impl(F&& f, const Guess& guess, double step_tolerance, const char* step_name, double function_tolerance,
+                long long max_num_steps) {
+  static_assert(algebra_guess_of_scalars<Guess>(),
+                "tyche::solve_newton/solve_powell(f, guess): a tuple 'guess' must hold numbers or scalar expressions, "
+                "one per unknown");
+  if constexpr (!algebra_guess_of_scalars<Guess>()) return 0.0;  // no further errors
+  else return solve_checked<Method>(std::forward<F>(f), guess, step_tolerance, step_name, function_tolerance,
+                                    max_num_steps);
+}
+
 }  // namespace detail
 
 /// solve_newton with its tolerances given (Stan's solve_newton_tol): a line search fails where
-/// its step falls below scaling_step_size (relative to max(|xᵢ|, 1)); the root is accepted where
-/// ‖f(x)‖ ≤ function_tolerance; max_num_steps bounds the iterations.
+/// its step falls below scaling_step_size (each |pᵢ| relative to |xᵢ| + 1, KINSOL's scaled
+/// step); the root is accepted where ‖f(x)‖ ≤ function_tolerance; max_num_steps bounds the
+/// iterations. Where Stan differs: its KINSOL measures f in the max norm (tyche: Euclidean, as
+/// Stan's solve_powell), and returns the last iterate when a step falls below
+/// scaling_step_size whether or not it is a root (tyche: NaN unless ‖f‖ is within the tolerance).
 template <class F, class Guess>
 auto solve_newton_tol(F&& f, const Guess& guess, double scaling_step_size, double function_tolerance,
                       long long max_num_steps) {
@@ -408,7 +440,9 @@ auto solve_newton(F&& f, const Guess& guess) {
 
 /// solve_powell with its tolerances given (Stan's solve_powell_tol): the iterations stop when a
 /// step is within relative_tolerance · ‖x‖; the root is accepted where ‖f(x)‖ ≤
-/// function_tolerance; max_num_steps bounds the iterations.
+/// function_tolerance; max_num_steps bounds the iterations (Stan's bounds the evaluations of f,
+/// and fails when they run out even at a root; an iteration here is K + 1 evaluations of f's
+/// gradient). function_tolerance must be positive (Stan allows 0).
 template <class F, class Guess>
 auto solve_powell_tol(F&& f, const Guess& guess, double relative_tolerance, double function_tolerance,
                       long long max_num_steps) {
