@@ -1041,6 +1041,55 @@ struct pk_hand_t {
 
 using pk_hand = pk_hand_t<false>;
 
+// steady_state: docs/tutorial.md's Michaelis–Menten steady states (solve_newton): at each
+// infusion rate R, C solves R = Vmax C / (Km + C), Vmax = 60 + excess; C observed on two days
+// (lognormal error). The twin solves each rate's scalar equation by Newton's method by hand and
+// differentiates the root by the implicit function theorem; tyche's solver treats the four
+// equations as one system (four gradient evaluations of f per iteration and a 4 × 4 LU: it does
+// not know the system is diagonal).
+struct steady_data {
+  std::vector<double> rates{10, 20, 40, 60}, day1{0.52, 1.31, 3.02, 7.9}, day2{0.60, 1.18, 3.51, 6.9};
+};
+
+struct steady_hand {
+  const steady_data* d;
+  double operator()(const double* th, double* g) const {
+    const double excess = std::exp(th[0]), km = std::exp(th[1]), sigma = std::exp(th[2]);
+    const double vmax = 60.0 + excess, half_log_2pi = 0.91893853320467274;
+    // priors: lognormal(log 30, 1), lognormal(log 4, 0.5) and half_normal(0.3), on the log scale
+    double lp = -0.5 * (th[0] - std::log(30.0)) * (th[0] - std::log(30.0)) - half_log_2pi;
+    lp += -0.5 * (th[1] - std::log(4.0)) * (th[1] - std::log(4.0)) / 0.25 - std::log(0.5) - half_log_2pi;
+    lp += std::log(2.0) - 0.5 * sigma * sigma / 0.09 - std::log(0.3) - half_log_2pi + th[2];
+    g[0] = -(th[0] - std::log(30.0));
+    g[1] = -(th[1] - std::log(4.0)) / 0.25;
+    g[2] = -sigma * sigma / 0.09 + 1.0;
+    const double inv_s2 = 1.0 / (sigma * sigma);
+    for (std::size_t j = 0; j < d->rates.size(); ++j) {
+      const double r = d->rates[j];
+      double c = 1.0;
+      for (int it = 0; it < 100; ++it) {
+        const double f = r - vmax * c / (km + c), fc = -vmax * km / ((km + c) * (km + c));
+        const double step = -f / fc;
+        c += step;
+        if (std::fabs(step) <= 1e-15 * std::fabs(c)) break;
+      }
+      const double den = km + c, fc = -vmax * km / (den * den);
+      const double dc_dvmax = -(-c / den) / fc, dc_dkm = -(vmax * c / (den * den)) / fc;
+      const double lc = std::log(c);
+      double dlp_dc = 0;
+      for (const double y : {d->day1[j], d->day2[j]}) {
+        const double z = std::log(y) - lc;
+        lp += -std::log(y) - th[2] - half_log_2pi - 0.5 * z * z * inv_s2;
+        dlp_dc += z * inv_s2 / c;
+        g[2] += -1.0 + z * z * inv_s2;
+      }
+      g[0] += dlp_dc * dc_dvmax * excess;
+      g[1] += dlp_dc * dc_dkm * km;
+    }
+    return lp;
+  }
+};
+
 /// Registers <name>: a model m (heap, kept alive by the closures) against a twin.
 template <class Model, class Hand>
 void register_model(const std::string& name, std::shared_ptr<Model> m, Hand hand,
@@ -1506,6 +1555,24 @@ int main(int argc, char** argv) {
     auto pk_model = std::make_shared<decltype(make())>(make());
     register_model("pk_stiff", pk_model, pk_hand_t<true>{&pd},
                    {std::log(4.5), std::log(32.0), std::log(180.0), std::log(0.18)});
+  }
+
+  // --- steady_state by solve_newton ---
+  {
+    static const steady_data sd;
+    auto make = [] {
+      auto excess = lognormal<"excess">(std::log(30.0), 1.0);
+      auto Vmax = 60.0 + excess;
+      auto Km = lognormal<"Km">(std::log(4.0), 0.5);
+      auto sigma = half_normal<"sigma">(0.3);
+      auto css = solve_newton([=](const auto& c) { return data(sd.rates) - Vmax * c / (Km + c); },
+                              std::tuple{1.0, 1.0, 1.0, 1.0});
+      auto conc = log(assume_positive(css));
+      return model(joint(excess, Km, sigma, lognormal(conc, sigma).observe(data(sd.day1)),
+                         lognormal(conc, sigma).observe(data(sd.day2))));
+    };
+    auto ss_model = std::make_shared<decltype(make())>(make());
+    register_model("steady_state", ss_model, steady_hand{&sd}, {std::log(41.0), std::log(5.0), std::log(0.1)});
   }
 
   std::fprintf(stderr, "gradients: all tyche programs agree with their hand-written twins\n");

@@ -159,10 +159,10 @@ echo "bench/stan: $stamp" >&2
 # compared with the same tyche twin, tyche_bench::<m>.
 models=(eight_schools_noncentered arK arK_plain low_dim_gauss_mix low_dim_gauss_mix_plain kidiq
         kidiq_plain glmm_poisson glmm_poisson_plain logistic_regression logistic_regression_plain
-        corr_gaussian_100 corr_gaussian_100_plain pk_ode pk_stiff)
+        corr_gaussian_100 corr_gaussian_100_plain pk_ode pk_stiff steady_state)
 # Every main model has a gradient row, NUTS rows and a compile row.
 main_models=(eight_schools_noncentered arK low_dim_gauss_mix kidiq glmm_poisson logistic_regression
-             corr_gaussian_100 pk_ode pk_stiff)
+             corr_gaussian_100 pk_ode pk_stiff steady_state)
 
 # stanc: models/<m>.stan -> build/bench-stan/<m>.hpp when the .stan file is newer.
 stale=()
@@ -298,6 +298,9 @@ gradient_row pk_ode 12 "$build/data/pk_ode.json"
 # relative there (at the first point Stan's gradient is 1.1e-3 from the closed form's, tyche's
 # 4.6e-5; the log densities 0.60 and 0.056 from it: docs/benchmarks.md): agreement asked to 2e-3.
 gradient_row pk_stiff 12 "$build/data/pk_stiff.json" --agree 2e-3
+# Steady states by Powell's method (Stan 2.21's algebra_solver, tyche's solve_powell), both to a
+# relative step of 1e-10.
+gradient_row steady_state 4 "$build/data/steady_state.json"
 gradient_row arK_plain 200 "$build/data/arK.json"
 gradient_row low_dim_gauss_mix_plain 1000 "$build/data/low_dim_gauss_mix.json"
 for n in 100 200 400 434; do
@@ -319,11 +322,12 @@ fi
 
 # ---- NUTS rows -----------------------------------------------------------------------------------
 declare -A n_of=([eight_schools_noncentered]=8 [arK]=200 [low_dim_gauss_mix]=1000 [kidiq]=434
-                 [glmm_poisson]=500 [logistic_regression]=10000 [corr_gaussian_100]=100 [pk_ode]=12 [pk_stiff]=12)
+                 [glmm_poisson]=500 [logistic_regression]=10000 [corr_gaussian_100]=100 [pk_ode]=12 [pk_stiff]=12 [steady_state]=4)
 declare -A data_of=([eight_schools_noncentered]=eight_schools_noncentered [arK]=arK
                     [low_dim_gauss_mix]=low_dim_gauss_mix [kidiq]=kidiq_434
                     [glmm_poisson]=glmm_poisson [logistic_regression]=logistic_regression
-                    [corr_gaussian_100]=corr_gaussian_100 [pk_ode]=pk_ode [pk_stiff]=pk_stiff)
+                    [corr_gaussian_100]=corr_gaussian_100 [pk_ode]=pk_ode [pk_stiff]=pk_stiff
+                    [steady_state]=steady_state)
 want nuts && for m in "${main_models[@]}"; do
     # logistic_regression takes minutes (about 60,000 gradients of ~1 ms per system): not in --quick.
     [ $quick -eq 1 ] && [ "$m" = logistic_regression ] && continue

@@ -11,6 +11,7 @@
 //   covertype                               logistic_regression with K = 54, data in memory
 //   pk_ode                                  ode_rk45, tolerances from the data file
 //   pk_stiff                                ode_stiff (absorption 1,200x elimination), likewise
+//   steady_state                            solve_powell (Michaelis-Menten steady states at 4 rates)
 //
 // Each function returns `auto`, so the compiler builds its model — the types, the partial
 // evaluation, the gradient — wherever the function is defined, called or not. The compile rows
@@ -39,6 +40,8 @@
 
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace tyche_bench {
@@ -233,6 +236,45 @@ inline auto pk_ode(const tyche::data_file& d) { return pk_one_compartment<false>
 #endif
 #if !defined(BENCH_TYCHE_ONE) || defined(BENCH_TYCHE_ONE_pk_stiff)
 inline auto pk_stiff(const tyche::data_file& d) { return pk_one_compartment<true>(d); }
+#endif
+
+#if !defined(BENCH_TYCHE_ONE) || defined(BENCH_TYCHE_ONE_steady_state)
+// ---- steady_state ---------------------------------------------------------------------------------
+// Michaelis–Menten steady states (bench/stan/models/steady_state.stan, docs/tutorial.md section 12):
+// C solves rate = Vmax C / (Km + C) for each rate, Vmax = 60 + excess, by solve_powell_tol with the
+// data file's rel_tol, f_tol and max_num_steps (Stan 2.21's stanc has algebra_solver, Powell's, not
+// the Newton solver); day1, day2 ~ lognormal(log C, sigma).
+// θ = (log excess, log Km, log sigma).
+struct steady_state_data {
+  std::vector<double> rates, day1, day2;
+  double rel_tol = 0, f_tol = 0;
+  long long max_num_steps = 0;
+};
+inline auto steady_state(const tyche::data_file& d) {
+  using namespace tyche;
+  const auto n = static_cast<std::size_t>(d.integer("N"));
+  auto s = std::make_unique<steady_state_data>();
+  s->rates = d.vector("rates", n);
+  s->day1 = d.vector("day1", n);
+  s->day2 = d.vector("day2", n);
+  s->rel_tol = d.scalar("rel_tol");
+  s->f_tol = d.scalar("f_tol");
+  s->max_num_steps = d.integer("max_num_steps");
+  if (n != 4) throw std::invalid_argument("steady_state: the bench model has 4 rates (N = 4), the data file " +
+                                          std::to_string(n));
+  return tyche_examples::detail::make_posterior(std::unique_ptr<const steady_state_data>(std::move(s)),
+                                                [](const steady_state_data& s) {
+    auto excess = lognormal<"excess">(std::log(30.0), 1.0);
+    auto Vmax = 60.0 + excess;
+    auto Km = lognormal<"Km">(std::log(4.0), 0.5);
+    auto sigma = half_normal<"sigma">(0.3);
+    auto css = solve_powell_tol([&](const auto& c) { return data(s.rates) - Vmax * c / (Km + c); },
+                                std::tuple{1.0, 1.0, 1.0, 1.0}, s.rel_tol, s.f_tol, s.max_num_steps);
+    auto conc = log(assume_positive(css));
+    return model(joint(excess, Km, sigma, lognormal(conc, sigma).observe(data(s.day1)),
+                       lognormal(conc, sigma).observe(data(s.day2))));
+  });
+}
 #endif
 
 }  // namespace tyche_bench

@@ -14,6 +14,7 @@ which turns the same file into a stan::io::array_var_context) read these very fi
   corr_gaussian_100.json           synthetic, seed 20261121 (see corr_gaussian below)
   pk_ode.json                      synthetic, seed 79 (see pk_ode below)
   pk_stiff.json                    synthetic, seed 80 (see pk_stiff below)
+  steady_state.json                docs/tutorial.md's steady states (see steady_state below)
 (logistic_regression.json, the 10,000 x 100 data of bench/synthetic.hpp, is written by
 write_logistic_data.cpp.)
 
@@ -119,6 +120,15 @@ def pk_stiff():
             "max_num_steps": 1000000}
 
 
+def steady_state():
+    """Michaelis-Menten steady states (bench/stan/models/steady_state.stan, docs/tutorial.md
+    section 12): four infusion rates, concentrations on two days (simulated from Vmax = 100,
+    Km = 5, lognormal error sigma = 0.1, rounded); Powell's method in both at Stan's solve_powell
+    defaults (rel_tol 1e-10, f_tol 1e-6, 200 steps)."""
+    return {"N": 4, "rates": [10.0, 20.0, 40.0, 60.0], "day1": [0.52, 1.31, 3.02, 7.9],
+            "day2": [0.60, 1.18, 3.51, 6.9], "rel_tol": 1e-10, "f_tol": 1e-6, "max_num_steps": 200}
+
+
 def write(path, data):
     text = json.dumps(data, indent=1) + "\n"
     if os.path.exists(path):
@@ -156,6 +166,7 @@ def main():
     write(os.path.join(out, "corr_gaussian_100.json"), corr_gaussian())
     write(os.path.join(out, "pk_ode.json"), pk_ode())
     write(os.path.join(out, "pk_stiff.json"), pk_stiff())
+    write(os.path.join(out, "steady_state.json"), steady_state())
 
 
 if __name__ == "__main__":

@@ -14252,6 +14252,7 @@ auto ode_stiff(F&& f, const Init& y0, double t0, const Ts& ts) {
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <array>
 #include <type_traits>
 #include <utility>
 
@@ -14589,7 +14590,8 @@ auto solve_checked(F&& f, const Guess& guess, double step_tolerance, const char*
   constexpr std::size_t K = is_vector_v<InitNode> ? InitNode::extent : 1;
   static_assert(K != dynamic_extent,
                 "tyche::solve_newton/solve_powell(f, guess) requires the number of unknowns to be known at compile "
-                "time: give 'guess' as a std::tuple of numbers (or a number for one unknown)");
+                "time: give 'guess' as a std::tuple or a std::array of numbers, as rep_vector<K>(value), or as a "
+                "number for one unknown");
   if constexpr (K == dynamic_extent) {
     return 0.0;  // no further errors
   } else {
@@ -14610,16 +14612,36 @@ auto solve_checked(F&& f, const Guess& guess, double step_tolerance, const char*
   }
 }
 
-/// solve_newton_tol's and solve_powell_tol's body: a tuple guess checked to hold scalars first.
+/// solve_impl for a guess that is not a std::array: a tuple checked to hold scalars first.
 template <class Method, class F, class Guess>
-auto solve_impl(F&& f, const Guess& guess, double step_tolerance, const char* step_name, double function_tolerance,
-                long long max_num_steps) {
+auto solve_guess_checked(F&& f, const Guess& guess, double step_tolerance, const char* step_name,
+                         double function_tolerance, long long max_num_steps) {
   static_assert(algebra_guess_of_scalars<Guess>(),
                 "tyche::solve_newton/solve_powell(f, guess): a tuple 'guess' must hold numbers or scalar expressions, "
                 "one per unknown");
   if constexpr (!algebra_guess_of_scalars<Guess>()) return 0.0;  // no further errors
   else return solve_checked<Method>(std::forward<F>(f), guess, step_tolerance, step_name, function_tolerance,
                                     max_num_steps);
+}
+
+template <class T>
+struct is_std_array_of_numbers : std::false_type {};
+template <class T, std::size_t N>
+struct is_std_array_of_numbers<std::array<T, N>> : std::bool_constant<std::is_arithmetic_v<T>> {};
+
+/// solve_newton_tol's and solve_powell_tol's body: a tuple guess checked to hold scalars first;
+/// a std::array of numbers taken as the tuple of its values.
+template <class Method, class F, class Guess>
+auto solve_impl(F&& f, const Guess& guess, double step_tolerance, const char* step_name, double function_tolerance,
+                long long max_num_steps) {
+  if constexpr (is_std_array_of_numbers<Guess>::value) {
+    const auto as_tuple = std::apply([](auto... v) { return std::tuple{static_cast<double>(v)...}; }, guess);
+    return solve_impl<Method>(std::forward<F>(f), as_tuple, step_tolerance, step_name, function_tolerance,
+                              max_num_steps);
+  } else {
+    return solve_guess_checked<Method>(std::forward<F>(f), guess, step_tolerance, step_name, function_tolerance,
+                                       max_num_steps);
+  }
 }
 
 }  // namespace detail
@@ -14642,8 +14664,9 @@ auto solve_newton_tol(F&& f, const Guess& guess, double scaling_step_size, doubl
 /// f uses. f(x) receives the unknowns (a scalar expression for one, else x with x[k]) and returns
 /// the K residuals: a scalar, a std::tuple of K scalars, or a vector expression of K values. It
 /// may use any random variable or data of the model (capture them) and any elementwise function.
-/// guess: a number (one unknown) or a std::tuple of K numbers or scalar expressions; no
-/// derivative flows through it. The result is a vector expression of the K unknowns (x[k]), or
+/// guess: a number (one unknown), a std::tuple of K numbers or scalar expressions, a
+/// std::array of K numbers, or a vector expression of K values known at compile time
+/// (rep_vector<K>(1.0)); no derivative flows through it. The result is a vector expression of the K unknowns (x[k]), or
 /// for a scalar guess a scalar expression.
 ///
 /// Newton's method with a backtracking line search, the exact Jacobian at every iterate

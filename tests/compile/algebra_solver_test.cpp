@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
@@ -176,6 +177,9 @@ TEST_CASE("solve_newton, solve_powell: three unknowns from a vector-valued f", "
   auto f = [&](const auto& x) { return x * x - c; };
   const auto m = model(joint(c, normal(solve_powell(f, std::tuple{2.0, 2.0, 2.0}), 0.3).observe(data(obs3))));
   const auto mn = model(joint(c, normal(solve_newton(f, std::tuple{2.0, 2.0, 2.0}), 0.3).observe(data(obs3))));
+  // The guess as a std::array of numbers and as rep_vector<K>(value).
+  const auto ma = model(joint(c, normal(solve_newton(f, std::array<double, 3>{2.0, 2.0, 2.0}), 0.3).observe(data(obs3))));
+  const auto mr = model(joint(c, normal(solve_powell(f, rep_vector<3>(2.0)), 0.3).observe(data(obs3))));
   auto reference = [](const std::vector<double>& th) {
     double lp = 0;
     for (std::size_t i = 0; i < 3; ++i)
@@ -184,6 +188,8 @@ TEST_CASE("solve_newton, solve_powell: three unknowns from a vector-valued f", "
   };
   check_against(m, reference, {0.3, -0.4, 0.1}, 1e-8, "vector f, solve_powell");
   check_against(mn, reference, {0.3, -0.4, 0.1}, 1e-8, "vector f, solve_newton");
+  check_against(ma, reference, {0.3, -0.4, 0.1}, 1e-8, "vector f, a std::array guess");
+  check_against(mr, reference, {0.3, -0.4, 0.1}, 1e-8, "vector f, a rep_vector guess");
 }
 
 TEST_CASE("solve_newton, solve_powell: a guess from which Newton's method without a line search diverges",
@@ -240,6 +246,8 @@ TEST_CASE("solve_newton, solve_powell: bad input is named", "[compile][algebra_s
                     Catch::Matchers::Contains("tyche::solve_newton(f, guess): the guess has value nan at index 1"));
   CHECK_THROWS_WITH(solve_powell(f2, std::tuple{1.0, INFINITY}),
                     Catch::Matchers::Contains("tyche::solve_powell(f, guess): the guess has value inf at index 2"));
+  CHECK_THROWS_WITH(solve_newton(f2, std::array<double, 2>{1.0, NAN}),
+                    Catch::Matchers::Contains("the guess has value nan at index 2"));
   CHECK_THROWS_WITH(solve_newton_tol(f, 1.0, -1.0, 1e-6, 10),
                     Catch::Matchers::Contains("scaling_step_size is -1; it must be non-negative"));
   CHECK_THROWS_WITH(solve_powell_tol(f, 1.0, NAN, 1e-6, 10), Catch::Matchers::Contains("relative_tolerance is nan"));
