@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "support/closed_form_check.hpp"
 #include "support/property.hpp"
 #include "support/reference_math.hpp"
 
@@ -22,36 +23,7 @@ using namespace tyche;
 using tyche_test::normal_log;
 
 namespace {
-/// Richardson-extrapolated central difference of g at x in coordinate k.
-double derivative(const std::function<double(const std::vector<double>&)>& g, std::vector<double> x, std::size_t k) {
-  const double x0 = x[k], h = 1e-3 * std::max(1.0, std::fabs(x0));
-  auto central = [&](double s) {
-    x[k] = x0 + s;
-    const double up = g(x);
-    x[k] = x0 - s;
-    const double down = g(x);
-    return (up - down) / (2 * s);
-  };
-  const double d1 = central(h), d2 = central(h / 2), d4 = central(h / 4);
-  const double r1 = (4 * d2 - d1) / 3, r2 = (4 * d4 - d2) / 3;
-  return (16 * r2 - r1) / 15;
-}
-
-/// The model's value and gradient at th against a closed form's value and its finite
-/// differences: relative tolerance tol.
-template <class M>
-void check_against(const M& m, const std::function<double(const std::vector<double>&)>& reference,
-                   const std::vector<double>& th, double tol, const char* what) {
-  INFO(what);
-  std::vector<double> g(th.size());
-  const double v = m.log_prob_and_gradient(th, g);
-  CHECK(v == Approx(reference(th)).epsilon(tol));
-  for (std::size_t k = 0; k < th.size(); ++k) {
-    const double want = derivative(reference, th, k);
-    INFO("coordinate " << k << ": gradient " << g[k] << ", reference " << want);
-    CHECK(std::fabs(g[k] - want) <= tol * std::max(1.0, std::fabs(want)));
-  }
-}
+using tyche_test::check_against;
 
 const std::vector<double> obs{1.3, 0.8, 1.1};
 
@@ -278,4 +250,34 @@ TEST_CASE("solve_newton: sensitivity columns — loop invariants hoisted as one 
            normal_log(th[3], -2.0, 0.5) + normal_log(obs2[0], x0, 0.5) + normal_log(obs2[1], x0 * ke, 0.5);
   };
   check_against(m, reference, {0.2, -0.1, 0.3, -1.8}, 1e-8, "steady state");
+}
+
+TEST_CASE("solve_newton, solve_powell: one solve per element of tabulate (a steady state per group)",
+          "[compile][algebra_solver]") {
+  // x_j² = c z_j for each group j: x_j = √(c z_j), each its own solve of one unknown inside
+  // tabulate's lambda (the element's placeholder z_j an operand of the solve): the cost is n small
+  // solves, not one system of n unknowns.
+  static const std::vector<double> z{1.0, 2.0, 3.5, 0.5};
+  auto c = lognormal<"c">(0.0, 1.0);
+  auto per_group = [&](auto solve) {
+    auto roots = tabulate(z.size(), [&](const auto&, const auto& zj) {
+      return solve([&](const auto& x) { return x * x - c * zj; }, 1.0);
+    }, data(z));
+    return model(joint(c, target(-0.5 * sum(square(roots - 1.0)))));
+  };
+  const auto newton = per_group([](auto&& f, double g) { return solve_newton(f, g); });
+  const auto powell = per_group([](auto&& f, double g) { return solve_powell(f, g); });
+  auto reference = [](const std::vector<double>& th) {
+    double lp = normal_log(th[0], 0.0, 1.0);
+    for (double zj : z) {
+      const double x = std::sqrt(std::exp(th[0]) * zj);
+      lp += -0.5 * (x - 1.0) * (x - 1.0);
+    }
+    return lp;
+  };
+  for (double th : {-0.5, 0.3, 1.2}) {
+    check_against(newton, reference, {th}, 1e-8, "tabulate, solve_newton");
+    check_against(powell, reference, {th}, 1e-8, "tabulate, solve_powell");
+  }
+  tyche_test::check_lanes(newton.program(), tyche_test::random_points(8, 1, -1.0, 1.0, 84), "tabulate lanes");
 }

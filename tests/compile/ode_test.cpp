@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "support/closed_form_check.hpp"
 #include "support/property.hpp"
 #include "support/reference_math.hpp"
 
@@ -22,36 +23,8 @@ using namespace tyche;
 using tyche_test::normal_log;
 
 namespace {
-/// Richardson-extrapolated central difference of g at x in coordinate k.
-double derivative(const std::function<double(const std::vector<double>&)>& g, std::vector<double> x, std::size_t k) {
-  const double x0 = x[k], h = 1e-3 * std::max(1.0, std::fabs(x0));
-  auto central = [&](double s) {
-    x[k] = x0 + s;
-    const double up = g(x);
-    x[k] = x0 - s;
-    const double down = g(x);
-    return (up - down) / (2 * s);
-  };
-  const double d1 = central(h), d2 = central(h / 2), d4 = central(h / 4);
-  const double r1 = (4 * d2 - d1) / 3, r2 = (4 * d4 - d2) / 3;
-  return (16 * r2 - r1) / 15;
-}
-
-/// The model's gradient at th against `reference`'s value and its finite differences (a closed
-/// form, smooth in th): relative tolerance tol.
-template <class M>
-void check_against(const M& m, const std::function<double(const std::vector<double>&)>& reference,
-                   const std::vector<double>& th, double tol, const char* what) {
-  INFO(what);
-  std::vector<double> g(th.size());
-  const double v = m.log_prob_and_gradient(th, g);
-  CHECK(v == Approx(reference(th)).epsilon(tol));
-  for (std::size_t k = 0; k < th.size(); ++k) {
-    const double want = derivative(reference, th, k);
-    INFO("coordinate " << k << ": gradient " << g[k] << ", reference " << want);
-    CHECK(std::fabs(g[k] - want) <= tol * std::max(1.0, std::fabs(want)));
-  }
-}
+using tyche_test::check_against;
+using tyche_test::derivative;
 
 const std::vector<double> decay_times{0.25, 0.5, 1.0, 1.0, 2.0, 4.5, 8.0};
 const std::vector<double> decay_obs{4.1, 3.4, 2.2, 2.3, 1.0, 0.15, 0.02};
@@ -538,4 +511,29 @@ TEST_CASE("ode_stiff: its LU factorisation pivots and solves", "[compile][ode]")
   double singular[4] = {1, 2, 2, 4};
   std::size_t piv2[2];
   CHECK_FALSE(detail::ode_lu<2>(singular, piv2));
+}
+
+TEST_CASE("ode_rk45: one solve per element of tabulate (a rate per group)", "[compile][ode]") {
+  // y' = −k z_j y, y(0) = y0, at t = 1 and 2 for each group j: y0 e^(−k z_j t), each group its own
+  // solve inside tabulate's lambda (z_j, the element's placeholder, an operand of the solve).
+  static const std::vector<double> z{0.5, 1.0, 2.0};
+  static const std::vector<double> ts{1.0, 2.0};
+  auto k = lognormal<"k">(0.0, 0.5);
+  auto y0 = normal<"y0">(2.0, 0.5);
+  auto ends = tabulate(z.size(), [&](const auto&, const auto& zj) {
+    auto sol = ode_rk45_tol([&](const auto&, const auto& y) { return -k * zj * y; }, y0, 0.0, data(ts), 1e-11, 1e-11,
+                            100000);
+    return at(sol, 0) + at(sol, 1);
+  }, data(z));
+  const auto m = model(joint(k, y0, target(-0.5 * sum(square(ends - 1.0)))));
+  auto reference = [](const std::vector<double>& th) {
+    const double kk = std::exp(th[0]), a = th[1];
+    double lp = normal_log(th[0], 0.0, 0.5) + normal_log(a, 2.0, 0.5);
+    for (double zj : z) {
+      const double e = a * std::exp(-kk * zj) + a * std::exp(-2.0 * kk * zj) - 1.0;
+      lp += -0.5 * e * e;
+    }
+    return lp;
+  };
+  check_against(m, reference, {0.2, 1.8}, 1e-8, "tabulate of ODE solves");
 }

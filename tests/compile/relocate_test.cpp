@@ -365,6 +365,19 @@ TEST_CASE("for_each_data_buffer: solve_newton (no output times; the data its equ
   CHECK(count_into(view, {range_of(d.yc)}) == 1);
   const std::size_t buffers = check_relocation(view, [&] { fill_nan(d.yc); });
   CHECK(buffers == 1);  // y_c, read in the equation (not foldable: exp(y_c · x))
+  // One solve per element of tabulate: the sequence, and the data each element's equation reads
+  // (fresh data: the check above spoilt d's).
+  regression_data e;
+  auto per_element = tabulate(regression_data::n, [&](const auto&, const auto& tj) {
+    return solve_newton([&](const auto& x) { return x * x * x + sum(exp(data(e.yc) * x)) - k * (1.0 + 0.1 * tj); }, 0.5);
+  }, data(e.t));
+  const auto m2 = model(joint(k, target(-sum(square(per_element)))));
+  const auto view2 = m2.program().view();
+  CHECK(count_into(view2, {range_of(e.yc), range_of(e.t)}) == 2);
+  CHECK(check_relocation(view2, [&] {
+          fill_nan(e.yc);
+          fill_nan(e.t);
+        }) == 2);
 }
 
 TEST_CASE("for_each_data_buffer: multi_normal, multi_normal_cholesky, rows_dot_product with data",

@@ -832,6 +832,22 @@ auto ode_dedupe_hoists(const Pair& p) {
   }
 }
 
+/// The parameters of list L an ODE's or an algebraic equation's program takes as operands: all
+/// but its own placeholders (the adjoint weights a, the state y and the time t). An enclosing
+/// tabulate's or scan's placeholders (the element's index and sequence values, "__scan_index",
+/// "__scan_x0", …) are operands like the model's parameters, so that a solve can sit inside
+/// tabulate's lambda (one solve per element); scan's own outer_params drops every placeholder.
+template <std::size_t K, class L>
+struct ode_outer_params;
+template <std::size_t K, class... Ps>
+struct ode_outer_params<K, meta::list<Ps...>> {
+  template <class P>
+  static constexpr bool own = std::is_same_v<P, vector_param<scan_adjoint_name, K>> ||
+                              std::is_same_v<P, vector_param<scan_state_name, K>> ||
+                              std::is_same_v<P, param<ode_time_name>>;
+  using type = meta::concat<std::conditional_t<own<Ps>, meta::list<>, meta::list<Ps>>...>;
+};
+
 /// The node, for a state of K values (an algebraic equation's K unknowns), once the inputs are
 /// checked (ode_impl, algebra_solver.hpp's solve_impl); Method: the solver (ode_map's). An ODE's
 /// n output times are at `times`; an algebraic equation has none (null, n = 1).
@@ -864,15 +880,15 @@ auto ode_build(F&& f, const InitNode& init_node, double t0, const double* times,
   const auto raw = as_node(ode_objective<K, Method::algebraic>(rhs, Method::name));
   using Hoisted = decltype(ode_dedupe_hoists<0>(hoist_rewrite<0, false>(raw)));
   constexpr bool hoist =
-      ode_columns<typename outer_params<params_of<node_t<typename Hoisted::first_type>>>::type>::value <=
-      ode_columns<typename outer_params<params_of<node_t<decltype(raw)>>>::type>::value;
+      ode_columns<typename ode_outer_params<K, params_of<node_t<typename Hoisted::first_type>>>::type>::value <=
+      ode_columns<typename ode_outer_params<K, params_of<node_t<decltype(raw)>>>::type>::value;
   const auto rewritten = [&] {
     if constexpr (hoist) return ode_dedupe_hoists<0>(hoist_rewrite<0, false>(raw));
     else return std::pair{raw, std::tuple<>{}};
   }();
   const auto& objective = rewritten.first;
   using G = node_t<decltype(objective)>;
-  using outer = typename outer_params<params_of<G>>::type;
+  using outer = typename ode_outer_params<K, params_of<G>>::type;
   using layout = meta::concat<meta::list<vector_param<scan_adjoint_name, K>, state_param, time_param>, outer>;
   using Program = decltype(compile_with_layout<layout>(objective, vector_param<scan_adjoint_name, K>{}, state_param{},
                                                        time_param{}));
