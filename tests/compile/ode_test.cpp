@@ -537,3 +537,30 @@ TEST_CASE("ode_rk45: one solve per element of tabulate (a rate per group)", "[co
   };
   check_against(m, reference, {0.2, 1.8}, 1e-8, "tabulate of ODE solves");
 }
+
+TEST_CASE("ode_rk45: a solve in scan's step (a dose each interval, the state carried)", "[compile][ode]") {
+  // y' = −a y − b over each interval of length 1 (a = k r_n, b = 0.1 y_n: f uses the scan's
+  // state y_n), starting from y_n plus dose D_n: y_{n+1} = (y_n + D_n + b/a) e^(−a) − b/a,
+  // y_0 = 0. The scan's state and the solve's are both of one value (the same type but for the
+  // name: the solve's state placeholder has its own, so the scan's is an operand of the solve, not
+  // taken for its state — with one name this model's f would read the solve's state for y_n).
+  static const std::vector<double> doses{1.0, 2.0, 0.5, 1.5}, rates{1.0, 0.5, 2.0, 1.0}, tau{1.0};
+  auto k = lognormal<"k">(0.0, 0.5);
+  auto path = scan_states([&](const auto& s, const auto& dose, const auto& r) {
+    auto sol = ode_rk45_tol([&](const auto&, const auto& y) { return -k * r * y - 0.1 * s; }, s + dose, 0.0,
+                            data(tau), 1e-11, 1e-11, 100000);
+    return at(sol, 0);
+  }, 0.0, data(doses), data(rates));
+  const auto m = model(joint(k, target(-0.5 * sum(square(path - 1.0)))));
+  auto reference = [](const std::vector<double>& th) {
+    const double kk = std::exp(th[0]);
+    double lp = normal_log(th[0], 0.0, 0.5), y = 0;
+    for (std::size_t n = 0; n < doses.size(); ++n) {
+      const double a = kk * rates[n], b = 0.1 * y;
+      y = (y + doses[n] + b / a) * std::exp(-a) - b / a;
+      lp += -0.5 * (y - 1.0) * (y - 1.0);
+    }
+    return lp;
+  };
+  for (double th : {-0.4, 0.1, 0.6}) check_against(m, reference, {th}, 1e-8, "scan of ODE solves");
+}

@@ -42,6 +42,10 @@ namespace detail {
 /// The placeholder of the time t the right-hand side is evaluated at ("__scan_" so that scan's
 /// hoisting and outer-parameter lists treat it as a placeholder, not a model parameter).
 inline constexpr fixed_string ode_time_name = "__scan_time";
+/// The placeholder of the state y (an algebraic equation's unknowns x): not scan's "__scan_state",
+/// so that inside a scan's step the scan's state (which f may use: a dose added to it, a rate that
+/// depends on it) is an operand of the solve, not taken for the solve's own state.
+inline constexpr fixed_string ode_state_name = "__scan_ode_state";
 
 /// What the solver needs besides the right-hand side: the start, the output times, tolerances.
 /// An algebraic equation's solve (compile/algebra_solver.hpp) has no times (null, n = 1: one
@@ -702,7 +706,7 @@ auto ode_objective(const R& r, const char* fn) {
     if constexpr (std::tuple_size_v<R> != K) {
       if constexpr (Algebraic) (void)algebra_rhs_size_mismatch<std::tuple_size_v<R>, K>();
       else (void)ode_rhs_size_mismatch<std::tuple_size_v<R>, K>();
-      return at(a, 0) * at(vector_param<scan_state_name, K>{}, 0);  // of the right form: no further errors
+      return at(a, 0) * at(vector_param<ode_state_name, K>{}, 0);  // of the right form: no further errors
     } else {
       return [&]<std::size_t... I>(std::index_sequence<I...>) {
         constexpr bool scalars = (!is_vector_v<node_t<std::tuple_element_t<I, R>>> && ...);
@@ -843,7 +847,7 @@ template <std::size_t K, class... Ps>
 struct ode_outer_params<K, meta::list<Ps...>> {
   template <class P>
   static constexpr bool own = std::is_same_v<P, vector_param<scan_adjoint_name, K>> ||
-                              std::is_same_v<P, vector_param<scan_state_name, K>> ||
+                              std::is_same_v<P, vector_param<ode_state_name, K>> ||
                               std::is_same_v<P, param<ode_time_name>>;
   using type = meta::concat<std::conditional_t<own<Ps>, meta::list<>, meta::list<Ps>>...>;
 };
@@ -855,9 +859,9 @@ template <std::size_t K, class Method, class F, class InitNode>
 auto ode_build(F&& f, const InitNode& init_node, double t0, const double* times, std::size_t n, double rtol,
                double atol, long long max_num_steps) {
   // The right-hand side's graph, from placeholders.
-  using state_param = vector_param<scan_state_name, K>;
+  using state_param = vector_param<ode_state_name, K>;
   using time_param = param<ode_time_name>;
-  using Y = std::conditional_t<K == 1, param_element<state_param>, scan_state<K>>;
+  using Y = std::conditional_t<K == 1, param_element<state_param>, scan_state<K, ode_state_name>>;
   auto rhs = [&] {
     constexpr bool callable = Method::algebraic ? std::is_invocable_v<F&, Y> : std::is_invocable_v<F&, time_param, Y>;
     if constexpr (!callable) {

@@ -66,10 +66,12 @@ struct is_std_tuple<std::tuple<Ts...>> : std::true_type {};
 }  // namespace detail
 
 /// The state of a scan with K > 1 values, as the step lambda receives it: s[k] (0-based) is
-/// a scalar expression; s itself is a vector expression of size K.
-template <std::size_t K>
-struct scan_state : expr<scan_state<K>> {
-  using vector_type = vector_param<detail::scan_state_name, K>;
+/// a scalar expression; s itself is a vector expression of size K. Name: the placeholder's (an
+/// ODE's or an algebraic equation's state has its own, compile/ode.hpp, so that a solve inside a
+/// scan's step tells the two apart).
+template <std::size_t K, auto Name = detail::scan_state_name>
+struct scan_state : expr<scan_state<K, Name>> {
+  using vector_type = vector_param<Name, K>;
   vector_type v{};
   auto value_expression() const { return v; }
   auto operator[](std::size_t k) const { return at(v, k); }
