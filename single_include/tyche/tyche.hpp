@@ -2901,6 +2901,128 @@ struct cumulative_sum_map {
   }
 };
 
+/// The largest (Max) or smallest element of a vector, as a vector of one value (tyche::max and
+/// tyche::min take element 0): NaN where an element is NaN, ∓∞ for an empty vector (Stan's).
+/// Reverse: the adjoint goes to the first element equal to the result, lane by lane (each chain
+/// of a batch has its own), so that ties are not counted twice.
+template <bool Max>
+struct extremum_map {
+  static constexpr const char* name = Max ? "max" : "min";
+  static constexpr bool has_payload = false;
+  template <class A>
+  static constexpr std::size_t extent = 1;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n) const {
+    const T* v = in[0];
+    const std::size_t n = in_n[0];
+    if (n == 0) {
+      out[0] = lift<T>(Max ? -HUGE_VAL : HUGE_VAL);
+      return;
+    }
+    T m = v[0];
+    for (std::size_t k = 1; k < n; ++k) {
+      // Take v[k] where it beats m or is NaN, unless m is NaN already: a NaN stays.
+      if constexpr (std::is_arithmetic_v<T>) {
+        if (m == m && (v[k] != v[k] || (Max ? v[k] > m : v[k] < m))) m = v[k];
+      } else {
+        m = math::select(((Max ? v[k] > m : v[k] < m) | (v[k] != v[k])) & (m == m), v[k], m);
+      }
+    }
+    out[0] = m;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    const T* v = in[0];
+    if constexpr (std::is_arithmetic_v<T>) {
+      for (std::size_t k = 0; k < in_n[0]; ++k)
+        if (v[k] == out[0]) {
+          in_adj[0][k] += adj[0];
+          return;
+        }
+    } else {
+      const T zero = lift<T>(0.0);
+      T open = lift<T>(1.0);  // 1 until the lane's first element equal to the result
+      for (std::size_t k = 0; k < in_n[0]; ++k) {
+        const auto hit = (v[k] == out[0]) & (open != zero);
+        in_adj[0][k] += math::select(hit, adj[0], zero);
+        open = math::select(hit, zero, open);
+      }
+    }
+  }
+};
+
+/// The product of a vector's elements, as a vector of one value (tyche::prod takes element 0);
+/// 1 for an empty vector. Reverse: ∂/∂vₖ = Π_{j≠k} vⱼ from prefix and suffix products (no
+/// division: exact where an element is 0). Scratch: the suffix products.
+struct prod_map {
+  static constexpr const char* name = "prod";
+  static constexpr bool has_payload = false;
+  template <class A>
+  static constexpr std::size_t extent = 1;
+  static std::size_t scratch_size(std::size_t, const std::size_t* in_n) { return in_n[0]; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n, T*) const {
+    T p = lift<T>(1.0);
+    for (std::size_t k = 0; k < in_n[0]; ++k) p = p * in[0][k];
+    out[0] = p;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj, T* suffix) const {
+    const T* v = in[0];
+    const std::size_t n = in_n[0];
+    T s = lift<T>(1.0);
+    for (std::size_t k = n; k-- > 0;) {
+      suffix[k] = s;
+      s = s * v[k];
+    }
+    T prefix = adj[0];
+    for (std::size_t k = 0; k < n; ++k) {
+      in_adj[0][k] += prefix * suffix[k];
+      prefix = prefix * v[k];
+    }
+  }
+};
+
+/// The elements in reverse order (Stan's reverse(v)).
+struct reverse_map {
+  static constexpr const char* name = "reverse";
+  static constexpr bool has_payload = false;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A>;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t k = 0; k < m; ++k) out[k] = in[0][m - 1 - k];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t k = 0; k < m; ++k) in_adj[0][m - 1 - k] += adj[k];
+  }
+};
+
+/// The K × K matrix with v on its diagonal and 0 elsewhere, its K² entries row major (Stan's
+/// diag_matrix(v)).
+struct diag_matrix_map {
+  static constexpr const char* name = "diag_matrix";
+  static constexpr bool has_payload = false;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A> == dynamic_extent ? dynamic_extent : extent_v<A> * extent_v<A>;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n) const {
+    const std::size_t k = in_n[0];
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) out[i * k + j] = i == j ? in[0][i] : lift<T>(0.0);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    const std::size_t k = in_n[0];
+    for (std::size_t i = 0; i < k; ++i) in_adj[0][i] += adj[i * k + i];
+  }
+};
+
 /// The rows of a multinomial, multinomial_logit or dirichlet_multinomial observation of N rows
 /// of K counts (distributions/multinomial.hpp): operands y (N·K counts, data) and the argument a
 /// (θ, γ or α), K values shared by the rows or N·K row after row; value n is the log density of
@@ -3563,10 +3685,11 @@ struct data_matvec_map {
 };
 
 /// The squared-exponential covariance of n points x₁ … xₙ in d dimensions (a data matrix of n
-/// rows, row major, viewed: it must outlive the model), operands α and ρ (scalars):
-/// Kᵢⱼ = α² exp(−‖xᵢ − xⱼ‖² / (2ρ²)), the n² entries row major (Stan's gp_exp_quad_cov).
-/// Reverse: ᾱ = Σ adjᵢⱼ 2α eᵢⱼ, ρ̄ = Σ adjᵢⱼ α² eᵢⱼ ‖xᵢ − xⱼ‖² / ρ³, eᵢⱼ = exp(…) computed again.
-/// O(n² d) each way.
+/// rows, row major, viewed: it must outlive the model), operands α (a scalar) and ρ (a scalar, or
+/// d length-scales, one per dimension: Stan's automatic relevance determination form):
+/// Kᵢⱼ = α² exp(−½ Σ_c (x_ic − x_jc)² / ρ_c²), the n² entries row major (Stan's gp_exp_quad_cov).
+/// Reverse: ᾱ = Σ adjᵢⱼ 2α eᵢⱼ, ρ̄_c = Σ adjᵢⱼ α² eᵢⱼ (x_ic − x_jc)² / ρ_c³, eᵢⱼ = exp(…)
+/// computed again. O(n² d) each way. Scratch (d length-scales only): −½/ρ_c² and the ρ̄_c sums.
 struct gp_exp_quad_cov_map {
   static constexpr const char* name = "gp_exp_quad_cov";
   static constexpr bool has_payload = true;
@@ -3577,6 +3700,7 @@ struct gp_exp_quad_cov_map {
   template <class A, class R>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const gp_exp_quad_cov_map&) const = default;
+  static std::size_t scratch_size(std::size_t, const std::size_t* in_n) { return in_n[1] > 1 ? 2 * in_n[1] : 0; }
   /// f(x, n · d) (compile/relocate.hpp).
   template <class F>
   void for_each_data_buffer(std::size_t, F&& f) {
@@ -3590,9 +3714,27 @@ struct gp_exp_quad_cov_map {
     }
     return s;
   }
+  /// −½ Σ_c (x_ic − x_jc)² / ρ_c², with w_c = −½/ρ_c².
   template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+  TYCHE_HD T scaled_distance(std::size_t i, std::size_t j, const T* w) const {
+    T s = lift<T>(0.0);
+    for (std::size_t c = 0; c < d; ++c) {
+      const double t = x[i * d + c] - x[j * d + c];
+      s = s + w[c] * lift<T>(t * t);
+    }
+    return s;
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n, T* w) const {
     const T a2 = in[0][0] * in[0][0];
+    if (in_n[1] > 1) {
+      for (std::size_t c = 0; c < d; ++c) w[c] = lift<T>(-0.5) / (in[1][c] * in[1][c]);
+      for (std::size_t i = 0; i < n; ++i) {
+        out[i * n + i] = a2;
+        for (std::size_t j = 0; j < i; ++j) out[i * n + j] = out[j * n + i] = a2 * math::exp(scaled_distance(i, j, w));
+      }
+      return;
+    }
     const T scale = lift<T>(-0.5) / (in[1][0] * in[1][0]);
     for (std::size_t i = 0; i < n; ++i) {
       out[i * n + i] = a2;
@@ -3600,11 +3742,37 @@ struct gp_exp_quad_cov_map {
     }
   }
   template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
-                        T* const* in_adj) const {
-    const T alpha = in[0][0], rho = in[1][0];
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj, T* w) const {
+    const T alpha = in[0][0];
+    T ga = lift<T>(0.0);
+    if (in_n[1] > 1) {
+      T* g = w + d;  // Σ adjᵢⱼ eᵢⱼ (x_ic − x_jc)², per dimension
+      for (std::size_t c = 0; c < d; ++c) {
+        w[c] = lift<T>(-0.5) / (in[1][c] * in[1][c]);
+        g[c] = lift<T>(0.0);
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        ga = ga + adj[i * n + i];
+        for (std::size_t j = 0; j < i; ++j) {
+          const T ae = (adj[i * n + j] + adj[j * n + i]) * math::exp(scaled_distance(i, j, w));
+          ga = ga + ae;
+          for (std::size_t c = 0; c < d; ++c) {
+            const double t = x[i * d + c] - x[j * d + c];
+            g[c] = g[c] + ae * lift<T>(t * t);
+          }
+        }
+      }
+      in_adj[0][0] += lift<T>(2.0) * alpha * ga;
+      for (std::size_t c = 0; c < d; ++c) {
+        const T rho = in[1][c];
+        in_adj[1][c] += alpha * alpha * g[c] / (rho * rho * rho);
+      }
+      return;
+    }
+    const T rho = in[1][0];
     const T scale = lift<T>(-0.5) / (rho * rho);
-    T ga = lift<T>(0.0), gr = lift<T>(0.0);
+    T gr = lift<T>(0.0);
     for (std::size_t i = 0; i < n; ++i) {
       ga = ga + adj[i * n + i];
       for (std::size_t j = 0; j < i; ++j) {
@@ -6326,8 +6494,10 @@ constexpr bool all_positive(const interval& a) {
 /// The support of the values of a vector_op with op Op, from its operands' supports (in order).
 /// ordered_map<true> is positive; a linear recurrence sₜ = aₜ + bₜ sₜ₋₁ stays ≥ 0 (> 0) when a
 /// is > 0 (≥ 0) and b and s₋₁ are ≥ 0 (GARCH variances); a gather, a segment and a rep_vector
-/// take their operand's support, a stack (append_row, to_vector) the hull of its operands'; a
-/// cumulative sum of non-negative terms is non-negative; anything else is the whole line.
+/// take their operand's support, and so do a reversal and a vector's max and min; a stack
+/// (append_row, to_vector) the hull of its operands'; a diag_matrix its operand's and 0's; a
+/// cumulative sum of non-negative terms is non-negative, a product of positive (non-negative)
+/// terms positive (non-negative); anything else is the whole line.
 template <class Op, std::size_t Arity>
 constexpr interval vector_op_image(const interval (&in)[Arity]) {
   if constexpr (requires { Op::positive_result; }) {
@@ -6340,8 +6510,15 @@ constexpr interval vector_op_image(const interval (&in)[Arity]) {
     return interval::whole();
   } else if constexpr (std::string_view(Op::name) == "gather" ||
                        std::string_view(Op::name) == "segment" ||
-                       std::string_view(Op::name) == "rep_vector") {
+                       std::string_view(Op::name) == "rep_vector" ||
+                       std::string_view(Op::name) == "reverse" || std::string_view(Op::name) == "max" ||
+                       std::string_view(Op::name) == "min") {
     return in[0];
+  } else if constexpr (std::string_view(Op::name) == "prod") {
+    if (all_positive(in[0])) return interval::positive();
+    return all_nonnegative(in[0]) ? interval::nonnegative() : interval::whole();
+  } else if constexpr (std::string_view(Op::name) == "diag_matrix") {
+    return hull(in[0], interval::point(0.0));
   } else if constexpr (std::string_view(Op::name) == "stack") {
     interval r = interval::empty();
     for (const interval& a : in) r = hull(r, a);
@@ -8444,7 +8621,8 @@ auto norm2(const V& v) {
 // ----- begin tyche/operations/vectors.hpp -----
 // tyche/operations/vectors.hpp — the functions that make vectors that are not elementwise:
 // cumulative_sum, linear_recurrence, cholesky_multiply, gather, rep_vector, append_row,
-// to_vector, head, tail and segment. Each makes a vector_op node (core/nodes.hpp) whose op, with
+// to_vector, head, tail, segment, reverse and diag_matrix; and the reductions max, min and prod
+// (element 0 of an op of one value). Each makes a vector_op node (core/nodes.hpp) whose op, with
 // its forward step and vector–Jacobian product, is in autodiff/vector_ops.hpp; the evaluator
 // materialises the operands, runs the op into a buffer of the workspace and, in the reverse pass,
 // its vector–Jacobian product. gather and segment go through elementwise operations down to
@@ -8502,6 +8680,56 @@ auto cumulative_sum(const A& a) {
   static_assert(is_vector_v<N>, "tyche::cumulative_sum(a) requires 'a' to be a vector expression");
   const N n = detail::as_node(a);
   return make_vector_op(ops::cumulative_sum_map{}, n.size(), n);
+}
+
+/// The largest element of a vector expression (Stan's max(v)): a scalar expression, NaN where an
+/// element is NaN, −∞ for an empty vector. Its derivative goes to the element that is largest
+/// (the first of equal ones). The larger of two scalars is fmax(a, b).
+template <expression A>
+auto max(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>,
+                "tyche::max(v) requires 'v' to be a vector expression; the larger of two scalars is fmax(a, b)");
+  return at(make_vector_op(ops::extremum_map<true>{}, 1, detail::as_node(a)), 0);
+}
+
+/// The smallest element of a vector expression (Stan's min(v)), as max(v) with the order turned:
+/// +∞ for an empty vector. The smaller of two scalars is fmin(a, b).
+template <expression A>
+auto min(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>,
+                "tyche::min(v) requires 'v' to be a vector expression; the smaller of two scalars is fmin(a, b)");
+  return at(make_vector_op(ops::extremum_map<false>{}, 1, detail::as_node(a)), 0);
+}
+
+/// Πₖ vₖ of a vector expression (Stan's prod(v)): a scalar expression, 1 for an empty vector; its
+/// gradient Π_{j≠k} vⱼ without a division (exact where an element is 0).
+template <expression A>
+auto prod(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>, "tyche::prod(v) requires 'v' to be a vector expression; it is a scalar");
+  return at(make_vector_op(ops::prod_map{}, 1, detail::as_node(a)), 0);
+}
+
+/// The elements of a vector expression in reverse order (Stan's reverse(v)).
+template <expression A>
+auto reverse(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>, "tyche::reverse(v) requires 'v' to be a vector expression; it is a scalar");
+  const N n = detail::as_node(a);
+  return make_vector_op(ops::reverse_map{}, n.size(), n);
+}
+
+/// The K × K diagonal matrix of the K values of v (Stan's diag_matrix(v)), as tyche's matrix
+/// expressions are: its K² entries, row major (an argument of matvec, add_diag, cholesky_decompose,
+/// multi_normal). A covariance diag_matrix(square(sigma)) is cheaper as independent normals.
+template <expression A>
+auto diag_matrix(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>, "tyche::diag_matrix(v) requires 'v' to be a vector expression; it is a scalar");
+  const N n = detail::as_node(a);
+  return make_vector_op(ops::diag_matrix_map{}, n.size() * n.size(), n);
 }
 
 /// The first-order linear recurrence sₜ = aₜ + b·sₜ₋₁ (t = 0 … n−1), s₋₁ = s0: a vector of the
@@ -9106,12 +9334,21 @@ auto multiply_lower_tri_self_transpose(const L& l) {
 /// `matrix(x, n, d)` for n points in d dimensions (one per row; viewed, so it must outlive the
 /// model). The n² entries, row major: an argument of cholesky_decompose, multi_normal, add_diag.
 /// alpha and rho must be positive (their supports, or their values where they are numbers or data).
+/// rho may be a vector of d length-scales, one per dimension of the points (Stan's
+/// gp_exp_quad_cov(x, alpha, array[] real rho), automatic relevance determination):
+/// Kᵢⱼ = α² exp(−½ Σ_c (x_ic − x_jc)² / ρ_c²).
 template <detail::operand A, detail::operand R>
 auto gp_exp_quad_cov(const data_matrix& x, const A& alpha, const R& rho) {
   using NA = detail::node_t<A>;
   using NR = detail::node_t<R>;
-  static_assert(!is_vector_v<NA> && !is_vector_v<NR>,
-                "tyche::gp_exp_quad_cov(x, alpha, rho): alpha and rho must be scalars");
+  static_assert(!is_vector_v<NA>, "tyche::gp_exp_quad_cov(x, alpha, rho): alpha must be a scalar");
+  if constexpr (is_vector_v<NR>) {
+    const std::size_t k = detail::as_node(rho).size();
+    if (k != x.cols)
+      throw std::invalid_argument("tyche::gp_exp_quad_cov(x, alpha, rho): rho has " + std::to_string(k) +
+                                  " length-scales but the points of " + std::string(x.name ? x.name : "x") +
+                                  " have " + std::to_string(x.cols) + " dimensions (one per column)");
+  }
   static_assert(argument_support_t<NA, domains::positive>::ok,
                 "tyche::gp_exp_quad_cov(x, alpha, rho): alpha must be > 0, but its support (spelled out in "
                 "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);

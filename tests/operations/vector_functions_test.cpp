@@ -1,6 +1,8 @@
 // Stan's vector functions as expressions (tyche/operations/vectors.hpp, matrices.hpp,
 // functions.hpp): softmax, log_softmax, rep_vector, append_row / append, to_vector, head, tail,
-// segment, rows_dot_product, columns_dot_product, gp_exp_quad_cov and the other stationary kernels, add_diag, and matvec with a matrix or a vector that is
+// segment, rows_dot_product, columns_dot_product, gp_exp_quad_cov (with a length-scale per
+// dimension too) and the other stationary kernels, add_diag, max, min, prod, reverse,
+// diag_matrix, and matvec with a matrix or a vector that is
 // not a bare parameter. Each: values against plain loops written here, gradients through the
 // shared property check (Richardson finite differences), SIMD lanes against scalar, float against
 // double; static sizes, size errors, and a multinomial-logit model against its log density
@@ -412,6 +414,66 @@ TEST_CASE("gp_exp_quad_cov and add_diag: a Gaussian process's covariance, values
   CHECK_THROWS_WITH(add_diag(m, three), Contains("'M' is 4 x 4 but 'v' has size 3"));
   const vec bad{0.0, std::nan(""), 1.0};
   CHECK_THROWS_WITH(gp_exp_quad_cov(data(bad, "x"), 1.0, exp(a)), Contains("x[2] = nan; data must be finite"));
+  // One length-scale per dimension (Stan's automatic relevance determination form): against the
+  // formula with each dimension scaled by its own rho; the sizes must agree.
+  vector_param<"rho", 2> rho2;
+  const auto ard = compile(sum(data(w16) * gp_exp_quad_cov(matrix(x2, 4, 2), exp(a), exp(rho2))), a, rho2);
+  const auto ard_pts = tyche_test::random_points(8, 3, -1.0, 1.0, 411);
+  for (const auto& p : ard_pts) {
+    vec scaled(x2);
+    for (std::size_t i = 0; i < 4; ++i)
+      for (std::size_t c = 0; c < 2; ++c) scaled[i * 2 + c] /= std::exp(p[1 + c]);
+    CHECK(ard.value(p) == Approx(dot_ref(w16, cov(scaled, 2, std::exp(p[0]), 1.0))).epsilon(1e-13));
+  }
+  check_program(ard, ard_pts, "gp_exp_quad_cov with a length-scale per dimension");
+  vector_param<"rho3", 3> rho3;
+  CHECK_THROWS_WITH(gp_exp_quad_cov(matrix(x2, 4, 2, "pts"), 1.0, exp(rho3)),
+                    Contains("rho has 3 length-scales but the points of pts have 2 dimensions"));
+}
+
+TEST_CASE("max, min, prod, reverse and diag_matrix of vector expressions: values, ties, gradients",
+          "[operations][vector_functions]") {
+  // One program of all five (compile time), each weighted differently: its value against loops
+  // written here, its gradient by finite differences, lanes and float (the lanes' max picks its
+  // element lane by lane).
+  vector_param<"u", 4> u;
+  param<"s"> s;
+  const vec w4{0.5, -1.0, 2.0, 0.25};
+  vec w16(16);
+  for (std::size_t i = 0; i < 16; ++i) w16[i] = 0.1 * double(i) - 0.7;
+  const auto f = compile(max(u * s) - 0.7 * min(exp(u) - s) + 0.3 * prod(u + s) +
+                             sum(data(w4) * reverse(u * s)) + sum(data(w16) * diag_matrix(u - s)),
+                         u, s);
+  const auto pts = tyche_test::random_points(12, 5, -1.5, 1.5, 412);
+  for (const auto& p : pts) {
+    double top = -HUGE_VAL, low = HUGE_VAL, product = 1, rev = 0, diag = 0;
+    for (std::size_t k = 0; k < 4; ++k) {
+      top = std::max(top, p[k] * p[4]);
+      low = std::min(low, std::exp(p[k]) - p[4]);
+      product *= p[k] + p[4];
+      rev += w4[k] * p[3 - k] * p[4];
+      diag += w16[k * 4 + k] * (p[k] - p[4]);
+    }
+    CHECK(f.value(p) == Approx(top - 0.7 * low + 0.3 * product + rev + diag).epsilon(1e-13));
+  }
+  check_program(f, pts, "max, min, prod, reverse, diag_matrix");
+  // Ties: the derivative goes to one element (the first), not to each; a product with a zero
+  // element has the exact gradient; NaN is not hidden; empty vectors; supports (log of a
+  // product of positive values compiles: the support is known to be positive).
+  const auto m = compile(max(u) + 10.0 * min(u) + prod(u), u);
+  vec g(4);
+  CHECK(m.value_and_gradient(vec{1.0, 3.0, 3.0, 1.0}, g) == 1.0 * 3.0 + 10.0 + 9.0);
+  CHECK(g == vec{10.0 + 9.0, 1.0 + 3.0, 3.0, 9.0});
+  CHECK(m.value_and_gradient(vec{2.0, 0.0, 1.5, 1.0}, g) == 2.0);
+  CHECK(g == vec{1.0, 10.0 + 3.0, 0.0, 0.0});
+  CHECK(std::isnan(compile(max(u), u).value(vec{1.0, std::nan(""), 0.0, 2.0})));
+  CHECK(std::isnan(compile(min(u), u).value(vec{1.0, 0.5, 0.0, std::nan("")})));
+  const vec none;
+  const auto empty = compile(s + max(data(none)) * 0.0 + prod(data(none)), s);
+  CHECK(std::isnan(empty.value(vec{1.0})));  // 0 · −∞
+  CHECK(compile(s * prod(data(none)) - min(s * data(none)), s).value(vec{2.0}) == -HUGE_VAL);
+  const auto lp = compile(log(prod(exp(u))) + sqrt(max(exp(u))), u);
+  CHECK(lp.value(vec{0.1, 0.2, 0.3, 0.4}) == Approx(1.0 + std::exp(0.2)).epsilon(1e-14));
 }
 
 TEST_CASE("gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov: values and gradients",

@@ -339,10 +339,11 @@ struct data_matvec_map {
 };
 
 /// The squared-exponential covariance of n points x₁ … xₙ in d dimensions (a data matrix of n
-/// rows, row major, viewed: it must outlive the model), operands α and ρ (scalars):
-/// Kᵢⱼ = α² exp(−‖xᵢ − xⱼ‖² / (2ρ²)), the n² entries row major (Stan's gp_exp_quad_cov).
-/// Reverse: ᾱ = Σ adjᵢⱼ 2α eᵢⱼ, ρ̄ = Σ adjᵢⱼ α² eᵢⱼ ‖xᵢ − xⱼ‖² / ρ³, eᵢⱼ = exp(…) computed again.
-/// O(n² d) each way.
+/// rows, row major, viewed: it must outlive the model), operands α (a scalar) and ρ (a scalar, or
+/// d length-scales, one per dimension: Stan's automatic relevance determination form):
+/// Kᵢⱼ = α² exp(−½ Σ_c (x_ic − x_jc)² / ρ_c²), the n² entries row major (Stan's gp_exp_quad_cov).
+/// Reverse: ᾱ = Σ adjᵢⱼ 2α eᵢⱼ, ρ̄_c = Σ adjᵢⱼ α² eᵢⱼ (x_ic − x_jc)² / ρ_c³, eᵢⱼ = exp(…)
+/// computed again. O(n² d) each way. Scratch (d length-scales only): −½/ρ_c² and the ρ̄_c sums.
 struct gp_exp_quad_cov_map {
   static constexpr const char* name = "gp_exp_quad_cov";
   static constexpr bool has_payload = true;
@@ -353,6 +354,7 @@ struct gp_exp_quad_cov_map {
   template <class A, class R>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const gp_exp_quad_cov_map&) const = default;
+  static std::size_t scratch_size(std::size_t, const std::size_t* in_n) { return in_n[1] > 1 ? 2 * in_n[1] : 0; }
   /// f(x, n · d) (compile/relocate.hpp).
   template <class F>
   void for_each_data_buffer(std::size_t, F&& f) {
@@ -366,9 +368,27 @@ struct gp_exp_quad_cov_map {
     }
     return s;
   }
+  /// −½ Σ_c (x_ic − x_jc)² / ρ_c², with w_c = −½/ρ_c².
   template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+  TYCHE_HD T scaled_distance(std::size_t i, std::size_t j, const T* w) const {
+    T s = lift<T>(0.0);
+    for (std::size_t c = 0; c < d; ++c) {
+      const double t = x[i * d + c] - x[j * d + c];
+      s = s + w[c] * lift<T>(t * t);
+    }
+    return s;
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n, T* w) const {
     const T a2 = in[0][0] * in[0][0];
+    if (in_n[1] > 1) {
+      for (std::size_t c = 0; c < d; ++c) w[c] = lift<T>(-0.5) / (in[1][c] * in[1][c]);
+      for (std::size_t i = 0; i < n; ++i) {
+        out[i * n + i] = a2;
+        for (std::size_t j = 0; j < i; ++j) out[i * n + j] = out[j * n + i] = a2 * math::exp(scaled_distance(i, j, w));
+      }
+      return;
+    }
     const T scale = lift<T>(-0.5) / (in[1][0] * in[1][0]);
     for (std::size_t i = 0; i < n; ++i) {
       out[i * n + i] = a2;
@@ -376,11 +396,37 @@ struct gp_exp_quad_cov_map {
     }
   }
   template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
-                        T* const* in_adj) const {
-    const T alpha = in[0][0], rho = in[1][0];
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj, T* w) const {
+    const T alpha = in[0][0];
+    T ga = lift<T>(0.0);
+    if (in_n[1] > 1) {
+      T* g = w + d;  // Σ adjᵢⱼ eᵢⱼ (x_ic − x_jc)², per dimension
+      for (std::size_t c = 0; c < d; ++c) {
+        w[c] = lift<T>(-0.5) / (in[1][c] * in[1][c]);
+        g[c] = lift<T>(0.0);
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        ga = ga + adj[i * n + i];
+        for (std::size_t j = 0; j < i; ++j) {
+          const T ae = (adj[i * n + j] + adj[j * n + i]) * math::exp(scaled_distance(i, j, w));
+          ga = ga + ae;
+          for (std::size_t c = 0; c < d; ++c) {
+            const double t = x[i * d + c] - x[j * d + c];
+            g[c] = g[c] + ae * lift<T>(t * t);
+          }
+        }
+      }
+      in_adj[0][0] += lift<T>(2.0) * alpha * ga;
+      for (std::size_t c = 0; c < d; ++c) {
+        const T rho = in[1][c];
+        in_adj[1][c] += alpha * alpha * g[c] / (rho * rho * rho);
+      }
+      return;
+    }
+    const T rho = in[1][0];
     const T scale = lift<T>(-0.5) / (rho * rho);
-    T ga = lift<T>(0.0), gr = lift<T>(0.0);
+    T gr = lift<T>(0.0);
     for (std::size_t i = 0; i < n; ++i) {
       ga = ga + adj[i * n + i];
       for (std::size_t j = 0; j < i; ++j) {

@@ -188,6 +188,128 @@ struct cumulative_sum_map {
   }
 };
 
+/// The largest (Max) or smallest element of a vector, as a vector of one value (tyche::max and
+/// tyche::min take element 0): NaN where an element is NaN, ∓∞ for an empty vector (Stan's).
+/// Reverse: the adjoint goes to the first element equal to the result, lane by lane (each chain
+/// of a batch has its own), so that ties are not counted twice.
+template <bool Max>
+struct extremum_map {
+  static constexpr const char* name = Max ? "max" : "min";
+  static constexpr bool has_payload = false;
+  template <class A>
+  static constexpr std::size_t extent = 1;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n) const {
+    const T* v = in[0];
+    const std::size_t n = in_n[0];
+    if (n == 0) {
+      out[0] = lift<T>(Max ? -HUGE_VAL : HUGE_VAL);
+      return;
+    }
+    T m = v[0];
+    for (std::size_t k = 1; k < n; ++k) {
+      // Take v[k] where it beats m or is NaN, unless m is NaN already: a NaN stays.
+      if constexpr (std::is_arithmetic_v<T>) {
+        if (m == m && (v[k] != v[k] || (Max ? v[k] > m : v[k] < m))) m = v[k];
+      } else {
+        m = math::select(((Max ? v[k] > m : v[k] < m) | (v[k] != v[k])) & (m == m), v[k], m);
+      }
+    }
+    out[0] = m;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    const T* v = in[0];
+    if constexpr (std::is_arithmetic_v<T>) {
+      for (std::size_t k = 0; k < in_n[0]; ++k)
+        if (v[k] == out[0]) {
+          in_adj[0][k] += adj[0];
+          return;
+        }
+    } else {
+      const T zero = lift<T>(0.0);
+      T open = lift<T>(1.0);  // 1 until the lane's first element equal to the result
+      for (std::size_t k = 0; k < in_n[0]; ++k) {
+        const auto hit = (v[k] == out[0]) & (open != zero);
+        in_adj[0][k] += math::select(hit, adj[0], zero);
+        open = math::select(hit, zero, open);
+      }
+    }
+  }
+};
+
+/// The product of a vector's elements, as a vector of one value (tyche::prod takes element 0);
+/// 1 for an empty vector. Reverse: ∂/∂vₖ = Π_{j≠k} vⱼ from prefix and suffix products (no
+/// division: exact where an element is 0). Scratch: the suffix products.
+struct prod_map {
+  static constexpr const char* name = "prod";
+  static constexpr bool has_payload = false;
+  template <class A>
+  static constexpr std::size_t extent = 1;
+  static std::size_t scratch_size(std::size_t, const std::size_t* in_n) { return in_n[0]; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n, T*) const {
+    T p = lift<T>(1.0);
+    for (std::size_t k = 0; k < in_n[0]; ++k) p = p * in[0][k];
+    out[0] = p;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj, T* suffix) const {
+    const T* v = in[0];
+    const std::size_t n = in_n[0];
+    T s = lift<T>(1.0);
+    for (std::size_t k = n; k-- > 0;) {
+      suffix[k] = s;
+      s = s * v[k];
+    }
+    T prefix = adj[0];
+    for (std::size_t k = 0; k < n; ++k) {
+      in_adj[0][k] += prefix * suffix[k];
+      prefix = prefix * v[k];
+    }
+  }
+};
+
+/// The elements in reverse order (Stan's reverse(v)).
+struct reverse_map {
+  static constexpr const char* name = "reverse";
+  static constexpr bool has_payload = false;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A>;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t k = 0; k < m; ++k) out[k] = in[0][m - 1 - k];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t k = 0; k < m; ++k) in_adj[0][m - 1 - k] += adj[k];
+  }
+};
+
+/// The K × K matrix with v on its diagonal and 0 elsewhere, its K² entries row major (Stan's
+/// diag_matrix(v)).
+struct diag_matrix_map {
+  static constexpr const char* name = "diag_matrix";
+  static constexpr bool has_payload = false;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A> == dynamic_extent ? dynamic_extent : extent_v<A> * extent_v<A>;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n) const {
+    const std::size_t k = in_n[0];
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) out[i * k + j] = i == j ? in[0][i] : lift<T>(0.0);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    const std::size_t k = in_n[0];
+    for (std::size_t i = 0; i < k; ++i) in_adj[0][i] += adj[i * k + i];
+  }
+};
+
 /// The rows of a multinomial, multinomial_logit or dirichlet_multinomial observation of N rows
 /// of K counts (distributions/multinomial.hpp): operands y (N·K counts, data) and the argument a
 /// (θ, γ or α), K values shared by the rows or N·K row after row; value n is the log density of

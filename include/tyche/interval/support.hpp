@@ -191,8 +191,10 @@ constexpr bool all_positive(const interval& a) {
 /// The support of the values of a vector_op with op Op, from its operands' supports (in order).
 /// ordered_map<true> is positive; a linear recurrence sₜ = aₜ + bₜ sₜ₋₁ stays ≥ 0 (> 0) when a
 /// is > 0 (≥ 0) and b and s₋₁ are ≥ 0 (GARCH variances); a gather, a segment and a rep_vector
-/// take their operand's support, a stack (append_row, to_vector) the hull of its operands'; a
-/// cumulative sum of non-negative terms is non-negative; anything else is the whole line.
+/// take their operand's support, and so do a reversal and a vector's max and min; a stack
+/// (append_row, to_vector) the hull of its operands'; a diag_matrix its operand's and 0's; a
+/// cumulative sum of non-negative terms is non-negative, a product of positive (non-negative)
+/// terms positive (non-negative); anything else is the whole line.
 template <class Op, std::size_t Arity>
 constexpr interval vector_op_image(const interval (&in)[Arity]) {
   if constexpr (requires { Op::positive_result; }) {
@@ -205,8 +207,15 @@ constexpr interval vector_op_image(const interval (&in)[Arity]) {
     return interval::whole();
   } else if constexpr (std::string_view(Op::name) == "gather" ||
                        std::string_view(Op::name) == "segment" ||
-                       std::string_view(Op::name) == "rep_vector") {
+                       std::string_view(Op::name) == "rep_vector" ||
+                       std::string_view(Op::name) == "reverse" || std::string_view(Op::name) == "max" ||
+                       std::string_view(Op::name) == "min") {
     return in[0];
+  } else if constexpr (std::string_view(Op::name) == "prod") {
+    if (all_positive(in[0])) return interval::positive();
+    return all_nonnegative(in[0]) ? interval::nonnegative() : interval::whole();
+  } else if constexpr (std::string_view(Op::name) == "diag_matrix") {
+    return hull(in[0], interval::point(0.0));
   } else if constexpr (std::string_view(Op::name) == "stack") {
     interval r = interval::empty();
     for (const interval& a : in) r = hull(r, a);

@@ -199,12 +199,21 @@ auto multiply_lower_tri_self_transpose(const L& l) {
 /// `matrix(x, n, d)` for n points in d dimensions (one per row; viewed, so it must outlive the
 /// model). The n² entries, row major: an argument of cholesky_decompose, multi_normal, add_diag.
 /// alpha and rho must be positive (their supports, or their values where they are numbers or data).
+/// rho may be a vector of d length-scales, one per dimension of the points (Stan's
+/// gp_exp_quad_cov(x, alpha, array[] real rho), automatic relevance determination):
+/// Kᵢⱼ = α² exp(−½ Σ_c (x_ic − x_jc)² / ρ_c²).
 template <detail::operand A, detail::operand R>
 auto gp_exp_quad_cov(const data_matrix& x, const A& alpha, const R& rho) {
   using NA = detail::node_t<A>;
   using NR = detail::node_t<R>;
-  static_assert(!is_vector_v<NA> && !is_vector_v<NR>,
-                "tyche::gp_exp_quad_cov(x, alpha, rho): alpha and rho must be scalars");
+  static_assert(!is_vector_v<NA>, "tyche::gp_exp_quad_cov(x, alpha, rho): alpha must be a scalar");
+  if constexpr (is_vector_v<NR>) {
+    const std::size_t k = detail::as_node(rho).size();
+    if (k != x.cols)
+      throw std::invalid_argument("tyche::gp_exp_quad_cov(x, alpha, rho): rho has " + std::to_string(k) +
+                                  " length-scales but the points of " + std::string(x.name ? x.name : "x") +
+                                  " have " + std::to_string(x.cols) + " dimensions (one per column)");
+  }
   static_assert(argument_support_t<NA, domains::positive>::ok,
                 "tyche::gp_exp_quad_cov(x, alpha, rho): alpha must be > 0, but its support (spelled out in "
                 "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);

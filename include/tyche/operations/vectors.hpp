@@ -1,6 +1,7 @@
 // tyche/operations/vectors.hpp — the functions that make vectors that are not elementwise:
 // cumulative_sum, linear_recurrence, cholesky_multiply, gather, rep_vector, append_row,
-// to_vector, head, tail and segment. Each makes a vector_op node (core/nodes.hpp) whose op, with
+// to_vector, head, tail, segment, reverse and diag_matrix; and the reductions max, min and prod
+// (element 0 of an op of one value). Each makes a vector_op node (core/nodes.hpp) whose op, with
 // its forward step and vector–Jacobian product, is in autodiff/vector_ops.hpp; the evaluator
 // materialises the operands, runs the op into a buffer of the workspace and, in the reverse pass,
 // its vector–Jacobian product. gather and segment go through elementwise operations down to
@@ -64,6 +65,56 @@ auto cumulative_sum(const A& a) {
   static_assert(is_vector_v<N>, "tyche::cumulative_sum(a) requires 'a' to be a vector expression");
   const N n = detail::as_node(a);
   return make_vector_op(ops::cumulative_sum_map{}, n.size(), n);
+}
+
+/// The largest element of a vector expression (Stan's max(v)): a scalar expression, NaN where an
+/// element is NaN, −∞ for an empty vector. Its derivative goes to the element that is largest
+/// (the first of equal ones). The larger of two scalars is fmax(a, b).
+template <expression A>
+auto max(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>,
+                "tyche::max(v) requires 'v' to be a vector expression; the larger of two scalars is fmax(a, b)");
+  return at(make_vector_op(ops::extremum_map<true>{}, 1, detail::as_node(a)), 0);
+}
+
+/// The smallest element of a vector expression (Stan's min(v)), as max(v) with the order turned:
+/// +∞ for an empty vector. The smaller of two scalars is fmin(a, b).
+template <expression A>
+auto min(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>,
+                "tyche::min(v) requires 'v' to be a vector expression; the smaller of two scalars is fmin(a, b)");
+  return at(make_vector_op(ops::extremum_map<false>{}, 1, detail::as_node(a)), 0);
+}
+
+/// Πₖ vₖ of a vector expression (Stan's prod(v)): a scalar expression, 1 for an empty vector; its
+/// gradient Π_{j≠k} vⱼ without a division (exact where an element is 0).
+template <expression A>
+auto prod(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>, "tyche::prod(v) requires 'v' to be a vector expression; it is a scalar");
+  return at(make_vector_op(ops::prod_map{}, 1, detail::as_node(a)), 0);
+}
+
+/// The elements of a vector expression in reverse order (Stan's reverse(v)).
+template <expression A>
+auto reverse(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>, "tyche::reverse(v) requires 'v' to be a vector expression; it is a scalar");
+  const N n = detail::as_node(a);
+  return make_vector_op(ops::reverse_map{}, n.size(), n);
+}
+
+/// The K × K diagonal matrix of the K values of v (Stan's diag_matrix(v)), as tyche's matrix
+/// expressions are: its K² entries, row major (an argument of matvec, add_diag, cholesky_decompose,
+/// multi_normal). A covariance diag_matrix(square(sigma)) is cheaper as independent normals.
+template <expression A>
+auto diag_matrix(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>, "tyche::diag_matrix(v) requires 'v' to be a vector expression; it is a scalar");
+  const N n = detail::as_node(a);
+  return make_vector_op(ops::diag_matrix_map{}, n.size() * n.size(), n);
 }
 
 /// The first-order linear recurrence sₜ = aₜ + b·sₜ₋₁ (t = 0 … n−1), s₋₁ = s0: a vector of the
