@@ -3788,6 +3788,43 @@ struct gp_exp_quad_cov_map {
   }
 };
 
+/// The dot-product covariance of n points x₁ … xₙ in d dimensions (a data matrix of n rows, row
+/// major, viewed), operand σ (a scalar): Kᵢⱼ = σ² + xᵢ·xⱼ, the n² entries row major (Stan's
+/// gp_dot_prod_cov). Reverse: σ̄ = 2σ Σᵢⱼ adjᵢⱼ. O(n² d) forwards, O(n²) backwards.
+struct gp_dot_prod_cov_map {
+  static constexpr const char* name = "gp_dot_prod_cov";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
+  const double* x = nullptr;
+  std::size_t n = 0;
+  std::size_t d = 1;
+  template <class S>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const gp_dot_prod_cov_map&) const = default;
+  /// f(x, n · d) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    if (x != nullptr) f(x, n * d);
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T s2 = in[0][0] * in[0][0];
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        double dot = 0.0;
+        for (std::size_t c = 0; c < d; ++c) dot += x[i * d + c] * x[j * d + c];
+        out[i * n + j] = out[j * n + i] = s2 + lift<T>(dot);
+      }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    T g = lift<T>(0.0);
+    for (std::size_t k = 0; k < m; ++k) g = g + adj[k];
+    in_adj[0][0] += lift<T>(2.0) * in[0][0] * g;
+  }
+};
+
 /// The stationary covariance kernels besides the squared exponential (Stan's gp_*_cov), as
 /// functions of the distance r = ‖xᵢ − xⱼ‖: exponential α² e^(−r/ρ); Matérn 3/2
 /// α² (1 + s) e^(−s), s = √3 r/ρ; Matérn 5/2 α² (1 + s + s²/3) e^(−s), s = √5 r/ρ; periodic
@@ -9049,7 +9086,7 @@ auto segment(const V& v, std::size_t i, std::size_t len) {
 // tyche/operations/matrices.hpp — the functions users call with K × K matrices given as vectors
 // of their K² entries in row-major order (entry (i, j) at i·K + j, 0-based):
 // diag_pre_multiply, multiply_lower_tri_self_transpose, cholesky_decompose, matvec(M, v),
-// rows_dot_product and columns_dot_product (which take data matrices too), gp_exp_quad_cov,
+// rows_dot_product and columns_dot_product (which take data matrices too), gp_exp_quad_cov, gp_dot_prod_cov,
 // gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov (of data points) and
 // add_diag, Stan's functions of
 // the same names (`diag_pre_multiply(tau, L_Omega)`). Each makes a vector_op node whose op is in
@@ -9418,6 +9455,23 @@ auto gp_kernel_cov(const X& x, const char* fn, const A& alpha, const R& rho, con
                         as_node(rho), as_node(period)...);
 }
 }  // namespace detail
+
+/// The dot-product (linear-regression) covariance of the points x: Kᵢⱼ = σ² + xᵢ·xⱼ, Stan's
+/// gp_dot_prod_cov(x, sigma). x as for gp_exp_quad_cov: `data(x)` for points on a line,
+/// `matrix(x, n, d)` in d dimensions (viewed). σ a scalar ≥ 0. The n² entries, row major (positive
+/// semi-definite only: add_diag a noise variance or a jitter before a Cholesky factor).
+template <class X, detail::operand S>
+auto gp_dot_prod_cov(const X& x, const S& sigma) {
+  using NS = detail::node_t<S>;
+  static_assert(!is_vector_v<NS>, "tyche::gp_dot_prod_cov(x, sigma): sigma must be a scalar");
+  static_assert(argument_support_t<NS, domains::nonnegative>::ok,
+                "tyche::gp_dot_prod_cov(x, sigma): sigma must be >= 0, but its support (spelled out in "
+                "tyche::support_is<...> in this diagnostic) is not inside [0, inf)" TYCHE_SUPPORT_HINT);
+  const data_matrix pts = detail::gp_points(x, "gp_dot_prod_cov(x, sigma)");
+  detail::check_argument<domains::nonnegative>("gp_dot_prod_cov(x, sigma)", "sigma", detail::as_node(sigma));
+  return make_vector_op(ops::gp_dot_prod_cov_map{pts.ptr, pts.rows, pts.cols}, pts.rows * pts.rows,
+                        detail::as_node(sigma));
+}
 
 /// The exponential (Matérn 1/2) covariance matrix of the points x: Kᵢⱼ = α² exp(−‖xᵢ − xⱼ‖/ρ),
 /// Stan's gp_exponential_cov(x, alpha, rho). x as for gp_exp_quad_cov: `data(x)` for points on a
@@ -12281,7 +12335,7 @@ auto compile(const Expr& f, const Params&... params) {
 // Covered (count in T): data_vector (size), data_matrix (rows·cols), param_gather (n indices,
 // of its Index type), residual_squares_node (3 + 2k + k² statistics); ops gather_map (n
 // indices), lower_triangular_solve_map (k²), data_matvec_map and rows_dot_product_map (rows·cols),
-// gp_exp_quad_cov_map and gp_cov_map (n points · d),
+// gp_exp_quad_cov_map, gp_dot_prod_cov_map and gp_cov_map (n points · d),
 // ordinal_map (m categories), scan_map (steps per sequence), tabulate_map (m per sequence) and
 // ode_map (n output times; an algebraic equation's none), these three followed by the buffers
 // of the step's, element's or right-hand side's own program_view.

@@ -476,7 +476,7 @@ TEST_CASE("max, min, prod, reverse and diag_matrix of vector expressions: values
   CHECK(lp.value(vec{0.1, 0.2, 0.3, 0.4}) == Approx(1.0 + std::exp(0.2)).epsilon(1e-14));
 }
 
-TEST_CASE("gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov: values and gradients",
+TEST_CASE("gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov, gp_dot_prod_cov: values and gradients",
           "[operations][vector_functions]") {
   // Each kernel on points on a line and in two dimensions, weighted by data (every entry's
   // derivative reaches alpha, rho and the period): values against the formulas written here
@@ -513,7 +513,8 @@ TEST_CASE("gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov
                              0.7 * sum(data(w16) * gp_matern32_cov(matrix(x2, 4, 2), exp(a), exp(r))) -
                              1.3 * sum(data(w16) * gp_matern52_cov(matrix(x2, 4, 2), exp(a), exp(r))) +
                              0.4 * sum(data(w16) * gp_periodic_cov(matrix(x2, 4, 2), exp(a), exp(r), exp(per))) +
-                             0.9 * sum(data(w16) * gp_periodic_cov(data(x), exp(a), exp(r), exp(per))),
+                             0.9 * sum(data(w16) * gp_periodic_cov(data(x), exp(a), exp(r), exp(per))) +
+                             0.6 * sum(data(w16) * gp_dot_prod_cov(matrix(x2, 4, 2), exp(per))),
                          a, r, per);
   const auto pts = tyche_test::random_points(8, 3, -1.0, 1.0, 410);
   for (const auto& p : pts) {
@@ -523,7 +524,11 @@ TEST_CASE("gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov
                         1.3 * dot_ref(w16, cov(2, x2, 2, alpha, rho, period)) +
                         0.4 * dot_ref(w16, cov(3, x2, 2, alpha, rho, period)) +
                         0.9 * dot_ref(w16, cov(3, x, 1, alpha, rho, period));
-    CHECK(f.value(p) == Approx(want).epsilon(1e-12));
+    double dot_prod = 0;  // gp_dot_prod_cov(x2, sigma = period): σ² + xᵢ·xⱼ
+    for (std::size_t i = 0; i < 4; ++i)
+      for (std::size_t j = 0; j < 4; ++j)
+        dot_prod += w16[i * 4 + j] * (period * period + x2[2 * i] * x2[2 * j] + x2[2 * i + 1] * x2[2 * j + 1]);
+    CHECK(f.value(p) == Approx(want + 0.6 * dot_prod).epsilon(1e-12));
   }
   check_program(f, pts, "gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov");
   // Bad input named: data not finite, a number that is not positive.
@@ -532,6 +537,7 @@ TEST_CASE("gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov
                     Contains("gp_matern32_cov(x, alpha, rho): x[2] = nan; data must be finite"));
   CHECK_THROWS_WITH(gp_periodic_cov(data(x), 1.0, exp(a), -2.0),
                     Contains("gp_periodic_cov(x, alpha, rho, period): period must be") && Contains("it is -2"));
+  CHECK_THROWS_WITH(gp_dot_prod_cov(data(x), -0.5), Contains("gp_dot_prod_cov(x, sigma): sigma must be >= 0"));
 }
 
 TEST_CASE("rows_dot_product and columns_dot_product: parameter and data matrices",

@@ -442,6 +442,43 @@ struct gp_exp_quad_cov_map {
   }
 };
 
+/// The dot-product covariance of n points x₁ … xₙ in d dimensions (a data matrix of n rows, row
+/// major, viewed), operand σ (a scalar): Kᵢⱼ = σ² + xᵢ·xⱼ, the n² entries row major (Stan's
+/// gp_dot_prod_cov). Reverse: σ̄ = 2σ Σᵢⱼ adjᵢⱼ. O(n² d) forwards, O(n²) backwards.
+struct gp_dot_prod_cov_map {
+  static constexpr const char* name = "gp_dot_prod_cov";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
+  const double* x = nullptr;
+  std::size_t n = 0;
+  std::size_t d = 1;
+  template <class S>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const gp_dot_prod_cov_map&) const = default;
+  /// f(x, n · d) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    if (x != nullptr) f(x, n * d);
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T s2 = in[0][0] * in[0][0];
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        double dot = 0.0;
+        for (std::size_t c = 0; c < d; ++c) dot += x[i * d + c] * x[j * d + c];
+        out[i * n + j] = out[j * n + i] = s2 + lift<T>(dot);
+      }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    T g = lift<T>(0.0);
+    for (std::size_t k = 0; k < m; ++k) g = g + adj[k];
+    in_adj[0][0] += lift<T>(2.0) * in[0][0] * g;
+  }
+};
+
 /// The stationary covariance kernels besides the squared exponential (Stan's gp_*_cov), as
 /// functions of the distance r = ‖xᵢ − xⱼ‖: exponential α² e^(−r/ρ); Matérn 3/2
 /// α² (1 + s) e^(−s), s = √3 r/ρ; Matérn 5/2 α² (1 + s + s²/3) e^(−s), s = √5 r/ρ; periodic

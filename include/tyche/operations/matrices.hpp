@@ -1,7 +1,7 @@
 // tyche/operations/matrices.hpp — the functions users call with K × K matrices given as vectors
 // of their K² entries in row-major order (entry (i, j) at i·K + j, 0-based):
 // diag_pre_multiply, multiply_lower_tri_self_transpose, cholesky_decompose, matvec(M, v),
-// rows_dot_product and columns_dot_product (which take data matrices too), gp_exp_quad_cov,
+// rows_dot_product and columns_dot_product (which take data matrices too), gp_exp_quad_cov, gp_dot_prod_cov,
 // gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov (of data points) and
 // add_diag, Stan's functions of
 // the same names (`diag_pre_multiply(tau, L_Omega)`). Each makes a vector_op node whose op is in
@@ -283,6 +283,23 @@ auto gp_kernel_cov(const X& x, const char* fn, const A& alpha, const R& rho, con
                         as_node(rho), as_node(period)...);
 }
 }  // namespace detail
+
+/// The dot-product (linear-regression) covariance of the points x: Kᵢⱼ = σ² + xᵢ·xⱼ, Stan's
+/// gp_dot_prod_cov(x, sigma). x as for gp_exp_quad_cov: `data(x)` for points on a line,
+/// `matrix(x, n, d)` in d dimensions (viewed). σ a scalar ≥ 0. The n² entries, row major (positive
+/// semi-definite only: add_diag a noise variance or a jitter before a Cholesky factor).
+template <class X, detail::operand S>
+auto gp_dot_prod_cov(const X& x, const S& sigma) {
+  using NS = detail::node_t<S>;
+  static_assert(!is_vector_v<NS>, "tyche::gp_dot_prod_cov(x, sigma): sigma must be a scalar");
+  static_assert(argument_support_t<NS, domains::nonnegative>::ok,
+                "tyche::gp_dot_prod_cov(x, sigma): sigma must be >= 0, but its support (spelled out in "
+                "tyche::support_is<...> in this diagnostic) is not inside [0, inf)" TYCHE_SUPPORT_HINT);
+  const data_matrix pts = detail::gp_points(x, "gp_dot_prod_cov(x, sigma)");
+  detail::check_argument<domains::nonnegative>("gp_dot_prod_cov(x, sigma)", "sigma", detail::as_node(sigma));
+  return make_vector_op(ops::gp_dot_prod_cov_map{pts.ptr, pts.rows, pts.cols}, pts.rows * pts.rows,
+                        detail::as_node(sigma));
+}
 
 /// The exponential (Matérn 1/2) covariance matrix of the points x: Kᵢⱼ = α² exp(−‖xᵢ − xⱼ‖/ρ),
 /// Stan's gp_exponential_cov(x, alpha, rho). x as for gp_exp_quad_cov: `data(x)` for points on a
