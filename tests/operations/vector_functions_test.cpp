@@ -472,6 +472,12 @@ TEST_CASE("max, min, prod, reverse and diag_matrix of vector expressions: values
   const auto empty = compile(s + max(data(none)) * 0.0 + prod(data(none)), s);
   CHECK(std::isnan(empty.value(vec{1.0})));  // 0 · −∞
   CHECK(compile(s * prod(data(none)) - min(s * data(none)), s).value(vec{2.0}) == -HUGE_VAL);
+  // A product of probabilities is a probability (a series system's reliability: an argument of
+  // binomial); of positive values positive; of anything, anything.
+  static_assert(support_of<decltype(prod(inv_logit(u)))> == interval::open_closed(0.0, 1.0));
+  static_assert(support_of<decltype(min(inv_logit(u)))> == interval::open(0.0, 1.0));
+  static_assert(support_of<decltype(prod(exp(u)))> == interval::positive());
+  static_assert(support_of<decltype(prod(u))> == interval::whole());
   const auto lp = compile(log(prod(exp(u))) + sqrt(max(exp(u))), u);
   CHECK(lp.value(vec{0.1, 0.2, 0.3, 0.4}) == Approx(1.0 + std::exp(0.2)).epsilon(1e-14));
 }
@@ -531,6 +537,29 @@ TEST_CASE("gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov
     CHECK(f.value(p) == Approx(want + 0.6 * dot_prod).epsilon(1e-12));
   }
   check_program(f, pts, "gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov");
+  // A length-scale per dimension (Stan's ARD forms) for the exponential and Matérn kernels: the
+  // formulas on the points scaled dimension by dimension with rho = 1; x2's repeated point (s = 0)
+  // contributes no derivative.
+  vector_param<"rho", 2> rho2;
+  const auto ard = compile(sum(data(w16) * gp_exponential_cov(matrix(x2, 4, 2), exp(a), exp(rho2))) +
+                               0.7 * sum(data(w16) * gp_matern32_cov(matrix(x2, 4, 2), exp(a), exp(rho2))) -
+                               1.3 * sum(data(w16) * gp_matern52_cov(matrix(x2, 4, 2), exp(a), exp(rho2))),
+                           a, rho2);
+  const auto ard_pts = tyche_test::random_points(8, 3, -1.0, 1.0, 413);
+  for (const auto& p : ard_pts) {
+    vec scaled(x2);
+    for (std::size_t i = 0; i < 4; ++i)
+      for (std::size_t c = 0; c < 2; ++c) scaled[i * 2 + c] /= std::exp(p[1 + c]);
+    const double alpha = std::exp(p[0]);
+    const double want = dot_ref(w16, cov(0, scaled, 2, alpha, 1.0, 1.0)) +
+                        0.7 * dot_ref(w16, cov(1, scaled, 2, alpha, 1.0, 1.0)) -
+                        1.3 * dot_ref(w16, cov(2, scaled, 2, alpha, 1.0, 1.0));
+    CHECK(ard.value(p) == Approx(want).epsilon(1e-12));
+  }
+  check_program(ard, ard_pts, "gp_exponential_cov, gp_matern32_cov, gp_matern52_cov with a length-scale per dimension");
+  vector_param<"rho3", 3> rho3;
+  CHECK_THROWS_WITH(gp_matern32_cov(matrix(x2, 4, 2, "pts"), 1.0, exp(rho3)),
+                    Contains("gp_matern32_cov(x, alpha, rho): rho has 3 length-scales but the points of pts have 2"));
   // Bad input named: data not finite, a number that is not positive.
   const vec bad{0.0, std::nan(""), 1.0};
   CHECK_THROWS_WITH(gp_matern32_cov(data(bad, "x"), 1.0, exp(a)),

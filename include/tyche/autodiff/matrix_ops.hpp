@@ -489,7 +489,9 @@ enum class gp_kernel { exponential, matern32, matern52, periodic };
 /// viewed) under kernel Kind, operands α, ρ (and p for the periodic kernel), the n² entries row
 /// major. Reverse, with e = k/α² at each pair: ᾱ = Σ adj 2α e; ρ̄ from ∂e/∂ρ — exponential
 /// e r/ρ², Matérn 3/2 s² e^(−s)/ρ, Matérn 5/2 s² (1 + s) e^(−s)/(3ρ), periodic 4 e sin²(u)/ρ³ (u =
-/// π r/p), and p̄ from ∂e/∂p = 2π r e sin(2u)/(ρ² p²). O(n² d) each way.
+/// π r/p), and p̄ from ∂e/∂p = 2π r e sin(2u)/(ρ² p²). O(n² d) each way. The exponential and
+/// Matérn kernels also take d length-scales, one per dimension (Stan's ARD forms): r/ρ becomes
+/// s = √(Σ_c (x_ic − x_jc)²/ρ_c²) (unit_scaled, reverse_scaled; scratch 2d values).
 template <gp_kernel Kind>
 struct gp_cov_map {
   static constexpr const char* name = Kind == gp_kernel::exponential ? "gp_exponential_cov"
@@ -504,6 +506,8 @@ struct gp_cov_map {
   template <class... Operands>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const gp_cov_map&) const = default;
+  /// With d length-scales (not the periodic kernel's): 1/ρ_c and the ρ̄_c sums.
+  static std::size_t scratch_size(std::size_t, const std::size_t* in_n) { return in_n[1] > 1 ? 2 * in_n[1] : 0; }
   /// f(x, n · d) (compile/relocate.hpp).
   template <class F>
   void for_each_data_buffer(std::size_t, F&& f) {
@@ -547,9 +551,54 @@ struct gp_cov_map {
       return e;
     }
   }
+  /// With a length-scale per dimension: e(s) at s = √(Σ_c (x_ic − x_jc)²/ρ_c²), and
+  /// ds = −s e'(s) (what ∂e/∂ρ is at ρ = 1: ∂e/∂ρ_c = ds (x_ic − x_jc)² / (ρ_c³ s²)).
   template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+  TYCHE_HD T unit_scaled(const T& s, T& ds) const {
+    if constexpr (Kind == gp_kernel::exponential) {
+      const T e = math::exp(-s);
+      ds = e * s;
+      return e;
+    } else {
+      constexpr double root = Kind == gp_kernel::matern32 ? 1.7320508075688772 : 2.2360679774997897;
+      const T u = lift<T>(root) * s;
+      const T ex = math::exp(-u);
+      if constexpr (Kind == gp_kernel::matern32) {
+        ds = ex * u * u;
+        return (lift<T>(1.0) + u) * ex;
+      } else {
+        ds = ex * u * u * (lift<T>(1.0) + u) * lift<T>(1.0 / 3);
+        return ex * (lift<T>(1.0) + u + u * u * lift<T>(1.0 / 3));
+      }
+    }
+  }
+  /// Σ_c ((x_ic − x_jc)/ρ_c)², with w_c = 1/ρ_c.
+  template <class T>
+  TYCHE_HD T scaled_square(std::size_t i, std::size_t j, const T* w) const {
+    T s2 = lift<T>(0.0);
+    for (std::size_t c = 0; c < d; ++c) {
+      const T t = lift<T>(x[i * d + c] - x[j * d + c]) * w[c];
+      s2 = s2 + t * t;
+    }
+    return s2;
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, [[maybe_unused]] const std::size_t* in_n,
+                        [[maybe_unused]] T* w) const {
     const T a2 = in[0][0] * in[0][0];
+    if constexpr (Kind != gp_kernel::periodic) {
+      if (in_n[1] > 1) {
+        for (std::size_t c = 0; c < d; ++c) w[c] = lift<T>(1.0) / in[1][c];
+        for (std::size_t i = 0; i < n; ++i) {
+          out[i * n + i] = a2;
+          for (std::size_t j = 0; j < i; ++j) {
+            T ds;
+            out[i * n + j] = out[j * n + i] = a2 * unit_scaled<T>(math::sqrt(scaled_square(i, j, w)), ds);
+          }
+        }
+        return;
+      }
+    }
     const T* p = Kind == gp_kernel::periodic ? in[2] : nullptr;
     for (std::size_t i = 0; i < n; ++i) {
       out[i * n + i] = a2;
@@ -557,8 +606,14 @@ struct gp_cov_map {
     }
   }
   template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
-                        T* const* in_adj) const {
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in,
+                        [[maybe_unused]] const std::size_t* in_n, T* const* in_adj, [[maybe_unused]] T* w) const {
+    if constexpr (Kind != gp_kernel::periodic) {
+      if (in_n[1] > 1) {
+        reverse_scaled(adj, in, in_adj, w);
+        return;
+      }
+    }
     const T alpha = in[0][0], rho = in[1][0];
     const T* p = Kind == gp_kernel::periodic ? in[2] : nullptr;
     T ga = lift<T>(0.0), gr = lift<T>(0.0), gp = lift<T>(0.0);
@@ -582,6 +637,37 @@ struct gp_cov_map {
       in_adj[1][0] += lift<T>(4.0) * a2 * gr / (rho * rho * rho);
       in_adj[2][0] += lift<T>(2.0 * 3.14159265358979323846) * a2 * gp / (rho * rho * p[0] * p[0]);
     }
+  }
+  /// The reverse pass with a length-scale per dimension: ρ̄_c = α² Σ adjᵢⱼ ds (x_ic − x_jc)² / (ρ_c³ s²)
+  /// (0 where two points coincide: every term of s is 0 there).
+  template <class T>
+  TYCHE_HD void reverse_scaled(const T* adj, const T* const* in, T* const* in_adj, T* w) const {
+    const T alpha = in[0][0], zero = lift<T>(0.0);
+    T* g = w + d;
+    for (std::size_t c = 0; c < d; ++c) {
+      w[c] = lift<T>(1.0) / in[1][c];
+      g[c] = zero;
+    }
+    T ga = zero;
+    for (std::size_t i = 0; i < n; ++i) {
+      ga = ga + adj[i * n + i];
+      for (std::size_t j = 0; j < i; ++j) {
+        const T s2 = scaled_square(i, j, w);
+        T ds;
+        const T e = unit_scaled<T>(math::sqrt(s2), ds);
+        const T a = adj[i * n + j] + adj[j * n + i];
+        ga = ga + a * e;
+        T q;
+        if constexpr (std::is_arithmetic_v<T>) q = s2 > 0 ? a * ds / s2 : zero;
+        else q = math::select(s2 > zero, a * ds / s2, zero);
+        for (std::size_t c = 0; c < d; ++c) {
+          const T t = lift<T>(x[i * d + c] - x[j * d + c]);
+          g[c] = g[c] + q * t * t;
+        }
+      }
+    }
+    in_adj[0][0] += lift<T>(2.0) * alpha * ga;
+    for (std::size_t c = 0; c < d; ++c) in_adj[1][c] += alpha * alpha * g[c] * w[c] * w[c] * w[c];
   }
 };
 

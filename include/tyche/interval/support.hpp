@@ -194,7 +194,8 @@ constexpr bool all_positive(const interval& a) {
 /// take their operand's support, and so do a reversal and a vector's max and min; a stack
 /// (append_row, to_vector) the hull of its operands'; a diag_matrix its operand's and 0's; a
 /// cumulative sum of non-negative terms is non-negative, a product of positive (non-negative)
-/// terms positive (non-negative); anything else is the whole line.
+/// terms positive (non-negative), and at most 1 where every term is; anything else is the whole
+/// line.
 template <class Op, std::size_t Arity>
 constexpr interval vector_op_image(const interval (&in)[Arity]) {
   if constexpr (requires { Op::positive_result; }) {
@@ -212,8 +213,12 @@ constexpr interval vector_op_image(const interval (&in)[Arity]) {
                        std::string_view(Op::name) == "min") {
     return in[0];
   } else if constexpr (std::string_view(Op::name) == "prod") {
-    if (all_positive(in[0])) return interval::positive();
-    return all_nonnegative(in[0]) ? interval::nonnegative() : interval::whole();
+    // Of any number of elements, the empty product 1 included: in (0, 1] or [0, 1] where every
+    // element is (a product of probabilities), else positive or non-negative where they are.
+    const bool unit = in[0].hi <= 1 || in[0].is_empty();
+    if (all_positive(in[0])) return unit ? interval::open_closed(0.0, 1.0) : interval::positive();
+    if (all_nonnegative(in[0])) return unit ? interval::closed(0.0, 1.0) : interval::nonnegative();
+    return interval::whole();
   } else if constexpr (std::string_view(Op::name) == "diag_matrix") {
     return hull(in[0], interval::point(0.0));
   } else if constexpr (std::string_view(Op::name) == "stack") {

@@ -261,9 +261,12 @@ template <ops::gp_kernel Kind, class X, class A, class R, class... P>
 auto gp_kernel_cov(const X& x, const char* fn, const A& alpha, const R& rho, const P&... period) {
   using NA = node_t<A>;
   using NR = node_t<R>;
-  static_assert(!is_vector_v<NA> && !is_vector_v<NR> && (!is_vector_v<node_t<P>> && ...),
+  static_assert(!is_vector_v<NA> && (!is_vector_v<node_t<P>> && ...),
                 "tyche::gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov(x, alpha, rho[, "
-                "period]): alpha, rho and period must be scalars");
+                "period]): alpha and period must be scalars");
+  static_assert(Kind != ops::gp_kernel::periodic || !is_vector_v<NR>,
+                "tyche::gp_periodic_cov(x, alpha, rho, period): rho must be a scalar (one length-scale per "
+                "dimension is for gp_exp_quad_cov, gp_exponential_cov, gp_matern32_cov and gp_matern52_cov)");
   static_assert(argument_support_t<NA, domains::positive>::ok,
                 "tyche::gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov(x, alpha, rho[, "
                 "period]): alpha (the marginal standard deviation) must be > 0, but its support (spelled out in "
@@ -276,6 +279,13 @@ auto gp_kernel_cov(const X& x, const char* fn, const A& alpha, const R& rho, con
                 "tyche::gp_periodic_cov(x, alpha, rho, period): period must be > 0, but its support (spelled out "
                 "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
   const data_matrix pts = gp_points(x, fn);
+  if constexpr (is_vector_v<NR>) {
+    const std::size_t k = as_node(rho).size();
+    if (k != pts.cols)
+      throw std::invalid_argument(std::string("tyche::") + fn + ": rho has " + std::to_string(k) +
+                                  " length-scales but the points of " + std::string(pts.name ? pts.name : "x") +
+                                  " have " + std::to_string(pts.cols) + " dimensions (one per column)");
+  }
   check_argument<domains::positive>(fn, "alpha", as_node(alpha));
   check_argument<domains::positive>(fn, "rho", as_node(rho));
   (check_argument<domains::positive>(fn, "period", as_node(period)), ...);
