@@ -2735,6 +2735,106 @@ struct tanh {
 //   reverse(m, out, adj, in, in_n, in_adj): in_adj[j][·] += ∂(Σ adj·out)/∂in[j][·] (in_adj is
 //                                           zero on entry),
 // templated on the scalar type T (double, float, SIMD batches, …).
+// ----- begin tyche/backends/simd/lanes.hpp -----
+// tyche/backends/simd/lanes.hpp — the lane vocabulary of code that runs several chains as the
+// lanes of one value: lane_traits<T> for T = float or double (one chain: width 1, the mask is a
+// bool; host and CUDA device code) and, with the SIMD backend, for an xsimd batch (one chain per
+// lane, the mask a batch_bool). The NUTS kernel (samplers/nuts/kernel.hpp) is written once over
+// this vocabulary. Also the batch widths the CPU executor chooses from (lane_batch, the build's
+// widest batch of doubles, and half_lane_batch).
+
+#include <cstddef>
+#include <math.h>  // global-namespace sqrt, which CUDA device code also provides
+#include <type_traits>
+
+namespace tyche {
+
+/// What code written over a lane type T needs: the width (chains per value), the element type
+/// `real`, the mask type, loads and stores of W values, masks from W bools and back, select,
+/// any, sqrt (correctly rounded for every T: the lanes of a batch give what W scalar calls give).
+template <class T>
+struct lane_traits;
+
+namespace detail {
+
+template <class R>
+struct scalar_lane_traits {
+  using real = R;
+  using mask = bool;
+  static constexpr int width = 1;
+  TYCHE_HD TYCHE_INLINE static R load(const R* lanes) { return lanes[0]; }
+  TYCHE_HD TYCHE_INLINE static void store(R* lanes, R x) { lanes[0] = x; }
+  TYCHE_HD TYCHE_INLINE static R broadcast(R x) { return x; }
+  TYCHE_HD TYCHE_INLINE static mask mask_of(const bool* lanes) { return lanes[0]; }
+  TYCHE_HD TYCHE_INLINE static void store_mask(bool* lanes, mask m) { lanes[0] = m; }
+  TYCHE_HD TYCHE_INLINE static R select(mask m, R a, R b) { return m ? a : b; }
+  TYCHE_HD TYCHE_INLINE static bool any(mask m) { return m; }
+  TYCHE_HD TYCHE_INLINE static R get(R x, int) { return x; }
+  TYCHE_HD TYCHE_INLINE static void set(R& x, int, R v) { x = v; }
+  TYCHE_HD TYCHE_INLINE static R sqrt(R x) {
+    if constexpr (std::is_same_v<R, float>) return ::sqrtf(x);
+    else return ::sqrt(x);
+  }
+};
+
+}  // namespace detail
+
+template <>
+struct lane_traits<double> : detail::scalar_lane_traits<double> {};
+template <>
+struct lane_traits<float> : detail::scalar_lane_traits<float> {};
+
+#if TYCHE_HAS_XSIMD
+template <class E, class A>
+struct lane_traits<xsimd::batch<E, A>> {
+  using batch = xsimd::batch<E, A>;
+  using real = E;
+  using mask = xsimd::batch_bool<E, A>;
+  static constexpr int width = static_cast<int>(batch::size);
+  TYCHE_INLINE static batch load(const E* lanes) { return batch::load_unaligned(lanes); }
+  TYCHE_INLINE static void store(E* lanes, const batch& x) { x.store_unaligned(lanes); }
+  TYCHE_INLINE static batch broadcast(E x) { return batch(x); }
+  TYCHE_INLINE static mask mask_of(const bool* lanes) { return mask::load_unaligned(lanes); }
+  TYCHE_INLINE static void store_mask(bool* lanes, const mask& m) { m.store_unaligned(lanes); }
+  TYCHE_INLINE static batch select(const mask& m, const batch& a, const batch& b) { return xsimd::select(m, a, b); }
+  TYCHE_INLINE static bool any(const mask& m) { return xsimd::any(m); }
+  TYCHE_INLINE static E get(const batch& x, int l) { return x.get(static_cast<std::size_t>(l)); }
+  static void set(batch& x, int l, E v) {
+    alignas(A::alignment()) E lanes[batch::size];
+    x.store_aligned(lanes);
+    lanes[l] = v;
+    x = batch::load_aligned(lanes);
+  }
+  TYCHE_INLINE static batch sqrt(const batch& x) { return xsimd::sqrt(x); }
+};
+
+/// The batch the CPU executor runs chains in: the build's widest batch of doubles.
+using lane_batch = xsimd::batch<double>;
+inline constexpr int simd_lane_width = static_cast<int>(lane_batch::size);
+/// A batch of half that width where the build has one of 4 lanes (AVX2 with FMA under AVX-512),
+/// void where it has none: fewer chains than the wide batch's lanes (4 chains on one thread of an
+/// AVX-512 build) run at the half width rather than with half of a wide batch empty. An AVX or
+/// AVX2 build has no half batch: SSE2's 2 lanes were no faster than one chain at a time on any
+/// model measured (bench/run.sh lanes), so lanes = 0 never chose them, and compiling every model
+/// and the NUTS driver for them cost each file that calls nuts() about 3 s of g++ -O2
+/// (examples/quickstart.cpp, -march=x86-64-v3: 18.8 -> 15.5 s, 2026-12-04).
+#if XSIMD_WITH_AVX512F && XSIMD_WITH_FMA3_AVX2
+using half_lane_batch = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
+#elif XSIMD_WITH_AVX512F && XSIMD_WITH_AVX2
+using half_lane_batch = xsimd::batch<double, xsimd::avx2>;
+#else
+using half_lane_batch = void;
+#endif
+inline constexpr int half_lane_width = std::is_void_v<half_lane_batch> ? 0 : simd_lane_width / 2;
+#else
+using lane_batch = double;
+inline constexpr int simd_lane_width = 1;
+using half_lane_batch = void;
+inline constexpr int half_lane_width = 0;
+#endif
+
+}  // namespace tyche
+// ----- end tyche/backends/simd/lanes.hpp -----
 
 #include <cstddef>
 #include <memory>
@@ -2902,7 +3002,8 @@ struct cumulative_sum_map {
 };
 
 /// The largest (Max) or smallest element of a vector, as a vector of one value (tyche::max and
-/// tyche::min take element 0): NaN where an element is NaN, ∓∞ for an empty vector (Stan's).
+/// tyche::min take element 0, and refuse an empty vector): NaN where an element is NaN; ∓∞ for an
+/// empty vector (Stan's), which only a relocated or hand-built op can meet.
 /// Reverse: the adjoint goes to the first element equal to the result, lane by lane (each chain
 /// of a batch has its own), so that ties are not counted twice.
 template <bool Max>
@@ -2999,6 +3100,83 @@ struct reverse_map {
   TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
                         T* const* in_adj) const {
     for (std::size_t k = 0; k < m; ++k) in_adj[0][m - 1 - k] += adj[k];
+  }
+};
+
+/// The elements sorted in ascending (Ascending) or descending order (Stan's sort_asc, sort_desc),
+/// NaN last either way. Each lane of a batch (each chain) sorts its own values: a heap sort of
+/// indices, lane by lane (no allocation, no recursion: device code too), the permutation kept in
+/// scratch (indices as values of T) for the reverse pass, which adds adjₖ to the element that
+/// went to place k. O(n log n) each way; equal values may be taken in any order (their values
+/// are the same; the derivative goes to one of them).
+template <bool Ascending>
+struct sort_map {
+  static constexpr const char* name = Ascending ? "sort_asc" : "sort_desc";
+  static constexpr bool has_payload = false;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A>;
+  static std::size_t scratch_size(std::size_t m, const std::size_t*) { return m; }
+  /// Whether a goes before b: NaN after everything.
+  template <class R>
+  TYCHE_HD static bool before(R a, R b) {
+    if (b != b) return a == a;
+    if (a != a) return false;
+    return Ascending ? a < b : a > b;
+  }
+  template <class T>
+  TYCHE_HD static std::size_t index(const T* perm, std::size_t k, int lane) {
+    return static_cast<std::size_t>(lane_traits<T>::get(perm[k], lane));
+  }
+  template <class T>
+  TYCHE_HD static auto key(const T* v, const T* perm, std::size_t k, int lane) {
+    return lane_traits<T>::get(v[index(perm, k, lane)], lane);
+  }
+  template <class T>
+  TYCHE_HD static void swap(T* perm, std::size_t a, std::size_t b, int lane) {
+    using L = lane_traits<T>;
+    const auto t = L::get(perm[a], lane);
+    L::set(perm[a], lane, L::get(perm[b], lane));
+    L::set(perm[b], lane, t);
+  }
+  /// Restores the heap below root (the element that goes last at the top) over perm[0, n).
+  template <class T>
+  TYCHE_HD static void sift(const T* v, T* perm, std::size_t root, std::size_t n, int lane) {
+    for (;;) {
+      std::size_t child = 2 * root + 1;
+      if (child >= n) return;
+      if (child + 1 < n && before(key(v, perm, child, lane), key(v, perm, child + 1, lane))) ++child;
+      if (!before(key(v, perm, root, lane), key(v, perm, child, lane))) return;
+      swap(perm, root, child, lane);
+      root = child;
+    }
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*, T* perm) const {
+    using L = lane_traits<T>;
+    const T* v = in[0];
+    for (int lane = 0; lane < L::width; ++lane) {
+      for (std::size_t k = 0; k < m; ++k) L::set(perm[k], lane, static_cast<typename L::real>(k));
+      for (std::size_t start = m / 2; start-- > 0;) sift(v, perm, start, m, lane);
+      for (std::size_t end = m; end-- > 1;) {
+        swap(perm, 0, end, lane);
+        sift(v, perm, 0, end, lane);
+      }
+      for (std::size_t k = 0; k < m; ++k) L::set(out[k], lane, key(v, perm, k, lane));
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj, T* perm) const {
+    using L = lane_traits<T>;
+    if constexpr (L::width == 1) {
+      for (std::size_t k = 0; k < m; ++k) in_adj[0][index(perm, k, 0)] += adj[k];
+    } else {
+      for (int lane = 0; lane < L::width; ++lane)
+        for (std::size_t k = 0; k < m; ++k) {
+          T& a = in_adj[0][index(perm, k, lane)];
+          L::set(a, lane, L::get(a, lane) + L::get(adj[k], lane));
+        }
+    }
   }
 };
 
@@ -3700,7 +3878,7 @@ struct gp_exp_quad_cov_map {
   template <class A, class R>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const gp_exp_quad_cov_map&) const = default;
-  static std::size_t scratch_size(std::size_t, const std::size_t* in_n) { return in_n[1] > 1 ? 2 * in_n[1] : 0; }
+  static std::size_t scratch_size(std::size_t, const std::size_t* in_n) { return in_n[1] != 1 ? 2 * in_n[1] : 0; }
   /// f(x, n · d) (compile/relocate.hpp).
   template <class F>
   void for_each_data_buffer(std::size_t, F&& f) {
@@ -3727,7 +3905,7 @@ struct gp_exp_quad_cov_map {
   template <class T>
   TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n, T* w) const {
     const T a2 = in[0][0] * in[0][0];
-    if (in_n[1] > 1) {
+    if (in_n[1] != 1) {
       for (std::size_t c = 0; c < d; ++c) w[c] = lift<T>(-0.5) / (in[1][c] * in[1][c]);
       for (std::size_t i = 0; i < n; ++i) {
         out[i * n + i] = a2;
@@ -3746,7 +3924,7 @@ struct gp_exp_quad_cov_map {
                         T* const* in_adj, T* w) const {
     const T alpha = in[0][0];
     T ga = lift<T>(0.0);
-    if (in_n[1] > 1) {
+    if (in_n[1] != 1) {
       T* g = w + d;  // Σ adjᵢⱼ eᵢⱼ (x_ic − x_jc)², per dimension
       for (std::size_t c = 0; c < d; ++c) {
         w[c] = lift<T>(-0.5) / (in[1][c] * in[1][c]);
@@ -3853,7 +4031,7 @@ struct gp_cov_map {
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const gp_cov_map&) const = default;
   /// With d length-scales (not the periodic kernel's): 1/ρ_c and the ρ̄_c sums.
-  static std::size_t scratch_size(std::size_t, const std::size_t* in_n) { return in_n[1] > 1 ? 2 * in_n[1] : 0; }
+  static std::size_t scratch_size(std::size_t, const std::size_t* in_n) { return in_n[1] != 1 ? 2 * in_n[1] : 0; }
   /// f(x, n · d) (compile/relocate.hpp).
   template <class F>
   void for_each_data_buffer(std::size_t, F&& f) {
@@ -3933,7 +4111,7 @@ struct gp_cov_map {
                         [[maybe_unused]] T* w) const {
     const T a2 = in[0][0] * in[0][0];
     if constexpr (Kind != gp_kernel::periodic) {
-      if (in_n[1] > 1) {
+      if (in_n[1] != 1) {
         for (std::size_t c = 0; c < d; ++c) w[c] = lift<T>(1.0) / in[1][c];
         for (std::size_t i = 0; i < n; ++i) {
           out[i * n + i] = a2;
@@ -3955,7 +4133,7 @@ struct gp_cov_map {
   TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in,
                         [[maybe_unused]] const std::size_t* in_n, T* const* in_adj, [[maybe_unused]] T* w) const {
     if constexpr (Kind != gp_kernel::periodic) {
-      if (in_n[1] > 1) {
+      if (in_n[1] != 1) {
         reverse_scaled(adj, in, in_adj, w);
         return;
       }
@@ -6617,7 +6795,8 @@ constexpr bool all_positive(const interval& a) {
 /// The support of the values of a vector_op with op Op, from its operands' supports (in order).
 /// ordered_map<true> is positive; a linear recurrence sₜ = aₜ + bₜ sₜ₋₁ stays ≥ 0 (> 0) when a
 /// is > 0 (≥ 0) and b and s₋₁ are ≥ 0 (GARCH variances); a gather, a segment and a rep_vector
-/// take their operand's support, and so do a reversal and a vector's max and min; a stack
+/// take their operand's support, and so do a reversal, a sort and a vector's max and min (of one
+/// element or more: tyche::max and tyche::min refuse an empty vector); a stack
 /// (append_row, to_vector) the hull of its operands'; a diag_matrix its operand's and 0's; a
 /// cumulative sum of non-negative terms is non-negative, a product of positive (non-negative)
 /// terms positive (non-negative), and at most 1 where every term is; anything else is the whole
@@ -6636,12 +6815,13 @@ constexpr interval vector_op_image(const interval (&in)[Arity]) {
                        std::string_view(Op::name) == "segment" ||
                        std::string_view(Op::name) == "rep_vector" ||
                        std::string_view(Op::name) == "reverse" || std::string_view(Op::name) == "max" ||
-                       std::string_view(Op::name) == "min") {
+                       std::string_view(Op::name) == "min" || std::string_view(Op::name) == "sort_asc" ||
+                       std::string_view(Op::name) == "sort_desc") {
     return in[0];
   } else if constexpr (std::string_view(Op::name) == "prod") {
     // Of any number of elements, the empty product 1 included: in (0, 1] or [0, 1] where every
     // element is (a product of probabilities), else positive or non-negative where they are.
-    const bool unit = in[0].hi <= 1 || in[0].is_empty();
+    const bool unit = in[0].hi <= 1;
     if (all_positive(in[0])) return unit ? interval::open_closed(0.0, 1.0) : interval::positive();
     if (all_nonnegative(in[0])) return unit ? interval::closed(0.0, 1.0) : interval::nonnegative();
     return interval::whole();
@@ -8749,8 +8929,8 @@ auto norm2(const V& v) {
 // ----- begin tyche/operations/vectors.hpp -----
 // tyche/operations/vectors.hpp — the functions that make vectors that are not elementwise:
 // cumulative_sum, linear_recurrence, cholesky_multiply, gather, rep_vector, append_row,
-// to_vector, head, tail, segment, reverse and diag_matrix; and the reductions max, min and prod
-// (element 0 of an op of one value). Each makes a vector_op node (core/nodes.hpp) whose op, with
+// to_vector, head, tail, segment, reverse, sort_asc, sort_desc and diag_matrix; and the reductions
+// max, min and prod (element 0 of an op of one value). Each makes a vector_op node (core/nodes.hpp) whose op, with
 // its forward step and vector–Jacobian product, is in autodiff/vector_ops.hpp; the evaluator
 // materialises the operands, runs the op into a buffer of the workspace and, in the reverse pass,
 // its vector–Jacobian product. gather and segment go through elementwise operations down to
@@ -8810,25 +8990,38 @@ auto cumulative_sum(const A& a) {
   return make_vector_op(ops::cumulative_sum_map{}, n.size(), n);
 }
 
+namespace detail {
+/// max(v) or min(v) of a vector node: refused when v is empty (Stan gives ∓∞ there; the value's
+/// support is then its elements' hull, which ∓∞ is not in).
+template <bool Max, class N>
+auto extremum(const N& n) {
+  if (n.size() == 0)
+    throw std::invalid_argument(std::string("tyche::") + (Max ? "max" : "min") +
+                                "(v): v is empty (Stan's " + (Max ? "max" : "min") + " gives " +
+                                (Max ? "-inf" : "inf") + " there; tyche refuses it)");
+  return at(make_vector_op(ops::extremum_map<Max>{}, 1, n), 0);
+}
+}  // namespace detail
+
 /// The largest element of a vector expression (Stan's max(v)): a scalar expression, NaN where an
-/// element is NaN, −∞ for an empty vector. Its derivative goes to the element that is largest
-/// (the first of equal ones). The larger of two scalars is fmax(a, b).
+/// element is NaN; an empty v is refused (std::invalid_argument). Its derivative goes to the
+/// element that is largest (the first of equal ones). The larger of two scalars is fmax(a, b).
 template <expression A>
 auto max(const A& a) {
   using N = detail::node_t<A>;
   static_assert(is_vector_v<N>,
                 "tyche::max(v) requires 'v' to be a vector expression; the larger of two scalars is fmax(a, b)");
-  return at(make_vector_op(ops::extremum_map<true>{}, 1, detail::as_node(a)), 0);
+  return detail::extremum<true>(detail::as_node(a));
 }
 
-/// The smallest element of a vector expression (Stan's min(v)), as max(v) with the order turned:
-/// +∞ for an empty vector. The smaller of two scalars is fmin(a, b).
+/// The smallest element of a vector expression (Stan's min(v)), as max(v) with the order turned.
+/// The smaller of two scalars is fmin(a, b).
 template <expression A>
 auto min(const A& a) {
   using N = detail::node_t<A>;
   static_assert(is_vector_v<N>,
                 "tyche::min(v) requires 'v' to be a vector expression; the smaller of two scalars is fmin(a, b)");
-  return at(make_vector_op(ops::extremum_map<false>{}, 1, detail::as_node(a)), 0);
+  return detail::extremum<false>(detail::as_node(a));
 }
 
 /// Πₖ vₖ of a vector expression (Stan's prod(v)): a scalar expression, 1 for an empty vector; its
@@ -8847,6 +9040,25 @@ auto reverse(const A& a) {
   static_assert(is_vector_v<N>, "tyche::reverse(v) requires 'v' to be a vector expression; it is a scalar");
   const N n = detail::as_node(a);
   return make_vector_op(ops::reverse_map{}, n.size(), n);
+}
+
+/// The elements of a vector expression in ascending order (Stan's sort_asc(v)), NaN last; each
+/// chain sorts its own values. Its derivative follows each value to its place.
+template <expression A>
+auto sort_asc(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>, "tyche::sort_asc(v) requires 'v' to be a vector expression; it is a scalar");
+  const N n = detail::as_node(a);
+  return make_vector_op(ops::sort_map<true>{}, n.size(), n);
+}
+
+/// The elements of a vector expression in descending order (Stan's sort_desc(v)), NaN last.
+template <expression A>
+auto sort_desc(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>, "tyche::sort_desc(v) requires 'v' to be a vector expression; it is a scalar");
+  const N n = detail::as_node(a);
+  return make_vector_op(ops::sort_map<false>{}, n.size(), n);
 }
 
 /// The K × K diagonal matrix of the K values of v (Stan's diag_matrix(v)), as tyche's matrix
@@ -16901,106 +17113,6 @@ TYCHE_OBSERVED_ONLY_FAMILY(categorical_logit)
 // An evaluation without a gradient takes forward_value, which leaves the sums out.
 // The N values are what leave-one-out cross-validation takes row by row (model::
 // pointwise_log_likelihood). O(N·P·K) multiply-adds; scratch K·(P + 2) values.
-// ----- begin tyche/backends/simd/lanes.hpp -----
-// tyche/backends/simd/lanes.hpp — the lane vocabulary of code that runs several chains as the
-// lanes of one value: lane_traits<T> for T = float or double (one chain: width 1, the mask is a
-// bool; host and CUDA device code) and, with the SIMD backend, for an xsimd batch (one chain per
-// lane, the mask a batch_bool). The NUTS kernel (samplers/nuts/kernel.hpp) is written once over
-// this vocabulary. Also the batch widths the CPU executor chooses from (lane_batch, the build's
-// widest batch of doubles, and half_lane_batch).
-
-#include <cstddef>
-#include <math.h>  // global-namespace sqrt, which CUDA device code also provides
-#include <type_traits>
-
-namespace tyche {
-
-/// What code written over a lane type T needs: the width (chains per value), the element type
-/// `real`, the mask type, loads and stores of W values, masks from W bools and back, select,
-/// any, sqrt (correctly rounded for every T: the lanes of a batch give what W scalar calls give).
-template <class T>
-struct lane_traits;
-
-namespace detail {
-
-template <class R>
-struct scalar_lane_traits {
-  using real = R;
-  using mask = bool;
-  static constexpr int width = 1;
-  TYCHE_HD TYCHE_INLINE static R load(const R* lanes) { return lanes[0]; }
-  TYCHE_HD TYCHE_INLINE static void store(R* lanes, R x) { lanes[0] = x; }
-  TYCHE_HD TYCHE_INLINE static R broadcast(R x) { return x; }
-  TYCHE_HD TYCHE_INLINE static mask mask_of(const bool* lanes) { return lanes[0]; }
-  TYCHE_HD TYCHE_INLINE static void store_mask(bool* lanes, mask m) { lanes[0] = m; }
-  TYCHE_HD TYCHE_INLINE static R select(mask m, R a, R b) { return m ? a : b; }
-  TYCHE_HD TYCHE_INLINE static bool any(mask m) { return m; }
-  TYCHE_HD TYCHE_INLINE static R get(R x, int) { return x; }
-  TYCHE_HD TYCHE_INLINE static void set(R& x, int, R v) { x = v; }
-  TYCHE_HD TYCHE_INLINE static R sqrt(R x) {
-    if constexpr (std::is_same_v<R, float>) return ::sqrtf(x);
-    else return ::sqrt(x);
-  }
-};
-
-}  // namespace detail
-
-template <>
-struct lane_traits<double> : detail::scalar_lane_traits<double> {};
-template <>
-struct lane_traits<float> : detail::scalar_lane_traits<float> {};
-
-#if TYCHE_HAS_XSIMD
-template <class E, class A>
-struct lane_traits<xsimd::batch<E, A>> {
-  using batch = xsimd::batch<E, A>;
-  using real = E;
-  using mask = xsimd::batch_bool<E, A>;
-  static constexpr int width = static_cast<int>(batch::size);
-  TYCHE_INLINE static batch load(const E* lanes) { return batch::load_unaligned(lanes); }
-  TYCHE_INLINE static void store(E* lanes, const batch& x) { x.store_unaligned(lanes); }
-  TYCHE_INLINE static batch broadcast(E x) { return batch(x); }
-  TYCHE_INLINE static mask mask_of(const bool* lanes) { return mask::load_unaligned(lanes); }
-  TYCHE_INLINE static void store_mask(bool* lanes, const mask& m) { m.store_unaligned(lanes); }
-  TYCHE_INLINE static batch select(const mask& m, const batch& a, const batch& b) { return xsimd::select(m, a, b); }
-  TYCHE_INLINE static bool any(const mask& m) { return xsimd::any(m); }
-  TYCHE_INLINE static E get(const batch& x, int l) { return x.get(static_cast<std::size_t>(l)); }
-  static void set(batch& x, int l, E v) {
-    alignas(A::alignment()) E lanes[batch::size];
-    x.store_aligned(lanes);
-    lanes[l] = v;
-    x = batch::load_aligned(lanes);
-  }
-  TYCHE_INLINE static batch sqrt(const batch& x) { return xsimd::sqrt(x); }
-};
-
-/// The batch the CPU executor runs chains in: the build's widest batch of doubles.
-using lane_batch = xsimd::batch<double>;
-inline constexpr int simd_lane_width = static_cast<int>(lane_batch::size);
-/// A batch of half that width where the build has one of 4 lanes (AVX2 with FMA under AVX-512),
-/// void where it has none: fewer chains than the wide batch's lanes (4 chains on one thread of an
-/// AVX-512 build) run at the half width rather than with half of a wide batch empty. An AVX or
-/// AVX2 build has no half batch: SSE2's 2 lanes were no faster than one chain at a time on any
-/// model measured (bench/run.sh lanes), so lanes = 0 never chose them, and compiling every model
-/// and the NUTS driver for them cost each file that calls nuts() about 3 s of g++ -O2
-/// (examples/quickstart.cpp, -march=x86-64-v3: 18.8 -> 15.5 s, 2026-12-04).
-#if XSIMD_WITH_AVX512F && XSIMD_WITH_FMA3_AVX2
-using half_lane_batch = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
-#elif XSIMD_WITH_AVX512F && XSIMD_WITH_AVX2
-using half_lane_batch = xsimd::batch<double, xsimd::avx2>;
-#else
-using half_lane_batch = void;
-#endif
-inline constexpr int half_lane_width = std::is_void_v<half_lane_batch> ? 0 : simd_lane_width / 2;
-#else
-using lane_batch = double;
-inline constexpr int simd_lane_width = 1;
-using half_lane_batch = void;
-inline constexpr int half_lane_width = 0;
-#endif
-
-}  // namespace tyche
-// ----- end tyche/backends/simd/lanes.hpp -----
 
 #include <cmath>
 #include <cstddef>

@@ -1,8 +1,8 @@
 // Stan's vector functions as expressions (tyche/operations/vectors.hpp, matrices.hpp,
 // functions.hpp): softmax, log_softmax, rep_vector, append_row / append, to_vector, head, tail,
 // segment, rows_dot_product, columns_dot_product, gp_exp_quad_cov (with a length-scale per
-// dimension too) and the other stationary kernels, add_diag, max, min, prod, reverse,
-// diag_matrix, and matvec with a matrix or a vector that is
+// dimension too) and the other stationary kernels, add_diag, max, min, prod, reverse, sort_asc,
+// sort_desc, diag_matrix, and matvec with a matrix or a vector that is
 // not a bare parameter. Each: values against plain loops written here, gradients through the
 // shared property check (Richardson finite differences), SIMD lanes against scalar, float against
 // double; static sizes, size errors, and a multinomial-logit model against its log density
@@ -431,18 +431,20 @@ TEST_CASE("gp_exp_quad_cov and add_diag: a Gaussian process's covariance, values
                     Contains("rho has 3 length-scales but the points of pts have 2 dimensions"));
 }
 
-TEST_CASE("max, min, prod, reverse and diag_matrix of vector expressions: values, ties, gradients",
+TEST_CASE("max, min, prod, reverse, sort_asc, sort_desc and diag_matrix of vector expressions: values, ties, "
+          "gradients",
           "[operations][vector_functions]") {
-  // One program of all five (compile time), each weighted differently: its value against loops
+  // One program of all seven (compile time), each weighted differently: its value against loops
   // written here, its gradient by finite differences, lanes and float (the lanes' max picks its
-  // element lane by lane).
+  // element, and their sorts their order, lane by lane: each lane has its own point).
   vector_param<"u", 4> u;
   param<"s"> s;
   const vec w4{0.5, -1.0, 2.0, 0.25};
   vec w16(16);
   for (std::size_t i = 0; i < 16; ++i) w16[i] = 0.1 * double(i) - 0.7;
   const auto f = compile(max(u * s) - 0.7 * min(exp(u) - s) + 0.3 * prod(u + s) +
-                             sum(data(w4) * reverse(u * s)) + sum(data(w16) * diag_matrix(u - s)),
+                             sum(data(w4) * reverse(u * s)) + sum(data(w16) * diag_matrix(u - s)) +
+                             sum(data(w4) * sort_asc(u * s)) - 0.5 * sum(data(w4) * sort_desc(exp(u) - s)),
                          u, s);
   const auto pts = tyche_test::random_points(12, 5, -1.5, 1.5, 412);
   for (const auto& p : pts) {
@@ -454,7 +456,15 @@ TEST_CASE("max, min, prod, reverse and diag_matrix of vector expressions: values
       rev += w4[k] * p[3 - k] * p[4];
       diag += w16[k * 4 + k] * (p[k] - p[4]);
     }
-    CHECK(f.value(p) == Approx(top - 0.7 * low + 0.3 * product + rev + diag).epsilon(1e-13));
+    vec up(4), down(4);
+    for (std::size_t k = 0; k < 4; ++k) {
+      up[k] = p[k] * p[4];
+      down[k] = std::exp(p[k]) - p[4];
+    }
+    std::sort(up.begin(), up.end());
+    std::sort(down.begin(), down.end(), [](double a, double b) { return a > b; });
+    const double sorted = dot_ref(w4, up) - 0.5 * dot_ref(w4, down);
+    CHECK(f.value(p) == Approx(top - 0.7 * low + 0.3 * product + rev + diag + sorted).epsilon(1e-13));
   }
   check_program(f, pts, "max, min, prod, reverse, diag_matrix");
   // Ties: the derivative goes to one element (the first), not to each; a product with a zero
@@ -468,10 +478,16 @@ TEST_CASE("max, min, prod, reverse and diag_matrix of vector expressions: values
   CHECK(g == vec{1.0, 10.0 + 3.0, 0.0, 0.0});
   CHECK(std::isnan(compile(max(u), u).value(vec{1.0, std::nan(""), 0.0, 2.0})));
   CHECK(std::isnan(compile(min(u), u).value(vec{1.0, 0.5, 0.0, std::nan("")})));
+  const auto last = compile(at(sort_asc(u), 3) + at(sort_desc(u), 0), u);  // NaN last either way
+  CHECK(std::isnan(last.value(vec{1.0, std::nan(""), 0.0, 2.0})));
+  CHECK(compile(at(sort_asc(u), 0) + 10.0 * at(sort_desc(u), 2), u).value(vec{1.0, std::nan(""), 0.0, 2.0}) ==
+        0.0 + 10.0 * 0.0);
+  // An empty vector: its product is 1; its max and min are refused (Stan's ∓∞ would be outside
+  // the elements' support, which the checks trust).
   const vec none;
-  const auto empty = compile(s + max(data(none)) * 0.0 + prod(data(none)), s);
-  CHECK(std::isnan(empty.value(vec{1.0})));  // 0 · −∞
-  CHECK(compile(s * prod(data(none)) - min(s * data(none)), s).value(vec{2.0}) == -HUGE_VAL);
+  CHECK(compile(s * prod(data(none)), s).value(vec{2.0}) == 2.0);
+  CHECK_THROWS_WITH(max(data(none)), Contains("tyche::max(v): v is empty"));
+  CHECK_THROWS_WITH(min(s * data(none)), Contains("tyche::min(v): v is empty"));
   // A product of probabilities is a probability (a series system's reliability: an argument of
   // binomial); of positive values positive; of anything, anything.
   static_assert(support_of<decltype(prod(inv_logit(u)))> == interval::open_closed(0.0, 1.0));
@@ -536,7 +552,7 @@ TEST_CASE("gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov
         dot_prod += w16[i * 4 + j] * (period * period + x2[2 * i] * x2[2 * j] + x2[2 * i + 1] * x2[2 * j + 1]);
     CHECK(f.value(p) == Approx(want + 0.6 * dot_prod).epsilon(1e-12));
   }
-  check_program(f, pts, "gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov");
+  check_program(f, pts, "gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov, gp_dot_prod_cov");
   // A length-scale per dimension (Stan's ARD forms) for the exponential and Matérn kernels: the
   // formulas on the points scaled dimension by dimension with rho = 1; x2's repeated point (s = 0)
   // contributes no derivative.

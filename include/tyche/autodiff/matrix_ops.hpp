@@ -354,7 +354,7 @@ struct gp_exp_quad_cov_map {
   template <class A, class R>
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const gp_exp_quad_cov_map&) const = default;
-  static std::size_t scratch_size(std::size_t, const std::size_t* in_n) { return in_n[1] > 1 ? 2 * in_n[1] : 0; }
+  static std::size_t scratch_size(std::size_t, const std::size_t* in_n) { return in_n[1] != 1 ? 2 * in_n[1] : 0; }
   /// f(x, n · d) (compile/relocate.hpp).
   template <class F>
   void for_each_data_buffer(std::size_t, F&& f) {
@@ -381,7 +381,7 @@ struct gp_exp_quad_cov_map {
   template <class T>
   TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n, T* w) const {
     const T a2 = in[0][0] * in[0][0];
-    if (in_n[1] > 1) {
+    if (in_n[1] != 1) {
       for (std::size_t c = 0; c < d; ++c) w[c] = lift<T>(-0.5) / (in[1][c] * in[1][c]);
       for (std::size_t i = 0; i < n; ++i) {
         out[i * n + i] = a2;
@@ -400,7 +400,7 @@ struct gp_exp_quad_cov_map {
                         T* const* in_adj, T* w) const {
     const T alpha = in[0][0];
     T ga = lift<T>(0.0);
-    if (in_n[1] > 1) {
+    if (in_n[1] != 1) {
       T* g = w + d;  // Σ adjᵢⱼ eᵢⱼ (x_ic − x_jc)², per dimension
       for (std::size_t c = 0; c < d; ++c) {
         w[c] = lift<T>(-0.5) / (in[1][c] * in[1][c]);
@@ -507,7 +507,7 @@ struct gp_cov_map {
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const gp_cov_map&) const = default;
   /// With d length-scales (not the periodic kernel's): 1/ρ_c and the ρ̄_c sums.
-  static std::size_t scratch_size(std::size_t, const std::size_t* in_n) { return in_n[1] > 1 ? 2 * in_n[1] : 0; }
+  static std::size_t scratch_size(std::size_t, const std::size_t* in_n) { return in_n[1] != 1 ? 2 * in_n[1] : 0; }
   /// f(x, n · d) (compile/relocate.hpp).
   template <class F>
   void for_each_data_buffer(std::size_t, F&& f) {
@@ -587,7 +587,7 @@ struct gp_cov_map {
                         [[maybe_unused]] T* w) const {
     const T a2 = in[0][0] * in[0][0];
     if constexpr (Kind != gp_kernel::periodic) {
-      if (in_n[1] > 1) {
+      if (in_n[1] != 1) {
         for (std::size_t c = 0; c < d; ++c) w[c] = lift<T>(1.0) / in[1][c];
         for (std::size_t i = 0; i < n; ++i) {
           out[i * n + i] = a2;
@@ -609,7 +609,7 @@ struct gp_cov_map {
   TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in,
                         [[maybe_unused]] const std::size_t* in_n, T* const* in_adj, [[maybe_unused]] T* w) const {
     if constexpr (Kind != gp_kernel::periodic) {
-      if (in_n[1] > 1) {
+      if (in_n[1] != 1) {
         reverse_scaled(adj, in, in_adj, w);
         return;
       }

@@ -19,6 +19,7 @@
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/backends/simd/batch.hpp>
+#include <tyche/backends/simd/lanes.hpp>
 #include <tyche/core/expr.hpp>
 #include <tyche/scalar/math.hpp>
 #include <tyche/scalar/traits.hpp>
@@ -189,7 +190,8 @@ struct cumulative_sum_map {
 };
 
 /// The largest (Max) or smallest element of a vector, as a vector of one value (tyche::max and
-/// tyche::min take element 0): NaN where an element is NaN, ∓∞ for an empty vector (Stan's).
+/// tyche::min take element 0, and refuse an empty vector): NaN where an element is NaN; ∓∞ for an
+/// empty vector (Stan's), which only a relocated or hand-built op can meet.
 /// Reverse: the adjoint goes to the first element equal to the result, lane by lane (each chain
 /// of a batch has its own), so that ties are not counted twice.
 template <bool Max>
@@ -286,6 +288,83 @@ struct reverse_map {
   TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
                         T* const* in_adj) const {
     for (std::size_t k = 0; k < m; ++k) in_adj[0][m - 1 - k] += adj[k];
+  }
+};
+
+/// The elements sorted in ascending (Ascending) or descending order (Stan's sort_asc, sort_desc),
+/// NaN last either way. Each lane of a batch (each chain) sorts its own values: a heap sort of
+/// indices, lane by lane (no allocation, no recursion: device code too), the permutation kept in
+/// scratch (indices as values of T) for the reverse pass, which adds adjₖ to the element that
+/// went to place k. O(n log n) each way; equal values may be taken in any order (their values
+/// are the same; the derivative goes to one of them).
+template <bool Ascending>
+struct sort_map {
+  static constexpr const char* name = Ascending ? "sort_asc" : "sort_desc";
+  static constexpr bool has_payload = false;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A>;
+  static std::size_t scratch_size(std::size_t m, const std::size_t*) { return m; }
+  /// Whether a goes before b: NaN after everything.
+  template <class R>
+  TYCHE_HD static bool before(R a, R b) {
+    if (b != b) return a == a;
+    if (a != a) return false;
+    return Ascending ? a < b : a > b;
+  }
+  template <class T>
+  TYCHE_HD static std::size_t index(const T* perm, std::size_t k, int lane) {
+    return static_cast<std::size_t>(lane_traits<T>::get(perm[k], lane));
+  }
+  template <class T>
+  TYCHE_HD static auto key(const T* v, const T* perm, std::size_t k, int lane) {
+    return lane_traits<T>::get(v[index(perm, k, lane)], lane);
+  }
+  template <class T>
+  TYCHE_HD static void swap(T* perm, std::size_t a, std::size_t b, int lane) {
+    using L = lane_traits<T>;
+    const auto t = L::get(perm[a], lane);
+    L::set(perm[a], lane, L::get(perm[b], lane));
+    L::set(perm[b], lane, t);
+  }
+  /// Restores the heap below root (the element that goes last at the top) over perm[0, n).
+  template <class T>
+  TYCHE_HD static void sift(const T* v, T* perm, std::size_t root, std::size_t n, int lane) {
+    for (;;) {
+      std::size_t child = 2 * root + 1;
+      if (child >= n) return;
+      if (child + 1 < n && before(key(v, perm, child, lane), key(v, perm, child + 1, lane))) ++child;
+      if (!before(key(v, perm, root, lane), key(v, perm, child, lane))) return;
+      swap(perm, root, child, lane);
+      root = child;
+    }
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*, T* perm) const {
+    using L = lane_traits<T>;
+    const T* v = in[0];
+    for (int lane = 0; lane < L::width; ++lane) {
+      for (std::size_t k = 0; k < m; ++k) L::set(perm[k], lane, static_cast<typename L::real>(k));
+      for (std::size_t start = m / 2; start-- > 0;) sift(v, perm, start, m, lane);
+      for (std::size_t end = m; end-- > 1;) {
+        swap(perm, 0, end, lane);
+        sift(v, perm, 0, end, lane);
+      }
+      for (std::size_t k = 0; k < m; ++k) L::set(out[k], lane, key(v, perm, k, lane));
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj, T* perm) const {
+    using L = lane_traits<T>;
+    if constexpr (L::width == 1) {
+      for (std::size_t k = 0; k < m; ++k) in_adj[0][index(perm, k, 0)] += adj[k];
+    } else {
+      for (int lane = 0; lane < L::width; ++lane)
+        for (std::size_t k = 0; k < m; ++k) {
+          T& a = in_adj[0][index(perm, k, lane)];
+          L::set(a, lane, L::get(a, lane) + L::get(adj[k], lane));
+        }
+    }
   }
 };
 

@@ -191,7 +191,8 @@ constexpr bool all_positive(const interval& a) {
 /// The support of the values of a vector_op with op Op, from its operands' supports (in order).
 /// ordered_map<true> is positive; a linear recurrence sₜ = aₜ + bₜ sₜ₋₁ stays ≥ 0 (> 0) when a
 /// is > 0 (≥ 0) and b and s₋₁ are ≥ 0 (GARCH variances); a gather, a segment and a rep_vector
-/// take their operand's support, and so do a reversal and a vector's max and min; a stack
+/// take their operand's support, and so do a reversal, a sort and a vector's max and min (of one
+/// element or more: tyche::max and tyche::min refuse an empty vector); a stack
 /// (append_row, to_vector) the hull of its operands'; a diag_matrix its operand's and 0's; a
 /// cumulative sum of non-negative terms is non-negative, a product of positive (non-negative)
 /// terms positive (non-negative), and at most 1 where every term is; anything else is the whole
@@ -210,12 +211,13 @@ constexpr interval vector_op_image(const interval (&in)[Arity]) {
                        std::string_view(Op::name) == "segment" ||
                        std::string_view(Op::name) == "rep_vector" ||
                        std::string_view(Op::name) == "reverse" || std::string_view(Op::name) == "max" ||
-                       std::string_view(Op::name) == "min") {
+                       std::string_view(Op::name) == "min" || std::string_view(Op::name) == "sort_asc" ||
+                       std::string_view(Op::name) == "sort_desc") {
     return in[0];
   } else if constexpr (std::string_view(Op::name) == "prod") {
     // Of any number of elements, the empty product 1 included: in (0, 1] or [0, 1] where every
     // element is (a product of probabilities), else positive or non-negative where they are.
-    const bool unit = in[0].hi <= 1 || in[0].is_empty();
+    const bool unit = in[0].hi <= 1;
     if (all_positive(in[0])) return unit ? interval::open_closed(0.0, 1.0) : interval::positive();
     if (all_nonnegative(in[0])) return unit ? interval::closed(0.0, 1.0) : interval::nonnegative();
     return interval::whole();

@@ -1,7 +1,7 @@
 // tyche/operations/vectors.hpp — the functions that make vectors that are not elementwise:
 // cumulative_sum, linear_recurrence, cholesky_multiply, gather, rep_vector, append_row,
-// to_vector, head, tail, segment, reverse and diag_matrix; and the reductions max, min and prod
-// (element 0 of an op of one value). Each makes a vector_op node (core/nodes.hpp) whose op, with
+// to_vector, head, tail, segment, reverse, sort_asc, sort_desc and diag_matrix; and the reductions
+// max, min and prod (element 0 of an op of one value). Each makes a vector_op node (core/nodes.hpp) whose op, with
 // its forward step and vector–Jacobian product, is in autodiff/vector_ops.hpp; the evaluator
 // materialises the operands, runs the op into a buffer of the workspace and, in the reverse pass,
 // its vector–Jacobian product. gather and segment go through elementwise operations down to
@@ -67,25 +67,38 @@ auto cumulative_sum(const A& a) {
   return make_vector_op(ops::cumulative_sum_map{}, n.size(), n);
 }
 
+namespace detail {
+/// max(v) or min(v) of a vector node: refused when v is empty (Stan gives ∓∞ there; the value's
+/// support is then its elements' hull, which ∓∞ is not in).
+template <bool Max, class N>
+auto extremum(const N& n) {
+  if (n.size() == 0)
+    throw std::invalid_argument(std::string("tyche::") + (Max ? "max" : "min") +
+                                "(v): v is empty (Stan's " + (Max ? "max" : "min") + " gives " +
+                                (Max ? "-inf" : "inf") + " there; tyche refuses it)");
+  return at(make_vector_op(ops::extremum_map<Max>{}, 1, n), 0);
+}
+}  // namespace detail
+
 /// The largest element of a vector expression (Stan's max(v)): a scalar expression, NaN where an
-/// element is NaN, −∞ for an empty vector. Its derivative goes to the element that is largest
-/// (the first of equal ones). The larger of two scalars is fmax(a, b).
+/// element is NaN; an empty v is refused (std::invalid_argument). Its derivative goes to the
+/// element that is largest (the first of equal ones). The larger of two scalars is fmax(a, b).
 template <expression A>
 auto max(const A& a) {
   using N = detail::node_t<A>;
   static_assert(is_vector_v<N>,
                 "tyche::max(v) requires 'v' to be a vector expression; the larger of two scalars is fmax(a, b)");
-  return at(make_vector_op(ops::extremum_map<true>{}, 1, detail::as_node(a)), 0);
+  return detail::extremum<true>(detail::as_node(a));
 }
 
-/// The smallest element of a vector expression (Stan's min(v)), as max(v) with the order turned:
-/// +∞ for an empty vector. The smaller of two scalars is fmin(a, b).
+/// The smallest element of a vector expression (Stan's min(v)), as max(v) with the order turned.
+/// The smaller of two scalars is fmin(a, b).
 template <expression A>
 auto min(const A& a) {
   using N = detail::node_t<A>;
   static_assert(is_vector_v<N>,
                 "tyche::min(v) requires 'v' to be a vector expression; the smaller of two scalars is fmin(a, b)");
-  return at(make_vector_op(ops::extremum_map<false>{}, 1, detail::as_node(a)), 0);
+  return detail::extremum<false>(detail::as_node(a));
 }
 
 /// Πₖ vₖ of a vector expression (Stan's prod(v)): a scalar expression, 1 for an empty vector; its
@@ -104,6 +117,25 @@ auto reverse(const A& a) {
   static_assert(is_vector_v<N>, "tyche::reverse(v) requires 'v' to be a vector expression; it is a scalar");
   const N n = detail::as_node(a);
   return make_vector_op(ops::reverse_map{}, n.size(), n);
+}
+
+/// The elements of a vector expression in ascending order (Stan's sort_asc(v)), NaN last; each
+/// chain sorts its own values. Its derivative follows each value to its place.
+template <expression A>
+auto sort_asc(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>, "tyche::sort_asc(v) requires 'v' to be a vector expression; it is a scalar");
+  const N n = detail::as_node(a);
+  return make_vector_op(ops::sort_map<true>{}, n.size(), n);
+}
+
+/// The elements of a vector expression in descending order (Stan's sort_desc(v)), NaN last.
+template <expression A>
+auto sort_desc(const A& a) {
+  using N = detail::node_t<A>;
+  static_assert(is_vector_v<N>, "tyche::sort_desc(v) requires 'v' to be a vector expression; it is a scalar");
+  const N n = detail::as_node(a);
+  return make_vector_op(ops::sort_map<false>{}, n.size(), n);
 }
 
 /// The K × K diagonal matrix of the K values of v (Stan's diag_matrix(v)), as tyche's matrix
