@@ -32222,7 +32222,8 @@ __device__ void grid_workers(const View& view, int chains, const grid_exchange& 
     const int active = list[chains];
     const bool any = active > 0;
     for (int first = 0; first < active; first += static_cast<int>(group)) {
-      const std::size_t members = static_cast<std::size_t>(min(static_cast<int>(group), active - first));
+      const int left = active - first;  // not min(): tyche::min (a vector's smallest element) hides ::min here
+      const std::size_t members = static_cast<std::size_t>(static_cast<int>(group) < left ? static_cast<int>(group) : left);
       for (std::size_t i = threadIdx.x; i < members * d; i += blockDim.x)
         theta[i] = __ldcg(x.theta + static_cast<std::size_t>(list[first + static_cast<int>(i / d)]) * d + i % d);
       double* mine = acc + warp * group * row;
