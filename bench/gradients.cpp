@@ -33,6 +33,7 @@ extern "C" void openblas_set_num_threads(int) __attribute__((weak));
 #include <random>
 #include <tuple>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -340,10 +341,20 @@ struct kidiq_rows {
 };
 
 // ../shared/posteriors beside the repository root, found from this source file.
+// The project's root: the first folder at or above this source file's (or, where the compiler
+// recorded a relative __FILE__, the working directory's) that holds include/tyche/tyche.hpp.
+// A search that reaches the file system's root stops with an error (it looped there before).
 std::filesystem::path posteriors_dir() {
-  auto p = std::filesystem::absolute(std::filesystem::path(__FILE__)).parent_path();
-  while (!std::filesystem::exists(p / "include" / "tyche" / "tyche.hpp")) p = p.parent_path();
-  return p / ".." / "shared" / "posteriors";
+  namespace fs = std::filesystem;
+  for (fs::path start : {fs::absolute(fs::path(__FILE__)).parent_path(), fs::current_path()}) {
+    for (fs::path p = start;; p = p.parent_path()) {
+      if (fs::exists(p / "include" / "tyche" / "tyche.hpp")) return p / ".." / "shared" / "posteriors";
+      if (p == p.parent_path()) break;
+    }
+  }
+  throw std::runtime_error(std::string("bench_gradients: no folder above ") + __FILE__ +
+                           " or the working directory holds include/tyche/tyche.hpp; run it from the "
+                           "project's tree (the shared posteriors are found at <root>/../shared)");
 }
 
 kidiq_rows kidiq_data(std::size_t n) {

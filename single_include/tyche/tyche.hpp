@@ -10052,37 +10052,46 @@ namespace tyche::detail {
 
 // ---- slots ---------------------------------------------------------------------------------------
 
-template <class N, class T, node_kind K = kind_of<N>>
-struct slot {  // unary: value, dy/dx, adjoint
-  T v;
-  T d;
+/// A slot's adjoint: zero at construction where the evaluation computes a gradient (the reverse
+/// pass adds to it); left unset in a value-only one, which never reads it — there the zeroing was
+/// a store per slot per evaluation that the compiler could not drop once the slots escaped to a
+/// vector op (a scan's step, evaluated once per time step; docs/design/scan.md, "Cost").
+template <class T, bool Zero>
+struct slot_adjoint {
   T adj = lift<T>(0.0);
 };
-template <class N, class T>
-struct slot<N, T, node_kind::binary> {
+template <class T>
+struct slot_adjoint<T, false> {
+  T adj;
+};
+
+template <class N, class T, bool Zero = true, node_kind K = kind_of<N>>
+struct slot : slot_adjoint<T, Zero> {  // unary: value, dy/dx, adjoint
+  T v;
+  T d;
+};
+template <class N, class T, bool Zero>
+struct slot<N, T, Zero, node_kind::binary> : slot_adjoint<T, Zero> {
   T v;
   T d0;
   T d1;
-  T adj = lift<T>(0.0);
 };
 /// Reductions and elements of buffered vectors: a value and its adjoint.
-template <class N, class T, node_kind K>
+template <class N, class T, bool Zero, node_kind K>
   requires(K == node_kind::sum || K == node_kind::log_sum_exp || K == node_kind::residual_squares ||
            K == node_kind::element)
-struct slot<N, T, K> {
+struct slot<N, T, Zero, K> : slot_adjoint<T, Zero> {
   T v;
-  T adj = lift<T>(0.0);
 };
-template <class N, class T>
-struct slot<N, T, node_kind::matvec> {
+template <class N, class T, bool Zero>
+struct slot<N, T, Zero, node_kind::matvec> {
   T* val = nullptr;  // rows values, then rows adjoints, in the workspace
   T* adj = nullptr;
 };
-template <class N, class T>
+template <class N, class T, bool Zero>
   requires is_streamed_v<N>
-struct slot<N, T, node_kind::matvec> {  // one row's value, in the loop
+struct slot<N, T, Zero, node_kind::matvec> : slot_adjoint<T, Zero> {  // one row's value, in the loop
   T v;
-  T adj = lift<T>(0.0);
 };
 /// A vector_op whose op asks for scratch space in the workspace (scratch_size(m, in_n)).
 template <class N>
@@ -10097,8 +10106,8 @@ inline constexpr bool has_forward_value_v =
       n.op.forward_value(std::size_t{}, out, in, in_n, scratch);
     };
 
-template <class N, class T>
-struct slot<N, T, node_kind::vector_op> {
+template <class N, class T, bool Zero>
+struct slot<N, T, Zero, node_kind::vector_op> {
   static constexpr std::size_t arity = children_t<N>::size;
   T* scratch = nullptr;
   T* val = nullptr;  // m values, then m adjoints, then each operand's values and adjoints
@@ -10118,11 +10127,11 @@ template <std::size_t... I, class... S>
 struct slot_tuple_impl<std::index_sequence<I...>, S...> : slot_holder<I, S>... {};
 
 /// The slots of a list of entries, as one struct.
-template <class Entries, class T>
+template <class Entries, class T, bool Zero = true>
 struct slots;
-template <class... E, class T>
-struct slots<meta::list<E...>, T>
-    : slot_tuple_impl<std::index_sequence_for<E...>, slot<typename E::node, T>...> {
+template <class... E, class T, bool Zero>
+struct slots<meta::list<E...>, T, Zero>
+    : slot_tuple_impl<std::index_sequence_for<E...>, slot<typename E::node, T, Zero>...> {
   using entries = meta::list<E...>;
   using scalar = T;
   // User-provided, so that `state{}` (an evaluation's outer slots) and `ks{}` (a loop body's
@@ -10234,27 +10243,43 @@ inline constexpr std::size_t layout_index_v = [] {
 }();
 
 /// Whether node N or a node below it is a vector (a loop runs over it when N is evaluated).
+/// Whether an evaluation of N loops over elements itself: a vector node other than a vector op
+/// (whose op loops over its buffers, with its own payload) — an elementwise expression, a
+/// parameter or data vector, a matrix–vector product — anywhere in N.
 template <class N>
-constexpr bool has_vector_node() {
-  if constexpr (is_vector_v<N>) return true;
-  else return []<class... Cs>(meta::list<Cs...>) { return (has_vector_node<Cs>() || ...); }(children_t<N>{});
+constexpr bool has_loop_node() {
+  if constexpr (is_vector_v<N> && kind_of<N> != node_kind::vector_op) return true;
+  else return []<class... Cs>(meta::list<Cs...>) { return (has_loop_node<Cs>() || ...); }(children_t<N>{});
 }
+
+/// Whether N stacks scalar expressions into a vector (ops::stack_map with no vector operand).
+template <class N>
+constexpr bool scalar_stack() {
+  if constexpr (kind_of<N> != node_kind::vector_op) return false;
+  else if constexpr (!std::is_same_v<typename N::op_type, ops::stack_map>) return false;
+  else return []<class... Cs>(meta::list<Cs...>) { return (!is_vector_v<Cs> && ...); }(children_t<N>{});
+}
+template <class N>
+inline constexpr bool scalar_stack_v = scalar_stack<N>();
 
 /// One evaluation of Root at one point θ, with scalar type T. Grad selects value-only or
 /// value-and-gradient. Constructed, run once, discarded.
 template <class Root, class Layout, class T, bool Grad>
 struct evaluation {
   using outer_entries = outer_entries_t<Root>;
-  using outer_state = slots<outer_entries, T>;
+  using outer_state = slots<outer_entries, T, Grad>;
 
   // Copies, not references: grad may point anywhere, but not into this local object, so the
   // compiler can keep payloads (constants, data pointers, offsets) in registers. Except for an
-  // expression without loops (an ODE's right-hand side, a scalar scan step: a few dozen
-  // operations, evaluated millions of times): its payloads are read once each, and the copy —
-  // wide stores to the stack read back 8 bytes at a time, a store-forwarding stall — cost more
-  // than the evaluation (an ODE's gradient 19.5 → 13.5 µs with AVX-512, docs/benchmarks.md).
-  std::conditional_t<has_vector_node<Root>(), Root, const Root&> root;
-  param_offsets<Layout> layout;
+  // expression without loops (an ODE's right-hand side, a scan's step and its next state: a few
+  // dozen operations, evaluated millions of times): its payloads are read once each, and the
+  // copy — wide stores to the stack read back 8 bytes at a time, a store-forwarding stall, or a
+  // call to memcpy — cost more than the evaluation (an ODE's gradient 19.5 → 13.5 µs with
+  // AVX-512, docs/benchmarks.md). A vector op's operands and result are buffers its op loops
+  // over, not loops of this evaluation.
+  static constexpr bool copies_payload = has_loop_node<Root>();
+  std::conditional_t<copies_payload, Root, const Root&> root;
+  std::conditional_t<copies_payload, param_offsets<Layout>, const param_offsets<Layout>&> layout;
   const std::size_t* ws_offsets;
   const bool* aliased;  // per outer slot: equal to its alias candidate (graph.hpp)
   const T* TYCHE_RESTRICT theta;
@@ -10263,7 +10288,8 @@ struct evaluation {
   outer_state state{};
   // Adjoints of scalar parameters, kept here (in registers, once inlined) and added to grad at
   // the end: grad may alias anything, these cannot.
-  T param_adj[Layout::size > 0 ? Layout::size : 1] = {};
+  // Zeroed by run() where it computes a gradient; never read in a value-only evaluation.
+  T param_adj[Layout::size > 0 ? Layout::size : 1];
   // With observation batches, the adjoints a loop body adds to scalars (scalar parameters, then
   // outer slots) are kept as batches and summed across lanes once, after the loop
   // (flush_lanes), not at every batch.
@@ -10640,7 +10666,7 @@ struct evaluation {
   // ---- the loop body of a reduction: element i of operand A at path AP ----
 
   template <class A, class AP, class U = T>
-  using kernel_state = slots<kernel_entries_t<A, AP>, U>;
+  using kernel_state = slots<kernel_entries_t<A, AP>, U, Grad>;
 
   // ---- rows in tiles: chains in SIMD lanes sharing each row of a streamed matvec ----
   //
@@ -11207,6 +11233,22 @@ struct evaluation {
   TYCHE_HD TYCHE_INLINE T element(std::size_t i) {
     kernel_state<Root, path<>> ks{};
     return kernel_forward<false, Root, path<>>(root, ks, i);
+  }
+
+  /// For a root that stacks scalar expressions (scalar_stack_v: a scan's next state): evaluates
+  /// the slots below the root and writes operand j's value to out[j] — no buffers for the stacked
+  /// vector, no call to its op. Value-only.
+  TYCHE_HD TYCHE_INLINE void stacked_values(T* out) {
+    static_assert(!Grad && scalar_stack_v<Root>);
+    using last = meta::at<outer_entries::size - 1, outer_entries>;
+    static_assert(std::is_same_v<typename last::node, Root>, "tyche: the root's slot is evaluated last");
+    meta::static_for<outer_entries::size - 1>(
+        [&](auto k) { forward_outer<meta::at<decltype(k)::value, outer_entries>>(); });
+    no_kernel none;
+    meta::static_for<children_t<Root>::size>([&](auto j) {
+      constexpr std::size_t J = decltype(j)::value;
+      out[J] = value_of<meta::at<J, children_t<Root>>, meta::push<path<>, J>>(root.template child<J>(), none, 0);
+    });
   }
 
   TYCHE_HD TYCHE_INLINE T run() {
@@ -13088,7 +13130,9 @@ struct scan_map {
         detail::evaluation<NE, typename next_view_type::layout_type, T, false> ev{
             next.expr, next.layout, next.ws_offsets, next.aliased, theta, nullptr,
             next.workspace_size > 0 ? next_ws : nullptr};
-        if constexpr (is_vector_v<NE>) {
+        if constexpr (detail::scalar_stack_v<NE>) {
+          ev.stacked_values(states + (t + 1) * K);
+        } else if constexpr (is_vector_v<NE>) {
           ev.prepare();
           for (std::size_t k = 0; k < K; ++k) states[(t + 1) * K + k] = ev.element(k);
         } else {

@@ -235,7 +235,9 @@ struct scan_map {
         detail::evaluation<NE, typename next_view_type::layout_type, T, false> ev{
             next.expr, next.layout, next.ws_offsets, next.aliased, theta, nullptr,
             next.workspace_size > 0 ? next_ws : nullptr};
-        if constexpr (is_vector_v<NE>) {
+        if constexpr (detail::scalar_stack_v<NE>) {
+          ev.stacked_values(states + (t + 1) * K);
+        } else if constexpr (is_vector_v<NE>) {
           ev.prepare();
           for (std::size_t k = 0; k < K; ++k) states[(t + 1) * K + k] = ev.element(k);
         } else {
