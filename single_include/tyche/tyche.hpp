@@ -13653,9 +13653,11 @@ auto scan_states(Step&& step, const Init& init, const Sequences&... sequences) {
 // placeholder expressions (i, and one scalar per sequence), when the model is built; what it
 // returns is the element's graph, a type, compiled once into a program with
 // θ = (i, x, p), p the model's parameters the lambda uses. The result is a vector_op
-// (docs/design/vector-ops.md) whose operands are those parameters: its forward pass runs the
-// element program's value n times, its reverse pass the element's gradient n times, each scaled
-// by the adjoint of element i. Compile time does not depend on n.
+// (docs/design/vector-ops.md) whose operands are those parameters. Without a gradient its forward
+// pass runs the element program's value n times; before a reverse pass it runs the element's value
+// and gradient n times and keeps ∂fᵢ/∂p, which the reverse pass weighs by the adjoint of element i
+// (above a million kept values it evaluates the values forwards and the gradients again
+// backwards). Compile time does not depend on n.
 
 #include <array>
 #include <cmath>
@@ -13713,9 +13715,16 @@ struct tabulate_map {
       if (p != nullptr) f(p, m);
     tyche::for_each_data_buffer(element, f);
   }
-  /// θ, its gradient and the element's workspace.
-  std::size_t scratch_size(std::size_t, const std::size_t*) const {
-    return 2 * element.dim() + element.workspace_size;
+  /// The outer parameters' part of θ: what each element's gradient keeps (below).
+  TYCHE_HD std::size_t outer_dim() const { return element.dim() - 1 - S; }
+  /// Whether a gradient evaluation keeps every element's gradient (∂fᵢ/∂p, m × outer_dim values)
+  /// from its forward pass for the reverse pass, which then only weighs them by the adjoints;
+  /// above about a million values (8 MB in double) it evaluates each element twice instead: its
+  /// value forwards, its value and gradient backwards.
+  TYCHE_HD bool keeps_gradients(std::size_t m) const { return m * outer_dim() <= (std::size_t{1} << 20); }
+  /// θ, its gradient and the element's workspace, then the elements' gradients where kept.
+  std::size_t scratch_size(std::size_t m, const std::size_t*) const {
+    return 2 * element.dim() + element.workspace_size + (keeps_gradients(m) ? m * outer_dim() : 0);
   }
 
   /// θ = (i, x[i], p) for element i (p already in place from `first`).
@@ -13731,8 +13740,9 @@ struct tabulate_map {
       for (std::size_t k = 0; k < in_n[j]; ++k) theta[o++] = in[j][k];
   }
 
+  /// The elements' values (an evaluation without a gradient): f's value program, m times.
   template <class T>
-  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n, T* scratch) const {
+  TYCHE_HD void forward_value(std::size_t m, T* out, const T* const* in, const std::size_t* in_n, T* scratch) const {
     T* theta = scratch;
     T* ws = theta + 2 * element.dim();
     set_outer(theta, in, in_n);
@@ -13742,19 +13752,47 @@ struct tabulate_map {
     }
   }
 
+  /// The elements' values before a reverse pass: each element's value and gradient at once, the
+  /// gradient's outer part kept (keeps_gradients), so that no element is evaluated twice.
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n, T* scratch) const {
+    if (!keeps_gradients(m)) {
+      forward_value(m, out, in, in_n, scratch);
+      return;
+    }
+    T* theta = scratch;
+    T* grad = theta + element.dim();
+    T* ws = grad + element.dim();
+    T* kept = ws + element.workspace_size;
+    const std::size_t first = 1 + S, outer = outer_dim();
+    set_outer(theta, in, in_n);
+    for (std::size_t i = 0; i < m; ++i) {
+      set_theta(theta, i);
+      out[i] = element.template value_and_gradient<T>(theta, grad, element.workspace_size > 0 ? ws : nullptr);
+      for (std::size_t k = 0; k < outer; ++k) kept[i * outer + k] = grad[first + k];
+    }
+  }
+
   template <class T>
   TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
                         T* const* in_adj, T* scratch) const {
     T* theta = scratch;
     T* grad = theta + element.dim();
     T* ws = grad + element.dim();
-    set_outer(theta, in, in_n);
+    const bool kept = keeps_gradients(m);
+    if (!kept) set_outer(theta, in, in_n);
+    const std::size_t outer = outer_dim();
     for (std::size_t i = 0; i < m; ++i) {
-      set_theta(theta, i);
-      element.template value_and_gradient<T>(theta, grad, element.workspace_size > 0 ? ws : nullptr);
-      std::size_t o = 1 + S;
+      // ∂fᵢ/∂p: kept by the forward pass, or evaluated again here.
+      const T* gi = ws + element.workspace_size + i * outer;
+      if (!kept) {
+        set_theta(theta, i);
+        element.template value_and_gradient<T>(theta, grad, element.workspace_size > 0 ? ws : nullptr);
+        gi = grad + 1 + S;
+      }
+      std::size_t o = 0;
       for (std::size_t j = 0; j < Outer; ++j)
-        for (std::size_t k = 0; k < in_n[j]; ++k) in_adj[j][k] += adj[i] * grad[o++];
+        for (std::size_t k = 0; k < in_n[j]; ++k) in_adj[j][k] += adj[i] * gi[o++];
     }
   }
 };

@@ -109,6 +109,34 @@ TEST_CASE("tabulate: one element per index and sequence value, against a loop", 
   }
 }
 
+// A gradient evaluation keeps each element's gradient from its forward pass for the reverse pass
+// up to about a million kept values (n × the parameters' count), and above that evaluates each
+// element again backwards: both paths against the formula.
+TEST_CASE("tabulate: gradients kept from the forward pass or evaluated again agree with the formula",
+          "[compile][tabulate]") {
+  for (const std::size_t p : {std::size_t{5}, std::size_t{1000}}) {
+    const std::size_t n = p == 5 ? 7 : 1100;  // 35 kept values; 1.1 million: evaluated again
+    std::vector<double> x(n);
+    for (std::size_t i = 0; i < n; ++i) x[i] = 0.5 + 0.001 * double(i % 17);
+    auto v = normal<"v">(0.0, 1.0, shape_of(p));
+    // element i: x_i Σ_k v_k + i v_0
+    auto tab = tabulate(n, [&](const auto& i, const auto& xi) { return xi * sum(v) + i * at(v, 0); }, data(x));
+    const auto m = model(joint(v, target(sum(tab))));
+    std::vector<double> th(p), g(p);
+    for (std::size_t k = 0; k < p; ++k) th[k] = 0.3 * std::sin(double(k));
+    double sx = 0, si = 0, sv = 0, prior = 0;
+    for (std::size_t i = 0; i < n; ++i) sx += x[i], si += double(i);
+    for (std::size_t k = 0; k < p; ++k) sv += th[k], prior += normal_log(th[k], 0, 1);
+    const double want = prior + sx * sv + si * th[0];
+    CHECK(m.log_prob(th) == Approx(want).epsilon(1e-12));
+    CHECK(m.log_prob_and_gradient(th, g) == Approx(want).epsilon(1e-12));
+    for (std::size_t k = 0; k < p; ++k) {
+      INFO("p = " << p << ", k = " << k);
+      CHECK(g[k] == Approx(-th[k] + sx + (k == 0 ? si : 0.0)).epsilon(1e-12));
+    }
+  }
+}
+
 TEST_CASE("tabulate: the change point's double loop against loops and the closed form",
           "[compile][tabulate]") {
   const std::size_t n = counts.size();
