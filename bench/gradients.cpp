@@ -340,7 +340,6 @@ struct kidiq_rows {
   std::size_t n = 0;
 };
 
-// ../shared/posteriors beside the repository root, found from this source file.
 // The project's root: the first folder at or above this source file's (or, where the compiler
 // recorded a relative __FILE__, the working directory's) that holds include/tyche/tyche.hpp.
 // A search that reaches the file system's root stops with an error (it looped there before).
@@ -739,6 +738,66 @@ struct local_level_hand {
     const double lp = ll + 2 * log_two - 0.5 * (qv + rv) - 2 * half_log_two_pi + th[0] + th[1];
     g[0] = aq * 2 * qv - qv + 1;
     g[1] = ar * 2 * rv - rv + 1;
+    return lp;
+  }
+};
+
+// --- GARCH(1,1) variances by scan_states (a scalar state: K = 1), 1000 returns observed with
+// them. Twin: the variances forwards, their adjoints backwards by hand.
+struct garch_data {
+  static constexpr std::size_t n = 1000;
+  std::vector<double> before, after;  // y[0 .. n − 2] (the lagged returns), y[1 .. n − 1]
+  garch_data() {
+    std::mt19937_64 rng(89);
+    std::normal_distribution<double> z01;
+    std::vector<double> y;
+    double v = 1.0, prev = 0.0;
+    for (std::size_t t = 0; t < n; ++t) {
+      if (t > 0) v = 0.1 + 0.15 * (prev - 0.05) * (prev - 0.05) + 0.8 * v;
+      prev = 0.05 + std::sqrt(v) * z01(rng);
+      y.push_back(prev);
+    }
+    before.assign(y.begin(), y.end() - 1);
+    after.assign(y.begin() + 1, y.end());
+  }
+};
+
+struct garch_hand {
+  const garch_data* d;
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    const std::size_t n = d->before.size();
+    thread_local std::vector<double> vs(n + 1);
+    const double mu = th[0], om = std::exp(th[1]);
+    const double al = 1 / (1 + std::exp(-th[2])), be = 1 / (1 + std::exp(-th[3]));
+    const double* yb = d->before.data();
+    const double* ya = d->after.data();
+    double ll = 0;
+    vs[0] = 1.0;
+    for (std::size_t t = 0; t < n; ++t) {
+      const double r = yb[t] - mu, e = ya[t] - mu;
+      const double v = om + al * r * r + be * vs[t];
+      vs[t + 1] = v;
+      ll -= 0.5 * std::log(v) + 0.5 * e * e / v + half_log_two_pi;
+    }
+    // ā: the adjoint of the variance after step t, carried back through β.
+    double a = 0, g_mu = 0, g_om = 0, g_al = 0, g_be = 0;
+    for (std::size_t t = n; t-- > 0;) {
+      const double r = yb[t] - mu, e = ya[t] - mu, v = vs[t + 1], inv_v = 1 / v;
+      a += -0.5 * inv_v + 0.5 * e * e * inv_v * inv_v;
+      g_mu += e * inv_v - 2 * a * al * r;
+      g_om += a;
+      g_al += a * r * r;
+      g_be += a * vs[t];
+      a *= be;
+    }
+    // Priors: normal(0, 1) on mu, half_normal(1) on omega (log scale, with its Jacobian),
+    // uniform(0, 1) on alpha and beta (logit scale, with theirs).
+    const double lp = ll - 0.5 * mu * mu - half_log_two_pi - 0.5 * om * om - half_log_two_pi + log_two + th[1] +
+                      std::log(al * (1 - al)) + std::log(be * (1 - be));
+    g[0] = g_mu - mu;
+    g[1] = (g_om - om) * om + 1;
+    g[2] = g_al * al * (1 - al) + 1 - 2 * al;
+    g[3] = g_be * be * (1 - be) + 1 - 2 * be;
     return lp;
   }
 };
@@ -1491,6 +1550,23 @@ int main(int argc, char** argv) {
     };
     auto ll_model = std::make_shared<decltype(make())>(make());
     register_model("local_level_scan", ll_model, local_level_hand{&ld}, {-1.1, -0.3});
+  }
+
+  // --- GARCH(1,1) by scan_states: a scalar state ---
+  {
+    static const garch_data gd;
+    auto make = [] {
+      auto mu = normal<"mu">(0.0, 1.0);
+      auto omega = half_normal<"omega">(1.0);
+      auto alpha = uniform<"alpha">(0.0, 1.0);
+      auto beta = uniform<"beta">(0.0, 1.0);
+      auto var = scan_states(
+          [=](const auto& v, const auto& prev) { return omega + alpha * square(prev - mu) + beta * v; }, 1.0,
+          data(gd.before));
+      return model(joint(mu, omega, alpha, beta, normal(mu, sqrt(assume_positive(var))).observe(data(gd.after))));
+    };
+    auto garch_model = std::make_shared<decltype(make())>(make());
+    register_model("garch11_scan", garch_model, garch_hand{&gd}, {0.05, -2.3, -1.7, 1.4});
   }
 
   // --- Weibull survival, right-censored ---

@@ -10242,7 +10242,6 @@ inline constexpr std::size_t layout_index_v = [] {
   }
 }();
 
-/// Whether node N or a node below it is a vector (a loop runs over it when N is evaluated).
 /// Whether an evaluation of N loops over elements itself: a vector node other than a vector op
 /// (whose op loops over its buffers, with its own payload) — an elementwise expression, a
 /// parameter or data vector, a matrix–vector product — anywhere in N.
@@ -13656,8 +13655,8 @@ auto scan_states(Step&& step, const Init& init, const Sequences&... sequences) {
 // (docs/design/vector-ops.md) whose operands are those parameters. Without a gradient its forward
 // pass runs the element program's value n times; before a reverse pass it runs the element's value
 // and gradient n times and keeps ∂fᵢ/∂p, which the reverse pass weighs by the adjoint of element i
-// (above a million kept values it evaluates the values forwards and the gradients again
-// backwards). Compile time does not depend on n.
+// (above ops::kept_derivatives_limit kept values it evaluates the values forwards and the
+// gradients again backwards). Compile time does not depend on n.
 
 #include <array>
 #include <cmath>
@@ -13677,6 +13676,13 @@ inline constexpr fixed_string tabulate_index_name = "__scan_index";
 }  // namespace detail
 
 namespace ops {
+
+/// The most derivatives a tabulate keeps from its forward pass for its reverse pass (in values of
+/// the evaluation's scalar: 64 KB in double). They live in the model's workspace, which a run
+/// holds once per chain, SIMD block of chains, part of a split gradient or GPU worker (tens of
+/// thousands on a GPU evaluating one chain with many threads), so the bound is per evaluation and
+/// small; above it the elements are evaluated twice, as before they kept any.
+inline constexpr std::size_t kept_derivatives_limit = std::size_t{1} << 13;
 
 /// The op of a tabulate node: n elements, S sequences of n values, Outer parameters as operands
 /// 0 … Outer − 1. Program: the element, θ laid out as (i, x: S, the Outer parameters in operand
@@ -13719,9 +13725,9 @@ struct tabulate_map {
   TYCHE_HD std::size_t outer_dim() const { return element.dim() - 1 - S; }
   /// Whether a gradient evaluation keeps every element's gradient (∂fᵢ/∂p, m × outer_dim values)
   /// from its forward pass for the reverse pass, which then only weighs them by the adjoints;
-  /// above about a million values (8 MB in double) it evaluates each element twice instead: its
-  /// value forwards, its value and gradient backwards.
-  TYCHE_HD bool keeps_gradients(std::size_t m) const { return m * outer_dim() <= (std::size_t{1} << 20); }
+  /// above kept_derivatives_limit values it evaluates each element twice
+  /// instead: its value forwards, its value and gradient backwards.
+  TYCHE_HD bool keeps_gradients(std::size_t m) const { return m * outer_dim() <= kept_derivatives_limit; }
   /// θ, its gradient and the element's workspace, then the elements' gradients where kept.
   std::size_t scratch_size(std::size_t m, const std::size_t*) const {
     return 2 * element.dim() + element.workspace_size + (keeps_gradients(m) ? m * outer_dim() : 0);
@@ -13784,11 +13790,12 @@ struct tabulate_map {
     const std::size_t outer = outer_dim();
     for (std::size_t i = 0; i < m; ++i) {
       // ∂fᵢ/∂p: kept by the forward pass, or evaluated again here.
-      const T* gi = ws + element.workspace_size + i * outer;
-      if (!kept) {
+      const T* gi = grad + 1 + S;
+      if (kept) {
+        gi = ws + element.workspace_size + i * outer;
+      } else {
         set_theta(theta, i);
         element.template value_and_gradient<T>(theta, grad, element.workspace_size > 0 ? ws : nullptr);
-        gi = grad + 1 + S;
       }
       std::size_t o = 0;
       for (std::size_t j = 0; j < Outer; ++j)

@@ -210,7 +210,6 @@ inline constexpr std::size_t layout_index_v = [] {
   }
 }();
 
-/// Whether node N or a node below it is a vector (a loop runs over it when N is evaluated).
 /// Whether an evaluation of N loops over elements itself: a vector node other than a vector op
 /// (whose op loops over its buffers, with its own payload) — an elementwise expression, a
 /// parameter or data vector, a matrix–vector product — anywhere in N.
