@@ -20,6 +20,7 @@
 #include <tyche/distributions/flat.hpp>
 #include <tyche/distributions/frechet.hpp>
 #include <tyche/distributions/gamma.hpp>
+#include <tyche/distributions/glm.hpp>
 #include <tyche/distributions/gumbel.hpp>
 #include <tyche/distributions/half_normal.hpp>
 #include <tyche/distributions/half_student_t.hpp>

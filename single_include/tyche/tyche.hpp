@@ -1228,6 +1228,7 @@ struct param_gather : expr<param_gather<V, Index, Shift>> {
   using children = meta::list<>;
   using vector_type = V;
   static constexpr auto name = V::name;
+  static constexpr std::size_t shift = Shift;
   V vector;
   const Index* index = nullptr;
   std::size_t n = 0;
@@ -13930,8 +13931,24 @@ auto substitute(const E& wrapped, const R& r) {
     using V = decltype(v);
     if constexpr (is_buffered_v<V>) return element_node<V>{{}, v, n.index};
     else return at(v, n.index);  // the vector became something else: take its element
+  } else if constexpr (kind_of<N> == node_kind::matvec) {
+    // X v with v replaced: the matvec node again where v is still a vector parameter, else the
+    // product of X and the new vector (matvec decides, as when the model was written).
+    auto v = substitute<Target>(n.v, r);
+    if constexpr (std::is_same_v<decltype(v), std::remove_cvref_t<decltype(n.v)>>) return n;
+    else return matvec(n.x, v);
+  } else if constexpr (kind_of<N> == node_kind::param_element) {
+    // Element k of a vector parameter that is replaced: element k of what replaces it.
+    auto v = substitute<Target>(n.vector, r);
+    if constexpr (std::is_same_v<decltype(v), typename N::vector_type>) return n;
+    else return at(v, n.index);
+  } else if constexpr (kind_of<N> == node_kind::param_gather) {
+    // v[idx[i]] of a vector parameter that is replaced: the same indices into what replaces it.
+    auto v = substitute<Target>(n.vector, r);
+    if constexpr (std::is_same_v<decltype(v), typename N::vector_type>) return n;
+    else return detail::gather_node<N::shift>(v, n.index, n.n, n.index_name);
   } else {
-    return n;  // leaves, and matvec (a data matrix times a parameter vector)
+    return n;  // leaves
   }
 }
 
@@ -18727,6 +18744,401 @@ auto gamma(const Alpha& alpha, const Beta& beta) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/gamma.hpp -----
+// ----- begin tyche/distributions/glm.hpp -----
+// tyche/distributions/glm.hpp — Stan's generalised linear model likelihoods, for observations only:
+//   normal_id_glm(X, alpha, beta, sigma)          y ~ normal(α + Xβ, σ)
+//   bernoulli_logit_glm(X, alpha, beta)           y ~ bernoulli_logit(α + Xβ)
+//   poisson_log_glm(X, alpha, beta)               y ~ poisson_log(α + Xβ)
+//   neg_binomial_2_log_glm(X, alpha, beta, phi)   y ~ neg_binomial_2_log(α + Xβ, φ)
+// (Stan's normal_id_glm_lpdf(y | x, alpha, beta, sigma), bernoulli_logit_glm_lpmf, …;
+// `bernoulli_logit_glm(X, alpha, beta).observe(data(y))`, or as functions
+// `bernoulli_logit_glm_lpmf(y, X, alpha, beta)` for free terms). X is an N × P data matrix,
+// `matrix(values, N, P, "X")` (row major, viewed: it must outlive the model; doubles, or floats
+// when beta is a vector parameter); alpha a scalar or N values (one intercept per row); beta P
+// values; sigma, phi > 0, a scalar or N values; y N values, each row's observation.
+// Each is its family with the linear predictor η = alpha + matvec(X, beta): the same expression
+// as writing that out, so the same simplifications (a vector parameter beta streamed through the
+// likelihood's loop, X read once per evaluation; the normal's sufficient statistics Xᵀy and
+// XᵀX where sigma is a scalar, O(P²) per evaluation instead of O(N·P); Σ y·η folded to
+// s·Σy + (Xᵀy)·β for the Bernoulli and Poisson terms) and the same code. What the GLM adds: its
+// checks name it, X's rows and beta's size.
+//
+// Data checks (std::invalid_argument naming the GLM, the index and the value):
+//   y has n values but X has m rows
+//   X has p columns but beta has k values;  alpha has k values but X has m rows
+//   y[i] = v is not 0 or 1 / not a non-negative integer count / not finite
+// Argument checks: sigma and phi must be > 0 (at compile time where their types decide).
+// ----- begin tyche/distributions/neg_binomial_2_log.hpp -----
+// tyche/distributions/neg_binomial_2_log.hpp — neg_binomial_2_log(eta, phi) =
+// neg_binomial_2(exp(eta), phi), for observations only.
+//   log p(y | η, φ) = lgamma(y + φ) − lgamma(φ) − y log(1 + φ e^−η) − φ log(1 + e^η / φ) − lgamma(y + 1)
+//                   = lgamma(y + φ) − lgamma(φ) − y log1p_exp(log φ − η) − φ log1p_exp(η − log φ)
+//                     − lgamma(y + 1)
+//                   = y η − y log φ − (y + φ) log1p_exp(η − log φ) + lgamma(y + φ) − lgamma(φ)
+//                     − lgamma(y + 1),
+//   y ∈ {0, 1, 2, …}, η ∈ ℝ, φ > 0; log1p_exp does not overflow for large |η|. The last form (the
+//   one computed) adds y η and subtracts about y (η − log φ) for η ≫ log φ: an absolute error of
+//   about ε·y·|η| in the log density, far below what sampling resolves.
+// lgamma(y + 1) is folded when the model is built. log C(y + φ − 1, y) is a difference of lgammas,
+// as in neg_binomial_2 (absolute error about ε (y + φ) log(y + φ)). The data must be non-negative
+// integer counts: observe throws "... y[i] = v is not a non-negative integer count" otherwise.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Eta, class Phi>
+struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distribution<Eta, Phi>> {
+  static constexpr const char* family = "neg_binomial_2_log";
+  Eta eta;
+  Phi phi;
+  template <class X>
+  auto log_prob(const X& y) const {
+    // log1p_exp(−u) = log1p_exp(u) − u with u = η − log φ: one log1p_exp per element, and y·η
+    // linear in η, so that Σ y·(s + Xv) becomes s·Σy + (Xᵀy)·v (compile/reduce_sum.hpp) and the
+    // loop reads a linear predictor's matvec once (streamed: one read of X per gradient).
+    return detail::total(y * eta - y * log(phi) - (y + phi) * log1p_exp(eta - log(phi)) + lgamma(y + phi) -
+                         lgamma(phi) - lgamma(y + lit<1>));
+  }
+  /// log P(Y ≤ y) and log P(Y > y) for counts y, summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored counts.
+  /// (P(Y ≤ y) = I_{φ/(e^η+φ)}(φ, y + 1), φ/(e^η + φ) = logistic(log φ − η).)
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total(detail::log_inc_beta_of<false>(phi, y + lit<1>, logistic(log(phi) - eta), logistic(eta - log(phi)), "neg_binomial_2_log_lcdf"));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total(detail::log_inc_beta_of<true>(phi, y + lit<1>, logistic(log(phi) - eta), logistic(eta - log(phi)), "neg_binomial_2_log_lccdf"));
+  }
+  auto arguments() const { return std::tuple{eta, phi}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  auto check_supports() const {
+    static_assert(argument_support_t<Phi, domains::positive>::ok,
+                  "tyche::neg_binomial_2_log(eta, phi): phi must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+    detail::check_argument<domains::positive>("neg_binomial_2_log(eta, phi)", "phi", phi);
+  }
+  /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale e^η/φ), y ~ poisson(λ).
+  template <class G>
+  static double draw(G& rng, double e, double f) {
+    const double lambda = std::gamma_distribution<double>(f, std::exp(e) / f)(rng);
+    if (!(lambda > 0)) return 0.0;
+    return static_cast<double>(std::poisson_distribution<long long>(lambda)(rng));
+  }
+  static double mean(double e, double) { return std::exp(e); }
+  static double variance(double e, double f) { return std::exp(e) + std::exp(2.0 * e) / f; }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
+};
+
+/// The distribution neg_binomial_2_log(eta, phi): `neg_binomial_2_log(a + b * x, phi).observe(data(y))`.
+template <detail::operand Eta, detail::operand Phi>
+auto neg_binomial_2_log(const Eta& eta, const Phi& phi) {
+  return detail::make_distribution<neg_binomial_2_log_distribution>(eta, phi);
+}
+
+TYCHE_OBSERVED_ONLY_FAMILY(neg_binomial_2_log)
+
+}  // namespace tyche
+// ----- end tyche/distributions/neg_binomial_2_log.hpp -----
+// ----- begin tyche/distributions/normal.hpp -----
+// tyche/distributions/normal.hpp — normal(mu, sigma) and std_normal().
+//   log p(x | μ, σ) = −½ ((x − μ)/σ)² − log σ − ½ log 2π,   x ∈ ℝ, σ > 0.
+
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Sigma>
+struct normal_distribution : distribution<normal_distribution<Mu, Sigma>> {
+  static constexpr const char* family = "normal";
+  Mu mu;
+  Sigma sigma;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(lit<-1, 2> * square((x - mu) / sigma) - log(sigma) -
+                         detail::half_log_two_pi);
+  }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log_Phi((x - mu) / sigma));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log_Phi((mu - x) / sigma));
+  }
+  auto arguments() const { return std::tuple{mu, sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  auto check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::normal(mu, sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+    detail::check_argument<domains::positive>("normal(mu, sigma)", "sigma", sigma);
+  }
+  template <class G>
+  static double draw(G& rng, double m, double s) { return std::normal_distribution<double>(m, s)(rng); }
+  static double mean(double m, double) { return m; }
+  static double variance(double, double s) { return s * s; }
+};
+
+struct std_normal_distribution : distribution<std_normal_distribution> {
+  static constexpr const char* family = "std_normal";
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(lit<-1, 2> * square(x) - detail::half_log_two_pi);
+  }
+  auto arguments() const { return std::tuple{}; }
+  template <class G>
+  static double draw(G& rng) { return std::normal_distribution<double>(0.0, 1.0)(rng); }
+  static double mean() { return 0.0; }
+  static double variance() { return 1.0; }
+};
+
+/// The named random variable Name ~ normal(mu, sigma): `normal<"mu">(0.0, 5.0)`.
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto normal(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, normal_distribution>(shape, mu, sigma);
+}
+/// The distribution normal(mu, sigma), e.g. to observe data: `normal(theta, sigma).observe(y)`.
+template <detail::operand Mu, detail::operand Sigma>
+auto normal(const Mu& mu, const Sigma& sigma) {
+  return detail::make_distribution<normal_distribution>(mu, sigma);
+}
+
+/// Name ~ normal(0, 1): `std_normal<"z">(shape<8>)`.
+template <fixed_string Name, shape_tag Shape = scalar_shape>
+auto std_normal(Shape shape = {}) {
+  return detail::make_random_variable<Name>(std_normal_distribution{}, shape);
+}
+inline auto std_normal() { return std_normal_distribution{}; }
+
+}  // namespace tyche
+// ----- end tyche/distributions/normal.hpp -----
+// ----- begin tyche/distributions/poisson_log.hpp -----
+// tyche/distributions/poisson_log.hpp — poisson_log(alpha) = poisson(exp(alpha)), for
+// observations only.
+//   log p(y | α) = y α − e^α − log y!,   y ∈ {0, 1, 2, …}, α ∈ ℝ.
+// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
+// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
+// integer count" otherwise.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha>
+struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> {
+  static constexpr const char* family = "poisson_log";
+  Alpha alpha;
+  template <class X>
+  auto log_prob(const X& y) const {
+    if constexpr (is_vector_v<Alpha>) {
+      // A vector log rate (a linear predictor) enters once per element: y·α − e^α as one node.
+      return detail::total(detail::make_binary<rules::poisson_log_term>(y, alpha) - lgamma(y + lit<1>));
+    } else {
+      // A scalar α: Σ (y α − e^α) reduces to α Σy − n e^α (compile/reduce_sum.hpp).
+      return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
+    }
+  }
+  /// log P(Y ≤ y) and log P(Y > y) for counts y, summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored counts. (P(Y ≤ y) = Q(y + 1, e^α), the regularised upper
+  /// incomplete gamma function.)
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total(log_gamma_q(y + lit<1>, exp(alpha)));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total(log_gamma_p(y + lit<1>, exp(alpha)));
+  }
+  auto arguments() const { return std::tuple{alpha}; }
+  template <class G>
+  static double draw(G& rng, double a) {
+    return static_cast<double>(std::poisson_distribution<long long>(std::exp(a))(rng));
+  }
+  static double mean(double a) { return std::exp(a); }
+  static double variance(double a) { return std::exp(a); }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
+};
+
+/// The distribution poisson_log(alpha): `poisson_log(a + b * x).observe(data(y))`.
+template <detail::operand Alpha>
+auto poisson_log(const Alpha& alpha) {
+  return detail::make_distribution<poisson_log_distribution>(alpha);
+}
+
+TYCHE_OBSERVED_ONLY_FAMILY(poisson_log)
+
+}  // namespace tyche
+// ----- end tyche/distributions/poisson_log.hpp -----
+
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+namespace tyche {
+
+namespace detail {
+
+/// The likelihood of a GLM: Dist (its family with η = alpha + Xβ) under the GLM's name, with the
+/// check of y against X's rows. Tag: the name, the call's spelling for messages, and the checks
+/// of the arguments beside η (sigma, phi).
+template <class Tag, class Dist>
+struct glm_distribution : distribution<glm_distribution<Tag, Dist>> {
+  static constexpr const char* family = Tag::name;
+  Dist base;
+  std::size_t rows = 0;
+  template <class Y>
+  auto log_prob(const Y& y) const {
+    return base.log_prob(y);
+  }
+  auto arguments() const { return base.arguments(); }
+  /// The same GLM with other arguments (do_ substitutes into them).
+  template <class... A>
+  auto with_arguments(const A&... a) const {
+    auto b = detail::with_arguments(base, a...);
+    return glm_distribution<Tag, decltype(b)>{{}, b, rows};
+  }
+  template <class G, class... A>
+  static double draw(G& rng, A... a) {
+    return Dist::draw(rng, a...);
+  }
+  template <class... A>
+  static double mean(A... a) {
+    return Dist::mean(a...);
+  }
+  template <class... A>
+  static double variance(A... a) {
+    return Dist::variance(a...);
+  }
+  auto check_supports() const {
+    if constexpr (std::tuple_size_v<decltype(base.arguments())> > 1) Tag::check_extra(std::get<1>(base.arguments()));
+  }
+  /// y holds one value per row of X.
+  template <class Y>
+  void check_observed(const Y& y) const {
+    const std::size_t n = is_vector_v<Y> ? operand_size(y) : 1;
+    if (n != rows)
+      throw std::invalid_argument(std::string("tyche::") + Tag::call + ".observe(y): y has " + std::to_string(n) +
+                                  (n == 1 ? " value" : " values") + " but X has " + std::to_string(rows) +
+                                  " rows (one observation per row of X)");
+  }
+  static const char* observation_problem(double v) {
+    if constexpr (requires { Dist::observation_problem(v); }) return Dist::observation_problem(v);
+    else return nullptr;
+  }
+};
+
+/// η = alpha + X·beta, after the GLM's checks of the sizes (call: the GLM's spelling).
+template <class E, class Alpha, class Beta>
+auto glm_predictor(const char* call, const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta) {
+  using B = node_t<Beta>;
+  using A = node_t<Alpha>;
+  const std::string head = std::string("tyche::") + call + ": ";
+  if constexpr (is_vector_v<B>) {
+    const std::size_t k = as_node(beta).size();
+    if (k != x.cols)
+      throw std::invalid_argument(head + (x.name ? x.name : "X") + " has " + std::to_string(x.cols) +
+                                  " columns but beta has " + std::to_string(k) + " values (one per column)");
+  }
+  if constexpr (is_vector_v<A>) {
+    const std::size_t k = as_node(alpha).size();
+    if (k != x.rows)
+      throw std::invalid_argument(head + "alpha has " + std::to_string(k) + " values but " + (x.name ? x.name : "X") +
+                                  " has " + std::to_string(x.rows) +
+                                  " rows (alpha is one intercept, or one per row)");
+  }
+  return alpha + matvec(x, beta);
+}
+
+template <class Tag, class Dist>
+auto make_glm(const Dist& d, std::size_t rows) {
+  return glm_distribution<Tag, Dist>{{}, d, rows};
+}
+
+struct normal_id_glm_tag {
+  static constexpr const char* name = "normal_id_glm";
+  static constexpr const char* call = "normal_id_glm(X, alpha, beta, sigma)";
+  template <class S>
+  static void check_extra(const S& sigma) {
+    static_assert(argument_support_t<S, domains::positive>::ok,
+                  "tyche::normal_id_glm(X, alpha, beta, sigma): sigma must be > 0, but its support (spelled out "
+                  "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+    check_argument<domains::positive>(call, "sigma", sigma);
+  }
+};
+struct bernoulli_logit_glm_tag {
+  static constexpr const char* name = "bernoulli_logit_glm";
+  static constexpr const char* call = "bernoulli_logit_glm(X, alpha, beta)";
+};
+struct poisson_log_glm_tag {
+  static constexpr const char* name = "poisson_log_glm";
+  static constexpr const char* call = "poisson_log_glm(X, alpha, beta)";
+};
+struct neg_binomial_2_log_glm_tag {
+  static constexpr const char* name = "neg_binomial_2_log_glm";
+  static constexpr const char* call = "neg_binomial_2_log_glm(X, alpha, beta, phi)";
+  template <class P>
+  static void check_extra(const P& phi) {
+    static_assert(argument_support_t<P, domains::positive>::ok,
+                  "tyche::neg_binomial_2_log_glm(X, alpha, beta, phi): phi must be > 0, but its support (spelled "
+                  "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+    check_argument<domains::positive>(call, "phi", phi);
+  }
+};
+
+}  // namespace detail
+
+/// y ~ normal(alpha + X·beta, sigma), to observe y: `normal_id_glm(X, alpha, beta, sigma).observe(data(y))`.
+template <class E, detail::operand Alpha, detail::operand Beta, detail::operand Sigma>
+auto normal_id_glm(const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta, const Sigma& sigma) {
+  using T = detail::normal_id_glm_tag;
+  return detail::make_glm<T>(normal(detail::glm_predictor(T::call, x, alpha, beta), sigma), x.rows);
+}
+/// y ~ bernoulli_logit(alpha + X·beta), to observe y ∈ {0, 1}.
+template <class E, detail::operand Alpha, detail::operand Beta>
+auto bernoulli_logit_glm(const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta) {
+  using T = detail::bernoulli_logit_glm_tag;
+  return detail::make_glm<T>(bernoulli_logit(detail::glm_predictor(T::call, x, alpha, beta)), x.rows);
+}
+/// y ~ poisson_log(alpha + X·beta), to observe counts y.
+template <class E, detail::operand Alpha, detail::operand Beta>
+auto poisson_log_glm(const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta) {
+  using T = detail::poisson_log_glm_tag;
+  return detail::make_glm<T>(poisson_log(detail::glm_predictor(T::call, x, alpha, beta)), x.rows);
+}
+/// y ~ neg_binomial_2_log(alpha + X·beta, phi), to observe counts y.
+template <class E, detail::operand Alpha, detail::operand Beta, detail::operand Phi>
+auto neg_binomial_2_log_glm(const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta, const Phi& phi) {
+  using T = detail::neg_binomial_2_log_glm_tag;
+  return detail::make_glm<T>(neg_binomial_2_log(detail::glm_predictor(T::call, x, alpha, beta), phi), x.rows);
+}
+
+/// normal_id_glm<"name">(...): refused with a message (a GLM is a likelihood of observed y).
+template <fixed_string Name, class... Arguments>
+auto normal_id_glm(const Arguments&...) {
+  static_assert(!detail::is_named_v<decltype(Name)>,
+                "tyche: normal_id_glm<\"name\">(...): a GLM is the likelihood of observations y given the "
+                "data X, not a random variable: normal_id_glm(X, alpha, beta, sigma).observe(data(y))");
+  return 0;
+}
+TYCHE_OBSERVED_ONLY_FAMILY(bernoulli_logit_glm)
+TYCHE_OBSERVED_ONLY_FAMILY(poisson_log_glm)
+TYCHE_OBSERVED_ONLY_FAMILY(neg_binomial_2_log_glm)
+
+}  // namespace tyche
+// ----- end tyche/distributions/glm.hpp -----
 // ----- begin tyche/distributions/gumbel.hpp -----
 // tyche/distributions/gumbel.hpp — gumbel(mu, beta): location μ, scale β (as in Stan).
 //   log p(x | μ, β) = −log β − z − e^{−z},   z = (x − μ)/β,   x ∈ ℝ, β > 0.
@@ -20750,161 +21162,6 @@ TYCHE_OBSERVED_ONLY_FAMILY(neg_binomial_2)
 
 }  // namespace tyche
 // ----- end tyche/distributions/neg_binomial_2.hpp -----
-// ----- begin tyche/distributions/neg_binomial_2_log.hpp -----
-// tyche/distributions/neg_binomial_2_log.hpp — neg_binomial_2_log(eta, phi) =
-// neg_binomial_2(exp(eta), phi), for observations only.
-//   log p(y | η, φ) = lgamma(y + φ) − lgamma(φ) − y log(1 + φ e^−η) − φ log(1 + e^η / φ) − lgamma(y + 1)
-//                   = lgamma(y + φ) − lgamma(φ) − y log1p_exp(log φ − η) − φ log1p_exp(η − log φ)
-//                     − lgamma(y + 1)
-//                   = y η − y log φ − (y + φ) log1p_exp(η − log φ) + lgamma(y + φ) − lgamma(φ)
-//                     − lgamma(y + 1),
-//   y ∈ {0, 1, 2, …}, η ∈ ℝ, φ > 0; log1p_exp does not overflow for large |η|. The last form (the
-//   one computed) adds y η and subtracts about y (η − log φ) for η ≫ log φ: an absolute error of
-//   about ε·y·|η| in the log density, far below what sampling resolves.
-// lgamma(y + 1) is folded when the model is built. log C(y + φ − 1, y) is a difference of lgammas,
-// as in neg_binomial_2 (absolute error about ε (y + φ) log(y + φ)). The data must be non-negative
-// integer counts: observe throws "... y[i] = v is not a non-negative integer count" otherwise.
-
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Eta, class Phi>
-struct neg_binomial_2_log_distribution : distribution<neg_binomial_2_log_distribution<Eta, Phi>> {
-  static constexpr const char* family = "neg_binomial_2_log";
-  Eta eta;
-  Phi phi;
-  template <class X>
-  auto log_prob(const X& y) const {
-    // log1p_exp(−u) = log1p_exp(u) − u with u = η − log φ: one log1p_exp per element, and y·η
-    // linear in η, so that Σ y·(s + Xv) becomes s·Σy + (Xᵀy)·v (compile/reduce_sum.hpp) and the
-    // loop reads a linear predictor's matvec once (streamed: one read of X per gradient).
-    return detail::total(y * eta - y * log(phi) - (y + phi) * log1p_exp(eta - log(phi)) + lgamma(y + phi) -
-                         lgamma(phi) - lgamma(y + lit<1>));
-  }
-  /// log P(Y ≤ y) and log P(Y > y) for counts y, summed over y: the *_lcdf and *_lccdf functions
-  /// (log_densities.hpp), e.g. censored counts.
-  /// (P(Y ≤ y) = I_{φ/(e^η+φ)}(φ, y + 1), φ/(e^η + φ) = logistic(log φ − η).)
-  template <class X>
-  auto log_cdf(const X& y) const {
-    return detail::total(detail::log_inc_beta_of<false>(phi, y + lit<1>, logistic(log(phi) - eta), logistic(eta - log(phi)), "neg_binomial_2_log_lcdf"));
-  }
-  template <class X>
-  auto log_ccdf(const X& y) const {
-    return detail::total(detail::log_inc_beta_of<true>(phi, y + lit<1>, logistic(log(phi) - eta), logistic(eta - log(phi)), "neg_binomial_2_log_lccdf"));
-  }
-  auto arguments() const { return std::tuple{eta, phi}; }
-  /// The arguments' domains, checked when a model is built (joint): at compile time where the
-  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  auto check_supports() const {
-    static_assert(argument_support_t<Phi, domains::positive>::ok,
-                  "tyche::neg_binomial_2_log(eta, phi): phi must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
-    detail::check_argument<domains::positive>("neg_binomial_2_log(eta, phi)", "phi", phi);
-  }
-  /// The gamma–Poisson mixture: λ ~ gamma(shape φ, scale e^η/φ), y ~ poisson(λ).
-  template <class G>
-  static double draw(G& rng, double e, double f) {
-    const double lambda = std::gamma_distribution<double>(f, std::exp(e) / f)(rng);
-    if (!(lambda > 0)) return 0.0;
-    return static_cast<double>(std::poisson_distribution<long long>(lambda)(rng));
-  }
-  static double mean(double e, double) { return std::exp(e); }
-  static double variance(double e, double f) { return std::exp(e) + std::exp(2.0 * e) / f; }
-  static const char* observation_problem(double v) { return detail::count_problem(v); }
-};
-
-/// The distribution neg_binomial_2_log(eta, phi): `neg_binomial_2_log(a + b * x, phi).observe(data(y))`.
-template <detail::operand Eta, detail::operand Phi>
-auto neg_binomial_2_log(const Eta& eta, const Phi& phi) {
-  return detail::make_distribution<neg_binomial_2_log_distribution>(eta, phi);
-}
-
-TYCHE_OBSERVED_ONLY_FAMILY(neg_binomial_2_log)
-
-}  // namespace tyche
-// ----- end tyche/distributions/neg_binomial_2_log.hpp -----
-// ----- begin tyche/distributions/normal.hpp -----
-// tyche/distributions/normal.hpp — normal(mu, sigma) and std_normal().
-//   log p(x | μ, σ) = −½ ((x − μ)/σ)² − log σ − ½ log 2π,   x ∈ ℝ, σ > 0.
-
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Mu, class Sigma>
-struct normal_distribution : distribution<normal_distribution<Mu, Sigma>> {
-  static constexpr const char* family = "normal";
-  Mu mu;
-  Sigma sigma;
-  auto transform() const { return transforms::identity{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    return detail::total(lit<-1, 2> * square((x - mu) / sigma) - log(sigma) -
-                         detail::half_log_two_pi);
-  }
-  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
-  /// (log_densities.hpp), e.g. censored observations.
-  template <class X>
-  auto log_cdf(const X& x) const {
-    return detail::total(log_Phi((x - mu) / sigma));
-  }
-  template <class X>
-  auto log_ccdf(const X& x) const {
-    return detail::total(log_Phi((mu - x) / sigma));
-  }
-  auto arguments() const { return std::tuple{mu, sigma}; }
-  /// The arguments' domains, checked when a model is built (joint): at compile time where the
-  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
-  auto check_supports() const {
-    static_assert(argument_support_t<Sigma, domains::positive>::ok,
-                  "tyche::normal(mu, sigma): sigma must be > 0, but its support (spelled out in "
-                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
-    detail::check_argument<domains::positive>("normal(mu, sigma)", "sigma", sigma);
-  }
-  template <class G>
-  static double draw(G& rng, double m, double s) { return std::normal_distribution<double>(m, s)(rng); }
-  static double mean(double m, double) { return m; }
-  static double variance(double, double s) { return s * s; }
-};
-
-struct std_normal_distribution : distribution<std_normal_distribution> {
-  static constexpr const char* family = "std_normal";
-  auto transform() const { return transforms::identity{}; }
-  template <class X>
-  auto log_prob(const X& x) const {
-    return detail::total(lit<-1, 2> * square(x) - detail::half_log_two_pi);
-  }
-  auto arguments() const { return std::tuple{}; }
-  template <class G>
-  static double draw(G& rng) { return std::normal_distribution<double>(0.0, 1.0)(rng); }
-  static double mean() { return 0.0; }
-  static double variance() { return 1.0; }
-};
-
-/// The named random variable Name ~ normal(mu, sigma): `normal<"mu">(0.0, 5.0)`.
-template <fixed_string Name, detail::operand Mu, detail::operand Sigma, shape_tag Shape = scalar_shape>
-auto normal(const Mu& mu, const Sigma& sigma, Shape shape = {}) {
-  return detail::make_named<Name, normal_distribution>(shape, mu, sigma);
-}
-/// The distribution normal(mu, sigma), e.g. to observe data: `normal(theta, sigma).observe(y)`.
-template <detail::operand Mu, detail::operand Sigma>
-auto normal(const Mu& mu, const Sigma& sigma) {
-  return detail::make_distribution<normal_distribution>(mu, sigma);
-}
-
-/// Name ~ normal(0, 1): `std_normal<"z">(shape<8>)`.
-template <fixed_string Name, shape_tag Shape = scalar_shape>
-auto std_normal(Shape shape = {}) {
-  return detail::make_random_variable<Name>(std_normal_distribution{}, shape);
-}
-inline auto std_normal() { return std_normal_distribution{}; }
-
-}  // namespace tyche
-// ----- end tyche/distributions/normal.hpp -----
 // ----- begin tyche/distributions/ordered_logistic.hpp -----
 // tyche/distributions/ordered_logistic.hpp — ordered_logistic(eta, c) and ordered_probit(eta, c), for observations only.
 //   P(y = 1 | η, c) = 1 − F(η − c₁),   P(y = k | η, c) = F(η − c_{k−1}) − F(η − c_k)  (1 < k < K),
@@ -21522,65 +21779,6 @@ TYCHE_OBSERVED_ONLY_FAMILY(poisson)
 
 }  // namespace tyche
 // ----- end tyche/distributions/poisson.hpp -----
-// ----- begin tyche/distributions/poisson_log.hpp -----
-// tyche/distributions/poisson_log.hpp — poisson_log(alpha) = poisson(exp(alpha)), for
-// observations only.
-//   log p(y | α) = y α − e^α − log y!,   y ∈ {0, 1, 2, …}, α ∈ ℝ.
-// log y! = lgamma(y + 1) depends on the data only: it is folded when the model is built. The data
-// must be non-negative integer counts: observe throws "... y[i] = v is not a non-negative
-// integer count" otherwise.
-
-#include <cmath>
-#include <random>
-#include <tuple>
-
-namespace tyche {
-
-template <class Alpha>
-struct poisson_log_distribution : distribution<poisson_log_distribution<Alpha>> {
-  static constexpr const char* family = "poisson_log";
-  Alpha alpha;
-  template <class X>
-  auto log_prob(const X& y) const {
-    if constexpr (is_vector_v<Alpha>) {
-      // A vector log rate (a linear predictor) enters once per element: y·α − e^α as one node.
-      return detail::total(detail::make_binary<rules::poisson_log_term>(y, alpha) - lgamma(y + lit<1>));
-    } else {
-      // A scalar α: Σ (y α − e^α) reduces to α Σy − n e^α (compile/reduce_sum.hpp).
-      return detail::total(y * alpha - exp(alpha) - lgamma(y + lit<1>));
-    }
-  }
-  /// log P(Y ≤ y) and log P(Y > y) for counts y, summed over y: the *_lcdf and *_lccdf functions
-  /// (log_densities.hpp), e.g. censored counts. (P(Y ≤ y) = Q(y + 1, e^α), the regularised upper
-  /// incomplete gamma function.)
-  template <class X>
-  auto log_cdf(const X& y) const {
-    return detail::total(log_gamma_q(y + lit<1>, exp(alpha)));
-  }
-  template <class X>
-  auto log_ccdf(const X& y) const {
-    return detail::total(log_gamma_p(y + lit<1>, exp(alpha)));
-  }
-  auto arguments() const { return std::tuple{alpha}; }
-  template <class G>
-  static double draw(G& rng, double a) {
-    return static_cast<double>(std::poisson_distribution<long long>(std::exp(a))(rng));
-  }
-  static double mean(double a) { return std::exp(a); }
-  static double variance(double a) { return std::exp(a); }
-  static const char* observation_problem(double v) { return detail::count_problem(v); }
-};
-
-/// The distribution poisson_log(alpha): `poisson_log(a + b * x).observe(data(y))`.
-template <detail::operand Alpha>
-auto poisson_log(const Alpha& alpha) {
-  return detail::make_distribution<poisson_log_distribution>(alpha);
-}
-
-TYCHE_OBSERVED_ONLY_FAMILY(poisson_log)
-
-}  // namespace tyche
-// ----- end tyche/distributions/poisson_log.hpp -----
 // ----- begin tyche/distributions/skew_normal.hpp -----
 // tyche/distributions/skew_normal.hpp — skew_normal(xi, omega, alpha), as in Stan.
 // Location ξ, scale ω, shape α (Azzalini 1985).
@@ -22417,6 +22615,26 @@ auto neg_binomial_2_log_lpmf(const Y& y, const Eta& eta, const Phi& phi) {
 template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
 auto normal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
   return detail::log_density_at(normal(mu, sigma), y);
+}
+/// Stan's GLM likelihoods (glm.hpp) as functions: log p(y | X, alpha, beta[, sigma | phi]), summed
+/// over the rows of X.
+template <detail::operand Y, class E, detail::operand Alpha, detail::operand Beta, detail::operand Sigma>
+auto normal_id_glm_lpdf(const Y& y, const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta,
+                        const Sigma& sigma) {
+  return detail::log_density_at(normal_id_glm(x, alpha, beta, sigma), y);
+}
+template <detail::operand Y, class E, detail::operand Alpha, detail::operand Beta>
+auto bernoulli_logit_glm_lpmf(const Y& y, const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta) {
+  return detail::log_density_at(bernoulli_logit_glm(x, alpha, beta), y);
+}
+template <detail::operand Y, class E, detail::operand Alpha, detail::operand Beta>
+auto poisson_log_glm_lpmf(const Y& y, const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta) {
+  return detail::log_density_at(poisson_log_glm(x, alpha, beta), y);
+}
+template <detail::operand Y, class E, detail::operand Alpha, detail::operand Beta, detail::operand Phi>
+auto neg_binomial_2_log_glm_lpmf(const Y& y, const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta,
+                                 const Phi& phi) {
+  return detail::log_density_at(neg_binomial_2_log_glm(x, alpha, beta, phi), y);
 }
 /// log ordered_logistic(y | eta, c), summed over y.
 template <detail::operand Y, detail::operand Eta, detail::operand C>

@@ -158,3 +158,38 @@ TEST_CASE("do_: a vector value is checked for its size, each element's finitenes
     expected_two += -0.5 * std::pow((y[i] - 0.1) / 2.0, 2) - std::log(2.0) - 0.5 * std::log(2 * std::numbers::pi);
   CHECK(all_two.log_prob(std::vector<double>{0.1}) == Approx(expected_two).epsilon(1e-12));
 }
+
+TEST_CASE("do_: a vector variable used by element, by gather and through a data matrix", "[model][do]") {
+  // Each use reads the vector's elements another way (param_element, param_gather, matvec); the
+  // intervened model must read the value there, as the model written with the value does.
+  // (These uses were left holding the parameter: do_ did not compile, 2026-12-07.)
+  const std::vector<double> y{0.5, -1.0, 2.0, 0.25}, b{0.1, -0.2, 0.3}, x{0.5, 1.0, -1.5, 2.0, 0.0, 1.0,
+                                                                           -0.5, 0.25, 1.0, 1.5, -2.0, 0.5};
+  const std::vector<int> idx{2, 0, 1, 2};
+  auto beta = normal<"beta">(0.0, 1.0, shape<3>);
+  auto s = lognormal<"s">(0.0, 1.0);
+  const auto X = matrix(x, 4, 3, "X");
+  const auto by_element = do_<"beta">(model(joint(beta, s, normal(beta[1], s).observe(data(y)))), data(b));
+  const auto by_gather = do_<"beta">(model(joint(beta, s, normal(gather(beta, idx), s).observe(data(y)))), data(b));
+  const auto by_matvec = do_<"beta">(model(joint(beta, s, normal(matvec(X, beta), s).observe(data(y)))), data(b));
+  REQUIRE(by_element.dim() == 1);
+  REQUIRE(by_gather.dim() == 1);
+  REQUIRE(by_matvec.dim() == 1);
+  const double pi = std::numbers::pi;
+  for (const double t : {-0.7, 0.0, 0.4}) {
+    const double sd = std::exp(t);
+    auto lp = [&](auto mean_of) {
+      double v = -0.5 * t * t - 0.5 * std::log(2 * pi);  // lognormal(0, 1) at e^t, with the Jacobian t
+      for (std::size_t i = 0; i < y.size(); ++i) {
+        const double z = (y[i] - mean_of(i)) / sd;
+        v += -0.5 * z * z - t - 0.5 * std::log(2 * pi);
+      }
+      return v;
+    };
+    const std::vector<double> th{t};
+    CHECK(by_element.log_prob(th) == Approx(lp([&](std::size_t) { return b[1]; })).epsilon(1e-13));
+    CHECK(by_gather.log_prob(th) == Approx(lp([&](std::size_t i) { return b[static_cast<std::size_t>(idx[i])]; })).epsilon(1e-13));
+    CHECK(by_matvec.log_prob(th) ==
+          Approx(lp([&](std::size_t i) { return x[3 * i] * b[0] + x[3 * i + 1] * b[1] + x[3 * i + 2] * b[2]; })).epsilon(1e-13));
+  }
+}

@@ -4,6 +4,7 @@
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/operations/functions.hpp>
+#include <tyche/operations/vectors.hpp>
 
 #include <type_traits>
 
@@ -36,8 +37,24 @@ auto substitute(const E& wrapped, const R& r) {
     using V = decltype(v);
     if constexpr (is_buffered_v<V>) return element_node<V>{{}, v, n.index};
     else return at(v, n.index);  // the vector became something else: take its element
+  } else if constexpr (kind_of<N> == node_kind::matvec) {
+    // X v with v replaced: the matvec node again where v is still a vector parameter, else the
+    // product of X and the new vector (matvec decides, as when the model was written).
+    auto v = substitute<Target>(n.v, r);
+    if constexpr (std::is_same_v<decltype(v), std::remove_cvref_t<decltype(n.v)>>) return n;
+    else return matvec(n.x, v);
+  } else if constexpr (kind_of<N> == node_kind::param_element) {
+    // Element k of a vector parameter that is replaced: element k of what replaces it.
+    auto v = substitute<Target>(n.vector, r);
+    if constexpr (std::is_same_v<decltype(v), typename N::vector_type>) return n;
+    else return at(v, n.index);
+  } else if constexpr (kind_of<N> == node_kind::param_gather) {
+    // v[idx[i]] of a vector parameter that is replaced: the same indices into what replaces it.
+    auto v = substitute<Target>(n.vector, r);
+    if constexpr (std::is_same_v<decltype(v), typename N::vector_type>) return n;
+    else return detail::gather_node<N::shift>(v, n.index, n.n, n.index_name);
   } else {
-    return n;  // leaves, and matvec (a data matrix times a parameter vector)
+    return n;  // leaves
   }
 }
 

@@ -143,6 +143,7 @@ struct param_gather : expr<param_gather<V, Index, Shift>> {
   using children = meta::list<>;
   using vector_type = V;
   static constexpr auto name = V::name;
+  static constexpr std::size_t shift = Shift;
   V vector;
   const Index* index = nullptr;
   std::size_t n = 0;

@@ -27,6 +27,7 @@
 #include <tyche/distributions/exponential.hpp>
 #include <tyche/distributions/frechet.hpp>
 #include <tyche/distributions/gamma.hpp>
+#include <tyche/distributions/glm.hpp>
 #include <tyche/distributions/gumbel.hpp>
 #include <tyche/distributions/half_normal.hpp>
 #include <tyche/distributions/half_student_t.hpp>
@@ -247,6 +248,26 @@ auto neg_binomial_2_log_lpmf(const Y& y, const Eta& eta, const Phi& phi) {
 template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
 auto normal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
   return detail::log_density_at(normal(mu, sigma), y);
+}
+/// Stan's GLM likelihoods (glm.hpp) as functions: log p(y | X, alpha, beta[, sigma | phi]), summed
+/// over the rows of X.
+template <detail::operand Y, class E, detail::operand Alpha, detail::operand Beta, detail::operand Sigma>
+auto normal_id_glm_lpdf(const Y& y, const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta,
+                        const Sigma& sigma) {
+  return detail::log_density_at(normal_id_glm(x, alpha, beta, sigma), y);
+}
+template <detail::operand Y, class E, detail::operand Alpha, detail::operand Beta>
+auto bernoulli_logit_glm_lpmf(const Y& y, const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta) {
+  return detail::log_density_at(bernoulli_logit_glm(x, alpha, beta), y);
+}
+template <detail::operand Y, class E, detail::operand Alpha, detail::operand Beta>
+auto poisson_log_glm_lpmf(const Y& y, const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta) {
+  return detail::log_density_at(poisson_log_glm(x, alpha, beta), y);
+}
+template <detail::operand Y, class E, detail::operand Alpha, detail::operand Beta, detail::operand Phi>
+auto neg_binomial_2_log_glm_lpmf(const Y& y, const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta,
+                                 const Phi& phi) {
+  return detail::log_density_at(neg_binomial_2_log_glm(x, alpha, beta, phi), y);
 }
 /// log ordered_logistic(y | eta, c), summed over y.
 template <detail::operand Y, detail::operand Eta, detail::operand C>
