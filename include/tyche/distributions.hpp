@@ -37,6 +37,7 @@
 #include <tyche/distributions/multi_student_t.hpp>
 #include <tyche/distributions/multinomial.hpp>
 #include <tyche/distributions/mixture.hpp>
+#include <tyche/distributions/neg_binomial.hpp>
 #include <tyche/distributions/neg_binomial_2.hpp>
 #include <tyche/distributions/neg_binomial_2_log.hpp>
 #include <tyche/distributions/normal.hpp>
@@ -45,6 +46,9 @@
 #include <tyche/distributions/pareto_type_2.hpp>
 #include <tyche/distributions/poisson.hpp>
 #include <tyche/distributions/poisson_log.hpp>
+#include <tyche/distributions/rayleigh.hpp>
+#include <tyche/distributions/scaled_inv_chi_square.hpp>
+#include <tyche/distributions/skew_double_exponential.hpp>
 #include <tyche/distributions/skew_normal.hpp>
 #include <tyche/distributions/student_t.hpp>
 #include <tyche/distributions/uniform.hpp>

@@ -21087,6 +21087,80 @@ TYCHE_OBSERVED_ONLY_FAMILY(multinomial_logit)
 
 }  // namespace tyche
 // ----- end tyche/distributions/multinomial.hpp -----
+// ----- begin tyche/distributions/neg_binomial.hpp -----
+// tyche/distributions/neg_binomial.hpp — neg_binomial(alpha, beta), the negative binomial with
+// shape α and inverse scale β (as in Stan: mean α/β, variance α(β + 1)/β²), for observations only.
+//   log p(y | α, β) = log C(y + α − 1, y) + α log(β/(1 + β)) − y log(1 + β)
+//                   = lgamma(y + α) − lgamma(α) − lgamma(y + 1) − α log1p(1/β) − y log1p(β),
+//   y ∈ {0, 1, 2, …}, α > 0, β > 0: neg_binomial_2(α/β, α), a gamma(α, β) mixture of Poissons.
+// P(Y ≤ y) = I_{β/(1+β)}(α, y + 1) (log_inc_beta). lgamma(y + 1) is folded when the model is
+// built; log C(y + α − 1, y) is a difference of lgammas, accurate to about ε (y + α) log(y + α)
+// in absolute terms (as neg_binomial_2's). The data must be non-negative integer counts: observe
+// throws "... y[i] = v is not a non-negative integer count" otherwise.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Alpha, class Beta>
+struct neg_binomial_distribution : distribution<neg_binomial_distribution<Alpha, Beta>> {
+  static constexpr const char* family = "neg_binomial";
+  Alpha alpha;
+  Beta beta;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(lgamma(y + alpha) - lgamma(alpha) - alpha * log1p(lit<1> / beta) - y * log1p(beta) -
+                         lgamma(y + lit<1>));
+  }
+  /// log P(Y ≤ y) and log P(Y > y) for counts y, summed over y: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored counts.
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::total(detail::log_inc_beta_of<false>(alpha, y + lit<1>, beta / (lit<1> + beta),
+                                                        lit<1> / (lit<1> + beta), "neg_binomial_lcdf"));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::total(detail::log_inc_beta_of<true>(alpha, y + lit<1>, beta / (lit<1> + beta),
+                                                       lit<1> / (lit<1> + beta), "neg_binomial_lccdf"));
+  }
+  auto arguments() const { return std::tuple{alpha, beta}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  auto check_supports() const {
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::neg_binomial(alpha, beta): alpha must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+    static_assert(argument_support_t<Beta, domains::positive>::ok,
+                  "tyche::neg_binomial(alpha, beta): beta must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+    detail::check_argument<domains::positive>("neg_binomial(alpha, beta)", "alpha", alpha);
+    detail::check_argument<domains::positive>("neg_binomial(alpha, beta)", "beta", beta);
+  }
+  /// The gamma–Poisson mixture: λ ~ gamma(shape α, scale 1/β), y ~ poisson(λ).
+  template <class G>
+  static double draw(G& rng, double a, double b) {
+    const double lambda = std::gamma_distribution<double>(a, 1 / b)(rng);
+    if (!(lambda > 0)) return 0.0;
+    return static_cast<double>(std::poisson_distribution<long long>(lambda)(rng));
+  }
+  static double mean(double a, double b) { return a / b; }
+  static double variance(double a, double b) { return a * (b + 1) / (b * b); }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
+};
+
+/// The distribution neg_binomial(alpha, beta), to observe counts: `neg_binomial(alpha, beta).observe(data(y))`.
+template <detail::operand Alpha, detail::operand Beta>
+auto neg_binomial(const Alpha& alpha, const Beta& beta) {
+  return detail::make_distribution<neg_binomial_distribution>(alpha, beta);
+}
+
+TYCHE_OBSERVED_ONLY_FAMILY(neg_binomial)
+
+}  // namespace tyche
+// ----- end tyche/distributions/neg_binomial.hpp -----
 // ----- begin tyche/distributions/neg_binomial_2.hpp -----
 // tyche/distributions/neg_binomial_2.hpp — neg_binomial_2(mu, phi), the negative binomial with
 // mean μ and precision φ (variance μ + μ²/φ), for observations only.
@@ -21779,6 +21853,238 @@ TYCHE_OBSERVED_ONLY_FAMILY(poisson)
 
 }  // namespace tyche
 // ----- end tyche/distributions/poisson.hpp -----
+// ----- begin tyche/distributions/rayleigh.hpp -----
+// tyche/distributions/rayleigh.hpp — rayleigh(sigma): the distance from the origin of a
+// bivariate normal point with independent N(0, σ²) coordinates (as in Stan).
+//   log p(x | σ) = log x − 2 log σ − x²/(2σ²),   x > 0, σ > 0.
+// CDF 1 − exp(−x²/(2σ²)): log P(X > x) = −x²/(2σ²), log P(X ≤ x) = log1m_exp(−x²/(2σ²)).
+
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Sigma>
+struct rayleigh_distribution : distribution<rayleigh_distribution<Sigma>> {
+  static constexpr const char* family = "rayleigh";
+  Sigma sigma;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    return detail::total(log(x) - lit<2> * log(sigma) - lit<1, 2> * square(x / sigma));
+  }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log1m_exp(-(lit<1, 2> * square(x / sigma))));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(-(lit<1, 2> * square(x / sigma)));
+  }
+  auto arguments() const { return std::tuple{sigma}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  auto check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::rayleigh(sigma): sigma must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+    detail::check_argument<domains::positive>("rayleigh(sigma)", "sigma", sigma);
+  }
+  /// By inversion of the cdf: σ √(−2 log u), u ~ uniform(0, 1).
+  template <class G>
+  static double draw(G& rng, double s) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    double u = unit(rng);
+    while (u <= 0.0 || u >= 1.0) u = unit(rng);
+    return s * std::sqrt(-2 * std::log(u));
+  }
+  static double mean(double s) { return s * std::sqrt(std::numbers::pi / 2); }
+  static double variance(double s) { return (4 - std::numbers::pi) / 2 * s * s; }
+  // 0 is rejected too: log x = −∞ there.
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
+};
+
+/// Name ~ rayleigh(sigma), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Sigma, shape_tag Shape = scalar_shape>
+auto rayleigh(const Sigma& sigma, Shape shape = {}) {
+  return detail::make_named<Name, rayleigh_distribution>(shape, sigma);
+}
+template <detail::operand Sigma>
+auto rayleigh(const Sigma& sigma) {
+  return detail::make_distribution<rayleigh_distribution>(sigma);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/rayleigh.hpp -----
+// ----- begin tyche/distributions/scaled_inv_chi_square.hpp -----
+// tyche/distributions/scaled_inv_chi_square.hpp — scaled_inv_chi_square(nu, s): ν s²/x ~
+// chi_square(ν) (as in Stan; the inverse gamma with shape ν/2 and scale ν s²/2).
+//   log p(x | ν, s) = (ν/2) log(ν/2) − log Γ(ν/2) + ν log s − (ν/2 + 1) log x − ν s²/(2x),
+//   x > 0, ν > 0, s > 0.
+// P(X ≤ x) = Q(ν/2, ν s²/(2x)) and P(X > x) = P(ν/2, ν s²/(2x)) (the regularised incomplete
+// gamma functions, log_gamma_q / log_gamma_p).
+
+#include <limits>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Nu, class S>
+struct scaled_inv_chi_square_distribution : distribution<scaled_inv_chi_square_distribution<Nu, S>> {
+  static constexpr const char* family = "scaled_inv_chi_square";
+  Nu nu;
+  S s;
+  auto transform() const { return transforms::lower_bound<literal<0>>{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto half_nu = lit<1, 2> * nu;
+    return detail::total(half_nu * log(half_nu) - lgamma(half_nu) + nu * log(s) - (half_nu + lit<1>) * log(x) -
+                         half_nu * square(s) / x);
+  }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  template <class X>
+  auto log_cdf(const X& x) const {
+    return detail::total(log_gamma_q(lit<1, 2> * nu, lit<1, 2> * nu * square(s) / x));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    return detail::total(log_gamma_p(lit<1, 2> * nu, lit<1, 2> * nu * square(s) / x));
+  }
+  auto arguments() const { return std::tuple{nu, s}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  auto check_supports() const {
+    static_assert(argument_support_t<Nu, domains::positive>::ok,
+                  "tyche::scaled_inv_chi_square(nu, s): nu must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+    static_assert(argument_support_t<S, domains::positive>::ok,
+                  "tyche::scaled_inv_chi_square(nu, s): s must be > 0, but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+    detail::check_argument<domains::positive>("scaled_inv_chi_square(nu, s)", "nu", nu);
+    detail::check_argument<domains::positive>("scaled_inv_chi_square(nu, s)", "s", s);
+  }
+  /// ν s² / c, c ~ chi_square(ν).
+  template <class G>
+  static double draw(G& rng, double n, double sc) {
+    return n * sc * sc / std::chi_squared_distribution<double>(n)(rng);
+  }
+  /// ν s²/(ν − 2) for ν > 2 (else infinite).
+  static double mean(double n, double sc) {
+    return n > 2 ? n * sc * sc / (n - 2) : std::numeric_limits<double>::infinity();
+  }
+  /// 2 ν² s⁴/((ν − 2)² (ν − 4)) for ν > 4 (else infinite).
+  static double variance(double n, double sc) {
+    return n > 4 ? 2 * n * n * sc * sc * sc * sc / ((n - 2) * (n - 2) * (n - 4))
+                 : std::numeric_limits<double>::infinity();
+  }
+  static const char* observation_problem(double v) { return detail::positive_problem(v); }
+};
+
+/// Name ~ scaled_inv_chi_square(nu, s), support (0, ∞), sampled as log Name.
+template <fixed_string Name, detail::operand Nu, detail::operand S, shape_tag Shape = scalar_shape>
+auto scaled_inv_chi_square(const Nu& nu, const S& s, Shape shape = {}) {
+  return detail::make_named<Name, scaled_inv_chi_square_distribution>(shape, nu, s);
+}
+template <detail::operand Nu, detail::operand S>
+auto scaled_inv_chi_square(const Nu& nu, const S& s) {
+  return detail::make_distribution<scaled_inv_chi_square_distribution>(nu, s);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/scaled_inv_chi_square.hpp -----
+// ----- begin tyche/distributions/skew_double_exponential.hpp -----
+// tyche/distributions/skew_double_exponential.hpp — skew_double_exponential(mu, sigma, tau): the
+// asymmetric Laplace distribution of Bayesian quantile regression (as in Stan): μ is its τ-quantile.
+//   log p(x | μ, σ, τ) = log 2 + log τ + log(1 − τ) − log σ − (2/σ) ρ_τ(x − μ),
+//   ρ_τ(d) = τ d + max(−d, 0) (the check loss: (1 − τ)|d| below μ, τ d above),
+//   x ∈ ℝ, σ > 0, 0 < τ < 1; τ = ½ is double_exponential(μ, σ).
+// CDF τ e^{2(1−τ)d/σ} below μ, 1 − (1 − τ) e^{−2τd/σ} above (d = x − μ), taken in logs so that
+// neither tail cancels: with d₋ = min(d, 0) and d₊ = max(d, 0),
+//   log P(X ≤ x) = 2(1 − τ) d₋/σ + log1m_exp(log(1 − τ) − 2τ d₊/σ),
+//   log P(X > x) = −2τ d₊/σ + log1m_exp(log τ + 2(1 − τ) d₋/σ).
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+namespace tyche {
+
+template <class Mu, class Sigma, class Tau>
+struct skew_double_exponential_distribution : distribution<skew_double_exponential_distribution<Mu, Sigma, Tau>> {
+  static constexpr const char* family = "skew_double_exponential";
+  Mu mu;
+  Sigma sigma;
+  Tau tau;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto d = x - mu;
+    return detail::total(detail::log_two + log(tau) + log1m(tau) - log(sigma) -
+                         lit<2> * (tau * d + fmax(-d, lit<0>)) / sigma);
+  }
+  /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
+  /// (log_densities.hpp), e.g. censored observations.
+  template <class X>
+  auto log_cdf(const X& x) const {
+    const auto d = x - mu;
+    return detail::total(lit<2> * (lit<1> - tau) * fmin(d, lit<0>) / sigma +
+                         log1m_exp(log1m(tau) - lit<2> * tau * fmax(d, lit<0>) / sigma));
+  }
+  template <class X>
+  auto log_ccdf(const X& x) const {
+    const auto d = x - mu;
+    return detail::total(-(lit<2> * tau * fmax(d, lit<0>) / sigma) +
+                         log1m_exp(log(tau) + lit<2> * (lit<1> - tau) * fmin(d, lit<0>) / sigma));
+  }
+  auto arguments() const { return std::tuple{mu, sigma, tau}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  auto check_supports() const {
+    static_assert(argument_support_t<Sigma, domains::positive>::ok,
+                  "tyche::skew_double_exponential(mu, sigma, tau): sigma must be > 0, but its support (spelled "
+                  "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+    static_assert(argument_support_t<Tau, domains::open_unit_interval>::ok,
+                  "tyche::skew_double_exponential(mu, sigma, tau): tau must be in (0, 1), but its support "
+                  "(spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, 1)" TYCHE_SUPPORT_HINT);
+    detail::check_argument<domains::positive>("skew_double_exponential(mu, sigma, tau)", "sigma", sigma);
+    detail::check_argument<domains::open_unit_interval>("skew_double_exponential(mu, sigma, tau)", "tau", tau);
+  }
+  /// By inversion of u ~ uniform(0, 1): μ + σ log(u/τ)/(2(1 − τ)) below τ,
+  /// μ − σ log((1 − u)/(1 − τ))/(2τ) above.
+  template <class G>
+  static double draw(G& rng, double m, double s, double t) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    double u = unit(rng);
+    while (u <= 0.0 || u >= 1.0) u = unit(rng);
+    return u < t ? m + s * std::log(u / t) / (2 * (1 - t)) : m - s * std::log((1 - u) / (1 - t)) / (2 * t);
+  }
+  /// μ + σ(1 − 2τ)/(2τ(1 − τ)).
+  static double mean(double m, double s, double t) { return m + s * (1 - 2 * t) / (2 * t * (1 - t)); }
+  /// σ²(1 − 2τ + 2τ²)/(4τ²(1 − τ)²).
+  static double variance(double, double s, double t) {
+    return s * s * (1 - 2 * t + 2 * t * t) / (4 * t * t * (1 - t) * (1 - t));
+  }
+};
+
+/// Name ~ skew_double_exponential(mu, sigma, tau) (asymmetric Laplace; μ the τ-quantile).
+template <fixed_string Name, detail::operand Mu, detail::operand Sigma, detail::operand Tau,
+          shape_tag Shape = scalar_shape>
+auto skew_double_exponential(const Mu& mu, const Sigma& sigma, const Tau& tau, Shape shape = {}) {
+  return detail::make_named<Name, skew_double_exponential_distribution>(shape, mu, sigma, tau);
+}
+template <detail::operand Mu, detail::operand Sigma, detail::operand Tau>
+auto skew_double_exponential(const Mu& mu, const Sigma& sigma, const Tau& tau) {
+  return detail::make_distribution<skew_double_exponential_distribution>(mu, sigma, tau);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/skew_double_exponential.hpp -----
 // ----- begin tyche/distributions/skew_normal.hpp -----
 // tyche/distributions/skew_normal.hpp — skew_normal(xi, omega, alpha), as in Stan.
 // Location ξ, scale ω, shape α (Azzalini 1985).
@@ -22601,6 +22907,26 @@ template <detail::operand Y, detail::operand Alpha>
 auto dirichlet_multinomial_lpmf(const Y& y, const Alpha& alpha) {
   return detail::log_density_at(dirichlet_multinomial(alpha), y);
 }
+/// log neg_binomial(y | alpha, beta), summed over y.
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto neg_binomial_lpmf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_density_at(neg_binomial(alpha, beta), y);
+}
+/// log rayleigh(y | sigma), summed over y.
+template <detail::operand Y, detail::operand Sigma>
+auto rayleigh_lpdf(const Y& y, const Sigma& sigma) {
+  return detail::log_density_at(rayleigh(sigma), y);
+}
+/// log scaled_inv_chi_square(y | nu, s), summed over y.
+template <detail::operand Y, detail::operand Nu, detail::operand S>
+auto scaled_inv_chi_square_lpdf(const Y& y, const Nu& nu, const S& s) {
+  return detail::log_density_at(scaled_inv_chi_square(nu, s), y);
+}
+/// log skew_double_exponential(y | mu, sigma, tau), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma, detail::operand Tau>
+auto skew_double_exponential_lpdf(const Y& y, const Mu& mu, const Sigma& sigma, const Tau& tau) {
+  return detail::log_density_at(skew_double_exponential(mu, sigma, tau), y);
+}
 /// log neg_binomial_2(y | mu, phi), summed over y.
 template <detail::operand Y, detail::operand Mu, detail::operand Phi>
 auto neg_binomial_2_lpmf(const Y& y, const Mu& mu, const Phi& phi) {
@@ -23021,6 +23347,46 @@ auto beta_lcdf(const Y& y, const A& a, const B& b) {
 template <detail::operand Y, detail::operand A, detail::operand B>
 auto beta_lccdf(const Y& y, const A& a, const B& b) {
   return detail::log_cdf_at<true>(beta(a, b), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ neg_binomial(alpha, beta).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto neg_binomial_lcdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_cdf_at<false>(neg_binomial(alpha, beta), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ neg_binomial(alpha, beta).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto neg_binomial_lccdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_cdf_at<true>(neg_binomial(alpha, beta), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ rayleigh(sigma).
+template <detail::operand Y, detail::operand Sigma>
+auto rayleigh_lcdf(const Y& y, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(rayleigh(sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ rayleigh(sigma).
+template <detail::operand Y, detail::operand Sigma>
+auto rayleigh_lccdf(const Y& y, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(rayleigh(sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ scaled_inv_chi_square(nu, s).
+template <detail::operand Y, detail::operand Nu, detail::operand S>
+auto scaled_inv_chi_square_lcdf(const Y& y, const Nu& nu, const S& s) {
+  return detail::log_cdf_at<false>(scaled_inv_chi_square(nu, s), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ scaled_inv_chi_square(nu, s).
+template <detail::operand Y, detail::operand Nu, detail::operand S>
+auto scaled_inv_chi_square_lccdf(const Y& y, const Nu& nu, const S& s) {
+  return detail::log_cdf_at<true>(scaled_inv_chi_square(nu, s), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ skew_double_exponential(mu, sigma, tau).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma, detail::operand Tau>
+auto skew_double_exponential_lcdf(const Y& y, const Mu& mu, const Sigma& sigma, const Tau& tau) {
+  return detail::log_cdf_at<false>(skew_double_exponential(mu, sigma, tau), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ skew_double_exponential(mu, sigma, tau).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma, detail::operand Tau>
+auto skew_double_exponential_lccdf(const Y& y, const Mu& mu, const Sigma& sigma, const Tau& tau) {
+  return detail::log_cdf_at<true>(skew_double_exponential(mu, sigma, tau), y);
 }
 /// Σ log P(Y ≤ yᵢ), Y ~ neg_binomial_2(mu, phi).
 template <detail::operand Y, detail::operand Mu, detail::operand Phi>

@@ -38,6 +38,7 @@
 #include <tyche/distributions/lognormal.hpp>
 #include <tyche/distributions/multi_student_t.hpp>
 #include <tyche/distributions/multinomial.hpp>
+#include <tyche/distributions/neg_binomial.hpp>
 #include <tyche/distributions/neg_binomial_2.hpp>
 #include <tyche/distributions/neg_binomial_2_log.hpp>
 #include <tyche/distributions/normal.hpp>
@@ -46,6 +47,9 @@
 #include <tyche/distributions/pareto_type_2.hpp>
 #include <tyche/distributions/poisson.hpp>
 #include <tyche/distributions/poisson_log.hpp>
+#include <tyche/distributions/rayleigh.hpp>
+#include <tyche/distributions/scaled_inv_chi_square.hpp>
+#include <tyche/distributions/skew_double_exponential.hpp>
 #include <tyche/distributions/skew_normal.hpp>
 #include <tyche/distributions/student_t.hpp>
 #include <tyche/distributions/uniform.hpp>
@@ -233,6 +237,26 @@ auto multinomial_logit_lpmf(const Y& y, const Gamma& gamma) {
 template <detail::operand Y, detail::operand Alpha>
 auto dirichlet_multinomial_lpmf(const Y& y, const Alpha& alpha) {
   return detail::log_density_at(dirichlet_multinomial(alpha), y);
+}
+/// log neg_binomial(y | alpha, beta), summed over y.
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto neg_binomial_lpmf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_density_at(neg_binomial(alpha, beta), y);
+}
+/// log rayleigh(y | sigma), summed over y.
+template <detail::operand Y, detail::operand Sigma>
+auto rayleigh_lpdf(const Y& y, const Sigma& sigma) {
+  return detail::log_density_at(rayleigh(sigma), y);
+}
+/// log scaled_inv_chi_square(y | nu, s), summed over y.
+template <detail::operand Y, detail::operand Nu, detail::operand S>
+auto scaled_inv_chi_square_lpdf(const Y& y, const Nu& nu, const S& s) {
+  return detail::log_density_at(scaled_inv_chi_square(nu, s), y);
+}
+/// log skew_double_exponential(y | mu, sigma, tau), summed over y.
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma, detail::operand Tau>
+auto skew_double_exponential_lpdf(const Y& y, const Mu& mu, const Sigma& sigma, const Tau& tau) {
+  return detail::log_density_at(skew_double_exponential(mu, sigma, tau), y);
 }
 /// log neg_binomial_2(y | mu, phi), summed over y.
 template <detail::operand Y, detail::operand Mu, detail::operand Phi>
@@ -654,6 +678,46 @@ auto beta_lcdf(const Y& y, const A& a, const B& b) {
 template <detail::operand Y, detail::operand A, detail::operand B>
 auto beta_lccdf(const Y& y, const A& a, const B& b) {
   return detail::log_cdf_at<true>(beta(a, b), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ neg_binomial(alpha, beta).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto neg_binomial_lcdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_cdf_at<false>(neg_binomial(alpha, beta), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ neg_binomial(alpha, beta).
+template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
+auto neg_binomial_lccdf(const Y& y, const Alpha& alpha, const Beta& beta) {
+  return detail::log_cdf_at<true>(neg_binomial(alpha, beta), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ rayleigh(sigma).
+template <detail::operand Y, detail::operand Sigma>
+auto rayleigh_lcdf(const Y& y, const Sigma& sigma) {
+  return detail::log_cdf_at<false>(rayleigh(sigma), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ rayleigh(sigma).
+template <detail::operand Y, detail::operand Sigma>
+auto rayleigh_lccdf(const Y& y, const Sigma& sigma) {
+  return detail::log_cdf_at<true>(rayleigh(sigma), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ scaled_inv_chi_square(nu, s).
+template <detail::operand Y, detail::operand Nu, detail::operand S>
+auto scaled_inv_chi_square_lcdf(const Y& y, const Nu& nu, const S& s) {
+  return detail::log_cdf_at<false>(scaled_inv_chi_square(nu, s), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ scaled_inv_chi_square(nu, s).
+template <detail::operand Y, detail::operand Nu, detail::operand S>
+auto scaled_inv_chi_square_lccdf(const Y& y, const Nu& nu, const S& s) {
+  return detail::log_cdf_at<true>(scaled_inv_chi_square(nu, s), y);
+}
+/// Σ log P(Y ≤ yᵢ), Y ~ skew_double_exponential(mu, sigma, tau).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma, detail::operand Tau>
+auto skew_double_exponential_lcdf(const Y& y, const Mu& mu, const Sigma& sigma, const Tau& tau) {
+  return detail::log_cdf_at<false>(skew_double_exponential(mu, sigma, tau), y);
+}
+/// Σ log P(Y > yᵢ), Y ~ skew_double_exponential(mu, sigma, tau).
+template <detail::operand Y, detail::operand Mu, detail::operand Sigma, detail::operand Tau>
+auto skew_double_exponential_lccdf(const Y& y, const Mu& mu, const Sigma& sigma, const Tau& tau) {
+  return detail::log_cdf_at<true>(skew_double_exponential(mu, sigma, tau), y);
 }
 /// Σ log P(Y ≤ yᵢ), Y ~ neg_binomial_2(mu, phi).
 template <detail::operand Y, detail::operand Mu, detail::operand Phi>

@@ -1,0 +1,14 @@
+// expect: rayleigh\(sigma\): sigma must be > 0, but its support
+// rayleigh(sigma) with a negative scale: the types prove sigma is not > 0; the message names the
+// family, the argument and the domain (one compile-fail test per support message).
+#include <tyche/tyche.hpp>
+
+#include <vector>
+
+int main() {
+  using namespace tyche;
+  const std::vector<double> k{1.0, 2.0};
+  const auto a = normal<"a">(0.0, 1.0);
+  const auto m = model(joint(a, rayleigh<"x">(lit<-1>)));
+  return static_cast<int>(m.dim() + k.size());
+}

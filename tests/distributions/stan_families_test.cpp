@@ -1,0 +1,297 @@
+// Four more of Stan's families in one translation unit: rayleigh, scaled_inv_chi_square,
+// skew_double_exponential (asymmetric Laplace) and neg_binomial(alpha, beta). For each: the log
+// density and its gradient against Boost.Math where Boost has the distribution (rayleigh,
+// inverse_chi_squared with scale s², negative_binomial with r = α, p = β/(1 + β)), else against
+// the closed form in long double; the log CDF and survival function (the *_lcdf / *_lccdf
+// functions) the same way, the asymmetric Laplace's far tails included; draws against mean,
+// variance and the cdf (KS; χ² for the counts); a named variable's support; the data and argument
+// checks; the *_lpdf / *_lpmf functions.
+#include "support/continuous_checks.hpp"
+#include "support/discrete_checks.hpp"
+
+#include <tyche/tyche.hpp>
+
+#include <boost/math/distributions/inverse_chi_squared.hpp>
+#include <boost/math/distributions/negative_binomial.hpp>
+#include <boost/math/distributions/rayleigh.hpp>
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace tyche;
+namespace bm = boost::math;
+namespace dc = tyche_test::discrete;
+
+namespace {
+
+using P = std::vector<double>;
+const double nan_value = std::numeric_limits<double>::quiet_NaN();
+
+double rayleigh_log_pdf(double x, double s) { return std::log(bm::pdf(bm::rayleigh_distribution<double>(s), x)); }
+/// Stan's scaled inverse chi-square(ν, s) is Boost's inverse_chi_squared(ν, scale s²).
+double scaled_inv_chi_square_log_pdf(double x, double n, double s) {
+  return std::log(bm::pdf(bm::inverse_chi_squared_distribution<double>(n, s * s), x));
+}
+/// log(2τ(1 − τ)/σ) − (2/σ)((1 − τ)(μ − x) below μ, τ(x − μ) above), in long double.
+double sde_log_pdf(double x, double m, double s, double t) {
+  const long double d = static_cast<long double>(x) - m, tl = t, sl = s;
+  const long double loss = d < 0 ? (1 - tl) * -d : tl * d;
+  return static_cast<double>(std::log(2 * tl * (1 - tl) / sl) - 2 * loss / sl);
+}
+/// log P(X ≤ x) (upper: log P(X > x)) of skew_double_exponential, in long double.
+double sde_log_cdf(double x, double m, double s, double t, bool upper) {
+  const long double d = static_cast<long double>(x) - m, tl = t, sl = s;
+  if (d < 0) {
+    const long double below = std::log(tl) + 2 * (1 - tl) * d / sl;  // log F
+    return static_cast<double>(upper ? std::log1p(-std::exp(below)) : below);
+  }
+  const long double above = std::log1p(-tl) - 2 * tl * d / sl;  // log(1 − F)
+  return static_cast<double>(upper ? above : std::log1p(-std::exp(above)));
+}
+long double neg_binomial_log_pmf(double a, double b, double y) {
+  return std::log(bm::pdf(bm::negative_binomial_distribution<long double>(a, static_cast<long double>(b) / (1 + b)), y));
+}
+double log_cdf_of(double cdf, double ccdf, bool upper) { return std::log(upper ? ccdf : cdf); }
+
+}  // namespace
+
+TEST_CASE("stan families: log densities against Boost.Math or closed forms, and gradients",
+          "[distributions][stan_families]") {
+  param<"x"> x;
+  param<"a"> a;
+  param<"b"> b;
+  param<"c"> c;
+  tyche_test::check_log_density(compile(rayleigh(a).log_prob(x), x, a),
+                                tyche_test::points_in(60, {{0.05, 8.0}, {0.3, 4.0}}, 3101),
+                                [](const P& p) { return rayleigh_log_pdf(p[0], p[1]); }, "rayleigh(a).log_prob(x)");
+  tyche_test::check_log_density(
+      compile(scaled_inv_chi_square(a, b).log_prob(x), x, a, b),
+      tyche_test::points_in(60, {{0.1, 8.0}, {0.5, 12.0}, {0.3, 3.0}}, 3201),
+      [](const P& p) { return scaled_inv_chi_square_log_pdf(p[0], p[1], p[2]); },
+      "scaled_inv_chi_square(a, b).log_prob(x)");
+  // Both sides of μ: the check loss's two slopes.
+  tyche_test::check_log_density(
+      compile(skew_double_exponential(a, b, c).log_prob(x), x, a, b, c),
+      tyche_test::points_in(60, {{-6.0, 6.0}, {-1.0, 1.0}, {0.3, 3.0}, {0.05, 0.95}}, 3301),
+      [](const P& p) { return sde_log_pdf(p[0], p[1], p[2], p[3]); },
+      "skew_double_exponential(a, b, c).log_prob(x)");
+  // τ = ½ is double_exponential(μ, σ).
+  tyche_test::check_log_density(
+      compile(skew_double_exponential(a, b, 0.5).log_prob(x) - double_exponential(a, b).log_prob(x), x, a, b),
+      tyche_test::points_in(20, {{-6.0, 6.0}, {-1.0, 1.0}, {0.3, 3.0}}, 3302), [](const P&) { return 0.0; },
+      "skew_double_exponential(a, b, 1/2) - double_exponential(a, b)");
+
+  // neg_binomial(α, β): random counts, and neg_binomial_2(α/β, α) at the same point.
+  param<"alpha"> alpha;
+  param<"beta"> beta;
+  std::mt19937_64 rng(3401);
+  std::uniform_real_distribution<double> ua(0.1, 30.0), ub(0.05, 5.0);
+  using NB = neg_binomial_distribution<constant, constant>;
+  for (int t = 0; t < dc::log_pmf_points; ++t) {
+    const double av = ua(rng), bv = ub(rng);
+    std::vector<double> y{t % 2 == 0 ? NB::draw(rng, av, bv)
+                                     : dc::uniform_count(rng, NB::mean(av, bv) + 5 * std::sqrt(NB::variance(av, bv)) + 5)};
+    const auto prog = compile(neg_binomial(alpha, beta).observe(data(y)).log_density(), alpha, beta);
+    dc::check_log_pmf(dc::value_at(prog, {av, bv}), neg_binomial_log_pmf(av, bv, y[0]),
+                      "neg_binomial(" + std::to_string(av) + ", " + std::to_string(bv) + ") at y = " + std::to_string(y[0]));
+    const auto two = compile(neg_binomial_2(alpha / beta, alpha).observe(data(y)).log_density(), alpha, beta);
+    dc::check_log_pmf(dc::value_at(prog, {av, bv}), dc::value_at(two, {av, bv}), "neg_binomial against neg_binomial_2",
+                      1e-11);
+  }
+  const std::vector<double> ys{0, 3, 11, 40};
+  const auto nb = compile(neg_binomial(alpha, beta).observe(data(ys)).log_density(), alpha, beta);
+  for (const auto& pt : tyche_test::random_points(12, 2, 0.2, 8.0, 3402)) tyche_test::check_gradient_at(nb, pt, "neg_binomial(alpha, beta)");
+}
+
+TEST_CASE("stan families: log CDFs and survival functions", "[distributions][stan_families][lcdf]") {
+  param<"x"> x;
+  param<"a"> a;
+  param<"b"> b;
+  param<"c"> c;
+  for (const bool upper : {false, true}) {
+    const std::string side = upper ? "_lccdf" : "_lcdf";
+    {
+      const auto pts = tyche_test::points_in(25, {{0.05, 6.0}, {-1.0, 1.0}}, 3501);
+      auto ref = [upper](const P& p) {
+        const bm::rayleigh_distribution<double> d(std::exp(p[1]));
+        return log_cdf_of(bm::cdf(d, p[0]), bm::cdf(bm::complement(d, p[0])), upper);
+      };
+      if (upper) tyche_test::check_log_density(compile(rayleigh_lccdf(x, exp(a)), x, a), pts, ref, "rayleigh" + side);
+      else tyche_test::check_log_density(compile(rayleigh_lcdf(x, exp(a)), x, a), pts, ref, "rayleigh" + side);
+    }
+    {
+      const auto pts = tyche_test::points_in(25, {{0.1, 6.0}, {-0.5, 2.0}, {-1.0, 1.0}}, 3502);
+      auto ref = [upper](const P& p) {
+        const double s = std::exp(p[2]);
+        const bm::inverse_chi_squared_distribution<double> d(std::exp(p[1]), s * s);
+        return log_cdf_of(bm::cdf(d, p[0]), bm::cdf(bm::complement(d, p[0])), upper);
+      };
+      if (upper)
+        tyche_test::check_log_density(compile(scaled_inv_chi_square_lccdf(x, exp(a), exp(b)), x, a, b), pts, ref,
+                                      "scaled_inv_chi_square" + side, 1e-11);
+      else
+        tyche_test::check_log_density(compile(scaled_inv_chi_square_lcdf(x, exp(a), exp(b)), x, a, b), pts, ref,
+                                      "scaled_inv_chi_square" + side, 1e-11);
+    }
+    {
+      // Both sides of μ and far out in either tail (|x − μ| up to 40σ: P or 1 − P near e^-80).
+      // θ = (x, μ, log σ, logit τ).
+      const auto pts = tyche_test::points_in(40, {{-40.0, 40.0}, {-1.0, 1.0}, {0.0, 0.7}, {-2.5, 2.5}}, 3503);
+      auto ref = [upper](const P& p) { return sde_log_cdf(p[0], p[1], std::exp(p[2]), 1 / (1 + std::exp(-p[3])), upper); };
+      if (upper)
+        tyche_test::check_log_density(compile(skew_double_exponential_lccdf(x, a, exp(b), logistic(c)), x, a, b, c), pts, ref,
+                                      "skew_double_exponential" + side);
+      else
+        tyche_test::check_log_density(compile(skew_double_exponential_lcdf(x, a, exp(b), logistic(c)), x, a, b, c), pts, ref,
+                                      "skew_double_exponential" + side);
+    }
+    {
+      std::vector<double> ys{0, 2, 9};
+      param<"alpha"> alpha;
+      param<"beta"> beta;
+      // θ = (log α, log β).
+      auto run = [&](const auto& prog) {
+        for (const auto& pt : tyche_test::random_points(10, 2, -1.2, 1.8, 3504)) {
+          const double av = std::exp(pt[0]), bv = std::exp(pt[1]);
+          const bm::negative_binomial_distribution<double> d(av, bv / (1 + bv));
+          double ref = 0;
+          for (double v : ys) ref += log_cdf_of(bm::cdf(d, v), bm::cdf(bm::complement(d, v)), upper);
+          INFO("neg_binomial" << side << " at (" << av << ", " << bv << ")");
+          CHECK(tyche_test::log_density_error(prog.value(pt), ref) <= 1e-11);
+          tyche_test::check_gradient_at(prog, pt, "neg_binomial" + side);
+        }
+      };
+      if (upper) run(compile(neg_binomial_lccdf(data(ys), exp(alpha), exp(beta)), alpha, beta));
+      else run(compile(neg_binomial_lcdf(data(ys), exp(alpha), exp(beta)), alpha, beta));
+    }
+  }
+}
+
+TEST_CASE("stan families: draws against mean, variance and the cdf", "[distributions][stan_families]") {
+  {
+    using D = decltype(rayleigh(1.0));
+    const double s = 1.7;
+    const auto draws = tyche_test::draws_of<D>(3601, s);
+    tyche_test::check_moments(draws, D::mean(s), D::variance(s), "rayleigh(1.7)");
+    tyche_test::check_ks(draws, [&](double v) { return bm::cdf(bm::rayleigh_distribution<double>(s), v); }, "rayleigh(1.7)");
+  }
+  {
+    // ν = 12: the fourth moment the variance's z-test needs is finite.
+    using D = decltype(scaled_inv_chi_square(1.0, 1.0));
+    const double n = 12.0, s = 0.8;
+    const auto draws = tyche_test::draws_of<D>(3602, n, s);
+    tyche_test::check_moments(draws, D::mean(n, s), D::variance(n, s), "scaled_inv_chi_square(12, 0.8)");
+    tyche_test::check_ks(draws, [&](double v) { return bm::cdf(bm::inverse_chi_squared_distribution<double>(n, s * s), v); },
+                         "scaled_inv_chi_square(12, 0.8)");
+  }
+  for (const double t : {0.2, 0.5, 0.9}) {
+    using D = decltype(skew_double_exponential(0.0, 1.0, 0.5));
+    const double m = 0.5, s = 1.5;
+    const std::string what = "skew_double_exponential(0.5, 1.5, " + std::to_string(t) + ")";
+    const auto draws = tyche_test::draws_of<D>(3603, m, s, t);
+    tyche_test::check_moments(draws, D::mean(m, s, t), D::variance(m, s, t), what);
+    tyche_test::check_ks(draws, [&](double v) { return std::exp(sde_log_cdf(v, m, s, t, false)); }, what);
+    // μ is the τ-quantile.
+    std::size_t below = 0;
+    for (double d : draws) below += d <= m;
+    const double n = static_cast<double>(draws.size());
+    CHECK(std::fabs(below / n - t) < 4.5 * std::sqrt(t * (1 - t) / n));
+  }
+  using NB = neg_binomial_distribution<constant, constant>;
+  for (auto [a, b] : {std::pair{0.7, 0.4}, std::pair{6.0, 1.5}, std::pair{30.0, 2.0}}) {
+    const auto xs = dc::draws<NB>(3604, a, b);
+    const std::string what = "neg_binomial(" + std::to_string(a) + ", " + std::to_string(b) + ")";
+    dc::check_moments(xs, NB::mean(a, b), NB::variance(a, b), what);
+    dc::check_chi_square(
+        xs,
+        [a = a, b = b](long long k) {
+          return bm::pdf(bm::negative_binomial_distribution<double>(a, b / (1 + b)), static_cast<double>(k));
+        },
+        what);
+  }
+  using S = decltype(scaled_inv_chi_square(1.0, 1.0));
+  CHECK(S::mean(2.0, 1.0) == std::numeric_limits<double>::infinity());
+  CHECK(S::variance(4.0, 1.0) == std::numeric_limits<double>::infinity());
+}
+
+TEST_CASE("stan families: named variables live on their supports", "[distributions][stan_families]") {
+  using tyche_test::check_support;
+  check_support(
+      model(joint(rayleigh<"r">(1.5))), "r", {0.2, 1.5, 6.0}, {-1.0, 0.0},
+      [](double v) { return rayleigh_log_pdf(v, 1.5); }, tyche_test::log_jacobian_positive);
+  check_support(
+      model(joint(scaled_inv_chi_square<"v">(5.0, 0.7))), "v", {0.1, 0.5, 4.0}, {-1.0, 0.0},
+      [](double v) { return scaled_inv_chi_square_log_pdf(v, 5.0, 0.7); }, tyche_test::log_jacobian_positive);
+  check_support(
+      model(joint(skew_double_exponential<"q">(0.5, 2.0, 0.25))), "q", {-4.0, 0.5, 3.0}, {nan_value},
+      [](double v) { return sde_log_pdf(v, 0.5, 2.0, 0.25); }, tyche_test::log_jacobian_real);
+}
+
+TEST_CASE("stan families: a quantile regression by skew_double_exponential", "[distributions][stan_families]") {
+  // y = 1 + 2x + e with e ~ normal(0, 1): the 0.9 quantile of y given x is 1 + 2x + z₀.₉.
+  // The model's log density at the true line is higher than at lines shifted by ±0.3 (the check
+  // loss is minimised at the quantile), and it is the sum of the family's terms.
+  const std::size_t n = 4000;
+  std::vector<double> x(n), y(n);
+  std::mt19937_64 rng(3701);
+  std::normal_distribution<double> z;
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = -1 + 2.0 * static_cast<double>(i) / n;
+    y[i] = 1 + 2 * x[i] + z(rng);
+  }
+  auto a = normal<"a">(0.0, 10.0);
+  auto b = normal<"b">(0.0, 10.0);
+  const auto m = model(joint(a, b, skew_double_exponential(a + b * data(x), 1.0, 0.9).observe(data(y))));
+  const double q = 1.2815515655446004;  // Φ⁻¹(0.9)
+  const double at_quantile = m.log_prob(std::vector<double>{1 + q, 2.0});
+  CHECK(at_quantile > m.log_prob(std::vector<double>{1 + q + 0.3, 2.0}));
+  CHECK(at_quantile > m.log_prob(std::vector<double>{1 + q - 0.3, 2.0}));
+  double want = 0;
+  for (std::size_t i = 0; i < n; ++i) want += sde_log_pdf(y[i], 1 + q + 2 * x[i], 1.0, 0.9);
+  want += 2 * (-0.5 * std::log(2 * 3.141592653589793) - std::log(10.0)) - 0.5 * ((1 + q) * (1 + q) + 4) / 100;
+  CHECK(tyche_test::log_density_error(at_quantile, want) <= 1e-11);
+}
+
+TEST_CASE("stan families: data and argument checks, and the *_lpdf functions", "[distributions][stan_families]") {
+  const std::vector<double> pos{0.4, 1.7, 3.2}, real{-1.3, 0.2, 2.4}, bad_pos{1.0, 0.0}, counts{0, 4, 1};
+  CHECK_THROWS_WITH(rayleigh(1.0).observe(data(bad_pos)), Catch::Contains("y[2]") && Catch::Contains("not positive"));
+  CHECK_THROWS_WITH(scaled_inv_chi_square(1.0, 1.0).observe(data(bad_pos)),
+                    Catch::Contains("y[2]") && Catch::Contains("not positive"));
+  std::vector<double> fractional{1, 0.25, 2};
+  dc::check_observation_error([&] { return neg_binomial(1.0, 1.0).observe(data(fractional)); }, "neg_binomial", "y[2]", 0.25,
+                              "is not a non-negative integer count");
+  CHECK_NOTHROW(skew_double_exponential(0.0, 1.0, 0.3).observe(data(real)));
+  CHECK_THROWS_WITH(rayleigh_lpdf(data(pos), -1.0), Catch::Contains("rayleigh(sigma): sigma must be > 0"));
+  CHECK_THROWS_WITH(scaled_inv_chi_square_lpdf(data(pos), 2.0, 0.0), Catch::Contains("s must be > 0"));
+  CHECK_THROWS_WITH(skew_double_exponential_lpdf(data(real), 0.0, 1.0, 1.0), Catch::Contains("tau must be in (0, 1)"));
+  CHECK_THROWS_WITH(skew_double_exponential_lpdf(data(real), 0.0, -1.0, 0.5), Catch::Contains("sigma must be > 0"));
+  CHECK_THROWS_WITH(neg_binomial_lpmf(data(counts), 2.0, -1.0), Catch::Contains("neg_binomial(alpha, beta): beta must be > 0"));
+
+  param<"a"> a;
+  param<"b"> b;
+  const std::vector<double> at{0.3, -0.2};
+  const double ea = std::exp(at[0]), eb = std::exp(at[1]);
+  auto sum_of = [](const std::vector<double>& ys, auto f) {
+    double s = 0.0;
+    for (double v : ys) s += f(v);
+    return s;
+  };
+  auto check = [&](const auto& prog, double want, const char* what) {
+    INFO(what);
+    CHECK(tyche_test::log_density_error(prog.value(at), want) <= tyche_test::log_density_tolerance);
+    tyche_test::check_gradient_at(prog, at, what);
+  };
+  check(compile(rayleigh_lpdf(data(pos), exp(a)) + 0 * b, a, b),
+        sum_of(pos, [&](double v) { return rayleigh_log_pdf(v, ea); }), "rayleigh_lpdf");
+  check(compile(scaled_inv_chi_square_lpdf(data(pos), exp(a) + 1.0, exp(b)), a, b),
+        sum_of(pos, [&](double v) { return scaled_inv_chi_square_log_pdf(v, ea + 1, eb); }), "scaled_inv_chi_square_lpdf");
+  check(compile(skew_double_exponential_lpdf(data(real), a, exp(b), logistic(a)), a, b),
+        sum_of(real, [&](double v) { return sde_log_pdf(v, at[0], eb, 1 / (1 + std::exp(-at[0]))); }),
+        "skew_double_exponential_lpdf");
+  check(compile(neg_binomial_lpmf(data(counts), exp(a), exp(b)), a, b),
+        sum_of(counts, [&](double v) { return static_cast<double>(neg_binomial_log_pmf(ea, eb, v)); }), "neg_binomial_lpmf");
+}
