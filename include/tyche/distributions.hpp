@@ -4,6 +4,7 @@
 #include <tyche/distributions/bernoulli_logit.hpp>
 #include <tyche/distributions/beta.hpp>
 #include <tyche/distributions/beta_binomial.hpp>
+#include <tyche/distributions/beta_neg_binomial.hpp>
 #include <tyche/distributions/beta_proportion.hpp>
 #include <tyche/distributions/binomial.hpp>
 #include <tyche/distributions/binomial_logit.hpp>

@@ -1,5 +1,7 @@
-// Four more of Stan's families in one translation unit: rayleigh, scaled_inv_chi_square,
-// skew_double_exponential (asymmetric Laplace) and neg_binomial(alpha, beta). For each: the log
+// Five more of Stan's families in one translation unit: rayleigh, scaled_inv_chi_square,
+// skew_double_exponential (asymmetric Laplace), neg_binomial(alpha, beta) and
+// beta_neg_binomial(r, alpha, beta) (its pmf against the beta mixture of negative binomials,
+// integrated by Gauss–Kronrod quadrature). For each: the log
 // density and its gradient against Boost.Math where Boost has the distribution (rayleigh,
 // inverse_chi_squared with scale s², negative_binomial with r = α, p = β/(1 + β)), else against
 // the closed form in long double; the log CDF and survival function (the *_lcdf / *_lccdf
@@ -13,7 +15,9 @@
 
 #include <boost/math/distributions/inverse_chi_squared.hpp>
 #include <boost/math/distributions/negative_binomial.hpp>
+#include <boost/math/distributions/beta.hpp>
 #include <boost/math/distributions/rayleigh.hpp>
+#include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -56,6 +60,16 @@ long double neg_binomial_log_pmf(double a, double b, double y) {
   return std::log(bm::pdf(bm::negative_binomial_distribution<long double>(a, static_cast<long double>(b) / (1 + b)), y));
 }
 double log_cdf_of(double cdf, double ccdf, bool upper) { return std::log(upper ? ccdf : cdf); }
+/// log ∫₀¹ NB(y | r successes, p) beta(p | α, β) dp: the mixture that defines the beta negative
+/// binomial, integrated numerically (α, β ≥ 1: the integrand is bounded).
+double beta_neg_binomial_mixture(double y, double r, double a, double b) {
+  const bm::beta_distribution<double> prior(a, b);
+  auto f = [&](double p) {
+    if (p <= 0 || p >= 1) return 0.0;
+    return bm::pdf(bm::negative_binomial_distribution<double>(r, p), y) * bm::pdf(prior, p);
+  };
+  return std::log(bm::quadrature::gauss_kronrod<double, 61>::integrate(f, 0.0, 1.0, 15, 1e-14));
+}
 
 }  // namespace
 
@@ -105,6 +119,50 @@ TEST_CASE("stan families: log densities against Boost.Math or closed forms, and 
   const std::vector<double> ys{0, 3, 11, 40};
   const auto nb = compile(neg_binomial(alpha, beta).observe(data(ys)).log_density(), alpha, beta);
   for (const auto& pt : tyche_test::random_points(12, 2, 0.2, 8.0, 3402)) tyche_test::check_gradient_at(nb, pt, "neg_binomial(alpha, beta)");
+}
+
+TEST_CASE("stan families: beta_neg_binomial against the beta mixture, gradients, draws",
+          "[distributions][stan_families][beta_neg_binomial]") {
+  param<"r"> r;
+  param<"a"> a;
+  param<"b"> b;
+  using BNB = beta_neg_binomial_distribution<constant, constant, constant>;
+  std::mt19937_64 rng(3801);
+  std::uniform_real_distribution<double> ur(0.3, 12.0), ua(1.5, 9.0), ub(1.0, 6.0);
+  for (int t = 0; t < 40; ++t) {
+    const double rv = ur(rng), av = ua(rng), bv = ub(rng);
+    std::vector<double> y{std::min(BNB::draw(rng, rv, av, bv), 200.0)};
+    const auto prog = compile(beta_neg_binomial(r, a, b).observe(data(y)).log_density(), r, a, b);
+    dc::check_log_pmf(dc::value_at(prog, {rv, av, bv}), beta_neg_binomial_mixture(y[0], rv, av, bv),
+                      "beta_neg_binomial(" + std::to_string(rv) + ", " + std::to_string(av) + ", " + std::to_string(bv) +
+                          ") at y = " + std::to_string(y[0]),
+                      1e-9);
+  }
+  const std::vector<double> ys{0, 1, 5, 30};
+  const auto prog = compile(beta_neg_binomial(r, a, b).observe(data(ys)).log_density(), r, a, b);
+  for (const auto& pt : tyche_test::random_points(10, 3, 0.4, 7.0, 3802))
+    tyche_test::check_gradient_at(prog, pt, "beta_neg_binomial(r, alpha, beta)");
+  // Draws: α = 9, so the variance and the fourth moment its z-test needs are finite.
+  for (auto [rv, av, bv] : {std::tuple{2.0, 9.0, 3.0}, std::tuple{0.6, 12.0, 20.0}}) {
+    const auto xs = dc::draws<BNB>(3803, rv, av, bv);
+    const std::string what = "beta_neg_binomial(" + std::to_string(rv) + ", " + std::to_string(av) + ", " + std::to_string(bv) + ")";
+    dc::check_moments(xs, BNB::mean(rv, av, bv), BNB::variance(rv, av, bv), what);
+    dc::check_chi_square(
+        xs, [rv = rv, av = av, bv = bv](long long k) { return std::exp(beta_neg_binomial_mixture(double(k), rv, av, bv)); },
+        what);
+  }
+  CHECK(BNB::mean(1.0, 1.0, 2.0) == std::numeric_limits<double>::infinity());
+  CHECK(BNB::variance(1.0, 2.0, 2.0) == std::numeric_limits<double>::infinity());
+  std::vector<double> fractional{1, 0.25, 2};
+  dc::check_observation_error([&] { return beta_neg_binomial(1.0, 2.0, 1.0).observe(data(fractional)); },
+                              "beta_neg_binomial", "y[2]", 0.25, "is not a non-negative integer count");
+  CHECK_THROWS_WITH(beta_neg_binomial_lpmf(data(ys), 1.0, 0.0, 1.0),
+                    Catch::Contains("beta_neg_binomial(r, alpha, beta): alpha must be > 0"));
+  // The lpmf function, against the family observed.
+  const auto f = compile(beta_neg_binomial_lpmf(data(ys), exp(r), exp(a), exp(b)), r, a, b);
+  const auto g = compile(beta_neg_binomial(exp(r), exp(a), exp(b)).observe(data(ys)).log_density(), r, a, b);
+  const std::vector<double> th{0.2, 1.1, 0.4};
+  CHECK(f.value(th) == g.value(th));
 }
 
 TEST_CASE("stan families: log CDFs and survival functions", "[distributions][stan_families][lcdf]") {

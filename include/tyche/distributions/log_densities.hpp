@@ -13,6 +13,7 @@
 #include <tyche/distributions/bernoulli_logit.hpp>
 #include <tyche/distributions/beta.hpp>
 #include <tyche/distributions/beta_binomial.hpp>
+#include <tyche/distributions/beta_neg_binomial.hpp>
 #include <tyche/distributions/beta_proportion.hpp>
 #include <tyche/distributions/binomial.hpp>
 #include <tyche/distributions/binomial_logit.hpp>
@@ -237,6 +238,11 @@ auto multinomial_logit_lpmf(const Y& y, const Gamma& gamma) {
 template <detail::operand Y, detail::operand Alpha>
 auto dirichlet_multinomial_lpmf(const Y& y, const Alpha& alpha) {
   return detail::log_density_at(dirichlet_multinomial(alpha), y);
+}
+/// log beta_neg_binomial(y | r, alpha, beta), summed over y.
+template <detail::operand Y, detail::operand R, detail::operand Alpha, detail::operand Beta>
+auto beta_neg_binomial_lpmf(const Y& y, const R& r, const Alpha& alpha, const Beta& beta) {
+  return detail::log_density_at(beta_neg_binomial(r, alpha, beta), y);
 }
 /// log neg_binomial(y | alpha, beta), summed over y.
 template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
