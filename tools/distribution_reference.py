@@ -56,6 +56,7 @@ lines = [
     "`multi_student_t_lpdf(y, nu, mu, Sigma)`, `multi_student_t_cholesky_lpdf(y, nu, mu, L)`,",
     "`wishart_lpdf(W, nu, S)` and `inv_wishart_lpdf(W, nu, S)`, and Stan's GLMs (## glm)",
     "`normal_id_glm_lpdf(y, X, alpha, beta, sigma)`, `bernoulli_logit_glm_lpmf(y, X, alpha, beta)`,",
+    "`binomial_logit_glm_lpmf(y, trials, X, alpha, beta)`,",
     "`poisson_log_glm_lpmf(y, X, alpha, beta)` and `neg_binomial_2_log_glm_lpmf(y, X, alpha, beta,",
     "phi)`. They check their",
     "arguments and data as `observe()` does, when they are called. Use them in free terms of the",

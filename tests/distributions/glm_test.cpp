@@ -1,5 +1,5 @@
 // Stan's GLM likelihoods (tyche/distributions/glm.hpp): normal_id_glm, bernoulli_logit_glm,
-// poisson_log_glm and neg_binomial_2_log_glm. Each log density against a computation written
+// binomial_logit_glm, poisson_log_glm and neg_binomial_2_log_glm. Each log density against a computation written
 // here in long double (relative error ≤ 1e-12; 1e-10 for normal_id_glm, whose scalar-σ form sums
 // Xᵀy and XᵀX), with scalar and per-row intercepts and scales; gradients against
 // Richardson-extrapolated finite differences; SIMD lanes against one chain; the log density's
@@ -44,7 +44,7 @@ long double eta_of(const std::vector<double>& x, const std::vector<double>& a, c
 }
 long double at_row(const std::vector<double>& v, std::size_t r) { return v.size() == 1 ? v[0] : v[r]; }
 
-enum class glm_link { normal, bernoulli, poisson, neg_binomial };
+enum class glm_link { normal, bernoulli, binomial, poisson, neg_binomial };
 
 /// Σ_r log p(y_r | η_r[, s_r]) in long double.
 long double reference(glm_link l, const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& a,
@@ -59,6 +59,11 @@ long double reference(glm_link l, const std::vector<double>& x, const std::vecto
         break;
       }
       case glm_link::bernoulli: total += yr * e - std::log1p(std::exp(e)); break;
+      case glm_link::binomial: {  // s: the trials
+        const long double n = at_row(s, r);
+        total += std::lgamma(n + 1) - std::lgamma(yr + 1) - std::lgamma(n - yr + 1) + yr * e - n * std::log1p(std::exp(e));
+        break;
+      }
       case glm_link::poisson: total += yr * e - std::exp(e) - std::lgamma(yr + 1); break;
       case glm_link::neg_binomial: {
         const long double phi = at_row(s, r), mu = std::exp(e);
@@ -101,12 +106,13 @@ TEST_CASE("GLM likelihoods: the log density against long double, gradients, lane
   param<"log_s"> log_s;
   const auto pts = tyche_test::random_points(6, P + 2, -1, 1, 9);
   // θ = (alpha, beta..., log_s): the scale exp(log_s).
-  auto check = [&](const auto& f, glm_link l, const std::vector<double>& y, bool per_row_alpha, bool per_row_scale,
-                   const std::string& what, double tol) {
+  // scale_rows: one scale (or the trials) per row; empty: the scalar exp(log_s).
+  auto check = [&](const auto& f, glm_link l, const std::vector<double>& y, bool per_row_alpha,
+                   const std::vector<double>& scale_rows, const std::string& what, double tol) {
     for (std::size_t k = 0; k < pts.size(); ++k) {
       const auto& p = pts[k];
       const std::vector<double> a = per_row_alpha ? a_rows : std::vector<double>{p[0]};
-      const std::vector<double> s = per_row_scale ? s_rows : std::vector<double>{std::exp(p[P + 1])};
+      const std::vector<double> s = !scale_rows.empty() ? scale_rows : std::vector<double>{std::exp(p[P + 1])};
       tyche_test::discrete::check_log_pmf(f.value(p), reference(l, x, y, a, p.data() + 1, s), what, tol);
       if (k < 2) tyche_test::check_gradient_at(f, p, what);
     }
@@ -114,20 +120,27 @@ TEST_CASE("GLM likelihoods: the log density against long double, gradients, lane
   };
   // Every program takes all P + 2 coordinates (alpha and log_s unused where data stand for them).
   check(compile(normal_id_glm(X, alpha, beta, exp(log_s)).log_prob(data(yn)), alpha, beta, log_s), glm_link::normal, yn,
-        false, false, "normal_id_glm", 1e-10);
+        false, {}, "normal_id_glm", 1e-10);
   check(compile(normal_id_glm(X, data(a_rows), beta, data(s_rows)).log_prob(data(yn)) + 0 * (alpha + log_s), alpha,
                 beta, log_s),
-        glm_link::normal, yn, true, true, "normal_id_glm, alpha and sigma per row", 1e-10);
+        glm_link::normal, yn, true, s_rows, "normal_id_glm, alpha and sigma per row", 1e-10);
   check(compile(bernoulli_logit_glm(X, alpha, beta).log_prob(data(yb)) + 0 * log_s, alpha, beta, log_s), glm_link::bernoulli,
-        yb, false, false, "bernoulli_logit_glm", 1e-12);
+        yb, false, {}, "bernoulli_logit_glm", 1e-12);
   check(compile(bernoulli_logit_glm(X, data(a_rows), beta).log_prob(data(yb)) + 0 * (alpha + log_s), alpha, beta, log_s),
-        glm_link::bernoulli, yb, true, false, "bernoulli_logit_glm, alpha per row", 1e-12);
+        glm_link::bernoulli, yb, true, {}, "bernoulli_logit_glm, alpha per row", 1e-12);
+  std::vector<double> trials(N), yt(N);
+  for (std::size_t r = 0; r < N; ++r) {
+    trials[r] = double(2 + r % 5);
+    yt[r] = double(r % 3);
+  }
+  check(compile(binomial_logit_glm(data(trials), X, alpha, beta).log_prob(data(yt)) + 0 * log_s, alpha, beta, log_s),
+        glm_link::binomial, yt, false, trials, "binomial_logit_glm", 1e-12);
   check(compile(poisson_log_glm(X, alpha, beta).log_prob(data(yc)) + 0 * log_s, alpha, beta, log_s), glm_link::poisson, yc,
-        false, false, "poisson_log_glm", 1e-12);
+        false, {}, "poisson_log_glm", 1e-12);
   check(compile(neg_binomial_2_log_glm(X, alpha, beta, exp(log_s)).log_prob(data(yc)), alpha, beta, log_s),
-        glm_link::neg_binomial, yc, false, false, "neg_binomial_2_log_glm", 1e-12);
+        glm_link::neg_binomial, yc, false, {}, "neg_binomial_2_log_glm", 1e-12);
   check(compile(neg_binomial_2_log_glm(X, alpha, beta, data(s_rows)).log_prob(data(yc)) + 0 * log_s, alpha, beta, log_s),
-        glm_link::neg_binomial, yc, false, true, "neg_binomial_2_log_glm, phi per row", 1e-12);
+        glm_link::neg_binomial, yc, false, s_rows, "neg_binomial_2_log_glm, phi per row", 1e-12);
 }
 
 TEST_CASE("GLM likelihoods: the same expression as the family written out, and the Stan-named functions",
@@ -148,6 +161,9 @@ TEST_CASE("GLM likelihoods: the same expression as the family written out, and t
                               decltype(normal(eta, phi).log_prob(data(yn)))>);
   STATIC_REQUIRE(std::is_same_v<decltype(bernoulli_logit_glm(X, alpha, beta).log_prob(data(yb))),
                               decltype(bernoulli_logit(eta).log_prob(data(yb)))>);
+  const std::vector<double> nt(N, 9.0);
+  STATIC_REQUIRE(std::is_same_v<decltype(binomial_logit_glm(data(nt), X, alpha, beta).log_prob(data(yc))),
+                                decltype(binomial_logit(data(nt), eta).log_prob(data(yc)))>);
   STATIC_REQUIRE(std::is_same_v<decltype(poisson_log_glm(X, alpha, beta).log_prob(data(yc))),
                               decltype(poisson_log(eta).log_prob(data(yc)))>);
   STATIC_REQUIRE(std::is_same_v<decltype(neg_binomial_2_log_glm(Xf, alpha, beta, phi).log_prob(data(yc))),
@@ -162,7 +178,10 @@ TEST_CASE("GLM likelihoods: the same expression as the family written out, and t
   const auto g3 = compile(poisson_log(eta).log_prob(data(yc)) + 0 * log_phi, alpha, beta, log_phi);
   const auto f4 = compile(neg_binomial_2_log_glm_lpmf(data(yc), Xf, alpha, beta, phi), alpha, beta, log_phi);
   const auto g4 = compile(neg_binomial_2_log(alpha + matvec(Xf, beta), phi).log_prob(data(yc)), alpha, beta, log_phi);
+  const auto f5 = compile(binomial_logit_glm_lpmf(data(yc), data(nt), X, alpha, beta) + 0 * log_phi, alpha, beta, log_phi);
+  const auto g5 = compile(binomial_logit(data(nt), eta).log_prob(data(yc)) + 0 * log_phi, alpha, beta, log_phi);
   for (const auto& p : pts) {
+    CHECK(f5.value(p) == g5.value(p));
     CHECK(f1.value(p) == g1.value(p));
     CHECK(f2.value(p) == g2.value(p));
     CHECK(f3.value(p) == g3.value(p));
@@ -234,6 +253,12 @@ TEST_CASE("GLM likelihoods: checks of sizes, data and arguments name the GLM", "
   yb[3] = 2;
   CHECK_THROWS_WITH(bernoulli_logit_glm(X, alpha, beta).observe(data(yb)),
                     Contains("bernoulli_logit_glm(...).observe(y): y[4] = 2 is not 0 or 1"));
+  // The family's own checks of y come after the GLM's: a count above its trials.
+  const std::vector<double> few(N, 1.0);
+  CHECK_THROWS_WITH(binomial_logit_glm(data(few), X, alpha, beta).observe(data(yc)),
+                    Contains("binomial_logit_glm(...).observe(y): y[") && Contains("exceeds the number of trials n["));
+  CHECK_THROWS_WITH(binomial_logit_glm(data(few), X, alpha, beta).observe(data(short_y)),
+                    Contains("binomial_logit_glm(trials, X, alpha, beta).observe(y): y has 5 values but X has 17 rows"));
   yc[6] = 1.5;
   CHECK_THROWS_WITH(poisson_log_glm(X, alpha, beta).observe(data(yc)), Contains("poisson_log_glm(...).observe(y): y[7] = 1.5"));
   CHECK_THROWS_WITH(neg_binomial_2_log_glm_lpmf(data(yc2), X, alpha, beta, -2.0),

@@ -1,6 +1,7 @@
 // tyche/distributions/glm.hpp — Stan's generalised linear model likelihoods, for observations only:
 //   normal_id_glm(X, alpha, beta, sigma)          y ~ normal(α + Xβ, σ)
 //   bernoulli_logit_glm(X, alpha, beta)           y ~ bernoulli_logit(α + Xβ)
+//   binomial_logit_glm(trials, X, alpha, beta)    y ~ binomial_logit(trials, α + Xβ)
 //   poisson_log_glm(X, alpha, beta)               y ~ poisson_log(α + Xβ)
 //   neg_binomial_2_log_glm(X, alpha, beta, phi)   y ~ neg_binomial_2_log(α + Xβ, φ)
 // (Stan's normal_id_glm_lpdf(y | x, alpha, beta, sigma), bernoulli_logit_glm_lpmf, …;
@@ -8,7 +9,8 @@
 // `bernoulli_logit_glm_lpmf(y, X, alpha, beta)` for free terms). X is an N × P data matrix,
 // `matrix(values, N, P, "X")` (row major, viewed: it must outlive the model; doubles, or floats
 // when beta is a vector parameter); alpha a scalar or N values (one intercept per row); beta P
-// values; sigma, phi > 0, a scalar or N values; y N values, each row's observation.
+// values; sigma, phi > 0, a scalar or N values; trials (data or a number) a count ≥ 0 or N
+// of them; y N values, each row's observation.
 // Each is its family with the linear predictor η = alpha + matvec(X, beta): the same expression
 // as writing that out, so the same simplifications (a vector parameter beta streamed through the
 // likelihood's loop, X read once per evaluation; the normal's sufficient statistics Xᵀy and
@@ -19,11 +21,12 @@
 // Data checks (std::invalid_argument naming the GLM, the index and the value):
 //   y has n values but X has m rows
 //   X has p columns but beta has k values;  alpha has k values but X has m rows
-//   y[i] = v is not 0 or 1 / not a non-negative integer count / not finite
+//   y[i] = v is not 0 or 1 / not a non-negative integer count / not finite / more than the trials
 // Argument checks: sigma and phi must be > 0 (at compile time where their types decide).
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/distributions/bernoulli_logit.hpp>
+#include <tyche/distributions/binomial_logit.hpp>
 #include <tyche/distributions/detail/family.hpp>
 #include <tyche/distributions/neg_binomial_2_log.hpp>
 #include <tyche/distributions/normal.hpp>
@@ -70,9 +73,9 @@ struct glm_distribution : distribution<glm_distribution<Tag, Dist>> {
     return Dist::variance(a...);
   }
   auto check_supports() const {
-    if constexpr (std::tuple_size_v<decltype(base.arguments())> > 1) Tag::check_extra(std::get<1>(base.arguments()));
+    if constexpr (requires { Tag::check(base); }) Tag::check(base);
   }
-  /// y holds one value per row of X.
+  /// y holds one value per row of X; then the family's own checks of y (a binomial's trials).
   template <class Y>
   void check_observed(const Y& y) const {
     const std::size_t n = is_vector_v<Y> ? operand_size(y) : 1;
@@ -80,6 +83,8 @@ struct glm_distribution : distribution<glm_distribution<Tag, Dist>> {
       throw std::invalid_argument(std::string("tyche::") + Tag::call + ".observe(y): y has " + std::to_string(n) +
                                   (n == 1 ? " value" : " values") + " but X has " + std::to_string(rows) +
                                   " rows (one observation per row of X)");
+    if constexpr (requires { Tag::check_observed(base, y); }) Tag::check_observed(base, y);
+    else if constexpr (requires { base.check_observed(y); }) base.check_observed(y);
   }
   static const char* observation_problem(double v) {
     if constexpr (requires { Dist::observation_problem(v); }) return Dist::observation_problem(v);
@@ -117,17 +122,31 @@ auto make_glm(const Dist& d, std::size_t rows) {
 struct normal_id_glm_tag {
   static constexpr const char* name = "normal_id_glm";
   static constexpr const char* call = "normal_id_glm(X, alpha, beta, sigma)";
-  template <class S>
-  static void check_extra(const S& sigma) {
+  template <class D>
+  static void check(const D& d) {
+    using S = std::remove_cvref_t<decltype(d.sigma)>;
     static_assert(argument_support_t<S, domains::positive>::ok,
                   "tyche::normal_id_glm(X, alpha, beta, sigma): sigma must be > 0, but its support (spelled out "
                   "in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
-    check_argument<domains::positive>(call, "sigma", sigma);
+    check_argument<domains::positive>(call, "sigma", d.sigma);
   }
 };
 struct bernoulli_logit_glm_tag {
   static constexpr const char* name = "bernoulli_logit_glm";
   static constexpr const char* call = "bernoulli_logit_glm(X, alpha, beta)";
+};
+struct binomial_logit_glm_tag {
+  static constexpr const char* name = "binomial_logit_glm";
+  static constexpr const char* call = "binomial_logit_glm(trials, X, alpha, beta)";
+  template <class D>
+  static void check(const D& d) {
+    d.check_supports();  // the trials' domain, in binomial_logit's words
+  }
+  /// y against the trials (binomial.hpp's check, under the GLM's name).
+  template <class D, class Y>
+  static void check_observed(const D& d, const Y& y) {
+    check_trials(name, y, d.n);
+  }
 };
 struct poisson_log_glm_tag {
   static constexpr const char* name = "poisson_log_glm";
@@ -136,12 +155,13 @@ struct poisson_log_glm_tag {
 struct neg_binomial_2_log_glm_tag {
   static constexpr const char* name = "neg_binomial_2_log_glm";
   static constexpr const char* call = "neg_binomial_2_log_glm(X, alpha, beta, phi)";
-  template <class P>
-  static void check_extra(const P& phi) {
+  template <class D>
+  static void check(const D& d) {
+    using P = std::remove_cvref_t<decltype(d.phi)>;
     static_assert(argument_support_t<P, domains::positive>::ok,
                   "tyche::neg_binomial_2_log_glm(X, alpha, beta, phi): phi must be > 0, but its support (spelled "
                   "out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
-    check_argument<domains::positive>(call, "phi", phi);
+    check_argument<domains::positive>(call, "phi", d.phi);
   }
 };
 
@@ -158,6 +178,13 @@ template <class E, detail::operand Alpha, detail::operand Beta>
 auto bernoulli_logit_glm(const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta) {
   using T = detail::bernoulli_logit_glm_tag;
   return detail::make_glm<T>(bernoulli_logit(detail::glm_predictor(T::call, x, alpha, beta)), x.rows);
+}
+/// y ~ binomial_logit(trials, alpha + X·beta), to observe counts y of trials (Stan 2.34's
+/// binomial_logit_glm(n | N, x, alpha, beta)).
+template <detail::operand N, class E, detail::operand Alpha, detail::operand Beta>
+auto binomial_logit_glm(const N& trials, const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta) {
+  using T = detail::binomial_logit_glm_tag;
+  return detail::make_glm<T>(binomial_logit(trials, detail::glm_predictor(T::call, x, alpha, beta)), x.rows);
 }
 /// y ~ poisson_log(alpha + X·beta), to observe counts y.
 template <class E, detail::operand Alpha, detail::operand Beta>
@@ -181,6 +208,7 @@ auto normal_id_glm(const Arguments&...) {
   return 0;
 }
 TYCHE_OBSERVED_ONLY_FAMILY(bernoulli_logit_glm)
+TYCHE_OBSERVED_ONLY_FAMILY(binomial_logit_glm)
 TYCHE_OBSERVED_ONLY_FAMILY(poisson_log_glm)
 TYCHE_OBSERVED_ONLY_FAMILY(neg_binomial_2_log_glm)
 

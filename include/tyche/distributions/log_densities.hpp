@@ -290,6 +290,11 @@ template <detail::operand Y, class E, detail::operand Alpha, detail::operand Bet
 auto bernoulli_logit_glm_lpmf(const Y& y, const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta) {
   return detail::log_density_at(bernoulli_logit_glm(x, alpha, beta), y);
 }
+template <detail::operand Y, detail::operand N, class E, detail::operand Alpha, detail::operand Beta>
+auto binomial_logit_glm_lpmf(const Y& y, const N& trials, const basic_data_matrix<E>& x, const Alpha& alpha,
+                             const Beta& beta) {
+  return detail::log_density_at(binomial_logit_glm(trials, x, alpha, beta), y);
+}
 template <detail::operand Y, class E, detail::operand Alpha, detail::operand Beta>
 auto poisson_log_glm_lpmf(const Y& y, const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta) {
   return detail::log_density_at(poisson_log_glm(x, alpha, beta), y);
