@@ -1272,7 +1272,7 @@ struct data_vector : expr<data_vector<Extent>> {
 /// A view of a row-major matrix of data (values of type E: double, or float to halve the memory
 /// a matrix takes and the bandwidth a pass over it needs; evaluation converts each value to the
 /// scalar type, accumulating in double for double chains); it appears only as the left operand
-/// of matvec (a float matrix: only of matvec(X, v) with v a vector parameter).
+/// of matvec.
 template <class E>
 struct basic_data_matrix : expr<basic_data_matrix<E>> {
   static_assert(std::is_same_v<E, double> || std::is_same_v<E, float>,
@@ -1297,7 +1297,7 @@ struct basic_data_matrix : expr<basic_data_matrix<E>> {
 /// A matrix of doubles: what matrix(…) of doubles returns, and what every operation that takes
 /// a data matrix (multi_normal's covariance, wishart's scale, …) takes.
 using data_matrix = basic_data_matrix<double>;
-/// A matrix of floats: matrix(const float*, …), for matvec(X, v) of a vector parameter v.
+/// A matrix of floats: matrix(const float*, …), for matvec(X, v) (and the GLM likelihoods).
 using data_matrix_f = basic_data_matrix<float>;
 
 // ---- making leaves ---------------------------------------------------------------------------
@@ -3829,17 +3829,19 @@ struct diag_pre_multiply_map {
 /// vector operand v of cols values that is not a bare vector parameter (those make the streamed
 /// matvec node of core/nodes.hpp): an elementwise expression, another vector_op, data. Reverse:
 /// v̄ += Xᵀ adj. O(rows · cols) each way; X is read where it is, never copied.
-struct data_matvec_map {
+/// E: X's values, double or float (each converted exactly to the scalar type as it is read).
+template <class E = double>
+struct basic_data_matvec_map {
   static constexpr const char* name = "matvec";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = true;
   static constexpr bool reads_data_matrix = true;  // X (compile/relocate.hpp, matrix_values_read)
-  const double* x = nullptr;
+  const E* x = nullptr;
   std::size_t rows = 0;
   std::size_t cols = 0;
   template <class V>
   static constexpr std::size_t extent = dynamic_extent;
-  bool operator==(const data_matvec_map&) const = default;
+  bool operator==(const basic_data_matvec_map&) const = default;
   /// f(x, rows · cols) (compile/relocate.hpp).
   template <class F>
   void for_each_data_buffer(std::size_t, F&& f) {
@@ -3862,6 +3864,8 @@ struct data_matvec_map {
       for (std::size_t c = 0; c < cols; ++c) vb[c] += lift<T>(x[r * cols + c]) * adj[r];
   }
 };
+
+using data_matvec_map = basic_data_matvec_map<double>;
 
 /// The squared-exponential covariance of n points x₁ … xₙ in d dimensions (a data matrix of n
 /// rows, row major, viewed: it must outlive the model), operands α (a scalar) and ρ (a scalar, or
@@ -8631,19 +8635,21 @@ auto matvec(const data_matrix& x, const V& v) {
     return make_vector_op(ops::data_matvec_map{x.ptr, x.rows, x.cols}, x.rows, node);
   }
 }
-/// X v for a matrix of floats (matrix(const float*, …)): v must be a vector parameter.
+/// X v for a matrix of floats (matrix(const float*, …)): the matvec node for a vector parameter
+/// v, else the vector_op that reads X in place (ops::basic_data_matvec_map<float>).
 template <expression V>
 auto matvec(const data_matrix_f& x, const V& v) {
   using N = detail::node_t<V>;
   static_assert(is_vector_v<N>, "tyche::matvec(X, v) requires 'v' to be a vector expression");
-  static_assert(kind_of<N> == node_kind::vector_param,
-                "tyche::matvec(X, v): a matrix of floats (tyche::matrix(const float*, ...)) needs "
-                "'v' to be a vector parameter; for another vector expression, give X as doubles");
   const N node = detail::as_node(v);
   if (x.cols != node.size())
     throw std::invalid_argument("tyche::matvec(X, v): X has " + std::to_string(x.cols) +
                                 " columns but v has size " + std::to_string(node.size()));
-  return matvec_node<N, false, data_matrix_f>{{}, x, node};
+  if constexpr (kind_of<N> == node_kind::vector_param) return matvec_node<N, false, data_matrix_f>{{}, x, node};
+  else {
+    detail::check_matrix_finite(x, "matvec(X, v)", "X");
+    return make_vector_op(ops::basic_data_matvec_map<float>{x.ptr, x.rows, x.cols}, x.rows, node);
+  }
 }
 template <expression V>
 auto operator*(const data_matrix& x, const V& v) {
@@ -13910,7 +13916,14 @@ auto substitute(const E& wrapped, const R& r) {
   using N = detail::node_t<E>;
   const N n = detail::as_node(wrapped);
   if constexpr (std::is_same_v<N, Target>) {
-    return detail::as_node(r);
+    // A vector fixed to one number (do_<"v">(m, 0.5)): that number in each of its elements, so
+    // that what reads the vector by element, gather or matvec finds as many values as before.
+    if constexpr (is_vector_v<N> && !is_vector_v<detail::node_t<R>>) {
+      if constexpr (extent_v<N> != dynamic_extent) return rep_vector<extent_v<N>>(r);
+      else return rep_vector(r, n.size());
+    } else {
+      return detail::as_node(r);
+    }
   } else if constexpr (kind_of<N> == node_kind::unary) {
     auto a = substitute<Target>(n.a, r);
     return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};
@@ -18847,13 +18860,14 @@ auto gamma(const Alpha& alpha, const Beta& beta) {
 // Each is its family with the linear predictor η = alpha + matvec(X, beta): the same expression
 // as writing that out, so the same simplifications (a vector parameter beta streamed through the
 // likelihood's loop, X read once per evaluation; the normal's sufficient statistics Xᵀy and
-// XᵀX where sigma is a scalar, O(P²) per evaluation instead of O(N·P); Σ y·η folded to
-// s·Σy + (Xᵀy)·β for the Bernoulli and Poisson terms) and the same code. What the GLM adds: its
-// checks name it, X's rows and beta's size.
+// XᵀX where sigma is a scalar, O(P²) per evaluation instead of O(N·P); the negative binomial's
+// Σ y·η folded to alpha·Σy + (Xᵀy)·β; the Bernoulli, binomial and Poisson terms one fused node
+// per row) and the same code. What the GLM adds: its checks name it, X's rows, beta's size and
+// those of alpha, sigma and phi.
 //
 // Data checks (std::invalid_argument naming the GLM, the index and the value):
 //   y has n values but X has m rows
-//   X has p columns but beta has k values;  alpha has k values but X has m rows
+//   X has p columns but beta has k values;  alpha (sigma, phi, trials) has k values but X has m rows
 //   y[i] = v is not 0 or 1 / not a non-negative integer count / not finite / more than the trials
 // Argument checks: sigma and phi must be > 0 (at compile time where their types decide).
 // ----- begin tyche/distributions/neg_binomial_2_log.hpp -----
@@ -19152,6 +19166,18 @@ auto glm_predictor(const char* call, const basic_data_matrix<E>& x, const Alpha&
   return alpha + matvec(x, beta);
 }
 
+/// A scale or precision (name) beside η: one value, or one per row of X.
+template <class E, class S>
+void check_glm_rows(const char* call, const char* name, const basic_data_matrix<E>& x, const S& s) {
+  if constexpr (is_vector_v<node_t<S>>) {
+    const std::size_t k = as_node(s).size();
+    if (k != x.rows)
+      throw std::invalid_argument(std::string("tyche::") + call + ": " + name + " has " + std::to_string(k) +
+                                  " values but " + (x.name ? x.name : "X") + " has " + std::to_string(x.rows) +
+                                  " rows (one value, or one per row)");
+  }
+}
+
 template <class Tag, class Dist>
 auto make_glm(const Dist& d, std::size_t rows) {
   return glm_distribution<Tag, Dist>{{}, d, rows};
@@ -19209,6 +19235,7 @@ struct neg_binomial_2_log_glm_tag {
 template <class E, detail::operand Alpha, detail::operand Beta, detail::operand Sigma>
 auto normal_id_glm(const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta, const Sigma& sigma) {
   using T = detail::normal_id_glm_tag;
+  detail::check_glm_rows(T::call, "sigma", x, sigma);
   return detail::make_glm<T>(normal(detail::glm_predictor(T::call, x, alpha, beta), sigma), x.rows);
 }
 /// y ~ bernoulli_logit(alpha + X·beta), to observe y ∈ {0, 1}.
@@ -19222,6 +19249,7 @@ auto bernoulli_logit_glm(const basic_data_matrix<E>& x, const Alpha& alpha, cons
 template <detail::operand N, class E, detail::operand Alpha, detail::operand Beta>
 auto binomial_logit_glm(const N& trials, const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta) {
   using T = detail::binomial_logit_glm_tag;
+  detail::check_glm_rows(T::call, "trials", x, trials);
   return detail::make_glm<T>(binomial_logit(trials, detail::glm_predictor(T::call, x, alpha, beta)), x.rows);
 }
 /// y ~ poisson_log(alpha + X·beta), to observe counts y.
@@ -19234,6 +19262,7 @@ auto poisson_log_glm(const basic_data_matrix<E>& x, const Alpha& alpha, const Be
 template <class E, detail::operand Alpha, detail::operand Beta, detail::operand Phi>
 auto neg_binomial_2_log_glm(const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta, const Phi& phi) {
   using T = detail::neg_binomial_2_log_glm_tag;
+  detail::check_glm_rows(T::call, "phi", x, phi);
   return detail::make_glm<T>(neg_binomial_2_log(detail::glm_predictor(T::call, x, alpha, beta), phi), x.rows);
 }
 
@@ -22118,7 +22147,8 @@ auto scaled_inv_chi_square(const Nu& nu, const S& s) {
 //   ρ_τ(d) = τ d + max(−d, 0) (the check loss: (1 − τ)|d| below μ, τ d above),
 //   x ∈ ℝ, σ > 0, 0 < τ < 1; τ = ½ is double_exponential(μ, σ).
 // CDF τ e^{2(1−τ)d/σ} below μ, 1 − (1 − τ) e^{−2τd/σ} above (d = x − μ), taken in logs so that
-// neither tail cancels: with d₋ = min(d, 0) and d₊ = max(d, 0),
+// the small probability of either tail keeps its relative precision (the side near 1, log(1 − ε),
+// is accurate in absolute terms): with d₋ = min(d, 0) and d₊ = d − d₋ = max(d, 0),
 //   log P(X ≤ x) = 2(1 − τ) d₋/σ + log1m_exp(log(1 − τ) − 2τ d₊/σ),
 //   log P(X > x) = −2τ d₊/σ + log1m_exp(log τ + 2(1 − τ) d₋/σ).
 
@@ -22143,17 +22173,21 @@ struct skew_double_exponential_distribution : distribution<skew_double_exponenti
   }
   /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
   /// (log_densities.hpp), e.g. censored observations.
+  // d₊ = d − d₋ rather than max(d, 0): at d = 0 fmin passes d's derivative to d₋, and d₊ must
+  // then pass none (the CDF is continuously differentiable at μ; with both, its slope there doubled).
   template <class X>
   auto log_cdf(const X& x) const {
     const auto d = x - mu;
-    return detail::total(lit<2> * (lit<1> - tau) * fmin(d, lit<0>) / sigma +
-                         log1m_exp(log1m(tau) - lit<2> * tau * fmax(d, lit<0>) / sigma));
+    const auto below = fmin(d, lit<0>);
+    return detail::total(lit<2> * (lit<1> - tau) * below / sigma +
+                         log1m_exp(log1m(tau) - lit<2> * tau * (d - below) / sigma));
   }
   template <class X>
   auto log_ccdf(const X& x) const {
     const auto d = x - mu;
-    return detail::total(-(lit<2> * tau * fmax(d, lit<0>) / sigma) +
-                         log1m_exp(log(tau) + lit<2> * (lit<1> - tau) * fmin(d, lit<0>) / sigma));
+    const auto below = fmin(d, lit<0>);
+    return detail::total(-(lit<2> * tau * (d - below) / sigma) +
+                         log1m_exp(log(tau) + lit<2> * (lit<1> - tau) * below / sigma));
   }
   auto arguments() const { return std::tuple{mu, sigma, tau}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the

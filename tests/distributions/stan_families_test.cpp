@@ -188,6 +188,9 @@ TEST_CASE("stan families: log CDFs and survival functions", "[distributions][sta
         const bm::inverse_chi_squared_distribution<double> d(std::exp(p[1]), s * s);
         return log_cdf_of(bm::cdf(d, p[0]), bm::cdf(bm::complement(d, p[0])), upper);
       };
+      // 1e-11: the incomplete gamma function's series and continued fraction (scalar/inc_gamma.hpp)
+      // against Boost's, near its documented 1e-14 at moderate arguments, less where the log is of
+      // a probability near 1 (relative precision lost in the log, not in the function).
       if (upper)
         tyche_test::check_log_density(compile(scaled_inv_chi_square_lccdf(x, exp(a), exp(b)), x, a, b), pts, ref,
                                       "scaled_inv_chi_square" + side, 1e-11);
@@ -208,6 +211,23 @@ TEST_CASE("stan families: log CDFs and survival functions", "[distributions][sta
                                       "skew_double_exponential" + side);
     }
     {
+      // At x = μ exactly (fmin and fmax tie there): the CDF is continuously differentiable, its
+      // log's slope in x is 2(1 − τ)/σ (lcdf) or −2τ/σ (lccdf), and the slope in μ the negation.
+      param<"m"> m;
+      for (const double t : {0.3, 0.8}) {
+        const double sd = 1.5, want = upper ? -2 * t / sd : 2 * (1 - t) / sd;
+        auto at_mu = [&](const auto& prog) {
+          std::vector<double> g(2);
+          prog.value_and_gradient(std::vector<double>{0.25, 0.25}, g);
+          INFO("skew_double_exponential" << side << " at x = mu, tau = " << t);
+          CHECK(g[0] == Approx(want).epsilon(1e-14));
+          CHECK(g[1] == Approx(-want).epsilon(1e-14));
+        };
+        if (upper) at_mu(compile(skew_double_exponential_lccdf(x, m, sd, t), x, m));
+        else at_mu(compile(skew_double_exponential_lcdf(x, m, sd, t), x, m));
+      }
+    }
+    {
       std::vector<double> ys{0, 2, 9};
       param<"alpha"> alpha;
       param<"beta"> beta;
@@ -219,7 +239,7 @@ TEST_CASE("stan families: log CDFs and survival functions", "[distributions][sta
           double ref = 0;
           for (double v : ys) ref += log_cdf_of(bm::cdf(d, v), bm::cdf(bm::complement(d, v)), upper);
           INFO("neg_binomial" << side << " at (" << av << ", " << bv << ")");
-          CHECK(tyche_test::log_density_error(prog.value(pt), ref) <= 1e-11);
+          CHECK(tyche_test::log_density_error(prog.value(pt), ref) <= 1e-11);  // the continued fraction of log_inc_beta
           tyche_test::check_gradient_at(prog, pt, "neg_binomial" + side);
         }
       };

@@ -193,3 +193,41 @@ TEST_CASE("do_: a vector variable used by element, by gather and through a data 
           Approx(lp([&](std::size_t i) { return x[3 * i] * b[0] + x[3 * i + 1] * b[1] + x[3 * i + 2] * b[2]; })).epsilon(1e-13));
   }
 }
+
+TEST_CASE("do_: a vector variable fixed to one number, and a matrix of floats", "[model][do]") {
+  // A number for a vector variable stands for that number in every element (tutorial): each way
+  // of reading the vector must find as many values as before (a gather read past a one-value
+  // buffer, 2026-12-07, found by review).
+  const std::vector<double> y{0.5, -1.0, 2.0, 0.25}, x{0.5, 1.0, -1.5, 2.0, 0.0, 1.0, -0.5, 0.25, 1.0, 1.5, -2.0, 0.5};
+  const std::vector<float> xf(x.begin(), x.end());  // these values are exact in float
+  const std::vector<int> idx{2, 0, 1, 2};
+  auto beta = normal<"beta">(0.0, 1.0, shape<3>);
+  auto s = lognormal<"s">(0.0, 1.0);
+  const auto X = matrix(x, 4, 3, "X");
+  const auto Xf = matrix(xf.data(), 4, 3, "X");
+  const double v = 0.5, pi = std::numbers::pi;
+  const std::vector<double> b{v, v, v};
+  const auto by_element = do_<"beta">(model(joint(beta, s, normal(beta[1], s).observe(data(y)))), v);
+  const auto by_gather = do_<"beta">(model(joint(beta, s, normal(gather(beta, idx), s).observe(data(y)))), v);
+  const auto by_matvec = do_<"beta">(model(joint(beta, s, normal(matvec(X, beta), s).observe(data(y)))), v);
+  const auto by_exp_matvec = do_<"beta">(model(joint(beta, s, normal(matvec(X, exp(beta)), s).observe(data(y)))), v);
+  const auto by_float_matvec = do_<"beta">(model(joint(beta, s, normal(matvec(Xf, beta), s).observe(data(y)))), data(b));
+  for (const double t : {-0.7, 0.4}) {
+    const double sd = std::exp(t);
+    auto lp = [&](auto mean_of) {
+      double lv = -0.5 * t * t - 0.5 * std::log(2 * pi);
+      for (std::size_t i = 0; i < y.size(); ++i) {
+        const double z = (y[i] - mean_of(i)) / sd;
+        lv += -0.5 * z * z - t - 0.5 * std::log(2 * pi);
+      }
+      return lv;
+    };
+    const auto row_sum = [&](std::size_t i, double e) { return (x[3 * i] + x[3 * i + 1] + x[3 * i + 2]) * e; };
+    const std::vector<double> th{t};
+    CHECK(by_element.log_prob(th) == Approx(lp([&](std::size_t) { return v; })).epsilon(1e-13));
+    CHECK(by_gather.log_prob(th) == Approx(lp([&](std::size_t) { return v; })).epsilon(1e-13));
+    CHECK(by_matvec.log_prob(th) == Approx(lp([&](std::size_t i) { return row_sum(i, v); })).epsilon(1e-13));
+    CHECK(by_exp_matvec.log_prob(th) == Approx(lp([&](std::size_t i) { return row_sum(i, std::exp(v)); })).epsilon(1e-13));
+    CHECK(by_float_matvec.log_prob(th) == Approx(lp([&](std::size_t i) { return row_sum(i, v); })).epsilon(1e-13));
+  }
+}

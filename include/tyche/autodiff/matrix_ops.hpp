@@ -304,17 +304,19 @@ struct diag_pre_multiply_map {
 /// vector operand v of cols values that is not a bare vector parameter (those make the streamed
 /// matvec node of core/nodes.hpp): an elementwise expression, another vector_op, data. Reverse:
 /// v̄ += Xᵀ adj. O(rows · cols) each way; X is read where it is, never copied.
-struct data_matvec_map {
+/// E: X's values, double or float (each converted exactly to the scalar type as it is read).
+template <class E = double>
+struct basic_data_matvec_map {
   static constexpr const char* name = "matvec";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = true;
   static constexpr bool reads_data_matrix = true;  // X (compile/relocate.hpp, matrix_values_read)
-  const double* x = nullptr;
+  const E* x = nullptr;
   std::size_t rows = 0;
   std::size_t cols = 0;
   template <class V>
   static constexpr std::size_t extent = dynamic_extent;
-  bool operator==(const data_matvec_map&) const = default;
+  bool operator==(const basic_data_matvec_map&) const = default;
   /// f(x, rows · cols) (compile/relocate.hpp).
   template <class F>
   void for_each_data_buffer(std::size_t, F&& f) {
@@ -337,6 +339,8 @@ struct data_matvec_map {
       for (std::size_t c = 0; c < cols; ++c) vb[c] += lift<T>(x[r * cols + c]) * adj[r];
   }
 };
+
+using data_matvec_map = basic_data_matvec_map<double>;
 
 /// The squared-exponential covariance of n points x₁ … xₙ in d dimensions (a data matrix of n
 /// rows, row major, viewed: it must outlive the model), operands α (a scalar) and ρ (a scalar, or

@@ -16,7 +16,14 @@ auto substitute(const E& wrapped, const R& r) {
   using N = detail::node_t<E>;
   const N n = detail::as_node(wrapped);
   if constexpr (std::is_same_v<N, Target>) {
-    return detail::as_node(r);
+    // A vector fixed to one number (do_<"v">(m, 0.5)): that number in each of its elements, so
+    // that what reads the vector by element, gather or matvec finds as many values as before.
+    if constexpr (is_vector_v<N> && !is_vector_v<detail::node_t<R>>) {
+      if constexpr (extent_v<N> != dynamic_extent) return rep_vector<extent_v<N>>(r);
+      else return rep_vector(r, n.size());
+    } else {
+      return detail::as_node(r);
+    }
   } else if constexpr (kind_of<N> == node_kind::unary) {
     auto a = substitute<Target>(n.a, r);
     return unary_node<typename N::rule_type, decltype(a)>{{}, n.rule, a};

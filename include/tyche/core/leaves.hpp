@@ -187,7 +187,7 @@ struct data_vector : expr<data_vector<Extent>> {
 /// A view of a row-major matrix of data (values of type E: double, or float to halve the memory
 /// a matrix takes and the bandwidth a pass over it needs; evaluation converts each value to the
 /// scalar type, accumulating in double for double chains); it appears only as the left operand
-/// of matvec (a float matrix: only of matvec(X, v) with v a vector parameter).
+/// of matvec.
 template <class E>
 struct basic_data_matrix : expr<basic_data_matrix<E>> {
   static_assert(std::is_same_v<E, double> || std::is_same_v<E, float>,
@@ -212,7 +212,7 @@ struct basic_data_matrix : expr<basic_data_matrix<E>> {
 /// A matrix of doubles: what matrix(…) of doubles returns, and what every operation that takes
 /// a data matrix (multi_normal's covariance, wishart's scale, …) takes.
 using data_matrix = basic_data_matrix<double>;
-/// A matrix of floats: matrix(const float*, …), for matvec(X, v) of a vector parameter v.
+/// A matrix of floats: matrix(const float*, …), for matvec(X, v) (and the GLM likelihoods).
 using data_matrix_f = basic_data_matrix<float>;
 
 // ---- making leaves ---------------------------------------------------------------------------

@@ -14,13 +14,14 @@
 // Each is its family with the linear predictor η = alpha + matvec(X, beta): the same expression
 // as writing that out, so the same simplifications (a vector parameter beta streamed through the
 // likelihood's loop, X read once per evaluation; the normal's sufficient statistics Xᵀy and
-// XᵀX where sigma is a scalar, O(P²) per evaluation instead of O(N·P); Σ y·η folded to
-// s·Σy + (Xᵀy)·β for the Bernoulli and Poisson terms) and the same code. What the GLM adds: its
-// checks name it, X's rows and beta's size.
+// XᵀX where sigma is a scalar, O(P²) per evaluation instead of O(N·P); the negative binomial's
+// Σ y·η folded to alpha·Σy + (Xᵀy)·β; the Bernoulli, binomial and Poisson terms one fused node
+// per row) and the same code. What the GLM adds: its checks name it, X's rows, beta's size and
+// those of alpha, sigma and phi.
 //
 // Data checks (std::invalid_argument naming the GLM, the index and the value):
 //   y has n values but X has m rows
-//   X has p columns but beta has k values;  alpha has k values but X has m rows
+//   X has p columns but beta has k values;  alpha (sigma, phi, trials) has k values but X has m rows
 //   y[i] = v is not 0 or 1 / not a non-negative integer count / not finite / more than the trials
 // Argument checks: sigma and phi must be > 0 (at compile time where their types decide).
 #pragma once
@@ -114,6 +115,18 @@ auto glm_predictor(const char* call, const basic_data_matrix<E>& x, const Alpha&
   return alpha + matvec(x, beta);
 }
 
+/// A scale or precision (name) beside η: one value, or one per row of X.
+template <class E, class S>
+void check_glm_rows(const char* call, const char* name, const basic_data_matrix<E>& x, const S& s) {
+  if constexpr (is_vector_v<node_t<S>>) {
+    const std::size_t k = as_node(s).size();
+    if (k != x.rows)
+      throw std::invalid_argument(std::string("tyche::") + call + ": " + name + " has " + std::to_string(k) +
+                                  " values but " + (x.name ? x.name : "X") + " has " + std::to_string(x.rows) +
+                                  " rows (one value, or one per row)");
+  }
+}
+
 template <class Tag, class Dist>
 auto make_glm(const Dist& d, std::size_t rows) {
   return glm_distribution<Tag, Dist>{{}, d, rows};
@@ -171,6 +184,7 @@ struct neg_binomial_2_log_glm_tag {
 template <class E, detail::operand Alpha, detail::operand Beta, detail::operand Sigma>
 auto normal_id_glm(const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta, const Sigma& sigma) {
   using T = detail::normal_id_glm_tag;
+  detail::check_glm_rows(T::call, "sigma", x, sigma);
   return detail::make_glm<T>(normal(detail::glm_predictor(T::call, x, alpha, beta), sigma), x.rows);
 }
 /// y ~ bernoulli_logit(alpha + X·beta), to observe y ∈ {0, 1}.
@@ -184,6 +198,7 @@ auto bernoulli_logit_glm(const basic_data_matrix<E>& x, const Alpha& alpha, cons
 template <detail::operand N, class E, detail::operand Alpha, detail::operand Beta>
 auto binomial_logit_glm(const N& trials, const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta) {
   using T = detail::binomial_logit_glm_tag;
+  detail::check_glm_rows(T::call, "trials", x, trials);
   return detail::make_glm<T>(binomial_logit(trials, detail::glm_predictor(T::call, x, alpha, beta)), x.rows);
 }
 /// y ~ poisson_log(alpha + X·beta), to observe counts y.
@@ -196,6 +211,7 @@ auto poisson_log_glm(const basic_data_matrix<E>& x, const Alpha& alpha, const Be
 template <class E, detail::operand Alpha, detail::operand Beta, detail::operand Phi>
 auto neg_binomial_2_log_glm(const basic_data_matrix<E>& x, const Alpha& alpha, const Beta& beta, const Phi& phi) {
   using T = detail::neg_binomial_2_log_glm_tag;
+  detail::check_glm_rows(T::call, "phi", x, phi);
   return detail::make_glm<T>(neg_binomial_2_log(detail::glm_predictor(T::call, x, alpha, beta), phi), x.rows);
 }
 

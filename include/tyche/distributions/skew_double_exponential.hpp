@@ -4,7 +4,8 @@
 //   ρ_τ(d) = τ d + max(−d, 0) (the check loss: (1 − τ)|d| below μ, τ d above),
 //   x ∈ ℝ, σ > 0, 0 < τ < 1; τ = ½ is double_exponential(μ, σ).
 // CDF τ e^{2(1−τ)d/σ} below μ, 1 − (1 − τ) e^{−2τd/σ} above (d = x − μ), taken in logs so that
-// neither tail cancels: with d₋ = min(d, 0) and d₊ = max(d, 0),
+// the small probability of either tail keeps its relative precision (the side near 1, log(1 − ε),
+// is accurate in absolute terms): with d₋ = min(d, 0) and d₊ = d − d₋ = max(d, 0),
 //   log P(X ≤ x) = 2(1 − τ) d₋/σ + log1m_exp(log(1 − τ) − 2τ d₊/σ),
 //   log P(X > x) = −2τ d₊/σ + log1m_exp(log τ + 2(1 − τ) d₋/σ).
 #pragma once
@@ -32,17 +33,21 @@ struct skew_double_exponential_distribution : distribution<skew_double_exponenti
   }
   /// log P(X ≤ x) and log P(X > x), summed over x: the *_lcdf and *_lccdf functions
   /// (log_densities.hpp), e.g. censored observations.
+  // d₊ = d − d₋ rather than max(d, 0): at d = 0 fmin passes d's derivative to d₋, and d₊ must
+  // then pass none (the CDF is continuously differentiable at μ; with both, its slope there doubled).
   template <class X>
   auto log_cdf(const X& x) const {
     const auto d = x - mu;
-    return detail::total(lit<2> * (lit<1> - tau) * fmin(d, lit<0>) / sigma +
-                         log1m_exp(log1m(tau) - lit<2> * tau * fmax(d, lit<0>) / sigma));
+    const auto below = fmin(d, lit<0>);
+    return detail::total(lit<2> * (lit<1> - tau) * below / sigma +
+                         log1m_exp(log1m(tau) - lit<2> * tau * (d - below) / sigma));
   }
   template <class X>
   auto log_ccdf(const X& x) const {
     const auto d = x - mu;
-    return detail::total(-(lit<2> * tau * fmax(d, lit<0>) / sigma) +
-                         log1m_exp(log(tau) + lit<2> * (lit<1> - tau) * fmin(d, lit<0>) / sigma));
+    const auto below = fmin(d, lit<0>);
+    return detail::total(-(lit<2> * tau * (d - below) / sigma) +
+                         log1m_exp(log(tau) + lit<2> * (lit<1> - tau) * below / sigma));
   }
   auto arguments() const { return std::tuple{mu, sigma, tau}; }
   /// The arguments' domains, checked when a model is built (joint): at compile time where the

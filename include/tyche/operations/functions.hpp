@@ -435,19 +435,21 @@ auto matvec(const data_matrix& x, const V& v) {
     return make_vector_op(ops::data_matvec_map{x.ptr, x.rows, x.cols}, x.rows, node);
   }
 }
-/// X v for a matrix of floats (matrix(const float*, …)): v must be a vector parameter.
+/// X v for a matrix of floats (matrix(const float*, …)): the matvec node for a vector parameter
+/// v, else the vector_op that reads X in place (ops::basic_data_matvec_map<float>).
 template <expression V>
 auto matvec(const data_matrix_f& x, const V& v) {
   using N = detail::node_t<V>;
   static_assert(is_vector_v<N>, "tyche::matvec(X, v) requires 'v' to be a vector expression");
-  static_assert(kind_of<N> == node_kind::vector_param,
-                "tyche::matvec(X, v): a matrix of floats (tyche::matrix(const float*, ...)) needs "
-                "'v' to be a vector parameter; for another vector expression, give X as doubles");
   const N node = detail::as_node(v);
   if (x.cols != node.size())
     throw std::invalid_argument("tyche::matvec(X, v): X has " + std::to_string(x.cols) +
                                 " columns but v has size " + std::to_string(node.size()));
-  return matvec_node<N, false, data_matrix_f>{{}, x, node};
+  if constexpr (kind_of<N> == node_kind::vector_param) return matvec_node<N, false, data_matrix_f>{{}, x, node};
+  else {
+    detail::check_matrix_finite(x, "matvec(X, v)", "X");
+    return make_vector_op(ops::basic_data_matvec_map<float>{x.ptr, x.rows, x.cols}, x.rows, node);
+  }
 }
 template <expression V>
 auto operator*(const data_matrix& x, const V& v) {
