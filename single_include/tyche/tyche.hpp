@@ -8047,14 +8047,18 @@ struct merge_is_exact;
 template <class K, class... Fs>
 struct merge_is_exact<product_form<K, Fs...>> {
   static constexpr bool value = [] {
-    constexpr int sign[] = {(literal_parts<typename Fs::power_type>::num < 0 ? -1 : 1)..., 0};
-    constexpr bool positive[] = {positive_support_v<typename Fs::node_type>..., true};
-    constexpr std::size_t n = sizeof...(Fs);
-    constexpr std::size_t group[] = {find_node_index<typename Fs::node_type, Fs...>()..., 0};
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t j = 0; j < n; ++j)
-        if (group[i] == group[j] && i != j && sign[i] != sign[j] && !positive[i]) return false;
-    return true;
+    if constexpr (sizeof...(Fs) == 0) {
+      return true;  // (a loop to 0 here is nvcc's "pointless comparison of unsigned integer with zero")
+    } else {
+      constexpr int sign[] = {(literal_parts<typename Fs::power_type>::num < 0 ? -1 : 1)...};
+      constexpr bool positive[] = {positive_support_v<typename Fs::node_type>...};
+      constexpr std::size_t n = sizeof...(Fs);
+      constexpr std::size_t group[] = {find_node_index<typename Fs::node_type, Fs...>()...};
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j)
+          if (group[i] == group[j] && i != j && sign[i] != sign[j] && !positive[i]) return false;
+      return true;
+    }
   }();
 };
 
