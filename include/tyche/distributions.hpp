@@ -35,6 +35,7 @@
 #include <tyche/distributions/loglogistic.hpp>
 #include <tyche/distributions/lognormal.hpp>
 #include <tyche/distributions/multi_normal.hpp>
+#include <tyche/distributions/multi_normal_prec.hpp>
 #include <tyche/distributions/multi_student_t.hpp>
 #include <tyche/distributions/multinomial.hpp>
 #include <tyche/distributions/mixture.hpp>

@@ -20066,22 +20066,23 @@ auto lognormal(const Mu& mu, const Sigma& sigma) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/lognormal.hpp -----
-// ----- begin tyche/distributions/multi_student_t.hpp -----
-// tyche/distributions/multi_student_t.hpp — multi_student_t(nu, mu, Sigma) and multi_student_t_cholesky(nu, mu, L).
-//   log p(x | ν, μ, Σ) = log Γ((ν + K)/2) − log Γ(ν/2) − (K/2) log(νπ) − ½ log det Σ
-//                        − ((ν + K)/2) log(1 + (x − μ)ᵀ Σ⁻¹ (x − μ) / ν),   x ∈ ℝᴷ, ν > 0,
-// Σ = L Lᵀ symmetric positive definite, K × K (Stan Functions Reference, "Multivariate
-// Student-t distribution"; multi_student_t_cholesky is the same law given L). It is built on
-// multi_normal's machinery (distributions/multi_normal.hpp): the quadratic form is ‖L⁻¹(x − μ)‖²
-// and ½ log det Σ = Σᵢ log Lᵢᵢ. As data (tyche::matrix(ptr, K, K), row-major), Σ is factored
-// once when the distribution is made and L is viewed (it must outlive the model); x is a named
-// K-vector or one observed vector of K, μ a vector of K or a scalar. As expressions of
-// parameters (the K·K entries, row major, only the lower triangle read: a cov_matrix variable,
-// diag_pre_multiply(tau, L_Omega)), Σ is factored at every evaluation and x is a named K-vector
-// or N observations of K values (row n at n·K), μ a scalar, a vector of K or of N·K; the log
-// density is the sum over the rows (each row's quadratic form by autodiff/multivariate_ops.hpp's
-// row_sums_of_squares). ν may be a parameter. Draws: μ + √(ν/W) L z, W ~ χ²(ν), z standard
-// normal (mean μ for ν > 1, covariance ν/(ν − 2) Σ for ν > 2).
+// ----- begin tyche/distributions/multi_normal_prec.hpp -----
+// tyche/distributions/multi_normal_prec.hpp — multi_normal_prec(mu, Omega): the multivariate normal
+// given its precision matrix Ω = Σ⁻¹ (Stan Functions Reference, "Multivariate normal
+// distribution, precision parameterization").
+//   log p(x | μ, Ω) = −½ (x − μ)ᵀ Ω (x − μ) + ½ log det Ω − (K/2) log 2π,   x ∈ ℝᴷ,
+// Ω symmetric positive definite, K × K; only its lower triangle is read. The quadratic form is
+// one op (autodiff/multivariate_ops.hpp's precision_quadratic_map, O(K²) per row, no
+// factorisation). As data (tyche::matrix(ptr, K, K), row-major), Ω is copied, checked symmetric
+// and positive definite (an error names the entry or the pivot) and factored once, for
+// ½ log det Ω = Σᵢ log Lᵢᵢ (Ω = L Lᵀ) and for draws. As an expression of parameters (the K·K
+// entries, row major: a CAR model's tau * (D − alpha * W) with D and W data, a cov_matrix
+// variable), ½ log det Ω comes from cholesky_decompose(Omega) at every evaluation (O(K³); NaN,
+// a rejected point, where Ω is not positive definite). x is a named K-vector, J named K-vectors
+// (multi_normal_prec<"b">(mu, Omega, shape_of(J * K)), vector j at j·K), or N observed rows of K
+// (`observe(data(y))`, row n at n·K); μ a scalar, a vector of K (every row) or of N·K; the log
+// density is the sum over the rows. Draws: μ + L⁻ᵀ z, z standard normal (covariance Ω⁻¹).
+// `multi_normal_prec_lpdf(y, mu, Omega)` for free terms.
 // ----- begin tyche/autodiff/multivariate_ops.hpp -----
 // tyche/autodiff/multivariate_ops.hpp — value and vector–Jacobian rules of two pieces of the
 // multivariate families that the matrix ops of autodiff/matrix_ops.hpp do not cover (the op
@@ -20091,6 +20092,8 @@ auto lognormal(const Mu& mu, const Sigma& sigma) {
 //                            quadratic forms from cholesky_residual_map's L⁻¹(yₙ − μₙ))
 //   wishart_map<Inverse>     the log density of the Wishart (inverse Wishart) distribution of
 //                            a K × K matrix W given ν and S (one value)
+//   precision_quadratic_map  Σₙ (yₙ − μₙ)ᵀ Ω (yₙ − μₙ) over N rows of K (one value):
+//                            multi_normal_prec's quadratic form
 //
 // Matrices are vectors of their K² entries in row-major order; as in matrix_ops.hpp, W and S
 // are read through their lower triangles (the symmetric matrices those define), and their
@@ -20276,6 +20279,62 @@ struct wishart_map {
         const T weight = lift<T>(i == j ? 1.0 : 2.0) * g;
         in_adj[1][i * k + j] += weight * gw;
         in_adj[2][i * k + j] += weight * gs;
+      }
+    }
+  }
+};
+
+/// Q = Σₙ rₙᵀ Ω rₙ with rₙ = yₙ − μₙ, over the N rows of y (operands Ω: K² values, its lower
+/// triangle read as the symmetric matrix it defines; y: N·K values, row n at n·K; μ: one value,
+/// K values (every row) or N·K). One value: multi_normal_prec's quadratic form, O(N K²) each way
+/// without a factorisation. Reverse: ȳₙ += 2 Q̄ (Ω rₙ), μ̄ₙ −= 2 Q̄ (Ω rₙ), and the lower-triangle
+/// entry Ω̄ᵢᵢ += Q̄ Σₙ rₙᵢ², Ω̄ᵢⱼ += 2 Q̄ Σₙ rₙᵢ rₙⱼ (j < i: it stands for (i, j) and (j, i)).
+/// Scratch: rₙ (K values).
+struct precision_quadratic_map {
+  static constexpr const char* name = "precision_quadratic";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class Omega, class Y, class Mu>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const precision_quadratic_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k; }
+  TYCHE_HD std::size_t index(std::size_t len, std::size_t n, std::size_t i) const {
+    return len == 1 ? 0 : (len == k ? i : n * k + i);
+  }
+  template <class T>
+  TYCHE_HD void residual(std::size_t n, const T* const* in, const std::size_t* in_n, T* r) const {
+    for (std::size_t i = 0; i < k; ++i) r[i] = in[1][n * k + i] - in[2][index(in_n[2], n, i)];
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n, T* r) const {
+    const T* om = in[0];
+    T acc = lift<T>(0.0);
+    for (std::size_t n = 0; n * k < in_n[1]; ++n) {
+      residual(n, in, in_n, r);
+      for (std::size_t i = 0; i < k; ++i) {
+        T below = lift<T>(0.0);
+        for (std::size_t j = 0; j < i; ++j) below = below + om[i * k + j] * r[j];
+        acc = acc + r[i] * (lift<T>(2.0) * below + om[i * k + i] * r[i]);
+      }
+    }
+    out[0] = acc;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj, T* r) const {
+    const T* om = in[0];
+    const T a = adj[0];
+    const T a2 = lift<T>(2.0) * a;
+    for (std::size_t n = 0; n * k < in_n[1]; ++n) {
+      residual(n, in, in_n, r);
+      for (std::size_t i = 0; i < k; ++i) {
+        T s = lift<T>(0.0);
+        for (std::size_t j = 0; j < k; ++j) s = s + detail::symmetric_at(om, k, i, j) * r[j];
+        in_adj[1][n * k + i] += a2 * s;
+        in_adj[2][index(in_n[2], n, i)] += -(a2 * s);
+        for (std::size_t j = 0; j < i; ++j) in_adj[0][i * k + j] += a2 * r[i] * r[j];
+        in_adj[0][i * k + i] += a * r[i] * r[i];
       }
     }
   }
@@ -20614,6 +20673,216 @@ auto multi_normal(const Mu& mu, const data_matrix& sigma) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/multi_normal.hpp -----
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace tyche {
+
+namespace ops {
+/// precision_quadratic_map over a data Ω that the distribution copied: the owner of the copy
+/// travels with the node until folding moves it into the model's storage (as
+/// lower_triangular_solve_map's).
+struct precision_quadratic_owning_map : precision_quadratic_map {
+  host_owner<std::vector<double>> owner;
+  template <class Storage>
+  precision_quadratic_map release_into(Storage& storage) const {
+    if (owner.ptr) storage.keep(owner.ptr);
+    return *this;
+  }
+};
+}  // namespace ops
+
+/// multi_normal_prec(mu, Omega). DataOmega: Ω was data, copied into owner (Ω's K² entries, then
+/// its Cholesky factor's), and log_det_half is Σᵢ log Lᵢᵢ; otherwise Om is the expression of Ω's
+/// entries and ½ log det Ω is computed from it in log_prob.
+template <class Mu, class Om, bool DataOmega>
+struct multi_normal_prec_distribution : distribution<multi_normal_prec_distribution<Mu, Om, DataOmega>> {
+  static constexpr const char* family = "multi_normal_prec";
+  Mu mu;
+  Om omega;
+  std::size_t k = 1;
+  double log_det_half = 0;
+  std::shared_ptr<const std::vector<double>> owner;  // DataOmega: Ω then L, 2K² values
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    using N = detail::node_t<X>;
+    static_assert(is_vector_v<N>, "tyche::multi_normal_prec(mu, Omega): x must be a vector");
+    const N xn = detail::as_node(x);
+    const std::size_t rows = xn.size() / k;
+    if (xn.size() % k != 0 || rows == 0)
+      throw std::invalid_argument("tyche::multi_normal_prec(mu, Omega): x has size " + std::to_string(xn.size()) +
+                                  ", which is not a multiple of K = " + std::to_string(k) +
+                                  " (N observations of K values, row major)");
+    const std::size_t mn = detail::operand_size(mu);
+    if (mn != 1 && mn != k && mn != xn.size())
+      throw std::invalid_argument("tyche::multi_normal_prec(mu, Omega): mu has size " + std::to_string(mn) +
+                                  " but x has " + std::to_string(rows) + " rows of K = " + std::to_string(k) +
+                                  " (mu must have 1, K or N*K values)");
+    const double norm = double(rows) * double(k) * detail::half_log_two_pi;
+    if constexpr (DataOmega) {
+      const auto q = make_vector_op(ops::precision_quadratic_owning_map{{k}, owner}, 1, omega, xn, mu);
+      return lit<-1, 2> * at(q, 0) - constant{norm - double(rows) * log_det_half};
+    } else {
+      const auto q = make_vector_op(ops::precision_quadratic_map{k}, 1, omega, xn, mu);
+      const auto half_log_det =
+          make_vector_op(ops::diagonal_sum_map<false, true>{k, 1.0, 0.0}, 1, cholesky_decompose(omega));
+      return lit<-1, 2> * at(q, 0) + constant{double(rows)} * at(half_log_det, 0) - constant{norm};
+    }
+  }
+  auto arguments() const {
+    if constexpr (DataOmega)
+      return std::tuple{mu};
+    else
+      return std::tuple{mu, omega};
+  }
+  /// The same distribution with other arguments (do_ substitutes into them); a data Ω is kept.
+  template <class M2>
+  auto with_arguments(const M2& m) const {
+    return multi_normal_prec_distribution<M2, Om, DataOmega>{{}, m, omega, k, log_det_half, owner};
+  }
+  template <class M2, class O2>
+  auto with_arguments(const M2& m, const O2& o) const {
+    return multi_normal_prec_distribution<M2, O2, DataOmega>{{}, m, o, k, log_det_half, owner};
+  }
+  static constexpr bool whole_arguments = true;
+  /// n values (n/K rows) from the Cholesky factor l of Ω: row r is μᵣ + L⁻ᵀ z, z standard normal.
+  template <class G>
+  std::vector<double> draw_rows(G& rng, std::size_t n, const std::vector<double>& m, const double* l) const {
+    std::normal_distribution<double> z01;
+    std::vector<double> x(n);
+    std::vector<double> w(k);
+    for (std::size_t r = 0; r * k < n; ++r) {
+      for (auto& v : w) v = z01(rng);
+      for (std::size_t i = k; i-- > 0;) {  // back substitution: Lᵀ w = z
+        double acc = w[i];
+        for (std::size_t j = i + 1; j < k; ++j) acc -= l[j * k + i] * w[j];
+        w[i] = acc / l[i * k + i];
+      }
+      for (std::size_t i = 0; i < k && r * k + i < n; ++i)
+        x[r * k + i] = (m.size() == 1 ? m[0] : (m.size() == k ? m[i] : m[r * k + i])) + w[i];
+    }
+    return x;
+  }
+  template <class G>
+  std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& m) const {
+    return draw_rows(rng, n, m, owner->data() + k * k);
+  }
+  template <class G>
+  std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& m,
+                               const std::vector<double>& om) const {
+    const auto l = detail::cholesky_lower(om.data(), k, "multi_normal_prec(mu, Omega)", "Omega");
+    return draw_rows(rng, n, m, l.data());
+  }
+};
+
+namespace detail {
+template <class Mu>
+auto multi_normal_prec_mu(const Mu& mu, std::size_t k) {
+  using M = node_t<Mu>;
+  const M m = as_node(mu);
+  if constexpr (is_vector_v<M>) {
+    if (m.size() % k != 0)
+      throw std::invalid_argument("tyche::multi_normal_prec(mu, Omega): mu has size " + std::to_string(m.size()) +
+                                  " but Omega is " + std::to_string(k) + " x " + std::to_string(k) +
+                                  " (mu must have 1, K or N*K values)");
+  }
+  return m;
+}
+}  // namespace detail
+
+/// The distribution multi_normal_prec(mu, Omega) for a data precision matrix Omega
+/// (tyche::matrix(ptr, K, K), row major): copied, checked symmetric and positive definite, and
+/// factored once.
+template <detail::operand Mu>
+auto multi_normal_prec(const Mu& mu, const data_matrix& omega) {
+  const char* who = "multi_normal_prec(mu, Omega)";
+  if (omega.rows != omega.cols || omega.rows == 0)
+    throw std::invalid_argument(std::string("tyche::") + who + ": Omega must be square and non-empty; it is " +
+                                std::to_string(omega.rows) + " x " + std::to_string(omega.cols));
+  const std::size_t k = omega.rows;
+  for (std::size_t e = 0; e < k * k; ++e)
+    if (!std::isfinite(omega.ptr[e]))
+      throw std::invalid_argument(std::string("tyche::") + who + ": Omega[" + std::to_string(e / k + 1) + ", " +
+                                  std::to_string(e % k + 1) + "] = " + detail::format_number(omega.ptr[e]) +
+                                  " must be finite");
+  const auto l = detail::cholesky_lower(omega.ptr, k, who, "Omega");
+  auto owner = std::make_shared<std::vector<double>>(omega.ptr, omega.ptr + k * k);
+  owner->insert(owner->end(), l.begin(), l.end());
+  double log_det_half = 0;
+  for (std::size_t i = 0; i < k; ++i) log_det_half += std::log(l[i * k + i]);
+  const auto m = detail::multi_normal_prec_mu(mu, k);
+  return multi_normal_prec_distribution<std::remove_const_t<decltype(m)>, data_vector<>, true>{
+      {}, m, data_vector<>{{}, owner->data(), k * k}, k, log_det_half, std::move(owner)};
+}
+
+/// The distribution multi_normal_prec(mu, Omega) for Omega an expression of K·K values (row
+/// major; only the lower triangle is read), e.g. `tau * (data(D) - alpha * data(W))`.
+template <detail::operand Mu, class Ox>
+  requires detail::matrix_expression<Ox>
+auto multi_normal_prec(const Mu& mu, const Ox& omega) {
+  const auto on = detail::as_node(omega);
+  const std::size_t k = detail::matrix_order(on.size(), "multi_normal_prec(mu, Omega)", "Omega");
+  const auto m = detail::multi_normal_prec_mu(mu, k);
+  return multi_normal_prec_distribution<std::remove_const_t<decltype(m)>, std::remove_const_t<decltype(on)>, false>{
+      {}, m, on, k, 0.0, nullptr};
+}
+
+namespace detail {
+template <class Ox>
+inline constexpr bool precision_matrix_argument =
+    std::is_same_v<std::remove_cvref_t<Ox>, data_matrix> || matrix_expression<Ox>;
+}  // namespace detail
+
+/// Any other Omega (a number, a scalar expression): the error says what Omega must be.
+template <detail::operand Mu, class Ox>
+  requires(!detail::precision_matrix_argument<Ox>)
+auto multi_normal_prec(const Mu&, const Ox&) {
+  static_assert(detail::precision_matrix_argument<Ox>,
+                "tyche::multi_normal_prec(mu, Omega): Omega must be a data matrix (tyche::matrix(ptr, K, K)) "
+                "or a vector expression of the K*K entries of the precision matrix (row major)");
+}
+
+/// Name ~ multi_normal_prec(mu, Omega): a vector of K.
+template <fixed_string Name, detail::operand Mu, class Ox>
+auto multi_normal_prec(const Mu& mu, const Ox& omega) {
+  const auto d = multi_normal_prec(mu, omega);
+  return detail::make_random_variable<Name>(d, detail::shape_for_multi_normal(mu, d.k));
+}
+
+/// Name ~ multi_normal_prec(mu, Omega), J vectors of K together (shape_of(J * K), vector j at
+/// j·K; as multi_normal_cholesky's three-argument form).
+template <fixed_string Name, detail::operand Mu, class Ox, shape_tag Shape>
+auto multi_normal_prec(const Mu& mu, const Ox& omega, Shape shape) {
+  return detail::multi_normal_rows<Name>("multi_normal_prec<\"name\">(mu, Omega, shape)", multi_normal_prec(mu, omega),
+                                         shape);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/multi_normal_prec.hpp -----
+// ----- begin tyche/distributions/multi_student_t.hpp -----
+// tyche/distributions/multi_student_t.hpp — multi_student_t(nu, mu, Sigma) and multi_student_t_cholesky(nu, mu, L).
+//   log p(x | ν, μ, Σ) = log Γ((ν + K)/2) − log Γ(ν/2) − (K/2) log(νπ) − ½ log det Σ
+//                        − ((ν + K)/2) log(1 + (x − μ)ᵀ Σ⁻¹ (x − μ) / ν),   x ∈ ℝᴷ, ν > 0,
+// Σ = L Lᵀ symmetric positive definite, K × K (Stan Functions Reference, "Multivariate
+// Student-t distribution"; multi_student_t_cholesky is the same law given L). It is built on
+// multi_normal's machinery (distributions/multi_normal.hpp): the quadratic form is ‖L⁻¹(x − μ)‖²
+// and ½ log det Σ = Σᵢ log Lᵢᵢ. As data (tyche::matrix(ptr, K, K), row-major), Σ is factored
+// once when the distribution is made and L is viewed (it must outlive the model); x is a named
+// K-vector or one observed vector of K, μ a vector of K or a scalar. As expressions of
+// parameters (the K·K entries, row major, only the lower triangle read: a cov_matrix variable,
+// diag_pre_multiply(tau, L_Omega)), Σ is factored at every evaluation and x is a named K-vector
+// or N observations of K values (row n at n·K), μ a scalar, a vector of K or of N·K; the log
+// density is the sum over the rows (each row's quadratic form by autodiff/multivariate_ops.hpp's
+// row_sums_of_squares). ν may be a parameter. Draws: μ + √(ν/W) L z, W ~ χ²(ν), z standard
+// normal (mean μ for ν > 1, covariance ν/(ν − 2) Σ for ν > 2).
 
 #include <cmath>
 #include <memory>
@@ -23031,6 +23300,23 @@ auto loglogistic_lpdf(const Y& y, const Alpha& alpha, const Beta& beta) {
 template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
 auto lognormal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
   return detail::log_density_at(lognormal(mu, sigma), y);
+}
+/// log multi_normal(y | mu, Sigma), summed over the rows of y (N·K values, row n at n·K; one row
+/// where Sigma is data); Sigma a data matrix or an expression of K·K values.
+template <detail::operand Y, detail::operand Mu, class Sigma>
+auto multi_normal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(multi_normal(mu, sigma), y);
+}
+/// log multi_normal_cholesky(y | mu, L), summed over the rows of y.
+template <detail::operand Y, detail::operand Mu, class L>
+auto multi_normal_cholesky_lpdf(const Y& y, const Mu& mu, const L& l) {
+  return detail::log_density_at(multi_normal_cholesky(mu, l), y);
+}
+/// log multi_normal_prec(y | mu, Omega), summed over the rows of y; Omega a data matrix or an
+/// expression of K·K values.
+template <detail::operand Y, detail::operand Mu, class Omega>
+auto multi_normal_prec_lpdf(const Y& y, const Mu& mu, const Omega& omega) {
+  return detail::log_density_at(multi_normal_prec(mu, omega), y);
 }
 /// log multi_student_t(y | nu, mu, Sigma), summed over the rows of y; Sigma a data matrix or an
 /// expression of K·K values.

@@ -380,33 +380,39 @@ TEST_CASE("for_each_data_buffer: solve_newton (no output times; the data its equ
         }) == 2);
 }
 
-TEST_CASE("for_each_data_buffer: multi_normal, multi_normal_cholesky, rows_dot_product with data",
+TEST_CASE("for_each_data_buffer: multi_normal, multi_normal_cholesky, multi_normal_prec, rows_dot_product with data",
           "[relocate][compile]") {
   regression_data d;
   std::vector<double> sigma{2.0, 0.5, 0.3, 0.5, 1.5, 0.2, 0.3, 0.2, 1.0};
   std::vector<double> chol{1.0, 0.0, 0.0, 0.4, 1.2, 0.0, -0.3, 0.5, 0.8};
   std::vector<double> a{0.3, -1.0, 0.5, 1.5, 0.2, -0.7, 0.9, 0.1, -0.2, 1.1, 0.4, 0.6};  // 4 x 3
   std::vector<double> x{0.4, -0.3, 1.2};
+  std::vector<double> omega{1.5, 0.2, -0.1, 0.2, 2.0, 0.3, -0.1, 0.3, 1.0};
   auto mu = normal<"mu">(0.0, 2.0, shape<3>);
   auto w = normal<"w">(0.0, 1.0, shape<12>);
   // multi_normal(mu, Sigma): the op reads the Cholesky factor it computed (and owns);
-  // multi_normal_cholesky(mu, L): the user's L; rows_dot_product: the user's A.
+  // multi_normal_cholesky(mu, L): the user's L; rows_dot_product: the user's A;
+  // multi_normal_prec(mu, Omega): the copy of Omega it owns.
   const auto m = model(joint(mu, w, multi_normal(mu, matrix(sigma, 3, 3)).observe(data(x)),
                              multi_normal_cholesky(mu * 0.5, matrix(chol, 3, 3)).observe(data(d.yc.data(), 3)),
+                             multi_normal_prec(mu * 2.0, matrix(omega, 3, 3)).observe(data(x)),
                              target(sum(square(rows_dot_product(matrix(a, 4, 3), tanh(w)))))));
   const auto view = m.program().view();
   std::vector<std::size_t> counts;
   auto copy = view;
   for_each_data_buffer(copy, [&]<class T>(const T*&, std::size_t c) { counts.push_back(c); });
-  CHECK(counts == std::vector<std::size_t>{12, 9, 3, 9, 3});
-  CHECK(count_into(view, {range_of(sigma), range_of(chol), range_of(a), range_of(x), range_of(d.yc)}) == 4);
+  CHECK(counts == std::vector<std::size_t>{12, 9, 3, 9, 3, 9, 3});
+  // Five in the user's data (A, L, y, x twice); Sigma's factor and Omega's copy are the model's.
+  CHECK(count_into(view, {range_of(sigma), range_of(chol), range_of(a), range_of(x), range_of(d.yc),
+                          range_of(omega)}) == 5);
   const std::size_t buffers = check_relocation(view, [&] {
     fill_nan(chol);
     fill_nan(a);
     fill_nan(x);
     fill_nan(d.yc);
+    fill_nan(omega);
   });
-  CHECK(buffers == 5);
+  CHECK(buffers == 7);
 }
 
 TEST_CASE("for_each_data_buffer: a Gaussian process's points (gp_exp_quad_cov_map)", "[relocate][compile]") {

@@ -6,6 +6,8 @@
 //                            quadratic forms from cholesky_residual_map's L⁻¹(yₙ − μₙ))
 //   wishart_map<Inverse>     the log density of the Wishart (inverse Wishart) distribution of
 //                            a K × K matrix W given ν and S (one value)
+//   precision_quadratic_map  Σₙ (yₙ − μₙ)ᵀ Ω (yₙ − μₙ) over N rows of K (one value):
+//                            multi_normal_prec's quadratic form
 //
 // Matrices are vectors of their K² entries in row-major order; as in matrix_ops.hpp, W and S
 // are read through their lower triangles (the symmetric matrices those define), and their
@@ -198,6 +200,62 @@ struct wishart_map {
         const T weight = lift<T>(i == j ? 1.0 : 2.0) * g;
         in_adj[1][i * k + j] += weight * gw;
         in_adj[2][i * k + j] += weight * gs;
+      }
+    }
+  }
+};
+
+/// Q = Σₙ rₙᵀ Ω rₙ with rₙ = yₙ − μₙ, over the N rows of y (operands Ω: K² values, its lower
+/// triangle read as the symmetric matrix it defines; y: N·K values, row n at n·K; μ: one value,
+/// K values (every row) or N·K). One value: multi_normal_prec's quadratic form, O(N K²) each way
+/// without a factorisation. Reverse: ȳₙ += 2 Q̄ (Ω rₙ), μ̄ₙ −= 2 Q̄ (Ω rₙ), and the lower-triangle
+/// entry Ω̄ᵢᵢ += Q̄ Σₙ rₙᵢ², Ω̄ᵢⱼ += 2 Q̄ Σₙ rₙᵢ rₙⱼ (j < i: it stands for (i, j) and (j, i)).
+/// Scratch: rₙ (K values).
+struct precision_quadratic_map {
+  static constexpr const char* name = "precision_quadratic";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class Omega, class Y, class Mu>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const precision_quadratic_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k; }
+  TYCHE_HD std::size_t index(std::size_t len, std::size_t n, std::size_t i) const {
+    return len == 1 ? 0 : (len == k ? i : n * k + i);
+  }
+  template <class T>
+  TYCHE_HD void residual(std::size_t n, const T* const* in, const std::size_t* in_n, T* r) const {
+    for (std::size_t i = 0; i < k; ++i) r[i] = in[1][n * k + i] - in[2][index(in_n[2], n, i)];
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n, T* r) const {
+    const T* om = in[0];
+    T acc = lift<T>(0.0);
+    for (std::size_t n = 0; n * k < in_n[1]; ++n) {
+      residual(n, in, in_n, r);
+      for (std::size_t i = 0; i < k; ++i) {
+        T below = lift<T>(0.0);
+        for (std::size_t j = 0; j < i; ++j) below = below + om[i * k + j] * r[j];
+        acc = acc + r[i] * (lift<T>(2.0) * below + om[i * k + i] * r[i]);
+      }
+    }
+    out[0] = acc;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj, T* r) const {
+    const T* om = in[0];
+    const T a = adj[0];
+    const T a2 = lift<T>(2.0) * a;
+    for (std::size_t n = 0; n * k < in_n[1]; ++n) {
+      residual(n, in, in_n, r);
+      for (std::size_t i = 0; i < k; ++i) {
+        T s = lift<T>(0.0);
+        for (std::size_t j = 0; j < k; ++j) s = s + detail::symmetric_at(om, k, i, j) * r[j];
+        in_adj[1][n * k + i] += a2 * s;
+        in_adj[2][index(in_n[2], n, i)] += -(a2 * s);
+        for (std::size_t j = 0; j < i; ++j) in_adj[0][i * k + j] += a2 * r[i] * r[j];
+        in_adj[0][i * k + i] += a * r[i] * r[i];
       }
     }
   }

@@ -37,6 +37,7 @@
 #include <tyche/distributions/logistic.hpp>
 #include <tyche/distributions/loglogistic.hpp>
 #include <tyche/distributions/lognormal.hpp>
+#include <tyche/distributions/multi_normal_prec.hpp>
 #include <tyche/distributions/multi_student_t.hpp>
 #include <tyche/distributions/multinomial.hpp>
 #include <tyche/distributions/neg_binomial.hpp>
@@ -212,6 +213,23 @@ auto loglogistic_lpdf(const Y& y, const Alpha& alpha, const Beta& beta) {
 template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
 auto lognormal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
   return detail::log_density_at(lognormal(mu, sigma), y);
+}
+/// log multi_normal(y | mu, Sigma), summed over the rows of y (N·K values, row n at n·K; one row
+/// where Sigma is data); Sigma a data matrix or an expression of K·K values.
+template <detail::operand Y, detail::operand Mu, class Sigma>
+auto multi_normal_lpdf(const Y& y, const Mu& mu, const Sigma& sigma) {
+  return detail::log_density_at(multi_normal(mu, sigma), y);
+}
+/// log multi_normal_cholesky(y | mu, L), summed over the rows of y.
+template <detail::operand Y, detail::operand Mu, class L>
+auto multi_normal_cholesky_lpdf(const Y& y, const Mu& mu, const L& l) {
+  return detail::log_density_at(multi_normal_cholesky(mu, l), y);
+}
+/// log multi_normal_prec(y | mu, Omega), summed over the rows of y; Omega a data matrix or an
+/// expression of K·K values.
+template <detail::operand Y, detail::operand Mu, class Omega>
+auto multi_normal_prec_lpdf(const Y& y, const Mu& mu, const Omega& omega) {
+  return detail::log_density_at(multi_normal_prec(mu, omega), y);
 }
 /// log multi_student_t(y | nu, mu, Sigma), summed over the rows of y; Sigma a data matrix or an
 /// expression of K·K values.
