@@ -56,4 +56,5 @@
 #include <tyche/distributions/uniform.hpp>
 #include <tyche/distributions/von_mises.hpp>
 #include <tyche/distributions/weibull.hpp>
+#include <tyche/distributions/wiener.hpp>
 #include <tyche/distributions/wishart.hpp>

@@ -4416,8 +4416,9 @@ struct lkj_log_normaliser_map {
 // log_bessel_i0 (log of the modified Bessel function I₀), cos, sin, atan, log_gamma_p /
 // log_gamma_q (the logarithms of the regularised incomplete gamma functions P(a, x) and Q(a, x)),
 // and the log CDFs of the standard Cauchy, Laplace and Student's t (cauchy_lcdf, laplace_lcdf,
-// student_t_lcdf); and the vector op ops::log_inc_beta_map (log I_x(a, b), the regularised
-// incomplete beta function, of three operands).
+// student_t_lcdf); and the vector ops ops::log_inc_beta_map (log I_x(a, b), the regularised
+// incomplete beta function, of three operands), beta_binomial_lcdf_map and wiener_map (the
+// log density of the Wiener first-passage time, of six operands).
 // ----- begin tyche/scalar/inc_beta.hpp -----
 // tyche/scalar/inc_beta.hpp — the regularised incomplete beta function in log form,
 // log I_x(a, b) and log(1 − I_x(a, b)), with their derivatives in a, b and x, for the CDFs of
@@ -4972,6 +4973,107 @@ TYCHE_HD inline skew_normal_log_cdf_result skew_normal_log_cdf(double z, double 
 
 }  // namespace tyche::math
 // ----- end tyche/scalar/owens_t.hpp -----
+// ----- begin tyche/scalar/wiener.hpp -----
+// tyche/scalar/wiener.hpp — the Wiener first-passage time density (the drift diffusion model of
+// two-choice response times), its logarithm and derivatives. Host and CUDA device code, double
+// precision.
+//
+// A Wiener process with drift v starts at w·a between absorbing boundaries 0 and a. Its density of
+// reaching the lower boundary at time t (Feller 1968; Navarro & Fuss 2009, eqs. 1–6) is
+//   f(t | a, v, w) = a⁻² exp(−v a w − v² t / 2) g(t / a², w),
+// with g(u, w) the density of the standard process (a = 1, v = 0), written two ways:
+//   small-time  g(u, w) = (2π u³)^(−½) Σ_{k=−∞..∞} (w + 2k) exp(−(w + 2k)² / (2u)),
+//   large-time  g(u, w) = π Σ_{k≥1} k exp(−k² π² u / 2) sin(kπw).
+// Each series is summed factored by its leading exponential (exp(−w²/(2u)), exp(−π²u/2)), so the
+// logarithm keeps its precision in both tails; the small-time one where it needs fewer terms (small
+// u: it is the series without cancellation there), the large-time one otherwise. The number of terms
+// bounds the first left-out term, including the polynomial weights of the derivative series, below
+// e^(−45) of the leading one (as Navarro & Fuss's bounds, applied to the scaled sums).
+// Drift variability (Stan's sv: the drift ~ normal(v, sv) per trial, integrated out; Blurton,
+// Kesselmeier & Gondan 2017) changes only the factor in front:
+//   f(t | a, v, w, sv) = a⁻² (1 + sv² t)^(−½) exp((sv² a² w² − 2 a v w − v² t) / (2(1 + sv² t))) g(t/a², w).
+// Stan's wiener(alpha, tau, beta, delta[, sv]) is the density of the upper boundary at y = tau + t,
+// which is the lower boundary's with v = −delta and w = 1 − beta.
+
+#include <cmath>
+
+namespace tyche::math {
+
+/// log g(u, w) and its partial derivatives in u and w.
+struct wiener_standard_result {
+  double log_g;
+  double du;
+  double dw;
+};
+
+TYCHE_HD inline wiener_standard_result wiener_log_standard(double u, double w) {
+  constexpr double pi = 3.14159265358979323846;
+  // Terms needed: small-time, k = −j..j with 2j(j − 1)/u > 45; large-time, k = 1..K with
+  // (K² − 1)π²u/2 > 46.
+  const double js = ::ceil(0.5 + ::sqrt(0.25 + 22.5 * u)) + 1.0;
+  const double kl = ::ceil(::sqrt(1.0 + 92.0 / (pi * pi * u))) + 1.0;
+  if (2.0 * js + 1.0 <= kl) {
+    // Σ (w + 2k)^p exp(−((w + 2k)² − w²)/(2u)) for the value (p = 1), ∂u (p = 3), ∂w (1 − x²/u).
+    double s0 = 0, s3 = 0, sw = 0;
+    const int j = static_cast<int>(js);
+    for (int k = -j; k <= j; ++k) {
+      const double x = w + 2.0 * k;
+      const double e = ::exp(-(2.0 * k * k + 2.0 * k * w) / u);  // ((w+2k)² − w²)/(2u)
+      s0 += x * e;
+      s3 += x * x * x * e;
+      sw += (1.0 - x * x / u) * e;
+    }
+    return {-0.5 * ::log(2.0 * pi * u * u * u) - w * w / (2.0 * u) + ::log(s0),
+            -1.5 / u + s3 / (2.0 * u * u * s0), sw / s0};
+  }
+  // Σ k^p exp(−(k² − 1)π²u/2) sin(kπw) (p = 1 for the value, 3 for ∂u), and Σ k² … cos(kπw) (∂w).
+  double l0 = 0, l3 = 0, lw = 0;
+  const int n = static_cast<int>(kl);
+  for (int k = 1; k <= n; ++k) {
+    const double e = ::exp(-(double(k) * k - 1.0) * pi * pi * u / 2.0);
+    const double s = ::sin(k * pi * w), c = ::cos(k * pi * w);
+    l0 += k * e * s;
+    l3 += double(k) * k * k * e * s;
+    lw += double(k) * k * e * c;
+  }
+  return {::log(pi) - pi * pi * u / 2.0 + ::log(l0), -0.5 * pi * pi * l3 / l0, pi * lw / l0};
+}
+
+/// log Wiener(y | alpha, tau, beta, delta, sv) and its partial derivatives (Stan's argument
+/// order; sv = 0 for the four-parameter density). −∞ with zero derivatives where y ≤ tau.
+struct wiener_log_density_result {
+  double value;
+  double dy;
+  double dalpha;
+  double dtau;
+  double dbeta;
+  double ddelta;
+  double dsv;
+};
+
+TYCHE_HD inline wiener_log_density_result wiener_log_density(double y, double alpha, double tau, double beta,
+                                                             double delta, double sv) {
+  const double t = y - tau;
+  if (!(t > 0)) return {-HUGE_VAL, 0, 0, 0, 0, 0, 0};
+  const double a = alpha, w = 1.0 - beta, v = -delta, s = sv * sv;
+  const double a2 = a * a;
+  const wiener_standard_result g = wiener_log_standard(t / a2, w);
+  const double d = 1.0 + s * t;
+  const double num = s * a2 * w * w - 2.0 * a * v * w - v * v * t;
+  const double value = -0.5 * ::log(d) + num / (2.0 * d) - 2.0 * ::log(a) + g.log_g;
+  const double p_v = -(a * w + v * t) / d;
+  const double p_a = (s * a * w * w - v * w) / d - 2.0 / a;
+  const double p_w = (s * a2 * w - a * v) / d;
+  const double p_t = -s / (2.0 * d) - (v * v * d + num * s) / (2.0 * d * d);
+  const double p_s = -t / (2.0 * d) + (a2 * w * w * d - num * t) / (2.0 * d * d);
+  const double dt = p_t + g.du / a2;
+  const double da = p_a - 2.0 * t / (a2 * a) * g.du;
+  const double dw = p_w + g.dw;
+  return {value, dt, da, -dt, -dw, -p_v, 2.0 * sv * p_s};
+}
+
+}  // namespace tyche::math
+// ----- end tyche/scalar/wiener.hpp -----
 
 #include <cstddef>
 
@@ -5494,6 +5596,56 @@ struct log_inc_beta_map {
     }
   }
 };
+
+/// log Wiener(y | alpha, tau, beta, delta, sv) elementwise over m values, of the operands y, alpha,
+/// tau, beta, delta, sv in that order, each a scalar or m values (scalar/wiener.hpp's
+/// wiener_log_density, lane by lane: series whose lengths depend on the arguments). −∞ where
+/// y ≤ tau, with no derivative there. The reverse pass evaluates the derivatives again.
+struct wiener_map {
+  static constexpr const char* name = "wiener";
+  static constexpr bool has_payload = false;
+  template <class Y, class A, class Tau, class B, class D, class Sv>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const wiener_map&) const = default;
+
+  template <class T>
+  TYCHE_HD static T at(std::size_t i, const T* const* in, const std::size_t* in_n, T* d) {
+    using E = element_type_t<T>;
+    using lanes_of = tyche::detail::lane_ops<T>;
+    constexpr std::size_t lanes = lanes_of::size;
+    E arg[6][lanes], v[lanes], der[6][lanes];
+    for (std::size_t j = 0; j < 6; ++j) lanes_of::store(arg[j], in[j][in_n[j] > 1 ? i : 0]);
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const math::wiener_log_density_result r = math::wiener_log_density(
+          static_cast<double>(arg[0][l]), static_cast<double>(arg[1][l]), static_cast<double>(arg[2][l]),
+          static_cast<double>(arg[3][l]), static_cast<double>(arg[4][l]), static_cast<double>(arg[5][l]));
+      v[l] = static_cast<E>(r.value);
+      der[0][l] = static_cast<E>(r.dy);
+      der[1][l] = static_cast<E>(r.dalpha);
+      der[2][l] = static_cast<E>(r.dtau);
+      der[3][l] = static_cast<E>(r.dbeta);
+      der[4][l] = static_cast<E>(r.ddelta);
+      der[5][l] = static_cast<E>(r.dsv);
+    }
+    if (d != nullptr)
+      for (std::size_t j = 0; j < 6; ++j) d[j] = lanes_of::load(der[j]);
+    return lanes_of::load(v);
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = at<T>(i, in, in_n, nullptr);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < m; ++i) {
+      T d[6];
+      (void)at<T>(i, in, in_n, d);
+      for (std::size_t j = 0; j < 6; ++j) in_adj[j][in_n[j] > 1 ? i : 0] += adj[i] * d[j];
+    }
+  }
+};
+
 
 }  // namespace tyche::ops
 // ----- end tyche/autodiff/special.hpp -----
@@ -20067,9 +20219,9 @@ auto lognormal(const Mu& mu, const Sigma& sigma) {
 }  // namespace tyche
 // ----- end tyche/distributions/lognormal.hpp -----
 // ----- begin tyche/distributions/multi_normal_prec.hpp -----
-// tyche/distributions/multi_normal_prec.hpp — multi_normal_prec(mu, Omega): the multivariate normal
-// given its precision matrix Ω = Σ⁻¹ (Stan Functions Reference, "Multivariate normal
-// distribution, precision parameterization").
+// tyche/distributions/multi_normal_prec.hpp — multi_normal_prec(mu, Omega): a normal by its precision.
+// The multivariate normal given its precision matrix Ω = Σ⁻¹ (Stan Functions Reference,
+// "Multivariate normal distribution, precision parameterization"):
 //   log p(x | μ, Ω) = −½ (x − μ)ᵀ Ω (x − μ) + ½ log det Ω − (K/2) log 2π,   x ∈ ℝᴷ,
 // Ω symmetric positive definite, K × K; only its lower triangle is read. The quadratic form is
 // one op (autodiff/multivariate_ops.hpp's precision_quadratic_map, O(K²) per row, no
@@ -22930,6 +23082,184 @@ auto weibull(const Alpha& alpha, const Sigma& sigma) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/weibull.hpp -----
+// ----- begin tyche/distributions/wiener.hpp -----
+// tyche/distributions/wiener.hpp — wiener(alpha, tau, beta, delta[, sv]): drift diffusion response times.
+// The drift diffusion model of two-choice response times (Ratcliff 1978), as Stan's wiener and
+// brms's family wiener: the density that a Wiener process with drift δ, started at β·α between
+// absorbing boundaries 0 and α, first reaches the upper boundary α at time y − τ,
+//   p(y | α, τ, β, δ, sv) = α⁻² (1 + sv² t)^(−½) exp((sv² α² w² − 2αvw − v² t) / (2(1 + sv² t))) g(t/α², w),
+//   t = y − τ, w = 1 − β, v = −δ, g the standard process's density (scalar/wiener.hpp),
+// α > 0 the boundary separation, τ ≥ 0 the non-decision time (y > τ), 0 < β < 1 the relative
+// starting point (a priori bias), δ the drift rate, sv ≥ 0 the trial-to-trial standard deviation
+// of the drift (integrated out in closed form; sv = 0 in the four-argument form). The density is
+// defective: it integrates to the probability of the upper response. A response at the lower
+// boundary is the upper one of the mirrored process, `wiener(alpha, tau, 1 - beta, -delta)` (as
+// Stan users write it). The log density and its derivatives in every argument and y are
+// scalar/wiener.hpp's (Navarro & Fuss 2009's small- and large-time series, each summed where it
+// converges fast and without cancellation; checked against RWiener's dwiener). y ≤ τ gives −∞
+// where τ is a parameter, and an error naming the index where τ is known. Draws are of the upper
+// boundary's time given that boundary (the posterior predictive of a response time given its
+// response): by inversion of the CDF integrated numerically over 512 points in log time (the
+// table kept per thread for the next draw with the same arguments). Observations only: there is
+// no named form. `wiener_lpdf(y, alpha, tau, beta, delta[, sv])` for free terms.
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+namespace tyche {
+
+namespace detail {
+/// The CDF of the upper boundary's first-passage time given that boundary (Stan's arguments),
+/// integrated by the trapezoidal rule in log time over 512 points from t = α²(1 − β)²/100 (the
+/// density there below e^(−50) of its peak's order) to t = 40α² (the large-time series' factor
+/// e^(−π²u/2) = e^(−197)); unnormalised.
+struct wiener_time_table {
+  static constexpr int n = 512;
+  double args[5] = {HUGE_VAL, 0, 0, 0, 0};
+  double lo = 0, h = 0;
+  double cum[n] = {};
+  void build(double alpha, double tau, double beta, double delta, double sv) {
+    const double w = 1.0 - beta;
+    lo = std::log(alpha * alpha * std::max(w * w / 100.0, 1e-12));
+    h = (std::log(40.0 * alpha * alpha) - lo) / (n - 1);
+    double logf[n];
+    double top = -HUGE_VAL;
+    for (int i = 0; i < n; ++i) {
+      const double lt = lo + h * i;
+      logf[i] = math::wiener_log_density(tau + std::exp(lt), alpha, tau, beta, delta, sv).value + lt;  // f(t) t
+      top = std::max(top, logf[i]);
+    }
+    cum[0] = 0;
+    for (int i = 1; i < n; ++i) cum[i] = cum[i - 1] + 0.5 * h * (std::exp(logf[i - 1] - top) + std::exp(logf[i] - top));
+    const double a[5] = {alpha, tau, beta, delta, sv};
+    std::copy(a, a + 5, args);
+  }
+  /// τ + t with t the u-quantile (u ∈ (0, 1)), linear in the CDF between the points.
+  double quantile(double u) const {
+    const double target = u * cum[n - 1];
+    const int i = static_cast<int>(std::upper_bound(cum, cum + n, target) - cum);  // cum[i-1] ≤ target < cum[i]
+    if (i <= 0) return args[1] + std::exp(lo);
+    if (i >= n) return args[1] + std::exp(lo + h * (n - 1));
+    const double frac = (target - cum[i - 1]) / (cum[i] - cum[i - 1]);
+    return args[1] + std::exp(lo + h * (i - 1 + frac));
+  }
+};
+
+/// A time of first passage of the upper boundary given that boundary, plus τ, by inversion at u
+/// of wiener_time_table's CDF; the last arguments' table is kept per thread (draws for many
+/// observations of one condition, or of one posterior draw, build it once).
+inline double wiener_upper_time(double u, double alpha, double tau, double beta, double delta, double sv) {
+  thread_local wiener_time_table table;
+  const double a[5] = {alpha, tau, beta, delta, sv};
+  if (!std::equal(a, a + 5, table.args)) table.build(alpha, tau, beta, delta, sv);
+  return table.quantile(u);
+}
+}  // namespace detail
+
+template <class Alpha, class Tau, class Beta, class Delta, class Sv>
+struct wiener_distribution : distribution<wiener_distribution<Alpha, Tau, Beta, Delta, Sv>> {
+  static constexpr const char* family = "wiener";
+  Alpha alpha;
+  Tau tau;
+  Beta beta;
+  Delta delta;
+  Sv sv;
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto xn = detail::as_node(x);
+    const std::size_t sizes[6] = {detail::operand_size(xn),   detail::operand_size(alpha), detail::operand_size(tau),
+                                  detail::operand_size(beta), detail::operand_size(delta), detail::operand_size(sv)};
+    std::size_t m = 1;
+    for (const std::size_t s : sizes) m = s != 1 ? s : m;
+    static const char* const names[6] = {"y", "alpha", "tau", "beta", "delta", "sv"};
+    for (std::size_t j = 0; j < 6; ++j)
+      if (sizes[j] != 1 && sizes[j] != m)
+        throw std::invalid_argument(std::string("tyche::wiener(alpha, tau, beta, delta, sv): ") + names[j] +
+                                    " has size " + std::to_string(sizes[j]) + " but another operand has " +
+                                    std::to_string(m) + " (each a scalar or a vector of one size)");
+    return sum(make_vector_op(ops::wiener_map{}, m, xn, alpha, tau, beta, delta, sv));
+  }
+  auto arguments() const { return std::tuple{alpha, tau, beta, delta, sv}; }
+  /// The arguments' domains, checked when a model is built (joint): at compile time where the
+  /// types decide, else against the data (docs/design/partial-evaluation.md, "Supports and checks").
+  auto check_supports() const {
+    static_assert(argument_support_t<Alpha, domains::positive>::ok,
+                  "tyche::wiener(alpha, tau, beta, delta): alpha (the boundary separation) must be > 0, but its "
+                  "support (spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, inf)"
+                  TYCHE_SUPPORT_HINT);
+    static_assert(argument_support_t<Tau, domains::nonnegative>::ok,
+                  "tyche::wiener(alpha, tau, beta, delta): tau (the non-decision time) must be >= 0, but its "
+                  "support (spelled out in tyche::support_is<...> in this diagnostic) is not inside [0, inf)"
+                  TYCHE_SUPPORT_HINT);
+    static_assert(argument_support_t<Beta, domains::open_unit_interval>::ok,
+                  "tyche::wiener(alpha, tau, beta, delta): beta (the relative starting point) must be in (0, 1), "
+                  "but its support (spelled out in tyche::support_is<...> in this diagnostic) is not inside (0, 1)"
+                  TYCHE_SUPPORT_HINT);
+    static_assert(argument_support_t<Sv, domains::nonnegative>::ok,
+                  "tyche::wiener(alpha, tau, beta, delta, sv): sv (the standard deviation of the drift) must be "
+                  ">= 0, but its support (spelled out in tyche::support_is<...> in this diagnostic) is not inside "
+                  "[0, inf)" TYCHE_SUPPORT_HINT);
+    detail::check_argument<domains::positive>("wiener(alpha, tau, beta, delta)", "alpha", alpha);
+    detail::check_argument<domains::nonnegative>("wiener(alpha, tau, beta, delta)", "tau", tau);
+    detail::check_argument<domains::open_unit_interval>("wiener(alpha, tau, beta, delta)", "beta", beta);
+    detail::check_argument<domains::nonnegative>("wiener(alpha, tau, beta, delta, sv)", "sv", sv);
+  }
+  /// A response time is positive.
+  static const char* observation_problem(double v) { return v > 0 ? nullptr : "must be a positive response time"; }
+  /// y[i] > tau[i] where both are known: a response time is the non-decision time plus the
+  /// diffusion's first-passage time.
+  template <class Y>
+  void check_observed(const Y& y) const {
+    const auto tn = detail::as_node(tau);
+    const std::size_t ny = detail::operand_size(y), nt = detail::operand_size(tn);
+    for (std::size_t i = 0; i < std::max(ny, nt); ++i) {
+      double yi = 0, ti = 0;
+      if (!detail::known_value(y, is_vector_v<Y> ? i : 0, &yi) ||
+          !detail::known_value(tn, is_vector_v<detail::node_t<Tau>> ? i : 0, &ti))
+        return;
+      if (!(yi > ti))
+        throw std::invalid_argument("tyche::wiener(...).observe(y): y[" + std::to_string(i + 1) + "] = " +
+                                    detail::format_number(yi) + " is not above tau" +
+                                    (is_vector_v<detail::node_t<Tau>> ? "[" + std::to_string(i + 1) + "]" : "") +
+                                    " = " + detail::format_number(ti) +
+                                    " (a response time is the non-decision time tau plus a first-passage time)");
+    }
+  }
+  /// The upper boundary's first-passage time given that boundary, plus tau.
+  template <class G>
+  static double draw(G& rng, double a, double t, double b, double d, double s) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    return detail::wiener_upper_time(unit(rng), a, t, b, d, s);
+  }
+};
+
+/// The distribution wiener(alpha, tau, beta, delta) of upper-boundary response times.
+template <detail::operand Alpha, detail::operand Tau, detail::operand Beta, detail::operand Delta>
+auto wiener(const Alpha& alpha, const Tau& tau, const Beta& beta, const Delta& delta) {
+  return detail::make_distribution<wiener_distribution>(alpha, tau, beta, delta, 0.0);
+}
+/// wiener(alpha, tau, beta, delta, sv): with the drift normal(delta, sv) from trial to trial.
+template <detail::operand Alpha, detail::operand Tau, detail::operand Beta, detail::operand Delta, detail::operand Sv>
+auto wiener(const Alpha& alpha, const Tau& tau, const Beta& beta, const Delta& delta, const Sv& sv) {
+  return detail::make_distribution<wiener_distribution>(alpha, tau, beta, delta, sv);
+}
+
+/// wiener<"name">(...): there is no named form; the message says why and what to write.
+template <fixed_string Name, class... Arguments>
+auto wiener(const Arguments&...) {
+  static_assert(!detail::is_named_v<decltype(Name)>,
+                "tyche: wiener<\"name\">(...): wiener is the density of observed response times (the upper "
+                "boundary's; it integrates to that response's probability, not to 1), so it can only be "
+                "observed: wiener(alpha, tau, beta, delta).observe(data(rt))");
+  return 0;
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/wiener.hpp -----
 // ----- begin tyche/distributions/wishart.hpp -----
 // tyche/distributions/wishart.hpp — wishart(nu, S) and inv_wishart(nu, S) on K × K covariance matrices.
 //   log W(W | ν, S)  = ((ν − K − 1)/2) log det W − ½ tr(S⁻¹W) − (νK/2) log 2 − (ν/2) log det S − log Γ_K(ν/2),
@@ -23463,6 +23793,18 @@ auto von_mises_lpdf(const Y& y, const Mu& mu, const Kappa& kappa) {
 template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
 auto weibull_lpdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
   return detail::log_density_at(weibull(alpha, sigma), y);
+}
+/// log wiener(y | alpha, tau, beta, delta), the upper boundary's first-passage time density,
+/// summed over y (a lower-boundary response: wiener_lpdf(y, alpha, tau, 1 - beta, -delta)).
+template <detail::operand Y, detail::operand Alpha, detail::operand Tau, detail::operand Beta, detail::operand Delta>
+auto wiener_lpdf(const Y& y, const Alpha& alpha, const Tau& tau, const Beta& beta, const Delta& delta) {
+  return detail::log_density_at(wiener(alpha, tau, beta, delta), y);
+}
+/// log wiener(y | alpha, tau, beta, delta, sv), with the drift normal(delta, sv) across trials.
+template <detail::operand Y, detail::operand Alpha, detail::operand Tau, detail::operand Beta, detail::operand Delta,
+          detail::operand Sv>
+auto wiener_lpdf(const Y& y, const Alpha& alpha, const Tau& tau, const Beta& beta, const Delta& delta, const Sv& sv) {
+  return detail::log_density_at(wiener(alpha, tau, beta, delta, sv), y);
 }
 /// log wishart(W | nu, S) of one K × K matrix W (K·K values, row major); S a data matrix or an
 /// expression of K·K values.

@@ -3,8 +3,9 @@
 // log_bessel_i0 (log of the modified Bessel function I₀), cos, sin, atan, log_gamma_p /
 // log_gamma_q (the logarithms of the regularised incomplete gamma functions P(a, x) and Q(a, x)),
 // and the log CDFs of the standard Cauchy, Laplace and Student's t (cauchy_lcdf, laplace_lcdf,
-// student_t_lcdf); and the vector op ops::log_inc_beta_map (log I_x(a, b), the regularised
-// incomplete beta function, of three operands).
+// student_t_lcdf); and the vector ops ops::log_inc_beta_map (log I_x(a, b), the regularised
+// incomplete beta function, of three operands), beta_binomial_lcdf_map and wiener_map (the
+// log density of the Wiener first-passage time, of six operands).
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/backends/simd/batch.hpp>
@@ -14,6 +15,7 @@
 #include <tyche/scalar/math.hpp>
 #include <tyche/scalar/owens_t.hpp>
 #include <tyche/scalar/traits.hpp>
+#include <tyche/scalar/wiener.hpp>
 
 #include <cstddef>
 
@@ -536,5 +538,55 @@ struct log_inc_beta_map {
     }
   }
 };
+
+/// log Wiener(y | alpha, tau, beta, delta, sv) elementwise over m values, of the operands y, alpha,
+/// tau, beta, delta, sv in that order, each a scalar or m values (scalar/wiener.hpp's
+/// wiener_log_density, lane by lane: series whose lengths depend on the arguments). −∞ where
+/// y ≤ tau, with no derivative there. The reverse pass evaluates the derivatives again.
+struct wiener_map {
+  static constexpr const char* name = "wiener";
+  static constexpr bool has_payload = false;
+  template <class Y, class A, class Tau, class B, class D, class Sv>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const wiener_map&) const = default;
+
+  template <class T>
+  TYCHE_HD static T at(std::size_t i, const T* const* in, const std::size_t* in_n, T* d) {
+    using E = element_type_t<T>;
+    using lanes_of = tyche::detail::lane_ops<T>;
+    constexpr std::size_t lanes = lanes_of::size;
+    E arg[6][lanes], v[lanes], der[6][lanes];
+    for (std::size_t j = 0; j < 6; ++j) lanes_of::store(arg[j], in[j][in_n[j] > 1 ? i : 0]);
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const math::wiener_log_density_result r = math::wiener_log_density(
+          static_cast<double>(arg[0][l]), static_cast<double>(arg[1][l]), static_cast<double>(arg[2][l]),
+          static_cast<double>(arg[3][l]), static_cast<double>(arg[4][l]), static_cast<double>(arg[5][l]));
+      v[l] = static_cast<E>(r.value);
+      der[0][l] = static_cast<E>(r.dy);
+      der[1][l] = static_cast<E>(r.dalpha);
+      der[2][l] = static_cast<E>(r.dtau);
+      der[3][l] = static_cast<E>(r.dbeta);
+      der[4][l] = static_cast<E>(r.ddelta);
+      der[5][l] = static_cast<E>(r.dsv);
+    }
+    if (d != nullptr)
+      for (std::size_t j = 0; j < 6; ++j) d[j] = lanes_of::load(der[j]);
+    return lanes_of::load(v);
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = at<T>(i, in, in_n, nullptr);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < m; ++i) {
+      T d[6];
+      (void)at<T>(i, in, in_n, d);
+      for (std::size_t j = 0; j < 6; ++j) in_adj[j][in_n[j] > 1 ? i : 0] += adj[i] * d[j];
+    }
+  }
+};
+
 
 }  // namespace tyche::ops

@@ -57,6 +57,7 @@
 #include <tyche/distributions/uniform.hpp>
 #include <tyche/distributions/von_mises.hpp>
 #include <tyche/distributions/weibull.hpp>
+#include <tyche/distributions/wiener.hpp>
 #include <tyche/distributions/wishart.hpp>
 
 #include <type_traits>
@@ -376,6 +377,18 @@ auto von_mises_lpdf(const Y& y, const Mu& mu, const Kappa& kappa) {
 template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
 auto weibull_lpdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
   return detail::log_density_at(weibull(alpha, sigma), y);
+}
+/// log wiener(y | alpha, tau, beta, delta), the upper boundary's first-passage time density,
+/// summed over y (a lower-boundary response: wiener_lpdf(y, alpha, tau, 1 - beta, -delta)).
+template <detail::operand Y, detail::operand Alpha, detail::operand Tau, detail::operand Beta, detail::operand Delta>
+auto wiener_lpdf(const Y& y, const Alpha& alpha, const Tau& tau, const Beta& beta, const Delta& delta) {
+  return detail::log_density_at(wiener(alpha, tau, beta, delta), y);
+}
+/// log wiener(y | alpha, tau, beta, delta, sv), with the drift normal(delta, sv) across trials.
+template <detail::operand Y, detail::operand Alpha, detail::operand Tau, detail::operand Beta, detail::operand Delta,
+          detail::operand Sv>
+auto wiener_lpdf(const Y& y, const Alpha& alpha, const Tau& tau, const Beta& beta, const Delta& delta, const Sv& sv) {
+  return detail::log_density_at(wiener(alpha, tau, beta, delta, sv), y);
 }
 /// log wishart(W | nu, S) of one K × K matrix W (K·K values, row major); S a data matrix or an
 /// expression of K·K values.

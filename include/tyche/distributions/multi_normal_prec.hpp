@@ -1,6 +1,6 @@
-// tyche/distributions/multi_normal_prec.hpp — multi_normal_prec(mu, Omega): the multivariate normal
-// given its precision matrix Ω = Σ⁻¹ (Stan Functions Reference, "Multivariate normal
-// distribution, precision parameterization").
+// tyche/distributions/multi_normal_prec.hpp — multi_normal_prec(mu, Omega): a normal by its precision.
+// The multivariate normal given its precision matrix Ω = Σ⁻¹ (Stan Functions Reference,
+// "Multivariate normal distribution, precision parameterization"):
 //   log p(x | μ, Ω) = −½ (x − μ)ᵀ Ω (x − μ) + ½ log det Ω − (K/2) log 2π,   x ∈ ℝᴷ,
 // Ω symmetric positive definite, K × K; only its lower triangle is read. The quadratic form is
 // one op (autodiff/multivariate_ops.hpp's precision_quadratic_map, O(K²) per row, no
