@@ -25,6 +25,7 @@
 #include <tyche/distributions/gumbel.hpp>
 #include <tyche/distributions/half_normal.hpp>
 #include <tyche/distributions/half_student_t.hpp>
+#include <tyche/distributions/inflated.hpp>
 #include <tyche/distributions/inv_chi_square.hpp>
 #include <tyche/distributions/inv_gamma.hpp>
 #include <tyche/distributions/lkj_corr.hpp>

@@ -19664,6 +19664,271 @@ auto half_student_t(const Nu& nu, const Sigma& sigma) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/half_student_t.hpp -----
+// ----- begin tyche/distributions/inflated.hpp -----
+// tyche/distributions/inflated.hpp — zero_inflated(d, theta), hurdle(d, theta): counts with extra zeros.
+// Observations y ≥ 0 from d with zeros added (the zero-inflated and hurdle models of brms, PyMC
+// and NumPyro; θ is brms's zi / hu, NumPyro's gate: the probability of a structural zero):
+//   zero_inflated(d, θ):  P(0) = θ + (1 − θ) p_d(0),   P(y) = (1 − θ) p_d(y) for y > 0, d discrete;
+//   hurdle(d, θ):         P(0) = θ,   P(y) = (1 − θ) p_d(y) / (1 − p_d(0)) for y > 0, d discrete
+//                         (d truncated at zero), or density (1 − θ) f_d(y) for y > 0, d continuous
+//                         on the positive numbers (gamma, lognormal, weibull, exponential, …).
+// θ in [0, 1] is a scalar or one per observation (e.g. logistic(z0 + z1 * data(x))); d's
+// arguments likewise (poisson(exp(eta)) with eta of N). The log density is one op over the
+// observations (ops::inflated_map) from d's pointwise log densities at y and at 0: the zeros
+// take log(θ + (1 − θ) e^{log p_d(0)}) (by log-sum-exp) or log θ, the others log(1 − θ) + log p_d(y)
+// (− log(1 − p_d(0)) for a discrete hurdle); each observation's derivatives reach only the branch
+// it takes. A continuous d is evaluated at max(y, 1e-300), so that its log density at a zero
+// (−∞, unused) puts no NaN into the derivatives. d's data checks apply to the positive values.
+// Draws: 0 with probability θ, else a draw of d (for a discrete hurdle, a draw of d given y > 0,
+// by rejection). Observations only; `zero_inflated_lpmf(y, d, theta)` and `hurdle_lpmf(y, d,
+// theta)` (`hurdle_lpdf` for a continuous d) for free terms.
+
+#include <cmath>
+#include <random>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tyche {
+
+/// Which model: zero_inflated (a discrete d), hurdle of a discrete d, hurdle of a continuous d.
+enum class inflation { zero_inflated, hurdle_discrete, hurdle_continuous };
+
+namespace ops {
+/// The log probability of each observation of an inflated model, elementwise over m values, of
+/// the operands y, θ, lp0 = log p_d(0), lpy = log p_d(y) in that order, each a scalar or m values
+/// (lane by lane: the branch depends on y):
+///   y = 0: log(θ + (1 − θ) e^{lp0}) (zero_inflated), log θ (hurdle);
+///   y > 0: log(1 − θ) + lpy, − log(1 − e^{lp0}) more for a discrete hurdle.
+/// Derivatives reach θ and the operands of the branch taken; none reaches y.
+template <inflation Kind>
+struct inflated_map {
+  static constexpr const char* name = Kind == inflation::zero_inflated ? "zero_inflated" : "hurdle";
+  static constexpr bool has_payload = false;
+  template <class Y, class Theta, class Lp0, class Lpy>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const inflated_map&) const = default;
+
+  /// Element i's value, and its derivatives in θ, lp0 and lpy where d is given.
+  template <class T>
+  TYCHE_HD static T at(std::size_t i, const T* const* in, const std::size_t* in_n, T* d) {
+    using E = element_type_t<T>;
+    using lanes_of = tyche::detail::lane_ops<T>;
+    constexpr std::size_t lanes = lanes_of::size;
+    E y[lanes], th[lanes], l0[lanes], ly[lanes], v[lanes], dth[lanes], dl0[lanes], dly[lanes];
+    lanes_of::store(y, in[0][in_n[0] > 1 ? i : 0]);
+    lanes_of::store(th, in[1][in_n[1] > 1 ? i : 0]);
+    lanes_of::store(l0, in[2][in_n[2] > 1 ? i : 0]);
+    lanes_of::store(ly, in[3][in_n[3] > 1 ? i : 0]);
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const double t = static_cast<double>(th[l]), p0 = static_cast<double>(l0[l]);
+      double value = 0, d_t = 0, d_0 = 0, d_y = 0;
+      if (static_cast<double>(y[l]) == 0.0) {
+        if constexpr (Kind == inflation::zero_inflated) {
+          // log(θ + (1 − θ) e^{lp0}) = log_add_exp(log θ, log(1 − θ) + lp0).
+          const double a = ::log(t), b = ::log1p(-t) + p0;
+          const double hi = a > b ? a : b;
+          value = hi == -HUGE_VAL ? -HUGE_VAL : hi + ::log1p(::exp(-(a > b ? a - b : b - a)));
+          const double e0 = ::exp(p0 - value);  // e^{lp0} / P(0)
+          d_t = ::exp(-value) - e0;              // (1 − e^{lp0}) / P(0)
+          d_0 = (1.0 - t) * e0;
+        } else {
+          value = ::log(t);
+          d_t = 1.0 / t;
+        }
+      } else {
+        value = ::log1p(-t) + static_cast<double>(ly[l]);
+        d_t = -1.0 / (1.0 - t);
+        d_y = 1.0;
+        if constexpr (Kind == inflation::hurdle_discrete) {
+          value -= math::log1m_exp_scalar(p0);
+          d_0 = 1.0 / ::expm1(-p0);  // d/dlp0 of −log(1 − e^{lp0}) = e^{lp0} / (1 − e^{lp0})
+        }
+      }
+      v[l] = static_cast<E>(value);
+      dth[l] = static_cast<E>(d_t);
+      dl0[l] = static_cast<E>(d_0);
+      dly[l] = static_cast<E>(d_y);
+    }
+    if (d != nullptr) {
+      d[0] = lift<T>(0.0);
+      d[1] = lanes_of::load(dth);
+      d[2] = lanes_of::load(dl0);
+      d[3] = lanes_of::load(dly);
+    }
+    return lanes_of::load(v);
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = at<T>(i, in, in_n, nullptr);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < m; ++i) {
+      T d[4];
+      (void)at<T>(i, in, in_n, d);
+      for (std::size_t j = 1; j < 4; ++j) in_adj[j][in_n[j] > 1 ? i : 0] += adj[i] * d[j];
+    }
+  }
+};
+}  // namespace ops
+
+namespace detail {
+/// Whether every element of a tuple of arguments is a scalar.
+template <class Tuple>
+inline constexpr bool scalar_arguments_v = false;
+template <class... A>
+inline constexpr bool scalar_arguments_v<std::tuple<A...>> = (!is_vector_v<node_t<A>> && ...);
+
+/// d's log density of each element of x (a vector of x's size; a scalar for a scalar x).
+template <class Dist, class X>
+auto elementwise_log_prob(const Dist& d, const X& x) {
+  const auto summed = d.log_prob(x);
+  if constexpr (is_vector_v<node_t<X>>) {
+    static_assert(kind_of<std::remove_cvref_t<decltype(summed)>> == node_kind::sum,
+                  "tyche::zero_inflated(d, theta) / hurdle(d, theta): d's log density of a vector is not a sum "
+                  "of elementwise terms (a multivariate family)");
+    return summed.a;
+  } else {
+    return summed;
+  }
+}
+}  // namespace detail
+
+/// d with extra zeros: Kind says how (zero_inflated, hurdle of a discrete or continuous d).
+template <class Dist, class Theta, inflation Kind>
+struct inflated_distribution : distribution<inflated_distribution<Dist, Theta, Kind>> {
+  static constexpr const char* family = Kind == inflation::zero_inflated ? "zero_inflated" : "hurdle";
+  Dist base;
+  Theta theta;
+  template <class X>
+  auto log_prob(const X& x) const {
+    const auto xn = detail::as_node(x);
+    const std::size_t n = detail::operand_size(xn);
+    constexpr bool scalar_arguments = detail::scalar_arguments_v<decltype(base.arguments())>;
+    // log p_d(0): one value where d's arguments are scalars, else one per observation (unused,
+    // and not computed, for a continuous d: its density at 0 may be infinite).
+    const auto lp0 = [&] {
+      if constexpr (Kind == inflation::hurdle_continuous)
+        return constant{0.0};
+      else if constexpr (scalar_arguments || !is_vector_v<detail::node_t<X>>)
+        return detail::elementwise_log_prob(base, constant{0.0});
+      else
+        return detail::elementwise_log_prob(base, rep_vector(constant{0.0}, n));
+    }();
+    const auto lpy = [&] {
+      if constexpr (Kind == inflation::hurdle_continuous) return detail::elementwise_log_prob(base, fmax(xn, constant{1e-300}));
+      else return detail::elementwise_log_prob(base, xn);
+    }();
+    const std::size_t sizes[4] = {n, detail::operand_size(theta), detail::operand_size(lp0), detail::operand_size(lpy)};
+    std::size_t m = 1;
+    for (const std::size_t s : sizes) m = s != 1 ? s : m;
+    for (const std::size_t s : sizes)
+      if (s != 1 && s != m)
+        throw std::invalid_argument(std::string("tyche::") + family + "(d, theta): theta or d's arguments have " +
+                                    std::to_string(s) + " values but y has " + std::to_string(n) +
+                                    " (each a scalar or one per observation)");
+    return detail::total(make_vector_op(ops::inflated_map<Kind>{}, m, xn, theta, lp0, lpy));
+  }
+  auto arguments() const { return std::tuple_cat(base.arguments(), std::tuple{theta}); }
+  /// The same model with other arguments (do_ substitutes into them): d's, then θ.
+  template <class... A>
+  auto with_arguments(const A&... a) const {
+    const auto all = std::forward_as_tuple(a...);
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      auto b = detail::with_arguments(base, std::get<I>(all)...);
+      const auto t = detail::as_node(std::get<sizeof...(A) - 1>(all));
+      return inflated_distribution<decltype(b), std::remove_const_t<decltype(t)>, Kind>{{}, b, t};
+    }(std::make_index_sequence<sizeof...(A) - 1>{});
+  }
+  auto check_supports() const {
+    static_assert(argument_support_t<Theta, domains::probability>::ok,
+                  "tyche::zero_inflated(d, theta) / hurdle(d, theta): theta (the probability of a structural zero) "
+                  "must be in [0, 1], but its support (spelled out in tyche::support_is<...> in this diagnostic) is "
+                  "not inside [0, 1]" TYCHE_SUPPORT_HINT);
+    if constexpr (requires { base.check_supports(); }) base.check_supports();
+    detail::check_argument<domains::probability>(Kind == inflation::zero_inflated ? "zero_inflated(d, theta)"
+                                                                                   : "hurdle(d, theta)",
+                                                 "theta", theta);
+  }
+  /// A zero is always possible; other values as d allows.
+  static const char* observation_problem(double v) {
+    if (v == 0.0) return nullptr;
+    if constexpr (requires { Dist::observation_problem(v); }) return Dist::observation_problem(v);
+    return nullptr;
+  }
+  /// d's checks of the observed values that read its arguments (a binomial's y ≤ n).
+  template <class Y>
+  void check_observed(const Y& y) const {
+    if constexpr (Kind != inflation::hurdle_continuous && requires { base.check_observed(y); }) base.check_observed(y);
+  }
+  /// 0 with probability θ (the last argument), else a draw of d (given y > 0 for a discrete
+  /// hurdle: by rejection, at most 10⁶ tries, then 1).
+  template <class G, class... A>
+  static double draw(G& rng, A... a) {
+    const double args[] = {static_cast<double>(a)...};
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    if (unit(rng) < args[sizeof...(A) - 1]) return 0.0;
+    const auto base_draw = [&]<std::size_t... I>(std::index_sequence<I...>) { return Dist::draw(rng, args[I]...); };
+    if constexpr (Kind == inflation::hurdle_discrete) {
+      for (int k = 0; k < 1000000; ++k)
+        if (const double y = base_draw(std::make_index_sequence<sizeof...(A) - 1>{}); y > 0) return y;
+      return 1.0;
+    } else {
+      return base_draw(std::make_index_sequence<sizeof...(A) - 1>{});
+    }
+  }
+};
+
+namespace detail {
+template <inflation Kind, class Dist, class Theta>
+auto make_inflated(const Dist& d, const Theta& theta) {
+  const auto t = as_node(theta);
+  return inflated_distribution<Dist, std::remove_const_t<decltype(t)>, Kind>{{}, d, t};
+}
+}  // namespace detail
+
+/// y ~ zero_inflated(d, theta): d a discrete family (poisson, neg_binomial_2, binomial, …), θ
+/// the probability of a structural zero: `zero_inflated(poisson(exp(eta)), zi).observe(data(y))`.
+template <class Dist, detail::operand Theta>
+  requires distribution_family<Dist>
+auto zero_inflated(const Dist& d, const Theta& theta) {
+  static_assert(!continuous_family<Dist>,
+                "tyche::zero_inflated(d, theta): d must be a discrete family (counts: poisson, neg_binomial_2, "
+                "binomial, ...); for a continuous d with zeros use hurdle(d, theta)");
+  return detail::make_inflated<inflation::zero_inflated>(d, theta);
+}
+
+/// y ~ hurdle(d, theta): zeros with probability θ, else d (a discrete d truncated at zero, or a
+/// continuous d on the positive numbers): `hurdle(gamma(a, b), hu).observe(data(y))`.
+template <class Dist, detail::operand Theta>
+  requires distribution_family<Dist>
+auto hurdle(const Dist& d, const Theta& theta) {
+  if constexpr (continuous_family<Dist>)
+    return detail::make_inflated<inflation::hurdle_continuous>(d, theta);
+  else
+    return detail::make_inflated<inflation::hurdle_discrete>(d, theta);
+}
+
+/// zero_inflated<"name">(...) / hurdle<"name">(...): no named form; the message says why.
+template <fixed_string Name, class... Arguments>
+auto zero_inflated(const Arguments&...) {
+  static_assert(!detail::is_named_v<decltype(Name)>,
+                "tyche: zero_inflated<\"name\">(...): zero-inflated counts can only be observed: "
+                "zero_inflated(d, theta).observe(data(y))");
+  return 0;
+}
+template <fixed_string Name, class... Arguments>
+auto hurdle(const Arguments&...) {
+  static_assert(!detail::is_named_v<decltype(Name)>,
+                "tyche: hurdle<\"name\">(...): a hurdle model's values can only be observed: "
+                "hurdle(d, theta).observe(data(y))");
+  return 0;
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/inflated.hpp -----
 // ----- begin tyche/distributions/inv_chi_square.hpp -----
 // tyche/distributions/inv_chi_square.hpp — inv_chi_square(nu): 1/x ~ chi_square(nu).
 //   log p(x | ν) = −(ν/2) log 2 − log Γ(ν/2) − (ν/2 + 1) log x − 1/(2x),   x > 0, ν > 0.
@@ -23794,6 +24059,27 @@ template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
 auto weibull_lpdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
   return detail::log_density_at(weibull(alpha, sigma), y);
 }
+/// log p(y | zero_inflated(d, theta)), summed over y: d a discrete family, θ the probability of
+/// a structural zero (## inflated).
+template <detail::operand Y, class Dist, detail::operand Theta>
+  requires distribution_family<Dist>
+auto zero_inflated_lpmf(const Y& y, const Dist& d, const Theta& theta) {
+  return detail::log_density_at(zero_inflated(d, theta), y);
+}
+/// log p(y | hurdle(d, theta)), summed over y: zeros with probability θ, else d (a discrete d
+/// truncated at zero); hurdle_lpdf for a continuous d.
+template <detail::operand Y, class Dist, detail::operand Theta>
+  requires(distribution_family<Dist> && !continuous_family<Dist>)
+auto hurdle_lpmf(const Y& y, const Dist& d, const Theta& theta) {
+  return detail::log_density_at(hurdle(d, theta), y);
+}
+/// log p(y | hurdle(d, theta)) for a continuous d on the positive numbers: log θ at a zero,
+/// log(1 − θ) + log f_d(y) elsewhere; summed over y.
+template <detail::operand Y, class Dist, detail::operand Theta>
+  requires continuous_family<Dist>
+auto hurdle_lpdf(const Y& y, const Dist& d, const Theta& theta) {
+  return detail::log_density_at(hurdle(d, theta), y);
+}
 /// log wiener(y | alpha, tau, beta, delta), the upper boundary's first-passage time density,
 /// summed over y (a lower-boundary response: wiener_lpdf(y, alpha, tau, 1 - beta, -delta)).
 template <detail::operand Y, detail::operand Alpha, detail::operand Tau, detail::operand Beta, detail::operand Delta>
@@ -24247,8 +24533,9 @@ auto pointwise_log_density(const Dist& d, const Y& y) {
 //   log_mix(θ, λ₁, λ₂) = log(θ e^λ₁ + (1 − θ) e^λ₂),   0 ≤ θ ≤ 1,
 // elementwise for vector operands (sum the result for a vector of observations): θ, λ₁ and λ₂
 // may each be a scalar or a vector of the common size, a scalar standing for every element
-// (a zero-inflated Poisson's zeros: log_mix(logistic(g0 + g1 * data(z0)), 0.0,
-// -exp(a0 + a1 * data(x0))), θ and λ₂ per observation, λ₁ = log 1). To mix each
+// (a zero-inflated Poisson's zeros by hand: log_mix(logistic(g0 + g1 * data(z0)), 0.0,
+// -exp(a0 + a1 * data(x0))), θ and λ₂ per observation, λ₁ = log 1; ## inflated's
+// zero_inflated(poisson(lambda), theta) does the whole model). To mix each
 // observation of a vector y separately, observe the mixture of two distributions (## mixture
 // below): log_mix(θ, normal(m1, s), normal(m2, s)).observe(data(y)); or pass elementwise log
 // densities, target(sum(log_mix(θ, pointwise_log_density(normal(m1, s), data(y)),

@@ -32,6 +32,7 @@
 #include <tyche/distributions/gumbel.hpp>
 #include <tyche/distributions/half_normal.hpp>
 #include <tyche/distributions/half_student_t.hpp>
+#include <tyche/distributions/inflated.hpp>
 #include <tyche/distributions/inv_chi_square.hpp>
 #include <tyche/distributions/inv_gamma.hpp>
 #include <tyche/distributions/logistic.hpp>
@@ -377,6 +378,27 @@ auto von_mises_lpdf(const Y& y, const Mu& mu, const Kappa& kappa) {
 template <detail::operand Y, detail::operand Alpha, detail::operand Sigma>
 auto weibull_lpdf(const Y& y, const Alpha& alpha, const Sigma& sigma) {
   return detail::log_density_at(weibull(alpha, sigma), y);
+}
+/// log p(y | zero_inflated(d, theta)), summed over y: d a discrete family, θ the probability of
+/// a structural zero (## inflated).
+template <detail::operand Y, class Dist, detail::operand Theta>
+  requires distribution_family<Dist>
+auto zero_inflated_lpmf(const Y& y, const Dist& d, const Theta& theta) {
+  return detail::log_density_at(zero_inflated(d, theta), y);
+}
+/// log p(y | hurdle(d, theta)), summed over y: zeros with probability θ, else d (a discrete d
+/// truncated at zero); hurdle_lpdf for a continuous d.
+template <detail::operand Y, class Dist, detail::operand Theta>
+  requires(distribution_family<Dist> && !continuous_family<Dist>)
+auto hurdle_lpmf(const Y& y, const Dist& d, const Theta& theta) {
+  return detail::log_density_at(hurdle(d, theta), y);
+}
+/// log p(y | hurdle(d, theta)) for a continuous d on the positive numbers: log θ at a zero,
+/// log(1 − θ) + log f_d(y) elsewhere; summed over y.
+template <detail::operand Y, class Dist, detail::operand Theta>
+  requires continuous_family<Dist>
+auto hurdle_lpdf(const Y& y, const Dist& d, const Theta& theta) {
+  return detail::log_density_at(hurdle(d, theta), y);
 }
 /// log wiener(y | alpha, tau, beta, delta), the upper boundary's first-passage time density,
 /// summed over y (a lower-boundary response: wiener_lpdf(y, alpha, tau, 1 - beta, -delta)).

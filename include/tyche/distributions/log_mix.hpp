@@ -3,8 +3,9 @@
 //   log_mix(θ, λ₁, λ₂) = log(θ e^λ₁ + (1 − θ) e^λ₂),   0 ≤ θ ≤ 1,
 // elementwise for vector operands (sum the result for a vector of observations): θ, λ₁ and λ₂
 // may each be a scalar or a vector of the common size, a scalar standing for every element
-// (a zero-inflated Poisson's zeros: log_mix(logistic(g0 + g1 * data(z0)), 0.0,
-// -exp(a0 + a1 * data(x0))), θ and λ₂ per observation, λ₁ = log 1). To mix each
+// (a zero-inflated Poisson's zeros by hand: log_mix(logistic(g0 + g1 * data(z0)), 0.0,
+// -exp(a0 + a1 * data(x0))), θ and λ₂ per observation, λ₁ = log 1; ## inflated's
+// zero_inflated(poisson(lambda), theta) does the whole model). To mix each
 // observation of a vector y separately, observe the mixture of two distributions (## mixture
 // below): log_mix(θ, normal(m1, s), normal(m2, s)).observe(data(y)); or pass elementwise log
 // densities, target(sum(log_mix(θ, pointwise_log_density(normal(m1, s), data(y)),
