@@ -8,6 +8,7 @@
 #include <tyche/distributions/beta_proportion.hpp>
 #include <tyche/distributions/binomial.hpp>
 #include <tyche/distributions/binomial_logit.hpp>
+#include <tyche/distributions/car.hpp>
 #include <tyche/distributions/categorical.hpp>
 #include <tyche/distributions/categorical_logit_glm.hpp>
 #include <tyche/distributions/cauchy.hpp>

@@ -415,6 +415,31 @@ TEST_CASE("for_each_data_buffer: multi_normal, multi_normal_cholesky, multi_norm
   CHECK(buffers == 7);
 }
 
+TEST_CASE("for_each_data_buffer: car and icar (the graph buffers they own)", "[relocate][compile]") {
+  // A ring of 5 areas: car's buffer holds the 5 pairs twice (first and second areas), the 5
+  // numbers of neighbours and the 5 eigenvalues (20 values), icar's the pairs (10).
+  const areal_graph g(5, std::vector<int>{0, 1, 2, 3, 4}, std::vector<int>{1, 2, 3, 4, 0});
+  auto a = uniform<"a">(0.0, 0.9);
+  auto t = gamma<"t">(2.0, 1.0);
+  const auto m = model(joint(a, t, car<"phi">(a, t, g), icar<"psi">(g)));
+  const auto view = m.program().view();
+  std::vector<std::size_t> counts;
+  std::vector<const double*> buffers;
+  auto copy = view;
+  for_each_data_buffer(copy, [&]<class T>(const T*& p, std::size_t c) {
+    counts.push_back(c);
+    if constexpr (std::is_same_v<T, double>) buffers.push_back(p);
+  });
+  CHECK(counts == std::vector<std::size_t>{20, 10});
+  REQUIRE(buffers.size() == 2);
+  // The buffers are the model's (no user data): spoilt through the view's pointers (they point
+  // into std::vector<double>s the ops made, not const objects).
+  CHECK(check_relocation(view, [&] {
+          for (std::size_t b = 0; b < 2; ++b)
+            for (std::size_t i = 0; i < counts[b]; ++i) const_cast<double*>(buffers[b])[i] = std::nan("");
+        }) == 2);
+}
+
 TEST_CASE("for_each_data_buffer: a Gaussian process's points (gp_exp_quad_cov_map)", "[relocate][compile]") {
   // The covariance once in the tree (inside multi_normal_cholesky it would appear twice, the
   // second copy aliased to the first at run time and so never read).

@@ -17,6 +17,7 @@
 #include <tyche/distributions/beta_proportion.hpp>
 #include <tyche/distributions/binomial.hpp>
 #include <tyche/distributions/binomial_logit.hpp>
+#include <tyche/distributions/car.hpp>
 #include <tyche/distributions/categorical.hpp>
 #include <tyche/distributions/categorical_logit_glm.hpp>
 #include <tyche/distributions/cauchy.hpp>
@@ -124,6 +125,16 @@ auto categorical_logit_lpmf(const Y& y, const Beta& beta) {
 template <detail::operand Y, detail::operand Alpha, detail::operand Beta>
 auto categorical_logit_glm_lpmf(const Y& y, const data_matrix& x, const Alpha& alpha, const Beta& beta) {
   return detail::log_density_at(categorical_logit_glm(x, alpha, beta), y);
+}
+/// log car(phi | alpha, tau, graph) of one vector phi of K values (## car).
+template <detail::operand Phi, detail::operand Alpha, detail::operand Tau>
+auto car_lpdf(const Phi& phi, const Alpha& alpha, const Tau& tau, const areal_graph& graph) {
+  return detail::log_density_at(car(alpha, tau, graph), phi);
+}
+/// log icar(phi | graph) of one vector phi of K values: unit precision, soft sum-to-zero (## car).
+template <detail::operand Phi>
+auto icar_lpdf(const Phi& phi, const areal_graph& graph) {
+  return detail::log_density_at(icar(graph), phi);
 }
 /// log cauchy(y | mu, sigma), summed over y.
 template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
