@@ -5006,7 +5006,7 @@ struct wiener_standard_result {
   double dw;
 };
 
-TYCHE_HD inline wiener_standard_result wiener_log_standard(double u, double w) {
+TYCHE_HD inline wiener_standard_result wiener_log_standard(double u, double w, double one_minus_w) {
   constexpr double pi = 3.14159265358979323846;
   // Terms needed: small-time, k = −j..j with 2j(j − 1)/u > 45; large-time, k = 1..K with
   // (K² − 1)π²u/2 > 46.
@@ -5023,15 +5023,21 @@ TYCHE_HD inline wiener_standard_result wiener_log_standard(double u, double w) {
       s3 += x * x * x * e;
       sw += (1.0 - x * x / u) * e;
     }
-    return {-0.5 * ::log(2.0 * pi * u * u * u) - w * w / (2.0 * u) + ::log(s0),
-            -1.5 / u + s3 / (2.0 * u * u * s0), sw / s0};
+    // (−½ log 2π − (3/2) log u: u³ underflows below u ≈ 1e-108.)
+    return {-0.918938533204672742 - 1.5 * ::log(u) - w * w / (2.0 * u) + ::log(s0),
+            (-1.5 + s3 / (2.0 * u * s0)) / u, sw / s0};
   }
-  // Σ k^p exp(−(k² − 1)π²u/2) sin(kπw) (p = 1 for the value, 3 for ∂u), and Σ k² … cos(kπw) (∂w).
+  // Σ k^p exp(−(k² − 1)π²u/2) sin(kπw) (p = 1 for the value, 3 for ∂u), and Σ k² … cos(kπw) (∂w);
+  // for w > ½ from 1 − w as the caller has it (sin(kπw) = (−1)^(k+1) sin(kπ(1 − w)), cos(kπw) =
+  // (−1)^k cos(kπ(1 − w))), which keeps sin's relative precision as w approaches 1.
   double l0 = 0, l3 = 0, lw = 0;
   const int n = static_cast<int>(kl);
+  const bool mirror = w > 0.5;
+  const double x = mirror ? one_minus_w : w;
   for (int k = 1; k <= n; ++k) {
     const double e = ::exp(-(double(k) * k - 1.0) * pi * pi * u / 2.0);
-    const double s = ::sin(k * pi * w), c = ::cos(k * pi * w);
+    const double sign = mirror && k % 2 == 0 ? -1.0 : 1.0;
+    const double s = sign * ::sin(k * pi * x), c = (mirror ? -sign : 1.0) * ::cos(k * pi * x);
     l0 += k * e * s;
     l3 += double(k) * k * k * e * s;
     lw += double(k) * k * e * c;
@@ -5057,7 +5063,7 @@ TYCHE_HD inline wiener_log_density_result wiener_log_density(double y, double al
   if (!(t > 0)) return {-HUGE_VAL, 0, 0, 0, 0, 0, 0};
   const double a = alpha, w = 1.0 - beta, v = -delta, s = sv * sv;
   const double a2 = a * a;
-  const wiener_standard_result g = wiener_log_standard(t / a2, w);
+  const wiener_standard_result g = wiener_log_standard(t / a2, w, beta);
   const double d = 1.0 + s * t;
   const double num = s * a2 * w * w - 2.0 * a * v * w - v * v * t;
   const double value = -0.5 * ::log(d) + num / (2.0 * d) - 2.0 * ::log(a) + g.log_g;
@@ -17834,8 +17840,10 @@ namespace ops {
 /// The proper CAR's log density of φ (K values) given α and τ (operands φ, α, τ), from the
 /// graph buffer g: the E pairs' first areas, their second areas, the K numbers of neighbours
 /// d, the K eigenvalues λ of D^(−½) W D^(−½) (2E + 2K values); c = ½ Σ log dᵢ − (K/2) log 2π.
-/// One value. Reverse: φ̄ᵢ = −τdᵢφᵢ + τα Σ_{j~i} φⱼ, ᾱ = −½ Σ λᵢ/(1 − αλᵢ) + τ Σ_{i~j} φᵢφⱼ,
-/// τ̄ = K/(2τ) − ½(Σ dᵢφᵢ² − 2α Σ_{i~j} φᵢφⱼ), each times the adjoint.
+/// Four values: the log density, then what its reverse pass reads (s_d = Σ dᵢφᵢ², s_w =
+/// Σ_{i~j} φᵢφⱼ, Σ λᵢ/(1 − αλᵢ)), so that it repeats no sum (car_distribution reads value 0).
+/// Reverse: φ̄ᵢ = −τdᵢφᵢ + τα Σ_{j~i} φⱼ, ᾱ = −½ Σ λᵢ/(1 − αλᵢ) + τ s_w, τ̄ = K/(2τ) −
+/// ½(s_d − 2α s_w), each times the adjoint of value 0.
 struct car_view {
   static constexpr const char* name = "car";
   static constexpr bool has_payload = true;
@@ -17844,7 +17852,7 @@ struct car_view {
   std::size_t k = 0, e = 0;
   double c = 0;
   template <class Phi, class Alpha, class Tau>
-  static constexpr std::size_t extent = 1;
+  static constexpr std::size_t extent = 4;
   bool operator==(const car_view& o) const { return g == o.g && k == o.k && e == o.e && c == o.c; }
   template <class F>
   void for_each_data_buffer(std::size_t, F&& f) {
@@ -17853,40 +17861,34 @@ struct car_view {
   TYCHE_HD std::size_t first(std::size_t p) const { return static_cast<std::size_t>(g[p]); }
   TYCHE_HD std::size_t second(std::size_t p) const { return static_cast<std::size_t>(g[e + p]); }
   template <class T>
-  TYCHE_HD void sums(const T* phi, T& sd, T& sw) const {
-    sd = lift<T>(0.0);
-    sw = lift<T>(0.0);
-    for (std::size_t i = 0; i < k; ++i) sd = sd + lift<T>(g[2 * e + i]) * phi[i] * phi[i];
-    for (std::size_t p = 0; p < e; ++p) sw = sw + phi[first(p)] * phi[second(p)];
-  }
-  template <class T>
   TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
     const T* phi = in[0];
     const T alpha = in[1][0], tau = in[2][0];
-    T sd, sw;
-    sums(phi, sd, sw);
-    T ld = lift<T>(0.0);
-    for (std::size_t i = 0; i < k; ++i) ld = ld + math::log(lift<T>(1.0) - alpha * lift<T>(g[2 * e + k + i]));
+    T sd = lift<T>(0.0), sw = lift<T>(0.0), ld = lift<T>(0.0), dl = lift<T>(0.0);
+    for (std::size_t i = 0; i < k; ++i) sd = sd + lift<T>(g[2 * e + i]) * phi[i] * phi[i];
+    for (std::size_t p = 0; p < e; ++p) sw = sw + phi[first(p)] * phi[second(p)];
+    for (std::size_t i = 0; i < k; ++i) {
+      const T l = lift<T>(g[2 * e + k + i]);
+      ld = ld + math::log1p(-(alpha * l));
+      dl = dl + l / (lift<T>(1.0) - alpha * l);
+    }
     out[0] = lift<T>(0.5 * double(k)) * math::log(tau) + lift<T>(0.5) * ld -
              lift<T>(0.5) * tau * (sd - lift<T>(2.0) * alpha * sw) + lift<T>(c);
+    out[1] = sd;
+    out[2] = sw;
+    out[3] = dl;
   }
   template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const* in, const std::size_t*,
                         T* const* in_adj) const {
     const T* phi = in[0];
     const T alpha = in[1][0], tau = in[2][0], a = adj[0];
-    T sd, sw;
-    sums(phi, sd, sw);
+    const T sd = out[1], sw = out[2], dl = out[3];
     const T at = a * tau, ata = at * alpha;
     for (std::size_t i = 0; i < k; ++i) in_adj[0][i] += -(at * lift<T>(g[2 * e + i]) * phi[i]);
     for (std::size_t p = 0; p < e; ++p) {
       in_adj[0][first(p)] += ata * phi[second(p)];
       in_adj[0][second(p)] += ata * phi[first(p)];
-    }
-    T dl = lift<T>(0.0);
-    for (std::size_t i = 0; i < k; ++i) {
-      const T l = lift<T>(g[2 * e + k + i]);
-      dl = dl + l / (lift<T>(1.0) - alpha * l);
     }
     in_adj[1][0] += a * (tau * sw - lift<T>(0.5) * dl);
     in_adj[2][0] += a * (lift<T>(0.5 * double(k)) / tau - lift<T>(0.5) * (sd - lift<T>(2.0) * alpha * sw));
@@ -17995,7 +17997,7 @@ struct car_distribution : distribution<car_distribution<Alpha, Tau>> {
     if (xn.size() != op.k)
       throw std::invalid_argument("tyche::car(alpha, tau, graph): phi has " + std::to_string(xn.size()) +
                                   " values but the graph has K = " + std::to_string(op.k) + " areas");
-    return at(make_vector_op(op, 1, xn, alpha, tau), 0);
+    return at(make_vector_op(op, 4, xn, alpha, tau), 0);
   }
   auto arguments() const { return std::tuple{alpha, tau}; }
   template <class A2, class T2>
@@ -20583,12 +20585,17 @@ struct inflated_map {
       double value = 0, d_t = 0, d_0 = 0, d_y = 0;
       if (static_cast<double>(y[l]) == 0.0) {
         if constexpr (Kind == inflation::zero_inflated) {
-          // log(θ + (1 − θ) e^{lp0}) = log_add_exp(log θ, log(1 − θ) + lp0).
-          const double a = ::log(t), b = ::log1p(-t) + p0;
-          const double hi = a > b ? a : b;
-          value = hi == -HUGE_VAL ? -HUGE_VAL : hi + ::log1p(::exp(-(a > b ? a - b : b - a)));
+          // log(θ + (1 − θ) e^{lp0}): as log1p((1 − θ) expm1(lp0)) where e^{lp0} > ½ (no
+          // cancellation near lp0 = 0), else log_add_exp(log θ, log(1 − θ) + lp0).
+          if (p0 > -0.693147180559945309) {
+            value = ::log1p((1.0 - t) * ::expm1(p0));
+          } else {
+            const double a = ::log(t), b = ::log1p(-t) + p0;
+            const double hi = a > b ? a : b;
+            value = hi == -HUGE_VAL ? -HUGE_VAL : hi + ::log1p(::exp(-(a > b ? a - b : b - a)));
+          }
           const double e0 = ::exp(p0 - value);  // e^{lp0} / P(0)
-          d_t = ::exp(-value) - e0;              // (1 − e^{lp0}) / P(0)
+          d_t = -::expm1(p0) * ::exp(-value);    // (1 − e^{lp0}) / P(0)
           d_0 = (1.0 - t) * e0;
         } else {
           value = ::log(t);
@@ -20663,31 +20670,45 @@ struct inflated_distribution : distribution<inflated_distribution<Dist, Theta, K
   template <class X>
   auto log_prob(const X& x) const {
     const auto xn = detail::as_node(x);
+    // The sizes of y, θ and d's arguments: each 1 or the common m (checked here, before d's own
+    // arithmetic could report them in its words).
     const std::size_t n = detail::operand_size(xn);
+    std::size_t m = n;
+    bool mismatch = false;
+    const auto see = [&](std::size_t s) {
+      if (s == 1) return;
+      if (m != 1 && s != m) mismatch = true;
+      m = s;
+    };
+    see(detail::operand_size(theta));
+    std::apply([&](const auto&... a) { (see(detail::operand_size(detail::as_node(a))), ...); }, base.arguments());
+    if (mismatch)
+      throw std::invalid_argument(std::string("tyche::") + family + "(d, theta): y has " + std::to_string(n) +
+                                  " values, theta " + std::to_string(detail::operand_size(theta)) +
+                                  "; theta and each of d's arguments must have 1 value or one per observation");
     constexpr bool scalar_arguments = detail::scalar_arguments_v<decltype(base.arguments())>;
-    // log p_d(0): one value where d's arguments are scalars, else one per observation (unused,
-    // and not computed, for a continuous d: its density at 0 may be infinite).
-    const auto lp0 = [&] {
-      if constexpr (Kind == inflation::hurdle_continuous)
-        return constant{0.0};
-      else if constexpr (scalar_arguments || !is_vector_v<detail::node_t<X>>)
-        return detail::elementwise_log_prob(base, constant{0.0});
-      else
-        return detail::elementwise_log_prob(base, rep_vector(constant{0.0}, n));
-    }();
-    const auto lpy = [&] {
-      if constexpr (Kind == inflation::hurdle_continuous) return detail::elementwise_log_prob(base, fmax(xn, constant{1e-300}));
-      else return detail::elementwise_log_prob(base, xn);
-    }();
-    const std::size_t sizes[4] = {n, detail::operand_size(theta), detail::operand_size(lp0), detail::operand_size(lpy)};
-    std::size_t m = 1;
-    for (const std::size_t s : sizes) m = s != 1 ? s : m;
-    for (const std::size_t s : sizes)
-      if (s != 1 && s != m)
-        throw std::invalid_argument(std::string("tyche::") + family + "(d, theta): theta or d's arguments have " +
-                                    std::to_string(s) + " values but y has " + std::to_string(n) +
-                                    " (each a scalar or one per observation)");
-    return detail::total(make_vector_op(ops::inflated_map<Kind>{}, m, xn, theta, lp0, lpy));
+    if constexpr (!is_vector_v<detail::node_t<X>> && !scalar_arguments) {
+      // One y for vectors of d's arguments: y for each of them (as the other families broadcast).
+      return log_prob(rep_vector(xn, m));
+    } else {
+      // log p_d(0): one value where d's arguments are scalars, else one per observation (unused,
+      // and not computed, for a continuous d: its density at 0 may be infinite).
+      const auto lp0 = [&] {
+        if constexpr (Kind == inflation::hurdle_continuous)
+          return constant{0.0};
+        else if constexpr (scalar_arguments)
+          return detail::elementwise_log_prob(base, constant{0.0});
+        else
+          return detail::elementwise_log_prob(base, rep_vector(constant{0.0}, m));
+      }();
+      const auto lpy = [&] {
+        if constexpr (Kind == inflation::hurdle_continuous)
+          return detail::elementwise_log_prob(base, fmax(xn, constant{1e-300}));
+        else
+          return detail::elementwise_log_prob(base, xn);
+      }();
+      return detail::total(make_vector_op(ops::inflated_map<Kind>{}, m, xn, theta, lp0, lpy));
+    }
   }
   auto arguments() const { return std::tuple_cat(base.arguments(), std::tuple{theta}); }
   /// The same model with other arguments (do_ substitutes into them): d's, then θ.
@@ -20740,6 +20761,14 @@ struct inflated_distribution : distribution<inflated_distribution<Dist, Theta, K
 };
 
 namespace detail {
+/// A transform onto (0, ∞) or (0, b): the support of a continuous hurdle's d.
+template <class Tr>
+inline constexpr bool positive_transform_v = false;
+template <>
+inline constexpr bool positive_transform_v<transforms::lower_bound<literal<0>>> = true;
+template <class U>
+inline constexpr bool positive_transform_v<transforms::interval<literal<0>, U>> = true;
+
 template <inflation Kind, class Dist, class Theta>
 auto make_inflated(const Dist& d, const Theta& theta) {
   const auto t = as_node(theta);
@@ -20763,10 +20792,15 @@ auto zero_inflated(const Dist& d, const Theta& theta) {
 template <class Dist, detail::operand Theta>
   requires distribution_family<Dist>
 auto hurdle(const Dist& d, const Theta& theta) {
-  if constexpr (continuous_family<Dist>)
+  if constexpr (continuous_family<Dist>) {
+    static_assert(detail::positive_transform_v<decltype(d.transform())>,
+                  "tyche::hurdle(d, theta): a continuous d must live on the positive numbers (gamma, lognormal, "
+                  "weibull, exponential, half_normal, beta, ...: its support's lower bound 0), else the zeros and "
+                  "d's values would overlap");
     return detail::make_inflated<inflation::hurdle_continuous>(d, theta);
-  else
+  } else {
     return detail::make_inflated<inflation::hurdle_discrete>(d, theta);
+  }
 }
 
 /// zero_inflated<"name">(...) / hurdle<"name">(...): no named form; the message says why.
@@ -21724,7 +21758,10 @@ struct multi_normal_prec_distribution : distribution<multi_normal_prec_distribut
   template <class G>
   std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& m,
                                const std::vector<double>& om) const {
-    const auto l = detail::cholesky_lower(om.data(), k, "multi_normal_prec(mu, Omega)", "Omega");
+    std::vector<double> sym = om;  // the symmetric matrix of Omega's lower triangle, as log_prob reads it
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = i + 1; j < k; ++j) sym[i * k + j] = sym[j * k + i];
+    const auto l = detail::cholesky_lower(sym.data(), k, "multi_normal_prec(mu, Omega)", "Omega");
     return draw_rows(rng, n, m, l.data());
   }
 };
@@ -23893,8 +23930,9 @@ auto weibull(const Alpha& alpha, const Sigma& sigma) {
 // converges fast and without cancellation; checked against RWiener's dwiener). y ≤ τ gives −∞
 // where τ is a parameter, and an error naming the index where τ is known. Draws are of the upper
 // boundary's time given that boundary (the posterior predictive of a response time given its
-// response): by inversion of the CDF integrated numerically over 512 points in log time (the
-// table kept per thread for the next draw with the same arguments). Observations only: there is
+// response): by inversion of the CDF integrated numerically over 512 points in log time where
+// the density is above e^(−46) of its peak (the table kept per thread for the next draw with the
+// same arguments). Observations only: there is
 // no named form. `wiener_lpdf(y, alpha, tau, beta, delta[, sv])` for free terms.
 
 #include <algorithm>
@@ -23908,28 +23946,45 @@ namespace tyche {
 
 namespace detail {
 /// The CDF of the upper boundary's first-passage time given that boundary (Stan's arguments),
-/// integrated by the trapezoidal rule in log time over 512 points from t = α²(1 − β)²/100 (the
-/// density there below e^(−50) of its peak's order) to t = 40α² (the large-time series' factor
-/// e^(−π²u/2) = e^(−197)); unnormalised.
+/// integrated by the trapezoidal rule in log time over 512 points, unnormalised. The points span
+/// where the density is above e^(−46) of its peak: found on a first grid of 512 points from
+/// t = min(α²(1 − β)², (1 − β)α/|δ|)/100 (below the small-time series' e^(−w²/2u) = e^(−50), and a
+/// hundredth of the mean time under a large drift) to t = 40α² (the large-time series' factor
+/// e^(−π²u/2) = e^(−197)).
 struct wiener_time_table {
   static constexpr int n = 512;
   double args[5] = {HUGE_VAL, 0, 0, 0, 0};
   double lo = 0, h = 0;
   double cum[n] = {};
-  void build(double alpha, double tau, double beta, double delta, double sv) {
-    const double w = 1.0 - beta;
-    lo = std::log(alpha * alpha * std::max(w * w / 100.0, 1e-12));
-    h = (std::log(40.0 * alpha * alpha) - lo) / (n - 1);
-    double logf[n];
-    double top = -HUGE_VAL;
+  /// log(f(t) t) at the n points lo + h i (log t).
+  static void log_density_times_t(double lo, double h, const double* a, double* logf, double& top) {
+    top = -HUGE_VAL;
     for (int i = 0; i < n; ++i) {
       const double lt = lo + h * i;
-      logf[i] = math::wiener_log_density(tau + std::exp(lt), alpha, tau, beta, delta, sv).value + lt;  // f(t) t
+      logf[i] = math::wiener_log_density(a[1] + std::exp(lt), a[0], a[1], a[2], a[3], a[4]).value + lt;
       top = std::max(top, logf[i]);
     }
+  }
+  void build(double alpha, double tau, double beta, double delta, double sv) {
+    const double a[5] = {alpha, tau, beta, delta, sv};
+    const double w = 1.0 - beta;
+    double t_lo = alpha * alpha * w * w / 100.0;
+    if (delta != 0) t_lo = std::min(t_lo, w * alpha / std::fabs(delta) / 100.0);
+    const double lo0 = std::log(std::max(t_lo, 1e-300)), hi0 = std::log(40.0 * alpha * alpha);
+    const double h0 = (hi0 - lo0) / (n - 1);
+    double logf[n];
+    double top;
+    log_density_times_t(lo0, h0, a, logf, top);
+    int first = 0, last = n - 1;
+    while (first < n - 1 && !(logf[first] > top - 46)) ++first;
+    while (last > 0 && !(logf[last] > top - 46)) --last;
+    first = std::max(first - 1, 0);
+    last = std::min(last + 1, n - 1);
+    lo = lo0 + h0 * first;
+    h = h0 * (last - first) / (n - 1);
+    log_density_times_t(lo, h, a, logf, top);
     cum[0] = 0;
     for (int i = 1; i < n; ++i) cum[i] = cum[i - 1] + 0.5 * h * (std::exp(logf[i - 1] - top) + std::exp(logf[i] - top));
-    const double a[5] = {alpha, tau, beta, delta, sv};
     std::copy(a, a + 5, args);
   }
   /// τ + t with t the u-quantile (u ∈ (0, 1)), linear in the CDF between the points.

@@ -199,6 +199,35 @@ TEST_CASE("zero_inflated: a model, do_ on theta, posterior predictive draws", "[
   for (double v : sim[0]) CHECK((v >= 0 && v == std::floor(v)));
 }
 
+TEST_CASE("zero_inflated and hurdle: one y for vectors of d's arguments, and P(0) near 1",
+          "[distributions][inflated]") {
+  // A scalar y with λ one per observation: y for each of them, as poisson_lpmf broadcasts.
+  vector_param<"l", 3> l;
+  param<"u"> u;
+  const auto f0 = compile(zero_inflated_lpmf(0.0, poisson(exp(l)), logistic(u)), l, u);
+  const auto f1 = compile(hurdle_lpmf(2.0, poisson(exp(l)), logistic(u)), l, u);
+  const std::vector<double> p{0.3, -0.5, 1.1, 0.4};
+  double r0 = 0, r1 = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const double lam = std::exp(p[i]);
+    r0 += zi_lp(0, logistic(p[3]), -lam, poisson_lp(0, lam));
+    r1 += hurdle_lp(2, logistic(p[3]), -lam, poisson_lp(2, lam));
+  }
+  CHECK(f0.value(p) == Approx(r0).epsilon(1e-13));
+  CHECK(f1.value(p) == Approx(r1).epsilon(1e-13));
+  tyche_test::check_gradient_at(f0, p, "zero_inflated_lpmf(0, poisson(exp(l)), logistic(u))");
+  // λ = 1e-12: log P(0) = log(1 − (1 − θ)(1 − e^{−λ})) ≈ −(1 − θ)λ, and its derivative in θ
+  // (1 − e^{−λ})/P(0) ≈ λ, both to their relative precision (no cancellation near P(0) = 1).
+  param<"t"> t;
+  const std::vector<double> zero{0.0};
+  const auto g = compile(zero_inflated(poisson(1e-12), t).log_prob(data(zero)), t);
+  std::vector<double> grad(1), work(g.workspace_size());
+  const double v = g.value_and_gradient(std::span<const double>(std::vector<double>{0.3}), std::span<double>(grad),
+                                        std::span<double>(work));
+  CHECK(v == Approx(std::log1p(-0.7 * -std::expm1(-1e-12))).epsilon(1e-10));
+  CHECK(grad[0] == Approx(-std::expm1(-1e-12) / std::exp(v)).epsilon(1e-10));
+}
+
 TEST_CASE("zero_inflated and hurdle: errors name the index and the value", "[distributions][inflated]") {
   const std::vector<double> negative{0, 2, -1}, fractional{0, 1.5}, counts{0, 2, 1}, times{0.0, -0.5};
   CHECK_THROWS_WITH(zero_inflated(poisson(2.0), 0.3).observe(data(negative)), Contains("y[3] = -1"));
@@ -210,5 +239,9 @@ TEST_CASE("zero_inflated and hurdle: errors name the index and the value", "[dis
   const std::vector<double> thetas{0.1, 0.2};
   param<"l"> l;
   CHECK_THROWS_WITH(zero_inflated(poisson(exp(l)), data(thetas)).log_prob(data(counts)),
-                    Contains("have 2 values but y has 3"));
+                    Contains("zero_inflated(d, theta): y has 3 values, theta 2"));
+  // d's arguments of another size than y: named in zero_inflated's words, not d's arithmetic's.
+  vector_param<"lv", 2> lv;
+  CHECK_THROWS_WITH(zero_inflated_lpmf(data(counts), poisson(exp(lv)), 0.3),
+                    Contains("zero_inflated(d, theta): y has 3 values"));
 }

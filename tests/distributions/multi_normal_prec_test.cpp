@@ -232,6 +232,14 @@ TEST_CASE("multi_normal_prec: draws have the covariance Omega^-1", "[distributio
   };
   check_draws(data_form, 21);
   check_draws(expr_form, 22);
+  // An expression Omega is read through its lower triangle by draws too, as by log_prob: a
+  // different upper triangle gives the same draws.
+  vector_param<"o", K * K> o;
+  const auto d = multi_normal_prec(0.0, o);
+  std::vector<double> scrambled = om;
+  scrambled[0 * K + 3] = 9, scrambled[1 * K + 2] = -7;
+  std::mt19937_64 r1(5), r2(5);
+  CHECK(d.draw_all(r1, K, {0.0}, scrambled) == d.draw_all(r2, K, {0.0}, om));
 }
 
 TEST_CASE("multi_normal_prec: NUTS on a CAR prior", "[distributions][multi_normal_prec][nuts]") {

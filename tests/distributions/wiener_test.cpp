@@ -68,6 +68,29 @@ TEST_CASE("wiener: log density against RWiener's dwiener", "[distributions][wien
   }
   // Below tau: −∞.
   CHECK(f.value(std::vector<double>{0.2, 1.0, 0.3, 0.5, 0.0}) == -HUGE_VAL);
+  // Just above tau (u = 1e-110 and 1e-160, where u³ underflows) and for a huge boundary: finite
+  // and far below 0 (−w²/(2u) dominates); β near 0 keeps its precision.
+  for (const double t : {1e-110, 1e-160}) {
+    const auto r = math::wiener_log_density(t, 1.0, 0.0, 0.5, 0.5, 0.0);
+    INFO("y - tau = " << t << ": " << r.value);
+    CHECK(std::isfinite(r.value));
+    CHECK(r.value < -1e100);
+    if (t > 1e-150) {  // (at 1e-160 the derivative, w²/(2u²) ≈ 1e319, is beyond the doubles)
+      CHECK(std::isfinite(r.dy));
+      CHECK(std::isfinite(r.dalpha));
+    }
+  }
+  CHECK(std::isfinite(math::wiener_log_density(1.0, 1e55, 0.0, 0.5, 0.1, 0.0).value));
+  // β = 1e-9 and 1e-12 (a start at the lower boundary): the large-time series reads sin(kπβ)
+  // directly; against the series in long double.
+  for (const double b : {1e-9, 1e-12}) {
+    const long double u = 2.0L, w = 1.0L - (long double)b;
+    long double s = 0;
+    for (int k = 1; k < 40; ++k) s += k * std::exp(-(long double)(k * k) * 3.14159265358979323846L * 3.14159265358979323846L * u / 2) * std::sin(k * 3.14159265358979323846L * (long double)b) * (k % 2 ? 1 : -1);
+    const long double ref = std::log(3.14159265358979323846L * s) + 0.0L;  // a = 1, v = 0: log g(u, w)
+    (void)w;
+    CHECK(math::wiener_log_density(2.0, 1.0, 0.0, b, 0.0, 0.0).value == Approx(double(ref)).epsilon(1e-12));
+  }
 }
 
 TEST_CASE("wiener: drift variability sv against the four-argument density integrated over the drift",
@@ -151,6 +174,25 @@ TEST_CASE("wiener: draws of the upper boundary's time follow its conditional CDF
   }
   INFO("Kolmogorov-Smirnov D sqrt(n) = " << dmax * std::sqrt(n));
   CHECK(dmax * std::sqrt(n) < tyche_test::ks_limit);
+  // A large drift: the mass near the mean time (1 − β)α/δ = 0.005, far below the no-drift scale
+  // α²(1 − β)² = 1; the draws' mean against the mean integrated here, within 4.5 standard errors.
+  {
+    const double a2 = 2.0, b2 = 0.5, d2 = 200.0;
+    double m0 = 0, m1 = 0, m2 = 0;
+    const double lo = std::log(1e-5), hi = std::log(1.0), hh = (hi - lo) / 20000;
+    for (int i = 0; i <= 20000; ++i) {
+      const double lt = lo + hh * i, t = std::exp(lt);
+      const double f = std::exp(log_wiener(t, a2, 0.0, b2, d2) + lt) * (i == 0 || i == 20000 ? 1 : (i % 2 ? 4 : 2));
+      m0 += f, m1 += f * t, m2 += f * t * t;
+    }
+    const double mean = m1 / m0, sd = std::sqrt(m2 / m0 - mean * mean);
+    std::mt19937_64 r2(92);
+    const int nd = 4000;
+    double s = 0;
+    for (int i = 0; i < nd; ++i) s += wiener_distribution<constant, constant, constant, constant, constant>::draw(r2, a2, 0.0, b2, d2, 0.0);
+    INFO("large drift: draws' mean " << s / nd << " against " << mean << " (sd " << sd << ")");
+    CHECK(std::fabs(s / nd - mean) < 4.5 * sd / std::sqrt(double(nd)));
+  }
   std::mt19937_64 again(91), other(3);
   for (std::size_t i = 0; i < 200; ++i) {
     (void)wiener_distribution<constant, constant, constant, constant, constant>::draw(other, 2.0, 0.1, 0.5, -1.0, 0.5);

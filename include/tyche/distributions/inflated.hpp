@@ -64,12 +64,17 @@ struct inflated_map {
       double value = 0, d_t = 0, d_0 = 0, d_y = 0;
       if (static_cast<double>(y[l]) == 0.0) {
         if constexpr (Kind == inflation::zero_inflated) {
-          // log(θ + (1 − θ) e^{lp0}) = log_add_exp(log θ, log(1 − θ) + lp0).
-          const double a = ::log(t), b = ::log1p(-t) + p0;
-          const double hi = a > b ? a : b;
-          value = hi == -HUGE_VAL ? -HUGE_VAL : hi + ::log1p(::exp(-(a > b ? a - b : b - a)));
+          // log(θ + (1 − θ) e^{lp0}): as log1p((1 − θ) expm1(lp0)) where e^{lp0} > ½ (no
+          // cancellation near lp0 = 0), else log_add_exp(log θ, log(1 − θ) + lp0).
+          if (p0 > -0.693147180559945309) {
+            value = ::log1p((1.0 - t) * ::expm1(p0));
+          } else {
+            const double a = ::log(t), b = ::log1p(-t) + p0;
+            const double hi = a > b ? a : b;
+            value = hi == -HUGE_VAL ? -HUGE_VAL : hi + ::log1p(::exp(-(a > b ? a - b : b - a)));
+          }
           const double e0 = ::exp(p0 - value);  // e^{lp0} / P(0)
-          d_t = ::exp(-value) - e0;              // (1 − e^{lp0}) / P(0)
+          d_t = -::expm1(p0) * ::exp(-value);    // (1 − e^{lp0}) / P(0)
           d_0 = (1.0 - t) * e0;
         } else {
           value = ::log(t);
@@ -144,31 +149,45 @@ struct inflated_distribution : distribution<inflated_distribution<Dist, Theta, K
   template <class X>
   auto log_prob(const X& x) const {
     const auto xn = detail::as_node(x);
+    // The sizes of y, θ and d's arguments: each 1 or the common m (checked here, before d's own
+    // arithmetic could report them in its words).
     const std::size_t n = detail::operand_size(xn);
+    std::size_t m = n;
+    bool mismatch = false;
+    const auto see = [&](std::size_t s) {
+      if (s == 1) return;
+      if (m != 1 && s != m) mismatch = true;
+      m = s;
+    };
+    see(detail::operand_size(theta));
+    std::apply([&](const auto&... a) { (see(detail::operand_size(detail::as_node(a))), ...); }, base.arguments());
+    if (mismatch)
+      throw std::invalid_argument(std::string("tyche::") + family + "(d, theta): y has " + std::to_string(n) +
+                                  " values, theta " + std::to_string(detail::operand_size(theta)) +
+                                  "; theta and each of d's arguments must have 1 value or one per observation");
     constexpr bool scalar_arguments = detail::scalar_arguments_v<decltype(base.arguments())>;
-    // log p_d(0): one value where d's arguments are scalars, else one per observation (unused,
-    // and not computed, for a continuous d: its density at 0 may be infinite).
-    const auto lp0 = [&] {
-      if constexpr (Kind == inflation::hurdle_continuous)
-        return constant{0.0};
-      else if constexpr (scalar_arguments || !is_vector_v<detail::node_t<X>>)
-        return detail::elementwise_log_prob(base, constant{0.0});
-      else
-        return detail::elementwise_log_prob(base, rep_vector(constant{0.0}, n));
-    }();
-    const auto lpy = [&] {
-      if constexpr (Kind == inflation::hurdle_continuous) return detail::elementwise_log_prob(base, fmax(xn, constant{1e-300}));
-      else return detail::elementwise_log_prob(base, xn);
-    }();
-    const std::size_t sizes[4] = {n, detail::operand_size(theta), detail::operand_size(lp0), detail::operand_size(lpy)};
-    std::size_t m = 1;
-    for (const std::size_t s : sizes) m = s != 1 ? s : m;
-    for (const std::size_t s : sizes)
-      if (s != 1 && s != m)
-        throw std::invalid_argument(std::string("tyche::") + family + "(d, theta): theta or d's arguments have " +
-                                    std::to_string(s) + " values but y has " + std::to_string(n) +
-                                    " (each a scalar or one per observation)");
-    return detail::total(make_vector_op(ops::inflated_map<Kind>{}, m, xn, theta, lp0, lpy));
+    if constexpr (!is_vector_v<detail::node_t<X>> && !scalar_arguments) {
+      // One y for vectors of d's arguments: y for each of them (as the other families broadcast).
+      return log_prob(rep_vector(xn, m));
+    } else {
+      // log p_d(0): one value where d's arguments are scalars, else one per observation (unused,
+      // and not computed, for a continuous d: its density at 0 may be infinite).
+      const auto lp0 = [&] {
+        if constexpr (Kind == inflation::hurdle_continuous)
+          return constant{0.0};
+        else if constexpr (scalar_arguments)
+          return detail::elementwise_log_prob(base, constant{0.0});
+        else
+          return detail::elementwise_log_prob(base, rep_vector(constant{0.0}, m));
+      }();
+      const auto lpy = [&] {
+        if constexpr (Kind == inflation::hurdle_continuous)
+          return detail::elementwise_log_prob(base, fmax(xn, constant{1e-300}));
+        else
+          return detail::elementwise_log_prob(base, xn);
+      }();
+      return detail::total(make_vector_op(ops::inflated_map<Kind>{}, m, xn, theta, lp0, lpy));
+    }
   }
   auto arguments() const { return std::tuple_cat(base.arguments(), std::tuple{theta}); }
   /// The same model with other arguments (do_ substitutes into them): d's, then θ.
@@ -221,6 +240,14 @@ struct inflated_distribution : distribution<inflated_distribution<Dist, Theta, K
 };
 
 namespace detail {
+/// A transform onto (0, ∞) or (0, b): the support of a continuous hurdle's d.
+template <class Tr>
+inline constexpr bool positive_transform_v = false;
+template <>
+inline constexpr bool positive_transform_v<transforms::lower_bound<literal<0>>> = true;
+template <class U>
+inline constexpr bool positive_transform_v<transforms::interval<literal<0>, U>> = true;
+
 template <inflation Kind, class Dist, class Theta>
 auto make_inflated(const Dist& d, const Theta& theta) {
   const auto t = as_node(theta);
@@ -244,10 +271,15 @@ auto zero_inflated(const Dist& d, const Theta& theta) {
 template <class Dist, detail::operand Theta>
   requires distribution_family<Dist>
 auto hurdle(const Dist& d, const Theta& theta) {
-  if constexpr (continuous_family<Dist>)
+  if constexpr (continuous_family<Dist>) {
+    static_assert(detail::positive_transform_v<decltype(d.transform())>,
+                  "tyche::hurdle(d, theta): a continuous d must live on the positive numbers (gamma, lognormal, "
+                  "weibull, exponential, half_normal, beta, ...: its support's lower bound 0), else the zeros and "
+                  "d's values would overlap");
     return detail::make_inflated<inflation::hurdle_continuous>(d, theta);
-  else
+  } else {
     return detail::make_inflated<inflation::hurdle_discrete>(d, theta);
+  }
 }
 
 /// zero_inflated<"name">(...) / hurdle<"name">(...): no named form; the message says why.

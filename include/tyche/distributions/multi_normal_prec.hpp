@@ -129,7 +129,10 @@ struct multi_normal_prec_distribution : distribution<multi_normal_prec_distribut
   template <class G>
   std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& m,
                                const std::vector<double>& om) const {
-    const auto l = detail::cholesky_lower(om.data(), k, "multi_normal_prec(mu, Omega)", "Omega");
+    std::vector<double> sym = om;  // the symmetric matrix of Omega's lower triangle, as log_prob reads it
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = i + 1; j < k; ++j) sym[i * k + j] = sym[j * k + i];
+    const auto l = detail::cholesky_lower(sym.data(), k, "multi_normal_prec(mu, Omega)", "Omega");
     return draw_rows(rng, n, m, l.data());
   }
 };

@@ -14,8 +14,9 @@
 // converges fast and without cancellation; checked against RWiener's dwiener). y ≤ τ gives −∞
 // where τ is a parameter, and an error naming the index where τ is known. Draws are of the upper
 // boundary's time given that boundary (the posterior predictive of a response time given its
-// response): by inversion of the CDF integrated numerically over 512 points in log time (the
-// table kept per thread for the next draw with the same arguments). Observations only: there is
+// response): by inversion of the CDF integrated numerically over 512 points in log time where
+// the density is above e^(−46) of its peak (the table kept per thread for the next draw with the
+// same arguments). Observations only: there is
 // no named form. `wiener_lpdf(y, alpha, tau, beta, delta[, sv])` for free terms.
 #pragma once
 #include <tyche/config.hpp>
@@ -35,28 +36,45 @@ namespace tyche {
 
 namespace detail {
 /// The CDF of the upper boundary's first-passage time given that boundary (Stan's arguments),
-/// integrated by the trapezoidal rule in log time over 512 points from t = α²(1 − β)²/100 (the
-/// density there below e^(−50) of its peak's order) to t = 40α² (the large-time series' factor
-/// e^(−π²u/2) = e^(−197)); unnormalised.
+/// integrated by the trapezoidal rule in log time over 512 points, unnormalised. The points span
+/// where the density is above e^(−46) of its peak: found on a first grid of 512 points from
+/// t = min(α²(1 − β)², (1 − β)α/|δ|)/100 (below the small-time series' e^(−w²/2u) = e^(−50), and a
+/// hundredth of the mean time under a large drift) to t = 40α² (the large-time series' factor
+/// e^(−π²u/2) = e^(−197)).
 struct wiener_time_table {
   static constexpr int n = 512;
   double args[5] = {HUGE_VAL, 0, 0, 0, 0};
   double lo = 0, h = 0;
   double cum[n] = {};
-  void build(double alpha, double tau, double beta, double delta, double sv) {
-    const double w = 1.0 - beta;
-    lo = std::log(alpha * alpha * std::max(w * w / 100.0, 1e-12));
-    h = (std::log(40.0 * alpha * alpha) - lo) / (n - 1);
-    double logf[n];
-    double top = -HUGE_VAL;
+  /// log(f(t) t) at the n points lo + h i (log t).
+  static void log_density_times_t(double lo, double h, const double* a, double* logf, double& top) {
+    top = -HUGE_VAL;
     for (int i = 0; i < n; ++i) {
       const double lt = lo + h * i;
-      logf[i] = math::wiener_log_density(tau + std::exp(lt), alpha, tau, beta, delta, sv).value + lt;  // f(t) t
+      logf[i] = math::wiener_log_density(a[1] + std::exp(lt), a[0], a[1], a[2], a[3], a[4]).value + lt;
       top = std::max(top, logf[i]);
     }
+  }
+  void build(double alpha, double tau, double beta, double delta, double sv) {
+    const double a[5] = {alpha, tau, beta, delta, sv};
+    const double w = 1.0 - beta;
+    double t_lo = alpha * alpha * w * w / 100.0;
+    if (delta != 0) t_lo = std::min(t_lo, w * alpha / std::fabs(delta) / 100.0);
+    const double lo0 = std::log(std::max(t_lo, 1e-300)), hi0 = std::log(40.0 * alpha * alpha);
+    const double h0 = (hi0 - lo0) / (n - 1);
+    double logf[n];
+    double top;
+    log_density_times_t(lo0, h0, a, logf, top);
+    int first = 0, last = n - 1;
+    while (first < n - 1 && !(logf[first] > top - 46)) ++first;
+    while (last > 0 && !(logf[last] > top - 46)) --last;
+    first = std::max(first - 1, 0);
+    last = std::min(last + 1, n - 1);
+    lo = lo0 + h0 * first;
+    h = h0 * (last - first) / (n - 1);
+    log_density_times_t(lo, h, a, logf, top);
     cum[0] = 0;
     for (int i = 1; i < n; ++i) cum[i] = cum[i - 1] + 0.5 * h * (std::exp(logf[i - 1] - top) + std::exp(logf[i] - top));
-    const double a[5] = {alpha, tau, beta, delta, sv};
     std::copy(a, a + 5, args);
   }
   /// τ + t with t the u-quantile (u ∈ (0, 1)), linear in the CDF between the points.

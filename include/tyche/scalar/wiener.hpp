@@ -32,7 +32,7 @@ struct wiener_standard_result {
   double dw;
 };
 
-TYCHE_HD inline wiener_standard_result wiener_log_standard(double u, double w) {
+TYCHE_HD inline wiener_standard_result wiener_log_standard(double u, double w, double one_minus_w) {
   constexpr double pi = 3.14159265358979323846;
   // Terms needed: small-time, k = −j..j with 2j(j − 1)/u > 45; large-time, k = 1..K with
   // (K² − 1)π²u/2 > 46.
@@ -49,15 +49,21 @@ TYCHE_HD inline wiener_standard_result wiener_log_standard(double u, double w) {
       s3 += x * x * x * e;
       sw += (1.0 - x * x / u) * e;
     }
-    return {-0.5 * ::log(2.0 * pi * u * u * u) - w * w / (2.0 * u) + ::log(s0),
-            -1.5 / u + s3 / (2.0 * u * u * s0), sw / s0};
+    // (−½ log 2π − (3/2) log u: u³ underflows below u ≈ 1e-108.)
+    return {-0.918938533204672742 - 1.5 * ::log(u) - w * w / (2.0 * u) + ::log(s0),
+            (-1.5 + s3 / (2.0 * u * s0)) / u, sw / s0};
   }
-  // Σ k^p exp(−(k² − 1)π²u/2) sin(kπw) (p = 1 for the value, 3 for ∂u), and Σ k² … cos(kπw) (∂w).
+  // Σ k^p exp(−(k² − 1)π²u/2) sin(kπw) (p = 1 for the value, 3 for ∂u), and Σ k² … cos(kπw) (∂w);
+  // for w > ½ from 1 − w as the caller has it (sin(kπw) = (−1)^(k+1) sin(kπ(1 − w)), cos(kπw) =
+  // (−1)^k cos(kπ(1 − w))), which keeps sin's relative precision as w approaches 1.
   double l0 = 0, l3 = 0, lw = 0;
   const int n = static_cast<int>(kl);
+  const bool mirror = w > 0.5;
+  const double x = mirror ? one_minus_w : w;
   for (int k = 1; k <= n; ++k) {
     const double e = ::exp(-(double(k) * k - 1.0) * pi * pi * u / 2.0);
-    const double s = ::sin(k * pi * w), c = ::cos(k * pi * w);
+    const double sign = mirror && k % 2 == 0 ? -1.0 : 1.0;
+    const double s = sign * ::sin(k * pi * x), c = (mirror ? -sign : 1.0) * ::cos(k * pi * x);
     l0 += k * e * s;
     l3 += double(k) * k * k * e * s;
     lw += double(k) * k * e * c;
@@ -83,7 +89,7 @@ TYCHE_HD inline wiener_log_density_result wiener_log_density(double y, double al
   if (!(t > 0)) return {-HUGE_VAL, 0, 0, 0, 0, 0, 0};
   const double a = alpha, w = 1.0 - beta, v = -delta, s = sv * sv;
   const double a2 = a * a;
-  const wiener_standard_result g = wiener_log_standard(t / a2, w);
+  const wiener_standard_result g = wiener_log_standard(t / a2, w, beta);
   const double d = 1.0 + s * t;
   const double num = s * a2 * w * w - 2.0 * a * v * w - v * v * t;
   const double value = -0.5 * ::log(d) + num / (2.0 * d) - 2.0 * ::log(a) + g.log_g;
