@@ -556,6 +556,91 @@ struct glmm_hand {
   }
 };
 
+// ---- car_poisson: disease mapping with a proper CAR prior ----------------------------------------
+// y[i] ~ poisson_log(log E[i] + b0 + phi[i]) over a 10 × 10 grid of areas (rook neighbours: 180
+// pairs), phi ~ car(alpha, tau, graph), alpha ~ uniform(0, 1), tau ~ gamma(2, 2), b0 ~
+// normal(0, 1); synthetic with a fixed seed. θ = (b0, logit alpha, log tau, phi[100]). tyche's
+// car is O(K + E) per gradient (the eigenvalues once); a second tyche row writes the same prior
+// as multi_normal_prec(0, tau * (D - alpha * W)), O(K³), against the same twin. The twin: the
+// sums over areas and pairs.
+
+struct car_data {
+  static constexpr std::size_t side = 10, k = side * side;
+  std::vector<int> n1, n2;
+  std::vector<double> y, log_e, d, w = std::vector<double>(k * k, 0.0), dmat = std::vector<double>(k * k, 0.0);
+  std::vector<double> lambda;
+  car_data() {
+    for (std::size_t i = 0; i < k; ++i) {
+      if (i % side + 1 < side) n1.push_back(int(i)), n2.push_back(int(i + 1));
+      if (i + side < k) n1.push_back(int(i)), n2.push_back(int(i + side));
+    }
+    d.assign(k, 0.0);
+    for (std::size_t p = 0; p < n1.size(); ++p) {
+      d[std::size_t(n1[p])] += 1, d[std::size_t(n2[p])] += 1;
+      w[std::size_t(n1[p]) * k + std::size_t(n2[p])] = w[std::size_t(n2[p]) * k + std::size_t(n1[p])] = 1;
+    }
+    for (std::size_t i = 0; i < k; ++i) dmat[i * k + i] = d[i];
+    std::vector<double> nw(k * k, 0.0);
+    for (std::size_t p = 0; p < n1.size(); ++p) {
+      const auto i = std::size_t(n1[p]), j = std::size_t(n2[p]);
+      nw[i * k + j] = nw[j * k + i] = 1 / std::sqrt(d[i] * d[j]);
+    }
+    lambda = tyche::detail::symmetric_eigenvalues(nw, k);
+    std::mt19937_64 rng(2718);
+    for (std::size_t i = 0; i < k; ++i) {
+      log_e.push_back(std::log(2.0 + double(i % 7)));
+      const double eta = log_e.back() - 0.2 + 0.4 * std::sin(0.3 * double(i));
+      y.push_back(double(std::poisson_distribution<int>(std::exp(eta))(rng)));
+    }
+  }
+};
+
+struct car_hand {
+  const car_data* d;
+  double constant = 0;  // −Σ lgamma(y + 1) + ½ Σ log dᵢ − (K/2) log 2π − ½ log 2π (b0's) + 2 log 2 (gamma(2, 2))
+  explicit car_hand(const car_data* data) : d(data) {
+    for (double v : d->y) constant -= std::lgamma(v + 1);
+    for (double v : d->d) constant += 0.5 * std::log(v);
+    constant -= (0.5 * double(car_data::k) + 0.5) * 2 * half_log_two_pi;
+    constant += 2 * log_two;
+  }
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    constexpr std::size_t k = car_data::k;
+    const double b0 = th[0], u = th[1], log_tau = th[2];
+    const double alpha = 1 / (1 + std::exp(-u)), tau = std::exp(log_tau);
+    const double* phi = th + 3;
+    double* gphi = g + 3;
+    double lp = constant, gb = 0;
+    double sd = 0, sw = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      const double eta = d->log_e[i] + b0 + phi[i], mu = std::exp(eta);
+      lp += d->y[i] * eta - mu;
+      gb += d->y[i] - mu;
+      gphi[i] = d->y[i] - mu - tau * d->d[i] * phi[i];
+      sd += d->d[i] * phi[i] * phi[i];
+    }
+    for (std::size_t p = 0; p < d->n1.size(); ++p) {
+      const auto i = std::size_t(d->n1[p]), j = std::size_t(d->n2[p]);
+      sw += phi[i] * phi[j];
+      gphi[i] += tau * alpha * phi[j];
+      gphi[j] += tau * alpha * phi[i];
+    }
+    double ld = 0, dl = 0;
+    for (double l : d->lambda) {
+      ld += std::log1p(-alpha * l);
+      dl += l / (1 - alpha * l);
+    }
+    lp += 0.5 * double(k) * log_tau + 0.5 * ld - 0.5 * tau * (sd - 2 * alpha * sw);
+    lp += -0.5 * b0 * b0;                                   // b0 ~ normal(0, 1)
+    lp += std::log(alpha) + std::log1p(-alpha);            // uniform(0, 1) through logistic: Jacobian
+    lp += log_tau - 2 * tau + log_tau;                     // gamma(2, 2) and its log Jacobian
+    g[0] = gb - b0;
+    g[1] = (tau * sw - 0.5 * dl) * alpha * (1 - alpha) + 1 - 2 * alpha;
+    g[2] = 0.5 * double(k) - 0.5 * tau * (sd - 2 * alpha * sw) + 2 - 2 * tau;
+    return lp;
+  }
+};
+
 // ---- hmm_scan: a 2-state Gaussian HMM, the forward algorithm by scan ---------------------------
 // y_t | z_t ~ normal(mu[z_t], 1), transitions fixed (stay 0.9 and 0.8), p(z_0) = (1/2, 1/2),
 // mu ~ normal(0, 3) (two unconstrained values). The twin: the forward algorithm, then its
@@ -1430,6 +1515,29 @@ int main(int argc, char** argv) {
     }));
     register_model("glmm_poisson", glmm_model, glmm_hand{&glmm},
                    random_point(3 + glmm_data::groups, 0.5, 7));
+  }
+
+  // --- car_poisson: car against multi_normal_prec, the same twin ---
+  {
+    static const car_data cd;
+    static const tyche::areal_graph graph(car_data::k, cd.n1, cd.n2);
+    auto make_sparse = [] {
+      auto b0 = normal<"b0">(0.0, 1.0);
+      auto alpha = uniform<"alpha">(0.0, 1.0);
+      auto tau = gamma<"tau">(2.0, 2.0);
+      auto phi = car<"phi">(alpha, tau, graph);
+      return model(joint(b0, alpha, tau, phi, poisson_log(data(cd.log_e) + b0 + phi).observe(data(cd.y))));
+    };
+    auto make_dense = [] {
+      auto b0 = normal<"b0">(0.0, 1.0);
+      auto alpha = uniform<"alpha">(0.0, 1.0);
+      auto tau = gamma<"tau">(2.0, 2.0);
+      auto phi = multi_normal_prec<"phi">(0.0, tau * (data(cd.dmat) - alpha * data(cd.w)));
+      return model(joint(b0, alpha, tau, phi, poisson_log(data(cd.log_e) + b0 + phi).observe(data(cd.y))));
+    };
+    auto point = random_point(3 + car_data::k, 0.3, 11);
+    register_model("car_poisson", std::make_shared<decltype(make_sparse())>(make_sparse()), car_hand{&cd}, point);
+    register_model("car_poisson_dense", std::make_shared<decltype(make_dense())>(make_dense()), car_hand{&cd}, point);
   }
 
   // --- categorical_logit_glm: the family and the model written by hand, against one twin ---

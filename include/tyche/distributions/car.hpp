@@ -213,8 +213,10 @@ namespace ops {
 /// The proper CAR's log density of φ (K values) given α and τ (operands φ, α, τ), from the
 /// graph buffer g: the E pairs' first areas, their second areas, the K numbers of neighbours
 /// d, the K eigenvalues λ of D^(−½) W D^(−½) (2E + 2K values); c = ½ Σ log dᵢ − (K/2) log 2π.
-/// One value. Reverse: φ̄ᵢ = −τdᵢφᵢ + τα Σ_{j~i} φⱼ, ᾱ = −½ Σ λᵢ/(1 − αλᵢ) + τ Σ_{i~j} φᵢφⱼ,
-/// τ̄ = K/(2τ) − ½(Σ dᵢφᵢ² − 2α Σ_{i~j} φᵢφⱼ), each times the adjoint.
+/// Four values: the log density, then what its reverse pass reads (s_d = Σ dᵢφᵢ², s_w =
+/// Σ_{i~j} φᵢφⱼ, Σ λᵢ/(1 − αλᵢ)), so that it repeats no sum (car_distribution reads value 0).
+/// Reverse: φ̄ᵢ = −τdᵢφᵢ + τα Σ_{j~i} φⱼ, ᾱ = −½ Σ λᵢ/(1 − αλᵢ) + τ s_w, τ̄ = K/(2τ) −
+/// ½(s_d − 2α s_w), each times the adjoint of value 0.
 struct car_view {
   static constexpr const char* name = "car";
   static constexpr bool has_payload = true;
@@ -223,7 +225,7 @@ struct car_view {
   std::size_t k = 0, e = 0;
   double c = 0;
   template <class Phi, class Alpha, class Tau>
-  static constexpr std::size_t extent = 1;
+  static constexpr std::size_t extent = 4;
   bool operator==(const car_view& o) const { return g == o.g && k == o.k && e == o.e && c == o.c; }
   template <class F>
   void for_each_data_buffer(std::size_t, F&& f) {
@@ -232,40 +234,34 @@ struct car_view {
   TYCHE_HD std::size_t first(std::size_t p) const { return static_cast<std::size_t>(g[p]); }
   TYCHE_HD std::size_t second(std::size_t p) const { return static_cast<std::size_t>(g[e + p]); }
   template <class T>
-  TYCHE_HD void sums(const T* phi, T& sd, T& sw) const {
-    sd = lift<T>(0.0);
-    sw = lift<T>(0.0);
-    for (std::size_t i = 0; i < k; ++i) sd = sd + lift<T>(g[2 * e + i]) * phi[i] * phi[i];
-    for (std::size_t p = 0; p < e; ++p) sw = sw + phi[first(p)] * phi[second(p)];
-  }
-  template <class T>
   TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
     const T* phi = in[0];
     const T alpha = in[1][0], tau = in[2][0];
-    T sd, sw;
-    sums(phi, sd, sw);
-    T ld = lift<T>(0.0);
-    for (std::size_t i = 0; i < k; ++i) ld = ld + math::log(lift<T>(1.0) - alpha * lift<T>(g[2 * e + k + i]));
+    T sd = lift<T>(0.0), sw = lift<T>(0.0), ld = lift<T>(0.0), dl = lift<T>(0.0);
+    for (std::size_t i = 0; i < k; ++i) sd = sd + lift<T>(g[2 * e + i]) * phi[i] * phi[i];
+    for (std::size_t p = 0; p < e; ++p) sw = sw + phi[first(p)] * phi[second(p)];
+    for (std::size_t i = 0; i < k; ++i) {
+      const T l = lift<T>(g[2 * e + k + i]);
+      ld = ld + math::log1p(-(alpha * l));
+      dl = dl + l / (lift<T>(1.0) - alpha * l);
+    }
     out[0] = lift<T>(0.5 * double(k)) * math::log(tau) + lift<T>(0.5) * ld -
              lift<T>(0.5) * tau * (sd - lift<T>(2.0) * alpha * sw) + lift<T>(c);
+    out[1] = sd;
+    out[2] = sw;
+    out[3] = dl;
   }
   template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const* in, const std::size_t*,
                         T* const* in_adj) const {
     const T* phi = in[0];
     const T alpha = in[1][0], tau = in[2][0], a = adj[0];
-    T sd, sw;
-    sums(phi, sd, sw);
+    const T sd = out[1], sw = out[2], dl = out[3];
     const T at = a * tau, ata = at * alpha;
     for (std::size_t i = 0; i < k; ++i) in_adj[0][i] += -(at * lift<T>(g[2 * e + i]) * phi[i]);
     for (std::size_t p = 0; p < e; ++p) {
       in_adj[0][first(p)] += ata * phi[second(p)];
       in_adj[0][second(p)] += ata * phi[first(p)];
-    }
-    T dl = lift<T>(0.0);
-    for (std::size_t i = 0; i < k; ++i) {
-      const T l = lift<T>(g[2 * e + k + i]);
-      dl = dl + l / (lift<T>(1.0) - alpha * l);
     }
     in_adj[1][0] += a * (tau * sw - lift<T>(0.5) * dl);
     in_adj[2][0] += a * (lift<T>(0.5 * double(k)) / tau - lift<T>(0.5) * (sd - lift<T>(2.0) * alpha * sw));
@@ -374,7 +370,7 @@ struct car_distribution : distribution<car_distribution<Alpha, Tau>> {
     if (xn.size() != op.k)
       throw std::invalid_argument("tyche::car(alpha, tau, graph): phi has " + std::to_string(xn.size()) +
                                   " values but the graph has K = " + std::to_string(op.k) + " areas");
-    return at(make_vector_op(op, 1, xn, alpha, tau), 0);
+    return at(make_vector_op(op, 4, xn, alpha, tau), 0);
   }
   auto arguments() const { return std::tuple{alpha, tau}; }
   template <class A2, class T2>
