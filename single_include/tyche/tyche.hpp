@@ -17317,13 +17317,275 @@ TYCHE_OBSERVED_ONLY_FAMILY(binomial_logit)
 //          Q + 11ᵀ/ε², ε = 0.001K, Q = D − W, normalised exactly: + ½ log pdet(Q) + ½ log K − log ε
 //          − (K/2) log 2π, pdet(Q) = K · det(Q without its last row and column) (the matrix-tree
 //          theorem; a Cholesky factor computed once). The graph must be connected (one sum-to-zero
-//          constraint). Scale it outside: sigma * phi (the BYM2 model's spatial part).
+//          constraint). Scale it outside: sigma * phi; the BYM2 model's spatial part is
+//          sqrt(rho / s) * phi with s = graph.icar_scaling_factor() (Riebler et al. 2016).
 // Each is one op over φ (its gradient by the same sums). A graph's pairs are 0-based area indices,
 // each pair once (i ≠ j); areal_graph::from_adjacency(tyche::matrix(W, K, K)) reads them from the
 // nonzero entries below the diagonal of a symmetric matrix. Errors name the pair or the area (an
 // index outside 0 … K−1, a pair given twice or an area with itself, an area without neighbours, a
 // graph that is not connected for icar). Draws: from the normal law, by a dense Cholesky factor of
 // its precision (O(K³) per draw: for prior predictive checks of moderate K).
+// ----- begin tyche/autodiff/multivariate_ops.hpp -----
+// tyche/autodiff/multivariate_ops.hpp — value and vector–Jacobian rules of two pieces of the
+// multivariate families that the matrix ops of autodiff/matrix_ops.hpp do not cover (the op
+// contract: autodiff/vector_ops.hpp; docs/design/vector-ops.md):
+//
+//   row_sums_of_squares_map  (Σⱼ zₙⱼ²)ₙ for the N rows of an N × K matrix (multi_student_t's
+//                            quadratic forms from cholesky_residual_map's L⁻¹(yₙ − μₙ))
+//   wishart_map<Inverse>     the log density of the Wishart (inverse Wishart) distribution of
+//                            a K × K matrix W given ν and S (one value)
+//   precision_quadratic_map  Σₙ (yₙ − μₙ)ᵀ Ω (yₙ − μₙ) over N rows of K (one value):
+//                            multi_normal_prec's quadratic form
+//
+// Matrices are vectors of their K² entries in row-major order; as in matrix_ops.hpp, W and S
+// are read through their lower triangles (the symmetric matrices those define), and their
+// adjoints go to the lower triangles.
+
+#include <cstddef>
+
+namespace tyche {
+
+namespace detail {
+/// M⁻¹ = L⁻ᵀ L⁻¹ (all K² entries) from the lower Cholesky factor l of M; linv (K², scratch)
+/// receives L⁻¹ by forward substitution, column by column: (L⁻¹)ⱼⱼ = 1/Lⱼⱼ,
+/// (L⁻¹)ᵢⱼ = −(Σ_{p=j..i−1} Lᵢₚ (L⁻¹)ₚⱼ)/Lᵢᵢ for i > j. O(K³).
+template <class T>
+TYCHE_HD void inverse_from_cholesky(std::size_t k, const T* l, T* linv, T* inv) {
+  for (std::size_t j = 0; j < k; ++j) {
+    for (std::size_t i = 0; i < j; ++i) linv[i * k + j] = lift<T>(0.0);
+    linv[j * k + j] = lift<T>(1.0) / l[j * k + j];
+    for (std::size_t i = j + 1; i < k; ++i) {
+      T acc = lift<T>(0.0);
+      for (std::size_t p = j; p < i; ++p) acc = acc + l[i * k + p] * linv[p * k + j];
+      linv[i * k + j] = -acc / l[i * k + i];
+    }
+  }
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j <= i; ++j) {
+      T acc = lift<T>(0.0);
+      for (std::size_t p = i; p < k; ++p) acc = acc + linv[p * k + i] * linv[p * k + j];
+      inv[i * k + j] = acc;
+      inv[j * k + i] = acc;
+    }
+  }
+}
+
+/// Entry (i, j) of the symmetric matrix whose lower triangle m holds (row major, K × K).
+template <class T>
+TYCHE_HD const T& symmetric_at(const T* m, std::size_t k, std::size_t i, std::size_t j) {
+  return i >= j ? m[i * k + j] : m[j * k + i];
+}
+}  // namespace detail
+
+namespace ops {
+
+/// qₙ = Σⱼ zₙⱼ² for the m rows of z (m·K values, row n at n·K). Reverse: z̄ₙⱼ += 2 zₙⱼ q̄ₙ.
+struct row_sums_of_squares_map {
+  static constexpr const char* name = "row_sums_of_squares";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class Z>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const row_sums_of_squares_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t n = 0; n < m; ++n) {
+      T acc = lift<T>(0.0);
+      for (std::size_t j = 0; j < k; ++j) acc = acc + in[0][n * k + j] * in[0][n * k + j];
+      out[n] = acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t n = 0; n < m; ++n) {
+      const T g = lift<T>(2.0) * adj[n];
+      for (std::size_t j = 0; j < k; ++j) in_adj[0][n * k + j] += g * in[0][n * k + j];
+    }
+  }
+};
+
+/// The log density of a K × K symmetric positive-definite W given ν and S (operands ν: one
+/// value; W, S: K² values each, lower triangles read), with log Γ_K(a) = K(K−1)/4 log π +
+/// Σ_{j=0..K−1} log Γ(a − j/2) the multivariate log-gamma function (Stan Functions Reference,
+/// "Wishart distribution", "Inverse Wishart distribution"):
+///   Wishart:          (ν − K − 1)/2 log|W| − ½ tr(S⁻¹W) − (νK/2) log 2 − (ν/2) log|S| − log Γ_K(ν/2),
+///   inverse Wishart:  (ν/2) log|S| − (νK/2) log 2 − log Γ_K(ν/2) − (ν + K + 1)/2 log|W| − ½ tr(S W⁻¹).
+/// Forward: the Cholesky factors of W and S (log-determinants 2 Σ log Lᵢᵢ), the inverses
+/// L⁻ᵀL⁻¹, the trace Σᵢⱼ (S⁻¹)ᵢⱼ Wᵢⱼ (or Σ Sᵢⱼ (W⁻¹)ᵢⱼ). A W or S that is not positive definite
+/// gives NaN (a rejected point). Reverse, with G the gradient in the symmetric matrix (from
+/// d log|M| = tr(M⁻¹ dM), d tr(S⁻¹W) = tr(S⁻¹ dW) − tr(S⁻¹ W S⁻¹ dS), d M⁻¹ = −M⁻¹ dM M⁻¹):
+///   Wishart:          G_W = (ν − K − 1)/2 W⁻¹ − ½ S⁻¹,     G_S = −(ν/2) S⁻¹ + ½ S⁻¹ W S⁻¹,
+///   inverse Wishart:  G_W = −(ν + K + 1)/2 W⁻¹ + ½ W⁻¹ S W⁻¹,   G_S = (ν/2) S⁻¹ − ½ W⁻¹,
+///   ∂/∂ν = ½ log|W| − (K/2) log 2 − ½ log|S| − ½ Σⱼ ψ(ν/2 − j/2)  (inverse: ½ log|S| − … − ½ log|W|),
+/// and the lower-triangle entry (i, j) of a matrix takes Gᵢᵢ on the diagonal, 2 Gᵢⱼ below it
+/// (it stands for both (i, j) and (j, i)). Scratch: the two factors, the two inverses and one
+/// K² work matrix, then log|W| and log|S|: 5K² + 2. O(K³) each way.
+template <bool Inverse>
+struct wishart_map {
+  static constexpr const char* name = Inverse ? "inv_wishart" : "wishart";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class Nu, class W, class S>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const wishart_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return 5 * k * k + 2; }
+
+  template <class T>
+  TYCHE_HD T log_multi_gamma_half(const T& nu) const {  // log Γ_K(ν/2)
+    T acc = lift<T>(0.25 * double(k) * (double(k) - 1.0) * 1.14472988584940017414);
+    for (std::size_t j = 0; j < k; ++j) acc = acc + math::lgamma(lift<T>(0.5) * nu - lift<T>(0.5 * double(j)));
+    return acc;
+  }
+
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    const std::size_t kk = k * k;
+    const T nu = in[0][0];
+    const T* w = in[1];
+    const T* s = in[2];
+    T* lw = scratch;
+    T* ls = scratch + kk;
+    T* wi = scratch + 2 * kk;
+    T* si = scratch + 3 * kk;
+    T* work = scratch + 4 * kk;
+    detail::cholesky_forward(k, w, lw);
+    detail::cholesky_forward(k, s, ls);
+    T log_det_w = lift<T>(0.0), log_det_s = lift<T>(0.0);
+    for (std::size_t i = 0; i < k; ++i) {
+      log_det_w = log_det_w + lift<T>(2.0) * math::log(lw[i * k + i]);
+      log_det_s = log_det_s + lift<T>(2.0) * math::log(ls[i * k + i]);
+    }
+    scratch[5 * kk] = log_det_w;
+    scratch[5 * kk + 1] = log_det_s;
+    detail::inverse_from_cholesky(k, lw, work, wi);
+    detail::inverse_from_cholesky(k, ls, work, si);
+    T trace = lift<T>(0.0);  // tr(S⁻¹W), or tr(S W⁻¹)
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j)
+        trace = trace + (Inverse ? wi[i * k + j] * detail::symmetric_at(s, k, i, j)
+                                 : si[i * k + j] * detail::symmetric_at(w, k, i, j));
+    const T half = lift<T>(0.5);
+    const T common = -half * nu * lift<T>(double(k) * 0.69314718055994530942) - log_multi_gamma_half(nu) - half * trace;
+    if constexpr (Inverse)
+      out[0] = common + half * nu * log_det_s - half * (nu + lift<T>(double(k) + 1.0)) * log_det_w;
+    else
+      out[0] = common + half * (nu - lift<T>(double(k) + 1.0)) * log_det_w - half * nu * log_det_s;
+  }
+
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    const std::size_t kk = k * k;
+    const T g = adj[0];
+    const T nu = in[0][0];
+    const T* w = in[1];
+    const T* s = in[2];
+    const T* wi = scratch + 2 * kk;
+    const T* si = scratch + 3 * kk;
+    T* work = scratch + 4 * kk;
+    const T log_det_w = scratch[5 * kk], log_det_s = scratch[5 * kk + 1];
+    const T half = lift<T>(0.5);
+    // ν.
+    T psi = lift<T>(0.0);
+    for (std::size_t j = 0; j < k; ++j) psi = psi + math::digamma(half * nu - lift<T>(0.5 * double(j)));
+    const T dnu_common = -lift<T>(0.5 * double(k) * 0.69314718055994530942) - half * psi;
+    in_adj[0][0] += g * (Inverse ? dnu_common + half * log_det_s - half * log_det_w
+                                 : dnu_common + half * log_det_w - half * log_det_s);
+    // The sandwich A M A (A = S⁻¹, M = W for Wishart; A = W⁻¹, M = S for the inverse) into
+    // work, then the lower-triangle adjoints of W and S.
+    const T* a = Inverse ? wi : si;
+    const T* mid = Inverse ? s : w;
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = 0; p < k; ++p) acc = acc + a[i * k + p] * detail::symmetric_at(mid, k, p, j);
+        work[i * k + j] = acc;  // A M
+      }
+    const T cw = Inverse ? -half * (nu + lift<T>(double(k) + 1.0)) : half * (nu - lift<T>(double(k) + 1.0));
+    const T cs = Inverse ? half * nu : -half * nu;
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) {
+        T sandwich = lift<T>(0.0);  // (A M A)ᵢⱼ
+        for (std::size_t p = 0; p < k; ++p) sandwich = sandwich + work[i * k + p] * a[p * k + j];
+        T gw, gs;
+        if constexpr (Inverse) {
+          gw = cw * wi[i * k + j] + half * sandwich;
+          gs = cs * si[i * k + j] - half * wi[i * k + j];
+        } else {
+          gw = cw * wi[i * k + j] - half * si[i * k + j];
+          gs = cs * si[i * k + j] + half * sandwich;
+        }
+        const T weight = lift<T>(i == j ? 1.0 : 2.0) * g;
+        in_adj[1][i * k + j] += weight * gw;
+        in_adj[2][i * k + j] += weight * gs;
+      }
+    }
+  }
+};
+
+/// Q = Σₙ rₙᵀ Ω rₙ with rₙ = yₙ − μₙ, over the N rows of y (operands Ω: K² values, its lower
+/// triangle read as the symmetric matrix it defines; y: N·K values, row n at n·K; μ: one value,
+/// K values (every row) or N·K). One value: multi_normal_prec's quadratic form, O(N K²) each way
+/// without a factorisation. Reverse: ȳₙ += 2 Q̄ (Ω rₙ), μ̄ₙ −= 2 Q̄ (Ω rₙ), and the lower-triangle
+/// entry Ω̄ᵢᵢ += Q̄ Σₙ rₙᵢ², Ω̄ᵢⱼ += 2 Q̄ Σₙ rₙᵢ rₙⱼ (j < i: it stands for (i, j) and (j, i)).
+/// Scratch: rₙ (K values).
+struct precision_quadratic_map {
+  static constexpr const char* name = "precision_quadratic";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class Omega, class Y, class Mu>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const precision_quadratic_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k; }
+  TYCHE_HD std::size_t index(std::size_t len, std::size_t n, std::size_t i) const {
+    return len == 1 ? 0 : (len == k ? i : n * k + i);
+  }
+  template <class T>
+  TYCHE_HD void residual(std::size_t n, const T* const* in, const std::size_t* in_n, T* r) const {
+    for (std::size_t i = 0; i < k; ++i) r[i] = in[1][n * k + i] - in[2][index(in_n[2], n, i)];
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n, T* r) const {
+    const T* om = in[0];
+    T acc = lift<T>(0.0);
+    for (std::size_t n = 0; n * k < in_n[1]; ++n) {
+      residual(n, in, in_n, r);
+      for (std::size_t i = 0; i < k; ++i) {
+        T below = lift<T>(0.0);
+        for (std::size_t j = 0; j < i; ++j) below = below + om[i * k + j] * r[j];
+        acc = acc + r[i] * (lift<T>(2.0) * below + om[i * k + i] * r[i]);
+      }
+    }
+    out[0] = acc;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj, T* r) const {
+    const T* om = in[0];
+    const T a = adj[0];
+    const T a2 = lift<T>(2.0) * a;
+    for (std::size_t n = 0; n * k < in_n[1]; ++n) {
+      residual(n, in, in_n, r);
+      for (std::size_t i = 0; i < k; ++i) {
+        T s = lift<T>(0.0);
+        for (std::size_t j = 0; j < k; ++j) s = s + detail::symmetric_at(om, k, i, j) * r[j];
+        in_adj[1][n * k + i] += a2 * s;
+        in_adj[2][index(in_n[2], n, i)] += -(a2 * s);
+        for (std::size_t j = 0; j < i; ++j) in_adj[0][i * k + j] += a2 * r[i] * r[j];
+        in_adj[0][i * k + i] += a * r[i] * r[i];
+      }
+    }
+  }
+};
+
+}  // namespace ops
+
+}  // namespace tyche
+// ----- end tyche/autodiff/multivariate_ops.hpp -----
 // ----- begin tyche/distributions/multi_normal.hpp -----
 // tyche/distributions/multi_normal.hpp — multi_normal_cholesky(mu, L) and multi_normal(mu, Sigma).
 //   log p(x | μ, L) = −½ ‖L⁻¹(x − μ)‖² − Σᵢ log Lᵢᵢ − (K/2) log 2π,   Σ = L Lᵀ, x ∈ ℝᴷ.
@@ -17763,6 +18025,13 @@ class areal_graph {
     return count;
   }
 
+  /// The BYM2 model's scaling factor (Riebler et al. 2016): the geometric mean of the diagonal of
+  /// the generalised inverse Q⁺ of the graph's ICAR precision Q = D − W, the variance that
+  /// sqrt(rho / s) * phi scales to 1 (as INLA's scale.model and Morris et al.'s case study compute
+  /// it). Q⁺ = (Q + 11ᵀ/K)⁻¹ − 11ᵀ/K for a connected graph (1 spans Q's null space): a dense
+  /// Cholesky factor and inverse, O(K³). Throws for a graph that is not connected.
+  [[nodiscard]] double icar_scaling_factor() const;
+
  private:
   std::size_t k_;
   std::vector<int> first_, second_;
@@ -18135,6 +18404,26 @@ inline icar_distribution make_icar(const areal_graph& g) {
   return icar_distribution{{}, op};
 }
 }  // namespace detail
+
+inline double areal_graph::icar_scaling_factor() const {
+  if (const std::size_t c = components(); c != 1)
+    throw std::invalid_argument("tyche::areal_graph::icar_scaling_factor: the graph has " + std::to_string(c) +
+                                " connected components (the factor is defined here for a connected graph)");
+  const std::size_t k = k_;
+  std::vector<double> m(k * k, 1.0 / double(k));
+  for (std::size_t i = 0; i < k; ++i) m[i * k + i] += degree_[i];
+  for (std::size_t p = 0; p < first_.size(); ++p) {
+    const auto i = static_cast<std::size_t>(first_[p]), j = static_cast<std::size_t>(second_[p]);
+    m[i * k + j] -= 1;
+    m[j * k + i] -= 1;
+  }
+  const auto l = detail::cholesky_lower(m.data(), k, "areal_graph::icar_scaling_factor", "Q + 11'/K");
+  std::vector<double> linv(k * k), inv(k * k);
+  detail::inverse_from_cholesky(k, l.data(), linv.data(), inv.data());
+  double mean_log = 0;
+  for (std::size_t i = 0; i < k; ++i) mean_log += std::log(inv[i * k + i] - 1.0 / double(k)) / double(k);
+  return std::exp(mean_log);
+}
 
 /// The distribution car(alpha, tau, graph) (observe(data(phi)), or a free term's *_lpdf).
 template <detail::operand Alpha, detail::operand Tau>
@@ -21392,267 +21681,6 @@ auto lognormal(const Mu& mu, const Sigma& sigma) {
 // (`observe(data(y))`, row n at n·K); μ a scalar, a vector of K (every row) or of N·K; the log
 // density is the sum over the rows. Draws: μ + L⁻ᵀ z, z standard normal (covariance Ω⁻¹).
 // `multi_normal_prec_lpdf(y, mu, Omega)` for free terms.
-// ----- begin tyche/autodiff/multivariate_ops.hpp -----
-// tyche/autodiff/multivariate_ops.hpp — value and vector–Jacobian rules of two pieces of the
-// multivariate families that the matrix ops of autodiff/matrix_ops.hpp do not cover (the op
-// contract: autodiff/vector_ops.hpp; docs/design/vector-ops.md):
-//
-//   row_sums_of_squares_map  (Σⱼ zₙⱼ²)ₙ for the N rows of an N × K matrix (multi_student_t's
-//                            quadratic forms from cholesky_residual_map's L⁻¹(yₙ − μₙ))
-//   wishart_map<Inverse>     the log density of the Wishart (inverse Wishart) distribution of
-//                            a K × K matrix W given ν and S (one value)
-//   precision_quadratic_map  Σₙ (yₙ − μₙ)ᵀ Ω (yₙ − μₙ) over N rows of K (one value):
-//                            multi_normal_prec's quadratic form
-//
-// Matrices are vectors of their K² entries in row-major order; as in matrix_ops.hpp, W and S
-// are read through their lower triangles (the symmetric matrices those define), and their
-// adjoints go to the lower triangles.
-
-#include <cstddef>
-
-namespace tyche {
-
-namespace detail {
-/// M⁻¹ = L⁻ᵀ L⁻¹ (all K² entries) from the lower Cholesky factor l of M; linv (K², scratch)
-/// receives L⁻¹ by forward substitution, column by column: (L⁻¹)ⱼⱼ = 1/Lⱼⱼ,
-/// (L⁻¹)ᵢⱼ = −(Σ_{p=j..i−1} Lᵢₚ (L⁻¹)ₚⱼ)/Lᵢᵢ for i > j. O(K³).
-template <class T>
-TYCHE_HD void inverse_from_cholesky(std::size_t k, const T* l, T* linv, T* inv) {
-  for (std::size_t j = 0; j < k; ++j) {
-    for (std::size_t i = 0; i < j; ++i) linv[i * k + j] = lift<T>(0.0);
-    linv[j * k + j] = lift<T>(1.0) / l[j * k + j];
-    for (std::size_t i = j + 1; i < k; ++i) {
-      T acc = lift<T>(0.0);
-      for (std::size_t p = j; p < i; ++p) acc = acc + l[i * k + p] * linv[p * k + j];
-      linv[i * k + j] = -acc / l[i * k + i];
-    }
-  }
-  for (std::size_t i = 0; i < k; ++i) {
-    for (std::size_t j = 0; j <= i; ++j) {
-      T acc = lift<T>(0.0);
-      for (std::size_t p = i; p < k; ++p) acc = acc + linv[p * k + i] * linv[p * k + j];
-      inv[i * k + j] = acc;
-      inv[j * k + i] = acc;
-    }
-  }
-}
-
-/// Entry (i, j) of the symmetric matrix whose lower triangle m holds (row major, K × K).
-template <class T>
-TYCHE_HD const T& symmetric_at(const T* m, std::size_t k, std::size_t i, std::size_t j) {
-  return i >= j ? m[i * k + j] : m[j * k + i];
-}
-}  // namespace detail
-
-namespace ops {
-
-/// qₙ = Σⱼ zₙⱼ² for the m rows of z (m·K values, row n at n·K). Reverse: z̄ₙⱼ += 2 zₙⱼ q̄ₙ.
-struct row_sums_of_squares_map {
-  static constexpr const char* name = "row_sums_of_squares";
-  static constexpr bool has_payload = true;
-  static constexpr bool reads_data_buffers = false;
-  std::size_t k = 1;
-  template <class Z>
-  static constexpr std::size_t extent = dynamic_extent;
-  bool operator==(const row_sums_of_squares_map&) const = default;
-  template <class T>
-  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
-    for (std::size_t n = 0; n < m; ++n) {
-      T acc = lift<T>(0.0);
-      for (std::size_t j = 0; j < k; ++j) acc = acc + in[0][n * k + j] * in[0][n * k + j];
-      out[n] = acc;
-    }
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
-                        T* const* in_adj) const {
-    for (std::size_t n = 0; n < m; ++n) {
-      const T g = lift<T>(2.0) * adj[n];
-      for (std::size_t j = 0; j < k; ++j) in_adj[0][n * k + j] += g * in[0][n * k + j];
-    }
-  }
-};
-
-/// The log density of a K × K symmetric positive-definite W given ν and S (operands ν: one
-/// value; W, S: K² values each, lower triangles read), with log Γ_K(a) = K(K−1)/4 log π +
-/// Σ_{j=0..K−1} log Γ(a − j/2) the multivariate log-gamma function (Stan Functions Reference,
-/// "Wishart distribution", "Inverse Wishart distribution"):
-///   Wishart:          (ν − K − 1)/2 log|W| − ½ tr(S⁻¹W) − (νK/2) log 2 − (ν/2) log|S| − log Γ_K(ν/2),
-///   inverse Wishart:  (ν/2) log|S| − (νK/2) log 2 − log Γ_K(ν/2) − (ν + K + 1)/2 log|W| − ½ tr(S W⁻¹).
-/// Forward: the Cholesky factors of W and S (log-determinants 2 Σ log Lᵢᵢ), the inverses
-/// L⁻ᵀL⁻¹, the trace Σᵢⱼ (S⁻¹)ᵢⱼ Wᵢⱼ (or Σ Sᵢⱼ (W⁻¹)ᵢⱼ). A W or S that is not positive definite
-/// gives NaN (a rejected point). Reverse, with G the gradient in the symmetric matrix (from
-/// d log|M| = tr(M⁻¹ dM), d tr(S⁻¹W) = tr(S⁻¹ dW) − tr(S⁻¹ W S⁻¹ dS), d M⁻¹ = −M⁻¹ dM M⁻¹):
-///   Wishart:          G_W = (ν − K − 1)/2 W⁻¹ − ½ S⁻¹,     G_S = −(ν/2) S⁻¹ + ½ S⁻¹ W S⁻¹,
-///   inverse Wishart:  G_W = −(ν + K + 1)/2 W⁻¹ + ½ W⁻¹ S W⁻¹,   G_S = (ν/2) S⁻¹ − ½ W⁻¹,
-///   ∂/∂ν = ½ log|W| − (K/2) log 2 − ½ log|S| − ½ Σⱼ ψ(ν/2 − j/2)  (inverse: ½ log|S| − … − ½ log|W|),
-/// and the lower-triangle entry (i, j) of a matrix takes Gᵢᵢ on the diagonal, 2 Gᵢⱼ below it
-/// (it stands for both (i, j) and (j, i)). Scratch: the two factors, the two inverses and one
-/// K² work matrix, then log|W| and log|S|: 5K² + 2. O(K³) each way.
-template <bool Inverse>
-struct wishart_map {
-  static constexpr const char* name = Inverse ? "inv_wishart" : "wishart";
-  static constexpr bool has_payload = true;
-  static constexpr bool reads_data_buffers = false;
-  std::size_t k = 1;
-  template <class Nu, class W, class S>
-  static constexpr std::size_t extent = 1;
-  bool operator==(const wishart_map&) const = default;
-  std::size_t scratch_size(std::size_t, const std::size_t*) const { return 5 * k * k + 2; }
-
-  template <class T>
-  TYCHE_HD T log_multi_gamma_half(const T& nu) const {  // log Γ_K(ν/2)
-    T acc = lift<T>(0.25 * double(k) * (double(k) - 1.0) * 1.14472988584940017414);
-    for (std::size_t j = 0; j < k; ++j) acc = acc + math::lgamma(lift<T>(0.5) * nu - lift<T>(0.5 * double(j)));
-    return acc;
-  }
-
-  template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
-    const std::size_t kk = k * k;
-    const T nu = in[0][0];
-    const T* w = in[1];
-    const T* s = in[2];
-    T* lw = scratch;
-    T* ls = scratch + kk;
-    T* wi = scratch + 2 * kk;
-    T* si = scratch + 3 * kk;
-    T* work = scratch + 4 * kk;
-    detail::cholesky_forward(k, w, lw);
-    detail::cholesky_forward(k, s, ls);
-    T log_det_w = lift<T>(0.0), log_det_s = lift<T>(0.0);
-    for (std::size_t i = 0; i < k; ++i) {
-      log_det_w = log_det_w + lift<T>(2.0) * math::log(lw[i * k + i]);
-      log_det_s = log_det_s + lift<T>(2.0) * math::log(ls[i * k + i]);
-    }
-    scratch[5 * kk] = log_det_w;
-    scratch[5 * kk + 1] = log_det_s;
-    detail::inverse_from_cholesky(k, lw, work, wi);
-    detail::inverse_from_cholesky(k, ls, work, si);
-    T trace = lift<T>(0.0);  // tr(S⁻¹W), or tr(S W⁻¹)
-    for (std::size_t i = 0; i < k; ++i)
-      for (std::size_t j = 0; j < k; ++j)
-        trace = trace + (Inverse ? wi[i * k + j] * detail::symmetric_at(s, k, i, j)
-                                 : si[i * k + j] * detail::symmetric_at(w, k, i, j));
-    const T half = lift<T>(0.5);
-    const T common = -half * nu * lift<T>(double(k) * 0.69314718055994530942) - log_multi_gamma_half(nu) - half * trace;
-    if constexpr (Inverse)
-      out[0] = common + half * nu * log_det_s - half * (nu + lift<T>(double(k) + 1.0)) * log_det_w;
-    else
-      out[0] = common + half * (nu - lift<T>(double(k) + 1.0)) * log_det_w - half * nu * log_det_s;
-  }
-
-  template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
-                        T* const* in_adj, T* scratch) const {
-    const std::size_t kk = k * k;
-    const T g = adj[0];
-    const T nu = in[0][0];
-    const T* w = in[1];
-    const T* s = in[2];
-    const T* wi = scratch + 2 * kk;
-    const T* si = scratch + 3 * kk;
-    T* work = scratch + 4 * kk;
-    const T log_det_w = scratch[5 * kk], log_det_s = scratch[5 * kk + 1];
-    const T half = lift<T>(0.5);
-    // ν.
-    T psi = lift<T>(0.0);
-    for (std::size_t j = 0; j < k; ++j) psi = psi + math::digamma(half * nu - lift<T>(0.5 * double(j)));
-    const T dnu_common = -lift<T>(0.5 * double(k) * 0.69314718055994530942) - half * psi;
-    in_adj[0][0] += g * (Inverse ? dnu_common + half * log_det_s - half * log_det_w
-                                 : dnu_common + half * log_det_w - half * log_det_s);
-    // The sandwich A M A (A = S⁻¹, M = W for Wishart; A = W⁻¹, M = S for the inverse) into
-    // work, then the lower-triangle adjoints of W and S.
-    const T* a = Inverse ? wi : si;
-    const T* mid = Inverse ? s : w;
-    for (std::size_t i = 0; i < k; ++i)
-      for (std::size_t j = 0; j < k; ++j) {
-        T acc = lift<T>(0.0);
-        for (std::size_t p = 0; p < k; ++p) acc = acc + a[i * k + p] * detail::symmetric_at(mid, k, p, j);
-        work[i * k + j] = acc;  // A M
-      }
-    const T cw = Inverse ? -half * (nu + lift<T>(double(k) + 1.0)) : half * (nu - lift<T>(double(k) + 1.0));
-    const T cs = Inverse ? half * nu : -half * nu;
-    for (std::size_t i = 0; i < k; ++i) {
-      for (std::size_t j = 0; j <= i; ++j) {
-        T sandwich = lift<T>(0.0);  // (A M A)ᵢⱼ
-        for (std::size_t p = 0; p < k; ++p) sandwich = sandwich + work[i * k + p] * a[p * k + j];
-        T gw, gs;
-        if constexpr (Inverse) {
-          gw = cw * wi[i * k + j] + half * sandwich;
-          gs = cs * si[i * k + j] - half * wi[i * k + j];
-        } else {
-          gw = cw * wi[i * k + j] - half * si[i * k + j];
-          gs = cs * si[i * k + j] + half * sandwich;
-        }
-        const T weight = lift<T>(i == j ? 1.0 : 2.0) * g;
-        in_adj[1][i * k + j] += weight * gw;
-        in_adj[2][i * k + j] += weight * gs;
-      }
-    }
-  }
-};
-
-/// Q = Σₙ rₙᵀ Ω rₙ with rₙ = yₙ − μₙ, over the N rows of y (operands Ω: K² values, its lower
-/// triangle read as the symmetric matrix it defines; y: N·K values, row n at n·K; μ: one value,
-/// K values (every row) or N·K). One value: multi_normal_prec's quadratic form, O(N K²) each way
-/// without a factorisation. Reverse: ȳₙ += 2 Q̄ (Ω rₙ), μ̄ₙ −= 2 Q̄ (Ω rₙ), and the lower-triangle
-/// entry Ω̄ᵢᵢ += Q̄ Σₙ rₙᵢ², Ω̄ᵢⱼ += 2 Q̄ Σₙ rₙᵢ rₙⱼ (j < i: it stands for (i, j) and (j, i)).
-/// Scratch: rₙ (K values).
-struct precision_quadratic_map {
-  static constexpr const char* name = "precision_quadratic";
-  static constexpr bool has_payload = true;
-  static constexpr bool reads_data_buffers = false;
-  std::size_t k = 1;
-  template <class Omega, class Y, class Mu>
-  static constexpr std::size_t extent = 1;
-  bool operator==(const precision_quadratic_map&) const = default;
-  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k; }
-  TYCHE_HD std::size_t index(std::size_t len, std::size_t n, std::size_t i) const {
-    return len == 1 ? 0 : (len == k ? i : n * k + i);
-  }
-  template <class T>
-  TYCHE_HD void residual(std::size_t n, const T* const* in, const std::size_t* in_n, T* r) const {
-    for (std::size_t i = 0; i < k; ++i) r[i] = in[1][n * k + i] - in[2][index(in_n[2], n, i)];
-  }
-  template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n, T* r) const {
-    const T* om = in[0];
-    T acc = lift<T>(0.0);
-    for (std::size_t n = 0; n * k < in_n[1]; ++n) {
-      residual(n, in, in_n, r);
-      for (std::size_t i = 0; i < k; ++i) {
-        T below = lift<T>(0.0);
-        for (std::size_t j = 0; j < i; ++j) below = below + om[i * k + j] * r[j];
-        acc = acc + r[i] * (lift<T>(2.0) * below + om[i * k + i] * r[i]);
-      }
-    }
-    out[0] = acc;
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
-                        T* const* in_adj, T* r) const {
-    const T* om = in[0];
-    const T a = adj[0];
-    const T a2 = lift<T>(2.0) * a;
-    for (std::size_t n = 0; n * k < in_n[1]; ++n) {
-      residual(n, in, in_n, r);
-      for (std::size_t i = 0; i < k; ++i) {
-        T s = lift<T>(0.0);
-        for (std::size_t j = 0; j < k; ++j) s = s + detail::symmetric_at(om, k, i, j) * r[j];
-        in_adj[1][n * k + i] += a2 * s;
-        in_adj[2][index(in_n[2], n, i)] += -(a2 * s);
-        for (std::size_t j = 0; j < i; ++j) in_adj[0][i * k + j] += a2 * r[i] * r[j];
-        in_adj[0][i * k + i] += a * r[i] * r[i];
-      }
-    }
-  }
-};
-
-}  // namespace ops
-
-}  // namespace tyche
-// ----- end tyche/autodiff/multivariate_ops.hpp -----
 
 #include <cmath>
 #include <memory>

@@ -95,6 +95,20 @@ TEST_CASE("icar: against multi_normal_prec with precision D - W + 11'/eps^2, and
   tyche_test::check_lanes(f, tyche_test::random_points(8, K, -1, 1, 32), "icar (lanes)");
 }
 
+TEST_CASE("areal_graph: the BYM2 scaling factor", "[distributions][car]") {
+  // The Laplacian of a cycle of n areas has a generalised inverse with diagonal (n² − 1)/(12n);
+  // two areas joined: Q = [[1, −1], [−1, 1]], Q⁺ = Q/4, diagonal 1/4.
+  for (int n : {3, 7, 20}) {
+    std::vector<int> a, b;
+    for (int i = 0; i < n; ++i) a.push_back(i), b.push_back((i + 1) % n);
+    const areal_graph ring(std::size_t(n), a, b);
+    CHECK(ring.icar_scaling_factor() == Approx((double(n) * n - 1) / (12.0 * n)).epsilon(1e-12));
+  }
+  CHECK(areal_graph(2, std::vector<int>{0}, std::vector<int>{1}).icar_scaling_factor() == Approx(0.25).epsilon(1e-14));
+  const areal_graph two(4, std::vector<int>{0, 2}, std::vector<int>{1, 3});
+  CHECK_THROWS_WITH(two.icar_scaling_factor(), Contains("2 connected components"));
+}
+
 TEST_CASE("car: the eigenvalues of a cycle and of a random symmetric matrix", "[distributions][car]") {
   // D^(−½) W D^(−½) of a cycle of n areas is W/2: eigenvalues cos(2πj/n).
   for (std::size_t n : {3u, 8u, 13u}) {

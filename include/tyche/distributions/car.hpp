@@ -12,7 +12,8 @@
 //          Q + 11ᵀ/ε², ε = 0.001K, Q = D − W, normalised exactly: + ½ log pdet(Q) + ½ log K − log ε
 //          − (K/2) log 2π, pdet(Q) = K · det(Q without its last row and column) (the matrix-tree
 //          theorem; a Cholesky factor computed once). The graph must be connected (one sum-to-zero
-//          constraint). Scale it outside: sigma * phi (the BYM2 model's spatial part).
+//          constraint). Scale it outside: sigma * phi; the BYM2 model's spatial part is
+//          sqrt(rho / s) * phi with s = graph.icar_scaling_factor() (Riebler et al. 2016).
 // Each is one op over φ (its gradient by the same sums). A graph's pairs are 0-based area indices,
 // each pair once (i ≠ j); areal_graph::from_adjacency(tyche::matrix(W, K, K)) reads them from the
 // nonzero entries below the diagonal of a symmetric matrix. Errors name the pair or the area (an
@@ -21,6 +22,7 @@
 // its precision (O(K³) per draw: for prior predictive checks of moderate K).
 #pragma once
 #include <tyche/config.hpp>
+#include <tyche/autodiff/multivariate_ops.hpp>
 #include <tyche/autodiff/vector_ops.hpp>
 #include <tyche/distributions/detail/family.hpp>
 #include <tyche/distributions/multi_normal.hpp>
@@ -135,6 +137,13 @@ class areal_graph {
     }
     return count;
   }
+
+  /// The BYM2 model's scaling factor (Riebler et al. 2016): the geometric mean of the diagonal of
+  /// the generalised inverse Q⁺ of the graph's ICAR precision Q = D − W, the variance that
+  /// sqrt(rho / s) * phi scales to 1 (as INLA's scale.model and Morris et al.'s case study compute
+  /// it). Q⁺ = (Q + 11ᵀ/K)⁻¹ − 11ᵀ/K for a connected graph (1 spans Q's null space): a dense
+  /// Cholesky factor and inverse, O(K³). Throws for a graph that is not connected.
+  [[nodiscard]] double icar_scaling_factor() const;
 
  private:
   std::size_t k_;
@@ -508,6 +517,26 @@ inline icar_distribution make_icar(const areal_graph& g) {
   return icar_distribution{{}, op};
 }
 }  // namespace detail
+
+inline double areal_graph::icar_scaling_factor() const {
+  if (const std::size_t c = components(); c != 1)
+    throw std::invalid_argument("tyche::areal_graph::icar_scaling_factor: the graph has " + std::to_string(c) +
+                                " connected components (the factor is defined here for a connected graph)");
+  const std::size_t k = k_;
+  std::vector<double> m(k * k, 1.0 / double(k));
+  for (std::size_t i = 0; i < k; ++i) m[i * k + i] += degree_[i];
+  for (std::size_t p = 0; p < first_.size(); ++p) {
+    const auto i = static_cast<std::size_t>(first_[p]), j = static_cast<std::size_t>(second_[p]);
+    m[i * k + j] -= 1;
+    m[j * k + i] -= 1;
+  }
+  const auto l = detail::cholesky_lower(m.data(), k, "areal_graph::icar_scaling_factor", "Q + 11'/K");
+  std::vector<double> linv(k * k), inv(k * k);
+  detail::inverse_from_cholesky(k, l.data(), linv.data(), inv.data());
+  double mean_log = 0;
+  for (std::size_t i = 0; i < k; ++i) mean_log += std::log(inv[i * k + i] - 1.0 / double(k)) / double(k);
+  return std::exp(mean_log);
+}
 
 /// The distribution car(alpha, tau, graph) (observe(data(phi)), or a free term's *_lpdf).
 template <detail::operand Alpha, detail::operand Tau>
