@@ -17319,7 +17319,10 @@ TYCHE_OBSERVED_ONLY_FAMILY(binomial_logit)
 //          theorem; a Cholesky factor computed once). The graph must be connected (one sum-to-zero
 //          constraint). Scale it outside: sigma * phi; the BYM2 model's spatial part is
 //          sqrt(rho / s) * phi with s = graph.icar_scaling_factor() (Riebler et al. 2016).
-// Each is one op over φ (its gradient by the same sums). A graph's pairs are 0-based area indices,
+// Each is one op over φ (its gradient by the same sums). Setting up costs O(K³) once per graph
+// (car: the eigenvalues, kept with the graph and its copies; icar: a Cholesky factor per call):
+// about 1 s at K = 1,000 here, 25 s at K = 3,000. α is checked: its support must lie in
+// (1/λ_min, 1) (a compile error where the types put it at or above 1). A graph's pairs are 0-based area indices,
 // each pair once (i ≠ j); areal_graph::from_adjacency(tyche::matrix(W, K, K)) reads them from the
 // nonzero entries below the diagonal of a symmetric matrix. Errors name the pair or the area (an
 // index outside 0 … K−1, a pair given twice or an area with itself, an area without neighbours, a
@@ -17920,6 +17923,7 @@ auto multi_normal(const Mu& mu, const data_matrix& sigma) {
 #include <cmath>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <set>
 #include <span>
@@ -17930,6 +17934,14 @@ auto multi_normal(const Mu& mu, const data_matrix& sigma) {
 #include <vector>
 
 namespace tyche {
+
+namespace domains {
+/// car's alpha: below 1 (its lower end, 1/λ_min, depends on the graph: checked at run time).
+struct below_one {
+  static constexpr interval value = interval::open(-interval::inf, 1.0);
+  static constexpr const char* text = "< 1";
+};
+}  // namespace domains
 
 /// K areas and the pairs (node1[e], node2[e]) of neighbours, 0-based, each pair once.
 class areal_graph {
@@ -17977,15 +17989,16 @@ class areal_graph {
                                     " (an area is not its own neighbour: the diagonal must be 0)");
       for (std::size_t j = 0; j < i; ++j) {
         const double lo = w.ptr[i * k + j], up = w.ptr[j * k + i];
+        for (const auto& [r, c, v] : {std::tuple{i, j, lo}, std::tuple{j, i, up}})
+          if (v != 0 && v != 1)
+            throw std::invalid_argument("tyche::areal_graph::from_adjacency: W[" + std::to_string(r + 1) + ", " +
+                                        std::to_string(c + 1) + "] = " + detail::format_number(v) +
+                                        " (an adjacency matrix holds 0 and 1; entries count from 1)");
         if (lo != up)
           throw std::invalid_argument("tyche::areal_graph::from_adjacency: W is not symmetric: W[" +
                                       std::to_string(i + 1) + ", " + std::to_string(j + 1) + "] = " +
                                       detail::format_number(lo) + " but W[" + std::to_string(j + 1) + ", " +
                                       std::to_string(i + 1) + "] = " + detail::format_number(up));
-        if (lo != 0 && lo != 1)
-          throw std::invalid_argument("tyche::areal_graph::from_adjacency: W[" + std::to_string(i + 1) + ", " +
-                                      std::to_string(j + 1) + "] = " + detail::format_number(lo) +
-                                      " (an adjacency matrix holds 0 and 1)");
         if (lo != 0) {
           a.push_back(static_cast<int>(i));
           b.push_back(static_cast<int>(j));
@@ -18031,11 +18044,21 @@ class areal_graph {
   /// it). Q⁺ = (Q + 11ᵀ/K)⁻¹ − 11ᵀ/K for a connected graph (1 spans Q's null space): a dense
   /// Cholesky factor and inverse, O(K³). Throws for a graph that is not connected.
   [[nodiscard]] double icar_scaling_factor() const;
+  /// The eigenvalues of D^(−½) W D^(−½), ascending (every area needs a neighbour): computed on
+  /// the first call, O(K³) (dense Householder reduction and bisection), and kept with the graph
+  /// and its copies. Within 8Kε of ±1 they are ±1 exactly (the largest is 1 for every graph,
+  /// the smallest −1 for a bipartite one), so that α = 1 is outside car's range, as it is.
+  [[nodiscard]] const std::vector<double>& normalised_eigenvalues() const;
 
  private:
   std::size_t k_;
   std::vector<int> first_, second_;
   std::vector<double> degree_;
+  struct eigen_cache {
+    std::once_flag once;
+    std::vector<double> values;
+  };
+  std::shared_ptr<eigen_cache> eigen_ = std::make_shared<eigen_cache>();
 };
 
 namespace detail {
@@ -18046,10 +18069,11 @@ namespace detail {
 inline std::vector<double> symmetric_eigenvalues(std::vector<double> a, std::size_t n) {
   std::vector<double> v(n), p(n), w(n);
   for (std::size_t k = 0; k + 2 < n; ++k) {
-    double norm2 = 0;
-    for (std::size_t i = k + 1; i < n; ++i) norm2 += a[i * n + k] * a[i * n + k];
+    double below = 0;  // Σ of squares below the subdiagonal: the part this step must zero
+    for (std::size_t i = k + 2; i < n; ++i) below += a[i * n + k] * a[i * n + k];
+    if (below == 0) continue;
     const double x0 = a[(k + 1) * n + k];
-    if (norm2 == x0 * x0) continue;  // already zero below the subdiagonal
+    const double norm2 = below + x0 * x0;
     const double alpha = x0 > 0 ? -std::sqrt(norm2) : std::sqrt(norm2);
     for (std::size_t i = k + 1; i < n; ++i) v[i] = a[i * n + k];
     v[k + 1] -= alpha;
@@ -18066,8 +18090,10 @@ inline std::vector<double> symmetric_eigenvalues(std::vector<double> a, std::siz
     for (std::size_t i = k + 1; i < n; ++i) vp += v[i] * p[i];
     const double c = vp / vv;
     for (std::size_t i = k + 1; i < n; ++i) w[i] = p[i] - c * v[i];
+    for (std::size_t i = k + 1; i < n; ++i)  // symmetric: the lower triangle, then its mirror
+      for (std::size_t j = k + 1; j <= i; ++j) a[i * n + j] -= v[i] * w[j] + w[i] * v[j];
     for (std::size_t i = k + 1; i < n; ++i)
-      for (std::size_t j = k + 1; j < n; ++j) a[i * n + j] -= v[i] * w[j] + w[i] * v[j];
+      for (std::size_t j = i + 1; j < n; ++j) a[i * n + j] = a[j * n + i];
     a[(k + 1) * n + k] = a[k * n + k + 1] = alpha;
   }
   std::vector<double> d(n), e(n, 0.0);
@@ -18275,6 +18301,10 @@ struct car_distribution : distribution<car_distribution<Alpha, Tau>> {
   }
   static constexpr bool whole_arguments = true;
   auto check_supports() const {
+    static_assert(argument_support_t<Alpha, domains::below_one>::ok,
+                  "tyche::car(alpha, tau, graph): alpha must be < 1 (tau (D - alpha W) is positive definite for "
+                  "1/lambda_min < alpha < 1), but its support (spelled out in tyche::support_is<...> in this "
+                  "diagnostic) is not inside (-inf, 1)" TYCHE_SUPPORT_HINT);
     static_assert(argument_support_t<Tau, domains::positive>::ok,
                   "tyche::car(alpha, tau, graph): tau (the precision) must be > 0, but its support (spelled out in "
                   "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
@@ -18329,6 +18359,23 @@ struct icar_distribution : distribution<icar_distribution> {
 };
 
 namespace detail {
+/// α's support (data and constants read) must lie in (1/λ_min, 1), where τ(D − αW) is positive
+/// definite; a number outside throws, naming λ_min.
+template <class Alpha>
+void check_car_alpha(const Alpha& alpha, double lambda_min) {
+  const auto a = as_node(alpha);
+  const interval s = support(a);
+  const double lo = 1.0 / lambda_min;  // λ_min < 0 for every graph with a pair
+  if (s.lo > lo && s.hi < 1.0) return;
+  if (s.lo >= lo && s.hi <= 1.0 && !s.contains(lo) && !s.contains(1.0)) return;  // open ends
+  const std::string range = "(" + number_to_string(lo) + ", 1)";
+  throw std::invalid_argument(
+      "tyche::car(alpha, tau, graph): alpha must be in " + range + " for this graph (1/λ_min, λ_min = " +
+      number_to_string(lambda_min) + " the smallest eigenvalue of D^-1/2 W D^-1/2: there tau (D - alpha W) is "
+      "positive definite), but " + (s.lo == s.hi ? "it is " + number_to_string(s.lo) : "its support is " + to_string(s)) +
+      (s.lo == s.hi ? "" : " (a prior inside the range, e.g. uniform(0, 1), or assume_support<...>(alpha))"));
+}
+
 inline void require_neighbours(const areal_graph& g, const char* who) {
   for (std::size_t i = 0; i < g.areas(); ++i)
     if (g.neighbours()[i] == 0)
@@ -18352,13 +18399,9 @@ auto make_car(const Alpha& alpha, const Tau& tau, const areal_graph& g) {
   auto buf = pair_buffer(g);
   const auto& d = g.neighbours();
   buf->insert(buf->end(), d.begin(), d.end());
-  std::vector<double> w(k * k, 0.0);  // D^(−½) W D^(−½)
-  for (std::size_t p = 0; p < g.pairs(); ++p) {
-    const auto i = static_cast<std::size_t>(g.node1()[p]), j = static_cast<std::size_t>(g.node2()[p]);
-    w[i * k + j] = w[j * k + i] = 1.0 / std::sqrt(d[i] * d[j]);
-  }
-  const auto lambda = symmetric_eigenvalues(std::move(w), k);
+  const auto& lambda = g.normalised_eigenvalues();
   buf->insert(buf->end(), lambda.begin(), lambda.end());
+  check_car_alpha(alpha, lambda.front());
   double c = -0.5 * double(k) * 1.83787706640934548356;
   for (double v : d) c += 0.5 * std::log(v);
   ops::car_map op{};
@@ -18404,6 +18447,25 @@ inline icar_distribution make_icar(const areal_graph& g) {
   return icar_distribution{{}, op};
 }
 }  // namespace detail
+
+inline const std::vector<double>& areal_graph::normalised_eigenvalues() const {
+  std::call_once(eigen_->once, [&] {
+    const std::size_t k = k_;
+    std::vector<double> w(k * k, 0.0);  // D^(−½) W D^(−½)
+    for (std::size_t p = 0; p < first_.size(); ++p) {
+      const auto i = static_cast<std::size_t>(first_[p]), j = static_cast<std::size_t>(second_[p]);
+      w[i * k + j] = w[j * k + i] = 1.0 / std::sqrt(degree_[i] * degree_[j]);
+    }
+    auto lambda = detail::symmetric_eigenvalues(std::move(w), k);
+    const double snap = 8.0 * double(k) * 2.220446049250313e-16;
+    for (double& l : lambda) {
+      if (std::fabs(l - 1.0) <= snap || l > 1.0) l = 1.0;
+      if (std::fabs(l + 1.0) <= snap || l < -1.0) l = -1.0;
+    }
+    eigen_->values = std::move(lambda);
+  });
+  return eigen_->values;
+}
 
 inline double areal_graph::icar_scaling_factor() const {
   if (const std::size_t c = components(); c != 1)

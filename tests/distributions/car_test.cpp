@@ -70,10 +70,25 @@ TEST_CASE("car: against multi_normal_prec with the dense precision, and gradient
   CHECK(g2.pairs() == g.pairs());
   const auto f2 = compile(car(lit<2> * logistic(a) - lit<1>, exp(t), g2).log_prob(phi), a, t, phi);
   for (const auto& p : tyche_test::random_points(3, 2 + K, -1.5, 1.5, 23)) CHECK(f2.value(p) == Approx(f.value(p)).epsilon(1e-12));
-  // Outside (1/λ_min, 1): NaN, a rejected point (α = 1: D − W is singular).
-  const auto at_one = compile(car(1.0, exp(t), g).log_prob(phi), t, phi);
-  const double v1 = at_one.value(std::vector<double>(1 + K, 0.3));
-  CHECK((std::isnan(v1) || v1 == -HUGE_VAL));
+  // Float evaluation.
+  tyche_test::check_float(f, tyche_test::random_points(1, 2 + K, -1, 1, 24)[0], "car (float)");
+  // α at 1 or outside (1/λ_min, 1) is refused when the distribution is made, naming λ_min
+  // (−0.940729 for this grid with its diagonal pairs); a 3-ring's λ_max is 1 to within rounding,
+  // snapped to 1.
+  CHECK_THROWS_WITH(car(1.0, 2.0, g), Contains("alpha must be in (-1.06301, 1) for this graph"));
+  CHECK_THROWS_WITH(car(-1.5, 2.0, g), Contains("but it is -1.5"));
+  const areal_graph ring3(3, std::vector<int>{0, 1, 2}, std::vector<int>{1, 2, 0});
+  CHECK(ring3.normalised_eigenvalues().back() == 1.0);
+  CHECK(ring3.normalised_eigenvalues().front() == Approx(-0.5).epsilon(1e-14));
+  CHECK_THROWS_WITH(car(1.0, 2.0, ring3), Contains("alpha must be in (-2, 1)"));
+  // A parameter α whose support reaches below 1/λ_min, or above 1 (bounds given as numbers:
+  // known when the model is made): its support named.
+  CHECK_THROWS_WITH(car(lit<3> * logistic(a) - lit<2>, 2.0, g), Contains("but its support is (-2, 1)"));
+  CHECK_THROWS_WITH(model([&] {
+                      auto alpha = uniform<"alpha">(0.0, 2.0);
+                      return joint(alpha, car<"phi">(alpha, 1.0, ring3));
+                    }),
+                    Contains("but its support is (0, 2)"));
 }
 
 TEST_CASE("icar: against multi_normal_prec with precision D - W + 11'/eps^2, and gradients", "[distributions][car]") {
@@ -136,6 +151,10 @@ TEST_CASE("car: the eigenvalues of a cycle and of a random symmetric matrix", "[
   CHECK(s1 == Approx(trace).margin(1e-11));
   CHECK(s2 == Approx(frob).epsilon(1e-12));
   CHECK(std::is_sorted(lam.begin(), lam.end()));
+  // A column whose part below the subdiagonal is tiny (1e-9) but not zero is still reduced:
+  // the product of the eigenvalues is det = 2e-9.
+  const auto tiny = detail::symmetric_eigenvalues({0, 1, 1e-9, 1, 0, 1, 1e-9, 1, 0}, 3);
+  CHECK(tiny[0] * tiny[1] * tiny[2] == Approx(2e-9).epsilon(1e-6));
 }
 
 TEST_CASE("car and icar: draws have the covariance, NUTS on a CAR prior", "[distributions][car]") {
@@ -256,4 +275,7 @@ TEST_CASE("areal_graph, car and icar: errors name the pair or the area", "[distr
   const std::vector<double> not_sym{0, 1, 0, 0}, diag{1, 0, 0, 0};
   CHECK_THROWS_WITH(areal_graph::from_adjacency(matrix(not_sym.data(), 2, 2)), Contains("W is not symmetric"));
   CHECK_THROWS_WITH(areal_graph::from_adjacency(matrix(diag.data(), 2, 2)), Contains("W[1, 1] = 1"));
+  const std::vector<double> two_valued{0, 2, 2, 0}, with_nan{0, std::nan(""), std::nan(""), 0};
+  CHECK_THROWS_WITH(areal_graph::from_adjacency(matrix(two_valued.data(), 2, 2)), Contains("W[2, 1] = 2"));
+  CHECK_THROWS_WITH(areal_graph::from_adjacency(matrix(with_nan.data(), 2, 2)), Contains("W[2, 1] = nan"));
 }
