@@ -433,10 +433,13 @@ TEST_CASE("for_each_data_buffer: car and icar (the graph buffers they own)", "[r
   CHECK(counts == std::vector<std::size_t>{20, 10});
   REQUIRE(buffers.size() == 2);
   // The buffers are the model's (no user data): spoilt through the view's pointers (they point
-  // into std::vector<double>s the ops made, not const objects).
+  // into std::vector<double>s the ops made, not const objects) — car's numbers of neighbours and
+  // eigenvalues made NaN, icar's pairs all made (0, 1): indices stay valid indices.
   CHECK(check_relocation(view, [&] {
-          for (std::size_t b = 0; b < 2; ++b)
-            for (std::size_t i = 0; i < counts[b]; ++i) const_cast<double*>(buffers[b])[i] = std::nan("");
+          double* car_buffer = const_cast<double*>(buffers[0]);
+          for (std::size_t i = 10; i < counts[0]; ++i) car_buffer[i] = std::nan("");
+          double* icar_buffer = const_cast<double*>(buffers[1]);
+          for (std::size_t i = 0; i < counts[1]; ++i) icar_buffer[i] = i < 5 ? 0.0 : 1.0;
         }) == 2);
 }
 

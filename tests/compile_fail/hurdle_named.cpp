@@ -1,4 +1,4 @@
-// expect: tyche: hurdle<"name">\(\.\.\.\): a hurdle model's values can only be observed
+// expect: a hurdle model.s values can only be observed: hurdle\(d, theta\)\.observe\(data\(y\)\)
 // hurdle<"y">(...) as if it made a random variable.
 #include <tyche/tyche.hpp>
 

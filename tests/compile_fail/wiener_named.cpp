@@ -1,4 +1,4 @@
-// expect: tyche: wiener<"name">\(\.\.\.\): wiener is the density of observed response times
+// expect: tyche: wiener<.*>\(\.\.\.\): wiener is the density of observed response times
 // wiener<"rt">(...) as if it made a random variable: it is for observations only.
 #include <tyche/tyche.hpp>
 
