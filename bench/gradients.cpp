@@ -641,6 +641,61 @@ struct car_hand {
   }
 };
 
+// ---- zip_regression: a zero-inflated Poisson regression ------------------------------------------
+// y[i] ~ zero_inflated(poisson(exp(b0 + b1 x[i])), zi), b0, b1 ~ normal(0, 1), zi ~ beta(1, 1);
+// N = 1000, synthetic with a fixed seed (30 % structural zeros). θ = (b0, b1, logit zi). tyche:
+// one op over the observations from poisson's pointwise log densities at y and at 0; the twin: one
+// pass, one exp per observation.
+
+struct zip_data {
+  static constexpr std::size_t n = 1000;
+  std::vector<double> x, y;
+  zip_data() {
+    std::mt19937_64 rng(31415);
+    std::normal_distribution<double> z01;
+    std::uniform_real_distribution<double> u01;
+    for (std::size_t i = 0; i < n; ++i) {
+      x.push_back(z01(rng));
+      const double lam = std::exp(0.4 + 0.6 * x.back());
+      y.push_back(u01(rng) < 0.3 ? 0.0 : double(std::poisson_distribution<int>(lam)(rng)));
+    }
+  }
+};
+
+struct zip_hand {
+  const zip_data* d;
+  double log_factorials = 0;  // Σ lgamma(y + 1) over the positive y
+  explicit zip_hand(const zip_data* data) : d(data) {
+    for (double v : d->y) log_factorials += std::lgamma(v + 1);
+  }
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    const double b0 = th[0], b1 = th[1], u = th[2];
+    const double zi = 1 / (1 + std::exp(-u)), log1m_zi = std::log1p(-zi);
+    double lp = -log_factorials, g0 = 0, g1 = 0, gz = 0;
+    for (std::size_t i = 0; i < zip_data::n; ++i) {
+      const double eta = b0 + b1 * d->x[i], lam = std::exp(eta);
+      double deta;
+      if (d->y[i] == 0) {
+        const double e = std::exp(-lam), p0 = zi + (1 - zi) * e;
+        lp += std::log(p0);
+        gz += (1 - e) / p0;
+        deta = -(1 - zi) * e * lam / p0;
+      } else {
+        lp += log1m_zi + d->y[i] * eta - lam;
+        gz -= 1 / (1 - zi);
+        deta = d->y[i] - lam;
+      }
+      g0 += deta;
+      g1 += deta * d->x[i];
+    }
+    lp += -0.5 * (b0 * b0 + b1 * b1) - 2 * half_log_two_pi + std::log(zi) + log1m_zi;  // priors, Jacobian
+    g[0] = g0 - b0;
+    g[1] = g1 - b1;
+    g[2] = gz * zi * (1 - zi) + 1 - 2 * zi;
+    return lp;
+  }
+};
+
 // ---- hmm_scan: a 2-state Gaussian HMM, the forward algorithm by scan ---------------------------
 // y_t | z_t ~ normal(mu[z_t], 1), transitions fixed (stay 0.9 and 0.8), p(z_0) = (1/2, 1/2),
 // mu ~ normal(0, 3) (two unconstrained values). The twin: the forward algorithm, then its
@@ -1515,6 +1570,18 @@ int main(int argc, char** argv) {
     }));
     register_model("glmm_poisson", glmm_model, glmm_hand{&glmm},
                    random_point(3 + glmm_data::groups, 0.5, 7));
+  }
+
+  // --- zip_regression ---
+  {
+    static const zip_data zd;
+    auto make = [] {
+      auto b0 = normal<"b0">(0.0, 1.0);
+      auto b1 = normal<"b1">(0.0, 1.0);
+      auto zi = tyche::beta<"zi">(1.0, 1.0);
+      return model(joint(b0, b1, zi, zero_inflated(poisson(exp(b0 + b1 * data(zd.x))), zi).observe(data(zd.y))));
+    };
+    register_model("zip_regression", std::make_shared<decltype(make())>(make()), zip_hand{&zd}, {0.3, 0.5, -0.8});
   }
 
   // --- car_poisson: car against multi_normal_prec, the same twin ---

@@ -48,71 +48,94 @@ struct inflated_map {
   static constexpr std::size_t extent = dynamic_extent;
   bool operator==(const inflated_map&) const = default;
 
-  /// Element i's value, and its derivatives in θ, lp0 and lpy where d is given.
+  /// One observation's log probability, given y, θ, log θ, log(1 − θ), lp0 and lpy.
+  TYCHE_HD static double value_of(double y, double t, double log_t, double log1m_t, double p0, double py) {
+    if (y == 0.0) {
+      if constexpr (Kind == inflation::zero_inflated) {
+        // log(θ + (1 − θ) e^{lp0}): as log1p((1 − θ) expm1(lp0)) where e^{lp0} > ½ (no
+        // cancellation near lp0 = 0), else log_add_exp(log θ, log(1 − θ) + lp0).
+        if (p0 > -0.693147180559945309) return ::log1p((1.0 - t) * ::expm1(p0));
+        const double a = log_t, b = log1m_t + p0;
+        const double hi = a > b ? a : b;
+        return hi == -HUGE_VAL ? -HUGE_VAL : hi + ::log1p(::exp(-(a > b ? a - b : b - a)));
+      } else {
+        return log_t;
+      }
+    }
+    if constexpr (Kind == inflation::hurdle_discrete) return log1m_t + py - math::log1m_exp_scalar(p0);
+    else return log1m_t + py;
+  }
+
+  /// Lane by lane (the branch depends on y); log θ and log(1 − θ) once for a scalar θ.
   template <class T>
-  TYCHE_HD static T at(std::size_t i, const T* const* in, const std::size_t* in_n, T* d) {
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
     using E = element_type_t<T>;
     using lanes_of = tyche::detail::lane_ops<T>;
     constexpr std::size_t lanes = lanes_of::size;
-    E y[lanes], th[lanes], l0[lanes], ly[lanes], v[lanes], dth[lanes], dl0[lanes], dly[lanes];
-    lanes_of::store(y, in[0][in_n[0] > 1 ? i : 0]);
-    lanes_of::store(th, in[1][in_n[1] > 1 ? i : 0]);
-    lanes_of::store(l0, in[2][in_n[2] > 1 ? i : 0]);
-    lanes_of::store(ly, in[3][in_n[3] > 1 ? i : 0]);
-    for (std::size_t l = 0; l < lanes; ++l) {
-      const double t = static_cast<double>(th[l]), p0 = static_cast<double>(l0[l]);
-      double value = 0, d_t = 0, d_0 = 0, d_y = 0;
-      if (static_cast<double>(y[l]) == 0.0) {
-        if constexpr (Kind == inflation::zero_inflated) {
-          // log(θ + (1 − θ) e^{lp0}): as log1p((1 − θ) expm1(lp0)) where e^{lp0} > ½ (no
-          // cancellation near lp0 = 0), else log_add_exp(log θ, log(1 − θ) + lp0).
-          if (p0 > -0.693147180559945309) {
-            value = ::log1p((1.0 - t) * ::expm1(p0));
-          } else {
-            const double a = ::log(t), b = ::log1p(-t) + p0;
-            const double hi = a > b ? a : b;
-            value = hi == -HUGE_VAL ? -HUGE_VAL : hi + ::log1p(::exp(-(a > b ? a - b : b - a)));
-          }
-          const double e0 = ::exp(p0 - value);  // e^{lp0} / P(0)
-          d_t = -::expm1(p0) * ::exp(-value);    // (1 − e^{lp0}) / P(0)
-          d_0 = (1.0 - t) * e0;
-        } else {
-          value = ::log(t);
-          d_t = 1.0 / t;
-        }
-      } else {
-        value = ::log1p(-t) + static_cast<double>(ly[l]);
-        d_t = -1.0 / (1.0 - t);
-        d_y = 1.0;
-        if constexpr (Kind == inflation::hurdle_discrete) {
-          value -= math::log1m_exp_scalar(p0);
-          d_0 = 1.0 / ::expm1(-p0);  // d/dlp0 of −log(1 − e^{lp0}) = e^{lp0} / (1 − e^{lp0})
-        }
+    E y[lanes], th[lanes], l0[lanes], ly[lanes], v[lanes];
+    double lt[lanes], l1t[lanes];
+    const bool scalar_theta = in_n[1] <= 1;
+    if (scalar_theta) {
+      lanes_of::store(th, in[1][0]);
+      for (std::size_t l = 0; l < lanes; ++l) {
+        lt[l] = ::log(static_cast<double>(th[l]));
+        l1t[l] = ::log1p(-static_cast<double>(th[l]));
       }
-      v[l] = static_cast<E>(value);
-      dth[l] = static_cast<E>(d_t);
-      dl0[l] = static_cast<E>(d_0);
-      dly[l] = static_cast<E>(d_y);
     }
-    if (d != nullptr) {
-      d[0] = lift<T>(0.0);
-      d[1] = lanes_of::load(dth);
-      d[2] = lanes_of::load(dl0);
-      d[3] = lanes_of::load(dly);
-    }
-    return lanes_of::load(v);
-  }
-  template <class T>
-  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t* in_n) const {
-    for (std::size_t i = 0; i < m; ++i) out[i] = at<T>(i, in, in_n, nullptr);
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
-                        T* const* in_adj) const {
     for (std::size_t i = 0; i < m; ++i) {
-      T d[4];
-      (void)at<T>(i, in, in_n, d);
-      for (std::size_t j = 1; j < 4; ++j) in_adj[j][in_n[j] > 1 ? i : 0] += adj[i] * d[j];
+      lanes_of::store(y, in[0][in_n[0] > 1 ? i : 0]);
+      lanes_of::store(l0, in[2][in_n[2] > 1 ? i : 0]);
+      lanes_of::store(ly, in[3][in_n[3] > 1 ? i : 0]);
+      if (!scalar_theta) lanes_of::store(th, in[1][i]);
+      for (std::size_t l = 0; l < lanes; ++l) {
+        const double t = static_cast<double>(th[l]);
+        const double log_t = scalar_theta ? lt[l] : ::log(t), log1m_t = scalar_theta ? l1t[l] : ::log1p(-t);
+        v[l] = static_cast<E>(value_of(static_cast<double>(y[l]), t, log_t, log1m_t, static_cast<double>(l0[l]),
+                                       static_cast<double>(ly[l])));
+      }
+      out[i] = lanes_of::load(v);
+    }
+  }
+
+  /// From the forward values (out), without evaluating them again: at a zero, ∂/∂θ =
+  /// (1 − e^{lp0})/P(0) and ∂/∂lp0 = (1 − θ) e^{lp0}/P(0) (zero_inflated), 1/θ (hurdle); elsewhere
+  /// ∂/∂θ = −1/(1 − θ), ∂/∂lpy = 1, and for a discrete hurdle ∂/∂lp0 = e^{lp0}/(1 − e^{lp0}).
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    using E = element_type_t<T>;
+    using lanes_of = tyche::detail::lane_ops<T>;
+    constexpr std::size_t lanes = lanes_of::size;
+    E y[lanes], th[lanes], l0[lanes], v[lanes], dth[lanes], dl0[lanes], dly[lanes];
+    for (std::size_t i = 0; i < m; ++i) {
+      lanes_of::store(y, in[0][in_n[0] > 1 ? i : 0]);
+      lanes_of::store(th, in[1][in_n[1] > 1 ? i : 0]);
+      lanes_of::store(l0, in[2][in_n[2] > 1 ? i : 0]);
+      lanes_of::store(v, out[i]);
+      for (std::size_t l = 0; l < lanes; ++l) {
+        const double t = static_cast<double>(th[l]), p0 = static_cast<double>(l0[l]), val = static_cast<double>(v[l]);
+        double d_t = 0, d_0 = 0, d_y = 0;
+        if (static_cast<double>(y[l]) == 0.0) {
+          if constexpr (Kind == inflation::zero_inflated) {
+            const double inv_p = ::exp(-val), em1 = ::expm1(p0);  // 1/P(0), e^{lp0} − 1
+            d_t = -em1 * inv_p;
+            d_0 = (1.0 - t) * (1.0 + em1) * inv_p;
+          } else {
+            d_t = 1.0 / t;
+          }
+        } else {
+          d_t = -1.0 / (1.0 - t);
+          d_y = 1.0;
+          if constexpr (Kind == inflation::hurdle_discrete) d_0 = 1.0 / ::expm1(-p0);
+        }
+        dth[l] = static_cast<E>(d_t);
+        dl0[l] = static_cast<E>(d_0);
+        dly[l] = static_cast<E>(d_y);
+      }
+      const T a = adj[i];
+      in_adj[1][in_n[1] > 1 ? i : 0] += a * lanes_of::load(dth);
+      in_adj[2][in_n[2] > 1 ? i : 0] += a * lanes_of::load(dl0);
+      in_adj[3][in_n[3] > 1 ? i : 0] += a * lanes_of::load(dly);
     }
   }
 };
