@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "support/gaussian_checks.hpp"
 #include "support/property.hpp"
 
 using namespace tyche;
@@ -182,22 +183,9 @@ TEST_CASE("car and icar: draws have the covariance, NUTS on a CAR prior", "[dist
   }
   const auto d = car(0.9, 2.0, g);
   std::mt19937_64 rng(5);
-  const std::size_t n = 40000;
-  std::vector<double> mean(K, 0.0), cov(K * K, 0.0);
   std::vector<std::vector<double>> xs;
-  for (std::size_t r = 0; r < n; ++r) xs.push_back(d.draw_all(rng, K, {0.9}, {2.0}));
-  for (const auto& x : xs)
-    for (std::size_t i = 0; i < K; ++i) mean[i] += x[i] / double(n);
-  for (const auto& x : xs)
-    for (std::size_t i = 0; i < K; ++i)
-      for (std::size_t j = 0; j < K; ++j) cov[i * K + j] += (x[i] - mean[i]) * (x[j] - mean[j]) / double(n - 1);
-  for (std::size_t i = 0; i < K; ++i) {
-    CHECK(std::fabs(mean[i]) < 4.5 * std::sqrt(sigma[i * K + i] / double(n)));
-    for (std::size_t j = 0; j < K; ++j) {
-      const double se = std::sqrt((sigma[i * K + i] * sigma[j * K + j] + sigma[i * K + j] * sigma[i * K + j]) / double(n));
-      CHECK(std::fabs(cov[i * K + j] - sigma[i * K + j]) < 4.5 * se);
-    }
-  }
+  for (std::size_t r = 0; r < 40000; ++r) xs.push_back(d.draw_all(rng, K, {0.9}, {2.0}));
+  tyche_test::check_gaussian_draws(xs, std::vector<double>(K, 0.0), sigma);
   const auto di = icar(g);
   for (int r = 0; r < 20; ++r) {
     const auto x = di.draw_all(rng, K);
@@ -208,18 +196,7 @@ TEST_CASE("car and icar: draws have the covariance, NUTS on a CAR prior", "[dist
   auto mdl = model([&] { return joint(car<"phi">(0.9, 2.0, g)); });
   REQUIRE(mdl.dim() == K);
   const auto fit = nuts(mdl, {.chains = 4, .warmup = 500, .draws = 1000, .seed = 79});
-  for (std::size_t k = 0; k < K; ++k) {
-    const auto chains = fit.parameter(k);
-    std::vector<double> all;
-    for (const auto& c : chains) all.insert(all.end(), c.begin(), c.end());
-    double mu = 0, var = 0;
-    for (double v : all) mu += v / double(all.size());
-    for (double v : all) var += (v - mu) * (v - mu) / double(all.size() - 1);
-    const double mcse = std::sqrt(var / ess_bulk(chains));
-    INFO(fit.names[k] << ": mean " << mu << " (MCSE " << mcse << "), variance " << var << " against " << sigma[k * K + k]);
-    CHECK(std::fabs(mu) < 4 * mcse);
-    CHECK(std::fabs(var / sigma[k * K + k] - 1) < 0.10);
-  }
+  tyche_test::check_gaussian_marginals(fit, std::vector<double>(K, 0.0), sigma);
 }
 
 TEST_CASE("car: a BYM2-style model with do_", "[distributions][car]") {

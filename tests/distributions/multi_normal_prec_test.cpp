@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "support/gaussian_checks.hpp"
 #include "support/property.hpp"
 
 using namespace tyche;
@@ -210,25 +211,9 @@ TEST_CASE("multi_normal_prec: draws have the covariance Omega^-1", "[distributio
     CHECK(expr_form.log_prob(p) == Approx(data_form.log_prob(p)).epsilon(1e-12));
   const auto check_draws = [&](auto& mdl, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
-    const std::size_t n = 40000;
-    std::vector<double> mean(K, 0.0), cov(K * K, 0.0);
     std::vector<std::vector<double>> xs;
-    for (std::size_t r = 0; r < n; ++r) xs.push_back(mdl.sample_prior(rng));
-    for (const auto& x : xs)
-      for (std::size_t i = 0; i < K; ++i) mean[i] += x[i] / double(n);
-    for (const auto& x : xs)
-      for (std::size_t i = 0; i < K; ++i)
-        for (std::size_t j = 0; j < K; ++j) cov[i * K + j] += (x[i] - mean[i]) * (x[j] - mean[j]) / double(n - 1);
-    for (std::size_t i = 0; i < K; ++i) {
-      // Standard error of a mean: sqrt(Σᵢᵢ / n); of a covariance: sqrt((ΣᵢᵢΣⱼⱼ + Σᵢⱼ²) / n).
-      CHECK(std::fabs(mean[i] - mu[i]) < 4.5 * std::sqrt(sigma[i * K + i] / double(n)));
-      for (std::size_t j = 0; j < K; ++j) {
-        const double se =
-            std::sqrt((sigma[i * K + i] * sigma[j * K + j] + sigma[i * K + j] * sigma[i * K + j]) / double(n));
-        INFO("covariance " << i << ", " << j << ": " << cov[i * K + j] << " against " << sigma[i * K + j]);
-        CHECK(std::fabs(cov[i * K + j] - sigma[i * K + j]) < 4.5 * se);
-      }
-    }
+    for (std::size_t r = 0; r < 40000; ++r) xs.push_back(mdl.sample_prior(rng));
+    tyche_test::check_gaussian_draws(xs, mu, sigma);
   };
   check_draws(data_form, 21);
   check_draws(expr_form, 22);
@@ -253,19 +238,7 @@ TEST_CASE("multi_normal_prec: NUTS on a CAR prior", "[distributions][multi_norma
   auto m = model([&] { return joint(multi_normal_prec<"phi">(0.0, 2.0 * (data(dg) - 0.9 * data(w)))); });
   REQUIRE(m.dim() == K);
   const auto fit = nuts(m, {.chains = 4, .warmup = 500, .draws = 1000, .seed = 78});
-  for (std::size_t k = 0; k < K; ++k) {
-    const auto chains = fit.parameter(k);
-    std::vector<double> all;
-    for (const auto& c : chains) all.insert(all.end(), c.begin(), c.end());
-    double mean = 0, var = 0;
-    for (double v : all) mean += v / double(all.size());
-    for (double v : all) var += (v - mean) * (v - mean) / double(all.size() - 1);
-    const double mcse = std::sqrt(var / ess_bulk(chains));
-    INFO(fit.names[k] << ": mean " << mean << " (MCSE " << mcse << "), variance " << var << " against "
-                      << sigma[k * K + k]);
-    CHECK(std::fabs(mean) < 4 * mcse);
-    CHECK(std::fabs(var / sigma[k * K + k] - 1) < 0.10);
-  }
+  tyche_test::check_gaussian_marginals(fit, std::vector<double>(K, 0.0), sigma);
 }
 
 TEST_CASE("multi_normal_prec: do_ into the precision, and the multi_normal lpdf functions",
