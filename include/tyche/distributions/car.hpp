@@ -38,7 +38,6 @@
 #include <memory>
 #include <mutex>
 #include <random>
-#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -64,7 +63,6 @@ class areal_graph {
     if (node1.size() != node2.size())
       throw std::invalid_argument("tyche::areal_graph: node1 has " + std::to_string(node1.size()) +
                                   " values but node2 has " + std::to_string(node2.size()) + " (one pair per index)");
-    std::set<std::pair<int, int>> seen;
     degree_.assign(k, 0.0);
     for (std::size_t e = 0; e < node1.size(); ++e) {
       const int a = node1[e], b = node2[e];
@@ -76,14 +74,24 @@ class areal_graph {
       if (a == b)
         throw std::invalid_argument("tyche::areal_graph: pair " + std::to_string(e) + " joins area " +
                                     std::to_string(a) + " with itself");
-      if (!seen.insert({std::min(a, b), std::max(a, b)}).second)
-        throw std::invalid_argument("tyche::areal_graph: pair " + std::to_string(e) + " (" + std::to_string(a) +
-                                    ", " + std::to_string(b) + ") is given twice (each pair of neighbours once)");
       first_.push_back(a);
       second_.push_back(b);
       degree_[static_cast<std::size_t>(a)] += 1;
       degree_[static_cast<std::size_t>(b)] += 1;
     }
+    // A pair given twice (in either order): the first repetition in the input's order.
+    std::vector<std::tuple<int, int, std::size_t>> keys;
+    for (std::size_t e = 0; e < first_.size(); ++e)
+      keys.emplace_back(std::min(first_[e], second_[e]), std::max(first_[e], second_[e]), e);
+    std::sort(keys.begin(), keys.end());
+    std::size_t repeated = first_.size();
+    for (std::size_t i = 1; i < keys.size(); ++i)
+      if (std::get<0>(keys[i]) == std::get<0>(keys[i - 1]) && std::get<1>(keys[i]) == std::get<1>(keys[i - 1]))
+        repeated = std::min(repeated, std::get<2>(keys[i]));
+    if (repeated < first_.size())
+      throw std::invalid_argument("tyche::areal_graph: pair " + std::to_string(repeated) + " (" +
+                                  std::to_string(first_[repeated]) + ", " + std::to_string(second_[repeated]) +
+                                  ") is given twice (each pair of neighbours once)");
   }
   areal_graph(std::size_t k, const std::vector<int>& node1, const std::vector<int>& node2)
       : areal_graph(k, std::span<const int>(node1), std::span<const int>(node2)) {}
