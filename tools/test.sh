@@ -62,12 +62,16 @@ if [ -n "$clangxx" ]; then
     # libFuzzer harnesses of tests/fuzz (label fuzz, 10 s each) are built here too.
     # TYCHE_TEST_O0_FOLDERS: the test folders that check values and compile-time transformations,
     # not long sampler runs, are compiled at -O0 here (2.5x faster with clang under the sanitizers,
-    # which check the unoptimised code as well; tests/CMakeLists.txt). samplers, smc, inference and
-    # the examples stay at -O2 (their runs are long).
+    # which check the unoptimised code as well; tests/CMakeLists.txt), and inference and smc (clang
+    # under the sanitizers, 2026-12-07: inference's one unity file 140-166 s at -O2, 41 s at -O0,
+    # its run 2.6 -> 49 s, three cases: a 300-d optimisation and ADVI's runs to CmdStan's
+    # defaults; smc's two 147 -> 31 s, their in-process run 14 -> 51 s, the fork engine's as
+    # before: the forks' cost, not the code's). samplers (-O0: 235 against 470 compile seconds,
+    # but its run 46 -> 745 s) and the examples stay at -O2 (their runs are long).
     # TYCHE_EXAMPLES_O0: likewise the examples that run for a fraction of a second
     # (examples/CMakeLists.txt).
     run cmake -S . -B build/clang "${common[@]}" -DCMAKE_CXX_COMPILER="$clangxx" "$linker" \
-        "-DTYCHE_TEST_O0_FOLDERS=$value_folders" \
+        "-DTYCHE_TEST_O0_FOLDERS=$value_folders;inference;smc" \
         -DTYCHE_EXAMPLES_O0=ON \
         -DTYCHE_OTHER_BUILD_DIR= -DTYCHE_ENABLE_CUDA=OFF -DTYCHE_LONG_TESTS=OFF \
         -DTYCHE_BUILD_BENCH=OFF -DTYCHE_HEADER_TESTS=OFF -DTYCHE_SINGLE_HEADER_TESTS=OFF \
@@ -92,7 +96,7 @@ fresh_if_other_compiler build/gcc "$(command -v g++)"
 # (the value-checking folders 1,012 -> 716 user s, samplers, inference and smc 361 -> 233); the
 # sampler tests took 40 s alone at -O1 (63 s at -O2 in a CI run beside clang_suite); -O1 keeps g++'s optimisation-dependent
 # warnings (-Werror) and optimised test code; and the MPI test (tests/mpi, 63.7 -> 47.4 s). The
-# examples stay at -O2, as the sanitized clang tree's samplers, smc, inference and long examples
+# examples stay at -O2, as the sanitized clang tree's samplers and long examples
 # do (tests/CMakeLists.txt).
 # TYCHE_TEST_SYNTAX_ONLY_FOLDERS: where the clang tree compiles and runs the value-checking folders
 # (at -O0, under the sanitizers), the g++ tree only compiles them, with -fsyntax-only: every test
