@@ -64,9 +64,10 @@ if [ -n "$clangxx" ]; then
     # not long sampler runs, are compiled at -O0 here (2.5x faster with clang under the sanitizers,
     # which check the unoptimised code as well; tests/CMakeLists.txt), and inference and smc (clang
     # under the sanitizers, 2026-12-07: inference's one unity file 140-166 s at -O2, 41 s at -O0,
-    # its run 2.6 -> 49 s, three cases: a 300-d optimisation and ADVI's runs to CmdStan's
-    # defaults; smc's two 147 -> 31 s, their in-process run 14 -> 51 s, the fork engine's as
-    # before: the forks' cost, not the code's). samplers (-O0: 235 against 470 compile seconds,
+    # its run 2.6 -> 49 s alone and 87 s in a CI run beside the other tests, three cases: a 300-d
+    # optimisation and ADVI's runs to CmdStan's defaults; smc's two 147 -> 31 s, their in-process
+    # run 14 -> 51 s alone and 65 s in CI, the fork engine's as before: the forks' cost, not the
+    # code's). samplers (-O0: 235 against 470 compile seconds,
     # but its run 46 -> 745 s) and the examples stay at -O2 (their runs are long).
     # TYCHE_EXAMPLES_O0: likewise the examples that run for a fraction of a second
     # (examples/CMakeLists.txt).
