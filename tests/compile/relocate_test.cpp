@@ -247,6 +247,39 @@ TEST_CASE("for_each_data_buffer: logistic regression, data matrices (streamed ma
   CHECK(buffers == 3);  // y, X (n·k), Z (n·g)
 }
 
+TEST_CASE("for_each_data_buffer: a sparse design matrix (sparse_matvec_map: values, column indices, row starts)",
+          "[relocate][compile][sparse]") {
+  regression_data d;
+  constexpr std::size_t n = regression_data::n, k = regression_data::k;
+  // X with every third entry kept: 10 rows of 3, one or two entries each.
+  std::vector<double> w;
+  std::vector<int> c, u{0};
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < k; ++j)
+      if ((i * k + j) % 3 != 1) {
+        w.push_back(d.x[i * k + j]);
+        c.push_back(static_cast<int>(j));
+      }
+    u.push_back(static_cast<int>(w.size()));
+  }
+  auto beta = normal<"beta">(0.0, 1.0, shape<k>);
+  auto sigma = half_normal<"sigma">(1.0);
+  const auto m = model(joint(beta, sigma, cauchy(sparse_matrix(n, k, w, c, u) * beta, sigma).observe(data(d.yc))));
+  const auto view = m.program().view();
+  std::vector<std::size_t> counts;
+  auto copy = view;
+  for_each_data_buffer(copy, [&]<class T>(const T*&, std::size_t count) { counts.push_back(count); });
+  CHECK(counts == std::vector<std::size_t>{n, w.size(), w.size(), n + 1});  // yc, w, c, u
+  CHECK(count_into(view, {range_of(d.yc), range_of(w), range_of(c), range_of(u)}) == 4);
+  const std::size_t buffers = check_relocation(view, [&] {
+    fill_nan(d.yc);
+    fill_nan(w);
+    for (auto& j : c) j = (j + 1) % static_cast<int>(k);  // other valid columns
+    for (std::size_t r = 0; r < n; ++r) u[r] = 0;          // every entry in the last row
+  });
+  CHECK(buffers == 4);
+}
+
 TEST_CASE("for_each_data_buffer: normal likelihoods, a sum over data and sufficient statistics",
           "[relocate][compile]") {
   regression_data d;

@@ -2,8 +2,8 @@
 // functions.hpp): softmax, log_softmax, rep_vector, append_row / append, to_vector, head, tail,
 // segment, rows_dot_product, columns_dot_product, gp_exp_quad_cov (with a length-scale per
 // dimension too) and the other stationary kernels, add_diag, max, min, prod, reverse, sort_asc,
-// sort_desc, diag_matrix, and matvec with a matrix or a vector that is
-// not a bare parameter. Each: values against plain loops written here, gradients through the
+// sort_desc, diag_matrix, matvec with a matrix or a vector that is
+// not a bare parameter, and sparse (CSR) matrices times vectors (operations/sparse.hpp). Each: values against plain loops written here, gradients through the
 // shared property check (Richardson finite differences), SIMD lanes against scalar, float against
 // double; static sizes, size errors, and a multinomial-logit model against its log density
 // computed directly.
@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -677,4 +678,132 @@ TEST_CASE("a multinomial-logit model with log_softmax and softmax, against its l
     tyche_test::check_gradient_at(m.program(), t, "multinomial logit");
   }
   tyche_test::check_lanes(m.program(), pts, "multinomial logit (lanes)");
+}
+
+TEST_CASE("sparse matrices: matvec(S, v), S * v and csr_matrix_times_vector against the dense product; "
+          "csr_extract, csr_from_triplets; the CSR arrays checked, naming the array, index and value",
+          "[operations][vector_functions][sparse]") {
+  // 5 x 4, row 2 empty, row 3 with its columns out of order and column 1 twice (they add).
+  const vec dense{1.5, 0.0, 0.0, -2.0,  //
+                  0.0, 0.5, 0.0, 0.0,   //
+                  0.0, 0.0, 0.0, 0.0,   //
+                  0.25, 3.0, -1.0, 0.0,  //
+                  0.0, 0.0, 0.0, 0.75};
+  const vec w{1.5, -2.0, 0.5, -1.0, 1.0, 0.25, 2.0, 0.75};
+  const std::vector<int> c{0, 3, 1, 2, 1, 0, 1, 3};
+  const std::vector<int> u{0, 2, 3, 3, 7, 8};
+  const auto s = sparse_matrix(5, 4, w, c, u, "S");
+  // Stan's 1-based arrays of the same matrix.
+  std::vector<int> c1(c), u1(u);
+  for (int& i : c1) ++i;
+  for (int& i : u1) ++i;
+  const csr_matrix extracted = csr_extract(matrix(dense, 5, 4));
+  CHECK(extracted.w == vec{1.5, -2.0, 0.5, 0.25, 3.0, -1.0, 0.75});
+  CHECK(extracted.c == std::vector<int>{0, 3, 1, 0, 1, 2, 3});
+  CHECK(extracted.u == std::vector<int>{0, 2, 3, 3, 6, 7});
+  // Triplets in any order, (3, 1) in three parts: the same CSR arrays as csr_extract's.
+  const std::vector<int> ti{4, 3, 0, 3, 1, 3, 0, 3};
+  const std::vector<int> tj{3, 1, 3, 0, 1, 2, 0, 1};
+  const vec tx{0.75, 1.0, -2.0, 0.25, 0.5, -1.0, 1.5, 2.0};
+  const csr_matrix triplets = csr_from_triplets(5, 4, ti, tj, tx);
+  CHECK(triplets.w == extracted.w);
+  CHECK(triplets.c == extracted.c);
+  CHECK(triplets.u == extracted.u);
+
+  vector_param<"b", 4> b;
+  const vec w5{0.5, -1.0, 2.0, 1.0, -0.5};
+  const auto f = compile(sum(data(w5) * matvec(s, exp(b))) + log_sum_exp(s * b) +
+                             sum(square(csr_matrix_times_vector(5, 4, w, c1, u1, b * b))) +
+                             dot(data(w5), sparse_matrix(extracted) * b),
+                         b);
+  STATIC_REQUIRE(kind_of<decltype(matvec(s, b))> == node_kind::vector_op);
+  CHECK(matvec(s, b).size() == 5);
+  auto expected = [&](const vec& t) {
+    vec e = t, sq = t;
+    for (double& v : e) v = std::exp(v);
+    for (double& v : sq) v *= v;
+    double r = dot_ref(w5, matvec_ref(dense, 5, 4, e));
+    double acc = 0;
+    for (double v : matvec_ref(dense, 5, 4, t)) acc += std::exp(v);
+    r += std::log(acc);
+    for (double v : matvec_ref(dense, 5, 4, sq)) r += v * v;
+    return r + dot_ref(w5, matvec_ref(dense, 5, 4, t));
+  };
+  const auto pts = tyche_test::random_points(25, 4, -1.0, 1.0, 606);
+  for (const auto& t : pts) CHECK(f.value(t) == Approx(expected(t)).epsilon(1e-13));
+  check_program(f, pts, "sparse matvec");
+
+  // The CSR checks, each naming the array, the index and the value.
+  const std::vector<int> short_u{0, 2, 3, 3, 7};
+  CHECK_THROWS_WITH(sparse_matrix(5, 4, w, c, short_u, "S"),
+                    Contains("S's u has 5 values; a 5-row matrix needs rows + 1 = 6 row starts"));
+  const std::vector<int> late_u{1, 2, 3, 3, 7, 8};
+  CHECK_THROWS_WITH(sparse_matrix(5, 4, w, c, late_u), Contains("u[0] = 1; the row starts begin at 0"));
+  const std::vector<int> down_u{0, 2, 1, 3, 7, 8};
+  CHECK_THROWS_WITH(sparse_matrix(5, 4, w, c, down_u),
+                    Contains("u[2] = 1 is less than u[1] = 2 (row starts must not decrease)"));
+  const std::vector<int> end_u{0, 2, 3, 3, 7, 7};
+  CHECK_THROWS_WITH(sparse_matrix(5, 4, w, c, end_u), Contains("u[5] = 7 but w has 8 values (the last row start is 8)"));
+  const std::vector<int> short_c{0, 3, 1, 2, 1, 0, 1};
+  CHECK_THROWS_WITH(sparse_matrix(5, 4, w, short_c, u), Contains("column indices c have 7 values but w has 8"));
+  const std::vector<int> wide_c{0, 3, 1, 2, 4, 0, 1, 3};
+  CHECK_THROWS_AS(sparse_matrix(5, 4, w, wide_c, u, "S"), std::out_of_range);
+  CHECK_THROWS_WITH(sparse_matrix(5, 4, w, wide_c, u, "S"), Contains("S's c[4] = 4 is outside 0 … 3 (the matrix has 4 columns)"));
+  vec nan_w = w;
+  nan_w[6] = std::nan("");
+  CHECK_THROWS_WITH(sparse_matrix(5, 4, nan_w, c, u), Contains("w[6] = nan; data must be finite"));
+  // Stan's spelling counts from 1 in its messages, and calls the column indices v.
+  std::vector<int> wide_c1(c1);
+  wide_c1[2] = 5;
+  CHECK_THROWS_WITH(csr_matrix_times_vector(5, 4, w, wide_c1, u1, b),
+                    Contains("csr_matrix_times_vector(m, n, w, v, u, b): v[3] = 5 is outside 1 … 4"));
+  CHECK_THROWS_WITH(csr_matrix_times_vector(5, 4, w, c, u, b), Contains("u[1] = 0; the row starts begin at 1"));
+  vector_param<"q"> q(3);
+  CHECK_THROWS_WITH(matvec(s, q), Contains("tyche::matvec(S, v): S has 4 columns but v has size 3"));
+  CHECK_THROWS_WITH(csr_matrix_times_vector(5, 4, w, c1, u1, q), Contains("n = 4 columns but b has size 3"));
+  vec nan_dense = dense;
+  nan_dense[9] = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_WITH(csr_extract(matrix(nan_dense, 5, 4, "X")), Contains("X[3, 2] = inf; data must be finite"));
+  const std::vector<int> bad_i{0, 5};
+  const std::vector<int> two_j{0, 1};
+  const vec two_x{1.0, 2.0};
+  CHECK_THROWS_WITH(csr_from_triplets(5, 4, bad_i, two_j, two_x), Contains("i[1] = 5 is outside 0 … 5 - 1"));
+  CHECK_THROWS_WITH(csr_from_triplets(5, 4, two_j, two_j, tx), Contains("i, j and x have 2, 2 and 8 values"));
+}
+
+TEST_CASE("sparse matrices: a regression on a sparse design matrix has the dense model's log density and gradient",
+          "[operations][vector_functions][sparse][model]") {
+  // 40 observations, 6 coefficients, about a quarter of the design matrix non-zero.
+  constexpr std::size_t n = 40, k = 6;
+  vec x(n * k, 0.0), y(n);
+  counter_rng g(11, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < k; ++j)
+      if (g.uniform01() < 0.25) x[i * k + j] = g.normal();
+    y[i] = g.normal();
+  }
+  const csr_matrix sx = csr_extract(matrix(x, n, k));
+  CHECK(sx.w.size() < n * k / 2);
+  auto dense_model = model(
+      [&] {
+        auto alpha = normal<"alpha">(0.0, 2.0);
+        auto beta = normal<"beta">(0.0, 1.0, shape<k>);
+        auto sigma = half_normal<"sigma">(1.0);
+        return joint(alpha, beta, sigma, normal(alpha + matvec(matrix(x, n, k), beta), sigma).observe(data(y)));
+      });
+  auto sparse_model = model(
+      [&] {
+        auto alpha = normal<"alpha">(0.0, 2.0);
+        auto beta = normal<"beta">(0.0, 1.0, shape<k>);
+        auto sigma = half_normal<"sigma">(1.0);
+        return joint(alpha, beta, sigma, normal(alpha + sparse_matrix(sx, "X") * beta, sigma).observe(data(y)));
+      });
+  REQUIRE(sparse_model.dim() == k + 2);
+  for (const auto& t : tyche_test::random_points(10, k + 2, -1.0, 1.0, 707)) {
+    vec gd(k + 2), gs(k + 2);
+    const double vd = dense_model.log_prob_and_gradient(t, gd);
+    const double vs = sparse_model.log_prob_and_gradient(t, gs);
+    CHECK(vs == Approx(vd).epsilon(1e-12));
+    for (std::size_t j = 0; j < k + 2; ++j) CHECK(gs[j] == Approx(gd[j]).epsilon(1e-11).margin(1e-12));
+  }
 }

@@ -15,6 +15,7 @@
 //   cholesky_residual_map  L⁻¹(yₙ − μₙ) for N rows yₙ (multi_normal_cholesky)
 //   lkj_log_normaliser_map log c_K(η), the LKJ normalising constant (one value)
 //   data_matvec_map        X v for a data matrix X and a vector expression v
+//   sparse_matvec_map      S v for a sparse data matrix S (compressed rows) and a vector expression v
 //   matvec_map             M v for a K × K matrix M given as an expression
 //   rows_dot_product_map   the dot products of the rows (or columns) of two matrices
 //
@@ -341,6 +342,56 @@ struct basic_data_matvec_map {
 };
 
 using data_matvec_map = basic_data_matvec_map<double>;
+
+/// S v for a sparse data matrix S of `rows` rows in compressed sparse row (CSR) form: the
+/// non-zero values w, their column indices c and the row starts u (rows + 1 of them; row r's
+/// entries are w[u[r] − base … u[r + 1] − base), column c[k] − base; base 1 for Stan's
+/// csr_matrix_times_vector). Viewed: they must outlive the model (operations/sparse.hpp checks
+/// them when the product is made). out_r = Σ_k w_k v[c_k]; reverse: ∂/∂v[c_k] += w_k adj_r.
+/// O(non-zeros) each way.
+struct sparse_matvec_map {
+  static constexpr const char* name = "sparse_matvec";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
+  static constexpr bool reads_data_matrix = true;  // each output value reduces a row (relocate.hpp)
+  const double* w = nullptr;
+  const int* c = nullptr;
+  const int* u = nullptr;
+  std::size_t rows = 0;
+  std::size_t nonzeros = 0;
+  std::size_t base = 0;
+  template <class V>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const sparse_matvec_map&) const = default;
+  /// f(w, non-zeros), f(c, non-zeros), f(u, rows + 1) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    if (w != nullptr) f(w, nonzeros);
+    if (c != nullptr) f(c, nonzeros);
+    if (u != nullptr) f(u, rows + 1);
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    const T* v = in[0];
+    for (std::size_t r = 0; r < rows; ++r) {
+      T acc = lift<T>(0.0);
+      const std::size_t end = static_cast<std::size_t>(u[r + 1]) - base;
+      for (std::size_t k = static_cast<std::size_t>(u[r]) - base; k < end; ++k)
+        acc = acc + lift<T>(w[k]) * v[static_cast<std::size_t>(c[k]) - base];
+      out[r] = acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    T* vb = in_adj[0];
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::size_t end = static_cast<std::size_t>(u[r + 1]) - base;
+      for (std::size_t k = static_cast<std::size_t>(u[r]) - base; k < end; ++k)
+        vb[static_cast<std::size_t>(c[k]) - base] += lift<T>(w[k]) * adj[r];
+    }
+  }
+};
 
 /// The squared-exponential covariance of n points x₁ … xₙ in d dimensions (a data matrix of n
 /// rows, row major, viewed: it must outlive the model), operands α (a scalar) and ρ (a scalar, or

@@ -29,6 +29,7 @@
 // Covered (count in T): data_vector (size), data_matrix (rows·cols), param_gather (n indices,
 // of its Index type), residual_squares_node (3 + 2k + k² statistics); ops gather_map (n
 // indices), lower_triangular_solve_map (k²), data_matvec_map and rows_dot_product_map (rows·cols),
+// sparse_matvec_map (non-zeros values, non-zeros column indices, rows + 1 row starts),
 // gp_exp_quad_cov_map, gp_dot_prod_cov_map and gp_cov_map (n points · d),
 // ordinal_map (m categories), car_view (2E + 2K graph values) and icar_view (2E), scan_map (steps per sequence), tabulate_map (m per sequence) and
 // ode_map (n output times; an algebraic equation's none), these three followed by the buffers
