@@ -249,6 +249,63 @@ struct logistic_hand {
   }
 };
 
+// ---- sparse_logistic -----------------------------------------------------------------------------
+// The logistic regression's model with a sparse X: 10,000 × 100, five non-zero entries per row
+// (5 %) at random columns, N(0, 1) values; tyche's sparse_matrix (CSR) against the same X dense
+// (sparse_logistic_dense) and one twin, a loop over each row's non-zero entries.
+
+struct sparse_logistic_data {
+  static constexpr std::size_t n = 10000, p = 100, per_row = 5;
+  std::vector<double> dense, w, y;
+  std::vector<int> c, u;
+  sparse_logistic_data() : dense(n * p, 0.0), y(n) {
+    std::mt19937_64 rng(17);
+    std::normal_distribution<double> z;
+    std::uniform_int_distribution<int> col(0, static_cast<int>(p) - 1);
+    u.push_back(0);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t k = 0; k < per_row; ++k) dense[i * p + static_cast<std::size_t>(col(rng))] = z(rng);
+      for (std::size_t j = 0; j < p; ++j)
+        if (dense[i * p + j] != 0.0) {
+          w.push_back(dense[i * p + j]);
+          c.push_back(static_cast<int>(j));
+        }
+      u.push_back(static_cast<int>(w.size()));
+      y[i] = (i * 7) % 3 == 0 ? 1.0 : 0.0;
+    }
+  }
+};
+
+struct sparse_logistic_hand {
+  const sparse_logistic_data* d;
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    constexpr std::size_t n = sparse_logistic_data::n, p = sparse_logistic_data::p;
+    const double alpha = th[0];
+    const double* __restrict beta = th + 1;
+    double* __restrict gb = g + 1;
+    double lp = -0.5 * alpha * alpha;
+    for (std::size_t j = 0; j < p; ++j) {
+      lp -= 0.5 * beta[j] * beta[j];
+      gb[j] = -beta[j];
+    }
+    double g_alpha = -alpha;
+    const double* __restrict w = d->w.data();
+    const int* __restrict c = d->c.data();
+    const int* __restrict u = d->u.data();
+    for (std::size_t i = 0; i < n; ++i) {
+      double eta = alpha;
+      for (int k = u[i]; k < u[i + 1]; ++k) eta += w[k] * beta[c[k]];
+      double sig;
+      lp += d->y[i] * eta - softplus(eta, sig);
+      const double r = d->y[i] - sig;
+      g_alpha += r;
+      for (int k = u[i]; k < u[i + 1]; ++k) gb[c[k]] += r * w[k];
+    }
+    g[0] = g_alpha;
+    return lp;
+  }
+};
+
 #if TYCHE_BENCH_CBLAS
 // The same gradient from a BLAS: η = X β by one GEMV, the per-row terms, then Xᵀ r by a second
 // GEMV (two reads of X; what a program built on a BLAS-2 does, FastAD's Eigen form among them).
@@ -1421,6 +1478,49 @@ int main(int argc, char** argv) {
         [hand](const std::vector<double>& th, std::vector<double>& g) {
           return hand(th.data(), g.data());
         });
+  }
+  // --- sparse_logistic: a sparse X (CSR) and the same X dense, one twin ---
+  {
+    static const sparse_logistic_data sd;
+    constexpr std::size_t n = sparse_logistic_data::n, p = sparse_logistic_data::p;
+    static const data_sparse_matrix sx = sparse_matrix(n, p, sd.w, sd.c, sd.u, "X");
+    static vector_param<"beta"> sbeta(p);
+    static auto sparse_prog = [] {
+      auto eta = alpha + sx * sbeta;
+      return compile(-0.5 * square(alpha) + sum(-0.5 * square(sbeta)) + sum(data(sd.y) * eta - log1p_exp(eta)), alpha,
+                     sbeta);
+    }();
+    static auto dense_prog = [] {
+      auto eta = alpha + matvec(matrix(sd.dense.data(), n, p), sbeta);
+      return compile(-0.5 * square(alpha) + sum(-0.5 * square(sbeta)) + sum(data(sd.y) * eta - log1p_exp(eta)), alpha,
+                     sbeta);
+    }();
+    static std::vector<double> sp_theta = random_point(p + 1, 0.3, 5);
+    static std::vector<double> sp_gt(p + 1), sp_gd(p + 1), sp_gh(p + 1);
+    static std::vector<double> sp_ws(sparse_prog.workspace_size()), dn_ws(dense_prog.workspace_size());
+    const sparse_logistic_hand hand{&sd};
+    const double vh = hand(sp_theta.data(), sp_gh.data());
+    check_twins("sparse_logistic",
+                sparse_prog.value_and_gradient(std::span<const double>(sp_theta), std::span<double>(sp_gt),
+                                               std::span<double>(sp_ws)),
+                sp_gt, vh, sp_gh);
+    check_twins("sparse_logistic_dense",
+                dense_prog.value_and_gradient(std::span<const double>(sp_theta), std::span<double>(sp_gd),
+                                              std::span<double>(dn_ws)),
+                sp_gd, vh, sp_gh);
+    auto hand_call = [hand](const std::vector<double>& th, std::vector<double>& g) { return hand(th.data(), g.data()); };
+    register_pair(
+        "sparse_logistic", &sp_theta, &sp_gt, &sp_gh,
+        [](const std::vector<double>& th, std::vector<double>& g) {
+          return sparse_prog.value_and_gradient(std::span<const double>(th), std::span<double>(g), std::span<double>(sp_ws));
+        },
+        hand_call);
+    register_pair(
+        "sparse_logistic_dense", &sp_theta, &sp_gd, &sp_gh,
+        [](const std::vector<double>& th, std::vector<double>& g) {
+          return dense_prog.value_and_gradient(std::span<const double>(th), std::span<double>(g), std::span<double>(dn_ws));
+        },
+        hand_call);
   }
   // --- binomial_logit_regression ---
   static const binomial_counts bc(lr);
