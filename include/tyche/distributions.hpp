@@ -60,3 +60,4 @@
 #include <tyche/distributions/weibull.hpp>
 #include <tyche/distributions/wiener.hpp>
 #include <tyche/distributions/wishart.hpp>
+#include <tyche/distributions/wishart_cholesky.hpp>

@@ -17639,6 +17639,8 @@ TYCHE_OBSERVED_ONLY_FAMILY(binomial_logit)
 //                            quadratic forms from cholesky_residual_map's L⁻¹(yₙ − μₙ))
 //   wishart_map<Inverse>     the log density of the Wishart (inverse Wishart) distribution of
 //                            a K × K matrix W given ν and S (one value)
+//   wishart_cholesky_map<Inverse>  the same for the Cholesky factor L_W of W given ν and the
+//                            Cholesky factor L_S of S, with the Jacobian of W = L_W L_Wᵀ (one value)
 //   precision_quadratic_map  Σₙ (yₙ − μₙ)ᵀ Ω (yₙ − μₙ) over N rows of K (one value):
 //                            multi_normal_prec's quadratic form
 //
@@ -17827,6 +17829,117 @@ struct wishart_map {
         in_adj[1][i * k + j] += weight * gw;
         in_adj[2][i * k + j] += weight * gs;
       }
+    }
+  }
+};
+
+/// log WishartCholesky(L_W | ν, L_S) (Inverse = false) or log InvWishartCholesky(L_W | ν, L_S)
+/// (Inverse = true): Stan's densities of the lower Cholesky factor L_W of W = L_W L_Wᵀ, where
+/// W ~ Wishart(ν, L_S L_Sᵀ) (inverse Wishart), times the Jacobian of W ↦ L_W,
+/// |J| = 2^K Π_{i=1..K} L_W,ii^(K−i+1) (Stan Functions Reference, "Wishart distribution, Cholesky
+/// parameterization"). With the determinants and traces written through the factors
+/// (log|W| = 2 Σ log L_W,ii, tr(S⁻¹W) = ‖L_S⁻¹ L_W‖², tr(S W⁻¹) = ‖L_W⁻¹ L_S‖²), and 0-based i:
+///   Wishart:  Σᵢ (ν − i − 1) log L_W,ii − ν Σᵢ log L_S,ii − ½ ‖L_S⁻¹ L_W‖² + c(ν),
+///   inverse:  −Σᵢ (ν + i + 1) log L_W,ii + ν Σᵢ log L_S,ii − ½ ‖L_W⁻¹ L_S‖² + c(ν),
+///   c(ν) = K log 2 − (νK/2) log 2 − log Γ_K(ν/2).
+/// Operands ν (one value), L_W and L_S (K² values each, lower triangles read). Write A for the
+/// factor inverted (L_S, or L_W for the inverse) and B for the other, M = A⁻¹B (lower
+/// triangular): ½‖M‖² has gradient A⁻ᵀM in B and −A⁻ᵀMMᵀ in A (from dM = A⁻¹dB − A⁻¹dA M),
+/// both lower triangles, so −½‖M‖² adds −(A⁻ᵀM) to B̄ and (A⁻ᵀM)Mᵀ to Ā, the latter from the
+/// lower triangle of A⁻ᵀM only; ∂/∂ν = ±(Σ log L_W,ii − Σ log L_S,ii) − (K/2) log 2 −
+/// ½ Σⱼ ψ(ν/2 − j/2). Scratch: A⁻¹, M and A⁻ᵀM (K² each), Σ log L_W,ii and Σ log L_S,ii. O(K³).
+template <bool Inverse>
+struct wishart_cholesky_map {
+  static constexpr const char* name = Inverse ? "inv_wishart_cholesky" : "wishart_cholesky";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class Nu, class W, class S>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const wishart_cholesky_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return 3 * k * k + 2; }
+
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    const std::size_t kk = k * k;
+    const T nu = in[0][0];
+    const T* lw = in[1];
+    const T* ls = in[2];
+    const T* a = Inverse ? lw : ls;
+    const T* b = Inverse ? ls : lw;
+    T* ainv = scratch;
+    T* m = scratch + kk;
+    for (std::size_t j = 0; j < k; ++j) {  // A⁻¹ by forward substitution, column by column
+      ainv[j * k + j] = lift<T>(1.0) / a[j * k + j];
+      for (std::size_t i = j + 1; i < k; ++i) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = j; p < i; ++p) acc = acc + a[i * k + p] * ainv[p * k + j];
+        ainv[i * k + j] = -acc / a[i * k + i];
+      }
+    }
+    T q = lift<T>(0.0);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = j; p <= i; ++p) acc = acc + ainv[i * k + p] * b[p * k + j];
+        m[i * k + j] = acc;
+        q = q + acc * acc;
+      }
+    T slw = lift<T>(0.0), sls = lift<T>(0.0), weighted = lift<T>(0.0);  // weighted: Σ (i + 1) log L_W,ii
+    for (std::size_t i = 0; i < k; ++i) {
+      const T l = math::log(lw[i * k + i]);
+      slw = slw + l;
+      weighted = weighted + lift<T>(double(i) + 1.0) * l;
+      sls = sls + math::log(ls[i * k + i]);
+    }
+    scratch[3 * kk] = slw;
+    scratch[3 * kk + 1] = sls;
+    const T half = lift<T>(0.5);
+    T lmg = lift<T>(0.25 * double(k) * (double(k) - 1.0) * 1.14472988584940017414);  // log Γ_K(ν/2)
+    for (std::size_t j = 0; j < k; ++j) lmg = lmg + math::lgamma(half * nu - lift<T>(0.5 * double(j)));
+    const T c = lift<T>(double(k) * 0.69314718055994530942) - half * nu * lift<T>(double(k) * 0.69314718055994530942) - lmg;
+    if constexpr (Inverse)
+      out[0] = c - nu * slw - weighted + nu * sls - half * q;
+    else
+      out[0] = c + nu * slw - weighted - nu * sls - half * q;
+  }
+
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    const std::size_t kk = k * k;
+    const T g = adj[0];
+    const T nu = in[0][0];
+    const T* lw = in[1];
+    const T* ls = in[2];
+    const T* ainv = scratch;
+    const T* m = scratch + kk;
+    T* am = scratch + 2 * kk;  // A⁻ᵀM, lower triangle
+    const T slw = scratch[3 * kk], sls = scratch[3 * kk + 1];
+    const T half = lift<T>(0.5);
+    T psi = lift<T>(0.0);
+    for (std::size_t j = 0; j < k; ++j) psi = psi + math::digamma(half * nu - lift<T>(0.5 * double(j)));
+    const T dnu = -lift<T>(0.5 * double(k) * 0.69314718055994530942) - half * psi;
+    in_adj[0][0] += g * (Inverse ? dnu + sls - slw : dnu + slw - sls);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        T acc = lift<T>(0.0);  // Σ_{p ≥ i} (A⁻¹)ₚᵢ Mₚⱼ
+        for (std::size_t p = i; p < k; ++p) acc = acc + ainv[p * k + i] * m[p * k + j];
+        am[i * k + j] = acc;
+      }
+    T* a_adj = Inverse ? in_adj[1] : in_adj[2];
+    T* b_adj = Inverse ? in_adj[2] : in_adj[1];
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        T amm = lift<T>(0.0);  // (A⁻ᵀM Mᵀ)ᵢⱼ = Σ_{p ≤ j} (A⁻ᵀM)ᵢₚ Mⱼₚ
+        for (std::size_t p = 0; p <= j; ++p) amm = amm + am[i * k + p] * m[j * k + p];
+        a_adj[i * k + j] += g * amm;
+        b_adj[i * k + j] += -(g * am[i * k + j]);
+      }
+    for (std::size_t i = 0; i < k; ++i) {
+      const T cw = Inverse ? -(nu + lift<T>(double(i) + 1.0)) : nu - lift<T>(double(i) + 1.0);
+      in_adj[1][i * k + i] += g * cw / lw[i * k + i];
+      in_adj[2][i * k + i] += g * (Inverse ? nu : -nu) / ls[i * k + i];
     }
   }
 };
@@ -24747,6 +24860,202 @@ auto inv_wishart(const Nu& nu, const Sx& s) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/wishart.hpp -----
+// ----- begin tyche/distributions/wishart_cholesky.hpp -----
+// tyche/distributions/wishart_cholesky.hpp — wishart_cholesky(nu, L_S) and
+// inv_wishart_cholesky(nu, L_S) on lower Cholesky factors L_W of K × K covariance matrices:
+//   log WishartCholesky(L_W | ν, L_S) = log Wishart(L_W L_Wᵀ | ν, L_S L_Sᵀ) + log |J|,
+//   log InvWishartCholesky(L_W | ν, L_S) = log InvWishart(L_W L_Wᵀ | ν, L_S L_Sᵀ) + log |J|,
+//   |J| = 2^K Π_{i=1..K} L_W,ii^(K−i+1) (the Jacobian of W = L_W L_Wᵀ), ν > K − 1,
+// Stan's wishart_cholesky and inv_wishart_cholesky (Stan Functions Reference, "Wishart
+// distribution, Cholesky parameterization"): the factor's density, so that a model that works
+// with L_W (a multi_normal_cholesky likelihood) needs no factorisation of W. L_W and L_S are
+// K·K vectors (row major, lower triangular with positive diagonals; only the lower triangles
+// are read). A named variable takes the cholesky_factor_cov transform
+// (transforms/matrix.hpp): `auto L = wishart_cholesky<"L">(5.0, matrix(LS.data(), 3, 3));`, θ
+// holds K(K + 1)/2 coordinates. L_S is a data matrix (viewed: it must outlive the model;
+// checked lower triangular with a positive diagonal) or an expression of K·K parameters (a
+// cholesky_factor_cov variable, `cholesky_decompose(Sigma)`); ν may be a parameter. Observed
+// data is one factor: `wishart_cholesky(nu, L_S).observe(data(l))`, checked the same way. The
+// density is one vector_op (autodiff/multivariate_ops.hpp, wishart_cholesky_map) with its
+// gradient in ν, L_W and L_S: one triangular inverse and two triangular products, O(K³), no
+// factorisation. Draws: L_W = L_S A for wishart_cholesky (Bartlett: A lower triangular with
+// Aᵢᵢ² ~ χ²(ν − i + 1) and N(0, 1) below the diagonal); inv_wishart_cholesky the Cholesky factor
+// of the inverse of a Wishart(ν, S⁻¹) draw.
+//
+// Data checks (std::invalid_argument naming the entry and the value):
+//   L_S[i, j] = v must be 0 (the matrix is lower triangular)             (data L_S)
+//   L_W[i, i] = v must be > 0 (a diagonal entry of a Cholesky factor)    (observed L_W)
+//   nu = v must be > K - 1 = k                                           (ν known)
+
+#include <cstddef>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace tyche {
+
+namespace detail {
+/// A lower-triangular factor with a positive diagonal (K·K values), or throws naming the entry.
+inline void check_cholesky_factor(const double* x, std::size_t k, const std::string& who, const char* name) {
+  std::size_t bad = 0;
+  const std::string problem = transforms::detail::check_lower_triangular(x, k, bad);
+  if (!problem.empty())
+    throw std::invalid_argument("tyche::" + who + ": " + name + "[" + std::to_string(bad / k + 1) + ", " +
+                                std::to_string(bad % k + 1) + "] = " + format_number(x[bad]) + " " + problem);
+}
+/// L Lᵀ (K·K values) of a lower-triangular factor l.
+inline std::vector<double> factor_product(const std::vector<double>& l, std::size_t k) {
+  std::vector<double> m(k * k);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      double acc = 0;
+      for (std::size_t p = 0; p <= j; ++p) acc += l[i * k + p] * l[j * k + p];
+      m[i * k + j] = m[j * k + i] = acc;
+    }
+  return m;
+}
+}  // namespace detail
+
+/// wishart_cholesky(nu, L_S) (Inverse = false) or inv_wishart_cholesky(nu, L_S) (Inverse =
+/// true): L_S a node of K·K values.
+template <class Nu, class LS, bool Inverse = false>
+struct wishart_cholesky_distribution : distribution<wishart_cholesky_distribution<Nu, LS, Inverse>> {
+  static constexpr const char* family = Inverse ? "inv_wishart_cholesky" : "wishart_cholesky";
+  static constexpr const char* call = Inverse ? "inv_wishart_cholesky(nu, L_S)" : "wishart_cholesky(nu, L_S)";
+  Nu nu;
+  LS ls;
+  std::size_t k = 1;
+  auto transform() const { return transforms::cholesky_factor_cov{k}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    using N = detail::node_t<X>;
+    static_assert(is_vector_v<N>,
+                  "tyche::wishart_cholesky(nu, L_S) / inv_wishart_cholesky(nu, L_S): x must be a vector of K*K values");
+    if constexpr (!is_vector_v<N>) {
+      return constant{0.0};  // the static_assert has said why
+    } else {
+      const N lw = detail::as_node(x);
+      if (lw.size() != k * k)
+        throw std::invalid_argument(std::string("tyche::") + call + ": x has " + std::to_string(lw.size()) +
+                                    " values but L_S is " + std::to_string(k) + " x " + std::to_string(k) +
+                                    " (x needs " + std::to_string(k * k) + ", the factor, row major)");
+      return at(make_vector_op(ops::wishart_cholesky_map<Inverse>{k}, 1, nu, lw, ls), 0);
+    }
+  }
+  /// Checks an observed factor (data; finite: distribution::observe): K·K values, lower
+  /// triangular, positive diagonal.
+  template <class Y>
+  void check_observed(const Y& y) const {
+    if constexpr (kind_of<Y> == node_kind::data_vector) {
+      if (y.size() != k * k)
+        throw std::invalid_argument(std::string("tyche::") + family + "(...).observe(y): y has " +
+                                    std::to_string(y.size()) + " values but L_S is " + std::to_string(k) + " x " +
+                                    std::to_string(k) + " (y needs " + std::to_string(k * k) + ", the factor, row major)");
+      detail::check_cholesky_factor(y.ptr, k, std::string(family) + "(...).observe(y)", "L_W");
+    }
+  }
+  auto arguments() const { return std::tuple{nu, ls}; }
+  template <class N2, class S2>
+  auto with_arguments(const N2& n, const S2& s2) const {
+    return wishart_cholesky_distribution<N2, S2, Inverse>{{}, n, s2, k};
+  }
+  auto check_supports() const {
+    if constexpr (Inverse)
+      static_assert(argument_support_t<Nu, domains::positive>::ok,
+                    "tyche::inv_wishart_cholesky(nu, L_S): nu must be > 0, but its support (spelled out in "
+                    "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+    else
+      static_assert(argument_support_t<Nu, domains::positive>::ok,
+                    "tyche::wishart_cholesky(nu, L_S): nu must be > 0, but its support (spelled out in "
+                    "tyche::support_is<...> in this diagnostic) is not inside (0, inf)" TYCHE_SUPPORT_HINT);
+    detail::check_argument<domains::positive>(call, "nu", nu);
+    detail::check_wishart_nu(nu, k, call);
+  }
+  static constexpr bool whole_arguments = true;
+  /// One draw of L_W (K·K values, zeros above the diagonal).
+  template <class G>
+  std::vector<double> draw_all(G& rng, std::size_t, const std::vector<double>& nv,
+                               const std::vector<double>& lsv) const {
+    if constexpr (Inverse) {
+      const auto s_inv = detail::spd_inverse(detail::factor_product(lsv, k), k, call, "L_S L_S'");
+      const auto x = detail::draw_wishart_from_factor(rng, k, nv[0], detail::cholesky_lower(s_inv.data(), k, call, "S"));
+      const auto w = detail::spd_inverse(x, k, call, "W");
+      return detail::cholesky_lower(w.data(), k, call, "W");
+    } else {
+      const auto w = detail::draw_wishart_from_factor(rng, k, nv[0], lsv);
+      return detail::cholesky_lower(w.data(), k, call, "W");
+    }
+  }
+};
+
+namespace detail {
+template <bool Inverse, class Nu>
+auto make_wishart_cholesky(const Nu& nu, const data_matrix& ls) {
+  static_assert(!is_vector_v<node_t<Nu>>, "tyche::wishart_cholesky(nu, L_S) / inv_wishart_cholesky(nu, L_S): nu must be a scalar");
+  const char* who = Inverse ? "inv_wishart_cholesky(nu, L_S)" : "wishart_cholesky(nu, L_S)";
+  if (ls.rows != ls.cols || ls.rows == 0)
+    throw std::invalid_argument(std::string("tyche::") + who + ": L_S must be square and non-empty; it is " +
+                                std::to_string(ls.rows) + " x " + std::to_string(ls.cols));
+  check_cholesky_factor(ls.ptr, ls.rows, who, "L_S");
+  const auto sn = data(ls.ptr, ls.rows * ls.cols);
+  const auto n = as_node(nu);
+  check_wishart_nu(n, ls.rows, who);
+  return wishart_cholesky_distribution<node_t<Nu>, std::remove_cvref_t<decltype(sn)>, Inverse>{{}, n, sn, ls.rows};
+}
+template <bool Inverse, class Nu, class Lx>
+auto make_wishart_cholesky(const Nu& nu, const Lx& ls) {
+  static_assert(!is_vector_v<node_t<Nu>>, "tyche::wishart_cholesky(nu, L_S) / inv_wishart_cholesky(nu, L_S): nu must be a scalar");
+  const char* who = Inverse ? "inv_wishart_cholesky(nu, L_S)" : "wishart_cholesky(nu, L_S)";
+  const auto sn = as_node(ls);
+  const std::size_t k = matrix_order(sn.size(), who, "L_S");
+  const auto n = as_node(nu);
+  check_wishart_nu(n, k, who);
+  return wishart_cholesky_distribution<node_t<Nu>, node_t<Lx>, Inverse>{{}, n, sn, k};
+}
+}  // namespace detail
+
+/// The distribution wishart_cholesky(nu, L_S) for a data factor L_S (viewed), e.g. to observe one.
+template <detail::operand Nu>
+auto wishart_cholesky(const Nu& nu, const data_matrix& ls) {
+  return detail::make_wishart_cholesky<false>(nu, ls);
+}
+/// The distribution wishart_cholesky(nu, L_S) for L_S an expression of K·K values (row major).
+template <detail::operand Nu, class Lx>
+  requires detail::matrix_expression<Lx>
+auto wishart_cholesky(const Nu& nu, const Lx& ls) {
+  return detail::make_wishart_cholesky<false>(nu, ls);
+}
+/// Name ~ wishart_cholesky(nu, L_S): the Cholesky factor of a K × K covariance matrix
+/// (cholesky_factor_cov transform).
+template <fixed_string Name, detail::operand Nu, class Lx>
+auto wishart_cholesky(const Nu& nu, const Lx& ls) {
+  const auto d = wishart_cholesky(nu, ls);
+  return detail::make_random_variable<Name>(d, detail::wishart_variable_shape(d));
+}
+/// The distribution inv_wishart_cholesky(nu, L_S) for a data factor L_S (viewed).
+template <detail::operand Nu>
+auto inv_wishart_cholesky(const Nu& nu, const data_matrix& ls) {
+  return detail::make_wishart_cholesky<true>(nu, ls);
+}
+/// The distribution inv_wishart_cholesky(nu, L_S) for L_S an expression of K·K values (row major).
+template <detail::operand Nu, class Lx>
+  requires detail::matrix_expression<Lx>
+auto inv_wishart_cholesky(const Nu& nu, const Lx& ls) {
+  return detail::make_wishart_cholesky<true>(nu, ls);
+}
+/// Name ~ inv_wishart_cholesky(nu, L_S): the Cholesky factor of a K × K covariance matrix
+/// (cholesky_factor_cov transform).
+template <fixed_string Name, detail::operand Nu, class Lx>
+auto inv_wishart_cholesky(const Nu& nu, const Lx& ls) {
+  const auto d = inv_wishart_cholesky(nu, ls);
+  return detail::make_random_variable<Name>(d, detail::wishart_variable_shape(d));
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/wishart_cholesky.hpp -----
 
 #include <type_traits>
 
@@ -24897,6 +25206,12 @@ auto inv_gamma_lpdf(const Y& y, const Alpha& alpha, const Beta& beta) {
 template <detail::operand W, detail::operand Nu, class S>
 auto inv_wishart_lpdf(const W& w, const Nu& nu, const S& s) {
   return detail::log_density_at(inv_wishart(nu, s), w);
+}
+/// log inv_wishart_cholesky(L_W | nu, L_S) of one lower Cholesky factor L_W (K·K values, row
+/// major); L_S a data matrix or an expression of K·K values.
+template <detail::operand LW, detail::operand Nu, class LS>
+auto inv_wishart_cholesky_lpdf(const LW& lw, const Nu& nu, const LS& ls) {
+  return detail::log_density_at(inv_wishart_cholesky(nu, ls), lw);
 }
 /// log logistic(y | mu, sigma), summed over y.
 template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
@@ -25114,6 +25429,12 @@ auto wiener_lpdf(const Y& y, const Alpha& alpha, const Tau& tau, const Beta& bet
 template <detail::operand W, detail::operand Nu, class S>
 auto wishart_lpdf(const W& w, const Nu& nu, const S& s) {
   return detail::log_density_at(wishart(nu, s), w);
+}
+/// log wishart_cholesky(L_W | nu, L_S) of one lower Cholesky factor L_W (K·K values, row major);
+/// L_S a data matrix or an expression of K·K values.
+template <detail::operand LW, detail::operand Nu, class LS>
+auto wishart_cholesky_lpdf(const LW& lw, const Nu& nu, const LS& ls) {
+  return detail::log_density_at(wishart_cholesky(nu, ls), lw);
 }
 /// log std_normal(y), summed over y.
 template <detail::operand Y>

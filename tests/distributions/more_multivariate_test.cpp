@@ -1,6 +1,7 @@
 // ordered_logistic and ordered_probit (tyche/distributions/ordered_logistic.hpp), multinomial and
 // multinomial_logit (multinomial.hpp), multi_student_t and multi_student_t_cholesky
-// (multi_student_t.hpp), wishart and inv_wishart (wishart.hpp), in one translation unit.
+// (multi_student_t.hpp), wishart and inv_wishart (wishart.hpp), wishart_cholesky and
+// inv_wishart_cholesky (wishart_cholesky.hpp), in one translation unit.
 // Each: the log density against a computation written here with plain doubles and (ordinal,
 // multinomial) against Boost.Math in long double, relative error ≤ 1e-12; gradients against
 // Richardson-extrapolated finite differences (tests/support/property.hpp, relative 1e-7); the
@@ -934,4 +935,185 @@ TEST_CASE("wishart / inv_wishart: errors name the matrix, the entry and the valu
   CHECK_THROWS_WITH(inv_wishart(4.0, s5), Contains("'S' has 5 values"));
   const std::vector<double> rect{1, 0, 0, 1, 0, 0};
   CHECK_THROWS_WITH(wishart(4.0, matrix(rect.data(), 2, 3)), Contains("S must be square and non-empty; it is 2 x 3"));
+}
+
+// ---- wishart_cholesky, inv_wishart_cholesky ----------------------------------------------------
+
+namespace {
+/// L Lᵀ of a lower-triangular factor (K·K values).
+std::vector<double> times_transpose(const std::vector<double>& l, std::size_t k) {
+  std::vector<double> m(k * k, 0.0);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < k; ++j)
+      for (std::size_t p = 0; p < k; ++p) m[i * k + j] += l[i * k + p] * l[j * k + p];
+  return m;
+}
+/// Stan's definition: log (inv_)wishart(L_W L_Wᵀ | ν, L_S L_Sᵀ) + K log 2 + Σ_{i=1..K} (K − i + 1) log L_W,ii.
+long double wishart_cholesky_ref(bool inverse, const std::vector<double>& lw, double nu, const std::vector<double>& ls,
+                                 std::size_t k) {
+  long double r = wishart_ref(inverse, times_transpose(lw, k), nu, times_transpose(ls, k), k) +
+                  static_cast<long double>(k) * std::log(2.0L);
+  for (std::size_t i = 0; i < k; ++i) r += static_cast<long double>(k - i) * std::log(static_cast<long double>(lw[i * k + i]));
+  return r;
+}
+}  // namespace
+
+TEST_CASE("wishart_cholesky / inv_wishart_cholesky: log density against Stan's definition, the same density in u "
+          "as wishart's through cov_matrix, gradients in L_W, L_S and nu",
+          "[distributions][wishart]") {
+  constexpr std::size_t K = 3, U = K * (K + 1) / 2;
+  const auto s = covariance3();
+  std::vector<double> ls(K * K);
+  {
+    const auto l = detail::cholesky_lower(s.data(), K, "test");
+    ls.assign(l.begin(), l.end());
+  }
+  const transforms::cholesky_factor_cov chol{K};
+  const transforms::cov_matrix cov{K};
+  vector_param<"u", U> u;
+  param<"nu"> nu;
+  // L_W a parameter (cholesky_factor_cov), L_S data; then L_S a parameter, L_W data.
+  const auto fw = compile(wishart_cholesky(nu, matrix(ls.data(), K, K)).log_prob(chol.constrain(u)), u, nu);
+  const auto fi = compile(inv_wishart_cholesky(nu, matrix(ls.data(), K, K)).log_prob(chol.constrain(u)), u, nu);
+  const std::vector<double> lw{1.4, 0.0, 0.0, 0.3, 1.2, 0.0, -0.4, 0.2, 0.7};
+  const auto gw = compile(wishart_cholesky(nu, chol.constrain(u)).log_prob(data(lw)), u, nu);
+  const auto gi = compile(inv_wishart_cholesky(nu, chol.constrain(u)).log_prob(data(lw)), u, nu);
+  const auto lp = compile(wishart_cholesky_lpdf(data(lw), 5.0, chol.constrain(u)) +
+                              inv_wishart_cholesky_lpdf(chol.constrain(u), 6.0, matrix(ls.data(), K, K)),
+                          u);
+  // The density of u: the factor's with cholesky_factor_cov's Jacobian is the matrix's with
+  // cov_matrix's (an independent check of the factor's Jacobian |J|).
+  const auto via_factor = compile(wishart_cholesky(nu, matrix(ls.data(), K, K)).log_prob(chol.constrain(u)) +
+                                      chol.log_jacobian(u),
+                                  u, nu);
+  const auto via_matrix =
+      compile(wishart(nu, matrix(s.data(), K, K)).log_prob(cov.constrain(u)) + cov.log_jacobian(u), u, nu);
+  const auto inv_via_factor = compile(inv_wishart_cholesky(nu, matrix(ls.data(), K, K)).log_prob(chol.constrain(u)) +
+                                          chol.log_jacobian(u),
+                                      u, nu);
+  const auto inv_via_matrix =
+      compile(inv_wishart(nu, matrix(s.data(), K, K)).log_prob(cov.constrain(u)) + cov.log_jacobian(u), u, nu);
+  std::mt19937_64 rng(431);
+  std::uniform_real_distribution<double> unu(double(K) - 0.5, double(K) + 8);
+  for (const auto& uu : tyche_test::random_points(30, U, -1, 1, 432)) {
+    const auto l = cov_factor_of(uu, K);
+    auto p = uu;
+    p.push_back(unu(rng));
+    tyche_test::discrete::check_log_pmf(fw.value(p), wishart_cholesky_ref(false, l, p[U], ls, K), "wishart_cholesky, L_W a parameter");
+    tyche_test::discrete::check_log_pmf(fi.value(p), wishart_cholesky_ref(true, l, p[U], ls, K), "inv_wishart_cholesky, L_W a parameter");
+    tyche_test::discrete::check_log_pmf(gw.value(p), wishart_cholesky_ref(false, lw, p[U], l, K), "wishart_cholesky, L_S a parameter");
+    tyche_test::discrete::check_log_pmf(gi.value(p), wishart_cholesky_ref(true, lw, p[U], l, K), "inv_wishart_cholesky, L_S a parameter");
+    tyche_test::discrete::check_log_pmf(lp.value(uu),
+                                        wishart_cholesky_ref(false, lw, 5.0, l, K) + wishart_cholesky_ref(true, l, 6.0, ls, K),
+                                        "wishart_cholesky_lpdf + inv_wishart_cholesky_lpdf");
+    CHECK(via_factor.value(p) == Approx(via_matrix.value(p)).epsilon(1e-12));
+    CHECK(inv_via_factor.value(p) == Approx(inv_via_matrix.value(p)).epsilon(1e-12));
+  }
+  for (const auto& uu : tyche_test::random_points(5, U, -1, 1, 433)) {
+    auto p = uu;
+    p.push_back(unu(rng));
+    tyche_test::check_gradient_at(fw, p, "wishart_cholesky, L_W a parameter");
+    tyche_test::check_gradient_at(fi, p, "inv_wishart_cholesky, L_W a parameter");
+    tyche_test::check_gradient_at(gw, p, "wishart_cholesky, L_S a parameter");
+    tyche_test::check_gradient_at(gi, p, "inv_wishart_cholesky, L_S a parameter");
+  }
+  std::vector<std::vector<double>> pts;
+  for (auto p : tyche_test::random_points(8, U, -1, 1, 434)) {
+    p.push_back(unu(rng));
+    pts.push_back(p);
+  }
+  tyche_test::check_lanes(fw, pts, "wishart_cholesky (lanes)");
+  tyche_test::check_lanes(gi, pts, "inv_wishart_cholesky (lanes)");
+  tyche_test::check_float(fi, pts[0], "inv_wishart_cholesky (float)");
+}
+
+TEST_CASE("wishart_cholesky / inv_wishart_cholesky: draws are factors whose products have the Wishart moments",
+          "[distributions][wishart]") {
+  constexpr std::size_t K = 3;
+  const auto s = covariance3();
+  const auto l = detail::cholesky_lower(s.data(), K, "test");
+  const std::vector<double> ls(l.begin(), l.end());
+  const double nu = 9.0;
+  const auto dw = wishart_cholesky(nu, matrix(ls.data(), K, K));
+  const auto di = inv_wishart_cholesky(nu, matrix(ls.data(), K, K));
+  for (int inverse = 0; inverse < 2; ++inverse) {
+    std::mt19937_64 rng(441 + inverse);
+    std::vector<std::vector<double>> entries(K * K);
+    for (std::size_t r = 0; r < tyche_test::discrete::sample_size; ++r) {
+      const auto x = inverse ? di.draw_all(rng, K * K, {nu}, ls) : dw.draw_all(rng, K * K, {nu}, ls);
+      REQUIRE(x.size() == K * K);
+      for (std::size_t i = 0; i < K; ++i) {
+        REQUIRE(x[i * K + i] > 0);
+        for (std::size_t j = i + 1; j < K; ++j) REQUIRE(x[i * K + j] == 0.0);
+      }
+      const auto w = times_transpose(x, K);
+      for (std::size_t e = 0; e < K * K; ++e) entries[e].push_back(w[e]);
+    }
+    const double kd = double(K);
+    for (std::size_t i = 0; i < K; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        const double sij = s[i * K + j], sii = s[i * K + i], sjj = s[j * K + j];
+        const double mean = inverse ? sij / (nu - kd - 1) : nu * sij;
+        const double var = inverse ? ((nu - kd + 1) * sij * sij + (nu - kd - 1) * sii * sjj) /
+                                         ((nu - kd) * (nu - kd - 1) * (nu - kd - 1) * (nu - kd - 3))
+                                   : nu * (sij * sij + sii * sjj);
+        tyche_test::discrete::check_moments(entries[i * K + j], mean, var,
+                                            inverse ? "inv_wishart_cholesky draws" : "wishart_cholesky draws");
+      }
+  }
+}
+
+TEST_CASE("wishart_cholesky: a covariance factor with a Wishart prior in a multi_normal_cholesky model; errors",
+          "[distributions][wishart]") {
+  // L ~ wishart_cholesky(5, L_S), y ~ multi_normal_cholesky(0, L) for 4 rows: the log density
+  // without the Jacobian against the closed forms at the constrained values; prior draws invert.
+  constexpr std::size_t K = 3, n = 4, U = K * (K + 1) / 2;
+  const auto s = covariance3();
+  const auto lsv = detail::cholesky_lower(s.data(), K, "test");
+  const std::vector<double> ls(lsv.begin(), lsv.end());
+  const auto y = tyche_test::random_points(1, n * K, -2, 2, 451)[0];
+  auto m = model([&] {
+    auto l = wishart_cholesky<"L">(5.0, matrix(ls.data(), K, K));
+    return joint(l, multi_normal_cholesky(0.0, l).observe(data(y)));
+  });
+  REQUIRE(m.dim() == U);
+  REQUIRE(m.constrained_dim() == K * K);
+  for (const auto& theta : tyche_test::random_points(5, m.dim(), -1, 1, 452)) {
+    const auto l = m.constrain(theta);
+    const auto sigma = times_transpose(l, K);
+    long double expected = wishart_cholesky_ref(false, l, 5.0, ls, K);
+    matrix_ld inv;
+    const long double log_det = log_det_and_inverse(sigma, K, inv);
+    for (std::size_t r = 0; r < n; ++r) {
+      long double q = 0;
+      for (std::size_t i = 0; i < K; ++i)
+        for (std::size_t j = 0; j < K; ++j) q += y[r * K + i] * inv[i * K + j] * y[r * K + j];
+      expected += -0.5L * K * std::log(2 * 3.14159265358979323846L) - 0.5L * log_det - 0.5L * q;
+    }
+    CHECK(m.log_prob(theta, false) == Approx(double(expected)).epsilon(1e-12));
+    tyche_test::check_gradient_at(m.program(), theta, "wishart_cholesky + multi_normal_cholesky model");
+  }
+  std::mt19937_64 rng(453);
+  const auto prior = m.sample_prior(rng);
+  REQUIRE(prior.size() == K * K);
+  const auto back = m.constrain(m.unconstrain(prior));
+  for (std::size_t e = 0; e < prior.size(); ++e) CHECK(back[e] == Approx(prior[e]).margin(1e-12));
+
+  // Errors: a data L_S or an observed L_W that is not a Cholesky factor, ν too small, sizes.
+  const std::vector<double> upper{1, 0.5, 0, 0, 1, 0, 0, 0, 1};
+  CHECK_THROWS_WITH(wishart_cholesky(4.0, matrix(upper.data(), 3, 3)),
+                    Contains("tyche::wishart_cholesky(nu, L_S): L_S[1, 2] = 0.5 must be 0 (the matrix is lower triangular)"));
+  const std::vector<double> negative{1, 0, 0, 0.2, -1, 0, 0, 0, 1};
+  CHECK_THROWS_WITH(inv_wishart_cholesky(4.0, matrix(ls.data(), 3, 3)).observe(data(negative)),
+                    Contains("tyche::inv_wishart_cholesky(...).observe(y): L_W[2, 2] = -1 must be > 0 (a diagonal entry "
+                             "of a Cholesky factor)"));
+  CHECK_THROWS_WITH(wishart_cholesky(1.5, matrix(ls.data(), 3, 3)),
+                    Contains("tyche::wishart_cholesky(nu, L_S): nu = 1.5 must be > K - 1 = 2"));
+  const std::vector<double> four{1, 0, 0, 1};
+  CHECK_THROWS_WITH(wishart_cholesky(4.0, matrix(ls.data(), 3, 3)).observe(data(four)),
+                    Contains("y has 4 values but L_S is 3 x 3"));
+  vector_param<"s5", 5> s5;
+  CHECK_THROWS_WITH(inv_wishart_cholesky(4.0, s5), Contains("'L_S' has 5 values"));
+  const std::vector<double> rect{1, 0, 0, 1, 0, 0};
+  CHECK_THROWS_WITH(wishart_cholesky(4.0, matrix(rect.data(), 2, 3)), Contains("L_S must be square and non-empty; it is 2 x 3"));
 }

@@ -6,6 +6,8 @@
 //                            quadratic forms from cholesky_residual_map's L⁻¹(yₙ − μₙ))
 //   wishart_map<Inverse>     the log density of the Wishart (inverse Wishart) distribution of
 //                            a K × K matrix W given ν and S (one value)
+//   wishart_cholesky_map<Inverse>  the same for the Cholesky factor L_W of W given ν and the
+//                            Cholesky factor L_S of S, with the Jacobian of W = L_W L_Wᵀ (one value)
 //   precision_quadratic_map  Σₙ (yₙ − μₙ)ᵀ Ω (yₙ − μₙ) over N rows of K (one value):
 //                            multi_normal_prec's quadratic form
 //
@@ -201,6 +203,117 @@ struct wishart_map {
         in_adj[1][i * k + j] += weight * gw;
         in_adj[2][i * k + j] += weight * gs;
       }
+    }
+  }
+};
+
+/// log WishartCholesky(L_W | ν, L_S) (Inverse = false) or log InvWishartCholesky(L_W | ν, L_S)
+/// (Inverse = true): Stan's densities of the lower Cholesky factor L_W of W = L_W L_Wᵀ, where
+/// W ~ Wishart(ν, L_S L_Sᵀ) (inverse Wishart), times the Jacobian of W ↦ L_W,
+/// |J| = 2^K Π_{i=1..K} L_W,ii^(K−i+1) (Stan Functions Reference, "Wishart distribution, Cholesky
+/// parameterization"). With the determinants and traces written through the factors
+/// (log|W| = 2 Σ log L_W,ii, tr(S⁻¹W) = ‖L_S⁻¹ L_W‖², tr(S W⁻¹) = ‖L_W⁻¹ L_S‖²), and 0-based i:
+///   Wishart:  Σᵢ (ν − i − 1) log L_W,ii − ν Σᵢ log L_S,ii − ½ ‖L_S⁻¹ L_W‖² + c(ν),
+///   inverse:  −Σᵢ (ν + i + 1) log L_W,ii + ν Σᵢ log L_S,ii − ½ ‖L_W⁻¹ L_S‖² + c(ν),
+///   c(ν) = K log 2 − (νK/2) log 2 − log Γ_K(ν/2).
+/// Operands ν (one value), L_W and L_S (K² values each, lower triangles read). Write A for the
+/// factor inverted (L_S, or L_W for the inverse) and B for the other, M = A⁻¹B (lower
+/// triangular): ½‖M‖² has gradient A⁻ᵀM in B and −A⁻ᵀMMᵀ in A (from dM = A⁻¹dB − A⁻¹dA M),
+/// both lower triangles, so −½‖M‖² adds −(A⁻ᵀM) to B̄ and (A⁻ᵀM)Mᵀ to Ā, the latter from the
+/// lower triangle of A⁻ᵀM only; ∂/∂ν = ±(Σ log L_W,ii − Σ log L_S,ii) − (K/2) log 2 −
+/// ½ Σⱼ ψ(ν/2 − j/2). Scratch: A⁻¹, M and A⁻ᵀM (K² each), Σ log L_W,ii and Σ log L_S,ii. O(K³).
+template <bool Inverse>
+struct wishart_cholesky_map {
+  static constexpr const char* name = Inverse ? "inv_wishart_cholesky" : "wishart_cholesky";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class Nu, class W, class S>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const wishart_cholesky_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return 3 * k * k + 2; }
+
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    const std::size_t kk = k * k;
+    const T nu = in[0][0];
+    const T* lw = in[1];
+    const T* ls = in[2];
+    const T* a = Inverse ? lw : ls;
+    const T* b = Inverse ? ls : lw;
+    T* ainv = scratch;
+    T* m = scratch + kk;
+    for (std::size_t j = 0; j < k; ++j) {  // A⁻¹ by forward substitution, column by column
+      ainv[j * k + j] = lift<T>(1.0) / a[j * k + j];
+      for (std::size_t i = j + 1; i < k; ++i) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = j; p < i; ++p) acc = acc + a[i * k + p] * ainv[p * k + j];
+        ainv[i * k + j] = -acc / a[i * k + i];
+      }
+    }
+    T q = lift<T>(0.0);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = j; p <= i; ++p) acc = acc + ainv[i * k + p] * b[p * k + j];
+        m[i * k + j] = acc;
+        q = q + acc * acc;
+      }
+    T slw = lift<T>(0.0), sls = lift<T>(0.0), weighted = lift<T>(0.0);  // weighted: Σ (i + 1) log L_W,ii
+    for (std::size_t i = 0; i < k; ++i) {
+      const T l = math::log(lw[i * k + i]);
+      slw = slw + l;
+      weighted = weighted + lift<T>(double(i) + 1.0) * l;
+      sls = sls + math::log(ls[i * k + i]);
+    }
+    scratch[3 * kk] = slw;
+    scratch[3 * kk + 1] = sls;
+    const T half = lift<T>(0.5);
+    T lmg = lift<T>(0.25 * double(k) * (double(k) - 1.0) * 1.14472988584940017414);  // log Γ_K(ν/2)
+    for (std::size_t j = 0; j < k; ++j) lmg = lmg + math::lgamma(half * nu - lift<T>(0.5 * double(j)));
+    const T c = lift<T>(double(k) * 0.69314718055994530942) - half * nu * lift<T>(double(k) * 0.69314718055994530942) - lmg;
+    if constexpr (Inverse)
+      out[0] = c - nu * slw - weighted + nu * sls - half * q;
+    else
+      out[0] = c + nu * slw - weighted - nu * sls - half * q;
+  }
+
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    const std::size_t kk = k * k;
+    const T g = adj[0];
+    const T nu = in[0][0];
+    const T* lw = in[1];
+    const T* ls = in[2];
+    const T* ainv = scratch;
+    const T* m = scratch + kk;
+    T* am = scratch + 2 * kk;  // A⁻ᵀM, lower triangle
+    const T slw = scratch[3 * kk], sls = scratch[3 * kk + 1];
+    const T half = lift<T>(0.5);
+    T psi = lift<T>(0.0);
+    for (std::size_t j = 0; j < k; ++j) psi = psi + math::digamma(half * nu - lift<T>(0.5 * double(j)));
+    const T dnu = -lift<T>(0.5 * double(k) * 0.69314718055994530942) - half * psi;
+    in_adj[0][0] += g * (Inverse ? dnu + sls - slw : dnu + slw - sls);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        T acc = lift<T>(0.0);  // Σ_{p ≥ i} (A⁻¹)ₚᵢ Mₚⱼ
+        for (std::size_t p = i; p < k; ++p) acc = acc + ainv[p * k + i] * m[p * k + j];
+        am[i * k + j] = acc;
+      }
+    T* a_adj = Inverse ? in_adj[1] : in_adj[2];
+    T* b_adj = Inverse ? in_adj[2] : in_adj[1];
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        T amm = lift<T>(0.0);  // (A⁻ᵀM Mᵀ)ᵢⱼ = Σ_{p ≤ j} (A⁻ᵀM)ᵢₚ Mⱼₚ
+        for (std::size_t p = 0; p <= j; ++p) amm = amm + am[i * k + p] * m[j * k + p];
+        a_adj[i * k + j] += g * amm;
+        b_adj[i * k + j] += -(g * am[i * k + j]);
+      }
+    for (std::size_t i = 0; i < k; ++i) {
+      const T cw = Inverse ? -(nu + lift<T>(double(i) + 1.0)) : nu - lift<T>(double(i) + 1.0);
+      in_adj[1][i * k + i] += g * cw / lw[i * k + i];
+      in_adj[2][i * k + i] += g * (Inverse ? nu : -nu) / ls[i * k + i];
     }
   }
 };

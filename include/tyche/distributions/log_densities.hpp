@@ -61,6 +61,7 @@
 #include <tyche/distributions/weibull.hpp>
 #include <tyche/distributions/wiener.hpp>
 #include <tyche/distributions/wishart.hpp>
+#include <tyche/distributions/wishart_cholesky.hpp>
 
 #include <type_traits>
 
@@ -211,6 +212,12 @@ auto inv_gamma_lpdf(const Y& y, const Alpha& alpha, const Beta& beta) {
 template <detail::operand W, detail::operand Nu, class S>
 auto inv_wishart_lpdf(const W& w, const Nu& nu, const S& s) {
   return detail::log_density_at(inv_wishart(nu, s), w);
+}
+/// log inv_wishart_cholesky(L_W | nu, L_S) of one lower Cholesky factor L_W (K·K values, row
+/// major); L_S a data matrix or an expression of K·K values.
+template <detail::operand LW, detail::operand Nu, class LS>
+auto inv_wishart_cholesky_lpdf(const LW& lw, const Nu& nu, const LS& ls) {
+  return detail::log_density_at(inv_wishart_cholesky(nu, ls), lw);
 }
 /// log logistic(y | mu, sigma), summed over y.
 template <detail::operand Y, detail::operand Mu, detail::operand Sigma>
@@ -428,6 +435,12 @@ auto wiener_lpdf(const Y& y, const Alpha& alpha, const Tau& tau, const Beta& bet
 template <detail::operand W, detail::operand Nu, class S>
 auto wishart_lpdf(const W& w, const Nu& nu, const S& s) {
   return detail::log_density_at(wishart(nu, s), w);
+}
+/// log wishart_cholesky(L_W | nu, L_S) of one lower Cholesky factor L_W (K·K values, row major);
+/// L_S a data matrix or an expression of K·K values.
+template <detail::operand LW, detail::operand Nu, class LS>
+auto wishart_cholesky_lpdf(const LW& lw, const Nu& nu, const LS& ls) {
+  return detail::log_density_at(wishart_cholesky(nu, ls), lw);
 }
 /// log std_normal(y), summed over y.
 template <detail::operand Y>
