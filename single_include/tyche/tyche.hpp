@@ -2714,6 +2714,12 @@ struct tanh {
 //   lkj_log_normaliser_map log c_K(η), the LKJ normalising constant (one value)
 //   data_matvec_map        X v for a data matrix X and a vector expression v
 //   sparse_matvec_map      S v for a sparse data matrix S (compressed rows) and a vector expression v
+//   matmul_map             A B for a K × K matrix A and a K × J matrix B
+//   transpose_map          Aᵀ
+//   diagonal_map           the K diagonal entries
+//   diag_post_multiply_map M diag(v)
+//   tri_low_solve_map      L⁻¹ b or L⁻ᵀ b for a lower-triangular L (Stan's mdivide_left_tri_low,
+//                          mdivide_right_tri_low)
 //   matvec_map             M v for a K × K matrix M given as an expression
 //   rows_dot_product_map   the dot products of the rows (or columns) of two matrices
 //
@@ -3822,6 +3828,163 @@ struct diag_pre_multiply_map {
         in_adj[1][i * k + j] += adj[i * k + j] * in[0][i];
       }
       in_adj[0][i] += acc;
+    }
+  }
+};
+
+/// A B for a K × K matrix A (K² values) and a K × J matrix B (K·J values, row major: J = 1 is a
+/// column vector; J = K a square matrix): the K·J entries of the product, row major. Reverse:
+/// Ā += adj Bᵀ, B̄ += Aᵀ adj. O(K² J) each way.
+struct matmul_map {
+  static constexpr const char* name = "matmul";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 0;
+  template <class A, class B>
+  static constexpr std::size_t extent = extent_v<B>;
+  bool operator==(const matmul_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    const std::size_t j_cols = m / k;
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < j_cols; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = 0; p < k; ++p) acc = acc + in[0][i * k + p] * in[1][p * j_cols + j];
+        out[i * j_cols + j] = acc;
+      }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const std::size_t j_cols = m / k;
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t p = 0; p < k; ++p) {
+        T acc = lift<T>(0.0);
+        for (std::size_t j = 0; j < j_cols; ++j) {
+          acc = acc + adj[i * j_cols + j] * in[1][p * j_cols + j];
+          in_adj[1][p * j_cols + j] += in[0][i * k + p] * adj[i * j_cols + j];
+        }
+        in_adj[0][i * k + p] += acc;
+      }
+  }
+};
+
+/// Aᵀ of a K × K matrix (K² values). Reverse: Ā_ji += adj_ij.
+struct transpose_map {
+  static constexpr const char* name = "transpose";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 0;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A>;
+  bool operator==(const transpose_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) out[i * k + j] = in[0][j * k + i];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) in_adj[0][j * k + i] += adj[i * k + j];
+  }
+};
+
+/// The K diagonal entries of a K × K matrix. Reverse: Ā_ii += adj_i.
+struct diagonal_map {
+  static constexpr const char* name = "diagonal";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 0;
+  template <class A>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const diagonal_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < k; ++i) out[i] = in[0][i * k + i];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < k; ++i) in_adj[0][i * k + i] += adj[i];
+  }
+};
+
+/// M diag(v) for a K × K matrix M (K² values) and v of K values: (M diag(v))ᵢⱼ = Mᵢⱼ vⱼ.
+/// Reverse: M̄ᵢⱼ += adjᵢⱼ vⱼ, v̄ⱼ += Σᵢ adjᵢⱼ Mᵢⱼ.
+struct diag_post_multiply_map {
+  static constexpr const char* name = "diag_post_multiply";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 0;
+  template <class M, class V>
+  static constexpr std::size_t extent = extent_v<M>;
+  bool operator==(const diag_post_multiply_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) out[i * k + j] = in[0][i * k + j] * in[1][j];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        in_adj[0][i * k + j] += adj[i * k + j] * in[1][j];
+        in_adj[1][j] += adj[i * k + j] * in[0][i * k + j];
+      }
+  }
+};
+
+/// x = L⁻¹ b (Transposed = false: forward substitution, xᵢ = (bᵢ − Σ_{p<i} Lᵢₚ xₚ)/Lᵢᵢ) or
+/// x = L⁻ᵀ b (Transposed = true: back substitution, xᵢ = (bᵢ − Σ_{p>i} Lₚᵢ xₚ)/Lᵢᵢ) for a
+/// lower-triangular K × K matrix L (K² values; the part above the diagonal is not read) and b of
+/// J·K values, J vectors of K (vector j at j·K, as matvec(M, v)), each solved. Reverse, with
+/// w = L⁻ᵀ x̄ (L⁻¹ x̄ when transposed): b̄ += w, and on L's lower triangle L̄ᵢₚ −= wᵢ xₚ (xᵢ wₚ
+/// when transposed). Scratch: w (K). O(K² J) each way.
+template <bool Transposed = false>
+struct tri_low_solve_map {
+  static constexpr const char* name = Transposed ? "mdivide_right_tri_low" : "mdivide_left_tri_low";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 0;
+  template <class L, class B>
+  static constexpr std::size_t extent = extent_v<B>;
+  bool operator==(const tri_low_solve_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k; }
+  /// x = L⁻¹ b (Back = false) or L⁻ᵀ b (Back = true) of one vector of K.
+  template <bool Back, class T>
+  TYCHE_HD void solve(const T* l, const T* b, T* x) const {
+    if constexpr (!Back) {
+      for (std::size_t i = 0; i < k; ++i) {
+        T acc = b[i];
+        for (std::size_t p = 0; p < i; ++p) acc = acc - l[i * k + p] * x[p];
+        x[i] = acc / l[i * k + i];
+      }
+    } else {
+      for (std::size_t i = k; i-- > 0;) {
+        T acc = b[i];
+        for (std::size_t p = i + 1; p < k; ++p) acc = acc - l[p * k + i] * x[p];
+        x[i] = acc / l[i * k + i];
+      }
+    }
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*, T*) const {
+    for (std::size_t j = 0; j * k < m; ++j) solve<Transposed>(in[0], in[1] + j * k, out + j * k);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* w) const {
+    const T* l = in[0];
+    for (std::size_t j = 0; j * k < m; ++j) {
+      const T* x = out + j * k;
+      solve<!Transposed>(l, adj + j * k, w);
+      for (std::size_t i = 0; i < k; ++i) {
+        in_adj[1][j * k + i] += w[i];
+        for (std::size_t p = 0; p <= i; ++p) in_adj[0][i * k + p] += -(Transposed ? x[i] * w[p] : w[i] * x[p]);
+      }
     }
   }
 };
@@ -9611,9 +9774,427 @@ auto segment(const V& v, std::size_t i, std::size_t len) {
 // diag_pre_multiply, multiply_lower_tri_self_transpose, cholesky_decompose, matvec(M, v),
 // rows_dot_product and columns_dot_product (which take data matrices too), gp_exp_quad_cov, gp_dot_prod_cov,
 // gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov (of data points) and
-// add_diag, Stan's functions of
-// the same names (`diag_pre_multiply(tau, L_Omega)`). Each makes a vector_op node whose op is in
+// add_diag, and the linear algebra of square matrices: matmul, transpose, diagonal, trace,
+// diag_post_multiply, quad_form_diag, quad_form, tcrossprod, crossprod, mdivide_left_tri_low,
+// mdivide_right_tri_low, mdivide_left_spd, inverse_spd, log_determinant_spd — Stan's functions of
+// the same names (`diag_pre_multiply(tau, L_Omega)`; Stan's `A * B` is matmul(A, B)). Each makes a vector_op node whose op is in
 // autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
+// ----- begin tyche/autodiff/multivariate_ops.hpp -----
+// tyche/autodiff/multivariate_ops.hpp — value and vector–Jacobian rules of two pieces of the
+// multivariate families that the matrix ops of autodiff/matrix_ops.hpp do not cover (the op
+// contract: autodiff/vector_ops.hpp; docs/design/vector-ops.md):
+//
+//   row_sums_of_squares_map  (Σⱼ zₙⱼ²)ₙ for the N rows of an N × K matrix (multi_student_t's
+//                            quadratic forms from cholesky_residual_map's L⁻¹(yₙ − μₙ))
+//   wishart_map<Inverse>     the log density of the Wishart (inverse Wishart) distribution of
+//                            a K × K matrix W given ν and S (one value)
+//   wishart_cholesky_map<Inverse>  the same for the Cholesky factor L_W of W given ν and the
+//                            Cholesky factor L_S of S, with the Jacobian of W = L_W L_Wᵀ (one value)
+//   inverse_spd_map          A⁻¹ of a symmetric positive-definite K × K matrix (Stan's inverse_spd)
+//   precision_quadratic_map  Σₙ (yₙ − μₙ)ᵀ Ω (yₙ − μₙ) over N rows of K (one value):
+//                            multi_normal_prec's quadratic form
+//
+// Matrices are vectors of their K² entries in row-major order; as in matrix_ops.hpp, W and S
+// are read through their lower triangles (the symmetric matrices those define), and their
+// adjoints go to the lower triangles.
+
+#include <cstddef>
+
+namespace tyche {
+
+namespace detail {
+/// M⁻¹ = L⁻ᵀ L⁻¹ (all K² entries) from the lower Cholesky factor l of M; linv (K², scratch)
+/// receives L⁻¹ by forward substitution, column by column: (L⁻¹)ⱼⱼ = 1/Lⱼⱼ,
+/// (L⁻¹)ᵢⱼ = −(Σ_{p=j..i−1} Lᵢₚ (L⁻¹)ₚⱼ)/Lᵢᵢ for i > j. O(K³).
+template <class T>
+TYCHE_HD void inverse_from_cholesky(std::size_t k, const T* l, T* linv, T* inv) {
+  for (std::size_t j = 0; j < k; ++j) {
+    for (std::size_t i = 0; i < j; ++i) linv[i * k + j] = lift<T>(0.0);
+    linv[j * k + j] = lift<T>(1.0) / l[j * k + j];
+    for (std::size_t i = j + 1; i < k; ++i) {
+      T acc = lift<T>(0.0);
+      for (std::size_t p = j; p < i; ++p) acc = acc + l[i * k + p] * linv[p * k + j];
+      linv[i * k + j] = -acc / l[i * k + i];
+    }
+  }
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j <= i; ++j) {
+      T acc = lift<T>(0.0);
+      for (std::size_t p = i; p < k; ++p) acc = acc + linv[p * k + i] * linv[p * k + j];
+      inv[i * k + j] = acc;
+      inv[j * k + i] = acc;
+    }
+  }
+}
+
+/// Entry (i, j) of the symmetric matrix whose lower triangle m holds (row major, K × K).
+template <class T>
+TYCHE_HD const T& symmetric_at(const T* m, std::size_t k, std::size_t i, std::size_t j) {
+  return i >= j ? m[i * k + j] : m[j * k + i];
+}
+}  // namespace detail
+
+namespace ops {
+
+/// qₙ = Σⱼ zₙⱼ² for the m rows of z (m·K values, row n at n·K). Reverse: z̄ₙⱼ += 2 zₙⱼ q̄ₙ.
+struct row_sums_of_squares_map {
+  static constexpr const char* name = "row_sums_of_squares";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class Z>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const row_sums_of_squares_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t n = 0; n < m; ++n) {
+      T acc = lift<T>(0.0);
+      for (std::size_t j = 0; j < k; ++j) acc = acc + in[0][n * k + j] * in[0][n * k + j];
+      out[n] = acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t n = 0; n < m; ++n) {
+      const T g = lift<T>(2.0) * adj[n];
+      for (std::size_t j = 0; j < k; ++j) in_adj[0][n * k + j] += g * in[0][n * k + j];
+    }
+  }
+};
+
+/// The log density of a K × K symmetric positive-definite W given ν and S (operands ν: one
+/// value; W, S: K² values each, lower triangles read), with log Γ_K(a) = K(K−1)/4 log π +
+/// Σ_{j=0..K−1} log Γ(a − j/2) the multivariate log-gamma function (Stan Functions Reference,
+/// "Wishart distribution", "Inverse Wishart distribution"):
+///   Wishart:          (ν − K − 1)/2 log|W| − ½ tr(S⁻¹W) − (νK/2) log 2 − (ν/2) log|S| − log Γ_K(ν/2),
+///   inverse Wishart:  (ν/2) log|S| − (νK/2) log 2 − log Γ_K(ν/2) − (ν + K + 1)/2 log|W| − ½ tr(S W⁻¹).
+/// Forward: the Cholesky factors of W and S (log-determinants 2 Σ log Lᵢᵢ), the inverses
+/// L⁻ᵀL⁻¹, the trace Σᵢⱼ (S⁻¹)ᵢⱼ Wᵢⱼ (or Σ Sᵢⱼ (W⁻¹)ᵢⱼ). A W or S that is not positive definite
+/// gives NaN (a rejected point). Reverse, with G the gradient in the symmetric matrix (from
+/// d log|M| = tr(M⁻¹ dM), d tr(S⁻¹W) = tr(S⁻¹ dW) − tr(S⁻¹ W S⁻¹ dS), d M⁻¹ = −M⁻¹ dM M⁻¹):
+///   Wishart:          G_W = (ν − K − 1)/2 W⁻¹ − ½ S⁻¹,     G_S = −(ν/2) S⁻¹ + ½ S⁻¹ W S⁻¹,
+///   inverse Wishart:  G_W = −(ν + K + 1)/2 W⁻¹ + ½ W⁻¹ S W⁻¹,   G_S = (ν/2) S⁻¹ − ½ W⁻¹,
+///   ∂/∂ν = ½ log|W| − (K/2) log 2 − ½ log|S| − ½ Σⱼ ψ(ν/2 − j/2)  (inverse: ½ log|S| − … − ½ log|W|),
+/// and the lower-triangle entry (i, j) of a matrix takes Gᵢᵢ on the diagonal, 2 Gᵢⱼ below it
+/// (it stands for both (i, j) and (j, i)). Scratch: the two factors, the two inverses and one
+/// K² work matrix, then log|W| and log|S|: 5K² + 2. O(K³) each way.
+template <bool Inverse>
+struct wishart_map {
+  static constexpr const char* name = Inverse ? "inv_wishart" : "wishart";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class Nu, class W, class S>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const wishart_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return 5 * k * k + 2; }
+
+  template <class T>
+  TYCHE_HD T log_multi_gamma_half(const T& nu) const {  // log Γ_K(ν/2)
+    T acc = lift<T>(0.25 * double(k) * (double(k) - 1.0) * 1.14472988584940017414);
+    for (std::size_t j = 0; j < k; ++j) acc = acc + math::lgamma(lift<T>(0.5) * nu - lift<T>(0.5 * double(j)));
+    return acc;
+  }
+
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    const std::size_t kk = k * k;
+    const T nu = in[0][0];
+    const T* w = in[1];
+    const T* s = in[2];
+    T* lw = scratch;
+    T* ls = scratch + kk;
+    T* wi = scratch + 2 * kk;
+    T* si = scratch + 3 * kk;
+    T* work = scratch + 4 * kk;
+    detail::cholesky_forward(k, w, lw);
+    detail::cholesky_forward(k, s, ls);
+    T log_det_w = lift<T>(0.0), log_det_s = lift<T>(0.0);
+    for (std::size_t i = 0; i < k; ++i) {
+      log_det_w = log_det_w + lift<T>(2.0) * math::log(lw[i * k + i]);
+      log_det_s = log_det_s + lift<T>(2.0) * math::log(ls[i * k + i]);
+    }
+    scratch[5 * kk] = log_det_w;
+    scratch[5 * kk + 1] = log_det_s;
+    detail::inverse_from_cholesky(k, lw, work, wi);
+    detail::inverse_from_cholesky(k, ls, work, si);
+    T trace = lift<T>(0.0);  // tr(S⁻¹W), or tr(S W⁻¹)
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j)
+        trace = trace + (Inverse ? wi[i * k + j] * detail::symmetric_at(s, k, i, j)
+                                 : si[i * k + j] * detail::symmetric_at(w, k, i, j));
+    const T half = lift<T>(0.5);
+    const T common = -half * nu * lift<T>(double(k) * 0.69314718055994530942) - log_multi_gamma_half(nu) - half * trace;
+    if constexpr (Inverse)
+      out[0] = common + half * nu * log_det_s - half * (nu + lift<T>(double(k) + 1.0)) * log_det_w;
+    else
+      out[0] = common + half * (nu - lift<T>(double(k) + 1.0)) * log_det_w - half * nu * log_det_s;
+  }
+
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    const std::size_t kk = k * k;
+    const T g = adj[0];
+    const T nu = in[0][0];
+    const T* w = in[1];
+    const T* s = in[2];
+    const T* wi = scratch + 2 * kk;
+    const T* si = scratch + 3 * kk;
+    T* work = scratch + 4 * kk;
+    const T log_det_w = scratch[5 * kk], log_det_s = scratch[5 * kk + 1];
+    const T half = lift<T>(0.5);
+    // ν.
+    T psi = lift<T>(0.0);
+    for (std::size_t j = 0; j < k; ++j) psi = psi + math::digamma(half * nu - lift<T>(0.5 * double(j)));
+    const T dnu_common = -lift<T>(0.5 * double(k) * 0.69314718055994530942) - half * psi;
+    in_adj[0][0] += g * (Inverse ? dnu_common + half * log_det_s - half * log_det_w
+                                 : dnu_common + half * log_det_w - half * log_det_s);
+    // The sandwich A M A (A = S⁻¹, M = W for Wishart; A = W⁻¹, M = S for the inverse) into
+    // work, then the lower-triangle adjoints of W and S.
+    const T* a = Inverse ? wi : si;
+    const T* mid = Inverse ? s : w;
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = 0; p < k; ++p) acc = acc + a[i * k + p] * detail::symmetric_at(mid, k, p, j);
+        work[i * k + j] = acc;  // A M
+      }
+    const T cw = Inverse ? -half * (nu + lift<T>(double(k) + 1.0)) : half * (nu - lift<T>(double(k) + 1.0));
+    const T cs = Inverse ? half * nu : -half * nu;
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) {
+        T sandwich = lift<T>(0.0);  // (A M A)ᵢⱼ
+        for (std::size_t p = 0; p < k; ++p) sandwich = sandwich + work[i * k + p] * a[p * k + j];
+        T gw, gs;
+        if constexpr (Inverse) {
+          gw = cw * wi[i * k + j] + half * sandwich;
+          gs = cs * si[i * k + j] - half * wi[i * k + j];
+        } else {
+          gw = cw * wi[i * k + j] - half * si[i * k + j];
+          gs = cs * si[i * k + j] + half * sandwich;
+        }
+        const T weight = lift<T>(i == j ? 1.0 : 2.0) * g;
+        in_adj[1][i * k + j] += weight * gw;
+        in_adj[2][i * k + j] += weight * gs;
+      }
+    }
+  }
+};
+
+/// log WishartCholesky(L_W | ν, L_S) (Inverse = false) or log InvWishartCholesky(L_W | ν, L_S)
+/// (Inverse = true): Stan's densities of the lower Cholesky factor L_W of W = L_W L_Wᵀ, where
+/// W ~ Wishart(ν, L_S L_Sᵀ) (inverse Wishart), times the Jacobian of W ↦ L_W,
+/// |J| = 2^K Π_{i=1..K} L_W,ii^(K−i+1) (Stan Functions Reference, "Wishart distribution, Cholesky
+/// parameterization"). With the determinants and traces written through the factors
+/// (log|W| = 2 Σ log L_W,ii, tr(S⁻¹W) = ‖L_S⁻¹ L_W‖², tr(S W⁻¹) = ‖L_W⁻¹ L_S‖²), and 0-based i:
+///   Wishart:  Σᵢ (ν − i − 1) log L_W,ii − ν Σᵢ log L_S,ii − ½ ‖L_S⁻¹ L_W‖² + c(ν),
+///   inverse:  −Σᵢ (ν + i + 1) log L_W,ii + ν Σᵢ log L_S,ii − ½ ‖L_W⁻¹ L_S‖² + c(ν),
+///   c(ν) = K log 2 − (νK/2) log 2 − log Γ_K(ν/2).
+/// Operands ν (one value), L_W and L_S (K² values each, lower triangles read). Write A for the
+/// factor inverted (L_S, or L_W for the inverse) and B for the other, M = A⁻¹B (lower
+/// triangular): ½‖M‖² has gradient A⁻ᵀM in B and −A⁻ᵀMMᵀ in A (from dM = A⁻¹dB − A⁻¹dA M),
+/// both lower triangles, so −½‖M‖² adds −(A⁻ᵀM) to B̄ and (A⁻ᵀM)Mᵀ to Ā, the latter from the
+/// lower triangle of A⁻ᵀM only; ∂/∂ν = ±(Σ log L_W,ii − Σ log L_S,ii) − (K/2) log 2 −
+/// ½ Σⱼ ψ(ν/2 − j/2). Scratch: A⁻¹, M and A⁻ᵀM (K² each), Σ log L_W,ii and Σ log L_S,ii. O(K³).
+template <bool Inverse>
+struct wishart_cholesky_map {
+  static constexpr const char* name = Inverse ? "inv_wishart_cholesky" : "wishart_cholesky";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class Nu, class W, class S>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const wishart_cholesky_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return 3 * k * k + 2; }
+
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    const std::size_t kk = k * k;
+    const T nu = in[0][0];
+    const T* lw = in[1];
+    const T* ls = in[2];
+    const T* a = Inverse ? lw : ls;
+    const T* b = Inverse ? ls : lw;
+    T* ainv = scratch;
+    T* m = scratch + kk;
+    for (std::size_t j = 0; j < k; ++j) {  // A⁻¹ by forward substitution, column by column
+      ainv[j * k + j] = lift<T>(1.0) / a[j * k + j];
+      for (std::size_t i = j + 1; i < k; ++i) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = j; p < i; ++p) acc = acc + a[i * k + p] * ainv[p * k + j];
+        ainv[i * k + j] = -acc / a[i * k + i];
+      }
+    }
+    T q = lift<T>(0.0);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = j; p <= i; ++p) acc = acc + ainv[i * k + p] * b[p * k + j];
+        m[i * k + j] = acc;
+        q = q + acc * acc;
+      }
+    T slw = lift<T>(0.0), sls = lift<T>(0.0), weighted = lift<T>(0.0);  // weighted: Σ (i + 1) log L_W,ii
+    for (std::size_t i = 0; i < k; ++i) {
+      const T l = math::log(lw[i * k + i]);
+      slw = slw + l;
+      weighted = weighted + lift<T>(double(i) + 1.0) * l;
+      sls = sls + math::log(ls[i * k + i]);
+    }
+    scratch[3 * kk] = slw;
+    scratch[3 * kk + 1] = sls;
+    const T half = lift<T>(0.5);
+    T lmg = lift<T>(0.25 * double(k) * (double(k) - 1.0) * 1.14472988584940017414);  // log Γ_K(ν/2)
+    for (std::size_t j = 0; j < k; ++j) lmg = lmg + math::lgamma(half * nu - lift<T>(0.5 * double(j)));
+    const T c = lift<T>(double(k) * 0.69314718055994530942) - half * nu * lift<T>(double(k) * 0.69314718055994530942) - lmg;
+    if constexpr (Inverse)
+      out[0] = c - nu * slw - weighted + nu * sls - half * q;
+    else
+      out[0] = c + nu * slw - weighted - nu * sls - half * q;
+  }
+
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    const std::size_t kk = k * k;
+    const T g = adj[0];
+    const T nu = in[0][0];
+    const T* lw = in[1];
+    const T* ls = in[2];
+    const T* ainv = scratch;
+    const T* m = scratch + kk;
+    T* am = scratch + 2 * kk;  // A⁻ᵀM, lower triangle
+    const T slw = scratch[3 * kk], sls = scratch[3 * kk + 1];
+    const T half = lift<T>(0.5);
+    T psi = lift<T>(0.0);
+    for (std::size_t j = 0; j < k; ++j) psi = psi + math::digamma(half * nu - lift<T>(0.5 * double(j)));
+    const T dnu = -lift<T>(0.5 * double(k) * 0.69314718055994530942) - half * psi;
+    in_adj[0][0] += g * (Inverse ? dnu + sls - slw : dnu + slw - sls);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        T acc = lift<T>(0.0);  // Σ_{p ≥ i} (A⁻¹)ₚᵢ Mₚⱼ
+        for (std::size_t p = i; p < k; ++p) acc = acc + ainv[p * k + i] * m[p * k + j];
+        am[i * k + j] = acc;
+      }
+    T* a_adj = Inverse ? in_adj[1] : in_adj[2];
+    T* b_adj = Inverse ? in_adj[2] : in_adj[1];
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        T amm = lift<T>(0.0);  // (A⁻ᵀM Mᵀ)ᵢⱼ = Σ_{p ≤ j} (A⁻ᵀM)ᵢₚ Mⱼₚ
+        for (std::size_t p = 0; p <= j; ++p) amm = amm + am[i * k + p] * m[j * k + p];
+        a_adj[i * k + j] += g * amm;
+        b_adj[i * k + j] += -(g * am[i * k + j]);
+      }
+    for (std::size_t i = 0; i < k; ++i) {
+      const T cw = Inverse ? -(nu + lift<T>(double(i) + 1.0)) : nu - lift<T>(double(i) + 1.0);
+      in_adj[1][i * k + i] += g * cw / lw[i * k + i];
+      in_adj[2][i * k + i] += g * (Inverse ? nu : -nu) / ls[i * k + i];
+    }
+  }
+};
+
+/// A⁻¹ of a symmetric positive-definite K × K matrix A (K² values; its lower triangle read as the
+/// symmetric matrix it defines), all K² entries: through the Cholesky factor (inverse_from_cholesky);
+/// NaN where A is not positive definite. Reverse: with G = −A⁻¹ adj A⁻¹, the lower-triangle entry
+/// (i, j) of A takes Gᵢⱼ + Gⱼᵢ (it stands for both), the diagonal Gᵢᵢ. Scratch: L, L⁻¹ and one
+/// K² work matrix. O(K³) each way.
+struct inverse_spd_map {
+  static constexpr const char* name = "inverse_spd";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A>;
+  bool operator==(const inverse_spd_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return 3 * k * k; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    detail::cholesky_forward(k, in[0], scratch);
+    detail::inverse_from_cholesky(k, scratch, scratch + k * k, out);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    T* work = scratch + 2 * k * k;  // A⁻¹ adj
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = 0; p < k; ++p) acc = acc + out[i * k + p] * adj[p * k + j];
+        work[i * k + j] = acc;
+      }
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        T gij = lift<T>(0.0), gji = lift<T>(0.0);  // (A⁻¹ adj A⁻¹)ᵢⱼ and ⱼᵢ
+        for (std::size_t p = 0; p < k; ++p) {
+          gij = gij + work[i * k + p] * out[p * k + j];
+          gji = gji + work[j * k + p] * out[p * k + i];
+        }
+        in_adj[0][i * k + j] += i == j ? -gij : -(gij + gji);
+      }
+  }
+};
+
+/// Q = Σₙ rₙᵀ Ω rₙ with rₙ = yₙ − μₙ, over the N rows of y (operands Ω: K² values, its lower
+/// triangle read as the symmetric matrix it defines; y: N·K values, row n at n·K; μ: one value,
+/// K values (every row) or N·K). One value: multi_normal_prec's quadratic form, O(N K²) each way
+/// without a factorisation. Reverse: ȳₙ += 2 Q̄ (Ω rₙ), μ̄ₙ −= 2 Q̄ (Ω rₙ), and the lower-triangle
+/// entry Ω̄ᵢᵢ += Q̄ Σₙ rₙᵢ², Ω̄ᵢⱼ += 2 Q̄ Σₙ rₙᵢ rₙⱼ (j < i: it stands for (i, j) and (j, i)).
+/// Scratch: rₙ (K values).
+struct precision_quadratic_map {
+  static constexpr const char* name = "precision_quadratic";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class Omega, class Y, class Mu>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const precision_quadratic_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k; }
+  TYCHE_HD std::size_t index(std::size_t len, std::size_t n, std::size_t i) const {
+    return len == 1 ? 0 : (len == k ? i : n * k + i);
+  }
+  template <class T>
+  TYCHE_HD void residual(std::size_t n, const T* const* in, const std::size_t* in_n, T* r) const {
+    for (std::size_t i = 0; i < k; ++i) r[i] = in[1][n * k + i] - in[2][index(in_n[2], n, i)];
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n, T* r) const {
+    const T* om = in[0];
+    T acc = lift<T>(0.0);
+    for (std::size_t n = 0; n * k < in_n[1]; ++n) {
+      residual(n, in, in_n, r);
+      for (std::size_t i = 0; i < k; ++i) {
+        T below = lift<T>(0.0);
+        for (std::size_t j = 0; j < i; ++j) below = below + om[i * k + j] * r[j];
+        acc = acc + r[i] * (lift<T>(2.0) * below + om[i * k + i] * r[i]);
+      }
+    }
+    out[0] = acc;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj, T* r) const {
+    const T* om = in[0];
+    const T a = adj[0];
+    const T a2 = lift<T>(2.0) * a;
+    for (std::size_t n = 0; n * k < in_n[1]; ++n) {
+      residual(n, in, in_n, r);
+      for (std::size_t i = 0; i < k; ++i) {
+        T s = lift<T>(0.0);
+        for (std::size_t j = 0; j < k; ++j) s = s + detail::symmetric_at(om, k, i, j) * r[j];
+        in_adj[1][n * k + i] += a2 * s;
+        in_adj[2][index(in_n[2], n, i)] += -(a2 * s);
+        for (std::size_t j = 0; j < i; ++j) in_adj[0][i * k + j] += a2 * r[i] * r[j];
+        in_adj[0][i * k + i] += a * r[i] * r[i];
+      }
+    }
+  }
+};
+
+}  // namespace ops
+
+}  // namespace tyche
+// ----- end tyche/autodiff/multivariate_ops.hpp -----
 // ----- begin tyche/scalar/format.hpp -----
 // tyche/scalar/format.hpp — numbers in messages: the shortest decimal text that reads back to
 // the same double where it has at most 10 significant digits ("0.1", "-1e-09", "3",
@@ -10063,6 +10644,157 @@ auto cholesky_decompose(const C& c) {
   const N n = detail::as_node(c);
   const std::size_t k = detail::matrix_order(n.size(), "cholesky_decompose(C)", "C");
   return make_vector_op(ops::cholesky_decompose_map{k}, n.size(), n);
+}
+
+namespace detail {
+/// A matrix argument as a vector node of its entries: a data matrix (checked finite) becomes the
+/// data vector of its rows × cols values.
+template <class M>
+auto matrix_entries(const M& m, const char* fn, const char* arg) {
+  using N = node_t<M>;
+  if constexpr (is_data_matrix_v<N>) {
+    const N n = as_node(m);
+    check_matrix_finite(n, fn, arg);
+    return data_vector<>{{}, n.ptr, n.rows * n.cols};
+  } else {
+    static_assert(is_vector_v<N>, "tyche: a matrix argument must be a data matrix (matrix(x, K, K)) or a vector "
+                                  "expression of the K*K entries of a square matrix (row major)");
+    return as_node(m);
+  }
+}
+}  // namespace detail
+
+/// A B for a K × K matrix A and B of K·J values, a K × J matrix row major (J = K: a square
+/// matrix; J = 1: a column vector): Stan's `A * B`, the K·J entries of the product, row major.
+/// A and B are data matrices or vector expressions of their entries.
+template <expression A, expression B>
+auto matmul(const A& a, const B& b) {
+  const auto na = detail::matrix_entries(a, "matmul(A, B)", "A");
+  const auto nb = detail::matrix_entries(b, "matmul(A, B)", "B");
+  const std::size_t k = detail::matrix_order(na.size(), "matmul(A, B)", "A");
+  if (nb.size() % k != 0 || nb.size() == 0)
+    throw std::invalid_argument("tyche::matmul(A, B): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
+                                " but 'B' has " + std::to_string(nb.size()) + " entries (K*J for a " +
+                                std::to_string(k) + " x J matrix)");
+  return make_vector_op(ops::matmul_map{k}, nb.size(), na, nb);
+}
+
+/// Aᵀ of a K × K matrix (its K² entries, row major).
+template <expression A>
+auto transpose(const A& a) {
+  const auto na = detail::matrix_entries(a, "transpose(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "transpose(A)", "A");
+  return make_vector_op(ops::transpose_map{k}, na.size(), na);
+}
+
+/// The K diagonal entries of a K × K matrix (Stan's diagonal).
+template <expression A>
+auto diagonal(const A& a) {
+  const auto na = detail::matrix_entries(a, "diagonal(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "diagonal(A)", "A");
+  return make_vector_op(ops::diagonal_map{k}, k, na);
+}
+
+/// The trace Σᵢ Aᵢᵢ of a K × K matrix.
+template <expression A>
+auto trace(const A& a) {
+  return sum(diagonal(a));
+}
+
+/// M diag(v) for a K × K matrix M and v of K values: Stan's diag_post_multiply(M, v).
+template <expression M, expression V>
+auto diag_post_multiply(const M& m, const V& v) {
+  const auto nm = detail::matrix_entries(m, "diag_post_multiply(M, v)", "M");
+  using NV = detail::node_t<V>;
+  static_assert(is_vector_v<NV>, "tyche::diag_post_multiply(M, v) requires 'v' to be a vector expression of K values");
+  const NV nv = detail::as_node(v);
+  if (nm.size() != nv.size() * nv.size())
+    throw std::invalid_argument("tyche::diag_post_multiply(M, v): 'M' has " + std::to_string(nm.size()) +
+                                " entries but 'v' has size " + std::to_string(nv.size()) + " (M must be " +
+                                std::to_string(nv.size()) + " x " + std::to_string(nv.size()) + ", row major)");
+  return make_vector_op(ops::diag_post_multiply_map{nv.size()}, nm.size(), nm, nv);
+}
+
+/// diag(v) M diag(v): Stan's quad_form_diag(M, v), e.g. a covariance matrix from a correlation
+/// matrix and scales, `quad_form_diag(Omega, tau)`.
+template <expression M, expression V>
+auto quad_form_diag(const M& m, const V& v) {
+  return diag_post_multiply(diag_pre_multiply(v, detail::matrix_entries(m, "quad_form_diag(M, v)", "M")), v);
+}
+
+/// vᵀ A v for a K × K matrix A and a vector v of K values (a scalar): Stan's quad_form(A, v)
+/// with a vector. For a K × J matrix B, Bᵀ A B is matmul(transpose(B), matmul(A, B)) (B square).
+template <expression A, expression V>
+auto quad_form(const A& a, const V& v) {
+  return dot(v, matmul(a, v));
+}
+
+/// A Aᵀ and Aᵀ A of a K × K matrix (Stan's tcrossprod, crossprod).
+template <expression A>
+auto tcrossprod(const A& a) {
+  const auto na = detail::matrix_entries(a, "tcrossprod(A)", "A");
+  return matmul(na, transpose(na));
+}
+template <expression A>
+auto crossprod(const A& a) {
+  const auto na = detail::matrix_entries(a, "crossprod(A)", "A");
+  return matmul(transpose(na), na);
+}
+
+namespace detail {
+template <bool Transposed, class L, class B>
+auto tri_low_solve(const L& l, const B& b, const char* fn) {
+  const auto nl = matrix_entries(l, fn, "L");
+  using NB = node_t<B>;
+  static_assert(is_vector_v<NB>, "tyche::mdivide_left_tri_low(L, b) / mdivide_right_tri_low(b, L): 'b' must be a "
+                                 "vector expression of K values (or J*K: J vectors of K)");
+  const NB nb = as_node(b);
+  const std::size_t k = matrix_order(nl.size(), fn, "L");
+  if (nb.size() % k != 0 || nb.size() == 0)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": 'L' is " + std::to_string(k) + " x " +
+                                std::to_string(k) + " but 'b' has size " + std::to_string(nb.size()) +
+                                " (K values, or J*K: J vectors of K)");
+  return make_vector_op(ops::tri_low_solve_map<Transposed>{k}, nb.size(), nl, nb);
+}
+}  // namespace detail
+
+/// L⁻¹ b for a lower-triangular K × K matrix L (the part above the diagonal is not read) and b
+/// of K values, or J·K (J vectors of K, each solved: Stan's L \ B for a K × J matrix B, as
+/// matvec(M, v) lays it out): Stan's mdivide_left_tri_low(L, b), by forward substitution.
+template <expression L, expression B>
+auto mdivide_left_tri_low(const L& l, const B& b) {
+  return detail::tri_low_solve<false>(l, b, "mdivide_left_tri_low(L, b)");
+}
+/// b L⁻¹ for a row vector b of K values (J·K: J rows) and a lower-triangular L: Stan's
+/// mdivide_right_tri_low(b, L), the values of L⁻ᵀ bᵀ, by back substitution.
+template <expression B, expression L>
+auto mdivide_right_tri_low(const B& b, const L& l) {
+  return detail::tri_low_solve<true>(l, b, "mdivide_right_tri_low(b, L)");
+}
+/// A⁻¹ b for a symmetric positive-definite K × K matrix A (lower triangle read) and b of K values
+/// (or J·K): Stan's mdivide_left_spd(A, b), as L⁻ᵀ(L⁻¹ b) with L the Cholesky factor of A.
+template <expression A, expression B>
+auto mdivide_left_spd(const A& a, const B& b) {
+  const auto l = cholesky_decompose(detail::matrix_entries(a, "mdivide_left_spd(A, b)", "A"));
+  return detail::tri_low_solve<true>(l, mdivide_left_tri_low(l, b), "mdivide_left_spd(A, b)");
+}
+
+/// A⁻¹ of a symmetric positive-definite K × K matrix (lower triangle read; all K² entries of
+/// the inverse): Stan's inverse_spd. NaN where A is not positive definite (a rejected point).
+template <expression A>
+auto inverse_spd(const A& a) {
+  const auto na = detail::matrix_entries(a, "inverse_spd(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "inverse_spd(A)", "A");
+  return make_vector_op(ops::inverse_spd_map{k}, na.size(), na);
+}
+
+/// log det A of a symmetric positive-definite K × K matrix (lower triangle read): Stan's
+/// log_determinant_spd, 2 Σᵢ log Lᵢᵢ with L the Cholesky factor. NaN where A is not positive
+/// definite.
+template <expression A>
+auto log_determinant_spd(const A& a) {
+  const auto l = cholesky_decompose(detail::matrix_entries(a, "log_determinant_spd(A)", "A"));
+  return 2.0 * sum(log(assume_positive(diagonal(l))));
 }
 
 }  // namespace tyche
@@ -17630,380 +18362,6 @@ TYCHE_OBSERVED_ONLY_FAMILY(binomial_logit)
 // index outside 0 … K−1, a pair given twice or an area with itself, an area without neighbours, a
 // graph that is not connected for icar). Draws: from the normal law, by a dense Cholesky factor of
 // its precision (O(K³) per draw: for prior predictive checks of moderate K).
-// ----- begin tyche/autodiff/multivariate_ops.hpp -----
-// tyche/autodiff/multivariate_ops.hpp — value and vector–Jacobian rules of two pieces of the
-// multivariate families that the matrix ops of autodiff/matrix_ops.hpp do not cover (the op
-// contract: autodiff/vector_ops.hpp; docs/design/vector-ops.md):
-//
-//   row_sums_of_squares_map  (Σⱼ zₙⱼ²)ₙ for the N rows of an N × K matrix (multi_student_t's
-//                            quadratic forms from cholesky_residual_map's L⁻¹(yₙ − μₙ))
-//   wishart_map<Inverse>     the log density of the Wishart (inverse Wishart) distribution of
-//                            a K × K matrix W given ν and S (one value)
-//   wishart_cholesky_map<Inverse>  the same for the Cholesky factor L_W of W given ν and the
-//                            Cholesky factor L_S of S, with the Jacobian of W = L_W L_Wᵀ (one value)
-//   precision_quadratic_map  Σₙ (yₙ − μₙ)ᵀ Ω (yₙ − μₙ) over N rows of K (one value):
-//                            multi_normal_prec's quadratic form
-//
-// Matrices are vectors of their K² entries in row-major order; as in matrix_ops.hpp, W and S
-// are read through their lower triangles (the symmetric matrices those define), and their
-// adjoints go to the lower triangles.
-
-#include <cstddef>
-
-namespace tyche {
-
-namespace detail {
-/// M⁻¹ = L⁻ᵀ L⁻¹ (all K² entries) from the lower Cholesky factor l of M; linv (K², scratch)
-/// receives L⁻¹ by forward substitution, column by column: (L⁻¹)ⱼⱼ = 1/Lⱼⱼ,
-/// (L⁻¹)ᵢⱼ = −(Σ_{p=j..i−1} Lᵢₚ (L⁻¹)ₚⱼ)/Lᵢᵢ for i > j. O(K³).
-template <class T>
-TYCHE_HD void inverse_from_cholesky(std::size_t k, const T* l, T* linv, T* inv) {
-  for (std::size_t j = 0; j < k; ++j) {
-    for (std::size_t i = 0; i < j; ++i) linv[i * k + j] = lift<T>(0.0);
-    linv[j * k + j] = lift<T>(1.0) / l[j * k + j];
-    for (std::size_t i = j + 1; i < k; ++i) {
-      T acc = lift<T>(0.0);
-      for (std::size_t p = j; p < i; ++p) acc = acc + l[i * k + p] * linv[p * k + j];
-      linv[i * k + j] = -acc / l[i * k + i];
-    }
-  }
-  for (std::size_t i = 0; i < k; ++i) {
-    for (std::size_t j = 0; j <= i; ++j) {
-      T acc = lift<T>(0.0);
-      for (std::size_t p = i; p < k; ++p) acc = acc + linv[p * k + i] * linv[p * k + j];
-      inv[i * k + j] = acc;
-      inv[j * k + i] = acc;
-    }
-  }
-}
-
-/// Entry (i, j) of the symmetric matrix whose lower triangle m holds (row major, K × K).
-template <class T>
-TYCHE_HD const T& symmetric_at(const T* m, std::size_t k, std::size_t i, std::size_t j) {
-  return i >= j ? m[i * k + j] : m[j * k + i];
-}
-}  // namespace detail
-
-namespace ops {
-
-/// qₙ = Σⱼ zₙⱼ² for the m rows of z (m·K values, row n at n·K). Reverse: z̄ₙⱼ += 2 zₙⱼ q̄ₙ.
-struct row_sums_of_squares_map {
-  static constexpr const char* name = "row_sums_of_squares";
-  static constexpr bool has_payload = true;
-  static constexpr bool reads_data_buffers = false;
-  std::size_t k = 1;
-  template <class Z>
-  static constexpr std::size_t extent = dynamic_extent;
-  bool operator==(const row_sums_of_squares_map&) const = default;
-  template <class T>
-  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
-    for (std::size_t n = 0; n < m; ++n) {
-      T acc = lift<T>(0.0);
-      for (std::size_t j = 0; j < k; ++j) acc = acc + in[0][n * k + j] * in[0][n * k + j];
-      out[n] = acc;
-    }
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
-                        T* const* in_adj) const {
-    for (std::size_t n = 0; n < m; ++n) {
-      const T g = lift<T>(2.0) * adj[n];
-      for (std::size_t j = 0; j < k; ++j) in_adj[0][n * k + j] += g * in[0][n * k + j];
-    }
-  }
-};
-
-/// The log density of a K × K symmetric positive-definite W given ν and S (operands ν: one
-/// value; W, S: K² values each, lower triangles read), with log Γ_K(a) = K(K−1)/4 log π +
-/// Σ_{j=0..K−1} log Γ(a − j/2) the multivariate log-gamma function (Stan Functions Reference,
-/// "Wishart distribution", "Inverse Wishart distribution"):
-///   Wishart:          (ν − K − 1)/2 log|W| − ½ tr(S⁻¹W) − (νK/2) log 2 − (ν/2) log|S| − log Γ_K(ν/2),
-///   inverse Wishart:  (ν/2) log|S| − (νK/2) log 2 − log Γ_K(ν/2) − (ν + K + 1)/2 log|W| − ½ tr(S W⁻¹).
-/// Forward: the Cholesky factors of W and S (log-determinants 2 Σ log Lᵢᵢ), the inverses
-/// L⁻ᵀL⁻¹, the trace Σᵢⱼ (S⁻¹)ᵢⱼ Wᵢⱼ (or Σ Sᵢⱼ (W⁻¹)ᵢⱼ). A W or S that is not positive definite
-/// gives NaN (a rejected point). Reverse, with G the gradient in the symmetric matrix (from
-/// d log|M| = tr(M⁻¹ dM), d tr(S⁻¹W) = tr(S⁻¹ dW) − tr(S⁻¹ W S⁻¹ dS), d M⁻¹ = −M⁻¹ dM M⁻¹):
-///   Wishart:          G_W = (ν − K − 1)/2 W⁻¹ − ½ S⁻¹,     G_S = −(ν/2) S⁻¹ + ½ S⁻¹ W S⁻¹,
-///   inverse Wishart:  G_W = −(ν + K + 1)/2 W⁻¹ + ½ W⁻¹ S W⁻¹,   G_S = (ν/2) S⁻¹ − ½ W⁻¹,
-///   ∂/∂ν = ½ log|W| − (K/2) log 2 − ½ log|S| − ½ Σⱼ ψ(ν/2 − j/2)  (inverse: ½ log|S| − … − ½ log|W|),
-/// and the lower-triangle entry (i, j) of a matrix takes Gᵢᵢ on the diagonal, 2 Gᵢⱼ below it
-/// (it stands for both (i, j) and (j, i)). Scratch: the two factors, the two inverses and one
-/// K² work matrix, then log|W| and log|S|: 5K² + 2. O(K³) each way.
-template <bool Inverse>
-struct wishart_map {
-  static constexpr const char* name = Inverse ? "inv_wishart" : "wishart";
-  static constexpr bool has_payload = true;
-  static constexpr bool reads_data_buffers = false;
-  std::size_t k = 1;
-  template <class Nu, class W, class S>
-  static constexpr std::size_t extent = 1;
-  bool operator==(const wishart_map&) const = default;
-  std::size_t scratch_size(std::size_t, const std::size_t*) const { return 5 * k * k + 2; }
-
-  template <class T>
-  TYCHE_HD T log_multi_gamma_half(const T& nu) const {  // log Γ_K(ν/2)
-    T acc = lift<T>(0.25 * double(k) * (double(k) - 1.0) * 1.14472988584940017414);
-    for (std::size_t j = 0; j < k; ++j) acc = acc + math::lgamma(lift<T>(0.5) * nu - lift<T>(0.5 * double(j)));
-    return acc;
-  }
-
-  template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
-    const std::size_t kk = k * k;
-    const T nu = in[0][0];
-    const T* w = in[1];
-    const T* s = in[2];
-    T* lw = scratch;
-    T* ls = scratch + kk;
-    T* wi = scratch + 2 * kk;
-    T* si = scratch + 3 * kk;
-    T* work = scratch + 4 * kk;
-    detail::cholesky_forward(k, w, lw);
-    detail::cholesky_forward(k, s, ls);
-    T log_det_w = lift<T>(0.0), log_det_s = lift<T>(0.0);
-    for (std::size_t i = 0; i < k; ++i) {
-      log_det_w = log_det_w + lift<T>(2.0) * math::log(lw[i * k + i]);
-      log_det_s = log_det_s + lift<T>(2.0) * math::log(ls[i * k + i]);
-    }
-    scratch[5 * kk] = log_det_w;
-    scratch[5 * kk + 1] = log_det_s;
-    detail::inverse_from_cholesky(k, lw, work, wi);
-    detail::inverse_from_cholesky(k, ls, work, si);
-    T trace = lift<T>(0.0);  // tr(S⁻¹W), or tr(S W⁻¹)
-    for (std::size_t i = 0; i < k; ++i)
-      for (std::size_t j = 0; j < k; ++j)
-        trace = trace + (Inverse ? wi[i * k + j] * detail::symmetric_at(s, k, i, j)
-                                 : si[i * k + j] * detail::symmetric_at(w, k, i, j));
-    const T half = lift<T>(0.5);
-    const T common = -half * nu * lift<T>(double(k) * 0.69314718055994530942) - log_multi_gamma_half(nu) - half * trace;
-    if constexpr (Inverse)
-      out[0] = common + half * nu * log_det_s - half * (nu + lift<T>(double(k) + 1.0)) * log_det_w;
-    else
-      out[0] = common + half * (nu - lift<T>(double(k) + 1.0)) * log_det_w - half * nu * log_det_s;
-  }
-
-  template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
-                        T* const* in_adj, T* scratch) const {
-    const std::size_t kk = k * k;
-    const T g = adj[0];
-    const T nu = in[0][0];
-    const T* w = in[1];
-    const T* s = in[2];
-    const T* wi = scratch + 2 * kk;
-    const T* si = scratch + 3 * kk;
-    T* work = scratch + 4 * kk;
-    const T log_det_w = scratch[5 * kk], log_det_s = scratch[5 * kk + 1];
-    const T half = lift<T>(0.5);
-    // ν.
-    T psi = lift<T>(0.0);
-    for (std::size_t j = 0; j < k; ++j) psi = psi + math::digamma(half * nu - lift<T>(0.5 * double(j)));
-    const T dnu_common = -lift<T>(0.5 * double(k) * 0.69314718055994530942) - half * psi;
-    in_adj[0][0] += g * (Inverse ? dnu_common + half * log_det_s - half * log_det_w
-                                 : dnu_common + half * log_det_w - half * log_det_s);
-    // The sandwich A M A (A = S⁻¹, M = W for Wishart; A = W⁻¹, M = S for the inverse) into
-    // work, then the lower-triangle adjoints of W and S.
-    const T* a = Inverse ? wi : si;
-    const T* mid = Inverse ? s : w;
-    for (std::size_t i = 0; i < k; ++i)
-      for (std::size_t j = 0; j < k; ++j) {
-        T acc = lift<T>(0.0);
-        for (std::size_t p = 0; p < k; ++p) acc = acc + a[i * k + p] * detail::symmetric_at(mid, k, p, j);
-        work[i * k + j] = acc;  // A M
-      }
-    const T cw = Inverse ? -half * (nu + lift<T>(double(k) + 1.0)) : half * (nu - lift<T>(double(k) + 1.0));
-    const T cs = Inverse ? half * nu : -half * nu;
-    for (std::size_t i = 0; i < k; ++i) {
-      for (std::size_t j = 0; j <= i; ++j) {
-        T sandwich = lift<T>(0.0);  // (A M A)ᵢⱼ
-        for (std::size_t p = 0; p < k; ++p) sandwich = sandwich + work[i * k + p] * a[p * k + j];
-        T gw, gs;
-        if constexpr (Inverse) {
-          gw = cw * wi[i * k + j] + half * sandwich;
-          gs = cs * si[i * k + j] - half * wi[i * k + j];
-        } else {
-          gw = cw * wi[i * k + j] - half * si[i * k + j];
-          gs = cs * si[i * k + j] + half * sandwich;
-        }
-        const T weight = lift<T>(i == j ? 1.0 : 2.0) * g;
-        in_adj[1][i * k + j] += weight * gw;
-        in_adj[2][i * k + j] += weight * gs;
-      }
-    }
-  }
-};
-
-/// log WishartCholesky(L_W | ν, L_S) (Inverse = false) or log InvWishartCholesky(L_W | ν, L_S)
-/// (Inverse = true): Stan's densities of the lower Cholesky factor L_W of W = L_W L_Wᵀ, where
-/// W ~ Wishart(ν, L_S L_Sᵀ) (inverse Wishart), times the Jacobian of W ↦ L_W,
-/// |J| = 2^K Π_{i=1..K} L_W,ii^(K−i+1) (Stan Functions Reference, "Wishart distribution, Cholesky
-/// parameterization"). With the determinants and traces written through the factors
-/// (log|W| = 2 Σ log L_W,ii, tr(S⁻¹W) = ‖L_S⁻¹ L_W‖², tr(S W⁻¹) = ‖L_W⁻¹ L_S‖²), and 0-based i:
-///   Wishart:  Σᵢ (ν − i − 1) log L_W,ii − ν Σᵢ log L_S,ii − ½ ‖L_S⁻¹ L_W‖² + c(ν),
-///   inverse:  −Σᵢ (ν + i + 1) log L_W,ii + ν Σᵢ log L_S,ii − ½ ‖L_W⁻¹ L_S‖² + c(ν),
-///   c(ν) = K log 2 − (νK/2) log 2 − log Γ_K(ν/2).
-/// Operands ν (one value), L_W and L_S (K² values each, lower triangles read). Write A for the
-/// factor inverted (L_S, or L_W for the inverse) and B for the other, M = A⁻¹B (lower
-/// triangular): ½‖M‖² has gradient A⁻ᵀM in B and −A⁻ᵀMMᵀ in A (from dM = A⁻¹dB − A⁻¹dA M),
-/// both lower triangles, so −½‖M‖² adds −(A⁻ᵀM) to B̄ and (A⁻ᵀM)Mᵀ to Ā, the latter from the
-/// lower triangle of A⁻ᵀM only; ∂/∂ν = ±(Σ log L_W,ii − Σ log L_S,ii) − (K/2) log 2 −
-/// ½ Σⱼ ψ(ν/2 − j/2). Scratch: A⁻¹, M and A⁻ᵀM (K² each), Σ log L_W,ii and Σ log L_S,ii. O(K³).
-template <bool Inverse>
-struct wishart_cholesky_map {
-  static constexpr const char* name = Inverse ? "inv_wishart_cholesky" : "wishart_cholesky";
-  static constexpr bool has_payload = true;
-  static constexpr bool reads_data_buffers = false;
-  std::size_t k = 1;
-  template <class Nu, class W, class S>
-  static constexpr std::size_t extent = 1;
-  bool operator==(const wishart_cholesky_map&) const = default;
-  std::size_t scratch_size(std::size_t, const std::size_t*) const { return 3 * k * k + 2; }
-
-  template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
-    const std::size_t kk = k * k;
-    const T nu = in[0][0];
-    const T* lw = in[1];
-    const T* ls = in[2];
-    const T* a = Inverse ? lw : ls;
-    const T* b = Inverse ? ls : lw;
-    T* ainv = scratch;
-    T* m = scratch + kk;
-    for (std::size_t j = 0; j < k; ++j) {  // A⁻¹ by forward substitution, column by column
-      ainv[j * k + j] = lift<T>(1.0) / a[j * k + j];
-      for (std::size_t i = j + 1; i < k; ++i) {
-        T acc = lift<T>(0.0);
-        for (std::size_t p = j; p < i; ++p) acc = acc + a[i * k + p] * ainv[p * k + j];
-        ainv[i * k + j] = -acc / a[i * k + i];
-      }
-    }
-    T q = lift<T>(0.0);
-    for (std::size_t i = 0; i < k; ++i)
-      for (std::size_t j = 0; j <= i; ++j) {
-        T acc = lift<T>(0.0);
-        for (std::size_t p = j; p <= i; ++p) acc = acc + ainv[i * k + p] * b[p * k + j];
-        m[i * k + j] = acc;
-        q = q + acc * acc;
-      }
-    T slw = lift<T>(0.0), sls = lift<T>(0.0), weighted = lift<T>(0.0);  // weighted: Σ (i + 1) log L_W,ii
-    for (std::size_t i = 0; i < k; ++i) {
-      const T l = math::log(lw[i * k + i]);
-      slw = slw + l;
-      weighted = weighted + lift<T>(double(i) + 1.0) * l;
-      sls = sls + math::log(ls[i * k + i]);
-    }
-    scratch[3 * kk] = slw;
-    scratch[3 * kk + 1] = sls;
-    const T half = lift<T>(0.5);
-    T lmg = lift<T>(0.25 * double(k) * (double(k) - 1.0) * 1.14472988584940017414);  // log Γ_K(ν/2)
-    for (std::size_t j = 0; j < k; ++j) lmg = lmg + math::lgamma(half * nu - lift<T>(0.5 * double(j)));
-    const T c = lift<T>(double(k) * 0.69314718055994530942) - half * nu * lift<T>(double(k) * 0.69314718055994530942) - lmg;
-    if constexpr (Inverse)
-      out[0] = c - nu * slw - weighted + nu * sls - half * q;
-    else
-      out[0] = c + nu * slw - weighted - nu * sls - half * q;
-  }
-
-  template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
-                        T* const* in_adj, T* scratch) const {
-    const std::size_t kk = k * k;
-    const T g = adj[0];
-    const T nu = in[0][0];
-    const T* lw = in[1];
-    const T* ls = in[2];
-    const T* ainv = scratch;
-    const T* m = scratch + kk;
-    T* am = scratch + 2 * kk;  // A⁻ᵀM, lower triangle
-    const T slw = scratch[3 * kk], sls = scratch[3 * kk + 1];
-    const T half = lift<T>(0.5);
-    T psi = lift<T>(0.0);
-    for (std::size_t j = 0; j < k; ++j) psi = psi + math::digamma(half * nu - lift<T>(0.5 * double(j)));
-    const T dnu = -lift<T>(0.5 * double(k) * 0.69314718055994530942) - half * psi;
-    in_adj[0][0] += g * (Inverse ? dnu + sls - slw : dnu + slw - sls);
-    for (std::size_t i = 0; i < k; ++i)
-      for (std::size_t j = 0; j <= i; ++j) {
-        T acc = lift<T>(0.0);  // Σ_{p ≥ i} (A⁻¹)ₚᵢ Mₚⱼ
-        for (std::size_t p = i; p < k; ++p) acc = acc + ainv[p * k + i] * m[p * k + j];
-        am[i * k + j] = acc;
-      }
-    T* a_adj = Inverse ? in_adj[1] : in_adj[2];
-    T* b_adj = Inverse ? in_adj[2] : in_adj[1];
-    for (std::size_t i = 0; i < k; ++i)
-      for (std::size_t j = 0; j <= i; ++j) {
-        T amm = lift<T>(0.0);  // (A⁻ᵀM Mᵀ)ᵢⱼ = Σ_{p ≤ j} (A⁻ᵀM)ᵢₚ Mⱼₚ
-        for (std::size_t p = 0; p <= j; ++p) amm = amm + am[i * k + p] * m[j * k + p];
-        a_adj[i * k + j] += g * amm;
-        b_adj[i * k + j] += -(g * am[i * k + j]);
-      }
-    for (std::size_t i = 0; i < k; ++i) {
-      const T cw = Inverse ? -(nu + lift<T>(double(i) + 1.0)) : nu - lift<T>(double(i) + 1.0);
-      in_adj[1][i * k + i] += g * cw / lw[i * k + i];
-      in_adj[2][i * k + i] += g * (Inverse ? nu : -nu) / ls[i * k + i];
-    }
-  }
-};
-
-/// Q = Σₙ rₙᵀ Ω rₙ with rₙ = yₙ − μₙ, over the N rows of y (operands Ω: K² values, its lower
-/// triangle read as the symmetric matrix it defines; y: N·K values, row n at n·K; μ: one value,
-/// K values (every row) or N·K). One value: multi_normal_prec's quadratic form, O(N K²) each way
-/// without a factorisation. Reverse: ȳₙ += 2 Q̄ (Ω rₙ), μ̄ₙ −= 2 Q̄ (Ω rₙ), and the lower-triangle
-/// entry Ω̄ᵢᵢ += Q̄ Σₙ rₙᵢ², Ω̄ᵢⱼ += 2 Q̄ Σₙ rₙᵢ rₙⱼ (j < i: it stands for (i, j) and (j, i)).
-/// Scratch: rₙ (K values).
-struct precision_quadratic_map {
-  static constexpr const char* name = "precision_quadratic";
-  static constexpr bool has_payload = true;
-  static constexpr bool reads_data_buffers = false;
-  std::size_t k = 1;
-  template <class Omega, class Y, class Mu>
-  static constexpr std::size_t extent = 1;
-  bool operator==(const precision_quadratic_map&) const = default;
-  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k; }
-  TYCHE_HD std::size_t index(std::size_t len, std::size_t n, std::size_t i) const {
-    return len == 1 ? 0 : (len == k ? i : n * k + i);
-  }
-  template <class T>
-  TYCHE_HD void residual(std::size_t n, const T* const* in, const std::size_t* in_n, T* r) const {
-    for (std::size_t i = 0; i < k; ++i) r[i] = in[1][n * k + i] - in[2][index(in_n[2], n, i)];
-  }
-  template <class T>
-  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n, T* r) const {
-    const T* om = in[0];
-    T acc = lift<T>(0.0);
-    for (std::size_t n = 0; n * k < in_n[1]; ++n) {
-      residual(n, in, in_n, r);
-      for (std::size_t i = 0; i < k; ++i) {
-        T below = lift<T>(0.0);
-        for (std::size_t j = 0; j < i; ++j) below = below + om[i * k + j] * r[j];
-        acc = acc + r[i] * (lift<T>(2.0) * below + om[i * k + i] * r[i]);
-      }
-    }
-    out[0] = acc;
-  }
-  template <class T>
-  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
-                        T* const* in_adj, T* r) const {
-    const T* om = in[0];
-    const T a = adj[0];
-    const T a2 = lift<T>(2.0) * a;
-    for (std::size_t n = 0; n * k < in_n[1]; ++n) {
-      residual(n, in, in_n, r);
-      for (std::size_t i = 0; i < k; ++i) {
-        T s = lift<T>(0.0);
-        for (std::size_t j = 0; j < k; ++j) s = s + detail::symmetric_at(om, k, i, j) * r[j];
-        in_adj[1][n * k + i] += a2 * s;
-        in_adj[2][index(in_n[2], n, i)] += -(a2 * s);
-        for (std::size_t j = 0; j < i; ++j) in_adj[0][i * k + j] += a2 * r[i] * r[j];
-        in_adj[0][i * k + i] += a * r[i] * r[i];
-      }
-    }
-  }
-};
-
-}  // namespace ops
-
-}  // namespace tyche
-// ----- end tyche/autodiff/multivariate_ops.hpp -----
 // ----- begin tyche/distributions/multi_normal.hpp -----
 // tyche/distributions/multi_normal.hpp — multi_normal_cholesky(mu, L) and multi_normal(mu, Sigma).
 //   log p(x | μ, L) = −½ ‖L⁻¹(x − μ)‖² − Σᵢ log Lᵢᵢ − (K/2) log 2π,   Σ = L Lᵀ, x ∈ ℝᴷ.

@@ -3,7 +3,10 @@
 // segment, rows_dot_product, columns_dot_product, gp_exp_quad_cov (with a length-scale per
 // dimension too) and the other stationary kernels, add_diag, max, min, prod, reverse, sort_asc,
 // sort_desc, diag_matrix, matvec with a matrix or a vector that is
-// not a bare parameter, and sparse (CSR) matrices times vectors (operations/sparse.hpp). Each: values against plain loops written here, gradients through the
+// not a bare parameter, sparse (CSR) matrices times vectors (operations/sparse.hpp), and the
+// linear algebra of square matrices (matmul, transpose, diagonal, trace, diag_post_multiply,
+// quad_form_diag, quad_form, tcrossprod, crossprod, the triangular and SPD solves, inverse_spd,
+// log_determinant_spd). Each: values against plain loops written here, gradients through the
 // shared property check (Richardson finite differences), SIMD lanes against scalar, float against
 // double; static sizes, size errors, and a multinomial-logit model against its log density
 // computed directly.
@@ -806,4 +809,172 @@ TEST_CASE("sparse matrices: a regression on a sparse design matrix has the dense
     CHECK(vs == Approx(vd).epsilon(1e-12));
     for (std::size_t j = 0; j < k + 2; ++j) CHECK(gs[j] == Approx(gd[j]).epsilon(1e-11).margin(1e-12));
   }
+}
+
+namespace {
+using mat = std::vector<double>;
+mat mul_ref(const mat& a, const mat& b, std::size_t k) {  // K x K times K x J
+  const std::size_t j_cols = b.size() / k;
+  mat out(k * j_cols, 0.0);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < j_cols; ++j)
+      for (std::size_t p = 0; p < k; ++p) out[i * j_cols + j] += a[i * k + p] * b[p * j_cols + j];
+  return out;
+}
+mat transpose_ref(const mat& a, std::size_t k) {
+  mat out(k * k);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < k; ++j) out[i * k + j] = a[j * k + i];
+  return out;
+}
+/// A x = b by Gaussian elimination with partial pivoting (b one vector).
+vec solve_ref(mat a, vec b, std::size_t k) {
+  for (std::size_t c = 0; c < k; ++c) {
+    std::size_t piv = c;
+    for (std::size_t r = c + 1; r < k; ++r)
+      if (std::fabs(a[r * k + c]) > std::fabs(a[piv * k + c])) piv = r;
+    for (std::size_t j = 0; j < k; ++j) std::swap(a[c * k + j], a[piv * k + j]);
+    std::swap(b[c], b[piv]);
+    for (std::size_t r = c + 1; r < k; ++r) {
+      const double f = a[r * k + c] / a[c * k + c];
+      for (std::size_t j = c; j < k; ++j) a[r * k + j] -= f * a[c * k + j];
+      b[r] -= f * b[c];
+    }
+  }
+  vec x(k);
+  for (std::size_t i = k; i-- > 0;) {
+    double acc = b[i];
+    for (std::size_t j = i + 1; j < k; ++j) acc -= a[i * k + j] * x[j];
+    x[i] = acc / a[i * k + i];
+  }
+  return x;
+}
+/// log |det A| by the same elimination.
+double log_det_ref(mat a, std::size_t k) {
+  double r = 0;
+  for (std::size_t c = 0; c < k; ++c) {
+    std::size_t piv = c;
+    for (std::size_t rr = c + 1; rr < k; ++rr)
+      if (std::fabs(a[rr * k + c]) > std::fabs(a[piv * k + c])) piv = rr;
+    for (std::size_t j = 0; j < k; ++j) std::swap(a[c * k + j], a[piv * k + j]);
+    r += std::log(std::fabs(a[c * k + c]));
+    for (std::size_t rr = c + 1; rr < k; ++rr) {
+      const double f = a[rr * k + c] / a[c * k + c];
+      for (std::size_t j = c; j < k; ++j) a[rr * k + j] -= f * a[c * k + j];
+    }
+  }
+  return r;
+}
+}  // namespace
+
+TEST_CASE("linear algebra of square matrices: matmul, transpose, diagonal, trace, diag_post_multiply, quad_form_diag, "
+          "quad_form, tcrossprod, crossprod against plain loops; values and gradients",
+          "[operations][vector_functions][linear_algebra]") {
+  constexpr std::size_t K = 3;
+  vector_param<"a", 9> a;
+  vector_param<"b", 9> b;
+  vector_param<"v", 3> v;
+  const mat dm{1.0, 0.5, -0.25, 2.0, -1.0, 0.75, 0.5, 0.25, 1.5};  // a data matrix
+  const vec w9{0.5, -1.0, 1.5, 0.25, 2.0, -0.5, 1.0, 0.75, -1.25};
+  const vec w3{0.5, -1.5, 1.0};
+  const vec w6{1.0, -0.5, 0.25, 2.0, -1.0, 0.5};
+  const auto f = compile(dot(data(w9), matmul(a, b)) + dot(data(w3), matmul(a, v)) +
+                             dot(data(w6), matmul(matrix(dm, K, K), append_row(v, exp(v)) * 1.0)) +
+                             dot(data(w9), transpose(a)) * at(v, 0) + trace(matmul(a, a)) +
+                             dot(data(w3), diagonal(b)) + dot(data(w9), diag_post_multiply(a, exp(v))) +
+                             dot(data(w9), quad_form_diag(b, v)) + quad_form(a, v) +
+                             dot(data(w9), tcrossprod(a)) + dot(data(w9), crossprod(b)),
+                         a, b, v);
+  auto expected = [&](const vec& t) {
+    const mat aa = slice(t, 0, 9), bb = slice(t, 9, 9);
+    const vec vv = slice(t, 18, 3);
+    vec ev = vv;
+    for (double& x : ev) x = std::exp(x);
+    double r = dot_ref(w9, mul_ref(aa, bb, K)) + dot_ref(w3, mul_ref(aa, vv, K));
+    // append_row(v, exp(v)) is 6 values: the 3 x 2 matrix [v₀ v₁; v₂ e^v₀; e^v₁ e^v₂] row major.
+    vec six = vv;
+    six.insert(six.end(), ev.begin(), ev.end());
+    r += dot_ref(w6, mul_ref(dm, six, K));
+    r += dot_ref(w9, transpose_ref(aa, K)) * vv[0];
+    const mat a2 = mul_ref(aa, aa, K);
+    r += a2[0] + a2[4] + a2[8];
+    r += w3[0] * bb[0] + w3[1] * bb[4] + w3[2] * bb[8];
+    for (std::size_t i = 0; i < K; ++i)
+      for (std::size_t j = 0; j < K; ++j) {
+        r += w9[i * K + j] * aa[i * K + j] * ev[j];
+        r += w9[i * K + j] * vv[i] * bb[i * K + j] * vv[j];
+        r += vv[i] * aa[i * K + j] * vv[j];
+      }
+    r += dot_ref(w9, mul_ref(aa, transpose_ref(aa, K), K)) + dot_ref(w9, mul_ref(transpose_ref(bb, K), bb, K));
+    return r;
+  };
+  const auto pts = tyche_test::random_points(20, 21, -1.0, 1.0, 808);
+  for (const auto& t : pts) CHECK(f.value(t) == Approx(expected(t)).epsilon(1e-12));
+  check_program(f, pts, "matmul, transpose, diagonal, trace, diag_post_multiply, quad_form_diag, quad_form, tcrossprod");
+
+  vector_param<"q", 4> q;
+  CHECK_THROWS_WITH(matmul(a, q), Contains("tyche::matmul(A, B): 'A' is 3 x 3 but 'B' has 4 entries (K*J for a 3 x J matrix)"));
+  CHECK_THROWS_WITH(diag_post_multiply(a, q), Contains("'M' has 9 entries but 'v' has size 4"));
+  vector_param<"r", 5> r5;
+  CHECK_THROWS_WITH(transpose(r5), Contains("tyche::transpose(A): 'A' has 5 values, which is not the number of entries of a square matrix"));
+}
+
+TEST_CASE("linear algebra of square matrices: mdivide_left_tri_low, mdivide_right_tri_low, mdivide_left_spd, "
+          "inverse_spd and log_determinant_spd against elimination; values and gradients",
+          "[operations][vector_functions][linear_algebra]") {
+  constexpr std::size_t K = 3;
+  // L a Cholesky factor of parameters (positive diagonal), b vectors; C = L Lᵀ + I, SPD.
+  vector_param<"u", 6> u;
+  vector_param<"b", 6> b;
+  const transforms::cholesky_factor_cov chol{K};
+  const auto l = chol.constrain(u);
+  const auto c = add_diag(multiply_lower_tri_self_transpose(l), 1.0);
+  const vec w3{0.5, -1.5, 1.0};
+  const vec w6{1.0, -0.5, 0.25, 2.0, -1.0, 0.5};
+  const vec w9{0.5, -1.0, 1.5, 0.25, 2.0, -0.5, 1.0, 0.75, -1.25};
+  const auto f = compile(dot(data(w6), mdivide_left_tri_low(l, b)) + dot(data(w3), mdivide_right_tri_low(head<3>(b), l)) +
+                             dot(data(w6), mdivide_left_spd(c, exp(b))) + dot(data(w9), inverse_spd(c)) +
+                             log_determinant_spd(c) + 0.5 * log_determinant_spd(matmul(l, transpose(l))),
+                         u, b);
+  auto factor = [&](const vec& uu) {
+    mat lm(K * K, 0.0);
+    std::size_t p = 0;
+    for (std::size_t i = 0; i < K; ++i)
+      for (std::size_t j = 0; j <= i; ++j, ++p) lm[i * K + j] = j == i ? std::exp(uu[p]) : uu[p];
+    return lm;
+  };
+  auto expected = [&](const vec& t) {
+    const mat lm = factor(slice(t, 0, 6));
+    const vec bb = slice(t, 6, 6);
+    mat cm = mul_ref(lm, transpose_ref(lm, K), K);
+    for (std::size_t i = 0; i < K; ++i) cm[i * K + i] += 1.0;
+    double r = 0;
+    for (std::size_t j = 0; j < 2; ++j) {
+      const vec x = solve_ref(lm, slice(bb, j * K, K), K);
+      for (std::size_t i = 0; i < K; ++i) r += w6[j * K + i] * x[i];
+      vec eb = slice(bb, j * K, K);
+      for (double& e : eb) e = std::exp(e);
+      const vec y = solve_ref(cm, eb, K);
+      for (std::size_t i = 0; i < K; ++i) r += w6[j * K + i] * y[i];
+    }
+    r += dot_ref(w3, solve_ref(transpose_ref(lm, K), slice(bb, 0, K), K));  // b L⁻¹ = (L⁻ᵀ bᵀ)ᵀ
+    for (std::size_t j = 0; j < K; ++j) {
+      vec e(K, 0.0);
+      e[j] = 1.0;
+      const vec col = solve_ref(cm, e, K);
+      for (std::size_t i = 0; i < K; ++i) r += w9[i * K + j] * col[i];
+    }
+    return r + log_det_ref(cm, K) + 0.5 * log_det_ref(mul_ref(lm, transpose_ref(lm, K), K), K);
+  };
+  const auto pts = tyche_test::random_points(20, 12, -1.0, 1.0, 809);
+  for (const auto& t : pts) CHECK(f.value(t) == Approx(expected(t)).epsilon(1e-11));
+  check_program(f, pts, "mdivide_left_tri_low, mdivide_right_tri_low, mdivide_left_spd, inverse_spd, log_determinant_spd");
+
+  // A matrix that is not positive definite gives NaN (a rejected point), not an exception.
+  const auto g = compile(log_determinant_spd(add_diag(multiply_lower_tri_self_transpose(l), -5.0)) +
+                             sum(inverse_spd(add_diag(multiply_lower_tri_self_transpose(l), -5.0))),
+                         u);
+  CHECK(std::isnan(g.value(vec(6, 0.0))));
+  vector_param<"q", 4> q;
+  CHECK_THROWS_WITH(mdivide_left_tri_low(l, q), Contains("tyche::mdivide_left_tri_low(L, b): 'L' is 3 x 3 but 'b' has size 4"));
 }

@@ -16,6 +16,12 @@
 //   lkj_log_normaliser_map log c_K(η), the LKJ normalising constant (one value)
 //   data_matvec_map        X v for a data matrix X and a vector expression v
 //   sparse_matvec_map      S v for a sparse data matrix S (compressed rows) and a vector expression v
+//   matmul_map             A B for a K × K matrix A and a K × J matrix B
+//   transpose_map          Aᵀ
+//   diagonal_map           the K diagonal entries
+//   diag_post_multiply_map M diag(v)
+//   tri_low_solve_map      L⁻¹ b or L⁻ᵀ b for a lower-triangular L (Stan's mdivide_left_tri_low,
+//                          mdivide_right_tri_low)
 //   matvec_map             M v for a K × K matrix M given as an expression
 //   rows_dot_product_map   the dot products of the rows (or columns) of two matrices
 //
@@ -297,6 +303,163 @@ struct diag_pre_multiply_map {
         in_adj[1][i * k + j] += adj[i * k + j] * in[0][i];
       }
       in_adj[0][i] += acc;
+    }
+  }
+};
+
+/// A B for a K × K matrix A (K² values) and a K × J matrix B (K·J values, row major: J = 1 is a
+/// column vector; J = K a square matrix): the K·J entries of the product, row major. Reverse:
+/// Ā += adj Bᵀ, B̄ += Aᵀ adj. O(K² J) each way.
+struct matmul_map {
+  static constexpr const char* name = "matmul";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 0;
+  template <class A, class B>
+  static constexpr std::size_t extent = extent_v<B>;
+  bool operator==(const matmul_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    const std::size_t j_cols = m / k;
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < j_cols; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = 0; p < k; ++p) acc = acc + in[0][i * k + p] * in[1][p * j_cols + j];
+        out[i * j_cols + j] = acc;
+      }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    const std::size_t j_cols = m / k;
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t p = 0; p < k; ++p) {
+        T acc = lift<T>(0.0);
+        for (std::size_t j = 0; j < j_cols; ++j) {
+          acc = acc + adj[i * j_cols + j] * in[1][p * j_cols + j];
+          in_adj[1][p * j_cols + j] += in[0][i * k + p] * adj[i * j_cols + j];
+        }
+        in_adj[0][i * k + p] += acc;
+      }
+  }
+};
+
+/// Aᵀ of a K × K matrix (K² values). Reverse: Ā_ji += adj_ij.
+struct transpose_map {
+  static constexpr const char* name = "transpose";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 0;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A>;
+  bool operator==(const transpose_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) out[i * k + j] = in[0][j * k + i];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) in_adj[0][j * k + i] += adj[i * k + j];
+  }
+};
+
+/// The K diagonal entries of a K × K matrix. Reverse: Ā_ii += adj_i.
+struct diagonal_map {
+  static constexpr const char* name = "diagonal";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 0;
+  template <class A>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const diagonal_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < k; ++i) out[i] = in[0][i * k + i];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < k; ++i) in_adj[0][i * k + i] += adj[i];
+  }
+};
+
+/// M diag(v) for a K × K matrix M (K² values) and v of K values: (M diag(v))ᵢⱼ = Mᵢⱼ vⱼ.
+/// Reverse: M̄ᵢⱼ += adjᵢⱼ vⱼ, v̄ⱼ += Σᵢ adjᵢⱼ Mᵢⱼ.
+struct diag_post_multiply_map {
+  static constexpr const char* name = "diag_post_multiply";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 0;
+  template <class M, class V>
+  static constexpr std::size_t extent = extent_v<M>;
+  bool operator==(const diag_post_multiply_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) out[i * k + j] = in[0][i * k + j] * in[1][j];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        in_adj[0][i * k + j] += adj[i * k + j] * in[1][j];
+        in_adj[1][j] += adj[i * k + j] * in[0][i * k + j];
+      }
+  }
+};
+
+/// x = L⁻¹ b (Transposed = false: forward substitution, xᵢ = (bᵢ − Σ_{p<i} Lᵢₚ xₚ)/Lᵢᵢ) or
+/// x = L⁻ᵀ b (Transposed = true: back substitution, xᵢ = (bᵢ − Σ_{p>i} Lₚᵢ xₚ)/Lᵢᵢ) for a
+/// lower-triangular K × K matrix L (K² values; the part above the diagonal is not read) and b of
+/// J·K values, J vectors of K (vector j at j·K, as matvec(M, v)), each solved. Reverse, with
+/// w = L⁻ᵀ x̄ (L⁻¹ x̄ when transposed): b̄ += w, and on L's lower triangle L̄ᵢₚ −= wᵢ xₚ (xᵢ wₚ
+/// when transposed). Scratch: w (K). O(K² J) each way.
+template <bool Transposed = false>
+struct tri_low_solve_map {
+  static constexpr const char* name = Transposed ? "mdivide_right_tri_low" : "mdivide_left_tri_low";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 0;
+  template <class L, class B>
+  static constexpr std::size_t extent = extent_v<B>;
+  bool operator==(const tri_low_solve_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k; }
+  /// x = L⁻¹ b (Back = false) or L⁻ᵀ b (Back = true) of one vector of K.
+  template <bool Back, class T>
+  TYCHE_HD void solve(const T* l, const T* b, T* x) const {
+    if constexpr (!Back) {
+      for (std::size_t i = 0; i < k; ++i) {
+        T acc = b[i];
+        for (std::size_t p = 0; p < i; ++p) acc = acc - l[i * k + p] * x[p];
+        x[i] = acc / l[i * k + i];
+      }
+    } else {
+      for (std::size_t i = k; i-- > 0;) {
+        T acc = b[i];
+        for (std::size_t p = i + 1; p < k; ++p) acc = acc - l[p * k + i] * x[p];
+        x[i] = acc / l[i * k + i];
+      }
+    }
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*, T*) const {
+    for (std::size_t j = 0; j * k < m; ++j) solve<Transposed>(in[0], in[1] + j * k, out + j * k);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* w) const {
+    const T* l = in[0];
+    for (std::size_t j = 0; j * k < m; ++j) {
+      const T* x = out + j * k;
+      solve<!Transposed>(l, adj + j * k, w);
+      for (std::size_t i = 0; i < k; ++i) {
+        in_adj[1][j * k + i] += w[i];
+        for (std::size_t p = 0; p <= i; ++p) in_adj[0][i * k + p] += -(Transposed ? x[i] * w[p] : w[i] * x[p]);
+      }
     }
   }
 };

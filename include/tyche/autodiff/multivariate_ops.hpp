@@ -8,6 +8,7 @@
 //                            a K × K matrix W given ν and S (one value)
 //   wishart_cholesky_map<Inverse>  the same for the Cholesky factor L_W of W given ν and the
 //                            Cholesky factor L_S of S, with the Jacobian of W = L_W L_Wᵀ (one value)
+//   inverse_spd_map          A⁻¹ of a symmetric positive-definite K × K matrix (Stan's inverse_spd)
 //   precision_quadratic_map  Σₙ (yₙ − μₙ)ᵀ Ω (yₙ − μₙ) over N rows of K (one value):
 //                            multi_normal_prec's quadratic form
 //
@@ -315,6 +316,47 @@ struct wishart_cholesky_map {
       in_adj[1][i * k + i] += g * cw / lw[i * k + i];
       in_adj[2][i * k + i] += g * (Inverse ? nu : -nu) / ls[i * k + i];
     }
+  }
+};
+
+/// A⁻¹ of a symmetric positive-definite K × K matrix A (K² values; its lower triangle read as the
+/// symmetric matrix it defines), all K² entries: through the Cholesky factor (inverse_from_cholesky);
+/// NaN where A is not positive definite. Reverse: with G = −A⁻¹ adj A⁻¹, the lower-triangle entry
+/// (i, j) of A takes Gᵢⱼ + Gⱼᵢ (it stands for both), the diagonal Gᵢᵢ. Scratch: L, L⁻¹ and one
+/// K² work matrix. O(K³) each way.
+struct inverse_spd_map {
+  static constexpr const char* name = "inverse_spd";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A>;
+  bool operator==(const inverse_spd_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return 3 * k * k; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    detail::cholesky_forward(k, in[0], scratch);
+    detail::inverse_from_cholesky(k, scratch, scratch + k * k, out);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    T* work = scratch + 2 * k * k;  // A⁻¹ adj
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = 0; p < k; ++p) acc = acc + out[i * k + p] * adj[p * k + j];
+        work[i * k + j] = acc;
+      }
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        T gij = lift<T>(0.0), gji = lift<T>(0.0);  // (A⁻¹ adj A⁻¹)ᵢⱼ and ⱼᵢ
+        for (std::size_t p = 0; p < k; ++p) {
+          gij = gij + work[i * k + p] * out[p * k + j];
+          gji = gji + work[j * k + p] * out[p * k + i];
+        }
+        in_adj[0][i * k + j] += i == j ? -gij : -(gij + gji);
+      }
   }
 };
 

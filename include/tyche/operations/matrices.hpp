@@ -3,15 +3,19 @@
 // diag_pre_multiply, multiply_lower_tri_self_transpose, cholesky_decompose, matvec(M, v),
 // rows_dot_product and columns_dot_product (which take data matrices too), gp_exp_quad_cov, gp_dot_prod_cov,
 // gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov (of data points) and
-// add_diag, Stan's functions of
-// the same names (`diag_pre_multiply(tau, L_Omega)`). Each makes a vector_op node whose op is in
+// add_diag, and the linear algebra of square matrices: matmul, transpose, diagonal, trace,
+// diag_post_multiply, quad_form_diag, quad_form, tcrossprod, crossprod, mdivide_left_tri_low,
+// mdivide_right_tri_low, mdivide_left_spd, inverse_spd, log_determinant_spd — Stan's functions of
+// the same names (`diag_pre_multiply(tau, L_Omega)`; Stan's `A * B` is matmul(A, B)). Each makes a vector_op node whose op is in
 // autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/autodiff/matrix_ops.hpp>
+#include <tyche/autodiff/multivariate_ops.hpp>
 #include <tyche/core/leaves.hpp>
 #include <tyche/core/nodes.hpp>
 #include <tyche/interval/support.hpp>
+#include <tyche/operations/functions.hpp>
 #include <tyche/scalar/format.hpp>
 
 #include <cmath>
@@ -368,6 +372,157 @@ auto cholesky_decompose(const C& c) {
   const N n = detail::as_node(c);
   const std::size_t k = detail::matrix_order(n.size(), "cholesky_decompose(C)", "C");
   return make_vector_op(ops::cholesky_decompose_map{k}, n.size(), n);
+}
+
+namespace detail {
+/// A matrix argument as a vector node of its entries: a data matrix (checked finite) becomes the
+/// data vector of its rows × cols values.
+template <class M>
+auto matrix_entries(const M& m, const char* fn, const char* arg) {
+  using N = node_t<M>;
+  if constexpr (is_data_matrix_v<N>) {
+    const N n = as_node(m);
+    check_matrix_finite(n, fn, arg);
+    return data_vector<>{{}, n.ptr, n.rows * n.cols};
+  } else {
+    static_assert(is_vector_v<N>, "tyche: a matrix argument must be a data matrix (matrix(x, K, K)) or a vector "
+                                  "expression of the K*K entries of a square matrix (row major)");
+    return as_node(m);
+  }
+}
+}  // namespace detail
+
+/// A B for a K × K matrix A and B of K·J values, a K × J matrix row major (J = K: a square
+/// matrix; J = 1: a column vector): Stan's `A * B`, the K·J entries of the product, row major.
+/// A and B are data matrices or vector expressions of their entries.
+template <expression A, expression B>
+auto matmul(const A& a, const B& b) {
+  const auto na = detail::matrix_entries(a, "matmul(A, B)", "A");
+  const auto nb = detail::matrix_entries(b, "matmul(A, B)", "B");
+  const std::size_t k = detail::matrix_order(na.size(), "matmul(A, B)", "A");
+  if (nb.size() % k != 0 || nb.size() == 0)
+    throw std::invalid_argument("tyche::matmul(A, B): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
+                                " but 'B' has " + std::to_string(nb.size()) + " entries (K*J for a " +
+                                std::to_string(k) + " x J matrix)");
+  return make_vector_op(ops::matmul_map{k}, nb.size(), na, nb);
+}
+
+/// Aᵀ of a K × K matrix (its K² entries, row major).
+template <expression A>
+auto transpose(const A& a) {
+  const auto na = detail::matrix_entries(a, "transpose(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "transpose(A)", "A");
+  return make_vector_op(ops::transpose_map{k}, na.size(), na);
+}
+
+/// The K diagonal entries of a K × K matrix (Stan's diagonal).
+template <expression A>
+auto diagonal(const A& a) {
+  const auto na = detail::matrix_entries(a, "diagonal(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "diagonal(A)", "A");
+  return make_vector_op(ops::diagonal_map{k}, k, na);
+}
+
+/// The trace Σᵢ Aᵢᵢ of a K × K matrix.
+template <expression A>
+auto trace(const A& a) {
+  return sum(diagonal(a));
+}
+
+/// M diag(v) for a K × K matrix M and v of K values: Stan's diag_post_multiply(M, v).
+template <expression M, expression V>
+auto diag_post_multiply(const M& m, const V& v) {
+  const auto nm = detail::matrix_entries(m, "diag_post_multiply(M, v)", "M");
+  using NV = detail::node_t<V>;
+  static_assert(is_vector_v<NV>, "tyche::diag_post_multiply(M, v) requires 'v' to be a vector expression of K values");
+  const NV nv = detail::as_node(v);
+  if (nm.size() != nv.size() * nv.size())
+    throw std::invalid_argument("tyche::diag_post_multiply(M, v): 'M' has " + std::to_string(nm.size()) +
+                                " entries but 'v' has size " + std::to_string(nv.size()) + " (M must be " +
+                                std::to_string(nv.size()) + " x " + std::to_string(nv.size()) + ", row major)");
+  return make_vector_op(ops::diag_post_multiply_map{nv.size()}, nm.size(), nm, nv);
+}
+
+/// diag(v) M diag(v): Stan's quad_form_diag(M, v), e.g. a covariance matrix from a correlation
+/// matrix and scales, `quad_form_diag(Omega, tau)`.
+template <expression M, expression V>
+auto quad_form_diag(const M& m, const V& v) {
+  return diag_post_multiply(diag_pre_multiply(v, detail::matrix_entries(m, "quad_form_diag(M, v)", "M")), v);
+}
+
+/// vᵀ A v for a K × K matrix A and a vector v of K values (a scalar): Stan's quad_form(A, v)
+/// with a vector. For a K × J matrix B, Bᵀ A B is matmul(transpose(B), matmul(A, B)) (B square).
+template <expression A, expression V>
+auto quad_form(const A& a, const V& v) {
+  return dot(v, matmul(a, v));
+}
+
+/// A Aᵀ and Aᵀ A of a K × K matrix (Stan's tcrossprod, crossprod).
+template <expression A>
+auto tcrossprod(const A& a) {
+  const auto na = detail::matrix_entries(a, "tcrossprod(A)", "A");
+  return matmul(na, transpose(na));
+}
+template <expression A>
+auto crossprod(const A& a) {
+  const auto na = detail::matrix_entries(a, "crossprod(A)", "A");
+  return matmul(transpose(na), na);
+}
+
+namespace detail {
+template <bool Transposed, class L, class B>
+auto tri_low_solve(const L& l, const B& b, const char* fn) {
+  const auto nl = matrix_entries(l, fn, "L");
+  using NB = node_t<B>;
+  static_assert(is_vector_v<NB>, "tyche::mdivide_left_tri_low(L, b) / mdivide_right_tri_low(b, L): 'b' must be a "
+                                 "vector expression of K values (or J*K: J vectors of K)");
+  const NB nb = as_node(b);
+  const std::size_t k = matrix_order(nl.size(), fn, "L");
+  if (nb.size() % k != 0 || nb.size() == 0)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": 'L' is " + std::to_string(k) + " x " +
+                                std::to_string(k) + " but 'b' has size " + std::to_string(nb.size()) +
+                                " (K values, or J*K: J vectors of K)");
+  return make_vector_op(ops::tri_low_solve_map<Transposed>{k}, nb.size(), nl, nb);
+}
+}  // namespace detail
+
+/// L⁻¹ b for a lower-triangular K × K matrix L (the part above the diagonal is not read) and b
+/// of K values, or J·K (J vectors of K, each solved: Stan's L \ B for a K × J matrix B, as
+/// matvec(M, v) lays it out): Stan's mdivide_left_tri_low(L, b), by forward substitution.
+template <expression L, expression B>
+auto mdivide_left_tri_low(const L& l, const B& b) {
+  return detail::tri_low_solve<false>(l, b, "mdivide_left_tri_low(L, b)");
+}
+/// b L⁻¹ for a row vector b of K values (J·K: J rows) and a lower-triangular L: Stan's
+/// mdivide_right_tri_low(b, L), the values of L⁻ᵀ bᵀ, by back substitution.
+template <expression B, expression L>
+auto mdivide_right_tri_low(const B& b, const L& l) {
+  return detail::tri_low_solve<true>(l, b, "mdivide_right_tri_low(b, L)");
+}
+/// A⁻¹ b for a symmetric positive-definite K × K matrix A (lower triangle read) and b of K values
+/// (or J·K): Stan's mdivide_left_spd(A, b), as L⁻ᵀ(L⁻¹ b) with L the Cholesky factor of A.
+template <expression A, expression B>
+auto mdivide_left_spd(const A& a, const B& b) {
+  const auto l = cholesky_decompose(detail::matrix_entries(a, "mdivide_left_spd(A, b)", "A"));
+  return detail::tri_low_solve<true>(l, mdivide_left_tri_low(l, b), "mdivide_left_spd(A, b)");
+}
+
+/// A⁻¹ of a symmetric positive-definite K × K matrix (lower triangle read; all K² entries of
+/// the inverse): Stan's inverse_spd. NaN where A is not positive definite (a rejected point).
+template <expression A>
+auto inverse_spd(const A& a) {
+  const auto na = detail::matrix_entries(a, "inverse_spd(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "inverse_spd(A)", "A");
+  return make_vector_op(ops::inverse_spd_map{k}, na.size(), na);
+}
+
+/// log det A of a symmetric positive-definite K × K matrix (lower triangle read): Stan's
+/// log_determinant_spd, 2 Σᵢ log Lᵢᵢ with L the Cholesky factor. NaN where A is not positive
+/// definite.
+template <expression A>
+auto log_determinant_spd(const A& a) {
+  const auto l = cholesky_decompose(detail::matrix_entries(a, "log_determinant_spd(A)", "A"));
+  return 2.0 * sum(log(assume_positive(diagonal(l))));
 }
 
 }  // namespace tyche
