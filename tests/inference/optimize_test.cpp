@@ -386,13 +386,20 @@ TEST_CASE("optimize above newton_max_dim: Newton steps by conjugate gradients on
           "the mode where L-BFGS stops short",
           "[inference]") {
   using namespace tyche;
-  // A 300-d Gaussian with an AR(1) covariance (ρ = 0.99; condition number ~4·10⁴): its mode is μ.
+  // A 300-d Gaussian with an AR(1) covariance, Σᵢⱼ = ρ^|i−j| (ρ = 0.99; condition number
+  // ~4·10⁴): its mode is μ. Written as the AR(1) recursion it is — z = x − μ, z₀ ~ N(0, 1),
+  // zᵢ − ρ zᵢ₋₁ ~ N(0, 1 − ρ²) — so that a gradient costs O(d), not multi_normal's O(d²) (the same
+  // density: 38 s → about 1 s for this case under the sanitized -O0 build).
   constexpr std::size_t d = 300;
-  static std::vector<double> mu(d), sigma(d * d);
+  constexpr double rho = 0.99;
+  static std::vector<double> mu(d), mu_step(d - 1);
   for (std::size_t i = 0; i < d; ++i) mu[i] = 3 * std::sin(0.1 * static_cast<double>(i));
-  for (std::size_t i = 0; i < d; ++i)
-    for (std::size_t j = 0; j < d; ++j) sigma[i * d + j] = std::pow(0.99, std::fabs(double(i) - double(j)));
-  const auto m = model(joint(multi_normal<"x">(data(mu), matrix(sigma.data(), d, d))));
+  for (std::size_t i = 0; i + 1 < d; ++i) mu_step[i] = mu[i + 1] - rho * mu[i];
+  const auto m = model([&] {
+    auto x = flat<"x">(shape<d>);
+    return joint(x, target(normal_lpdf(x[0], mu[0], 1.0)),
+                 target(normal_lpdf(tail<d - 1>(x) - rho * head<d - 1>(x), data(mu_step), std::sqrt(1 - rho * rho))));
+  });
   auto error = [&](const optimize_result& r) {
     double e = 0;
     for (std::size_t i = 0; i < d; ++i) e = std::max(e, std::fabs(r.values[i] - mu[i]));
